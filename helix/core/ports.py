@@ -1,0 +1,122 @@
+"""The seams: embedder, LLM and clock are handed in, never imported by pure code.
+
+Deterministic fakes live here so tests and dry runs need no network and no model.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict
+
+from helix.core.hashing import digest
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of shape (len(texts), dim)."""
+
+    @property
+    def model_key(self) -> str:
+        """Identifies the model in cache keys (same key => same vectors)."""
+        ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class FakeEmbedder:
+    """Deterministic bag-of-words hashing embedder: similar words => similar vectors.
+
+    Good enough to test ranking plumbing; never used unless asked for.
+    """
+
+    def __init__(self, dim: int = 64) -> None:
+        self._dim = dim
+        self.calls = 0
+        self.texts_embedded = 0
+
+    @property
+    def model_key(self) -> str:
+        return f"fake-hash-{self._dim}"
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
+        self.calls += 1
+        self.texts_embedded += len(texts)
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"[a-z0-9]+", text.lower()):
+                bucket = int(digest(word)[7:15], 16)
+                out[row, bucket % self._dim] += 1.0 if (bucket >> 20) & 1 else -1.0
+            norm = float(np.linalg.norm(out[row]))
+            if norm > 0:
+                out[row] /= norm
+        return out
+
+
+class Completion(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    text: str
+    model: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """One chat completion. Raises helix.core.errors.LLMError subclasses on failure."""
+
+    def complete(self, messages: Sequence[dict[str, str]], *, model: str,
+                 timeout_s: float, max_tokens: int, temperature: float,
+                 api_base: str | None = None) -> Completion: ...
+
+
+@runtime_checkable
+class Clock(Protocol):
+    def now(self) -> float:
+        """Seconds since the epoch (wall clock, for records)."""
+        ...
+
+    def monotonic(self) -> float:
+        """Seconds, for durations and budgets."""
+        ...
+
+
+class SystemClock:
+    def now(self) -> float:
+        return time.time()
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+
+class FakeClock:
+    """A clock that only moves when told to (or by `step` on every read)."""
+
+    def __init__(self, start: float = 1_700_000_000.0, step: float = 0.0) -> None:
+        self._t = start
+        self._step = step
+
+    def advance(self, seconds: float) -> None:
+        self._t += seconds
+
+    def now(self) -> float:
+        self._t += self._step
+        return self._t
+
+    def monotonic(self) -> float:
+        return self.now()

@@ -1,0 +1,1 @@
+"""Embedded SQLite storage shared by the run log and the session store."""
