@@ -1,0 +1,81 @@
+"""What readers of the index (the controller, `helix find`, evals) may rely on.
+
+`indexers.store.Index` implements `IndexReader`; `indexers.build.ensure_index` returns one
+that is fresh (it refreshes first when files changed and says so in its report).
+
+The graph is a `networkx.MultiDiGraph`; every edge has key == its `kind`:
+    contains    parent -> child in the containment tree
+                (repo: > dir: > file: > sec:/def: > def:, and tree: > tree: for concept trees)
+    imports     file: -> file:   (module import resolved inside the repository)
+    calls       def:/file: -> def:   (a reference site's enclosing definition -> the definition)
+    documents   sec:/tree: -> def:   (a doc section or tree node naming a symbol -> its definition)
+    tests       def: (a test function) -> def:   (what it exercises)
+Node attributes: `kind` (repo|dir|file|section|def|tree), `path`, `start_line`, `end_line`,
+`content_hash`, `title` (name, heading or tree title), `chunk_ids` (list of chunk ids).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from helix.core.schemas import Chunk, FileRecord, Hit, SymbolDef, SymbolRef
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+EDGE_KINDS = ("contains", "imports", "calls", "documents", "tests")
+
+
+class IndexReader(Protocol):
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def repo_rev(self) -> str:
+        """`git rev-parse HEAD` at build time, `+dirty` when the tree had changes; or `nogit`."""
+        ...
+
+    @property
+    def index_rev(self) -> str:
+        """Hash of the built index (manifest): the lattice revision."""
+        ...
+
+    @property
+    def graph(self) -> nx.MultiDiGraph: ...
+
+    def files(self) -> Sequence[FileRecord]:
+        """All indexed files, sorted by path."""
+        ...
+
+    def chunks(self) -> Sequence[Chunk]:
+        """All chunks, sorted by (path, start_line, id)."""
+        ...
+
+    def chunk(self, chunk_id: str) -> Chunk:
+        """KeyError when unknown."""
+        ...
+
+    def chunks_for_path(self, path: str) -> Sequence[Chunk]: ...
+
+    def chunk_for_node(self, node_id: str) -> Chunk | None:
+        """The chunk whose span is the node (a def, a section, a tree node), if any."""
+        ...
+
+    def search_bm25(self, query: str, k: int) -> list[Hit]:
+        """Ranked by score desc, ties by chunk id; empty query -> []."""
+        ...
+
+    def search_dense(self, query: str, k: int) -> list[Hit]:
+        """Exact inner-product search over embedded chunks; [] when nothing is embedded."""
+        ...
+
+    def find_definitions(self, name: str, *, fuzzy: bool = False,
+                         limit: int = 20) -> list[SymbolDef]:
+        """Exact match on name or qualname; with fuzzy, close names when no exact one."""
+        ...
+
+    def references_to(self, name: str) -> list[SymbolRef]:
+        """Reference sites naming `name` (bare name or last qualname part)."""
+        ...
