@@ -1,0 +1,331 @@
+"""The session aggregate: everything a conversation carries from one turn to the next.
+
+Vocabulary (spec README translation table):
+    living_mode      address_data = a repo question, assistant_data_scope = choosing a scope,
+                     chat = small talk, meta_followup = a question about the last answer,
+                     clarification = waiting for a clarifier's answer
+    root frame       subsystem (primary tree), controller route, path scope, revision,
+                     evidence set id of the last root answer
+    selected object  the focused file / symbol / section and the evidence set it came from
+    option set       a numbered list a turn showed (evidence list, clarifier options, callers,
+                     tests, tree nodes), with an option-set id and a scope
+
+`ContinuityState` is the `assistant_session_state` aggregate of state-and-transition-contracts
+and also carries the umbrella contract's `ContinuityState` sidecar fields (lastResolvedAction,
+recentActionTrace, lastAcceptedChoiceId, recent accepted/rejected ids, activeOptionSetId,
+activeScope, pendingClarifierType). Field names are the documents' names in snake_case, 1:1.
+
+Every sub-state is a frozen model that declares its owner (`OWNER`): the one module allowed to
+build a changed copy of it. Everything else reads. The state is a value: transitions return a
+new state (`model_copy(update=...)`), never mutate one.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import Field, model_validator
+
+from helix.core.schemas import Frozen
+
+STATE_SCHEMA_VERSION = "helix-continuity-state/1"
+
+# Canonical runtime constants owned by the shared continuity state (umbrella table).
+RECENT_ACTION_TRACE_MAX_ENTRIES = 5
+# "small fixed window" of accepted / rejected choice ids (umbrella Step 1).
+RECENT_CHOICE_WINDOW = 5
+# A numbered list never holds more items than the controller's evidence cap.
+OPTION_SET_MAX_ITEMS = 24
+# Option sets kept for recap and staleness checks; only the active one is selectable.
+OPTION_SETS_KEPT = 4
+
+LivingMode = Literal["address_data", "assistant_data_scope", "chat", "meta_followup",
+                     "clarification"]
+PendingClarifierType = Literal["none", "selection_disambiguation", "scope_disambiguation",
+                               "missing_slot", "confirmation", "repair"]
+PendingKind = Literal["slot_request", "workflow_waiting", "tool_retry_offer", "delegation_offer",
+                      "clarification_needed"]
+MetaQuestionKind = Literal["evaluation", "comparison", "memory_recap", "boundary_explanation",
+                           "answer_interpretation"]
+CoverageStatus = Literal["full", "partial", "blocked"]
+TruthMode = Literal["confirmed", "limited", "clarification_required", "unsupported"]
+CarryoverEligibility = Literal["full", "root_only", "object_only", "meta_only", "none"]
+FrameStatus = Literal["active", "suspended", "dropped"]
+TransitionClass = Literal["T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "T10"]
+# What handled the turn. `graph` = object-level follow-up over the index graph (T4/T5).
+Lane = Literal["root", "selection", "semantic", "graph", "interrupt", "meta", "recap",
+               "clarify_resume", "boundary"]
+# Where a numbered list's candidates come from (scope cue vocabulary: "from the evidence" ...).
+OptionSetKind = Literal["evidence", "options", "callers", "tests", "tree", "answer"]
+TargetKind = Literal["file", "span", "symbol", "section", "tree_node", "option", "question",
+                     "none"]
+ActionType = Literal["answer_root", "open_span", "focus_symbol", "list_callers", "list_tests",
+                     "rerun_scoped", "resume_clarified", "meta_answer", "recap", "interrupt",
+                     "clarify", "boundary"]
+ActionOutcome = Literal["executed", "answered", "clarified", "blocked", "interrupted"]
+FocusSource = Literal["reply_anchor", "lane_recency", "none"]
+
+
+class _Owned(Frozen):
+    OWNER: ClassVar[str] = "controller.continuity.transitions"
+
+
+class TargetRef(_Owned):
+    """What an action acted on: a span, a symbol, a file, a clarifier option, a question."""
+
+    kind: TargetKind
+    id: str  # graph node id ("def:a.py::f"), candidate id, or "" for kind "none"
+    label: str = ""
+    path: str | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+    symbol: str | None = None
+
+
+class OptionItem(_Owned):
+    """One numbered entry of a list shown to the user (1-based `index`)."""
+
+    id: str  # candidate id: stable within the option set (evidence id, node id, sense)
+    index: int = Field(ge=1)
+    label: str
+    target: TargetRef
+    sublabel: str = ""  # deterministic disambiguator (path:line, kind)
+    sense: str | None = None  # for clarifier options
+
+
+class OptionSet(_Owned):
+    """A bounded candidate list. Selection executes only ids present here."""
+
+    id: str  # option-set id: short_id of (turn, kind, item ids)
+    kind: OptionSetKind
+    scope: str  # normalized scope key: "evidence", "options", "callers", "tests", "path:tests/"
+    origin_turn_id: int
+    items: tuple[OptionItem, ...] = Field(max_length=OPTION_SET_MAX_ITEMS)
+
+    @model_validator(mode="after")
+    def _indices(self) -> OptionSet:
+        if [item.index for item in self.items] != list(range(1, len(self.items) + 1)):
+            raise ValueError("option items must be numbered 1..n in order")
+        if len({item.id for item in self.items}) != len(self.items):
+            raise ValueError("option item ids must be unique within a set")
+        return self
+
+
+class ActionTraceEntry(_Owned):
+    """The umbrella's canonical `recentActionTrace[]` entry."""
+
+    type: ActionType
+    target_ref: TargetRef
+    source_scope: str
+    option_set_id: str | None
+    timestamp: int  # epoch ms
+    outcome: ActionOutcome
+
+
+class ResolvedAction(ActionTraceEntry):
+    """`lastResolvedAction`: the trace entry plus why it was taken (for "why did you ...")."""
+
+    turn_id: int
+    user_text: str
+    reason: str  # "ordinal 2 in the evidence list of turn 1", "reply anchor", ...
+
+
+class LivingModeState(_Owned):
+    living_mode: LivingMode = "chat"
+    mode_reason: str = "session start"
+    mode_source: str = "default"
+    mode_entry_turn_id: int = 0
+
+
+class RootFrameState(_Owned):
+    """The active root question: survives object-level transitions (T3-T5, T8, T9)."""
+
+    question: str
+    domain_id: str | None  # subsystem: the primary tree / top directory of the evidence
+    root_route_id: str  # controller route
+    path_scope: str | None  # organization_scope
+    revision: str  # date_scope / temporal ceiling: repo_rev
+    index_rev: str = ""
+    root_result_set_id: str  # evidence set id (hash of the evidence ids)
+    root_answer_object_ref: int  # the turn whose answer this frame is
+    sense: str | None = None
+    frame_status: FrameStatus = "active"
+
+
+class SelectedObjectFrameState(_Owned):
+    focus_object_ref: TargetRef
+    focus_object_kind: TargetKind
+    source_result_set_id: str | None
+    compatible_route_family: str  # "object" (span/symbol actions), "file", "section"
+    provenance_bundle_ref: str | None  # option-set id the object was chosen from
+    temporal_ceiling: str  # revision of the root frame it came from
+    frame_status: FrameStatus = "active"
+
+
+class MetaFrameState(_Owned):
+    source_answer_object_ref: int
+    meta_question_kind: MetaQuestionKind
+    source_gate_status: CoverageStatus
+    meta_truth_mode: TruthMode
+
+
+class ClarificationState(_Owned):
+    """A suspended root question waiting for a sense / scope / slot (resumed by T7)."""
+
+    clarification_kind: PendingClarifierType
+    missing_anchors: tuple[str, ...]  # e.g. ("sense",)
+    candidate_scopes: tuple[str, ...]  # the senses / scopes offered, in option order
+    resume_target_route: str
+    resume_target_frame: RootFrameState | None
+    question: str  # the suspended question, re-run verbatim with the chosen sense
+    option_set_id: str
+    asked_turn_id: int
+
+
+class CoverageGateState(_Owned):
+    coverage_status: CoverageStatus = "blocked"
+    evidence_grade: float = 0.0  # slot coverage ratio of the last root answer
+    grounding_status: Literal["grounded", "ungrounded", "none"] = "none"
+    truth_mode: TruthMode = "unsupported"
+    carryover_eligibility: CarryoverEligibility = "none"
+    reason_codes: tuple[str, ...] = ()
+
+
+class AnswerContextState(_Owned):
+    """The last answer object, for meta follow-ups (T8) and recap (T9)."""
+
+    turn_id: int
+    question: str
+    answer_excerpt: str
+    answer_mode: str
+    route: str | None
+    stop_reason: str | None
+    evidence_ids: tuple[str, ...]
+    evidence_paths: tuple[str, ...]  # distinct, in evidence order
+    lane: Lane
+    transition: TransitionClass
+
+
+class InvestigationState(_Owned):
+    """What the session has looked at: bounded, newest first."""
+
+    evidence_set_ids: tuple[str, ...] = Field(default=(), max_length=OPTION_SETS_KEPT)
+    root_questions: tuple[str, ...] = Field(default=(), max_length=OPTION_SETS_KEPT)
+
+
+class AddressNavigationState(_Owned):
+    root_frame: RootFrameState | None = None
+    selected_object: SelectedObjectFrameState | None = None
+
+
+class FocusState(_Owned):
+    """The deterministic focus anchor of the last turn (focus-context-pending-state)."""
+
+    OWNER: ClassVar[str] = "controller.continuity.focus"
+    anchor_turn_id: int | None = None
+    anchor_source: FocusSource = "none"
+    snippet: str = ""
+    object_ref: TargetRef | None = None
+
+
+class PendingState(_Owned):
+    """A typed pending state: applies only on a strict match of `expected_type`."""
+
+    OWNER: ClassVar[str] = "controller.continuity.pending"
+    kind: PendingKind
+    # "selection:1|2", "selection:1|2|3", "boolean", "path_scope", "sense:a|b"
+    expected_type: str
+    clarifier_type: PendingClarifierType
+    created_at_ms: int
+    expires_at_ms: int | None
+    expires_after_turn: int | None  # last turn id at which it may still apply
+    anchor_turn_id: int  # anchorMessageId
+    thread_key: str  # the session id
+    option_set_id: str | None = None
+
+
+class ContinuityState(_Owned):
+    """`assistant_session_state`: the architectural owner of cross-turn continuity."""
+
+    OWNER: ClassVar[str] = "controller.continuity.transitions"
+    schema_version: str = STATE_SCHEMA_VERSION
+    session_id: str
+    turn_count: int = 0  # id of the last completed turn (turn ids are 1-based)
+
+    living_mode_state: LivingModeState = LivingModeState()
+    address_navigation_state: AddressNavigationState = AddressNavigationState()
+    investigation_state: InvestigationState = InvestigationState()
+    clarification_state: ClarificationState | None = None
+    answer_context_state: AnswerContextState | None = None
+    coverage_gate_state: CoverageGateState = CoverageGateState()
+    meta_frame_state: MetaFrameState | None = None
+
+    # umbrella ContinuityState sidecar
+    last_resolved_action: ResolvedAction | None = None
+    recent_action_trace: tuple[ActionTraceEntry, ...] = Field(
+        default=(), max_length=RECENT_ACTION_TRACE_MAX_ENTRIES)
+    last_accepted_choice_id: str | None = None
+    recent_accepted_choice_ids: tuple[str, ...] = Field(default=(),
+                                                        max_length=RECENT_CHOICE_WINDOW)
+    recent_rejected_choice_ids: tuple[str, ...] = Field(default=(),
+                                                        max_length=RECENT_CHOICE_WINDOW)
+    active_option_set_id: str | None = None
+    active_scope: str | None = None
+    pending_clarifier_type: PendingClarifierType = "none"
+    last_assistant_explanation: str = ""
+
+    option_sets: tuple[OptionSet, ...] = Field(default=(), max_length=OPTION_SETS_KEPT)
+    focus: FocusState = FocusState()
+    pending: PendingState | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ContinuityState:
+        stamps = [entry.timestamp for entry in self.recent_action_trace]
+        if stamps != sorted(stamps, reverse=True):
+            raise ValueError("recent_action_trace must be newest first")
+        if self.active_option_set_id is not None and self.option_set(
+                self.active_option_set_id) is None:
+            raise ValueError("active_option_set_id names no kept option set")
+        return self
+
+    # --- read helpers (pure) ---
+    @property
+    def root_frame(self) -> RootFrameState | None:
+        return self.address_navigation_state.root_frame
+
+    @property
+    def selected_object(self) -> SelectedObjectFrameState | None:
+        return self.address_navigation_state.selected_object
+
+    def option_set(self, option_set_id: str) -> OptionSet | None:
+        for option_set in self.option_sets:
+            if option_set.id == option_set_id:
+                return option_set
+        return None
+
+    def active_option_set(self) -> OptionSet | None:
+        if self.active_option_set_id is None:
+            return None
+        return self.option_set(self.active_option_set_id)
+
+
+# The declared owner of every sub-state (state-and-transition-contracts: "every transition class
+# has a declared state owner"). Module paths; tests check each model's OWNER agrees.
+STATE_OWNERS: dict[str, str] = {
+    "living_mode_state": LivingModeState.OWNER,
+    "address_navigation_state": AddressNavigationState.OWNER,
+    "investigation_state": InvestigationState.OWNER,
+    "clarification_state": ClarificationState.OWNER,
+    "answer_context_state": AnswerContextState.OWNER,
+    "coverage_gate_state": CoverageGateState.OWNER,
+    "meta_frame_state": MetaFrameState.OWNER,
+    "last_resolved_action": ResolvedAction.OWNER,
+    "recent_action_trace": ActionTraceEntry.OWNER,
+    "option_sets": OptionSet.OWNER,
+    "focus": FocusState.OWNER,
+    "pending": PendingState.OWNER,
+}
+
+
+def initial_state(session_id: str) -> ContinuityState:
+    return ContinuityState(session_id=session_id)
