@@ -1,0 +1,241 @@
+"""Walk a repository: which files get indexed, which are skipped and why.
+
+Rules, in the order they apply to each directory entry:
+  * `.git/` is never entered (and not reported).
+  * `.gitignore` and `.helixignore` files apply at every level, relative to their directory; a
+    deeper file overrides a shallower one, `.helixignore` overrides `.gitignore` of the same
+    directory. Ignored directories are pruned whole and reported once as `dir/`.
+  * symlinks are followed only when their resolved target stays inside the (resolved) root:
+    a target outside is "symlink_outside", a directory that is already one of its own ancestors
+    is "symlink_loop", a dangling link is "vanished". Nothing outside the root is ever opened:
+    regular files are opened with O_NOFOLLOW, symlinked ones through their checked target.
+  * secret-bearing names ("secret", when `skip_secrets`), then non-regular files and files over
+    `max_file_bytes` ("too_large") by their size, then binary content (a NUL byte in the first
+    8 KiB), unreadable ("unreadable") and vanished ("vanished") files.
+`seen` counts every entry that got a verdict: indexed files + skipped entries.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from fnmatch import translate
+from pathlib import Path
+
+import pathspec
+
+from helix.core.config import IndexSettings
+from helix.core.errors import BadPathError
+from helix.core.hashing import digest
+from helix.core.schemas import FileRecord, Frozen, SkipReason
+from indexers.languages import classify
+
+IGNORE_FILES = (".gitignore", ".helixignore")  # later overrides earlier
+ALWAYS_SKIPPED_DIRS = frozenset({".git"})
+BINARY_SNIFF_BYTES = 8192
+SECRET_PATTERNS = (
+    ".env", ".env.*", "*.env", ".envrc", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks",
+    "*.keystore", "*.kdbx", "*.asc", "*.gpg", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+    "credentials.json", "credentials", "client_secret*.json", "service-account*.json",
+    ".netrc", "_netrc", ".npmrc", ".pypirc", ".git-credentials", ".htpasswd", ".pgpass",
+    "secrets.yml", "secrets.yaml", "secrets.json", "*.tfvars",
+)
+_SECRET_RE = re.compile("|".join(translate(p) for p in SECRET_PATTERNS))
+
+
+class WalkedFile(Frozen):
+    record: FileRecord
+    text: str  # decoded UTF-8, undecodable bytes replaced
+
+
+class WalkResult(Frozen):
+    files: tuple[WalkedFile, ...]  # sorted by path
+    skipped: dict[str, tuple[str, ...]]  # SkipReason -> sorted relative paths
+    seen: int
+
+
+def is_secret_name(name: str) -> bool:
+    return _SECRET_RE.match(name) is not None
+
+
+def read_bytes(path: str, limit: int, follow: bool) -> bytes:
+    """Read at most `limit` bytes of a regular file; the one place the walker opens files.
+
+    Raises FileNotFoundError when it vanished, OSError when unreadable, ValueError when it is
+    not a regular file (a FIFO or device would block or never end).
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError("not a regular file")
+        chunks: list[bytes] = []
+        remaining = limit
+        while remaining > 0:
+            block = os.read(fd, min(remaining, 1 << 20))
+            if not block:
+                break
+            chunks.append(block)
+            remaining -= len(block)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+@dataclass
+class _Spec:
+    base: str  # directory relative to the root, "" for the root, else ending in "/"
+    spec: pathspec.GitIgnoreSpec
+
+
+@dataclass
+class _Walk:
+    root: str  # resolved absolute root
+    settings: IndexSettings
+    files: list[WalkedFile] = field(default_factory=list)
+    skipped: dict[str, list[str]] = field(default_factory=dict)
+
+    def skip(self, reason: SkipReason, rel: str) -> None:
+        self.skipped.setdefault(reason, []).append(rel)
+
+    def inside(self, real: str) -> bool:
+        return real == self.root or real.startswith(self.root + os.sep)
+
+
+def _load_specs(real_dir: str, rel_dir: str) -> list[_Spec]:
+    specs = []
+    for name in IGNORE_FILES:
+        path = os.path.join(real_dir, name)
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                lines = handle.read().splitlines()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError):
+            continue
+        except OSError:
+            continue
+        if any(line.strip() and not line.lstrip().startswith("#") for line in lines):
+            specs.append(_Spec(rel_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
+    return specs
+
+
+def _ignored(specs: list[_Spec], rel: str, is_dir: bool) -> bool:
+    """Git semantics: the last pattern that decides, deepest ignore file first."""
+    for item in reversed(specs):
+        local = rel[len(item.base):] + ("/" if is_dir else "")
+        result = item.spec.check_file(local).include
+        if result is not None:
+            return bool(result)
+    return False
+
+
+def _entries(real_dir: str) -> Iterator[os.DirEntry[str]]:
+    try:
+        with os.scandir(real_dir) as it:
+            entries = list(it)
+    except OSError:
+        return iter(())
+    entries.sort(key=lambda entry: entry.name)
+    return iter(entries)
+
+
+def _visit_dir(
+    state: _Walk, real_dir: str, rel_dir: str, specs: list[_Spec], ancestors: frozenset[str]
+) -> None:
+    specs = specs + _load_specs(real_dir, rel_dir)
+    for entry in _entries(real_dir):
+        name = entry.name
+        rel = rel_dir + name
+        try:
+            is_link = entry.is_symlink()
+            is_dir = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            state.skip("vanished", rel)
+            continue
+        if is_dir and name in ALWAYS_SKIPPED_DIRS:
+            continue
+        target = entry.path
+        if is_link:
+            try:
+                target = os.path.realpath(entry.path, strict=True)
+            except FileNotFoundError:
+                state.skip("vanished", rel)
+                continue
+            except OSError:  # ELOOP in the link chain itself
+                state.skip("symlink_loop", rel)
+                continue
+            if not state.inside(target):
+                state.skip("symlink_outside", rel)
+                continue
+            is_dir = os.path.isdir(target)
+        if _ignored(specs, rel, is_dir):
+            state.skip("ignored", rel + "/" if is_dir else rel)
+            continue
+        if is_dir:
+            real = target  # entry.path under a resolved directory is already real
+            if real in ancestors:
+                state.skip("symlink_loop", rel + "/")
+                continue
+            _visit_dir(state, real, rel + "/", specs, ancestors | {real})
+            continue
+        if state.settings.skip_secrets and is_secret_name(name):
+            state.skip("secret", rel)
+            continue
+        _visit_file(state, entry, target, rel, follow=is_link)
+
+
+def _visit_file(
+    state: _Walk, entry: os.DirEntry[str], target: str, rel: str, follow: bool
+) -> None:
+    limit = state.settings.max_file_bytes
+    try:
+        info = os.stat(target) if follow else entry.stat(follow_symlinks=False)
+    except FileNotFoundError:
+        state.skip("vanished", rel)
+        return
+    except OSError:
+        state.skip("unreadable", rel)
+        return
+    if not stat.S_ISREG(info.st_mode):
+        state.skip("unreadable", rel)
+        return
+    if info.st_size > limit:
+        state.skip("too_large", rel)
+        return
+    try:
+        raw = read_bytes(target, limit + 1, follow)
+    except FileNotFoundError:
+        state.skip("vanished", rel)
+        return
+    except (OSError, ValueError):
+        state.skip("unreadable", rel)
+        return
+    if len(raw) > limit:  # grew since the stat
+        state.skip("too_large", rel)
+        return
+    if b"\0" in raw[:BINARY_SNIFF_BYTES]:
+        state.skip("binary", rel)
+        return
+    kind, lang = classify(rel)
+    record = FileRecord(path=rel, content_hash=digest(raw), size=len(raw), kind=kind, lang=lang)
+    state.files.append(WalkedFile(record=record, text=raw.decode("utf-8", errors="replace")))
+
+
+def walk(root: Path, settings: IndexSettings) -> WalkResult:
+    """All indexable files under `root`, plus what was skipped and why. Deterministic."""
+    try:
+        real_root = os.path.realpath(root, strict=True)
+    except OSError:
+        raise BadPathError(f"no such directory: {root}") from None
+    if not os.path.isdir(real_root):
+        raise BadPathError(f"not a directory: {root}")
+    state = _Walk(root=real_root, settings=settings)
+    _visit_dir(state, real_root, "", [], frozenset({real_root}))
+    files = tuple(sorted(state.files, key=lambda item: item.record.path))
+    skipped = {reason: tuple(sorted(paths)) for reason, paths in sorted(state.skipped.items())}
+    seen = len(files) + sum(len(paths) for paths in skipped.values())
+    return WalkResult(files=files, skipped=skipped, seen=seen)

@@ -1,0 +1,251 @@
+"""The walker: ignore files, skip reasons, symlinks, determinism, bad roots."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import indexers.walker as walker_mod
+from helix.core.config import IndexSettings
+from helix.core.errors import BadPathError
+from helix.core.hashing import digest
+from indexers.languages import classify
+from indexers.walker import walk
+
+
+def write(root: Path, rel: str, data: str | bytes) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, bytes):
+        path.write_bytes(data)
+    else:
+        path.write_text(data, encoding="utf-8")
+    return path
+
+
+def paths(result: walker_mod.WalkResult) -> list[str]:
+    return [item.record.path for item in result.files]
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    write(root, "src/app.py", "def main():\n    return 1\n")
+    write(root, "src/build/out.py", "x = 1\n")
+    write(root, "src/keep.log", "kept by negation\n")
+    write(root, "src/debug.log", "ignored\n")
+    write(root, "docs/guide.md", "# Guide\n")
+    write(root, "docs/drafts/wip.md", "# WIP\n")
+    write(root, "docs/.gitignore", "drafts/\n")
+    write(root, "notes/private.txt", "hidden by helixignore\n")
+    write(root, "notes/public.txt", "visible\n")
+    write(root, ".gitignore", "*.log\n!src/keep.log\nbuild/\n")
+    write(root, ".helixignore", "notes/private.txt\n")
+    write(root, ".git/HEAD", "ref: refs/heads/main\n")
+    write(root, ".git/config", "[core]\n")
+    return root
+
+
+def test_ignore_files_at_every_level(repo: Path) -> None:
+    result = walk(repo, IndexSettings())
+    assert paths(result) == [
+        ".gitignore", ".helixignore", "docs/.gitignore", "docs/guide.md", "notes/public.txt",
+        "src/app.py", "src/keep.log",
+    ]
+    assert result.skipped == {
+        "ignored": ("docs/drafts/", "notes/private.txt", "src/build/", "src/debug.log"),
+    }
+    assert result.seen == len(result.files) + 4
+
+
+def test_nested_gitignore_is_relative_to_its_directory(tmp_path: Path) -> None:
+    write(tmp_path, "a/.gitignore", "/only_here.txt\n")
+    write(tmp_path, "a/only_here.txt", "x\n")
+    write(tmp_path, "a/b/only_here.txt", "y\n")
+    write(tmp_path, "only_here.txt", "z\n")
+    result = walk(tmp_path, IndexSettings())
+    assert paths(result) == ["a/.gitignore", "a/b/only_here.txt", "only_here.txt"]
+    assert result.skipped == {"ignored": ("a/only_here.txt",)}
+
+
+def test_deeper_ignore_file_can_reinclude(tmp_path: Path) -> None:
+    write(tmp_path, ".gitignore", "*.gen.py\n")
+    write(tmp_path, "pkg/.gitignore", "!special.gen.py\n")
+    write(tmp_path, "pkg/special.gen.py", "a = 1\n")
+    write(tmp_path, "pkg/other.gen.py", "b = 1\n")
+    result = walk(tmp_path, IndexSettings())
+    assert "pkg/special.gen.py" in paths(result)
+    assert result.skipped["ignored"] == ("pkg/other.gen.py",)
+
+
+def test_records_hash_kind_and_language(repo: Path) -> None:
+    result = walk(repo, IndexSettings())
+    by_path = {item.record.path: item for item in result.files}
+    app = by_path["src/app.py"]
+    raw = (repo / "src/app.py").read_bytes()
+    assert app.record.content_hash == digest(raw)
+    assert app.record.size == len(raw)
+    assert (app.record.kind, app.record.lang) == ("code", "python")
+    assert app.text == raw.decode()
+    assert (by_path["docs/guide.md"].record.kind, by_path["docs/guide.md"].record.lang) == (
+        "doc", "markdown",
+    )
+
+
+def test_binary_large_and_secret_files_are_skipped(tmp_path: Path) -> None:
+    write(tmp_path, "logo.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
+    write(tmp_path, "big.txt", "x" * 2000)
+    write(tmp_path, "small.txt", "x" * 100)
+    write(tmp_path, ".env", "API_KEY=sk-secret\n")
+    write(tmp_path, ".env.production", "API_KEY=sk-secret\n")
+    write(tmp_path, "keys/id_rsa", "-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    write(tmp_path, "keys/server.pem", "-----BEGIN CERTIFICATE-----\n")
+    result = walk(tmp_path, IndexSettings(max_file_bytes=1000))
+    assert paths(result) == ["small.txt"]
+    assert result.skipped == {
+        "binary": ("logo.png",),
+        "secret": (".env", ".env.production", "keys/id_rsa", "keys/server.pem"),
+        "too_large": ("big.txt",),
+    }
+    assert result.seen == 7
+
+
+def test_secrets_can_be_included_when_asked(tmp_path: Path) -> None:
+    write(tmp_path, ".env", "A=1\n")
+    assert paths(walk(tmp_path, IndexSettings(skip_secrets=False))) == [".env"]
+
+
+def test_undecodable_bytes_are_replaced(tmp_path: Path) -> None:
+    write(tmp_path, "latin.txt", b"caf\xe9 au lait\n")
+    result = walk(tmp_path, IndexSettings())
+    (item,) = result.files
+    assert item.text == "caf\ufffd au lait\n"
+    assert item.record.content_hash == digest(b"caf\xe9 au lait\n")
+
+
+def test_symlink_loop_terminates_and_is_reported(tmp_path: Path) -> None:
+    write(tmp_path, "pkg/mod.py", "x = 1\n")
+    os.symlink("..", tmp_path / "pkg" / "parent")
+    os.symlink(".", tmp_path / "self")
+    result = walk(tmp_path, IndexSettings())
+    assert paths(result) == ["pkg/mod.py"]
+    assert result.skipped == {"symlink_loop": ("pkg/parent/", "self/")}
+
+
+def test_symlink_chain_loop_is_reported(tmp_path: Path) -> None:
+    os.symlink("b", tmp_path / "a")
+    os.symlink("a", tmp_path / "b")
+    result = walk(tmp_path, IndexSettings())
+    assert result.files == ()
+    assert result.skipped == {"symlink_loop": ("a", "b")}
+
+
+def test_symlink_outside_root_is_skipped_and_never_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outside = write(tmp_path, "outside/secret.txt", "do not read\n")
+    write(tmp_path, "outside/dir/x.txt", "nor this\n")
+    root = tmp_path / "repo"
+    write(root, "a.txt", "inside\n")
+    os.symlink(outside, root / "link.txt")
+    os.symlink(tmp_path / "outside" / "dir", root / "linkdir")
+    opened: list[str] = []
+    real_read = walker_mod.read_bytes
+
+    def spy(path: str, limit: int, follow: bool) -> bytes:
+        opened.append(path)
+        return real_read(path, limit, follow)
+
+    monkeypatch.setattr(walker_mod, "read_bytes", spy)
+    result = walk(root, IndexSettings())
+    assert paths(result) == ["a.txt"]
+    assert result.skipped == {"symlink_outside": ("link.txt", "linkdir")}
+    assert all(str(tmp_path / "outside") not in path for path in opened)
+
+
+def test_symlink_inside_root_is_followed(tmp_path: Path) -> None:
+    write(tmp_path, "real/mod.py", "x = 1\n")
+    os.symlink("real/mod.py", tmp_path / "alias.py")
+    os.symlink("real", tmp_path / "aliasdir")
+    os.symlink("missing.py", tmp_path / "dangling.py")
+    result = walk(tmp_path, IndexSettings())
+    assert paths(result) == ["alias.py", "aliasdir/mod.py", "real/mod.py"]
+    assert result.skipped == {"vanished": ("dangling.py",)}
+
+
+def test_file_vanishing_mid_walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, "a.py", "a = 1\n")
+    write(tmp_path, "gone.py", "b = 1\n")
+    real_read = walker_mod.read_bytes
+
+    def flaky(path: str, limit: int, follow: bool) -> bytes:
+        if path.endswith("gone.py"):
+            raise FileNotFoundError(path)
+        return real_read(path, limit, follow)
+
+    monkeypatch.setattr(walker_mod, "read_bytes", flaky)
+    result = walk(tmp_path, IndexSettings())
+    assert paths(result) == ["a.py"]
+    assert result.skipped == {"vanished": ("gone.py",)}
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can read anything")
+def test_unreadable_file(tmp_path: Path) -> None:
+    path = write(tmp_path, "locked.txt", "x\n")
+    path.chmod(0)
+    try:
+        result = walk(tmp_path, IndexSettings())
+    finally:
+        path.chmod(0o644)
+    assert result.skipped == {"unreadable": ("locked.txt",)}
+
+
+def test_unreadable_via_permission_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, "locked.txt", "x\n")
+
+    def denied(path: str, limit: int, follow: bool) -> bytes:
+        raise PermissionError(path)
+
+    monkeypatch.setattr(walker_mod, "read_bytes", denied)
+    assert walk(tmp_path, IndexSettings()).skipped == {"unreadable": ("locked.txt",)}
+
+
+def test_fifo_is_not_opened(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    result = walk(tmp_path, IndexSettings())
+    assert result.skipped == {"unreadable": ("pipe",)}
+
+
+def test_missing_root_and_file_root(tmp_path: Path) -> None:
+    with pytest.raises(BadPathError):
+        walk(tmp_path / "nope", IndexSettings())
+    write(tmp_path, "f.txt", "x")
+    with pytest.raises(BadPathError):
+        walk(tmp_path / "f.txt", IndexSettings())
+
+
+def test_deterministic(repo: Path) -> None:
+    assert walk(repo, IndexSettings()) == walk(repo, IndexSettings())
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("a/b.py", ("code", "python")),
+        ("x.TSX", ("code", "tsx")),
+        ("lib.rs", ("code", "rust")),
+        ("Main.java", ("code", "java")),
+        ("main.go", ("code", "go")),
+        ("README", ("doc", "text")),
+        ("docs/index.rst", ("doc", "rst")),
+        ("notes.txt", ("doc", "text")),
+        ("README.md", ("doc", "markdown")),
+        ("tree.json", ("text", None)),
+        ("Makefile", ("text", None)),
+        (".bashrc", ("text", None)),
+    ],
+)
+def test_classify(path: str, expected: tuple[str, str | None]) -> None:
+    assert classify(path) == expected
