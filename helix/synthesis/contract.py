@@ -1,0 +1,183 @@
+"""The tool-result contract, as pure checks on the model's answer.
+
+1. Empty or abstaining output -> `abstain`.
+2. Evidence was sent and the answer claims there is none -> `contract_no_evidence_claim`.
+3. Citations (`[E3]`, `path:10-20`, `path:12`) must name evidence that was sent: an id the prompt
+   defined, or a path + line range inside a sent span. Others are removed from the text and
+   recorded; if no valid citation is left while evidence exists -> `contract_no_valid_citation`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from helix.core.envelope import Citation
+from helix.core.schemas import Frozen
+from helix.synthesis.prompt import CitationRef
+
+NO_EVIDENCE_CLAIM = "contract_no_evidence_claim"
+NO_VALID_CITATION = "contract_no_valid_citation"
+ABSTAIN = "abstain"
+
+_SOURCES = (r"(?:provided|given|available|supplied|retrieved|tool|search|context|evidence|"
+            r"results|documents?|code|files?|snippets?|excerpts?|repository|TOOL_RESULTS)")
+NO_EVIDENCE_PATTERNS: tuple[str, ...] = (
+    r"\bno (?:direct |relevant |specific |supporting |clear |concrete |actual )?evidence\b",
+    r"\bno relevant (?:information|results?|details?|data|context|matches|code|documentation)\b",
+    r"\bno (?:information|mention|references?|details?|data|results?) (?:about|of|on|regarding|"
+    r"for)\b.{0,80}?\b(?:in|within|among|from) the " + _SOURCES,
+    r"\b(?:i|we) (?:could not|couldn't|cannot|can't|can not|was unable to|am unable to|"
+    r"were unable to|did not|didn't|do not|don't) (?:find|locate|identify|see|determine)\b",
+    r"(?:^|[.!?]\s+)(?:could not|couldn't|unable to|can't|cannot) (?:find|locate|identify)\b",
+    r"\bnot (?:found|present|mentioned|included|covered|available|shown|described|addressed|"
+    r"specified|provided) (?:in|within|among|by) (?:the |any )?" + _SOURCES,
+    r"\b(?:i|we) (?:do not|don't|did not|didn't) have (?:enough|sufficient|any|the) "
+    r"(?:relevant )?(?:information|evidence|context|details|data)",
+    r"\b(?:context|evidence|tool results?|TOOL_RESULTS|search results?|results|provided (?:text|"
+    r"code|snippets?|excerpts?|files?|documents?|information|material)|excerpts?|snippets?) "
+    r"(?:provided |given |shown )?(?:do|does|did)(?: not|n't) (?:mention|contain|include|say|"
+    r"describe|cover|address|specify|define|show|provide|explain)",
+    r"\b(?:not|isn't|is not) enough (?:information|evidence|context|details)\b",
+    r"\binsufficient (?:information|evidence|context|details)\b",
+    r"\bnothing (?:in|within) the " + _SOURCES,
+    r"\b(?:there is|there's|there are) no (?:mention|information|evidence)\b",
+    r"\b(?:none|neither) of the (?:provided|given|retrieved|tool|search|evidence|results?|"
+    r"excerpts?|snippets?|files?)\b.{0,40}\b(?:mention|contain|address|cover|describe|define)",
+    r"\b(?:appears|seems) (?:to be )?(?:absent|missing) (?:from|in) the " + _SOURCES,
+)
+ABSTAIN_PATTERNS: tuple[str, ...] = (
+    r"^\W*(?:i (?:do not|don't) know|unknown|n/?a|none|no answer|i cannot answer|"
+    r"i can't answer|i am unable to answer|i'm unable to answer|i'm not sure|i am not sure)\W*$",
+    r"^\W*(?:sorry|i apologi[sz]e)\b.{0,80}\b(?:cannot|can't|unable)\b.{0,40}$",
+)
+_NO_EVIDENCE_RE = tuple(re.compile(p, re.I | re.S) for p in NO_EVIDENCE_PATTERNS)
+_ABSTAIN_RE = tuple(re.compile(p, re.I | re.S) for p in ABSTAIN_PATTERNS)
+
+# [E3], [E3, E5], [E3; E5], [e3]
+_REF_GROUP_RE = re.compile(r"\[\s*E\d+(?:\s*[,;]\s*E\d+)*\s*\]", re.I)
+_REF_RE = re.compile(r"E(\d+)", re.I)
+# path:10-20, path:12, path:L10-L20, optionally in backticks; not part of a URL.
+_PATH_CITE_RE = re.compile(
+    r"(?<![\w/.@:-])`?(?P<path>[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)*)`?"
+    r":L?(?P<start>\d+)(?:\s*[-–]\s*L?(?P<end>\d+))?(?![\d\w])"
+)
+_FILE_EXT_RE = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
+
+
+class ContractResult(Frozen):
+    ok: bool
+    reason: str | None  # None when ok
+    answer: str  # the answer with invalid citations removed
+    citations: tuple[Citation, ...]
+    removed: tuple[str, ...]  # citation strings removed from the answer, in order
+
+
+def claims_no_evidence(text: str) -> bool:
+    return any(p.search(text) for p in _NO_EVIDENCE_RE)
+
+
+def is_abstention(text: str) -> bool:
+    stripped = text.strip()
+    return not stripped or any(p.search(stripped) for p in _ABSTAIN_RE)
+
+
+def _citation(ref: CitationRef, start: int | None = None, end: int | None = None) -> Citation:
+    return Citation(ref=ref.ref, evidence_id=ref.evidence_id, path=ref.path,
+                    start_line=ref.start_line if start is None else start,
+                    end_line=ref.end_line if end is None else end)
+
+
+def _resolve_path(path: str, refs: Sequence[CitationRef]) -> str | None:
+    """The sent path this citation names: exact, else the unique sent path ending in it."""
+    paths = sorted({r.path for r in refs})
+    if path in paths:
+        return path
+    suffixed = [p for p in paths if p.endswith("/" + path)]
+    return suffixed[0] if len(suffixed) == 1 else None
+
+
+def _looks_like_path(path: str) -> bool:
+    return "/" in path or bool(_FILE_EXT_RE.search(path))
+
+
+def _path_citation(match: re.Match[str], refs: Sequence[CitationRef]) -> Citation | None | bool:
+    """A Citation when valid; None when it names unsent evidence; False when not a citation."""
+    raw_path = match.group("path")
+    start = int(match.group("start"))
+    end = int(match.group("end") or start)
+    path = _resolve_path(raw_path, refs)
+    if path is None:
+        return None if _looks_like_path(raw_path) else False
+    if end < start:
+        return None
+    for ref in refs:
+        if ref.path == path and ref.start_line <= start and end <= ref.end_line:
+            return _citation(ref, start, end)
+    return None
+
+
+def extract_citations(text: str, refs: Sequence[CitationRef]
+                      ) -> tuple[str, tuple[Citation, ...], tuple[str, ...]]:
+    """(text without invalid citations, valid citations in order of appearance, removed)."""
+    by_id = {r.ref.upper(): r for r in refs}
+    found: list[tuple[int, Citation]] = []
+    removed: list[str] = []
+
+    def replace_group(match: re.Match[str]) -> str:
+        ids = [f"E{n}" for n in _REF_RE.findall(match.group(0))]
+        good = [i for i in ids if i in by_id]
+        removed.extend(f"[{i}]" for i in ids if i not in by_id)
+        for position, ref_id in enumerate(good):
+            found.append((match.start() * 1000 + position, _citation(by_id[ref_id])))
+        return "".join(f"[{i}]" for i in good)
+
+    text = _REF_GROUP_RE.sub(replace_group, text)
+
+    def replace_path(match: re.Match[str]) -> str:
+        result = _path_citation(match, refs)
+        if result is False:
+            return match.group(0)
+        if result is None:
+            removed.append(match.group(0).strip("`"))
+            return ""
+        assert isinstance(result, Citation)
+        found.append((match.start() * 1000, result))
+        return match.group(0)
+
+    text = _PATH_CITE_RE.sub(replace_path, text)
+    if removed:
+        text = _tidy(text)
+    unique: list[Citation] = []
+    seen: set[tuple[str, int, int]] = set()
+    for _, citation in sorted(found, key=lambda pair: pair[0]):
+        key = (citation.ref, citation.start_line, citation.end_line)
+        if key not in seen:
+            seen.add(key)
+            unique.append(citation)
+    return text, tuple(unique), tuple(removed)
+
+
+def _tidy(text: str) -> str:
+    """Remove the empty brackets and doubled spaces left where citations were cut out."""
+    text = re.sub(r"\(\s*(?:[,;]\s*)*\)|\[\s*\]", "", text)
+    text = re.sub(r"[ \t]+([,.;:])", r"\1", text)
+    text = re.sub(r"[ \t]{2,}", " ", text)
+    return "\n".join(line.rstrip() for line in text.splitlines()).strip()
+
+
+def check_answer(text: str, refs: Sequence[CitationRef]) -> ContractResult:
+    """Apply the contract to one completion. `refs` are the ids the prompt defined."""
+    evidence_exists = bool(refs)
+    if is_abstention(text):
+        return ContractResult(ok=False, reason=ABSTAIN, answer=text.strip(), citations=(),
+                              removed=())
+    if evidence_exists and claims_no_evidence(text):
+        return ContractResult(ok=False, reason=NO_EVIDENCE_CLAIM, answer=text.strip(),
+                              citations=(), removed=())
+    answer, citations, removed = extract_citations(text.strip(), refs)
+    if evidence_exists and not citations:
+        return ContractResult(ok=False, reason=NO_VALID_CITATION, answer=answer, citations=(),
+                              removed=removed)
+    return ContractResult(ok=True, reason=None, answer=answer, citations=citations,
+                          removed=removed)
