@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from helpers_synthesis import envelope
 
 from helix.synthesis.contract import (
     ABSTAIN,
@@ -13,8 +14,6 @@ from helix.synthesis.contract import (
     extract_citations,
 )
 from helix.synthesis.prompt import build_prompt
-
-from helpers_synthesis import envelope
 
 REFS = build_prompt(envelope()).refs  # E1 src/retry.py:10-12, E2 docs/retries.md:1-3
 

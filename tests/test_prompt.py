@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from helpers_synthesis import default_items, envelope, item
+
 from helix.core.hashing import digest
 from helix.synthesis.prompt import (
     SYSTEM_PROMPT,
@@ -10,8 +12,6 @@ from helix.synthesis.prompt import (
     build_prompt,
     fence_for,
 )
-
-from helpers_synthesis import default_items, envelope, item
 
 
 def test_tool_results_block_with_stable_ids_in_rank_order() -> None:

@@ -101,7 +101,7 @@ def _looks_like_path(path: str) -> bool:
     return "/" in path or bool(_FILE_EXT_RE.search(path))
 
 
-def _path_citation(match: re.Match[str], refs: Sequence[CitationRef]) -> Citation | None | bool:
+def _path_citation(match: re.Match[str], refs: Sequence[CitationRef]) -> Citation | bool | None:
     """A Citation when valid; None when it names unsent evidence; False when not a citation."""
     raw_path = match.group("path")
     start = int(match.group("start"))
