@@ -77,6 +77,18 @@ class ContinuitySettings(_Frozen):
     focus_resolution: bool = True
     pending_state: bool = True
     phase_c_auto_execute: bool = False
+    # umbrella flag (NEXT_PUBLIC_GROUNDING_CONTINUITY_ENABLED): deterministic continuity
+    # tie-break and carryover; off = every turn is a new root question (T1) except interrupts.
+    grounding_continuity: bool = True
+    # typed pending states expire after this many turns or minutes (focus-context doc)
+    pending_ttl_turns: int = 3
+    pending_ttl_minutes: float = 10.0
+    # lane recency: how many recent turns the focus context includes
+    focus_window_turns: int = 10
+    # lines of a span shown when a selection opens it
+    open_span_max_lines: int = 40
+    # items of a graph follow-up list (callers / tests)
+    graph_list_max_items: int = 12
 
 
 class HelixConfig(_Frozen):
