@@ -69,6 +69,9 @@ class SynthesisSettings(_Frozen):
     max_retries: int = 2
     temperature: float = 0.0
     max_tokens: int = 900
+    # Transient failures (timeout, rate limit, transport) wait backoff * 2**attempt, capped.
+    retry_backoff_s: float = 1.0
+    retry_backoff_max_s: float = 8.0
 
 
 class ContinuitySettings(_Frozen):
