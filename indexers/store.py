@@ -1,0 +1,480 @@
+"""The on-disk index: generations, the CURRENT pointer, the manifest, the lock.
+
+    <index dir>/
+      lock                  filelock: one writer at a time
+      CURRENT               name of the current generation (replaced atomically)
+      gen-<id>/             one complete index
+        manifest.json       schema version, config hash, per-file hashes, part hashes, counts
+        files.json chunks.json defs.json refs.json tokens.json trees.json graph.pickle
+        bm25/ dense/        written by indexers.bm25 / indexers.dense
+      tmp-<id>/             a generation being written (removed by the next writer)
+
+A generation is written into a fresh temp directory and made current by replacing CURRENT with
+`os.replace`, so a kill at any point leaves the previous generation current and usable. The
+generation before the current one is kept (a reader that opened it keeps working); older ones
+are removed. Every part's size is checked when the index is opened and its digest when it is
+first read; any mismatch raises IndexCorruptError (the builder then rebuilds from scratch).
+
+Formats are chosen for load speed: rows of JSON arrays (one `json.loads` per part) turned into
+records with `model_construct`, numpy arrays for tokens, a versioned pickle for the graph.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from helix.core.config import IndexSettings
+from helix.core.errors import IndexCorruptError, IndexLockedError
+from helix.core.hashing import canonical_json, digest, hash_obj
+from helix.core.ports import Embedder
+from helix.core.schemas import Chunk, FileRecord, Frozen, Hit, SymbolDef, SymbolRef
+from indexers.formats import (
+    PART_CHUNKS,
+    PART_DEFS,
+    PART_FILES,
+    PART_GRAPH,
+    PART_REFS,
+    PART_TOKENS,
+    PART_TREES,
+    RefRow,
+    chunks_from,
+    defs_from,
+    files_from,
+    load_graph,
+    refs_from,
+    tokens_from,
+)
+from indexers.trees import TreeNode
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from indexers.bm25 import BM25Index
+    from indexers.dense import DenseIndex
+
+SCHEMA_VERSION = 1
+LOCK_TIMEOUT_S = 3.0
+GIT_TIMEOUT_S = 5.0
+CURRENT = "CURRENT"
+LOCK = "lock"
+MANIFEST = "manifest.json"
+GEN_PREFIX = "gen-"
+TMP_PREFIX = "tmp-"
+KEEP_PREVIOUS = 1
+
+DIR_BM25 = "bm25"
+DIR_DENSE = "dense"
+
+class PartInfo(Frozen):
+    digest: str
+    bytes: int
+
+
+class Manifest(Frozen):
+    schema_version: int
+    index_hash: str
+    embed_model_key: str | None
+    files: dict[str, str]  # path -> content hash
+    repo_rev: str
+    created: float
+    counts: dict[str, Any]
+    parts: dict[str, PartInfo]  # generation-relative POSIX path -> digest and size
+    report: dict[str, Any]  # the BuildReport that made this generation
+    index_rev: str
+
+
+def manifest_rev(data: dict[str, Any]) -> str:
+    """index_rev: hash of the manifest content without the clock and without itself."""
+    return hash_obj({k: v for k, v in data.items() if k not in ("created", "index_rev")})
+
+
+def repo_revision(root: Path) -> str:
+    """`git rev-parse HEAD`, plus `+dirty` when `git status --porcelain` lists anything;
+    `nogit` outside a git work tree (or when git is missing or too slow)."""
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
+                                  timeout=GIT_TIMEOUT_S, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return done.stdout if done.returncode == 0 else None
+
+    head = git("rev-parse", "HEAD")
+    if head is None or not head.strip():
+        return "nogit"
+    status = git("status", "--porcelain")
+    return head.strip() + ("+dirty" if status is None or status.strip() else "")
+
+
+class GenerationWriter:
+    """Writes the parts of one generation into a temp dir; `commit` makes it current."""
+
+    def __init__(self, store: IndexStore) -> None:
+        self.store = store
+        self.tmp = store.directory / f"{TMP_PREFIX}{uuid.uuid4().hex[:12]}"
+        self.tmp.mkdir(parents=True)
+
+    def write_bytes(self, name: str, data: bytes) -> None:
+        (self.tmp / name).write_bytes(data)
+
+    def write_json(self, name: str, obj: Any) -> None:
+        self.write_bytes(name, canonical_json(obj).encode("utf-8"))
+
+    def subdir(self, name: str) -> Path:
+        path = self.tmp / name
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def _parts(self) -> dict[str, PartInfo]:
+        parts: dict[str, PartInfo] = {}
+        for path in sorted(p for p in self.tmp.rglob("*") if p.is_file()):
+            rel = path.relative_to(self.tmp).as_posix()
+            if rel != MANIFEST:
+                data = path.read_bytes()
+                parts[rel] = PartInfo(digest=digest(data), bytes=len(data))
+        return parts
+
+    def commit(self, *, index_hash: str, embed_model_key: str | None, files: dict[str, str],
+               repo_rev: str, counts: dict[str, Any], report: dict[str, Any],
+               created: float) -> Manifest:
+        data: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION, "index_hash": index_hash,
+            "embed_model_key": embed_model_key, "files": dict(sorted(files.items())),
+            "repo_rev": repo_rev, "created": created, "counts": counts,
+            "parts": {k: v.model_dump() for k, v in self._parts().items()},
+        }
+        data["report"] = {**report, "index_rev": manifest_rev({**data, "report": {}})}
+        data["index_rev"] = data["report"]["index_rev"]
+        manifest = Manifest.model_validate(data)
+        _fsync_write(self.tmp / MANIFEST, canonical_json(manifest).encode("utf-8"))
+        generation = self.store.directory / f"{GEN_PREFIX}{uuid.uuid4().hex[:12]}"
+        os.replace(self.tmp, generation)
+        _fsync_write(self.store.directory / f"{CURRENT}.tmp", generation.name.encode("utf-8"))
+        os.replace(self.store.directory / f"{CURRENT}.tmp", self.store.directory / CURRENT)
+        self.store.prune()
+        return manifest
+
+    def abort(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def _fsync_write(path: Path, data: bytes) -> None:
+    with open(path, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+class IndexStore:
+    """One index directory: the lock, the CURRENT pointer and the generations."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+
+    @contextlib.contextmanager
+    def locked(self, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+        from filelock import FileLock, Timeout
+
+        self.directory.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(self.directory / LOCK), timeout=timeout)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise IndexLockedError(
+                f"another helix process is writing the index at {self.directory} "
+                f"(waited {timeout:g} s); try again when it has finished") from None
+        try:
+            yield
+        finally:
+            lock.release()
+
+    def writer(self) -> GenerationWriter:
+        """Call with the lock held. Leftovers of killed writers are removed first."""
+        for stale in sorted(self.directory.glob(f"{TMP_PREFIX}*")):
+            shutil.rmtree(stale, ignore_errors=True)
+        return GenerationWriter(self)
+
+    def current_dir(self) -> Path | None:
+        """The current generation's directory; None when there is no index yet.
+        Raises IndexCorruptError when CURRENT names a missing generation."""
+        pointer = self.directory / CURRENT
+        try:
+            name = pointer.read_text("utf-8").strip()
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise IndexCorruptError(f"cannot read {pointer}: {exc}") from None
+        if not name.startswith(GEN_PREFIX) or "/" in name:
+            raise IndexCorruptError(f"{pointer} names no generation")
+        path = self.directory / name
+        if not path.is_dir():
+            raise IndexCorruptError(f"index generation {name} is missing")
+        return path
+
+    def read_manifest(self, generation: Path) -> Manifest:
+        """The manifest, checked: schema version, part sizes, index_rev."""
+        path = generation / MANIFEST
+        try:
+            manifest = Manifest.model_validate_json(path.read_bytes())
+        except FileNotFoundError:
+            raise IndexCorruptError(f"index manifest missing in {generation.name}") from None
+        except (OSError, ValueError) as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise IndexCorruptError(f"index manifest unreadable: {first}") from None
+        if manifest.schema_version != SCHEMA_VERSION:
+            raise IndexCorruptError(
+                f"index schema {manifest.schema_version} != {SCHEMA_VERSION}")
+        data = manifest.model_dump(mode="json")
+        if manifest_rev({**data, "report": {}}) != manifest.index_rev:
+            raise IndexCorruptError("index manifest does not match its index_rev")
+        for rel, info in manifest.parts.items():
+            try:
+                size = (generation / rel).stat().st_size
+            except OSError:
+                raise IndexCorruptError(f"index part {rel} is missing") from None
+            if size != info.bytes:
+                raise IndexCorruptError(
+                    f"index part {rel} has {size} bytes, the manifest says {info.bytes}")
+        return manifest
+
+    def prune(self) -> None:
+        """Remove generations other than the current one and the one before it."""
+        current = self.current_dir()
+        gens = sorted((p for p in self.directory.glob(f"{GEN_PREFIX}*") if p != current),
+                      key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)
+        for old in gens[KEEP_PREVIOUS:]:
+            shutil.rmtree(old, ignore_errors=True)
+
+    def size_bytes(self) -> int:
+        total = 0
+        for path in self.directory.rglob("*"):
+            with contextlib.suppress(OSError):
+                if path.is_file():
+                    total += path.stat().st_size
+        return total
+
+
+def read_part(generation: Path, manifest: Manifest, rel: str) -> bytes:
+    """A part's bytes, verified against the manifest digest."""
+    info = manifest.parts.get(rel)
+    if info is None:
+        raise IndexCorruptError(f"index part {rel} is not in the manifest")
+    try:
+        data = (generation / rel).read_bytes()
+    except OSError:
+        raise IndexCorruptError(f"index part {rel} is missing") from None
+    if digest(data) != info.digest:
+        raise IndexCorruptError(f"index part {rel} does not match its digest")
+    return data
+
+
+def verify_dir(generation: Path, manifest: Manifest, subdir: str) -> Path:
+    """Check every part under `subdir` against its digest; return the directory."""
+    for rel in manifest.parts:
+        if rel.startswith(subdir + "/"):
+            read_part(generation, manifest, rel)
+    return generation / subdir
+
+
+def now() -> float:
+    return time.time()
+
+
+class Index:
+    """`indexers.api.IndexReader` over one generation; each part is read on first use."""
+
+    def __init__(self, root: Path, generation: Path, manifest: Manifest,
+                 settings: IndexSettings, query_embedder: Embedder | None = None) -> None:
+        self._root = root
+        self._gen = generation
+        self.manifest = manifest
+        self._settings = settings
+        self._query_embedder = query_embedder
+        self._cache: dict[str, Any] = {}
+
+    @classmethod
+    def open(cls, store: IndexStore, root: Path, settings: IndexSettings,
+             query_embedder: Embedder | None = None) -> Index:
+        generation = store.current_dir()
+        if generation is None:
+            raise IndexCorruptError(f"no index at {store.directory}")
+        return cls(root, generation, store.read_manifest(generation), settings, query_embedder)
+
+    def _part(self, key: str, load: Callable[[], Any]) -> Any:
+        if key not in self._cache:
+            self._cache[key] = load()
+        return self._cache[key]
+
+    def _raw(self, rel: str) -> bytes:
+        return read_part(self._gen, self.manifest, rel)
+
+    @property
+    def root(self) -> Path:
+        return self._root
+
+    @property
+    def generation(self) -> Path:
+        return self._gen
+
+    @property
+    def repo_rev(self) -> str:
+        return self.manifest.repo_rev
+
+    @property
+    def index_rev(self) -> str:
+        return self.manifest.index_rev
+
+    @property
+    def graph(self) -> nx.MultiDiGraph:
+        return self._part("graph", lambda: load_graph(self._raw(PART_GRAPH)))
+
+    def files(self) -> Sequence[FileRecord]:
+        return self._part("files", lambda: files_from(self._raw(PART_FILES)))
+
+    def chunks(self) -> Sequence[Chunk]:
+        return self._part("chunks", lambda: chunks_from(self._raw(PART_CHUNKS)))
+
+    def _chunk_maps(self) -> tuple[dict[str, Chunk], dict[str, list[Chunk]], dict[str, Chunk]]:
+        def build() -> tuple[dict[str, Chunk], dict[str, list[Chunk]], dict[str, Chunk]]:
+            by_id: dict[str, Chunk] = {}
+            by_path: dict[str, list[Chunk]] = defaultdict(list)
+            by_node: dict[str, Chunk] = {}
+            for chunk in self.chunks():  # stored sorted by (path, start_line, id)
+                by_id[chunk.id] = chunk
+                by_path[chunk.path].append(chunk)
+                by_node.setdefault(chunk.node_id, chunk)
+            return by_id, dict(by_path), by_node
+        return self._part("chunk_maps", build)
+
+    def chunk(self, chunk_id: str) -> Chunk:
+        return self._chunk_maps()[0][chunk_id]
+
+    def chunks_for_path(self, path: str) -> Sequence[Chunk]:
+        return self._chunk_maps()[1].get(path, [])
+
+    def chunk_for_node(self, node_id: str) -> Chunk | None:
+        return self._chunk_maps()[2].get(node_id)
+
+    def tokens(self) -> tuple[list[str], Any, Any]:
+        """(vocab, flat token ids, offsets) aligned with `chunks()` (the BM25 token cache)."""
+        return self._part("tokens", lambda: tokens_from(self._raw(PART_TOKENS)))
+
+    def tree_nodes(self) -> list[TreeNode]:
+        def load() -> list[TreeNode]:
+            try:
+                data = json.loads(self._raw(PART_TREES))
+                return [TreeNode.model_validate(item) for item in data]
+            except ValueError as exc:
+                raise IndexCorruptError(f"index part {PART_TREES} unreadable: {exc}") from None
+        return self._part("trees", load)
+
+    def _bm25(self) -> BM25Index:
+        def load() -> BM25Index:
+            from indexers.bm25 import BM25Index
+
+            try:
+                return BM25Index.load(verify_dir(self._gen, self.manifest, DIR_BM25))
+            except (OSError, ValueError, KeyError) as exc:
+                raise IndexCorruptError(f"index part bm25 unreadable: {exc}") from None
+        return self._part("bm25", load)
+
+    def search_bm25(self, query: str, k: int) -> list[Hit]:
+        if not query.strip() or k <= 0:
+            return []
+        return [Hit(chunk_id=cid, score=score, channel="bm25", rank=rank)
+                for rank, (cid, score) in enumerate(self._bm25().search(query, k), start=1)]
+
+    def _dense(self) -> DenseIndex | None:
+        def load() -> DenseIndex | None:
+            if not any(rel.startswith(DIR_DENSE + "/") for rel in self.manifest.parts):
+                return None
+            from indexers.dense import DenseIndex
+
+            try:
+                return DenseIndex.load(verify_dir(self._gen, self.manifest, DIR_DENSE))
+            except (OSError, ValueError, KeyError) as exc:
+                raise IndexCorruptError(f"index part dense unreadable: {exc}") from None
+        return self._part("dense", load)
+
+    def search_dense(self, query: str, k: int) -> list[Hit]:
+        dense = self._dense()
+        if dense is None or len(dense) == 0 or not query.strip() or k <= 0:
+            return []
+        if self._query_embedder is None:
+            from indexers.encoder import query_embedder
+
+            self._query_embedder = query_embedder(self._settings)
+        if self._query_embedder.model_key != self.manifest.embed_model_key:
+            return []  # vectors of another model are not comparable
+        vector = self._query_embedder.embed([query])[0]
+        return [Hit(chunk_id=cid, score=score, channel="dense", rank=rank)
+                for rank, (cid, score) in enumerate(dense.search(vector, k), start=1)]
+
+    def definitions(self) -> list[SymbolDef]:
+        return self._part("defs", lambda: defs_from(self._raw(PART_DEFS)))
+
+    def refs(self) -> list[RefRow]:
+        return self._part("refs", lambda: refs_from(self._raw(PART_REFS)))
+
+    def _def_maps(self) -> tuple[dict[str, list[SymbolDef]], list[str]]:
+        def build() -> tuple[dict[str, list[SymbolDef]], list[str]]:
+            by_key: dict[str, list[SymbolDef]] = defaultdict(list)
+            for d in self.definitions():
+                by_key[d.name].append(d)
+                if d.qualname != d.name:
+                    by_key[d.qualname].append(d)
+            return dict(by_key), sorted(by_key)
+        return self._part("def_maps", build)
+
+    def find_definitions(self, name: str, *, fuzzy: bool = False,
+                         limit: int = 20) -> list[SymbolDef]:
+        by_key, keys = self._def_maps()
+        found = list(by_key.get(name, ()))
+        if not found and fuzzy:
+            for key in fuzzy_names(name, keys, FUZZY_MAX_NAMES):
+                found.extend(by_key[key])
+        unique = {d.node_id: d for d in found}
+        return sorted(unique.values(),
+                      key=lambda d: (d.path, d.start_line, d.qualname, d.node_id))[:limit]
+
+    def _ref_counts(self) -> dict[str, list[RefRow]]:
+        def build() -> dict[str, list[RefRow]]:
+            by_name: dict[str, list[RefRow]] = defaultdict(list)
+            for ref in self.refs():
+                if ref.kind != "import":
+                    by_name[ref.name].append(ref)
+            return dict(by_name)
+        return self._part("ref_map", build)
+
+    def references_to(self, name: str) -> list[SymbolRef]:
+        bare = name.rsplit(".", 1)[-1]
+        rows = self._ref_counts().get(bare, [])
+        return [r.to_ref() for r in sorted(rows, key=lambda r: (r.path, r.line, r.kind))]
+
+
+FUZZY_MAX_NAMES = 10
+FUZZY_CUTOFF = 0.6
+
+
+def fuzzy_names(name: str, keys: Sequence[str], limit: int) -> list[str]:
+    """Close names: case-insensitive exact and substring matches first, then difflib's
+    ratio; deterministic (ties by name)."""
+    lowered = name.lower()
+    exactish = [k for k in keys if k.lower() == lowered]
+    contains = [k for k in keys if lowered in k.lower() and k not in exactish]
+    contains.sort(key=lambda k: (len(k), k))
+    import difflib
+
+    close = [k for k in difflib.get_close_matches(name, keys, n=limit, cutoff=FUZZY_CUTOFF)
+             if k not in exactish and k not in contains]
+    return (exactish + contains + sorted(close))[:limit]

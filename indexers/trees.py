@@ -1,0 +1,211 @@
+"""Repository-provided tree/concept JSON files (the `index.trees` setting points at them).
+
+Format (see the spec's `examples/*.json`):
+    {"version": 1, "rootId": "...", "nodes": [{"id", "title", "excerpt", "bodyMD", "children",
+     "links", "inputs", "outputs", "assumptions", "validity", "deterministic", "tolerance",
+     "environment", "dependencies", "evidence", ...}]}
+
+Each node becomes one `tree_node` chunk (title, excerpt, summary, body) and one `TreeNode`
+record that keeps the DAG full-access checklist fields verbatim, so the export can check them.
+Pure: text in, records out.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any, Final
+
+from helix.core.hashing import digest, short_id
+from helix.core.schemas import Chunk, Frozen, node_id_tree
+
+# Fields of the DAG full-access checklist, kept as node attributes as written in the file.
+CHECKLIST_FIELDS = (
+    "inputs", "outputs", "assumptions", "validity", "deterministic", "tolerance",
+    "environment", "dependencies", "evidence",
+)
+# Other descriptive fields kept as attributes.
+EXTRA_FIELDS = ("nodeType", "tags", "predictability", "summary", "slug")
+TREE_CHUNK_KIND: Final = "tree_node"
+PARENT_REL = "parent"
+
+
+class TreeFormatError(ValueError):
+    """A tree file that is not a tree (bad JSON, no `nodes` list, node without `id`)."""
+
+
+class TreeLink(Frozen):
+    rel: str
+    to: str  # graph node id of the target (tree:<file>#<id>)
+    target_id: str  # the id as written
+
+
+class TreeNode(Frozen):
+    node_id: str
+    tree_file: str
+    local_id: str
+    title: str
+    start_line: int
+    end_line: int
+    content_hash: str
+    chunk_id: str
+    is_root: bool
+    children: tuple[str, ...]  # graph node ids, in file order
+    links: tuple[TreeLink, ...]
+    checklist: dict[str, Any]  # CHECKLIST_FIELDS present in the node, verbatim
+    extra: dict[str, Any]  # EXTRA_FIELDS present in the node, verbatim
+    text: str  # what the chunk holds; the graph scans it for symbol names
+
+
+def is_tree_file(path: str, patterns: Sequence[str]) -> bool:
+    """True when the repository-relative POSIX path matches one of the `index.trees` globs."""
+    return any(fnmatch.fnmatchcase(path, pattern[2:] if pattern.startswith("./") else pattern)
+               for pattern in patterns)
+
+
+def tree_chunk_id(tree_file: str, local_id: str, content_hash: str) -> str:
+    return short_id(tree_file, TREE_CHUNK_KIND, local_id, content_hash)
+
+
+def _as_text(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _node_text(node: dict[str, Any]) -> str:
+    parts = [_as_text(node.get("title")) or _as_text(node.get("id"))]
+    excerpt = _as_text(node.get("excerpt"))
+    summary = _as_text(node.get("summary"))
+    parts.append(excerpt)
+    if summary and summary != excerpt:
+        parts.append(summary)
+    parts.append(_as_text(node.get("bodyMD")))
+    tags = node.get("tags")
+    if isinstance(tags, list) and tags:
+        parts.append("Tags: " + ", ".join(str(t) for t in tags))
+    return "\n\n".join(p for p in parts if p)
+
+
+def _id_lines(text: str, ids: Iterable[str]) -> dict[str, int]:
+    """1-based line of each node's `"id": "<id>"` in the file (first occurrence)."""
+    line_starts = [0]
+    for match in re.finditer("\n", text):
+        line_starts.append(match.end())
+    out: dict[str, int] = {}
+    for local_id in ids:
+        pattern = r'"id"\s*:\s*' + re.escape(json.dumps(local_id, ensure_ascii=False))
+        found = re.search(pattern, text) or re.search(
+            r'"id"\s*:\s*' + re.escape(json.dumps(local_id)), text)
+        if found is None:
+            continue
+        offset = found.start()
+        lo, hi = 0, len(line_starts) - 1
+        while lo < hi:  # last line start <= offset
+            mid = (lo + hi + 1) // 2
+            if line_starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        out[local_id] = lo + 1
+    return out
+
+
+def _load(path: str, text: str) -> tuple[str | None, list[dict[str, Any]]]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TreeFormatError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("nodes"), list):
+        raise TreeFormatError(f"{path}: a tree file needs a top-level 'nodes' list")
+    nodes = data["nodes"]
+    for position, node in enumerate(nodes):
+        if not isinstance(node, dict) or not isinstance(node.get("id"), str) or not node["id"]:
+            raise TreeFormatError(f"{path}: node #{position} has no string 'id'")
+    root = data.get("rootId")
+    return (root if isinstance(root, str) else None), nodes
+
+
+def parse_tree_file(path: str, text: str) -> tuple[list[Chunk], list[TreeNode]]:
+    """Chunks (kind `tree_node`) and node records of one tree file, in file order.
+
+    A node id that appears twice keeps its first occurrence. Raises TreeFormatError.
+    """
+    root_id, raw_nodes = _load(path, text)
+    seen: set[str] = set()
+    unique: list[dict[str, Any]] = []
+    for node in raw_nodes:
+        if node["id"] not in seen:
+            seen.add(node["id"])
+            unique.append(node)
+    if root_id is None and unique:
+        root_id = unique[0]["id"]
+    lines = _id_lines(text, [n["id"] for n in unique])
+    total_lines = text.count("\n") + 1
+    starts = [lines.get(n["id"], 1) for n in unique]
+    chunks: list[Chunk] = []
+    records: list[TreeNode] = []
+    for position, node in enumerate(unique):
+        local_id = node["id"]
+        start = starts[position]
+        later = [s for s in starts[position + 1:] if s > start]
+        end = (min(later) - 1) if later else total_lines
+        body = _node_text(node)
+        content_hash = digest(body)
+        node_id = node_id_tree(path, local_id)
+        chunk_id = tree_chunk_id(path, local_id, content_hash)
+        title = _as_text(node.get("title")) or local_id
+        chunks.append(Chunk(
+            id=chunk_id, path=path, kind=TREE_CHUNK_KIND, lang="json", start_line=start,
+            end_line=max(start, end), text=body, content_hash=content_hash,
+            heading_path=(title,), node_id=node_id,
+        ))
+        children = tuple(
+            node_id_tree(path, child) for child in node.get("children") or []
+            if isinstance(child, str) and child in seen and child != local_id
+        )
+        links = tuple(
+            TreeLink(rel=str(link.get("rel") or link.get("edgeType") or "link"),
+                     to=node_id_tree(path, link["to"]), target_id=link["to"])
+            for link in node.get("links") or []
+            if isinstance(link, dict) and isinstance(link.get("to"), str)
+        )
+        records.append(TreeNode(
+            node_id=node_id, tree_file=path, local_id=local_id, title=title,
+            start_line=start, end_line=max(start, end), content_hash=content_hash,
+            chunk_id=chunk_id, is_root=local_id == root_id, children=children, links=links,
+            checklist={k: node[k] for k in CHECKLIST_FIELDS if k in node},
+            extra={k: node[k] for k in EXTRA_FIELDS if k in node},
+            text=body,
+        ))
+    return chunks, records
+
+
+def containment_edges(nodes: Sequence[TreeNode]) -> list[tuple[str, str]]:
+    """(parent, child) pairs of one or more trees: from `children`, plus `parent` links for
+    nodes no `children` list names. Each child keeps one parent (the first in file order),
+    so containment stays a tree; sorted for determinism."""
+    known = {n.node_id for n in nodes}
+    parent_of: dict[str, str] = {}
+    for node in nodes:
+        for child in node.children:
+            if child in known and child not in parent_of:
+                parent_of[child] = node.node_id
+    for node in nodes:
+        if node.node_id in parent_of or node.is_root:
+            continue
+        for link in node.links:
+            if link.rel == PARENT_REL and link.to in known and link.to != node.node_id:
+                parent_of[node.node_id] = link.to
+                break
+    # Break any cycle a hand-written file may contain: walk up, drop the closing edge.
+    for child in sorted(parent_of):
+        seen = {child}
+        current = parent_of.get(child)
+        while current is not None:
+            if current in seen:
+                parent_of.pop(child, None)
+                break
+            seen.add(current)
+            current = parent_of.get(current)
+    return sorted((parent, child) for child, parent in parent_of.items())
