@@ -60,6 +60,15 @@ class RetrievalSettings(_Frozen):
     token_budget: int = 3500
     proof_spans_per_doc: int = 2
     tree_walk_mode: Literal["root->anchor", "full_path"] = "root->anchor"
+    # Controller internals (engineer D): new evidence admitted per step, sense detection and
+    # scoring, clarifier size, tree walk size, compaction excerpts.
+    per_step_evidence: int = 8
+    sense_proof_weight: float = 2.0
+    sense_merge_jaccard: float = 0.2
+    clarify_evidence: int = 3
+    tree_walk_anchors: int = 3
+    tree_walk_max_nodes: int = 40
+    excerpt_context_lines: int = 3
 
 
 class SynthesisSettings(_Frozen):
