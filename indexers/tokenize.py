@@ -1,0 +1,90 @@
+"""Code-aware tokenizer shared by the BM25 index and its queries.
+
+Rules (deterministic, documented because the index and every query must agree):
+- A word is an identifier (`[^\\W\\d]\\w*`), a dotted name (`os.path.join`) or a run of digits.
+- Everything is lowercased. An identifier is kept whole (`getusername`, `get_user_name`) AND
+  split into its parts: snake_case on `_`, camelCase/PascalCase on case changes (acronyms kept
+  together: `HTTPServerError` -> `http`, `server`, `error`), digits split off (`utf8` -> `utf`).
+- A dotted name yields the whole dotted name, then each piece as above (`os.path.join` ->
+  `os.path.join`, `os`, `path`, `join`), so a query for the full name scores an exact match higher.
+- Tokens of one character are dropped, and so is a small list of English function words.
+  Python keywords that are also plain English (`and`, `for`, `if`, `in`, `is`, `not`, `or`,
+  `with`, `from`, `as`) are dropped too: they are in nearly every code chunk, so they carry no
+  signal. Code-only keywords (`def`, `class`, `return`, `yield`, `import`, `raise`, `lambda`,
+  `async`, `await`, `none`, `true`, `false`, `self`, `try`, `except`) and builtins that read
+  like English (`all`, `any`) are kept.
+
+Fast path: the expansion of each distinct word is memoised, since identifiers repeat a lot.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*|\d+")
+# camelCase / PascalCase / acronym / digit parts of one underscore-free ASCII segment
+_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_SPLITTABLE = re.compile(r"[_0-9]|[a-z][A-Z]|[A-Z][A-Z][a-z]")
+
+_STOPWORD_TEXT = """
+    a an the of to in on at by for with from into onto as about over under than then
+    and or but nor not no so if is are was were be been being am it its this that these those
+    there here do does did done has have had having can could should would will shall may might
+    must what which who whom whose where when how why i me my we us our you your he him his she
+    her they them their also just only very some such each both more most other same own
+    too again once further up down out off via per yet
+"""
+STOPWORDS: frozenset[str] = frozenset(_STOPWORD_TEXT.split())
+
+MIN_TOKEN_CHARS = 2
+_MEMO_LIMIT = 500_000
+_memo: dict[str, tuple[str, ...]] = {}
+
+
+def _keep(token: str) -> bool:
+    return len(token) >= MIN_TOKEN_CHARS and token not in STOPWORDS
+
+
+def _segment_parts(segment: str) -> list[str]:
+    if not segment.isascii():
+        return [segment.lower()]
+    return [part.lower() for part in _PART.findall(segment)]
+
+
+def _expand_identifier(ident: str, out: list[str]) -> None:
+    whole = ident.lower()
+    out.append(whole)
+    if not _SPLITTABLE.search(ident):
+        return
+    for segment in ident.split("_"):
+        if not segment:
+            continue
+        for part in _segment_parts(segment):
+            if part != whole:
+                out.append(part)
+
+
+def _expand(word: str) -> tuple[str, ...]:
+    out: list[str] = []
+    if "." in word:
+        out.append(word.lower())
+        for piece in word.split("."):
+            _expand_identifier(piece, out)
+    else:
+        _expand_identifier(word, out)
+    return tuple(token for token in out if _keep(token))
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercased code-aware tokens of `text`, in order of appearance (see module docstring)."""
+    memo = _memo
+    tokens: list[str] = []
+    for word in _WORD.findall(text):
+        expanded = memo.get(word)
+        if expanded is None:
+            expanded = _expand(word)
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            memo[word] = expanded
+        tokens.extend(expanded)
+    return tokens

@@ -1,0 +1,139 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from indexers.bm25 import BM25Index, RankBM25Reference
+from indexers.tokenize import tokenize
+
+DOCS = {
+    "a": "def retry_policy(attempts): decide how many times to retry a request",
+    "b": "class HTTPServerError(Exception): raised when the server fails",
+    "c": "the retry loop sleeps between attempts using the backoff policy",
+    "d": "unrelated text about parsing json documents",
+}
+
+
+def _build(docs: dict[str, str]) -> BM25Index:
+    ids = sorted(docs)
+    return BM25Index.build(ids, [tokenize(docs[i]) for i in ids])
+
+
+def test_search_ranks_matching_chunks() -> None:
+    index = _build(DOCS)
+    hits = index.search("retry policy", 10)
+    assert [h[0] for h in hits][:2] in (["a", "c"], ["c", "a"])
+    assert all(score > 0 for _, score in hits)
+    assert {h[0] for h in hits} == {"a", "c"}
+    assert index.search("HTTPServerError", 3)[0][0] == "b"
+    assert index.search("server error", 3)[0][0] == "b"
+
+
+def test_empty_and_unknown_queries() -> None:
+    index = _build(DOCS)
+    assert index.search("", 5) == []
+    assert index.search("the of is", 5) == []
+    assert index.search("zzzunknownzzz", 5) == []
+    assert index.search("retry", 0) == []
+
+
+def test_ties_broken_by_id_ascending() -> None:
+    docs = {f"id{n:02d}": "same words here" for n in (7, 3, 11, 1, 5)}
+    index = _build(docs)
+    hits = index.search("words", 3)
+    assert [h[0] for h in hits] == ["id01", "id03", "id05"]
+    assert len({score for _, score in hits}) == 1
+
+
+def test_empty_corpus_and_empty_documents() -> None:
+    empty = BM25Index.build([], [])
+    assert len(empty) == 0 and empty.search("anything", 5) == []
+    blank = BM25Index.build(["x", "y"], [[], []])
+    assert blank.search("anything", 5) == []
+
+
+def test_bad_build_input() -> None:
+    with pytest.raises(ValueError):
+        BM25Index.build(["a"], [])
+    with pytest.raises(ValueError):
+        BM25Index.build(["a", "a"], [["x"], ["y"]])
+
+
+def test_save_load_round_trip(tmp_path: Path) -> None:
+    index = _build(DOCS)
+    index.save(tmp_path / "bm25")
+    loaded = BM25Index.load(tmp_path / "bm25")
+    assert len(loaded) == len(index)
+    for query in ("retry policy", "server", "json parsing", "attempts backoff"):
+        assert loaded.search(query, 4) == index.search(query, 4)
+
+
+def test_load_rejects_inconsistent_files(tmp_path: Path) -> None:
+    _build(DOCS).save(tmp_path)
+    (tmp_path / "bm25_ids.json").write_text(json.dumps(["a"]), "utf-8")
+    with pytest.raises(ValueError):
+        BM25Index.load(tmp_path)
+    with pytest.raises(OSError):
+        BM25Index.load(tmp_path / "missing")
+
+
+def test_scores_equal_reference_on_small_corpus() -> None:
+    ids = sorted(DOCS)
+    tokens = [tokenize(DOCS[i]) for i in ids]
+    ours = BM25Index.build(ids, tokens, idf="okapi")
+    ref = RankBM25Reference.build(ids, tokens)
+    for query in ("retry policy", "server error", "json"):
+        a, b = ours.search(query, 4), ref.search(query, 4)
+        assert [x for x, _ in a] == [x for x, _ in b]
+        assert [s for _, s in a] == pytest.approx([s for _, s in b], rel=1e-5)
+
+
+def _networkx_chunks() -> tuple[list[str], list[list[str]]]:
+    import networkx
+
+    root = Path(networkx.__file__).parent
+    ids: list[str] = []
+    tokens: list[list[str]] = []
+    for path in sorted(root.rglob("*.py")):
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        rel = path.relative_to(root).as_posix()
+        for start in range(0, len(lines), 40):
+            ids.append(f"{rel}:{start + 1}")
+            tokens.append(tokenize("\n".join(lines[start:start + 40])))
+    return ids, tokens
+
+
+NETWORKX_QUERIES = [
+    "shortest path dijkstra", "breadth first search", "minimum spanning tree kruskal",
+    "pagerank alpha personalization", "connected components", "topological sort cycle",
+    "read edgelist file", "write graphml", "adjacency matrix numpy", "betweenness centrality",
+    "maximum flow capacity", "bipartite matching", "isomorphism vf2", "clustering coefficient",
+    "random graph erdos renyi", "add_edge weight attribute", "node degree sequence",
+    "strongly connected components tarjan", "graph coloring greedy", "minimum cut stoer wagner",
+    "NetworkXError not implemented", "DiGraph reverse copy", "relabel nodes mapping",
+    "convert to undirected", "planarity check", "eulerian circuit", "k core decomposition",
+    "community louvain modularity", "bellman ford negative cycle", "astar heuristic",
+    "laplacian matrix eigenvalues", "dag longest path", "tree is_arborescence",
+]
+
+
+def _overlaps(ours: BM25Index, ref: RankBM25Reference) -> list[int]:
+    overlaps = []
+    for query in NETWORKX_QUERIES:
+        a = {x for x, _ in ours.search(query, 10)}
+        b = {x for x, _ in ref.search(query, 10)}
+        assert len(a) == 10 and len(b) == 10
+        overlaps.append(len(a & b))
+    return overlaps
+
+
+def test_agrees_with_rank_bm25_on_networkx() -> None:
+    ids, tokens = _networkx_chunks()
+    assert len(ids) > 1000
+    ref = RankBM25Reference.build(ids, tokens)
+    default = _overlaps(BM25Index.build(ids, tokens), ref)
+    assert sum(default) / len(default) >= 8.0
+    okapi = _overlaps(BM25Index.build(ids, tokens, idf="okapi"), ref)
+    assert sum(okapi) / len(okapi) >= 9.8
