@@ -1,0 +1,264 @@
+"""Run eval suites in dry-run mode: index each repository once, ask every question twice.
+
+The scoring is pure (`evals.metrics`); this module does the I/O: resolving a case's `repo`
+to a directory, building or refreshing its index, calling the controller, timing each call.
+Continuity suites are handed to the session lane's scenario runner case by case.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from evals.baseline_bm25 import BM25Files
+from evals.metrics import CaseResult, aggregate, error_result, score_case, stop_reasons
+from evals.suites import FIXTURES_DIR, Case, Suite
+from helix.core.config import HelixConfig, helix_home, load_config
+from helix.core.envelope import Envelope
+from helix.core.errors import BadPathError, HelixError
+from helix.core.schemas import Frozen
+
+SELF_ROOT = Path(__file__).resolve().parent.parent
+EVAL_REPOS = "eval-repos"
+_COPY_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc")
+
+AskFn = Callable[[str], Envelope]  # one dry run of a question against a prepared repository
+Timer = Callable[[], float]  # seconds, monotonic
+
+
+class SuiteResult(Frozen):
+    name: str
+    kind: str
+    cases: tuple[CaseResult, ...] = ()
+    totals: dict[str, float | int | None] = Field(default_factory=dict)
+    stop_reasons: dict[str, int] = Field(default_factory=dict)
+    bm25_files: dict[str, Any] | None = None  # the plain BM25-over-files baseline, same cases
+    continuity: dict[str, Any] | None = None  # per-case and per-transition-class results
+
+
+class RunResult(Frozen):
+    label: str  # the configuration's name ("default", a candidate file's stem ...)
+    overrides: dict[str, Any]
+    config_hash: str
+    no_embed: bool
+    suites: tuple[SuiteResult, ...]
+
+
+# ---- repositories -------------------------------------------------------------------------
+
+def networkx_source() -> Path:
+    import networkx
+
+    return Path(networkx.__file__).resolve().parent
+
+
+def materialize_networkx(home: Path | None = None) -> Path:
+    """Copy the installed networkx package to $HELIX_HOME/eval-repos/networkx once."""
+    import networkx
+
+    target = (home or helix_home()) / EVAL_REPOS / "networkx"
+    marker = target / ".helix-eval-source"
+    stamp = f"networkx {networkx.__version__} {networkx_source()}"
+    if marker.is_file() and marker.read_text(encoding="utf-8") == stamp:
+        return target
+    tmp = target.with_name(f"networkx.tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(networkx_source(), tmp, ignore=_COPY_IGNORE)
+    (tmp / ".helix-eval-source").write_text(stamp, encoding="utf-8")
+    shutil.rmtree(target, ignore_errors=True)
+    os.replace(tmp, target)
+    return target
+
+
+def resolve_repo(spec: str, *, fixtures_dir: Path = FIXTURES_DIR) -> Path:
+    """`self`, `networkx`, `fixture:<name>` or a directory path -> an existing directory."""
+    if spec == "self":
+        return SELF_ROOT
+    if spec == "networkx":
+        return materialize_networkx()
+    if spec.startswith("fixture:"):
+        path = fixtures_dir / spec.split(":", 1)[1]
+    else:
+        path = Path(spec).expanduser()
+    if not path.is_dir():
+        raise BadPathError(f"eval repository not found: {spec} ({path})")
+    return path.resolve()
+
+
+# ---- configuration ------------------------------------------------------------------------
+
+def eval_config(root: Path, overrides: Mapping[str, Any], *, no_embed: bool) -> HelixConfig:
+    flags = dict(overrides)
+    if no_embed:
+        flags["index.embed_enabled"] = False
+    return load_config(root, flags=flags)
+
+
+def has_embeddings(index: Any) -> bool:
+    """Whether the built index holds any chunk vectors (so a query embedder is worth loading)."""
+    for name in ("embedded_count", "dense_count", "n_embedded"):
+        value = getattr(index, name, None)
+        if isinstance(value, int):
+            return value > 0
+    dense = getattr(index, "dense", None)
+    if dense is not None:
+        try:
+            return len(dense) > 0
+        except TypeError:
+            return True
+    return False
+
+
+class PreparedRepo:
+    """One repository's index and the dry-run function over it (built once per run)."""
+
+    def __init__(self, root: Path, overrides: Mapping[str, Any], *, no_embed: bool) -> None:
+        from indexers.build import ensure_index
+
+        self.root = root
+        self.config = eval_config(root, overrides, no_embed=no_embed)
+        self.index, self.report = ensure_index(root, self.config)
+        self.embedder: Any = None
+        if not no_embed and has_embeddings(self.index):
+            from indexers.encoder import query_embedder
+
+            self.embedder = query_embedder(self.config.index)
+
+    def ask(self, question: str) -> Envelope:
+        from controller.driver import run_controller
+
+        from helix.core.ports import SystemClock
+
+        return run_controller(question, self.index, self.config,
+                              query_embedder=self.embedder, clock=SystemClock())
+
+
+# ---- running ------------------------------------------------------------------------------
+
+def run_cases(suite_name: str, cases: Sequence[Case], ask_for: Callable[[str], AskFn],
+              timer: Timer = time.perf_counter) -> list[CaseResult]:
+    """Ask each case's question twice (hash stability) and score it; errors become failures."""
+    results: list[CaseResult] = []
+    for case in cases:
+        try:
+            ask = ask_for(case.repo)
+            start = timer()
+            first = ask(case.question)
+            middle = timer()
+            second = ask(case.question)
+            end = timer()
+        except HelixError as exc:
+            results.append(error_result(case, suite_name, f"{type(exc).__name__}: {exc}"))
+            continue
+        results.append(score_case(case, suite_name, first, second,
+                                  time_ms=(middle - start) * 1000.0,
+                                  time_ms_repeat=(end - middle) * 1000.0))
+    return results
+
+
+def bm25_files_report(cases: Sequence[Case], root_for: Callable[[str], Path]) -> dict[str, Any]:
+    """The plain BM25-over-whole-files baseline on the same cases (file expectations only)."""
+    baselines: dict[str, BM25Files] = {}
+    ranks: dict[str, int | None] = {}
+    for case in cases:
+        if not case.expect.files:
+            continue
+        if case.repo not in baselines:
+            baselines[case.repo] = BM25Files.build(root_for(case.repo))
+        ranks[case.id] = baselines[case.repo].file_rank(case.question, case.expect.files)
+    return BM25Files.summarize(ranks)
+
+
+def continuity_report(raw_cases: Sequence[dict[str, Any]],
+                      run_case: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+    """Run each scenario; pass rates per case and per transition class (T1..T10)."""
+    rows: list[dict[str, Any]] = []
+    by_class: dict[str, list[bool]] = {}
+    for case in raw_cases:
+        try:
+            outcome = run_case(case)
+        except HelixError as exc:
+            outcome = {"id": case.get("id", "?"), "passed": False, "per_turn": [],
+                       "transition_classes": case.get("transition_classes", []),
+                       "error": f"{type(exc).__name__}: {exc}"}
+        passed = bool(outcome.get("passed"))
+        classes = outcome.get("transition_classes") or []
+        if isinstance(classes, Mapping):
+            for name, ok in classes.items():
+                by_class.setdefault(str(name), []).append(bool(ok))
+        else:
+            for name in classes:
+                by_class.setdefault(str(name), []).append(passed)
+        rows.append({"id": outcome.get("id", case.get("id")), "passed": passed,
+                     "transition_classes": classes, "error": outcome.get("error"),
+                     "per_turn": outcome.get("per_turn", [])})
+    rates = {name: {"cases": len(flags), "passed": sum(flags),
+                    "pass_rate": round(sum(flags) / len(flags), 4)}
+             for name, flags in sorted(by_class.items(), key=lambda kv: _class_key(kv[0]))}
+    total = len(rows)
+    return {"cases": rows, "by_class": rates,
+            "pass_rate": round(sum(r["passed"] for r in rows) / total, 4) if total else None}
+
+
+def _class_key(name: str) -> tuple[int, str]:
+    digits = "".join(ch for ch in name if ch.isdigit())
+    return (int(digits) if digits else 10**6, name)
+
+
+class Runner:
+    """Runs suites with one configuration; repositories are resolved and indexed once."""
+
+    def __init__(self, overrides: Mapping[str, Any] | None = None, *, no_embed: bool = False,
+                 label: str = "default", bm25_files: bool = True) -> None:
+        self.overrides = dict(overrides or {})
+        self.no_embed = no_embed
+        self.label = label
+        self.bm25_files = bm25_files
+        self._roots: dict[str, Path] = {}
+        self._prepared: dict[Path, PreparedRepo] = {}
+
+    def root(self, spec: str) -> Path:
+        if spec not in self._roots:
+            self._roots[spec] = resolve_repo(spec)
+        return self._roots[spec]
+
+    def prepared(self, spec: str) -> PreparedRepo:
+        root = self.root(spec)
+        if root not in self._prepared:
+            self._prepared[root] = PreparedRepo(root, self.overrides, no_embed=self.no_embed)
+        return self._prepared[root]
+
+    def ask_for(self, spec: str) -> AskFn:
+        return self.prepared(spec).ask
+
+    def run_suite(self, suite: Suite) -> SuiteResult:
+        if suite.kind == "continuity":
+            return SuiteResult(name=suite.name, kind=suite.kind,
+                               continuity=continuity_report(suite.raw_cases, self._run_scenario))
+        results = run_cases(suite.name, suite.cases, self.ask_for)
+        baseline = bm25_files_report(suite.cases, self.root) if self.bm25_files else None
+        return SuiteResult(name=suite.name, kind=suite.kind, cases=tuple(results),
+                           totals=aggregate(results), stop_reasons=stop_reasons(results),
+                           bm25_files=baseline)
+
+    def _run_scenario(self, case: dict[str, Any]) -> dict[str, Any]:
+        from helix.session.scenarios import run_case
+
+        root = self.root(str(case.get("repo", "fixture:matrix_repo")))
+        config = eval_config(root, self.overrides, no_embed=self.no_embed)
+        return dict(run_case(case, root=root, config=config))
+
+    def run(self, suites: Sequence[Suite]) -> RunResult:
+        flags = dict(self.overrides)
+        if self.no_embed:
+            flags["index.embed_enabled"] = False
+        config = load_config(None, flags=flags)
+        return RunResult(label=self.label, overrides=self.overrides,
+                         config_hash=config.evidence_hash, no_embed=self.no_embed,
+                         suites=tuple(self.run_suite(s) for s in suites))
