@@ -26,14 +26,15 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
+from controller.continuity.caps import CAPS
 from helix.core.schemas import Frozen
 
 STATE_SCHEMA_VERSION = "helix-continuity-state/1"
 
-# Canonical runtime constants owned by the shared continuity state (umbrella table).
-RECENT_ACTION_TRACE_MAX_ENTRIES = 5
+# Canonical runtime constants (umbrella table) live in caps.py; named here for the validators.
+RECENT_ACTION_TRACE_MAX_ENTRIES = CAPS.recent_action_trace_max_entries
 # "small fixed window" of accepted / rejected choice ids (umbrella Step 1).
-RECENT_CHOICE_WINDOW = 5
+RECENT_CHOICE_WINDOW = CAPS.recent_choice_window
 # A numbered list never holds more items than the controller's evidence cap.
 OPTION_SET_MAX_ITEMS = 24
 # Option sets kept for recap and staleness checks; only the active one is selectable.
@@ -244,6 +245,21 @@ class PendingState(_Owned):
     option_set_id: str | None = None
 
 
+class LoopGuardState(_Owned):
+    """The selection lane's loop guard for the current unresolved option-set cycle: a repeat of
+    the same cycle does not re-call the LLM and keeps the prior suggestion order."""
+
+    OWNER: ClassVar[str] = "controller.continuity.selection"
+    key: str
+    loop_cycle_id: str
+    option_set_id: str
+    scope: str
+    suggestion_order: tuple[str, ...]  # candidate ids, as suggested last time
+    llm_calls: int = 0
+    llm_failed: bool = False
+    turn_id: int
+
+
 class ContinuityState(_Owned):
     """`assistant_session_state`: the architectural owner of cross-turn continuity."""
 
@@ -277,6 +293,7 @@ class ContinuityState(_Owned):
     option_sets: tuple[OptionSet, ...] = Field(default=(), max_length=OPTION_SETS_KEPT)
     focus: FocusState = FocusState()
     pending: PendingState | None = None
+    selection_loop_guard: LoopGuardState | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> ContinuityState:
@@ -324,6 +341,7 @@ STATE_OWNERS: dict[str, str] = {
     "option_sets": OptionSet.OWNER,
     "focus": FocusState.OWNER,
     "pending": PendingState.OWNER,
+    "selection_loop_guard": LoopGuardState.OWNER,
 }
 
 
