@@ -1,0 +1,21 @@
+; JavaScript (+ JSX): definitions, calls, heritage, imports / require / re-exports.
+(class_declaration name: (identifier) @name) @definition.class
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+(method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.function
+(lexical_declaration
+  (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)])) @definition.function
+(variable_declaration
+  (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)])) @definition.function
+
+(call_expression function: (identifier) @reference.call)
+(call_expression function: (member_expression property: (property_identifier) @reference.call))
+(new_expression constructor: (identifier) @reference.call)
+(class_heritage (identifier) @reference.type)
+
+(import_statement) @import
+(export_statement source: (string)) @import
+(call_expression
+  function: (identifier) @_require
+  arguments: (arguments . (string) @import.require)
+  (#eq? @_require "require"))

@@ -1,0 +1,378 @@
+"""Tree-sitter definitions and references, from one parse and one query run per file.
+
+Queries live in `indexers/queries/<lang>.scm` and use these captures:
+    @definition.<kind> + @name   a definition (kind: class, function, struct, interface, enum,
+                                 type, module; `impl` is a Rust impl block: a qualname prefix
+                                 for its methods, not a definition itself)
+    @receiver, @type_body        Go: the method's receiver type, the type spec's body
+    @reference.<kind>            a reference's name node (call, type, name)
+    @import / @import.require    an import statement (parsed here per language) / a require()
+A "function" whose nearest enclosing definition is class-like becomes a "method"; qualnames join
+names with "." (`Class.method`, Go `Recv.Method`, Rust `Type.method`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any, cast
+
+from tree_sitter import Node, Parser, Query, QueryCursor
+
+from helix.core.schemas import DefKind, Frozen, RefKind, SymbolDef, SymbolRef, node_id_def
+
+# Languages whose grammar reuses another language's query file.
+QUERY_FILE = {"tsx": "typescript"}
+CLASS_LIKE: frozenset[str] = frozenset({"class", "struct", "interface", "enum", "impl"})
+# Nodes directly above a definition that belong to its chunk (doc comments, attributes).
+LEADING_NODES = frozenset(
+    {"comment", "line_comment", "block_comment", "attribute_item", "decorator", "annotation"}
+)
+# Node types whose parent is the real extent of the definition.
+WRAPPERS = frozenset({"decorated_definition"})
+GO_TYPE_KINDS: dict[str, DefKind] = {"struct_type": "struct", "interface_type": "interface"}
+
+
+class DefSpan(Frozen):
+    """A definition as the chunker needs it (lines are 1-based, inclusive)."""
+
+    qualname: str
+    kind: DefKind
+    start_line: int  # the definition itself (decorators included)
+    end_line: int
+    chunk_start: int  # start_line moved up over adjacent leading comments / attributes
+    parent: str | None  # qualname of the enclosing definition, if any
+
+
+class FileSymbols(Frozen):
+    spans: tuple[DefSpan, ...]  # sorted by (start_line, -end_line, qualname)
+    defs: tuple[SymbolDef, ...]
+    refs: tuple[SymbolRef, ...]
+
+
+@cache
+def _tools(lang: str) -> tuple[Parser, Query]:
+    from tree_sitter_language_pack import get_language, get_parser
+
+    name = QUERY_FILE.get(lang, lang)
+    source = resources.files("indexers").joinpath("queries", f"{name}.scm").read_text("utf-8")
+    return get_parser(cast(Any, lang)), Query(get_language(cast(Any, lang)), source)
+
+
+def supported(lang: str | None) -> bool:
+    if lang is None:
+        return False
+    return resources.files("indexers").joinpath(
+        "queries", f"{QUERY_FILE.get(lang, lang)}.scm"
+    ).is_file()
+
+
+def _text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", errors="replace")
+
+
+@dataclass
+class _RawDef:
+    node: Node  # the definition node (used for scope of references)
+    name_node: Node
+    extent: Node  # node whose lines the definition covers (decorated wrapper if any)
+    name: str
+    kind: str
+    receiver: str | None
+    qualname: str = ""
+    parent: _RawDef | None = None
+
+
+def _leading_start(extent: Node) -> int:
+    row = extent.start_point[0]
+    sibling = extent.prev_named_sibling
+    while sibling is not None and sibling.type in LEADING_NODES and sibling.end_point[0] >= row - 1:
+        row = sibling.start_point[0]
+        sibling = sibling.prev_named_sibling
+    return row
+
+
+def _raw_def(caps: dict[str, list[Node]], key: str) -> _RawDef | None:
+    node = caps[key][0]
+    names = caps.get("name")
+    if not names:
+        return None
+    kind = key.split(".", 1)[1]
+    body = caps.get("type_body")
+    if body:
+        kind = GO_TYPE_KINDS.get(body[0].type, "type")
+    receiver = caps.get("receiver")
+    extent = node.parent if node.parent is not None and node.parent.type in WRAPPERS else node
+    owner = _text(receiver[0]) if receiver else None
+    return _RawDef(node, names[0], extent, _text(names[0]), kind, owner)
+
+
+def _qualify(raw: list[_RawDef]) -> list[_RawDef]:
+    """Nest by byte containment and give every definition its qualname."""
+    raw.sort(key=lambda d: (d.extent.start_byte, -d.extent.end_byte, d.name))
+    stack: list[_RawDef] = []
+    for item in raw:
+        while stack and stack[-1].extent.end_byte <= item.extent.start_byte:
+            stack.pop()
+        item.parent = stack[-1] if stack else None
+        parts = item.name.replace("::", ".").split(".")
+        item.name = parts[-1]
+        prefix = ".".join(parts[:-1])
+        if item.receiver:
+            prefix = item.receiver
+        elif item.parent is not None:
+            prefix = ".".join(p for p in (item.parent.qualname, prefix) if p)
+        item.qualname = f"{prefix}.{item.name}" if prefix else item.name
+        if item.kind == "function" and (
+            item.receiver or (item.parent is not None and item.parent.kind in CLASS_LIKE)
+        ):
+            item.kind = "method"
+        stack.append(item)
+    return raw
+
+
+def _scope_of(item: _RawDef, known: set[str]) -> str | None:
+    """The enclosing definition's qualname; a method's type when it is defined in this file."""
+    parent = item.parent
+    if parent is not None and parent.kind != "impl":
+        return parent.qualname
+    owner = item.qualname.rpartition(".")[0]
+    return owner if owner and owner in known else None
+
+
+def _scopes(defs: list[_RawDef], positions: list[int]) -> list[str | None]:
+    """Innermost definition (by its own node) enclosing each byte position (positions sorted)."""
+    ordered = sorted(
+        (d for d in defs if d.kind != "impl"),
+        key=lambda d: (d.node.start_byte, -d.node.end_byte, d.qualname),
+    )
+    out: list[str | None] = []
+    stack: list[_RawDef] = []
+    i = 0
+    for pos in positions:
+        while i < len(ordered) and ordered[i].node.start_byte <= pos:
+            while stack and stack[-1].node.end_byte <= ordered[i].node.start_byte:
+                stack.pop()
+            stack.append(ordered[i])
+            i += 1
+        while stack and stack[-1].node.end_byte <= pos:
+            stack.pop()
+        out.append(stack[-1].qualname if stack else None)
+    return out
+
+
+# ---- imports: (name, module) pairs per language -------------------------------------------
+
+def _unquote(text: str) -> str:
+    return text.strip().strip("\"'`<>")
+
+
+def _python_imports(node: Node) -> list[tuple[str, str]]:
+    if node.type == "import_statement":
+        out = []
+        for child in node.children_by_field_name("name"):
+            target = child.child_by_field_name("name") if child.type == "aliased_import" else child
+            dotted = _text(target) if target is not None else _text(child)
+            out.append((dotted, dotted))
+        return out
+    module_node = node.child_by_field_name("module_name")
+    module = _text(module_node) if module_node is not None else "__future__"
+    names = []
+    for child in node.children_by_field_name("name"):
+        target = child.child_by_field_name("name") if child.type == "aliased_import" else child
+        names.append(_text(target) if target is not None else _text(child))
+    if any(child.type == "wildcard_import" for child in node.named_children):
+        names.append("*")
+    return [(name, module) for name in names]
+
+
+def _js_imports(node: Node) -> list[tuple[str, str]]:
+    if node.type == "string":  # require("x")
+        module = _unquote(_text(node))
+        return [(module, module)]
+    source = node.child_by_field_name("source")
+    if source is None:
+        return []
+    module = _unquote(_text(source))
+    names: list[str] = []
+    for child in node.named_children:
+        if child.type == "import_clause":
+            for part in child.named_children:
+                if part.type == "identifier":
+                    names.append(_text(part))
+                elif part.type == "namespace_import":
+                    names.append("*")
+                elif part.type == "named_imports":
+                    names.extend(
+                        _text(spec.child_by_field_name("name") or spec)
+                        for spec in part.named_children if spec.type == "import_specifier"
+                    )
+        elif child.type == "export_clause":
+            names.extend(
+                _text(spec.child_by_field_name("name") or spec)
+                for spec in child.named_children if spec.type == "export_specifier"
+            )
+    if not names:
+        names = ["*"] if node.type == "export_statement" else [module]
+    return [(name, module) for name in names]
+
+
+def _go_imports(node: Node) -> list[tuple[str, str]]:
+    path = node.child_by_field_name("path")
+    if path is None:
+        return []
+    module = _unquote(_text(path))
+    alias = node.child_by_field_name("name")
+    name = _text(alias) if alias is not None else ""
+    if name in ("", "_", "."):
+        name = module.rsplit("/", 1)[-1]
+    return [(name, module)]
+
+
+def _split_rust(full: str) -> tuple[str, str]:
+    module, _, name = full.rpartition("::")
+    return name, module
+
+
+def _rust_use(node: Node, prefix: str) -> list[tuple[str, str]]:
+    def join(text: str) -> str:
+        return f"{prefix}::{text}" if prefix and text else prefix or text
+
+    kind = node.type
+    if kind == "use_as_clause":
+        path = node.child_by_field_name("path")
+        return _rust_use(path, prefix) if path is not None else []
+    if kind == "scoped_use_list":
+        path = node.child_by_field_name("path")
+        inner = join(_text(path) if path is not None else "")
+        listing = node.child_by_field_name("list")
+        return _rust_use(listing, inner) if listing is not None else []
+    if kind == "use_list":
+        return [pair for child in node.named_children for pair in _rust_use(child, prefix)]
+    if kind == "use_wildcard":
+        return [("*", join(_text(node).removesuffix("*").removesuffix("::")))]
+    return [_split_rust(join(_text(node)))]
+
+
+def _rust_imports(node: Node) -> list[tuple[str, str]]:
+    argument = node.child_by_field_name("argument")
+    return _rust_use(argument, "") if argument is not None else []
+
+
+def _java_imports(node: Node) -> list[tuple[str, str]]:
+    dotted = _text(node).removeprefix("import").strip().removesuffix(";").strip()
+    dotted = dotted.removeprefix("static").strip().replace(" ", "")
+    module, _, name = dotted.rpartition(".")
+    return [(name, module)]
+
+
+def _include(node: Node) -> list[tuple[str, str]]:
+    if node.type == "string":  # ruby require
+        module = _unquote(_text(node))
+        return [(module, module)]
+    path = node.child_by_field_name("path")
+    if path is None:
+        return []
+    module = _unquote(_text(path))
+    return [(module, module)]
+
+
+IMPORT_PARSERS: dict[str, Callable[[Node], list[tuple[str, str]]]] = {
+    "python": _python_imports,
+    "javascript": _js_imports,
+    "typescript": _js_imports,
+    "tsx": _js_imports,
+    "go": _go_imports,
+    "rust": _rust_imports,
+    "java": _java_imports,
+    "c": _include,
+    "cpp": _include,
+    "ruby": _include,
+}
+
+
+# ---- the one entry point ------------------------------------------------------------------
+
+def extract(path: str, lang: str, source: bytes) -> FileSymbols:
+    """Definitions (as spans and SymbolDefs) and references of one file, from one parse."""
+    parser, query = _tools(lang)
+    tree = parser.parse(source)
+    raw: list[_RawDef] = []
+    ref_nodes: list[tuple[Node, str]] = []
+    import_nodes: list[Node] = []
+    for _, caps in QueryCursor(query).matches(tree.root_node):
+        for key, nodes in caps.items():
+            if key.startswith("definition."):
+                item = _raw_def(caps, key)
+                if item is not None:
+                    raw.append(item)
+            elif key.startswith("reference."):
+                ref_nodes.extend((node, key.split(".", 1)[1]) for node in nodes)
+            elif key in ("import", "import.require"):
+                import_nodes.extend(nodes)
+    defs = _qualify(raw)
+    known = {d.qualname for d in defs if d.kind != "impl"}
+    spans: list[DefSpan] = []
+    symbol_defs: list[SymbolDef] = []
+    name_starts: set[int] = set()
+    for item in defs:
+        if item.kind == "impl":
+            continue
+        name_starts.add(item.name_node.start_byte)
+        start = item.extent.start_point[0] + 1
+        end = item.extent.end_point[0] + 1
+        scope = _scope_of(item, known)
+        kind = cast(DefKind, item.kind)
+        spans.append(
+            DefSpan(
+                qualname=item.qualname, kind=kind, start_line=start, end_line=end,
+                chunk_start=_leading_start(item.extent) + 1, parent=scope,
+            )
+        )
+        symbol_defs.append(
+            SymbolDef(
+                name=item.name, qualname=item.qualname, kind=kind, path=path, start_line=start,
+                end_line=end, scope=scope, node_id=node_id_def(path, item.qualname),
+            )
+        )
+    refs = _references(path, lang, defs, ref_nodes, import_nodes, name_starts)
+    spans.sort(key=lambda s: (s.start_line, -s.end_line, s.qualname))
+    symbol_defs.sort(key=lambda d: (d.start_line, -d.end_line, d.qualname))
+    return FileSymbols(spans=tuple(spans), defs=tuple(symbol_defs), refs=refs)
+
+
+def _references(
+    path: str,
+    lang: str,
+    defs: list[_RawDef],
+    ref_nodes: list[tuple[Node, str]],
+    import_nodes: list[Node],
+    name_starts: set[int],
+) -> tuple[SymbolRef, ...]:
+    # (byte, line, kind, name, module); dedupe a node captured by two patterns
+    found: dict[tuple[int, str, str], tuple[int, str | None]] = {}
+    for node, kind in ref_nodes:
+        if node.start_byte in name_starts:
+            continue  # a definition's own name is not a reference
+        key = (node.start_byte, kind, _text(node))
+        found.setdefault(key, (node.start_point[0] + 1, None))
+    parse_imports = IMPORT_PARSERS.get(lang)
+    if parse_imports is not None:
+        for node in import_nodes:
+            for name, module in parse_imports(node):
+                if name:
+                    found.setdefault((node.start_byte, "import", name), (
+                        node.start_point[0] + 1, module))
+    keys = sorted(found)
+    scopes = _scopes(defs, [key[0] for key in keys])
+    refs = [
+        SymbolRef(
+            name=name, kind=cast(RefKind, kind), path=path, line=found[(pos, kind, name)][0],
+            scope=scope, module=found[(pos, kind, name)][1],
+        )
+        for (pos, kind, name), scope in zip(keys, scopes, strict=True)
+    ]
+    return tuple(refs)
+
