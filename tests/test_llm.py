@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 import pytest
 
 from helix.core.errors import (
     LLMAuthError,
     LLMEmptyError,
+    LLMError,
     LLMRateLimitError,
     LLMTimeoutError,
     LLMTransportError,
@@ -17,16 +20,17 @@ from helix.core.ports import LLM
 from helix.synthesis.llm import LiteLLMClient, map_litellm_error
 
 MESSAGES = [{"role": "system", "content": "s"}, {"role": "user", "content": "q"}]
-ARGS = {"model": "gpt-4o-mini", "timeout_s": 5.0, "max_tokens": 50, "temperature": 0.0}
+ARGS: dict[str, Any] = {"model": "gpt-4o-mini", "timeout_s": 5.0, "max_tokens": 50,
+                        "temperature": 0.0}
 
 
-def _litellm():  # type: ignore[no-untyped-def]
+def _litellm() -> Any:
     from helix.synthesis.llm import _import_litellm
 
     return _import_litellm()
 
 
-def _errors():  # type: ignore[no-untyped-def]
+def _errors() -> list[tuple[Any, type[LLMError], str]]:
     litellm = _litellm()
     kw = {"model": "gpt-4o-mini", "llm_provider": "openai"}
     forbidden = httpx.Response(403, request=httpx.Request("POST", "http://x"))

@@ -140,7 +140,7 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
         return SynthesisResult(envelope=_with_timing(out, "synthesis", ms), error=str(error),
                                **common)
 
-    tokens = {"prompt_tokens": completion.prompt_tokens,
+    tokens: dict[str, Any] = {"prompt_tokens": completion.prompt_tokens,
               "completion_tokens": completion.completion_tokens}
     verdict = check_answer(completion.text, prompt.refs)
     ms = (clock.monotonic() - started) * 1000
