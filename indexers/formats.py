@@ -31,6 +31,16 @@ DEF_FIELDS = ("name", "qualname", "kind", "path", "start_line", "end_line", "sco
 REF_FIELDS = ("name", "kind", "path", "line", "scope", "module")
 
 
+class CachedParse(NamedTuple):
+    """A file's parse as the graph and the store read it (fresh or from the cache)."""
+
+    path: str
+    content_hash: str
+    chunks: Sequence[Chunk]
+    defs: Sequence[SymbolDef]
+    refs: Sequence[Any]  # SymbolRef or RefRow
+
+
 class RefRow(NamedTuple):
     """A reference as stored: light enough to hold hundreds of thousands of them."""
 

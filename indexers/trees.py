@@ -65,8 +65,10 @@ def is_tree_file(path: str, patterns: Sequence[str]) -> bool:
                for pattern in patterns)
 
 
-def tree_chunk_id(tree_file: str, local_id: str, content_hash: str) -> str:
-    return short_id(tree_file, TREE_CHUNK_KIND, local_id, content_hash)
+def tree_chunk_id(tree_file: str, local_id: str, start: int, end: int, content_hash: str) -> str:
+    # Same shape as the other chunk ids (`path:start-end#hash`); the node id keeps it unique.
+    suffix = short_id(tree_file, TREE_CHUNK_KIND, local_id, content_hash)
+    return f"{tree_file}:{start}-{end}#{suffix}"
 
 
 def _as_text(value: Any) -> str:
@@ -149,15 +151,15 @@ def parse_tree_file(path: str, text: str) -> tuple[list[Chunk], list[TreeNode]]:
         local_id = node["id"]
         start = starts[position]
         later = [s for s in starts[position + 1:] if s > start]
-        end = (min(later) - 1) if later else total_lines
+        end = max(start, (min(later) - 1) if later else total_lines)
         body = _node_text(node)
         content_hash = digest(body)
         node_id = node_id_tree(path, local_id)
-        chunk_id = tree_chunk_id(path, local_id, content_hash)
+        chunk_id = tree_chunk_id(path, local_id, start, end, content_hash)
         title = _as_text(node.get("title")) or local_id
         chunks.append(Chunk(
             id=chunk_id, path=path, kind=TREE_CHUNK_KIND, lang="json", start_line=start,
-            end_line=max(start, end), text=body, content_hash=content_hash,
+            end_line=end, text=body, content_hash=content_hash,
             heading_path=(title,), node_id=node_id,
         ))
         children = tuple(
@@ -172,7 +174,7 @@ def parse_tree_file(path: str, text: str) -> tuple[list[Chunk], list[TreeNode]]:
         )
         records.append(TreeNode(
             node_id=node_id, tree_file=path, local_id=local_id, title=title,
-            start_line=start, end_line=max(start, end), content_hash=content_hash,
+            start_line=start, end_line=end, content_hash=content_hash,
             chunk_id=chunk_id, is_root=local_id == root_id, children=children, links=links,
             checklist={k: node[k] for k in CHECKLIST_FIELDS if k in node},
             extra={k: node[k] for k in EXTRA_FIELDS if k in node},

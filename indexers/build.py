@@ -1,0 +1,430 @@
+"""Build, refresh and inspect the index of one repository (incremental, by content hash).
+
+    build_index   walk + hash; nothing changed -> no-op; else re-parse only changed files
+                  (the previous generation is the parse and token cache), rebuild BM25 from
+                  cached tokens, embed only texts missing from the shared embedding cache,
+                  rebuild the graph, write a new generation atomically.
+    ensure_index  what every reading command calls: a fresh `Index` and the report saying
+                  whether it refreshed and which files changed.
+    index_status  fresh or not, what changed since the build, revisions, size on disk.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from helix.core.config import HelixConfig, IndexSettings
+from helix.core.errors import BadPathError, IndexCorruptError
+from helix.core.hashing import hash_obj
+from helix.core.paths import embedding_cache_dir, index_dir_for
+from helix.core.ports import Embedder
+from helix.core.schemas import Chunk, FileRecord, Frozen, SymbolDef
+from indexers.formats import (
+    CHUNK_FIELDS,
+    DEF_FIELDS,
+    FILE_FIELDS,
+    PART_CHUNKS,
+    PART_DEFS,
+    PART_FILES,
+    PART_GRAPH,
+    PART_REFS,
+    PART_TOKENS,
+    PART_TREES,
+    REF_FIELDS,
+    CachedParse,
+    RefRow,
+    dump_graph,
+    dump_rows,
+    dump_tokens,
+)
+from indexers.store import DIR_BM25, DIR_DENSE, Index, IndexStore, now, repo_revision
+from indexers.trees import TreeFormatError, TreeNode, is_tree_file, parse_tree_file
+
+# progress(stage, done, total)
+Progress = Callable[[str, int, int], None]
+STAGES = ("walk", "parse", "bm25", "embed", "graph", "write")
+# Settings the parse results depend on: a change of any other setting keeps the parse cache.
+PARSE_SETTINGS = ("max_file_bytes", "skip_secrets", "window_lines", "window_overlap",
+                  "max_chunk_lines", "trees")
+PARSER_VERSION = 1
+
+
+class BuildReport(Frozen):
+    root: str
+    index_dir: str
+    files_seen: int
+    files_indexed: int
+    files_skipped: dict[str, int]
+    changed_files: tuple[str, ...]
+    added: tuple[str, ...] = ()
+    modified: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    files_parsed: int  # files parsed in this run (the rest came from the cache)
+    chunks: dict[str, int]  # by kind, plus "total"
+    symbols: dict[str, int]  # defs, refs
+    graph_nodes: int
+    graph_edges: dict[str, int]  # by kind, plus "total"
+    repo_rev: str
+    index_rev: str
+    seconds: dict[str, float]
+    noop: bool
+    refreshed: bool
+    rebuild_reason: str | None = None  # why the previous index was not reused
+    embeddings: dict[str, int]  # cached, computed, total
+    tokens: dict[str, int]  # cached, computed
+    warnings: tuple[str, ...] = ()
+
+
+class StatusReport(Frozen):
+    root: str
+    index_dir: str
+    exists: bool
+    fresh: bool
+    problem: str | None = None
+    changed_files: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()
+    modified: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    built_repo_rev: str | None = None
+    current_repo_rev: str
+    index_rev: str | None = None
+    built_at: float | None = None
+    files_indexed: int = 0
+    size_bytes: int = 0
+
+
+def parse_hash(settings: IndexSettings) -> str:
+    return hash_obj({"parser": PARSER_VERSION,
+                     "settings": {k: getattr(settings, k) for k in PARSE_SETTINGS}})
+
+
+def _resolve_root(root: Path) -> Path:
+    path = Path(root).expanduser()
+    if not path.exists():
+        raise BadPathError(f"path does not exist: {root}")
+    if not path.is_dir():
+        raise BadPathError(f"not a directory: {root}")
+    return path.resolve()
+
+
+def _store_for(root: Path, index_dir: Path | None) -> IndexStore:
+    directory = Path(index_dir).expanduser().resolve() if index_dir else index_dir_for(root)
+    return IndexStore(directory)
+
+
+def _diff(old: dict[str, str], new: dict[str, str]) -> tuple[list[str], list[str], list[str]]:
+    added = sorted(p for p in new if p not in old)
+    removed = sorted(p for p in old if p not in new)
+    modified = sorted(p for p in new if p in old and old[p] != new[p])
+    return added, modified, removed
+
+
+class _Previous:
+    """The previous generation as a cache: parses by (path, content hash), tokens by chunk."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        self.files = {f.path: f.content_hash for f in index.files()}
+        self._chunks: dict[str, list[Chunk]] = defaultdict(list)
+        self._row: dict[str, int] = {}
+        for row, chunk in enumerate(index.chunks()):
+            self._chunks[chunk.path].append(chunk)
+            self._row[chunk.id] = row
+        self._defs: dict[str, list[SymbolDef]] = defaultdict(list)
+        for d in index.definitions():
+            self._defs[d.path].append(d)
+        self._refs: dict[str, list[RefRow]] = defaultdict(list)
+        for r in index.refs():
+            self._refs[r.path].append(r)
+        self._trees: dict[str, list[TreeNode]] = defaultdict(list)
+        for t in index.tree_nodes():
+            self._trees[t.tree_file].append(t)
+        self._vocab, self._ids, self._offsets = index.tokens()
+
+    def parse(self, record: FileRecord) -> tuple[CachedParse, list[TreeNode]] | None:
+        if self.files.get(record.path) != record.content_hash:
+            return None
+        cached = CachedParse(record.path, record.content_hash,
+                             tuple(self._chunks.get(record.path, ())),
+                             tuple(self._defs.get(record.path, ())),
+                             tuple(self._refs.get(record.path, ())))
+        return cached, list(self._trees.get(record.path, ()))
+
+    def tokens(self, chunk_id: str) -> list[str] | None:
+        row = self._row.get(chunk_id)
+        if row is None:
+            return None
+        vocab = self._vocab
+        return [vocab[i] for i in self._ids[self._offsets[row]:self._offsets[row + 1]]]
+
+
+def _load_previous(store: IndexStore, root: Path, config: HelixConfig, force: bool
+                   ) -> tuple[Index | None, str | None]:
+    """The previous generation if it is sound (all digests checked), else None and why."""
+    try:
+        generation = store.current_dir()
+        if generation is None:
+            return None, None
+        manifest = store.read_manifest(generation)
+        store.verify_all(generation, manifest)
+    except IndexCorruptError as exc:
+        return None, f"index was corrupt ({exc}); rebuilding from scratch"
+    if force:
+        return None, "forced full rebuild"
+    return Index(root, generation, manifest, config.index), None
+
+
+def _reusable(index: Index | None, config: HelixConfig) -> tuple[_Previous | None, str | None]:
+    if index is None:
+        return None, None
+    if index.manifest.counts.get("parse_hash") != parse_hash(config.index):
+        return None, "indexing settings changed; re-parsing every file"
+    try:
+        return _Previous(index), None
+    except IndexCorruptError as exc:
+        return None, f"index was corrupt ({exc}); rebuilding from scratch"
+
+
+def _parse_one(record: FileRecord, text: str, settings: IndexSettings,
+               warnings: list[str]) -> tuple[FileRecord, Any, list[TreeNode]]:
+    if settings.trees and is_tree_file(record.path, settings.trees):
+        try:
+            chunks, nodes = parse_tree_file(record.path, text)
+            tree_record = record.model_copy(update={"kind": "tree", "lang": "json"})
+            return tree_record, CachedParse(record.path, record.content_hash, tuple(chunks),
+                                            (), ()), nodes
+        except TreeFormatError as exc:
+            warnings.append(f"tree file skipped as a tree: {exc}")
+    from indexers.parse import parse_file
+
+    return record, parse_file(record, text, settings), []
+
+
+def _bm25_text(chunk: Chunk) -> str:
+    # Parent headings are not in a section's own text; they locate it.
+    if chunk.heading_path:
+        return " / ".join(chunk.heading_path) + "\n" + chunk.text
+    return chunk.text
+
+
+def _counts_by_kind(items: Sequence[str]) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    for kind in items:
+        counts[kind] += 1
+    return {**dict(sorted(counts.items())), "total": len(items)}
+
+
+def _embed(chunks: Sequence[Chunk], settings: IndexSettings, embedder: Embedder | None,
+           progress: Progress | None) -> tuple[Any, str | None, dict[str, int]]:
+    """(DenseIndex or None, model key, stats). The embedder is created only when needed."""
+    if not settings.embed_enabled:
+        return None, None, {"cached": 0, "computed": 0, "total": 0}
+    from indexers.dense import DenseIndex, embed_chunks, select_for_embedding
+    from indexers.embed_cache import EmbeddingCache
+
+    items = select_for_embedding(chunks, settings)
+    if embedder is None:
+        from indexers.encoder import SentenceTransformerEmbedder
+
+        embedder = SentenceTransformerEmbedder.from_settings(settings)
+    cache = EmbeddingCache(embedding_cache_dir())
+    try:
+        ids, vectors, stats = embed_chunks(
+            items, embedder, cache,
+            (lambda done, total: progress("embed", done, total)) if progress else None)
+    finally:
+        cache.close()
+    return DenseIndex.build(ids, vectors), embedder.model_key, {**stats, "total": len(items)}
+
+
+def build_index(root: Path, config: HelixConfig, *, index_dir: Path | None = None,
+                embedder: Embedder | None = None, progress: Progress | None = None,
+                force: bool = False) -> BuildReport:
+    """Bring the index of `root` up to date; a no-op (saying so) when nothing changed."""
+    root = _resolve_root(root)
+    store = _store_for(root, index_dir)
+    with store.locked():
+        return _build_locked(root, config, store, embedder, progress, force)
+
+
+def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
+                  embedder: Embedder | None, progress: Progress | None,
+                  force: bool) -> BuildReport:
+    from indexers.walker import walk
+
+    settings = config.index
+    seconds: dict[str, float] = {}
+    started = clock = time.perf_counter()
+
+    def lap(stage: str) -> None:
+        nonlocal clock
+        current = time.perf_counter()
+        seconds[stage] = round(current - clock, 4)
+        clock = current
+
+    if progress:
+        progress("walk", 0, 0)
+    walked = walk(root, settings)
+    lap("walk")
+    hashes = {w.record.path: w.record.content_hash for w in walked.files}
+    skipped = {reason: len(paths) for reason, paths in sorted(walked.skipped.items())}
+    prev_index, reason = _load_previous(store, root, config, force)
+    prev_manifest = prev_index.manifest if prev_index else None
+    added, modified, removed = _diff(prev_manifest.files if prev_manifest else {}, hashes)
+    if (prev_manifest is not None and not (added or modified or removed)
+            and prev_manifest.index_hash == config.index_hash):
+        seconds["total"] = round(time.perf_counter() - started, 4)
+        kept = dict(prev_manifest.report)
+        kept.update(noop=True, refreshed=False, changed_files=(), added=(), modified=(),
+                      removed=(), files_parsed=0, seconds=seconds, files_seen=walked.seen,
+                      files_skipped=skipped, rebuild_reason=None,
+                      embeddings={"cached": 0, "computed": 0,
+                                  "total": kept.get("embeddings", {}).get("total", 0)},
+                      tokens={"cached": 0, "computed": 0}, warnings=())
+        return BuildReport.model_validate(kept)
+
+    previous, parse_reason = _reusable(prev_index, config)
+    reason = reason or parse_reason
+    if reason is None and prev_manifest is not None and prev_manifest.index_hash != (
+            config.index_hash):
+        reason = "indexing settings changed; parsed files reused"
+    warnings: list[str] = []
+    if reason:
+        warnings.append(reason)
+    records: list[FileRecord] = []
+    parsed: list[Any] = []
+    tree_nodes: list[TreeNode] = []
+    files_parsed = 0
+    total = len(walked.files)
+    for position, wf in enumerate(walked.files):
+        hit = previous.parse(wf.record) if previous else None
+        if hit is not None:
+            record = (wf.record.model_copy(update={"kind": "tree", "lang": "json"})
+                      if hit[1] else wf.record)
+            result, nodes = hit
+        else:
+            record, result, nodes = _parse_one(wf.record, wf.text, settings, warnings)
+            files_parsed += 1
+        records.append(record)
+        parsed.append(result)
+        tree_nodes.extend(nodes)
+        if progress and (position % 50 == 0 or position + 1 == total):
+            progress("parse", position + 1, total)
+    chunks = sorted((c for p in parsed for c in p.chunks),
+                    key=lambda c: (c.path, c.start_line, c.id))
+    defs = [d for p in parsed for d in p.defs]
+    refs = [RefRow(r.name, r.kind, r.path, r.line, r.scope, r.module)
+            for p in parsed for r in p.refs]
+    lap("parse")
+
+    from indexers.bm25 import BM25Index
+    from indexers.tokenize import tokenize
+
+    token_lists: list[list[str]] = []
+    tokens_cached = 0
+    for chunk in chunks:
+        cached_tokens = previous.tokens(chunk.id) if previous else None
+        if cached_tokens is None:
+            cached_tokens = tokenize(_bm25_text(chunk))
+        else:
+            tokens_cached += 1
+        token_lists.append(cached_tokens)
+    bm25 = BM25Index.build([c.id for c in chunks], token_lists)
+    lap("bm25")
+
+    dense, model_key, embed_stats = _embed(chunks, settings, embedder, progress)
+    lap("embed")
+
+    from indexers.graph import build_graph, edge_counts
+
+    if progress:
+        progress("graph", 0, 0)
+    graph = build_graph(records, parsed, tree_nodes)
+    lap("graph")
+
+    if progress:
+        progress("write", 0, 0)
+    writer = store.writer()
+    try:
+        writer.write_bytes(PART_FILES, dump_rows(records, FILE_FIELDS))
+        writer.write_bytes(PART_CHUNKS, dump_rows(chunks, CHUNK_FIELDS))
+        writer.write_bytes(PART_DEFS, dump_rows(defs, DEF_FIELDS))
+        writer.write_bytes(PART_REFS, dump_rows(refs, REF_FIELDS))
+        writer.write_bytes(PART_TOKENS, dump_tokens(token_lists))
+        writer.write_json(PART_TREES, [t.model_dump(mode="json") for t in tree_nodes])
+        writer.write_bytes(PART_GRAPH, dump_graph(graph))
+        bm25.save(writer.subdir(DIR_BM25))
+        if dense is not None:
+            dense.save(writer.subdir(DIR_DENSE))
+        edges = edge_counts(graph)
+        report: dict[str, Any] = {
+            "root": str(root), "index_dir": str(store.directory), "files_seen": walked.seen,
+            "files_indexed": len(records), "files_skipped": skipped,
+            "changed_files": tuple(sorted({*added, *modified, *removed})),
+            "added": tuple(added), "modified": tuple(modified), "removed": tuple(removed),
+            "files_parsed": files_parsed,
+            "chunks": _counts_by_kind([c.kind for c in chunks]),
+            "symbols": {"defs": len(defs), "refs": len(refs)},
+            "graph_nodes": graph.number_of_nodes(),
+            "graph_edges": {**edges, "total": sum(edges.values())},
+            "repo_rev": repo_revision(root), "noop": False, "refreshed": True,
+            "rebuild_reason": reason, "embeddings": embed_stats,
+            "tokens": {"cached": tokens_cached, "computed": len(chunks) - tokens_cached},
+            "warnings": tuple(warnings),
+        }
+        lap("write")
+        report["seconds"] = {**seconds, "total": round(time.perf_counter() - started, 4)}
+        manifest = writer.commit(
+            index_hash=config.index_hash, embed_model_key=model_key, files=hashes,
+            repo_rev=report["repo_rev"],
+            counts={"parse_hash": parse_hash(settings), "chunks": len(chunks),
+                    "files": len(records), "defs": len(defs), "refs": len(refs)},
+            report=report, created=now())
+    except BaseException:
+        writer.abort()
+        raise
+    return BuildReport.model_validate(manifest.report)
+
+
+def ensure_index(root: Path, config: HelixConfig, *, index_dir: Path | None = None,
+                 embedder: Embedder | None = None, progress: Progress | None = None,
+                 query_embedder: Embedder | None = None) -> tuple[Index, BuildReport]:
+    """A fresh index of `root` (refreshed first when files changed) and the report."""
+    root = _resolve_root(root)
+    report = build_index(root, config, index_dir=index_dir, embedder=embedder,
+                         progress=progress)
+    store = _store_for(root, index_dir)
+    return Index.open(store, root, config.index, query_embedder), report
+
+
+def index_status(root: Path, config: HelixConfig, index_dir: Path | None = None) -> StatusReport:
+    from indexers.walker import walk
+
+    root = _resolve_root(root)
+    store = _store_for(root, index_dir)
+    base: dict[str, Any] = {"root": str(root), "index_dir": str(store.directory),
+                            "current_repo_rev": repo_revision(root)}
+    try:
+        generation = store.current_dir()
+        manifest = store.read_manifest(generation) if generation else None
+    except IndexCorruptError as exc:
+        return StatusReport(**base, exists=True, fresh=False, problem=str(exc),
+                            size_bytes=store.size_bytes())
+    if manifest is None:
+        return StatusReport(**base, exists=False, fresh=False, problem="not indexed yet")
+    hashes = {w.record.path: w.record.content_hash for w in walk(root, config.index).files}
+    added, modified, removed = _diff(manifest.files, hashes)
+    problem = None
+    if manifest.index_hash != config.index_hash:
+        problem = "indexing settings changed since the build"
+    return StatusReport(
+        **base, exists=True, fresh=not (added or modified or removed or problem),
+        problem=problem, changed_files=tuple(sorted({*added, *modified, *removed})),
+        added=tuple(added), modified=tuple(modified), removed=tuple(removed),
+        built_repo_rev=manifest.repo_rev, index_rev=manifest.index_rev,
+        built_at=manifest.created, files_indexed=len(manifest.files),
+        size_bytes=store.size_bytes())
