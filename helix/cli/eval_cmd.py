@@ -1,0 +1,64 @@
+"""`helix eval`: run eval suites in dry-run mode; A/B gates against a pinned baseline."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import click
+
+
+@click.command(name="eval")
+@click.argument("suites", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the JSON result to FILE.")
+@click.option("--no-embed", is_flag=True, help="Index and ask without embeddings (fast).")
+@click.option("--baseline", "baseline", metavar="NAME",
+              help="Compare with the pinned baseline NAME and print promote or rollback.")
+@click.option("--candidate-config", "candidate", metavar="FILE",
+              help="A configuration (TOML overrides file, or a name in evals/configs/).")
+@click.option("--pin-baseline", "pin", metavar="NAME",
+              help="Store this run as baseline NAME (never overwrites an existing one).")
+@click.option("--list", "list_only", is_flag=True, help="List suites, configurations, baselines.")
+@click.option("--no-bm25-files", is_flag=True, help="Skip the BM25-over-files baseline.")
+@click.option("-v", "--verbose", is_flag=True, help="Show passing cases too.")
+def command(suites: tuple[str, ...], as_json: bool, out: Path | None, no_embed: bool,
+            baseline: str | None, candidate: str | None, pin: str | None, list_only: bool,
+            no_bm25_files: bool, verbose: bool) -> None:
+    """Run eval SUITES (names in data/evals/, e.g. matrix networkx helix_self
+    continuity/<name>; default: all) as controller dry runs and report hit@1/3/5/10, MRR,
+    stop reasons, llm_steps == 0, hash stability and time per question."""
+    from evals import gates, report
+    from evals.runner import Runner
+    from evals.suites import list_suites, load_suite
+
+    if list_only:
+        click.echo(json.dumps({"suites": list_suites(),
+                               "configs": sorted(p.stem for p in gates.CONFIGS_DIR.glob("*.toml")),
+                               "baselines": gates.list_baselines()}, indent=2))
+        return
+    names = list(suites) or list_suites()
+    loaded = [load_suite(name) for name in names]
+    label: str = "default"
+    overrides: dict[str, object] = {}
+    if candidate is not None:
+        label, overrides = gates.load_named_config(candidate)
+    pinned_run = gates.load_baseline(baseline) if baseline is not None else None
+    run = Runner(overrides, no_embed=no_embed, label=label,
+                 bm25_files=not no_bm25_files).run(loaded)
+    decision = gates.evaluate_gates(pinned_run, run) if pinned_run is not None else None
+    pinned = str(gates.pin_baseline(pin, run)) if pin is not None else None
+    payload = report.result_json(run, decision, pinned)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        os.replace(tmp, out)
+    if as_json:
+        from helix.cli.common import echo_json
+
+        echo_json(payload)
+    else:
+        report.render(run, decision, verbose=verbose, pinned=pinned)
