@@ -100,11 +100,11 @@ def test_bad_suites_give_one_line_errors(tmp_path):
     dup = tmp_path / "dup.jsonl"
     row = json.dumps({"id": "x", "question": "q", "repo": "self", "expect": {}})
     dup.write_text(row + "\n\n" + row + "\n")
-    with pytest.raises(ConfigError, match="dup.jsonl:3: duplicate case id 'x'"):
+    with pytest.raises(ConfigError, match=r"dup\.jsonl:3: duplicate case id 'x'"):
         load_suite(str(dup))
     notjson = tmp_path / "nj.jsonl"
     notjson.write_text("{oops\n")
-    with pytest.raises(ConfigError, match="nj.jsonl:1: not JSON"):
+    with pytest.raises(ConfigError, match=r"nj\.jsonl:1: not JSON"):
         load_suite(str(notjson))
     with pytest.raises(NotFoundError, match="unknown eval suite"):
         suite_path("no-such-suite", tmp_path)

@@ -1,0 +1,227 @@
+"""The runner (with fake dry runs), the continuity dispatch, A/B gates and pinned baselines."""
+
+from __future__ import annotations
+
+import json
+from itertools import count
+from pathlib import Path
+
+import pytest
+
+from evals import fakes
+from evals.baseline_bm25 import BM25Files
+from evals.gates import (
+    GateSettings,
+    evaluate_gates,
+    list_baselines,
+    load_baseline,
+    load_named_config,
+    pin_baseline,
+)
+from evals.metrics import aggregate
+from evals.runner import (
+    RunResult,
+    SuiteResult,
+    continuity_report,
+    resolve_repo,
+    run_cases,
+)
+from evals.suites import Case
+from helix.core.errors import BadPathError, NotFoundError, UserError
+
+
+def mk_case(i: int, files=("a.py",), repo="self", **expect) -> Case:
+    return Case.model_validate({"id": f"c{i}", "question": f"question {i}?", "repo": repo,
+                                "expect": {"files": list(files), **expect}})
+
+
+def ticking_timer(step: float = 0.01):
+    ticks = count()
+    return lambda: next(ticks) * step
+
+
+def test_run_cases_asks_twice_times_and_scores():
+    asked: list[str] = []
+
+    def ask(question: str):
+        asked.append(question)
+        return fakes.envelope(question, [fakes.item("b.py"), fakes.item("a.py")])
+
+    results = run_cases("s", [mk_case(1), mk_case(2, files=("z.py",))], lambda repo: ask,
+                        timer=ticking_timer())
+    assert asked == ["question 1?", "question 1?", "question 2?", "question 2?"]
+    assert [r.file_rank for r in results] == [2, None]
+    assert results[0].time_ms == pytest.approx(10.0) and results[0].checks["hashes_stable"]
+
+
+def test_run_cases_turns_helix_errors_into_failed_cases():
+    def ask_for(repo: str):
+        raise BadPathError(f"eval repository not found: {repo}")
+
+    [result] = run_cases("s", [mk_case(1, repo="/nope")], ask_for)
+    assert not result.passed and "BadPathError" in (result.error or "")
+
+
+def test_run_cases_detects_nondeterminism_between_the_two_runs():
+    calls = count()
+
+    def ask(question: str):
+        return fakes.envelope(question, [fakes.item("a.py")], salt=str(next(calls)))
+
+    [result] = run_cases("s", [mk_case(1)], lambda repo: ask)
+    assert not result.checks["hashes_stable"] and not result.passed
+
+
+def test_resolve_repo_specs(tmp_path):
+    assert (resolve_repo("self") / "evals" / "runner.py").is_file()
+    assert resolve_repo("fixture:matrix_repo").name == "matrix_repo"
+    assert resolve_repo(str(tmp_path)) == tmp_path.resolve()
+    with pytest.raises(BadPathError):
+        resolve_repo("fixture:nope")
+    with pytest.raises(BadPathError):
+        resolve_repo(str(tmp_path / "missing"))
+
+
+def test_networkx_is_copied_once_into_helix_home(helix_home):
+    first = resolve_repo("networkx")
+    assert first == helix_home / "eval-repos" / "networkx"
+    assert (first / "algorithms" / "shortest_paths" / "weighted.py").is_file()
+    assert not list(first.rglob("__pycache__"))
+    marker = (first / ".helix-eval-source").stat().st_mtime_ns
+    assert resolve_repo("networkx") == first
+    assert (first / ".helix-eval-source").stat().st_mtime_ns == marker
+
+
+def test_continuity_report_rates_per_transition_class():
+    outcomes = {
+        "a": {"id": "a", "passed": True, "per_turn": [], "transition_classes": ["T1", "T3"]},
+        "b": {"id": "b", "passed": False, "per_turn": [], "transition_classes": ["T3", "T10"]},
+        "c": {"id": "c", "passed": False, "per_turn": [],
+              "transition_classes": {"T2": True, "T7": False}},
+    }
+    report = continuity_report([{"id": k} for k in ("a", "b", "c")], lambda c: outcomes[c["id"]])
+    by = report["by_class"]
+    assert list(by) == ["T1", "T2", "T3", "T7", "T10"]  # numeric class order
+    assert by["T3"] == {"cases": 2, "passed": 1, "pass_rate": 0.5}
+    assert by["T2"]["pass_rate"] == 1.0 and by["T7"]["pass_rate"] == 0.0
+    assert report["pass_rate"] == round(1 / 3, 4)
+
+
+def test_continuity_report_keeps_going_after_a_failing_scenario():
+    def run_case(case):
+        raise NotFoundError("unknown session")
+
+    report = continuity_report([{"id": "x", "transition_classes": ["T4"]}], run_case)
+    row = report["cases"][0]
+    assert row["passed"] is False and "unknown session" in row["error"]
+    assert report["by_class"]["T4"]["pass_rate"] == 0.0
+
+
+def run_result(label: str, ranks: list[int | None], *, ms: float = 100.0,
+               clarified: int = 0, wrong_routes: int = 0) -> RunResult:
+    results = []
+    for i, rank in enumerate(ranks):
+        evidence = [fakes.item(f"other{j}.py") for j in range((rank or 20) - 1)]
+        if rank is not None:
+            evidence.append(fakes.item("a.py"))
+        clar = (fakes.clarify([fakes.item("x.py")], [fakes.item("y.py")])
+                if i < clarified else None)
+        route = "definition" if i < wrong_routes else "location"
+        env = fakes.envelope(f"q{i}", evidence, clarify=clar, route=route)
+        results.extend(run_cases("s", [mk_case(i, route="location")], lambda repo, e=env: (
+            lambda q: e), timer=ticking_timer(ms / 1000.0)))
+    suite = SuiteResult(name="s", kind="retrieval", cases=tuple(results),
+                        totals=aggregate(results))
+    return RunResult(label=label, overrides={}, config_hash="sha256:x", no_embed=True,
+                     suites=(suite,))
+
+
+def test_gates_promote_only_an_improvement_that_holds_every_gate():
+    base = run_result("base", [1, 3, None, 2])
+    better = run_result("cand", [1, 1, 4, 2])
+    decision = evaluate_gates(base, better)
+    assert decision.decision == "promote", decision.reasons
+    assert all(g.passed for g in decision.gates)
+
+
+def test_gates_roll_back_on_no_improvement_or_any_failed_gate():
+    base = run_result("base", [1, 3, None, 2])
+    same = evaluate_gates(base, run_result("same", [1, 3, None, 2]))
+    assert same.decision == "rollback" and "no quality improvement" in same.reasons[0]
+    worse = evaluate_gates(base, run_result("worse", [2, None, None, 2]))
+    assert worse.decision == "rollback"
+    assert {g.metric for g in worse.gates if not g.passed} == {"hit@5", "mrr"}
+    slow = evaluate_gates(base, run_result("slow", [1, 1, 1, 1], ms=400.0))
+    assert slow.decision == "rollback"
+    assert [g.metric for g in slow.gates if not g.passed] == ["p95_ms"]
+    chatty = evaluate_gates(base, run_result("chatty", [1, 1, 1, 1], clarified=2))
+    assert [g.metric for g in chatty.gates if not g.passed] == ["clarifier_rate"]
+    misrouted = evaluate_gates(base, run_result("misrouted", [1, 1, 1, 1], wrong_routes=1))
+    assert [g.metric for g in misrouted.gates if not g.passed] == ["wrong_route_rate"]
+
+
+def test_gate_tolerances_are_settings():
+    base = run_result("base", [1, 1, 1, 1])
+    cand = run_result("cand", [1, 1, 1, 1], ms=120.0)
+    strict = GateSettings(p95_rise=0.0, p95_floor_ms=0.0)
+    assert not evaluate_gates(base, cand, strict).gates[-1].passed
+    assert evaluate_gates(base, cand).gates[-1].passed  # within the default 25 % / 50 ms
+
+
+def test_gates_need_a_shared_suite():
+    base = run_result("base", [1])
+    other = base.model_copy(update={"suites": (base.suites[0].model_copy(update={"name": "t"}),)})
+    with pytest.raises(UserError, match="share no retrieval suite"):
+        evaluate_gates(base, other)
+
+
+def test_pinned_baseline_is_never_overwritten(helix_home):
+    first = run_result("first", [1, 2])
+    path = pin_baseline("main", first)
+    before = path.read_bytes()
+    with pytest.raises(UserError, match="never overwritten"):
+        pin_baseline("main", run_result("second", [None, None]))
+    assert path.read_bytes() == before
+    assert load_baseline("main") == first
+    assert list_baselines() == ["main"]
+    assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
+    with pytest.raises(NotFoundError):
+        load_baseline("nothing")
+    with pytest.raises(UserError, match="bad baseline name"):
+        pin_baseline("../escape", first)
+
+
+def test_named_configurations_load_as_dotted_overrides(tmp_path):
+    label, flags = load_named_config("lexical_router")
+    assert label == "lexical_router" and flags["retrieval.w_dense"] == 0.0
+    assert load_named_config("default") == ("default", {})
+    custom = tmp_path / "mine.toml"
+    custom.write_text("[retrieval]\nmax_steps = 2\n")
+    assert load_named_config(str(custom)) == ("mine", {"retrieval.max_steps": 2})
+    with pytest.raises(NotFoundError, match="unknown eval configuration"):
+        load_named_config("nope")
+
+
+def test_bm25_files_baseline_ranks_whole_files(tmp_path: Path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "retry.py").write_text("def retry_policy():\n    'backoff retry'\n")
+    (tmp_path / "pkg" / "other.py").write_text("def unrelated():\n    return 1\n")
+    (tmp_path / "README.md").write_text("# Project\nSee pkg.\n")
+    baseline = BM25Files.build(tmp_path)
+    assert baseline.paths == ["README.md", "pkg/other.py", "pkg/retry.py"]
+    assert baseline.rank("where is the retry backoff?", 1) == ["pkg/retry.py"]
+    assert baseline.file_rank("where is the retry backoff?", ["pkg/retry.py"]) == 1
+    summary = BM25Files.summarize({"a": 1, "b": 4, "c": None})
+    assert summary["file_hit@1"] == round(1 / 3, 4) and summary["file_hit@5"] == round(2 / 3, 4)
+    assert summary["mrr"] == round((1 + 0.25) / 3, 4)
+
+
+def test_cli_lists_suites_and_configs(helix_home):
+    from click.testing import CliRunner
+
+    from helix.cli.eval_cmd import command
+
+    out = CliRunner().invoke(command, ["--list"])
+    assert out.exit_code == 0, out.output
+    listing = json.loads(out.output)
+    assert "matrix" in listing["suites"] and "lexical_router" in listing["configs"]
