@@ -22,6 +22,7 @@ from evals.suites import FIXTURES_DIR, Case, Suite
 from helix.core.config import HelixConfig, helix_home, load_config
 from helix.core.envelope import Envelope
 from helix.core.errors import BadPathError, HelixError
+from helix.core.ports import SystemClock
 from helix.core.schemas import Frozen
 
 SELF_ROOT = Path(__file__).resolve().parent.parent
@@ -100,19 +101,10 @@ def eval_config(root: Path, overrides: Mapping[str, Any], *, no_embed: bool) -> 
     return load_config(root, flags=flags)
 
 
-def has_embeddings(index: Any) -> bool:
+def has_embeddings(report: Any) -> bool:
     """Whether the built index holds any chunk vectors (so a query embedder is worth loading)."""
-    for name in ("embedded_count", "dense_count", "n_embedded"):
-        value = getattr(index, name, None)
-        if isinstance(value, int):
-            return value > 0
-    dense = getattr(index, "dense", None)
-    if dense is not None:
-        try:
-            return len(dense) > 0
-        except TypeError:
-            return True
-    return False
+    embeddings = getattr(report, "embeddings", None) or {}
+    return int(embeddings.get("total", 0)) > 0
 
 
 class PreparedRepo:
@@ -125,15 +117,13 @@ class PreparedRepo:
         self.config = eval_config(root, overrides, no_embed=no_embed)
         self.index, self.report = ensure_index(root, self.config)
         self.embedder: Any = None
-        if not no_embed and has_embeddings(self.index):
+        if not no_embed and has_embeddings(self.report):
             from indexers.encoder import query_embedder
 
             self.embedder = query_embedder(self.config.index)
 
     def ask(self, question: str) -> Envelope:
         from controller.driver import run_controller
-
-        from helix.core.ports import SystemClock
 
         return run_controller(question, self.index, self.config,
                               query_embedder=self.embedder, clock=SystemClock())
