@@ -1,0 +1,72 @@
+"""Doc-to-code alignment (plan phase 5): identifiers named in doc spans -> definitions + tests.
+
+For each doc/tree evidence span, the identifiers it names (backticked names, CamelCase,
+snake_case, dotted names, `name()` calls) are looked up with `find_definitions` (exact); the
+first `proof_spans_per_doc` definitions become proof spans (relation "definition"), and the
+tests that exercise each one (graph `tests` edges into the definition) become "test" spans.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from controller.evidence import DOC_CHUNK_KINDS, Candidate
+from controller.text import is_identifier
+from helix.core.envelope import ProofSpan
+from helix.core.schemas import Chunk
+from indexers.api import IndexReader
+
+_BACKTICKED = re.compile(r"`([A-Za-z_][A-Za-z0-9_.]*)(?:\(\))?`")
+_CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_.]*)\(\)")
+_WORD = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\b")
+TESTS_PER_SYMBOL = 1
+
+
+def named_identifiers(text: str) -> list[str]:
+    """Identifiers a doc span names, in order of first appearance."""
+    found: list[tuple[int, str]] = []
+    for pattern in (_BACKTICKED, _CALL):
+        found += [(m.start(), m.group(1)) for m in pattern.finditer(text)]
+    found += [(m.start(), m.group(0)) for m in _WORD.finditer(text) if is_identifier(m.group(0))]
+    ordered = [name for _, name in sorted(found, key=lambda x: (x[0], x[1]))]
+    return list(dict.fromkeys(n.rstrip(".") for n in ordered))
+
+
+def _span(doc: Chunk, symbol: str, chunk: Chunk, relation: str) -> ProofSpan:
+    return ProofSpan(doc_chunk_id=doc.id, symbol=symbol, path=chunk.path,
+                     start_line=chunk.start_line, end_line=chunk.end_line, node_id=chunk.node_id,
+                     content_hash=chunk.content_hash, relation=relation)  # type: ignore[arg-type]
+
+
+def align(index: IndexReader, evidence: Sequence[Candidate],
+          per_doc: int) -> tuple[list[ProofSpan], list[tuple[Chunk, str]]]:
+    """Proof spans for doc evidence, and the code chunks to add as evidence (with a reason)."""
+    spans: list[ProofSpan] = []
+    chunks: list[tuple[Chunk, str]] = []
+    graph = index.graph
+    for cand in evidence:
+        doc = cand.chunk
+        if doc.kind not in DOC_CHUNK_KINDS:
+            continue
+        attached = 0
+        for name in named_identifiers(doc.text):
+            if attached >= per_doc:
+                break
+            for d in index.find_definitions(name, limit=1):
+                code = index.chunk_for_node(d.node_id)
+                if code is None or code.path == doc.path:
+                    continue
+                spans.append(_span(doc, d.qualname, code, "definition"))
+                chunks.append((code, f"defines {d.qualname} (named in {doc.path})"))
+                attached += 1
+                if d.node_id in graph:
+                    testers = sorted({u for u, _, key in graph.in_edges(d.node_id, keys=True)
+                                      if key == "tests"})
+                    for tester in testers[:TESTS_PER_SYMBOL]:
+                        test_chunk = index.chunk_for_node(tester)
+                        if test_chunk is not None:
+                            spans.append(_span(doc, d.qualname, test_chunk, "test"))
+                            chunks.append((test_chunk, f"tests {d.qualname}"))
+    unique = {(s.doc_chunk_id, s.relation, s.path, s.start_line, s.symbol): s for s in spans}
+    return [unique[k] for k in sorted(unique)], chunks

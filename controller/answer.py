@@ -1,0 +1,129 @@
+"""A deterministic extractive answer from the evidence, one claim per line, each with a
+`path:start-end` citation. Says plainly when nothing was found; never claims no evidence when
+there is some."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from controller.route import RoutePlan
+from controller.text import contains_phrase, lines_matching, token_set
+from helix.core.envelope import Clarify, EvidenceItem, SlotCoverage
+
+MAX_LIST = 5
+MAX_QUOTE_CHARS = 200
+
+
+def cite(item: EvidenceItem, line: int | None = None) -> str:
+    if line is not None:
+        return f"{item.path}:{line}-{line}"
+    return f"{item.path}:{item.start_line}-{item.end_line}"
+
+
+def _quote(text: str) -> str:
+    text = " ".join(text.strip().lstrip("#").split())
+    return text if len(text) <= MAX_QUOTE_CHARS else text[:MAX_QUOTE_CHARS - 3] + "..."
+
+
+def _first_line(item: EvidenceItem, phrases: Sequence[str]) -> tuple[str, int]:
+    """The item's most telling line: the first mentioning a phrase, else its first non-blank."""
+    lines = item.text.splitlines()
+    hits = lines_matching(item.text, phrases)
+    for number in hits:
+        if lines[number].strip().strip("#").strip():
+            return _quote(lines[number]), item.start_line + number
+    for number, line in enumerate(lines):
+        if line.strip() and not line.strip().startswith("#"):
+            return _quote(line), item.start_line + number
+    return _quote(lines[0] if lines else ""), item.start_line
+
+
+def _docline(item: EvidenceItem) -> str:
+    """For a code definition: its signature and the first docstring line."""
+    lines = [ln.strip() for ln in item.text.splitlines() if ln.strip()]
+    sig = lines[0] if lines else ""
+    doc = next((ln.strip("\"' ") for ln in lines[1:4] if ln.startswith(('"""', "'''", '"'))), "")
+    return _quote(f"{sig} {doc}".strip())
+
+
+def _mentions(item: EvidenceItem, phrases: Sequence[str]) -> bool:
+    toks = token_set(f"{item.text} {item.heading or ''} {item.symbol or ''} {item.path}")
+    return any(contains_phrase(toks, p) for p in phrases)
+
+
+def _claim(item: EvidenceItem, phrases: Sequence[str]) -> str:
+    if item.kind == "definition" and item.symbol:
+        return f"- `{item.symbol}`: {_docline(item)} [{cite(item)}]"
+    text, line = _first_line(item, phrases)
+    return f"- {text} [{cite(item, line)}]"
+
+
+def _section(title: str, items: Sequence[EvidenceItem], phrases: Sequence[str]) -> list[str]:
+    if not items:
+        return []
+    return [title, *(_claim(i, phrases) for i in items[:MAX_LIST])]
+
+
+def _route_lines(plan: RoutePlan, evidence: Sequence[EvidenceItem]) -> list[str]:
+    subjects = plan.subjects
+    main = subjects.get(plan.intent.slots[0], ()) or tuple(plan.intent.terms)
+    subject = main[0] if main else "the question"
+    route = plan.intent.route
+    relevant = [e for e in evidence if _mentions(e, main)] or list(evidence)
+    if route == "definition":
+        defs = [e for e in relevant if e.kind == "definition"] or relevant[:1]
+        rest = [e for e in relevant if e not in defs]
+        return [*_section(f"Definition of {subject}:", defs[:2], main),
+                *_section("Also relevant:", rest[:3], main)]
+    if route in ("location", "usage"):
+        if route == "usage":
+            calls = [e for e in evidence
+                     if any(r.startswith(("calls ", "tests ", "imports ")) for r in e.reasons)
+                     or re.search(rf"\b{re.escape(subject.split('.')[-1])}\s*\(", e.text)]
+            defs = [e for e in relevant if e.kind == "definition"]
+            return [*_section(f"{subject} is defined at:", defs[:2], main),
+                    *_section(f"{subject} is used at:", [c for c in calls if c not in defs],
+                              main)]
+        return _section(f"{subject} is at (best first):", relevant, main)
+    if route == "relation":
+        x, y = (subjects.get("x", ("",))[0], subjects.get("y", ("",))[0])
+        both = [e for e in evidence if _mentions(e, (x,)) and _mentions(e, (y,))]
+        return [*_section(f"How {x} and {y} connect:", both[:2], (x, y)),
+                *_section(f"{x}:", [e for e in evidence if _mentions(e, (x,))
+                                    and e not in both][:2], (x,)),
+                *_section(f"{y}:", [e for e in evidence if _mentions(e, (y,))
+                                    and e not in both][:2], (y,))]
+    if route == "value_check":
+        unit = plan.unit
+        quantity = subjects.get("quantity", main)
+        with_unit = [e for e in relevant if unit and re.search(
+            rf"(?i)(?<![\w]){re.escape(unit)}(?![\w])", e.text)]
+        head = (f"{subject} appears with the unit {unit} in the evidence:" if with_unit else
+                f"The evidence for {subject} does not state {unit}; what it says:" if unit else
+                f"Values stated for {subject}:")
+        return _section(head, with_unit or relevant, (*quantity, *([unit] if unit else [])))
+    if route == "doc_summary":
+        topic = subjects.get("topic", main)
+        return _section(f"What the document says about {topic[0]}:", relevant, topic)
+    docs = [e for e in relevant if e.kind in ("doc", "tree", "contract")]
+    code = [e for e in relevant if e not in docs]
+    return [*_section(f"{subject}, as documented:", docs[:3], main),
+            *_section("Where it is implemented:", code[:4], main)]
+
+
+def build_answer(plan: RoutePlan, evidence: Sequence[EvidenceItem], coverage: SlotCoverage,
+                 clarify: Clarify | None) -> str:
+    if clarify is not None:
+        lines = [clarify.question]
+        for number, option in enumerate(clarify.options, start=1):
+            where = ", ".join(cite(e) for e in option.evidence[:2])
+            lines.append(f"{number}. {option.label} [{where}]")
+        return "\n".join(lines)
+    if not evidence:
+        terms = ", ".join(plan.intent.terms) or "the question's words"
+        return f"Nothing in the repository matched {terms}: no evidence was found."
+    lines = _route_lines(plan, evidence)
+    if coverage.missing:
+        lines.append(f"(Not shown by the evidence: {', '.join(coverage.missing)}.)")
+    return "\n".join(lines)

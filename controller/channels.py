@@ -1,0 +1,154 @@
+"""The controller's tools: one request in, a ranked list of chunks out.
+
+Channels: bm25, dense (only with a query embedder and an index that has embeddings), symbol
+(exact definitions, fuzzy when none), path (chunks of files the question names), graph (1-hop
+neighbours of a definition: tests, callers, documenting sections, importers). Each request may be
+restricted to chunk kinds and a path prefix; restricted searches over-fetch, then cut.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from helix.core.ports import Embedder
+from helix.core.schemas import Chunk, Frozen, Hit
+from indexers.api import IndexReader
+
+ChannelName = Literal["bm25", "dense", "symbol", "path", "graph"]
+# Restricted searches fetch this many times k before filtering by kind / prefix.
+OVERFETCH = 4
+# Graph neighbours, in the order they are listed: edge kind, direction, reason verb.
+GRAPH_EDGES = (("tests", "tests"), ("calls", "calls"), ("documents", "documents"))
+
+
+class Request(Frozen):
+    channel: ChannelName
+    query: str  # search text; a symbol name; a path hint; a graph node id
+    k: int
+    kinds: tuple[str, ...] = ()  # only these chunk kinds (empty: all)
+    prefixes: tuple[str, ...] = ()  # only paths under one of these prefixes
+    fuzzy: bool = False  # path channel: match name words anywhere in the path
+
+
+class Found(Frozen):
+    chunk: Chunk
+    rank: int  # 1-based in this request's list
+    reasons: tuple[str, ...] = ()
+
+
+class RequestResult(Frozen):
+    request: Request
+    found: tuple[Found, ...]
+
+
+def _keep(chunk: Chunk, request: Request) -> bool:
+    if request.kinds and chunk.kind not in request.kinds:
+        return False
+    return not request.prefixes or chunk.path.startswith(request.prefixes)
+
+
+def _restricted(request: Request) -> bool:
+    return bool(request.kinds or request.prefixes)
+
+
+def _from_hits(index: IndexReader, hits: list[Hit], request: Request) -> list[Chunk]:
+    out: list[Chunk] = []
+    for hit in hits:
+        chunk = index.chunk(hit.chunk_id)
+        if _keep(chunk, request):
+            out.append(chunk)
+        if len(out) >= request.k:
+            break
+    return out
+
+
+def _dense(index: IndexReader, request: Request, embedder: Embedder | None) -> list[Hit]:
+    if embedder is None or not request.query.strip():
+        return []
+    k = request.k * OVERFETCH if _restricted(request) else request.k
+    search_vector = getattr(index, "search_vector", None)
+    if callable(search_vector):
+        return list(search_vector(embedder.embed([request.query])[0], k))
+    return index.search_dense(request.query, k)
+
+
+def _symbol(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:
+    defs = index.find_definitions(request.query)
+    how = "symbol:exact"
+    if not defs:
+        defs = index.find_definitions(request.query, fuzzy=True)
+        how = "symbol:fuzzy"
+    out: list[tuple[Chunk, tuple[str, ...]]] = []
+    for d in sorted(defs, key=lambda d: (d.path, d.start_line, d.qualname)):
+        chunk = index.chunk_for_node(d.node_id)
+        if chunk is not None and _keep(chunk, request):
+            out.append((chunk, (how, f"defines {d.qualname}")))
+    return out[:request.k]
+
+
+def path_matches(path: str, hint: str, fuzzy: bool) -> bool:
+    low, want = path.lower(), hint.lower().strip("/")
+    name = low.rsplit("/", 1)[-1]
+    if fuzzy:
+        words = [w for w in re.split(r"[^a-z0-9]+", want) if w]
+        parts = set(re.split(r"[^a-z0-9]+", low))
+        return bool(words) and all(w in parts for w in words)
+    return (low == want or low.endswith("/" + want) or name == want
+            or name.split(".", 1)[0] == want)
+
+
+def _path(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:
+    out: list[tuple[Chunk, tuple[str, ...]]] = []
+    for record in index.files():
+        if path_matches(record.path, request.query, request.fuzzy):
+            out.extend((c, ("path hint",)) for c in index.chunks_for_path(record.path)
+                       if _keep(c, request))
+    out.sort(key=lambda pair: (pair[0].path, pair[0].start_line, pair[0].id))
+    return out[:request.k]
+
+
+def _graph(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:
+    graph = index.graph
+    node = request.query
+    if node not in graph:
+        return []
+    title = str(graph.nodes[node].get("title") or node)
+    neighbours: list[tuple[str, str]] = []
+    for edge_kind, verb in GRAPH_EDGES:
+        sources = sorted({u for u, _, key in graph.in_edges(node, keys=True) if key == edge_kind})
+        neighbours.extend((u, f"{verb} {title}") for u in sources)
+    file_node = f"file:{graph.nodes[node].get('path', '')}"
+    if file_node in graph:
+        importers = sorted({u for u, _, key in graph.in_edges(file_node, keys=True)
+                            if key == "imports"})
+        neighbours.extend((u, f"imports {file_node[5:]}") for u in importers)
+    out: list[tuple[Chunk, tuple[str, ...]]] = []
+    seen: set[str] = set()
+    for neighbour, reason in neighbours:
+        chunk = index.chunk_for_node(neighbour)
+        if chunk is None and neighbour.startswith("file:"):
+            chunks = index.chunks_for_path(neighbour[5:])
+            chunk = chunks[0] if chunks else None
+        if chunk is not None and chunk.id not in seen and _keep(chunk, request):
+            seen.add(chunk.id)
+            out.append((chunk, (reason,)))
+    return out[:request.k]
+
+
+def execute(index: IndexReader, request: Request, embedder: Embedder | None) -> RequestResult:
+    """Run one request against the index; the result's ranks are 1..n in list order."""
+    pairs: list[tuple[Chunk, tuple[str, ...]]]
+    if request.channel == "bm25":
+        k = request.k * OVERFETCH if _restricted(request) else request.k
+        pairs = [(c, ()) for c in _from_hits(index, index.search_bm25(request.query, k), request)]
+    elif request.channel == "dense":
+        pairs = [(c, ()) for c in _from_hits(index, _dense(index, request, embedder), request)]
+    elif request.channel == "symbol":
+        pairs = _symbol(index, request)
+    elif request.channel == "path":
+        pairs = _path(index, request)
+    else:
+        pairs = _graph(index, request)
+    found = tuple(Found(chunk=c, rank=i, reasons=r) for i, (c, r) in enumerate(pairs, start=1))
+    return RequestResult(request=request, found=found)

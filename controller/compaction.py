@@ -1,0 +1,87 @@
+"""Deterministic compaction of evidence to a token budget (plan phase 3).
+
+Order: definition spans, contracts/policy, entrypoints, tests, everything else; within a class by
+score, then a total order on position. Dedup by (file, heading, content hash). Long spans are cut
+to an excerpt around the lines that match the question's terms rather than dropped. Once a
+definition span does not fit, nothing of a lower class is kept: definitions are never dropped
+while anything lower ranks is kept. Tokens are estimated as ceil(chars / 4).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from controller.text import lines_matching
+from helix.core.envelope import EvidenceItem
+
+CHARS_PER_TOKEN = 4
+PRIORITY = {"definition": 0, "contract": 1, "entrypoint": 2, "test": 3}
+OTHER = 4
+MIN_EXCERPT_TOKENS = 16  # an excerpt smaller than this says nothing: skip instead
+
+
+def tokens(text: str) -> int:
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def priority(item: EvidenceItem) -> int:
+    return PRIORITY.get(item.kind, OTHER)
+
+
+def order_key(item: EvidenceItem) -> tuple[int, float, str, int, str]:
+    return (priority(item), -item.score, item.path, item.start_line, item.id)
+
+
+def excerpt(item: EvidenceItem, terms: Sequence[str], budget: int, context: int) -> EvidenceItem:
+    """The item cut to <= budget tokens around its first matching lines (the head if none)."""
+    lines = item.text.splitlines()
+    hits = lines_matching(item.text, terms) or [0]
+    centre = hits[0]
+    lo, hi = max(0, centre - context), min(len(lines), centre + context + 1)
+    while lo > 0 or hi < len(lines):  # grow while it fits
+        grown = False
+        if hi < len(lines) and tokens("\n".join(lines[lo:hi + 1])) <= budget:
+            hi, grown = hi + 1, True
+        if lo > 0 and tokens("\n".join(lines[lo - 1:hi])) <= budget:
+            lo, grown = lo - 1, True
+        if not grown:
+            break
+    while hi - lo > 1 and tokens("\n".join(lines[lo:hi])) > budget:  # shrink towards the hit
+        if hi - 1 > centre:
+            hi -= 1
+        else:
+            lo += 1
+    text = "\n".join(lines[lo:hi])
+    if tokens(text) > budget:
+        text = text[:budget * CHARS_PER_TOKEN]
+    start = item.start_line + lo
+    end = max(start, item.start_line + hi - 1)
+    return item.model_copy(update={"text": text, "start_line": start, "end_line": end})
+
+
+def compact(items: Sequence[EvidenceItem], budget: int, terms: Sequence[str],
+            context: int = 3) -> list[EvidenceItem]:
+    """Items kept within `budget` tokens, in compaction order (see module docstring)."""
+    seen: set[tuple[str, str, str]] = set()
+    kept: list[EvidenceItem] = []
+    left = budget
+    definition_dropped = False
+    for item in sorted(items, key=order_key):
+        key = (item.path, item.heading or "", item.content_hash)
+        if key in seen:
+            continue
+        seen.add(key)
+        if definition_dropped and item.kind != "definition":
+            break
+        cost = tokens(item.text)
+        if cost <= left:
+            kept.append(item)
+            left -= cost
+        elif left >= MIN_EXCERPT_TOKENS:
+            cut = excerpt(item, terms, left, context)
+            kept.append(cut)
+            left -= tokens(cut.text)
+        elif item.kind == "definition":
+            definition_dropped = True
+    return kept

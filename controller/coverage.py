@@ -1,0 +1,148 @@
+"""Slot coverage, measured against evidence: a slot is covered when an evidence item shows it.
+
+    subject slots (term, target, topic, quantity, symbol, x, y): an item contains the phrase
+    definition_span   an item defines the term (def/class, a heading, an assignment) or states
+                      it ("X is ...", "X means ...", "X: ...")
+    location          a code item contains the target (or defines it)
+    mechanism         an item contains the topic and an item from another file, code, carries
+                      at least half of the topic's words
+    link              one item contains both sides of the relation
+    unit_or_value     an item contains the quantity and the unit (or a `name = value` line)
+    call_sites        an item calls/tests the symbol (graph reason) or has a `symbol(` call
+                      that is not its own definition
+    document          an item comes from the named document
+    topic (summary)   an item from the named document contains the topic
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from controller.channels import path_matches
+from controller.evidence import CODE_CHUNK_KINDS, Candidate, defines, definition_names, evidence_id
+from controller.route import RoutePlan
+from controller.text import contains_phrase, is_identifier, phrase_tokens, token_set
+from helix.core.envelope import SlotCoverage
+
+_DEFINITIONAL = r"\s*(?:\)|`|\*\*)?\s*(?:is|are|means|refers to|denotes|stands for|:|=|—|–|-)\s"
+
+
+def _tokens(c: Candidate) -> frozenset[str]:
+    chunk = c.chunk
+    return token_set(" ".join((chunk.text, " ".join(chunk.heading_path), chunk.symbol or "",
+                               chunk.path.replace("/", " "))))
+
+
+def _contains_any(c: Candidate, phrases: Sequence[str]) -> bool:
+    toks = _tokens(c)
+    return any(contains_phrase(toks, p) for p in phrases)
+
+
+def states(text: str, phrases: Sequence[str]) -> bool:
+    """The text states a phrase definitionally: "X is ...", "X means ...", "X: ...", "X = ..."."""
+    for phrase in phrases:
+        words = [re.escape(w) for w in re.findall(r"[A-Za-z0-9_.]+", phrase)]
+        if words and re.search(r"(?i)\b" + r"[\s_-]+".join(words) + r"\b" + _DEFINITIONAL,
+                               text):
+            return True
+    return False
+
+
+def _from_document(c: Candidate, plan: RoutePlan) -> bool:
+    path = c.chunk.path
+    if plan.doc_words and path_matches(path, " ".join(plan.doc_words), fuzzy=True):
+        return True
+    if any(path_matches(path, hint, fuzzy=False) for hint in plan.intent.path_hints):
+        return True
+    title = " ".join(c.chunk.heading_path[:1])
+    return bool(plan.doc_words) and all(w in token_set(title) for w in plan.doc_words)
+
+
+def _has_call(c: Candidate, name: str) -> bool:
+    bare = name.strip("`").rsplit(".", 1)[-1]
+    if c.chunk.symbol and c.chunk.symbol.rsplit(".", 1)[-1] == bare:
+        return False
+    return bool(re.search(rf"(?<![\w]){re.escape(bare)}\s*\(", c.chunk.text)) and not re.search(
+        rf"\b(?:def|class)\s+{re.escape(bare)}\b", c.chunk.text)
+
+
+def _value_line(c: Candidate, phrases: Sequence[str]) -> bool:
+    for line in c.chunk.text.splitlines():
+        toks = token_set(line)
+        if any(contains_phrase(toks, p) for p in phrases) and re.search(r"[=:]|default", line):
+            return True
+    return False
+
+
+def slot_test(slot: str, plan: RoutePlan) -> Callable[[Candidate], bool] | None:
+    """The predicate that says an evidence item covers `slot`; None when it cannot be known."""
+    subjects = plan.subjects
+    main = subjects.get(plan.intent.slots[0], ())
+    names = definition_names(plan)
+    # An identifier is defined by code: a doc sentence about it does not cover its definition.
+    code_term = bool(main) and is_identifier(main[0].strip("`"))
+    if slot == "definition_span":
+        return lambda c: bool(main) and (defines(c.chunk, names) is not None or (
+            not code_term and states(c.chunk.text, main)))
+    if slot == "location":
+        return lambda c: bool(main) and (
+            (c.chunk.kind in CODE_CHUNK_KINDS and _contains_any(c, main))
+            or defines(c.chunk, names) is not None)
+    if slot == "mechanism":
+        return None  # needs two items: handled in `measure`
+    if slot == "link":
+        pair = subjects.get("link", ())
+        return lambda c: len(pair) == 2 and all(_contains_any(c, (p,)) for p in pair)
+    if slot == "unit_or_value":
+        quantity = subjects.get("quantity", ())
+        if plan.unit:
+            unit = plan.unit
+            return lambda c: _contains_any(c, quantity) and bool(
+                re.search(rf"(?i)(?<![\w]){re.escape(unit)}(?![\w])", c.chunk.text))
+        return lambda c: bool(quantity) and _value_line(c, quantity)
+    if slot == "call_sites":
+        symbols = subjects.get("symbol", ())
+        return lambda c: bool(symbols) and (
+            any(r.startswith(("calls ", "tests ")) for r in c.reasons)
+            or any(_has_call(c, s) for s in symbols))
+    if slot == "document":
+        return lambda c: _from_document(c, plan)
+    if slot == "topic" and plan.intent.route == "doc_summary":
+        topic = subjects.get("topic", ())
+        return lambda c: _from_document(c, plan) and _contains_any(c, topic)
+    phrases = subjects.get(slot, ())
+    return lambda c: bool(phrases) and _contains_any(c, phrases)
+
+
+def _mechanism(plan: RoutePlan, evidence: Sequence[Candidate]) -> list[str]:
+    topic = plan.subjects.get("topic", ())
+    if not topic:
+        return []
+    need = phrase_tokens(topic[0])
+    half = (len(need) + 1) // 2
+    describing = [c for c in evidence if _contains_any(c, topic)]
+    for first in describing:
+        for other in evidence:
+            if (other.chunk.path != first.chunk.path and other.chunk.kind in CODE_CHUNK_KINDS
+                    and len(set(need) & _tokens(other)) >= half):
+                return sorted({evidence_id(first.chunk), evidence_id(other.chunk)})
+    return []
+
+
+def measure(plan: RoutePlan, evidence: Sequence[Candidate]) -> SlotCoverage:
+    by_slot: dict[str, tuple[str, ...]] = {}
+    for slot in plan.intent.slots:
+        if slot == "mechanism":
+            ids = _mechanism(plan, evidence)
+        else:
+            test = slot_test(slot, plan)
+            ids = sorted({evidence_id(c.chunk) for c in evidence if test is not None and test(c)})
+        if ids:
+            by_slot[slot] = tuple(ids)
+    required = plan.intent.slots
+    covered = tuple(s for s in required if s in by_slot)
+    missing = tuple(s for s in required if s not in by_slot)
+    ratio = round(len(covered) / len(required), 6) if required else 1.0
+    return SlotCoverage(required=required, covered=covered, missing=missing, ratio=ratio,
+                        by_slot=by_slot)

@@ -1,0 +1,182 @@
+"""Evidence-based disambiguation of a bare one-word term ("what is a cavity?").
+
+Sense detection is repo-agnostic: every chunk that mentions the term is placed in a context
+cluster (the path component just below the hits' common directory: a top-level directory, a
+sub-package, or a file); clusters whose context words overlap (Jaccard >= sense_merge_jaccard)
+are one sense. A sense is named by its most distinctive context words. Each sense is then
+retrieved with a small budget and scored: evidence mass (distinct chunks that mention the term)
+plus `sense_proof_weight` x proofs (chunks that define or state the term). The top sense
+dominates when top / second >= dominance_ratio; otherwise the controller asks a two-option
+clarifier carrying the evidence for both.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from controller.coverage import states
+from controller.evidence import defines
+from controller.text import contains_phrase, jaccard, phrase_tokens, stem, token_set
+from helix.core.config import RetrievalSettings
+from helix.core.schemas import Chunk, Frozen
+
+LABEL_WORDS = 3  # distinctive words that name a sense
+CONTEXT_LINES = 2  # lines either side of a mention that form its context
+
+
+class Sense(Frozen):
+    key: str  # comma-joined member files: what `run_controller(sense=...)` accepts
+    prefixes: tuple[str, ...]  # the member files
+    label: str
+    words: tuple[str, ...]  # distinctive context words, best first
+    chunk_ids: tuple[str, ...]  # discovery chunks mentioning the term
+    context: frozenset[str] = frozenset()  # context words of its members
+    dirs: tuple[str, ...] = ()  # directories of its files: where per-sense retrieval looks
+
+
+class SenseScore(Frozen):
+    key: str
+    mass: int
+    proofs: int
+    score: float
+
+
+def _mentions(chunk: Chunk, term: str) -> bool:
+    return contains_phrase(token_set(f"{chunk.text} {' '.join(chunk.heading_path)}"), term)
+
+
+def _context(chunk: Chunk, term: str) -> frozenset[str]:
+    need = set(phrase_tokens(term))
+    lines = chunk.text.splitlines()
+    keep: set[int] = set()
+    for number, line in enumerate(lines):
+        if need & token_set(line):
+            keep.update(range(max(0, number - CONTEXT_LINES),
+                              min(len(lines), number + CONTEXT_LINES + 1)))
+    text = " ".join(lines[i] for i in sorted(keep))
+    text += " " + " ".join(chunk.heading_path) + " " + (chunk.symbol or "")
+    return frozenset(t for t in token_set(text) if t not in need and not t.isdigit())
+
+
+def _path_words(path: str) -> frozenset[str]:
+    return token_set(" ".join(path.split("/")))
+
+
+def _similarity(a: Sequence[frozenset[str]], b: Sequence[frozenset[str]]) -> float:
+    """Average linkage: the mean Jaccard over member pairs (resists chaining through hubs)."""
+    total = sum(jaccard(x, y) for x in a for y in b)
+    return total / (len(a) * len(b))
+
+
+def _dirs(paths: Sequence[str]) -> tuple[str, ...]:
+    return tuple(sorted({p.rsplit("/", 1)[0] + "/" if "/" in p else p for p in paths}))
+
+
+def detect_senses(term: str, chunks: Sequence[Chunk], settings: RetrievalSettings) -> list[Sense]:
+    """Senses of `term` among `chunks` (discovery hits), largest first; [] or one when clear.
+
+    One cluster per file to start (its context: words around the mentions plus its path words),
+    then agglomerative merging by average-linkage Jaccard while >= sense_merge_jaccard.
+    """
+    need = set(phrase_tokens(term))
+    mentions = sorted({c.id: c for c in chunks if _mentions(c, term)}.values(),
+                      key=lambda c: (c.path, c.start_line, c.id))
+    if not mentions:
+        return []
+    by_file: dict[str, list[Chunk]] = {}
+    for chunk in mentions:
+        by_file.setdefault(chunk.path, []).append(chunk)
+    files = sorted(by_file)
+    context = {f: frozenset().union(*(_context(c, term) for c in by_file[f]),
+                                    _path_words(f) - need) for f in files}
+    clusters: list[list[str]] = [[f] for f in files]
+    while len(clusters) > 1:
+        best: tuple[float, int, int] | None = None
+        for i, a in enumerate(clusters):
+            for j in range(i + 1, len(clusters)):
+                sim = round(_similarity([context[f] for f in a],
+                                        [context[f] for f in clusters[j]]), 9)
+                if best is None or sim > best[0]:
+                    best = (sim, i, j)
+        if best is None or best[0] < settings.sense_merge_jaccard:
+            break
+        _, i, j = best
+        clusters[i] = sorted(clusters[i] + clusters[j])
+        del clusters[j]
+    tallies: list[dict[str, int]] = []
+    for members in clusters:
+        tally: dict[str, int] = {}
+        for f in members:
+            for word in context[f]:
+                tally[word] = tally.get(word, 0) + 1
+        tallies.append(tally)
+    senses: list[Sense] = []
+    for index, members in enumerate(clusters):
+        own = tallies[index]
+        others: dict[str, int] = {}
+        for other_index, tally in enumerate(tallies):
+            if other_index != index:
+                for word, n in tally.items():
+                    others[word] = others.get(word, 0) + n
+        ranked = sorted(own, key=lambda w: (-(own[w] - others.get(w, 0)), -own[w], w))
+        words = tuple(w for w in ranked if re.fullmatch(r"[a-z][a-z0-9_]+", w))[:LABEL_WORDS]
+        prefixes = _dirs(members)
+        chunk_ids = tuple(c.id for f in members for c in by_file[f])
+        where = ", ".join(members[:2]) + (" ..." if len(members) > 2 else "")
+        label = f"{term}: {' '.join(words)} ({where})" if words else f"{term} ({where})"
+        senses.append(Sense(key=",".join(sorted(members)), prefixes=tuple(sorted(members)),
+                            label=label, words=words, chunk_ids=chunk_ids,
+                            context=frozenset().union(*(context[f] for f in members)),
+                            dirs=prefixes))
+    senses.sort(key=lambda s: (-len(s.chunk_ids), s.key))
+    return senses
+
+
+def assign(chunk: Chunk, term: str, senses: Sequence[Sense]) -> str | None:
+    """The sense a chunk mentioning `term` belongs to: its file's sense, else the closest one."""
+    if not _mentions(chunk, term) or not senses:
+        return None
+    for sense in senses:
+        if chunk.path in sense.prefixes:
+            return sense.key
+    ctx = _context(chunk, term) | (_path_words(chunk.path) - set(phrase_tokens(term)))
+    return max(senses, key=lambda s: (round(jaccard(ctx, s.context), 9), -len(s.key), s.key)).key
+
+
+def score_senses(senses: Sequence[Sense], term: str, chunks: Sequence[Chunk],
+                 settings: RetrievalSettings) -> list[SenseScore]:
+    """Mass: distinct chunks assigned to a sense; proofs: those that define or state the term."""
+    names = frozenset({term.lower(), stem(term.lower())})
+    mass: dict[str, set[str]] = {s.key: set() for s in senses}
+    proofs: dict[str, set[str]] = {s.key: set() for s in senses}
+    for chunk in sorted({c.id: c for c in chunks}.values(), key=lambda c: c.id):
+        key = assign(chunk, term, senses)
+        if key is None:
+            continue
+        mass[key].add(chunk.id)
+        if defines(chunk, names) is not None or states(chunk.text, (term,)):
+            proofs[key].add(chunk.id)
+    out = [SenseScore(key=s.key, mass=len(mass[s.key]), proofs=len(proofs[s.key]),
+                      score=round(len(mass[s.key])
+                                  + settings.sense_proof_weight * len(proofs[s.key]), 6))
+           for s in senses]
+    return sorted(out, key=lambda x: (-x.score, x.key))
+
+
+def decide(scores: Sequence[SenseScore], settings: RetrievalSettings) -> str | None:
+    """The dominant sense's key, or None when the top two are too close to call."""
+    ordered = sorted(scores, key=lambda s: (-s.score, s.key))
+    if not ordered:
+        return None
+    if len(ordered) == 1 or ordered[1].score <= 0:
+        return ordered[0].key
+    return ordered[0].key if ordered[0].score / ordered[1].score >= settings.dominance_ratio \
+        else None
+
+
+def sense_prefixes(sense: str, known: Mapping[str, Sense] | None = None) -> tuple[str, ...]:
+    """Path prefixes for a chosen sense (`key` of a Sense, or any comma-joined prefixes)."""
+    if known and sense in known:
+        return known[sense].prefixes
+    return tuple(p.strip() for p in sense.split(",") if p.strip())

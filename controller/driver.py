@@ -1,0 +1,145 @@
+"""The thin driver: runs the pure loop against the index, then assembles the envelope.
+
+I/O here is limited to reading the index (the tools) and the injected clock. No LLM: the
+envelope it returns is a dry run (`llm_steps == 0`); synthesis completes it elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from controller.alignment import align
+from controller.answer import build_answer
+from controller.channels import execute
+from controller.compaction import compact
+from controller.coverage import measure
+from controller.evidence import (
+    DOC_CHUNK_KINDS,
+    Candidate,
+    build_items,
+    definition_names,
+    evidence_id,
+    item_hashes,
+    rank,
+    to_item,
+)
+from controller.loop import LoopState, ToolResults, initial_state, step
+from controller.route import route_question
+from controller.treewalk import selected_trees, walk
+from helix.core.config import HelixConfig
+from helix.core.envelope import Clarify, ClarifyOption, ControllerStep, Envelope, EvidenceItem
+from helix.core.ports import Clock, Embedder
+from indexers.api import IndexReader
+
+ALIGN_DOCS = 4  # doc spans (best first) whose named identifiers are resolved
+DOMINANCE_STEPS = 2  # discovery + per-sense retrieval, outside the loop's step budget
+
+
+def _ms(clock: Clock, since: float) -> float:
+    return round((clock.monotonic() - since) * 1000.0, 3)
+
+
+def _run_loop(state: LoopState, index: IndexReader, embedder: Embedder | None, clock: Clock,
+              started: float, timings: dict[str, float]) -> LoopState:
+    state, action = step(state, None)
+    guard = state.settings.max_steps + DOMINANCE_STEPS + 1
+    while action is not None and guard > 0:
+        guard -= 1
+        t = clock.monotonic()
+        results = tuple(execute(index, request, embedder) for request in action.requests)
+        timings[action.phase] = round(timings.get(action.phase, 0.0) + _ms(clock, t), 3)
+        tools = ToolResults(action=action, results=results, elapsed_ms=_ms(clock, started))
+        state, action = step(state, tools)
+    if state.stop_reason is None:  # the guard tripped: say so rather than loop forever
+        state = state.model_copy(update={"stop_reason": "budget_exhausted"})
+    return state
+
+
+def _align(state: LoopState, index: IndexReader) -> LoopState:
+    settings = state.settings
+    docs = [c for c in rank(state.evidence) if c.chunk.kind in DOC_CHUNK_KINDS][:ALIGN_DOCS]
+    spans, chunks = align(index, docs, settings.proof_spans_per_doc)
+    held = {c.chunk.id for c in state.evidence}
+    score = round(settings.w_graph / (settings.rrf_k + 1), 9)
+    added: list[Candidate] = []
+    for chunk, reason in chunks:
+        if chunk.id in held or len(added) >= settings.per_step_evidence:
+            continue
+        held.add(chunk.id)
+        added.append(Candidate(chunk=chunk, score=score, reasons=(reason,),
+                               step=len(state.steps)))
+    evidence = (*state.evidence, *added)
+    coverage = measure(state.plan, evidence)
+    record = ControllerStep(
+        index=len(state.steps), phase="align",
+        queries=tuple(dict.fromkeys(s.symbol for s in spans)), channels=("symbol", "graph"),
+        new_chunk_ids=tuple(c.chunk.id for c in added), coverage=coverage.ratio,
+        covered_slots=coverage.covered, note=f"{len(spans)} proof span(s) from doc spans")
+    return state.model_copy(update={"evidence": evidence, "coverage": coverage,
+                                    "steps": (*state.steps, record),
+                                    "proof_spans": tuple(spans)})
+
+
+def _clarify(state: LoopState, items: dict[str, EvidenceItem]) -> Clarify:
+    labels = {s.key: s for s in state.senses}
+    options = []
+    for score in state.sense_scores[:2]:
+        ids = state.sense_evidence.get(score.key, ())
+        evidence = tuple(items[i] for i in ids if i in items)[:state.settings.clarify_evidence]
+        options.append(ClarifyOption(label=labels[score.key].label, sense=score.key,
+                                     evidence=evidence, score=score.score))
+    searched = tuple(dict.fromkeys(q for s in state.steps for q in s.queries))
+    tops = [f"{e.path}#{e.heading}" if e.heading else e.path
+            for option in options for e in option.evidence]
+    term = state.plan.ambiguous_term or ""
+    return Clarify(question=f"'{term}' means different things in this repository: which one?",
+                   options=tuple(options), searched_terms=searched,
+                   top_candidates=tuple(dict.fromkeys(tops)))
+
+
+def _items(state: LoopState, candidates: Sequence[Candidate]) -> dict[str, EvidenceItem]:
+    names = definition_names(state.plan)
+    return {c.chunk.id: to_item(c, names) for c in candidates}
+
+
+def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
+                   query_embedder: Embedder | None, clock: Clock, scope: str | None = None,
+                   sense: str | None = None, refreshed: bool = False) -> Envelope:
+    """Route, retrieve, align, compact and walk: the whole dry run for one question."""
+    started = clock.monotonic()
+    timings: dict[str, float] = {}
+    plan = route_question(question, scope=scope, sense=sense)
+    state = _run_loop(initial_state(plan, config.retrieval), index, query_embedder, clock,
+                      started, timings)
+    t = clock.monotonic()
+    if state.stop_reason != "dominance_split":
+        state = _align(state, index)
+        timings["align"] = _ms(clock, t)
+    t = clock.monotonic()
+    ranked = rank(state.evidence)
+    all_items = _items(state, ranked)
+    kept = compact(list(all_items.values()), config.retrieval.token_budget,
+                   plan.intent.terms, config.retrieval.excerpt_context_lines)
+    kept_ids = {e.id for e in kept}
+    kept_by_id = {e.id: e for e in kept}
+    evidence = tuple(kept_by_id[evidence_id(c.chunk)] for c in ranked
+                     if evidence_id(c.chunk) in kept_ids)
+    coverage = state.coverage or measure(state.plan, state.evidence)
+    clarify = _clarify(state, all_items) if state.stop_reason == "dominance_split" else None
+    graph = index.graph
+    tree_walk = walk(graph, evidence, config.retrieval)
+    trees = selected_trees(graph, evidence)
+    kept_candidates = [c for c in ranked if evidence_id(c.chunk) in kept_ids]
+    items = build_items(state.plan, kept_candidates, trees, state.proof_spans, coverage)
+    answer = build_answer(state.plan, evidence, coverage, clarify)
+    timings["assemble"] = _ms(clock, t)
+    timings["total"] = _ms(clock, started)
+    return Envelope(
+        question=question, repo_root=str(index.root), repo_rev=index.repo_rev,
+        index_rev=index.index_rev, index_refreshed=refreshed, config_hash=config.evidence_hash,
+        route=state.plan.intent.route, slots=state.plan.intent.slots,
+        controller_steps=state.steps, stop_reason=state.stop_reason or "budget_exhausted",
+        items=items, item_hashes=item_hashes(items, evidence), evidence=evidence,
+        clarify=clarify, tree_walk=tree_walk,
+        answer_mode="dry_run", answer=answer, llm_steps=0,
+        timings_ms=timings)

@@ -1,0 +1,154 @@
+"""Evidence: candidates found by the loop, their kinds, the envelope's item lists and hashes."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from controller.route import RoutePlan
+from controller.text import is_identifier, symbol_variants, token_set
+from helix.core.envelope import EvidenceItem, EvidenceKind, HitRef, Items, ProofSpan, SlotCoverage
+from helix.core.hashing import hash_obj, short_id
+from helix.core.schemas import Chunk, Frozen
+
+DOC_CHUNK_KINDS = ("doc_section", "tree_node", "text_window")
+CODE_CHUNK_KINDS = ("code_def", "code_module")
+_CONTRACT_TEXT = ("policy policie contract config configuration setting schema spec specification "
+                  "protocol interface")
+CONTRACT_WORDS = frozenset(_CONTRACT_TEXT.split())
+ENTRYPOINT_FILES = frozenset(("__main__.py", "main.py", "cli.py", "app.py", "manage.py"))
+ENTRYPOINT_MARKERS = re.compile(
+    r"if __name__ == ['\"]__main__['\"]|@click\.(?:command|group)|@\w+\.(?:route|get|post)\(|"
+    r"ArgumentParser\(|@app\.")
+# Slots whose subject names the thing a definition span would define.
+SUBJECT_SLOTS = ("term", "target", "symbol", "quantity", "x", "y", "topic")
+ITEM_LISTS = ("intent", "selected_trees", "doc_section_hits", "repo_search_hits", "proof_spans",
+              "slot_coverage_report")
+
+
+class Candidate(Frozen):
+    """A chunk the loop admitted as evidence, with its best fused score and every reason."""
+
+    chunk: Chunk
+    score: float
+    reasons: tuple[str, ...]
+    step: int
+
+
+def evidence_id(chunk: Chunk) -> str:
+    return "ev-" + short_id(chunk.path, chunk.start_line, chunk.end_line, chunk.content_hash,
+                            length=12)
+
+
+def definition_names(plan: RoutePlan) -> frozenset[str]:
+    """Lowercased names a definition of the question's subject could carry."""
+    names: set[str] = set()
+    for slot in SUBJECT_SLOTS:
+        for phrase in plan.subjects.get(slot, ()):
+            bare = phrase.strip("`")
+            if is_identifier(bare) or " " not in bare:
+                names.add(bare.lower().rsplit(".", 1)[-1])
+            for variant in symbol_variants(bare):
+                names.add(variant.lower())
+    return frozenset(n for n in names if n)
+
+
+def _norm(name: str) -> str:
+    return name.lower().replace("_", "")
+
+
+def defines(chunk: Chunk, names: Iterable[str]) -> str | None:
+    """The name this chunk defines among `names`: a def/class, a heading, or an assignment."""
+    wanted = {_norm(n): n for n in names}
+    if not wanted:
+        return None
+    if chunk.kind == "code_def" and chunk.symbol:
+        last = _norm(chunk.symbol.rsplit(".", 1)[-1])
+        if last in wanted:
+            return wanted[last]
+    if chunk.kind in DOC_CHUNK_KINDS and chunk.heading_path:
+        heading = _norm(chunk.heading_path[-1].replace(" ", "").replace("-", ""))
+        for key, name in sorted(wanted.items()):
+            if heading == key:
+                return name
+    if chunk.kind in ("code_module", "code_def"):
+        for line in chunk.text.splitlines():
+            match = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::[^=]*)?=", line)
+            if match and _norm(match.group(1)) in wanted:
+                return wanted[_norm(match.group(1))]
+    return None
+
+
+def _path_tokens(chunk: Chunk) -> frozenset[str]:
+    return token_set(" ".join((chunk.path.replace("/", " "), " ".join(chunk.heading_path),
+                               chunk.symbol or "")))
+
+
+def is_test(chunk: Chunk) -> bool:
+    parts = chunk.path.split("/")
+    name = parts[-1]
+    return (any(p in ("tests", "test", "testing") for p in parts[:-1])
+            or name.startswith("test_") or name.endswith(("_test.py", ".test.ts", ".test.js"))
+            or bool(chunk.symbol and chunk.symbol.rsplit(".", 1)[-1].lower().startswith("test")))
+
+
+def classify(chunk: Chunk, names: frozenset[str], reasons: Sequence[str] = ()) -> EvidenceKind:
+    if chunk.kind == "tree_node":
+        return "tree"
+    if is_test(chunk):
+        return "test"
+    if defines(chunk, names) or "symbol:exact" in reasons:
+        return "definition"
+    name = chunk.path.rsplit("/", 1)[-1]
+    if (name in ENTRYPOINT_FILES or "cli" in chunk.path.split("/")[:-1]
+            or (chunk.kind in CODE_CHUNK_KINDS and ENTRYPOINT_MARKERS.search(chunk.text))):
+        return "entrypoint"
+    if _path_tokens(chunk) & CONTRACT_WORDS:
+        return "contract"
+    if chunk.kind in DOC_CHUNK_KINDS:
+        return "doc"
+    return "code"
+
+
+def to_item(candidate: Candidate, names: frozenset[str], text: str | None = None) -> EvidenceItem:
+    chunk = candidate.chunk
+    kind = classify(chunk, names, candidate.reasons)
+    return EvidenceItem(
+        id=evidence_id(chunk), path=chunk.path, start_line=chunk.start_line,
+        end_line=chunk.end_line, kind=kind, score=round(candidate.score, 6),
+        content_hash=chunk.content_hash, node_id=chunk.node_id, reasons=candidate.reasons,
+        heading=" > ".join(chunk.heading_path) or None, symbol=chunk.symbol,
+        text=chunk.text if text is None else text, chunk_id=chunk.id)
+
+
+def rank(candidates: Iterable[Candidate]) -> list[Candidate]:
+    """Best first: score, then a total order on position."""
+    return sorted(candidates, key=lambda c: (-c.score, c.chunk.path, c.chunk.start_line,
+                                             c.chunk.id))
+
+
+def _hit_ref(candidate: Candidate) -> HitRef:
+    chunk = candidate.chunk
+    channels = sorted({r.split("#", 1)[0] for r in candidate.reasons if "#" in r})
+    return HitRef(chunk_id=chunk.id, path=chunk.path, start_line=chunk.start_line,
+                  end_line=chunk.end_line, score=round(candidate.score, 6),
+                  channels=tuple(channels), heading=" > ".join(chunk.heading_path) or None,
+                  symbol=chunk.symbol)
+
+
+def build_items(plan: RoutePlan, ranked: Sequence[Candidate], selected_trees: Sequence[str],
+                proof_spans: Sequence[ProofSpan], coverage: SlotCoverage) -> Items:
+    docs = tuple(_hit_ref(c) for c in ranked if c.chunk.kind in DOC_CHUNK_KINDS)
+    code = tuple(_hit_ref(c) for c in ranked if c.chunk.kind not in DOC_CHUNK_KINDS)
+    spans = tuple(sorted(proof_spans, key=lambda p: (p.doc_chunk_id, p.relation, p.path,
+                                                     p.start_line, p.symbol)))
+    return Items(intent=plan.intent, selected_trees=tuple(selected_trees),
+                 doc_section_hits=docs, repo_search_hits=code, proof_spans=spans,
+                 slot_coverage_report=coverage)
+
+
+def item_hashes(items: Items, evidence: Sequence[EvidenceItem]) -> dict[str, str]:
+    """One hash per item list (and one for the evidence list): equal inputs, equal hashes."""
+    out = {name: hash_obj(getattr(items, name)) for name in ITEM_LISTS}
+    out["evidence"] = hash_obj(list(evidence))
+    return out

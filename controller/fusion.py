@@ -1,0 +1,84 @@
+"""Weighted reciprocal rank fusion, then MMR diversification. Pure; every tie broken by chunk id."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from controller.text import jaccard
+from helix.core.config import RetrievalSettings
+from helix.core.schemas import Frozen
+
+
+class Ranked(Frozen):
+    """One list of chunk ids, best first, from one channel (and one query)."""
+
+    channel: str
+    query: str
+    chunk_ids: tuple[str, ...]
+
+
+class Fused(Frozen):
+    chunk_id: str
+    score: float
+    reasons: tuple[str, ...]  # "bm25#3", "symbol#1" ...: the channel and rank it came from
+
+
+def channel_weight(channel: str, settings: RetrievalSettings) -> float:
+    weights = {"bm25": settings.w_bm25, "dense": settings.w_dense, "symbol": settings.w_symbol,
+               "path": settings.w_path, "graph": settings.w_graph, "tree": settings.w_bm25,
+               "sense": settings.w_bm25}
+    return weights.get(channel, settings.w_bm25)
+
+
+def rrf(lists: Sequence[Ranked], settings: RetrievalSettings) -> list[Fused]:
+    """score(c) = sum over lists of w(channel) / (rrf_k + rank); reasons: best rank per channel."""
+    scores: dict[str, float] = {}
+    best: dict[tuple[str, str], int] = {}
+    for ranked in lists:
+        weight = channel_weight(ranked.channel, settings)
+        seen: set[str] = set()
+        for rank, chunk_id in enumerate(ranked.chunk_ids, start=1):
+            if chunk_id in seen:
+                continue
+            seen.add(chunk_id)
+            scores[chunk_id] = scores.get(chunk_id, 0.0) + weight / (settings.rrf_k + rank)
+            key = (chunk_id, ranked.channel)
+            best[key] = min(best.get(key, rank), rank)
+    reasons: dict[str, list[tuple[str, int]]] = {}
+    for (chunk_id, channel), rank in best.items():
+        reasons.setdefault(chunk_id, []).append((channel, rank))
+    out = [Fused(chunk_id=cid, score=round(score, 9),
+                 reasons=tuple(f"{ch}#{rk}" for ch, rk in sorted(reasons[cid],
+                                                                key=lambda x: (x[1], x[0]))))
+           for cid, score in scores.items()]
+    out.sort(key=lambda f: (-f.score, f.chunk_id))
+    return out
+
+
+def mmr(candidates: Sequence[Fused], tokens: Mapping[str, frozenset[str]], *, lam: float,
+        limit: int, selected: Sequence[str] = ()) -> list[Fused]:
+    """Maximal marginal relevance: lam * relevance - (1 - lam) * max Jaccard to what is chosen.
+
+    Relevance is the fused score scaled to the best candidate (so lam means the same whatever
+    the number of channels). `selected` (evidence already held) counts as chosen.
+    """
+    if limit <= 0 or not candidates:
+        return []
+    top = max(c.score for c in candidates) or 1.0
+    pool = sorted(candidates, key=lambda c: (-c.score, c.chunk_id))
+    chosen: list[Fused] = []
+    chosen_tokens = [tokens.get(cid, frozenset()) for cid in selected]
+    while pool and len(chosen) < limit:
+        best_value = float("-inf")
+        best_index = 0
+        for index, cand in enumerate(pool):
+            toks = tokens.get(cand.chunk_id, frozenset())
+            redundancy = max((jaccard(toks, other) for other in chosen_tokens), default=0.0)
+            value = round(lam * (cand.score / top) - (1.0 - lam) * redundancy, 9)
+            # pool is sorted by (-score, id): strict > keeps the first on ties, a total order.
+            if value > best_value:
+                best_value, best_index = value, index
+        pick = pool.pop(best_index)
+        chosen.append(pick)
+        chosen_tokens.append(tokens.get(pick.chunk_id, frozenset()))
+    return chosen

@@ -1,0 +1,343 @@
+"""The pure controller loop: `step(state, results) -> (state, next action | None)`.
+
+Phases (plan phase 1): seed (docs-first: doc sections, tree nodes, path hints) -> expand
+(heading seeds, filename tokens, symbol names from hits) -> widen (code-first: code search,
+symbol index, 1-hop graph neighbours of definitions; repeated while it finds something).
+Before the seed, a bare one-word term gets dominance steps (plan phase 4): sense discovery, then
+per-sense retrieval; a dominant sense restricts the rest of the run, a split stops the loop.
+
+Stop reasons: coverage_ok, budget_exhausted (steps, evidence, time), dominance_split,
+no_new_evidence. Evidence is only ever added, so coverage never decreases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import Field
+
+from controller.channels import Request, RequestResult
+from controller.coverage import measure
+from controller.dominance import Sense, SenseScore, decide, detect_senses, score_senses
+from controller.evidence import CODE_CHUNK_KINDS, DOC_CHUNK_KINDS, Candidate, rank
+from controller.fusion import Ranked, mmr, rrf
+from controller.route import RoutePlan
+from controller.text import is_identifier, phrase_tokens, symbol_variants, token_set
+from helix.core.config import RetrievalSettings
+from helix.core.envelope import ControllerStep, Phase, ProofSpan, SlotCoverage, StopReason
+from helix.core.schemas import Chunk, Frozen
+
+GRAPH_SEEDS = 4  # definitions whose neighbours one widen step asks for
+EXPAND_SEEDS = 3  # headings / filenames / symbols taken from the best hits
+
+
+class Action(Frozen):
+    phase: Phase
+    requests: tuple[Request, ...]
+    note: str = ""
+
+
+class ToolResults(Frozen):
+    action: Action
+    results: tuple[RequestResult, ...]
+    elapsed_ms: float  # since the run started, from the injected clock
+
+
+class LoopState(Frozen):
+    plan: RoutePlan
+    settings: RetrievalSettings
+    prefixes: tuple[str, ...] = ()  # scope or chosen sense: every request is restricted
+    sense_words: tuple[str, ...] = ()
+    evidence: tuple[Candidate, ...] = ()
+    steps: tuple[ControllerStep, ...] = ()
+    coverage: SlotCoverage | None = None
+    searched: tuple[str, ...] = ()  # "channel:query" already run
+    loop_steps: int = 0  # seed/expand/widen steps (dominance steps have their own budget)
+    senses: tuple[Sense, ...] = ()
+    sense_scores: tuple[SenseScore, ...] = ()
+    # sense key -> chunk ids, best first
+    sense_evidence: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    proof_spans: tuple[ProofSpan, ...] = ()  # set by alignment, after the loop
+    stop_reason: StopReason | None = None
+    last_phase: Phase | None = None
+
+
+def initial_state(plan: RoutePlan, settings: RetrievalSettings) -> LoopState:
+    prefixes: tuple[str, ...] = (plan.intent.scope,) if plan.intent.scope else ()
+    if plan.intent.sense and not prefixes:
+        from controller.dominance import sense_prefixes
+
+        prefixes = sense_prefixes(plan.intent.sense)
+    return LoopState(plan=plan, settings=settings, prefixes=prefixes)
+
+
+def _main_query(state: LoopState) -> str:
+    return " ".join((*state.plan.intent.terms, *state.sense_words)).strip()
+
+
+def _subject_queries(state: LoopState) -> list[str]:
+    out = [_main_query(state)]
+    if state.plan.intent.route == "relation":
+        out += [p for slot in ("x", "y") for p in state.plan.subjects.get(slot, ())]
+    return [q for q in dict.fromkeys(out) if q]
+
+
+def _req(state: LoopState, channel: str, query: str, kinds: tuple[str, ...] = (),
+         k: int | None = None, fuzzy: bool = False) -> Request:
+    return Request(channel=channel, query=query, k=k or state.settings.per_channel_k,  # type: ignore[arg-type]
+                   kinds=kinds, prefixes=state.prefixes, fuzzy=fuzzy)
+
+
+def _fresh(state: LoopState, requests: Sequence[Request]) -> tuple[Request, ...]:
+    done = set(state.searched)
+    out: list[Request] = []
+    for r in requests:
+        key = f"{r.channel}:{r.query}:{','.join(r.kinds)}"
+        if r.query and key not in done:
+            done.add(key)
+            out.append(r)
+    return tuple(out)
+
+
+def _seed(state: LoopState) -> Action:
+    plan = state.plan
+    reqs: list[Request] = []
+    for query in _subject_queries(state):
+        reqs += [_req(state, "bm25", query, DOC_CHUNK_KINDS),
+                 _req(state, "dense", query, DOC_CHUNK_KINDS)]
+    reqs += [_req(state, "path", hint) for hint in plan.intent.path_hints]
+    if plan.doc_words:
+        reqs.append(_req(state, "path", " ".join(plan.doc_words), fuzzy=True))
+    return Action(phase="seed", requests=_fresh(state, reqs), note="docs-first")
+
+
+def _identifiers(state: LoopState) -> list[str]:
+    names = [t for t in state.plan.intent.terms if is_identifier(t)]
+    for slot in ("term", "target", "symbol", "quantity", "x", "y"):
+        for phrase in state.plan.subjects.get(slot, ()):
+            names += list(symbol_variants(phrase))
+    return list(dict.fromkeys(names))
+
+
+def _expand(state: LoopState) -> Action:
+    ranked = rank(state.evidence)
+    want = set().union(*(phrase_tokens(t) for t in state.plan.intent.terms)) \
+        if state.plan.intent.terms else set()
+    headings = [c.chunk.heading_path[-1] for c in ranked
+                if c.chunk.heading_path and want & token_set(c.chunk.heading_path[-1])]
+    stems = [c.chunk.path.rsplit("/", 1)[-1].rsplit(".", 1)[0].replace("_", " ").replace("-", " ")
+             for c in ranked]
+    symbols = [c.chunk.symbol for c in ranked if c.chunk.symbol
+               and want & token_set(c.chunk.symbol)]
+    found_idents: list[str] = []
+    for c in ranked:
+        for word in sorted(set(c.chunk.text.replace("`", " ").split())):
+            word = word.strip("().,:;'\"[]{}")
+            if is_identifier(word) and want & token_set(word):
+                found_idents.append(word)
+    main = _main_query(state)
+    reqs: list[Request] = []
+    for heading in list(dict.fromkeys(headings))[:EXPAND_SEEDS]:
+        reqs.append(_req(state, "bm25", f"{main} {heading}"))
+    for stem_words in list(dict.fromkeys(stems))[:EXPAND_SEEDS]:
+        reqs.append(_req(state, "bm25", f"{main} {stem_words}"))
+    for name in list(dict.fromkeys([*_identifiers(state), *symbols,
+                                    *sorted(set(found_idents))]))[:EXPAND_SEEDS * 2]:
+        reqs.append(_req(state, "symbol", name, k=state.settings.sense_budget))
+    reqs.append(_req(state, "dense", main))
+    return Action(phase="expand", requests=_fresh(state, reqs),
+                  note="heading seeds, filename tokens, symbol names")
+
+
+def _widen(state: LoopState) -> Action:
+    reqs: list[Request] = []
+    for query in _subject_queries(state):
+        reqs += [_req(state, "bm25", query, CODE_CHUNK_KINDS),
+                 _req(state, "dense", query, CODE_CHUNK_KINDS)]
+    for name in _identifiers(state):
+        reqs.append(_req(state, "symbol", name, k=state.settings.sense_budget))
+    defs = [c for c in rank(state.evidence) if c.chunk.kind == "code_def"]
+    for cand in defs[:GRAPH_SEEDS * 2]:
+        reqs.append(_req(state, "graph", cand.chunk.node_id, k=state.settings.sense_budget))
+    fresh = _fresh(state, reqs)
+    graph = [r for r in fresh if r.channel == "graph"][:GRAPH_SEEDS]
+    return Action(phase="widen", requests=tuple([r for r in fresh if r.channel != "graph"]
+                                                + graph),
+                  note="code-first, symbol index, 1-hop graph")
+
+
+def _discovery(state: LoopState, term: str) -> Action:
+    reqs = (_req(state, "bm25", term), _req(state, "dense", term), _req(state, "symbol", term))
+    return Action(phase="dominance", requests=reqs, note=f"sense discovery for '{term}'")
+
+
+def _per_sense(state: LoopState, term: str) -> Action:
+    reqs = []
+    for sense in state.senses:
+        query = " ".join((term, *sense.words))
+        reqs.append(Request(channel="bm25", query=query, k=state.settings.sense_budget,
+                            prefixes=sense.dirs))
+    return Action(phase="dominance", requests=tuple(reqs), note="per-sense retrieval")
+
+
+def first_action(state: LoopState) -> Action:
+    if state.plan.ambiguous_term and not state.plan.intent.sense:
+        return _discovery(state, state.plan.ambiguous_term)
+    return _seed(state)
+
+
+def _lists(results: Sequence[RequestResult]) -> list[Ranked]:
+    return [Ranked(channel=r.request.channel, query=r.request.query,
+                   chunk_ids=tuple(f.chunk.id for f in r.found)) for r in results]
+
+
+def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
+           step_index: int, extra_reason: dict[str, str] | None = None,
+           only: set[str] | None = None) -> tuple[tuple[Candidate, ...], list[str]]:
+    """Fuse, diversify and add up to `limit` new candidates; re-found ones gain reasons."""
+    chunks: dict[str, Chunk] = {}
+    reasons: dict[str, list[str]] = {}
+    for result in results:
+        for found in result.found:
+            chunks[found.chunk.id] = found.chunk
+            reasons.setdefault(found.chunk.id, []).extend(found.reasons)
+    fused = [f for f in rrf(_lists(results), state.settings) if only is None or f.chunk_id in only]
+    held = {c.chunk.id: c for c in state.evidence}
+    tokens = {cid: token_set(ch.text) for cid, ch in chunks.items()}
+    tokens.update({cid: token_set(c.chunk.text) for cid, c in held.items()})
+    updated = dict(held)
+    for f in fused:
+        if f.chunk_id in held:
+            old = held[f.chunk_id]
+            merged = tuple(dict.fromkeys((*old.reasons, *f.reasons, *reasons[f.chunk_id])))
+            updated[f.chunk_id] = old.model_copy(update={"score": max(old.score, f.score),
+                                                         "reasons": merged})
+    room = min(limit, state.settings.max_evidence - len(held))
+    new = mmr([f for f in fused if f.chunk_id not in held], tokens,
+              lam=state.settings.mmr_lambda, limit=room, selected=sorted(held))
+    order = [c.chunk.id for c in state.evidence]
+    for f in new:
+        extra = (extra_reason or {}).get(f.chunk_id)
+        why = tuple(dict.fromkeys((*f.reasons, *reasons[f.chunk_id], *([extra] if extra else []))))
+        updated[f.chunk_id] = Candidate(chunk=chunks[f.chunk_id], score=f.score, reasons=why,
+                                        step=step_index)
+        order.append(f.chunk_id)
+    return tuple(updated[cid] for cid in order), [f.chunk_id for f in new]
+
+
+def _record(state: LoopState, action: Action, new_ids: list[str], coverage: SlotCoverage,
+            note: str) -> tuple[ControllerStep, ...]:
+    queries = tuple(dict.fromkeys(r.query for r in action.requests))
+    channels = tuple(sorted({r.channel for r in action.requests}))
+    step = ControllerStep(index=len(state.steps), phase=action.phase, queries=queries,
+                          channels=channels, new_chunk_ids=tuple(new_ids),
+                          coverage=coverage.ratio, covered_slots=coverage.covered, note=note)
+    return (*state.steps, step)
+
+
+def _searched(state: LoopState, action: Action) -> tuple[str, ...]:
+    keys = [f"{r.channel}:{r.query}:{','.join(r.kinds)}" for r in action.requests]
+    return tuple(dict.fromkeys((*state.searched, *keys)))
+
+
+def _dominance(state: LoopState, tools: ToolResults) -> tuple[LoopState, Action | None]:
+    term = state.plan.ambiguous_term or ""
+    settings = state.settings
+    coverage = state.coverage or measure(state.plan, state.evidence)
+    found = [f.chunk for r in tools.results for f in r.found]
+    if not state.senses:  # discovery
+        senses = detect_senses(term, found, settings)
+        note = f"{len(senses)} sense(s): " + "; ".join(s.label for s in senses[:4])
+        steps = _record(state, tools.action, [], coverage, note)
+        state = state.model_copy(update={"steps": steps, "coverage": coverage,
+                                         "searched": _searched(state, tools.action)})
+        if len(senses) < 2:
+            return state, _seed(state)
+        state = state.model_copy(update={"senses": tuple(senses[:4]),
+                                         "sense_evidence": {"__discovery__": tuple(
+                                             c.id for c in found)}})
+        return state, _per_sense(state, term)
+    discovery = set(state.sense_evidence.get("__discovery__", ()))
+    pool = {c.id: c for c in found}
+    scores = score_senses(state.senses, term, list(pool.values()), settings)
+    winner = decide(scores, settings)
+    from controller.dominance import assign
+
+    per_sense: dict[str, list[str]] = {s.key: [] for s in state.senses}
+    for result in tools.results:
+        for f in result.found:
+            key = assign(f.chunk, term, state.senses)
+            if key is not None and f.chunk.id not in per_sense[key]:
+                per_sense[key].append(f.chunk.id)
+    top_two = [s.key for s in scores[:2]]
+    keep = set(per_sense.get(winner, [])) if winner else \
+        {cid for key in top_two for cid in per_sense[key][:settings.clarify_evidence]}
+    labels = {s.key: s.label for s in state.senses}
+    reason = {cid: f"sense: {labels[key]}" for key, ids in per_sense.items() for cid in ids}
+    evidence, new_ids = _admit(state, tools.results, settings.per_step_evidence,
+                               len(state.steps), reason, only=keep)
+    coverage = measure(state.plan, evidence)
+    score_note = ", ".join(f"{labels[s.key]}={s.score:g}" for s in scores[:2])
+    note = (f"dominant: {labels[winner]} ({score_note})" if winner
+            else f"split ({score_note}); ratio < {settings.dominance_ratio:g}")
+    update = {"steps": _record(state, tools.action, new_ids, coverage, note),
+              "coverage": coverage, "evidence": evidence, "sense_scores": tuple(scores),
+              "sense_evidence": {k: tuple(v) for k, v in per_sense.items()} | {
+                  "__discovery__": tuple(sorted(discovery))},
+              "searched": _searched(state, tools.action)}
+    if winner is None:
+        update["stop_reason"] = "dominance_split"
+        return state.model_copy(update=update), None
+    sense = next(s for s in state.senses if s.key == winner)
+    plan = state.plan.model_copy(update={"intent": state.plan.intent.model_copy(
+        update={"sense": winner})})
+    update |= {"plan": plan, "prefixes": state.prefixes or sense.dirs,
+               "sense_words": sense.words[:1]}
+    state = state.model_copy(update=update)
+    return state, _seed(state)
+
+
+def _next(state: LoopState, phase: Phase, new_ids: list[str]) -> Action | StopReason:
+    settings = state.settings
+    if phase == "seed":
+        action = _expand(state)
+    elif phase == "expand":
+        action = _widen(state)
+    else:
+        if not new_ids:
+            return "no_new_evidence"
+        action = _widen(state)
+    if not action.requests:
+        return _next(state, "widen", []) if phase != "widen" else "no_new_evidence"
+    if state.loop_steps >= settings.max_steps:
+        return "budget_exhausted"
+    return action
+
+
+def step(state: LoopState, tools: ToolResults | None) -> tuple[LoopState, Action | None]:
+    """Fold one action's results into the state; return the next action, or None to stop."""
+    if tools is None:
+        return state, first_action(state)
+    if tools.action.phase == "dominance":
+        return _dominance(state, tools)
+    settings = state.settings
+    evidence, new_ids = _admit(state, tools.results, settings.per_step_evidence,
+                               len(state.steps))
+    coverage = measure(state.plan, evidence)
+    if state.coverage is not None and coverage.ratio < state.coverage.ratio:
+        coverage = state.coverage  # cannot happen (evidence only grows); kept as a guard
+    state = state.model_copy(update={
+        "evidence": evidence, "coverage": coverage, "loop_steps": state.loop_steps + 1,
+        "steps": _record(state, tools.action, new_ids, coverage, tools.action.note),
+        "searched": _searched(state, tools.action), "last_phase": tools.action.phase})
+    stop: StopReason | None = None
+    if coverage.ratio >= settings.coverage_threshold and evidence:
+        stop = "coverage_ok"
+    elif len(evidence) >= settings.max_evidence or tools.elapsed_ms >= settings.time_budget_ms:
+        stop = "budget_exhausted"
+    else:
+        nxt = _next(state, tools.action.phase, new_ids)
+        if isinstance(nxt, Action):
+            return state, nxt
+        stop = nxt
+    return state.model_copy(update={"stop_reason": stop}), None

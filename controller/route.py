@@ -1,0 +1,249 @@
+"""Question -> route, slots, terms, path hints and scope. Deterministic, no index needed.
+
+Routes and the slots each needs (a slot is covered when evidence actually shows it, see
+`controller.coverage`):
+
+    definition   "define X", "what is X", "what does X mean"      term, definition_span
+    location     "where is X ...", "which file ..."                target, location
+    explanation  "explain P", "how does P work", "the P pipeline"  topic, mechanism
+    relation     "how does X relate to Y"                          x, y, link
+    value_check  "is X in U", "what is the default of X"           quantity, unit_or_value
+    usage        "who calls X", "how is X used", "examples of X"   symbol, call_sites
+    doc_summary  "what does document D say about T"                document, topic
+"""
+
+from __future__ import annotations
+
+import re
+
+from controller.text import is_identifier
+from helix.core.envelope import Intent, Route
+from helix.core.schemas import Frozen
+
+SLOTS: dict[Route, tuple[str, ...]] = {
+    "definition": ("term", "definition_span"),
+    "location": ("target", "location"),
+    "explanation": ("topic", "mechanism"),
+    "relation": ("x", "y", "link"),
+    "value_check": ("quantity", "unit_or_value"),
+    "usage": ("symbol", "call_sites"),
+    "doc_summary": ("document", "topic"),
+}
+
+# English words that never carry the subject of a repository question.
+_STOPWORD_TEXT = """
+a an the of to in on at by for with from into onto as about over under than then and or but
+nor not no so if is are was were be been being am it its this that these those there here do
+does did done has have had having can could should would will shall may might must what
+which who whom whose where when how why i me my we us our you your he him his she her they
+them their also just only very any all some such each both more most other same own too
+again once further up down out off via per yet please tell show explain describe define mean
+means meaning work works working repo repository codebase code project find locate get give
+list happen happens happening does used use uses using example examples call calls called
+implemented defined decided built computed handled set configured created located stored
+declared chosen made done say says said relate relates related relation file files module
+modules defines define contains holds implements
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+# Words naming what kind of thing a document is; dropped from a document's name words.
+_DOC_NOUN_TEXT = "document doc docs file page tree guide spec readme section note notes"
+DOC_NOUNS = frozenset(_DOC_NOUN_TEXT.split())
+KNOWN_EXTENSIONS = (
+    "py", "md", "rst", "txt", "json", "toml", "yaml", "yml", "js", "ts", "tsx", "go", "rs", "java",
+    "c", "h", "cc", "cpp", "hpp", "sh", "cfg", "ini", "scm", "sql", "html", "css",
+)
+BARE_FILENAMES = ("README", "CHANGELOG", "LICENSE", "CONTRIBUTING", "Makefile", "Dockerfile",
+                  "pyproject", "setup")
+SHORT_QUESTION_WORDS = 2  # "what is a cavity" has one subject word; two at most is "short"
+
+_FLAGS = re.IGNORECASE
+_TAIL = r"(?:\s+(?:in|for|within)\s+(?:this|the)\s+(?:repo|repository|codebase|project))?\s*[?.!]*$"
+_PATTERNS: tuple[tuple[Route, re.Pattern[str]], ...] = (
+    ("doc_summary", re.compile(
+        r"^what\s+(?:does|do)\s+(?P<document>.+?)\s+(?:say|said|tell us|state)\s+about\s+"
+        r"(?P<topic>.+?)" + _TAIL, _FLAGS)),
+    ("doc_summary", re.compile(
+        r"^what\s+(?:is|are)\s+(?P<document>.+?)\s+about" + _TAIL, _FLAGS)),
+    ("doc_summary", re.compile(
+        r"^(?:summari[sz]e|give a summary of|summary of)\s+(?P<document>.+?)"
+        r"(?:\s+(?:on|about|regarding)\s+(?P<topic>.+?))?" + _TAIL, _FLAGS)),
+    ("relation", re.compile(
+        r"^how\s+(?:does|do|is|are)\s+(?P<x>.+?)\s+(?:relate[sd]?|connect(?:ed)?|compare[sd]?)"
+        r"\s+(?:to|with)\s+(?P<y>.+?)" + _TAIL, _FLAGS)),
+    ("relation", re.compile(
+        r"^(?:what\s+is\s+)?(?:the\s+)?(?:relation(?:ship)?|difference|link|connection)\s+"
+        r"between\s+(?P<x>.+?)\s+and\s+(?P<y>.+?)" + _TAIL, _FLAGS)),
+    ("relation", re.compile(
+        r"^how\s+are\s+(?P<x>.+?)\s+and\s+(?P<y>.+?)\s+related" + _TAIL, _FLAGS)),
+    ("usage", re.compile(
+        r"^(?:who|what|which\s+\w+)\s+(?:calls|uses|invokes|imports)\s+(?P<symbol>.+?)" + _TAIL,
+        _FLAGS)),
+    ("usage", re.compile(
+        r"^(?:how|where)\s+(?:is|are)\s+(?P<symbol>.+?)\s+(?:used|called|invoked)"
+        r"(?:\s.*)?" + _TAIL, _FLAGS)),
+    ("usage", re.compile(
+        r"^(?:show\s+(?:me\s+)?)?(?:examples?|usages?|callers|call sites|uses)\s+(?:of|for)\s+"
+        r"(?P<symbol>.+?)" + _TAIL, _FLAGS)),
+    ("value_check", re.compile(
+        r"^(?:is|are)\s+(?:the\s+)?(?P<quantity>.+?)\s+(?:measured\s+|expressed\s+|given\s+)?in\s+"
+        r"(?P<unit>[\w/^*.%-]+(?:\s+[\w/^*.%-]+)?)" + _TAIL, _FLAGS)),
+    ("value_check", re.compile(
+        r"^what\s+(?:is|are)\s+the\s+(?:default\s+)?(?:value|values|default|unit|units|limit)\s+"
+        r"(?:of|for)\s+(?P<quantity>.+?)" + _TAIL, _FLAGS)),
+    ("value_check", re.compile(
+        r"^what\s+(?:unit|units)\s+(?:is|are|does|do)\s+(?P<quantity>.+?)(?:\s+use|\s+in)?"
+        + _TAIL, _FLAGS)),
+    ("value_check", re.compile(
+        r"^(?:what\s+is\s+)?(?:the\s+)?default\s+(?:value\s+)?(?:of|for)\s+(?P<quantity>.+?)"
+        + _TAIL, _FLAGS)),
+    ("location", re.compile(
+        r"^(?:where|in\s+which\s+(?:file|module|class|function))\s+(?:is|are|does|do|did)?\s*"
+        r"(?P<target>.+?)" + _TAIL, _FLAGS)),
+    ("location", re.compile(
+        r"^which\s+(?:file|files|module|modules|class|function|functions|method)\s+(?P<target>.+?)"
+        + _TAIL, _FLAGS)),
+    ("location", re.compile(r"^(?:find|locate)\s+(?P<target>.+?)" + _TAIL, _FLAGS)),
+    ("explanation", re.compile(
+        r"^how\s+(?:does|do|is|are)\s+(?P<topic>.+?)\s+(?:work|works|function|happen|run|get|"
+        r"computed|built|handled|done)(?:\s.*)?" + _TAIL, _FLAGS)),
+    ("explanation", re.compile(
+        r"^(?:explain|describe|walk me through|give an overview of)\s+(?P<topic>.+?)" + _TAIL,
+        _FLAGS)),
+    ("definition", re.compile(r"^define\s+(?P<term>.+?)" + _TAIL, _FLAGS)),
+    ("definition", re.compile(
+        r"^what\s+(?:does|do)\s+(?P<term>.+?)\s+(?:mean|stand for|refer to)" + _TAIL, _FLAGS)),
+    ("definition", re.compile(r"^(?:meaning|definition)\s+of\s+(?P<term>.+?)" + _TAIL, _FLAGS)),
+    ("definition", re.compile(
+        r"^what\s+(?:is|are|'s)\s+(?P<term>.+?)" + _TAIL, _FLAGS)),
+)
+_SCOPE = re.compile(r"\b(?:in|under|within|inside)\s+`?(?P<scope>[\w.-]+(?:/[\w.-]+)*/)`?", _FLAGS)
+_BACKTICK = re.compile(r"`([^`]+)`")
+_QUOTED = re.compile(r"\"([^\"]+)\"|'([^']{2,})'")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*|\d+(?:\.\d+)?")
+_PATHLIKE = re.compile(
+    r"(?<![\w/.])([\w.-]+(?:/[\w.-]+)+|[\w-]+\.(?:" + "|".join(KNOWN_EXTENSIONS) + r"))(?![\w/])")
+_LEAD_VERB = re.compile(
+    r"^(?:defines|define|contains|contain|holds|implements|implement|has|declares|builds|"
+    r"computes|handles|decides|creates|configures)\s+", _FLAGS)
+_ARTICLE = re.compile(r"^(?:the|a|an|this|that|our|its)\s+", _FLAGS)
+_TRAILING_VERB = re.compile(
+    r"\s+(?:is|are|was|gets?|got)?\s*(?:defined|implemented|decided|built|computed|handled|set|"
+    r"configured|created|located|stored|declared|chosen|made|done|used|called|tested|parsed|"
+    r"loaded|written|read|checked|validated|registered|raised|happen|happens|live|lives|come from|"
+    r"comes from)\b.*$", _FLAGS)
+
+
+class RoutePlan(Frozen):
+    """What the controller needs from the question; `intent` goes into the envelope."""
+
+    intent: Intent
+    subjects: dict[str, tuple[str, ...]]  # slot -> phrases the evidence must show
+    doc_words: tuple[str, ...] = ()  # name words of the document a doc_summary asks about
+    unit: str | None = None  # value_check: the unit or value asked about
+    ambiguous_term: str | None = None  # a bare one-word subject: dominance may apply
+
+
+def _clean_subject(text: str) -> str:
+    text = _BACKTICK.sub(r"\1", text.strip().strip("?.!").strip())
+    text = _SCOPE.sub("", text).strip()
+    text = _TRAILING_VERB.sub("", text).strip()
+    text = _LEAD_VERB.sub("", text).strip()
+    while True:
+        new = _ARTICLE.sub("", text).strip()
+        if new == text:
+            break
+        text = new
+    return text.strip(" \t\"'`,;:")
+
+
+def _terms(question: str) -> tuple[str, ...]:
+    """Identifiers kept whole, quoted phrases, then content words; first occurrence wins."""
+    seen: dict[str, str] = {}
+
+    def add(term: str) -> None:
+        key = term.lower()
+        if term and key not in seen:
+            seen[key] = term
+
+    for match in _BACKTICK.finditer(question):
+        add(match.group(1).strip())
+    for match in _QUOTED.finditer(question):
+        add((match.group(1) or match.group(2)).strip())
+    stripped = _PATHLIKE.sub(" ", _BACKTICK.sub(" ", question))
+    for word in _WORD.findall(stripped):
+        if is_identifier(word) or (word.lower() not in STOPWORDS and len(word) > 1):
+            add(word)
+    return tuple(seen.values())
+
+
+def _path_hints(question: str) -> tuple[str, ...]:
+    hints: list[str] = []
+    for match in _PATHLIKE.finditer(_BACKTICK.sub(lambda m: f" {m.group(1)} ", question)):
+        hint = match.group(1).strip(".")
+        if hint.endswith("/") or "." in hint.rsplit("/", 1)[-1] or "/" in hint:
+            hints.append(hint)
+    for name in BARE_FILENAMES:
+        if re.search(rf"\b{re.escape(name)}\b", question):
+            hints.append(name)
+    return tuple(dict.fromkeys(h for h in hints if not h.endswith("/")))
+
+
+def _content(phrase: str) -> list[str]:
+    return [w for w in _WORD.findall(phrase)
+            if is_identifier(w) or (w.lower() not in STOPWORDS and len(w) > 1)]
+
+
+def route_question(question: str, *, scope: str | None = None,
+                   sense: str | None = None) -> RoutePlan:
+    """Classify `question` and name the slots its answer needs. Total: every question routes."""
+    text = " ".join(question.split())
+    scope_match = _SCOPE.search(text)
+    if scope is None and scope_match:
+        scope = scope_match.group("scope")
+    body = _SCOPE.sub("", text).strip() if scope_match else text
+    route: Route = "explanation"
+    groups: dict[str, str] = {}
+    for candidate, pattern in _PATTERNS:
+        match = pattern.match(body)
+        if match:
+            route = candidate
+            groups = {k: _clean_subject(v) for k, v in match.groupdict().items() if v}
+            break
+    terms = _terms(body)
+    if not groups:
+        # No pattern: a bare word or phrase is a definition request, anything longer explains.
+        words = _content(body)
+        route = "definition" if 0 < len(words) <= SHORT_QUESTION_WORDS else "explanation"
+        key = "term" if route == "definition" else "topic"
+        groups = {key: " ".join(words) if route == "definition" else " ".join(terms[:6])}
+    slots = SLOTS[route]
+    subjects: dict[str, tuple[str, ...]] = {}
+    doc_words: tuple[str, ...] = ()
+    unit: str | None = None
+    for slot in slots:
+        value = groups.get(slot, "")
+        if slot == "document":
+            doc_words = tuple(w.lower() for w in _content(value) if w.lower() not in DOC_NOUNS)
+            value = " ".join(doc_words) or value
+        if value and _content(value):
+            subjects[slot] = (value,)
+    if route == "value_check":
+        unit = groups.get("unit") or None
+        if unit:
+            subjects["unit_or_value"] = (unit,)
+    if route == "relation" and "x" in subjects and "y" in subjects:
+        subjects["link"] = (subjects["x"][0], subjects["y"][0])
+    if route in ("location", "explanation") and not subjects.get(slots[0]) and terms:
+        subjects[slots[0]] = (" ".join(terms[:4]),)
+    if route == "doc_summary" and not subjects.get("topic") and subjects.get("document"):
+        subjects["topic"] = subjects["document"]
+    main = subjects.get(slots[0], ())
+    ambiguous: str | None = None
+    if (route == "definition" and main and len(_content(main[0])) == 1
+            and not is_identifier(main[0]) and not _path_hints(body) and scope is None
+            and len(_content(body)) <= SHORT_QUESTION_WORDS):
+        ambiguous = main[0].lower()
+    intent = Intent(route=route, slots=slots, terms=terms, path_hints=_path_hints(body),
+                    scope=scope, sense=sense)
+    return RoutePlan(intent=intent, subjects=subjects, doc_words=doc_words, unit=unit,
+                     ambiguous_term=ambiguous)

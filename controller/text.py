@@ -1,0 +1,81 @@
+"""Small text helpers shared by the controller: token sets, phrase matching, identifiers.
+
+Matching uses the index's own tokenizer (`indexers.tokenize`), so "the term appears in the span"
+means the same thing to coverage, dominance and compaction as it does to BM25.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from indexers.tokenize import tokenize
+
+# An identifier worth keeping whole: snake_case, CamelCase, dotted, or with digits.
+_IDENT = re.compile(
+    r"^(?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Za-z_][A-Za-z0-9_]*$"  # dotted
+    r"|^[A-Za-z]*_[A-Za-z0-9_]*[A-Za-z0-9]$"  # snake_case / SNAKE
+    r"|^_?[a-z]+[A-Z][A-Za-z0-9]*$"  # camelCase
+    r"|^[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*$"  # PascalCase with a second hump
+    r"|^[A-Za-z]+[0-9]+[A-Za-z0-9]*$"  # with digits
+)
+
+
+def is_identifier(word: str) -> bool:
+    return bool(_IDENT.match(word))
+
+
+def stem(token: str) -> str:
+    """Plural-insensitive matching ("tiles" ~ "tile"); deliberately tiny and deterministic."""
+    if len(token) > 3 and token.endswith("s") and not token.endswith("ss"):
+        return token[:-1]
+    return token
+
+
+def token_set(text: str) -> frozenset[str]:
+    return frozenset(stem(t) for t in tokenize(text))
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a and not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+def phrase_tokens(phrase: str) -> tuple[str, ...]:
+    """The tokens that must all appear for `phrase` to count as present (whole words only)."""
+    parts = tokenize(phrase)
+    if not parts:
+        return ()
+    # For an identifier, the whole lowercased name is the first token; its parts follow.
+    if is_identifier(phrase.strip("`")):
+        return (stem(parts[0]),)
+    return tuple(dict.fromkeys(stem(p) for p in parts))
+
+
+def contains_phrase(tokens: frozenset[str], phrase: str) -> bool:
+    need = phrase_tokens(phrase)
+    return bool(need) and all(t in tokens for t in need)
+
+
+def lines_matching(text: str, phrases: Iterable[str]) -> list[int]:
+    """0-based line numbers whose tokens contain any phrase's tokens (all of them)."""
+    wanted = [p for p in phrases if phrase_tokens(p)]
+    out: list[int] = []
+    for number, line in enumerate(text.splitlines()):
+        toks = token_set(line)
+        if any(contains_phrase(toks, p) for p in wanted):
+            out.append(number)
+    return out
+
+
+def symbol_variants(phrase: str) -> tuple[str, ...]:
+    """Code spellings of a multi-word phrase: `retry policy` -> RetryPolicy, retry_policy."""
+    words = [w for w in re.findall(r"[A-Za-z0-9]+", phrase) if w]
+    if not words:
+        return ()
+    if len(words) == 1:
+        return (words[0],)
+    camel = "".join(w[:1].upper() + w[1:] for w in words)
+    snake = "_".join(w.lower() for w in words)
+    return tuple(dict.fromkeys((camel, snake, snake.upper())))

@@ -1,0 +1,87 @@
+"""Tree walk over the graph's containment tree (plan phase 6).
+
+Anchors are the nodes of the best evidence items. `root->anchor` walks the containment path from
+the root (`repo:`, or a concept tree's root) down to each anchor; `full_path` also walks each
+anchor's subtree (breadth-first, capped). An evidence item is bound to a walked node when its own
+node, or the node that contains it, was walked. The primary tree is the top-level subtree (a
+top-level directory, a root file, or a concept tree) holding the most evidence score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import networkx as nx
+
+from helix.core.config import RetrievalSettings
+from helix.core.envelope import EvidenceItem, TreeWalk, TreeWalkNode
+
+
+def _parent(graph: nx.MultiDiGraph, node: str) -> str | None:
+    parents = sorted(u for u, _, key in graph.in_edges(node, keys=True) if key == "contains")
+    return parents[0] if parents else None
+
+
+def _path_to_root(graph: nx.MultiDiGraph, node: str) -> list[str]:
+    out = [node]
+    seen = {node}
+    while (parent := _parent(graph, out[-1])) is not None and parent not in seen:
+        out.append(parent)
+        seen.add(parent)
+    return list(reversed(out))
+
+
+def _children(graph: nx.MultiDiGraph, node: str) -> list[str]:
+    return sorted({v for _, v, key in graph.out_edges(node, keys=True) if key == "contains"})
+
+
+def top_level(graph: nx.MultiDiGraph, node: str) -> str:
+    """The subtree a node belongs to: the child of the root on its path (or the root itself)."""
+    if node not in graph:
+        return node
+    path = _path_to_root(graph, node)
+    return path[1] if len(path) > 1 else path[0]
+
+
+def selected_trees(graph: nx.MultiDiGraph, evidence: Sequence[EvidenceItem]) -> list[str]:
+    mass: dict[str, float] = {}
+    for item in evidence:
+        tree = top_level(graph, item.node_id)
+        mass[tree] = mass.get(tree, 0.0) + item.score
+    return [t for t, _ in sorted(mass.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def walk(graph: nx.MultiDiGraph, evidence: Sequence[EvidenceItem],
+         settings: RetrievalSettings, mode: str | None = None) -> TreeWalk:
+    mode = mode or settings.tree_walk_mode
+    anchors = list(dict.fromkeys(item.node_id for item in evidence
+                                 if item.node_id in graph))[:settings.tree_walk_anchors]
+    order: list[str] = []
+    for anchor in anchors:
+        order.extend(n for n in _path_to_root(graph, anchor) if n not in order)
+    if mode == "full_path":
+        queue = list(anchors)
+        while queue and len(order) < settings.tree_walk_max_nodes:
+            node = queue.pop(0)
+            for child in _children(graph, node):
+                if child not in order and len(order) < settings.tree_walk_max_nodes:
+                    order.append(child)
+                    queue.append(child)
+    walked = set(order)
+    bound: dict[str, list[str]] = {}
+    for item in evidence:
+        node: str | None = item.node_id
+        if node not in walked:
+            node = _parent(graph, item.node_id) if item.node_id in graph else None
+        if node is not None and node in walked:
+            bound.setdefault(node, []).append(item.id)
+    depth = {n: len(_path_to_root(graph, n)) - 1 for n in order}
+    nodes = tuple(TreeWalkNode(node_id=n, title=str(graph.nodes[n].get("title") or n),
+                               depth=depth[n], kind=str(graph.nodes[n].get("kind", "")),
+                               bound_evidence=tuple(bound.get(n, ())))
+                  for n in order)
+    n_bound = sum(len(v) for v in bound.values())
+    rate = round(n_bound / len(evidence), 6) if evidence else 0.0
+    trees = selected_trees(graph, evidence)
+    return TreeWalk(mode=mode, anchors=tuple(anchors), nodes=nodes,  # type: ignore[arg-type]
+                    binding_rate=rate, primary_tree_id=trees[0] if trees else None)
