@@ -351,21 +351,24 @@ def _references(
     import_nodes: list[Node],
     name_starts: set[int],
 ) -> tuple[SymbolRef, ...]:
-    # (byte, line, kind, name, module); dedupe a node captured by two patterns
-    found: dict[tuple[int, str, str], tuple[int, str | None]] = {}
+    # (byte, kind, name) -> (line, module, order); a node captured by two patterns counts once
+    found: dict[tuple[int, str, str], tuple[int, str | None, int]] = {}
     for node, kind in ref_nodes:
         if node.start_byte in name_starts:
             continue  # a definition's own name is not a reference
         key = (node.start_byte, kind, _text(node))
-        found.setdefault(key, (node.start_point[0] + 1, None))
+        found.setdefault(key, (node.start_point[0] + 1, None, len(found)))
     parse_imports = IMPORT_PARSERS.get(lang)
     if parse_imports is not None:
         for node in import_nodes:
             for name, module in parse_imports(node):
                 if name:
-                    found.setdefault((node.start_byte, "import", name), (
-                        node.start_point[0] + 1, module))
-    keys = sorted(found)
+                    found.setdefault(
+                        (node.start_byte, "import", name),
+                        (node.start_point[0] + 1, module, len(found)),
+                    )
+    # Source order; the names of one import statement in the order written.
+    keys = sorted(found, key=lambda key: (key[0], found[key][2]))
     scopes = _scopes(defs, [key[0] for key in keys])
     refs = [
         SymbolRef(

@@ -1,0 +1,64 @@
+"""Walk + parse benchmark on this interpreter's standard library (engineer A's stage only).
+
+Copies `lib/python3.X` without `site-packages`, `test` directories and `__pycache__` to a temp
+directory (not timed), then times `walk` and `parse_file` over every walked file in one process,
+and a second walk (the no-op refresh's walk + hash). Writes benchmarks/results/parse_bench.json.
+
+    python benchmarks/parse_bench.py [STDLIB_DIR]
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import sysconfig
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from helix.core.config import IndexSettings
+from indexers.parse import parse_file
+from indexers.walker import walk
+
+EXCLUDED = ("site-packages", "test", "tests", "idle_test", "__pycache__")
+RESULT = Path(__file__).parent / "results" / "parse_bench.json"
+
+
+def main() -> None:
+    source = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(sysconfig.get_paths()["stdlib"])
+    settings = IndexSettings()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "stdlib"
+        shutil.copytree(source, root, symlinks=True, ignore=shutil.ignore_patterns(*EXCLUDED))
+        t0 = time.perf_counter()
+        walked = walk(root, settings)
+        t1 = time.perf_counter()
+        parsed = [parse_file(item.record, item.text, settings) for item in walked.files]
+        t2 = time.perf_counter()
+        again = walk(root, settings)
+        t3 = time.perf_counter()
+    chunk_kinds = Counter(chunk.kind for p in parsed for chunk in p.chunks)
+    result = {
+        "source": str(source),
+        "files_walked": len(walked.files),
+        "files_skipped": {reason: len(paths) for reason, paths in walked.skipped.items()},
+        "walk_s": round(t1 - t0, 3),
+        "parse_s": round(t2 - t1, 3),
+        "walk_parse_s": round(t2 - t0, 3),
+        "rewalk_s": round(t3 - t2, 3),
+        "rewalk_same": again == walked,
+        "chunks": sum(chunk_kinds.values()),
+        "chunks_by_kind": dict(sorted(chunk_kinds.items())),
+        "defs": sum(len(p.defs) for p in parsed),
+        "refs": sum(len(p.refs) for p in parsed),
+        "files_per_s": round(len(walked.files) / max(t2 - t0, 1e-9), 1),
+    }
+    RESULT.parent.mkdir(parents=True, exist_ok=True)
+    RESULT.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    print(json.dumps(result, indent=2, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()
