@@ -1,0 +1,274 @@
+"""The selection lane's deterministic half: reading the turn, the scoped pool, the matcher.
+
+`parse_selection_input` reads cues from the text (interrupt, question intent, command verb,
+explicit scope cue, ordinal, pronoun, "the test one", paths, the explanation clause of a mixed
+turn). `scoped_pool` picks the ONE candidate pool the turn may act on: an explicit scope cue
+first (`from the evidence`, `from the options`, `from the answer`, `in tests/`), else the active
+option set; pools are never mixed across scopes. `resolve_deterministic` finds a winner only when
+it is unique and the arbitration context is the active one (same option-set id, same scope) or
+was named explicitly by a scope cue.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from controller.continuity.fingerprint import normalize_label
+from controller.continuity.state import ContinuityState, OptionItem, OptionSet, OptionSetKind
+from helix.core.schemas import Frozen
+
+UnresolvedReason = Literal["resolved", "no_deterministic_match", "ambiguous", "collision",
+                           "stale_option_set", "scope_mismatch", "loop_guard_conflict",
+                           "not_command_like"]
+
+_INTERRUPT = re.compile(
+    r"^\s*(stop|cancel|abort|halt|start over|start again|never\s?mind|forget it|reset)\b", re.I)
+_POLITE_PREFIX = re.compile(
+    r"^\s*(?:please|pls|plz|kindly|can you|could you|would you|will you)\s+", re.I)
+_QUESTION_START = re.compile(
+    r"^\s*(why|what|how|who|whom|whose|where|when|which|is|are|was|were|does|do|did|has|"
+    r"have|had)\b", re.I)
+_COMMAND = re.compile(
+    r"^\s*(open|show|go to|goto|jump to|view|display|pick|choose|select|take|use|see|read|"
+    r"print|give me)\b", re.I)
+# "open 2 and explain why" -> command "open 2", clause "explain why"
+_MIXED = re.compile(r"\s*[,;]?\s*\b(?:and|then)\s+((?:also\s+)?(?:explain|tell me|say|describe)"
+                    r"\b.*)$", re.I)
+_SCOPE_NAMED = re.compile(
+    r"\bfrom (?:the )?(answer|evidence|options|list|callers|tests|tree)\b", re.I)
+_SCOPE_PATH = re.compile(r"\b(?:in|under|within|inside) ((?:[\w.-]+/)+)", re.I)
+_FILLER = re.compile(
+    r"\b(please|pls|plz|thank you|thanks|thx|for me|now|again|the|a|an|one|item|option|"
+    r"number|entry|file|span)\b", re.I)
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
+             "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "last": -1}
+_ORDINAL = re.compile(r"(?<![\w./-])(?:#\s*)?(first|second|third|fourth|fifth|sixth|seventh|"
+                      r"eighth|ninth|tenth|last|\d{1,2})(?:st|nd|rd|th)?(?![\w./-])", re.I)
+_PRONOUN = re.compile(r"\b(it|that|this|that one|this one|same one|the same)\b", re.I)
+_KIND_WORD = re.compile(r"\bthe (tests?|docs?|documentation|code|definition|readme)"
+                        r"(?: one| file| span)?\b", re.I)
+_PATH_TOKEN = re.compile(r"(?<![\w])([\w-]*(?:[./][\w-]+)+/?)")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+_TEST_PATH = re.compile(r"(^|/)tests?/|(^|/)test_[^/]*$|_test\.\w+$|\.test\.\w+$")
+_DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
+_CUE_KINDS: dict[str, tuple[OptionSetKind, ...]] = {
+    "answer": ("answer", "evidence"), "evidence": ("evidence",), "options": ("options",),
+    "callers": ("callers",), "tests": ("tests",), "tree": ("tree",)}
+
+
+class SelectionCues(Frozen):
+    text: str
+    command_text: str  # without the mixed-intent explanation clause
+    key_text: str  # normalised command text: the loop-guard / cycle key
+    interrupt: bool = False
+    question_intent: bool = False
+    command_like: bool = False
+    followup_clause: str | None = None
+    scope_kind: str | None = None  # "evidence", "options", "answer", "list", ...
+    path_scope: str | None = None  # "tests/"
+    scope_phrase: str = ""
+    ordinal: int | None = None  # 1-based, -1 = last
+    pronoun: bool = False
+    kind_word: str | None = None  # "test", "doc", "code"
+    path_tokens: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
+    remainder: str = ""  # normalised text left after verbs, cues and filler (label match)
+
+
+def parse_selection_input(text: str) -> SelectionCues:
+    raw = text.strip()
+    interrupt = bool(_INTERRUPT.match(raw))
+    body = _POLITE_PREFIX.sub("", raw)
+    command_like = bool(_COMMAND.match(body))
+    followup = None
+    mixed = _MIXED.search(body)
+    if mixed and command_like:
+        followup = mixed.group(1).strip()
+        body = body[: mixed.start()]
+    question = not command_like and (bool(_QUESTION_START.match(body))
+                                     or raw.rstrip().endswith("?"))
+    rest = body
+    scope_kind = path_scope = None
+    phrase = ""
+    named = _SCOPE_NAMED.search(rest)
+    if named:
+        scope_kind, phrase = named.group(1).lower(), named.group(0)
+        rest = rest[: named.start()] + " " + rest[named.end():]
+    scoped = _SCOPE_PATH.search(rest)
+    if scoped:
+        path_scope = scoped.group(1)
+        phrase = phrase or scoped.group(0)
+        rest = rest[: scoped.start()] + " " + rest[scoped.end():]
+    rest = _COMMAND.sub("", rest)
+    paths = tuple(m.group(1) for m in _PATH_TOKEN.finditer(rest))
+    kind = _KIND_WORD.search(rest)
+    kind_word = None
+    if kind:
+        word = kind.group(1).lower()
+        kind_word = {"tests": "test", "docs": "doc", "documentation": "doc", "readme": "doc",
+                     "definition": "code"}.get(word, word)
+        rest = rest[: kind.start()] + " " + rest[kind.end():]
+    ordinal = None
+    found = _ORDINAL.search(rest)  # never inside a path token (look-arounds)
+    if found:
+        token = found.group(1).lower()
+        ordinal = _ORDINALS.get(token) or int(token)
+        rest = rest[: found.start()] + " " + rest[found.end():]
+    no_paths = _PATH_TOKEN.sub(" ", rest)
+    pronoun = bool(_PRONOUN.search(no_paths))
+    remainder = normalize_label(_FILLER.sub(" ", _PRONOUN.sub(" ", rest)))
+    return SelectionCues(
+        text=raw, command_text=body.strip(), key_text=normalize_label(body),
+        interrupt=interrupt, question_intent=question, command_like=command_like,
+        followup_clause=followup, scope_kind=scope_kind, path_scope=path_scope,
+        scope_phrase=phrase.strip(), ordinal=ordinal, pronoun=pronoun, kind_word=kind_word,
+        path_tokens=paths,
+        words=tuple(w.lower() for w in (*_WORD.findall(no_paths), *paths)),
+        remainder=remainder)
+
+
+def _newest(sets: list[OptionSet]) -> OptionSet | None:
+    return max(sets, key=lambda s: (s.origin_turn_id, s.id)) if sets else None
+
+
+def scoped_pool(state: ContinuityState, cues: SelectionCues) -> tuple[
+        OptionSet | None, tuple[OptionItem, ...], str | None]:
+    """The one option set and candidate pool this turn may act on, and its scope key."""
+    active = state.active_option_set()
+    option_set = active
+    if cues.scope_kind and cues.scope_kind != "list":
+        option_set = None
+        for kind in _CUE_KINDS[cues.scope_kind]:
+            same = [s for s in state.option_sets if s.kind == kind]
+            option_set = active if active is not None and active in same else _newest(same)
+            if option_set is not None:
+                break
+    if option_set is None:
+        return None, (), None
+    pool, scope = option_set.items, option_set.scope
+    if cues.path_scope:
+        prefix = cues.path_scope
+        pool = tuple(i for i in pool if (i.target.path or "").startswith(prefix))
+        scope = f"{option_set.scope}|path:{prefix}"
+        if not pool:
+            return None, (), None
+    return option_set, pool, scope
+
+
+class Resolution(Frozen):
+    winner: OptionItem | None = None
+    safe: bool = False
+    reason: UnresolvedReason = "no_deterministic_match"
+    narrowed: tuple[OptionItem, ...] = ()
+    signals: tuple[str, ...] = ()
+    collision: bool = False
+
+
+def _kind_of(item: OptionItem) -> str:
+    path = item.target.path or ""
+    if _TEST_PATH.search(path) or "test" in item.sublabel.lower().split():
+        return "test"
+    if path.endswith(_DOC_SUFFIXES) or item.target.kind == "section":
+        return "doc"
+    return "code"
+
+
+def _path_match(item: OptionItem, token: str) -> bool:
+    path = item.target.path or ""
+    token = token.rstrip("/")
+    return bool(path) and (path == token or path.endswith("/" + token)
+                           or path.rsplit("/", 1)[-1] == token)
+
+
+def _symbol_names(item: OptionItem) -> set[str]:
+    symbol = item.target.symbol or ""
+    parts = re.split(r"[.:]+", symbol)
+    return {p.lower() for p in parts if p} | ({symbol.lower()} if symbol else set())
+
+
+def _continuity_referent(state: ContinuityState, pool: tuple[OptionItem, ...],
+                         option_set: OptionSet) -> tuple[OptionItem | None, str]:
+    """'it' / 'that': the focused object, else the last accepted choice, only if in the pool
+    of the same option set (stale option sets never resurrect a referent)."""
+    focus = state.focus.object_ref
+    if focus is not None:
+        hits = [i for i in pool if focus.id in (i.id, i.target.id)]
+        if len(hits) == 1:
+            return hits[0], "focus"
+    last = state.last_resolved_action
+    if (state.last_accepted_choice_id and last is not None
+            and last.option_set_id == option_set.id):
+        hits = [i for i in pool if i.id == state.last_accepted_choice_id]
+        if len(hits) == 1:
+            return hits[0], "last accepted choice"
+    return None, ""
+
+
+def resolve_deterministic(cues: SelectionCues, pool: tuple[OptionItem, ...],
+                          state: ContinuityState, option_set: OptionSet, scope: str, *,
+                          explicit: bool, use_continuity: bool) -> Resolution:
+    """Filters narrow (kind word, path, symbol), selectors pick (ordinal, label, pronoun).
+    A winner is `safe` only if unique, uncontested and in the active (or named) context."""
+    narrowed, signals = pool, []
+    if cues.kind_word:
+        narrowed = tuple(i for i in narrowed if _kind_of(i) == cues.kind_word)
+        signals.append(f"the {cues.kind_word} one")
+    for token in cues.path_tokens:
+        by_path = tuple(i for i in narrowed if _path_match(i, token))
+        if by_path or any(_path_match(i, token) for i in pool):
+            narrowed = by_path
+            signals.append(f"path {token}")
+    symbol_hits = tuple(i for i in narrowed if _symbol_names(i) & set(cues.words))
+    if symbol_hits and len(symbol_hits) < len(narrowed):
+        narrowed = symbol_hits
+        signals.append("symbol name")
+    picks: dict[str, set[str]] = {}
+    if cues.ordinal is not None and narrowed:
+        index = len(narrowed) if cues.ordinal == -1 else cues.ordinal
+        picks["ordinal"] = {narrowed[index - 1].id} if 1 <= index <= len(narrowed) else set()
+    if cues.remainder:
+        labels = {i.id for i in narrowed if cues.remainder in
+                  (normalize_label(i.label), normalize_label(i.sense or ""))}
+        if labels:
+            picks["label"] = labels
+    if cues.pronoun and use_continuity and "ordinal" not in picks and "label" not in picks:
+        referent, how = _continuity_referent(state, narrowed, option_set)
+        if referent is not None:
+            picks[f"pronoun ({how})"] = {referent.id}
+    signals += sorted(picks)
+    selectable = cues.command_like or bool(picks) or bool(signals)
+    by_id = {i.id: i for i in narrowed}
+    chosen: set[str] = set()
+    collision = False
+    if picks:
+        sets = list(picks.values())
+        chosen = set.intersection(*sets)
+        collision = len(sets) > 1 and not chosen
+        if any(not s for s in sets):
+            chosen = set()
+    elif signals and len(narrowed) == 1:
+        chosen = {narrowed[0].id}
+    elif (len(pool) == 1 and (cues.pronoun or cues.command_like) and not signals
+          and not cues.remainder):  # "open it" with one candidate; never an unmatched label
+        chosen = {pool[0].id} if use_continuity else set()
+    if collision:
+        return Resolution(reason="collision", narrowed=narrowed, signals=tuple(signals),
+                          collision=True)
+    if len(chosen) != 1:
+        # a cue that matched several candidates is ambiguity; matching nothing is not
+        ambiguous = len(chosen) > 1 or (bool(signals) and not picks and len(narrowed) > 1)
+        reason: UnresolvedReason = "ambiguous" if ambiguous else "no_deterministic_match"
+        shown = tuple(by_id[i] for i in sorted(chosen, key=lambda c: by_id[c].index)) or narrowed
+        return Resolution(reason=reason, narrowed=shown, signals=tuple(signals))
+    winner = by_id[next(iter(chosen))]
+    if not selectable:
+        return Resolution(winner=winner, reason="not_command_like", signals=tuple(signals))
+    if not explicit and option_set.id != state.active_option_set_id:
+        return Resolution(winner=winner, reason="stale_option_set", signals=tuple(signals))
+    if not explicit and scope != state.active_scope:
+        return Resolution(winner=winner, reason="scope_mismatch", signals=tuple(signals))
+    if use_continuity and winner.id in state.recent_rejected_choice_ids:
+        return Resolution(winner=winner, reason="loop_guard_conflict", signals=tuple(signals))
+    return Resolution(winner=winner, safe=True, reason="resolved", narrowed=(winner,),
+                      signals=tuple(signals))
