@@ -189,6 +189,15 @@ def _reusable(index: Index | None, config: HelixConfig) -> tuple[_Previous | Non
         return None, f"index was corrupt ({exc}); rebuilding from scratch"
 
 
+def _ignore_inside(directory: Path, root: Path) -> None:
+    """An index kept inside the repository must not index itself: ignore it like git would."""
+    if directory.is_relative_to(root):
+        ignore = directory / ".gitignore"
+        if not ignore.exists():
+            directory.mkdir(parents=True, exist_ok=True)
+            ignore.write_text("*\n", encoding="utf-8")
+
+
 def _parse_one(record: FileRecord, text: str, settings: IndexSettings,
                warnings: list[str]) -> tuple[FileRecord, Any, list[TreeNode]]:
     if settings.trees and is_tree_file(record.path, settings.trees):
@@ -257,6 +266,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     from indexers.walker import walk
 
     settings = config.index
+    _ignore_inside(store.directory, root)
     seconds: dict[str, float] = {}
     started = clock = time.perf_counter()
 

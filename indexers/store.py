@@ -182,9 +182,10 @@ class IndexStore:
         self.directory = Path(directory)
 
     @contextlib.contextmanager
-    def locked(self, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+    def locked(self, timeout: float | None = None) -> Iterator[None]:
         from filelock import FileLock, Timeout
 
+        timeout = LOCK_TIMEOUT_S if timeout is None else timeout
         self.directory.mkdir(parents=True, exist_ok=True)
         lock = FileLock(str(self.directory / LOCK), timeout=timeout)
         try:
