@@ -59,30 +59,56 @@ def networkx_source() -> Path:
     return Path(networkx.__file__).resolve().parent
 
 
-def materialize_networkx(home: Path | None = None) -> Path:
-    """Copy the installed networkx package to $HELIX_HOME/eval-repos/networkx once."""
-    import networkx
+def stdlib_source() -> Path:
+    import sysconfig
 
-    target = (home or helix_home()) / EVAL_REPOS / "networkx"
+    return Path(sysconfig.get_paths()["stdlib"]).resolve()
+
+
+def _materialize(name: str, source: Path, stamp: str, ignore: Callable[..., Any],
+                 home: Path | None) -> Path:
+    """Copy `source` to $HELIX_HOME/eval-repos/<name> once (again only when `stamp` changes)."""
+    target = (home or helix_home()) / EVAL_REPOS / name
     marker = target / ".helix-eval-source"
-    stamp = f"networkx {networkx.__version__} {networkx_source()}"
     if marker.is_file() and marker.read_text(encoding="utf-8") == stamp:
         return target
-    tmp = target.with_name(f"networkx.tmp-{os.getpid()}")
+    tmp = target.with_name(f"{name}.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(networkx_source(), tmp, ignore=_COPY_IGNORE)
+    shutil.copytree(source, tmp, ignore=ignore)
     (tmp / ".helix-eval-source").write_text(stamp, encoding="utf-8")
     shutil.rmtree(target, ignore_errors=True)
     os.replace(tmp, target)
     return target
 
 
+def materialize_networkx(home: Path | None = None) -> Path:
+    """The installed networkx package, copied once: real code no one here wrote."""
+    import networkx
+
+    source = networkx_source()
+    return _materialize("networkx", source, f"networkx {networkx.__version__} {source}",
+                        _COPY_IGNORE, home)
+
+
+def materialize_stdlib(home: Path | None = None) -> Path:
+    """The standard library minus site-packages and the test suites, copied once."""
+    import sys
+
+    source = stdlib_source()
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "site-packages", "test", "tests",
+                                    "idle_test")
+    return _materialize("stdlib", source, f"stdlib {sys.version.split()[0]} {source}", ignore,
+                        home)
+
+
 def resolve_repo(spec: str, *, fixtures_dir: Path = FIXTURES_DIR) -> Path:
-    """`self`, `networkx`, `fixture:<name>` or a directory path -> an existing directory."""
+    """`self`, `networkx`, `stdlib`, `fixture:<name>` or a directory path -> a directory."""
     if spec == "self":
         return SELF_ROOT
     if spec == "networkx":
         return materialize_networkx()
+    if spec == "stdlib":
+        return materialize_stdlib()
     if spec.startswith("fixture:"):
         path = fixtures_dir / spec.split(":", 1)[1]
     else:

@@ -6,7 +6,8 @@ A case names a question, the repository it is asked about and what a good dry ru
      "expect": {"files": ["algorithms/shortest_paths/weighted.py"], "symbols": ["dijkstra_path"]},
      "notes": "weighted.py:148 def dijkstra_path(G, source, target, weight=\"weight\")"}
 
-`repo` is "self" (this repository), "networkx" (the installed networkx package), "fixture:<name>"
+`repo` is "self" (this repository), "networkx" (the installed networkx package), "stdlib" (the
+standard library without site-packages and tests), "fixture:<name>"
 (`data/fixtures/<name>`) or a path. Continuity suites (`data/evals/continuity/*.jsonl`) have their
 own case format, owned by the session lane; `load_suite` leaves those cases as raw dicts.
 """
@@ -115,6 +116,14 @@ def load_suite(name_or_path: str, evals_dir: Path = EVALS_DIR) -> Suite:
             where = ".".join(str(p) for p in first["loc"])
             raise ConfigError(f"{path.name}:{number}: {where}: {first['msg']}") from None
     return Suite(name=name, path=str(path), kind=kind, cases=tuple(cases))
+
+
+BENCH_SUFFIX = "_bench"  # benchmark question sets: run by name, never by default
+
+
+def default_suites(evals_dir: Path = EVALS_DIR) -> list[str]:
+    """What `helix eval` with no names runs: every suite except benchmark question sets."""
+    return [n for n in list_suites(evals_dir) if not n.endswith(BENCH_SUFFIX)]
 
 
 def list_suites(evals_dir: Path = EVALS_DIR) -> list[str]:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from evals.runner import SELF_ROOT, networkx_source
-from evals.suites import FIXTURES_DIR, list_suites, load_suite, suite_path
+from evals.runner import SELF_ROOT, networkx_source, stdlib_source
+from evals.suites import FIXTURES_DIR, default_suites, list_suites, load_suite, suite_path
 from helix.core.errors import ConfigError, NotFoundError
 
-RETRIEVAL = ("helix_self", "networkx", "matrix")
-MIN_CASES = {"helix_self": 15, "networkx": 30, "matrix": 10}
+RETRIEVAL = ("helix_self", "networkx", "matrix", "stdlib_bench")
+MIN_CASES = {"helix_self": 15, "networkx": 30, "matrix": 10, "stdlib_bench": 50}
 
 
 def repo_dir(spec: str) -> Path:
@@ -21,13 +21,15 @@ def repo_dir(spec: str) -> Path:
         return SELF_ROOT
     if spec == "networkx":
         return networkx_source()
+    if spec == "stdlib":
+        return stdlib_source()
     assert spec.startswith("fixture:"), spec
     return FIXTURES_DIR / spec.split(":", 1)[1]
 
 
 def defines(text: str, name: str) -> bool:
     bare = re.escape(name.rsplit(".", 1)[-1])
-    return re.search(rf"^\s*(?:def|class)\s+{bare}\b|^\s*{bare}\s*(?::[^=\n]*)?=", text,
+    return re.search(rf"^\s*(?:async\s+def|def|class)\s+{bare}\b|^\s*{bare}\s*(?::[^=\n]*)?=", text,
                      re.MULTILINE) is not None
 
 
@@ -35,6 +37,7 @@ def test_shipped_suites_are_listed():
     names = list_suites()
     for name in RETRIEVAL:
         assert name in names
+    assert "stdlib_bench" not in default_suites()
 
 
 @pytest.mark.parametrize("name", RETRIEVAL)

@@ -28,18 +28,18 @@ def command(suites: tuple[str, ...], as_json: bool, out: Path | None, no_embed: 
             baseline: str | None, candidate: str | None, pin: str | None, list_only: bool,
             no_bm25_files: bool, verbose: bool) -> None:
     """Run eval SUITES (names in data/evals/, e.g. matrix networkx helix_self
-    continuity/<name>; default: all) as controller dry runs and report hit@1/3/5/10, MRR,
-    stop reasons, llm_steps == 0, hash stability and time per question."""
+    continuity/<name>; default: all but *_bench) as controller dry runs and report
+    hit@1/3/5/10, MRR, stop reasons, llm_steps == 0, hash stability and time per question."""
     from evals import gates, report
     from evals.runner import Runner
-    from evals.suites import list_suites, load_suite
+    from evals.suites import default_suites, list_suites, load_suite
 
     if list_only:
         click.echo(json.dumps({"suites": list_suites(),
                                "configs": sorted(p.stem for p in gates.CONFIGS_DIR.glob("*.toml")),
                                "baselines": gates.list_baselines()}, indent=2))
         return
-    names = list(suites) or list_suites()
+    names = list(suites) or default_suites()
     loaded = [load_suite(name) for name in names]
     label: str = "default"
     overrides: dict[str, object] = {}
