@@ -1,0 +1,172 @@
+"""Typed pending state (focus-context-pending-state.md, Step 3).
+
+A pending state records what the assistant is waiting for: its `expected_type`, when it was
+created, when it expires (a turn count and a wall-clock deadline, both from settings) and which
+turn it is anchored to. It influences routing only when all hold:
+    same thread (session), not expired, and the message matches `expected_type` strictly.
+Otherwise it is dropped, so it can never hijack a turn that is about something else.
+
+Expected types:
+    selection:<label1>|<label2>|...   one of numbered options: "the first", "option 2", "2",
+                                      "#2", "the second one", "the last", or an option's label
+    boolean                           yes / no
+    path_scope                        a path scope such as "tests/" or "in indexers/"
+Pure: the caller passes the current turn id and time.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from controller.continuity.state import PendingClarifierType, PendingKind, PendingState
+from helix.core.config import ContinuitySettings
+from helix.core.schemas import Frozen
+
+MS_PER_MINUTE = 60_000
+SELECTION_PREFIX = "selection:"
+LABEL_SEPARATOR = "|"
+
+ORDINAL_WORDS: dict[str, int] = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5,
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10,
+}
+_FILLER = re.compile(
+    r"\b(please|pls|plz|thanks|thank you|thx|ok|okay|then|i mean|i'd say|i guess|the one)\b")
+_CHOICE_VERB = re.compile(
+    r"^(?:(?:i (?:want|choose|pick|mean)|let's (?:go with|take|use)|go with|take|pick|choose|"
+    r"select|use|open|show(?: me)?|i'll take)\s+)")
+_ORDINAL = re.compile(
+    r"^(?:the\s+)?(?:(?:option|number|no\.?|item|choice|#)\s*)?"
+    r"(?P<n>\d+|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|1st|2nd|3rd|"
+    r"4th|5th|one|two|three|four|five|six|seven|eight|nine|ten|last)"
+    r"(?:\s+(?:one|option|sense|meaning|choice))?$")
+_YES = re.compile(r"^(?:yes|yeah|yep|yup|sure|y|go (?:for it|ahead)|do it|please do|correct)$")
+_NO = re.compile(r"^(?:no|nope|nah|n|don't|do not|no thanks)$")
+_SCOPE = re.compile(
+    r"^(?:(?:only\s+)?(?:in|under|within|inside)\s+)?(?P<path>[\w.-]+(?:/[\w.-]*)*/?)$")
+
+MatchStatus = Literal["applied", "mismatch", "expired", "other_thread", "none"]
+
+
+def normalize(text: str) -> str:
+    """Lower case, punctuation other than path characters dropped, spaces collapsed."""
+    text = text.lower().strip()
+    text = re.sub(r"[^\w\s./#'-]", " ", text)
+    text = re.sub(r"[.]+(\s|$)", r"\1", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def strip_filler(text: str) -> str:
+    return re.sub(r"\s+", " ", _FILLER.sub(" ", text)).strip(" ,")
+
+
+def selection_expected_type(labels: tuple[str, ...]) -> str:
+    cleaned = [label.replace(LABEL_SEPARATOR, "/") for label in labels]
+    return SELECTION_PREFIX + LABEL_SEPARATOR.join(cleaned)
+
+
+def selection_labels(expected_type: str) -> tuple[str, ...]:
+    if not expected_type.startswith(SELECTION_PREFIX):
+        return ()
+    return tuple(expected_type[len(SELECTION_PREFIX):].split(LABEL_SEPARATOR))
+
+
+def parse_ordinal(text: str, count: int) -> int | None:
+    """1-based index when the whole (normalized, filler-free) text is an ordinal in 1..count."""
+    body = _CHOICE_VERB.sub("", strip_filler(normalize(text)))
+    match = _ORDINAL.match(body)
+    if not match:
+        return None
+    word = match.group("n")
+    n = count if word == "last" else int(word) if word.isdigit() else ORDINAL_WORDS[word]
+    return n if 1 <= n <= count else None
+
+
+def parse_choice(text: str, labels: tuple[str, ...]) -> int | None:
+    """Strict choice among `labels`: an ordinal, or exactly one label equal to / named by the
+    text ("the first", "option 2", "optics", "the optics one"). None when not a clean choice."""
+    ordinal = parse_ordinal(text, len(labels))
+    if ordinal is not None:
+        return ordinal
+    body = _CHOICE_VERB.sub("", strip_filler(normalize(text)))
+    body = re.sub(r"^the\s+", "", re.sub(r"\s+(?:one|sense|meaning|option)$", "", body))
+    if not body:
+        return None
+    exact = [i for i, label in enumerate(labels, start=1) if normalize(label) == body]
+    if len(exact) == 1:
+        return exact[0]
+    words = [i for i, label in enumerate(labels, start=1)
+             if re.search(rf"(?<![\w]){re.escape(body)}(?![\w])", normalize(label))]
+    return words[0] if len(words) == 1 else None
+
+
+def parse_boolean(text: str) -> bool | None:
+    body = strip_filler(normalize(text))
+    if _YES.match(body):
+        return True
+    if _NO.match(body):
+        return False
+    return None
+
+
+def parse_path_scope(text: str) -> str | None:
+    match = _SCOPE.match(strip_filler(normalize(text)))
+    if not match or "/" not in match.group("path"):
+        return None
+    path = match.group("path").strip("/")
+    return f"{path}/" if path and path not in {".", ".."} else None
+
+
+class PendingMatch(Frozen):
+    status: MatchStatus
+    choice: int | None = None  # selection: 1-based option index
+    boolean: bool | None = None
+    path_scope: str | None = None
+    reason: str = ""
+
+
+def make_pending(*, kind: PendingKind, expected_type: str, clarifier_type: PendingClarifierType,
+                 anchor_turn_id: int, thread_key: str, now_ms: int,
+                 settings: ContinuitySettings, option_set_id: str | None = None) -> PendingState:
+    return PendingState(
+        kind=kind, expected_type=expected_type, clarifier_type=clarifier_type,
+        created_at_ms=now_ms,
+        expires_at_ms=now_ms + int(settings.pending_ttl_minutes * MS_PER_MINUTE),
+        expires_after_turn=anchor_turn_id + settings.pending_ttl_turns,
+        anchor_turn_id=anchor_turn_id, thread_key=thread_key, option_set_id=option_set_id)
+
+
+def is_expired(pending: PendingState, *, turn_id: int, now_ms: int) -> bool:
+    if pending.expires_at_ms is not None and now_ms > pending.expires_at_ms:
+        return True
+    return pending.expires_after_turn is not None and turn_id > pending.expires_after_turn
+
+
+def match_pending(pending: PendingState | None, text: str, *, thread_key: str, turn_id: int,
+                  now_ms: int) -> PendingMatch:
+    """Does `text` answer `pending`? `applied` only on a strict type match; every other status
+    means the caller must drop the pending state (it never hijacks routing)."""
+    if pending is None:
+        return PendingMatch(status="none")
+    if pending.thread_key != thread_key:
+        return PendingMatch(status="other_thread", reason="pending state of another session")
+    if is_expired(pending, turn_id=turn_id, now_ms=now_ms):
+        return PendingMatch(status="expired", reason="pending state expired")
+    expected = pending.expected_type
+    if expected.startswith(SELECTION_PREFIX):
+        choice = parse_choice(text, selection_labels(expected))
+        if choice is not None:
+            return PendingMatch(status="applied", choice=choice, reason=f"option {choice}")
+    elif expected == "boolean":
+        answer = parse_boolean(text)
+        if answer is not None:
+            return PendingMatch(status="applied", boolean=answer, reason=f"answered {answer}")
+    elif expected == "path_scope":
+        scope = parse_path_scope(text)
+        if scope is not None:
+            return PendingMatch(status="applied", path_scope=scope, reason=f"scope {scope}")
+    return PendingMatch(status="mismatch",
+                        reason=f"message does not match expected type {expected.split(':')[0]}")
