@@ -1,0 +1,223 @@
+"""Incremental builds: no-op, one file changed, settings changes, trees, read-only trees."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from helix.core.config import HelixConfig, IndexSettings, load_config
+from helix.core.errors import BadPathError
+from helix.core.paths import index_dir_for
+from helix.core.ports import FakeEmbedder
+from indexers.build import build_index, ensure_index, index_status
+from tests.index_fixtures import TREE_PATH, write_repo
+
+CONFIG = HelixConfig()
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    return write_repo(tmp_path / "repo")
+
+
+def test_noop_then_one_file_changed(repo: Path, tmp_path: Path) -> None:
+    index_dir = tmp_path / "idx"
+    embedder = FakeEmbedder()
+    first = build_index(repo, CONFIG, index_dir=index_dir, embedder=embedder)
+    assert not first.noop and first.files_parsed == 5
+    assert first.embeddings["computed"] == first.embeddings["total"] > 0
+    assert embedder.texts_embedded == first.embeddings["computed"]
+
+    again = FakeEmbedder()
+    noop = build_index(repo, CONFIG, index_dir=index_dir, embedder=again)
+    assert noop.noop and not noop.refreshed and noop.changed_files == ()
+    assert noop.files_parsed == 0 and again.calls == 0
+    assert noop.index_rev == first.index_rev
+
+    util = repo / "pkg" / "util.py"
+    util.write_text(util.read_text() + "\n\ndef jitter(x):\n    \"\"\"Random jitter.\"\"\"\n"
+                    "    return retry_policy(x)\n", encoding="utf-8")
+    third = FakeEmbedder()
+    changed = build_index(repo, CONFIG, index_dir=index_dir, embedder=third)
+    assert changed.changed_files == ("pkg/util.py",) and changed.modified == ("pkg/util.py",)
+    assert changed.files_parsed == 1
+    util_chunks = [c for c in ensure_index(repo, CONFIG, index_dir=index_dir,
+                                           embedder=FakeEmbedder())[0].chunks()
+                   if c.path == "pkg/util.py"]
+    assert changed.tokens["computed"] <= len(util_chunks)
+    assert changed.tokens["cached"] == changed.chunks["total"] - changed.tokens["computed"]
+    # only new embed texts were computed, the rest came from the shared cache
+    assert 0 < changed.embeddings["computed"] == third.texts_embedded < first.embeddings["total"]
+    assert changed.embeddings["cached"] > 0
+    assert changed.index_rev != first.index_rev
+
+
+def test_added_and_removed_files(repo: Path, tmp_path: Path) -> None:
+    index_dir = tmp_path / "idx"
+    build_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
+    (repo / "pkg" / "client.py").unlink()
+    (repo / "pkg" / "extra.py").write_text("def extra():\n    return 0\n", encoding="utf-8")
+    report = build_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
+    assert report.added == ("pkg/extra.py",) and report.removed == ("pkg/client.py",)
+    assert report.files_parsed == 1
+    idx, _ = ensure_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
+    assert not idx.find_definitions("fetch") and idx.find_definitions("extra")
+    assert "file:pkg/client.py" not in idx.graph
+
+
+def test_ensure_index_refreshes_and_says_so(repo: Path, tmp_path: Path) -> None:
+    index_dir = tmp_path / "idx"
+    idx, report = ensure_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
+    assert report.refreshed and idx.find_definitions("fetch")
+    (repo / "docs" / "guide.md").write_text("# Guide\n\nNew text.\n", encoding="utf-8")
+    idx2, report2 = ensure_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
+    assert report2.refreshed and report2.changed_files == ("docs/guide.md",)
+    assert idx2.index_rev != idx.index_rev
+    _, report3 = ensure_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
+    assert report3.noop and not report3.refreshed
+
+
+def test_settings_change_rebuilds(repo: Path, tmp_path: Path) -> None:
+    index_dir = tmp_path / "idx"
+    build_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
+    windows = HelixConfig(index=IndexSettings(window_lines=20))
+    report = build_index(repo, windows, index_dir=index_dir, embedder=FakeEmbedder())
+    assert not report.noop and report.files_parsed == 5
+    assert "settings changed" in (report.rebuild_reason or "")
+    no_embed = HelixConfig(index=IndexSettings(window_lines=20, embed_enabled=False))
+    report = build_index(repo, no_embed, index_dir=index_dir)
+    assert not report.noop and report.files_parsed == 0  # parse cache kept
+    assert report.embeddings["total"] == 0
+    status = index_status(repo, windows, index_dir=index_dir)
+    assert not status.fresh and "settings" in (status.problem or "")
+
+
+def test_force_rebuilds_everything(repo: Path, tmp_path: Path) -> None:
+    index_dir = tmp_path / "idx"
+    first = build_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
+    forced = build_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder(), force=True)
+    assert forced.files_parsed == 5 and forced.embeddings["computed"] == 0
+    assert forced.index_rev == first.index_rev  # same inputs, same index
+
+
+def test_deterministic_index_rev(repo: Path, tmp_path: Path) -> None:
+    a = build_index(repo, CONFIG, index_dir=tmp_path / "a", embedder=FakeEmbedder())
+    b = build_index(repo, CONFIG, index_dir=tmp_path / "b", embedder=FakeEmbedder())
+    assert a.index_rev == b.index_rev
+
+
+def test_trees_setting(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "repo", with_tree=True)
+    (root / ".helix.toml").write_text('[helix.index]\ntrees = ["docs/trees/*.json"]\n',
+                                      encoding="utf-8")
+    config = load_config(root)
+    report = build_index(root, config, index_dir=tmp_path / "idx", embedder=FakeEmbedder())
+    assert report.chunks["tree_node"] == 2
+    idx, _ = ensure_index(root, config, index_dir=tmp_path / "idx", embedder=FakeEmbedder())
+    assert {f.path: f.kind for f in idx.files()}[TREE_PATH] == "tree"
+    node = f"tree:{TREE_PATH}#retries"
+    assert idx.graph.nodes[node]["checklist"]["deterministic"] is True
+    assert idx.chunk_for_node(node) is not None
+    # the tree is reused from the cache when another file changes
+    (root / "pkg" / "extra.py").write_text("X = 1\n", encoding="utf-8")
+    again = build_index(root, config, index_dir=tmp_path / "idx", embedder=FakeEmbedder())
+    assert again.files_parsed == 1 and again.chunks["tree_node"] == 2
+    assert f"tree:{TREE_PATH}#backoff" in ensure_index(
+        root, config, index_dir=tmp_path / "idx", embedder=FakeEmbedder())[0].graph
+
+
+def test_bad_tree_file_is_a_warning(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "repo")
+    (root / "trees").mkdir()
+    (root / "trees" / "bad.json").write_text('{"nodes": 3}', encoding="utf-8")
+    config = HelixConfig(index=IndexSettings(trees=("trees/*.json",)))
+    report = build_index(root, config, index_dir=tmp_path / "idx", embedder=FakeEmbedder())
+    assert any("bad.json" in w for w in report.warnings)
+    assert "tree_node" not in report.chunks
+
+
+def test_missing_path(tmp_path: Path) -> None:
+    with pytest.raises(BadPathError):
+        build_index(tmp_path / "nope", CONFIG)
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    with pytest.raises(BadPathError):
+        build_index(tmp_path / "file", CONFIG)
+
+
+def test_read_only_tree_and_default_location(repo: Path, helix_home: Path) -> None:
+    for path in [repo, *repo.rglob("*")]:
+        path.chmod(path.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    try:
+        report = build_index(repo, CONFIG, embedder=FakeEmbedder())
+        assert report.files_indexed == 5
+        assert Path(report.index_dir) == index_dir_for(repo)
+        assert Path(report.index_dir).is_relative_to(helix_home)
+        assert not any(p.name.startswith("gen-") for p in repo.rglob("*"))
+    finally:
+        for path in [repo, *repo.rglob("*")]:
+            path.chmod(path.stat().st_mode | stat.S_IWUSR)
+
+
+def test_index_dir_inside_repo_is_not_indexed(repo: Path) -> None:
+    inside = repo / ".helix-index"
+    build_index(repo, CONFIG, index_dir=inside, embedder=FakeEmbedder())
+    report = build_index(repo, CONFIG, index_dir=inside, embedder=FakeEmbedder())
+    assert report.noop and report.files_indexed == 5
+
+
+def test_status_lists_changes(repo: Path, tmp_path: Path) -> None:
+    index_dir = tmp_path / "idx"
+    assert not index_status(repo, CONFIG, index_dir=index_dir).exists
+    build_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
+    fresh = index_status(repo, CONFIG, index_dir=index_dir)
+    assert fresh.fresh and fresh.size_bytes > 0 and fresh.built_repo_rev == "nogit"
+    (repo / "pkg" / "util.py").write_text("Z = 2\n", encoding="utf-8")
+    stale = index_status(repo, CONFIG, index_dir=index_dir)
+    assert not stale.fresh and stale.modified == ("pkg/util.py",)
+
+
+def test_noop_never_imports_torch(repo: Path, tmp_path: Path) -> None:
+    index_dir = tmp_path / "idx"
+    build_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
+    script = textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        from helix.core.config import HelixConfig
+        from indexers.build import ensure_index
+        idx, report = ensure_index(Path({str(repo)!r}), HelixConfig(),
+                                   index_dir=Path({str(index_dir)!r}))
+        assert report.noop, report
+        idx.search_bm25("retry", 3); idx.find_definitions("fetch"); idx.graph
+        heavy = [m for m in ("torch", "sentence_transformers", "litellm") if m in sys.modules]
+        print("HEAVY", heavy)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=dict(os.environ), cwd=Path(__file__).parent.parent, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "HEAVY []" in done.stdout
+
+
+@pytest.mark.slow
+def test_networkx_smoke(tmp_path: Path) -> None:
+    import networkx
+
+    source = Path(networkx.__file__).parent
+    root = tmp_path / "networkx"
+    shutil.copytree(source, root, ignore=shutil.ignore_patterns("__pycache__", "tests"))
+    config = HelixConfig(index=IndexSettings(embed_enabled=False))
+    report = build_index(root, config, index_dir=tmp_path / "idx")
+    assert report.files_indexed > 100 and report.symbols["defs"] > 1000
+    assert report.graph_edges["imports"] > 100 and report.graph_edges["calls"] > 500
+    idx, again = ensure_index(root, config, index_dir=tmp_path / "idx")
+    assert again.noop
+    found = idx.find_definitions("shortest_path")
+    assert any(d.path == "algorithms/shortest_paths/generic.py" for d in found)
+    hits = idx.search_bm25("shortest path between two nodes", 10)
+    assert any("shortest_paths" in idx.chunk(h.chunk_id).path for h in hits)
