@@ -95,6 +95,7 @@ def _front_matter_end(lines: list[str]) -> int:
 
 def markdown_headings(lines: list[str]) -> list[tuple[int, int, str]]:
     """(line, level, title) of ATX and setext headings, skipping fenced code and front matter."""
+    lines = [line.rstrip("\r") for line in lines]
     out: list[tuple[int, int, str]] = []
     fence: str | None = None
     first = _front_matter_end(lines) + 1
@@ -140,6 +141,7 @@ def _adornment(line: str) -> str | None:
 
 def rst_headings(lines: list[str]) -> list[tuple[int, int, str]]:
     """(line, level, title): underlined or over+underlined titles, levels by first appearance."""
+    lines = [line.rstrip("\r") for line in lines]
     out: list[tuple[int, int, str]] = []
     levels: dict[tuple[str, bool], int] = {}
     i = 0

@@ -1,7 +1,7 @@
 """Walk a repository: which files get indexed, which are skipped and why.
 
 Rules, in the order they apply to each directory entry:
-  * `.git/` is never entered (and not reported).
+  * `.git/` (and `.hg/`, `.svn/`) is never entered, and not reported.
   * `.gitignore` and `.helixignore` files apply at every level, relative to their directory; a
     deeper file overrides a shallower one, `.helixignore` overrides `.gitignore` of the same
     directory. Ignored directories are pruned whole and reported once as `dir/`.
@@ -12,7 +12,8 @@ Rules, in the order they apply to each directory entry:
   * secret-bearing names ("secret", when `skip_secrets`), then non-regular files and files over
     `max_file_bytes` ("too_large") by their size, then binary content (a NUL byte in the first
     8 KiB), unreadable ("unreadable") and vanished ("vanished") files.
-`seen` counts every entry that got a verdict: indexed files + skipped entries.
+`seen` counts every entry that got a verdict: indexed files + skipped entries (an ignored
+directory counts once). Skipped directories are reported with a trailing "/".
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from helix.core.schemas import FileRecord, Frozen, SkipReason
 from indexers.languages import classify
 
 IGNORE_FILES = (".gitignore", ".helixignore")  # later overrides earlier
-ALWAYS_SKIPPED_DIRS = frozenset({".git"})
+ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn"})  # VCS metadata
 BINARY_SNIFF_BYTES = 8192
 SECRET_PATTERNS = (
     ".env", ".env.*", "*.env", ".envrc", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks",
@@ -107,17 +108,20 @@ class _Walk:
         return real == self.root or real.startswith(self.root + os.sep)
 
 
-def _load_specs(real_dir: str, rel_dir: str) -> list[_Spec]:
+def _load_specs(state: _Walk, real_dir: str, rel_dir: str) -> list[_Spec]:
     specs = []
     for name in IGNORE_FILES:
         path = os.path.join(real_dir, name)
+        follow = os.path.islink(path)
+        if follow:  # an ignore file may be a link, but never to outside the root
+            path = os.path.realpath(path)
+            if not state.inside(path):
+                continue
         try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                lines = handle.read().splitlines()
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError):
-            continue
-        except OSError:
-            continue
+            raw = read_bytes(path, state.settings.max_file_bytes, follow)
+        except (OSError, ValueError):
+            continue  # missing or unreadable: nothing to honour
+        lines = raw.decode("utf-8", errors="replace").splitlines()
         if any(line.strip() and not line.lstrip().startswith("#") for line in lines):
             specs.append(_Spec(rel_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
     return specs
@@ -146,7 +150,7 @@ def _entries(real_dir: str) -> Iterator[os.DirEntry[str]]:
 def _visit_dir(
     state: _Walk, real_dir: str, rel_dir: str, specs: list[_Spec], ancestors: frozenset[str]
 ) -> None:
-    specs = specs + _load_specs(real_dir, rel_dir)
+    specs = specs + _load_specs(state, real_dir, rel_dir)
     for entry in _entries(real_dir):
         name = entry.name
         rel = rel_dir + name

@@ -474,3 +474,10 @@ def test_networkx_source_parses() -> None:
     assert "shortest_path" in defs["networkx/algorithms/shortest_paths/generic.py"]
     assert {"Graph", "Graph.add_edge", "Graph.neighbors"} <= defs["networkx/classes/graph.py"]
     assert "DiGraph.predecessors" in defs["networkx/classes/digraph.py"]
+
+
+def test_crlf_documents() -> None:
+    md = parse("w.md", "# One\r\ntext\r\nTwo\r\n---\r\nmore\r\n")
+    assert [c.heading_path for c in md.chunks] == [("One",), ("One", "Two")]
+    rst = parse("w.rst", "Title\r\n=====\r\n\r\nbody\r\n")
+    assert [c.heading_path for c in rst.chunks] == [("Title",)]

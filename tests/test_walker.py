@@ -249,3 +249,22 @@ def test_deterministic(repo: Path) -> None:
 )
 def test_classify(path: str, expected: tuple[str, str | None]) -> None:
     assert classify(path) == expected
+
+
+def test_ignore_file_linking_outside_is_not_read(tmp_path: Path) -> None:
+    outside = write(tmp_path, "outside/.gitignore", "*.py\n")
+    root = tmp_path / "repo"
+    write(root, "a.py", "x = 1\n")
+    os.symlink(outside, root / ".gitignore")
+    result = walk(root, IndexSettings())
+    assert paths(result) == ["a.py"]
+    assert result.skipped == {"symlink_outside": (".gitignore",)}
+
+
+def test_ignore_file_linking_inside_is_honoured(tmp_path: Path) -> None:
+    write(tmp_path, "conf/ignore-rules", "*.log\n")
+    write(tmp_path, "x.log", "x\n")
+    os.symlink("conf/ignore-rules", tmp_path / ".gitignore")
+    result = walk(tmp_path, IndexSettings())
+    assert paths(result) == [".gitignore", "conf/ignore-rules"]
+    assert result.skipped == {"ignored": ("x.log",)}
