@@ -4,3 +4,7 @@ from __future__ import annotations
 
 EXTRA: dict[str, tuple[str, str]] = {}
 EXTRA["eval"] = ("helix.cli.eval_cmd:command", "Run eval suites (dry runs): hit@k, MRR, A/B gates.")
+EXTRA["log"] = ("helix.cli.log_cmd:log", "List past runs (the run log).")
+EXTRA["show"] = ("helix.cli.log_cmd:show", "Reopen a past run: question, prompt, answer, tokens.")
+EXTRA["export"] = ("helix.cli.export_cmd:export", "Export training records from the run log.")
+EXTRA["ask"] = ("helix.cli.ask_cmd:ask", "Ask a question about a repository (--dry-run: no LLM).")

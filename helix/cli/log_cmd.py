@@ -1,0 +1,101 @@
+"""`helix log` lists past runs; `helix show TURN` reopens one."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import click
+
+from helix.cli.common import echo_json
+
+DEFAULT_LIMIT = 20
+QUESTION_WIDTH = 60
+
+
+def _when(ts: float) -> str:
+    return dt.datetime.fromtimestamp(ts, tz=dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@click.command("log")
+@click.option("--limit", type=click.IntRange(min=1), default=DEFAULT_LIMIT, show_default=True,
+              help="How many runs to list (newest first).")
+@click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
+def log(limit: int, as_json: bool) -> None:
+    """List past runs (newest first): turn id, time, mode, model, question."""
+    from helix.runlog import RunLog
+
+    runs = RunLog().recent(limit=limit)
+    if as_json:
+        echo_json([r.model_dump(mode="json") for r in runs])
+        return
+    if not runs:
+        click.echo("no runs yet (run `helix ask QUESTION`)")
+        return
+    for run in runs:
+        mode = run.answer_mode or "-"
+        if run.fallback_reason:
+            mode += f"({run.fallback_reason})"
+        if run.status in ("pending", "error"):
+            mode += f" [{run.status}]"
+        click.echo(f"{run.id}  {_when(run.created)}  {mode:<22} {run.model or '-':<16} "
+                   f"{_clip(run.question, QUESTION_WIDTH)}")
+
+
+@click.command("show")
+@click.argument("turn")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole run as JSON.")
+@click.option("--prompt", "with_prompt", is_flag=True, help="Also print the prompt messages.")
+def show(turn: str, as_json: bool, with_prompt: bool) -> None:
+    """Reopen a run: question, answer, citations, evidence, model, tokens, timings.
+
+    TURN is a turn id from `helix log`, a unique prefix of one, or `last`.
+    """
+    from helix.runlog import RunLog
+
+    record = RunLog().get(turn)
+    if as_json:
+        data = record.model_dump(mode="json")
+        if not with_prompt:
+            data.pop("prompt", None)
+        echo_json(data)
+        return
+    env = record.envelope
+    click.echo(f"turn      {record.id}  ({record.status}, {_when(record.created)})")
+    click.echo(f"question  {record.question}")
+    click.echo(f"repo      {record.repo_root} @ {record.repo_rev}  index {record.index_rev}")
+    click.echo(f"mode      {record.answer_mode or '-'}"
+               + (f"  reason {record.fallback_reason}" if record.fallback_reason else ""))
+    click.echo(f"model     {record.model or '-'}  tokens {record.prompt_tokens} prompt / "
+               f"{record.completion_tokens} completion  attempts {record.attempts}  "
+               f"llm_steps {record.llm_steps}")
+    if record.timings_ms:
+        click.echo("timings   " + "  ".join(f"{k} {v:.0f} ms"
+                                            for k, v in sorted(record.timings_ms.items())))
+    if record.redactions:
+        kinds = sorted(record.redactions.items())
+        click.echo("redacted  " + ", ".join(f"{k} x{v}" for k, v in kinds))
+    if record.error:
+        click.echo(f"error     {record.error}")
+    click.echo("")
+    click.echo(record.answer if record.answer is not None else env.answer)
+    if env.citations:
+        click.echo("\ncitations")
+        for c in env.citations:
+            click.echo(f"  [{c.ref}] {c.path}:{c.start_line}-{c.end_line}")
+    if env.evidence:
+        click.echo("\nevidence")
+        for rank, item in enumerate(env.evidence, start=1):
+            label = item.symbol or item.heading or ""
+            click.echo(f"  E{rank:<3} {item.path}:{item.start_line}-{item.end_line}  {item.kind}"
+                       + (f"  {label}" if label else ""))
+    if with_prompt:
+        click.echo("\nprompt")
+        for message in record.prompt or ():
+            click.echo(f"--- {message['role']}\n{message['content']}")
+        if not record.prompt:
+            click.echo("  (no prompt: no model was called for this run)")

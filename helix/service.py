@@ -1,0 +1,126 @@
+"""`ask`: the one place the pieces meet.
+
+    ensure_index (refresh when files changed) -> run_controller (deterministic evidence)
+    -> run log row "pending" (question + evidence)            [dry run: finish here]
+    -> synthesize (prompt stored in the row before the one LLM call) -> run log "done"/"fallback"
+
+The CLI (`helix ask`) and the session runner (continuity turns) both call `ask`.
+
+Test seam: `HELIX_MOCK_RESPONSE`, when set (only tests set it), is passed to litellm as its
+`mock_response`, so the whole command runs the real litellm call path with no network.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from helix.core.config import HelixConfig
+from helix.core.envelope import Envelope
+from helix.core.ports import LLM, Clock, SystemClock
+from helix.core.schemas import Frozen
+from helix.runlog import RunLog
+from helix.synthesis.answer import SynthesisResult, synthesize
+from helix.synthesis.prompt import Prompt
+
+MOCK_RESPONSE_ENV = "HELIX_MOCK_RESPONSE"
+
+
+class AskResult(Frozen):
+    envelope: Envelope
+    run_id: str
+    dry_run: bool
+    index_refreshed: bool
+    build: dict[str, Any]  # the index BuildReport, as JSON
+    attempts: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    redactions: dict[str, int] = Field(default_factory=dict)
+    removed_citations: tuple[str, ...] = ()
+
+
+def default_llm(config: HelixConfig, env: Mapping[str, str] | None = None) -> LLM | None:
+    """A LiteLLMClient when a model is configured, else None (the deterministic answer)."""
+    if not config.synthesis.model:
+        return None
+    from helix.synthesis.llm import LiteLLMClient
+
+    env = os.environ if env is None else env
+    mock = env.get(MOCK_RESPONSE_ENV)
+    return LiteLLMClient(mock_response=mock if mock is not None else None)
+
+
+def _has_embeddings(index: Any) -> bool:
+    manifest = getattr(index, "manifest", None)
+    return getattr(manifest, "embed_model_key", None) is not None
+
+
+def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
+        llm: LLM | None = None, scope: str | None = None, sense: str | None = None,
+        session_id: str | None = None, turn_number: int | None = None,
+        clock: Clock | None = None, runlog: RunLog | None = None,
+        sleep: Callable[[float], None] = time.sleep) -> AskResult:
+    """Answer one question about the repository at `root`; every run goes to the run log."""
+    from controller.driver import run_controller
+    from indexers.build import ensure_index
+
+    clock = clock or SystemClock()
+    started = clock.monotonic()
+    index, report = ensure_index(root, config)
+    indexed = clock.monotonic()
+    query_embedder = None
+    if _has_embeddings(index):
+        from indexers.encoder import query_embedder as make_query_embedder
+
+        query_embedder = make_query_embedder(config.index)
+    envelope = run_controller(question, index, config, query_embedder=query_embedder,
+                              clock=clock, scope=scope, sense=sense, refreshed=report.refreshed)
+    controlled = clock.monotonic()
+    timings = dict(envelope.timings_ms)
+    timings.setdefault("index", round((indexed - started) * 1000, 3))
+    timings.setdefault("controller", round((controlled - indexed) * 1000, 3))
+    envelope = envelope.model_copy(update={"timings_ms": timings})
+
+    log = runlog or RunLog()
+    run_id = log.start(envelope, created=clock.now(), dry_run=dry_run, session_id=session_id,
+                       turn_number=turn_number)
+    common: dict[str, Any] = {"run_id": run_id, "dry_run": dry_run,
+                              "index_refreshed": report.refreshed,
+                              "build": report.model_dump(mode="json")}
+    if dry_run:
+        envelope = _with_total(envelope, clock, started)
+        log.finish(run_id, envelope, updated=clock.now())
+        return AskResult(envelope=envelope, **common)
+
+    if llm is None:
+        llm = default_llm(config)
+
+    def store_prompt(prompt: Prompt) -> None:
+        log.set_prompt(run_id, prompt.messages, prompt.hash, updated=clock.now())
+
+    try:
+        result: SynthesisResult = synthesize(envelope, llm=llm, settings=config.synthesis,
+                                             clock=clock, before_call=store_prompt, sleep=sleep)
+    except BaseException as exc:
+        log.fail(run_id, f"{type(exc).__name__}: {exc}", updated=clock.now())
+        raise
+    envelope = _with_total(result.envelope, clock, started)
+    log.finish(run_id, envelope, updated=clock.now(), prompt_tokens=result.prompt_tokens,
+               completion_tokens=result.completion_tokens, attempts=result.attempts,
+               redactions=result.redactions.counts, error=result.error)
+    return AskResult(envelope=envelope, attempts=result.attempts,
+                     prompt_tokens=result.prompt_tokens,
+                     completion_tokens=result.completion_tokens,
+                     redactions=result.redactions.counts,
+                     removed_citations=result.removed_citations, **common)
+
+
+def _with_total(envelope: Envelope, clock: Clock, started: float) -> Envelope:
+    timings = dict(envelope.timings_ms)
+    timings["total"] = round((clock.monotonic() - started) * 1000, 3)
+    return envelope.model_copy(update={"timings_ms": timings})
