@@ -204,7 +204,6 @@ def test_noop_never_imports_torch(repo: Path, tmp_path: Path) -> None:
     assert "HEAVY []" in done.stdout
 
 
-@pytest.mark.slow
 def test_networkx_smoke(tmp_path: Path) -> None:
     import networkx
 

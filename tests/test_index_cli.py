@@ -1,0 +1,114 @@
+"""`helix index`, `helix status`, `helix find` through the real entry point."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helix.cli.main import main
+from tests.index_fixtures import write_repo
+
+
+@pytest.fixture()
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")  # no model in CLI tests
+    return write_repo(tmp_path / "repo")
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        main(argv)
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_index_json_keys(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["index", str(repo), "--json"], capsys)
+    assert code == 0
+    data = json.loads(out)
+    for key in ("files_indexed", "files_skipped", "changed_files", "chunks", "symbols",
+                "graph_nodes", "graph_edges", "repo_rev", "seconds", "index_rev", "noop",
+                "embeddings", "files_seen"):
+        assert key in data, key
+    assert data["files_indexed"] == 5 and not data["noop"]
+    assert set(data["seconds"]) >= {"walk", "parse", "bm25", "embed", "graph", "write", "total"}
+    code, out, _ = run(["index", str(repo), "--json"], capsys)
+    assert json.loads(out)["noop"] is True
+
+
+def test_index_human_output(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["index", str(repo), "--no-embed"], capsys)
+    assert code == 0
+    assert "files: 5 seen, 5 indexed" in out and "graph:" in out and "seconds:" in out
+    code, out, _ = run(["index", str(repo), "--no-embed"], capsys)
+    assert "index is up to date (no changes)" in out
+
+
+def test_status_after_edit(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["status", str(repo)], capsys)
+    assert code == 0 and "not indexed" in out
+    run(["index", str(repo)], capsys)
+    code, out, _ = run(["status", str(repo)], capsys)
+    assert "index: fresh" in out
+    (repo / "pkg" / "util.py").write_text("A = 1\n", encoding="utf-8")
+    code, out, _ = run(["status", str(repo)], capsys)
+    assert "stale" in out and "modified: pkg/util.py" in out
+    code, out, _ = run(["status", str(repo), "--json"], capsys)
+    data = json.loads(out)
+    assert data["fresh"] is False and data["changed_files"] == ["pkg/util.py"]
+    assert data["size_bytes"] > 0 and data["built_repo_rev"] == "nogit"
+
+
+def test_find_exact_fuzzy_json_nomatch(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["find", "retry_policy", str(repo)], capsys)
+    assert code == 0
+    assert "pkg/util.py:4  function retry_policy  (2 references)" in out
+    code, out, _ = run(["find", "delay", str(repo)], capsys)
+    assert "method Backoff.delay in Backoff" in out
+    code, out, _ = run(["find", "retry_polcy", str(repo)], capsys)
+    assert code == 0 and "fuzzy" in out and "retry_policy" in out
+    code, out, _ = run(["find", "Backoff", str(repo), "--json"], capsys)
+    data = json.loads(out)
+    assert data["fuzzy"] is False and data["query"] == "Backoff"
+    assert data["definitions"][0] == {
+        "name": "Backoff", "qualname": "Backoff", "kind": "class", "path": "pkg/util.py",
+        "line": 9, "end_line": 14, "scope": None, "references": 2}
+    code, out, _ = run(["find", "backof", str(repo), "--json", "--limit", "1"], capsys)
+    data = json.loads(out)
+    assert data["fuzzy"] is True and len(data["definitions"]) == 1
+    code, out, err = run(["find", "zzzqqqxxx", str(repo)], capsys)
+    assert code == 1 and err.strip() == "helix: no definition matches 'zzzqqqxxx'"
+
+
+def test_index_dir_option(repo: Path, tmp_path: Path,
+                          capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "elsewhere"
+    code, out, _ = run(["index", str(repo), "--json", "--index-dir", str(target)], capsys)
+    assert code == 0 and json.loads(out)["index_dir"] == str(target.resolve())
+    assert (target / "CURRENT").is_file()
+    code, out, _ = run(["status", str(repo), "--json", "--index-dir", str(target)], capsys)
+    assert json.loads(out)["fresh"] is True
+
+
+def test_helix_home_respected(repo: Path, helix_home: Path,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    _code, out, _ = run(["index", str(repo), "--json"], capsys)
+    assert Path(json.loads(out)["index_dir"]).is_relative_to(helix_home / "indexes")
+
+
+@pytest.mark.parametrize("command", [["index"], ["status"], ["find", "x"]])
+def test_missing_path_one_line_exit_2(command: list[str], tmp_path: Path) -> None:
+    missing = str(tmp_path / "does-not-exist")
+    done = subprocess.run([sys.executable, "-m", "helix.cli.main", *command, missing],
+                          capture_output=True, text=True, env=dict(os.environ), check=False)
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"helix: path does not exist: {missing}"
+    assert "Traceback" not in done.stderr and done.stdout == ""
