@@ -73,7 +73,8 @@ def _dirs(paths: Sequence[str]) -> tuple[str, ...]:
     return tuple(sorted({p.rsplit("/", 1)[0] + "/" if "/" in p else p for p in paths}))
 
 
-def detect_senses(term: str, chunks: Sequence[Chunk], settings: RetrievalSettings) -> list[Sense]:
+def detect_senses(term: str, chunks: Sequence[Chunk], settings: RetrievalSettings,
+                  links: Sequence[tuple[str, str]] = ()) -> list[Sense]:
     """Senses of `term` among `chunks` (discovery hits), largest first; [] or one when clear.
 
     One cluster per file to start (its context: words around the mentions plus its path words),
@@ -90,7 +91,22 @@ def detect_senses(term: str, chunks: Sequence[Chunk], settings: RetrievalSetting
     files = sorted(by_file)
     context = {f: frozenset().union(*(_context(c, term) for c in by_file[f]),
                                     _path_words(f) - need) for f in files}
-    clusters: list[list[str]] = [[f] for f in files]
+    # Files that import, call or test one another are one sense before any word is compared.
+    group = {f: f for f in files}
+
+    def find(f: str) -> str:
+        while group[f] != f:
+            f = group[f]
+        return f
+
+    for a, b in sorted(links):
+        if a in group and b in group and find(a) != find(b):
+            ra, rb = sorted((find(a), find(b)))
+            group[rb] = ra
+    linked: dict[str, list[str]] = {}
+    for f in files:
+        linked.setdefault(find(f), []).append(f)
+    clusters: list[list[str]] = [sorted(m) for _, m in sorted(linked.items())]
     while len(clusters) > 1:
         best: tuple[float, int, int] | None = None
         for i, a in enumerate(clusters):
@@ -120,10 +136,11 @@ def detect_senses(term: str, chunks: Sequence[Chunk], settings: RetrievalSetting
                 for word, n in tally.items():
                     others[word] = others.get(word, 0) + n
         ranked = sorted(own, key=lambda w: (-(own[w] - others.get(w, 0)), -own[w], w))
-        words = tuple(w for w in ranked if re.fullmatch(r"[a-z][a-z0-9_]+", w))[:LABEL_WORDS]
+        words = tuple(w for w in ranked if re.fullmatch(r"[a-z][a-z0-9]+", w)
+                      and not any(t in w for t in need))[:LABEL_WORDS]
         prefixes = _dirs(members)
         chunk_ids = tuple(c.id for f in members for c in by_file[f])
-        where = ", ".join(members[:2]) + (" ..." if len(members) > 2 else "")
+        where = max(members, key=lambda f: (len(by_file[f]), f))
         label = f"{term}: {' '.join(words)} ({where})" if words else f"{term} ({where})"
         senses.append(Sense(key=",".join(sorted(members)), prefixes=tuple(sorted(members)),
                             label=label, words=words, chunk_ids=chunk_ids,

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from controller.alignment import align
 from controller.answer import build_answer
-from controller.channels import execute
+from controller.channels import RequestResult, execute
 from controller.compaction import compact
 from controller.coverage import measure
 from controller.evidence import (
@@ -32,11 +32,32 @@ from helix.core.ports import Clock, Embedder
 from indexers.api import IndexReader
 
 ALIGN_DOCS = 4  # doc spans (best first) whose named identifiers are resolved
+CODE_EDGES = ("imports", "calls", "tests")
 DOMINANCE_STEPS = 2  # discovery + per-sense retrieval, outside the loop's step budget
 
 
 def _ms(clock: Clock, since: float) -> float:
     return round((clock.monotonic() - since) * 1000.0, 3)
+
+
+def file_links(index: IndexReader, results: Sequence[RequestResult]) -> tuple[tuple[str, str], ...]:
+    """Pairs of hit files joined by a code edge (imports, calls, tests) in the graph."""
+    graph = index.graph
+    paths = {f.chunk.path for r in results for f in r.found}
+    pairs: set[tuple[str, str]] = set()
+    for path in sorted(paths):
+        nodes = {f"file:{path}", *(f.chunk.node_id for r in results for f in r.found
+                                   if f.chunk.path == path)}
+        for node in sorted(n for n in nodes if n in graph):
+            edges = [*graph.out_edges(node, keys=True), *graph.in_edges(node, keys=True)]
+            for u, v, key in edges:
+                if key not in CODE_EDGES:
+                    continue
+                for other in (u, v):
+                    other_path = graph.nodes[other].get("path")
+                    if other_path in paths and other_path != path:
+                        pairs.add(tuple(sorted((path, str(other_path)))))  # type: ignore[arg-type]
+    return tuple(sorted(pairs))
 
 
 def _run_loop(state: LoopState, index: IndexReader, embedder: Embedder | None, clock: Clock,
@@ -48,7 +69,9 @@ def _run_loop(state: LoopState, index: IndexReader, embedder: Embedder | None, c
         t = clock.monotonic()
         results = tuple(execute(index, request, embedder) for request in action.requests)
         timings[action.phase] = round(timings.get(action.phase, 0.0) + _ms(clock, t), 3)
-        tools = ToolResults(action=action, results=results, elapsed_ms=_ms(clock, started))
+        links = file_links(index, results) if action.phase == "dominance" else ()
+        tools = ToolResults(action=action, results=results, elapsed_ms=_ms(clock, started),
+                            file_links=links)
         state, action = step(state, tools)
     if state.stop_reason is None:  # the guard tripped: say so rather than loop forever
         state = state.model_copy(update={"stop_reason": "budget_exhausted"})

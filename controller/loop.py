@@ -41,6 +41,8 @@ class ToolResults(Frozen):
     action: Action
     results: tuple[RequestResult, ...]
     elapsed_ms: float  # since the run started, from the injected clock
+    # Dominance steps: pairs of files among the hits that import / call / test one another.
+    file_links: tuple[tuple[str, str], ...] = ()
 
 
 class LoopState(Frozen):
@@ -246,7 +248,7 @@ def _dominance(state: LoopState, tools: ToolResults) -> tuple[LoopState, Action 
     coverage = state.coverage or measure(state.plan, state.evidence)
     found = [f.chunk for r in tools.results for f in r.found]
     if not state.senses:  # discovery
-        senses = detect_senses(term, found, settings)
+        senses = detect_senses(term, found, settings, tools.file_links)
         note = f"{len(senses)} sense(s): " + "; ".join(s.label for s in senses[:4])
         steps = _record(state, tools.action, [], coverage, note)
         state = state.model_copy(update={"steps": steps, "coverage": coverage,
@@ -273,7 +275,8 @@ def _dominance(state: LoopState, tools: ToolResults) -> tuple[LoopState, Action 
     keep = set(per_sense.get(winner, [])) if winner else \
         {cid for key in top_two for cid in per_sense[key][:settings.clarify_evidence]}
     labels = {s.key: s.label for s in state.senses}
-    reason = {cid: f"sense: {labels[key]}" for key, ids in per_sense.items() for cid in ids}
+    words = {s.key: " ".join(s.words) for s in state.senses}
+    reason = {cid: f"sense: {words[key]}" for key, ids in per_sense.items() for cid in ids}
     evidence, new_ids = _admit(state, tools.results, settings.per_step_evidence,
                                len(state.steps), reason, only=keep)
     coverage = measure(state.plan, evidence)

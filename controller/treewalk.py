@@ -70,11 +70,11 @@ def walk(graph: nx.MultiDiGraph, evidence: Sequence[EvidenceItem],
     walked = set(order)
     bound: dict[str, list[str]] = {}
     for item in evidence:
-        node: str | None = item.node_id
-        if node not in walked:
-            node = _parent(graph, item.node_id) if item.node_id in graph else None
-        if node is not None and node in walked:
-            bound.setdefault(node, []).append(item.id)
+        owner: str | None = item.node_id
+        if owner not in walked:
+            owner = _parent(graph, item.node_id) if item.node_id in graph else None
+        if owner is not None and owner in walked:
+            bound.setdefault(owner, []).append(item.id)
     depth = {n: len(_path_to_root(graph, n)) - 1 for n in order}
     nodes = tuple(TreeWalkNode(node_id=n, title=str(graph.nodes[n].get("title") or n),
                                depth=depth[n], kind=str(graph.nodes[n].get("kind", "")),

@@ -64,7 +64,7 @@ class RetrievalSettings(_Frozen):
     # scoring, clarifier size, tree walk size, compaction excerpts.
     per_step_evidence: int = 8
     sense_proof_weight: float = 2.0
-    sense_merge_jaccard: float = 0.2
+    sense_merge_jaccard: float = 0.08
     clarify_evidence: int = 3
     tree_walk_anchors: int = 3
     tree_walk_max_nodes: int = 40
