@@ -8,8 +8,6 @@ everything else (including `.json`, config files and source in languages without
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
-
 from helix.core.schemas import FileKind
 
 CODE_EXTENSIONS: dict[str, str] = {
@@ -63,7 +61,7 @@ DOC_LANGUAGES = frozenset(DOC_EXTENSIONS.values())
 
 def classify(path: str) -> tuple[FileKind, str | None]:
     """Kind and language of a repository-relative POSIX path, by extension (case-insensitive)."""
-    name = PurePosixPath(path).name
+    name = path.rpartition("/")[2]
     dot = name.rfind(".")
     suffix = name[dot:].lower() if dot > 0 else ""
     if suffix in CODE_EXTENSIONS:

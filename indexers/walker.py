@@ -92,6 +92,22 @@ def read_bytes(path: str, limit: int, follow: bool) -> bytes:
 class _Spec:
     base: str  # directory relative to the root, "" for the root, else ending in "/"
     spec: pathspec.GitIgnoreSpec
+    # One regex that matches when any pattern does: most paths match none, and one search is
+    # much cheaper than pathspec trying every pattern in turn.
+    any_match: re.Pattern[str] | None
+
+
+def _any_match(spec: pathspec.GitIgnoreSpec) -> re.Pattern[str] | None:
+    sources = []
+    for pattern in spec.patterns:
+        regex = getattr(pattern, "regex", None)
+        if getattr(pattern, "include", None) is None or regex is None:
+            continue
+        sources.append("(?:" + re.sub(r"\(\?P<\w+>", "(?:", regex.pattern) + ")")
+    try:
+        return re.compile("|".join(sources)) if sources else None
+    except re.error:
+        return None
 
 
 @dataclass
@@ -123,7 +139,8 @@ def _load_specs(state: _Walk, real_dir: str, rel_dir: str) -> list[_Spec]:
             continue  # missing or unreadable: nothing to honour
         lines = raw.decode("utf-8", errors="replace").splitlines()
         if any(line.strip() and not line.lstrip().startswith("#") for line in lines):
-            specs.append(_Spec(rel_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
+            spec = pathspec.GitIgnoreSpec.from_lines(lines)
+            specs.append(_Spec(rel_dir, spec, _any_match(spec)))
     return specs
 
 
@@ -131,6 +148,8 @@ def _ignored(specs: list[_Spec], rel: str, is_dir: bool) -> bool:
     """Git semantics: the last pattern that decides, deepest ignore file first."""
     for item in reversed(specs):
         local = rel[len(item.base):] + ("/" if is_dir else "")
+        if item.any_match is not None and item.any_match.match(local) is None:
+            continue
         result = item.spec.check_file(local).include
         if result is not None:
             return bool(result)

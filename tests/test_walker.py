@@ -268,3 +268,20 @@ def test_ignore_file_linking_inside_is_honoured(tmp_path: Path) -> None:
     result = walk(tmp_path, IndexSettings())
     assert paths(result) == [".gitignore", "conf/ignore-rules"]
     assert result.skipped == {"ignored": ("x.log",)}
+
+
+def test_ignore_prefilter_agrees_with_pathspec() -> None:
+    import pathspec
+
+    lines = ["*.log", "!keep.log", "build/", "/top.txt", "a/**/b", "doc?/*.md", "[ab]c", "\\#x"]
+    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    fast = walker_mod._Spec("", spec, walker_mod._any_match(spec))
+    assert fast.any_match is not None
+    candidates = [
+        "x.log", "keep.log", "d/keep.log", "build", "src/build", "top.txt", "s/top.txt",
+        "a/b", "a/x/y/b", "docs/r.md", "doc/r.md", "ac", "bc", "cc", "#x", "plain.py",
+    ]
+    for rel in candidates:
+        for is_dir in (False, True):
+            expected = spec.check_file(rel + ("/" if is_dir else "")).include
+            assert walker_mod._ignored([fast], rel, is_dir) == bool(expected), (rel, is_dir)
