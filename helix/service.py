@@ -14,19 +14,22 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from helix.core.config import HelixConfig
+from helix.core.config import HelixConfig, IndexSettings
 from helix.core.envelope import Envelope
-from helix.core.ports import LLM, Clock, SystemClock
+from helix.core.ports import LLM, Clock, Embedder, SystemClock
 from helix.core.schemas import Frozen
 from helix.runlog import RunLog
 from helix.synthesis.answer import SynthesisResult, synthesize
 from helix.synthesis.prompt import Prompt
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MOCK_RESPONSE_ENV = "HELIX_MOCK_RESPONSE"
 
@@ -60,6 +63,33 @@ def _has_embeddings(index: Any) -> bool:
     return getattr(manifest, "embed_model_key", None) is not None
 
 
+class LazyQueryEmbedder:
+    """`indexers.encoder.query_embedder`, built on first use: a question that runs no dense
+    search (or an index without vectors) never loads the model."""
+
+    def __init__(self, settings: IndexSettings) -> None:
+        self._settings = settings
+        self._inner: Embedder | None = None
+
+    def _get(self) -> Embedder:
+        if self._inner is None:
+            from indexers.encoder import query_embedder
+
+            self._inner = query_embedder(self._settings)
+        return self._inner
+
+    @property
+    def model_key(self) -> str:
+        return self._get().model_key
+
+    @property
+    def dim(self) -> int:
+        return self._get().dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self._get().embed(texts)
+
+
 def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
         llm: LLM | None = None, scope: str | None = None, sense: str | None = None,
         session_id: str | None = None, turn_number: int | None = None,
@@ -71,14 +101,11 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
 
     clock = clock or SystemClock()
     started = clock.monotonic()
-    index, report = ensure_index(root, config)
+    lazy = LazyQueryEmbedder(config.index)
+    index, report = ensure_index(root, config, query_embedder=lazy)
     indexed = clock.monotonic()
-    query_embedder = None
-    if _has_embeddings(index):
-        from indexers.encoder import query_embedder as make_query_embedder
-
-        query_embedder = make_query_embedder(config.index)
-    envelope = run_controller(question, index, config, query_embedder=query_embedder,
+    envelope = run_controller(question, index, config,
+                              query_embedder=lazy if _has_embeddings(index) else None,
                               clock=clock, scope=scope, sense=sense, refreshed=report.refreshed)
     controlled = clock.monotonic()
     timings = dict(envelope.timings_ms)

@@ -137,6 +137,10 @@ class RunLog:
               session_id: str | None = None, turn_number: int | None = None,
               run_id: str | None = None) -> str:
         run_id = run_id or new_run_id(envelope.question, created)
+        if session_id is not None and turn_number is None:
+            row = self.conn.execute("SELECT MAX(turn_number) FROM runs WHERE session_id = ?",
+                                    (session_id,)).fetchone()
+            turn_number = (row[0] or 0) + 1
         self._write(
             "INSERT INTO runs (id, created, updated, status, question, repo_root, repo_rev,"
             " config_hash, index_rev, dry_run, envelope_json, answer_mode, session_id,"
