@@ -185,6 +185,8 @@ def aggregate(results: Sequence[CaseResult]) -> dict[str, float | int | None]:
         out[f"symbol_hit@{k}"] = _rate([_hit(r.symbol_rank, k) for r in with_symbols])
     out["mrr"] = (round(sum(1.0 / r.rank if r.rank else 0.0 for r in targeted) / len(targeted), 4)
                   if targeted else None)
+    out["file_mrr"] = (round(sum(1.0 / r.file_rank if r.file_rank else 0.0 for r in with_files)
+                             / len(with_files), 4) if with_files else None)
     out["pass_rate"] = _rate([r.passed for r in results])
     out["llm_steps_zero_rate"] = _rate([r.checks.get("llm_steps_zero", False) for r in results])
     out["hash_stable_rate"] = _rate([r.checks.get("hashes_stable", False) for r in results])

@@ -40,6 +40,8 @@ def summary(run: RunResult) -> dict[str, Any]:
                 f"file_hit@{k}": {"helix": suite.totals.get(f"file_hit@{k}"),
                                   "bm25_files": suite.bm25_files.get(f"file_hit@{k}")}
                 for k in KS}
+            row["helix_vs_bm25_files"]["file_mrr"] = {"helix": suite.totals.get("file_mrr"),
+                                                      "bm25_files": suite.bm25_files.get("mrr")}
         rows[suite.name] = row
     return rows
 
@@ -88,9 +90,10 @@ def _suite_tables(suite: SuiteResult, console: Any, verbose: bool) -> None:
     if table.row_count:
         console.print(table)
     totals = Table(title=f"{suite.name}: totals")
+    totals.add_column("metric")
+    totals.add_column("value", justify="right")
     for key in TOTAL_KEYS:
-        totals.add_column(key)
-    totals.add_row(*(_fmt(suite.totals.get(k)) for k in TOTAL_KEYS))
+        totals.add_row(key, _fmt(suite.totals.get(key)))
     console.print(totals)
     if suite.bm25_files is not None and suite.bm25_files.get("cases"):
         cmp = Table(title=f"{suite.name}: Helix vs BM25 over whole files (file hits)")
@@ -98,7 +101,8 @@ def _suite_tables(suite: SuiteResult, console: Any, verbose: bool) -> None:
         for k in KS:
             cmp.add_column(f"file_hit@{k}")
         cmp.add_column("mrr (files)")
-        cmp.add_row("helix", *(_fmt(suite.totals.get(f"file_hit@{k}")) for k in KS), "")
+        cmp.add_row("helix", *(_fmt(suite.totals.get(f"file_hit@{k}")) for k in KS),
+                    _fmt(suite.totals.get("file_mrr")))
         cmp.add_row("bm25_files", *(_fmt(suite.bm25_files.get(f"file_hit@{k}")) for k in KS),
                     _fmt(suite.bm25_files.get("mrr")))
         console.print(cmp)
