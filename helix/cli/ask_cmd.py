@@ -156,14 +156,73 @@ def render_envelope(env: Envelope, console: Console) -> None:
 @click.option("--question-file", default=None, help="Read the question from a file ('-': stdin).")
 @click.option("--scope", default=None, help="Only search under this path prefix (e.g. tests/).")
 @click.option("--sense", default=None, help="Answer this sense of an ambiguous term.")
+@click.option("--model", default=None,
+              help="Any litellm model string (gpt-4o-mini, anthropic/..., ollama/...); "
+                   "default: HELIX_MODEL or the config file; none: a deterministic answer.")
+@click.option("--api-base", "api_base", default=None,
+              help="Base URL of an OpenAI-compatible server (default: HELIX_API_BASE).")
+@click.option("--verbose", "-v", is_flag=True, help="Also show the controller's steps.")
+@click.option("--session", default=None,
+              help="Continue the named conversation session (continuity lanes, T1-T10).")
+@click.option("--reply-to", "reply_to", type=click.IntRange(min=1), default=None,
+              help="Anchor focus to this turn of the session.")
 def ask(question: tuple[str, ...], repo: str | None, dry_run: bool, as_json: bool,
-        question_file: str | None, scope: str | None, sense: str | None) -> None:
+        question_file: str | None, scope: str | None, sense: str | None,
+        session: str | None, reply_to: int | None, model: str | None, api_base: str | None,
+        verbose: bool) -> None:
     """Ask a question about a repository; --dry-run shows the controller's evidence."""
     text = read_question(question, question_file)
-    env = ask_envelope(text, repo, dry_run=dry_run, scope=scope, sense=sense)
-    if as_json:
-        echo_json(env)
+    if session is not None or reply_to is not None:
+        if scope is not None or sense is not None:
+            raise UserError("--scope/--sense do not combine with --session (say it in words: "
+                            "'same question but only in tests/')")
+        from helix.cli.chat_cmd import ask_in_session
+
+        ask_in_session(text, repo, session=session, reply_to=reply_to, dry_run=dry_run,
+                       as_json=as_json)
         return
     from rich.console import Console
 
-    render_envelope(env, Console(highlight=False, soft_wrap=True))
+    from helix.core.config import load_config
+    from helix.service import ask as service_ask
+
+    root = repo_root(repo)
+    config = load_config(root, flags={"synthesis.model": model, "synthesis.api_base": api_base})
+    result = service_ask(text, root=root, config=config, dry_run=dry_run, scope=scope,
+                         sense=sense)
+    if result.index_refreshed:
+        changed = len(result.build.get("changed_files", ()))
+        click.echo(f"helix: index refreshed ({changed} changed file(s))", err=True)
+    if as_json:
+        echo_json(result.envelope)
+        return
+    console = Console(highlight=False, soft_wrap=True)
+    if dry_run or verbose:
+        render_envelope(result.envelope, console)
+    if not dry_run:
+        render_answer(result.envelope, console)
+    console.print(f"[dim]turn {result.run_id} (helix show {result.run_id})[/]")
+
+
+MAX_EVIDENCE_SHOWN = 8
+
+
+def render_answer(env: Envelope, console: Console) -> None:
+    """The answer, its `path:start-end` citations and a short evidence list."""
+    from rich.markup import escape
+
+    console.print(escape(env.answer))
+    if env.citations:
+        console.print("\n[bold]citations[/]")
+        for c in env.citations:
+            console.print(f"  [{c.ref}] {escape(f'{c.path}:{c.start_line}-{c.end_line}')}")
+    if env.evidence:
+        console.print("[bold]evidence[/]")
+        for n, e in enumerate(env.evidence[:MAX_EVIDENCE_SHOWN], start=1):
+            label = e.symbol or e.heading or ""
+            console.print(f"  E{n} {escape(f'{e.path}:{e.start_line}-{e.end_line}')} {e.kind}"
+                          + (f" {escape(label)}" if label else ""))
+        if len(env.evidence) > MAX_EVIDENCE_SHOWN:
+            console.print(f"  ... {len(env.evidence) - MAX_EVIDENCE_SHOWN} more (--json)")
+    mode = env.answer_mode + (f" ({env.fallback_reason})" if env.fallback_reason else "")
+    console.print(f"[dim]mode {mode} · model {env.model or '-'} · llm_steps {env.llm_steps}[/]")

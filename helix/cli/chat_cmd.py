@@ -1,0 +1,157 @@
+"""`helix chat`: an interactive session; also the `helix ask --session` turn path.
+
+Thin: read a line, call `helix.session.run_turn`, render the turn. Commands inside the chat:
+    /reply N <text>   answer turn N (focus anchors to it)
+    /history          the session's turns
+    /new              start a fresh session under the same name
+    /help, /quit      (end of input quits too)
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from helix.cli.common import echo_json
+from helix.core.errors import HelixError, UserError
+
+if TYPE_CHECKING:
+    from helix.core.config import HelixConfig
+    from helix.session.turn import TurnResult
+
+HELP = ("commands: /reply N <text> (answer turn N), /history, /new (fresh session), /help, "
+        "/quit")
+
+
+def render_turn(turn: TurnResult) -> str:
+    """The human view of one turn: header, answer, numbered list, opened span."""
+    lines = [f"[turn {turn.turn_id}] {turn.lane} {turn.transition}"
+             + (" (retrieval)" if turn.retrieval else "")
+             + (f"  reply-to {turn.reply_to}" if turn.reply_to else "")]
+    if turn.answer:
+        lines.append(turn.answer)
+    if turn.shown is not None and turn.opened is None:
+        lines.append(f"({turn.shown.kind} list {turn.shown.option_set_id})")
+        for item in turn.shown.items:
+            extra = f"  {item.sublabel}" if item.sublabel else ""
+            lines.append(f"  {item.index}. {item.label}{extra}")
+    if turn.envelope is not None and turn.envelope.citations:
+        lines.append("citations: " + ", ".join(
+            f"[{c.ref}] {c.path}:{c.start_line}" for c in turn.envelope.citations))
+    return "\n".join(lines)
+
+
+def _setup(repo: str | None) -> tuple[Path, HelixConfig]:
+    from helix.cli.ask_cmd import repo_root
+    from helix.core.config import load_config
+
+    root = repo_root(repo)
+    return root, load_config(root)
+
+
+def ask_in_session(text: str, repo: str | None, *, session: str | None, reply_to: int | None,
+                   dry_run: bool, as_json: bool) -> None:
+    """`helix ask ... --session NAME [--reply-to TURN] [--json]`: one turn of a session."""
+    if session is None:
+        raise UserError("--reply-to needs --session NAME")
+    from helix.session.runner import run_turn
+
+    root, config = _setup(repo)
+    turn = run_turn(session, text, root=root, config=config, reply_to=reply_to,
+                    dry_run=dry_run)
+    if as_json:
+        echo_json(turn)
+    else:
+        click.echo(render_turn(turn))
+
+
+def _history(session: str) -> str:
+    from helix.session.store import ensure_schema, get_session, load_turns
+    from helix.store.db import open_db
+
+    db = open_db()
+    ensure_schema(db)
+    record = get_session(db, session)
+    if record is None:
+        return "(no turns yet)"
+    turns = load_turns(db, record.id)
+    return "\n".join(f"  {t.turn_id}. {t.text}  -> {t.lane} {t.transition}"
+                     for t in turns) or "(no turns yet)"
+
+
+def _reset(session: str) -> None:
+    from helix.session.store import ensure_schema, reset_session
+    from helix.store.db import open_db
+
+    db = open_db()
+    ensure_schema(db)
+    reset_session(db, session)
+
+
+def parse_line(line: str) -> tuple[str, int | None, str]:
+    """(command, reply_to, text): command is "", "reply", "history", "new", "help", "quit"."""
+    stripped = line.strip()
+    if not stripped.startswith("/"):
+        return "", None, stripped
+    word, _, rest = stripped[1:].partition(" ")
+    word = word.lower()
+    if word in ("quit", "exit", "q"):
+        return "quit", None, ""
+    if word in ("history", "new", "help"):
+        return word, None, ""
+    if word == "reply":
+        number, _, text = rest.strip().partition(" ")
+        if not number.isdigit() or not text.strip():
+            raise UserError("usage: /reply N <text>")
+        return "reply", int(number), text.strip()
+    raise UserError(f"unknown command /{word} ({HELP})")
+
+
+@click.command()
+@click.option("--repo", default=None, help="Repository to talk about (default: here).")
+@click.option("--session", default=None,
+              help="Session name (default: chat-<repository name>); sessions persist.")
+@click.option("--dry-run", is_flag=True, help="No LLM call: deterministic answers only.")
+@click.option("--json", "as_json", is_flag=True, help="Print each turn's envelope as JSON.")
+def chat(repo: str | None, session: str | None, dry_run: bool, as_json: bool) -> None:
+    """Talk about a repository: numbered lists, follow-ups, /reply N, /new, /quit."""
+    from helix.session.runner import run_turn
+
+    root, config = _setup(repo)
+    name = session or f"chat-{root.name}"
+    interactive = sys.stdin.isatty()
+    click.echo(f"helix chat: session '{name}' on {root}  ({HELP})", err=True)
+    while True:
+        if interactive:
+            click.echo("you> ", nl=False, err=True)
+        line = sys.stdin.readline()
+        if not line:
+            break
+        try:
+            command, reply_to, text = parse_line(line)
+            if command == "quit":
+                break
+            if command == "help":
+                click.echo(HELP)
+                continue
+            if command == "history":
+                click.echo(_history(name))
+                continue
+            if command == "new":
+                _reset(name)
+                click.echo(f"new session '{name}'")
+                continue
+            if not text:
+                continue
+            turn = run_turn(name, text, root=root, config=config, reply_to=reply_to,
+                            dry_run=dry_run)
+        except HelixError as exc:
+            click.echo(f"helix: {exc}", err=True)
+            continue
+        if as_json:
+            echo_json(turn)
+        else:
+            click.echo(render_turn(turn))
