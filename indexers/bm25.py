@@ -17,8 +17,9 @@ Files on disk are plain `.npy` + JSON and load with mmap.
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from collections.abc import Sequence
-from itertools import chain
+from itertools import chain, count
 from pathlib import Path
 
 import numpy as np
@@ -109,11 +110,10 @@ class BM25Index:
         id_rank = np.empty(n_docs, dtype=np.int32)
         id_rank[np.array(sorted(range(n_docs), key=ids.__getitem__), dtype=np.int64)] = (
             np.arange(n_docs, dtype=np.int32))
-        vocab: dict[str, int] = {}
-        setdefault = vocab.setdefault
-        term_ids = np.fromiter(
-            (setdefault(token, len(vocab)) for token in chain.from_iterable(token_lists)),
-            dtype=np.int64)
+        # ids in order of first appearance; map + defaultdict keep the per-token loop in C
+        vocab: defaultdict[str, int] = defaultdict(count().__next__)
+        term_ids = np.fromiter(map(vocab.__getitem__, chain.from_iterable(token_lists)),
+                               dtype=np.int64)
         lengths = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=n_docs)
         n_vocab = len(vocab)
         if n_vocab == 0:
