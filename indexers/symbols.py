@@ -5,7 +5,8 @@ Queries live in `indexers/queries/<lang>.scm` and use these captures:
                                  type, module; `impl` is a Rust impl block: a qualname prefix
                                  for its methods, not a definition itself)
     @receiver, @type_body        Go: the method's receiver type, the type spec's body
-    @reference.<kind>            a reference's name node (call, type, name)
+    @reference.<kind>            a reference's name node (call, type, name, attribute; an
+                                 attribute that is called counts as a call only)
     @import / @import.require    an import statement (parsed here per language) / a require()
 A "function" whose nearest enclosing definition is class-like becomes a "method"; qualnames join
 names with "." (`Class.method`, Go `Recv.Method`, Rust `Type.method`).
@@ -353,9 +354,12 @@ def _references(
 ) -> tuple[SymbolRef, ...]:
     # (byte, kind, name) -> (line, module, order); a node captured by two patterns counts once
     found: dict[tuple[int, str, str], tuple[int, str | None, int]] = {}
+    calls = {node.start_byte for node, kind in ref_nodes if kind == "call"}
     for node, kind in ref_nodes:
         if node.start_byte in name_starts:
             continue  # a definition's own name is not a reference
+        if kind == "attribute" and node.start_byte in calls:
+            continue  # `obj.run()` is a call of run, not also an attribute access
         key = (node.start_byte, kind, _text(node))
         found.setdefault(key, (node.start_point[0] + 1, None, len(found)))
     parse_imports = IMPORT_PARSERS.get(lang)

@@ -481,3 +481,12 @@ def test_crlf_documents() -> None:
     assert [c.heading_path for c in md.chunks] == [("One",), ("One", "Two")]
     rst = parse("w.rst", "Title\r\n=====\r\n\r\nbody\r\n")
     assert [c.heading_path for c in rst.chunks] == [("Title",)]
+
+
+def test_attribute_accesses_are_refs_but_calls_only_once() -> None:
+    parsed = parse("m.py", "def f(cfg):\n    size = cfg.max_bytes\n    return cfg.load(size)\n")
+    refs = [(r.name, r.kind, r.line, r.scope) for r in parsed.refs]
+    assert refs == [("max_bytes", "attribute", 2, "f"), ("load", "call", 3, "f")]
+    go = parse("m.go", "package m\nfunc F(s S) int { return s.n + s.Len() }\n")
+    assert {(r.name, r.kind) for r in go.refs} >= {("n", "attribute"), ("Len", "call")}
+    assert ("Len", "attribute") not in {(r.name, r.kind) for r in go.refs}

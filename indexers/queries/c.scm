@@ -17,5 +17,6 @@
 (call_expression function: (identifier) @reference.call)
 (call_expression function: (field_expression field: (field_identifier) @reference.call))
 (type_identifier) @reference.type
+(field_expression field: (field_identifier) @reference.attribute)
 
 (preproc_include) @import

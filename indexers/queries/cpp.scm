@@ -20,5 +20,6 @@
 (call_expression function: (field_expression field: (field_identifier) @reference.call))
 (call_expression function: (qualified_identifier name: (identifier) @reference.call))
 (type_identifier) @reference.type
+(field_expression field: (field_identifier) @reference.attribute)
 
 (preproc_include) @import

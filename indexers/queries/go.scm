@@ -16,5 +16,6 @@
 (call_expression function: (identifier) @reference.call)
 (call_expression function: (selector_expression field: (field_identifier) @reference.call))
 (type_identifier) @reference.type
+(selector_expression field: (field_identifier) @reference.attribute)
 
 (import_spec) @import

@@ -10,5 +10,6 @@
 (method_invocation name: (identifier) @reference.call)
 (object_creation_expression type: (type_identifier) @reference.call)
 (type_identifier) @reference.type
+(field_access field: (identifier) @reference.attribute)
 
 (import_declaration) @import

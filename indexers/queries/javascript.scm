@@ -12,6 +12,7 @@
 (call_expression function: (member_expression property: (property_identifier) @reference.call))
 (new_expression constructor: (identifier) @reference.call)
 (class_heritage (identifier) @reference.type)
+(member_expression property: (property_identifier) @reference.attribute)
 
 (import_statement) @import
 (export_statement source: (string)) @import

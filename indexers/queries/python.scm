@@ -11,6 +11,7 @@
 (type (attribute attribute: (identifier) @reference.type))
 (decorator (identifier) @reference.name)
 (decorator (attribute attribute: (identifier) @reference.name))
+(attribute attribute: (identifier) @reference.attribute)
 
 (import_statement) @import
 (import_from_statement) @import

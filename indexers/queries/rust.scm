@@ -20,5 +20,6 @@
 (call_expression function: (scoped_identifier name: (identifier) @reference.call))
 (macro_invocation macro: (identifier) @reference.call)
 (type_identifier) @reference.type
+(field_expression field: (field_identifier) @reference.attribute)
 
 (use_declaration) @import

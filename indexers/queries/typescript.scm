@@ -21,6 +21,7 @@
 (new_expression constructor: (identifier) @reference.call)
 (extends_clause value: (identifier) @reference.type)
 (type_identifier) @reference.type
+(member_expression property: (property_identifier) @reference.attribute)
 
 (import_statement) @import
 (export_statement source: (string)) @import
