@@ -109,9 +109,9 @@ def detect_senses(term: str, chunks: Sequence[Chunk], settings: RetrievalSetting
     clusters: list[list[str]] = [sorted(m) for _, m in sorted(linked.items())]
     while len(clusters) > 1:
         best: tuple[float, int, int] | None = None
-        for i, a in enumerate(clusters):
+        for i, left in enumerate(clusters):
             for j in range(i + 1, len(clusters)):
-                sim = round(_similarity([context[f] for f in a],
+                sim = round(_similarity([context[f] for f in left],
                                         [context[f] for f in clusters[j]]), 9)
                 if best is None or sim > best[0]:
                     best = (sim, i, j)

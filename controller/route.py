@@ -53,7 +53,7 @@ KNOWN_EXTENSIONS = (
     "c", "h", "cc", "cpp", "hpp", "sh", "cfg", "ini", "scm", "sql", "html", "css",
 )
 BARE_FILENAMES = ("README", "CHANGELOG", "LICENSE", "CONTRIBUTING", "Makefile", "Dockerfile",
-                  "pyproject", "setup")
+                  "pyproject")
 SHORT_QUESTION_WORDS = 2  # "what is a cavity" has one subject word; two at most is "short"
 
 _FLAGS = re.IGNORECASE

@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from controller.fusion import Fused, Ranked, mmr, rrf
+from helix.core.config import RetrievalSettings
+
+S = RetrievalSettings()
+
+
+def test_rrf_weights_and_reasons() -> None:
+    fused = rrf([Ranked(channel="bm25", query="q", chunk_ids=("a", "b")),
+                 Ranked(channel="symbol", query="q", chunk_ids=("b",))], S)
+    assert [f.chunk_id for f in fused] == ["b", "a"]
+    b = fused[0]
+    assert b.score == round(S.w_bm25 / (S.rrf_k + 2) + S.w_symbol / (S.rrf_k + 1), 9)
+    assert b.reasons == ("symbol#1", "bm25#2")
+
+
+def test_rrf_ties_broken_by_chunk_id() -> None:
+    fused = rrf([Ranked(channel="bm25", query="x", chunk_ids=("z",)),
+                 Ranked(channel="bm25", query="y", chunk_ids=("a",))], S)
+    assert [f.chunk_id for f in fused] == ["a", "z"]
+
+
+def test_mmr_prefers_diverse_candidates() -> None:
+    cands = [Fused(chunk_id="a", score=1.0, reasons=()), Fused(chunk_id="b", score=0.99,
+                                                                  reasons=()),
+             Fused(chunk_id="c", score=0.9, reasons=())]
+    tokens = {"a": frozenset({"x", "y"}), "b": frozenset({"x", "y"}), "c": frozenset({"z"})}
+    picked = mmr(cands, tokens, lam=0.5, limit=2)
+    assert [p.chunk_id for p in picked] == ["a", "c"]
+
+
+@given(st.lists(st.tuples(st.sampled_from("abcdefgh"), st.floats(0, 1)), max_size=8))
+def test_mmr_is_order_independent(pairs: list[tuple[str, float]]) -> None:
+    unique = {cid: round(score, 6) for cid, score in pairs}
+    cands = [Fused(chunk_id=c, score=s, reasons=()) for c, s in unique.items()]
+    tokens = {c: frozenset({c, "shared"}) for c in unique}
+    a = mmr(cands, tokens, lam=0.7, limit=4)
+    b = mmr(list(reversed(cands)), tokens, lam=0.7, limit=4)
+    assert a == b

@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from controller.route import SLOTS, route_question
+
+MATRIX = [
+    ("What does solar restoration mean in this repo?", "definition", "term", "solar restoration"),
+    ("Define TS_ratio in this repo.", "definition", "term", "TS_ratio"),
+    ("Is the Casimir tile pressure in GPa?", "value_check", "quantity", "Casimir tile pressure"),
+    ("How does Natario warp bubble relate to Casimir tiles?", "relation", "x",
+     "Natario warp bubble"),
+    ("What does the ideology tree say about stewardship?", "doc_summary", "topic", "stewardship"),
+    ("Explain the Helix Ask reasoning pipeline.", "explanation", "topic",
+     "Helix Ask reasoning pipeline"),
+    ("What is a cavity?", "definition", "term", "cavity"),
+    ("where is the retry policy decided?", "location", "target", "retry policy"),
+    ("which file defines the Envelope?", "location", "target", "Envelope"),
+    ("who calls `tokenize`?", "usage", "symbol", "tokenize"),
+    ("how is hash_obj used?", "usage", "symbol", "hash_obj"),
+    ("examples of run_controller", "usage", "symbol", "run_controller"),
+    ("what is the default value of max_steps?", "value_check", "quantity", "max_steps"),
+]
+
+
+@pytest.mark.parametrize(("question", "route", "slot", "subject"), MATRIX)
+def test_matrix_routes_and_slots(question: str, route: str, slot: str, subject: str) -> None:
+    plan = route_question(question)
+    assert plan.intent.route == route
+    assert plan.intent.slots == SLOTS[route]
+    assert plan.subjects[slot] == (subject,)
+
+
+def test_relation_has_both_sides_and_link() -> None:
+    plan = route_question("How does Natario warp bubble relate to Casimir tiles?")
+    assert plan.subjects["y"] == ("Casimir tiles",)
+    assert plan.subjects["link"] == ("Natario warp bubble", "Casimir tiles")
+
+
+def test_value_check_unit() -> None:
+    assert route_question("Is the Casimir tile pressure in GPa?").unit == "GPa"
+
+
+def test_terms_identifiers_kept_whole_and_stopwords_dropped() -> None:
+    plan = route_question('what does `os.path.join` do with "retry budget" and TS_ratio?')
+    assert plan.intent.terms[:2] == ("os.path.join", "retry budget")
+    assert "TS_ratio" in plan.intent.terms
+    assert "what" not in plan.intent.terms and "does" not in plan.intent.terms
+
+
+def test_path_hints_and_scope() -> None:
+    plan = route_question("what does indexers/bm25.py say about ties?")
+    assert plan.intent.path_hints == ("indexers/bm25.py",)
+    assert route_question("what does the README say about setup?").intent.path_hints == (
+        "README",)
+    scoped = route_question("how is hash_obj used in tests/?")
+    assert scoped.intent.scope == "tests/"
+    assert route_question("where is X", scope="indexers/").intent.scope == "indexers/"
+
+
+def test_ambiguity_only_for_bare_one_word_terms() -> None:
+    assert route_question("What is a cavity?").ambiguous_term == "cavity"
+    assert route_question("cavity").ambiguous_term == "cavity"
+    assert route_question("What is the optical cavity in this repo?").ambiguous_term is None
+    assert route_question("Define TS_ratio").ambiguous_term is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=120))
+def test_routing_is_total_and_deterministic(question: str) -> None:
+    a = route_question(question)
+    b = route_question(question)
+    assert a == b
+    assert a.intent.route in SLOTS
+    assert a.intent.slots == SLOTS[a.intent.route]
