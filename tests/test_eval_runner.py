@@ -225,3 +225,39 @@ def test_cli_lists_suites_and_configs(helix_home):
     assert out.exit_code == 0, out.output
     listing = json.loads(out.output)
     assert "matrix" in listing["suites"] and "lexical_router" in listing["configs"]
+
+
+# ---- end to end: the real index and controller, embeddings disabled --------------------------
+
+def test_matrix_suite_runs_end_to_end_without_embeddings(helix_home):
+    from evals.runner import Runner
+    from evals.suites import load_suite
+
+    run = Runner(no_embed=True).run([load_suite("matrix")])
+    [suite] = run.suites
+    cases = {c.id: c for c in suite.cases}
+    assert all(c.error is None for c in cases.values()), [c.error for c in cases.values()]
+    for case in cases.values():
+        assert case.llm_steps == 0 and case.checks["llm_steps_zero"], case.id
+        assert case.steps > 0 and case.checks["steps_present"], case.id
+        assert case.checks["hashes_stable"], case.id
+    split = cases["matrix-cavity-split"]
+    assert split.stop_reason == "dominance_split", split
+    assert split.checks["clarify"], "two options, each with evidence"
+    assert suite.totals["llm_steps_zero_rate"] == 1.0 and suite.totals["hash_stable_rate"] == 1.0
+    assert suite.bm25_files is not None and suite.bm25_files["cases"] == len(suite.cases)
+
+
+def test_three_networkx_questions_without_embeddings(helix_home):
+    from evals.runner import Runner
+    from evals.suites import load_suite
+
+    picked = {"nx-dijkstra-path-where", "nx-pagerank-alpha", "nx-read-graphml"}
+    suite = load_suite("networkx")
+    small = suite.model_copy(update={"cases": tuple(c for c in suite.cases if c.id in picked)})
+    [result] = Runner(no_embed=True).run([small]).suites
+    assert {c.id for c in result.cases} == picked
+    for case in result.cases:
+        assert case.error is None and case.checks["llm_steps_zero"] and case.checks["hashes_stable"]
+    assert result.totals["hit@10"] is not None
+    assert result.bm25_files is not None and result.bm25_files["cases"] == 3
