@@ -162,6 +162,8 @@ def _tidy(text: str) -> str:
     """Remove the empty brackets and doubled spaces left where citations were cut out."""
     text = re.sub(r"\(\s*(?:[,;]\s*)*\)|\[\s*\]", "", text)
     text = re.sub(r"[ \t]+([,.;:])", r"\1", text)
+    for _ in range(2):  # "see a and [E9]." -> "see a."; "[E1], see [E9]." -> "[E1]."
+        text = re.sub(r"(?:,|\s+(?:and|or|see|in|at))([.;:])", r"\1", text)
     text = re.sub(r"[ \t]{2,}", " ", text)
     return "\n".join(line.rstrip() for line in text.splitlines()).strip()
 
