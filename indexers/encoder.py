@@ -133,7 +133,11 @@ class SentenceTransformerEmbedder:
     def _load(self) -> Any:
         if self._model is None:
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
 
+            # the "Loading weights" bar would garble helix's own progress output
+            hf_logging.disable_progress_bar()
+            hf_logging.set_verbosity_error()
             self._model = SentenceTransformer(str(self._dir), device="cpu")
         return self._model
 
