@@ -166,6 +166,21 @@ def _entries(real_dir: str) -> Iterator[os.DirEntry[str]]:
     return iter(entries)
 
 
+def _resolve(state: _Walk, path: str, is_link: bool, is_dir: bool) -> tuple[str, bool] | SkipReason:
+    """(real target, is_dir) of an entry that passes the link rules, else why it is skipped."""
+    if not is_link:
+        return path, is_dir
+    try:
+        target = os.path.realpath(path, strict=True)
+    except FileNotFoundError:
+        return "vanished"
+    except OSError:  # ELOOP in the link chain itself
+        return "symlink_loop"
+    if not state.inside(target):
+        return "symlink_outside"
+    return target, os.path.isdir(target)
+
+
 def _visit_dir(
     state: _Walk, real_dir: str, rel_dir: str, specs: list[_Spec], ancestors: frozenset[str]
 ) -> None:
@@ -181,42 +196,30 @@ def _visit_dir(
             continue
         if is_dir and name in ALWAYS_SKIPPED_DIRS:
             continue
-        target = entry.path
-        if is_link:
-            try:
-                target = os.path.realpath(entry.path, strict=True)
-            except FileNotFoundError:
-                state.skip("vanished", rel)
-                continue
-            except OSError:  # ELOOP in the link chain itself
-                state.skip("symlink_loop", rel)
-                continue
-            if not state.inside(target):
-                state.skip("symlink_outside", rel)
-                continue
-            is_dir = os.path.isdir(target)
+        resolved = _resolve(state, entry.path, is_link, is_dir)
+        if isinstance(resolved, str):
+            state.skip(resolved, rel)
+            continue
+        target, is_dir = resolved  # a path under a resolved directory is already real
         if _ignored(specs, rel, is_dir):
             state.skip("ignored", rel + "/" if is_dir else rel)
             continue
         if is_dir:
-            real = target  # entry.path under a resolved directory is already real
-            if real in ancestors:
+            if target in ancestors:
                 state.skip("symlink_loop", rel + "/")
                 continue
-            _visit_dir(state, real, rel + "/", specs, ancestors | {real})
+            _visit_dir(state, target, rel + "/", specs, ancestors | {target})
             continue
         if state.settings.skip_secrets and is_secret_name(name):
             state.skip("secret", rel)
             continue
-        _visit_file(state, entry, target, rel, follow=is_link)
+        _visit_file(state, target, rel, follow=is_link)
 
 
-def _visit_file(
-    state: _Walk, entry: os.DirEntry[str], target: str, rel: str, follow: bool
-) -> None:
+def _visit_file(state: _Walk, target: str, rel: str, follow: bool) -> None:
     limit = state.settings.max_file_bytes
     try:
-        info = os.stat(target) if follow else entry.stat(follow_symlinks=False)
+        info = os.stat(target, follow_symlinks=follow)
     except FileNotFoundError:
         state.skip("vanished", rel)
         return
@@ -248,14 +251,58 @@ def _visit_file(
     state.files.append(WalkedFile(record=record, text=raw.decode("utf-8", errors="replace")))
 
 
-def walk(root: Path, settings: IndexSettings) -> WalkResult:
-    """All indexable files under `root`, plus what was skipped and why. Deterministic."""
+def _real_root(root: Path) -> str:
     try:
         real_root = os.path.realpath(root, strict=True)
     except OSError:
         raise BadPathError(f"no such directory: {root}") from None
     if not os.path.isdir(real_root):
         raise BadPathError(f"not a directory: {root}")
+    return real_root
+
+
+def walk_one(root: Path, rel: str, settings: IndexSettings) -> WalkedFile:
+    """One file (POSIX path relative to `root`) under exactly the rules of `walk`.
+
+    BadPathError when it does not exist, is not a file, or `walk` would skip it (the message
+    names the skip reason).
+    """
+    state = _Walk(root=_real_root(root), settings=settings)
+    parts = rel.split("/")
+    if not rel or rel.startswith("/") or any(part in ("", ".", "..") for part in parts):
+        raise BadPathError(f"not a path inside the repository: {rel}")
+    real_dir, rel_dir = state.root, ""
+    specs: list[_Spec] = []
+    for index, name in enumerate(parts):
+        specs = specs + _load_specs(state, real_dir, rel_dir)
+        path, here = os.path.join(real_dir, name), rel_dir + name
+        if not os.path.lexists(path):
+            raise BadPathError(f"no such file: {rel}")
+        resolved = _resolve(state, path, os.path.islink(path), os.path.isdir(path))
+        if isinstance(resolved, str):
+            raise BadPathError(f"{rel}: not indexed ({resolved})")
+        target, is_dir = resolved
+        if (is_dir and name in ALWAYS_SKIPPED_DIRS) or _ignored(specs, here, is_dir):
+            raise BadPathError(f"{rel}: not indexed (ignored)")
+        if index < len(parts) - 1:
+            if not is_dir:
+                raise BadPathError(f"not a directory: {here}")
+            real_dir, rel_dir = target, here + "/"
+            continue
+        if is_dir:
+            raise BadPathError(f"is a directory: {rel}")
+        if settings.skip_secrets and is_secret_name(name):
+            raise BadPathError(f"{rel}: not indexed (secret)")
+        _visit_file(state, target, rel, follow=os.path.islink(path))
+    if not state.files:
+        reason = next(iter(state.skipped), "unreadable")
+        raise BadPathError(f"{rel}: not indexed ({reason})")
+    return state.files[0]
+
+
+def walk(root: Path, settings: IndexSettings) -> WalkResult:
+    """All indexable files under `root`, plus what was skipped and why. Deterministic."""
+    real_root = _real_root(root)
     state = _Walk(root=real_root, settings=settings)
     _visit_dir(state, real_root, "", [], frozenset({real_root}))
     files = tuple(sorted(state.files, key=lambda item: item.record.path))

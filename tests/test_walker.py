@@ -285,3 +285,23 @@ def test_ignore_prefilter_agrees_with_pathspec() -> None:
         for is_dir in (False, True):
             expected = spec.check_file(rel + ("/" if is_dir else "")).include
             assert walker_mod._ignored([fast], rel, is_dir) == bool(expected), (rel, is_dir)
+
+
+def test_walk_one_follows_the_same_rules(repo: Path, tmp_path: Path) -> None:
+    one = walker_mod.walk_one(repo, "src/app.py", IndexSettings())
+    full = {item.record.path: item for item in walk(repo, IndexSettings()).files}
+    assert one == full["src/app.py"]
+    write(repo, ".env", "A=1\n")
+    os.symlink(write(tmp_path, "out.txt", "x\n"), repo / "out.txt")
+    cases = {
+        "src/debug.log": "ignored", "src/build/out.py": "ignored", "docs/drafts/wip.md": "ignored",
+        ".env": "secret", "out.txt": "symlink_outside", ".git/HEAD": "ignored",
+        "nope.py": "no such file", "../x": "not a path inside", "src": "is a directory",
+        "src/app.py/x": "not a directory",
+    }
+    for rel, message in cases.items():
+        with pytest.raises(BadPathError, match=message):
+            walker_mod.walk_one(repo, rel, IndexSettings())
+    write(repo, "big.txt", "x" * 50)
+    with pytest.raises(BadPathError, match="too_large"):
+        walker_mod.walk_one(repo, "big.txt", IndexSettings(max_file_bytes=10))
