@@ -137,7 +137,7 @@ def detect_senses(term: str, chunks: Sequence[Chunk], settings: RetrievalSetting
                     others[word] = others.get(word, 0) + n
         ranked = sorted(own, key=lambda w: (-(own[w] - others.get(w, 0)), -own[w], w))
         words = tuple(w for w in ranked if re.fullmatch(r"[a-z][a-z0-9]+", w)
-                      and not any(t in w for t in need))[:LABEL_WORDS]
+                      and not any(t in w or w.startswith(t[:-1]) for t in need))[:LABEL_WORDS]
         prefixes = _dirs(members)
         chunk_ids = tuple(c.id for f in members for c in by_file[f])
         where = max(members, key=lambda f: (len(by_file[f]), f))

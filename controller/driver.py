@@ -32,7 +32,7 @@ from helix.core.ports import Clock, Embedder
 from indexers.api import IndexReader
 
 ALIGN_DOCS = 4  # doc spans (best first) whose named identifiers are resolved
-CODE_EDGES = ("imports", "calls", "tests")
+CODE_EDGES = ("calls", "tests")  # imports are hubs (a shared constants module)
 DOMINANCE_STEPS = 2  # discovery + per-sense retrieval, outside the loop's step budget
 
 
@@ -41,7 +41,7 @@ def _ms(clock: Clock, since: float) -> float:
 
 
 def file_links(index: IndexReader, results: Sequence[RequestResult]) -> tuple[tuple[str, str], ...]:
-    """Pairs of hit files joined by a code edge (imports, calls, tests) in the graph."""
+    """Pairs of hit files joined by a code edge (calls, tests) in the graph."""
     graph = index.graph
     paths = {f.chunk.path for r in results for f in r.found}
     pairs: set[tuple[str, str]] = set()

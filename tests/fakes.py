@@ -203,9 +203,12 @@ class FakeIndex:
         for d in self._defs:
             by_name.setdefault(d.name, []).append(d)
         for ref in self._refs:
-            if ref.kind == "call" and ref.scope:
+            # Like a careful resolver: link a call only to a unique, non-dunder definition.
+            targets = by_name.get(ref.name, [])
+            if ref.kind == "call" and ref.scope and len(targets) == 1 \
+                    and not ref.name.startswith("__"):
                 src = node_id_def(ref.path, ref.scope)
-                for target in by_name.get(ref.name, []):
+                for target in targets:
                     if target.node_id != src:
                         is_test = ref.scope.split(".")[-1].startswith("test")
                         self._graph.add_edge(src, target.node_id,

@@ -1,0 +1,37 @@
+"""Plan phase 5: a doc span naming a symbol gets code proof spans and tests attached."""
+
+from __future__ import annotations
+
+from controller_helpers import ask
+from fakes import FakeIndex
+
+from controller.alignment import named_identifiers
+
+FILES = {
+    "docs/retry.md": "# Retry policy\n\nThe retry policy is decided by `compute_backoff` in the "
+                     "client; see RetryPolicy.\n",
+    "client/backoff.py": "def compute_backoff(attempt):\n    \"\"\"Seconds to wait.\"\"\"\n"
+                         "    return 2 ** attempt\n\n\nclass RetryPolicy:\n    max_attempts = 3\n",
+    "tests/test_backoff.py": "from client.backoff import compute_backoff\n\n\n"
+                             "def test_backoff_doubles():\n    assert compute_backoff(2) == 4\n",
+}
+
+
+def test_named_identifiers() -> None:
+    names = named_identifiers("Use `compute_backoff` and RetryPolicy, then os.path.join().")
+    assert names[:3] == ["compute_backoff", "RetryPolicy", "os.path.join"]
+
+
+def test_doc_naming_a_symbol_gets_code_and_test_proof_spans() -> None:
+    env = ask(FakeIndex(FILES), "What does the retry doc say about the retry policy?")
+    spans = env.items.proof_spans
+    assert any(s.relation == "definition" and s.symbol == "compute_backoff"
+               and s.path == "client/backoff.py" for s in spans)
+    assert any(s.relation == "test" and s.path == "tests/test_backoff.py" for s in spans)
+    doc_ids = {h.chunk_id for h in env.items.doc_section_hits}
+    assert all(s.doc_chunk_id in doc_ids or s.doc_chunk_id for s in spans)
+    align = [s for s in env.controller_steps if s.phase == "align"]
+    assert align and align[0].new_chunk_ids
+    reasons = [r for e in env.evidence for r in e.reasons]
+    assert any(r.startswith("defines compute_backoff") for r in reasons)
+    assert any(r.startswith("tests compute_backoff") for r in reasons)
