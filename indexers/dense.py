@@ -8,7 +8,9 @@ Embedding rule (deterministic; the stdlib cold build must stay within a few thou
 - skipped: code_module and text_window chunks (BM25 covers them), and private definitions
   (last qualname part starts with `_`, dunders included) that have no docstring/comment.
 Every text is cut to `settings.embed_max_chars`. When more chunks qualify than
-`settings.embed_max_chunks`, the priority below decides, ties by chunk id.
+`settings.embed_max_chunks`, the tier below decides; inside a tier the order is by a digest of
+the chunk id, then the id: chunk ids start with the path, so plain id order would cut whole
+directories (everything after some letter); the digest spreads the cut evenly over the tree.
 """
 
 from __future__ import annotations
@@ -154,14 +156,15 @@ def embed_text_for(chunk: Chunk, settings: IndexSettings) -> str | None:
 
 def select_for_embedding(chunks: Sequence[Chunk],
                          settings: IndexSettings) -> list[tuple[str, str]]:
-    """(chunk_id, text) of at most `embed_max_chunks` chunks, in (tier, chunk id) order."""
-    ranked: list[tuple[int, str, str]] = []
+    """(chunk_id, text) of at most `embed_max_chunks` chunks, in (tier, digest(id), id) order."""
+    ranked: list[tuple[int, str, str, str]] = []
     for chunk in chunks:
         text, tier = _card(chunk, settings)
         if tier is not None and text.strip():
-            ranked.append((tier, chunk.id, text))
-    ranked.sort(key=lambda r: (r[0], r[1]))
-    return [(chunk_id, text) for _, chunk_id, text in ranked[:max(settings.embed_max_chunks, 0)]]
+            ranked.append((tier, digest(chunk.id), chunk.id, text))
+    ranked.sort(key=lambda r: (r[0], r[1], r[2]))
+    limit = max(settings.embed_max_chunks, 0)
+    return [(chunk_id, text) for _, _, chunk_id, text in ranked[:limit]]
 
 
 def text_hash(text: str) -> str:

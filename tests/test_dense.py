@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from helix.core.config import IndexSettings
+from helix.core.hashing import digest
 from helix.core.ports import FakeEmbedder
 from helix.core.schemas import Chunk
 from indexers.dense import DenseIndex, embed_chunks, embed_text_for, select_for_embedding
@@ -74,10 +75,15 @@ def test_selection_priority_cap_and_ties_by_id() -> None:
         _chunk("c-class", 'class A:\n    """An A."""', symbol="A", def_kind="class"),
         _chunk("module", "x = 1", kind="code_module", symbol=None, def_kind=None),
     ]
-    picked = select_for_embedding(chunks, IndexSettings())
-    assert [cid for cid, _ in picked] == ["y-doc", "c-class", "a-func", "b-func", "z-method"]
+    picked = [cid for cid, _ in select_for_embedding(chunks, IndexSettings())]
+    # docs, documented classes, documented functions (tie: digest of the id), then the rest
+    functions = sorted(["a-func", "b-func"], key=lambda cid: (digest(cid), cid))
+    assert picked == ["y-doc", "c-class", *functions, "z-method"]
     capped = select_for_embedding(list(reversed(chunks)), IndexSettings(embed_max_chunks=2))
     assert [cid for cid, _ in capped] == ["y-doc", "c-class"]
+    assert select_for_embedding(list(reversed(chunks)), IndexSettings()) == (
+        select_for_embedding(chunks, IndexSettings()))
+    assert select_for_embedding(chunks, IndexSettings(embed_max_chunks=0)) == []
 
 
 def test_embed_chunks_uses_cache_and_embeds_only_misses(tmp_path: Path) -> None:
