@@ -10,3 +10,4 @@ EXTRA["export"] = ("helix.cli.export_cmd:export", "Export training records from 
 EXTRA["ask"] = ("helix.cli.ask_cmd:ask", "Ask a question about a repository (--dry-run: no LLM).")
 EXTRA["chat"] = ("helix.cli.chat_cmd:chat", "Talk about a repository: follow-ups, numbered lists.")
 EXTRA["events"] = ("helix.cli.events_cmd:events", "Show continuity events (lanes, transitions).")
+EXTRA["chunks"] = ("helix.cli.chunks_cmd:chunks", "Show how one file is chunked, and its symbols.")
