@@ -49,6 +49,9 @@ class ContinuityCaps(BaseModel):
     advisory_llm_temperature: float = 0.0
     # Characters of a candidate label shown to the advisory LLM / in a clarifier line.
     label_max_chars: int = 120
+    # The semantic lane's answer-mode call: below this self-reported confidence it clarifies.
+    semantic_min_answer_confidence: float = 0.5
+    semantic_llm_max_tokens: int = 400
 
     @property
     def continuity_ttl_max_ms(self) -> int:
