@@ -9,7 +9,8 @@ from helix.core.envelope import EvidenceItem
 KINDS = ("definition", "contract", "entrypoint", "test", "doc", "code", "tree")
 
 
-def item(i: int, kind: str, lines: int, score: float = 1.0, path: str | None = None) -> EvidenceItem:
+def item(i: int, kind: str, lines: int, score: float = 1.0,
+         path: str | None = None) -> EvidenceItem:
     text = "\n".join(f"line {n} of item {i} term" if n == lines // 2 else f"line {n} filler text"
                      for n in range(lines))
     return EvidenceItem(id=f"ev-{i:03d}", path=path or f"f{i}.py", start_line=10,

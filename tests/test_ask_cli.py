@@ -1,0 +1,106 @@
+"""`helix ask --dry-run` through the CLI, on a small fixture repo indexed for real."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fakes import write_repo
+
+FILES = {
+    "README.md": "# Demo\n\nDemo computes a retry backoff. See docs/retry.md.\n",
+    "docs/retry.md": "# Retry policy\n\nThe retry policy is decided by `compute_backoff`.\n",
+    "client/__init__.py": "",
+    "client/backoff.py": "def compute_backoff(attempt):\n    \"\"\"Seconds to wait.\"\"\"\n"
+                         "    return 2 ** attempt\n",
+    "tests/test_backoff.py": "from client.backoff import compute_backoff\n\n\n"
+                             "def test_backoff():\n    assert compute_backoff(2) == 4\n",
+}
+KEYS = {"question", "repo_rev", "config_hash", "route", "slots", "controller_steps",
+        "stop_reason", "items", "item_hashes", "evidence", "clarify", "tree_walk",
+        "answer_mode", "answer", "llm_steps", "timings_ms"}
+
+
+def _helix(args: list[str], home: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {"HELIX_HOME": str(home), "PATH": "/usr/bin:/bin", "HELIX_INDEX__EMBED_ENABLED": "false",
+           "HF_HUB_OFFLINE": "1"}
+    return subprocess.run([sys.executable, "-m", "helix.cli.main", *args], input=stdin,
+                          capture_output=True, text=True, env=env, check=False)
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_repo(tmp_path_factory.mktemp("askrepo"), FILES)
+
+
+def test_dry_run_json_envelope(repo: Path, helix_home: Path) -> None:
+    run = _helix(["ask", "where is the retry policy decided?", "--repo", str(repo),
+                  "--dry-run", "--json"], helix_home)
+    assert run.returncode == 0, run.stderr
+    env = json.loads(run.stdout)
+    assert set(env) >= KEYS
+    assert env["llm_steps"] == 0 and env["answer_mode"] == "dry_run"
+    assert env["controller_steps"]
+    assert any(e["path"] == "client/backoff.py" for e in env["evidence"])
+    for e in env["evidence"]:
+        assert {"path", "start_line", "end_line", "kind", "score", "content_hash", "node_id",
+                "reasons"} <= set(e)
+    assert set(env["item_hashes"]) >= {"intent", "selected_trees", "doc_section_hits",
+                                       "repo_search_hits", "proof_spans",
+                                       "slot_coverage_report"}
+
+
+def test_question_from_file_and_stdin(repo: Path, helix_home: Path, tmp_path: Path) -> None:
+    qfile = tmp_path / "q.txt"
+    qfile.write_text("where is the retry policy decided?\n", encoding="utf-8")
+    a = _helix(["ask", "--question-file", str(qfile), "--repo", str(repo), "--dry-run",
+                "--json"], helix_home)
+    b = _helix(["ask", "-", "--repo", str(repo), "--dry-run", "--json"], helix_home,
+               stdin="where is the retry policy decided?")
+    assert a.returncode == 0 and b.returncode == 0, a.stderr + b.stderr
+    ja, jb = json.loads(a.stdout), json.loads(b.stdout)
+    assert ja["question"] == jb["question"] == "where is the retry policy decided?"
+    assert ja["item_hashes"] == jb["item_hashes"]
+
+
+def test_human_rendering_and_errors(repo: Path, helix_home: Path) -> None:
+    run = _helix(["ask", "where is the retry policy decided?", "--repo", str(repo),
+                  "--dry-run"], helix_home)
+    assert run.returncode == 0, run.stderr
+    for word in ("route", "step 0", "stop", "tree walk", "answer", "client/backoff.py:"):
+        assert word in run.stdout
+    bad = _helix(["ask", "x", "--repo", str(repo / "missing"), "--dry-run"], helix_home)
+    assert bad.returncode == 2 and bad.stderr.startswith("helix: ")
+    assert "Traceback" not in bad.stderr
+    empty = _helix(["ask", "--repo", str(repo), "--dry-run"], helix_home, stdin="")
+    assert empty.returncode == 2 and "no question" in empty.stderr
+
+
+def test_without_dry_run_is_deterministic_mode(repo: Path, helix_home: Path) -> None:
+    run = _helix(["ask", "where is the retry policy decided?", "--repo", str(repo), "--json"],
+                 helix_home)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["answer_mode"] in ("deterministic", "llm", "fallback")
+
+
+def test_cold_dry_run_imports_no_heavy_modules(repo: Path, helix_home: Path) -> None:
+    code = (
+        "import sys\n"
+        "from helix.cli.main import main\n"
+        "try:\n"
+        f"    main(['ask', 'where is the retry policy decided?', '--repo', {str(repo)!r},"
+        " '--dry-run', '--json'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = [m for m in ('torch', 'sentence_transformers', 'litellm') if m in sys.modules]\n"
+        "print('HEAVY=' + ','.join(heavy), file=sys.stderr)\n"
+    )
+    _helix(["ask", "warm", "--repo", str(repo), "--dry-run"], helix_home)  # index first
+    env = {"HELIX_HOME": str(helix_home), "PATH": "/usr/bin:/bin",
+           "HELIX_INDEX__EMBED_ENABLED": "false"}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         check=False)
+    assert "HEAVY=\n" in run.stderr or run.stderr.rstrip().endswith("HEAVY="), run.stderr
