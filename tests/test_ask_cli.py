@@ -24,7 +24,8 @@ KEYS = {"question", "repo_rev", "config_hash", "route", "slots", "controller_ste
         "answer_mode", "answer", "llm_steps", "timings_ms"}
 
 
-def _helix(args: list[str], home: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def _helix(args: list[str], home: Path,
+           stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {"HELIX_HOME": str(home), "PATH": "/usr/bin:/bin", "HELIX_INDEX__EMBED_ENABLED": "false",
            "HF_HUB_OFFLINE": "1"}
     return subprocess.run([sys.executable, "-m", "helix.cli.main", *args], input=stdin,
