@@ -1,0 +1,183 @@
+"""The whole CLI on a fixture repository: deterministic default, a mocked model, the run log,
+export. `HELIX_MOCK_RESPONSE` (a test-only seam, see helix.service) feeds litellm's
+mock_response, so the real litellm call path runs with no network."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from helix.cli.main import _load_plugins, cli, main
+from helix.core.envelope import Envelope
+from helix.export import CHECKS
+from helix.synthesis.answer import DETERMINISTIC_HEADER
+
+QUESTION = "where is the retry policy decided?"
+RETRY_PY = '''"""Retry helpers."""
+
+MAX_ATTEMPTS = 5
+
+
+def decide_retry(attempt, error):
+    """The retry policy: retry transient errors until MAX_ATTEMPTS."""
+    if attempt >= MAX_ATTEMPTS:
+        return False
+    return bool(getattr(error, "transient", False))
+
+
+def backoff_seconds(attempt):
+    return min(30, 2 ** attempt)
+'''
+DOC_MD = """# Retries
+
+The retry policy is decided by `decide_retry` in `src/retry.py`.
+Backoff grows exponentially (`backoff_seconds`).
+"""
+SETTINGS_PY = 'OPENAI_API_KEY = "sk-proj-PlantedSecretKey0123456789abcdefXYZ"\nRETRY = True\n'
+CITE_RE = re.compile(r"^\s+\[(E\d+)\] (\S+):(\d+)-(\d+)$")
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "docs").mkdir()
+    (root / "src" / "retry.py").write_text(RETRY_PY, encoding="utf-8")
+    (root / "docs" / "retries.md").write_text(DOC_MD, encoding="utf-8")
+    (root / "src" / "settings.py").write_text(SETTINGS_PY, encoding="utf-8")
+    monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
+    monkeypatch.setenv("HELIX_SYNTHESIS__RETRY_BACKOFF_S", "0")
+    _load_plugins()
+    return root
+
+
+def invoke(*args: str) -> Result:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def citations_in(output: str) -> list[tuple[str, str, int, int]]:
+    block = output.split("\ncitations\n", 1)[1].split("\nevidence\n", 1)[0]
+    return [(m[1], m[2], int(m[3]), int(m[4]))
+            for m in (CITE_RE.match(line) for line in block.splitlines()) if m]
+
+
+def assert_resolve(repo: Path, cites: list[tuple[str, str, int, int]]) -> None:
+    assert cites
+    for _, path, start, end in cites:
+        lines = (repo / path).read_text(encoding="utf-8").splitlines()
+        assert 1 <= start <= end <= len(lines), (path, start, end)
+
+
+def test_default_is_the_labelled_deterministic_answer(repo: Path) -> None:
+    out = invoke("ask", "--repo", str(repo), QUESTION).stdout
+    assert out.startswith(DETERMINISTIC_HEADER)
+    cites = citations_in(out)
+    assert_resolve(repo, cites)
+    assert ("src/retry.py", True) in {(p, s <= 6 <= e) for _, p, s, e in cites}
+    assert "mode deterministic" in out and "llm_steps 0" in out
+
+
+def test_mocked_model_end_to_end_citations_resolve(repo: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HELIX_MOCK_RESPONSE", "The policy is `decide_retry` [E1]; the limit "
+                       "is checked at src/retry.py:8-9. A bogus cite lib/nowhere.py:3 [E99].")
+    out = invoke("ask", "--repo", str(repo), "--model", "gpt-4o-mini", QUESTION).stdout
+    assert "lib/nowhere.py" not in out and "[E99]" not in out
+    cites = citations_in(out)
+    assert_resolve(repo, cites)
+    retry_lines = RETRY_PY.splitlines()
+    ranges = {(p, s, e) for _, p, s, e in cites}
+    assert ("src/retry.py", 8, 9) in ranges
+    assert retry_lines[7].strip() == "if attempt >= MAX_ATTEMPTS:"
+    e1 = next(c for c in cites if c[0] == "E1")
+    assert any("def decide_retry" in line for line in retry_lines[e1[2] - 1:e1[3]])
+    assert "mode llm" in out and "model gpt-4o-mini" in out and "llm_steps 1" in out
+
+    turn = re.search(r"turn (\w+) \(helix show", out)
+    assert turn
+    shown = invoke("show", turn[1], "--json", "--prompt").stdout
+    record = json.loads(shown)
+    assert record["status"] == "done" and record["llm_steps"] == 1
+    assert record["model"] == "gpt-4o-mini" and record["prompt_tokens"] > 0
+    prompt_text = json.dumps(record["prompt"])
+    assert "TOOL_RESULTS" in prompt_text
+    assert "PlantedSecretKey" not in prompt_text  # whether or not settings.py was retrieved
+    human = invoke("show", turn[1], "--prompt").stdout
+    assert "question  " + QUESTION in human and "--- system" in human
+    listed = json.loads(invoke("log", "--json").stdout)
+    assert listed[0]["id"] == turn[1] and listed[0]["answer_mode"] == "llm"
+
+
+def test_json_prints_the_envelope(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HELIX_MODEL", "gpt-4o-mini")
+    monkeypatch.setenv("HELIX_MOCK_RESPONSE", "It is decided in decide_retry [E1].")
+    env = Envelope.model_validate_json(invoke("ask", "--repo", str(repo), "--json",
+                                              QUESTION).stdout)
+    assert env.answer_mode == "llm" and env.llm_steps == 1 and env.citations
+    dry = Envelope.model_validate_json(invoke("ask", "--repo", str(repo), "--json", "--dry-run",
+                                              QUESTION).stdout)
+    assert dry.answer_mode == "dry_run" and dry.llm_steps == 0
+    assert len(json.loads(invoke("log", "--json").stdout)) == 2  # dry runs are logged too
+
+
+@pytest.mark.parametrize(("mock", "reason"), [
+    ("litellm.RateLimitError", "rate_limited"),
+    ("litellm.InternalServerError", "transport_error"),
+    ("There is no evidence in the provided context.", "contract_no_evidence_claim"),
+])
+def test_failures_fall_back_with_reason(repo: Path, monkeypatch: pytest.MonkeyPatch,
+                                        mock: str, reason: str) -> None:
+    monkeypatch.setenv("HELIX_MOCK_RESPONSE", mock)
+    out = invoke("ask", "--repo", str(repo), "--model", "gpt-4o-mini", QUESTION).stdout
+    assert out.startswith(f"Deterministic answer (the model's answer was not used: {reason})")
+    assert f"mode fallback ({reason})" in out
+    assert_resolve(repo, citations_in(out))
+    record = json.loads(invoke("show", "last", "--json").stdout)
+    assert record["status"] == "fallback" and record["fallback_reason"] == reason
+
+
+def test_unknown_turn_is_one_line_exit_2(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["show", "doesnotexist"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err == "helix: no such turn: doesnotexist\n"
+
+
+def test_unknown_model_is_one_line_exit_2(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["ask", "--repo", str(repo), "--model", "no-such-provider-model-xyz", QUESTION])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("helix: unknown model 'no-such-provider-model-xyz'")
+    assert err.count("\n") == 1
+    record = json.loads(CliRunner().invoke(cli, ["show", "last", "--json"]).output)
+    assert record["status"] == "error" and "UnknownModelError" in record["error"]
+
+
+def test_export_after_runs(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HELIX_MOCK_RESPONSE", "Decided in decide_retry [E1].")
+    invoke("ask", "--repo", str(repo), "--model", "gpt-4o-mini", QUESTION)
+    out = tmp_path / "train.jsonl"
+    text = invoke("export", "--out", str(out)).stdout
+    assert "admitted 0 (full access)" in text and "rejected 1" in text
+    assert out.read_text() == ""
+    report = json.loads(invoke("export", "--out", str(out), "--include-diagnostic",
+                               "--json").stdout)
+    assert report["diagnostic"] == 1
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    (record,) = records
+    assert record["admission"]["failed_checks"] == list(CHECKS)  # a plain code node
+    assert record["graph_pack"]["lattice_rev"].startswith("sha256:")
+    for ev in record["evidence"]:
+        assert (repo / ev["path"]).is_file() and ev["content_hash"].startswith("sha256:")
+    chat = tmp_path / "chat.jsonl"
+    invoke("export", "--out", str(chat), "--format", "chat", "--include-diagnostic")
+    (line,) = chat.read_text().splitlines()
+    assert [m["role"] for m in json.loads(line)["messages"]] == ["system", "user", "assistant"]
