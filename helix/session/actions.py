@@ -99,11 +99,12 @@ def describe_list(kind: GraphKind, target: TargetRef, option_set: OptionSet | No
     if not defs:
         return (f"{name} is not a definition in the index graph, so it has no {kind} "
                 "edges to follow.")
-    what = "callers" if kind == "callers" else "tests exercising it"
     if option_set is None:
-        return f"The index graph has no {what} of {name} (calls/tests edges, no root search)."
+        what = "callers of" if kind == "callers" else "tests exercising"
+        return f"The index graph has no {what} {name} (calls/tests edges; no root search ran)."
+    what = "callers of" if kind == "callers" else "tests exercising"
     more = f" (showing {len(option_set.items)} of {total})" if total > len(option_set.items) else ""
-    return f"{len(option_set.items)} {what} of {name} in the index graph{more}:"
+    return f"{len(option_set.items)} {what} {name} in the index graph{more}:"
 
 
 def meta_answer(answer_turn: TurnResult, question: str) -> tuple[str, str]:

@@ -1,0 +1,153 @@
+"""Run one conversational turn: route it, run its lane, apply its transition, store it.
+
+    run_turn(session_name, text, root=..., config=..., reply_to=None, llm=None, clock=...)
+
+The router (pure) picks lane and transition class; the lane runs here with the I/O it needs
+(the controller through `helix.service.ask` for root questions, the index graph for object
+follow-ups, the repository for opening a span, the stored turns for meta and recap); the
+transition registry checks the state change; the session store writes turn, state and events in
+one transaction. See helix/session/lanes.py for the lane executors.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from controller.continuity.events import ContinuityEvent, stamp
+from controller.continuity.router import route_turn
+from controller.continuity.state import FocusState
+from controller.continuity.transitions import apply_transition, changed_slots
+from helix.core.config import HelixConfig
+from helix.core.envelope import Envelope
+from helix.core.errors import UserError
+from helix.core.hashing import hash_obj
+from helix.core.ports import LLM, Clock, SystemClock
+from helix.session.lanes import Asker, GraphProvider, TurnContext, execute
+from helix.session.store import (
+    commit_turn,
+    ensure_schema,
+    load_turns,
+    open_session,
+    summaries,
+)
+from helix.session.turn import TurnResult
+from helix.store.db import open_db
+
+MS_PER_S = 1000
+
+
+def default_asker(root: Path, config: HelixConfig, *, llm: LLM | None, dry_run: bool,
+                  session_id: str, turn_number: int, clock: Clock) -> Asker:
+    """The controller (and synthesis) through the service entry point; logged in the run log
+    with the session id and turn number."""
+
+    def ask(question: str, *, scope: str | None, sense: str | None) -> Envelope:
+        from helix.service import ask as service_ask
+
+        return service_ask(question, root=root, config=config, dry_run=dry_run, llm=llm,
+                           scope=scope, sense=sense, session_id=session_id,
+                           turn_number=turn_number, clock=clock).envelope
+
+    return ask
+
+
+def default_graph(root: Path, config: HelixConfig) -> GraphProvider:
+    def graph() -> Any:
+        from indexers.build import ensure_index
+
+        return ensure_index(root, config)[0].graph
+
+    return graph
+
+
+def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
+             reply_to: int | None = None, llm: LLM | None = None, clock: Clock | None = None,
+             dry_run: bool = False, db: sqlite_utils.Database | None = None,
+             asker: Asker | None = None, graph: GraphProvider | None = None) -> TurnResult:
+    """Route and run one turn of session `session_name` over repository `root`; store it."""
+    if not text.strip():
+        raise UserError("empty message")
+    clock = clock or SystemClock()
+    root = Path(root).resolve()
+    if llm is None and config.synthesis.model and not dry_run:
+        from helix.service import default_llm
+
+        llm = default_llm(config)
+    db = db if db is not None else open_db()
+    ensure_schema(db)
+    record = open_session(db, session_name, str(root), now=clock.now())
+    turns = load_turns(db, record.id)
+    state = record.state
+    now_ms = int(clock.now() * MS_PER_S)
+    turn_id = state.turn_count + 1
+    plan = route_turn(state, text, reply_to, config.continuity, turns=summaries(turns),
+                      now_ms=now_ms)
+    pre: list[ContinuityEvent] = [ContinuityEvent(
+        name="turn_routed", reason="; ".join(plan.reasons),
+        active_option_set_id=state.active_option_set_id, active_scope=state.active_scope,
+        data={"intent": plan.intent, "retrieval": plan.retrieval, "disabled": plan.disabled})]
+    pre.append(ContinuityEvent(
+        name="focus_resolved", reason=plan.focus.source,
+        data={"anchor_turn_id": plan.focus.anchor_turn_id,
+              "window_turn_ids": list(plan.focus.window_turn_ids),
+              "pronoun_hint": plan.focus.pronoun_hint.model_dump()
+              if plan.focus.pronoun_hint else None}))
+    base = state
+    if state.pending is not None and plan.pending.status not in ("applied", "none"):
+        pre.append(ContinuityEvent(
+            name="pending_expired" if plan.pending.status == "expired"
+            else "pending_cleared_mismatch", reason=plan.pending.reason,
+                                   data={"expected_type": state.pending.expected_type}))
+        # a pending state that does not match never hijacks the turn: drop it first
+        base = state.model_copy(update={"pending": None, "pending_clarifier_type": "none",
+                                        "clarification_state": None})
+    if plan.lane == "interrupt":
+        pre.append(ContinuityEvent(name="hard_interrupt", reason=plan.intent))
+    if plan.disabled:
+        pre.append(ContinuityEvent(name="lane_disabled", reason=plan.reasons[-1]))
+
+    ctx = TurnContext(
+        plan=plan, state=base, turns=tuple(turns), turn_id=turn_id, now_ms=now_ms, root=root,
+        config=config, llm=llm,
+        asker=asker or default_asker(root, config, llm=llm, dry_run=dry_run,
+                                     session_id=record.id, turn_number=turn_id, clock=clock),
+        graph=graph or default_graph(root, config), session_id=record.id)
+    out = execute(ctx)
+    updates = dict(out.updates)
+    if "focus" not in updates and "focus" in _mutable(out.transition):
+        updates["focus"] = _focus_state(plan.focus.as_state(), out)
+    result = apply_transition(base, out.transition, turn_id=turn_id, updates=updates,
+                              action=out.action)
+    mutations = changed_slots(state, result.state)
+    events = [*pre, *out.events, ContinuityEvent(
+        name="transition_applied", reason=out.transition,
+        active_option_set_id=result.state.active_option_set_id,
+        active_scope=result.state.active_scope, data={"mutations": list(mutations)})]
+    stamped = stamp(tuple(events), session_id=record.id, turn_id=turn_id, timestamp=now_ms,
+                    lane=out.lane, transition=out.transition)
+    turn = TurnResult(
+        session=record.name, session_id=record.id, turn_id=turn_id, text=text,
+        reply_to=reply_to, lane=out.lane, transition=out.transition, intent=out.intent,
+        answer=out.answer, answer_mode=out.answer_mode, retrieval=out.envelope is not None,
+        shown=out.shown, opened=out.opened, state_mutations=tuple(mutations), events=stamped,
+        reasons=plan.reasons + out.reasons, envelope=out.envelope,
+        state_hash=hash_obj(result.state), created_at=clock.now())
+    commit_turn(db, record, turn, result.state, stamped)
+    return turn
+
+
+def _mutable(cls: str) -> tuple[str, ...]:
+    from controller.continuity.transitions import REGISTRY
+
+    return REGISTRY[cls].state_mutations  # type: ignore[index]
+
+
+def _focus_state(resolved: FocusState, out: Any) -> FocusState:
+    """After the turn: the object it opened, else the resolved anchor's object."""
+    if out.opened is not None:
+        return resolved.model_copy(update={"object_ref": out.opened.target})
+    return resolved
+
