@@ -528,9 +528,9 @@ def run_semantic_lane(
                   f"scope: {context.excerpt}")
         if llm is not None and model is not None:
             llm_calls = 1
-            failure = _ask_llm(llm, model, api_base, body, context, caps)
-            if isinstance(failure, str):
-                answer = failure
+            phrased, failure = _ask_llm(llm, model, api_base, body, context, caps)
+            if failure is None:
+                answer = phrased
             else:
                 d = degrade(failure, "semantic")
                 clar = _packed_clarifier(("scopedEvidence",), (
@@ -556,8 +556,8 @@ def run_semantic_lane(
 
 
 def _ask_llm(llm: LLM, model: str, api_base: str | None, question: str,
-             context: BlendedContext, caps: ContinuityCaps) -> str | Condition:
-    """One answer-mode call; returns the answer, or the degradation condition."""
+             context: BlendedContext, caps: ContinuityCaps) -> tuple[str, Condition | None]:
+    """One answer-mode call: (answer, None), or ("", the degradation condition)."""
     import json
 
     payload = {"question": question, "context": context.structured,
@@ -570,24 +570,24 @@ def _ask_llm(llm: LLM, model: str, api_base: str | None, question: str,
                            max_tokens=caps.semantic_llm_max_tokens,
                            temperature=caps.advisory_llm_temperature)
     except LLMError as exc:
-        return condition_for_llm_error(exc)
+        return "", condition_for_llm_error(exc)
     text = out.text.strip()
     try:
         raw = json.loads(text[text.find("{"): text.rfind("}") + 1])
     except ValueError:
         raw = {"answer": text, "confidence": 1.0}
     if not isinstance(raw, dict):
-        return "abstain"
+        return "", "abstain"
     answer = str(raw.get("answer") or "").strip()
     if not answer or answer.upper() in ("ABSTAIN", "NEED_MORE_INFO"):
-        return "abstain"
+        return "", "abstain"
     try:
         confidence = float(raw.get("confidence", 1.0))
     except (TypeError, ValueError):
         confidence = 0.0
     if confidence < caps.semantic_min_answer_confidence:
-        return "low_confidence"
-    return answer
+        return "", "low_confidence"
+    return answer, None
 
 
 class MixedOutcome(Frozen):
