@@ -7,7 +7,8 @@ Code chunks (languages with a query in `indexers/queries/`):
     only its own text: the head up to its first nested definition, plus any later stretch of its
     own lines between or after nested definitions (same symbol); small ones are kept whole;
   * lines outside every definition (imports, constants, top-level statements) form
-    `code_module` windows (`window_lines`, `window_overlap`) on the file node;
+    `code_module` windows (`window_lines`, `window_overlap`) on the file node; a stray run of
+    one or two comment lines between definitions (a divider) is dropped;
   * anything longer than `max_chunk_lines` is split into windows with the same symbol.
 Documentation and other text: see `indexers.chunkers`.
 """
@@ -20,6 +21,11 @@ from helix.core.schemas import node_id_file as file_node
 from indexers.chunkers import doc_chunks, has_words, make_chunk, split_lines, text_chunks, trim
 from indexers.chunkers import windows as line_windows
 from indexers.symbols import DefSpan, extract, supported
+
+# Module-level runs of at most this many comment-only lines are not worth a chunk of their own.
+STRAY_COMMENT_LINES = 2
+C_COMMENT_PREFIXES = ("//", "/*", "*")
+HASH_COMMENT_LANGS = {"python": ("#",), "ruby": ("#",)}
 
 
 class ParsedFile(Frozen):
@@ -73,6 +79,13 @@ def code_chunks(
     return chunks
 
 
+def _stray_comment(lang: str, lines: list[str], start: int, end: int) -> bool:
+    """A short run of nothing but comments between definitions (a divider, a banner)."""
+    prefixes = HASH_COMMENT_LANGS.get(lang, C_COMMENT_PREFIXES)
+    body = [line.strip() for line in lines[start - 1:end] if line.strip()]
+    return len(body) <= STRAY_COMMENT_LINES and all(line.startswith(prefixes) for line in body)
+
+
 def _module_chunks(
     path: str, lang: str, lines: list[str], covered: list[bool], settings: IndexSettings
 ) -> list[Chunk]:
@@ -87,7 +100,7 @@ def _module_chunks(
         while line <= total and not covered[line]:
             line += 1
         span = trim(lines, run_start, line - 1)
-        if span is None or not has_words(lines, *span):
+        if span is None or not has_words(lines, *span) or _stray_comment(lang, lines, *span):
             continue
         for a, b in line_windows(span[0], span[1], settings.window_lines, settings.window_overlap):
             window = trim(lines, a, b)

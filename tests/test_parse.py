@@ -490,3 +490,15 @@ def test_attribute_accesses_are_refs_but_calls_only_once() -> None:
     go = parse("m.go", "package m\nfunc F(s S) int { return s.n + s.Len() }\n")
     assert {(r.name, r.kind) for r in go.refs} >= {("n", "attribute"), ("Len", "call")}
     assert ("Len", "attribute") not in {(r.name, r.kind) for r in go.refs}
+
+
+def test_stray_comment_dividers_are_not_module_chunks() -> None:
+    text = (
+        "def e():\n    pass\n\n# ---- helpers ----\n\ndef f():\n    pass\n\n"
+        "# A longer note that\n# spans three\n# lines.\n\nX = 1\n"
+    )
+    parsed = parse("m.py", text)
+    module = [(c.start_line, c.end_line) for c in parsed.chunks if c.kind == "code_module"]
+    assert module == [(9, 13)]
+    js = parse("m.js", "// ---- section ----\n\nfunction f() {}\n")
+    assert [c.kind for c in js.chunks] == ["code_def"]
