@@ -48,7 +48,10 @@ def command(suites: tuple[str, ...], as_json: bool, out: Path | None, no_embed: 
     pinned_run = gates.load_baseline(baseline) if baseline is not None else None
     run = Runner(overrides, no_embed=no_embed, label=label,
                  bm25_files=not no_bm25_files).run(loaded)
-    decision = gates.evaluate_gates(pinned_run, run) if pinned_run is not None else None
+    decision = None
+    if pinned_run is not None:
+        decision = gates.evaluate_gates(pinned_run, run).model_copy(
+            update={"baseline_label": f"{baseline} ({pinned_run.label})"})
     pinned = str(gates.pin_baseline(pin, run)) if pin is not None else None
     payload = report.result_json(run, decision, pinned)
     if out is not None:
