@@ -23,11 +23,10 @@ from typing import Any, Literal, Protocol
 
 from pydantic import Field
 
-from controller.continuity.caps import CAPS, ContinuityCaps, count_tokens, truncate_tokens
+from controller.continuity.caps import CAPS, ContinuityCaps, truncate_tokens
 from controller.continuity.degradation import (
     Condition,
     FallbackReason,
-    condition_for_llm_error,
     degrade,
 )
 from controller.continuity.events import ContinuityEvent
@@ -40,6 +39,16 @@ from controller.continuity.fingerprint import (
 from controller.continuity.focus import TurnSummary
 from controller.continuity.selection import LaneMutations, apply_lane_mutations
 from controller.continuity.selection_match import parse_selection_input, scoped_pool
+from controller.continuity.semantic_answer import (
+    BlendedContext,
+    SemanticClarifier,
+    Slot,
+    answer_action,
+    ask_answer_llm,
+    assemble_context,
+    packed_clarifier,
+    summarize_trace,
+)
 from controller.continuity.semantic_evidence import (
     ReferentRef,
     ScopedEvidenceCandidate,
@@ -52,14 +61,12 @@ from controller.continuity.semantic_evidence import (
 )
 from controller.continuity.state import ActionTraceEntry, ContinuityState, ResolvedAction
 from helix.core.config import ContinuitySettings
-from helix.core.errors import LLMError
-from helix.core.hashing import canonical_json, digest, short_id
+from helix.core.hashing import digest, short_id
 from helix.core.ports import LLM
 from helix.core.schemas import Frozen
 
 SemanticIntent = Literal["explain_last_action", "summarize_recent_activity",
                          "explain_entity_meaning", "reflective_why_followup"]
-Slot = Literal["lastResolvedAction", "recentActionTrace", "entityReferent", "scopedEvidence"]
 # The intent slot schema (normative): required slots, optional slots.
 SLOT_SCHEMA: dict[SemanticIntent, tuple[tuple[Slot, ...], tuple[str, ...]]] = {
     "explain_last_action": (("lastResolvedAction",), ("lastAssistantExplanation",)),
@@ -83,19 +90,6 @@ _DEICTIC = re.compile(r"^(?:it|that|this|those|them|there|that one|this one|the 
 # continuation eligibility, item 2 (plus "just" / "last", which name the last action itself)
 _MARKER = re.compile(r"\b(it|that|this|those|them|there|continue|go on|more|again|next|why|"
                      r"how|what about|just|last)\b", re.I)
-_VERB = {"open_span": "opened", "focus_symbol": "focused", "list_callers": "listed the callers "
-         "of", "list_tests": "listed the tests of", "rerun_scoped": "re-ran the question for",
-         "resume_clarified": "resumed the question with", "answer_root": "answered",
-         "meta_answer": "answered a question about", "recap": "recapped",
-         "interrupt": "stopped at", "clarify": "asked you to choose", "boundary":
-         "could not complete"}
-_SLOT_ASK: dict[Slot, str] = {
-    "lastResolvedAction": "which earlier action you mean",
-    "recentActionTrace": "what to summarize (nothing has been opened or answered in this "
-                         "session yet: ask a repository question or open an item first)",
-    "entityReferent": "which name, file or symbol you mean",
-    "scopedEvidence": "which source to explain it from",
-}
 
 
 def classify_semantic_intent(text: str) -> SemanticIntent | None:
@@ -123,21 +117,6 @@ class SemanticEnricher(Protocol):
                scope: str) -> SemanticEnrichment: ...
 
 
-class BlendedContext(Frozen):
-    structured: dict[str, Any]
-    history: tuple[str, ...]  # newest first
-    excerpt: str
-    history_tokens: int
-    excerpt_tokens: int
-    total_tokens: int
-
-
-class SemanticClarifier(Frozen):
-    question: str
-    missing_slots: tuple[Slot, ...]
-    options: tuple[str, ...] = ()
-
-
 class SemanticDecision(Frozen):
     kind: SemanticKind
     reason: str
@@ -155,42 +134,6 @@ class SemanticDecision(Frozen):
     events: tuple[ContinuityEvent, ...] = ()
     mutations: LaneMutations = Field(default_factory=LaneMutations)
     executes: Literal[False] = False  # this lane cannot execute actions
-
-
-def assemble_context(state: ContinuityState, history: Sequence[TurnSummary], excerpt: str,
-                     caps: ContinuityCaps = CAPS) -> BlendedContext:
-    """Bounded blended context: <= 12 structured keys, <= 8 turns / 1200 tokens of history
-    (newest first), <= 400 tokens of excerpt, <= 1800 tokens in total."""
-    last = state.last_resolved_action
-    structured: dict[str, Any] = {
-        "lastResolvedAction": None if last is None else {
-            "type": last.type, "target": last.target_ref.label, "reason": last.reason},
-        "recentActionTrace": [{"type": e.type, "target": e.target_ref.label,
-                               "outcome": e.outcome} for e in state.recent_action_trace],
-        "lastAssistantExplanation": state.last_assistant_explanation[: caps.label_max_chars],
-        "activeScope": state.active_scope,
-        "activeOptionSetId": state.active_option_set_id,
-        "pendingClarifierType": state.pending_clarifier_type,
-        "keyEntities": sorted({e.target_ref.label for e in state.recent_action_trace}),
-    }
-    structured = dict(list(structured.items())[: caps.structured_fields_max_keys])
-    cut = truncate_tokens(excerpt, caps.snapshot_excerpt_max_tokens)
-    budget = min(caps.chat_history_max_tokens,
-                 caps.blended_context_max_tokens - count_tokens(canonical_json(structured))
-                 - count_tokens(cut))
-    lines: list[str] = []
-    used = 0
-    for turn in sorted(history, key=lambda t: -t.turn_id)[: caps.chat_history_max_turns]:
-        line = f"turn {turn.turn_id}: {turn.user_text} -> {turn.answer_excerpt}"
-        cost = count_tokens(line)
-        if used + cost > budget:
-            break
-        lines.append(line)
-        used += cost
-    total = count_tokens(canonical_json(structured)) + count_tokens(cut) + used
-    return BlendedContext(structured=structured, history=tuple(lines), excerpt=cut,
-                          history_tokens=used, excerpt_tokens=count_tokens(cut),
-                          total_tokens=total)
 
 
 def _within_ttl(state: ContinuityState, ts: int, now_ms: int, turn_id: int | None,
@@ -360,43 +303,6 @@ def _bind_entity(text: str, state: ContinuityState, scope: str, option_set_id: s
                   candidates=tuple(eligible))
 
 
-def _answer_action(a: ActionTraceEntry, state: ContinuityState) -> str:
-    t = a.target_ref
-    where = f" ({t.path}:{t.start_line}-{t.end_line})" if t.path and t.start_line else ""
-    text = f"I {_VERB.get(a.type, a.type)} {t.label or t.id}{where}"
-    last = state.last_resolved_action
-    if last is not None and (last.timestamp, last.target_ref.id) == (a.timestamp, t.id):
-        return (f'{text} because you asked "{last.user_text}" (turn {last.turn_id}): '
-                f"{last.reason}. It came from the {last.source_scope} list.")
-    return f"{text}, from the {a.source_scope} list ({a.outcome})."
-
-
-def _summary(state: ContinuityState, scope: str | None) -> str:
-    entries = [e for e in state.recent_action_trace if scope is None or e.source_scope == scope]
-    lines = ["What we did, most recent first:"]
-    for n, e in enumerate(entries, 1):
-        lines.append(f"  {n}. {_VERB.get(e.type, e.type)} {e.target_ref.label or e.target_ref.id}"
-                     f" (from the {e.source_scope} list, {e.outcome})")
-    return "\n".join(lines)
-
-
-def _packed_clarifier(missing: tuple[Slot, ...], options: tuple[str, ...],
-                      note: str = "") -> SemanticClarifier:
-    asks = [_SLOT_ASK[s] for s in missing]
-    question = "To answer that, tell me " + "; and ".join(asks) + "."
-    if note:
-        question = f"{question} ({note})"
-    if options:
-        question += "\n" + "\n".join(f"  {n}. {o}" for n, o in enumerate(options, 1))
-    return SemanticClarifier(question=question, missing_slots=missing, options=options)
-
-
-_ANSWER_SYSTEM = (
-    "Explain what the named entity means in this repository using ONLY the excerpt and "
-    'context given. Reply with JSON {"answer": "...", "confidence": 0..1}; reply '
-    '{"answer": "", "confidence": 0} when the excerpt does not say.')
-
-
 def _fingerprint(scope: str, instance: str, option_set_id: str | None,
                  candidates: Sequence[ScopedEvidenceCandidate],
                  history: Sequence[TurnSummary]) -> str:
@@ -449,7 +355,7 @@ def run_semantic_lane(
                                 clarifier=clar, scope=scope, events=tuple(t.events))
     if intent is None:
         t.emit("semantic_followup_context_insufficient", "not a semantic follow-up")
-        clar = _packed_clarifier(("lastResolvedAction",), ())
+        clar = packed_clarifier(("lastResolvedAction",), ())
         return SemanticDecision(kind="clarify", reason="context_insufficient", clarifier=clar,
                                 missing_slots=clar.missing_slots, scope=scope,
                                 events=tuple(t.events),
@@ -511,7 +417,7 @@ def run_semantic_lane(
         if not slots.options and not slots.candidates:
             t.emit("semantic_followup_context_insufficient", "nothing to offer")
         d = degrade(stop, "semantic") if stop else None
-        clar = _packed_clarifier(slots.missing, slots.options, d.note if d else "")
+        clar = packed_clarifier(slots.missing, slots.options, d.note if d else "")
         t.emit("semantic_followup_single_clarifier_asked", d.reason if d else "missing slot",
                missing=list(slots.missing))
         return SemanticDecision(
@@ -522,18 +428,18 @@ def run_semantic_lane(
 
     llm_calls = 0
     if intent == "summarize_recent_activity":
-        answer = _summary(state, scope if explicit_scope else None)
+        answer = summarize_trace(state, scope if explicit_scope else None)
     elif intent == "explain_entity_meaning" and slots.evidence is not None:
         answer = (f"From the {slots.evidence.source_type.replace('_', ' ')} in the {scope} "
                   f"scope: {context.excerpt}")
         if llm is not None and model is not None:
             llm_calls = 1
-            phrased, failure = _ask_llm(llm, model, api_base, body, context, caps)
+            phrased, failure = ask_answer_llm(llm, model, api_base, body, context, caps)
             if failure is None:
                 answer = phrased
             else:
                 d = degrade(failure, "semantic")
-                clar = _packed_clarifier(("scopedEvidence",), (
+                clar = packed_clarifier(("scopedEvidence",), (
                     f"{slots.evidence.source_type}: {truncate_tokens(slots.evidence.text, 12)}",),
                     d.note)
                 t.emit("semantic_followup_single_clarifier_asked", d.reason)
@@ -545,7 +451,7 @@ def run_semantic_lane(
                     mutations=LaneMutations(pending_clarifier_type="missing_slot"))
     else:
         assert slots.action is not None
-        answer = _answer_action(slots.action, state)
+        answer = answer_action(slots.action, state)
     t.emit("semantic_followup_answered", intent)
     return SemanticDecision(
         kind="answer", reason="answered", intent=intent, answer=answer,
@@ -553,41 +459,6 @@ def run_semantic_lane(
         context=context, scope=scope, llm_calls=llm_calls, events=tuple(t.events),
         mutations=LaneMutations(pending_clarifier_type="none",
                                 last_assistant_explanation=answer))
-
-
-def _ask_llm(llm: LLM, model: str, api_base: str | None, question: str,
-             context: BlendedContext, caps: ContinuityCaps) -> tuple[str, Condition | None]:
-    """One answer-mode call: (answer, None), or ("", the degradation condition)."""
-    import json
-
-    payload = {"question": question, "context": context.structured,
-               "recentTurns": list(context.history), "excerpt": context.excerpt}
-    try:
-        out = llm.complete([{"role": "system", "content": _ANSWER_SYSTEM},
-                            {"role": "user", "content": canonical_json(payload)}],
-                           model=model, api_base=api_base,
-                           timeout_s=caps.advisory_llm_timeout_s,
-                           max_tokens=caps.semantic_llm_max_tokens,
-                           temperature=caps.advisory_llm_temperature)
-    except LLMError as exc:
-        return "", condition_for_llm_error(exc)
-    text = out.text.strip()
-    try:
-        raw = json.loads(text[text.find("{"): text.rfind("}") + 1])
-    except ValueError:
-        raw = {"answer": text, "confidence": 1.0}
-    if not isinstance(raw, dict):
-        return "", "abstain"
-    answer = str(raw.get("answer") or "").strip()
-    if not answer or answer.upper() in ("ABSTAIN", "NEED_MORE_INFO"):
-        return "", "abstain"
-    try:
-        confidence = float(raw.get("confidence", 1.0))
-    except (TypeError, ValueError):
-        confidence = 0.0
-    if confidence < caps.semantic_min_answer_confidence:
-        return "", "low_confidence"
-    return answer, None
 
 
 class MixedOutcome(Frozen):

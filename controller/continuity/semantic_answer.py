@@ -1,0 +1,159 @@
+"""The semantic lane's words: the bounded blended context, answers, the packed clarifier.
+
+Hard caps (semantic-continuity-answer-lane.md, from `caps.py`): chat history 8 turns and 1200
+tokens (newest first), 12 structured continuity keys, the 5-entry action trace, a 400-token
+snapshot excerpt, 1800 tokens of blended context in total (system prompt excluded).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from controller.continuity.caps import CAPS, ContinuityCaps, count_tokens, truncate_tokens
+from controller.continuity.degradation import Condition, condition_for_llm_error
+from controller.continuity.focus import TurnSummary
+from controller.continuity.state import ActionTraceEntry, ContinuityState
+from helix.core.errors import LLMError
+from helix.core.hashing import canonical_json
+from helix.core.ports import LLM
+from helix.core.schemas import Frozen
+
+Slot = Literal["lastResolvedAction", "recentActionTrace", "entityReferent", "scopedEvidence"]
+
+_VERB = {"open_span": "opened", "focus_symbol": "focused", "list_callers": "listed the callers "
+         "of", "list_tests": "listed the tests of", "rerun_scoped": "re-ran the question for",
+         "resume_clarified": "resumed the question with", "answer_root": "answered",
+         "meta_answer": "answered a question about", "recap": "recapped",
+         "interrupt": "stopped at", "clarify": "asked you to choose", "boundary":
+         "could not complete"}
+_SLOT_ASK: dict[Slot, str] = {
+    "lastResolvedAction": "which earlier action you mean",
+    "recentActionTrace": "what to summarize (nothing has been opened or answered in this "
+                         "session yet: ask a repository question or open an item first)",
+    "entityReferent": "which name, file or symbol you mean",
+    "scopedEvidence": "which source to explain it from",
+}
+
+
+class BlendedContext(Frozen):
+    structured: dict[str, Any]
+    history: tuple[str, ...]  # newest first
+    excerpt: str
+    history_tokens: int
+    excerpt_tokens: int
+    total_tokens: int
+
+
+class SemanticClarifier(Frozen):
+    question: str
+    missing_slots: tuple[Slot, ...]
+    options: tuple[str, ...] = ()
+
+
+def assemble_context(state: ContinuityState, history: Sequence[TurnSummary], excerpt: str,
+                     caps: ContinuityCaps = CAPS) -> BlendedContext:
+    """Bounded blended context: <= 12 structured keys, <= 8 turns / 1200 tokens of history
+    (newest first), <= 400 tokens of excerpt, <= 1800 tokens in total."""
+    last = state.last_resolved_action
+    structured: dict[str, Any] = {
+        "lastResolvedAction": None if last is None else {
+            "type": last.type, "target": last.target_ref.label, "reason": last.reason},
+        "recentActionTrace": [{"type": e.type, "target": e.target_ref.label,
+                               "outcome": e.outcome} for e in state.recent_action_trace],
+        "lastAssistantExplanation": state.last_assistant_explanation[: caps.label_max_chars],
+        "activeScope": state.active_scope,
+        "activeOptionSetId": state.active_option_set_id,
+        "pendingClarifierType": state.pending_clarifier_type,
+        "keyEntities": sorted({e.target_ref.label for e in state.recent_action_trace}),
+    }
+    structured = dict(list(structured.items())[: caps.structured_fields_max_keys])
+    cut = truncate_tokens(excerpt, caps.snapshot_excerpt_max_tokens)
+    budget = min(caps.chat_history_max_tokens,
+                 caps.blended_context_max_tokens - count_tokens(canonical_json(structured))
+                 - count_tokens(cut))
+    lines: list[str] = []
+    used = 0
+    for turn in sorted(history, key=lambda t: -t.turn_id)[: caps.chat_history_max_turns]:
+        line = f"turn {turn.turn_id}: {turn.user_text} -> {turn.answer_excerpt}"
+        cost = count_tokens(line)
+        if used + cost > budget:
+            break
+        lines.append(line)
+        used += cost
+    total = count_tokens(canonical_json(structured)) + count_tokens(cut) + used
+    return BlendedContext(structured=structured, history=tuple(lines), excerpt=cut,
+                          history_tokens=used, excerpt_tokens=count_tokens(cut),
+                          total_tokens=total)
+
+
+def answer_action(a: ActionTraceEntry, state: ContinuityState) -> str:
+    t = a.target_ref
+    where = f" ({t.path}:{t.start_line}-{t.end_line})" if t.path and t.start_line else ""
+    text = f"I {_VERB.get(a.type, a.type)} {t.label or t.id}{where}"
+    last = state.last_resolved_action
+    if last is not None and (last.timestamp, last.target_ref.id) == (a.timestamp, t.id):
+        return (f'{text} because you asked "{last.user_text}" (turn {last.turn_id}): '
+                f"{last.reason}. It came from the {last.source_scope} list.")
+    return f"{text}, from the {a.source_scope} list ({a.outcome})."
+
+
+def summarize_trace(state: ContinuityState, scope: str | None) -> str:
+    entries = [e for e in state.recent_action_trace if scope is None or e.source_scope == scope]
+    lines = ["What we did, most recent first:"]
+    for n, e in enumerate(entries, 1):
+        lines.append(f"  {n}. {_VERB.get(e.type, e.type)} {e.target_ref.label or e.target_ref.id}"
+                     f" (from the {e.source_scope} list, {e.outcome})")
+    return "\n".join(lines)
+
+
+def packed_clarifier(missing: tuple[Slot, ...], options: tuple[str, ...],
+                      note: str = "") -> SemanticClarifier:
+    asks = [_SLOT_ASK[s] for s in missing]
+    question = "To answer that, tell me " + "; and ".join(asks) + "."
+    if note:
+        question = f"{question} ({note})"
+    if options:
+        question += "\n" + "\n".join(f"  {n}. {o}" for n, o in enumerate(options, 1))
+    return SemanticClarifier(question=question, missing_slots=missing, options=options)
+
+
+_ANSWER_SYSTEM = (
+    "Explain what the named entity means in this repository using ONLY the excerpt and "
+    'context given. Reply with JSON {"answer": "...", "confidence": 0..1}; reply '
+    '{"answer": "", "confidence": 0} when the excerpt does not say.')
+
+
+def ask_answer_llm(llm: LLM, model: str, api_base: str | None, question: str,
+             context: BlendedContext, caps: ContinuityCaps) -> tuple[str, Condition | None]:
+    """One answer-mode call: (answer, None), or ("", the degradation condition)."""
+
+    payload = {"question": question, "context": context.structured,
+               "recentTurns": list(context.history), "excerpt": context.excerpt}
+    try:
+        out = llm.complete([{"role": "system", "content": _ANSWER_SYSTEM},
+                            {"role": "user", "content": canonical_json(payload)}],
+                           model=model, api_base=api_base,
+                           timeout_s=caps.advisory_llm_timeout_s,
+                           max_tokens=caps.semantic_llm_max_tokens,
+                           temperature=caps.advisory_llm_temperature)
+    except LLMError as exc:
+        return "", condition_for_llm_error(exc)
+    text = out.text.strip()
+    try:
+        raw = json.loads(text[text.find("{"): text.rfind("}") + 1])
+    except ValueError:
+        raw = {"answer": text, "confidence": 1.0}
+    if not isinstance(raw, dict):
+        return "", "abstain"
+    answer = str(raw.get("answer") or "").strip()
+    if not answer or answer.upper() in ("ABSTAIN", "NEED_MORE_INFO"):
+        return "", "abstain"
+    try:
+        confidence = float(raw.get("confidence", 1.0))
+    except (TypeError, ValueError):
+        confidence = 0.0
+    if confidence < caps.semantic_min_answer_confidence:
+        return "", "low_confidence"
+    return answer, None
