@@ -169,22 +169,28 @@ def anchor_of(record: RunRecord) -> str | None:
     return env.evidence[0].node_id if env.evidence else None
 
 
+def tree_version(anchor: str | None, lookup: Callable[[str], Mapping[str, Any] | None]
+                 ) -> str | None:
+    """The content hash of the tree file the anchor node comes from (None for code anchors)."""
+    attrs = lookup(anchor) if anchor else None
+    tree_file = attrs.get("tree_file") if attrs else None
+    if not isinstance(tree_file, str):
+        return None
+    file_attrs = lookup(f"file:{tree_file}")
+    value = file_attrs.get("content_hash") if file_attrs else None
+    return value if isinstance(value, str) else None
+
+
 def graph_pack(record: RunRecord, lookup: Callable[[str], Mapping[str, Any] | None]
                ) -> dict[str, Any]:
     env = record.envelope
     walk = env.tree_walk
-    primary = walk.primary_tree_id
-    tree_version = None
-    if primary:
-        attrs = lookup(primary)
-        tree_version = node_fields(attrs).get("version") if attrs else None
-        tree_version = tree_version if tree_version is not None else (
-            attrs.get("content_hash") if attrs else None)
     concept = [e.node_id for e in env.evidence if e.node_id.startswith("tree:")]
     return {
-        "treeIds": list(env.items.selected_trees), "primaryTreeId": primary,
+        "treeIds": list(env.items.selected_trees), "primaryTreeId": walk.primary_tree_id,
         "anchorIds": list(walk.anchors), "pathIds": [n.node_id for n in walk.nodes],
-        "conceptMatch": list(dict.fromkeys(concept)), "treeVersion": tree_version,
+        "conceptMatch": list(dict.fromkeys(concept)),
+        "treeVersion": tree_version(anchor_of(record), lookup),
         "repo_rev": env.repo_rev, "lattice_rev": env.index_rev,
     }
 

@@ -181,3 +181,44 @@ def test_export_after_runs(repo: Path, tmp_path: Path, monkeypatch: pytest.Monke
     invoke("export", "--out", str(chat), "--format", "chat", "--include-diagnostic")
     (line,) = chat.read_text().splitlines()
     assert [m["role"] for m in json.loads(line)["messages"]] == ["system", "user", "assistant"]
+
+
+TREE_JSON = {
+    "version": 3, "rootId": "retry-tree",
+    "nodes": [
+        {"id": "retry-tree", "title": "Retry Tree", "bodyMD": "How retries work.",
+         "children": ["retry-budget"], "dependencies": []},
+        {"id": "retry-budget", "title": "Retry budget ceiling",
+         "bodyMD": "The retry budget ceiling caps attempts at MAX_ATTEMPTS in decide_retry.",
+         "inputs": [{"name": "attempt", "type": "int", "unit": "count", "source": "caller"}],
+         "outputs": [{"name": "retry", "type": "bool", "unit": "1"}],
+         "assumptions": ["errors carry a transient flag"], "validity": {"mode": "all"},
+         "deterministic": True, "tolerance": {"abs": 0, "rel": 0},
+         "environment": {"runtime": "python3.11", "lockfile_hash": "sha256:abc"},
+         "dependencies": [],
+         "evidence": [{"type": t, "path": p, "repo_rev": "r1", "content_hash": "sha256:1"}
+                      for t, p in (("code", "src/retry.py"), ("doc", "docs/retries.md"),
+                                   ("test", "tests/test_retry.py"))]},
+    ],
+}
+
+
+def test_full_access_tree_anchor_is_admitted(repo: Path, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    (repo / "trees").mkdir()
+    (repo / "trees" / "retry-tree.json").write_text(json.dumps(TREE_JSON, indent=1))
+    (repo / ".helix.toml").write_text('[helix.index]\ntrees = ["trees/*.json"]\n')
+    monkeypatch.setenv("HELIX_MOCK_RESPONSE", "The ceiling is MAX_ATTEMPTS [E1].")
+    env = Envelope.model_validate_json(invoke(
+        "ask", "--repo", str(repo), "--model", "gpt-4o-mini", "--json",
+        "what is the retry budget ceiling?").stdout)
+    anchor = "tree:trees/retry-tree.json#retry-budget"
+    assert env.tree_walk.anchors[0] == anchor and env.answer_mode == "llm"
+    out = tmp_path / "train.jsonl"
+    report = json.loads(invoke("export", "--out", str(out), "--json").stdout)
+    assert (report["admitted"], report["rejected"]) == (1, 0)
+    (record,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert record["anchor_node_id"] == anchor and record["admission"]["full_access"]
+    assert record["graph_pack"]["conceptMatch"][0] == anchor
+    assert record["graph_pack"]["treeVersion"].startswith("sha256:")
+    assert record["graph_pack"]["anchorIds"][0] == anchor
