@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from evals.gates import Decision
 from evals.metrics import KS, CaseResult
 from evals.runner import RunResult, SuiteResult
 
+PIPE_WIDTH = 140  # columns when the output is not a terminal (logs, files)
 TOTAL_KEYS = (*(f"hit@{k}" for k in KS), "mrr", "pass_rate", "hash_stable_rate",
               "llm_steps_zero_rate", "clarifier_rate", "wrong_route_rate", "p50_ms", "p95_ms")
 
@@ -79,7 +81,8 @@ def _suite_tables(suite: SuiteResult, console: Any, verbose: bool) -> None:
             console.print(f"  FAIL {case['id']}: {case.get('error') or 'see per_turn'}")
         return
     table = Table(title=f"{suite.name}: {len(suite.cases)} cases")
-    for col in ("case", "route", "stop", "rank", "failed checks", "ms"):
+    table.add_column("case", no_wrap=True)
+    for col in ("route", "stop", "rank", "failed checks", "ms"):
         table.add_column(col, overflow="fold")
     for case in suite.cases:
         if not verbose and case.passed:
@@ -116,7 +119,7 @@ def render(run: RunResult, decision: Decision | None = None, *, verbose: bool = 
     from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    console = Console() if sys.stdout.isatty() else Console(width=PIPE_WIDTH)
     console.print(f"[bold]helix eval[/bold] configuration '{run.label}' "
                   f"({run.config_hash[:19]}){' no-embed' if run.no_embed else ''}")
     for suite in run.suites:
