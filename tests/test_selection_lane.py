@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 from lane_fixtures import (
     EVIDENCE_ITEMS,
     NOW_MS,
@@ -17,6 +20,7 @@ from lane_fixtures import (
     state_with,
 )
 
+from controller.continuity.caps import CAPS
 from controller.continuity.events import SELECTION_EVENTS
 from controller.continuity.selection import (
     SelectionEnrichment,
@@ -419,3 +423,47 @@ def test_deterministic_and_repeatable() -> None:
     a = run("open the one about ranking", llm=FakeLLM(select("e3")), model="m")
     b = run("open the one about ranking", llm=FakeLLM(select("e3")), model="m")
     assert a == b
+
+
+def test_from_the_answer_cue_binds_the_answers_list() -> None:
+    """`from the answer` names the answer's own numbered list (its evidence list when the
+    session keeps no separate answer list); never a mix of lists."""
+    state = state_with(EVIDENCE, SAMPLES, active="os-samples", turn_count=2)
+    d = run("open the second one from the answer", state)
+    assert d.kind == "execute" and d.candidate.id == "e2" and d.option_set_id == "os1"
+    answer = option_set("os-ans", (item(1, "c1", "cited: a.py", "a.py"),
+                                   item(2, "c2", "cited: b.py", "b.py")), kind="answer",
+                        scope="answer", turn=3)
+    state = state_with(EVIDENCE, SAMPLES, answer, active="os-samples", turn_count=3)
+    d = run("open the second one from the answer", state)
+    assert d.kind == "execute" and d.candidate.id == "c2"
+
+
+WORDS = ["open", "show", "the", "second", "it", "that", "one", "tests", "from", "evidence",
+         "options", "answer", "in", "tests/", "bm25.py", "sample2", "why", "and", "explain",
+         "please", "last", "3", "#9", "stop", "?", "BM25Index.build", "ranking"]
+
+
+@given(words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=8),
+       reply=st.sampled_from([select("e1", 0.99), select("s2", 0.99), select("x", 1.0),
+                              NEED_MORE, "garbage", json.dumps({"decision": "abstain"})]),
+       phase_c=st.booleans())
+@hyp_settings(max_examples=150, deadline=None)
+def test_property_never_executes_outside_the_bounded_pool(words: list[str], reply: str,
+                                                          phase_c: bool) -> None:
+    """Whatever the text and the model say: an executed id is in the arbitrated option set,
+    the LLM is called at most SELECTION_MAX_LLM_CALLS times, and the result is repeatable."""
+    state = state_with(SAMPLES, EVIDENCE, active="os1", turn_count=2)
+    text = " ".join(words)
+    conf = ContinuitySettings(phase_c_auto_execute=phase_c)
+    llm = FakeLLM(reply, reply)
+    d = run_selection_lane(text, state, conf, now_ms=NOW_MS, llm=llm, model="m",
+                           enricher=RefreshEnricher({"e1": "ranking"}))
+    assert len(llm.calls) <= CAPS.selection_max_llm_calls
+    if d.kind == "execute":
+        option_set_ = state.option_set(d.option_set_id or "")
+        assert option_set_ is not None
+        assert d.candidate.id in {i.id for i in option_set_.items}
+    again = run_selection_lane(text, state, conf, now_ms=NOW_MS, llm=FakeLLM(reply, reply),
+                               model="m", enricher=RefreshEnricher({"e1": "ranking"}))
+    assert again == d
