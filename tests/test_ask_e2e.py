@@ -222,3 +222,24 @@ def test_full_access_tree_anchor_is_admitted(repo: Path, tmp_path: Path,
     assert record["graph_pack"]["conceptMatch"][0] == anchor
     assert record["graph_pack"]["treeVersion"].startswith("sha256:")
     assert record["graph_pack"]["anchorIds"][0] == anchor
+
+
+def test_dry_run_and_no_model_never_import_litellm(repo: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from helix.cli.main import main\n"
+        "for args in (['ask', '--dry-run'], ['ask']):\n"
+        "    try:\n"
+        f"        main([*args, '--repo', {str(repo)!r}, 'retry policy'])\n"
+        "    except SystemExit as exc:\n"
+        "        assert not exc.code, exc.code\n"
+        "print('LITELLM_IMPORTED', 'litellm' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ}, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "LITELLM_IMPORTED False" in done.stdout

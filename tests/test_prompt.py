@@ -58,3 +58,12 @@ def test_repository_text_cannot_close_its_fence() -> None:
 def test_fence_minimum_is_three_backticks() -> None:
     assert fence_for("no backticks") == "```"
     assert fence_for("a `b` c") == "```"
+
+
+# Pinned: a change of the instructions, the block layout or the hashing shows up here. When the
+# change is intended, update the value (and PROMPT_VERSION if old run logs should be told apart).
+PINNED_PROMPT_HASH = "sha256:0080e06db6b8c3849826c0748ae16c5d37a7790a84a6a2bb3dbe84dd0893ea63"
+
+
+def test_prompt_hash_is_pinned() -> None:
+    assert build_prompt(envelope()).hash == PINNED_PROMPT_HASH
