@@ -159,6 +159,7 @@ def test_blocker_07_command_like_turn_after_semantic_answer_hands_off() -> None:
     state = apply_lane_mutations(state, first.mutations)
     d = run("open the first one", state)
     assert d.kind == "handoff" and names(d) == ["semantic_followup_handoff_to_selection_lane"]
+    assert run("the third one", state).kind == "handoff"  # selection-like, no verb
     sel = run_selection_lane("open the first one", state, ON, now_ms=NOW_MS)
     assert sel.kind == "execute" and sel.candidate.id == "e1"
 

@@ -339,9 +339,13 @@ def run_semantic_lane(
     budget = caps.semantic_enrichment_budget(extended_budget)
     t = _Turn(short_id("semantic-cycle", state.session_id, state.turn_count + 1, intent,
                        cues.key_text), scope, option_set_id, budget, caps)
-    if state.pending_clarifier_type == "selection_disambiguation" or (
-            cues.command_like and not cues.question_intent):
-        why = ("selection arbitration pending" if not cues.command_like
+    # selection-like: an ordinal or "the test one" with no question ("the second one")
+    selection_like = not cues.question_intent and (cues.ordinal is not None
+                                                   or cues.kind_word is not None)
+    if state.pending_clarifier_type == "selection_disambiguation" or cues.command_like \
+            or selection_like:
+        why = ("selection arbitration pending"
+               if state.pending_clarifier_type == "selection_disambiguation"
                else "command-like turn on a bounded target")
         t.emit("semantic_followup_handoff_to_selection_lane", why)
         return SemanticDecision(kind="handoff", reason=why, intent=intent, scope=scope,
