@@ -276,9 +276,9 @@ def _execute_mutations(state: ContinuityState, winner: OptionItem, option_set: O
 
 
 def _describe(res: Resolution, option_set: OptionSet) -> str:
-    where = f"the {option_set.kind} list of turn {option_set.origin_turn_id}"
     index = res.winner.index if res.winner else "?"
-    return f"{', '.join(res.signals) or 'continuity'} -> item {index} in {where}"
+    return (f"it is item {index} of the {option_set.kind} list shown in turn "
+            f"{option_set.origin_turn_id} (matched by {', '.join(res.signals) or 'continuity'})")
 
 
 def _clarifier_text(options: tuple[OptionItem, ...], option_set: OptionSet | None,
