@@ -92,6 +92,8 @@ def test_blocker_01_open_sample2_pls_resolves_without_repeated_clarifier() -> No
     assert d.reason == "deterministic_continuity_resolve"
     assert llm.calls == []
     assert names(d) == ["selection_deterministic_continuity_resolve"]
+    assert d.events[0].data["winner_id"] == "s2"
+    assert d.events[0].data["non_winner_ids"] == ["s1", "s3"]
     # and the numbered forms of the conversation
     for text, want in [("open the second one", "e2"), ("open 3", "e3"), ("the last one", "e4"),
                        ("the tests one", "e3"), ("open tokenize.py", "e2"),
@@ -187,6 +189,11 @@ def test_blocker_07_scope_bound_candidates_not_mixed() -> None:
     d = run("open the one about ranking in tests/", state, llm=llm, model="m")
     sent = json.loads(llm.calls[0][1]["content"])
     assert [c["id"] for c in sent["candidates"]] == ["e3"]  # only tests/ of the active list
+    # the continuity block is structured and bounded: no transcript, ids are the boundary
+    assert set(sent) == {"input", "continuityContext", "candidates"}
+    assert set(sent["continuityContext"]) == {
+        "activeOptionSetId", "activeScope", "lastAcceptedChoiceId", "recentAcceptedChoiceIds",
+        "recentRejectedChoiceIds", "lastResolvedAction"}
     assert d.scope == "evidence|path:tests/"
     llm = FakeLLM(select("s1", 0.5))
     run("pick the right one from the options", state, llm=llm, model="m")

@@ -379,6 +379,7 @@ def run_selection_lane(
             return execute(res.winner, "explicit_selection_lane_off", _describe(res, option_set))
         cyc.emit("selection_deterministic_continuity_resolve",
                  "deterministic_continuity_resolve", winner_id=res.winner.id,
+                 non_winner_ids=[i.id for i in pool if i.id != res.winner.id],
                  signals=list(res.signals))
         return execute(res.winner, "deterministic_continuity_resolve",
                        _describe(res, option_set))
@@ -422,7 +423,8 @@ def run_selection_lane(
             if choice is None:  # never trusted beyond the bounded ids
                 return degraded("abstain")
             cyc.emit("selection_llm_select", "llm_select", choice_id=choice.id,
-                     confidence=verdict.confidence)
+                     confidence=verdict.confidence,
+                     non_winner_ids=[i.id for i in current if i.id != choice.id])
             if verdict.confidence < caps.phase_c_min_confidence:
                 return degraded("low_confidence")
             if (settings.phase_c_auto_execute and res.reason == "no_deterministic_match"
