@@ -84,8 +84,9 @@ REGISTRY: dict[TransitionClass, TransitionSpec] = {
         required_prior_state=(), allowed_carryover_depth="none",
         state_mutations=("living_mode", "root_frame", "selected_object", "clarification",
                          "answer_context", "coverage_gate", "meta_frame", "option_sets", "focus",
-                         "pending", "investigation", "explanation", "loop_guard", *_ACTION),
-        forbidden_carryover=("loop_guard", "selected_object", "clarification", "pending",
+                         "pending", "investigation", "explanation", "loop_guard", "choices",
+                         *_ACTION),
+        forbidden_carryover=("loop_guard", "choices", "selected_object", "clarification", "pending",
                              "meta_frame"),
         must_preserve=(), expected_answer_mode="root_answer", living_mode="address_data",
         root_retrieval=True, must_not="inherit a stale focus object"),
@@ -96,8 +97,10 @@ REGISTRY: dict[TransitionClass, TransitionSpec] = {
         required_prior_state=("root_frame",), allowed_carryover_depth="root_only",
         state_mutations=("living_mode", "root_frame", "selected_object", "answer_context",
                          "coverage_gate", "option_sets", "focus", "pending", "clarification",
-                         "investigation", "explanation", "loop_guard", *_ACTION),
-        forbidden_carryover=("loop_guard", "selected_object", "pending", "clarification"),
+                         "investigation", "explanation", "loop_guard", "choices",
+                         *_ACTION),
+        forbidden_carryover=("loop_guard", "choices", "selected_object", "pending",
+                             "clarification"),
         must_preserve=("root_frame",), expected_answer_mode="scoped_root_answer",
         living_mode="address_data", root_retrieval=True,
         must_not="downgrade to an unknown route or lose the root question and sense"),
@@ -135,8 +138,10 @@ REGISTRY: dict[TransitionClass, TransitionSpec] = {
                         "stays in the root question ('stop', 'cancel', 'back to the list')",
         required_prior_state=(), allowed_carryover_depth="root_only",
         state_mutations=("living_mode", "selected_object", "pending", "clarification", "focus",
-                         "option_sets", "loop_guard", *_ACTION),
-        forbidden_carryover=("loop_guard", "selected_object", "pending", "clarification"),
+                         "option_sets", "loop_guard", "choices",
+                         *_ACTION),
+        forbidden_carryover=("loop_guard", "choices", "selected_object", "pending",
+                             "clarification"),
         must_preserve=("root_frame",), expected_answer_mode="root_context_kept",
         living_mode="address_data", root_retrieval=False,
         must_not="replay the object route into another scope"),
@@ -314,8 +319,8 @@ def _set(state: ContinuityState, slot: StateSlot, value: Any, turn_id: int) -> C
     if slot == "option_sets":
         return _set_option_sets(state, value)
     if slot == "choices":
-        if value is None:
-            return state
+        if value is None:  # a new context: the last accepted choice named an older list
+            return state.model_copy(update={"last_accepted_choice_id": None})
         accepted = (value, *[c for c in state.recent_accepted_choice_ids if c != value])
         return state.model_copy(update={
             "last_accepted_choice_id": value,

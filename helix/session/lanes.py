@@ -16,7 +16,11 @@ from typing import Any, Protocol
 from controller.continuity.events import ContinuityEvent
 from controller.continuity.pending import make_pending, selection_expected_type
 from controller.continuity.router import TurnPlan
-from controller.continuity.selection import run_selection_lane
+from controller.continuity.selection import (
+    EnrichmentType,
+    SelectionEnrichment,
+    run_selection_lane,
+)
 from controller.continuity.state import (
     ActionOutcome,
     ActionType,
@@ -38,6 +42,7 @@ from controller.continuity.transitions import StateSlot
 from helix.core.config import HelixConfig
 from helix.core.envelope import Envelope
 from helix.core.errors import BadPathError, HelixError
+from helix.core.hashing import digest
 from helix.core.ports import LLM
 from helix.session import actions
 from helix.session.optionsets import (
@@ -225,6 +230,37 @@ def _open(ctx: TurnContext, item_target: TargetRef, *, option_set: OptionSet | N
                        opened=opened, events=events, reasons=(action.reason,))
 
 
+class RepoSnapshotEnricher:
+    """Selection-lane enrichment (orchestrator-driven, current candidates only): adds each
+    candidate's first non-blank span line to its sublabel, read from the repository."""
+
+    SNIPPET_MAX_CHARS = 80
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def _first_line(self, target: TargetRef) -> str:
+        try:
+            opened = actions.open_span(self.root, target, max_lines=8)
+        except (BadPathError, OSError):
+            return ""
+        for line in opened.text.splitlines():
+            body = line.split("  ", 1)[-1].strip()
+            if body:
+                return body[: self.SNIPPET_MAX_CHARS]
+        return ""
+
+    def enrich(self, types: tuple[EnrichmentType, ...], option_set: OptionSet,
+               pool: tuple[OptionItem, ...]) -> SelectionEnrichment:
+        items, hashes = [], []
+        for item in pool:
+            line = self._first_line(item.target)
+            if line and line not in item.sublabel:
+                items.append(item.model_copy(update={"sublabel": f"{item.sublabel} | {line}"}))
+                hashes.append(digest(line))
+        return SelectionEnrichment(items=tuple(items), excerpt_hashes=tuple(sorted(hashes)))
+
+
 def _with_active(state: ContinuityState, option_set_id: str | None) -> ContinuityState:
     kept = state.option_set(option_set_id) if option_set_id else None
     if kept is None or kept.id == state.active_option_set_id:
@@ -257,7 +293,8 @@ def run_selection(ctx: TurnContext) -> LaneOutcome:
     decision = run_selection_lane(plan.text, lane_state, settings, now_ms=ctx.now_ms,
                                   llm=ctx.llm if ctx.config.synthesis.model else None,
                                   model=ctx.config.synthesis.model,
-                                  api_base=ctx.config.synthesis.api_base)
+                                  api_base=ctx.config.synthesis.api_base,
+                                  enricher=RepoSnapshotEnricher(ctx.root))
     events = decision.events
     option_set = lane_state.option_set(decision.option_set_id or "")
     if decision.kind == "execute" and decision.candidate is not None:

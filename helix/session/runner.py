@@ -18,8 +18,7 @@ import sqlite_utils
 
 from controller.continuity.events import ContinuityEvent, stamp
 from controller.continuity.router import route_turn
-from controller.continuity.state import FocusState
-from controller.continuity.transitions import apply_transition, changed_slots
+from controller.continuity.transitions import REGISTRY, apply_transition, changed_slots
 from helix.core.config import HelixConfig
 from helix.core.envelope import Envelope
 from helix.core.errors import UserError
@@ -117,8 +116,14 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
         graph=graph or default_graph(root, config), session_id=record.id)
     out = execute(ctx)
     updates = dict(out.updates)
-    if "focus" not in updates and "focus" in _mutable(out.transition):
-        updates["focus"] = _focus_state(plan.focus.as_state(), out)
+    if "focus" not in updates and "focus" in REGISTRY[out.transition].state_mutations:
+        spec = REGISTRY[out.transition]
+        # the focus object survives only with the selected object (T1 never inherits it)
+        keeps = ("selected_object" not in spec.forbidden_carryover
+                 and updates.get("selected_object", base.selected_object) is not None)
+        focus = plan.focus.as_state()
+        object_ref = out.opened.target if out.opened else (focus.object_ref if keeps else None)
+        updates["focus"] = focus.model_copy(update={"object_ref": object_ref})
     result = apply_transition(base, out.transition, turn_id=turn_id, updates=updates,
                               action=out.action)
     mutations = changed_slots(state, result.state)
@@ -137,17 +142,3 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
         state_hash=hash_obj(result.state), created_at=clock.now())
     commit_turn(db, record, turn, result.state, stamped)
     return turn
-
-
-def _mutable(cls: str) -> tuple[str, ...]:
-    from controller.continuity.transitions import REGISTRY
-
-    return REGISTRY[cls].state_mutations  # type: ignore[index]
-
-
-def _focus_state(resolved: FocusState, out: Any) -> FocusState:
-    """After the turn: the object it opened, else the resolved anchor's object."""
-    if out.opened is not None:
-        return resolved.model_copy(update={"object_ref": out.opened.target})
-    return resolved
-

@@ -48,7 +48,7 @@ def run_semantic(ctx: TurnContext) -> LaneOutcome:
     last_turn = ctx.turns[-1] if ctx.turns else None
     model = ctx.config.synthesis.model
     decision = run_semantic_lane(
-        plan.text, state, settings, now_ms=ctx.now_ms, intent=intent,  # type: ignore[arg-type]
+        plan.text, state, settings, now_ms=ctx.now_ms, intent=intent,
         history=tuple(reversed(summaries(ctx.turns))), snapshots=_snapshots(ctx),
         explanation_scope=state.active_scope,
         explanation_ms=int(last_turn.created_at * MS_PER_S) if last_turn else None,
