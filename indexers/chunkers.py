@@ -23,6 +23,10 @@ _LIST_OR_QUOTE = re.compile(r"^ {0,3}(?:[-+*>]|\d+[.)])(?:\s|$)")
 _RST_ADORN = re.compile(r"^([!-/:-@\[-`{-~])\1+\s*$")
 # An RST underline may be shorter than its title, but never shorter than this (or the title).
 RST_MIN_UNDERLINE = 4
+# Text windows longer than this are sliced: one minified line must not become a 1 MB chunk.
+MAX_WINDOW_CHARS = 16_000
+# A code file with a line this long is minified or generated: line windows, no tree-sitter.
+MINIFIED_LINE_CHARS = 2_000
 
 
 def split_lines(text: str) -> list[str]:
@@ -43,8 +47,11 @@ def make_chunk(
     heading_path: tuple[str, ...] = (),
     symbol: str | None = None,
     def_kind: DefKind | None = None,
+    text: str | None = None,
 ) -> Chunk:
-    text = "\n".join(lines[start - 1:end])
+    """A chunk of lines start..end; `text` only for a slice of over-long lines (see below)."""
+    if text is None:
+        text = "\n".join(lines[start - 1:end])
     content_hash = digest(text)
     chunk_id = f"{path}:{start}-{end}#{short_id(path, kind, start, end, content_hash)}"
     return Chunk(
@@ -76,6 +83,10 @@ def trim(lines: list[str], start: int, end: int) -> tuple[int, int] | None:
     while end >= start and not lines[end - 1].strip():
         end -= 1
     return (start, end) if start <= end else None
+
+
+def looks_minified(text: str) -> bool:
+    return len(text) > MINIFIED_LINE_CHARS and max(map(len, text.split("\n"))) > MINIFIED_LINE_CHARS
 
 
 def has_words(lines: list[str], start: int, end: int) -> bool:
@@ -248,16 +259,27 @@ def doc_chunks(
 
 
 def text_chunks(path: str, lang: str | None, text: str, settings: IndexSettings) -> list[Chunk]:
-    """Any other text: overlapping line windows, blank edges trimmed."""
+    """Any other text: overlapping line windows, blank edges trimmed; a window longer than
+    MAX_WINDOW_CHARS (minified code, one-line data) is cut into slices of that many characters,
+    each with the lines it spans."""
     lines = split_lines(text)
     chunks: list[Chunk] = []
     seen: set[tuple[int, int]] = set()
+    node_id = node_id_file(path)
     for lo, hi in windows(1, len(lines), settings.window_lines, settings.window_overlap):
         span = trim(lines, lo, hi)
         if span is None or span in seen:
             continue
         seen.add(span)
-        chunks.append(
-            make_chunk(path, "text_window", lang, lines, span[0], span[1], node_id_file(path))
-        )
+        body = "\n".join(lines[span[0] - 1:span[1]])
+        if len(body) <= MAX_WINDOW_CHARS:
+            chunks.append(make_chunk(path, "text_window", lang, lines, *span, node_id, text=body))
+            continue
+        for offset in range(0, len(body), MAX_WINDOW_CHARS):
+            piece = body[offset:offset + MAX_WINDOW_CHARS]
+            first = span[0] + body.count("\n", 0, offset)
+            last = first + piece.count("\n")
+            chunks.append(
+                make_chunk(path, "text_window", lang, lines, first, last, node_id, text=piece)
+            )
     return chunks

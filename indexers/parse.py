@@ -10,6 +10,7 @@ Code chunks (languages with a query in `indexers/queries/`):
     `code_module` windows (`window_lines`, `window_overlap`) on the file node; a stray run of
     one or two comment lines between definitions (a divider) is dropped;
   * anything longer than `max_chunk_lines` is split into windows with the same symbol.
+Minified or generated code (a line over MINIFIED_LINE_CHARS) gets text windows and no symbols.
 Documentation and other text: see `indexers.chunkers`.
 """
 
@@ -18,7 +19,15 @@ from __future__ import annotations
 from helix.core.config import IndexSettings
 from helix.core.schemas import Chunk, FileRecord, Frozen, SymbolDef, SymbolRef, node_id_def
 from helix.core.schemas import node_id_file as file_node
-from indexers.chunkers import doc_chunks, has_words, make_chunk, split_lines, text_chunks, trim
+from indexers.chunkers import (
+    doc_chunks,
+    has_words,
+    looks_minified,
+    make_chunk,
+    split_lines,
+    text_chunks,
+    trim,
+)
 from indexers.chunkers import windows as line_windows
 from indexers.symbols import DefSpan, extract, supported
 
@@ -116,7 +125,7 @@ def parse_file(record: FileRecord, text: str, settings: IndexSettings) -> Parsed
     path, lang = record.path, record.lang
     defs: tuple[SymbolDef, ...] = ()
     refs: tuple[SymbolRef, ...] = ()
-    if record.kind == "code" and lang is not None and supported(lang):
+    if record.kind == "code" and lang is not None and supported(lang) and not looks_minified(text):
         symbols = extract(path, lang, text.encode("utf-8", errors="replace"))
         defs, refs = symbols.defs, symbols.refs
         chunks = code_chunks(path, lang, split_lines(text), symbols.spans, settings)

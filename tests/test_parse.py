@@ -502,3 +502,18 @@ def test_stray_comment_dividers_are_not_module_chunks() -> None:
     assert module == [(9, 13)]
     js = parse("m.js", "// ---- section ----\n\nfunction f() {}\n")
     assert [c.kind for c in js.chunks] == ["code_def"]
+
+
+def test_minified_code_is_sliced_text_without_symbols() -> None:
+    from indexers.chunkers import MAX_WINDOW_CHARS
+
+    line = "function a(){return b()};" * 2000  # one 50,000-character line
+    parsed = parse("static/app.min.js", f"/* header */\n{line}\n")
+    assert parsed.defs == () and parsed.refs == ()
+    assert {c.kind for c in parsed.chunks} == {"text_window"}
+    assert all(len(c.text) <= MAX_WINDOW_CHARS for c in parsed.chunks)
+    full = f"/* header */\n{line}"
+    assert sum(len(c.text) for c in parsed.chunks) == len(full)
+    assert all(c.text in full for c in parsed.chunks)
+    assert sorted((c.start_line, c.end_line) for c in parsed.chunks) == [(1, 2)] + [(2, 2)] * 3
+    assert len({c.id for c in parsed.chunks}) == len(parsed.chunks)
