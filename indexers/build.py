@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.errors import BadPathError, IndexCorruptError
 from helix.core.hashing import hash_obj
@@ -32,16 +34,16 @@ from indexers.formats import (
     PART_FILES,
     PART_GRAPH,
     PART_REFS,
-    PART_TOKENS,
     PART_TREES,
     REF_FIELDS,
     CachedParse,
     RefRow,
     dump_graph,
     dump_rows,
-    dump_tokens,
 )
 from indexers.store import DIR_BM25, DIR_DENSE, Index, IndexStore, now, repo_revision
+from indexers.token_cache import DIR_TOKENS
+from indexers.token_cache import merge as merge_tokens
 from indexers.trees import TreeFormatError, TreeNode, is_tree_file, parse_tree_file
 
 # progress(stage, done, total)
@@ -143,7 +145,7 @@ class _Previous:
         self._trees: dict[str, list[TreeNode]] = defaultdict(list)
         for t in index.tree_nodes():
             self._trees[t.tree_file].append(t)
-        self._vocab, self._ids, self._offsets = index.tokens()
+        self.token_table = index.tokens()
 
     def parse(self, record: FileRecord) -> tuple[CachedParse, list[TreeNode]] | None:
         if self.files.get(record.path) != record.content_hash:
@@ -154,12 +156,9 @@ class _Previous:
                              tuple(self._refs.get(record.path, ())))
         return cached, list(self._trees.get(record.path, ()))
 
-    def tokens(self, chunk_id: str) -> list[str] | None:
+    def token_row(self, chunk_id: str) -> np.ndarray | None:
         row = self._row.get(chunk_id)
-        if row is None:
-            return None
-        vocab = self._vocab
-        return [vocab[i] for i in self._ids[self._offsets[row]:self._offsets[row + 1]]]
+        return None if row is None else self.token_table.row(row)
 
 
 def _load_previous(store: IndexStore, root: Path, config: HelixConfig, force: bool
@@ -334,15 +333,16 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     from indexers.bm25 import BM25Index
     from indexers.tokenize import tokenize
 
-    token_lists: list[list[str]] = []
+    rows: list[np.ndarray | list[str]] = []
     tokens_cached = 0
     for chunk in chunks:
-        cached_tokens = previous.tokens(chunk.id) if previous else None
-        if cached_tokens is None:
-            cached_tokens = tokenize(_bm25_text(chunk))
+        cached_row = previous.token_row(chunk.id) if previous else None
+        if cached_row is None:
+            rows.append(tokenize(_bm25_text(chunk)))
         else:
             tokens_cached += 1
-        token_lists.append(cached_tokens)
+            rows.append(cached_row)
+    token_table, token_lists = merge_tokens(rows, previous.token_table.vocab if previous else [])
     bm25 = BM25Index.build([c.id for c in chunks], token_lists)
     lap("bm25")
 
@@ -364,7 +364,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
         writer.write_bytes(PART_CHUNKS, dump_rows(chunks, CHUNK_FIELDS))
         writer.write_bytes(PART_DEFS, dump_rows(defs, DEF_FIELDS))
         writer.write_bytes(PART_REFS, dump_rows(refs, REF_FIELDS))
-        writer.write_bytes(PART_TOKENS, dump_tokens(token_lists))
+        token_table.save(writer.subdir(DIR_TOKENS))
         writer.write_json(PART_TREES, [t.model_dump(mode="json") for t in tree_nodes])
         writer.write_bytes(PART_GRAPH, dump_graph(graph))
         bm25.save(writer.subdir(DIR_BM25))

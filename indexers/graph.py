@@ -108,12 +108,12 @@ class _Builder:
         import networkx as nx
 
         graph = nx.MultiDiGraph()
-        for node_id in sorted(self.nodes):
-            attrs = self.nodes[node_id]
+        for attrs in self.nodes.values():
             attrs["chunk_ids"] = sorted(attrs["chunk_ids"])
-            graph.add_node(node_id, **attrs)
+        graph.add_nodes_from((node_id, self.nodes[node_id]) for node_id in sorted(self.nodes))
+        add_edge = graph.add_edge  # faster than add_edges_from for plain edges
         for src, dst, kind in sorted(self.edges):
-            graph.add_edge(src, dst, key=kind)
+            add_edge(src, dst, key=kind)
         return graph
 
 
@@ -208,12 +208,18 @@ def _call_edges(b: _Builder, parsed: Sequence[ParsedLike], defs: DefIndex,
     targets: dict[str, set[str]] = defaultdict(set)
     for p in parsed:
         file_node = node_id_file(p.path)
+        imports = defs.names_in(imported.get(p.path, ()))
+        memo: dict[tuple[str, str | None], SymbolDef | None] = {}
         for ref in p.refs:
             if ref.kind == "import":
                 continue
-            target = (defs.in_file(p.path, ref.name, ref.scope)
-                      or defs.in_files(imported.get(p.path, ()), ref.name)
-                      or defs.unique(ref.name))
+            key = (ref.name, ref.scope)
+            if key in memo:
+                target = memo[key]
+            else:
+                target = memo[key] = (defs.in_file(p.path, ref.name, ref.scope)
+                                      or defs.in_files(imports, ref.name)
+                                      or defs.unique(ref.name))
             if target is None:
                 continue
             source = node_id_def(p.path, ref.scope) if ref.scope else file_node

@@ -207,7 +207,9 @@ class DefIndex:
         self.by_name: dict[str, list[SymbolDef]] = defaultdict(list)
         self.by_qualname: dict[str, list[SymbolDef]] = defaultdict(list)
         self.by_path_name: dict[tuple[str, str], list[SymbolDef]] = defaultdict(list)
+        self.by_path: dict[str, list[SymbolDef]] = defaultdict(list)
         for d in ordered:
+            self.by_path[d.path].append(d)
             self.by_name[d.name].append(d)
             self.by_qualname[d.qualname].append(d)
             self.by_path_name[(d.path, d.name)].append(d)
@@ -230,9 +232,20 @@ class DefIndex:
                 return d
         return cands[0]
 
-    def in_files(self, paths: Iterable[str], name: str) -> SymbolDef | None:
-        """The unique module-level (else unique) definition of `name` among `paths`."""
-        cands = [d for p in sorted(set(paths)) for d in self.by_path_name.get((p, name), ())]
+    def names_in(self, paths: Iterable[str]) -> dict[str, list[SymbolDef]]:
+        """Definitions of the given files by bare name (for `in_files`), in path order."""
+        out: dict[str, list[SymbolDef]] = defaultdict(list)
+        for path in sorted(set(paths)):
+            for d in self.by_path.get(path, ()):
+                out[d.name].append(d)
+        return out
+
+    @staticmethod
+    def in_files(names: dict[str, list[SymbolDef]], name: str) -> SymbolDef | None:
+        """The unique module-level (else unique) definition of `name` in `names_in(...)`."""
+        cands = names.get(name)
+        if not cands:
+            return None
         top = [d for d in cands if d.scope is None]
         for group in (top, cands):
             if len(group) == 1:

@@ -5,8 +5,9 @@
       CURRENT               name of the current generation (replaced atomically)
       gen-<id>/             one complete index
         manifest.json       schema version, config hash, per-file hashes, part hashes, counts
-        files.json chunks.json defs.json refs.json tokens.json trees.json graph.pickle
+        files.json chunks.json defs.json refs.json trees.json graph.pickle
         bm25/ dense/        written by indexers.bm25 / indexers.dense
+        tokens/             the BM25 token cache (indexers.token_cache; not part of index_rev)
       tmp-<id>/             a generation being written (removed by the next writer)
 
 A generation is written into a fresh temp directory and made current by replacing CURRENT with
@@ -44,7 +45,6 @@ from indexers.formats import (
     PART_FILES,
     PART_GRAPH,
     PART_REFS,
-    PART_TOKENS,
     PART_TREES,
     RefRow,
     chunks_from,
@@ -52,8 +52,8 @@ from indexers.formats import (
     files_from,
     load_graph,
     refs_from,
-    tokens_from,
 )
+from indexers.token_cache import DIR_TOKENS, TokenTable
 from indexers.trees import TreeNode
 
 if TYPE_CHECKING:
@@ -94,8 +94,12 @@ class Manifest(Frozen):
 
 
 def manifest_rev(data: dict[str, Any]) -> str:
-    """index_rev: hash of the manifest content without the clock and without itself."""
-    return hash_obj({k: v for k, v in data.items() if k not in ("created", "index_rev")})
+    """index_rev: hash of the manifest content without the clock, without itself and
+    without cache parts (they speed up the next build but are not what readers read)."""
+    content = {k: v for k, v in data.items() if k not in ("created", "index_rev")}
+    content["parts"] = {k: v for k, v in data.get("parts", {}).items()
+                        if not k.startswith(DIR_TOKENS + "/")}
+    return hash_obj(content)
 
 
 def repo_revision(root: Path) -> str:
@@ -371,9 +375,10 @@ class Index:
     def chunk_for_node(self, node_id: str) -> Chunk | None:
         return self._chunk_maps()[2].get(node_id)
 
-    def tokens(self) -> tuple[list[str], Any, Any]:
-        """(vocab, flat token ids, offsets) aligned with `chunks()` (the BM25 token cache)."""
-        return self._part("tokens", lambda: tokens_from(self._raw(PART_TOKENS)))
+    def tokens(self) -> TokenTable:
+        """The BM25 token cache, rows aligned with `chunks()`."""
+        return self._part("tokens", lambda: TokenTable.load(
+            verify_dir(self._gen, self.manifest, DIR_TOKENS)))
 
     def tree_nodes(self) -> list[TreeNode]:
         def load() -> list[TreeNode]:

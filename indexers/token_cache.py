@@ -1,0 +1,89 @@
+"""The BM25 token cache: every chunk's token list, kept with the index so a refresh only
+tokenizes the chunks of changed files.
+
+Stored as a vocabulary (JSON) + one flat int32 array of token ids + row offsets (`.npy`),
+aligned with the generation's chunks. Merging old rows with new token lists renumbers the
+vocabulary by first appearance, so an incremental build writes the very same table (and the
+same BM25 index) as a fresh build of the same files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import pairwise
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import orjson
+
+from helix.core.errors import IndexCorruptError
+
+DIR_TOKENS = "tokens"
+_VOCAB = "vocab.json"
+_IDS = "ids.npy"
+_OFFSETS = "offsets.npy"
+
+
+class TokenTable(NamedTuple):
+    vocab: list[str]
+    flat: np.ndarray  # int32 token ids, all rows concatenated
+    offsets: np.ndarray  # int64, len(rows) + 1
+
+    def row(self, index: int) -> np.ndarray:
+        return self.flat[int(self.offsets[index]):int(self.offsets[index + 1])]
+
+    def save(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / _VOCAB).write_bytes(orjson.dumps(self.vocab))
+        np.save(directory / _IDS, self.flat, allow_pickle=False)
+        np.save(directory / _OFFSETS, self.offsets, allow_pickle=False)
+
+    @classmethod
+    def load(cls, directory: Path) -> TokenTable:
+        try:
+            vocab = orjson.loads((directory / _VOCAB).read_bytes())
+            flat = np.load(directory / _IDS, allow_pickle=False)
+            offsets = np.load(directory / _OFFSETS, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise IndexCorruptError(f"index token cache unreadable: {exc}") from None
+        if (not isinstance(vocab, list) or flat.ndim != 1 or offsets.ndim != 1
+                or (len(offsets) and int(offsets[-1]) != len(flat))
+                or (len(flat) and int(flat.max()) >= len(vocab))):
+            raise IndexCorruptError("index token cache is inconsistent")
+        return cls(vocab, flat, offsets)
+
+
+def merge(rows: Sequence[np.ndarray | list[str]], old_vocab: Sequence[str]
+          ) -> tuple[TokenTable, list[list[str]]]:
+    """Rows are old id arrays (in `old_vocab`'s numbering) or fresh token lists.
+    Returns the canonical table and every row as a token list (for `BM25Index.build`)."""
+    ext: dict[str, int] = {token: i for i, token in enumerate(old_vocab)}
+    ext_vocab = list(old_vocab)
+    arrays: list[np.ndarray] = []
+    for row in rows:
+        if isinstance(row, np.ndarray):
+            arrays.append(row.astype(np.int64, copy=False))
+            continue
+        ids = np.empty(len(row), dtype=np.int64)
+        for position, token in enumerate(row):
+            index = ext.get(token)
+            if index is None:
+                index = ext[token] = len(ext_vocab)
+                ext_vocab.append(token)
+            ids[position] = index
+        arrays.append(ids)
+    lengths = np.fromiter((len(a) for a in arrays), dtype=np.int64, count=len(arrays))
+    offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
+    uniq, first = np.unique(flat.astype(np.int32, copy=False), return_index=True)
+    keep = uniq[np.argsort(first, kind="stable")]
+    remap = np.zeros(len(ext_vocab), dtype=np.int32)
+    remap[keep] = np.arange(len(keep), dtype=np.int32)
+    new_flat = remap[flat] if len(flat) else np.zeros(0, dtype=np.int32)
+    vocab = [ext_vocab[i] for i in keep.tolist()]
+    strings = np.array(vocab, dtype=object)[new_flat].tolist() if vocab else []
+    bounds = offsets.tolist()
+    token_lists = [strings[a:b] for a, b in pairwise(bounds)]
+    return TokenTable(vocab, new_flat.astype(np.int32, copy=False), offsets), token_lists
