@@ -507,7 +507,7 @@ def test_stray_comment_dividers_are_not_module_chunks() -> None:
 def test_minified_code_is_sliced_text_without_symbols() -> None:
     from indexers.chunkers import MAX_WINDOW_CHARS
 
-    line = "function a(){return b()};" * 2000  # one 50,000-character line
+    line = "".join(f"function a{i}(){{return b({i})}};" for i in range(2000))  # ~64,000 chars
     parsed = parse("static/app.min.js", f"/* header */\n{line}\n")
     assert parsed.defs == () and parsed.refs == ()
     assert {c.kind for c in parsed.chunks} == {"text_window"}
