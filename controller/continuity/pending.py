@@ -43,7 +43,8 @@ _ORDINAL = re.compile(
     r"(?P<n>\d+|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|1st|2nd|3rd|"
     r"4th|5th|one|two|three|four|five|six|seven|eight|nine|ten|last)"
     r"(?:\s+(?:one|option|sense|meaning|choice))?$")
-_YES = re.compile(r"^(?:yes|yeah|yep|yup|sure|y|go (?:for it|ahead)|do it|please do|correct)$")
+_YES = re.compile(r"^(?:(?:yes|yeah|yep|yup|sure|y|correct)(?:[ ,]+(?:go for it|go ahead|do it|"
+                  r"please do))?|go for it|go ahead|do it|please do)$")
 _NO = re.compile(r"^(?:no|nope|nah|n|don't|do not|no thanks)$")
 _SCOPE = re.compile(
     r"^(?:(?:only\s+)?(?:in|under|within|inside)\s+)?(?P<path>[\w.-]+(?:/[\w.-]*)*/?)$")
