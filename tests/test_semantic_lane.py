@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 from lane_fixtures import (
     EVIDENCE_ITEMS,
     MINUTE_MS,
@@ -413,3 +416,23 @@ def test_events_are_documented_names_with_loop_cycle_fields() -> None:
 
 def test_interrupt_preempts() -> None:
     assert run("stop").kind == "escape"
+
+
+SEM_WORDS = ["why", "did", "you", "open", "that", "what", "happened", "last", "does",
+             "summary155", "mean", "?", "from", "the", "evidence", "summarize", "we", "it",
+             "explain", "tokenize.py", "and", "stop", "second", "one", "in", "tests/"]
+
+
+@given(words=st.lists(st.sampled_from(SEM_WORDS), min_size=1, max_size=9),
+       opened=st.booleans(), with_snap=st.booleans())
+@hyp_settings(max_examples=150, deadline=None)
+def test_property_semantic_lane_never_executes_and_asks_at_most_one_clarifier(
+        words: list[str], opened: bool, with_snap: bool) -> None:
+    state = opened_state() if opened else state_with(EVIDENCE)
+    d = run_semantic_lane(" ".join(words), state, ON, now_ms=NOW_MS,
+                          snapshots=[snap(SUMMARY_1)] if with_snap else [],
+                          enricher=Enricher(SemanticEnrichment()))
+    assert d.executes is False and d.mutations.push_trace is None
+    assert d.mutations.last_resolved_action is None and d.mutations.accept_choice_id is None
+    assert clarifiers(d) <= 1
+    assert (d.kind == "answer") == bool(d.answer)
