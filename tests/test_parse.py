@@ -517,3 +517,19 @@ def test_minified_code_is_sliced_text_without_symbols() -> None:
     assert all(c.text in full for c in parsed.chunks)
     assert sorted((c.start_line, c.end_line) for c in parsed.chunks) == [(1, 2)] + [(2, 2)] * 3
     assert len({c.id for c in parsed.chunks}) == len(parsed.chunks)
+
+
+def test_javascript_assigned_functions() -> None:
+    text = (
+        "module.exports.load = function (path) { return read(path); };\n"
+        "const api = {\n  save: (x) => write(x),\n};\n"
+        "class View {\n  onClick = () => this.render();\n}\n"
+    )
+    parsed = parse("lib/api.js", text)
+    assert spans(parsed) == [
+        ("load", "function", 1, 1, None),
+        ("save", "function", 3, 3, None),
+        ("View", "class", 5, 7, None),
+        ("View.onClick", "method", 6, 6, "View"),
+    ]
+    assert ("read", "load") in {(r.name, r.scope) for r in parsed.refs}

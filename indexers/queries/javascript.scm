@@ -7,6 +7,11 @@
   (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)])) @definition.function
 (variable_declaration
   (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)])) @definition.function
+(assignment_expression
+  left: (member_expression property: (property_identifier) @name)
+  right: [(arrow_function) (function_expression)]) @definition.function
+(pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.function
+(field_definition property: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.function
 
 (call_expression function: (identifier) @reference.call)
 (call_expression function: (member_expression property: (property_identifier) @reference.call))
