@@ -1,56 +1,29 @@
-"""`helix ask QUESTION --dry-run`: the controller's whole run, without an LLM.
+"""`helix ask QUESTION`: index if needed, run the controller, answer, log the run.
 
-Thin: parse, `ensure_index`, `run_controller`, render. `render_envelope(env, console)` is the
-human view (route, steps, stop reason, ranked evidence, clarifier, tree walk, answer); `--json`
-prints the envelope. Without --dry-run the answer is the same deterministic extract, marked
-answer_mode "deterministic" (synthesis takes this path over when a model is configured).
+Thin: parse, call `helix.service.ask` (index -> controller -> synthesis -> run log), render.
+`--dry-run` stops after the controller (no LLM call) and shows its steps and evidence;
+otherwise `render_answer` prints the answer, its `path:start-end` citations and a short evidence
+list (with no model configured the answer is the labelled deterministic extract). `--json`
+prints the envelope. `render_envelope(env, console)` is the controller view.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from helix.cli.common import echo_json
-from helix.core.config import IndexSettings
 from helix.core.errors import BadPathError, UserError
 
 if TYPE_CHECKING:
-    import numpy as np
     from rich.console import Console
 
     from helix.core.envelope import Envelope
-
-
-class LazyQueryEmbedder:
-    """The query embedder, built on first use: a dry run over an index without embeddings (or a
-    question no dense search is run for) never loads a model."""
-
-    def __init__(self, settings: IndexSettings) -> None:
-        self._settings = settings
-        self._inner: Any = None
-
-    def _get(self) -> Any:
-        if self._inner is None:
-            from indexers.encoder import query_embedder
-
-            self._inner = query_embedder(self._settings)
-        return self._inner
-
-    @property
-    def model_key(self) -> str:
-        return str(self._get().model_key)
-
-    @property
-    def dim(self) -> int:
-        return int(self._get().dim)
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        return self._get().embed(texts)
 
 
 def repo_root(repo: str | None) -> Path:
@@ -82,28 +55,6 @@ def read_question(question: Sequence[str], question_file: str | None) -> str:
     if not text:
         raise UserError("no question given (pass it as an argument, --question-file F, or -)")
     return text
-
-
-def ask_envelope(question: str, repo: str | None, *, dry_run: bool,
-                 scope: str | None = None, sense: str | None = None) -> Envelope:
-    """Index (if needed) and run the controller; the envelope of a dry or deterministic run."""
-    from controller.driver import run_controller
-    from helix.core.config import load_config
-    from helix.core.ports import SystemClock
-    from indexers.build import ensure_index
-
-    root = repo_root(repo)
-    config = load_config(root)
-    lazy = LazyQueryEmbedder(config.index)
-    index, report = ensure_index(root, config, query_embedder=lazy)
-    if report.refreshed:
-        click.echo(f"helix: index refreshed ({len(report.changed_files)} changed file(s))",
-                   err=True)
-    has_vectors = bool(getattr(index, "manifest", None) and index.manifest.embed_model_key)
-    env = run_controller(question, index, config, query_embedder=lazy if has_vectors else None,
-                         clock=SystemClock(), scope=scope, sense=sense,
-                         refreshed=report.refreshed)
-    return env if dry_run else env.model_copy(update={"answer_mode": "deterministic"})
 
 
 def render_envelope(env: Envelope, console: Console) -> None:
@@ -178,6 +129,11 @@ def ask(question: tuple[str, ...], repo: str | None, dry_run: bool, as_json: boo
                             "'same question but only in tests/')")
         from helix.cli.chat_cmd import ask_in_session
 
+        # the session runner loads its own config: hand the flags on as their environment
+        # aliases (this process only; flags still outrank everything else)
+        for name, value in (("HELIX_MODEL", model), ("HELIX_API_BASE", api_base)):
+            if value:
+                os.environ[name] = value
         ask_in_session(text, repo, session=session, reply_to=reply_to, dry_run=dry_run,
                        as_json=as_json)
         return
