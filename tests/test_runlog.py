@@ -118,3 +118,21 @@ def test_readable_while_another_process_writes(helix_home: Path) -> None:
     conn = sqlite3.connect(str(helix_home / "helix.sqlite"))
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
+
+
+def test_log_command_lists_runs_newest_first() -> None:
+    from click.testing import CliRunner
+
+    from helix.cli.main import _load_plugins, cli
+
+    _load_plugins()
+    runner = CliRunner()
+    assert runner.invoke(cli, ["log"]).stdout.startswith("no runs yet")
+    log = RunLog()
+    old = log.start(envelope(question="old question"), created=1.0, dry_run=True)
+    log.finish(old, envelope(question="old question"), updated=1.0)
+    new = log.start(envelope(question="new question"), created=2.0, dry_run=False)
+    lines = runner.invoke(cli, ["log"]).stdout.splitlines()
+    assert lines[0].startswith(new) and "[pending]" in lines[0] and "new question" in lines[0]
+    assert lines[1].startswith(old) and "dry_run" in lines[1]
+    assert len(runner.invoke(cli, ["log", "--limit", "1"]).stdout.splitlines()) == 1
