@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fnmatch import translate
 from pathlib import Path
@@ -156,14 +155,10 @@ def _ignored(specs: list[_Spec], rel: str, is_dir: bool) -> bool:
     return False
 
 
-def _entries(real_dir: str) -> Iterator[os.DirEntry[str]]:
-    try:
-        with os.scandir(real_dir) as it:
-            entries = list(it)
-    except OSError:
-        return iter(())
-    entries.sort(key=lambda entry: entry.name)
-    return iter(entries)
+def list_dir(real_dir: str) -> list[os.DirEntry[str]]:
+    """A directory's entries sorted by name (the one place the walker lists directories)."""
+    with os.scandir(real_dir) as it:
+        return sorted(it, key=lambda entry: entry.name)
 
 
 def _resolve(state: _Walk, path: str, is_link: bool, is_dir: bool) -> tuple[str, bool] | SkipReason:
@@ -184,8 +179,16 @@ def _resolve(state: _Walk, path: str, is_link: bool, is_dir: bool) -> tuple[str,
 def _visit_dir(
     state: _Walk, real_dir: str, rel_dir: str, specs: list[_Spec], ancestors: frozenset[str]
 ) -> None:
+    try:
+        entries = list_dir(real_dir)
+    except FileNotFoundError:
+        _dir_failed(state, rel_dir, "vanished")
+        return
+    except OSError:
+        _dir_failed(state, rel_dir, "unreadable")
+        return
     specs = specs + _load_specs(state, real_dir, rel_dir)
-    for entry in _entries(real_dir):
+    for entry in entries:
         name = entry.name
         rel = rel_dir + name
         try:
@@ -214,6 +217,12 @@ def _visit_dir(
             state.skip("secret", rel)
             continue
         _visit_file(state, target, rel, follow=is_link)
+
+
+def _dir_failed(state: _Walk, rel_dir: str, reason: SkipReason) -> None:
+    if not rel_dir:
+        raise BadPathError(f"cannot read directory: {state.root}")
+    state.skip(reason, rel_dir)
 
 
 def _visit_file(state: _Walk, target: str, rel: str, follow: bool) -> None:

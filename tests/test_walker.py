@@ -305,3 +305,31 @@ def test_walk_one_follows_the_same_rules(repo: Path, tmp_path: Path) -> None:
     write(repo, "big.txt", "x" * 50)
     with pytest.raises(BadPathError, match="too_large"):
         walker_mod.walk_one(repo, "big.txt", IndexSettings(max_file_bytes=10))
+
+
+def test_unlistable_or_vanished_directories(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, "ok/a.txt", "a\n")
+    write(tmp_path, "locked/b.txt", "b\n")
+    write(tmp_path, "gone/c.txt", "c\n")
+    real_list = walker_mod.list_dir
+
+    def flaky(real_dir: str) -> list[os.DirEntry[str]]:
+        if real_dir.endswith("locked"):
+            raise PermissionError(real_dir)
+        if real_dir.endswith("gone"):
+            raise FileNotFoundError(real_dir)
+        return real_list(real_dir)
+
+    monkeypatch.setattr(walker_mod, "list_dir", flaky)
+    result = walk(tmp_path, IndexSettings())
+    assert paths(result) == ["ok/a.txt"]
+    assert result.skipped == {"unreadable": ("locked/",), "vanished": ("gone/",)}
+
+    def denied(real_dir: str) -> list[os.DirEntry[str]]:
+        raise PermissionError(real_dir)
+
+    monkeypatch.setattr(walker_mod, "list_dir", denied)
+    with pytest.raises(BadPathError, match="cannot read directory"):
+        walk(tmp_path, IndexSettings())
