@@ -106,3 +106,9 @@ def test_times_and_urls_are_not_citations() -> None:
         "At 10:30 the server at http://localhost:8080 retries [E1].", REFS)
     assert removed == () and "10:30" in text and "localhost:8080" in text
     assert [c.ref for c in citations] == ["E1"]
+
+
+def test_ref_ranges_and_lists() -> None:
+    _, citations, removed = extract_citations("See [E1-E2] and [e2; E1] and [E1–E4].", REFS)
+    assert [c.ref for c in citations] == ["E1", "E2"]  # deduplicated, in order of appearance
+    assert removed == ("[E3]", "[E4]")

@@ -55,8 +55,9 @@ _NO_EVIDENCE_RE = tuple(re.compile(p, re.I | re.S) for p in NO_EVIDENCE_PATTERNS
 _ABSTAIN_RE = tuple(re.compile(p, re.I | re.S) for p in ABSTAIN_PATTERNS)
 
 # [E3], [E3, E5], [E3; E5], [e3]
-_REF_GROUP_RE = re.compile(r"\[\s*E\d+(?:\s*[,;]\s*E\d+)*\s*\]", re.I)
-_REF_RE = re.compile(r"E(\d+)", re.I)
+_REF_GROUP_RE = re.compile(r"\[\s*E\d+(?:\s*[,;\-–]\s*E\d+)*\s*\]", re.I)
+_REF_RANGE_RE = re.compile(r"E(\d+)(?:\s*[\-–]\s*E(\d+))?", re.I)
+MAX_REF_RANGE = 50  # [E1-E9999] is not a citation of 9999 items
 # path:10-20, path:12, path:L10-L20, optionally in backticks; not part of a URL.
 _PATH_CITE_RE = re.compile(
     r"(?<![\w/.@:-])`?(?P<path>[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)*)`?"
@@ -117,6 +118,17 @@ def _path_citation(match: re.Match[str], refs: Sequence[CitationRef]) -> Citatio
     return None
 
 
+def _ref_ids(group: str) -> list[str]:
+    """`[E1, E3-E5]` -> E1, E3, E4, E5."""
+    ids: list[str] = []
+    for first, last in _REF_RANGE_RE.findall(group):
+        lo, hi = int(first), int(last or first)
+        if hi < lo or hi - lo > MAX_REF_RANGE:
+            hi = lo
+        ids += [f"E{n}" for n in range(lo, hi + 1)]
+    return ids
+
+
 def extract_citations(text: str, refs: Sequence[CitationRef]
                       ) -> tuple[str, tuple[Citation, ...], tuple[str, ...]]:
     """(text without invalid citations, valid citations in order of appearance, removed)."""
@@ -125,7 +137,7 @@ def extract_citations(text: str, refs: Sequence[CitationRef]
     removed: list[str] = []
 
     def replace_group(match: re.Match[str]) -> str:
-        ids = [f"E{n}" for n in _REF_RE.findall(match.group(0))]
+        ids = _ref_ids(match.group(0))
         good = [i for i in ids if i in by_id]
         removed.extend(f"[{i}]" for i in ids if i not in by_id)
         for position, ref_id in enumerate(good):

@@ -78,7 +78,8 @@ def _item_block(ref: CitationRef, item: EvidenceItem) -> str:
 
 
 def _one_line(value: str) -> str:
-    return " ".join(value.split())
+    """A header field on one line, without angle brackets (no fake TOOL_RESULTS tags)."""
+    return " ".join(value.split()).replace("<", "‹").replace(">", "›")
 
 
 def tool_results_block(evidence: Sequence[EvidenceItem]) -> str:
