@@ -98,6 +98,18 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
+@contextlib.contextmanager
+def running_gc() -> Iterator[None]:
+    """Collector on inside a paused section (e.g. while torch embeds: it makes real garbage)."""
+    enabled = gc.isenabled()
+    gc.enable()
+    try:
+        yield
+    finally:
+        if not enabled:
+            gc.disable()
+
+
 def trusted(cls: type[M], values: dict[str, Any]) -> M:
     """What `model_construct` does for a model without defaults to fill, at a third of the
     cost: only for data this module wrote itself (validated then, digest-checked now)."""

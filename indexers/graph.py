@@ -208,7 +208,7 @@ def _call_edges(b: _Builder, parsed: Sequence[ParsedLike], defs: DefIndex,
     targets: dict[str, set[str]] = defaultdict(set)
     for p in parsed:
         file_node = node_id_file(p.path)
-        imports = defs.names_in(imported.get(p.path, ()))
+        imports = sorted(imported.get(p.path, ()))
         memo: dict[tuple[str, str | None], SymbolDef | None] = {}
         for ref in p.refs:
             if ref.kind == "import":

@@ -207,9 +207,7 @@ class DefIndex:
         self.by_name: dict[str, list[SymbolDef]] = defaultdict(list)
         self.by_qualname: dict[str, list[SymbolDef]] = defaultdict(list)
         self.by_path_name: dict[tuple[str, str], list[SymbolDef]] = defaultdict(list)
-        self.by_path: dict[str, list[SymbolDef]] = defaultdict(list)
         for d in ordered:
-            self.by_path[d.path].append(d)
             self.by_name[d.name].append(d)
             self.by_qualname[d.qualname].append(d)
             self.by_path_name[(d.path, d.name)].append(d)
@@ -232,18 +230,11 @@ class DefIndex:
                 return d
         return cands[0]
 
-    def names_in(self, paths: Iterable[str]) -> dict[str, list[SymbolDef]]:
-        """Definitions of the given files by bare name (for `in_files`), in path order."""
-        out: dict[str, list[SymbolDef]] = defaultdict(list)
-        for path in sorted(set(paths)):
-            for d in self.by_path.get(path, ()):
-                out[d.name].append(d)
-        return out
-
-    @staticmethod
-    def in_files(names: dict[str, list[SymbolDef]], name: str) -> SymbolDef | None:
-        """The unique module-level (else unique) definition of `name` in `names_in(...)`."""
-        cands = names.get(name)
+    def in_files(self, paths: Sequence[str], name: str) -> SymbolDef | None:
+        """The unique module-level (else unique) definition of `name` among `paths`
+        (sorted, distinct)."""
+        by_path_name = self.by_path_name
+        cands = [d for p in paths for d in by_path_name.get((p, name), ())]
         if not cands:
             return None
         top = [d for d in cands if d.scope is None]

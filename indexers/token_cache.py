@@ -3,8 +3,9 @@ tokenizes the chunks of changed files.
 
 Stored as a vocabulary (JSON) + one flat int32 array of token ids + row offsets (`.npy`),
 aligned with the generation's chunks. Merging old rows with new token lists renumbers the
-vocabulary by first appearance, so an incremental build writes the very same table (and the
-same BM25 index) as a fresh build of the same files.
+vocabulary in sorted order of the tokens in use, so an incremental build writes the very same
+table as a fresh build of the same files (no sort of the token stream: a bincount finds the
+tokens in use).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 import orjson
 
 from helix.core.errors import IndexCorruptError
+from indexers.formats import paused_gc
 
 DIR_TOKENS = "tokens"
 _VOCAB = "vocab.json"
@@ -77,13 +79,14 @@ def merge(rows: Sequence[np.ndarray | list[str]], old_vocab: Sequence[str]
     offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
-    uniq, first = np.unique(flat.astype(np.int32, copy=False), return_index=True)
-    keep = uniq[np.argsort(first, kind="stable")]
+    used = np.flatnonzero(np.bincount(flat, minlength=len(ext_vocab))).tolist()
+    keep = np.array(sorted(used, key=ext_vocab.__getitem__), dtype=np.int64)
     remap = np.zeros(len(ext_vocab), dtype=np.int32)
     remap[keep] = np.arange(len(keep), dtype=np.int32)
     new_flat = remap[flat] if len(flat) else np.zeros(0, dtype=np.int32)
     vocab = [ext_vocab[i] for i in keep.tolist()]
-    strings = np.array(vocab, dtype=object)[new_flat].tolist() if vocab else []
-    bounds = offsets.tolist()
-    token_lists = [strings[a:b] for a, b in pairwise(bounds)]
+    with paused_gc():  # 30k new lists would trigger many full young-generation scans
+        strings = np.array(vocab, dtype=object)[new_flat].tolist() if vocab else []
+        bounds = offsets.tolist()
+        token_lists = [strings[a:b] for a, b in pairwise(bounds)]
     return TokenTable(vocab, new_flat.astype(np.int32, copy=False), offsets), token_lists
