@@ -176,7 +176,7 @@ def _load_previous(store: IndexStore, root: Path, config: HelixConfig, force: bo
         return None, f"index was corrupt ({exc}); rebuilding from scratch"
     if force:
         return None, "forced full rebuild"
-    return Index(root, generation, manifest, config.index), None
+    return Index(root, generation, manifest, config.index, verified=True), None
 
 
 def _reusable(index: Index | None, config: HelixConfig) -> tuple[_Previous | None, str | None]:
@@ -413,7 +413,9 @@ def ensure_index(root: Path, config: HelixConfig, *, index_dir: Path | None = No
     report = build_index(root, config, index_dir=index_dir, embedder=embedder,
                          progress=progress)
     store = _store_for(root, index_dir)
-    return Index.open(store, root, config.index, query_embedder), report
+    # The build checked (or wrote) every part of that generation a moment ago.
+    return Index.open(store, root, config.index, query_embedder,
+                      verified_rev=report.index_rev), report
 
 
 def index_status(root: Path, config: HelixConfig, index_dir: Path | None = None) -> StatusReport:

@@ -274,8 +274,8 @@ class IndexStore:
         return total
 
 
-def read_part(generation: Path, manifest: Manifest, rel: str) -> bytes:
-    """A part's bytes, verified against the manifest digest."""
+def read_part(generation: Path, manifest: Manifest, rel: str, check: bool = True) -> bytes:
+    """A part's bytes, verified against the manifest digest (unless already checked)."""
     info = manifest.parts.get(rel)
     if info is None:
         raise IndexCorruptError(f"index part {rel} is not in the manifest")
@@ -283,15 +283,15 @@ def read_part(generation: Path, manifest: Manifest, rel: str) -> bytes:
         data = (generation / rel).read_bytes()
     except OSError:
         raise IndexCorruptError(f"index part {rel} is missing") from None
-    if digest(data) != info.digest:
+    if check and digest(data) != info.digest:
         raise IndexCorruptError(f"index part {rel} does not match its digest")
     return data
 
 
-def verify_dir(generation: Path, manifest: Manifest, subdir: str) -> Path:
+def verify_dir(generation: Path, manifest: Manifest, subdir: str, check: bool = True) -> Path:
     """Check every part under `subdir` against its digest; return the directory."""
     for rel in manifest.parts:
-        if rel.startswith(subdir + "/"):
+        if check and rel.startswith(subdir + "/"):
             read_part(generation, manifest, rel)
     return generation / subdir
 
@@ -304,7 +304,11 @@ class Index:
     """`indexers.api.IndexReader` over one generation; each part is read on first use."""
 
     def __init__(self, root: Path, generation: Path, manifest: Manifest,
-                 settings: IndexSettings, query_embedder: Embedder | None = None) -> None:
+                 settings: IndexSettings, query_embedder: Embedder | None = None,
+                 verified: bool = False) -> None:
+        """`verified`: every part's digest was just checked (by the builder in this
+        process), so reads skip the second check."""
+        self._check = not verified
         self._root = root
         self._gen = generation
         self.manifest = manifest
@@ -314,11 +318,15 @@ class Index:
 
     @classmethod
     def open(cls, store: IndexStore, root: Path, settings: IndexSettings,
-             query_embedder: Embedder | None = None) -> Index:
+             query_embedder: Embedder | None = None, verified_rev: str | None = None) -> Index:
+        """The current generation. `verified_rev`: the index_rev whose parts the caller has
+        just checked; digests are checked again on read unless the generation is that one."""
         generation = store.current_dir()
         if generation is None:
             raise IndexCorruptError(f"no index at {store.directory}")
-        return cls(root, generation, store.read_manifest(generation), settings, query_embedder)
+        manifest = store.read_manifest(generation)
+        return cls(root, generation, manifest, settings, query_embedder,
+                   verified=verified_rev is not None and verified_rev == manifest.index_rev)
 
     def _part(self, key: str, load: Callable[[], Any]) -> Any:
         if key not in self._cache:
@@ -326,7 +334,7 @@ class Index:
         return self._cache[key]
 
     def _raw(self, rel: str) -> bytes:
-        return read_part(self._gen, self.manifest, rel)
+        return read_part(self._gen, self.manifest, rel, self._check)
 
     @property
     def root(self) -> Path:
@@ -378,7 +386,7 @@ class Index:
     def tokens(self) -> TokenTable:
         """The BM25 token cache, rows aligned with `chunks()`."""
         return self._part("tokens", lambda: TokenTable.load(
-            verify_dir(self._gen, self.manifest, DIR_TOKENS)))
+            verify_dir(self._gen, self.manifest, DIR_TOKENS, self._check)))
 
     def tree_nodes(self) -> list[TreeNode]:
         def load() -> list[TreeNode]:
@@ -394,7 +402,7 @@ class Index:
             from indexers.bm25 import BM25Index
 
             try:
-                return BM25Index.load(verify_dir(self._gen, self.manifest, DIR_BM25))
+                return BM25Index.load(verify_dir(self._gen, self.manifest, DIR_BM25, self._check))
             except (OSError, ValueError, KeyError) as exc:
                 raise IndexCorruptError(f"index part bm25 unreadable: {exc}") from None
         return self._part("bm25", load)
@@ -412,7 +420,7 @@ class Index:
             from indexers.dense import DenseIndex
 
             try:
-                return DenseIndex.load(verify_dir(self._gen, self.manifest, DIR_DENSE))
+                return DenseIndex.load(verify_dir(self._gen, self.manifest, DIR_DENSE, self._check))
             except (OSError, ValueError, KeyError) as exc:
                 raise IndexCorruptError(f"index part dense unreadable: {exc}") from None
         return self._part("dense", load)
