@@ -21,6 +21,7 @@ class ShownItem(Frozen):
     id: str
     label: str
     sublabel: str = ""
+    target_id: str = ""  # the object it opens (graph node id)
 
 
 class ShownList(Frozen):
@@ -35,7 +36,8 @@ class ShownList(Frozen):
     def of(cls, option_set: OptionSet) -> ShownList:
         return cls(option_set_id=option_set.id, kind=option_set.kind, scope=option_set.scope,
                    items=tuple(ShownItem(index=i.index, id=i.id, label=i.label,
-                                         sublabel=i.sublabel) for i in option_set.items))
+                                         sublabel=i.sublabel, target_id=i.target.id)
+                               for i in option_set.items))
 
 
 class OpenedSpan(Frozen):
