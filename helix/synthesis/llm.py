@@ -96,7 +96,9 @@ class LiteLLMClient:
         litellm = _import_litellm()
         kwargs: dict[str, Any] = {
             "model": model, "messages": [dict(m) for m in messages], "timeout": timeout_s,
-            "max_tokens": max_tokens, "temperature": temperature, "num_retries": 0, **self.extra,
+            "max_tokens": max_tokens, "temperature": temperature, "num_retries": 0,
+            # a model that rejects e.g. temperature gets the call without it, not an error
+            "drop_params": True, **self.extra,
         }
         if api_base:
             kwargs["api_base"] = api_base
