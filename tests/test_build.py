@@ -220,3 +220,25 @@ def test_networkx_smoke(tmp_path: Path) -> None:
     assert any(d.path == "algorithms/shortest_paths/generic.py" for d in found)
     hits = idx.search_bm25("shortest path between two nodes", 10)
     assert any("shortest_paths" in idx.chunk(h.chunk_id).path for h in hits)
+
+
+@pytest.mark.slow
+def test_real_model_small_refresh_without_torch(repo: Path, tmp_path: Path) -> None:
+    """A build that embeds a handful of texts uses the numpy encoder: real vectors, no torch."""
+    script = textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        from helix.core.config import HelixConfig
+        from indexers.build import ensure_index
+        idx, report = ensure_index(Path({str(repo)!r}), HelixConfig(),
+                                   index_dir=Path({str(tmp_path / "idx")!r}))
+        assert report.embeddings["computed"] == report.embeddings["total"] > 0, report
+        hits = idx.search_dense("how often do we retry?", 3)
+        assert hits and hits[0].channel == "dense", hits
+        print("TOP", idx.chunk(hits[0].chunk_id).path)
+        print("HEAVY", [m for m in ("torch", "sentence_transformers") if m in sys.modules])
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=dict(os.environ), cwd=Path(__file__).parent.parent, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "HEAVY []" in done.stdout
