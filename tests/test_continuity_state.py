@@ -96,8 +96,8 @@ def test_recent_action_trace_max_5_newest_first():
     stamps = [e.timestamp for e in state.recent_action_trace]
     assert stamps == [70, 60, 50, 40, 30]
     with pytest.raises(ValidationError):
-        ContinuityState(session_id="s", recent_action_trace=tuple(
-            state.recent_action_trace) + (state.recent_action_trace[0],))
+        ContinuityState(session_id="s", recent_action_trace=(
+            *state.recent_action_trace, state.recent_action_trace[0]))
     with pytest.raises(ValidationError):  # oldest first is refused
         ContinuityState(session_id="s", recent_action_trace=tuple(
             reversed(state.recent_action_trace)))
