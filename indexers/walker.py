@@ -176,21 +176,36 @@ def _resolve(state: _Walk, path: str, is_link: bool, is_dir: bool) -> tuple[str,
     return target, os.path.isdir(target)
 
 
-def _visit_dir(
-    state: _Walk, real_dir: str, rel_dir: str, specs: list[_Spec], ancestors: frozenset[str]
-) -> None:
+@dataclass(frozen=True)
+class _Dir:
+    real: str
+    rel: str  # "" for the root, else ending in "/"
+    specs: list[_Spec]
+    ancestors: frozenset[str]  # real paths of this directory and the ones above it
+
+
+def _walk_dirs(state: _Walk, root: _Dir) -> None:
+    """Depth-first over directories with an explicit stack (no recursion limit on depth)."""
+    stack = [root]
+    while stack:
+        stack.extend(reversed(_visit_dir(state, stack.pop())))
+
+
+def _visit_dir(state: _Walk, here: _Dir) -> list[_Dir]:
+    """Handle a directory's files; return its subdirectories to visit."""
     try:
-        entries = list_dir(real_dir)
+        entries = list_dir(here.real)
     except FileNotFoundError:
-        _dir_failed(state, rel_dir, "vanished")
-        return
+        _dir_failed(state, here.rel, "vanished")
+        return []
     except OSError:
-        _dir_failed(state, rel_dir, "unreadable")
-        return
-    specs = specs + _load_specs(state, real_dir, rel_dir)
+        _dir_failed(state, here.rel, "unreadable")
+        return []
+    specs = here.specs + _load_specs(state, here.real, here.rel)
+    subdirs: list[_Dir] = []
     for entry in entries:
         name = entry.name
-        rel = rel_dir + name
+        rel = here.rel + name
         try:
             is_link = entry.is_symlink()
             is_dir = entry.is_dir(follow_symlinks=False)
@@ -208,15 +223,16 @@ def _visit_dir(
             state.skip("ignored", rel + "/" if is_dir else rel)
             continue
         if is_dir:
-            if target in ancestors:
+            if target in here.ancestors:
                 state.skip("symlink_loop", rel + "/")
-                continue
-            _visit_dir(state, target, rel + "/", specs, ancestors | {target})
+            else:
+                subdirs.append(_Dir(target, rel + "/", specs, here.ancestors | {target}))
             continue
         if state.settings.skip_secrets and is_secret_name(name):
             state.skip("secret", rel)
             continue
         _visit_file(state, target, rel, follow=is_link)
+    return subdirs
 
 
 def _dir_failed(state: _Walk, rel_dir: str, reason: SkipReason) -> None:
@@ -313,7 +329,7 @@ def walk(root: Path, settings: IndexSettings) -> WalkResult:
     """All indexable files under `root`, plus what was skipped and why. Deterministic."""
     real_root = _real_root(root)
     state = _Walk(root=real_root, settings=settings)
-    _visit_dir(state, real_root, "", [], frozenset({real_root}))
+    _walk_dirs(state, _Dir(real_root, "", [], frozenset({real_root})))
     files = tuple(sorted(state.files, key=lambda item: item.record.path))
     skipped = {reason: tuple(sorted(paths)) for reason, paths in sorted(state.skipped.items())}
     seen = len(files) + sum(len(paths) for paths in skipped.values())

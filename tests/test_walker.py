@@ -333,3 +333,17 @@ def test_unlistable_or_vanished_directories(
     monkeypatch.setattr(walker_mod, "list_dir", denied)
     with pytest.raises(BadPathError, match="cannot read directory"):
         walk(tmp_path, IndexSettings())
+
+
+def test_very_deep_tree_has_no_recursion_limit(tmp_path: Path) -> None:
+    import sys
+
+    depth = sys.getrecursionlimit() + 50
+    rel = "/".join(["d"] * depth)
+    current = tmp_path
+    for _ in range(depth):
+        current = current / "d"
+        current.mkdir()  # one level at a time: pathlib's parents=True recurses too
+    write(tmp_path, rel + "/leaf.txt", "x\n")
+    result = walk(tmp_path, IndexSettings())
+    assert paths(result) == [rel + "/leaf.txt"]
