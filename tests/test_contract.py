@@ -112,3 +112,17 @@ def test_ref_ranges_and_lists() -> None:
     _, citations, removed = extract_citations("See [E1-E2] and [e2; E1] and [E1–E4].", REFS)
     assert [c.ref for c in citations] == ["E1", "E2"]  # deduplicated, in order of appearance
     assert removed == ("[E3]", "[E4]")
+
+
+@pytest.mark.parametrize(("answer", "ok"), [
+    ("The policy is decided in decide_retry [E1]. The provided context does not mention the "
+     "backoff cap.", True),
+    ("Retries: see src/retry.py:10-12. I couldn't find where the cap is configured.", True),
+    ("The provided context does not mention a retry policy. [E1] is unrelated.", False),
+    ("I could not find it; maybe [E1]?", False),
+])
+def test_limits_noted_after_a_cited_answer_are_allowed(answer: str, ok: bool) -> None:
+    result = check_answer(answer, REFS)
+    assert result.ok is ok
+    if not ok:
+        assert result.reason == NO_EVIDENCE_CLAIM

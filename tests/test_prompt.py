@@ -62,7 +62,7 @@ def test_fence_minimum_is_three_backticks() -> None:
 
 # Pinned: a change of the instructions, the block layout or the hashing shows up here. When the
 # change is intended, update the value (and PROMPT_VERSION if old run logs should be told apart).
-PINNED_PROMPT_HASH = "sha256:0080e06db6b8c3849826c0748ae16c5d37a7790a84a6a2bb3dbe84dd0893ea63"
+PINNED_PROMPT_HASH = "sha256:efd91390c315015653695b643f76b9c4bf48b6a0af9c00d6a608de7579a8e18e"
 
 
 def test_prompt_hash_is_pinned() -> None:

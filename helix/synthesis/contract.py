@@ -2,6 +2,9 @@
 
 1. Empty or abstaining output -> `abstain`.
 2. Evidence was sent and the answer claims there is none -> `contract_no_evidence_claim`.
+   A claim counts when nothing before it cites sent evidence: "There is no evidence ... [E1]" or
+   "I couldn't find it" is rejected; "X is decided in [E1]. The evidence does not cover Y." is an
+   answer followed by an honest note on its limits, which the prompt asks for.
 3. Citations (`[E3]`, `path:10-20`, `path:12`) must name evidence that was sent: an id the prompt
    defined, or a path + line range inside a sent span. Others are removed from the text and
    recorded; if no valid citation is left while evidence exists -> `contract_no_valid_citation`.
@@ -75,7 +78,13 @@ class ContractResult(Frozen):
 
 
 def claims_no_evidence(text: str) -> bool:
-    return any(p.search(text) for p in _NO_EVIDENCE_RE)
+    return no_evidence_claim_at(text) is not None
+
+
+def no_evidence_claim_at(text: str) -> int | None:
+    """Where the first "no evidence" claim starts, or None."""
+    starts = [m.start() for p in _NO_EVIDENCE_RE if (m := p.search(text))]
+    return min(starts) if starts else None
 
 
 def is_abstention(text: str) -> bool:
@@ -186,7 +195,8 @@ def check_answer(text: str, refs: Sequence[CitationRef]) -> ContractResult:
     if is_abstention(text):
         return ContractResult(ok=False, reason=ABSTAIN, answer=text.strip(), citations=(),
                               removed=())
-    if evidence_exists and claims_no_evidence(text):
+    claim_at = no_evidence_claim_at(text) if evidence_exists else None
+    if claim_at is not None and not extract_citations(text[:claim_at], refs)[1]:
         return ContractResult(ok=False, reason=NO_EVIDENCE_CLAIM, answer=text.strip(),
                               citations=(), removed=())
     answer, citations, removed = extract_citations(text.strip(), refs)
