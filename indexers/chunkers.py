@@ -105,14 +105,21 @@ def _front_matter_end(lines: list[str]) -> int:
 
 
 def markdown_headings(lines: list[str]) -> list[tuple[int, int, str]]:
-    """(line, level, title) of ATX and setext headings, skipping fenced code and front matter."""
+    """(line, level, title) of ATX and setext headings, skipping fenced code, HTML comments
+    and front matter."""
     lines = [line.rstrip("\r") for line in lines]
     out: list[tuple[int, int, str]] = []
     fence: str | None = None
+    in_comment = False
     first = _front_matter_end(lines) + 1
     prev_para = False  # previous line is a plain paragraph line (a setext candidate)
     for i in range(first, len(lines)):
         line = lines[i]
+        if in_comment or (fence is None and line.lstrip().startswith("<!--")):
+            rest = line if in_comment else line[line.find("<!--") + len("<!--"):]
+            in_comment = "-->" not in rest
+            prev_para = False
+            continue
         fence_match = _FENCE.match(line)
         if fence is not None:
             if fence_match and fence_match.group(1)[0] == fence[0] and len(

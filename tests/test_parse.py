@@ -533,3 +533,11 @@ def test_javascript_assigned_functions() -> None:
         ("View.onClick", "method", 6, 6, "View"),
     ]
     assert ("read", "load") in {(r.name, r.scope) for r in parsed.refs}
+
+
+def test_markdown_html_comments_hide_headings() -> None:
+    text = "# A\n<!--\n# hidden\n-->\n<!-- # also hidden -->\n## B\nx\n"
+    parsed = parse("c.md", text)
+    assert [(c.start_line, c.heading_path) for c in parsed.chunks] == [
+        (1, ("A",)), (6, ("A", "B")),
+    ]
