@@ -7,7 +7,7 @@ from typing import Any
 
 from evals.gates import Decision
 from evals.metrics import KS, CaseResult
-from evals.runner import RunResult, SuiteResult
+from evals.runner import RunResult, SuiteResult, class_order
 
 PIPE_WIDTH = 140  # columns when the output is not a terminal (logs, files)
 TOTAL_KEYS = (*(f"hit@{k}" for k in KS), "mrr", "pass_rate", "hash_stable_rate",
@@ -18,6 +18,9 @@ def result_json(run: RunResult, decision: Decision | None = None,
                 pinned: str | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"run": run.model_dump(mode="json")}
     out["summary"] = summary(run)
+    classes = pooled_classes(run)
+    if classes:
+        out["continuity_by_class"] = classes
     if decision is not None:
         out["decision"] = decision.model_dump(mode="json")
     if pinned is not None:
@@ -46,6 +49,18 @@ def summary(run: RunResult) -> dict[str, Any]:
                                                       "bm25_files": suite.bm25_files.get("mrr")}
         rows[suite.name] = row
     return rows
+
+
+def pooled_classes(run: RunResult) -> dict[str, dict[str, Any]]:
+    """Per transition class over every continuity suite of the run."""
+    pooled: dict[str, list[int]] = {}
+    for suite in run.suites:
+        for name, row in ((suite.continuity or {}).get("by_class") or {}).items():
+            cases, passed = pooled.setdefault(name, [0, 0]), row["passed"]
+            cases[0] += row["cases"]
+            cases[1] += passed
+    return {name: {"cases": n, "passed": p, "pass_rate": round(p / n, 4) if n else None}
+            for name, (n, p) in sorted(pooled.items(), key=lambda kv: class_order(kv[0]))}
 
 
 def _fmt(value: Any) -> str:
@@ -124,6 +139,14 @@ def render(run: RunResult, decision: Decision | None = None, *, verbose: bool = 
                   f"({run.config_hash[:19]}){' no-embed' if run.no_embed else ''}")
     for suite in run.suites:
         _suite_tables(suite, console, verbose)
+    classes = pooled_classes(run)
+    if sum(1 for s in run.suites if s.kind == "continuity") > 1:
+        table = Table(title="continuity: per transition class, all scenario suites")
+        for col in ("class", "cases", "passed", "pass rate"):
+            table.add_column(col)
+        for name, row in classes.items():
+            table.add_row(name, str(row["cases"]), str(row["passed"]), _fmt(row["pass_rate"]))
+        console.print(table)
     if decision is not None:
         table = Table(title=f"A/B: '{decision.candidate_label}' vs baseline "
                             f"'{decision.baseline_label}' ({', '.join(decision.suites)})")

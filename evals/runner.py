@@ -216,13 +216,14 @@ def continuity_report(raw_cases: Sequence[dict[str, Any]],
                      "per_turn": outcome.get("per_turn", [])})
     rates = {name: {"cases": len(flags), "passed": sum(flags),
                     "pass_rate": round(sum(flags) / len(flags), 4)}
-             for name, flags in sorted(by_class.items(), key=lambda kv: _class_key(kv[0]))}
+             for name, flags in sorted(by_class.items(), key=lambda kv: class_order(kv[0]))}
     total = len(rows)
     return {"cases": rows, "by_class": rates,
             "pass_rate": round(sum(r["passed"] for r in rows) / total, 4) if total else None}
 
 
-def _class_key(name: str) -> tuple[int, str]:
+def class_order(name: str) -> tuple[int, str]:
+    """T1 < T2 < ... < T10 (numeric), then anything else by name."""
     digits = "".join(ch for ch in name if ch.isdigit())
     return (int(digits) if digits else 10**6, name)
 
@@ -266,7 +267,7 @@ class Runner:
     def _run_scenario(self, case: dict[str, Any]) -> dict[str, Any]:
         from helix.session.scenarios import run_case
 
-        root = self.root(str(case.get("repo", "fixture:matrix_repo")))
+        root = self.root(str(case.get("repo", "fixture:continuity_repo")))
         config = eval_config(root, self.overrides, no_embed=self.no_embed)
         return dict(run_case(case, root=root, config=config))
 

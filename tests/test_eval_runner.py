@@ -261,3 +261,19 @@ def test_three_networkx_questions_without_embeddings(helix_home):
         assert case.error is None and case.checks["llm_steps_zero"] and case.checks["hashes_stable"]
     assert result.totals["hit@10"] is not None
     assert result.bm25_files is not None and result.bm25_files["cases"] == 3
+
+
+def test_report_pools_transition_classes_across_continuity_suites():
+    from evals.report import pooled_classes, result_json
+
+    def suite(name, classes):
+        rows = {k: {"cases": n, "passed": p, "pass_rate": p / n} for k, (n, p) in classes.items()}
+        return SuiteResult(name=name, kind="continuity", continuity={"by_class": rows})
+
+    run = RunResult(label="x", overrides={}, config_hash="sha256:x", no_embed=True,
+                    suites=(suite("continuity/T1", {"T1": (2, 2), "T10": (1, 0)}),
+                            suite("continuity/T3", {"T1": (1, 0), "T3": (3, 3)})))
+    pooled = pooled_classes(run)
+    assert list(pooled) == ["T1", "T3", "T10"]
+    assert pooled["T1"] == {"cases": 3, "passed": 2, "pass_rate": round(2 / 3, 4)}
+    assert result_json(run)["continuity_by_class"]["T10"]["pass_rate"] == 0.0
