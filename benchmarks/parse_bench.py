@@ -1,8 +1,9 @@
 """Walk + parse benchmark on this interpreter's standard library (engineer A's stage only).
 
-Copies `lib/python3.X` without `site-packages`, `test` directories and `__pycache__` to a temp
-directory (not timed), then times `walk` and `parse_file` over every walked file in one process,
-and a second walk (the no-op refresh's walk + hash). Writes benchmarks/results/parse_bench.json.
+Copies `lib/python3.X` without the top-level `site-packages` and `test` and without any
+`__pycache__` (the corpus of benchmarks/index_bench.py) to a temp directory (not timed), then
+times `walk` and `parse_file` over every walked file in one process, and a second walk (the
+no-op refresh's walk + hash). Writes benchmarks/results/parse_bench.json.
 
     python benchmarks/parse_bench.py [STDLIB_DIR]
 """
@@ -16,14 +17,23 @@ import sysconfig
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from helix.core.config import IndexSettings
 from indexers.parse import parse_file
 from indexers.walker import walk
 
-EXCLUDED = ("site-packages", "test", "tests", "idle_test", "__pycache__")
+EXCLUDED_TOP = ("site-packages", "test")
 RESULT = Path(__file__).parent / "results" / "parse_bench.json"
+
+
+def _excluded(source: Path) -> Callable[[str, list[str]], list[str]]:
+    def ignore(directory: str, names: list[str]) -> list[str]:
+        top = Path(directory) == source
+        return [n for n in names if n == "__pycache__" or (top and n in EXCLUDED_TOP)]
+
+    return ignore
 
 
 def main() -> None:
@@ -31,7 +41,7 @@ def main() -> None:
     settings = IndexSettings()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "stdlib"
-        shutil.copytree(source, root, symlinks=True, ignore=shutil.ignore_patterns(*EXCLUDED))
+        shutil.copytree(source, root, symlinks=True, ignore=_excluded(source))
         t0 = time.perf_counter()
         walked = walk(root, settings)
         t1 = time.perf_counter()
