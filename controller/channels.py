@@ -28,7 +28,8 @@ class Request(Frozen):
     k: int
     kinds: tuple[str, ...] = ()  # only these chunk kinds (empty: all)
     prefixes: tuple[str, ...] = ()  # only paths under one of these prefixes
-    fuzzy: bool = False  # path channel: match name words anywhere in the path
+    # path: match name words anywhere in the path; symbol: close names when no exact one
+    fuzzy: bool = False
 
 
 class Found(Frozen):
@@ -76,7 +77,7 @@ def _dense(index: IndexReader, request: Request, embedder: Embedder | None) -> l
 def _symbol(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:
     defs = index.find_definitions(request.query)
     how = "symbol:exact"
-    if not defs:
+    if not defs and request.fuzzy:
         defs = index.find_definitions(request.query, fuzzy=True)
         how = "symbol:fuzzy"
     out: list[tuple[Chunk, tuple[str, ...]]] = []

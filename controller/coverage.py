@@ -43,8 +43,9 @@ def states(text: str, phrases: Sequence[str]) -> bool:
     """The text states a phrase definitionally: "X is ...", "X means ...", "X: ...", "X = ..."."""
     for phrase in phrases:
         words = [re.escape(w) for w in re.findall(r"[A-Za-z0-9_.]+", phrase)]
-        if words and re.search(r"(?i)\b" + r"[\s_-]+".join(words) + r"\b" + _DEFINITIONAL,
-                               text):
+        # "X is", and "a X in <up to three words> is" ("A cavity in optics is ...")
+        if words and re.search(r"(?i)\b" + r"[\s_-]+".join(words) + r"\b"
+                               + r"(?:\s+in\s+\S+(?:\s+\S+){0,2}?)?" + _DEFINITIONAL, text):
             return True
     return False
 
@@ -83,8 +84,10 @@ def slot_test(slot: str, plan: RoutePlan) -> Callable[[Candidate], bool] | None:
     # An identifier is defined by code: a doc sentence about it does not cover its definition.
     code_term = bool(main) and is_identifier(main[0].strip("`"))
     if slot == "definition_span":
+        # A sentence states a definition in prose; in code `name: Type` is an annotation.
         return lambda c: bool(main) and (defines(c.chunk, names) is not None or (
-            not code_term and states(c.chunk.text, main)))
+            not code_term and c.chunk.kind not in CODE_CHUNK_KINDS
+            and states(c.chunk.text, main)))
     if slot == "location":
         return lambda c: bool(main) and (
             (c.chunk.kind in CODE_CHUNK_KINDS and _contains_any(c, main))

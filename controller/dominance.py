@@ -16,12 +16,17 @@ import re
 from collections.abc import Mapping, Sequence
 
 from controller.coverage import states
-from controller.evidence import defines
+from controller.evidence import CODE_CHUNK_KINDS, defines, is_test
 from controller.text import contains_phrase, jaccard, phrase_tokens, stem, token_set
 from helix.core.config import RetrievalSettings
 from helix.core.schemas import Chunk, Frozen
 
 LABEL_WORDS = 3  # distinctive words that name a sense
+# Words every code file shares: they never name a sense.
+_CODE_NOISE_TEXT = ("def class return self none true false import from str int float bool dict "
+                    "list tuple len assert init args kwargs lambda yield async await print md "
+                    "json txt rst")
+CODE_NOISE = frozenset(_CODE_NOISE_TEXT.split())
 CONTEXT_LINES = 2  # lines either side of a mention that form its context
 
 
@@ -86,7 +91,8 @@ def detect_senses(term: str, chunks: Sequence[Chunk], settings: RetrievalSetting
     if not mentions:
         return []
     by_file: dict[str, list[Chunk]] = {}
-    for chunk in mentions:
+    # Tests are about the code they exercise, never a sense of their own: assigned later.
+    for chunk in (m for m in mentions if not is_test(m)):
         by_file.setdefault(chunk.path, []).append(chunk)
     files = sorted(by_file)
     context = {f: frozenset().union(*(_context(c, term) for c in by_file[f]),
@@ -136,7 +142,8 @@ def detect_senses(term: str, chunks: Sequence[Chunk], settings: RetrievalSetting
                 for word, n in tally.items():
                     others[word] = others.get(word, 0) + n
         ranked = sorted(own, key=lambda w: (-(own[w] - others.get(w, 0)), -own[w], w))
-        words = tuple(w for w in ranked if re.fullmatch(r"[a-z][a-z0-9]+", w)
+        words = tuple(w for w in ranked if re.fullmatch(r"[a-z][a-z0-9]{2,}", w)
+                      and w not in CODE_NOISE
                       and not any(t in w or w.startswith(t[:-1]) for t in need))[:LABEL_WORDS]
         prefixes = _dirs(members)
         chunk_ids = tuple(c.id for f in members for c in by_file[f])
@@ -161,23 +168,28 @@ def assign(chunk: Chunk, term: str, senses: Sequence[Sense]) -> str | None:
     return max(senses, key=lambda s: (round(jaccard(ctx, s.context), 9), -len(s.key), s.key)).key
 
 
-def score_senses(senses: Sequence[Sense], term: str, chunks: Sequence[Chunk],
+def score_senses(senses: Sequence[Sense], term: str,
+                 retrieved: Mapping[str, Sequence[Chunk]],
                  settings: RetrievalSettings) -> list[SenseScore]:
-    """Mass: distinct chunks assigned to a sense; proofs: those that define or state the term."""
+    """Each sense scored on its own small-budget retrieval (the same budget for every sense).
+
+    Mass: retrieved chunks that mention the term and belong to the sense (its files, or closest
+    by context); proofs: those that define it (a def/class named for it) or state it in prose.
+    """
     names = frozenset({term.lower(), stem(term.lower())})
-    mass: dict[str, set[str]] = {s.key: set() for s in senses}
-    proofs: dict[str, set[str]] = {s.key: set() for s in senses}
-    for chunk in sorted({c.id: c for c in chunks}.values(), key=lambda c: c.id):
-        key = assign(chunk, term, senses)
-        if key is None:
-            continue
-        mass[key].add(chunk.id)
-        if defines(chunk, names) is not None or states(chunk.text, (term,)):
-            proofs[key].add(chunk.id)
-    out = [SenseScore(key=s.key, mass=len(mass[s.key]), proofs=len(proofs[s.key]),
-                      score=round(len(mass[s.key])
-                                  + settings.sense_proof_weight * len(proofs[s.key]), 6))
-           for s in senses]
+    out: list[SenseScore] = []
+    for sense in senses:
+        mass: set[str] = set()
+        proofs: set[str] = set()
+        for chunk in retrieved.get(sense.key, ()):
+            if assign(chunk, term, senses) != sense.key:
+                continue
+            mass.add(chunk.id)
+            if defines(chunk, names) is not None or (chunk.kind not in CODE_CHUNK_KINDS
+                                                     and states(chunk.text, (term,))):
+                proofs.add(chunk.id)
+        score = round(len(mass) + settings.sense_proof_weight * len(proofs), 6)
+        out.append(SenseScore(key=sense.key, mass=len(mass), proofs=len(proofs), score=score))
     return sorted(out, key=lambda x: (-x.score, x.key))
 
 

@@ -54,7 +54,8 @@ def definition_names(plan: RoutePlan) -> frozenset[str]:
 
 
 def _norm(name: str) -> str:
-    return name.lower().replace("_", "")
+    # A private name (`_chunk`) does not define the public term (`chunk`).
+    return ("_" if name.startswith("_") else "") + name.lower().replace("_", "")
 
 
 def defines(chunk: Chunk, names: Iterable[str]) -> str | None:

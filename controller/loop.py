@@ -90,11 +90,15 @@ def _req(state: LoopState, channel: str, query: str, kinds: tuple[str, ...] = ()
                    kinds=kinds, prefixes=state.prefixes, fuzzy=fuzzy)
 
 
+def _key(r: Request) -> str:
+    return f"{r.channel}:{r.query}:{','.join(r.kinds)}:{'~' if r.fuzzy else ''}"
+
+
 def _fresh(state: LoopState, requests: Sequence[Request]) -> tuple[Request, ...]:
     done = set(state.searched)
     out: list[Request] = []
     for r in requests:
-        key = f"{r.channel}:{r.query}:{','.join(r.kinds)}"
+        key = _key(r)
         if r.query and key not in done:
             done.add(key)
             out.append(r)
@@ -107,6 +111,10 @@ def _seed(state: LoopState) -> Action:
     for query in _subject_queries(state):
         reqs += [_req(state, "bm25", query, DOC_CHUNK_KINDS),
                  _req(state, "dense", query, DOC_CHUNK_KINDS)]
+    # Exact definitions of the names the question spells out are proof, not noise: look them
+    # up from the start (fuzzy lookups wait for the expand / widen steps).
+    reqs += [_req(state, "symbol", name, k=state.settings.sense_budget)
+             for name in _identifiers(state)]
     reqs += [_req(state, "path", hint) for hint in plan.intent.path_hints]
     if plan.doc_words:
         reqs.append(_req(state, "path", " ".join(plan.doc_words), fuzzy=True))
@@ -145,7 +153,7 @@ def _expand(state: LoopState) -> Action:
         reqs.append(_req(state, "bm25", f"{main} {stem_words}"))
     for name in list(dict.fromkeys([*_identifiers(state), *symbols,
                                     *sorted(set(found_idents))]))[:EXPAND_SEEDS * 2]:
-        reqs.append(_req(state, "symbol", name, k=state.settings.sense_budget))
+        reqs.append(_req(state, "symbol", name, k=state.settings.sense_budget, fuzzy=True))
     reqs.append(_req(state, "dense", main))
     return Action(phase="expand", requests=_fresh(state, reqs),
                   note="heading seeds, filename tokens, symbol names")
@@ -157,7 +165,7 @@ def _widen(state: LoopState) -> Action:
         reqs += [_req(state, "bm25", query, CODE_CHUNK_KINDS),
                  _req(state, "dense", query, CODE_CHUNK_KINDS)]
     for name in _identifiers(state):
-        reqs.append(_req(state, "symbol", name, k=state.settings.sense_budget))
+        reqs.append(_req(state, "symbol", name, k=state.settings.sense_budget, fuzzy=True))
     defs = [c for c in rank(state.evidence) if c.chunk.kind == "code_def"]
     for cand in defs[:GRAPH_SEEDS * 2]:
         reqs.append(_req(state, "graph", cand.chunk.node_id, k=state.settings.sense_budget))
@@ -169,7 +177,8 @@ def _widen(state: LoopState) -> Action:
 
 
 def _discovery(state: LoopState, term: str) -> Action:
-    reqs = (_req(state, "bm25", term), _req(state, "dense", term), _req(state, "symbol", term))
+    reqs = (_req(state, "bm25", term), _req(state, "dense", term),
+            *(_req(state, "symbol", name) for name in _identifiers(state)))
     return Action(phase="dominance", requests=reqs, note=f"sense discovery for '{term}'")
 
 
@@ -238,7 +247,7 @@ def _record(state: LoopState, action: Action, new_ids: list[str], coverage: Slot
 
 
 def _searched(state: LoopState, action: Action) -> tuple[str, ...]:
-    keys = [f"{r.channel}:{r.query}:{','.join(r.kinds)}" for r in action.requests]
+    keys = [_key(r) for r in action.requests]
     return tuple(dict.fromkeys((*state.searched, *keys)))
 
 
@@ -260,8 +269,9 @@ def _dominance(state: LoopState, tools: ToolResults) -> tuple[LoopState, Action 
                                              c.id for c in found)}})
         return state, _per_sense(state, term)
     discovery = set(state.sense_evidence.get("__discovery__", ()))
-    pool = {c.id: c for c in found}
-    scores = score_senses(state.senses, term, list(pool.values()), settings)
+    retrieved = {sense.key: [f.chunk for f in result.found]
+                 for sense, result in zip(state.senses, tools.results, strict=False)}
+    scores = score_senses(state.senses, term, retrieved, settings)
     winner = decide(scores, settings)
     from controller.dominance import assign
 

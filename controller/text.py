@@ -75,7 +75,8 @@ def symbol_variants(phrase: str) -> tuple[str, ...]:
     if not words:
         return ()
     if len(words) == 1:
-        return (words[0],)
+        word = words[0]
+        return tuple(dict.fromkeys((word, word[:1].upper() + word[1:])))
     camel = "".join(w[:1].upper() + w[1:] for w in words)
     snake = "_".join(w.lower() for w in words)
     return tuple(dict.fromkeys((camel, snake, snake.upper())))

@@ -17,9 +17,11 @@ def test_balanced_senses_split_with_two_option_clarifier() -> None:
         assert option.label and option.sense and option.evidence
     assert "cavity" in env.clarify.searched_terms
     assert env.clarify.top_candidates
-    paths = {e.path for o in env.clarify.options for e in o.evidence}
-    assert any("storage" in p for p in paths) and any("physics" in p or "cavity.py" in p
-                                                      or "test_cavity.py" in p for p in paths)
+    first, second = env.clarify.options
+    assert first.sense != second.sense
+    storage = [o for o in env.clarify.options if any("storage" in e.path for e in o.evidence)]
+    assert len(storage) == 1, "one option is the storage sense, the other is not"
+    assert {e.id for e in first.evidence}.isdisjoint({e.id for e in second.evidence})
     assert env.llm_steps == 0
     assert [s.phase for s in env.controller_steps] == ["dominance", "dominance"]
 
