@@ -114,8 +114,19 @@ def _qualify(raw: list[_RawDef]) -> list[_RawDef]:
     """Nest by byte containment and give every definition its qualname."""
     raw.sort(key=lambda d: (d.extent.start_byte, -d.extent.end_byte, d.name))
     stack: list[_RawDef] = []
+    seen: set[tuple[int, int, str]] = set()
+    out: list[_RawDef] = []
     for item in raw:
-        while stack and stack[-1].extent.end_byte <= item.extent.start_byte:
+        key = (item.node.start_byte, item.node.end_byte, item.name)
+        if key in seen:  # the same definition matched by two patterns
+            continue
+        seen.add(key)
+        # Equal extents are siblings (`const a = () => 1, b = () => 2`), not parent and child.
+        while stack and (
+            stack[-1].extent.end_byte <= item.extent.start_byte
+            or (stack[-1].extent.start_byte, stack[-1].extent.end_byte)
+            == (item.extent.start_byte, item.extent.end_byte)
+        ):
             stack.pop()
         item.parent = stack[-1] if stack else None
         parts = item.name.replace("::", ".").split(".")
@@ -131,7 +142,8 @@ def _qualify(raw: list[_RawDef]) -> list[_RawDef]:
         ):
             item.kind = "method"
         stack.append(item)
-    return raw
+        out.append(item)
+    return out
 
 
 def _scope_of(item: _RawDef, known: set[str]) -> str | None:
@@ -314,7 +326,8 @@ def extract(path: str, lang: str, source: bytes) -> FileSymbols:
             elif key in ("import", "import.require"):
                 import_nodes.extend(nodes)
     defs = _qualify(raw)
-    known = {d.qualname for d in defs if d.kind != "impl"}
+    kinds = {d.qualname: d.kind for d in defs if d.kind != "impl"}
+    known = set(kinds)
     spans: list[DefSpan] = []
     symbol_defs: list[SymbolDef] = []
     name_starts: set[int] = set()
@@ -325,6 +338,8 @@ def extract(path: str, lang: str, source: bytes) -> FileSymbols:
         start = item.extent.start_point[0] + 1
         end = item.extent.end_point[0] + 1
         scope = _scope_of(item, known)
+        if item.kind == "function" and scope is not None and kinds.get(scope) in CLASS_LIKE:
+            item.kind = "method"  # C++ `void C::m() {}` outside its class
         kind = cast(DefKind, item.kind)
         spans.append(
             DefSpan(

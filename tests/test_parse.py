@@ -405,7 +405,7 @@ def test_c_cpp_ruby() -> None:
     assert ("x.h", "import") in {(r.name, r.kind) for r in c.refs}
     cpp = parse("x.cpp", "namespace n { class C { void m() { h(); } }; }\nvoid n::C::k() {}\n")
     assert [(q, k) for q, k, *_ in spans(cpp)] == [
-        ("n", "module"), ("n.C", "class"), ("n.C.m", "method"), ("n.C.k", "function"),
+        ("n", "module"), ("n.C", "class"), ("n.C.m", "method"), ("n.C.k", "method"),
     ]
     rb = parse("x.rb", 'require "json"\nclass A < B\n  def m\n    go()\n  end\nend\n')
     assert [(q, k) for q, k, *_ in spans(rb)] == [("A", "class"), ("A.m", "method")]
@@ -541,3 +541,8 @@ def test_markdown_html_comments_hide_headings() -> None:
     assert [(c.start_line, c.heading_path) for c in parsed.chunks] == [
         (1, ("A",)), (6, ("A", "B")),
     ]
+
+
+def test_sibling_definitions_sharing_one_statement() -> None:
+    parsed = parse("a.js", "const a = () => 1, b = () => 2;\n")
+    assert spans(parsed) == [("a", "function", 1, 1, None), ("b", "function", 1, 1, None)]
