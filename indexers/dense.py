@@ -40,6 +40,8 @@ TIER_PRIVATE_DOCUMENTED = 6
 _TYPE_KINDS = frozenset({"class", "interface", "struct", "enum", "type"})
 
 MAX_SIGNATURE_LINES = 4
+# a card needs the decorators, signature and first doc paragraph: never the whole body
+MAX_CARD_SCAN_LINES = 60
 EMBED_BATCH = 256  # texts per embedder call: progress and cache writes happen per batch
 
 _DECORATOR = re.compile(r"^\s*@")
@@ -76,16 +78,15 @@ def _first_paragraph(text_lines: list[str]) -> str:
 
 
 def _python_docstring(rest: list[str]) -> str:
-    body = [ln for ln in rest if ln.strip()]
-    if not body:
+    at = next((i for i, line in enumerate(rest) if line.strip()), None)
+    if at is None:
         return ""
-    match = _DOCSTRING_START.match(body[0])
+    match = _DOCSTRING_START.match(rest[at])
     if not match:
         return ""
     quote = match.group(1)
-    first = body[0][match.end():]
     collected: list[str] = []
-    for line in [first, *rest[rest.index(body[0]) + 1:]]:
+    for line in [rest[at][match.end():], *rest[at + 1:]]:
         if quote in line:
             collected.append(line.split(quote, 1)[0])
             break
@@ -137,7 +138,8 @@ def _card(chunk: Chunk, settings: IndexSettings) -> tuple[str, int | None]:
         return f"{chunk.path}\n{chunk.text.strip()}"[:limit], _tier(chunk, True)
     if chunk.kind != "code_def":
         return "", None
-    signature, doc = _doc_of(chunk, chunk.text.splitlines())
+    head_lines = chunk.text.split("\n", MAX_CARD_SCAN_LINES)[:MAX_CARD_SCAN_LINES]
+    signature, doc = _doc_of(chunk, [line.rstrip("\r") for line in head_lines])
     tier = _tier(chunk, bool(doc))
     if tier is None:
         return "", None
