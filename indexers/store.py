@@ -23,6 +23,7 @@ records with `model_construct`, numpy arrays for tokens, a versioned pickle for 
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import shutil
@@ -51,6 +52,7 @@ from indexers.formats import (
     defs_from,
     files_from,
     load_graph,
+    paused_gc,
     refs_from,
 )
 from indexers.token_cache import DIR_TOKENS, TokenTable
@@ -330,7 +332,11 @@ class Index:
 
     def _part(self, key: str, load: Callable[[], Any]) -> Any:
         if key not in self._cache:
-            self._cache[key] = load()
+            with paused_gc():
+                self._cache[key] = load()
+            # Parts live as long as the process: keep the collector from re-scanning their
+            # hundreds of thousands of objects on every later full collection.
+            gc.freeze()
         return self._cache[key]
 
     def _raw(self, rel: str) -> bytes:
