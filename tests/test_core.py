@@ -74,3 +74,10 @@ def test_fake_embedder_is_deterministic_and_normalised() -> None:
     vecs = FakeEmbedder().embed(["retry policy", "retry policy", "graph edges"])
     assert np.allclose(vecs[0], vecs[1])
     assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0)
+
+
+def test_tuple_settings_from_env_take_one_or_many_values() -> None:
+    env = {"HELIX_HOME": "/tmp/h", "HELIX_TREES": "docs/tree.json"}
+    assert load_config(None, env=env).index.trees == ("docs/tree.json",)
+    env["HELIX_TREES"] = "a.json, b/*.json"
+    assert load_config(None, env=env).index.trees == ("a.json", "b/*.json")

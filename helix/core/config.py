@@ -120,6 +120,11 @@ class HelixConfig(_Frozen):
         return hash_obj({"index": self.index, "retrieval": self.retrieval})
 
 
+_SECTION_MODELS: dict[str, type[BaseModel]] = {
+    "index": IndexSettings, "retrieval": RetrievalSettings,
+    "synthesis": SynthesisSettings, "continuity": ContinuitySettings,
+}
+
 # Short environment names users expect, mapped to dotted settings.
 ENV_ALIASES: dict[str, str] = {
     "HELIX_MODEL": "synthesis.model",
@@ -152,8 +157,13 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read config {path}: {exc}") from None
 
 
-def _env_value(raw: str) -> Any:
-    if "," in raw:
+def _env_value(dotted: str, raw: str) -> Any:
+    """Environment values are strings; tuple settings take a comma-separated list."""
+    section, _, key = dotted.partition(".")
+    model = _SECTION_MODELS.get(section)
+    field = model.model_fields.get(key) if model else None
+    annotation = str(field.annotation) if field else ""
+    if annotation.startswith("tuple") or "," in raw:
         return [part.strip() for part in raw.split(",") if part.strip()]
     return raw
 
@@ -188,11 +198,12 @@ def load_config(
                 _merge(data, helix_table, f"{pyproject} [tool.helix]")
     for name, dotted in sorted(ENV_ALIASES.items()):
         if env.get(name):
-            _set_dotted(data, dotted, _env_value(env[name]))
+            _set_dotted(data, dotted, _env_value(dotted, env[name]))
     for name in sorted(env):
         if name.startswith("HELIX_") and "__" in name:
             section, _, key = name[len("HELIX_"):].lower().partition("__")
-            _set_dotted(data, f"{section}.{key}", _env_value(env[name]))
+            dotted = f"{section}.{key}"
+            _set_dotted(data, dotted, _env_value(dotted, env[name]))
     for dotted, value in sorted((flags or {}).items()):
         if value is not None:
             _set_dotted(data, dotted, value)
