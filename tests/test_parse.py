@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import hypothesis
 import pytest
+from hypothesis import strategies as st
 
 from helix.core.config import IndexSettings
 from helix.core.hashing import digest
 from helix.core.schemas import Chunk, FileRecord
+from indexers.chunkers import windows
 from indexers.languages import classify
 from indexers.parse import ParsedFile, parse_file
 
@@ -546,3 +549,42 @@ def test_markdown_html_comments_hide_headings() -> None:
 def test_sibling_definitions_sharing_one_statement() -> None:
     parsed = parse("a.js", "const a = () => 1, b = () => 2;\n")
     assert spans(parsed) == [("a", "function", 1, 1, None), ("b", "function", 1, 1, None)]
+
+
+# ---- properties ----------------------------------------------------------------------------
+
+@hypothesis.given(
+    start=st.integers(1, 50), length=st.integers(1, 400), size=st.integers(1, 80),
+    overlap=st.integers(0, 90),
+)
+def test_windows_cover_the_range_in_bounded_steps(
+    start: int, length: int, size: int, overlap: int
+) -> None:
+    end = start + length - 1
+    got = windows(start, end, size, overlap)
+    assert got[0][0] == start and got[-1][1] == end
+    assert all(lo <= hi and hi - lo + 1 <= size for lo, hi in got)
+    assert all(b[0] > a[0] and b[0] <= a[1] + 1 for a, b in zip(got, got[1:], strict=False))
+
+
+LINE = st.sampled_from([
+    "# H1", "## H2", "### H3", "text", "", "```", "~~~", "    # indented", "Title", "=====",
+    "-----", "- item", "<!--", "-->", "# x #", "| a | b |",
+])
+
+
+@hypothesis.settings(max_examples=200, deadline=None)
+@hypothesis.given(lines=st.lists(LINE, max_size=60), lang=st.sampled_from(["m.md", "m.rst", "m.txt"]))
+def test_doc_chunks_are_well_formed(lines: list[str], lang: str) -> None:
+    text = "\n".join(lines) + "\n"
+    parsed = parse(lang, text, IndexSettings(max_chunk_lines=7, window_lines=5, window_overlap=2))
+    n = len(lines)
+    for chunk in parsed.chunks:
+        assert 1 <= chunk.start_line <= chunk.end_line <= n
+        assert chunk.text == "\n".join(lines[chunk.start_line - 1:chunk.end_line])
+        assert chunk.heading_path and chunk.end_line - chunk.start_line < 7
+    assert parsed == parse(lang, text, IndexSettings(max_chunk_lines=7, window_lines=5,
+                                                     window_overlap=2))
+    # every non-blank line belongs to some chunk
+    covered = {i for c in parsed.chunks for i in range(c.start_line, c.end_line + 1)}
+    assert {i + 1 for i, line in enumerate(lines) if line.strip()} <= covered
