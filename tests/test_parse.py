@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import hypothesis
@@ -564,7 +565,7 @@ def test_windows_cover_the_range_in_bounded_steps(
     got = windows(start, end, size, overlap)
     assert got[0][0] == start and got[-1][1] == end
     assert all(lo <= hi and hi - lo + 1 <= size for lo, hi in got)
-    assert all(b[0] > a[0] and b[0] <= a[1] + 1 for a, b in zip(got, got[1:], strict=False))
+    assert all(b[0] > a[0] and b[0] <= a[1] + 1 for a, b in itertools.pairwise(got))
 
 
 LINE = st.sampled_from([
@@ -574,7 +575,9 @@ LINE = st.sampled_from([
 
 
 @hypothesis.settings(max_examples=200, deadline=None)
-@hypothesis.given(lines=st.lists(LINE, max_size=60), lang=st.sampled_from(["m.md", "m.rst", "m.txt"]))
+@hypothesis.given(
+    lines=st.lists(LINE, max_size=60), lang=st.sampled_from(["m.md", "m.rst", "m.txt"])
+)
 def test_doc_chunks_are_well_formed(lines: list[str], lang: str) -> None:
     text = "\n".join(lines) + "\n"
     parsed = parse(lang, text, IndexSettings(max_chunk_lines=7, window_lines=5, window_overlap=2))
