@@ -92,10 +92,9 @@ def _timed(fn: Any) -> tuple[Any, float]:
 
 def _report(report: Any) -> dict[str, Any]:
     keep = ("files_seen", "files_indexed", "files_skipped", "files_parsed", "chunks", "symbols",
-            "graph_nodes", "graph_edges", "embeddings", "tokens", "seconds", "noop",
-            "changed_files")
+            "graph_nodes", "graph_edges", "embeddings", "tokens", "seconds", "noop")
     data = report.model_dump(mode="json")
-    return {k: data[k] for k in keep}
+    return {**{k: data[k] for k in keep}, "changed_files": len(data["changed_files"])}
 
 
 def _queries(index: Any) -> list[str]:
@@ -175,7 +174,14 @@ def main() -> None:
                                                                    - 1], 3)}
         results["peak_rss_mb"] = round(
             resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-        results["index_size_mb"] = round(IndexStore(tmp / "idx").size_bytes() / 1e6, 2)
+        store = IndexStore(tmp / "idx")
+        results["index_size_mb"] = round(store.size_bytes() / 1e6, 2)  # current + previous
+        current = store.current_dir()
+        results["current_generation_mb"] = round(sum(
+            p.stat().st_size for p in current.rglob("*") if p.is_file()) / 1e6, 2) if current else 0
+        results["embedding_cache_mb"] = round(sum(
+            p.stat().st_size for p in (tmp / "home" / "embeddings").rglob("*") if p.is_file())
+            / 1e6, 2) if (tmp / "home" / "embeddings").exists() else 0
         results["fresh_process_part_load_s"] = _fresh_process(root, tmp / "idx", "parts", embed)
         results["fresh_process_ask_path_s"] = _fresh_process(root, tmp / "idx", "ensure",
                                                              embed)

@@ -109,7 +109,8 @@ class _Builder:
 
         graph = nx.MultiDiGraph()
         for attrs in self.nodes.values():
-            attrs["chunk_ids"] = sorted(attrs["chunk_ids"])
+            if len(attrs["chunk_ids"]) > 1:
+                attrs["chunk_ids"].sort()
         graph.add_nodes_from((node_id, self.nodes[node_id]) for node_id in sorted(self.nodes))
         add_edge = graph.add_edge  # faster than add_edges_from for plain edges
         for src, dst, kind in sorted(self.edges):
@@ -206,13 +207,14 @@ def _call_edges(b: _Builder, parsed: Sequence[ParsedLike], defs: DefIndex,
                 imported: dict[str, set[str]]) -> dict[str, set[str]]:
     """calls edges; returns each source node's resolved targets (for tests edges)."""
     targets: dict[str, set[str]] = defaultdict(set)
+    by_name = defs.by_name
     for p in parsed:
         file_node = node_id_file(p.path)
         imports = sorted(imported.get(p.path, ()))
         memo: dict[tuple[str, str | None], SymbolDef | None] = {}
         for ref in p.refs:
-            if ref.kind == "import":
-                continue
+            if ref.kind == "import" or ref.name not in by_name:
+                continue  # most references name builtins or outside code: no definition here
             key = (ref.name, ref.scope)
             if key in memo:
                 target = memo[key]
