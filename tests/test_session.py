@@ -37,6 +37,8 @@ from helix.store.db import open_db
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "continuity_repo"
 Q = "where is the BM25 index built?"
+OPEN_B = "open the build_bm25_index one"  # by label: independent of the evidence ranking
+OPEN_I = "open the BM25Index one"
 
 
 @pytest.fixture
@@ -109,7 +111,7 @@ def test_true_ambiguity_still_clarifies(repo):
 def test_stale_option_set_does_not_force_old_winner(repo):
     talk = Talk(repo)
     talk(Q)
-    talk("open the first one")
+    talk(OPEN_B)
     callers = talk("who calls it?")
     assert callers.shown is not None and callers.shown.kind == "callers"
     turn = talk("open the second one")
@@ -120,7 +122,7 @@ def test_stale_option_set_does_not_force_old_winner(repo):
 def test_question_intent_and_stop_cancel_still_escape(repo):
     talk = Talk(repo)
     talk(Q)
-    talk("open the first one")
+    talk(OPEN_B)
     why = talk("why did you open that?")
     assert why.lane == "semantic" and why.opened is None and why.retrieval is False
     stop = talk("stop")
@@ -175,7 +177,7 @@ def test_enrichment_budget_exhausted_blocks_further_retry(repo):
 def test_graph_follow_ups_use_the_index_graph_without_root_retrieval(repo):
     talk = Talk(repo)
     talk(Q)
-    talk("open the first one")
+    talk(OPEN_B)
     asked = len(talk.asked)
     callers = talk("who calls it?")
     tests = talk("where is it tested?")
@@ -233,10 +235,10 @@ def test_recap_is_truthful_and_never_invented(repo):
 def test_semantic_lane_answers_from_last_resolved_action_and_trace(repo):
     talk = Talk(repo)
     talk(Q)
-    talk("open the second one")
+    talk(OPEN_I)
     why = talk("why did you open that?")
     assert (why.lane, why.transition, why.answer_mode) == ("semantic", "T8", "continuity")
-    assert "BM25Index" in why.answer and "open the second one" in why.answer
+    assert "BM25Index" in why.answer and OPEN_I in why.answer
     last = talk("what happened last?")
     assert (last.lane, last.transition) == ("semantic", "T9")
     assert last.answer.index("BM25Index") < last.answer.index("answered")  # newest first
@@ -244,16 +246,17 @@ def test_semantic_lane_answers_from_last_resolved_action_and_trace(repo):
 
 def test_mixed_intent_selects_first_then_explains(repo):
     talk = Talk(repo)
-    talk(Q)
+    first = talk(Q)
     turn = talk("open 2 and explain why")
-    assert turn.opened is not None and turn.opened.path == "search/bm25.py"
+    assert first.shown is not None and turn.opened is not None
+    assert turn.opened.target.id == first.shown.items[1].target_id
     assert "Why:" in turn.answer
 
 
 def test_reply_to_anchors_an_earlier_list(repo):
     talk = Talk(repo)
     first = talk(Q)
-    talk("open the first one")
+    talk(OPEN_B)
     talk("who calls it?")
     turn = talk("open the second one", reply_to=1)
     assert first.shown is not None and turn.opened is not None
@@ -270,7 +273,8 @@ def test_start_over_preempts_everything(repo):
 
 def test_every_turn_changes_only_what_its_class_declares(repo):
     talk = Talk(repo)
-    for text in (Q, "open the second one", "open it", "who calls it?", "why did you open that?",
+    for text in (Q, "open the second one", OPEN_B, "open it", "who calls it?",
+                 "why did you open that?",
                  "same question but only in tests/", "what is a cavity?", "the first",
                  "is that the only place?", "did we talk about the tokenizer?", "stop",
                  "start over"):
@@ -421,7 +425,7 @@ def test_grounding_continuity_off_every_turn_is_a_root_question(repo):
 def test_focus_resolution_off_ignores_reply_to(repo):
     talk = Talk(repo, _config(repo, **{"continuity.focus_resolution": False}))
     talk(Q)
-    talk("open the first one")
+    talk(OPEN_B)
     callers = talk("who calls it?")
     turn = talk("open the second one", reply_to=1)
     assert callers.shown is not None and turn.opened is not None

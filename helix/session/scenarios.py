@@ -11,13 +11,16 @@ A case is a conversation with an expectation per turn:
 
 Expectation keys (all optional): lane, transition, intent, retrieval (bool), answer_contains /
 answer_not_contains (case-insensitive substrings), shown_kind, opened_path, answer_mode,
-mutations_include / mutations_exclude (state slots). `helix eval` calls `run_case` for the suites
-under data/evals/continuity/ and reports pass rates per transition class.
+mutations_include / mutations_exclude (state slots), opened_item [turn, n]: the turn opened item
+n of the list that turn `turn` of the case showed (robust to ranking changes).
+`helix eval` calls `run_case` for the suites under data/evals/continuity/ and reports pass rates
+per transition class.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +33,8 @@ SUITE_DIR = Path(__file__).resolve().parents[2] / "data" / "evals" / "continuity
 FIXTURE_DIR = Path(__file__).resolve().parents[2] / "data" / "fixtures"
 EXPECT_KEYS = frozenset({
     "lane", "transition", "intent", "retrieval", "answer_contains", "answer_not_contains",
-    "shown_kind", "opened_path", "answer_mode", "mutations_include", "mutations_exclude"})
+    "shown_kind", "opened_path", "answer_mode", "mutations_include", "mutations_exclude",
+    "opened_item"})
 
 
 def load_cases(path: Path) -> list[dict[str, Any]]:
@@ -62,9 +66,18 @@ def resolve_repo(spec: str, base: Path | None = None) -> Path:
     return path if path.is_absolute() or base is None else base / path
 
 
-def check_turn(turn: TurnResult, expect: dict[str, Any]) -> list[str]:
-    """The failed expectations of one turn (empty: passed)."""
+def check_turn(turn: TurnResult, expect: dict[str, Any],
+               earlier: Sequence[TurnResult] = ()) -> list[str]:
+    """The failed expectations of one turn (empty: passed); `earlier`: the case's turns."""
     failures = []
+    if "opened_item" in expect:
+        at, n = expect["opened_item"]
+        source = earlier[at - 1] if 0 < at <= len(earlier) else None
+        items = source.shown.items if source is not None and source.shown else ()
+        wanted = items[n - 1].target_id if 0 < n <= len(items) else None
+        got = turn.opened.target.id if turn.opened else None
+        if wanted is None or got != wanted:
+            failures.append(f"opened_item: expected item {n} of turn {at} ({wanted}), got {got}")
     for key in ("lane", "transition", "intent", "answer_mode"):
         if key in expect and getattr(turn, key) != expect[key]:
             failures.append(f"{key}: expected {expect[key]}, got {getattr(turn, key)}")
@@ -107,6 +120,7 @@ def run_case(case: dict[str, Any], *, root: Path, config: HelixConfig,
     name = f"eval-{case['id']}-{short_id('scenario', case)}"
     reset_session(db, name)
     per_turn: list[dict[str, Any]] = []
+    done: list[TurnResult] = []
     broken = False
     for number, spec in enumerate(case["turns"], start=1):
         expect = spec.get("expect", {})
@@ -124,7 +138,8 @@ def run_case(case: dict[str, Any], *, root: Path, config: HelixConfig,
             row.update(passed=False, failures=[f"error: {exc}"])
             per_turn.append(row)
             continue
-        failures = check_turn(turn, expect)
+        failures = check_turn(turn, expect, done)
+        done.append(turn)
         row.update(passed=not failures, failures=failures, lane=turn.lane,
                    transition=turn.transition, retrieval=turn.retrieval)
         per_turn.append(row)
