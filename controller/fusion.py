@@ -67,18 +67,26 @@ def mmr(candidates: Sequence[Fused], tokens: Mapping[str, frozenset[str]], *, la
     top = max(c.score for c in candidates) or 1.0
     pool = sorted(candidates, key=lambda c: (-c.score, c.chunk_id))
     chosen: list[Fused] = []
-    chosen_tokens = [tokens.get(cid, frozenset()) for cid in selected]
-    while pool and len(chosen) < limit:
+    # Max similarity of each candidate to what is chosen, updated one pick at a time.
+    redundancy = [0.0] * len(pool)
+    held = [tokens.get(cid, frozenset()) for cid in selected]
+    for index, cand in enumerate(pool):
+        toks = tokens.get(cand.chunk_id, frozenset())
+        redundancy[index] = max((jaccard(toks, other) for other in held), default=0.0)
+    alive = list(range(len(pool)))
+    while alive and len(chosen) < limit:
         best_value = float("-inf")
-        best_index = 0
-        for index, cand in enumerate(pool):
-            toks = tokens.get(cand.chunk_id, frozenset())
-            redundancy = max((jaccard(toks, other) for other in chosen_tokens), default=0.0)
-            value = round(lam * (cand.score / top) - (1.0 - lam) * redundancy, 9)
-            # pool is sorted by (-score, id): strict > keeps the first on ties, a total order.
+        best_pos = 0
+        for pos, index in enumerate(alive):
+            value = round(lam * (pool[index].score / top) - (1.0 - lam) * redundancy[index], 9)
+            # alive is in (-score, id) order: strict > keeps the first on ties, a total order.
             if value > best_value:
-                best_value, best_index = value, index
-        pick = pool.pop(best_index)
-        chosen.append(pick)
-        chosen_tokens.append(tokens.get(pick.chunk_id, frozenset()))
+                best_value, best_pos = value, pos
+        pick = alive.pop(best_pos)
+        chosen.append(pool[pick])
+        picked = tokens.get(pool[pick].chunk_id, frozenset())
+        for index in alive:
+            sim = jaccard(tokens.get(pool[index].chunk_id, frozenset()), picked)
+            if sim > redundancy[index]:
+                redundancy[index] = sim
     return chosen

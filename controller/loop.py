@@ -129,6 +129,11 @@ def _identifiers(state: LoopState) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def _spelled(state: LoopState) -> list[str]:
+    """Identifiers the question spells out: the only names worth a (costly) fuzzy lookup."""
+    return [t for t in state.plan.intent.terms if is_identifier(t)]
+
+
 def _expand(state: LoopState) -> Action:
     ranked = rank(state.evidence)
     want = set().union(*(phrase_tokens(t) for t in state.plan.intent.terms)) \
@@ -151,9 +156,11 @@ def _expand(state: LoopState) -> Action:
         reqs.append(_req(state, "bm25", f"{main} {heading}"))
     for stem_words in list(dict.fromkeys(stems))[:EXPAND_SEEDS]:
         reqs.append(_req(state, "bm25", f"{main} {stem_words}"))
+    spelled = set(_spelled(state))
     for name in list(dict.fromkeys([*_identifiers(state), *symbols,
                                     *sorted(set(found_idents))]))[:EXPAND_SEEDS * 2]:
-        reqs.append(_req(state, "symbol", name, k=state.settings.sense_budget, fuzzy=True))
+        reqs.append(_req(state, "symbol", name, k=state.settings.sense_budget,
+                         fuzzy=name in spelled))
     reqs.append(_req(state, "dense", main))
     return Action(phase="expand", requests=_fresh(state, reqs),
                   note="heading seeds, filename tokens, symbol names")
@@ -164,8 +171,10 @@ def _widen(state: LoopState) -> Action:
     for query in _subject_queries(state):
         reqs += [_req(state, "bm25", query, CODE_CHUNK_KINDS),
                  _req(state, "dense", query, CODE_CHUNK_KINDS)]
+    spelled = set(_spelled(state))
     for name in _identifiers(state):
-        reqs.append(_req(state, "symbol", name, k=state.settings.sense_budget, fuzzy=True))
+        reqs.append(_req(state, "symbol", name, k=state.settings.sense_budget,
+                         fuzzy=name in spelled))
     defs = [c for c in rank(state.evidence) if c.chunk.kind == "code_def"]
     for cand in defs[:GRAPH_SEEDS * 2]:
         reqs.append(_req(state, "graph", cand.chunk.node_id, k=state.settings.sense_budget))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from indexers.tokenize import tokenize
 
@@ -32,6 +33,10 @@ def stem(token: str) -> str:
     return token
 
 
+TOKEN_CACHE = 32768  # distinct texts whose token sets are remembered (chunks repeat a lot)
+
+
+@lru_cache(maxsize=TOKEN_CACHE)
 def token_set(text: str) -> frozenset[str]:
     return frozenset(stem(t) for t in tokenize(text))
 
@@ -42,6 +47,7 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b)
 
 
+@lru_cache(maxsize=TOKEN_CACHE)
 def phrase_tokens(phrase: str) -> tuple[str, ...]:
     """The tokens that must all appear for `phrase` to count as present (whole words only)."""
     parts = tokenize(phrase)
