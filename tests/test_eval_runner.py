@@ -277,3 +277,31 @@ def test_report_pools_transition_classes_across_continuity_suites():
     assert list(pooled) == ["T1", "T3", "T10"]
     assert pooled["T1"] == {"cases": 3, "passed": 2, "pass_rate": round(2 / 3, 4)}
     assert result_json(run)["continuity_by_class"]["T10"]["pass_rate"] == 0.0
+
+
+def test_cli_runs_pins_and_compares_through_main(helix_home, tmp_path, capsys):
+    from helix.cli.main import main
+
+    out = tmp_path / "result.json"
+    main(["eval", "matrix", "--no-embed", "--pin-baseline", "b1", "--json", "--out", str(out)])
+    printed = json.loads(capsys.readouterr().out)
+    saved = json.loads(out.read_text())
+    assert printed == saved and saved["pinned_baseline"].endswith("b1.json")
+    assert saved["summary"]["matrix"]["llm_steps_zero_rate"] == 1.0
+    assert "bm25_files" in saved["summary"]["matrix"]["helix_vs_bm25_files"]["file_hit@5"]
+
+    main(["eval", "matrix", "--no-embed", "--baseline", "b1", "--candidate-config", "deep_loop",
+          "--json"])
+    decision = json.loads(capsys.readouterr().out)["decision"]
+    assert decision["decision"] in {"promote", "rollback"} and decision["reasons"]
+    assert [g["metric"] for g in decision["gates"]] == [
+        "hit@5", "mrr", "clarifier_rate", "wrong_route_rate", "p95_ms"]
+    assert decision["baseline_label"] == "b1 (default)"
+
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "matrix", "--no-embed", "--pin-baseline", "b1"])
+    assert exc.value.code == 2
+    assert "never overwritten" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "no-such-suite"])
+    assert exc.value.code == 2 and "unknown eval suite" in capsys.readouterr().err
