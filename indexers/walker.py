@@ -11,7 +11,8 @@ Rules, in the order they apply to each directory entry:
     regular files are opened with O_NOFOLLOW, symlinked ones through their checked target.
   * secret-bearing names ("secret", when `skip_secrets`), then non-regular files and files over
     `max_file_bytes` ("too_large") by their size, then binary content (a NUL byte in the first
-    8 KiB), unreadable ("unreadable") and vanished ("vanished") files.
+    8 KiB), unreadable ("unreadable") and vanished ("vanished") files, and (when `skip_secrets`)
+    any file holding a private key block ("secret").
 `seen` counts every entry that got a verdict: indexed files + skipped entries (an ignored
 directory counts once). Skipped directories are reported with a trailing "/".
 """
@@ -44,6 +45,8 @@ SECRET_PATTERNS = (
     "secrets.yml", "secrets.yaml", "secrets.json", "*.tfvars",
 )
 _SECRET_RE = re.compile("|".join(translate(p) for p in SECRET_PATTERNS))
+# Whatever its name, a file holding a private key block is a secret.
+_PRIVATE_KEY_RE = re.compile(rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----")
 
 
 class WalkedFile(Frozen):
@@ -270,6 +273,9 @@ def _visit_file(state: _Walk, target: str, rel: str, follow: bool) -> None:
         return
     if b"\0" in raw[:BINARY_SNIFF_BYTES]:
         state.skip("binary", rel)
+        return
+    if state.settings.skip_secrets and _PRIVATE_KEY_RE.search(raw):
+        state.skip("secret", rel)
         return
     kind, lang = classify(rel)
     record = FileRecord(path=rel, content_hash=digest(raw), size=len(raw), kind=kind, lang=lang)

@@ -347,3 +347,14 @@ def test_very_deep_tree_has_no_recursion_limit(tmp_path: Path) -> None:
     write(tmp_path, rel + "/leaf.txt", "x\n")
     result = walk(tmp_path, IndexSettings())
     assert paths(result) == [rel + "/leaf.txt"]
+
+
+def test_private_key_content_is_secret_whatever_the_name(tmp_path: Path) -> None:
+    write(tmp_path, "fixtures/server_cert.txt", "-----BEGIN CERTIFICATE-----\nMIIB\n")
+    write(tmp_path, "fixtures/keys.py", 'KEY = """-----BEGIN RSA PRIVATE KEY-----\nMIIE\n"""\n')
+    write(tmp_path, "fixtures/ec.txt", "-----BEGIN EC PRIVATE KEY-----\nMHcC\n")
+    write(tmp_path, "docs/pem.md", "Keys start with `-----BEGIN` and end with `KEY-----`.\n")
+    result = walk(tmp_path, IndexSettings())
+    assert paths(result) == ["docs/pem.md", "fixtures/server_cert.txt"]
+    assert result.skipped == {"secret": ("fixtures/ec.txt", "fixtures/keys.py")}
+    assert len(walk(tmp_path, IndexSettings(skip_secrets=False)).files) == 4
