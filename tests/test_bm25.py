@@ -4,6 +4,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from indexers.bm25 import BM25Index, RankBM25Reference
 from indexers.tokenize import tokenize
@@ -137,3 +139,35 @@ def test_agrees_with_rank_bm25_on_networkx() -> None:
     assert sum(default) / len(default) >= 8.0
     okapi = _overlaps(BM25Index.build(ids, tokens, idf="okapi"), ref)
     assert sum(okapi) / len(okapi) >= 9.8
+
+_WORDS = st.sampled_from(["alpha", "beta", "gamma", "delta", "retry", "policy", "graph", "node"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(_WORDS, max_size=12), min_size=1, max_size=12),
+       st.lists(_WORDS, min_size=1, max_size=4))
+def test_okapi_scores_equal_rank_bm25(corpus: list[list[str]], query: list[str]) -> None:
+    from rank_bm25 import BM25Okapi
+
+    if not any(corpus):
+        return
+    ids = [f"d{i:02d}" for i in range(len(corpus))]
+    ours = BM25Index.build(ids, corpus, idf="okapi").scores_for_tokens(query)
+    reference = BM25Okapi(corpus, k1=1.5, b=0.75, epsilon=0.25).get_scores(query)
+    assert list(ours) == pytest.approx(list(reference), rel=1e-5, abs=1e-5)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(_WORDS, max_size=10), min_size=1, max_size=10),
+       st.lists(_WORDS, min_size=1, max_size=3), st.integers(min_value=1, max_value=12))
+def test_results_sorted_total_order_and_match_tokens(corpus: list[list[str]],
+                                                     query: list[str], k: int) -> None:
+    ids = [f"d{i:02d}" for i in range(len(corpus))]
+    index = BM25Index.build(ids, corpus)
+    hits = index.search_tokens(query, k)
+    assert len(hits) <= k
+    keys = [(-score, cid) for cid, score in hits]
+    assert keys == sorted(keys)
+    matching = {ids[i] for i, doc in enumerate(corpus) if set(doc) & set(query)}
+    assert {cid for cid, _ in hits} <= matching
+    assert len(hits) == min(k, len(matching))  # Lucene idf: every match scores > 0

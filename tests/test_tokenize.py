@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from indexers.tokenize import STOPWORDS, tokenize
 
 
@@ -47,3 +50,24 @@ def test_non_ascii_identifiers_lowercased_whole() -> None:
 def test_deterministic_and_memo_consistent() -> None:
     text = "class HTTPServerError(Exception): pass  # getUserName os.path.join"
     assert tokenize(text) == tokenize(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_tokens_are_lowercase_long_enough_and_not_stopwords(text: str) -> None:
+    tokens = tokenize(text)
+    assert tokens == tokenize(text)
+    for token in tokens:
+        assert token == token.lower()
+        assert len(token) >= 2
+        assert token not in STOPWORDS
+        assert token.strip() == token and token
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,12}", fullmatch=True), max_size=8))
+def test_whole_identifier_always_kept(words: list[str]) -> None:
+    tokens = set(tokenize(" ".join(words)))
+    for word in words:
+        if len(word) >= 2 and word.lower() not in STOPWORDS:
+            assert word.lower() in tokens
