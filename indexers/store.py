@@ -503,3 +503,10 @@ def fuzzy_names(name: str, keys: Sequence[str], limit: int) -> list[str]:
     close = [k for k in difflib.get_close_matches(name, keys, n=limit, cutoff=FUZZY_CUTOFF)
              if k not in exactish and k not in contains]
     return (exactish + contains + sorted(close))[:limit]
+
+
+if TYPE_CHECKING:
+    from indexers.api import IndexReader
+
+    def _conforms(index: Index) -> IndexReader:  # mypy checks Index against the protocol
+        return index
