@@ -12,7 +12,7 @@ Rules, in the order they apply to each directory entry:
   * secret-bearing names ("secret", when `skip_secrets`), then non-regular files and files over
     `max_file_bytes` ("too_large") by their size, then binary content (a NUL byte in the first
     8 KiB), unreadable ("unreadable") and vanished ("vanished") files, and (when `skip_secrets`)
-    any file holding a private key block ("secret").
+    any non-code file holding a private key block ("secret").
 `seen` counts every entry that got a verdict: indexed files + skipped entries (an ignored
 directory counts once). Skipped directories are reported with a trailing "/".
 """
@@ -45,7 +45,8 @@ SECRET_PATTERNS = (
     "secrets.yml", "secrets.yaml", "secrets.json", "*.tfvars",
 )
 _SECRET_RE = re.compile("|".join(translate(p) for p in SECRET_PATTERNS))
-# Whatever its name, a file holding a private key block is a secret.
+# Whatever its name, a non-code file holding a private key block is a secret (in source code
+# such a block is a test fixture; synthesis redacts key blocks from anything it sends).
 _PRIVATE_KEY_RE = re.compile(rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----")
 
 
@@ -274,10 +275,10 @@ def _visit_file(state: _Walk, target: str, rel: str, follow: bool) -> None:
     if b"\0" in raw[:BINARY_SNIFF_BYTES]:
         state.skip("binary", rel)
         return
-    if state.settings.skip_secrets and _PRIVATE_KEY_RE.search(raw):
+    kind, lang = classify(rel)
+    if state.settings.skip_secrets and kind != "code" and _PRIVATE_KEY_RE.search(raw):
         state.skip("secret", rel)
         return
-    kind, lang = classify(rel)
     record = FileRecord(path=rel, content_hash=digest(raw), size=len(raw), kind=kind, lang=lang)
     state.files.append(WalkedFile(record=record, text=raw.decode("utf-8", errors="replace")))
 

@@ -350,11 +350,13 @@ def test_very_deep_tree_has_no_recursion_limit(tmp_path: Path) -> None:
 
 
 def test_private_key_content_is_secret_whatever_the_name(tmp_path: Path) -> None:
-    write(tmp_path, "fixtures/server_cert.txt", "-----BEGIN CERTIFICATE-----\nMIIB\n")
-    write(tmp_path, "fixtures/keys.py", 'KEY = """-----BEGIN RSA PRIVATE KEY-----\nMIIE\n"""\n')
-    write(tmp_path, "fixtures/ec.txt", "-----BEGIN EC PRIVATE KEY-----\nMHcC\n")
+    begin = "-----BEGIN "  # split so that this test file itself holds no key block
+    write(tmp_path, "fixtures/server_cert.txt", begin + "CERTIFICATE-----\nMIIB\n")
+    write(tmp_path, "deploy/deploy_key", begin + "OPENSSH PRIVATE KEY-----\nb3Bl\n")
+    write(tmp_path, "fixtures/ec.txt", begin + "EC PRIVATE KEY-----\nMHcC\n")
+    write(tmp_path, "tests/test_keys.py", f'KEY = """{begin}RSA PRIVATE KEY-----\nMIIE\n"""\n')
     write(tmp_path, "docs/pem.md", "Keys start with `-----BEGIN` and end with `KEY-----`.\n")
     result = walk(tmp_path, IndexSettings())
-    assert paths(result) == ["docs/pem.md", "fixtures/server_cert.txt"]
-    assert result.skipped == {"secret": ("fixtures/ec.txt", "fixtures/keys.py")}
-    assert len(walk(tmp_path, IndexSettings(skip_secrets=False)).files) == 4
+    assert paths(result) == ["docs/pem.md", "fixtures/server_cert.txt", "tests/test_keys.py"]
+    assert result.skipped == {"secret": ("deploy/deploy_key", "fixtures/ec.txt")}
+    assert len(walk(tmp_path, IndexSettings(skip_secrets=False)).files) == 5
