@@ -62,7 +62,9 @@ def _tools(lang: str) -> tuple[Parser, Query]:
     return get_parser(cast(Any, lang)), Query(get_language(cast(Any, lang)), source)
 
 
+@cache
 def supported(lang: str | None) -> bool:
+    """Whether a query ships for `lang` (checked once per language)."""
     if lang is None:
         return False
     return resources.files("indexers").joinpath(
