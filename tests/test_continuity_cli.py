@@ -169,3 +169,33 @@ def test_commands_have_help():
         assert result.exit_code == 0 and "Usage" in result.output
     ask = CliRunner().invoke(cli, ["ask", "--help"])
     assert "--session" in ask.output and "--reply-to" in ask.output
+
+
+def test_conversation_with_a_model_configured(repo, monkeypatch):
+    # litellm's mock_response (the service's test seam): the real call path, no network
+    monkeypatch.setenv("HELIX_MODEL", "gpt-4o-mini")
+    monkeypatch.setenv("HELIX_MOCK_RESPONSE", "It is built by build_bm25_index [E1].")
+    _load_plugins()
+
+    def ask(text: str) -> dict:
+        result = CliRunner().invoke(cli, ["ask", text, "--repo", str(repo), "--session", "L",
+                                          "--json"], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.output)
+
+    t = ask("where is the BM25 index built?")
+    assert (t["transition"], t["answer_mode"]) == ("T1", "llm")
+    assert t["envelope"]["llm_steps"] == 1 and t["envelope"]["citations"]
+    shown = t["shown"]["items"]
+    t = ask("open the second one")
+    assert t["transition"] == "T3" and t["opened"]["target"]["id"] == shown[1]["target_id"]
+    t = ask("open the bm25 one")  # unresolved: one advisory call, unusable -> clarifier
+    assert (t["answer_mode"], t["opened"]) == ("clarify", None)
+    assert "degraded" in t["reasons"]  # the degradation matrix: abstain -> safe clarifier
+    t = ask("why did you open that?")
+    assert (t["lane"], t["answer_mode"]) == ("semantic", "continuity")
+    assert shown[1]["label"] in t["answer"]
+    t = ask("what is a cavity?")
+    assert t["answer_mode"] == "clarify" and t["envelope"]["llm_steps"] == 0
+    t = ask("the first")
+    assert (t["transition"], t["answer_mode"]) == ("T7", "llm")
