@@ -597,3 +597,13 @@ def test_doc_chunks_are_well_formed(lines: list[str], lang: str) -> None:
     # every non-blank line belongs to some chunk
     covered = {i for c in parsed.chunks for i in range(c.start_line, c.end_line + 1)}
     assert {i + 1 for i, line in enumerate(lines) if line.strip()} <= covered
+
+
+def test_every_code_language_has_a_compiling_query() -> None:
+    from indexers.languages import CODE_LANGUAGES
+    from indexers.symbols import _tools, supported
+
+    for lang in sorted(CODE_LANGUAGES):
+        assert supported(lang), lang
+        _tools(lang)  # parser + query compile
+    assert not supported("cobol") and not supported(None)
