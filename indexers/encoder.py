@@ -10,6 +10,7 @@ files (never from its path), so cached vectors are shared across checkouts and m
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Sequence
@@ -34,6 +35,7 @@ _ST_POOLING = "sentence_transformers.models.Pooling"
 _ST_NORMALIZE = "sentence_transformers.models.Normalize"
 _NUMPY_BATCH = 32
 QUERY_BLAS_THREADS = 1
+RECENT_QUERIES = 256
 _MASK_NEG = -1e9
 
 
@@ -202,6 +204,7 @@ class NumpyMiniLMEncoder:
         from threadpoolctl import ThreadpoolController
 
         self._threads = ThreadpoolController()
+        self._recent: dict[str, np.ndarray] = {}
 
     @classmethod
     def from_settings(cls, settings: IndexSettings) -> NumpyMiniLMEncoder:
@@ -255,10 +258,17 @@ class NumpyMiniLMEncoder:
         return pooled.astype(np.float32)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if len(texts) == 1 and texts[0] in self._recent:
+            return self._recent[texts[0]][None, :].copy()
         # Query-sized matrices gain nothing from BLAS threads, and on a busy machine OpenBLAS's
         # spinning threads made one query 25x slower (980 ms against 38 ms measured here).
         with self._threads.limit(limits=QUERY_BLAS_THREADS, user_api="blas"):
-            return self._embed(texts)
+            out = self._embed(texts)
+        if len(texts) == 1:  # the controller re-embeds the same query across its steps
+            if len(self._recent) >= RECENT_QUERIES:
+                self._recent.pop(next(iter(self._recent)))
+            self._recent[texts[0]] = out[0].copy()
+        return out
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self._hidden), dtype=np.float32)
@@ -289,5 +299,11 @@ def query_embedder(settings: IndexSettings) -> NumpyMiniLMEncoder | SentenceTran
     """The fast numpy encoder whenever the model allows it, else sentence-transformers."""
     path = default_model_path(settings)
     if numpy_compatible(_model_dir(path)):
-        return NumpyMiniLMEncoder(path)
+        return _shared_numpy_encoder(path)
     return SentenceTransformerEmbedder(path, batch_size=settings.embed_batch_size)
+
+
+@functools.lru_cache(maxsize=4)
+def _shared_numpy_encoder(path: str) -> NumpyMiniLMEncoder:
+    """One loaded model per path and process (evals open many indexes in one run)."""
+    return NumpyMiniLMEncoder(path)

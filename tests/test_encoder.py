@@ -137,3 +137,15 @@ def test_module_import_is_light() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.slow
+def test_query_embedder_is_shared_and_repeats_are_identical() -> None:
+    encoder = query_embedder(IndexSettings())
+    assert encoder is query_embedder(IndexSettings())
+    first = encoder.embed(["where is the retry policy decided?"])
+    first[0, 0] = 42.0  # callers may mutate what they get back
+    again = encoder.embed(["where is the retry policy decided?"])
+    assert again.shape == (1, 384) and float(again[0, 0]) != 42.0
+    batch = encoder.embed(["where is the retry policy decided?", "other"])
+    np.testing.assert_allclose(batch[0], again[0], atol=1e-5)
