@@ -257,7 +257,9 @@ def doc_chunks(
     for start, end, heading_path in found:
         node_id = node_id_section(path, start)
         for lo, hi in windows(start, end, settings.max_chunk_lines, settings.window_overlap):
-            span = trim(lines, lo, hi) or (lo, hi)
+            span = trim(lines, lo, hi)
+            if span is None:
+                continue
             chunks.append(
                 make_chunk(path, "doc_section", lang, lines, span[0], span[1], node_id,
                            heading_path=heading_path)
