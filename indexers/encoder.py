@@ -35,6 +35,10 @@ _ST_POOLING = "sentence_transformers.models.Pooling"
 _ST_NORMALIZE = "sentence_transformers.models.Normalize"
 _NUMPY_BATCH = 32
 QUERY_BLAS_THREADS = 1
+# the clamps sentence-transformers applies (mean pooling's token count, F.normalize's norm)
+POOLING_MIN_TOKENS = 1e-9
+NORMALIZE_MIN_NORM = 1e-12
+BERT_LAYER_NORM_EPS = 1e-12  # transformers' BertConfig default
 RECENT_QUERIES = 256
 _MASK_NEG = -1e9
 
@@ -191,7 +195,7 @@ class NumpyMiniLMEncoder:
         config = _read_json(self._dir / "config.json")
         self._heads = int(config["num_attention_heads"])
         self._layers = int(config["num_hidden_layers"])
-        self._eps = float(config.get("layer_norm_eps", 1e-12))
+        self._eps = float(config.get("layer_norm_eps", BERT_LAYER_NORM_EPS))
         self._hidden = int(config["hidden_size"])
         self._max_len = min(_max_seq_length(self._dir), int(config["max_position_embeddings"]))
         self._normalize = any(m["type"] == _ST_NORMALIZE
@@ -254,7 +258,7 @@ class NumpyMiniLMEncoder:
                             w[f"{p}.output.LayerNorm.weight"], w[f"{p}.output.LayerNorm.bias"],
                             self._eps)
         summed = (x * mask[:, :, None]).sum(axis=1)
-        pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+        pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), POOLING_MIN_TOKENS)
         return pooled.astype(np.float32)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -291,7 +295,7 @@ class NumpyMiniLMEncoder:
             out[np.array(rows, dtype=np.int64)] = self._forward(ids, types, mask)
         if self._normalize:
             norms = np.linalg.norm(out, axis=1, keepdims=True)
-            out /= np.maximum(norms, 1e-12)
+            out /= np.maximum(norms, NORMALIZE_MIN_NORM)
         return out
 
 
