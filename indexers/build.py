@@ -40,6 +40,7 @@ from indexers.formats import (
     RefRow,
     dump_graph,
     dump_rows,
+    graph_digest,
     paused_gc,
     running_gc,
 )
@@ -420,7 +421,8 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
         manifest = writer.commit(
             index_hash=config.index_hash, embed_model_key=model_key, files=hashes,
             repo_rev=report["repo_rev"],
-            counts={"parse_hash": parse_hash(settings), "chunks": len(chunks),
+            counts={"parse_hash": parse_hash(settings), "graph_digest": graph_digest(graph),
+                    "chunks": len(chunks),
                     "files": len(records), "defs": len(defs), "refs": len(refs)},
             report=report, created=now())
     except BaseException:

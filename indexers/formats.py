@@ -162,6 +162,16 @@ def refs_from(raw: bytes) -> list[RefRow]:
                                     ) from None
 
 
+def graph_digest(graph: Any) -> str:
+    """Digest of the graph's content (nodes with attributes, edges, in order). Pickle bytes
+    depend on which equal strings are the same object, so the index_rev uses this instead."""
+    from helix.core.hashing import digest
+
+    nodes = [[node, attrs] for node, attrs in graph.nodes(data=True)]
+    edges = [[u, v, key] for u, v, key in graph.edges(keys=True)]
+    return digest(orjson.dumps([nodes, edges], option=orjson.OPT_SORT_KEYS))
+
+
 def dump_graph(graph: Any) -> bytes:
     return pickle.dumps(graph, protocol=GRAPH_PICKLE_PROTOCOL)
 

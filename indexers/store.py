@@ -100,8 +100,8 @@ def manifest_rev(data: dict[str, Any]) -> str:
     without cache parts (they speed up the next build but are not what readers read)."""
     content = {k: v for k, v in data.items() if k not in ("created", "index_rev")}
     content["parts"] = {k: v for k, v in data.get("parts", {}).items()
-                        if not k.startswith(DIR_TOKENS + "/")}
-    return hash_obj(content)
+                        if not k.startswith(DIR_TOKENS + "/") and k != PART_GRAPH}
+    return hash_obj(content)  # the graph counts through counts["graph_digest"]
 
 
 def repo_revision(root: Path) -> str:

@@ -242,3 +242,29 @@ def test_real_model_small_refresh_without_torch(repo: Path, tmp_path: Path) -> N
                           env=dict(os.environ), cwd=Path(__file__).parent.parent, check=False)
     assert done.returncode == 0, done.stderr
     assert "HEAVY []" in done.stdout
+
+
+def test_incremental_equals_fresh_build(repo: Path, tmp_path: Path) -> None:
+    """Parse cache, token cache and graph rebuild give the index a fresh build gives."""
+    build_index(repo, CONFIG, index_dir=tmp_path / "inc", embedder=FakeEmbedder())
+    (repo / "pkg" / "util.py").write_text("def retry_policy(n):\n    return n\n",
+                                          encoding="utf-8")
+    (repo / "docs" / "extra.md").write_text("# Extra\n\nSee `fetch()`.\n", encoding="utf-8")
+    incremental = build_index(repo, CONFIG, index_dir=tmp_path / "inc", embedder=FakeEmbedder())
+    fresh = build_index(repo, CONFIG, index_dir=tmp_path / "fresh", embedder=FakeEmbedder())
+    assert incremental.files_parsed == 2 and fresh.files_parsed == 6
+    assert incremental.index_rev == fresh.index_rev
+
+
+def test_token_cache_merge_is_canonical() -> None:
+    from indexers.token_cache import merge
+
+    fresh, lists = merge([["b", "a"], ["c", "a"]], [])
+    assert fresh.vocab == ["a", "b", "c"] and lists == [["b", "a"], ["c", "a"]]
+    # reuse row 1 by id, replace row 0 with new tokens
+    again, lists2 = merge([["d"], fresh.row(1)], fresh.vocab)
+    direct, _ = merge([["d"], ["c", "a"]], [])
+    assert lists2 == [["d"], ["c", "a"]]
+    assert again.vocab == direct.vocab == ["a", "c", "d"]
+    assert again.flat.tolist() == direct.flat.tolist()
+    assert again.offsets.tolist() == direct.offsets.tolist() == [0, 1, 3]
