@@ -12,6 +12,7 @@ from controller.text import contains_phrase, lines_matching, token_set
 from helix.core.envelope import Clarify, EvidenceItem, SlotCoverage
 
 MAX_LIST = 5
+DOC_NODES = ("sec:", "tree:")  # evidence whose node is a doc section or a concept-tree node
 MAX_QUOTE_CHARS = 200
 
 
@@ -65,6 +66,24 @@ def _section(title: str, items: Sequence[EvidenceItem], phrases: Sequence[str]) 
     return [title, *(_claim(i, phrases) for i in items[:MAX_LIST])]
 
 
+def _call_sites(evidence: Sequence[EvidenceItem], symbol: str) -> list[str]:
+    """One claim per line that calls `symbol` (not its own `def`), with that line's number."""
+    bare = re.escape(symbol.strip("`").split(".")[-1])
+    call = re.compile(rf"(?<![\w]){bare}\s*\(")
+    seen: set[tuple[str, int]] = set()
+    out: list[str] = []
+    for item in evidence:
+        for offset, line in enumerate(item.text.splitlines()):
+            stripped = line.strip()
+            if not call.search(line) or stripped.startswith(("def ", "class ", "async def ")):
+                continue
+            where = (item.path, item.start_line + offset)
+            if where not in seen:
+                seen.add(where)
+                out.append(f"- {_quote(line)} [{item.path}:{where[1]}-{where[1]}]")
+    return out
+
+
 def _route_lines(plan: RoutePlan, evidence: Sequence[EvidenceItem]) -> list[str]:
     subjects = plan.subjects
     main = subjects.get(plan.intent.slots[0], ()) or tuple(plan.intent.terms)
@@ -76,16 +95,19 @@ def _route_lines(plan: RoutePlan, evidence: Sequence[EvidenceItem]) -> list[str]
         rest = [e for e in relevant if e not in defs]
         return [*_section(f"Definition of {subject}:", defs[:2], main),
                 *_section("Also relevant:", rest[:3], main)]
-    if route in ("location", "usage"):
-        if route == "usage":
-            calls = [e for e in evidence
-                     if any(r.startswith(("calls ", "tests ", "imports ")) for r in e.reasons)
-                     or re.search(rf"\b{re.escape(subject.split('.')[-1])}\s*\(", e.text)]
-            defs = [e for e in relevant if e.kind == "definition"]
-            return [*_section(f"{subject} is defined at:", defs[:2], main),
-                    *_section(f"{subject} is used at:", [c for c in calls if c not in defs],
-                              main)]
-        return _section(f"{subject} is at (best first):", relevant, main)
+    if route == "usage":
+        defs = [e for e in relevant if e.kind == "definition"]
+        sites = _call_sites(evidence, subject)
+        return [*_section(f"{subject} is defined at:", defs[:2], main),
+                *([f"{subject} is used at:", *sites[:MAX_LIST]] if sites else [])]
+    if route == "location":
+        named = [e for e in evidence if any("(named in " in r for r in e.reasons)]
+        code = [e for e in dict.fromkeys([*relevant, *named])
+                if not e.node_id.startswith(DOC_NODES) and e.kind != "test"]
+        code.sort(key=lambda e: (e.kind != "definition", -e.score, e.path, e.start_line))
+        docs = [e for e in relevant if e not in code]
+        return [*_section(f"{subject} is at (best first):", code, main),
+                *_section("Documented in:", docs[:2], main)]
     if route == "relation":
         x, y = (subjects.get("x", ("",))[0], subjects.get("y", ("",))[0])
         both = [e for e in evidence if _mentions(e, (x,)) and _mentions(e, (y,))]

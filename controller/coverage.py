@@ -89,9 +89,12 @@ def slot_test(slot: str, plan: RoutePlan) -> Callable[[Candidate], bool] | None:
             not code_term and c.chunk.kind not in CODE_CHUNK_KINDS
             and states(c.chunk.text, main)))
     if slot == "location":
-        return lambda c: bool(main) and (
-            (c.chunk.kind in CODE_CHUNK_KINDS and _contains_any(c, main))
-            or defines(c.chunk, names) is not None)
+        # Where something lives is code (or the file the question names): a doc heading about
+        # it says what it is, not where.
+        # Code a doc span about the target names (alignment: "defines X (named in doc)") counts.
+        return lambda c: bool(main) and c.chunk.kind in CODE_CHUNK_KINDS and (
+            _contains_any(c, main) or defines(c.chunk, names) is not None
+            or any("(named in " in r for r in c.reasons))
     if slot == "mechanism":
         return None  # needs two items: handled in `measure`
     if slot == "link":

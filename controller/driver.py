@@ -82,16 +82,21 @@ def _align(state: LoopState, index: IndexReader) -> LoopState:
     settings = state.settings
     docs = [c for c in rank(state.evidence) if c.chunk.kind in DOC_CHUNK_KINDS][:ALIGN_DOCS]
     spans, chunks = align(index, docs, settings.proof_spans_per_doc)
-    held = {c.chunk.id for c in state.evidence}
+    held = {c.chunk.id: c for c in state.evidence}
     score = round(settings.w_graph / (settings.rrf_k + 1), 9)
     added: list[Candidate] = []
     for chunk, reason in chunks:
-        if chunk.id in held or len(added) >= settings.per_step_evidence:
+        if chunk.id in held:  # already evidence: it gains the pointer from the doc span
+            old = held[chunk.id]
+            held[chunk.id] = old.model_copy(
+                update={"reasons": tuple(dict.fromkeys((*old.reasons, reason)))})
             continue
-        held.add(chunk.id)
-        added.append(Candidate(chunk=chunk, score=score, reasons=(reason,),
-                               step=len(state.steps)))
-    evidence = (*state.evidence, *added)
+        if len(added) >= settings.per_step_evidence:
+            continue
+        held[chunk.id] = Candidate(chunk=chunk, score=score, reasons=(reason,),
+                                   step=len(state.steps))
+        added.append(held[chunk.id])
+    evidence = (*(held[c.chunk.id] for c in state.evidence), *added)
     coverage = measure(state.plan, evidence)
     record = ControllerStep(
         index=len(state.steps), phase="align",
