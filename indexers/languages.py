@@ -36,6 +36,8 @@ CODE_EXTENSIONS: dict[str, str] = {
     ".hxx": "cpp",
     ".h++": "cpp",
     ".rb": "ruby",
+    ".cs": "csharp",
+    ".php": "php",
 }
 
 DOC_EXTENSIONS: dict[str, str] = {

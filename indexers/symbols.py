@@ -294,6 +294,24 @@ def _include(node: Node) -> list[tuple[str, str]]:
     return [(module, module)]
 
 
+def _csharp_imports(node: Node) -> list[tuple[str, str]]:
+    text = _text(node).removeprefix("global").strip().removeprefix("using").strip()
+    text = text.removesuffix(";").strip().removeprefix("static").strip()
+    alias, _, target = text.partition("=")
+    if target:
+        return [(alias.strip(), target.strip())]
+    return [(text, text)]
+
+
+def _php_imports(node: Node) -> list[tuple[str, str]]:
+    if node.type != "namespace_use_clause":  # require / include "x.php"
+        module = _unquote(_text(node))
+        return [(module, module)] if module else []
+    path = _text(node).split(" as ", 1)[0].strip().lstrip("\\")
+    module, _, name = path.rpartition("\\")
+    return [(name, module)]
+
+
 IMPORT_PARSERS: dict[str, Callable[[Node], list[tuple[str, str]]]] = {
     "python": _python_imports,
     "javascript": _js_imports,
@@ -305,6 +323,8 @@ IMPORT_PARSERS: dict[str, Callable[[Node], list[tuple[str, str]]]] = {
     "c": _include,
     "cpp": _include,
     "ruby": _include,
+    "csharp": _csharp_imports,
+    "php": _php_imports,
 }
 
 

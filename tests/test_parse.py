@@ -607,3 +607,30 @@ def test_every_code_language_has_a_compiling_query() -> None:
         assert supported(lang), lang
         _tools(lang)  # parser + query compile
     assert not supported("cobol") and not supported(None)
+
+
+def test_csharp_and_php() -> None:
+    cs = parse("a.cs", (
+        "using System.Text;\nusing IO = System.IO;\nnamespace N.M {\n  public class C : B {\n"
+        "    public C() {}\n    public void Run(int x) { Foo(x); o.Bar(); }\n  }\n}\n"
+    ))
+    assert spans(cs) == [
+        ("N.M", "module", 3, 8, None), ("N.M.C", "class", 4, 7, "N.M"),
+        ("N.M.C.C", "method", 5, 5, "N.M.C"), ("N.M.C.Run", "method", 6, 6, "N.M.C"),
+    ]
+    assert {(r.name, r.kind, r.module) for r in cs.refs} >= {
+        ("System.Text", "import", "System.Text"), ("IO", "import", "System.IO"),
+        ("B", "type", None), ("Foo", "call", None), ("Bar", "call", None),
+    }
+    php = parse("a.php", (
+        '<?php\nuse App\\Models\\User;\nrequire_once "lib/x.php";\n'
+        "class C extends B {\n  public function m($x) { foo($x); $this->bar(); }\n}\n"
+        "function f() { return new C(); }\n"
+    ))
+    assert spans(php) == [
+        ("C", "class", 4, 6, None), ("C.m", "method", 5, 5, "C"), ("f", "function", 7, 7, None),
+    ]
+    assert {(r.name, r.kind, r.module, r.scope) for r in php.refs} >= {
+        ("User", "import", "App\\Models", None), ("lib/x.php", "import", "lib/x.php", None),
+        ("foo", "call", None, "C.m"), ("bar", "call", None, "C.m"), ("C", "call", None, "f"),
+    }
