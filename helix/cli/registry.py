@@ -11,3 +11,4 @@ EXTRA["ask"] = ("helix.cli.ask_cmd:ask", "Ask a question about a repository (--d
 EXTRA["chat"] = ("helix.cli.chat_cmd:chat", "Talk about a repository: follow-ups, numbered lists.")
 EXTRA["events"] = ("helix.cli.events_cmd:events", "Show continuity events (lanes, transitions).")
 EXTRA["chunks"] = ("helix.cli.chunks_cmd:chunks", "Show how one file is chunked, and its symbols.")
+EXTRA["search"] = ("helix.cli.search_cmd:search", "Search the index directly: BM25 and dense hits.")

@@ -1,0 +1,67 @@
+"""`helix search`: the raw BM25 / dense channels over the index, for looking under the hood."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from helix.cli.common import echo_json
+from helix.core.config import load_config
+from helix.core.errors import BadPathError
+from helix.core.paths import find_repo_root
+
+DEFAULT_K = 10
+CHANNELS = ("bm25", "dense", "all")
+
+
+def _root(path: str | None) -> Path:
+    if path is None:
+        return find_repo_root(Path.cwd())
+    candidate = Path(path).expanduser()
+    if not candidate.is_dir():
+        raise BadPathError(f"not a directory: {path}")
+    return candidate.resolve()
+
+
+@click.command()
+@click.argument("query")
+@click.argument("path", required=False)
+@click.option("--channel", type=click.Choice(CHANNELS), default="all", show_default=True,
+              help="Which index to search.")
+@click.option("-k", "k", type=click.IntRange(min=1), default=DEFAULT_K, show_default=True,
+              help="Results per channel.")
+@click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
+@click.option("--index-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where the index lives (default: per-user cache keyed by the root).")
+@click.option("--no-embed", is_flag=True, help="Do not embed when refreshing the index.")
+def search(query: str, path: str | None, channel: str, k: int, as_json: bool,
+           index_dir: Path | None, no_embed: bool) -> None:
+    """Search the index of PATH (default: this repository) with BM25 and/or dense retrieval,
+    exactly as the controller's channels see it: chunk, lines, score, rank."""
+    from indexers.build import ensure_index
+
+    root = _root(path)
+    config = load_config(root, flags={"index.embed_enabled": False if no_embed else None})
+    index, _ = ensure_index(root, config, index_dir=index_dir)
+    hits = []
+    if channel in ("bm25", "all"):
+        hits += index.search_bm25(query, k)
+    if channel in ("dense", "all"):
+        hits += index.search_dense(query, k)
+    rows = []
+    for hit in hits:
+        chunk = index.chunk(hit.chunk_id)
+        rows.append({"channel": hit.channel, "rank": hit.rank, "score": round(hit.score, 4),
+                     "chunk_id": hit.chunk_id, "path": chunk.path, "start_line": chunk.start_line,
+                     "end_line": chunk.end_line, "kind": chunk.kind,
+                     "label": chunk.symbol or " / ".join(chunk.heading_path)})
+    if as_json:
+        echo_json({"query": query, "index_rev": index.index_rev, "hits": rows})
+        return
+    if not rows:
+        click.echo("no results")
+    for row in rows:
+        click.echo(f"{row['channel']:5} {row['rank']:3}  {row['score']:8.3f}  "
+                   f"{row['path']}:{row['start_line']}-{row['end_line']}  {row['kind']}"
+                   + (f"  {row['label']}" if row["label"] else ""))
