@@ -129,9 +129,11 @@ class GenerationWriter:
         self.store = store
         self.tmp = store.directory / f"{TMP_PREFIX}{uuid.uuid4().hex[:12]}"
         self.tmp.mkdir(parents=True)
+        self._known: dict[str, PartInfo] = {}  # digests of parts written from memory
 
     def write_bytes(self, name: str, data: bytes) -> None:
         (self.tmp / name).write_bytes(data)
+        self._known[name] = PartInfo(digest=digest(data), bytes=len(data))
 
     def write_json(self, name: str, obj: Any) -> None:
         self.write_bytes(name, canonical_json(obj).encode("utf-8"))
@@ -145,7 +147,9 @@ class GenerationWriter:
         parts: dict[str, PartInfo] = {}
         for path in sorted(p for p in self.tmp.rglob("*") if p.is_file()):
             rel = path.relative_to(self.tmp).as_posix()
-            if rel != MANIFEST:
+            if rel in self._known:
+                parts[rel] = self._known[rel]
+            elif rel != MANIFEST:
                 data = path.read_bytes()
                 parts[rel] = PartInfo(digest=digest(data), bytes=len(data))
         return parts
