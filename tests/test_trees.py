@@ -64,6 +64,7 @@ def test_parent_links_and_cycles() -> None:
         {"id": "b", "title": "duplicate"},
     ]}, indent=1)
     chunks, nodes = parse_tree_file("x.json", text)
+    assert len(chunks) == 3
     assert [n.local_id for n in nodes] == ["a", "b", "c"]
     edges = containment_edges(nodes)
     assert edges == sorted([(node_id_tree("x.json", "a"), node_id_tree("x.json", "b")),
