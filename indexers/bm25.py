@@ -168,6 +168,13 @@ class BM25Index:
     @classmethod
     def load(cls, directory: Path) -> BM25Index:
         """Raises ValueError/OSError on missing or inconsistent files (the store maps that)."""
+        try:
+            return cls._load(directory)
+        except (EOFError, TypeError, AttributeError, KeyError, IndexError) as exc:
+            raise ValueError(f"BM25 index files unreadable: {exc!r}") from None
+
+    @classmethod
+    def _load(cls, directory: Path) -> BM25Index:
         meta = json.loads((directory / _META).read_text("utf-8"))
         if meta.get("format") != FORMAT_VERSION:
             raise ValueError(f"unsupported BM25 index format {meta.get('format')!r}")

@@ -277,7 +277,10 @@ class DenseIndex:
     def load(cls, directory: Path) -> DenseIndex:
         """Raises ValueError/OSError on missing or inconsistent files (the store maps that)."""
         ids = json.loads((directory / _DENSE_IDS).read_text("utf-8"))
-        vectors = np.load(directory / _VECTORS, allow_pickle=False)
+        try:
+            vectors = np.load(directory / _VECTORS, allow_pickle=False)
+        except EOFError as exc:
+            raise ValueError(f"dense vectors unreadable: {exc}") from None
         if not isinstance(ids, list) or vectors.ndim != 2 or vectors.shape[0] != len(ids):
             raise ValueError("dense index files are inconsistent")
         return cls(ids, vectors)

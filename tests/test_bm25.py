@@ -171,3 +171,14 @@ def test_results_sorted_total_order_and_match_tokens(corpus: list[list[str]],
     matching = {ids[i] for i, doc in enumerate(corpus) if set(doc) & set(query)}
     assert {cid for cid, _ in hits} <= matching
     assert len(hits) == min(k, len(matching))  # Lucene idf: every match scores > 0
+
+
+@pytest.mark.parametrize("name", ["bm25_data.npy", "bm25_indices.npy", "bm25_indptr.npy",
+                                  "bm25_id_rank.npy", "bm25_ids.json", "bm25_vocab.json",
+                                  "bm25_meta.json"])
+@pytest.mark.parametrize("damage", [b"", b"garbage", b"[]", b"{}"])
+def test_damaged_files_raise_value_or_os_error(tmp_path: Path, name: str, damage: bytes) -> None:
+    _build(DOCS).save(tmp_path)
+    (tmp_path / name).write_bytes(damage)
+    with pytest.raises((ValueError, OSError)):
+        BM25Index.load(tmp_path).search("retry policy server json", 4)

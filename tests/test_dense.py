@@ -225,3 +225,13 @@ def test_dense_with_fake_embedder_ranks_similar_text_first(tmp_path: Path) -> No
     ids, vectors, _ = embed_chunks(items, embedder, EmbeddingCache(tmp_path))
     index = DenseIndex.build(ids, vectors)
     assert index.search(embedder.embed(["json errors"])[0], 1)[0][0] == "c2"
+
+
+@pytest.mark.parametrize("name", ["dense_vectors.npy", "dense_ids.json"])
+@pytest.mark.parametrize("damage", [b"", b"garbage", b"{}"])
+def test_dense_damaged_files_raise_value_or_os_error(tmp_path: Path, name: str,
+                                                     damage: bytes) -> None:
+    DenseIndex.build(["a", "b"], np.eye(2, dtype=np.float32)).save(tmp_path)
+    (tmp_path / name).write_bytes(damage)
+    with pytest.raises((ValueError, OSError)):
+        DenseIndex.load(tmp_path).search(np.ones(2, dtype=np.float32), 1)
