@@ -38,6 +38,8 @@ CODE_EXTENSIONS: dict[str, str] = {
     ".rb": "ruby",
     ".cs": "csharp",
     ".php": "php",
+    ".kt": "kotlin",
+    ".kts": "kotlin",
 }
 
 DOC_EXTENSIONS: dict[str, str] = {

@@ -106,6 +106,8 @@ def _raw_def(caps: dict[str, list[Node]], key: str) -> _RawDef | None:
     body = caps.get("type_body")
     if body:
         kind = GO_TYPE_KINDS.get(body[0].type, "type")
+    if kind == "class" and any(child.type == "interface" for child in node.children):
+        kind = "interface"  # Kotlin: `interface I` is a class_declaration with that keyword
     receiver = caps.get("receiver")
     extent = node.parent if node.parent is not None and node.parent.type in WRAPPERS else node
     owner = _text(receiver[0]) if receiver else None
@@ -312,6 +314,13 @@ def _php_imports(node: Node) -> list[tuple[str, str]]:
     return [(name, module)]
 
 
+def _kotlin_imports(node: Node) -> list[tuple[str, str]]:
+    text = _text(node).removeprefix("import").strip()
+    dotted, _, alias = text.partition(" as ")
+    module, _, name = dotted.strip().rpartition(".")
+    return [(name, module)]
+
+
 IMPORT_PARSERS: dict[str, Callable[[Node], list[tuple[str, str]]]] = {
     "python": _python_imports,
     "javascript": _js_imports,
@@ -325,6 +334,7 @@ IMPORT_PARSERS: dict[str, Callable[[Node], list[tuple[str, str]]]] = {
     "ruby": _include,
     "csharp": _csharp_imports,
     "php": _php_imports,
+    "kotlin": _kotlin_imports,
 }
 
 

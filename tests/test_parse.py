@@ -634,3 +634,17 @@ def test_csharp_and_php() -> None:
         ("User", "import", "App\\Models", None), ("lib/x.php", "import", "lib/x.php", None),
         ("foo", "call", None, "C.m"), ("bar", "call", None, "C.m"), ("C", "call", None, "f"),
     }
+
+
+def test_kotlin() -> None:
+    kt = parse("a.kt", (
+        "package p\nimport a.b.C\nclass K : B() {\n  fun m(x: Int) { foo(x); o.bar() }\n}\n"
+        "interface I { fun g() }\nfun top() = 1\n"
+    ))
+    assert spans(kt) == [
+        ("K", "class", 3, 5, None), ("K.m", "method", 4, 4, "K"), ("I", "interface", 6, 6, None),
+        ("I.g", "method", 6, 6, "I"), ("top", "function", 7, 7, None),
+    ]
+    assert {(r.name, r.kind, r.module) for r in kt.refs} >= {
+        ("C", "import", "a.b"), ("B", "type", None), ("foo", "call", None), ("bar", "call", None),
+    }
