@@ -316,7 +316,7 @@ def _php_imports(node: Node) -> list[tuple[str, str]]:
 
 def _kotlin_imports(node: Node) -> list[tuple[str, str]]:
     text = _text(node).removeprefix("import").strip()
-    dotted, _, alias = text.partition(" as ")
+    dotted = text.partition(" as ")[0]
     module, _, name = dotted.strip().rpartition(".")
     return [(name, module)]
 
