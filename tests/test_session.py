@@ -430,3 +430,36 @@ def test_focus_resolution_off_ignores_reply_to(repo):
     turn = talk("open the second one", reply_to=1)
     assert callers.shown is not None and turn.opened is not None
     assert turn.opened.target.id == callers.shown.items[1].id  # lane recency, not turn 1
+
+
+# --- T10: failures are said, never dressed as answers -----------------------------------
+
+def test_execution_failure_is_a_t10_boundary(repo):
+    from helix.core.errors import IndexCorruptError
+
+    def broken(question, *, scope, sense):
+        raise IndexCorruptError("index part bm25 is unreadable")
+
+    turn = run_turn("f", Q, root=repo, config=_config(repo), dry_run=True, asker=broken,
+                    clock=FakeClock())
+    assert (turn.transition, turn.answer_mode, turn.retrieval) == ("T10", "boundary", False)
+    assert "unreadable" in turn.answer
+    record = get_session(open_db(), "f")
+    assert record is not None and record.state.root_frame is None
+    assert record.state.coverage_gate_state.truth_mode != "confirmed"
+
+
+def test_open_span_never_reads_outside_the_root(repo, tmp_path):
+    from helix.core.errors import BadPathError
+    from helix.session.actions import open_span
+
+    outside = tmp_path / "secret.txt"
+    outside.write_text("token=abc\n", encoding="utf-8")
+    (repo / "link.txt").symlink_to(outside)
+    for path in ("../secret.txt", "link.txt", str(outside)):
+        with pytest.raises(BadPathError):
+            open_span(repo, TargetRef(kind="span", id="x", path=path, start_line=1,
+                                      end_line=1), max_lines=5)
+    opened = open_span(repo, TargetRef(kind="span", id="x", path="search/bm25.py",
+                                       start_line=1, end_line=200), max_lines=5)
+    assert opened.truncated and opened.end_line == 5
