@@ -145,7 +145,11 @@ class SentenceTransformerEmbedder:
             # the "Loading weights" bar would garble helix's own progress output
             hf_logging.disable_progress_bar()
             hf_logging.set_verbosity_error()
-            self._model = SentenceTransformer(str(self._dir), device="cpu")
+            try:
+                self._model = SentenceTransformer(str(self._dir), device="cpu")
+            except Exception as exc:  # torch / transformers / safetensors each have their own
+                raise UnknownModelError(
+                    f"cannot load embedding model {self._dir}: {exc}") from None
         return self._model
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -182,6 +186,20 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float)
     return (x - mean) / np.sqrt(var + eps) * weight + bias
 
 
+def _required_weights(layers: int) -> list[str]:
+    names = ["embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight",
+             "embeddings.token_type_embeddings.weight", "embeddings.LayerNorm.weight",
+             "embeddings.LayerNorm.bias"]
+    for layer in range(layers):
+        p = f"encoder.layer.{layer}"
+        for dense in ("attention.self.query", "attention.self.key", "attention.self.value",
+                      "attention.output.dense", "intermediate.dense", "output.dense"):
+            names += [f"{p}.{dense}.weight", f"{p}.{dense}.bias"]
+        for norm in ("attention.output.LayerNorm", "output.LayerNorm"):
+            names += [f"{p}.{norm}.weight", f"{p}.{norm}.bias"]
+    return names
+
+
 class NumpyMiniLMEncoder:
     """The sentence-transformers BERT forward pass in numpy: same vectors, no torch."""
 
@@ -200,8 +218,15 @@ class NumpyMiniLMEncoder:
         self._max_len = min(_max_seq_length(self._dir), int(config["max_position_embeddings"]))
         self._normalize = any(m["type"] == _ST_NORMALIZE
                               for m in _read_json(self._dir / "modules.json"))
-        self._w = load_file(str(self._dir / "model.safetensors"))
-        self._tokenizer = Tokenizer.from_file(str(self._dir / "tokenizer.json"))
+        try:
+            self._w = load_file(str(self._dir / "model.safetensors"))
+            self._tokenizer = Tokenizer.from_file(str(self._dir / "tokenizer.json"))
+        except Exception as exc:  # safetensors / tokenizers raise their own error types
+            raise UnknownModelError(f"cannot load embedding model {model_path}: {exc}") from None
+        missing = sorted(set(_required_weights(self._layers)) - set(self._w))
+        if missing:
+            raise UnknownModelError(
+                f"embedding model {model_path} lacks weights: {', '.join(missing[:3])}")
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(max_length=self._max_len)
         self._key = model_key_for(self._dir)

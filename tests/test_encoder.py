@@ -149,3 +149,16 @@ def test_query_embedder_is_shared_and_repeats_are_identical() -> None:
     assert again.shape == (1, 384) and float(again[0, 0]) != 42.0
     batch = encoder.embed(["where is the retry policy decided?", "other"])
     np.testing.assert_allclose(batch[0], again[0], atol=1e-5)
+
+
+def test_numpy_encoder_with_broken_weights_is_a_user_error(tmp_path: Path) -> None:
+    copy = _copy_configs(tmp_path / "m")
+    (copy / "model.safetensors").write_bytes(b"not safetensors")
+    with pytest.raises(UnknownModelError):
+        NumpyMiniLMEncoder(str(copy))
+    from safetensors.numpy import save_file
+
+    save_file({"embeddings.word_embeddings.weight": np.zeros((4, 4), dtype=np.float32)},
+              str(copy / "model.safetensors"))
+    with pytest.raises(UnknownModelError, match="lacks weights"):
+        NumpyMiniLMEncoder(str(copy))
