@@ -15,9 +15,11 @@ from helix.core.ports import Embedder
 from helix.core.schemas import Chunk, Frozen, Hit
 from indexers.api import IndexReader
 
-ChannelName = Literal["bm25", "dense", "symbol", "path", "graph"]
+ChannelName = Literal["bm25", "dense", "symbol", "path", "graph", "refs"]
 # Restricted searches fetch this many times k before filtering by kind / prefix.
 OVERFETCH = 4
+REF_VERBS = {"call": "calls", "import": "imports", "attribute": "references",
+             "name": "references", "type": "references"}
 # Graph neighbours, in the order they are listed: edge kind, direction, reason verb.
 GRAPH_EDGES = (("tests", "tests"), ("calls", "calls"), ("documents", "documents"))
 
@@ -137,6 +139,26 @@ def _graph(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str,
     return out[:request.k]
 
 
+def _refs(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:
+    """Reference sites of a name -> the smallest chunk holding each site's line."""
+    out: list[tuple[Chunk, tuple[str, ...]]] = []
+    seen: set[str] = set()
+    for ref in index.references_to(request.query):
+        spans = [c for c in index.chunks_for_path(ref.path)
+                 if c.start_line <= ref.line <= c.end_line and _keep(c, request)]
+        if not spans:
+            continue
+        chunk = min(spans, key=lambda c: (c.end_line - c.start_line, c.start_line, c.id))
+        if chunk.id in seen:
+            continue
+        seen.add(chunk.id)
+        verb = REF_VERBS.get(ref.kind, "references")
+        out.append((chunk, (f"{verb} {request.query} (line {ref.line})",)))
+        if len(out) >= request.k:
+            break
+    return out
+
+
 def execute(index: IndexReader, request: Request, embedder: Embedder | None) -> RequestResult:
     """Run one request against the index; the result's ranks are 1..n in list order."""
     pairs: list[tuple[Chunk, tuple[str, ...]]]
@@ -149,6 +171,8 @@ def execute(index: IndexReader, request: Request, embedder: Embedder | None) -> 
         pairs = _symbol(index, request)
     elif request.channel == "path":
         pairs = _path(index, request)
+    elif request.channel == "refs":
+        pairs = _refs(index, request)
     else:
         pairs = _graph(index, request)
     found = tuple(Found(chunk=c, rank=i, reasons=r) for i, (c, r) in enumerate(pairs, start=1))

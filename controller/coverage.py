@@ -110,7 +110,7 @@ def slot_test(slot: str, plan: RoutePlan) -> Callable[[Candidate], bool] | None:
     if slot == "call_sites":
         symbols = subjects.get("symbol", ())
         return lambda c: bool(symbols) and (
-            any(r.startswith(("calls ", "tests ")) for r in c.reasons)
+            any(r.startswith(("calls ", "tests ", "imports ", "references ")) for r in c.reasons)
             or any(_has_call(c, s) for s in symbols))
     if slot == "document":
         return lambda c: _from_document(c, plan)

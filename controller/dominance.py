@@ -168,6 +168,24 @@ def assign(chunk: Chunk, term: str, senses: Sequence[Sense]) -> str | None:
     return max(senses, key=lambda s: (round(jaccard(ctx, s.context), 9), -len(s.key), s.key)).key
 
 
+def _last_word(name: str) -> str:
+    parts = re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", name.rsplit(".", 1)[-1])
+    return parts[-1].lower() if parts else ""
+
+
+def _proves(chunk: Chunk, term: str, names: frozenset[str]) -> bool:
+    """A span that says what the term is in this sense: it defines it (`Cavity`), defines a kind
+    of it (`OpticalCavity`, a heading "The optical cavity"), or states it in prose."""
+    if defines(chunk, names) is not None:
+        return True
+    wanted = {term.lower(), stem(term.lower())}
+    if chunk.kind == "code_def" and chunk.symbol and _last_word(chunk.symbol) in wanted:
+        return True
+    if chunk.heading_path and _last_word(chunk.heading_path[-1].replace(" ", "_")) in wanted:
+        return True
+    return chunk.kind not in CODE_CHUNK_KINDS and states(chunk.text, (term,))
+
+
 def score_senses(senses: Sequence[Sense], term: str,
                  retrieved: Mapping[str, Sequence[Chunk]],
                  settings: RetrievalSettings) -> list[SenseScore]:
@@ -185,8 +203,7 @@ def score_senses(senses: Sequence[Sense], term: str,
             if assign(chunk, term, senses) != sense.key:
                 continue
             mass.add(chunk.id)
-            if defines(chunk, names) is not None or (chunk.kind not in CODE_CHUNK_KINDS
-                                                     and states(chunk.text, (term,))):
+            if _proves(chunk, term, names):
                 proofs.add(chunk.id)
         score = round(len(mass) + settings.sense_proof_weight * len(proofs), 6)
         out.append(SenseScore(key=sense.key, mass=len(mass), proofs=len(proofs), score=score))

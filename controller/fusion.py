@@ -25,7 +25,8 @@ class Fused(Frozen):
 
 def channel_weight(channel: str, settings: RetrievalSettings) -> float:
     weights = {"bm25": settings.w_bm25, "dense": settings.w_dense, "symbol": settings.w_symbol,
-               "path": settings.w_path, "graph": settings.w_graph, "tree": settings.w_bm25,
+               "path": settings.w_path, "graph": settings.w_graph, "refs": settings.w_symbol,
+               "tree": settings.w_bm25,
                "sense": settings.w_bm25}
     return weights.get(channel, settings.w_bm25)
 

@@ -115,17 +115,32 @@ def _seed(state: LoopState) -> Action:
     # up from the start (fuzzy lookups wait for the expand / widen steps).
     reqs += [_req(state, "symbol", name, k=state.settings.sense_budget)
              for name in _identifiers(state)]
+    if plan.intent.route == "usage":  # where a spelled name is referenced: the call sites
+        reqs += [_req(state, "refs", name) for name in _spelled(state)]
     reqs += [_req(state, "path", hint) for hint in plan.intent.path_hints]
     if plan.doc_words:
         reqs.append(_req(state, "path", " ".join(plan.doc_words), fuzzy=True))
     return Action(phase="seed", requests=_fresh(state, reqs), note="docs-first")
 
 
+SINGLE_WORD_ROUTES = ("definition", "location")  # short subjects: each word may be a name
+MIN_NAME_CHARS = 4
+
+
 def _identifiers(state: LoopState) -> list[str]:
+    """Names a definition could carry: spelled identifiers, then code spellings of the subject
+    and of its contiguous sub-phrases ("mirror radiation pressure" -> radiation_pressure)."""
     names = [t for t in state.plan.intent.terms if is_identifier(t)]
+    route = state.plan.intent.route
     for slot in ("term", "target", "symbol", "quantity", "x", "y"):
         for phrase in state.plan.subjects.get(slot, ()):
-            names += list(symbol_variants(phrase))
+            words = phrase.split()
+            for size in range(len(words), 1, -1):
+                for start in range(len(words) - size + 1):
+                    names += list(symbol_variants(" ".join(words[start:start + size])))
+            if len(words) == 1 or (route in SINGLE_WORD_ROUTES and len(words) <= 2):
+                names += [v for w in words if len(w) >= MIN_NAME_CHARS
+                          for v in symbol_variants(w)]
     return list(dict.fromkeys(names))
 
 
@@ -191,12 +206,19 @@ def _discovery(state: LoopState, term: str) -> Action:
     return Action(phase="dominance", requests=reqs, note=f"sense discovery for '{term}'")
 
 
+def _sense_requests(state: LoopState, term: str, sense: Sense) -> list[Request]:
+    """One sense's small-budget retrieval: its words with the term, and definitions of the term
+    inside the sense's directories (every sense gets the same requests and budget)."""
+    budget = state.settings.sense_budget
+    reqs = [Request(channel="bm25", query=" ".join((term, *sense.words)), k=budget,
+                    prefixes=sense.dirs)]
+    reqs += [Request(channel="symbol", query=name, k=budget, prefixes=sense.dirs)
+             for name in symbol_variants(term)]
+    return reqs
+
+
 def _per_sense(state: LoopState, term: str) -> Action:
-    reqs = []
-    for sense in state.senses:
-        query = " ".join((term, *sense.words))
-        reqs.append(Request(channel="bm25", query=query, k=state.settings.sense_budget,
-                            prefixes=sense.dirs))
+    reqs = [r for sense in state.senses for r in _sense_requests(state, term, sense)]
     return Action(phase="dominance", requests=tuple(reqs), note="per-sense retrieval")
 
 
@@ -278,8 +300,10 @@ def _dominance(state: LoopState, tools: ToolResults) -> tuple[LoopState, Action 
                                              c.id for c in found)}})
         return state, _per_sense(state, term)
     discovery = set(state.sense_evidence.get("__discovery__", ()))
-    retrieved = {sense.key: [f.chunk for f in result.found]
-                 for sense, result in zip(state.senses, tools.results, strict=False)}
+    per = len(_sense_requests(state, term, state.senses[0]))
+    retrieved = {sense.key: [f.chunk for result in tools.results[i * per:(i + 1) * per]
+                             for f in result.found]
+                 for i, sense in enumerate(state.senses)}
     scores = score_senses(state.senses, term, retrieved, settings)
     winner = decide(scores, settings)
     from controller.dominance import assign
