@@ -69,10 +69,14 @@ def _has_call(c: Candidate, name: str) -> bool:
 
 
 def _value_line(c: Candidate, phrases: Sequence[str]) -> bool:
+    """A line with most of the quantity's words and a value (`=`, `:` or "default")."""
     for line in c.chunk.text.splitlines():
         toks = token_set(line)
-        if any(contains_phrase(toks, p) for p in phrases) and re.search(r"[=:]|default", line):
-            return True
+        for phrase in phrases:
+            need = phrase_tokens(phrase)
+            if need and 2 * len(set(need) & toks) >= len(need) and re.search(
+                    r"[=:]|default", line):
+                return True
     return False
 
 

@@ -96,6 +96,9 @@ _PATTERNS: tuple[tuple[Route, re.Pattern[str]], ...] = (
     ("value_check", re.compile(
         r"^(?:what\s+is\s+)?(?:the\s+)?default\s+(?:value\s+)?(?:of|for)\s+(?P<quantity>.+?)"
         + _TAIL, _FLAGS)),
+    ("value_check", re.compile(
+        r"^what\s+(?:is|are)\s+the\s+default\s+(?P<quantity>.+?)(?:\s+(?:in|of|for|used by)\s+"
+        r"(?P<owner>.+?))?" + _TAIL, _FLAGS)),
     ("location", re.compile(
         r"^(?:where|in\s+which\s+(?:file|module|class|function))\s+(?:is|are|does|do|did)?\s*"
         r"(?P<target>.+?)" + _TAIL, _FLAGS)),
