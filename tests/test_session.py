@@ -463,3 +463,22 @@ def test_open_span_never_reads_outside_the_root(repo, tmp_path):
     opened = open_span(repo, TargetRef(kind="span", id="x", path="search/bm25.py",
                                        start_line=1, end_line=200), max_lines=5)
     assert opened.truncated and opened.end_line == 5
+
+
+def test_boolean_retry_offer_applies_only_to_a_yes_or_no(repo):
+    talk = Talk(repo)
+    talk(Q)
+    empty = talk("same question but only in nowhere/")
+    assert (empty.transition, empty.answer_mode) == ("T10", "boundary")
+    assert "whole repository instead? (yes / no)" in empty.answer
+    accepted = talk("yeah go for it")
+    assert (accepted.lane, accepted.transition, accepted.retrieval) == (
+        "clarify_resume", "T7", True)
+    assert talk.asked[-1] == (Q, None, None)
+    talk("same question but only in nowhere/")
+    declined = talk("no")
+    assert (declined.lane, declined.transition, declined.retrieval) == ("interrupt", "T6", False)
+    talk("same question but only in nowhere/")
+    other = talk("where is the tokenizer defined?")  # a different task drops the offer
+    assert other.transition == "T1" and "pending_cleared_mismatch" in {
+        e.name for e in other.events}

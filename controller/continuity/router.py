@@ -211,6 +211,17 @@ def route_turn(state: ContinuityState, text: str, reply_to: int | None,
                          ["pending selection clarifier matched"],
                          option_set_id=state.pending.option_set_id, choice_index=pending.choice,
                          disabled=not settings.selection_lane)
+        if (pending.status == "applied" and pending.boolean is not None
+                and state.clarification_state is not None):
+            clar = state.clarification_state  # an offer to retry without the path scope
+            if not pending.boolean:
+                return _plan("interrupt", "T6", "cancel", text, focus, pending,
+                             ["offer declined"])
+            return _plan("clarify_resume", "T7", "resume_clarified", text, focus, pending,
+                         ["retry offer accepted: the whole repository"],
+                         question=clar.question, option_set_id=clar.option_set_id or None,
+                         sense=clar.resume_target_frame.sense
+                         if clar.resume_target_frame else None)
         if pending.status == "applied" and state.clarification_state is not None:
             clar = state.clarification_state
             index = pending.choice or 0

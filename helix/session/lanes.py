@@ -133,8 +133,21 @@ def run_root(ctx: TurnContext) -> LaneOutcome:
         answer = (answer_text + "\n" if answer_text else "") + (
             "No evidence was found for this question"
             + (f" in {plan.scope}" if plan.scope else "") + "; nothing is confirmed.")
+        extra: dict[StateSlot, Any] = {"coverage_gate": coverage}
+        if plan.scope and ctx.config.continuity.pending_state:
+            # a typed offer: "yes" re-runs the question over the whole repository (T7)
+            answer += " Search the whole repository instead? (yes / no)"
+            extra["clarification"] = ClarificationState(
+                clarification_kind="confirmation", missing_anchors=("scope",),
+                candidate_scopes=("repo",), resume_target_route=envelope.route,
+                resume_target_frame=state.root_frame, question=question, option_set_id="",
+                asked_turn_id=ctx.turn_id)
+            extra["pending"] = make_pending(
+                kind="tool_retry_offer", expected_type="boolean", clarifier_type="confirmation",
+                anchor_turn_id=ctx.turn_id, thread_key=ctx.session_id, now_ms=ctx.now_ms,
+                settings=ctx.config.continuity)
         return _replace(boundary(ctx, "no evidence found", lane=plan.lane, envelope=envelope,
-                                 extra={"coverage_gate": coverage}, events=tuple(events)),
+                                 extra=extra, events=tuple(events)),
                         answer=answer)
     frame = root_frame_of(envelope, question=question, scope=plan.scope, sense=plan.sense,
                           turn_id=ctx.turn_id)
@@ -181,7 +194,8 @@ def run_root(ctx: TurnContext) -> LaneOutcome:
         updates["choices"] = chosen.items[plan.choice_index - 1].id
     target = TargetRef(kind="question", id=frame.root_result_set_id, label=question)
     why = {"T1": "a new question", "T2": f"the same question re-run in {plan.scope}",
-           "T7": f"you chose sense '{plan.sense}' for the suspended question"}.get(
+           "T7": f"you chose sense '{plan.sense}' for the suspended question" if plan.sense
+           and plan.choice_index else "you accepted the wider search"}.get(
         plan.transition, plan.intent)
     action = _action(ctx, kind, target, scope=plan.scope or "repo",
                      option_set_id=option_set.id if option_set else None, outcome=outcome,
