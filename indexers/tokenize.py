@@ -37,6 +37,8 @@ _STOPWORD_TEXT = """
 STOPWORDS: frozenset[str] = frozenset(_STOPWORD_TEXT.split())
 
 MIN_TOKEN_CHARS = 2
+# Bump on any change to the rules above: cached token lists (indexers.build) must be redone.
+TOKENIZER_VERSION = 1
 _MEMO_LIMIT = 500_000
 _memo: dict[str, tuple[str, ...]] = {}
 
