@@ -32,6 +32,7 @@ from helix.session.store import (
     ensure_schema,
     get_session,
     load_turns,
+    state_after,
 )
 from helix.store.db import open_db
 
@@ -198,6 +199,11 @@ def test_t2_reruns_with_narrowed_scope_and_keeps_the_root_frame(repo):
     assert turn.envelope is not None
     assert all(e.path.startswith("tests/") for e in turn.envelope.evidence)
     assert first.envelope is not None
+    frames = [state_after(open_db(), turn.session_id, n).root_frame for n in (1, 2)]
+    assert frames[0] is not None and frames[1] is not None
+    assert frames[1].question == frames[0].question == Q
+    assert frames[1].domain_id == frames[0].domain_id  # root domain preserved
+    assert (frames[0].path_scope, frames[1].path_scope) == (None, "tests/")
 
 
 def test_clarifier_then_the_first_resumes_with_that_sense(repo):
