@@ -4,7 +4,8 @@ Rules, in the order they apply to each directory entry:
   * `.git/` (and `.hg/`, `.svn/`) is never entered, and not reported.
   * `.gitignore` and `.helixignore` files apply at every level, relative to their directory; a
     deeper file overrides a shallower one, `.helixignore` overrides `.gitignore` of the same
-    directory. Ignored directories are pruned whole and reported once as `dir/`.
+    directory, and `.git/info/exclude` sits below them all. Ignored directories are pruned
+    whole and reported once as `dir/`.
   * symlinks are followed only when their resolved target stays inside the (resolved) root:
     a target outside is "symlink_outside", a directory that is already one of its own ancestors
     is "symlink_loop", a dangling link is "vanished". Nothing outside the root is ever opened:
@@ -35,6 +36,7 @@ from helix.core.schemas import FileRecord, Frozen, SkipReason
 from indexers.languages import classify
 
 IGNORE_FILES = (".gitignore", ".helixignore")  # later overrides earlier
+GIT_EXCLUDE = ".git/info/exclude"
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn"})  # VCS metadata
 BINARY_SNIFF_BYTES = 8192
 SECRET_PATTERNS = (
@@ -127,17 +129,17 @@ class _Walk:
         return real == self.root or real.startswith(self.root + os.sep)
 
 
-def _load_specs(state: _Walk, real_dir: str, rel_dir: str) -> list[_Spec]:
+def _load_specs(
+    state: _Walk, real_dir: str, rel_dir: str, names: tuple[str, ...] = IGNORE_FILES
+) -> list[_Spec]:
     specs = []
-    for name in IGNORE_FILES:
-        path = os.path.join(real_dir, name)
-        follow = os.path.islink(path)
-        if follow:  # an ignore file may be a link, but never to outside the root
-            path = os.path.realpath(path)
-            if not state.inside(path):
-                continue
+    for name in names:
+        # An ignore file (or `.git`) may be a link, but never to outside the root.
+        path = os.path.realpath(os.path.join(real_dir, name))
+        if not state.inside(path):
+            continue
         try:
-            raw = read_bytes(path, state.settings.max_file_bytes, follow)
+            raw = read_bytes(path, state.settings.max_file_bytes, follow=False)
         except (OSError, ValueError):
             continue  # missing or unreadable: nothing to honour
         lines = raw.decode("utf-8", errors="replace").splitlines()
@@ -216,7 +218,7 @@ def _visit_dir(state: _Walk, here: _Dir) -> list[_Dir]:
         except OSError:
             state.skip("vanished", rel)
             continue
-        if is_dir and name in ALWAYS_SKIPPED_DIRS:
+        if name in ALWAYS_SKIPPED_DIRS:  # a directory, or a worktree's / submodule's `.git` file
             continue
         resolved = _resolve(state, entry.path, is_link, is_dir)
         if isinstance(resolved, str):
@@ -304,7 +306,7 @@ def walk_one(root: Path, rel: str, settings: IndexSettings) -> WalkedFile:
     if not rel or rel.startswith("/") or any(part in ("", ".", "..") for part in parts):
         raise BadPathError(f"not a path inside the repository: {rel}")
     real_dir, rel_dir = state.root, ""
-    specs: list[_Spec] = []
+    specs = _load_specs(state, state.root, "", (GIT_EXCLUDE,))
     for index, name in enumerate(parts):
         specs = specs + _load_specs(state, real_dir, rel_dir)
         path, here = os.path.join(real_dir, name), rel_dir + name
@@ -314,7 +316,7 @@ def walk_one(root: Path, rel: str, settings: IndexSettings) -> WalkedFile:
         if isinstance(resolved, str):
             raise BadPathError(f"{rel}: not indexed ({resolved})")
         target, is_dir = resolved
-        if (is_dir and name in ALWAYS_SKIPPED_DIRS) or _ignored(specs, here, is_dir):
+        if name in ALWAYS_SKIPPED_DIRS or _ignored(specs, here, is_dir):
             raise BadPathError(f"{rel}: not indexed (ignored)")
         if index < len(parts) - 1:
             if not is_dir:
@@ -336,7 +338,9 @@ def walk(root: Path, settings: IndexSettings) -> WalkResult:
     """All indexable files under `root`, plus what was skipped and why. Deterministic."""
     real_root = _real_root(root)
     state = _Walk(root=real_root, settings=settings)
-    _walk_dirs(state, _Dir(real_root, "", [], frozenset({real_root})))
+    # The repository's own exclude file applies below every .gitignore, as in git.
+    base = _load_specs(state, real_root, "", (GIT_EXCLUDE,))
+    _walk_dirs(state, _Dir(real_root, "", base, frozenset({real_root})))
     files = tuple(sorted(state.files, key=lambda item: item.record.path))
     skipped = {reason: tuple(sorted(paths)) for reason, paths in sorted(state.skipped.items())}
     seen = len(files) + sum(len(paths) for paths in skipped.values())

@@ -360,3 +360,32 @@ def test_private_key_content_is_secret_whatever_the_name(tmp_path: Path) -> None
     assert paths(result) == ["docs/pem.md", "fixtures/server_cert.txt", "tests/test_keys.py"]
     assert result.skipped == {"secret": ("deploy/deploy_key", "fixtures/ec.txt")}
     assert len(walk(tmp_path, IndexSettings(skip_secrets=False)).files) == 5
+
+
+def test_git_info_exclude_is_honoured_below_gitignore(tmp_path: Path) -> None:
+    write(tmp_path, ".git/info/exclude", "*.scratch\nlocal/\n")
+    write(tmp_path, ".gitignore", "!keep.scratch\n")
+    write(tmp_path, "a.scratch", "x\n")
+    write(tmp_path, "keep.scratch", "x\n")
+    write(tmp_path, "local/notes.md", "# n\n")
+    result = walk(tmp_path, IndexSettings())
+    assert paths(result) == [".gitignore", "keep.scratch"]
+    assert result.skipped == {"ignored": ("a.scratch", "local/")}
+    with pytest.raises(BadPathError, match="ignored"):
+        walker_mod.walk_one(tmp_path, "local/notes.md", IndexSettings())
+
+
+def test_git_dir_linking_outside_is_not_read(tmp_path: Path) -> None:
+    write(tmp_path, "elsewhere/info/exclude", "*.py\n")
+    root = tmp_path / "repo"
+    write(root, "a.py", "x = 1\n")
+    os.symlink(tmp_path / "elsewhere", root / ".git")
+    result = walk(root, IndexSettings())
+    assert paths(result) == ["a.py"]
+    assert result.skipped == {}
+
+
+def test_submodule_git_file_is_not_indexed(tmp_path: Path) -> None:
+    write(tmp_path, "vendor/lib/.git", "gitdir: ../../.git/modules/lib\n")
+    write(tmp_path, "vendor/lib/lib.py", "x = 1\n")
+    assert paths(walk(tmp_path, IndexSettings())) == ["vendor/lib/lib.py"]
