@@ -1,7 +1,8 @@
 """Walk a repository: which files get indexed, which are skipped and why.
 
 Rules, in the order they apply to each directory entry:
-  * `.git/` (and `.hg/`, `.svn/`) is never entered, and not reported.
+  * `.git` (a directory, a worktree/submodule file or a link; also `.hg`, `.svn`) is never
+    entered nor read, and not reported.
   * `.gitignore` and `.helixignore` files apply at every level, relative to their directory; a
     deeper file overrides a shallower one, `.helixignore` overrides `.gitignore` of the same
     directory, and `.git/info/exclude` sits below them all. Ignored directories are pruned
