@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +47,7 @@ class EmbeddingCache:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute(_SCHEMA)
-            conn.execute("SELECT count(*) FROM embeddings LIMIT 1").fetchone()
+            conn.execute("SELECT 1 FROM embeddings LIMIT 1").fetchone()  # reads a page
         except sqlite3.DatabaseError:
             conn.close()
             raise
@@ -140,7 +140,8 @@ class EmbeddingCache:
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
-                    conn.execute("ROLLBACK")
+                    with suppress(sqlite3.Error):  # keep the original error, not this one
+                        conn.execute("ROLLBACK")
                 raise
 
     def count(self, model_key: str | None = None) -> int:
@@ -151,6 +152,12 @@ class EmbeddingCache:
                 row = conn.execute("SELECT count(*) FROM embeddings WHERE model_key = ?",
                                    (model_key,)).fetchone()
         return int(row[0])
+
+    def __enter__(self) -> EmbeddingCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def close(self) -> None:
         with self._lock:
