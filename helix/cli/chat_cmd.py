@@ -33,7 +33,8 @@ def render_turn(turn: TurnResult) -> str:
              + (f"  reply-to {turn.reply_to}" if turn.reply_to else "")]
     if turn.answer:
         lines.append(turn.answer)
-    if turn.shown is not None and turn.opened is None:
+    listed_in_answer = turn.lane == "selection" and turn.answer_mode == "clarify"
+    if turn.shown is not None and turn.opened is None and not listed_in_answer:
         lines.append(f"({turn.shown.kind} list {turn.shown.option_set_id})")
         for item in turn.shown.items:
             extra = f"  {item.sublabel}" if item.sublabel else ""

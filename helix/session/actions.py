@@ -120,13 +120,12 @@ def meta_answer(answer_turn: TurnResult, question: str) -> tuple[str, str]:
     files = list(dict.fromkeys(e.path for e in env.evidence))
     kept = {e.chunk_id for e in env.evidence}
     unkept = [h for h in env.items.repo_search_hits if h.chunk_id not in kept]
-    lines = [f"About turn {answer_turn.turn_id} (\"{answer_turn.text}\"), without re-running it:"]
+    lines = [f"About turn {answer_turn.turn_id} (\"{env.question}\"), without re-running it:"]
     if not env.evidence:
         lines.append("That answer found no evidence, so it cannot say where anything is.")
         return "\n".join(lines), "unsupported"
-    noun = "definition" if defs else "evidence span"
-    lines.append(f"It rests on {len(env.evidence)} evidence span(s) in {len(files)} file(s); "
-                 f"{len(places)} {noun}(s):")
+    head = f"It rests on {len(env.evidence)} evidence span(s) in {len(files)} file(s)"
+    lines.append(f"{head}; {len(defs)} definition(s):" if defs else f"{head}:")
     lines += [f"  - {e.path}:{e.start_line}-{e.end_line}" + (f" {e.symbol}" if e.symbol else "")
               for e in places[:META_MAX_PLACES]]
     if len(places) == 1:
