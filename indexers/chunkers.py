@@ -25,8 +25,10 @@ _RST_ADORN = re.compile(r"^([!-/:-@\[-`{-~])\1+\s*$")
 RST_MIN_UNDERLINE = 4
 # Text windows longer than this are sliced: one minified line must not become a 1 MB chunk.
 MAX_WINDOW_CHARS = 16_000
-# A code file with a line this long is minified or generated: line windows, no tree-sitter.
+# A code file whose text is mostly (MINIFIED_SHARE) on lines this long is minified or generated:
+# it gets line windows, no tree-sitter.
 MINIFIED_LINE_CHARS = 2_000
+MINIFIED_SHARE = 0.5
 
 
 def split_lines(text: str) -> list[str]:
@@ -86,7 +88,11 @@ def trim(lines: list[str], start: int, end: int) -> tuple[int, int] | None:
 
 
 def looks_minified(text: str) -> bool:
-    return len(text) > MINIFIED_LINE_CHARS and max(map(len, text.split("\n"))) > MINIFIED_LINE_CHARS
+    """Most of the text sits on over-long lines (a bundle, not code with one long literal)."""
+    if len(text) <= MINIFIED_LINE_CHARS:
+        return False
+    long_chars = sum(n for n in map(len, text.split("\n")) if n > MINIFIED_LINE_CHARS)
+    return long_chars > MINIFIED_SHARE * len(text)
 
 
 def has_words(lines: list[str], start: int, end: int) -> bool:

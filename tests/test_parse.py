@@ -648,3 +648,10 @@ def test_kotlin() -> None:
     assert {(r.name, r.kind, r.module) for r in kt.refs} >= {
         ("C", "import", "a.b"), ("B", "type", None), ("foo", "call", None), ("bar", "call", None),
     }
+
+
+def test_code_with_one_long_literal_keeps_its_symbols() -> None:
+    body = "\n".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(200))
+    text = f'TABLE = "{"ab" * 1500}"\n\n{body}'
+    parsed = parse("table.py", text)
+    assert len(parsed.defs) == 200
