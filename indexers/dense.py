@@ -44,7 +44,7 @@ MAX_SIGNATURE_LINES = 4
 MAX_CARD_SCAN_LINES = 60
 EMBED_BATCH = 256  # texts per embedder call: progress and cache writes happen per batch
 
-_DECORATOR = re.compile(r"^\s*@")
+_DECORATOR = re.compile(r"^\s*(?:@|#!?\[)")  # Python/Java/TS decorators, Rust attributes
 _COMMENT = re.compile(r"^\s*(?://+|#+|/\*+|\*+/?|--|;+)\s?")
 _DOCSTRING_START = re.compile(r"^\s*[rRbBuU]?(\"\"\"|'''|\"|')")
 
@@ -95,7 +95,8 @@ def _python_docstring(rest: list[str]) -> str:
 
 
 def _leading_comment(lines: list[str], sig_start: int) -> str:
-    comment = [_COMMENT.sub("", ln, count=1) for ln in lines[:sig_start] if _COMMENT.match(ln)]
+    comment = [_COMMENT.sub("", ln, count=1) for ln in lines[:sig_start]
+               if _COMMENT.match(ln) and not _DECORATOR.match(ln)]
     return _first_paragraph(comment)
 
 

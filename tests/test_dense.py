@@ -235,3 +235,12 @@ def test_dense_damaged_files_raise_value_or_os_error(tmp_path: Path, name: str,
     (tmp_path / name).write_bytes(damage)
     with pytest.raises((ValueError, OSError)):
         DenseIndex.load(tmp_path).search(np.ones(2, dtype=np.float32), 1)
+
+
+def test_card_skips_rust_attributes_and_reads_doc_comments() -> None:
+    rust = ("/// A retry budget per host.\n#[derive(Debug, Clone)]\n"
+            "pub struct RetryBudget {\n    max: u32,\n}")
+    text = embed_text_for(_chunk("r", rust, symbol="RetryBudget", def_kind="struct",
+                                 lang="rust"), IndexSettings())
+    assert text == ("pkg/mod.py :: RetryBudget (struct)\npub struct RetryBudget {\n"
+                    "A retry budget per host.")
