@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from controller.text import token_set
 from helix.core.ports import Embedder
 from helix.core.schemas import Chunk, Frozen, Hit
 from indexers.api import IndexReader
@@ -32,6 +33,9 @@ class Request(Frozen):
     prefixes: tuple[str, ...] = ()  # only paths under one of these prefixes
     # path: match name words anywhere in the path; symbol: close names when no exact one
     fuzzy: bool = False
+    # symbol: keep a definition only if its span or path also carries these words ("denoise"
+    # for "denoise stage" must mention a stage)
+    must: tuple[str, ...] = ()
 
 
 class Found(Frozen):
@@ -85,7 +89,9 @@ def _symbol(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str
     out: list[tuple[Chunk, tuple[str, ...]]] = []
     for d in sorted(defs, key=lambda d: (d.path, d.start_line, d.qualname)):
         chunk = index.chunk_for_node(d.node_id)
-        if chunk is not None and _keep(chunk, request):
+        if chunk is not None and _keep(chunk, request) and (
+                not request.must or all(w in token_set(f"{chunk.text} {chunk.path}")
+                                        for w in request.must)):
             out.append((chunk, (how, f"defines {d.qualname}")))
     return out[:request.k]
 

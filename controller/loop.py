@@ -91,7 +91,7 @@ def _req(state: LoopState, channel: str, query: str, kinds: tuple[str, ...] = ()
 
 
 def _key(r: Request) -> str:
-    return f"{r.channel}:{r.query}:{','.join(r.kinds)}:{'~' if r.fuzzy else ''}"
+    return f"{r.channel}:{r.query}:{','.join(r.kinds)}:{'~' if r.fuzzy else ''}:{','.join(r.must)}"
 
 
 def _fresh(state: LoopState, requests: Sequence[Request]) -> tuple[Request, ...]:
@@ -113,8 +113,7 @@ def _seed(state: LoopState) -> Action:
                  _req(state, "dense", query, DOC_CHUNK_KINDS)]
     # Exact definitions of the names the question spells out are proof, not noise: look them
     # up from the start (fuzzy lookups wait for the expand / widen steps).
-    reqs += [_req(state, "symbol", name, k=state.settings.sense_budget)
-             for name in _identifiers(state)]
+    reqs += _symbol_requests(state, fuzzy_ok=False)
     if plan.intent.route == "usage":  # where a spelled name is referenced: the call sites
         reqs += [_req(state, "refs", name) for name in _spelled(state)]
     reqs += [_req(state, "path", hint) for hint in plan.intent.path_hints]
@@ -127,21 +126,41 @@ SINGLE_WORD_ROUTES = ("definition", "location")  # short subjects: each word may
 MIN_NAME_CHARS = 4
 
 
-def _identifiers(state: LoopState) -> list[str]:
-    """Names a definition could carry: spelled identifiers, then code spellings of the subject
-    and of its contiguous sub-phrases ("mirror radiation pressure" -> radiation_pressure)."""
-    names = [t for t in state.plan.intent.terms if is_identifier(t)]
+def _names(state: LoopState) -> list[tuple[str, tuple[str, ...]]]:
+    """Names a definition could carry, each with the words its span must also show: spelled
+    identifiers, code spellings of the subject and of its contiguous sub-phrases ("mirror
+    radiation pressure" -> radiation_pressure), and for a two-word subject of a definition or
+    location question each word, kept only if the span mentions the other ("denoise stage")."""
+    out: list[tuple[str, tuple[str, ...]]] = [
+        (t, ()) for t in state.plan.intent.terms if is_identifier(t)]
     route = state.plan.intent.route
     for slot in ("term", "target", "symbol", "quantity", "x", "y"):
         for phrase in state.plan.subjects.get(slot, ()):
             words = phrase.split()
             for size in range(len(words), 1, -1):
                 for start in range(len(words) - size + 1):
-                    names += list(symbol_variants(" ".join(words[start:start + size])))
-            if len(words) == 1 or (route in SINGLE_WORD_ROUTES and len(words) <= 2):
-                names += [v for w in words if len(w) >= MIN_NAME_CHARS
-                          for v in symbol_variants(w)]
-    return list(dict.fromkeys(names))
+                    out += [(v, ()) for v in symbol_variants(" ".join(words[start:start + size]))]
+            if len(words) == 1:
+                out += [(v, ()) for v in symbol_variants(words[0])]
+            elif route in SINGLE_WORD_ROUTES and len(words) == 2:
+                for word, other in ((words[0], words[1]), (words[1], words[0])):
+                    if len(word) >= MIN_NAME_CHARS:
+                        out += [(v, phrase_tokens(other)) for v in symbol_variants(word)]
+    seen: dict[str, tuple[str, ...]] = {}
+    for name, must in out:
+        seen.setdefault(name, must)
+    return list(seen.items())
+
+
+def _identifiers(state: LoopState) -> list[str]:
+    return [name for name, _ in _names(state)]
+
+
+def _symbol_requests(state: LoopState, fuzzy_ok: bool) -> list[Request]:
+    spelled = set(_spelled(state))
+    return [Request(channel="symbol", query=name, k=state.settings.sense_budget,
+                    prefixes=state.prefixes, fuzzy=fuzzy_ok and name in spelled, must=must)
+            for name, must in _names(state)]
 
 
 def _spelled(state: LoopState) -> list[str]:
@@ -171,11 +190,9 @@ def _expand(state: LoopState) -> Action:
         reqs.append(_req(state, "bm25", f"{main} {heading}"))
     for stem_words in list(dict.fromkeys(stems))[:EXPAND_SEEDS]:
         reqs.append(_req(state, "bm25", f"{main} {stem_words}"))
-    spelled = set(_spelled(state))
-    for name in list(dict.fromkeys([*_identifiers(state), *symbols,
-                                    *sorted(set(found_idents))]))[:EXPAND_SEEDS * 2]:
-        reqs.append(_req(state, "symbol", name, k=state.settings.sense_budget,
-                         fuzzy=name in spelled))
+    reqs += _symbol_requests(state, fuzzy_ok=True)
+    for name in list(dict.fromkeys([*symbols, *sorted(set(found_idents))]))[:EXPAND_SEEDS * 2]:
+        reqs.append(_req(state, "symbol", name, k=state.settings.sense_budget))
     reqs.append(_req(state, "dense", main))
     return Action(phase="expand", requests=_fresh(state, reqs),
                   note="heading seeds, filename tokens, symbol names")
@@ -186,10 +203,7 @@ def _widen(state: LoopState) -> Action:
     for query in _subject_queries(state):
         reqs += [_req(state, "bm25", query, CODE_CHUNK_KINDS),
                  _req(state, "dense", query, CODE_CHUNK_KINDS)]
-    spelled = set(_spelled(state))
-    for name in _identifiers(state):
-        reqs.append(_req(state, "symbol", name, k=state.settings.sense_budget,
-                         fuzzy=name in spelled))
+    reqs += _symbol_requests(state, fuzzy_ok=True)
     defs = [c for c in rank(state.evidence) if c.chunk.kind == "code_def"]
     for cand in defs[:GRAPH_SEEDS * 2]:
         reqs.append(_req(state, "graph", cand.chunk.node_id, k=state.settings.sense_budget))
