@@ -21,6 +21,7 @@ directory counts once). Skipped directories are reported with a trailing "/".
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -40,6 +41,8 @@ IGNORE_FILES = (".gitignore", ".helixignore")  # later overrides earlier
 GIT_EXCLUDE = ".git/info/exclude"
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn"})  # VCS metadata
 BINARY_SNIFF_BYTES = 8192
+# What open(O_NOFOLLOW) fails with on a symlink (Linux: ELOOP; some BSDs: EMLINK).
+_LINK_REFUSED = frozenset({errno.ELOOP, errno.EMLINK})
 SECRET_PATTERNS = (
     ".env", ".env.*", "*.env", ".envrc", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks",
     "*.keystore", "*.kdbx", "*.asc", "*.gpg", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
@@ -135,19 +138,39 @@ def _load_specs(
 ) -> list[_Spec]:
     specs = []
     for name in names:
-        # An ignore file (or `.git`) may be a link, but never to outside the root.
-        path = os.path.realpath(os.path.join(real_dir, name))
-        if not state.inside(path):
+        raw = _read_ignore_file(state, real_dir, name)
+        if raw is None:
             continue
-        try:
-            raw = read_bytes(path, state.settings.max_file_bytes, follow=False)
-        except (OSError, ValueError):
-            continue  # missing or unreadable: nothing to honour
         lines = raw.decode("utf-8", errors="replace").splitlines()
         if any(line.strip() and not line.lstrip().startswith("#") for line in lines):
             spec = pathspec.GitIgnoreSpec.from_lines(lines)
             specs.append(_Spec(rel_dir, spec, _any_match(spec)))
     return specs
+
+
+def _read_ignore_file(state: _Walk, real_dir: str, name: str) -> bytes | None:
+    """An ignore file's bytes, None when missing or unreadable. It (or `.git` on the way) may be
+    a link, but never to outside the root. In the common case: one failing open()."""
+    limit = state.settings.max_file_bytes
+    path = os.path.join(real_dir, name)
+    if "/" in name:  # a component on the way may be a link: resolve first
+        path = os.path.realpath(path)
+        if not state.inside(path):
+            return None
+    try:
+        return read_bytes(path, limit, follow=False)
+    except OSError as exc:
+        if exc.errno not in _LINK_REFUSED:
+            return None  # missing or unreadable: nothing to honour
+    except ValueError:
+        return None
+    real = os.path.realpath(path)  # the ignore file itself is a link
+    if not state.inside(real):
+        return None
+    try:
+        return read_bytes(real, limit, follow=False)
+    except (OSError, ValueError):
+        return None
 
 
 def _ignored(specs: list[_Spec], rel: str, is_dir: bool) -> bool:

@@ -336,16 +336,25 @@ def test_unlistable_or_vanished_directories(
 
 
 def test_very_deep_tree_has_no_recursion_limit(tmp_path: Path) -> None:
+    import inspect
     import sys
 
-    depth = sys.getrecursionlimit() + 50
+    # Deeper than a recursive walk could go under the (lowered) recursion limit. Kept small:
+    # pytest's own clean-up of tmp_path recurses too.
+    limit = len(inspect.stack(0)) + 100
+    depth = 150
     rel = "/".join(["d"] * depth)
     current = tmp_path
     for _ in range(depth):
         current = current / "d"
         current.mkdir()  # one level at a time: pathlib's parents=True recurses too
     write(tmp_path, rel + "/leaf.txt", "x\n")
-    result = walk(tmp_path, IndexSettings())
+    saved = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit)
+    try:
+        result = walk(tmp_path, IndexSettings())
+    finally:
+        sys.setrecursionlimit(saved)
     assert paths(result) == [rel + "/leaf.txt"]
 
 
