@@ -655,3 +655,15 @@ def test_code_with_one_long_literal_keeps_its_symbols() -> None:
     text = f'TABLE = "{"ab" * 1500}"\n\n{body}'
     parsed = parse("table.py", text)
     assert len(parsed.defs) == 200
+
+
+def test_python_except_clauses_reference_exception_types() -> None:
+    text = (
+        "def f():\n    try:\n        g()\n    except (A, m.B) as e:\n        pass\n"
+        "    except C:\n        pass\n    except D as e:\n        raise E() from e\n"
+    )
+    refs = [(r.name, r.kind, r.scope) for r in parse("a.py", text).refs]
+    assert refs == [
+        ("g", "call", "f"), ("A", "type", "f"), ("B", "attribute", "f"), ("C", "type", "f"),
+        ("D", "type", "f"), ("E", "call", "f"),
+    ]

@@ -9,6 +9,12 @@
 (class_definition superclasses: (argument_list (attribute attribute: (identifier) @reference.type)))
 (type (identifier) @reference.type)
 (type (attribute attribute: (identifier) @reference.type))
+(except_clause value: [
+  (identifier) @reference.type
+  (tuple (identifier) @reference.type)
+  (as_pattern . (identifier) @reference.type)
+  (as_pattern . (tuple (identifier) @reference.type))
+])
 (decorator (identifier) @reference.name)
 (decorator (attribute attribute: (identifier) @reference.name))
 (attribute attribute: (identifier) @reference.attribute)
