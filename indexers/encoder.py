@@ -186,6 +186,39 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float)
     return (x - mean) / np.sqrt(var + eps) * weight + bias
 
 
+_SAFETENSORS_DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64,
+                       "I64": np.int64, "I32": np.int32}
+_HEADER_LEN_BYTES = 8
+
+
+def _mmap_safetensors(path: Path) -> dict[str, np.ndarray]:
+    """Zero-copy views of a safetensors file (8-byte LE header length, JSON header, raw data).
+
+    Loading is then a page-table operation: only the embedding rows a query touches are read.
+    Other dtypes (bf16) go through `safetensors.numpy`, which copies.
+    """
+    import mmap
+
+    with path.open("rb") as handle:
+        header_len = int.from_bytes(handle.read(_HEADER_LEN_BYTES), "little")
+        header = json.loads(handle.read(header_len))
+        data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    header.pop("__metadata__", None)
+    if any(meta["dtype"] not in _SAFETENSORS_DTYPES for meta in header.values()):
+        from safetensors.numpy import load_file
+
+        return load_file(str(path))
+    base = _HEADER_LEN_BYTES + header_len
+    tensors: dict[str, np.ndarray] = {}
+    for name, meta in header.items():
+        dtype = np.dtype(_SAFETENSORS_DTYPES[meta["dtype"]]).newbyteorder("<")
+        start, end = meta["data_offsets"]
+        count = (end - start) // dtype.itemsize
+        tensors[name] = np.frombuffer(data, dtype=dtype, count=count,
+                                      offset=base + start).reshape(meta["shape"])
+    return tensors
+
+
 def _required_weights(layers: int) -> list[str]:
     names = ["embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight",
              "embeddings.token_type_embeddings.weight", "embeddings.LayerNorm.weight",
@@ -207,7 +240,6 @@ class NumpyMiniLMEncoder:
         self._dir = _model_dir(model_path)
         if not numpy_compatible(self._dir):
             raise UnknownModelError(f"not a mean-pooled BERT sentence model: {model_path}")
-        from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
         config = _read_json(self._dir / "config.json")
@@ -219,7 +251,7 @@ class NumpyMiniLMEncoder:
         self._normalize = any(m["type"] == _ST_NORMALIZE
                               for m in _read_json(self._dir / "modules.json"))
         try:
-            self._w = load_file(str(self._dir / "model.safetensors"))
+            self._w = _mmap_safetensors(self._dir / "model.safetensors")
             self._tokenizer = Tokenizer.from_file(str(self._dir / "tokenizer.json"))
         except Exception as exc:  # safetensors / tokenizers raise their own error types
             raise UnknownModelError(f"cannot load embedding model {model_path}: {exc}") from None
