@@ -19,6 +19,7 @@ Writes benchmarks/results/search_bench.json. The machine is shared: timings are 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import statistics
@@ -270,7 +271,8 @@ def main() -> None:
     source = Path(args[0]) if args else Path(sysconfig.get_paths()["stdlib"])
     settings = IndexSettings()
     result: dict[str, Any] = {"source": str(source), "note": "2-core machine shared by 8 "
-                              "engineers; one run; timings are noisy"}
+                              "engineers; one run; timings are noisy",
+                              "loadavg_1min_start": round(os.getloadavg()[0], 2)}
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         root = tmp / "stdlib"
@@ -288,6 +290,7 @@ def main() -> None:
             picked = select_for_embedding(chunks, settings)
             step = max(1, len(picked) // N_EMBED_TEXTS)
             result["embedding"] = bench_embedding(picked[::step][:N_EMBED_TEXTS], tmp)
+    result["loadavg_1min_end"] = round(os.getloadavg()[0], 2)
     RESULT.parent.mkdir(parents=True, exist_ok=True)
     RESULT.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     print(json.dumps(result, indent=2, sort_keys=True))
