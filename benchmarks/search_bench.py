@@ -5,6 +5,8 @@ parser, then in one process measures:
 - tokenize time; BM25 build / save / load for Helix's `BM25Index`, bm25s and rank-bm25, and
   `BM25Index.build + save` on ~50k chunks (the corpus twice, distinct ids);
 - query p50/p95 over 100 queries for the three engines, and top-10 agreement with rank-bm25;
+- BM25 retrieval quality (file hit@5, MRR) on the stdlib and networkx eval suites, for the bare
+  chunk text and for `bm25_text_for` (path + qualified name + headings + text);
 - how many chunks the dense selection picks (by tier) under the default settings;
 - embedding throughput on the same 300 selected texts: bare `SentenceTransformer.encode` vs
   Helix's `embed_chunks` + `SentenceTransformerEmbedder` with an empty cache (alternated, best
@@ -37,7 +39,7 @@ import numpy as np
 
 from helix.core.config import IndexSettings
 from helix.core.schemas import Chunk
-from indexers.bm25 import BM25Index, RankBM25Reference
+from indexers.bm25 import BM25Index, RankBM25Reference, bm25_text_for
 from indexers.dense import _card, embed_chunks, select_for_embedding
 from indexers.embed_cache import EmbeddingCache
 from indexers.encoder import SentenceTransformerEmbedder, default_model_path
@@ -50,6 +52,7 @@ RESULT = Path(__file__).parent / "results" / "search_bench.json"
 N_QUERIES = 100
 N_EMBED_TEXTS = 300
 TOP_K = 10
+QUALITY_DEPTH = 30  # chunks fetched per eval question before folding them into files
 
 NATURAL_QUERIES = [
     "open file with encoding", "parse http headers", "thread pool executor shutdown",
@@ -160,6 +163,40 @@ def bench_bm25(chunks: Sequence[Chunk], queries: Sequence[str], tmp: Path) -> di
                                "save_s": round(t_big_save, 3),
                                "build_plus_save_s": round(t_big + t_big_save, 3)}
     return out
+
+
+def _file_hits(chunks: Sequence[Chunk], cases: Sequence[dict[str, Any]],
+               text_of: Callable[[Chunk], str]) -> dict[str, float]:
+    """File-level hit@5 and MRR of BM25 chunk search (chunks folded to their files)."""
+    path_of = {c.id: c.path for c in chunks}
+    index = BM25Index.build([c.id for c in chunks], [tokenize(text_of(c)) for c in chunks])
+    hit = rr = 0.0
+    for case in cases:
+        files = set(case["expect"]["files"])
+        ranked: list[str] = []
+        for chunk_id, _ in index.search(case["question"], QUALITY_DEPTH):
+            if path_of[chunk_id] not in ranked:
+                ranked.append(path_of[chunk_id])
+        hit += bool(files & set(ranked[:5]))
+        rr += next((1.0 / r for r, p in enumerate(ranked, 1) if p in files), 0.0)
+    return {"hit@5": round(hit / len(cases), 3), "mrr": round(rr / len(cases), 3)}
+
+
+def bench_bm25_quality(suites: dict[str, tuple[Sequence[Chunk], Path]]) -> dict[str, Any]:
+    """Chunk text alone vs `bm25_text_for` (path + qualname + headings + text)."""
+    out: dict[str, Any] = {}
+    for name, (chunks, suite) in sorted(suites.items()):
+        cases = [json.loads(line) for line in suite.read_text("utf-8").splitlines() if line]
+        out[name] = {"cases": len(cases), "chunk_text": _file_hits(chunks, cases, _bm25_text),
+                     "bm25_text_for": _file_hits(chunks, cases, bm25_text_for)}
+    return out
+
+
+def _chunks_of(root: Path, settings: IndexSettings) -> list[Chunk]:
+    walked = walk(root, settings)
+    return sorted((c for item in walked.files
+                   for c in parse_file(item.record, item.text, settings).chunks),
+                  key=lambda c: (c.path, c.start_line, c.id))
 
 
 def bench_selection(chunks: Sequence[Chunk], settings: IndexSettings) -> dict[str, Any]:
@@ -277,13 +314,17 @@ def main() -> None:
         tmp = Path(tmp_name)
         root = tmp / "stdlib"
         shutil.copytree(source, root, symlinks=True, ignore=shutil.ignore_patterns(*EXCLUDED))
-        walked = walk(root, settings)
-        chunks = sorted((c for item in walked.files
-                         for c in parse_file(item.record, item.text, settings).chunks),
-                        key=lambda c: (c.path, c.start_line, c.id))
+        chunks = _chunks_of(root, settings)
         queries = _queries(chunks)
         result["queries"] = len(queries)
         result["bm25"] = bench_bm25(chunks, queries, tmp)
+        import networkx
+
+        evals = Path(__file__).resolve().parent.parent / "data" / "evals"
+        nx_chunks = _chunks_of(Path(networkx.__file__).parent, settings)
+        result["bm25_quality"] = bench_bm25_quality({
+            "stdlib_bench": (chunks, evals / "stdlib_bench.jsonl"),
+            "networkx": (nx_chunks, evals / "networkx.jsonl")})
         result["dense_selection"] = bench_selection(chunks, settings)
         result["numpy_encoder_cold"] = bench_cold_encoder()
         if "--no-embed" not in sys.argv:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from helix.core.schemas import Chunk
 from indexers.tokenize import tokenize
 
 K1 = 1.5
@@ -38,6 +39,21 @@ _DATA = "bm25_data.npy"
 _INDICES = "bm25_indices.npy"
 _INDPTR = "bm25_indptr.npy"
 _ORDER = "bm25_id_rank.npy"
+
+
+def bm25_text_for(chunk: Chunk) -> str:
+    """What BM25 indexes for a chunk: its path (without extension), qualified name and heading
+    path, then its text. Names often live only in the path (`shutil.py`) or the enclosing
+    class; measured on the networkx and stdlib eval suites (file hit@5 over chunk search):
+    0.73 -> 0.79 and 0.84 -> 0.92 against the bare chunk text.
+    """
+    path = chunk.path.rsplit(".", 1)[0] if "." in chunk.path.rsplit("/", 1)[-1] else chunk.path
+    head = [path]
+    if chunk.symbol:
+        head.append(chunk.symbol)
+    if chunk.heading_path:
+        head.append(" / ".join(chunk.heading_path))
+    return "\n".join([*head, chunk.text])
 
 
 def okapi_idf(df: np.ndarray, n_docs: int, epsilon: float = EPSILON) -> np.ndarray:

@@ -182,3 +182,17 @@ def test_damaged_files_raise_value_or_os_error(tmp_path: Path, name: str, damage
     (tmp_path / name).write_bytes(damage)
     with pytest.raises((ValueError, OSError)):
         BM25Index.load(tmp_path).search("retry policy server json", 4)
+
+
+def test_bm25_text_for_adds_path_symbol_and_headings() -> None:
+    from helix.core.schemas import Chunk
+    from indexers.bm25 import bm25_text_for
+
+    code = Chunk(id="c1", path="pkg/shutil.py", kind="code_def", lang="python", start_line=3,
+                 end_line=4, text="def copytree(src, dst):\n    pass", content_hash="h",
+                 symbol="Copier.copytree", def_kind="method", node_id="def:pkg/shutil.py::c")
+    assert bm25_text_for(code) == "pkg/shutil\nCopier.copytree\n" + code.text
+    doc = code.model_copy(update={"path": "docs/README", "kind": "doc_section", "symbol": None,
+                                  "heading_path": ("Guide", "Install"), "text": "## Install"})
+    assert bm25_text_for(doc) == "docs/README\nGuide / Install\n## Install"
+    assert {"shutil", "copier.copytree", "copytree"} <= set(tokenize(bm25_text_for(code)))
