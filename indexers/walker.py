@@ -5,8 +5,9 @@ Rules, in the order they apply to each directory entry:
     entered nor read, and not reported.
   * `.gitignore` and `.helixignore` files apply at every level, relative to their directory; a
     deeper file overrides a shallower one, `.helixignore` overrides `.gitignore` of the same
-    directory, and `.git/info/exclude` sits below them all. Ignored directories are pruned
-    whole and reported once as `dir/`.
+    directory, `.git/info/exclude` sits below them all and DEFAULT_IGNORES (dependency trees,
+    tool caches, lock files) below that. Ignored directories are pruned whole and reported once
+    as `dir/`.
   * symlinks are followed only when their resolved target stays inside the (resolved) root:
     a target outside is "symlink_outside", a directory that is already one of its own ancestors
     is "symlink_loop", a dangling link is "vanished". Nothing outside the root is ever opened:
@@ -39,6 +40,14 @@ from indexers.languages import classify
 
 IGNORE_FILES = (".gitignore", ".helixignore")  # later overrides earlier
 GIT_EXCLUDE = ".git/info/exclude"
+# Built in, below every ignore file (a `!name` line in .gitignore / .helixignore re-includes):
+# dependency trees, tool caches and lock files hold nothing to ask about, and cost chunks.
+DEFAULT_IGNORES = (
+    "node_modules/", ".venv/", "venv/", ".tox/", ".nox/", "__pycache__/", ".mypy_cache/",
+    ".pytest_cache/", ".ruff_cache/", ".hypothesis/", "*.egg-info/",
+    "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "Pipfile.lock", "uv.lock",
+    "Cargo.lock", "Gemfile.lock", "composer.lock", "go.sum",
+)
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn"})  # VCS metadata
 BINARY_SNIFF_BYTES = 8192
 # What open(O_NOFOLLOW) fails with on a symlink (Linux: ELOOP; some BSDs: EMLINK).
@@ -146,6 +155,13 @@ def _load_specs(
             spec = pathspec.GitIgnoreSpec.from_lines(lines)
             specs.append(_Spec(rel_dir, spec, _any_match(spec)))
     return specs
+
+
+def _base_specs(state: _Walk) -> list[_Spec]:
+    """The defaults, then the repository's own exclude file (below every .gitignore, as in git)."""
+    defaults = pathspec.GitIgnoreSpec.from_lines(DEFAULT_IGNORES)
+    exclude = _load_specs(state, state.root, "", (GIT_EXCLUDE,))
+    return [_Spec("", defaults, _any_match(defaults)), *exclude]
 
 
 def _read_ignore_file(state: _Walk, real_dir: str, name: str) -> bytes | None:
@@ -330,7 +346,7 @@ def walk_one(root: Path, rel: str, settings: IndexSettings) -> WalkedFile:
     if not rel or rel.startswith("/") or any(part in ("", ".", "..") for part in parts):
         raise BadPathError(f"not a path inside the repository: {rel}")
     real_dir, rel_dir = state.root, ""
-    specs = _load_specs(state, state.root, "", (GIT_EXCLUDE,))
+    specs = _base_specs(state)
     for index, name in enumerate(parts):
         specs = specs + _load_specs(state, real_dir, rel_dir)
         path, here = os.path.join(real_dir, name), rel_dir + name
@@ -362,8 +378,7 @@ def walk(root: Path, settings: IndexSettings) -> WalkResult:
     """All indexable files under `root`, plus what was skipped and why. Deterministic."""
     real_root = _real_root(root)
     state = _Walk(root=real_root, settings=settings)
-    # The repository's own exclude file applies below every .gitignore, as in git.
-    base = _load_specs(state, real_root, "", (GIT_EXCLUDE,))
+    base = _base_specs(state)
     _walk_dirs(state, _Dir(real_root, "", base, frozenset({real_root})))
     files = tuple(sorted(state.files, key=lambda item: item.record.path))
     skipped = {reason: tuple(sorted(paths)) for reason, paths in sorted(state.skipped.items())}

@@ -398,3 +398,18 @@ def test_submodule_git_file_is_not_indexed(tmp_path: Path) -> None:
     write(tmp_path, "vendor/lib/.git", "gitdir: ../../.git/modules/lib\n")
     write(tmp_path, "vendor/lib/lib.py", "x = 1\n")
     assert paths(walk(tmp_path, IndexSettings())) == ["vendor/lib/lib.py"]
+
+
+def test_default_ignores_and_reinclusion(tmp_path: Path) -> None:
+    write(tmp_path, "node_modules/left-pad/index.js", "module.exports = 1;\n")
+    write(tmp_path, ".venv/lib/site.py", "x = 1\n")
+    write(tmp_path, "web/package-lock.json", "{}\n")
+    write(tmp_path, "Cargo.lock", "# lock\n")
+    write(tmp_path, "src/app.py", "x = 1\n")
+    result = walk(tmp_path, IndexSettings())
+    assert paths(result) == ["src/app.py"]
+    assert result.skipped == {
+        "ignored": (".venv/", "Cargo.lock", "node_modules/", "web/package-lock.json"),
+    }
+    write(tmp_path, ".helixignore", "!Cargo.lock\n")
+    assert "Cargo.lock" in paths(walk(tmp_path, IndexSettings()))
