@@ -43,7 +43,7 @@ GIT_EXCLUDE = ".git/info/exclude"
 # Built in, below every ignore file (a `!name` line in .gitignore / .helixignore re-includes):
 # dependency trees, tool caches and lock files hold nothing to ask about, and cost chunks.
 DEFAULT_IGNORES = (
-    "node_modules/", ".venv/", "venv/", ".tox/", ".nox/", "__pycache__/", ".mypy_cache/",
+    "node_modules/", ".venv/", ".tox/", ".nox/", "__pycache__/", ".mypy_cache/",
     ".pytest_cache/", ".ruff_cache/", ".hypothesis/", "*.egg-info/",
     "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "Pipfile.lock", "uv.lock",
     "Cargo.lock", "Gemfile.lock", "composer.lock", "go.sum",
