@@ -56,6 +56,7 @@ STAGES = ("walk", "parse", "bm25", "embed", "graph", "write")
 PARSE_SETTINGS = ("max_file_bytes", "skip_secrets", "window_lines", "window_overlap",
                   "max_chunk_lines", "trees")
 PARSER_VERSION = 1
+PROGRESS_EVERY = 50  # files between progress updates while parsing
 # Up to this many texts to embed, the numpy encoder (no torch import, ~13 s saved) wins.
 NUMPY_EMBED_MAX_TEXTS = 200
 
@@ -351,7 +352,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
         records.append(record)
         parsed.append(result)
         tree_nodes.extend(nodes)
-        if progress and (position % 50 == 0 or position + 1 == total):
+        if progress and (position % PROGRESS_EVERY == 0 or position + 1 == total):
             progress("parse", position + 1, total)
     chunks = sorted((c for p in parsed for c in p.chunks),
                     key=lambda c: (c.path, c.start_line, c.id))

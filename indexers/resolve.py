@@ -7,6 +7,7 @@ Used by `indexers.graph` only.
 
 from __future__ import annotations
 
+import difflib
 import posixpath
 import re
 from collections import defaultdict
@@ -290,3 +291,19 @@ def mentioned_symbols(text: str) -> list[str]:
     for pattern in (_CAMEL, _SNAKE):
         found.update(m.group(0) for m in pattern.finditer(text))
     return sorted(found)
+
+
+FUZZY_MAX_NAMES = 10
+FUZZY_CUTOFF = 0.6
+
+
+def fuzzy_names(name: str, keys: Sequence[str], limit: int) -> list[str]:
+    """Close names: case-insensitive exact and substring matches first, then difflib's
+    ratio; deterministic (ties by name)."""
+    lowered = name.lower()
+    exactish = [k for k in keys if k.lower() == lowered]
+    contains = [k for k in keys if lowered in k.lower() and k not in exactish]
+    contains.sort(key=lambda k: (len(k), k))
+    close = [k for k in difflib.get_close_matches(name, keys, n=limit, cutoff=FUZZY_CUTOFF)
+             if k not in exactish and k not in contains]
+    return (exactish + contains + sorted(close))[:limit]

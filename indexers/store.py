@@ -55,6 +55,7 @@ from indexers.formats import (
     paused_gc,
     refs_from,
 )
+from indexers.resolve import FUZZY_MAX_NAMES, fuzzy_names
 from indexers.token_cache import DIR_TOKENS, TokenTable
 from indexers.trees import TreeNode
 
@@ -489,24 +490,6 @@ class Index:
         bare = name.rsplit(".", 1)[-1]
         rows = self._ref_counts().get(bare, [])
         return [r.to_ref() for r in sorted(rows, key=lambda r: (r.path, r.line, r.kind))]
-
-
-FUZZY_MAX_NAMES = 10
-FUZZY_CUTOFF = 0.6
-
-
-def fuzzy_names(name: str, keys: Sequence[str], limit: int) -> list[str]:
-    """Close names: case-insensitive exact and substring matches first, then difflib's
-    ratio; deterministic (ties by name)."""
-    lowered = name.lower()
-    exactish = [k for k in keys if k.lower() == lowered]
-    contains = [k for k in keys if lowered in k.lower() and k not in exactish]
-    contains.sort(key=lambda k: (len(k), k))
-    import difflib
-
-    close = [k for k in difflib.get_close_matches(name, keys, n=limit, cutoff=FUZZY_CUTOFF)
-             if k not in exactish and k not in contains]
-    return (exactish + contains + sorted(close))[:limit]
 
 
 if TYPE_CHECKING:

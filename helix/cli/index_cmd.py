@@ -175,7 +175,9 @@ def find(name: str, path: str | None, as_json: bool, limit: int,
                    "refreshed": report.refreshed, "index_rev": idx.index_rev})
         return
     if report.refreshed:
-        click.echo(f"(index refreshed: {len(report.changed_files)} files changed)", err=True)
+        why = f"; {report.rebuild_reason}" if report.rebuild_reason else ""
+        click.echo(f"(index refreshed: {len(report.changed_files)} files changed{why})",
+                   err=True)
     if fuzzy:
         click.echo(f"no exact match for '{name}'; fuzzy matches:")
     for row in rows:
