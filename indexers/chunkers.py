@@ -101,6 +101,14 @@ def has_words(lines: list[str], start: int, end: int) -> bool:
 
 # ---- Markdown ------------------------------------------------------------------------------
 
+def _normalized(lines: list[str]) -> list[str]:
+    """Lines as heading detection sees them: no CR, no byte-order mark."""
+    out = [line.rstrip("\r") for line in lines]
+    if out:
+        out[0] = out[0].removeprefix("\ufeff")
+    return out
+
+
 def _front_matter_end(lines: list[str]) -> int:
     """Index of the closing `---` of YAML front matter, or -1."""
     if lines and lines[0].strip() == "---":
@@ -113,7 +121,7 @@ def _front_matter_end(lines: list[str]) -> int:
 def markdown_headings(lines: list[str]) -> list[tuple[int, int, str]]:
     """(line, level, title) of ATX and setext headings, skipping fenced code, HTML comments
     and front matter."""
-    lines = [line.rstrip("\r") for line in lines]
+    lines = _normalized(lines)
     out: list[tuple[int, int, str]] = []
     fence: str | None = None
     in_comment = False
@@ -165,7 +173,7 @@ def _adornment(line: str) -> str | None:
 
 def rst_headings(lines: list[str]) -> list[tuple[int, int, str]]:
     """(line, level, title): underlined or over+underlined titles, levels by first appearance."""
-    lines = [line.rstrip("\r") for line in lines]
+    lines = _normalized(lines)
     out: list[tuple[int, int, str]] = []
     levels: dict[tuple[str, bool], int] = {}
     i = 0

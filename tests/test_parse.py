@@ -695,3 +695,9 @@ def test_same_hashes_in_processes_with_different_hash_seeds(tmp_path: Path) -> N
         )
         outputs.add(done.stdout.strip())
     assert len(outputs) == 1 and next(iter(outputs)).startswith("sha256:")
+
+
+def test_byte_order_mark_before_the_first_heading() -> None:
+    assert [c.heading_path for c in parse("b.md", "\ufeff# Title\ntext\n").chunks] == [("Title",)]
+    rst = parse("b.rst", "\ufeffTitle\n=====\n\ntext\n")
+    assert [c.heading_path for c in rst.chunks] == [("Title",)]
