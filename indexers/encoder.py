@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -266,6 +267,7 @@ class NumpyMiniLMEncoder:
 
         self._threads = ThreadpoolController()
         self._recent: dict[str, np.ndarray] = {}
+        self._recent_lock = threading.Lock()  # one encoder is shared by the whole process
 
     @classmethod
     def from_settings(cls, settings: IndexSettings) -> NumpyMiniLMEncoder:
@@ -319,16 +321,20 @@ class NumpyMiniLMEncoder:
         return pooled.astype(np.float32)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if len(texts) == 1 and texts[0] in self._recent:
-            return self._recent[texts[0]][None, :].copy()
+        if len(texts) == 1:
+            with self._recent_lock:
+                hit = self._recent.get(texts[0])
+            if hit is not None:
+                return hit[None, :].copy()
         # Query-sized matrices gain nothing from BLAS threads, and on a busy machine OpenBLAS's
         # spinning threads made one query 25x slower (980 ms against 38 ms measured here).
         with self._threads.limit(limits=QUERY_BLAS_THREADS, user_api="blas"):
             out = self._embed(texts)
         if len(texts) == 1:  # the controller re-embeds the same query across its steps
-            if len(self._recent) >= RECENT_QUERIES:
-                self._recent.pop(next(iter(self._recent)))
-            self._recent[texts[0]] = out[0].copy()
+            with self._recent_lock:
+                if len(self._recent) >= RECENT_QUERIES:
+                    self._recent.pop(next(iter(self._recent)))
+                self._recent[texts[0]] = out[0].copy()
         return out
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
