@@ -120,3 +120,13 @@ def test_continuity_suites_are_kept_raw(tmp_path):
     suite = load_suite("continuity/t1", tmp_path)
     assert suite.kind == "continuity" and suite.raw_cases[0]["id"] == "s1"
     assert list_suites(tmp_path) == ["continuity/t1"]
+
+
+def test_suite_answer_keys_are_never_indexed_as_evidence():
+    from helix.core.config import load_config
+    from indexers.walker import walk
+
+    walked = walk(SELF_ROOT, load_config(SELF_ROOT, env={}).index)
+    indexed = {f.record.path for f in walked.files}
+    assert "evals/metrics.py" in indexed
+    assert not [p for p in indexed if p.startswith("data/evals/") and p.endswith(".jsonl")]
