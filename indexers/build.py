@@ -169,18 +169,27 @@ class _Previous:
 
 def _load_previous(store: IndexStore, root: Path, config: HelixConfig, force: bool
                    ) -> tuple[Index | None, str | None]:
-    """The previous generation if it is sound (all digests checked), else None and why."""
+    """The previous generation if its manifest is sound, else None and why. Part digests
+    are checked by `_is_sound` (for a no-op) or when the cache reads them."""
     try:
         generation = store.current_dir()
         if generation is None:
             return None, None
         manifest = store.read_manifest(generation)
-        store.verify_all(generation, manifest)
     except IndexCorruptError as exc:
         return None, f"index was corrupt ({exc}); rebuilding from scratch"
     if force:
         return None, "forced full rebuild"
-    return Index(root, generation, manifest, config.index, verified=True), None
+    return Index(root, generation, manifest, config.index), None
+
+
+def _is_sound(store: IndexStore, index: Index) -> str | None:
+    """None when every part matches its digest, else why the index must be rebuilt."""
+    try:
+        store.verify_all(index.generation, index.manifest)
+    except IndexCorruptError as exc:
+        return f"index was corrupt ({exc}); rebuilding from scratch"
+    return None
 
 
 def _reusable(index: Index | None, config: HelixConfig) -> tuple[_Previous | None, str | None]:
@@ -315,8 +324,15 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     prev_index, reason = _load_previous(store, root, config, force)
     prev_manifest = prev_index.manifest if prev_index else None
     added, modified, removed = _diff(prev_manifest.files if prev_manifest else {}, hashes)
-    if (prev_manifest is not None and not (added or modified or removed)
-            and prev_manifest.index_hash == config.index_hash):
+    unchanged = (prev_index is not None and prev_manifest is not None
+                 and not (added or modified or removed)
+                 and prev_manifest.index_hash == config.index_hash)
+    if unchanged and prev_index is not None:
+        reason = _is_sound(store, prev_index)
+        if reason is not None:
+            prev_index = prev_manifest = None
+            added, modified, removed = _diff({}, hashes)
+    if unchanged and prev_manifest is not None:
         seconds["total"] = round(time.perf_counter() - started, 4)
         kept = dict(prev_manifest.report)
         kept.update(noop=True, refreshed=False, changed_files=(), added=(), modified=(),
