@@ -160,17 +160,29 @@ def baseline_path(name: str, home: Path | None = None) -> Path:
     return (home or helix_home()) / BASELINES / f"{name}.json"
 
 
+def _exists_error(name: str, path: Path) -> UserError:
+    return UserError(f"baseline '{name}' already exists ({path}); baselines are never "
+                     "overwritten: pin under a new name")
+
+
+def ensure_new_baseline(name: str, home: Path | None = None) -> Path:
+    """The path a new baseline NAME would take; fails when that name is already pinned."""
+    path = baseline_path(name, home)
+    if path.exists():
+        raise _exists_error(name, path)
+    return path
+
+
 def pin_baseline(name: str, run: RunResult, home: Path | None = None) -> Path:
     """Store a run as a named baseline. An existing baseline is never overwritten."""
-    path = baseline_path(name, home)
+    path = ensure_new_baseline(name, home)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(canonical_json(run) + "\n", encoding="utf-8")
     try:
         os.link(tmp, path)  # atomic and fails if the name exists: never overwrite
     except FileExistsError:
-        raise UserError(f"baseline '{name}' already exists ({path}); baselines are never "
-                        "overwritten: pin under a new name") from None
+        raise _exists_error(name, path) from None
     finally:
         tmp.unlink(missing_ok=True)
     return path

@@ -46,6 +46,8 @@ def command(suites: tuple[str, ...], as_json: bool, out: Path | None, no_embed: 
     if candidate is not None:
         label, overrides = gates.load_named_config(candidate)
     pinned_run = gates.load_baseline(baseline) if baseline is not None else None
+    if pin is not None:
+        gates.ensure_new_baseline(pin)  # fail before the run: a pinned name is never reused
     run = Runner(overrides, no_embed=no_embed, label=label,
                  bm25_files=not no_bm25_files).run(loaded)
     decision = None
