@@ -9,6 +9,8 @@
    (target p50 < 300 ms). Retrieval quality (hit@k, MRR) is scored on the same runs.
 3. Cold: the same questions through `helix ask --dry-run --json` as a subprocess each, process
    start, imports, index freshness check and query embedding included (target p50 < 2 s).
+   Each CLI envelope's item hashes are compared with the warm process's: determinism across
+   processes (`cross_process_hash_equal_rate`).
 
 Writes benchmarks/results/controller_bench.json.
 """
@@ -54,13 +56,14 @@ def warm(no_embed: bool) -> tuple[dict[str, Any], Path]:
     repo = PreparedRepo(root, {}, no_embed=no_embed)
     setup_s = time.perf_counter() - t0
     repo.ask("warm-up: where is json.dumps defined?")  # first-touch loads are not latency
-    results, times = [], []
+    results, times, hashes = [], [], {}
     for case in suite.cases:
         start = time.perf_counter()
         first = repo.ask(case.question)
         elapsed = (time.perf_counter() - start) * 1000.0
         times.append(elapsed)
         second = repo.ask(case.question)
+        hashes[case.id] = first.item_hashes
         results.append(score_case(case, SUITE, first, second, time_ms=elapsed,
                                   time_ms_repeat=0.0))
     report = repo.report
@@ -76,10 +79,12 @@ def warm(no_embed: bool) -> tuple[dict[str, Any], Path]:
                                            "hash_stable_rate", "llm_steps_zero_rate")},
         "stop_reasons": {r: sum(1 for x in results if x.stop_reason == r)
                          for r in sorted({x.stop_reason for x in results})},
+        "item_hashes": hashes,
     }, root
 
 
-def cold(root: Path, no_embed: bool, limit: int | None) -> dict[str, Any]:
+def cold(root: Path, no_embed: bool, limit: int | None,
+         warm_hashes: dict[str, dict[str, str]]) -> dict[str, Any]:
     from evals.suites import load_suite
 
     cases = load_suite(SUITE).cases[:limit]
@@ -88,18 +93,22 @@ def cold(root: Path, no_embed: bool, limit: int | None) -> dict[str, Any]:
         env["HELIX_INDEX__EMBED_ENABLED"] = "false"
     exe = shutil.which("helix")
     helix = [exe] if exe else [sys.executable, "-m", "helix.cli.main"]
-    times, failures = [], []
+    times, failures, same = [], [], []
     for case in cases:
         start = time.perf_counter()
         proc = subprocess.run([*helix, "ask", "--dry-run", "--json", "--repo", str(root),
                                case.question], capture_output=True, text=True, env=env,
                               check=False)
         elapsed = (time.perf_counter() - start) * 1000.0
-        ok = proc.returncode == 0 and json.loads(proc.stdout).get("llm_steps") == 0
+        envelope = json.loads(proc.stdout) if proc.returncode == 0 else {}
+        ok = envelope.get("llm_steps") == 0
+        # determinism across processes: the CLI's item hashes equal the warm process's
+        same.append(envelope.get("item_hashes") == warm_hashes.get(case.id))
         if not ok:
             failures.append({"id": case.id, "rc": proc.returncode, "stderr": proc.stderr[-300:]})
         times.append(elapsed)
     return {"latency": _stats(times), "failures": failures,
+            "cross_process_hash_equal_rate": round(sum(same) / len(same), 4) if same else None,
             "command": f"{' '.join(helix)} ask --dry-run --json --repo <stdlib> QUESTION"}
 
 
@@ -110,7 +119,7 @@ def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "benchmarks/results/controller_bench.json"))
     args = parser.parse_args()
     warm_result, root = warm(args.no_embed)
-    cold_result = cold(root, args.no_embed, args.cold)
+    cold_result = cold(root, args.no_embed, args.cold, warm_result.pop("item_hashes"))
     result = {
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
                     "platform": platform.platform()},
@@ -131,6 +140,8 @@ def main() -> None:
     tmp.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     os.replace(tmp, out)
     print(json.dumps({"warm": warm_result["latency"], "cold_cli": cold_result["latency"],
+                      "cross_process_hash_equal_rate":
+                          cold_result["cross_process_hash_equal_rate"],
                       "quality": warm_result["quality"], "targets": result["targets"]},
                      indent=2))
 
