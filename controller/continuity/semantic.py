@@ -43,6 +43,7 @@ from controller.continuity.semantic_answer import (
     BlendedContext,
     SemanticClarifier,
     Slot,
+    action_types_asked,
     answer_action,
     ask_answer_llm,
     assemble_context,
@@ -196,6 +197,10 @@ def _bind_action(text: str, state: ContinuityState, scope: str, now_ms: int, t: 
                                                                    last.target_ref.id)
                                 for a in actions):
         actions.insert(0, last)
+    kinds = action_types_asked(text)  # "why did you open that?": the open actions only
+    if kinds is not None:
+        actions = [a for a in actions if a.type in kinds]
+        last = last if last is not None and last.type in kinds else None
     explicit = _WHY_TARGET.search(text)
     target = explicit.group(1).strip(" ?.!") if explicit else ""
     if target and not _DEICTIC.match(target):
@@ -214,8 +219,9 @@ def _bind_action(text: str, state: ContinuityState, scope: str, now_ms: int, t: 
         return _Slots(missing=("lastResolvedAction",))
     in_scope = [a for a in actions if a.source_scope == scope or scope == "session"]
     focus = state.focus.object_ref  # rank 2: the scoped active entity
-    if focus is not None:
-        hits = [a for a in in_scope if a.target_ref.id == focus.id
+    if focus is not None:  # (a named verb binds its kind on the focused object in any list)
+        hits = [a for a in (actions if kinds is not None else in_scope)
+                if a.target_ref.id == focus.id
                 and _within_ttl(state, a.timestamp, now_ms, _turn_of(a, last), caps)]
         if hits:
             return _one_action(hits[:1], "scoped active entity", t, scope)
@@ -455,7 +461,7 @@ def run_semantic_lane(
                     mutations=LaneMutations(pending_clarifier_type="missing_slot"))
     else:
         assert slots.action is not None
-        answer = answer_action(slots.action, state)
+        answer = answer_action(slots.action, state, history)
     t.emit("semantic_followup_answered", intent)
     return SemanticDecision(
         kind="answer", reason="answered", intent=intent, answer=answer,

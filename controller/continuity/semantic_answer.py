@@ -8,6 +8,7 @@ snapshot excerpt, 1800 tokens of blended context in total (system prompt exclude
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -88,14 +89,69 @@ def assemble_context(state: ContinuityState, history: Sequence[TurnSummary], exc
                           total_tokens=total)
 
 
-def answer_action(a: ActionTraceEntry, state: ContinuityState) -> str:
+# "why did you <verb> that?": the verb names the kind of action asked about
+_VERB_TYPES: dict[str, frozenset[str]] = {
+    **{v: frozenset({"open_span", "focus_symbol"}) for v in (
+        "open", "opened", "show", "showed", "shown", "pick", "picked", "choose", "chose",
+        "select", "selected", "take", "took", "focus", "focused", "go", "jump", "view")},
+    **{v: frozenset({"list_callers", "list_tests"}) for v in ("list", "listed", "find",
+                                                               "found")},
+    **{v: frozenset({"answer_root", "rerun_scoped", "resume_clarified"}) for v in (
+        "answer", "answered", "say", "said", "search", "searched", "rerun", "run", "ran")},
+    **{v: frozenset({"interrupt"}) for v in ("stop", "stopped", "cancel", "cancelled")},
+}
+_VERB_IN_WHY = re.compile(r"\b(?:did|do|would|have|had) you\s+(?:just\s+)?(\w+)", re.I)
+
+
+def action_types_asked(text: str) -> frozenset[str] | None:
+    """The action types the question's verb asks about ("why did you open that?" -> the
+    open actions), or None when the verb names no kind (then any action is a referent)."""
+    match = _VERB_IN_WHY.search(text)
+    return _VERB_TYPES.get(match.group(1).lower()) if match else None
+
+
+def _open_story(a: ActionTraceEntry, state: ContinuityState,
+                history: Sequence[TurnSummary]) -> str:
+    """Why an object was opened, from the turns that opened it and the list it came from."""
+    opens = sorted((h for h in history if h.object_ref is not None
+                    and h.object_ref.id == a.target_ref.id and h.lane == "selection"),
+                   key=lambda h: h.turn_id)
+    if not opens:
+        return ""
+    first = opens[0]
+    text = f' because you asked "{first.user_text}" (turn {first.turn_id})'
+    selected = state.selected_object
+    list_id = (selected.provenance_bundle_ref if selected is not None
+               and selected.focus_object_ref.id == a.target_ref.id else a.option_set_id)
+    option_set = state.option_set(list_id) if list_id else None
+    item = next((i for i in option_set.items if i.target.id == a.target_ref.id),
+                None) if option_set else None
+    if option_set is not None and item is not None:
+        text += f": it is item {item.index} of the {option_set.kind} list of turn " \
+                f"{option_set.origin_turn_id}"
+        root = state.root_frame
+        if root is not None and root.root_answer_object_ref == option_set.origin_turn_id:
+            text += f' ("{root.question}")'
+    if len(opens) > 1:
+        again = opens[-1]
+        text += f'; "{again.user_text}" (turn {again.turn_id}) showed it again'
+    return text + "."
+
+
+def answer_action(a: ActionTraceEntry, state: ContinuityState,
+                  history: Sequence[TurnSummary] = ()) -> str:
     t = a.target_ref
     where = f" ({t.path}:{t.start_line}-{t.end_line})" if t.path and t.start_line else ""
     text = f"I {_VERB.get(a.type, a.type)} {t.label or t.id}{where}"
     last = state.last_resolved_action
-    if last is not None and (last.timestamp, last.target_ref.id) == (a.timestamp, t.id):
+    if last is not None and (last.timestamp, last.target_ref.id, last.type) == (
+            a.timestamp, t.id, a.type):
         return (f'{text} because you asked "{last.user_text}" (turn {last.turn_id}): '
                 f"{last.reason}. It came from the {last.source_scope} list.")
+    if a.type in ("open_span", "focus_symbol"):
+        story = _open_story(a, state, history)
+        if story:
+            return text + story
     return f"{text}, from the {a.source_scope} list ({a.outcome})."
 
 

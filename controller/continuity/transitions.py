@@ -162,7 +162,7 @@ REGISTRY: dict[TransitionClass, TransitionSpec] = {
         entry_condition="a question about the last answer or action ('is that the only place?',"
                         " 'why did you open that?')",
         required_prior_state=(), allowed_carryover_depth="meta_only",
-        state_mutations=("living_mode", "meta_frame", "pending"),
+        state_mutations=("living_mode", "meta_frame", "pending", "explanation"),
         forbidden_carryover=(), must_preserve=("root_frame", "selected_object", "option_sets",
                                                "answer_context"),
         expected_answer_mode="meta_answer", living_mode="meta_followup", root_retrieval=False,
@@ -172,7 +172,7 @@ REGISTRY: dict[TransitionClass, TransitionSpec] = {
         entry_condition="a question about the conversation itself ('did we talk about X?', "
                         "'what happened last?', 'summarize what we did')",
         required_prior_state=(), allowed_carryover_depth="meta_only",
-        state_mutations=("living_mode", "meta_frame", "pending"),
+        state_mutations=("living_mode", "meta_frame", "pending", "explanation"),
         forbidden_carryover=(), must_preserve=("root_frame", "selected_object", "option_sets",
                                                "answer_context"),
         expected_answer_mode="recap", living_mode="meta_followup", root_retrieval=False,

@@ -1,8 +1,7 @@
 """The read-only acts of the continuity lanes that need the repository or the session log.
 
     open_span        show a span of a file (selection T3 / T5); never outside the root
-    graph_list       callers / tests of the focused definition over the index graph (T4):
-                     no root retrieval, the graph's `calls` and `tests` edges only
+    (graph follow-ups, T4, live in helix/session/graph_focus.py)
     meta_answer      a question about the last answer object (T8): from its envelope, no replay
     recap            did we talk about X (T9): from the stored turns only, never invented
 """
@@ -12,20 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
 
-from controller.continuity.state import OptionSet, TargetRef
+from controller.continuity.state import TargetRef
 from helix.core.errors import BadPathError
-from helix.session.optionsets import make_option_set
 from helix.session.turn import OpenedSpan, TurnResult
 
-if TYPE_CHECKING:
-    import networkx as nx
-
-GraphKind = Literal["callers", "tests"]
 RECAP_MAX_MATCHES = 5
 META_MAX_PLACES = 8
-_TEST_PATH = re.compile(r"(^|/)(tests?|__tests__|testing)/|(^|/)test_[^/]*$|_test\.[a-z]+$")
 _STOP = frozenset({"the", "a", "an", "we", "about", "it", "that", "this", "of", "in", "on",
                    "and", "or", "to", "is", "are", "did", "do", "you", "talk", "what"})
 
@@ -45,66 +37,6 @@ def open_span(root: Path, target: TargetRef, max_lines: int) -> OpenedSpan:
     text = "\n".join(f"{n:>5}  {lines[n - 1]}" for n in range(start, shown_end + 1))
     return OpenedSpan(path=target.path, start_line=start, end_line=shown_end, text=text,
                       truncated=shown_end < end, target=target)
-
-
-def _defs_for(graph: nx.MultiDiGraph, target: TargetRef) -> list[str]:
-    """The definition node(s) a focused target stands for."""
-    if target.id in graph and str(target.id).startswith("def:"):
-        return [target.id]
-    if not target.path:
-        return []
-    inside = []
-    for node, attrs in graph.nodes(data=True):
-        if not str(node).startswith("def:") or attrs.get("path") != target.path:
-            continue
-        start, end = attrs.get("start_line", 0), attrs.get("end_line", 0)
-        if target.start_line is None or (start <= (target.end_line or target.start_line)
-                                         and end >= target.start_line):
-            inside.append((end - start, start, str(node)))
-    inside.sort()
-    return [node for _, _, node in inside[:1]] if target.start_line else [
-        node for _, _, node in sorted(inside, key=lambda x: (x[1], x[2]))]
-
-
-def graph_list(graph: nx.MultiDiGraph, target: TargetRef, kind: GraphKind, *, turn_id: int,
-               max_items: int) -> tuple[list[str], OptionSet | None, int]:
-    """(definition nodes resolved, the list as an option set, total found before the cap)."""
-    defs = _defs_for(graph, target)
-    found: dict[str, dict] = {}
-    for node in defs:
-        for source, _, key in graph.in_edges(node, keys=True):
-            attrs = graph.nodes[source]
-            is_test = bool(_TEST_PATH.search(str(attrs.get("path", ""))))
-            wanted = (key == "calls" if kind == "callers"
-                      else key == "tests" or (key == "calls" and is_test))
-            if wanted and source not in defs:
-                found[str(source)] = attrs
-    ordered = sorted(found.items(), key=lambda kv: (str(kv[1].get("path", "")),
-                                                    int(kv[1].get("start_line", 0)), kv[0]))
-    entries = []
-    for node, attrs in ordered[:max_items]:
-        path = str(attrs.get("path", ""))
-        title = str(attrs.get("title") or node.rsplit("::", 1)[-1])
-        ref = TargetRef(kind="symbol" if node.startswith("def:") else "file", id=node,
-                        label=title, path=path or None, start_line=attrs.get("start_line"),
-                        end_line=attrs.get("end_line"), symbol=title)
-        entries.append((node, title, f"{path}:{attrs.get('start_line', '?')}", ref, None))
-    scope = kind
-    return defs, make_option_set(turn_id, kind, scope, entries), len(ordered)
-
-
-def describe_list(kind: GraphKind, target: TargetRef, option_set: OptionSet | None,
-                  total: int, defs: Sequence[str]) -> str:
-    name = target.symbol or target.label or target.id
-    if not defs:
-        return (f"{name} is not a definition in the index graph, so it has no {kind} "
-                "edges to follow.")
-    if option_set is None:
-        what = "callers of" if kind == "callers" else "tests exercising"
-        return f"The index graph has no {what} {name} (calls/tests edges; no root search ran)."
-    what = "callers of" if kind == "callers" else "tests exercising"
-    more = f" (showing {len(option_set.items)} of {total})" if total > len(option_set.items) else ""
-    return f"{len(option_set.items)} {what} {name} in the index graph{more}:"
 
 
 def meta_answer(answer_turn: TurnResult, question: str) -> tuple[str, str]:

@@ -45,6 +45,12 @@ from helix.core.errors import BadPathError, HelixError
 from helix.core.hashing import digest
 from helix.core.ports import LLM
 from helix.session import actions
+from helix.session.graph_focus import (
+    GraphKind,
+    describe_followup,
+    graph_followup,
+    resolve_focus_symbols,
+)
 from helix.session.optionsets import (
     answer_context_of,
     clarify_options,
@@ -355,25 +361,47 @@ def run_selection(ctx: TurnContext) -> LaneOutcome:
 
 # --- graph follow-ups: T4 ------------------------------------------------------------------
 
+def _section_text(ctx: TurnContext, target: TargetRef) -> str:
+    if target.kind not in ("section", "tree_node") or not target.path:
+        return ""
+    try:
+        return actions.open_span(ctx.root, target, ctx.config.continuity.open_span_max_lines).text
+    except (BadPathError, OSError):
+        return ""
+
+
 def run_graph(ctx: TurnContext) -> LaneOutcome:
-    plan = ctx.plan
+    """T4 on the focused object: resolved to definitions (or its file) over the index graph;
+    the graph only, no root retrieval."""
+    plan, state = ctx.plan, ctx.state
     assert plan.target is not None
-    kind: actions.GraphKind = "callers" if plan.intent == "graph_callers" else "tests"
+    target = plan.target
+    kind: GraphKind = "callers" if plan.intent == "graph_callers" else "tests"
     try:
         graph = ctx.graph()
     except HelixError as exc:
         return boundary(ctx, f"the index graph is not available ({exc})", lane="graph")
-    defs, option_set, total = actions.graph_list(
-        graph, plan.target, kind, turn_id=ctx.turn_id,
-        max_items=ctx.config.continuity.graph_list_max_items)
-    answer = actions.describe_list(kind, plan.target, option_set, total, defs)
+    context = " ".join(x for x in (state.root_frame.question if state.root_frame else "",
+                                   plan.text, target.label) if x)
+    settings = ctx.config.continuity
+    focus = resolve_focus_symbols(graph, target, context=context,
+                                  section_text=_section_text(ctx, target),
+                                  max_symbols=settings.graph_focus_max_symbols)
+    result = graph_followup(graph, focus, kind, turn_id=ctx.turn_id,
+                            max_items=settings.graph_list_max_items)
+    answer = describe_followup(kind, target, result, graph)
+    option_set = result.option_set
     event = ContinuityEvent(name="graph_followup", reason=kind,
-                            data={"definitions": defs, "found": total})
-    if not defs:
+                            data={"definitions": list(focus.defs), "files": list(focus.files),
+                                  "basis": focus.basis, "found": result.total,
+                                  "widened_to": result.widened_to})
+    if not focus.defs and not focus.files:
         return boundary(ctx, answer.rstrip("."), lane="graph", events=(event,))
-    action = _action(ctx, "list_callers" if kind == "callers" else "list_tests", plan.target,
+    names = ", ".join(focus.names(graph))
+    action = _action(ctx, "list_callers" if kind == "callers" else "list_tests", target,
                      scope=kind, option_set_id=option_set.id if option_set else None,
-                     outcome="executed", reason=f"{kind} of the focused {plan.target.label}")
+                     outcome="executed",
+                     reason=f"{kind} of the focused {target.label} ({names})")
     updates: dict[StateSlot, Any] = {"explanation": answer}
     if option_set is not None:
         updates["option_sets"] = option_set

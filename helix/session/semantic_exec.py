@@ -8,9 +8,12 @@ selection lane (a command-like turn); flag off -> the lane's own safe clarifier.
 
 from __future__ import annotations
 
+from typing import Any
+
 from controller.continuity.semantic import SLOT_SCHEMA, run_semantic_lane
 from controller.continuity.semantic_evidence import ScopedSnapshot
 from controller.continuity.state import MetaFrameState, MetaQuestionKind
+from controller.continuity.transitions import StateSlot
 from helix.session.lanes import LaneOutcome, TurnContext, run_selection
 from helix.session.store import summaries
 
@@ -64,9 +67,12 @@ def run_semantic(ctx: TurnContext) -> LaneOutcome:
         frame = MetaFrameState(source_answer_object_ref=source, meta_question_kind=kind,
                                source_gate_status=state.coverage_gate_state.coverage_status,
                                meta_truth_mode="confirmed")
+        updates: dict[StateSlot, Any] = {"meta_frame": frame}
+        if decision.mutations.last_assistant_explanation is not None:  # the lane's mutation
+            updates["explanation"] = decision.mutations.last_assistant_explanation
         return LaneOutcome(lane="semantic", transition=plan.transition, intent=plan.intent,
                            answer=decision.answer, answer_mode="continuity",
-                           updates={"meta_frame": frame}, events=decision.events,
+                           updates=updates, events=decision.events,
                            reasons=(decision.reason,))
     clarifier = decision.clarifier
     text = clarifier.question if clarifier else "Which earlier turn do you mean?"
