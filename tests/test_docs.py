@@ -1,0 +1,68 @@
+"""Docs that cannot drift: the README's CLI reference and the commands' help agree."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import click
+from click.testing import CliRunner
+
+from helix.cli.main import COMMANDS, SHORT_HELP, _load_plugins, cli
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _params(cmd: click.Command) -> list[str]:
+    out = []
+    for p in cmd.params:
+        if isinstance(p, click.Option):
+            out.append("/".join(o for o in p.opts if o.startswith("--")) or p.opts[0])
+        else:
+            out.append(p.human_readable_name)
+    return out
+
+
+def _reference_rows() -> dict[str, tuple[str, list[str]]]:
+    rows = {}
+    for line in README.read_text(encoding="utf-8").splitlines():
+        match = re.match(r"\| `helix (\S+)` \| (.*?) \| (.*) \|$", line)
+        if match:
+            params = re.findall(r"`([^`]+)`", match.group(3))
+            rows[match.group(1)] = (match.group(2), params)
+    return rows
+
+
+def test_readme_reference_lists_every_command_with_its_options() -> None:
+    _load_plugins()
+    ctx = click.Context(cli)
+    rows = _reference_rows()
+    assert sorted(rows) == sorted(COMMANDS)
+    for name in COMMANDS:
+        cmd = cli.get_command(ctx, name)
+        assert cmd is not None
+        help_text, params = rows[name]
+        assert help_text == SHORT_HELP[name], name
+        assert params == _params(cmd), name
+
+
+def test_every_command_and_option_has_help() -> None:
+    _load_plugins()
+    ctx = click.Context(cli)
+    runner = CliRunner()
+    for name in sorted(COMMANDS):
+        cmd = cli.get_command(ctx, name)
+        assert cmd is not None and (cmd.help or "").strip(), f"{name} has no help text"
+        for p in cmd.params:
+            if isinstance(p, click.Option):
+                assert (p.help or "").strip(), f"helix {name} {p.opts[0]} has no help text"
+        result = runner.invoke(cli, [name, "--help"])
+        assert result.exit_code == 0, result.output
+
+
+def test_readme_set_up_commands_are_the_real_ones() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert "pip install torch==2.13.0 && pip install -e '.[dev]' && helix ask" in text
+    assert "scripts/test" in text
+    ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
+    assert "scripts/test" in ci
