@@ -83,6 +83,7 @@ class BuildReport(Frozen):
     refreshed: bool
     rebuild_reason: str | None = None  # why the previous index was not reused
     embeddings: dict[str, int]  # cached, computed, total
+    graph_updated: bool = False  # the previous graph was updated, not rebuilt
     tokens: dict[str, int]  # cached, computed
     warnings: tuple[str, ...] = ()
 
@@ -161,6 +162,12 @@ class _Previous:
                              tuple(self._defs.get(record.path, ())),
                              tuple(self._refs.get(record.path, ())))
         return cached, list(self._trees.get(record.path, ()))
+
+    def defs_of(self, path: str) -> Sequence[SymbolDef]:
+        return self._defs.get(path, ())
+
+    def had_trees(self, path: str) -> bool:
+        return bool(self._trees.get(path))
 
     def token_row(self, chunk_id: str) -> np.ndarray | None:
         row = self._row.get(chunk_id)
@@ -287,6 +294,29 @@ def _default_embedder(items: Sequence[tuple[str, str]], settings: IndexSettings,
     return SentenceTransformerEmbedder(path, batch_size=settings.embed_batch_size)
 
 
+def _graph(records: Sequence[FileRecord], parsed: Sequence[Any], tree_nodes: Sequence[TreeNode],
+           previous: _Previous | None, added: Sequence[str], modified: Sequence[str],
+           removed: Sequence[str]) -> tuple[Any, bool]:
+    """The previous graph updated for modified files when it can be (same set of files, no
+    tree file changed), else a full build: both give the same graph."""
+    from indexers.graph import build_graph
+
+    if (previous is not None and modified and not added and not removed
+            and not any(previous.had_trees(path) for path in modified)
+            and all(r.kind != "tree" for r in records if r.path in set(modified))):
+        try:
+            old_graph = previous.index.graph
+        except IndexCorruptError:
+            old_graph = None
+        if old_graph is not None:
+            from indexers.graph_update import update_graph
+
+            old_defs = [d for path in modified for d in previous.defs_of(path)]
+            return update_graph(old_graph, records, parsed, tree_nodes, modified,
+                                old_defs), True
+    return build_graph(records, parsed, tree_nodes), False
+
+
 def build_index(root: Path, config: HelixConfig, *, index_dir: Path | None = None,
                 embedder: Embedder | None = None, progress: Progress | None = None,
                 force: bool = False) -> BuildReport:
@@ -396,11 +426,10 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     dense, model_key, embed_stats = _embed(chunks, settings, embedder, progress)
     lap("embed")
 
-    from indexers.graph import build_graph, edge_counts
-
     if progress:
         progress("graph", 0, 0)
-    graph = build_graph(records, parsed, tree_nodes)
+    graph, graph_updated = _graph(records, parsed, tree_nodes, previous, added, modified,
+                                  removed)
     lap("graph")
 
     if progress:
@@ -417,6 +446,8 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
         bm25.save(writer.subdir(DIR_BM25))
         if dense is not None:
             dense.save(writer.subdir(DIR_DENSE))
+        from indexers.graph import edge_counts
+
         edges = edge_counts(graph)
         report: dict[str, Any] = {
             "root": str(root), "index_dir": str(store.directory), "files_seen": walked.seen,
@@ -430,6 +461,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
             "graph_edges": {**edges, "total": sum(edges.values())},
             "repo_rev": repo_revision(root), "noop": False, "refreshed": True,
             "rebuild_reason": reason, "embeddings": embed_stats,
+            "graph_updated": graph_updated,
             "tokens": {"cached": tokens_cached, "computed": len(chunks) - tokens_cached},
             "warnings": tuple(warnings),
         }

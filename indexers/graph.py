@@ -13,7 +13,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from helix.core.schemas import (
@@ -104,13 +104,16 @@ class _Builder:
             parent = node
         return parent
 
+    def finish_nodes(self) -> None:
+        for attrs in self.nodes.values():
+            if len(attrs["chunk_ids"]) > 1:
+                attrs["chunk_ids"].sort()
+
     def to_graph(self) -> nx.MultiDiGraph:
         import networkx as nx
 
         graph = nx.MultiDiGraph()
-        for attrs in self.nodes.values():
-            if len(attrs["chunk_ids"]) > 1:
-                attrs["chunk_ids"].sort()
+        self.finish_nodes()
         graph.add_nodes_from((node_id, self.nodes[node_id]) for node_id in sorted(self.nodes))
         add_edge = graph.add_edge  # faster than add_edges_from for plain edges
         for src, dst, kind in sorted(self.edges):
@@ -188,48 +191,66 @@ def _add_trees(b: _Builder, tree_nodes: Sequence[TreeNode]) -> None:
             b.edges.add((file_node, t.node_id, "contains"))
 
 
+def file_imports(path: str, refs: Iterable[Any], modules: ModuleIndex) -> set[str]:
+    """The repository files one file's import references resolve to."""
+    imported: set[str] = set()
+    for ref in refs:
+        if ref.kind != "import":
+            continue
+        module = ref.module or ref.name
+        name = ref.name if ref.module and ref.name != ref.module else None
+        imported.update(modules.resolve(path, module, name))
+    return imported
+
+
 def _import_edges(b: _Builder, parsed: Sequence[ParsedLike]) -> dict[str, set[str]]:
     modules = ModuleIndex(p.path for p in parsed)
     imported: dict[str, set[str]] = defaultdict(set)
     for p in parsed:
-        for ref in p.refs:
-            if ref.kind != "import":
-                continue
-            module = ref.module or ref.name
-            name = ref.name if ref.module and ref.name != ref.module else None
-            for target in modules.resolve(p.path, module, name):
-                imported[p.path].add(target)
-                b.edge(node_id_file(p.path), node_id_file(target), "imports")
+        targets = file_imports(p.path, p.refs, modules)
+        if targets:
+            imported[p.path] = targets
+        for target in sorted(targets):
+            b.edge(node_id_file(p.path), node_id_file(target), "imports")
     return imported
+
+
+def file_calls(path: str, refs: Iterable[Any], defs: DefIndex, imports: Sequence[str],
+               nodes: Container[str], sources: Container[str] | None = None
+               ) -> Iterator[tuple[str, str]]:
+    """(source node, target def node) calls of one file's references, in reference order.
+    `imports`: the files it imports (sorted); `sources`: only these source nodes (None: all)."""
+    file_node = node_id_file(path)
+    by_name = defs.by_name
+    memo: dict[tuple[str, str | None], SymbolDef | None] = {}
+    for ref in refs:
+        if ref.kind == "import" or ref.name not in by_name:
+            continue  # most references name builtins or outside code: no definition here
+        source = node_id_def(path, ref.scope) if ref.scope else file_node
+        if source not in nodes:
+            source = file_node
+        if sources is not None and source not in sources:
+            continue
+        key = (ref.name, ref.scope)
+        if key in memo:
+            target = memo[key]
+        else:
+            target = memo[key] = (defs.in_file(path, ref.name, ref.scope)
+                                  or defs.in_files(imports, ref.name)
+                                  or defs.unique(ref.name))
+        if target is not None and source != target.node_id:
+            yield source, target.node_id
 
 
 def _call_edges(b: _Builder, parsed: Sequence[ParsedLike], defs: DefIndex,
                 imported: dict[str, set[str]]) -> dict[str, set[str]]:
     """calls edges; returns each source node's resolved targets (for tests edges)."""
     targets: dict[str, set[str]] = defaultdict(set)
-    by_name = defs.by_name
     for p in parsed:
-        file_node = node_id_file(p.path)
-        imports = sorted(imported.get(p.path, ()))
-        memo: dict[tuple[str, str | None], SymbolDef | None] = {}
-        for ref in p.refs:
-            if ref.kind == "import" or ref.name not in by_name:
-                continue  # most references name builtins or outside code: no definition here
-            key = (ref.name, ref.scope)
-            if key in memo:
-                target = memo[key]
-            else:
-                target = memo[key] = (defs.in_file(p.path, ref.name, ref.scope)
-                                      or defs.in_files(imports, ref.name)
-                                      or defs.unique(ref.name))
-            if target is None:
-                continue
-            source = node_id_def(p.path, ref.scope) if ref.scope else file_node
-            if source not in b.nodes:
-                source = file_node
-            if source != target.node_id:
-                b.edge(source, target.node_id, "calls")
-                targets[source].add(target.node_id)
+        for source, target in file_calls(p.path, p.refs, defs, sorted(imported.get(p.path, ())),
+                                         b.nodes):
+            b.edge(source, target, "calls")
+            targets[source].add(target)
     return targets
 
 

@@ -256,6 +256,18 @@ def test_incremental_equals_fresh_build(repo: Path, tmp_path: Path) -> None:
     assert incremental.index_rev == fresh.index_rev
 
 
+def test_modified_files_update_the_graph_equal_to_a_fresh_build(repo: Path,
+                                                                 tmp_path: Path) -> None:
+    build_index(repo, CONFIG, index_dir=tmp_path / "inc", embedder=FakeEmbedder())
+    (repo / "pkg" / "util.py").write_text("def retry_rule(n):\n    return n\n", encoding="utf-8")
+    (repo / "docs" / "guide.md").write_text("# Guide\n\nSee `retry_rule`.\n", encoding="utf-8")
+    incremental = build_index(repo, CONFIG, index_dir=tmp_path / "inc", embedder=FakeEmbedder())
+    fresh = build_index(repo, CONFIG, index_dir=tmp_path / "fresh", embedder=FakeEmbedder())
+    assert incremental.graph_updated and not fresh.graph_updated
+    assert incremental.files_parsed == 2 and incremental.index_rev == fresh.index_rev
+    assert incremental.graph_edges == fresh.graph_edges
+
+
 def test_token_cache_merge_is_canonical() -> None:
     from indexers.token_cache import merge
 

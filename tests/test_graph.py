@@ -156,3 +156,75 @@ def test_mentioned_symbols() -> None:
 ])
 def test_is_test_path(path: str, expected: bool) -> None:
     assert is_test_path(path) is expected
+
+
+def _parse_all(root: Path) -> tuple[list, list, list]:
+    settings = IndexSettings(trees=("docs/trees/*.json",))
+    parsed, records, trees = [], [], []
+    for wf in walk(root, settings).files:
+        records.append(wf.record)
+        if wf.record.path == TREE_PATH:
+            trees.extend(parse_tree_file(wf.record.path, wf.text)[1])
+        else:
+            parsed.append(parse_file(wf.record, wf.text, settings))
+    return records, parsed, trees
+
+
+def _shape(graph: nx.MultiDiGraph) -> tuple:
+    """Everything a reader can observe, in order: nodes with attributes, adjacency both ways."""
+    return (list(graph.nodes(data=True)),
+            [(u, [(v, list(keys.items())) for v, keys in nbrs.items()])
+             for u, nbrs in graph.adjacency()],
+            [(v, list(preds)) for v, preds in graph.pred.items()])
+
+
+EDITS: dict[str, dict[str, str]] = {
+    "new def, removed method": {"pkg/util.py": (
+        "def retry_policy(attempts):\n    return attempts\n\n\ndef jitter(x):\n"
+        "    return retry_policy(x) + fetch(x)\n\n\nclass Backoff:\n"
+        "    def delay(self, n):\n        return jitter(n)\n")},
+    "renamed def, imports dropped": {"pkg/client.py": (
+        "import os\n\n\ndef fetch_all(url):\n    return retry_policy(len(url))\n")},
+    "name made ambiguous": {"pkg/client.py": (
+        "def retry_policy(n):\n    return n\n\n\ndef fetch(url):\n    return retry_policy(1)\n")},
+    "an unchanged file's reference resolves elsewhere": {"pkg/client.py": (
+        "from .util import Backoff, retry_policy\n\n\ndef delay(n):\n    return n\n\n\n"
+        "def fetch(url):\n    return retry_policy(len(url))\n")},
+    "an old name gone, a reference falls back": {"pkg/util.py": (
+        "def retry_rule(attempts):\n    return attempts\n\n\nclass Backoff:\n"
+        "    def delay(self, n):\n        return retry_rule(n)\n")},
+    "test file": {"tests/test_client.py": (
+        "from pkg.util import Backoff\n\n\ndef test_backoff():\n    assert Backoff().reset()\n")},
+    "doc sections": {"docs/guide.md": (
+        "# Guide\n\n## Backoff\n\n`Backoff.delay` and `jitter()`.\n\n### Deep\n\nfetch_all\n")},
+    "two files": {"pkg/util.py": "def fetch(u):\n    return u\n",
+                  "pkg/client.py": "from .util import fetch\n\n\ndef go():\n    return fetch(1)\n"},
+}
+
+
+# Unchanged files written before the first build (a second definition to fall back to).
+BASE_EXTRA = {"an old name gone, a reference falls back": {
+    "pkg/other.py": "def retry_policy(n):\n    return n\n",
+    "pkg/caller.py": ("from .util import retry_policy\n\n\ndef call():\n"
+                      "    return retry_policy(2)\n")}}
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS))
+def test_update_graph_equals_fresh_build(tmp_path: Path, edit: str) -> None:
+    from indexers.graph_update import update_graph
+
+    root = write_repo(tmp_path / "repo", with_tree=True)
+    for path, text in BASE_EXTRA.get(edit, {}).items():
+        (root / path).write_text(text, encoding="utf-8")
+    records, parsed, trees = _parse_all(root)
+    graph = build_graph(records, parsed, trees)
+    changed = sorted(EDITS[edit])
+    old_defs = [d for p in parsed if p.path in changed for d in p.defs]
+    for path, text in EDITS[edit].items():
+        (root / path).write_text(text, encoding="utf-8")
+    records, parsed, trees = _parse_all(root)
+    fresh = build_graph(records, parsed, trees)
+    updated = update_graph(graph, records, parsed, trees, changed, old_defs)
+    assert _shape(updated) == _shape(fresh)
+    assert _shape(updated) != _shape(build_graph(*_parse_all(write_repo(tmp_path / "b",
+                                                                         with_tree=True))))

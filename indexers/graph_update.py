@@ -1,0 +1,180 @@
+"""Refresh the previous generation's graph in place for modified files.
+
+`update_graph` gives the graph `indexers.graph.build_graph` builds from scratch (same nodes,
+attributes, edges and adjacency order, hence the same `graph_digest`) at a fraction of the cost,
+when the set of files is unchanged and no changed file is a concept-tree file (the builder falls
+back to a full build otherwise). What a modified file can change:
+
+    its own nodes and their containment edges      rebuilt from its parse
+    its outgoing imports                           re-resolved (the module map depends only on
+                                                   the set of paths, so other files' imports
+                                                   are unchanged)
+    calls naming a definition it had or has        every source node holding a reference to
+                                                   such a name is re-resolved in full
+    tests edges                                    re-derived for the re-resolved sources
+    documents edges                                recomputed (doc sections and tree nodes only)
+
+A reference whose name no changed file defines (before or after) resolves to the same target:
+resolution looks at definitions of that name only (same file, imported files, unique).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any
+
+from helix.core.schemas import FileRecord, SymbolDef, node_id_def, node_id_file
+from indexers.graph import (
+    REPO_NODE,
+    ParsedLike,
+    _add_file,
+    _Builder,
+    _document_edges,
+    _node,
+    _test_edges,
+    file_calls,
+    file_imports,
+)
+from indexers.resolve import DefIndex, ModuleIndex
+from indexers.trees import TreeNode
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+FILE_NODE_KINDS = frozenset({"file", "def", "section"})  # nodes a file's parse makes
+KEPT_IN_KINDS = ("imports",)  # edges into a modified file's nodes that stay valid
+RESOLVED_KINDS = ("calls", "tests")  # out-edges of a re-resolved source
+
+
+def update_graph(graph: nx.MultiDiGraph, files: Sequence[FileRecord],
+                 parsed_files: Sequence[ParsedLike], tree_nodes: Sequence[TreeNode],
+                 changed: Iterable[str], old_defs: Iterable[SymbolDef]) -> nx.MultiDiGraph:
+    """`graph` (the previous build's, mutated) brought up to date. `changed`: modified paths
+    (same set of files as the previous build, none a tree file); `old_defs`: their
+    definitions in the previous build."""
+    changed_set = set(changed)
+    records = {r.path: r for r in files}
+    by_path = {p.path: p for p in parsed_files}
+    ordered = sorted(parsed_files, key=lambda p: p.path)
+
+    fresh = _Builder()
+    fresh.nodes[REPO_NODE] = _node("repo", ".", "repo")
+    for path in sorted(changed_set):
+        _add_file(fresh, records[path], by_path.get(path))
+    fresh.finish_nodes()
+    new_nodes = {n: a for n, a in fresh.nodes.items() if a["kind"] in FILE_NODE_KINDS}
+    old_nodes = {n for n, a in graph.nodes.items()
+                 if a["path"] in changed_set and a["kind"] in FILE_NODE_KINDS}
+    sink = _Builder()  # checks edges against the final node set, collects them
+    sink.nodes = {n: a for n, a in graph.nodes.items() if n not in old_nodes}
+    sink.nodes.update(new_nodes)
+    sink.edges = {e for e in fresh.edges if e[1] in new_nodes}
+
+    names = {d.name for d in old_defs}
+    names.update(d.name for path in changed_set if path in by_path for d in by_path[path].defs)
+    all_defs = [d for p in ordered for d in p.defs]
+    defs = DefIndex(all_defs)
+    modules = ModuleIndex(by_path)
+    sources = _affected_sources(ordered, changed_set, names, sink.nodes)
+    targets: dict[str, set[str]] = defaultdict(set)
+    for p in ordered:
+        only = None if p.path in changed_set else sources.get(p.path)
+        if p.path not in changed_set and only is None:
+            continue
+        imports = file_imports(p.path, p.refs, modules)
+        if p.path in changed_set:
+            for target in sorted(imports):
+                sink.edge(node_id_file(p.path), node_id_file(target), "imports")
+        for source, target in file_calls(p.path, p.refs, defs, sorted(imports), sink.nodes,
+                                         only):
+            sink.edge(source, target, "calls")
+            targets[source].add(target)
+    _test_edges(sink, [d for d in all_defs if d.node_id in targets], targets)
+    _document_edges(sink, ordered, sorted(tree_nodes, key=lambda t: t.node_id), defs)
+
+    resolved = {s for per_file in sources.values() for s in per_file}
+    drop = _edges_to_drop(graph, old_nodes, changed_set, resolved)
+    _apply(graph, drop, sink.edges, old_nodes, new_nodes)
+    return graph
+
+
+def _affected_sources(ordered: Sequence[ParsedLike], changed: set[str], names: set[str],
+                      nodes: dict[str, Any]) -> dict[str, set[str]]:
+    """Per unchanged file, the source nodes holding a reference to one of `names`."""
+    sources: dict[str, set[str]] = {}
+    for p in ordered:
+        if p.path in changed:
+            continue
+        file_node = node_id_file(p.path)
+        for ref in p.refs:
+            if ref.kind == "import" or ref.name not in names:
+                continue
+            source = node_id_def(p.path, ref.scope) if ref.scope else file_node
+            if source not in nodes:
+                source = file_node
+            sources.setdefault(p.path, set()).add(source)
+    return sources
+
+
+def _edges_to_drop(graph: nx.MultiDiGraph, old_nodes: set[str], changed: set[str],
+                   resolved: set[str]) -> set[tuple[str, str, str]]:
+    changed_files = {node_id_file(path) for path in changed}
+    drop: set[tuple[str, str, str]] = set()
+    for node in old_nodes:
+        for dst, keys in graph.succ[node].items():
+            drop.update((node, dst, k) for k in keys)
+        for src, keys in graph.pred[node].items():
+            drop.update((src, node, k) for k in keys
+                        if k not in KEPT_IN_KINDS or src in changed_files)
+    for source in resolved:
+        for dst, keys in graph.succ[source].items():
+            drop.update((source, dst, k) for k in keys if k in RESOLVED_KINDS)
+    drop.update(e for e in graph.edges(keys=True) if e[2] == "documents")
+    return drop
+
+
+def _apply(graph: nx.MultiDiGraph, drop: set[tuple[str, str, str]],
+           add: set[tuple[str, str, str]], old_nodes: set[str],
+           new_nodes: dict[str, dict[str, Any]]) -> None:
+    """Apply the edge and node changes, then restore the canonical (sorted) order a fresh
+    `build_graph` gives every adjacency dict."""
+    keep = {e for e in drop if e in add}
+    drop, add = drop - keep, add - keep
+    touched_src = {e[0] for e in drop | add}
+    touched_dst = {e[1] for e in drop | add}
+    for src, dst, kind in sorted(drop):
+        graph.remove_edge(src, dst, key=kind)
+    gone = sorted(old_nodes - set(new_nodes))
+    graph.remove_nodes_from(gone)
+    born = [n for n in sorted(new_nodes) if n not in graph]
+    graph.add_nodes_from(born)
+    node_attrs = graph._node
+    for node, attrs in new_nodes.items():
+        node_attrs[node] = dict(attrs)
+    for src, dst, kind in sorted(add):
+        graph.add_edge(src, dst, key=kind)
+    if gone or born:
+        for outer in (graph._node, graph._succ, graph._pred):
+            _resort(outer)
+    succ, pred = graph._succ, graph._pred
+    for src in touched_src:
+        if src in succ:
+            _resort(succ[src])
+            for keydict in succ[src].values():
+                _resort(keydict)
+    for dst in touched_dst:
+        if dst in pred:
+            _resort(pred[dst])
+    graph.__networkx_cache__.clear()
+
+
+def _resort(mapping: dict[str, Any]) -> None:
+    """Sort a dict's keys in place (identity kept: nx shares the inner dicts)."""
+    keys = list(mapping)
+    if all(a < b for a, b in pairwise(keys)):
+        return
+    items = sorted(mapping.items(), key=lambda kv: kv[0])
+    mapping.clear()
+    mapping.update(items)
