@@ -21,7 +21,7 @@ from evals.metrics import CaseResult, aggregate, error_result, score_case, stop_
 from evals.suites import FIXTURES_DIR, Case, Suite
 from helix.core.config import HelixConfig, helix_home, load_config
 from helix.core.envelope import Envelope
-from helix.core.errors import BadPathError, HelixError
+from helix.core.errors import BadPathError
 from helix.core.ports import SystemClock
 from helix.core.schemas import Frozen
 
@@ -169,7 +169,8 @@ def run_cases(suite_name: str, cases: Sequence[Case], ask_for: Callable[[str], A
             middle = timer()
             second = ask(case.question)
             end = timer()
-        except HelixError as exc:
+        except Exception as exc:  # an eval reports a crashing case and goes on to the next
+
             results.append(error_result(case, suite_name, f"{type(exc).__name__}: {exc}"))
             continue
         results.append(score_case(case, suite_name, first, second,
@@ -199,7 +200,8 @@ def continuity_report(raw_cases: Sequence[dict[str, Any]],
     for case in raw_cases:
         try:
             outcome = run_case(case)
-        except HelixError as exc:
+        except Exception as exc:  # a crashing scenario is a failed case, not a failed run
+
             outcome = {"id": case.get("id", "?"), "passed": False, "per_turn": [],
                        "transition_classes": case.get("transition_classes", []),
                        "error": f"{type(exc).__name__}: {exc}"}

@@ -54,12 +54,19 @@ def test_run_cases_asks_twice_times_and_scores():
     assert results[0].time_ms == pytest.approx(10.0) and results[0].checks["hashes_stable"]
 
 
-def test_run_cases_turns_helix_errors_into_failed_cases():
+def test_run_cases_turns_errors_into_failed_cases_and_goes_on():
     def ask_for(repo: str):
-        raise BadPathError(f"eval repository not found: {repo}")
+        if repo == "/nope":
+            raise BadPathError(f"eval repository not found: {repo}")
+        if repo == "/bug":
+            return lambda q: [][0]
+        return lambda q: fakes.envelope(q, [fakes.item("a.py")])
 
-    [result] = run_cases("s", [mk_case(1, repo="/nope")], ask_for)
-    assert not result.passed and "BadPathError" in (result.error or "")
+    cases = [mk_case(1, repo="/nope"), mk_case(2, repo="/bug"), mk_case(3)]
+    missing, crashed, fine = run_cases("s", cases, ask_for)
+    assert not missing.passed and "BadPathError" in (missing.error or "")
+    assert not crashed.passed and "IndexError" in (crashed.error or "")
+    assert fine.passed
 
 
 def test_run_cases_detects_nondeterminism_between_the_two_runs():
@@ -109,12 +116,19 @@ def test_continuity_report_rates_per_transition_class():
 
 def test_continuity_report_keeps_going_after_a_failing_scenario():
     def run_case(case):
-        raise NotFoundError("unknown session")
+        if case["id"] == "x":
+            raise NotFoundError("unknown session")
+        if case["id"] == "y":
+            raise ValueError("a bug in the lane")
+        return {"id": "z", "passed": True, "per_turn": [], "transition_classes": ["T4"]}
 
-    report = continuity_report([{"id": "x", "transition_classes": ["T4"]}], run_case)
-    row = report["cases"][0]
-    assert row["passed"] is False and "unknown session" in row["error"]
-    assert report["by_class"]["T4"]["pass_rate"] == 0.0
+    cases = [{"id": "x", "transition_classes": ["T4"]}, {"id": "y"}, {"id": "z"}]
+    report = continuity_report(cases, run_case)
+    rows = {r["id"]: r for r in report["cases"]}
+    assert rows["x"]["passed"] is False and "unknown session" in rows["x"]["error"]
+    assert rows["y"]["passed"] is False and "ValueError: a bug" in rows["y"]["error"]
+    assert rows["z"]["passed"] is True
+    assert report["by_class"]["T4"] == {"cases": 2, "passed": 1, "pass_rate": 0.5}
 
 
 def run_result(label: str, ranks: list[int | None], *, ms: float = 100.0,
