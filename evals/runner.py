@@ -192,6 +192,16 @@ def bm25_files_report(cases: Sequence[Case], root_for: Callable[[str], Path]) ->
     return BM25Files.summarize(ranks)
 
 
+def declared_classes(case: Mapping[str, Any]) -> list[str]:
+    """The transition classes a scenario expects (its turns' `expect.transition`), in order."""
+    named = list(case.get("transition_classes") or [])
+    for turn in case.get("turns") or []:
+        expect = turn.get("expect") if isinstance(turn, Mapping) else None
+        if isinstance(expect, Mapping) and expect.get("transition"):
+            named.append(str(expect["transition"]))
+    return sorted(set(named), key=class_order)
+
+
 def continuity_report(raw_cases: Sequence[dict[str, Any]],
                       run_case: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
     """Run each scenario; pass rates per case and per transition class (T1..T10)."""
@@ -203,7 +213,7 @@ def continuity_report(raw_cases: Sequence[dict[str, Any]],
         except Exception as exc:  # a crashing scenario is a failed case, not a failed run
 
             outcome = {"id": case.get("id", "?"), "passed": False, "per_turn": [],
-                       "transition_classes": case.get("transition_classes", []),
+                       "transition_classes": declared_classes(case),
                        "error": f"{type(exc).__name__}: {exc}"}
         passed = bool(outcome.get("passed"))
         classes = outcome.get("transition_classes") or []

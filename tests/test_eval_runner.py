@@ -122,13 +122,18 @@ def test_continuity_report_keeps_going_after_a_failing_scenario():
             raise ValueError("a bug in the lane")
         return {"id": "z", "passed": True, "per_turn": [], "transition_classes": ["T4"]}
 
-    cases = [{"id": "x", "transition_classes": ["T4"]}, {"id": "y"}, {"id": "z"}]
+    cases = [{"id": "x", "transition_classes": ["T4"]},
+             {"id": "y", "turns": [{"text": "a", "expect": {"transition": "T10"}},
+                                   {"text": "b", "expect": {"transition": "T3"}}]},
+             {"id": "z"}]
     report = continuity_report(cases, run_case)
     rows = {r["id"]: r for r in report["cases"]}
     assert rows["x"]["passed"] is False and "unknown session" in rows["x"]["error"]
     assert rows["y"]["passed"] is False and "ValueError: a bug" in rows["y"]["error"]
     assert rows["z"]["passed"] is True
     assert report["by_class"]["T4"] == {"cases": 2, "passed": 1, "pass_rate": 0.5}
+    assert rows["y"]["transition_classes"] == ["T3", "T10"]  # from the turns' expectations
+    assert report["by_class"]["T10"]["pass_rate"] == 0.0
 
 
 def run_result(label: str, ranks: list[int | None], *, ms: float = 100.0,
