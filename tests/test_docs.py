@@ -66,3 +66,19 @@ def test_readme_set_up_commands_are_the_real_ones() -> None:
     assert "scripts/test" in text
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
     assert "scripts/test" in ci
+
+
+def test_unwritable_output_path_is_one_line_not_internal_error(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    out = subprocess.run(
+        [sys.executable, "-m", "helix.cli.main", "export", "--out", str(blocker / "x.jsonl")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode != 0
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("helix: ")
+    assert "internal error" not in lines[0] and "Traceback" not in out.stderr

@@ -85,6 +85,10 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
+    except OSError as exc:  # a path the user gave cannot be read or written: not a bug
+        where = f": {exc.filename}" if exc.filename else ""
+        click.echo(f"helix: {exc.strerror or exc}{where}", err=True)
+        sys.exit(1)
     except Exception as exc:  # a bug: still one line, the traceback only on request
         if os.environ.get("HELIX_DEBUG"):
             raise
