@@ -4,6 +4,7 @@ configured), `helix chat` fed through stdin, `helix events`, persistence across 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -37,41 +38,57 @@ def _ask(repo: Path, text: str, *extra: str) -> dict:
     return turn
 
 
+def _span_of(sublabel: str) -> str:
+    return sublabel.split(" ", 1)[0]  # "docs/search.md:3-7 (doc)" -> "docs/search.md:3-7"
+
+
 def test_ten_turn_conversation_through_the_cli(repo):
+    # the issue's turns, verbatim
     t = _ask(repo, "where is the BM25 index built?")
     assert (t["turn_id"], t["lane"], t["transition"], t["retrieval"]) == (1, "root", "T1", True)
     assert t["shown"]["kind"] == "evidence" and len(t["shown"]["items"]) >= 2
+    assert [i["index"] for i in t["shown"]["items"]] == list(
+        range(1, len(t["shown"]["items"]) + 1))  # a numbered list
     assert t["envelope"]["llm_steps"] == 0
     assert any(e["name"] == "retrieval_run" for e in t["events"])
 
     shown = t["shown"]["items"]
+    second = shown[1]
     t = _ask(repo, "open the second one")
     assert (t["lane"], t["transition"], t["retrieval"]) == ("selection", "T3", False)
-    assert t["opened"]["target"]["id"] == shown[1]["target_id"]
+    opened = t["opened"]
+    assert opened["target"]["id"] == second["target_id"]
+    assert f"{opened['path']}:{opened['start_line']}-{opened['end_line']}" == _span_of(
+        second["sublabel"])  # the span shown is the second item listed
     assert "selected_object" in t["state_mutations"]
     t = _ask(repo, "open it")
     assert (t["lane"], t["transition"]) == ("selection", "T5")
-    assert t["opened"]["target"]["id"] == shown[1]["target_id"]
-    # the graph follow-ups need a definition in focus: name one (ranking-independent)
-    t = _ask(repo, "open the BM25Index one")
-    assert (t["transition"], t["opened"]["path"]) == ("T3", "search/bm25.py")
+    assert t["opened"]["target"]["id"] == second["target_id"]
 
-    t = _ask(repo, "who calls it?")
+    t = _ask(repo, "who calls it?")  # T4 on the focused object, whatever kind it is
     assert (t["lane"], t["transition"], t["retrieval"], t["envelope"]) == (
         "graph", "T4", False, None)
     assert t["shown"]["kind"] == "callers" and t["shown"]["items"]
+    assert not any(e["name"] == "retrieval_run" for e in t["events"])
     t = _ask(repo, "where is it tested?")
     assert (t["lane"], t["transition"], t["retrieval"]) == ("graph", "T4", False)
+    assert t["shown"]["kind"] == "tests" and t["shown"]["items"]
+    assert all(i["sublabel"].startswith("tests/") for i in t["shown"]["items"])
 
-    t = _ask(repo, "why did you open that?")
-    assert (t["lane"], t["answer_mode"]) == ("semantic", "continuity")
-    assert "BM25Index" in t["answer"]  # the focused object, answered without a clarifier
+    t = _ask(repo, "why did you open that?")  # the open, not the newer list action
+    assert (t["lane"], t["transition"], t["answer_mode"]) == ("semantic", "T8", "continuity")
+    assert t["answer"].startswith(f"I opened {second['label']}")
+    assert '"open the second one" (turn 2)' in t["answer"] and "item 2" in t["answer"]
+    assert "explanation" in t["state_mutations"]  # the lane's mutation is applied
 
     t = _ask(repo, "what happened last?")
     assert (t["lane"], t["transition"]) == ("semantic", "T9")
-    assert "tests of" in t["answer"].split("\n")[1]  # newest first: the last T4
+    lines = t["answer"].splitlines()
+    assert "listed the tests of" in lines[1] and "listed the callers of" in lines[2]
+    assert len(lines) == 1 + 5  # the trace keeps 5 entries, newest first
     t = _ask(repo, "summarize what we did")
-    assert t["lane"] == "semantic" and t["answer_mode"] == "continuity"
+    assert (t["lane"], t["transition"], t["answer_mode"]) == ("semantic", "T9", "continuity")
+    assert "opened" in t["answer"]
 
     t = _ask(repo, "same question but only in tests/")
     assert (t["lane"], t["transition"], t["retrieval"]) == ("root", "T2", True)
@@ -98,7 +115,7 @@ def test_ten_turn_conversation_through_the_cli(repo):
     assert (t["lane"], t["transition"]) == ("interrupt", "T6")
     t = _ask(repo, "start over")
     assert (t["lane"], t["transition"]) == ("interrupt", "T1")
-    assert t["turn_id"] == 17
+    assert t["turn_id"] == 16
 
     _load_plugins()
     events = CliRunner().invoke(cli, ["events", "--session", "S", "--json"])
@@ -116,23 +133,64 @@ def _helix(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[
                           capture_output=True, text=True, timeout=300)
 
 
+ISSUE_TURNS = ["where is the BM25 index built?", "open the second one", "open it",
+               "who calls it?", "where is it tested?", "why did you open that?",
+               "what happened last?", "summarize what we did",
+               "same question but only in tests/", "what is a cavity?", "the first",
+               "is that the only place?", "did we talk about the tokenizer?", "stop",
+               "start over"]
+
+
+def _turn_block(out: str, n: int) -> str:
+    start = out.index(f"[turn {n}] ")
+    end = out.find(f"[turn {n + 1}] ", start)
+    return out[start:end if end > 0 else len(out)]
+
+
 def test_chat_interactive_through_stdin(repo):
-    lines = ["where is the BM25 index built?", "open the BM25Index one", "who calls it?",
-             "/reply 1 open the build_bm25_index one", "why did you open that?", "/history",
-             "/bogus", "what is a cavity?", "the first", "stop", "/new", "open it", "/quit",
-             "never read"]
+    # the issue's turns verbatim, with the chat's own commands around them: commands make no
+    # turn, bad ones print one `helix:` line and the chat goes on
+    lines = [*ISSUE_TURNS[:3], "/history", "/bogus", "/reply 99 open it", "/reply x",
+             *ISSUE_TURNS[3:13], "/reply 1 open the first one", *ISSUE_TURNS[13:], "/new",
+             "open it", "/quit", "never read"]
     proc = _helix("chat", "--repo", str(repo), "--dry-run", stdin="\n".join(lines) + "\n")
     assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
     out = proc.stdout
-    assert "[turn 1] root T1 (retrieval)" in out
-    assert "[turn 2] selection T3" in out and "class BM25Index" in out
-    assert "[turn 3] graph T4" in out
-    assert "[turn 4] selection T3  reply-to 1" in out and "def build_bm25_index" in out
-    assert "[turn 5] semantic T8" in out
+    first = _turn_block(out, 1)
+    assert first.startswith("[turn 1] root T1 (retrieval)")
+    numbered = re.findall(r"^  (\d+)\. (.+?)  (\S+:\d+-\d+) \(", first, re.M)
+    assert [int(n) for n, _, _ in numbered] == list(range(1, len(numbered) + 1))
+    assert len(numbered) >= 2
+    first_span = numbered[0][2]
+    second_label, second_span = numbered[1][1:]
+    assert _turn_block(out, 2).startswith(f"[turn 2] selection T3\n{second_span} ")
+    assert _turn_block(out, 3).startswith(f"[turn 3] selection T5\n{second_span} ")
     assert "  1. where is the BM25 index built?  -> root T1" in out  # /history
     assert "helix: unknown command /bogus" in proc.stderr
-    assert "[turn 7] clarify_resume T7 (retrieval)" in out
-    assert "[turn 8] interrupt T6" in out
+    assert "helix: no turn 99" in proc.stderr
+    assert "helix: usage: /reply N <text>" in proc.stderr
+    callers = _turn_block(out, 4)
+    assert callers.startswith("[turn 4] graph T4\n") and "(callers list" in callers
+    assert re.search(r"^  1\. ", callers, re.M)
+    tests = _turn_block(out, 5)
+    assert tests.startswith("[turn 5] graph T4\n") and "(tests list" in tests
+    assert re.search(r"^  1\. \S+  tests/", tests, re.M)
+    why = _turn_block(out, 6)
+    assert why.startswith(f"[turn 6] semantic T8\nI opened {second_label}")
+    assert _turn_block(out, 7).startswith("[turn 7] semantic T9\nWhat we did")
+    assert _turn_block(out, 8).startswith("[turn 8] semantic T9\nWhat we did")
+    assert _turn_block(out, 9).startswith("[turn 9] root T2 (retrieval)")
+    cavity = _turn_block(out, 10)
+    assert cavity.startswith("[turn 10] root T1 (retrieval)") and "(options list" in cavity
+    assert re.search(r"^  1\. .+\n  2\. ", cavity, re.M)
+    assert _turn_block(out, 11).startswith("[turn 11] clarify_resume T7 (retrieval)")
+    assert _turn_block(out, 12).startswith("[turn 12] meta T8")
+    assert _turn_block(out, 13).startswith("[turn 13] recap T9\nYes")
+    assert _turn_block(out, 14).startswith(
+        f"[turn 14] selection T3  reply-to 1\n{first_span} ")
+    assert _turn_block(out, 15).startswith("[turn 15] interrupt T6\nStopped")
+    assert _turn_block(out, 16).startswith("[turn 16] interrupt T1\nStarted over")
     assert "new session" in out and "[turn 1] selection T10" in out  # /new: nothing to open
     assert "never read" not in out
 

@@ -257,6 +257,11 @@ def test_mixed_intent_selects_first_then_explains(repo):
     assert first.shown is not None and turn.opened is not None
     assert turn.opened.target.id == first.shown.items[1].target_id
     assert "Why:" in turn.answer
+    # the clause is answered by the semantic lane (run_mixed_intent) from the new action
+    why = turn.answer.split("Why: ", 1)[1]
+    assert why.startswith("I opened ") and "item 2 of the evidence list" in why
+    assert "semantic_followup_answered" in {e.name for e in turn.events}
+    assert "explanation" in turn.state_mutations
 
 
 def test_reply_to_anchors_an_earlier_list(repo):
@@ -267,6 +272,18 @@ def test_reply_to_anchors_an_earlier_list(repo):
     turn = talk("open the second one", reply_to=1)
     assert first.shown is not None and turn.opened is not None
     assert turn.opened.target.id == first.shown.items[1].target_id
+
+
+def test_reply_to_a_list_pushed_out_by_newer_lists(repo):
+    talk = Talk(repo)
+    first = talk(Q)
+    for text in ("open the second one", "who calls it?", "where is it tested?",
+                 "same question but only in tests/", "what is a cavity?"):
+        talk(text)
+    turn = talk("open the first one", reply_to=1)  # turn 1's list is no longer kept
+    assert first.shown is not None and turn.opened is not None
+    assert turn.opened.target.id == first.shown.items[0].target_id
+    assert "reply_anchor_list_readmitted" in {e.name for e in turn.events}
 
 
 def test_start_over_preempts_everything(repo):

@@ -65,6 +65,7 @@ RuntimeEvent = Literal[
     "transition_applied",     # state mutations of the transition
     "hard_interrupt",         # stop / cancel / start over / never mind
     "focus_resolved",         # reply anchor or lane recency
+    "reply_anchor_list_readmitted",  # a reply re-admits the anchored turn's list
     "pending_applied",        # a pending state matched strictly and resumed its route
     "pending_cleared_mismatch",
     "pending_expired",

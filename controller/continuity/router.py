@@ -156,9 +156,8 @@ def _option_pool(state: ContinuityState, focus: FocusContext,
                 return option_set
         return None
     if focus.source == "reply_anchor" and focus.option_set_id:
-        anchored = state.option_set(focus.option_set_id)
-        if anchored is not None:
-            return anchored
+        # the anchored turn's list, or none: never a newer list in its place
+        return state.option_set(focus.option_set_id)
     return state.active_option_set()
 
 
@@ -205,6 +204,11 @@ def route_turn(state: ContinuityState, text: str, reply_to: int | None,
                                 turn_id=turn_id, now_ms=now_ms)
         if not settings.pending_state:
             pending = PendingMatch(status="mismatch", reason="pending_state setting off")
+        elif reply_to is not None and reply_to != state.pending.anchor_turn_id:
+            # a reply anchors the turn to another turn: the pending question is not answered
+            pending = PendingMatch(status="mismatch", reason=(
+                f"reply to turn {reply_to}, not to the pending turn "
+                f"{state.pending.anchor_turn_id}"))
         if (pending.status == "applied" and state.clarification_state is None
                 and state.pending.option_set_id and state.option_set(state.pending.option_set_id)):
             return _plan("selection", "T3", "select_item", text, focus, pending,

@@ -18,9 +18,10 @@ from controller.continuity.pending import make_pending, selection_expected_type
 from controller.continuity.router import TurnPlan
 from controller.continuity.selection import (
     EnrichmentType,
+    SelectionDecision,
     SelectionEnrichment,
-    run_selection_lane,
 )
+from controller.continuity.semantic import run_mixed_intent
 from controller.continuity.state import (
     ActionOutcome,
     ActionType,
@@ -310,21 +311,25 @@ def run_selection(ctx: TurnContext) -> LaneOutcome:
                      reason=f"'{plan.text}' refers to the focused {plan.target.label}",
                      events=(event,), transition="T5")
     lane_state = _with_active(state, plan.option_set_id)
-    decision = run_selection_lane(plan.text, lane_state, settings, now_ms=ctx.now_ms,
-                                  llm=ctx.llm if ctx.config.synthesis.model else None,
-                                  model=ctx.config.synthesis.model,
-                                  api_base=ctx.config.synthesis.api_base,
-                                  enricher=RepoSnapshotEnricher(ctx.root))
+    # mixed intent ("open 2 and explain why"): the selection lane first, then the semantic
+    # lane answers the clause from the new lastResolvedAction (run_mixed_intent)
+    mixed = run_mixed_intent(plan.text, lane_state, settings, now_ms=ctx.now_ms,
+                             llm=ctx.llm if ctx.config.synthesis.model else None,
+                             model=ctx.config.synthesis.model,
+                             api_base=ctx.config.synthesis.api_base,
+                             enricher=RepoSnapshotEnricher(ctx.root))
+    decision: SelectionDecision = mixed.selection
     events = decision.events
     option_set = lane_state.option_set(decision.option_set_id or "")
     if decision.kind == "execute" and decision.candidate is not None:
         out = _open(ctx, decision.candidate.target, option_set=option_set,
                     choice=decision.candidate, action=decision.mutations.last_resolved_action,
                     reason=decision.reason, events=events, transition="T3")
-        if decision.followup_clause and out.transition == "T3" and out.action is not None:
-            why = (f"\n\nWhy: I opened {decision.candidate.label} because "
-                   f"{out.action.reason}.")
-            out = _replace(out, answer=out.answer + why)
+        sem = mixed.semantic
+        if sem is not None and sem.kind == "answer" and out.transition == "T3":
+            out = _replace(out, answer=f"{out.answer}\n\nWhy: {sem.answer}",
+                           events=(*out.events, *sem.events),
+                           updates={**out.updates, "explanation": sem.answer})
         return out
     if decision.kind == "clarify":
         updates: dict[StateSlot, Any] = {"loop_guard": decision.mutations.selection_loop_guard}

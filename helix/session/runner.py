@@ -11,6 +11,7 @@ one transaction. See helix/session/lanes.py for the lane executors.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import sqlite_utils
 
 from controller.continuity.events import ContinuityEvent, stamp
 from controller.continuity.router import route_turn
+from controller.continuity.state import OPTION_SETS_KEPT, ContinuityState
 from controller.continuity.transitions import REGISTRY, apply_transition, changed_slots
 from helix.core.config import HelixConfig
 from helix.core.envelope import Envelope
@@ -62,6 +64,26 @@ def default_graph(root: Path, config: HelixConfig) -> GraphProvider:
     return graph
 
 
+def readmit_anchor_list(state: ContinuityState, turns: Sequence[TurnResult],
+                        reply_to: int) -> tuple[ContinuityState, list[ContinuityEvent]]:
+    """A reply to an older turn acts on that turn's list even when newer lists pushed it out
+    of the kept option sets: the list is rebuilt from the stored turn (same id) and kept
+    again, newest first; never a newer list in its place."""
+    anchored = next((t for t in turns if t.turn_id == reply_to), None)
+    if anchored is None or anchored.shown is None or state.option_set(
+            anchored.shown.option_set_id) is not None:
+        return state, []
+    option_set = anchored.shown.as_option_set(anchored.turn_id)
+    if option_set is None:
+        return state, []
+    kept = (option_set, *state.option_sets)[:OPTION_SETS_KEPT]
+    event = ContinuityEvent(name="reply_anchor_list_readmitted", reason=f"turn {reply_to}",
+                            active_option_set_id=state.active_option_set_id,
+                            active_scope=state.active_scope,
+                            data={"option_set_id": option_set.id})
+    return state.model_copy(update={"option_sets": kept}), [event]
+
+
 def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
              reply_to: int | None = None, llm: LLM | None = None, clock: Clock | None = None,
              dry_run: bool = False, db: sqlite_utils.Database | None = None,
@@ -82,9 +104,12 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
     state = record.state
     now_ms = int(clock.now() * MS_PER_S)
     turn_id = state.turn_count + 1
+    readmitted: list[ContinuityEvent] = []
+    if reply_to is not None:
+        state, readmitted = readmit_anchor_list(state, turns, reply_to)
     plan = route_turn(state, text, reply_to, config.continuity, turns=summaries(turns),
                       now_ms=now_ms)
-    pre: list[ContinuityEvent] = [ContinuityEvent(
+    pre: list[ContinuityEvent] = [*readmitted, ContinuityEvent(
         name="turn_routed", reason="; ".join(plan.reasons),
         active_option_set_id=state.active_option_set_id, active_scope=state.active_scope,
         data={"intent": plan.intent, "retrieval": plan.retrieval, "disabled": plan.disabled})]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from controller.continuity.events import ContinuityEvent
 from controller.continuity.state import (
     Lane,
+    OptionItem,
     OptionSet,
     OptionSetKind,
     TargetRef,
@@ -22,6 +23,7 @@ class ShownItem(Frozen):
     label: str
     sublabel: str = ""
     target_id: str = ""  # the object it opens (graph node id)
+    target: TargetRef | None = None  # in full: a reply to this turn can re-admit its list
 
 
 class ShownList(Frozen):
@@ -36,8 +38,19 @@ class ShownList(Frozen):
     def of(cls, option_set: OptionSet) -> ShownList:
         return cls(option_set_id=option_set.id, kind=option_set.kind, scope=option_set.scope,
                    items=tuple(ShownItem(index=i.index, id=i.id, label=i.label,
-                                         sublabel=i.sublabel, target_id=i.target.id)
+                                         sublabel=i.sublabel, target_id=i.target.id,
+                                         target=i.target)
                                for i in option_set.items))
+
+    def as_option_set(self, origin_turn_id: int) -> OptionSet | None:
+        """The list as it was shown (same id), or None when its targets were not stored."""
+        if not self.items or any(i.target is None for i in self.items):
+            return None
+        return OptionSet(id=self.option_set_id, kind=self.kind, scope=self.scope,
+                         origin_turn_id=origin_turn_id, items=tuple(
+                             OptionItem(id=i.id, index=i.index, label=i.label,
+                                        sublabel=i.sublabel, target=i.target)
+                             for i in self.items if i.target is not None))
 
 
 class OpenedSpan(Frozen):
