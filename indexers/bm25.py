@@ -115,22 +115,44 @@ class BM25Index:
     @classmethod
     def build(cls, ids: Sequence[str], token_lists: Sequence[list[str]],
               k1: float = K1, b: float = B, idf: str = DEFAULT_IDF) -> BM25Index:
+        if len(ids) != len(token_lists):
+            raise ValueError("ids and token_lists differ in length")
+        # ids in order of first appearance; map + defaultdict keep the per-token loop in C
+        vocab: defaultdict[str, int] = defaultdict(count().__next__)
+        term_ids = np.fromiter(map(vocab.__getitem__, chain.from_iterable(token_lists)),
+                               dtype=np.int64)
+        lengths = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=len(ids))
+        return cls.build_from_term_ids(ids, list(vocab), term_ids, lengths, k1, b, idf)
+
+    @classmethod
+    def build_from_term_ids(cls, ids: Sequence[str], vocab: Sequence[str], term_ids: np.ndarray,
+                            lengths: np.ndarray, k1: float = K1, b: float = B,
+                            idf: str = DEFAULT_IDF) -> BM25Index:
+        """The same index from token ids (`vocab[i]` is token i; all documents' ids
+        concatenated, `lengths[d]` of them for document d): what the index's token cache holds,
+        without turning ids back into strings. Tokens no document uses are dropped."""
         if idf not in IDF_FUNCTIONS:
             raise ValueError(f"unknown idf {idf!r}")
         params: dict[str, object] = {"k1": k1, "b": b, "idf": idf}
-        if len(ids) != len(token_lists):
-            raise ValueError("ids and token_lists differ in length")
+        if len(ids) != len(lengths) or int(np.sum(lengths)) != len(term_ids):
+            raise ValueError("ids, lengths and term ids differ in length")
         if len(set(ids)) != len(ids):
             raise ValueError("duplicate ids")
         n_docs = len(ids)
         id_rank = np.empty(n_docs, dtype=np.int32)
         id_rank[np.array(sorted(range(n_docs), key=ids.__getitem__), dtype=np.int64)] = (
             np.arange(n_docs, dtype=np.int32))
-        # ids in order of first appearance; map + defaultdict keep the per-token loop in C
-        vocab: defaultdict[str, int] = defaultdict(count().__next__)
-        term_ids = np.fromiter(map(vocab.__getitem__, chain.from_iterable(token_lists)),
-                               dtype=np.int64)
-        lengths = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=n_docs)
+        term_ids = np.asarray(term_ids, dtype=np.int64)
+        lengths = np.asarray(lengths, dtype=np.int64)
+        counts = np.bincount(term_ids, minlength=len(vocab))
+        if len(counts) > len(vocab):
+            raise ValueError("term id outside the vocabulary")
+        if not counts.all():  # compact: an unused token would shift okapi's mean idf
+            used = np.flatnonzero(counts)
+            remap = np.zeros(len(vocab), dtype=np.int64)
+            remap[used] = np.arange(len(used), dtype=np.int64)
+            term_ids = remap[term_ids]
+            vocab = [vocab[i] for i in used.tolist()]
         n_vocab = len(vocab)
         if n_vocab == 0:
             return cls(ids, [], np.zeros(0, np.float32), np.zeros(0, np.int32),

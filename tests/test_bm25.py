@@ -196,3 +196,23 @@ def test_bm25_text_for_adds_path_symbol_and_headings() -> None:
                                   "heading_path": ("Guide", "Install"), "text": "## Install"})
     assert bm25_text_for(doc) == "docs/README\nGuide / Install\n## Install"
     assert {"shutil", "copier.copytree", "copytree"} <= set(tokenize(bm25_text_for(code)))
+
+
+def test_build_from_term_ids_equals_build() -> None:
+    """The builder's path (token cache ids, sorted vocabulary, an unused token) scores
+    exactly like the token-list path."""
+    import numpy as np
+
+    ids = ["c", "a", "b", "d"]
+    docs = [["retry", "policy", "retry"], ["backoff", "delay"], ["policy", "jitter"], []]
+    vocab = ["backoff", "delay", "jitter", "policy", "retry", "unused"]
+    term_ids = np.array([vocab.index(t) for doc in docs for t in doc], dtype=np.int32)
+    lengths = np.array([len(doc) for doc in docs])
+    for idf in ("lucene", "okapi"):
+        a = BM25Index.build(ids, docs, idf=idf)
+        b = BM25Index.build_from_term_ids(ids, vocab, term_ids, lengths, idf=idf)
+        for query in (["retry"], ["policy"], ["backoff", "policy"], ["jitter", "delay"]):
+            assert a.search_tokens(query, 4) == b.search_tokens(query, 4)
+            assert a.scores_for_tokens(query).tolist() == b.scores_for_tokens(query).tolist()
+    with pytest.raises(ValueError):
+        BM25Index.build_from_term_ids(ids, vocab, term_ids, lengths[:3])
