@@ -403,8 +403,8 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     chunks = sorted((c for p in parsed for c in p.chunks),
                     key=lambda c: (c.path, c.start_line, c.id))
     defs = [d for p in parsed for d in p.defs]
-    refs = [RefRow(r.name, r.kind, r.path, r.line, r.scope, r.module)
-            for p in parsed for r in p.refs]
+    refs = [r if type(r) is RefRow else RefRow(r.name, r.kind, r.path, r.line, r.scope, r.module)
+            for p in parsed for r in p.refs]  # cached ones are RefRows already
     lap("parse")
 
     from indexers.bm25 import BM25Index
@@ -419,8 +419,9 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
         else:
             tokens_cached += 1
             rows.append(cached_row)
-    token_table, token_lists = merge_tokens(rows, previous.token_table.vocab if previous else [])
-    bm25 = BM25Index.build([c.id for c in chunks], token_lists)
+    token_table = merge_tokens(rows, previous.token_table.vocab if previous else [])
+    bm25 = BM25Index.build_from_term_ids([c.id for c in chunks], token_table.vocab,
+                                         token_table.flat, np.diff(token_table.offsets))
     lap("bm25")
 
     dense, model_key, embed_stats = _embed(chunks, settings, embedder, progress)

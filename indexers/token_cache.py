@@ -2,10 +2,10 @@
 tokenizes the chunks of changed files.
 
 Stored as a vocabulary (JSON) + one flat int32 array of token ids + row offsets (`.npy`),
-aligned with the generation's chunks. Merging old rows with new token lists renumbers the
-vocabulary in sorted order of the tokens in use, so an incremental build writes the very same
-table as a fresh build of the same files (no sort of the token stream: a bincount finds the
-tokens in use).
+aligned with the generation's chunks (`BM25Index.build_from_term_ids` reads the ids as they
+are: no strings). Merging old rows with new token lists renumbers the vocabulary in sorted
+order of the tokens in use, so an incremental build writes the very same table as a fresh build
+of the same files (no sort of the token stream: a bincount finds the tokens in use).
 """
 
 from __future__ import annotations
@@ -56,10 +56,9 @@ class TokenTable(NamedTuple):
         return cls(vocab, flat, offsets)
 
 
-def merge(rows: Sequence[np.ndarray | list[str]], old_vocab: Sequence[str]
-          ) -> tuple[TokenTable, list[list[str]]]:
+def merge(rows: Sequence[np.ndarray | list[str]], old_vocab: Sequence[str]) -> TokenTable:
     """Rows are old id arrays (in `old_vocab`'s numbering) or fresh token lists.
-    Returns the canonical table and every row as a token list (for `BM25Index.build`)."""
+    Returns the canonical table (vocabulary: the tokens in use, sorted)."""
     ext: dict[str, int] = {token: i for i, token in enumerate(old_vocab)}
     ext_vocab = list(old_vocab)
     arrays: list[np.ndarray] = []
@@ -85,8 +84,12 @@ def merge(rows: Sequence[np.ndarray | list[str]], old_vocab: Sequence[str]
     remap[keep] = np.arange(len(keep), dtype=np.int32)
     new_flat = remap[flat] if len(flat) else np.zeros(0, dtype=np.int32)
     vocab = [ext_vocab[i] for i in keep.tolist()]
+    return TokenTable(vocab, new_flat.astype(np.int32, copy=False), offsets)
+
+
+def token_lists(table: TokenTable) -> list[list[str]]:
+    """Every row as its list of token strings."""
     with paused_gc():  # 30k new lists would trigger many full young-generation scans
-        strings = np.array(vocab, dtype=object)[new_flat].tolist() if vocab else []
-        bounds = offsets.tolist()
-        token_lists = [strings[a:b] for a, b in pairwise(bounds)]
-    return TokenTable(vocab, new_flat.astype(np.int32, copy=False), offsets), token_lists
+        strings = (np.array(table.vocab, dtype=object)[table.flat].tolist()
+                   if table.vocab else [])
+        return [strings[a:b] for a, b in pairwise(table.offsets.tolist())]
