@@ -94,7 +94,8 @@ def resolve_focus(turns: Sequence[TurnSummary], *, session_id: str, text: str,
     option_set_id: str | None = None
     if reply_to is not None and settings.focus_resolution:
         if reply_to not in by_id:
-            raise NotFoundError(f"no turn {reply_to} in session {session_id}")
+            have = f"turns 1-{ordered[-1].turn_id}" if ordered else "no turns yet"
+            raise NotFoundError(f"no turn {reply_to} in this session ({have})")
         anchor = by_id[reply_to]
         source = "reply_anchor"
         window = tuple(t.turn_id for t in ordered

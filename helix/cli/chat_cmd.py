@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from helix.core.config import HelixConfig
     from helix.session.turn import TurnResult
 
+PROMPT = "you> "
 HELP = ("commands: /reply N <text> (answer turn N), /history, /new (fresh session), /help, "
         "/quit")
 
@@ -35,7 +36,7 @@ def render_turn(turn: TurnResult) -> str:
         lines.append(turn.answer)
     listed_in_answer = turn.lane == "selection" and turn.answer_mode == "clarify"
     if turn.shown is not None and turn.opened is None and not listed_in_answer:
-        lines.append(f"({turn.shown.kind} list {turn.shown.option_set_id})")
+        lines.append(f"({turn.shown.kind} list: refer to an item by its number)")
         for item in turn.shown.items:
             extra = f"  {item.sublabel}" if item.sublabel else ""
             lines.append(f"  {item.index}. {item.label}{extra}")
@@ -80,6 +81,7 @@ def _history(session: str) -> str:
         return "(no turns yet)"
     turns = load_turns(db, record.id)
     return "\n".join(f"  {t.turn_id}. {t.text}  -> {t.lane} {t.transition}"
+                     + (f"  (reply to {t.reply_to})" if t.reply_to else "")
                      for t in turns) or "(no turns yet)"
 
 
@@ -111,6 +113,17 @@ def parse_line(line: str) -> tuple[str, int | None, str]:
     raise UserError(f"unknown command /{word} ({HELP})")
 
 
+def _read_line(interactive: bool) -> str | None:
+    """The next line, or None at end of input."""
+    if not interactive:
+        return sys.stdin.readline() or None
+    try:
+        return input(PROMPT)
+    except EOFError:
+        click.echo("", err=True)
+        return None
+
+
 @click.command()
 @click.option("--repo", default=None, help="Repository to talk about (default: here).")
 @click.option("--session", default=None,
@@ -124,12 +137,12 @@ def chat(repo: str | None, session: str | None, dry_run: bool, as_json: bool) ->
     root, config = _setup(repo)
     name = session or f"chat-{root.name}"
     interactive = sys.stdin.isatty()
+    if interactive:
+        import readline  # noqa: F401  (line editing and history for input())
     click.echo(f"helix chat: session '{name}' on {root}  ({HELP})", err=True)
     while True:
-        if interactive:
-            click.echo("you> ", nl=False, err=True)
-        line = sys.stdin.readline()
-        if not line:
+        line = _read_line(interactive)
+        if line is None:
             break
         try:
             command, reply_to, text = parse_line(line)
