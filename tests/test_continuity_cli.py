@@ -235,25 +235,46 @@ def test_conversation_with_a_model_configured(repo, monkeypatch):
     monkeypatch.setenv("HELIX_MOCK_RESPONSE", "It is built by build_bm25_index [E1].")
     _load_plugins()
 
-    def ask(text: str) -> dict:
-        result = CliRunner().invoke(cli, ["ask", text, "--repo", str(repo), "--session", "L",
-                                          "--json"], catch_exceptions=False)
+    def ask(text: str, session: str = "L") -> dict:
+        result = CliRunner().invoke(cli, ["ask", text, "--repo", str(repo), "--session",
+                                          session, "--json"], catch_exceptions=False)
         assert result.exit_code == 0, result.output
         return json.loads(result.output)
 
-    t = ask("where is the BM25 index built?")
+    t = ask("where is the BM25 index built?")  # the turns, verbatim
     assert (t["transition"], t["answer_mode"]) == ("T1", "llm")
     assert t["envelope"]["llm_steps"] == 1 and t["envelope"]["citations"]
     shown = t["shown"]["items"]
     t = ask("open the second one")
     assert t["transition"] == "T3" and t["opened"]["target"]["id"] == shown[1]["target_id"]
-    t = ask("open the bm25 one")  # unresolved: one advisory call, unusable -> clarifier
-    assert (t["answer_mode"], t["opened"]) == ("clarify", None)
-    assert "degraded" in t["reasons"]  # the degradation matrix: abstain -> safe clarifier
+    t = ask("open it")
+    assert t["transition"] == "T5" and t["opened"]["target"]["id"] == shown[1]["target_id"]
+    for text, kind in (("who calls it?", "callers"), ("where is it tested?", "tests")):
+        t = ask(text)
+        assert (t["lane"], t["transition"], t["envelope"]) == ("graph", "T4", None)
+        assert t["shown"]["kind"] == kind and t["shown"]["items"]
     t = ask("why did you open that?")
     assert (t["lane"], t["answer_mode"]) == ("semantic", "continuity")
-    assert shown[1]["label"] in t["answer"]
+    assert t["answer"].startswith(f"I opened {shown[1]['label']}")
+    for text in ("what happened last?", "summarize what we did"):
+        t = ask(text)
+        assert (t["lane"], t["transition"]) == ("semantic", "T9")
+    t = ask("same question but only in tests/")
+    assert (t["transition"], t["answer_mode"]) == ("T2", "llm")
     t = ask("what is a cavity?")
     assert t["answer_mode"] == "clarify" and t["envelope"]["llm_steps"] == 0
     t = ask("the first")
     assert (t["transition"], t["answer_mode"]) == ("T7", "llm")
+    t = ask("is that the only place?")
+    assert (t["lane"], t["transition"]) == ("meta", "T8")
+    t = ask("did we talk about the tokenizer?")
+    assert t["transition"] == "T9" and t["answer"].startswith("Yes")
+    assert ask("stop")["transition"] == "T6"
+    assert ask("start over")["transition"] == "T1"
+
+    # an unresolved command: one advisory call, unusable -> the degradation matrix's safe
+    # clarifier (abstain), never an action
+    ask("where is the BM25 index built?", "D")
+    t = ask("open the bm25 one", "D")
+    assert (t["answer_mode"], t["opened"]) == ("clarify", None)
+    assert "degraded" in t["reasons"]
