@@ -257,7 +257,8 @@ def _embed(chunks: Sequence[Chunk], settings: IndexSettings, embedder: Embedder 
     from indexers.embed_cache import EmbeddingCache
 
     items = select_for_embedding(chunks, settings)
-    cache = EmbeddingCache(embedding_cache_dir())
+    store = EmbeddingCache(embedding_cache_dir())
+    cache: Any = _RememberedLookup(store)
     try:
         if embedder is None:
             embedder = _default_embedder(items, settings, cache)
@@ -266,8 +267,27 @@ def _embed(chunks: Sequence[Chunk], settings: IndexSettings, embedder: Embedder 
                 items, embedder, cache,
                 (lambda done, total: progress("embed", done, total)) if progress else None)
     finally:
-        cache.close()
+        store.close()
     return DenseIndex.build(ids, vectors), embedder.model_key, {**stats, "total": len(items)}
+
+
+class _RememberedLookup:
+    """The embedding cache, its last lookup remembered: choosing the embedder and embedding
+    ask for the same vectors (thousands of rows) one after the other."""
+
+    def __init__(self, cache: Any) -> None:
+        self._cache = cache
+        self._last: tuple[str, frozenset[str], dict[str, np.ndarray]] | None = None
+
+    def get_many(self, model_key: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        wanted = frozenset(text_hashes)
+        if self._last is None or self._last[:2] != (model_key, wanted):
+            self._last = (model_key, wanted, self._cache.get_many(model_key, text_hashes))
+        return dict(self._last[2])
+
+    def put_many(self, model_key: str, items: Any) -> None:
+        self._last = None
+        self._cache.put_many(model_key, items)
 
 
 def _default_embedder(items: Sequence[tuple[str, str]], settings: IndexSettings,

@@ -1,7 +1,7 @@
 """The on-disk index: generations, the CURRENT pointer, the manifest, the lock.
 
     <index dir>/
-      lock                  filelock: one writer at a time
+      lock                  flock: one writer at a time
       CURRENT               name of the current generation (replaced atomically)
       gen-<id>/             one complete index
         manifest.json       schema version, config hash, per-file hashes, part hashes, counts
@@ -55,6 +55,7 @@ from indexers.formats import (
     paused_gc,
     refs_from,
 )
+from indexers.locking import acquire
 from indexers.resolve import FUZZY_MAX_NAMES, fuzzy_names
 from indexers.token_cache import DIR_TOKENS, TokenTable
 from indexers.trees import TreeNode
@@ -194,21 +195,17 @@ class IndexStore:
 
     @contextlib.contextmanager
     def locked(self, timeout: float | None = None) -> Iterator[None]:
-        from filelock import FileLock, Timeout
-
         timeout = LOCK_TIMEOUT_S if timeout is None else timeout
         self.directory.mkdir(parents=True, exist_ok=True)
-        lock = FileLock(str(self.directory / LOCK), timeout=timeout)
-        try:
-            lock.acquire()
-        except Timeout:
+        release = acquire(self.directory / LOCK, timeout)
+        if release is None:
             raise IndexLockedError(
                 f"another helix process is writing the index at {self.directory} "
-                f"(waited {timeout:g} s); try again when it has finished") from None
+                f"(waited {timeout:g} s); try again when it has finished")
         try:
             yield
         finally:
-            lock.release()
+            release()
 
     def writer(self) -> GenerationWriter:
         """Call with the lock held. Leftovers of killed writers are removed first."""
