@@ -436,3 +436,40 @@ def test_property_semantic_lane_never_executes_and_asks_at_most_one_clarifier(
     assert d.mutations.last_resolved_action is None and d.mutations.accept_choice_id is None
     assert clarifiers(d) <= 1
     assert (d.kind == "answer") == bool(d.answer)
+
+
+def _listed_after_open() -> ContinuityState:
+    """Turn 2 opened item 2 (real lane); turn 3 listed the tests of the same object (T4): the
+    list is now lastResolvedAction and the newest trace entry, in another scope."""
+    state = opened_state(ago_ms=2 * MINUTE_MS)
+    assert state.last_resolved_action is not None
+    listed = state.last_resolved_action.model_copy(update={
+        "type": "list_tests", "source_scope": "tests", "timestamp": NOW_MS - MINUTE_MS,
+        "turn_id": 3, "user_text": "where is it tested?", "reason": "tests of the focused"})
+    return state.model_copy(update={
+        "turn_count": 3, "last_resolved_action": listed, "active_scope": "tests",
+        "recent_action_trace": (listed, *state.recent_action_trace)})
+
+
+def test_the_verb_in_why_did_you_picks_the_action_kind():
+    state = _listed_after_open()
+    history = (TurnSummary(turn_id=2, user_text="open the second one", lane="selection",
+                           transition="T3", object_ref=EVIDENCE_ITEMS[1].target),)
+    opened = run("why did you open that?", state, history=history)
+    assert opened.kind == "answer" and opened.bound_action is not None
+    assert opened.bound_action.type == "open_span"  # not the newer list action
+    assert opened.answer.startswith("I opened indexers/tokenize.py: tokenize")
+    assert '"open the second one" (turn 2): it is item 2 of the evidence list' in opened.answer
+    listed = run("why did you list those?", state)
+    assert listed.kind == "answer" and listed.bound_action is not None
+    assert listed.bound_action.type == "list_tests"
+    assert listed.answer.startswith("I listed the tests of")
+    plain = run("why?", state)  # no verb: the newest action, as before
+    assert plain.bound_action is not None and plain.bound_action.type == "list_tests"
+
+
+def test_a_verb_with_no_such_action_asks_instead_of_answering_another():
+    state = opened_state()
+    d = run("why did you list those?", state)  # only an open happened
+    assert d.kind == "clarify" and d.bound_action is None
+    assert clarifiers(d) == 1
