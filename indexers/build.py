@@ -14,17 +14,20 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from itertools import groupby
+from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.errors import BadPathError, IndexCorruptError
 from helix.core.hashing import hash_obj
-from helix.core.paths import embedding_cache_dir, index_dir_for
+from helix.core.paths import index_dir_for
 from helix.core.ports import Embedder
 from helix.core.schemas import Chunk, FileRecord, Frozen, SymbolDef
+from indexers.build_embed import embed
 from indexers.formats import (
     CHUNK_FIELDS,
     DEF_FIELDS,
@@ -42,7 +45,6 @@ from indexers.formats import (
     dump_rows,
     graph_digest,
     paused_gc,
-    running_gc,
 )
 from indexers.store import DIR_BM25, DIR_DENSE, Index, IndexStore, now, repo_revision
 from indexers.token_cache import DIR_TOKENS
@@ -57,8 +59,6 @@ PARSE_SETTINGS = ("max_file_bytes", "skip_secrets", "window_lines", "window_over
                   "max_chunk_lines", "trees")
 PARSER_VERSION = 1
 PROGRESS_EVERY = 50  # files between progress updates while parsing
-# Up to this many texts to embed, the numpy encoder (no torch import, ~13 s saved) wins.
-NUMPY_EMBED_MAX_TEXTS = 200
 
 
 class BuildReport(Frozen):
@@ -132,27 +132,32 @@ def _diff(old: dict[str, str], new: dict[str, str]) -> tuple[list[str], list[str
     return added, modified, removed
 
 
+T = TypeVar("T")
+
+
+def _by_path(items: Sequence[T], field: str) -> dict[str, list[T]]:
+    """Items grouped by a path field (stored grouped: one C-level pass per group)."""
+    grouped: dict[str, list[T]] = defaultdict(list)
+    for path, group in groupby(items, key=attrgetter(field)):
+        grouped[path].extend(group)
+    return grouped
+
+
 class _Previous:
     """The previous generation as a cache: parses by (path, content hash), tokens by chunk."""
 
     def __init__(self, index: Index) -> None:
         self.index = index
         self.files = {f.path: f.content_hash for f in index.files()}
-        self._chunks: dict[str, list[Chunk]] = defaultdict(list)
-        self._row: dict[str, int] = {}
-        for row, chunk in enumerate(index.chunks()):
-            self._chunks[chunk.path].append(chunk)
-            self._row[chunk.id] = row
-        self._defs: dict[str, list[SymbolDef]] = defaultdict(list)
-        for d in index.definitions():
-            self._defs[d.path].append(d)
-        self._refs: dict[str, list[RefRow]] = defaultdict(list)
-        for r in index.refs():
-            self._refs[r.path].append(r)
-        self._trees: dict[str, list[TreeNode]] = defaultdict(list)
-        for t in index.tree_nodes():
-            self._trees[t.tree_file].append(t)
+        chunks = index.chunks()
+        self._row: dict[str, int] = {chunk.id: row for row, chunk in enumerate(chunks)}
+        self._chunks = _by_path(chunks, "path")
+        self._defs = _by_path(index.definitions(), "path")
+        self._refs = _by_path(index.refs(), "path")
+        self._trees = _by_path(index.tree_nodes(), "tree_file")
         self.token_table = index.tokens()
+        if len(self.token_table.offsets) != len(chunks) + 1:
+            raise IndexCorruptError("index token cache does not match the chunks")
 
     def parse(self, record: FileRecord) -> tuple[CachedParse, list[TreeNode]] | None:
         if self.files.get(record.path) != record.content_hash:
@@ -169,9 +174,9 @@ class _Previous:
     def had_trees(self, path: str) -> bool:
         return bool(self._trees.get(path))
 
-    def token_row(self, chunk_id: str) -> np.ndarray | None:
-        row = self._row.get(chunk_id)
-        return None if row is None else self.token_table.row(row)
+    def token_row(self, chunk_id: str) -> int | None:
+        """The chunk's row in the previous token table."""
+        return self._row.get(chunk_id)
 
 
 def _load_previous(store: IndexStore, root: Path, config: HelixConfig, force: bool
@@ -246,72 +251,6 @@ def _counts_by_kind(items: Sequence[str]) -> dict[str, int]:
     for kind in items:
         counts[kind] += 1
     return {**dict(sorted(counts.items())), "total": len(items)}
-
-
-def _embed(chunks: Sequence[Chunk], settings: IndexSettings, embedder: Embedder | None,
-           progress: Progress | None) -> tuple[Any, str | None, dict[str, int]]:
-    """(DenseIndex or None, model key, stats). The embedder is created only when needed."""
-    if not settings.embed_enabled:
-        return None, None, {"cached": 0, "computed": 0, "total": 0}
-    from indexers.dense import DenseIndex, embed_chunks, select_for_embedding
-    from indexers.embed_cache import EmbeddingCache
-
-    items = select_for_embedding(chunks, settings)
-    store = EmbeddingCache(embedding_cache_dir())
-    cache: Any = _RememberedLookup(store)
-    try:
-        if embedder is None:
-            embedder = _default_embedder(items, settings, cache)
-        with running_gc():
-            ids, vectors, stats = embed_chunks(
-                items, embedder, cache,
-                (lambda done, total: progress("embed", done, total)) if progress else None)
-    finally:
-        store.close()
-    return DenseIndex.build(ids, vectors), embedder.model_key, {**stats, "total": len(items)}
-
-
-class _RememberedLookup:
-    """The embedding cache, its last lookup remembered: choosing the embedder and embedding
-    ask for the same vectors (thousands of rows) one after the other."""
-
-    def __init__(self, cache: Any) -> None:
-        self._cache = cache
-        self._last: tuple[str, frozenset[str], dict[str, np.ndarray]] | None = None
-
-    def get_many(self, model_key: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
-        wanted = frozenset(text_hashes)
-        if self._last is None or self._last[:2] != (model_key, wanted):
-            self._last = (model_key, wanted, self._cache.get_many(model_key, text_hashes))
-        return dict(self._last[2])
-
-    def put_many(self, model_key: str, items: Any) -> None:
-        self._last = None
-        self._cache.put_many(model_key, items)
-
-
-def _default_embedder(items: Sequence[tuple[str, str]], settings: IndexSettings,
-                      cache: Any) -> Embedder:
-    """The configured model, through the numpy encoder (no torch import: a refresh that
-    embeds a few chunks costs well under a second) when few texts miss the cache, else
-    through sentence-transformers (faster in bulk). Both give the same vectors and key."""
-    from indexers.dense import text_hash
-    from indexers.encoder import (
-        NumpyMiniLMEncoder,
-        SentenceTransformerEmbedder,
-        default_model_path,
-        model_key_for,
-        numpy_compatible,
-    )
-
-    path = default_model_path(settings)
-    model_dir = Path(path).expanduser()
-    if numpy_compatible(model_dir):
-        hashes = sorted({text_hash(text) for _, text in items})
-        missing = len(hashes) - len(cache.get_many(model_key_for(model_dir), hashes))
-        if missing <= NUMPY_EMBED_MAX_TEXTS:
-            return NumpyMiniLMEncoder(path)
-    return SentenceTransformerEmbedder(path, batch_size=settings.embed_batch_size)
 
 
 def _graph(records: Sequence[FileRecord], parsed: Sequence[Any], tree_nodes: Sequence[TreeNode],
@@ -430,7 +369,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     from indexers.bm25 import BM25Index
     from indexers.tokenize import tokenize
 
-    rows: list[np.ndarray | list[str]] = []
+    rows: list[int | list[str]] = []
     tokens_cached = 0
     for chunk in chunks:
         cached_row = previous.token_row(chunk.id) if previous else None
@@ -439,12 +378,12 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
         else:
             tokens_cached += 1
             rows.append(cached_row)
-    token_table = merge_tokens(rows, previous.token_table.vocab if previous else [])
+    token_table = merge_tokens(rows, previous.token_table if previous else None)
     bm25 = BM25Index.build_from_term_ids([c.id for c in chunks], token_table.vocab,
                                          token_table.flat, np.diff(token_table.offsets))
     lap("bm25")
 
-    dense, model_key, embed_stats = _embed(chunks, settings, embedder, progress)
+    dense, model_key, embed_stats = embed(chunks, settings, embedder, progress)
     lap("embed")
 
     if progress:

@@ -56,16 +56,34 @@ class TokenTable(NamedTuple):
         return cls(vocab, flat, offsets)
 
 
-def merge(rows: Sequence[np.ndarray | list[str]], old_vocab: Sequence[str]) -> TokenTable:
-    """Rows are old id arrays (in `old_vocab`'s numbering) or fresh token lists.
-    Returns the canonical table (vocabulary: the tokens in use, sorted)."""
+def merge(rows: Sequence[int | list[str]], old: TokenTable | None) -> TokenTable:
+    """Rows are row numbers of the `old` table or fresh token lists. Returns the canonical
+    table (vocabulary: the tokens in use, sorted). Runs of consecutive old rows are copied
+    as one slice."""
+    old_vocab = old.vocab if old is not None else []
     ext: dict[str, int] = {token: i for i, token in enumerate(old_vocab)}
     ext_vocab = list(old_vocab)
     arrays: list[np.ndarray] = []
+    lengths: list[int] = []
+    run_start = run_end = -1  # a run of consecutive old rows: [run_start, run_end)
+
+    def flush() -> None:
+        if old is not None and run_end > run_start:
+            arrays.append(old.flat[int(old.offsets[run_start]):int(old.offsets[run_end])]
+                          .astype(np.int64))
+            lengths.extend(np.diff(old.offsets[run_start:run_end + 1]).tolist())
+
     for row in rows:
-        if isinstance(row, np.ndarray):
-            arrays.append(row.astype(np.int64, copy=False))
+        if isinstance(row, int):
+            if old is None or not 0 <= row < len(old.offsets) - 1:
+                raise ValueError(f"no row {row} in the old token table")
+            if row != run_end:
+                flush()
+                run_start = row
+            run_end = row + 1
             continue
+        flush()
+        run_start = run_end = -1
         ids = np.empty(len(row), dtype=np.int64)
         for position, token in enumerate(row):
             index = ext.get(token)
@@ -74,12 +92,16 @@ def merge(rows: Sequence[np.ndarray | list[str]], old_vocab: Sequence[str]) -> T
                 ext_vocab.append(token)
             ids[position] = index
         arrays.append(ids)
-    lengths = np.fromiter((len(a) for a in arrays), dtype=np.int64, count=len(arrays))
-    offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
+        lengths.append(len(row))
+    flush()
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(np.array(lengths, dtype=np.int64), out=offsets[1:])
     flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
-    used = np.flatnonzero(np.bincount(flat, minlength=len(ext_vocab))).tolist()
-    keep = np.array(sorted(used, key=ext_vocab.__getitem__), dtype=np.int64)
+    used = np.flatnonzero(np.bincount(flat, minlength=len(ext_vocab)))
+    if len(ext_vocab) == len(old_vocab):  # no new token: the old vocabulary is sorted already
+        keep = used.astype(np.int64)
+    else:
+        keep = np.array(sorted(used.tolist(), key=ext_vocab.__getitem__), dtype=np.int64)
     remap = np.zeros(len(ext_vocab), dtype=np.int32)
     remap[keep] = np.arange(len(keep), dtype=np.int32)
     new_flat = remap[flat] if len(flat) else np.zeros(0, dtype=np.int32)

@@ -271,12 +271,20 @@ def test_modified_files_update_the_graph_equal_to_a_fresh_build(repo: Path,
 def test_token_cache_merge_is_canonical() -> None:
     from indexers.token_cache import merge, token_lists
 
-    fresh = merge([["b", "a"], ["c", "a"]], [])
+    fresh = merge([["b", "a"], ["c", "a"]], None)
     assert fresh.vocab == ["a", "b", "c"] and token_lists(fresh) == [["b", "a"], ["c", "a"]]
-    # reuse row 1 by id, replace row 0 with new tokens
-    again = merge([["d"], fresh.row(1)], fresh.vocab)
-    direct = merge([["d"], ["c", "a"]], [])
+    # reuse row 1 by number, replace row 0 with new tokens
+    again = merge([["d"], 1], fresh)
+    direct = merge([["d"], ["c", "a"]], None)
     assert token_lists(again) == [["d"], ["c", "a"]]
     assert again.vocab == direct.vocab == ["a", "c", "d"]
     assert again.flat.tolist() == direct.flat.tolist()
     assert again.offsets.tolist() == direct.offsets.tolist() == [0, 1, 3]
+    # runs of old rows (in and out of order), no new token: the old vocabulary kept as is
+    three = merge([["x", "y"], ["y"], ["z", "x", "x"]], None)
+    mixed = merge([2, 0, 1, 2, ["y", "y"]], three)
+    assert token_lists(mixed) == [["z", "x", "x"], ["x", "y"], ["y"], ["z", "x", "x"], ["y", "y"]]
+    assert mixed.vocab == ["x", "y", "z"]
+    assert merge([1], three).vocab == ["y"]
+    with pytest.raises(ValueError):
+        merge([3], three)
