@@ -304,3 +304,23 @@ def test_selection_and_semantic_flags_mark_the_plan_disabled():
                       ContinuitySettings(selection_lane=False)).disabled
     assert route_turn(state, "why did you open that?", None,
                       ContinuitySettings(semantic_lane=False)).disabled
+
+
+def test_an_out_of_range_ordinal_is_a_selection_not_a_new_question():
+    empty = initial_state("s1")
+    plan = route_turn(empty, "open the 99th one", None, ON)
+    assert (plan.lane, plan.transition) == ("selection", "T10")  # no list: said so
+    plan = route_turn(_after_root(), "open the 12th one", None, ON)
+    assert (plan.lane, plan.transition, plan.choice_index) == ("selection", "T3", None)
+    assert route_turn(_after_root(), "open the 2nd one", None, ON).choice_index == 2
+
+
+def test_a_reply_to_another_turn_never_answers_the_pending_question():
+    state = _with_clarifier(_after_root())
+    assert state.pending is not None
+    other = state.pending.anchor_turn_id - 1
+    plan = route_turn(state, "the first", other, ON, turns=[
+        TurnSummary(turn_id=n, user_text="q", lane="root", transition="T1",
+                    option_set_id="os-1") for n in range(1, state.turn_count + 1)])
+    assert plan.transition != "T7" and plan.pending.status == "mismatch"
+    assert plan.lane == "selection" and plan.option_set_id == "os-1"

@@ -40,8 +40,8 @@ _CHOICE_VERB = re.compile(
     r"select|use|open|show(?: me)?|i'll take)\s+)")
 _ORDINAL = re.compile(
     r"^(?:the\s+)?(?:(?:option|number|no\.?|item|choice|#)\s*)?"
-    r"(?P<n>\d+|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|1st|2nd|3rd|"
-    r"4th|5th|one|two|three|four|five|six|seven|eight|nine|ten|last)"
+    r"(?P<n>\d+(?=st|nd|rd|th|\b)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|"
+    r"tenth|one|two|three|four|five|six|seven|eight|nine|ten|last)(?:st|nd|rd|th)?"
     r"(?:\s+(?:one|option|sense|meaning|choice))?$")
 _YES = re.compile(r"^(?:(?:yes|yeah|yep|yup|sure|y|correct)(?:[ ,]+(?:go for it|go ahead|do it|"
                   r"please do))?|go for it|go ahead|do it|please do)$")

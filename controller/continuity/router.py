@@ -34,7 +34,6 @@ from controller.continuity.pending import (
     strip_filler,
 )
 from controller.continuity.state import (
-    OPTION_SET_MAX_ITEMS,
     ContinuityState,
     Lane,
     OptionSet,
@@ -110,6 +109,7 @@ _RECAP = re.compile(
     r"(?P<topic4>.+)$")
 _BACK = re.compile(r"^(?:go )?back(?: to (?:the )?(?:list|results|answer|evidence|question))?$|"
                    r"^show (?:me )?the (?:list|results|evidence) again$")
+ORDINAL_SHAPE_MAX = 10**6  # any ordinal a person could type
 _QUESTION_LEAD = re.compile(r"^(?:why|what|how|who|where|when|which|is|are|does|do|did|should|"
                             r"was|were)\b")
 
@@ -271,7 +271,8 @@ def route_turn(state: ContinuityState, text: str, reply_to: int | None,
     command = _COMMAND.match(core)
     pool = _option_pool(state, focus, cue)
     rest = command.group("rest").strip() if command else core
-    ordinal_like = parse_ordinal(rest, OPTION_SET_MAX_ITEMS) is not None
+    # ordinal-shaped even when out of range ("the 99th one"): a selection, never a new question
+    ordinal_like = parse_ordinal(rest, ORDINAL_SHAPE_MAX) is not None
     if (command or ordinal_like or cue is not None) and not _QUESTION_LEAD.match(rest):
         if command and cue is None and (_FOCUS_WORDS.match(rest) or not rest):
             target = _focus_object(state, focus)
