@@ -290,7 +290,8 @@ def build_index(root: Path, config: HelixConfig, *, index_dir: Path | None = Non
 
 def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
                   embedder: Embedder | None, progress: Progress | None,
-                  force: bool) -> BuildReport:
+                  force: bool, parts: dict[str, Any] | None = None) -> BuildReport:
+    """`parts`: filled with the new generation's parts as built (for `Index.seed`)."""
     from indexers.walker import walk
 
     settings = config.index
@@ -437,6 +438,9 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     except BaseException:
         writer.abort()
         raise
+    if parts is not None:
+        parts.update(files=records, chunks=chunks, defs=defs, refs=refs, trees=tree_nodes,
+                     graph=graph, bm25=bm25, dense=dense, tokens=token_table)
     return BuildReport.model_validate(manifest.report)
 
 
@@ -445,12 +449,15 @@ def ensure_index(root: Path, config: HelixConfig, *, index_dir: Path | None = No
                  query_embedder: Embedder | None = None) -> tuple[Index, BuildReport]:
     """A fresh index of `root` (refreshed first when files changed) and the report."""
     root = _resolve_root(root)
-    report = build_index(root, config, index_dir=index_dir, embedder=embedder,
-                         progress=progress)
     store = _store_for(root, index_dir)
+    parts: dict[str, Any] = {}
+    with store.locked(), paused_gc():
+        report = _build_locked(root, config, store, embedder, progress, False, parts)
     # The build checked (or wrote) every part of that generation a moment ago.
-    return Index.open(store, root, config.index, query_embedder,
-                      verified_rev=report.index_rev), report
+    index = Index.open(store, root, config.index, query_embedder, verified_rev=report.index_rev)
+    if parts and index.index_rev == report.index_rev:
+        index.seed(parts)  # a refresh: its parts are in memory already, no need to read them
+    return index, report
 
 
 def index_status(root: Path, config: HelixConfig, index_dir: Path | None = None) -> StatusReport:

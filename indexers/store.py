@@ -332,6 +332,12 @@ class Index:
         return cls(root, generation, manifest, settings, query_embedder,
                    verified=verified_rev is not None and verified_rev == manifest.index_rev)
 
+    def seed(self, parts: dict[str, Any]) -> None:
+        """Parts the builder of this very generation holds in memory (what reading them
+        would give): files, chunks, defs, refs, trees, graph, bm25, dense, tokens."""
+        self._cache.update(parts)
+        gc.freeze()
+
     def _part(self, key: str, load: Callable[[], Any]) -> Any:
         if key not in self._cache:
             with paused_gc():

@@ -288,3 +288,33 @@ def test_token_cache_merge_is_canonical() -> None:
     assert merge([1], three).vocab == ["y"]
     with pytest.raises(ValueError):
         merge([3], three)
+
+
+def test_refreshed_index_is_seeded_with_what_reading_gives(tmp_path: Path) -> None:
+    """ensure_index hands the refresh's in-memory parts to the Index: they equal the parts
+    a new process reads from disk."""
+    from indexers.store import Index, IndexStore
+
+    repo = write_repo(tmp_path / "repo", with_tree=True)
+    config = load_config(repo, flags={"index.trees": ["docs/trees/*.json"]})
+    index_dir = tmp_path / "idx"
+    ensure_index(repo, config, index_dir=index_dir, embedder=FakeEmbedder())
+    (repo / "pkg" / "util.py").write_text("def retry_rule(n):\n    return n\n", encoding="utf-8")
+    seeded, report = ensure_index(repo, config, index_dir=index_dir, embedder=FakeEmbedder(),
+                                  query_embedder=FakeEmbedder())
+    assert report.refreshed and seeded._cache.keys() >= {"chunks", "graph", "bm25", "dense"}
+    read = Index.open(IndexStore(index_dir), repo, config.index, FakeEmbedder())
+    assert read.index_rev == seeded.index_rev and not read._cache
+    assert list(seeded.files()) == list(read.files())
+    assert list(seeded.chunks()) == list(read.chunks())
+    assert seeded.definitions() == read.definitions() and seeded.refs() == read.refs()
+    assert seeded.tree_nodes() == read.tree_nodes() and seeded.tree_nodes()
+    assert list(seeded.graph.edges(keys=True)) == list(read.graph.edges(keys=True))
+    assert list(seeded.graph.nodes(data=True)) == list(read.graph.nodes(data=True))
+    assert seeded.tokens().vocab == read.tokens().vocab
+    assert seeded.tokens().flat.tolist() == read.tokens().flat.tolist()
+    for query in ("retry rule", "fetch url", "guide"):
+        assert seeded.search_bm25(query, 5) == read.search_bm25(query, 5)
+        assert seeded.search_dense(query, 5) == read.search_dense(query, 5)
+    noop_index, noop = ensure_index(repo, config, index_dir=index_dir, embedder=FakeEmbedder())
+    assert noop.noop and not noop_index._cache
