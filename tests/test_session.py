@@ -226,6 +226,8 @@ def test_meta_answer_does_not_replay(repo):
     assert (meta.lane, meta.transition, meta.retrieval) == ("meta", "T8", False)
     assert len(talk.asked) == asked and meta.envelope is None
     assert "without re-running" in meta.answer
+    only = "that is the only place" in meta.answer  # one place: says so; several: "No." first
+    assert meta.answer.splitlines()[1].startswith("It rests on" if only else "No. It rests on")
 
 
 def test_recap_is_truthful_and_never_invented(repo):

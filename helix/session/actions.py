@@ -18,6 +18,7 @@ from helix.session.turn import OpenedSpan, TurnResult
 
 RECAP_MAX_MATCHES = 5
 META_MAX_PLACES = 8
+_ONLY = re.compile(r"\bonly\b", re.I)
 _STOP = frozenset({"the", "a", "an", "we", "about", "it", "that", "this", "of", "in", "on",
                    "and", "or", "to", "is", "are", "did", "do", "you", "talk", "what"})
 
@@ -57,6 +58,8 @@ def meta_answer(answer_turn: TurnResult, question: str) -> tuple[str, str]:
         lines.append("That answer found no evidence, so it cannot say where anything is.")
         return "\n".join(lines), "unsupported"
     head = f"It rests on {len(env.evidence)} evidence span(s) in {len(files)} file(s)"
+    if _ONLY.search(question) and len(places) > 1:  # "is that the only place?": say no first
+        head = f"No. {head}"
     lines.append(f"{head}; {len(defs)} definition(s):" if defs else f"{head}:")
     lines += [f"  - {e.path}:{e.start_line}-{e.end_line}" + (f" {e.symbol}" if e.symbol else "")
               for e in places[:META_MAX_PLACES]]
