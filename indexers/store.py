@@ -40,6 +40,7 @@ from helix.core.errors import IndexCorruptError, IndexLockedError
 from helix.core.hashing import canonical_json, digest, hash_obj
 from helix.core.ports import Embedder
 from helix.core.schemas import Chunk, FileRecord, Frozen, Hit, SymbolDef, SymbolRef
+from indexers import part_stats
 from indexers.formats import (
     PART_CHUNKS,
     PART_DEFS,
@@ -173,6 +174,10 @@ class GenerationWriter:
         os.replace(self.tmp, generation)
         _fsync_write(self.store.directory / f"{CURRENT}.tmp", generation.name.encode("utf-8"))
         os.replace(self.store.directory / f"{CURRENT}.tmp", self.store.directory / CURRENT)
+        # every part's digest was just computed from what was written
+        part_stats.save(self.store.directory, generation.name, {
+            rel: stat for rel in manifest.parts
+            if (stat := part_stats.part_stat(generation / rel)) is not None})
         self.store.prune()
         return manifest
 
@@ -257,9 +262,18 @@ class IndexStore:
         return manifest
 
     def verify_all(self, generation: Path, manifest: Manifest) -> None:
-        """Check every part's digest (an explicit build does this before declaring a no-op)."""
+        """Check every part's digest (a build does this before declaring a no-op), except
+        parts unchanged on disk since their digest last matched (`indexers.part_stats`)."""
+        known = part_stats.load(self.directory, generation.name)
+        seen: dict[str, part_stats.Stat] = {}
         for rel in manifest.parts:
-            read_part(generation, manifest, rel)
+            stat = part_stats.part_stat(generation / rel)
+            if stat is None or known.get(rel) != stat:
+                read_part(generation, manifest, rel)
+            if stat is not None:
+                seen[rel] = stat
+        if seen != known:
+            part_stats.save(self.directory, generation.name, seen)
 
     def prune(self) -> None:
         """Remove generations other than the current one and the one before it."""

@@ -10,6 +10,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,7 @@ CONFIG = HelixConfig()
 KILL_WAIT_S = 60.0
 
 
-def _build(root: Path, index_dir: Path, config: HelixConfig = CONFIG, **kw: object):
+def _build(root: Path, index_dir: Path, config: HelixConfig = CONFIG, **kw: Any):
     return build_index(root, config, index_dir=index_dir, embedder=FakeEmbedder(), **kw)
 
 
@@ -238,3 +239,31 @@ def test_git_repo_rev(repo: Path, tmp_path: Path) -> None:
     idx, report = ensure_index(repo, CONFIG, index_dir=tmp_path / "idx",
                                embedder=FakeEmbedder())
     assert report.repo_rev == idx.repo_rev == head + "+dirty"
+
+
+def test_noop_rereads_only_parts_changed_on_disk(repo: Path, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A no-op checks digests only of parts whose (size, mtime, inode) differ from the last
+    check; a rewritten part (same size, other bytes) is read, caught and rebuilt."""
+    index_dir = tmp_path / "idx"
+    _build(repo, index_dir)
+    read: list[str] = []
+    real = store_mod.read_part
+
+    def counting(generation: Path, manifest: object, rel: str, check: bool = True) -> bytes:
+        read.append(rel)
+        return real(generation, manifest, rel, check)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store_mod, "read_part", counting)
+    assert _build(repo, index_dir).noop and read == []  # the writer recorded what it wrote
+    (index_dir / "verified.json").unlink()
+    assert _build(repo, index_dir).noop and len(read) > 5  # no record: every part checked
+    read.clear()
+    assert _build(repo, index_dir).noop and read == []
+    defs = _current(index_dir) / "defs.json"
+    raw = bytearray(defs.read_bytes())
+    raw[-3] = ord("X") if raw[-3] != ord("X") else ord("Y")
+    time.sleep(0.01)
+    defs.write_bytes(bytes(raw))
+    report = _build(repo, index_dir)
+    assert read == ["defs.json"] and not report.noop and "corrupt" in (report.rebuild_reason or "")

@@ -1,0 +1,53 @@
+"""What the last full digest check of a generation saw: each part's (size, mtime, inode).
+
+A no-op build must know every part of the current generation is intact; re-reading and
+hashing all of them (80 MB for the standard library) costs ~0.2 s of every command. A part
+whose size, modification time (ns) and inode are the ones recorded when its digest last matched
+is not read again (git's index makes the same bet). Any rewrite of a part changes its mtime,
+so it is checked again. Kept beside the generations (`<index dir>/verified.json`), one
+generation at a time, written atomically; unreadable means empty.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from pathlib import Path
+
+import orjson
+
+VERIFIED = "verified.json"
+
+Stat = list[int]
+
+
+def part_stat(path: Path) -> Stat | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def load(directory: Path, generation: str) -> dict[str, Stat]:
+    try:
+        data = orjson.loads((directory / VERIFIED).read_bytes())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("generation") != generation:
+        return {}
+    parts = data.get("parts")
+    return parts if isinstance(parts, dict) else {}
+
+
+def save(directory: Path, generation: str, parts: dict[str, Stat]) -> None:
+    """Atomic; a failure to write only costs the next check its shortcut."""
+    tmp = directory / f"{VERIFIED}.{uuid.uuid4().hex[:8]}.tmp"
+    try:
+        tmp.write_bytes(orjson.dumps({"generation": generation, "parts": parts},
+                                     option=orjson.OPT_SORT_KEYS))
+        os.replace(tmp, directory / VERIFIED)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
