@@ -162,13 +162,22 @@ def refs_from(raw: bytes) -> list[RefRow]:
                                     ) from None
 
 
+def edge_triples(graph: Any) -> Iterator[tuple[str, str, str]]:
+    """(u, v, key) in `graph.edges(keys=True)` order, read from the adjacency directly
+    (the edge view costs 3x as much on 90k edges)."""
+    for u, nbrs in graph.adj.items():
+        for v, keys in nbrs.items():
+            for key in keys:
+                yield u, v, key
+
+
 def graph_digest(graph: Any) -> str:
     """Digest of the graph's content (nodes with attributes, edges, in order). Pickle bytes
     depend on which equal strings are the same object, so the index_rev uses this instead."""
     from helix.core.hashing import digest
 
     nodes = [[node, attrs] for node, attrs in graph.nodes(data=True)]
-    edges = [[u, v, key] for u, v, key in graph.edges(keys=True)]
+    edges = [[u, v, key] for u, v, key in edge_triples(graph)]
     return digest(orjson.dumps([nodes, edges], option=orjson.OPT_SORT_KEYS))
 
 

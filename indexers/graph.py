@@ -25,6 +25,7 @@ from helix.core.schemas import (
     node_id_dir,
     node_id_file,
 )
+from indexers.formats import edge_triples
 from indexers.resolve import DefIndex, ModuleIndex, mentioned_symbols
 from indexers.trees import TreeNode, containment_edges
 
@@ -319,6 +320,6 @@ def build_graph(files: Sequence[FileRecord], parsed_files: Sequence[ParsedLike],
 
 def edge_counts(graph: nx.MultiDiGraph) -> dict[str, int]:
     counts: dict[str, int] = defaultdict(int)
-    for _, _, kind in graph.edges(keys=True):
+    for _, _, kind in edge_triples(graph):
         counts[kind] += 1
     return dict(sorted(counts.items()))

@@ -26,6 +26,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from helix.core.schemas import FileRecord, SymbolDef, node_id_def, node_id_file
+from indexers.formats import edge_triples
 from indexers.graph import (
     REPO_NODE,
     ParsedLike,
@@ -131,7 +132,7 @@ def _edges_to_drop(graph: nx.MultiDiGraph, old_nodes: set[str], changed: set[str
     for source in resolved:
         for dst, keys in graph.succ[source].items():
             drop.update((source, dst, k) for k in keys if k in RESOLVED_KINDS)
-    drop.update(e for e in graph.edges(keys=True) if e[2] == "documents")
+    drop.update(e for e in edge_triples(graph) if e[2] == "documents")
     return drop
 
 
