@@ -92,7 +92,8 @@ def _timed(fn: Any) -> tuple[Any, float]:
 
 def _report(report: Any) -> dict[str, Any]:
     keep = ("files_seen", "files_indexed", "files_skipped", "files_parsed", "chunks", "symbols",
-            "graph_nodes", "graph_edges", "embeddings", "tokens", "seconds", "noop")
+            "graph_nodes", "graph_edges", "graph_updated", "embeddings", "tokens", "seconds",
+            "noop")
     data = report.model_dump(mode="json")
     return {**{k: data[k] for k in keep}, "changed_files": len(data["changed_files"])}
 
