@@ -11,16 +11,22 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from controller.evidence import is_test
 from controller.text import token_set
 from helix.core.ports import Embedder
 from helix.core.schemas import Chunk, Frozen, Hit
 from indexers.api import IndexReader
 
-ChannelName = Literal["bm25", "dense", "symbol", "path", "graph", "refs"]
+ChannelName = Literal["bm25", "dense", "symbol", "path", "graph", "refs", "files"]
 # Restricted searches fetch this many times k before filtering by kind / prefix.
 OVERFETCH = 4
 REF_VERBS = {"call": "calls", "import": "imports", "attribute": "references",
              "name": "references", "type": "references"}
+# files: BM25 chunk hits pooled per file; a file's score sums its best few chunks' scores, so a
+# file that matches the query in several places outranks one lucky chunk elsewhere.
+FILE_POOL = 200  # chunk hits aggregated
+FILE_TOP_CHUNKS = 3  # chunks per file that count
+FILE_DECAY = 0.5  # weight of the n-th best chunk of a file: FILE_DECAY ** n
 # Graph neighbours, in the order they are listed: edge kind, direction, reason verb.
 GRAPH_EDGES = (("tests", "tests"), ("calls", "calls"), ("documents", "documents"))
 
@@ -36,6 +42,8 @@ class Request(Frozen):
     # symbol: keep a definition only if its span or path also carries these words ("denoise"
     # for "denoise stage" must mention a stage)
     must: tuple[str, ...] = ()
+    # drop test files (the question does not ask about tests)
+    no_tests: bool = False
 
 
 class Found(Frozen):
@@ -165,6 +173,24 @@ def _refs(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, 
     return out
 
 
+def _files(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:
+    """Files ranked by their pooled BM25 mass, each represented by its best chunk."""
+    per_file: dict[str, list[tuple[float, Chunk]]] = {}
+    for hit in index.search_bm25(request.query, FILE_POOL):
+        chunk = index.chunk(hit.chunk_id)
+        if not _keep(chunk, request) or (request.no_tests and is_test(chunk)):
+            continue
+        per_file.setdefault(chunk.path, []).append((hit.score, chunk))
+    ranked: list[tuple[float, str, Chunk]] = []
+    for path, items in per_file.items():
+        scores = sorted((s for s, _ in items), reverse=True)[:FILE_TOP_CHUNKS]
+        mass = sum(s * FILE_DECAY ** n for n, s in enumerate(scores))
+        best = min(items, key=lambda pair: (-pair[0], pair[1].start_line, pair[1].id))[1]
+        ranked.append((round(mass, 6), path, best))
+    ranked.sort(key=lambda t: (-t[0], t[1]))
+    return [(chunk, ()) for _, _, chunk in ranked[:request.k]]
+
+
 def execute(index: IndexReader, request: Request, embedder: Embedder | None) -> RequestResult:
     """Run one request against the index; the result's ranks are 1..n in list order."""
     pairs: list[tuple[Chunk, tuple[str, ...]]]
@@ -179,6 +205,8 @@ def execute(index: IndexReader, request: Request, embedder: Embedder | None) -> 
         pairs = _path(index, request)
     elif request.channel == "refs":
         pairs = _refs(index, request)
+    elif request.channel == "files":
+        pairs = _files(index, request)
     else:
         pairs = _graph(index, request)
     found = tuple(Found(chunk=c, rank=i, reasons=r) for i, (c, r) in enumerate(pairs, start=1))

@@ -26,25 +26,27 @@ class Fused(Frozen):
 def channel_weight(channel: str, settings: RetrievalSettings) -> float:
     weights = {"bm25": settings.w_bm25, "dense": settings.w_dense, "symbol": settings.w_symbol,
                "path": settings.w_path, "graph": settings.w_graph, "refs": settings.w_symbol,
+               "files": settings.w_files, "definition": settings.w_definition,
+               "related": settings.w_graph,
                "tree": settings.w_bm25,
                "sense": settings.w_bm25}
     return weights.get(channel, settings.w_bm25)
 
 
 def rrf(lists: Sequence[Ranked], settings: RetrievalSettings) -> list[Fused]:
-    """score(c) = sum over lists of w(channel) / (rrf_k + rank); reasons: best rank per channel."""
-    scores: dict[str, float] = {}
+    """score(c) = sum over channels of w(channel) / (rrf_k + best rank of c in that channel's
+    lists); reasons: best rank per channel."""
     best: dict[tuple[str, str], int] = {}
     for ranked in lists:
-        weight = channel_weight(ranked.channel, settings)
-        seen: set[str] = set()
         for rank, chunk_id in enumerate(ranked.chunk_ids, start=1):
-            if chunk_id in seen:
-                continue
-            seen.add(chunk_id)
-            scores[chunk_id] = scores.get(chunk_id, 0.0) + weight / (settings.rrf_k + rank)
             key = (chunk_id, ranked.channel)
             best[key] = min(best.get(key, rank), rank)
+    # One vote per channel: a chunk's best rank in each channel counts once, so several
+    # correlated queries of one channel (query variants) do not outvote the other channels.
+    scores: dict[str, float] = {}
+    for (chunk_id, channel), rank in sorted(best.items()):
+        weight = channel_weight(channel, settings)
+        scores[chunk_id] = scores.get(chunk_id, 0.0) + weight / (settings.rrf_k + rank)
     reasons: dict[str, list[tuple[str, int]]] = {}
     for (chunk_id, channel), rank in best.items():
         reasons.setdefault(chunk_id, []).append((channel, rank))

@@ -19,7 +19,15 @@ from pydantic import Field
 from controller.channels import Request, RequestResult
 from controller.coverage import measure
 from controller.dominance import Sense, SenseScore, decide, detect_senses, score_senses
-from controller.evidence import CODE_CHUNK_KINDS, DOC_CHUNK_KINDS, Candidate, rank
+from controller.evidence import (
+    CODE_CHUNK_KINDS,
+    DOC_CHUNK_KINDS,
+    Candidate,
+    defines,
+    definition_names,
+    is_test,
+    rank,
+)
 from controller.fusion import Ranked, mmr, rrf
 from controller.route import RoutePlan
 from controller.text import is_identifier, phrase_tokens, symbol_variants, token_set
@@ -90,8 +98,27 @@ def _req(state: LoopState, channel: str, query: str, kinds: tuple[str, ...] = ()
                    kinds=kinds, prefixes=state.prefixes, fuzzy=fuzzy)
 
 
+LEAD_REASON = "symbol:lead"
+TEST_WORDS = frozenset(("test", "tests", "tested", "testing", "unittest", "pytest"))
+
+
+def _files_request(state: LoopState, query: str) -> Request:
+    """Files pooled from BM25 hits (test files only when the question asks about tests)."""
+    return Request(channel="files", query=query, k=state.settings.per_channel_k,
+                   prefixes=state.prefixes, no_tests=not _asks_tests(state))
+
+
+def _asks_tests(state: LoopState) -> bool:
+    """The question is about tests (or about callers, tests among them)."""
+    if state.plan.intent.route == "usage":
+        return True
+    return bool(TEST_WORDS & {t.lower() for t in state.plan.intent.terms}) or any(
+        "test" in p for p in (*state.prefixes, *state.plan.intent.path_hints))
+
+
 def _key(r: Request) -> str:
-    return f"{r.channel}:{r.query}:{','.join(r.kinds)}:{'~' if r.fuzzy else ''}:{','.join(r.must)}"
+    return (f"{r.channel}:{r.query}:{','.join(r.kinds)}:{'~' if r.fuzzy else ''}:"
+            f"{','.join(r.must)}{':-tests' if r.no_tests else ''}")
 
 
 def _fresh(state: LoopState, requests: Sequence[Request]) -> tuple[Request, ...]:
@@ -111,6 +138,10 @@ def _seed(state: LoopState) -> Action:
     for query in _subject_queries(state):
         reqs += [_req(state, "bm25", query, DOC_CHUNK_KINDS),
                  _req(state, "dense", query, DOC_CHUNK_KINDS)]
+    # Files are matched on the whole question (BM25 weighs its common words down itself);
+    # a usage question has its own tool (reference sites), whole files would drown it.
+    if plan.intent.route != "usage":
+        reqs.append(_files_request(state, plan.text or _main_query(state)))
     # Exact definitions of the names the question spells out are proof, not noise: look them
     # up from the start (fuzzy lookups wait for the expand / widen steps).
     reqs += _symbol_requests(state, fuzzy_ok=False)
@@ -194,6 +225,8 @@ def _expand(state: LoopState) -> Action:
     for name in list(dict.fromkeys([*symbols, *sorted(set(found_idents))]))[:EXPAND_SEEDS * 2]:
         reqs.append(_req(state, "symbol", name, k=state.settings.sense_budget))
     reqs.append(_req(state, "dense", main))
+    if state.plan.intent.route != "usage":
+        reqs.append(_files_request(state, main))
     return Action(phase="expand", requests=_fresh(state, reqs),
                   note="heading seeds, filename tokens, symbol names")
 
@@ -242,9 +275,24 @@ def first_action(state: LoopState) -> Action:
     return _seed(state)
 
 
-def _lists(results: Sequence[RequestResult]) -> list[Ranked]:
-    return [Ranked(channel=r.request.channel, query=r.request.query,
-                   chunk_ids=tuple(f.chunk.id for f in r.found)) for r in results]
+def _lists(results: Sequence[RequestResult], names: frozenset[str],
+           asked: frozenset[str] = frozenset(), definition_first: bool = True) -> list[Ranked]:
+    # A symbol looked up because a hit mentions it (not because the question names it) is a
+    # lead, weighted like a graph neighbour (channel "related").
+    lists = [Ranked(channel="related" if r.request.channel == "symbol"
+                    and r.request.query not in asked else r.request.channel,
+                    query=r.request.query, chunk_ids=tuple(f.chunk.id for f in r.found))
+             for r in results]
+    # Definition first: exact definitions of the names the question spells or implies (a def,
+    # a heading, an assignment) form one more list of their own (weight `w_definition`), so a
+    # definition is not outvoted by chunks that merely mention its words in several channels.
+    exact = [f.chunk.id for r in results for f in r.found
+             if (r.request.channel == "symbol" and r.request.query in asked
+                 and "symbol:exact" in f.reasons) or defines(f.chunk, names)]
+    if exact and definition_first:
+        lists.append(Ranked(channel="definition", query="",
+                            chunk_ids=tuple(dict.fromkeys(exact))))
+    return lists
 
 
 def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
@@ -253,11 +301,23 @@ def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
     """Fuse, diversify and add up to `limit` new candidates; re-found ones gain reasons."""
     chunks: dict[str, Chunk] = {}
     reasons: dict[str, list[str]] = {}
+    asked = frozenset(_identifiers(state))
     for result in results:
+        lead = result.request.channel == "symbol" and result.request.query not in asked
         for found in result.found:
             chunks[found.chunk.id] = found.chunk
-            reasons.setdefault(found.chunk.id, []).extend(found.reasons)
-    fused = [f for f in rrf(_lists(results), state.settings) if only is None or f.chunk_id in only]
+            # A lead (a name a hit mentions) is not a definition the question asked for.
+            said = [LEAD_REASON if lead and r == "symbol:exact" else r for r in found.reasons]
+            reasons.setdefault(found.chunk.id, []).extend(said)
+    # usage: the call sites are the answer, so definitions get no list of their own
+    lists = _lists(results, definition_names(state.plan), asked,
+                   definition_first=state.plan.intent.route != "usage")
+    fused = [f for f in rrf(lists, state.settings) if only is None or f.chunk_id in only]
+    if not _asks_tests(state) and state.settings.test_weight != 1.0:
+        # Tests are supporting evidence unless the question asks about them: scale them down.
+        fused = [f.model_copy(update={"score": round(f.score * state.settings.test_weight, 9)})
+                 if is_test(chunks[f.chunk_id]) else f for f in fused]
+        fused.sort(key=lambda f: (-f.score, f.chunk_id))
     held = {c.chunk.id: c for c in state.evidence}
     tokens = {cid: token_set(ch.text) for cid, ch in chunks.items()}
     tokens.update({cid: token_set(c.chunk.text) for cid, c in held.items()})

@@ -144,6 +144,7 @@ class RoutePlan(Frozen):
     doc_words: tuple[str, ...] = ()  # name words of the document a doc_summary asks about
     unit: str | None = None  # value_check: the unit or value asked about
     ambiguous_term: str | None = None  # a bare one-word subject: dominance may apply
+    text: str = ""  # the question's words as asked (scope clause removed): whole-file matching
 
 
 def _clean_subject(text: str) -> str:
@@ -249,4 +250,4 @@ def route_question(question: str, *, scope: str | None = None,
     intent = Intent(route=route, slots=slots, terms=terms, path_hints=_path_hints(body),
                     scope=scope, sense=sense)
     return RoutePlan(intent=intent, subjects=subjects, doc_words=doc_words, unit=unit,
-                     ambiguous_term=ambiguous)
+                     ambiguous_term=ambiguous, text=" ".join(_WORD.findall(body)))
