@@ -286,12 +286,21 @@ def _lists(results: Sequence[RequestResult], names: frozenset[str],
     # Definition first: exact definitions of the names the question spells or implies (a def,
     # a heading, an assignment) form one more list of their own (weight `w_definition`), so a
     # definition is not outvoted by chunks that merely mention its words in several channels.
-    exact = [f.chunk.id for r in results for f in r.found
-             if (r.request.channel == "symbol" and r.request.query in asked
-                 and "symbol:exact" in f.reasons) or defines(f.chunk, names)]
+    # The most specific name first ("edge_betweenness_centrality" before "betweenness"),
+    # then the order found.
+    exact: dict[str, tuple[int, int]] = {}
+    position = 0
+    for r in results:
+        for f in r.found:
+            position += 1
+            name = (r.request.query if r.request.channel == "symbol"
+                    and r.request.query in asked and "symbol:exact" in f.reasons
+                    else defines(f.chunk, names))
+            if name and f.chunk.id not in exact:
+                exact[f.chunk.id] = (-len(phrase_tokens(name.replace("_", " "))), position)
     if exact and definition_first:
-        lists.append(Ranked(channel="definition", query="",
-                            chunk_ids=tuple(dict.fromkeys(exact))))
+        ordered = sorted(exact, key=lambda cid: (*exact[cid], cid))
+        lists.append(Ranked(channel="definition", query="", chunk_ids=tuple(ordered)))
     return lists
 
 
