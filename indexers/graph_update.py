@@ -66,10 +66,10 @@ def update_graph(graph: nx.MultiDiGraph, files: Sequence[FileRecord],
         _add_file(fresh, records[path], by_path.get(path))
     fresh.finish_nodes()
     new_nodes = {n: a for n, a in fresh.nodes.items() if a["kind"] in FILE_NODE_KINDS}
-    old_nodes = {n for n, a in graph.nodes.items()
+    old_nodes = {n for n, a in graph._node.items()
                  if a["path"] in changed_set and a["kind"] in FILE_NODE_KINDS}
     sink = _Builder()  # checks edges against the final node set, collects them
-    sink.nodes = {n: a for n, a in graph.nodes.items() if n not in old_nodes}
+    sink.nodes = {n: a for n, a in graph._node.items() if n not in old_nodes}
     sink.nodes.update(new_nodes)
     sink.edges = {e for e in fresh.edges if e[1] in new_nodes}
 
@@ -124,13 +124,13 @@ def _edges_to_drop(graph: nx.MultiDiGraph, old_nodes: set[str], changed: set[str
     changed_files = {node_id_file(path) for path in changed}
     drop: set[tuple[str, str, str]] = set()
     for node in old_nodes:
-        for dst, keys in graph.succ[node].items():
+        for dst, keys in graph._succ[node].items():
             drop.update((node, dst, k) for k in keys)
-        for src, keys in graph.pred[node].items():
+        for src, keys in graph._pred[node].items():
             drop.update((src, node, k) for k in keys
                         if k not in KEPT_IN_KINDS or src in changed_files)
     for source in resolved:
-        for dst, keys in graph.succ[source].items():
+        for dst, keys in graph._succ[source].items():
             drop.update((source, dst, k) for k in keys if k in RESOLVED_KINDS)
     drop.update(e for e in edge_triples(graph) if e[2] == "documents")
     return drop
