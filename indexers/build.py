@@ -32,6 +32,7 @@ from indexers.formats import (
     CHUNK_FIELDS,
     DEF_FIELDS,
     FILE_FIELDS,
+    PART_CARDS,
     PART_CHUNKS,
     PART_DEFS,
     PART_FILES,
@@ -41,6 +42,8 @@ from indexers.formats import (
     REF_FIELDS,
     CachedParse,
     RefRow,
+    cards_from,
+    dump_cards,
     dump_graph,
     dump_rows,
     graph_digest,
@@ -170,6 +173,16 @@ class _Previous:
 
     def defs_of(self, path: str) -> Sequence[SymbolDef]:
         return self._defs.get(path, ())
+
+    def cards(self, unchanged: set[str]) -> dict[str, Any]:
+        """The previous build's embed cards of these (unchanged) chunks; {} without any."""
+        if PART_CARDS not in self.index.manifest.parts:
+            return {}
+        try:
+            known = cards_from(self.index._raw(PART_CARDS))
+        except IndexCorruptError:
+            return {}  # only a cache: the cards are computed again
+        return {cid: card for cid, card in known.items() if cid in unchanged}
 
     def had_trees(self, path: str) -> bool:
         return bool(self._trees.get(path))
@@ -345,6 +358,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     parsed: list[Any] = []
     tree_nodes: list[TreeNode] = []
     files_parsed = 0
+    fresh_paths: set[str] = set()
     total = len(walked.files)
     for position, wf in enumerate(walked.files):
         hit = previous.parse(wf.record) if previous else None
@@ -355,6 +369,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
         else:
             record, result, nodes = _parse_one(wf.record, wf.text, settings, warnings)
             files_parsed += 1
+            fresh_paths.add(record.path)
         records.append(record)
         parsed.append(result)
         tree_nodes.extend(nodes)
@@ -384,7 +399,11 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
                                          token_table.flat, np.diff(token_table.offsets))
     lap("bm25")
 
-    dense, model_key, embed_stats = embed(chunks, settings, embedder, progress)
+    cards: dict[str, Any] = {}
+    if (previous is not None and settings.embed_enabled and prev_manifest is not None
+            and prev_manifest.index_hash == config.index_hash):
+        cards = previous.cards({c.id for c in chunks if c.path not in fresh_paths})
+    dense, model_key, embed_stats = embed(chunks, settings, embedder, progress, cards)
     lap("embed")
 
     if progress:
@@ -404,6 +423,8 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
         token_table.save(writer.subdir(DIR_TOKENS))
         writer.write_json(PART_TREES, [t.model_dump(mode="json") for t in tree_nodes])
         writer.write_bytes(PART_GRAPH, dump_graph(graph))
+        if settings.embed_enabled:
+            writer.write_bytes(PART_CARDS, dump_cards({c.id: cards[c.id] for c in chunks}))
         bm25.save(writer.subdir(DIR_BM25))
         if dense is not None:
             dense.save(writer.subdir(DIR_DENSE))

@@ -22,14 +22,16 @@ NUMPY_EMBED_MAX_TEXTS = 200
 
 
 def embed(chunks: Sequence[Chunk], settings: IndexSettings, embedder: Embedder | None,
-           progress: Progress | None) -> tuple[Any, str | None, dict[str, int]]:
-    """(DenseIndex or None, model key, stats). The embedder is created only when needed."""
+           progress: Progress | None, cards: dict[str, Any] | None = None
+           ) -> tuple[Any, str | None, dict[str, int]]:
+    """(DenseIndex or None, model key, stats). The embedder is created only when needed.
+    `cards`: known embed cards of unchanged chunks; the others are added to it."""
     if not settings.embed_enabled:
         return None, None, {"cached": 0, "computed": 0, "total": 0}
     from indexers.dense import DenseIndex, embed_chunks, select_for_embedding
     from indexers.embed_cache import EmbeddingCache
 
-    items = select_for_embedding(chunks, settings)
+    items = select_for_embedding(chunks, settings, cards)
     store = EmbeddingCache(embedding_cache_dir())
     cache: Any = _RememberedLookup(store)
     try:

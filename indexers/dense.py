@@ -157,14 +157,30 @@ def embed_text_for(chunk: Chunk, settings: IndexSettings) -> str | None:
     return text if tier is not None and text.strip() else None
 
 
-def select_for_embedding(chunks: Sequence[Chunk],
-                         settings: IndexSettings) -> list[tuple[str, str]]:
-    """(chunk_id, text) of at most `embed_max_chunks` chunks, in (tier, digest(id), id) order."""
+# An embeddable chunk's (tier, digest(chunk id), embed text); None: the chunk is not embedded.
+Card = tuple[int, str, str] | None
+
+
+def card_of(chunk: Chunk, settings: IndexSettings) -> Card:
+    text, tier = _card(chunk, settings)
+    return (tier, digest(chunk.id), text) if tier is not None and text.strip() else None
+
+
+def select_for_embedding(chunks: Sequence[Chunk], settings: IndexSettings,
+                         cards: dict[str, Card] | None = None) -> list[tuple[str, str]]:
+    """(chunk_id, text) of at most `embed_max_chunks` chunks, in (tier, digest(id), id) order.
+    `cards`: known cards by chunk id, only of chunks that cannot have changed since (same
+    chunk, same settings: the caller's promise); the cards computed here are added to it."""
     ranked: list[tuple[int, str, str, str]] = []
     for chunk in chunks:
-        text, tier = _card(chunk, settings)
-        if tier is not None and text.strip():
-            ranked.append((tier, digest(chunk.id), chunk.id, text))
+        if cards is not None and chunk.id in cards:
+            card = cards[chunk.id]
+        else:
+            card = card_of(chunk, settings)
+            if cards is not None:
+                cards[chunk.id] = card
+        if card is not None:
+            ranked.append((card[0], card[1], chunk.id, card[2]))
     ranked.sort(key=lambda r: (r[0], r[1], r[2]))
     limit = max(settings.embed_max_chunks, 0)
     return [(chunk_id, text) for _, _, chunk_id, text in ranked[:limit]]

@@ -30,6 +30,7 @@ PART_DEFS = "defs.json"
 PART_REFS = "refs.json"
 PART_TREES = "trees.json"
 PART_GRAPH = "graph.pickle"
+PART_CARDS = "embed_cards.json"  # a cache (not part of index_rev): chunk id -> dense Card
 
 FILE_FIELDS = ("path", "content_hash", "size", "kind", "lang")
 CHUNK_FIELDS = ("id", "path", "kind", "lang", "start_line", "end_line", "text", "content_hash",
@@ -192,3 +193,18 @@ def load_graph(raw: bytes) -> Any:
             return pickle.loads(raw)  # our own file, digest-checked against the manifest
     except Exception as exc:
         raise IndexCorruptError(f"index graph unreadable: {type(exc).__name__}") from None
+
+
+def dump_cards(cards: dict[str, Any]) -> bytes:
+    return orjson.dumps(cards)
+
+
+def cards_from(raw: bytes) -> dict[str, Any]:
+    """Chunk id -> (tier, digest, text) or None, as `indexers.dense.select_for_embedding`
+    takes them. Raises IndexCorruptError on malformed data."""
+    try:
+        data = orjson.loads(raw)
+        return {k: None if v is None else (int(v[0]), str(v[1]), str(v[2]))
+                for k, v in data.items()}
+    except (ValueError, TypeError, IndexError, AttributeError, KeyError) as exc:
+        raise IndexCorruptError(f"index part {PART_CARDS} unreadable: {exc}") from None

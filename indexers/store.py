@@ -42,6 +42,7 @@ from helix.core.ports import Embedder
 from helix.core.schemas import Chunk, FileRecord, Frozen, Hit, SymbolDef, SymbolRef
 from indexers import part_stats
 from indexers.formats import (
+    PART_CARDS,
     PART_CHUNKS,
     PART_DEFS,
     PART_FILES,
@@ -78,6 +79,9 @@ TMP_PREFIX = "tmp-"
 KEEP_PREVIOUS = 1
 
 DIR_BM25 = "bm25"
+# Parts that are caches for the next build or have a content digest in `counts`: not hashed
+# into index_rev (the graph counts through counts["graph_digest"]).
+CACHE_PARTS = frozenset({PART_GRAPH, PART_CARDS})
 DIR_DENSE = "dense"
 
 class PartInfo(Frozen):
@@ -103,8 +107,8 @@ def manifest_rev(data: dict[str, Any]) -> str:
     without cache parts (they speed up the next build but are not what readers read)."""
     content = {k: v for k, v in data.items() if k not in ("created", "index_rev")}
     content["parts"] = {k: v for k, v in data.get("parts", {}).items()
-                        if not k.startswith(DIR_TOKENS + "/") and k != PART_GRAPH}
-    return hash_obj(content)  # the graph counts through counts["graph_digest"]
+                        if not k.startswith(DIR_TOKENS + "/") and k not in CACHE_PARTS}
+    return hash_obj(content)
 
 
 def repo_revision(root: Path) -> str:

@@ -16,6 +16,7 @@ from helix.core.config import HelixConfig, IndexSettings, load_config
 from helix.core.errors import BadPathError
 from helix.core.paths import index_dir_for
 from helix.core.ports import FakeEmbedder
+from helix.core.schemas import Chunk
 from indexers.build import build_index, ensure_index, index_status
 from tests.index_fixtures import TREE_PATH, write_repo
 
@@ -256,12 +257,25 @@ def test_incremental_equals_fresh_build(repo: Path, tmp_path: Path) -> None:
     assert incremental.index_rev == fresh.index_rev
 
 
-def test_modified_files_update_the_graph_equal_to_a_fresh_build(repo: Path,
-                                                                 tmp_path: Path) -> None:
+def test_modified_files_update_the_graph_equal_to_a_fresh_build(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Graph updated in place and embed cards of unchanged chunks reused: same index_rev
+    (dense vectors included) as a fresh build."""
+    from indexers import dense
+
     build_index(repo, CONFIG, index_dir=tmp_path / "inc", embedder=FakeEmbedder())
     (repo / "pkg" / "util.py").write_text("def retry_rule(n):\n    return n\n", encoding="utf-8")
     (repo / "docs" / "guide.md").write_text("# Guide\n\nSee `retry_rule`.\n", encoding="utf-8")
+    carded: list[str] = []
+    real_card = dense.card_of
+
+    def counting_card(chunk: Chunk, settings: IndexSettings) -> dense.Card:
+        carded.append(chunk.path)
+        return real_card(chunk, settings)
+
+    monkeypatch.setattr(dense, "card_of", counting_card)
     incremental = build_index(repo, CONFIG, index_dir=tmp_path / "inc", embedder=FakeEmbedder())
+    assert carded and set(carded) == {"pkg/util.py", "docs/guide.md"}
     fresh = build_index(repo, CONFIG, index_dir=tmp_path / "fresh", embedder=FakeEmbedder())
     assert incremental.graph_updated and not fresh.graph_updated
     assert incremental.files_parsed == 2 and incremental.index_rev == fresh.index_rev

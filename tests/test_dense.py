@@ -244,3 +244,35 @@ def test_card_skips_rust_attributes_and_reads_doc_comments() -> None:
                                  lang="rust"), IndexSettings())
     assert text == ("pkg/mod.py :: RetryBudget (struct)\npub struct RetryBudget {\n"
                     "A retry budget per host.")
+
+
+def test_select_with_known_cards_equals_without() -> None:
+    """The builder passes the previous generation's cards of unchanged chunks: the selection
+    is the same, computed cards are added, known ones are not recomputed."""
+    from indexers.dense import card_of, select_for_embedding
+    from tests.index_fixtures import FILES
+
+    settings = IndexSettings()
+    chunks = [c for path, text in sorted(FILES.items()) if path.endswith((".py", ".md"))
+              for c in _parse_chunks(path, text, settings)]
+    plain = select_for_embedding(chunks, settings)
+    cards: dict = {}
+    assert select_for_embedding(chunks, settings, cards) == plain and plain
+    assert cards == {c.id: card_of(c, settings) for c in chunks}
+    known = {cid: card for cid, card in cards.items()}
+    first = next(cid for cid, card in known.items() if card is not None)
+    known[first] = (known[first][0], known[first][1], "a known card is not recomputed")
+    again = select_for_embedding(chunks, settings, known)
+    assert dict(again)[first] == "a known card is not recomputed"
+
+
+def _parse_chunks(path: str, text: str, settings: IndexSettings) -> list:
+    from helix.core.hashing import digest
+    from helix.core.schemas import FileRecord
+    from indexers.parse import parse_file
+
+    python = path.endswith(".py")
+    record = FileRecord.model_validate({
+        "path": path, "content_hash": digest(text), "size": len(text),
+        "kind": "code" if python else "doc", "lang": "python" if python else "markdown"})
+    return list(parse_file(record, text, settings).chunks)
