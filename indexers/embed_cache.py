@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from indexers.locking import acquire
+
 CACHE_FILE = "embeddings.sqlite"
 BUSY_TIMEOUT_MS = 30_000
 # SQLite's default host-parameter limit is 999 on old builds; stay under it per statement
@@ -29,6 +31,9 @@ _SCHEMA = (
 def _is_corruption(exc: sqlite3.DatabaseError) -> bool:
     """Not a database / malformed image; a locked, read-only or full disk is not corruption."""
     return type(exc) is sqlite3.DatabaseError
+
+
+INIT_LOCK_TIMEOUT_S = 30.0
 
 
 class EmbeddingCache:
@@ -69,13 +74,22 @@ class EmbeddingCache:
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
+            # Opening (WAL switch, schema) and the corruption verdict happen under an exclusive
+            # lock: a second process creating the file at the same moment must never make this
+            # one move a live cache aside.
+            self.directory.mkdir(parents=True, exist_ok=True)
+            release = acquire(self.path.with_name(self.path.name + ".lock"), INIT_LOCK_TIMEOUT_S)
             try:
-                self._conn = self._connect()
-            except sqlite3.DatabaseError as exc:
-                if not _is_corruption(exc):
-                    raise
-                self._move_aside()
-                self._conn = self._connect()
+                try:
+                    self._conn = self._connect()
+                except sqlite3.DatabaseError as exc:
+                    if not _is_corruption(exc):
+                        raise
+                    self._move_aside()
+                    self._conn = self._connect()
+            finally:
+                if release is not None:
+                    release()
         return self._conn
 
     @contextmanager
