@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from helix.core.schemas import Chunk
-from indexers.tokenize import tokenize
+from indexers.tokenize import inflection_variants, tokenize
 
 K1 = 1.5
 B = 0.75
@@ -187,8 +187,22 @@ class BM25Index:
         return top_k(self._ids, self._id_rank, self.scores_for_tokens(tokens), k)
 
     def search(self, query: str, k: int) -> list[tuple[str, float]]:
-        """Top k (chunk id, score) by score desc, ties by id asc; [] for an empty/unknown query."""
-        return self.search_tokens(tokenize(query), k)
+        """Top k (chunk id, score) by score desc, ties by id asc; [] for an empty/unknown query.
+
+        A query word the corpus never uses is replaced by its first base form the corpus does
+        use (`decided` -> `decide`, `built` -> `build`): questions inflect what code names."""
+        return self.search_tokens(self.known_forms(tokenize(query)), k)
+
+    def known_forms(self, tokens: Sequence[str]) -> list[str]:
+        out: list[str] = []
+        for token in tokens:
+            if token in self._vocab:
+                out.append(token)
+                continue
+            base = next((v for v in inflection_variants(token) if v in self._vocab), None)
+            if base is not None:
+                out.append(base)
+        return out
 
     def save(self, directory: Path) -> None:
         """Plain files into `directory` (the caller swaps directories to make it atomic)."""
