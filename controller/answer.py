@@ -54,7 +54,9 @@ def _mentions(item: EvidenceItem, phrases: Sequence[str]) -> bool:
 
 
 def _claim(item: EvidenceItem, phrases: Sequence[str]) -> str:
-    if item.kind == "definition" and item.symbol:
+    # A definition span (whatever its evidence kind) is cited whole, signature included:
+    # "where is X decided?" wants the `def`, not only the docstring line that matched.
+    if item.symbol and item.node_id.startswith("def:"):
         return f"- `{item.symbol}`: {_docline(item)} [{cite(item)}]"
     text, line = _first_line(item, phrases)
     return f"- {text} [{cite(item, line)}]"
@@ -106,7 +108,7 @@ def _route_lines(plan: RoutePlan, evidence: Sequence[EvidenceItem]) -> list[str]
                 if not e.node_id.startswith(DOC_NODES) and e.kind != "test"]
         code.sort(key=lambda e: (e.kind != "definition", -e.score, e.path, e.start_line))
         docs = [e for e in relevant if e not in code]
-        return [*_section(f"{subject} is at (best first):", code, main),
+        return [*_section(f"Where {subject} is (best first):", code, main),
                 *_section("Documented in:", docs[:2], main)]
     if route == "relation":
         x, y = (subjects.get("x", ("",))[0], subjects.get("y", ("",))[0])

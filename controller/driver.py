@@ -21,6 +21,7 @@ from controller.evidence import (
     evidence_id,
     item_hashes,
     rank,
+    rank_for_route,
     to_item,
 )
 from controller.loop import LoopState, ToolResults, initial_state, step
@@ -144,7 +145,7 @@ def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
         state = _align(state, index)
         timings["align"] = _ms(clock, t)
     t = clock.monotonic()
-    ranked = rank(state.evidence)
+    ranked = rank_for_route(state.plan, state.evidence)
     all_items = _items(state, ranked)
     kept = compact(list(all_items.values()), config.retrieval.token_budget,
                    plan.intent.terms, config.retrieval.excerpt_context_lines)

@@ -128,6 +128,22 @@ def rank(candidates: Iterable[Candidate]) -> list[Candidate]:
                                              c.chunk.id))
 
 
+def rank_for_route(plan: RoutePlan, candidates: Iterable[Candidate]) -> list[Candidate]:
+    """`rank`, then for a location question the code definitions that name the question's
+    terms first (their order kept): "where is X decided?" asks for the code, and the docs
+    that say where it is are support, not the answer."""
+    ranked = rank(candidates)
+    if plan.intent.route != "location":
+        return ranked
+    terms = token_set(" ".join(plan.intent.terms))
+
+    def answers(c: Candidate) -> bool:
+        return c.chunk.kind == "code_def" and bool(
+            terms & token_set(f"{c.chunk.symbol or ''} {c.chunk.text}"))
+
+    return [c for c in ranked if answers(c)] + [c for c in ranked if not answers(c)]
+
+
 def _hit_ref(candidate: Candidate) -> HitRef:
     chunk = candidate.chunk
     channels = sorted({r.split("#", 1)[0] for r in candidate.reasons if "#" in r})
