@@ -23,7 +23,8 @@ from helix.core.schemas import Frozen
 
 Slot = Literal["lastResolvedAction", "recentActionTrace", "entityReferent", "scopedEvidence"]
 
-_VERB = {"open_span": "opened", "focus_symbol": "focused", "list_callers": "listed the callers "
+# opening a definition focuses its symbol, but what the user saw is the span opened
+_VERB = {"open_span": "opened", "focus_symbol": "opened", "list_callers": "listed the callers "
          "of", "list_tests": "listed the tests of", "rerun_scoped": "re-ran the question for",
          "resume_clarified": "resumed the question with", "answer_root": "answered",
          "meta_answer": "answered a question about", "recap": "recapped",
