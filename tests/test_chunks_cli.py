@@ -7,18 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-
-from helix.cli.main import main
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from cli_helpers import run
 
 
 @pytest.fixture()

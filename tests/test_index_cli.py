@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import run
 
-from helix.cli.main import main
 from tests.index_fixtures import write_repo
 
 
@@ -18,16 +18,6 @@ from tests.index_fixtures import write_repo
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")  # no model in CLI tests
     return write_repo(tmp_path / "repo")
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_index_json_keys(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-
-from helix.cli.main import main
+from cli_helpers import run
 
 
 def _write_repo(root: Path) -> Path:
@@ -25,16 +24,6 @@ def _write_repo(root: Path) -> Path:
     (root / "README.md").write_text(
         "# Demo\n\n## Configuration\n\nSet the retry limit in the config file.\n", "utf-8")
     return root
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_bm25_search_json_and_human(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
