@@ -53,7 +53,12 @@ def align(index: IndexReader, evidence: Sequence[Candidate],
         for name in named_identifiers(doc.text):
             if attached >= per_doc:
                 break
-            for d in index.find_definitions(name, limit=1):
+            defs = index.find_definitions(name, limit=2)
+            # a doc naming `get` proves nothing when several things are called `get`: only a
+            # name that resolves to exactly one definition is bound (never an arbitrary first)
+            if len({d.node_id for d in defs}) != 1:
+                continue
+            for d in defs[:1]:
                 code = index.chunk_for_node(d.node_id)
                 if code is None or code.path == doc.path:
                     continue

@@ -35,3 +35,17 @@ def test_doc_naming_a_symbol_gets_code_and_test_proof_spans() -> None:
     reasons = [r for e in env.evidence for r in e.reasons]
     assert any(r.startswith("defines compute_backoff") for r in reasons)
     assert any(r.startswith("tests compute_backoff") for r in reasons)
+
+
+def test_a_name_with_several_definitions_binds_no_proof_span() -> None:
+    files = {
+        "docs/store.md": "# Store\n\nRecords are read with `get` and the retry policy is "
+                         "decided by `compute_backoff`.\n",
+        "store/runs.py": "class Runs:\n    def get(self, ref):\n        return ref\n",
+        "store/cache.py": "class Cache:\n    def get(self, key):\n        return key\n",
+        "client/backoff.py": "def compute_backoff(attempt):\n    return 2 ** attempt\n",
+    }
+    env = ask(FakeIndex(files), "What does the store doc say about records?")
+    symbols = {s.symbol for s in env.items.proof_spans}
+    assert "compute_backoff" in symbols  # named once in the repository: bound
+    assert not any(s.endswith(".get") or s == "get" for s in symbols)  # two `get`s: never one
