@@ -12,9 +12,9 @@ import re
 from collections.abc import Sequence
 
 from controller.evidence import DOC_CHUNK_KINDS, Candidate
-from controller.text import is_identifier
+from controller.text import is_identifier, token_set
 from helix.core.envelope import ProofSpan
-from helix.core.schemas import Chunk
+from helix.core.schemas import Chunk, SymbolDef
 from indexers.api import IndexReader
 
 _BACKTICKED = re.compile(r"`([A-Za-z_][A-Za-z0-9_.]*)(?:\(\))?`")
@@ -31,6 +31,18 @@ def named_identifiers(text: str) -> list[str]:
     found += [(m.start(), m.group(0)) for m in _WORD.finditer(text) if is_identifier(m.group(0))]
     ordered = [name for _, name in sorted(found, key=lambda x: (x[0], x[1]))]
     return list(dict.fromkeys(n.rstrip(".") for n in ordered))
+
+
+def _distinctive(name: str) -> bool:
+    """A name no prose would use by accident: snake_case, camelCase, dotted or capitalised."""
+    return "_" in name or "." in name or name != name.lower()
+
+
+def _placed(d: SymbolDef, doc_tokens: frozenset[str]) -> bool:
+    """The doc also names where the definition lives (its file, module or class): a plain word
+    such as `get` or `path` is a reference only then."""
+    where = {*d.path.rsplit(".", 1)[0].split("/"), *d.qualname.split(".")[:-1]}
+    return any(token_set(part) & doc_tokens for part in where if part)
 
 
 def _span(doc: Chunk, symbol: str, chunk: Chunk, relation: str) -> ProofSpan:
@@ -50,6 +62,7 @@ def align(index: IndexReader, evidence: Sequence[Candidate],
         if doc.kind not in DOC_CHUNK_KINDS:
             continue
         attached = 0
+        doc_tokens = token_set(f"{doc.text} {' '.join(doc.heading_path)}")
         for name in named_identifiers(doc.text):
             if attached >= per_doc:
                 break
@@ -57,6 +70,8 @@ def align(index: IndexReader, evidence: Sequence[Candidate],
             # a doc naming `get` proves nothing when several things are called `get`: only a
             # name that resolves to exactly one definition is bound (never an arbitrary first)
             if len({d.node_id for d in defs}) != 1:
+                continue
+            if not _distinctive(name) and not _placed(defs[0], doc_tokens):
                 continue
             for d in defs[:1]:
                 code = index.chunk_for_node(d.node_id)

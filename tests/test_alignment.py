@@ -49,3 +49,16 @@ def test_a_name_with_several_definitions_binds_no_proof_span() -> None:
     symbols = {s.symbol for s in env.items.proof_spans}
     assert "compute_backoff" in symbols  # named once in the repository: bound
     assert not any(s.endswith(".get") or s == "get" for s in symbols)  # two `get`s: never one
+
+
+def test_a_plain_word_binds_only_when_the_doc_names_where_it_lives() -> None:
+    files = {
+        "docs/tokens.md": "# Tokens\n\nIdentifiers split into parts: `get` and `name`. The "
+                          "`tokenize` function in `text/tokenize.py` does it.\n",
+        "store/runs.py": "class Runs:\n    def get(self, ref):\n        return ref\n",
+        "text/tokenize.py": "def tokenize(text):\n    return text.split()\n",
+    }
+    env = ask(FakeIndex(files), "What does the tokens doc say about identifiers?")
+    symbols = {s.symbol for s in env.items.proof_spans}
+    assert "tokenize" in symbols  # its file is named in the doc
+    assert "Runs.get" not in symbols  # `get` is a word here: store/runs.py is never mentioned
