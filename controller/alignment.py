@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from controller.evidence import DOC_CHUNK_KINDS, Candidate
-from controller.text import is_identifier, token_set
+from controller.text import is_identifier
 from helix.core.envelope import ProofSpan
 from helix.core.schemas import Chunk, SymbolDef
 from indexers.api import IndexReader
@@ -38,11 +38,12 @@ def _distinctive(name: str) -> bool:
     return "_" in name or "." in name or name != name.lower()
 
 
-def _placed(d: SymbolDef, doc_tokens: frozenset[str]) -> bool:
-    """The doc also names where the definition lives (its file, module or class): a plain word
-    such as `get` or `path` is a reference only then."""
-    where = {*d.path.rsplit(".", 1)[0].split("/"), *d.qualname.split(".")[:-1]}
-    return any(token_set(part) & doc_tokens for part in where if part)
+def _placed(d: SymbolDef, doc_text: str) -> bool:
+    """The doc also names where the definition lives: its class for a method, else its file's
+    stem, as a whole word. A plain word such as `get` or `path` is a reference only then."""
+    owner = d.qualname.split(".")[-2] if "." in d.qualname else d.path.rsplit("/", 1)[-1]
+    owner = owner.split(".", 1)[0].lower()
+    return bool(owner) and re.search(rf"(?<![\w]){re.escape(owner)}(?![\w])", doc_text) is not None
 
 
 def _span(doc: Chunk, symbol: str, chunk: Chunk, relation: str) -> ProofSpan:
@@ -62,7 +63,7 @@ def align(index: IndexReader, evidence: Sequence[Candidate],
         if doc.kind not in DOC_CHUNK_KINDS:
             continue
         attached = 0
-        doc_tokens = token_set(f"{doc.text} {' '.join(doc.heading_path)}")
+        doc_text = f"{doc.text} {' '.join(doc.heading_path)}".lower()
         for name in named_identifiers(doc.text):
             if attached >= per_doc:
                 break
@@ -71,7 +72,7 @@ def align(index: IndexReader, evidence: Sequence[Candidate],
             # name that resolves to exactly one definition is bound (never an arbitrary first)
             if len({d.node_id for d in defs}) != 1:
                 continue
-            if not _distinctive(name) and not _placed(defs[0], doc_tokens):
+            if not _distinctive(name) and not _placed(defs[0], doc_text):
                 continue
             for d in defs[:1]:
                 code = index.chunk_for_node(d.node_id)
