@@ -10,6 +10,7 @@ from controller.text import is_identifier, symbol_variants, token_set
 from helix.core.envelope import EvidenceItem, EvidenceKind, HitRef, Items, ProofSpan, SlotCoverage
 from helix.core.hashing import hash_obj, short_id
 from helix.core.schemas import Chunk, Frozen
+from indexers.graph import is_test_path
 
 DOC_CHUNK_KINDS = ("doc_section", "tree_node", "text_window")
 CODE_CHUNK_KINDS = ("code_def", "code_module")
@@ -86,11 +87,9 @@ def _path_tokens(chunk: Chunk) -> frozenset[str]:
 
 
 def is_test(chunk: Chunk) -> bool:
-    parts = chunk.path.split("/")
-    name = parts[-1]
-    return (any(p in ("tests", "test", "testing") for p in parts[:-1])
-            or name.startswith("test_") or name.endswith(("_test.py", ".test.ts", ".test.js"))
-            or bool(chunk.symbol and chunk.symbol.rsplit(".", 1)[-1].lower().startswith("test")))
+    """A test file by the index's own rule (the one that draws `tests` edges), or a test def."""
+    return is_test_path(chunk.path) or bool(
+        chunk.symbol and chunk.symbol.rsplit(".", 1)[-1].lower().startswith("test"))
 
 
 def classify(chunk: Chunk, names: frozenset[str], reasons: Sequence[str] = ()) -> EvidenceKind:

@@ -17,6 +17,7 @@ from typing import Literal
 from controller.continuity.fingerprint import normalize_label
 from controller.continuity.state import ContinuityState, OptionItem, OptionSet, OptionSetKind
 from helix.core.schemas import Frozen
+from indexers.graph import is_test_path
 
 UnresolvedReason = Literal["resolved", "no_deterministic_match", "ambiguous", "collision",
                            "stale_option_set", "scope_mismatch", "loop_guard_conflict",
@@ -50,7 +51,6 @@ _KIND_WORD = re.compile(r"\bthe (tests?|docs?|documentation|code|definition|read
                         r"(?: one| file| span)?\b", re.I)
 _PATH_TOKEN = re.compile(r"(?<![\w])([\w-]*(?:[./][\w-]+)+/?)")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
-_TEST_PATH = re.compile(r"(^|/)tests?/|(^|/)test_[^/]*$|_test\.\w+$|\.test\.\w+$")
 _DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
 _CUE_KINDS: dict[str, tuple[OptionSetKind, ...]] = {
     "answer": ("answer", "evidence"), "evidence": ("evidence",), "options": ("options",),
@@ -167,7 +167,7 @@ class Resolution(Frozen):
 
 def _kind_of(item: OptionItem) -> str:
     path = item.target.path or ""
-    if _TEST_PATH.search(path) or "test" in item.sublabel.lower().split():
+    if is_test_path(path) or "test" in item.sublabel.lower().split():
         return "test"
     if path.endswith(_DOC_SUFFIXES) or item.target.kind == "section":
         return "doc"

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from controller.continuity.state import OptionSet, TargetRef
 from helix.session.optionsets import make_option_set
+from indexers.graph import is_test_path
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -36,7 +37,6 @@ GraphKind = Literal["callers", "tests"]
 Basis = Literal["definition", "enclosing definition", "documented by the section",
                 "named in the section", "named in the question", "file", "none"]
 
-_TEST_PATH = re.compile(r"(^|/)(tests?|__tests__|testing)/|(^|/)test_[^/]*$|_test\.[a-z]+$")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _NAME_PART = re.compile(r"[A-Z]+\d*(?![a-z])|[A-Z]?[a-z]+\d*|\d+")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -201,7 +201,7 @@ def _members(graph: nx.MultiDiGraph, node: str) -> list[str]:
 
 
 def _is_test(attrs: dict) -> bool:
-    return bool(_TEST_PATH.search(str(attrs.get("path", ""))))
+    return is_test_path(str(attrs.get("path", "")))
 
 
 def _collect(graph: nx.MultiDiGraph, defs: Iterable[str], files: Iterable[str],
