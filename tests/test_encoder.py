@@ -40,7 +40,7 @@ TEXTS = [
     "1234567890 3.14159 0xdeadbeef",
     "async def fetch(session, url):\n    async with session.get(url) as r:\n"
     "        return await r.json()",
-    "TODO: remove this hack once the upstream bug is fixed",
+    "Note: remove this hack once the upstream bug is fixed",
     "func Retry(n int) error { return nil }",
     "a b c d e f g h i j k l m n o p",
     "How do I configure the embedding model?",
