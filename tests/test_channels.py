@@ -6,10 +6,13 @@ from __future__ import annotations
 from controller_helpers import ask
 from fakes import FakeIndex
 
-from controller.channels import Request, RequestResult, execute
-from controller.fusion import rrf
-from controller.loop import _lists
+from controller.channels import Found, Request, RequestResult, execute
+from controller.evidence import rank
+from controller.fusion import Ranked, rrf
+from controller.loop import _admit, _lists, initial_state
+from controller.route import route_question
 from helix.core.config import HelixConfig, RetrievalSettings
+from helix.core.schemas import Chunk
 
 SPREAD = '''"""Spanning trees."""
 
@@ -111,3 +114,39 @@ def test_tests_scaled_down_unless_asked() -> None:
     assert test_rank(question, 0.5) > 0
     asked = "Where is the spanning tree weight tested?"
     assert test_rank(asked, 0.5) == test_rank(asked, 1.0)
+
+
+def _found(channel: str, chunks: list[Chunk]) -> RequestResult:
+    return RequestResult(request=Request(channel=channel, query="q", k=10),  # type: ignore[arg-type]
+                         found=tuple(Found(chunk=c, rank=i) for i, c in enumerate(chunks, 1)))
+
+
+def test_evidence_is_scored_by_one_fusion_over_every_step() -> None:
+    """A chunk BM25 ranks 3rd in the seed and the dense channel 1st in the next step has both
+    votes, and outranks the seed's 1st that no later step found again."""
+    index = _index()
+    settings = RetrievalSettings()
+    a, b, c = sorted((ch for ch in index.chunks() if ch.symbol), key=lambda ch: ch.id)[:3]
+    state = initial_state(route_question("How are spanning trees weighed?"), settings)
+    state, _ = _admit(state, [_found("bm25", [a, b, c])], 8, 0)
+    state, new = _admit(state, [_found("dense", [c])], 8, 1)
+    assert new == []  # c was already held: rescored, not re-admitted
+    scores = {cand.chunk.id: cand.score for cand in state.evidence}
+    both = rrf([Ranked(channel="bm25", query="q", chunk_ids=(a.id, b.id, c.id)),
+                Ranked(channel="dense", query="q", chunk_ids=(c.id,))], settings)
+    assert scores[c.id] == next(f.score for f in both if f.chunk_id == c.id)
+    assert scores[c.id] > scores[a.id]
+    assert rank(state.evidence)[0].chunk.id == c.id
+
+
+def test_a_chunk_passed_over_earlier_is_admitted_when_it_gains_votes() -> None:
+    index = _index()
+    settings = RetrievalSettings()
+    a, b, c = sorted((ch for ch in index.chunks() if ch.symbol), key=lambda ch: ch.id)[:3]
+    state = initial_state(route_question("How are spanning trees weighed?"), settings)
+    state, first = _admit(state, [_found("bm25", [a, b, c])], 1, 0)
+    assert first == [a.id]
+    state, second = _admit(state, [_found("dense", [c])], 1, 1)
+    assert second == [c.id]  # found by BM25 in step 0, admitted in step 1 with both votes
+    assert {"bm25#3", "dense#1"} <= set(next(x for x in state.evidence
+                                              if x.chunk.id == c.id).reasons)
