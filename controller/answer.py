@@ -22,22 +22,34 @@ def cite(item: EvidenceItem, line: int | None = None) -> str:
     return f"{item.path}:{item.start_line}-{item.end_line}"
 
 
-def _quote(text: str) -> str:
-    text = " ".join(text.strip().lstrip("#").split())
+# Markdown line furniture a quote does without: heading marks, quote marks, list bullets and
+# numbers, table pipes; and emphasis (`**bold**`, `__bold__`).
+_MD_LEAD = re.compile(r"^(?:[#>|]+\s*)*(?:(?:[-*+]|\d+[.)])\s+)?")
+_MD_EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+
+
+def _quote(text: str, markdown: bool = False) -> str:
+    """One line, whitespace collapsed and cut; a documentation line loses its Markdown marks
+    (a code line keeps every character: `*p = x`, `- 1`)."""
+    text = text.strip()
+    if markdown:
+        text = _MD_EMPHASIS.sub(r"\2", _MD_LEAD.sub("", text))
+    text = " ".join(text.split())
     return text if len(text) <= MAX_QUOTE_CHARS else text[:MAX_QUOTE_CHARS - 3] + "..."
 
 
 def _first_line(item: EvidenceItem, phrases: Sequence[str]) -> tuple[str, int]:
     """The item's most telling line: the first mentioning a phrase, else its first non-blank."""
     lines = item.text.splitlines()
+    markdown = item.node_id.startswith(DOC_NODES)
     hits = lines_matching(item.text, phrases)
     for number in hits:
         if lines[number].strip().strip("#").strip():
-            return _quote(lines[number]), item.start_line + number
+            return _quote(lines[number], markdown), item.start_line + number
     for number, line in enumerate(lines):
         if line.strip() and not line.strip().startswith("#"):
-            return _quote(line), item.start_line + number
-    return _quote(lines[0] if lines else ""), item.start_line
+            return _quote(line, markdown), item.start_line + number
+    return _quote(lines[0] if lines else "", markdown), item.start_line
 
 
 def _docline(item: EvidenceItem) -> str:

@@ -1,0 +1,35 @@
+"""The deterministic answer quotes documentation without its Markdown furniture and code
+exactly as written."""
+
+from __future__ import annotations
+
+from controller.answer import _quote, build_answer
+from controller.route import route_question
+from helix.core.envelope import EvidenceItem, SlotCoverage
+
+
+def _item(path: str, text: str, node_id: str, kind: str = "doc") -> EvidenceItem:
+    return EvidenceItem(id="ev-1", path=path, start_line=10, end_line=12, kind=kind,  # type: ignore[arg-type]
+                        score=1.0, content_hash="sha256:0", node_id=node_id, reasons=(),
+                        text=text, chunk_id="c1")
+
+
+def test_doc_quotes_lose_bullets_headings_and_emphasis() -> None:
+    assert _quote("- **Tokenizer**: splits words", markdown=True) == "Tokenizer: splits words"
+    assert _quote("## Retry policy", markdown=True) == "Retry policy"
+    assert _quote("> 1. first __step__", markdown=True) == "first step"
+
+
+def test_code_quotes_keep_every_character() -> None:
+    for line in ("*ptr = value;", "- 1", "def f(a, *args, **kw):", "x = a ** b"):
+        assert _quote(line) == line
+
+
+def test_answer_shows_no_raw_markdown_bullet() -> None:
+    plan = route_question("How does the tokenizer split words?")
+    doc = _item("README.md", "## Tokenizer\n- **Tokenizer** splits words on case changes.",
+                "sec:README.md#tokenizer")
+    answer = build_answer(plan, [doc], SlotCoverage(required=(), covered=(), missing=(),
+                                                    ratio=1.0), None)
+    assert "Tokenizer splits words on case changes. [README.md:11-11]" in answer
+    assert "- -" not in answer and "**" not in answer
