@@ -14,7 +14,7 @@ from typing import Literal
 from controller.evidence import is_test
 from controller.text import token_set
 from helix.core.ports import Embedder
-from helix.core.schemas import Chunk, Frozen, Hit
+from helix.core.schemas import Chunk, Frozen, Hit, SymbolDef
 from indexers.api import IndexReader
 
 ChannelName = Literal["bm25", "dense", "symbol", "path", "graph", "refs", "files"]
@@ -88,9 +88,34 @@ def _dense(index: IndexReader, request: Request, embedder: Embedder | None) -> l
     return index.search_dense(request.query, k)
 
 
+MODULE_DEF_LIMIT = 500  # definitions of one name looked through for those in a named module
+
+
+def module_of(path: str) -> str:
+    """A file's module path: `http/client.py` -> `http/client`, `pkg/__init__.py` -> `pkg`."""
+    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
+    return stem[: -len("/__init__")] if stem.endswith("/__init__") else stem
+
+
+def module_definitions(index: IndexReader, dotted: str) -> list[SymbolDef]:
+    """`functools.partial`, `http.client.HTTPConnection.putheader`: a name qualified by its
+    module. The longest module prefix that names a file's module path (its last parts) and
+    still leaves a definition of the rest in that file wins; [] when none does."""
+    parts = dotted.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        module, rest = "/".join(parts[:cut]), ".".join(parts[cut:])
+        found = [d for d in index.find_definitions(rest, limit=MODULE_DEF_LIMIT)
+                 if (m := module_of(d.path)) == module or m.endswith("/" + module)]
+        if found:
+            return found
+    return []
+
+
 def _symbol(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:
     defs = index.find_definitions(request.query)
     how = "symbol:exact"
+    if not defs and "." in request.query.strip("."):
+        defs = module_definitions(index, request.query)
     if not defs and request.fuzzy:
         defs = index.find_definitions(request.query, fuzzy=True)
         how = "symbol:fuzzy"
@@ -111,8 +136,13 @@ def path_matches(path: str, hint: str, fuzzy: bool) -> bool:
         words = [w for w in re.split(r"[^a-z0-9]+", want) if w]
         parts = set(re.split(r"[^a-z0-9]+", low))
         return bool(words) and all(w in parts for w in words)
-    return (low == want or low.endswith("/" + want) or name == want
-            or name.split(".", 1)[0] == want)
+    if (low == want or low.endswith("/" + want) or name == want
+            or name.split(".", 1)[0] == want):
+        return True
+    # a dotted module name (`http.client`, `email.mime.text`) names a module path
+    dotted = want.replace(".", "/")
+    module = module_of(low)
+    return "." in want and "/" not in want and (module == dotted or module.endswith("/" + dotted))
 
 
 def _path(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:

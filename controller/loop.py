@@ -161,6 +161,8 @@ def _seed(state: LoopState) -> Action:
     if plan.intent.route == "usage":  # where a spelled name is referenced: the call sites
         reqs += [_req(state, "refs", name) for name in _spelled(state)]
     reqs += [_req(state, "path", hint) for hint in plan.intent.path_hints]
+    # a dotted name may be a module (`http.client`): its file is a path hint
+    reqs += [_req(state, "path", name) for name in _spelled(state) if "." in name]
     if plan.doc_words:
         reqs.append(_req(state, "path", " ".join(plan.doc_words), fuzzy=True))
     return Action(phase="seed", requests=_fresh(state, reqs), note="docs-first")

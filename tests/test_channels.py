@@ -6,7 +6,7 @@ from __future__ import annotations
 from controller_helpers import ask
 from fakes import FakeIndex
 
-from controller.channels import Found, Request, RequestResult, execute
+from controller.channels import Found, Request, RequestResult, execute, module_of, path_matches
 from controller.evidence import rank
 from controller.fusion import Ranked, rrf
 from controller.loop import _admit, _lists, initial_state
@@ -150,3 +150,40 @@ def test_a_chunk_passed_over_earlier_is_admitted_when_it_gains_votes() -> None:
     assert second == [c.id]  # found by BM25 in step 0, admitted in step 1 with both votes
     assert {"bm25#3", "dense#1"} <= set(next(x for x in state.evidence
                                               if x.chunk.id == c.id).reasons)
+
+
+MODULES = {
+    "functools.py": "def partial(func):\n    \"\"\"New function with partial application.\"\"\"\n"
+                    "    return func\n",
+    "other/partial_tools.py": "def partial(x):\n    return x\n",
+    "http/client.py": "class HTTPConnection:\n    def putheader(self, header):\n"
+                      "        return header\n",
+    "http/__init__.py": "\"\"\"HTTP package.\"\"\"\n",
+}
+
+
+def test_a_module_qualified_name_finds_its_definition_in_that_module() -> None:
+    index = FakeIndex(MODULES)
+    found = execute(index, Request(channel="symbol", query="functools.partial", k=5), None)
+    assert [(f.chunk.path, f.chunk.symbol) for f in found.found] == [("functools.py", "partial")]
+    method = execute(index, Request(channel="symbol",
+                                    query="http.client.HTTPConnection.putheader", k=5), None)
+    assert [f.chunk.symbol for f in method.found] == ["HTTPConnection.putheader"]
+    assert "symbol:exact" in method.found[0].reasons
+    assert not execute(index, Request(channel="symbol", query="nomodule.partial", k=5),
+                       None).found
+
+
+def test_a_dotted_module_name_is_a_path_hint() -> None:
+    assert path_matches("http/client.py", "http.client", fuzzy=False)
+    assert path_matches("lib/http/client.py", "http.client", fuzzy=False)
+    assert path_matches("email/mime/__init__.py", "email.mime", fuzzy=False)
+    assert not path_matches("http/server.py", "http.client", fuzzy=False)
+    assert not path_matches("client.py", "http.client", fuzzy=False)
+    assert module_of("pkg/__init__.py") == "pkg"
+
+
+def test_a_question_naming_a_module_attribute_leads_with_it() -> None:
+    index = FakeIndex(MODULES)
+    evidence = ask(index, "What does functools.partial return?").evidence
+    assert (evidence[0].path, evidence[0].symbol) == ("functools.py", "partial")
