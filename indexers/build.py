@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from helix.core.config import HelixConfig, IndexSettings
-from helix.core.errors import BadPathError, IndexCorruptError
+from helix.core.errors import BadPathError, IndexCorruptError, IndexVersionError
 from helix.core.hashing import hash_obj
 from helix.core.paths import index_dir_for
 from helix.core.ports import Embedder
@@ -53,6 +53,7 @@ from indexers.store import DIR_BM25, DIR_DENSE, Index, IndexStore, now, repo_rev
 from indexers.token_cache import DIR_TOKENS
 from indexers.token_cache import merge as merge_tokens
 from indexers.trees import TreeFormatError, TreeNode, is_tree_file, parse_tree_file
+from indexers.version import index_code_digest
 
 # progress(stage, done, total)
 Progress = Callable[[str, int, int], None]
@@ -110,7 +111,8 @@ class StatusReport(Frozen):
 
 
 def parse_hash(settings: IndexSettings) -> str:
-    return hash_obj({"parser": PARSER_VERSION,
+    """What the parse and token caches depend on: the indexing code and the parse settings."""
+    return hash_obj({"parser": PARSER_VERSION, "code": index_code_digest(),
                      "settings": {k: getattr(settings, k) for k in PARSE_SETTINGS}})
 
 
@@ -201,6 +203,8 @@ def _load_previous(store: IndexStore, root: Path, config: HelixConfig, force: bo
         if generation is None:
             return None, None
         manifest = store.read_manifest(generation)
+    except IndexVersionError as exc:
+        return None, f"index was written by another Helix version ({exc}); rebuilding"
     except IndexCorruptError as exc:
         return None, f"index was corrupt ({exc}); rebuilding from scratch"
     if force:
@@ -220,6 +224,8 @@ def _is_sound(store: IndexStore, index: Index) -> str | None:
 def _reusable(index: Index | None, config: HelixConfig) -> tuple[_Previous | None, str | None]:
     if index is None:
         return None, None
+    if index.manifest.counts.get("index_code") != index_code_digest():
+        return None, "Helix's indexing code changed; re-parsing every file"
     if index.manifest.counts.get("parse_hash") != parse_hash(config.index):
         return None, "indexing settings changed; re-parsing every file"
     try:
@@ -329,7 +335,8 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     added, modified, removed = _diff(prev_manifest.files if prev_manifest else {}, hashes)
     unchanged = (prev_index is not None and prev_manifest is not None
                  and not (added or modified or removed)
-                 and prev_manifest.index_hash == config.index_hash)
+                 and prev_manifest.index_hash == config.index_hash
+                 and prev_manifest.counts.get("parse_hash") == parse_hash(settings))
     if unchanged and prev_index is not None:
         reason = _is_sound(store, prev_index)
         if reason is not None:
@@ -452,7 +459,8 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
         manifest = writer.commit(
             index_hash=config.index_hash, embed_model_key=model_key, files=hashes,
             repo_rev=report["repo_rev"],
-            counts={"parse_hash": parse_hash(settings), "graph_digest": graph_digest(graph),
+            counts={"parse_hash": parse_hash(settings), "index_code": index_code_digest(),
+                    "graph_digest": graph_digest(graph),
                     "chunks": len(chunks),
                     "files": len(records), "defs": len(defs), "refs": len(refs)},
             report=report, created=now())
@@ -501,6 +509,8 @@ def index_status(root: Path, config: HelixConfig, index_dir: Path | None = None)
     problem = None
     if manifest.index_hash != config.index_hash:
         problem = "indexing settings changed since the build"
+    elif manifest.counts.get("index_code") != index_code_digest():
+        problem = "Helix's indexing code changed since the build"
     return StatusReport(
         **base, exists=True, fresh=not (added or modified or removed or problem),
         problem=problem, changed_files=tuple(sorted({*added, *modified, *removed})),

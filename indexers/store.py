@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from helix.core.config import IndexSettings
-from helix.core.errors import IndexCorruptError, IndexLockedError
+from helix.core.errors import IndexCorruptError, IndexLockedError, IndexVersionError
 from helix.core.hashing import canonical_json, digest, hash_obj
 from helix.core.ports import Embedder
 from helix.core.schemas import Chunk, FileRecord, Frozen, Hit, SymbolDef, SymbolRef
@@ -68,6 +68,8 @@ if TYPE_CHECKING:
     from indexers.bm25 import BM25Index
     from indexers.dense import DenseIndex
 
+# The index layout's version: a generation written under another one is rebuilt, not read.
+# (What the indexing code puts into the parts is versioned by `indexers.version`.)
 SCHEMA_VERSION = 1
 LOCK_TIMEOUT_S = 3.0
 GIT_TIMEOUT_S = 5.0
@@ -250,7 +252,7 @@ class IndexStore:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise IndexCorruptError(f"index manifest unreadable: {first}") from None
         if manifest.schema_version != SCHEMA_VERSION:
-            raise IndexCorruptError(
+            raise IndexVersionError(
                 f"index schema {manifest.schema_version} != {SCHEMA_VERSION}")
         data = manifest.model_dump(mode="json")
         if manifest_rev({**data, "report": {}}) != manifest.index_rev:

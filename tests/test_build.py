@@ -332,3 +332,40 @@ def test_refreshed_index_is_seeded_with_what_reading_gives(tmp_path: Path) -> No
         assert seeded.search_dense(query, 5) == read.search_dense(query, 5)
     noop_index, noop = ensure_index(repo, config, index_dir=index_dir, embedder=FakeEmbedder())
     assert noop.noop and not noop_index._cache
+
+
+def test_indexing_code_change_rebuilds(repo: Path, tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """An index built by other indexing code is never reused as if current: the no-op check,
+    the parse cache and `helix status` all see the code digest."""
+    index_dir = tmp_path / "idx"
+    build_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
+    monkeypatch.setattr("indexers.build.index_code_digest", lambda: "sha256:" + "0" * 64)
+    status = index_status(repo, CONFIG, index_dir=index_dir)
+    assert not status.fresh and "indexing code changed" in (status.problem or "")
+    embedder = FakeEmbedder()
+    report = build_index(repo, CONFIG, index_dir=index_dir, embedder=embedder)
+    assert not report.noop and report.files_parsed == 5
+    assert "indexing code changed" in (report.rebuild_reason or "")
+    assert embedder.calls == 0  # embeddings are keyed by text: all cached
+    assert build_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder()).noop
+
+
+def test_code_digest_follows_the_source(tmp_path: Path) -> None:
+    from indexers.version import code_digest_of, index_code_digest
+
+    package = tmp_path / "pkg"
+    (package / "queries").mkdir(parents=True)
+    (package / "a.py").write_bytes(b"x = 1\n")
+    (package / "queries" / "python.scm").write_bytes(b"(function_definition) @def\n")
+    first = code_digest_of(package)
+    (package / "a.py").write_bytes(b"x = 1\r\n")
+    assert code_digest_of(package) == first  # newline convention does not count
+    (package / "queries" / "python.scm").write_bytes(b"(class_definition) @def\n")
+    assert code_digest_of(package) != first
+    (package / "b.txt").write_bytes(b"not code")
+    second = code_digest_of(package)
+    (package / "b.txt").write_bytes(b"still not code")
+    assert code_digest_of(package) == second
+    assert index_code_digest() == index_code_digest().lower().strip()
+    assert index_code_digest().startswith("sha256:")

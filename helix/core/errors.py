@@ -55,6 +55,10 @@ class IndexCorruptError(IndexError_):
     pass
 
 
+class IndexVersionError(IndexCorruptError):
+    """The index was written under another layout or tokenizer version: rebuilt, not read."""
+
+
 class IndexLockedError(IndexError_):
     pass
 
