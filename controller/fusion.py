@@ -33,6 +33,9 @@ def channel_weight(channel: str, settings: RetrievalSettings) -> float:
     return weights.get(channel, settings.w_bm25)
 
 
+FAMILIES = {"files": "bm25"}
+
+
 def rrf(lists: Sequence[Ranked], settings: RetrievalSettings) -> list[Fused]:
     """score(c) = sum over channels of w(channel) / (rrf_k + best rank of c in that channel's
     lists); reasons: best rank per channel."""
@@ -43,10 +46,16 @@ def rrf(lists: Sequence[Ranked], settings: RetrievalSettings) -> list[Fused]:
             best[key] = min(best.get(key, rank), rank)
     # One vote per channel: a chunk's best rank in each channel counts once, so several
     # correlated queries of one channel (query variants) do not outvote the other channels.
-    scores: dict[str, float] = {}
+    # Channels of one family (BM25 over chunks and BM25 pooled per file) are one vote: the
+    # better of the two, so lexical evidence is not counted twice against the dense channel.
+    votes: dict[tuple[str, str], float] = {}
     for (chunk_id, channel), rank in sorted(best.items()):
         weight = channel_weight(channel, settings)
-        scores[chunk_id] = scores.get(chunk_id, 0.0) + weight / (settings.rrf_k + rank)
+        key = (chunk_id, FAMILIES.get(channel, channel))
+        votes[key] = max(votes.get(key, 0.0), weight / (settings.rrf_k + rank))
+    scores: dict[str, float] = {}
+    for (chunk_id, _family), vote in sorted(votes.items()):
+        scores[chunk_id] = scores.get(chunk_id, 0.0) + vote
     reasons: dict[str, list[tuple[str, int]]] = {}
     for (chunk_id, channel), rank in best.items():
         reasons.setdefault(chunk_id, []).append((channel, rank))

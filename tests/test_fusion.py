@@ -18,6 +18,19 @@ def test_rrf_weights_and_reasons() -> None:
     assert b.reasons == ("symbol#1", "bm25#2")
 
 
+def test_bm25_and_pooled_files_are_one_lexical_vote() -> None:
+    """A chunk BM25 ranks 4th and the file pool 5th has one lexical vote (the better one), so
+    the dense channel's first is not outvoted by lexical evidence counted twice."""
+    settings = RetrievalSettings(w_dense=1.0)
+    fused = rrf([Ranked(channel="bm25", query="q", chunk_ids=("x", "y", "z", "lex")),
+                 Ranked(channel="files", query="q", chunk_ids=("p", "q", "r", "s", "lex")),
+                 Ranked(channel="dense", query="q", chunk_ids=("sem",))], settings)
+    scores = {f.chunk_id: f.score for f in fused}
+    assert scores["lex"] == round(settings.w_bm25 / (settings.rrf_k + 4), 9)
+    assert scores["sem"] > scores["lex"]
+    assert next(f for f in fused if f.chunk_id == "lex").reasons == ("bm25#4", "files#5")
+
+
 def test_rrf_ties_broken_by_chunk_id() -> None:
     fused = rrf([Ranked(channel="bm25", query="x", chunk_ids=("z",)),
                  Ranked(channel="bm25", query="y", chunk_ids=("a",))], S)
