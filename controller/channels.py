@@ -17,7 +17,8 @@ from helix.core.ports import Embedder
 from helix.core.schemas import Chunk, Frozen, Hit, SymbolDef
 from indexers.api import IndexReader
 
-ChannelName = Literal["bm25", "dense", "symbol", "path", "graph", "refs", "files"]
+ChannelName = Literal["bm25", "dense", "symbol", "path", "graph", "refs", "files",
+                      "file_bm25"]
 # Restricted searches fetch this many times k before filtering by kind / prefix.
 OVERFETCH = 4
 REF_VERBS = {"call": "calls", "import": "imports", "attribute": "references",
@@ -27,6 +28,9 @@ REF_VERBS = {"call": "calls", "import": "imports", "attribute": "references",
 FILE_POOL = 200  # chunk hits aggregated
 FILE_TOP_CHUNKS = 3  # chunks per file that count
 FILE_DECAY = 0.5  # weight of the n-th best chunk of a file: FILE_DECAY ** n
+# file_bm25: whole files ranked by the index's file-level BM25; each file is shown by its best
+# chunk among this many chunk-BM25 hits (else the chunk sharing most query words).
+FILE_BM25_POOL = 1000
 # Graph neighbours, in the order they are listed: edge kind, direction, reason verb.
 GRAPH_EDGES = (("tests", "tests"), ("calls", "calls"), ("documents", "documents"))
 
@@ -221,6 +225,39 @@ def _files(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str,
     return [(chunk, ()) for _, _, chunk in ranked[:request.k]]
 
 
+def _best_chunk(index: IndexReader, path: str, request: Request, words: frozenset[str],
+                pooled: dict[str, Chunk]) -> Chunk | None:
+    if path in pooled:
+        return pooled[path]
+    candidates = [c for c in index.chunks_for_path(path) if _keep(c, request)]
+    if not candidates:
+        return None
+    return min(candidates, key=lambda c: (-len(words & token_set(c.text)), c.start_line, c.id))
+
+
+def _file_bm25(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:
+    """Files ranked by whole-file BM25, each represented by its best chunk for the query."""
+    k = request.k * OVERFETCH if (_restricted(request) or request.no_tests) else request.k
+    files = index.search_files(request.query, k)
+    if not files:
+        return []
+    pooled: dict[str, Chunk] = {}
+    for hit in index.search_bm25(request.query, FILE_BM25_POOL):  # best first
+        chunk = index.chunk(hit.chunk_id)
+        if chunk.path not in pooled and _keep(chunk, request):
+            pooled[chunk.path] = chunk
+    words = token_set(request.query)
+    out: list[tuple[Chunk, tuple[str, ...]]] = []
+    for path, _score in files:  # score desc, path asc
+        best = _best_chunk(index, path, request, words, pooled)
+        if best is None or (request.no_tests and is_test(best)):
+            continue
+        out.append((best, ()))
+        if len(out) >= request.k:
+            break
+    return out
+
+
 def execute(index: IndexReader, request: Request, embedder: Embedder | None) -> RequestResult:
     """Run one request against the index; the result's ranks are 1..n in list order."""
     pairs: list[tuple[Chunk, tuple[str, ...]]]
@@ -237,6 +274,8 @@ def execute(index: IndexReader, request: Request, embedder: Embedder | None) -> 
         pairs = _refs(index, request)
     elif request.channel == "files":
         pairs = _files(index, request)
+    elif request.channel == "file_bm25":
+        pairs = _file_bm25(index, request)
     else:
         pairs = _graph(index, request)
     found = tuple(Found(chunk=c, rank=i, reasons=r) for i, (c, r) in enumerate(pairs, start=1))

@@ -26,14 +26,15 @@ class Fused(Frozen):
 def channel_weight(channel: str, settings: RetrievalSettings) -> float:
     weights = {"bm25": settings.w_bm25, "dense": settings.w_dense, "symbol": settings.w_symbol,
                "path": settings.w_path, "graph": settings.w_graph, "refs": settings.w_symbol,
-               "files": settings.w_files, "definition": settings.w_definition,
+               "files": settings.w_files, "file_bm25": settings.w_file_bm25,
+               "definition": settings.w_definition,
                "related": settings.w_graph,
                "tree": settings.w_bm25,
                "sense": settings.w_bm25}
     return weights.get(channel, settings.w_bm25)
 
 
-FAMILIES = {"files": "bm25"}
+FAMILIES = {"files": "bm25", "file_bm25": "bm25"}
 
 
 def rrf(lists: Sequence[Ranked], settings: RetrievalSettings) -> list[Fused]:

@@ -112,13 +112,19 @@ def _req(state: LoopState, channel: str, query: str, kinds: tuple[str, ...] = ()
 
 
 LEAD_REASON = "symbol:lead"
+# Whole-file BM25 for questions about how things work (they often never name the function:
+# its words are spread over the file); a definition, location or value question names its
+# subject, which the symbol and chunk channels find, and extra whole-file lists crowd it out.
+FILE_BM25_ROUTES = ("explanation", "relation")
 TEST_WORDS = frozenset(("test", "tests", "tested", "testing", "unittest", "pytest"))
 
 
-def _files_request(state: LoopState, query: str) -> Request:
-    """Files pooled from BM25 hits (test files only when the question asks about tests)."""
-    return Request(channel="files", query=query, k=state.settings.per_channel_k,
-                   prefixes=state.prefixes, no_tests=not _asks_tests(state))
+def _files_request(state: LoopState, query: str, channel: str = "files") -> Request:
+    """Files pooled from BM25 hits, or ranked by whole-file BM25 (`file_bm25`); test files
+    only when the question asks about tests."""
+    return Request(channel=channel, query=query,  # type: ignore[arg-type]
+                   k=state.settings.per_channel_k, prefixes=state.prefixes,
+                   no_tests=not _asks_tests(state))
 
 
 def _asks_tests(state: LoopState) -> bool:
@@ -155,6 +161,8 @@ def _seed(state: LoopState) -> Action:
     # a usage question has its own tool (reference sites), whole files would drown it.
     if plan.intent.route != "usage":
         reqs.append(_files_request(state, plan.text or _main_query(state)))
+        if plan.intent.route in FILE_BM25_ROUTES:
+            reqs.append(_files_request(state, plan.text or _main_query(state), "file_bm25"))
     # Exact definitions of the names the question spells out are proof, not noise: look them
     # up from the start (fuzzy lookups wait for the expand / widen steps).
     reqs += _symbol_requests(state, fuzzy_ok=False)

@@ -67,6 +67,11 @@ class IndexReader(Protocol):
         """Ranked by score desc, ties by chunk id; empty query -> []."""
         ...
 
+    def search_files(self, query: str, k: int) -> list[tuple[str, float]]:
+        """Whole files by BM25 (all of a file's chunk tokens as one document): (path, score),
+        score desc then path asc; empty query -> []."""
+        ...
+
     def search_dense(self, query: str, k: int) -> list[Hit]:
         """Exact inner-product search over embedded chunks; [] when nothing is embedded."""
         ...

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Sequence
-from itertools import chain, count
+from itertools import chain, count, pairwise
 from pathlib import Path
 
 import numpy as np
@@ -88,6 +88,21 @@ def top_k(ids: Sequence[str], id_rank: np.ndarray, scores: np.ndarray,
         candidates = candidates[cand_scores >= kth]  # keeps every tie at the boundary
     order = np.lexsort((id_rank[candidates], -scores[candidates]))[:k]
     return [(ids[int(i)], float(scores[int(i)])) for i in candidates[order]]
+
+
+def file_documents(paths: Sequence[str], lengths: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """Chunk rows grouped into whole-file documents: rows sorted by path (as the index stores
+    chunks), so a file's tokens are one contiguous run of the token table. Returns the distinct
+    paths in order and each file's token count (for `BM25Index.build_from_term_ids`)."""
+    if len(paths) != len(lengths):
+        raise ValueError("paths and lengths differ in length")
+    if any(a > b for a, b in pairwise(paths)):
+        raise ValueError("chunk rows are not sorted by path")
+    if not paths:
+        return [], np.zeros(0, dtype=np.int64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    starts = [0] + [i for i in range(1, len(paths)) if paths[i] != paths[i - 1]]
+    return [paths[i] for i in starts], np.add.reduceat(lengths, np.array(starts, dtype=np.int64))
 
 
 class BM25Index:
@@ -242,6 +257,15 @@ class BM25Index:
             raise ValueError("BM25 index files are inconsistent")
         params = {key: meta[key] for key in ("k1", "b", "idf")}
         return cls(ids, vocab, data, indices, indptr, id_rank, params)
+
+
+def build_file_index(chunk_paths: Sequence[str], vocab: Sequence[str], term_ids: np.ndarray,
+                     offsets: np.ndarray) -> BM25Index:
+    """BM25 over whole files (documents = all chunk token lists of a file concatenated), from
+    the token cache: terms spread over several parts of one file add up, as in a whole-file
+    search, which chunk-level BM25 cannot do. Ids are paths."""
+    paths, lengths = file_documents(chunk_paths, np.diff(np.asarray(offsets, dtype=np.int64)))
+    return BM25Index.build_from_term_ids(paths, vocab, term_ids, lengths)
 
 
 class RankBM25Reference:

@@ -49,7 +49,15 @@ from indexers.formats import (
     graph_digest,
     paused_gc,
 )
-from indexers.store import DIR_BM25, DIR_DENSE, Index, IndexStore, now, repo_revision
+from indexers.store import (
+    DIR_BM25,
+    DIR_BM25_FILES,
+    DIR_DENSE,
+    Index,
+    IndexStore,
+    now,
+    repo_revision,
+)
 from indexers.token_cache import DIR_TOKENS
 from indexers.token_cache import merge as merge_tokens
 from indexers.trees import TreeFormatError, TreeNode, is_tree_file, parse_tree_file
@@ -389,7 +397,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
             for p in parsed for r in p.refs]  # cached ones are RefRows already
     lap("parse")
 
-    from indexers.bm25 import BM25Index
+    from indexers.bm25 import BM25Index, build_file_index
     from indexers.tokenize import tokenize
 
     rows: list[int | list[str]] = []
@@ -404,6 +412,8 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     token_table = merge_tokens(rows, previous.token_table if previous else None)
     bm25 = BM25Index.build_from_term_ids([c.id for c in chunks], token_table.vocab,
                                          token_table.flat, np.diff(token_table.offsets))
+    file_bm25 = build_file_index([c.path for c in chunks], token_table.vocab,
+                                 token_table.flat, token_table.offsets)
     lap("bm25")
 
     cards: dict[str, Any] = {}
@@ -433,6 +443,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
         if settings.embed_enabled:
             writer.write_bytes(PART_CARDS, dump_cards({c.id: cards[c.id] for c in chunks}))
         bm25.save(writer.subdir(DIR_BM25))
+        file_bm25.save(writer.subdir(DIR_BM25_FILES))
         if dense is not None:
             dense.save(writer.subdir(DIR_DENSE))
         from indexers.graph import edge_counts
@@ -469,7 +480,8 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
         raise
     if parts is not None:
         parts.update(files=records, chunks=chunks, defs=defs, refs=refs, trees=tree_nodes,
-                     graph=graph, bm25=bm25, dense=dense, tokens=token_table)
+                     graph=graph, bm25=bm25, dense=dense, tokens=token_table,
+                     bm25_files=file_bm25)
     return BuildReport.model_validate(manifest.report)
 
 

@@ -7,6 +7,7 @@
         manifest.json       schema version, config hash, per-file hashes, part hashes, counts
         files.json chunks.json defs.json refs.json trees.json graph.pickle
         bm25/ dense/        written by indexers.bm25 / indexers.dense
+        bm25_files/         BM25 over whole files (indexers.bm25.build_file_index)
         tokens/             the BM25 token cache (indexers.token_cache; not part of index_rev)
       tmp-<id>/             a generation being written (removed by the next writer)
 
@@ -81,6 +82,7 @@ TMP_PREFIX = "tmp-"
 KEEP_PREVIOUS = 1
 
 DIR_BM25 = "bm25"
+DIR_BM25_FILES = "bm25_files"  # BM25 over whole files (ids: paths), from the token cache
 # Parts that are caches for the next build or have a content digest in `counts`: not hashed
 # into index_rev (the graph counts through counts["graph_digest"]).
 CACHE_PARTS = frozenset({PART_GRAPH, PART_CARDS})
@@ -354,7 +356,7 @@ class Index:
 
     def seed(self, parts: dict[str, Any]) -> None:
         """Parts the builder of this very generation holds in memory (what reading them
-        would give): files, chunks, defs, refs, trees, graph, bm25, dense, tokens."""
+        would give): files, chunks, defs, refs, trees, graph, bm25, bm25_files, dense, tokens."""
         self._cache.update(parts)
         gc.freeze()
 
@@ -446,6 +448,30 @@ class Index:
             return []
         return [Hit(chunk_id=cid, score=score, channel="bm25", rank=rank)
                 for rank, (cid, score) in enumerate(self._bm25().search(query, k), start=1)]
+
+    def _file_bm25(self) -> BM25Index:
+        def load() -> BM25Index:
+            from indexers.bm25 import BM25Index, build_file_index
+
+            if not any(rel.startswith(DIR_BM25_FILES + "/") for rel in self.manifest.parts):
+                # a generation written before file BM25 existed: build it from the token cache
+                table = self.tokens()
+                if len(table.offsets) != len(self.chunks()) + 1:
+                    raise IndexCorruptError("index token cache does not match the chunks")
+                return build_file_index([c.path for c in self.chunks()], table.vocab,
+                                        table.flat, table.offsets)
+            try:
+                return BM25Index.load(
+                    verify_dir(self._gen, self.manifest, DIR_BM25_FILES, self._check))
+            except (OSError, ValueError, KeyError) as exc:
+                raise IndexCorruptError(f"index part bm25_files unreadable: {exc}") from None
+        return self._part("bm25_files", load)
+
+    def search_files(self, query: str, k: int) -> list[tuple[str, float]]:
+        """Whole files ranked by BM25 (path, score), score desc then path asc."""
+        if not query.strip() or k <= 0:
+            return []
+        return self._file_bm25().search(query, k)
 
     def _dense(self) -> DenseIndex | None:
         def load() -> DenseIndex | None:

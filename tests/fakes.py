@@ -32,6 +32,7 @@ from helix.core.schemas import (
     node_id_section,
     node_id_tree,
 )
+from indexers.bm25 import BM25Index
 from indexers.tokenize import tokenize
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*\S)\s*$")
@@ -65,6 +66,11 @@ class FakeIndex:
         self._chunks.sort(key=lambda c: (c.path, c.start_line, c.id))
         self._by_id = {c.id: c for c in self._chunks}
         self._bm25 = BM25Okapi([tokenize(c.text) or ["\x00"] for c in self._chunks])
+        # whole files: Lucene idf as the real index (Okapi's is <= 0 for a word most of a
+        # three-file fixture shares)
+        paths = sorted({c.path for c in self._chunks})
+        self._file_bm25 = BM25Index.build(paths, [
+            [t for c in self._chunks if c.path == p for t in tokenize(c.text)] for p in paths])
         self._vectors = (embedder.embed([c.text for c in self._chunks])
                          if embedder is not None and self._chunks else None)
 
@@ -272,6 +278,9 @@ class FakeIndex:
                        key=lambda i: (-scores[i], self._chunks[i].id))[:k]
         return [Hit(chunk_id=self._chunks[i].id, score=float(scores[i]), channel="bm25",
                     rank=r + 1) for r, i in enumerate(order)]
+
+    def search_files(self, query: str, k: int) -> list[tuple[str, float]]:
+        return self._file_bm25.search(query, k)
 
     def search_dense(self, query: str, k: int) -> list[Hit]:
         if self._vectors is None or self._embedder is None or not query.strip():

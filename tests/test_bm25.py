@@ -216,3 +216,30 @@ def test_build_from_term_ids_equals_build() -> None:
             assert a.scores_for_tokens(query).tolist() == b.scores_for_tokens(query).tolist()
     with pytest.raises(ValueError):
         BM25Index.build_from_term_ids(ids, vocab, term_ids, lengths[:3])
+
+
+def test_file_index_concatenates_a_files_chunks() -> None:
+    """Whole-file BM25 from chunk rows: a file's chunks are one document, so words spread over
+    several chunks of one file add up; the same as BM25 over the concatenated token lists."""
+    import numpy as np
+
+    from indexers.bm25 import build_file_index, file_documents
+
+    paths = ["a.py", "a.py", "b.py", "c.py", "c.py"]
+    rows = [["spanning", "tree"], ["weight", "total"], ["spanning", "tree", "weight"],
+            ["other"], []]
+    vocab = sorted({t for row in rows for t in row})
+    flat = np.array([vocab.index(t) for row in rows for t in row], dtype=np.int32)
+    offsets = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
+    files, lengths = file_documents(paths, np.diff(offsets))
+    assert files == ["a.py", "b.py", "c.py"] and lengths.tolist() == [4, 3, 1]
+    index = build_file_index(paths, vocab, flat, offsets)
+    direct = BM25Index.build(files, [rows[0] + rows[1], rows[2], rows[3] + rows[4]])
+    for query in ("spanning tree weight", "total", "other", "nothing"):
+        assert index.search(query, 3) == direct.search(query, 3)
+    assert [p for p, _ in index.search("total weight", 3)] == ["a.py", "b.py"]
+    with pytest.raises(ValueError):
+        file_documents(["b.py", "a.py"], np.array([1, 1]))
+    with pytest.raises(ValueError):
+        file_documents(["a.py"], np.array([1, 1]))
+    assert file_documents([], np.zeros(0))[0] == []

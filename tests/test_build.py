@@ -330,6 +330,7 @@ def test_refreshed_index_is_seeded_with_what_reading_gives(tmp_path: Path) -> No
     for query in ("retry rule", "fetch url", "guide"):
         assert seeded.search_bm25(query, 5) == read.search_bm25(query, 5)
         assert seeded.search_dense(query, 5) == read.search_dense(query, 5)
+        assert seeded.search_files(query, 5) == read.search_files(query, 5)
     noop_index, noop = ensure_index(repo, config, index_dir=index_dir, embedder=FakeEmbedder())
     assert noop.noop and not noop_index._cache
 
@@ -369,3 +370,35 @@ def test_code_digest_follows_the_source(tmp_path: Path) -> None:
     assert code_digest_of(package) == second
     assert index_code_digest() == index_code_digest().lower().strip()
     assert index_code_digest().startswith("sha256:")
+
+
+def test_file_bm25_is_persisted_refreshed_and_rebuilt_for_old_generations(
+        repo: Path, tmp_path: Path) -> None:
+    """Whole-file BM25 is a part of the generation, follows an incremental refresh exactly as
+    a fresh build, and is built from the token cache for a generation written without it."""
+    from indexers.store import DIR_BM25_FILES, Index, IndexStore
+
+    index_dir = tmp_path / "inc"
+    build_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
+    store = IndexStore(index_dir)
+    index = Index.open(store, repo, CONFIG.index)
+    assert any(rel.startswith(DIR_BM25_FILES + "/") for rel in index.manifest.parts)
+    hits = index.search_files("decide retry policy reset", 10)
+    assert hits[0][0] == "pkg/util.py" and len({p for p, _ in hits}) == len(hits)
+    assert [h[1] for h in hits] == sorted((h[1] for h in hits), reverse=True)
+    assert index.search_files("", 5) == [] and index.search_files("retry", 0) == []
+    (repo / "pkg" / "client.py").write_text(
+        "def fetch(url):\n    return jitter_window(url)\n", encoding="utf-8")
+    build_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
+    build_index(repo, CONFIG, index_dir=tmp_path / "fresh", embedder=FakeEmbedder())
+    inc = Index.open(store, repo, CONFIG.index)
+    fresh = Index.open(IndexStore(tmp_path / "fresh"), repo, CONFIG.index)
+    assert [p for p, _ in inc.search_files("jitter window", 5)] == ["pkg/client.py"]
+    for query in ("jitter window", "retry policy", "guide retries fetch"):
+        assert inc.search_files(query, 5) == fresh.search_files(query, 5)
+    old_parts = {k: v for k, v in inc.manifest.parts.items()
+                 if not k.startswith(DIR_BM25_FILES + "/")}
+    old = Index(repo, inc.generation, inc.manifest.model_copy(update={"parts": old_parts}),
+                CONFIG.index)
+    for query in ("jitter window", "retry policy", "guide retries fetch"):
+        assert old.search_files(query, 5) == inc.search_files(query, 5)

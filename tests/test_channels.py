@@ -3,6 +3,7 @@ list in fusion, and test spans scaled down when the question does not ask about 
 
 from __future__ import annotations
 
+import pytest
 from controller_helpers import ask
 from fakes import FakeIndex
 
@@ -187,3 +188,73 @@ def test_a_question_naming_a_module_attribute_leads_with_it() -> None:
     index = FakeIndex(MODULES)
     evidence = ask(index, "What does functools.partial return?").evidence
     assert (evidence[0].path, evidence[0].symbol) == ("functools.py", "partial")
+
+
+def _file_bm25(index: FakeIndex, query: str, no_tests: bool, k: int = 10) -> list[Found]:
+    request = Request(channel="file_bm25", query=query, k=k, no_tests=no_tests)
+    return list(execute(index, request, None).found)
+
+
+def test_file_bm25_channel_ranks_whole_files_by_their_best_chunk() -> None:
+    index = _index()
+    query = "cheapest edges of minimum total weight"  # words spread over pkg/mst.py
+    assert index.search_files(query, 10)[0][0] == "pkg/mst.py"
+    found = _file_bm25(index, query, no_tests=True)
+    paths = [f.chunk.path for f in found]
+    assert paths[0] == "pkg/mst.py" and len(paths) == len(set(paths))
+    assert [f.rank for f in found] == list(range(1, len(found) + 1))
+    # each file is shown by its chunk that ranks highest under chunk BM25
+    best = next(index.chunk(h.chunk_id) for h in index.search_bm25(query, 50)
+                if index.chunk(h.chunk_id).path == "pkg/mst.py")
+    assert found[0].chunk == best
+    assert [f.chunk.path for f in _file_bm25(index, query, True, k=1)] == ["pkg/mst.py"]
+
+
+def test_file_bm25_channel_drops_tests_only_when_asked_and_is_deterministic() -> None:
+    index = _index()
+    assert "tests/test_mst.py" not in [
+        f.chunk.path for f in _file_bm25(index, "spanning tree weight", no_tests=True)]
+    assert "tests/test_mst.py" in [
+        f.chunk.path for f in _file_bm25(index, "spanning tree weight", no_tests=False)]
+    runs = {tuple(f.chunk.id for f in _file_bm25(index, "spanning tree cheapest", True))
+            for _ in range(3)}
+    assert len(runs) == 1
+    assert _file_bm25(index, "", no_tests=True) == []
+    assert _file_bm25(index, "zzzunknownword", no_tests=True) == []
+
+
+def test_file_bm25_channel_without_pooled_chunk_shows_the_chunk_sharing_most_words(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from controller import channels
+
+    monkeypatch.setattr(channels, "FILE_BM25_POOL", 0)  # no chunk hit: the word-overlap pick
+    from controller.text import token_set
+
+    index = _index()
+    query = "cheapest edges of minimum total weight"
+    found = _file_bm25(index, query, no_tests=True)
+    assert found and found[0].chunk.path == "pkg/mst.py"
+    words = token_set(query)
+    shared = {c.id: len(words & token_set(c.text)) for c in index.chunks_for_path("pkg/mst.py")}
+    assert shared[found[0].chunk.id] == max(shared.values())
+
+
+def test_file_bm25_channel_seeds_how_questions_only() -> None:
+    index = _index()
+    how = ask(index, "How is the cheapest spanning tree of minimum total weight found?")
+    assert how.route in ("explanation", "relation")
+    assert "file_bm25" in how.controller_steps[0].channels
+    assert any(r.startswith("file_bm25#") for e in how.evidence for r in e.reasons)
+    define = ask(index, "Define cheapest_tree.")
+    assert define.route == "definition"
+    assert "file_bm25" not in define.controller_steps[0].channels
+
+
+def test_file_bm25_has_its_own_fusion_weight() -> None:
+    from controller.fusion import Ranked, channel_weight
+
+    settings = RetrievalSettings(w_file_bm25=0.7)
+    assert channel_weight("file_bm25", settings) == 0.7
+    fused = rrf([Ranked(channel="file_bm25", query="q", chunk_ids=("a", "b"))], settings)
+    assert [(f.chunk_id, f.score) for f in fused] == [
+        ("a", round(0.7 / (settings.rrf_k + 1), 9)), ("b", round(0.7 / (settings.rrf_k + 2), 9))]

@@ -50,6 +50,7 @@ class RetrievalSettings(_Frozen):
     w_path: float = 1.5
     w_graph: float = 0.6
     w_files: float = 1.0  # BM25 hits pooled per file, each file's best chunk (controller)
+    w_file_bm25: float = 1.0  # whole-file BM25 (indexers), each file's best chunk (controller)
     w_definition: float = 1.5  # extra list: exact definitions of the question's names
     test_weight: float = 0.5  # fused score factor for test spans when tests are not asked for
     rrf_k: int = 60
