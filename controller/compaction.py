@@ -2,9 +2,12 @@
 
 Order: definition spans, contracts/policy, entrypoints, tests, everything else; within a class by
 score, then a total order on position. Dedup by (file, heading, content hash). Long spans are cut
-to an excerpt around the lines that match the question's terms rather than dropped. Once a
-definition span does not fit, nothing of a lower class is kept: definitions are never dropped
-while anything lower ranks is kept. Tokens are estimated as ceil(chars / 4).
+to an excerpt around the lines that match the question's terms rather than dropped. When the
+items do not all fit whole, every item is first capped at one common size, the largest that
+lets them all fit (not below `MIN_CAP_TOKENS`), so two 150-line functions cannot crowd out six
+other spans: the budget is shared before it is filled. Once a definition span does not fit,
+nothing of a lower class is kept: definitions are never dropped while anything lower ranks is
+kept. Tokens are estimated as ceil(chars / 4).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ CHARS_PER_TOKEN = 4
 PRIORITY = {"definition": 0, "contract": 1, "entrypoint": 2, "test": 3}
 OTHER = 4
 MIN_EXCERPT_TOKENS = 16  # an excerpt smaller than this says nothing: skip instead
+MIN_CAP_TOKENS = 120  # the common cap never goes below this (about a dozen lines)
 
 
 def tokens(text: str) -> int:
@@ -60,18 +64,41 @@ def excerpt(item: EvidenceItem, terms: Sequence[str], budget: int, context: int)
     return item.model_copy(update={"text": text, "start_line": start, "end_line": end})
 
 
+def common_cap(costs: Sequence[int], budget: int, floor: int = MIN_CAP_TOKENS) -> int | None:
+    """The largest per-item cap c with sum(min(cost, c)) <= budget, not below `floor`; None
+    when every item fits whole (no cap needed)."""
+    if sum(costs) <= budget:
+        return None
+    lo, hi = floor, max(costs)
+    if sum(min(c, lo) for c in costs) > budget:
+        return floor
+    while lo < hi:  # invariant: lo fits
+        mid = (lo + hi + 1) // 2
+        if sum(min(c, mid) for c in costs) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 def compact(items: Sequence[EvidenceItem], budget: int, terms: Sequence[str],
             context: int = 3) -> list[EvidenceItem]:
     """Items kept within `budget` tokens, in compaction order (see module docstring)."""
     seen: set[tuple[str, str, str]] = set()
+    unique: list[EvidenceItem] = []
+    for item in sorted(items, key=order_key):
+        key = (item.path, item.heading or "", item.content_hash)
+        if key not in seen:
+            seen.add(key)
+            unique.append(item)
+    cap = common_cap([tokens(i.text) for i in unique], budget)
+    if cap is not None:
+        unique = [excerpt(i, terms, cap, context) if tokens(i.text) > cap else i
+                  for i in unique]
     kept: list[EvidenceItem] = []
     left = budget
     definition_dropped = False
-    for item in sorted(items, key=order_key):
-        key = (item.path, item.heading or "", item.content_hash)
-        if key in seen:
-            continue
-        seen.add(key)
+    for item in unique:
         if definition_dropped and item.kind != "definition":
             break
         cost = tokens(item.text)

@@ -62,3 +62,27 @@ def test_excerpt_line_numbers_follow_the_cut() -> None:
     first = cut.text.splitlines()[0]
     offset = int(first.split()[1])
     assert cut.start_line == long.start_line + offset
+
+
+def test_long_spans_share_the_budget_instead_of_crowding_out_the_rest() -> None:
+    """Two 150-line spans and six short ones, 1,000 tokens: all eight are kept, the long ones
+    cut to a common cap around their matching line."""
+    longs = [item(i, "code", 150, score=0.9) for i in range(2)]
+    shorts = [item(i, "doc", 4, score=0.5) for i in range(2, 8)]
+    kept = compact([*longs, *shorts], 1000, ["term"])
+    assert len(kept) == 8
+    assert sum(tokens(k.text) for k in kept) <= 1000
+    cut = {k.id: k for k in kept}
+    for long in longs:
+        assert "term" in cut[long.id].text
+        assert tokens(cut[long.id].text) < tokens(long.text)
+    for short in shorts:
+        assert cut[short.id] == short  # whole
+
+
+def test_common_cap_is_the_largest_that_fits() -> None:
+    from controller.compaction import common_cap
+
+    assert common_cap([10, 20], 100) is None
+    assert common_cap([500, 500, 10], 610, floor=1) == 300
+    assert common_cap([500, 500], 10, floor=120) == 120
