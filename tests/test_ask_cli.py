@@ -73,6 +73,10 @@ def test_human_rendering_and_errors(repo: Path, helix_home: Path) -> None:
     assert run.returncode == 0, run.stderr
     for word in ("route", "step 0", "stop", "tree walk", "answer", "client/backoff.py:"):
         assert word in run.stdout
+    as_json = json.loads(_helix(["ask", "where is the retry policy decided?", "--repo",
+                                 str(repo), "--dry-run", "--json"], helix_home).stdout)
+    covered = as_json["controller_steps"][0]["covered_slots"]
+    assert covered and f"covered=[{', '.join(covered)}]" in run.stdout  # not eaten as markup
     bad = _helix(["ask", "x", "--repo", str(repo / "missing"), "--dry-run"], helix_home)
     assert bad.returncode == 2 and bad.stderr.startswith("helix: ")
     assert "Traceback" not in bad.stderr

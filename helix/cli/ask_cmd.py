@@ -70,7 +70,7 @@ def render_envelope(env: Envelope, console: Console) -> None:
     for s in env.controller_steps:
         console.print(f"  step {s.index} [cyan]{s.phase}[/] channels={','.join(s.channels)} "
                       f"new={len(s.new_chunk_ids)} coverage={s.coverage:.2f} "
-                      f"covered=[{', '.join(s.covered_slots)}]")
+                      f"covered={escape('[' + ', '.join(s.covered_slots) + ']')}")
         if s.queries:
             console.print(f"    queries: {escape(' | '.join(s.queries[:6]))}")
         if s.note:
