@@ -163,6 +163,10 @@ def _seed(state: LoopState) -> Action:
         reqs.append(_files_request(state, plan.text or _main_query(state)))
         if plan.intent.route in FILE_BM25_ROUTES:
             reqs.append(_files_request(state, plan.text or _main_query(state), "file_bm25"))
+    # "where is X built?": the code that does it names the action's base form next to X
+    if plan.intent.route == "location" and plan.action:
+        reqs += [_req(state, "bm25", f"{_main_query(state)} {plan.action}", CODE_CHUNK_KINDS),
+                 _req(state, "dense", _dense_query(state), CODE_CHUNK_KINDS)]
     # Exact definitions of the names the question spells out are proof, not noise: look them
     # up from the start (fuzzy lookups wait for the expand / widen steps).
     reqs += _symbol_requests(state, fuzzy_ok=False)

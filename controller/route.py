@@ -145,6 +145,18 @@ class RoutePlan(Frozen):
     unit: str | None = None  # value_check: the unit or value asked about
     ambiguous_term: str | None = None  # a bare one-word subject: dominance may apply
     text: str = ""  # the question's words as asked (scope clause removed): whole-file matching
+    # location: what is done to the subject, in the base form code names it ("where is the
+    # index built?" -> "build"); None for verbs that only say "where" (defined, located...)
+    action: str | None = None
+
+
+# Trailing verbs of a location question that name an action code performs, by base form.
+ACTIONS = {"decided": "decide", "built": "build", "computed": "compute", "handled": "handle",
+           "set": "set", "configured": "configure", "created": "create", "stored": "store",
+           "chosen": "choose", "parsed": "parse", "loaded": "load", "written": "write",
+           "read": "read", "checked": "check", "validated": "validate",
+           "registered": "register", "raised": "raise"}
+_ACTION = re.compile(r"\b(" + "|".join(ACTIONS) + r")\W*$", re.I)  # "where is X built?"
 
 
 def _clean_subject(text: str) -> str:
@@ -249,5 +261,7 @@ def route_question(question: str, *, scope: str | None = None,
         ambiguous = main[0].lower()
     intent = Intent(route=route, slots=slots, terms=terms, path_hints=_path_hints(body),
                     scope=scope, sense=sense)
+    action_match = _ACTION.search(body) if route == "location" else None
     return RoutePlan(intent=intent, subjects=subjects, doc_words=doc_words, unit=unit,
-                     ambiguous_term=ambiguous, text=" ".join(_WORD.findall(body)))
+                     ambiguous_term=ambiguous, text=" ".join(_WORD.findall(body)),
+                     action=ACTIONS[action_match.group(1).lower()] if action_match else None)

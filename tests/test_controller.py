@@ -166,3 +166,22 @@ def test_scope_restricts_evidence(matrix: FakeIndex) -> None:
 
 def test_fixture_dir_exists() -> None:
     assert (FIXTURES / "matrix_repo").is_dir()
+
+
+BUILT = {
+    "search/index.py": "class SearchIndex:\n    \"\"\"The search index.\"\"\"\n\n"
+                       "    def query(self, text):\n        return []\n",
+    "search/builder.py": "from search.index import SearchIndex\n\n\n"
+                         "def build_search_index(docs):\n"
+                         "    \"\"\"Build the search index from documents.\"\"\"\n"
+                         "    return SearchIndex()\n",
+}
+
+
+def test_where_is_x_built_searches_code_for_the_action() -> None:
+    """"where is X built?" also searches code for X with the action's base form, so the code
+    that builds X is in the evidence, not only the class that names it."""
+    index = FakeIndex(BUILT)
+    env = ask(index, "where is the search index built?")
+    assert any(e.symbol == "build_search_index" for e in env.evidence)
+    assert "search index build" in {q for s in env.controller_steps for q in s.queries}

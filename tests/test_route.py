@@ -75,3 +75,16 @@ def test_routing_is_total_and_deterministic(question: str) -> None:
     assert a == b
     assert a.intent.route in SLOTS
     assert a.intent.slots == SLOTS[a.intent.route]
+
+
+@pytest.mark.parametrize(("question", "action"), [
+    ("where is the BM25 index built?", "build"),
+    ("Where is the retry policy decided?", "decide"),
+    ("where are sessions stored", "store"),
+    ("Where is dijkstra_path defined?", None),  # "defined" only says where
+    ("Where does http.client send the request headers?", None),
+    ("How is the index built?", None),  # not a location question
+])
+def test_location_action_is_the_trailing_verbs_base_form(question: str,
+                                                         action: str | None) -> None:
+    assert route_question(question).action == action
