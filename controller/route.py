@@ -99,6 +99,12 @@ _PATTERNS: tuple[tuple[Route, re.Pattern[str]], ...] = (
     ("value_check", re.compile(
         r"^what\s+(?:is|are)\s+the\s+default\s+(?P<quantity>.+?)(?:\s+(?:in|of|for|used by)\s+"
         r"(?P<owner>.+?))?" + _TAIL, _FLAGS)),
+    # "What method does shortest_path use by default?", "How many iterations does spring_layout
+    # run by default?", "What format does digest return?": the quantity is the owner's noun
+    # ("shortest_path method").
+    ("value_check", re.compile(
+        r"^(?:what|which|how\s+many|how\s+much)\s+(?P<noun>\w+(?:\s+\w+)?)\s+(?:does|do|is|are)"
+        r"\s+(?P<owner>.+?)(?:(?:\s+\w+)?\s+by\s+default|\s+return)" + _TAIL, _FLAGS)),
     ("location", re.compile(
         r"^(?:where|in\s+which\s+(?:file|module|class|function))\s+(?:is|are|does|do|did)?\s*"
         r"(?P<target>.+?)" + _TAIL, _FLAGS)),
@@ -109,6 +115,7 @@ _PATTERNS: tuple[tuple[Route, re.Pattern[str]], ...] = (
     ("explanation", re.compile(
         r"^how\s+(?:does|do|is|are)\s+(?P<topic>.+?)\s+(?:work|works|function|happen|run|get|"
         r"computed|built|handled|done)(?:\s.*)?" + _TAIL, _FLAGS)),
+    ("explanation", re.compile(r"^what\s+(?:does|do)\s+(?P<topic>.+?)\s+do" + _TAIL, _FLAGS)),
     ("explanation", re.compile(
         r"^(?:explain|describe|walk me through|give an overview of)\s+(?P<topic>.+?)" + _TAIL,
         _FLAGS)),
@@ -224,6 +231,8 @@ def route_question(question: str, *, scope: str | None = None,
         if match:
             route = candidate
             groups = {k: _clean_subject(v) for k, v in match.groupdict().items() if v}
+            if "noun" in groups:  # "what <noun> does <owner> use by default"
+                groups["quantity"] = f"{groups.pop('owner', '')} {groups.pop('noun')}".strip()
             break
     terms = _terms(body)
     if not groups:

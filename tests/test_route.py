@@ -88,3 +88,18 @@ def test_routing_is_total_and_deterministic(question: str) -> None:
 def test_location_action_is_the_trailing_verbs_base_form(question: str,
                                                          action: str | None) -> None:
     assert route_question(question).action == action
+
+
+@pytest.mark.parametrize(("question", "route", "subject"), [
+    ("What method does shortest_path use by default?", "value_check", "shortest_path method"),
+    ("How many iterations does spring_layout run by default?", "value_check",
+     "spring_layout iterations"),
+    ("What format does digest return?", "value_check", "digest format"),
+    ("What does the not_implemented_for decorator do?", "explanation",
+     "not_implemented_for decorator"),
+])
+def test_default_questions_check_a_value_and_what_x_does_explains(question: str, route: str,
+                                                                  subject: str) -> None:
+    plan = route_question(question)
+    assert plan.intent.route == route
+    assert plan.subjects[SLOTS[route][0]] == (subject,)
