@@ -55,8 +55,11 @@ def _first_line(item: EvidenceItem, phrases: Sequence[str]) -> tuple[str, int]:
 def _docline(item: EvidenceItem) -> str:
     """For a code definition: its signature and the first docstring line."""
     lines = [ln.strip() for ln in item.text.splitlines() if ln.strip()]
-    sig = lines[0] if lines else ""
-    doc = next((ln.strip("\"' ") for ln in lines[1:4] if ln.startswith(('"""', "'''", '"'))), "")
+    # decorators (`@...`, Rust `#[...]`) come before the signature: skip them
+    at = next((i for i, ln in enumerate(lines) if not ln.startswith(("@", "#["))), 0)
+    sig = lines[at] if lines else ""
+    doc = next((ln.strip("\"' ") for ln in lines[at + 1:at + 4]
+                if ln.startswith(('"""', "'''", '"'))), "")
     return _quote(f"{sig} {doc}".strip())
 
 

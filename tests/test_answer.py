@@ -33,3 +33,17 @@ def test_answer_shows_no_raw_markdown_bullet() -> None:
                                                     ratio=1.0), None)
     assert "Tokenizer splits words on case changes. [README.md:11-11]" in answer
     assert "- -" not in answer and "**" not in answer
+
+
+def test_a_decorated_definition_is_quoted_by_its_signature() -> None:
+    plan = route_question("How do I detect a negative cycle?")
+    code = _item("algo/weighted.py", '@nx._dispatchable(edge_attrs="weight")\n'
+                 'def negative_edge_cycle(G, weight="weight"):\n'
+                 '    """Returns True if there exists a negative edge cycle anywhere in G."""\n'
+                 "    return False\n", "def:algo/weighted.py::negative_edge_cycle", "code")
+    code = code.model_copy(update={"symbol": "negative_edge_cycle"})
+    answer = build_answer(plan, [code], SlotCoverage(required=(), covered=(), missing=(),
+                                                     ratio=1.0), None)
+    assert ('`negative_edge_cycle`: def negative_edge_cycle(G, weight="weight"): Returns True if '
+            "there exists a negative edge cycle anywhere in G.") in answer
+    assert "@nx" not in answer
