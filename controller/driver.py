@@ -6,7 +6,8 @@ envelope it returns is a dry run (`llm_steps == 0`); synthesis completes it else
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from controller.alignment import align
 from controller.answer import build_answer
@@ -35,6 +36,16 @@ from indexers.api import IndexReader
 ALIGN_DOCS = 4  # doc spans (best first) whose named identifiers are resolved
 CODE_EDGES = ("calls", "tests")  # imports are hubs (a shared constants module)
 DOMINANCE_STEPS = 2  # discovery + per-sense retrieval, outside the loop's step budget
+# The live trace: trace(event name, JSON-ready data), called as the run goes (`helix ask
+# --trace`): one "controller_step" per step, "stop", "tree_walk", then one "tree_walk_node"
+# per walked node (with the evidence bound to it).
+Trace = Callable[[str, dict[str, Any]], None]
+
+
+def _emit_steps(trace: Trace | None, steps: Sequence[ControllerStep], since: int) -> None:
+    if trace is not None:
+        for s in steps[since:]:
+            trace("controller_step", s.model_dump(mode="json"))
 
 
 def _ms(clock: Clock, since: float) -> float:
@@ -62,7 +73,8 @@ def file_links(index: IndexReader, results: Sequence[RequestResult]) -> tuple[tu
 
 
 def _run_loop(state: LoopState, index: IndexReader, embedder: Embedder | None, clock: Clock,
-              started: float, timings: dict[str, float]) -> LoopState:
+              started: float, timings: dict[str, float], trace: Trace | None = None
+              ) -> LoopState:
     state, action = step(state, None)
     guard = state.settings.max_steps + DOMINANCE_STEPS + 1
     while action is not None and guard > 0:
@@ -73,7 +85,9 @@ def _run_loop(state: LoopState, index: IndexReader, embedder: Embedder | None, c
         links = file_links(index, results) if action.phase == "dominance" else ()
         tools = ToolResults(action=action, results=results, elapsed_ms=_ms(clock, started),
                             file_links=links)
+        seen = len(state.steps)
         state, action = step(state, tools)
+        _emit_steps(trace, state.steps, seen)
     if state.stop_reason is None:  # the guard tripped: say so rather than loop forever
         state = state.model_copy(update={"stop_reason": "budget_exhausted"})
     return state
@@ -133,17 +147,23 @@ def _items(state: LoopState, candidates: Sequence[Candidate]) -> dict[str, Evide
 
 def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
                    query_embedder: Embedder | None, clock: Clock, scope: str | None = None,
-                   sense: str | None = None, refreshed: bool = False) -> Envelope:
-    """Route, retrieve, align, compact and walk: the whole dry run for one question."""
+                   sense: str | None = None, refreshed: bool = False,
+                   trace: Trace | None = None) -> Envelope:
+    """Route, retrieve, align, compact and walk: the whole dry run for one question.
+    `trace` receives the live trace (see `Trace`); it never changes the result."""
     started = clock.monotonic()
     timings: dict[str, float] = {}
     plan = route_question(question, scope=scope, sense=sense)
     state = _run_loop(initial_state(plan, config.retrieval), index, query_embedder, clock,
-                      started, timings)
+                      started, timings, trace)
     t = clock.monotonic()
     if state.stop_reason != "dominance_split":
+        seen = len(state.steps)
         state = _align(state, index)
+        _emit_steps(trace, state.steps, seen)
         timings["align"] = _ms(clock, t)
+    if trace is not None:
+        trace("stop", {"stop_reason": state.stop_reason})
     t = clock.monotonic()
     ranked = rank_for_route(state.plan, state.evidence)
     all_items = _items(state, ranked)
@@ -157,6 +177,10 @@ def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
     clarify = _clarify(state, all_items) if state.stop_reason == "dominance_split" else None
     graph = index.graph
     tree_walk = walk(graph, evidence, config.retrieval)
+    if trace is not None:
+        trace("tree_walk", tree_walk.model_dump(mode="json", exclude={"nodes"}))
+        for node in tree_walk.nodes:
+            trace("tree_walk_node", node.model_dump(mode="json"))
     trees = selected_trees(graph, evidence)
     kept_candidates = [c for c in ranked if evidence_id(c.chunk) in kept_ids]
     items = build_items(state.plan, kept_candidates, trees, state.proof_spans, coverage)

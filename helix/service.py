@@ -94,7 +94,8 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
         llm: LLM | None = None, scope: str | None = None, sense: str | None = None,
         session_id: str | None = None, turn_number: int | None = None,
         clock: Clock | None = None, runlog: RunLog | None = None,
-        sleep: Callable[[float], None] = time.sleep) -> AskResult:
+        sleep: Callable[[float], None] = time.sleep,
+        trace: Callable[[str, dict[str, Any]], None] | None = None) -> AskResult:
     """Answer one question about the repository at `root`; every run goes to the run log."""
     from controller.driver import run_controller
     from indexers.build import ensure_index
@@ -106,7 +107,8 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
     indexed = clock.monotonic()
     envelope = run_controller(question, index, config,
                               query_embedder=lazy if _has_embeddings(index) else None,
-                              clock=clock, scope=scope, sense=sense, refreshed=report.refreshed)
+                              clock=clock, scope=scope, sense=sense, refreshed=report.refreshed,
+                              trace=trace)
     controlled = clock.monotonic()
     timings = dict(envelope.timings_ms)
     timings.setdefault("index", round((indexed - started) * 1000, 3))

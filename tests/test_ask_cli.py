@@ -84,6 +84,17 @@ def test_human_rendering_and_errors(repo: Path, helix_home: Path) -> None:
     assert empty.returncode == 2 and "no question" in empty.stderr
 
 
+def test_trace_streams_json_lines_to_stderr(repo: Path, helix_home: Path) -> None:
+    run = _helix(["ask", "where is the retry policy decided?", "--repo", str(repo), "--dry-run",
+                  "--json", "--trace"], helix_home)
+    assert run.returncode == 0, run.stderr
+    events = [json.loads(line) for line in run.stderr.splitlines() if line.startswith("{")]
+    names = [e["event"] for e in events]
+    assert names[0] == "controller_step" and "stop" in names and "tree_walk" in names
+    envelope = json.loads(run.stdout)  # stdout stays the envelope alone
+    assert names.count("tree_walk_node") == len(envelope["tree_walk"]["nodes"])
+
+
 def test_without_dry_run_is_deterministic_mode(repo: Path, helix_home: Path) -> None:
     run = _helix(["ask", "where is the retry policy decided?", "--repo", str(repo), "--json"],
                  helix_home)

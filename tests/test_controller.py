@@ -185,3 +185,21 @@ def test_where_is_x_built_searches_code_for_the_action() -> None:
     env = ask(index, "where is the search index built?")
     assert any(e.symbol == "build_search_index" for e in env.evidence)
     assert "search index build" in {q for s in env.controller_steps for q in s.queries}
+
+
+def test_live_trace_streams_steps_stop_and_tree_walk(matrix: FakeIndex) -> None:
+    """Plan phase 6: tree-walk events in the live trace; the trace never changes the result."""
+    events: list[tuple[str, dict[str, object]]] = []
+    env = ask(matrix, "Define FINESSE_TARGET in this repo.",
+              trace=lambda name, data: events.append((name, data)))
+    names = [name for name, _ in events]
+    steps = [data for name, data in events if name == "controller_step"]
+    assert [s["index"] for s in steps] == [s.index for s in env.controller_steps]
+    assert names.index("stop") > max(i for i, n in enumerate(names) if n == "controller_step")
+    assert events[names.index("stop")][1] == {"stop_reason": env.stop_reason}
+    walk = events[names.index("tree_walk")][1]
+    assert walk["binding_rate"] == env.tree_walk.binding_rate > 0
+    nodes = [data for name, data in events if name == "tree_walk_node"]
+    assert [n["node_id"] for n in nodes] == [n.node_id for n in env.tree_walk.nodes]
+    assert any(n["bound_evidence"] for n in nodes)
+    assert ask(matrix, "Define FINESSE_TARGET in this repo.").item_hashes == env.item_hashes

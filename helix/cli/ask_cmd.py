@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -113,6 +113,9 @@ def render_envelope(env: Envelope, console: Console) -> None:
 @click.option("--api-base", "api_base", default=None,
               help="Base URL of an OpenAI-compatible server (default: HELIX_API_BASE).")
 @click.option("--verbose", "-v", is_flag=True, help="Also show the controller's steps.")
+@click.option("--trace", is_flag=True,
+              help="Stream the live trace to stderr as JSON lines (controller steps, stop, "
+                   "tree walk and its nodes) while the controller runs.")
 @click.option("--session", default=None,
               help="Continue the named conversation session (continuity lanes, T1-T10).")
 @click.option("--reply-to", "reply_to", type=click.IntRange(min=1), default=None,
@@ -120,13 +123,15 @@ def render_envelope(env: Envelope, console: Console) -> None:
 def ask(question: tuple[str, ...], repo: str | None, dry_run: bool, as_json: bool,
         question_file: str | None, scope: str | None, sense: str | None,
         session: str | None, reply_to: int | None, model: str | None, api_base: str | None,
-        verbose: bool) -> None:
+        verbose: bool, trace: bool) -> None:
     """Ask a question about a repository; --dry-run shows the controller's evidence."""
     text = read_question(question, question_file)
     if session is not None or reply_to is not None:
         if scope is not None or sense is not None:
             raise UserError("--scope/--sense do not combine with --session (say it in words: "
                             "'same question but only in tests/')")
+        if trace:
+            raise UserError("--trace does not combine with --session (see `helix events`)")
         from helix.cli.chat_cmd import ask_in_session
 
         # the session runner loads its own config: hand the flags on as their environment
@@ -145,7 +150,7 @@ def ask(question: tuple[str, ...], repo: str | None, dry_run: bool, as_json: boo
     root = repo_root(repo)
     config = load_config(root, flags={"synthesis.model": model, "synthesis.api_base": api_base})
     result = service_ask(text, root=root, config=config, dry_run=dry_run, scope=scope,
-                         sense=sense)
+                         sense=sense, trace=trace_to_stderr if trace else None)
     if result.index_refreshed:
         changed = len(result.build.get("changed_files", ()))
         click.echo(f"helix: index refreshed ({changed} changed file(s))", err=True)
@@ -161,6 +166,13 @@ def ask(question: tuple[str, ...], repo: str | None, dry_run: bool, as_json: boo
 
 
 MAX_EVIDENCE_SHOWN = 8
+
+
+def trace_to_stderr(event: str, data: dict[str, Any]) -> None:
+    """One live-trace event: a canonical JSON line on stderr, flushed at once."""
+    from helix.core.hashing import canonical_json
+
+    click.echo(canonical_json({"event": event, **data}), err=True)
 
 
 def render_answer(env: Envelope, console: Console) -> None:
