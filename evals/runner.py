@@ -101,12 +101,33 @@ def materialize_stdlib(home: Path | None = None) -> Path:
                         home)
 
 
+def materialize_package(name: str, home: Path | None = None) -> Path:
+    """An installed Python package (`package:click`), copied once like networkx: its
+    directory, found without importing it, stamped with its installed version."""
+    import importlib.util
+    from importlib import metadata
+
+    spec = importlib.util.find_spec(name) if name.isidentifier() else None
+    if spec is None or not spec.submodule_search_locations:
+        raise BadPathError(f"eval repository not found: package:{name} (not an installed package)")
+    source = Path(next(iter(spec.submodule_search_locations))).resolve()
+    try:
+        version = metadata.version(name)
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    return _materialize(f"package-{name}", source, f"{name} {version} {source}", _COPY_IGNORE,
+                        home)
+
+
 def resolve_repo(spec: str, *, fixtures_dir: Path = FIXTURES_DIR) -> Path:
-    """`self`, `networkx`, `stdlib`, `fixture:<name>` or a directory path -> a directory."""
+    """`self`, `networkx`, `stdlib`, `package:<name>`, `fixture:<name>` or a directory path
+    -> a directory."""
     if spec == "self":
         return SELF_ROOT
     if spec == "networkx":
         return materialize_networkx()
+    if spec.startswith("package:"):
+        return materialize_package(spec.split(":", 1)[1])
     if spec == "stdlib":
         return materialize_stdlib()
     if spec.startswith("fixture:"):

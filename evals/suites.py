@@ -7,7 +7,8 @@ A case names a question, the repository it is asked about and what a good dry ru
      "notes": "weighted.py:148 def dijkstra_path(G, source, target, weight=\"weight\")"}
 
 `repo` is "self" (this repository), "networkx" (the installed networkx package), "stdlib" (the
-standard library without site-packages and tests), "fixture:<name>"
+standard library without site-packages and tests), "package:<name>" (any installed Python
+package, copied like networkx), "fixture:<name>"
 (`data/fixtures/<name>`) or a path. Continuity suites (`data/evals/continuity/*.jsonl`) have their
 own case format, owned by the session lane; `load_suite` leaves those cases as raw dicts.
 """

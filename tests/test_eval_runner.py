@@ -99,6 +99,16 @@ def test_networkx_is_copied_once_into_helix_home(helix_home):
     assert (first / ".helix-eval-source").stat().st_mtime_ns == marker
 
 
+def test_an_installed_package_is_copied_once_by_name(helix_home):
+    first = resolve_repo("package:click")
+    assert (first / "core.py").is_file() and first.name == "package-click"
+    assert (first / ".helix-eval-source").read_text(encoding="utf-8").startswith("click ")
+    assert resolve_repo("package:click") == first
+    for bad in ("package:no_such_package_here", "package:not-an-identifier"):
+        with pytest.raises(BadPathError):
+            resolve_repo(bad)
+
+
 def test_continuity_report_rates_per_transition_class():
     outcomes = {
         "a": {"id": "a", "passed": True, "per_turn": [], "transition_classes": ["T1", "T3"]},
