@@ -14,6 +14,7 @@ from helix.core.envelope import Clarify, EvidenceItem, SlotCoverage
 MAX_LIST = 5
 DOC_NODES = ("sec:", "tree:")  # evidence whose node is a doc section or a concept-tree node
 MAX_QUOTE_CHARS = 200
+MIN_CODE_CLAIMS = 3  # an explanation shows at least this many code spans when it has them
 
 
 def cite(item: EvidenceItem, line: int | None = None) -> str:
@@ -147,8 +148,13 @@ def _route_lines(plan: RoutePlan, evidence: Sequence[EvidenceItem]) -> list[str]
         return _section(f"What the document says about {topic[0]}:", relevant, topic)
     docs = [e for e in relevant if e.kind in ("doc", "tree", "contract")]
     code = [e for e in relevant if e not in docs]
+    # A question that never names its function ("how do I ...") is rarely matched word for
+    # word: show the best-ranked other code too, under its own heading, up to three claims.
+    more = [e for e in evidence if e not in relevant and e.kind != "test"
+            and not e.node_id.startswith(DOC_NODES)][:max(0, MIN_CODE_CLAIMS - len(code))]
     return [*_section(f"{subject}, as documented:", docs[:3], main),
-            *_section("Where it is implemented:", code[:4], main)]
+            *_section("Where it is implemented:", code[:4], main),
+            *_section("Also found (best first):", more, main)]
 
 
 def build_answer(plan: RoutePlan, evidence: Sequence[EvidenceItem], coverage: SlotCoverage,

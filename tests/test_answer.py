@@ -47,3 +47,19 @@ def test_a_decorated_definition_is_quoted_by_its_signature() -> None:
     assert ('`negative_edge_cycle`: def negative_edge_cycle(G, weight="weight"): Returns True if '
             "there exists a negative edge cycle anywhere in G.") in answer
     assert "@nx" not in answer
+
+
+def test_an_explanation_shows_the_best_other_code_under_its_own_heading() -> None:
+    plan = route_question("How do I detect a negative cycle in a weighted graph?")
+    named = _item("algo/weighted.py", "def negative_edge_cycle(G):\n    return False\n",
+                  "def:algo/weighted.py::negative_edge_cycle", "code")
+    others = [_item(f"algo/other{i}.py", f"def helper{i}(G):\n    return {i}\n",
+                    f"def:algo/other{i}.py::helper{i}", "code") for i in range(3)]
+    text = ("def negative_edge_cycle(G):\n    '''detect negative cycle weighted graph'''\n"
+            "    return False\n")
+    named = named.model_copy(update={"text": text, "symbol": "negative_edge_cycle"})
+    cov = SlotCoverage(required=(), covered=(), missing=(), ratio=1.0)
+    answer = build_answer(plan, [named, *others], cov, None)
+    assert answer.index("Where it is implemented:") < answer.index("Also found (best first):")
+    assert "algo/other0.py" in answer and "algo/other1.py" in answer
+    assert "algo/other2.py" not in answer  # three code claims in all
