@@ -22,7 +22,7 @@ ENTRYPOINT_MARKERS = re.compile(
     r"if __name__ == ['\"]__main__['\"]|@click\.(?:command|group)|@\w+\.(?:route|get|post)\(|"
     r"ArgumentParser\(|@app\.")
 # Slots whose subject names the thing a definition span would define.
-SUBJECT_SLOTS = ("term", "target", "symbol", "quantity", "x", "y", "topic")
+SUBJECT_SLOTS = ("term", "target", "symbol", "quantity", "owner", "x", "y", "topic")
 ITEM_LISTS = ("intent", "selected_trees", "doc_section_hits", "repo_search_hits", "proof_spans",
               "slot_coverage_report")
 

@@ -192,7 +192,7 @@ def _names(state: LoopState) -> list[tuple[str, tuple[str, ...]]]:
     out: list[tuple[str, tuple[str, ...]]] = [
         (t, ()) for t in state.plan.intent.terms if is_identifier(t)]
     route = state.plan.intent.route
-    for slot in ("term", "target", "symbol", "quantity", "x", "y"):
+    for slot in ("term", "target", "symbol", "quantity", "owner", "x", "y"):
         for phrase in state.plan.subjects.get(slot, ()):
             words = phrase.split()
             for size in range(len(words), 1, -1):

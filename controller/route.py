@@ -256,6 +256,9 @@ def route_question(question: str, *, scope: str | None = None,
         unit = groups.get("unit") or None
         if unit:
             subjects["unit_or_value"] = (unit,)
+        # "the default X of Live": the owner holds the value; its definition is looked up
+        if groups.get("owner") and _content(groups["owner"]):
+            subjects["owner"] = (groups["owner"],)
     if route == "relation" and "x" in subjects and "y" in subjects:
         subjects["link"] = (subjects["x"][0], subjects["y"][0])
     if route in ("location", "explanation") and not subjects.get(slots[0]) and terms:

@@ -203,3 +203,22 @@ def test_live_trace_streams_steps_stop_and_tree_walk(matrix: FakeIndex) -> None:
     assert [n["node_id"] for n in nodes] == [n.node_id for n in env.tree_walk.nodes]
     assert any(n["bound_evidence"] for n in nodes)
     assert ask(matrix, "Define FINESSE_TARGET in this repo.").item_hashes == env.item_hashes
+
+
+OWNERS = {
+    "pkg/live.py": "class Live:\n    \"\"\"A live display.\"\"\"\n\n"
+                   "    def __init__(self, refresh_rate: float = 4):\n"
+                   "        self.refresh_rate = refresh_rate\n",
+    "pkg/progress.py": "class Progress:\n    \"\"\"Progress bars.\"\"\"\n\n"
+                       "    def __init__(self, refresh_rate: float = 10):\n"
+                       "        self.refresh_rate = refresh_rate\n",
+    "pkg/status.py": "def status(refresh_rate: float = 12.5):\n    return refresh_rate\n",
+}
+
+
+def test_a_default_value_question_looks_up_its_owner() -> None:
+    """"the default X of Live": X is set in several places; the owner's definition decides."""
+    plan = route_question("What is the default refresh_rate of Live?")
+    assert plan.subjects["owner"] == ("Live",)
+    env = ask(FakeIndex(OWNERS), "What is the default refresh_rate of Live?")
+    assert env.evidence[0].path == "pkg/live.py"
