@@ -14,6 +14,14 @@ from helix.core.envelope import Clarify, EvidenceItem, SlotCoverage
 MAX_LIST = 5
 DOC_NODES = ("sec:", "tree:")  # evidence whose node is a doc section or a concept-tree node
 MAX_QUOTE_CHARS = 200
+# What a missing slot means, in the reader's words.
+SLOT_WORDS = {"term": "the term itself", "definition_span": "a definition of it",
+              "target": "the thing asked about", "location": "code where it is",
+              "topic": "the topic itself", "mechanism": "code that does it",
+              "x": "the first side", "y": "the second side", "link": "one place naming both",
+              "quantity": "the quantity", "unit_or_value": "its value or unit",
+              "symbol": "the symbol", "call_sites": "call sites",
+              "document": "the named document"}
 MIN_CODE_CLAIMS = 3  # an explanation shows at least this many code spans when it has them
 
 
@@ -170,5 +178,6 @@ def build_answer(plan: RoutePlan, evidence: Sequence[EvidenceItem], coverage: Sl
         return f"Nothing in the repository matched {terms}: no evidence was found."
     lines = _route_lines(plan, evidence)
     if coverage.missing:
-        lines.append(f"(Not shown by the evidence: {', '.join(coverage.missing)}.)")
+        missing = ", ".join(SLOT_WORDS.get(slot, slot) for slot in coverage.missing)
+        lines.append(f"(Not shown by the evidence: {missing}.)")
     return "\n".join(lines)

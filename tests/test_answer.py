@@ -63,3 +63,12 @@ def test_an_explanation_shows_the_best_other_code_under_its_own_heading() -> Non
     assert answer.index("Where it is implemented:") < answer.index("Also found (best first):")
     assert "algo/other0.py" in answer and "algo/other1.py" in answer
     assert "algo/other2.py" not in answer  # three code claims in all
+
+
+def test_missing_slots_are_said_in_plain_words() -> None:
+    plan = route_question("How does the tokenizer split words?")
+    doc = _item("README.md", "## Tokenizer\nSplits words.", "sec:README.md#tokenizer")
+    cov = SlotCoverage(required=("topic", "mechanism"), covered=("topic",),
+                       missing=("mechanism",), ratio=0.5)
+    answer = build_answer(plan, [doc], cov, None)
+    assert answer.endswith("(Not shown by the evidence: code that does it.)")
