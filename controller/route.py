@@ -126,6 +126,8 @@ _PATTERNS: tuple[tuple[Route, re.Pattern[str]], ...] = (
     ("definition", re.compile(
         r"^what\s+(?:is|are|'s)\s+(?P<term>.+?)" + _TAIL, _FLAGS)),
 )
+# "the default theme used by Syntax for highlighting code": the owner ends at the clause
+_OWNER_TAIL = re.compile(r"\s+(?:for|when|if|while|to|so|because|during|unless)\s", _FLAGS)
 _SCOPE = re.compile(r"\b(?:in|under|within|inside)\s+`?(?P<scope>[\w.-]+(?:/[\w.-]+)*/)`?", _FLAGS)
 _BACKTICK = re.compile(r"`([^`]+)`")
 _QUOTED = re.compile(r"\"([^\"]+)\"|'([^']{2,})'")
@@ -257,8 +259,9 @@ def route_question(question: str, *, scope: str | None = None,
         if unit:
             subjects["unit_or_value"] = (unit,)
         # "the default X of Live": the owner holds the value; its definition is looked up
-        if groups.get("owner") and _content(groups["owner"]):
-            subjects["owner"] = (groups["owner"],)
+        owner = _OWNER_TAIL.split(groups.get("owner", ""), maxsplit=1)[0].strip()
+        if owner and _content(owner):
+            subjects["owner"] = (owner,)
     if route == "relation" and "x" in subjects and "y" in subjects:
         subjects["link"] = (subjects["x"][0], subjects["y"][0])
     if route in ("location", "explanation") and not subjects.get(slots[0]) and terms:

@@ -222,3 +222,8 @@ def test_a_default_value_question_looks_up_its_owner() -> None:
     assert plan.subjects["owner"] == ("Live",)
     env = ask(FakeIndex(OWNERS), "What is the default refresh_rate of Live?")
     assert env.evidence[0].path == "pkg/live.py"
+
+
+def test_the_owner_ends_where_its_clause_does() -> None:
+    plan = route_question("What is the default theme used by Syntax for highlighting code?")
+    assert plan.subjects["owner"] == ("Syntax",)
