@@ -105,6 +105,23 @@ def file_documents(paths: Sequence[str], lengths: np.ndarray) -> tuple[list[str]
     return [paths[i] for i in starts], np.add.reduceat(lengths, np.array(starts, dtype=np.int64))
 
 
+_NO_PAIRS = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+
+
+def _compact(term_ids: np.ndarray, vocab: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    """Term ids renumbered over the tokens in use (an unused token would shift okapi's mean
+    idf), and that vocabulary."""
+    counts = np.bincount(term_ids, minlength=len(vocab))
+    if len(counts) > len(vocab):
+        raise ValueError("term id outside the vocabulary")
+    if counts.all():
+        return term_ids, list(vocab)
+    used = np.flatnonzero(counts)
+    remap = np.zeros(len(vocab), dtype=np.int64)
+    remap[used] = np.arange(len(used), dtype=np.int64)
+    return remap[term_ids], [vocab[i] for i in used.tolist()]
+
+
 class BM25Index:
     """Eager BM25 scores in CSC form: column t holds (doc, score) for every doc containing t."""
 
@@ -153,38 +170,71 @@ class BM25Index:
             raise ValueError("ids, lengths and term ids differ in length")
         if len(set(ids)) != len(ids):
             raise ValueError("duplicate ids")
+        term_ids, vocab = _compact(np.asarray(term_ids, dtype=np.int64), vocab)
+        lengths = np.asarray(lengths, dtype=np.int64)
         n_docs = len(ids)
+        if not vocab:
+            return cls._from_pairs(ids, [], _NO_PAIRS, lengths, params)
+        doc_ids = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
+        # one key per (term, doc) pair, sorted term-major: that is the CSC order
+        keys, tf = np.unique(term_ids * n_docs + doc_ids, return_counts=True)
+        return cls._from_pairs(ids, vocab, (keys // n_docs, keys % n_docs, tf), lengths, params)
+
+    @classmethod
+    def _from_pairs(cls, ids: Sequence[str], vocab: Sequence[str],
+                    pairs: tuple[np.ndarray, np.ndarray, np.ndarray], lengths: np.ndarray,
+                    params: dict[str, object]) -> BM25Index:
+        """The index from its (term, doc, tf) pairs in term-major, doc-ascending order."""
+        n_docs, n_vocab = len(ids), len(vocab)
         id_rank = np.empty(n_docs, dtype=np.int32)
         id_rank[np.array(sorted(range(n_docs), key=ids.__getitem__), dtype=np.int64)] = (
             np.arange(n_docs, dtype=np.int32))
-        term_ids = np.asarray(term_ids, dtype=np.int64)
-        lengths = np.asarray(lengths, dtype=np.int64)
-        counts = np.bincount(term_ids, minlength=len(vocab))
-        if len(counts) > len(vocab):
-            raise ValueError("term id outside the vocabulary")
-        if not counts.all():  # compact: an unused token would shift okapi's mean idf
-            used = np.flatnonzero(counts)
-            remap = np.zeros(len(vocab), dtype=np.int64)
-            remap[used] = np.arange(len(used), dtype=np.int64)
-            term_ids = remap[term_ids]
-            vocab = [vocab[i] for i in used.tolist()]
-        n_vocab = len(vocab)
         if n_vocab == 0:
             return cls(ids, [], np.zeros(0, np.float32), np.zeros(0, np.int32),
                        np.zeros(1, np.int64), id_rank, params)
-        doc_ids = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
-        # one key per (term, doc) pair, sorted term-major: that is the CSC order
-        pairs, tf = np.unique(term_ids * n_docs + doc_ids, return_counts=True)
-        pair_terms = pairs // n_docs
-        pair_docs = pairs % n_docs
+        pair_terms, pair_docs, tf = pairs
+        k1, b = float(params["k1"]), float(params["b"])  # type: ignore[arg-type]
         df = np.bincount(pair_terms, minlength=n_vocab)
-        idf_values = IDF_FUNCTIONS[idf](df.astype(np.float64), n_docs)
+        idf_values = IDF_FUNCTIONS[str(params["idf"])](df.astype(np.float64), n_docs)
         avgdl = float(lengths.sum()) / n_docs
         norm = k1 * (1.0 - b + b * lengths[pair_docs] / avgdl)
         data = (idf_values[pair_terms] * (tf * (k1 + 1.0)) / (tf + norm)).astype(np.float32)
         indptr = np.zeros(n_vocab + 1, dtype=np.int64)
         np.cumsum(df, out=indptr[1:])
         return cls(ids, list(vocab), data, pair_docs.astype(np.int32), indptr, id_rank, params)
+
+    @classmethod
+    def build_with_files(cls, ids: Sequence[str], paths: Sequence[str], vocab: Sequence[str],
+                         term_ids: np.ndarray, lengths: np.ndarray
+                         ) -> tuple[BM25Index, BM25Index]:
+        """The chunk index and the whole-file index (as `build_file_index`) in one pass: a
+        file's (term, file) counts are its chunks' (term, chunk) counts added up, and since chunk
+        rows are sorted by path, mapping chunks to files keeps the pairs in term-major,
+        file-ascending order: no second sort of the token stream."""
+        if len(paths) != len(ids):
+            raise ValueError("ids and paths differ in length")
+        files, file_lengths = file_documents(paths, np.asarray(lengths, dtype=np.int64))
+        compact_ids, compact_vocab = _compact(np.asarray(term_ids, dtype=np.int64), vocab)
+        if not compact_vocab or not files:
+            return (cls.build_from_term_ids(ids, vocab, term_ids, lengths),
+                    cls.build_from_term_ids(files, vocab, term_ids, file_lengths))
+        if len(set(ids)) != len(ids):
+            raise ValueError("duplicate ids")
+        params: dict[str, object] = {"k1": K1, "b": B, "idf": DEFAULT_IDF}
+        lengths = np.asarray(lengths, dtype=np.int64)
+        n_docs, n_files = len(ids), len(files)
+        doc_ids = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
+        keys, tf = np.unique(compact_ids * n_docs + doc_ids, return_counts=True)
+        pair_terms, pair_docs = keys // n_docs, keys % n_docs
+        chunks = cls._from_pairs(ids, compact_vocab, (pair_terms, pair_docs, tf), lengths,
+                                 params)
+        new_file = np.zeros(n_docs, dtype=np.int64)
+        new_file[1:] = [a != b for a, b in pairwise(paths)]
+        file_keys = pair_terms * n_files + np.cumsum(new_file)[pair_docs]
+        starts = np.flatnonzero(np.r_[True, file_keys[1:] != file_keys[:-1]])
+        merged = file_keys[starts]
+        file_pairs = (merged // n_files, merged % n_files, np.add.reduceat(tf, starts))
+        return chunks, cls._from_pairs(files, compact_vocab, file_pairs, file_lengths, params)
 
     def scores_for_tokens(self, tokens: Sequence[str]) -> np.ndarray:
         scores = np.zeros(len(self._ids), dtype=np.float32)

@@ -397,7 +397,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
             for p in parsed for r in p.refs]  # cached ones are RefRows already
     lap("parse")
 
-    from indexers.bm25 import BM25Index, build_file_index
+    from indexers.bm25 import BM25Index
     from indexers.tokenize import tokenize
 
     rows: list[int | list[str]] = []
@@ -410,10 +410,9 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
             tokens_cached += 1
             rows.append(cached_row)
     token_table = merge_tokens(rows, previous.token_table if previous else None)
-    bm25 = BM25Index.build_from_term_ids([c.id for c in chunks], token_table.vocab,
-                                         token_table.flat, np.diff(token_table.offsets))
-    file_bm25 = build_file_index([c.path for c in chunks], token_table.vocab,
-                                 token_table.flat, token_table.offsets)
+    bm25, file_bm25 = BM25Index.build_with_files(
+        [c.id for c in chunks], [c.path for c in chunks], token_table.vocab, token_table.flat,
+        np.diff(token_table.offsets))
     lap("bm25")
 
     cards: dict[str, Any] = {}

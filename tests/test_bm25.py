@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -201,8 +202,6 @@ def test_bm25_text_for_adds_path_symbol_and_headings() -> None:
 def test_build_from_term_ids_equals_build() -> None:
     """The builder's path (token cache ids, sorted vocabulary, an unused token) scores
     exactly like the token-list path."""
-    import numpy as np
-
     ids = ["c", "a", "b", "d"]
     docs = [["retry", "policy", "retry"], ["backoff", "delay"], ["policy", "jitter"], []]
     vocab = ["backoff", "delay", "jitter", "policy", "retry", "unused"]
@@ -221,7 +220,6 @@ def test_build_from_term_ids_equals_build() -> None:
 def test_file_index_concatenates_a_files_chunks() -> None:
     """Whole-file BM25 from chunk rows: a file's chunks are one document, so words spread over
     several chunks of one file add up; the same as BM25 over the concatenated token lists."""
-    import numpy as np
 
     from indexers.bm25 import build_file_index, file_documents
 
@@ -243,3 +241,26 @@ def test_file_index_concatenates_a_files_chunks() -> None:
     with pytest.raises(ValueError):
         file_documents(["a.py"], np.array([1, 1]))
     assert file_documents([], np.zeros(0))[0] == []
+
+
+def test_chunk_and_file_indexes_in_one_pass_equal_the_separate_builds() -> None:
+    import random
+
+    from indexers.bm25 import build_file_index
+
+    rng = random.Random(7)
+    for _ in range(40):
+        n_chunks = rng.randint(1, 30)
+        paths = sorted(rng.choice(["a.py", "b/c.py", "d.md", "e.py"]) for _ in range(n_chunks))
+        ids = [f"c{i:03d}" for i in range(n_chunks)]
+        vocab = [f"t{i}" for i in range(rng.randint(1, 25))]
+        lengths = np.array([rng.randint(0, 10) for _ in range(n_chunks)], dtype=np.int64)
+        flat = np.array([rng.randrange(len(vocab)) for _ in range(int(lengths.sum()))],
+                        dtype=np.int64)
+        chunks, files = BM25Index.build_with_files(ids, paths, vocab, flat, lengths)
+        expected = (BM25Index.build_from_term_ids(ids, vocab, flat, lengths),
+                    build_file_index(paths, vocab, flat, np.r_[0, np.cumsum(lengths)]))
+        for got, want in zip((chunks, files), expected, strict=True):
+            assert got.ids == want.ids
+            for query in ("t0 t1", "t2", "t3 t3 t4"):
+                assert got.search(query, 10) == want.search(query, 10)
