@@ -258,3 +258,16 @@ def test_file_bm25_has_its_own_fusion_weight() -> None:
     fused = rrf([Ranked(channel="file_bm25", query="q", chunk_ids=("a", "b"))], settings)
     assert [(f.chunk_id, f.score) for f in fused] == [
         ("a", round(0.7 / (settings.rrf_k + 1), 9)), ("b", round(0.7 / (settings.rrf_k + 2), 9))]
+
+
+def test_dense_requests_carry_the_question_as_asked() -> None:
+    """A sentence encoder reads sentences: the dense channel gets the question's words in
+    order, not the keyword list BM25 gets."""
+    from controller.loop import first_action
+
+    plan = route_question("How do I find the cheapest set of edges that connects every node?")
+    action = first_action(initial_state(plan, RetrievalSettings()))
+    dense = {r.query for r in action.requests if r.channel == "dense"}
+    bm25 = {r.query for r in action.requests if r.channel == "bm25"}
+    assert dense == {"How do I find the cheapest set of edges that connects every node"}
+    assert all(q != next(iter(dense)) for q in bm25)
