@@ -184,13 +184,19 @@ SINGLE_WORD_ROUTES = ("definition", "location")  # short subjects: each word may
 MIN_NAME_CHARS = 4
 
 
+def _class_like(word: str) -> bool:
+    """A capitalised word inside a question ("How does Graph store ...") names a class more
+    often than not (question words and verbs are stopwords, never terms)."""
+    return len(word) >= 3 and word[0].isupper() and word[1:].islower() and word.isalpha()
+
+
 def _names(state: LoopState) -> list[tuple[str, tuple[str, ...]]]:
     """Names a definition could carry, each with the words its span must also show: spelled
     identifiers, code spellings of the subject and of its contiguous sub-phrases ("mirror
     radiation pressure" -> radiation_pressure), and for a two-word subject of a definition or
     location question each word, kept only if the span mentions the other ("denoise stage")."""
     out: list[tuple[str, tuple[str, ...]]] = [
-        (t, ()) for t in state.plan.intent.terms if is_identifier(t)]
+        (t, ()) for t in state.plan.intent.terms if is_identifier(t) or _class_like(t)]
     route = state.plan.intent.route
     for slot in ("term", "target", "symbol", "quantity", "owner", "x", "y"):
         for phrase in state.plan.subjects.get(slot, ()):

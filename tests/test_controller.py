@@ -227,3 +227,17 @@ def test_a_default_value_question_looks_up_its_owner() -> None:
 def test_the_owner_ends_where_its_clause_does() -> None:
     plan = route_question("What is the default theme used by Syntax for highlighting code?")
     assert plan.subjects["owner"] == ("Syntax",)
+
+
+CLASSES = {
+    "core/graph.py": "class Graph:\n    \"\"\"A graph.\"\"\"\n\n    def __init__(self):\n"
+                     "        self._adj = {}\n",
+    "io/adjacency_dump.py": "def dump_adjacency(graph, store):\n    \"\"\"Store the adjacency "
+                            "of a graph in a store.\"\"\"\n    store.write(graph)\n",
+}
+
+
+def test_a_capitalised_word_in_an_explanation_is_looked_up_as_a_class() -> None:
+    env = ask(FakeIndex(CLASSES), "How does Graph store its adjacency?")
+    assert (env.evidence[0].path, env.evidence[0].symbol) == ("core/graph.py", "Graph")
+    assert "symbol:exact" in env.evidence[0].reasons
