@@ -29,6 +29,7 @@ from controller.evidence import (
     rank,
 )
 from controller.fusion import Ranked, mmr, rrf
+from controller.names import question_names, spelled_identifiers
 from controller.route import RoutePlan
 from controller.text import is_identifier, phrase_tokens, symbol_variants, token_set
 from helix.core.config import RetrievalSettings
@@ -180,40 +181,8 @@ def _seed(state: LoopState) -> Action:
     return Action(phase="seed", requests=_fresh(state, reqs), note="docs-first")
 
 
-SINGLE_WORD_ROUTES = ("definition", "location")  # short subjects: each word may be a name
-MIN_NAME_CHARS = 4
-
-
-def _class_like(word: str) -> bool:
-    """A capitalised word inside a question ("How does Graph store ...") names a class more
-    often than not (question words and verbs are stopwords, never terms)."""
-    return len(word) >= 3 and word[0].isupper() and word[1:].islower() and word.isalpha()
-
-
 def _names(state: LoopState) -> list[tuple[str, tuple[str, ...]]]:
-    """Names a definition could carry, each with the words its span must also show: spelled
-    identifiers, code spellings of the subject and of its contiguous sub-phrases ("mirror
-    radiation pressure" -> radiation_pressure), and for a two-word subject of a definition or
-    location question each word, kept only if the span mentions the other ("denoise stage")."""
-    out: list[tuple[str, tuple[str, ...]]] = [
-        (t, ()) for t in state.plan.intent.terms if is_identifier(t) or _class_like(t)]
-    route = state.plan.intent.route
-    for slot in ("term", "target", "symbol", "quantity", "owner", "x", "y"):
-        for phrase in state.plan.subjects.get(slot, ()):
-            words = phrase.split()
-            for size in range(len(words), 1, -1):
-                for start in range(len(words) - size + 1):
-                    out += [(v, ()) for v in symbol_variants(" ".join(words[start:start + size]))]
-            if len(words) == 1:
-                out += [(v, ()) for v in symbol_variants(words[0])]
-            elif route in SINGLE_WORD_ROUTES and len(words) == 2:
-                for word, other in ((words[0], words[1]), (words[1], words[0])):
-                    if len(word) >= MIN_NAME_CHARS:
-                        out += [(v, phrase_tokens(other)) for v in symbol_variants(word)]
-    seen: dict[str, tuple[str, ...]] = {}
-    for name, must in out:
-        seen.setdefault(name, must)
-    return list(seen.items())
+    return question_names(state.plan)
 
 
 def _identifiers(state: LoopState) -> list[str]:
@@ -228,8 +197,7 @@ def _symbol_requests(state: LoopState, fuzzy_ok: bool) -> list[Request]:
 
 
 def _spelled(state: LoopState) -> list[str]:
-    """Identifiers the question spells out: the only names worth a (costly) fuzzy lookup."""
-    return [t for t in state.plan.intent.terms if is_identifier(t)]
+    return spelled_identifiers(state.plan)
 
 
 def _expand(state: LoopState) -> Action:

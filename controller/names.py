@@ -1,0 +1,51 @@
+"""The names a question's definitions could carry: what the symbol channel looks up.
+
+Pure functions of the routed question (`RoutePlan`); the loop turns them into requests.
+"""
+
+from __future__ import annotations
+
+from controller.route import RoutePlan
+from controller.text import is_identifier, phrase_tokens, symbol_variants
+
+SINGLE_WORD_ROUTES = ("definition", "location")  # short subjects: each word may be a name
+MIN_NAME_CHARS = 4
+NAME_SLOTS = ("term", "target", "symbol", "quantity", "owner", "x", "y")
+
+
+def class_like(word: str) -> bool:
+    """A capitalised word inside a question ("How does Graph store ...") names a class more
+    often than not (question words and verbs are stopwords, never terms)."""
+    return len(word) >= 3 and word[0].isupper() and word[1:].islower() and word.isalpha()
+
+
+def question_names(plan: RoutePlan) -> list[tuple[str, tuple[str, ...]]]:
+    """Names a definition could carry, each with the words its span must also show: spelled
+    identifiers and capitalised words, code spellings of the subject and of its contiguous
+    sub-phrases ("mirror radiation pressure" -> radiation_pressure), and for a two-word subject
+    of a definition or location question each word, kept only if the span mentions the other
+    ("denoise stage"). First occurrence wins."""
+    out: list[tuple[str, tuple[str, ...]]] = [
+        (t, ()) for t in plan.intent.terms if is_identifier(t) or class_like(t)]
+    route = plan.intent.route
+    for slot in NAME_SLOTS:
+        for phrase in plan.subjects.get(slot, ()):
+            words = phrase.split()
+            for size in range(len(words), 1, -1):
+                for start in range(len(words) - size + 1):
+                    out += [(v, ()) for v in symbol_variants(" ".join(words[start:start + size]))]
+            if len(words) == 1:
+                out += [(v, ()) for v in symbol_variants(words[0])]
+            elif route in SINGLE_WORD_ROUTES and len(words) == 2:
+                for word, other in ((words[0], words[1]), (words[1], words[0])):
+                    if len(word) >= MIN_NAME_CHARS:
+                        out += [(v, phrase_tokens(other)) for v in symbol_variants(word)]
+    seen: dict[str, tuple[str, ...]] = {}
+    for name, must in out:
+        seen.setdefault(name, must)
+    return list(seen.items())
+
+
+def spelled_identifiers(plan: RoutePlan) -> list[str]:
+    """Identifiers the question spells out: the only names worth a (costly) fuzzy lookup."""
+    return [t for t in plan.intent.terms if is_identifier(t)]
