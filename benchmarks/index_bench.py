@@ -41,7 +41,8 @@ t0 = time.perf_counter()
 from pathlib import Path
 from helix.core.config import load_config
 from indexers.build import ensure_index
-from indexers.store import Index, IndexStore
+from indexers.reader import Index
+from indexers.store import IndexStore
 root, index_dir, mode = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 config = load_config(root, flags={"index.embed_enabled": sys.argv[4] == "1"})
 out = {"import": time.perf_counter() - t0}

@@ -283,7 +283,8 @@ class IndexNodes:
         from helix.core.config import load_config
         from helix.core.errors import HelixError
         from helix.core.paths import index_dir_for
-        from indexers.store import Index, IndexStore
+        from indexers.reader import Index
+        from indexers.store import IndexStore
 
         root = Path(repo_root)
         if not root.is_dir():

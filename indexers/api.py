@@ -1,6 +1,6 @@
 """What readers of the index (the controller, `helix find`, evals) may rely on.
 
-`indexers.store.Index` implements `IndexReader`; `indexers.build.ensure_index` returns one
+`indexers.reader.Index` implements `IndexReader`; `indexers.build.ensure_index` returns one
 that is fresh (it refreshes first when files changed and says so in its report).
 
 The graph is a `networkx.MultiDiGraph`; every edge has key == its `kind`:

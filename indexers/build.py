@@ -49,11 +49,11 @@ from indexers.formats import (
     graph_digest,
     paused_gc,
 )
+from indexers.reader import Index
 from indexers.store import (
     DIR_BM25,
     DIR_BM25_FILES,
     DIR_DENSE,
-    Index,
     IndexStore,
     now,
     repo_revision,

@@ -307,7 +307,8 @@ def test_token_cache_merge_is_canonical() -> None:
 def test_refreshed_index_is_seeded_with_what_reading_gives(tmp_path: Path) -> None:
     """ensure_index hands the refresh's in-memory parts to the Index: they equal the parts
     a new process reads from disk."""
-    from indexers.store import Index, IndexStore
+    from indexers.reader import Index
+    from indexers.store import IndexStore
 
     repo = write_repo(tmp_path / "repo", with_tree=True)
     config = load_config(repo, flags={"index.trees": ["docs/trees/*.json"]})
@@ -376,7 +377,8 @@ def test_file_bm25_is_persisted_refreshed_and_rebuilt_for_old_generations(
         repo: Path, tmp_path: Path) -> None:
     """Whole-file BM25 is a part of the generation, follows an incremental refresh exactly as
     a fresh build, and is built from the token cache for a generation written without it."""
-    from indexers.store import DIR_BM25_FILES, Index, IndexStore
+    from indexers.reader import Index
+    from indexers.store import DIR_BM25_FILES, IndexStore
 
     index_dir = tmp_path / "inc"
     build_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())

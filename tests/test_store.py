@@ -19,7 +19,8 @@ from helix.core.errors import IndexCorruptError, IndexLockedError
 from helix.core.ports import FakeEmbedder
 from indexers import store as store_mod
 from indexers.build import build_index, ensure_index
-from indexers.store import CURRENT, MANIFEST, Index, IndexStore
+from indexers.reader import Index
+from indexers.store import CURRENT, MANIFEST, IndexStore
 from tests.index_fixtures import write_repo
 
 CONFIG = HelixConfig()

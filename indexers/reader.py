@@ -1,0 +1,275 @@
+"""`Index`: the reader of one index generation (`indexers.api.IndexReader`).
+
+Each part is read on first use, its digest checked unless the builder of this very generation
+just verified it (`verified=True`) or seeded the parts it holds in memory (`seed`). The
+generations themselves (writing, CURRENT, manifest, lock) are `indexers.store`'s.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from helix.core.config import IndexSettings
+from helix.core.errors import IndexCorruptError
+from helix.core.ports import Embedder
+from helix.core.schemas import Chunk, FileRecord, Hit, SymbolDef, SymbolRef
+from indexers.formats import (
+    PART_CHUNKS,
+    PART_DEFS,
+    PART_FILES,
+    PART_GRAPH,
+    PART_REFS,
+    PART_TREES,
+    RefRow,
+    chunks_from,
+    defs_from,
+    files_from,
+    load_graph,
+    paused_gc,
+    refs_from,
+)
+from indexers.resolve import FUZZY_MAX_NAMES, fuzzy_names
+from indexers.store import (
+    DIR_BM25,
+    DIR_BM25_FILES,
+    DIR_DENSE,
+    IndexStore,
+    Manifest,
+    read_part,
+    verify_dir,
+)
+from indexers.token_cache import DIR_TOKENS, TokenTable
+from indexers.trees import TreeNode
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from indexers.bm25 import BM25Index
+    from indexers.dense import DenseIndex
+
+
+class Index:
+    """`indexers.api.IndexReader` over one generation; each part is read on first use."""
+
+    def __init__(self, root: Path, generation: Path, manifest: Manifest,
+                 settings: IndexSettings, query_embedder: Embedder | None = None,
+                 verified: bool = False) -> None:
+        """`verified`: every part's digest was just checked (by the builder in this
+        process), so reads skip the second check."""
+        self._check = not verified
+        self._root = root
+        self._gen = generation
+        self.manifest = manifest
+        self._settings = settings
+        self._query_embedder = query_embedder
+        self._cache: dict[str, Any] = {}
+
+    @classmethod
+    def open(cls, store: IndexStore, root: Path, settings: IndexSettings,
+             query_embedder: Embedder | None = None, verified_rev: str | None = None) -> Index:
+        """The current generation. `verified_rev`: the index_rev whose parts the caller has
+        just checked; digests are checked again on read unless the generation is that one."""
+        generation = store.current_dir()
+        if generation is None:
+            raise IndexCorruptError(f"no index at {store.directory}")
+        manifest = store.read_manifest(generation)
+        return cls(root, generation, manifest, settings, query_embedder,
+                   verified=verified_rev is not None and verified_rev == manifest.index_rev)
+
+    def seed(self, parts: dict[str, Any]) -> None:
+        """Parts the builder of this very generation holds in memory (what reading them
+        would give): files, chunks, defs, refs, trees, graph, bm25, bm25_files, dense, tokens."""
+        self._cache.update(parts)
+        gc.freeze()
+
+    def _part(self, key: str, load: Callable[[], Any]) -> Any:
+        if key not in self._cache:
+            with paused_gc():
+                self._cache[key] = load()
+            # Parts live as long as the process: keep the collector from re-scanning their
+            # hundreds of thousands of objects on every later full collection.
+            gc.freeze()
+        return self._cache[key]
+
+    def _raw(self, rel: str) -> bytes:
+        return read_part(self._gen, self.manifest, rel, self._check)
+
+    @property
+    def root(self) -> Path:
+        return self._root
+
+    @property
+    def generation(self) -> Path:
+        return self._gen
+
+    @property
+    def repo_rev(self) -> str:
+        return self.manifest.repo_rev
+
+    @property
+    def index_rev(self) -> str:
+        return self.manifest.index_rev
+
+    @property
+    def graph(self) -> nx.MultiDiGraph:
+        return self._part("graph", lambda: load_graph(self._raw(PART_GRAPH)))
+
+    def files(self) -> Sequence[FileRecord]:
+        return self._part("files", lambda: files_from(self._raw(PART_FILES)))
+
+    def chunks(self) -> Sequence[Chunk]:
+        return self._part("chunks", lambda: chunks_from(self._raw(PART_CHUNKS)))
+
+    def _chunk_maps(self) -> tuple[dict[str, Chunk], dict[str, list[Chunk]], dict[str, Chunk]]:
+        def build() -> tuple[dict[str, Chunk], dict[str, list[Chunk]], dict[str, Chunk]]:
+            by_id: dict[str, Chunk] = {}
+            by_path: dict[str, list[Chunk]] = defaultdict(list)
+            by_node: dict[str, Chunk] = {}
+            for chunk in self.chunks():  # stored sorted by (path, start_line, id)
+                by_id[chunk.id] = chunk
+                by_path[chunk.path].append(chunk)
+                by_node.setdefault(chunk.node_id, chunk)
+            return by_id, dict(by_path), by_node
+        return self._part("chunk_maps", build)
+
+    def chunk(self, chunk_id: str) -> Chunk:
+        return self._chunk_maps()[0][chunk_id]
+
+    def chunks_for_path(self, path: str) -> Sequence[Chunk]:
+        return self._chunk_maps()[1].get(path, [])
+
+    def chunk_for_node(self, node_id: str) -> Chunk | None:
+        return self._chunk_maps()[2].get(node_id)
+
+    def tokens(self) -> TokenTable:
+        """The BM25 token cache, rows aligned with `chunks()`."""
+        return self._part("tokens", lambda: TokenTable.load(
+            verify_dir(self._gen, self.manifest, DIR_TOKENS, self._check)))
+
+    def tree_nodes(self) -> list[TreeNode]:
+        def load() -> list[TreeNode]:
+            try:
+                data = json.loads(self._raw(PART_TREES))
+                return [TreeNode.model_validate(item) for item in data]
+            except ValueError as exc:
+                raise IndexCorruptError(f"index part {PART_TREES} unreadable: {exc}") from None
+        return self._part("trees", load)
+
+    def _bm25(self) -> BM25Index:
+        def load() -> BM25Index:
+            from indexers.bm25 import BM25Index
+
+            try:
+                return BM25Index.load(verify_dir(self._gen, self.manifest, DIR_BM25, self._check))
+            except (OSError, ValueError, KeyError) as exc:
+                raise IndexCorruptError(f"index part bm25 unreadable: {exc}") from None
+        return self._part("bm25", load)
+
+    def search_bm25(self, query: str, k: int) -> list[Hit]:
+        if not query.strip() or k <= 0:
+            return []
+        return [Hit(chunk_id=cid, score=score, channel="bm25", rank=rank)
+                for rank, (cid, score) in enumerate(self._bm25().search(query, k), start=1)]
+
+    def _file_bm25(self) -> BM25Index:
+        def load() -> BM25Index:
+            from indexers.bm25 import BM25Index, build_file_index
+
+            if not any(rel.startswith(DIR_BM25_FILES + "/") for rel in self.manifest.parts):
+                # a generation written before file BM25 existed: build it from the token cache
+                table = self.tokens()
+                if len(table.offsets) != len(self.chunks()) + 1:
+                    raise IndexCorruptError("index token cache does not match the chunks")
+                return build_file_index([c.path for c in self.chunks()], table.vocab,
+                                        table.flat, table.offsets)
+            try:
+                return BM25Index.load(
+                    verify_dir(self._gen, self.manifest, DIR_BM25_FILES, self._check))
+            except (OSError, ValueError, KeyError) as exc:
+                raise IndexCorruptError(f"index part bm25_files unreadable: {exc}") from None
+        return self._part("bm25_files", load)
+
+    def search_files(self, query: str, k: int) -> list[tuple[str, float]]:
+        """Whole files ranked by BM25 (path, score), score desc then path asc."""
+        if not query.strip() or k <= 0:
+            return []
+        return self._file_bm25().search(query, k)
+
+    def _dense(self) -> DenseIndex | None:
+        def load() -> DenseIndex | None:
+            if not any(rel.startswith(DIR_DENSE + "/") for rel in self.manifest.parts):
+                return None
+            from indexers.dense import DenseIndex
+
+            try:
+                return DenseIndex.load(verify_dir(self._gen, self.manifest, DIR_DENSE, self._check))
+            except (OSError, ValueError, KeyError) as exc:
+                raise IndexCorruptError(f"index part dense unreadable: {exc}") from None
+        return self._part("dense", load)
+
+    def search_dense(self, query: str, k: int) -> list[Hit]:
+        dense = self._dense()
+        if dense is None or len(dense) == 0 or not query.strip() or k <= 0:
+            return []
+        if self._query_embedder is None:
+            from indexers.encoder import query_embedder
+
+            self._query_embedder = query_embedder(self._settings)
+        if self._query_embedder.model_key != self.manifest.embed_model_key:
+            return []  # vectors of another model are not comparable
+        vector = self._query_embedder.embed([query])[0]
+        return [Hit(chunk_id=cid, score=score, channel="dense", rank=rank)
+                for rank, (cid, score) in enumerate(dense.search(vector, k), start=1)]
+
+    def definitions(self) -> list[SymbolDef]:
+        return self._part("defs", lambda: defs_from(self._raw(PART_DEFS)))
+
+    def refs(self) -> list[RefRow]:
+        return self._part("refs", lambda: refs_from(self._raw(PART_REFS)))
+
+    def _def_maps(self) -> tuple[dict[str, list[SymbolDef]], list[str]]:
+        def build() -> tuple[dict[str, list[SymbolDef]], list[str]]:
+            by_key: dict[str, list[SymbolDef]] = defaultdict(list)
+            for d in self.definitions():
+                by_key[d.name].append(d)
+                if d.qualname != d.name:
+                    by_key[d.qualname].append(d)
+            return dict(by_key), sorted(by_key)
+        return self._part("def_maps", build)
+
+    def find_definitions(self, name: str, *, fuzzy: bool = False,
+                         limit: int = 20) -> list[SymbolDef]:
+        by_key, keys = self._def_maps()
+        found = list(by_key.get(name, ()))
+        if not found and fuzzy:
+            for key in fuzzy_names(name, keys, FUZZY_MAX_NAMES):
+                found.extend(by_key[key])
+        unique = {d.node_id: d for d in found}
+        return sorted(unique.values(),
+                      key=lambda d: (d.path, d.start_line, d.qualname, d.node_id))[:limit]
+
+    def _ref_counts(self) -> dict[str, list[RefRow]]:
+        def build() -> dict[str, list[RefRow]]:
+            by_name: dict[str, list[RefRow]] = defaultdict(list)
+            for ref in self.refs():
+                if ref.kind != "import":
+                    by_name[ref.name].append(ref)
+            return dict(by_name)
+        return self._part("ref_map", build)
+
+    def references_to(self, name: str) -> list[SymbolRef]:
+        bare = name.rsplit(".", 1)[-1]
+        rows = self._ref_counts().get(bare, [])
+        return [r.to_ref() for r in sorted(rows, key=lambda r: (r.path, r.line, r.kind))]
+
+
+if TYPE_CHECKING:
+    from indexers.api import IndexReader
+
+    def _conforms(index: Index) -> IndexReader:  # mypy checks Index against the protocol
+        return index
