@@ -14,19 +14,17 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from itertools import groupby
-from operator import attrgetter
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
 from helix.core.config import HelixConfig, IndexSettings
-from helix.core.errors import BadPathError, IndexCorruptError, IndexVersionError
-from helix.core.hashing import hash_obj
+from helix.core.errors import BadPathError, IndexCorruptError
 from helix.core.paths import index_dir_for
 from helix.core.ports import Embedder
-from helix.core.schemas import Chunk, FileRecord, Frozen, SymbolDef
+from helix.core.schemas import Chunk, FileRecord, Frozen
+from indexers import version
 from indexers.build_embed import embed
 from indexers.formats import (
     CHUNK_FIELDS,
@@ -42,12 +40,18 @@ from indexers.formats import (
     REF_FIELDS,
     CachedParse,
     RefRow,
-    cards_from,
     dump_cards,
     dump_graph,
     dump_rows,
     graph_digest,
     paused_gc,
+)
+from indexers.previous import (
+    Previous,
+    is_sound,
+    load_previous,
+    parse_hash,
+    reusable,
 )
 from indexers.reader import Index
 from indexers.store import (
@@ -61,15 +65,10 @@ from indexers.store import (
 from indexers.token_cache import DIR_TOKENS
 from indexers.token_cache import merge as merge_tokens
 from indexers.trees import TreeFormatError, TreeNode, is_tree_file, parse_tree_file
-from indexers.version import index_code_digest
 
 # progress(stage, done, total)
 Progress = Callable[[str, int, int], None]
 STAGES = ("walk", "parse", "bm25", "embed", "graph", "write")
-# Settings the parse results depend on: a change of any other setting keeps the parse cache.
-PARSE_SETTINGS = ("max_file_bytes", "skip_secrets", "window_lines", "window_overlap",
-                  "max_chunk_lines", "trees")
-PARSER_VERSION = 1
 PROGRESS_EVERY = 50  # files between progress updates while parsing
 
 
@@ -118,12 +117,6 @@ class StatusReport(Frozen):
     size_bytes: int = 0
 
 
-def parse_hash(settings: IndexSettings) -> str:
-    """What the parse and token caches depend on: the indexing code and the parse settings."""
-    return hash_obj({"parser": PARSER_VERSION, "code": index_code_digest(),
-                     "settings": {k: getattr(settings, k) for k in PARSE_SETTINGS}})
-
-
 def _resolve_root(root: Path) -> Path:
     path = Path(root).expanduser()
     if not path.exists():
@@ -143,103 +136,6 @@ def _diff(old: dict[str, str], new: dict[str, str]) -> tuple[list[str], list[str
     removed = sorted(p for p in old if p not in new)
     modified = sorted(p for p in new if p in old and old[p] != new[p])
     return added, modified, removed
-
-
-T = TypeVar("T")
-
-
-def _by_path(items: Sequence[T], field: str) -> dict[str, list[T]]:
-    """Items grouped by a path field (stored grouped: one C-level pass per group)."""
-    grouped: dict[str, list[T]] = defaultdict(list)
-    for path, group in groupby(items, key=attrgetter(field)):
-        grouped[path].extend(group)
-    return grouped
-
-
-class _Previous:
-    """The previous generation as a cache: parses by (path, content hash), tokens by chunk."""
-
-    def __init__(self, index: Index) -> None:
-        self.index = index
-        self.files = {f.path: f.content_hash for f in index.files()}
-        chunks = index.chunks()
-        self._row: dict[str, int] = {chunk.id: row for row, chunk in enumerate(chunks)}
-        self._chunks = _by_path(chunks, "path")
-        self._defs = _by_path(index.definitions(), "path")
-        self._refs = _by_path(index.refs(), "path")
-        self._trees = _by_path(index.tree_nodes(), "tree_file")
-        self.token_table = index.tokens()
-        if len(self.token_table.offsets) != len(chunks) + 1:
-            raise IndexCorruptError("index token cache does not match the chunks")
-
-    def parse(self, record: FileRecord) -> tuple[CachedParse, list[TreeNode]] | None:
-        if self.files.get(record.path) != record.content_hash:
-            return None
-        cached = CachedParse(record.path, record.content_hash,
-                             tuple(self._chunks.get(record.path, ())),
-                             tuple(self._defs.get(record.path, ())),
-                             tuple(self._refs.get(record.path, ())))
-        return cached, list(self._trees.get(record.path, ()))
-
-    def defs_of(self, path: str) -> Sequence[SymbolDef]:
-        return self._defs.get(path, ())
-
-    def cards(self, unchanged: set[str]) -> dict[str, Any]:
-        """The previous build's embed cards of these (unchanged) chunks; {} without any."""
-        if PART_CARDS not in self.index.manifest.parts:
-            return {}
-        try:
-            known = cards_from(self.index._raw(PART_CARDS))
-        except IndexCorruptError:
-            return {}  # only a cache: the cards are computed again
-        return {cid: card for cid, card in known.items() if cid in unchanged}
-
-    def had_trees(self, path: str) -> bool:
-        return bool(self._trees.get(path))
-
-    def token_row(self, chunk_id: str) -> int | None:
-        """The chunk's row in the previous token table."""
-        return self._row.get(chunk_id)
-
-
-def _load_previous(store: IndexStore, root: Path, config: HelixConfig, force: bool
-                   ) -> tuple[Index | None, str | None]:
-    """The previous generation if its manifest is sound, else None and why. Part digests
-    are checked by `_is_sound` (for a no-op) or when the cache reads them."""
-    try:
-        generation = store.current_dir()
-        if generation is None:
-            return None, None
-        manifest = store.read_manifest(generation)
-    except IndexVersionError as exc:
-        return None, f"index was written by another Helix version ({exc}); rebuilding"
-    except IndexCorruptError as exc:
-        return None, f"index was corrupt ({exc}); rebuilding from scratch"
-    if force:
-        return None, "forced full rebuild"
-    return Index(root, generation, manifest, config.index), None
-
-
-def _is_sound(store: IndexStore, index: Index) -> str | None:
-    """None when every part matches its digest, else why the index must be rebuilt."""
-    try:
-        store.verify_all(index.generation, index.manifest)
-    except IndexCorruptError as exc:
-        return f"index was corrupt ({exc}); rebuilding from scratch"
-    return None
-
-
-def _reusable(index: Index | None, config: HelixConfig) -> tuple[_Previous | None, str | None]:
-    if index is None:
-        return None, None
-    if index.manifest.counts.get("index_code") != index_code_digest():
-        return None, "Helix's indexing code changed; re-parsing every file"
-    if index.manifest.counts.get("parse_hash") != parse_hash(config.index):
-        return None, "indexing settings changed; re-parsing every file"
-    try:
-        return _Previous(index), None
-    except IndexCorruptError as exc:
-        return None, f"index was corrupt ({exc}); rebuilding from scratch"
 
 
 def _ignore_inside(directory: Path, root: Path) -> None:
@@ -281,7 +177,7 @@ def _counts_by_kind(items: Sequence[str]) -> dict[str, int]:
 
 
 def _graph(records: Sequence[FileRecord], parsed: Sequence[Any], tree_nodes: Sequence[TreeNode],
-           previous: _Previous | None, added: Sequence[str], modified: Sequence[str],
+           previous: Previous | None, added: Sequence[str], modified: Sequence[str],
            removed: Sequence[str]) -> tuple[Any, bool]:
     """The previous graph updated for modified files when it can be (same set of files, no
     tree file changed), else a full build: both give the same graph."""
@@ -338,7 +234,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     lap("walk")
     hashes = {w.record.path: w.record.content_hash for w in walked.files}
     skipped = {reason: len(paths) for reason, paths in sorted(walked.skipped.items())}
-    prev_index, reason = _load_previous(store, root, config, force)
+    prev_index, reason = load_previous(store, root, config, force)
     prev_manifest = prev_index.manifest if prev_index else None
     added, modified, removed = _diff(prev_manifest.files if prev_manifest else {}, hashes)
     unchanged = (prev_index is not None and prev_manifest is not None
@@ -346,7 +242,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
                  and prev_manifest.index_hash == config.index_hash
                  and prev_manifest.counts.get("parse_hash") == parse_hash(settings))
     if unchanged and prev_index is not None:
-        reason = _is_sound(store, prev_index)
+        reason = is_sound(store, prev_index)
         if reason is not None:
             prev_index = prev_manifest = None
             added, modified, removed = _diff({}, hashes)
@@ -361,7 +257,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
                       tokens={"cached": 0, "computed": 0}, warnings=())
         return BuildReport.model_validate(kept)
 
-    previous, parse_reason = _reusable(prev_index, config)
+    previous, parse_reason = reusable(prev_index, config)
     reason = reason or parse_reason
     if reason is None and prev_manifest is not None and prev_manifest.index_hash != (
             config.index_hash):
@@ -469,7 +365,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
         manifest = writer.commit(
             index_hash=config.index_hash, embed_model_key=model_key, files=hashes,
             repo_rev=report["repo_rev"],
-            counts={"parse_hash": parse_hash(settings), "index_code": index_code_digest(),
+            counts={"parse_hash": parse_hash(settings), "index_code": version.index_code_digest(),
                     "graph_digest": graph_digest(graph),
                     "chunks": len(chunks),
                     "files": len(records), "defs": len(defs), "refs": len(refs)},
@@ -520,7 +416,7 @@ def index_status(root: Path, config: HelixConfig, index_dir: Path | None = None)
     problem = None
     if manifest.index_hash != config.index_hash:
         problem = "indexing settings changed since the build"
-    elif manifest.counts.get("index_code") != index_code_digest():
+    elif manifest.counts.get("index_code") != version.index_code_digest():
         problem = "Helix's indexing code changed since the build"
     return StatusReport(
         **base, exists=True, fresh=not (added or modified or removed or problem),

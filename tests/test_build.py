@@ -342,7 +342,7 @@ def test_indexing_code_change_rebuilds(repo: Path, tmp_path: Path,
     the parse cache and `helix status` all see the code digest."""
     index_dir = tmp_path / "idx"
     build_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
-    monkeypatch.setattr("indexers.build.index_code_digest", lambda: "sha256:" + "0" * 64)
+    monkeypatch.setattr("indexers.version.index_code_digest", lambda: "sha256:" + "0" * 64)
     status = index_status(repo, CONFIG, index_dir=index_dir)
     assert not status.fresh and "indexing code changed" in (status.problem or "")
     embedder = FakeEmbedder()
