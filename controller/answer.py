@@ -61,11 +61,20 @@ def _first_line(item: EvidenceItem, phrases: Sequence[str]) -> tuple[str, int]:
     return _quote(lines[0] if lines else "", markdown), item.start_line
 
 
+_DEF_LINE = re.compile(
+    r"(?:export\s+|pub(?:\([^)]*\))?\s+|public\s+|private\s+|protected\s+|static\s+|"
+    r"abstract\s+|final\s+|async\s+)*"
+    r"(?:def|class|fn|func|function|interface|struct|enum|trait|impl|module|type)\b")
+
+
 def _docline(item: EvidenceItem) -> str:
     """For a code definition: its signature and the first docstring line."""
     lines = [ln.strip() for ln in item.text.splitlines() if ln.strip()]
-    # decorators (`@...`, Rust `#[...]`) come before the signature: skip them
-    at = next((i for i, ln in enumerate(lines) if not ln.startswith(("@", "#["))), 0)
+    # decorators (`@...`, Rust `#[...]`, and their continuation lines) come before the
+    # signature: the signature is the first line that opens a definition, else the first
+    # line that is not a decorator
+    at = next((i for i, ln in enumerate(lines) if _DEF_LINE.match(ln)),
+              next((i for i, ln in enumerate(lines) if not ln.startswith(("@", "#["))), 0))
     sig = lines[at] if lines else ""
     doc = next((ln.strip("\"' ") for ln in lines[at + 1:at + 4]
                 if ln.startswith(('"""', "'''", '"'))), "")
@@ -131,7 +140,7 @@ def _route_lines(plan: RoutePlan, evidence: Sequence[EvidenceItem]) -> list[str]
         code = [e for e in dict.fromkeys([*relevant, *named])
                 if not e.node_id.startswith(DOC_NODES) and e.kind != "test"]
         code.sort(key=lambda e: (e.kind != "definition", -e.score, e.path, e.start_line))
-        docs = [e for e in relevant if e not in code]
+        docs = [e for e in relevant if e not in code and e.node_id.startswith(DOC_NODES)]
         return [*_section(f"Where {subject} is (best first):", code, main),
                 *_section("Documented in:", docs[:2], main)]
     if route == "relation":

@@ -72,3 +72,27 @@ def test_missing_slots_are_said_in_plain_words() -> None:
                        missing=("mechanism",), ratio=0.5)
     answer = build_answer(plan, [doc], cov, None)
     assert answer.endswith("(Not shown by the evidence: code that does it.)")
+
+
+def test_a_multi_line_decorator_is_skipped_to_the_def_line() -> None:
+    plan = route_question("where is the index command?")
+    code = _item("cli/index_cmd.py", "@click.command()\n@click.option(\n"
+                 '    "--index-dir",\n    help="Where the index lives.")\n'
+                 "def index(index_dir):\n    \"\"\"Index a repository.\"\"\"\n",
+                 "def:cli/index_cmd.py::index", "definition")
+    code = code.model_copy(update={"symbol": "index"})
+    answer = build_answer(plan, [code], SlotCoverage(required=(), covered=(), missing=(),
+                                                     ratio=1.0), None)
+    assert "`index`: def index(index_dir): Index a repository." in answer
+
+
+def test_a_location_answer_does_not_call_a_test_documentation() -> None:
+    plan = route_question("where is the search index built?")
+    test = _item("tests/test_build.py", "def test_search_index_built():\n    assert True\n",
+                 "def:tests/test_build.py::test_search_index_built", "test")
+    doc = _item("README.md", "## Search index\nThe search index is built by build().",
+                "sec:README.md#search-index")
+    answer = build_answer(plan, [test, doc], SlotCoverage(required=(), covered=(), missing=(),
+                                                          ratio=1.0), None)
+    documented = answer.split("Documented in:", 1)[1]
+    assert "README.md" in documented and "tests/test_build.py" not in documented
