@@ -13,6 +13,7 @@ no_new_evidence. Evidence is only ever added, so coverage never decreases.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 from pydantic import Field
 
@@ -120,10 +121,11 @@ FILE_BM25_ROUTES = ("explanation", "relation")
 TEST_WORDS = frozenset(("test", "tests", "tested", "testing", "unittest", "pytest"))
 
 
-def _files_request(state: LoopState, query: str, channel: str = "files") -> Request:
+def _files_request(state: LoopState, query: str,
+                   channel: Literal["files", "file_bm25"] = "files") -> Request:
     """Files pooled from BM25 hits, or ranked by whole-file BM25 (`file_bm25`); test files
     only when the question asks about tests."""
-    return Request(channel=channel, query=query,  # type: ignore[arg-type]
+    return Request(channel=channel, query=query,
                    k=state.settings.per_channel_k, prefixes=state.prefixes,
                    no_tests=not _asks_tests(state))
 

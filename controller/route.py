@@ -138,11 +138,19 @@ _LEAD_VERB = re.compile(
     r"^(?:defines|define|contains|contain|holds|implements|implement|has|declares|builds|"
     r"computes|handles|decides|creates|configures)\s+", _FLAGS)
 _ARTICLE = re.compile(r"^(?:the|a|an|this|that|our|its)\s+", _FLAGS)
+# Trailing verbs of a location question that name an action code performs, by base form.
+ACTIONS = {"decided": "decide", "built": "build", "computed": "compute", "handled": "handle",
+           "set": "set", "configured": "configure", "created": "create", "stored": "store",
+           "chosen": "choose", "parsed": "parse", "loaded": "load", "written": "write",
+           "read": "read", "checked": "check", "validated": "validate",
+           "registered": "register", "raised": "raise"}
+_ACTION = re.compile(r"\b(" + "|".join(ACTIONS) + r")\W*$", re.I)  # "where is X built?"
+# Trailing verbs that only say where something is (no action to search code for).
+WHERE_VERBS = ("defined", "implemented", "located", "declared", "made", "done", "used", "called",
+               "tested", "happen", "happens", "live", "lives", "come from", "comes from")
 _TRAILING_VERB = re.compile(
-    r"\s+(?:is|are|was|gets?|got)?\s*(?:defined|implemented|decided|built|computed|handled|set|"
-    r"configured|created|located|stored|declared|chosen|made|done|used|called|tested|parsed|"
-    r"loaded|written|read|checked|validated|registered|raised|happen|happens|live|lives|come from|"
-    r"comes from)\b.*$", _FLAGS)
+    r"\s+(?:is|are|was|gets?|got)?\s*(?:" + "|".join((*ACTIONS, *WHERE_VERBS)) + r")\b.*$",
+    _FLAGS)
 
 
 class RoutePlan(Frozen):
@@ -159,13 +167,6 @@ class RoutePlan(Frozen):
     action: str | None = None
 
 
-# Trailing verbs of a location question that name an action code performs, by base form.
-ACTIONS = {"decided": "decide", "built": "build", "computed": "compute", "handled": "handle",
-           "set": "set", "configured": "configure", "created": "create", "stored": "store",
-           "chosen": "choose", "parsed": "parse", "loaded": "load", "written": "write",
-           "read": "read", "checked": "check", "validated": "validate",
-           "registered": "register", "raised": "raise"}
-_ACTION = re.compile(r"\b(" + "|".join(ACTIONS) + r")\W*$", re.I)  # "where is X built?"
 
 
 def _clean_subject(text: str) -> str:

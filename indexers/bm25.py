@@ -122,6 +122,28 @@ def _compact(term_ids: np.ndarray, vocab: Sequence[str]) -> tuple[np.ndarray, li
     return remap[term_ids], [vocab[i] for i in used.tolist()]
 
 
+def _checked(ids: Sequence[str], vocab: Sequence[str], term_ids: np.ndarray, lengths: np.ndarray
+             ) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """Validated inputs of a build from token ids, the vocabulary compacted to the tokens in use:
+    (term ids, vocabulary, lengths)."""
+    if len(ids) != len(lengths) or int(np.sum(lengths)) != len(term_ids):
+        raise ValueError("ids, lengths and term ids differ in length")
+    if len(set(ids)) != len(ids):
+        raise ValueError("duplicate ids")
+    compact_ids, compact_vocab = _compact(np.asarray(term_ids, dtype=np.int64), vocab)
+    return compact_ids, compact_vocab, np.asarray(lengths, dtype=np.int64)
+
+
+def _pairs(term_ids: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(term, doc, tf) of every (term, doc) pair, term-major and doc-ascending: the CSC order."""
+    if len(term_ids) == 0:
+        return _NO_PAIRS
+    n_docs = len(lengths)
+    doc_ids = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
+    keys, tf = np.unique(term_ids * n_docs + doc_ids, return_counts=True)
+    return keys // n_docs, keys % n_docs, tf
+
+
 class BM25Index:
     """Eager BM25 scores in CSC form: column t holds (doc, score) for every doc containing t."""
 
@@ -166,19 +188,8 @@ class BM25Index:
         if idf not in IDF_FUNCTIONS:
             raise ValueError(f"unknown idf {idf!r}")
         params: dict[str, object] = {"k1": k1, "b": b, "idf": idf}
-        if len(ids) != len(lengths) or int(np.sum(lengths)) != len(term_ids):
-            raise ValueError("ids, lengths and term ids differ in length")
-        if len(set(ids)) != len(ids):
-            raise ValueError("duplicate ids")
-        term_ids, vocab = _compact(np.asarray(term_ids, dtype=np.int64), vocab)
-        lengths = np.asarray(lengths, dtype=np.int64)
-        n_docs = len(ids)
-        if not vocab:
-            return cls._from_pairs(ids, [], _NO_PAIRS, lengths, params)
-        doc_ids = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
-        # one key per (term, doc) pair, sorted term-major: that is the CSC order
-        keys, tf = np.unique(term_ids * n_docs + doc_ids, return_counts=True)
-        return cls._from_pairs(ids, vocab, (keys // n_docs, keys % n_docs, tf), lengths, params)
+        term_ids, vocab, lengths = _checked(ids, vocab, term_ids, lengths)
+        return cls._from_pairs(ids, vocab, _pairs(term_ids, lengths), lengths, params)
 
     @classmethod
     def _from_pairs(cls, ids: Sequence[str], vocab: Sequence[str],
@@ -213,28 +224,21 @@ class BM25Index:
         file-ascending order: no second sort of the token stream."""
         if len(paths) != len(ids):
             raise ValueError("ids and paths differ in length")
-        files, file_lengths = file_documents(paths, np.asarray(lengths, dtype=np.int64))
-        compact_ids, compact_vocab = _compact(np.asarray(term_ids, dtype=np.int64), vocab)
-        if not compact_vocab or not files:
-            return (cls.build_from_term_ids(ids, vocab, term_ids, lengths),
-                    cls.build_from_term_ids(files, vocab, term_ids, file_lengths))
-        if len(set(ids)) != len(ids):
-            raise ValueError("duplicate ids")
         params: dict[str, object] = {"k1": K1, "b": B, "idf": DEFAULT_IDF}
-        lengths = np.asarray(lengths, dtype=np.int64)
+        term_ids, vocab, lengths = _checked(ids, vocab, term_ids, lengths)
+        files, file_lengths = file_documents(paths, lengths)
+        pair_terms, pair_docs, tf = _pairs(term_ids, lengths)
+        chunks = cls._from_pairs(ids, vocab, (pair_terms, pair_docs, tf), lengths, params)
         n_docs, n_files = len(ids), len(files)
-        doc_ids = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
-        keys, tf = np.unique(compact_ids * n_docs + doc_ids, return_counts=True)
-        pair_terms, pair_docs = keys // n_docs, keys % n_docs
-        chunks = cls._from_pairs(ids, compact_vocab, (pair_terms, pair_docs, tf), lengths,
-                                 params)
+        if not vocab or not files:
+            return chunks, cls._from_pairs(files, vocab, _NO_PAIRS, file_lengths, params)
         new_file = np.zeros(n_docs, dtype=np.int64)
         new_file[1:] = [a != b for a, b in pairwise(paths)]
         file_keys = pair_terms * n_files + np.cumsum(new_file)[pair_docs]
         starts = np.flatnonzero(np.r_[True, file_keys[1:] != file_keys[:-1]])
         merged = file_keys[starts]
         file_pairs = (merged // n_files, merged % n_files, np.add.reduceat(tf, starts))
-        return chunks, cls._from_pairs(files, compact_vocab, file_pairs, file_lengths, params)
+        return chunks, cls._from_pairs(files, vocab, file_pairs, file_lengths, params)
 
     def scores_for_tokens(self, tokens: Sequence[str]) -> np.ndarray:
         scores = np.zeros(len(self._ids), dtype=np.float32)

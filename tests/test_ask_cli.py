@@ -93,6 +93,10 @@ def test_trace_streams_json_lines_to_stderr(repo: Path, helix_home: Path) -> Non
     assert names[0] == "controller_step" and "stop" in names and "tree_walk" in names
     envelope = json.loads(run.stdout)  # stdout stays the envelope alone
     assert names.count("tree_walk_node") == len(envelope["tree_walk"]["nodes"])
+    with_session = _helix(["ask", "why?", "--repo", str(repo), "--session", "s", "--trace"],
+                          helix_home)
+    assert with_session.returncode == 2 and "--trace does not combine" in with_session.stderr
+    assert "Traceback" not in with_session.stderr
 
 
 def test_without_dry_run_is_deterministic_mode(repo: Path, helix_home: Path) -> None:

@@ -264,3 +264,9 @@ def test_chunk_and_file_indexes_in_one_pass_equal_the_separate_builds() -> None:
             assert got.ids == want.ids
             for query in ("t0 t1", "t2", "t3 t3 t4"):
                 assert got.search(query, 10) == want.search(query, 10)
+    with pytest.raises(ValueError, match="differ in length"):
+        BM25Index.build_with_files(["a", "b"], ["a.py", "b.py"], ["t"], np.array([0, 0, 0]),
+                                   np.array([2, 2]))
+    with pytest.raises(ValueError, match="not sorted by path"):
+        BM25Index.build_with_files(["a", "b"], ["b.py", "a.py"], ["t"], np.array([0, 0]),
+                                   np.array([1, 1]))
