@@ -354,7 +354,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
             "symbols": {"defs": len(defs), "refs": len(refs)},
             "graph_nodes": graph.number_of_nodes(),
             "graph_edges": {**edges, "total": sum(edges.values())},
-            "repo_rev": repo_revision(root), "noop": False, "refreshed": True,
+            "repo_rev": repo_revision(root, hashes), "noop": False, "refreshed": True,
             "rebuild_reason": reason, "embeddings": embed_stats,
             "graph_updated": graph_updated,
             "tokens": {"cached": tokens_cached, "computed": len(chunks) - tokens_cached},
@@ -401,17 +401,18 @@ def index_status(root: Path, config: HelixConfig, index_dir: Path | None = None)
 
     root = _resolve_root(root)
     store = _store_for(root, index_dir)
-    base: dict[str, Any] = {"root": str(root), "index_dir": str(store.directory),
-                            "current_repo_rev": repo_revision(root)}
+    base: dict[str, Any] = {"root": str(root), "index_dir": str(store.directory)}
     try:
         generation = store.current_dir()
         manifest = store.read_manifest(generation) if generation else None
     except IndexCorruptError as exc:
-        return StatusReport(**base, exists=True, fresh=False, problem=str(exc),
-                            size_bytes=store.size_bytes())
+        return StatusReport(**base, current_repo_rev=repo_revision(root), exists=True,
+                            fresh=False, problem=str(exc), size_bytes=store.size_bytes())
     if manifest is None:
-        return StatusReport(**base, exists=False, fresh=False, problem="not indexed yet")
+        return StatusReport(**base, current_repo_rev=repo_revision(root), exists=False,
+                            fresh=False, problem="not indexed yet")
     hashes = {w.record.path: w.record.content_hash for w in walk(root, config.index).files}
+    base["current_repo_rev"] = repo_revision(root, hashes)
     added, modified, removed = _diff(manifest.files, hashes)
     problem = None
     if manifest.index_hash != config.index_hash:

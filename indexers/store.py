@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import subprocess
 import time
 import uuid
 from collections.abc import Iterator
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from helix.core.errors import IndexCorruptError, IndexLockedError, IndexVersionError
+from helix.core.git import repo_revision as repo_revision
 from helix.core.hashing import canonical_json, digest, hash_obj
 from helix.core.schemas import Frozen
 from indexers import part_stats
@@ -52,7 +52,6 @@ if TYPE_CHECKING:
 # (What the indexing code puts into the parts is versioned by `indexers.version`.)
 SCHEMA_VERSION = 1
 LOCK_TIMEOUT_S = 3.0
-GIT_TIMEOUT_S = 5.0
 CURRENT = "CURRENT"
 LOCK = "lock"
 MANIFEST = "manifest.json"
@@ -92,24 +91,6 @@ def manifest_rev(data: dict[str, Any]) -> str:
     content["parts"] = {k: v for k, v in data.get("parts", {}).items()
                         if not k.startswith(DIR_TOKENS + "/") and k not in CACHE_PARTS}
     return hash_obj(content)
-
-
-def repo_revision(root: Path) -> str:
-    """`git rev-parse HEAD`, plus `+dirty` when `git status --porcelain` lists anything;
-    `nogit` outside a git work tree (or when git is missing or too slow)."""
-    def git(*args: str) -> str | None:
-        try:
-            done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
-                                  timeout=GIT_TIMEOUT_S, check=False)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        return done.stdout if done.returncode == 0 else None
-
-    head = git("rev-parse", "HEAD")
-    if head is None or not head.strip():
-        return "nogit"
-    status = git("status", "--porcelain")
-    return head.strip() + ("+dirty" if status is None or status.strip() else "")
 
 
 class GenerationWriter:

@@ -1,0 +1,154 @@
+"""Reading a git repository Helix does not trust, without running any of its programs.
+
+A repository's `.git/config` can name programs that git runs on its behalf: `core.fsmonitor`
+(run by `git status`), hooks (`post-index-change`, `post-checkout`, ...), clean and smudge
+filter drivers (run whenever git hashes or writes a work-tree file), pagers, `diff.external`,
+textconv, `core.sshCommand`. So Helix never asks git to look at the work tree: it runs only
+object and ref plumbing from an allowlist (`rev-parse`, `ls-tree`, `cat-file`, `log`,
+`rev-list`, `for-each-ref`), with every program-naming setting overridden on the command line,
+optional locks off (nothing is written into `.git`), no pager, no prompts, no transport. Whether
+the work tree is dirty is decided here, in Python, by hashing the files as git would
+(`blob_sha`) and comparing them with HEAD's tree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+GIT_TIMEOUT_S = 5.0
+
+# Subcommands that read objects and refs only; none of them reads or hashes the work tree.
+ALLOWED = frozenset({"rev-parse", "ls-tree", "cat-file", "log", "rev-list", "for-each-ref"})
+
+# Settings that would make git run a program or write into the repository, neutralised.
+SAFE_CONFIG = (
+    "core.fsmonitor=false",
+    "core.hooksPath=/dev/null",
+    "core.pager=cat",
+    "core.sshCommand=false",
+    "core.askPass=",
+    "core.untrackedCache=false",
+    "core.editor=false",
+    "credential.helper=",
+    "diff.external=",
+    "protocol.allow=never",
+    "submodule.recurse=false",
+    "gc.auto=0",
+    "maintenance.auto=false",
+    "log.showSignature=false",
+)
+
+# Environment git would otherwise take programs or redirections from.
+_DROPPED_ENV = ("GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SSH", "GIT_SSH_COMMAND",
+                "GIT_ASKPASS", "SSH_ASKPASS", "GIT_PROXY_COMMAND", "GIT_DIR", "GIT_WORK_TREE",
+                "GIT_INDEX_FILE", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
+
+TREE_MODE_FILE = ("100644", "100755")
+TREE_MODE_LINK = "120000"
+TREE_MODE_SUBMODULE = "160000"
+
+
+def git_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in (os.environ if base is None else base).items()
+           if k not in _DROPPED_ENV and not k.startswith("GIT_CONFIG_KEY_")
+           and not k.startswith("GIT_CONFIG_VALUE_")}
+    env.update({"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat",
+                "PAGER": "cat", "GIT_NO_LAZY_FETCH": "1", "LC_ALL": "C"})
+    return env
+
+
+def git_command(repo: Path, *args: str) -> list[str]:
+    """The argv for one allowed git call on `repo` (raises ValueError for any other)."""
+    if not args or args[0] not in ALLOWED:
+        raise ValueError(f"git {args[0] if args else ''} is not an allowed read-only command")
+    config = [part for item in SAFE_CONFIG for part in ("-c", item)]
+    return ["git", "--no-pager", "--no-optional-locks", "-C", str(repo), *config, *args]
+
+
+def run_git(repo: Path, *args: str, timeout: float = GIT_TIMEOUT_S) -> bytes | None:
+    """stdout of one allowed read-only git command; None when git fails, is missing or slow."""
+    try:
+        done = subprocess.run(git_command(repo, *args), capture_output=True, timeout=timeout,
+                              check=False, env=git_env(), stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def head_commit(root: Path) -> str | None:
+    """HEAD's commit id when `root` is in a git work tree, else None."""
+    inside = run_git(root, "rev-parse", "--is-inside-work-tree")
+    if inside is None or inside.strip() != b"true":
+        return None
+    out = run_git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+    text = out.decode("ascii", "replace").strip() if out else ""
+    return text or None
+
+
+def tracked_blobs(root: Path, rev: str = "HEAD") -> dict[str, tuple[str, str]] | None:
+    """path -> (mode, blob id) for every entry of `rev`'s tree under `root` (paths relative
+    to `root`, as POSIX strings)."""
+    out = run_git(root, "ls-tree", "-r", "-z", rev, timeout=GIT_TIMEOUT_S * 6)
+    if out is None:
+        return None
+    entries: dict[str, tuple[str, str]] = {}
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, raw_path = record.partition(b"\t")
+        parts = meta.split()
+        if len(parts) != 3:
+            continue
+        entries[os.fsdecode(raw_path)] = (parts[0].decode(), parts[2].decode())
+    return entries
+
+
+def blob_sha(data: bytes, algorithm: str = "sha1") -> str:
+    """The object id git gives these bytes as a blob (`git hash-object`, no filters)."""
+    h = hashlib.new(algorithm)
+    h.update(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()
+
+
+def _worktree_matches(root: Path, path: str, mode: str, blob: str) -> bool:
+    target = root / path
+    algorithm = "sha256" if len(blob) == 64 else "sha1"
+    try:
+        if mode == TREE_MODE_LINK:
+            return target.is_symlink() and blob_sha(
+                os.fsencode(os.readlink(target)), algorithm) == blob
+        if mode in TREE_MODE_FILE:
+            if target.is_symlink() or not target.is_file():
+                return False
+            return blob_sha(target.read_bytes(), algorithm) == blob
+    except OSError:
+        return False
+    return True  # submodules and other entries: not compared
+
+
+def is_dirty(root: Path, tracked: Mapping[str, tuple[str, str]],
+             present: Iterable[str] = ()) -> bool:
+    """True when a tracked file differs from HEAD (content hashed here, so no clean filter
+    runs; a repository whose filters rewrite content reads as dirty) or a file in `present`
+    (the paths Helix indexed) is not tracked."""
+    if any(path not in tracked for path in present):
+        return True
+    return not all(_worktree_matches(root, path, mode, blob)
+                   for path, (mode, blob) in sorted(tracked.items()))
+
+
+def repo_revision(root: Path, present: Iterable[str] = ()) -> str:
+    """`<HEAD commit>`, plus `+dirty` when the work tree differs from it; `nogit` outside
+    a git work tree (or when git is missing or too slow)."""
+    head = head_commit(root)
+    if head is None:
+        return "nogit"
+    tracked = tracked_blobs(root)
+    if tracked is None:
+        return head + "+dirty"
+    return head + ("+dirty" if is_dirty(root, tracked, present) else "")
