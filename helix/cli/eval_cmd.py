@@ -8,8 +8,10 @@ from pathlib import Path
 
 import click
 
+from helix.cli.eval_history_cmd import WithHistory
 
-@click.command(name="eval")
+
+@click.command(name="eval", cls=WithHistory)
 @click.argument("suites", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
@@ -29,7 +31,9 @@ def command(suites: tuple[str, ...], as_json: bool, out: Path | None, no_embed: 
             no_bm25_files: bool, verbose: bool) -> None:
     """Run eval SUITES (names in data/evals/, e.g. matrix networkx helix_self
     continuity/<name>; default: all but *_bench) as controller dry runs and report
-    hit@1/3/5/10, MRR, stop reasons, llm_steps == 0, hash stability and time per question."""
+    hit@1/3/5/10, MRR, stop reasons, llm_steps == 0, hash stability and time per question.
+    `helix eval history [--repo PATH] ...` mines cases from git history instead (see
+    `helix eval history --help`)."""
     from evals import gates, report
     from evals.runner import Runner
     from evals.suites import default_suites, list_suites, load_suite

@@ -1,0 +1,242 @@
+"""Running history cases: move the tree, refresh the index, ask Helix, rank with BM25, score.
+
+Per repository: mine and sample the cases (`mine.py`), then for each case, oldest first, move
+the one materialized tree (`$HELIX_HOME/history/<repo-key>/tree`) to the commit's parent,
+refresh Helix's index of it (incremental: only changed files are parsed, embeddings come from
+the shared cache), run the real dry-run controller (`llm_steps == 0`) on the question and rank
+the tree's code files with whole-file BM25 on the same question. Helix's time per case is the
+controller run (the index refresh is reported apart, as `index`); BM25's is its ranking,
+including the rebuild of its index over the current tree.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from evals.history.bm25 import BM25Tree
+from evals.history.mine import HistoryCase, Mined, git_dir, mine, repo_key
+from evals.history.rules import MAX_QUESTION_CHARS, MAX_SOURCE_FILES, MIN_WORDS
+from evals.history.score import SystemScore, score, summarize
+from evals.history.trees import TreeWriter
+from evals.metrics import percentile, ranked_items
+from helix.core.config import helix_home, load_config
+from helix.core.schemas import Frozen
+
+Progress = Callable[[str], None]
+HISTORY_DIR = "history"
+QUESTION_HEAD = 120
+
+
+class RepoSpec(Frozen):
+    name: str | None = None  # default: from the repository's directory
+    path: str  # a work tree, a directory inside one, or a (bare) git directory
+    rev: str = "HEAD"
+    seed: int = 0
+    limit: int | None = 40
+    since: str | None = None  # YYYY-MM-DD
+    kind: str = ""
+    held_out: bool = False
+    source: str = ""  # where it came from, e.g. github:owner/name
+
+
+class CaseRun(Frozen):
+    id: str
+    commit: str
+    parent: str
+    committed: int
+    question_head: str
+    question_chars: int
+    truncated: bool
+    gold: tuple[str, ...]
+    helix: SystemScore
+    bm25: SystemScore
+    route: str = ""
+    stop_reason: str = ""
+    llm_steps: int = 0
+    index_s: float = 0.0
+    tree: dict[str, int] = Field(default_factory=dict)  # written, deleted, kept, refused
+
+
+class RepoRun(Frozen):
+    spec: RepoSpec
+    name: str
+    rev: str
+    commits: int
+    kept: int
+    dropped: dict[str, int]
+    skipped: dict[str, int]  # sampled cases not run, by reason
+    cases: tuple[CaseRun, ...]
+    helix: dict[str, float | int | None]
+    bm25: dict[str, float | int | None]
+    index: dict[str, float]
+    seconds: float
+
+
+def tree_dir(gitdir: Path, home: Path | None = None) -> Path:
+    return (home or helix_home()) / HISTORY_DIR / repo_key(gitdir) / "tree"
+
+
+def question_head(question: str) -> str:
+    line = question.splitlines()[0] if question else ""
+    return line if len(line) <= QUESTION_HEAD else line[:QUESTION_HEAD - 3] + "..."
+
+
+class HelixSide:
+    """Helix's index of the tree and its dry-run controller, set up once per repository."""
+
+    def __init__(self, root: Path, overrides: Mapping[str, Any], *, no_embed: bool) -> None:
+        self.root = root
+        self.overrides = dict(overrides)
+        self.no_embed = no_embed
+        self.embedder: Any = None
+
+    def _config(self) -> Any:
+        flags = dict(self.overrides)
+        if self.no_embed:
+            flags["index.embed_enabled"] = False
+        return load_config(self.root, flags=flags)
+
+    def refresh(self) -> tuple[Any, Any]:
+        """(index, config) of the tree as it is now."""
+        from evals.runner import has_embeddings
+        from indexers.build import ensure_index
+
+        config = self._config()
+        index, report = ensure_index(self.root, config)
+        if self.embedder is None and not self.no_embed and has_embeddings(report):
+            from indexers.encoder import query_embedder
+
+            self.embedder = query_embedder(config.index)
+        return index, config
+
+    def ask(self, question: str, index: Any, config: Any) -> Any:
+        from controller.driver import run_controller
+        from helix.core.ports import SystemClock
+
+        return run_controller(question, index, config, query_embedder=self.embedder,
+                              clock=SystemClock())
+
+
+def _failed(message: str) -> SystemScore:
+    return SystemScore(first_rank=None, all_rank=None, top=(), seconds=0.0, error=message)
+
+
+def run_case(case: HistoryCase, gold: tuple[str, ...], writer: TreeWriter, helix: HelixSide,
+             bm25: BM25Tree, moved: dict[str, int]) -> CaseRun:
+    """One case on a tree already at its parent: Helix and BM25, each failure kept apart."""
+    route = stop = ""
+    llm_steps = 0
+    start = time.perf_counter()
+    try:
+        index, config = helix.refresh()
+        index_s = time.perf_counter() - start
+        asked = time.perf_counter()
+        env = helix.ask(case.question, index, config)
+        helix_score = score((item.path for item in ranked_items(env)), gold,
+                            time.perf_counter() - asked)
+        route, stop, llm_steps = env.route, env.stop_reason, env.llm_steps
+    except Exception as exc:  # a crashing case is a miss, reported; the run goes on
+        index_s = time.perf_counter() - start
+        helix_score = _failed(f"{type(exc).__name__}: {exc}")
+    ranked_at = time.perf_counter()
+    try:
+        ranked = bm25.rank(writer.target, writer.files, case.question)
+        bm25_score = score(ranked, gold, time.perf_counter() - ranked_at)
+    except Exception as exc:
+        bm25_score = _failed(f"{type(exc).__name__}: {exc}")
+    return CaseRun(id=case.id, commit=case.commit, parent=case.parent, committed=case.committed,
+                   question_head=question_head(case.question),
+                   question_chars=len(case.question), truncated=case.truncated, gold=gold,
+                   helix=helix_score, bm25=bm25_score, route=route, stop_reason=stop,
+                   llm_steps=llm_steps, index_s=round(index_s, 4), tree=moved)
+
+
+def run_mined(spec: RepoSpec, mined: Mined, gitdir: Path, *, home: Path | None = None,
+              overrides: Mapping[str, Any] | None = None, no_embed: bool = False,
+              progress: Progress | None = None) -> RepoRun:
+    started = time.perf_counter()
+    writer = TreeWriter(gitdir, tree_dir(gitdir, home))
+    helix = HelixSide(writer.target, overrides or {}, no_embed=no_embed)
+    bm25 = BM25Tree()
+    runs: list[CaseRun] = []
+    skipped: dict[str, int] = {}
+    for number, case in enumerate(mined.cases, start=1):
+        moved = writer.move_to(case.parent)
+        gold = tuple(g for g in case.gold if g in writer.files)
+        if not gold:  # e.g. the gold file is a symlink at the parent
+            skipped["gold_not_in_tree"] = skipped.get("gold_not_in_tree", 0) + 1
+            continue
+        run = run_case(case, gold, writer, helix, bm25, moved)
+        runs.append(run)
+        if progress is not None:
+            progress(f"{mined.repo} {number}/{len(mined.cases)} {case.commit[:12]} "
+                     f"helix={run.helix.all_rank} bm25={run.bm25.all_rank} "
+                     f"index={run.index_s:.1f}s ask={run.helix.seconds:.2f}s "
+                     f"{run.question_head[:60]}")
+    index_times = [r.index_s for r in runs]
+    return RepoRun(
+        spec=spec, name=mined.repo, rev=mined.rev, commits=mined.commits, kept=mined.kept,
+        dropped=mined.dropped, skipped=dict(sorted(skipped.items())), cases=tuple(runs),
+        helix=summarize([r.helix for r in runs]), bm25=summarize([r.bm25 for r in runs]),
+        index={"first_s": round(index_times[0], 3) if index_times else 0.0,
+               "p50_s": round(percentile(index_times, 50), 3),
+               "p95_s": round(percentile(index_times, 95), 3),
+               "total_s": round(sum(index_times), 3)},
+        seconds=round(time.perf_counter() - started, 3))
+
+
+def run_repo(spec: RepoSpec, *, home: Path | None = None,
+             overrides: Mapping[str, Any] | None = None, no_embed: bool = False,
+             progress: Progress | None = None) -> RepoRun:
+    gitdir = git_dir(Path(spec.path).expanduser())
+    mined = mine(gitdir, rev=spec.rev, seed=spec.seed, limit=spec.limit, since=spec.since,
+                 name=spec.name)
+    if progress is not None:
+        progress(f"{mined.repo}: {mined.commits} commits, {mined.kept} kept, "
+                 f"{len(mined.cases)} sampled at {mined.rev[:12]}")
+    return run_mined(spec, mined, gitdir, home=home, overrides=overrides, no_embed=no_embed,
+                     progress=progress)
+
+
+def overall(runs: Sequence[RepoRun]) -> dict[str, Any]:
+    """Pooled over every case of the repositories (micro average); `held_out` and `tuning`
+    groups when the runs name held-out repositories."""
+    groups: dict[str, list[RepoRun]] = {"all": list(runs)}
+    if any(r.spec.held_out for r in runs):
+        groups["tuning"] = [r for r in runs if not r.spec.held_out]
+        groups["held_out"] = [r for r in runs if r.spec.held_out]
+    out: dict[str, Any] = {}
+    for name, members in groups.items():
+        cases = [c for r in members for c in r.cases]
+        out[name] = {"repos": [r.name for r in members],
+                     "helix": summarize([c.helix for c in cases]),
+                     "bm25": summarize([c.bm25 for c in cases])}
+    return out
+
+
+def settings(no_embed: bool, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    flags = dict(overrides)
+    if no_embed:
+        flags["index.embed_enabled"] = False
+    return {"no_embed": no_embed, "overrides": dict(overrides),
+            "config_hash": load_config(None, flags=flags).evidence_hash,
+            "max_question_chars": MAX_QUESTION_CHARS, "min_words": MIN_WORDS,
+            "max_source_files": MAX_SOURCE_FILES}
+
+
+def result_json(runs: Sequence[RepoRun], *, no_embed: bool,
+                overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    return {"benchmark": "history", "settings": settings(no_embed, overrides or {}),
+            "repos": [r.model_dump(mode="json") for r in runs], "overall": overall(runs)}
+
+
+def run_all(specs: Sequence[RepoSpec], *, home: Path | None = None,
+            overrides: Mapping[str, Any] | None = None, no_embed: bool = False,
+            progress: Progress | None = None) -> list[RepoRun]:
+    return [run_repo(spec, home=home, overrides=overrides, no_embed=no_embed,
+                     progress=progress) for spec in specs]

@@ -1,0 +1,279 @@
+"""One materialized tree per repository, moved from commit to commit.
+
+`git checkout` or `git worktree add` would run the repository's hooks, smudge filters and
+fsmonitor (issue 9): a repository Helix reads is untrusted. So the tree is written here, from
+read-only plumbing only (`ls-tree -r -z -l` for the entries, `cat-file --batch` for the raw
+blob bytes, both through `helix.core.git`'s allowlist and safe settings):
+
+- regular files only, written 0644 (an executable bit is never copied); symlinks and
+  submodules are skipped; a path that is absolute, has an empty, `.` or `..` component, or a
+  `.git` component is refused (skipped and counted), so nothing is written outside the target;
+- no directory component is ever followed through a symlink, and each file is written to a
+  temporary name beside it and renamed into place;
+- a move writes only the files whose blob changed and deletes only files this writer wrote
+  (listed in its state file, `<target>.state.json`, written atomically before and after
+  every move); a directory that held such files is removed once it is empty. Anything else
+  in the target is left alone.
+
+Helix's incremental index (content hashes, a shared embedding cache) then re-parses only the
+files that changed between two cases.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import stat
+import subprocess
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+from helix.core.errors import HelixError
+from helix.core.git import TREE_MODE_FILE, git_command, git_env, run_git
+
+LS_TREE_TIMEOUT_S = 120.0
+BATCH_BYTES = 64 * 1024 * 1024  # blob bytes asked of one cat-file process
+STATE_SUFFIX = ".state.json"
+_TMP_PREFIX = ".helix-tree-tmp-"
+
+
+class TreeError(HelixError):
+    """The tree cannot be read or written (git failed, a path is in the way)."""
+
+
+class Entry:
+    __slots__ = ("blob", "mode", "size")
+
+    def __init__(self, mode: str, blob: str, size: int) -> None:
+        self.mode = mode
+        self.blob = blob
+        self.size = size
+
+
+def is_safe_path(path: str) -> bool:
+    """A relative POSIX path that stays inside the tree and out of any `.git` directory."""
+    parts = path.split("/")
+    return not (not path or path.startswith("/") or "\0" in path
+                or any(part in ("", ".", "..") for part in parts)
+                or any(part.lower() == ".git" for part in parts))
+
+
+def parse_ls_tree(raw: bytes) -> dict[str, Entry]:
+    """path -> Entry from `ls-tree -r -z -l` output (every entry, any mode)."""
+    entries: dict[str, Entry] = {}
+    for record in raw.split(b"\0"):
+        if not record:
+            continue
+        meta, sep, raw_path = record.partition(b"\t")
+        parts = meta.split()
+        if not sep or len(parts) != 4:
+            continue
+        size = int(parts[3]) if parts[3].isdigit() else 0
+        entries[os.fsdecode(raw_path)] = Entry(parts[0].decode(), parts[2].decode(), size)
+    return entries
+
+
+def read_tree(gitdir: Path, commit: str) -> dict[str, Entry]:
+    out = run_git(gitdir, "ls-tree", "-r", "-z", "-l", "--full-tree", "--end-of-options",
+                  commit, timeout=LS_TREE_TIMEOUT_S)
+    if out is None:
+        raise TreeError(f"cannot list the tree of {commit} in {gitdir}")
+    return parse_ls_tree(out)
+
+
+def read_blobs(gitdir: Path, blobs: Sequence[str]) -> Iterator[tuple[str, bytes]]:
+    """(blob id, raw bytes) for each id, in order, from one `cat-file --batch` (no filters,
+    no textconv: the bytes as stored)."""
+    if not blobs:
+        return
+    proc = subprocess.Popen(git_command(gitdir, "cat-file", "--batch"), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=git_env())
+    assert proc.stdin is not None and proc.stdout is not None
+    request = "".join(f"{blob}\n" for blob in blobs).encode("ascii")
+
+    def feed() -> None:
+        assert proc.stdin is not None
+        try:
+            proc.stdin.write(request)
+            proc.stdin.close()
+        except OSError:
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        for blob in blobs:
+            header = proc.stdout.readline().split()
+            if len(header) != 3 or header[1] != b"blob":
+                raise TreeError(f"git cat-file could not read blob {blob}")
+            size = int(header[2])
+            data = proc.stdout.read(size)
+            proc.stdout.read(1)  # the newline after the content
+            if len(data) != size:
+                raise TreeError(f"git cat-file returned a short blob {blob}")
+            yield header[0].decode("ascii"), data
+    finally:
+        proc.stdout.close()
+        writer.join(timeout=5)
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+
+
+class TreeWriter:
+    """The tree of `gitdir` at some commit, written under `target` (created if missing)."""
+
+    def __init__(self, gitdir: Path, target: Path) -> None:
+        self.gitdir = gitdir
+        self.target = target
+        self.state_path = target.with_name(target.name + STATE_SUFFIX)
+        self.commit: str | None = None
+        self.files: dict[str, str] = {}  # path -> blob id, the files this writer wrote
+        self._load_state()
+
+    # ---- state --------------------------------------------------------------------------
+
+    def _load_state(self) -> None:
+        try:
+            data = json.loads(self.state_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if not isinstance(data, dict) or data.get("gitdir") != str(self.gitdir):
+            return
+        files = data.get("files")
+        if isinstance(files, dict):
+            self.files = {str(p): str(b) for p, b in files.items()}
+        commit = data.get("commit")
+        self.commit = commit if isinstance(commit, str) else None
+
+    def _save_state(self, commit: str | None, files: Mapping[str, str]) -> None:
+        payload = {"gitdir": str(self.gitdir), "commit": commit,
+                   "files": dict(sorted(files.items()))}
+        self.state_path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.state_path.with_name(f".{self.state_path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(payload, sort_keys=True) + "\n", encoding="utf-8")
+        os.replace(tmp, self.state_path)
+
+    # ---- moving -------------------------------------------------------------------------
+
+    def move_to(self, commit: str) -> dict[str, int]:
+        """Make the target hold `commit`'s regular files; counts of written, deleted, kept."""
+        entries = read_tree(self.gitdir, commit)
+        wanted: dict[str, Entry] = {}
+        refused = 0
+        for path, entry in sorted(entries.items()):
+            if entry.mode not in TREE_MODE_FILE:
+                continue  # symlinks, submodules: skipped
+            if not is_safe_path(path):
+                refused += 1
+                continue
+            wanted[path] = entry
+        self._ensure_root()
+        stale = sorted(p for p in self.files if p not in wanted)
+        to_write = sorted(p for p, e in wanted.items()
+                          if self.files.get(p) != e.blob or not self._is_our_file(p))
+        # Announce every path this move may write before writing any, with an unknown blob: a
+        # killed move leaves a state that names every file it may have created, and none of
+        # them is trusted to hold what the state says.
+        self._save_state(None, {**self.files, **{p: "" for p in to_write}})
+        for path in stale:
+            self._delete(path)
+            self.files.pop(path, None)
+        self._prune_dirs(stale)
+        self._write_all(to_write, wanted)
+        self.commit = commit
+        self._save_state(commit, self.files)
+        return {"written": len(to_write), "deleted": len(stale),
+                "kept": len(wanted) - len(to_write), "refused": refused}
+
+    def _write_all(self, paths: Sequence[str], wanted: Mapping[str, Entry]) -> None:
+        batch: list[str] = []
+        size = 0
+        for path in paths:
+            batch.append(path)
+            size += wanted[path].size
+            if size >= BATCH_BYTES:
+                self._write_batch(batch, wanted)
+                batch, size = [], 0
+        self._write_batch(batch, wanted)
+
+    def _write_batch(self, paths: Sequence[str], wanted: Mapping[str, Entry]) -> None:
+        blobs = sorted({wanted[p].blob for p in paths})
+        data = dict(read_blobs(self.gitdir, blobs))
+        for path in paths:
+            self._write(path, data[wanted[path].blob])
+            self.files[path] = wanted[path].blob
+
+    # ---- the file system, never through a link ------------------------------------------
+
+    def _ensure_root(self) -> None:
+        if self.target.is_symlink():
+            raise TreeError(f"tree directory is a symlink: {self.target}")
+        self.target.mkdir(parents=True, exist_ok=True)
+
+    def _is_our_file(self, path: str) -> bool:
+        try:
+            return stat.S_ISREG(os.lstat(self.target / path).st_mode)
+        except OSError:
+            return False
+
+    def _parent_dir(self, path: str) -> Path:
+        """The file's directory, created component by component, none of them a link."""
+        current = self.target
+        for part in path.split("/")[:-1]:
+            current = current / part
+            try:
+                mode = os.lstat(current).st_mode
+            except FileNotFoundError:
+                os.mkdir(current)
+                continue
+            if not stat.S_ISDIR(mode):
+                raise TreeError(f"not a directory in the tree, left alone: {current}")
+        return current
+
+    def _write(self, path: str, data: bytes) -> None:
+        parent = self._parent_dir(path)
+        final = parent / path.rsplit("/", 1)[-1]
+        try:
+            mode = os.lstat(final).st_mode
+        except FileNotFoundError:
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode):
+            raise TreeError(f"a non-file is in the way, left alone: {final}")
+        tmp = parent / f"{_TMP_PREFIX}{os.getpid()}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, final)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+    def _delete(self, path: str) -> None:
+        target = self.target / path
+        try:
+            for parent in target.relative_to(self.target).parents:
+                if parent != Path(".") and (self.target / parent).is_symlink():
+                    return  # someone replaced a directory with a link: not ours to follow
+            if stat.S_ISREG(os.lstat(target).st_mode):
+                target.unlink()
+        except FileNotFoundError:
+            return
+
+    def _prune_dirs(self, removed: Sequence[str]) -> None:
+        """Remove directories left empty by deletions (deepest first; never the root)."""
+        dirs: set[Path] = set()
+        for path in removed:
+            for parent in Path(path).parents:
+                if parent != Path("."):
+                    dirs.add(parent)
+        for rel in sorted(dirs, key=lambda d: (-len(d.parts), d.as_posix())):
+            full = self.target / rel
+            if full.is_symlink():
+                continue
+            with contextlib.suppress(OSError):  # not empty (or not there): left alone
+                full.rmdir()

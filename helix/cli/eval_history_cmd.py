@@ -1,0 +1,112 @@
+"""`helix eval history`: measure Helix on a repository's own history (dry runs, no LLM).
+
+`helix eval` takes suite names; `helix eval history ...` is routed here instead (the
+`WithHistory` command class), so the suite command's own options stay as they are.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+HISTORY = "history"
+_META_KEY = "helix.eval.history_args"
+
+
+def _write_json(out: Path, payload: Any) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, out)
+
+
+@click.command(name=HISTORY)
+@click.option("--repo", "repos", multiple=True, metavar="PATH",
+              help="A git repository: work tree, directory inside one, or bare git dir "
+                   "(default: the current one; repeat for several).")
+@click.option("--rev", default="HEAD", show_default=True,
+              help="Mine the history reachable from REV.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Sampling seed.")
+@click.option("--limit", default=40, show_default=True, type=click.IntRange(min=1),
+              help="Cases per repository.")
+@click.option("--since", default=None, metavar="YYYY-MM-DD",
+              help="Only commits made on or after this date (UTC).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the JSON result to FILE.")
+@click.option("--no-embed", is_flag=True, help="Index and ask without embeddings (fast).")
+@click.option("--candidate-config", "candidate", metavar="FILE",
+              help="A configuration (TOML overrides file, or a name in evals/configs/).")
+@click.option("--cases", "cases_only", is_flag=True,
+              help="Only list the mined and sampled cases; run nothing.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Progress on stderr; list every case, not only the misses.")
+def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str | None,
+            as_json: bool, out: Path | None, no_embed: bool, candidate: str | None,
+            cases_only: bool, verbose: bool) -> None:
+    """Mine localization cases from git history (a commit message as the question, the
+    non-test source files it changed as the answer, the tree at its parent) and score Helix's
+    dry runs against whole-file BM25: file Acc@1/3/5/10 (all gold files in the top k), MRR,
+    seconds per case. The tree is written under $HELIX_HOME/history/ from git objects; no
+    checkout, so none of the repository's hooks or filters runs."""
+    from evals.history import report
+    from evals.history.mine import git_dir, mine
+    from evals.history.run import RepoSpec, result_json, run_repo
+
+    paths = list(repos) or ["."]
+    if cases_only:
+        mined = [mine(git_dir(Path(p).expanduser()), rev=rev, seed=seed, limit=limit,
+                      since=since) for p in paths]
+        payload: Any = {"repos": [report.cases_json(m) for m in mined]}
+        if out is not None:
+            _write_json(out, payload)
+        if as_json:
+            from helix.cli.common import echo_json
+
+            echo_json(payload)
+        else:
+            click.echo("\n".join(report.cases_text(m) for m in mined))
+        return
+    overrides: dict[str, Any] = {}
+    if candidate is not None:
+        from evals.gates import load_named_config
+
+        _, overrides = load_named_config(candidate)
+    progress = (lambda line: print(line, file=sys.stderr, flush=True)) if verbose else None
+    specs = [RepoSpec(path=p, rev=rev, seed=seed, limit=limit, since=since) for p in paths]
+    for spec in specs:  # a bad path fails before any long run
+        git_dir(Path(spec.path).expanduser())
+    runs = [run_repo(spec, overrides=overrides, no_embed=no_embed, progress=progress)
+            for spec in specs]
+    payload = result_json(runs, no_embed=no_embed, overrides=overrides)
+    if out is not None:
+        _write_json(out, payload)
+    if as_json:
+        from helix.cli.common import echo_json
+
+        echo_json(payload)
+    else:
+        click.echo(report.render(payload, verbose=verbose))
+
+
+class WithHistory(click.Command):
+    """A command whose first argument `history` hands the rest to `helix eval history`."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] == HISTORY:
+            ctx.meta[_META_KEY] = list(args[1:])
+            args = []
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        rest = ctx.meta.pop(_META_KEY, None)
+        if rest is None:
+            return super().invoke(ctx)
+        # named "eval history" under eval's parent, so usage reads `helix eval history`
+        with history.make_context(f"{ctx.info_name} {HISTORY}", rest, parent=ctx.parent) as sub:
+            return history.invoke(sub)
