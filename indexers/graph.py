@@ -5,7 +5,7 @@
     documents  sec:/tree: -> def:    tests      def: (test) -> def: (non-test)
 
 Pure: parsed files in, `networkx.MultiDiGraph` out. Nodes and edges are added in sorted order
-so the same inputs give the same graph (and the same pickle) in any process.
+so the same inputs give the same graph (and the same stored bytes) in any process.
 """
 
 from __future__ import annotations

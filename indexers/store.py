@@ -5,7 +5,7 @@
       CURRENT               name of the current generation (replaced atomically)
       gen-<id>/             one complete index
         manifest.json       schema version, config hash, per-file hashes, part hashes, counts
-        files.json chunks.json defs.json refs.json trees.json graph.pickle
+        files.json chunks.json defs.json refs.json trees.json graph.json
         bm25/ dense/        written by indexers.bm25 / indexers.dense
         bm25_files/         BM25 over whole files (indexers.bm25.build_file_index)
         tokens/             the BM25 token cache (indexers.token_cache; not part of index_rev)
@@ -18,7 +18,8 @@ are removed. Every part's size is checked when the index is opened and its diges
 first read; any mismatch raises IndexCorruptError (the builder then rebuilds from scratch).
 
 Formats are chosen for load speed: rows of JSON arrays (one `json.loads` per part) turned into
-records with `model_construct`, numpy arrays for tokens, a versioned pickle for the graph.
+records with `model_construct`, numpy arrays for tokens, versioned JSON for the graph. No
+part is a pickle: a part swapped on disk is read as data and can never run code.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
 
 # The index layout's version: a generation written under another one is rebuilt, not read.
 # (What the indexing code puts into the parts is versioned by `indexers.version`.)
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the graph is JSON (graph.json), no longer a pickle
 LOCK_TIMEOUT_S = 3.0
 CURRENT = "CURRENT"
 LOCK = "lock"

@@ -223,7 +223,7 @@ def test_manifest_contents(repo: Path, tmp_path: Path) -> None:
     assert set(manifest["files"]) == {f.path for f in _open(index_dir, repo).files()}
     assert manifest["index_rev"] == report.index_rev
     assert manifest["counts"]["chunks"] == report.chunks["total"]
-    assert {"graph.pickle", "chunks.json", "bm25/bm25_meta.json"} <= set(manifest["parts"])
+    assert {"graph.json", "chunks.json", "bm25/bm25_meta.json"} <= set(manifest["parts"])
 
 
 def test_git_repo_rev(repo: Path, tmp_path: Path) -> None:
