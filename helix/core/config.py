@@ -109,6 +109,9 @@ class SynthesisSettings(_Frozen):
     # Transient failures (timeout, rate limit, transport) wait backoff * 2**attempt, capped.
     retry_backoff_s: float = Field(default=1.0, ge=0)
     retry_backoff_max_s: float = Field(default=8.0, ge=0)
+    # One total deadline for the whole synthesis (every attempt and backoff): then the
+    # deterministic answer, fallback reason "timeout".
+    deadline_s: float = Field(default=90.0, gt=0, le=3600)
 
 
 class ContinuitySettings(_Frozen):
