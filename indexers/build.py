@@ -127,8 +127,11 @@ def _resolve_root(root: Path) -> Path:
 
 
 def _store_for(root: Path, index_dir: Path | None) -> IndexStore:
+    """The index directory of `root`, refused when it is the root or contains it."""
     directory = Path(index_dir).expanduser().resolve() if index_dir else index_dir_for(root)
-    return IndexStore(directory)
+    store = IndexStore(directory)
+    store.check_location(root)
+    return store
 
 
 def _diff(old: dict[str, str], new: dict[str, str]) -> tuple[list[str], list[str], list[str]]:
@@ -401,6 +404,7 @@ def index_status(root: Path, config: HelixConfig, index_dir: Path | None = None)
 
     root = _resolve_root(root)
     store = _store_for(root, index_dir)
+    store.claim(create=False)  # a directory Helix does not own is refused, even to read
     base: dict[str, Any] = {"root": str(root), "index_dir": str(store.directory)}
     try:
         generation = store.current_dir()

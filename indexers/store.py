@@ -1,6 +1,7 @@
 """The on-disk index: generations, the CURRENT pointer, the manifest, the lock.
 
     <index dir>/
+      .helix-index          the marker: Helix made (or adopted) this directory
       lock                  flock: one writer at a time
       CURRENT               name of the current generation (replaced atomically)
       gen-<id>/             one complete index
@@ -10,6 +11,12 @@
         bm25_files/         BM25 over whole files (indexers.bm25.build_file_index)
         tokens/             the BM25 token cache (indexers.token_cache; not part of index_rev)
       tmp-<id>/             a generation being written (removed by the next writer)
+
+Helix deletes only inside a directory carrying its marker, and only names it makes itself
+(`gen-`/`tmp-` + 12 hex digits). A directory is claimed when it is new or empty (the marker is
+written), or adopted when it holds nothing but Helix's own names (an index an older Helix made,
+before the marker existed); any other non-empty directory is refused, as are the repository root
+and every directory containing it (`check_location`).
 
 A generation is written into a fresh temp directory and made current by replacing CURRENT with
 `os.replace`, so a kill at any point leaves the previous generation current and usable. The
@@ -26,14 +33,20 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from helix.core.errors import IndexCorruptError, IndexLockedError, IndexVersionError
+from helix.core.errors import (
+    BadPathError,
+    IndexCorruptError,
+    IndexLockedError,
+    IndexVersionError,
+)
 from helix.core.git import repo_revision as repo_revision
 from helix.core.hashing import canonical_json, digest, hash_obj
 from helix.core.schemas import Frozen
@@ -45,10 +58,6 @@ from indexers.formats import (
 from indexers.locking import acquire
 from indexers.token_cache import DIR_TOKENS
 
-if TYPE_CHECKING:
-
-    pass
-
 # The index layout's version: a generation written under another one is rebuilt, not read.
 # (What the indexing code puts into the parts is versioned by `indexers.version`.)
 SCHEMA_VERSION = 2  # 2: the graph is JSON (graph.json), no longer a pickle
@@ -59,6 +68,16 @@ MANIFEST = "manifest.json"
 GEN_PREFIX = "gen-"
 TMP_PREFIX = "tmp-"
 KEEP_PREVIOUS = 1
+MARKER = ".helix-index"
+MARKER_TEXT = ("helix index directory v1\n"
+               "Made by Helix: it deletes only inside directories that carry this file.\n")
+_MARKER_FIRST_LINE = MARKER_TEXT.splitlines()[0]
+_GEN_NAME = re.compile(r"^gen-[0-9a-f]{12}$")
+_TMP_NAME = re.compile(r"^tmp-[0-9a-f]{12}$")
+_HELIX_FILES = re.compile(
+    r"^(CURRENT|CURRENT\.tmp|lock|verified\.json|verified\.json\.[0-9a-f]{8}\.tmp)$")
+_GITIGNORE = ".gitignore"
+IGNORE_ALL = "*\n"  # what Helix writes into an index directory kept inside the repository
 
 DIR_BM25 = "bm25"
 DIR_BM25_FILES = "bm25_files"  # BM25 over whole files (ids: paths), from the token cache
@@ -94,12 +113,29 @@ def manifest_rev(data: dict[str, Any]) -> str:
     return hash_obj(content)
 
 
+def _new_name(prefix: str) -> str:
+    return f"{prefix}{uuid.uuid4().hex[:12]}"
+
+
+def _is_helix_entry(path: Path) -> bool:
+    """A name Helix makes in an index directory, of the kind it makes it."""
+    name = path.name
+    if _GEN_NAME.match(name) or _TMP_NAME.match(name):
+        return path.is_dir() and not path.is_symlink()
+    if _HELIX_FILES.match(name):
+        return path.is_file() and not path.is_symlink()
+    if name == _GITIGNORE:
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            return not path.is_symlink() and path.read_text("utf-8") == IGNORE_ALL
+    return False
+
+
 class GenerationWriter:
     """Writes the parts of one generation into a temp dir; `commit` makes it current."""
 
     def __init__(self, store: IndexStore) -> None:
         self.store = store
-        self.tmp = store.directory / f"{TMP_PREFIX}{uuid.uuid4().hex[:12]}"
+        self.tmp = store.directory / _new_name(TMP_PREFIX)
         self.tmp.mkdir(parents=True)
         self._known: dict[str, PartInfo] = {}  # digests of parts written from memory
 
@@ -139,7 +175,7 @@ class GenerationWriter:
         data["index_rev"] = data["report"]["index_rev"]
         manifest = Manifest.model_validate(data)
         _fsync_write(self.tmp / MANIFEST, canonical_json(manifest).encode("utf-8"))
-        generation = self.store.directory / f"{GEN_PREFIX}{uuid.uuid4().hex[:12]}"
+        generation = self.store.directory / _new_name(GEN_PREFIX)
         os.replace(self.tmp, generation)
         _fsync_write(self.store.directory / f"{CURRENT}.tmp", generation.name.encode("utf-8"))
         os.replace(self.store.directory / f"{CURRENT}.tmp", self.store.directory / CURRENT)
@@ -162,15 +198,61 @@ def _fsync_write(path: Path, data: bytes) -> None:
 
 
 class IndexStore:
-    """One index directory: the lock, the CURRENT pointer and the generations."""
+    """One index directory: the marker, the lock, the CURRENT pointer and the generations."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = Path(directory)
 
+    def check_location(self, root: Path) -> None:
+        """Refuse the repository root and any directory containing it: an index there would
+        mix Helix's files with the user's (and prune among them)."""
+        directory, root = self.directory.resolve(), Path(root).resolve()
+        if directory == root:
+            raise BadPathError(f"refusing index directory {directory}: it is the repository "
+                               "root; give a directory of its own (e.g. outside the repository)")
+        if root.is_relative_to(directory):
+            raise BadPathError(f"refusing index directory {directory}: it contains the "
+                               f"repository {root}; give a directory of its own")
+
+    def owned(self) -> bool:
+        """The directory carries Helix's marker."""
+        try:
+            with open(self.directory / MARKER, encoding="utf-8") as handle:
+                return handle.readline().rstrip("\n") == _MARKER_FIRST_LINE
+        except (OSError, UnicodeDecodeError):
+            return False
+
+    def claim(self, create: bool = True) -> None:
+        """Make sure this is Helix's directory before anything is written (`create`) or read
+        in it: owned already; new or empty (the marker is written); or holding only Helix's
+        own names (an index made before the marker existed: adopted). Anything else is the
+        user's and is refused in one line. `create=False` only checks."""
+        if self.owned():
+            return
+        directory = self.directory
+        if directory.exists() and not directory.is_dir():
+            raise BadPathError(f"index directory {directory} is not a directory")
+        try:
+            entries = sorted(directory.iterdir()) if directory.exists() else []
+        except OSError as exc:
+            raise BadPathError(f"cannot read index directory {directory}: "
+                               f"{exc.strerror or exc}") from None
+        foreign = [e.name for e in entries if not _is_helix_entry(e)]
+        if foreign:
+            shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
+            raise BadPathError(
+                f"refusing index directory {directory}: it is not empty and Helix did not "
+                f"create it (no {MARKER} marker; it holds {shown}); give a new or empty "
+                "directory")
+        if create:
+            directory.mkdir(parents=True, exist_ok=True)
+            _fsync_write(directory / f"{MARKER}.tmp", MARKER_TEXT.encode("utf-8"))
+            os.replace(directory / f"{MARKER}.tmp", directory / MARKER)
+
     @contextlib.contextmanager
     def locked(self, timeout: float | None = None) -> Iterator[None]:
         timeout = LOCK_TIMEOUT_S if timeout is None else timeout
-        self.directory.mkdir(parents=True, exist_ok=True)
+        self.claim()
         release = acquire(self.directory / LOCK, timeout)
         if release is None:
             raise IndexLockedError(
@@ -181,9 +263,19 @@ class IndexStore:
         finally:
             release()
 
+    def _helix_dirs(self, pattern: re.Pattern[str]) -> list[Path]:
+        """Directories Helix made here under names matching `pattern`; none at all unless
+        the directory carries the marker (Helix deletes only what it created)."""
+        if not self.owned():
+            return []
+        return sorted(p for p in self.directory.iterdir()
+                      if pattern.match(p.name) and p.is_dir() and not p.is_symlink())
+
     def writer(self) -> GenerationWriter:
         """Call with the lock held. Leftovers of killed writers are removed first."""
-        for stale in sorted(self.directory.glob(f"{TMP_PREFIX}*")):
+        if not self.owned():
+            raise IndexCorruptError(f"index directory {self.directory} lost its {MARKER} marker")
+        for stale in self._helix_dirs(_TMP_NAME):
             shutil.rmtree(stale, ignore_errors=True)
         return GenerationWriter(self)
 
@@ -197,7 +289,7 @@ class IndexStore:
             return None
         except (OSError, UnicodeDecodeError) as exc:
             raise IndexCorruptError(f"cannot read {pointer}: {exc}") from None
-        if not name.startswith(GEN_PREFIX) or "/" in name:
+        if not _GEN_NAME.match(name):
             raise IndexCorruptError(f"{pointer} names no generation")
         path = self.directory / name
         if not path.is_dir():
@@ -247,7 +339,7 @@ class IndexStore:
     def prune(self) -> None:
         """Remove generations other than the current one and the one before it."""
         current = self.current_dir()
-        gens = sorted((p for p in self.directory.glob(f"{GEN_PREFIX}*") if p != current),
+        gens = sorted((p for p in self._helix_dirs(_GEN_NAME) if p != current),
                       key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)
         for old in gens[KEEP_PREVIOUS:]:
             shutil.rmtree(old, ignore_errors=True)
