@@ -168,7 +168,7 @@ def cut(text: str, limit: int = MAX_QUESTION_CHARS) -> tuple[str, bool]:
         return text, False
     head = text[:limit]
     space = max(head.rfind(" "), head.rfind("\n"), head.rfind("\t"))
-    if space >= limit - CUT_WINDOW:
+    if space > 0 and space >= limit - CUT_WINDOW:
         head = head[:space]
     return head.rstrip(), True
 

@@ -43,10 +43,11 @@ def distinct_files(paths: Iterable[str]) -> list[str]:
 def gold_ranks(ranked: Sequence[str], gold: Sequence[str]) -> tuple[int | None, int | None]:
     """(first_rank, all_rank) of `gold` in the distinct ranking `ranked`."""
     position = {path: i for i, path in enumerate(ranked, start=1)}
-    found = [position[g] for g in gold if g in position]
+    wanted = set(gold)
+    found = [position[g] for g in wanted if g in position]
     if not found:
         return None, None
-    return min(found), (max(found) if len(found) == len(set(gold)) else None)
+    return min(found), (max(found) if len(found) == len(wanted) else None)
 
 
 def score(ranked_paths: Iterable[str], gold: Sequence[str], seconds: float,

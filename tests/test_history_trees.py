@@ -1,0 +1,132 @@
+"""Materialized trees: git's bytes, moved incrementally, never outside the target, no program
+of the repository's ever run, nothing deleted that the writer did not write."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from evals.history.trees import TreeError, TreeWriter, is_safe_path
+from tests.history_helpers import EPOCH, build_history_repo, commit, git
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _git_files(repo: Path, rev: str) -> dict[str, bytes]:
+    names = git(repo, "ls-tree", "-r", "--name-only", rev).split("\n")
+    return {n: subprocess.run(["git", "cat-file", "blob", f"{rev}:{n}"], cwd=repo, check=True,
+                              capture_output=True).stdout for n in names if n}
+
+
+def test_moves_write_git_bytes_and_only_what_changed(tmp_path: Path) -> None:
+    repo, shas = build_history_repo(tmp_path)
+    writer = TreeWriter(repo / ".git", tmp_path / "state" / "tree")
+    first = writer.move_to(shas["parser"])
+    assert first == {"written": 5, "deleted": 0, "kept": 0, "refused": 0}
+    assert _files(writer.target) == _git_files(repo, shas["parser"])
+    (writer.target / "mine.txt").write_text("not the writer's", encoding="utf-8")
+
+    second = writer.move_to(shas["cache"])  # one file changed
+    assert second == {"written": 1, "deleted": 0, "kept": 4, "refused": 0}
+    third = writer.move_to(shas["retries"])  # network.py renamed to net.py, test file kept
+    assert third["deleted"] == 1 and not (writer.target / "proj" / "network.py").exists()
+    expected = _git_files(repo, shas["retries"])
+    assert _files(writer.target) == {**expected, "mine.txt": b"not the writer's"}
+
+    back = writer.move_to(shas["init"])  # tests/ emptied: the directory goes too
+    assert back["deleted"] == 2  # net.py, tests/test_parser.py
+    assert not (writer.target / "tests").exists()
+    assert (writer.target / "mine.txt").exists()  # never the writer's: never deleted
+    assert _files(writer.target) == {**_git_files(repo, shas["init"]),
+                                     "mine.txt": b"not the writer's"}
+
+
+def test_state_survives_a_new_writer_and_a_deleted_file_is_rewritten(tmp_path: Path) -> None:
+    repo, shas = build_history_repo(tmp_path)
+    target = tmp_path / "tree"
+    TreeWriter(repo / ".git", target).move_to(shas["cache"])
+    (target / "proj" / "cache.py").unlink()  # someone removed it behind the writer's back
+    state = json.loads((tmp_path / "tree.state.json").read_text(encoding="utf-8"))
+    assert state["commit"] == shas["cache"] and "proj/cache.py" in state["files"]
+    again = TreeWriter(repo / ".git", target)
+    assert again.commit == shas["cache"]
+    moved = again.move_to(shas["cache"])
+    assert moved == {"written": 1, "deleted": 0, "kept": 4, "refused": 0}
+    assert _files(target) == _git_files(repo, shas["cache"])
+
+
+def test_no_hook_or_filter_of_the_repository_runs(tmp_path: Path) -> None:
+    repo = tmp_path / "hostile"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    marker = tmp_path / "pwned"
+    script = tmp_path / "evil.sh"
+    script.write_text(f"#!/bin/sh\necho \"$0 $*\" >> {marker}\ncat\n", encoding="utf-8")
+    script.chmod(0o755)
+    first = commit(repo, "Add the module and its attributes for the filters",
+                   {"mod.py": "def f():\n    return 1\n",
+                    ".gitattributes": "*.py filter=evil diff=evil\n"}, EPOCH)
+    second = commit(repo, "Change the module so that f returns two now",
+                    {"mod.py": "def f():\n    return 2\n"}, EPOCH + 60)
+    for key in ("core.fsmonitor", "filter.evil.smudge", "filter.evil.clean",
+                "filter.evil.process", "diff.evil.textconv", "diff.external", "core.pager"):
+        git(repo, "config", key, str(script))
+    hooks = repo / ".git" / "hooks"
+    for name in ("post-checkout", "post-index-change", "reference-transaction"):
+        (hooks / name).write_text(f"#!/bin/sh\necho {name} >> {marker}\n", encoding="utf-8")
+        (hooks / name).chmod(0o755)
+    writer = TreeWriter(repo / ".git", tmp_path / "tree")
+    writer.move_to(first)
+    writer.move_to(second)
+    assert not marker.exists()
+    assert (writer.target / "mod.py").read_text(encoding="utf-8") == "def f():\n    return 2\n"
+
+
+def test_unsafe_paths_symlinks_and_modes_never_leave_the_tree(tmp_path: Path) -> None:
+    repo = tmp_path / "crafted"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    base = commit(repo, "Start the project with one module in it", {"a.py": "A = 1\n"}, EPOCH)
+    blob = git(repo, "hash-object", "-w", "--stdin", input_text="owned\n").strip()
+    script = git(repo, "hash-object", "-w", "--stdin", input_text="#!/bin/sh\n").strip()
+    sub = git(repo, "mktree", input_text=f"100644 blob {blob}\tevil\n").strip()
+    link = git(repo, "hash-object", "-w", "--stdin", input_text="/etc/passwd").strip()
+    top = git(repo, "mktree", input_text=(
+        f"040000 tree {sub}\t..\n040000 tree {sub}\t.git\n040000 tree {sub}\t.GIT\n"
+        f"100644 blob {blob}\tok.txt\n100755 blob {script}\trun.sh\n"
+        f"120000 blob {link}\tpasswd\n")).strip()
+    crafted = git(repo, "commit-tree", top, "-p", base, "-m", "crafted", when=EPOCH).strip()
+    home = tmp_path / "home" / "state"
+    writer = TreeWriter(repo / ".git", home / "tree")
+    moved = writer.move_to(crafted)
+    assert moved["refused"] == 3 and moved["written"] == 2
+    assert sorted(_files(home)) == ["tree.state.json", "tree/ok.txt", "tree/run.sh"]
+    assert not (home / "evil").exists() and not (writer.target / "passwd").exists()
+    assert os.stat(writer.target / "run.sh").st_mode & 0o777 == 0o644  # never executable
+    assert not is_safe_path("/abs/path") and not is_safe_path("a//b")
+    assert not is_safe_path("a/./b") and is_safe_path("a/.github/b")
+
+
+def test_a_link_in_the_way_is_never_followed(tmp_path: Path) -> None:
+    repo, shas = build_history_repo(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    target = tmp_path / "tree"
+    target.mkdir()
+    (target / "proj").symlink_to(outside, target_is_directory=True)
+    writer = TreeWriter(repo / ".git", target)
+    with pytest.raises(TreeError):
+        writer.move_to(shas["parser"])
+    assert list(outside.iterdir()) == []
+    link_root = tmp_path / "link-root"
+    link_root.symlink_to(outside, target_is_directory=True)
+    with pytest.raises(TreeError):
+        TreeWriter(repo / ".git", link_root).move_to(shas["parser"])
+    assert list(outside.iterdir()) == []
