@@ -5,12 +5,16 @@
                   cached tokens, embed only texts missing from the shared embedding cache,
                   rebuild the graph, write a new generation atomically.
     ensure_index  what every reading command calls: a fresh `Index` and the report saying
-                  whether it refreshed and which files changed.
-    index_status  fresh or not, what changed since the build, revisions, size on disk.
+                  whether it refreshed and which files changed. While another process holds
+                  the writer lock it answers from the current generation as it is (a note
+                  says so, `stale` in the report); with none usable it waits for the writer.
+    index_status  fresh or not (part digests included), what changed since the build,
+                  revisions, size on disk.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -20,7 +24,8 @@ from typing import Any
 import numpy as np
 
 from helix.core.config import HelixConfig, IndexSettings
-from helix.core.errors import BadPathError, IndexCorruptError
+from helix.core.errors import BadPathError, IndexCorruptError, IndexLockedError
+from helix.core.notices import notify
 from helix.core.paths import index_dir_for
 from helix.core.ports import Embedder
 from helix.core.schemas import Chunk, FileRecord, Frozen
@@ -70,6 +75,9 @@ from indexers.trees import TreeFormatError, TreeNode, is_tree_file, parse_tree_f
 Progress = Callable[[str, int, int], None]
 STAGES = ("walk", "parse", "bm25", "embed", "graph", "write")
 PROGRESS_EVERY = 50  # files between progress updates while parsing
+# A reader finding the writer lock held and no usable generation waits this long for it (a
+# first build of a large repository takes minutes).
+READER_WAIT_S = 300.0
 
 
 class BuildReport(Frozen):
@@ -97,6 +105,9 @@ class BuildReport(Frozen):
     graph_updated: bool = False  # the previous graph was updated, not rebuilt
     tokens: dict[str, int]  # cached, computed
     warnings: tuple[str, ...] = ()
+    # another process held the writer lock: the current generation was used as it was, not
+    # refreshed (it may not reflect the latest files)
+    stale: bool = False
 
 
 class StatusReport(Frozen):
@@ -214,6 +225,18 @@ def build_index(root: Path, config: HelixConfig, *, index_dir: Path | None = Non
         return _build_locked(root, config, store, embedder, progress, force)
 
 
+def _kept_report(built: dict[str, Any], **update: Any) -> BuildReport:
+    """The report of a generation used as it is (a no-op, or a reader's stale use)."""
+    kept = dict(built)
+    kept.update(noop=False, refreshed=False, changed_files=(), added=(), modified=(),
+                removed=(), files_parsed=0, rebuild_reason=None,
+                embeddings={"cached": 0, "computed": 0,
+                            "total": kept.get("embeddings", {}).get("total", 0)},
+                tokens={"cached": 0, "computed": 0}, warnings=())
+    kept.update(update)
+    return BuildReport.model_validate(kept)
+
+
 def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
                   embedder: Embedder | None, progress: Progress | None,
                   force: bool, parts: dict[str, Any] | None = None) -> BuildReport:
@@ -251,14 +274,8 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
             added, modified, removed = _diff({}, hashes)
     if unchanged and prev_manifest is not None:
         seconds["total"] = round(time.perf_counter() - started, 4)
-        kept = dict(prev_manifest.report)
-        kept.update(noop=True, refreshed=False, changed_files=(), added=(), modified=(),
-                      removed=(), files_parsed=0, seconds=seconds, files_seen=walked.seen,
-                      files_skipped=skipped, rebuild_reason=None,
-                      embeddings={"cached": 0, "computed": 0,
-                                  "total": kept.get("embeddings", {}).get("total", 0)},
-                      tokens={"cached": 0, "computed": 0}, warnings=())
-        return BuildReport.model_validate(kept)
+        return _kept_report(prev_manifest.report, noop=True, seconds=seconds,
+                            files_seen=walked.seen, files_skipped=skipped)
 
     previous, parse_reason = reusable(prev_index, config)
     reason = reason or parse_reason
@@ -383,17 +400,56 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     return BuildReport.model_validate(manifest.report)
 
 
+def _repair_command(root: Path, index_dir: Path | None) -> str:
+    where = f" --index-dir {Path(index_dir).expanduser().resolve()}" if index_dir else ""
+    return f"helix index --force {root}{where}"
+
+
+def _when(created: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(created))
+
+
 def ensure_index(root: Path, config: HelixConfig, *, index_dir: Path | None = None,
                  embedder: Embedder | None = None, progress: Progress | None = None,
                  query_embedder: Embedder | None = None) -> tuple[Index, BuildReport]:
-    """A fresh index of `root` (refreshed first when files changed) and the report."""
+    """A fresh index of `root` (refreshed first when files changed) and the report.
+
+    A reader never queues behind a writer: when another process holds the lock, the current
+    generation (manifest and parts checked) is used as it is, with a one-line note and
+    `stale` in the report; only when there is no usable generation does it wait for the
+    writer (up to READER_WAIT_S). A rebuild's reason (a corrupt part, another version) is a
+    one-line note too."""
     root = _resolve_root(root)
     store = _store_for(root, index_dir)
+    repair = f"run `{_repair_command(root, index_dir)}` to rebuild it"
     parts: dict[str, Any] = {}
-    with store.locked(), paused_gc():
+    with contextlib.ExitStack() as held:
+        try:
+            held.enter_context(store.locked(timeout=0))
+        except IndexLockedError:
+            started = time.perf_counter()
+            busy = ("the index is being rebuilt by another helix process; try again when it "
+                    f"has finished, or {repair}")
+            current = Index.open_unlocked(store, root, config.index, query_embedder, busy)
+            if current is not None:
+                manifest = current.manifest
+                note = (f"the index at {store.directory} is being rebuilt by another helix "
+                        f"process; answering from the generation built at "
+                        f"{_when(manifest.created)} (repo_rev {manifest.repo_rev})")
+                notify(note)
+                seconds = {"total": round(time.perf_counter() - started, 4)}
+                return current, _kept_report(manifest.report, stale=True, seconds=seconds,
+                                             warnings=(note,))
+            notify(f"another helix process is building the index at {store.directory}; "
+                   f"waiting for it (up to {READER_WAIT_S:g} s)")
+            held.enter_context(store.locked(timeout=READER_WAIT_S))
+        held.enter_context(paused_gc())
         report = _build_locked(root, config, store, embedder, progress, False, parts)
+    if report.rebuild_reason:
+        notify(report.rebuild_reason)
     # The build checked (or wrote) every part of that generation a moment ago.
-    index = Index.open(store, root, config.index, query_embedder, verified_rev=report.index_rev)
+    index = Index.open(store, root, config.index, query_embedder, verified_rev=report.index_rev,
+                       repair=repair)
     if parts and index.index_rev == report.index_rev:
         index.seed(parts)  # a refresh: its parts are in memory already, no need to read them
     return index, report
@@ -412,7 +468,7 @@ def index_status(root: Path, config: HelixConfig, index_dir: Path | None = None)
     except IndexCorruptError as exc:
         return StatusReport(**base, current_repo_rev=repo_revision(root), exists=True,
                             fresh=False, problem=str(exc), size_bytes=store.size_bytes())
-    if manifest is None:
+    if manifest is None or generation is None:
         return StatusReport(**base, current_repo_rev=repo_revision(root), exists=False,
                             fresh=False, problem="not indexed yet")
     hashes = {w.record.path: w.record.content_hash for w in walk(root, config.index).files}
@@ -423,6 +479,11 @@ def index_status(root: Path, config: HelixConfig, index_dir: Path | None = None)
         problem = "indexing settings changed since the build"
     elif manifest.counts.get("index_code") != version.index_code_digest():
         problem = "Helix's indexing code changed since the build"
+    else:
+        try:  # parts changed on disk since their last check are hashed again
+            store.verify_all(generation, manifest, record=False)
+        except IndexCorruptError as exc:
+            problem = f"{exc}; `helix index` rebuilds it"
     return StatusReport(
         **base, exists=True, fresh=not (added or modified or removed or problem),
         problem=problem, changed_files=tuple(sorted({*added, *modified, *removed})),

@@ -1,11 +1,14 @@
-"""What the last full digest check of a generation saw: each part's (size, mtime, inode).
+"""What the last full digest check of a generation saw: each part's (size, mtime, inode,
+ctime).
 
 A no-op build must know every part of the current generation is intact; re-reading and
 hashing all of them (80 MB for the standard library) costs ~0.2 s of every command. A part
-whose size, modification time (ns) and inode are the ones recorded when its digest last matched
-is not read again (git's index makes the same bet). Any rewrite of a part changes its mtime,
-so it is checked again. Kept beside the generations (`<index dir>/verified.json`), one
-generation at a time, written atomically; unreadable means empty.
+whose size, modification time (ns), inode and status-change time (ns) are the ones recorded when
+its digest last matched is not read again (git's index makes the same bet). Any write to a part
+changes its ctime, which, unlike the mtime, no user can set back (`os.utime` itself moves it),
+so a part edited in place with its size and mtime restored is checked again. Kept beside the
+generations (`<index dir>/verified.json`), one generation at a time, written atomically;
+unreadable (or recorded in another shape) means empty.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ def part_stat(path: Path) -> Stat | None:
         st = path.stat()
     except OSError:
         return None
-    return [st.st_size, st.st_mtime_ns, st.st_ino]
+    return [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
 
 
 def load(directory: Path, generation: str) -> dict[str, Stat]:

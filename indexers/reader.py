@@ -58,10 +58,12 @@ class Index:
 
     def __init__(self, root: Path, generation: Path, manifest: Manifest,
                  settings: IndexSettings, query_embedder: Embedder | None = None,
-                 verified: bool = False) -> None:
+                 verified: bool = False, repair: str | None = None) -> None:
         """`verified`: every part's digest was just checked (by the builder in this
-        process), so reads skip the second check."""
+        process), so reads skip the second check. `repair`: what to tell the user to run
+        when a part turns out corrupt while answering (added to the IndexCorruptError)."""
         self._check = not verified
+        self._repair = repair
         self._root = root
         self._gen = generation
         self.manifest = manifest
@@ -71,7 +73,8 @@ class Index:
 
     @classmethod
     def open(cls, store: IndexStore, root: Path, settings: IndexSettings,
-             query_embedder: Embedder | None = None, verified_rev: str | None = None) -> Index:
+             query_embedder: Embedder | None = None, verified_rev: str | None = None,
+             repair: str | None = None) -> Index:
         """The current generation. `verified_rev`: the index_rev whose parts the caller has
         just checked; digests are checked again on read unless the generation is that one."""
         generation = store.current_dir()
@@ -79,7 +82,27 @@ class Index:
             raise IndexCorruptError(f"no index at {store.directory}")
         manifest = store.read_manifest(generation)
         return cls(root, generation, manifest, settings, query_embedder,
-                   verified=verified_rev is not None and verified_rev == manifest.index_rev)
+                   verified=verified_rev is not None and verified_rev == manifest.index_rev,
+                   repair=repair)
+
+    @classmethod
+    def open_unlocked(cls, store: IndexStore, root: Path, settings: IndexSettings,
+                      query_embedder: Embedder | None = None,
+                      repair: str | None = None) -> Index | None:
+        """The current generation for a reader that cannot take the writer lock (another
+        process is building the next one): its manifest and every part checked (digests of
+        parts changed on disk since their last check; nothing recorded), else None. Safe while
+        the writer commits: the generation it replaces is kept (`KEEP_PREVIOUS`)."""
+        try:
+            generation = store.current_dir()
+            if generation is None:
+                return None
+            manifest = store.read_manifest(generation)
+            store.verify_all(generation, manifest, record=False)
+        except IndexCorruptError:
+            return None
+        return cls(root, generation, manifest, settings, query_embedder, verified=True,
+                   repair=repair)
 
     def seed(self, parts: dict[str, Any]) -> None:
         """Parts the builder of this very generation holds in memory (what reading them
@@ -90,7 +113,12 @@ class Index:
     def _part(self, key: str, load: Callable[[], Any]) -> Any:
         if key not in self._cache:
             with paused_gc():
-                self._cache[key] = load()
+                try:
+                    self._cache[key] = load()
+                except IndexCorruptError as exc:
+                    if self._repair is None or str(exc).endswith(self._repair):
+                        raise  # (a part built from another says it once)
+                    raise IndexCorruptError(f"{exc}; {self._repair}") from None
             # Parts live as long as the process: keep the collector from re-scanning their
             # hundreds of thousands of objects on every later full collection.
             gc.freeze()

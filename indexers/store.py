@@ -322,9 +322,10 @@ class IndexStore:
                     f"index part {rel} has {size} bytes, the manifest says {info.bytes}")
         return manifest
 
-    def verify_all(self, generation: Path, manifest: Manifest) -> None:
+    def verify_all(self, generation: Path, manifest: Manifest, record: bool = True) -> None:
         """Check every part's digest (a build does this before declaring a no-op), except
-        parts unchanged on disk since their digest last matched (`indexers.part_stats`)."""
+        parts unchanged on disk since their digest last matched (`indexers.part_stats`).
+        `record`: remember what matched (only a holder of the lock should)."""
         known = part_stats.load(self.directory, generation.name)
         seen: dict[str, part_stats.Stat] = {}
         for rel in manifest.parts:
@@ -333,7 +334,7 @@ class IndexStore:
                 read_part(generation, manifest, rel)
             if stat is not None:
                 seen[rel] = stat
-        if seen != known:
+        if record and seen != known:
             part_stats.save(self.directory, generation.name, seen)
 
     def prune(self) -> None:
