@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -46,9 +47,16 @@ def test_dry_run_matrix(matrix: FakeIndex, question: str) -> None:
     coverages = [s.coverage for s in env.controller_steps]
     assert coverages == sorted(coverages), "coverage is monotone"
     assert env.stop_reason in ("coverage_ok", "budget_exhausted", "no_new_evidence")
-    # every claim cites path:start-end
-    claims = [ln for ln in env.answer.splitlines() if ln.startswith("- ")]
-    assert claims and all("[" in c and ":" in c.rsplit("[", 1)[1] for c in claims)
+    # every quote cites path:line: a listed claim at its end, an indented lead quote in the
+    # sentence that introduces it
+    cited = re.compile(r"[\w./-]+\.\w+:\d+(?:-\d+)?")
+    lines = env.answer.splitlines()
+    assert cited.search(env.answer)
+    for number, line in enumerate(lines):
+        if line.startswith("- "):
+            assert cited.search(line.rsplit("[", 1)[-1]), line
+        if line.startswith("    "):
+            assert cited.search(lines[number - 1]), lines[number - 1]
 
 
 @pytest.mark.parametrize(("question", "expected"), [

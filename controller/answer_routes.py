@@ -1,0 +1,365 @@
+"""One writer per route: the lead sentence that says what kind of answer it is, the quote of
+the span that answers, then the rest under short headings. Each takes the `Answer` of one
+question and returns its lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from controller.answer_spans import MAX_LIST, Answer, def_kind, doc_place, indented
+from controller.answer_text import (
+    capitalized,
+    cite,
+    code_line,
+    code_mentions,
+    doc_sentences,
+    is_code,
+    is_doc,
+    mentions,
+    mentions_text,
+    quote,
+    states_text,
+    subject_phrase,
+    telling_line,
+)
+from controller.route import ACTIONS, WHERE_VERBS
+from controller.text import token_set
+from helix.core.envelope import EvidenceItem
+
+MIN_CODE_CLAIMS = 3  # an explanation shows at least this many code spans when it has them
+_ASSIGNED = re.compile(
+    r"^\s*(?:export\s+)?(?:const\s+|let\s+|var\s+)?([A-Za-z_]\w*)\s*(?::[^=]*)?=")
+
+
+def _definition(a: Answer) -> list[str]:
+    term = (a.main[0] if a.main else "").strip("`").lower().rsplit(".", 1)[-1]
+    exact = [e for e in a.evidence if e.symbol and e.node_id.startswith("def:")
+             and e.symbol.lower().rsplit(".", 1)[-1] == term and a.answers(e)]
+    stating = [e for e in a.evidence if is_doc(e) and a.answers(e) and _states(e, a.main)]
+    defining = [e for e in a.ordered([*a.covering("definition_span"),
+                                      *(e for e in a.evidence if e.kind == "definition")])
+                if a.answers(e)]
+    # the code definition of a spelled name, else a sentence saying what it is, else any
+    # span that defines it (a heading, an assignment)
+    leads = [*exact, *stating, *defining]
+    if not leads:
+        return a.nothing("defines")
+    top = leads[0]
+    at, said = a.lead(top, stating=True)
+    subject = a.subject or "it"
+    if top.symbol and top.node_id.startswith("def:"):
+        kind = def_kind(top, said)
+        head = f"`{top.symbol}` is {kind + ' ' if kind else ''}defined in {at}:"
+    elif is_code(top) and (name := _assigned(top, a.main)):
+        at, said = cite(top, (line := telling_line(top, a.main))[1]), line[0]
+        head = f"`{name}` is set in {at}:"
+    else:
+        head = f"{capitalized(doc_place(top, at))} defines {subject}:"
+    documented = a.docs_about(a.main, exclude=[top]) if is_code(top) else []
+    rest = [e for e in a.ordered(a.relevant()) if e not in (top, *documented)]
+    return [head, indented(said), *a.block("Documented in:", documented),
+            *a.block("Also relevant:", rest, limit=3)]
+
+
+def _states(item: EvidenceItem, phrases: Sequence[str]) -> bool:
+    said = doc_sentences(item, phrases, 1, stating=True)
+    return said is not None and states_text(said[0], phrases)
+
+
+def _assigned(item: EvidenceItem, phrases: Sequence[str]) -> str | None:
+    """The name a `NAME = value` line of the item assigns, when it is the asked name."""
+    wanted = {p.strip("`").lower().replace("_", "").replace(" ", "") for p in phrases}
+    for line in item.text.splitlines():
+        match = _ASSIGNED.match(line)
+        if match and match.group(1).lower().replace("_", "") in wanted:
+            return match.group(1)
+    return None
+
+
+_WHERE_ASKED = re.compile(
+    r"^(?:where|in\s+which\s+(?:file|module|class|function|method))\s+(is|are|was|were)\s+"
+    r"(?P<subject>.+?)(?:\s+(?P<verb>[a-z]+))?$", re.I)
+MAX_ECHO_WORDS = 8
+
+
+def _where_sentence(a: Answer, place: str) -> str:
+    """"The retry policy is decided in <place>:" echoing the question's own subject and verb
+    (its agreement is the asker's), else "The best match in the code for X is <place>:"."""
+    match = _WHERE_ASKED.match(a.plan.text)
+    verbs = {*ACTIONS, *(v for v in WHERE_VERBS if " " not in v)}
+    if match:
+        aux, asked, verb = match.group(1).lower(), match.group("subject"), match.group("verb")
+        if verb and verb.lower() not in verbs:  # the last word belongs to the subject
+            asked, verb = f"{asked} {verb}", None
+        shown = subject_phrase(asked) if len(asked.split()) == 1 else asked
+        if shown and len(asked.split()) <= MAX_ECHO_WORDS and a.main and mentions_text(
+                asked, a.main):
+            return f"{capitalized(shown)} {aux} {verb or 'found'} in {place}:"
+    if a.subject:
+        return f"The best match in the code for {a.subject} is {place}:"
+    return f"The best match in the code is {place}:"
+
+
+def _acts(item: EvidenceItem, action: str | None, subject: Sequence[str]) -> int:
+    """How well a definition's name carries the question's action and subject ("where is the
+    BM25 index built?" -> build_bm25_index): 2 both, 1 the action and a subject word, 0."""
+    if not action or not item.symbol:
+        return 0
+    root = action[:-1] if len(action) > 4 and action.endswith("e") else action
+    name = re.sub(r"[^a-z0-9]", "", item.symbol.lower())
+    words = [w.lower() for p in subject[:1] for w in re.findall(r"[A-Za-z0-9]+", p)]
+    if root not in name or not words:
+        return 0
+    found = sum(w in name for w in words)
+    return 2 if found == len(words) else 1 if found else 0
+
+
+def _location(a: Answer) -> list[str]:
+    relevant = a.relevant()
+    if not relevant:
+        return a.nothing("names")
+    # code that names the subject (not only in a string literal), defines it, is named for
+    # the action, or that a doc section about it names
+    acts = {e.id: _acts(e, a.plan.action, a.main) for e in a.evidence}
+    code = [e for e in a.evidence if is_code(e) and e.kind != "test" and not a.demoted(e) and (
+        e.kind == "definition" or code_mentions(e, a.main) or acts[e.id]
+        or any("(named in " in r for r in e.reasons))]
+    # the definition named for the action and subject, a definition of the subject, one
+    # named for the action, any definition, then the rest (module code), best score first
+    code.sort(key=lambda e: (acts[e.id] < 2, e.kind != "definition", acts[e.id] < 1,
+                             not e.node_id.startswith("def:"), -e.score, e.path, e.start_line))
+    if not code:
+        docs = a.docs_about(a.main)
+        if not docs:
+            return a.nothing("names")
+        subject = a.subject or "it"
+        return [f"No code that names {subject} was found; the documentation that discusses "
+                f"it:", *(a.claim(e) for e in docs)]
+    top = code[0]
+    at, said = a.lead(top)
+    place = f"`{top.symbol}`, {at}" if top.symbol and top.node_id.startswith("def:") else at
+    docs = a.docs_about(a.main)
+    return [_where_sentence(a, place), indented(said),
+            *a.block("Other places (best first):", code[1:]),
+            *a.block("Documented in:", docs)]
+
+
+def _explanation(a: Answer) -> list[str]:
+    # the controller's order, then how many of the question's words a span holds: a question
+    # that never names its function is rarely matched word for word by the best span
+    best = sorted(a.evidence, key=lambda e: -a.overlap(e))
+    leads = [e for e in best if a.answers(e)]
+    if not leads:
+        return a.nothing("explains")
+    top = leads[0]
+    at, said = a.lead(top)
+    subject = _noun_topic(a)
+    code = sorted((e for e in best if is_code(e) and e is not top and e.kind != "test"
+                   and not a.demoted(e)),
+                  key=lambda e: (-a.overlap(e), not e.node_id.startswith("def:")))
+    if is_doc(top):
+        head = f"{capitalized(doc_place(top, at))} explains {subject or 'this'}:"
+        docs = a.docs_about(a.main, exclude=[top])
+        return [head, indented(said), *a.block("In the code:", code, limit=MIN_CODE_CLAIMS),
+                *a.block("Also documented in:", docs)]
+    name = f"`{top.symbol}`, in {at}" if top.symbol and top.node_id.startswith("def:") else at
+    head = (f"The code for {subject} is {name}:" if subject
+            else f"The code that does this is {name}:")
+    docs = a.docs_about(a.main, exclude=[top]) or [
+        e for e in best if is_doc(e) and a.answers(e) and e is not top][:1]
+    return [head, indented(said), *a.block("Documented in:", docs),
+            *a.block("Also relevant:", code, limit=MIN_CODE_CLAIMS)]
+
+
+_EXPLAIN_ASKED = re.compile(
+    r"^(?:explain|describe|walk me through|give an overview of)\s+(?P<topic>.+)$"
+    r"|^how\s+(?:does|do)\s+(?P<working>.+?)\s+work$", re.I)
+
+
+def _noun_topic(a: Answer) -> str | None:
+    """The topic as a noun phrase, only when the question is "explain X" / "how does X work"."""
+    match = _EXPLAIN_ASKED.match(a.plan.text)
+    topic = (match.group("topic") or match.group("working")) if match else None
+    if not topic or re.match(r"(?i)(?:how|why|what|when|where|which|who)\b", topic):
+        return None
+    shown = subject_phrase(re.sub(r"(?i)^(?:the|a|an)\s+", "", topic), a.plan.text)
+    return shown if shown and a.main and mentions_text(topic, a.main) else None
+
+
+def _relation(a: Answer) -> list[str]:
+    subjects = a.plan.subjects
+    x, y = subjects.get("x", ("",))[0], subjects.get("y", ("",))[0]
+    shown_x = subject_phrase(x, a.plan.text) or "the first side"
+    shown_y = subject_phrase(y, a.plan.text) or "the second side"
+    both = a.ordered([*a.covering("link"),
+                      *(e for e in a.evidence if mentions(e, (x,)) and mentions(e, (y,)))])
+    leads = [e for e in both if a.answers(e)]
+    only_x = [e for e in a.ordered(a.evidence) if mentions(e, (x,)) and e not in both]
+    only_y = [e for e in a.ordered(a.evidence) if mentions(e, (y,)) and e not in both]
+    if leads:
+        top = leads[0]
+        at, said = a.lead(top, (x, y))
+        where = doc_place(top, at) if is_doc(top) else (
+            f"`{top.symbol}` ({at})" if top.symbol else at)
+        lines = [f"Both {shown_x} and {shown_y} appear in {where}:", indented(said),
+                 *a.block("Also naming both:", [e for e in both if e is not top], (x, y), 2)]
+    elif only_x or only_y:
+        lines = [f"No single span names both {shown_x} and {shown_y}; what each side says:"]
+    else:
+        return a.nothing("names")
+    return [*lines, *a.block(f"On {shown_x}:", only_x, (x,), 2),
+            *a.block(f"On {shown_y}:", only_y, (y,), 2)]
+
+
+def _unit_line(item: EvidenceItem, unit: str) -> tuple[str, int] | None:
+    pattern = re.compile(rf"(?i)(?<![\w]){re.escape(unit)}(?![\w])")
+    for offset, line in enumerate(item.text.splitlines()):
+        if pattern.search(line):
+            said = quote(line, markdown=True) if is_doc(item) else code_line(line)
+            return said, item.start_line + offset
+    return None
+
+
+def _assignment(item: EvidenceItem, quantity: Sequence[str]) -> tuple[str, int] | None:
+    """A `NAME = value` line whose name holds every word of the quantity (TIMEOUT_S for
+    "timeout", FINESSE_TARGET for "finesse target")."""
+    words = [w.lower() for p in quantity[:1] for w in re.findall(r"[A-Za-z0-9]+", p)]
+    if not words or not is_code(item):
+        return None
+    for offset, line in enumerate(item.text.splitlines()):
+        match = _ASSIGNED.match(line)
+        if match and all(w in match.group(1).lower() for w in words):
+            return code_line(line), item.start_line + offset
+    return None
+
+
+def _value_line(item: EvidenceItem, quantity: Sequence[str]) -> tuple[str, int] | None:
+    """The first line with most of the quantity's words and a value (`=`, `:`, "default")."""
+    for offset, line in enumerate(item.text.splitlines()):
+        toks = token_set(line)
+        for phrase in quantity:
+            need = set(token_set(phrase))
+            if need and 2 * len(need & toks) >= len(need) and re.search(r"[=:]|default", line):
+                said = quote(line, markdown=True) if is_doc(item) else code_line(line)
+                return said, item.start_line + offset
+    return None
+
+
+def _in(item: EvidenceItem, at: str) -> str:
+    return f"`{item.symbol}`, {at}" if item.symbol and item.node_id.startswith("def:") else at
+
+
+def _value_check(a: Answer) -> list[str]:
+    quantity = a.plan.subjects.get("quantity", a.main)
+    shown = subject_phrase(quantity[0] if quantity else None, a.plan.text) or "it"
+    if shown != "it" and not shown.startswith(("`", "the ", "a ", "an ")):
+        shown = f"the {shown}"
+    unit = a.plan.unit
+    relevant = [e for e in a.ordered(a.evidence) if mentions(e, quantity)]
+    if unit:
+        with_unit = [e for e in relevant if _unit_line(e, unit) and not a.demoted(e)]
+        if with_unit:
+            top = with_unit[0]
+            said, line = _unit_line(top, unit) or ("", top.start_line)
+            return [f"The evidence gives {shown} in {unit}, in {_in(top, cite(top, line))}:",
+                    indented(said), *a.block(f"Also stated in {unit}:", with_unit[1:], (unit,))]
+        if not relevant:
+            return a.nothing("states")
+        return [f"The evidence does not state {shown} in {unit}; what it says about "
+                f"{shown}:", *(a.claim(e, quantity) for e in relevant[:MAX_LIST])]
+    assigned = [(e, found) for e in a.evidence if not a.demoted(e)
+                and (found := _assignment(e, quantity))]
+    valued = [e for e in a.ordered(a.covering("unit_or_value")) if not a.demoted(e)]
+    if assigned:
+        top, (said, line) = assigned[0]
+    elif valued:
+        top = valued[0]
+        said, line = _value_line(top, quantity) or telling_line(top, quantity)
+    elif relevant:
+        return [f"No value for {shown} is stated in the evidence; what it says:",
+                *(a.claim(e, quantity) for e in relevant[:MAX_LIST])]
+    else:
+        return a.nothing("states")
+    rest = [e for e in [*valued, *relevant] if e is not top]
+    head = (f"The value of {shown} is set in {_in(top, cite(top, line))}:" if assigned else
+            f"The closest statement of {shown} is in {_in(top, cite(top, line))}:")
+    return [head, indented(said),
+            *a.block("Also relevant:", a.ordered(rest), quantity, 3)]
+
+
+def _call_sites(evidence: Sequence[EvidenceItem], symbol: str) -> list[str]:
+    """One claim per line that calls `symbol` (not its own `def`), with that line's number."""
+    bare = re.escape(symbol.strip("`").split(".")[-1])
+    call = re.compile(rf"(?<![\w]){bare}\s*\(")
+    seen: set[tuple[str, int]] = set()
+    out: list[str] = []
+    for item in evidence:
+        if not is_code(item):
+            continue
+        for offset, line in enumerate(item.text.splitlines()):
+            stripped = line.strip()
+            if not call.search(line) or stripped.startswith(("def ", "class ", "async def ")):
+                continue
+            where = (item.path, item.start_line + offset)
+            if where not in seen:
+                seen.add(where)
+                owner = f" (in `{item.symbol}`)" if item.symbol else ""
+                out.append(f"- {quote(line)}{owner} [{item.path}:{where[1]}]")
+    return out
+
+
+def _usage(a: Answer) -> list[str]:
+    symbol = a.main[0] if a.main else ""
+    shown = a.subject or "it"
+    defs = [e for e in a.evidence if e.kind == "definition" and mentions(e, a.main)
+            and is_code(e)]
+    sites = _call_sites(a.evidence, symbol) if symbol else []
+    lines: list[str] = []
+    if sites:
+        count = len(sites)
+        more = " (the first ones)" if count > MAX_LIST + 1 else ""
+        lines = [f"The evidence shows {count} call{'s' if count != 1 else ''} of {shown}"
+                 f"{more}:", *sites[:MAX_LIST + 1]]
+    if defs:
+        at, said = a.lead(defs[0])
+        where = f"{shown} is defined in {at}:" if shown.startswith("`") else (
+            f"The definition of {shown} is in {at}:")
+        lines += ["", where, indented(said)] if lines else [
+            where, indented(said), "", f"No call of {shown} appears in the evidence."]
+    if not lines:
+        mentioned = [e for e in a.ordered(a.evidence) if mentions(e, a.main)]
+        if not mentioned:
+            return a.nothing("defines or calls")
+        lines = [f"No call of {shown} appears in the evidence; it is mentioned in:",
+                 *(a.claim(e) for e in mentioned[:MAX_LIST])]
+    return lines
+
+
+def _doc_summary(a: Answer) -> list[str]:
+    topic = a.plan.subjects.get("topic", a.main)
+    shown = subject_phrase(topic[0] if topic else None, a.plan.text) or "this"
+    from_doc = sorted(a.covering("document"), key=lambda e: not is_doc(e))
+    about = sorted(a.covering("topic"), key=lambda e: not is_doc(e)) or [
+        e for e in from_doc if mentions(e, topic)]
+    if about:
+        top = about[0]
+        at, said = a.lead(top, topic)
+        head = f"{top.path} says this about {shown}, in {doc_place(top, at)}:"
+        return [head, indented(said),
+                *a.block("Also in the document:", [e for e in about if e is not top], topic, 3)]
+    if from_doc:
+        return [f"No section of {from_doc[0].path} names {shown}; the closest ones:",
+                *(a.claim(e, topic) for e in from_doc[:MAX_LIST])]
+    words = " ".join(a.plan.doc_words) or "the named document"
+    return [f"No document matching “{words}” is in the evidence; the closest matches are:",
+            *(a.claim(e, topic) for e in a.ordered(a.evidence)[:MAX_LIST])]
+
+
+ROUTES: dict[str, Callable[[Answer], list[str]]] = {
+    "definition": _definition, "location": _location, "explanation": _explanation,
+    "relation": _relation, "value_check": _value_check, "usage": _usage,
+    "doc_summary": _doc_summary}
+
+
