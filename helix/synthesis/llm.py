@@ -15,6 +15,13 @@ Mapping (order matters: litellm's Timeout is a subclass of APIConnectionError):
       InternalServerError, BadGatewayError, other   -> LLMTransportError   (transport_error)
     empty content                                   -> LLMEmptyError       (abstain)
 
+`complete` is the one choke point every model call goes through (the synthesis and the session
+lanes' advisory calls alike): right before the request it redacts every message's content
+(`helix.synthesis.redact.redact_messages`), so no call site can send a secret by forgetting to.
+Before the first request it also asks litellm which environment variables the model needs
+(`litellm.validate_environment`): a missing API key is an `LLMAuthError` naming it, and no
+request is made.
+
 `mock_response` is litellm's own test seam, passed through: tests (and `HELIX_MOCK_RESPONSE`,
 see `helix.service`) run the real litellm call path with no network.
 """
@@ -22,6 +29,7 @@ see `helix.service`) run the real litellm call path with no network.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,6 +44,7 @@ from helix.core.errors import (
     UnknownModelError,
 )
 from helix.core.ports import Completion
+from helix.synthesis.redact import redact_messages
 
 MAX_ERROR_CHARS = 200
 _UNKNOWN_MODEL_HINTS = ("llm provider not provided", "unknown model", "model not found",
@@ -76,6 +85,26 @@ def map_litellm_error(exc: BaseException, model: str, litellm: Any) -> HelixErro
     return LLMTransportError(message)
 
 
+def missing_keys(model: str, litellm: Any) -> list[str]:
+    """The environment variables litellm says `model` needs and are not set ([] when unsure)."""
+    try:
+        report = litellm.validate_environment(model=model)
+    except Exception:  # an unknown provider: the call itself says so
+        return []
+    missing = report.get("missing_keys") if isinstance(report, dict) else None
+    return [str(k) for k in missing or [] if isinstance(k, str)]
+
+
+def missing_key_error(model: str, missing: Sequence[str]) -> LLMAuthError | None:
+    """An error naming the missing API key(s), when every variable missing is one: a provider
+    reached through credentials files or a base URL (AWS_*, *_API_BASE) is left to the call."""
+    if not missing or not all(k.endswith(("_API_KEY", "_TOKEN")) for k in missing):
+        return None
+    names = " or ".join(missing)
+    return LLMAuthError(f"{model} needs {names} in the environment and it is not set "
+                        "(no request was made)")
+
+
 def _empty_response(model: str) -> dict[str, Any]:
     # litellm treats mock_response="" as "no mock"; an explicit empty message keeps the seam.
     return {"model": model, "choices": [{"index": 0, "finish_reason": "stop",
@@ -83,12 +112,23 @@ def _empty_response(model: str) -> dict[str, Any]:
 
 
 class LiteLLMClient:
-    """One chat completion through litellm. `calls` counts requests made (for tests)."""
+    """One chat completion through litellm, its messages redacted first. `calls` counts
+    requests made (for tests)."""
 
     def __init__(self, *, mock_response: Any = None, extra: dict[str, Any] | None = None) -> None:
         self.mock_response = mock_response
         self.extra = dict(extra or {})
         self.calls = 0
+        self.redacted: Counter[str] = Counter()  # spans redacted at this choke point, by kind
+
+    def preflight(self, model: str, *, api_base: str | None = None) -> None:
+        """Import litellm and check the model's API key, before any request and before the
+        synthesis starts its clock: a missing key is an LLMAuthError naming it."""
+        litellm = _import_litellm()
+        if self.mock_response is None and not api_base and "api_key" not in self.extra:
+            missing = missing_key_error(model, missing_keys(model, litellm))
+            if missing is not None:
+                raise missing
 
     def complete(self, messages: Sequence[dict[str, str]], *, model: str,
                  timeout_s: float, max_tokens: int, temperature: float,
@@ -105,13 +145,24 @@ class LiteLLMClient:
         if self.mock_response is not None:
             kwargs["mock_response"] = (_empty_response(model) if self.mock_response == ""
                                        else self.mock_response)
+        else:
+            self.preflight(model, api_base=api_base)
+        clean, found = redact_messages(messages)
+        kwargs["messages"] = [dict(m) for m in clean]
+        self.redacted.update(found)
         self.calls += 1
         try:
             response = litellm.completion(**kwargs)
         except HelixError:
             raise
         except Exception as exc:
-            raise map_litellm_error(exc, model, litellm) from exc
+            error = map_litellm_error(exc, model, litellm)
+            if isinstance(error, LLMAuthError):
+                keys = missing_keys(model, litellm)
+                if keys:
+                    error = LLMAuthError(f"{error} (litellm expects {', '.join(keys)} in the "
+                                         "environment)")
+            raise error from exc
         return _to_completion(response, model)
 
 
