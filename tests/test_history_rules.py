@@ -34,6 +34,8 @@ MESSAGES = [
      "revert"),
     ("Release 2.3.0", "release"),
     ("1.4.2", "release"),
+    ("Version 0.27.0 (#3095)", "release"),
+    ("Support version 3 of the wire protocol in the client", "kept"),
     ("Bump version to 0.9.1 for the next release", "release"),
     ("Preparing release 0.20", "release"),
     ("Back to development: 0.8", "release"),
@@ -43,6 +45,7 @@ MESSAGES = [
     ("Reformat the code base with the new line length", "format"),
     ("Run black and isort over the package sources", "format"),
     ("Fix flake8 warnings in the transport module", "format"),
+    ("Add disable=import-outside-toplevel pylint lines.", "format"),
     ("style: reorder imports in the session module", "format"),
     ("chore(deps): update the lock file for the new resolver", "format"),
     ("Fix date formatting of the Last-Modified header", "kept"),  # a feature, not a reformat

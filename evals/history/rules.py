@@ -9,11 +9,11 @@ A commit is kept when every rule below passes; the first failing rule is its dro
    `dependency_bump`: "Bump X from A to B", "Update X requirement from A to B".
 3. `revert`: subject starting with "Revert" or a message containing "This reverts commit".
 4. `release`: a release or version bump (`RELEASE_PATTERNS`: "Release 1.2", "1.2.3", "Bump
-   version to 2.0", "Prepare 3.1 release", "Back to development" ...).
+   version to 2.0", "Version 0.27.0 (#3095)", "Prepare 3.1 release", "Back to development" ...).
 5. `typo`: the subject mentions a typo, spelling or grammar.
 6. `format`: the subject is about code formatting, linting or type-checker fixups ("reformat",
-   "format code with", black, isort, flake8, ruff, lint, pre-commit, whitespace, pep8, mypy
-   ...; not "formatting" alone, a feature of many libraries), or is a conventional-commit
+   "format code with", black, isort, flake8, ruff, lint, pylint, pre-commit, whitespace,
+   pep8, mypy ...; not "formatting" alone, a feature of many libraries), or is a conventional-commit
    `style:`, `ci:`, `build:` or `chore:` change.
 7. `too_few_words`: fewer than `MIN_WORDS` words (`[A-Za-z][A-Za-z0-9_]*` runs) in the cleaned
    message (subject and body without trailers).
@@ -77,6 +77,7 @@ _VERSION = r"v?\d+(?:\.\d+)+\S*"
 
 RELEASE_PATTERNS = tuple(re.compile(p, re.IGNORECASE) for p in (
     rf"^\W*{_VERSION}\W*$",  # "1.2.3", "v2.0"
+    rf"^version\s+{_VERSION}",  # "Version 0.27.0 (#3095)"
     r"^(?:release|releasing|released)\b",  # "Release 1.2", "Release notes", "Released"
     rf"\b(?:release|released|releasing)\s+(?:of\s+|version\s+)?{_VERSION}",
     rf"\b{_VERSION}\s+(?:release|released)\b",  # "3.1 release"
@@ -95,7 +96,7 @@ FORMAT = re.compile(
     r"\b(?:reformat\w*|auto-?format\w*|code[- ]format\w*|format(?:ted|ting)?\s+(?:the\s+)?"
     r"(?:code|codebase|files|sources?|with|using)|black|isort|flake8|pyflakes|pycodestyle|"
     r"pep\s?8|ruff|lint|linting|linter|pre-commit|whitespaces?|autopep8|yapf|prettier|"
-    r"code style|mypy|pyright)\b", re.IGNORECASE)
+    r"code style|mypy|pyright|pylint|pytype|noqa)\b", re.IGNORECASE)
 CHORE_TYPE = re.compile(r"^(?:style|ci|build|chore)(?:\([^)]*\))?!?:", re.IGNORECASE)
 
 
