@@ -25,7 +25,7 @@ from controller.answer_text import (
     telling_line,
 )
 from controller.route import ACTIONS, WHERE_VERBS
-from controller.text import token_set
+from controller.text import is_identifier, token_set
 from helix.core.envelope import EvidenceItem
 
 MIN_CODE_CLAIMS = 3  # an explanation shows at least this many code spans when it has them
@@ -41,9 +41,13 @@ def _definition(a: Answer) -> list[str]:
     defining = [e for e in a.ordered([*a.covering("definition_span"),
                                       *(e for e in a.evidence if e.kind == "definition")])
                 if a.answers(e)]
-    # the code definition of a spelled name, else a sentence saying what it is, else any
-    # span that defines it (a heading, an assignment)
-    leads = [*exact, *stating, *defining]
+    # a spelled name (an identifier) is defined by code: its definition or assignment first,
+    # then a sentence saying what it is; a word or phrase ("phase lock") by a sentence saying
+    # what it is, then a doc section titled by it, then code
+    if a.main and is_identifier(a.main[0].strip("`")):
+        leads = [*exact, *(e for e in defining if is_code(e)), *stating, *defining]
+    else:
+        leads = [*stating, *(e for e in defining if is_doc(e)), *exact, *defining]
     if not leads:
         return a.nothing("defines")
     top = leads[0]
@@ -159,13 +163,18 @@ def _explanation(a: Answer) -> list[str]:
     code = sorted((e for e in best if is_code(e) and e is not top and e.kind != "test"
                    and not a.demoted(e)),
                   key=lambda e: (-a.overlap(e), not e.node_id.startswith("def:")))
+    # when the evidence does not show the topic (or code doing it), the lead is only the
+    # closest match, and the sentence says so
+    sure = not {"topic", "mechanism"} & set(a.coverage.missing)
     if is_doc(top):
-        head = f"{capitalized(doc_place(top, at))} explains {subject or 'this'}:"
+        head = (f"{capitalized(doc_place(top, at))} explains {subject or 'this'}:" if sure
+                else f"The closest documentation is {doc_place(top, at)}:")
         docs = a.docs_about(a.main, exclude=[top])
         return [head, indented(said), *a.block("In the code:", code, limit=MIN_CODE_CLAIMS),
                 *a.block("Also documented in:", docs)]
     name = f"`{top.symbol}`, in {at}" if top.symbol and top.node_id.startswith("def:") else at
-    head = (f"The code for {subject} is {name}:" if subject
+    head = (f"The closest code is {name}:" if not sure
+            else f"The code for {subject} is {name}:" if subject
             else f"The code that does this is {name}:")
     docs = a.docs_about(a.main, exclude=[top]) or [
         e for e in best if is_doc(e) and a.answers(e) and e is not top][:1]
@@ -195,12 +204,15 @@ def _relation(a: Answer) -> list[str]:
     shown_y = subject_phrase(y, a.plan.text) or "the second side"
     both = a.ordered([*a.covering("link"),
                       *(e for e in a.evidence if mentions(e, (x,)) and mentions(e, (y,)))])
-    leads = [e for e in both if a.answers(e)]
+    # a doc sentence naming both says how they relate; code naming both comes next
+    leads = sorted((e for e in both if a.answers(e)), key=lambda e: not _says_both(e, (x, y)))
     only_x = [e for e in a.ordered(a.evidence) if mentions(e, (x,)) and e not in both]
     only_y = [e for e in a.ordered(a.evidence) if mentions(e, (y,)) and e not in both]
     if leads:
         top = leads[0]
-        at, said = a.lead(top, (x, y))
+        at, said = a.lead(top, (x, y), together=True)
+        if is_code(top) and (line := _line_naming_all(top, (x, y))):
+            said, at = line[0], cite(top, line[1])
         where = doc_place(top, at) if is_doc(top) else (
             f"`{top.symbol}` ({at})" if top.symbol else at)
         lines = [f"Both {shown_x} and {shown_y} appear in {where}:", indented(said),
@@ -211,6 +223,18 @@ def _relation(a: Answer) -> list[str]:
         return a.nothing("names")
     return [*lines, *a.block(f"On {shown_x}:", only_x, (x,), 2),
             *a.block(f"On {shown_y}:", only_y, (y,), 2)]
+
+
+def _says_both(item: EvidenceItem, pair: Sequence[str]) -> bool:
+    said = doc_sentences(item, pair, 1, together=True) if is_doc(item) else None
+    return said is not None and all(mentions_text(said[0], (p,)) for p in pair)
+
+
+def _line_naming_all(item: EvidenceItem, phrases: Sequence[str]) -> tuple[str, int] | None:
+    for offset, line in enumerate(item.text.splitlines()):
+        if all(mentions_text(line, (p,)) for p in phrases):
+            return code_line(line), item.start_line + offset
+    return None
 
 
 def _unit_line(item: EvidenceItem, unit: str) -> tuple[str, int] | None:

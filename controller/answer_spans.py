@@ -113,7 +113,7 @@ class Answer:
         return ["", title, *(self.claim(i, phrases) for i in items)] if items else []
 
     def lead(self, item: EvidenceItem, phrases: Sequence[str] | None = None,
-             stating: bool = False) -> tuple[str, str]:
+             stating: bool = False, together: bool = False) -> tuple[str, str]:
         """(where it is, the quote): a definition's signature and docstring, a doc section's
         first sentences naming the subject, else the telling line."""
         phrases = self.main if phrases is None else phrases
@@ -121,7 +121,7 @@ class Answer:
             signature, doc = signature_and_doc(item)
             return cite(item), f"{signature} - {doc}" if doc else signature
         if is_doc(item):
-            said = doc_sentences(item, phrases, stating=stating)
+            said = doc_sentences(item, phrases, stating=stating, together=together)
             if said is not None:
                 return cite(item, said[1], said[2]), said[0]
         text, line = telling_line(item, phrases)

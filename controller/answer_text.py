@@ -6,7 +6,7 @@ spans may never lead an answer (a changelog, a license). Pure functions of evide
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from controller.text import contains_phrase, is_identifier, lines_matching, token_set
 from helix.core.envelope import EvidenceItem
@@ -47,6 +47,8 @@ def quote(text: str, markdown: bool = False, limit: int = MAX_QUOTE_CHARS) -> st
     if markdown:
         text = _MD_EMPHASIS.sub(r"\2", _MD_LEAD.sub("", text))
     text = " ".join(text.split())
+    if markdown:
+        text = text.rstrip("|").rstrip()  # a table row's closing pipe
     return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
 
 
@@ -170,16 +172,20 @@ _MD_STAR = re.compile(r"(?<![\w*])\*(?=\S)([^*]+?)(?<=\S)\*(?![\w*])")
 
 
 def doc_sentences(item: EvidenceItem, phrases: Sequence[str], sentences: int = 2,
-                  limit: int = MAX_LEAD_CHARS, stating: bool = False
+                  limit: int = MAX_LEAD_CHARS, stating: bool = False, together: bool = False
                   ) -> tuple[str, int, int] | None:
     """Up to `sentences` sentences of the item's prose, from the first sentence that states a
-    phrase (`stating`: "X is ..."), else the first naming one, else the first:
-    (text, first line, last line); None when the item has no prose."""
+    phrase (`stating`: "X is ...") or names them all (`together`), else the first naming one,
+    else the first: (text, first line, last line); None when the item has no prose."""
     paragraphs = _paragraphs(prose_lines(item))
     if not paragraphs:
         return None
     split = [_SENTENCE_END.split(" ".join(_plain(line) for _, line in p)) for p in paragraphs]
-    tests = [lambda s: states_text(s, phrases)] if stating else []
+    tests: list[Callable[[str], bool]] = []
+    if stating:
+        tests.append(lambda s: states_text(s, phrases))
+    if together:
+        tests.append(lambda s: all(mentions_text(s, (p,)) for p in phrases))
     tests.append(lambda s: mentions_text(s, phrases))
     at = (0, 0)
     for test in tests:
