@@ -21,13 +21,16 @@ def test_there_is_one_suite_per_transition_class():
 @pytest.mark.parametrize("suite", SUITES, ids=lambda p: p.stem)
 def test_scenario_family_passes(suite: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
+    produced: set[str] = set()
     for case in load_cases(suite):
         root = resolve_repo(case["repo"])
         result = run_case(case, root=root, config=load_config(root))
         failed = [(t["text"], t["failures"]) for t in result["per_turn"] if not t["passed"]]
         assert result["passed"], (case["id"], failed)
-        assert result["transition_classes"] and suite.stem in {
-            t.get("expected_transition") for t in result["per_turn"]} | {suite.stem}
+        produced |= {t["transition"] for t in result["per_turn"]
+                     if t["expected_transition"] and t["transition"] == t["expected_transition"]}
+    # the suite exercises its own class: some turn expected it and the router produced it
+    assert suite.stem in produced, (suite.stem, sorted(produced))
 
 
 def test_a_wrong_expectation_fails(monkeypatch: pytest.MonkeyPatch):

@@ -34,7 +34,14 @@ def test_canonical_json_is_order_independent(value: object) -> None:
     if isinstance(value, dict):
         reordered = dict(reversed(list(value.items())))
         assert canonical_json(reordered) == canonical_json(value)
-    assert hash_obj(value) == hash_obj(value)
+        assert hash_obj(reordered) == hash_obj(value)
+
+
+def test_hash_obj_is_pinned_to_a_literal_value() -> None:
+    # canonical JSON (sorted keys, compact, UTF-8 kept) hashed with SHA-256, tagged: any change
+    # of the canonical form or the algorithm changes every id and must show here
+    assert hash_obj({"b": [1, 2], "a": "é"}) == (
+        "sha256:9cfb1f938a87f2b8f3b8cc429c7a09116d54f048322742d4c23d4767b85f85da")
 
 
 def test_config_precedence(tmp_path: Path, helix_home: Path) -> None:

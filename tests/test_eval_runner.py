@@ -322,7 +322,19 @@ def test_cli_runs_pins_and_compares_through_main(helix_home, tmp_path, capsys):
     main(["eval", "matrix", "--no-embed", "--baseline", "b1", "--candidate-config", "deep_loop",
           "--json"])
     decision = json.loads(capsys.readouterr().out)["decision"]
-    assert decision["decision"] in {"promote", "rollback"} and decision["reasons"]
+    gates = {g["metric"]: g for g in decision["gates"]}
+    improved = any(gates[m]["candidate"] > gates[m]["baseline"] for m in ("hit@5", "mrr"))
+    held = all(g["passed"] for g in decision["gates"])
+    assert decision["decision"] == ("promote" if held and improved else "rollback")
+    assert decision["reasons"]
+    # the baseline's own configuration again: the same evidence, so nothing improved: rollback
+    main(["eval", "matrix", "--no-embed", "--baseline", "b1", "--candidate-config", "default",
+          "--json"])
+    same = json.loads(capsys.readouterr().out)["decision"]
+    assert same["decision"] == "rollback"
+    assert [(g["baseline"], g["candidate"]) for g in same["gates"][:2]] == [
+        (g["baseline"], g["baseline"]) for g in same["gates"][:2]]
+    assert any("no quality improvement" in r or "p95_ms" in r for r in same["reasons"])
     assert [g["metric"] for g in decision["gates"]] == [
         "hit@5", "mrr", "clarifier_rate", "wrong_route_rate", "p95_ms"]
     assert decision["baseline_label"] == "b1 (default)"
