@@ -1,31 +1,47 @@
-"""Shared helpers for the controller tests: fixture repos loaded into a FakeIndex."""
+"""Shared helpers for the controller tests: fixture repositories indexed by the real indexer
+(`indexers.build`), and `ask` to run the controller on them."""
 
 from __future__ import annotations
 
+import atexit
+import shutil
+import tempfile
 from pathlib import Path
 
-from fakes import FakeIndex
+from golden_files import real_index
 
 from controller.driver import run_controller
 from helix.core.config import HelixConfig
 from helix.core.envelope import Envelope
 from helix.core.ports import FakeClock, FakeEmbedder
+from indexers.api import IndexReader
 
 FIXTURES = Path(__file__).resolve().parent.parent / "data" / "fixtures"
-SUFFIXES = (".py", ".md", ".json")
 
 
-def load_files(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
-            for p in sorted(root.rglob("*")) if p.is_file() and p.suffix in SUFFIXES}
+_REAL: dict[str, IndexReader] = {}
 
 
-def fixture_index(name: str) -> FakeIndex:
-    root = FIXTURES / name
-    return FakeIndex(load_files(root), root=root, embedder=FakeEmbedder())
+def fixture_index(name: str) -> IndexReader:
+    """data/fixtures/<name> indexed by the real indexer (FakeEmbedder vectors), once per
+    process; the index is only read."""
+    if name not in _REAL:
+        _REAL[name] = real_index(name, _workdir(), embed=True).index
+    return _REAL[name]
 
 
-def ask(index: FakeIndex, question: str, config: HelixConfig | None = None,
+def files_index(files: dict[str, str], embed: bool = False) -> IndexReader:
+    """A repository of `files` ({path: text}) indexed by the real indexer."""
+    return real_index(files, _workdir(), embed=embed).index
+
+
+def _workdir() -> Path:
+    work = Path(tempfile.mkdtemp(prefix="helix-fixture-"))
+    atexit.register(shutil.rmtree, work, True)
+    return work
+
+
+def ask(index: IndexReader, question: str, config: HelixConfig | None = None,
         **kwargs: object) -> Envelope:
     return run_controller(question, index, config or HelixConfig(),
                           query_embedder=FakeEmbedder(), clock=FakeClock(), **kwargs)  # type: ignore[arg-type]

@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from fakes import write_repo
 
 from controller.driver import run_controller
 from helix.core.config import HelixConfig, load_config
@@ -75,9 +76,7 @@ def real_index(source: str | dict[str, str], workdir: Path, *, embed: bool) -> R
     if isinstance(source, str):
         shutil.copytree(FIXTURES / source, root, dirs_exist_ok=True)
     else:
-        for rel, text in source.items():
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            (root / rel).write_text(text, encoding="utf-8")
+        write_repo(root, source)
     embedder = FakeEmbedder() if embed else None
     # its own HELIX_HOME (a module-scoped fixture runs before the per-test one of conftest)
     with pytest.MonkeyPatch.context() as patch:

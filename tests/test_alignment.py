@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from controller_helpers import ask
-from fakes import FakeIndex
+from controller_helpers import ask, files_index
 
 from controller.alignment import named_identifiers
 
@@ -23,7 +22,7 @@ def test_named_identifiers() -> None:
 
 
 def test_doc_naming_a_symbol_gets_code_and_test_proof_spans() -> None:
-    env = ask(FakeIndex(FILES), "What does the retry doc say about the retry policy?")
+    env = ask(files_index(FILES), "What does the retry doc say about the retry policy?")
     spans = env.items.proof_spans
     assert any(s.relation == "definition" and s.symbol == "compute_backoff"
                and s.path == "client/backoff.py" for s in spans)
@@ -45,7 +44,7 @@ def test_a_name_with_several_definitions_binds_no_proof_span() -> None:
         "store/cache.py": "class Cache:\n    def get(self, key):\n        return key\n",
         "client/backoff.py": "def compute_backoff(attempt):\n    return 2 ** attempt\n",
     }
-    env = ask(FakeIndex(files), "What does the store doc say about records?")
+    env = ask(files_index(files), "What does the store doc say about records?")
     symbols = {s.symbol for s in env.items.proof_spans}
     assert "compute_backoff" in symbols  # named once in the repository: bound
     assert not any(s.endswith(".get") or s == "get" for s in symbols)  # two `get`s: never one
@@ -58,7 +57,7 @@ def test_a_plain_word_binds_only_when_the_doc_names_where_it_lives() -> None:
         "store/runs.py": "class Runs:\n    def get(self, ref):\n        return ref\n",
         "text/tokenize.py": "def tokenize(text):\n    return text.split()\n",
     }
-    env = ask(FakeIndex(files), "What does the tokens doc say about identifiers?")
+    env = ask(files_index(files), "What does the tokens doc say about identifiers?")
     symbols = {s.symbol for s in env.items.proof_spans}
     assert "tokenize" in symbols  # its file is named in the doc
     assert "Runs.get" not in symbols  # `get` is a word here: store/runs.py is never mentioned

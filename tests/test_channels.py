@@ -4,8 +4,7 @@ list in fusion, and test spans scaled down when the question does not ask about 
 from __future__ import annotations
 
 import pytest
-from controller_helpers import ask
-from fakes import FakeIndex
+from controller_helpers import ask, files_index
 
 from controller.channels import Found, Request, RequestResult, execute, module_of, path_matches
 from controller.evidence import rank
@@ -14,6 +13,7 @@ from controller.loop import _admit, _lists, initial_state
 from controller.route import route_question
 from helix.core.config import HelixConfig, RetrievalSettings
 from helix.core.schemas import Chunk
+from indexers.api import IndexReader
 
 SPREAD = '''"""Spanning trees."""
 
@@ -42,12 +42,12 @@ TESTS = '''def test_spanning_tree_weight():
 '''
 
 
-def _index() -> FakeIndex:
-    return FakeIndex({"pkg/mst.py": SPREAD, "pkg/other.py": LUCKY,
+def _index() -> IndexReader:
+    return files_index({"pkg/mst.py": SPREAD, "pkg/other.py": LUCKY,
                       "tests/test_mst.py": TESTS})
 
 
-def _files(index: FakeIndex, query: str, no_tests: bool) -> list[str]:
+def _files(index: IndexReader, query: str, no_tests: bool) -> list[str]:
     result = execute(index, Request(channel="files", query=query, k=10, no_tests=no_tests), None)
     return [f.chunk.path for f in result.found]
 
@@ -164,7 +164,7 @@ MODULES = {
 
 
 def test_a_module_qualified_name_finds_its_definition_in_that_module() -> None:
-    index = FakeIndex(MODULES)
+    index = files_index(MODULES)
     found = execute(index, Request(channel="symbol", query="functools.partial", k=5), None)
     assert [(f.chunk.path, f.chunk.symbol) for f in found.found] == [("functools.py", "partial")]
     method = execute(index, Request(channel="symbol",
@@ -185,12 +185,12 @@ def test_a_dotted_module_name_is_a_path_hint() -> None:
 
 
 def test_a_question_naming_a_module_attribute_leads_with_it() -> None:
-    index = FakeIndex(MODULES)
+    index = files_index(MODULES)
     evidence = ask(index, "What does functools.partial return?").evidence
     assert (evidence[0].path, evidence[0].symbol) == ("functools.py", "partial")
 
 
-def _file_bm25(index: FakeIndex, query: str, no_tests: bool, k: int = 10) -> list[Found]:
+def _file_bm25(index: IndexReader, query: str, no_tests: bool, k: int = 10) -> list[Found]:
     request = Request(channel="file_bm25", query=query, k=k, no_tests=no_tests)
     return list(execute(index, request, None).found)
 

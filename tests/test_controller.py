@@ -9,13 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from controller_helpers import FIXTURES, ask, fixture_index
-from fakes import FakeIndex
+from controller_helpers import FIXTURES, ask, files_index, fixture_index
 
 from controller.loop import LoopState, ToolResults, initial_state, step
 from controller.route import route_question
 from helix.core.config import HelixConfig, RetrievalSettings
 from helix.core.ports import FakeClock
+from indexers.api import IndexReader
 
 MATRIX_QUESTIONS = [
     "What does phase lock mean in this repo?",
@@ -32,12 +32,12 @@ ITEM_LISTS = {"intent", "selected_trees", "doc_section_hits", "repo_search_hits"
 
 
 @pytest.fixture(scope="module")
-def matrix() -> FakeIndex:
+def matrix() -> IndexReader:
     return fixture_index("matrix_repo")
 
 
 @pytest.mark.parametrize("question", MATRIX_QUESTIONS)
-def test_dry_run_matrix(matrix: FakeIndex, question: str) -> None:
+def test_dry_run_matrix(matrix: IndexReader, question: str) -> None:
     env = ask(matrix, question)
     assert env.llm_steps == 0 and env.answer_mode == "dry_run"
     assert env.controller_steps, "controller steps present when the repo has evidence"
@@ -65,12 +65,12 @@ def test_dry_run_matrix(matrix: FakeIndex, question: str) -> None:
     ("What does the calibration guide say about drift?", "docs/calibration-guide.md"),
     ("Explain the ingest pipeline.", "docs/pipeline.md"),
 ])
-def test_expected_file_in_top_evidence(matrix: FakeIndex, question: str, expected: str) -> None:
+def test_expected_file_in_top_evidence(matrix: IndexReader, question: str, expected: str) -> None:
     env = ask(matrix, question)
     assert expected in [e.path for e in env.evidence[:10]]
 
 
-def test_steps_and_hashes_deterministic(matrix: FakeIndex) -> None:
+def test_steps_and_hashes_deterministic(matrix: IndexReader) -> None:
     q = "How does the phase lock relate to the optical cavity?"
     a, b = ask(matrix, q), ask(fixture_index("matrix_repo"), q)
     assert a.controller_steps == b.controller_steps
@@ -96,7 +96,7 @@ def test_item_hashes_identical_across_processes() -> None:
     assert set(json.loads(outs.pop())) == ITEM_LISTS
 
 
-def test_slot_coverage_by_slot_points_at_evidence(matrix: FakeIndex) -> None:
+def test_slot_coverage_by_slot_points_at_evidence(matrix: IndexReader) -> None:
     env = ask(matrix, "Define FINESSE_TARGET in this repo.")
     report = env.items.slot_coverage_report
     assert env.stop_reason == "coverage_ok"
@@ -111,20 +111,20 @@ def _config(**retrieval: object) -> HelixConfig:
     return HelixConfig(retrieval=RetrievalSettings(**retrieval))  # type: ignore[arg-type]
 
 
-def test_stop_budget_exhausted_by_steps(matrix: FakeIndex) -> None:
+def test_stop_budget_exhausted_by_steps(matrix: IndexReader) -> None:
     env = ask(matrix, "Explain the ingest pipeline.", _config(max_steps=1,
                                                              coverage_threshold=1.01))
     assert env.stop_reason == "budget_exhausted"
     assert [s.phase for s in env.controller_steps if s.phase != "align"] == ["seed"]
 
 
-def test_stop_budget_exhausted_by_evidence(matrix: FakeIndex) -> None:
+def test_stop_budget_exhausted_by_evidence(matrix: IndexReader) -> None:
     env = ask(matrix, "Explain the ingest pipeline.", _config(max_evidence=3,
                                                              coverage_threshold=1.01))
     assert env.stop_reason == "budget_exhausted"
 
 
-def test_stop_budget_exhausted_by_time(matrix: FakeIndex) -> None:
+def test_stop_budget_exhausted_by_time(matrix: IndexReader) -> None:
     from controller.driver import run_controller
     from helix.core.ports import FakeEmbedder
 
@@ -136,19 +136,19 @@ def test_stop_budget_exhausted_by_time(matrix: FakeIndex) -> None:
 
 
 def test_stop_no_new_evidence() -> None:
-    index = FakeIndex({"a.py": "def alpha():\n    return 1\n", "README.md": "# Alpha\n\nhi\n"})
+    index = files_index({"a.py": "def alpha():\n    return 1\n", "README.md": "# Alpha\n\nhi\n"})
     env = ask(index, "Where is the zorblax frobnicator configured?")
     assert env.stop_reason == "no_new_evidence"
     assert env.evidence == ()
     assert "no evidence was found" in env.answer
 
 
-def test_stop_coverage_ok(matrix: FakeIndex) -> None:
+def test_stop_coverage_ok(matrix: IndexReader) -> None:
     env = ask(matrix, "What does the calibration guide say about drift?")
     assert env.stop_reason == "coverage_ok"
 
 
-def test_pure_step_loop_without_driver(matrix: FakeIndex) -> None:
+def test_pure_step_loop_without_driver(matrix: IndexReader) -> None:
     from controller.channels import execute
 
     state: LoopState = initial_state(route_question("Explain the ingest pipeline."),
@@ -164,7 +164,7 @@ def test_pure_step_loop_without_driver(matrix: FakeIndex) -> None:
     assert phases[0] == "seed"
 
 
-def test_scope_restricts_evidence(matrix: FakeIndex) -> None:
+def test_scope_restricts_evidence(matrix: IndexReader) -> None:
     env = ask(matrix, "how is the cavity tested in tests/?")
     assert env.items.intent.scope == "tests/"
     assert env.evidence and all(e.path.startswith("tests/") for e in env.evidence
@@ -189,13 +189,13 @@ BUILT = {
 def test_where_is_x_built_searches_code_for_the_action() -> None:
     """"where is X built?" also searches code for X with the action's base form, so the code
     that builds X is in the evidence, not only the class that names it."""
-    index = FakeIndex(BUILT)
+    index = files_index(BUILT)
     env = ask(index, "where is the search index built?")
     assert any(e.symbol == "build_search_index" for e in env.evidence)
     assert "search index build" in {q for s in env.controller_steps for q in s.queries}
 
 
-def test_live_trace_streams_steps_stop_and_tree_walk(matrix: FakeIndex) -> None:
+def test_live_trace_streams_steps_stop_and_tree_walk(matrix: IndexReader) -> None:
     """Plan phase 6: tree-walk events in the live trace; the trace never changes the result."""
     events: list[tuple[str, dict[str, object]]] = []
     env = ask(matrix, "Define FINESSE_TARGET in this repo.",
@@ -228,7 +228,7 @@ def test_a_default_value_question_looks_up_its_owner() -> None:
     """"the default X of Live": X is set in several places; the owner's definition decides."""
     plan = route_question("What is the default refresh_rate of Live?")
     assert plan.subjects["owner"] == ("Live",)
-    env = ask(FakeIndex(OWNERS), "What is the default refresh_rate of Live?")
+    env = ask(files_index(OWNERS), "What is the default refresh_rate of Live?")
     assert env.evidence[0].path == "pkg/live.py"
 
 
@@ -246,6 +246,6 @@ CLASSES = {
 
 
 def test_a_capitalised_word_in_an_explanation_is_looked_up_as_a_class() -> None:
-    env = ask(FakeIndex(CLASSES), "How does Graph store its adjacency?")
+    env = ask(files_index(CLASSES), "How does Graph store its adjacency?")
     assert (env.evidence[0].path, env.evidence[0].symbol) == ("core/graph.py", "Graph")
     assert "symbol:exact" in env.evidence[0].reasons
