@@ -36,12 +36,14 @@ from helix.core.config import helix_home
 from helix.core.errors import ConfigError, UserError
 from helix.core.hashing import canonical_json, hash_obj, short_id
 from helix.core.schemas import Frozen
+from helix.outfile import check_out_path, write_out
 from helix.runlog.store import RunRecord
 
 RECORD_SCHEMA = "helix-training-record/1"
 CHECKS = ("inputs", "outputs", "evidence", "versioning", "determinism", "assumptions",
           "environment", "dag_integrity")
 ANCHOR_UNAVAILABLE = "anchor_unavailable"
+UNREADABLE = "unreadable_row"  # a run-log row that could not be read (skipped, counted)
 REQUIRED_EVIDENCE_TYPES = ("code", "doc", "test")
 DEFAULT_ANSWER_MODES = ("llm",)
 RECORDS_FILE = "records.jsonl"
@@ -303,20 +305,6 @@ def _lines(records: list[dict[str, Any]]) -> bytes:
     return "".join(canonical_json(r) + "\n" for r in records).encode("utf-8")
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _write_dir(final: Path, files: Mapping[str, bytes], *, replace: bool) -> None:
     """Write a directory of files, appearing all at once (rename of a finished temp dir)."""
     final.parent.mkdir(parents=True, exist_ok=True)
@@ -349,8 +337,13 @@ def variant_key(settings: ExportSettings) -> str:
 
 def export(out: Path, settings: ExportSettings, runs: Iterable[RunRecord], *,
            lookup: NodeLookup | None = None, pin_baseline: str | None = None,
-           created: float = 0.0) -> ExportReport:
-    """Write `out` (JSON lines) and store the export as a baseline or a variant."""
+           created: float = 0.0, unreadable: int = 0) -> ExportReport:
+    """Write `out` (JSON lines) and store the export as a baseline or a variant.
+
+    `out` is refused before any work when it is a link or not a regular file (`write_out`).
+    `unreadable` is how many run-log rows could not be read: counted, never fatal.
+    """
+    check_out_path(out)
     if pin_baseline is not None and not _NAME_RE.match(pin_baseline):
         raise ConfigError(f"bad baseline name '{pin_baseline}' (letters, digits, . _ -)")
     root = exports_dir()
@@ -362,6 +355,8 @@ def export(out: Path, settings: ExportSettings, runs: Iterable[RunRecord], *,
     else:
         stored_at, kind = root / "variants" / variant_key(settings), "variant"
     records, counts = build_records(runs, lookup or IndexNodes(), settings)
+    if unreadable:
+        counts["skipped"] = dict(sorted({**counts["skipped"], UNREADABLE: unreadable}.items()))
     data = _lines(records)
     report = ExportReport(**counts, out=str(out), stored_at=str(stored_at), kind=kind,  # type: ignore[arg-type]
                           records_hash=hash_obj(records))
@@ -370,5 +365,5 @@ def export(out: Path, settings: ExportSettings, runs: Iterable[RunRecord], *,
                 "schema": RECORD_SCHEMA}
     _write_dir(stored_at, {RECORDS_FILE: data, MANIFEST_FILE: (canonical_json(manifest) + "\n")
                            .encode("utf-8")}, replace=kind == "variant")
-    _atomic_write(out, data)
+    write_out(out, data)
     return report

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import click
 
 from helix.cli.eval_history_cmd import WithHistory
+from helix.outfile import check_out_path, write_out
 
 
 @click.command(name="eval", cls=WithHistory)
@@ -43,6 +43,8 @@ def command(suites: tuple[str, ...], as_json: bool, out: Path | None, no_embed: 
                                "configs": sorted(p.stem for p in gates.CONFIGS_DIR.glob("*.toml")),
                                "baselines": gates.list_baselines()}, indent=2))
         return
+    if out is not None:
+        check_out_path(out)  # a link or a device is refused before the (long) run
     names = list(suites) or default_suites()
     loaded = [load_suite(name) for name in names]
     label: str = "default"
@@ -61,10 +63,7 @@ def command(suites: tuple[str, ...], as_json: bool, out: Path | None, no_embed: 
     pinned = str(gates.pin_baseline(pin, run)) if pin is not None else None
     payload = report.result_json(run, decision, pinned)
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        os.replace(tmp, out)
+        write_out(out, (json.dumps(payload, indent=2, sort_keys=True) + "\n").encode("utf-8"))
     if as_json:
         from helix.cli.common import echo_json
 

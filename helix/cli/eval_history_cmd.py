@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,10 +18,9 @@ _META_KEY = "helix.eval.history_args"
 
 
 def _write_json(out: Path, payload: Any) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, out)
+    from helix.outfile import write_out  # a link or a device is refused, never replaced
+
+    write_out(out, (json.dumps(payload, indent=2, sort_keys=True) + "\n").encode("utf-8"))
 
 
 @click.command(name=HISTORY)
@@ -59,6 +57,10 @@ def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str 
     from evals.history.run import RepoSpec, result_json, run_repo
 
     paths = list(repos) or ["."]
+    if out is not None:
+        from helix.outfile import check_out_path
+
+        check_out_path(out)  # refused before any mining or run
     if cases_only:
         mined = [mine(git_dir(Path(p).expanduser()), rev=rev, seed=seed, limit=limit,
                       since=since) for p in paths]
