@@ -15,7 +15,7 @@ def test_ranks_use_distinct_files_and_need_every_gold_file() -> None:
     ranked = ["a.py", "a.py", "b.py", "c.py", "b.py", "d.py"]
     assert distinct_files(ranked) == ["a.py", "b.py", "c.py", "d.py"]
     s = score(ranked, ("c.py", "a.py"), 0.5)
-    assert (s.first_rank, s.all_rank) == (1, 3)
+    assert (s.first_rank, s.all_rank, s.ranked) == (1, 3, 4)
     s = score(ranked, ("d.py", "zzz.py"), 0.5)
     assert (s.first_rank, s.all_rank) == (4, None)  # one gold file never ranked
     assert gold_ranks([], ("a.py",)) == (None, None)

@@ -25,6 +25,7 @@ class SystemScore(Frozen):
     first_rank: int | None
     all_rank: int | None
     top: tuple[str, ...]  # the first TOP_FILES distinct files
+    ranked: int = 0  # how many distinct files the system ranked in all
     seconds: float
     error: str | None = None
 
@@ -55,7 +56,7 @@ def score(ranked_paths: Iterable[str], gold: Sequence[str], seconds: float,
     ranked = distinct_files(ranked_paths)
     first, every = gold_ranks(ranked, gold)
     return SystemScore(first_rank=first, all_rank=every, top=tuple(ranked[:TOP_FILES]),
-                       seconds=round(seconds, 4), error=error)
+                       ranked=len(ranked), seconds=round(seconds, 4), error=error)
 
 
 def _rate(flags: Sequence[bool]) -> float | None:
