@@ -68,30 +68,37 @@ def _clarifier(clarify: Clarify) -> str:
     return "\n".join(lines)
 
 
-def nothing_found(plan: RoutePlan) -> str:
-    """No evidence at all: what was searched, bounded (terms, path hints, scope)."""
-    terms = [t if len(t) <= MAX_TERM_CHARS else t[:MAX_TERM_CHARS - 3] + "..."
-             for t in plan.intent.terms]
-    shown = ", ".join(f"“{t}”" for t in terms[:MAX_SEARCHED_TERMS])
-    if len(terms) > MAX_SEARCHED_TERMS:
-        shown += f" and {len(terms) - MAX_SEARCHED_TERMS} more"
+def _bounded(values: Sequence[str]) -> str:
+    shown = [v if len(v) <= MAX_TERM_CHARS else v[:MAX_TERM_CHARS - 3] + "..."
+             for v in values[:MAX_SEARCHED_TERMS]]
+    more = len(values) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+def nothing_found(plan: RoutePlan, channels: Sequence[str] = ()) -> str:
+    """No evidence at all: what was searched, bounded (terms, scope, files named, channels)."""
+    terms = _bounded([f"“{t}”" for t in plan.intent.terms]) or "the question as asked"
     where = "the documentation and code"
     if plan.intent.scope:
         where += f" under {plan.intent.scope}"
-    files = ", ".join(plan.intent.path_hints[:MAX_SEARCHED_TERMS])
+    how = "" if channels else " (word search, symbol and file names)"
+    files = _bounded(list(plan.intent.path_hints))
     lines = ["Nothing in the repository matched the question: no evidence was found.",
-             f"Searched {where} (word search, symbol and file names) for "
-             f"{shown or 'the question as asked'}" + (f", and the files named {files}."
-                                                       if files else ".")]
+             f"Searched {where}{how} for {terms}"
+             + (f", and the files named {files}." if files else ".")]
+    if channels:
+        lines.append(f"Channels: {_bounded(sorted(set(channels)))}.")
     return "\n".join(lines)
 
 
 def build_answer(plan: RoutePlan, evidence: Sequence[EvidenceItem], coverage: SlotCoverage,
-                 clarify: Clarify | None) -> str:
+                 clarify: Clarify | None, channels: Sequence[str] = ()) -> str:
+    """The answer text; `channels`: the channels the controller ran (named when nothing was
+    found)."""
     if clarify is not None:
         return _clarifier(clarify)
     if not evidence:
-        return nothing_found(plan)
+        return nothing_found(plan, channels)
     answer = Answer(plan, evidence, coverage)
     lines = ROUTES[plan.intent.route](answer)
     said_nothing = lines[0].startswith(("Nothing in the repository", "No "))

@@ -184,7 +184,8 @@ def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
     trees = selected_trees(graph, evidence)
     kept_candidates = [c for c in ranked if evidence_id(c.chunk) in kept_ids]
     items = build_items(state.plan, kept_candidates, trees, state.proof_spans, coverage)
-    answer = build_answer(state.plan, evidence, coverage, clarify)
+    answer = build_answer(state.plan, evidence, coverage, clarify,
+                          channels=[c for s in state.steps for c in s.channels])
     timings["assemble"] = _ms(clock, t)
     timings["total"] = _ms(clock, started)
     return Envelope(

@@ -302,6 +302,9 @@ def test_no_evidence_says_what_was_searched_bounded() -> None:
     assert lines[1].startswith("Searched the documentation and code under tests/ (word search, "
                                "symbol and file names) for “zq0word”, “zq1word”")
     assert lines[1].endswith("“zq7word” and 4 more.") and "zq8word" not in answer
+    ran = build_answer(plan, [], FULL, None, channels=["symbol", "bm25", "bm25", "path"])
+    assert ran.splitlines()[1].startswith("Searched the documentation and code under tests/ for")
+    assert ran.splitlines()[2] == "Channels: bm25, path, symbol."
 
 
 def test_missing_slots_are_said_in_plain_words() -> None:
