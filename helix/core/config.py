@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from helix.core.errors import ConfigError
 from helix.core.hashing import hash_obj
@@ -52,15 +52,6 @@ class IndexSettings(_Frozen):
     # Repository-provided tree/concept JSON files (globs relative to the root).
     trees: tuple[str, ...] = ()
 
-    @model_validator(mode="after")
-    def _overlap_below_window(self) -> IndexSettings:
-        # an overlap as large as the window would step one line at a time (a window per line)
-        if self.window_overlap >= min(self.window_lines, self.max_chunk_lines):
-            raise ValueError(
-                f"window_overlap ({self.window_overlap}) must be smaller than window_lines "
-                f"({self.window_lines}) and max_chunk_lines ({self.max_chunk_lines})")
-        return self
-
 
 class RetrievalSettings(_Frozen):
     w_bm25: float = Field(default=1.0, ge=0)
@@ -82,7 +73,8 @@ class RetrievalSettings(_Frozen):
     max_steps: int = Field(default=4, ge=1)
     max_evidence: int = Field(default=24, ge=1)
     time_budget_ms: int = Field(default=8000, ge=1)
-    coverage_threshold: float = Field(default=0.75, ge=0, le=1)
+    # above 1: coverage never suffices, the loop runs until max_steps or the time budget
+    coverage_threshold: float = Field(default=0.75, ge=0)
     sense_budget: int = Field(default=8, ge=1)
     dominance_ratio: float = Field(default=1.6, ge=1)
     token_budget: int = Field(default=3500, ge=1)
