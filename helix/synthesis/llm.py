@@ -29,6 +29,7 @@ see `helix.service`) run the real litellm call path with no network.
 from __future__ import annotations
 
 import os
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -54,7 +55,16 @@ _AUTH_HINTS = ("missing credentials", "api key", "api_key", "unauthorized", "inv
 
 def _import_litellm() -> Any:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
+    # litellm's response models finish building on first use and warn about their own typing
+    # then (ReadOnly TypedDict items): litellm's business, not the user's. Build them once here
+    # with warnings off, so no later call depends on the caller's warning filters.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import litellm
+
+        if not getattr(litellm, "_helix_models_built", False):
+            litellm.ModelResponse()
+            litellm._helix_models_built = True
 
     litellm.suppress_debug_info = True  # no "Give Feedback" banners on our stdout
     return litellm
