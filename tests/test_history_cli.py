@@ -135,3 +135,20 @@ def test_tree_writer_key_is_per_repository(tmp_path: Path, helix_home: Path) -> 
     writer = TreeWriter(repo / ".git", tree_dir(repo / ".git", helix_home))
     writer.move_to(shas["init"])
     assert writer.target.parent.parent == helix_home / "history"
+
+
+def test_one_run_at_a_time_moves_a_tree(tmp_path: Path, helix_home: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from evals.history.run import TREE_LOCK
+    from indexers.locking import acquire
+
+    repo, _ = build_history_repo(tmp_path)
+    lock = tree_dir(repo / ".git", helix_home).parent / TREE_LOCK
+    lock.parent.mkdir(parents=True)
+    release = acquire(lock, 1.0)
+    assert release is not None
+    try:
+        code, _, err = run(["eval", "history", "--repo", str(repo), "--no-embed"], capsys)
+    finally:
+        release()
+    assert code == 1 and err.startswith("helix: another helix eval history is using the tree")

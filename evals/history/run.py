@@ -25,10 +25,14 @@ from evals.history.score import SystemScore, score, summarize
 from evals.history.trees import TreeWriter
 from evals.metrics import percentile, ranked_items
 from helix.core.config import helix_home, load_config
+from helix.core.errors import IndexLockedError
 from helix.core.schemas import Frozen
+from indexers.locking import acquire
 
 Progress = Callable[[str], None]
 HISTORY_DIR = "history"
+TREE_LOCK = "lock"  # one run at a time moves a repository's tree
+TREE_LOCK_TIMEOUT_S = 1.0
 QUESTION_HEAD = 120
 
 
@@ -159,8 +163,24 @@ def run_case(case: HistoryCase, gold: tuple[str, ...], writer: TreeWriter, helix
 def run_mined(spec: RepoSpec, mined: Mined, gitdir: Path, *, home: Path | None = None,
               overrides: Mapping[str, Any] | None = None, no_embed: bool = False,
               progress: Progress | None = None) -> RepoRun:
+    target = tree_dir(gitdir, home)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    release = acquire(target.parent / TREE_LOCK, TREE_LOCK_TIMEOUT_S)
+    if release is None:
+        raise IndexLockedError(f"another helix eval history is using the tree at {target}; "
+                               "try again when it has finished")
+    try:
+        return _run_locked(spec, mined, gitdir, target, overrides=overrides, no_embed=no_embed,
+                           progress=progress)
+    finally:
+        release()
+
+
+def _run_locked(spec: RepoSpec, mined: Mined, gitdir: Path, target: Path, *,
+                overrides: Mapping[str, Any] | None, no_embed: bool,
+                progress: Progress | None) -> RepoRun:
     started = time.perf_counter()
-    writer = TreeWriter(gitdir, tree_dir(gitdir, home))
+    writer = TreeWriter(gitdir, target)
     helix = HelixSide(writer.target, overrides or {}, no_embed=no_embed)
     bm25 = BM25Tree()
     runs: list[CaseRun] = []
