@@ -2,36 +2,58 @@
 
     clarify envelope (dominance_split)  -> no call; answer_mode "clarify"
     no model configured / no LLM        -> no call; the deterministic answer, labelled as such
-    otherwise                           -> redact -> prompt -> `before_call(prompt)` -> exactly
-                                           one successful completion (transient errors retried
-                                           at most `max_retries` times) -> the contract
+    no evidence                         -> no call; a bounded deterministic answer saying what
+                                           was searched (fallback_reason "no_evidence")
+    otherwise                           -> redact -> prompt -> redact the whole prompt ->
+                                           `before_call(prompt)` -> at most one successful
+                                           completion (transient errors retried at most
+                                           `max_retries` times, everything within one total
+                                           deadline, `deadline_s`) -> the contract
                                            -> answer_mode "llm", or "fallback" + reason
 
-`llm_steps` counts successful completions (0 or 1); `attempts` counts requests, retries included.
-The deterministic answer is the controller's extractive answer (`envelope.answer`); when that
-is empty it is rebuilt here from the evidence list.
+The request runs in a worker thread so the deadline holds whatever the endpoint does: after
+`WAIT_NOTICE_S` without an answer `notify` says once that the model is being waited for, and at
+the deadline the answer falls back with reason "timeout". `llm_steps` counts successful
+completions (0 or 1); `attempts` counts requests, retries included. The deterministic answer is
+the controller's extractive answer (`envelope.answer`); when that is empty it is rebuilt here
+from the evidence list.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from helix.core.config import SynthesisSettings
 from helix.core.envelope import Citation, Envelope
-from helix.core.errors import LLMError
+from helix.core.errors import LLMError, LLMTimeoutError
+from helix.core.hashing import hash_obj
 from helix.core.ports import LLM, Clock, Completion
 from helix.core.schemas import Frozen
 from helix.synthesis.contract import check_answer, extract_citations
-from helix.synthesis.prompt import CitationRef, Prompt, build_prompt, citation_refs
-from helix.synthesis.redact import RedactionReport, redact_envelope
+from helix.synthesis.prompt import (
+    PROMPT_VERSION,
+    CitationRef,
+    Prompt,
+    build_prompt,
+    citation_refs,
+)
+from helix.synthesis.redact import RedactionReport, redact_envelope, redact_messages
 
 DETERMINISTIC_HEADER = ("Deterministic answer (no model configured: extracted from the evidence, "
                         "not written by a model; set --model or HELIX_MODEL for a written answer)")
 FALLBACK_HEADER = "Deterministic answer (the model's answer was not used: {reason})"
+NO_EVIDENCE_HEADER = ("Deterministic answer (no model was called: the searches found nothing in "
+                      "the repository to answer from)")
+NO_EVIDENCE = "no_evidence"
 MAX_EXTRACT_ITEMS = 8
 MAX_EXTRACT_LINES = 3
+MAX_SEARCHED = 8  # terms and channels named by the no-evidence answer
+WAIT_NOTICE_S = 1.5  # say that the model is being waited for after this long
+Notify = Callable[[str], None]
 
 
 class SynthesisResult(Frozen):
@@ -46,10 +68,28 @@ class SynthesisResult(Frozen):
     error: str | None = None  # the last LLM error message, when one occurred
 
 
+def _bounded(values: Any, limit: int = MAX_SEARCHED) -> str:
+    shown = [str(v) for v in values][:limit]
+    more = len(list(values)) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+def searched_summary(envelope: Envelope) -> str:
+    """What the controller searched for, bounded: its terms and the channels it ran."""
+    terms = envelope.items.intent.terms
+    channels = sorted({c for step in envelope.controller_steps for c in step.channels})
+    scope = envelope.items.intent.scope
+    lines = [f"Searched for: {_bounded(terms) if terms else envelope.question[:200]}"]
+    lines.append(f"Channels: {_bounded(channels) if channels else 'none ran'}"
+                 + (f" (only under {scope})" if scope else ""))
+    return "\n".join(lines)
+
+
 def extractive_answer(envelope: Envelope) -> str:
     """A plain evidence list, for envelopes whose controller left `answer` empty."""
     if not envelope.evidence:
-        return f"No evidence was found in the repository for: {envelope.question}"
+        return ("No evidence was found in the repository for this question.\n"
+                + searched_summary(envelope))
     lines = [f"Evidence for: {envelope.question}"]
     for rank, item in enumerate(envelope.evidence[:MAX_EXTRACT_ITEMS], start=1):
         label = item.symbol or item.heading or item.kind
@@ -71,6 +111,8 @@ def deterministic_citations(text: str, refs: tuple[CitationRef, ...]) -> tuple[C
 def _deterministic(envelope: Envelope, *, mode: str, header: str | None,
                    reason: str | None = None, **extra: Any) -> Envelope:
     body = envelope.answer.strip() or extractive_answer(envelope)
+    if not envelope.evidence and "Channels:" not in body:
+        body = f"{body}\n{searched_summary(envelope)}"
     text = f"{header}\n\n{body}" if header else body
     refs = citation_refs(envelope.evidence)
     update: dict[str, Any] = {"answer_mode": mode, "answer": text, "fallback_reason": reason,
@@ -89,31 +131,120 @@ def backoff_s(settings: SynthesisSettings, retry: int) -> float:
     return float(min(settings.retry_backoff_max_s, settings.retry_backoff_s * (2 ** retry)))
 
 
-def _call(llm: LLM, prompt: Prompt, settings: SynthesisSettings, model: str,
-          sleep: Callable[[float], None]) -> tuple[Completion | None, int, LLMError | None]:
-    """One successful completion, retrying transient errors; (completion, attempts, error)."""
-    attempts = 0
-    while True:
-        attempts += 1
+def _request_within(request: Callable[[], Completion], limit_s: float, notice_s: float,
+                    notice: Callable[[], None]) -> Completion | None:
+    """`request()` in a daemon thread, waited for at most `limit_s` seconds (None when it did
+    not finish: the thread is abandoned, the process does not wait for it at exit). Its error,
+    if any, is raised here. `notice()` runs once if the wait passes `notice_s`."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
         try:
-            return llm.complete(list(prompt.messages), model=model, timeout_s=settings.timeout_s,
+            box["completion"] = request()
+        except BaseException as exc:  # handed to the waiting thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, name="helix-llm", daemon=True)
+    started = time.monotonic()
+    worker.start()
+    worker.join(max(0.0, min(notice_s, limit_s)))
+    if worker.is_alive() and notice_s < limit_s:
+        notice()
+        worker.join(max(0.0, limit_s - (time.monotonic() - started)))
+    if worker.is_alive():
+        return None
+    if "error" in box:
+        raise box["error"]
+    completion: Completion = box["completion"]
+    return completion
+
+
+def _call(llm: LLM, prompt: Prompt, settings: SynthesisSettings, model: str,
+          sleep: Callable[[float], None], notify: Notify | None,
+          notice_s: float) -> tuple[Completion | None, int, LLMError | None]:
+    """One successful completion, retrying transient errors, all within `deadline_s`;
+    (completion, attempts, error)."""
+    deadline = time.monotonic() + settings.deadline_s
+    attempts = 0
+    noticed = False
+
+    def notice() -> None:
+        nonlocal noticed
+        if not noticed and notify is not None:
+            notify(f"helix: waiting for {model} (up to {settings.deadline_s:g} s)...")
+        noticed = True
+
+    def late() -> LLMTimeoutError:
+        return LLMTimeoutError(f"{model}: no answer within the {settings.deadline_s:g} s "
+                               "deadline (synthesis.deadline_s)")
+
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None, attempts, late()
+        attempts += 1
+        timeout_s = min(settings.timeout_s, remaining)
+
+        def request(timeout_s: float = timeout_s) -> Completion:
+            return llm.complete(list(prompt.messages), model=model, timeout_s=timeout_s,
                                 max_tokens=settings.max_tokens,
-                                temperature=settings.temperature,
-                                api_base=settings.api_base), attempts, None
+                                temperature=settings.temperature, api_base=settings.api_base)
+
+        try:
+            completion = _request_within(request, remaining, notice_s if not noticed else
+                                         remaining, notice)
         except LLMError as exc:
             if not exc.transient or attempts > settings.max_retries:
                 return None, attempts, exc
-            sleep(backoff_s(settings, attempts - 1))
+            wait = backoff_s(settings, attempts - 1)
+            if wait >= deadline - time.monotonic():
+                return None, attempts, late()
+            sleep(wait)
+            continue
+        if completion is None:
+            return None, attempts, late()
+        return completion, attempts, None
+
+
+def _preflight(llm: LLM, settings: SynthesisSettings) -> tuple[None, int, LLMError | None]:
+    """The port's own check before any request (LiteLLMClient: import litellm, a missing API
+    key), outside the deadline and before the waiting notice."""
+    check = getattr(llm, "preflight", None)
+    if check is None:
+        return None, 0, None
+    try:
+        check(settings.model, api_base=settings.api_base)
+    except LLMError as exc:
+        return None, 0, exc
+    return None, 0, None
+
+
+def _redacted_prompt(envelope: Envelope) -> tuple[Prompt, RedactionReport]:
+    """The prompt from the redacted envelope, then every message redacted whole (paths,
+    headers, the question): what is stored and sent is the same and holds no secret."""
+    clean, report = redact_envelope(envelope)
+    prompt = build_prompt(clean)
+    messages, found = redact_messages(prompt.messages)
+    if not found:
+        return prompt, report
+    merged = Counter(report.counts)
+    merged.update(found)
+    prompt = prompt.model_copy(update={"messages": messages,
+                                       "hash": hash_obj([PROMPT_VERSION, list(messages)])})
+    return prompt, report.model_copy(update={"counts": dict(sorted(merged.items()))})
 
 
 def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettings,
                clock: Clock, before_call: Callable[[Prompt], None] | None = None,
-               sleep: Callable[[float], None] = time.sleep) -> SynthesisResult:
+               sleep: Callable[[float], None] = time.sleep, notify: Notify | None = None,
+               notice_s: float | None = None) -> SynthesisResult:
     """Fill `answer`, `answer_mode`, `citations`, `fallback_reason`, `llm_steps`, `model`.
 
     `before_call` runs after the prompt is built and before the first request (the run log
-    stores the prompt there, so a crash in the call loses nothing). UnknownModelError (a user
-    error) propagates; every LLMError becomes a fallback.
+    stores the prompt there, so a crash in the call loses nothing). `notify` gets one-line
+    notices for the user (waiting for the model; why its answer was not used when that is
+    the user's to fix, such as a missing key). UnknownModelError (a user error) propagates;
+    every LLMError becomes a fallback.
     """
     started = clock.monotonic()
     if envelope.clarify is not None or envelope.stop_reason == "dominance_split":
@@ -123,16 +254,25 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
         out = _deterministic(envelope, mode="deterministic", header=DETERMINISTIC_HEADER,
                              llm_steps=0, model=None)
         return SynthesisResult(envelope=_with_timing(out, "synthesis", 0.0))
+    if not envelope.evidence:  # nothing to ground an answer in: the model is not asked
+        out = _deterministic(envelope, mode="deterministic", header=NO_EVIDENCE_HEADER,
+                             reason=NO_EVIDENCE, llm_steps=0, model=None)
+        return SynthesisResult(envelope=_with_timing(out, "synthesis", 0.0))
 
-    clean, redactions = redact_envelope(envelope)
-    prompt = build_prompt(clean)
+    prompt, redactions = _redacted_prompt(envelope)
     if before_call is not None:
         before_call(prompt)
-    completion, attempts, error = _call(llm, prompt, settings, settings.model, sleep)
+    completion, attempts, error = _preflight(llm, settings)
+    if error is None:
+        completion, attempts, error = _call(
+            llm, prompt, settings, settings.model, sleep, notify,
+            WAIT_NOTICE_S if notice_s is None else notice_s)
     common: dict[str, Any] = {"prompt_messages": prompt.messages, "prompt_hash": prompt.hash,
                               "attempts": attempts, "redactions": redactions}
     if completion is None:
         assert error is not None
+        if notify is not None and error.reason in ("auth_error", "timeout"):
+            notify(f"helix: {error}")
         out = _deterministic(envelope, mode="fallback",
                              header=FALLBACK_HEADER.format(reason=error.reason),
                              reason=error.reason, llm_steps=0, model=settings.model)
@@ -141,8 +281,8 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
                                **common)
 
     tokens: dict[str, Any] = {"prompt_tokens": completion.prompt_tokens,
-              "completion_tokens": completion.completion_tokens}
-    verdict = check_answer(completion.text, prompt.refs)
+                              "completion_tokens": completion.completion_tokens}
+    verdict = check_answer(completion.text, prompt.refs, evidence=envelope.evidence)
     ms = (clock.monotonic() - started) * 1000
     if not verdict.ok:
         assert verdict.reason is not None

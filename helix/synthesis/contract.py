@@ -1,13 +1,20 @@
 """The tool-result contract, as pure checks on the model's answer.
 
 1. Empty or abstaining output -> `abstain`.
-2. Evidence was sent and the answer claims there is none -> `contract_no_evidence_claim`.
-   A claim counts when nothing before it cites sent evidence: "There is no evidence ... [E1]" or
-   "I couldn't find it" is rejected; "X is decided in [E1]. The evidence does not cover Y." is an
-   answer followed by an honest note on its limits, which the prompt asks for.
+2. Evidence was sent and the answer claims the repository (or the evidence) lacks something
+   -> `contract_no_evidence_claim`, whatever the answer cites, when the claim
+   - comes before anything cites sent evidence ("There is no evidence ... [E1]", "I couldn't
+     find it"), or
+   - is a blanket one ("None of this is in the repository... See [E1]"), or
+   - is contradicted by the evidence: most of what it says is missing is in the sent excerpts
+     (`helix.synthesis.absence`).
+   "X is decided in [E1]. The evidence does not cover Y." (Y in no excerpt) is an answer followed
+   by an honest note on its limits, which the prompt asks for.
 3. Citations (`[E3]`, `path:10-20`, `path:12`) must name evidence that was sent: an id the prompt
    defined, or a path + line range inside a sent span. Others are removed from the text and
-   recorded; if no valid citation is left while evidence exists -> `contract_no_valid_citation`.
+   recorded: a path that was not sent, an absolute path (`/etc/passwd:1-5`), one that climbs out
+   (`../x.py:3`), a range outside the sent span. If no valid citation is left while evidence
+   exists -> `contract_no_valid_citation`.
 """
 
 from __future__ import annotations
@@ -15,55 +22,41 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from helix.core.envelope import Citation
+from helix.core.envelope import Citation, EvidenceItem
 from helix.core.schemas import Frozen
+from helix.synthesis.absence import (
+    _CLAIM_RE,
+    NO_EVIDENCE_PATTERNS,
+    absence_claims,
+    contradicted,
+    evidence_words,
+)
 from helix.synthesis.prompt import CitationRef
+
+__all__ = ["ABSTAIN", "NO_EVIDENCE_CLAIM", "NO_EVIDENCE_PATTERNS", "NO_VALID_CITATION",
+           "ContractResult", "check_answer", "claims_no_evidence", "extract_citations",
+           "is_abstention", "no_evidence_claim_at"]
 
 NO_EVIDENCE_CLAIM = "contract_no_evidence_claim"
 NO_VALID_CITATION = "contract_no_valid_citation"
 ABSTAIN = "abstain"
 
-_SOURCES = (r"(?:provided|given|available|supplied|retrieved|tool|search|context|evidence|"
-            r"results|documents?|code|files?|snippets?|excerpts?|repository|TOOL_RESULTS)")
-NO_EVIDENCE_PATTERNS: tuple[str, ...] = (
-    r"\bno (?:direct |relevant |specific |supporting |clear |concrete |actual )?evidence\b",
-    r"\bno relevant (?:information|results?|details?|data|context|matches|code|documentation)\b",
-    r"\bno (?:information|mention|references?|details?|data|results?) (?:about|of|on|regarding|"
-    r"for)\b.{0,80}?\b(?:in|within|among|from) the " + _SOURCES,
-    r"\b(?:i|we) (?:could not|couldn't|cannot|can't|can not|was unable to|am unable to|"
-    r"were unable to|did not|didn't|do not|don't) (?:find|locate|identify|see|determine)\b",
-    r"(?:^|[.!?]\s+)(?:could not|couldn't|unable to|can't|cannot) (?:find|locate|identify)\b",
-    r"\bnot (?:found|present|mentioned|included|covered|available|shown|described|addressed|"
-    r"specified|provided) (?:in|within|among|by) (?:the |any )?" + _SOURCES,
-    r"\b(?:i|we) (?:do not|don't|did not|didn't) have (?:enough|sufficient|any|the) "
-    r"(?:relevant )?(?:information|evidence|context|details|data)",
-    r"\b(?:context|evidence|tool results?|TOOL_RESULTS|search results?|results|provided (?:text|"
-    r"code|snippets?|excerpts?|files?|documents?|information|material)|excerpts?|snippets?) "
-    r"(?:provided |given |shown )?(?:do|does|did)(?: not|n't) (?:mention|contain|include|say|"
-    r"describe|cover|address|specify|define|show|provide|explain)",
-    r"\b(?:not|isn't|is not) enough (?:information|evidence|context|details)\b",
-    r"\binsufficient (?:information|evidence|context|details)\b",
-    r"\bnothing (?:in|within) the " + _SOURCES,
-    r"\b(?:there is|there's|there are) no (?:mention|information|evidence)\b",
-    r"\b(?:none|neither) of the (?:provided|given|retrieved|tool|search|evidence|results?|"
-    r"excerpts?|snippets?|files?)\b.{0,40}\b(?:mention|contain|address|cover|describe|define)",
-    r"\b(?:appears|seems) (?:to be )?(?:absent|missing) (?:from|in) the " + _SOURCES,
-)
 ABSTAIN_PATTERNS: tuple[str, ...] = (
     r"^\W*(?:i (?:do not|don't) know|unknown|n/?a|none|no answer|i cannot answer|"
     r"i can't answer|i am unable to answer|i'm unable to answer|i'm not sure|i am not sure)\W*$",
     r"^\W*(?:sorry|i apologi[sz]e)\b.{0,80}\b(?:cannot|can't|unable)\b.{0,40}$",
 )
-_NO_EVIDENCE_RE = tuple(re.compile(p, re.I | re.S) for p in NO_EVIDENCE_PATTERNS)
 _ABSTAIN_RE = tuple(re.compile(p, re.I | re.S) for p in ABSTAIN_PATTERNS)
 
 # [E3], [E3, E5], [E3; E5], [e3]
 _REF_GROUP_RE = re.compile(r"\[\s*E\d+(?:\s*[,;\-–]\s*E\d+)*\s*\]", re.I)
 _REF_RANGE_RE = re.compile(r"E(\d+)(?:\s*[\-–]\s*E(\d+))?", re.I)
 MAX_REF_RANGE = 50  # [E1-E9999] is not a citation of 9999 items
-# path:10-20, path:12, path:L10-L20, optionally in backticks; not part of a URL.
+# path:10-20, path:12, path:L10-L20, optionally in backticks; not part of a URL. A leading
+# `/`, `~/`, `./` or `../` is part of the path (so an absolute or climbing path is a citation of
+# something that was not sent, and is removed).
 _PATH_CITE_RE = re.compile(
-    r"(?<![\w/.@:-])`?(?P<path>[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)*)`?"
+    r"(?<![\w/.@:~-])`?(?P<path>(?:~?/|\.\.?/)*[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)*)`?"
     r":L?(?P<start>\d+)(?:\s*[-–]\s*L?(?P<end>\d+))?(?![\d\w])"
 )
 _FILE_EXT_RE = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
@@ -83,7 +76,7 @@ def claims_no_evidence(text: str) -> bool:
 
 def no_evidence_claim_at(text: str) -> int | None:
     """Where the first "no evidence" claim starts, or None."""
-    starts = [m.start() for p in _NO_EVIDENCE_RE if (m := p.search(text))]
+    starts = [m.start() for p in _CLAIM_RE if (m := p.search(text))]
     return min(starts) if starts else None
 
 
@@ -116,7 +109,9 @@ def _path_citation(match: re.Match[str], refs: Sequence[CitationRef]) -> Citatio
     raw_path = match.group("path")
     start = int(match.group("start"))
     end = int(match.group("end") or start)
-    path = _resolve_path(raw_path, refs)
+    if raw_path.startswith(("/", "~", "../")) or "/../" in raw_path:
+        return None  # outside the repository: never evidence that was sent
+    path = _resolve_path(raw_path.removeprefix("./"), refs)
     if path is None:
         return None if _looks_like_path(raw_path) else False
     if end < start:
@@ -189,14 +184,30 @@ def _tidy(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.splitlines()).strip()
 
 
-def check_answer(text: str, refs: Sequence[CitationRef]) -> ContractResult:
-    """Apply the contract to one completion. `refs` are the ids the prompt defined."""
+def _absence_verdict(text: str, refs: Sequence[CitationRef],
+                     evidence: Sequence[EvidenceItem] | None) -> bool:
+    """True when an absence claim in `text` breaks the contract (see the module doc)."""
+    claims = absence_claims(text)
+    if not claims:
+        return False
+    if not extract_citations(text[:claims[0].start], refs)[1]:
+        return True
+    words = evidence_words(
+        part for e in evidence for part in (e.text, e.path, e.symbol or "", e.heading or "")
+    ) if evidence is not None else None
+    return any(claim.blanket or (words is not None and contradicted(claim, words))
+               for claim in claims)
+
+
+def check_answer(text: str, refs: Sequence[CitationRef],
+                 evidence: Sequence[EvidenceItem] | None = None) -> ContractResult:
+    """Apply the contract to one completion. `refs` are the ids the prompt defined; `evidence`,
+    when given, is what an absence claim is checked against."""
     evidence_exists = bool(refs)
     if is_abstention(text):
         return ContractResult(ok=False, reason=ABSTAIN, answer=text.strip(), citations=(),
                               removed=())
-    claim_at = no_evidence_claim_at(text) if evidence_exists else None
-    if claim_at is not None and not extract_citations(text[:claim_at], refs)[1]:
+    if evidence_exists and _absence_verdict(text, refs, evidence):
         return ContractResult(ok=False, reason=NO_EVIDENCE_CLAIM, answer=text.strip(),
                               citations=(), removed=())
     answer, citations, removed = extract_citations(text.strip(), refs)

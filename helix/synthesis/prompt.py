@@ -1,8 +1,13 @@
 """The one synthesis prompt: fixed instructions plus a TOOL_RESULTS block of quoted evidence.
 
 Evidence items get citation ids E1..En in evidence rank order (the envelope's order). Each item's
-text is fenced with a run of backticks longer than any run inside it, so repository text can
-never close its fence and speak as instructions. Same envelope -> same prompt bytes.
+text is fenced with a run of backticks longer than any run inside it (its header included), so
+repository text can never close its fence and speak as instructions. Everything else the
+repository names is escaped like its text: a path, symbol or heading is one line in the item's
+header, its control characters written out (`\n`, `\x1b`) and its angle brackets replaced, so a
+file named "a\n```\nIgnore previous instructions.py" stays a name inside its header. The
+question keeps its lines but cannot open or close a TOOL_RESULTS block. Same envelope -> same
+prompt bytes.
 """
 
 from __future__ import annotations
@@ -68,19 +73,38 @@ def fence_for(text: str) -> str:
 
 
 def _item_block(ref: CitationRef, item: EvidenceItem) -> str:
-    header = [f"[{ref.ref}] {item.path}:{item.start_line}-{item.end_line}", f"kind: {item.kind}"]
+    header = [f"[{ref.ref}] {escape_field(item.path)}:{item.start_line}-{item.end_line}",
+              f"kind: {item.kind}"]
     if item.symbol:
         header.append(f"symbol: {_one_line(item.symbol)}")
     if item.heading:
         header.append(f"heading: {_one_line(item.heading)}")
     text = item.text.rstrip("\n")
-    fence = fence_for(text)
-    return " | ".join(header) + f"\n{fence}\n{text}\n{fence}"
+    head = " | ".join(header)
+    fence = fence_for(head + "\n" + text)
+    return head + f"\n{fence}\n{text}\n{fence}"
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_TAG = re.compile(r"</?\s*TOOL_RESULTS", re.I)
+
+
+def escape_field(value: str) -> str:
+    """One line of repository-named text (a path): control characters written out, no angle
+    brackets (no fake TOOL_RESULTS tags)."""
+    return _CONTROL.sub(_written_out, value).replace("<", "‹").replace(">", "›")
+
+
+def _written_out(match: re.Match[str]) -> str:
+    char = match.group(0)
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}")
 
 
 def _one_line(value: str) -> str:
-    """A header field on one line, without angle brackets (no fake TOOL_RESULTS tags)."""
-    return " ".join(value.split()).replace("<", "‹").replace(">", "›")
+    """A header field on one line (whitespace runs folded), escaped like a path."""
+    return escape_field(" ".join(value.split()))
 
 
 def tool_results_block(evidence: Sequence[EvidenceItem]) -> str:
@@ -95,11 +119,12 @@ def tool_results_block(evidence: Sequence[EvidenceItem]) -> str:
 def build_prompt(envelope: Envelope) -> Prompt:
     """Messages for the one completion call. Build it from a redacted envelope only."""
     intent = envelope.items.intent
-    lines = [f"QUESTION: {envelope.question}", f"ROUTE: {envelope.route}"]
+    question = _TAG.sub(lambda m: m.group(0).replace("<", "‹"), envelope.question)
+    lines = [f"QUESTION: {question}", f"ROUTE: {envelope.route}"]
     if intent.scope:
-        lines.append(f"SCOPE: {intent.scope}")
+        lines.append(f"SCOPE: {_one_line(intent.scope)}")
     if intent.sense:
-        lines.append(f"SENSE: {intent.sense}")
+        lines.append(f"SENSE: {_one_line(intent.sense)}")
     lines += ["", tool_results_block(envelope.evidence), "",
               "Answer the QUESTION from the TOOL_RESULTS above, citing [E#] ids."]
     messages = (

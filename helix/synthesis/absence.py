@@ -1,0 +1,164 @@
+"""Claims that the repository (or the evidence) lacks something, found in a model's answer and
+checked against the evidence that was sent.
+
+    absence_claims(text) -> AbsenceClaim(start, end, terms) for every claim, in order
+    contradicted(claim, evidence_words) -> the evidence says otherwise
+
+A claim's terms are the content words of its sentence outside the claim phrase (identifiers,
+backticked names, words that are not function words or the vocabulary of claiming: "the
+provided context does not mention a *retry policy*" -> retry, policy). A claim with no terms is a
+blanket one ("None of this is in the repository", "I couldn't find it"): with evidence sent, it is
+false on its face. A claim whose terms are mostly in the evidence ("there is no mention of
+*retries*" while an excerpt is headed "Retries") is contradicted by it. A claim about terms the
+evidence does not hold ("the evidence does not cover the *backoff cap*") is an honest note on
+the answer's limits.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import NamedTuple
+
+_SOURCES = (r"(?:provided|given|available|supplied|retrieved|tool|search|context|evidence|"
+            r"results|documents?|code|codebase|code base|files?|snippets?|excerpts?|repository|"
+            r"repo|project|TOOL_RESULTS)")
+_PLACE = r"(?:the |this |your |any )?(?:repository|repo|codebase|code base|project|source code)"
+NO_EVIDENCE_PATTERNS: tuple[str, ...] = (
+    r"\bno (?:direct |relevant |specific |supporting |clear |concrete |actual )?evidence\b",
+    r"\bno relevant (?:information|results?|details?|data|context|matches|code|documentation)\b",
+    r"\bno (?:information|mention|references?|details?|data|results?) (?:about|of|on|regarding|"
+    r"for)\b.{0,80}?\b(?:in|within|among|from) the " + _SOURCES,
+    r"\b(?:i|we) (?:could not|couldn't|cannot|can't|can not|was unable to|am unable to|"
+    r"were unable to|did not|didn't|do not|don't) (?:find|locate|identify|see|determine)\b",
+    r"(?:^|[.!?]\s+)(?:could not|couldn't|unable to|can't|cannot) (?:find|locate|identify)\b",
+    r"\bnot (?:found|present|mentioned|included|covered|available|shown|described|addressed|"
+    r"specified|provided|defined|implemented) (?:in|within|among|by|anywhere in) (?:the |any )?"
+    + _SOURCES,
+    r"\b(?:i|we) (?:do not|don't|did not|didn't) have (?:enough|sufficient|any|the) "
+    r"(?:relevant )?(?:information|evidence|context|details|data)",
+    r"\b(?:context|evidence|tool results?|TOOL_RESULTS|search results?|results|provided (?:text|"
+    r"code|snippets?|excerpts?|files?|documents?|information|material)|excerpts?|snippets?|"
+    r"repository|repo|codebase|code base|project) "
+    r"(?:provided |given |shown )?(?:do|does|did)(?: not|n't) (?:seem to |appear to )?"
+    r"(?:mention|contain|include|say|describe|cover|address|specify|define|show|provide|"
+    r"explain|have|implement)",
+    r"\b(?:not|isn't|is not) enough (?:information|evidence|context|details)\b",
+    r"\binsufficient (?:information|evidence|context|details)\b",
+    r"\bnothing (?:in|within) the " + _SOURCES,
+    r"\b(?:there is|there's|there are) no (?:mention|information|evidence)\b",
+    r"\b(?:none|neither) of the (?:provided|given|retrieved|tool|search|evidence|results?|"
+    r"excerpts?|snippets?|files?)\b.{0,40}\b(?:mention|contain|address|cover|describe|define)",
+    r"\b(?:appears|seems) (?:to be )?(?:absent|missing) (?:from|in) the " + _SOURCES,
+    # the repository itself said to lack something, whatever the answer cites
+    r"\bnone of (?:this|that|it|these|those|them)\b",
+    r"\b(?:is|are|was|were)(?: not|n't) (?:anywhere )?(?:in|present in|part of|included in|"
+    r"defined in|implemented in|mentioned in|found in) " + _PLACE + r"\b",
+    r"\b(?:does|do|did)(?: not|n't) (?:exist|appear) (?:anywhere )?(?:in|within) " + _PLACE
+    + r"\b",
+    r"\b" + _PLACE + r" (?:lacks|has no|contains no|includes no|defines no|provides no)\b",
+    r"\bnowhere in " + _PLACE + r"\b",
+    r"\b(?:there is|there's|there are) no \S+(?: \S+){0,4} (?:in|within) " + _PLACE + r"\b",
+)
+_CLAIM_RE = tuple(re.compile(p, re.I | re.S) for p in NO_EVIDENCE_PATTERNS)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
+_CITATION = re.compile(r"\[\s*E\d+(?:\s*[,;\-–]\s*E\d+)*\s*\]|\S+:\d+(?:-\d+)?", re.I)
+_WORD = re.compile(r"`[^`\n]+`|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+MIN_TERM = 3
+CONTRADICTED_SHARE = 0.5  # more than this share of a claim's terms in the evidence
+
+# function words and the vocabulary of claiming: never a claim's object
+_STOP_TEXT = """
+a an the this that these those it its they them their there here of in on at to for from with
+within by about regarding into onto over under how what where which who whom why when whether
+is are was were be been being am does do did doesn don didn have has had having can could
+cannot couldn unable able will would shall should may might must not no none nothing neither
+nor any some all each every only just also such other more most much many few so but and or
+if then than as maybe perhaps unfortunately however though although yet still i we you me my
+our your us find found locate located see seen identify determine mention mentions mentioned
+contain contains contained include includes included cover covers covered describe describes
+described explain explains explained define defines defined show shows shown provide provides
+provided given available supplied retrieved tool tools search searches searched context
+evidence result results document documents documentation code codebase base file files snippet
+snippets excerpt excerpts repository repositories repo project source information relevant
+specific direct clear concrete actual supporting details detail data enough sufficient
+insufficient answer answers question questions seem seems appear appears missing absent present
+part exist exists existing implement implements implemented implementation handle handles
+handled configure configures configured set sets use uses used using work works working happen
+happens done sure say says said tell returned return anywhere nowhere lack lacks lacking thing
+things way ways currently actually directly explicitly really related regard tool_results
+called call calls make makes made get gets see look looks like specifically either whatever
+"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+
+
+class AbsenceClaim(NamedTuple):
+    start: int
+    end: int
+    terms: tuple[str, ...]
+
+    @property
+    def blanket(self) -> bool:
+        return not self.terms
+
+
+def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
+    head = 0
+    for match in _SENTENCE_END.finditer(text, 0, start):
+        head = match.end()
+    tail = _SENTENCE_END.search(text, end)
+    return head, tail.start() if tail else len(text)
+
+
+def content_terms(text: str) -> tuple[str, ...]:
+    """The words of `text` that can name something: identifiers, backticked names, content
+    words of three letters or more; lowercased, in order, each once."""
+    out: list[str] = []
+    for raw in _WORD.findall(_CITATION.sub(" ", text)):
+        word = raw.strip("`").strip().lower()
+        if len(word) < MIN_TERM or word in STOP_WORDS or word in out:
+            continue
+        out.append(word)
+    return tuple(out)
+
+
+def absence_claims(text: str) -> list[AbsenceClaim]:
+    """Every absence claim in `text` (one per sentence), in order of appearance."""
+    spans = sorted({(m.start(), m.end()) for p in _CLAIM_RE for m in p.finditer(text)})
+    claims: list[AbsenceClaim] = []
+    seen: set[tuple[int, int]] = set()
+    for start, end in spans:
+        head, tail = _sentence(text, start, end)
+        if (head, tail) in seen:
+            continue
+        seen.add((head, tail))
+        rest = text[head:start] + " " + text[end:tail]
+        claims.append(AbsenceClaim(start, end, content_terms(rest)))
+    return claims
+
+
+def evidence_words(texts: Iterable[str]) -> frozenset[str]:
+    """The lowercased words of the evidence, identifiers also split at `_` and `.`."""
+    words: set[str] = set()
+    for text in texts:
+        for token in re.findall(r"[A-Za-z0-9_.]+", text.lower()):
+            token = token.strip(".")
+            words.add(token)
+            words.update(part for part in re.split(r"[_.]", token) if part)
+    return frozenset(words)
+
+
+def _held(term: str, words: frozenset[str]) -> bool:
+    forms = {term, term.rstrip("s"), term + "s", term.removesuffix("es"), term + "es"}
+    if forms & words:
+        return True
+    parts = [p for p in re.split(r"[_.]", term) if p]
+    return len(parts) > 1 and all(p in words for p in parts)
+
+
+def contradicted(claim: AbsenceClaim, words: frozenset[str]) -> bool:
+    """A blanket claim, or one whose terms are mostly in the evidence."""
+    if claim.blanket:
+        return True
+    held = sum(1 for term in claim.terms if _held(term, words))
+    return held / len(claim.terms) > CONTRADICTED_SHARE
