@@ -102,7 +102,9 @@ def build_answer(plan: RoutePlan, evidence: Sequence[EvidenceItem], coverage: Sl
     answer = Answer(plan, evidence, coverage)
     lines = ROUTES[plan.intent.route](answer)
     said_nothing = lines[0].startswith(("Nothing in the repository", "No "))
-    if coverage.missing and not said_nothing:
-        missing = ", ".join(SLOT_WORDS.get(slot, slot) for slot in coverage.missing)
+    # slots coverage missed but the answer shows (an exact definition of a long term)
+    unshown = [slot for slot in coverage.missing if slot not in answer.shown]
+    if unshown and not said_nothing:
+        missing = ", ".join(SLOT_WORDS.get(slot, slot) for slot in unshown)
         lines += ["", f"(Not shown by the evidence: {missing}.)"]
     return "\n".join(lines)

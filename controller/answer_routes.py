@@ -51,6 +51,8 @@ def _definition(a: Answer) -> list[str]:
     if not leads:
         return a.nothing("defines")
     top = leads[0]
+    if top in exact or top in defining or top in stating:
+        a.shown.update(("term", "definition_span"))
     at, said = a.lead(top, stating=True)
     subject = a.subject or "it"
     if top.symbol and top.node_id.startswith("def:"):
@@ -95,8 +97,8 @@ def _where_sentence(a: Answer, place: str) -> str:
     verbs = {*ACTIONS, *(v for v in WHERE_VERBS if " " not in v)}
     if match:
         aux, asked, verb = match.group(1).lower(), match.group("subject"), match.group("verb")
-        if verb and verb.lower() not in verbs:  # the last word belongs to the subject
-            asked, verb = f"{asked} {verb}", None
+        if verb and verb.lower() not in verbs and not verb.lower().endswith("ed"):
+            asked, verb = f"{asked} {verb}", None  # the last word belongs to the subject
         shown = subject_phrase(asked) if len(asked.split()) == 1 else asked
         if shown and len(asked.split()) <= MAX_ECHO_WORDS and a.main and mentions_text(
                 asked, a.main):
@@ -127,12 +129,15 @@ def _location(a: Answer) -> list[str]:
     # code that names the subject (not only in a string literal), defines it, is named for
     # the action, or that a doc section about it names
     acts = {e.id: _acts(e, a.plan.action, a.main) for e in a.evidence}
-    code = [e for e in a.evidence if is_code(e) and e.kind != "test" and not a.demoted(e) and (
-        e.kind == "definition" or code_mentions(e, a.main) or acts[e.id]
-        or any("(named in " in r for r in e.reasons))]
+    tests = _asks_about_tests(a)  # "where is X tested?": the tests are the answer
+    code = [e for e in a.evidence if is_code(e) and (e.kind != "test" or tests)
+            and not a.demoted(e) and (
+                e.kind in ("definition", "test") or code_mentions(e, a.main) or acts[e.id]
+                or any("(named in " in r for r in e.reasons))]
     # the definition named for the action and subject, a definition of the subject, one
     # named for the action, any definition, then the rest (module code), best score first
-    code.sort(key=lambda e: (acts[e.id] < 2, e.kind != "definition", acts[e.id] < 1,
+    code.sort(key=lambda e: ((e.kind != "test") if tests else False, acts[e.id] < 2,
+                             e.kind != "definition", acts[e.id] < 1,
                              not e.node_id.startswith("def:"), -e.score, e.path, e.start_line))
     if not code:
         docs = a.docs_about(a.main)
@@ -143,17 +148,23 @@ def _location(a: Answer) -> list[str]:
                 f"it:", *(a.claim(e) for e in docs)]
     top = code[0]
     at, said = a.lead(top)
-    place = f"`{top.symbol}`, {at}" if top.symbol and top.node_id.startswith("def:") else at
+    named = top.symbol and top.node_id.startswith("def:") and f"`{top.symbol}`" != a.subject
+    place = f"`{top.symbol}`, {at}" if named else at
+    a.shown.add("location")
     docs = a.docs_about(a.main)
     return [_where_sentence(a, place), indented(said),
             *a.block("Other places (best first):", code[1:]),
             *a.block("Documented in:", docs)]
 
 
+def _asks_about_tests(a: Answer) -> bool:
+    return bool(re.search(r"(?i)\btest(?:s|ed|ing)?\b", a.plan.text))
+
+
 def _explanation(a: Answer) -> list[str]:
     # the controller's order, then how many of the question's words a span holds: a question
     # that never names its function is rarely matched word for word by the best span
-    best = sorted(a.evidence, key=lambda e: -a.overlap(e))
+    best = sorted(a.evidence, key=lambda e: (not a.spelled(e), -a.overlap(e)))
     leads = [e for e in best if a.answers(e)]
     if not leads:
         return a.nothing("explains")
@@ -172,7 +183,8 @@ def _explanation(a: Answer) -> list[str]:
         docs = a.docs_about(a.main, exclude=[top])
         return [head, indented(said), *a.block("In the code:", code, limit=MIN_CODE_CLAIMS),
                 *a.block("Also documented in:", docs)]
-    name = f"`{top.symbol}`, in {at}" if top.symbol and top.node_id.startswith("def:") else at
+    name = (f"`{top.symbol}`, in {at}" if top.symbol and top.node_id.startswith("def:")
+            else f"in {at}")
     head = (f"The closest code is {name}:" if not sure
             else f"The code for {subject} is {name}:" if subject
             else f"The code that does this is {name}:")
@@ -260,12 +272,21 @@ def _assignment(item: EvidenceItem, quantity: Sequence[str]) -> tuple[str, int] 
 
 
 def _value_line(item: EvidenceItem, quantity: Sequence[str]) -> tuple[str, int] | None:
-    """The first line with most of the quantity's words and a value (`=`, `:`, "default")."""
-    for offset, line in enumerate(item.text.splitlines()):
-        toks = token_set(line)
-        for phrase in quantity:
-            need = set(token_set(phrase))
-            if need and 2 * len(need & toks) >= len(need) and re.search(r"[=:]|default", line):
+    """The line that gives the quantity a value: a keyword default or assignment of one of its
+    words (`weight="weight"`), else a line with most of its words and `=`, `:` or "default";
+    never a decorator."""
+    words = [w.lower() for p in quantity for w in re.findall(r"[A-Za-z0-9_]+", p)]
+    lines = [(offset, line) for offset, line in enumerate(item.text.splitlines())
+             if not line.strip().startswith("@")]
+    keyword = re.compile(r"(?i)\b(?:" + "|".join(map(re.escape, words)) + r")\w*\s*(?::[^=,)]*)?="
+                         ) if words else None
+    tests = [lambda ln: bool(keyword and keyword.search(ln))]
+    tests.append(lambda ln: any(
+        (need := set(token_set(p))) and 2 * len(need & token_set(ln)) >= len(need)
+        for p in quantity) and bool(re.search(r"[=:]|default", ln)))
+    for test in tests:
+        for offset, line in lines:
+            if test(line):
                 said = quote(line, markdown=True) if is_doc(item) else code_line(line)
                 return said, item.start_line + offset
     return None
@@ -277,8 +298,8 @@ def _in(item: EvidenceItem, at: str) -> str:
 
 def _value_check(a: Answer) -> list[str]:
     quantity = a.plan.subjects.get("quantity", a.main)
-    shown = subject_phrase(quantity[0] if quantity else None, a.plan.text) or "it"
-    if shown != "it" and not shown.startswith(("`", "the ", "a ", "an ")):
+    shown = subject_phrase(quantity[0] if quantity else None, a.plan.text) or ""
+    if shown and not shown.startswith(("`", "the ", "a ", "an ")):
         shown = f"the {shown}"
     unit = a.plan.unit
     relevant = [e for e in a.ordered(a.evidence) if mentions(e, quantity)]
@@ -287,28 +308,38 @@ def _value_check(a: Answer) -> list[str]:
         if with_unit:
             top = with_unit[0]
             said, line = _unit_line(top, unit) or ("", top.start_line)
-            return [f"The evidence gives {shown} in {unit}, in {_in(top, cite(top, line))}:",
+            return [f"The evidence gives {shown or 'it'} in {unit}, in "
+                    f"{_in(top, cite(top, line))}:",
                     indented(said), *a.block(f"Also stated in {unit}:", with_unit[1:], (unit,))]
         if not relevant:
             return a.nothing("states")
-        return [f"The evidence does not state {shown} in {unit}; what it says about "
-                f"{shown}:", *(a.claim(e, quantity) for e in relevant[:MAX_LIST])]
-    assigned = [(e, found) for e in a.evidence if not a.demoted(e)
+        return [f"The evidence does not state {shown or 'it'} in {unit}; what it says:",
+                *(a.claim(e, quantity) for e in relevant[:MAX_LIST])]
+    # "the default X of Live": spans whose name or path names the owner first
+    owner = a.plan.subjects.get("owner", ())
+
+    def foreign(e: EvidenceItem) -> bool:
+        return bool(owner) and not mentions_text(f"{e.symbol or ''} {e.path}", owner)
+
+    spans = sorted(a.evidence, key=foreign)
+    assigned = [(e, found) for e in spans if not a.demoted(e)
                 and (found := _assignment(e, quantity))]
-    valued = [e for e in a.ordered(a.covering("unit_or_value")) if not a.demoted(e)]
+    valued = [e for e in spans if not a.demoted(e) and _value_line(e, quantity)]
     if assigned:
         top, (said, line) = assigned[0]
+        a.shown.add("unit_or_value")
     elif valued:
         top = valued[0]
         said, line = _value_line(top, quantity) or telling_line(top, quantity)
     elif relevant:
-        return [f"No value for {shown} is stated in the evidence; what it says:",
+        return [f"No value for {shown or 'this'} is stated in the evidence; what it says:",
                 *(a.claim(e, quantity) for e in relevant[:MAX_LIST])]
     else:
         return a.nothing("states")
     rest = [e for e in [*valued, *relevant] if e is not top]
-    head = (f"The value of {shown} is set in {_in(top, cite(top, line))}:" if assigned else
-            f"The closest statement of {shown} is in {_in(top, cite(top, line))}:")
+    of = f" of {shown}" if shown else ""
+    head = (f"The value{of} is set in {_in(top, cite(top, line))}:" if assigned else
+            f"The closest statement{of} is in {_in(top, cite(top, line))}:")
     return [head, indented(said),
             *a.block("Also relevant:", a.ordered(rest), quantity, 3)]
 
@@ -342,6 +373,7 @@ def _usage(a: Answer) -> list[str]:
     sites = _call_sites(a.evidence, symbol) if symbol else []
     lines: list[str] = []
     if sites:
+        a.shown.add("call_sites")
         count = len(sites)
         more = " (the first ones)" if count > MAX_LIST + 1 else ""
         lines = [f"The evidence shows {count} call{'s' if count != 1 else ''} of {shown}"

@@ -42,12 +42,14 @@ class Answer:
         self.plan = plan
         self.evidence = list(evidence)
         self.coverage = coverage
-        main = plan.subjects.get(plan.intent.slots[0], ())
+        main = _without_trailing_verb(plan, plan.subjects.get(plan.intent.slots[0], ()))
         self.main: tuple[str, ...] = main or tuple(plan.intent.terms)
         self.subject = subject_phrase(main[0] if main else None, plan.text)
         named = {h.lower().rsplit("/", 1)[-1].split(".", 1)[0] for h in plan.intent.path_hints}
         self.named = named | set(plan.doc_words) | {t.lower() for t in plan.intent.terms}
         self.words = token_set(" ".join(plan.intent.terms))
+        self.terms = frozenset(plan.intent.terms)
+        self.shown: set[str] = set()  # slots the answer shows whatever coverage measured
 
     # --- which spans ---------------------------------------------------------------------
 
@@ -81,6 +83,16 @@ class Answer:
         """How many of the question's words the item (text, heading, symbol, path) holds."""
         toks = token_set(f"{item.text} {item.heading or ''} {item.symbol or ''} {item.path}")
         return len(self.words & toks)
+
+    def spelled(self, item: EvidenceItem) -> bool:
+        """The question spells the item's name, case and all (`Graph`, `DiGraph` ...
+        `predecessors`), or the controller found it as an exact symbol."""
+        if "symbol:exact" in item.reasons:
+            return True
+        if not item.symbol:
+            return False
+        parts = item.symbol.split(".")  # as the question writes it: `tokenizer` is a word
+        return parts[-1] in self.terms and (len(parts) == 1 or parts[0] in self.terms)
 
     def docs_about(self, phrases: Sequence[str], exclude: Sequence[EvidenceItem] = ()
                    ) -> list[EvidenceItem]:
@@ -133,6 +145,17 @@ class Answer:
         closest = self.ordered(self.evidence)
         return [f"Nothing in the repository {verb} {subject}; the closest matches are:",
                 *(self.claim(e) for e in closest[:MAX_LIST])]
+
+
+def _without_trailing_verb(plan: RoutePlan, main: tuple[str, ...]) -> tuple[str, ...]:
+    """"where is the diameter of a graph calculated?": the subject ends before the verb the
+    question ends on (the route keeps verbs it does not know)."""
+    if plan.intent.route != "location" or not main or len(main[0].split()) < 2:
+        return main
+    last = main[0].split()[-1]
+    if last.lower().endswith("ed") and plan.text.lower().endswith(last.lower()):
+        return (main[0].rsplit(" ", 1)[0], *main[1:])
+    return main
 
 
 def section_name(item: EvidenceItem) -> str:

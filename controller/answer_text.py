@@ -17,6 +17,7 @@ MAX_LEAD_CHARS = 320  # a lead quote: a signature and docstring, or two sentence
 MAX_SUBJECT_WORDS = 6  # a longer subject is never pasted into a sentence
 MAX_SUBJECT_CHARS = 60
 MAX_SIGNATURE_LINES = 6  # a signature spread over lines is joined up to this many
+MAX_DOC_LINES = 6  # a docstring's first sentence is looked for in this many lines
 DOC_NODES = ("sec:", "tree:")  # evidence whose node is a doc section or a concept-tree node
 # Files that record the project's history or terms, not how it works: they never lead an
 # answer when something else answers (unless the question names them).
@@ -274,14 +275,37 @@ def signature_and_doc(item: EvidenceItem) -> tuple[str, str]:
     signature = re.sub(r"([(\[])\s+", r"\1", " ".join(lines[at:end + 1]))
     signature = re.sub(r"\s+([)\]])", r"\1", signature)
     doc = ""
-    body = lines[end + 1:end + 4]
-    if body and body[0].startswith(('"""', "'''", '"', "'", "r\"\"\"")):
-        first = body[0].lstrip("r").strip("\"' ")
-        doc = first or (body[1].strip("\"' ") if len(body) > 1 else "")
+    body = lines[end + 1:end + 1 + MAX_DOC_LINES]
+    if body and body[0].lstrip("rbuRBU").startswith(('"""', "'''", '"', "'")):
+        doc = _first_sentence(body)
     else:  # a doc comment above the definition (`///`, `/** */`, `#`)
         comments = [_COMMENT.sub("", ln).strip() for ln in lines[:at] if _COMMENT.match(ln)]
         doc = next((c for c in comments if c), "")
     return quote(signature.rstrip(":{ ").rstrip()), quote(doc)
+
+
+_QUOTES = ('"""', "'''")
+
+
+def _first_sentence(body: Sequence[str]) -> str:
+    """The first sentence of the docstring that opens `body` (stripped lines): it may wrap
+    over lines, and ends at a full stop, a blank line or the closing quotes."""
+    parts: list[str] = []
+    for number, line in enumerate(body):
+        text = line.lstrip("rbuRBU") if number == 0 else line
+        opened = number == 0 and text.startswith(_QUOTES)
+        closes = (text.endswith(_QUOTES) and (number > 0 or len(text) > 3 or not opened)) or (
+            number == 0 and not opened)  # a one-quote string is one line
+        text = text.strip("\"' ")
+        if text:
+            parts.append(text)
+        elif number > 0:
+            break  # a blank line ends the summary
+        joined = " ".join(parts)
+        if closes or (joined.endswith((".", "!", "?")) and parts):
+            break
+    joined = " ".join(parts)
+    return _SENTENCE_END.split(joined, maxsplit=1)[0] if joined else ""
 
 
 def subject_phrase(phrase: str | None, question_words: str = "") -> str | None:

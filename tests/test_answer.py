@@ -353,3 +353,83 @@ def test_every_citation_names_sent_evidence(question: str) -> None:
     _, citations, removed = extract_citations(answer, citation_refs(evidence))
     assert citations and removed == ()
     assert len(citations) == len({m.group(0) for m in CITE.finditer(answer)})
+
+
+# --- found on the networkx questions ----------------------------------------------------------
+
+
+def test_a_wrapped_docstring_gives_its_whole_first_sentence() -> None:
+    code = _code("algo/simple_paths.py", "shortest_simple_paths",
+                 'def shortest_simple_paths(G, source, target):\n'
+                 '    """Generate all simple paths in the graph G from source to target,\n'
+                 '    starting from shortest ones.\n\n    A simple path has no repeated nodes.\n'
+                 '    """\n', "definition")
+    lines = _answer("what is shortest_simple_paths?", [code]).splitlines()
+    assert lines[1] == ("    def shortest_simple_paths(G, source, target) - Generate all simple "
+                        "paths in the graph G from source to target, starting from shortest ones.")
+
+
+def test_where_is_x_tested_leads_with_the_tests() -> None:
+    code = _code("algo/weighted.py", "dijkstra_path", 'def dijkstra_path(G):\n    """One of '
+                 'the weighted shortest path functions."""\n', "definition")
+    test = _code("algo/tests/test_weighted.py", "TestWeighted",
+                 'class TestWeighted:\n    """Tests of the weighted shortest path functions."""\n'
+                 "    def test_dijkstra_path(self):\n        pass\n", "test")
+    lines = _answer("where are the weighted shortest path functions tested?",
+                    [code, test]).splitlines()
+    assert lines[0] == ("The weighted shortest path functions are tested in `TestWeighted`, "
+                        "algo/tests/test_weighted.py:10-13:")
+
+
+def test_a_location_of_a_name_does_not_repeat_it() -> None:
+    code = _code("algo/weighted.py", "dijkstra_path", 'def dijkstra_path(G):\n    """Path."""\n',
+                 "definition", start=81)
+    first = _answer("Where is dijkstra_path defined?", [code]).splitlines()[0]
+    assert first == "`dijkstra_path` is defined in algo/weighted.py:81-82:"
+
+
+def test_a_verb_the_route_does_not_know_is_not_part_of_the_subject() -> None:
+    code = _code("algo/distance.py", "diameter", 'def diameter(G):\n    """The diameter of a '
+                 'graph."""\n', "definition")
+    first = _answer("Where is the diameter of a graph calculated?", [code]).splitlines()[0]
+    assert first == "The diameter of a graph is calculated in `diameter`, algo/distance.py:10-11:"
+
+
+def test_module_code_is_cited_with_in() -> None:
+    module = _item("algo/dag.py", '"""Algorithms for directed acyclic graphs (DAGs)."""\n',
+                   "file:algo/dag.py", "code", 1)
+    first = _answer("How do I find the longest path in a directed acyclic graph?",
+                    [module]).splitlines()[0]
+    assert first in ("The code that does this is in algo/dag.py:1:",
+                     "The closest code is in algo/dag.py:1:")
+
+
+def test_a_shown_definition_is_not_also_reported_missing() -> None:
+    error = _code("exception.py", "NetworkXNoPath",
+                  'class NetworkXNoPath(NetworkXUnfeasible):\n    """No path."""\n', "definition")
+    cov = SlotCoverage(required=("term", "definition_span"), covered=(),
+                       missing=("term", "definition_span"), ratio=0.0)
+    answer = _answer("What is NetworkXNoPath and what does it inherit from?", [error], cov)
+    assert answer.splitlines()[0] == "`NetworkXNoPath` is a class defined in exception.py:10-11:"
+    assert "Not shown by the evidence" not in answer
+
+
+def test_a_default_is_the_keyword_default_of_the_owner_not_a_decorator() -> None:
+    other = _code("algo/bipartite.py", "birank", "def birank(G, alpha=None):\n    return G\n")
+    pagerank = _code("algo/pagerank_alg.py", "pagerank",
+                     '@nx._dispatchable(edge_attrs="weight")\ndef pagerank(\n    G,\n'
+                     "    alpha=0.85,\n    weight=\"weight\",\n):\n    return G\n", start=8)
+    lines = _answer("What is the default damping factor alpha in pagerank?",
+                    [other, pagerank]).splitlines()
+    assert lines[:2] == ["The closest statement of the damping factor alpha is in `pagerank`, "
+                         "algo/pagerank_alg.py:11:", "    alpha=0.85,"]
+
+
+def test_an_explanation_leads_with_the_class_the_question_spells() -> None:
+    helper = _code("algo/cycles.py", "_NeighborhoodCache",
+                   'class _NeighborhoodCache(dict):\n    """Store the adjacency of a graph."""\n')
+    graph = _item("classes/graph.py", 'class Graph:\n    """A graph."""\n',
+                  "def:classes/graph.py::Graph", "definition", 10, symbol="Graph",
+                  reasons=("symbol:exact",))
+    first = _answer("How does Graph store its adjacency?", [helper, graph]).splitlines()[0]
+    assert "`Graph`, in classes/graph.py:10-11" in first
