@@ -214,3 +214,17 @@ def test_defaults_are_unchanged_and_valid() -> None:
     assert HelixConfig().retrieval.max_steps == 4 and HelixConfig().retrieval.rrf_k == 60
     assert HelixConfig().evidence_hash == (
         "sha256:86bd8ab66644521f9805e81cddf146db587739eb477ebb2eb61ad5c2f13773f5")
+
+
+def test_a_notice_quoting_repository_text_is_terminal_safe(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A setting name in a repository's config is repository text: an escape sequence in it
+    (an OSC 52 clipboard write, a bidi override) is printed visibly, on one line."""
+    (tmp_path / ".helix.toml").write_text(
+        '[helix.synthesis]\n"x\\u001b]52;c;aGk=\\u0007\\u202e\\nline" = 1\n', encoding="utf-8")
+    code, _, err = run(["status", str(tmp_path)], capsys)
+    assert code == 0
+    notices = [line for line in err.splitlines() if "ignored" in line]
+    assert notices == [f"helix: ignored synthesis.x\\x1b]52;c;aGk=\\x07\\u202e line from "
+                       f"{tmp_path / '.helix.toml'}: {RULE}"]
+    assert "\x1b" not in err and "\u202e" not in err

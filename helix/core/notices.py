@@ -4,21 +4,39 @@ A notice says something the user should know but that does not stop the command 
 the repository's config that was ignored, an answer given from a generation another process is
 replacing). Library code calls `notify`; by default the line goes to stderr at once (stdout stays
 the command's output, so `--json` is unaffected). `collect()` gathers them instead (tests, or a
-caller that shows them its own way).
+caller that shows them its own way). A notice can quote repository text (a setting name
+from its config file, a path): every character a terminal would act on is written out visibly
+(`\\x1b`, `\\u202e`), the rule of `helix.cli.safe_text.visible` (which this floor module cannot
+import).
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 from collections.abc import Iterator
 
 _collectors: list[list[str]] = []
+# C0 and C1 controls, DEL, bidi marks/overrides/isolates, zero-width characters, separators,
+# the BOM, interlinear annotation (newlines and tabs become spaces first).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e"
+                     "\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb]")
+
+
+def _show(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def visible_line(message: str) -> str:
+    """One line: newlines and tabs as spaces, every other unsafe character written out."""
+    return _UNSAFE.sub(_show, message.replace("\n", " ").replace("\t", " "))
 
 
 def notify(message: str) -> None:
-    """Tell the user `message` (one line; newlines are flattened)."""
-    line = " ".join(message.split())
+    """Tell the user `message` (one line; newlines flattened, control characters shown)."""
+    line = visible_line(message)
     if _collectors:
         _collectors[-1].append(line)
         return
