@@ -13,7 +13,6 @@ Test seam: `HELIX_MOCK_RESPONSE`, when set (only tests set it), is passed to lit
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
+from helix.core import notices
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.envelope import Envelope
 from helix.core.ports import LLM, Clock, Embedder, SystemClock
@@ -100,7 +100,7 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
         notify: Callable[[str], None] | None = None) -> AskResult:
     """Answer one question about the repository at `root`; every run goes to the run log.
     `notify` gets the synthesis' one-line notices (waiting for the model, a missing key);
-    default: standard error."""
+    default: `helix.core.notices.notify` (`helix: ...` on standard error)."""
     from controller.driver import run_controller
     from indexers.build import ensure_index
 
@@ -139,7 +139,7 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
     try:
         result: SynthesisResult = synthesize(envelope, llm=llm, settings=config.synthesis,
                                              clock=clock, before_call=store_prompt, sleep=sleep,
-                                             notify=notify or notify_stderr)
+                                             notify=notify or notices.notify)
     except BaseException as exc:
         log.fail(run_id, f"{type(exc).__name__}: {exc}", updated=clock.now())
         raise
@@ -152,14 +152,6 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
                      completion_tokens=result.completion_tokens,
                      redactions=result.redactions.counts,
                      removed_citations=result.removed_citations, **common)
-
-
-def notify_stderr(message: str) -> None:
-    """A one-line notice on standard error, flushed at once (control characters shown)."""
-    from helix.cli.safe_text import visible
-
-    sys.stderr.write(visible(message) + "\n")
-    sys.stderr.flush()
 
 
 def _with_total(envelope: Envelope, clock: Clock, started: float) -> Envelope:

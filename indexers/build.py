@@ -28,7 +28,7 @@ from helix.core.errors import BadPathError, IndexCorruptError, IndexLockedError
 from helix.core.notices import notify
 from helix.core.paths import index_dir_for
 from helix.core.ports import Embedder
-from helix.core.schemas import Chunk, FileRecord, Frozen
+from helix.core.schemas import Chunk, FileRecord
 from indexers import version
 from indexers.build_embed import embed
 from indexers.formats import (
@@ -59,11 +59,13 @@ from indexers.previous import (
     reusable,
 )
 from indexers.reader import Index
+from indexers.reports import BuildReport, StatusReport, kept_report
 from indexers.store import (
     DIR_BM25,
     DIR_BM25_FILES,
     DIR_DENSE,
     IndexStore,
+    Manifest,
     now,
     repo_revision,
 )
@@ -78,54 +80,6 @@ PROGRESS_EVERY = 50  # files between progress updates while parsing
 # A reader finding the writer lock held and no usable generation waits this long for it (a
 # first build of a large repository takes minutes).
 READER_WAIT_S = 300.0
-
-
-class BuildReport(Frozen):
-    root: str
-    index_dir: str
-    files_seen: int
-    files_indexed: int
-    files_skipped: dict[str, int]
-    changed_files: tuple[str, ...]
-    added: tuple[str, ...] = ()
-    modified: tuple[str, ...] = ()
-    removed: tuple[str, ...] = ()
-    files_parsed: int  # files parsed in this run (the rest came from the cache)
-    chunks: dict[str, int]  # by kind, plus "total"
-    symbols: dict[str, int]  # defs, refs
-    graph_nodes: int
-    graph_edges: dict[str, int]  # by kind, plus "total"
-    repo_rev: str
-    index_rev: str
-    seconds: dict[str, float]
-    noop: bool
-    refreshed: bool
-    rebuild_reason: str | None = None  # why the previous index was not reused
-    embeddings: dict[str, int]  # cached, computed, total
-    graph_updated: bool = False  # the previous graph was updated, not rebuilt
-    tokens: dict[str, int]  # cached, computed
-    warnings: tuple[str, ...] = ()
-    # another process held the writer lock: the current generation was used as it was, not
-    # refreshed (it may not reflect the latest files)
-    stale: bool = False
-
-
-class StatusReport(Frozen):
-    root: str
-    index_dir: str
-    exists: bool
-    fresh: bool
-    problem: str | None = None
-    changed_files: tuple[str, ...] = ()
-    added: tuple[str, ...] = ()
-    modified: tuple[str, ...] = ()
-    removed: tuple[str, ...] = ()
-    built_repo_rev: str | None = None
-    current_repo_rev: str
-    index_rev: str | None = None
-    built_at: float | None = None
-    files_indexed: int = 0
-    size_bytes: int = 0
 
 
 def _resolve_root(root: Path) -> Path:
@@ -225,16 +179,10 @@ def build_index(root: Path, config: HelixConfig, *, index_dir: Path | None = Non
         return _build_locked(root, config, store, embedder, progress, force)
 
 
-def _kept_report(built: dict[str, Any], **update: Any) -> BuildReport:
-    """The report of a generation used as it is (a no-op, or a reader's stale use)."""
-    kept = dict(built)
-    kept.update(noop=False, refreshed=False, changed_files=(), added=(), modified=(),
-                removed=(), files_parsed=0, rebuild_reason=None,
-                embeddings={"cached": 0, "computed": 0,
-                            "total": kept.get("embeddings", {}).get("total", 0)},
-                tokens={"cached": 0, "computed": 0}, warnings=())
-    kept.update(update)
-    return BuildReport.model_validate(kept)
+def _is_current(manifest: Manifest, hashes: dict[str, str], config: HelixConfig) -> bool:
+    """The generation is what a build of these files under this config would write."""
+    return (manifest.files == hashes and manifest.index_hash == config.index_hash
+            and manifest.counts.get("parse_hash") == parse_hash(config.index))
 
 
 def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
@@ -264,9 +212,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     prev_manifest = prev_index.manifest if prev_index else None
     added, modified, removed = _diff(prev_manifest.files if prev_manifest else {}, hashes)
     unchanged = (prev_index is not None and prev_manifest is not None
-                 and not (added or modified or removed)
-                 and prev_manifest.index_hash == config.index_hash
-                 and prev_manifest.counts.get("parse_hash") == parse_hash(settings))
+                 and _is_current(prev_manifest, hashes, config))
     if unchanged and prev_index is not None:
         reason = is_sound(store, prev_index)
         if reason is not None:
@@ -274,7 +220,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
             added, modified, removed = _diff({}, hashes)
     if unchanged and prev_manifest is not None:
         seconds["total"] = round(time.perf_counter() - started, 4)
-        return _kept_report(prev_manifest.report, noop=True, seconds=seconds,
+        return kept_report(prev_manifest.report, noop=True, seconds=seconds,
                             files_seen=walked.seen, files_skipped=skipped)
 
     previous, parse_reason = reusable(prev_index, config)
@@ -409,16 +355,45 @@ def _when(created: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(created))
 
 
+def _read_unlocked(root: Path, config: HelixConfig, store: IndexStore,
+                   query_embedder: Embedder | None, repair: str
+                   ) -> tuple[Index, BuildReport] | None:
+    """Another process holds the writer lock (a reader checking freshness, or a writer
+    building): the current generation, checked, without the lock. Up to date: a plain no-op.
+    Otherwise it is used as it is, with a one-line note (`stale`). None: none usable."""
+    from indexers.walker import walk
+
+    started = time.perf_counter()
+    busy = ("the index is being rebuilt by another helix process; try again when it has "
+            f"finished, or {repair}")
+    current = Index.open_unlocked(store, root, config.index, query_embedder, busy)
+    if current is None:
+        return None
+    walked = walk(root, config.index)
+    hashes = {w.record.path: w.record.content_hash for w in walked.files}
+    manifest = current.manifest
+    seen = {"files_seen": walked.seen, "files_skipped": {
+        reason: len(paths) for reason, paths in sorted(walked.skipped.items())}}
+    seconds = {"total": round(time.perf_counter() - started, 4)}
+    if _is_current(manifest, hashes, config):
+        return current, kept_report(manifest.report, noop=True, seconds=seconds, **seen)
+    note = (f"the index at {store.directory} is being rebuilt by another helix process; "
+            f"answering from the generation built at {_when(manifest.created)} "
+            f"(repo_rev {manifest.repo_rev})")
+    notify(note)
+    return current, kept_report(manifest.report, stale=True, seconds=seconds,
+                                warnings=(note,), **seen)
+
+
 def ensure_index(root: Path, config: HelixConfig, *, index_dir: Path | None = None,
                  embedder: Embedder | None = None, progress: Progress | None = None,
                  query_embedder: Embedder | None = None) -> tuple[Index, BuildReport]:
     """A fresh index of `root` (refreshed first when files changed) and the report.
 
     A reader never queues behind a writer: when another process holds the lock, the current
-    generation (manifest and parts checked) is used as it is, with a one-line note and
-    `stale` in the report; only when there is no usable generation does it wait for the
-    writer (up to READER_WAIT_S). A rebuild's reason (a corrupt part, another version) is a
-    one-line note too."""
+    generation (manifest and parts checked) is used without it (`_read_unlocked`); only when
+    there is no usable generation does it wait for the writer (up to READER_WAIT_S). A
+    rebuild's reason (a corrupt part, another version) is a one-line note."""
     root = _resolve_root(root)
     store = _store_for(root, index_dir)
     repair = f"run `{_repair_command(root, index_dir)}` to rebuild it"
@@ -427,19 +402,9 @@ def ensure_index(root: Path, config: HelixConfig, *, index_dir: Path | None = No
         try:
             held.enter_context(store.locked(timeout=0))
         except IndexLockedError:
-            started = time.perf_counter()
-            busy = ("the index is being rebuilt by another helix process; try again when it "
-                    f"has finished, or {repair}")
-            current = Index.open_unlocked(store, root, config.index, query_embedder, busy)
-            if current is not None:
-                manifest = current.manifest
-                note = (f"the index at {store.directory} is being rebuilt by another helix "
-                        f"process; answering from the generation built at "
-                        f"{_when(manifest.created)} (repo_rev {manifest.repo_rev})")
-                notify(note)
-                seconds = {"total": round(time.perf_counter() - started, 4)}
-                return current, _kept_report(manifest.report, stale=True, seconds=seconds,
-                                             warnings=(note,))
+            used = _read_unlocked(root, config, store, query_embedder, repair)
+            if used is not None:
+                return used
             notify(f"another helix process is building the index at {store.directory}; "
                    f"waiting for it (up to {READER_WAIT_S:g} s)")
             held.enter_context(store.locked(timeout=READER_WAIT_S))

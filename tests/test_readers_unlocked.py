@@ -57,6 +57,19 @@ def test_reader_uses_the_current_generation_while_the_lock_is_held(repo: Path,
     assert after.refreshed and not after.stale and fresh.find_definitions("added")
 
 
+def test_an_up_to_date_index_is_a_plain_no_op_under_another_holder(repo: Path,
+                                                                   tmp_path: Path) -> None:
+    """The lock holder may be another reader checking freshness: when the current generation
+    is up to date there is nothing to say (no note, not stale)."""
+    index_dir = tmp_path / "idx"
+    built = build_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
+    with IndexStore(index_dir).locked(), collect() as notes:
+        index, report = ensure_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
+        assert index.find_definitions("fetch")
+    assert notes == [] and report.noop and not report.stale and not report.refreshed
+    assert report.index_rev == built.index_rev and report.files_seen == built.files_seen
+
+
 def test_no_generation_waits_for_the_writer_then_fails_in_one_line(
         repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(build_mod, "READER_WAIT_S", 0.3)

@@ -59,7 +59,7 @@ def test_slow_model_falls_back_at_the_deadline_with_one_notice(notices: list[str
     assert env.answer_mode == "fallback" and env.fallback_reason == "timeout"
     assert env.answer.startswith("Deterministic answer (the model's answer was not used: timeout)")
     assert llm.calls == 1  # a request that outlived the deadline is not retried
-    assert notices[0] == "helix: waiting for slow-model (up to 0.4 s)..."
+    assert notices[0] == "waiting for slow-model (up to 0.4 s)..."
     assert sum("waiting for" in n for n in notices) == 1
     assert any("deadline" in n and "synthesis.deadline_s" in n for n in notices)
 

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from helix.cli.common import echo_json
+from helix.cli.safe_text import console as safe_console
+from helix.cli.safe_text import echo, json_visible
 from helix.core.errors import BadPathError, UserError
 
 if TYPE_CHECKING:
@@ -142,8 +144,6 @@ def ask(question: tuple[str, ...], repo: str | None, dry_run: bool, as_json: boo
         ask_in_session(text, repo, session=session, reply_to=reply_to, dry_run=dry_run,
                        as_json=as_json)
         return
-    from rich.console import Console
-
     from helix.core.config import load_config
     from helix.service import ask as service_ask
 
@@ -153,11 +153,11 @@ def ask(question: tuple[str, ...], repo: str | None, dry_run: bool, as_json: boo
                          sense=sense, trace=trace_to_stderr if trace else None)
     if result.index_refreshed:
         changed = len(result.build.get("changed_files", ()))
-        click.echo(f"helix: index refreshed ({changed} changed file(s))", err=True)
+        echo(f"helix: index refreshed ({changed} changed file(s))", err=True)
     if as_json:
         echo_json(result.envelope)
         return
-    console = Console(highlight=False, soft_wrap=True)
+    console = safe_console()  # repository and model text made visible, never obeyed
     if dry_run or verbose:
         render_envelope(result.envelope, console)
     if not dry_run:
@@ -172,7 +172,7 @@ def trace_to_stderr(event: str, data: dict[str, Any]) -> None:
     """One live-trace event: a canonical JSON line on stderr, flushed at once."""
     from helix.core.hashing import canonical_json
 
-    click.echo(canonical_json({"event": event, **data}), err=True)
+    click.echo(json_visible(canonical_json({"event": event, **data})), err=True)
 
 
 def render_answer(env: Envelope, console: Console) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import click
 
 from helix.cli.common import echo_json
+from helix.cli.safe_text import echo
 from helix.core.errors import HelixError, UserError
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ def ask_in_session(text: str, repo: str | None, *, session: str | None, reply_to
     if as_json:
         echo_json(turn)
     else:
-        click.echo(render_turn(turn))
+        echo(render_turn(turn))
 
 
 def _history(session: str) -> str:
@@ -120,7 +121,7 @@ def _read_line(interactive: bool) -> str | None:
     try:
         return input(PROMPT)
     except EOFError:
-        click.echo("", err=True)
+        echo("", err=True)
         return None
 
 
@@ -139,7 +140,7 @@ def chat(repo: str | None, session: str | None, dry_run: bool, as_json: bool) ->
     interactive = sys.stdin.isatty()
     if interactive:
         import readline  # noqa: F401  (line editing and history for input())
-    click.echo(f"helix chat: session '{name}' on {root}  ({HELP})", err=True)
+    echo(f"helix chat: session '{name}' on {root}  ({HELP})", err=True)
     while True:
         line = _read_line(interactive)
         if line is None:
@@ -149,23 +150,23 @@ def chat(repo: str | None, session: str | None, dry_run: bool, as_json: bool) ->
             if command == "quit":
                 break
             if command == "help":
-                click.echo(HELP)
+                echo(HELP)
                 continue
             if command == "history":
-                click.echo(_history(name))
+                echo(_history(name))
                 continue
             if command == "new":
                 _reset(name)
-                click.echo(f"new session '{name}'")
+                echo(f"new session '{name}'")
                 continue
             if not text:
                 continue
             turn = run_turn(name, text, root=root, config=config, reply_to=reply_to,
                             dry_run=dry_run)
         except HelixError as exc:
-            click.echo(f"helix: {exc}", err=True)
+            echo(f"helix: {exc}", err=True)
             continue
         if as_json:
             echo_json(turn)
         else:
-            click.echo(render_turn(turn))
+            echo(render_turn(turn))

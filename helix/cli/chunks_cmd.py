@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from helix.cli.common import echo_json
+from helix.cli.safe_text import echo
 from helix.core.config import load_config
 from helix.core.errors import BadPathError
 from helix.core.paths import find_repo_root
@@ -38,14 +39,14 @@ def chunks(file: Path, as_json: bool, with_text: bool) -> None:
                    **parsed.model_dump(mode="json", include={"chunks", "defs", "refs"})})
         return
     record = walked.record
-    click.echo(f"{record.path}  {record.kind}  {record.lang or '-'}  {record.size} bytes")
+    echo(f"{record.path}  {record.kind}  {record.lang or '-'}  {record.size} bytes")
     for chunk in parsed.chunks:
         label = chunk.symbol or " / ".join(chunk.heading_path) or ""
         kind = f"{chunk.kind}:{chunk.def_kind}" if chunk.def_kind else chunk.kind
-        click.echo(f"  {chunk.path}:{chunk.start_line}-{chunk.end_line}  {kind}  {label}")
+        echo(f"  {chunk.path}:{chunk.start_line}-{chunk.end_line}  {kind}  {label}")
         if with_text:
-            click.echo("    " + chunk.text.replace("\n", "\n    "))
+            echo("    " + chunk.text.replace("\n", "\n    "))
     refs = Counter(ref.kind for ref in parsed.refs)
     by_kind = ", ".join(f"{kind} {count}" for kind, count in sorted(refs.items()))
-    click.echo(f"{len(parsed.chunks)} chunks, {len(parsed.defs)} definitions, "
-               f"{len(parsed.refs)} references" + (f" ({by_kind})" if by_kind else ""))
+    echo(f"{len(parsed.chunks)} chunks, {len(parsed.defs)} definitions, "
+         f"{len(parsed.refs)} references" + (f" ({by_kind})" if by_kind else ""))

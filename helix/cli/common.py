@@ -8,8 +8,11 @@ from typing import Any
 import click
 from pydantic import BaseModel
 
+from helix.cli.safe_text import json_visible
+
 
 def echo_json(obj: Any) -> None:
     if isinstance(obj, BaseModel):
         obj = obj.model_dump(mode="json")
-    click.echo(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False))
+    # exact JSON; the characters a terminal acts on that json.dumps leaves raw are \u-escaped
+    click.echo(json_visible(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from helix.cli.common import echo_json
+from helix.cli.safe_text import echo
 from helix.core.errors import NotFoundError
 
 
@@ -38,5 +39,5 @@ def events(session: str | None, event_name: str | None, limit: int | None,
     for e in found:
         loop = (f" cycle={e.loop_cycle_id} retry={e.retry_attempt_index}"
                 f" budget={e.retry_budget_remaining}" if e.loop_cycle_id else "")
-        click.echo(f"{e.session_id} #{e.turn_id} {e.transition or '-':>3} {e.lane or '-':<14} "
-                   f"{e.name}{loop}" + (f"  {e.reason}" if e.reason else ""))
+        echo(f"{e.session_id} #{e.turn_id} {e.transition or '-':>3} {e.lane or '-':<14} "
+             f"{e.name}{loop}" + (f"  {e.reason}" if e.reason else ""))

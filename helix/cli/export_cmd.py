@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from helix.cli.common import echo_json
+from helix.cli.safe_text import echo
 from helix.core.errors import ConfigError
 
 
@@ -57,11 +58,11 @@ def export(out: Path, fmt: str, include_diagnostic: bool, answer_modes: tuple[st
     if as_json:
         echo_json(report)
         return
-    click.echo(f"wrote {report.admitted + report.diagnostic} records to {report.out} "
-               f"({report.kind} stored at {report.stored_at})")
-    click.echo(f"considered {report.considered}: admitted {report.admitted} (full access), "
-               f"diagnostic {report.diagnostic}, rejected {report.rejected}")
+    echo(f"wrote {report.admitted + report.diagnostic} records to {report.out} "
+         f"({report.kind} stored at {report.stored_at})")
+    echo(f"considered {report.considered}: admitted {report.admitted} (full access), "
+         f"diagnostic {report.diagnostic}, rejected {report.rejected}")
     for check, count in report.failed_checks.items():
-        click.echo(f"  failed {check}: {count}")
+        echo(f"  failed {check}: {count}")
     for reason, count in report.skipped.items():
-        click.echo(f"  skipped {reason}: {count}")
+        echo(f"  skipped {reason}: {count}")

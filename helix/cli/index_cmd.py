@@ -10,7 +10,9 @@ from typing import Any
 
 import click
 
+import helix.inputs as inputs
 from helix.cli.common import echo_json
+from helix.cli.safe_text import echo
 from helix.core.config import HelixConfig, load_config
 from helix.core.errors import HelixError
 from helix.core.paths import find_repo_root
@@ -69,27 +71,27 @@ def _kv(counts: dict[str, Any]) -> str:
 
 def _render_report(report: Any) -> None:
     if report.noop:
-        click.echo(f"index is up to date (no changes) - {report.files_indexed} files, "
-                   f"{report.chunks.get('total', 0)} chunks, {report.seconds['total']:.2f} s")
+        echo(f"index is up to date (no changes) - {report.files_indexed} files, "
+             f"{report.chunks.get('total', 0)} chunks, {report.seconds['total']:.2f} s")
         return
     for warning in report.warnings:
-        click.echo(f"note: {warning}")
+        echo(f"note: {warning}")
     skipped = sum(report.files_skipped.values())
-    click.echo(f"files: {report.files_seen} seen, {report.files_indexed} indexed, "
-               f"{skipped} skipped ({_kv(report.files_skipped)})")
-    click.echo(f"changed: {len(report.changed_files)} files "
-               f"({len(report.added)} added, {len(report.modified)} modified, "
-               f"{len(report.removed)} removed); parsed {report.files_parsed}")
-    click.echo(f"chunks: {report.chunks.get('total', 0)} ({_kv(report.chunks)})")
-    click.echo(f"symbols: {report.symbols.get('defs', 0)} definitions, "
-               f"{report.symbols.get('refs', 0)} references")
-    click.echo(f"graph: {report.graph_nodes} nodes, {report.graph_edges.get('total', 0)} edges "
-               f"({_kv(report.graph_edges)})")
-    click.echo(f"embeddings: {report.embeddings.get('computed', 0)} computed, "
-               f"{report.embeddings.get('cached', 0)} cached")
-    click.echo("seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in report.seconds.items()))
-    click.echo(f"repo_rev {report.repo_rev}  index_rev {report.index_rev}")
-    click.echo(f"index: {report.index_dir}")
+    echo(f"files: {report.files_seen} seen, {report.files_indexed} indexed, "
+         f"{skipped} skipped ({_kv(report.files_skipped)})")
+    echo(f"changed: {len(report.changed_files)} files "
+         f"({len(report.added)} added, {len(report.modified)} modified, "
+         f"{len(report.removed)} removed); parsed {report.files_parsed}")
+    echo(f"chunks: {report.chunks.get('total', 0)} ({_kv(report.chunks)})")
+    echo(f"symbols: {report.symbols.get('defs', 0)} definitions, "
+         f"{report.symbols.get('refs', 0)} references")
+    echo(f"graph: {report.graph_nodes} nodes, {report.graph_edges.get('total', 0)} edges "
+         f"({_kv(report.graph_edges)})")
+    echo(f"embeddings: {report.embeddings.get('computed', 0)} computed, "
+         f"{report.embeddings.get('cached', 0)} cached")
+    echo("seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in report.seconds.items()))
+    echo(f"repo_rev {report.repo_rev}  index_rev {report.index_rev}")
+    echo(f"index: {report.index_dir}")
 
 
 @click.command()
@@ -132,22 +134,23 @@ def status(path: str | None, as_json: bool, index_dir: Path | None) -> None:
         echo_json(report)
         return
     state = "fresh" if report.fresh else ("not indexed" if not report.exists else "stale")
-    click.echo(f"index: {state}" + (f" ({report.problem})" if report.problem else ""))
+    echo(f"index: {state}" + (f" ({report.problem})" if report.problem else ""))
     for label, paths in (("added", report.added), ("modified", report.modified),
                          ("removed", report.removed)):
         for changed in paths:
-            click.echo(f"  {label}: {changed}")
+            echo(f"  {label}: {changed}")
     if report.exists:
-        click.echo(f"built at repo_rev {report.built_repo_rev}; now {report.current_repo_rev}")
-        click.echo(f"index_rev {report.index_rev}; {report.files_indexed} files; "
-                   f"{report.size_bytes / 1e6:.1f} MB at {report.index_dir}")
+        echo(f"built at repo_rev {report.built_repo_rev}; now {report.current_repo_rev}")
+        echo(f"index_rev {report.index_rev}; {report.files_indexed} files; "
+             f"{report.size_bytes / 1e6:.1f} MB at {report.index_dir}")
 
 
 @click.command()
 @click.argument("name")
 @click.argument("path", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print matches as JSON.")
-@click.option("--limit", type=click.IntRange(min=1), default=DEFAULT_FIND_LIMIT,
+@click.option("--limit", type=click.IntRange(min=1, max=inputs.MAX_COUNT),
+              default=DEFAULT_FIND_LIMIT,
               show_default=True, help="At most this many definitions.")
 @click.option("--index-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where the index lives (default: per-user cache keyed by the root).")
@@ -176,11 +179,11 @@ def find(name: str, path: str | None, as_json: bool, limit: int,
         return
     if report.refreshed:
         why = f"; {report.rebuild_reason}" if report.rebuild_reason else ""
-        click.echo(f"(index refreshed: {len(report.changed_files)} files changed{why})",
-                   err=True)
+        echo(f"(index refreshed: {len(report.changed_files)} files changed{why})",
+             err=True)
     if fuzzy:
-        click.echo(f"no exact match for '{name}'; fuzzy matches:")
+        echo(f"no exact match for '{name}'; fuzzy matches:")
     for row in rows:
         scope = f" in {row['scope']}" if row["scope"] else ""
-        click.echo(f"{row['path']}:{row['line']}  {row['kind']} {row['qualname']}{scope}  "
-                   f"({row['references']} references)")
+        echo(f"{row['path']}:{row['line']}  {row['kind']} {row['qualname']}{scope}  "
+             f"({row['references']} references)")

@@ -7,6 +7,7 @@ import datetime as dt
 import click
 
 from helix.cli.common import echo_json
+from helix.cli.safe_text import echo
 
 DEFAULT_LIMIT = 20
 QUESTION_WIDTH = 60
@@ -34,7 +35,7 @@ def log(limit: int, as_json: bool) -> None:
         echo_json([r.model_dump(mode="json") for r in runs])
         return
     if not runs:
-        click.echo("no runs yet (run `helix ask QUESTION`)")
+        echo("no runs yet (run `helix ask QUESTION`)")
         return
     for run in runs:
         mode = run.answer_mode or "-"
@@ -42,8 +43,8 @@ def log(limit: int, as_json: bool) -> None:
             mode += f"({run.fallback_reason})"
         if run.status in ("pending", "error"):
             mode += f" [{run.status}]"
-        click.echo(f"{run.id}  {_when(run.created)}  {mode:<22} {run.model or '-':<16} "
-                   f"{_clip(run.question, QUESTION_WIDTH)}")
+        echo(f"{run.id}  {_when(run.created)}  {mode:<22} {run.model or '-':<16} "
+             f"{_clip(run.question, QUESTION_WIDTH)}")
 
 
 @click.command("show")
@@ -65,37 +66,37 @@ def show(turn: str, as_json: bool, with_prompt: bool) -> None:
         echo_json(data)
         return
     env = record.envelope
-    click.echo(f"turn      {record.id}  ({record.status}, {_when(record.created)})")
-    click.echo(f"question  {record.question}")
-    click.echo(f"repo      {record.repo_root} @ {record.repo_rev}  index {record.index_rev}")
-    click.echo(f"mode      {record.answer_mode or '-'}"
-               + (f"  reason {record.fallback_reason}" if record.fallback_reason else ""))
-    click.echo(f"model     {record.model or '-'}  tokens {record.prompt_tokens} prompt / "
-               f"{record.completion_tokens} completion  attempts {record.attempts}  "
-               f"llm_steps {record.llm_steps}")
+    echo(f"turn      {record.id}  ({record.status}, {_when(record.created)})")
+    echo(f"question  {record.question}")
+    echo(f"repo      {record.repo_root} @ {record.repo_rev}  index {record.index_rev}")
+    echo(f"mode      {record.answer_mode or '-'}"
+         + (f"  reason {record.fallback_reason}" if record.fallback_reason else ""))
+    echo(f"model     {record.model or '-'}  tokens {record.prompt_tokens} prompt / "
+         f"{record.completion_tokens} completion  attempts {record.attempts}  "
+         f"llm_steps {record.llm_steps}")
     if record.timings_ms:
-        click.echo("timings   " + "  ".join(f"{k} {v:.0f} ms"
-                                            for k, v in sorted(record.timings_ms.items())))
+        echo("timings   " + "  ".join(f"{k} {v:.0f} ms"
+                                      for k, v in sorted(record.timings_ms.items())))
     if record.redactions:
         kinds = sorted(record.redactions.items())
-        click.echo("redacted  " + ", ".join(f"{k} x{v}" for k, v in kinds))
+        echo("redacted  " + ", ".join(f"{k} x{v}" for k, v in kinds))
     if record.error:
-        click.echo(f"error     {record.error}")
-    click.echo("")
-    click.echo(record.answer if record.answer is not None else env.answer)
+        echo(f"error     {record.error}")
+    echo("")
+    echo(record.answer if record.answer is not None else env.answer)
     if env.citations:
-        click.echo("\ncitations")
+        echo("\ncitations")
         for c in env.citations:
-            click.echo(f"  [{c.ref}] {c.path}:{c.start_line}-{c.end_line}")
+            echo(f"  [{c.ref}] {c.path}:{c.start_line}-{c.end_line}")
     if env.evidence:
-        click.echo("\nevidence")
+        echo("\nevidence")
         for rank, item in enumerate(env.evidence, start=1):
             label = item.symbol or item.heading or ""
-            click.echo(f"  E{rank:<3} {item.path}:{item.start_line}-{item.end_line}  {item.kind}"
-                       + (f"  {label}" if label else ""))
+            echo(f"  E{rank:<3} {item.path}:{item.start_line}-{item.end_line}  {item.kind}"
+                 + (f"  {label}" if label else ""))
     if with_prompt:
-        click.echo("\nprompt")
+        echo("\nprompt")
         for message in record.prompt or ():
-            click.echo(f"--- {message['role']}\n{message['content']}")
+            echo(f"--- {message['role']}\n{message['content']}")
         if not record.prompt:
-            click.echo("  (no prompt: no model was called for this run)")
+            echo("  (no prompt: no model was called for this run)")

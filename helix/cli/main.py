@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from helix.cli.safe_text import echo
 from helix.core.errors import HelixError
 
 # name -> "module:attribute" of a click.Command
@@ -72,13 +73,13 @@ def main(argv: list[str] | None = None) -> Any:
     try:
         return cli.main(args=argv, prog_name="helix", standalone_mode=False)
     except HelixError as exc:
-        click.echo(f"helix: {exc}", err=True)
+        echo(f"helix: {exc}", err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
         click.echo("helix: aborted", err=True)
         sys.exit(130)
     except click.ClickException as exc:
-        click.echo(f"helix: {exc.format_message()}", err=True)
+        echo(f"helix: {exc.format_message()}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         click.echo("helix: interrupted", err=True)
@@ -87,13 +88,13 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(0)
     except OSError as exc:  # a path the user gave cannot be read or written: not a bug
         where = f": {exc.filename}" if exc.filename else ""
-        click.echo(f"helix: {exc.strerror or exc}{where}", err=True)
+        echo(f"helix: {exc.strerror or exc}{where}", err=True)
         sys.exit(1)
     except Exception as exc:  # a bug: still one line, the traceback only on request
         if os.environ.get("HELIX_DEBUG"):
             raise
-        click.echo(f"helix: internal error: {type(exc).__name__}: {exc} "
-                   "(set HELIX_DEBUG=1 for the traceback)", err=True)
+        echo(f"helix: internal error: {type(exc).__name__}: {exc} "
+             "(set HELIX_DEBUG=1 for the traceback)", err=True)
         sys.exit(1)
 
 

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import click
 
+import helix.inputs as inputs
 from helix.cli.common import echo_json
+from helix.cli.safe_text import echo
 from helix.core.config import load_config
 from helix.core.errors import BadPathError
 from helix.core.paths import find_repo_root
@@ -29,7 +31,8 @@ def _root(path: str | None) -> Path:
 @click.argument("path", required=False)
 @click.option("--channel", type=click.Choice(CHANNELS), default="all", show_default=True,
               help="Which index to search.")
-@click.option("-k", "k", type=click.IntRange(min=1), default=DEFAULT_K, show_default=True,
+@click.option("-k", "k", type=click.IntRange(min=1, max=inputs.MAX_COUNT), default=DEFAULT_K,
+              show_default=True,
               help="Results per channel.")
 @click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
 @click.option("--index-dir", type=click.Path(file_okay=False, path_type=Path),
@@ -60,8 +63,8 @@ def search(query: str, path: str | None, channel: str, k: int, as_json: bool,
         echo_json({"query": query, "index_rev": index.index_rev, "hits": rows})
         return
     if not rows:
-        click.echo("no results")
+        echo("no results")
     for row in rows:
-        click.echo(f"{row['channel']:5} {row['rank']:3}  {row['score']:8.3f}  "
-                   f"{row['path']}:{row['start_line']}-{row['end_line']}  {row['kind']}"
-                   + (f"  {row['label']}" if row["label"] else ""))
+        echo(f"{row['channel']:5} {row['rank']:3}  {row['score']:8.3f}  "
+             f"{row['path']}:{row['start_line']}-{row['end_line']}  {row['kind']}"
+             + (f"  {row['label']}" if row["label"] else ""))

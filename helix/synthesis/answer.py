@@ -171,7 +171,7 @@ def _call(llm: LLM, prompt: Prompt, settings: SynthesisSettings, model: str,
     def notice() -> None:
         nonlocal noticed
         if not noticed and notify is not None:
-            notify(f"helix: waiting for {model} (up to {settings.deadline_s:g} s)...")
+            notify(f"waiting for {model} (up to {settings.deadline_s:g} s)...")
         noticed = True
 
     def late() -> LLMTimeoutError:
@@ -242,8 +242,9 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
 
     `before_call` runs after the prompt is built and before the first request (the run log
     stores the prompt there, so a crash in the call loses nothing). `notify` gets one-line
-    notices for the user (waiting for the model; why its answer was not used when that is
-    the user's to fix, such as a missing key). UnknownModelError (a user error) propagates;
+    notices for the user, without the `helix: ` prefix its printer adds: waiting for the model,
+    and why its answer was not used when that is the user's to fix (a missing key, the
+    deadline). UnknownModelError (a user error) propagates;
     every LLMError becomes a fallback.
     """
     started = clock.monotonic()
@@ -272,7 +273,7 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
     if completion is None:
         assert error is not None
         if notify is not None and error.reason in ("auth_error", "timeout"):
-            notify(f"helix: {error}")
+            notify(str(error))
         out = _deterministic(envelope, mode="fallback",
                              header=FALLBACK_HEADER.format(reason=error.reason),
                              reason=error.reason, llm_steps=0, model=settings.model)
