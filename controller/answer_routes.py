@@ -99,13 +99,19 @@ def _where_sentence(a: Answer, place: str) -> str:
         aux, asked, verb = match.group(1).lower(), match.group("subject"), match.group("verb")
         if verb and verb.lower() not in verbs and not verb.lower().endswith("ed"):
             asked, verb = f"{asked} {verb}", None  # the last word belongs to the subject
-        shown = subject_phrase(asked) if len(asked.split()) == 1 else asked
-        if shown and len(asked.split()) <= MAX_ECHO_WORDS and a.main and mentions_text(
-                asked, a.main):
-            return f"{capitalized(shown)} {aux} {verb or 'found'} in {place}:"
+        # the subject as the route cleaned it (a path or name kept whole), with the
+        # question's article, when it is what stands between the auxiliary and the verb
+        bare = re.sub(r"(?i)^(?:the|a|an)\s+", "", asked)
+        if a.subject and a.main and len(asked.split()) <= MAX_ECHO_WORDS and _same_words(
+                bare, a.main[0]):
+            return f"{capitalized(a.subject)} {aux} {verb or 'found'} in {place}:"
     if a.subject:
         return f"The best match in the code for {a.subject} is {place}:"
     return f"The best match in the code is {place}:"
+
+
+def _same_words(one: str, other: str) -> bool:
+    return re.findall(r"\w+", one.lower()) == re.findall(r"\w+", other.lower())
 
 
 def _acts(item: EvidenceItem, action: str | None, subject: Sequence[str]) -> int:
@@ -148,7 +154,12 @@ def _location(a: Answer) -> list[str]:
                 f"it:", *(a.claim(e) for e in docs)]
     top = code[0]
     at, said = a.lead(top)
-    named = top.symbol and top.node_id.startswith("def:") and f"`{top.symbol}`" != a.subject
+    # the definition's name, unless the subject already spells it ("where is BM25Index
+    # defined?"; a plain word such as "diameter" is still named)
+    name = (top.symbol or "").rsplit(".", 1)[-1]
+    spelled = name in re.findall(r"\w+", a.main[0] if a.main else "") and (
+        is_identifier(name) or a.subject in (name, f"`{name}`"))
+    named = top.symbol and top.node_id.startswith("def:") and not spelled
     place = f"`{top.symbol}`, {at}" if named else at
     a.shown.add("location")
     docs = a.docs_about(a.main)

@@ -315,7 +315,8 @@ def subject_phrase(phrase: str | None, question_words: str = "") -> str | None:
     if not phrase:
         return None
     bare = phrase.strip().strip("`")
-    if is_identifier(bare) or (bare.isidentifier() and any(c.isupper() for c in bare[1:])):
+    if (is_identifier(bare) or (bare.isidentifier() and any(c.isupper() for c in bare[1:]))
+            or (" " not in bare and _PATHLIKE.search(bare))):
         return f"`{bare}`"
     words = bare.split()
     if not words or len(words) > MAX_SUBJECT_WORDS or len(bare) > MAX_SUBJECT_CHARS:
@@ -330,6 +331,9 @@ def with_article(phrase: str, question_words: str) -> str:
     words = r"\W+".join(re.escape(w) for w in re.findall(r"\w+", phrase))
     match = re.search(rf"(?i)\b(the|a|an)\s+{words}\b", question_words) if words else None
     return f"{match.group(1).lower()} {phrase}" if match else phrase
+
+
+_PATHLIKE = re.compile(r"/|\.[A-Za-z]\w{0,7}$")  # helix/core/config.py, README.md
 
 
 def _words(text: str) -> str:

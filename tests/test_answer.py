@@ -433,3 +433,14 @@ def test_an_explanation_leads_with_the_class_the_question_spells() -> None:
                   reasons=("symbol:exact",))
     first = _answer("How does Graph store its adjacency?", [helper, graph]).splitlines()[0]
     assert "`Graph`, in classes/graph.py:10-11" in first
+
+
+def test_an_echoed_subject_is_the_one_the_route_cleaned_never_a_garbled_path() -> None:
+    loader = _code("helix/cli/common.py", "load_settings",
+                   "def load_settings():\n    return read('helix/core/config.py')\n",
+                   "definition")
+    first = _answer("where is helix/core/config.py loaded?", [loader]).splitlines()[0]
+    assert "Helix core" not in first and "helix core config" not in first.lower()
+    named = _code("a/b.py", "BM25Index", "class BM25Index:\n    pass\n", "definition")
+    assert _answer("where is the BM25Index class defined?", [named]).splitlines()[0] == (
+        "The BM25Index class is defined in a/b.py:10-11:")
