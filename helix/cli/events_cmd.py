@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+import helix.inputs as inputs
 from helix.cli.common import echo_json
 from helix.cli.safe_text import echo
 from helix.core.errors import NotFoundError
@@ -12,14 +13,15 @@ from helix.core.errors import NotFoundError
 @click.command()
 @click.option("--session", default=None, help="Only this session's events.")
 @click.option("--name", "event_name", default=None, help="Only events with this name.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="The last N events.")
+@click.option("--limit", type=click.IntRange(min=1, max=inputs.MAX_COUNT), default=None,
+              help="The last N events.")
 @click.option("--json", "as_json", is_flag=True, help="Print the events as JSON.")
 def events(session: str | None, event_name: str | None, limit: int | None,
            as_json: bool) -> None:
     """Show continuity events (lane decisions, transitions, loop-cycle fields)."""
     from controller.continuity.events import ALL_EVENTS
     from helix.session.eventlog import read_events
-    from helix.session.store import ensure_schema, get_session
+    from helix.session.store import ensure_schema, get_session, validate_name
     from helix.store.db import open_db
 
     if event_name is not None and event_name not in ALL_EVENTS:
@@ -28,7 +30,7 @@ def events(session: str | None, event_name: str | None, limit: int | None,
     ensure_schema(db)
     session_id = None
     if session is not None:
-        record = get_session(db, session)
+        record = get_session(db, validate_name(session))
         if record is None:
             raise NotFoundError(f"no session named '{session}'")
         session_id = record.id

@@ -54,7 +54,11 @@ def export(out: Path, fmt: str, include_diagnostic: bool, answer_modes: tuple[st
                               answer_modes=tuple(sorted(set(answer_modes)))
                               or DEFAULT_ANSWER_MODES,
                               variant_tags=_tags(variant_tags))
-    report = run_export(out, settings, RunLog().records(), pin_baseline=pin_baseline)
+    run_log = RunLog()
+    runs = list(run_log.records())  # a row that cannot be read back is skipped and counted
+    report = run_export(out, settings, runs, pin_baseline=pin_baseline,
+                        unreadable=len(run_log.unreadable))
+    run_log.notice_unreadable()
     if as_json:
         echo_json(report)
         return

@@ -6,6 +6,7 @@ import datetime as dt
 
 import click
 
+import helix.inputs as inputs
 from helix.cli.common import echo_json
 from helix.cli.safe_text import echo
 
@@ -23,14 +24,16 @@ def _clip(text: str, width: int) -> str:
 
 
 @click.command("log")
-@click.option("--limit", type=click.IntRange(min=1), default=DEFAULT_LIMIT, show_default=True,
-              help="How many runs to list (newest first).")
+@click.option("--limit", type=click.IntRange(min=1, max=inputs.MAX_COUNT), default=DEFAULT_LIMIT,
+              show_default=True, help="How many runs to list (newest first).")
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
 def log(limit: int, as_json: bool) -> None:
     """List past runs (newest first): turn id, time, mode, model, question."""
     from helix.runlog import RunLog
 
-    runs = RunLog().recent(limit=limit)
+    run_log = RunLog()
+    runs = run_log.recent(limit=limit)
+    run_log.notice_unreadable()
     if as_json:
         echo_json([r.model_dump(mode="json") for r in runs])
         return

@@ -13,21 +13,34 @@ Session turns (engineer F's store) point at runs through `session_id` + `turn_nu
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import sqlite3
-from collections.abc import Iterator, Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Literal, TypeVar
 
 import sqlite_utils
+from pydantic import ValidationError
 
 from helix.core.envelope import Envelope
-from helix.core.errors import NotFoundError
+from helix.core.errors import HelixError, NotFoundError
 from helix.core.hashing import canonical_json, short_id
 from helix.core.schemas import Frozen
-from helix.store.db import migrate, open_db
+from helix.inputs import shown
+from helix.store.db import (
+    Schema,
+    UndecodableText,
+    ensure,
+    guarded,
+    notice,
+    one_line,
+    open_db,
+)
 
 NAMESPACE = "runlog"
 MIN_PREFIX = 4  # shortest run-id prefix `helix show` accepts
+MAX_REF = 64  # longest turn reference looked up (run ids are 12 hex characters)
+_REF_RE = re.compile(r"[A-Za-z0-9_-]+")
 RunStatus = Literal["pending", "done", "fallback", "error"]
 
 MIGRATIONS: tuple[str, ...] = (
@@ -64,6 +77,23 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX runs_session ON runs (session_id, turn_number)
     """,
 )
+
+
+RUN_COLUMNS = ("id", "created", "updated", "status", "question", "repo_root", "repo_rev",
+               "config_hash", "index_rev", "dry_run", "envelope_json", "prompt_json",
+               "prompt_hash", "answer", "answer_mode", "fallback_reason", "model",
+               "prompt_tokens", "completion_tokens", "attempts", "llm_steps", "timings_json",
+               "redactions_json", "error", "session_id", "turn_number")
+SCHEMA = Schema(NAMESPACE, MIGRATIONS, {"runs": RUN_COLUMNS})
+T = TypeVar("T")
+
+
+class UnreadableRunError(HelixError):
+    """The run exists but its row cannot be read back (exit 1: the data, not the request)."""
+
+
+class _BadRow(ValueError):
+    pass
 
 
 class RunSummary(Frozen):
@@ -113,34 +143,68 @@ def new_run_id(question: str, created: float) -> str:
 
 
 class RunLog:
+    """The run log. Reads skip a row that cannot be read back (text that is not UTF-8, a JSON
+    column that does not parse, a field that fails validation) and note it in `unreadable`
+    (run id -> why); `get` of such a row is an `UnreadableRunError`."""
+
     def __init__(self, db: sqlite_utils.Database | None = None) -> None:
-        self.db = db if db is not None else open_db()
-        migrate(self.db, NAMESPACE, MIGRATIONS)
+        if db is None:
+            self.db = open_db(schemas=[SCHEMA])
+        else:
+            self.db = db
+            ensure(self.db, [SCHEMA])
+        self.unreadable: dict[str, str] = {}
 
     @property
     def conn(self) -> sqlite3.Connection:
         return self.db.conn
 
     def _write(self, sql: str, params: Sequence[Any]) -> None:
-        conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            cursor = conn.execute(sql, tuple(params))
-            if cursor.rowcount != 1:
-                raise NotFoundError("run not found for update")
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+        with guarded(self.db, [SCHEMA]):
+            conn = self.conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                cursor = conn.execute(sql, tuple(params))
+                if cursor.rowcount != 1:
+                    raise NotFoundError("run not found for update")
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+    def notice_unreadable(self) -> None:
+        """One stderr line when reads skipped rows that cannot be read back (never fatal)."""
+        if self.unreadable:
+            shown_ids = ", ".join(sorted(self.unreadable)[:5])
+            notice(f"skipped {len(self.unreadable)} unreadable rows in the run log (turn ids: "
+                   f"{shown_ids}{', ...' if len(self.unreadable) > 5 else ''})")
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        with guarded(self.db, [SCHEMA]):
+            cursor = self.conn.execute(sql, tuple(params))
+            names = [d[0] for d in cursor.description]
+            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+    def _readable(self, rows: list[dict[str, Any]], build: Callable[[dict[str, Any]], T]
+                  ) -> list[T]:
+        out = []
+        for row in rows:
+            run_id = str(row.get("id"))
+            try:
+                out.append(build(row))
+            except (_BadRow, ValidationError, ValueError, TypeError) as exc:
+                self.unreadable[run_id] = _why(exc)
+        return out
 
     def start(self, envelope: Envelope, *, created: float, dry_run: bool,
               session_id: str | None = None, turn_number: int | None = None,
               run_id: str | None = None) -> str:
         run_id = run_id or new_run_id(envelope.question, created)
         if session_id is not None and turn_number is None:
-            row = self.conn.execute("SELECT MAX(turn_number) FROM runs WHERE session_id = ?",
-                                    (session_id,)).fetchone()
-            turn_number = (row[0] or 0) + 1
+            (row,) = self._rows("SELECT MAX(turn_number) AS n FROM runs WHERE session_id = ?",
+                                (session_id,))
+            turn_number = (row["n"] if isinstance(row["n"], int) else 0) + 1
         self._write(
             "INSERT INTO runs (id, created, updated, status, question, repo_root, repo_rev,"
             " config_hash, index_rev, dry_run, envelope_json, answer_mode, session_id,"
@@ -177,28 +241,33 @@ class RunLog:
 
     def resolve(self, ref: str) -> str:
         """A full run id from an id, a unique prefix (>= 4 chars) or `last`."""
+        if len(ref) > MAX_REF or not _REF_RE.fullmatch(ref):
+            raise NotFoundError(f"bad turn id {shown(ref)}: give a turn id from `helix log`, "
+                                f"a prefix of {MIN_PREFIX}+ of its characters, or `last`")
         if ref == "last":
-            row = self.conn.execute(
-                "SELECT id FROM runs ORDER BY created DESC, id DESC LIMIT 1").fetchone()
-            if row is None:
+            rows = self._rows("SELECT id FROM runs ORDER BY created DESC, id DESC LIMIT 1")
+            if not rows:
                 raise NotFoundError("the run log is empty")
-            return str(row[0])
-        if self.conn.execute("SELECT 1 FROM runs WHERE id = ?", (ref,)).fetchone():
+            return str(rows[0]["id"])
+        if self._rows("SELECT 1 FROM runs WHERE id = ?", (ref,)):
             return ref
         if len(ref) >= MIN_PREFIX:
-            rows = self.conn.execute("SELECT id FROM runs WHERE id LIKE ? ORDER BY id LIMIT 2",
-                                     (ref.replace("%", "").replace("_", "") + "%",)).fetchall()
+            rows = self._rows("SELECT id FROM runs WHERE id LIKE ? ORDER BY id LIMIT 2",
+                              (ref.replace("_", "") + "%",))
             if len(rows) == 1:
-                return str(rows[0][0])
+                return str(rows[0]["id"])
             if len(rows) > 1:
                 raise NotFoundError(f"turn '{ref}' is ambiguous; give more characters")
         raise NotFoundError(f"no such turn: {ref}")
 
     def get(self, ref: str) -> RunRecord:
         run_id = self.resolve(ref)
-        cursor = self.conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,))
-        names = [d[0] for d in cursor.description]
-        return _record(dict(zip(names, cursor.fetchone(), strict=True)))
+        (row,) = self._rows("SELECT * FROM runs WHERE id = ?", (run_id,))
+        found = self._readable([row], _record)
+        if not found:
+            raise UnreadableRunError(f"turn {run_id} cannot be read back from the run log "
+                                     f"({self.unreadable[run_id]})")
+        return found[0]
 
     def recent(self, limit: int | None = None) -> list[RunSummary]:
         sql = ("SELECT id, created, status, question, answer_mode, fallback_reason, model,"
@@ -207,36 +276,71 @@ class RunLog:
         if limit is not None:
             sql += " LIMIT ?"
             params = (limit,)
-        cursor = self.conn.execute(sql, params)
-        names = [d[0] for d in cursor.description]
-        return [RunSummary(**dict(zip(names, row, strict=True))) for row in cursor.fetchall()]
+        return self._readable(self._rows(sql, params), _summary)
 
     def records(self, statuses: Sequence[str] = ("done", "fallback")) -> Iterator[RunRecord]:
         """Finished runs, oldest first (created, id): what export reads."""
         marks = ",".join("?" for _ in statuses)
-        cursor = self.conn.execute(
-            f"SELECT * FROM runs WHERE status IN ({marks}) ORDER BY created, id", tuple(statuses))
-        names = [d[0] for d in cursor.description]
-        for row in cursor.fetchall():
-            yield _record(dict(zip(names, row, strict=True)))
+        rows = self._rows(f"SELECT * FROM runs WHERE status IN ({marks}) ORDER BY created, id",
+                          tuple(statuses))
+        for row in rows:
+            yield from self._readable([row], _record)
 
     def for_session(self, session_id: str) -> list[RunSummary]:
-        cursor = self.conn.execute(
+        rows = self._rows(
             "SELECT id, created, status, question, answer_mode, fallback_reason, model,"
             " session_id, turn_number FROM runs WHERE session_id = ?"
             " ORDER BY turn_number, created, id", (session_id,))
-        names = [d[0] for d in cursor.description]
-        return [RunSummary(**dict(zip(names, row, strict=True))) for row in cursor.fetchall()]
+        return self._readable(rows, _summary)
+
+
+def _why(exc: BaseException) -> str:
+    """One line saying what is wrong with a row."""
+    if isinstance(exc, ValidationError):
+        errors = exc.errors()
+        first = errors[0]
+        where = ".".join(str(part) for part in first["loc"]) or exc.title
+        more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+        return f"{where}: {first['msg']}{more}"
+    return one_line(exc)
+
+
+def _check_text(row: dict[str, Any]) -> None:
+    for name, value in row.items():
+        if isinstance(value, UndecodableText):
+            raise _BadRow(f"{name} is not valid UTF-8")
+
+
+def _json(row: dict[str, Any], column: str, default: Any) -> Any:
+    raw = row.pop(column)
+    if raw is None or raw == "":
+        return default
+    try:
+        return json.loads(raw)
+    except ValueError as exc:
+        raise _BadRow(f"{column}: not JSON ({exc})") from None
+
+
+def _summary(row: dict[str, Any]) -> RunSummary:
+    _check_text(row)
+    return RunSummary(**row)
 
 
 def _record(row: dict[str, Any]) -> RunRecord:
-    raw_prompt = row.pop("prompt_json")
-    prompt = json.loads(raw_prompt) if raw_prompt else None
+    _check_text(row)
+    row = dict(row)
+    prompt = _json(row, "prompt_json", None)
+    try:
+        envelope = Envelope.model_validate_json(row.pop("envelope_json") or "")
+    except ValidationError as exc:
+        raise _BadRow(f"envelope_json: {_why(exc)}") from None
+    if prompt is not None and not isinstance(prompt, list):
+        raise _BadRow("prompt_json: not a list of messages")
     return RunRecord(
-        envelope=Envelope.model_validate_json(row.pop("envelope_json")),
+        envelope=envelope,
         prompt=tuple(prompt) if prompt is not None else None,
-        timings_ms=json.loads(row.pop("timings_json") or "{}"),
-        redactions=json.loads(row.pop("redactions_json") or "{}"),
+        timings_ms=_json(row, "timings_json", {}),
+        redactions=_json(row, "redactions_json", {}),
         dry_run=bool(row.pop("dry_run")),
         **row,
     )

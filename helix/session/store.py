@@ -17,19 +17,23 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import unicodedata
 from collections.abc import Sequence
+from typing import Any
 
 import sqlite_utils
+from pydantic import ValidationError
 
 from controller.continuity.events import ContinuityEvent
 from controller.continuity.focus import TurnSummary
 from controller.continuity.state import ContinuityState, initial_state
-from helix.core.errors import NotFoundError, UserError
+from helix.core.errors import HelixError, NotFoundError, UserError
 from helix.core.hashing import canonical_json, hash_obj, short_id
 from helix.core.schemas import Frozen
-from helix.session.eventlog import insert_events, migrate_events
+from helix.inputs import shown
+from helix.session.eventlog import EVENT_MIGRATIONS, insert_events
 from helix.session.turn import TurnResult
-from helix.store.db import migrate
+from helix.store.db import Schema, UndecodableText, ensure, guarded, notice, one_line
 
 MIGRATIONS = [
     """
@@ -62,6 +66,15 @@ MIGRATIONS = [
 ]
 
 SESSION_NAME_MAX = 80
+SCHEMAS = (
+    Schema("sessions", MIGRATIONS, {
+        "sessions": ("id", "name", "repo_root", "created_at", "updated_at", "turn_count",
+                     "state_json", "state_hash"),
+        "turns": ("session_id", "turn_id", "created_at", "user_text", "reply_to", "lane",
+                  "transition", "intent", "turn_json", "state_json", "state_hash")}),
+    Schema("events", EVENT_MIGRATIONS, {
+        "continuity_events": ("seq", "session_id", "turn_id", "name", "reason", "data_json")}),
+)
 
 
 class SessionRecord(Frozen):
@@ -78,27 +91,56 @@ class ConcurrentTurnError(UserError):
     """Another process wrote a turn of this session meanwhile."""
 
 
+class UnreadableSessionError(HelixError):
+    """A session's own row (or one turn asked for by number) cannot be read back (exit 1)."""
+
+
 def ensure_schema(db: sqlite_utils.Database) -> None:
-    migrate(db, "sessions", MIGRATIONS)
-    migrate_events(db)
+    """Sessions, turns and continuity events; a damaged or foreign file is moved aside."""
+    ensure(db, SCHEMAS)
+
+
+def _rows(db: sqlite_utils.Database, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+    with guarded(db, SCHEMAS):
+        return db.conn.execute(sql, tuple(params)).fetchall()
 
 
 def session_id_for(name: str) -> str:
     return "s-" + short_id("session", name)
 
 
+def _printable(name: str) -> bool:
+    # Cc: control characters (NUL, newline, escape ...); Cs: bytes that were not UTF-8
+    return all(unicodedata.category(ch) not in ("Cc", "Cs") for ch in name)
+
+
 def validate_name(name: str) -> str:
     name = name.strip()
-    if not name or len(name) > SESSION_NAME_MAX or any(ch in name for ch in "\n\r\t"):
-        raise UserError(f"bad session name {name!r} (1-{SESSION_NAME_MAX} printable characters)")
+    if not name or len(name) > SESSION_NAME_MAX or not _printable(name):
+        raise UserError(f"bad session name {shown(name)} (1-{SESSION_NAME_MAX} printable "
+                        "characters)")
     return name
 
 
-def _record(row: sqlite3.Row | tuple) -> SessionRecord:
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or exc.title
+        return f"{where}: {first['msg']}"
+    return one_line(exc)
+
+
+def _bad_text(row: Sequence[Any]) -> bool:
+    return any(isinstance(value, UndecodableText) for value in row)
+
+
+def _record(row: Sequence[Any]) -> SessionRecord:
     sid, name, root, created, updated, count, state_json = row
+    if _bad_text(row):
+        raise ValueError("a text column is not valid UTF-8")
     return SessionRecord(id=sid, name=name, repo_root=root, created_at=created,
                          updated_at=updated, turn_count=count,
-                         state=ContinuityState.model_validate_json(state_json))
+                         state=ContinuityState.model_validate_json(state_json or ""))
 
 
 _SELECT = ("SELECT id, name, repo_root, created_at, updated_at, turn_count, state_json "
@@ -106,13 +148,31 @@ _SELECT = ("SELECT id, name, repo_root, created_at, updated_at, turn_count, stat
 
 
 def get_session(db: sqlite_utils.Database, name: str) -> SessionRecord | None:
-    row = db.conn.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone()
-    return _record(row) if row else None
+    """The named session; None when there is none; UnreadableSessionError when its row is bad
+    (`reset_session` still deletes it: `/new` in chat, or use another name)."""
+    rows = _rows(db, f"{_SELECT} WHERE name = ?", (name,))
+    if not rows:
+        return None
+    try:
+        return _record(rows[0])
+    except (ValidationError, ValueError, TypeError) as exc:
+        raise UnreadableSessionError(
+            f"session '{name}' cannot be read back from the run log ({_why(exc)}); use "
+            "another --session name, or /new in `helix chat --session` to start it afresh"
+        ) from None
 
 
 def list_sessions(db: sqlite_utils.Database) -> list[SessionRecord]:
-    rows = db.conn.execute(f"{_SELECT} ORDER BY updated_at DESC, name").fetchall()
-    return [_record(row) for row in rows]
+    """Every readable session, most recent first; unreadable rows are skipped and counted."""
+    out, bad = [], 0
+    for row in _rows(db, f"{_SELECT} ORDER BY updated_at DESC, name"):
+        try:
+            out.append(_record(row))
+        except (ValidationError, ValueError, TypeError):
+            bad += 1
+    if bad:
+        notice(f"skipped {bad} unreadable session row(s) in the run log")
+    return out
 
 
 def open_session(db: sqlite_utils.Database, name: str, repo_root: str, *,
@@ -127,7 +187,8 @@ def open_session(db: sqlite_utils.Database, name: str, repo_root: str, *,
         return existing
     sid = session_id_for(name)
     state = initial_state(sid)
-    with contextlib.suppress(sqlite3.IntegrityError):  # created by another process meanwhile
+    with guarded(db, SCHEMAS), contextlib.suppress(sqlite3.IntegrityError):
+        # IntegrityError: created by another process meanwhile
         db.conn.execute(
             "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
             (sid, name, repo_root, now, now, canonical_json(state), hash_obj(state)))
@@ -137,20 +198,24 @@ def open_session(db: sqlite_utils.Database, name: str, repo_root: str, *,
 
 
 def reset_session(db: sqlite_utils.Database, name: str) -> None:
-    """Delete a session, its turns and its events (`/new` in chat reuses the name)."""
-    record = get_session(db, name)
-    if record is None:
+    """Delete a session, its turns and its events (`/new` in chat reuses the name). Works on
+    a session whose row cannot be read back: only its id is needed."""
+    rows = _rows(db, "SELECT id FROM sessions WHERE name = ?", (name,))
+    if not rows:
         return
-    conn = db.conn
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        conn.execute("DELETE FROM continuity_events WHERE session_id = ?", (record.id,))
-        conn.execute("DELETE FROM turns WHERE session_id = ?", (record.id,))
-        conn.execute("DELETE FROM sessions WHERE id = ?", (record.id,))
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
+    session_id = rows[0][0]
+    with guarded(db, SCHEMAS):
+        conn = db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("DELETE FROM continuity_events WHERE session_id = ?", (session_id,))
+            conn.execute("DELETE FROM turns WHERE session_id = ?", (session_id,))
+            conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
 
 
 def commit_turn(db: sqlite_utils.Database, record: SessionRecord, result: TurnResult,
@@ -159,51 +224,81 @@ def commit_turn(db: sqlite_utils.Database, record: SessionRecord, result: TurnRe
     if result.turn_id != record.turn_count + 1 or state.turn_count != result.turn_id:
         raise ValueError("turn id does not follow the session's turn count")
     state_json, state_hash = canonical_json(state), hash_obj(state)
-    conn = db.conn
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        row = conn.execute("SELECT turn_count FROM sessions WHERE id = ?",
-                           (record.id,)).fetchone()
-        if row is None or row[0] != record.turn_count:
-            raise ConcurrentTurnError(
-                f"session '{record.name}' changed meanwhile (another helix wrote a turn); "
-                "ask again")
-        conn.execute(
-            "INSERT INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (record.id, result.turn_id, result.created_at, result.text, result.reply_to,
-             result.lane, result.transition, result.intent, canonical_json(result),
-             state_json, state_hash))
-        insert_events(conn, events)
-        conn.execute(
-            "UPDATE sessions SET turn_count = ?, updated_at = ?, state_json = ?, state_hash = ?"
-            " WHERE id = ?",
-            (result.turn_id, result.created_at, state_json, state_hash, record.id))
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
+    with guarded(db, SCHEMAS):
+        conn = db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            row = conn.execute("SELECT turn_count FROM sessions WHERE id = ?",
+                               (record.id,)).fetchone()
+            if row is None or row[0] != record.turn_count:
+                raise ConcurrentTurnError(
+                    f"session '{record.name}' changed meanwhile (another helix wrote a turn); "
+                    "ask again")
+            conn.execute(
+                "INSERT INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (record.id, result.turn_id, result.created_at, result.text, result.reply_to,
+                 result.lane, result.transition, result.intent, canonical_json(result),
+                 state_json, state_hash))
+            insert_events(conn, events)
+            conn.execute(
+                "UPDATE sessions SET turn_count = ?, updated_at = ?, state_json = ?,"
+                " state_hash = ? WHERE id = ?",
+                (result.turn_id, result.created_at, state_json, state_hash, record.id))
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+
+def _turn(raw: Any) -> TurnResult:
+    if isinstance(raw, UndecodableText):
+        raise ValueError("turn_json is not valid UTF-8")
+    return TurnResult.model_validate_json(raw or "")
 
 
 def load_turns(db: sqlite_utils.Database, session_id: str) -> list[TurnResult]:
-    rows = db.conn.execute("SELECT turn_json FROM turns WHERE session_id = ? ORDER BY turn_id",
-                           (session_id,)).fetchall()
-    return [TurnResult.model_validate_json(row[0]) for row in rows]
+    """The session's turns in order; a turn row that cannot be read back is skipped and
+    counted (one stderr line), never fatal: the session goes on with the turns it can read."""
+    out, bad = [], 0
+    for (raw,) in _rows(db, "SELECT turn_json FROM turns WHERE session_id = ? ORDER BY turn_id",
+                        (session_id,)):
+        try:
+            out.append(_turn(raw))
+        except (ValidationError, ValueError, TypeError):
+            bad += 1
+    if bad:
+        notice(f"skipped {bad} unreadable turn row(s) of session {session_id} in the run log")
+    return out
+
+
+def _one(db: sqlite_utils.Database, column: str, session_id: str, turn_id: int) -> Any:
+    if not -(2**63) <= turn_id < 2**63:
+        raise NotFoundError(f"no turn {turn_id} in this session")
+    rows = _rows(db, f"SELECT {column} FROM turns WHERE session_id = ? AND turn_id = ?",
+                 (session_id, turn_id))
+    if not rows:
+        raise NotFoundError(f"no turn {turn_id} in this session")
+    return rows[0][0]
 
 
 def load_turn(db: sqlite_utils.Database, session_id: str, turn_id: int) -> TurnResult:
-    row = db.conn.execute("SELECT turn_json FROM turns WHERE session_id = ? AND turn_id = ?",
-                          (session_id, turn_id)).fetchone()
-    if row is None:
-        raise NotFoundError(f"no turn {turn_id} in this session")
-    return TurnResult.model_validate_json(row[0])
+    try:
+        return _turn(_one(db, "turn_json", session_id, turn_id))
+    except (ValidationError, ValueError, TypeError) as exc:
+        raise UnreadableSessionError(f"turn {turn_id} of this session cannot be read back "
+                                     f"({_why(exc)})") from None
 
 
 def state_after(db: sqlite_utils.Database, session_id: str, turn_id: int) -> ContinuityState:
-    row = db.conn.execute("SELECT state_json FROM turns WHERE session_id = ? AND turn_id = ?",
-                          (session_id, turn_id)).fetchone()
-    if row is None:
-        raise NotFoundError(f"no turn {turn_id} in this session")
-    return ContinuityState.model_validate_json(row[0])
+    raw = _one(db, "state_json", session_id, turn_id)
+    try:
+        if isinstance(raw, UndecodableText):
+            raise ValueError("state_json is not valid UTF-8")
+        return ContinuityState.model_validate_json(raw or "")
+    except (ValidationError, ValueError, TypeError) as exc:
+        raise UnreadableSessionError(f"the state after turn {turn_id} of this session cannot "
+                                     f"be read back ({_why(exc)})") from None
 
 
 def summaries(turns: Sequence[TurnResult]) -> list[TurnSummary]:
