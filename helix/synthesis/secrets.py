@@ -47,6 +47,7 @@ MIN_PASSWORD_LEN = 6  # an unquoted value after `password:` / `-p`
 BASE64_LIMIT = 4.5  # detect-secrets' defaults
 HEX_LIMIT = 3.0
 MIN_HEX = 20  # shorter quoted hex strings are ids and short hashes, unless a secret name says
+DIGEST_LENGTHS = (40, 64)  # git SHA-1 / SHA-256 object names and digests, unless a name says
 MIN_BARE_TOKEN = 32  # an unquoted high-entropy token
 MIN_KEY_BODY_LINE = 40  # a base64 line of a key body (PEM lines are 64)
 MAX_LINE = 4000  # longer lines are scanned by the regular rules only (no plugin backtracking)
@@ -62,7 +63,7 @@ _WORDISH = re.compile(r"[A-Za-z_\-]+")  # identifiers and words: no digit, no sy
 # names as people write them: snake_case, kebab-case, dotted, CONSTANT_CASE, camelCase
 _NAME = re.compile(r"[a-z]+(?:[_\-.][a-z0-9]+)*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*|"
                    r"[A-Za-z][a-z]+(?:[A-Z][a-z]+)*[A-Z]?")
-_HEX_NAMED = re.compile(r"(?i)(?:sha|commit|rev|revision|hash|digest|checksum|etag|"
+_HEX_NAMED = re.compile(r"(?i)(?:sha|commit|rev|revision|hash|digest|checksum|etag|parent|oid|"
                         r"(?:^|[^a-z])id)s?\b[^=:\n]{0,30}[=:(\[]?[^\n]{0,12}$")
 _B64_CHARS = string.ascii_letters + string.digits + "+/=-_"
 
@@ -269,7 +270,8 @@ def _plugin_findings(line: str) -> Iterator[Finding]:
         for value in plugin.analyze_string(line):
             if plugin.calculate_shannon_entropy(value) <= plugin.entropy_limit:
                 continue
-            if kind == "high_entropy_hex" and len(value) < MIN_HEX:
+            if kind == "high_entropy_hex" and (len(value) < MIN_HEX
+                                               or len(value) in DIGEST_LENGTHS):
                 continue
             if (p.filters["sequential"](value) or p.filters["uuid"](value)
                     or p.filters["likely_id"](value, line)):
