@@ -114,8 +114,17 @@ def _id_lines(text: str, ids: Iterable[str]) -> dict[str, int]:
 
 
 def _load(path: str, text: str) -> tuple[str | None, list[dict[str, Any]]]:
+    def constant(name: str) -> Any:  # NaN / Infinity: not JSON, and no stored part holds them
+        raise TreeFormatError(f"{path}: {name} is not a JSON value")
+
+    def integer(digits: str) -> int:  # the index stores 64-bit integers at most
+        value = int(digits)
+        if not -(2 ** 63) <= value < 2 ** 64:
+            raise TreeFormatError(f"{path}: integer {digits[:20]}... is out of range")
+        return value
+
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=constant, parse_int=integer)
     except json.JSONDecodeError as exc:
         raise TreeFormatError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
     if not isinstance(data, dict) or not isinstance(data.get("nodes"), list):

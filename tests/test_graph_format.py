@@ -166,3 +166,22 @@ def test_swapped_pickle_with_old_manifest_is_rebuilt(tmp_path: Path) -> None:
     assert index.graph.has_edge("def:pkg/client.py::fetch", "def:pkg/util.py::retry_policy",
                                 key="calls")
     assert not planted.exists()
+
+
+@pytest.mark.parametrize(("value", "why"), [
+    ("123456789012345678901234567890", "out of range"), ("NaN", "NaN is not a JSON value"),
+    ("-Infinity", "-Infinity is not a JSON value"),
+])
+def test_tree_values_the_graph_cannot_store_make_it_plain_text(value: str, why: str,
+                                                              tmp_path: Path) -> None:
+    """A tree file holding what no stored part can hold (NaN, a 100-bit integer) is indexed as
+    plain text with a warning, not an internal error when the graph is written."""
+    repo = write_repo(tmp_path / "repo")
+    tree = repo / "docs" / "trees" / "odd.json"
+    tree.parent.mkdir(parents=True, exist_ok=True)
+    tree.write_text('{"nodes": [{"id": "root", "title": "Root", "tolerance": ' + value
+                    + ', "children": []}]}\n', encoding="utf-8")
+    report = build_index(repo, CONFIG, index_dir=tmp_path / "idx", embedder=FakeEmbedder())
+    assert any("docs/trees/odd.json" in w and why in w for w in report.warnings)
+    graph = Index.open(IndexStore(tmp_path / "idx"), repo, CONFIG.index).graph
+    assert graph.nodes["file:docs/trees/odd.json"]["file_kind"] != "tree"
