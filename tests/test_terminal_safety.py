@@ -107,3 +107,17 @@ def test_chat_turns_print_safely(repo: Path, capsys: pytest.CaptureFixture[str],
     code, out, err = run(["chat", "--repo", str(repo), "--dry-run"], capsys)
     assert code == 0 and "[turn 2]" in out
     assert RAW.search(out) is None and RAW.search(err) is None
+
+
+def test_mined_commit_messages_print_safely(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.history_helpers import EPOCH, build_history_repo, commit
+
+    repo, _ = build_history_repo(tmp_path)
+    commit(repo, f"Fix parse_line on empty keys {TITLE}{BIDI} again",
+           {"proj/parser.py": (repo / "proj/parser.py").read_text(encoding="utf-8") + "\n# x\n"},
+           EPOCH + 10 * 86400)
+    code, out, err = run(["eval", "history", "--repo", str(repo), "--cases"], capsys)
+    assert code == 0, err
+    assert "Fix parse_line on empty keys" in out
+    assert RAW.search(out) is None and RAW.search(err) is None

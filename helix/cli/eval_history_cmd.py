@@ -7,11 +7,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import click
+
+from helix.cli.safe_text import echo
 
 HISTORY = "history"
 _META_KEY = "helix.eval.history_args"
@@ -72,14 +73,14 @@ def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str 
 
             echo_json(payload)
         else:
-            click.echo("\n".join(report.cases_text(m) for m in mined))
+            echo("\n".join(report.cases_text(m) for m in mined))  # commit messages: made visible
         return
     overrides: dict[str, Any] = {}
     if candidate is not None:
         from evals.gates import load_named_config
 
         _, overrides = load_named_config(candidate)
-    progress = (lambda line: print(line, file=sys.stderr, flush=True)) if verbose else None
+    progress = (lambda line: echo(line, err=True)) if verbose else None
     specs = [RepoSpec(path=p, rev=rev, seed=seed, limit=limit, since=since) for p in paths]
     for spec in specs:  # a bad path fails before any long run
         git_dir(Path(spec.path).expanduser())
@@ -93,7 +94,7 @@ def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str 
 
         echo_json(payload)
     else:
-        click.echo(report.render(payload, verbose=verbose))
+        echo(report.render(payload, verbose=verbose))
 
 
 class WithHistory(click.Command):
