@@ -147,15 +147,15 @@ def test_no_planted_secret_reaches_the_model_at_any_call_site(
     everything = json.dumps(sent)
     for secret in SECRETS:
         assert secret not in everything, secret
-    # the test can fail: each planted span, and the earlier turns, were really sent
-    synthesis = "\n".join(m[1]["content"] for m in sent if "TOOL_RESULTS" in m[0]["content"])
-    for where in ("billing/stripe_client.py:1-", "config/database.yaml:1-",
-                  "docs/operations.md:3-", "deploy/keys.py:6-", "billing/signing.py:1-"):
-        assert where in synthesis, where
-    for kind in ("stripe_key", "url_password", "keyword", "command_password", "private_key"):
-        assert f"[REDACTED:{kind}]" in everything, kind
+    # the test can fail: each planted span, and the earlier turns, were really sent (masked)
+    contents = "\n".join(m["content"] for messages in sent for m in messages)
+    for masked in ('STRIPE_SECRET_KEY = "[REDACTED:', "ours is [REDACTED:",
+                   "postgres://billing:[REDACTED:", "  password: [REDACTED:",
+                   "database password: [REDACTED:", "mysql -u billing -p[REDACTED:",
+                   'SIGNING_SALT = "[REDACTED:', "[REDACTED:private_key]"):
+        assert masked in contents, masked
+    assert "deploy/keys.py:6-" in contents  # the key body's own chunk, no BEGIN line in it
     semantic = [m for m in sent if "named entity" in m[0]["content"]]
     assert len(semantic) == 1
-    payload = json.loads(semantic[0][1]["content"])
-    assert any("where is the stripe key configured" in turn for turn in payload["recentTurns"]) \
-        or "where is the stripe key configured" in json.dumps(payload)
+    assert "where is the stripe key configured? ours is [REDACTED:stripe_key]" in \
+        semantic[0][1]["content"]  # the earlier turn rides along with the follow-up
