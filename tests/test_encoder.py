@@ -93,8 +93,8 @@ def test_default_model_path_honours_setting(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_numpy_encoder_matches_sentence_transformers() -> None:
-    fast = query_embedder(IndexSettings())
-    assert isinstance(fast, NumpyMiniLMEncoder) and isinstance(fast, Embedder)
+    fast = NumpyMiniLMEncoder(default_model_path(IndexSettings()))
+    assert isinstance(fast, Embedder)
     slow = SentenceTransformerEmbedder.from_settings(IndexSettings())
     assert fast.model_key == slow.model_key and fast.dim == slow.dim == 384
     ours = fast.embed(TEXTS)
@@ -115,8 +115,9 @@ def test_numpy_encoder_matches_sentence_transformers() -> None:
 _NO_TORCH = """
 import sys
 from helix.core.config import IndexSettings
-from indexers.encoder import query_embedder
-vec = query_embedder(IndexSettings()).embed(["where is the retry policy decided?"])
+from indexers.encoder import NumpyMiniLMEncoder, default_model_path
+encoder = NumpyMiniLMEncoder(default_model_path(IndexSettings()))
+vec = encoder.embed(["where is the retry policy decided?"])
 assert vec.shape == (1, 384)
 bad = [m for m in ("torch", "sentence_transformers", "transformers") if m in sys.modules]
 print("LOADED:" + ",".join(bad))

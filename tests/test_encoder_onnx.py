@@ -1,0 +1,244 @@
+"""The ONNX Runtime encoder: export (atomic, cached), vectors against the reference, keys."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helix.core.config import IndexSettings
+from helix.core.errors import HelixError, UnknownModelError
+from helix.core.ports import Embedder
+from indexers import onnx_encoder
+from indexers.encoder import NumpyMiniLMEncoder, default_model_path, model_key_for, query_embedder
+from indexers.onnx_encoder import (
+    VARIANT_FP32,
+    VARIANT_INT8,
+    OnnxEncoder,
+    ensure_model,
+    file_digest,
+    model_file,
+    shared_encoder,
+)
+
+MODEL_PATH = default_model_path(IndexSettings())
+MODEL_DIR = Path(MODEL_PATH)
+
+TEXTS = [
+    "where is the retry policy decided?",
+    "def get_user_name(self) -> str:\n    return self._name",
+    "networkx/algorithms/shortest_paths/weighted.py :: dijkstra_path (function)\n"
+    "def dijkstra_path(G, source, target, weight='weight'):\n"
+    "Returns the shortest weighted path from source to target in G.",
+    "docs/guide.md\nGuide > Installation\nRun pip install helix to set it up.",
+    "x",
+    "",
+    "Ünïcödé — naïve café, 日本語のテキスト, emoji 🚀",
+    "class LRUCache:\n    \"\"\"A least-recently-used cache with a fixed capacity.\"\"\"",
+    "long " + " ".join(f"token{i} word" for i in range(400)),  # beyond max_seq_length
+]
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One export for the module (a second or two), in a home of its own."""
+    home = tmp_path_factory.mktemp("onnx_home")
+    ensure_model(MODEL_DIR, VARIANT_INT8, home)
+    return home
+
+
+@pytest.fixture(scope="module")
+def reference() -> np.ndarray:
+    """The reference vectors (sentence-transformers computes the same, to cosine >= 0.999:
+    tests/test_encoder.py); numpy keeps this module free of a torch import."""
+    return NumpyMiniLMEncoder(MODEL_PATH).embed(TEXTS)
+
+
+def _seed(models: Path, home: Path) -> None:
+    """Give `home` the module's fp32 export (a copy: no second export)."""
+    import shutil
+
+    source = model_file(MODEL_DIR, VARIANT_FP32, models)
+    (home / "models").mkdir(parents=True, exist_ok=True)
+    shutil.copy2(source, home / "models" / source.name)
+
+
+def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.asarray((a * b).sum(axis=1))
+
+
+def test_export_lands_in_helix_home_models_and_is_reused(models: Path) -> None:
+    fp32 = model_file(MODEL_DIR, VARIANT_FP32, models)
+    int8 = model_file(MODEL_DIR, VARIANT_INT8, models)
+    assert fp32.parent == int8.parent == models / "models"
+    assert fp32.is_file() and int8.is_file() and fp32 != int8
+    assert fp32.name.startswith(model_key_for(MODEL_DIR).replace(":", "-") + "-fp32-")
+    # nothing half-written is left beside them
+    assert sorted(p.name for p in (models / "models").iterdir()) == sorted(
+        [fp32.name, int8.name, int8.name + ".sha256"])
+    before = {p: (p.stat().st_mtime_ns, p.stat().st_ino) for p in (fp32, int8)}
+    assert ensure_model(MODEL_DIR, VARIANT_INT8, models) == int8
+    OnnxEncoder(MODEL_PATH, VARIANT_INT8, home=models)
+    assert {p: (p.stat().st_mtime_ns, p.stat().st_ino) for p in (fp32, int8)} == before
+
+
+def test_second_use_does_not_export_again(models: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_: object) -> None:
+        raise AssertionError("exported again")
+
+    monkeypatch.setattr(onnx_encoder, "_export_fp32", refuse)
+    monkeypatch.setattr(onnx_encoder, "_quantize", refuse)
+    for variant in (VARIANT_FP32, VARIANT_INT8):
+        assert OnnxEncoder(MODEL_PATH, variant, home=models).embed(["x"]).shape == (1, 384)
+
+
+def test_export_is_atomic_a_failure_leaves_nothing(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken_write(target: Path, write: object) -> None:
+        def half(tmp: Path) -> None:
+            tmp.write_bytes(b"half a model")
+            raise OSError("disk full")
+
+        real_write(target, half)
+
+    real_write = onnx_encoder._write_atomically
+    monkeypatch.setattr(onnx_encoder, "_write_atomically", broken_write)
+    with pytest.raises(HelixError, match="cannot write the exported embedding model"):
+        ensure_model(MODEL_DIR, VARIANT_FP32, tmp_path)
+    assert list((tmp_path / "models").iterdir()) == []  # no temp file, no partial model
+    monkeypatch.setattr(onnx_encoder, "_write_atomically", real_write)
+    path = ensure_model(MODEL_DIR, VARIANT_FP32, tmp_path)
+    assert [p.name for p in (tmp_path / "models").iterdir()] == [path.name]
+
+
+def test_export_is_deterministic(models: Path, tmp_path: Path) -> None:
+    again = ensure_model(MODEL_DIR, VARIANT_INT8, tmp_path)
+    assert again.read_bytes() == model_file(MODEL_DIR, VARIANT_INT8, models).read_bytes()
+
+
+def test_fp32_matches_the_reference_and_shares_its_key(models: Path,
+                                                       reference: np.ndarray) -> None:
+    encoder = OnnxEncoder(MODEL_PATH, VARIANT_FP32, home=models)
+    assert isinstance(encoder, Embedder) and encoder.dim == 384
+    vectors = encoder.embed(TEXTS)
+    assert vectors.shape == (len(TEXTS), 384) and vectors.dtype == np.float32
+    assert float(_cosines(vectors, reference).min()) >= 0.9999
+    assert encoder.model_key == model_key_for(MODEL_DIR) == NumpyMiniLMEncoder(
+        MODEL_PATH).model_key
+
+
+def test_int8_keeps_cosine_and_has_its_own_key(models: Path, reference: np.ndarray) -> None:
+    encoder = OnnxEncoder(MODEL_PATH, VARIANT_INT8, home=models)
+    vectors = encoder.embed(TEXTS)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
+    cosines = _cosines(vectors, reference)
+    assert float(cosines.min()) >= 0.99, cosines
+    # different vectors, different key: a cache never mixes int8 and fp32 vectors
+    assert encoder.model_key != model_key_for(MODEL_DIR)
+    assert encoder.model_key.startswith(model_key_for(MODEL_DIR) + "+onnx-int8:")
+    digest = file_digest(model_file(MODEL_DIR, VARIANT_INT8, models))
+    assert encoder.model_key.endswith(":" + digest)
+
+
+def test_embedding_is_deterministic_and_independent_of_batch_mates(models: Path) -> None:
+    encoder = OnnxEncoder(MODEL_PATH, VARIANT_INT8, home=models, workers=2)
+    first = encoder.embed(TEXTS)
+    again = encoder.embed(TEXTS)
+    assert first.tobytes() == again.tobytes()
+    # a text's vector is a function of the text alone: other company, other order, alone
+    shuffled = encoder.embed([*reversed(TEXTS), "unrelated filler text"])
+    assert shuffled[:len(TEXTS)][::-1].tobytes() == first.tobytes()
+    serial = OnnxEncoder(MODEL_PATH, VARIANT_INT8, home=models, workers=1)
+    assert serial.embed(TEXTS[2:4]).tobytes() == first[2:4].tobytes()
+    alone = np.stack([serial.embed([t])[0] for t in TEXTS[:3]])
+    assert alone.tobytes() == first[:3].tobytes()
+
+
+def test_padded_batches_still_match(models: Path) -> None:
+    batched = OnnxEncoder(MODEL_PATH, VARIANT_FP32, batch_size=4, home=models).embed(TEXTS)
+    single = OnnxEncoder(MODEL_PATH, VARIANT_FP32, home=models).embed(TEXTS)
+    assert float(_cosines(batched, single).min()) >= 0.9999
+
+
+def test_repeated_query_is_served_from_memory_and_safe_to_mutate(models: Path) -> None:
+    encoder = OnnxEncoder(MODEL_PATH, VARIANT_INT8, home=models)
+    first = encoder.embed(["where is the retry policy decided?"])
+    first[0, 0] = 42.0
+    again = encoder.embed(["where is the retry policy decided?"])
+    assert float(again[0, 0]) != 42.0
+    assert encoder.embed([]).shape == (0, 384)
+
+
+def test_stale_digest_note_is_recomputed(models: Path, tmp_path: Path) -> None:
+    model = tmp_path / "m.onnx"
+    model.write_bytes(b"one")
+    first = file_digest(model)
+    note = tmp_path / "m.onnx.sha256"
+    assert note.read_text().strip() == first
+    model.write_bytes(b"two")
+    os.utime(note, ns=(1, 1))  # the note is older than the file it describes
+    assert file_digest(model) != first
+    note.write_text("not a digest")
+    assert file_digest(model) == file_digest(model) != first
+
+
+def test_unknown_variant_and_model_are_user_errors(tmp_path: Path) -> None:
+    with pytest.raises(UnknownModelError, match="unknown ONNX variant"):
+        model_file(MODEL_DIR, "int4", tmp_path)
+    with pytest.raises(UnknownModelError):
+        OnnxEncoder(str(tmp_path / "nope"), home=tmp_path)
+
+
+def test_broken_exported_model_is_a_clear_error(tmp_path: Path) -> None:
+    target = model_file(MODEL_DIR, VARIANT_FP32, tmp_path)
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b"not an onnx model")
+    with pytest.raises(UnknownModelError, match="cannot load exported model"):
+        OnnxEncoder(MODEL_PATH, VARIANT_FP32, home=tmp_path)
+
+
+def test_build_uses_onnx_fp32_for_bulk_numpy_for_few_and_st_without_onnxruntime(
+        models: Path, helix_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from indexers import build_embed
+    from indexers.embed_cache import EmbeddingCache
+    from indexers.encoder import SentenceTransformerEmbedder
+
+    _seed(models, helix_home)
+    settings = IndexSettings()
+    few = [(f"c{i}", f"text {i}") for i in range(build_embed.NUMPY_EMBED_MAX_TEXTS)]
+    many = [*few, ("c-last", "one text too many")]
+    with EmbeddingCache(helix_home / "embeddings") as cache:
+        assert isinstance(build_embed._default_embedder(few, settings, cache), NumpyMiniLMEncoder)
+        bulk = build_embed._default_embedder(many, settings, cache)
+        assert isinstance(bulk, OnnxEncoder) and bulk.variant == VARIANT_FP32
+        assert bulk is shared_encoder(MODEL_PATH, helix_home)
+        assert bulk.model_file.parent == helix_home / "models"
+        # same key as the numpy query encoder: what the build caches, queries can compare with
+        assert bulk.model_key == query_embedder(settings).model_key == model_key_for(MODEL_DIR)
+        monkeypatch.setattr(onnx_encoder, "onnx_available", lambda: False)
+        fallback = build_embed._default_embedder(many, settings, cache)
+        assert isinstance(fallback, SentenceTransformerEmbedder)
+
+
+_NO_TORCH = """
+import sys
+from helix.core.config import IndexSettings, helix_home
+from indexers.encoder import default_model_path
+from indexers.onnx_encoder import shared_encoder
+encoder = shared_encoder(default_model_path(IndexSettings()), helix_home())
+vec = encoder.embed(["where is the retry policy decided?", "a second text"])
+assert vec.shape == (2, 384)
+bad = [m for m in ("torch", "sentence_transformers", "transformers") if m in sys.modules]
+print("LOADED:" + ",".join(bad))
+"""
+
+
+def test_onnx_path_never_imports_torch(models: Path, helix_home: Path) -> None:
+    _seed(models, helix_home)
+    out = subprocess.run([sys.executable, "-c", _NO_TORCH], capture_output=True, text=True,
+                         timeout=300, check=True, env={**os.environ, "HELIX_HOME": str(helix_home)})
+    assert out.stdout.strip() == "LOADED:"
