@@ -219,7 +219,7 @@ def _preflight(llm: LLM, settings: SynthesisSettings) -> tuple[None, int, LLMErr
     return None, 0, None
 
 
-def _redacted_prompt(envelope: Envelope) -> tuple[Prompt, RedactionReport]:
+def redacted_prompt(envelope: Envelope) -> tuple[Prompt, RedactionReport]:
     """The prompt from the redacted envelope, then every message redacted whole (paths,
     headers, the question): what is stored and sent is the same and holds no secret."""
     clean, report = redact_envelope(envelope)
@@ -260,7 +260,7 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
                              reason=NO_EVIDENCE, llm_steps=0, model=None)
         return SynthesisResult(envelope=_with_timing(out, "synthesis", 0.0))
 
-    prompt, redactions = _redacted_prompt(envelope)
+    prompt, redactions = redacted_prompt(envelope)
     if before_call is not None:
         before_call(prompt)
     completion, attempts, error = _preflight(llm, settings)
