@@ -6,8 +6,9 @@ one run; `ADOPTED_VARIANT` says what builds use and why.
 The model is exported once per user from the sentence-transformers directory's safetensors by
 `indexers.onnx_graph` (pure numpy + onnx, a second or two) into
 `$HELIX_HOME/models/<model>-<variant>-<graph digest>.onnx`, written to a temporary file and
-renamed into place, so a killed export never leaves a half-written model and two processes
-exporting at once both end with the same complete file. Later runs load the file (~0.1 s).
+renamed into place, so a killed export never leaves a half-written model (its temporary file
+is swept by a later export) and two processes exporting at once both end with the same complete
+file (the export is deterministic). Later runs load the file in a fraction of a second.
 
 Variants (`benchmarks/embed_bench.py` measures both against sentence-transformers):
 - `fp32`: the reference vectors up to float rounding (cosine >= 0.9999), so it shares the
@@ -85,9 +86,23 @@ def model_file(model_path: Path, variant: str, home: Path | None = None) -> Path
     return (home or helix_home()) / MODELS_DIR / f"{base}-{variant}-{_graph_digest()}.onnx"
 
 
+STALE_TMP_S = 3600.0  # a temporary export file this old belongs to no live export
+
+
+def _sweep_stale(target: Path) -> None:
+    """Temporary files an export killed mid-way left beside `target` (ours by name)."""
+    import time
+
+    for old in target.parent.glob(f".{target.name}.*.tmp"):
+        with contextlib.suppress(OSError):
+            if time.time() - old.stat().st_mtime > STALE_TMP_S:
+                old.unlink()
+
+
 def _write_atomically(target: Path, write: Any) -> None:
     """`write(tmp_path)` fills a temporary file beside `target`, which is then renamed onto it."""
     target.parent.mkdir(parents=True, exist_ok=True)
+    _sweep_stale(target)
     fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     os.close(fd)
     tmp = Path(tmp_name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -113,6 +114,21 @@ def test_export_is_atomic_a_failure_leaves_nothing(tmp_path: Path,
     monkeypatch.setattr(onnx_encoder, "_write_atomically", real_write)
     path = ensure_model(MODEL_DIR, VARIANT_FP32, tmp_path)
     assert [p.name for p in (tmp_path / "models").iterdir()] == [path.name]
+
+
+def test_a_killed_exports_leftover_is_swept_a_live_one_kept(tmp_path: Path) -> None:
+    target = model_file(MODEL_DIR, VARIANT_FP32, tmp_path)
+    target.parent.mkdir(parents=True)
+    stale = target.with_name(f".{target.name}.dead.tmp")
+    live = target.with_name(f".{target.name}.live.tmp")
+    other = target.with_name("unrelated.tmp")  # not a name an export of ours uses
+    for path in (stale, live, other):
+        path.write_bytes(b"partial")
+    old = time.time() - onnx_encoder.STALE_TMP_S - 60
+    os.utime(stale, (old, old))
+    os.utime(other, (old, old))
+    ensure_model(MODEL_DIR, VARIANT_FP32, tmp_path)
+    assert not stale.exists() and live.exists() and other.exists() and target.is_file()
 
 
 def test_export_is_deterministic(models: Path, tmp_path: Path) -> None:
