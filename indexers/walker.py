@@ -12,6 +12,11 @@ Rules, in the order they apply to each directory entry:
     a target outside is "symlink_outside", a directory that is already one of its own ancestors
     is "symlink_loop", a dangling link is "vanished". Nothing outside the root is ever opened:
     regular files are opened with O_NOFOLLOW, symlinked ones through their checked target.
+  * a name that is not UTF-8 ("undecodable_name", listed with its bytes as \\xNN; a directory
+    is pruned whole): Helix keeps paths as text in the index, citations and JSON, and a name
+    it cannot decode could not be cited back nor opened from a citation. Skipping it, counted
+    and named, loses nothing silently; an escaped stand-in name would be a path that does not
+    exist (and could collide with a real name holding a backslash).
   * secret-bearing names ("secret", when `skip_secrets`), then non-regular files and files over
     `max_file_bytes` ("too_large") by their size, then binary content (a NUL byte in the first
     8 KiB), unreadable ("unreadable") and vanished ("vanished") files, and (when `skip_secrets`)
@@ -74,6 +79,16 @@ class WalkResult(Frozen):
     files: tuple[WalkedFile, ...]  # sorted by path
     skipped: dict[str, tuple[str, ...]]  # SkipReason -> sorted relative paths
     seen: int
+
+
+def undecodable(name: str) -> bool:
+    """A name the file system gave in bytes that are not UTF-8 (surrogate-escaped by Python)."""
+    return any("\udc80" <= ch <= "\udcff" for ch in name)
+
+
+def display_name(name: str) -> str:
+    """An undecodable name as text: each byte that is not UTF-8 written as \\xNN."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def is_secret_name(name: str) -> bool:
@@ -260,6 +275,9 @@ def _visit_dir(state: _Walk, here: _Dir) -> list[_Dir]:
             continue
         if name in ALWAYS_SKIPPED_DIRS:  # a directory, or a worktree's / submodule's `.git` file
             continue
+        if undecodable(name):  # before any other rule: the name itself cannot be kept
+            state.skip("undecodable_name", here.rel + display_name(name) + ("/" if is_dir else ""))
+            continue
         resolved = _resolve(state, entry.path, is_link, is_dir)
         if isinstance(resolved, str):
             state.skip(resolved, rel)
@@ -329,9 +347,12 @@ def _real_root(root: Path) -> str:
     try:
         real_root = os.path.realpath(root, strict=True)
     except OSError:
-        raise BadPathError(f"no such directory: {root}") from None
+        raise BadPathError(f"no such directory: {display_name(str(root))}") from None
     if not os.path.isdir(real_root):
-        raise BadPathError(f"not a directory: {root}")
+        raise BadPathError(f"not a directory: {display_name(str(root))}")
+    if undecodable(real_root):
+        raise BadPathError(f"the repository path {display_name(real_root)} is not valid UTF-8; "
+                           "Helix needs a UTF-8 path (rename the directory)")
     return real_root
 
 
@@ -344,7 +365,9 @@ def walk_one(root: Path, rel: str, settings: IndexSettings) -> WalkedFile:
     state = _Walk(root=_real_root(root), settings=settings)
     parts = rel.split("/")
     if not rel or rel.startswith("/") or any(part in ("", ".", "..") for part in parts):
-        raise BadPathError(f"not a path inside the repository: {rel}")
+        raise BadPathError(f"not a path inside the repository: {display_name(rel)}")
+    if undecodable(rel):
+        raise BadPathError(f"{display_name(rel)}: not indexed (undecodable_name)")
     real_dir, rel_dir = state.root, ""
     specs = _base_specs(state)
     for index, name in enumerate(parts):

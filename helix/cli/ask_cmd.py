@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+import helix.inputs as inputs
 from helix.cli.common import echo_json
 from helix.cli.safe_text import console as safe_console
 from helix.cli.safe_text import echo, json_visible
@@ -32,31 +33,51 @@ def repo_root(repo: str | None) -> Path:
     from helix.core.paths import find_repo_root
 
     if repo is None:
-        return find_repo_root(Path.cwd())
+        return inputs.check_path_text(find_repo_root(Path.cwd()), "the repository path")
     path = Path(repo).expanduser()
     if not path.is_dir():
         raise BadPathError(f"not a directory: {repo}")
-    return path.resolve()
+    return inputs.check_path_text(path.resolve(), "the repository path")
+
+
+def _read_stdin(limit: int) -> bytes | str:
+    """At most `limit` bytes of standard input (text, when stdin has no byte layer)."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    return buffer.read(limit) if buffer is not None else sys.stdin.read(limit)
 
 
 def read_question(question: Sequence[str], question_file: str | None) -> str:
-    """The question from the arguments, a file, or standard input (`-`)."""
-    if question_file is not None:
-        if question_file == "-":
-            text = sys.stdin.read()
+    """The question from the arguments, a file, or standard input (`-`): UTF-8 text of at
+    most `helix.inputs.MAX_QUESTION_CHARS` characters, refused in one line otherwise. At most
+    that many bytes are read, so a huge file or an endless stream is never read whole."""
+    limit = inputs.MAX_QUESTION_BYTES
+    what = "the question"
+    if question_file is not None or list(question) == ["-"]:
+        raw: bytes | str
+        if question_file in (None, "-"):
+            what = "the question on standard input"
+            raw = _read_stdin(limit + 1)
         else:
+            assert question_file is not None
+            what = f"question file {question_file}"
             path = Path(question_file)
-            if not path.is_file():
+            if not path.exists():
                 raise BadPathError(f"question file not found: {question_file}")
-            text = path.read_text(encoding="utf-8", errors="replace")
-    elif list(question) == ["-"]:
-        text = sys.stdin.read()
+            if path.is_dir():
+                raise BadPathError(f"question file is a directory: {question_file}")
+            try:
+                with path.open("rb") as handle:  # a FIFO such as <(echo ...) is fine too
+                    raw = handle.read(limit + 1)
+            except OSError as exc:
+                raise BadPathError(f"cannot read question file {question_file}: "
+                                   f"{exc.strerror or exc}") from None
+        if len(raw) > limit and not (isinstance(raw, bytes) and b"\0" in raw):
+            raise UserError(f"{what} is longer than {inputs.MAX_QUESTION_CHARS:,} characters "
+                            "(the limit; ask about one thing at a time)")
+        text = inputs.decode_text(raw, what) if isinstance(raw, bytes) else raw
     else:
         text = " ".join(question)
-    text = text.strip()
-    if not text:
-        raise UserError("no question given (pass it as an argument, --question-file F, or -)")
-    return text
+    return inputs.check_question(text, what)
 
 
 def render_envelope(env: Envelope, console: Console) -> None:
@@ -120,7 +141,8 @@ def render_envelope(env: Envelope, console: Console) -> None:
                    "tree walk and its nodes) while the controller runs.")
 @click.option("--session", default=None,
               help="Continue the named conversation session (continuity lanes, T1-T10).")
-@click.option("--reply-to", "reply_to", type=click.IntRange(min=1), default=None,
+@click.option("--reply-to", "reply_to", type=click.IntRange(min=1, max=inputs.MAX_COUNT),
+              default=None,
               help="Anchor focus to this turn of the session.")
 def ask(question: tuple[str, ...], repo: str | None, dry_run: bool, as_json: bool,
         question_file: str | None, scope: str | None, sense: str | None,
@@ -149,8 +171,12 @@ def ask(question: tuple[str, ...], repo: str | None, dry_run: bool, as_json: boo
 
     root = repo_root(repo)
     config = load_config(root, flags={"synthesis.model": model, "synthesis.api_base": api_base})
+    from helix.runlog import RunLog
+
+    run_log = RunLog()  # opened first: an unusable HELIX_HOME is one line before any work
     result = service_ask(text, root=root, config=config, dry_run=dry_run, scope=scope,
-                         sense=sense, trace=trace_to_stderr if trace else None)
+                         sense=sense, trace=trace_to_stderr if trace else None,
+                         runlog=run_log)
     if result.index_refreshed:
         changed = len(result.build.get("changed_files", ()))
         echo(f"helix: index refreshed ({changed} changed file(s))", err=True)

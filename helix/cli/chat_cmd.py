@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING
 
 import click
 
+import helix.inputs as inputs
 from helix.cli.common import echo_json
 from helix.cli.safe_text import echo
-from helix.core.errors import HelixError, UserError
+from helix.core.errors import HelixError, NotFoundError, UserError
 
 if TYPE_CHECKING:
     from helix.core.config import HelixConfig
@@ -108,16 +109,40 @@ def parse_line(line: str) -> tuple[str, int | None, str]:
         return word, None, ""
     if word == "reply":
         number, _, text = rest.strip().partition(" ")
-        if not number.isdigit() or not text.strip():
+        if not (number.isascii() and number.isdigit()) or not text.strip():
             raise UserError("usage: /reply N <text>")
+        if int(number) > inputs.MAX_COUNT:
+            raise NotFoundError(f"no turn {inputs.shown(number)} in this session")
         return "reply", int(number), text.strip()
     raise UserError(f"unknown command /{word} ({HELP})")
 
 
-def _read_line(interactive: bool) -> str | None:
+class LineTooLongError(UserError):
+    """One chat line over the question limit: reported, skipped, the chat goes on."""
+
+
+def _read_piped_line(number: int) -> str | None:
+    """Line `number` of piped input: UTF-8 text, read at most a question's worth at a time.
+    Input that is not text (NUL bytes, not UTF-8) ends the chat with one line (exit 2)."""
+    limit = inputs.MAX_QUESTION_BYTES
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # a text stream handed in by a caller: checked as each message is
+        return sys.stdin.readline() or None
+    raw = buffer.readline(limit + 1)
+    if not raw:
+        return None
+    if len(raw) > limit:
+        while raw and not raw.endswith(b"\n"):  # skip the rest of this line
+            raw = buffer.readline(1 << 16)
+        raise LineTooLongError(f"line {number} of standard input is longer than "
+                               f"{inputs.MAX_QUESTION_CHARS:,} characters (the limit); skipped")
+    return inputs.decode_text(raw, f"line {number} of standard input")
+
+
+def _read_line(interactive: bool, number: int = 0) -> str | None:
     """The next line, or None at end of input."""
     if not interactive:
-        return sys.stdin.readline() or None
+        return _read_piped_line(number)
     try:
         return input(PROMPT)
     except EOFError:
@@ -134,15 +159,24 @@ def _read_line(interactive: bool) -> str | None:
 def chat(repo: str | None, session: str | None, dry_run: bool, as_json: bool) -> None:
     """Talk about a repository: numbered lists, follow-ups, /reply N, /new, /quit."""
     from helix.session.runner import run_turn
+    from helix.session.store import ensure_schema, validate_name
+    from helix.store.db import open_db
 
     root, config = _setup(repo)
-    name = session or f"chat-{root.name}"
+    name = validate_name(session or f"chat-{root.name}")  # refused once, up front
+    ensure_schema(open_db())  # an unusable HELIX_HOME is one line before any input is read
     interactive = sys.stdin.isatty()
     if interactive:
         import readline  # noqa: F401  (line editing and history for input())
     echo(f"helix chat: session '{name}' on {root}  ({HELP})", err=True)
+    number = 0
     while True:
-        line = _read_line(interactive)
+        number += 1
+        try:
+            line = _read_line(interactive, number)
+        except LineTooLongError as exc:
+            echo(f"helix: {exc}", err=True)
+            continue
         if line is None:
             break
         try:
@@ -161,6 +195,7 @@ def chat(repo: str | None, session: str | None, dry_run: bool, as_json: bool) ->
                 continue
             if not text:
                 continue
+            text = inputs.check_question(text, "the message")
             turn = run_turn(name, text, root=root, config=config, reply_to=reply_to,
                             dry_run=dry_run)
         except HelixError as exc:

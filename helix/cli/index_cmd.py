@@ -28,7 +28,7 @@ class NoMatchError(HelixError):
 
 def _root(path: str | None) -> Path:
     if path is None:
-        return find_repo_root(Path.cwd())
+        return inputs.check_path_text(find_repo_root(Path.cwd()), "the repository path")
     from helix.core.errors import BadPathError
 
     candidate = Path(path).expanduser()
@@ -36,7 +36,7 @@ def _root(path: str | None) -> Path:
         raise BadPathError(f"path does not exist: {path}")
     if not candidate.is_dir():
         raise BadPathError(f"not a directory: {path}")
-    return candidate.resolve()
+    return inputs.check_path_text(candidate.resolve(), "the repository path")
 
 
 def _config(root: Path, no_embed: bool = False) -> HelixConfig:

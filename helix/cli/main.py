@@ -12,6 +12,7 @@ import click
 
 from helix.cli.safe_text import echo
 from helix.core.errors import HelixError
+from helix.inputs import check_argv
 
 # name -> "module:attribute" of a click.Command
 COMMANDS: dict[str, str] = {
@@ -71,7 +72,9 @@ def cli() -> None:
 def main(argv: list[str] | None = None) -> Any:
     _load_plugins()
     try:
-        return cli.main(args=argv, prog_name="helix", standalone_mode=False)
+        args = sys.argv[1:] if argv is None else list(argv)
+        check_argv(args)  # bytes that are not UTF-8 are refused here, naming the argument
+        return cli.main(args=args, prog_name="helix", standalone_mode=False)
     except HelixError as exc:
         echo(f"helix: {exc}", err=True)
         sys.exit(exc.exit_code)

@@ -19,11 +19,11 @@ CHANNELS = ("bm25", "dense", "all")
 
 def _root(path: str | None) -> Path:
     if path is None:
-        return find_repo_root(Path.cwd())
+        return inputs.check_path_text(find_repo_root(Path.cwd()), "the repository path")
     candidate = Path(path).expanduser()
     if not candidate.is_dir():
         raise BadPathError(f"not a directory: {path}")
-    return candidate.resolve()
+    return inputs.check_path_text(candidate.resolve(), "the repository path")
 
 
 @click.command()

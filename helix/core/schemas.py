@@ -30,7 +30,7 @@ RefKind = Literal["call", "name", "attribute", "import", "type"]
 Channel = Literal["bm25", "dense", "symbol", "path", "graph", "tree"]
 SkipReason = Literal[
     "ignored", "binary", "too_large", "secret", "symlink_outside", "symlink_loop",
-    "unreadable", "vanished",
+    "unreadable", "vanished", "undecodable_name",
 ]
 
 
