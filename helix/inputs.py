@@ -5,6 +5,7 @@ not UTF-8 is refused where it comes in, naming it, instead of failing deep insid
 
     check_argv(argv)         every command-line argument must be UTF-8 (Python hands over
                              undecodable bytes as lone surrogates, which nothing can store)
+                             and hold no NUL
     decode_text(raw, what)   bytes from a file or stdin: strict UTF-8, no NUL byte
     check_question(text, what)  the question: not empty, at most MAX_QUESTION_CHARS
     shown(value)             a user value fit for a one-line message: clipped, escaped
@@ -59,6 +60,8 @@ def check_argv(argv: Sequence[str]) -> None:
         if at is not None:
             raise UserError(f"argument {number} {shown(arg)} is not valid UTF-8 (at character "
                             f"{at}); Helix takes UTF-8 text and paths")
+        if "\0" in arg:  # only an in-process caller can pass one: a C argv cannot hold it
+            raise UserError(f"argument {number} {shown(arg)} holds a NUL character")
 
 
 def decode_text(raw: bytes, what: str) -> str:

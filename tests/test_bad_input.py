@@ -49,6 +49,7 @@ CASES: list[tuple[str, list[str], bytes | None, int, str]] = [
     # ask: the question, from argv, a file or stdin
     ("ask-argv-not-utf8", ["ask", BAD, "--dry-run"], None, 2, "not valid UTF-8"),
     ("ask-nul-in-argv", ["ask", "what\0is foo", "--dry-run"], None, 2, "NUL"),
+    ("chunks-nul-in-argv", ["chunks", "mod\0.py"], None, 2, "NUL"),
     ("ask-file-not-utf8", ["ask", "--question-file", "{badutf8}", "--dry-run"], None, 2,
      "byte 0xfe at offset 5"),
     ("ask-file-nul", ["ask", "--question-file", "{nul}", "--dry-run"], None, 2, "NUL byte"),

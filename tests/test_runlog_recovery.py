@@ -319,3 +319,18 @@ def test_a_garbled_run_log_does_not_stop_a_session(
     _turn(session_repo, "where is the BM25 index built?")
     _moved_aside_notice(capsys.readouterr().err)
     assert get_session(open_db(), "s") is not None
+
+
+def test_a_bad_event_row_is_skipped_and_counted(
+        session_repo: Path, helix_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _turn(session_repo, "where is the BM25 index built?")
+    code, out, _ = run(["events", "--json"], capsys)
+    total = len(json.loads(out))
+    conn = sqlite3.connect(_db_path(helix_home), isolation_level=None)
+    conn.execute("UPDATE continuity_events SET data_json = '{no' WHERE seq = 1")
+    conn.execute("UPDATE continuity_events SET name = CAST(x'ff' AS TEXT) WHERE seq = 2")
+    conn.close()
+    code, out, err = run(["events", "--json"], capsys)
+    assert code == 0, err
+    assert len(json.loads(out)) == total - 2
+    assert err.count("\n") == 1 and "skipped 2 unreadable event row(s)" in err

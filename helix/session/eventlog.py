@@ -10,7 +10,7 @@ import sqlite_utils
 
 from controller.continuity.events import ContinuityEvent
 from helix.core.hashing import canonical_json
-from helix.store.db import migrate
+from helix.store.db import Schema, UndecodableText, guarded, migrate, notice
 
 EVENT_MIGRATIONS = [
     """
@@ -72,9 +72,17 @@ def read_events(db: sqlite_utils.Database, *, session_id: str | None = None,
     sql += " ORDER BY seq DESC"
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
-    rows = db.conn.execute(sql, args).fetchall()
-    out = []
-    for row in reversed(rows):
+    with guarded(db, [Schema("events", EVENT_MIGRATIONS)]):
+        rows = db.conn.execute(sql, args).fetchall()
+    out, bad = [], 0
+    for row in reversed(rows):  # a row that cannot be read back is skipped and counted
         fields = dict(zip(_COLUMNS, row[:-1], strict=True))
-        out.append(ContinuityEvent(**fields, data=json.loads(row[-1])))
+        try:
+            if any(isinstance(value, UndecodableText) for value in row):
+                raise ValueError("a text column is not valid UTF-8")
+            out.append(ContinuityEvent(**fields, data=json.loads(row[-1])))
+        except (ValueError, TypeError):  # pydantic's ValidationError is a ValueError
+            bad += 1
+    if bad:
+        notice(f"skipped {bad} unreadable event row(s) in the run log")
     return out
