@@ -1,13 +1,17 @@
 """Build, refresh and inspect the index of one repository (incremental, by content hash).
 
-    build_index   walk + hash; nothing changed -> no-op; else re-parse only changed files
-                  (the previous generation is the parse and token cache), rebuild BM25 from
-                  cached tokens, embed only texts missing from the shared embedding cache,
-                  rebuild the graph, write a new generation atomically.
+    build_index   walk + hash; nothing changed -> no-op; else the lexical phase
+                  (`indexers.build_lexical`: re-parse only changed files, BM25 from cached
+                  tokens, the graph), the dense phase (`indexers.build_dense`: embed only
+                  texts missing from the shared embedding cache), and one generation written
+                  atomically. A running dense worker is waited for first (it holds the lock).
     ensure_index  what every reading command calls: a fresh `Index` and the report saying
                   whether it refreshed and which files changed. While another process holds
                   the writer lock it answers from the current generation as it is (a note
                   says so, `stale` in the report); with none usable it waits for the writer.
+                  `dense="background"` (`helix ask`): lexical first; when many vectors are
+                  missing the generation holds those the cache has and a background worker
+                  (`indexers.dense_worker`) embeds the rest, publishing as it goes.
     index_status  fresh or not (part digests included), what changed since the build,
                   revisions, size on disk.
 """
@@ -19,18 +23,18 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import Any, Literal
 
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.errors import BadPathError, IndexCorruptError, IndexLockedError
 from helix.core.notices import notify
 from helix.core.paths import index_dir_for
 from helix.core.ports import Embedder
-from helix.core.schemas import Chunk, FileRecord
-from indexers import version
+from helix.core.schemas import Chunk
+from indexers import dense_worker, version
+from indexers.build_dense import cached_dense, complete_dense, plan_dense
 from indexers.build_embed import embed
+from indexers.build_lexical import Lexical, build_lexical
 from indexers.formats import (
     CHUNK_FIELDS,
     DEF_FIELDS,
@@ -43,8 +47,6 @@ from indexers.formats import (
     PART_REFS,
     PART_TREES,
     REF_FIELDS,
-    CachedParse,
-    RefRow,
     dump_cards,
     dump_graph,
     dump_rows,
@@ -52,7 +54,6 @@ from indexers.formats import (
     paused_gc,
 )
 from indexers.previous import (
-    Previous,
     is_sound,
     load_previous,
     parse_hash,
@@ -66,17 +67,17 @@ from indexers.store import (
     DIR_DENSE,
     IndexStore,
     Manifest,
+    dense_state,
     now,
     repo_revision,
 )
 from indexers.token_cache import DIR_TOKENS
-from indexers.token_cache import merge as merge_tokens
-from indexers.trees import TreeFormatError, TreeNode, is_tree_file, parse_tree_file
 
 # progress(stage, done, total)
 Progress = Callable[[str, int, int], None]
-STAGES = ("walk", "parse", "bm25", "embed", "graph", "write")
-PROGRESS_EVERY = 50  # files between progress updates while parsing
+STAGES = ("walk", "parse", "bm25", "graph", "embed", "write")
+# "wait": every vector before returning; "background": lexical first, vectors by the worker
+DenseMode = Literal["wait", "background"]
 # A reader finding the writer lock held and no usable generation waits this long for it (a
 # first build of a large repository takes minutes).
 READER_WAIT_S = 300.0
@@ -106,6 +107,13 @@ def _diff(old: dict[str, str], new: dict[str, str]) -> tuple[list[str], list[str
     return added, modified, removed
 
 
+def _counts_by_kind(items: Sequence[str]) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    for kind in items:
+        counts[kind] += 1
+    return {**dict(sorted(counts.items())), "total": len(items)}
+
+
 def _ignore_inside(directory: Path, root: Path) -> None:
     """An index kept inside the repository must not index itself: ignore it like git would."""
     if directory.is_relative_to(root):
@@ -115,68 +123,34 @@ def _ignore_inside(directory: Path, root: Path) -> None:
             ignore.write_text("*\n", encoding="utf-8")
 
 
-def _parse_one(record: FileRecord, text: str, settings: IndexSettings,
-               warnings: list[str]) -> tuple[FileRecord, Any, list[TreeNode]]:
-    if settings.trees and is_tree_file(record.path, settings.trees):
-        try:
-            chunks, nodes = parse_tree_file(record.path, text)
-            tree_record = record.model_copy(update={"kind": "tree", "lang": "json"})
-            return tree_record, CachedParse(record.path, record.content_hash, tuple(chunks),
-                                            (), ()), nodes
-        except TreeFormatError as exc:
-            warnings.append(f"tree file skipped as a tree: {exc}")
-    from indexers.parse import parse_file
-
-    return record, parse_file(record, text, settings), []
-
-
-def _bm25_text(chunk: Chunk) -> str:
-    # Parent headings are not in a section's own text; they locate it.
-    if chunk.heading_path:
-        return " / ".join(chunk.heading_path) + "\n" + chunk.text
-    return chunk.text
-
-
-def _counts_by_kind(items: Sequence[str]) -> dict[str, int]:
-    counts: dict[str, int] = defaultdict(int)
-    for kind in items:
-        counts[kind] += 1
-    return {**dict(sorted(counts.items())), "total": len(items)}
-
-
-def _graph(records: Sequence[FileRecord], parsed: Sequence[Any], tree_nodes: Sequence[TreeNode],
-           previous: Previous | None, added: Sequence[str], modified: Sequence[str],
-           removed: Sequence[str]) -> tuple[Any, bool]:
-    """The previous graph updated for modified files when it can be (same set of files, no
-    tree file changed), else a full build: both give the same graph."""
-    from indexers.graph import build_graph
-
-    if (previous is not None and modified and not added and not removed
-            and not any(previous.had_trees(path) for path in modified)
-            and all(r.kind != "tree" for r in records if r.path in set(modified))):
-        try:
-            old_graph = previous.index.graph
-        except IndexCorruptError:
-            old_graph = None
-        if old_graph is not None:
-            from indexers.graph_update import update_graph
-
-            old_defs = [d for path in modified for d in previous.defs_of(path)]
-            return update_graph(old_graph, records, parsed, tree_nodes, modified,
-                                old_defs), True
-    return build_graph(records, parsed, tree_nodes), False
-
-
 def build_index(root: Path, config: HelixConfig, *, index_dir: Path | None = None,
                 embedder: Embedder | None = None, progress: Progress | None = None,
-                force: bool = False) -> BuildReport:
-    """Bring the index of `root` up to date; a no-op (saying so) when nothing changed."""
+                force: bool = False, dense: DenseMode = "wait") -> BuildReport:
+    """Bring the index of `root` up to date; a no-op (saying so) when nothing changed.
+    A dense worker at work is waited for (its progress reported); a paused one is resumed:
+    here (`dense="wait"`) or in a new worker ("background")."""
     root = _resolve_root(root)
     store = _store_for(root, index_dir)
+    dense_worker.clear_pause(store)
+    dense_worker.wait_for(store, progress)
     # The build allocates millions of long-lived objects; the cyclic collector would re-scan
     # them again and again (a third of the build time) and finds nothing to free.
     with store.locked(), paused_gc():
-        return _build_locked(root, config, store, embedder, progress, force)
+        report = _build_locked(root, config, store, embedder, progress, force, dense=dense)
+    return _with_worker(store, root, config, report, start=dense == "background")
+
+
+def _with_worker(store: IndexStore, root: Path, config: HelixConfig, report: BuildReport,
+                 start: bool) -> BuildReport:
+    """The report with the dense worker's pid while vectors are missing; `start`: start one
+    when none runs (and the user did not stop it: `helix index --stop`)."""
+    state = report.dense_state
+    if state is None or state["complete"]:
+        return report
+    pid = dense_worker.start(store, root, config) if start else None
+    if pid is None:
+        pid = dense_worker.running_pid(store)
+    return report.model_copy(update={"worker_pid": pid})
 
 
 def _is_current(manifest: Manifest, hashes: dict[str, str], config: HelixConfig) -> bool:
@@ -187,8 +161,13 @@ def _is_current(manifest: Manifest, hashes: dict[str, str], config: HelixConfig)
 
 def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
                   embedder: Embedder | None, progress: Progress | None,
-                  force: bool, parts: dict[str, Any] | None = None) -> BuildReport:
-    """`parts`: filled with the new generation's parts as built (for `Index.seed`)."""
+                  force: bool, parts: dict[str, Any] | None = None,
+                  dense: DenseMode = "wait") -> BuildReport:
+    """Walk, then (unless nothing changed) the lexical phase, the dense phase and the write of
+    one generation. `parts`: filled with the new generation's parts as built (`Index.seed`).
+    `dense`: "wait" embeds every missing vector now (and completes a generation a worker left
+    incomplete); "background" embeds now only when at most `index.dense_inline_max` are
+    missing, else writes the vectors the cache has and leaves the rest to the worker."""
     from indexers.walker import walk
 
     settings = config.index
@@ -208,6 +187,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     lap("walk")
     hashes = {w.record.path: w.record.content_hash for w in walked.files}
     skipped = {reason: len(paths) for reason, paths in sorted(walked.skipped.items())}
+    seen = {"files_seen": walked.seen, "files_skipped": skipped}
     prev_index, reason = load_previous(store, root, config, force)
     prev_manifest = prev_index.manifest if prev_index else None
     added, modified, removed = _diff(prev_manifest.files if prev_manifest else {}, hashes)
@@ -219,9 +199,18 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
             prev_index = prev_manifest = None
             added, modified, removed = _diff({}, hashes)
     if unchanged and prev_manifest is not None:
+        state = dense_state(prev_manifest.counts)
+        if dense == "wait" and state is not None and not state["complete"]:
+            # lexically current, vectors missing (a worker was stopped or killed): finish it
+            complete_dense(store, root, config, embedder=embedder, progress=progress)
+            current = store.current_dir()
+            assert current is not None
+            manifest = store.read_manifest(current)
+            seconds["total"] = round(time.perf_counter() - started, 4)
+            return kept_report(manifest.report, refreshed=True, seconds=seconds,
+                               embeddings=manifest.report.get("embeddings", {}), **seen)
         seconds["total"] = round(time.perf_counter() - started, 4)
-        return kept_report(prev_manifest.report, noop=True, seconds=seconds,
-                            files_seen=walked.seen, files_skipped=skipped)
+        return kept_report(prev_manifest.report, noop=True, seconds=seconds, **seen)
 
     previous, parse_reason = reusable(prev_index, config)
     reason = reason or parse_reason
@@ -231,118 +220,109 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     warnings: list[str] = []
     if reason:
         warnings.append(reason)
-    records: list[FileRecord] = []
-    parsed: list[Any] = []
-    tree_nodes: list[TreeNode] = []
-    files_parsed = 0
-    fresh_paths: set[str] = set()
-    total = len(walked.files)
-    for position, wf in enumerate(walked.files):
-        hit = previous.parse(wf.record) if previous else None
-        if hit is not None:
-            record = (wf.record.model_copy(update={"kind": "tree", "lang": "json"})
-                      if hit[1] else wf.record)
-            result, nodes = hit
-        else:
-            record, result, nodes = _parse_one(wf.record, wf.text, settings, warnings)
-            files_parsed += 1
-            fresh_paths.add(record.path)
-        records.append(record)
-        parsed.append(result)
-        tree_nodes.extend(nodes)
-        if progress and (position % PROGRESS_EVERY == 0 or position + 1 == total):
-            progress("parse", position + 1, total)
-    chunks = sorted((c for p in parsed for c in p.chunks),
-                    key=lambda c: (c.path, c.start_line, c.id))
-    defs = [d for p in parsed for d in p.defs]
-    refs = [r if type(r) is RefRow else RefRow(r.name, r.kind, r.path, r.line, r.scope, r.module)
-            for p in parsed for r in p.refs]  # cached ones are RefRows already
-    lap("parse")
-
-    from indexers.bm25 import BM25Index
-    from indexers.tokenize import tokenize
-
-    rows: list[int | list[str]] = []
-    tokens_cached = 0
-    for chunk in chunks:
-        cached_row = previous.token_row(chunk.id) if previous else None
-        if cached_row is None:
-            rows.append(tokenize(_bm25_text(chunk)))
-        else:
-            tokens_cached += 1
-            rows.append(cached_row)
-    token_table = merge_tokens(rows, previous.token_table if previous else None)
-    bm25, file_bm25 = BM25Index.build_with_files(
-        [c.id for c in chunks], [c.path for c in chunks], token_table.vocab, token_table.flat,
-        np.diff(token_table.offsets))
-    lap("bm25")
+    lexical = build_lexical(walked.files, config, previous, (added, modified, removed),
+                            warnings, progress)
+    seconds.update(lexical.seconds)
+    clock = time.perf_counter()
 
     cards: dict[str, Any] = {}
     if (previous is not None and settings.embed_enabled and prev_manifest is not None
             and prev_manifest.index_hash == config.index_hash):
-        cards = previous.cards({c.id for c in chunks if c.path not in fresh_paths})
-    dense, model_key, embed_stats = embed(chunks, settings, embedder, progress, cards)
+        cards = previous.cards({c.id for c in lexical.chunks
+                                if c.path not in lexical.fresh_paths})
+    vectors, model_key, embed_stats, state = _dense_phase(lexical.chunks, settings, embedder,
+                                                          progress, cards, dense)
     lap("embed")
+    changes = {"added": added, "modified": modified, "removed": removed, "reason": reason,
+               "warnings": warnings, "seen": seen, "hashes": hashes}
+    return _write(root, config, store, lexical, (vectors, model_key, embed_stats, state),
+                  cards, changes, progress, seconds, started, parts)
 
-    if progress:
-        progress("graph", 0, 0)
-    graph, graph_updated = _graph(records, parsed, tree_nodes, previous, added, modified,
-                                  removed)
-    lap("graph")
 
+def _dense_phase(chunks: Sequence[Chunk], settings: IndexSettings, embedder: Embedder | None,
+                 progress: Progress | None, cards: dict[str, Any], dense: DenseMode
+                 ) -> tuple[Any, str | None, dict[str, int], dict[str, int] | None]:
+    """(DenseIndex or None, model key, embedding stats, counts["dense"] or None)."""
+    if not settings.embed_enabled:
+        return None, None, {"cached": 0, "computed": 0, "total": 0}, None
+    if dense == "background":
+        plan = plan_dense(chunks, settings, embedder, cards)
+        if plan.model_key is not None and plan.missing > settings.dense_inline_max:
+            index, stats = cached_dense(plan)
+            return index, plan.model_key, stats, plan.counts(len(index))
+    index, model_key, stats = embed(chunks, settings, embedder, progress, cards)
+    return index, model_key, stats, {"vectors": len(index), "total": stats["total"]}
+
+
+def _write(root: Path, config: HelixConfig, store: IndexStore, lexical: Lexical,
+           dense: tuple[Any, str | None, dict[str, int], dict[str, int] | None],
+           cards: dict[str, Any], changes: dict[str, Any], progress: Progress | None,
+           seconds: dict[str, float], started: float,
+           parts: dict[str, Any] | None) -> BuildReport:
+    """One generation from the phases' results, written atomically."""
+    settings = config.index
+    vectors, model_key, embed_stats, state = dense
+    chunks, graph, hashes = lexical.chunks, lexical.graph, changes["hashes"]
+    added, modified, removed = changes["added"], changes["modified"], changes["removed"]
+    clock = time.perf_counter()
     if progress:
         progress("write", 0, 0)
     writer = store.writer()
     try:
-        writer.write_bytes(PART_FILES, dump_rows(records, FILE_FIELDS))
+        writer.write_bytes(PART_FILES, dump_rows(lexical.records, FILE_FIELDS))
         writer.write_bytes(PART_CHUNKS, dump_rows(chunks, CHUNK_FIELDS))
-        writer.write_bytes(PART_DEFS, dump_rows(defs, DEF_FIELDS))
-        writer.write_bytes(PART_REFS, dump_rows(refs, REF_FIELDS))
-        token_table.save(writer.subdir(DIR_TOKENS))
-        writer.write_json(PART_TREES, [t.model_dump(mode="json") for t in tree_nodes])
+        writer.write_bytes(PART_DEFS, dump_rows(lexical.defs, DEF_FIELDS))
+        writer.write_bytes(PART_REFS, dump_rows(lexical.refs, REF_FIELDS))
+        lexical.token_table.save(writer.subdir(DIR_TOKENS))
+        writer.write_json(PART_TREES, [t.model_dump(mode="json") for t in lexical.tree_nodes])
         writer.write_bytes(PART_GRAPH, dump_graph(graph))
         if settings.embed_enabled:
             writer.write_bytes(PART_CARDS, dump_cards({c.id: cards[c.id] for c in chunks}))
-        bm25.save(writer.subdir(DIR_BM25))
-        file_bm25.save(writer.subdir(DIR_BM25_FILES))
-        if dense is not None:
-            dense.save(writer.subdir(DIR_DENSE))
+        lexical.bm25.save(writer.subdir(DIR_BM25))
+        lexical.file_bm25.save(writer.subdir(DIR_BM25_FILES))
+        if vectors is not None:
+            vectors.save(writer.subdir(DIR_DENSE))
         from indexers.graph import edge_counts
 
         edges = edge_counts(graph)
         report: dict[str, Any] = {
-            "root": str(root), "index_dir": str(store.directory), "files_seen": walked.seen,
-            "files_indexed": len(records), "files_skipped": skipped,
+            "root": str(root), "index_dir": str(store.directory), **changes["seen"],
+            "files_indexed": len(lexical.records),
             "changed_files": tuple(sorted({*added, *modified, *removed})),
             "added": tuple(added), "modified": tuple(modified), "removed": tuple(removed),
-            "files_parsed": files_parsed,
+            "files_parsed": lexical.files_parsed,
             "chunks": _counts_by_kind([c.kind for c in chunks]),
-            "symbols": {"defs": len(defs), "refs": len(refs)},
+            "symbols": {"defs": len(lexical.defs), "refs": len(lexical.refs)},
             "graph_nodes": graph.number_of_nodes(),
             "graph_edges": {**edges, "total": sum(edges.values())},
             "repo_rev": repo_revision(root, hashes), "noop": False, "refreshed": True,
-            "rebuild_reason": reason, "embeddings": embed_stats,
-            "graph_updated": graph_updated,
-            "tokens": {"cached": tokens_cached, "computed": len(chunks) - tokens_cached},
-            "warnings": tuple(warnings),
+            "rebuild_reason": changes["reason"], "embeddings": embed_stats,
+            "dense_state": dense_state({"dense": state}) if state is not None else None,
+            "graph_updated": lexical.graph_updated,
+            "tokens": {"cached": lexical.tokens_cached,
+                       "computed": len(chunks) - lexical.tokens_cached},
+            "warnings": tuple(changes["warnings"]),
         }
-        lap("write")
+        seconds["write"] = round(time.perf_counter() - clock, 4)
         report["seconds"] = {**seconds, "total": round(time.perf_counter() - started, 4)}
+        counts: dict[str, Any] = {
+            "parse_hash": parse_hash(settings), "index_code": version.index_code_digest(),
+            "graph_digest": graph_digest(graph), "chunks": len(chunks),
+            "files": len(lexical.records), "defs": len(lexical.defs),
+            "refs": len(lexical.refs)}
+        if state is not None:
+            counts["dense"] = state
         manifest = writer.commit(
             index_hash=config.index_hash, embed_model_key=model_key, files=hashes,
-            repo_rev=report["repo_rev"],
-            counts={"parse_hash": parse_hash(settings), "index_code": version.index_code_digest(),
-                    "graph_digest": graph_digest(graph),
-                    "chunks": len(chunks),
-                    "files": len(records), "defs": len(defs), "refs": len(refs)},
-            report=report, created=now())
+            repo_rev=report["repo_rev"], counts=counts, report=report, created=now())
     except BaseException:
         writer.abort()
         raise
     if parts is not None:
-        parts.update(files=records, chunks=chunks, defs=defs, refs=refs, trees=tree_nodes,
-                     graph=graph, bm25=bm25, dense=dense, tokens=token_table,
-                     bm25_files=file_bm25)
+        parts.update(files=lexical.records, chunks=chunks, defs=lexical.defs,
+                     refs=lexical.refs, trees=lexical.tree_nodes, graph=graph,
+                     bm25=lexical.bm25, dense=vectors, tokens=lexical.token_table,
+                     bm25_files=lexical.file_bm25)
     return BuildReport.model_validate(manifest.report)
 
 
@@ -377,7 +357,11 @@ def _read_unlocked(root: Path, config: HelixConfig, store: IndexStore,
     seconds = {"total": round(time.perf_counter() - started, 4)}
     if _is_current(manifest, hashes, config):
         return current, kept_report(manifest.report, noop=True, seconds=seconds, **seen)
-    note = (f"the index at {store.directory} is being rebuilt by another helix process; "
+    pid = dense_worker.running_pid(store)
+    holder = (f"is held by the dense worker (pid {pid}) until it has embedded every card "
+              "(`helix index --stop` stops it)" if pid is not None
+              else "is being rebuilt by another helix process")
+    note = (f"the index at {store.directory} {holder}; "
             f"answering from the generation built at {_when(manifest.created)} "
             f"(repo_rev {manifest.repo_rev})")
     notify(note)
@@ -387,29 +371,36 @@ def _read_unlocked(root: Path, config: HelixConfig, store: IndexStore,
 
 def ensure_index(root: Path, config: HelixConfig, *, index_dir: Path | None = None,
                  embedder: Embedder | None = None, progress: Progress | None = None,
-                 query_embedder: Embedder | None = None) -> tuple[Index, BuildReport]:
+                 query_embedder: Embedder | None = None,
+                 dense: DenseMode = "wait") -> tuple[Index, BuildReport]:
     """A fresh index of `root` (refreshed first when files changed) and the report.
 
-    A reader never queues behind a writer: when another process holds the lock, the current
-    generation (manifest and parts checked) is used without it (`_read_unlocked`); only when
-    there is no usable generation does it wait for the writer (up to READER_WAIT_S). A
-    rebuild's reason (a corrupt part, another version) is a one-line note."""
+    A reader never queues behind a writer: when another process holds the lock (a writer, or
+    the dense worker for minutes), the current generation (manifest and parts checked) is
+    used without it (`_read_unlocked`); only when there is no usable generation does it wait
+    for the writer (up to READER_WAIT_S). A rebuild's reason (a corrupt part, another
+    version) is a one-line note. `dense="wait"` first waits for a running dense worker (the
+    caller wants every vector); "background" starts one when vectors are missing and none
+    runs (never a second one: the worker lock decides)."""
     root = _resolve_root(root)
     store = _store_for(root, index_dir)
     repair = f"run `{_repair_command(root, index_dir)}` to rebuild it"
     parts: dict[str, Any] = {}
+    if dense == "wait":
+        dense_worker.wait_for(store, progress)
     with contextlib.ExitStack() as held:
         try:
             held.enter_context(store.locked(timeout=0))
         except IndexLockedError:
             used = _read_unlocked(root, config, store, query_embedder, repair)
             if used is not None:
-                return used
+                index, report = used
+                return index, _with_worker(store, root, config, report, start=False)
             notify(f"another helix process is building the index at {store.directory}; "
                    f"waiting for it (up to {READER_WAIT_S:g} s)")
             held.enter_context(store.locked(timeout=READER_WAIT_S))
         held.enter_context(paused_gc())
-        report = _build_locked(root, config, store, embedder, progress, False, parts)
+        report = _build_locked(root, config, store, embedder, progress, False, parts, dense)
     if report.rebuild_reason:
         notify(report.rebuild_reason)
     # The build checked (or wrote) every part of that generation a moment ago.
@@ -417,7 +408,7 @@ def ensure_index(root: Path, config: HelixConfig, *, index_dir: Path | None = No
                        repair=repair)
     if parts and index.index_rev == report.index_rev:
         index.seed(parts)  # a refresh: its parts are in memory already, no need to read them
-    return index, report
+    return index, _with_worker(store, root, config, report, start=dense == "background")
 
 
 def index_status(root: Path, config: HelixConfig, index_dir: Path | None = None) -> StatusReport:
@@ -455,4 +446,5 @@ def index_status(root: Path, config: HelixConfig, index_dir: Path | None = None)
         added=tuple(added), modified=tuple(modified), removed=tuple(removed),
         built_repo_rev=manifest.repo_rev, index_rev=manifest.index_rev,
         built_at=manifest.created, files_indexed=len(manifest.files),
-        size_bytes=store.size_bytes())
+        size_bytes=store.size_bytes(), dense_state=dense_state(manifest.counts),
+        worker=dense_worker.status(store))

@@ -40,6 +40,7 @@ from indexers.store import (
     DIR_DENSE,
     IndexStore,
     Manifest,
+    dense_state,
     read_part,
     verify_dir,
 )
@@ -142,6 +143,13 @@ class Index:
     @property
     def index_rev(self) -> str:
         return self.manifest.index_rev
+
+    @property
+    def dense_state(self) -> dict[str, Any] | None:
+        """{"vectors", "total", "complete"} of this generation's dense part (vectors of the
+        embed selection it holds; a lexical-first build starts with those the cache had);
+        None when it has none (embeddings off)."""
+        return dense_state(self.manifest.counts)
 
     @property
     def graph(self) -> nx.MultiDiGraph:

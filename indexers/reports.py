@@ -40,6 +40,10 @@ class BuildReport(Frozen):
     # another process held the writer lock: the current generation was used as it was, not
     # refreshed (it may not reflect the latest files)
     stale: bool = False
+    # the generation's vectors: {"vectors", "total", "complete"} (None: embeddings off)
+    dense_state: dict[str, Any] | None = None
+    # the background dense worker embedding the rest, while vectors are missing
+    worker_pid: int | None = None
 
 
 class StatusReport(Frozen):
@@ -58,6 +62,10 @@ class StatusReport(Frozen):
     built_at: float | None = None
     files_indexed: int = 0
     size_bytes: int = 0
+    dense_state: dict[str, Any] | None = None  # {"vectors", "total", "complete"}
+    # the dense worker (`indexers.dense_worker.status`): running, pid, vectors, total,
+    # rate, eta_s, status, error, paused
+    worker: dict[str, Any] | None = None
 
 
 def kept_report(built: dict[str, Any], **update: Any) -> BuildReport:

@@ -75,7 +75,8 @@ _MARKER_FIRST_LINE = MARKER_TEXT.splitlines()[0]
 _GEN_NAME = re.compile(r"^gen-[0-9a-f]{12}$")
 _TMP_NAME = re.compile(r"^tmp-[0-9a-f]{12}$")
 _HELIX_FILES = re.compile(
-    r"^(CURRENT|CURRENT\.tmp|lock|verified\.json|verified\.json\.[0-9a-f]{8}\.tmp)$")
+    r"^(CURRENT|CURRENT\.tmp|lock|verified\.json|verified\.json\.[0-9a-f]{8}\.tmp"
+    r"|worker\.lock|worker\.json|worker\.json\.[0-9a-f]{8}\.tmp|worker\.log)$")
 _GITIGNORE = ".gitignore"
 IGNORE_ALL = "*\n"  # what Helix writes into an index directory kept inside the repository
 
@@ -102,6 +103,17 @@ class Manifest(Frozen):
     parts: dict[str, PartInfo]  # generation-relative POSIX path -> digest and size
     report: dict[str, Any]  # the BuildReport that made this generation
     index_rev: str
+
+
+def dense_state(counts: dict[str, Any]) -> dict[str, Any] | None:
+    """{"vectors", "total", "complete"} of a manifest's `counts["dense"]`: how many of the
+    embed selection's vectors the generation holds (`indexers.build_dense`); None when it
+    has no dense part (embeddings off)."""
+    dense = counts.get("dense")
+    if not isinstance(dense, dict):
+        return None
+    vectors, total = int(dense.get("vectors", 0)), int(dense.get("total", 0))
+    return {"vectors": vectors, "total": total, "complete": vectors >= total}
 
 
 def manifest_rev(data: dict[str, Any]) -> str:
@@ -146,6 +158,22 @@ class GenerationWriter:
     def write_json(self, name: str, obj: Any) -> None:
         self.write_bytes(name, canonical_json(obj).encode("utf-8"))
 
+    def link_parts(self, generation: Path, manifest: Manifest, skip: str) -> None:
+        """Every part of `generation` except those under `skip/`, hard-linked (copied where
+        links cannot be made) into this one: a generation that changes only its dense
+        vectors shares the lexical parts' files with the one before. The caller has checked
+        their digests (`IndexStore.verify_all`); the manifest's digests are taken as they are."""
+        for rel, info in manifest.parts.items():
+            if rel.startswith(skip + "/"):
+                continue
+            source, target = generation / rel, self.tmp / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(source, target)
+            except OSError:
+                shutil.copyfile(source, target)
+            self._known[rel] = info
+
     def subdir(self, name: str) -> Path:
         path = self.tmp / name
         path.mkdir(parents=True, exist_ok=True)
@@ -164,7 +192,9 @@ class GenerationWriter:
 
     def commit(self, *, index_hash: str, embed_model_key: str | None, files: dict[str, str],
                repo_rev: str, counts: dict[str, Any], report: dict[str, Any],
-               created: float) -> Manifest:
+               created: float, prune_grace_s: float = 0.0) -> Manifest:
+        """Write the manifest and make the generation current. `prune_grace_s`: generations
+        replaced less than that long ago are kept too (a reader may still be reading one)."""
         data: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION, "index_hash": index_hash,
             "embed_model_key": embed_model_key, "files": dict(sorted(files.items())),
@@ -183,7 +213,7 @@ class GenerationWriter:
         part_stats.save(self.store.directory, generation.name, {
             rel: stat for rel in manifest.parts
             if (stat := part_stats.part_stat(generation / rel)) is not None})
-        self.store.prune()
+        self.store.prune(prune_grace_s)
         return manifest
 
     def abort(self) -> None:
@@ -337,13 +367,21 @@ class IndexStore:
         if record and seen != known:
             part_stats.save(self.directory, generation.name, seen)
 
-    def prune(self) -> None:
-        """Remove generations other than the current one and the one before it."""
+    def prune(self, grace_s: float = 0.0) -> None:
+        """Remove generations other than the current one and the one before it, except,
+        with `grace_s`, those replaced (their successor written) less than `grace_s` ago:
+        the dense worker publishes every few seconds, and a reader that opened a generation
+        two publishes back must still find its parts."""
         current = self.current_dir()
         gens = sorted((p for p in self._helix_dirs(_GEN_NAME) if p != current),
                       key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)
-        for old in gens[KEEP_PREVIOUS:]:
-            shutil.rmtree(old, ignore_errors=True)
+        cutoff = time.time_ns() - int(grace_s * 1e9)
+        newer = [current.stat().st_mtime_ns] if current is not None else []
+        newer += [p.stat().st_mtime_ns for p in gens]
+        for position, old in enumerate(gens):
+            replaced_at = newer[position] if position < len(newer) else 0
+            if position >= KEEP_PREVIOUS and not (grace_s > 0 and replaced_at > cutoff):
+                shutil.rmtree(old, ignore_errors=True)
 
     def size_bytes(self) -> int:
         total = 0

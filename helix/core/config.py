@@ -51,6 +51,24 @@ class IndexSettings(_Frozen):
     embed_batch_size: int = Field(default=64, ge=1)
     # Repository-provided tree/concept JSON files (globs relative to the root).
     trees: tuple[str, ...] = ()
+    # How the index is built, not what it holds (`RUNTIME_INDEX_SETTINGS`: outside every hash).
+    # A question asked in a directory outside any git repository that holds more files than
+    # this is refused (pass --repo, --yes, or raise it; 0: no limit). User-only.
+    max_files: int = Field(default=5000, ge=0)
+    # `helix ask` answers from the lexical index at once and embeds in a background worker
+    # process when more than `dense_inline_max` vectors are missing (false: wait, as --wait).
+    background_dense: bool = True
+    dense_inline_max: int = Field(default=200, ge=0)
+    # The worker publishes a generation every this many new vectors or seconds, at the latest.
+    dense_publish_vectors: int = Field(default=1000, ge=1)
+    dense_publish_seconds: float = Field(default=30.0, gt=0)
+
+
+# Index settings that decide how and when the index is built, never what it holds: left out of
+# `index_hash` and `evidence_hash`, so a background build and a synchronous one are the same
+# index, and a default added here retires no existing index.
+RUNTIME_INDEX_SETTINGS = frozenset({"max_files", "background_dense", "dense_inline_max",
+                                    "dense_publish_vectors", "dense_publish_seconds"})
 
 
 class RetrievalSettings(_Frozen):
@@ -135,15 +153,18 @@ class HelixConfig(_Frozen):
     synthesis: SynthesisSettings = SynthesisSettings()
     continuity: ContinuitySettings = ContinuitySettings()
 
+    def _index_content(self) -> dict[str, Any]:
+        return self.index.model_dump(mode="json", exclude=set(RUNTIME_INDEX_SETTINGS))
+
     @property
     def index_hash(self) -> str:
         """What the index's content depends on (goes into the manifest)."""
-        return hash_obj({"index": self.index})
+        return hash_obj({"index": self._index_content()})
 
     @property
     def evidence_hash(self) -> str:
         """What the evidence depends on (goes into every envelope as `config_hash`)."""
-        return hash_obj({"index": self.index, "retrieval": self.retrieval})
+        return hash_obj({"index": self._index_content(), "retrieval": self.retrieval})
 
 
 _SECTION_MODELS: dict[str, type[BaseModel]] = {
@@ -166,6 +187,7 @@ REPO_SECTIONS = ("index", "retrieval")
 REPO_FORBIDDEN: dict[str, str] = {
     "index.embed_model": "it decides which model files are loaded",
     "index.skip_secrets": "it decides whether secret-bearing files are read",
+    "index.max_files": "it decides whether a large directory is indexed by accident",
 }
 REPO_RULE = "repository config may set index and retrieval settings only"
 USER_PLACES = "set it in $HELIX_HOME/config.toml, a HELIX_* variable or a flag"
