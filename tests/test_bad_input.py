@@ -132,6 +132,8 @@ CASES: list[tuple[str, list[str], bytes | None, int, str]] = [
     ("find-limit-negative", ["find", "foo", "--limit", "-5"], None, 2, "--limit"),
     ("find-name-not-utf8", ["find", "f\udcff"], None, 2, "not valid UTF-8"),
     ("find-path-file", ["find", "foo", "{file}"], None, 2, "not a directory"),
+    ("find-empty-name", ["find", "  "], None, 2, "empty symbol name"),
+    ("find-100k-name", ["find", LONG], None, 1, "100,000 characters"),
     # index
     ("index-missing", ["index", "{missing}"], None, 2, "does not exist"),
     ("index-file", ["index", "{file}"], None, 2, "not a directory"),
@@ -150,6 +152,7 @@ CASES: list[tuple[str, list[str], bytes | None, int, str]] = [
     ("search-k-negative", ["search", "foo", "-k", "-3"], None, 2, "-k"),
     ("search-channel", ["search", "foo", "--channel", "nope"], None, 2, "--channel"),
     ("search-query-not-utf8", ["search", "f\udcff"], None, 2, "not valid UTF-8"),
+    ("search-empty-query", ["search", ""], None, 2, "empty query"),
     # show
     ("show-100k-id", ["show", LONG], None, 2, "100,000 characters"),
     ("show-empty-id", ["show", ""], None, 2, "bad turn id"),

@@ -14,7 +14,7 @@ import helix.inputs as inputs
 from helix.cli.common import echo_json
 from helix.cli.safe_text import echo
 from helix.core.config import HelixConfig, load_config
-from helix.core.errors import HelixError
+from helix.core.errors import HelixError, UserError
 from helix.core.paths import find_repo_root
 
 DEFAULT_FIND_LIMIT = 20
@@ -162,6 +162,8 @@ def find(name: str, path: str | None, as_json: bool, limit: int,
     """
     from indexers.build import ensure_index
 
+    if not name.strip():
+        raise UserError("empty symbol name (give the name of a class, function or method)")
     root = _root(path)
     idx, report = ensure_index(root, _config(root), index_dir=index_dir)
     defs = idx.find_definitions(name, limit=limit)
@@ -169,7 +171,7 @@ def find(name: str, path: str | None, as_json: bool, limit: int,
     if fuzzy:
         defs = idx.find_definitions(name, fuzzy=True, limit=limit)
     if not defs:
-        raise NoMatchError(f"no definition matches '{name}'")
+        raise NoMatchError(f"no definition matches {inputs.shown(name)}")
     rows = [{"name": d.name, "qualname": d.qualname, "kind": d.kind, "path": d.path,
              "line": d.start_line, "end_line": d.end_line, "scope": d.scope,
              "references": len(idx.references_to(d.name))} for d in defs]

@@ -10,7 +10,7 @@ import helix.inputs as inputs
 from helix.cli.common import echo_json
 from helix.cli.safe_text import echo
 from helix.core.config import load_config
-from helix.core.errors import BadPathError
+from helix.core.errors import BadPathError, UserError
 from helix.core.paths import find_repo_root
 
 DEFAULT_K = 10
@@ -44,6 +44,8 @@ def search(query: str, path: str | None, channel: str, k: int, as_json: bool,
     exactly as the controller's channels see it: chunk, lines, score, rank."""
     from indexers.build import ensure_index
 
+    if not query.strip():
+        raise UserError("empty query (give the words to search for)")
     root = _root(path)
     config = load_config(root, flags={"index.embed_enabled": False if no_embed else None})
     index, _ = ensure_index(root, config, index_dir=index_dir)
