@@ -22,7 +22,7 @@ from pydantic import Field
 
 from helix.core import notices
 from helix.core.config import HelixConfig, IndexSettings
-from helix.core.envelope import Envelope
+from helix.core.envelope import DenseState, Envelope
 from helix.core.ports import LLM, Clock, Embedder, SystemClock
 from helix.core.schemas import Frozen
 from helix.runlog import RunLog
@@ -60,8 +60,11 @@ def default_llm(config: HelixConfig, env: Mapping[str, str] | None = None) -> LL
 
 
 def _has_embeddings(index: Any) -> bool:
+    """The index has vectors to search (a lexical-first generation may have none yet)."""
     manifest = getattr(index, "manifest", None)
-    return getattr(manifest, "embed_model_key", None) is not None
+    state = getattr(index, "dense_state", None)
+    return getattr(manifest, "embed_model_key", None) is not None and (
+        not isinstance(state, dict) or state.get("vectors", 0) > 0)
 
 
 class LazyQueryEmbedder:
@@ -97,17 +100,26 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
         clock: Clock | None = None, runlog: RunLog | None = None,
         sleep: Callable[[float], None] = time.sleep,
         trace: Callable[[str, dict[str, Any]], None] | None = None,
-        notify: Callable[[str], None] | None = None) -> AskResult:
+        notify: Callable[[str], None] | None = None,
+        progress: Callable[[str, int, int], None] | None = None) -> AskResult:
     """Answer one question about the repository at `root`; every run goes to the run log.
     `notify` gets the synthesis' one-line notices (waiting for the model, a missing key);
-    default: `helix.core.notices.notify` (`helix: ...` on standard error)."""
+    default: `helix.core.notices.notify` (`helix: ...` on standard error). `progress`
+    (stage, done, total) follows the indexing, when there is any.
+
+    Lexical first (`index.background_dense`, the default): when many cards lack vectors the
+    question is answered from what the index has (BM25, symbols, graph, the vectors already
+    there) while a background worker embeds the rest; `envelope.dense_state` says which state
+    answered. `index.background_dense = false` (`helix ask --wait`) waits for every vector."""
     from controller.driver import run_controller
     from indexers.build import ensure_index
 
     clock = clock or SystemClock()
     started = clock.monotonic()
     lazy = LazyQueryEmbedder(config.index)
-    index, report = ensure_index(root, config, query_embedder=lazy)
+    index, report = ensure_index(root, config, query_embedder=lazy, progress=progress,
+                                 dense="background" if config.index.background_dense
+                                 else "wait")
     indexed = clock.monotonic()
     envelope = run_controller(question, index, config,
                               query_embedder=lazy if _has_embeddings(index) else None,
@@ -117,7 +129,9 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
     timings = dict(envelope.timings_ms)
     timings.setdefault("index", round((indexed - started) * 1000, 3))
     timings.setdefault("controller", round((controlled - indexed) * 1000, 3))
-    envelope = envelope.model_copy(update={"timings_ms": timings})
+    state = getattr(index, "dense_state", None)
+    envelope = envelope.model_copy(update={
+        "timings_ms": timings, "dense_state": DenseState(**state) if state else None})
 
     log = runlog or RunLog()
     run_id = log.start(envelope, created=clock.now(), dry_run=dry_run, session_id=session_id,

@@ -100,6 +100,11 @@ def _store_for(root: Path, index_dir: Path | None) -> IndexStore:
     return store
 
 
+def index_store(root: Path, index_dir: Path | None = None) -> IndexStore:
+    """The index directory of the repository at `root` (`--index-dir` or the default)."""
+    return _store_for(_resolve_root(root), index_dir)
+
+
 def _diff(old: dict[str, str], new: dict[str, str]) -> tuple[list[str], list[str], list[str]]:
     added = sorted(p for p in new if p not in old)
     removed = sorted(p for p in old if p not in new)

@@ -40,14 +40,14 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from helix.core.config import HelixConfig, IndexSettings
-from helix.core.errors import HelixError
+from helix.core.errors import HelixError, IndexLockedError
 from indexers.store import IndexStore
 
 WORKER_LOCK = "worker.lock"
@@ -212,9 +212,32 @@ def stop(store: IndexStore, wait_s: float = STOP_WAIT_S) -> dict[str, Any]:
         deadline = time.monotonic() + wait_s
         while running(store) and time.monotonic() < deadline:
             time.sleep(POLL_S)
+        state = read_state(store)
+        if not running(store) and state.get("status") in ("starting", "embedding",
+                                                         "waiting for the index lock"):
+            # ended before it could say so (the signal came while it was starting)
+            write_state(store, {**state, "status": "stopped", "updated": time.time()})
     else:
         pid = None
     return {"stopped": pid, "state": read_state(store)}
+
+
+@contextlib.contextmanager
+def _writer_lock(store: IndexStore, wait_s: float,
+                 should_stop: Callable[[], bool]) -> Iterator[None]:
+    """The index's writer lock, waited for in short steps so a stop request is heard."""
+    deadline = time.monotonic() + wait_s
+    with contextlib.ExitStack() as held:
+        while True:
+            try:
+                held.enter_context(store.locked(timeout=min(1.0, wait_s)))
+                break
+            except IndexLockedError:
+                if should_stop():
+                    break  # the caller sees the stop before touching the index
+                if time.monotonic() >= deadline:
+                    raise
+        yield
 
 
 def run(root: Path, store: IndexStore, config: HelixConfig, *,
@@ -233,7 +256,11 @@ def run(root: Path, store: IndexStore, config: HelixConfig, *,
         write_state(store, state)
 
     try:
-        with store.locked(timeout=lock_wait_s):
+        with _writer_lock(store, lock_wait_s, should_stop):
+            if should_stop():
+                state.update(status="stopped", updated=time.time())
+                write_state(store, state)
+                return state
             current = store.current_dir()
             state.update(status="embedding", generation=current.name if current else None)
             write_state(store, state)

@@ -29,11 +29,18 @@ if TYPE_CHECKING:
     from helix.core.envelope import Envelope
 
 
-def repo_root(repo: str | None) -> Path:
-    from helix.core.paths import find_repo_root
+def repo_root(repo: str | None, yes: bool = False) -> Path:
+    """The repository: `--repo`, else the enclosing git repository of the current directory,
+    else that directory, unless it is no repository by the look of it (the filesystem root,
+    home, the temporary directory, or outside git with more than `index.max_files` files):
+    then one line asking for --repo (`yes` indexes it anyway)."""
+    from helix.core.paths import find_repo_root, refuse_implicit_root, user_max_files
 
     if repo is None:
-        return inputs.check_path_text(find_repo_root(Path.cwd()), "the repository path")
+        root = inputs.check_path_text(find_repo_root(Path.cwd()), "the repository path")
+        if not yes:
+            refuse_implicit_root(root, user_max_files())
+        return root
     path = Path(repo).expanduser()
     if not path.is_dir():
         raise BadPathError(f"not a directory: {repo}")
@@ -85,6 +92,8 @@ def render_envelope(env: Envelope, console: Console) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from helix.cli.progress import dense_line
+
     intent = env.items.intent
     console.print(f"[bold]route[/] {env.route}  [bold]slots[/] {', '.join(env.slots)}  "
                   f"[bold]terms[/] {escape(', '.join(intent.terms))}"
@@ -100,6 +109,10 @@ def render_envelope(env: Envelope, console: Console) -> None:
             console.print(f"    [dim]{escape(s.note)}[/]")
     console.print(f"[bold]stop[/] {env.stop_reason}   [bold]llm_steps[/] {env.llm_steps}   "
                   f"[bold]coverage[/] {env.items.slot_coverage_report.ratio:.2f}")
+    building = dense_line(env.dense_state)
+    if building:
+        console.print(f"[bold yellow]{building}[/]: answered from the lexical channels and "
+                      "the vectors so far")
     table = Table("#", "evidence", "kind", "score", "reasons", box=None, pad_edge=False)
     for n, e in enumerate(env.evidence, start=1):
         table.add_row(str(n), escape(f"{e.path}:{e.start_line}-{e.end_line}"), e.kind,
@@ -144,10 +157,16 @@ def render_envelope(env: Envelope, console: Console) -> None:
 @click.option("--reply-to", "reply_to", type=click.IntRange(min=1, max=inputs.MAX_COUNT),
               default=None,
               help="Anchor focus to this turn of the session.")
+@click.option("--wait", is_flag=True,
+              help="Embed every card before answering (default: answer from the lexical "
+                   "index at once and embed in the background when many cards are new).")
+@click.option("--yes", is_flag=True,
+              help="Index the current directory even when it looks like no repository "
+                   "(home, /, the temp dir, or outside git with over index.max_files files).")
 def ask(question: tuple[str, ...], repo: str | None, dry_run: bool, as_json: bool,
         question_file: str | None, scope: str | None, sense: str | None,
         session: str | None, reply_to: int | None, model: str | None, api_base: str | None,
-        verbose: bool, trace: bool) -> None:
+        verbose: bool, trace: bool, wait: bool, yes: bool) -> None:
     """Ask a question about a repository; --dry-run shows the controller's evidence."""
     text = read_question(question, question_file)
     if session is not None or reply_to is not None:
@@ -160,26 +179,35 @@ def ask(question: tuple[str, ...], repo: str | None, dry_run: bool, as_json: boo
 
         # the session runner loads its own config: hand the flags on as their environment
         # aliases (this process only; flags still outrank everything else)
-        for name, value in (("HELIX_MODEL", model), ("HELIX_API_BASE", api_base)):
+        for name, value in (("HELIX_MODEL", model), ("HELIX_API_BASE", api_base),
+                            ("HELIX_INDEX__BACKGROUND_DENSE", "false" if wait else None)):
             if value:
                 os.environ[name] = value
+        if repo is None:  # the same guard, the root handed on as chosen
+            repo = str(repo_root(None, yes))
         ask_in_session(text, repo, session=session, reply_to=reply_to, dry_run=dry_run,
                        as_json=as_json)
         return
+    from helix.cli.progress import progress_bar, wanted
     from helix.core.config import load_config
     from helix.service import ask as service_ask
 
-    root = repo_root(repo)
-    config = load_config(root, flags={"synthesis.model": model, "synthesis.api_base": api_base})
+    root = repo_root(repo, yes)
+    config = load_config(root, flags={"synthesis.model": model, "synthesis.api_base": api_base,
+                                      "index.background_dense": False if wait else None})
     from helix.runlog import RunLog
 
     run_log = RunLog()  # opened first: an unusable HELIX_HOME is one line before any work
-    result = service_ask(text, root=root, config=config, dry_run=dry_run, scope=scope,
-                         sense=sense, trace=trace_to_stderr if trace else None,
-                         runlog=run_log)
+    with progress_bar(wanted(as_json) and not trace) as progress:
+        result = service_ask(text, root=root, config=config, dry_run=dry_run, scope=scope,
+                             sense=sense, trace=trace_to_stderr if trace else None,
+                             runlog=run_log, progress=progress)
     if result.index_refreshed:
         changed = len(result.build.get("changed_files", ()))
         echo(f"helix: index refreshed ({changed} changed file(s))", err=True)
+    building = dense_note(result.envelope, result.build.get("worker_pid"))
+    if building:
+        echo(f"helix: {building}", err=True)
     if as_json:
         echo_json(result.envelope)
         return
@@ -192,6 +220,21 @@ def ask(question: tuple[str, ...], repo: str | None, dry_run: bool, as_json: boo
 
 
 MAX_EVIDENCE_SHOWN = 8
+
+
+def dense_note(env: Envelope, worker_pid: int | None = None) -> str | None:
+    """While vectors are being built: which state answered and what that means, one line."""
+    from helix.cli.progress import channels_used, dense_line
+
+    line = dense_line(env.dense_state, worker_pid)
+    if line is None:
+        return None
+    channels = channels_used(env.controller_steps)
+    if env.dense_state is not None and env.dense_state.vectors == 0:
+        channels = [c for c in channels if c != "dense"]  # asked, with nothing to search yet
+    used = ", ".join(channels) or "none"
+    return (f"{line}; this answer used {used} (later answers use the vectors as they come; "
+            "--wait waits for all)")
 
 
 def trace_to_stderr(event: str, data: dict[str, Any]) -> None:
@@ -218,5 +261,9 @@ def render_answer(env: Envelope, console: Console) -> None:
                           + (f" {escape(label)}" if label else ""))
         if len(env.evidence) > MAX_EVIDENCE_SHOWN:
             console.print(f"  ... {len(env.evidence) - MAX_EVIDENCE_SHOWN} more (--json)")
+    from helix.cli.progress import dense_line
+
     mode = env.answer_mode + (f" ({env.fallback_reason})" if env.fallback_reason else "")
-    console.print(f"[dim]mode {mode} · model {env.model or '-'} · llm_steps {env.llm_steps}[/]")
+    building = dense_line(env.dense_state)
+    console.print(f"[dim]mode {mode} · model {env.model or '-'} · llm_steps {env.llm_steps}"
+                  + (f" · {building}" if building else "") + "[/]")

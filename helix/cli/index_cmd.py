@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -12,23 +9,29 @@ import click
 
 import helix.inputs as inputs
 from helix.cli.common import echo_json
+from helix.cli.progress import dense_line, progress_bar, wanted
 from helix.cli.safe_text import echo
 from helix.core.config import HelixConfig, load_config
 from helix.core.errors import HelixError, UserError
 from helix.core.paths import find_repo_root
 
 DEFAULT_FIND_LIMIT = 20
-STAGE_LABELS = {"walk": "walking", "parse": "parsing", "embed": "embedding",
-                "graph": "building graph", "write": "writing"}
 
 
 class NoMatchError(HelixError):
     """`helix find` found nothing (exit 1, like grep)."""
 
 
-def _root(path: str | None) -> Path:
+def _root(path: str | None, guard: bool = False) -> Path:
+    """PATH, else the current directory's repository; `guard`: refuse one that looks like no
+    repository (`helix.core.paths.refuse_implicit_root`; --yes turns the guard off)."""
     if path is None:
-        return inputs.check_path_text(find_repo_root(Path.cwd()), "the repository path")
+        root = inputs.check_path_text(find_repo_root(Path.cwd()), "the repository path")
+        if guard:
+            from helix.core.paths import refuse_implicit_root, user_max_files
+
+            refuse_implicit_root(root, user_max_files(), how="helix index PATH")
+        return root
     from helix.core.errors import BadPathError
 
     candidate = Path(path).expanduser()
@@ -41,28 +44,6 @@ def _root(path: str | None) -> Path:
 
 def _config(root: Path, no_embed: bool = False) -> HelixConfig:
     return load_config(root, flags={"index.embed_enabled": False if no_embed else None})
-
-
-@contextmanager
-def _progress(enabled: bool) -> Iterator[Any]:
-    """A rich progress bar on a terminal (stderr); nothing otherwise."""
-    if not enabled or not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   console=Console(stderr=True), transient=True)
-    tasks: dict[str, Any] = {}
-
-    def update(stage: str, done: int, total: int) -> None:
-        if stage not in tasks:
-            tasks[stage] = bar.add_task(STAGE_LABELS.get(stage, stage), total=total or None)
-        bar.update(tasks[stage], completed=done, total=total or None)
-
-    with bar:
-        yield update
 
 
 def _kv(counts: dict[str, Any]) -> str:
@@ -89,6 +70,10 @@ def _render_report(report: Any) -> None:
          f"({_kv(report.graph_edges)})")
     echo(f"embeddings: {report.embeddings.get('computed', 0)} computed, "
          f"{report.embeddings.get('cached', 0)} cached")
+    building = dense_line(report.dense_state, report.worker_pid)
+    if building:
+        echo(f"{building}: the dense worker embeds the rest in the background "
+             "(`helix status` shows it, `helix index --stop` stops it)")
     echo("seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in report.seconds.items()))
     echo(f"repo_rev {report.repo_rev}  index_rev {report.index_rev}")
     echo(f"index: {report.index_dir}")
@@ -101,22 +86,57 @@ def _render_report(report: Any) -> None:
               help="Where the index lives (default: per-user cache keyed by the root).")
 @click.option("--force", is_flag=True, help="Rebuild from scratch (embeddings stay cached).")
 @click.option("--no-embed", is_flag=True, help="Skip embeddings (BM25, symbols, graph only).")
+@click.option("--background", is_flag=True,
+              help="Build the lexical index now and embed in a background worker (what "
+                   "`helix ask` does on a new repository).")
+@click.option("--stop", is_flag=True,
+              help="Stop the background dense worker (it keeps what it embedded; asks do "
+                   "not restart it until the next `helix index`).")
+@click.option("--yes", is_flag=True,
+              help="Index the current directory even when it looks like no repository "
+                   "(home, /, the temp dir, or outside git with over index.max_files files).")
 def index(path: str | None, as_json: bool, index_dir: Path | None, force: bool,
-          no_embed: bool) -> None:
+          no_embed: bool, background: bool, stop: bool, yes: bool) -> None:
     """Index a repository (incremental: only changed files are re-parsed and re-embedded).
 
-    PATH defaults to the current directory's repository root.
+    PATH defaults to the current directory's repository root. Every card is embedded before
+    it returns (a running background worker is waited for), unless --background.
     """
     from indexers.build import build_index
 
-    root = _root(path)
-    with _progress(not as_json) as progress:
+    if stop:
+        if background or force or no_embed:
+            raise UserError("--stop does not combine with --background, --force or --no-embed")
+        _stop_worker(_root(path), index_dir, as_json)
+        return
+    root = _root(path, guard=not yes)
+    with progress_bar(wanted(as_json)) as progress:
         report = build_index(root, _config(root, no_embed), index_dir=index_dir,
-                             progress=progress, force=force)
+                             progress=progress, force=force,
+                             dense="background" if background else "wait")
     if as_json:
         echo_json(report)
     else:
         _render_report(report)
+
+
+def _stop_worker(root: Path, index_dir: Path | None, as_json: bool) -> None:
+    from indexers import dense_worker
+    from indexers.build import index_store
+
+    stopped = dense_worker.stop(index_store(root, index_dir))
+    if as_json:
+        echo_json(stopped)
+        return
+    state = stopped["state"]
+    if stopped["stopped"] is None:
+        echo("no dense worker was running; asks will not start one until the next "
+             "`helix index`")
+        return
+    done = f" at {state.get('vectors', 0):,} of {state.get('total', 0):,} vectors" if (
+        isinstance(state.get("total"), int)) else ""
+    echo(f"stopped the dense worker (pid {stopped['stopped']}){done}; what it embedded is "
+         "kept: `helix index` finishes the rest (--background: in a new worker)")
 
 
 @click.command()
@@ -143,6 +163,36 @@ def status(path: str | None, as_json: bool, index_dir: Path | None) -> None:
         echo(f"built at repo_rev {report.built_repo_rev}; now {report.current_repo_rev}")
         echo(f"index_rev {report.index_rev}; {report.files_indexed} files; "
              f"{report.size_bytes / 1e6:.1f} MB at {report.index_dir}")
+        for line in _dense_status(report.dense_state, report.worker):
+            echo(line)
+
+
+def _dense_status(state: dict[str, Any] | None, worker: dict[str, Any] | None) -> list[str]:
+    """`helix status`'s lines on the vectors and the background worker."""
+    if state is None:
+        return ["dense: off (embeddings disabled)"]
+    lines = [f"dense: {'complete' if state['complete'] else 'incomplete'} "
+             f"({state['vectors']:,} of {state['total']:,} vectors)"]
+    if worker is None:
+        return lines
+    if worker.get("running"):
+        done, total = worker.get("vectors"), worker.get("total")
+        progress = (f"{done:,} of {total:,} embedded" if isinstance(done, int)
+                    and isinstance(total, int) else str(worker.get("status") or "starting"))
+        rate = f", {worker['rate']:.1f} vectors/s" if worker.get("rate") else ""
+        eta = f", ETA {worker['eta_s']:.0f} s" if worker.get("eta_s") is not None else ""
+        lines.append(f"dense worker: running, pid {worker.get('pid')} alive; "
+                     f"{progress}{rate}{eta}")
+    elif worker.get("paused") and not state["complete"]:
+        lines.append("dense worker: stopped (`helix index` finishes the vectors, "
+                     "--background in a new worker)")
+    elif worker.get("status") == "failed":
+        lines.append(f"dense worker: failed: {worker.get('error')} (`helix index` embeds "
+                     "in the foreground and shows the error)")
+    elif not state["complete"]:
+        lines.append(f"dense worker: not running (pid {worker.get('pid')} exited, "
+                     f"{worker.get('status')}); the next `helix ask` resumes it")
+    return lines
 
 
 @click.command()
@@ -165,7 +215,7 @@ def find(name: str, path: str | None, as_json: bool, limit: int,
     if not name.strip():
         raise UserError("empty symbol name (give the name of a class, function or method)")
     root = _root(path)
-    idx, report = ensure_index(root, _config(root), index_dir=index_dir)
+    idx, report = ensure_index(root, _config(root), index_dir=index_dir, dense="background")
     defs = idx.find_definitions(name, limit=limit)
     fuzzy = not defs
     if fuzzy:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from helix.core.schemas import Frozen
 
@@ -134,6 +134,15 @@ class Citation(Frozen):
     end_line: int
 
 
+class DenseState(Frozen):
+    """The index's dense vectors when the question was answered: `vectors` of the `total`
+    cards selected for embedding (a lexical-first build fills them in the background)."""
+
+    vectors: int
+    total: int
+    complete: bool
+
+
 class Envelope(Frozen):
     question: str
     repo_root: str
@@ -157,3 +166,14 @@ class Envelope(Frozen):
     llm_steps: int = 0
     model: str | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    # Which index state answered: None when the index has no dense part (embeddings off);
+    # else how many of its cards had vectors (`complete` false: lexical first, dense building).
+    # Left out of the JSON when None (envelopes written before it existed read the same).
+    dense_state: DenseState | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_unset_state(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        data: dict[str, object] = handler(self)
+        if data.get("dense_state") is None:
+            data.pop("dense_state", None)
+        return data

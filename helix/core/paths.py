@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
 from helix.core.config import helix_home
-from helix.core.errors import BadPathError
+from helix.core.errors import BadPathError, UserError
 from helix.core.hashing import short_id
 
 
@@ -23,6 +26,71 @@ def find_repo_root(start: Path | str | None = None) -> Path:
         if (candidate / ".git").exists():
             return candidate
     return path
+
+
+def _special_dirs() -> dict[Path, str]:
+    """Directories that are never a repository by accident: the filesystem root, the home
+    directory, the temporary directory."""
+    named = {Path("/"): "the filesystem root"}
+    with contextlib.suppress(RuntimeError, OSError):
+        named[Path.home().resolve()] = "your home directory"
+    with contextlib.suppress(OSError):
+        named[Path(tempfile.gettempdir()).resolve()] = "the temporary directory"
+    return named
+
+
+def count_files(root: Path, limit: int) -> int:
+    """Regular files under `root` (`.git` skipped, links not followed), counted up to
+    `limit` at most: cheap on any directory, however large."""
+    count = 0
+    stack = [root]
+    while stack and count < limit:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name != ".git":
+                            stack.append(Path(entry.path))
+                    elif entry.is_file(follow_symlinks=False):
+                        count += 1
+                        if count >= limit:
+                            break
+        except OSError:
+            continue  # unreadable: the walker will say so if it comes to indexing
+    return count
+
+
+def implicit_root_problem(root: Path, max_files: int) -> str | None:
+    """Why the directory a command was run in should not be indexed without being named
+    (`--repo`, PATH): it is the filesystem root, the home directory or the temporary
+    directory, or it is outside any git repository and holds more than `max_files` files
+    (0: no limit). None: index it."""
+    special = _special_dirs().get(root)
+    if special is not None:
+        return f"{root} is {special}, not a repository"
+    if (root / ".git").exists() or max_files <= 0:
+        return None
+    if count_files(root, max_files + 1) > max_files:
+        return (f"{root} is not inside a git repository and holds more than {max_files:,} "
+                "files")
+    return None
+
+
+def refuse_implicit_root(root: Path, max_files: int, how: str = "--repo PATH") -> None:
+    """A UserError (one line, exit 2) asking for the repository when `implicit_root_problem`
+    finds one; `how` says how to name it."""
+    problem = implicit_root_problem(root, max_files)
+    if problem is not None:
+        raise UserError(f"{problem}; say which repository to index ({how}), or pass --yes "
+                        "to index it anyway (index.max_files sets the limit)")
+
+
+def user_max_files() -> int:
+    """`index.max_files` as the user set it (a repository's config may not: it is what
+    decides whether that directory is indexed at all)."""
+    from helix.core.config import resolve_config
+
+    return resolve_config(None)[0].index.max_files
 
 
 def index_dir_for(root: Path, env: Mapping[str, str] | None = None) -> Path:

@@ -1,0 +1,70 @@
+"""The indexing progress bar (`helix index`, `helix ask`) and the dense-state line.
+
+A bar is drawn on standard error only when it is a terminal and the output is not JSON
+(`wanted`): a pipe, a file or `--json` get nothing. One row per stage (walking, files parsed,
+cards embedded, ...), each with done / total and the time left.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TextIO
+
+STAGE_LABELS = {"walk": "walking", "parse": "files parsed", "bm25": "BM25",
+                "graph": "building graph", "embed": "cards embedded", "write": "writing"}
+
+
+def wanted(as_json: bool, stream: TextIO | None = None) -> bool:
+    """Draw a bar: not for JSON output, and only on a terminal."""
+    stream = sys.stderr if stream is None else stream
+    isatty = getattr(stream, "isatty", None)
+    return not as_json and bool(isatty and isatty())
+
+
+@contextmanager
+def progress_bar(enabled: bool) -> Iterator[Any]:
+    """A rich progress bar on stderr (yields `update(stage, done, total)`), else None."""
+    if not enabled:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeRemainingColumn(), console=Console(stderr=True), transient=True)
+    tasks: dict[str, Any] = {}
+
+    def update(stage: str, done: int, total: int) -> None:
+        if stage not in tasks:
+            tasks[stage] = bar.add_task(STAGE_LABELS.get(stage, stage), total=total or None)
+        bar.update(tasks[stage], completed=done, total=total or None)
+
+    with bar:
+        yield update
+
+
+def dense_line(state: Any, worker_pid: int | None = None) -> str | None:
+    """`dense: building 40% (1,234 of 3,000 vectors)` while vectors are missing, else None.
+    `state`: a dense state ({"vectors", "total", "complete"} or an object with those)."""
+    if state is None:
+        return None
+    get = state.get if isinstance(state, dict) else (lambda key: getattr(state, key))
+    if get("complete"):
+        return None
+    vectors, total = int(get("vectors") or 0), int(get("total") or 0)
+    percent = int(100 * vectors / total) if total else 100
+    worker = f", worker pid {worker_pid}" if worker_pid is not None else ""
+    return f"dense: building {percent}% ({vectors:,} of {total:,} vectors{worker})"
+
+
+def channels_used(steps: Sequence[Any]) -> list[str]:
+    """The channels the controller ran, in first-use order."""
+    return list(dict.fromkeys(c for s in steps for c in s.channels))
