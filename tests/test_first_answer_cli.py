@@ -153,11 +153,11 @@ def test_ask_says_which_state_answered_while_dense_builds(
     assert env["dense_state"] == {"vectors": 0, "total": total, "complete": False} and total > 0
     assert env["evidence"]  # answered from the lexical index
     assert err.splitlines()[1] + "\n" == (
-                   f"helix: dense: building 0% (0 of {total} vectors); this answer used bm25, "
-                   "files, symbol, graph (later answers use the vectors as they come; --wait "
-                   "waits for all)\n")
+                   f"helix: dense: 0% (0 of {total} vectors); this answer used bm25, files, "
+                   "symbol, graph; no dense worker is running (`helix status` says why; "
+                   "`helix index` embeds the rest)\n")
     code, out, err = run(["ask", QUESTION, "--repo", str(repo)], capsys)
-    assert code == 0 and f"dense: building 0% (0 of {total} vectors)" in out
+    assert code == 0 and f"dense: 0% (0 of {total} vectors)" in out
     # --wait: every vector first; the same answer as an index built synchronously
     code, out, _ = run(["ask", QUESTION, "--dry-run", "--json", "--wait", "--repo", str(repo)],
                        capsys)
@@ -182,6 +182,16 @@ def test_no_dense_state_without_embeddings(tmp_path: Path,
     assert dense_line({"vectors": 3, "total": 3, "complete": True}) is None
     assert dense_line({"vectors": 1234, "total": 3000, "complete": False}, 77) == (
         "dense: building 41% (1,234 of 3,000 vectors, worker pid 77)")
+    assert dense_line({"vectors": 1234, "total": 3000, "complete": False}) == (
+        "dense: 41% (1,234 of 3,000 vectors)")
+    from helix.cli.ask_cmd import dense_note
+    from helix.core.envelope import DenseState, Envelope
+
+    env = Envelope.model_construct(dense_state=DenseState(vectors=5, total=10, complete=False),
+                                   controller_steps=())
+    assert dense_note(env, 42) == (
+        "dense: building 50% (5 of 10 vectors, worker pid 42); this answer used none (later "
+        "answers use the vectors as they come; --wait waits for all)")
 
 
 def test_index_background_then_stop_then_status(tmp_path: Path,

@@ -233,6 +233,9 @@ def dense_note(env: Envelope, worker_pid: int | None = None) -> str | None:
     if env.dense_state is not None and env.dense_state.vectors == 0:
         channels = [c for c in channels if c != "dense"]  # asked, with nothing to search yet
     used = ", ".join(channels) or "none"
+    if worker_pid is None:  # stopped (`helix index --stop`), failed, or held by a writer
+        return (f"{line}; this answer used {used}; no dense worker is running (`helix status` "
+                "says why; `helix index` embeds the rest)")
     return (f"{line}; this answer used {used} (later answers use the vectors as they come; "
             "--wait waits for all)")
 

@@ -52,7 +52,8 @@ def progress_bar(enabled: bool) -> Iterator[Any]:
 
 
 def dense_line(state: Any, worker_pid: int | None = None) -> str | None:
-    """`dense: building 40% (1,234 of 3,000 vectors)` while vectors are missing, else None.
+    """`dense: 41% (1,234 of 3,000 vectors)` while vectors are missing, else None; with the
+    worker's pid: `dense: building 41% (1,234 of 3,000 vectors, worker pid 77)`.
     `state`: a dense state ({"vectors", "total", "complete"} or an object with those)."""
     if state is None:
         return None
@@ -61,8 +62,9 @@ def dense_line(state: Any, worker_pid: int | None = None) -> str | None:
         return None
     vectors, total = int(get("vectors") or 0), int(get("total") or 0)
     percent = int(100 * vectors / total) if total else 100
-    worker = f", worker pid {worker_pid}" if worker_pid is not None else ""
-    return f"dense: building {percent}% ({vectors:,} of {total:,} vectors{worker})"
+    if worker_pid is None:
+        return f"dense: {percent}% ({vectors:,} of {total:,} vectors)"
+    return f"dense: building {percent}% ({vectors:,} of {total:,} vectors, worker pid {worker_pid})"
 
 
 def channels_used(steps: Sequence[Any]) -> list[str]:

@@ -59,7 +59,8 @@ def default_graph(root: Path, config: HelixConfig) -> GraphProvider:
     def graph() -> Any:
         from indexers.build import ensure_index
 
-        return ensure_index(root, config)[0].graph
+        # the graph needs no vectors: never wait for a background dense worker (issue 11)
+        return ensure_index(root, config, dense="background")[0].graph
 
     return graph
 
