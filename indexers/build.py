@@ -363,8 +363,10 @@ def _read_unlocked(root: Path, config: HelixConfig, store: IndexStore,
     if _is_current(manifest, hashes, config):
         return current, kept_report(manifest.report, noop=True, seconds=seconds, **seen)
     pid = dense_worker.running_pid(store)
-    holder = (f"is held by the dense worker (pid {pid}) until it has embedded every card "
-              "(`helix index --stop` stops it)" if pid is not None
+    if pid is not None:  # it makes way at its next batch: the next ask refreshes
+        dense_worker.request_refresh(store)
+    holder = (f"is held by the dense worker (pid {pid}), which makes way for a refresh "
+              "after its current batch" if pid is not None
               else "is being rebuilt by another helix process")
     note = (f"the index at {store.directory} {holder}; "
             f"answering from the generation built at {_when(manifest.created)} "

@@ -23,6 +23,10 @@ Files in the index directory (all Helix's own; see `indexers.store`):
     worker.paused  `helix index --stop` stopped it: asks do not restart it (any
                    `helix index` removes this, finishing the vectors itself or, with
                    --background, in a new worker)
+    worker.refresh an ask found files changed while the worker held the lock (it answered
+                   from the current generation, without waiting): the worker publishes
+                   what it has and exits at its next batch, so the next ask refreshes the
+                   lexical index (the vectors stay cached) and starts a new worker
 
 Stopped (SIGTERM: `stop`) it publishes what it has and exits; killed at any point the current
 generation stays whole (generations are only ever switched atomically) and the vectors it
@@ -54,6 +58,7 @@ WORKER_LOCK = "worker.lock"
 WORKER_STATE = "worker.json"
 WORKER_LOG = "worker.log"
 WORKER_PAUSED = "worker.paused"
+WORKER_REFRESH = "worker.refresh"
 # The worker waits this long for the writer lock (the asker that started it releases it in
 # a moment; a `helix index` of the same repository may hold it longer).
 LOCK_WAIT_S = 120.0
@@ -133,6 +138,17 @@ def clear_pause(store: IndexStore) -> None:
     if store.owned():
         with contextlib.suppress(OSError):
             _path(store, WORKER_PAUSED).unlink()
+
+
+def request_refresh(store: IndexStore) -> None:
+    """Ask a running worker to make way for a lexical refresh (see WORKER_REFRESH)."""
+    if store.owned():
+        with contextlib.suppress(OSError):
+            _path(store, WORKER_REFRESH).write_text("files changed\n", "utf-8")
+
+
+def _refresh_wanted(store: IndexStore) -> bool:
+    return _path(store, WORKER_REFRESH).exists()
 
 
 def status(store: IndexStore) -> dict[str, Any] | None:
@@ -250,6 +266,12 @@ def run(root: Path, store: IndexStore, config: HelixConfig, *,
     state: dict[str, Any] = {"pid": os.getpid(), "status": "waiting for the index lock",
                              "started": time.time(), "root": str(root)}
     write_state(store, state)
+    with contextlib.suppress(OSError):
+        _path(store, WORKER_REFRESH).unlink()  # a request to an earlier worker: served
+    asked = should_stop
+
+    def should_stop() -> bool:
+        return asked() or _refresh_wanted(store)
 
     def on_batch(info: dict[str, Any]) -> None:
         state.update(info, status="embedding", updated=time.time())
@@ -280,8 +302,12 @@ def run(root: Path, store: IndexStore, config: HelixConfig, *,
     if final is not None:
         state.update(vectors=final["vectors"], total=final["total"],
                      published=final["vectors"])
-    state.update(status="done" if complete else "stopped", updated=time.time(), eta_s=None)
+    refresh = not complete and not asked() and _refresh_wanted(store)
+    status_now = "done" if complete else ("made way for a refresh" if refresh else "stopped")
+    state.update(status=status_now, updated=time.time(), eta_s=None)
     write_state(store, state)
+    with contextlib.suppress(OSError):
+        _path(store, WORKER_REFRESH).unlink()
     return state
 
 

@@ -239,8 +239,35 @@ def test_ask_never_waits_for_the_worker_and_never_starts_a_second(
         assert index.find_definitions("helper_3") and not index.find_definitions("added")
         assert started == [1]  # only the first ask asked for a worker
         assert f"is held by the dense worker (pid {os.getpid()})" in notes[0]
+        assert (index_dir / dense_worker.WORKER_REFRESH).exists()  # asked to make way
     finally:
         os.close(fd)
+
+
+def test_worker_makes_way_when_files_changed(repo: Path, tmp_path: Path,
+                                             no_spawn: list[Path],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(build_dense, "WORKER_BATCH", 4)
+    index_dir = tmp_path / "idx"
+    ensure_index(repo, BACKGROUND, index_dir=index_dir, embedder=FakeEmbedder(),
+                 dense="background")
+    store = _store(index_dir)
+
+    class AskArrives(FakeEmbedder):  # an ask sees changed files while the worker embeds
+        def embed(self, texts: Sequence[str]) -> np.ndarray:
+            dense_worker.request_refresh(store)
+            return super().embed(texts)
+
+    (repo / "pkg" / "new.py").write_text("def added():\n    return 1\n", encoding="utf-8")
+    final = dense_worker.run(repo, store, BACKGROUND, should_stop=lambda: False,
+                             embedder=AskArrives())
+    assert final["status"] == "made way for a refresh" and final["vectors"] == 4
+    assert not (index_dir / dense_worker.WORKER_REFRESH).exists()
+    index, report = ensure_index(repo, BACKGROUND, index_dir=index_dir,
+                                 embedder=FakeEmbedder(), dense="background")
+    assert report.refreshed and index.find_definitions("added")
+    assert report.dense_state is not None and report.dense_state["vectors"] >= 4
+    assert no_spawn == [index_dir, index_dir]  # and the worker is asked for again
 
 
 def test_a_real_worker_process_completes_and_two_starts_make_one(
