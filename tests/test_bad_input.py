@@ -165,6 +165,12 @@ CASES: list[tuple[str, list[str], bytes | None, int, str]] = [
     ("status-missing", ["status", "{missing}"], None, 2, "does not exist"),
     ("status-file", ["status", "{file}"], None, 2, "not a directory"),
     ("status-not-utf8", ["status", "/tmp/r\udcff"], None, 2, "not valid UTF-8"),
+    # long values are named, never echoed whole; a name too long for the file system
+    ("eval-suite-name-too-long", ["eval", "s" * 5000], None, 2, "File name too long"),
+    ("index-path-too-long", ["index", "p" * 5000], None, 2, "File name too long"),
+    ("log-limit-5000-digits", ["log", "--limit", "9" * 5000], None, 2, "--limit"),
+    ("events-name-5000-chars", ["events", "--name", "n" * 5000], None, 2, "characters)..."),
+    ("events-name-escape", ["events", "--name", "\x1b]52;c;aGk=\x07"], None, 2, "\\x1b]52"),
     # any command
     ("unknown-command", ["frobnicate"], None, 2, "No such command"),
     ("unknown-option", ["log", "--frob"], None, 2, "No such option"),

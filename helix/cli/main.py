@@ -3,14 +3,15 @@ so `helix --help` and light commands never pay for heavy imports."""
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
-from helix.cli.safe_text import echo
+from helix.cli.safe_text import visible
 from helix.core.errors import HelixError
 from helix.inputs import check_argv
 
@@ -69,6 +70,25 @@ def cli() -> None:
     """
 
 
+MAX_ERROR_CHARS = 300  # an error line names the input, never echoes 100,000 characters of it
+
+
+def error_line(message: str) -> str:
+    """`helix: <message>` as exactly one terminal-safe line of bounded length: newlines
+    folded, control characters made visible, the middle of a long message elided (its start
+    says what was wrong, its end why)."""
+    text = visible(" ".join(str(message).split()))
+    if len(text) > MAX_ERROR_CHARS:
+        half = MAX_ERROR_CHARS // 2
+        text = f"{text[:half]} ...({len(text) - 2 * half} characters)... {text[-half:]}"
+    return f"helix: {text}"
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    click.echo(error_line(message), err=True)
+    sys.exit(code)
+
+
 def main(argv: list[str] | None = None) -> Any:
     _load_plugins()
     try:
@@ -76,29 +96,24 @@ def main(argv: list[str] | None = None) -> Any:
         check_argv(args)  # bytes that are not UTF-8 are refused here, naming the argument
         return cli.main(args=args, prog_name="helix", standalone_mode=False)
     except HelixError as exc:
-        echo(f"helix: {exc}", err=True)
-        sys.exit(exc.exit_code)
+        _fail(str(exc), exc.exit_code)
     except click.exceptions.Abort:
-        click.echo("helix: aborted", err=True)
-        sys.exit(130)
+        _fail("aborted", 130)
     except click.ClickException as exc:
-        echo(f"helix: {exc.format_message()}", err=True)
-        sys.exit(exc.exit_code)
+        _fail(exc.format_message(), exc.exit_code)
     except KeyboardInterrupt:
-        click.echo("helix: interrupted", err=True)
-        sys.exit(130)
+        _fail("interrupted", 130)
     except BrokenPipeError:
         sys.exit(0)
     except OSError as exc:  # a path the user gave cannot be read or written: not a bug
         where = f": {exc.filename}" if exc.filename else ""
-        echo(f"helix: {exc.strerror or exc}{where}", err=True)
-        sys.exit(1)
+        # a name too long for the file system can only be one the user gave: a user error
+        _fail(f"{exc.strerror or exc}{where}", 2 if exc.errno == errno.ENAMETOOLONG else 1)
     except Exception as exc:  # a bug: still one line, the traceback only on request
         if os.environ.get("HELIX_DEBUG"):
             raise
-        echo(f"helix: internal error: {type(exc).__name__}: {exc} "
-             "(set HELIX_DEBUG=1 for the traceback)", err=True)
-        sys.exit(1)
+        _fail(f"internal error: {type(exc).__name__}: {exc} "
+              "(set HELIX_DEBUG=1 for the traceback)", 1)
 
 
 if __name__ == "__main__":
