@@ -139,7 +139,7 @@ def _location(a: Answer) -> list[str]:
     code = [e for e in a.evidence if is_code(e) and (e.kind != "test" or tests)
             and not a.demoted(e) and (
                 e.kind in ("definition", "test") or code_mentions(e, a.main) or acts[e.id]
-                or any("(named in " in r for r in e.reasons))]
+                or "aligned" in e.reason_codes)]
     # the definition named for the action and subject, a definition of the subject, one
     # named for the action, any definition, then the rest (module code), best score first
     code.sort(key=lambda e: ((e.kind != "test") if tests else False, acts[e.id] < 2,

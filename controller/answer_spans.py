@@ -87,7 +87,7 @@ class Answer:
     def spelled(self, item: EvidenceItem) -> bool:
         """The question spells the item's name, case and all (`Graph`, `DiGraph` ...
         `predecessors`), or the controller found it as an exact symbol."""
-        if "symbol:exact" in item.reasons:
+        if "symbol_exact" in item.reason_codes:
             return True
         if not item.symbol:
             return False

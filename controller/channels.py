@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from controller import reasons as why
 from controller.evidence import is_test
+from controller.reasons import Reason
 from controller.text import token_set
 from helix.core.ports import Embedder
 from helix.core.schemas import Chunk, Frozen, Hit, SymbolDef
@@ -23,6 +25,7 @@ ChannelName = Literal["bm25", "dense", "symbol", "path", "graph", "refs", "files
 OVERFETCH = 4
 REF_VERBS = {"call": "calls", "import": "imports", "attribute": "references",
              "name": "references", "type": "references"}
+Pair = tuple[Chunk, tuple[Reason, ...]]
 # files: BM25 chunk hits pooled per file; a file's score sums its best few chunks' scores, so a
 # file that matches the query in several places outranks one lucky chunk elsewhere.
 FILE_POOL = 200  # chunk hits aggregated
@@ -53,7 +56,7 @@ class Request(Frozen):
 class Found(Frozen):
     chunk: Chunk
     rank: int  # 1-based in this request's list
-    reasons: tuple[str, ...] = ()
+    reasons: tuple[Reason, ...] = ()
 
 
 class RequestResult(Frozen):
@@ -115,21 +118,21 @@ def module_definitions(index: IndexReader, dotted: str) -> list[SymbolDef]:
     return []
 
 
-def _symbol(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:
+def _symbol(index: IndexReader, request: Request) -> list[Pair]:
     defs = index.find_definitions(request.query)
-    how = "symbol:exact"
+    how: why.ReasonCode = "symbol_exact"
     if not defs and "." in request.query.strip("."):
         defs = module_definitions(index, request.query)
     if not defs and request.fuzzy:
         defs = index.find_definitions(request.query, fuzzy=True)
-        how = "symbol:fuzzy"
-    out: list[tuple[Chunk, tuple[str, ...]]] = []
+        how = "symbol_fuzzy"
+    out: list[Pair] = []
     for d in sorted(defs, key=lambda d: (d.path, d.start_line, d.qualname)):
         chunk = index.chunk_for_node(d.node_id)
         if chunk is not None and _keep(chunk, request) and (
                 not request.must or all(w in token_set(f"{chunk.text} {chunk.path}")
                                         for w in request.must)):
-            out.append((chunk, (how, f"defines {d.qualname}")))
+            out.append((chunk, (Reason(code=how), Reason(code="defines", name=d.qualname))))
     return out[:request.k]
 
 
@@ -149,32 +152,34 @@ def path_matches(path: str, hint: str, fuzzy: bool) -> bool:
     return "." in want and "/" not in want and (module == dotted or module.endswith("/" + dotted))
 
 
-def _path(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:
-    out: list[tuple[Chunk, tuple[str, ...]]] = []
+def _path(index: IndexReader, request: Request) -> list[Pair]:
+    out: list[Pair] = []
+    hint = (Reason(code="path_hint"),)
     for record in index.files():
         if path_matches(record.path, request.query, request.fuzzy):
-            out.extend((c, ("path hint",)) for c in index.chunks_for_path(record.path)
+            out.extend((c, hint) for c in index.chunks_for_path(record.path)
                        if _keep(c, request))
     out.sort(key=lambda pair: (pair[0].path, pair[0].start_line, pair[0].id))
     return out[:request.k]
 
 
-def _graph(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:
+def _graph(index: IndexReader, request: Request) -> list[Pair]:
     graph = index.graph
     node = request.query
     if node not in graph:
         return []
     title = str(graph.nodes[node].get("title") or node)
-    neighbours: list[tuple[str, str]] = []
+    neighbours: list[tuple[str, Reason]] = []
     for edge_kind, verb in GRAPH_EDGES:
         sources = sorted({u for u, _, key in graph.in_edges(node, keys=True) if key == edge_kind})
-        neighbours.extend((u, f"{verb} {title}") for u in sources)
+        neighbours.extend((u, Reason(code="neighbour", edge=verb, name=title)) for u in sources)
     file_node = f"file:{graph.nodes[node].get('path', '')}"
     if file_node in graph:
         importers = sorted({u for u, _, key in graph.in_edges(file_node, keys=True)
                             if key == "imports"})
-        neighbours.extend((u, f"imports {file_node[5:]}") for u in importers)
-    out: list[tuple[Chunk, tuple[str, ...]]] = []
+        neighbours.extend((u, Reason(code="neighbour", edge="imports", name=file_node[5:]))
+                          for u in importers)
+    out: list[Pair] = []
     seen: set[str] = set()
     for neighbour, reason in neighbours:
         chunk = index.chunk_for_node(neighbour)
@@ -187,9 +192,9 @@ def _graph(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str,
     return out[:request.k]
 
 
-def _refs(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:
+def _refs(index: IndexReader, request: Request) -> list[Pair]:
     """Reference sites of a name -> the smallest chunk holding each site's line."""
-    out: list[tuple[Chunk, tuple[str, ...]]] = []
+    out: list[Pair] = []
     seen: set[str] = set()
     for ref in index.references_to(request.query):
         spans = [c for c in index.chunks_for_path(ref.path)
@@ -201,13 +206,14 @@ def _refs(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, 
             continue
         seen.add(chunk.id)
         verb = REF_VERBS.get(ref.kind, "references")
-        out.append((chunk, (f"{verb} {request.query} (line {ref.line})",)))
+        out.append((chunk, (Reason(code="reference", edge=verb, name=request.query,
+                                   line=ref.line),)))
         if len(out) >= request.k:
             break
     return out
 
 
-def _files(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:
+def _files(index: IndexReader, request: Request) -> list[Pair]:
     """Files ranked by their pooled BM25 mass, each represented by its best chunk."""
     per_file: dict[str, list[tuple[float, Chunk]]] = {}
     for hit in index.search_bm25(request.query, FILE_POOL):
@@ -235,7 +241,7 @@ def _best_chunk(index: IndexReader, path: str, request: Request, words: frozense
     return min(candidates, key=lambda c: (-len(words & token_set(c.text)), c.start_line, c.id))
 
 
-def _file_bm25(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:
+def _file_bm25(index: IndexReader, request: Request) -> list[Pair]:
     """Files ranked by whole-file BM25, each represented by its best chunk for the query."""
     k = request.k * OVERFETCH if (_restricted(request) or request.no_tests) else request.k
     files = index.search_files(request.query, k)
@@ -247,7 +253,7 @@ def _file_bm25(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[
         if chunk.path not in pooled and _keep(chunk, request):
             pooled[chunk.path] = chunk
     words = token_set(request.query)
-    out: list[tuple[Chunk, tuple[str, ...]]] = []
+    out: list[Pair] = []
     for path, _score in files:  # score desc, path asc
         best = _best_chunk(index, path, request, words, pooled)
         if best is None or (request.no_tests and is_test(best)):
@@ -260,7 +266,7 @@ def _file_bm25(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[
 
 def execute(index: IndexReader, request: Request, embedder: Embedder | None) -> RequestResult:
     """Run one request against the index; the result's ranks are 1..n in list order."""
-    pairs: list[tuple[Chunk, tuple[str, ...]]]
+    pairs: list[Pair]
     if request.channel == "bm25":
         k = request.k * OVERFETCH if _restricted(request) else request.k
         pairs = [(c, ()) for c in _from_hits(index, index.search_bm25(request.query, k), request)]

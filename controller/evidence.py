@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from controller import reasons as why
+from controller.reasons import Reason
 from controller.route import RoutePlan
 from controller.text import is_identifier, symbol_variants, token_set
 from helix.core.envelope import EvidenceItem, EvidenceKind, HitRef, Items, ProofSpan, SlotCoverage
@@ -32,7 +34,7 @@ class Candidate(Frozen):
 
     chunk: Chunk
     score: float
-    reasons: tuple[str, ...]
+    reasons: tuple[Reason, ...]
     step: int
 
 
@@ -92,12 +94,13 @@ def is_test(chunk: Chunk) -> bool:
         chunk.symbol and chunk.symbol.rsplit(".", 1)[-1].lower().startswith("test"))
 
 
-def classify(chunk: Chunk, names: frozenset[str], reasons: Sequence[str] = ()) -> EvidenceKind:
+def classify(chunk: Chunk, names: frozenset[str],
+             reasons: Sequence[Reason] = ()) -> EvidenceKind:
     if chunk.kind == "tree_node":
         return "tree"
     if is_test(chunk):
         return "test"
-    if defines(chunk, names) or "symbol:exact" in reasons:
+    if defines(chunk, names) or why.has(reasons, "symbol_exact"):
         return "definition"
     name = chunk.path.rsplit("/", 1)[-1]
     if (name in ENTRYPOINT_FILES or "cli" in chunk.path.split("/")[:-1]
@@ -116,7 +119,8 @@ def to_item(candidate: Candidate, names: frozenset[str], text: str | None = None
     return EvidenceItem(
         id=evidence_id(chunk), path=chunk.path, start_line=chunk.start_line,
         end_line=chunk.end_line, kind=kind, score=round(candidate.score, 6),
-        content_hash=chunk.content_hash, node_id=chunk.node_id, reasons=candidate.reasons,
+        content_hash=chunk.content_hash, node_id=chunk.node_id,
+        reasons=why.render_all(candidate.reasons), reason_codes=why.codes(candidate.reasons),
         heading=" > ".join(chunk.heading_path) or None, symbol=chunk.symbol,
         text=chunk.text if text is None else text, chunk_id=chunk.id)
 
@@ -145,7 +149,7 @@ def rank_for_route(plan: RoutePlan, candidates: Iterable[Candidate]) -> list[Can
 
 def _hit_ref(candidate: Candidate) -> HitRef:
     chunk = candidate.chunk
-    channels = sorted({r.split("#", 1)[0] for r in candidate.reasons if "#" in r})
+    channels = why.channels(candidate.reasons)
     return HitRef(chunk_id=chunk.id, path=chunk.path, start_line=chunk.start_line,
                   end_line=chunk.end_line, score=round(candidate.score, 6),
                   channels=tuple(channels), heading=" > ".join(chunk.heading_path) or None,

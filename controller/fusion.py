@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from controller.reasons import Reason
+from controller.reasons import rank as rank_reason
 from controller.text import jaccard
 from helix.core.config import RetrievalSettings
 from helix.core.schemas import Frozen
@@ -20,7 +22,7 @@ class Ranked(Frozen):
 class Fused(Frozen):
     chunk_id: str
     score: float
-    reasons: tuple[str, ...]  # "bm25#3", "symbol#1" ...: the channel and rank it came from
+    reasons: tuple[Reason, ...]  # the channel and rank it came from ("bm25#3" rendered)
 
 
 def channel_weight(channel: str, settings: RetrievalSettings) -> float:
@@ -61,7 +63,7 @@ def rrf(lists: Sequence[Ranked], settings: RetrievalSettings) -> list[Fused]:
     for (chunk_id, channel), rank in best.items():
         reasons.setdefault(chunk_id, []).append((channel, rank))
     out = [Fused(chunk_id=cid, score=round(score, 9),
-                 reasons=tuple(f"{ch}#{rk}" for ch, rk in sorted(reasons[cid],
+                 reasons=tuple(rank_reason(ch, rk) for ch, rk in sorted(reasons[cid],
                                                                 key=lambda x: (x[1], x[0]))))
            for cid, score in scores.items()]
     out.sort(key=lambda f: (-f.score, f.chunk_id))

@@ -31,6 +31,7 @@ from controller.evidence import (
 )
 from controller.fusion import Ranked, mmr, rrf
 from controller.names import question_names, spelled_identifiers
+from controller.reasons import Reason
 from controller.route import RoutePlan
 from controller.text import is_identifier, phrase_tokens, symbol_variants, token_set
 from helix.core.config import RetrievalSettings
@@ -76,7 +77,7 @@ class LoopState(Frozen):
     # evidence is scored by one fusion over all of them.
     lists: tuple[Ranked, ...] = ()
     pool: dict[str, Chunk] = Field(default_factory=dict)
-    found_reasons: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    found_reasons: dict[str, tuple[Reason, ...]] = Field(default_factory=dict)
 
 
 def initial_state(plan: RoutePlan, settings: RetrievalSettings) -> LoopState:
@@ -113,7 +114,8 @@ def _req(state: LoopState, channel: str, query: str, kinds: tuple[str, ...] = ()
                    kinds=kinds, prefixes=state.prefixes, fuzzy=fuzzy)
 
 
-LEAD_REASON = "symbol:lead"
+LEAD_REASON = Reason(code="symbol_lead")
+EXACT_REASON = Reason(code="symbol_exact")
 # Whole-file BM25 for questions about how things work (they often never name the function:
 # its words are spread over the file); a definition, location or value question names its
 # subject, which the symbol and chunk channels find, and extra whole-file lists crowd it out.
@@ -297,7 +299,7 @@ def _lists(results: Sequence[RequestResult], names: frozenset[str],
         for f in r.found:
             position += 1
             name = (r.request.query if r.request.channel == "symbol"
-                    and r.request.query in asked and "symbol:exact" in f.reasons
+                    and r.request.query in asked and EXACT_REASON in f.reasons
                     else defines(f.chunk, names))
             if name and f.chunk.id not in exact:
                 exact[f.chunk.id] = (-len(phrase_tokens(name.replace("_", " "))), position)
@@ -308,7 +310,7 @@ def _lists(results: Sequence[RequestResult], names: frozenset[str],
 
 
 def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
-           step_index: int, extra_reason: dict[str, str] | None = None,
+           step_index: int, extra_reason: dict[str, Reason] | None = None,
            only: set[str] | None = None) -> tuple[LoopState, list[str]]:
     """Fuse every list found so far (this step's and the earlier steps'), rescore the held
     evidence, and add up to `limit` new candidates by MMR. One fusion over all steps keeps
@@ -322,7 +324,7 @@ def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
         for found in result.found:
             pool[found.chunk.id] = found.chunk
             # A lead (a name a hit mentions) is not a definition the question asked for.
-            said = [LEAD_REASON if lead and r == "symbol:exact" else r for r in found.reasons]
+            said = [LEAD_REASON if lead and r == EXACT_REASON else r for r in found.reasons]
             found_reasons.setdefault(found.chunk.id, []).extend(said)
     # usage: the call sites are the answer, so definitions get no list of their own
     step_lists = _lists(results, definition_names(state.plan), asked,
@@ -418,7 +420,8 @@ def _dominance(state: LoopState, tools: ToolResults) -> tuple[LoopState, Action 
         {cid for key in top_two for cid in per_sense[key][:settings.clarify_evidence]}
     labels = {s.key: s.label for s in state.senses}
     words = {s.key: " ".join(s.words) for s in state.senses}
-    reason = {cid: f"sense: {words[key]}" for key, ids in per_sense.items() for cid in ids}
+    reason = {cid: Reason(code="sense", name=words[key])
+              for key, ids in per_sense.items() for cid in ids}
     admitted, new_ids = _admit(state, tools.results, settings.per_step_evidence,
                                len(state.steps), reason, only=keep)
     evidence = admitted.evidence

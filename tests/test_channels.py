@@ -10,6 +10,7 @@ from controller.channels import Found, Request, RequestResult, execute, module_o
 from controller.evidence import rank
 from controller.fusion import Ranked, rrf
 from controller.loop import _admit, _lists, initial_state
+from controller.reasons import render_all
 from controller.route import route_question
 from helix.core.config import HelixConfig, RetrievalSettings
 from helix.core.schemas import Chunk
@@ -149,8 +150,8 @@ def test_a_chunk_passed_over_earlier_is_admitted_when_it_gains_votes() -> None:
     assert first == [a.id]
     state, second = _admit(state, [_found("dense", [c])], 1, 1)
     assert second == [c.id]  # found by BM25 in step 0, admitted in step 1 with both votes
-    assert {"bm25#3", "dense#1"} <= set(next(x for x in state.evidence
-                                              if x.chunk.id == c.id).reasons)
+    assert {"bm25#3", "dense#1"} <= set(render_all(next(x for x in state.evidence
+                                                        if x.chunk.id == c.id).reasons))
 
 
 MODULES = {
@@ -170,7 +171,7 @@ def test_a_module_qualified_name_finds_its_definition_in_that_module() -> None:
     method = execute(index, Request(channel="symbol",
                                     query="http.client.HTTPConnection.putheader", k=5), None)
     assert [f.chunk.symbol for f in method.found] == ["HTTPConnection.putheader"]
-    assert "symbol:exact" in method.found[0].reasons
+    assert "symbol:exact" in render_all(method.found[0].reasons)
     assert not execute(index, Request(channel="symbol", query="nomodule.partial", k=5),
                        None).found
 
