@@ -21,7 +21,6 @@ from indexers.api import IndexReader
 _BACKTICKED = re.compile(r"`([A-Za-z_][A-Za-z0-9_.]*)(?:\(\))?`")
 _CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_.]*)\(\)")
 _WORD = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\b")
-TESTS_PER_SYMBOL = 1
 
 
 def named_identifiers(text: str) -> list[str]:
@@ -54,7 +53,8 @@ def _span(doc: Chunk, symbol: str, chunk: Chunk, relation: str) -> ProofSpan:
 
 
 def align(index: IndexReader, evidence: Sequence[Candidate],
-          per_doc: int) -> tuple[list[ProofSpan], list[tuple[Chunk, Reason]]]:
+          per_doc: int, tests_per_symbol: int = 1
+          ) -> tuple[list[ProofSpan], list[tuple[Chunk, Reason]]]:
     """Proof spans for doc evidence, and the code chunks to add as evidence (with a reason)."""
     spans: list[ProofSpan] = []
     chunks: list[tuple[Chunk, Reason]] = []
@@ -85,7 +85,7 @@ def align(index: IndexReader, evidence: Sequence[Candidate],
                 if d.node_id in graph:
                     testers = sorted({u for u, _, key in graph.in_edges(d.node_id, keys=True)
                                       if key == "tests"})
-                    for tester in testers[:TESTS_PER_SYMBOL]:
+                    for tester in testers[:tests_per_symbol]:
                         test_chunk = index.chunk_for_node(tester)
                         if test_chunk is not None:
                             spans.append(_span(doc, d.qualname, test_chunk, "test"))

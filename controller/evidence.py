@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 
 from controller import reasons as why
 from controller.reasons import Reason
 from controller.route import RoutePlan
-from controller.text import is_identifier, symbol_variants, token_set
+from controller.text import is_identifier, phrase_tokens, symbol_variants, token_set
 from helix.core.envelope import EvidenceItem, EvidenceKind, HitRef, Items, ProofSpan, SlotCoverage
 from helix.core.hashing import hash_obj, short_id
 from helix.core.schemas import Chunk, Frozen
@@ -61,9 +62,20 @@ def _norm(name: str) -> str:
     return ("_" if name.startswith("_") else "") + name.lower().replace("_", "")
 
 
+@functools.lru_cache(maxsize=1024)
+def _wanted(names: frozenset[str]) -> dict[str, str]:
+    """normalised name -> the name it stands for. Spellings of one name (`EdgeBetweenness`,
+    `edge_betweenness`) normalise alike: the most specific (most words) stands for them,
+    then the first in sorted order, whatever the set's iteration order in this process."""
+    wanted: dict[str, str] = {}
+    for name in sorted(names, key=lambda n: (-len(phrase_tokens(n.replace("_", " "))), n)):
+        wanted.setdefault(_norm(name), name)
+    return wanted
+
+
 def defines(chunk: Chunk, names: Iterable[str]) -> str | None:
     """The name this chunk defines among `names`: a def/class, a heading, or an assignment."""
-    wanted = {_norm(n): n for n in names}
+    wanted = _wanted(frozenset(names))
     if not wanted:
         return None
     if chunk.kind == "code_def" and chunk.symbol:
@@ -131,12 +143,13 @@ def rank(candidates: Iterable[Candidate]) -> list[Candidate]:
                                              c.chunk.id))
 
 
-def rank_for_route(plan: RoutePlan, candidates: Iterable[Candidate]) -> list[Candidate]:
-    """`rank`, then for a location question the code definitions that name the question's
-    terms first (their order kept): "where is X decided?" asks for the code, and the docs
-    that say where it is are support, not the answer."""
+def rank_for_route(plan: RoutePlan, candidates: Iterable[Candidate],
+                   code_first: bool) -> list[Candidate]:
+    """`rank`, then with `code_first` (the route's policy: location questions) the code
+    definitions that name the question's terms first (their order kept): "where is X
+    decided?" asks for the code, and the docs that say where it is are support."""
     ranked = rank(candidates)
-    if plan.intent.route != "location":
+    if not code_first:
         return ranked
     terms = token_set(" ".join(plan.intent.terms))
 

@@ -25,7 +25,10 @@ class Fused(Frozen):
     reasons: tuple[Reason, ...]  # the channel and rank it came from ("bm25#3" rendered)
 
 
-def channel_weight(channel: str, settings: RetrievalSettings) -> float:
+def channel_weight(channel: str, settings: RetrievalSettings,
+                   overrides: Mapping[str, float] | None = None) -> float:
+    if overrides and channel in overrides:
+        return overrides[channel]
     weights = {"bm25": settings.w_bm25, "dense": settings.w_dense, "symbol": settings.w_symbol,
                "path": settings.w_path, "graph": settings.w_graph, "refs": settings.w_symbol,
                "files": settings.w_files, "file_bm25": settings.w_file_bm25,
@@ -39,7 +42,8 @@ def channel_weight(channel: str, settings: RetrievalSettings) -> float:
 FAMILIES = {"files": "bm25", "file_bm25": "bm25"}
 
 
-def rrf(lists: Sequence[Ranked], settings: RetrievalSettings) -> list[Fused]:
+def rrf(lists: Sequence[Ranked], settings: RetrievalSettings,
+        overrides: Mapping[str, float] | None = None) -> list[Fused]:
     """score(c) = sum over channels of w(channel) / (rrf_k + best rank of c in that channel's
     lists); reasons: best rank per channel."""
     best: dict[tuple[str, str], int] = {}
@@ -53,7 +57,7 @@ def rrf(lists: Sequence[Ranked], settings: RetrievalSettings) -> list[Fused]:
     # better of the two, so lexical evidence is not counted twice against the dense channel.
     votes: dict[tuple[str, str], float] = {}
     for (chunk_id, channel), rank in sorted(best.items()):
-        weight = channel_weight(channel, settings)
+        weight = channel_weight(channel, settings, overrides)
         key = (chunk_id, FAMILIES.get(channel, channel))
         votes[key] = max(votes.get(key, 0.0), weight / (settings.rrf_k + rank))
     scores: dict[str, float] = {}
