@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from controller.evidence import DOC_CHUNK_KINDS, Candidate
+from controller.reasons import Reason
 from controller.text import is_identifier
 from helix.core.envelope import ProofSpan
 from helix.core.schemas import Chunk, SymbolDef
@@ -20,7 +21,6 @@ from indexers.api import IndexReader
 _BACKTICKED = re.compile(r"`([A-Za-z_][A-Za-z0-9_.]*)(?:\(\))?`")
 _CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_.]*)\(\)")
 _WORD = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\b")
-TESTS_PER_SYMBOL = 1
 
 
 def named_identifiers(text: str) -> list[str]:
@@ -53,10 +53,11 @@ def _span(doc: Chunk, symbol: str, chunk: Chunk, relation: str) -> ProofSpan:
 
 
 def align(index: IndexReader, evidence: Sequence[Candidate],
-          per_doc: int) -> tuple[list[ProofSpan], list[tuple[Chunk, str]]]:
+          per_doc: int, tests_per_symbol: int = 1
+          ) -> tuple[list[ProofSpan], list[tuple[Chunk, Reason]]]:
     """Proof spans for doc evidence, and the code chunks to add as evidence (with a reason)."""
     spans: list[ProofSpan] = []
-    chunks: list[tuple[Chunk, str]] = []
+    chunks: list[tuple[Chunk, Reason]] = []
     graph = index.graph
     for cand in evidence:
         doc = cand.chunk
@@ -79,15 +80,16 @@ def align(index: IndexReader, evidence: Sequence[Candidate],
                 if code is None or code.path == doc.path:
                     continue
                 spans.append(_span(doc, d.qualname, code, "definition"))
-                chunks.append((code, f"defines {d.qualname} (named in {doc.path})"))
+                chunks.append((code, Reason(code="aligned", name=d.qualname, source=doc.path)))
                 attached += 1
                 if d.node_id in graph:
                     testers = sorted({u for u, _, key in graph.in_edges(d.node_id, keys=True)
                                       if key == "tests"})
-                    for tester in testers[:TESTS_PER_SYMBOL]:
+                    for tester in testers[:tests_per_symbol]:
                         test_chunk = index.chunk_for_node(tester)
                         if test_chunk is not None:
                             spans.append(_span(doc, d.qualname, test_chunk, "test"))
-                            chunks.append((test_chunk, f"tests {d.qualname}"))
+                            chunks.append((test_chunk, Reason(code="aligned_test",
+                                                              name=d.qualname)))
     unique = {(s.doc_chunk_id, s.relation, s.path, s.start_line, s.symbol): s for s in spans}
     return [unique[k] for k in sorted(unique)], chunks

@@ -29,6 +29,7 @@ from controller.answer_text import (
 )
 from controller.route import RoutePlan
 from helix.core.envelope import Clarify, EvidenceItem, SlotCoverage
+from helix.core.policy import AnswerPolicy
 
 MAX_GIST_CHARS = 160
 MAX_SEARCHED_TERMS = 8  # the zero-evidence answer names at most this many searched words
@@ -92,14 +93,15 @@ def nothing_found(plan: RoutePlan, channels: Sequence[str] = ()) -> str:
 
 
 def build_answer(plan: RoutePlan, evidence: Sequence[EvidenceItem], coverage: SlotCoverage,
-                 clarify: Clarify | None, channels: Sequence[str] = ()) -> str:
+                 clarify: Clarify | None, channels: Sequence[str] = (),
+                 policy: AnswerPolicy | None = None) -> str:
     """The answer text; `channels`: the channels the controller ran (named when nothing was
     found)."""
     if clarify is not None:
         return _clarifier(clarify)
     if not evidence:
         return nothing_found(plan, channels)
-    answer = Answer(plan, evidence, coverage)
+    answer = Answer(plan, evidence, coverage, policy)
     lines = ROUTES[plan.intent.route](answer)
     said_nothing = lines[0].startswith(("Nothing in the repository", "No "))
     # slots coverage missed but the answer shows (an exact definition of a long term)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from controller.answer_spans import MAX_LIST, Answer, def_kind, doc_place, indented
+from controller.answer_spans import Answer, def_kind, doc_place, indented
 from controller.answer_text import (
     capitalized,
     cite,
@@ -28,7 +28,6 @@ from controller.route import ACTIONS, WHERE_VERBS
 from controller.text import is_identifier, token_set
 from helix.core.envelope import EvidenceItem
 
-MIN_CODE_CLAIMS = 3  # an explanation shows at least this many code spans when it has them
 _ASSIGNED = re.compile(
     r"^\s*(?:export\s+)?(?:const\s+|let\s+|var\s+)?([A-Za-z_]\w*)\s*(?::[^=]*)?=")
 
@@ -139,7 +138,7 @@ def _location(a: Answer) -> list[str]:
     code = [e for e in a.evidence if is_code(e) and (e.kind != "test" or tests)
             and not a.demoted(e) and (
                 e.kind in ("definition", "test") or code_mentions(e, a.main) or acts[e.id]
-                or any("(named in " in r for r in e.reasons))]
+                or "aligned" in e.reason_codes)]
     # the definition named for the action and subject, a definition of the subject, one
     # named for the action, any definition, then the rest (module code), best score first
     code.sort(key=lambda e: ((e.kind != "test") if tests else False, acts[e.id] < 2,
@@ -192,7 +191,8 @@ def _explanation(a: Answer) -> list[str]:
         head = (f"{capitalized(doc_place(top, at))} explains {subject or 'this'}:" if sure
                 else f"The closest documentation is {doc_place(top, at)}:")
         docs = a.docs_about(a.main, exclude=[top])
-        return [head, indented(said), *a.block("In the code:", code, limit=MIN_CODE_CLAIMS),
+        return [head, indented(said),
+                *a.block("In the code:", code, limit=a.policy.min_code_claims),
                 *a.block("Also documented in:", docs)]
     name = (f"`{top.symbol}`, in {at}" if top.symbol and top.node_id.startswith("def:")
             else f"in {at}")
@@ -202,7 +202,7 @@ def _explanation(a: Answer) -> list[str]:
     docs = a.docs_about(a.main, exclude=[top]) or [
         e for e in best if is_doc(e) and a.answers(e) and e is not top][:1]
     return [head, indented(said), *a.block("Documented in:", docs),
-            *a.block("Also relevant:", code, limit=MIN_CODE_CLAIMS)]
+            *a.block("Also relevant:", code, limit=a.policy.min_code_claims)]
 
 
 _EXPLAIN_ASKED = re.compile(
@@ -325,7 +325,7 @@ def _value_check(a: Answer) -> list[str]:
         if not relevant:
             return a.nothing("states")
         return [f"The evidence does not state {shown or 'it'} in {unit}; what it says:",
-                *(a.claim(e, quantity) for e in relevant[:MAX_LIST])]
+                *(a.claim(e, quantity) for e in relevant[:a.policy.max_list])]
     # "the default X of Live": spans whose name or path names the owner first
     owner = a.plan.subjects.get("owner", ())
 
@@ -344,7 +344,7 @@ def _value_check(a: Answer) -> list[str]:
         said, line = _value_line(top, quantity) or telling_line(top, quantity)
     elif relevant:
         return [f"No value for {shown or 'this'} is stated in the evidence; what it says:",
-                *(a.claim(e, quantity) for e in relevant[:MAX_LIST])]
+                *(a.claim(e, quantity) for e in relevant[:a.policy.max_list])]
     else:
         return a.nothing("states")
     rest = [e for e in [*valued, *relevant] if e is not top]
@@ -386,9 +386,9 @@ def _usage(a: Answer) -> list[str]:
     if sites:
         a.shown.add("call_sites")
         count = len(sites)
-        more = " (the first ones)" if count > MAX_LIST + 1 else ""
+        more = " (the first ones)" if count > a.policy.max_list + 1 else ""
         lines = [f"The evidence shows {count} call{'s' if count != 1 else ''} of {shown}"
-                 f"{more}:", *sites[:MAX_LIST + 1]]
+                 f"{more}:", *sites[:a.policy.max_list + 1]]
     if defs:
         at, said = a.lead(defs[0])
         where = f"{shown} is defined in {at}:" if shown.startswith("`") else (
@@ -400,7 +400,7 @@ def _usage(a: Answer) -> list[str]:
         if not mentioned:
             return a.nothing("defines or calls")
         lines = [f"No call of {shown} appears in the evidence; it is mentioned in:",
-                 *(a.claim(e) for e in mentioned[:MAX_LIST])]
+                 *(a.claim(e) for e in mentioned[:a.policy.max_list])]
     return lines
 
 
@@ -418,10 +418,10 @@ def _doc_summary(a: Answer) -> list[str]:
                 *a.block("Also in the document:", [e for e in about if e is not top], topic, 3)]
     if from_doc:
         return [f"No section of {from_doc[0].path} names {shown}; the closest ones:",
-                *(a.claim(e, topic) for e in from_doc[:MAX_LIST])]
+                *(a.claim(e, topic) for e in from_doc[:a.policy.max_list])]
     words = " ".join(a.plan.doc_words) or "the named document"
     return [f"No document matching “{words}” is in the evidence; the closest matches are:",
-            *(a.claim(e, topic) for e in a.ordered(a.evidence)[:MAX_LIST])]
+            *(a.claim(e, topic) for e in a.ordered(a.evidence)[:a.policy.max_list])]
 
 
 ROUTES: dict[str, Callable[[Answer], list[str]]] = {

@@ -24,9 +24,8 @@ from controller.answer_text import (
 from controller.route import RoutePlan
 from controller.text import token_set
 from helix.core.envelope import EvidenceItem, SlotCoverage
+from helix.core.policy import AnswerPolicy
 
-MAX_LIST = 4  # claims under one heading
-MAX_DOCS = 2  # doc sections under "Documented in"
 MAX_CLAIM_CHARS = 200
 INDENT = "    "
 DEF_KINDS = {"class": "a class", "def": "a function", "fn": "a function", "func": "a function",
@@ -38,8 +37,10 @@ class Answer:
     """What one answer is built from: the plan, the evidence in rank order, the coverage."""
 
     def __init__(self, plan: RoutePlan, evidence: Sequence[EvidenceItem],
-                 coverage: SlotCoverage) -> None:
+                 coverage: SlotCoverage, policy: AnswerPolicy | None = None) -> None:
         self.plan = plan
+        # section sizes (helix.core.policy.AnswerPolicy, in the settings)
+        self.policy = policy or AnswerPolicy()
         self.evidence = list(evidence)
         self.coverage = coverage
         main = _without_trailing_verb(plan, plan.subjects.get(plan.intent.slots[0], ()))
@@ -87,7 +88,7 @@ class Answer:
     def spelled(self, item: EvidenceItem) -> bool:
         """The question spells the item's name, case and all (`Graph`, `DiGraph` ...
         `predecessors`), or the controller found it as an exact symbol."""
-        if "symbol:exact" in item.reasons:
+        if "symbol_exact" in item.reason_codes:
             return True
         if not item.symbol:
             return False
@@ -97,7 +98,7 @@ class Answer:
     def docs_about(self, phrases: Sequence[str], exclude: Sequence[EvidenceItem] = ()
                    ) -> list[EvidenceItem]:
         return [e for e in self.evidence if e not in exclude and e.kind != "test"
-                and not self.demoted(e) and discusses(e, phrases)][:MAX_DOCS]
+                and not self.demoted(e) and discusses(e, phrases)][:self.policy.max_docs]
 
     # --- how spans are written -----------------------------------------------------------
 
@@ -120,8 +121,8 @@ class Answer:
         return f"- {text} [{at}]"
 
     def block(self, title: str, items: Sequence[EvidenceItem],
-              phrases: Sequence[str] | None = None, limit: int = MAX_LIST) -> list[str]:
-        items = list(items)[:limit]
+              phrases: Sequence[str] | None = None, limit: int | None = None) -> list[str]:
+        items = list(items)[:self.policy.max_list if limit is None else limit]
         return ["", title, *(self.claim(i, phrases) for i in items)] if items else []
 
     def lead(self, item: EvidenceItem, phrases: Sequence[str] | None = None,
@@ -144,7 +145,7 @@ class Answer:
         subject = self.subject or "what the question asks about"
         closest = self.ordered(self.evidence)
         return [f"Nothing in the repository {verb} {subject}; the closest matches are:",
-                *(self.claim(e) for e in closest[:MAX_LIST])]
+                *(self.claim(e) for e in closest[:self.policy.max_list])]
 
 
 def _without_trailing_verb(plan: RoutePlan, main: tuple[str, ...]) -> tuple[str, ...]:

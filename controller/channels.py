@@ -11,26 +11,25 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from controller import reasons as why
 from controller.evidence import is_test
+from controller.reasons import Reason
 from controller.text import token_set
+from helix.core.policy import Pools
 from helix.core.ports import Embedder
 from helix.core.schemas import Chunk, Frozen, Hit, SymbolDef
 from indexers.api import IndexReader
 
 ChannelName = Literal["bm25", "dense", "symbol", "path", "graph", "refs", "files",
                       "file_bm25"]
-# Restricted searches fetch this many times k before filtering by kind / prefix.
-OVERFETCH = 4
 REF_VERBS = {"call": "calls", "import": "imports", "attribute": "references",
              "name": "references", "type": "references"}
+Pair = tuple[Chunk, tuple[Reason, ...]]
+# Pool sizes and decays are policy (helix.core.policy.Pools, in the settings):
 # files: BM25 chunk hits pooled per file; a file's score sums its best few chunks' scores, so a
 # file that matches the query in several places outranks one lucky chunk elsewhere.
-FILE_POOL = 200  # chunk hits aggregated
-FILE_TOP_CHUNKS = 3  # chunks per file that count
-FILE_DECAY = 0.5  # weight of the n-th best chunk of a file: FILE_DECAY ** n
 # file_bm25: whole files ranked by the index's file-level BM25; each file is shown by its best
-# chunk among this many chunk-BM25 hits (else the chunk sharing most query words).
-FILE_BM25_POOL = 1000
+# chunk among the pooled chunk-BM25 hits (else the chunk sharing most query words).
 # Graph neighbours, in the order they are listed: edge kind, direction, reason verb.
 GRAPH_EDGES = (("tests", "tests"), ("calls", "calls"), ("documents", "documents"))
 
@@ -53,7 +52,7 @@ class Request(Frozen):
 class Found(Frozen):
     chunk: Chunk
     rank: int  # 1-based in this request's list
-    reasons: tuple[str, ...] = ()
+    reasons: tuple[Reason, ...] = ()
 
 
 class RequestResult(Frozen):
@@ -82,17 +81,17 @@ def _from_hits(index: IndexReader, hits: list[Hit], request: Request) -> list[Ch
     return out
 
 
-def _dense(index: IndexReader, request: Request, embedder: Embedder | None) -> list[Hit]:
+def _dense(index: IndexReader, request: Request, embedder: Embedder | None,
+           pools: Pools) -> list[Hit]:
     if embedder is None or not request.query.strip():
         return []
-    k = request.k * OVERFETCH if _restricted(request) else request.k
+    k = request.k * pools.overfetch if _restricted(request) else request.k
     search_vector = getattr(index, "search_vector", None)
     if callable(search_vector):
         return list(search_vector(embedder.embed([request.query])[0], k))
     return index.search_dense(request.query, k)
 
 
-MODULE_DEF_LIMIT = 500  # definitions of one name looked through for those in a named module
 
 
 def module_of(path: str) -> str:
@@ -101,35 +100,35 @@ def module_of(path: str) -> str:
     return stem[: -len("/__init__")] if stem.endswith("/__init__") else stem
 
 
-def module_definitions(index: IndexReader, dotted: str) -> list[SymbolDef]:
+def module_definitions(index: IndexReader, dotted: str, limit: int) -> list[SymbolDef]:
     """`functools.partial`, `http.client.HTTPConnection.putheader`: a name qualified by its
     module. The longest module prefix that names a file's module path (its last parts) and
     still leaves a definition of the rest in that file wins; [] when none does."""
     parts = dotted.split(".")
     for cut in range(len(parts) - 1, 0, -1):
         module, rest = "/".join(parts[:cut]), ".".join(parts[cut:])
-        found = [d for d in index.find_definitions(rest, limit=MODULE_DEF_LIMIT)
+        found = [d for d in index.find_definitions(rest, limit=limit)
                  if (m := module_of(d.path)) == module or m.endswith("/" + module)]
         if found:
             return found
     return []
 
 
-def _symbol(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:
+def _symbol(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:
     defs = index.find_definitions(request.query)
-    how = "symbol:exact"
+    how: why.ReasonCode = "symbol_exact"
     if not defs and "." in request.query.strip("."):
-        defs = module_definitions(index, request.query)
+        defs = module_definitions(index, request.query, pools.module_def_limit)
     if not defs and request.fuzzy:
         defs = index.find_definitions(request.query, fuzzy=True)
-        how = "symbol:fuzzy"
-    out: list[tuple[Chunk, tuple[str, ...]]] = []
+        how = "symbol_fuzzy"
+    out: list[Pair] = []
     for d in sorted(defs, key=lambda d: (d.path, d.start_line, d.qualname)):
         chunk = index.chunk_for_node(d.node_id)
         if chunk is not None and _keep(chunk, request) and (
                 not request.must or all(w in token_set(f"{chunk.text} {chunk.path}")
                                         for w in request.must)):
-            out.append((chunk, (how, f"defines {d.qualname}")))
+            out.append((chunk, (Reason(code=how), Reason(code="defines", name=d.qualname))))
     return out[:request.k]
 
 
@@ -149,32 +148,34 @@ def path_matches(path: str, hint: str, fuzzy: bool) -> bool:
     return "." in want and "/" not in want and (module == dotted or module.endswith("/" + dotted))
 
 
-def _path(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:
-    out: list[tuple[Chunk, tuple[str, ...]]] = []
+def _path(index: IndexReader, request: Request) -> list[Pair]:
+    out: list[Pair] = []
+    hint = (Reason(code="path_hint"),)
     for record in index.files():
         if path_matches(record.path, request.query, request.fuzzy):
-            out.extend((c, ("path hint",)) for c in index.chunks_for_path(record.path)
+            out.extend((c, hint) for c in index.chunks_for_path(record.path)
                        if _keep(c, request))
     out.sort(key=lambda pair: (pair[0].path, pair[0].start_line, pair[0].id))
     return out[:request.k]
 
 
-def _graph(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:
+def _graph(index: IndexReader, request: Request) -> list[Pair]:
     graph = index.graph
     node = request.query
     if node not in graph:
         return []
     title = str(graph.nodes[node].get("title") or node)
-    neighbours: list[tuple[str, str]] = []
+    neighbours: list[tuple[str, Reason]] = []
     for edge_kind, verb in GRAPH_EDGES:
         sources = sorted({u for u, _, key in graph.in_edges(node, keys=True) if key == edge_kind})
-        neighbours.extend((u, f"{verb} {title}") for u in sources)
+        neighbours.extend((u, Reason(code="neighbour", edge=verb, name=title)) for u in sources)
     file_node = f"file:{graph.nodes[node].get('path', '')}"
     if file_node in graph:
         importers = sorted({u for u, _, key in graph.in_edges(file_node, keys=True)
                             if key == "imports"})
-        neighbours.extend((u, f"imports {file_node[5:]}") for u in importers)
-    out: list[tuple[Chunk, tuple[str, ...]]] = []
+        neighbours.extend((u, Reason(code="neighbour", edge="imports", name=file_node[5:]))
+                          for u in importers)
+    out: list[Pair] = []
     seen: set[str] = set()
     for neighbour, reason in neighbours:
         chunk = index.chunk_for_node(neighbour)
@@ -187,9 +188,9 @@ def _graph(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str,
     return out[:request.k]
 
 
-def _refs(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:
+def _refs(index: IndexReader, request: Request) -> list[Pair]:
     """Reference sites of a name -> the smallest chunk holding each site's line."""
-    out: list[tuple[Chunk, tuple[str, ...]]] = []
+    out: list[Pair] = []
     seen: set[str] = set()
     for ref in index.references_to(request.query):
         spans = [c for c in index.chunks_for_path(ref.path)
@@ -201,24 +202,25 @@ def _refs(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, 
             continue
         seen.add(chunk.id)
         verb = REF_VERBS.get(ref.kind, "references")
-        out.append((chunk, (f"{verb} {request.query} (line {ref.line})",)))
+        out.append((chunk, (Reason(code="reference", edge=verb, name=request.query,
+                                   line=ref.line),)))
         if len(out) >= request.k:
             break
     return out
 
 
-def _files(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:
+def _files(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:
     """Files ranked by their pooled BM25 mass, each represented by its best chunk."""
     per_file: dict[str, list[tuple[float, Chunk]]] = {}
-    for hit in index.search_bm25(request.query, FILE_POOL):
+    for hit in index.search_bm25(request.query, pools.file_pool):
         chunk = index.chunk(hit.chunk_id)
         if not _keep(chunk, request) or (request.no_tests and is_test(chunk)):
             continue
         per_file.setdefault(chunk.path, []).append((hit.score, chunk))
     ranked: list[tuple[float, str, Chunk]] = []
     for path, items in per_file.items():
-        scores = sorted((s for s, _ in items), reverse=True)[:FILE_TOP_CHUNKS]
-        mass = sum(s * FILE_DECAY ** n for n, s in enumerate(scores))
+        scores = sorted((s for s, _ in items), reverse=True)[:pools.file_top_chunks]
+        mass = sum(s * pools.file_decay ** n for n, s in enumerate(scores))
         best = min(items, key=lambda pair: (-pair[0], pair[1].start_line, pair[1].id))[1]
         ranked.append((round(mass, 6), path, best))
     ranked.sort(key=lambda t: (-t[0], t[1]))
@@ -235,19 +237,19 @@ def _best_chunk(index: IndexReader, path: str, request: Request, words: frozense
     return min(candidates, key=lambda c: (-len(words & token_set(c.text)), c.start_line, c.id))
 
 
-def _file_bm25(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[str, ...]]]:
+def _file_bm25(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:
     """Files ranked by whole-file BM25, each represented by its best chunk for the query."""
-    k = request.k * OVERFETCH if (_restricted(request) or request.no_tests) else request.k
+    k = request.k * pools.overfetch if (_restricted(request) or request.no_tests) else request.k
     files = index.search_files(request.query, k)
     if not files:
         return []
     pooled: dict[str, Chunk] = {}
-    for hit in index.search_bm25(request.query, FILE_BM25_POOL):  # best first
+    for hit in index.search_bm25(request.query, pools.file_bm25_pool):  # best first
         chunk = index.chunk(hit.chunk_id)
         if chunk.path not in pooled and _keep(chunk, request):
             pooled[chunk.path] = chunk
     words = token_set(request.query)
-    out: list[tuple[Chunk, tuple[str, ...]]] = []
+    out: list[Pair] = []
     for path, _score in files:  # score desc, path asc
         best = _best_chunk(index, path, request, words, pooled)
         if best is None or (request.no_tests and is_test(best)):
@@ -258,24 +260,27 @@ def _file_bm25(index: IndexReader, request: Request) -> list[tuple[Chunk, tuple[
     return out
 
 
-def execute(index: IndexReader, request: Request, embedder: Embedder | None) -> RequestResult:
+def execute(index: IndexReader, request: Request, embedder: Embedder | None,
+            pools: Pools | None = None) -> RequestResult:
     """Run one request against the index; the result's ranks are 1..n in list order."""
-    pairs: list[tuple[Chunk, tuple[str, ...]]]
+    pools = pools or Pools()
+    pairs: list[Pair]
     if request.channel == "bm25":
-        k = request.k * OVERFETCH if _restricted(request) else request.k
+        k = request.k * pools.overfetch if _restricted(request) else request.k
         pairs = [(c, ()) for c in _from_hits(index, index.search_bm25(request.query, k), request)]
     elif request.channel == "dense":
-        pairs = [(c, ()) for c in _from_hits(index, _dense(index, request, embedder), request)]
+        hits = _dense(index, request, embedder, pools)
+        pairs = [(c, ()) for c in _from_hits(index, hits, request)]
     elif request.channel == "symbol":
-        pairs = _symbol(index, request)
+        pairs = _symbol(index, request, pools)
     elif request.channel == "path":
         pairs = _path(index, request)
     elif request.channel == "refs":
         pairs = _refs(index, request)
     elif request.channel == "files":
-        pairs = _files(index, request)
+        pairs = _files(index, request, pools)
     elif request.channel == "file_bm25":
-        pairs = _file_bm25(index, request)
+        pairs = _file_bm25(index, request, pools)
     else:
         pairs = _graph(index, request)
     found = tuple(Found(chunk=c, rank=i, reasons=r) for i, (c, r) in enumerate(pairs, start=1))

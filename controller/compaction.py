@@ -4,10 +4,11 @@ Order: definition spans, contracts/policy, entrypoints, tests, everything else; 
 score, then a total order on position. Dedup by (file, heading, content hash). Long spans are cut
 to an excerpt around the lines that match the question's terms rather than dropped. When the
 items do not all fit whole, every item is first capped at one common size, the largest that
-lets them all fit (not below `MIN_CAP_TOKENS`), so two 150-line functions cannot crowd out six
+lets them all fit (not below `min_cap_tokens`), so two 150-line functions cannot crowd out six
 other spans: the budget is shared before it is filled. Once a definition span does not fit,
 nothing of a lower class is kept: definitions are never dropped while anything lower ranks is
-kept. Tokens are estimated as ceil(chars / 4).
+kept. Tokens are estimated as ceil(chars / chars_per_token). The numbers are policy
+(`helix.core.policy.CompactionPolicy`, in the settings).
 """
 
 from __future__ import annotations
@@ -17,16 +18,15 @@ from collections.abc import Sequence
 
 from controller.text import lines_matching
 from helix.core.envelope import EvidenceItem
+from helix.core.policy import CompactionPolicy
 
-CHARS_PER_TOKEN = 4
+DEFAULT = CompactionPolicy()
 PRIORITY = {"definition": 0, "contract": 1, "entrypoint": 2, "test": 3}
 OTHER = 4
-MIN_EXCERPT_TOKENS = 16  # an excerpt smaller than this says nothing: skip instead
-MIN_CAP_TOKENS = 120  # the common cap never goes below this (about a dozen lines)
 
 
-def tokens(text: str) -> int:
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
+def tokens(text: str, chars_per_token: int = DEFAULT.chars_per_token) -> int:
+    return math.ceil(len(text) / chars_per_token)
 
 
 def priority(item: EvidenceItem) -> int:
@@ -37,8 +37,13 @@ def order_key(item: EvidenceItem) -> tuple[int, float, str, int, str]:
     return (priority(item), -item.score, item.path, item.start_line, item.id)
 
 
-def excerpt(item: EvidenceItem, terms: Sequence[str], budget: int, context: int) -> EvidenceItem:
+def excerpt(item: EvidenceItem, terms: Sequence[str], budget: int, context: int,
+            chars_per_token: int = DEFAULT.chars_per_token) -> EvidenceItem:
     """The item cut to <= budget tokens around its first matching lines (the head if none)."""
+
+    def tokens(text: str) -> int:
+        return math.ceil(len(text) / chars_per_token)
+
     lines = item.text.splitlines()
     hits = lines_matching(item.text, terms) or [0]
     centre = hits[0]
@@ -58,13 +63,14 @@ def excerpt(item: EvidenceItem, terms: Sequence[str], budget: int, context: int)
             lo += 1
     text = "\n".join(lines[lo:hi])
     if tokens(text) > budget:
-        text = text[:budget * CHARS_PER_TOKEN]
+        text = text[:budget * chars_per_token]
     start = item.start_line + lo
     end = max(start, item.start_line + hi - 1)
     return item.model_copy(update={"text": text, "start_line": start, "end_line": end})
 
 
-def common_cap(costs: Sequence[int], budget: int, floor: int = MIN_CAP_TOKENS) -> int | None:
+def common_cap(costs: Sequence[int], budget: int,
+               floor: int = DEFAULT.min_cap_tokens) -> int | None:
     """The largest per-item cap c with sum(min(cost, c)) <= budget, not below `floor`; None
     when every item fits whole (no cap needed)."""
     if sum(costs) <= budget:
@@ -82,8 +88,13 @@ def common_cap(costs: Sequence[int], budget: int, floor: int = MIN_CAP_TOKENS) -
 
 
 def compact(items: Sequence[EvidenceItem], budget: int, terms: Sequence[str],
-            context: int = 3) -> list[EvidenceItem]:
+            context: int = 3, policy: CompactionPolicy = DEFAULT) -> list[EvidenceItem]:
     """Items kept within `budget` tokens, in compaction order (see module docstring)."""
+    per = policy.chars_per_token
+
+    def tokens(text: str) -> int:
+        return math.ceil(len(text) / per)
+
     seen: set[tuple[str, str, str]] = set()
     unique: list[EvidenceItem] = []
     for item in sorted(items, key=order_key):
@@ -91,9 +102,9 @@ def compact(items: Sequence[EvidenceItem], budget: int, terms: Sequence[str],
         if key not in seen:
             seen.add(key)
             unique.append(item)
-    cap = common_cap([tokens(i.text) for i in unique], budget)
+    cap = common_cap([tokens(i.text) for i in unique], budget, policy.min_cap_tokens)
     if cap is not None:
-        unique = [excerpt(i, terms, cap, context) if tokens(i.text) > cap else i
+        unique = [excerpt(i, terms, cap, context, per) if tokens(i.text) > cap else i
                   for i in unique]
     kept: list[EvidenceItem] = []
     left = budget
@@ -105,8 +116,8 @@ def compact(items: Sequence[EvidenceItem], budget: int, terms: Sequence[str],
         if cost <= left:
             kept.append(item)
             left -= cost
-        elif left >= MIN_EXCERPT_TOKENS:
-            cut = excerpt(item, terms, left, context)
+        elif left >= policy.min_excerpt_tokens:
+            cut = excerpt(item, terms, left, context, per)
             kept.append(cut)
             left -= tokens(cut.text)
         elif item.kind == "definition":

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 
 from controller.channels import path_matches
 from controller.evidence import CODE_CHUNK_KINDS, Candidate, defines, definition_names, evidence_id
+from controller.reasons import has, is_site
 from controller.route import RoutePlan
 from controller.text import contains_phrase, is_identifier, phrase_tokens, token_set
 from helix.core.envelope import SlotCoverage
@@ -98,7 +99,7 @@ def slot_test(slot: str, plan: RoutePlan) -> Callable[[Candidate], bool] | None:
         # Code a doc span about the target names (alignment: "defines X (named in doc)") counts.
         return lambda c: bool(main) and c.chunk.kind in CODE_CHUNK_KINDS and (
             _contains_any(c, main) or defines(c.chunk, names) is not None
-            or any("(named in " in r for r in c.reasons))
+            or has(c.reasons, "aligned"))
     if slot == "mechanism":
         return None  # needs two items: handled in `measure`
     if slot == "link":
@@ -114,7 +115,7 @@ def slot_test(slot: str, plan: RoutePlan) -> Callable[[Candidate], bool] | None:
     if slot == "call_sites":
         symbols = subjects.get("symbol", ())
         return lambda c: bool(symbols) and (
-            any(r.startswith(("calls ", "tests ", "imports ", "references ")) for r in c.reasons)
+            any(is_site(r) for r in c.reasons)
             or any(_has_call(c, s) for s in symbols))
     if slot == "document":
         return lambda c: _from_document(c, plan)

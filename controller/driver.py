@@ -33,7 +33,6 @@ from helix.core.envelope import Clarify, ClarifyOption, ControllerStep, Envelope
 from helix.core.ports import Clock, Embedder
 from indexers.api import IndexReader
 
-ALIGN_DOCS = 4  # doc spans (best first) whose named identifiers are resolved
 CODE_EDGES = ("calls", "tests")  # imports are hubs (a shared constants module)
 DOMINANCE_STEPS = 2  # discovery + per-sense retrieval, outside the loop's step budget
 # The live trace: trace(event name, JSON-ready data), called as the run goes (`helix ask
@@ -80,7 +79,8 @@ def _run_loop(state: LoopState, index: IndexReader, embedder: Embedder | None, c
     while action is not None and guard > 0:
         guard -= 1
         t = clock.monotonic()
-        results = tuple(execute(index, request, embedder) for request in action.requests)
+        results = tuple(execute(index, request, embedder, state.settings.pools)
+                        for request in action.requests)
         timings[action.phase] = round(timings.get(action.phase, 0.0) + _ms(clock, t), 3)
         links = file_links(index, results) if action.phase == "dominance" else ()
         tools = ToolResults(action=action, results=results, elapsed_ms=_ms(clock, started),
@@ -95,8 +95,10 @@ def _run_loop(state: LoopState, index: IndexReader, embedder: Embedder | None, c
 
 def _align(state: LoopState, index: IndexReader) -> LoopState:
     settings = state.settings
-    docs = [c for c in rank(state.evidence) if c.chunk.kind in DOC_CHUNK_KINDS][:ALIGN_DOCS]
-    spans, chunks = align(index, docs, settings.proof_spans_per_doc)
+    docs = [c for c in rank(state.evidence)
+            if c.chunk.kind in DOC_CHUNK_KINDS][:settings.pools.align_docs]
+    spans, chunks = align(index, docs, settings.proof_spans_per_doc,
+                          settings.pools.align_tests_per_symbol)
     held = {c.chunk.id: c for c in state.evidence}
     score = round(settings.w_graph / (settings.rrf_k + 1), 9)
     added: list[Candidate] = []
@@ -165,10 +167,12 @@ def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
     if trace is not None:
         trace("stop", {"stop_reason": state.stop_reason})
     t = clock.monotonic()
-    ranked = rank_for_route(state.plan, state.evidence)
+    ranked = rank_for_route(state.plan, state.evidence,
+                            config.retrieval.route(plan.intent.route).code_first)
     all_items = _items(state, ranked)
     kept = compact(list(all_items.values()), config.retrieval.token_budget,
-                   plan.intent.terms, config.retrieval.excerpt_context_lines)
+                   plan.intent.terms, config.retrieval.excerpt_context_lines,
+                   config.retrieval.compaction)
     kept_ids = {e.id for e in kept}
     kept_by_id = {e.id: e for e in kept}
     evidence = tuple(kept_by_id[evidence_id(c.chunk)] for c in ranked
@@ -185,7 +189,8 @@ def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
     kept_candidates = [c for c in ranked if evidence_id(c.chunk) in kept_ids]
     items = build_items(state.plan, kept_candidates, trees, state.proof_spans, coverage)
     answer = build_answer(state.plan, evidence, coverage, clarify,
-                          channels=[c for s in state.steps for c in s.channels])
+                          channels=[c for s in state.steps for c in s.channels],
+                          policy=config.retrieval.answer)
     timings["assemble"] = _ms(clock, t)
     timings["total"] = _ms(clock, started)
     return Envelope(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 
+from controller import reasons as why
+from controller.reasons import Reason
 from controller.route import RoutePlan
-from controller.text import is_identifier, symbol_variants, token_set
+from controller.text import is_identifier, phrase_tokens, symbol_variants, token_set
 from helix.core.envelope import EvidenceItem, EvidenceKind, HitRef, Items, ProofSpan, SlotCoverage
 from helix.core.hashing import hash_obj, short_id
 from helix.core.schemas import Chunk, Frozen
@@ -32,7 +35,7 @@ class Candidate(Frozen):
 
     chunk: Chunk
     score: float
-    reasons: tuple[str, ...]
+    reasons: tuple[Reason, ...]
     step: int
 
 
@@ -59,9 +62,20 @@ def _norm(name: str) -> str:
     return ("_" if name.startswith("_") else "") + name.lower().replace("_", "")
 
 
+@functools.lru_cache(maxsize=1024)
+def _wanted(names: frozenset[str]) -> dict[str, str]:
+    """normalised name -> the name it stands for. Spellings of one name (`EdgeBetweenness`,
+    `edge_betweenness`) normalise alike: the most specific (most words) stands for them,
+    then the first in sorted order, whatever the set's iteration order in this process."""
+    wanted: dict[str, str] = {}
+    for name in sorted(names, key=lambda n: (-len(phrase_tokens(n.replace("_", " "))), n)):
+        wanted.setdefault(_norm(name), name)
+    return wanted
+
+
 def defines(chunk: Chunk, names: Iterable[str]) -> str | None:
     """The name this chunk defines among `names`: a def/class, a heading, or an assignment."""
-    wanted = {_norm(n): n for n in names}
+    wanted = _wanted(frozenset(names))
     if not wanted:
         return None
     if chunk.kind == "code_def" and chunk.symbol:
@@ -92,12 +106,13 @@ def is_test(chunk: Chunk) -> bool:
         chunk.symbol and chunk.symbol.rsplit(".", 1)[-1].lower().startswith("test"))
 
 
-def classify(chunk: Chunk, names: frozenset[str], reasons: Sequence[str] = ()) -> EvidenceKind:
+def classify(chunk: Chunk, names: frozenset[str],
+             reasons: Sequence[Reason] = ()) -> EvidenceKind:
     if chunk.kind == "tree_node":
         return "tree"
     if is_test(chunk):
         return "test"
-    if defines(chunk, names) or "symbol:exact" in reasons:
+    if defines(chunk, names) or why.has(reasons, "symbol_exact"):
         return "definition"
     name = chunk.path.rsplit("/", 1)[-1]
     if (name in ENTRYPOINT_FILES or "cli" in chunk.path.split("/")[:-1]
@@ -116,7 +131,8 @@ def to_item(candidate: Candidate, names: frozenset[str], text: str | None = None
     return EvidenceItem(
         id=evidence_id(chunk), path=chunk.path, start_line=chunk.start_line,
         end_line=chunk.end_line, kind=kind, score=round(candidate.score, 6),
-        content_hash=chunk.content_hash, node_id=chunk.node_id, reasons=candidate.reasons,
+        content_hash=chunk.content_hash, node_id=chunk.node_id,
+        reasons=why.render_all(candidate.reasons), reason_codes=why.codes(candidate.reasons),
         heading=" > ".join(chunk.heading_path) or None, symbol=chunk.symbol,
         text=chunk.text if text is None else text, chunk_id=chunk.id)
 
@@ -127,12 +143,13 @@ def rank(candidates: Iterable[Candidate]) -> list[Candidate]:
                                              c.chunk.id))
 
 
-def rank_for_route(plan: RoutePlan, candidates: Iterable[Candidate]) -> list[Candidate]:
-    """`rank`, then for a location question the code definitions that name the question's
-    terms first (their order kept): "where is X decided?" asks for the code, and the docs
-    that say where it is are support, not the answer."""
+def rank_for_route(plan: RoutePlan, candidates: Iterable[Candidate],
+                   code_first: bool) -> list[Candidate]:
+    """`rank`, then with `code_first` (the route's policy: location questions) the code
+    definitions that name the question's terms first (their order kept): "where is X
+    decided?" asks for the code, and the docs that say where it is are support."""
     ranked = rank(candidates)
-    if plan.intent.route != "location":
+    if not code_first:
         return ranked
     terms = token_set(" ".join(plan.intent.terms))
 
@@ -145,7 +162,7 @@ def rank_for_route(plan: RoutePlan, candidates: Iterable[Candidate]) -> list[Can
 
 def _hit_ref(candidate: Candidate) -> HitRef:
     chunk = candidate.chunk
-    channels = sorted({r.split("#", 1)[0] for r in candidate.reasons if "#" in r})
+    channels = why.channels(candidate.reasons)
     return HitRef(chunk_id=chunk.id, path=chunk.path, start_line=chunk.start_line,
                   end_line=chunk.end_line, score=round(candidate.score, 6),
                   channels=tuple(channels), heading=" > ".join(chunk.heading_path) or None,

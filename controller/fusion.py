@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from controller.reasons import Reason
+from controller.reasons import rank as rank_reason
 from controller.text import jaccard
 from helix.core.config import RetrievalSettings
 from helix.core.schemas import Frozen
@@ -20,10 +22,13 @@ class Ranked(Frozen):
 class Fused(Frozen):
     chunk_id: str
     score: float
-    reasons: tuple[str, ...]  # "bm25#3", "symbol#1" ...: the channel and rank it came from
+    reasons: tuple[Reason, ...]  # the channel and rank it came from ("bm25#3" rendered)
 
 
-def channel_weight(channel: str, settings: RetrievalSettings) -> float:
+def channel_weight(channel: str, settings: RetrievalSettings,
+                   overrides: Mapping[str, float] | None = None) -> float:
+    if overrides and channel in overrides:
+        return overrides[channel]
     weights = {"bm25": settings.w_bm25, "dense": settings.w_dense, "symbol": settings.w_symbol,
                "path": settings.w_path, "graph": settings.w_graph, "refs": settings.w_symbol,
                "files": settings.w_files, "file_bm25": settings.w_file_bm25,
@@ -37,7 +42,8 @@ def channel_weight(channel: str, settings: RetrievalSettings) -> float:
 FAMILIES = {"files": "bm25", "file_bm25": "bm25"}
 
 
-def rrf(lists: Sequence[Ranked], settings: RetrievalSettings) -> list[Fused]:
+def rrf(lists: Sequence[Ranked], settings: RetrievalSettings,
+        overrides: Mapping[str, float] | None = None) -> list[Fused]:
     """score(c) = sum over channels of w(channel) / (rrf_k + best rank of c in that channel's
     lists); reasons: best rank per channel."""
     best: dict[tuple[str, str], int] = {}
@@ -51,7 +57,7 @@ def rrf(lists: Sequence[Ranked], settings: RetrievalSettings) -> list[Fused]:
     # better of the two, so lexical evidence is not counted twice against the dense channel.
     votes: dict[tuple[str, str], float] = {}
     for (chunk_id, channel), rank in sorted(best.items()):
-        weight = channel_weight(channel, settings)
+        weight = channel_weight(channel, settings, overrides)
         key = (chunk_id, FAMILIES.get(channel, channel))
         votes[key] = max(votes.get(key, 0.0), weight / (settings.rrf_k + rank))
     scores: dict[str, float] = {}
@@ -61,7 +67,7 @@ def rrf(lists: Sequence[Ranked], settings: RetrievalSettings) -> list[Fused]:
     for (chunk_id, channel), rank in best.items():
         reasons.setdefault(chunk_id, []).append((channel, rank))
     out = [Fused(chunk_id=cid, score=round(score, 9),
-                 reasons=tuple(f"{ch}#{rk}" for ch, rk in sorted(reasons[cid],
+                 reasons=tuple(rank_reason(ch, rk) for ch, rk in sorted(reasons[cid],
                                                                 key=lambda x: (x[1], x[0]))))
            for cid, score in scores.items()]
     out.sort(key=lambda f: (-f.score, f.chunk_id))

@@ -13,7 +13,6 @@ no_new_evidence. Evidence is only ever added, so coverage never decreases.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 from pydantic import Field
 
@@ -21,8 +20,6 @@ from controller.channels import Request, RequestResult
 from controller.coverage import measure
 from controller.dominance import Sense, SenseScore, decide, detect_senses, score_senses
 from controller.evidence import (
-    CODE_CHUNK_KINDS,
-    DOC_CHUNK_KINDS,
     Candidate,
     defines,
     definition_names,
@@ -30,15 +27,15 @@ from controller.evidence import (
     rank,
 )
 from controller.fusion import Ranked, mmr, rrf
-from controller.names import question_names, spelled_identifiers
+from controller.moves import MoveContext, asks_tests, req, requests_for
+from controller.names import question_names
+from controller.reasons import Reason
 from controller.route import RoutePlan
-from controller.text import is_identifier, phrase_tokens, symbol_variants, token_set
+from controller.text import phrase_tokens, symbol_variants, token_set
 from helix.core.config import RetrievalSettings
 from helix.core.envelope import ControllerStep, Phase, ProofSpan, SlotCoverage, StopReason
+from helix.core.policy import RoutePolicy
 from helix.core.schemas import Chunk, Frozen
-
-GRAPH_SEEDS = 4  # definitions whose neighbours one widen step asks for
-EXPAND_SEEDS = 3  # headings / filenames / symbols taken from the best hits
 
 
 class Action(Frozen):
@@ -76,7 +73,7 @@ class LoopState(Frozen):
     # evidence is scored by one fusion over all of them.
     lists: tuple[Ranked, ...] = ()
     pool: dict[str, Chunk] = Field(default_factory=dict)
-    found_reasons: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    found_reasons: dict[str, tuple[Reason, ...]] = Field(default_factory=dict)
 
 
 def initial_state(plan: RoutePlan, settings: RetrievalSettings) -> LoopState:
@@ -88,54 +85,26 @@ def initial_state(plan: RoutePlan, settings: RetrievalSettings) -> LoopState:
     return LoopState(plan=plan, settings=settings, prefixes=prefixes)
 
 
-def _main_query(state: LoopState) -> str:
-    return " ".join((*state.plan.intent.terms, *state.sense_words)).strip()
+def _ctx(state: LoopState) -> MoveContext:
+    return MoveContext(plan=state.plan, settings=state.settings, prefixes=state.prefixes,
+                       sense_words=state.sense_words, ranked=tuple(rank(state.evidence)))
 
 
-def _dense_query(state: LoopState) -> str:
-    """The question as asked: a sentence encoder reads whole sentences, not keyword lists
-    (measured on networkx: the expected file in the dense top 5 for 36 of 48 questions
-    with the question, 32 with its content words)."""
-    text = state.plan.text or _main_query(state)
-    return " ".join((text, *state.sense_words)).strip()
-
-
-def _subject_queries(state: LoopState) -> list[str]:
-    out = [_main_query(state)]
-    if state.plan.intent.route == "relation":
-        out += [p for slot in ("x", "y") for p in state.plan.subjects.get(slot, ())]
-    return [q for q in dict.fromkeys(out) if q]
-
-
-def _req(state: LoopState, channel: str, query: str, kinds: tuple[str, ...] = (),
-         k: int | None = None, fuzzy: bool = False) -> Request:
-    return Request(channel=channel, query=query, k=k or state.settings.per_channel_k,  # type: ignore[arg-type]
-                   kinds=kinds, prefixes=state.prefixes, fuzzy=fuzzy)
-
-
-LEAD_REASON = "symbol:lead"
-# Whole-file BM25 for questions about how things work (they often never name the function:
-# its words are spread over the file); a definition, location or value question names its
-# subject, which the symbol and chunk channels find, and extra whole-file lists crowd it out.
-FILE_BM25_ROUTES = ("explanation", "relation")
-TEST_WORDS = frozenset(("test", "tests", "tested", "testing", "unittest", "pytest"))
-
-
-def _files_request(state: LoopState, query: str,
-                   channel: Literal["files", "file_bm25"] = "files") -> Request:
-    """Files pooled from BM25 hits, or ranked by whole-file BM25 (`file_bm25`); test files
-    only when the question asks about tests."""
-    return Request(channel=channel, query=query,
-                   k=state.settings.per_channel_k, prefixes=state.prefixes,
-                   no_tests=not _asks_tests(state))
+def _policy(state: LoopState) -> RoutePolicy:
+    return state.settings.route(state.plan.intent.route)
 
 
 def _asks_tests(state: LoopState) -> bool:
-    """The question is about tests (or about callers, tests among them)."""
-    if state.plan.intent.route == "usage":
-        return True
-    return bool(TEST_WORDS & {t.lower() for t in state.plan.intent.terms}) or any(
-        "test" in p for p in (*state.prefixes, *state.plan.intent.path_hints))
+    return asks_tests(state.plan, state.settings, state.prefixes)
+
+
+def _req(state: LoopState, channel: str, query: str, kinds: tuple[str, ...] = (),
+         k: int | None = None) -> Request:
+    return req(_ctx(state), channel, query, kinds, k)
+
+
+LEAD_REASON = Reason(code="symbol_lead")
+EXACT_REASON = Reason(code="symbol_exact")
 
 
 def _key(r: Request) -> str:
@@ -155,96 +124,24 @@ def _fresh(state: LoopState, requests: Sequence[Request]) -> tuple[Request, ...]
 
 
 def _seed(state: LoopState) -> Action:
-    plan = state.plan
-    reqs: list[Request] = []
-    for query in _subject_queries(state):
-        reqs.append(_req(state, "bm25", query, DOC_CHUNK_KINDS))
-    reqs.append(_req(state, "dense", _dense_query(state), DOC_CHUNK_KINDS))
-    # Files are matched on the whole question (BM25 weighs its common words down itself);
-    # a usage question has its own tool (reference sites), whole files would drown it.
-    if plan.intent.route != "usage":
-        reqs.append(_files_request(state, plan.text or _main_query(state)))
-        if plan.intent.route in FILE_BM25_ROUTES:
-            reqs.append(_files_request(state, plan.text or _main_query(state), "file_bm25"))
-    # "where is X built?": the code that does it names the action's base form next to X
-    if plan.intent.route == "location" and plan.action:
-        reqs += [_req(state, "bm25", f"{_main_query(state)} {plan.action}", CODE_CHUNK_KINDS),
-                 _req(state, "dense", _dense_query(state), CODE_CHUNK_KINDS)]
-    # Exact definitions of the names the question spells out are proof, not noise: look them
-    # up from the start (fuzzy lookups wait for the expand / widen steps).
-    reqs += _symbol_requests(state, fuzzy_ok=False)
-    if plan.intent.route == "usage":  # where a spelled name is referenced: the call sites
-        reqs += [_req(state, "refs", name) for name in _spelled(state)]
-    reqs += [_req(state, "path", hint) for hint in plan.intent.path_hints]
-    # a dotted name may be a module (`http.client`): its file is a path hint
-    reqs += [_req(state, "path", name) for name in _spelled(state) if "." in name]
-    if plan.doc_words:
-        reqs.append(_req(state, "path", " ".join(plan.doc_words), fuzzy=True))
+    reqs = requests_for(_ctx(state), _policy(state).seed)
     return Action(phase="seed", requests=_fresh(state, reqs), note="docs-first")
 
 
-def _names(state: LoopState) -> list[tuple[str, tuple[str, ...]]]:
-    return question_names(state.plan)
-
-
 def _identifiers(state: LoopState) -> list[str]:
-    return [name for name, _ in _names(state)]
-
-
-def _symbol_requests(state: LoopState, fuzzy_ok: bool) -> list[Request]:
-    spelled = set(_spelled(state))
-    return [Request(channel="symbol", query=name, k=state.settings.sense_budget,
-                    prefixes=state.prefixes, fuzzy=fuzzy_ok and name in spelled, must=must)
-            for name, must in _names(state)]
-
-
-def _spelled(state: LoopState) -> list[str]:
-    return spelled_identifiers(state.plan)
+    return [name for name, _ in question_names(state.plan)]
 
 
 def _expand(state: LoopState) -> Action:
-    ranked = rank(state.evidence)
-    want = set().union(*(phrase_tokens(t) for t in state.plan.intent.terms)) \
-        if state.plan.intent.terms else set()
-    headings = [c.chunk.heading_path[-1] for c in ranked
-                if c.chunk.heading_path and want & token_set(c.chunk.heading_path[-1])]
-    stems = [c.chunk.path.rsplit("/", 1)[-1].rsplit(".", 1)[0].replace("_", " ").replace("-", " ")
-             for c in ranked]
-    symbols = [c.chunk.symbol for c in ranked if c.chunk.symbol
-               and want & token_set(c.chunk.symbol)]
-    found_idents: list[str] = []
-    for c in ranked:
-        for word in sorted(set(c.chunk.text.replace("`", " ").split())):
-            word = word.strip("().,:;'\"[]{}")
-            if is_identifier(word) and want & token_set(word):
-                found_idents.append(word)
-    main = _main_query(state)
-    reqs: list[Request] = []
-    for heading in list(dict.fromkeys(headings))[:EXPAND_SEEDS]:
-        reqs.append(_req(state, "bm25", f"{main} {heading}"))
-    for stem_words in list(dict.fromkeys(stems))[:EXPAND_SEEDS]:
-        reqs.append(_req(state, "bm25", f"{main} {stem_words}"))
-    reqs += _symbol_requests(state, fuzzy_ok=True)
-    for name in list(dict.fromkeys([*symbols, *sorted(set(found_idents))]))[:EXPAND_SEEDS * 2]:
-        reqs.append(_req(state, "symbol", name, k=state.settings.sense_budget))
-    reqs.append(_req(state, "dense", _dense_query(state)))
-    if state.plan.intent.route != "usage":
-        reqs.append(_files_request(state, main))
+    reqs = requests_for(_ctx(state), _policy(state).expand)
     return Action(phase="expand", requests=_fresh(state, reqs),
                   note="heading seeds, filename tokens, symbol names")
 
 
 def _widen(state: LoopState) -> Action:
-    reqs: list[Request] = []
-    for query in _subject_queries(state):
-        reqs.append(_req(state, "bm25", query, CODE_CHUNK_KINDS))
-    reqs.append(_req(state, "dense", _dense_query(state), CODE_CHUNK_KINDS))
-    reqs += _symbol_requests(state, fuzzy_ok=True)
-    defs = [c for c in rank(state.evidence) if c.chunk.kind == "code_def"]
-    for cand in defs[:GRAPH_SEEDS * 2]:
-        reqs.append(_req(state, "graph", cand.chunk.node_id, k=state.settings.sense_budget))
-    fresh = _fresh(state, reqs)
-    graph = [r for r in fresh if r.channel == "graph"][:GRAPH_SEEDS]
+    fresh = _fresh(state, requests_for(_ctx(state), _policy(state).widen))
+    # graph neighbours go last, for the first `graph_seeds` definitions not searched before
+    graph = [r for r in fresh if r.channel == "graph"][:state.settings.pools.graph_seeds]
     return Action(phase="widen", requests=tuple([r for r in fresh if r.channel != "graph"]
                                                 + graph),
                   note="code-first, symbol index, 1-hop graph")
@@ -297,7 +194,7 @@ def _lists(results: Sequence[RequestResult], names: frozenset[str],
         for f in r.found:
             position += 1
             name = (r.request.query if r.request.channel == "symbol"
-                    and r.request.query in asked and "symbol:exact" in f.reasons
+                    and r.request.query in asked and EXACT_REASON in f.reasons
                     else defines(f.chunk, names))
             if name and f.chunk.id not in exact:
                 exact[f.chunk.id] = (-len(phrase_tokens(name.replace("_", " "))), position)
@@ -308,7 +205,7 @@ def _lists(results: Sequence[RequestResult], names: frozenset[str],
 
 
 def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
-           step_index: int, extra_reason: dict[str, str] | None = None,
+           step_index: int, extra_reason: dict[str, Reason] | None = None,
            only: set[str] | None = None) -> tuple[LoopState, list[str]]:
     """Fuse every list found so far (this step's and the earlier steps'), rescore the held
     evidence, and add up to `limit` new candidates by MMR. One fusion over all steps keeps
@@ -322,13 +219,13 @@ def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
         for found in result.found:
             pool[found.chunk.id] = found.chunk
             # A lead (a name a hit mentions) is not a definition the question asked for.
-            said = [LEAD_REASON if lead and r == "symbol:exact" else r for r in found.reasons]
+            said = [LEAD_REASON if lead and r == EXACT_REASON else r for r in found.reasons]
             found_reasons.setdefault(found.chunk.id, []).extend(said)
-    # usage: the call sites are the answer, so definitions get no list of their own
+    # usage: the call sites are the answer, so definitions get no list of their own (policy)
     step_lists = _lists(results, definition_names(state.plan), asked,
-                        definition_first=state.plan.intent.route != "usage")
+                        definition_first=_policy(state).definition_list)
     lists = (*state.lists, *step_lists)
-    fused = rrf(lists, state.settings)
+    fused = rrf(lists, state.settings, {str(c): w for c, w in _policy(state).weights.items()})
     if not _asks_tests(state) and state.settings.test_weight != 1.0:
         # Tests are supporting evidence unless the question asks about them: scale them down.
         fused = [f.model_copy(update={"score": round(f.score * state.settings.test_weight, 9)})
@@ -418,7 +315,8 @@ def _dominance(state: LoopState, tools: ToolResults) -> tuple[LoopState, Action 
         {cid for key in top_two for cid in per_sense[key][:settings.clarify_evidence]}
     labels = {s.key: s.label for s in state.senses}
     words = {s.key: " ".join(s.words) for s in state.senses}
-    reason = {cid: f"sense: {words[key]}" for key, ids in per_sense.items() for cid in ids}
+    reason = {cid: Reason(code="sense", name=words[key])
+              for key, ids in per_sense.items() for cid in ids}
     admitted, new_ids = _admit(state, tools.results, settings.per_step_evidence,
                                len(state.steps), reason, only=keep)
     evidence = admitted.evidence

@@ -22,11 +22,12 @@ CITE = re.compile(r"[\w./-]+\.\w+:\d+(?:-\d+)?|[A-Z]+:\d+(?:-\d+)?")
 
 def _item(path: str, text: str, node_id: str, kind: EvidenceKind = "doc", start: int = 10,
           symbol: str | None = None, heading: str | None = None,
-          reasons: tuple[str, ...] = ()) -> EvidenceItem:
+          reasons: tuple[str, ...] = (), codes: tuple[str, ...] = ()) -> EvidenceItem:
     end = start + max(0, len(text.splitlines()) - 1)
     return EvidenceItem(id=f"ev-{path}-{start}", path=path, start_line=start, end_line=end,
                         kind=kind, score=1.0, content_hash="sha256:0", node_id=node_id,
-                        reasons=reasons, text=text, chunk_id=f"c-{path}-{start}",
+                        reasons=reasons, reason_codes=codes, text=text,
+                        chunk_id=f"c-{path}-{start}",
                         symbol=symbol, heading=heading)
 
 
@@ -430,7 +431,7 @@ def test_an_explanation_leads_with_the_class_the_question_spells() -> None:
                    'class _NeighborhoodCache(dict):\n    """Store the adjacency of a graph."""\n')
     graph = _item("classes/graph.py", 'class Graph:\n    """A graph."""\n',
                   "def:classes/graph.py::Graph", "definition", 10, symbol="Graph",
-                  reasons=("symbol:exact",))
+                  reasons=("symbol:exact",), codes=("symbol_exact",))
     first = _answer("How does Graph store its adjacency?", [helper, graph]).splitlines()[0]
     assert "`Graph`, in classes/graph.py:10-11" in first
 

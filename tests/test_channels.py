@@ -3,15 +3,16 @@ list in fusion, and test spans scaled down when the question does not ask about 
 
 from __future__ import annotations
 
-import pytest
 from controller_helpers import ask, files_index
 
 from controller.channels import Found, Request, RequestResult, execute, module_of, path_matches
 from controller.evidence import rank
 from controller.fusion import Ranked, rrf
 from controller.loop import _admit, _lists, initial_state
+from controller.reasons import render_all
 from controller.route import route_question
 from helix.core.config import HelixConfig, RetrievalSettings
+from helix.core.policy import Pools
 from helix.core.schemas import Chunk
 from indexers.api import IndexReader
 
@@ -149,8 +150,8 @@ def test_a_chunk_passed_over_earlier_is_admitted_when_it_gains_votes() -> None:
     assert first == [a.id]
     state, second = _admit(state, [_found("dense", [c])], 1, 1)
     assert second == [c.id]  # found by BM25 in step 0, admitted in step 1 with both votes
-    assert {"bm25#3", "dense#1"} <= set(next(x for x in state.evidence
-                                              if x.chunk.id == c.id).reasons)
+    assert {"bm25#3", "dense#1"} <= set(render_all(next(x for x in state.evidence
+                                                        if x.chunk.id == c.id).reasons))
 
 
 MODULES = {
@@ -170,7 +171,7 @@ def test_a_module_qualified_name_finds_its_definition_in_that_module() -> None:
     method = execute(index, Request(channel="symbol",
                                     query="http.client.HTTPConnection.putheader", k=5), None)
     assert [f.chunk.symbol for f in method.found] == ["HTTPConnection.putheader"]
-    assert "symbol:exact" in method.found[0].reasons
+    assert "symbol:exact" in render_all(method.found[0].reasons)
     assert not execute(index, Request(channel="symbol", query="nomodule.partial", k=5),
                        None).found
 
@@ -190,9 +191,10 @@ def test_a_question_naming_a_module_attribute_leads_with_it() -> None:
     assert (evidence[0].path, evidence[0].symbol) == ("functools.py", "partial")
 
 
-def _file_bm25(index: IndexReader, query: str, no_tests: bool, k: int = 10) -> list[Found]:
+def _file_bm25(index: IndexReader, query: str, no_tests: bool, k: int = 10,
+               pools: Pools | None = None) -> list[Found]:
     request = Request(channel="file_bm25", query=query, k=k, no_tests=no_tests)
-    return list(execute(index, request, None).found)
+    return list(execute(index, request, None, pools).found)
 
 
 def test_file_bm25_channel_ranks_whole_files_by_their_best_chunk() -> None:
@@ -223,16 +225,13 @@ def test_file_bm25_channel_drops_tests_only_when_asked_and_is_deterministic() ->
     assert _file_bm25(index, "zzzunknownword", no_tests=True) == []
 
 
-def test_file_bm25_channel_without_pooled_chunk_shows_the_chunk_sharing_most_words(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    from controller import channels
-
-    monkeypatch.setattr(channels, "FILE_BM25_POOL", 0)  # no chunk hit: the word-overlap pick
+def test_file_bm25_channel_without_pooled_chunk_shows_the_chunk_sharing_most_words() -> None:
     from controller.text import token_set
 
     index = _index()
     query = "cheapest edges of minimum total weight"
-    found = _file_bm25(index, query, no_tests=True)
+    # no chunk hit pooled: every file is shown by the word-overlap pick
+    found = _file_bm25(index, query, no_tests=True, pools=Pools(file_bm25_pool=0))
     assert found and found[0].chunk.path == "pkg/mst.py"
     words = token_set(query)
     shared = {c.id: len(words & token_set(c.text)) for c in index.chunks_for_path("pkg/mst.py")}

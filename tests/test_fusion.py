@@ -4,6 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.fusion import Fused, Ranked, mmr, rrf
+from controller.reasons import render_all
 from helix.core.config import RetrievalSettings
 
 S = RetrievalSettings()
@@ -15,7 +16,7 @@ def test_rrf_weights_and_reasons() -> None:
     assert [f.chunk_id for f in fused] == ["b", "a"]
     b = fused[0]
     assert b.score == round(S.w_bm25 / (S.rrf_k + 2) + S.w_symbol / (S.rrf_k + 1), 9)
-    assert b.reasons == ("symbol#1", "bm25#2")
+    assert render_all(b.reasons) == ("symbol#1", "bm25#2")
 
 
 def test_bm25_and_pooled_files_are_one_lexical_vote() -> None:
@@ -28,7 +29,8 @@ def test_bm25_and_pooled_files_are_one_lexical_vote() -> None:
     scores = {f.chunk_id: f.score for f in fused}
     assert scores["lex"] == round(settings.w_bm25 / (settings.rrf_k + 4), 9)
     assert scores["sem"] > scores["lex"]
-    assert next(f for f in fused if f.chunk_id == "lex").reasons == ("bm25#4", "files#5")
+    assert render_all(next(f for f in fused if f.chunk_id == "lex").reasons) == ("bm25#4",
+                                                                            "files#5")
 
 
 def test_rrf_ties_broken_by_chunk_id() -> None:

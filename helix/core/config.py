@@ -26,10 +26,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from helix.core.errors import ConfigError
 from helix.core.hashing import hash_obj
+from helix.core.policy import (
+    AnswerPolicy,
+    CompactionPolicy,
+    Pools,
+    RouteName,
+    RoutePolicy,
+    default_routes,
+)
 
 
 class _Frozen(BaseModel):
@@ -107,6 +115,33 @@ class RetrievalSettings(_Frozen):
     tree_walk_anchors: int = Field(default=3, ge=0)
     tree_walk_max_nodes: int = Field(default=40, ge=1)
     excerpt_context_lines: int = Field(default=3, ge=0)
+    # Policy as data (helix.core.policy): the moves of each phase per route, channel pools,
+    # compaction and the answer's sections.
+    routes: dict[RouteName, RoutePolicy] = Field(default_factory=default_routes)
+    pools: Pools = Pools()
+    compaction: CompactionPolicy = CompactionPolicy()
+    answer: AnswerPolicy = AnswerPolicy()
+
+    @field_validator("routes", mode="before")
+    @classmethod
+    def _complete_routes(cls, value: Any) -> Any:
+        """A config names only the routes (and their fields) it changes; the rest are the
+        defaults."""
+        if not isinstance(value, Mapping):
+            return value
+        merged: dict[str, Any] = {name: policy.model_dump()
+                                  for name, policy in default_routes().items()}
+        for name, given in value.items():
+            if isinstance(given, RoutePolicy):
+                given = given.model_dump()
+            if name in merged and isinstance(given, Mapping):
+                merged[name] = {**merged[name], **given}
+            else:
+                merged[name] = given
+        return merged
+
+    def route(self, name: str) -> RoutePolicy:
+        return self.routes[name]  # type: ignore[index]
 
 
 class SynthesisSettings(_Frozen):

@@ -42,6 +42,8 @@ class EvidenceItem(Frozen):
     content_hash: str
     node_id: str
     reasons: tuple[str, ...]  # why it was kept ("bm25#2", "defines FooBar", "tests foo")
+    # the same, as typed codes (controller.reasons.ReasonCode): what code decides on
+    reason_codes: tuple[str, ...] = ()
     heading: str | None = None
     symbol: str | None = None
     text: str = ""  # the span's text (compacted excerpt)

@@ -1,0 +1,150 @@
+"""Retrieval policy as data: what each phase of the controller loop searches, per route, and
+the numbers that shape channel lists, fusion, compaction and the answer's sections.
+
+It lives in `RetrievalSettings` (`retrieval.routes`, `retrieval.pools`, `retrieval.compaction`,
+`retrieval.answer`), so every number that changes evidence is in `config_hash` and an A/B eval
+can vary it (`helix eval --candidate-config`). The controller reads it; nothing here runs.
+
+Moves (what one phase asks the index for; requests go out in the order listed):
+
+    seed    doc_bm25       BM25 over doc sections, tree nodes and text, per subject phrase
+            doc_dense      the dense channel over the same kinds, with the question as asked
+            files          BM25 chunk hits pooled per file, on the whole question
+            file_bm25      whole-file BM25 on the whole question
+            action_code    location with an action verb: code BM25 + dense for subject + verb
+            symbols        exact definitions of the names the question spells or implies
+            refs           reference sites of the names the question spells
+            path_hints     files the question names (`path/x.py`, README)
+            module_paths   a dotted name tried as a module path (`http.client`)
+            doc_path       a named document's name words matched in paths
+    expand  heading_bm25   the subject + the best hits' headings
+            stem_bm25      the subject + the best hits' file stems
+            symbols_fuzzy  definitions of the question's names, close names allowed
+            lead_symbols   definitions of identifiers the best hits mention (leads)
+            dense          the dense channel over every kind
+            files_terms    files pooled from BM25 on the question's terms
+    widen   code_bm25      BM25 over code, per subject phrase
+            code_dense     the dense channel over code
+            symbols_fuzzy  as above
+            graph          1-hop graph neighbours of the best definitions
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Move = Literal[
+    "doc_bm25", "doc_dense", "files", "file_bm25", "action_code", "symbols", "refs",
+    "path_hints", "module_paths", "doc_path",
+    "heading_bm25", "stem_bm25", "symbols_fuzzy", "lead_symbols", "dense", "files_terms",
+    "code_bm25", "code_dense", "graph",
+]
+RouteName = Literal["definition", "location", "explanation", "relation", "value_check", "usage",
+                    "doc_summary"]
+ROUTE_NAMES: tuple[RouteName, ...] = ("definition", "location", "explanation", "relation",
+                                      "value_check", "usage", "doc_summary")
+# Fusion channels a route may re-weight (the `w_*` settings are the defaults).
+Channel = Literal["bm25", "dense", "symbol", "path", "graph", "refs", "files", "file_bm25",
+                  "definition", "related", "tree", "sense"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+
+class RoutePolicy(_Frozen):
+    """One route's plan: the moves of each phase and how its evidence is fused and ordered."""
+
+    seed: tuple[Move, ...]
+    expand: tuple[Move, ...]
+    widen: tuple[Move, ...]
+    # exact definitions of the question's names form a fusion list of their own
+    definition_list: bool = True
+    # tests are part of the answer (never scaled down by `test_weight`)
+    asks_tests: bool = False
+    # the final order puts code definitions that name the question's terms first
+    code_first: bool = False
+    # channel -> weight, over the `w_*` defaults
+    weights: dict[Channel, float] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _weights_are_finite(self) -> RoutePolicy:
+        for channel, weight in self.weights.items():
+            if weight < 0:
+                raise ValueError(f"weight of {channel} must be >= 0")
+        return self
+
+
+_SEED: tuple[Move, ...] = ("doc_bm25", "doc_dense", "files", "action_code", "symbols",
+                           "path_hints", "module_paths", "doc_path")
+# Whole-file BM25 for questions about how things work (they often never name the function:
+# its words are spread over the file); a definition, location or value question names its
+# subject, which the symbol and chunk channels find, and extra whole-file lists crowd it out.
+_SEED_WHOLE_FILES: tuple[Move, ...] = ("doc_bm25", "doc_dense", "files", "file_bm25",
+                                       "action_code", "symbols", "path_hints", "module_paths",
+                                       "doc_path")
+# A usage question has its own tool (reference sites): whole files would drown it.
+_SEED_USAGE: tuple[Move, ...] = ("doc_bm25", "doc_dense", "symbols", "refs", "path_hints",
+                                 "module_paths", "doc_path")
+_EXPAND: tuple[Move, ...] = ("heading_bm25", "stem_bm25", "symbols_fuzzy", "lead_symbols",
+                             "dense", "files_terms")
+_EXPAND_USAGE: tuple[Move, ...] = ("heading_bm25", "stem_bm25", "symbols_fuzzy",
+                                   "lead_symbols", "dense")
+_WIDEN: tuple[Move, ...] = ("code_bm25", "code_dense", "symbols_fuzzy", "graph")
+
+
+def default_routes() -> dict[RouteName, RoutePolicy]:
+    plain = RoutePolicy(seed=_SEED, expand=_EXPAND, widen=_WIDEN)
+    whole = plain.model_copy(update={"seed": _SEED_WHOLE_FILES})
+    return {
+        "definition": plain,
+        "location": plain.model_copy(update={"code_first": True}),
+        "explanation": whole,
+        "relation": whole,
+        "value_check": plain,
+        # the call sites are the answer: definitions get no list of their own, tests count
+        "usage": RoutePolicy(seed=_SEED_USAGE, expand=_EXPAND_USAGE, widen=_WIDEN,
+                             definition_list=False, asks_tests=True),
+        "doc_summary": plain,
+    }
+
+
+class Pools(_Frozen):
+    """How many hits a channel looks through and how it pools them."""
+
+    # restricted searches (chunk kinds, path prefixes) fetch this many times k, then cut
+    overfetch: int = Field(default=4, ge=1, le=100)
+    # files: the top BM25 chunk hits pooled per file; a file's score sums its best
+    # `file_top_chunks` chunk scores weighted file_decay ** n
+    file_pool: int = Field(default=200, ge=1, le=100_000)
+    file_top_chunks: int = Field(default=3, ge=1, le=100)
+    file_decay: float = Field(default=0.5, ge=0, le=1)
+    # file_bm25: each file is shown by its best chunk among this many chunk-BM25 hits
+    file_bm25_pool: int = Field(default=1000, ge=0, le=1_000_000)
+    # definitions of one name looked through for those in a named module
+    module_def_limit: int = Field(default=500, ge=1, le=1_000_000)
+    # definitions whose graph neighbours one widen step asks for
+    graph_seeds: int = Field(default=4, ge=0, le=1000)
+    # headings / file stems / symbols taken from the best hits by the expand step
+    expand_seeds: int = Field(default=3, ge=0, le=1000)
+    # doc spans (best first) whose named identifiers alignment resolves, and tests per symbol
+    align_docs: int = Field(default=4, ge=0, le=1000)
+    align_tests_per_symbol: int = Field(default=1, ge=0, le=100)
+
+
+class CompactionPolicy(_Frozen):
+    chars_per_token: int = Field(default=4, ge=1, le=100)
+    # an excerpt smaller than this says nothing: skipped instead
+    min_excerpt_tokens: int = Field(default=16, ge=1, le=100_000)
+    # the common cap of excerpts never goes below this (about a dozen lines)
+    min_cap_tokens: int = Field(default=120, ge=1, le=1_000_000)
+
+
+class AnswerPolicy(_Frozen):
+    """The deterministic answer's sections (they shape no evidence, only what is shown)."""
+
+    max_list: int = Field(default=4, ge=1, le=100)  # claims under one heading
+    max_docs: int = Field(default=2, ge=0, le=100)  # doc sections under "Documented in"
+    min_code_claims: int = Field(default=3, ge=0, le=100)  # code spans an explanation shows

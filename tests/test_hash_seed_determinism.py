@@ -1,0 +1,77 @@
+"""Same question + same commit + same config = the same item hashes in ANY process.
+
+Python randomises string hashing per process (PYTHONHASHSEED), so anything that depends on a
+set's or dict's iteration order differs between two runs of the same command. These tests run
+the real code in fresh processes under several hash seeds and compare.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MATRIX = ROOT / "data" / "fixtures" / "matrix_repo"
+SEEDS = ("1", "2", "3", "5", "8", "13", "21", "34")
+
+_DEFINES = """
+from controller.evidence import defines
+from helix.core.schemas import Chunk
+names = frozenset({"EDGE_BETWEENNESS_CENTRALITY", "EdgeBetweennessCentrality",
+                   "edge_betweenness_centrality", "edgebetweennesscentrality"})
+chunk = Chunk(id="c", path="b.py", lang="python", start_line=1, end_line=2, kind="code_def",
+              symbol="edge_betweenness_centrality", text="def edge_betweenness_centrality(G):",
+              content_hash="h", node_id="def:b.py::edge_betweenness_centrality")
+print(defines(chunk, names))
+"""
+
+_ASK = """
+import json, sys
+from pathlib import Path
+from controller.driver import run_controller
+from helix.core.config import load_config
+from helix.core.ports import FakeClock, FakeEmbedder
+from indexers.build import ensure_index
+root = Path(sys.argv[1])
+config = load_config(root)
+index, _ = ensure_index(root, config, embedder=FakeEmbedder(), query_embedder=FakeEmbedder())
+out = {}
+for question in json.loads(sys.argv[2]):
+    env = run_controller(question, index, config, query_embedder=FakeEmbedder(),
+                         clock=FakeClock())
+    out[question] = env.item_hashes
+print(json.dumps(out, sort_keys=True))
+"""
+
+QUESTIONS = ["Where is the denoise stage implemented?", "Define CavityPool.",
+             "How does the phase lock relate to the optical cavity?",
+             "Is the mirror radiation pressure in pascals?", "Explain the ingest pipeline.",
+             "What is the optical cavity in this repo?", "Where is OpticalCavity used?"]
+
+
+def _run(code: str, seed: str, home: Path, *args: str) -> str:
+    env = {**os.environ, "PYTHONHASHSEED": seed, "HELIX_HOME": str(home),
+           "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip()
+
+
+def test_the_name_a_definition_carries_does_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
+    seen = {_run(_DEFINES, seed, tmp_path) for seed in SEEDS}
+    assert seen == {"EDGE_BETWEENNESS_CENTRALITY"} or seen == {"edge_betweenness_centrality"}
+
+
+def test_item_hashes_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(MATRIX, repo)
+    questions = json.dumps(QUESTIONS)
+    first = json.loads(_run(_ASK, "1", tmp_path / "home", str(repo), questions))
+    second = json.loads(_run(_ASK, "2", tmp_path / "home", str(repo), questions))
+    assert set(first) == set(QUESTIONS)
+    assert first == second
