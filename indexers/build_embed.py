@@ -18,7 +18,8 @@ from indexers.formats import running_gc
 
 # progress(stage, done, total)
 Progress = Callable[[str, int, int], None]
-# Up to this many texts to embed, the numpy encoder (no export, no session) is used.
+# A selection of up to this many texts is embedded by the numpy encoder (no export, no session);
+# without onnxruntime, up to this many missing texts are (sentence-transformers costs 13 s).
 NUMPY_EMBED_MAX_TEXTS = 200
 
 
@@ -68,11 +69,14 @@ class _RememberedLookup:
 
 def _default_embedder(items: Sequence[tuple[str, str]], settings: IndexSettings,
                       cache: Any) -> Embedder:
-    """The configured model through the numpy encoder (no export, no torch: a refresh that
-    embeds a few chunks costs well under a second) when few texts miss the cache, else through
-    ONNX Runtime (fp32, exported once per user, no torch: about 2-3x sentence-transformers'
-    texts per CPU second and 0.5 s to start instead of 13 s), else, without onnxruntime,
-    through sentence-transformers. All three give the same vectors (cosine >= 0.9999) and key."""
+    """The configured model, all three ways giving the same vectors (cosine >= 0.9999) and key:
+    - ONNX Runtime (fp32, exported once per user, no torch: 2-3x sentence-transformers' texts
+      per CPU second, a fraction of a second to start instead of 13 s) for a selection of more
+      than NUMPY_EMBED_MAX_TEXTS texts, however few of them miss the cache: a refresh, a resumed
+      dense worker and a fresh build then compute a text with the same encoder, and that encoder
+      runs each text alone, so its bits do not depend on what else was embedded with it;
+    - the numpy encoder (no export, no torch) for a small selection, or when nothing misses;
+    - sentence-transformers, in bulk, when onnxruntime is not installed."""
     from indexers.dense import text_hash
     from indexers.encoder import (
         NumpyMiniLMEncoder,
@@ -89,8 +93,8 @@ def _default_embedder(items: Sequence[tuple[str, str]], settings: IndexSettings,
 
         hashes = sorted({text_hash(text) for _, text in items})
         missing = len(hashes) - len(cache.get_many(model_key_for(model_dir), hashes))
+        if missing > 0 and len(hashes) > NUMPY_EMBED_MAX_TEXTS and onnx_available():
+            return shared_encoder(path, helix_home())
         if missing <= NUMPY_EMBED_MAX_TEXTS:
             return NumpyMiniLMEncoder(path)
-        if onnx_available():
-            return shared_encoder(path, helix_home())
     return SentenceTransformerEmbedder(path, batch_size=settings.embed_batch_size)

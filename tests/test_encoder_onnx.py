@@ -217,27 +217,41 @@ def test_broken_exported_model_is_a_clear_error(tmp_path: Path) -> None:
         OnnxEncoder(MODEL_PATH, VARIANT_FP32, home=tmp_path)
 
 
-def test_build_uses_onnx_fp32_for_bulk_numpy_for_few_and_st_without_onnxruntime(
+def test_build_encoder_follows_the_selection_size_not_the_cache_history(
         models: Path, helix_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from indexers import build_embed
+    from indexers.dense import text_hash
     from indexers.embed_cache import EmbeddingCache
     from indexers.encoder import SentenceTransformerEmbedder
 
     _seed(models, helix_home)
     settings = IndexSettings()
-    few = [(f"c{i}", f"text {i}") for i in range(build_embed.NUMPY_EMBED_MAX_TEXTS)]
-    many = [*few, ("c-last", "one text too many")]
+    key = model_key_for(MODEL_DIR)
+    small = [(f"c{i}", f"text {i}") for i in range(build_embed.NUMPY_EMBED_MAX_TEXTS)]
+    large = [*small, ("c-last", "one text too many")]
     with EmbeddingCache(helix_home / "embeddings") as cache:
-        assert isinstance(build_embed._default_embedder(few, settings, cache), NumpyMiniLMEncoder)
-        bulk = build_embed._default_embedder(many, settings, cache)
+        assert isinstance(build_embed._default_embedder(small, settings, cache),
+                          NumpyMiniLMEncoder)
+        bulk = build_embed._default_embedder(large, settings, cache)
         assert isinstance(bulk, OnnxEncoder) and bulk.variant == VARIANT_FP32
         assert bulk is shared_encoder(MODEL_PATH, helix_home)
         assert bulk.model_file.parent == helix_home / "models"
         # same key as the numpy query encoder: what the build caches, queries can compare with
-        assert bulk.model_key == query_embedder(settings).model_key == model_key_for(MODEL_DIR)
+        assert bulk.model_key == query_embedder(settings).model_key == key
+        # a refresh or a resumed worker missing one text of a large selection: the same
+        # encoder as the fresh build, so the text gets the bits a fresh build gives it
+        vector = np.zeros(384, dtype=np.float32)
+        cache.put_many(key, {text_hash(t): vector for _, t in large[1:]})
+        assert build_embed._default_embedder(large, settings, cache) is bulk
+        # nothing missing: no model is run, the light encoder only names the key
+        cache.put_many(key, {text_hash(large[0][1]): vector})
+        assert isinstance(build_embed._default_embedder(large, settings, cache),
+                          NumpyMiniLMEncoder)
         monkeypatch.setattr(onnx_encoder, "onnx_available", lambda: False)
-        fallback = build_embed._default_embedder(many, settings, cache)
-        assert isinstance(fallback, SentenceTransformerEmbedder)
+        cache.put_many("other-model", {})
+        fresh = [(f"n{i}", f"new text {i}") for i in range(build_embed.NUMPY_EMBED_MAX_TEXTS + 1)]
+        assert isinstance(build_embed._default_embedder(fresh, settings, cache),
+                          SentenceTransformerEmbedder)
 
 
 _NO_TORCH = """
