@@ -36,23 +36,14 @@ from indexers.build_dense import cached_dense, complete_dense, plan_dense
 from indexers.build_embed import embed
 from indexers.build_lexical import Lexical, build_lexical
 from indexers.formats import (
-    CHUNK_FIELDS,
-    DEF_FIELDS,
-    FILE_FIELDS,
     PART_CARDS,
-    PART_CHUNKS,
-    PART_DEFS,
-    PART_FILES,
-    PART_GRAPH,
-    PART_REFS,
-    PART_TREES,
-    REF_FIELDS,
+    PART_GRAPH_DB,
+    PART_ROWS,
     dump_cards,
-    dump_graph,
-    dump_rows,
     graph_digest,
     paused_gc,
 )
+from indexers.graph_store import write_graph
 from indexers.previous import (
     is_sound,
     load_previous,
@@ -61,6 +52,7 @@ from indexers.previous import (
 )
 from indexers.reader import Index
 from indexers.reports import BuildReport, StatusReport, kept_report
+from indexers.row_store import write_rows
 from indexers.store import (
     DIR_BM25,
     DIR_BM25_FILES,
@@ -274,13 +266,10 @@ def _write(root: Path, config: HelixConfig, store: IndexStore, lexical: Lexical,
         progress("write", 0, 0)
     writer = store.writer()
     try:
-        writer.write_bytes(PART_FILES, dump_rows(lexical.records, FILE_FIELDS))
-        writer.write_bytes(PART_CHUNKS, dump_rows(chunks, CHUNK_FIELDS))
-        writer.write_bytes(PART_DEFS, dump_rows(lexical.defs, DEF_FIELDS))
-        writer.write_bytes(PART_REFS, dump_rows(lexical.refs, REF_FIELDS))
+        write_rows(writer.tmp / PART_ROWS, lexical.records, chunks, lexical.defs,
+                   lexical.refs, lexical.tree_nodes)
         lexical.token_table.save(writer.subdir(DIR_TOKENS))
-        writer.write_json(PART_TREES, [t.model_dump(mode="json") for t in lexical.tree_nodes])
-        writer.write_bytes(PART_GRAPH, dump_graph(graph))
+        write_graph(writer.tmp / PART_GRAPH_DB, graph)
         if settings.embed_enabled:
             writer.write_bytes(PART_CARDS, dump_cards({c.id: cards[c.id] for c in chunks}))
         lexical.bm25.save(writer.subdir(DIR_BM25))

@@ -55,6 +55,8 @@ def update_graph(graph: nx.MultiDiGraph, files: Sequence[FileRecord],
     """`graph` (the previous build's, mutated) brought up to date. `changed`: modified paths
     (same set of files as the previous build, none a tree file); `old_defs`: their
     definitions in the previous build."""
+    if hasattr(graph, "materialize"):  # the stored (read-only, lazy) graph: a mutable copy
+        graph = graph.materialize()
     changed_set = set(changed)
     records = {r.path: r for r in files}
     by_path = {p.path: p for p in parsed_files}

@@ -1,15 +1,17 @@
 """`Index`: the reader of one index generation (`indexers.api.IndexReader`).
 
-Each part is read on first use, its digest checked unless the builder of this very generation
-just verified it (`verified=True`) or seeded the parts it holds in memory (`seed`). The
-generations themselves (writing, CURRENT, manifest, lock) are `indexers.store`'s.
+A question reads only what it needs: chunks by id, path or node, definitions and references by
+name are indexed queries on `rows.sqlite` (`indexers.row_store`), the graph is a `LazyGraph`
+over `graph.sqlite` (`indexers.graph_store`) that fetches the nodes and edges a step visits, and
+BM25 is memory-mapped. Whole tables (`chunks()`, `definitions()`, ...) are still there for the
+builder's cache and the dense selection. Each part's digest is checked on first use unless the
+builder of this very generation just verified it (`verified=True`). The generations themselves
+(writing, CURRENT, manifest, lock) are `indexers.store`'s.
 """
 
 from __future__ import annotations
 
 import gc
-import json
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,28 +20,17 @@ from helix.core.config import IndexSettings
 from helix.core.errors import IndexCorruptError
 from helix.core.ports import Embedder
 from helix.core.schemas import Chunk, FileRecord, Hit, SymbolDef, SymbolRef
-from indexers.formats import (
-    PART_CHUNKS,
-    PART_DEFS,
-    PART_FILES,
-    PART_GRAPH,
-    PART_REFS,
-    PART_TREES,
-    RefRow,
-    chunks_from,
-    defs_from,
-    files_from,
-    load_graph,
-    paused_gc,
-    refs_from,
-)
+from indexers.formats import RefRow, paused_gc
+from indexers.graph_store import PART_GRAPH_DB, GraphReader, LazyGraph
 from indexers.resolve import FUZZY_MAX_NAMES, fuzzy_names
+from indexers.row_store import PART_ROWS, RowReader
 from indexers.store import (
     DIR_BM25,
     DIR_BM25_FILES,
     DIR_DENSE,
     IndexStore,
     Manifest,
+    check_part,
     dense_state,
     read_part,
     verify_dir,
@@ -48,10 +39,11 @@ from indexers.token_cache import DIR_TOKENS, TokenTable
 from indexers.trees import TreeNode
 
 if TYPE_CHECKING:
-    import networkx as nx
-
     from indexers.bm25 import BM25Index
     from indexers.dense import DenseIndex
+
+
+SEEDED = frozenset({"bm25", "bm25_files", "dense", "tokens"})
 
 
 class Index:
@@ -107,8 +99,10 @@ class Index:
 
     def seed(self, parts: dict[str, Any]) -> None:
         """Parts the builder of this very generation holds in memory (what reading them
-        would give): files, chunks, defs, refs, trees, graph, bm25, bm25_files, dense, tokens."""
-        self._cache.update(parts)
+        would give). Only the search structures are kept (bm25, bm25_files, dense, tokens):
+        rows and the graph are read by key from disk, so holding the builder's copies would
+        only keep the whole repository in memory."""
+        self._cache.update({k: v for k, v in parts.items() if k in SEEDED})
         gc.freeze()
 
     def _part(self, key: str, load: Callable[[], Any]) -> Any:
@@ -125,8 +119,19 @@ class Index:
             gc.freeze()
         return self._cache[key]
 
+    def _checked(self, rel: str) -> Path:
+        """A part's path, its digest checked first (unless verified)."""
+        if self._check:
+            check_part(self._gen, self.manifest, rel)
+        return self._gen / rel
+
     def _raw(self, rel: str) -> bytes:
+        """A (small, JSON) part's bytes, checked unless verified."""
         return read_part(self._gen, self.manifest, rel, self._check)
+
+    def rows(self) -> RowReader:
+        """The generation's rows (files, chunks, definitions, references, tree nodes)."""
+        return self._part("rows", lambda: RowReader(self._checked(PART_ROWS)))
 
     @property
     def root(self) -> Path:
@@ -152,35 +157,40 @@ class Index:
         return dense_state(self.manifest.counts)
 
     @property
-    def graph(self) -> nx.MultiDiGraph:
-        return self._part("graph", lambda: load_graph(self._raw(PART_GRAPH)))
+    def graph(self) -> LazyGraph:
+        """The stored graph, read node by node as it is walked (`indexers.graph_store`)."""
+        return self._part("graph", lambda: LazyGraph(GraphReader(self._checked(PART_GRAPH_DB))))
 
     def files(self) -> Sequence[FileRecord]:
-        return self._part("files", lambda: files_from(self._raw(PART_FILES)))
+        return self._part("files", lambda: self.rows().all_files())
 
     def chunks(self) -> Sequence[Chunk]:
-        return self._part("chunks", lambda: chunks_from(self._raw(PART_CHUNKS)))
+        """Every chunk (the whole table: for the builder and the dense selection)."""
+        return self._part("chunks", lambda: self.rows().all_chunks())
 
-    def _chunk_maps(self) -> tuple[dict[str, Chunk], dict[str, list[Chunk]], dict[str, Chunk]]:
-        def build() -> tuple[dict[str, Chunk], dict[str, list[Chunk]], dict[str, Chunk]]:
-            by_id: dict[str, Chunk] = {}
-            by_path: dict[str, list[Chunk]] = defaultdict(list)
-            by_node: dict[str, Chunk] = {}
-            for chunk in self.chunks():  # stored sorted by (path, start_line, id)
-                by_id[chunk.id] = chunk
-                by_path[chunk.path].append(chunk)
-                by_node.setdefault(chunk.node_id, chunk)
-            return by_id, dict(by_path), by_node
-        return self._part("chunk_maps", build)
+    def _memo(self, name: str) -> dict[Any, Any]:
+        return self._part("memo:" + name, dict)
 
     def chunk(self, chunk_id: str) -> Chunk:
-        return self._chunk_maps()[0][chunk_id]
+        memo = self._memo("chunk")
+        if chunk_id not in memo:
+            memo[chunk_id] = self.rows().chunk(chunk_id)
+        found = memo[chunk_id]
+        if found is None:
+            raise KeyError(chunk_id)
+        return found
 
     def chunks_for_path(self, path: str) -> Sequence[Chunk]:
-        return self._chunk_maps()[1].get(path, [])
+        memo = self._memo("path")
+        if path not in memo:
+            memo[path] = tuple(self.rows().chunks_for_path(path))
+        return memo[path]
 
     def chunk_for_node(self, node_id: str) -> Chunk | None:
-        return self._chunk_maps()[2].get(node_id)
+        memo = self._memo("node")
+        if node_id not in memo:
+            memo[node_id] = self.rows().chunk_for_node(node_id)
+        return memo[node_id]
 
     def tokens(self) -> TokenTable:
         """The BM25 token cache, rows aligned with `chunks()`."""
@@ -189,11 +199,7 @@ class Index:
 
     def tree_nodes(self) -> list[TreeNode]:
         def load() -> list[TreeNode]:
-            try:
-                data = json.loads(self._raw(PART_TREES))
-                return [TreeNode.model_validate(item) for item in data]
-            except ValueError as exc:
-                raise IndexCorruptError(f"index part {PART_TREES} unreadable: {exc}") from None
+            return self.rows().all_trees()
         return self._part("trees", load)
 
     def _bm25(self) -> BM25Index:
@@ -219,10 +225,10 @@ class Index:
             if not any(rel.startswith(DIR_BM25_FILES + "/") for rel in self.manifest.parts):
                 # a generation written before file BM25 existed: build it from the token cache
                 table = self.tokens()
-                if len(table.offsets) != len(self.chunks()) + 1:
+                paths = self.rows().chunk_paths()
+                if len(table.offsets) != len(paths) + 1:
                     raise IndexCorruptError("index token cache does not match the chunks")
-                return build_file_index([c.path for c in self.chunks()], table.vocab,
-                                        table.flat, table.offsets)
+                return build_file_index(paths, table.vocab, table.flat, table.offsets)
             try:
                 return BM25Index.load(
                     verify_dir(self._gen, self.manifest, DIR_BM25_FILES, self._check))
@@ -263,44 +269,36 @@ class Index:
                 for rank, (cid, score) in enumerate(dense.search(vector, k), start=1)]
 
     def definitions(self) -> list[SymbolDef]:
-        return self._part("defs", lambda: defs_from(self._raw(PART_DEFS)))
+        """Every definition (the whole table: for the builder's cache)."""
+        return self._part("defs", lambda: self.rows().all_defs())
 
     def refs(self) -> list[RefRow]:
-        return self._part("refs", lambda: refs_from(self._raw(PART_REFS)))
+        """Every reference (the whole table: for the builder's cache)."""
+        return self._part("refs", lambda: self.rows().all_refs())
 
-    def _def_maps(self) -> tuple[dict[str, list[SymbolDef]], list[str]]:
-        def build() -> tuple[dict[str, list[SymbolDef]], list[str]]:
-            by_key: dict[str, list[SymbolDef]] = defaultdict(list)
-            for d in self.definitions():
-                by_key[d.name].append(d)
-                if d.qualname != d.name:
-                    by_key[d.qualname].append(d)
-            return dict(by_key), sorted(by_key)
-        return self._part("def_maps", build)
+    def _defs_named(self, key: str) -> list[SymbolDef]:
+        memo = self._memo("defs")
+        if key not in memo:
+            memo[key] = self.rows().defs_named(key)
+        return memo[key]
 
     def find_definitions(self, name: str, *, fuzzy: bool = False,
                          limit: int = 20) -> list[SymbolDef]:
-        by_key, keys = self._def_maps()
-        found = list(by_key.get(name, ()))
+        found = list(self._defs_named(name))
         if not found and fuzzy:
+            keys = self._part("def_keys", lambda: self.rows().def_keys())
             for key in fuzzy_names(name, keys, FUZZY_MAX_NAMES):
-                found.extend(by_key[key])
+                found.extend(self._defs_named(key))
         unique = {d.node_id: d for d in found}
         return sorted(unique.values(),
                       key=lambda d: (d.path, d.start_line, d.qualname, d.node_id))[:limit]
 
-    def _ref_counts(self) -> dict[str, list[RefRow]]:
-        def build() -> dict[str, list[RefRow]]:
-            by_name: dict[str, list[RefRow]] = defaultdict(list)
-            for ref in self.refs():
-                if ref.kind != "import":
-                    by_name[ref.name].append(ref)
-            return dict(by_name)
-        return self._part("ref_map", build)
-
     def references_to(self, name: str) -> list[SymbolRef]:
         bare = name.rsplit(".", 1)[-1]
-        rows = self._ref_counts().get(bare, [])
+        memo = self._memo("refs")
+        if bare not in memo:
+            memo[bare] = self.rows().refs_named(bare)
+        rows: list[RefRow] = memo[bare]
         return [r.to_ref() for r in sorted(rows, key=lambda r: (r.path, r.line, r.kind))]
 
 

@@ -6,7 +6,9 @@
       CURRENT               name of the current generation (replaced atomically)
       gen-<id>/             one complete index
         manifest.json       schema version, config hash, per-file hashes, part hashes, counts
-        files.json chunks.json defs.json refs.json trees.json graph.json
+        rows.sqlite         files, chunks, definitions, references, tree nodes, read by key
+                            (indexers.row_store)
+        graph.sqlite        the graph, read node by node (indexers.graph_store)
         bm25/ dense/        written by indexers.bm25 / indexers.dense
         bm25_files/         BM25 over whole files (indexers.bm25.build_file_index)
         tokens/             the BM25 token cache (indexers.token_cache; not part of index_rev)
@@ -24,8 +26,8 @@ generation before the current one is kept (a reader that opened it keeps working
 are removed. Every part's size is checked when the index is opened and its digest when it is
 first read; any mismatch raises IndexCorruptError (the builder then rebuilds from scratch).
 
-Formats are chosen for load speed: rows of JSON arrays (one `json.loads` per part) turned into
-records with `model_construct`, numpy arrays for tokens, versioned JSON for the graph. No
+Formats are chosen so a question reads only what it needs: SQLite databases opened read-only
+(rows and the graph, queried by key), memory-mapped numpy arrays (BM25, tokens, vectors). No
 part is a pickle: a part swapped on disk is read as data and can never run code.
 """
 
@@ -48,19 +50,17 @@ from helix.core.errors import (
     IndexVersionError,
 )
 from helix.core.git import repo_revision as repo_revision
-from helix.core.hashing import canonical_json, digest, hash_obj
+from helix.core.hashing import canonical_json, digest, digest_file, hash_obj
 from helix.core.schemas import Frozen
 from indexers import part_stats
-from indexers.formats import (
-    PART_CARDS,
-    PART_GRAPH,
-)
+from indexers.formats import PART_CARDS, PART_GRAPH_DB
 from indexers.locking import acquire
 from indexers.token_cache import DIR_TOKENS
 
 # The index layout's version: a generation written under another one is rebuilt, not read.
 # (What the indexing code puts into the parts is versioned by `indexers.version`.)
-SCHEMA_VERSION = 2  # 2: the graph is JSON (graph.json), no longer a pickle
+# 2: the graph is JSON (graph.json), no longer a pickle; 3: rows and graph in SQLite
+SCHEMA_VERSION = 3
 LOCK_TIMEOUT_S = 3.0
 CURRENT = "CURRENT"
 LOCK = "lock"
@@ -85,7 +85,7 @@ DIR_BM25 = "bm25"
 DIR_BM25_FILES = "bm25_files"  # BM25 over whole files (ids: paths), from the token cache
 # Parts that are caches for the next build or have a content digest in `counts`: not hashed
 # into index_rev (the graph counts through counts["graph_digest"]).
-CACHE_PARTS = frozenset({PART_GRAPH, PART_CARDS})
+CACHE_PARTS = frozenset({PART_GRAPH_DB, PART_CARDS})
 DIR_DENSE = "dense"
 
 class PartInfo(Frozen):
@@ -187,8 +187,7 @@ class GenerationWriter:
             if rel in self._known:
                 parts[rel] = self._known[rel]
             elif rel != MANIFEST:
-                data = path.read_bytes()
-                parts[rel] = PartInfo(digest=digest(data), bytes=len(data))
+                parts[rel] = PartInfo(digest=digest_file(path), bytes=path.stat().st_size)
         return parts
 
     def commit(self, *, index_hash: str, embed_model_key: str | None, files: dict[str, str],
@@ -362,7 +361,7 @@ class IndexStore:
         for rel in manifest.parts:
             stat = part_stats.part_stat(generation / rel)
             if stat is None or known.get(rel) != stat:
-                read_part(generation, manifest, rel)
+                check_part(generation, manifest, rel)
             if stat is not None:
                 seen[rel] = stat
         if record and seen != known:
@@ -407,11 +406,25 @@ def read_part(generation: Path, manifest: Manifest, rel: str, check: bool = True
     return data
 
 
+def check_part(generation: Path, manifest: Manifest, rel: str) -> None:
+    """Check a part against its manifest digest, reading it in blocks (a part read by key,
+    such as a database of every chunk, is never held whole for the check)."""
+    info = manifest.parts.get(rel)
+    if info is None:
+        raise IndexCorruptError(f"index part {rel} is not in the manifest")
+    try:
+        found = digest_file(generation / rel)
+    except OSError:
+        raise IndexCorruptError(f"index part {rel} is missing") from None
+    if found != info.digest:
+        raise IndexCorruptError(f"index part {rel} does not match its digest")
+
+
 def verify_dir(generation: Path, manifest: Manifest, subdir: str, check: bool = True) -> Path:
     """Check every part under `subdir` against its digest; return the directory."""
     for rel in manifest.parts:
         if check and rel.startswith(subdir + "/"):
-            read_part(generation, manifest, rel)
+            check_part(generation, manifest, rel)
     return generation / subdir
 
 

@@ -305,8 +305,9 @@ def test_token_cache_merge_is_canonical() -> None:
 
 
 def test_refreshed_index_is_seeded_with_what_reading_gives(tmp_path: Path) -> None:
-    """ensure_index hands the refresh's in-memory parts to the Index: they equal the parts
-    a new process reads from disk."""
+    """ensure_index hands the refresh's in-memory search structures to the Index (rows and
+    the graph are read by key from disk: the builder's copies are not kept); everything
+    equals what a new process reads from disk."""
     from indexers.reader import Index
     from indexers.store import IndexStore
 
@@ -317,7 +318,8 @@ def test_refreshed_index_is_seeded_with_what_reading_gives(tmp_path: Path) -> No
     (repo / "pkg" / "util.py").write_text("def retry_rule(n):\n    return n\n", encoding="utf-8")
     seeded, report = ensure_index(repo, config, index_dir=index_dir, embedder=FakeEmbedder(),
                                   query_embedder=FakeEmbedder())
-    assert report.refreshed and seeded._cache.keys() >= {"chunks", "graph", "bm25", "dense"}
+    assert report.refreshed and seeded._cache.keys() >= {"bm25", "dense", "tokens"}
+    assert not seeded._cache.keys() & {"chunks", "defs", "refs", "graph", "files", "trees"}
     read = Index.open(IndexStore(index_dir), repo, config.index, FakeEmbedder())
     assert read.index_rev == seeded.index_rev and not read._cache
     assert list(seeded.files()) == list(read.files())

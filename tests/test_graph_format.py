@@ -1,10 +1,12 @@
-"""The graph part is plain JSON (issue 9, S1 item 3): it round-trips exactly, and a part swapped
-for a pickle is never executed."""
+"""The graph part is a SQLite database read lazily (issue 13; plain data since issue 9, S1
+item 3): it round-trips exactly (nodes, attributes, edges, every adjacency order), a question
+reads only the nodes it visits, and a part swapped for a pickle is never executed."""
 
 from __future__ import annotations
 
 import json
 import pickle
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +19,9 @@ from helix.core.errors import IndexCorruptError
 from helix.core.hashing import digest
 from helix.core.ports import FakeEmbedder
 from indexers.build import build_index, ensure_index
-from indexers.formats import PART_GRAPH, dump_graph, edge_triples, graph_digest, load_graph
+from indexers.formats import PART_GRAPH_DB, edge_triples, graph_digest
 from indexers.graph import build_graph
+from indexers.graph_store import GraphReader, LazyGraph, load_lazy, write_graph
 from indexers.parse import parse_file
 from indexers.reader import Index
 from indexers.store import CURRENT, MANIFEST, IndexStore
@@ -41,9 +44,10 @@ def _fixture_graph(root: Path) -> nx.MultiDiGraph:
     return build_graph(records, parsed, trees)
 
 
-def assert_identical(a: nx.MultiDiGraph, b: nx.MultiDiGraph) -> None:
-    """Same nodes, attributes (types included), edges, and every adjacency order."""
-    assert type(a) is type(b) and a.graph == b.graph
+def assert_identical(a: nx.MultiDiGraph, b: nx.MultiDiGraph, shared: bool = True) -> None:
+    """Same nodes, attributes (types included), edges, and every adjacency order; `shared`:
+    each edge's key dict is one object in both directions, as networkx keeps it."""
+    assert a.graph == b.graph
     assert orjson.dumps(list(a.nodes(data=True))) == orjson.dumps(list(b.nodes(data=True)))
     assert list(a.nodes(data=True)) == list(b.nodes(data=True))
     assert list(edge_triples(a)) == list(edge_triples(b))
@@ -51,75 +55,116 @@ def assert_identical(a: nx.MultiDiGraph, b: nx.MultiDiGraph) -> None:
     for node in a:
         assert list(a._succ[node].items()) == list(b._succ[node].items())
         assert list(a._pred[node].items()) == list(b._pred[node].items())
+        assert list(a.in_edges(node, keys=True)) == list(b.in_edges(node, keys=True))
+        assert list(a.out_edges(node, keys=True)) == list(b.out_edges(node, keys=True))
         for target, keydict in b._succ[node].items():
-            assert keydict is b._pred[target][node]  # one key dict, as networkx shares it
+            if shared:
+                assert keydict is b._pred[target][node]
+    assert a.number_of_nodes() == b.number_of_nodes()
     assert graph_digest(a) == graph_digest(b)
+
+
+def _stored(graph: nx.MultiDiGraph, path: Path) -> LazyGraph:
+    write_graph(path, graph)
+    return load_lazy(path)
 
 
 def test_round_trip_is_exact(tmp_path: Path) -> None:
     graph = _fixture_graph(write_repo(tmp_path / "repo", with_tree=True))
     assert any(attrs.get("kind") == "tree" and attrs.get("links") is not None
                for _, attrs in graph.nodes(data=True))  # nested attributes are covered
-    raw = dump_graph(graph)
-    back = load_graph(raw)
-    assert_identical(graph, back)
-    assert dump_graph(back) == raw
-    json.loads(raw)  # plain JSON, readable by anything
+    lazy = _stored(graph, tmp_path / "g.sqlite")
+    assert isinstance(lazy, nx.MultiDiGraph)
+    assert_identical(graph, lazy, shared=False)
+    assert_identical(graph, lazy.materialize())
+    write_graph(tmp_path / "again.sqlite", lazy)  # a stored graph stores the same
+    assert_identical(graph, load_lazy(tmp_path / "again.sqlite"), shared=False)
 
 
-def test_round_trip_keeps_edge_and_graph_attributes() -> None:
+def test_round_trip_keeps_edge_and_graph_attributes(tmp_path: Path) -> None:
     graph = nx.MultiDiGraph(name="g")
-    graph.add_node("b", kind="def", chunk_ids=["x", "y"])
     graph.add_node("a", kind="file", start_line=None, extra={"k": [1, 2.5, True, None]})
+    graph.add_node("b", kind="def", chunk_ids=["x", "y"])
+    graph.add_edge("a", "b", key="contains")
     graph.add_edge("b", "a", key="calls", weight=2)
     graph.add_edge("b", "a", key="imports")
-    graph.add_edge("a", "b", key="contains")
-    assert_identical(graph, load_graph(dump_graph(graph)))
+    lazy = _stored(graph, tmp_path / "g.sqlite")
+    assert_identical(graph, lazy, shared=False)
+    assert_identical(graph, lazy.materialize())
+    assert lazy.get_edge_data("b", "a", key="calls") == {"weight": 2}
+
+
+def test_a_question_reads_only_the_nodes_it_visits(tmp_path: Path) -> None:
+    """Membership, attributes and one node's edges are indexed lookups: nothing else of the
+    graph is decoded (the cache holds what was asked, not the graph)."""
+    graph = _fixture_graph(write_repo(tmp_path / "repo", with_tree=True))
+    lazy = _stored(graph, tmp_path / "g.sqlite")
+    node = "def:pkg/util.py::retry_policy"
+    callers = sorted(u for u, _, key in lazy.in_edges(node, keys=True) if key == "calls")
+    assert callers == sorted(u for u, _, key in graph.in_edges(node, keys=True)
+                             if key == "calls") and callers
+    assert lazy.nodes[node] == graph.nodes[node] and "nope" not in lazy
+    assert set(lazy._node._cache) <= {node, "nope", *callers}  # type: ignore[attr-defined]
+    assert len(lazy._node._cache) < graph.number_of_nodes() // 2  # type: ignore[attr-defined]
+    assert set(lazy._pred._cache) == {node} and not lazy._succ._cache  # type: ignore[attr-defined]
+
+
+def test_the_stored_graph_is_read_only(tmp_path: Path) -> None:
+    lazy = _stored(_fixture_graph(write_repo(tmp_path / "repo")), tmp_path / "g.sqlite")
+    with pytest.raises(TypeError, match="read-only"):
+        lazy.add_node("x")
+    with pytest.raises(TypeError, match="read-only"):
+        lazy.add_edge("repo:", "x", key="contains")
+    copy = lazy.materialize()
+    copy.add_node("x")
+    assert "x" in copy and "x" not in lazy
 
 
 def test_an_updated_graph_round_trips_like_a_fresh_one(tmp_path: Path) -> None:
-    """The graph an incremental build updated in place is stored and read back exactly
-    (predecessor order included), and equals what a fresh build stores."""
+    """The graph an incremental build updated is stored and read back exactly (predecessor
+    order included), and equals what a fresh build stores."""
     repo = write_repo(tmp_path / "repo", with_tree=True)
     build_index(repo, CONFIG, index_dir=tmp_path / "inc", embedder=FakeEmbedder())
     (repo / "pkg" / "util.py").write_text("def retry_rule(n):\n    return n\n", encoding="utf-8")
-    updated, report = ensure_index(repo, CONFIG, index_dir=tmp_path / "inc",
-                                   embedder=FakeEmbedder())
+    _, report = ensure_index(repo, CONFIG, index_dir=tmp_path / "inc", embedder=FakeEmbedder())
     assert report.graph_updated
     stored = Index.open(IndexStore(tmp_path / "inc"), repo, CONFIG.index).graph
-    assert stored is not updated.graph  # the first is read from disk, the other was built
-    assert_identical(updated.graph, stored)
     build_index(repo, CONFIG, index_dir=tmp_path / "fresh", embedder=FakeEmbedder())
-    assert_identical(Index.open(IndexStore(tmp_path / "fresh"), repo, CONFIG.index).graph,
-                     stored)
+    fresh = Index.open(IndexStore(tmp_path / "fresh"), repo, CONFIG.index).graph
+    assert_identical(fresh, stored, shared=False)
+    assert_identical(fresh.materialize(), stored.materialize())
 
 
-@pytest.mark.parametrize("raw", [
-    b"not json", b"[]", b'{"format": "helix-graph", "version": 99}',
-    b'{"format": "other"}',
-])
-def test_malformed_graph_is_corrupt(raw: bytes) -> None:
+@pytest.mark.parametrize("raw", [b"not a database at all", b"",
+                                 b"SQLite format 3\x00" + b"x" * 200])
+def test_a_graph_part_that_is_no_graph_database_is_corrupt(raw: bytes, tmp_path: Path) -> None:
+    path = tmp_path / "g.sqlite"
+    path.write_bytes(raw)
     with pytest.raises(IndexCorruptError, match="graph"):
-        load_graph(raw)
+        GraphReader(path)
 
 
-def _valid(**changes: Any) -> bytes:
+def test_a_database_of_another_format_is_corrupt(tmp_path: Path) -> None:
+    path = tmp_path / "g.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        db.execute("INSERT INTO meta VALUES ('format', 'helix-graph-sqlite 99')")
+    db.close()
+    with pytest.raises(IndexCorruptError, match="format"):
+        GraphReader(path)
+
+
+def test_malformed_attributes_are_corrupt_when_read(tmp_path: Path) -> None:
     graph = nx.MultiDiGraph()
     graph.add_edge("a", "b", key="calls")
-    data = orjson.loads(dump_graph(graph))
-    data.update(changes)
-    return orjson.dumps(data)
-
-
-@pytest.mark.parametrize("changes", [
-    {"src": [5]}, {"dst": [-1]}, {"kind": [3]}, {"src": ["a"]}, {"src": [0.5]},
-    {"nodes": ["a", "a"]}, {"attrs": [{}, []]}, {"nodes": ["a", 1]}, {"src": [0, 1]},
-    {"edge_attrs": {"0": 3}}, {"graph": []},
-])
-def test_inconsistent_graph_is_corrupt(changes: dict[str, Any]) -> None:
-    load_graph(_valid())  # the unchanged document is fine
+    path = tmp_path / "g.sqlite"
+    write_graph(path, graph)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE nodes SET attrs='{not json' WHERE id='a'")
+    db.close()
+    lazy = load_lazy(path)
     with pytest.raises(IndexCorruptError, match="graph"):
-        load_graph(_valid(**changes))
+        _ = lazy.nodes["a"]
 
 
 class _Planted:
@@ -145,9 +190,9 @@ def test_swapped_pickle_graph_is_never_executed(tmp_path: Path) -> None:
     planted = tmp_path / "pwned"
     payload = pickle.dumps(_Planted(planted))
     generation = _current(index_dir)
-    (generation / PART_GRAPH).write_bytes(payload)
+    (generation / PART_GRAPH_DB).write_bytes(payload)
     manifest = json.loads((generation / MANIFEST).read_text())
-    manifest["parts"][PART_GRAPH] = {"digest": digest(payload), "bytes": len(payload)}
+    manifest["parts"][PART_GRAPH_DB] = {"digest": digest(payload), "bytes": len(payload)}
     (generation / MANIFEST).write_text(json.dumps(manifest))
     index = Index.open(IndexStore(index_dir), repo, CONFIG.index)  # the manifest is sound
     with pytest.raises(IndexCorruptError, match="graph"):
@@ -160,7 +205,7 @@ def test_swapped_pickle_with_old_manifest_is_rebuilt(tmp_path: Path) -> None:
     index_dir = tmp_path / "idx"
     build_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
     planted = tmp_path / "pwned"
-    (_current(index_dir) / PART_GRAPH).write_bytes(pickle.dumps(_Planted(planted)))
+    (_current(index_dir) / PART_GRAPH_DB).write_bytes(pickle.dumps(_Planted(planted)))
     index, report = ensure_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
     assert "corrupt" in (report.rebuild_reason or "")
     assert index.graph.has_edge("def:pkg/client.py::fetch", "def:pkg/util.py::retry_policy",

@@ -47,7 +47,7 @@ def _edit_in_place(path: Path) -> None:
 
 def _defs_part(repo: Path) -> Path:
     index_dir = index_dir_for(repo)
-    return index_dir / (index_dir / CURRENT).read_text().strip() / "defs.json"
+    return index_dir / (index_dir / CURRENT).read_text().strip() / "rows.sqlite"
 
 
 def test_status_index_and_ask_after_an_in_place_edit(repo: Path,
@@ -59,13 +59,13 @@ def test_status_index_and_ask_after_an_in_place_edit(repo: Path,
     code, out, _ = run(["status", str(repo), "--json"], capsys)
     status = json.loads(out)
     assert code == 0 and status["fresh"] is False
-    assert "defs.json does not match its digest" in status["problem"]
+    assert "rows.sqlite does not match its digest" in status["problem"]
     code, out, _ = run(["status", str(repo)], capsys)
-    assert out.startswith("index: stale (index part defs.json does not match its digest")
+    assert out.startswith("index: stale (index part rows.sqlite does not match its digest")
 
     code, out, err = run(["index", str(repo)], capsys)
     assert code == 0, err
-    assert "up to date" not in out and "corrupt" in out and "defs.json" in out
+    assert "up to date" not in out and "corrupt" in out and "rows.sqlite" in out
     code, out, _ = run(["status", str(repo)], capsys)
     assert out.startswith("index: fresh")
 
@@ -73,7 +73,7 @@ def test_status_index_and_ask_after_an_in_place_edit(repo: Path,
     code, out, err = run(["ask", QUESTION, "--repo", str(repo), "--dry-run", "--json"], capsys)
     assert code == 0, err
     assert any(e["path"] == "pkg/util.py" for e in json.loads(out)["evidence"])
-    assert ("helix: index was corrupt (index part defs.json does not match its digest); "
+    assert ("helix: index was corrupt (index part rows.sqlite does not match its digest); "
             "rebuilding from scratch") in err.splitlines()
 
 
@@ -96,12 +96,12 @@ def test_a_corrupt_part_met_while_answering_says_what_to_run(repo: Path, tmp_pat
     config = HelixConfig()
     build_index(repo, config, index_dir=index_dir, embedder=FakeEmbedder())
     generation = index_dir / (index_dir / CURRENT).read_text().strip()
-    raw = bytearray((generation / "defs.json").read_bytes())
+    raw = bytearray((generation / "rows.sqlite").read_bytes())
     raw[-3] = ord("X") if raw[-3] != ord("X") else ord("Y")
-    (generation / "defs.json").write_bytes(bytes(raw))
+    (generation / "rows.sqlite").write_bytes(bytes(raw))
     index = Index.open(IndexStore(index_dir), repo, config.index,
                        repair="run `helix index --force REPO` to rebuild it")
     with pytest.raises(IndexCorruptError) as caught:
         index.find_definitions("fetch")
-    assert str(caught.value) == ("index part defs.json does not match its digest; "
+    assert str(caught.value) == ("index part rows.sqlite does not match its digest; "
                                  "run `helix index --force REPO` to rebuild it")

@@ -105,7 +105,7 @@ def test_a_corrupt_generation_is_not_answered_from(repo: Path, tmp_path: Path,
     monkeypatch.setattr(build_mod, "READER_WAIT_S", 0.2)
     index_dir = tmp_path / "idx"
     build_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
-    defs = index_dir / (index_dir / CURRENT).read_text().strip() / "defs.json"
+    defs = index_dir / (index_dir / CURRENT).read_text().strip() / "rows.sqlite"
     time.sleep(0.02)
     defs.write_bytes(defs.read_bytes().replace(b"fetch", b"fetcH"))
     with IndexStore(index_dir).locked(), collect() as notes, pytest.raises(IndexLockedError):

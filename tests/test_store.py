@@ -98,10 +98,10 @@ def test_crash_mid_write_keeps_previous(repo: Path, tmp_path: Path,
     before = _build(repo, index_dir)
     (repo / "pkg" / "util.py").write_text("def other():\n    return 1\n", encoding="utf-8")
 
-    def boom(graph: object) -> bytes:
+    def boom(path: object, graph: object) -> None:
         raise RuntimeError("simulated crash")
 
-    monkeypatch.setattr("indexers.build.dump_graph", boom)
+    monkeypatch.setattr("indexers.build.write_graph", boom)
     with pytest.raises(RuntimeError):
         _build(repo, index_dir)
     idx = _open(index_dir, repo)
@@ -172,9 +172,9 @@ def test_corrupt_manifest_is_rebuilt(repo: Path, tmp_path: Path) -> None:
 def test_truncated_chunk_file_is_rebuilt(repo: Path, tmp_path: Path) -> None:
     index_dir = tmp_path / "idx"
     _build(repo, index_dir)
-    chunks = _current(index_dir) / "chunks.json"
+    chunks = _current(index_dir) / "rows.sqlite"
     chunks.write_bytes(chunks.read_bytes()[:100])
-    with pytest.raises(IndexCorruptError, match=r"chunks\.json"):
+    with pytest.raises(IndexCorruptError, match=r"rows\.sqlite"):
         _open(index_dir, repo)
     report = _build(repo, index_dir)
     assert "corrupt" in (report.rebuild_reason or "")
@@ -184,7 +184,7 @@ def test_truncated_chunk_file_is_rebuilt(repo: Path, tmp_path: Path) -> None:
 def test_same_size_corruption_detected_on_read_and_rebuilt(repo: Path, tmp_path: Path) -> None:
     index_dir = tmp_path / "idx"
     _build(repo, index_dir)
-    defs = _current(index_dir) / "defs.json"
+    defs = _current(index_dir) / "rows.sqlite"
     raw = bytearray(defs.read_bytes())
     raw[-3] = ord("X") if raw[-3] != ord("X") else ord("Y")
     defs.write_bytes(bytes(raw))
@@ -223,7 +223,7 @@ def test_manifest_contents(repo: Path, tmp_path: Path) -> None:
     assert set(manifest["files"]) == {f.path for f in _open(index_dir, repo).files()}
     assert manifest["index_rev"] == report.index_rev
     assert manifest["counts"]["chunks"] == report.chunks["total"]
-    assert {"graph.json", "chunks.json", "bm25/bm25_meta.json"} <= set(manifest["parts"])
+    assert {"graph.sqlite", "rows.sqlite", "bm25/bm25_meta.json"} <= set(manifest["parts"])
 
 
 def test_git_repo_rev(repo: Path, tmp_path: Path) -> None:
@@ -249,22 +249,23 @@ def test_noop_rereads_only_parts_changed_on_disk(repo: Path, tmp_path: Path,
     index_dir = tmp_path / "idx"
     _build(repo, index_dir)
     read: list[str] = []
-    real = store_mod.read_part
+    real = store_mod.check_part
 
-    def counting(generation: Path, manifest: object, rel: str, check: bool = True) -> bytes:
+    def counting(generation: Path, manifest: object, rel: str) -> None:
         read.append(rel)
-        return real(generation, manifest, rel, check)  # type: ignore[arg-type]
+        real(generation, manifest, rel)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(store_mod, "read_part", counting)
+    monkeypatch.setattr(store_mod, "check_part", counting)
     assert _build(repo, index_dir).noop and read == []  # the writer recorded what it wrote
     (index_dir / "verified.json").unlink()
     assert _build(repo, index_dir).noop and len(read) > 5  # no record: every part checked
     read.clear()
     assert _build(repo, index_dir).noop and read == []
-    defs = _current(index_dir) / "defs.json"
+    defs = _current(index_dir) / "rows.sqlite"
     raw = bytearray(defs.read_bytes())
     raw[-3] = ord("X") if raw[-3] != ord("X") else ord("Y")
     time.sleep(0.01)
     defs.write_bytes(bytes(raw))
     report = _build(repo, index_dir)
-    assert read == ["defs.json"] and not report.noop and "corrupt" in (report.rebuild_reason or "")
+    assert read == ["rows.sqlite"] and not report.noop
+    assert "corrupt" in (report.rebuild_reason or "")

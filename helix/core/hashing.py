@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from typing import Any
 
 from pydantic import BaseModel
@@ -41,6 +42,15 @@ def digest(data: bytes | str) -> str:
     if isinstance(data, str):
         data = data.encode("utf-8")
     return f"{ALGORITHM}:{hashlib.sha256(data).hexdigest()}"
+
+
+def digest_file(path: str | os.PathLike[str], block: int = 1 << 20) -> str:
+    """`digest` of a file's bytes, read in blocks (a large file is never held whole)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while data := handle.read(block):
+            h.update(data)
+    return f"{ALGORITHM}:{h.hexdigest()}"
 
 
 def hash_obj(obj: Any) -> str:

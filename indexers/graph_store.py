@@ -1,0 +1,329 @@
+"""The graph on disk (`graph.sqlite`) and a `networkx.MultiDiGraph` that reads it lazily.
+
+A question walks a few dozen nodes (containment paths, callers, tests, importers): loading a
+large repository's whole graph (hundreds of thousands of nodes and edges) for that cost seconds
+and hundreds of MB. Here nodes and edges are rows keyed the way they are asked for:
+
+    nodes   id (primary key), path, kind, attrs (the attribute dict as JSON)
+    edges   src, dst, kind (primary key, in that order), attrs (JSON or NULL); and an index on
+            (dst, src, kind) for in-edges
+    meta    format, graph (the graph-level attribute dict as JSON)
+
+Both tables are WITHOUT ROWID, so their order is their key's: nodes by id, out-edges by
+(dst, kind), in-edges by (src, kind). That is the canonical order every graph Helix builds has
+(`indexers.graph` adds nodes and edges sorted; `indexers.graph_update` restores it), so
+`LazyGraph` iterates exactly as the graph that was written.
+
+`LazyGraph` is a real `networkx.MultiDiGraph` whose node and adjacency dicts are mappings over
+the database: `node in graph`, `graph.nodes[node]`, `graph.in_edges(node, keys=True)`,
+`graph.successors(node)`... run one indexed query each (results cached); iterating everything
+(`graph.nodes(data=True)`, `edge_triples`) streams the table. It is read-only (a generation never
+changes); `materialize()` gives an ordinary, mutable copy.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import networkx as nx
+import orjson
+
+from helix.core.errors import IndexCorruptError
+from indexers.formats import PART_GRAPH_DB, edge_triples, paused_gc
+
+GRAPH_DB_FORMAT = "helix-graph-sqlite 1"
+_SCHEMA = (
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE nodes(id TEXT PRIMARY KEY, path TEXT, kind TEXT, attrs TEXT NOT NULL)"
+    " WITHOUT ROWID",
+    "CREATE TABLE edges(src TEXT NOT NULL, dst TEXT NOT NULL, kind TEXT NOT NULL, attrs TEXT,"
+    " PRIMARY KEY(src, dst, kind)) WITHOUT ROWID",
+)
+_INDEXES = (
+    "CREATE INDEX edges_in ON edges(dst, src, kind)",
+    "CREATE INDEX nodes_path ON nodes(path)",
+)
+_BATCH = 5000
+
+
+def _dumps(value: Any) -> str:
+    return orjson.dumps(value).decode("utf-8")
+
+
+class GraphWriter:
+    """Writes `graph.sqlite`: nodes and edges in any order (the keys order them)."""
+
+    def __init__(self, path: Path, graph_attrs: dict[str, Any] | None = None) -> None:
+        self.path = Path(path)
+        if self.path.exists():
+            raise FileExistsError(self.path)
+        self._db = sqlite3.connect(self.path, isolation_level=None)
+        for pragma in ("page_size=4096", "journal_mode=OFF", "synchronous=OFF"):
+            self._db.execute(f"PRAGMA {pragma}")
+        self._db.execute("BEGIN")
+        for statement in _SCHEMA:
+            self._db.execute(statement)
+        self._db.executemany("INSERT INTO meta VALUES (?, ?)", (
+            ("format", GRAPH_DB_FORMAT), ("graph", _dumps(graph_attrs or {}))))
+
+    def add_nodes(self, nodes: Iterable[tuple[str, dict[str, Any]]]) -> None:
+        self._db.executemany("INSERT INTO nodes VALUES (?, ?, ?, ?)", (
+            (node, attrs.get("path"), attrs.get("kind"), _dumps(attrs)) for node, attrs in nodes))
+
+    def add_edges(self, edges: Iterable[tuple[str, str, str, dict[str, Any] | None]]) -> None:
+        self._db.executemany("INSERT INTO edges VALUES (?, ?, ?, ?)", (
+            (src, dst, kind, _dumps(attrs) if attrs else None) for src, dst, kind, attrs in edges))
+
+    def close(self) -> None:
+        for statement in _INDEXES:
+            self._db.execute(statement)
+        self._db.execute("COMMIT")
+        self._db.close()
+
+    def abort(self) -> None:
+        try:
+            self._db.close()
+        finally:
+            self.path.unlink(missing_ok=True)
+
+
+def write_graph(path: Path, graph: Any) -> None:
+    """`graph` (a MultiDiGraph with string edge keys, canonical order) into `path`."""
+    writer = GraphWriter(path, dict(graph.graph))
+    try:
+        writer.add_nodes(graph.nodes(data=True))
+        adj = getattr(graph, "_adj", graph.adj)
+
+        def edges() -> Iterator[tuple[str, str, str, dict[str, Any] | None]]:
+            for u, v, key in edge_triples(graph):
+                if not isinstance(key, str):
+                    raise TypeError(f"graph edge key {key!r} is not a string")
+                yield u, v, key, adj[u][v][key]
+        writer.add_edges(edges())
+        writer.close()
+    except BaseException:
+        writer.abort()
+        raise
+
+
+class GraphReader:
+    """Read-only queries on one `graph.sqlite` (safe to share between threads)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(f"file:{quote(str(self.path.resolve()))}"
+                                       "?mode=ro&immutable=1", uri=True,
+                                       check_same_thread=False)
+            meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.Error as exc:
+            raise IndexCorruptError(f"index part {PART_GRAPH_DB} unreadable: {exc}") from None
+        if meta.get("format") != GRAPH_DB_FORMAT:
+            raise IndexCorruptError(f"index part {PART_GRAPH_DB} has format "
+                                    f"{meta.get('format')!r}, not {GRAPH_DB_FORMAT!r}")
+        self.graph_attrs = self._json(meta.get("graph", "{}"))
+
+    @staticmethod
+    def _json(text: Any) -> Any:
+        try:
+            return orjson.loads(text)
+        except (orjson.JSONDecodeError, TypeError):
+            raise IndexCorruptError(f"index part {PART_GRAPH_DB} holds malformed JSON"
+                                    ) from None
+
+    def rows(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            try:
+                return self._db.execute(sql, args).fetchall()
+            except sqlite3.Error as exc:
+                raise IndexCorruptError(f"index part {PART_GRAPH_DB} unreadable: {exc}"
+                                        ) from None
+
+    def stream(self, sql: str) -> Iterator[list[Any]]:
+        """Batches of a whole-table query (the lock is held between batches only)."""
+        with self._lock:
+            try:
+                cursor = self._db.execute(sql)
+                batch = cursor.fetchmany(_BATCH)
+            except sqlite3.Error as exc:
+                raise IndexCorruptError(f"index part {PART_GRAPH_DB} unreadable: {exc}"
+                                        ) from None
+        while batch:
+            yield batch
+            with self._lock:
+                try:
+                    batch = cursor.fetchmany(_BATCH)
+                except sqlite3.Error as exc:
+                    raise IndexCorruptError(f"index part {PART_GRAPH_DB} unreadable: {exc}"
+                                            ) from None
+
+    def attrs(self, node: str) -> dict[str, Any] | None:
+        found = self.rows("SELECT attrs FROM nodes WHERE id=?", (node,))
+        return self._json(found[0][0]) if found else None
+
+    def has(self, node: str) -> bool:
+        return bool(self.rows("SELECT 1 FROM nodes WHERE id=?", (node,)))
+
+    def count(self) -> int:
+        return int(self.rows("SELECT count(*) FROM nodes")[0][0])
+
+    def nodes_of_path(self, path: str) -> list[str]:
+        return [str(r[0]) for r in self.rows("SELECT id FROM nodes WHERE path=? ORDER BY id",
+                                             (path,))]
+
+    def out_edges(self, node: str) -> list[tuple[str, str, str | None]]:
+        return self.rows("SELECT dst, kind, attrs FROM edges WHERE src=? ORDER BY dst, kind",
+                         (node,))
+
+    def in_edges(self, node: str) -> list[tuple[str, str, str | None]]:
+        return self.rows("SELECT src, kind, attrs FROM edges WHERE dst=? ORDER BY src, kind",
+                         (node,))
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def _adjacency(rows: Iterable[tuple[str, str, str | None]]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for other, kind, attrs in rows:
+        keydict = out.get(other)
+        if keydict is None:
+            keydict = out[other] = {}
+        keydict[kind] = GraphReader._json(attrs) if attrs else {}
+    return out
+
+
+class _ReadOnly:
+    def __setitem__(self, key: str, value: Any) -> None:
+        raise TypeError("a stored index graph is read-only; use materialize() for a copy")
+
+    def __delitem__(self, key: str) -> None:
+        raise TypeError("a stored index graph is read-only; use materialize() for a copy")
+
+
+class _Nodes(_ReadOnly, Mapping[str, dict[str, Any]]):
+    """node id -> attribute dict, fetched on first use."""
+
+    def __init__(self, reader: GraphReader) -> None:
+        self._reader = reader
+        self._cache: dict[str, dict[str, Any] | None] = {}
+
+    def __getitem__(self, node: str) -> dict[str, Any]:
+        if node not in self._cache:
+            self._cache[node] = self._reader.attrs(node) if isinstance(node, str) else None
+        found = self._cache[node]
+        if found is None:
+            raise KeyError(node)
+        return found
+
+    def __contains__(self, node: object) -> bool:
+        try:
+            self[node]  # type: ignore[index]
+        except (KeyError, TypeError):
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        for batch in self._reader.stream("SELECT id FROM nodes ORDER BY id"):
+            yield from (str(row[0]) for row in batch)
+
+    def __len__(self) -> int:
+        return self._reader.count()
+
+    def items(self) -> Iterator[tuple[str, dict[str, Any]]]:  # type: ignore[override]
+        for batch in self._reader.stream("SELECT id, attrs FROM nodes ORDER BY id"):
+            for node, attrs in batch:
+                found = self._cache.get(node)
+                yield node, found if found is not None else self._reader._json(attrs)
+
+
+class _Adjacency(_ReadOnly, Mapping[str, dict[str, dict[str, Any]]]):
+    """node id -> {neighbour: {edge key: attrs}} (successors or predecessors)."""
+
+    def __init__(self, reader: GraphReader, nodes: _Nodes, outgoing: bool) -> None:
+        self._reader = reader
+        self._nodes = nodes
+        self._outgoing = outgoing
+        self._cache: dict[str, dict[str, dict[str, Any]]] = {}
+
+    def __getitem__(self, node: str) -> dict[str, dict[str, Any]]:
+        found = self._cache.get(node)
+        if found is None:
+            if node not in self._nodes:
+                raise KeyError(node)
+            rows = (self._reader.out_edges(node) if self._outgoing
+                    else self._reader.in_edges(node))
+            found = self._cache[node] = _adjacency(rows)
+        return found
+
+    def __contains__(self, node: object) -> bool:
+        return node in self._nodes
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._nodes)
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def items(self) -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:  # type: ignore[override]
+        """Every node with its adjacency, from one pass over the nodes and one over the edges
+        (by source for successors; predecessors are grouped by target in memory)."""
+        if not self._outgoing:
+            yield from ((node, self[node]) for node in self._nodes)
+            return
+        edges = (row for batch in self._reader.stream(
+            "SELECT src, dst, kind, attrs FROM edges ORDER BY src, dst, kind") for row in batch)
+        pending = next(edges, None)
+        for node in self._nodes:
+            rows: list[tuple[str, str, str | None]] = []
+            while pending is not None and pending[0] == node:
+                rows.append((pending[1], pending[2], pending[3]))
+                pending = next(edges, None)
+            yield node, _adjacency(rows)
+
+
+class LazyGraph(nx.MultiDiGraph):
+    """The stored graph, read on demand (see the module docstring)."""
+
+    def __init__(self, reader: GraphReader) -> None:
+        super().__init__()
+        self._reader = reader
+        nodes = _Nodes(reader)
+        self._node = nodes
+        self._adj = _Adjacency(reader, nodes, outgoing=True)
+        self._pred = _Adjacency(reader, nodes, outgoing=False)
+        self.graph.update(reader.graph_attrs)
+
+    def nodes_of_path(self, path: str) -> list[str]:
+        """Node ids whose `path` attribute is `path`, sorted (one indexed query)."""
+        return self._reader.nodes_of_path(path)
+
+    def materialize(self) -> nx.MultiDiGraph:
+        """An ordinary (mutable, in-memory) copy with the same nodes, edges and orders."""
+        graph = nx.MultiDiGraph()
+        graph.graph.update(self.graph)
+        with paused_gc():
+            node, succ, pred = graph._node, graph._succ, graph._pred
+            for node_id, attrs in self._node.items():
+                node[node_id] = dict(attrs)
+                succ[node_id] = {}
+                pred[node_id] = {}
+            for batch in self._reader.stream(
+                    "SELECT src, dst, kind, attrs FROM edges ORDER BY src, dst, kind"):
+                for u, v, key, attrs in batch:
+                    keydict = succ[u].get(v)
+                    if keydict is None:
+                        keydict = succ[u][v] = pred[v][u] = {}
+                    keydict[key] = GraphReader._json(attrs) if attrs else {}
+        return graph
+
+
+def load_lazy(path: Path) -> LazyGraph:
+    return LazyGraph(GraphReader(path))

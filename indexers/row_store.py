@@ -1,0 +1,349 @@
+"""The index's rows on disk: files, chunks, definitions, references and tree nodes in one
+SQLite database (`rows.sqlite`), written file by file and read by key.
+
+A question needs a few dozen chunks, a handful of definitions and the references of one name:
+`RowReader` fetches exactly those (by chunk id, path, node id, name; each column it is asked by
+has an index) instead of decoding every row of the repository. Whole tables are still there
+for the builder's cache (`all_*`).
+
+    files    path, content_hash, size, kind, lang                       (rowid: walk order)
+    chunks   id, path, kind, lang, start_line, end_line, text, content_hash,
+             heading_path (JSON list), symbol, def_kind, node_id
+             (rowid - 1 = the chunk's position in (path, start_line, id) order, which is
+             the BM25 and token-table row)
+    defs     name, qualname, kind, path, start_line, end_line, scope, node_id
+    refs     name, kind, path, line, scope, module
+    trees    tree_file, node (the TreeNode as JSON)
+
+`RowWriter` takes one file at a time, in path order (it refuses any other order), inside one
+transaction, and builds the indexes at the end: the same rows give the same bytes (the part's
+digest, hence `index_rev`, does not depend on how the build got them). The database is opened
+read-only and `immutable` (a generation never changes): no lock, no journal, nothing written.
+Malformed data raises IndexCorruptError, as every other part does.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import orjson
+
+from helix.core.errors import IndexCorruptError
+from helix.core.schemas import Chunk, FileRecord, SymbolDef
+from indexers.formats import (
+    CHUNK_FIELDS,
+    DEF_FIELDS,
+    FILE_FIELDS,
+    PART_ROWS,
+    REF_FIELDS,
+    RefRow,
+    paused_gc,
+    trusted,
+)
+from indexers.trees import TreeNode
+
+ROWS_FORMAT = "helix-rows 1"
+_HEADING = CHUNK_FIELDS.index("heading_path")
+_SCHEMA = (
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE files(path TEXT NOT NULL, content_hash TEXT NOT NULL, size INTEGER NOT NULL,"
+    " kind TEXT NOT NULL, lang TEXT)",
+    "CREATE TABLE chunks(id TEXT NOT NULL, path TEXT NOT NULL, kind TEXT NOT NULL, lang TEXT,"
+    " start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, text TEXT NOT NULL,"
+    " content_hash TEXT NOT NULL, heading_path TEXT NOT NULL, symbol TEXT, def_kind TEXT,"
+    " node_id TEXT NOT NULL)",
+    "CREATE TABLE defs(name TEXT NOT NULL, qualname TEXT NOT NULL, kind TEXT NOT NULL,"
+    " path TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, scope TEXT,"
+    " node_id TEXT NOT NULL)",
+    "CREATE TABLE refs(name TEXT NOT NULL, kind TEXT NOT NULL, path TEXT NOT NULL,"
+    " line INTEGER NOT NULL, scope TEXT, module TEXT)",
+    "CREATE TABLE trees(tree_file TEXT NOT NULL, node TEXT NOT NULL)",
+)
+_INDEXES = (
+    "CREATE UNIQUE INDEX files_path ON files(path)",
+    "CREATE UNIQUE INDEX chunks_id ON chunks(id)",
+    "CREATE INDEX chunks_path ON chunks(path)",
+    "CREATE INDEX chunks_node ON chunks(node_id)",
+    "CREATE INDEX defs_name ON defs(name)",
+    "CREATE INDEX defs_qualname ON defs(qualname)",
+    "CREATE INDEX defs_path ON defs(path)",
+    "CREATE INDEX refs_name ON refs(name)",
+    "CREATE INDEX refs_path ON refs(path)",
+    "CREATE INDEX trees_file ON trees(tree_file)",
+)
+_CHUNK_COLS = ", ".join(CHUNK_FIELDS)
+_DEF_COLS = ", ".join(DEF_FIELDS)
+_REF_COLS = ", ".join(REF_FIELDS)
+_FILE_COLS = ", ".join(FILE_FIELDS)
+
+
+def _insert(table: str, n: int) -> str:
+    return f"INSERT INTO {table} VALUES ({', '.join('?' * n)})"
+
+
+class RowWriter:
+    """Writes `rows.sqlite` one file at a time (call `add` in path order, then `close`)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        if self.path.exists():
+            raise FileExistsError(self.path)
+        self._db = sqlite3.connect(self.path, isolation_level=None)
+        self._db.execute("PRAGMA page_size=4096")
+        self._db.execute("PRAGMA journal_mode=OFF")
+        self._db.execute("PRAGMA synchronous=OFF")
+        self._db.execute("BEGIN")
+        for statement in _SCHEMA:
+            self._db.execute(statement)
+        self._db.execute("INSERT INTO meta VALUES ('format', ?)", (ROWS_FORMAT,))
+        self._last_path: str | None = None
+        self._last_chunk_path: str | None = None
+        self.counts = {"files": 0, "chunks": 0, "defs": 0, "refs": 0, "trees": 0}
+
+    def add(self, record: FileRecord | None, chunks: Sequence[Chunk] = (),
+            defs: Sequence[Any] = (), refs: Sequence[Any] = (),
+            trees: Sequence[TreeNode] = ()) -> None:
+        """One file's rows (`record` None: rows of a path without a file record, e.g. chunks
+        only); chunks are stored in (start_line, id) order."""
+        path = record.path if record is not None else (chunks[0].path if chunks else None)
+        if record is not None:
+            if self._last_path is not None and path is not None and path <= self._last_path:
+                raise ValueError(f"rows must be added in path order: {path!r} after "
+                                 f"{self._last_path!r}")
+            self._last_path = path
+            self._db.execute(_insert("files", len(FILE_FIELDS)),
+                             (record.path, record.content_hash, record.size, record.kind,
+                              record.lang))
+            self.counts["files"] += 1
+        if chunks:
+            ordered = sorted(chunks, key=lambda c: (c.path, c.start_line, c.id))
+            first = ordered[0].path
+            if self._last_chunk_path is not None and first < self._last_chunk_path:
+                raise ValueError(f"chunks must be added in path order: {first!r} after "
+                                 f"{self._last_chunk_path!r}")
+            self._last_chunk_path = ordered[-1].path
+            self._db.executemany(_insert("chunks", len(CHUNK_FIELDS)), (
+                (c.id, c.path, c.kind, c.lang, c.start_line, c.end_line, c.text,
+                 c.content_hash, orjson.dumps(list(c.heading_path)).decode("utf-8"), c.symbol,
+                 c.def_kind, c.node_id) for c in ordered))
+            self.counts["chunks"] += len(ordered)
+        if defs:
+            self._db.executemany(_insert("defs", len(DEF_FIELDS)), (
+                (d.name, d.qualname, d.kind, d.path, d.start_line, d.end_line, d.scope,
+                 d.node_id) for d in defs))
+            self.counts["defs"] += len(defs)
+        if refs:
+            self._db.executemany(_insert("refs", len(REF_FIELDS)), (
+                (r.name, r.kind, r.path, r.line, r.scope, r.module) for r in refs))
+            self.counts["refs"] += len(refs)
+        if trees:
+            self._db.executemany(_insert("trees", 2), (
+                (t.tree_file, orjson.dumps(t.model_dump(mode="json")).decode("utf-8"))
+                for t in trees))
+            self.counts["trees"] += len(trees)
+
+    def close(self) -> dict[str, int]:
+        """Build the indexes and commit; the counts of rows written."""
+        for statement in _INDEXES:
+            self._db.execute(statement)
+        self._db.execute("COMMIT")
+        self._db.close()
+        return dict(self.counts)
+
+    def abort(self) -> None:
+        try:
+            self._db.close()
+        finally:
+            self.path.unlink(missing_ok=True)
+
+
+def write_rows(path: Path, records: Sequence[FileRecord], chunks: Sequence[Chunk],
+               defs: Sequence[Any], refs: Sequence[Any], trees: Sequence[TreeNode]) -> None:
+    """All rows at once (grouped by path here), as a build holding them in memory has them."""
+    by_path: dict[str, dict[str, list[Any]]] = {}
+
+    def group(path: str) -> dict[str, list[Any]]:
+        return by_path.setdefault(path, {"chunks": [], "defs": [], "refs": [], "trees": []})
+
+    for c in chunks:
+        group(c.path)["chunks"].append(c)
+    for d in defs:
+        group(d.path)["defs"].append(d)
+    for r in refs:
+        group(r.path)["refs"].append(r)
+    for t in trees:
+        group(t.tree_file)["trees"].append(t)
+    record_of = {r.path: r for r in records}
+    writer = RowWriter(path)
+    try:
+        for p in sorted(set(by_path) | set(record_of)):
+            rows = by_path.get(p, {"chunks": [], "defs": [], "refs": [], "trees": []})
+            writer.add(record_of.get(p), rows["chunks"], rows["defs"], rows["refs"],
+                       rows["trees"])
+        writer.close()
+    except BaseException:
+        writer.abort()
+        raise
+
+
+def _uri(path: Path) -> str:
+    return f"file:{quote(str(path.resolve()))}?mode=ro&immutable=1"
+
+
+def _chunk(row: Sequence[Any]) -> Chunk:
+    values = dict(zip(CHUNK_FIELDS, row, strict=True))
+    values["heading_path"] = tuple(orjson.loads(row[_HEADING]))
+    return trusted(Chunk, values)
+
+
+class RowReader:
+    """Read-only lookups in one generation's `rows.sqlite` (safe to share between threads)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(_uri(self.path), uri=True, check_same_thread=False)
+            found = self._db.execute("SELECT value FROM meta WHERE key='format'").fetchone()
+        except sqlite3.Error as exc:
+            raise IndexCorruptError(f"index part {PART_ROWS} unreadable: {exc}") from None
+        if found is None or found[0] != ROWS_FORMAT:
+            raise IndexCorruptError(f"index part {PART_ROWS} has format {found!r}, "
+                                    f"not {ROWS_FORMAT!r}")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            try:
+                return self._db.execute(sql, args).fetchall()
+            except sqlite3.Error as exc:
+                raise IndexCorruptError(f"index part {PART_ROWS} unreadable: {exc}") from None
+
+    def _iter(self, sql: str, args: Sequence[Any] = (), batch: int = 2000
+              ) -> Iterator[list[Any]]:
+        """Rows in batches (a whole table without holding its decoded rows twice)."""
+        with self._lock:
+            try:
+                cursor = self._db.execute(sql, args)
+                while rows := cursor.fetchmany(batch):
+                    yield rows
+            except sqlite3.Error as exc:
+                raise IndexCorruptError(f"index part {PART_ROWS} unreadable: {exc}") from None
+
+    def count(self, table: str) -> int:
+        if table not in ("files", "chunks", "defs", "refs", "trees"):
+            raise ValueError(table)
+        return int(self._rows(f"SELECT count(*) FROM {table}")[0][0])
+
+    # --- files -----------------------------------------------------------------------------
+    def all_files(self) -> list[FileRecord]:
+        with paused_gc():
+            return [trusted(FileRecord, dict(zip(FILE_FIELDS, row, strict=True)))
+                    for row in self._rows(f"SELECT {_FILE_COLS} FROM files ORDER BY rowid")]
+
+    # --- chunks ----------------------------------------------------------------------------
+    def all_chunks(self) -> list[Chunk]:
+        """Every chunk in (path, start_line, id) order."""
+        out: list[Chunk] = []
+        with paused_gc():
+            for rows in self._iter(f"SELECT {_CHUNK_COLS} FROM chunks ORDER BY rowid"):
+                out.extend(_chunk(row) for row in rows)
+        return out
+
+    def iter_chunks(self, batch: int = 2000) -> Iterator[Chunk]:
+        for rows in self._iter(f"SELECT {_CHUNK_COLS} FROM chunks ORDER BY rowid", (), batch):
+            yield from (_chunk(row) for row in rows)
+
+    def chunk(self, chunk_id: str) -> Chunk | None:
+        rows = self._rows(f"SELECT {_CHUNK_COLS} FROM chunks WHERE id=?", (chunk_id,))
+        return _chunk(rows[0]) if rows else None
+
+    def chunk_row(self, chunk_id: str) -> int | None:
+        """The chunk's position in (path, start_line, id) order (its BM25/token row)."""
+        rows = self._rows("SELECT rowid FROM chunks WHERE id=?", (chunk_id,))
+        return int(rows[0][0]) - 1 if rows else None
+
+    def chunks_for_path(self, path: str) -> list[Chunk]:
+        return [_chunk(row) for row in self._rows(
+            f"SELECT {_CHUNK_COLS} FROM chunks WHERE path=? ORDER BY rowid", (path,))]
+
+    def chunk_rows_for_path(self, path: str) -> list[tuple[str, int]]:
+        """(chunk id, row) of a path's chunks, in order."""
+        return [(str(cid), int(rowid) - 1) for cid, rowid in self._rows(
+            "SELECT id, rowid FROM chunks WHERE path=? ORDER BY rowid", (path,))]
+
+    def chunk_for_node(self, node_id: str) -> Chunk | None:
+        rows = self._rows(f"SELECT {_CHUNK_COLS} FROM chunks WHERE node_id=? ORDER BY rowid "
+                          "LIMIT 1", (node_id,))
+        return _chunk(rows[0]) if rows else None
+
+    def chunk_paths(self) -> list[str]:
+        """Each chunk's path, in chunk order."""
+        return [str(row[0]) for row in self._rows("SELECT path FROM chunks ORDER BY rowid")]
+
+    # --- definitions -----------------------------------------------------------------------
+    @staticmethod
+    def _defs(rows: Iterable[Sequence[Any]]) -> list[SymbolDef]:
+        return [trusted(SymbolDef, dict(zip(DEF_FIELDS, row, strict=True))) for row in rows]
+
+    def all_defs(self) -> list[SymbolDef]:
+        with paused_gc():
+            return self._defs(self._rows(f"SELECT {_DEF_COLS} FROM defs ORDER BY rowid"))
+
+    def defs_named(self, key: str) -> list[SymbolDef]:
+        """Definitions whose name or qualified name is `key`, in stored order."""
+        return self._defs(self._rows(
+            f"SELECT {_DEF_COLS} FROM defs WHERE rowid IN (SELECT rowid FROM defs WHERE name=? "
+            "UNION SELECT rowid FROM defs WHERE qualname=?) ORDER BY rowid", (key, key)))
+
+    def defs_for_path(self, path: str) -> list[SymbolDef]:
+        return self._defs(self._rows(
+            f"SELECT {_DEF_COLS} FROM defs WHERE path=? ORDER BY rowid", (path,)))
+
+    def def_keys(self) -> list[str]:
+        """Every name and qualified name, sorted (what fuzzy lookup compares against)."""
+        rows = self._rows("SELECT name FROM defs UNION SELECT qualname FROM defs")
+        return sorted(str(row[0]) for row in rows)
+
+    # --- references ------------------------------------------------------------------------
+    def all_refs(self) -> list[RefRow]:
+        with paused_gc():
+            return [RefRow(*row) for row in self._rows(
+                f"SELECT {_REF_COLS} FROM refs ORDER BY rowid")]
+
+    def refs_named(self, name: str) -> list[RefRow]:
+        """Non-import references to `name`, in stored order."""
+        return [RefRow(*row) for row in self._rows(
+            f"SELECT {_REF_COLS} FROM refs WHERE name=? AND kind != 'import' ORDER BY rowid",
+            (name,))]
+
+    def refs_for_path(self, path: str) -> list[RefRow]:
+        return [RefRow(*row) for row in self._rows(
+            f"SELECT {_REF_COLS} FROM refs WHERE path=? ORDER BY rowid", (path,))]
+
+    # --- tree nodes ------------------------------------------------------------------------
+    @staticmethod
+    def _trees(rows: Iterable[Sequence[Any]]) -> list[TreeNode]:
+        try:
+            return [TreeNode.model_validate(orjson.loads(row[0])) for row in rows]
+        except ValueError as exc:
+            raise IndexCorruptError(f"index part {PART_ROWS} has a malformed tree node: "
+                                    f"{str(exc).splitlines()[0]}") from None
+
+    def all_trees(self) -> list[TreeNode]:
+        return self._trees(self._rows("SELECT node FROM trees ORDER BY rowid"))
+
+    def trees_for_file(self, tree_file: str) -> list[TreeNode]:
+        return self._trees(self._rows(
+            "SELECT node FROM trees WHERE tree_file=? ORDER BY rowid", (tree_file,)))
+
+    def tree_files(self) -> set[str]:
+        return {str(row[0]) for row in self._rows("SELECT DISTINCT tree_file FROM trees")}
