@@ -52,6 +52,8 @@ class ContinuityCaps(BaseModel):
     # The semantic lane's answer-mode call: below this self-reported confidence it clarifies.
     semantic_min_answer_confidence: float = 0.5
     semantic_llm_max_tokens: int = 400
+    # A small-talk reply written by continuity.chat_model: one or two sentences.
+    small_talk_llm_max_tokens: int = 80
 
     @property
     def continuity_ttl_max_ms(self) -> int:

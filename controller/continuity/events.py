@@ -75,6 +75,7 @@ RuntimeEvent = Literal[
     "memory_recap",           # T9
     "boundary",               # T10: unsupported / blocked / failed, said so
     "lane_disabled",          # a continuity setting is off: the flag-off behaviour ran
+    "small_talk_reply",       # T0: small talk answered, no retrieval (model or deterministic)
 ]
 EventName = Literal[UmbrellaEvent, SelectionEvent, SemanticEvent, RuntimeEvent]
 

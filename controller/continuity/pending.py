@@ -1,8 +1,9 @@
 """Typed pending state (focus-context-pending-state.md, Step 3).
 
 A pending state records what the assistant is waiting for: its `expected_type`, when it was
-created, when it expires (a turn count and a wall-clock deadline, both from settings) and which
-turn it is anchored to. It influences routing only when all hold:
+created, when it expires (a turn count and a wall-clock deadline: the continuity TTL of the one
+constants table, `caps.py`) and which turn it is anchored to. It influences routing only when
+all hold:
     same thread (session), not expired, and the message matches `expected_type` strictly.
 Otherwise it is dropped, so it can never hijack a turn that is about something else.
 
@@ -19,11 +20,10 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from controller.continuity.caps import CAPS, ContinuityCaps
 from controller.continuity.state import PendingClarifierType, PendingKind, PendingState
-from helix.core.config import ContinuitySettings
 from helix.core.schemas import Frozen
 
-MS_PER_MINUTE = 60_000
 SELECTION_PREFIX = "selection:"
 LABEL_SEPARATOR = "|"
 
@@ -36,8 +36,8 @@ ORDINAL_WORDS: dict[str, int] = {
 _FILLER = re.compile(
     r"\b(please|pls|plz|thanks|thank you|thx|ok|okay|then|i mean|i'd say|i guess|the one)\b")
 _CHOICE_VERB = re.compile(
-    r"^(?:(?:i (?:want|choose|pick|mean)|let's (?:go with|take|use)|go with|take|pick|choose|"
-    r"select|use|open|show(?: me)?|i'll take)\s+)")
+    r"^(?:(?:i (?:want|choose|pick|mean|meant|said)|let's (?:go with|take|use)|go with|take|"
+    r"pick|choose|select|use|open|show(?: me)?|i'll take)\s+)")
 _ORDINAL = re.compile(
     r"^(?:the\s+)?(?:(?:option|number|no\.?|item|choice|#)\s*)?"
     r"(?P<n>\d+(?=st|nd|rd|th|\b)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|"
@@ -131,12 +131,13 @@ class PendingMatch(Frozen):
 
 def make_pending(*, kind: PendingKind, expected_type: str, clarifier_type: PendingClarifierType,
                  anchor_turn_id: int, thread_key: str, now_ms: int,
-                 settings: ContinuitySettings, option_set_id: str | None = None) -> PendingState:
+                 option_set_id: str | None = None, caps: ContinuityCaps = CAPS) -> PendingState:
+    """A pending state that lives as long as any continuity referent: CONTINUITY_TTL_MAX_TURNS
+    turns and CONTINUITY_TTL_MAX_MINUTES minutes (the one TTL, caps.py)."""
     return PendingState(
         kind=kind, expected_type=expected_type, clarifier_type=clarifier_type,
-        created_at_ms=now_ms,
-        expires_at_ms=now_ms + int(settings.pending_ttl_minutes * MS_PER_MINUTE),
-        expires_after_turn=anchor_turn_id + settings.pending_ttl_turns,
+        created_at_ms=now_ms, expires_at_ms=now_ms + caps.continuity_ttl_max_ms,
+        expires_after_turn=anchor_turn_id + caps.continuity_ttl_max_turns,
         anchor_turn_id=anchor_turn_id, thread_key=thread_key, option_set_id=option_set_id)
 
 

@@ -52,17 +52,20 @@ CoverageStatus = Literal["full", "partial", "blocked"]
 TruthMode = Literal["confirmed", "limited", "clarification_required", "unsupported"]
 CarryoverEligibility = Literal["full", "root_only", "object_only", "meta_only", "none"]
 FrameStatus = Literal["active", "suspended", "dropped"]
-TransitionClass = Literal["T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "T10"]
-# What handled the turn. `graph` = object-level follow-up over the index graph (T4/T5).
-Lane = Literal["root", "selection", "semantic", "graph", "interrupt", "meta", "recap",
-               "clarify_resume", "boundary"]
+# T1-T10: the ten classes of state-and-transition-contracts.md; T0: small talk (living mode
+# `chat`), a turn outside the documents' business transitions that carries everything unchanged.
+TransitionClass = Literal["T0", "T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "T10"]
+# What handled the turn. `graph` = object-level follow-up over the index graph (T4);
+# `explain` = retrieval around the focused object (T4); `chat` = small talk (T0).
+Lane = Literal["root", "selection", "semantic", "graph", "explain", "interrupt", "meta",
+               "recap", "clarify_resume", "boundary", "chat"]
 # Where a numbered list's candidates come from (scope cue vocabulary: "from the evidence" ...).
 OptionSetKind = Literal["evidence", "options", "callers", "tests", "tree", "answer"]
 TargetKind = Literal["file", "span", "symbol", "section", "tree_node", "option", "question",
                      "none"]
 ActionType = Literal["answer_root", "open_span", "focus_symbol", "list_callers", "list_tests",
-                     "rerun_scoped", "resume_clarified", "meta_answer", "recap", "interrupt",
-                     "clarify", "boundary"]
+                     "explain_object", "rerun_scoped", "pivot_root", "resume_clarified",
+                     "meta_answer", "recap", "interrupt", "clarify", "boundary"]
 ActionOutcome = Literal["executed", "answered", "clarified", "blocked", "interrupted"]
 FocusSource = Literal["reply_anchor", "lane_recency", "none"]
 
@@ -102,6 +105,8 @@ class OptionSet(_Owned):
     scope: str  # normalized scope key: "evidence", "options", "callers", "tests", "path:tests/"
     origin_turn_id: int
     items: tuple[OptionItem, ...] = Field(max_length=OPTION_SET_MAX_ITEMS)
+    # a clarifier's offered options: the list they were narrowed from (one loop-guard cycle)
+    parent_id: str | None = None
 
     @model_validator(mode="after")
     def _indices(self) -> OptionSet:
@@ -205,6 +210,8 @@ class AnswerContextState(_Owned):
     evidence_paths: tuple[str, ...]  # distinct, in evidence order
     lane: Lane
     transition: TransitionClass
+    # the evidence item the answer led with (what "that" means right after it)
+    lead_evidence_id: str | None = None
 
 
 class InvestigationState(_Owned):

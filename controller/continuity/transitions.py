@@ -8,12 +8,16 @@ change the slots its class lists, the forbidden carryover is dropped on entry, t
 state must exist. A change outside the declaration is a bug and raises `TransitionContractError`.
 
 Helix mapping of the document's triggers (issue 5 numbers are the reference):
+    T0  "hello" / "thanks!" / "ok" / "what can you do?": small talk (living mode `chat`), no
+        retrieval, nothing carried or dropped (outside the documents' ten business classes)
     T1  a new root repo question; also "start over" (a reset root entry with no question)
     T2  "same question but only in tests/": re-run the root question in a narrower path scope
     T3  "open the second one": an item of the active numbered list is chosen
     T4  "who calls it?" / "where is it tested?": graph action on the selected object
     T5  "open it" / "show that again": pronoun follow-up on the selected object
-    T6  "stop" / "cancel" / "never mind" / "back to the list": leave the object, keep the root
+    T6  "stop" / "cancel" / "never mind" / "back to the list": leave the object, keep the root;
+        "what about the tokenizer?": a pivot that asks the root question of another subject,
+        keeping its route and path scope, dropping the object
     T7  "the first" after a sense clarifier: resume the suspended question with that sense
     T8  "is that the only place?" / "why did you open that?": meta answer over the answer object
     T9  "did we talk about the tokenizer?" / "what happened last?": truthful recap of the session
@@ -49,9 +53,17 @@ StateSlot = Literal[
     "loop_guard",
 ]
 ExpectedAnswerMode = Literal[
-    "root_answer", "scoped_root_answer", "object_view", "object_action", "root_context_kept",
-    "resumed_root_answer", "meta_answer", "recap", "boundary",
+    "small_talk_reply", "root_answer", "scoped_root_answer", "object_view", "object_action",
+    "root_context_kept", "resumed_root_answer", "meta_answer", "recap", "boundary",
 ]
+
+
+class ChoiceUpdate(Frozen):
+    """The `choices` slot's update: a choice accepted and / or one the user turned down
+    ("no, the other one"); both windows stay newest first and bounded."""
+
+    accepted: str | None = None
+    rejected: str | None = None
 
 
 class TransitionContractError(ValueError):
@@ -72,11 +84,28 @@ class TransitionSpec(Frozen):
     living_mode: LivingMode
     root_retrieval: bool  # whether the controller runs over the repository
     must_not: str
+    # the class consumes the last answer's result: the coverage gate must admit its carryover
+    # depth (`prior_state_ok`); interrupts, clarifier answers, meta and recap are never gated
+    gated: bool = False
+    # the root frame may change, but never its path scope (organization scope, T6)
+    keeps_root_scope: bool = False
 
 
 _ACTION: tuple[StateSlot, ...] = ("last_resolved_action", "recent_action_trace")
 
 REGISTRY: dict[TransitionClass, TransitionSpec] = {
+    "T0": TransitionSpec(
+        cls="T0", name="small_talk", lanes=("chat",),
+        entry_condition="the whole message is small talk or about Helix itself ('hello', "
+                        "'thanks!', 'ok', 'bye', 'what can you do?')",
+        required_prior_state=(), allowed_carryover_depth="none",
+        state_mutations=("living_mode", "pending"),
+        forbidden_carryover=(), must_preserve=(
+            "root_frame", "selected_object", "option_sets", "answer_context", "coverage_gate",
+            "focus", "last_resolved_action", "recent_action_trace", "choices"),
+        expected_answer_mode="small_talk_reply", living_mode="chat", root_retrieval=False,
+        must_not="retrieve, call a model other than continuity.chat_model, or drop the "
+                 "question, list or focus the conversation carries"),
     "T1": TransitionSpec(
         cls="T1", name="root_query_entry", lanes=("root", "interrupt"),
         entry_condition="a new root repository question that no continuity cue claims "
@@ -103,48 +132,54 @@ REGISTRY: dict[TransitionClass, TransitionSpec] = {
                              "clarification"),
         must_preserve=("root_frame",), expected_answer_mode="scoped_root_answer",
         living_mode="address_data", root_retrieval=True,
-        must_not="downgrade to an unknown route or lose the root question and sense"),
+        must_not="downgrade to an unknown route or lose the root question and sense",
+        gated=True),
     "T3": TransitionSpec(
         cls="T3", name="explicit_selected_object_drilldown", lanes=("selection",),
         entry_condition="an item of the active numbered list is chosen by ordinal, number or "
-                        "exact label ('open the second one')",
-        required_prior_state=("option_sets",), allowed_carryover_depth="full",
+                        "exact label ('open the second one', 'tell me more about the first "
+                        "one', 'no, the other one')",
+        required_prior_state=("option_sets",), allowed_carryover_depth="object_only",
+        # option_sets: a clarifier offers its narrowed options as their own numbered list; a
+        # choice made from it makes the list they came from active again
         state_mutations=("living_mode", "selected_object", "focus", "choices", "pending",
-                         "explanation", "loop_guard", *_ACTION),
-        forbidden_carryover=(), must_preserve=("root_frame", "option_sets"),
+                         "explanation", "loop_guard", "option_sets", *_ACTION),
+        forbidden_carryover=(), must_preserve=("root_frame",),
         expected_answer_mode="object_view", living_mode="address_data", root_retrieval=False,
-        must_not="execute an id outside the active bounded option set"),
+        must_not="execute an id outside the active bounded option set", gated=True),
     "T4": TransitionSpec(
-        cls="T4", name="short_action_on_selected_object", lanes=("graph",),
+        cls="T4", name="short_action_on_selected_object", lanes=("graph", "explain"),
         entry_condition="a short action on the selected object ('who calls it?', "
-                        "'where is it tested?')",
-        required_prior_state=("selected_object",), allowed_carryover_depth="full",
+                        "'where is it tested?', 'tell me more about it', 'explain it')",
+        required_prior_state=("selected_object",), allowed_carryover_depth="object_only",
         state_mutations=("living_mode", "option_sets", "focus", "explanation", *_ACTION),
         forbidden_carryover=(), must_preserve=("root_frame", "selected_object"),
         expected_answer_mode="object_action", living_mode="address_data", root_retrieval=False,
-        must_not="fall into generic chat or root retrieval, or lose the selected object"),
+        must_not="fall into generic chat or root retrieval, or lose the selected object",
+        gated=True),
     "T5": TransitionSpec(
         cls="T5", name="pronoun_object_followup", lanes=("selection",),
         entry_condition="a pronoun or compressed reference to the selected object ('open it')",
-        required_prior_state=("selected_object",), allowed_carryover_depth="full",
+        required_prior_state=("selected_object",), allowed_carryover_depth="object_only",
         state_mutations=("living_mode", "focus", "pending", "explanation", "loop_guard",
                          "choices", *_ACTION),
         forbidden_carryover=(), must_preserve=("root_frame", "selected_object"),
         expected_answer_mode="object_view", living_mode="address_data", root_retrieval=False,
-        must_not="degrade the object anchor into an older or vaguer one"),
+        must_not="degrade the object anchor into an older or vaguer one", gated=True),
     "T6": TransitionSpec(
         cls="T6", name="pivot_root_only_carryover", lanes=("interrupt", "root"),
         entry_condition="the user leaves the object drilldown or the pending question but "
-                        "stays in the root question ('stop', 'cancel', 'back to the list')",
+                        "stays in the root question ('stop', 'cancel', 'back to the list', "
+                        "'what about the tokenizer?': the root question of another subject)",
         required_prior_state=(), allowed_carryover_depth="root_only",
         state_mutations=("living_mode", "selected_object", "pending", "clarification", "focus",
-                         "option_sets", "loop_guard", "choices",
-                         *_ACTION),
+                         "option_sets", "loop_guard", "choices", "root_frame", "answer_context",
+                         "coverage_gate", "investigation", "explanation", *_ACTION),
         forbidden_carryover=("loop_guard", "choices", "selected_object", "pending",
                              "clarification"),
-        must_preserve=("root_frame",), expected_answer_mode="root_context_kept",
+        must_preserve=(), expected_answer_mode="root_context_kept",
         living_mode="address_data", root_retrieval=False,
-        must_not="replay the object route into another scope"),
+        must_not="replay the object route into another scope", keeps_root_scope=True),
     "T7": TransitionSpec(
         cls="T7", name="clarification_continuation", lanes=("clarify_resume",),
         entry_condition="the answer matches the pending clarifier's expected type strictly "
@@ -201,9 +236,32 @@ _ADMITS: dict[CarryoverEligibility, frozenset[CarryoverEligibility]] = {
 }
 
 
-def carryover_admitted(spec: TransitionSpec, state: ContinuityState) -> bool:
-    """Does the last answer's coverage gate admit this class's carryover depth?"""
-    return state.coverage_gate_state.carryover_eligibility in _ADMITS[spec.allowed_carryover_depth]
+# Transitions by name: code says `CLASS_OF["pronoun_object_followup"]`, never a bare "T5".
+CLASS_OF: dict[str, TransitionClass] = {spec.name: cls for cls, spec in REGISTRY.items()}
+
+
+def carryover_admitted(spec: TransitionSpec, state: ContinuityState,
+                       depth: CarryoverEligibility | None = None) -> bool:
+    """Does the last answer's coverage gate admit this class's carryover depth (or `depth`)?"""
+    wanted = depth or spec.allowed_carryover_depth
+    return state.coverage_gate_state.carryover_eligibility in _ADMITS[wanted]
+
+
+def prior_state_ok(state: ContinuityState, cls: TransitionClass,
+                   depth: CarryoverEligibility | None = None) -> tuple[bool, str]:
+    """Can `cls` run on `state`: its required prior state present and, for a gated class, the
+    last answer's coverage gate admitting its carryover depth (`depth` overrides the class's
+    declared depth for a turn that needs more, such as binding "that" to the answer)?"""
+    spec = REGISTRY[cls]
+    missing = missing_prior_state(spec, state)
+    if missing:
+        return False, f"missing prior state: {', '.join(missing)}"
+    if (spec.gated or depth is not None) and not carryover_admitted(spec, state, depth):
+        gate = state.coverage_gate_state
+        return False, (f"coverage gate admits {gate.carryover_eligibility} carryover "
+                       f"({gate.grounding_status}, {gate.truth_mode}); {spec.name} needs "
+                       f"{depth or spec.allowed_carryover_depth}")
+    return True, ""
 
 
 def missing_prior_state(spec: TransitionSpec, state: ContinuityState) -> tuple[StateSlot, ...]:
@@ -228,9 +286,9 @@ def apply_transition(state: ContinuityState, cls: TransitionClass, *, turn_id: i
     `updates` values: the new sub-state (None clears it). Special slots:
     `option_sets` takes an OptionSet (registered and made active; a set with the same id is
     replaced, stale ones are no longer selectable), a kept set's id (re-activated) or None;
-    `choices` takes the accepted choice id; `explanation` the last assistant explanation text;
-    `living_mode` a LivingModeState (default: the class's mode, `clarification` when a
-    pending state is left behind).
+    `choices` takes the accepted choice id or a `ChoiceUpdate` (accepted and / or rejected);
+    `explanation` the last assistant explanation text; `living_mode` a LivingModeState
+    (default: the class's mode, `clarification` when a pending state is left behind).
     """
     spec = REGISTRY[cls]
     updates = dict(updates or {})
@@ -269,6 +327,10 @@ def apply_transition(state: ContinuityState, cls: TransitionClass, *, turn_id: i
     for slot in spec.must_preserve:
         if slot not in spec.state_mutations and _get(new, slot) != _get(before, slot):
             raise TransitionContractError(f"{cls} must preserve {slot}")
+    if (spec.keeps_root_scope and before.root_frame is not None and new.root_frame is not None
+            and new.root_frame.path_scope != before.root_frame.path_scope):
+        raise TransitionContractError(f"{cls} must keep the root path scope "
+                                      f"{before.root_frame.path_scope}")
     return TransitionResult(state=new, transition=cls, mutations=changed_slots(before, new))
 
 
@@ -321,9 +383,22 @@ def _set(state: ContinuityState, slot: StateSlot, value: Any, turn_id: int) -> C
     if slot == "choices":
         if value is None:  # a new context: the last accepted choice named an older list
             return state.model_copy(update={"last_accepted_choice_id": None})
-        accepted = (value, *[c for c in state.recent_accepted_choice_ids if c != value])
+        update = value if isinstance(value, ChoiceUpdate) else ChoiceUpdate(accepted=value)
+        if update.rejected is not None:
+            rejected = (update.rejected, *[c for c in state.recent_rejected_choice_ids
+                                           if c != update.rejected])
+            state = state.model_copy(update={
+                "recent_rejected_choice_ids": rejected[:RECENT_CHOICE_WINDOW],
+                "recent_accepted_choice_ids": tuple(
+                    c for c in state.recent_accepted_choice_ids if c != update.rejected),
+                "last_accepted_choice_id": None if state.last_accepted_choice_id
+                == update.rejected else state.last_accepted_choice_id})
+        if update.accepted is None:
+            return state
+        accepted = (update.accepted, *[c for c in state.recent_accepted_choice_ids
+                                       if c != update.accepted])
         return state.model_copy(update={
-            "last_accepted_choice_id": value,
+            "last_accepted_choice_id": update.accepted,
             "recent_accepted_choice_ids": accepted[:RECENT_CHOICE_WINDOW]})
     if slot == "pending":
         return state.model_copy(update={

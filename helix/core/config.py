@@ -168,9 +168,12 @@ class ContinuitySettings(_Frozen):
     # umbrella flag (NEXT_PUBLIC_GROUNDING_CONTINUITY_ENABLED): deterministic continuity
     # tie-break and carryover; off = every turn is a new root question (T1) except interrupts.
     grounding_continuity: bool = True
-    # typed pending states expire after this many turns or minutes (focus-context doc)
-    pending_ttl_turns: int = Field(default=3, ge=1)
-    pending_ttl_minutes: float = Field(default=10.0, gt=0)
+    # Small talk ("hello", "thanks!", "what can you do?") gets a deterministic reply; set a
+    # litellm model string here for a model-written one (one short call through the same LLM
+    # client as synthesis: redacted, bounded). Unset: no model call for small talk, ever.
+    chat_model: str | None = None
+    # (Pending states and continuity referents share ONE time-to-live: the constants table in
+    # controller/continuity/caps.py, CONTINUITY_TTL_MAX_TURNS / CONTINUITY_TTL_MAX_MINUTES.)
     # lane recency: how many recent turns the focus context includes
     focus_window_turns: int = Field(default=10, ge=1)
     # lines of a span shown when a selection opens it
