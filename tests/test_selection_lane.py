@@ -112,7 +112,8 @@ def test_blocker_02_true_ambiguity_still_clarifies() -> None:
     assert d.kind == "clarify" and d.unresolved_reason == "ambiguous"
     assert [o.id for o in d.options] == ["t1", "t2"]
     assert d.mutations.pending_clarifier_type == "selection_disambiguation"
-    assert "3. tests/test_a.py" in d.clarifier_text and "4. tests/test_b.py" in d.clarifier_text
+    # the options are numbered as offered: "the second" answers with the second shown
+    assert "1. tests/test_a.py" in d.clarifier_text and "2. tests/test_b.py" in d.clarifier_text
     # "open it" with nothing focused and several candidates: no guess
     assert run("open it").kind == "clarify"
 

@@ -47,6 +47,8 @@ _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixt
 _ORDINAL = re.compile(r"(?<![\w./-])(?:#\s*)?(first|second|third|fourth|fifth|sixth|seventh|"
                       r"eighth|ninth|tenth|last|\d{1,2})(?:st|nd|rd|th)?(?![\w./-])", re.I)
 _PRONOUN = re.compile(r"\b(it|that|this|that one|this one|same one|the same)\b", re.I)
+# "the other one": the one that is not the choice just turned down
+_OTHER = re.compile(r"^\s*(?:the other(?: one| sense)?|other one|another one)\s*$", re.I)
 _KIND_WORD = re.compile(r"\bthe (tests?|docs?|documentation|code|definition|readme)"
                         r"(?: one| file| span)?\b", re.I)
 _PATH_TOKEN = re.compile(r"(?<![\w])([\w-]*(?:[./][\w-]+)+/?)")
@@ -70,6 +72,7 @@ class SelectionCues(Frozen):
     scope_phrase: str = ""
     ordinal: int | None = None  # 1-based, -1 = last
     pronoun: bool = False
+    other: bool = False  # "the other one"
     kind_word: str | None = None  # "test", "doc", "code"
     path_tokens: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
@@ -78,6 +81,9 @@ class SelectionCues(Frozen):
 
 def parse_selection_input(text: str) -> SelectionCues:
     raw = text.strip()
+    if _OTHER.match(raw):
+        return SelectionCues(text=raw, command_text=raw, key_text=normalize_label(raw),
+                             other=True)
     interrupt = bool(_INTERRUPT.match(raw))
     body = _POLITE_PREFIX.sub("", raw)
     command_like = bool(_COMMAND.match(body))
@@ -174,6 +180,15 @@ def _kind_of(item: OptionItem) -> str:
     return "code"
 
 
+_MIN_WORD = 3
+
+
+def _searchable(item: OptionItem, with_path: bool) -> str:
+    target = item.target
+    return normalize_label(" ".join((item.label, target.symbol or "",
+                                     target.path or "" if with_path else "")))
+
+
 def _path_match(item: OptionItem, token: str) -> bool:
     path = item.target.path or ""
     token = token.rstrip("/")
@@ -211,6 +226,18 @@ def resolve_deterministic(cues: SelectionCues, pool: tuple[OptionItem, ...],
     """Filters narrow (kind word, path, symbol), selectors pick (ordinal, label, pronoun).
     A winner is `safe` only if unique, uncontested and in the active (or named) context."""
     narrowed, signals = pool, []
+    if cues.other and use_continuity:  # every candidate but the ones turned down
+        turned_down = {*state.recent_rejected_choice_ids, state.last_accepted_choice_id}
+        narrowed = tuple(i for i in pool if i.id not in turned_down)
+        if len(narrowed) != 1:
+            return Resolution(reason="ambiguous" if narrowed else "no_deterministic_match",
+                              narrowed=narrowed, signals=("the other one",))
+        winner = narrowed[0]
+        if not explicit and option_set.id != state.active_option_set_id:
+            return Resolution(winner=winner, reason="stale_option_set",
+                              signals=("the other one",))
+        return Resolution(winner=winner, safe=True, reason="resolved", narrowed=(winner,),
+                          signals=("the other one",))
     if cues.kind_word:
         narrowed = tuple(i for i in narrowed if _kind_of(i) == cues.kind_word)
         signals.append(f"the {cues.kind_word} one")
@@ -223,6 +250,14 @@ def resolve_deterministic(cues: SelectionCues, pool: tuple[OptionItem, ...],
     if symbol_hits and len(symbol_hits) < len(narrowed):
         narrowed = symbol_hits
         signals.append("symbol name")
+    words = [w for w in cues.remainder.split() if len(w) >= _MIN_WORD]
+    if words and not cues.ordinal:  # "the bm25 one": the items whose name (else path) says it
+        word_hits = tuple(i for i in narrowed if all(w in _searchable(i, False) for w in words))
+        word_hits = word_hits or tuple(i for i in narrowed
+                                       if all(w in _searchable(i, True) for w in words))
+        if word_hits and len(word_hits) < len(narrowed):
+            narrowed = word_hits
+            signals.append("words " + " ".join(words))
     picks: dict[str, set[str]] = {}
     if cues.ordinal is not None and narrowed:
         index = len(narrowed) if cues.ordinal == -1 else cues.ordinal

@@ -15,10 +15,10 @@ from typing import Any, Literal
 from controller.continuity.caps import CAPS, ContinuityCaps, count_tokens, truncate_tokens
 from controller.continuity.degradation import Condition, condition_for_llm_error
 from controller.continuity.focus import TurnSummary
+from controller.continuity.lane_llm import LaneLLM
 from controller.continuity.state import ActionTraceEntry, ContinuityState
 from helix.core.errors import LLMError
 from helix.core.hashing import canonical_json
-from helix.core.ports import LLM
 from helix.core.schemas import Frozen
 
 Slot = Literal["lastResolvedAction", "recentActionTrace", "entityReferent", "scopedEvidence"]
@@ -182,22 +182,17 @@ _ANSWER_SYSTEM = (
     '{"answer": "", "confidence": 0} when the excerpt does not say.')
 
 
-def ask_answer_llm(llm: LLM, model: str, api_base: str | None, question: str,
-             context: BlendedContext, caps: ContinuityCaps) -> tuple[str, Condition | None]:
-    """One answer-mode call: (answer, None), or ("", the degradation condition)."""
-
+def ask_answer_llm(model: LaneLLM, question: str, context: BlendedContext,
+                   caps: ContinuityCaps = CAPS) -> tuple[str, Condition | None]:
+    """One answer-mode call through the lane's model: (answer, None), or ("", the degradation
+    condition)."""
     payload = {"question": question, "context": context.structured,
                "recentTurns": list(context.history), "excerpt": context.excerpt}
     try:
-        out = llm.complete([{"role": "system", "content": _ANSWER_SYSTEM},
-                            {"role": "user", "content": canonical_json(payload)}],
-                           model=model, api_base=api_base,
-                           timeout_s=caps.advisory_llm_timeout_s,
-                           max_tokens=caps.semantic_llm_max_tokens,
-                           temperature=caps.advisory_llm_temperature)
+        text = model.complete([{"role": "system", "content": _ANSWER_SYSTEM},
+                               {"role": "user", "content": canonical_json(payload)}]).strip()
     except LLMError as exc:
         return "", condition_for_llm_error(exc)
-    text = out.text.strip()
     try:
         raw = json.loads(text[text.find("{"): text.rfind("}") + 1])
     except ValueError:
