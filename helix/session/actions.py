@@ -14,6 +14,7 @@ from pathlib import Path
 
 from controller.continuity.state import TargetRef
 from helix.core.errors import BadPathError
+from helix.session.optionsets import SUBJECT_SLOTS
 from helix.session.turn import OpenedSpan, TurnResult
 
 RECAP_MAX_MATCHES = 5
@@ -57,13 +58,19 @@ def meta_answer(answer_turn: TurnResult, question: str) -> tuple[str, str]:
     if not env.evidence:
         lines.append("That answer found no evidence, so it cannot say where anything is.")
         return "\n".join(lines), "unsupported"
+    coverage = env.items.slot_coverage_report
+    unanswered = [s for s in coverage.missing if s in SUBJECT_SLOTS]
     head = f"It rests on {len(env.evidence)} evidence span(s) in {len(files)} file(s)"
-    if _ONLY.search(question) and len(places) > 1:  # "is that the only place?": say no first
+    if unanswered:  # the answer never found what was asked: its spans are near misses
+        lines.append(f"That answer did not find what was asked ({', '.join(unanswered)} not in "
+                     "the evidence): the spans it listed are the closest matches, not places "
+                     "where it is.")
+    elif _ONLY.search(question) and len(places) > 1:  # "is that the only place?": no first
         head = f"No. {head}"
     lines.append(f"{head}; {len(defs)} definition(s):" if defs else f"{head}:")
     lines += [f"  - {e.path}:{e.start_line}-{e.end_line}" + (f" {e.symbol}" if e.symbol else "")
               for e in places[:META_MAX_PLACES]]
-    if len(places) == 1:
+    if len(places) == 1 and not unanswered:
         lines.append("So within the evidence it gathered, that is the only place.")
     scope = env.items.intent.scope
     if scope:
@@ -71,10 +78,10 @@ def meta_answer(answer_turn: TurnResult, question: str) -> tuple[str, str]:
     if unkept:
         lines.append(f"The controller also saw {len(unkept)} candidate(s) it did not keep, e.g. "
                      + ", ".join(f"{h.path}:{h.start_line}" for h in unkept[:3]) + ".")
-    coverage = env.items.slot_coverage_report
     lines.append(f"Coverage {coverage.ratio:.2f} ({', '.join(coverage.missing) or 'no slot'} "
                  f"missing); stop reason {env.stop_reason}.")
-    truth = "confirmed" if coverage.ratio >= 1.0 and not coverage.missing else "limited"
+    truth = ("unsupported" if unanswered else
+             "confirmed" if coverage.ratio >= 1.0 and not coverage.missing else "limited")
     return "\n".join(lines), truth
 
 

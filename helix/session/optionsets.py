@@ -115,9 +115,18 @@ def root_frame_of(envelope: Envelope, *, question: str, scope: str | None, sense
         sense=sense)
 
 
+# The controller's subject slots (controller/coverage.py): the phrase the question asks about.
+SUBJECT_SLOTS = frozenset({"term", "target", "topic", "quantity", "symbol", "x", "y"})
+
+
 def coverage_of(envelope: Envelope, threshold: float) -> CoverageGateState:
-    ratio = envelope.items.slot_coverage_report.ratio
-    reasons = [f"stop:{envelope.stop_reason}"]
+    """The coverage gate of a root answer. Grounded only when the evidence shows what the
+    question asks about (a subject slot covered); an answer that found spans but not its
+    subject ("Nothing in the repository names the tokenizer cache; the closest matches are")
+    is unsupported: its listed spans may be opened (object_only), nothing else carries."""
+    report = envelope.items.slot_coverage_report
+    ratio = report.ratio
+    reasons = [f"stop:{envelope.stop_reason}", *(f"missing:{m}" for m in report.missing)]
     if envelope.fallback_reason:
         reasons.append(f"fallback:{envelope.fallback_reason}")
     if not envelope.evidence:
@@ -130,11 +139,32 @@ def coverage_of(envelope: Envelope, threshold: float) -> CoverageGateState:
                                  grounding_status="grounded",
                                  truth_mode="clarification_required",
                                  carryover_eligibility="full", reason_codes=tuple(reasons))
+    subjects = [slot for slot in report.required if slot in SUBJECT_SLOTS]
+    if ratio <= 0 or (subjects and not any(slot in report.covered for slot in subjects)):
+        return CoverageGateState(coverage_status="partial", evidence_grade=ratio,
+                                 grounding_status="ungrounded", truth_mode="unsupported",
+                                 carryover_eligibility="object_only",
+                                 reason_codes=(*reasons, "subject_not_found"))
     full = ratio >= threshold and not envelope.fallback_reason
     return CoverageGateState(coverage_status="full" if full else "partial", evidence_grade=ratio,
                              grounding_status="grounded",
                              truth_mode="confirmed" if full else "limited",
                              carryover_eligibility="full", reason_codes=tuple(reasons))
+
+
+def lead_evidence_id(envelope: Envelope) -> str | None:
+    """The evidence item the answer leads with: the first one whose `path:line` the answer
+    text cites, else the first citation's, else the first evidence item."""
+    found = [(envelope.answer.find(f"{e.path}:{e.start_line}"), n, e.id)
+             for n, e in enumerate(envelope.evidence)]
+    cited = sorted(f for f in found if f[0] >= 0)
+    if cited:
+        return cited[0][2]
+    ids = {e.id for e in envelope.evidence}
+    cited_ids = [c.evidence_id for c in envelope.citations if c.evidence_id in ids]
+    if cited_ids:
+        return cited_ids[0]
+    return envelope.evidence[0].id if envelope.evidence else None
 
 
 def answer_context_of(envelope: Envelope, *, turn_id: int, question: str, answer: str,
@@ -144,4 +174,5 @@ def answer_context_of(envelope: Envelope, *, turn_id: int, question: str, answer
         turn_id=turn_id, question=question, answer_excerpt=answer[:EXCERPT_MAX_CHARS],
         answer_mode=envelope.answer_mode, route=envelope.route,
         stop_reason=envelope.stop_reason, evidence_ids=tuple(e.id for e in envelope.evidence),
-        evidence_paths=paths, lane=lane, transition=transition)
+        evidence_paths=paths, lane=lane, transition=transition,
+        lead_evidence_id=lead_evidence_id(envelope))

@@ -26,6 +26,7 @@ from helix.core.envelope import Envelope
 from helix.core.errors import UserError
 from helix.core.hashing import hash_obj
 from helix.core.ports import LLM, Clock, SystemClock
+from helix.session.lane_driver import client, lane_models
 from helix.session.lanes import Asker, GraphProvider, TurnContext, execute
 from helix.session.store import (
     commit_turn,
@@ -94,10 +95,8 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
         raise UserError("empty message")
     clock = clock or SystemClock()
     root = Path(root).resolve()
-    if llm is None and config.synthesis.model and not dry_run:
-        from helix.service import default_llm
-
-        llm = default_llm(config)
+    if llm is None and not dry_run:
+        llm = client(config)  # LiteLLMClient when any model is configured (redacts every call)
     db = db if db is not None else open_db()
     ensure_schema(db)
     record = open_session(db, session_name, str(root), now=clock.now())
@@ -113,7 +112,8 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
     pre: list[ContinuityEvent] = [*readmitted, ContinuityEvent(
         name="turn_routed", reason="; ".join(plan.reasons),
         active_option_set_id=state.active_option_set_id, active_scope=state.active_scope,
-        data={"intent": plan.intent, "retrieval": plan.retrieval, "disabled": plan.disabled})]
+        data={"intent": plan.intent, "transition_name": plan.transition_name,
+              "retrieval": plan.retrieval, "disabled": plan.disabled})]
     pre.append(ContinuityEvent(
         name="focus_resolved", reason=plan.focus.source,
         data={"anchor_turn_id": plan.focus.anchor_turn_id,
@@ -136,7 +136,7 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
 
     ctx = TurnContext(
         plan=plan, state=base, turns=tuple(turns), turn_id=turn_id, now_ms=now_ms, root=root,
-        config=config, llm=llm,
+        config=config, models=lane_models(config, llm),
         asker=asker or default_asker(root, config, llm=llm, dry_run=dry_run,
                                      session_id=record.id, turn_number=turn_id, clock=clock),
         graph=graph or default_graph(root, config), session_id=record.id)
@@ -154,14 +154,15 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
                               action=out.action)
     mutations = changed_slots(state, result.state)
     events = [*pre, *out.events, ContinuityEvent(
-        name="transition_applied", reason=out.transition,
+        name="transition_applied", reason=f"{out.transition} {REGISTRY[out.transition].name}",
         active_option_set_id=result.state.active_option_set_id,
         active_scope=result.state.active_scope, data={"mutations": list(mutations)})]
     stamped = stamp(tuple(events), session_id=record.id, turn_id=turn_id, timestamp=now_ms,
                     lane=out.lane, transition=out.transition)
     turn = TurnResult(
         session=record.name, session_id=record.id, turn_id=turn_id, text=text,
-        reply_to=reply_to, lane=out.lane, transition=out.transition, intent=out.intent,
+        reply_to=reply_to, lane=out.lane, transition=out.transition,
+        transition_name=REGISTRY[out.transition].name, intent=out.intent,
         answer=out.answer, answer_mode=out.answer_mode, retrieval=out.envelope is not None,
         shown=out.shown, opened=out.opened, state_mutations=tuple(mutations), events=stamped,
         reasons=plan.reasons + out.reasons, envelope=out.envelope,

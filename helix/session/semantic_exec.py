@@ -1,47 +1,147 @@
 """The semantic lane in a session turn (T8 / T9 answers about what happened; never executes).
 
-Hands the lane its bounded inputs (recent turns, the focused object's excerpt as the scoped
-entity snapshot, the active list as the widget snapshot) and maps its decision onto the turn:
-answer -> a meta frame; one packed clarifier -> answer text, nothing executed; handoff -> the
-selection lane (a command-like turn); flag off -> the lane's own safe clarifier.
+Hands the lane its bounded inputs and maps its decision onto the turn:
+    inputs     the recent turns (the TTL window; the enricher widens it), the focused object's
+               opened span (`active_scoped_entity`), the last answer (`last_assistant_explanation`),
+               the replied-to turn's action when the user replied (`--reply-to`: it wins),
+               the model of `LaneModels.semantic`, and `SessionSemanticEnricher`
+    answer     a meta frame; one packed clarifier -> answer text, nothing executed; handoff ->
+               the selection lane (a command-like turn); flag off -> the lane's safe clarifier
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import Any
 
-from controller.continuity.semantic import SLOT_SCHEMA, run_semantic_lane
-from controller.continuity.semantic_evidence import ScopedSnapshot
-from controller.continuity.state import MetaFrameState, MetaQuestionKind
+from controller.continuity.caps import CAPS
+from controller.continuity.focus import TurnSummary
+from controller.continuity.semantic import (
+    SLOT_SCHEMA,
+    SemanticEnrichment,
+    SemanticIntent,
+    run_semantic_lane,
+)
+from controller.continuity.semantic_answer import Slot
+from controller.continuity.semantic_binding import ENTITY_QUESTION
+from controller.continuity.semantic_evidence import ScopedSnapshot, entity_key, entity_keys_of
+from controller.continuity.state import (
+    ActionTraceEntry,
+    MetaFrameState,
+    MetaQuestionKind,
+    TargetRef,
+)
 from controller.continuity.transitions import StateSlot
-from helix.session.lanes import LaneOutcome, TurnContext, run_selection
+from helix.core.errors import BadPathError
+from helix.session import actions
+from helix.session.lane_context import LaneOutcome, TurnContext
+from helix.session.selection_exec import run_selection
 from helix.session.store import summaries
+from helix.session.turn import TurnResult
 
 MS_PER_S = 1000
+ENRICH_MAX_SNAPSHOTS = 3  # excerpts one enrichment step may add (bounded)
+EXCERPT_MAX_LINES = 12
+
+
+def _ms(turn: TurnResult) -> int:
+    return int(turn.created_at * MS_PER_S)
 
 
 def _snapshots(ctx: TurnContext) -> tuple[ScopedSnapshot, ...]:
+    """The scoped active entity: the focused object's opened span (if any)."""
     state = ctx.state
-    scope = state.active_scope or "session"
-    out: list[ScopedSnapshot] = []
     opened = [t for t in ctx.turns if t.opened is not None]
-    if state.selected_object is not None and opened:
-        last = opened[-1]
-        assert last.opened is not None
-        out.append(ScopedSnapshot(
-            source_type="active_scoped_entity", source_id=last.opened.target.id, scope=scope,
-            text=f"{last.opened.target.label} {last.opened.path}:{last.opened.start_line}\n"
-                 f"{last.opened.text}", option_set_id=state.active_option_set_id,
-            timestamp=int(last.created_at * MS_PER_S)))
-    active = state.active_option_set()
-    if active is not None:
-        text = "\n".join(f"{i.index}. {i.label} {i.sublabel}" for i in active.items)
+    if state.selected_object is None or not opened:
+        return ()
+    last = opened[-1]
+    assert last.opened is not None
+    return (ScopedSnapshot(
+        source_type="active_scoped_entity", source_id=last.opened.target.id,
+        scope=state.active_scope or "session",
+        text=f"{last.opened.target.label} {last.opened.path}:{last.opened.start_line}\n"
+             f"{last.opened.text}", option_set_id=state.active_option_set_id,
+        timestamp=_ms(last)),)
+
+
+class SessionSemanticEnricher:
+    """Orchestrator-driven enrichment from the session's own material, in the active scope,
+    bounded (semantic lane allowlist):
+        step 1  scoped referent excerpts: the span of each item of the active list that IS the
+                referent (its label, symbol or file names it), read inside the repository
+        step 2  retrieval chunks: evidence spans of the answer that showed the list and name
+                the referent
+    Each step adds at most ENRICH_MAX_SNAPSHOTS excerpts; the lane retries only when the
+    evidence fingerprint changed."""
+
+    def __init__(self, ctx: TurnContext, text: str) -> None:
+        self.ctx = ctx
+        match = ENTITY_QUESTION.search(text)
+        raw = next((g for g in match.groups() if g), "") if match else ""
+        self.referent = entity_key(re.sub(r"^(?:the|a|an)\s+", "", raw.strip(" ?.!"),
+                                          flags=re.I))
+
+    def _item_keys(self, label: str, symbol: str | None, path: str | None) -> tuple[str, ...]:
+        return entity_keys_of(" ".join(x for x in (label, symbol or "", path or "") if x))
+
+    def enrich(self, step: int, intent: SemanticIntent, missing: tuple[Slot, ...],
+               scope: str) -> SemanticEnrichment:
+        ctx, state = self.ctx, self.ctx.state
+        active = state.active_option_set()
+        if active is None or active.scope != scope:
+            return SemanticEnrichment()
         origin = next((t for t in ctx.turns if t.turn_id == active.origin_turn_id), None)
-        out.append(ScopedSnapshot(
-            source_type="active_widget_snapshot", source_id=active.id, scope=active.scope,
-            text=text, option_set_id=active.id,
-            timestamp=int(origin.created_at * MS_PER_S) if origin else ctx.now_ms))
-    return tuple(out)
+        stamp = _ms(origin) if origin else ctx.now_ms
+        out: list[ScopedSnapshot] = []
+        if step == 1 and self.referent:
+            for item in active.items:
+                target = item.target
+                keys = self._item_keys(item.label, target.symbol, target.path)
+                if self.referent not in keys:
+                    continue
+                try:
+                    span = actions.open_span(ctx.root, target, EXCERPT_MAX_LINES)
+                except (BadPathError, OSError):
+                    continue
+                out.append(ScopedSnapshot(
+                    source_type="active_widget_snapshot", source_id=item.id, scope=scope,
+                    text=f"{item.label} {span.path}:{span.start_line}\n{span.text}",
+                    entity_keys=keys, option_set_id=active.id, timestamp=stamp))
+        elif step > 1 and self.referent and origin is not None and origin.envelope is not None:
+            for e in origin.envelope.evidence:
+                if self.referent in entity_keys_of(e.text):
+                    out.append(ScopedSnapshot(
+                        source_type="active_widget_snapshot", source_id=e.id, scope=scope,
+                        text=f"{e.path}:{e.start_line}-{e.end_line}\n{e.text}",
+                        option_set_id=active.id, timestamp=stamp))
+        return SemanticEnrichment(snapshots=tuple(out[:ENRICH_MAX_SNAPSHOTS]))
+
+
+def _anchored_action(ctx: TurnContext) -> ActionTraceEntry | None:
+    """The action of the replied-to turn (`--reply-to N`), rebuilt from the stored turn."""
+    focus = ctx.plan.focus
+    if focus.source != "reply_anchor" or focus.anchor_turn_id is None:
+        return None
+    turn = next((t for t in ctx.turns if t.turn_id == focus.anchor_turn_id), None)
+    if turn is None:
+        return None
+    if turn.opened is not None:
+        target = turn.opened.target
+        kind = "focus_symbol" if target.kind == "symbol" else "open_span"
+        return ActionTraceEntry(type=kind, target_ref=target, source_scope="session",  # type: ignore[arg-type]
+                                option_set_id=None, timestamp=_ms(turn), outcome="executed")
+    if turn.shown is not None and turn.lane == "graph":
+        kind = "list_callers" if turn.shown.kind == "callers" else "list_tests"
+        return ActionTraceEntry(type=kind, target_ref=TargetRef(  # type: ignore[arg-type]
+            kind="none", id=f"turn:{turn.turn_id}", label=turn.text), source_scope="session",
+            option_set_id=turn.shown.option_set_id, timestamp=_ms(turn), outcome="executed")
+    return None
+
+
+def _history(turns: Sequence[TurnResult]) -> tuple[TurnSummary, ...]:
+    """The recent chat window, newest first (CHAT_HISTORY_MAX_TURNS; the lane caps tokens)."""
+    return tuple(reversed(summaries(turns[-CAPS.chat_history_max_turns:])))
 
 
 def run_semantic(ctx: TurnContext) -> LaneOutcome:
@@ -49,18 +149,20 @@ def run_semantic(ctx: TurnContext) -> LaneOutcome:
     settings = ctx.config.continuity
     intent = plan.intent if plan.intent in SLOT_SCHEMA else None
     last_turn = ctx.turns[-1] if ctx.turns else None
-    model = ctx.config.synthesis.model
     decision = run_semantic_lane(
         plan.text, state, settings, now_ms=ctx.now_ms, intent=intent,
-        history=tuple(reversed(summaries(ctx.turns))), snapshots=_snapshots(ctx),
+        history=_history(ctx.turns), snapshots=_snapshots(ctx),
         explanation_scope=state.active_scope,
-        explanation_ms=int(last_turn.created_at * MS_PER_S) if last_turn else None,
-        llm=ctx.llm if model else None, model=model, api_base=ctx.config.synthesis.api_base)
+        explanation_ms=_ms(last_turn) if last_turn else None,
+        lane_model=ctx.models.semantic, enricher=SessionSemanticEnricher(ctx, plan.text),
+        anchored=_anchored_action(ctx))
     if decision.kind == "handoff":
         out = run_selection(ctx)
         return LaneOutcome(**{**out.__dict__, "events": (*decision.events, *out.events)})
     source = (state.last_resolved_action.turn_id if state.last_resolved_action
               else (last_turn.turn_id if last_turn else 0))
+    if plan.focus.source == "reply_anchor" and plan.focus.anchor_turn_id is not None:
+        source = plan.focus.anchor_turn_id
     kind: MetaQuestionKind = ("memory_recap" if plan.transition == "T9"
                               else "answer_interpretation")
     if decision.kind == "answer":
@@ -76,8 +178,6 @@ def run_semantic(ctx: TurnContext) -> LaneOutcome:
                            reasons=(decision.reason,))
     clarifier = decision.clarifier
     text = clarifier.question if clarifier else "Which earlier turn do you mean?"
-    if clarifier and clarifier.options:
-        text += "\n" + "\n".join(f"  - {option}" for option in clarifier.options)
     frame = MetaFrameState(source_answer_object_ref=source, meta_question_kind=kind,
                            source_gate_status=state.coverage_gate_state.coverage_status,
                            meta_truth_mode="clarification_required")
@@ -85,3 +185,4 @@ def run_semantic(ctx: TurnContext) -> LaneOutcome:
                        answer=text, answer_mode="clarify", updates={"meta_frame": frame},
                        events=decision.events,
                        reasons=(decision.reason, decision.fallback_reason or ""))
+

@@ -73,9 +73,10 @@ class TurnResult(Frozen):
     reply_to: int | None = None
     lane: Lane
     transition: TransitionClass
+    transition_name: str = ""  # the registry's name ("pronoun_object_followup")
     intent: str
     answer: str
-    answer_mode: str  # root answer_mode, "clarify", "continuity", "boundary"
+    answer_mode: str  # root answer_mode, "clarify", "continuity", "boundary", "small_talk"
     retrieval: bool  # did the controller run over the repository in this turn
     shown: ShownList | None = None
     opened: OpenedSpan | None = None

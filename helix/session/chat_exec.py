@@ -1,0 +1,68 @@
+"""Small talk in a session turn (T0, living mode `chat`): a short reply, no retrieval.
+
+"hello", "thanks!", "ok", "bye", "what can you do?": the reply is deterministic unless
+`continuity.chat_model` is set, in which case one short model call (through the lanes' one path,
+`LaneModels.small_talk`) writes it, and any failure falls back to the deterministic reply.
+Nothing the conversation carries (question, list, focus) is touched.
+"""
+
+from __future__ import annotations
+
+from controller.continuity.events import ContinuityEvent
+from controller.continuity.phrases import SmallTalkKind
+from helix.core.errors import LLMError
+from helix.session.lane_context import LaneOutcome, TurnContext
+
+CAPABILITIES = (
+    "I answer questions about this repository with path:line citations. Try:\n"
+    "  - a question: \"where is X defined?\", \"how does Y work?\", \"who calls Z?\"\n"
+    "  - open an item of a list by its number: \"open the second one\"\n"
+    "  - follow-ups on what is open: \"who calls it?\", \"where is it tested?\", "
+    "\"tell me more about that\"\n"
+    "  - narrow or pivot: \"same question but only in tests/\", \"what about the tokenizer?\"\n"
+    "  - about the conversation: \"is that the only place?\", \"why did you open that?\", "
+    "\"what have we done so far?\"\n"
+    "  - \"start over\" forgets the question and the lists; /reply N answers turn N.")
+_SYSTEM = ("You are Helix, an assistant that answers questions about one code repository with "
+           "path:line citations. The user made small talk. Reply in one or two short, friendly "
+           "sentences. Do not answer questions about the repository, do not name files or "
+           "functions, do not invent facts.")
+
+
+def deterministic_reply(kind: SmallTalkKind | None, *, has_list: bool, repo: str) -> str:
+    if kind == "capabilities":
+        return CAPABILITIES
+    if kind == "identity":
+        return ("I'm Helix: I search this repository's code and documentation and answer with "
+                "path:line citations. I remember only this session.")
+    if kind == "greeting":
+        return (f"Hello! Ask me about {repo}: where something is defined, how it works, who "
+                "calls it. Say \"what can you do?\" for more.")
+    if kind == "thanks":
+        return "You're welcome." + (" Ask a follow-up, or open an item of the list by its "
+                                    "number." if has_list else "")
+    if kind == "farewell":
+        return "Bye! This session is kept; come back to it any time."
+    return "OK." + (" The list is still there: open an item by its number." if has_list else "")
+
+
+def run_chat(ctx: TurnContext) -> LaneOutcome:
+    plan, state = ctx.plan, ctx.state
+    reply = deterministic_reply(plan.small_talk, has_list=state.active_option_set() is not None,
+                                repo=f"this repository ({ctx.root.name})")
+    model = ctx.models.small_talk
+    source = "deterministic"
+    if model is not None and plan.small_talk != "capabilities":
+        try:
+            written = model.complete([{"role": "system", "content": _SYSTEM},
+                                      {"role": "user", "content": plan.text}]).strip()
+        except LLMError as exc:
+            source = f"deterministic ({getattr(exc, 'reason', 'error')})"
+        else:
+            if written:
+                reply, source = written, f"model {model.model}"
+    event = ContinuityEvent(name="small_talk_reply", reason=plan.small_talk or "",
+                            data={"source": source, "retrieval": False})
+    return LaneOutcome(lane="chat", transition="T0", intent="small_talk", answer=reply,
+                       answer_mode="small_talk", updates={}, events=(event,),
+                       reasons=(f"small talk ({plan.small_talk})", source))
