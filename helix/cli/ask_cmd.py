@@ -10,6 +10,7 @@ prints the envelope. `render_envelope(env, console)` is the controller view.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,7 +27,8 @@ from helix.core.errors import BadPathError, UserError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from helix.core.envelope import Envelope
+    from helix.core.config import HelixConfig
+    from helix.core.envelope import Clarify, Envelope
 
 
 def repo_root(repo: str | None, yes: bool = False) -> Path:
@@ -198,6 +200,8 @@ def ask(question: tuple[str, ...], repo: str | None, dry_run: bool, as_json: boo
     from helix.runlog import RunLog
 
     run_log = RunLog()  # opened first: an unusable HELIX_HOME is one line before any work
+    if sense is not None:  # a number as printed by the clarifier, a key, or a naming word
+        sense = choose_sense(text, sense, root=root, config=config, scope=scope)
     with progress_bar(wanted(as_json) and not trace) as progress:
         result = service_ask(text, root=root, config=config, dry_run=dry_run, scope=scope,
                              sense=sense, trace=trace_to_stderr if trace else None,
@@ -216,7 +220,56 @@ def ask(question: tuple[str, ...], repo: str | None, dry_run: bool, as_json: boo
         render_envelope(result.envelope, console)
     if not dry_run:
         render_answer(result.envelope, console)
+    if result.envelope.clarify is not None:
+        numbers = " or ".join(f"--sense {n}" for n in
+                              range(1, len(result.envelope.clarify.options) + 1))
+        console.print(f"[dim]choose one: ask again with {numbers}[/]")
     console.print(f"[dim]turn {result.run_id} (helix show {result.run_id})[/]")
+
+
+def match_sense(sense: str, clarify: Clarify | None, question: str) -> str:
+    """The sense key `--sense` names: an option's number as printed (`--sense 2`), its key, or
+    a word that names exactly one option ("storage"). Anything else is a user error."""
+    wanted = sense.strip()
+    if clarify is None:
+        raise UserError(f"--sense {inputs.shown(wanted)}: {inputs.shown(question)} has no "
+                        "senses to choose from here (no clarifier); ask without --sense, or "
+                        "narrow it with --scope")
+    options = clarify.options
+    listed = "; ".join(f"{n}. {o.label}" for n, o in enumerate(options, start=1))
+    if wanted.isascii() and wanted.isdigit():
+        number = int(wanted)
+        if 1 <= number <= len(options):
+            return options[number - 1].sense
+        raise UserError(f"--sense {wanted}: there are {len(options)} senses ({listed})")
+    for option in options:
+        if wanted == option.sense:
+            return option.sense
+    word = wanted.lower().strip("/")
+    by_label = [o for o in options if word in re.findall(r"[a-z0-9_]+", o.label.lower())]
+    by_path = [o for o in options if any(part.strip().strip("/").split("/")[0] == word
+                                         for part in o.sense.split(","))]
+    for hits in (by_label, by_path):  # the words printed first, then the senses' directories
+        if word and len(hits) == 1:
+            return hits[0].sense
+    raise UserError(f"--sense {inputs.shown(wanted)}: not one of the senses ({listed}); "
+                    "give its number")
+
+
+def choose_sense(question: str, sense: str, *, root: Path, config: HelixConfig,
+                 scope: str | None) -> str:
+    """Read the question's clarifier (a dry run recorded nowhere) and resolve `--sense`."""
+    import sqlite_utils
+
+    from helix.runlog import RunLog
+    from helix.service import ask as service_ask
+
+    probe = service_ask(question, root=root, config=config, dry_run=True, scope=scope,
+                        runlog=RunLog(db=sqlite_utils.Database(memory=True)))
+    if probe.index_refreshed:
+        changed = len(probe.build.get("changed_files", ()))
+        echo(f"helix: index refreshed ({changed} changed file(s))", err=True)
+    return match_sense(sense, probe.envelope.clarify, question)
 
 
 MAX_EVIDENCE_SHOWN = 8

@@ -31,7 +31,8 @@ HELP = ("commands: /reply N <text> (answer turn N), /history, /new (fresh sessio
 
 def render_turn(turn: TurnResult) -> str:
     """The human view of one turn: header, answer, numbered list, opened span."""
-    lines = [f"[turn {turn.turn_id}] {turn.lane} {turn.transition}"
+    name = f" {turn.transition_name}" if turn.transition_name else ""
+    lines = [f"[turn {turn.turn_id}] {turn.lane} {turn.transition}{name}"
              + (" (retrieval)" if turn.retrieval else "")
              + (f"  reply-to {turn.reply_to}" if turn.reply_to else "")]
     if turn.answer:
