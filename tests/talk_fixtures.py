@@ -1,0 +1,81 @@
+"""A session over a copy of the continuity fixture repository, for the conversation tests: dry
+run, a fake clock, every controller question recorded, an optional recording fake model."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from helix.core.config import HelixConfig, load_config
+from helix.core.ports import Completion, FakeClock
+from helix.session.runner import run_turn
+from helix.session.store import ensure_schema, get_session
+from helix.store.db import open_db
+
+FIXTURE = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "continuity_repo"
+Q = "where is the BM25 index built?"
+
+
+def copy_fixture(tmp: Path) -> Path:
+    root = tmp / "repo"
+    shutil.copytree(FIXTURE, root)
+    return root
+
+
+def config(root: Path, **flags: object) -> HelixConfig:
+    return load_config(root, flags={"index.embed_enabled": False, **flags})
+
+
+class RecordingLLM:
+    """The LLM port: records (model, messages) and answers each purpose plausibly."""
+
+    def __init__(self, verdict: dict[str, Any] | None = None) -> None:
+        self.calls: list[tuple[str, list[dict[str, str]]]] = []
+        self.verdict = verdict or {"decision": "need_more_info"}
+
+    def complete(self, messages: Sequence[dict[str, str]], *, model: str, timeout_s: float,
+                 max_tokens: int, temperature: float,
+                 api_base: str | None = None) -> Completion:
+        self.calls.append((model, list(messages)))
+        system = messages[0]["content"]
+        if "small talk" in system:
+            text = "Hi! Ask me anything about this repository."
+        elif "named entity" in system:
+            text = json.dumps({"answer": "A written answer.", "confidence": 0.9})
+        else:
+            text = json.dumps(self.verdict)
+        return Completion(text=text, model=model)
+
+
+class Talk:
+    """One session: `talk(text, reply_to=None)` runs a turn; `asked` holds every question the
+    controller ran (question, scope, sense)."""
+
+    def __init__(self, root: Path, cfg: HelixConfig | None = None, llm: Any = None,
+                 name: str = "s") -> None:
+        self.root, self.config, self.llm, self.name = root, cfg or config(root), llm, name
+        self.clock = FakeClock(start=1_700_000_000.0, step=0.001)
+        self.asked: list[tuple[str, str | None, str | None]] = []
+
+    def __call__(self, text: str, reply_to: int | None = None) -> Any:
+        from helix.session.runner import default_asker
+
+        def asker(question: str, *, scope: str | None, sense: str | None) -> Any:
+            self.asked.append((question, scope, sense))
+            return default_asker(self.root, self.config, llm=None, dry_run=True,
+                                 session_id="test", turn_number=0, clock=self.clock)(
+                question, scope=scope, sense=sense)
+
+        return run_turn(self.name, text, root=self.root, config=self.config,
+                        reply_to=reply_to, llm=self.llm, clock=self.clock, dry_run=True,
+                        asker=asker)
+
+    def state(self) -> Any:
+        db = open_db()
+        ensure_schema(db)
+        record = get_session(db, self.name)
+        assert record is not None
+        return record.state
