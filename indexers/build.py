@@ -180,7 +180,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
 
     if progress:
         progress("walk", 0, 0)
-    walked = walk(root, settings)
+    walked = walk(root, settings, store.directory)
     lap("walk")
     hashes = {w.record.path: w.record.content_hash for w in walked.files}
     skipped = {reason: len(paths) for reason, paths in sorted(walked.skipped.items())}
@@ -259,7 +259,9 @@ def _write(root: Path, config: HelixConfig, store: IndexStore, lexical: Lexical,
     """One generation from the phases' results, written atomically."""
     settings = config.index
     vectors, model_key, embed_stats, state = dense
-    chunks, graph, hashes = lexical.chunks, lexical.graph, changes["hashes"]
+    chunks, graph = lexical.chunks, lexical.graph
+    # what was parsed: a file edited since the walk is recorded with the bytes it was read with
+    hashes = {r.path: r.content_hash for r in lexical.records}
     added, modified, removed = changes["added"], changes["modified"], changes["removed"]
     clock = time.perf_counter()
     if progress:
@@ -343,7 +345,7 @@ def _read_unlocked(root: Path, config: HelixConfig, store: IndexStore,
     current = Index.open_unlocked(store, root, config.index, query_embedder, busy)
     if current is None:
         return None
-    walked = walk(root, config.index)
+    walked = walk(root, config.index, store.directory)
     hashes = {w.record.path: w.record.content_hash for w in walked.files}
     manifest = current.manifest
     seen = {"files_seen": walked.seen, "files_skipped": {
@@ -423,7 +425,8 @@ def index_status(root: Path, config: HelixConfig, index_dir: Path | None = None)
     if manifest is None or generation is None:
         return StatusReport(**base, current_repo_rev=repo_revision(root), exists=False,
                             fresh=False, problem="not indexed yet")
-    hashes = {w.record.path: w.record.content_hash for w in walk(root, config.index).files}
+    hashes = {w.record.path: w.record.content_hash
+              for w in walk(root, config.index, store.directory).files}
     base["current_repo_rev"] = repo_revision(root, hashes)
     added, modified, removed = _diff(manifest.files, hashes)
     problem = None

@@ -125,7 +125,8 @@ def build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Pr
                       if hit[1] else wf.record)
             result, nodes = hit
         else:
-            record, result, nodes = _parse_one(wf.record, wf.text, settings, warnings)
+            read, text = wf.read()
+            record, result, nodes = _parse_one(read, text, settings, warnings)
             files_parsed += 1
             fresh_paths.add(record.path)
         records.append(record)

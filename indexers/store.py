@@ -77,7 +77,7 @@ _TMP_NAME = re.compile(r"^tmp-[0-9a-f]{12}$")
 _HELIX_FILES = re.compile(
     r"^(CURRENT|CURRENT\.tmp|lock|verified\.json|verified\.json\.[0-9a-f]{8}\.tmp"
     r"|worker\.lock|worker\.json|worker\.json\.[0-9a-f]{8}\.tmp|worker\.log|worker\.paused"
-    r"|worker\.refresh)$")
+    r"|worker\.refresh|walk_stats\.json|walk_stats\.json\.[0-9a-f]{8}\.tmp)$")
 _GITIGNORE = ".gitignore"
 IGNORE_ALL = "*\n"  # what Helix writes into an index directory kept inside the repository
 

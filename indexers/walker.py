@@ -23,6 +23,11 @@ Rules, in the order they apply to each directory entry:
     any non-code file holding a private key block ("secret").
 `seen` counts every entry that got a verdict: indexed files + skipped entries (an ignored
 directory counts once). Skipped directories are reported with a trailing "/".
+
+Streaming: a walk keeps no file's text. It hashes each file (or, given a `StatCache`, takes the
+hash recorded when the file's stat fields were last seen, without reading it); the builder
+reads a file's text when it parses it (`WalkedFile.read`), so memory does not grow with the
+repository's bytes.
 """
 
 from __future__ import annotations
@@ -36,12 +41,15 @@ from fnmatch import translate
 from pathlib import Path
 
 import pathspec
+from pydantic import PrivateAttr
 
 from helix.core.config import IndexSettings
-from helix.core.errors import BadPathError
+from helix.core.errors import BadPathError, IndexError_
 from helix.core.hashing import digest
 from helix.core.schemas import FileRecord, Frozen, SkipReason
+from indexers.formats import trusted
 from indexers.languages import classify
+from indexers.stat_cache import StatCache
 
 IGNORE_FILES = (".gitignore", ".helixignore")  # later overrides earlier
 GIT_EXCLUDE = ".git/info/exclude"
@@ -70,9 +78,56 @@ _SECRET_RE = re.compile("|".join(translate(p) for p in SECRET_PATTERNS))
 _PRIVATE_KEY_RE = re.compile(rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----")
 
 
+class FileChangedError(IndexError_):
+    """A walked file changed while it was being indexed into something the walk would skip."""
+
+
 class WalkedFile(Frozen):
+    """A file the walk accepted: its record (hash of the bytes the walk saw) and, on demand,
+    its text. The text is read from the resolved path inside the root (no link followed)."""
+
     record: FileRecord
-    text: str  # decoded UTF-8, undecodable bytes replaced
+    _target: str = PrivateAttr(default="")
+    _limit: int = PrivateAttr(default=0)
+    _secrets: bool = PrivateAttr(default=True)
+
+    @classmethod
+    def of(cls, record: FileRecord, target: str, limit: int, skip_secrets: bool) -> WalkedFile:
+        """Built without validation (`model_construct` costs 20x as much: a large walk makes
+        tens of thousands)."""
+        walked = trusted(cls, {"record": record})
+        object.__setattr__(walked, "__pydantic_private__", {
+            "_target": target, "_limit": limit, "_secrets": skip_secrets})
+        return walked
+
+    def read(self) -> tuple[FileRecord, str]:
+        """(record, text) of the file as it is now: the walk's record when the bytes are the
+        ones it hashed, else a record of the new bytes (an edit since the walk: what is parsed
+        and what the index says it holds stay the same content). Undecodable bytes are
+        replaced. FileChangedError when it became something the walk would skip."""
+        rel = self.record.path
+        try:
+            if os.path.realpath(self._target) != self._target:  # a directory became a link
+                raise ValueError("moved")
+            raw = read_bytes(self._target, self._limit + 1, follow=False)
+        except (OSError, ValueError):
+            raise FileChangedError(f"{rel} vanished or became unreadable while it was being "
+                                   "indexed; run the command again") from None
+        if (len(raw) > self._limit or b"\0" in raw[:BINARY_SNIFF_BYTES]
+                or (self._secrets and self.record.kind != "code"
+                    and _PRIVATE_KEY_RE.search(raw))):
+            raise FileChangedError(f"{rel} changed while it was being indexed (it is now too "
+                                   "large, binary or secret); run the command again")
+        text = raw.decode("utf-8", errors="replace")
+        found = digest(raw)
+        if found == self.record.content_hash:
+            return self.record, text
+        return self.record.model_copy(update={"content_hash": found, "size": len(raw)}), text
+
+    @property
+    def text(self) -> str:
+        """The file's text now (see `read`)."""
+        return self.read()[1]
 
 
 class WalkResult(Frozen):
@@ -83,7 +138,7 @@ class WalkResult(Frozen):
 
 def undecodable(name: str) -> bool:
     """A name the file system gave in bytes that are not UTF-8 (surrogate-escaped by Python)."""
-    return any("\udc80" <= ch <= "\udcff" for ch in name)
+    return not name.isascii() and any("\udc80" <= ch <= "\udcff" for ch in name)
 
 
 def display_name(name: str) -> str:
@@ -147,6 +202,7 @@ def _any_match(spec: pathspec.GitIgnoreSpec) -> re.Pattern[str] | None:
 class _Walk:
     root: str  # resolved absolute root
     settings: IndexSettings
+    stats: StatCache | None = None
     files: list[WalkedFile] = field(default_factory=list)
     skipped: dict[str, list[str]] = field(default_factory=dict)
 
@@ -321,6 +377,14 @@ def _visit_file(state: _Walk, target: str, rel: str, follow: bool) -> None:
     if info.st_size > limit:
         state.skip("too_large", rel)
         return
+    secrets = state.settings.skip_secrets
+    known = state.stats.lookup(rel, info) if state.stats is not None else None
+    if known is not None:  # the bytes the hash was taken of: same verdicts, no read
+        kind, lang = classify(rel)
+        record = trusted(FileRecord, {"path": rel, "content_hash": known,
+                                      "size": info.st_size, "kind": kind, "lang": lang})
+        state.files.append(WalkedFile.of(record, target, limit, secrets))
+        return
     try:
         raw = read_bytes(target, limit + 1, follow)
     except FileNotFoundError:
@@ -339,8 +403,11 @@ def _visit_file(state: _Walk, target: str, rel: str, follow: bool) -> None:
     if state.settings.skip_secrets and kind != "code" and _PRIVATE_KEY_RE.search(raw):
         state.skip("secret", rel)
         return
-    record = FileRecord(path=rel, content_hash=digest(raw), size=len(raw), kind=kind, lang=lang)
-    state.files.append(WalkedFile(record=record, text=raw.decode("utf-8", errors="replace")))
+    record = trusted(FileRecord, {"path": rel, "content_hash": digest(raw), "size": len(raw),
+                                  "kind": kind, "lang": lang})
+    if state.stats is not None:
+        state.stats.record(rel, info, record.content_hash)
+    state.files.append(WalkedFile.of(record, target, limit, secrets))
 
 
 def _real_root(root: Path) -> str:
@@ -397,12 +464,20 @@ def walk_one(root: Path, rel: str, settings: IndexSettings) -> WalkedFile:
     return state.files[0]
 
 
-def walk(root: Path, settings: IndexSettings) -> WalkResult:
-    """All indexable files under `root`, plus what was skipped and why. Deterministic."""
+def walk(root: Path, settings: IndexSettings, stats_dir: Path | None = None) -> WalkResult:
+    """All indexable files under `root`, plus what was skipped and why. Deterministic.
+    `stats_dir`: an index directory whose `StatCache` spares re-reading unchanged files (and
+    is updated with what this walk hashed)."""
     real_root = _real_root(root)
-    state = _Walk(root=real_root, settings=settings)
+    stats = None
+    if stats_dir is not None:
+        stats = StatCache(stats_dir, {"root": real_root, "max_file_bytes": settings.max_file_bytes,
+                                      "skip_secrets": settings.skip_secrets})
+    state = _Walk(root=real_root, settings=settings, stats=stats)
     base = _base_specs(state)
     _walk_dirs(state, _Dir(real_root, "", base, frozenset({real_root})))
+    if stats is not None:
+        stats.save()
     files = tuple(sorted(state.files, key=lambda item: item.record.path))
     skipped = {reason: tuple(sorted(paths)) for reason, paths in sorted(state.skipped.items())}
     seen = len(files) + sum(len(paths) for paths in skipped.values())

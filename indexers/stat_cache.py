@@ -1,0 +1,102 @@
+"""What the last walk learnt about each file: its (size, mtime, inode, ctime) and content hash.
+
+Every command that reads the index first checks it is fresh: the walk hashes every file of the
+repository. On 20,000 files that is two seconds of reading and hashing before each question.
+A file whose size, modification time (ns), inode and status-change time (ns) are the ones
+recorded when it was last hashed has the same bytes (git's index makes the same bet; the ctime
+moves on every write and no user can set it back), so its recorded hash is used without
+reading it. Two guards keep the bet safe:
+
+- racy entries: a file modified less than `RACY_S` seconds before the walk that hashed it could
+  be written again within the same timestamp tick without any stat field changing; such an
+  entry is not trusted (the file is hashed again until a later walk records it as settled);
+- scope: the cache is per repository root and per the settings that decide which files are
+  indexed from their content (`max_file_bytes`, `skip_secrets`); any other root or setting
+  starts empty.
+
+Kept beside the index's generations (`<index dir>/walk_stats.json`), written atomically and only
+into a directory carrying Helix's marker; unreadable (or another shape) means empty. Losing it
+costs one full hash of the repository, never a wrong answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+WALK_STATS = "walk_stats.json"
+VERSION = 1
+RACY_S = 2.0
+_MARKER = ".helix-index"  # indexers.store.MARKER (not imported: the walker stays light)
+
+Entry = list[Any]  # [size, mtime_ns, ino, ctime_ns, content_hash]
+
+
+def _key(st: os.stat_result) -> list[int]:
+    return [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
+
+
+class StatCache:
+    """Content hashes by path, valid while a file's stat fields are unchanged."""
+
+    def __init__(self, directory: Path | None, scope: dict[str, Any]) -> None:
+        self.directory = Path(directory) if directory is not None else None
+        self.scope = scope
+        self.started_ns = time.time_ns()
+        self._known: dict[str, Entry] = {}
+        self._seen: dict[str, Entry] = {}
+        self.hits = 0
+        if self.directory is not None:
+            self._known = self._load()
+
+    def _load(self) -> dict[str, Entry]:
+        assert self.directory is not None
+        try:
+            data = orjson.loads((self.directory / WALK_STATS).read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            return {}
+        if (not isinstance(data, dict) or data.get("version") != VERSION
+                or data.get("scope") != self.scope or not isinstance(data.get("files"), dict)):
+            return {}
+        return {rel: entry for rel, entry in data["files"].items()
+                if isinstance(entry, list) and len(entry) == 5
+                and isinstance(entry[4], str)}
+
+    def lookup(self, rel: str, st: os.stat_result) -> str | None:
+        """The recorded content hash when the file's stat fields are the recorded ones."""
+        entry = self._known.get(rel)
+        if entry is None or entry[:4] != _key(st):
+            return None
+        self._seen[rel] = entry
+        self.hits += 1
+        return str(entry[4])
+
+    def record(self, rel: str, st: os.stat_result, content_hash: str) -> None:
+        """`st` was taken before the bytes were read (a later write changes it). Entries too
+        recent to trust are not kept (the next walk hashes the file again)."""
+        settled = self.started_ns - int(RACY_S * 1e9)
+        if st.st_mtime_ns < settled and st.st_ctime_ns < settled:
+            self._seen[rel] = [*_key(st), content_hash]
+
+    def save(self) -> None:
+        """Write what this walk saw (atomically), when it differs from what was loaded and
+        the directory is Helix's. A failure only costs the next walk its shortcut."""
+        if self.directory is None or self._seen == self._known:
+            return
+        if not (self.directory / _MARKER).is_file():
+            return
+        data = orjson.dumps({"version": VERSION, "scope": self.scope,
+                             "files": dict(sorted(self._seen.items()))})
+        tmp = self.directory / f"{WALK_STATS}.{uuid.uuid4().hex[:8]}.tmp"
+        try:
+            tmp.write_bytes(data)
+            os.replace(tmp, self.directory / WALK_STATS)
+        except OSError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
