@@ -110,6 +110,16 @@ def test_numpy_encoder_matches_sentence_transformers() -> None:
     # the wrapper restores input order after sorting by length
     bare = slow._load().encode(TEXTS, normalize_embeddings=True, convert_to_numpy=True)
     np.testing.assert_allclose(reference, bare, atol=1e-5)
+    # the build's ONNX encoder against the same reference: fp32 shares the vectors (and key),
+    # int8 keeps the adoption bar (tests/test_encoder_onnx.py covers the rest)
+    from indexers.onnx_encoder import VARIANT_FP32, VARIANT_INT8, OnnxEncoder
+
+    path = default_model_path(IndexSettings())
+    fp32 = OnnxEncoder(path, VARIANT_FP32)
+    assert fp32.model_key == slow.model_key
+    assert float((fp32.embed(TEXTS) * reference).sum(axis=1).min()) >= 0.9999
+    int8 = (OnnxEncoder(path, VARIANT_INT8).embed(TEXTS) * reference).sum(axis=1)
+    assert float(int8.min()) >= 0.99, int8
 
 
 _NO_TORCH = """
