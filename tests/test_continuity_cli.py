@@ -142,9 +142,11 @@ ISSUE_TURNS = ["where is the BM25 index built?", "open the second one", "open it
 
 
 def _turn_block(out: str, n: int) -> str:
+    """Turn `n`'s block, its header without the transition's name ("[turn 2] selection T3")."""
     start = out.index(f"[turn {n}] ")
     end = out.find(f"[turn {n + 1}] ", start)
-    return out[start:end if end > 0 else len(out)]
+    block = out[start:end if end > 0 else len(out)]
+    return re.sub(r"^(\[turn \d+\] \w+ T\d+) [a-z_]+", r"\1", block)
 
 
 def test_chat_interactive_through_stdin(repo):
@@ -157,6 +159,7 @@ def test_chat_interactive_through_stdin(repo):
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     out = proc.stdout
+    assert out.startswith("[turn 1] root T1 root_query_entry (retrieval)")  # named
     first = _turn_block(out, 1)
     assert first.startswith("[turn 1] root T1 (retrieval)")
     numbered = re.findall(r"^  (\d+)\. (.+?)  (\S+:\d+-\d+) \(", first, re.M)
