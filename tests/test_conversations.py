@@ -73,6 +73,18 @@ def test_a_message_that_only_starts_with_small_talk_is_still_a_question(repo):
     assert talk.asked[-1][0] == "where is the tokenizer defined?"
 
 
+def test_ok_answers_a_yes_no_offer_and_is_small_talk_otherwise(repo):
+    talk = Talk(repo)
+    talk(Q)
+    offer = talk("same question but only in nowhere/")
+    assert "(yes / no)" in offer.answer
+    accepted = talk("ok")
+    assert (accepted.lane, accepted.transition, accepted.retrieval) == (
+        "clarify_resume", "T7", True)
+    asked = len(talk.asked)
+    assert talk("ok").lane == "chat" and len(talk.asked) == asked  # no offer left: small talk
+
+
 def test_tell_me_more_about_that_binds_to_the_focus_and_retrieves_around_it(repo):
     talk = Talk(repo)
     talk(Q)

@@ -104,7 +104,12 @@ def parse_choice(text: str, labels: tuple[str, ...]) -> int | None:
     return words[0] if len(words) == 1 else None
 
 
+_OK = re.compile(r"^(?:ok|okay|ok then|okay then|alright|all right|fine)$")
+
+
 def parse_boolean(text: str) -> bool | None:
+    if _OK.match(normalize(text).strip(" !")):  # "ok" answers a yes / no offer (not filler)
+        return True
     body = strip_filler(normalize(text))
     if _YES.match(body):
         return True
