@@ -21,8 +21,9 @@ from helix.core.errors import IndexCorruptError
 from helix.core.ports import Embedder
 from helix.core.schemas import Chunk, FileRecord, Hit, SymbolDef, SymbolRef
 from indexers.formats import RefRow, paused_gc
+from indexers.fuzzy import FuzzyNames
 from indexers.graph_store import PART_GRAPH_DB, GraphReader, LazyGraph
-from indexers.resolve import FUZZY_MAX_NAMES, fuzzy_names
+from indexers.resolve import FUZZY_MAX_NAMES
 from indexers.row_store import PART_ROWS, RowReader
 from indexers.store import (
     DIR_BM25,
@@ -286,8 +287,8 @@ class Index:
                          limit: int = 20) -> list[SymbolDef]:
         found = list(self._defs_named(name))
         if not found and fuzzy:
-            keys = self._part("def_keys", lambda: self.rows().def_keys())
-            for key in fuzzy_names(name, keys, FUZZY_MAX_NAMES):
+            names = self._part("fuzzy", lambda: FuzzyNames(self.rows().def_keys()))
+            for key in names.close_names(name, FUZZY_MAX_NAMES):
                 found.extend(self._defs_named(key))
         unique = {d.node_id: d for d in found}
         return sorted(unique.values(),

@@ -63,6 +63,8 @@ _SCHEMA = (
     "CREATE TABLE refs(name TEXT NOT NULL, kind TEXT NOT NULL, path TEXT NOT NULL,"
     " line INTEGER NOT NULL, scope TEXT, module TEXT)",
     "CREATE TABLE trees(tree_file TEXT NOT NULL, node TEXT NOT NULL)",
+    # every definition name and qualified name, sorted (what fuzzy lookup compares against)
+    "CREATE TABLE def_keys(key TEXT PRIMARY KEY) WITHOUT ROWID",
 )
 _INDEXES = (
     "CREATE UNIQUE INDEX files_path ON files(path)",
@@ -149,6 +151,8 @@ class RowWriter:
 
     def close(self) -> dict[str, int]:
         """Build the indexes and commit; the counts of rows written."""
+        self._db.execute("INSERT INTO def_keys SELECT name FROM defs UNION "
+                         "SELECT qualname FROM defs ORDER BY 1")
         for statement in _INDEXES:
             self._db.execute(statement)
         self._db.execute("COMMIT")
@@ -310,8 +314,7 @@ class RowReader:
 
     def def_keys(self) -> list[str]:
         """Every name and qualified name, sorted (what fuzzy lookup compares against)."""
-        rows = self._rows("SELECT name FROM defs UNION SELECT qualname FROM defs")
-        return sorted(str(row[0]) for row in rows)
+        return [str(row[0]) for row in self._rows("SELECT key FROM def_keys ORDER BY key")]
 
     # --- references ------------------------------------------------------------------------
     def all_refs(self) -> list[RefRow]:
