@@ -120,6 +120,21 @@ def test_tell_me_more_after_an_answer_binds_to_what_the_answer_led_with(repo):
     assert "Nothing in the repository" not in turn.answer
 
 
+def test_why_and_is_that_the_only_place_after_tell_me_more_speak_of_what_was_explained(repo):
+    talk = Talk(repo)
+    talk(Q)
+    talk(OPEN_B)
+    callers = talk("who calls it?")
+    assert callers.shown is not None
+    first = callers.shown.items[0].label
+    talk("tell me more about the first one")
+    why = talk("why did you open that?")
+    assert (why.lane, why.answer_mode) == ("semantic", "continuity")
+    assert why.answer.startswith(f"I explained {first}") and "(turn 4)" in why.answer
+    meta = talk("is that the only place?")
+    assert meta.answer.startswith(f'About turn 4 ("explain {first}")')
+
+
 def test_tell_me_more_with_nothing_to_bind_is_a_boundary_without_retrieval(repo):
     talk = Talk(repo)
     turn = talk("tell me more about that")

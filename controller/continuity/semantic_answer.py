@@ -24,8 +24,9 @@ from helix.core.schemas import Frozen
 Slot = Literal["lastResolvedAction", "recentActionTrace", "entityReferent", "scopedEvidence"]
 
 # opening a definition focuses its symbol, but what the user saw is the span opened
-_VERB = {"open_span": "opened", "focus_symbol": "opened", "list_callers": "listed the callers "
-         "of", "list_tests": "listed the tests of", "rerun_scoped": "re-ran the question for",
+_VERB = {"open_span": "opened", "focus_symbol": "opened", "explain_object": "explained",
+         "pivot_root": "asked the root question of", "list_callers": "listed the callers of",
+         "list_tests": "listed the tests of", "rerun_scoped": "re-ran the question for",
          "resume_clarified": "resumed the question with", "answer_root": "answered",
          "meta_answer": "answered a question about", "recap": "recapped",
          "interrupt": "stopped at", "clarify": "asked you to choose", "boundary":
@@ -92,9 +93,11 @@ def assemble_context(state: ContinuityState, history: Sequence[TurnSummary], exc
 
 # "why did you <verb> that?": the verb names the kind of action asked about
 _VERB_TYPES: dict[str, frozenset[str]] = {
-    **{v: frozenset({"open_span", "focus_symbol"}) for v in (
+    **{v: frozenset({"open_span", "focus_symbol", "explain_object"}) for v in (
         "open", "opened", "show", "showed", "shown", "pick", "picked", "choose", "chose",
         "select", "selected", "take", "took", "focus", "focused", "go", "jump", "view")},
+    **{v: frozenset({"explain_object"}) for v in ("explain", "explained", "describe",
+                                                   "described")},
     **{v: frozenset({"list_callers", "list_tests"}) for v in ("list", "listed", "find",
                                                                "found")},
     **{v: frozenset({"answer_root", "rerun_scoped", "resume_clarified"}) for v in (

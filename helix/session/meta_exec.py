@@ -34,9 +34,11 @@ def _meta_source(ctx: TurnContext) -> TurnResult | None:
         return by_id.get(focus.anchor_turn_id)
     answer_ctx = ctx.state.answer_context_state
     assert answer_ctx is not None  # the router checked
-    later_lists = [t for t in ctx.turns if t.turn_id > answer_ctx.turn_id and t.lane == "graph"
-                   and t.transition == "T4"]
-    return later_lists[-1] if later_lists else by_id.get(answer_ctx.turn_id)
+    # a later object-level answer about the same root: a graph list, or a "tell me more"
+    later = [t for t in ctx.turns if t.turn_id > answer_ctx.turn_id and (
+        (t.lane == "graph" and t.transition == "T4")
+        or (t.intent in ("explain_item", "explain_focused") and t.envelope is not None))]
+    return later[-1] if later else by_id.get(answer_ctx.turn_id)
 
 
 def run_meta(ctx: TurnContext) -> LaneOutcome:
