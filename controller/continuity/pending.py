@@ -21,7 +21,13 @@ import re
 from typing import Literal
 
 from controller.continuity.caps import CAPS, ContinuityCaps
-from controller.continuity.state import PendingClarifierType, PendingKind, PendingState
+from controller.continuity.state import (
+    ContinuityState,
+    PendingClarifierType,
+    PendingKind,
+    PendingState,
+)
+from helix.core.config import ContinuitySettings
 from helix.core.schemas import Frozen
 
 SELECTION_PREFIX = "selection:"
@@ -177,3 +183,18 @@ def match_pending(pending: PendingState | None, text: str, *, thread_key: str, t
             return PendingMatch(status="applied", path_scope=scope, reason=f"scope {scope}")
     return PendingMatch(status="mismatch",
                         reason=f"message does not match expected type {expected.split(':')[0]}")
+
+
+def match_pending_turn(state: ContinuityState, text: str, reply_to: int | None,
+                       settings: ContinuitySettings, turn_id: int, now_ms: int) -> PendingMatch:
+    """`match_pending` for a session turn: never with `continuity.pending_state` off, never
+    when the user replied to another turn than the one that asked."""
+    assert state.pending is not None
+    if not settings.pending_state:
+        return PendingMatch(status="mismatch", reason="pending_state setting off")
+    if reply_to is not None and reply_to != state.pending.anchor_turn_id:
+        # a reply anchors the turn to another turn: the pending question is not answered
+        return PendingMatch(status="mismatch", reason=(
+            f"reply to turn {reply_to}, not to the pending turn {state.pending.anchor_turn_id}"))
+    return match_pending(state.pending, text, thread_key=state.session_id, turn_id=turn_id,
+                         now_ms=now_ms)

@@ -41,7 +41,7 @@ from controller.continuity import phrases as say
 from controller.continuity.focus import FocusContext, TurnSummary, resolve_focus
 from controller.continuity.pending import (
     PendingMatch,
-    match_pending,
+    match_pending_turn,
     normalize,
     parse_ordinal,
     strip_filler,
@@ -452,7 +452,7 @@ def route_turn(state: ContinuityState, text: str, reply_to: int | None,
              now_ms=now_ms)
     if state.pending is not None and settings.grounding_continuity \
             and not say.RESET.match(body) and not say.CANCEL.match(body):
-        t.pending = _pending_match(state, text, reply_to, settings, t.turn_id, now_ms)
+        t.pending = match_pending_turn(state, text, reply_to, settings, t.turn_id, now_ms)
         if t.pending.status != "applied":
             t.reasons.append(f"pending dropped: {t.pending.reason or t.pending.status}")
     for _name, matcher in RULES:
@@ -460,19 +460,6 @@ def route_turn(state: ContinuityState, text: str, reply_to: int | None,
         if plan is not None:
             return gate(t, plan)
     raise AssertionError("root_question always matches")
-
-
-def _pending_match(state: ContinuityState, text: str, reply_to: int | None,
-                   settings: ContinuitySettings, turn_id: int, now_ms: int) -> PendingMatch:
-    assert state.pending is not None
-    if not settings.pending_state:
-        return PendingMatch(status="mismatch", reason="pending_state setting off")
-    if reply_to is not None and reply_to != state.pending.anchor_turn_id:
-        # a reply anchors the turn to another turn: the pending question is not answered
-        return PendingMatch(status="mismatch", reason=(
-            f"reply to turn {reply_to}, not to the pending turn {state.pending.anchor_turn_id}"))
-    return match_pending(state.pending, text, thread_key=state.session_id, turn_id=turn_id,
-                         now_ms=now_ms)
 
 
 def gate(t: Turn, plan: TurnPlan) -> TurnPlan:
