@@ -44,6 +44,9 @@ def progress_bar(enabled: bool) -> Iterator[Any]:
 
     def update(stage: str, done: int, total: int) -> None:
         if stage not in tasks:
+            for task in bar.tasks:  # an earlier stage without a count (walking...) is done
+                if task.total is None:
+                    bar.update(task.id, total=1, completed=1)
             tasks[stage] = bar.add_task(STAGE_LABELS.get(stage, stage), total=total or None)
         bar.update(tasks[stage], completed=done, total=total or None)
 
