@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -37,13 +36,9 @@ from indexers.build_embed import embed
 from indexers.build_lexical import Lexical, build_lexical
 from indexers.formats import (
     PART_CARDS,
-    PART_GRAPH_DB,
-    PART_ROWS,
     dump_cards,
-    graph_digest,
     paused_gc,
 )
-from indexers.graph_store import write_graph
 from indexers.previous import (
     is_sound,
     load_previous,
@@ -52,11 +47,11 @@ from indexers.previous import (
 )
 from indexers.reader import Index
 from indexers.reports import BuildReport, StatusReport, kept_report
-from indexers.row_store import write_rows
 from indexers.store import (
     DIR_BM25,
     DIR_BM25_FILES,
     DIR_DENSE,
+    GenerationWriter,
     IndexStore,
     Manifest,
     dense_state,
@@ -102,13 +97,6 @@ def _diff(old: dict[str, str], new: dict[str, str]) -> tuple[list[str], list[str
     removed = sorted(p for p in old if p not in new)
     modified = sorted(p for p in new if p in old and old[p] != new[p])
     return added, modified, removed
-
-
-def _counts_by_kind(items: Sequence[str]) -> dict[str, int]:
-    counts: dict[str, int] = defaultdict(int)
-    for kind in items:
-        counts[kind] += 1
-    return {**dict(sorted(counts.items())), "total": len(items)}
 
 
 def _ignore_inside(directory: Path, root: Path) -> None:
@@ -217,23 +205,30 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     warnings: list[str] = []
     if reason:
         warnings.append(reason)
-    lexical = build_lexical(walked.files, config, previous, (added, modified, removed),
-                            warnings, progress)
-    seconds.update(lexical.seconds)
-    clock = time.perf_counter()
+    # the lexical phase writes rows and graph straight into the new generation's directory
+    writer = store.writer()
+    try:
+        lexical = build_lexical(walked.files, config, previous, (added, modified, removed),
+                                warnings, progress, writer.tmp)
+        seconds.update(lexical.seconds)
+        clock = time.perf_counter()
 
-    cards: dict[str, Any] = {}
-    if (previous is not None and settings.embed_enabled and prev_manifest is not None
-            and prev_manifest.index_hash == config.index_hash):
-        cards = previous.cards({c.id for c in lexical.chunks
-                                if c.path not in lexical.fresh_paths})
-    vectors, model_key, embed_stats, state = _dense_phase(lexical.chunks, settings, embedder,
-                                                          progress, cards, dense)
-    lap("embed")
-    changes = {"added": added, "modified": modified, "removed": removed, "reason": reason,
-               "warnings": warnings, "seen": seen, "hashes": hashes}
-    return _write(root, config, store, lexical, (vectors, model_key, embed_stats, state),
-                  cards, changes, progress, seconds, started, parts)
+        cards: dict[str, Any] = {}
+        if (previous is not None and settings.embed_enabled and prev_manifest is not None
+                and prev_manifest.index_hash == config.index_hash):
+            cards = previous.cards({c.id for c in lexical.chunks
+                                    if c.path not in lexical.fresh_paths})
+        vectors, model_key, embed_stats, state = _dense_phase(lexical.chunks, settings,
+                                                              embedder, progress, cards, dense)
+        lap("embed")
+        changes = {"added": added, "modified": modified, "removed": removed, "reason": reason,
+                   "warnings": warnings, "seen": seen, "hashes": hashes}
+        return _write(root, config, store, writer, lexical,
+                      (vectors, model_key, embed_stats, state), cards, changes, progress,
+                      seconds, started, parts)
+    except BaseException:
+        writer.abort()
+        raise
 
 
 def _dense_phase(chunks: Sequence[Chunk], settings: IndexSettings, embedder: Embedder | None,
@@ -251,7 +246,8 @@ def _dense_phase(chunks: Sequence[Chunk], settings: IndexSettings, embedder: Emb
     return index, model_key, stats, {"vectors": len(index), "total": stats["total"]}
 
 
-def _write(root: Path, config: HelixConfig, store: IndexStore, lexical: Lexical,
+def _write(root: Path, config: HelixConfig, store: IndexStore, writer: GenerationWriter,
+           lexical: Lexical,
            dense: tuple[Any, str | None, dict[str, int], dict[str, int] | None],
            cards: dict[str, Any], changes: dict[str, Any], progress: Progress | None,
            seconds: dict[str, float], started: float,
@@ -259,65 +255,54 @@ def _write(root: Path, config: HelixConfig, store: IndexStore, lexical: Lexical,
     """One generation from the phases' results, written atomically."""
     settings = config.index
     vectors, model_key, embed_stats, state = dense
-    chunks, graph = lexical.chunks, lexical.graph
+    chunks, summary = lexical.chunks, lexical.graph_summary
     # what was parsed: a file edited since the walk is recorded with the bytes it was read with
     hashes = {r.path: r.content_hash for r in lexical.records}
     added, modified, removed = changes["added"], changes["modified"], changes["removed"]
     clock = time.perf_counter()
     if progress:
         progress("write", 0, 0)
-    writer = store.writer()
-    try:
-        write_rows(writer.tmp / PART_ROWS, lexical.records, chunks, lexical.defs,
-                   lexical.refs, lexical.tree_nodes)
-        lexical.token_table.save(writer.subdir(DIR_TOKENS))
-        write_graph(writer.tmp / PART_GRAPH_DB, graph)
-        if settings.embed_enabled:
-            writer.write_bytes(PART_CARDS, dump_cards({c.id: cards[c.id] for c in chunks}))
-        lexical.bm25.save(writer.subdir(DIR_BM25))
-        lexical.file_bm25.save(writer.subdir(DIR_BM25_FILES))
-        if vectors is not None:
-            vectors.save(writer.subdir(DIR_DENSE))
-        from indexers.graph import edge_counts
-
-        edges = edge_counts(graph)
-        report: dict[str, Any] = {
-            "root": str(root), "index_dir": str(store.directory), **changes["seen"],
-            "files_indexed": len(lexical.records),
-            "changed_files": tuple(sorted({*added, *modified, *removed})),
-            "added": tuple(added), "modified": tuple(modified), "removed": tuple(removed),
-            "files_parsed": lexical.files_parsed,
-            "chunks": _counts_by_kind([c.kind for c in chunks]),
-            "symbols": {"defs": len(lexical.defs), "refs": len(lexical.refs)},
-            "graph_nodes": graph.number_of_nodes(),
-            "graph_edges": {**edges, "total": sum(edges.values())},
-            "repo_rev": repo_revision(root, hashes), "noop": False, "refreshed": True,
-            "rebuild_reason": changes["reason"], "embeddings": embed_stats,
-            "dense_state": dense_state({"dense": state}) if state is not None else None,
-            "graph_updated": lexical.graph_updated,
-            "tokens": {"cached": lexical.tokens_cached,
-                       "computed": len(chunks) - lexical.tokens_cached},
-            "warnings": tuple(changes["warnings"]),
-        }
-        seconds["write"] = round(time.perf_counter() - clock, 4)
-        report["seconds"] = {**seconds, "total": round(time.perf_counter() - started, 4)}
-        counts: dict[str, Any] = {
-            "parse_hash": parse_hash(settings), "index_code": version.index_code_digest(),
-            "graph_digest": graph_digest(graph), "chunks": len(chunks),
-            "files": len(lexical.records), "defs": len(lexical.defs),
-            "refs": len(lexical.refs)}
-        if state is not None:
-            counts["dense"] = state
-        manifest = writer.commit(
-            index_hash=config.index_hash, embed_model_key=model_key, files=hashes,
-            repo_rev=report["repo_rev"], counts=counts, report=report, created=now())
-    except BaseException:
-        writer.abort()
-        raise
+    # rows.sqlite and graph.sqlite are in writer.tmp already (the lexical phase wrote them)
+    lexical.token_table.save(writer.subdir(DIR_TOKENS))
+    if settings.embed_enabled:
+        writer.write_bytes(PART_CARDS, dump_cards({c.id: cards[c.id] for c in chunks}))
+    lexical.bm25.save(writer.subdir(DIR_BM25))
+    lexical.file_bm25.save(writer.subdir(DIR_BM25_FILES))
+    if vectors is not None:
+        vectors.save(writer.subdir(DIR_DENSE))
+    counted = lexical.counts
+    report: dict[str, Any] = {
+        "root": str(root), "index_dir": str(store.directory), **changes["seen"],
+        "files_indexed": len(lexical.records),
+        "changed_files": tuple(sorted({*added, *modified, *removed})),
+        "added": tuple(added), "modified": tuple(modified), "removed": tuple(removed),
+        "files_parsed": lexical.files_parsed,
+        "chunks": counted["chunks"],
+        "symbols": {"defs": counted["defs"], "refs": counted["refs"]},
+        "graph_nodes": summary.nodes,
+        "graph_edges": {**summary.edges, "total": sum(summary.edges.values())},
+        "repo_rev": repo_revision(root, hashes), "noop": False, "refreshed": True,
+        "rebuild_reason": changes["reason"], "embeddings": embed_stats,
+        "dense_state": dense_state({"dense": state}) if state is not None else None,
+        "graph_updated": lexical.graph_updated,
+        "tokens": {"cached": lexical.tokens_cached,
+                   "computed": counted["chunks"]["total"] - lexical.tokens_cached},
+        "warnings": tuple(changes["warnings"]),
+    }
+    seconds["write"] = round(time.perf_counter() - clock, 4)
+    report["seconds"] = {**seconds, "total": round(time.perf_counter() - started, 4)}
+    counts: dict[str, Any] = {
+        "parse_hash": parse_hash(settings), "index_code": version.index_code_digest(),
+        "graph_digest": summary.digest, "chunks": counted["chunks"]["total"],
+        "files": len(lexical.records), "defs": counted["defs"], "refs": counted["refs"]}
+    if state is not None:
+        counts["dense"] = state
+    lexical.close()
+    manifest = writer.commit(
+        index_hash=config.index_hash, embed_model_key=model_key, files=hashes,
+        repo_rev=report["repo_rev"], counts=counts, report=report, created=now())
     if parts is not None:
-        parts.update(files=lexical.records, chunks=chunks, defs=lexical.defs,
-                     refs=lexical.refs, trees=lexical.tree_nodes, graph=graph,
-                     bm25=lexical.bm25, dense=vectors, tokens=lexical.token_table,
+        parts.update(bm25=lexical.bm25, dense=vectors, tokens=lexical.token_table,
                      bm25_files=lexical.file_bm25)
     return BuildReport.model_validate(manifest.report)
 

@@ -1,9 +1,13 @@
-"""The lexical phase of a build: everything but the vectors, in seconds.
+"""The lexical phase of a build: everything but the vectors, in seconds and in bounded memory.
 
-    walked files -> parse (changed files only; the previous generation is the parse cache)
-    -> chunks, definitions, references, tree nodes -> BM25 token rows (cached by chunk id)
-    -> chunk BM25 and whole-file BM25 -> graph (updated in place when files were only
-    modified) -> embed cards of unchanged chunks (from the previous generation)
+    walked files, one at a time -> parse (changed files only; the previous generation is the
+    parse cache) -> its chunks, definitions, references, tree nodes written to rows.sqlite
+    -> its chunks' BM25 token rows (cached by chunk id) into one flat token table
+    -> chunk BM25 and whole-file BM25 -> graph, built pass by pass from the written rows into
+    graph.sqlite (updated when files were only modified)
+
+No file's text outlives its parse and no file's rows stay in memory: what grows with the
+repository is the token table (4 bytes a token), the chunk ids and the file records.
 
 `indexers.build` runs it, then the dense phase (`indexers.build_dense`), then writes one
 generation.
@@ -12,8 +16,10 @@ generation.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,10 +27,11 @@ import numpy as np
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.errors import IndexCorruptError
 from helix.core.schemas import Chunk, FileRecord
-from indexers.formats import CachedParse, RefRow
+from indexers.formats import PART_GRAPH_DB, PART_ROWS, CachedParse, RefRow
+from indexers.graph import GraphSummary
 from indexers.previous import Previous
-from indexers.token_cache import TokenTable
-from indexers.token_cache import merge as merge_tokens
+from indexers.row_store import RowReader, RowWriter, StoredParse
+from indexers.token_cache import TokenTable, TokenTableBuilder
 from indexers.trees import TreeFormatError, TreeNode, is_tree_file, parse_tree_file
 
 # progress(stage, done, total)
@@ -34,22 +41,55 @@ PROGRESS_EVERY = 50  # files between progress updates while parsing
 
 @dataclass
 class Lexical:
-    """What the lexical phase built (all in memory until the generation is written)."""
+    """What the lexical phase built. Rows and the graph are already on disk in the new
+    generation's directory (`rows`, `graph`: read-only readers over them); in memory are only
+    the file records, the token table and the two BM25 indexes."""
 
     records: list[FileRecord]
-    chunks: list[Chunk]
-    defs: list[Any]
-    refs: list[RefRow]
+    rows: RowReader
     tree_nodes: list[TreeNode]
     token_table: TokenTable
     bm25: Any
     file_bm25: Any
-    graph: Any
+    graph: Any  # indexers.graph_store.LazyGraph over the written graph.sqlite
+    graph_summary: GraphSummary
     graph_updated: bool
     files_parsed: int
     tokens_cached: int
     fresh_paths: set[str]
+    counts: dict[str, Any] = field(default_factory=dict)  # chunks by kind, defs, refs
     seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def chunks(self) -> Sequence[Chunk]:
+        """Every chunk in (path, start_line, id) order, streamed from the rows on each pass."""
+        return StoredChunks(self.rows)
+
+    def close(self) -> None:
+        """Release the written parts (before the generation is moved into place)."""
+        self.rows.close()
+        self.graph._reader.close()
+
+
+class StoredChunks(Sequence[Chunk]):
+    """The written chunks as a sequence: iterating reads them in batches, nothing is kept."""
+
+    def __init__(self, rows: RowReader) -> None:
+        self._rows = rows
+        self._len = rows.count("chunks")
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __iter__(self) -> Iterator[Chunk]:
+        return self._rows.iter_chunks()
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return list(self)[index]
+        if not -self._len <= index < self._len:
+            raise IndexError(index)
+        return self._rows.chunk_at(index % self._len)
 
 
 def _parse_one(record: FileRecord, text: str, settings: IndexSettings,
@@ -74,34 +114,47 @@ def bm25_text(chunk: Chunk) -> str:
     return chunk.text
 
 
-def _graph(records: Sequence[FileRecord], parsed: Sequence[Any], tree_nodes: Sequence[TreeNode],
+def _graph(records: Sequence[FileRecord], rows: RowReader, tree_nodes: Sequence[TreeNode],
            previous: Previous | None, added: Sequence[str], modified: Sequence[str],
-           removed: Sequence[str]) -> tuple[Any, bool]:
-    """The previous graph updated for modified files when it can be (same set of files, no
-    tree file changed), else a full build: both give the same graph."""
-    from indexers.graph import build_graph
+           removed: Sequence[str], path: Path) -> tuple[GraphSummary, bool]:
+    """The graph written at `path`: the previous graph updated for modified files when it can
+    be (same set of files, no tree file changed), else a full build: both give the same graph.
+    Each file's parse is read back from the written rows as a pass needs it."""
+    from indexers.graph import write_graph_of
+
+    parses = {r.path: StoredParse(rows, r.path, r.content_hash) for r in records}
+
+    def parse_of(path: str) -> StoredParse | None:
+        return parses.get(path)
 
     if (previous is not None and modified and not added and not removed
-            and not any(previous.had_trees(path) for path in modified)
+            and not any(previous.had_trees(p) for p in modified)
             and all(r.kind != "tree" for r in records if r.path in set(modified))):
         try:
             old_graph = previous.index.graph
         except IndexCorruptError:
             old_graph = None
         if old_graph is not None:
-            from indexers.graph_update import update_graph
+            from indexers.graph_update import write_updated_graph
 
-            old_defs = [d for path in modified for d in previous.defs_of(path)]
-            return update_graph(old_graph, records, parsed, tree_nodes, modified,
-                                old_defs), True
-    return build_graph(records, parsed, tree_nodes), False
+            old_defs = [d for p in modified for d in previous.defs_of(p)]
+            return write_updated_graph(path, old_graph, records, parse_of, tree_nodes,
+                                       modified, old_defs), True
+    return write_graph_of(path, records, parse_of, tree_nodes), False
 
 
 def build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Previous | None,
                   changes: tuple[Sequence[str], Sequence[str], Sequence[str]],
-                  warnings: list[str], progress: Progress | None) -> Lexical:
+                  warnings: list[str], progress: Progress | None, out: Path) -> Lexical:
     """Parse, tokenize, BM25 and graph for the walked files (`changes`: added, modified,
-    removed since the previous generation). Parse warnings are appended to `warnings`."""
+    removed since the previous generation), one file at a time: each file's rows go to
+    `out`/rows.sqlite as soon as it is parsed (or taken from the previous generation), its
+    chunks' tokens into the token table; the graph is then built from the written rows into
+    `out`/graph.sqlite. Parse warnings are appended to `warnings`."""
+    from indexers.bm25 import BM25Index
+    from indexers.graph_store import load_lazy
+    from indexers.tokenize import tokenize
+
     settings = config.index
     seconds: dict[str, float] = {}
     clock = time.perf_counter()
@@ -113,59 +166,73 @@ def build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Pr
         clock = current
 
     records: list[FileRecord] = []
-    parsed: list[Any] = []
     tree_nodes: list[TreeNode] = []
-    files_parsed = 0
+    files_parsed = tokens_cached = 0
     fresh_paths: set[str] = set()
+    chunk_ids: list[str] = []
+    chunk_paths: list[str] = []
+    kinds: dict[str, int] = defaultdict(int)
+    tokens = TokenTableBuilder(previous.token_table if previous else None)
+    writer = RowWriter(out / PART_ROWS)
     total = len(walked_files)
-    for position, wf in enumerate(walked_files):
-        hit = previous.parse(wf.record) if previous else None
-        if hit is not None:
-            record = (wf.record.model_copy(update={"kind": "tree", "lang": "json"})
-                      if hit[1] else wf.record)
-            result, nodes = hit
-        else:
-            read, text = wf.read()
-            record, result, nodes = _parse_one(read, text, settings, warnings)
-            files_parsed += 1
-            fresh_paths.add(record.path)
-        records.append(record)
-        parsed.append(result)
-        tree_nodes.extend(nodes)
-        if progress and (position % PROGRESS_EVERY == 0 or position + 1 == total):
-            progress("parse", position + 1, total)
-    chunks = sorted((c for p in parsed for c in p.chunks),
-                    key=lambda c: (c.path, c.start_line, c.id))
-    defs = [d for p in parsed for d in p.defs]
-    refs = [r if type(r) is RefRow else RefRow(r.name, r.kind, r.path, r.line, r.scope, r.module)
-            for p in parsed for r in p.refs]  # cached ones are RefRows already
+    try:
+        for position, wf in enumerate(walked_files):
+            hit = previous.parse(wf.record) if previous else None
+            if hit is not None:
+                record = (wf.record.model_copy(update={"kind": "tree", "lang": "json"})
+                          if hit[1] else wf.record)
+                result, nodes = hit
+            else:
+                read, text = wf.read()
+                record, result, nodes = _parse_one(read, text, settings, warnings)
+                files_parsed += 1
+                fresh_paths.add(record.path)
+            chunks = sorted(result.chunks, key=lambda c: (c.path, c.start_line, c.id))
+            refs = [r if type(r) is RefRow else
+                    RefRow(r.name, r.kind, r.path, r.line, r.scope, r.module)
+                    for r in result.refs]  # cached ones are RefRows already
+            writer.add(record, chunks, result.defs, refs, nodes)
+            old_rows = previous.token_rows(record.path) if previous and chunks else {}
+            for chunk in chunks:
+                row = old_rows.get(chunk.id)
+                if row is None:
+                    tokens.add_tokens(tokenize(bm25_text(chunk)))
+                else:
+                    tokens_cached += 1
+                    tokens.add_old(row)
+                chunk_ids.append(chunk.id)
+                chunk_paths.append(chunk.path)
+                kinds[chunk.kind] += 1
+            records.append(record)
+            tree_nodes.extend(nodes)
+            if progress and (position % PROGRESS_EVERY == 0 or position + 1 == total):
+                progress("parse", position + 1, total)
+        counts = writer.close()
+    except BaseException:
+        writer.abort()
+        raise
     lap("parse")
 
-    from indexers.bm25 import BM25Index
-    from indexers.tokenize import tokenize
-
-    rows: list[int | list[str]] = []
-    tokens_cached = 0
-    for chunk in chunks:
-        cached_row = previous.token_row(chunk.id) if previous else None
-        if cached_row is None:
-            rows.append(tokenize(bm25_text(chunk)))
-        else:
-            tokens_cached += 1
-            rows.append(cached_row)
-    token_table = merge_tokens(rows, previous.token_table if previous else None)
+    token_table = tokens.finish()
+    del tokens
     bm25, file_bm25 = BM25Index.build_with_files(
-        [c.id for c in chunks], [c.path for c in chunks], token_table.vocab, token_table.flat,
+        chunk_ids, chunk_paths, token_table.vocab, token_table.flat,
         np.diff(token_table.offsets))
+    del chunk_ids, chunk_paths
     lap("bm25")
 
     if progress:
         progress("graph", 0, 0)
+    rows = RowReader(out / PART_ROWS)
     added, modified, removed = changes
-    graph, graph_updated = _graph(records, parsed, tree_nodes, previous, added, modified,
-                                  removed)
+    summary, graph_updated = _graph(records, rows, tree_nodes, previous, added, modified,
+                                    removed, out / PART_GRAPH_DB)
     lap("graph")
-    return Lexical(records=records, chunks=chunks, defs=defs, refs=refs, tree_nodes=tree_nodes,
-                   token_table=token_table, bm25=bm25, file_bm25=file_bm25, graph=graph,
-                   graph_updated=graph_updated, files_parsed=files_parsed,
-                   tokens_cached=tokens_cached, fresh_paths=fresh_paths, seconds=seconds)
+    return Lexical(records=records, rows=rows, tree_nodes=tree_nodes, token_table=token_table,
+                   bm25=bm25, file_bm25=file_bm25, graph=load_lazy(out / PART_GRAPH_DB),
+                   graph_summary=summary, graph_updated=graph_updated,
+                   files_parsed=files_parsed, tokens_cached=tokens_cached,
+                   fresh_paths=fresh_paths,
+                   counts={"chunks": {**dict(sorted(kinds.items())), "total": sum(kinds.values())},
+                           "defs": counts["defs"], "refs": counts["refs"]},
+                   seconds=seconds)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 import orjson
@@ -108,11 +108,26 @@ def edge_triples(graph: Any) -> Iterator[tuple[str, str, str]]:
 def graph_digest(graph: Any) -> str:
     """Digest of the graph's content (nodes with attributes, edges, in order): what the
     index_rev counts for the graph (the part itself is a cache of the next build too)."""
-    from helix.core.hashing import digest
+    return digest_graph_content(graph.nodes(data=True), edge_triples(graph))
 
-    nodes = [[node, attrs] for node, attrs in graph.nodes(data=True)]
-    edges = [[u, v, key] for u, v, key in edge_triples(graph)]
-    return digest(orjson.dumps([nodes, edges], option=orjson.OPT_SORT_KEYS))
+
+def digest_graph_content(nodes: Iterable[tuple[str, Any]],
+                         edges: Iterable[tuple[str, str, str]]) -> str:
+    """`graph_digest` of a graph given as its (node, attrs) and (src, dst, key) sequences, in
+    order: the digest of `[[[node, attrs], ...], [[src, dst, key], ...]]` as compact JSON with
+    sorted keys, computed piece by piece (the whole document is never built)."""
+    from helix.core.hashing import digest_parts
+
+    def pieces() -> Iterator[bytes]:
+        yield b"[["
+        for position, (node, attrs) in enumerate(nodes):
+            yield (b"," if position else b"") + orjson.dumps([node, attrs],
+                                                             option=orjson.OPT_SORT_KEYS)
+        yield b"],["
+        for position, (u, v, key) in enumerate(edges):
+            yield (b"," if position else b"") + orjson.dumps([u, v, key])
+        yield b"]]"
+    return digest_parts(pieces())
 
 
 def dump_cards(cards: dict[str, Any]) -> bytes:

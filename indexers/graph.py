@@ -13,14 +13,14 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Container, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from helix.core.schemas import (
     Chunk,
     FileRecord,
     SymbolDef,
-    SymbolRef,
     node_id_def,
     node_id_dir,
     node_id_file,
@@ -41,6 +41,20 @@ _TEST_FILE = re.compile(
 _TEST_NAME = re.compile(r"^(test|Test)")
 
 
+class GraphSummary(NamedTuple):
+    """What the build reports of a stored graph: node count, edges by kind, content digest
+    (`indexers.formats.graph_digest` of the same graph)."""
+
+    nodes: int
+    edges: dict[str, int]
+    digest: str
+
+
+# A file's parse by path (None: the file has none, e.g. a tree file). The graph asks for each
+# file's parse once per pass instead of holding every parse at once.
+ParseOf = Callable[[str], "ParsedLike | None"]
+
+
 class ParsedLike(Protocol):
     @property
     def path(self) -> str: ...
@@ -51,7 +65,7 @@ class ParsedLike(Protocol):
     @property
     def defs(self) -> Sequence[SymbolDef]: ...
     @property
-    def refs(self) -> Sequence[SymbolRef]: ...
+    def refs(self) -> Sequence[Any]: ...  # SymbolRef or RefRow
 
 
 def is_test_path(path: str) -> bool:
@@ -120,6 +134,30 @@ class _Builder:
         for src, dst, kind in sorted(self.edges):
             add_edge(src, dst, key=kind)
         return graph
+
+    def write(self, path: Path) -> GraphSummary:
+        """Store the graph `to_graph` would give (`indexers.graph_store`), without building
+        it in memory; its digest, node count and edge counts are those of that graph."""
+        from indexers.formats import digest_graph_content
+        from indexers.graph_store import GraphWriter
+
+        self.finish_nodes()
+        nodes = sorted(self.nodes)
+        edges = sorted(self.edges)
+        writer = GraphWriter(path)
+        try:
+            writer.add_nodes((node, self.nodes[node]) for node in nodes)
+            writer.add_edges((src, dst, kind, None) for src, dst, kind in edges)
+            writer.close()
+        except BaseException:
+            writer.abort()
+            raise
+        counts: dict[str, int] = defaultdict(int)
+        for _, _, kind in edges:
+            counts[kind] += 1
+        return GraphSummary(
+            nodes=len(nodes), edges=dict(sorted(counts.items())),
+            digest=digest_graph_content(((n, self.nodes[n]) for n in nodes), iter(edges)))
 
 
 def _add_file(b: _Builder, record: FileRecord, parsed: ParsedLike | None) -> None:
@@ -204,10 +242,19 @@ def file_imports(path: str, refs: Iterable[Any], modules: ModuleIndex) -> set[st
     return imported
 
 
-def _import_edges(b: _Builder, parsed: Sequence[ParsedLike]) -> dict[str, set[str]]:
-    modules = ModuleIndex(p.path for p in parsed)
+def _parses(paths: Iterable[str], parse_of: ParseOf) -> Iterator[ParsedLike]:
+    """Each path's parse in turn (one in memory at a time when `parse_of` reads it)."""
+    for path in paths:
+        parsed = parse_of(path)
+        if parsed is not None:
+            yield parsed
+
+
+def _import_edges(b: _Builder, paths: Sequence[str], parse_of: ParseOf
+                  ) -> dict[str, set[str]]:
+    modules = ModuleIndex(paths)
     imported: dict[str, set[str]] = defaultdict(set)
-    for p in parsed:
+    for p in _parses(paths, parse_of):
         targets = file_imports(p.path, p.refs, modules)
         if targets:
             imported[p.path] = targets
@@ -243,7 +290,7 @@ def file_calls(path: str, refs: Iterable[Any], defs: DefIndex, imports: Sequence
             yield source, target.node_id
 
 
-def _call_edges(b: _Builder, parsed: Sequence[ParsedLike], defs: DefIndex,
+def _call_edges(b: _Builder, parsed: Iterable[ParsedLike], defs: DefIndex,
                 imported: dict[str, set[str]]) -> dict[str, set[str]]:
     """calls edges; returns each source node's resolved targets (for tests edges)."""
     targets: dict[str, set[str]] = defaultdict(set)
@@ -255,10 +302,11 @@ def _call_edges(b: _Builder, parsed: Sequence[ParsedLike], defs: DefIndex,
     return targets
 
 
-def _document_edges(b: _Builder, parsed: Sequence[ParsedLike], tree_nodes: Sequence[TreeNode],
+def _document_edges(b: _Builder, parsed: Iterable[ParsedLike], tree_nodes: Sequence[TreeNode],
                     defs: DefIndex) -> None:
     for p in parsed:
-        for chunk in p.chunks:
+        # a stored parse reads only its documentation sections
+        for chunk in p.doc_chunks if hasattr(p, "doc_chunks") else p.chunks:
             if chunk.kind not in DOC_CHUNK_KINDS:
                 continue
             for mention in mentioned_symbols(chunk.text):
@@ -298,24 +346,42 @@ def _test_edges(b: _Builder, all_defs: Sequence[SymbolDef], targets: dict[str, s
                 b.edge(d.node_id, target, "tests")
 
 
+def _built(files: Sequence[FileRecord], parse_of: ParseOf,
+           tree_nodes: Sequence[TreeNode]) -> _Builder:
+    """The graph of one index build, pass by pass over the files' parses (each asked for
+    again in each pass: containment, definitions, imports, calls, documents)."""
+    b = _Builder()
+    b.nodes[REPO_NODE] = _node("repo", ".", "repo")
+    records = sorted(files, key=lambda f: f.path)
+    for record in records:
+        _add_file(b, record, parse_of(record.path))
+    _add_trees(b, tree_nodes)
+    paths = [r.path for r in records if parse_of(r.path) is not None]
+    all_defs = [d for p in _parses(paths, parse_of) for d in p.defs]
+    defs = DefIndex(all_defs)
+    imported = _import_edges(b, paths, parse_of)
+    targets = _call_edges(b, _parses(paths, parse_of), defs, imported)
+    _document_edges(b, _parses(paths, parse_of), sorted(tree_nodes, key=lambda t: t.node_id),
+                    defs)
+    _test_edges(b, all_defs, targets)
+    return b
+
+
 def build_graph(files: Sequence[FileRecord], parsed_files: Sequence[ParsedLike],
                 tree_nodes: Sequence[TreeNode] = ()) -> nx.MultiDiGraph:
     """The whole graph of one index build. `parsed_files` may omit files (e.g. tree files);
-    their nodes still appear in the containment tree."""
-    b = _Builder()
-    b.nodes[REPO_NODE] = _node("repo", ".", "repo")
+    their nodes still appear in the containment tree. Paths of parses without a file record
+    are not in the graph."""
     by_path = {p.path: p for p in parsed_files}
-    for record in sorted(files, key=lambda f: f.path):
-        _add_file(b, record, by_path.get(record.path))
-    _add_trees(b, tree_nodes)
-    ordered = sorted(parsed_files, key=lambda p: p.path)
-    all_defs = [d for p in ordered for d in p.defs]
-    defs = DefIndex(all_defs)
-    imported = _import_edges(b, ordered)
-    targets = _call_edges(b, ordered, defs, imported)
-    _document_edges(b, ordered, sorted(tree_nodes, key=lambda t: t.node_id), defs)
-    _test_edges(b, all_defs, targets)
-    return b.to_graph()
+    return _built(files, by_path.get, tree_nodes).to_graph()
+
+
+def write_graph_of(path: Path, files: Sequence[FileRecord], parse_of: ParseOf,
+                   tree_nodes: Sequence[TreeNode] = ()) -> GraphSummary:
+    """`build_graph`'s graph stored at `path` (`indexers.graph_store`), each file's parse read
+    through `parse_of` when a pass needs it: neither every parse nor the networkx graph is
+    held in memory."""
+    return _built(files, parse_of, tree_nodes).write(path)
 
 
 def edge_counts(graph: nx.MultiDiGraph) -> dict[str, int]:

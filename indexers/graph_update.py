@@ -21,19 +21,23 @@ resolution looks at definitions of that name only (same file, imported files, un
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import pairwise
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from helix.core.schemas import FileRecord, SymbolDef, node_id_def, node_id_file
 from indexers.formats import edge_triples
 from indexers.graph import (
     REPO_NODE,
+    GraphSummary,
     ParsedLike,
+    ParseOf,
     _add_file,
     _Builder,
     _document_edges,
     _node,
+    _parses,
     _test_edges,
     file_calls,
     file_imports,
@@ -55,17 +59,44 @@ def update_graph(graph: nx.MultiDiGraph, files: Sequence[FileRecord],
     """`graph` (the previous build's, mutated) brought up to date. `changed`: modified paths
     (same set of files as the previous build, none a tree file); `old_defs`: their
     definitions in the previous build."""
+    by_path = {p.path: p for p in parsed_files}
+    return _update(graph, files, by_path.get, sorted(by_path), tree_nodes, changed, old_defs)
+
+
+def write_updated_graph(path: Path, graph: nx.MultiDiGraph, files: Sequence[FileRecord],
+                        parse_of: ParseOf, tree_nodes: Sequence[TreeNode],
+                        changed: Iterable[str], old_defs: Iterable[SymbolDef]) -> GraphSummary:
+    """`update_graph`'s graph stored at `path`, each file's parse read through `parse_of`
+    when a pass needs it. A stored (lazy, read-only) `graph` is copied into memory first."""
+    from indexers.formats import graph_digest
+    from indexers.graph import edge_counts
+    from indexers.graph_store import write_graph
+
+    if hasattr(graph, "materialize"):
+        graph = graph.materialize()
+    paths = sorted(r.path for r in files if parse_of(r.path) is not None)
+    updated = _update(graph, files, parse_of, paths, tree_nodes, changed, old_defs)
+    write_graph(path, updated)
+    return GraphSummary(nodes=updated.number_of_nodes(), edges=edge_counts(updated),
+                        digest=graph_digest(updated))
+
+
+def _update(graph: nx.MultiDiGraph, files: Sequence[FileRecord], parse_of: ParseOf,
+            paths: Sequence[str], tree_nodes: Sequence[TreeNode], changed: Iterable[str],
+            old_defs: Iterable[SymbolDef]) -> nx.MultiDiGraph:
+    """`update_graph` over the parses of `paths` (sorted), read through `parse_of`."""
     if hasattr(graph, "materialize"):  # the stored (read-only, lazy) graph: a mutable copy
         graph = graph.materialize()
     changed_set = set(changed)
     records = {r.path: r for r in files}
-    by_path = {p.path: p for p in parsed_files}
-    ordered = sorted(parsed_files, key=lambda p: p.path)
+
+    def ordered() -> Iterator[ParsedLike]:
+        return _parses(paths, parse_of)
 
     fresh = _Builder()
     fresh.nodes[REPO_NODE] = _node("repo", ".", "repo")
     for path in sorted(changed_set):
-        _add_file(fresh, records[path], by_path.get(path))
+        _add_file(fresh, records[path], parse_of(path))
     fresh.finish_nodes()
     new_nodes = {n: a for n, a in fresh.nodes.items() if a["kind"] in FILE_NODE_KINDS}
     old_nodes = {n for n, a in graph._node.items()
@@ -76,13 +107,16 @@ def update_graph(graph: nx.MultiDiGraph, files: Sequence[FileRecord],
     sink.edges = {e for e in fresh.edges if e[1] in new_nodes}
 
     names = {d.name for d in old_defs}
-    names.update(d.name for path in changed_set if path in by_path for d in by_path[path].defs)
-    all_defs = [d for p in ordered for d in p.defs]
+    for path in sorted(changed_set):
+        parsed = parse_of(path)
+        if parsed is not None:
+            names.update(d.name for d in parsed.defs)
+    all_defs = [d for p in ordered() for d in p.defs]
     defs = DefIndex(all_defs)
-    modules = ModuleIndex(by_path)
-    sources = _affected_sources(ordered, changed_set, names, sink.nodes)
+    modules = ModuleIndex(paths)
+    sources = _affected_sources(ordered(), changed_set, names, sink.nodes)
     targets: dict[str, set[str]] = defaultdict(set)
-    for p in ordered:
+    for p in ordered():
         only = None if p.path in changed_set else sources.get(p.path)
         if p.path not in changed_set and only is None:
             continue
@@ -95,7 +129,7 @@ def update_graph(graph: nx.MultiDiGraph, files: Sequence[FileRecord],
             sink.edge(source, target, "calls")
             targets[source].add(target)
     _test_edges(sink, [d for d in all_defs if d.node_id in targets], targets)
-    _document_edges(sink, ordered, sorted(tree_nodes, key=lambda t: t.node_id), defs)
+    _document_edges(sink, ordered(), sorted(tree_nodes, key=lambda t: t.node_id), defs)
 
     resolved = {s for per_file in sources.values() for s in per_file}
     drop = _edges_to_drop(graph, old_nodes, changed_set, resolved)
@@ -103,7 +137,7 @@ def update_graph(graph: nx.MultiDiGraph, files: Sequence[FileRecord],
     return graph
 
 
-def _affected_sources(ordered: Sequence[ParsedLike], changed: set[str], names: set[str],
+def _affected_sources(ordered: Iterable[ParsedLike], changed: set[str], names: set[str],
                       nodes: dict[str, Any]) -> dict[str, set[str]]:
     """Per unchanged file, the source nodes holding a reference to one of `names`."""
     sources: dict[str, set[str]] = {}

@@ -1,18 +1,16 @@
 """The previous index generation as the next build's cache, and when it may not be one.
 
 A build reuses the previous generation's parses (by path and content hash), token rows (by
-chunk id) and embed cards, unless the indexing code, the parse settings or the generation itself
-(corrupt, another schema) say otherwise; each refusal comes with the reason the build reports.
+chunk id, looked up per file) and embed cards, unless the indexing code, the parse settings or
+the generation itself (corrupt, another schema) say otherwise; each refusal comes with the
+reason the build reports.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
-from itertools import groupby
-from operator import attrgetter
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.errors import IndexCorruptError, IndexVersionError
@@ -36,44 +34,35 @@ def parse_hash(settings: IndexSettings) -> str:
                      "settings": {k: getattr(settings, k) for k in PARSE_SETTINGS}})
 
 
-T = TypeVar("T")
-
-
-def _by_path(items: Sequence[T], field: str) -> dict[str, list[T]]:
-    """Items grouped by a path field (stored grouped: one C-level pass per group)."""
-    grouped: dict[str, list[T]] = defaultdict(list)
-    for path, group in groupby(items, key=attrgetter(field)):
-        grouped[path].extend(group)
-    return grouped
-
-
 class Previous:
-    """The previous generation as a cache: parses by (path, content hash), tokens by chunk."""
+    """The previous generation as a cache: parses by (path, content hash), token rows by chunk
+    id, read from its rows database one file at a time (a large repository's every parse is
+    never in memory at once)."""
 
     def __init__(self, index: Index) -> None:
         self.index = index
+        self.rows = index.rows()
         self.files = {f.path: f.content_hash for f in index.files()}
-        chunks = index.chunks()
-        self._row: dict[str, int] = {chunk.id: row for row, chunk in enumerate(chunks)}
-        self._chunks = _by_path(chunks, "path")
-        self._defs = _by_path(index.definitions(), "path")
-        self._refs = _by_path(index.refs(), "path")
-        self._trees = _by_path(index.tree_nodes(), "tree_file")
+        self._tree_files = self.rows.tree_files()
         self.token_table = index.tokens()
-        if len(self.token_table.offsets) != len(chunks) + 1:
+        if len(self.token_table.offsets) != self.rows.count("chunks") + 1:
             raise IndexCorruptError("index token cache does not match the chunks")
 
     def parse(self, record: FileRecord) -> tuple[CachedParse, list[TreeNode]] | None:
-        if self.files.get(record.path) != record.content_hash:
+        """The file's parse in the previous generation when its content is the same."""
+        path = record.path
+        if self.files.get(path) != record.content_hash:
             return None
-        cached = CachedParse(record.path, record.content_hash,
-                             tuple(self._chunks.get(record.path, ())),
-                             tuple(self._defs.get(record.path, ())),
-                             tuple(self._refs.get(record.path, ())))
-        return cached, list(self._trees.get(record.path, ()))
+        cached = CachedParse(path, record.content_hash, tuple(self.rows.chunks_for_path(path)),
+                             tuple(self.rows.defs_for_path(path)),
+                             tuple(self.rows.refs_for_path(path)))
+        return cached, self.trees_of(path)
+
+    def trees_of(self, path: str) -> list[TreeNode]:
+        return self.rows.trees_for_file(path) if path in self._tree_files else []
 
     def defs_of(self, path: str) -> Sequence[SymbolDef]:
-        return self._defs.get(path, ())
+        return self.rows.defs_for_path(path)
 
     def cards(self, unchanged: set[str]) -> dict[str, Any]:
         """The previous build's embed cards of these (unchanged) chunks; {} without any."""
@@ -86,11 +75,11 @@ class Previous:
         return {cid: card for cid, card in known.items() if cid in unchanged}
 
     def had_trees(self, path: str) -> bool:
-        return bool(self._trees.get(path))
+        return path in self._tree_files
 
-    def token_row(self, chunk_id: str) -> int | None:
-        """The chunk's row in the previous token table."""
-        return self._row.get(chunk_id)
+    def token_rows(self, path: str) -> dict[str, int]:
+        """Chunk id -> row in the previous token table, for the chunks the path had."""
+        return dict(self.rows.chunk_rows_for_path(path))
 
 
 def load_previous(store: IndexStore, root: Path, config: HelixConfig, force: bool

@@ -270,6 +270,13 @@ class RowReader:
         rows = self._rows(f"SELECT {_CHUNK_COLS} FROM chunks WHERE id=?", (chunk_id,))
         return _chunk(rows[0]) if rows else None
 
+    def chunk_at(self, row: int) -> Chunk:
+        """The chunk at a position of (path, start_line, id) order."""
+        rows = self._rows(f"SELECT {_CHUNK_COLS} FROM chunks WHERE rowid=?", (row + 1,))
+        if not rows:
+            raise IndexError(row)
+        return _chunk(rows[0])
+
     def chunk_row(self, chunk_id: str) -> int | None:
         """The chunk's position in (path, start_line, id) order (its BM25/token row)."""
         rows = self._rows("SELECT rowid FROM chunks WHERE id=?", (chunk_id,))
@@ -283,6 +290,12 @@ class RowReader:
         """(chunk id, row) of a path's chunks, in order."""
         return [(str(cid), int(rowid) - 1) for cid, rowid in self._rows(
             "SELECT id, rowid FROM chunks WHERE path=? ORDER BY rowid", (path,))]
+
+    def doc_chunks_for_path(self, path: str) -> list[Chunk]:
+        """A path's documentation sections (what names symbols in prose), in order."""
+        return [_chunk(row) for row in self._rows(
+            f"SELECT {_CHUNK_COLS} FROM chunks WHERE path=? AND kind='doc_section' "
+            "ORDER BY rowid", (path,))]
 
     def chunk_for_node(self, node_id: str) -> Chunk | None:
         rows = self._rows(f"SELECT {_CHUNK_COLS} FROM chunks WHERE node_id=? ORDER BY rowid "
@@ -350,3 +363,32 @@ class RowReader:
 
     def tree_files(self) -> set[str]:
         return {str(row[0]) for row in self._rows("SELECT DISTINCT tree_file FROM trees")}
+
+
+class StoredParse:
+    """One file's parse as the graph reads it (`indexers.graph.ParsedLike`), each part queried
+    when it is asked for and not kept: passes over a large repository hold one file at a
+    time."""
+
+    __slots__ = ("_reader", "content_hash", "path")
+
+    def __init__(self, reader: RowReader, path: str, content_hash: str) -> None:
+        self._reader = reader
+        self.path = path
+        self.content_hash = content_hash
+
+    @property
+    def chunks(self) -> list[Chunk]:
+        return self._reader.chunks_for_path(self.path)
+
+    @property
+    def doc_chunks(self) -> list[Chunk]:
+        return self._reader.doc_chunks_for_path(self.path)
+
+    @property
+    def defs(self) -> list[SymbolDef]:
+        return self._reader.defs_for_path(self.path)
+
+    @property
+    def refs(self) -> list[RefRow]:
+        return self._reader.refs_for_path(self.path)

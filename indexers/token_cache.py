@@ -10,6 +10,7 @@ of the same files (no sort of the token stream: a bincount finds the tokens in u
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from itertools import pairwise
 from pathlib import Path
@@ -56,57 +57,82 @@ class TokenTable(NamedTuple):
         return cls(vocab, flat, offsets)
 
 
+class TokenTableBuilder:
+    """`merge` one row at a time: rows of the `old` table by number (`add_old`) or fresh token
+    lists (`add_tokens`), kept as one flat int32 array (no per-row objects), so a build never
+    holds every chunk's token strings. `finish` gives what `merge` gives."""
+
+    def __init__(self, old: TokenTable | None) -> None:
+        self.old = old
+        self._ext: dict[str, int] = {t: i for i, t in enumerate(old.vocab)} if old else {}
+        self._vocab: list[str] = list(old.vocab) if old else []
+        self._old_size = len(self._vocab)
+        self._flat = array("i")
+        self._lengths = array("q")
+        self._run = (-1, -1)  # consecutive old rows not yet copied: [start, end)
+
+    def _flush(self) -> None:
+        start, end = self._run
+        if self.old is not None and end > start:
+            a, b = int(self.old.offsets[start]), int(self.old.offsets[end])
+            self._flat.frombytes(self.old.flat[a:b].astype(np.int32).tobytes())
+            self._lengths.frombytes(
+                np.diff(self.old.offsets[start:end + 1]).astype(np.int64).tobytes())
+        self._run = (-1, -1)
+
+    def add_old(self, row: int) -> None:
+        if self.old is None or not 0 <= row < len(self.old.offsets) - 1:
+            raise ValueError(f"no row {row} in the old token table")
+        start, end = self._run
+        if row != end:
+            self._flush()
+            start = row
+        self._run = (start, row + 1)
+
+    def add_tokens(self, tokens: Sequence[str]) -> None:
+        self._flush()
+        ext, vocab, flat = self._ext, self._vocab, self._flat
+        for token in tokens:
+            index = ext.get(token)
+            if index is None:
+                index = ext[token] = len(vocab)
+                vocab.append(token)
+            flat.append(index)
+        self._lengths.append(len(tokens))
+
+    def finish(self) -> TokenTable:
+        """The canonical table (vocabulary: the tokens in use, sorted)."""
+        self._flush()
+        lengths = np.frombuffer(self._lengths, dtype=np.int64) if self._lengths else (
+            np.zeros(0, dtype=np.int64))
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        flat = np.frombuffer(self._flat, dtype=np.int32) if self._flat else (
+            np.zeros(0, dtype=np.int32))
+        ext_vocab = self._vocab
+        used = np.flatnonzero(np.bincount(flat, minlength=len(ext_vocab)))
+        if len(ext_vocab) == self._old_size:  # no new token: the old vocabulary is sorted
+            keep = used.astype(np.int64)
+        else:
+            keep = np.array(sorted(used.tolist(), key=ext_vocab.__getitem__), dtype=np.int64)
+        remap = np.zeros(len(ext_vocab), dtype=np.int32)
+        remap[keep] = np.arange(len(keep), dtype=np.int32)
+        new_flat = remap[flat] if len(flat) else np.zeros(0, dtype=np.int32)
+        vocab = [ext_vocab[i] for i in keep.tolist()]
+        return TokenTable(vocab, new_flat.astype(np.int32, copy=False), offsets)
+
+
 def merge(rows: Sequence[int | list[str]], old: TokenTable | None) -> TokenTable:
     """Rows are row numbers of the `old` table or fresh token lists. Returns the canonical
     table (vocabulary: the tokens in use, sorted). Runs of consecutive old rows are copied
     as one slice."""
-    old_vocab = old.vocab if old is not None else []
-    ext: dict[str, int] = {token: i for i, token in enumerate(old_vocab)}
-    ext_vocab = list(old_vocab)
-    arrays: list[np.ndarray] = []
-    lengths: list[int] = []
-    run_start = run_end = -1  # a run of consecutive old rows: [run_start, run_end)
-
-    def flush() -> None:
-        if old is not None and run_end > run_start:
-            arrays.append(old.flat[int(old.offsets[run_start]):int(old.offsets[run_end])]
-                          .astype(np.int64))
-            lengths.extend(np.diff(old.offsets[run_start:run_end + 1]).tolist())
-
+    builder = TokenTableBuilder(old)
     for row in rows:
         if isinstance(row, int):
-            if old is None or not 0 <= row < len(old.offsets) - 1:
-                raise ValueError(f"no row {row} in the old token table")
-            if row != run_end:
-                flush()
-                run_start = row
-            run_end = row + 1
-            continue
-        flush()
-        run_start = run_end = -1
-        ids = np.empty(len(row), dtype=np.int64)
-        for position, token in enumerate(row):
-            index = ext.get(token)
-            if index is None:
-                index = ext[token] = len(ext_vocab)
-                ext_vocab.append(token)
-            ids[position] = index
-        arrays.append(ids)
-        lengths.append(len(row))
-    flush()
-    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(np.array(lengths, dtype=np.int64), out=offsets[1:])
-    flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
-    used = np.flatnonzero(np.bincount(flat, minlength=len(ext_vocab)))
-    if len(ext_vocab) == len(old_vocab):  # no new token: the old vocabulary is sorted already
-        keep = used.astype(np.int64)
-    else:
-        keep = np.array(sorted(used.tolist(), key=ext_vocab.__getitem__), dtype=np.int64)
-    remap = np.zeros(len(ext_vocab), dtype=np.int32)
-    remap[keep] = np.arange(len(keep), dtype=np.int32)
-    new_flat = remap[flat] if len(flat) else np.zeros(0, dtype=np.int32)
-    vocab = [ext_vocab[i] for i in keep.tolist()]
-    return TokenTable(vocab, new_flat.astype(np.int32, copy=False), offsets)
+            builder.add_old(row)
+        else:
+            builder.add_tokens(row)
+    return builder.finish()
 
 
 def token_lists(table: TokenTable) -> list[list[str]]:

@@ -101,9 +101,10 @@ def test_crash_mid_write_keeps_previous(repo: Path, tmp_path: Path,
     def boom(path: object, graph: object) -> None:
         raise RuntimeError("simulated crash")
 
-    monkeypatch.setattr("indexers.build.write_graph", boom)
+    monkeypatch.setattr("indexers.graph_store.write_graph", boom)  # mid lexical phase
     with pytest.raises(RuntimeError):
         _build(repo, index_dir)
+    assert not list(index_dir.glob("tmp-*"))  # the half-written generation is gone
     idx = _open(index_dir, repo)
     assert idx.index_rev == before.index_rev
     assert idx.find_definitions("retry_policy")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel
@@ -44,13 +45,18 @@ def digest(data: bytes | str) -> str:
     return f"{ALGORITHM}:{hashlib.sha256(data).hexdigest()}"
 
 
+def digest_parts(parts: Iterable[bytes]) -> str:
+    """`digest` of the concatenation of `parts` (never joined in memory)."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part)
+    return f"{ALGORITHM}:{h.hexdigest()}"
+
+
 def digest_file(path: str | os.PathLike[str], block: int = 1 << 20) -> str:
     """`digest` of a file's bytes, read in blocks (a large file is never held whole)."""
-    h = hashlib.sha256()
     with open(path, "rb") as handle:
-        while data := handle.read(block):
-            h.update(data)
-    return f"{ALGORITHM}:{h.hexdigest()}"
+        return digest_parts(iter(lambda: handle.read(block), b""))
 
 
 def hash_obj(obj: Any) -> str:
