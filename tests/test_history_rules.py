@@ -155,3 +155,11 @@ def test_long_messages_are_cut_at_a_word_boundary() -> None:
     assert cut("short") == ("short", False)
     hard, was_cut = cut("x" * 5000, 100)
     assert was_cut and hard == "x" * 100
+
+
+def test_history_questions_fit_the_question_limit() -> None:
+    from helix import inputs
+
+    assert MAX_QUESTION_CHARS <= inputs.MAX_QUESTION_CHARS
+    verdict = judge(_commit("Fix the overflow in the parser stack\n\n" + "x " * 30_000))
+    inputs.check_question(verdict.question, "question")  # accepted, no error
