@@ -63,7 +63,7 @@ class ParsedLike(Protocol):
     @property
     def chunks(self) -> Sequence[Chunk]: ...
     @property
-    def defs(self) -> Sequence[SymbolDef]: ...
+    def defs(self) -> Sequence[Any]: ...  # SymbolDef or DefRow
     @property
     def refs(self) -> Sequence[Any]: ...  # SymbolRef or RefRow
 

@@ -4,15 +4,16 @@ A question walks a few dozen nodes (containment paths, callers, tests, importers
 large repository's whole graph (hundreds of thousands of nodes and edges) for that cost seconds
 and hundreds of MB. Here nodes and edges are rows keyed the way they are asked for:
 
-    nodes   id (primary key), path, kind, attrs (the attribute dict as JSON)
-    edges   src, dst, kind (primary key, in that order), attrs (JSON or NULL); and an index on
-            (dst, src, kind) for in-edges
+    nodes   idx (integer primary key: the node's position in the graph), id (unique index),
+            attrs (the attribute dict as JSON)
+    edges   src, dst (node positions), kind: the primary key, in that order (WITHOUT ROWID, so
+            stored in that order), attrs (JSON or NULL); and an index on (dst, src, kind)
     meta    format, graph (the graph-level attribute dict as JSON)
 
-Both tables are WITHOUT ROWID, so their order is their key's: nodes by id, out-edges by
-(dst, kind), in-edges by (src, kind). That is the canonical order every graph Helix builds has
-(`indexers.graph` adds nodes and edges sorted; `indexers.graph_update` restores it), so
-`LazyGraph` iterates exactly as the graph that was written.
+Nodes come back in their written order, out-edges by (target position, kind), in-edges by
+(source position, kind). For every graph Helix builds (nodes sorted by id, edges added in
+(source, target, kind) order: `indexers.graph`; `indexers.graph_update` restores it) that is
+exactly the graph's own adjacency order, so `LazyGraph` iterates as the graph that was written.
 
 `LazyGraph` is a real `networkx.MultiDiGraph` whose node and adjacency dicts are mappings over
 the database: `node in graph`, `graph.nodes[node]`, `graph.in_edges(node, keys=True)`,
@@ -36,17 +37,16 @@ import orjson
 from helix.core.errors import IndexCorruptError
 from indexers.formats import PART_GRAPH_DB, edge_triples, paused_gc
 
-GRAPH_DB_FORMAT = "helix-graph-sqlite 1"
+GRAPH_DB_FORMAT = "helix-graph-sqlite 2"
 _SCHEMA = (
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE nodes(id TEXT PRIMARY KEY, path TEXT, kind TEXT, attrs TEXT NOT NULL)"
-    " WITHOUT ROWID",
-    "CREATE TABLE edges(src TEXT NOT NULL, dst TEXT NOT NULL, kind TEXT NOT NULL, attrs TEXT,"
-    " PRIMARY KEY(src, dst, kind)) WITHOUT ROWID",
+    "CREATE TABLE nodes(idx INTEGER PRIMARY KEY, id TEXT NOT NULL, attrs TEXT NOT NULL)",
+    "CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL, kind TEXT NOT NULL,"
+    " attrs TEXT, PRIMARY KEY(src, dst, kind)) WITHOUT ROWID",
 )
 _INDEXES = (
+    "CREATE UNIQUE INDEX nodes_id ON nodes(id)",
     "CREATE INDEX edges_in ON edges(dst, src, kind)",
-    "CREATE INDEX nodes_path ON nodes(path)",
 )
 _BATCH = 5000
 
@@ -56,7 +56,8 @@ def _dumps(value: Any) -> str:
 
 
 class GraphWriter:
-    """Writes `graph.sqlite`: nodes and edges in any order (the keys order them)."""
+    """Writes `graph.sqlite`: every node first (in the graph's node order), then the edges
+    (in any order: the key orders them)."""
 
     def __init__(self, path: Path, graph_attrs: dict[str, Any] | None = None) -> None:
         self.path = Path(path)
@@ -70,14 +71,24 @@ class GraphWriter:
             self._db.execute(statement)
         self._db.executemany("INSERT INTO meta VALUES (?, ?)", (
             ("format", GRAPH_DB_FORMAT), ("graph", _dumps(graph_attrs or {}))))
+        self._index: dict[str, int] = {}
 
     def add_nodes(self, nodes: Iterable[tuple[str, dict[str, Any]]]) -> None:
-        self._db.executemany("INSERT INTO nodes VALUES (?, ?, ?, ?)", (
-            (node, attrs.get("path"), attrs.get("kind"), _dumps(attrs)) for node, attrs in nodes))
+        index = self._index
+
+        def rows() -> Iterator[tuple[int, str, str]]:
+            for node, attrs in nodes:
+                if node in index:
+                    raise ValueError(f"graph node {node!r} written twice")
+                index[node] = len(index)
+                yield index[node], node, _dumps(attrs)
+        self._db.executemany("INSERT INTO nodes VALUES (?, ?, ?)", rows())
 
     def add_edges(self, edges: Iterable[tuple[str, str, str, dict[str, Any] | None]]) -> None:
+        index = self._index
         self._db.executemany("INSERT INTO edges VALUES (?, ?, ?, ?)", (
-            (src, dst, kind, _dumps(attrs) if attrs else None) for src, dst, kind, attrs in edges))
+            (index[src], index[dst], kind, _dumps(attrs) if attrs else None)
+            for src, dst, kind, attrs in edges))
 
     def close(self) -> None:
         for statement in _INDEXES:
@@ -167,23 +178,24 @@ class GraphReader:
         found = self.rows("SELECT attrs FROM nodes WHERE id=?", (node,))
         return self._json(found[0][0]) if found else None
 
-    def has(self, node: str) -> bool:
-        return bool(self.rows("SELECT 1 FROM nodes WHERE id=?", (node,)))
-
     def count(self) -> int:
         return int(self.rows("SELECT count(*) FROM nodes")[0][0])
 
-    def nodes_of_path(self, path: str) -> list[str]:
-        return [str(r[0]) for r in self.rows("SELECT id FROM nodes WHERE path=? ORDER BY id",
-                                             (path,))]
-
     def out_edges(self, node: str) -> list[tuple[str, str, str | None]]:
-        return self.rows("SELECT dst, kind, attrs FROM edges WHERE src=? ORDER BY dst, kind",
-                         (node,))
+        return self.rows(
+            "SELECT n.id, e.kind, e.attrs FROM edges e JOIN nodes n ON n.idx = e.dst "
+            "WHERE e.src = (SELECT idx FROM nodes WHERE id=?) ORDER BY e.dst, e.kind", (node,))
 
     def in_edges(self, node: str) -> list[tuple[str, str, str | None]]:
-        return self.rows("SELECT src, kind, attrs FROM edges WHERE dst=? ORDER BY src, kind",
-                         (node,))
+        return self.rows(
+            "SELECT n.id, e.kind, e.attrs FROM edges e JOIN nodes n ON n.idx = e.src "
+            "WHERE e.dst = (SELECT idx FROM nodes WHERE id=?) ORDER BY e.src, e.kind", (node,))
+
+    def all_edges(self) -> Iterator[list[Any]]:
+        """Every edge as (source id, target id, kind, attrs), in (source, target, kind) order."""
+        return self.stream(
+            "SELECT s.id, d.id, e.kind, e.attrs FROM edges e JOIN nodes s ON s.idx = e.src "
+            "JOIN nodes d ON d.idx = e.dst ORDER BY e.src, e.dst, e.kind")
 
     def close(self) -> None:
         with self._lock:
@@ -231,14 +243,14 @@ class _Nodes(_ReadOnly, Mapping[str, dict[str, Any]]):
         return True
 
     def __iter__(self) -> Iterator[str]:
-        for batch in self._reader.stream("SELECT id FROM nodes ORDER BY id"):
+        for batch in self._reader.stream("SELECT id FROM nodes ORDER BY idx"):
             yield from (str(row[0]) for row in batch)
 
     def __len__(self) -> int:
         return self._reader.count()
 
     def items(self) -> Iterator[tuple[str, dict[str, Any]]]:  # type: ignore[override]
-        for batch in self._reader.stream("SELECT id, attrs FROM nodes ORDER BY id"):
+        for batch in self._reader.stream("SELECT id, attrs FROM nodes ORDER BY idx"):
             for node, attrs in batch:
                 found = self._cache.get(node)
                 yield node, found if found is not None else self._reader._json(attrs)
@@ -278,8 +290,7 @@ class _Adjacency(_ReadOnly, Mapping[str, dict[str, dict[str, Any]]]):
         if not self._outgoing:
             yield from ((node, self[node]) for node in self._nodes)
             return
-        edges = (row for batch in self._reader.stream(
-            "SELECT src, dst, kind, attrs FROM edges ORDER BY src, dst, kind") for row in batch)
+        edges = (row for batch in self._reader.all_edges() for row in batch)
         pending = next(edges, None)
         for node in self._nodes:
             rows: list[tuple[str, str, str | None]] = []
@@ -301,10 +312,6 @@ class LazyGraph(nx.MultiDiGraph):
         self._pred = _Adjacency(reader, nodes, outgoing=False)
         self.graph.update(reader.graph_attrs)
 
-    def nodes_of_path(self, path: str) -> list[str]:
-        """Node ids whose `path` attribute is `path`, sorted (one indexed query)."""
-        return self._reader.nodes_of_path(path)
-
     def materialize(self) -> nx.MultiDiGraph:
         """An ordinary (mutable, in-memory) copy with the same nodes, edges and orders."""
         graph = nx.MultiDiGraph()
@@ -315,8 +322,7 @@ class LazyGraph(nx.MultiDiGraph):
                 node[node_id] = dict(attrs)
                 succ[node_id] = {}
                 pred[node_id] = {}
-            for batch in self._reader.stream(
-                    "SELECT src, dst, kind, attrs FROM edges ORDER BY src, dst, kind"):
+            for batch in self._reader.all_edges():
                 for u, v, key, attrs in batch:
                     keydict = succ[u].get(v)
                     if keydict is None:

@@ -7,6 +7,8 @@ has an index) instead of decoding every row of the repository. Whole tables are 
 for the builder's cache (`all_*`).
 
     files    path, content_hash, size, kind, lang                       (rowid: walk order)
+             + where each table's rows of the file start, and how many there are (a file's
+             rows are contiguous: fetched by rowid range, no per-table path index)
     chunks   id, path, kind, lang, start_line, end_line, text, content_hash,
              heading_path (JSON list), symbol, def_kind, node_id
              (rowid - 1 = the chunk's position in (path, start_line, id) order, which is
@@ -15,10 +17,11 @@ for the builder's cache (`all_*`).
     refs     name, kind, path, line, scope, module
     trees    tree_file, node (the TreeNode as JSON)
 
-`RowWriter` takes one file at a time, in path order (it refuses any other order), inside one
-transaction, and builds the indexes at the end: the same rows give the same bytes (the part's
-digest, hence `index_rev`, does not depend on how the build got them). The database is opened
-read-only and `immutable` (a generation never changes): no lock, no journal, nothing written.
+`RowWriter` takes one file at a time, in path order (it refuses any other order; every row
+belongs to the file it is added with), inside one transaction, and builds the indexes at the
+end: the same rows give the same bytes (the part's digest, hence `index_rev`, does not depend on
+how the build got them). The database is opened read-only and `immutable` (a generation never
+changes): no lock, no journal, nothing written.
 Malformed data raises IndexCorruptError, as every other part does.
 """
 
@@ -41,18 +44,22 @@ from indexers.formats import (
     FILE_FIELDS,
     PART_ROWS,
     REF_FIELDS,
+    DefRow,
     RefRow,
     paused_gc,
     trusted,
 )
 from indexers.trees import TreeNode
 
-ROWS_FORMAT = "helix-rows 1"
+ROWS_FORMAT = "helix-rows 2"
+_TABLES = ("chunks", "defs", "refs", "trees")
 _HEADING = CHUNK_FIELDS.index("heading_path")
 _SCHEMA = (
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE files(path TEXT NOT NULL, content_hash TEXT NOT NULL, size INTEGER NOT NULL,"
-    " kind TEXT NOT NULL, lang TEXT)",
+    " kind TEXT NOT NULL, lang TEXT, chunks_at INTEGER NOT NULL, chunks_n INTEGER NOT NULL,"
+    " defs_at INTEGER NOT NULL, defs_n INTEGER NOT NULL, refs_at INTEGER NOT NULL,"
+    " refs_n INTEGER NOT NULL, trees_at INTEGER NOT NULL, trees_n INTEGER NOT NULL)",
     "CREATE TABLE chunks(id TEXT NOT NULL, path TEXT NOT NULL, kind TEXT NOT NULL, lang TEXT,"
     " start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, text TEXT NOT NULL,"
     " content_hash TEXT NOT NULL, heading_path TEXT NOT NULL, symbol TEXT, def_kind TEXT,"
@@ -69,14 +76,10 @@ _SCHEMA = (
 _INDEXES = (
     "CREATE UNIQUE INDEX files_path ON files(path)",
     "CREATE UNIQUE INDEX chunks_id ON chunks(id)",
-    "CREATE INDEX chunks_path ON chunks(path)",
     "CREATE INDEX chunks_node ON chunks(node_id)",
     "CREATE INDEX defs_name ON defs(name)",
     "CREATE INDEX defs_qualname ON defs(qualname)",
-    "CREATE INDEX defs_path ON defs(path)",
     "CREATE INDEX refs_name ON refs(name)",
-    "CREATE INDEX refs_path ON refs(path)",
-    "CREATE INDEX trees_file ON trees(tree_file)",
 )
 _CHUNK_COLS = ", ".join(CHUNK_FIELDS)
 _DEF_COLS = ", ".join(DEF_FIELDS)
@@ -104,50 +107,49 @@ class RowWriter:
             self._db.execute(statement)
         self._db.execute("INSERT INTO meta VALUES ('format', ?)", (ROWS_FORMAT,))
         self._last_path: str | None = None
-        self._last_chunk_path: str | None = None
         self.counts = {"files": 0, "chunks": 0, "defs": 0, "refs": 0, "trees": 0}
 
-    def add(self, record: FileRecord | None, chunks: Sequence[Chunk] = (),
+    def add(self, record: FileRecord, chunks: Sequence[Chunk] = (),
             defs: Sequence[Any] = (), refs: Sequence[Any] = (),
             trees: Sequence[TreeNode] = ()) -> None:
-        """One file's rows (`record` None: rows of a path without a file record, e.g. chunks
-        only); chunks are stored in (start_line, id) order."""
-        path = record.path if record is not None else (chunks[0].path if chunks else None)
-        if record is not None:
-            if self._last_path is not None and path is not None and path <= self._last_path:
-                raise ValueError(f"rows must be added in path order: {path!r} after "
-                                 f"{self._last_path!r}")
-            self._last_path = path
-            self._db.execute(_insert("files", len(FILE_FIELDS)),
-                             (record.path, record.content_hash, record.size, record.kind,
-                              record.lang))
-            self.counts["files"] += 1
+        """One file's rows; chunks are stored in (start_line, id) order."""
+        path = record.path
+        if self._last_path is not None and path <= self._last_path:
+            raise ValueError(f"rows must be added in path order: {path!r} after "
+                             f"{self._last_path!r}")
+        stray = ({c.path for c in chunks} | {d.path for d in defs} | {r.path for r in refs}
+                 | {t.tree_file for t in trees}) - {path}
+        if stray:
+            raise ValueError(f"rows of {sorted(stray)[0]!r} added with the file {path!r}")
+        self._last_path = path
+        counts = self.counts
+        ranges = [(counts[table] + 1, n) for table, n in zip(
+            _TABLES, (len(chunks), len(defs), len(refs), len(trees)), strict=True)]
+        self._db.execute(_insert("files", len(FILE_FIELDS) + 8), (
+            record.path, record.content_hash, record.size, record.kind, record.lang,
+            *(value for pair in ranges for value in pair)))
+        counts["files"] += 1
         if chunks:
-            ordered = sorted(chunks, key=lambda c: (c.path, c.start_line, c.id))
-            first = ordered[0].path
-            if self._last_chunk_path is not None and first < self._last_chunk_path:
-                raise ValueError(f"chunks must be added in path order: {first!r} after "
-                                 f"{self._last_chunk_path!r}")
-            self._last_chunk_path = ordered[-1].path
+            ordered = sorted(chunks, key=lambda c: (c.start_line, c.id))
             self._db.executemany(_insert("chunks", len(CHUNK_FIELDS)), (
                 (c.id, c.path, c.kind, c.lang, c.start_line, c.end_line, c.text,
                  c.content_hash, orjson.dumps(list(c.heading_path)).decode("utf-8"), c.symbol,
                  c.def_kind, c.node_id) for c in ordered))
-            self.counts["chunks"] += len(ordered)
+            counts["chunks"] += len(ordered)
         if defs:
             self._db.executemany(_insert("defs", len(DEF_FIELDS)), (
                 (d.name, d.qualname, d.kind, d.path, d.start_line, d.end_line, d.scope,
                  d.node_id) for d in defs))
-            self.counts["defs"] += len(defs)
+            counts["defs"] += len(defs)
         if refs:
             self._db.executemany(_insert("refs", len(REF_FIELDS)), (
                 (r.name, r.kind, r.path, r.line, r.scope, r.module) for r in refs))
-            self.counts["refs"] += len(refs)
+            counts["refs"] += len(refs)
         if trees:
             self._db.executemany(_insert("trees", 2), (
                 (t.tree_file, orjson.dumps(t.model_dump(mode="json")).decode("utf-8"))
                 for t in trees))
-            self.counts["trees"] += len(trees)
+            counts["trees"] += len(trees)
 
     def close(self) -> dict[str, int]:
         """Build the indexes and commit; the counts of rows written."""
@@ -183,12 +185,14 @@ def write_rows(path: Path, records: Sequence[FileRecord], chunks: Sequence[Chunk
     for t in trees:
         group(t.tree_file)["trees"].append(t)
     record_of = {r.path: r for r in records}
+    orphans = sorted(set(by_path) - set(record_of))
+    if orphans:
+        raise ValueError(f"rows of {orphans[0]!r}, which has no file record")
     writer = RowWriter(path)
     try:
-        for p in sorted(set(by_path) | set(record_of)):
+        for p in sorted(record_of):
             rows = by_path.get(p, {"chunks": [], "defs": [], "refs": [], "trees": []})
-            writer.add(record_of.get(p), rows["chunks"], rows["defs"], rows["refs"],
-                       rows["trees"])
+            writer.add(record_of[p], rows["chunks"], rows["defs"], rows["refs"], rows["trees"])
         writer.close()
     except BaseException:
         writer.abort()
@@ -224,7 +228,7 @@ class RowReader:
         with self._lock:
             self._db.close()
 
-    def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+    def _rows(self, sql: str, args: Sequence[Any] | dict[str, Any] = ()) -> list[Any]:
         with self._lock:
             try:
                 return self._db.execute(sql, args).fetchall()
@@ -246,6 +250,11 @@ class RowReader:
         if table not in ("files", "chunks", "defs", "refs", "trees"):
             raise ValueError(table)
         return int(self._rows(f"SELECT count(*) FROM {table}")[0][0])
+
+    def _range(self, table: str, path: str) -> str:
+        """SQL condition: the rows of `table` that belong to `path` (a contiguous rowid run)."""
+        return (f"rowid >= (SELECT {table}_at FROM files WHERE path=:p) AND rowid < "
+                f"(SELECT {table}_at + {table}_n FROM files WHERE path=:p)")
 
     # --- files -----------------------------------------------------------------------------
     def all_files(self) -> list[FileRecord]:
@@ -284,18 +293,20 @@ class RowReader:
 
     def chunks_for_path(self, path: str) -> list[Chunk]:
         return [_chunk(row) for row in self._rows(
-            f"SELECT {_CHUNK_COLS} FROM chunks WHERE path=? ORDER BY rowid", (path,))]
+            f"SELECT {_CHUNK_COLS} FROM chunks WHERE {self._range('chunks', path)} "
+            "ORDER BY rowid", {"p": path})]
 
     def chunk_rows_for_path(self, path: str) -> list[tuple[str, int]]:
         """(chunk id, row) of a path's chunks, in order."""
         return [(str(cid), int(rowid) - 1) for cid, rowid in self._rows(
-            "SELECT id, rowid FROM chunks WHERE path=? ORDER BY rowid", (path,))]
+            f"SELECT id, rowid FROM chunks WHERE {self._range('chunks', path)} ORDER BY rowid",
+            {"p": path})]
 
     def doc_chunks_for_path(self, path: str) -> list[Chunk]:
         """A path's documentation sections (what names symbols in prose), in order."""
         return [_chunk(row) for row in self._rows(
-            f"SELECT {_CHUNK_COLS} FROM chunks WHERE path=? AND kind='doc_section' "
-            "ORDER BY rowid", (path,))]
+            f"SELECT {_CHUNK_COLS} FROM chunks WHERE {self._range('chunks', path)} "
+            "AND kind='doc_section' ORDER BY rowid", {"p": path})]
 
     def chunk_for_node(self, node_id: str) -> Chunk | None:
         rows = self._rows(f"SELECT {_CHUNK_COLS} FROM chunks WHERE node_id=? ORDER BY rowid "
@@ -321,9 +332,17 @@ class RowReader:
             f"SELECT {_DEF_COLS} FROM defs WHERE rowid IN (SELECT rowid FROM defs WHERE name=? "
             "UNION SELECT rowid FROM defs WHERE qualname=?) ORDER BY rowid", (key, key)))
 
+    def def_rows_for_path(self, path: str) -> list[DefRow]:
+        """A path's definitions as light rows (their `path` is the string given)."""
+        return [DefRow(name, qualname, kind, path, start, end, scope, node_id)
+                for name, qualname, kind, _, start, end, scope, node_id in self._rows(
+                    f"SELECT {_DEF_COLS} FROM defs WHERE {self._range('defs', path)} "
+                    "ORDER BY rowid", {"p": path})]
+
     def defs_for_path(self, path: str) -> list[SymbolDef]:
         return self._defs(self._rows(
-            f"SELECT {_DEF_COLS} FROM defs WHERE path=? ORDER BY rowid", (path,)))
+            f"SELECT {_DEF_COLS} FROM defs WHERE {self._range('defs', path)} ORDER BY rowid",
+            {"p": path}))
 
     def def_keys(self) -> list[str]:
         """Every name and qualified name, sorted (what fuzzy lookup compares against)."""
@@ -343,7 +362,8 @@ class RowReader:
 
     def refs_for_path(self, path: str) -> list[RefRow]:
         return [RefRow(*row) for row in self._rows(
-            f"SELECT {_REF_COLS} FROM refs WHERE path=? ORDER BY rowid", (path,))]
+            f"SELECT {_REF_COLS} FROM refs WHERE {self._range('refs', path)} ORDER BY rowid",
+            {"p": path})]
 
     # --- tree nodes ------------------------------------------------------------------------
     @staticmethod
@@ -359,10 +379,11 @@ class RowReader:
 
     def trees_for_file(self, tree_file: str) -> list[TreeNode]:
         return self._trees(self._rows(
-            "SELECT node FROM trees WHERE tree_file=? ORDER BY rowid", (tree_file,)))
+            f"SELECT node FROM trees WHERE {self._range('trees', tree_file)} ORDER BY rowid",
+            {"p": tree_file}))
 
     def tree_files(self) -> set[str]:
-        return {str(row[0]) for row in self._rows("SELECT DISTINCT tree_file FROM trees")}
+        return {str(row[0]) for row in self._rows("SELECT path FROM files WHERE trees_n > 0")}
 
 
 class StoredParse:
@@ -386,8 +407,8 @@ class StoredParse:
         return self._reader.doc_chunks_for_path(self.path)
 
     @property
-    def defs(self) -> list[SymbolDef]:
-        return self._reader.defs_for_path(self.path)
+    def defs(self) -> list[DefRow]:
+        return self._reader.def_rows_for_path(self.path)
 
     @property
     def refs(self) -> list[RefRow]:

@@ -155,3 +155,17 @@ def test_a_question_reads_only_what_it_names(tmp_path: Path) -> None:
     whole = {"chunks", "defs", "refs", "trees", "files", "chunk_maps", "def_maps", "ref_map"}
     assert not whole & set(index._cache)
     assert len(index.chunks()) == report.chunks["total"]  # the whole table is still there
+
+
+def test_rows_of_another_file_are_refused(tmp_path: Path) -> None:
+    """A file's rows are stored as one contiguous run (found by range, not by path index):
+    a row naming another path cannot be slipped in with it."""
+    records, chunks, *_ = _parsed(write_repo(tmp_path / "repo"))
+    first = records[0]
+    other = next(c for c in chunks if c.path != first.path)
+    writer = RowWriter(tmp_path / "rows.sqlite")
+    with pytest.raises(ValueError, match="added with the file"):
+        writer.add(first, [other])
+    writer.abort()
+    with pytest.raises(ValueError, match="no file record"):
+        write_rows(tmp_path / "orphan.sqlite", [], [other], [], [], [])
