@@ -1,11 +1,15 @@
-"""What the last walk learnt about each file: its (size, mtime, inode, ctime) and content hash.
+"""What the last walk learnt: each file's (size, mtime, inode, ctime) and content hash, and
+each directory's stat fields, ignore rules and entries' verdicts.
 
 Every command that reads the index first checks it is fresh: the walk hashes every file of the
 repository. On 20,000 files that is two seconds of reading and hashing before each question.
 A file whose size, modification time (ns), inode and status-change time (ns) are the ones
 recorded when it was last hashed has the same bytes (git's index makes the same bet; the ctime
 moves on every write and no user can set it back), so its recorded hash is used without
-reading it. Two guards keep the bet safe:
+reading it. Likewise a directory whose stat fields (adding, removing or renaming an entry
+moves its mtime and ctime) and ignore rules are the recorded ones is not listed again: the
+verdicts of its entries are replayed (links are always resolved again, files stat-ed again).
+Two guards keep the bet safe:
 
 - racy entries: a file modified less than `RACY_S` seconds before the walk that hashed it could
   be written again within the same timestamp tick without any stat field changing; such an
@@ -31,7 +35,7 @@ from typing import Any
 import orjson
 
 WALK_STATS = "walk_stats.json"
-VERSION = 1
+VERSION = 2
 RACY_S = 2.0
 _MARKER = ".helix-index"  # indexers.store.MARKER (not imported: the walker stays light)
 
@@ -51,22 +55,44 @@ class StatCache:
         self.started_ns = time.time_ns()
         self._known: dict[str, Entry] = {}
         self._seen: dict[str, Entry] = {}
+        self._dirs: dict[str, list[Any]] = {}
+        self._dirs_seen: dict[str, list[Any]] = {}
         self.hits = 0
         if self.directory is not None:
-            self._known = self._load()
+            self._known, self._dirs = self._load()
 
-    def _load(self) -> dict[str, Entry]:
+    def _load(self) -> tuple[dict[str, Entry], dict[str, list[Any]]]:
         assert self.directory is not None
         try:
             data = orjson.loads((self.directory / WALK_STATS).read_bytes())
         except (OSError, orjson.JSONDecodeError):
-            return {}
+            return {}, {}
         if (not isinstance(data, dict) or data.get("version") != VERSION
-                or data.get("scope") != self.scope or not isinstance(data.get("files"), dict)):
-            return {}
-        return {rel: entry for rel, entry in data["files"].items()
-                if isinstance(entry, list) and len(entry) == 5
-                and isinstance(entry[4], str)}
+                or data.get("scope") != self.scope or not isinstance(data.get("files"), dict)
+                or not isinstance(data.get("dirs"), dict)):
+            return {}, {}
+        files = {rel: entry for rel, entry in data["files"].items()
+                 if isinstance(entry, list) and len(entry) == 5 and isinstance(entry[4], str)}
+        dirs = {rel: entry for rel, entry in data["dirs"].items()
+                if isinstance(entry, list) and len(entry) == 6 and isinstance(entry[5], list)
+                and all(isinstance(e, list) and len(e) in (2, 4)
+                        and all(isinstance(x, str) for x in e) for e in entry[5])}
+        return files, dirs
+
+    def dir_lookup(self, rel: str, st: os.stat_result, fingerprint: str) -> list[Any] | None:
+        """A directory's recorded entries [name, verdict, ...] when its stat fields (an entry
+        added, removed or renamed moves them) and its ignore rules are the recorded ones."""
+        entry = self._dirs.get(rel)
+        if entry is None or entry[:4] != _key(st) or entry[4] != fingerprint:
+            return None
+        self._dirs_seen[rel] = entry
+        return list(entry[5])
+
+    def dir_record(self, rel: str, st: os.stat_result, fingerprint: str,
+                   entries: list[list[str]]) -> None:
+        settled = self.started_ns - int(RACY_S * 1e9)
+        if st.st_mtime_ns < settled and st.st_ctime_ns < settled:
+            self._dirs_seen[rel] = [*_key(st), fingerprint, entries]
 
     def lookup(self, rel: str, st: os.stat_result) -> str | None:
         """The recorded content hash when the file's stat fields are the recorded ones."""
@@ -87,12 +113,14 @@ class StatCache:
     def save(self) -> None:
         """Write what this walk saw (atomically), when it differs from what was loaded and
         the directory is Helix's. A failure only costs the next walk its shortcut."""
-        if self.directory is None or self._seen == self._known:
+        if self.directory is None or (self._seen == self._known
+                                      and self._dirs_seen == self._dirs):
             return
         if not (self.directory / _MARKER).is_file():
             return
         data = orjson.dumps({"version": VERSION, "scope": self.scope,
-                             "files": dict(sorted(self._seen.items()))})
+                             "files": dict(sorted(self._seen.items())),
+                             "dirs": dict(sorted(self._dirs_seen.items()))})
         tmp = self.directory / f"{WALK_STATS}.{uuid.uuid4().hex[:8]}.tmp"
         try:
             tmp.write_bytes(data)

@@ -88,6 +88,11 @@ DIR_BM25_FILES = "bm25_files"  # BM25 over whole files (ids: paths), from the to
 CACHE_PARTS = frozenset({PART_GRAPH_DB, PART_CARDS})
 DIR_DENSE = "dense"
 
+# Manifests this process has checked, by (path, size, mtime, inode, ctime) of their file.
+_MANIFESTS: dict[tuple[str, int, int, int, int], Manifest] = {}
+_MANIFESTS_KEPT = 4
+
+
 class PartInfo(Frozen):
     digest: str
     bytes: int
@@ -327,10 +332,14 @@ class IndexStore:
         return path
 
     def read_manifest(self, generation: Path) -> Manifest:
-        """The manifest, checked: schema version, part sizes, index_rev."""
+        """The manifest, checked: schema version, part sizes, index_rev. A manifest file
+        unchanged on disk since this process last checked it (size, mtime, inode, ctime) is not
+        parsed and hashed again (a large repository's manifest lists every file)."""
         path = generation / MANIFEST
         try:
-            manifest = Manifest.model_validate_json(path.read_bytes())
+            st = path.stat()
+            key = (str(path), st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+            manifest = _MANIFESTS.get(key) or Manifest.model_validate_json(path.read_bytes())
         except FileNotFoundError:
             raise IndexCorruptError(f"index manifest missing in {generation.name}") from None
         except (OSError, ValueError) as exc:
@@ -339,9 +348,13 @@ class IndexStore:
         if manifest.schema_version != SCHEMA_VERSION:
             raise IndexVersionError(
                 f"index schema {manifest.schema_version} != {SCHEMA_VERSION}")
-        data = manifest.model_dump(mode="json")
-        if manifest_rev({**data, "report": {}}) != manifest.index_rev:
-            raise IndexCorruptError("index manifest does not match its index_rev")
+        if key not in _MANIFESTS:
+            data = manifest.model_dump(mode="json")
+            if manifest_rev({**data, "report": {}}) != manifest.index_rev:
+                raise IndexCorruptError("index manifest does not match its index_rev")
+            while len(_MANIFESTS) >= _MANIFESTS_KEPT:
+                _MANIFESTS.pop(next(iter(_MANIFESTS)))
+            _MANIFESTS[key] = manifest
         for rel, info in manifest.parts.items():
             try:
                 size = (generation / rel).stat().st_size

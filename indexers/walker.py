@@ -32,6 +32,7 @@ repository's bytes.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
@@ -41,15 +42,21 @@ from fnmatch import translate
 from pathlib import Path
 
 import pathspec
-from pydantic import PrivateAttr
 
 from helix.core.config import IndexSettings
-from helix.core.errors import BadPathError, IndexError_
+from helix.core.errors import BadPathError
 from helix.core.hashing import digest
 from helix.core.schemas import FileRecord, Frozen, SkipReason
 from indexers.formats import trusted
 from indexers.languages import classify
 from indexers.stat_cache import StatCache
+from indexers.walked_file import (
+    _PRIVATE_KEY_RE,
+    BINARY_SNIFF_BYTES,
+    WalkedFile,
+    read_bytes,
+)
+from indexers.walked_file import FileChangedError as FileChangedError  # re-exported
 
 IGNORE_FILES = (".gitignore", ".helixignore")  # later overrides earlier
 GIT_EXCLUDE = ".git/info/exclude"
@@ -62,7 +69,6 @@ DEFAULT_IGNORES = (
     "Cargo.lock", "Gemfile.lock", "composer.lock", "go.sum",
 )
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn"})  # VCS metadata
-BINARY_SNIFF_BYTES = 8192
 # What open(O_NOFOLLOW) fails with on a symlink (Linux: ELOOP; some BSDs: EMLINK).
 _LINK_REFUSED = frozenset({errno.ELOOP, errno.EMLINK})
 SECRET_PATTERNS = (
@@ -73,61 +79,6 @@ SECRET_PATTERNS = (
     "secrets.yml", "secrets.yaml", "secrets.json", "*.tfvars",
 )
 _SECRET_RE = re.compile("|".join(translate(p) for p in SECRET_PATTERNS))
-# Whatever its name, a non-code file holding a private key block is a secret (in source code
-# such a block is a test fixture; synthesis redacts key blocks from anything it sends).
-_PRIVATE_KEY_RE = re.compile(rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----")
-
-
-class FileChangedError(IndexError_):
-    """A walked file changed while it was being indexed into something the walk would skip."""
-
-
-class WalkedFile(Frozen):
-    """A file the walk accepted: its record (hash of the bytes the walk saw) and, on demand,
-    its text. The text is read from the resolved path inside the root (no link followed)."""
-
-    record: FileRecord
-    _target: str = PrivateAttr(default="")
-    _limit: int = PrivateAttr(default=0)
-    _secrets: bool = PrivateAttr(default=True)
-
-    @classmethod
-    def of(cls, record: FileRecord, target: str, limit: int, skip_secrets: bool) -> WalkedFile:
-        """Built without validation (`model_construct` costs 20x as much: a large walk makes
-        tens of thousands)."""
-        walked = trusted(cls, {"record": record})
-        object.__setattr__(walked, "__pydantic_private__", {
-            "_target": target, "_limit": limit, "_secrets": skip_secrets})
-        return walked
-
-    def read(self) -> tuple[FileRecord, str]:
-        """(record, text) of the file as it is now: the walk's record when the bytes are the
-        ones it hashed, else a record of the new bytes (an edit since the walk: what is parsed
-        and what the index says it holds stay the same content). Undecodable bytes are
-        replaced. FileChangedError when it became something the walk would skip."""
-        rel = self.record.path
-        try:
-            if os.path.realpath(self._target) != self._target:  # a directory became a link
-                raise ValueError("moved")
-            raw = read_bytes(self._target, self._limit + 1, follow=False)
-        except (OSError, ValueError):
-            raise FileChangedError(f"{rel} vanished or became unreadable while it was being "
-                                   "indexed; run the command again") from None
-        if (len(raw) > self._limit or b"\0" in raw[:BINARY_SNIFF_BYTES]
-                or (self._secrets and self.record.kind != "code"
-                    and _PRIVATE_KEY_RE.search(raw))):
-            raise FileChangedError(f"{rel} changed while it was being indexed (it is now too "
-                                   "large, binary or secret); run the command again")
-        text = raw.decode("utf-8", errors="replace")
-        found = digest(raw)
-        if found == self.record.content_hash:
-            return self.record, text
-        return self.record.model_copy(update={"content_hash": found, "size": len(raw)}), text
-
-    @property
-    def text(self) -> str:
-        """The file's text now (see `read`)."""
-        return self.read()[1]
 
 
 class WalkResult(Frozen):
@@ -150,35 +101,10 @@ def is_secret_name(name: str) -> bool:
     return _SECRET_RE.match(name) is not None
 
 
-def read_bytes(path: str, limit: int, follow: bool) -> bytes:
-    """Read at most `limit` bytes of a regular file; the one place the walker opens files.
-
-    Raises FileNotFoundError when it vanished, OSError when unreadable, ValueError when it is
-    not a regular file (a FIFO or device would block or never end).
-    """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    if not follow:
-        flags |= getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(path, flags)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ValueError("not a regular file")
-        chunks: list[bytes] = []
-        remaining = limit
-        while remaining > 0:
-            block = os.read(fd, min(remaining, 1 << 20))
-            if not block:
-                break
-            chunks.append(block)
-            remaining -= len(block)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
 @dataclass
 class _Spec:
     base: str  # directory relative to the root, "" for the root, else ending in "/"
+    source: str  # which rules: a digest of the ignore file's text (or "defaults")
     spec: pathspec.GitIgnoreSpec
     # One regex that matches when any pattern does: most paths match none, and one search is
     # much cheaper than pathspec trying every pattern in turn.
@@ -224,7 +150,7 @@ def _load_specs(
         lines = raw.decode("utf-8", errors="replace").splitlines()
         if any(line.strip() and not line.lstrip().startswith("#") for line in lines):
             spec = pathspec.GitIgnoreSpec.from_lines(lines)
-            specs.append(_Spec(rel_dir, spec, _any_match(spec)))
+            specs.append(_Spec(rel_dir, f"{name}:{digest(raw)}", spec, _any_match(spec)))
     return specs
 
 
@@ -232,7 +158,7 @@ def _base_specs(state: _Walk) -> list[_Spec]:
     """The defaults, then the repository's own exclude file (below every .gitignore, as in git)."""
     defaults = pathspec.GitIgnoreSpec.from_lines(DEFAULT_IGNORES)
     exclude = _load_specs(state, state.root, "", (GIT_EXCLUDE,))
-    return [_Spec("", defaults, _any_match(defaults)), *exclude]
+    return [_Spec("", "defaults", defaults, _any_match(defaults)), *exclude]
 
 
 def _read_ignore_file(state: _Walk, real_dir: str, name: str) -> bytes | None:
@@ -309,7 +235,19 @@ def _walk_dirs(state: _Walk, root: _Dir) -> None:
 
 
 def _visit_dir(state: _Walk, here: _Dir) -> list[_Dir]:
-    """Handle a directory's files; return its subdirectories to visit."""
+    """Handle a directory's files; return its subdirectories to visit. With a stat cache, a
+    directory whose stat fields and ignore rules are the ones recorded is not listed again:
+    its entries' verdicts are replayed (links are always resolved again, files stat-ed)."""
+    specs = here.specs + _load_specs(state, here.real, here.rel)
+    stats, dir_stat, fingerprint = state.stats, None, ""
+    if stats is not None:
+        with contextlib.suppress(OSError):
+            dir_stat = os.stat(here.real)
+        fingerprint = _fingerprint(specs)
+        cached = (stats.dir_lookup(here.rel, dir_stat, fingerprint)
+                  if dir_stat is not None else None)
+        if cached is not None:
+            return _replay(state, here, specs, cached)
     try:
         entries = list_dir(here.real)
     except FileNotFoundError:
@@ -318,40 +256,81 @@ def _visit_dir(state: _Walk, here: _Dir) -> list[_Dir]:
     except OSError:
         _dir_failed(state, here.rel, "unreadable")
         return []
-    specs = here.specs + _load_specs(state, here.real, here.rel)
     subdirs: list[_Dir] = []
+    recorded: list[list[str]] | None = [] if stats is not None else None
     for entry in entries:
         name = entry.name
-        rel = here.rel + name
         try:
             is_link = entry.is_symlink()
             is_dir = entry.is_dir(follow_symlinks=False)
         except OSError:
-            state.skip("vanished", rel)
+            state.skip("vanished", here.rel + name)
+            recorded = None  # a directory changing under the walk is not recorded
             continue
-        if name in ALWAYS_SKIPPED_DIRS:  # a directory, or a worktree's / submodule's `.git` file
-            continue
-        if undecodable(name):  # before any other rule: the name itself cannot be kept
-            state.skip("undecodable_name", here.rel + display_name(name) + ("/" if is_dir else ""))
-            continue
-        resolved = _resolve(state, entry.path, is_link, is_dir)
-        if isinstance(resolved, str):
-            state.skip(resolved, rel)
-            continue
-        target, is_dir = resolved  # a path under a resolved directory is already real
-        if _ignored(specs, rel, is_dir):
-            state.skip("ignored", rel + "/" if is_dir else rel)
-            continue
-        if is_dir:
-            if target in here.ancestors:
-                state.skip("symlink_loop", rel + "/")
+        verdict = _verdict(state, here, specs, name, entry.path, is_link, is_dir)
+        _apply(state, here, specs, name, verdict, is_link, subdirs)
+        if recorded is not None:
+            if undecodable(name):
+                recorded = None  # not representable in the cache: listed every time
             else:
-                subdirs.append(_Dir(target, rel + "/", specs, here.ancestors | {target}))
-            continue
-        if state.settings.skip_secrets and is_secret_name(name):
-            state.skip("secret", rel)
-            continue
-        _visit_file(state, target, rel, follow=is_link)
+                recorded.append([name, "l"] if is_link else [name, *verdict[:1],
+                                                             *verdict[1:] * (verdict[0] == "s")])
+    if stats is not None and recorded is not None and dir_stat is not None:
+        stats.dir_record(here.rel, dir_stat, fingerprint, recorded)
+    return subdirs
+
+
+def _fingerprint(specs: list[_Spec]) -> str:
+    """The ignore rules in effect in a directory (which files they come from, their text)."""
+    return digest("\n".join(f"{spec.base}\0{spec.source}" for spec in specs))[7:39]
+
+
+def _verdict(state: _Walk, here: _Dir, specs: list[_Spec], name: str, path: str,
+             is_link: bool, is_dir: bool) -> tuple[str, ...]:
+    """What the rules say of one entry: ("x",) not reported, ("s", reason, rel) skipped,
+    ("d", target) a directory to visit, ("f", target) a file to visit."""
+    rel = here.rel + name
+    if name in ALWAYS_SKIPPED_DIRS:  # a directory, or a worktree's / submodule's `.git` file
+        return ("x",)
+    if undecodable(name):  # before any other rule: the name itself cannot be kept
+        return ("s", "undecodable_name", here.rel + display_name(name) + ("/" if is_dir else ""))
+    resolved = _resolve(state, path, is_link, is_dir)
+    if isinstance(resolved, str):
+        return ("s", resolved, rel)
+    target, is_dir = resolved  # a path under a resolved directory is already real
+    if _ignored(specs, rel, is_dir):
+        return ("s", "ignored", rel + "/" if is_dir else rel)
+    if is_dir:
+        return ("s", "symlink_loop", rel + "/") if target in here.ancestors else ("d", target)
+    if state.settings.skip_secrets and is_secret_name(name):
+        return ("s", "secret", rel)
+    return ("f", target)
+
+
+def _apply(state: _Walk, here: _Dir, specs: list[_Spec], name: str, verdict: tuple[str, ...],
+           follow: bool, subdirs: list[_Dir]) -> None:
+    code = verdict[0]
+    if code == "s":
+        state.skip(verdict[1], verdict[2])  # type: ignore[arg-type]
+    elif code == "d":
+        subdirs.append(_Dir(verdict[1], here.rel + name + "/", specs,
+                            here.ancestors | {verdict[1]}))
+    elif code == "f":
+        _visit_file(state, verdict[1], here.rel + name, follow=follow)
+
+
+def _replay(state: _Walk, here: _Dir, specs: list[_Spec], cached: list[list[str]]
+            ) -> list[_Dir]:
+    """A directory's recorded entries: the same verdicts, in the same (name) order."""
+    subdirs: list[_Dir] = []
+    for name, code, *extra in cached:
+        path = os.path.join(here.real, name)
+        if code == "l":
+            verdict = _verdict(state, here, specs, name, path, True, False)
+            _apply(state, here, specs, name, verdict, True, subdirs)
+        else:
+            verdict = (code, *extra) if code == "s" else (code, path)
+            _apply(state, here, specs, name, verdict, False, subdirs)
     return subdirs
 
 

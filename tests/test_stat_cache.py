@@ -232,3 +232,72 @@ def test_a_noop_freshness_check_reads_no_unchanged_file(
                                  embedder=FakeEmbedder())
     assert report.modified == ("src/util.py",) and reads.count("util.py") >= 1
     assert "app.py" not in reads and index.find_definitions("Z") == []
+
+
+@pytest.fixture
+def listings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Directories the walker listed (rather than replayed from the cache)."""
+    seen: list[str] = []
+    real = walker_mod.list_dir
+
+    def counting(real_dir: str) -> list[os.DirEntry[str]]:
+        seen.append(os.path.basename(real_dir))
+        return real(real_dir)
+
+    monkeypatch.setattr(walker_mod, "list_dir", counting)
+    return seen
+
+
+def test_unchanged_directories_are_not_listed_again(
+        repo: Path, stats_dir: Path, listings: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _settled(monkeypatch)
+    write(repo, "src/debug.log", "ignored\n")
+    write(repo, ".env", "SECRET=1\n")
+    first = walk(repo, SETTINGS, stats_dir)
+    assert {"repo", "src", "docs"} <= set(listings)
+    listings.clear()
+    again = walk(repo, SETTINGS, stats_dir)
+    assert listings == [] and again == first  # same files, same skipped entries
+    assert again.skipped == {"ignored": ("src/debug.log",), "secret": (".env",)}
+
+
+def test_a_listing_changes_with_an_added_file_or_new_ignore_rules(
+        repo: Path, stats_dir: Path, listings: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _settled(monkeypatch)
+    walk(repo, SETTINGS, stats_dir)
+    write(repo, "src/new.py", "N = 1\n")  # the directory's mtime moves
+    found = {wf.record.path for wf in walk(repo, SETTINGS, stats_dir).files}
+    assert "src/new.py" in found and "src" in listings
+    write(repo, "docs/.gitignore", "guide.md\n")  # docs/ changes; src/ keeps its listing
+    listings.clear()
+    result = walk(repo, SETTINGS, stats_dir)
+    assert "docs/guide.md" not in {wf.record.path for wf in result.files}
+    assert result.skipped["ignored"] == ("docs/guide.md",)
+    write(repo, ".gitignore", "*.log\nsrc/util.py\n")  # a rule from above the directory
+    listings.clear()
+    result = walk(repo, SETTINGS, stats_dir)
+    assert "src/util.py" in result.skipped["ignored"]
+    assert result == walk(repo, SETTINGS)
+
+
+def test_links_in_a_replayed_directory_are_resolved_again(
+        repo: Path, stats_dir: Path, tmp_path: Path, listings: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """src/ is replayed (nothing in it changed), but its link now leads out of the root (a
+    directory on its path was swapped for a link elsewhere): it is resolved again, skipped."""
+    _settled(monkeypatch)
+    write(repo, "data/real.txt", "inside\n")
+    os.symlink("../data/real.txt", repo / "src" / "link.txt")
+    assert "src/link.txt" in {wf.record.path for wf in walk(repo, SETTINGS, stats_dir).files}
+    write(tmp_path, "outside/real.txt", "outside\n")
+    (repo / "data" / "real.txt").unlink()
+    (repo / "data").rmdir()
+    os.symlink(tmp_path / "outside", repo / "data")
+    listings.clear()
+    result = walk(repo, SETTINGS, stats_dir)
+    assert "src" not in listings  # replayed
+    assert "src/link.txt" not in {wf.record.path for wf in result.files}
+    assert result.skipped["symlink_outside"] == ("data", "src/link.txt")
+    assert result == walk(repo, SETTINGS)

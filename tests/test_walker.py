@@ -275,7 +275,7 @@ def test_ignore_prefilter_agrees_with_pathspec() -> None:
 
     lines = ["*.log", "!keep.log", "build/", "/top.txt", "a/**/b", "doc?/*.md", "[ab]c", "\\#x"]
     spec = pathspec.GitIgnoreSpec.from_lines(lines)
-    fast = walker_mod._Spec("", spec, walker_mod._any_match(spec))
+    fast = walker_mod._Spec("", "test", spec, walker_mod._any_match(spec))
     assert fast.any_match is not None
     candidates = [
         "x.log", "keep.log", "d/keep.log", "build", "src/build", "top.txt", "s/top.txt",
