@@ -31,7 +31,7 @@ from helix.core.paths import index_dir_for
 from helix.core.ports import Embedder
 from helix.core.schemas import Chunk
 from indexers import dense_worker, version
-from indexers.build_dense import cached_dense, complete_dense, plan_dense
+from indexers.build_dense import cached_dense, complete_dense, plan_dense, selection_settings
 from indexers.build_embed import embed
 from indexers.build_lexical import Lexical, build_lexical
 from indexers.formats import (
@@ -110,10 +110,12 @@ def _ignore_inside(directory: Path, root: Path) -> None:
 
 def build_index(root: Path, config: HelixConfig, *, index_dir: Path | None = None,
                 embedder: Embedder | None = None, progress: Progress | None = None,
-                force: bool = False, dense: DenseMode = "wait") -> BuildReport:
+                force: bool = False, dense: DenseMode = "wait",
+                embed_all: bool = False) -> BuildReport:
     """Bring the index of `root` up to date; a no-op (saying so) when nothing changed.
     A dense worker at work is waited for (its progress reported); a paused one is resumed:
-    here (`dense="wait"`) or in a new worker ("background")."""
+    here (`dense="wait"`) or in a new worker ("background"). `embed_all`: from now on this
+    index embeds every eligible chunk, not `index.embed_max_chunks` of them (until --force)."""
     root = _resolve_root(root)
     store = _store_for(root, index_dir)
     dense_worker.clear_pause(store)
@@ -121,7 +123,8 @@ def build_index(root: Path, config: HelixConfig, *, index_dir: Path | None = Non
     # The build allocates millions of long-lived objects; the cyclic collector would re-scan
     # them again and again (a third of the build time) and finds nothing to free.
     with store.locked(), paused_gc():
-        report = _build_locked(root, config, store, embedder, progress, force, dense=dense)
+        report = _build_locked(root, config, store, embedder, progress, force, dense=dense,
+                               embed_all=embed_all)
     return _with_worker(store, root, config, report, start=dense == "background")
 
 
@@ -147,7 +150,7 @@ def _is_current(manifest: Manifest, hashes: dict[str, str], config: HelixConfig)
 def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
                   embedder: Embedder | None, progress: Progress | None,
                   force: bool, parts: dict[str, Any] | None = None,
-                  dense: DenseMode = "wait") -> BuildReport:
+                  dense: DenseMode = "wait", embed_all: bool = False) -> BuildReport:
     """Walk, then (unless nothing changed) the lexical phase, the dense phase and the write of
     one generation. `parts`: filled with the new generation's parts as built (`Index.seed`).
     `dense`: "wait" embeds every missing vector now (and completes a generation a worker left
@@ -183,11 +186,17 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
         if reason is not None:
             prev_index = prev_manifest = None
             added, modified, removed = _diff({}, hashes)
+    prev_dense = dense_state(prev_manifest.counts) if prev_manifest is not None else None
+    embed_all = embed_all or bool(prev_dense and prev_dense.get("all"))  # kept once asked
     if unchanged and prev_manifest is not None:
-        state = dense_state(prev_manifest.counts)
-        if dense == "wait" and state is not None and not state["complete"]:
-            # lexically current, vectors missing (a worker was stopped or killed): finish it
-            complete_dense(store, root, config, embedder=embedder, progress=progress)
+        state = prev_dense
+        widen = embed_all and state is not None and not state.get("all")
+        if state is not None and (widen or (dense == "wait" and not state["complete"])):
+            # lexically current, vectors missing (a worker was stopped or killed) or the
+            # selection widened to every eligible chunk: finish it (or, in the background,
+            # publish the widened selection and leave the vectors to the worker)
+            complete_dense(store, root, config, embedder=embedder, progress=progress,
+                           embed_all=embed_all, embed=dense == "wait")
             current = store.current_dir()
             assert current is not None
             manifest = store.read_manifest(current)
@@ -218,8 +227,13 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
                 and prev_manifest.index_hash == config.index_hash):
             cards = previous.cards({c.id for c in lexical.chunks
                                     if c.path not in lexical.fresh_paths})
-        vectors, model_key, embed_stats, state = _dense_phase(lexical.chunks, settings,
-                                                              embedder, progress, cards, dense)
+        vectors, model_key, embed_stats, state = _dense_phase(
+            lexical.chunks, selection_settings(settings, embed_all), embedder, progress, cards,
+            dense)
+        if state is not None:  # how much of the repository the selection covers
+            state = {**state, "eligible": sum(1 for card in cards.values() if card is not None),
+                     "chunks": lexical.counts["chunks"]["total"],
+                     **({"all": True} if embed_all else {})}
         lap("embed")
         changes = {"added": added, "modified": modified, "removed": removed, "reason": reason,
                    "warnings": warnings, "seen": seen, "hashes": hashes}

@@ -57,6 +57,16 @@ def model_key_without_loading(settings: IndexSettings, embedder: Embedder | None
     return model_key_for(directory) if numpy_compatible(directory) else None
 
 
+# The budget of an index that embeds every eligible chunk (`helix index --embed-all`).
+EMBED_ALL = 2**31 - 1
+
+
+def selection_settings(settings: IndexSettings, embed_all: bool) -> IndexSettings:
+    """The settings the embed selection is made with: the `embed_max_chunks` budget, or none
+    when the index embeds all (its generations say so: counts["dense"]["all"])."""
+    return settings.model_copy(update={"embed_max_chunks": EMBED_ALL}) if embed_all else settings
+
+
 @dataclass
 class DensePlan:
     items: list[tuple[str, str]]  # (chunk id, embed text), selection order
@@ -64,9 +74,11 @@ class DensePlan:
     model_key: str | None
     found: dict[str, np.ndarray]  # text hash -> vector, what the cache holds
     missing: int  # distinct texts without a vector
+    embed_all: bool = False  # the selection is every eligible chunk
 
-    def counts(self, vectors: int) -> dict[str, int]:
-        return {"vectors": vectors, "total": len(self.items)}
+    def counts(self, vectors: int) -> dict[str, Any]:
+        return {"vectors": vectors, "total": len(self.items),
+                **({"all": True} if self.embed_all else {})}
 
 
 def plan_dense(chunks: Sequence[Any], settings: IndexSettings, embedder: Embedder | None,
@@ -116,7 +128,8 @@ def _publish(store: IndexStore, generation: Path, manifest: Manifest, plan: Dens
     try:
         writer.link_parts(generation, manifest, DIR_DENSE)
         dense.save(writer.subdir(DIR_DENSE))
-        state = plan.counts(len(dense))
+        # the coverage the lexical phase recorded (eligible, chunks) stays
+        state = {**(manifest.counts.get("dense") or {}), **plan.counts(len(dense))}
         report = {**manifest.report, "embeddings": {
             "cached": stats["cached"] - computed, "computed": computed, "total": len(plan.items)},
             "dense_state": dense_state({"dense": state})}
@@ -144,21 +157,28 @@ def _make_embedder(plan: DensePlan, settings: IndexSettings, cache: Any) -> Embe
 def complete_dense(store: IndexStore, root: Path, config: HelixConfig, *,
                    embedder: Embedder | None = None, progress: Progress | None = None,
                    should_stop: Callable[[], bool] | None = None,
-                   on_batch: Callable[[dict[str, Any]], None] | None = None
+                   on_batch: Callable[[dict[str, Any]], None] | None = None,
+                   embed_all: bool = False, embed: bool = True
                    ) -> dict[str, Any] | None:
     """Embed what the current generation lacks and publish it (call with the writer lock
     held). Returns the dense state of the generation current at the end; None when the
     generation has no dense part or was built under other settings (a build is needed).
     `should_stop()` is asked after every batch: True publishes what exists and returns.
-    `on_batch(info)` gets {"vectors", "total", "computed", "rate", "eta_s", "published"}."""
+    `on_batch(info)` gets {"vectors", "total", "computed", "rate", "eta_s", "published"}.
+    `embed_all`: widen the selection to every eligible chunk (kept by the index from then
+    on); `embed=False`: only publish the widened selection with the vectors the cache has."""
     from indexers.embed_cache import EmbeddingCache
     from indexers.reader import Index
 
     settings = config.index
     generation, manifest = _current(store)
     state = dense_state(manifest.counts)
-    if state is None or manifest.index_hash != config.index_hash or state["complete"]:
+    if state is None or manifest.index_hash != config.index_hash:
         return state
+    widen = embed_all and not state.get("all")
+    if state["complete"] and not widen:
+        return state
+    embed_all = embed_all or bool(state.get("all"))
     store.verify_all(generation, manifest)  # its parts are about to be shared by links
     index = Index(root, generation, manifest, settings, verified=True)
     cards: dict[str, Any] = {}
@@ -166,7 +186,7 @@ def complete_dense(store: IndexStore, root: Path, config: HelixConfig, *,
         cards = cards_from(read_part(generation, manifest, PART_CARDS))
     from indexers.dense import select_for_embedding, text_hash
 
-    items = select_for_embedding(index.chunks(), settings, cards)
+    items = select_for_embedding(index.chunks(), selection_settings(settings, embed_all), cards)
     hashes = [text_hash(text) for _, text in items]
     key = manifest.embed_model_key
     if key is None:
@@ -175,7 +195,10 @@ def complete_dense(store: IndexStore, root: Path, config: HelixConfig, *,
     try:
         found = cache.get_many(key, hashes)
         plan = DensePlan(items=items, hashes=hashes, model_key=key, found=found,
-                         missing=len(set(hashes) - set(found)))
+                         missing=len(set(hashes) - set(found)), embed_all=embed_all)
+        if not embed:
+            generation, manifest = _publish(store, generation, manifest, plan, 0)
+            return dense_state(manifest.counts)
         todo: dict[str, str] = {}
         for (_, text), h in zip(items, hashes, strict=True):  # selection (priority) order
             if h not in found and h not in todo:

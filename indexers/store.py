@@ -114,12 +114,21 @@ class Manifest(Frozen):
 def dense_state(counts: dict[str, Any]) -> dict[str, Any] | None:
     """{"vectors", "total", "complete"} of a manifest's `counts["dense"]`: how many of the
     embed selection's vectors the generation holds (`indexers.build_dense`); None when it
-    has no dense part (embeddings off)."""
+    has no dense part (embeddings off). With them, how much of the repository that covers
+    (issue 13): "eligible" (chunks with an embed card: what an unlimited budget embeds),
+    "chunks" (every chunk) and "all" (the index embeds every eligible chunk:
+    `helix index --embed-all`), when the generation records them."""
     dense = counts.get("dense")
     if not isinstance(dense, dict):
         return None
     vectors, total = int(dense.get("vectors", 0)), int(dense.get("total", 0))
-    return {"vectors": vectors, "total": total, "complete": vectors >= total}
+    state: dict[str, Any] = {"vectors": vectors, "total": total, "complete": vectors >= total}
+    for key in ("eligible", "chunks"):
+        if isinstance(dense.get(key), int):
+            state[key] = int(dense[key])
+    if dense.get("all"):
+        state["all"] = True
+    return state
 
 
 def manifest_rev(data: dict[str, Any]) -> str:

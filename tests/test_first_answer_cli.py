@@ -150,7 +150,9 @@ def test_ask_says_which_state_answered_while_dense_builds(
     assert code == 0, err
     env = json.loads(out)
     total = env["dense_state"]["total"]
-    assert env["dense_state"] == {"vectors": 0, "total": total, "complete": False} and total > 0
+    assert env["dense_state"] == {"vectors": 0, "total": total, "complete": False, "all": False,
+                                  "eligible": total, "chunks": env["dense_state"]["chunks"]}
+    assert 0 < total <= env["dense_state"]["chunks"]  # coverage of the repository (issue 13)
     assert env["evidence"]  # answered from the lexical index
     assert err.splitlines()[1] + "\n" == (
                    f"helix: dense: 0% (0 of {total} vectors); this answer used bm25, files, "
@@ -162,8 +164,8 @@ def test_ask_says_which_state_answered_while_dense_builds(
     code, out, _ = run(["ask", QUESTION, "--dry-run", "--json", "--wait", "--repo", str(repo)],
                        capsys)
     waited = json.loads(out)
-    assert code == 0 and waited["dense_state"] == {"vectors": total, "total": total,
-                                                   "complete": True}
+    assert code == 0 and waited["dense_state"] == {
+        **env["dense_state"], "vectors": total, "total": total, "complete": True}
     monkeypatch.setenv("HELIX_HOME", str(tmp_path / "other_home"))
     monkeypatch.delenv("HELIX_INDEX__DENSE_INLINE_MAX")
     code, out, _ = run(["ask", QUESTION, "--dry-run", "--json", "--repo", str(repo)], capsys)

@@ -95,8 +95,12 @@ def _render_report(report: Any) -> None:
 @click.option("--yes", is_flag=True,
               help="Index the current directory even when it looks like no repository "
                    "(home, /, the temp dir, or outside git with over index.max_files files).")
+@click.option("--embed-all", is_flag=True,
+              help="Embed every eligible chunk, not index.embed_max_chunks of them; kept by "
+                   "this index from now on (until --force). With --background the worker "
+                   "embeds them over time.")
 def index(path: str | None, as_json: bool, index_dir: Path | None, force: bool,
-          no_embed: bool, background: bool, stop: bool, yes: bool) -> None:
+          no_embed: bool, background: bool, stop: bool, yes: bool, embed_all: bool) -> None:
     """Index a repository (incremental: only changed files are re-parsed and re-embedded).
 
     PATH defaults to the current directory's repository root. Every card is embedded before
@@ -104,16 +108,20 @@ def index(path: str | None, as_json: bool, index_dir: Path | None, force: bool,
     """
     from indexers.build import build_index
 
+    if stop and (background or force or no_embed or embed_all):
+        raise UserError("--stop does not combine with --background, --force, --no-embed "
+                        "or --embed-all")
+    if embed_all and no_embed:
+        raise UserError("--embed-all does not combine with --no-embed")
     if stop:
-        if background or force or no_embed:
-            raise UserError("--stop does not combine with --background, --force or --no-embed")
         _stop_worker(_root(path), index_dir, as_json)
         return
     root = _root(path, guard=not yes)
     with progress_bar(wanted(as_json)) as progress:
         report = build_index(root, _config(root, no_embed), index_dir=index_dir,
                              progress=progress, force=force,
-                             dense="background" if background else "wait")
+                             dense="background" if background else "wait",
+                             embed_all=embed_all)
     if as_json:
         echo_json(report)
     else:
@@ -149,7 +157,8 @@ def status(path: str | None, as_json: bool, index_dir: Path | None) -> None:
     from indexers.build import index_status
 
     root = _root(path)
-    report = index_status(root, _config(root), index_dir=index_dir)
+    config = _config(root)
+    report = index_status(root, config, index_dir=index_dir)
     if as_json:
         echo_json(report)
         return
@@ -165,6 +174,27 @@ def status(path: str | None, as_json: bool, index_dir: Path | None) -> None:
              f"{report.size_bytes / 1e6:.1f} MB at {report.index_dir}")
         for line in _dense_status(report.dense_state, report.worker):
             echo(line)
+        coverage = coverage_line(report.dense_state, config.index.embed_max_chunks)
+        if coverage:
+            echo(coverage)
+
+
+def coverage_line(state: dict[str, Any] | None, budget: int) -> str | None:
+    """How much of the repository has vectors (issue 13), when the index records it."""
+    if not state or not state.get("eligible"):
+        return None
+    vectors, eligible, chunks = state["vectors"], state["eligible"], state.get("chunks")
+    share = f"{100 * vectors / eligible:.1f}%"
+    whole = f"; {chunks:,} chunks in all" if isinstance(chunks, int) else ""
+    if state.get("all"):
+        scope = "every one selected (helix index --embed-all)"
+    elif state["total"] < eligible:
+        scope = (f"the {state['total']:,} first by priority selected (index.embed_max_chunks = "
+                 f"{budget:,}; `helix index --embed-all` selects every one)")
+    else:
+        scope = "every one selected"
+    return (f"dense coverage: {vectors:,} of {eligible:,} embeddable chunks have vectors "
+            f"({share}{whole}); {scope}")
 
 
 def _dense_status(state: dict[str, Any] | None, worker: dict[str, Any] | None) -> list[str]:

@@ -138,11 +138,17 @@ class Citation(Frozen):
 
 class DenseState(Frozen):
     """The index's dense vectors when the question was answered: `vectors` of the `total`
-    cards selected for embedding (a lexical-first build fills them in the background)."""
+    cards selected for embedding (a lexical-first build fills them in the background), and
+    how much of the repository that covers: `eligible` chunks have an embed card (what an
+    unlimited budget embeds) of `chunks` in all; `all`: the index embeds every eligible one
+    (`helix index --embed-all`). None where the index does not record it."""
 
     vectors: int
     total: int
     complete: bool
+    eligible: int | None = None
+    chunks: int | None = None
+    all: bool = False
 
 
 class Envelope(Frozen):
