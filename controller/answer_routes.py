@@ -424,9 +424,32 @@ def _doc_summary(a: Answer) -> list[str]:
             *(a.claim(e, topic) for e in a.ordered(a.evidence)[:a.policy.max_list])]
 
 
+def _issue(a: Answer) -> list[str]:
+    """A bug report, traceback or change description: the code it most likely concerns, one
+    place per file in the controller's order (source first), then its tests and docs."""
+    per_file: dict[str, EvidenceItem] = {}
+    for e in a.evidence:
+        if is_code(e) and e.kind != "test":
+            per_file.setdefault(e.path, e)
+    places = list(per_file.values())
+    if not places:
+        return a.nothing("holds code for")
+    top = places[0]
+    at, said = a.lead(top)
+    name = (f"`{top.symbol}`, in {at}" if top.symbol and top.node_id.startswith("def:")
+            else f"in {at}")
+    tests = [e for e in a.evidence if e.kind == "test"]
+    docs = [e for e in a.evidence if is_doc(e)]
+    return [f"This reads as a report of a problem or a change; the code it most likely "
+            f"concerns is {name}:", indented(said),
+            *a.block("Other likely places (best first):", places[1:]),
+            *a.block("Tests near it:", tests, limit=a.policy.max_docs),
+            *a.block("Documented in:", docs, limit=a.policy.max_docs)]
+
+
 ROUTES: dict[str, Callable[[Answer], list[str]]] = {
     "definition": _definition, "location": _location, "explanation": _explanation,
     "relation": _relation, "value_check": _value_check, "usage": _usage,
-    "doc_summary": _doc_summary}
+    "doc_summary": _doc_summary, "issue": _issue}
 
 

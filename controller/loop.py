@@ -129,7 +129,7 @@ def _seed(state: LoopState) -> Action:
 
 
 def _identifiers(state: LoopState) -> list[str]:
-    return [name for name, _ in question_names(state.plan)]
+    return [name for name, _ in question_names(state.plan, _policy(state).capitalised_names)]
 
 
 def _expand(state: LoopState) -> Action:

@@ -56,10 +56,12 @@ def subject_queries(ctx: MoveContext) -> list[str]:
 def asks_tests(plan: RoutePlan, settings: RetrievalSettings,
                prefixes: tuple[str, ...] = ()) -> bool:
     """The question is about tests (or, by its route's policy, tests are part of the answer)."""
-    if settings.route(plan.intent.route).asks_tests:
+    policy = settings.route(plan.intent.route)
+    if policy.asks_tests or any("test" in p for p in prefixes):
         return True
-    return bool(TEST_WORDS & {t.lower() for t in plan.intent.terms}) or any(
-        "test" in p for p in (*prefixes, *plan.intent.path_hints))
+    return policy.test_words_ask_tests and (
+        bool(TEST_WORDS & {t.lower() for t in plan.intent.terms})
+        or any("test" in p for p in plan.intent.path_hints))
 
 
 def req(ctx: MoveContext, channel: str, query: str, kinds: tuple[str, ...] = (),
@@ -78,7 +80,7 @@ def files_request(ctx: MoveContext, query: str,
 
 
 def names(ctx: MoveContext) -> list[tuple[str, tuple[str, ...]]]:
-    return question_names(ctx.plan)
+    return question_names(ctx.plan, ctx.policy.capitalised_names)
 
 
 def symbol_requests(ctx: MoveContext, fuzzy_ok: bool) -> list[Request]:

@@ -42,9 +42,9 @@ Move = Literal[
     "code_bm25", "code_dense", "graph",
 ]
 RouteName = Literal["definition", "location", "explanation", "relation", "value_check", "usage",
-                    "doc_summary"]
+                    "doc_summary", "issue"]
 ROUTE_NAMES: tuple[RouteName, ...] = ("definition", "location", "explanation", "relation",
-                                      "value_check", "usage", "doc_summary")
+                                      "value_check", "usage", "doc_summary", "issue")
 # Fusion channels a route may re-weight (the `w_*` settings are the defaults).
 Channel = Literal["bm25", "dense", "symbol", "path", "graph", "refs", "files", "file_bm25",
                   "definition", "related", "tree", "sense"]
@@ -64,8 +64,17 @@ class RoutePolicy(_Frozen):
     definition_list: bool = True
     # tests are part of the answer (never scaled down by `test_weight`)
     asks_tests: bool = False
+    # the question's own words ("tests", a tests/ path) say it asks about tests; off for a
+    # pasted report, whose story mentions tests without asking for them (a scope still does)
+    test_words_ask_tests: bool = True
     # the final order puts code definitions that name the question's terms first
     code_first: bool = False
+    # the final order puts source code (not docs, not tests unless asked) first: where a
+    # reported problem or change lives
+    source_first: bool = False
+    # a capitalised word inside the question is looked up as a class name (in a pasted
+    # report, sentence starts and prose capitals are not)
+    capitalised_names: bool = True
     # channel -> weight, over the `w_*` defaults
     weights: dict[Channel, float] = Field(default_factory=dict)
 
@@ -88,6 +97,12 @@ _SEED_WHOLE_FILES: tuple[Move, ...] = ("doc_bm25", "doc_dense", "files", "file_b
 # A usage question has its own tool (reference sites): whole files would drown it.
 _SEED_USAGE: tuple[Move, ...] = ("doc_bm25", "doc_dense", "symbols", "refs", "path_hints",
                                  "module_paths", "doc_path")
+# A report or change: the code it concerns. Whole files and pooled chunks by BM25 on the
+# whole text, the dense channel over code, the names and files it spells.
+_SEED_ISSUE: tuple[Move, ...] = ("files", "file_bm25", "code_dense", "symbols", "path_hints",
+                                 "module_paths")
+_EXPAND_ISSUE: tuple[Move, ...] = ("stem_bm25", "symbols_fuzzy", "lead_symbols", "dense",
+                                   "files_terms")
 _EXPAND: tuple[Move, ...] = ("heading_bm25", "stem_bm25", "symbols_fuzzy", "lead_symbols",
                              "dense", "files_terms")
 _EXPAND_USAGE: tuple[Move, ...] = ("heading_bm25", "stem_bm25", "symbols_fuzzy",
@@ -108,6 +123,9 @@ def default_routes() -> dict[RouteName, RoutePolicy]:
         "usage": RoutePolicy(seed=_SEED_USAGE, expand=_EXPAND_USAGE, widen=_WIDEN,
                              definition_list=False, asks_tests=True),
         "doc_summary": plain,
+        "issue": RoutePolicy(seed=_SEED_ISSUE, expand=_EXPAND_ISSUE, widen=_WIDEN,
+                             source_first=True, capitalised_names=False,
+                             test_words_ask_tests=False),
     }
 
 
