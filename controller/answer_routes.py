@@ -440,8 +440,7 @@ def _issue(a: Answer) -> list[str]:
             else f"in {at}")
     tests = [e for e in a.evidence if e.kind == "test"]
     docs = [e for e in a.evidence if is_doc(e)]
-    return [f"This reads as a report of a problem or a change; the code it most likely "
-            f"concerns is {name}:", indented(said),
+    return [f"The code this most likely concerns is {name}:", indented(said),
             *a.block("Other likely places (best first):", places[1:]),
             *a.block("Tests near it:", tests, limit=a.policy.max_docs),
             *a.block("Documented in:", docs, limit=a.policy.max_docs)]

@@ -36,8 +36,23 @@ _CHANGE_VERBS = (
     r"warn(?:s|ed)?|enabl(?:e[sd]?)|disabl(?:e[sd]?)|restor(?:e[sd]?)|reinstat(?:e[sd]?)|"
     r"preserv(?:e[sd]?)|normali[sz](?:e[sd]?)|migrat(?:e[sd]?)|extend(?:s|ed)?|"
     r"rewrit(?:e|es|ten)|rework(?:s|ed)?|speed(?:s)? up|optimi[sz](?:e[sd]?)|"
-    r"propagat(?:e[sd]?)|pass(?:es|ed)?|return(?:s|ed)?")
-_CHANGE_LEAD = re.compile(rf"^{_PREFIX}(?:{_CHANGE_VERBS})\b", re.I)
+    r"propagat(?:e[sd]?)|pass(?:es|ed)?|return(?:s|ed)?|revis(?:e[sd]?)|annotat(?:e[sd]?)|"
+    r"freez(?:e|es)|froze|pin(?:s|ned)?|bump(?:s|ed)?|tid(?:y|ies|ied)|document(?:s|ed)?|"
+    r"mention(?:s|ed)?|adjust(?:s|ed)?|tighten(?:s|ed)?|loosen(?:s|ed)?|relax(?:es|ed)?|"
+    r"reorgani[sz](?:e[sd]?)|split(?:s)?|extract(?:s|ed)?|inlin(?:e[sd]?)|wrap(?:s|ped)?|"
+    r"unif(?:y|ies|ied)|consolidat(?:e[sd]?)|generali[sz](?:e[sd]?)|expand(?:s|ed)?|"
+    r"increas(?:e[sd]?)|decreas(?:e[sd]?)|reduc(?:e[sd]?)|convert(?:s|ed)?|"
+    r"switch(?:es|ed)?|moderni[sz](?:e[sd]?)|dedup(?:licat(?:e[sd]?))?|"
+    r"guard(?:s|ed)?|check(?:s|ed)?|validat(?:e[sd]?)|catch(?:es)?|caught|resolv(?:e[sd]?)|"
+    r"address(?:es|ed)?|work(?:s|ed)? ?around|re-?enabl(?:e[sd]?)|re-?add(?:s|ed)?|"
+    r"reimplement(?:s|ed)?|overrid(?:e|es|den)|silenc(?:e[sd]?)|suppress(?:es|ed)?|"
+    r"emit(?:s|ted)?|hide[sd]?|hid(?:den)?|declar(?:e[sd]?)")
+# Nouns that name a change ("Small refactor to adjust PR", "Improvements to puppet").
+_CHANGE_NOUNS = (r"improvements?|refactor(?:ing)?|clean-?ups?|typos?|tweaks?|changes?|fix(?:es)?|"
+                 r"support|workarounds?|regressions?|optimi[sz]ations?|rewrites?|renames?|"
+                 r"deprecations?|annotations?|type hints?")
+_CHANGE_LEAD = re.compile(rf"^{_PREFIX}(?:\S+\s+){{0,3}}?(?:{_CHANGE_VERBS}|{_CHANGE_NOUNS})\b",
+                          re.I)
 _TROUBLE = re.compile(
     r"\b(?:bug|crash(?:es|ed)?|fail(?:s|ed|ing|ure)?|broken|breaks?|error|exception|"
     r"regression|wrong(?:ly)?|incorrect(?:ly)?|unexpected(?:ly)?|hangs?|leak(?:s|ed)?|"
@@ -48,6 +63,7 @@ _QUESTION_LEAD = re.compile(
     r"explain|describe|define|show|list|find|locate|summari[sz]e|tell)\b", re.I)
 _WORD = re.compile(r"\S+")
 MIN_LEAD_WORDS = 3  # "Fix X" is a commit subject; a lone "fix" is not a report
+MIN_STATEMENT_WORDS = 4  # a statement this long that no question pattern took
 
 
 def _lines(text: str) -> list[str]:
@@ -61,14 +77,18 @@ def is_pasted(text: str) -> bool:
 
 
 def is_change_or_bug(text: str) -> bool:
-    """One line that describes a change ("Fix timeout handling in the pool") or a problem
-    ("pool hangs when the server closes the connection"), not a question about the code."""
+    """A text that is not a question: a change ("Fix timeout handling in the pool"), a problem
+    ("pool hangs when the server closes the connection"), or any statement of four words or
+    more that no question pattern took ("utf-8 is better for default multipart encoding"):
+    what it asks is where in the code that lives. Measured on the history benchmark's tuning
+    repositories, the four-word rule routes 26 more commit messages here (Acc@5 0.77 ->
+    0.79) and no question of the other suites."""
     body = " ".join(text.split())
     if _QUESTION_LEAD.match(body) or body.endswith("?"):
         return False
     words = _WORD.findall(body)
-    return len(words) >= MIN_LEAD_WORDS and bool(
-        _CHANGE_LEAD.match(body) or _TROUBLE.search(body))
+    return len(words) >= MIN_STATEMENT_WORDS or (len(words) >= MIN_LEAD_WORDS and bool(
+        _CHANGE_LEAD.match(body) or _TROUBLE.search(body)))
 
 
 def frame_paths(text: str) -> list[str]:

@@ -26,7 +26,7 @@ from controller.evidence import (
     is_test,
     rank,
 )
-from controller.fusion import Ranked, mmr, rrf
+from controller.fusion import FAMILIES, Ranked, mmr, rrf, rrf_files
 from controller.moves import MoveContext, asks_tests, req, requests_for
 from controller.names import question_names
 from controller.reasons import Reason
@@ -76,7 +76,21 @@ class LoopState(Frozen):
     found_reasons: dict[str, tuple[Reason, ...]] = Field(default_factory=dict)
 
 
+def route_settings(plan: RoutePlan, settings: RetrievalSettings) -> RetrievalSettings:
+    """The settings with the route's own overrides (helix.core.policy.RoutePolicy)."""
+    policy = settings.route(plan.intent.route)
+    update: dict[str, int] = {}
+    if policy.rrf_k is not None:
+        update["rrf_k"] = policy.rrf_k
+    if policy.per_step_evidence is not None:
+        update["per_step_evidence"] = policy.per_step_evidence
+    if policy.per_channel_k is not None:
+        update["per_channel_k"] = policy.per_channel_k
+    return settings.model_copy(update=update) if update else settings
+
+
 def initial_state(plan: RoutePlan, settings: RetrievalSettings) -> LoopState:
+    settings = route_settings(plan, settings)
     prefixes: tuple[str, ...] = (plan.intent.scope,) if plan.intent.scope else ()
     if plan.intent.sense and not prefixes:
         from controller.dominance import sense_prefixes
@@ -225,7 +239,13 @@ def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
     step_lists = _lists(results, definition_names(state.plan), asked,
                         definition_first=_policy(state).definition_list)
     lists = (*state.lists, *step_lists)
-    fused = rrf(lists, state.settings, {str(c): w for c, w in _policy(state).weights.items()})
+    policy = _policy(state)
+    weights = {str(c): w for c, w in policy.weights.items()}
+    families = FAMILIES if policy.lexical_family else {}
+    fused = rrf(lists, state.settings, weights, families)
+    if policy.fuse_files:
+        fused = rrf_files(lists, fused, {cid: c.path for cid, c in pool.items()},
+                          state.settings, weights, families)
     if not _asks_tests(state) and state.settings.test_weight != 1.0:
         # Tests are supporting evidence unless the question asks about them: scale them down.
         fused = [f.model_copy(update={"score": round(f.score * state.settings.test_weight, 9)})
@@ -247,7 +267,9 @@ def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
     tokens = {f.chunk_id: token_set(pool[f.chunk_id].text) for f in eligible}
     tokens.update({cid: token_set(c.chunk.text) for cid, c in held.items()})
     room = min(limit, state.settings.max_evidence - len(held))
-    new = mmr(eligible, tokens, lam=state.settings.mmr_lambda, limit=room, selected=sorted(held))
+    # by file, each candidate is a file already: admitted in score order
+    lam = 1.0 if policy.fuse_files else state.settings.mmr_lambda
+    new = mmr(eligible, tokens, lam=lam, limit=room, selected=sorted(held))
     order = [c.chunk.id for c in state.evidence]
     for f in new:
         extra = (extra_reason or {}).get(f.chunk_id)
