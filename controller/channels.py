@@ -16,7 +16,7 @@ from typing import Literal
 from controller import reasons as why
 from controller.evidence import is_test
 from controller.reasons import Reason
-from controller.text import token_set
+from controller.text import stem, token_set
 from helix.core.policy import Pools
 from helix.core.ports import Embedder
 from helix.core.schemas import Chunk, Frozen, Hit, SymbolDef
@@ -266,9 +266,10 @@ def _file_bm25(index: IndexReader, request: Request, pools: Pools) -> list[Pair]
 @functools.lru_cache(maxsize=4)
 def _path_table(index_rev: str, paths: tuple[str, ...]) -> tuple[
         dict[str, frozenset[str]], dict[str, float]]:
-    """Each file's path words (directories and stem, split like identifiers) and each word's
-    idf over the files: a word most files' paths share says little."""
-    words = {path: frozenset(tokenize(module_of(path).replace("/", " "))) for path in paths}
+    """Each file's path words (directories and stem, split like identifiers, plurals folded)
+    and each word's idf over the files: a word most files' paths share says little."""
+    words = {path: frozenset(stem(t) for t in tokenize(module_of(path).replace("/", " ")))
+             for path in paths}
     df: dict[str, int] = {}
     for tokens in words.values():
         for token in tokens:
@@ -281,7 +282,7 @@ def _path_words(index: IndexReader, request: Request, pools: Pools) -> list[Pair
     """Files whose path words (directories, stem) the query uses ("the websocket close code"
     -> `websockets.py`, "percent encoding in urlparse" -> `_urlparse.py`): scored by the idf
     of the shared words, each file shown by its best chunk for the query."""
-    query = {t for t in tokenize(request.query) if len(t) >= pools.path_word_min_chars}
+    query = {stem(t) for t in tokenize(request.query) if len(t) >= pools.path_word_min_chars}
     if not query:
         return []
     paths = tuple(sorted(r.path for r in index.files()))
