@@ -427,13 +427,17 @@ def _doc_summary(a: Answer) -> list[str]:
 def _issue(a: Answer) -> list[str]:
     """A bug report, traceback or change description: the code it most likely concerns, one
     place per file in the controller's order (source first), then its tests and docs."""
-    per_file: dict[str, EvidenceItem] = {}
+    per_file: dict[str, list[EvidenceItem]] = {}
     for e in a.evidence:
         if is_code(e) and e.kind != "test":
-            per_file.setdefault(e.path, e)
-    places = list(per_file.values())
+            per_file.setdefault(e.path, []).append(e)
+    # each file by its best definition when it has one (a module's docstring says less)
+    places = [next((e for e in items if e.node_id.startswith("def:")), items[0])
+              for items in per_file.values()]
     if not places:
         return a.nothing("holds code for")
+    # the report's words are not a phrase the code would quote: the places are the answer
+    a.shown.update({"topic", "location"})
     top = places[0]
     at, said = a.lead(top)
     name = (f"`{top.symbol}`, in {at}" if top.symbol and top.node_id.startswith("def:")

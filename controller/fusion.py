@@ -75,13 +75,19 @@ def rrf(lists: Sequence[Ranked], settings: RetrievalSettings,
     return out
 
 
+# A file's further chunks score this much less per place below the file's own score, so they
+# follow their file and no other file moves.
+FILE_CHUNK_STEP = 1e-7
+
+
 def rrf_files(lists: Sequence[Ranked], chunk_fused: Sequence[Fused], paths: Mapping[str, str],
               settings: RetrievalSettings, overrides: Mapping[str, float] | None = None,
-              families: Mapping[str, str] = FAMILIES) -> list[Fused]:
+              families: Mapping[str, str] = FAMILIES) -> tuple[list[Fused], list[Fused]]:
     """Reciprocal rank fusion by file: each list ranks the files of its chunks by their first
     appearance, a file's score sums its channels' votes (one per channel or family, its best
     rank), and the file is shown by its best chunk in `chunk_fused` (chunk-level order), with
-    that chunk's reasons. Ties: path."""
+    that chunk's reasons. Returns (one chunk per file, best file first; the files' other
+    chunks, scored just below their file). Ties: path."""
     best: dict[tuple[str, str], int] = {}
     for ranked in lists:
         rank = 0
@@ -109,7 +115,18 @@ def rrf_files(lists: Sequence[Ranked], chunk_fused: Sequence[Fused], paths: Mapp
                  reasons=shown[path].reasons)
            for path, score in scores.items() if path in shown]
     out.sort(key=lambda f: (-f.score, paths[f.chunk_id], f.chunk_id))
-    return out
+    firsts = {f.chunk_id for f in out}
+    placed: dict[str, int] = {}
+    more: list[Fused] = []
+    for fused in chunk_fused:
+        path = paths[fused.chunk_id]
+        if fused.chunk_id in firsts or path not in scores:
+            continue
+        placed[path] = placed.get(path, 0) + 1
+        more.append(fused.model_copy(update={
+            "score": round(scores[path] - FILE_CHUNK_STEP * placed[path], 9)}))
+    more.sort(key=lambda f: (-f.score, paths[f.chunk_id], f.chunk_id))
+    return out, more
 
 
 def mmr(candidates: Sequence[Fused], tokens: Mapping[str, frozenset[str]], *, lam: float,

@@ -26,7 +26,7 @@ from controller.evidence import (
     is_test,
     rank,
 )
-from controller.fusion import FAMILIES, Ranked, mmr, rrf, rrf_files
+from controller.fusion import FAMILIES, Fused, Ranked, mmr, rrf, rrf_files
 from controller.moves import MoveContext, asks_tests, req, requests_for
 from controller.names import question_names
 from controller.reasons import Reason
@@ -243,14 +243,19 @@ def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
     weights = {str(c): w for c, w in policy.weights.items()}
     families = FAMILIES if policy.lexical_family else {}
     fused = rrf(lists, state.settings, weights, families)
+    files_first: list[Fused] = []
     if policy.fuse_files:
-        fused = rrf_files(lists, fused, {cid: c.path for cid, c in pool.items()},
-                          state.settings, weights, families)
+        files_first, fused = rrf_files(lists, fused, {cid: c.path for cid, c in pool.items()},
+                                       state.settings, weights, families)
     if not _asks_tests(state) and state.settings.test_weight != 1.0:
         # Tests are supporting evidence unless the question asks about them: scale them down.
-        fused = [f.model_copy(update={"score": round(f.score * state.settings.test_weight, 9)})
-                 if is_test(pool[f.chunk_id]) else f for f in fused]
-        fused.sort(key=lambda f: (-f.score, f.chunk_id))
+        files_first, fused = (
+            sorted((f.model_copy(update={"score": round(f.score * state.settings.test_weight,
+                                                         9)})
+                    if is_test(pool[f.chunk_id]) else f for f in group),
+                   key=lambda f: (-f.score, f.chunk_id))
+            for group in (files_first, fused))
+    fused = [*files_first, *fused]
     held = {c.chunk.id: c for c in state.evidence}
     updated = dict(held)
     for f in fused:
@@ -267,9 +272,13 @@ def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
     tokens = {f.chunk_id: token_set(pool[f.chunk_id].text) for f in eligible}
     tokens.update({cid: token_set(c.chunk.text) for cid, c in held.items()})
     room = min(limit, state.settings.max_evidence - len(held))
-    # by file, each candidate is a file already: admitted in score order
-    lam = 1.0 if policy.fuse_files else state.settings.mmr_lambda
-    new = mmr(eligible, tokens, lam=lam, limit=room, selected=sorted(held))
+    if policy.fuse_files:
+        # by file: every file's best chunk in file order first, then, while there is room,
+        # the files' further chunks (a small repository's few files say more than one chunk)
+        new = eligible[:room]
+    else:
+        new = mmr(eligible, tokens, lam=state.settings.mmr_lambda, limit=room,
+                  selected=sorted(held))
     order = [c.chunk.id for c in state.evidence]
     for f in new:
         extra = (extra_reason or {}).get(f.chunk_id)

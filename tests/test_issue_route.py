@@ -86,8 +86,12 @@ def test_file_fusion_adds_the_votes_of_different_chunks_of_one_file() -> None:
     lists = [Ranked(channel="bm25", query="q", chunk_ids=("b1", "a1", "c1")),
              Ranked(channel="dense", query="q", chunk_ids=("a2", "c1", "b1"))]
     by_chunk = rrf(lists, settings, {"bm25": 1.0, "dense": 1.0}, {})
-    by_file = rrf_files(lists, by_chunk, paths, settings, {"bm25": 1.0, "dense": 1.0}, {})
+    by_file, more = rrf_files(lists, by_chunk, paths, settings, {"bm25": 1.0, "dense": 1.0}, {})
     assert [paths[f.chunk_id] for f in by_file] == ["a.py", "b.py", "c.py"]
+    # a.py's other chunk follows it, scored just below it and above b.py
+    other = ({"a1", "a2"} - {by_file[0].chunk_id}).pop()
+    assert [f.chunk_id for f in more] == [other]
+    assert by_file[1].score < more[0].score < by_file[0].score
     # chunk by chunk, a.py's two chunks split its votes and b.py led
     assert paths[by_chunk[0].chunk_id] == "b.py"
     assert by_file[0].score == pytest.approx(1 / 12 + 1 / 11)
@@ -102,8 +106,8 @@ def test_file_fusion_is_one_chunk_per_file_ties_by_path() -> None:
              Ranked(channel="dense", query="q", chunk_ids=("y",))]
     fused = [Fused(chunk_id="x", score=1.0, reasons=(rank_reason("bm25", 1),)),
              Fused(chunk_id="y", score=1.0, reasons=(rank_reason("dense", 1),))]
-    by_file = rrf_files(lists, fused, paths, settings, {"bm25": 1.0, "dense": 1.0}, {})
-    assert [paths[f.chunk_id] for f in by_file] == ["m.py", "z.py"]
+    by_file, more = rrf_files(lists, fused, paths, settings, {"bm25": 1.0, "dense": 1.0}, {})
+    assert [paths[f.chunk_id] for f in by_file] == ["m.py", "z.py"] and more == []
 
 
 SHOP = {
@@ -139,8 +143,10 @@ def test_an_issue_answer_names_the_source_first() -> None:
     assert env.route == "issue" and env.llm_steps == 0
     assert env.evidence[0].path.startswith("shop/")
     assert env.answer.startswith("The code this most likely concerns is")
+    # one chunk per file first: the files in the order their first chunks come
     paths = [e.path for e in env.evidence]
-    assert len(paths) == len(set(paths))  # one chunk per file
+    firsts = list(dict.fromkeys(paths))
+    assert firsts[0].startswith("shop/") and "tests/test_cart.py" not in firsts[:2]
 
 
 def test_a_route_policy_is_data_in_the_config_hash(tmp_path: object) -> None:

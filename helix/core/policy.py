@@ -116,8 +116,10 @@ _SEED_USAGE: tuple[Move, ...] = ("doc_bm25", "doc_dense", "symbols", "refs", "pa
 # A report or change: the code it concerns, in one step. Source files by BM25 over their
 # chunks (pooled) and as wholes, the dense channel over code, files whose path words the text
 # uses, what the tests most like it exercise, the names and files it spells.
+# (`code_bm25`, chunk by chunk, has no vote here: it brings the files' further chunks.)
 _SEED_ISSUE: tuple[Move, ...] = ("code_files", "code_file_bm25", "code_dense", "path_words",
-                                 "test_targets", "symbols", "path_hints", "module_paths")
+                                 "test_targets", "symbols", "path_hints", "module_paths",
+                                 "code_bm25")
 _EXPAND: tuple[Move, ...] = ("heading_bm25", "stem_bm25", "symbols_fuzzy", "lead_symbols",
                              "dense", "files_terms")
 _EXPAND_USAGE: tuple[Move, ...] = ("heading_bm25", "stem_bm25", "symbols_fuzzy",
@@ -146,7 +148,7 @@ def default_routes() -> dict[RouteName, RoutePolicy]:
                              per_step_evidence=24, per_channel_k=60,
                              weights={"files": 1.5, "file_bm25": 1.5, "dense": 0.5,
                                       "path_words": 0.3, "test_targets": 0.3, "symbol": 0.5,
-                                      "definition": 0.5, "related": 0.3}),
+                                      "definition": 0.5, "related": 0.3, "bm25": 0.0}),
     }
 
 
