@@ -113,8 +113,8 @@ def test_file_fusion_is_one_chunk_per_file_ties_by_path() -> None:
 SHOP = {
     "shop/websockets.py": "def close_socket(code):\n    return code\n",
     "shop/pricing.py": "TABLE = {}\n\ndef price_of(item):\n    return TABLE[item]\n",
-    "shop/cart.py": ("from shop.pricing import price_of\n\nclass Cart:\n    def add_item(self, item):\n"
-                     "        return price_of(item)\n"),
+    "shop/cart.py": ("from shop.pricing import price_of\n\nclass Cart:\n"
+                     "    def add_item(self, item):\n        return price_of(item)\n"),
     "tests/test_cart.py": ("from shop.cart import Cart\n\ndef test_discount_applies_once():\n"
                            "    assert Cart().add_item('apple')\n"),
     "docs/cart.md": "# Cart\n\nThe cart adds items and applies a discount.\n",
