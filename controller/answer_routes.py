@@ -424,9 +424,35 @@ def _doc_summary(a: Answer) -> list[str]:
             *(a.claim(e, topic) for e in a.ordered(a.evidence)[:a.policy.max_list])]
 
 
+def _issue(a: Answer) -> list[str]:
+    """A bug report, traceback or change description: the code it most likely concerns, one
+    place per file in the controller's order (source first), then its tests and docs."""
+    per_file: dict[str, list[EvidenceItem]] = {}
+    for e in a.evidence:
+        if is_code(e) and e.kind != "test":
+            per_file.setdefault(e.path, []).append(e)
+    # each file by its best definition when it has one (a module's docstring says less)
+    places = [next((e for e in items if e.node_id.startswith("def:")), items[0])
+              for items in per_file.values()]
+    if not places:
+        return a.nothing("holds code for")
+    # the report's words are not a phrase the code would quote: the places are the answer
+    a.shown.update({"topic", "location"})
+    top = places[0]
+    at, said = a.lead(top)
+    name = (f"`{top.symbol}`, in {at}" if top.symbol and top.node_id.startswith("def:")
+            else f"in {at}")
+    tests = [e for e in a.evidence if e.kind == "test"]
+    docs = [e for e in a.evidence if is_doc(e)]
+    return [f"The code this most likely concerns is {name}:", indented(said),
+            *a.block("Other likely places (best first):", places[1:]),
+            *a.block("Tests near it:", tests, limit=a.policy.max_docs),
+            *a.block("Documented in:", docs, limit=a.policy.max_docs)]
+
+
 ROUTES: dict[str, Callable[[Answer], list[str]]] = {
     "definition": _definition, "location": _location, "explanation": _explanation,
     "relation": _relation, "value_check": _value_check, "usage": _usage,
-    "doc_summary": _doc_summary}
+    "doc_summary": _doc_summary, "issue": _issue}
 
 

@@ -8,20 +8,23 @@ restricted to chunk kinds and a path prefix; restricted searches over-fetch, the
 
 from __future__ import annotations
 
+import functools
+import math
 import re
 from typing import Literal
 
 from controller import reasons as why
 from controller.evidence import is_test
 from controller.reasons import Reason
-from controller.text import token_set
+from controller.text import stem, token_set
 from helix.core.policy import Pools
 from helix.core.ports import Embedder
 from helix.core.schemas import Chunk, Frozen, Hit, SymbolDef
 from indexers.api import IndexReader
+from indexers.tokenize import tokenize
 
 ChannelName = Literal["bm25", "dense", "symbol", "path", "graph", "refs", "files",
-                      "file_bm25"]
+                      "file_bm25", "path_words", "test_targets"]
 REF_VERBS = {"call": "calls", "import": "imports", "attribute": "references",
              "name": "references", "type": "references"}
 Pair = tuple[Chunk, tuple[Reason, ...]]
@@ -260,6 +263,70 @@ def _file_bm25(index: IndexReader, request: Request, pools: Pools) -> list[Pair]
     return out
 
 
+@functools.lru_cache(maxsize=4)
+def _path_table(index_rev: str, paths: tuple[str, ...]) -> tuple[
+        dict[str, frozenset[str]], dict[str, float]]:
+    """Each file's path words (directories and stem, split like identifiers, plurals folded)
+    and each word's idf over the files: a word most files' paths share says little."""
+    words = {path: frozenset(stem(t) for t in tokenize(module_of(path).replace("/", " ")))
+             for path in paths}
+    df: dict[str, int] = {}
+    for tokens in words.values():
+        for token in tokens:
+            df[token] = df.get(token, 0) + 1
+    n = max(len(paths), 1)
+    return words, {t: math.log(1.0 + n / d) for t, d in df.items()}
+
+
+def _path_words(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:
+    """Files whose path words (directories, stem) the query uses ("the websocket close code"
+    -> `websockets.py`, "percent encoding in urlparse" -> `_urlparse.py`): scored by the idf
+    of the shared words, each file shown by its best chunk for the query."""
+    query = {stem(t) for t in tokenize(request.query) if len(t) >= pools.path_word_min_chars}
+    if not query:
+        return []
+    paths = tuple(sorted(r.path for r in index.files()))
+    words, idf = _path_table(index.index_rev, paths)
+    ranked: list[tuple[float, str]] = []
+    for path in paths:
+        shared = query & words[path]
+        if shared:
+            ranked.append((round(sum(idf[t] for t in shared), 9), path))
+    ranked.sort(key=lambda t: (-t[0], t[1]))
+    pooled: dict[str, Chunk] = {}
+    out: list[Pair] = []
+    query_words = token_set(request.query)
+    for _score, path in ranked:
+        best = _best_chunk(index, path, request, query_words, pooled)
+        if best is None or (request.no_tests and is_test(best)):
+            continue
+        out.append((best, ()))
+        if len(out) >= request.k:
+            break
+    return out
+
+
+def _test_targets(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:
+    """What the tests most like the query exercise: BM25 over test chunks, then each test's
+    `tests` edges to the definitions it calls (a report often reads like its test)."""
+    graph = index.graph
+    out: list[Pair] = []
+    seen: set[str] = set()
+    tests = [index.chunk(h.chunk_id) for h in index.search_bm25(request.query, pools.test_pool)]
+    for test in [c for c in tests if is_test(c)][:pools.test_seeds]:
+        if test.node_id not in graph:
+            continue
+        targets = sorted({v for _, v, key in graph.out_edges(test.node_id, keys=True)
+                          if key == "tests"})
+        for target in targets:
+            chunk = index.chunk_for_node(target)
+            if chunk is None or chunk.id in seen or not _keep(chunk, request):
+                continue
+            seen.add(chunk.id)
+            out.append((chunk, (Reason(code="neighbour", edge="tested by", name=test.path),)))
+    return out[:request.k]
+
+
 def execute(index: IndexReader, request: Request, embedder: Embedder | None,
             pools: Pools | None = None) -> RequestResult:
     """Run one request against the index; the result's ranks are 1..n in list order."""
@@ -281,6 +348,10 @@ def execute(index: IndexReader, request: Request, embedder: Embedder | None,
         pairs = _files(index, request, pools)
     elif request.channel == "file_bm25":
         pairs = _file_bm25(index, request, pools)
+    elif request.channel == "path_words":
+        pairs = _path_words(index, request, pools)
+    elif request.channel == "test_targets":
+        pairs = _test_targets(index, request, pools)
     else:
         pairs = _graph(index, request)
     found = tuple(Found(chunk=c, rank=i, reasons=r) for i, (c, r) in enumerate(pairs, start=1))

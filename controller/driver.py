@@ -26,6 +26,7 @@ from controller.evidence import (
     to_item,
 )
 from controller.loop import LoopState, ToolResults, initial_state, step
+from controller.moves import asks_tests
 from controller.route import route_question
 from controller.treewalk import selected_trees, walk
 from helix.core.config import HelixConfig
@@ -167,8 +168,9 @@ def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
     if trace is not None:
         trace("stop", {"stop_reason": state.stop_reason})
     t = clock.monotonic()
-    ranked = rank_for_route(state.plan, state.evidence,
-                            config.retrieval.route(plan.intent.route).code_first)
+    policy = config.retrieval.route(plan.intent.route)
+    ranked = rank_for_route(state.plan, state.evidence, policy.code_first, policy.source_first,
+                            asks_tests(state.plan, config.retrieval, state.prefixes))
     all_items = _items(state, ranked)
     kept = compact(list(all_items.values()), config.retrieval.token_budget,
                    plan.intent.terms, config.retrieval.excerpt_context_lines,

@@ -144,11 +144,18 @@ def rank(candidates: Iterable[Candidate]) -> list[Candidate]:
 
 
 def rank_for_route(plan: RoutePlan, candidates: Iterable[Candidate],
-                   code_first: bool) -> list[Candidate]:
+                   code_first: bool, source_first: bool = False,
+                   tests_asked: bool = False) -> list[Candidate]:
     """`rank`, then with `code_first` (the route's policy: location questions) the code
     definitions that name the question's terms first (their order kept): "where is X
     decided?" asks for the code, and the docs that say where it is are support."""
     ranked = rank(candidates)
+    if source_first:
+        # where a reported problem lives: source code first (tests too when asked for)
+        def source(c: Candidate) -> bool:
+            return c.chunk.kind in CODE_CHUNK_KINDS and (tests_asked or not is_test(c.chunk))
+
+        return [c for c in ranked if source(c)] + [c for c in ranked if not source(c)]
     if not code_first:
         return ranked
     terms = token_set(" ".join(plan.intent.terms))

@@ -43,7 +43,8 @@ FAMILIES = {"files": "bm25", "file_bm25": "bm25"}
 
 
 def rrf(lists: Sequence[Ranked], settings: RetrievalSettings,
-        overrides: Mapping[str, float] | None = None) -> list[Fused]:
+        overrides: Mapping[str, float] | None = None,
+        families: Mapping[str, str] = FAMILIES) -> list[Fused]:
     """score(c) = sum over channels of w(channel) / (rrf_k + best rank of c in that channel's
     lists); reasons: best rank per channel."""
     best: dict[tuple[str, str], int] = {}
@@ -58,7 +59,7 @@ def rrf(lists: Sequence[Ranked], settings: RetrievalSettings,
     votes: dict[tuple[str, str], float] = {}
     for (chunk_id, channel), rank in sorted(best.items()):
         weight = channel_weight(channel, settings, overrides)
-        key = (chunk_id, FAMILIES.get(channel, channel))
+        key = (chunk_id, families.get(channel, channel))
         votes[key] = max(votes.get(key, 0.0), weight / (settings.rrf_k + rank))
     scores: dict[str, float] = {}
     for (chunk_id, _family), vote in sorted(votes.items()):
@@ -72,6 +73,60 @@ def rrf(lists: Sequence[Ranked], settings: RetrievalSettings,
            for cid, score in scores.items()]
     out.sort(key=lambda f: (-f.score, f.chunk_id))
     return out
+
+
+# A file's further chunks score this much less per place below the file's own score, so they
+# follow their file and no other file moves.
+FILE_CHUNK_STEP = 1e-7
+
+
+def rrf_files(lists: Sequence[Ranked], chunk_fused: Sequence[Fused], paths: Mapping[str, str],
+              settings: RetrievalSettings, overrides: Mapping[str, float] | None = None,
+              families: Mapping[str, str] = FAMILIES) -> tuple[list[Fused], list[Fused]]:
+    """Reciprocal rank fusion by file: each list ranks the files of its chunks by their first
+    appearance, a file's score sums its channels' votes (one per channel or family, its best
+    rank), and the file is shown by its best chunk in `chunk_fused` (chunk-level order), with
+    that chunk's reasons. Returns (one chunk per file, best file first; the files' other
+    chunks, scored just below their file). Ties: path."""
+    best: dict[tuple[str, str], int] = {}
+    for ranked in lists:
+        rank = 0
+        seen: set[str] = set()
+        for chunk_id in ranked.chunk_ids:
+            path = paths[chunk_id]
+            if path in seen:
+                continue
+            seen.add(path)
+            rank += 1
+            key = (path, ranked.channel)
+            best[key] = min(best.get(key, rank), rank)
+    votes: dict[tuple[str, str], float] = {}
+    for (path, channel), rank in sorted(best.items()):
+        weight = channel_weight(channel, settings, overrides)
+        key = (path, families.get(channel, channel))
+        votes[key] = max(votes.get(key, 0.0), weight / (settings.rrf_k + rank))
+    scores: dict[str, float] = {}
+    for (path, _family), vote in sorted(votes.items()):
+        scores[path] = scores.get(path, 0.0) + vote
+    shown: dict[str, Fused] = {}
+    for fused in chunk_fused:  # best chunk first
+        shown.setdefault(paths[fused.chunk_id], fused)
+    out = [Fused(chunk_id=shown[path].chunk_id, score=round(score, 9),
+                 reasons=shown[path].reasons)
+           for path, score in scores.items() if path in shown]
+    out.sort(key=lambda f: (-f.score, paths[f.chunk_id], f.chunk_id))
+    firsts = {f.chunk_id for f in out}
+    placed: dict[str, int] = {}
+    more: list[Fused] = []
+    for fused in chunk_fused:
+        path = paths[fused.chunk_id]
+        if fused.chunk_id in firsts or path not in scores:
+            continue
+        placed[path] = placed.get(path, 0) + 1
+        more.append(fused.model_copy(update={
+            "score": round(scores[path] - FILE_CHUNK_STEP * placed[path], 9)}))
+    more.sort(key=lambda f: (-f.score, paths[f.chunk_id], f.chunk_id))
+    return out, more
 
 
 def mmr(candidates: Sequence[Fused], tokens: Mapping[str, frozenset[str]], *, lam: float,

@@ -26,7 +26,7 @@ from controller.evidence import (
     is_test,
     rank,
 )
-from controller.fusion import Ranked, mmr, rrf
+from controller.fusion import FAMILIES, Fused, Ranked, mmr, rrf, rrf_files
 from controller.moves import MoveContext, asks_tests, req, requests_for
 from controller.names import question_names
 from controller.reasons import Reason
@@ -76,7 +76,21 @@ class LoopState(Frozen):
     found_reasons: dict[str, tuple[Reason, ...]] = Field(default_factory=dict)
 
 
+def route_settings(plan: RoutePlan, settings: RetrievalSettings) -> RetrievalSettings:
+    """The settings with the route's own overrides (helix.core.policy.RoutePolicy)."""
+    policy = settings.route(plan.intent.route)
+    update: dict[str, int] = {}
+    if policy.rrf_k is not None:
+        update["rrf_k"] = policy.rrf_k
+    if policy.per_step_evidence is not None:
+        update["per_step_evidence"] = policy.per_step_evidence
+    if policy.per_channel_k is not None:
+        update["per_channel_k"] = policy.per_channel_k
+    return settings.model_copy(update=update) if update else settings
+
+
 def initial_state(plan: RoutePlan, settings: RetrievalSettings) -> LoopState:
+    settings = route_settings(plan, settings)
     prefixes: tuple[str, ...] = (plan.intent.scope,) if plan.intent.scope else ()
     if plan.intent.sense and not prefixes:
         from controller.dominance import sense_prefixes
@@ -129,7 +143,7 @@ def _seed(state: LoopState) -> Action:
 
 
 def _identifiers(state: LoopState) -> list[str]:
-    return [name for name, _ in question_names(state.plan)]
+    return [name for name, _ in question_names(state.plan, _policy(state).capitalised_names)]
 
 
 def _expand(state: LoopState) -> Action:
@@ -225,12 +239,23 @@ def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
     step_lists = _lists(results, definition_names(state.plan), asked,
                         definition_first=_policy(state).definition_list)
     lists = (*state.lists, *step_lists)
-    fused = rrf(lists, state.settings, {str(c): w for c, w in _policy(state).weights.items()})
+    policy = _policy(state)
+    weights = {str(c): w for c, w in policy.weights.items()}
+    families = FAMILIES if policy.lexical_family else {}
+    fused = rrf(lists, state.settings, weights, families)
+    files_first: list[Fused] = []
+    if policy.fuse_files:
+        files_first, fused = rrf_files(lists, fused, {cid: c.path for cid, c in pool.items()},
+                                       state.settings, weights, families)
     if not _asks_tests(state) and state.settings.test_weight != 1.0:
         # Tests are supporting evidence unless the question asks about them: scale them down.
-        fused = [f.model_copy(update={"score": round(f.score * state.settings.test_weight, 9)})
-                 if is_test(pool[f.chunk_id]) else f for f in fused]
-        fused.sort(key=lambda f: (-f.score, f.chunk_id))
+        files_first, fused = (
+            sorted((f.model_copy(update={"score": round(f.score * state.settings.test_weight,
+                                                         9)})
+                    if is_test(pool[f.chunk_id]) else f for f in group),
+                   key=lambda f: (-f.score, f.chunk_id))
+            for group in (files_first, fused))
+    fused = [*files_first, *fused]
     held = {c.chunk.id: c for c in state.evidence}
     updated = dict(held)
     for f in fused:
@@ -247,7 +272,13 @@ def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
     tokens = {f.chunk_id: token_set(pool[f.chunk_id].text) for f in eligible}
     tokens.update({cid: token_set(c.chunk.text) for cid, c in held.items()})
     room = min(limit, state.settings.max_evidence - len(held))
-    new = mmr(eligible, tokens, lam=state.settings.mmr_lambda, limit=room, selected=sorted(held))
+    if policy.fuse_files:
+        # by file: every file's best chunk in file order first, then, while there is room,
+        # the files' further chunks (a small repository's few files say more than one chunk)
+        new = eligible[:room]
+    else:
+        new = mmr(eligible, tokens, lam=state.settings.mmr_lambda, limit=room,
+                  selected=sorted(held))
     order = [c.chunk.id for c in state.evidence]
     for f in new:
         extra = (extra_reason or {}).get(f.chunk_id)

@@ -56,10 +56,12 @@ def subject_queries(ctx: MoveContext) -> list[str]:
 def asks_tests(plan: RoutePlan, settings: RetrievalSettings,
                prefixes: tuple[str, ...] = ()) -> bool:
     """The question is about tests (or, by its route's policy, tests are part of the answer)."""
-    if settings.route(plan.intent.route).asks_tests:
+    policy = settings.route(plan.intent.route)
+    if policy.asks_tests or any("test" in p for p in prefixes):
         return True
-    return bool(TEST_WORDS & {t.lower() for t in plan.intent.terms}) or any(
-        "test" in p for p in (*prefixes, *plan.intent.path_hints))
+    return policy.test_words_ask_tests and (
+        bool(TEST_WORDS & {t.lower() for t in plan.intent.terms})
+        or any("test" in p for p in plan.intent.path_hints))
 
 
 def req(ctx: MoveContext, channel: str, query: str, kinds: tuple[str, ...] = (),
@@ -69,16 +71,17 @@ def req(ctx: MoveContext, channel: str, query: str, kinds: tuple[str, ...] = (),
 
 
 def files_request(ctx: MoveContext, query: str,
-                  channel: Literal["files", "file_bm25"] = "files") -> Request:
+                  channel: Literal["files", "file_bm25"] = "files",
+                  kinds: tuple[str, ...] = ()) -> Request:
     """Files pooled from BM25 hits, or ranked by whole-file BM25 (`file_bm25`); test files
     only when the question asks about tests."""
-    return Request(channel=channel, query=query, k=ctx.settings.per_channel_k,
+    return Request(channel=channel, query=query, k=ctx.settings.per_channel_k, kinds=kinds,
                    prefixes=ctx.prefixes,
                    no_tests=not asks_tests(ctx.plan, ctx.settings, ctx.prefixes))
 
 
 def names(ctx: MoveContext) -> list[tuple[str, tuple[str, ...]]]:
-    return question_names(ctx.plan)
+    return question_names(ctx.plan, ctx.policy.capitalised_names)
 
 
 def symbol_requests(ctx: MoveContext, fuzzy_ok: bool) -> list[Request]:
@@ -109,6 +112,14 @@ def _files(ctx: MoveContext) -> list[Request]:
 
 def _file_bm25(ctx: MoveContext) -> list[Request]:
     return [files_request(ctx, _question_text(ctx), "file_bm25")]
+
+
+def _code_files(ctx: MoveContext) -> list[Request]:
+    return [files_request(ctx, _question_text(ctx), "files", CODE_CHUNK_KINDS)]
+
+
+def _code_file_bm25(ctx: MoveContext) -> list[Request]:
+    return [files_request(ctx, _question_text(ctx), "file_bm25", CODE_CHUNK_KINDS)]
 
 
 def _action_code(ctx: MoveContext) -> list[Request]:
@@ -213,6 +224,16 @@ def _graph(ctx: MoveContext) -> list[Request]:
             for c in defs[:ctx.settings.pools.graph_seeds * 2]]
 
 
+def _path_words(ctx: MoveContext) -> list[Request]:
+    return [Request(channel="path_words", query=_question_text(ctx), k=ctx.settings.per_channel_k,
+                    kinds=CODE_CHUNK_KINDS, prefixes=ctx.prefixes,
+                    no_tests=not asks_tests(ctx.plan, ctx.settings, ctx.prefixes))]
+
+
+def _test_targets(ctx: MoveContext) -> list[Request]:
+    return [req(ctx, "test_targets", _question_text(ctx))]
+
+
 MOVES: dict[Move, Callable[[MoveContext], list[Request]]] = {
     "doc_bm25": _doc_bm25, "doc_dense": _doc_dense, "files": _files, "file_bm25": _file_bm25,
     "action_code": _action_code, "symbols": _symbols, "refs": _refs,
@@ -220,6 +241,8 @@ MOVES: dict[Move, Callable[[MoveContext], list[Request]]] = {
     "heading_bm25": _heading_bm25, "stem_bm25": _stem_bm25, "symbols_fuzzy": _symbols_fuzzy,
     "lead_symbols": _lead_symbols, "dense": _dense, "files_terms": _files_terms,
     "code_bm25": _code_bm25, "code_dense": _code_dense, "graph": _graph,
+    "path_words": _path_words, "test_targets": _test_targets, "code_files": _code_files,
+    "code_file_bm25": _code_file_bm25,
 }
 
 

@@ -10,6 +10,10 @@ from controller.text import is_identifier, phrase_tokens, symbol_variants
 
 SINGLE_WORD_ROUTES = ("definition", "location")  # short subjects: each word may be a name
 MIN_NAME_CHARS = 4
+# A name is spelled from at most this many words of a subject ("edge betweenness centrality"):
+# longer runs name nothing, and every run of a long subject would cost O(words^3).
+MAX_NAME_WORDS = 5
+MAX_SUBJECT_WORDS = 12  # words of one subject looked through for names
 NAME_SLOTS = ("term", "target", "symbol", "quantity", "owner", "x", "y")
 
 
@@ -19,19 +23,21 @@ def class_like(word: str) -> bool:
     return len(word) >= 3 and word[0].isupper() and word[1:].islower() and word.isalpha()
 
 
-def question_names(plan: RoutePlan) -> list[tuple[str, tuple[str, ...]]]:
+def question_names(plan: RoutePlan,
+                   capitalised: bool = True) -> list[tuple[str, tuple[str, ...]]]:
     """Names a definition could carry, each with the words its span must also show: spelled
     identifiers and capitalised words, code spellings of the subject and of its contiguous
     sub-phrases ("mirror radiation pressure" -> radiation_pressure), and for a two-word subject
     of a definition or location question each word, kept only if the span mentions the other
     ("denoise stage"). First occurrence wins."""
     out: list[tuple[str, tuple[str, ...]]] = [
-        (t, ()) for t in plan.intent.terms if is_identifier(t) or class_like(t)]
+        (t, ()) for t in plan.intent.terms
+        if is_identifier(t) or (capitalised and class_like(t))]
     route = plan.intent.route
     for slot in NAME_SLOTS:
         for phrase in plan.subjects.get(slot, ()):
-            words = phrase.split()
-            for size in range(len(words), 1, -1):
+            words = phrase.split()[:MAX_SUBJECT_WORDS]
+            for size in range(min(len(words), MAX_NAME_WORDS), 1, -1):
                 for start in range(len(words) - size + 1):
                     out += [(v, ()) for v in symbol_variants(" ".join(words[start:start + size]))]
             if len(words) == 1:

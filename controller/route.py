@@ -10,12 +10,15 @@ Routes and the slots each needs (a slot is covered when evidence actually shows 
     value_check  "is X in U", "what is the default of X"           quantity, unit_or_value
     usage        "who calls X", "how is X used", "examples of X"   symbol, call_sites
     doc_summary  "what does document D say about T"                document, topic
+    issue        a bug report, traceback or change description     topic, location
+                 (its shape decides: controller.issue_text)
 """
 
 from __future__ import annotations
 
 import re
 
+from controller.issue_text import frame_names, frame_paths, headline, is_change_or_bug, is_pasted
 from controller.text import is_identifier
 from helix.core.envelope import Intent, Route
 from helix.core.schemas import Frozen
@@ -28,6 +31,7 @@ SLOTS: dict[Route, tuple[str, ...]] = {
     "value_check": ("quantity", "unit_or_value"),
     "usage": ("symbol", "call_sites"),
     "doc_summary": ("document", "topic"),
+    "issue": ("topic", "location"),
 }
 
 # English words that never carry the subject of a repository question.
@@ -128,7 +132,9 @@ _PATTERNS: tuple[tuple[Route, re.Pattern[str]], ...] = (
 )
 # "the default theme used by Syntax for highlighting code": the owner ends at the clause
 _OWNER_TAIL = re.compile(r"\s+(?:for|when|if|while|to|so|because|during|unless)\s", _FLAGS)
-_SCOPE = re.compile(r"\b(?:in|under|within|inside)\s+`?(?P<scope>[\w.-]+(?:/[\w.-]+)*/)`?", _FLAGS)
+# "in tests/", "under indexers/": a directory (the slash ends the name: "in HTTP/1.1" is not one)
+_SCOPE = re.compile(
+    r"\b(?:in|under|within|inside)\s+`?(?P<scope>[\w.-]+(?:/[\w.-]+)*/)(?![\w.-])`?", _FLAGS)
 _BACKTICK = re.compile(r"`([^`]+)`")
 _QUOTED = re.compile(r"\"([^\"]+)\"|'([^']{2,})'")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*|\d+(?:\.\d+)?")
@@ -223,13 +229,16 @@ def route_question(question: str, *, scope: str | None = None,
                    sense: str | None = None) -> RoutePlan:
     """Classify `question` and name the slots its answer needs. Total: every question routes."""
     text = " ".join(question.split())
-    scope_match = _SCOPE.search(text)
+    # A pasted report (traceback, several lines, many words) is an issue whatever it says; its
+    # "in src/x/" is part of the story, not a scope the user set.
+    pasted = is_pasted(question)
+    scope_match = None if pasted else _SCOPE.search(text)
     if scope is None and scope_match:
         scope = scope_match.group("scope")
     body = _SCOPE.sub("", text).strip() if scope_match else text
     route: Route = "explanation"
     groups: dict[str, str] = {}
-    for candidate, pattern in _PATTERNS:
+    for candidate, pattern in () if pasted else _PATTERNS:
         match = pattern.match(body)
         if match:
             route = candidate
@@ -238,7 +247,14 @@ def route_question(question: str, *, scope: str | None = None,
                 groups["quantity"] = f"{groups.pop('owner', '')} {groups.pop('noun')}".strip()
             break
     terms = _terms(body)
-    if not groups:
+    hints = _path_hints(body)
+    if not groups and (pasted or is_change_or_bug(question)):
+        # A report or a change: where in the code it lives. Frames name files and functions.
+        route = "issue"
+        terms = tuple(dict.fromkeys((*frame_names(question), *terms)))
+        hints = tuple(dict.fromkeys((*hints, *frame_paths(question))))
+        groups = {"topic": " ".join(_content(headline(question))) or " ".join(terms[:6])}
+    elif not groups:
         # No pattern: a bare word or phrase is a definition request, anything longer explains.
         words = _content(body)
         route = "definition" if 0 < len(words) <= SHORT_QUESTION_WORDS else "explanation"
@@ -275,7 +291,7 @@ def route_question(question: str, *, scope: str | None = None,
             and not is_identifier(main[0]) and not _path_hints(body) and scope is None
             and len(_content(body)) <= SHORT_QUESTION_WORDS):
         ambiguous = main[0].lower()
-    intent = Intent(route=route, slots=slots, terms=terms, path_hints=_path_hints(body),
+    intent = Intent(route=route, slots=slots, terms=terms, path_hints=hints,
                     scope=scope, sense=sense)
     action_match = _ACTION.search(body) if route == "location" else None
     return RoutePlan(intent=intent, subjects=subjects, doc_words=doc_words, unit=unit,

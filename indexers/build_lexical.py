@@ -27,6 +27,7 @@ import numpy as np
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.errors import IndexCorruptError
 from helix.core.schemas import Chunk, FileRecord
+from indexers.bm25 import bm25_text_for
 from indexers.formats import PART_GRAPH_DB, PART_ROWS, CachedParse, RefRow
 from indexers.graph import GraphSummary
 from indexers.previous import Previous
@@ -108,10 +109,10 @@ def _parse_one(record: FileRecord, text: str, settings: IndexSettings,
 
 
 def bm25_text(chunk: Chunk) -> str:
-    # Parent headings are not in a section's own text; they locate it.
-    if chunk.heading_path:
-        return " / ".join(chunk.heading_path) + "\n" + chunk.text
-    return chunk.text
+    """What BM25 indexes for a chunk (`indexers.bm25.bm25_text_for`): its path, qualified name
+    and heading path before its text, so names that live only in a path or an enclosing class
+    are found (and the whole-file index, built from these tokens, knows each file's path)."""
+    return bm25_text_for(chunk)
 
 
 def _graph(records: Sequence[FileRecord], rows: RowReader, tree_nodes: Sequence[TreeNode],

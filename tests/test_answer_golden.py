@@ -22,6 +22,9 @@ LONG_QUESTION = ("When I call fetch on a flaky server the download sometimes han
                  "time before it fails, and sometimes it gives up at once on a 404 response "
                  "without trying again, why does that happen and can the waiting be made "
                  "shorter?")
+TRACEBACK = ("fetch gives up too early\n\nTraceback (most recent call last):\n"
+             '  File "/srv/app/fetchy/client.py", line 20, in fetch\n'
+             "    raise RuntimeError('gave up')\nRuntimeError: gave up\n")
 # name -> (fixture, question)
 CASES: dict[str, tuple[str, str]] = {
     "definition_class": ("continuity_repo", "what is BM25Index?"),
@@ -31,7 +34,8 @@ CASES: dict[str, tuple[str, str]] = {
     "location_past_changelog": ("answer_repo", "where is the retry policy decided?"),
     "explanation_code": ("continuity_repo", "how does the tokenizer split words?"),
     "explanation_past_changelog": ("answer_repo", "how does the retry policy work?"),
-    "explanation_long_question": ("answer_repo", LONG_QUESTION),
+    "issue_long_question": ("answer_repo", LONG_QUESTION),
+    "issue_traceback": ("answer_repo", TRACEBACK),
     "relation": ("matrix_repo", "How does the phase lock relate to the optical cavity?"),
     "value_unit": ("matrix_repo", "Is the mirror radiation pressure in pascals?"),
     "value_default": ("matrix_repo", "what is the default finesse target?"),
@@ -45,7 +49,7 @@ CASES: dict[str, tuple[str, str]] = {
                       "where is the zyxwvut quantum flux capacitor configured?"),
 }
 ROUTES = {"definition", "location", "explanation", "relation", "value_check", "usage",
-          "doc_summary"}
+          "doc_summary", "issue"}
 
 
 @pytest.fixture(scope="module")

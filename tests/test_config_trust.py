@@ -214,7 +214,7 @@ def test_defaults_are_unchanged_and_valid() -> None:
     assert HelixConfig().retrieval.max_steps == 4 and HelixConfig().retrieval.rrf_k == 60
     # (moved once on purpose: the retrieval policy tables joined the settings)
     assert HelixConfig().evidence_hash == (
-        "sha256:fc258c5351cd8ad96d5f7d12bade3f4d141843614e5148cfd28cf72e4ee1188c")
+        "sha256:a0f8c13b227d5ffd3312a685162cdd6ddd7401a838e1b204dda60ae448f4ce5b")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

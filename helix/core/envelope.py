@@ -14,7 +14,7 @@ from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 from helix.core.schemas import Frozen
 
 Route = Literal["definition", "location", "explanation", "relation", "value_check", "usage",
-                "doc_summary"]
+                "doc_summary", "issue"]
 StopReason = Literal["coverage_ok", "budget_exhausted", "dominance_split", "no_new_evidence"]
 EvidenceKind = Literal["definition", "contract", "entrypoint", "test", "doc", "code", "tree"]
 AnswerMode = Literal["dry_run", "deterministic", "llm", "fallback", "clarify", "continuity"]

@@ -27,6 +27,10 @@ Moves (what one phase asks the index for; requests go out in the order listed):
             code_dense     the dense channel over code
             symbols_fuzzy  as above
             graph          1-hop graph neighbours of the best definitions
+    any     code_files     `files` over code chunks only (source files, pooled)
+            code_file_bm25 `file_bm25` over source files only
+            path_words     files whose path words (directories, stem) the question uses
+            test_targets   the definitions the tests most like the question exercise
 """
 
 from __future__ import annotations
@@ -39,15 +43,16 @@ Move = Literal[
     "doc_bm25", "doc_dense", "files", "file_bm25", "action_code", "symbols", "refs",
     "path_hints", "module_paths", "doc_path",
     "heading_bm25", "stem_bm25", "symbols_fuzzy", "lead_symbols", "dense", "files_terms",
-    "code_bm25", "code_dense", "graph",
+    "code_bm25", "code_dense", "graph", "path_words", "test_targets", "code_files",
+    "code_file_bm25",
 ]
 RouteName = Literal["definition", "location", "explanation", "relation", "value_check", "usage",
-                    "doc_summary"]
+                    "doc_summary", "issue"]
 ROUTE_NAMES: tuple[RouteName, ...] = ("definition", "location", "explanation", "relation",
-                                      "value_check", "usage", "doc_summary")
+                                      "value_check", "usage", "doc_summary", "issue")
 # Fusion channels a route may re-weight (the `w_*` settings are the defaults).
 Channel = Literal["bm25", "dense", "symbol", "path", "graph", "refs", "files", "file_bm25",
-                  "definition", "related", "tree", "sense"]
+                  "path_words", "test_targets", "definition", "related", "tree", "sense"]
 
 
 class _Frozen(BaseModel):
@@ -64,10 +69,30 @@ class RoutePolicy(_Frozen):
     definition_list: bool = True
     # tests are part of the answer (never scaled down by `test_weight`)
     asks_tests: bool = False
+    # the question's own words ("tests", a tests/ path) say it asks about tests; off for a
+    # pasted report, whose story mentions tests without asking for them (a scope still does)
+    test_words_ask_tests: bool = True
     # the final order puts code definitions that name the question's terms first
     code_first: bool = False
+    # the final order puts source code (not docs, not tests unless asked) first: where a
+    # reported problem or change lives
+    source_first: bool = False
+    # a capitalised word inside the question is looked up as a class name (in a pasted
+    # report, sentence starts and prose capitals are not)
+    capitalised_names: bool = True
     # channel -> weight, over the `w_*` defaults
     weights: dict[Channel, float] = Field(default_factory=dict)
+    # BM25 over chunks, pooled per file and over whole files are one lexical vote (the best);
+    # off: each is a vote of its own
+    lexical_family: bool = True
+    # fuse channel lists by FILE (each list ranks files by their first chunk; a file's votes
+    # add up whichever of its chunks each channel found), each file shown by its best chunk:
+    # where a report lives is a file, and one chunk per file keeps the evidence broad
+    fuse_files: bool = False
+    # over the retrieval settings for this route (None: the setting)
+    rrf_k: int | None = Field(default=None, ge=0, le=100_000)
+    per_step_evidence: int | None = Field(default=None, ge=1, le=10_000)
+    per_channel_k: int | None = Field(default=None, ge=1, le=10_000)
 
     @model_validator(mode="after")
     def _weights_are_finite(self) -> RoutePolicy:
@@ -88,6 +113,13 @@ _SEED_WHOLE_FILES: tuple[Move, ...] = ("doc_bm25", "doc_dense", "files", "file_b
 # A usage question has its own tool (reference sites): whole files would drown it.
 _SEED_USAGE: tuple[Move, ...] = ("doc_bm25", "doc_dense", "symbols", "refs", "path_hints",
                                  "module_paths", "doc_path")
+# A report or change: the code it concerns, in one step. Source files by BM25 over their
+# chunks (pooled) and as wholes, the dense channel over code, files whose path words the text
+# uses, what the tests most like it exercise, the names and files it spells.
+# (`code_bm25`, chunk by chunk, has no vote here: it brings the files' further chunks.)
+_SEED_ISSUE: tuple[Move, ...] = ("code_files", "code_file_bm25", "code_dense", "path_words",
+                                 "test_targets", "symbols", "path_hints", "module_paths",
+                                 "code_bm25")
 _EXPAND: tuple[Move, ...] = ("heading_bm25", "stem_bm25", "symbols_fuzzy", "lead_symbols",
                              "dense", "files_terms")
 _EXPAND_USAGE: tuple[Move, ...] = ("heading_bm25", "stem_bm25", "symbols_fuzzy",
@@ -108,6 +140,15 @@ def default_routes() -> dict[RouteName, RoutePolicy]:
         "usage": RoutePolicy(seed=_SEED_USAGE, expand=_EXPAND_USAGE, widen=_WIDEN,
                              definition_list=False, asks_tests=True),
         "doc_summary": plain,
+        # measured on the history benchmark's tuning repositories (file-level fusion of the
+        # channels, see benchmarks/history_tune.py); the held-out ones were never scored here
+        "issue": RoutePolicy(seed=_SEED_ISSUE, expand=(), widen=(), source_first=True,
+                             capitalised_names=False, test_words_ask_tests=False,
+                             lexical_family=False, fuse_files=True, rrf_k=10,
+                             per_step_evidence=24, per_channel_k=60,
+                             weights={"files": 1.5, "file_bm25": 1.5, "dense": 0.5,
+                                      "path_words": 0.3, "test_targets": 0.3, "symbol": 0.5,
+                                      "definition": 0.5, "related": 0.3, "bm25": 0.0}),
     }
 
 
@@ -132,6 +173,11 @@ class Pools(_Frozen):
     # doc spans (best first) whose named identifiers alignment resolves, and tests per symbol
     align_docs: int = Field(default=4, ge=0, le=1000)
     align_tests_per_symbol: int = Field(default=1, ge=0, le=100)
+    # path_words: query words shorter than this never match a path word
+    path_word_min_chars: int = Field(default=3, ge=1, le=100)
+    # test_targets: BM25 hits looked through for tests, and tests whose targets are taken
+    test_pool: int = Field(default=200, ge=1, le=100_000)
+    test_seeds: int = Field(default=10, ge=0, le=1000)
 
 
 class CompactionPolicy(_Frozen):

@@ -1,0 +1,136 @@
+"""Texts that report a problem or describe a change: bug reports, tracebacks, commit messages.
+
+Such a text asks where in the code the problem or change lives (the `issue` route) whatever its
+wording: its shape decides, not a question pattern. The exact-match signals it carries
+(traceback frames: file paths and function names; error names; quoted code) are pulled out
+here so the controller can look them up by name while BM25 and the dense channel read the
+prose. Pure functions of the text.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A pasted report: longer than any question a person types, or several lines.
+ISSUE_MIN_WORDS = 30
+ISSUE_MIN_LINES = 2
+# Python, JavaScript/Java and Go stack frames, and "SomeError: message" lines.
+_PY_FRAME = re.compile(
+    r'^\s*File "(?P<path>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<func>[\w.<>]+))?', re.M)
+_AT_FRAME = re.compile(r"^\s*at (?:(?P<func>[\w.$<>]+) \()?(?P<path>[^\s():]+\.\w+):(?P<line>\d+)",
+                       re.M)
+_GO_FRAME = re.compile(r"^\s*(?P<path>[^\s:]+\.go):(?P<line>\d+)", re.M)
+_ERROR_NAME = re.compile(r"\b(?P<name>[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt))\b")
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\s*File \"[^\"]+\", line \d+|"
+                        r"^\s+at [\w.$<>]+ \(|^\w+(?:\.\w+)*(?:Error|Exception): ", re.M)
+# The lead verb of a change description or a conventional-commit prefix ("fix:", "feat(x):").
+_PREFIX = r"(?:\[[^\]]{1,30}\]\s*|[a-z]+(?:\([\w./-]{1,30}\))?!?:\s*)?"
+_CHANGE_VERBS = (
+    r"fix(?:e[sd])?|add(?:s|ed)?|remov(?:e[sd]?)|drop(?:s|ped)?|support(?:s|ed)?|"
+    r"allow(?:s|ed)?|handl(?:e[sd]?)|rais(?:e[sd]?)|avoid(?:s|ed)?|prevent(?:s|ed)?|"
+    r"ensur(?:e[sd]?)|make[s]?|made|updat(?:e[sd]?)|improv(?:e[sd]?)|implement(?:s|ed)?|"
+    r"refactor(?:s|ed)?|renam(?:e[sd]?)|mov(?:e[sd]?)|replac(?:e[sd]?)|deprecat(?:e[sd]?)|"
+    r"correct(?:s|ed)?|chang(?:e[sd]?)|use[sd]?|don'?t|do not|stop(?:s|ped)?|"
+    r"introduc(?:e[sd]?)|expos(?:e[sd]?)|accept(?:s|ed)?|respect(?:s|ed)?|reject(?:s|ed)?|"
+    r"revert(?:s|ed)?|tweak(?:s|ed)?|simplif(?:y|ies|ied)|clean(?:s|ed)?|skip(?:s|ped)?|"
+    r"warn(?:s|ed)?|enabl(?:e[sd]?)|disabl(?:e[sd]?)|restor(?:e[sd]?)|reinstat(?:e[sd]?)|"
+    r"preserv(?:e[sd]?)|normali[sz](?:e[sd]?)|migrat(?:e[sd]?)|extend(?:s|ed)?|"
+    r"rewrit(?:e|es|ten)|rework(?:s|ed)?|speed(?:s)? up|optimi[sz](?:e[sd]?)|"
+    r"propagat(?:e[sd]?)|pass(?:es|ed)?|return(?:s|ed)?|revis(?:e[sd]?)|annotat(?:e[sd]?)|"
+    r"freez(?:e|es)|froze|pin(?:s|ned)?|bump(?:s|ed)?|tid(?:y|ies|ied)|document(?:s|ed)?|"
+    r"mention(?:s|ed)?|adjust(?:s|ed)?|tighten(?:s|ed)?|loosen(?:s|ed)?|relax(?:es|ed)?|"
+    r"reorgani[sz](?:e[sd]?)|split(?:s)?|extract(?:s|ed)?|inlin(?:e[sd]?)|wrap(?:s|ped)?|"
+    r"unif(?:y|ies|ied)|consolidat(?:e[sd]?)|generali[sz](?:e[sd]?)|expand(?:s|ed)?|"
+    r"increas(?:e[sd]?)|decreas(?:e[sd]?)|reduc(?:e[sd]?)|convert(?:s|ed)?|"
+    r"switch(?:es|ed)?|moderni[sz](?:e[sd]?)|dedup(?:licat(?:e[sd]?))?|"
+    r"guard(?:s|ed)?|check(?:s|ed)?|validat(?:e[sd]?)|catch(?:es)?|caught|resolv(?:e[sd]?)|"
+    r"address(?:es|ed)?|work(?:s|ed)? ?around|re-?enabl(?:e[sd]?)|re-?add(?:s|ed)?|"
+    r"reimplement(?:s|ed)?|overrid(?:e|es|den)|silenc(?:e[sd]?)|suppress(?:es|ed)?|"
+    r"emit(?:s|ted)?|hide[sd]?|hid(?:den)?|declar(?:e[sd]?)")
+# Nouns that name a change ("Small refactor to adjust PR", "Improvements to puppet").
+_CHANGE_NOUNS = (r"improvements?|refactor(?:ing)?|clean-?ups?|typos?|tweaks?|changes?|fix(?:es)?|"
+                 r"support|workarounds?|regressions?|optimi[sz]ations?|rewrites?|renames?|"
+                 r"deprecations?|annotations?|type hints?")
+_CHANGE_LEAD = re.compile(rf"^{_PREFIX}(?:\S+\s+){{0,3}}?(?:{_CHANGE_VERBS}|{_CHANGE_NOUNS})\b",
+                          re.I)
+_TROUBLE = re.compile(
+    r"\b(?:bug|crash(?:es|ed)?|fail(?:s|ed|ing|ure)?|broken|breaks?|error|exception|"
+    r"regression|wrong(?:ly)?|incorrect(?:ly)?|unexpected(?:ly)?|hangs?|leak(?:s|ed)?|"
+    r"doesn'?t work|does not work|not working|no longer)\b", re.I)
+# Question openers: a text that starts like a question stays a question, however it ends.
+_QUESTION_LEAD = re.compile(
+    r"^(?:who|what|which|where|when|why|how|is|are|does|do|did|can|could|should|would|will|"
+    r"explain|describe|define|show|list|find|locate|summari[sz]e|tell)\b", re.I)
+_WORD = re.compile(r"\S+")
+MIN_LEAD_WORDS = 3  # "Fix X" is a commit subject; a lone "fix" is not a report
+MIN_STATEMENT_WORDS = 4  # a statement this long that no question pattern took
+
+
+def _lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def is_pasted(text: str) -> bool:
+    """A report pasted whole: a traceback, several lines, or more words than a question."""
+    return bool(_TRACEBACK.search(text)) or len(_lines(text)) >= ISSUE_MIN_LINES or len(
+        _WORD.findall(text)) >= ISSUE_MIN_WORDS
+
+
+def is_change_or_bug(text: str) -> bool:
+    """A text that is not a question: a change ("Fix timeout handling in the pool"), a problem
+    ("pool hangs when the server closes the connection"), or any statement of four words or
+    more that no question pattern took ("utf-8 is better for default multipart encoding"):
+    what it asks is where in the code that lives. Measured on the history benchmark's tuning
+    repositories, the four-word rule routes 26 more commit messages here (Acc@5 0.77 ->
+    0.79) and no question of the other suites."""
+    body = " ".join(text.split())
+    if _QUESTION_LEAD.match(body) or body.endswith("?"):
+        return False
+    words = _WORD.findall(body)
+    return len(words) >= MIN_STATEMENT_WORDS or (len(words) >= MIN_LEAD_WORDS and bool(
+        _CHANGE_LEAD.match(body) or _TROUBLE.search(body)))
+
+
+def frame_paths(text: str) -> list[str]:
+    """Files named by stack frames, as the repository would name them: the last two path
+    parts, package and module (`/usr/lib/python3/site-packages/httpx/_client.py` ->
+    `httpx/_client.py`, which also names `src/httpx/_client.py`), first seen first."""
+    out: dict[str, None] = {}
+    for pattern in (_PY_FRAME, _AT_FRAME, _GO_FRAME):
+        for match in pattern.finditer(text):
+            parts = [p for p in re.split(r"[\\/]", match.group("path")) if p and p != "."]
+            if parts and not parts[-1].startswith("<"):
+                out["/".join(parts[-2:])] = None
+    return list(out)
+
+
+def frame_names(text: str) -> list[str]:
+    """Functions named by stack frames, and error class names, first seen first."""
+    out: dict[str, None] = {}
+    for pattern in (_PY_FRAME, _AT_FRAME):
+        for match in pattern.finditer(text):
+            func = match.groupdict().get("func") or ""
+            name = func.rsplit(".", 1)[-1]
+            if name and not name.startswith("<"):
+                out[name] = None
+    for match in _ERROR_NAME.finditer(text):
+        out[match.group("name")] = None
+    return list(out)
+
+
+_ERROR_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)\b.*")
+_SCAFFOLD = re.compile(r"^(?:Traceback \(most recent call last\)|During handling of|The above "
+                       r"exception)|^\s")
+
+
+def headline(text: str, max_words: int = 12) -> str:
+    """What the report is about, cut to `max_words`: its first line (a commit subject, an
+    issue title), or for a bare traceback the error it ends with."""
+    lines = _lines(text)
+    prose = [line for line in lines if not _SCAFFOLD.match(line) and not _PY_FRAME.match(line)]
+    errors = [line for line in prose if _ERROR_LINE.match(line)]
+    if _TRACEBACK.search(text) and errors and prose and prose[0] in errors:
+        first = errors[-1]
+    else:
+        first = prose[0] if prose else (lines[0] if lines else "")
+    return " ".join(_WORD.findall(first)[:max_words])
