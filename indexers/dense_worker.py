@@ -270,7 +270,7 @@ def run(root: Path, store: IndexStore, config: HelixConfig, *,
         _path(store, WORKER_REFRESH).unlink()  # a request to an earlier worker: served
     asked = should_stop
 
-    def should_stop() -> bool:
+    def stop_or_refresh() -> bool:
         return asked() or _refresh_wanted(store)
 
     def on_batch(info: dict[str, Any]) -> None:
@@ -278,8 +278,8 @@ def run(root: Path, store: IndexStore, config: HelixConfig, *,
         write_state(store, state)
 
     try:
-        with _writer_lock(store, lock_wait_s, should_stop):
-            if should_stop():
+        with _writer_lock(store, lock_wait_s, stop_or_refresh):
+            if stop_or_refresh():
                 state.update(status="stopped", updated=time.time())
                 write_state(store, state)
                 return state
@@ -287,7 +287,7 @@ def run(root: Path, store: IndexStore, config: HelixConfig, *,
             state.update(status="embedding", generation=current.name if current else None)
             write_state(store, state)
             final = complete_dense(store, root, config, embedder=embedder,
-                                   should_stop=should_stop, on_batch=on_batch)
+                                   should_stop=stop_or_refresh, on_batch=on_batch)
     except Exception as exc:  # recorded for `helix status`; the generation stays whole
         error = str(exc) if isinstance(exc, HelixError | OSError) else (
             f"internal error: {type(exc).__name__}: {exc}")
