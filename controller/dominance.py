@@ -27,7 +27,8 @@ _CODE_NOISE_TEXT = ("def class return self none true false import from str int f
                     "list tuple len assert init args kwargs lambda yield async await print md "
                     "json txt rst")
 CODE_NOISE = frozenset(_CODE_NOISE_TEXT.split())
-CONTEXT_LINES = 2  # lines either side of a mention that form its context
+# lines either side of a mention that form its context: `retrieval.sense_context_lines`
+CONTEXT_LINES = 2
 
 
 class Sense(Frozen):
@@ -51,14 +52,13 @@ def _mentions(chunk: Chunk, term: str) -> bool:
     return contains_phrase(token_set(f"{chunk.text} {' '.join(chunk.heading_path)}"), term)
 
 
-def _context(chunk: Chunk, term: str) -> frozenset[str]:
+def _context(chunk: Chunk, term: str, around: int = CONTEXT_LINES) -> frozenset[str]:
     need = set(phrase_tokens(term))
     lines = chunk.text.splitlines()
     keep: set[int] = set()
     for number, line in enumerate(lines):
         if need & token_set(line):
-            keep.update(range(max(0, number - CONTEXT_LINES),
-                              min(len(lines), number + CONTEXT_LINES + 1)))
+            keep.update(range(max(0, number - around), min(len(lines), number + around + 1)))
     text = " ".join(lines[i] for i in sorted(keep))
     text += " " + " ".join(chunk.heading_path) + " " + (chunk.symbol or "")
     return frozenset(t for t in token_set(text) if t not in need and not t.isdigit())
@@ -95,7 +95,8 @@ def detect_senses(term: str, chunks: Sequence[Chunk], settings: RetrievalSetting
     for chunk in (m for m in mentions if not is_test(m)):
         by_file.setdefault(chunk.path, []).append(chunk)
     files = sorted(by_file)
-    context = {f: frozenset().union(*(_context(c, term) for c in by_file[f]),
+    context = {f: frozenset().union(*(_context(c, term, settings.sense_context_lines)
+                                      for c in by_file[f]),
                                     _path_words(f) - need) for f in files}
     # Files that import, call or test one another are one sense before any word is compared.
     group = {f: f for f in files}
@@ -157,14 +158,15 @@ def detect_senses(term: str, chunks: Sequence[Chunk], settings: RetrievalSetting
     return senses
 
 
-def assign(chunk: Chunk, term: str, senses: Sequence[Sense]) -> str | None:
+def assign(chunk: Chunk, term: str, senses: Sequence[Sense],
+           around: int = CONTEXT_LINES) -> str | None:
     """The sense a chunk mentioning `term` belongs to: its file's sense, else the closest one."""
     if not _mentions(chunk, term) or not senses:
         return None
     for sense in senses:
         if chunk.path in sense.prefixes:
             return sense.key
-    ctx = _context(chunk, term) | (_path_words(chunk.path) - set(phrase_tokens(term)))
+    ctx = _context(chunk, term, around) | (_path_words(chunk.path) - set(phrase_tokens(term)))
     return max(senses, key=lambda s: (round(jaccard(ctx, s.context), 9), -len(s.key), s.key)).key
 
 
@@ -200,7 +202,7 @@ def score_senses(senses: Sequence[Sense], term: str,
         mass: set[str] = set()
         proofs: set[str] = set()
         for chunk in retrieved.get(sense.key, ()):
-            if assign(chunk, term, senses) != sense.key:
+            if assign(chunk, term, senses, settings.sense_context_lines) != sense.key:
                 continue
             mass.add(chunk.id)
             if _proves(chunk, term, names):

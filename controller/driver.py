@@ -156,7 +156,7 @@ def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
     `trace` receives the live trace (see `Trace`); it never changes the result."""
     started = clock.monotonic()
     timings: dict[str, float] = {}
-    plan = route_question(question, scope=scope, sense=sense)
+    plan = route_question(question, scope=scope, sense=sense, routing=config.retrieval.routing)
     state = _run_loop(initial_state(plan, config.retrieval), index, query_embedder, clock,
                       started, timings, trace)
     t = clock.monotonic()

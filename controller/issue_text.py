@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 
-# A pasted report: longer than any question a person types, or several lines.
-ISSUE_MIN_WORDS = 30
-ISSUE_MIN_LINES = 2
+from helix.core.policy import RoutingPolicy
+
+# A pasted report: longer than any question a person types, or several lines (the numbers
+# are policy: helix.core.policy.RoutingPolicy).
+DEFAULT = RoutingPolicy()
 # Python, JavaScript/Java and Go stack frames, and "SomeError: message" lines.
 _PY_FRAME = re.compile(
     r'^\s*File "(?P<path>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<func>[\w.<>]+))?', re.M)
@@ -62,21 +64,19 @@ _QUESTION_LEAD = re.compile(
     r"^(?:who|what|which|where|when|why|how|is|are|does|do|did|can|could|should|would|will|"
     r"explain|describe|define|show|list|find|locate|summari[sz]e|tell)\b", re.I)
 _WORD = re.compile(r"\S+")
-MIN_LEAD_WORDS = 3  # "Fix X" is a commit subject; a lone "fix" is not a report
-MIN_STATEMENT_WORDS = 4  # a statement this long that no question pattern took
 
 
 def _lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
-def is_pasted(text: str) -> bool:
+def is_pasted(text: str, routing: RoutingPolicy = DEFAULT) -> bool:
     """A report pasted whole: a traceback, several lines, or more words than a question."""
-    return bool(_TRACEBACK.search(text)) or len(_lines(text)) >= ISSUE_MIN_LINES or len(
-        _WORD.findall(text)) >= ISSUE_MIN_WORDS
+    return bool(_TRACEBACK.search(text)) or len(_lines(text)) >= routing.issue_min_lines or len(
+        _WORD.findall(text)) >= routing.issue_min_words
 
 
-def is_change_or_bug(text: str) -> bool:
+def is_change_or_bug(text: str, routing: RoutingPolicy = DEFAULT) -> bool:
     """A text that is not a question: a change ("Fix timeout handling in the pool"), a problem
     ("pool hangs when the server closes the connection"), or any statement of four words or
     more that no question pattern took ("utf-8 is better for default multipart encoding"):
@@ -87,8 +87,9 @@ def is_change_or_bug(text: str) -> bool:
     if _QUESTION_LEAD.match(body) or body.endswith("?"):
         return False
     words = _WORD.findall(body)
-    return len(words) >= MIN_STATEMENT_WORDS or (len(words) >= MIN_LEAD_WORDS and bool(
-        _CHANGE_LEAD.match(body) or _TROUBLE.search(body)))
+    return len(words) >= routing.statement_min_words or (
+        len(words) >= routing.change_min_words
+        and bool(_CHANGE_LEAD.match(body) or _TROUBLE.search(body)))
 
 
 def frame_paths(text: str) -> list[str]:

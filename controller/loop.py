@@ -143,7 +143,8 @@ def _seed(state: LoopState) -> Action:
 
 
 def _identifiers(state: LoopState) -> list[str]:
-    return [name for name, _ in question_names(state.plan, _policy(state).capitalised_names)]
+    return [name for name, _ in question_names(state.plan, _policy(state).capitalised_names,
+                                               state.settings.routing)]
 
 
 def _expand(state: LoopState) -> Action:
@@ -338,7 +339,7 @@ def _dominance(state: LoopState, tools: ToolResults) -> tuple[LoopState, Action 
     per_sense: dict[str, list[str]] = {s.key: [] for s in state.senses}
     for result in tools.results:
         for f in result.found:
-            key = assign(f.chunk, term, state.senses)
+            key = assign(f.chunk, term, state.senses, settings.sense_context_lines)
             if key is not None and f.chunk.id not in per_sense[key]:
                 per_sense[key].append(f.chunk.id)
     top_two = [s.key for s in scores[:2]]

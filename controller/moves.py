@@ -81,7 +81,7 @@ def files_request(ctx: MoveContext, query: str,
 
 
 def names(ctx: MoveContext) -> list[tuple[str, tuple[str, ...]]]:
-    return question_names(ctx.plan, ctx.policy.capitalised_names)
+    return question_names(ctx.plan, ctx.policy.capitalised_names, ctx.settings.routing)
 
 
 def symbol_requests(ctx: MoveContext, fuzzy_ok: bool) -> list[Request]:

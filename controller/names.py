@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from controller.route import RoutePlan
 from controller.text import is_identifier, phrase_tokens, symbol_variants
+from helix.core.policy import RoutingPolicy
 
 SINGLE_WORD_ROUTES = ("definition", "location")  # short subjects: each word may be a name
-MIN_NAME_CHARS = 4
-# A name is spelled from at most this many words of a subject ("edge betweenness centrality"):
-# longer runs name nothing, and every run of a long subject would cost O(words^3).
-MAX_NAME_WORDS = 5
-MAX_SUBJECT_WORDS = 12  # words of one subject looked through for names
+# A name is spelled from a bounded run of a subject's words ("edge betweenness centrality"):
+# longer runs name nothing, and every run of a long subject would cost O(words^3). The bounds
+# are policy (RoutingPolicy.name_max_words, subject_max_words, name_min_chars).
+DEFAULT_ROUTING = RoutingPolicy()
 NAME_SLOTS = ("term", "target", "symbol", "quantity", "owner", "x", "y")
 
 
@@ -23,8 +23,8 @@ def class_like(word: str) -> bool:
     return len(word) >= 3 and word[0].isupper() and word[1:].islower() and word.isalpha()
 
 
-def question_names(plan: RoutePlan,
-                   capitalised: bool = True) -> list[tuple[str, tuple[str, ...]]]:
+def question_names(plan: RoutePlan, capitalised: bool = True,
+                   routing: RoutingPolicy = DEFAULT_ROUTING) -> list[tuple[str, tuple[str, ...]]]:
     """Names a definition could carry, each with the words its span must also show: spelled
     identifiers and capitalised words, code spellings of the subject and of its contiguous
     sub-phrases ("mirror radiation pressure" -> radiation_pressure), and for a two-word subject
@@ -36,15 +36,15 @@ def question_names(plan: RoutePlan,
     route = plan.intent.route
     for slot in NAME_SLOTS:
         for phrase in plan.subjects.get(slot, ()):
-            words = phrase.split()[:MAX_SUBJECT_WORDS]
-            for size in range(min(len(words), MAX_NAME_WORDS), 1, -1):
+            words = phrase.split()[:routing.subject_max_words]
+            for size in range(min(len(words), routing.name_max_words), 1, -1):
                 for start in range(len(words) - size + 1):
                     out += [(v, ()) for v in symbol_variants(" ".join(words[start:start + size]))]
             if len(words) == 1:
                 out += [(v, ()) for v in symbol_variants(words[0])]
             elif route in SINGLE_WORD_ROUTES and len(words) == 2:
                 for word, other in ((words[0], words[1]), (words[1], words[0])):
-                    if len(word) >= MIN_NAME_CHARS:
+                    if len(word) >= routing.name_min_chars:
                         out += [(v, phrase_tokens(other)) for v in symbol_variants(word)]
     seen: dict[str, tuple[str, ...]] = {}
     for name, must in out:

@@ -21,6 +21,7 @@ import re
 from controller.issue_text import frame_names, frame_paths, headline, is_change_or_bug, is_pasted
 from controller.text import is_identifier
 from helix.core.envelope import Intent, Route
+from helix.core.policy import RoutingPolicy
 from helix.core.schemas import Frozen
 
 SLOTS: dict[Route, tuple[str, ...]] = {
@@ -58,7 +59,8 @@ KNOWN_EXTENSIONS = (
 )
 BARE_FILENAMES = ("README", "CHANGELOG", "LICENSE", "CONTRIBUTING", "Makefile", "Dockerfile",
                   "pyproject")
-SHORT_QUESTION_WORDS = 2  # "what is a cavity" has one subject word; two at most is "short"
+# "what is a cavity" has one subject word; `routing.short_question_words` at most is "short"
+DEFAULT_ROUTING = RoutingPolicy()
 
 _FLAGS = re.IGNORECASE
 _TAIL = r"(?:\s+(?:in|for|within)\s+(?:this|the)\s+(?:repo|repository|codebase|project))?\s*[?.!]*$"
@@ -225,13 +227,14 @@ def _content(phrase: str) -> list[str]:
             if is_identifier(w) or (w.lower() not in STOPWORDS and len(w) > 1)]
 
 
-def route_question(question: str, *, scope: str | None = None,
-                   sense: str | None = None) -> RoutePlan:
+def route_question(question: str, *, scope: str | None = None, sense: str | None = None,
+                   routing: RoutingPolicy | None = None) -> RoutePlan:
     """Classify `question` and name the slots its answer needs. Total: every question routes."""
     text = " ".join(question.split())
     # A pasted report (traceback, several lines, many words) is an issue whatever it says; its
     # "in src/x/" is part of the story, not a scope the user set.
-    pasted = is_pasted(question)
+    routing = routing or DEFAULT_ROUTING
+    pasted = is_pasted(question, routing)
     scope_match = None if pasted else _SCOPE.search(text)
     if scope is None and scope_match:
         scope = scope_match.group("scope")
@@ -248,7 +251,7 @@ def route_question(question: str, *, scope: str | None = None,
             break
     terms = _terms(body)
     hints = _path_hints(body)
-    if not groups and (pasted or is_change_or_bug(question)):
+    if not groups and (pasted or is_change_or_bug(question, routing)):
         # A report or a change: where in the code it lives. Frames name files and functions.
         route = "issue"
         terms = tuple(dict.fromkeys((*frame_names(question), *terms)))
@@ -257,7 +260,8 @@ def route_question(question: str, *, scope: str | None = None,
     elif not groups:
         # No pattern: a bare word or phrase is a definition request, anything longer explains.
         words = _content(body)
-        route = "definition" if 0 < len(words) <= SHORT_QUESTION_WORDS else "explanation"
+        route = ("definition" if 0 < len(words) <= routing.short_question_words
+                 else "explanation")
         key = "term" if route == "definition" else "topic"
         groups = {key: " ".join(words) if route == "definition" else " ".join(terms[:6])}
     slots = SLOTS[route]
@@ -289,7 +293,7 @@ def route_question(question: str, *, scope: str | None = None,
     ambiguous: str | None = None
     if (route == "definition" and main and len(_content(main[0])) == 1
             and not is_identifier(main[0]) and not _path_hints(body) and scope is None
-            and len(_content(body)) <= SHORT_QUESTION_WORDS):
+            and len(_content(body)) <= routing.short_question_words):
         ambiguous = main[0].lower()
     intent = Intent(route=route, slots=slots, terms=terms, path_hints=hints,
                     scope=scope, sense=sense)

@@ -214,7 +214,7 @@ def test_defaults_are_unchanged_and_valid() -> None:
     assert HelixConfig().retrieval.max_steps == 4 and HelixConfig().retrieval.rrf_k == 60
     # (moved once on purpose: the retrieval policy tables joined the settings)
     assert HelixConfig().evidence_hash == (
-        "sha256:a0f8c13b227d5ffd3312a685162cdd6ddd7401a838e1b204dda60ae448f4ce5b")
+        "sha256:68b1bd4b6b3eeead0e5e7dc0051fb982ab13bdc016090b7bcde6e11974f8ed40")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -36,6 +36,7 @@ from helix.core.policy import (
     Pools,
     RouteName,
     RoutePolicy,
+    RoutingPolicy,
     default_routes,
 )
 
@@ -111,6 +112,7 @@ class RetrievalSettings(_Frozen):
     per_step_evidence: int = Field(default=8, ge=1)
     sense_proof_weight: float = Field(default=2.0, ge=0)
     sense_merge_jaccard: float = Field(default=0.08, ge=0, le=1)
+    sense_context_lines: int = Field(default=2, ge=0, le=100)
     clarify_evidence: int = Field(default=3, ge=1)
     tree_walk_anchors: int = Field(default=3, ge=0)
     tree_walk_max_nodes: int = Field(default=40, ge=1)
@@ -120,6 +122,7 @@ class RetrievalSettings(_Frozen):
     routes: dict[RouteName, RoutePolicy] = Field(default_factory=default_routes)
     pools: Pools = Pools()
     compaction: CompactionPolicy = CompactionPolicy()
+    routing: RoutingPolicy = RoutingPolicy()
     answer: AnswerPolicy = AnswerPolicy()
 
     @field_validator("routes", mode="before")

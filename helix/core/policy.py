@@ -180,6 +180,25 @@ class Pools(_Frozen):
     test_seeds: int = Field(default=10, ge=0, le=1000)
 
 
+class RoutingPolicy(_Frozen):
+    """The numbers that decide a question's route and the names it is looked up by."""
+
+    # a subject of at most this many content words, with no pattern, is a definition request
+    short_question_words: int = Field(default=2, ge=1, le=100)
+    # a pasted report: this many words, or this many non-empty lines (or a traceback)
+    issue_min_words: int = Field(default=30, ge=1, le=100_000)
+    issue_min_lines: int = Field(default=2, ge=2, le=100_000)
+    # a statement no question pattern took, of at least this many words, is an issue
+    statement_min_words: int = Field(default=4, ge=1, le=1000)
+    # a change verb or trouble word needs at least this many words ("Fix X")
+    change_min_words: int = Field(default=3, ge=1, le=1000)
+    # names spelled from a subject: runs of at most `name_max_words` of its first
+    # `subject_max_words` words; one word of a two-word subject counts from `name_min_chars`
+    name_max_words: int = Field(default=5, ge=1, le=20)
+    subject_max_words: int = Field(default=12, ge=1, le=100)
+    name_min_chars: int = Field(default=4, ge=1, le=100)
+
+
 class CompactionPolicy(_Frozen):
     chars_per_token: int = Field(default=4, ge=1, le=100)
     # an excerpt smaller than this says nothing: skipped instead
