@@ -207,7 +207,7 @@ def bench_variant(name: str, src: Path | None, repo: Path, work: Path, embed: bo
         env["PYTHONPATH"] = str(src)
     lexical_env = {**env, "HELIX_INDEX__EMBED_ENABLED": "false"}
     out: dict[str, Any] = {"code": str(src or CHECKOUT)}
-    if src is None:
+    if name == "after":
         rev = subprocess.run(["git", "-C", str(CHECKOUT), "rev-parse", "HEAD"],
                              capture_output=True, text=True, check=False).stdout.strip()
         out["commit"] = rev
@@ -257,6 +257,7 @@ def bench_variant(name: str, src: Path | None, repo: Path, work: Path, embed: bo
             envelope = json.loads(result["stdout"])
             envelope = envelope.get("envelope", envelope)
             row["timings_ms"] = envelope.get("timings_ms")
+            row["index_refreshed"] = envelope.get("index_refreshed")
             row["top_paths"] = list(dict.fromkeys(
                 e["path"] for e in envelope.get("evidence", [])))[:5]
             row["expect"] = item["expect"]
@@ -303,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--repo", type=Path, help="benchmark this repository (not generated)")
     parser.add_argument("--baseline-src", type=Path, help="older Helix code to compare")
+    parser.add_argument("--after-src", type=Path,
+                        help="run 'after' from this copy of the code (default: this checkout)")
     parser.add_argument("--embed", action="store_true", help="also measure the dense phase")
     parser.add_argument("--only", choices=("baseline", "after"), help="run one variant")
     parser.add_argument("--out", type=Path, default=RESULT)
@@ -329,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.baseline_src is not None and args.only != "after":
         variants.append(("baseline", args.baseline_src.resolve()))
     if args.only != "baseline":
-        variants.append(("after", None))
+        variants.append(("after", args.after_src.resolve() if args.after_src else None))
     results: dict[str, Any] = {
         "repo": repo_info, "embed": args.embed,
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),

@@ -12,6 +12,14 @@ The graph is a `networkx.MultiDiGraph`; every edge has key == its `kind`:
     tests       def: (a test function) -> def:   (what it exercises)
 Node attributes: `kind` (repo|dir|file|section|def|tree), `path`, `start_line`, `end_line`,
 `content_hash`, `title` (name, heading or tree title), `chunk_ids` (list of chunk ids).
+
+Implementation notes (`indexers.reader.Index`, issue 13): a reader loads only what a question
+touches. `chunk`, `chunks_for_path`, `chunk_for_node`, `find_definitions` and `references_to`
+are indexed queries on the generation's rows database; `graph` is a read-only `LazyGraph` (a
+real MultiDiGraph whose node and adjacency dicts query the graph database: `node in graph`,
+`graph.nodes[n]`, `in_edges`/`out_edges` of one node read that node only; `materialize()` gives
+a mutable copy); `files()` and `chunks()` read whole tables (the builder and the dense selection
+use them, a question does not call `chunks()`).
 """
 
 from __future__ import annotations

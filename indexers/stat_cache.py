@@ -20,7 +20,9 @@ Two guards keep the bet safe:
 
 Kept beside the index's generations (`<index dir>/walk_stats.json`), written atomically and only
 into a directory carrying Helix's marker; unreadable (or another shape) means empty. Losing it
-costs one full hash of the repository, never a wrong answer.
+costs one full hash of the repository, never a wrong answer. Within one process (a chat, an eval
+run: every question checks freshness again) the file is parsed once while it is unchanged, and
+the walk's record of a file trusted from it is reused as long as the file's stat fields are.
 """
 
 from __future__ import annotations
@@ -40,6 +42,10 @@ RACY_S = 2.0
 _MARKER = ".helix-index"  # indexers.store.MARKER (not imported: the walker stays light)
 
 Entry = list[Any]  # [size, mtime_ns, ino, ctime_ns, content_hash]
+# In this process: the parsed walk_stats.json by (its path, its stat fields), and the records
+# the walk built of trusted files, by (index directory, scope) then path.
+_PARSED: dict[str, tuple[tuple[int, ...], dict[str, Any]]] = {}
+_WALKED: dict[str, dict[str, tuple[tuple[int, ...], Any]]] = {}
 
 
 def _key(st: os.stat_result) -> list[int]:
@@ -58,33 +64,57 @@ class StatCache:
         self._dirs: dict[str, list[Any]] = {}
         self._dirs_seen: dict[str, list[Any]] = {}
         self.hits = 0
+        self._walked: dict[str, tuple[tuple[int, ...], Any]] = {}
         if self.directory is not None:
             self._known, self._dirs = self._load()
+            self._walked = _WALKED.setdefault(
+                str(self.directory) + "\0" + orjson.dumps(scope, option=orjson.OPT_SORT_KEYS)
+                .decode("utf-8"), {})
 
     def _load(self) -> tuple[dict[str, Entry], dict[str, list[Any]]]:
         assert self.directory is not None
+        path = self.directory / WALK_STATS
         try:
-            data = orjson.loads((self.directory / WALK_STATS).read_bytes())
+            st = path.stat()
+            key = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+            parsed = _PARSED.get(str(path))
+            data = (parsed[1] if parsed is not None and parsed[0] == key
+                    else orjson.loads(path.read_bytes()))
         except (OSError, orjson.JSONDecodeError):
             return {}, {}
         if (not isinstance(data, dict) or data.get("version") != VERSION
                 or data.get("scope") != self.scope or not isinstance(data.get("files"), dict)
                 or not isinstance(data.get("dirs"), dict)):
             return {}, {}
-        files = {rel: entry for rel, entry in data["files"].items()
-                 if isinstance(entry, list) and len(entry) == 5 and isinstance(entry[4], str)}
-        dirs = {rel: entry for rel, entry in data["dirs"].items()
-                if isinstance(entry, list) and len(entry) == 6 and isinstance(entry[5], list)
-                and all(isinstance(e, list) and len(e) in (2, 4)
-                        and all(isinstance(x, str) for x in e) for e in entry[5])}
-        return files, dirs
+        _PARSED[str(path)] = (key, data)
+        return data["files"], data["dirs"]  # each entry is checked when it is looked up
+
+    def walked(self, rel: str, st: os.stat_result) -> Any:
+        """The record this process's walk built of the file, when its stat fields are the
+        same (it was trusted then, so it still is)."""
+        found = self._walked.get(rel)
+        if found is None or found[0] != (st.st_size, st.st_mtime_ns, st.st_ino,
+                                         st.st_ctime_ns):
+            return None
+        entry = self._known.get(rel)
+        if type(entry) is list:
+            self._seen[rel] = entry
+        return found[1]
+
+    def remember(self, rel: str, st: os.stat_result, walked: Any) -> None:
+        self._walked[rel] = ((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns), walked)
 
     def dir_lookup(self, rel: str, st: os.stat_result, fingerprint: str) -> list[Any] | None:
         """A directory's recorded entries [name, verdict, ...] when its stat fields (an entry
         added, removed or renamed moves them) and its ignore rules are the recorded ones."""
         entry = self._dirs.get(rel)
-        if entry is None or entry[:4] != _key(st) or entry[4] != fingerprint:
+        if (type(entry) is not list or len(entry) != 6 or entry[:4] != _key(st)
+                or entry[4] != fingerprint or type(entry[5]) is not list):
             return None
+        for row in entry[5]:  # a damaged cache is a miss, never a half-replayed directory
+            if type(row) is not list or len(row) not in (2, 4) or not all(
+                    type(x) is str for x in row):
+                return None
         self._dirs_seen[rel] = entry
         return list(entry[5])
 
@@ -97,7 +127,8 @@ class StatCache:
     def lookup(self, rel: str, st: os.stat_result) -> str | None:
         """The recorded content hash when the file's stat fields are the recorded ones."""
         entry = self._known.get(rel)
-        if entry is None or entry[:4] != _key(st):
+        if (type(entry) is not list or len(entry) != 5 or entry[:4] != _key(st)
+                or type(entry[4]) is not str):
             return None
         self._seen[rel] = entry
         self.hits += 1

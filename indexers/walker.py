@@ -323,8 +323,9 @@ def _replay(state: _Walk, here: _Dir, specs: list[_Spec], cached: list[list[str]
             ) -> list[_Dir]:
     """A directory's recorded entries: the same verdicts, in the same (name) order."""
     subdirs: list[_Dir] = []
+    base = here.real if here.real.endswith(os.sep) else here.real + os.sep
     for name, code, *extra in cached:
-        path = os.path.join(here.real, name)
+        path = base + name  # os.path.join, for a plain name
         if code == "l":
             verdict = _verdict(state, here, specs, name, path, True, False)
             _apply(state, here, specs, name, verdict, True, subdirs)
@@ -357,12 +358,21 @@ def _visit_file(state: _Walk, target: str, rel: str, follow: bool) -> None:
         state.skip("too_large", rel)
         return
     secrets = state.settings.skip_secrets
-    known = state.stats.lookup(rel, info) if state.stats is not None else None
+    stats = state.stats
+    if stats is not None and not follow:
+        again = stats.walked(rel, info)  # this process walked it, unchanged, a moment ago
+        if again is not None:
+            state.files.append(again)
+            return
+    known = stats.lookup(rel, info) if stats is not None else None
     if known is not None:  # the bytes the hash was taken of: same verdicts, no read
         kind, lang = classify(rel)
         record = trusted(FileRecord, {"path": rel, "content_hash": known,
                                       "size": info.st_size, "kind": kind, "lang": lang})
-        state.files.append(WalkedFile.of(record, target, limit, secrets))
+        walked = WalkedFile.of(record, target, limit, secrets)
+        if stats is not None and not follow:
+            stats.remember(rel, info, walked)
+        state.files.append(walked)
         return
     try:
         raw = read_bytes(target, limit + 1, follow)

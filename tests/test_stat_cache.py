@@ -301,3 +301,20 @@ def test_links_in_a_replayed_directory_are_resolved_again(
     assert "src/link.txt" not in {wf.record.path for wf in result.files}
     assert result.skipped["symlink_outside"] == ("data", "src/link.txt")
     assert result == walk(repo, SETTINGS)
+
+
+def test_a_second_walk_in_the_process_reuses_what_it_built(
+        repo: Path, stats_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within one process (a chat checks freshness before every question) an unchanged,
+    trusted file's record is reused as is; a changed one is hashed again."""
+    _settled(monkeypatch)
+    walk(repo, SETTINGS, stats_dir)  # hashes, records
+    second = {wf.record.path: wf for wf in walk(repo, SETTINGS, stats_dir).files}  # trusted
+    third = {wf.record.path: wf for wf in walk(repo, SETTINGS, stats_dir).files}
+    assert all(third[p] is second[p] for p in second)
+    time.sleep(0.01)
+    write(repo, "src/util.py", "Y = 22\n")
+    fourth = {wf.record.path: wf for wf in walk(repo, SETTINGS, stats_dir).files}
+    assert fourth["src/util.py"].record.content_hash == digest(b"Y = 22\n")
+    assert fourth["src/app.py"] is second["src/app.py"]
+    assert walk(repo, SETTINGS, stats_dir) == walk(repo, SETTINGS)
