@@ -149,7 +149,7 @@ class Answer:
 
 
 def _without_trailing_verb(plan: RoutePlan, main: tuple[str, ...]) -> tuple[str, ...]:
-    """"where is the diameter of a graph calculated?": the subject ends before the verb the
+    """"where is the size of a batch calculated?": the subject ends before the verb the
     question ends on (the route keeps verbs it does not know)."""
     if plan.intent.route != "location" or not main or len(main[0].split()) < 2:
         return main

@@ -105,9 +105,8 @@ _PATTERNS: tuple[tuple[Route, re.Pattern[str]], ...] = (
     ("value_check", re.compile(
         r"^what\s+(?:is|are)\s+the\s+default\s+(?P<quantity>.+?)(?:\s+(?:in|of|for|used by)\s+"
         r"(?P<owner>.+?))?" + _TAIL, _FLAGS)),
-    # "What method does shortest_path use by default?", "How many iterations does spring_layout
-    # run by default?", "What format does digest return?": the quantity is the owner's noun
-    # ("shortest_path method").
+    # "what <noun> does <owner> use by default / return?" asks for a value: the quantity is
+    # the owner's noun ("what timeout does connect use by default?" -> "connect timeout").
     ("value_check", re.compile(
         r"^(?:what|which|how\s+many|how\s+much)\s+(?P<noun>\w+(?:\s+\w+)?)\s+(?:does|do|is|are)"
         r"\s+(?P<owner>.+?)(?:(?:\s+\w+)?\s+by\s+default|\s+return)" + _TAIL, _FLAGS)),
@@ -132,8 +131,6 @@ _PATTERNS: tuple[tuple[Route, re.Pattern[str]], ...] = (
     ("definition", re.compile(
         r"^what\s+(?:is|are|'s)\s+(?P<term>.+?)" + _TAIL, _FLAGS)),
 )
-# "the default theme used by Syntax for highlighting code": the owner ends at the clause
-_OWNER_TAIL = re.compile(r"\s+(?:for|when|if|while|to|so|because|during|unless)\s", _FLAGS)
 # "in tests/", "under indexers/": a directory (the slash ends the name: "in HTTP/1.1" is not one)
 _SCOPE = re.compile(
     r"\b(?:in|under|within|inside)\s+`?(?P<scope>[\w.-]+(?:/[\w.-]+)*/)(?![\w.-])`?", _FLAGS)
@@ -279,8 +276,8 @@ def route_question(question: str, *, scope: str | None = None, sense: str | None
         unit = groups.get("unit") or None
         if unit:
             subjects["unit_or_value"] = (unit,)
-        # "the default X of Live": the owner holds the value; its definition is looked up
-        owner = _OWNER_TAIL.split(groups.get("owner", ""), maxsplit=1)[0].strip()
+        # "the default X of <owner>": the owner holds the value; its definition is looked up
+        owner = groups.get("owner", "").strip()
         if owner and _content(owner):
             subjects["owner"] = (owner,)
     if route == "relation" and "x" in subjects and "y" in subjects:
