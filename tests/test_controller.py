@@ -232,11 +232,6 @@ def test_a_default_value_question_looks_up_its_owner() -> None:
     assert env.evidence[0].path == "pkg/live.py"
 
 
-def test_the_owner_ends_where_its_clause_does() -> None:
-    plan = route_question("What is the default theme used by Syntax for highlighting code?")
-    assert plan.subjects["owner"] == ("Syntax",)
-
-
 CLASSES = {
     "core/graph.py": "class Graph:\n    \"\"\"A graph.\"\"\"\n\n    def __init__(self):\n"
                      "        self._adj = {}\n",
