@@ -117,8 +117,8 @@ def _compact(term_ids: np.ndarray, vocab: Sequence[str]) -> tuple[np.ndarray, li
     if counts.all():
         return term_ids, list(vocab)
     used = np.flatnonzero(counts)
-    remap = np.zeros(len(vocab), dtype=np.int64)
-    remap[used] = np.arange(len(used), dtype=np.int64)
+    remap = np.zeros(len(vocab), dtype=np.int32 if len(used) < 2**31 else np.int64)
+    remap[used] = np.arange(len(used), dtype=remap.dtype)
     return remap[term_ids], [vocab[i] for i in used.tolist()]
 
 
@@ -130,18 +130,57 @@ def _checked(ids: Sequence[str], vocab: Sequence[str], term_ids: np.ndarray, len
         raise ValueError("ids, lengths and term ids differ in length")
     if len(set(ids)) != len(ids):
         raise ValueError("duplicate ids")
-    compact_ids, compact_vocab = _compact(np.asarray(term_ids, dtype=np.int64), vocab)
+    ids_in = np.asarray(term_ids)
+    if ids_in.dtype.kind not in "iu" or ids_in.dtype.itemsize > 8:
+        ids_in = ids_in.astype(np.int64)
+    compact_ids, compact_vocab = _compact(ids_in, vocab)
     return compact_ids, compact_vocab, np.asarray(lengths, dtype=np.int64)
 
 
+PAIR_BATCH_TOKENS = 1 << 21  # tokens per batch of documents in `_pairs`
+
+
 def _pairs(term_ids: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(term, doc, tf) of every (term, doc) pair, term-major and doc-ascending: the CSC order."""
+    """(term, doc, tf) of every (term, doc) pair, term-major and doc-ascending: the CSC order.
+
+    In bounded memory: documents are taken in batches of about PAIR_BATCH_TOKENS tokens, each
+    batch's distinct (term, doc) pairs counted with one small sort, the pairs kept as int32;
+    one stable sort by term then puts them in term-major order (batches come in ascending
+    document order, so each term's documents stay ascending). The same arrays as one
+    `np.unique` over every (term, doc) key, at a fraction of its peak memory."""
     if len(term_ids) == 0:
         return _NO_PAIRS
     n_docs = len(lengths)
-    doc_ids = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
-    keys, tf = np.unique(term_ids * n_docs + doc_ids, return_counts=True)
-    return keys // n_docs, keys % n_docs, tf
+    lengths = np.asarray(lengths, dtype=np.int64)
+    ends = np.cumsum(lengths)
+    terms_out: list[np.ndarray] = []
+    docs_out: list[np.ndarray] = []
+    tf_out: list[np.ndarray] = []
+    first = 0
+    while first < n_docs:
+        start = int(ends[first - 1]) if first else 0
+        # documents [first, last): at least one, about PAIR_BATCH_TOKENS tokens
+        last = max(first + 1, int(np.searchsorted(ends, start + PAIR_BATCH_TOKENS, "right")))
+        last = min(last, n_docs)
+        stop = int(ends[last - 1])
+        span = last - first
+        docs = np.repeat(np.arange(span, dtype=np.int64), lengths[first:last])
+        keys, tf = np.unique(term_ids[start:stop].astype(np.int64) * span + docs,
+                             return_counts=True)
+        terms_out.append((keys // span).astype(np.int32))
+        docs_out.append((keys % span + first).astype(np.int32))
+        tf_out.append(tf.astype(np.int32))
+        del docs, keys, tf
+        first = last
+    terms = np.concatenate(terms_out)
+    del terms_out
+    order = np.argsort(terms, kind="stable")
+    pair_terms = terms[order]
+    del terms
+    pair_docs = np.concatenate(docs_out)[order]
+    del docs_out
+    tf_all = np.concatenate(tf_out)[order]
+    return pair_terms, pair_docs, tf_all
 
 
 class BM25Index:
@@ -208,8 +247,13 @@ class BM25Index:
         df = np.bincount(pair_terms, minlength=n_vocab)
         idf_values = IDF_FUNCTIONS[str(params["idf"])](df.astype(np.float64), n_docs)
         avgdl = float(lengths.sum()) / n_docs
-        norm = k1 * (1.0 - b + b * lengths[pair_docs] / avgdl)
-        data = (idf_values[pair_terms] * (tf * (k1 + 1.0)) / (tf + norm)).astype(np.float32)
+        data = np.empty(len(pair_terms), dtype=np.float32)
+        for start in range(0, len(pair_terms), PAIR_BATCH_TOKENS):  # bounded temporaries
+            part = slice(start, start + PAIR_BATCH_TOKENS)
+            norm = k1 * (1.0 - b + b * lengths[pair_docs[part]] / avgdl)
+            part_tf = tf[part]
+            data[part] = (idf_values[pair_terms[part]] * (part_tf * (k1 + 1.0))
+                          / (part_tf + norm)).astype(np.float32)
         indptr = np.zeros(n_vocab + 1, dtype=np.int64)
         np.cumsum(df, out=indptr[1:])
         return cls(ids, list(vocab), data, pair_docs.astype(np.int32), indptr, id_rank, params)
@@ -228,16 +272,26 @@ class BM25Index:
         term_ids, vocab, lengths = _checked(ids, vocab, term_ids, lengths)
         files, file_lengths = file_documents(paths, lengths)
         pair_terms, pair_docs, tf = _pairs(term_ids, lengths)
+        del term_ids
         chunks = cls._from_pairs(ids, vocab, (pair_terms, pair_docs, tf), lengths, params)
         n_docs, n_files = len(ids), len(files)
         if not vocab or not files:
             return chunks, cls._from_pairs(files, vocab, _NO_PAIRS, file_lengths, params)
         new_file = np.zeros(n_docs, dtype=np.int64)
         new_file[1:] = [a != b for a, b in pairwise(paths)]
-        file_keys = pair_terms * n_files + np.cumsum(new_file)[pair_docs]
+        # each array is dropped as soon as it is used: they are the size of every pair
+        file_keys = np.cumsum(new_file)[pair_docs]
+        del pair_docs
+        scaled = pair_terms.astype(np.int64)
+        del pair_terms
+        scaled *= n_files
+        file_keys += scaled
+        del scaled
         starts = np.flatnonzero(np.r_[True, file_keys[1:] != file_keys[:-1]])
         merged = file_keys[starts]
+        del file_keys
         file_pairs = (merged // n_files, merged % n_files, np.add.reduceat(tf, starts))
+        del merged, starts, tf
         return chunks, cls._from_pairs(files, vocab, file_pairs, file_lengths, params)
 
     def scores_for_tokens(self, tokens: Sequence[str]) -> np.ndarray:
