@@ -224,10 +224,21 @@ def _graph(ctx: MoveContext) -> list[Request]:
             for c in defs[:ctx.settings.pools.graph_seeds * 2]]
 
 
+def _path_words_request(ctx: MoveContext, query: str, kinds: tuple[str, ...]) -> Request:
+    return Request(channel="path_words", query=query, k=ctx.settings.per_channel_k,
+                   kinds=kinds, prefixes=ctx.prefixes,
+                   no_tests=not asks_tests(ctx.plan, ctx.settings, ctx.prefixes))
+
+
+def _code_path_words(ctx: MoveContext) -> list[Request]:
+    """Source files whose path words a report uses (the whole text)."""
+    return [_path_words_request(ctx, _question_text(ctx), CODE_CHUNK_KINDS)]
+
+
 def _path_words(ctx: MoveContext) -> list[Request]:
-    return [Request(channel="path_words", query=_question_text(ctx), k=ctx.settings.per_channel_k,
-                    kinds=CODE_CHUNK_KINDS, prefixes=ctx.prefixes,
-                    no_tests=not asks_tests(ctx.plan, ctx.settings, ctx.prefixes))]
+    """Files of any kind whose path words the question's terms use: a document named for the
+    concept asked about (`docs/knowledge/fractal-pulse.md`)."""
+    return [_path_words_request(ctx, main_query(ctx), ())]
 
 
 def _test_targets(ctx: MoveContext) -> list[Request]:
@@ -241,7 +252,8 @@ MOVES: dict[Move, Callable[[MoveContext], list[Request]]] = {
     "heading_bm25": _heading_bm25, "stem_bm25": _stem_bm25, "symbols_fuzzy": _symbols_fuzzy,
     "lead_symbols": _lead_symbols, "dense": _dense, "files_terms": _files_terms,
     "code_bm25": _code_bm25, "code_dense": _code_dense, "graph": _graph,
-    "path_words": _path_words, "test_targets": _test_targets, "code_files": _code_files,
+    "path_words": _path_words, "code_path_words": _code_path_words,
+    "test_targets": _test_targets, "code_files": _code_files,
     "code_file_bm25": _code_file_bm25,
 }
 

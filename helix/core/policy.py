@@ -29,7 +29,8 @@ Moves (what one phase asks the index for; requests go out in the order listed):
             graph          1-hop graph neighbours of the best definitions
     any     code_files     `files` over code chunks only (source files, pooled)
             code_file_bm25 `file_bm25` over source files only
-            path_words     files whose path words (directories, stem) the question uses
+            path_words     files whose path words (directories, stem) the question's terms use
+            code_path_words  source files whose path words a report's text uses
             test_targets   the definitions the tests most like the question exercise
 """
 
@@ -43,7 +44,8 @@ Move = Literal[
     "doc_bm25", "doc_dense", "files", "file_bm25", "action_code", "symbols", "refs",
     "path_hints", "module_paths", "doc_path",
     "heading_bm25", "stem_bm25", "symbols_fuzzy", "lead_symbols", "dense", "files_terms",
-    "code_bm25", "code_dense", "graph", "path_words", "test_targets", "code_files",
+    "code_bm25", "code_dense", "graph", "path_words", "code_path_words", "test_targets",
+    "code_files",
     "code_file_bm25",
 ]
 RouteName = Literal["definition", "location", "explanation", "relation", "value_check", "usage",
@@ -117,7 +119,7 @@ _SEED_USAGE: tuple[Move, ...] = ("doc_bm25", "doc_dense", "symbols", "refs", "pa
 # chunks (pooled) and as wholes, the dense channel over code, files whose path words the text
 # uses, what the tests most like it exercise, the names and files it spells.
 # (`code_bm25`, chunk by chunk, has no vote here: it brings the files' further chunks.)
-_SEED_ISSUE: tuple[Move, ...] = ("code_files", "code_file_bm25", "code_dense", "path_words",
+_SEED_ISSUE: tuple[Move, ...] = ("code_files", "code_file_bm25", "code_dense", "code_path_words",
                                  "test_targets", "symbols", "path_hints", "module_paths",
                                  "code_bm25")
 _EXPAND: tuple[Move, ...] = ("heading_bm25", "stem_bm25", "symbols_fuzzy", "lead_symbols",
