@@ -308,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="run 'after' from this copy of the code (default: this checkout)")
     parser.add_argument("--embed", action="store_true", help="also measure the dense phase")
     parser.add_argument("--only", choices=("baseline", "after"), help="run one variant")
+    parser.add_argument("--questions", type=Path,
+                        help="JSON list of {q, expect, kind} (default: from the generated repo)")
     parser.add_argument("--out", type=Path, default=RESULT)
     parser.add_argument("--work", type=Path, help="working directory (default: a temp dir)")
     args = parser.parse_args(argv)
@@ -327,7 +329,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             repo_info = {"out": str(repo), "reused": True}
         repo_info.update(generated=True, files_requested=args.files, seed=args.seed)
-    questions = questions_for(repo)
+    questions = (json.loads(args.questions.read_text("utf-8")) if args.questions
+                 else questions_for(repo))
     variants: list[tuple[str, Path | None]] = []
     if args.baseline_src is not None and args.only != "after":
         variants.append(("baseline", args.baseline_src.resolve()))

@@ -221,13 +221,18 @@ class _ReadOnly:
 
 
 class _Nodes(_ReadOnly, Mapping[str, dict[str, Any]]):
-    """node id -> attribute dict, fetched on first use."""
+    """node id -> attribute dict, fetched on first use. The first pass over every node (a
+    caller scanning the whole graph, e.g. a chat follow-up resolving names) keeps them all:
+    later scans and lookups read memory."""
 
     def __init__(self, reader: GraphReader) -> None:
         self._reader = reader
         self._cache: dict[str, dict[str, Any] | None] = {}
+        self._all: dict[str, dict[str, Any]] | None = None
 
     def __getitem__(self, node: str) -> dict[str, Any]:
+        if self._all is not None:
+            return self._all[node]
         if node not in self._cache:
             self._cache[node] = self._reader.attrs(node) if isinstance(node, str) else None
         found = self._cache[node]
@@ -243,17 +248,24 @@ class _Nodes(_ReadOnly, Mapping[str, dict[str, Any]]):
         return True
 
     def __iter__(self) -> Iterator[str]:
+        if self._all is not None:
+            yield from self._all
+            return
         for batch in self._reader.stream("SELECT id FROM nodes ORDER BY idx"):
             yield from (str(row[0]) for row in batch)
 
     def __len__(self) -> int:
-        return self._reader.count()
+        return len(self._all) if self._all is not None else self._reader.count()
 
     def items(self) -> Iterator[tuple[str, dict[str, Any]]]:  # type: ignore[override]
-        for batch in self._reader.stream("SELECT id, attrs FROM nodes ORDER BY idx"):
-            for node, attrs in batch:
-                found = self._cache.get(node)
-                yield node, found if found is not None else self._reader._json(attrs)
+        if self._all is None:
+            everything: dict[str, dict[str, Any]] = {}
+            for batch in self._reader.stream("SELECT id, attrs FROM nodes ORDER BY idx"):
+                for node, attrs in batch:
+                    found = self._cache.get(node)
+                    everything[node] = found if found is not None else self._reader._json(attrs)
+            self._all = everything
+        return iter(self._all.items())
 
 
 class _Adjacency(_ReadOnly, Mapping[str, dict[str, dict[str, Any]]]):

@@ -230,3 +230,19 @@ def test_tree_values_the_graph_cannot_store_make_it_plain_text(value: str, why: 
     assert any("docs/trees/odd.json" in w and why in w for w in report.warnings)
     graph = Index.open(IndexStore(tmp_path / "idx"), repo, CONFIG.index).graph
     assert graph.nodes["file:docs/trees/odd.json"]["file_kind"] != "tree"
+
+
+def test_a_whole_graph_scan_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A caller scanning every node (chat follow-ups resolve names over the whole graph, each
+    time) reads the node table once; later scans and lookups come from memory."""
+    graph = _fixture_graph(write_repo(tmp_path / "repo", with_tree=True))
+    lazy = _stored(graph, tmp_path / "g.sqlite")
+    first = list(lazy.nodes(data=True))
+
+    def refuse(*args: object) -> object:
+        raise AssertionError("the node table was read again")
+
+    monkeypatch.setattr(lazy._reader, "stream", refuse)
+    monkeypatch.setattr(lazy._reader, "attrs", refuse)
+    assert list(lazy.nodes(data=True)) == first == list(graph.nodes(data=True))
+    assert list(lazy) == list(graph) and "nope" not in lazy and len(lazy) == len(graph)
