@@ -214,7 +214,7 @@ def test_defaults_are_unchanged_and_valid() -> None:
     assert HelixConfig().retrieval.max_steps == 4 and HelixConfig().retrieval.rrf_k == 60
     # (moved once on purpose: the retrieval policy tables joined the settings)
     assert HelixConfig().evidence_hash == (
-        "sha256:68b1bd4b6b3eeead0e5e7dc0051fb982ab13bdc016090b7bcde6e11974f8ed40")
+        "sha256:c766cf05b387774cbf4e6d6858e4d188bce0122bcf8bb3dfd994f09259e38962")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(
