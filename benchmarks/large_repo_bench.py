@@ -125,7 +125,7 @@ def run(cmd: list[str], env: dict[str, str], cwd: Path | None = None,
     match = re.search(r"PEAK_RSS_KB=(\d+)", stderr)
     peak = round(int(match.group(1)) / 1024, 1) if match else None
     errors = stderr[:match.start()].strip() if match else stderr.strip()
-    return {"cmd": cmd[3:], "code": proc.returncode, "wall_s": round(wall, 3),
+    return {"cmd": cmd[4:], "code": proc.returncode, "wall_s": round(wall, 3),
             "peak_rss_mb": peak, "stdout": stdout, "stderr": errors[-2000:],
             "timeline": timeline}
 
@@ -158,7 +158,8 @@ def dir_bytes(path: Path) -> int:
 
 
 def helix(*args: str) -> list[str]:
-    return [sys.executable, "-m", "helix.cli.main", *args]
+    # -P: the working directory never shadows the code under test (PYTHONPATH picks it)
+    return [sys.executable, "-P", "-m", "helix.cli.main", *args]
 
 
 def questions_for(repo: Path) -> list[dict[str, Any]]:
@@ -267,7 +268,7 @@ def bench_variant(name: str, src: Path | None, repo: Path, work: Path, embed: bo
             row["stderr"] = result["stderr"]
         cold.append(row)
     out["cold_ask"] = cold
-    warm = subprocess.run([sys.executable, "-c", WARM_SCRIPT, str(repo),
+    warm = subprocess.run([sys.executable, "-P", "-c", WARM_SCRIPT, str(repo),
                            json.dumps([q["q"] for q in questions])], env=ask_env,
                           capture_output=True, text=True, cwd=repo, check=False)
     out["warm_ask"] = (json.loads(warm.stdout.strip().splitlines()[-1]) if warm.returncode == 0
