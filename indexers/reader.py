@@ -45,6 +45,12 @@ if TYPE_CHECKING:
 
 
 SEEDED = frozenset({"bm25", "bm25_files", "dense", "tokens"})
+# Parts every Index over the same generation shares within this process (a generation never
+# changes; a chat or an eval run opens a new Index for every question): by (generation
+# directory, index_rev), the most recent few generations. Whole tables are not shared.
+SHARED = frozenset({"bm25", "bm25_files", "dense", "tokens", "files", "rows", "graph", "fuzzy"})
+_SHARED: dict[tuple[str, str], dict[str, Any]] = {}
+_SHARED_KEPT = 2
 
 
 class Index:
@@ -64,6 +70,12 @@ class Index:
         self._settings = settings
         self._query_embedder = query_embedder
         self._cache: dict[str, Any] = {}
+        key = (str(generation), manifest.index_rev)
+        if key not in _SHARED:
+            while len(_SHARED) >= _SHARED_KEPT:
+                _SHARED.pop(next(iter(_SHARED)))
+            _SHARED[key] = {}
+        self._shared = _SHARED[key]
 
     @classmethod
     def open(cls, store: IndexStore, root: Path, settings: IndexSettings,
@@ -104,9 +116,12 @@ class Index:
         rows and the graph are read by key from disk, so holding the builder's copies would
         only keep the whole repository in memory."""
         self._cache.update({k: v for k, v in parts.items() if k in SEEDED})
+        self._shared.update({k: v for k, v in parts.items() if k in SEEDED & SHARED})
         gc.freeze()
 
     def _part(self, key: str, load: Callable[[], Any]) -> Any:
+        if key not in self._cache and key in SHARED and key in self._shared:
+            self._cache[key] = self._shared[key]
         if key not in self._cache:
             with paused_gc():
                 try:
@@ -118,6 +133,8 @@ class Index:
             # Parts live as long as the process: keep the collector from re-scanning their
             # hundreds of thousands of objects on every later full collection.
             gc.freeze()
+            if key in SHARED:
+                self._shared[key] = self._cache[key]
         return self._cache[key]
 
     def _checked(self, rel: str) -> Path:

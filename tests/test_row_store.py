@@ -169,3 +169,24 @@ def test_rows_of_another_file_are_refused(tmp_path: Path) -> None:
     writer.abort()
     with pytest.raises(ValueError, match="no file record"):
         write_rows(tmp_path / "orphan.sqlite", [], [other], [], [], [])
+
+
+def test_indexes_over_one_generation_share_what_they_loaded(tmp_path: Path) -> None:
+    """Each question opens an Index; in one process (a chat, an eval run) those over the same
+    generation share its loaded search structures and readers instead of loading them again;
+    a new generation gets its own."""
+    repo = write_repo(tmp_path / "repo", with_tree=True)
+    first, _ = ensure_index(repo, CONFIG, index_dir=tmp_path / "idx", embedder=FakeEmbedder())
+    first.search_bm25("retry policy", 3)
+    first.files()
+    second, report = ensure_index(repo, CONFIG, index_dir=tmp_path / "idx",
+                                  embedder=FakeEmbedder())
+    assert report.noop and second is not first
+    assert second._bm25() is first._bm25() and second.rows() is first.rows()
+    assert second.files() is first.files() and second.graph is first.graph
+    (repo / "pkg" / "util.py").write_text("def retry_rule(n):\n    return n\n", encoding="utf-8")
+    third, report = ensure_index(repo, CONFIG, index_dir=tmp_path / "idx",
+                                 embedder=FakeEmbedder())
+    assert report.refreshed and third.index_rev != first.index_rev
+    assert third.rows() is not first.rows() and third.graph is not first.graph
+    assert third.find_definitions("retry_rule")
