@@ -91,13 +91,19 @@ class TokenTableBuilder:
 
     def add_tokens(self, tokens: Sequence[str]) -> None:
         self._flush()
-        ext, vocab, flat = self._ext, self._vocab, self._flat
-        for token in tokens:
-            index = ext.get(token)
-            if index is None:
-                index = ext[token] = len(vocab)
-                vocab.append(token)
-            flat.append(index)
+        ext = self._ext
+        ids = list(map(ext.get, tokens))  # known tokens in one C-level pass
+        if None in ids:
+            vocab = self._vocab
+            for position, index in enumerate(ids):
+                if index is None:
+                    token = tokens[position]
+                    index = ext.get(token)  # (a new token repeated in the same row)
+                    if index is None:
+                        index = ext[token] = len(vocab)
+                        vocab.append(token)
+                    ids[position] = index
+        self._flat.extend(ids)  # type: ignore[arg-type]
         self._lengths.append(len(tokens))
 
     def finish(self) -> TokenTable:
