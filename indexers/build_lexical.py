@@ -190,7 +190,7 @@ def build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Pr
                 fresh_paths.add(record.path)
             chunks = sorted(result.chunks, key=lambda c: (c.path, c.start_line, c.id))
             refs = [r if type(r) is RefRow else
-                    RefRow(r.name, r.kind, r.path, r.line, r.scope, r.module)
+                    RefRow(r.name, r.kind, r.path, r.line, r.scope, r.module, r.receiver)
                     for r in result.refs]  # cached ones are RefRows already
             writer.add(record, chunks, result.defs, refs, nodes)
             old_rows = previous.token_rows(record.path) if previous and chunks else {}

@@ -31,7 +31,7 @@ FILE_FIELDS = ("path", "content_hash", "size", "kind", "lang")
 CHUNK_FIELDS = ("id", "path", "kind", "lang", "start_line", "end_line", "text", "content_hash",
                 "heading_path", "symbol", "def_kind", "node_id")
 DEF_FIELDS = ("name", "qualname", "kind", "path", "start_line", "end_line", "scope", "node_id")
-REF_FIELDS = ("name", "kind", "path", "line", "scope", "module")
+REF_FIELDS = ("name", "kind", "path", "line", "scope", "module", "receiver")
 
 
 class CachedParse(NamedTuple):
@@ -67,6 +67,7 @@ class RefRow(NamedTuple):
     line: int
     scope: str | None
     module: str | None
+    receiver: str | None
 
     def to_ref(self) -> SymbolRef:
         return SymbolRef.model_construct(**self._asdict())

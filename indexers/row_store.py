@@ -14,7 +14,7 @@ for the builder's cache (`all_*`).
              (rowid - 1 = the chunk's position in (path, start_line, id) order, which is
              the BM25 and token-table row)
     defs     name, qualname, kind, path, start_line, end_line, scope, node_id
-    refs     name, kind, path, line, scope, module
+    refs     name, kind, path, line, scope, module, receiver
     trees    tree_file, node (the TreeNode as JSON)
 
 `RowWriter` takes one file at a time, in path order (it refuses any other order; every row
@@ -51,7 +51,7 @@ from indexers.formats import (
 )
 from indexers.trees import TreeNode
 
-ROWS_FORMAT = "helix-rows 2"
+ROWS_FORMAT = "helix-rows 3"  # 3: refs carry their receiver
 _TABLES = ("chunks", "defs", "refs", "trees")
 _HEADING = CHUNK_FIELDS.index("heading_path")
 _SCHEMA = (
@@ -68,7 +68,7 @@ _SCHEMA = (
     " path TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, scope TEXT,"
     " node_id TEXT NOT NULL)",
     "CREATE TABLE refs(name TEXT NOT NULL, kind TEXT NOT NULL, path TEXT NOT NULL,"
-    " line INTEGER NOT NULL, scope TEXT, module TEXT)",
+    " line INTEGER NOT NULL, scope TEXT, module TEXT, receiver TEXT)",
     "CREATE TABLE trees(tree_file TEXT NOT NULL, node TEXT NOT NULL)",
     # every definition name and qualified name, sorted (what fuzzy lookup compares against)
     "CREATE TABLE def_keys(key TEXT PRIMARY KEY) WITHOUT ROWID",
@@ -143,7 +143,7 @@ class RowWriter:
             counts["defs"] += len(defs)
         if refs:
             self._db.executemany(_insert("refs", len(REF_FIELDS)), (
-                (r.name, r.kind, r.path, r.line, r.scope, r.module) for r in refs))
+                (r.name, r.kind, r.path, r.line, r.scope, r.module, r.receiver) for r in refs))
             counts["refs"] += len(refs)
         if trees:
             self._db.executemany(_insert("trees", 2), (

@@ -6,7 +6,9 @@ Queries live in `indexers/queries/<lang>.scm` and use these captures:
                                  for its methods, not a definition itself)
     @receiver, @type_body        Go: the method's receiver type, the type spec's body
     @reference.<kind>            a reference's name node (call, type, name, attribute; an
-                                 attribute that is called counts as a call only)
+                                 attribute that is called counts as a call only); when the
+                                 name is the member of a member access (`obj.run()`,
+                                 `pkg::f()`, `$this->m()`), the object's text is its receiver
     @import / @import.require    an import statement (parsed here per language) / a require()
 A "function" whose nearest enclosing definition is class-like becomes a "method"; qualnames join
 names with "." (`Class.method`, Go `Recv.Method`, Rust `Type.method`).
@@ -14,6 +16,7 @@ names with "." (`Class.method`, Go `Recv.Method`, Rust `Type.method`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -34,6 +37,26 @@ LEADING_NODES = frozenset(
 # Node types whose parent is the real extent of the definition.
 WRAPPERS = frozenset({"decorated_definition"})
 GO_TYPE_KINDS: dict[str, DefKind] = {"struct_type": "struct", "interface_type": "interface"}
+# Member accesses, by grammar: a reference's name node whose parent is one of these (a Kotlin
+# navigation_suffix's parent) and which does not start it is the member; the text before it is
+# the object (its receiver).
+MEMBER_TYPES = frozenset({
+    "attribute",  # python
+    "member_expression", "nested_type_identifier",  # javascript, typescript
+    "selector_expression", "qualified_type",  # go
+    "field_expression", "scoped_identifier", "scoped_type_identifier",  # rust, c, c++, java
+    "qualified_identifier",  # c++
+    "method_invocation", "field_access",  # java
+    "member_access_expression", "qualified_name",  # c#, php
+    "navigation_expression", "user_type",  # kotlin
+    "member_call_expression", "nullsafe_member_call_expression", "scoped_call_expression",
+    "nullsafe_member_access_expression", "class_constant_access_expression",  # php
+    "call", "scope_resolution",  # ruby
+})
+RECEIVER_MAX = 80
+_TRAILING_SEP = re.compile(r"\s*(?:\?\.|!!\.|&\.|\.|::|\?->|->|\\)\s*$")
+_SPACED_SEP = re.compile(r"\s*(\?\.|::|\?->|->|\.)\s*")
+Import = tuple[str, str, str | None]  # (name, module as written, local alias or None)
 
 
 class DefSpan(Frozen):
@@ -74,6 +97,28 @@ def supported(lang: str | None) -> bool:
 
 def _text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", errors="replace")
+
+
+def receiver_of(node: Node, source: bytes) -> str | None:
+    """The object a reference's name is a member of (`pkg.mod` in `pkg.mod.f()`, `self`,
+    `Foo` in `Foo::new()`, `$this` in `$this->m()`), as written with whitespace normalised and
+    the separator dropped; None when the name is not a member (`f()`). Texts longer than
+    RECEIVER_MAX are cut and end in "…" (an expression, never a name)."""
+    parent = node.parent
+    if parent is not None and parent.type == "navigation_suffix":  # kotlin
+        parent = parent.parent
+    while (parent is not None and parent.type == "qualified_identifier"
+           and parent.parent is not None and parent.parent.type == "qualified_identifier"
+           and parent.parent.child_by_field_name("name") == parent):  # c++ a::b::f
+        parent = parent.parent
+    if parent is None or parent.type not in MEMBER_TYPES or parent.start_byte >= node.start_byte:
+        return None
+    raw = source[parent.start_byte:node.start_byte].decode("utf-8", errors="replace")
+    text = _SPACED_SEP.sub(r"\1", " ".join(raw.split()))
+    text = _TRAILING_SEP.sub("", text).lstrip("\\")
+    if not text:
+        return None
+    return text if len(text) <= RECEIVER_MAX else text[:RECEIVER_MAX - 1] + "…"
 
 
 @dataclass
@@ -186,57 +231,69 @@ def _unquote(text: str) -> str:
     return text.strip().strip("\"'`<>")
 
 
-def _python_imports(node: Node) -> list[tuple[str, str]]:
+def _alias(node: Node, field: str = "alias") -> str | None:
+    alias = node.child_by_field_name(field)
+    return _text(alias) if alias is not None else None
+
+
+def _python_imports(node: Node) -> list[Import]:
+    named: list[tuple[str, str | None]] = []
+    for child in node.children_by_field_name("name"):
+        aliased = child.type == "aliased_import"
+        target = child.child_by_field_name("name") if aliased else child
+        named.append((_text(target) if target is not None else _text(child),
+                      _alias(child) if aliased else None))
     if node.type == "import_statement":
-        out = []
-        for child in node.children_by_field_name("name"):
-            target = child.child_by_field_name("name") if child.type == "aliased_import" else child
-            dotted = _text(target) if target is not None else _text(child)
-            out.append((dotted, dotted))
-        return out
+        return [(dotted, dotted, alias) for dotted, alias in named]
     module_node = node.child_by_field_name("module_name")
     module = _text(module_node) if module_node is not None else "__future__"
-    names = []
-    for child in node.children_by_field_name("name"):
-        target = child.child_by_field_name("name") if child.type == "aliased_import" else child
-        names.append(_text(target) if target is not None else _text(child))
     if any(child.type == "wildcard_import" for child in node.named_children):
-        names.append("*")
-    return [(name, module) for name in names]
+        named.append(("*", None))
+    return [(name, module, alias) for name, alias in named]
 
 
-def _js_imports(node: Node) -> list[tuple[str, str]]:
+def _require_binding(node: Node) -> str | None:
+    """`x` in `const x = require("./m")` (None for a destructuring or a bare require)."""
+    call = node.parent.parent if node.parent is not None else None
+    declarator = call.parent if call is not None else None
+    if declarator is None or declarator.type != "variable_declarator":
+        return None
+    name = declarator.child_by_field_name("name")
+    return _text(name) if name is not None and name.type == "identifier" else None
+
+
+def _specifiers(part: Node, kind: str) -> list[tuple[str, str | None]]:
+    return [(_text(spec.child_by_field_name("name") or spec), _alias(spec))
+            for spec in part.named_children if spec.type == kind]
+
+
+def _js_imports(node: Node) -> list[Import]:
     if node.type == "string":  # require("x")
         module = _unquote(_text(node))
-        return [(module, module)]
+        return [(module, module, _require_binding(node))]
     source = node.child_by_field_name("source")
     if source is None:
         return []
     module = _unquote(_text(source))
-    names: list[str] = []
+    names: list[tuple[str, str | None]] = []
     for child in node.named_children:
         if child.type == "import_clause":
             for part in child.named_children:
                 if part.type == "identifier":
-                    names.append(_text(part))
+                    names.append((_text(part), None))
                 elif part.type == "namespace_import":
-                    names.append("*")
+                    bound = [c for c in part.named_children if c.type == "identifier"]
+                    names.append(("*", _text(bound[0]) if bound else None))
                 elif part.type == "named_imports":
-                    names.extend(
-                        _text(spec.child_by_field_name("name") or spec)
-                        for spec in part.named_children if spec.type == "import_specifier"
-                    )
+                    names.extend(_specifiers(part, "import_specifier"))
         elif child.type == "export_clause":
-            names.extend(
-                _text(spec.child_by_field_name("name") or spec)
-                for spec in child.named_children if spec.type == "export_specifier"
-            )
+            names.extend(_specifiers(child, "export_specifier"))
     if not names:
-        names = ["*"] if node.type == "export_statement" else [module]
-    return [(name, module) for name in names]
+        names = [("*", None)] if node.type == "export_statement" else [(module, None)]
+    return [(name, module, alias) for name, alias in names]
 
 
-def _go_imports(node: Node) -> list[tuple[str, str]]:
+def _go_imports(node: Node) -> list[Import]:
     path = node.child_by_field_name("path")
     if path is None:
         return []
@@ -245,22 +302,24 @@ def _go_imports(node: Node) -> list[tuple[str, str]]:
     name = _text(alias) if alias is not None else ""
     if name in ("", "_", "."):
         name = module.rsplit("/", 1)[-1]
-    return [(name, module)]
+    return [(name, module, None)]
 
 
-def _split_rust(full: str) -> tuple[str, str]:
+def _split_rust(full: str, alias: str | None = None) -> Import:
     module, _, name = full.rpartition("::")
-    return name, module
+    return name, module, alias
 
 
-def _rust_use(node: Node, prefix: str) -> list[tuple[str, str]]:
+def _rust_use(node: Node, prefix: str) -> list[Import]:
     def join(text: str) -> str:
         return f"{prefix}::{text}" if prefix and text else prefix or text
 
     kind = node.type
     if kind == "use_as_clause":
         path = node.child_by_field_name("path")
-        return _rust_use(path, prefix) if path is not None else []
+        if path is None:
+            return []
+        return [(name, module, _alias(node)) for name, module, _ in _rust_use(path, prefix)]
     if kind == "scoped_use_list":
         path = node.child_by_field_name("path")
         inner = join(_text(path) if path is not None else "")
@@ -269,59 +328,64 @@ def _rust_use(node: Node, prefix: str) -> list[tuple[str, str]]:
     if kind == "use_list":
         return [pair for child in node.named_children for pair in _rust_use(child, prefix)]
     if kind == "use_wildcard":
-        return [("*", join(_text(node).removesuffix("*").removesuffix("::")))]
+        return [("*", join(_text(node).removesuffix("*").removesuffix("::")), None)]
     return [_split_rust(join(_text(node)))]
 
 
-def _rust_imports(node: Node) -> list[tuple[str, str]]:
+def _rust_imports(node: Node) -> list[Import]:
     argument = node.child_by_field_name("argument")
     return _rust_use(argument, "") if argument is not None else []
 
 
-def _java_imports(node: Node) -> list[tuple[str, str]]:
+def _java_imports(node: Node) -> list[Import]:
     dotted = _text(node).removeprefix("import").strip().removesuffix(";").strip()
     dotted = dotted.removeprefix("static").strip().replace(" ", "")
     module, _, name = dotted.rpartition(".")
-    return [(name, module)]
+    return [(name, module, None)]
 
 
-def _include(node: Node) -> list[tuple[str, str]]:
+def _include(node: Node) -> list[Import]:
     if node.type == "string":  # ruby require
         module = _unquote(_text(node))
-        return [(module, module)]
+        return [(module, module, None)]
     path = node.child_by_field_name("path")
     if path is None:
         return []
     module = _unquote(_text(path))
-    return [(module, module)]
+    return [(module, module, None)]
 
 
-def _csharp_imports(node: Node) -> list[tuple[str, str]]:
+def _csharp_imports(node: Node) -> list[Import]:
     text = _text(node).removeprefix("global").strip().removeprefix("using").strip()
     text = text.removesuffix(";").strip().removeprefix("static").strip()
     alias, _, target = text.partition("=")
     if target:
-        return [(alias.strip(), target.strip())]
-    return [(text, text)]
+        return [(alias.strip(), target.strip(), None)]
+    return [(text, text, None)]
 
 
-def _php_imports(node: Node) -> list[tuple[str, str]]:
+def _as_alias(text: str) -> tuple[str, str | None]:
+    """`a.b.C as D` -> ("a.b.C", "D"); no `as`: (text, None)."""
+    path, _, alias = text.partition(" as ")
+    return path.strip(), alias.strip() or None
+
+
+def _php_imports(node: Node) -> list[Import]:
     if node.type != "namespace_use_clause":  # require / include "x.php"
         module = _unquote(_text(node))
-        return [(module, module)] if module else []
-    path = _text(node).split(" as ", 1)[0].strip().lstrip("\\")
-    module, _, name = path.rpartition("\\")
-    return [(name, module)]
+        return [(module, module, None)] if module else []
+    path, alias = _as_alias(_text(node))
+    module, _, name = path.lstrip("\\").rpartition("\\")
+    return [(name, module, alias)]
 
 
-def _kotlin_imports(node: Node) -> list[tuple[str, str]]:
-    text = _text(node).removeprefix("import").strip()
-    dotted = text.partition(" as ")[0]
-    module, _, name = dotted.strip().rpartition(".")
-    return [(name, module)]
+def _kotlin_imports(node: Node) -> list[Import]:
+    dotted, alias = _as_alias(_text(node).removeprefix("import").strip())
+    module, _, name = dotted.rpartition(".")
+    return [(name, module, alias)]
 
 
-IMPORT_PARSERS: dict[str, Callable[[Node], list[tuple[str, str]]]] = {
+IMPORT_PARSERS: dict[str, Callable[[Node], list[Import]]] = {
     "python": _python_imports,
     "javascript": _js_imports,
     "typescript": _js_imports,
@@ -385,7 +449,7 @@ def extract(path: str, lang: str, source: bytes) -> FileSymbols:
                 end_line=end, scope=scope, node_id=node_id_def(path, item.qualname),
             )
         )
-    refs = _references(path, lang, defs, ref_nodes, import_nodes, name_starts)
+    refs = _references(path, lang, source, defs, ref_nodes, import_nodes, name_starts)
     spans.sort(key=lambda s: (s.start_line, -s.end_line, s.qualname))
     symbol_defs.sort(key=lambda d: (d.start_line, -d.end_line, d.qualname))
     return FileSymbols(spans=tuple(spans), defs=tuple(symbol_defs), refs=refs)
@@ -394,13 +458,15 @@ def extract(path: str, lang: str, source: bytes) -> FileSymbols:
 def _references(
     path: str,
     lang: str,
+    source: bytes,
     defs: list[_RawDef],
     ref_nodes: list[tuple[Node, str]],
     import_nodes: list[Node],
     name_starts: set[int],
 ) -> tuple[SymbolRef, ...]:
-    # (byte, kind, name) -> (line, module, order); a node captured by two patterns counts once
-    found: dict[tuple[int, str, str], tuple[int, str | None, int]] = {}
+    # (byte, kind, name) -> (line, module, receiver, order); a node captured by two patterns
+    # counts once
+    found: dict[tuple[int, str, str], tuple[int, str | None, str | None, int]] = {}
     calls = {node.start_byte for node, kind in ref_nodes if kind == "call"}
     for node, kind in ref_nodes:
         if node.start_byte in name_starts:
@@ -408,25 +474,25 @@ def _references(
         if kind == "attribute" and node.start_byte in calls:
             continue  # `obj.run()` is a call of run, not also an attribute access
         key = (node.start_byte, kind, _text(node))
-        found.setdefault(key, (node.start_point[0] + 1, None, len(found)))
+        if key not in found:
+            found[key] = (node.start_point[0] + 1, None, receiver_of(node, source), len(found))
     parse_imports = IMPORT_PARSERS.get(lang)
     if parse_imports is not None:
         for node in import_nodes:
-            for name, module in parse_imports(node):
+            for name, module, alias in parse_imports(node):
                 if name:
                     found.setdefault(
                         (node.start_byte, "import", name),
-                        (node.start_point[0] + 1, module, len(found)),
+                        (node.start_point[0] + 1, module, alias if alias != name else None,
+                         len(found)),
                     )
     # Source order; the names of one import statement in the order written.
-    keys = sorted(found, key=lambda key: (key[0], found[key][2]))
+    keys = sorted(found, key=lambda key: (key[0], found[key][3]))
     scopes = _scopes(defs, [key[0] for key in keys])
-    refs = [
-        SymbolRef(
-            name=name, kind=cast(RefKind, kind), path=path, line=found[(pos, kind, name)][0],
-            scope=scope, module=found[(pos, kind, name)][1],
-        )
-        for (pos, kind, name), scope in zip(keys, scopes, strict=True)
-    ]
+    refs = []
+    for (pos, kind, name), scope in zip(keys, scopes, strict=True):
+        line, written, receiver, _ = found[(pos, kind, name)]
+        refs.append(SymbolRef(name=name, kind=cast(RefKind, kind), path=path, line=line,
+                              scope=scope, module=written, receiver=receiver))
     return tuple(refs)
 

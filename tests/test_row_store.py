@@ -35,7 +35,7 @@ def _parsed(root: Path) -> tuple[list[FileRecord], list[Chunk], list, list, list
         parsed = parse_file(wf.record, wf.text, CONFIG.index)
         chunks.extend(parsed.chunks)
         defs.extend(parsed.defs)
-        refs.extend(RefRow(r.name, r.kind, r.path, r.line, r.scope, r.module)
+        refs.extend(RefRow(r.name, r.kind, r.path, r.line, r.scope, r.module, r.receiver)
                     for r in parsed.refs)
     chunks.sort(key=lambda c: (c.path, c.start_line, c.id))
     return records, chunks, defs, refs, trees

@@ -76,6 +76,10 @@ class SymbolRef(Frozen):
     scope: str | None  # qualname of the enclosing definition, None at module level
     # For imports: the module path as written (`os.path`, `./util`).
     module: str | None = None
+    # A member access's object as written (`self`, `pkg.mod`, `x.items()`; whitespace
+    # normalised, at most 80 characters); for an import, the local name it binds when that
+    # differs from `name` (`import numpy as np`: np; `import * as ns`: ns); else None.
+    receiver: str | None = None
 
 
 class Hit(Frozen):

@@ -19,6 +19,8 @@
 (call_expression function: (identifier) @reference.call)
 (call_expression function: (field_expression field: (field_identifier) @reference.call))
 (call_expression function: (qualified_identifier name: (identifier) @reference.call))
+(call_expression function: (qualified_identifier name: (qualified_identifier name: (identifier) @reference.call)))
+(call_expression function: (qualified_identifier name: (qualified_identifier name: (qualified_identifier name: (identifier) @reference.call))))
 (type_identifier) @reference.type
 (field_expression field: (field_identifier) @reference.attribute)
 
