@@ -13,7 +13,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -25,6 +25,7 @@ from helix.core.schemas import (
     node_id_dir,
     node_id_file,
 )
+from indexers.calls import Resolver, file_calls
 from indexers.formats import edge_triples
 from indexers.resolve import DefIndex, ModuleIndex, mentioned_symbols
 from indexers.trees import TreeNode, containment_edges
@@ -250,9 +251,23 @@ def _parses(paths: Iterable[str], parse_of: ParseOf) -> Iterator[ParsedLike]:
             yield parsed
 
 
-def _import_edges(b: _Builder, paths: Sequence[str], parse_of: ParseOf
-                  ) -> dict[str, set[str]]:
+ROOT_INIT = "__init__.py"
+
+
+def module_index(paths: Sequence[str], parse_of: ParseOf) -> ModuleIndex:
+    """The module map of these files, knowing the root package's own name when the root is
+    a Python package (`ModuleIndex.learn_root_package`, from the root `__init__.py`)."""
     modules = ModuleIndex(paths)
+    root = parse_of(ROOT_INIT) if ROOT_INIT in modules.paths else None
+    if root is not None:
+        modules.learn_root_package(
+            (ref.module or ref.name, ref.name if ref.module and ref.name != ref.module else None)
+            for ref in root.refs if ref.kind == "import")
+    return modules
+
+
+def _import_edges(b: _Builder, paths: Sequence[str], parse_of: ParseOf,
+                  modules: ModuleIndex) -> dict[str, set[str]]:
     imported: dict[str, set[str]] = defaultdict(set)
     for p in _parses(paths, parse_of):
         targets = file_imports(p.path, p.refs, modules)
@@ -263,40 +278,13 @@ def _import_edges(b: _Builder, paths: Sequence[str], parse_of: ParseOf
     return imported
 
 
-def file_calls(path: str, refs: Iterable[Any], defs: DefIndex, imports: Sequence[str],
-               nodes: Container[str], sources: Container[str] | None = None
-               ) -> Iterator[tuple[str, str]]:
-    """(source node, target def node) calls of one file's references, in reference order.
-    `imports`: the files it imports (sorted); `sources`: only these source nodes (None: all)."""
-    file_node = node_id_file(path)
-    by_name = defs.by_name
-    memo: dict[tuple[str, str | None], SymbolDef | None] = {}
-    for ref in refs:
-        if ref.kind == "import" or ref.name not in by_name:
-            continue  # most references name builtins or outside code: no definition here
-        source = node_id_def(path, ref.scope) if ref.scope else file_node
-        if source not in nodes:
-            source = file_node
-        if sources is not None and source not in sources:
-            continue
-        key = (ref.name, ref.scope)
-        if key in memo:
-            target = memo[key]
-        else:
-            target = memo[key] = (defs.in_file(path, ref.name, ref.scope)
-                                  or defs.in_files(imports, ref.name)
-                                  or defs.unique(ref.name))
-        if target is not None and source != target.node_id:
-            yield source, target.node_id
-
-
-def _call_edges(b: _Builder, parsed: Iterable[ParsedLike], defs: DefIndex,
-                imported: dict[str, set[str]]) -> dict[str, set[str]]:
-    """calls edges; returns each source node's resolved targets (for tests edges)."""
+def _call_edges(b: _Builder, parsed: Iterable[ParsedLike], resolver: Resolver
+                ) -> dict[str, set[str]]:
+    """calls edges (`indexers.calls`); returns each source node's resolved targets (for tests
+    edges)."""
     targets: dict[str, set[str]] = defaultdict(set)
     for p in parsed:
-        for source, target in file_calls(p.path, p.refs, defs, sorted(imported.get(p.path, ())),
-                                         b.nodes):
+        for source, target in file_calls(p.path, p.refs, resolver, b.nodes):
             b.edge(source, target, "calls")
             targets[source].add(target)
     return targets
@@ -359,8 +347,9 @@ def _built(files: Sequence[FileRecord], parse_of: ParseOf,
     paths = [r.path for r in records if parse_of(r.path) is not None]
     all_defs = [d for p in _parses(paths, parse_of) for d in p.defs]
     defs = DefIndex(all_defs)
-    imported = _import_edges(b, paths, parse_of)
-    targets = _call_edges(b, _parses(paths, parse_of), defs, imported)
+    modules = module_index(paths, parse_of)
+    imported = _import_edges(b, paths, parse_of, modules)
+    targets = _call_edges(b, _parses(paths, parse_of), Resolver(defs, modules, imported))
     _document_edges(b, _parses(paths, parse_of), sorted(tree_nodes, key=lambda t: t.node_id),
                     defs)
     _test_edges(b, all_defs, targets)

@@ -9,13 +9,20 @@ back to a full build otherwise). What a modified file can change:
     its outgoing imports                           re-resolved (the module map depends only on
                                                    the set of paths, so other files' imports
                                                    are unchanged)
-    calls naming a definition it had or has        every source node holding a reference to
-                                                   such a name is re-resolved in full
+    calls naming a definition it had or has        every source node holding a reference
+                                                   whose resolution looks such a name up (its
+                                                   name, its receiver's names, the import
+                                                   bindings and class bases it goes through:
+                                                   `indexers.calls.FileScope.depends_on`) is
+                                                   re-resolved in full
     tests edges                                    re-derived for the re-resolved sources
     documents edges                                recomputed (doc sections and tree nodes only)
 
-A reference whose name no changed file defines (before or after) resolves to the same target:
-resolution looks at definitions of that name only (same file, imported files, unique).
+A reference none of whose looked-up names a changed file defines (before or after) resolves to
+the same target: resolution looks at definitions of those names, the module map (the set of
+paths) and the file-level import graph only. When a changed file's imports resolve to other
+files than before (re-export chains change), or the root `__init__.py` changed (it names the
+root package), the graph is built afresh instead.
 """
 
 from __future__ import annotations
@@ -27,22 +34,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from helix.core.schemas import FileRecord, SymbolDef, node_id_def, node_id_file
+from indexers.calls import FileScope, Resolver, file_calls
 from indexers.formats import edge_triples
 from indexers.graph import (
     REPO_NODE,
+    ROOT_INIT,
     GraphSummary,
     ParsedLike,
     ParseOf,
     _add_file,
     _Builder,
+    _built,
     _document_edges,
     _node,
     _parses,
     _test_edges,
-    file_calls,
     file_imports,
+    module_index,
 )
-from indexers.resolve import DefIndex, ModuleIndex
+from indexers.resolve import DefIndex
 from indexers.trees import TreeNode
 
 if TYPE_CHECKING:
@@ -60,7 +70,8 @@ def update_graph(graph: nx.MultiDiGraph, files: Sequence[FileRecord],
     (same set of files as the previous build, none a tree file); `old_defs`: their
     definitions in the previous build."""
     by_path = {p.path: p for p in parsed_files}
-    return _update(graph, files, by_path.get, sorted(by_path), tree_nodes, changed, old_defs)
+    updated = _update(graph, files, by_path.get, sorted(by_path), tree_nodes, changed, old_defs)
+    return updated if updated is not None else _built(files, by_path.get, tree_nodes).to_graph()
 
 
 def write_updated_graph(path: Path, graph: nx.MultiDiGraph, files: Sequence[FileRecord],
@@ -76,18 +87,44 @@ def write_updated_graph(path: Path, graph: nx.MultiDiGraph, files: Sequence[File
         graph = graph.materialize()
     paths = sorted(r.path for r in files if parse_of(r.path) is not None)
     updated = _update(graph, files, parse_of, paths, tree_nodes, changed, old_defs)
+    if updated is None:
+        return _built(files, parse_of, tree_nodes).write(path)
     write_graph(path, updated)
     return GraphSummary(nodes=updated.number_of_nodes(), edges=edge_counts(updated),
                         digest=graph_digest(updated))
 
 
+def _imports_of(graph: nx.MultiDiGraph, paths: Iterable[str]) -> dict[str, set[str]]:
+    """The file-level import graph as `graph` stores it."""
+    out: dict[str, set[str]] = {}
+    succ = graph._succ
+    for path in paths:
+        node = node_id_file(path)
+        targets = {str(dst)[5:] for dst, keys in succ.get(node, {}).items() if "imports" in keys}
+        if targets:
+            out[path] = targets
+    return out
+
+
 def _update(graph: nx.MultiDiGraph, files: Sequence[FileRecord], parse_of: ParseOf,
             paths: Sequence[str], tree_nodes: Sequence[TreeNode], changed: Iterable[str],
-            old_defs: Iterable[SymbolDef]) -> nx.MultiDiGraph:
-    """`update_graph` over the parses of `paths` (sorted), read through `parse_of`."""
+            old_defs: Iterable[SymbolDef]) -> nx.MultiDiGraph | None:
+    """`update_graph` over the parses of `paths` (sorted), read through `parse_of`; None when
+    only a fresh build gives the right graph (a changed file imports other files now, or the
+    root `__init__.py` changed)."""
+    changed_set = set(changed)
+    if ROOT_INIT in changed_set:
+        return None
+    modules = module_index(paths, parse_of)
+    new_imports: dict[str, set[str]] = {}
+    for path in sorted(changed_set):
+        parsed = parse_of(path)
+        new_imports[path] = file_imports(path, parsed.refs, modules) if parsed else set()
     if hasattr(graph, "materialize"):  # the stored (read-only, lazy) graph: a mutable copy
         graph = graph.materialize()
-    changed_set = set(changed)
+    imports = _imports_of(graph, paths)
+    if any(imports.get(path, set()) != targets for path, targets in new_imports.items()):
+        return None
     records = {r.path: r for r in files}
 
     def ordered() -> Iterator[ParsedLike]:
@@ -113,19 +150,17 @@ def _update(graph: nx.MultiDiGraph, files: Sequence[FileRecord], parse_of: Parse
             names.update(d.name for d in parsed.defs)
     all_defs = [d for p in ordered() for d in p.defs]
     defs = DefIndex(all_defs)
-    modules = ModuleIndex(paths)
-    sources = _affected_sources(ordered(), changed_set, names, sink.nodes)
+    resolver = Resolver(defs, modules, imports)
+    sources = _affected_sources(ordered(), changed_set, names, sink.nodes, resolver)
     targets: dict[str, set[str]] = defaultdict(set)
     for p in ordered():
         only = None if p.path in changed_set else sources.get(p.path)
         if p.path not in changed_set and only is None:
             continue
-        imports = file_imports(p.path, p.refs, modules)
         if p.path in changed_set:
-            for target in sorted(imports):
+            for target in sorted(new_imports[p.path]):
                 sink.edge(node_id_file(p.path), node_id_file(target), "imports")
-        for source, target in file_calls(p.path, p.refs, defs, sorted(imports), sink.nodes,
-                                         only):
+        for source, target in file_calls(p.path, p.refs, resolver, sink.nodes, only):
             sink.edge(source, target, "calls")
             targets[source].add(target)
     _test_edges(sink, [d for d in all_defs if d.node_id in targets], targets)
@@ -138,15 +173,18 @@ def _update(graph: nx.MultiDiGraph, files: Sequence[FileRecord], parse_of: Parse
 
 
 def _affected_sources(ordered: Iterable[ParsedLike], changed: set[str], names: set[str],
-                      nodes: dict[str, Any]) -> dict[str, set[str]]:
-    """Per unchanged file, the source nodes holding a reference to one of `names`."""
+                      nodes: dict[str, Any], resolver: Resolver) -> dict[str, set[str]]:
+    """Per unchanged file, the source nodes holding a reference whose resolution looks one
+    of `names` up."""
     sources: dict[str, set[str]] = {}
     for p in ordered:
         if p.path in changed:
             continue
         file_node = node_id_file(p.path)
-        for ref in p.refs:
-            if ref.kind == "import" or ref.name not in names:
+        refs = list(p.refs)
+        scope = FileScope(p.path, refs, resolver)
+        for ref in refs:
+            if ref.kind == "import" or names.isdisjoint(scope.depends_on(ref)):
                 continue
             source = node_id_def(p.path, ref.scope) if ref.scope else file_node
             if source not in nodes:

@@ -26,6 +26,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "go": (".go",),
     "rust": (".rs",),
     "java": (".java", ".kt", ".scala"),
+    "c": (".h", ".c", ".hh", ".hpp", ".hxx", ".h++", ".cc", ".cpp", ".cxx", ".c++"),
 }
 RUST_PREFIXES = ("crate", "self", "super")
 JS_ALIAS_PREFIXES = ("@/", "~/", "#/")
@@ -64,17 +65,29 @@ def closest(candidates: Iterable[str], near: str) -> str | None:
 
 
 class ModuleIndex:
-    """Maps module paths as written in imports to repository files."""
+    """Maps module paths as written in imports to repository files.
+
+    A repository whose root is itself a Python package (networkx indexed at its own
+    directory: `__init__.py` at the root) imports itself by a name no path holds
+    (`import networkx`, `from networkx.utils import x`): `root_package` is that name, learnt
+    from the root `__init__.py`'s own imports (`learn_root_package`), and an import starting
+    with it resolves from the root."""
 
     def __init__(self, paths: Iterable[str]) -> None:
         self.paths = frozenset(paths)
+        self.root_package: str | None = None
         # (family, path segments suffix without extension) -> files
         self._by_suffix: dict[tuple[str, tuple[str, ...]], list[str]] = defaultdict(list)
         # (directory segments suffix) -> go files in that directory
         self._go_dirs: dict[tuple[str, ...], list[str]] = defaultdict(list)
+        # C / C++: file name -> files (an #include names a file, extension included)
+        self._by_basename: dict[str, list[str]] = defaultdict(list)
         for path in sorted(self.paths):
             family = family_of(path)
             if family is None:
+                continue
+            if family == "c":
+                self._by_basename[posixpath.basename(path)].append(path)
                 continue
             stem_path = posixpath.splitext(path)[0]
             segs = tuple(stem_path.split("/"))
@@ -124,13 +137,40 @@ class ModuleIndex:
             return self._go(module)
         elif family == "rust":
             found = self._dotted(family, importer, _rust_segments(importer, module))
-        else:
-            found = self._dotted(family, importer, [s for s in module.split(".") if s != "*"])
+        elif family == "c":
+            found = self._include(importer, module)
+        else:  # java, kotlin: `import a.b.C` names the class C, in a/b/C.java
+            segs = [s for s in module.split(".") if s != "*"]
+            found = None
+            if name and name != "*":
+                found = self._suffix(family, [*segs, name], importer)
+            found = found or self._dotted(family, importer, segs)
         return [found] if found and found != importer else []
+
+    def learn_root_package(self, root_init_imports: Iterable[tuple[str, str | None]]) -> None:
+        """Set `root_package` from the (module, name) imports of the root `__init__.py`: the
+        first segment of absolute imports whose rest is a file from the root (`networkx` for
+        `from networkx.utils import x` when utils/ is at the root), the most frequent one."""
+        if "__init__.py" not in self.paths:
+            return
+        votes: dict[str, int] = defaultdict(int)
+        for module, name in root_init_imports:
+            segs = [s for s in module.split(".") if s]
+            if not segs or module.startswith(".") or self._exact("python", segs[:1]):
+                continue
+            rest = segs[1:] if len(segs) > 1 else [name] if name and name != "*" else []
+            if rest and self._exact("python", rest):
+                votes[segs[0]] += 1
+        if votes:
+            self.root_package = min(votes, key=lambda seg: (-votes[seg], seg))
 
     def _python(self, importer: str, module: str, name: str | None) -> str | None:
         level = len(module) - len(module.lstrip("."))
         rest = [s for s in module[level:].split(".") if s]
+        if not level and rest and rest[0] == self.root_package:
+            inner = rest[1:]
+            hit = self._exact("python", [*inner, name]) if name and name != "*" else None
+            return hit or self._exact("python", inner)
         if level:
             base = importer.split("/")[:-1]
             up = level - 1
@@ -175,6 +215,19 @@ class ModuleIndex:
         segs = [s for s in posixpath.splitext(module)[0].split("/") if s]
         return self._suffix("js", segs, importer) if segs else None
 
+    def _include(self, importer: str, module: str) -> str | None:
+        """`#include "x/y.h"`: beside the includer, else from the root, else the one file
+        (or the closest) whose path ends with it."""
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
+        for candidate in (target, posixpath.normpath(module)):
+            if candidate in self.paths:
+                return candidate
+        cands = [p for p in self._by_basename.get(posixpath.basename(module), ())
+                 if p == module or p.endswith("/" + module)]
+        if len(cands) > 1:
+            return closest(cands, importer)
+        return cands[0] if cands else None
+
     def _go(self, module: str) -> list[str]:
         segs = [s for s in module.strip('"').split("/") if s]
         while segs:
@@ -208,7 +261,9 @@ class DefIndex:
         self.by_name: dict[str, list[SymbolDef]] = defaultdict(list)
         self.by_qualname: dict[str, list[SymbolDef]] = defaultdict(list)
         self.by_path_name: dict[tuple[str, str], list[SymbolDef]] = defaultdict(list)
+        self.by_path: dict[str, list[SymbolDef]] = defaultdict(list)
         for d in ordered:
+            self.by_path[d.path].append(d)
             self.by_name[d.name].append(d)
             self.by_qualname[d.qualname].append(d)
             self.by_path_name[(d.path, d.name)].append(d)
