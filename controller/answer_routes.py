@@ -356,17 +356,23 @@ def _value_check(a: Answer) -> list[str]:
 
 
 def _call_sites(evidence: Sequence[EvidenceItem], symbol: str) -> list[str]:
-    """One claim per line that calls `symbol` (not its own `def`), with that line's number."""
+    """One claim per line that calls `symbol` (not its own `def`), with that line's number.
+    A call through a receiver (`x.index(`) counts only in a span the index resolved as a
+    reference to the symbol (refs channel): `[1, 2].index(1)` is a list's method."""
     bare = re.escape(symbol.strip("`").split(".")[-1])
     call = re.compile(rf"(?<![\w]){bare}\s*\(")
+    plain = re.compile(rf"(?<![\w.]){bare}\s*\(")
     seen: set[tuple[str, int]] = set()
     out: list[str] = []
     for item in evidence:
         if not is_code(item):
             continue
+        resolved = "reference" in item.reason_codes
         for offset, line in enumerate(item.text.splitlines()):
             stripped = line.strip()
             if not call.search(line) or stripped.startswith(("def ", "class ", "async def ")):
+                continue
+            if not resolved and not plain.search(line):
                 continue
             where = (item.path, item.start_line + offset)
             if where not in seen:

@@ -6,6 +6,7 @@ The loop runs a phase by concatenating its moves' requests in the policy's order
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -17,6 +18,8 @@ from controller.route import RoutePlan
 from controller.text import is_identifier, phrase_tokens, token_set
 from helix.core.config import RetrievalSettings
 from helix.core.policy import Move, RoutePolicy
+
+_NAME = re.compile(r"^[A-Za-z_][\w.]*$")  # one name, plain or dotted
 
 TEST_WORDS = frozenset(("test", "tests", "tested", "testing", "unittest", "pytest"))
 
@@ -137,7 +140,11 @@ def _symbols(ctx: MoveContext) -> list[Request]:
 
 
 def _refs(ctx: MoveContext) -> list[Request]:
-    return [req(ctx, "refs", name) for name in spelled_identifiers(ctx.plan)]
+    names = spelled_identifiers(ctx.plan)
+    if ctx.plan.intent.route == "usage":  # "who calls index?": its (resolved) call sites
+        names += [s for s in ctx.plan.subjects.get("symbol", ())
+                  if _NAME.match(s) and s not in names]
+    return [req(ctx, "refs", name) for name in names]
 
 
 def _path_hints(ctx: MoveContext) -> list[Request]:

@@ -19,7 +19,15 @@ from typing import TYPE_CHECKING, Any
 from helix.core.config import IndexSettings
 from helix.core.errors import IndexCorruptError
 from helix.core.ports import Embedder
-from helix.core.schemas import Chunk, FileRecord, Hit, SymbolDef, SymbolRef
+from helix.core.schemas import (
+    Chunk,
+    FileRecord,
+    Hit,
+    SymbolDef,
+    SymbolRef,
+    node_id_def,
+    node_id_file,
+)
 from indexers.formats import RefRow, paused_gc
 from indexers.fuzzy import FuzzyNames
 from indexers.graph_store import PART_GRAPH_DB, GraphReader, LazyGraph
@@ -312,11 +320,30 @@ class Index:
                       key=lambda d: (d.path, d.start_line, d.qualname, d.node_id))[:limit]
 
     def references_to(self, name: str) -> list[SymbolRef]:
+        """Reference sites naming `name`; when the repository defines `name`, only the sites
+        whose enclosing definition (or file) has a calls edge to one of those definitions
+        (`[1, 2].index(1)` is not a reference to a repository function `index`)."""
         bare = name.rsplit(".", 1)[-1]
         memo = self._memo("refs")
         if bare not in memo:
             memo[bare] = self.rows().refs_named(bare)
         rows: list[RefRow] = memo[bare]
+        targets = {d.node_id for d in self._defs_named(name)}
+        if targets:
+            graph = self.graph
+            reaching: dict[str, bool] = {}
+            kept = []
+            for r in rows:
+                source = node_id_def(r.path, r.scope) if r.scope else node_id_file(r.path)
+                if source not in graph:
+                    source = node_id_file(r.path)
+                if source not in reaching:
+                    reaching[source] = source in graph and any(
+                        "calls" in keys and dst in targets
+                        for dst, keys in graph.succ[source].items())
+                if reaching[source]:
+                    kept.append(r)
+            rows = kept
         return [r.to_ref() for r in sorted(rows, key=lambda r: (r.path, r.line, r.kind))]
 
 
