@@ -81,8 +81,17 @@ def split_receiver(receiver: str) -> list[str] | None:
     return segs if all(_NAME.match(s) for s in segs) else None
 
 
+# Languages whose definitions can name each other (a C file calls C++, a .ts file .js).
+KIN = {"cpp": "c", "typescript": "javascript", "tsx": "javascript", "kotlin": "java"}
+
+
 def lang_of(path: str) -> str:
     return classify(path)[1] or ""
+
+
+def kin_of(path: str) -> str:
+    lang = lang_of(path)
+    return KIN.get(lang, lang)
 
 
 def _module_named(path: str, name: str) -> bool:
@@ -301,8 +310,10 @@ class FileScope:
 
     def _unique_among(self, name: str, paths: Iterable[str] | None) -> SymbolDef | None:
         allowed = None if paths is None else set(paths)
+        kin = kin_of(self.path)
         cands = [d for d in self.defs.by_name.get(name, ())
-                 if not _is_member(d) and (allowed is None or d.path in allowed)]
+                 if not _is_member(d) and (allowed is None or d.path in allowed)
+                 and kin_of(d.path) == kin]
         top = [d for d in cands if d.scope is None]
         for group in (top, cands):
             if len({d.path for d in group}) == 1 and len(group) == 1:
@@ -506,7 +517,7 @@ def file_calls(path: str, refs: Iterable[Any], resolver: Resolver, nodes: Contai
     file_node = node_id_file(path)
     by_name = resolver.defs.by_name
     for ref in refs:
-        if ref.kind == "import" or ref.name not in by_name:
+        if ref.kind == "import" or (ref.name not in by_name and ref.name not in scope.bindings):
             continue  # most references name builtins or outside code: no definition here
         source = node_id_def(path, ref.scope) if ref.scope else file_node
         if source not in nodes:

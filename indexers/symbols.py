@@ -55,7 +55,7 @@ MEMBER_TYPES = frozenset({
 })
 RECEIVER_MAX = 80
 _TRAILING_SEP = re.compile(r"\s*(?:\?\.|!!\.|&\.|\.|::|\?->|->|\\)\s*$")
-_SPACED_SEP = re.compile(r"\s*(\?\.|::|\?->|->|\.)\s*")
+_SPACED_SEP = re.compile(r"\s*(\?\.|::|\?->|->|\.)\s*|(?<=[(\[{])\s+|\s+(?=[)\]}])")
 Import = tuple[str, str, str | None]  # (name, module as written, local alias or None)
 
 
@@ -114,7 +114,7 @@ def receiver_of(node: Node, source: bytes) -> str | None:
     if parent is None or parent.type not in MEMBER_TYPES or parent.start_byte >= node.start_byte:
         return None
     raw = source[parent.start_byte:node.start_byte].decode("utf-8", errors="replace")
-    text = _SPACED_SEP.sub(r"\1", " ".join(raw.split()))
+    text = _SPACED_SEP.sub(lambda m: m.group(1) or "", " ".join(raw.split()))
     text = _TRAILING_SEP.sub("", text).lstrip("\\")
     if not text:
         return None

@@ -20,3 +20,4 @@
 (require_once_expression (_) @import.require)
 (include_expression (_) @import.require)
 (include_once_expression (_) @import.require)
+(nullsafe_member_call_expression name: (name) @reference.call)
