@@ -9,6 +9,7 @@ Helix and BM25, every case's ranks and top files, run times, and a Markdown tabl
 rewritten after each repository, so a long run's finished repositories are never lost.
 
     python benchmarks/history_bench.py [--no-embed] [--only NAME ...] [--mirrors DIR] [--out F]
+        [--config NAME_OR_FILE]   # a named configuration (evals/configs/) or a TOML overrides file
 
 Use a fixed HELIX_HOME (indexes and the embedding cache are reused between runs).
 """
@@ -55,8 +56,8 @@ def markdown(payload: Mapping[str, Any]) -> str:
 
 
 def write(out: Path, runs: Sequence[RepoRun], *, no_embed: bool, started: float,
-          dev: devset.DevSet) -> dict[str, Any]:
-    payload = result_json(runs, no_embed=no_embed)
+          dev: devset.DevSet, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    payload = result_json(runs, no_embed=no_embed, overrides=overrides)
     payload["dev_set"] = {"path": "data/evals/history_repos.json",
                           "held_out_rule": dev.held_out_rule, "seed": dev.seed,
                           "limit": dev.limit, "since": dev.since}
@@ -79,16 +80,24 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="Where fetch put the mirrors (owner+name/repo).")
     parser.add_argument("--dev-set", type=Path, default=devset.DEV_SET)
     parser.add_argument("--out", type=Path, default=RESULT)
+    parser.add_argument("--config", metavar="NAME_OR_FILE", default=None,
+                        help="A named configuration (evals/configs/) or TOML overrides file.")
     args = parser.parse_args(argv)
+    overrides: dict[str, Any] = {}
+    if args.config is not None:
+        from evals.gates import load_named_config
+
+        _, overrides = load_named_config(args.config)
     dev = devset.load(args.dev_set)
     specs = devset.specs(dev, args.mirrors, only=tuple(args.only))
     started = time.perf_counter()
     runs: list[RepoRun] = []
     payload: dict[str, Any] = {}
     for spec in specs:
-        runs.append(run_repo(spec, no_embed=args.no_embed,
+        runs.append(run_repo(spec, no_embed=args.no_embed, overrides=overrides,
                              progress=lambda line: print(line, file=sys.stderr, flush=True)))
-        payload = write(args.out, runs, no_embed=args.no_embed, started=started, dev=dev)
+        payload = write(args.out, runs, no_embed=args.no_embed, started=started, dev=dev,
+                        overrides=overrides)
         print(f"{spec.name}: done in {runs[-1].seconds:.0f} s", file=sys.stderr, flush=True)
     print(payload.get("markdown", ""))
     return 0
