@@ -31,7 +31,7 @@ from indexers.bm25 import bm25_text_for
 from indexers.formats import PART_GRAPH_DB, PART_ROWS, CachedParse, RefRow
 from indexers.graph import GraphSummary
 from indexers.previous import Previous
-from indexers.row_store import RowReader, RowWriter, StoredParse
+from indexers.row_store import FileSpan, RowReader, RowWriter, StoredParse
 from indexers.token_cache import TokenTable, TokenTableBuilder
 from indexers.trees import TreeFormatError, TreeNode, is_tree_file, parse_tree_file
 
@@ -144,14 +144,54 @@ def _graph(records: Sequence[FileRecord], rows: RowReader, tree_nodes: Sequence[
     return write_graph_of(path, records, parse_of, tree_nodes), False
 
 
+def _copy_unchanged(pending: Sequence[tuple[FileRecord, FileSpan]], writer: RowWriter,
+                    previous: Previous, tokens: TokenTableBuilder, chunk_ids: list[str],
+                    chunk_paths: list[str], kinds: dict[str, int]) -> int:
+    """Copy unchanged files' rows from the previous generation in SQL (never decoded); their
+    chunks' ids, kinds and old token rows are all the rest of the build needs of them. The
+    number of chunks whose tokens were reused."""
+    writer.copy([r for r, _ in pending], [span for _, span in pending])
+    reused = 0
+    for start, stop, paths in _chunk_runs(pending):
+        for (cid, kind), rowid, path in zip(previous.rows.chunk_ids_kinds(start, stop),
+                                            range(start, stop), paths, strict=True):
+            tokens.add_old(rowid - 1)  # a chunk's rowid - 1 is its token row
+            chunk_ids.append(cid)
+            chunk_paths.append(path)
+            kinds[kind] += 1
+        reused += stop - start
+    return reused
+
+
+def _chunk_runs(files: Sequence[tuple[FileRecord, FileSpan]]
+                ) -> Iterator[tuple[int, int, list[str]]]:
+    """(first rowid, stop rowid, the path of each chunk) of the files' chunks in the source,
+    one run per stretch of rowids that follow each other."""
+    start = stop = 0
+    paths: list[str] = []
+    for record, span in files:
+        at, n = span[0], span[1]
+        if not n:
+            continue
+        if paths and at != stop:
+            yield start, stop, paths
+            paths = []
+        if not paths:
+            start = at
+        stop = at + n
+        paths.extend([record.path] * n)
+    if paths:
+        yield start, stop, paths
+
+
 def build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Previous | None,
                   changes: tuple[Sequence[str], Sequence[str], Sequence[str]],
                   warnings: list[str], progress: Progress | None, out: Path) -> Lexical:
     """Parse, tokenize, BM25 and graph for the walked files (`changes`: added, modified,
     removed since the previous generation), one file at a time: each file's rows go to
-    `out`/rows.sqlite as soon as it is parsed (or taken from the previous generation), its
-    chunks' tokens into the token table; the graph is then built from the written rows into
-    `out`/graph.sqlite. Parse warnings are appended to `warnings`."""
+    `out`/rows.sqlite as soon as it is parsed (an unchanged file's are copied from the previous
+    generation in SQL, never decoded), its chunks' tokens into the token table; the graph is
+    then built from the written rows into `out`/graph.sqlite. Parse warnings are appended to `warnings`."""
     from indexers.bm25 import BM25Index
     from indexers.graph_store import load_lazy
     from indexers.tokenize import tokenize
@@ -174,10 +214,25 @@ def build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Pr
     chunk_paths: list[str] = []
     kinds: dict[str, int] = defaultdict(int)
     tokens = TokenTableBuilder(previous.token_table if previous else None)
-    writer = RowWriter(out / PART_ROWS)
+    writer = RowWriter(out / PART_ROWS, source=previous.rows.path if previous else None)
+    spans = previous.rows.file_spans() if previous else {}
+    pending: list[tuple[FileRecord, FileSpan]] = []  # unchanged files, copied in one go
+
     total = len(walked_files)
     try:
         for position, wf in enumerate(walked_files):
+            if progress and (position % PROGRESS_EVERY == 0 or position + 1 == total):
+                progress("parse", position + 1, total)
+            path = wf.record.path
+            if (previous is not None and path in spans and not previous.had_trees(path)
+                    and previous.files.get(path) == wf.record.content_hash):
+                pending.append((wf.record, spans[path]))
+                records.append(wf.record)
+                continue
+            if pending and previous is not None:
+                tokens_cached += _copy_unchanged(pending, writer, previous, tokens, chunk_ids,
+                                                 chunk_paths, kinds)
+                pending.clear()
             hit = previous.parse(wf.record) if previous else None
             if hit is not None:
                 record = (wf.record.model_copy(update={"kind": "tree", "lang": "json"})
@@ -206,8 +261,9 @@ def build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Pr
                 kinds[chunk.kind] += 1
             records.append(record)
             tree_nodes.extend(nodes)
-            if progress and (position % PROGRESS_EVERY == 0 or position + 1 == total):
-                progress("parse", position + 1, total)
+        if pending and previous is not None:
+            tokens_cached += _copy_unchanged(pending, writer, previous, tokens, chunk_ids,
+                                             chunk_paths, kinds)
         counts = writer.close()
     except BaseException:
         writer.abort()

@@ -94,14 +94,18 @@ def _insert(table: str, n: int) -> str:
 class RowWriter:
     """Writes `rows.sqlite` one file at a time (call `add` in path order, then `close`)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, source: Path | None = None) -> None:
+        """`source`: a previous generation's rows database that `copy` copies from."""
         self.path = Path(path)
         if self.path.exists():
             raise FileExistsError(self.path)
-        self._db = sqlite3.connect(self.path, isolation_level=None)
+        self._db = sqlite3.connect(self.path, isolation_level=None, uri=True)
         self._db.execute("PRAGMA page_size=4096")
         self._db.execute("PRAGMA journal_mode=OFF")
         self._db.execute("PRAGMA synchronous=OFF")
+        self._source = source is not None
+        if source is not None:  # read-only and immutable, like every reader of a generation
+            self._db.execute("ATTACH DATABASE ? AS prev", (_uri(Path(source)),))
         self._db.execute("BEGIN")
         for statement in _SCHEMA:
             self._db.execute(statement)
@@ -151,6 +155,45 @@ class RowWriter:
                 for t in trees))
             counts["trees"] += len(trees)
 
+    def copy(self, records: Sequence[FileRecord], spans: Sequence[FileSpan]) -> None:
+        """Unchanged files' rows copied from the source database in SQL, never decoded: the
+        same rows `add` would write for them. `records` in path order (after every file added
+        so far), `spans[i]` where record i's rows are in the source (`RowReader.file_spans`).
+        Files whose rows follow each other there are copied by one statement per table."""
+        if not self._source:
+            raise ValueError("copy needs a source database")
+        for record in records:
+            if self._last_path is not None and record.path <= self._last_path:
+                raise ValueError(f"rows must be added in path order: {record.path!r} after "
+                                 f"{self._last_path!r}")
+            self._last_path = record.path
+        start = 0
+        for end in range(1, len(spans) + 1):
+            if end == len(spans) or not _follows(spans[end - 1], spans[end]):
+                self._copy_run(records[start:end], spans[start:end])
+                start = end
+
+    def _copy_run(self, records: Sequence[FileRecord], spans: Sequence[FileSpan]) -> None:
+        counts = self.counts
+        first = [counts[table] + 1 for table in _TABLES]
+        offsets = [0] * len(_TABLES)
+        for record, span in zip(records, spans, strict=True):
+            ranges: list[int] = []
+            for t, (_, n) in enumerate(_pairs(span)):
+                ranges.extend((first[t] + offsets[t], n))
+                offsets[t] += n
+            self._db.execute(_insert("files", len(FILE_FIELDS) + 8), (
+                record.path, record.content_hash, record.size, record.kind, record.lang,
+                *ranges))
+        counts["files"] += len(records)
+        for t, table in enumerate(_TABLES):
+            if offsets[t]:
+                at = _pairs(spans[0])[t][0]
+                self._db.execute(f"INSERT INTO {table} SELECT * FROM prev.{table} "
+                                 "WHERE rowid >= ? AND rowid < ? ORDER BY rowid",
+                                 (at, at + offsets[t]))
+                counts[table] += offsets[t]
+
     def close(self) -> dict[str, int]:
         """Build the indexes and commit; the counts of rows written."""
         self._db.execute("INSERT INTO def_keys SELECT name FROM defs UNION "
@@ -197,6 +240,19 @@ def write_rows(path: Path, records: Sequence[FileRecord], chunks: Sequence[Chunk
     except BaseException:
         writer.abort()
         raise
+
+
+# Where a file's rows are: (at, n) for chunks, defs, refs and trees, flattened.
+FileSpan = tuple[int, int, int, int, int, int, int, int]
+
+
+def _pairs(span: FileSpan) -> list[tuple[int, int]]:
+    return [(span[i], span[i + 1]) for i in range(0, 8, 2)]
+
+
+def _follows(before: FileSpan, after: FileSpan) -> bool:
+    """Whether `after`'s rows directly follow `before`'s in every table."""
+    return all(a + n == b for (a, n), (b, _) in zip(_pairs(before), _pairs(after), strict=True))
 
 
 def _uri(path: Path) -> str:
@@ -381,6 +437,21 @@ class RowReader:
         return self._trees(self._rows(
             f"SELECT node FROM trees WHERE {self._range('trees', tree_file)} ORDER BY rowid",
             {"p": tree_file}))
+
+    def file_spans(self) -> dict[str, FileSpan]:
+        """Path -> where its rows are: (at, n) of chunks, defs, refs and trees."""
+        out: dict[str, FileSpan] = {}
+        for row in self._rows("SELECT path, chunks_at, chunks_n, defs_at, defs_n, refs_at, "
+                              "refs_n, trees_at, trees_n FROM files ORDER BY rowid"):
+            a, b, c, d, e, f, g, h = (int(v) for v in row[1:])
+            out[str(row[0])] = (a, b, c, d, e, f, g, h)
+        return out
+
+    def chunk_ids_kinds(self, start: int, stop: int) -> list[tuple[str, str]]:
+        """(id, kind) of the chunks at rowids `start` .. `stop` - 1, in order."""
+        return [(str(cid), str(kind)) for cid, kind in self._rows(
+            "SELECT id, kind FROM chunks WHERE rowid >= ? AND rowid < ? ORDER BY rowid",
+            (start, stop))]
 
     def tree_files(self) -> set[str]:
         return {str(row[0]) for row in self._rows("SELECT path FROM files WHERE trees_n > 0")}
