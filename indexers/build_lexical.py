@@ -140,7 +140,7 @@ def _graph(records: Sequence[FileRecord], rows: RowReader, tree_nodes: Sequence[
 
             old_defs = [d for p in modified for d in previous.defs_of(p)]
             return write_updated_graph(path, old_graph, records, parse_of, tree_nodes,
-                                       modified, old_defs), True
+                                       modified, old_defs, rows), True
     return write_graph_of(path, records, parse_of, tree_nodes), False
 
 
@@ -191,7 +191,8 @@ def build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Pr
     removed since the previous generation), one file at a time: each file's rows go to
     `out`/rows.sqlite as soon as it is parsed (an unchanged file's are copied from the previous
     generation in SQL, never decoded), its chunks' tokens into the token table; the graph is
-    then built from the written rows into `out`/graph.sqlite. Parse warnings are appended to `warnings`."""
+    then built from the written rows into `out`/graph.sqlite. Parse warnings are appended to
+    `warnings`."""
     from indexers.bm25 import BM25Index
     from indexers.graph_store import load_lazy
     from indexers.tokenize import tokenize

@@ -81,6 +81,12 @@ def split_receiver(receiver: str) -> list[str] | None:
     return segs if all(_NAME.match(s) for s in segs) else None
 
 
+def receiver_words(receiver: str) -> list[str]:
+    """Every segment of a receiver (`a.b::C` -> a, b, C), names or not: a superset of what
+    `split_receiver` gives, so a filter on it keeps every reference `depends_on` can name."""
+    return _SEPARATORS.split(receiver)
+
+
 # Languages whose definitions can name each other (a C file calls C++, a .ts file .js).
 KIN = {"cpp": "c", "typescript": "javascript", "tsx": "javascript", "kotlin": "java"}
 

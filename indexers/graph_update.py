@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from helix.core.schemas import FileRecord, SymbolDef, node_id_def, node_id_file
-from indexers.calls import FileScope, Resolver, file_calls
+from indexers.calls import FileScope, Resolver, file_calls, receiver_words
 from indexers.formats import edge_triples
 from indexers.graph import (
     REPO_NODE,
@@ -58,6 +58,8 @@ from indexers.trees import TreeNode
 if TYPE_CHECKING:
     import networkx as nx
 
+    from indexers.row_store import RowReader
+
 FILE_NODE_KINDS = frozenset({"file", "def", "section"})  # nodes a file's parse makes
 KEPT_IN_KINDS = ("imports",)  # edges into a modified file's nodes that stay valid
 RESOLVED_KINDS = ("calls", "tests")  # out-edges of a re-resolved source
@@ -76,9 +78,12 @@ def update_graph(graph: nx.MultiDiGraph, files: Sequence[FileRecord],
 
 def write_updated_graph(path: Path, graph: nx.MultiDiGraph, files: Sequence[FileRecord],
                         parse_of: ParseOf, tree_nodes: Sequence[TreeNode],
-                        changed: Iterable[str], old_defs: Iterable[SymbolDef]) -> GraphSummary:
+                        changed: Iterable[str], old_defs: Iterable[SymbolDef],
+                        rows: RowReader | None = None) -> GraphSummary:
     """`update_graph`'s graph stored at `path`, each file's parse read through `parse_of`
-    when a pass needs it. A stored (lazy, read-only) `graph` is copied into memory first."""
+    when a pass needs it. A stored (lazy, read-only) `graph` is copied into memory first.
+    `rows` (the new generation's): which files' references can name a changed definition is
+    looked up there instead of reading every file's references."""
     from indexers.formats import graph_digest
     from indexers.graph import edge_counts
     from indexers.graph_store import write_graph
@@ -86,7 +91,7 @@ def write_updated_graph(path: Path, graph: nx.MultiDiGraph, files: Sequence[File
     if hasattr(graph, "materialize"):
         graph = graph.materialize()
     paths = sorted(r.path for r in files if parse_of(r.path) is not None)
-    updated = _update(graph, files, parse_of, paths, tree_nodes, changed, old_defs)
+    updated = _update(graph, files, parse_of, paths, tree_nodes, changed, old_defs, rows)
     if updated is None:
         return _built(files, parse_of, tree_nodes).write(path)
     write_graph(path, updated)
@@ -108,7 +113,8 @@ def _imports_of(graph: nx.MultiDiGraph, paths: Iterable[str]) -> dict[str, set[s
 
 def _update(graph: nx.MultiDiGraph, files: Sequence[FileRecord], parse_of: ParseOf,
             paths: Sequence[str], tree_nodes: Sequence[TreeNode], changed: Iterable[str],
-            old_defs: Iterable[SymbolDef]) -> nx.MultiDiGraph | None:
+            old_defs: Iterable[SymbolDef], rows: RowReader | None = None
+            ) -> nx.MultiDiGraph | None:
     """`update_graph` over the parses of `paths` (sorted), read through `parse_of`; None when
     only a fresh build gives the right graph (a changed file imports other files now, or the
     root `__init__.py` changed)."""
@@ -151,7 +157,8 @@ def _update(graph: nx.MultiDiGraph, files: Sequence[FileRecord], parse_of: Parse
     all_defs = [d for p in ordered() for d in p.defs]
     defs = DefIndex(all_defs)
     resolver = Resolver(defs, modules, imports)
-    sources = _affected_sources(ordered(), changed_set, names, sink.nodes, resolver)
+    candidates = None if rows is None else _referring(rows, names)
+    sources = _affected_sources(ordered(), changed_set, names, sink.nodes, resolver, candidates)
     targets: dict[str, set[str]] = defaultdict(set)
     for p in ordered():
         only = None if p.path in changed_set else sources.get(p.path)
@@ -172,13 +179,23 @@ def _update(graph: nx.MultiDiGraph, files: Sequence[FileRecord], parse_of: Parse
     return graph
 
 
+def _referring(rows: RowReader, names: set[str]) -> set[str]:
+    """The files with a reference named one of `names` or whose receiver has one as a
+    segment: every name `FileScope.depends_on` gives is one of those (a call's name, an
+    import's, a class base's, a receiver segment), so no other file can be affected."""
+    receivers = [r for r in rows.ref_receivers()
+                 if not names.isdisjoint(receiver_words(r))]
+    return rows.paths_with_refs(names, receivers)
+
+
 def _affected_sources(ordered: Iterable[ParsedLike], changed: set[str], names: set[str],
-                      nodes: dict[str, Any], resolver: Resolver) -> dict[str, set[str]]:
+                      nodes: dict[str, Any], resolver: Resolver,
+                      candidates: set[str] | None = None) -> dict[str, set[str]]:
     """Per unchanged file, the source nodes holding a reference whose resolution looks one
-    of `names` up."""
+    of `names` up (only `candidates` can have one, when given)."""
     sources: dict[str, set[str]] = {}
     for p in ordered:
-        if p.path in changed:
+        if p.path in changed or (candidates is not None and p.path not in candidates):
             continue
         file_node = node_id_file(p.path)
         refs = list(p.refs)

@@ -53,6 +53,7 @@ from indexers.trees import TreeNode
 
 ROWS_FORMAT = "helix-rows 3"  # 3: refs carry their receiver
 _TABLES = ("chunks", "defs", "refs", "trees")
+_BATCH = 500  # values bound in one IN (...) list
 _HEADING = CHUNK_FIELDS.index("heading_path")
 _SCHEMA = (
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -452,6 +453,23 @@ class RowReader:
         return [(str(cid), str(kind)) for cid, kind in self._rows(
             "SELECT id, kind FROM chunks WHERE rowid >= ? AND rowid < ? ORDER BY rowid",
             (start, stop))]
+
+    def ref_receivers(self) -> list[str]:
+        """Every distinct receiver a reference has, sorted."""
+        return sorted(str(r[0]) for r in self._rows(
+            "SELECT DISTINCT receiver FROM refs WHERE receiver IS NOT NULL"))
+
+    def paths_with_refs(self, names: Iterable[str] = (), receivers: Iterable[str] = ()
+                        ) -> set[str]:
+        """Paths holding a reference named one of `names` or with one of `receivers`."""
+        out: set[str] = set()
+        for column, values in (("name", sorted(set(names))), ("receiver", sorted(set(receivers)))):
+            for at in range(0, len(values), _BATCH):
+                batch = values[at:at + _BATCH]
+                out.update(str(r[0]) for r in self._rows(
+                    f"SELECT DISTINCT path FROM refs WHERE {column} IN "
+                    f"({', '.join('?' * len(batch))})", batch))
+        return out
 
     def tree_files(self) -> set[str]:
         return {str(row[0]) for row in self._rows("SELECT path FROM files WHERE trees_n > 0")}

@@ -108,3 +108,25 @@ def test_a_refresh_after_adds_edits_and_removals_equals_a_fresh_build(tmp_path: 
     fresh = build_index(root, CONFIG, index_dir=tmp_path / "fresh2", embedder=FakeEmbedder())
     assert incremental.files_parsed == 1 and incremental.graph_updated
     assert incremental.index_rev == fresh.index_rev
+
+
+def test_a_call_through_a_module_qualified_class_is_re_resolved(tmp_path: Path) -> None:
+    """`mod_07.Thing7.build()`: the edit changes what `Thing7` is (its base goes); the files
+    whose references can name it are looked up in the rows, and the refresh equals a fresh
+    build."""
+    root = _repo(tmp_path / "repo")
+    (root / "base.py").write_text("class Base:\n    def build(self):\n        return 1\n", "utf-8")
+    with_base = ("from base import Base\n\n\nclass Thing7(Base):\n"
+                 "    def step(self):\n        return 7\n")
+    (root / "mod_07.py").write_text(with_base, encoding="utf-8")
+    (root / "user.py").write_text("import mod_07\n\n\ndef use():\n"
+                                  "    return mod_07.Thing7.build()\n", encoding="utf-8")
+    first = build_index(root, CONFIG, index_dir=tmp_path / "inc", embedder=FakeEmbedder())
+    assert first.graph_edges.get("calls", 0) > 0
+    (root / "mod_07.py").write_text(with_base.replace("(Base)", "").replace(
+        "from base import Base\n\n\n", "import base\n\n\n"), encoding="utf-8")
+    incremental = build_index(root, CONFIG, index_dir=tmp_path / "inc", embedder=FakeEmbedder())
+    fresh = build_index(root, CONFIG, index_dir=tmp_path / "fresh", embedder=FakeEmbedder())
+    assert incremental.graph_updated and incremental.files_parsed == 1
+    assert incremental.graph_edges == fresh.graph_edges
+    assert incremental.index_rev == fresh.index_rev
