@@ -16,7 +16,9 @@ make one with `git archive <commit> | tar -x -C DIR`) when `--baseline-src` is g
 - size on disk of the index directory; `helix status` and a no-op `helix index` (wall time);
 - per question, cold: a new process `helix ask Q --dry-run --json` (wall time, peak RSS, the
   envelope's timings, top evidence paths, the rank of the expected document if any); warm:
-  `helix.service.ask` twice in one process, the second call timed (and the controller alone).
+  `helix.service.ask` twice in one process, the second call timed (and the controller alone);
+- an edit: `helix index` after a function is appended to the first Python file (wall time,
+  peak RSS, stages), and again once the file is put back.
 
 Writes JSON (default benchmarks/results/large_repo_bench.json). The machine may be shared:
 timings are noisy; the peak RSS figures are not.
@@ -273,7 +275,35 @@ def bench_variant(name: str, src: Path | None, repo: Path, work: Path, embed: bo
                           capture_output=True, text=True, cwd=repo, check=False)
     out["warm_ask"] = (json.loads(warm.stdout.strip().splitlines()[-1]) if warm.returncode == 0
                        else {"error": warm.stderr[-2000:]})
+    out["edit_refresh"] = edit_refresh(repo, ask_env)
     out["summary"] = summarize(out)
+    return out
+
+
+EDIT = b"\n\ndef bench_edit(value):\n    return value\n"
+
+
+def edit_refresh(repo: Path, env: dict[str, str]) -> dict[str, Any]:
+    """One Python file edited (a function appended), `helix index` timed; then the file is put
+    back and the refresh timed again, so the next variant sees the same repository."""
+    target = min((p for p in repo.rglob("*.py") if ".git" not in p.parts),
+                 key=lambda p: p.relative_to(repo).as_posix())
+    original = target.read_bytes()
+    out: dict[str, Any] = {"file": target.relative_to(repo).as_posix()}
+    try:
+        target.write_bytes(original + EDIT)
+        edited = run(helix("index", str(repo), "--json"), env, sample=True)
+    finally:
+        target.write_bytes(original)
+    restored = run(helix("index", str(repo), "--json"), env, sample=True)
+    for key, result in (("edit", edited), ("restore", restored)):
+        row: dict[str, Any] = {"wall_s": result["wall_s"], "peak_rss_mb": result["peak_rss_mb"],
+                               "code": result["code"]}
+        if result["code"] == 0:
+            report = json.loads(result["stdout"])
+            row.update({k: report.get(k) for k in ("seconds", "files_parsed",
+                                                    "graph_updated")})
+        out[key] = row
     return out
 
 
@@ -291,6 +321,8 @@ def summarize(out: dict[str, Any]) -> dict[str, Any]:
         "warm_ask_s_max": max(warm, default=None),
         "warm_ask_s_median": sorted(warm)[len(warm) // 2] if warm else None,
         "noop_index_s": out["noop_index"]["wall_s"],
+        "edit_refresh_s": out["edit_refresh"]["edit"]["wall_s"],
+        "edit_refresh_peak_rss_mb": out["edit_refresh"]["edit"]["peak_rss_mb"],
     }
     if "embed_index" in out:
         summary["embed_index_s"] = out["embed_index"]["wall_s"]
