@@ -251,9 +251,16 @@ def _file_bm25(index: IndexReader, request: Request, pools: Pools) -> list[Pair]
         chunk = index.chunk(hit.chunk_id)
         if chunk.path not in pooled and _keep(chunk, request):
             pooled[chunk.path] = chunk
+    return _files_shown(index, [path for path, _score in files], request, pooled)
+
+
+def _files_shown(index: IndexReader, paths: list[str], request: Request,
+                 pooled: dict[str, Chunk]) -> list[Pair]:
+    """Ranked files, each shown by its best chunk for the query (tests left out when the
+    request says so), up to `request.k`."""
     words = token_set(request.query)
     out: list[Pair] = []
-    for path, _score in files:  # score desc, path asc
+    for path in paths:
         best = _best_chunk(index, path, request, words, pooled)
         if best is None or (request.no_tests and is_test(best)):
             continue
@@ -293,17 +300,7 @@ def _path_words(index: IndexReader, request: Request, pools: Pools) -> list[Pair
         if shared:
             ranked.append((round(sum(idf[t] for t in shared), 9), path))
     ranked.sort(key=lambda t: (-t[0], t[1]))
-    pooled: dict[str, Chunk] = {}
-    out: list[Pair] = []
-    query_words = token_set(request.query)
-    for _score, path in ranked:
-        best = _best_chunk(index, path, request, query_words, pooled)
-        if best is None or (request.no_tests and is_test(best)):
-            continue
-        out.append((best, ()))
-        if len(out) >= request.k:
-            break
-    return out
+    return _files_shown(index, [path for _score, path in ranked], request, {})
 
 
 def _test_targets(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:

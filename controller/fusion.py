@@ -42,6 +42,25 @@ def channel_weight(channel: str, settings: RetrievalSettings,
 FAMILIES = {"files": "bm25", "file_bm25": "bm25"}
 
 
+def _vote(best: Mapping[tuple[str, str], int], settings: RetrievalSettings,
+          overrides: Mapping[str, float] | None,
+          families: Mapping[str, str]) -> dict[str, float]:
+    """Item -> sum of its votes, from (item, channel) -> best rank. One vote per channel: an
+    item's best rank in each channel counts once, so several correlated queries of one channel
+    (query variants) do not outvote the other channels. Channels of one family (BM25 over
+    chunks and BM25 pooled per file) are one vote: the better of the two, so lexical evidence
+    is not counted twice against the dense channel."""
+    votes: dict[tuple[str, str], float] = {}
+    for (item, channel), rank in sorted(best.items()):
+        weight = channel_weight(channel, settings, overrides)
+        key = (item, families.get(channel, channel))
+        votes[key] = max(votes.get(key, 0.0), weight / (settings.rrf_k + rank))
+    scores: dict[str, float] = {}
+    for (item, _family), vote in sorted(votes.items()):
+        scores[item] = scores.get(item, 0.0) + vote
+    return scores
+
+
 def rrf(lists: Sequence[Ranked], settings: RetrievalSettings,
         overrides: Mapping[str, float] | None = None,
         families: Mapping[str, str] = FAMILIES) -> list[Fused]:
@@ -52,18 +71,7 @@ def rrf(lists: Sequence[Ranked], settings: RetrievalSettings,
         for rank, chunk_id in enumerate(ranked.chunk_ids, start=1):
             key = (chunk_id, ranked.channel)
             best[key] = min(best.get(key, rank), rank)
-    # One vote per channel: a chunk's best rank in each channel counts once, so several
-    # correlated queries of one channel (query variants) do not outvote the other channels.
-    # Channels of one family (BM25 over chunks and BM25 pooled per file) are one vote: the
-    # better of the two, so lexical evidence is not counted twice against the dense channel.
-    votes: dict[tuple[str, str], float] = {}
-    for (chunk_id, channel), rank in sorted(best.items()):
-        weight = channel_weight(channel, settings, overrides)
-        key = (chunk_id, families.get(channel, channel))
-        votes[key] = max(votes.get(key, 0.0), weight / (settings.rrf_k + rank))
-    scores: dict[str, float] = {}
-    for (chunk_id, _family), vote in sorted(votes.items()):
-        scores[chunk_id] = scores.get(chunk_id, 0.0) + vote
+    scores = _vote(best, settings, overrides, families)
     reasons: dict[str, list[tuple[str, int]]] = {}
     for (chunk_id, channel), rank in best.items():
         reasons.setdefault(chunk_id, []).append((channel, rank))
@@ -100,14 +108,7 @@ def rrf_files(lists: Sequence[Ranked], chunk_fused: Sequence[Fused], paths: Mapp
             rank += 1
             key = (path, ranked.channel)
             best[key] = min(best.get(key, rank), rank)
-    votes: dict[tuple[str, str], float] = {}
-    for (path, channel), rank in sorted(best.items()):
-        weight = channel_weight(channel, settings, overrides)
-        key = (path, families.get(channel, channel))
-        votes[key] = max(votes.get(key, 0.0), weight / (settings.rrf_k + rank))
-    scores: dict[str, float] = {}
-    for (path, _family), vote in sorted(votes.items()):
-        scores[path] = scores.get(path, 0.0) + vote
+    scores = _vote(best, settings, overrides, families)
     shown: dict[str, Fused] = {}
     for fused in chunk_fused:  # best chunk first
         shown.setdefault(paths[fused.chunk_id], fused)

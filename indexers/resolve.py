@@ -286,23 +286,6 @@ class DefIndex:
                 return d
         return cands[0]
 
-    def in_files(self, paths: Sequence[str], name: str) -> SymbolDef | None:
-        """The unique module-level (else unique) definition of `name` among `paths`
-        (sorted, distinct)."""
-        by_path_name = self.by_path_name
-        cands = [d for p in paths for d in by_path_name.get((p, name), ())]
-        if not cands:
-            return None
-        top = [d for d in cands if d.scope is None]
-        for group in (top, cands):
-            if len(group) == 1:
-                return group[0]
-        return None
-
-    def unique(self, name: str) -> SymbolDef | None:
-        cands = self.by_name.get(name)
-        return cands[0] if cands and len(cands) == 1 else None
-
     def named(self, mention: str, near: str) -> SymbolDef | None:
         """A definition a document names: exact qualname (`Class.method`), else the bare
         name when unique repo-wide or held by one definition closest to `near`."""

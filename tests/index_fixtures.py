@@ -69,6 +69,16 @@ TREE = {
 TREE_PATH = "docs/trees/retries.json"
 
 
+def write(root: Path, rel: str, data: str | bytes) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, bytes):
+        path.write_bytes(data)
+    else:
+        path.write_text(data, encoding="utf-8")
+    return path
+
+
 def write_repo(root: Path, with_tree: bool = False) -> Path:
     for rel, text in FILES.items():
         target = root / rel

@@ -21,7 +21,7 @@ from controller.continuity.state import (
     initial_state,
 )
 from controller.continuity.transitions import REGISTRY
-from helix.core.config import HelixConfig, load_config
+from helix.core.config import HelixConfig
 from helix.core.ports import Completion, FakeClock
 from helix.session import eventlog
 from helix.session.eventlog import read_events
@@ -35,22 +35,16 @@ from helix.session.store import (
     state_after,
 )
 from helix.store.db import open_db
+from tests.talk_fixtures import FIXTURE, Q, copy_fixture
+from tests.talk_fixtures import config as _config
 
-FIXTURE = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "continuity_repo"
-Q = "where is the BM25 index built?"
 OPEN_B = "open the build_bm25_index one"  # by label: independent of the evidence ranking
 OPEN_I = "open the BM25Index one"
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    shutil.copytree(FIXTURE, root)
-    return root
-
-
-def _config(root: Path, **flags: object) -> HelixConfig:
-    return load_config(root, flags={"index.embed_enabled": False, **flags})
+    return copy_fixture(tmp_path)
 
 
 class Talk:

@@ -19,19 +19,10 @@ from indexers.build import build_index, ensure_index
 from indexers.stat_cache import WALK_STATS
 from indexers.store import MARKER, IndexStore
 from indexers.walker import FileChangedError, walk
+from tests.index_fixtures import write
 
 SETTINGS = IndexSettings()
 IGNORE_FILES = {".gitignore", ".helixignore", "exclude"}
-
-
-def write(root: Path, rel: str, data: str | bytes) -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(data, bytes):
-        path.write_bytes(data)
-    else:
-        path.write_text(data, encoding="utf-8")
-    return path
 
 
 @pytest.fixture

@@ -13,16 +13,7 @@ from helix.core.errors import BadPathError
 from helix.core.hashing import digest
 from indexers.languages import classify
 from indexers.walker import walk
-
-
-def write(root: Path, rel: str, data: str | bytes) -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(data, bytes):
-        path.write_bytes(data)
-    else:
-        path.write_text(data, encoding="utf-8")
-    return path
+from tests.index_fixtures import write
 
 
 def paths(result: walker_mod.WalkResult) -> list[str]:

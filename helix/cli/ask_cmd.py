@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 import helix.inputs as inputs
-from helix.cli.common import echo_json
+from helix.cli.common import echo_json, yes_option
 from helix.cli.safe_text import console as safe_console
 from helix.cli.safe_text import echo, json_visible
 from helix.core.errors import BadPathError, UserError
@@ -162,9 +162,7 @@ def render_envelope(env: Envelope, console: Console) -> None:
 @click.option("--wait", is_flag=True,
               help="Embed every card before answering (default: answer from the lexical "
                    "index at once and embed in the background when many cards are new).")
-@click.option("--yes", is_flag=True,
-              help="Index the current directory even when it looks like no repository "
-                   "(home, /, the temp dir, or outside git with over index.max_files files).")
+@yes_option
 def ask(question: tuple[str, ...], repo: str | None, dry_run: bool, as_json: bool,
         question_file: str | None, scope: str | None, sense: str | None,
         session: str | None, reply_to: int | None, model: str | None, api_base: str | None,

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 import helix.inputs as inputs
-from helix.cli.common import echo_json
+from helix.cli.common import echo_json, yes_option
 from helix.cli.progress import dense_line, progress_bar, wanted
 from helix.cli.safe_text import echo
 from helix.core.config import HelixConfig, load_config
@@ -92,9 +92,7 @@ def _render_report(report: Any) -> None:
 @click.option("--stop", is_flag=True,
               help="Stop the background dense worker (it keeps what it embedded; asks do "
                    "not restart it until the next `helix index`).")
-@click.option("--yes", is_flag=True,
-              help="Index the current directory even when it looks like no repository "
-                   "(home, /, the temp dir, or outside git with over index.max_files files).")
+@yes_option
 @click.option("--embed-all", is_flag=True,
               help="Embed every eligible chunk, not index.embed_max_chunks of them; kept by "
                    "this index from now on (until --force). With --background the worker "
