@@ -1,7 +1,8 @@
 """`LiteLLMClient`: the `helix.core.ports.LLM` port over litellm, with its errors mapped.
 
 litellm is imported inside `complete` only (it costs seconds), after pointing it at its bundled
-price map so the import never reaches the network. litellm's own retries are off
+price map so the import never reaches the network, and in its production mode, so that it
+never reads a `.env` file. litellm's own retries are off
 (`num_retries=0`): the bounded retry policy lives in `helix.synthesis.answer`.
 
 Mapping (order matters: litellm's Timeout is a subclass of APIConnectionError):
@@ -55,6 +56,10 @@ _AUTH_HINTS = ("missing credentials", "api key", "api_key", "unauthorized", "inv
 
 def _import_litellm() -> Any:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # litellm loads a `.env` on import ("DEV" mode), searching upward from its own package
+    # directory: with a virtual environment inside a repository, the repository's `.env`
+    # could set OPENAI_API_BASE and send the user's key to its server. Never any `.env`.
+    os.environ["LITELLM_MODE"] = "PRODUCTION"
     # litellm's response models finish building on first use and warn about their own typing
     # then (ReadOnly TypedDict items): litellm's business, not the user's. Build them once here
     # with warnings off, so no later call depends on the caller's warning filters.
