@@ -2,9 +2,9 @@
 
     python benchmarks/redaction_scan.py [--show N] [ROOT ...]
 
-Runs `helix.synthesis.secrets.find_secrets` over every text file (.py .md .rst .txt .toml
-.yaml .yml .json .cfg .ini .sh) under each ROOT (default: the installed networkx package and
-this repository), prints files, lines, spans redacted by kind and seconds, then the first N
+Runs `helix.core.secrets.find_secrets` over every text file (.py .md .rst .txt .toml
+.yaml .yml .json .cfg .ini .sh) under each ROOT (default: the installed networkx package, the
+standard library without site-packages, and this repository), prints files, lines, spans redacted by kind and seconds, then the first N
 spans (path:line kind; never the value) to look at. Writes benchmarks/results/redaction_scan.json.
 """
 
@@ -22,11 +22,13 @@ sys.path.insert(0, str(ROOT))
 SUFFIXES = {".py", ".md", ".rst", ".txt", ".toml", ".yaml", ".yml", ".json", ".cfg", ".ini",
             ".sh"}
 MAX_BYTES = 1_000_000
+# not part of the tree being measured (the standard library's directory holds site-packages)
+EXCLUDED_DIRS = {"site-packages", "__pycache__", "helix.egg-info"}
 OUT = ROOT / "benchmarks" / "results" / "redaction_scan.json"
 
 
 def scan(root: Path) -> dict[str, object]:
-    from helix.synthesis.secrets import find_secrets
+    from helix.core.secrets import find_secrets
 
     files = lines = 0
     kinds: Counter[str] = Counter()
@@ -34,6 +36,7 @@ def scan(root: Path) -> dict[str, object]:
     started = time.perf_counter()
     for path in sorted(root.rglob("*")):
         if (not path.is_file() or path.suffix not in SUFFIXES or ".git" in path.parts
+                or EXCLUDED_DIRS.intersection(path.relative_to(root).parts)
                 or path == OUT or path.stat().st_size > MAX_BYTES):
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -55,9 +58,11 @@ def main() -> None:
     args = parser.parse_args()
     roots = args.roots
     if not roots:
+        import sysconfig
+
         import networkx
 
-        roots = [Path(networkx.__file__).parent, ROOT]
+        roots = [Path(networkx.__file__).parent, Path(sysconfig.get_paths()["stdlib"]), ROOT]
     results = []
     for root in roots:
         result = scan(root)

@@ -25,6 +25,7 @@ from helix.core.config import HelixConfig, IndexSettings
 from helix.core.envelope import DenseState, Envelope
 from helix.core.ports import LLM, Clock, Embedder, SystemClock
 from helix.core.schemas import Frozen
+from helix.core.secrets import redact_text
 from helix.runlog import RunLog
 from helix.synthesis.answer import SynthesisResult, synthesize
 from helix.synthesis.prompt import Prompt
@@ -114,6 +115,7 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
     from controller.driver import run_controller
     from indexers.build import ensure_index
 
+    question = redact_text(question)[0]  # a pasted secret is searched, logged and sent masked
     clock = clock or SystemClock()
     started = clock.monotonic()
     lazy = LazyQueryEmbedder(config.index)

@@ -19,6 +19,10 @@ from helix.core.hashing import digest
 
 _PACKAGE = Path(__file__).resolve().parent
 SOURCE_GLOBS = ("*.py", "queries/*.scm")
+# Code outside the package that decides what an index holds: the secret detector masks every
+# file's text before it is chunked.
+_DETECTOR = _PACKAGE.parent / "helix" / "core"
+EXTRA_FILES = ("secrets.py", "secret_structure.py")
 
 
 def code_files(package: Path = _PACKAGE) -> list[Path]:
@@ -28,9 +32,11 @@ def code_files(package: Path = _PACKAGE) -> list[Path]:
 
 def code_digest_of(package: Path) -> str:
     parts: list[bytes] = []
-    for path in code_files(package):
-        name = path.relative_to(package).as_posix().encode()
-        parts.append(name + b"\0" + path.read_bytes().replace(b"\r\n", b"\n") + b"\0")
+    named = [(p.relative_to(package).as_posix(), p) for p in code_files(package)]
+    named += [(f"helix/core/{name}", _DETECTOR / name) for name in EXTRA_FILES
+              if package == _PACKAGE]
+    for name, path in named:
+        parts.append(name.encode() + b"\0" + path.read_bytes().replace(b"\r\n", b"\n") + b"\0")
     return digest(b"".join(parts))
 
 

@@ -17,6 +17,7 @@ from pydantic import PrivateAttr
 from helix.core.errors import IndexError_
 from helix.core.hashing import digest
 from helix.core.schemas import FileRecord, Frozen
+from helix.core.secrets import redact_text
 from indexers.formats import trusted
 
 BINARY_SNIFF_BYTES = 8192
@@ -91,7 +92,10 @@ class WalkedFile(Frozen):
                     and _PRIVATE_KEY_RE.search(raw))):
             raise FileChangedError(f"{rel} changed while it was being indexed (it is now too "
                                    "large, binary or secret); run the command again")
-        text = raw.decode("utf-8", errors="replace")
+        # Secrets are masked before anything is derived from the text: no chunk, token, symbol,
+        # embedding card or stored row holds one, so neither can an answer, a run-log row or
+        # an export built from them. The mask keeps newlines: line numbers stay true.
+        text = redact_text(raw.decode("utf-8", errors="replace"))[0]
         found = digest(raw)
         if found == self.record.content_hash:
             return self.record, text

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from helix.synthesis.redact import redact_content, redact_messages, redact_text
-from helix.synthesis.secrets import find_secrets, looks_password
+from helix.core.secrets import find_secrets, looks_password
 
 STRIPE = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
 STRIPE_TEST = "sk_test_" + "51HqLyjWDarjtT1zdp7dcXyZ"
@@ -138,7 +138,7 @@ def test_helix_own_source_has_no_false_positives() -> None:
     hits = []
     for package in ("helix", "controller", "indexers", "evals"):
         for path in sorted((root / package).rglob("*.py")):
-            if path.name == "secrets.py":
+            if path.name in ("secrets.py", "secret_structure.py"):
                 continue
             text = path.read_text(encoding="utf-8")
             hits += [f"{path.relative_to(root)}: {text[f.start:f.end][:40]!r}"

@@ -13,6 +13,7 @@ import click
 
 from helix.cli.safe_text import visible
 from helix.core.errors import HelixError
+from helix.core.paths import private_files
 from helix.inputs import check_argv
 
 # name -> "module:attribute" of a click.Command
@@ -90,6 +91,7 @@ def _fail(message: str, code: int) -> NoReturn:
 
 
 def main(argv: list[str] | None = None) -> Any:
+    private_files()  # $HELIX_HOME and everything in it: the user's alone (0700 / 0600)
     _load_plugins()
     try:
         args = sys.argv[1:] if argv is None else list(argv)

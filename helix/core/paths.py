@@ -14,6 +14,16 @@ from helix.core.errors import BadPathError, UserError
 from helix.core.hashing import short_id
 
 
+PRIVATE_UMASK = 0o077  # what Helix writes (indexes, run log, sessions, exports): 0600 / 0700
+
+
+def private_files() -> None:
+    """Make every file and directory this process creates private to the user. Indexes and
+    the run log hold the repository's text and the questions asked; other users of the
+    machine have no business reading them."""
+    os.umask(PRIVATE_UMASK)
+
+
 def find_repo_root(start: Path | str | None = None) -> Path:
     """The enclosing git repository's root, else the directory itself."""
     path = Path(start or ".").expanduser()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from controller.continuity.state import TargetRef
 from helix.core.errors import BadPathError
+from helix.core.secrets import redact_text
 from helix.session.optionsets import SUBJECT_SLOTS
 from helix.session.turn import OpenedSpan, TurnResult
 
@@ -32,7 +33,7 @@ def open_span(root: Path, target: TargetRef, max_lines: int) -> OpenedSpan:
     path = (base / target.path).resolve()
     if not path.is_relative_to(base) or not path.is_file():
         raise BadPathError(f"cannot open {target.path}: not a file inside {base}")
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    lines = redact_text(path.read_text(encoding="utf-8", errors="replace"))[0].splitlines()
     start = max(1, target.start_line or 1)
     end = min(len(lines), target.end_line or len(lines))
     shown_end = min(end, start + max_lines - 1)

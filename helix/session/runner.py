@@ -26,6 +26,7 @@ from helix.core.envelope import Envelope
 from helix.core.errors import UserError
 from helix.core.hashing import hash_obj
 from helix.core.ports import LLM, Clock, SystemClock
+from helix.core.secrets import redact_text
 from helix.session.lane_driver import client, lane_models
 from helix.session.lanes import Asker, GraphProvider, TurnContext, execute
 from helix.session.store import (
@@ -93,6 +94,7 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
     """Route and run one turn of session `session_name` over repository `root`; store it."""
     if not text.strip():
         raise UserError("empty message")
+    text = redact_text(text)[0]  # a pasted secret is stored, routed and sent masked
     clock = clock or SystemClock()
     root = Path(root).resolve()
     if llm is None and not dry_run:

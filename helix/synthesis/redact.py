@@ -1,6 +1,6 @@
 """Redaction: secrets are masked before anything reaches a model.
 
-What is a secret is decided in `helix.synthesis.secrets` (detect-secrets' plugins plus the
+What is a secret is decided in `helix.core.secrets` (detect-secrets' plugins plus the
 formats they lack). Here the spans are masked: `[REDACTED:<kind>]`, keeping the span's newlines
 so line numbers inside a quoted excerpt stay true. Three entry points:
 - `redact_envelope`: the evidence (text and heading), paths, symbols and the question, with a
@@ -22,9 +22,8 @@ from typing import Any
 from helix.core.envelope import Envelope, EvidenceItem
 from helix.core.hashing import canonical_json
 from helix.core.schemas import Frozen
-from helix.synthesis.secrets import find_secrets, looks_secret, shannon_entropy
+from helix.core.secrets import REDACTED, looks_secret, redact_text, shannon_entropy
 
-REDACTED = "[REDACTED:{kind}]"
 __all__ = ["REDACTED", "RedactionReport", "looks_secret", "redact_envelope", "redact_evidence",
            "redact_messages", "redact_text", "shannon_entropy"]
 
@@ -36,26 +35,6 @@ class RedactionReport(Frozen):
     @property
     def total(self) -> int:
         return sum(self.counts.values())
-
-
-def _mask(kind: str, secret: str) -> str:
-    return REDACTED.format(kind=kind) + "\n" * secret.count("\n")
-
-
-def redact_text(text: str) -> tuple[str, Counter[str]]:
-    """The text with every detected credential replaced, and counts by kind."""
-    counts: Counter[str] = Counter()
-    findings = find_secrets(text) if text else []
-    if not findings:
-        return text, counts
-    parts: list[str] = []
-    at = 0
-    for start, end, kind in findings:
-        parts += [text[at:start], _mask(kind, text[start:end])]
-        counts[kind] += 1
-        at = end
-    parts.append(text[at:])
-    return "".join(parts), counts
 
 
 def _redact_item(item: EvidenceItem, counts: Counter[str]) -> EvidenceItem:

@@ -34,6 +34,8 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from helix.core.secret_structure import structural_findings
+
 
 class Finding(NamedTuple):
     start: int
@@ -41,6 +43,7 @@ class Finding(NamedTuple):
     kind: str
 
 
+REDACTED = "[REDACTED:{kind}]"
 MIN_SECRET_LEN = 8  # a quoted value assigned to a secret-like name
 MIN_SECRET_ENTROPY = 3.0  # bits per character
 MIN_PASSWORD_LEN = 6  # an unquoted value after `password:` / `-p`
@@ -50,13 +53,11 @@ MIN_HEX = 20  # shorter quoted hex strings are ids and short hashes, unless a se
 DIGEST_LENGTHS = (40, 64)  # git SHA-1 / SHA-256 object names and digests, unless a name says
 MIN_BARE_TOKEN = 32  # an unquoted high-entropy token
 MIN_KEY_BODY_LINE = 40  # a base64 line of a key body (PEM lines are 64)
-MAX_LINE = 4000  # longer lines are scanned by the regular rules only (no plugin backtracking)
+MAX_LINE = 4000  # longer lines reach the per-line detectors in overlapping pieces of this size
+WINDOW_OVERLAP = 400
 
 PLACEHOLDER_WORDS = ("changeme", "example", "placeholder", "your", "xxxx", "****", "redacted",
                      "dummy", "secret_here", "<", "${", "{{", "env(", "getenv", "environ", "...")
-_KEY_WORDS = (r"password|passwd|pwd|passphrase|secret|api[_-]?key|apikey|access[_-]?key|"
-              r"auth[_-]?token|access[_-]?token|refresh[_-]?token|token|private[_-]?key|"
-              r"client[_-]?secret|credentials?|salt|signing[_-]?key")
 _CODE_CHARS = re.compile(r"[()\[\]{}<>\s]|\\[nrt\"']")
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _WORDISH = re.compile(r"[A-Za-z_\-]+")  # identifiers and words: no digit, no symbol
@@ -95,12 +96,6 @@ _REGEX_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
         r"\s-[pa]\s+([^\s\-'\"][^\s'\"]*)"), 1),
     ("command_password", re.compile(r"(?i)--(?:password|passwd|pass|secret|token|api-key)"
                                     r"(?:=|\s+)([\"']?)([^\s\"'`]*[^\s\"'`,;.)])\1"), 2),
-    ("assignment", re.compile(
-        r"(?i)(?:" + _KEY_WORDS + r")[A-Za-z0-9_.\-]*[\"']?"
-        r"\s*(?::=|=>|[:=])\s*([\"'])([^\"'\n]{8,})\1"), 2),
-    ("assignment", re.compile(
-        r"(?im)^\s*(?:export\s+)?[A-Za-z0-9_.\-]*(?:" + _KEY_WORDS + r")[A-Za-z0-9_.\-]*"
-        r"\s*[:=]\s*([^\s\"'#,;]{6,})\s*$"), 1),
 )
 # kinds whose value must read like a secret (the formats above are specific enough alone)
 _GATED = {"assignment", "keyword", "command_password", "command_password_spaced",
@@ -379,18 +374,56 @@ def _bare_token_findings(line: str) -> Iterator[Finding]:
         yield Finding(match.start(), match.end(), "high_entropy_base64")
 
 
+def _windows(start: int, end: int) -> Iterator[tuple[int, int]]:
+    """A line in pieces of at most MAX_LINE characters that overlap by WINDOW_OVERLAP, so the
+    per-line detectors see every value of a long line (a minified file, a notebook output)
+    without their regular expressions meeting the whole line."""
+    if end - start <= MAX_LINE:
+        yield start, end
+        return
+    at = start
+    while at < end:
+        yield at, min(end, at + MAX_LINE)
+        if at + MAX_LINE >= end:
+            return
+        at += MAX_LINE - WINDOW_OVERLAP
+
+
 def find_secrets(text: str) -> list[Finding]:
     """Every secret span in `text`, sorted by start, overlapping findings merged (the first
     rule's kind wins: the specific formats come first)."""
     found: list[Finding] = [*_key_findings(text), *_regex_findings(text),
+                            *(Finding(*f) for f in structural_findings(text)),
                             *_format_findings(text)]
-    for start, end in _line_spans(text):
-        line = text[start:end]
-        if len(line) < MIN_SECRET_LEN // 2 or len(line) > MAX_LINE:
+    for line_start, line_end in _line_spans(text):
+        if line_end - line_start < MIN_SECRET_LEN // 2:
             continue
-        found += [Finding(start + f.start, start + f.end, f.kind)
-                  for f in (*_plugin_findings(line), *_bare_token_findings(line))]
+        for start, end in _windows(line_start, line_end):
+            line = text[start:end]
+            found += [Finding(start + f.start, start + f.end, f.kind)
+                      for f in (*_plugin_findings(line), *_bare_token_findings(line))]
     return _merge(found)
+
+
+def _mask(kind: str, secret: str) -> str:
+    return REDACTED.format(kind=kind) + "\n" * secret.count("\n")
+
+
+def redact_text(text: str) -> tuple[str, Counter[str]]:
+    """The text with every detected credential replaced by `[REDACTED:<kind>]` (the span's
+    newlines kept, so line numbers stay true), and counts by kind."""
+    counts: Counter[str] = Counter()
+    findings = find_secrets(text) if text else []
+    if not findings:
+        return text, counts
+    parts: list[str] = []
+    at = 0
+    for start, end, kind in findings:
+        parts += [text[at:start], _mask(kind, text[start:end])]
+        counts[kind] += 1
+        at = end
+    parts.append(text[at:])
+    return "".join(parts), counts
 
 
 def _merge(found: list[Finding]) -> list[Finding]:

@@ -1,0 +1,505 @@
+"""Secrets found by where a value stands, whatever it looks like.
+
+A value is a secret when its place names one: the key of an assignment or mapping (code of any
+language, `.env`, YAML, TOML, INI, JSON, properties), a command-line flag (`--password X`,
+`-storepass X`, `-passin pass:X`, `curl -u user:X`, `docker login -p X`, `htpasswd -b f u X`),
+an XML/HTML element or a key/value attribute pair, an HTTP header (`Authorization: Basic X`), a
+URL query parameter (`?access_token=X`), a connection string (`Password=X;`), a webhook URL, or
+prose that says so (`the password is: X`). The value may be words, hex, short or on a line of
+any length; escaped text (a notebook's JSON strings) is read with its escapes undone.
+
+    structural_findings(text) -> [(start, end, kind)] in `text`'s own offsets
+
+Every rule is linear in the text: a name is found by the secret word inside it and grown
+outward by hand, never by a regular expression that could backtrack over a long line.
+What survives: code expressions (`password = get_password()`, `token = self.token`, `secret:
+str`), labels (`PASSWORD_FIELD = "password"`, `prompt = "Enter your password:"`), templates and
+placeholders (`${DB_PASSWORD}`, `<your token>`, `%(pw)s`, `changeme`), and, for the weak names
+(`token`, `auth`, `key`), values that do not read like a credential.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import NamedTuple
+
+
+class Found(NamedTuple):
+    start: int
+    end: int
+    kind: str
+
+
+MAX_NAME = 80  # characters of a name grown around its secret word
+MAX_VALUE = 4096  # characters of one value
+MIN_VALUE = 3
+MIN_WEAK_VALUE = 8  # a value under a weak name (token, auth, key) must read like a credential
+
+# Normalised (lower case, no separators) names that say "secret" whatever surrounds them.
+_STRONG = ("password", "passwd", "passphrase", "secret", "credential", "apikey", "accesskey",
+           "privatekey", "authtoken", "accesstoken", "refreshtoken", "signingkey", "sessionkey",
+           "encryptionkey", "masterkey", "clientsecret", "webhooksecret", "storepass", "keypass",
+           "dbpass", "storepassword")
+# Whole segments that say so (a segment is a snake/kebab/dotted/camel part of the name).
+_STRONG_SEGMENTS = frozenset({"pwd", "pass", "pw", "passwd", "password", "passwords",
+                              "secret", "secrets", "passphrase", "credentials", "credential"})
+_LAST_ONLY = frozenset({"pass", "pw", "pwd"})  # db_pass is one; pass_rate, pw_hash are not
+_WEAK_SEGMENTS = frozenset({"token", "auth", "authorization", "apikey", "salt", "bearer", "sig",
+                            "signature"})
+# What qualifies a token that is not a credential (a parser's or a language model's tokens).
+_TOKEN_NOT_CREDENTIAL = frozenset({
+    "max", "min", "num", "next", "prev", "last", "first", "start", "end", "special", "eos", "bos",
+    "pad", "unk", "sep", "cls", "mask", "current", "cur", "new", "old", "this", "that", "each",
+    "lexer", "parser", "string", "str", "name", "op", "operator", "csrf", "xsrf", "cancel",
+    "cancellation", "page", "continuation", "sync", "stop", "input", "output", "prompt", "text",
+    "word", "sub", "split", "bad", "peek", "lookahead", "other", "raw", "python", "generate"})
+# A last segment that makes the name describe the secret rather than hold it.
+_META_SUFFIXES = frozenset({
+    "field", "fields", "name", "names", "label", "labels", "prompt", "url", "uri", "urls", "type",
+    "types", "file", "files", "path", "paths", "env", "var", "vars", "variable", "length", "len",
+    "pattern", "patterns", "regex", "re", "rx", "hint", "help", "message", "msg", "text", "attr",
+    "attribute", "id", "ids", "kind", "mode", "policy", "count", "min", "max", "format", "fmt",
+    "class", "dir", "endpoint", "prefix", "suffix", "param", "parameter", "key_name", "ttl",
+    "expiry", "expires", "expiration", "timeout", "lifetime", "age", "size", "bits", "hash",
+    "hashes", "hasher", "validator", "validators", "reset", "required", "enabled", "error",
+    "errors", "input", "widget", "form", "manager", "provider", "store", "cache", "helper",
+    "column", "col", "index", "idx", "option", "options", "setting", "settings", "desc",
+    "description", "doc", "docs", "title", "placeholder", "example", "header_name", "location",
+    "command", "cmd", "callback", "func", "fn", "handler", "method", "source", "sources",
+    "changed", "strength", "rules", "rule", "scope", "scopes", "audience", "issuer",
+    "algorithm", "algorithms", "alg", "kwarg", "kwargs", "arg", "args", "lookup", "map",
+    "mapping", "list", "dict", "set", "table", "db", "model", "schema", "generator", "service",
+    "server", "client", "request", "response", "number", "num", "state", "status",
+})
+_NEVER_VALUES = frozenset({
+    "none", "null", "nil", "true", "false", "undefined", "required", "optional", "str",
+    "string", "bytes", "int", "integer", "bool", "boolean", "any", "object", "secret",
+    "password", "token", "empty", "unset", "notset", "n/a", "na", "todo", "tbd", "hidden",
+    "redacted", "masked", "sensitive", "yes", "no", "on", "off", "env", "environment",
+})
+_PLACEHOLDER_WORDS = ("changeme", "change_me", "change-me", "placeholder", "your_", "your-",
+                      "yourpassword", "xxxx", "****", "....", "redacted", "<", ">", "${", "{{",
+                      "}}", "%(", "%s", "{0}", "{}", "$(", "getenv", "environ", "process.env",
+                      "os.env", "example", "dummy", "sample")
+_TRIGGER = re.compile(r"(?i)pass|pwd|pw\b|secret|token|key|auth|credential|salt|bearer|sig")
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
+_SEGMENT = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+_NUMBER = re.compile(r"[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?[a-zA-Z%]{0,3}")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
+_HEADER_SCHEMES = ("basic ", "bearer ", "token ", "digest ", "negotiate ", "apikey ", "ntlm ",
+                   "hmac ", "key ")
+_QUOTES = "\"'`"
+_XML_ELEMENT = re.compile(r"<([A-Za-z_][\w:.\-]{0,79})(?:\s[^<>\n]{0,400})?>([^<\n]{1,4096})"
+                          r"</\1\s*>")
+_XML_PAIR = re.compile(r"(?i)\b(?:key|name|id)\s*=\s*([\"'])([^\"'<>\n]{1,80})\1\s+"
+                       r"(?:value|content)\s*=\s*([\"'])([^\"'\n]{1,4096})\3")
+_QUERY = re.compile(r"(?i)[?&;](?:access_token|id_token|refresh_token|token|api_key|apikey|key|"
+                    r"sig|signature|secret|client_secret|password|passwd|pwd|auth|code)="
+                    r"([^&\s#\"'<>]{1,4096})")
+_WEBHOOK = re.compile(
+    r"https://(?:discord(?:app)?\.com/api/webhooks/[0-9]+/|[\w.\-]*webhook\.office\.com/"
+    r"webhookb2/|hooks\.zapier\.com/hooks/catch/|hooks\.slack\.com/(?:services|workflows)/|"
+    r"chat\.googleapis\.com/v1/spaces/|api\.telegram\.org/bot|"
+    r"[\w.\-]+/(?:api/)?webhooks?/)([A-Za-z0-9_\-/.%=+:@]{8,4096})")
+_CURL_USER = re.compile(r"(?:^|\s)(?:-u|--user|--proxy-user|-U)(?:\s+|=)([\"']?)"
+                        r"([^\s:\"']{1,200}):([^\s\"']{1,4096})\1")
+_SHORT_P = re.compile(r"(?:^|\s)-p(?:(?=[^\s\-])([^\s\"'`]{1,4096})|"
+                      r"\s+([\"']?)([^\s\-\"'][^\s\"']{0,4095})\2)")
+_LOGIN = re.compile(r"(?i)\blogin\b|sshpass")  # `-p VALUE` (spaced): mysql's `-p db` prompts
+_LOGINISH = re.compile(r"(?i)\blogin\b|(?:^|\s)(?:-u\s?\S|--user(?:name)?[=\s])|sshpass|mysql|"
+                       r"mariadb|mongo|psql|redis-cli")
+_HTPASSWD = re.compile(r"\bhtpasswd\s+((?:-[A-Za-z]+\s+)*-[A-Za-z]*b[A-Za-z]*(?:\s+-[A-Za-z]+)*)"
+                       r"\s+(\S+)\s+(\S+)\s+(\S+)")
+_PROSE = re.compile(r"(?i)\b(?:password|passphrase|passcode|passwd|pin|secret|api key|token)"
+                    r"s? (?:is|was|will be)(?:\s*:\s*|\s+(?=[\"'`]))")
+_SQL = re.compile(r"(?i)\b(?:identified\s+by|password)\s+(['\"])([^'\"\n]{1,4096})\1")
+_AUTH_HEADER = re.compile(r"(?i)\b(?:proxy-)?authorization\b[\"']?\s*[:=]?\s*[\"']?"
+                          r"(?:basic|bearer|token|digest|negotiate|apikey|ntlm)\s+"
+                          r"([A-Za-z0-9+/=._~\-]{3,4096})")
+_TYPE_ANNOTATION = re.compile(r"\s*[A-Za-z_][\w.\[\]<>|?, ]{0,60}?\s*=(?!=)")
+
+
+def _segments(name: str) -> list[str]:
+    return [s.lower() for s in _SEGMENT.findall(name)]
+
+
+def name_strength(name: str) -> str | None:
+    """'strong' when a name says it holds a secret, 'weak' when it may (token, auth, key),
+    None when it does not or describes one (a field, a label, a URL, a length ...)."""
+    parts = _segments(name.strip("\"'`$@-."))
+    if not parts or parts[-1] in _META_SUFFIXES or "_".join(parts[-2:]) in _META_SUFFIXES:
+        return None
+    if parts[-1] in ("is", "are", "must", "should", "will", "can"):
+        return None
+    flat = "".join(parts)
+    if any(word in flat for word in _STRONG) or any(p in _STRONG_SEGMENTS for p in parts[:-1]
+                                                    if p not in _LAST_ONLY):
+        return "strong"
+    if parts[-1] in _STRONG_SEGMENTS:
+        return "strong"
+    if (parts[-1] in ("token", "tokens") and len(parts) > 1
+            and parts[-2] not in _TOKEN_NOT_CREDENTIAL):
+        return "strong"  # github_token, DEPLOY_TOKEN, authToken: a qualified token is one
+    if parts[-1] in _WEAK_SEGMENTS or (len(parts) > 1 and parts[-1] == "key" and parts[-2] in (
+            "api", "access", "private", "secret", "deploy", "signing", "license", "master")):
+        return "weak"
+    return None
+
+
+def _placeholder(value: str) -> bool:
+    lowered = value.lower()
+    return (any(word in lowered for word in _PLACEHOLDER_WORDS) or value[0] in "$%{*&!"
+            or lowered in _NEVER_VALUES or lowered.strip("_-.") in _NEVER_VALUES
+            or not any(c.isalnum() for c in value) or "REDACTED" in value
+            or len(set(value)) == 1)  # "aaaaaaaa", "00000000": a dummy
+
+
+def _credential_like(value: str) -> bool:
+    """A value under a weak name: one token, long enough, with digits or mixed case."""
+    if len(value) < MIN_WEAK_VALUE or any(c.isspace() for c in value):
+        return False
+    digits = any(c.isdigit() for c in value)
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    return digits and (mixed or any(c.isalpha() for c in value)) and not value.isdigit()
+
+
+def _is_label(value: str) -> bool:
+    """The value names or asks for the secret instead of being it."""
+    lowered = value.lower()
+    return any(word in lowered for word in ("password", "passwd", "passphrase", "token",
+                                            "secret", "api key", "api_key", "apikey",
+                                            "credential")) or lowered.endswith((":", "?"))
+
+
+def quoted_ok(value: str, strength: str) -> bool:
+    if len(value) < MIN_VALUE or _placeholder(value) or _is_label(value):
+        return False
+    if strength == "weak":
+        return _credential_like(value)
+    # a location is not the secret (a URL with user info is its own rule)
+    return not (value.startswith(("http://", "https://", "/", "./", "~/")) and "@" not in value)
+
+
+def _code_expression(value: str) -> bool:
+    return (_DOTTED.fullmatch(value) is not None or any(c in value for c in "()[]{}<>")
+            or value.endswith((",", "\\")) or value.startswith(("-", "=", "+", "|", "#", "//")))
+
+
+def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
+    """An unquoted value: a literal in config and `.env` files, an expression in code."""
+    if len(value) < MIN_VALUE or _placeholder(value) or _is_label(value):
+        return False
+    if _code_expression(value) or any(c.isspace() for c in value):
+        return False
+    if strength == "weak":
+        return _credential_like(value)
+    if value.isdigit():
+        return len(value) >= 6
+    if _NUMBER.fullmatch(value):
+        return False
+    if _IDENT.fullmatch(value):  # a variable in code, a word in YAML: a password only in .env
+        return env_style or (any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
+    return True
+
+
+def _grow(text: str, start: int, end: int) -> tuple[int, int]:
+    """The name around a secret word: identifier characters, `-` and `.`, at most MAX_NAME."""
+    left, right = start, end
+    while left > 0 and end - left < MAX_NAME and text[left - 1] in _NAME_CHARS:
+        left -= 1
+    while right < len(text) and right - start < MAX_NAME and text[right] in _NAME_CHARS:
+        right += 1
+    return left, right
+
+
+def _skip_spaces(text: str, at: int, limit: int) -> int:
+    while at < limit and text[at] in " \t":
+        at += 1
+    return at
+
+
+def _quoted_value(text: str, at: int, line_end: int) -> tuple[int, int] | None:
+    """(start, end) of the string literal opening at `at` (escapes skipped), same line."""
+    quote = text[at]
+    if text.startswith(quote * 3, at):
+        return None  # a docstring or block string: prose, not a value
+    index = at + 1
+    limit = min(line_end, at + 1 + MAX_VALUE)
+    while index < limit:
+        char = text[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == quote:
+            return at + 1, index
+        index += 1
+    return None
+
+
+def _unquoted_end(text: str, at: int, line_end: int, stops: str) -> int:
+    index = at
+    limit = min(line_end, at + MAX_VALUE)
+    while index < limit and text[index] not in stops:
+        index += 1
+    return index
+
+
+def _assignment(text: str, name_start: int, name_end: int, line_start: int,
+                line_end: int, strength: str) -> Found | None:
+    """The value assigned to the name at [name_start, name_end), when its place is one."""
+    at = name_end
+    if at < line_end and text[at] in _QUOTES:  # "name": value
+        at += 1
+    if at < line_end and text[at] == "]":  # ['password'] = value
+        at += 1
+    before_op = at
+    at = _skip_spaces(text, at, line_end)
+    if at >= line_end:
+        return None
+    two = text[at:at + 2]
+    if two in ("==", "!=", "=~", "<=", ">="):
+        return None
+    if two in (":=", "=>", "->", "?=", "+="):
+        at += 2
+    elif text[at] == "{" and text[at + 1:at + 2] in _QUOTES and strength == "strong":
+        at += 1  # C++ brace initialisation: password{"..."}
+    elif text[at] in "=:":
+        if text[at] == ":" and text[at + 1:at + 2] not in _QUOTES:
+            annotated = _TYPE_ANNOTATION.match(text, at + 1, line_end)
+            if annotated is not None:  # `secret: string = '...'` (TypeScript, Python, Kotlin)
+                at = annotated.end() - 1
+        at += 1
+    else:
+        return None
+    if text[at:at + 1] in ("=", ":"):  # `::`, `a:=` handled; `==` done
+        return None
+    spaced = at - before_op > 1
+    at = _skip_spaces(text, at, line_end)
+    if at >= line_end:
+        return None
+    if text[at] in _QUOTES:
+        span = _quoted_value(text, at, line_end)
+        if span is None or not quoted_ok(text[span[0]:span[1]], strength):
+            return None
+        return Found(span[0], span[1], "assignment")
+    lowered = text[at:at + 12].lower()
+    for scheme in _HEADER_SCHEMES:  # Authorization: Basic <value>
+        if lowered.startswith(scheme):
+            at = _skip_spaces(text, at + len(scheme), line_end)
+            end = _unquoted_end(text, at, line_end, " \t\"',;")
+            value = text[at:end]
+            if len(value) >= MIN_VALUE and not _placeholder(value):
+                return Found(at, end, "assignment")
+            return None
+    head = text[line_start:name_start].strip()
+    name = text[name_start:name_end]
+    env_style = (not spaced and head in ("", "export", "set", "ENV", "-", "- ")
+                 and text[name_end:name_end + 1] == "="
+                 and (name.isupper() or "." in name or "-" in name))
+    end = _unquoted_end(text, at, line_end, " \t;,&#\"'`")
+    value = text[at:end]
+    rest = text[end:line_end].strip()
+    if rest and not env_style and not rest.startswith(("#", "//", ";", ",", "&", "\\")):
+        return None  # `password = a + b`, `secret: str = None`: an expression
+    if not unquoted_ok(value, strength, env_style):
+        return None
+    return Found(at, end, "assignment")
+
+
+def _flag(text: str, name_start: int, name_end: int, line_end: int) -> Found | None:
+    """`--password X`, `--password=X`, `-storepass X`, `-passin pass:X`, `--passphrase X`."""
+    flag = text[name_start:name_end].lstrip("-").lower()
+    parts = flag.replace("_", "-").split("-")
+    secret_flag = (any(p.startswith(("pass", "secret")) or p.endswith(("pass", "password",
+                                                                      "secret", "token"))
+                       for p in parts) or flag in ("api-key", "apikey", "access-key", "auth")
+                   or (flag.endswith(("-key", "-token")) and parts[0] in ("api", "access",
+                                                                         "secret", "private")))
+    if not secret_flag or flag.endswith(("file", "path", "fd", "env", "stdin", "cmd",
+                                         "command", "-len", "-length")):
+        return None
+    at = name_end
+    if at < line_end and text[at] == "=":
+        at += 1
+    elif at < line_end and text[at] in " \t":
+        at = _skip_spaces(text, at, line_end)
+    else:
+        return None
+    if at >= line_end or text[at] == "-":
+        return None
+    if text[at] in _QUOTES:
+        span = _quoted_value(text, at, line_end)
+        if span is None:
+            return None
+        start, end = span
+    else:
+        start, end = at, _unquoted_end(text, at, line_end, " \t\"'`;|&)")
+    if text.startswith("pass:", start):
+        start += 5
+    elif text.startswith(("env:", "file:", "fd:", "stdin"), start):
+        return None
+    value = text[start:end].rstrip(".,")
+    if len(value) < MIN_VALUE or _placeholder(value) or _is_label(value):
+        return None
+    return Found(start, start + len(value), "command_password")
+
+
+def _line_bounds(text: str, at: int) -> tuple[int, int]:
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    return start, len(text) if end == -1 else end
+
+
+def _named_values(text: str) -> Iterator[Found]:
+    seen_names: set[tuple[int, int]] = set()
+    for match in _TRIGGER.finditer(text):
+        name_start, name_end = _grow(text, match.start(), match.end())
+        if (name_start, name_end) in seen_names:
+            continue
+        seen_names.add((name_start, name_end))
+        line_start, line_end = _line_bounds(text, name_start)
+        name = text[name_start:name_end]
+        if name.startswith("-") and (name_start == line_start or text[name_start - 1] in " \t"):
+            found = _flag(text, name_start, name_end, line_end)
+            if found is not None:
+                yield found
+            continue
+        if name_start > 0 and text[name_start - 1] in "/\\":
+            continue  # a path: /etc/passwd
+        core_start = name_start
+        while core_start < name_end and text[core_start] in "$@.-":
+            core_start += 1
+        strength = name_strength(name)
+        if strength is None:
+            continue
+        quote_before = core_start > 0 and text[core_start - 1] in _QUOTES
+        found = _assignment(text, core_start, name_end, line_start, line_end, strength)
+        if found is None and quote_before:
+            continue
+        if found is not None:
+            yield found
+
+
+def _xml(text: str) -> Iterator[Found]:
+    for match in _XML_ELEMENT.finditer(text):
+        strength = name_strength(match.group(1).split(":")[-1])
+        value = match.group(2).strip()
+        if strength is None or not quoted_ok(value, strength):
+            continue
+        start = match.start(2) + match.group(2).index(value)
+        yield Found(start, start + len(value), "xml_secret")
+    for match in _XML_PAIR.finditer(text):
+        strength = name_strength(match.group(2))
+        if strength is not None and quoted_ok(match.group(4), strength):
+            yield Found(match.start(4), match.end(4), "xml_secret")
+
+
+def _commands(text: str) -> Iterator[Found]:
+    for match in _CURL_USER.finditer(text):
+        value = match.group(3)
+        if len(value) >= MIN_VALUE and not _placeholder(value):
+            yield Found(match.start(3), match.end(3), "command_password")
+    for match in _SHORT_P.finditer(text):
+        line_start, line_end = _line_bounds(text, match.start())
+        group = 1 if match.group(1) is not None else 3
+        rule = _LOGINISH if group == 1 else _LOGIN
+        if not rule.search(text, line_start, line_end):
+            continue
+        value = match.group(group)
+        if value is None or value.isdigit() or len(value) < MIN_VALUE or _placeholder(value):
+            continue  # `psql -p 5432`: a port
+        yield Found(match.start(group), match.end(group), "command_password")
+    for match in _HTPASSWD.finditer(text):
+        value = match.group(4)
+        if not _placeholder(value):
+            yield Found(match.start(4), match.end(4), "command_password")
+
+
+def _sql_and_headers(text: str) -> Iterator[Found]:
+    """`IDENTIFIED BY '...'`, `WITH PASSWORD '...'`, and an Authorization header's credential
+    wherever it stands (`proxy_set_header Authorization "Basic ..."`, `-H 'Authorization: ...'`)."""
+    for match in _SQL.finditer(text):
+        value = match.group(2)
+        if len(value) >= MIN_VALUE and not _placeholder(value):
+            yield Found(match.start(2), match.end(2), "assignment")
+    for match in _AUTH_HEADER.finditer(text):
+        if not _placeholder(match.group(1)):
+            yield Found(match.start(1), match.end(1), "assignment")
+
+
+def _prose(text: str) -> Iterator[Found]:
+    """`the password is: correct horse battery staple` (up to the sentence's end)."""
+    for match in _PROSE.finditer(text):
+        _, line_end = _line_bounds(text, match.end())
+        at = match.end()
+        if at < line_end and text[at] in _QUOTES:
+            span = _quoted_value(text, at, line_end)
+            value = text[span[0]:span[1]] if span is not None else ""
+            if span is not None and len(value) >= MIN_VALUE and not _placeholder(value):
+                yield Found(span[0], span[1], "keyword")
+            continue
+        end = at
+        while end < line_end and end - at < 200 and text[end] not in ".;,!?)\"'`":
+            end += 1
+        value = text[at:end].rstrip()
+        if len(value) >= MIN_VALUE and not _placeholder(value):
+            yield Found(at, at + len(value), "keyword")
+
+
+def _urls(text: str) -> Iterator[Found]:
+    for match in _QUERY.finditer(text):
+        value = match.group(1)
+        if len(value) >= MIN_VALUE and not _placeholder(value) and not _is_label(value):
+            yield Found(match.start(1), match.end(1), "url_secret")
+    for match in _WEBHOOK.finditer(text):
+        yield Found(match.start(1), match.end(1), "webhook_url")
+
+
+_ESCAPES = {"\\\"": "\"", "\\'": "'", "\\\\": "\\", "\\n": "\n", "\\t": "\t", "\\/": "/",
+            "\\r": "\r"}
+
+
+def unescaped_view(text: str) -> tuple[str, list[int]] | None:
+    """The text with string escapes undone, and each view character's offset in `text`
+    (one more entry: the end). None when the text has no escaped quote or newline."""
+    if "\\\"" not in text and "\\'" not in text and "\\n" not in text:
+        return None
+    view: list[str] = []
+    offsets: list[int] = []
+    index, size = 0, len(text)
+    while index < size:
+        pair = text[index:index + 2]
+        if pair in _ESCAPES:
+            view.append(_ESCAPES[pair])
+            offsets.append(index)
+            index += 2
+            continue
+        view.append(text[index])
+        offsets.append(index)
+        index += 1
+    offsets.append(size)
+    return "".join(view), offsets
+
+
+def _direct(text: str) -> Iterator[Found]:
+    yield from _named_values(text)
+    yield from _xml(text)
+    yield from _commands(text)
+    yield from _sql_and_headers(text)
+    yield from _prose(text)
+    yield from _urls(text)
+
+
+def structural_findings(text: str) -> list[Found]:
+    """Every value whose place names a secret, in `text`'s offsets (escaped text read too)."""
+    found = list(_direct(text))
+    unescaped = unescaped_view(text)
+    if unescaped is not None:
+        view, offsets = unescaped
+        for start, end, kind in _direct(view):
+            original = Found(offsets[start], offsets[end], kind)
+            if original.end > original.start:
+                found.append(original)
+    return found
