@@ -4,8 +4,9 @@
 
 Runs `helix.core.secrets.find_secrets` over every text file (.py .md .rst .txt .toml
 .yaml .yml .json .cfg .ini .sh) under each ROOT (default: the installed networkx package, the
-standard library without site-packages, and this repository), prints files, lines, spans redacted by kind and seconds, then the first N
-spans (path:line kind; never the value) to look at. Writes benchmarks/results/redaction_scan.json.
+standard library without site-packages, and this repository), prints files, lines, spans
+redacted by kind and seconds, then the first N spans (path:line kind; never the value).
+Writes benchmarks/results/redaction_scan.json.
 """
 
 from __future__ import annotations

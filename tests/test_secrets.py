@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from helix.synthesis.redact import redact_content, redact_messages, redact_text
 from helix.core.secrets import find_secrets, looks_password
+from helix.synthesis.redact import redact_content, redact_messages, redact_text
 
 STRIPE = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
 STRIPE_TEST = "sk_test_" + "51HqLyjWDarjtT1zdp7dcXyZ"

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from helix.core.secrets import redact_text
-from tests.secret_corpus import CORPUS, EXTRA_VALUES, all_values
 from tests.index_fixtures import write
+from tests.secret_corpus import CORPUS, EXTRA_VALUES, all_values
 
 QUESTIONS = ("what is the database password?", "which api key does the client use?",
              "how do I log in to the registry with docker?")

@@ -121,3 +121,13 @@ def test_mined_commit_messages_print_safely(tmp_path: Path,
     assert code == 0, err
     assert "Fix parse_line on empty keys" in out
     assert RAW.search(out) is None and RAW.search(err) is None
+
+
+def test_store_notices_are_made_visible(capsys: pytest.CaptureFixture[str]) -> None:
+    # a row id read back from a tampered run log is untrusted text like any other
+    from helix.store.db import notice
+
+    notice("skipped 1 unreadable rows (turn ids: \x1b]52;c;ZXZpbA==\x07\U000e0041)")
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\x07" not in err and "\U000e0041" not in err
+    assert "\\x1b]52" in err and "\\U000e0041" in err

@@ -15,39 +15,17 @@ and leaves everything else, newlines and tabs included, as it is:
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from helix.core.visible import json_visible, visible
+
+__all__ = ["console", "echo", "json_visible", "visible"]
+
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
-
-# C0 controls but newline and tab, DEL, C1 controls; bidi embeddings, overrides, isolates and
-# marks; zero-width characters; line and paragraph separators; the BOM; interlinear annotation.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e"
-                     "\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb]")
-_NAMED = {"\r": "\\r", "\x0b": "\\v", "\x0c": "\\f", "\x08": "\\b", "\x07": "\\a"}
-
-
-def _show(match: re.Match[str]) -> str:
-    char = match.group(0)
-    if char in _NAMED:
-        return _NAMED[char]
-    code = ord(char)
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
-
-
-def visible(text: str) -> str:
-    """`text` with every character a terminal would act on made visible."""
-    return _UNSAFE.sub(_show, text)
-
-
-def json_visible(dumped: str) -> str:
-    """A JSON document with the unsafe characters `json.dumps` leaves raw (DEL, C1, bidi,
-    separators) escaped as `\\uXXXX`: still valid JSON, the same values."""
-    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", dumped)
 
 
 def echo(message: Any = "", *, err: bool = False, nl: bool = True) -> None:

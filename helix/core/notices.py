@@ -6,32 +6,18 @@ replacing). Library code calls `notify`; by default the line goes to stderr at o
 the command's output, so `--json` is unaffected). `collect()` gathers them instead (tests, or a
 caller that shows them its own way). A notice can quote repository text (a setting name
 from its config file, a path): every character a terminal would act on is written out visibly
-(`\\x1b`, `\\u202e`), the rule of `helix.cli.safe_text.visible` (which this floor module cannot
-import).
+(`\\x1b`, `\\u202e`), the rule of `helix.core.visible`, the one every printer uses.
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
 import sys
 from collections.abc import Iterator
 
+from helix.core.visible import visible_line
+
 _collectors: list[list[str]] = []
-# C0 and C1 controls, DEL, bidi marks/overrides/isolates, zero-width characters, separators,
-# the BOM, interlinear annotation (newlines and tabs become spaces first).
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e"
-                     "\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb]")
-
-
-def _show(match: re.Match[str]) -> str:
-    code = ord(match.group(0))
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
-
-
-def visible_line(message: str) -> str:
-    """One line: newlines and tabs as spaces, every other unsafe character written out."""
-    return _UNSAFE.sub(_show, message.replace("\n", " ").replace("\t", " "))
 
 
 def notify(message: str) -> None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import datetime as dt
 import re
 import sqlite3
-import sys
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from pathlib import Path
 import sqlite_utils
 
 from helix.core.errors import HelixError, UserError
+from helix.core.notices import notify
 from helix.core.paths import runlog_path
 
 BUSY_TIMEOUT_MS = 10_000
@@ -69,8 +69,9 @@ class Schema:
 
 
 def notice(message: str) -> None:
-    """One line on stderr: something was recovered or skipped, and the command goes on."""
-    print(f"helix: {message}", file=sys.stderr, flush=True)
+    """One line on stderr: something was recovered or skipped, and the command goes on (made
+    visible like every notice: a row id read from the database is untrusted text)."""
+    notify(message)
 
 
 def is_corruption(exc: BaseException) -> bool:

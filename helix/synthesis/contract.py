@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from helix.core.envelope import Citation, EvidenceItem
@@ -133,9 +134,47 @@ def _ref_ids(group: str) -> list[str]:
     return ids
 
 
+# Letters from other scripts that look like the Latin ones a citation is written with.
+_CONFUSABLE = str.maketrans("АВСЕНІЈКМОРЅТХУасеіјорѕхуΑΒΕΖΗΙΚΜΝΟΡΤΥΧεοᴇℰ",
+                            "ABCEHIJKMOPSTXYaceijopsxyABEZHIKMNOPTYXeoEE")
+_BRACKETISH = re.compile(r"[\[［【〔⟦⁅][^\]］】〕⟧⁆\n]{1,60}[\]］】〕⟧⁆]")
+_PATHISH = re.compile(r"[^\s`'\"()\[\]<>]{1,300}[:：]\s?[LＬ]?[0-9０-９]+"
+                      r"(?:\s?[-–—－]\s?[LＬ]?[0-9０-９]+)?")
+
+
+def _canonical(fragment: str) -> str:
+    text = unicodedata.normalize("NFKC", fragment).translate(_CONFUSABLE)
+    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    return re.sub(r"(?<!:)/{2,}", "/", text)
+
+
+def canonical_citations(text: str) -> str:
+    """Citations written with look-alike characters in their canonical form, so that they are
+    validated like any other: full-width or other brackets, letters from other scripts
+    (Cyrillic `Е`), zero-width or other invisible characters, doubled slashes. Only what then
+    reads as a citation changes; the rest of the answer is left as written."""
+    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+
+    def bracket(match: re.Match[str]) -> str:
+        canonical = _canonical(match.group(0))
+        canonical = "[" + canonical[1:-1] + "]"
+        return canonical if _REF_GROUP_RE.fullmatch(canonical) else match.group(0)
+
+    def path(match: re.Match[str]) -> str:
+        raw = match.group(0)
+        if raw.isascii() and "//" not in raw:
+            return raw
+        canonical = _canonical(raw)
+        return canonical if _PATH_CITE_RE.fullmatch(canonical) else raw
+
+    return _PATHISH.sub(path, _BRACKETISH.sub(bracket, text))
+
+
 def extract_citations(text: str, refs: Sequence[CitationRef]
                       ) -> tuple[str, tuple[Citation, ...], tuple[str, ...]]:
-    """(text without invalid citations, valid citations in order of appearance, removed)."""
+    """(text without invalid citations, valid citations in order of appearance, removed).
+    Look-alike citations are read as what they look like first (`canonical_citations`)."""
+    text = canonical_citations(text)
     by_id = {r.ref.upper(): r for r in refs}
     found: list[tuple[int, Citation]] = []
     removed: list[str] = []
