@@ -34,6 +34,7 @@ part is a pickle: a part swapped on disk is read as data and can never run code.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -145,8 +146,11 @@ def _new_name(prefix: str) -> str:
 
 
 def _is_helix_entry(path: Path) -> bool:
-    """A name Helix makes in an index directory, of the kind it makes it."""
+    """A name Helix makes in an index directory, of the kind it makes it (a marker file whose
+    text was garbled still counts: the directory is adopted and the marker written again)."""
     name = path.name
+    if name == MARKER:
+        return path.is_file() and not path.is_symlink()
     if _GEN_NAME.match(name) or _TMP_NAME.match(name):
         return path.is_dir() and not path.is_symlink()
     if _HELIX_FILES.match(name):
@@ -234,6 +238,54 @@ class GenerationWriter:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
+def _refuse_misplaced(directory: Path) -> None:
+    """A file Helix keeps here (the lock, CURRENT) replaced by a directory or a link: Helix
+    cannot use it and does not delete what it did not make, so it names the fix."""
+    for name in (LOCK, CURRENT):
+        path = directory / name
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            raise IndexCorruptError(
+                f"{path} should be Helix's {name} file but is a directory or a link; remove "
+                f"it (rm -r '{path}') and run the command again")
+
+
+_PART_SUFFIXES = (".sqlite", ".sqlite-journal", ".sqlite-wal", ".sqlite-shm", ".npy", ".json",
+                  ".tmp")
+
+
+def remove_generation(path: Path, unfinished: bool = False) -> None:
+    """Delete a generation Helix wrote: the parts its manifest lists, the manifest, and the
+    directories they leave empty; for a killed writer's temp directory (`unfinished`: no
+    manifest yet), the files of the kinds parts are written as. Anything else someone put
+    there is kept, and so is the directory that holds it."""
+    parts: set[str] = set()
+    if unfinished:
+        parts.update(p.relative_to(path).as_posix() for p in path.rglob("*")
+                     if p.name.endswith(_PART_SUFFIXES))
+    try:
+        manifest = json.loads((path / MANIFEST).read_text("utf-8"))
+        listed = manifest.get("parts") if isinstance(manifest, dict) else None
+        parts.update(str(rel) for rel in listed or ())
+    except (OSError, ValueError, UnicodeDecodeError):
+        pass
+    parts.add(MANIFEST)
+    for rel in sorted(parts):
+        pieces = rel.split("/")
+        if not rel or rel.startswith("/") or any(p in ("", ".", "..") for p in pieces):
+            continue  # a manifest is read back from disk: only names inside the generation
+        target = path / rel
+        with contextlib.suppress(OSError):
+            if not target.is_symlink() and target.is_file() and not any(
+                    (path / "/".join(pieces[:i])).is_symlink() for i in range(1, len(pieces))):
+                target.unlink()
+    for directory in sorted((d for d in path.rglob("*") if d.is_dir() and not d.is_symlink()),
+                            key=lambda d: (-len(d.parts), d.as_posix())):
+        with contextlib.suppress(OSError):
+            directory.rmdir()
+    with contextlib.suppress(OSError):
+        path.rmdir()
+
+
 def _fsync_write(path: Path, data: bytes) -> None:
     with open(path, "wb") as handle:
         handle.write(data)
@@ -281,6 +333,7 @@ class IndexStore:
         except OSError as exc:
             raise BadPathError(f"cannot read index directory {directory}: "
                                f"{exc.strerror or exc}") from None
+        _refuse_misplaced(directory)
         foreign = [e.name for e in entries if not _is_helix_entry(e)]
         if foreign:
             shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
@@ -297,6 +350,7 @@ class IndexStore:
     def locked(self, timeout: float | None = None) -> Iterator[None]:
         timeout = LOCK_TIMEOUT_S if timeout is None else timeout
         self.claim()
+        _refuse_misplaced(self.directory)
         release = acquire(self.directory / LOCK, timeout)
         if release is None:
             raise IndexLockedError(
@@ -320,7 +374,7 @@ class IndexStore:
         if not self.owned():
             raise IndexCorruptError(f"index directory {self.directory} lost its {MARKER} marker")
         for stale in self._helix_dirs(_TMP_NAME):
-            shutil.rmtree(stale, ignore_errors=True)
+            remove_generation(stale, unfinished=True)
         return GenerationWriter(self)
 
     def current_dir(self) -> Path | None:
@@ -403,7 +457,7 @@ class IndexStore:
         for position, old in enumerate(gens):
             replaced_at = newer[position] if position < len(newer) else 0
             if position >= KEEP_PREVIOUS and not (grace_s > 0 and replaced_at > cutoff):
-                shutil.rmtree(old, ignore_errors=True)
+                remove_generation(old)
 
     def size_bytes(self) -> int:
         total = 0

@@ -155,3 +155,41 @@ def test_a_file_is_not_an_index_directory(repo: Path, tmp_path: Path,
     code, _, err = run(["index", str(repo), "--index-dir", str(target)], capsys)
     assert code == 2 and err.startswith("helix: ") and len(err.strip().splitlines()) == 1
     assert target.read_text(encoding="utf-8") == "mine\n"
+
+
+def test_a_users_file_inside_an_old_generation_is_kept(repo: Path, tmp_path: Path) -> None:
+    index_dir = tmp_path / "idx"
+    build_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
+    first = index_dir / (index_dir / CURRENT).read_text().strip()
+    (first / "my-notes.txt").write_text("mine\n", encoding="utf-8")
+    for n in range(3):
+        (repo / "pkg" / "util.py").write_text(f"X = {n}\n", encoding="utf-8")
+        build_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
+    assert (first / "my-notes.txt").read_text(encoding="utf-8") == "mine\n"
+    assert sorted(p.name for p in first.iterdir()) == ["my-notes.txt"]  # Helix's parts gone
+
+
+def test_a_garbled_marker_is_written_again(repo: Path, tmp_path: Path) -> None:
+    index_dir = tmp_path / "idx"
+    build_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
+    (index_dir / MARKER).write_text("\x00garbled\n", encoding="utf-8")
+    build_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
+    assert IndexStore(index_dir).owned()
+
+
+@pytest.mark.parametrize("name", ["lock", CURRENT])
+def test_lock_or_current_replaced_by_a_directory_is_named_with_its_fix(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], name: str) -> None:
+    monkeypatch.setenv("HELIX_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
+    assert run(["index", str(repo)], capsys)[0] == 0
+    index_dir = index_dir_for(repo)
+    target = index_dir / name
+    target.unlink()
+    target.mkdir()
+    (target / "inside").write_text("x\n", encoding="utf-8")
+    code, _, err = run(["index", str(repo)], capsys)
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert f"rm -r '{target}'" in err and "internal error" not in err
+    assert (target / "inside").exists()  # not Helix's to delete
