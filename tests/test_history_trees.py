@@ -130,3 +130,33 @@ def test_a_link_in_the_way_is_never_followed(tmp_path: Path) -> None:
     with pytest.raises(TreeError):
         TreeWriter(repo / ".git", link_root).move_to(shas["parser"])
     assert list(outside.iterdir()) == []
+
+
+def test_a_tampered_state_file_never_deletes_outside_or_a_foreign_file(tmp_path: Path) -> None:
+    repo, shas = build_history_repo(tmp_path)
+    target = tmp_path / "home" / "history" / "repo" / "tree"
+    writer = TreeWriter(repo / ".git", target)
+    writer.move_to(shas["cache"])
+    victim = tmp_path / "victim" / "file"
+    victim.parent.mkdir()
+    victim.write_text("not Helix's\n", encoding="utf-8")
+    gone = sorted(set(_git_files(repo, shas["cache"])) - set(_git_files(repo, shas["init"])))[0]
+    (target / gone).write_text("edited by the user\n", encoding="utf-8")
+    state_path = target.with_name("tree.state.json")
+    state = json.loads(state_path.read_text(encoding="utf-8"))
+    climb = os.path.relpath(victim, target)
+    state["files"].update({climb: "0" * 40, "/etc/hostname": "", "a/../../../x": ""})
+    state_path.write_text(json.dumps(state), encoding="utf-8")
+    TreeWriter(repo / ".git", target).move_to(shas["init"])  # `gone` is not in init
+    assert victim.read_text(encoding="utf-8") == "not Helix's\n"
+    assert (target / gone).read_text(encoding="utf-8") == "edited by the user\n"
+
+
+def test_a_directory_helix_did_not_write_is_refused(tmp_path: Path) -> None:
+    repo, shas = build_history_repo(tmp_path)
+    target = tmp_path / "someone"
+    target.mkdir()
+    (target / "thesis.tex").write_text("years of work\n", encoding="utf-8")
+    with pytest.raises(TreeError, match="not a tree Helix wrote"):
+        TreeWriter(repo / ".git", target).move_to(shas["init"])
+    assert (target / "thesis.tex").exists()

@@ -22,8 +22,10 @@ files that changed between two cases.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
+import re
 import stat
 import subprocess
 import threading
@@ -50,6 +52,14 @@ class Entry:
         self.mode = mode
         self.blob = blob
         self.size = size
+
+
+_BLOB = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})?")  # a git object id, or "" (announced)
+
+
+def blob_id(data: bytes) -> str:
+    """The git blob id (SHA-1 object name) of `data`."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def is_safe_path(path: str) -> bool:
@@ -131,6 +141,7 @@ class TreeWriter:
         self.state_path = target.with_name(target.name + STATE_SUFFIX)
         self.commit: str | None = None
         self.files: dict[str, str] = {}  # path -> blob id, the files this writer wrote
+        self._has_state = False
         self._load_state()
 
     # ---- state --------------------------------------------------------------------------
@@ -143,10 +154,13 @@ class TreeWriter:
         if not isinstance(data, dict) or data.get("gitdir") != str(self.gitdir):
             return
         files = data.get("files")
-        if isinstance(files, dict):
-            self.files = {str(p): str(b) for p, b in files.items()}
+        if isinstance(files, dict):  # read back from disk: input like a tree entry
+            self.files = {str(p): str(b) for p, b in files.items()
+                          if isinstance(p, str) and is_safe_path(p) and isinstance(b, str)
+                          and _BLOB.fullmatch(b)}
         commit = data.get("commit")
         self.commit = commit if isinstance(commit, str) else None
+        self._has_state = True
 
     def _save_state(self, commit: str | None, files: Mapping[str, str]) -> None:
         payload = {"gitdir": str(self.gitdir), "commit": commit,
@@ -155,6 +169,7 @@ class TreeWriter:
         tmp = self.state_path.with_name(f".{self.state_path.name}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps(payload, sort_keys=True) + "\n", encoding="utf-8")
         os.replace(tmp, self.state_path)
+        self._has_state = True
 
     # ---- moving -------------------------------------------------------------------------
 
@@ -209,8 +224,13 @@ class TreeWriter:
     # ---- the file system, never through a link ------------------------------------------
 
     def _ensure_root(self) -> None:
+        """The target is this writer's: new, empty, or named by its state file. A directory
+        that holds anything without one is someone else's and is never written into."""
         if self.target.is_symlink():
             raise TreeError(f"tree directory is a symlink: {self.target}")
+        if not self._has_state and self.target.is_dir() and any(self.target.iterdir()):
+            raise TreeError(f"{self.target} is not a tree Helix wrote (no {self.state_path.name}"
+                            " beside it); move it away or give another directory")
         self.target.mkdir(parents=True, exist_ok=True)
 
     def _is_our_file(self, path: str) -> bool:
@@ -254,14 +274,22 @@ class TreeWriter:
             raise
 
     def _delete(self, path: str) -> None:
+        """Delete a file this writer wrote: inside the target, through no link, and holding
+        the blob the state says it wrote (a file that holds anything else is not ours)."""
+        if not is_safe_path(path):
+            return
         target = self.target / path
         try:
             for parent in target.relative_to(self.target).parents:
                 if parent != Path(".") and (self.target / parent).is_symlink():
                     return  # someone replaced a directory with a link: not ours to follow
-            if stat.S_ISREG(os.lstat(target).st_mode):
-                target.unlink()
-        except FileNotFoundError:
+            if not stat.S_ISREG(os.lstat(target).st_mode):
+                return
+            blob = self.files.get(path, "")
+            if blob and blob_id(target.read_bytes()) != blob:
+                return  # changed since it was written: someone else's now
+            target.unlink()
+        except (FileNotFoundError, NotADirectoryError):
             return
 
     def _prune_dirs(self, removed: Sequence[str]) -> None:
