@@ -152,3 +152,25 @@ def test_one_run_at_a_time_moves_a_tree(tmp_path: Path, helix_home: Path,
     finally:
         release()
     assert code == 1 and err.startswith("helix: another helix eval history is using the tree")
+
+
+def test_a_case_past_a_bound_is_skipped_and_the_run_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from evals.history import trees
+
+    repo, _ = build_history_repo(tmp_path)
+    real = trees.TreeWriter.move_to
+    calls: list[str] = []
+
+    def first_is_a_bomb(self: trees.TreeWriter, commit: str) -> dict[str, int]:
+        calls.append(commit)
+        if len(calls) == 1:
+            raise trees.TreeBoundError("max_files", "the tree lists too many entries")
+        if len(calls) == 2:  # a file where the commit has a directory: someone's, left alone
+            raise trees.TreeError("not a directory in the tree, left alone: x")
+        return real(self, commit)
+
+    monkeypatch.setattr(trees.TreeWriter, "move_to", first_is_a_bomb)
+    result = run_repo(RepoSpec(path=str(repo)), no_embed=True)
+    assert result.skipped == {"bound_max_files": 1, "tree_error": 1}
+    assert result.helix["cases"] == 2

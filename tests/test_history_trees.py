@@ -160,3 +160,67 @@ def test_a_directory_helix_did_not_write_is_refused(tmp_path: Path) -> None:
     with pytest.raises(TreeError, match="not a tree Helix wrote"):
         TreeWriter(repo / ".git", target).move_to(shas["init"])
     assert (target / "thesis.tex").exists()
+
+
+def _tree_bomb(repo: Path, fan_out: int, levels: int) -> str:
+    """A commit whose tree names the same subtree `fan_out` times at each of `levels` levels:
+    a few hundred bytes of objects, fan_out ** levels files."""
+    blob = git(repo, "hash-object", "-w", "--stdin", input_text="boom\n").strip()
+    tree = git(repo, "mktree", input_text=f"100644 blob {blob}\tf.txt\n").strip()
+    for _ in range(levels):
+        listing = "".join(f"040000 tree {tree}\td{n}\n" for n in range(fan_out))
+        tree = git(repo, "mktree", input_text=listing).strip()
+    return git(repo, "commit-tree", tree, "-m", "bomb", when=EPOCH).strip()
+
+
+def test_a_tree_bomb_is_bounded_by_files(tmp_path: Path) -> None:
+    from evals.history.trees import TreeBoundError, TreeBounds
+
+    repo, _ = build_history_repo(tmp_path)
+    bomb = _tree_bomb(repo, fan_out=20, levels=4)  # 160,000 files from 4 tiny trees
+    writer = TreeWriter(repo / ".git", tmp_path / "tree", TreeBounds(max_files=5_000))
+    with pytest.raises(TreeBoundError) as caught:
+        writer.move_to(bomb)
+    assert caught.value.bound == "max_files" and "5,000" in str(caught.value)
+    assert not (tmp_path / "tree").exists() or not any((tmp_path / "tree").iterdir())
+
+
+@pytest.mark.parametrize(("bounds", "bound"), [
+    ({"max_depth": 3}, "max_depth"), ({"max_tree_bytes": 100}, "max_tree_bytes"),
+    ({"max_listing_bytes": 200}, "max_listing_bytes")])
+def test_depth_size_and_listing_are_bounded(tmp_path: Path, bounds: dict[str, int],
+                                             bound: str) -> None:
+    from evals.history.trees import TreeBoundError, TreeBounds
+
+    repo, _ = build_history_repo(tmp_path)
+    bomb = _tree_bomb(repo, fan_out=3, levels=4)  # 81 files 5 components deep
+    writer = TreeWriter(repo / ".git", tmp_path / "tree", TreeBounds(**bounds))
+    with pytest.raises(TreeBoundError) as caught:
+        writer.move_to(bomb)
+    assert caught.value.bound == bound
+
+
+def test_a_blob_over_its_bound_is_not_written(tmp_path: Path) -> None:
+    from evals.history.trees import TreeBounds
+
+    repo, shas = build_history_repo(tmp_path)
+    writer = TreeWriter(repo / ".git", tmp_path / "tree", TreeBounds(max_blob_bytes=200))
+    moved = writer.move_to(shas["cache"])
+    assert moved["too_large"] >= 1
+    assert all(p.stat().st_size <= 200 for p in writer.target.rglob("*") if p.is_file())
+
+
+def test_long_messages_are_kept_bounded_and_a_huge_log_is_refused(tmp_path: Path) -> None:
+    from evals.history.mine import MAX_MESSAGE_BYTES, read_history
+    from helix.core.errors import ConfigError
+
+    repo, _ = build_history_repo(tmp_path)
+    message = tmp_path / "message.txt"
+    message.write_text("Fix the parser\n\n" + "word " * 40_000, encoding="utf-8")
+    (repo / "notes.txt").write_text("x\n", encoding="utf-8")
+    git(repo, "add", "notes.txt")
+    git(repo, "commit", "-q", "-F", str(message), when=EPOCH + 10**6)
+    commits = read_history(repo / ".git", "HEAD")
+    assert max(len(c.message.encode()) for c in commits) <= MAX_MESSAGE_BYTES
+    with pytest.raises(ConfigError, match="--since"):
+        read_history(repo / ".git", "HEAD", max_log_bytes=10_000)

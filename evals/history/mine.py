@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
@@ -19,11 +20,15 @@ from pathlib import Path
 
 from evals.history.rules import Change, Commit, judge
 from helix.core.errors import BadPathError, ConfigError
-from helix.core.git import run_git
+from helix.core.git import GitOutputTooLarge, run_git, stream_git
 from helix.core.hashing import digest, short_id
 from helix.core.schemas import Frozen
 
 LOG_TIMEOUT_S = 300.0
+MAX_LOG_BYTES = 1 << 30  # git log output read at most (streamed: never held whole)
+MAX_MESSAGE_BYTES = 64 * 1024  # of one commit message
+MAX_NAME_BYTES = 1024  # of an author's name or email
+MAX_CHANGES_BYTES = 4 << 20  # of one commit's --name-status list
 RECORD = b"\x1e"
 FIELD = b"\x1f"
 LOG_FORMAT = "%x1e%H%x1f%P%x1f%ct%x1f%an%x1f%ae%x1f%B%x1f"
@@ -124,37 +129,54 @@ def _changes(tail: bytes) -> tuple[Change, ...]:
     return tuple(out)
 
 
+def parse_record(record: bytes) -> Commit | None:
+    """One commit of `git log -z --name-status --format=LOG_FORMAT` output (None when
+    malformed). The message is kept to MAX_MESSAGE_BYTES: a case's question is cut far below
+    that anyway, and 20,000 commits of 20 KB messages must not all be held whole."""
+    parts = record.split(FIELD)
+    if len(parts) < 7:
+        return None
+    sha = parts[0].decode("ascii", "replace").strip()
+    if not _SHA.match(sha):
+        return None
+    try:
+        committed = int(parts[2])
+    except ValueError:
+        return None
+    message = FIELD.join(parts[5:-1])[:MAX_MESSAGE_BYTES].decode("utf-8", "replace")
+    return Commit(sha=sha, parents=tuple(parts[1].decode("ascii", "replace").split()),
+                  committed=committed, author=parts[3][:MAX_NAME_BYTES].decode("utf-8", "replace"),
+                  email=parts[4][:MAX_NAME_BYTES].decode("utf-8", "replace"), message=message,
+                  changes=_changes(parts[-1][:MAX_CHANGES_BYTES]))
+
+
 def parse_log(raw: bytes) -> list[Commit]:
     """Commits from `git log -z --name-status --format=LOG_FORMAT` output; a malformed record
     is skipped."""
+    return [c for record in raw.split(RECORD) if (c := parse_record(record)) is not None]
+
+
+def read_history(gitdir: Path, rev: str, max_log_bytes: int = MAX_LOG_BYTES) -> list[Commit]:
+    """Every commit, parsed record by record as git prints them (the raw log is never held
+    whole); a log longer than `max_log_bytes` is refused in one line."""
+    args = ("log", "--no-merges", "-M", "--name-status", "-z", "--no-ext-diff", "--no-textconv",
+            "--no-color", "--no-show-signature", "--no-mailmap", f"--format={LOG_FORMAT}",
+            "--end-of-options", rev)
     commits: list[Commit] = []
-    for record in raw.split(RECORD):
-        parts = record.split(FIELD)
-        if len(parts) < 7:
-            continue
-        sha = parts[0].decode("ascii", "replace").strip()
-        if not _SHA.match(sha):
-            continue
-        try:
-            committed = int(parts[2])
-        except ValueError:
-            continue
-        message = FIELD.join(parts[5:-1]).decode("utf-8", "replace")
-        commits.append(Commit(
-            sha=sha, parents=tuple(parts[1].decode("ascii", "replace").split()),
-            committed=committed, author=parts[3].decode("utf-8", "replace"),
-            email=parts[4].decode("utf-8", "replace"), message=message,
-            changes=_changes(parts[-1])))
-    return commits
-
-
-def read_history(gitdir: Path, rev: str) -> list[Commit]:
-    out = run_git(gitdir, "log", "--no-merges", "-M", "--name-status", "-z", "--no-ext-diff",
-                  "--no-textconv", "--no-color", "--no-show-signature", "--no-mailmap",
-                  f"--format={LOG_FORMAT}", "--end-of-options", rev, timeout=LOG_TIMEOUT_S)
-    if out is None:
-        raise BadPathError(f"cannot read the history of {gitdir} at {rev}")
-    return parse_log(out)
+    pending = b""
+    try:
+        for chunk in stream_git(gitdir, *args, max_bytes=max_log_bytes, timeout=LOG_TIMEOUT_S):
+            records = (pending + chunk).split(RECORD)
+            pending = records.pop()
+            commits += [c for r in records if (c := parse_record(r)) is not None]
+    except GitOutputTooLarge:
+        raise ConfigError(f"the history of {gitdir} at {rev} is longer than {max_log_bytes:,} "
+                          "bytes of git log (bound: --max-log-bytes); use --since to read "
+                          "less of it") from None
+    except (OSError, subprocess.SubprocessError):
+        raise BadPathError(f"cannot read the history of {gitdir} at {rev}") from None
+    last = parse_record(pending)
+    return commits + ([last] if last is not None else [])
 
 
 def sample_key(seed: int, sha: str) -> str:

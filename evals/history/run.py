@@ -22,7 +22,7 @@ from evals.history.bm25 import BM25Tree
 from evals.history.mine import HistoryCase, Mined, git_dir, mine, repo_key
 from evals.history.rules import MAX_QUESTION_CHARS, MAX_SOURCE_FILES, MIN_WORDS
 from evals.history.score import SystemScore, score, summarize
-from evals.history.trees import TreeWriter
+from evals.history.trees import TreeBoundError, TreeError, TreeWriter
 from evals.metrics import percentile, ranked_items
 from helix.core.config import helix_home, load_config
 from helix.core.errors import IndexLockedError
@@ -186,7 +186,15 @@ def _run_locked(spec: RepoSpec, mined: Mined, gitdir: Path, target: Path, *,
     runs: list[CaseRun] = []
     skipped: dict[str, int] = {}
     for number, case in enumerate(mined.cases, start=1):
-        moved = writer.move_to(case.parent)
+        try:
+            moved = writer.move_to(case.parent)
+        except TreeError as exc:  # a bound, or a path in the way: this case only
+            reason = f"bound_{exc.bound}" if isinstance(exc, TreeBoundError) else "tree_error"
+            skipped[reason] = skipped.get(reason, 0) + 1
+            if progress is not None:
+                progress(f"{mined.repo} {number}/{len(mined.cases)} {case.commit[:12]} "
+                         f"skipped: {exc}")
+            continue
         gold = tuple(g for g in case.gold if g in writer.files)
         if not gold:  # e.g. the gold file is a symlink at the parent
             skipped["gold_not_in_tree"] = skipped.get("gold_not_in_tree", 0) + 1

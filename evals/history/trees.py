@@ -30,10 +30,17 @@ import stat
 import subprocess
 import threading
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from helix.core.errors import HelixError
-from helix.core.git import TREE_MODE_FILE, git_command, git_env, run_git
+from helix.core.git import (
+    TREE_MODE_FILE,
+    GitOutputTooLarge,
+    git_command,
+    git_env,
+    stream_git,
+)
 
 LS_TREE_TIMEOUT_S = 120.0
 BATCH_BYTES = 64 * 1024 * 1024  # blob bytes asked of one cat-file process
@@ -43,6 +50,26 @@ _TMP_PREFIX = ".helix-tree-tmp-"
 
 class TreeError(HelixError):
     """The tree cannot be read or written (git failed, a path is in the way)."""
+
+
+class TreeBoundError(TreeError):
+    """A commit's tree is past one of the bounds (`TreeBounds`): the case is skipped."""
+
+    def __init__(self, bound: str, message: str) -> None:
+        super().__init__(message)
+        self.bound = bound
+
+
+@dataclass(frozen=True)
+class TreeBounds:
+    """What one materialized tree may hold. A repository is untrusted: a 276 KB tree bomb
+    lists millions of entries, an 868 KB one expands to gigabytes."""
+
+    max_files: int = 100_000  # regular files in the tree
+    max_depth: int = 64  # path components of one file
+    max_tree_bytes: int = 2 << 30  # the sum of the files' sizes
+    max_blob_bytes: int = 16 << 20  # a larger file is not written (Helix would skip it)
+    max_listing_bytes: int = 256 << 20  # of `git ls-tree` output
 
 
 class Entry:
@@ -85,12 +112,25 @@ def parse_ls_tree(raw: bytes) -> dict[str, Entry]:
     return entries
 
 
-def read_tree(gitdir: Path, commit: str) -> dict[str, Entry]:
-    out = run_git(gitdir, "ls-tree", "-r", "-z", "-l", "--full-tree", "--end-of-options",
-                  commit, timeout=LS_TREE_TIMEOUT_S)
-    if out is None:
-        raise TreeError(f"cannot list the tree of {commit} in {gitdir}")
-    return parse_ls_tree(out)
+def read_tree(gitdir: Path, commit: str, bounds: TreeBounds | None = None) -> dict[str, Entry]:
+    bounds = bounds or TreeBounds()
+    args = ("ls-tree", "-r", "-z", "-l", "--full-tree", "--end-of-options", commit)
+    chunks: list[bytes] = []
+    entries = 0
+    try:
+        for chunk in stream_git(gitdir, *args, max_bytes=bounds.max_listing_bytes,
+                                timeout=LS_TREE_TIMEOUT_S):
+            entries += chunk.count(b"\0")
+            if entries > bounds.max_files:
+                raise TreeBoundError("max_files", f"the tree of {commit[:12]} lists more than "
+                                     f"{bounds.max_files:,} entries")
+            chunks.append(chunk)
+    except GitOutputTooLarge:
+        raise TreeBoundError("max_listing_bytes", f"the tree of {commit[:12]} lists more than "
+                             f"{bounds.max_listing_bytes:,} bytes of entries") from None
+    except (OSError, subprocess.SubprocessError):
+        raise TreeError(f"cannot list the tree of {commit} in {gitdir}") from None
+    return parse_ls_tree(b"".join(chunks))
 
 
 def read_blobs(gitdir: Path, blobs: Sequence[str]) -> Iterator[tuple[str, bytes]]:
@@ -135,9 +175,10 @@ def read_blobs(gitdir: Path, blobs: Sequence[str]) -> Iterator[tuple[str, bytes]
 class TreeWriter:
     """The tree of `gitdir` at some commit, written under `target` (created if missing)."""
 
-    def __init__(self, gitdir: Path, target: Path) -> None:
+    def __init__(self, gitdir: Path, target: Path, bounds: TreeBounds | None = None) -> None:
         self.gitdir = gitdir
         self.target = target
+        self.bounds = bounds or TreeBounds()
         self.state_path = target.with_name(target.name + STATE_SUFFIX)
         self.commit: str | None = None
         self.files: dict[str, str] = {}  # path -> blob id, the files this writer wrote
@@ -175,16 +216,20 @@ class TreeWriter:
 
     def move_to(self, commit: str) -> dict[str, int]:
         """Make the target hold `commit`'s regular files; counts of written, deleted, kept."""
-        entries = read_tree(self.gitdir, commit)
+        entries = read_tree(self.gitdir, commit, self.bounds)
         wanted: dict[str, Entry] = {}
-        refused = 0
+        refused = too_large = 0
         for path, entry in sorted(entries.items()):
             if entry.mode not in TREE_MODE_FILE:
                 continue  # symlinks, submodules: skipped
             if not is_safe_path(path):
                 refused += 1
                 continue
+            if entry.size > self.bounds.max_blob_bytes:
+                too_large += 1
+                continue
             wanted[path] = entry
+        self._check_bounds(commit, wanted)
         self._ensure_root()
         stale = sorted(p for p in self.files if p not in wanted)
         to_write = sorted(p for p, e in wanted.items()
@@ -200,8 +245,22 @@ class TreeWriter:
         self._write_all(to_write, wanted)
         self.commit = commit
         self._save_state(commit, self.files)
-        return {"written": len(to_write), "deleted": len(stale),
-                "kept": len(wanted) - len(to_write), "refused": refused}
+        counts = {"written": len(to_write), "deleted": len(stale),
+                  "kept": len(wanted) - len(to_write), "refused": refused}
+        if too_large:
+            counts["too_large"] = too_large
+        return counts
+
+    def _check_bounds(self, commit: str, wanted: Mapping[str, Entry]) -> None:
+        bounds = self.bounds
+        deepest = max((path.count("/") + 1 for path in wanted), default=0)
+        if deepest > bounds.max_depth:
+            raise TreeBoundError("max_depth", f"the tree of {commit[:12]} has a file "
+                                 f"{deepest} directories deep (bound {bounds.max_depth})")
+        total = sum(entry.size for entry in wanted.values())
+        if total > bounds.max_tree_bytes:
+            raise TreeBoundError("max_tree_bytes", f"the tree of {commit[:12]} holds "
+                                 f"{total:,} bytes (bound {bounds.max_tree_bytes:,})")
 
     def _write_all(self, paths: Sequence[str], wanted: Mapping[str, Entry]) -> None:
         batch: list[str] = []

@@ -16,7 +16,8 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 GIT_TIMEOUT_S = 5.0
@@ -48,6 +49,7 @@ _DROPPED_ENV = ("GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SSH", "GIT_
                 "GIT_INDEX_FILE", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
 
 TREE_MODE_FILE = ("100644", "100755")
+STREAM_CHUNK = 1 << 20
 TREE_MODE_LINK = "120000"
 TREE_MODE_SUBMODULE = "160000"
 
@@ -77,6 +79,40 @@ def run_git(repo: Path, *args: str, timeout: float = GIT_TIMEOUT_S) -> bytes | N
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout if done.returncode == 0 else None
+
+
+class GitOutputTooLarge(Exception):
+    """A git command printed more than the caller's bound (its process was stopped)."""
+
+
+def stream_git(repo: Path, *args: str, max_bytes: int,
+               timeout: float = GIT_TIMEOUT_S) -> Iterator[bytes]:
+    """stdout of one allowed read-only git command in chunks, never more than `max_bytes` in
+    all (GitOutputTooLarge past that, the process killed), nor longer than `timeout` seconds.
+    Raises OSError when git cannot run, CalledProcessError when it fails."""
+    proc = subprocess.Popen(git_command(repo, *args), stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=git_env())
+    assert proc.stdout is not None
+    deadline = time.monotonic() + timeout
+    total = 0
+    try:
+        while True:
+            chunk = proc.stdout.read1(STREAM_CHUNK)  # type: ignore[attr-defined]
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > max_bytes:
+                raise GitOutputTooLarge(f"git {args[0]} printed more than {max_bytes:,} bytes")
+            if time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(list(args), timeout)
+            yield chunk
+        if proc.wait(timeout=max(0.1, deadline - time.monotonic())) != 0:
+            raise subprocess.CalledProcessError(proc.returncode, list(args))
+    finally:
+        proc.stdout.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def head_commit(root: Path) -> str | None:
