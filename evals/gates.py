@@ -146,8 +146,10 @@ def load_named_config(name_or_path: str,
         raise NotFoundError(f"unknown eval configuration '{name_or_path}' (known: {known})")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"cannot read {path}: it is nested too deeply") from None
     data.pop("label", None)
     return path.stem, _flatten(data, str(path))
 

@@ -22,6 +22,7 @@ from evals.suites import FIXTURES_DIR, Case, Suite
 from helix.core.config import HelixConfig, helix_home, load_config
 from helix.core.envelope import Envelope
 from helix.core.errors import BadPathError
+from helix.core.paths import user_path
 from helix.core.ports import SystemClock
 from helix.core.schemas import Frozen
 
@@ -130,10 +131,7 @@ def resolve_repo(spec: str, *, fixtures_dir: Path = FIXTURES_DIR) -> Path:
         return materialize_package(spec.split(":", 1)[1])
     if spec == "stdlib":
         return materialize_stdlib()
-    if spec.startswith("fixture:"):
-        path = fixtures_dir / spec.split(":", 1)[1]
-    else:
-        path = Path(spec).expanduser()
+    path = fixtures_dir / spec.split(":", 1)[1] if spec.startswith("fixture:") else user_path(spec)
     if not path.is_dir():
         raise BadPathError(f"eval repository not found: {spec} ({path})")
     return path.resolve()

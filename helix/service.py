@@ -27,6 +27,7 @@ from helix.core.ports import LLM, Clock, Embedder, SystemClock
 from helix.core.schemas import Frozen
 from helix.core.secrets import redact_text
 from helix.runlog import RunLog
+from helix.store.db import RunLogUnwritableError
 from helix.synthesis.answer import SynthesisResult, synthesize
 from helix.synthesis.prompt import Prompt
 
@@ -95,6 +96,22 @@ class LazyQueryEmbedder:
         return self._get().embed(texts)
 
 
+def open_runlog(tell: Callable[[str], None]) -> RunLog:
+    """The run log; when its place cannot be written (a read-only $HELIX_HOME, a full disk),
+    an in-memory one, so that the question is still answered, and the user told."""
+    try:
+        return RunLog()
+    except RunLogUnwritableError as exc:
+        from helix.core.config import helix_home
+
+        if not helix_home().is_dir():
+            raise  # no HELIX_HOME at all (a regular file in the way): nothing would work
+        tell(f"{exc}; this answer is not logged")
+        import sqlite_utils
+
+        return RunLog(sqlite_utils.Database(memory=True))
+
+
 def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
         llm: LLM | None = None, scope: str | None = None, sense: str | None = None,
         session_id: str | None = None, turn_number: int | None = None,
@@ -135,7 +152,7 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
     envelope = envelope.model_copy(update={
         "timings_ms": timings, "dense_state": DenseState(**state) if state else None})
 
-    log = runlog or RunLog()
+    log = runlog or open_runlog(notify or notices.notify)
     run_id = log.start(envelope, created=clock.now(), dry_run=dry_run, session_id=session_id,
                        turn_number=turn_number)
     common: dict[str, Any] = {"run_id": run_id, "dry_run": dry_run,

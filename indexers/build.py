@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -27,7 +28,7 @@ from typing import Any, Literal
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.errors import BadPathError, IndexCorruptError, IndexLockedError
 from helix.core.notices import notify
-from helix.core.paths import index_dir_for
+from helix.core.paths import index_dir_for, user_path
 from helix.core.ports import Embedder
 from helix.core.schemas import Chunk
 from indexers import dense_worker, version
@@ -68,10 +69,11 @@ DenseMode = Literal["wait", "background"]
 # A reader finding the writer lock held and no usable generation waits this long for it (a
 # first build of a large repository takes minutes).
 READER_WAIT_S = 300.0
+_READ_ONLY_ERRNOS = (errno.EROFS, errno.EACCES, errno.EPERM)
 
 
 def _resolve_root(root: Path) -> Path:
-    path = Path(root).expanduser()
+    path = user_path(root)
     if not path.exists():
         raise BadPathError(f"path does not exist: {root}")
     if not path.is_dir():
@@ -81,7 +83,7 @@ def _resolve_root(root: Path) -> Path:
 
 def _store_for(root: Path, index_dir: Path | None) -> IndexStore:
     """The index directory of `root`, refused when it is the root or contains it."""
-    directory = Path(index_dir).expanduser().resolve() if index_dir else index_dir_for(root)
+    directory = user_path(index_dir).resolve() if index_dir else index_dir_for(root)
     store = IndexStore(directory)
     store.check_location(root)
     return store
@@ -322,7 +324,7 @@ def _write(root: Path, config: HelixConfig, store: IndexStore, writer: Generatio
 
 
 def _repair_command(root: Path, index_dir: Path | None) -> str:
-    where = f" --index-dir {Path(index_dir).expanduser().resolve()}" if index_dir else ""
+    where = f" --index-dir {user_path(index_dir).resolve()}" if index_dir else ""
     return f"helix index --force {root}{where}"
 
 
@@ -388,6 +390,18 @@ def ensure_index(root: Path, config: HelixConfig, *, index_dir: Path | None = No
     with contextlib.ExitStack() as held:
         try:
             held.enter_context(store.locked(timeout=0))
+        except OSError as exc:
+            if exc.errno not in _READ_ONLY_ERRNOS:
+                raise
+            # $HELIX_HOME on a read-only file system (or not ours to write): answer from the
+            # current generation as it is, saying so; nothing can be refreshed
+            used = _read_unlocked(root, config, store, query_embedder, repair)
+            if used is None:
+                raise BadPathError(f"the index at {store.directory} cannot be written "
+                                   f"({exc.strerror}) and holds no usable index") from None
+            notify(f"the index at {store.directory} cannot be written ({exc.strerror}): "
+                   "answering from it as it is, without refreshing it")
+            return used
         except IndexLockedError:
             used = _read_unlocked(root, config, store, query_embedder, repair)
             if used is not None:

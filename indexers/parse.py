@@ -29,7 +29,7 @@ from indexers.chunkers import (
     trim,
 )
 from indexers.chunkers import windows as line_windows
-from indexers.symbols import DefSpan, extract, supported
+from indexers.symbols import DefSpan, TooManySymbols, extract, supported
 
 # Module-level runs of at most this many comment-only lines are not worth a chunk of their own.
 STRAY_COMMENT_LINES = 2
@@ -125,8 +125,15 @@ def parse_file(record: FileRecord, text: str, settings: IndexSettings) -> Parsed
     path, lang = record.path, record.lang
     defs: tuple[SymbolDef, ...] = ()
     refs: tuple[SymbolRef, ...] = ()
-    if record.kind == "code" and lang is not None and supported(lang) and not looks_minified(text):
-        symbols = extract(path, lang, text.encode("utf-8", errors="replace"))
+    symbols = None
+    if (record.kind == "code" and lang is not None and supported(lang)
+            and len(text) <= settings.max_parse_bytes and not looks_minified(text)):
+        try:
+            symbols = extract(path, lang, text.encode("utf-8", errors="replace"),
+                              settings.max_file_symbols)
+        except TooManySymbols:
+            symbols = None  # a generated table: read as text windows
+    if symbols is not None and lang is not None:
         defs, refs = symbols.defs, symbols.refs
         chunks = code_chunks(path, lang, split_lines(text), symbols.spans, settings)
     elif record.kind == "doc":

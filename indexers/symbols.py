@@ -404,8 +404,14 @@ IMPORT_PARSERS: dict[str, Callable[[Node], list[Import]]] = {
 
 # ---- the one entry point ------------------------------------------------------------------
 
-def extract(path: str, lang: str, source: bytes) -> FileSymbols:
-    """Definitions (as spans and SymbolDefs) and references of one file, from one parse."""
+class TooManySymbols(Exception):
+    """A file defines more symbols than `IndexSettings.max_file_symbols`."""
+
+
+def extract(path: str, lang: str, source: bytes, max_defs: int | None = None) -> FileSymbols:
+    """Definitions (as spans and SymbolDefs) and references of one file, from one parse.
+    TooManySymbols as soon as more than `max_defs` definitions are found (memory stays
+    bounded: the rest are never built)."""
     parser, query = _tools(lang)
     tree = parser.parse(source)
     raw: list[_RawDef] = []
@@ -417,6 +423,8 @@ def extract(path: str, lang: str, source: bytes) -> FileSymbols:
                 item = _raw_def(caps, key)
                 if item is not None:
                     raw.append(item)
+                    if max_defs is not None and len(raw) > max_defs:
+                        raise TooManySymbols(f"{path}: more than {max_defs:,} definitions")
             elif key.startswith("reference."):
                 ref_nodes.extend((node, key.split(".", 1)[1]) for node in nodes)
             elif key in ("import", "import.require"):

@@ -26,6 +26,7 @@ from evals.history.trees import TreeBoundError, TreeError, TreeWriter
 from evals.metrics import percentile, ranked_items
 from helix.core.config import helix_home, load_config
 from helix.core.errors import IndexLockedError
+from helix.core.paths import user_path
 from helix.core.schemas import Frozen
 from indexers.locking import acquire
 
@@ -221,7 +222,7 @@ def _run_locked(spec: RepoSpec, mined: Mined, gitdir: Path, target: Path, *,
 def run_repo(spec: RepoSpec, *, home: Path | None = None,
              overrides: Mapping[str, Any] | None = None, no_embed: bool = False,
              progress: Progress | None = None) -> RepoRun:
-    gitdir = git_dir(Path(spec.path).expanduser())
+    gitdir = git_dir(user_path(spec.path))
     mined = mine(gitdir, rev=spec.rev, seed=spec.seed, limit=spec.limit, since=spec.since,
                  name=spec.name)
     if progress is not None:

@@ -23,6 +23,7 @@ from helix.cli.common import echo_json, yes_option
 from helix.cli.safe_text import console as safe_console
 from helix.cli.safe_text import echo, json_visible
 from helix.core.errors import BadPathError, UserError
+from helix.core.paths import user_path
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -36,17 +37,25 @@ def repo_root(repo: str | None, yes: bool = False) -> Path:
     else that directory, unless it is no repository by the look of it (the filesystem root,
     home, the temporary directory, or outside git with more than `index.max_files` files):
     then one line asking for --repo (`yes` indexes it anyway)."""
-    from helix.core.paths import find_repo_root, refuse_implicit_root, user_max_files
+    from helix.core.paths import (
+        find_repo_root,
+        refuse_dangerous_root,
+        refuse_implicit_root,
+        user_max_files,
+    )
 
     if repo is None:
         root = inputs.check_path_text(find_repo_root(Path.cwd()), "the repository path")
         if not yes:
             refuse_implicit_root(root, user_max_files())
         return root
-    path = Path(repo).expanduser()
+    path = user_path(repo)
     if not path.is_dir():
         raise BadPathError(f"not a directory: {repo}")
-    return inputs.check_path_text(path.resolve(), "the repository path")
+    root = inputs.check_path_text(path.resolve(), "the repository path")
+    if not yes:
+        refuse_dangerous_root(root)
+    return root
 
 
 def _read_stdin(limit: int) -> bytes | str:
@@ -191,13 +200,14 @@ def ask(question: tuple[str, ...], repo: str | None, dry_run: bool, as_json: boo
     from helix.cli.progress import progress_bar, wanted
     from helix.core.config import load_config
     from helix.service import ask as service_ask
+    from helix.service import open_runlog
 
     root = repo_root(repo, yes)
     config = load_config(root, flags={"synthesis.model": model, "synthesis.api_base": api_base,
                                       "index.background_dense": False if wait else None})
-    from helix.runlog import RunLog
+    from helix.core.notices import notify
 
-    run_log = RunLog()  # opened first: an unusable HELIX_HOME is one line before any work
+    run_log = open_runlog(notify)  # opened first: a read-only HELIX_HOME is said before any work
     if sense is not None:  # a number as printed by the clarifier, a key, or a naming word
         sense = choose_sense(text, sense, root=root, config=config, scope=scope)
     with progress_bar(wanted(as_json) and not trace) as progress:

@@ -12,7 +12,7 @@ from helix.cli.common import echo_json
 from helix.cli.safe_text import echo
 from helix.core.config import load_config
 from helix.core.errors import BadPathError
-from helix.core.paths import find_repo_root
+from helix.core.paths import find_repo_root, user_path
 
 
 @click.command()
@@ -25,7 +25,7 @@ def chunks(file: Path, as_json: bool, with_text: bool) -> None:
     from indexers.parse import parse_file
     from indexers.walker import walk_one
 
-    file = file.expanduser()
+    file = user_path(file)
     if not file.exists() and not file.is_symlink():
         raise BadPathError(f"path does not exist: {file}")
     parent = file.parent.resolve()  # the file itself may be a link: keep its own name

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from helix.cli.safe_text import echo
+from helix.core.paths import user_path
 
 HISTORY = "history"
 _META_KEY = "helix.eval.history_args"
@@ -63,7 +64,7 @@ def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str 
 
         check_out_path(out)  # refused before any mining or run
     if cases_only:
-        mined = [mine(git_dir(Path(p).expanduser()), rev=rev, seed=seed, limit=limit,
+        mined = [mine(git_dir(user_path(p)), rev=rev, seed=seed, limit=limit,
                       since=since) for p in paths]
         payload: Any = {"repos": [report.cases_json(m) for m in mined]}
         if out is not None:
@@ -83,7 +84,7 @@ def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str 
     progress = (lambda line: echo(line, err=True)) if verbose else None
     specs = [RepoSpec(path=p, rev=rev, seed=seed, limit=limit, since=since) for p in paths]
     for spec in specs:  # a bad path fails before any long run
-        git_dir(Path(spec.path).expanduser())
+        git_dir(user_path(spec.path))
     runs = [run_repo(spec, overrides=overrides, no_embed=no_embed, progress=progress)
             for spec in specs]
     payload = result_json(runs, no_embed=no_embed, overrides=overrides)

@@ -13,7 +13,7 @@ from helix.cli.progress import dense_line, progress_bar, wanted
 from helix.cli.safe_text import echo
 from helix.core.config import HelixConfig, load_config
 from helix.core.errors import HelixError, UserError
-from helix.core.paths import find_repo_root
+from helix.core.paths import find_repo_root, user_path
 
 DEFAULT_FIND_LIMIT = 20
 
@@ -34,12 +34,17 @@ def _root(path: str | None, guard: bool = False) -> Path:
         return root
     from helix.core.errors import BadPathError
 
-    candidate = Path(path).expanduser()
+    candidate = user_path(path)
     if not candidate.exists():
         raise BadPathError(f"path does not exist: {path}")
     if not candidate.is_dir():
         raise BadPathError(f"not a directory: {path}")
-    return inputs.check_path_text(candidate.resolve(), "the repository path")
+    root = inputs.check_path_text(candidate.resolve(), "the repository path")
+    if guard:
+        from helix.core.paths import refuse_dangerous_root
+
+        refuse_dangerous_root(root)
+    return root
 
 
 def _config(root: Path, no_embed: bool = False) -> HelixConfig:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import importlib
 import os
+import sqlite3
 import sys
 from typing import Any, NoReturn
 
@@ -90,6 +91,15 @@ def _fail(message: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
+def _home_shown() -> str:
+    try:
+        from helix.core.config import helix_home
+
+        return str(helix_home())
+    except HelixError:
+        return "$HELIX_HOME"
+
+
 def main(argv: list[str] | None = None) -> Any:
     private_files()  # $HELIX_HOME and everything in it: the user's alone (0700 / 0600)
     _load_plugins()
@@ -107,6 +117,9 @@ def main(argv: list[str] | None = None) -> Any:
         _fail("interrupted", 130)
     except BrokenPipeError:
         sys.exit(0)
+    except sqlite3.OperationalError as exc:  # a full or read-only disk under a database
+        _fail(f"cannot write a database under {_home_shown()}: {exc} (free some space, or "
+              "set HELIX_HOME to a writable directory)", 1)
     except OSError as exc:  # a path the user gave cannot be read or written: not a bug
         where = f": {exc.filename}" if exc.filename else ""
         # a name too long for the file system can only be one the user gave: a user error

@@ -11,7 +11,7 @@ from helix.cli.common import echo_json
 from helix.cli.safe_text import echo
 from helix.core.config import load_config
 from helix.core.errors import BadPathError, UserError
-from helix.core.paths import find_repo_root
+from helix.core.paths import find_repo_root, user_path
 
 DEFAULT_K = 10
 CHANNELS = ("bm25", "dense", "all")
@@ -20,7 +20,7 @@ CHANNELS = ("bm25", "dense", "all")
 def _root(path: str | None) -> Path:
     if path is None:
         return inputs.check_path_text(find_repo_root(Path.cwd()), "the repository path")
-    candidate = Path(path).expanduser()
+    candidate = user_path(path)
     if not candidate.is_dir():
         raise BadPathError(f"not a directory: {path}")
     return inputs.check_path_text(candidate.resolve(), "the repository path")

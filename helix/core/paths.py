@@ -23,9 +23,18 @@ def private_files() -> None:
     os.umask(PRIVATE_UMASK)
 
 
+def user_path(value: Path | str) -> Path:
+    """A path the user typed, `~` and `~user` expanded; an unknown user is a BadPathError."""
+    try:
+        return Path(value).expanduser()
+    except RuntimeError:
+        raise BadPathError(f"cannot expand {str(value)!r}: no such user's home directory"
+                           ) from None
+
+
 def find_repo_root(start: Path | str | None = None) -> Path:
     """The enclosing git repository's root, else the directory itself."""
-    path = Path(start or ".").expanduser()
+    path = user_path(start or ".")
     if not path.exists():
         raise BadPathError(f"path does not exist: {path}")
     path = path.resolve()
@@ -92,6 +101,16 @@ def refuse_implicit_root(root: Path, max_files: int, how: str = "--repo PATH") -
     if problem is not None:
         raise UserError(f"{problem}; say which repository to index ({how}), or pass --yes "
                         "to index it anyway (index.max_files sets the limit)")
+
+
+def refuse_dangerous_root(root: Path) -> None:
+    """A UserError when a named repository is the filesystem root, the home directory or the
+    temporary directory: indexing one runs for minutes over everything on the machine; --yes
+    says it is meant."""
+    special = _special_dirs().get(root)
+    if special is not None:
+        raise UserError(f"{root} is {special}, not a repository; name the repository's own "
+                        "directory, or pass --yes to index it anyway")
 
 
 def user_max_files() -> int:

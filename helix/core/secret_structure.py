@@ -91,6 +91,8 @@ _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
 _HEADER_SCHEMES = ("basic ", "bearer ", "token ", "digest ", "negotiate ", "apikey ", "ntlm ",
                    "hmac ", "key ")
 _QUOTES = "\"'`"
+_AFTER_NAME = frozenset("\"'`] \t")  # what may stand between a name and its operator
+_OPERATOR_START = frozenset("=:{?+-")
 _XML_ELEMENT = re.compile(r"<([A-Za-z_][\w:.\-]{0,79})(?:\s[^<>\n]{0,400})?>([^<\n]{1,4096})"
                           r"</\1\s*>")
 _XML_PAIR = re.compile(r"(?i)\b(?:key|name|id)\s*=\s*([\"'])([^\"'<>\n]{1,80})\1\s+"
@@ -354,11 +356,17 @@ def _line_bounds(text: str, at: int) -> tuple[int, int]:
 
 def _named_values(text: str) -> Iterator[Found]:
     seen_names: set[tuple[int, int]] = set()
+    size = len(text)
     for match in _TRIGGER.finditer(text):
         name_start, name_end = _grow(text, match.start(), match.end())
         if (name_start, name_end) in seen_names:
             continue
         seen_names.add((name_start, name_end))
+        after = name_end
+        while after < size and text[after] in _AFTER_NAME:
+            after += 1
+        if (after >= size or text[after] not in _OPERATOR_START) and text[name_start] != "-":
+            continue  # `pass`, `tokens.append(...)`: no value follows the name
         line_start, line_end = _line_bounds(text, name_start)
         name = text[name_start:name_end]
         if name.startswith("-") and (name_start == line_start or text[name_start - 1] in " \t"):

@@ -55,6 +55,10 @@ class RunLogBusyError(HelixError):
     """Another process holds the run log longer than the busy timeout (exit 1: try again)."""
 
 
+class RunLogUnwritableError(UserError):
+    """The run log's place cannot be written (a read-only or full disk, no permission)."""
+
+
 class RunLogDamagedError(HelixError):
     """Damage found mid-command: the file was moved aside (exit 1: run the command again)."""
 
@@ -101,7 +105,7 @@ def open_db(path: Path | None = None, *, schemas: Sequence[Schema] = ()) -> sqli
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise UserError(f"cannot create {path.parent} for the run log "
+        raise RunLogUnwritableError(f"cannot create {path.parent} for the run log "
                         f"({exc.strerror or exc}); set HELIX_HOME to a writable directory"
                         ) from None
     try:
@@ -245,8 +249,8 @@ def _unusable(path: Path, exc: BaseException) -> HelixError:
     if "locked" in str(exc) or "busy" in str(exc):
         return RunLogBusyError(f"the run log {path} is busy (another helix process is "
                                "writing it); try again")
-    return UserError(f"cannot open the run log {path}: {one_line(exc)}; set HELIX_HOME to a "
-                     "writable directory")
+    return RunLogUnwritableError(f"cannot open the run log {path}: {one_line(exc)}; set "
+                                 "HELIX_HOME to a writable directory")
 
 
 @contextmanager

@@ -135,8 +135,9 @@ def _ref_ids(group: str) -> list[str]:
 
 
 # Letters from other scripts that look like the Latin ones a citation is written with.
-_CONFUSABLE = str.maketrans("АВСЕНІЈКМОРЅТХУасеіјорѕхуΑΒΕΖΗΙΚΜΝΟΡΤΥΧεοᴇℰ",
-                            "ABCEHIJKMOPSTXYaceijopsxyABEZHIKMNOPTYXeoEE")
+_LOOK_ALIKES = ("АA ВB СC ЕE НH ІI ЈJ КK МM ОO РP ЅS ТT ХX УY аa сc еe іi јj оo рp ѕs хx уy "
+                "ΑA ΒB ΕE ΖZ ΗH ΙI ΚK ΜM ΝN ΟO ΡP ΤT ΥY ΧX εe οo ᴇE ℰE")
+_CONFUSABLE = str.maketrans({pair[0]: pair[1] for pair in _LOOK_ALIKES.split(" ")})
 _BRACKETISH = re.compile(r"[\[［【〔⟦⁅][^\]］】〕⟧⁆\n]{1,60}[\]］】〕⟧⁆]")
 _PATHISH = re.compile(r"[^\s`'\"()\[\]<>]{1,300}[:：]\s?[LＬ]?[0-9０-９]+"
                       r"(?:\s?[-–—－]\s?[LＬ]?[0-9０-９]+)?")
