@@ -212,9 +212,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     config = HelixConfig.model_validate(HelixConfig().model_dump())
     assert config == HelixConfig()
     assert HelixConfig().retrieval.max_steps == 4 and HelixConfig().retrieval.rrf_k == 60
-    # (moved once on purpose: the retrieval policy tables joined the settings)
+    # (moved on purpose: the retrieval policy tables joined the settings; then the bounds on a
+    # file's definitions and parse size, which decide what a huge file is indexed as)
     assert HelixConfig().evidence_hash == (
-        "sha256:c766cf05b387774cbf4e6d6858e4d188bce0122bcf8bb3dfd994f09259e38962")
+        "sha256:17a058f67f39a042988d3dbc55fe0a79e76b727309775aff688388d12a50c90b")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

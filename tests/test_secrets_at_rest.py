@@ -1,8 +1,8 @@
 """Secrets at rest and in flight, end to end, through the real CLI in a fresh process: a
 repository planted with a secret in every syntax of `tests/secret_corpus.py` is indexed, asked
-about (with the test model, so a prompt is built and logged) and exported; no planted value is
-in anything printed, in any file under $HELIX_HOME (index parts, run log, sessions, caches), or
-in the export, and every file Helix wrote there is private to the user."""
+about (with the test model, so a prompt is built and logged; and in a session) and exported;
+no planted value is in anything printed, in any file under $HELIX_HOME (index parts, run log,
+sessions, caches), or in the export, and every file Helix wrote there is private to the user."""
 
 from __future__ import annotations
 
@@ -58,6 +58,11 @@ def test_no_planted_secret_is_printed_stored_or_exported(tmp_path: Path) -> None
                         question], home, tmp_path)
         assert asked.returncode in (0, 3), asked.stderr
         outputs += [asked.stdout, asked.stderr]
+    for question in (*QUESTIONS[:1], "and which password does it use?"):  # a session's turns
+        turn = _helix(["ask", "--repo", str(repo), "--session", "audit", "--dry-run", "--json",
+                       question], home, tmp_path)
+        assert turn.returncode == 0, turn.stderr
+        outputs += [turn.stdout, turn.stderr]
     shown = _helix(["show", "last", "--json"], home, tmp_path)
     exported = _helix(["export", "--out", str(tmp_path / "out.jsonl"), "--include-diagnostic"],
                       home, tmp_path)
