@@ -19,8 +19,8 @@ DEFAULT = RoutingPolicy()
 # Python, JavaScript/Java and Go stack frames, and "SomeError: message" lines.
 _PY_FRAME = re.compile(
     r'^\s*File "(?P<path>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<func>[\w.<>]+))?', re.M)
-_AT_FRAME = re.compile(r"^\s*at (?:(?P<func>[\w.$<>]+) \()?(?P<path>[^\s():]+\.\w+):(?P<line>\d+)",
-                       re.M)
+_AT_FRAME = re.compile(r"^\s*at (?:(?P<func>[\w.$<>]+) ?\()?(?P<path>[^\s():]+\.\w+):(?P<line>\d+)",
+                       re.M)  # JavaScript `at f (path:1)`, Java `at a.B.f(B.java:1)`
 _GO_FRAME = re.compile(r"^\s*(?P<path>[^\s:]+\.go):(?P<line>\d+)", re.M)
 _ERROR_NAME = re.compile(r"\b(?P<name>[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt))\b")
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\s*File \"[^\"]+\", line \d+|"
@@ -92,28 +92,47 @@ def is_change_or_bug(text: str, routing: RoutingPolicy = DEFAULT) -> bool:
         and bool(_CHANGE_LEAD.match(body) or _TROUBLE.search(body)))
 
 
+# Between the tracebacks of a chained Python exception: the first one is where the error arose,
+# the later ones where it was handled and raised again.
+_CHAINED = re.compile(r"^(?:During handling of the above exception, another exception occurred|"
+                      r"The above exception was the direct cause of the following exception):?",
+                      re.M)
+
+
+def _frames(text: str) -> list[re.Match[str]]:
+    """Stack frames innermost first, where the error arises before its callers. A Python
+    traceback lists the innermost call last, so each one is read backwards; of a chained
+    exception, the first traceback (the original error) comes before the ones that handled
+    and re-raised it, whose innermost frame is often a re-raise helper. JavaScript, Java and
+    Go list the innermost call first already."""
+    frames: list[re.Match[str]] = []
+    for block in _CHAINED.split(text):
+        frames += reversed(list(_PY_FRAME.finditer(block)))
+    for pattern in (_AT_FRAME, _GO_FRAME):
+        frames += pattern.finditer(text)
+    return frames
+
+
 def frame_paths(text: str) -> list[str]:
     """Files named by stack frames, as the repository would name them: the last two path
     parts, package and module (`/usr/lib/python3/site-packages/httpx/_client.py` ->
-    `httpx/_client.py`, which also names `src/httpx/_client.py`), first seen first."""
+    `httpx/_client.py`, which also names `src/httpx/_client.py`), innermost frame first."""
     out: dict[str, None] = {}
-    for pattern in (_PY_FRAME, _AT_FRAME, _GO_FRAME):
-        for match in pattern.finditer(text):
-            parts = [p for p in re.split(r"[\\/]", match.group("path")) if p and p != "."]
-            if parts and not parts[-1].startswith("<"):
-                out["/".join(parts[-2:])] = None
+    for match in _frames(text):
+        parts = [p for p in re.split(r"[\\/]", match.group("path")) if p and p != "."]
+        if parts and not parts[-1].startswith("<"):
+            out["/".join(parts[-2:])] = None
     return list(out)
 
 
 def frame_names(text: str) -> list[str]:
-    """Functions named by stack frames, and error class names, first seen first."""
+    """Functions named by stack frames (innermost first), then error class names."""
     out: dict[str, None] = {}
-    for pattern in (_PY_FRAME, _AT_FRAME):
-        for match in pattern.finditer(text):
-            func = match.groupdict().get("func") or ""
-            name = func.rsplit(".", 1)[-1]
-            if name and not name.startswith("<"):
-                out[name] = None
+    for match in _frames(text):
+        func = match.groupdict().get("func") or ""
+        name = func.rsplit(".", 1)[-1]
+        if name and not name.startswith("<"):
+            out[name] = None
     for match in _ERROR_NAME.finditer(text):
         out[match.group("name")] = None
     return list(out)

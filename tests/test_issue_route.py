@@ -60,16 +60,49 @@ def test_a_slash_inside_a_word_is_not_a_scope() -> None:
 
 
 def test_traceback_frames_name_files_functions_and_the_error() -> None:
-    assert frame_paths(TRACEBACK) == ["shop/cart.py", "shop/pricing.py"]
-    assert frame_names(TRACEBACK) == ["add_item", "price_of", "KeyError"]
+    # innermost first: where the error arises, then its callers
+    assert frame_paths(TRACEBACK) == ["shop/pricing.py", "shop/cart.py"]
+    assert frame_names(TRACEBACK) == ["price_of", "add_item", "KeyError"]
     assert headline(TRACEBACK) == "Client hangs on redirect"
     bare = TRACEBACK.split("\n", 2)[2]
     assert headline(bare) == "KeyError: 'apple'"
     plan = route_question(TRACEBACK)
     assert {"shop/cart.py", "shop/pricing.py"} <= set(plan.intent.path_hints)
-    assert plan.intent.terms[:2] == ("add_item", "price_of")
+    assert plan.intent.terms[:2] == ("price_of", "add_item")
     # the story's scope words are not a scope: a pasted "in shop/" restricts nothing
     assert route_question(TRACEBACK + "\nIt fails in shop/ only.").intent.scope is None
+
+
+CHAINED = """Traceback (most recent call last):
+  File "/srv/app/shop/cart.py", line 30, in checkout
+    total = compute_total(items)
+  File "/srv/app/shop/pricing.py", line 8, in compute_total
+    return sum(TABLE[i] for i in items)
+KeyError: 'apple'
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/srv/app/shop/views.py", line 5, in handle
+    return checkout(request.items)
+  File "/srv/app/shop/compat.py", line 40, in reraise
+    raise value.with_traceback(tb)
+shop.errors.CheckoutError: cannot check out
+"""
+JAVA = """java.lang.IllegalStateException: closed
+    at com.shop.Pool.acquire(Pool.java:88)
+    at com.shop.Client.send(Client.java:12)
+"""
+
+
+def test_a_chained_traceback_leads_with_where_the_error_arises() -> None:
+    # not the re-raise helper at the bottom of the last traceback
+    assert frame_paths(CHAINED) == ["shop/pricing.py", "shop/cart.py", "shop/compat.py",
+                                    "shop/views.py"]
+    assert frame_names(CHAINED)[:2] == ["compute_total", "checkout"]
+    assert route_question(CHAINED).intent.path_hints[0] == "shop/pricing.py"
+    assert frame_paths(JAVA) == ["Pool.java", "Client.java"]  # innermost first already
+    assert frame_names(JAVA)[:2] == ["acquire", "send"]
 
 
 def test_a_long_subject_spells_names_in_bounded_time() -> None:
