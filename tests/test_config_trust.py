@@ -227,6 +227,6 @@ def test_a_notice_quoting_repository_text_is_terminal_safe(
     code, _, err = run(["status", str(tmp_path)], capsys)
     assert code == 0
     notices = [line for line in err.splitlines() if "ignored" in line]
-    assert notices == [f"helix: ignored synthesis.x\\x1b]52;c;aGk=\\x07\\u202e line from "
+    assert notices == [f"helix: ignored synthesis.x\\x1b]52;c;aGk=\\a\\u202e line from "
                        f"{tmp_path / '.helix.toml'}: {RULE}"]
     assert "\x1b" not in err and "\u202e" not in err
