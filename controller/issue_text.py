@@ -99,7 +99,7 @@ _CHAINED = re.compile(r"^(?:During handling of the above exception, another exce
                       re.M)
 
 
-def _frames(text: str) -> list[re.Match[str]]:
+def stack_frames(text: str) -> list[re.Match[str]]:
     """Stack frames innermost first, where the error arises before its callers. A Python
     traceback lists the innermost call last, so each one is read backwards; of a chained
     exception, the first traceback (the original error) comes before the ones that handled
@@ -118,7 +118,7 @@ def frame_paths(text: str) -> list[str]:
     parts, package and module (`/usr/lib/python3/site-packages/httpx/_client.py` ->
     `httpx/_client.py`, which also names `src/httpx/_client.py`), innermost frame first."""
     out: dict[str, None] = {}
-    for match in _frames(text):
+    for match in stack_frames(text):
         parts = [p for p in re.split(r"[\\/]", match.group("path")) if p and p != "."]
         if parts and not parts[-1].startswith("<"):
             out["/".join(parts[-2:])] = None
@@ -128,7 +128,7 @@ def frame_paths(text: str) -> list[str]:
 def frame_names(text: str) -> list[str]:
     """Functions named by stack frames (innermost first), then error class names."""
     out: dict[str, None] = {}
-    for match in _frames(text):
+    for match in stack_frames(text):
         func = match.groupdict().get("func") or ""
         name = func.rsplit(".", 1)[-1]
         if name and not name.startswith("<"):
@@ -138,7 +138,7 @@ def frame_names(text: str) -> list[str]:
     return list(out)
 
 
-_ERROR_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)\b.*")
+ERROR_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)\b.*")
 _SCAFFOLD = re.compile(r"^(?:Traceback \(most recent call last\)|During handling of|The above "
                        r"exception)|^\s")
 
@@ -148,7 +148,7 @@ def headline(text: str, max_words: int = 12) -> str:
     issue title), or for a bare traceback the error it ends with."""
     lines = _lines(text)
     prose = [line for line in lines if not _SCAFFOLD.match(line) and not _PY_FRAME.match(line)]
-    errors = [line for line in prose if _ERROR_LINE.match(line)]
+    errors = [line for line in prose if ERROR_LINE.match(line)]
     if _TRACEBACK.search(text) and errors and prose and prose[0] in errors:
         first = errors[-1]
     else:

@@ -10,10 +10,11 @@ not UTF-8 is refused where it comes in, naming it, instead of failing deep insid
     check_question(text, what)  the question: not empty, at most MAX_QUESTION_CHARS
     shown(value)             a user value fit for a one-line message: clipped, escaped
 
-MAX_QUESTION_CHARS: a question is a sentence or a paragraph, at most a pasted traceback. 20,000
-characters (about 5,000 tokens) holds any of those with room to spare, and stays well below
-what would crowd the evidence out of the prompt; a megabyte "question" was sent to the model
-whole, and the controller's query planning grows with the question's length. The same limit
+MAX_QUESTION_CHARS: a question is a sentence, a paragraph, or a whole pasted bug report with its
+logs and tracebacks. 200,000 characters holds the longest real reports with room to spare; a
+report longer than the controller's retrieval text (`controller.report_cut.RETRIEVAL_CHARS`)
+is searched with its title, traceback frames, first paragraphs, code blocks and identifiers,
+and the envelope says what was cut (`question_cut`). A megabyte is refused. The same limit
 holds for `helix ask QUESTION`, `--question-file F`, `-` (stdin) and each `helix chat` line.
 """
 
@@ -25,7 +26,7 @@ from pathlib import Path
 
 from helix.core.errors import BadPathError, UserError
 
-MAX_QUESTION_CHARS = 20_000
+MAX_QUESTION_CHARS = 200_000
 # the most bytes MAX_QUESTION_CHARS characters can take in UTF-8, plus one to see "more"
 MAX_QUESTION_BYTES = 4 * MAX_QUESTION_CHARS
 MAX_COUNT = 1_000_000  # the largest --limit / -k / --reply-to accepted
@@ -89,7 +90,7 @@ def check_question(text: str, what: str = "the question") -> str:
         raise UserError("no question given (pass it as an argument, --question-file F, or -)")
     if len(text) > MAX_QUESTION_CHARS:
         raise UserError(f"{what} is {len(text):,} characters long; the limit is "
-                        f"{MAX_QUESTION_CHARS:,} (ask about one thing at a time)")
+                        f"{MAX_QUESTION_CHARS:,}")
     return text
 
 

@@ -130,6 +130,7 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
     there) while a background worker embeds the rest; `envelope.dense_state` says which state
     answered. `index.background_dense = false` (`helix ask --wait`) waits for every vector."""
     from controller.driver import run_controller
+    from controller.report_cut import RETRIEVAL_CHARS, cut_report
     from indexers.build import ensure_index
 
     question = redact_text(question)[0]  # a pasted secret is searched, logged and sent masked
@@ -140,6 +141,7 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
                                  dense="background" if config.index.background_dense
                                  else "wait")
     indexed = clock.monotonic()
+    question, cut = cut_report(question, RETRIEVAL_CHARS)  # a long paste: what locates it
     envelope = run_controller(question, index, config,
                               query_embedder=lazy if _has_embeddings(index) else None,
                               clock=clock, scope=scope, sense=sense, refreshed=report.refreshed,
@@ -150,7 +152,8 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
     timings.setdefault("controller", round((controlled - indexed) * 1000, 3))
     state = getattr(index, "dense_state", None)
     envelope = envelope.model_copy(update={
-        "timings_ms": timings, "dense_state": DenseState(**state) if state else None})
+        "timings_ms": timings, "dense_state": DenseState(**state) if state else None,
+        "question_cut": cut})
 
     log = runlog or open_runlog(notify or notices.notify)
     run_id = log.start(envelope, created=clock.now(), dry_run=dry_run, session_id=session_id,

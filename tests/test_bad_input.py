@@ -53,7 +53,7 @@ CASES: list[tuple[str, list[str], bytes | None, int, str]] = [
     ("ask-file-not-utf8", ["ask", "--question-file", "{badutf8}", "--dry-run"], None, 2,
      "byte 0xfe at offset 5"),
     ("ask-file-nul", ["ask", "--question-file", "{nul}", "--dry-run"], None, 2, "NUL byte"),
-    ("ask-file-too-long", ["ask", "--question-file", "{big}", "--dry-run"], None, 2, "20,000"),
+    ("ask-file-too-long", ["ask", "--question-file", "{big}", "--dry-run"], None, 2, "200,000"),
     ("ask-file-missing", ["ask", "--question-file", "{missing}", "--dry-run"], None, 2,
      "not found"),
     ("ask-file-directory", ["ask", "--question-file", "{dir}", "--dry-run"], None, 2,
@@ -62,12 +62,12 @@ CASES: list[tuple[str, list[str], bytes | None, int, str]] = [
      "no question"),
     ("ask-file-dev-zero", ["ask", "--question-file", "/dev/zero", "--dry-run"], None, 2, "NUL"),
     ("ask-argv-too-long", ["ask", "z" * (MAX_QUESTION_CHARS + 1), "--dry-run"], None, 2,
-     "20,001 characters"),
+     "200,001 characters"),
     ("ask-stdin-binary", ["ask", "-", "--dry-run"], b"\x89PNG\r\n\x1a\n\0\0\xff", 2, "NUL"),
     ("ask-stdin-not-utf8", ["ask", "--question-file", "-", "--dry-run"], b"where \xff", 2,
      "standard input is not valid UTF-8"),
     ("ask-stdin-too-long", ["ask", "-", "--dry-run"], b"w" * (4 * MAX_QUESTION_CHARS + 5), 2,
-     "longer than 20,000"),
+     "longer than 200,000"),
     ("ask-empty", ["ask", "", "--dry-run"], None, 2, "no question"),
     ("ask-whitespace", ["ask", "   \t ", "--dry-run"], None, 2, "no question"),
     ("ask-stdin-empty", ["ask", "-", "--dry-run"], b"", 2, "no question"),
@@ -260,7 +260,7 @@ def test_chat_line_over_the_limit_is_skipped_and_the_chat_goes_on(
     _stdin(monkeypatch, b"q" * (4 * MAX_QUESTION_CHARS + 10) + b"\n/history\n")
     code, out, err = run(["chat", "--dry-run"], capsys)
     assert code == 0, err
-    assert "line 1 of standard input is longer than 20,000 characters" in err
+    assert "line 1 of standard input is longer than 200,000 characters" in err
     assert "(no turns yet)" in out  # line 2 was read and run
 
 

@@ -151,6 +151,17 @@ class DenseState(Frozen):
     all: bool = False
 
 
+class QuestionCut(Frozen):
+    """A pasted report longer than the retrieval text: what of it was searched with and sent.
+    `kept` names the parts kept whole (title, first paragraphs, traceback frames and errors,
+    code blocks, identifiers); the rest of the `chars` characters was left out."""
+
+    chars: int  # the text as pasted
+    kept_chars: int  # the text searched with (the envelope's `question`)
+    kept: tuple[str, ...]
+    cut_lines: int  # lines of the paste left out whole
+
+
 class Envelope(Frozen):
     question: str
     repo_root: str
@@ -178,10 +189,13 @@ class Envelope(Frozen):
     # else how many of its cards had vectors (`complete` false: lexical first, dense building).
     # Left out of the JSON when None (envelopes written before it existed read the same).
     dense_state: DenseState | None = None
+    # A long paste searched with a part of it (`QuestionCut`); left out of the JSON when None.
+    question_cut: QuestionCut | None = None
 
     @model_serializer(mode="wrap")
     def _without_unset_state(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
         data: dict[str, object] = handler(self)
-        if data.get("dense_state") is None:
-            data.pop("dense_state", None)
+        for optional in ("dense_state", "question_cut"):
+            if data.get(optional) is None:
+                data.pop(optional, None)
         return data

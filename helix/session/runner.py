@@ -21,6 +21,7 @@ from controller.continuity.events import ContinuityEvent, stamp
 from controller.continuity.router import route_turn
 from controller.continuity.state import OPTION_SETS_KEPT, ContinuityState
 from controller.continuity.transitions import REGISTRY, apply_transition, changed_slots
+from controller.report_cut import RETRIEVAL_CHARS, cut_report
 from helix.core.config import HelixConfig
 from helix.core.envelope import Envelope
 from helix.core.errors import UserError
@@ -95,6 +96,7 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
     if not text.strip():
         raise UserError("empty message")
     text = redact_text(text)[0]  # a pasted secret is stored, routed and sent masked
+    text = cut_report(text, RETRIEVAL_CHARS)[0]  # a long paste: routed by what locates it
     clock = clock or SystemClock()
     root = Path(root).resolve()
     if llm is None and not dry_run:
