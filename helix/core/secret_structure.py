@@ -116,6 +116,8 @@ _HTPASSWD = re.compile(r"\bhtpasswd\s+((?:-[A-Za-z]+\s+)*-[A-Za-z]*b[A-Za-z]*(?:
                        r"\s+(\S+)\s+(\S+)\s+(\S+)")
 _PROSE = re.compile(r"(?i)\b(?:password|passphrase|passcode|passwd|pin|secret|api key|token)"
                     r"s? (?:is|was|will be)(?:\s*:\s*|\s+(?=[\"'`]))")
+_PROSE_WORDS = ("password", "passphrase", "passcode", "passwd", "pin ", "pins ", "secret",
+                "api key", "token")
 _SQL = re.compile(r"(?i)\b(?:identified\s+by|password)\s+(['\"])([^'\"\n]{1,4096})\1")
 _AUTH_HEADER = re.compile(r"(?i)\b(?:proxy-)?authorization\b[\"']?\s*[:=]?\s*[\"']?"
                           r"(?:basic|bearer|token|digest|negotiate|apikey|ntlm)\s+"
@@ -405,11 +407,12 @@ def _xml(text: str) -> Iterator[Found]:
 
 
 def _commands(text: str) -> Iterator[Found]:
-    for match in _CURL_USER.finditer(text):
+    curl = "-u" in text or "--user" in text or "-U" in text or "--proxy-user" in text
+    for match in _CURL_USER.finditer(text) if curl else ():
         value = match.group(3)
         if len(value) >= MIN_VALUE and not _placeholder(value):
             yield Found(match.start(3), match.end(3), "command_password")
-    for match in _SHORT_P.finditer(text):
+    for match in _SHORT_P.finditer(text) if "-p" in text else ():
         line_start, line_end = _line_bounds(text, match.start())
         group = 1 if match.group(1) is not None else 3
         rule = _LOGINISH if group == 1 else _LOGIN
@@ -419,7 +422,7 @@ def _commands(text: str) -> Iterator[Found]:
         if value is None or value.isdigit() or len(value) < MIN_VALUE or _placeholder(value):
             continue  # `psql -p 5432`: a port
         yield Found(match.start(group), match.end(group), "command_password")
-    for match in _HTPASSWD.finditer(text):
+    for match in _HTPASSWD.finditer(text) if "htpasswd" in text else ():
         value = match.group(4)
         if not _placeholder(value):
             yield Found(match.start(4), match.end(4), "command_password")
@@ -471,9 +474,9 @@ _ESCAPES = {"\\\"": "\"", "\\'": "'", "\\\\": "\\", "\\n": "\n", "\\t": "\t", "\
 
 def unescaped_view(text: str) -> tuple[str, list[int]] | None:
     """The text with string escapes undone, and each view character's offset in `text`
-    (one more entry: the end). None when the text has no escaped quote or newline."""
-    if "\\\"" not in text and "\\'" not in text and "\\n" not in text:
-        return None
+    (one more entry: the end). None when the text has no escaped quote."""
+    if "\\\"" not in text and "\\'" not in text:
+        return None  # no escaped quote: no value can hide behind an escape
     view: list[str] = []
     offsets: list[int] = []
     index, size = 0, len(text)
@@ -493,11 +496,18 @@ def unescaped_view(text: str) -> tuple[str, list[int]] | None:
 
 def _direct(text: str) -> Iterator[Found]:
     yield from _named_values(text)
-    yield from _xml(text)
-    yield from _commands(text)
-    yield from _sql_and_headers(text)
-    yield from _prose(text)
-    yield from _urls(text)
+    lowered = text.lower()  # which rules can match at all: a literal each must contain
+    if "</" in text or "value=" in lowered or "content=" in lowered:
+        yield from _xml(text)
+    if " -" in text or "htpasswd" in text:
+        yield from _commands(text)
+    if "identified" in lowered or "password" in lowered or "authorization" in lowered:
+        yield from _sql_and_headers(text)
+    if any(word in lowered for word in _PROSE_WORDS) and (
+            " is" in lowered or " was" in lowered or " will be" in lowered):
+        yield from _prose(text)
+    if "=" in text or "://" in text:
+        yield from _urls(text)
 
 
 def structural_findings(text: str) -> list[Found]:

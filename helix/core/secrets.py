@@ -279,8 +279,34 @@ def _plugin_findings(line: str) -> Iterator[Finding]:
 
 # --- the rules of our own -----------------------------------------------------------------------
 
+# Literals a rule's match must contain (any one): a rule whose literals are all absent from
+# the text is not run (`in` is a fast scan; a regular expression with a leading \b is not).
+_RULE_LITERALS: dict[str, tuple[str, ...]] = {
+    "aws_access_key": ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA", "ABIA",
+                       "ACCA"),
+    "github_token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "gitlab_token": ("glpat-",), "anthropic_key": ("sk-ant-",), "openai_key": ("sk-",),
+    "stripe_key": ("_live_", "_test_"), "slack_token": ("xox",),
+    "slack_webhook": ("hooks.slack.com",), "google_api_key": ("AIza",), "jwt": ("eyJ",),
+    "bearer_token": ("earer", "EARER"), "aws_secret_key": ("ecret", "ECRET"),
+    "url_password": ("://",), "command_password_spaced": ("mysql", "mariadb", "sshpass",
+                                                          "mongo", "redis-cli"),
+}
+
+
+def _may_match(kind: str, pattern: re.Pattern[str], text: str) -> bool:
+    if kind == "command_password":
+        literals = ("--",) if pattern.pattern.startswith("(?i)--") else _RULE_LITERALS[
+            "command_password_spaced"]
+    else:
+        literals = _RULE_LITERALS.get(kind, ("",))
+    return any(literal in text for literal in literals)
+
+
 def _regex_findings(text: str) -> Iterator[Finding]:
     for kind, pattern, group in _REGEX_RULES:
+        if not _may_match(kind, pattern, text):
+            continue
         for match in pattern.finditer(text):
             value = match.group(group)
             if not value or value.startswith("[REDACTED"):
@@ -374,6 +400,34 @@ def _bare_token_findings(line: str) -> Iterator[Finding]:
         yield Finding(match.start(), match.end(), "high_entropy_base64")
 
 
+# What a line needs for a per-line detector to find anything in it: a quoted run of the
+# entropy detectors' characters (they only read quoted strings), a keyword, or a long bare token.
+_QUOTED_RUN = re.compile(r"[\"'][A-Za-z0-9+/=_\-]{" + str(MIN_SECRET_LEN) + ",}")
+
+
+_KEYWORD_ANCHORS = ("key", "pass", "pwd", "secret", "contras")
+
+
+def _candidate_lines(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each line a per-line detector could find something in, found by
+    whole-text scans (most lines of most files hold none)."""
+    starts: set[int] = set()
+    for pattern in (_QUOTED_RUN, _BARE_TOKEN):
+        for match in pattern.finditer(text):
+            starts.add(text.rfind("\n", 0, match.start()) + 1)
+    lowered = text.lower()
+    for anchor in _KEYWORD_ANCHORS:  # every word of detect-secrets' keyword list holds one
+        at = lowered.find(anchor)
+        while at != -1:
+            starts.add(text.rfind("\n", 0, at) + 1)
+            at = lowered.find(anchor, at + len(anchor))
+    out = []
+    for start in sorted(starts):
+        end = text.find("\n", start)
+        out.append((start, len(text) if end == -1 else end))
+    return out
+
+
 def _windows(start: int, end: int) -> Iterator[tuple[int, int]]:
     """A line in pieces of at most MAX_LINE characters that overlap by WINDOW_OVERLAP, so the
     per-line detectors see every value of a long line (a minified file, a notebook output)
@@ -395,7 +449,7 @@ def find_secrets(text: str) -> list[Finding]:
     found: list[Finding] = [*_key_findings(text), *_regex_findings(text),
                             *(Finding(*f) for f in structural_findings(text)),
                             *_format_findings(text)]
-    for line_start, line_end in _line_spans(text):
+    for line_start, line_end in _candidate_lines(text):
         if line_end - line_start < MIN_SECRET_LEN // 2:
             continue
         for start, end in _windows(line_start, line_end):
