@@ -16,6 +16,7 @@ from helix.cli.safe_text import echo
 from helix.core.paths import user_path
 
 HISTORY = "history"
+SUB_COMMANDS = (HISTORY, "qa")
 _META_KEY = "helix.eval.history_args"
 
 
@@ -98,19 +99,30 @@ def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str 
         echo(report.render(payload, verbose=verbose))
 
 
+def _sub_command(name: str) -> click.Command:
+    if name == HISTORY:
+        return history
+    from helix.cli.eval_qa_cmd import qa
+
+    return qa
+
+
 class WithHistory(click.Command):
-    """A command whose first argument `history` hands the rest to `helix eval history`."""
+    """A command whose first argument `history` or `qa` hands the rest to `helix eval
+    history` or `helix eval qa`."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] == HISTORY:
-            ctx.meta[_META_KEY] = list(args[1:])
+        if args and args[0] in SUB_COMMANDS:
+            ctx.meta[_META_KEY] = (args[0], list(args[1:]))
             args = []
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
-        rest = ctx.meta.pop(_META_KEY, None)
-        if rest is None:
+        pending = ctx.meta.pop(_META_KEY, None)
+        if pending is None:
             return super().invoke(ctx)
+        name, rest = pending
+        command = _sub_command(name)
         # named "eval history" under eval's parent, so usage reads `helix eval history`
-        with history.make_context(f"{ctx.info_name} {HISTORY}", rest, parent=ctx.parent) as sub:
-            return history.invoke(sub)
+        with command.make_context(f"{ctx.info_name} {name}", rest, parent=ctx.parent) as sub:
+            return command.invoke(sub)

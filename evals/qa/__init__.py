@@ -1,0 +1,1 @@
+"""`helix eval qa`: natural repository questions with reference answers (SWE-QA's format)."""

@@ -1,0 +1,122 @@
+"""`helix eval qa`: natural questions with reference answers, Helix against whole-file BM25.
+
+Reads `{"question", "answer"}` lines (SWE-QA's `Benchmark/*.jsonl`); a line that is not such
+an object is skipped and counted. The repository is a work tree as it is, or, with `--rev`, the
+tree of that commit written under `$HELIX_HOME/qa/<repo key>/tree` from git objects (no
+checkout: none of the repository's hooks or filters runs; `evals.history.trees`). Helix indexes
+it and answers each question with the dry-run controller (no model); BM25 ranks the tree's files
+for the same question in the same run. Gold comes from each reference answer
+(`evals.qa.gold`); a question with no gold file is dropped and counted.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from evals.baseline_bm25 import BM25Files
+from evals.history.mine import git_dir, repo_key, resolve_rev
+from evals.history.run import HelixSide
+from evals.history.trees import TreeWriter
+from evals.metrics import ranked_items
+from evals.qa.gold import derive_gold
+from evals.qa.score import CaseScore, Span, by_group, score_case, summarize
+from helix.core.config import helix_home
+from helix.core.errors import BadPathError, UserError
+from helix.core.schemas import Frozen
+
+Progress = Callable[[str], None]
+
+
+class QACase(Frozen):
+    id: str
+    question: str
+    answer: str
+
+
+def load_cases(path: Path) -> tuple[list[QACase], int]:
+    """The questions of a JSONL file, and how many lines were not a question and answer."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise BadPathError(f"cannot read {path}: {exc.strerror or exc}") from None
+    cases: list[QACase] = []
+    malformed = 0
+    for number, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except ValueError:
+            malformed += 1
+            continue
+        question = data.get("question") if isinstance(data, dict) else None
+        answer = data.get("answer") if isinstance(data, dict) else None
+        if not isinstance(question, str) or not isinstance(answer, str) or not question.strip():
+            malformed += 1
+            continue
+        cases.append(QACase(id=f"{path.stem}:{number}", question=question, answer=answer))
+    if not cases:
+        raise UserError(f"{path} holds no {{\"question\", \"answer\"}} lines")
+    return cases, malformed
+
+
+def tree_for(repo: Path, rev: str | None, home: Path | None = None) -> tuple[Path, str]:
+    """(root to index, revision): the work tree itself, or the tree of `rev` written out."""
+    if rev is None:
+        if not repo.is_dir():
+            raise BadPathError(f"not a directory: {repo}")
+        return repo.resolve(), "worktree"
+    gitdir = git_dir(repo)
+    sha = resolve_rev(gitdir, rev)
+    target = (home or helix_home()) / "qa" / repo_key(gitdir) / "tree"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    TreeWriter(gitdir, target).move_to(sha)
+    return target, sha
+
+
+def _spans(items: Sequence[Any]) -> list[Span]:
+    return [Span(path=i.path, start_line=i.start_line, end_line=i.end_line) for i in items]
+
+
+def run_qa(jsonl: Path, repo: Path, *, rev: str | None = None, limit: int | None = None,
+           overrides: Mapping[str, Any] | None = None, no_embed: bool = False,
+           progress: Progress | None = None, home: Path | None = None) -> dict[str, Any]:
+    cases, malformed = load_cases(jsonl)
+    if limit is not None:
+        cases = cases[:limit]
+    root, revision = tree_for(repo, rev, home)
+    helix = HelixSide(root, overrides or {}, no_embed=no_embed)
+    index, config = helix.refresh()
+    files = [record.path for record in index.files()]
+    bm25 = BM25Files.build(root)
+    scored: list[CaseScore] = []
+    dropped = {"no_gold_file": 0, "malformed_line": malformed}
+    for number, case in enumerate(cases, start=1):
+        gold = derive_gold(case.answer, files, index.find_definitions)
+        if not gold.files:
+            dropped["no_gold_file"] += 1
+            continue
+        started = time.perf_counter()
+        error, route, items, sent = None, "", [], []
+        try:
+            env = helix.ask(case.question, index, config)
+            items, sent, route = _spans(ranked_items(env)), _spans(env.evidence), env.route
+        except Exception as exc:  # a crashing question is a miss, reported; the run goes on
+            error = f"{type(exc).__name__}: {exc}"
+        seconds = time.perf_counter() - started
+        score = score_case(case.id, case.question, gold, items, sent, bm25.rank(case.question),
+                           route=route, seconds=seconds, error=error)
+        scored.append(score)
+        if progress is not None:
+            progress(f"{number}/{len(cases)} helix file={score.helix_file_rank} "
+                     f"span={score.helix_span_rank} bm25={score.bm25_file_rank} "
+                     f"{score.question_head[:60]}")
+    return {"benchmark": "qa", "file": jsonl.name, "repo": str(repo), "rev": revision,
+            "no_embed": no_embed, "overrides": dict(sorted((overrides or {}).items())),
+            "index_rev": index.index_rev, "read": len(cases), "dropped": dropped,
+            "summary": summarize(scored), "groups": by_group(scored),
+            "cases": [c.model_dump() for c in scored]}

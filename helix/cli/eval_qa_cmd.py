@@ -1,0 +1,63 @@
+"""`helix eval qa`: natural questions with reference answers, Helix against whole-file BM25."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from helix.cli.safe_text import echo
+from helix.core.paths import user_path
+
+QA = "qa"
+
+
+@click.command(name=QA)
+@click.argument("questions", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--repo", "repo", required=True, metavar="PATH",
+              help="The repository: a work tree, or with --rev any git directory (a bare "
+                   "snapshot too).")
+@click.option("--rev", default=None, metavar="REV",
+              help="Answer at this commit (its tree is written under $HELIX_HOME/qa/).")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Only the first N questions.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the JSON result to FILE.")
+@click.option("--no-embed", is_flag=True, help="Index and ask without embeddings (fast).")
+@click.option("--candidate-config", "candidate", metavar="FILE",
+              help="A configuration (TOML overrides file, or a name in evals/configs/).")
+@click.option("-v", "--verbose", is_flag=True, help="Progress on stderr; list every question.")
+def qa(questions: Path, repo: str, rev: str | None, limit: int | None, as_json: bool,
+       out: Path | None, no_embed: bool, candidate: str | None, verbose: bool) -> None:
+    """Score Helix's dry runs on natural questions (JSONL lines of {"question", "answer"}, the
+    SWE-QA format) against gold derived from each reference answer: files it names, line
+    ranges stated next to them, backticked names defined there. Reports file@1/3/5/10 and MRR
+    for Helix and whole-file BM25 in the same run, span@5/10, symbol@5 and the share of
+    questions whose gold span is in the evidence sent, overall and by wording."""
+    from evals.qa import report
+    from evals.qa.run import run_qa
+
+    if out is not None:
+        from helix.outfile import check_out_path
+
+        check_out_path(out)
+    overrides: dict[str, Any] = {}
+    if candidate is not None:
+        from evals.gates import load_named_config
+
+        _, overrides = load_named_config(candidate)
+    progress = (lambda line: echo(line, err=True)) if verbose else None
+    result = run_qa(user_path(questions), user_path(repo), rev=rev, limit=limit,
+                    overrides=overrides, no_embed=no_embed, progress=progress)
+    if out is not None:
+        from helix.cli.eval_history_cmd import _write_json
+
+        _write_json(out, result)
+    if as_json:
+        from helix.cli.common import echo_json
+
+        echo_json(result)
+    else:
+        echo(report.render(result, verbose=verbose))
