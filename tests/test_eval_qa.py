@@ -1,0 +1,113 @@
+"""`helix eval qa`: gold derived from reference answers, the metrics, the BM25 baseline in the
+same run, and the command end to end on a sample written for the answer fixture."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_helpers import run
+
+from evals.qa.gold import GoldSpan, derive_gold
+from evals.qa.score import Span, has_identifier, score_case, summarize, wording
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "data" / "evals" / "qa" / "answer_repo_sample.jsonl"
+FIXTURE = ROOT / "data" / "fixtures" / "answer_repo"
+FILES = ["src/pkg/cli/formatters.py", "src/pkg/cli/commands.py", "src/pkg/core/config.py",
+         "docs/index.md", "tests/cli/commands.py"]
+
+
+class Def:
+    def __init__(self, path: str, start: int, end: int) -> None:
+        self.path, self.start_line, self.end_line = path, start, end
+
+
+DEFS = {"format_rules": [Def("src/pkg/cli/formatters.py", 120, 140)],
+        "OutputStreamFormatter": [Def("src/pkg/cli/formatters.py", 69, 714)],
+        "load_config": [Def("src/pkg/core/config.py", 10, 30)],
+        "helper": [Def("src/pkg/cli/commands.py", 5, 9), Def("src/pkg/core/config.py", 40, 44)]}
+
+
+def find(name: str) -> list[Def]:
+    return DEFS.get(name, [])
+
+
+def test_gold_files_line_ranges_and_backticked_definitions() -> None:
+    answer = ("The `format_rules()` method (lines 120-140 in `src/pkg/cli/formatters.py`) is "
+              "called at line 639 in `commands.py` and by `OutputStreamFormatter`; see "
+              "formatters.py:62-66, and `load_config` elsewhere.")
+    gold = derive_gold(answer, FILES, find)
+    # commands.py is ambiguous (two files end in it): not gold; formatters.py resolves
+    assert gold.files == ("src/pkg/cli/formatters.py",)
+    assert GoldSpan(path="src/pkg/cli/formatters.py", start_line=120, end_line=140,
+                    source="line_range") in gold.spans
+    assert GoldSpan(path="src/pkg/cli/formatters.py", start_line=62, end_line=66,
+                    source="line_range") in gold.spans
+    assert {s.symbol for s in gold.symbols} == {"format_rules", "OutputStreamFormatter"}
+    # load_config is defined, but not in a file the answer names
+    assert all(s.path == "src/pkg/cli/formatters.py" for s in gold.spans)
+
+
+def test_an_answer_naming_no_file_uses_names_one_file_defines() -> None:
+    gold = derive_gold("The OutputStreamFormatter class and the helper() function.", FILES, find)
+    assert gold.files == ("src/pkg/cli/formatters.py",)  # helper is defined twice: no gold
+    assert [s.source for s in gold.spans] == ["defined_name"]
+    assert derive_gold("It downloads files.", FILES, find).files == ()
+
+
+def test_metrics_and_the_baseline_side_by_side() -> None:
+    gold = derive_gold("In `format_rules` of src/pkg/cli/formatters.py.", FILES, find)
+    items = [Span(path="docs/index.md", start_line=1, end_line=9),
+             Span(path="src/pkg/cli/formatters.py", start_line=1, end_line=60),
+             Span(path="src/pkg/cli/formatters.py", start_line=118, end_line=125)]
+    case = score_case("q1", "Where are the rules formatted?", gold, items, items[:2],
+                      ["src/pkg/cli/commands.py", "src/pkg/cli/formatters.py"], route="location",
+                      seconds=0.01)
+    assert case.helix_file_rank == 2 and case.bm25_file_rank == 2
+    assert case.helix_span_rank == 3 and case.helix_symbol_rank == 3
+    assert case.helix_recall is False  # the span was ranked but not sent
+    summary = summarize([case])
+    assert summary["helix"]["file@1"] == 0.0 and summary["helix"]["file@3"] == 1.0
+    assert summary["helix"]["span@5"] == 1.0 and summary["helix"]["recall"] == 0.0
+    assert summary["bm25_files"]["mrr"] == 0.5
+
+
+def test_wording_and_identifier_classes() -> None:
+    assert wording("Where is it?") == "where" and wording("Explain it") == "other"
+    assert has_identifier("why does `parse()` fail?") and has_identifier("what is load_config")
+    assert has_identifier("how does OutputStreamFormatter work?")
+    assert not has_identifier("what is the role of the prefetch handler?")
+
+
+def test_the_command_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("HELIX_HOME", str(tmp_path / "home"))
+    out = tmp_path / "qa.json"
+    code, stdout, err = run(["eval", "qa", str(SAMPLE), "--repo", str(FIXTURE), "--no-embed",
+                             "--out", str(out)], capsys)
+    assert code == 0, err
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["read"] == 4 and result["dropped"] == {"malformed_line": 2, "no_gold_file": 1}
+    summary = result["summary"]
+    assert summary["questions"] == 3 and summary["with_spans"] == 3
+    assert set(summary["helix"]) >= {"file@1", "file@5", "mrr", "span@5", "symbol@5", "recall"}
+    assert set(summary["bm25_files"]) >= {"file@1", "mrr"}
+    first, second, third = result["cases"]
+    assert first["gold_files"] == ["fetchy/retry.py"] and first["gold_spans"] == 2
+    assert second["gold_files"] == ["fetchy/client.py"] and second["gold_symbols"] == 1
+    assert third["gold_files"] == ["fetchy/retry.py"]  # decide_retry: one file defines it
+    for case in result["cases"]:  # both systems ranked in the same run
+        assert case["error"] is None and case["top"]
+        assert case["bm25_file_rank"] is None or case["bm25_file_rank"] >= 1
+    assert "qa answer_repo_sample.jsonl" in stdout and "bm25" in stdout
+
+
+def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("nothing\n", encoding="utf-8")
+    code, _, err = run(["eval", "qa", str(empty), "--repo", str(FIXTURE)], capsys)
+    assert code == 2 and "no {\"question\", \"answer\"} lines" in err
+    code, _, err = run(["eval", "qa", str(SAMPLE), "--repo", str(tmp_path / "nope")], capsys)
+    assert code == 2 and err.count("\n") == 1
