@@ -3,13 +3,16 @@
 It leads with the span that answers - a definition's signature and docstring, a doc section's
 first sentences, for a location question the code site - introduced by one plain sentence that
 says what kind of answer it is ("`BM25Index` is a class defined in search/bm25.py:15-39:", "The
-retry policy is decided in `decide_retry`, ...:", "Nothing in the repository defines X; the
-closest matches are:"), then the rest, best first, one per line, each with its `path:line`
-citation (`path:start-end` for a range). A changelog, NEWS or license span never leads while
-another span answers (unless the question names that file), and "Documented in" lists only doc
-sections whose prose or heading discusses the subject, never a command line. The subject goes
-into a sentence only as asked and short; otherwise the sentence says "this". Used for `helix
-ask --dry-run`, as the no-model answer and as the fallback when the model's answer is refused.
+retry policy is decided in `decide_retry`, ...:", "The closest match for X is path:lines:";
+never a claim that something is absent while evidence is cited), then the rest, best first,
+one per line, each with its `path:line` citation (`path:start-end` for a range). A changelog,
+NEWS or license span never leads while another span answers (unless the question names that
+file), and "Documented in" lists only doc sections whose prose or heading discusses the
+subject, never a command line. The subject goes into a sentence only as asked and short;
+otherwise the sentence says "this". A usage question lists every reference the index resolved
+(`Envelope.references`), grouped by the function it stands in, its count stated once. Used for
+`helix ask --dry-run`, as the no-model answer and as the fallback when the model's answer is
+refused.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from controller.answer_text import (
     signature_and_doc,
 )
 from controller.route import RoutePlan
-from helix.core.envelope import Clarify, EvidenceItem, SlotCoverage
+from helix.core.envelope import Clarify, EvidenceItem, ReferenceSite, SlotCoverage
 from helix.core.policy import AnswerPolicy
 
 MAX_GIST_CHARS = 160
@@ -94,16 +97,18 @@ def nothing_found(plan: RoutePlan, channels: Sequence[str] = ()) -> str:
 
 def build_answer(plan: RoutePlan, evidence: Sequence[EvidenceItem], coverage: SlotCoverage,
                  clarify: Clarify | None, channels: Sequence[str] = (),
-                 policy: AnswerPolicy | None = None) -> str:
+                 policy: AnswerPolicy | None = None,
+                 references: Sequence[ReferenceSite] = ()) -> str:
     """The answer text; `channels`: the channels the controller ran (named when nothing was
     found)."""
     if clarify is not None:
         return _clarifier(clarify)
     if not evidence:
         return nothing_found(plan, channels)
-    answer = Answer(plan, evidence, coverage, policy)
+    answer = Answer(plan, evidence, coverage, policy, references)
     lines = ROUTES[plan.intent.route](answer)
-    said_nothing = lines[0].startswith(("Nothing in the repository", "No "))
+    said_nothing = lines[0].startswith(("The closest match", "The evidence closest",
+                                        "The sections of"))
     # slots coverage missed but the answer shows (an exact definition of a long term)
     unshown = [slot for slot in coverage.missing if slot not in answer.shown]
     if unshown and not said_nothing:

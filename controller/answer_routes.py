@@ -6,6 +6,7 @@ question and returns its lines.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 from controller.answer_spans import Answer, def_kind, doc_place, indented
@@ -382,6 +383,48 @@ def _call_sites(evidence: Sequence[EvidenceItem], symbol: str) -> list[str]:
     return out
 
 
+_KIND_WORDS = {"call": ("call", "calls"), "import": ("import", "imports")}
+
+
+def _line_text(evidence: Sequence[EvidenceItem], path: str, line: int) -> str:
+    """The text of `path`'s line `line` when an evidence item holds it, else ""."""
+    for item in evidence:
+        if item.path == path and item.start_line <= line <= item.end_line:
+            lines = item.text.splitlines()
+            offset = line - item.start_line
+            if offset < len(lines):
+                return lines[offset].strip()
+    return ""
+
+
+def _references(a: Answer, shown: str) -> list[str]:
+    """Every resolved reference, grouped by the definition (or file) it stands in: the count
+    stated once, each group with its lines."""
+    sites = a.references
+    kinds = sorted({site.kind for site in sites})
+    one, many = _KIND_WORDS.get(kinds[0], ("reference", "references")) if len(kinds) == 1 \
+        else ("reference", "references")
+    groups: dict[tuple[str, str], list[int]] = {}
+    for site in sites:
+        caller = "import" if site.kind == "import" else f"`{site.caller}`" if site.caller \
+            else "module level"
+        groups.setdefault((site.path, caller), []).append(site.line)
+    callers = len(groups)
+    head = (f"{len(sites)} {one if len(sites) == 1 else many} of {shown}, in {callers} "
+            f"{'place' if callers == 1 else 'places'}:")
+    lines = [head]
+    limit = a.policy.max_list * 4
+    for (path, caller), numbers in sorted(groups.items())[:limit]:
+        counted = Counter(numbers)
+        at = ", ".join(f"{n} (x{counted[n]})" if counted[n] > 1 else str(n)
+                       for n in sorted(counted))
+        said = _line_text(a.evidence, path, min(counted))
+        lines.append(f"- {caller} [{path}:{at}]" + (f": {quote(said)}" if said else ""))
+    if callers > limit:
+        lines.append(f"- ... and {callers - limit} more places (`helix find` lists them all)")
+    return lines
+
+
 def _usage(a: Answer) -> list[str]:
     symbol = a.main[0] if a.main else ""
     shown = a.subject or "it"
@@ -389,7 +432,10 @@ def _usage(a: Answer) -> list[str]:
             and is_code(e)]
     sites = _call_sites(a.evidence, symbol) if symbol else []
     lines: list[str] = []
-    if sites:
+    if a.references:
+        a.shown.add("call_sites")
+        lines = _references(a, shown)
+    elif sites:
         a.shown.add("call_sites")
         count = len(sites)
         more = " (the first ones)" if count > a.policy.max_list + 1 else ""
@@ -423,10 +469,10 @@ def _doc_summary(a: Answer) -> list[str]:
         return [head, indented(said),
                 *a.block("Also in the document:", [e for e in about if e is not top], topic, 3)]
     if from_doc:
-        return [f"No section of {from_doc[0].path} names {shown}; the closest ones:",
+        return [f"The sections of {from_doc[0].path} closest to {shown}:",
                 *(a.claim(e, topic) for e in from_doc[:a.policy.max_list])]
     words = " ".join(a.plan.doc_words) or "the named document"
-    return [f"No document matching “{words}” is in the evidence; the closest matches are:",
+    return [f"The evidence closest to the document “{words}”:",
             *(a.claim(e, topic) for e in a.ordered(a.evidence)[:a.policy.max_list])]
 
 

@@ -23,7 +23,7 @@ from controller.answer_text import (
 )
 from controller.route import RoutePlan
 from controller.text import token_set
-from helix.core.envelope import EvidenceItem, SlotCoverage
+from helix.core.envelope import EvidenceItem, ReferenceSite, SlotCoverage
 from helix.core.policy import AnswerPolicy
 
 MAX_CLAIM_CHARS = 200
@@ -37,8 +37,10 @@ class Answer:
     """What one answer is built from: the plan, the evidence in rank order, the coverage."""
 
     def __init__(self, plan: RoutePlan, evidence: Sequence[EvidenceItem],
-                 coverage: SlotCoverage, policy: AnswerPolicy | None = None) -> None:
+                 coverage: SlotCoverage, policy: AnswerPolicy | None = None,
+                 references: Sequence[ReferenceSite] = ()) -> None:
         self.plan = plan
+        self.references = list(references)  # a usage question: every resolved reference
         # section sizes (helix.core.policy.AnswerPolicy, in the settings)
         self.policy = policy or AnswerPolicy()
         self.evidence = list(evidence)
@@ -141,11 +143,16 @@ class Answer:
         return cite(item, line), text
 
     def nothing(self, verb: str) -> list[str]:
-        """Evidence, none of it about the subject: say so, then the closest matches."""
-        subject = self.subject or "what the question asks about"
+        """Evidence none of which `verb`s the subject in the question's words: lead with the
+        closest span and its telling lines, then the next ones. Never a claim that
+        the repository lacks it: the evidence cited may hold it in other words (and an
+        absence claim over cited evidence contradicts itself)."""
         closest = self.ordered(self.evidence)
-        return [f"Nothing in the repository {verb} {subject}; the closest matches are:",
-                *(self.claim(e) for e in closest[:self.policy.max_list])]
+        top = closest[0]
+        at, said = self.lead(top)
+        subject = f" for {self.subject}" if self.subject else ""
+        return [f"The closest match{subject} is {at}:", indented(said),
+                *self.block("Also relevant:", closest[1:], limit=self.policy.max_list - 1)]
 
 
 def _without_trailing_verb(plan: RoutePlan, main: tuple[str, ...]) -> tuple[str, ...]:

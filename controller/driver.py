@@ -6,6 +6,7 @@ envelope it returns is a dry run (`llm_steps == 0`); synthesis completes it else
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -27,10 +28,17 @@ from controller.evidence import (
 )
 from controller.loop import LoopState, ToolResults, initial_state, step
 from controller.moves import asks_tests
-from controller.route import route_question
+from controller.route import RoutePlan, route_question
 from controller.treewalk import selected_trees, walk
 from helix.core.config import HelixConfig
-from helix.core.envelope import Clarify, ClarifyOption, ControllerStep, Envelope, EvidenceItem
+from helix.core.envelope import (
+    Clarify,
+    ClarifyOption,
+    ControllerStep,
+    Envelope,
+    EvidenceItem,
+    ReferenceSite,
+)
 from helix.core.ports import Clock, Embedder
 from indexers.api import IndexReader
 
@@ -148,6 +156,27 @@ def _items(state: LoopState, candidates: Sequence[Candidate]) -> dict[str, Evide
     return {c.chunk.id: to_item(c, names) for c in candidates}
 
 
+_ASKS_CALLERS = re.compile(r"\b(?:calls|callers|call sites|invokes|called|invoked)\b", re.I)
+MAX_REFERENCE_SITES = 1000  # listed in the envelope; the answer states the whole count
+
+
+def reference_sites(plan: RoutePlan, index: IndexReader) -> tuple[ReferenceSite, ...]:
+    """A usage question's symbol: every reference the index resolved to it, by path and
+    line ("who calls X" keeps the calls; "where is X used" every kind, imports included)."""
+    if plan.intent.route != "usage":
+        return ()
+    symbol = next(iter(plan.subjects.get("symbol", ())), "").strip("`").removesuffix("()")
+    if not symbol or " " in symbol:
+        return ()
+    calls_only = bool(_ASKS_CALLERS.search(plan.text))
+    refs = [r for r in index.references_to(symbol) if not calls_only or r.kind == "call"]
+    if not calls_only:
+        refs += index.imports_of(symbol)
+    sites = sorted((r.path, r.line, r.scope or "", r.kind) for r in refs)
+    return tuple(ReferenceSite(path=path, line=line, caller=caller or None, kind=kind)
+                 for path, line, caller, kind in sites[:MAX_REFERENCE_SITES])
+
+
 def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
                    query_embedder: Embedder | None, clock: Clock, scope: str | None = None,
                    sense: str | None = None, refreshed: bool = False,
@@ -190,9 +219,10 @@ def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
     trees = selected_trees(graph, evidence)
     kept_candidates = [c for c in ranked if evidence_id(c.chunk) in kept_ids]
     items = build_items(state.plan, kept_candidates, trees, state.proof_spans, coverage)
+    references = reference_sites(state.plan, index)
     answer = build_answer(state.plan, evidence, coverage, clarify,
                           channels=[c for s in state.steps for c in s.channels],
-                          policy=config.retrieval.answer)
+                          policy=config.retrieval.answer, references=references)
     timings["assemble"] = _ms(clock, t)
     timings["total"] = _ms(clock, started)
     return Envelope(
@@ -203,4 +233,4 @@ def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
         items=items, item_hashes=item_hashes(items, evidence), evidence=evidence,
         clarify=clarify, tree_walk=tree_walk,
         answer_mode="dry_run", answer=answer, llm_steps=0,
-        timings_ms=timings)
+        timings_ms=timings, references=references)

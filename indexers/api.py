@@ -92,3 +92,7 @@ class IndexReader(Protocol):
     def references_to(self, name: str) -> list[SymbolRef]:
         """Reference sites naming `name` (bare name or last qualname part)."""
         ...
+
+    def imports_of(self, name: str) -> list[SymbolRef]:
+        """Imports of `name` from a module that defines it."""
+        ...

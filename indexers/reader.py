@@ -346,6 +346,29 @@ class Index:
             rows = kept
         return [r.to_ref() for r in sorted(rows, key=lambda r: (r.path, r.line, r.kind))]
 
+    def imports_of(self, name: str) -> list[SymbolRef]:
+        """Imports of `name` from a module that defines it (`from pkg.mod import name`, a
+        relative `from .mod import name`, or from the package that holds the module)."""
+        homes = [d.path.rsplit(".", 1)[0] for d in self._defs_named(name)]
+        if not homes:
+            return []
+        kept = []
+        for row in self.rows().imports_named(name.rsplit(".", 1)[-1]):
+            module = row.module or ""
+            if module.startswith("."):  # relative to the importing file's package
+                base = row.path.rsplit("/", 1)[0] if "/" in row.path else ""
+                for _ in range(len(module) - len(module.lstrip(".")) - 1):
+                    base = base.rsplit("/", 1)[0] if "/" in base else ""
+                rest = module.lstrip(".").replace(".", "/")
+                target = f"{base}/{rest}".strip("/") if rest else base
+            else:
+                target = module.replace(".", "/")
+            if target and any(home == target or home.endswith("/" + target)
+                              or home.rsplit("/", 1)[0].endswith(target)
+                              or home.rsplit("/", 1)[0] == target for home in homes):
+                kept.append(row)
+        return [r.to_ref() for r in sorted(kept, key=lambda r: (r.path, r.line))]
+
 
 if TYPE_CHECKING:
     from indexers.api import IndexReader

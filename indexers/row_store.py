@@ -417,6 +417,12 @@ class RowReader:
             f"SELECT {_REF_COLS} FROM refs WHERE name=? AND kind != 'import' ORDER BY rowid",
             (name,))]
 
+    def imports_named(self, name: str) -> list[RefRow]:
+        """Import references binding `name`, in stored order."""
+        return [RefRow(*row) for row in self._rows(
+            f"SELECT {_REF_COLS} FROM refs WHERE name=? AND kind = 'import' ORDER BY rowid",
+            (name,))]
+
     def refs_for_path(self, path: str) -> list[RefRow]:
         return [RefRow(*row) for row in self._rows(
             f"SELECT {_REF_COLS} FROM refs WHERE {self._range('refs', path)} ORDER BY rowid",

@@ -221,20 +221,22 @@ def test_no_sentence_pastes_a_long_subject_or_a_placeholder(question: str) -> No
         assert topic.lower() not in answer.lower()
 
 
-def test_a_subject_nothing_names_says_so_and_shows_the_closest() -> None:
+def test_a_subject_no_span_names_leads_with_the_closest_span_never_an_absence() -> None:
+    from helix.synthesis.absence import absence_claims
+
     answer = _answer("where is the zyxwvut flux capacitor configured?", [DECIDE, README_POLICY])
     lines = answer.splitlines()
-    assert lines[0] == ("Nothing in the repository names the zyxwvut flux capacitor; the "
-                        "closest matches are:")
-    assert lines[1].startswith("- ") and "fetchy/retry.py:9-11" in lines[1]
-    assert "Not shown by the evidence" not in answer  # already said
+    assert lines[0] == "The closest match for the zyxwvut flux capacitor is fetchy/retry.py:9-11:"
+    assert lines[1].strip().startswith("def decide_retry(")  # its answering lines, quoted
+    assert "README.md:13" in answer
+    assert "Not shown by the evidence" not in answer
+    assert absence_claims(answer) == []  # an answer citing evidence never claims absence
 
 
 def test_nothing_defines_a_term_no_span_defines() -> None:
     mention = _doc("README.md", "Intro", "# Intro\n\nWe talk about widgets here.\n", start=1)
     answer = _answer("what is a frobnicator?", [mention])
-    assert answer.startswith("Nothing in the repository defines a frobnicator; the closest "
-                             "matches are:")
+    assert answer.startswith("The closest match for a frobnicator is README.md:")
 
 
 # --- every route -------------------------------------------------------------------------------

@@ -60,7 +60,7 @@ def test_status_after_edit(repo: Path, capsys: pytest.CaptureFixture[str]) -> No
 def test_find_exact_fuzzy_json_nomatch(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(["find", "retry_policy", str(repo)], capsys)
     assert code == 0
-    assert "pkg/util.py:4  function retry_policy  (2 references)" in out
+    assert "pkg/util.py:4  function retry_policy  (2 references: 2 calls; 1 imports)" in out
     code, out, _ = run(["find", "delay", str(repo)], capsys)
     assert "method Backoff.delay in Backoff" in out
     code, out, _ = run(["find", "retry_polcy", str(repo)], capsys)
@@ -70,7 +70,7 @@ def test_find_exact_fuzzy_json_nomatch(repo: Path, capsys: pytest.CaptureFixture
     assert data["fuzzy"] is False and data["query"] == "Backoff"
     assert data["definitions"][0] == {
         "name": "Backoff", "qualname": "Backoff", "kind": "class", "path": "pkg/util.py",
-        "line": 9, "end_line": 14, "scope": None, "references": 2}
+        "line": 9, "end_line": 14, "scope": None, "references": 2, "calls": 2, "imports": 2}
     code, out, _ = run(["find", "backof", str(repo), "--json", "--limit", "1"], capsys)
     data = json.loads(out)
     assert data["fuzzy"] is True and len(data["definitions"]) == 1

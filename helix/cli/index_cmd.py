@@ -255,9 +255,14 @@ def find(name: str, path: str | None, as_json: bool, limit: int,
         defs = idx.find_definitions(name, fuzzy=True, limit=limit)
     if not defs:
         raise NoMatchError(f"no definition matches {inputs.shown(name)}")
-    rows = [{"name": d.name, "qualname": d.qualname, "kind": d.kind, "path": d.path,
-             "line": d.start_line, "end_line": d.end_line, "scope": d.scope,
-             "references": len(idx.references_to(d.name))} for d in defs]
+    rows = []
+    for d in defs:
+        refs = idx.references_to(d.name)
+        rows.append({"name": d.name, "qualname": d.qualname, "kind": d.kind, "path": d.path,
+                     "line": d.start_line, "end_line": d.end_line, "scope": d.scope,
+                     "references": len(refs),
+                     "calls": sum(1 for r in refs if r.kind == "call"),
+                     "imports": len(idx.imports_of(d.name))})
     if as_json:
         echo_json({"query": name, "fuzzy": fuzzy, "definitions": rows,
                    "refreshed": report.refreshed, "index_rev": idx.index_rev})
@@ -271,4 +276,5 @@ def find(name: str, path: str | None, as_json: bool, limit: int,
     for row in rows:
         scope = f" in {row['scope']}" if row["scope"] else ""
         echo(f"{row['path']}:{row['line']}  {row['kind']} {row['qualname']}{scope}  "
-             f"({row['references']} references)")
+             f"({row['references']} references: {row['calls']} calls; "
+             f"{row['imports']} imports)")

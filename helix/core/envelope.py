@@ -151,6 +151,16 @@ class DenseState(Frozen):
     all: bool = False
 
 
+class ReferenceSite(Frozen):
+    """One resolved reference to the symbol a usage question names (what `helix find`
+    counts): where it is, the definition it stands in (None at module level), its kind."""
+
+    path: str
+    line: int
+    caller: str | None
+    kind: str  # call, import, attribute, name, type
+
+
 class QuestionCut(Frozen):
     """A pasted report longer than the retrieval text: what of it was searched with and sent.
     `kept` names the parts kept whole (title, first paragraphs, traceback frames and errors,
@@ -191,11 +201,14 @@ class Envelope(Frozen):
     dense_state: DenseState | None = None
     # A long paste searched with a part of it (`QuestionCut`); left out of the JSON when None.
     question_cut: QuestionCut | None = None
+    # A usage question: every resolved reference to its symbol, as the index has them (the
+    # list `helix find` counts); left out of the JSON when empty.
+    references: tuple[ReferenceSite, ...] = ()
 
     @model_serializer(mode="wrap")
     def _without_unset_state(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
         data: dict[str, object] = handler(self)
-        for optional in ("dense_state", "question_cut"):
-            if data.get(optional) is None:
+        for optional in ("dense_state", "question_cut", "references"):
+            if not data.get(optional):
                 data.pop(optional, None)
         return data
