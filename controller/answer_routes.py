@@ -27,6 +27,7 @@ from controller.answer_text import (
 )
 from controller.route import ACTIONS, WHERE_VERBS
 from controller.text import is_identifier, token_set
+from controller.units import denies_unit, stated_instead, states_unit
 from helix.core.envelope import EvidenceItem
 
 _ASSIGNED = re.compile(
@@ -261,10 +262,13 @@ def _line_naming_all(item: EvidenceItem, phrases: Sequence[str]) -> tuple[str, i
     return None
 
 
-def _unit_line(item: EvidenceItem, unit: str) -> tuple[str, int] | None:
-    pattern = re.compile(rf"(?i)(?<![\w]){re.escape(unit)}(?![\w])")
+def _unit_line(item: EvidenceItem, unit: str, denied: bool = False
+               ) -> tuple[str, int] | None:
+    """The first line stating the quantity in `unit` (`denied`: the first line saying it is
+    not in `unit`, "in pascal (not GPa)")."""
+    test = denies_unit if denied else states_unit
     for offset, line in enumerate(item.text.splitlines()):
-        if pattern.search(line):
+        if test(line, unit):
             said = quote(line, markdown=True) if is_doc(item) else code_line(line)
             return said, item.start_line + offset
     return None
@@ -325,6 +329,17 @@ def _value_check(a: Answer) -> list[str]:
                     indented(said), *a.block(f"Also stated in {unit}:", with_unit[1:], (unit,))]
         if not relevant:
             return a.nothing("states")
+        denying = [e for e in relevant if _unit_line(e, unit, denied=True)]
+        if denying:  # "in pascal (not GPa)": the unit it is in, said plainly
+            top = denying[0]
+            said, line = _unit_line(top, unit, denied=True) or ("", top.start_line)
+            raw = top.text.splitlines()[line - top.start_line]
+            other = stated_instead(raw, unit)
+            given = f"in {other}, not in {unit}" if other else f"not in {unit}"
+            return [f"The evidence gives {shown or 'it'} {given}, in {_in(top, cite(top, line))}:",
+                    indented(said),
+                    *a.block("Also relevant:", [e for e in relevant if e is not top],
+                             quantity, 3)]
         return [f"The evidence does not state {shown or 'it'} in {unit}; what it says:",
                 *(a.claim(e, quantity) for e in relevant[:a.policy.max_list])]
     # "the default X of Live": spans whose name or path names the owner first

@@ -24,6 +24,7 @@ from controller.evidence import CODE_CHUNK_KINDS, Candidate, defines, definition
 from controller.reasons import has, is_site
 from controller.route import RoutePlan
 from controller.text import contains_phrase, is_identifier, phrase_tokens, token_set
+from controller.units import text_states_unit
 from helix.core.envelope import SlotCoverage
 
 _DEFINITIONAL = r"\s*(?:\)|`|\*\*)?\s*(?:is|are|means|refers to|denotes|stands for|:|=|—|–|-)\s"
@@ -109,8 +110,7 @@ def slot_test(slot: str, plan: RoutePlan) -> Callable[[Candidate], bool] | None:
         quantity = subjects.get("quantity", ())
         if plan.unit:
             unit = plan.unit
-            return lambda c: _contains_any(c, quantity) and bool(
-                re.search(rf"(?i)(?<![\w]){re.escape(unit)}(?![\w])", c.chunk.text))
+            return lambda c: _contains_any(c, quantity) and text_states_unit(c.chunk.text, unit)
         return lambda c: bool(quantity) and _value_line(c, quantity)
     if slot == "call_sites":
         symbols = subjects.get("symbol", ())

@@ -33,7 +33,13 @@ from indexers.graph import GraphSummary
 from indexers.previous import Previous
 from indexers.row_store import FileSpan, RowReader, RowWriter, StoredParse
 from indexers.token_cache import TokenTable, TokenTableBuilder
-from indexers.trees import TreeFormatError, TreeNode, is_tree_file, parse_tree_file
+from indexers.trees import (
+    TreeFormatError,
+    TreeNode,
+    has_tree_shape,
+    is_tree_file,
+    parse_tree_file,
+)
 
 # progress(stage, done, total)
 Progress = Callable[[str, int, int], None]
@@ -95,14 +101,18 @@ class StoredChunks(Sequence[Chunk]):
 
 def _parse_one(record: FileRecord, text: str, settings: IndexSettings,
                warnings: list[str]) -> tuple[FileRecord, Any, list[TreeNode]]:
-    if settings.trees and is_tree_file(record.path, settings.trees):
+    # `index.trees` globs name the tree files; without them a JSON file of a tree's shape is one
+    configured = bool(settings.trees)
+    if (is_tree_file(record.path, settings.trees) if configured
+            else has_tree_shape(record.path, text)):
         try:
             chunks, nodes = parse_tree_file(record.path, text)
             tree_record = record.model_copy(update={"kind": "tree", "lang": "json"})
             return tree_record, CachedParse(record.path, record.content_hash, tuple(chunks),
                                             (), ()), nodes
         except TreeFormatError as exc:
-            warnings.append(f"tree file skipped as a tree: {exc}")
+            if configured:  # a file merely shaped like a tree is just JSON
+                warnings.append(f"tree file skipped as a tree: {exc}")
     from indexers.parse import parse_file
 
     return record, parse_file(record, text, settings), []

@@ -65,6 +65,20 @@ def is_tree_file(path: str, patterns: Sequence[str]) -> bool:
                for pattern in patterns)
 
 
+_SHAPE_SNIFF = 65536  # characters of a JSON file looked at for a tree's keys
+
+
+def has_tree_shape(path: str, text: str) -> bool:
+    """A JSON file that looks like a tree (with no `index.trees` globs set, such files are
+    found by their shape): a top-level `nodes` list whose nodes carry ids and a title, body,
+    children or links. Cheap: the keys are looked for in the text before it is parsed."""
+    if not path.endswith(".json"):
+        return False
+    head = text[:_SHAPE_SNIFF]
+    return '"nodes"' in head and '"id"' in head and any(
+        key in head for key in ('"bodyMD"', '"children"', '"links"', '"excerpt"'))
+
+
 def tree_chunk_id(tree_file: str, local_id: str, start: int, end: int, content_hash: str) -> str:
     # Same shape as the other chunk ids (`path:start-end#hash`); the node id keeps it unique.
     suffix = short_id(tree_file, TREE_CHUNK_KIND, local_id, content_hash)

@@ -447,3 +447,28 @@ def test_an_echoed_subject_is_the_one_the_route_cleaned_never_a_garbled_path() -
     named = _code("a/b.py", "BM25Index", "class BM25Index:\n    pass\n", "definition")
     assert _answer("where is the BM25Index class defined?", [named]).splitlines()[0] == (
         "The BM25Index class is defined in a/b.py:10-11:")
+
+
+def test_a_unit_the_evidence_denies_is_not_the_unit_it_states() -> None:
+    from controller.coverage import measure
+    from controller.units import denies_unit, stated_instead, states_unit
+
+    method = _code("lumen/cavity.py", "OpticalCavity.modulus",
+                   "def modulus(self) -> float:\n    \"\"\"Young's modulus of the mirror, given in "
+                   "pascal (not GPa).\"\"\"\n    return self._modulus\n", start=37)
+    lines = _answer("Is the mirror modulus in GPa?", [method]).splitlines()
+    assert lines[0] == ("The evidence gives the mirror modulus in pascal, not in GPa, in "
+                        "`OpticalCavity.modulus`, lumen/cavity.py:38:")
+    assert not lines[0].startswith("The evidence gives the mirror modulus in GPa")
+    # the slot the session gate reads: not covered, so the answer is never `confirmed`
+    from controller.evidence import Candidate
+    from helix.core.schemas import Chunk
+
+    plan = route_question("Is the mirror modulus in GPa?")
+    chunk = Chunk(id="c1", path=method.path, kind="code_def", lang="python",
+                  start_line=method.start_line, end_line=method.end_line, text=method.text,
+                  content_hash="sha256:0", symbol=method.symbol, node_id=method.node_id)
+    candidate = Candidate(chunk=chunk, score=1.0, reasons=(), step=0)
+    assert "unit_or_value" in measure(plan, [candidate]).missing
+    assert states_unit("timeout in ms", "ms") and not states_unit("in s, never ms", "ms")
+    assert denies_unit("(not in GPa)", "GPa") and stated_instead("in pascal (not GPa)", "GPa")

@@ -46,6 +46,7 @@ class CaseScore(Frozen):
     helix_recall: bool | None  # None: the gold has no span
     bm25_file_rank: int | None
     top: tuple[str, ...]  # Helix's first five items as path:start-end
+    gold: tuple[str, ...] = ()  # the gold spans (up to ten) as path:start-end
     route: str
     seconds: float
     error: str | None = None
@@ -94,6 +95,7 @@ def score_case(case_id: str, question: str, gold: Gold, items: Sequence[Span],
         helix_recall=(first_span_rank(sent, gold.spans) is not None) if gold.spans else None,
         bm25_file_rank=first_file_rank(bm25_files, gold.files),
         top=tuple(f"{i.path}:{i.start_line}-{i.end_line}" for i in items[:5]), route=route,
+        gold=tuple(f"{g.path}:{g.start_line}-{g.end_line}" for g in gold.spans[:10]),
         seconds=round(seconds, 4), error=error)
 
 
