@@ -212,7 +212,35 @@ def doc_sentences(item: EvidenceItem, phrases: Sequence[str], sentences: int = 2
         if total >= offset + len(said):
             last = number
             break
+    if said.rstrip().endswith(":") and at[0] + 1 < len(paragraphs):
+        # a sentence that introduces a list: the list is what it says
+        items = _list_items(paragraphs, at[0] + 1)
+        if items:
+            listed = "; ".join(text for _, text in items)
+            said = f"{said} {listed}"
+            last = items[-1][0]
     return quote(said, limit=limit), start, last
+
+
+MAX_LIST_ITEMS = 6
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+
+
+def _list_items(paragraphs: Sequence[Sequence[tuple[int, str]]], first: int
+                ) -> list[tuple[int, str]]:
+    """The list items that follow a paragraph (consecutive bullet paragraphs), each as
+    (its line, its text without the bullet), at most MAX_LIST_ITEMS."""
+    items: list[tuple[int, str]] = []
+    for paragraph in paragraphs[first:]:
+        number, line = paragraph[0]
+        if not _BULLET.match(line) or (items and number > items[-1][0] + 2):
+            break
+        text = " ".join(_plain(_BULLET.sub("", part) if i == 0 else part)
+                        for i, (_, part) in enumerate(paragraph))
+        items.append((paragraph[-1][0], text.strip()))
+        if len(items) >= MAX_LIST_ITEMS:
+            break
+    return items
 
 
 def telling_line(item: EvidenceItem, phrases: Sequence[str]) -> tuple[str, int]:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from controller import file_defs
 from controller.alignment import align
 from controller.answer import build_answer
 from controller.channels import RequestResult, execute
@@ -28,6 +29,7 @@ from controller.evidence import (
 )
 from controller.loop import LoopState, ToolResults, initial_state, step
 from controller.moves import asks_tests
+from controller.reasons import Reason
 from controller.route import RoutePlan, route_question
 from controller.treewalk import selected_trees, walk
 from helix.core.config import HelixConfig
@@ -160,6 +162,28 @@ _ASKS_CALLERS = re.compile(r"\b(?:calls|callers|call sites|invokes|called|invoke
 MAX_REFERENCE_SITES = 1000  # listed in the envelope; the answer states the whole count
 
 
+def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: IndexReader,
+                           config: HelixConfig) -> list[Candidate]:
+    """`controller.file_defs`: the best definition of each of the first files joins the
+    evidence after the file's first item (the file's chunks are read here, scored there)."""
+    policy = config.retrieval.file_defs
+    if not policy.enabled or not ranked or plan.intent.route not in policy.routes:
+        return ranked
+    question = file_defs.question_tokens(plan)
+    paths = list(dict.fromkeys(c.chunk.path for c in ranked))[:policy.files * 3]
+    chunks = {path: index.chunks_for_path(path) for path in paths}
+    promoted = file_defs.promotions(question, [c.chunk for c in ranked], chunks, policy)
+    if not promoted:
+        return ranked
+    out = list(ranked)
+    for position, chunk in sorted(promoted, key=lambda p: -p[0]):
+        anchor = ranked[position]
+        out.insert(position if policy.lead else position + 1, Candidate(
+            chunk=chunk, score=anchor.score, step=anchor.step,
+            reasons=(Reason(code="in_file", name=chunk.symbol or ""),)))
+    return out
+
+
 def reference_sites(plan: RoutePlan, index: IndexReader) -> tuple[ReferenceSite, ...]:
     """A usage question's symbol: every reference the index resolved to it, by path and
     line ("who calls X" keeps the calls; "where is X used" every kind, imports included)."""
@@ -200,6 +224,7 @@ def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
     policy = config.retrieval.route(plan.intent.route)
     ranked = rank_for_route(state.plan, state.evidence, policy.code_first, policy.source_first,
                             asks_tests(state.plan, config.retrieval, state.prefixes))
+    ranked = _with_file_definitions(state.plan, ranked, index, config)
     all_items = _items(state, ranked)
     kept = compact(list(all_items.values()), config.retrieval.token_budget,
                    plan.intent.terms, config.retrieval.excerpt_context_lines,

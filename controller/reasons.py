@@ -25,6 +25,7 @@ ReasonCode = Literal[
     "aligned",       # doc-to-code alignment: defines `name`, named in the doc at `source`
     "aligned_test",  # doc-to-code alignment: a test of `name`
     "sense",         # a dominance sense's span: `name` holds the sense's words
+    "in_file",       # the definition `name` of a file the evidence leads with answers best
 ]
 
 
@@ -56,6 +57,8 @@ def render(reason: Reason) -> str:
         return f"{reason.edge} {reason.name}"
     if code == "reference":
         return f"{reason.edge} {reason.name} (line {reason.line})"
+    if code == "in_file":
+        return f"best in its file: {reason.name}"
     if code == "aligned":
         return f"defines {reason.name} (named in {reason.source})"
     if code == "aligned_test":

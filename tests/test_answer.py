@@ -472,3 +472,14 @@ def test_a_unit_the_evidence_denies_is_not_the_unit_it_states() -> None:
     assert "unit_or_value" in measure(plan, [candidate]).missing
     assert states_unit("timeout in ms", "ms") and not states_unit("in s, never ms", "ms")
     assert denies_unit("(not in GPa)", "GPa") and stated_instead("in pascal (not GPa)", "GPa")
+
+
+def test_a_section_that_introduces_a_list_is_summarised_with_its_items() -> None:
+    section = _doc("docs/deploy.md", "Deployment > Rollbacks",
+                   "## Rollbacks\n\nRollbacks restore the previous release:\n\n- run `deploy "
+                   "rollback` with the release id\n- the database migrations are reverted first\n"
+                   "- caches are flushed after the switch\n\nSee also monitoring.\n", start=20)
+    answer = _answer("what does the deployment guide say about rollbacks?", [section])
+    assert ("Rollbacks restore the previous release: run `deploy rollback` with the release "
+            "id; the database migrations are reverted first; caches are flushed after the "
+            "switch [docs/deploy.md:22-26]") in answer

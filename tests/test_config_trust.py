@@ -213,9 +213,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     assert config == HelixConfig()
     assert HelixConfig().retrieval.max_steps == 4 and HelixConfig().retrieval.rrf_k == 60
     # (moved on purpose: the retrieval policy tables joined the settings; then the bounds on a
-    # file's definitions and parse size, which decide what a huge file is indexed as)
+    # file's definitions and parse size, which decide what a huge file is indexed as; then
+    # the in-file definition policy, retrieval.file_defs)
     assert HelixConfig().evidence_hash == (
-        "sha256:17a058f67f39a042988d3dbc55fe0a79e76b727309775aff688388d12a50c90b")
+        "sha256:18aa60cceda18d75e2708e641e1a71274c4f9f0a70e76e813552c42817e0e8ab")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -33,6 +33,7 @@ from helix.core.hashing import hash_obj
 from helix.core.policy import (
     AnswerPolicy,
     CompactionPolicy,
+    FileDefsPolicy,
     Pools,
     RouteName,
     RoutePolicy,
@@ -130,6 +131,7 @@ class RetrievalSettings(_Frozen):
     compaction: CompactionPolicy = CompactionPolicy()
     routing: RoutingPolicy = RoutingPolicy()
     answer: AnswerPolicy = AnswerPolicy()
+    file_defs: FileDefsPolicy = FileDefsPolicy()
 
     @field_validator("routes", mode="before")
     @classmethod

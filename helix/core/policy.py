@@ -194,6 +194,9 @@ class RoutingPolicy(_Frozen):
     # a pasted report: this many words, or this many non-empty lines (or a traceback)
     issue_min_words: int = Field(default=30, ge=1, le=100_000)
     issue_min_lines: int = Field(default=2, ge=2, le=100_000)
+    # ... but one line that reads as a question (a question word first, or a "?" last) of at
+    # most this many words stays a question, however long (0: the word count alone decides)
+    question_max_words: int = Field(default=0, ge=0, le=100_000)
     # a statement no question pattern took, of at least this many words, is an issue
     statement_min_words: int = Field(default=4, ge=1, le=1000)
     # a change verb or trouble word needs at least this many words ("Fix X")
@@ -211,6 +214,21 @@ class CompactionPolicy(_Frozen):
     min_excerpt_tokens: int = Field(default=16, ge=1, le=100_000)
     # the common cap of excerpts never goes below this (about a dozen lines)
     min_cap_tokens: int = Field(default=120, ge=1, le=1_000_000)
+
+
+class FileDefsPolicy(_Frozen):
+    """Inside the first files of the evidence, the definition that answers
+    (`controller.file_defs`): how many files, how a definition is scored, when it joins."""
+
+    enabled: bool = True
+    # the routes that ask how something works or where it happens (a definition question's
+    # answer is the class itself; a usage question's, its call sites)
+    routes: tuple[str, ...] = ("explanation", "location", "issue")
+    files: int = Field(default=3, ge=0, le=50)  # the first files of the ranked evidence
+    name_weight: float = Field(default=3.0, ge=0, le=100)  # a name part vs a body word
+    body_norm: float = Field(default=200.0, gt=0, le=100_000)  # body tokens before damping
+    min_score: float = Field(default=0.25, ge=0, le=100)  # of the question's words
+    lead: bool = True  # the definition goes before the file's first item (else after it)
 
 
 class AnswerPolicy(_Frozen):

@@ -1,0 +1,54 @@
+"""Inside the files the evidence leads with, the definition whose name and body hold the
+question's words joins the evidence (`controller.file_defs`, `retrieval.file_defs`)."""
+
+from __future__ import annotations
+
+from controller.file_defs import definition_score, name_tokens, promotions
+from helix.core.policy import FileDefsPolicy
+from helix.core.schemas import Chunk
+
+POLICY = FileDefsPolicy(enabled=True)
+
+
+def _chunk(path: str, symbol: str | None, text: str, start: int, def_kind: str = "method"
+           ) -> Chunk:
+    return Chunk(id=f"{path}:{start}", path=path, kind="code_def", lang="python",
+                 start_line=start, end_line=start + text.count("\n"), text=text,
+                 content_hash="sha256:0", symbol=symbol, def_kind=def_kind,  # type: ignore[arg-type]
+                 node_id=f"def:{path}::{symbol}")
+
+
+HEADER = _chunk("reflow/config.py", "ReflowConfig",
+                'class ReflowConfig:\n    """Configuration of the reflow: spacing and indent."""\n',
+                10, def_kind="class")
+MERGE = _chunk("reflow/config.py", "ReflowConfig.merge_spacing",
+               "def merge_spacing(self, other):\n    \"\"\"Merge spacing values: a later value "
+               "overrides an earlier one.\"\"\"\n    return {**self.spacing, **other}\n", 40)
+OTHER = _chunk("reflow/config.py", "ReflowConfig.from_dict",
+               "def from_dict(cls, data):\n    return cls(**data)\n", 60)
+
+
+def test_name_parts_are_split_and_stemmed() -> None:
+    assert name_tokens("ReflowConfig.merge_spacings") == {"reflow", "config", "merge", "spacing"}
+
+
+def test_the_method_that_does_the_work_leads_before_its_class() -> None:
+    question = frozenset({"merge", "spacing", "value", "override"})
+    assert definition_score(question, MERGE, POLICY) > definition_score(question, HEADER, POLICY)
+    promoted = promotions(question, [HEADER], {"reflow/config.py": [HEADER, MERGE, OTHER]},
+                          POLICY)
+    assert promoted == [(0, MERGE)]
+
+
+def test_nothing_joins_when_the_evidence_already_shows_the_best() -> None:
+    question = frozenset({"merge", "spacing"})
+    assert promotions(question, [MERGE], {"reflow/config.py": [HEADER, MERGE, OTHER]},
+                      POLICY) == []
+    assert promotions(frozenset({"unrelated"}), [HEADER],
+                      {"reflow/config.py": [HEADER, MERGE, OTHER]}, POLICY) == []
+
+
+def test_a_file_led_by_a_function_keeps_what_retrieval_chose() -> None:
+    question = frozenset({"merge", "spacing", "value", "override"})
+    assert promotions(question, [OTHER], {"reflow/config.py": [HEADER, MERGE, OTHER]},
+                      POLICY) == []
