@@ -71,16 +71,9 @@ def _lines(text: str) -> list[str]:
 
 
 def is_pasted(text: str, routing: RoutingPolicy = DEFAULT) -> bool:
-    """A report pasted whole: a traceback, several lines, or more words than a question (a
-    one-line question keeps being one up to `routing.question_max_words` words)."""
-    if _TRACEBACK.search(text) or len(_lines(text)) >= routing.issue_min_lines:
-        return True
-    words = len(_WORD.findall(text))
-    if words < routing.issue_min_words:
-        return False
-    body = " ".join(text.split())
-    asks = bool(_QUESTION_LEAD.match(body)) or body.endswith("?")
-    return not (asks and words <= routing.question_max_words)
+    """A report pasted whole: a traceback, several lines, or more words than a question."""
+    return bool(_TRACEBACK.search(text)) or len(_lines(text)) >= routing.issue_min_lines or len(
+        _WORD.findall(text)) >= routing.issue_min_words
 
 
 def is_change_or_bug(text: str, routing: RoutingPolicy = DEFAULT) -> bool:

@@ -216,7 +216,7 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # file's definitions and parse size, which decide what a huge file is indexed as; then
     # the in-file definition policy, retrieval.file_defs)
     assert HelixConfig().evidence_hash == (
-        "sha256:18aa60cceda18d75e2708e641e1a71274c4f9f0a70e76e813552c42817e0e8ab")
+        "sha256:e97bc3148994e6a1881e2bf033e32c86a57f4ab2b91999e990bd08e973554aa1")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -194,9 +194,6 @@ class RoutingPolicy(_Frozen):
     # a pasted report: this many words, or this many non-empty lines (or a traceback)
     issue_min_words: int = Field(default=30, ge=1, le=100_000)
     issue_min_lines: int = Field(default=2, ge=2, le=100_000)
-    # ... but one line that reads as a question (a question word first, or a "?" last) of at
-    # most this many words stays a question, however long (0: the word count alone decides)
-    question_max_words: int = Field(default=0, ge=0, le=100_000)
     # a statement no question pattern took, of at least this many words, is an issue
     statement_min_words: int = Field(default=4, ge=1, le=1000)
     # a change verb or trouble word needs at least this many words ("Fix X")
