@@ -295,6 +295,9 @@ def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
         [f.chunk_id for f in new]
 
 
+CLOCK_STOP = "clock safety stop"
+
+
 def _record(state: LoopState, action: Action, new_ids: list[str], coverage: SlotCoverage,
             note: str) -> tuple[ControllerStep, ...]:
     queries = tuple(dict.fromkeys(r.query for r in action.requests))
@@ -410,8 +413,17 @@ def step(state: LoopState, tools: ToolResults | None) -> tuple[LoopState, Action
     stop: StopReason | None = None
     if coverage.ratio >= settings.coverage_threshold and evidence:
         stop = "coverage_ok"
-    elif len(evidence) >= settings.max_evidence or tools.elapsed_ms >= settings.time_budget_ms:
+    elif len(evidence) >= settings.max_evidence:
         stop = "budget_exhausted"
+    elif tools.elapsed_ms >= settings.time_budget_ms:
+        # The work budget (steps, evidence) decides the evidence; the clock is only a safety
+        # stop for a machine far slower than expected, and says so where it acted.
+        stop = "budget_exhausted"
+        last = state.steps[-1]
+        note = (f"{CLOCK_STOP}: {tools.elapsed_ms:.0f} ms >= retrieval.time_budget_ms "
+                f"{settings.time_budget_ms}")
+        state = state.model_copy(update={"steps": (*state.steps[:-1], last.model_copy(
+            update={"note": f"{last.note}; {note}" if last.note else note}))})
     else:
         nxt = _next(state, tools.action.phase, new_ids)
         if isinstance(nxt, Action):

@@ -130,6 +130,7 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
     there) while a background worker embeds the rest; `envelope.dense_state` says which state
     answered. `index.background_dense = false` (`helix ask --wait`) waits for every vector."""
     from controller.driver import run_controller
+    from controller.loop import CLOCK_STOP
     from controller.report_cut import RETRIEVAL_CHARS, cut_report
     from indexers.build import ensure_index
 
@@ -147,6 +148,11 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
                               clock=clock, scope=scope, sense=sense, refreshed=report.refreshed,
                               trace=trace)
     controlled = clock.monotonic()
+    stopped = [step.note for step in envelope.controller_steps if CLOCK_STOP in step.note]
+    if stopped:
+        (notify or notices.notify)(f"retrieval stopped by its clock safety stop "
+                                   f"({stopped[-1].split(CLOCK_STOP + ': ', 1)[-1]}): the "
+                                   "evidence may differ from an unhurried run")
     timings = dict(envelope.timings_ms)
     timings.setdefault("index", round((indexed - started) * 1000, 3))
     timings.setdefault("controller", round((controlled - indexed) * 1000, 3))

@@ -214,9 +214,9 @@ def test_defaults_are_unchanged_and_valid() -> None:
     assert HelixConfig().retrieval.max_steps == 4 and HelixConfig().retrieval.rrf_k == 60
     # (moved on purpose: the retrieval policy tables joined the settings; then the bounds on a
     # file's definitions and parse size, which decide what a huge file is indexed as; then
-    # the in-file definition policy, retrieval.file_defs)
+    # the in-file definition policy, retrieval.file_defs; then the clock as a safety stop)
     assert HelixConfig().evidence_hash == (
-        "sha256:e97bc3148994e6a1881e2bf033e32c86a57f4ab2b91999e990bd08e973554aa1")
+        "sha256:89e073cd4a88ae5f19ff16af9f99fcd4ae11b14fae7d4ba89ffa2d0e385bf1c9")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -106,7 +106,10 @@ class RetrievalSettings(_Frozen):
     per_channel_k: int = Field(default=30, ge=1)
     max_steps: int = Field(default=4, ge=1)
     max_evidence: int = Field(default=24, ge=1)
-    time_budget_ms: int = Field(default=8000, ge=1)
+    # A safety stop, not a budget: steps and evidence bound the work, so the same question
+    # gives the same evidence on an idle or a loaded machine; past this much wall-clock time
+    # the loop stops anyway and the step says so ("clock safety stop").
+    time_budget_ms: int = Field(default=60_000, ge=1)
     # above 1: coverage never suffices, the loop runs until max_steps or the time budget
     coverage_threshold: float = Field(default=0.75, ge=0)
     sense_budget: int = Field(default=8, ge=1)
