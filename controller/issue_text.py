@@ -76,6 +76,12 @@ def is_pasted(text: str, routing: RoutingPolicy = DEFAULT) -> bool:
         _WORD.findall(text)) >= routing.issue_min_words
 
 
+def reads_as_question(text: str) -> bool:
+    """A question word first, or a question mark last."""
+    body = " ".join(text.split())
+    return bool(_QUESTION_LEAD.match(body)) or body.endswith("?")
+
+
 def is_change_or_bug(text: str, routing: RoutingPolicy = DEFAULT) -> bool:
     """A text that is not a question: a change ("Fix timeout handling in the pool"), a problem
     ("pool hangs when the server closes the connection"), or any statement of four words or

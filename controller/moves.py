@@ -13,6 +13,7 @@ from typing import Literal
 
 from controller.channels import Request
 from controller.evidence import CODE_CHUNK_KINDS, DOC_CHUNK_KINDS, Candidate
+from controller.issue_text import reads_as_question
 from controller.names import question_names, spelled_identifiers
 from controller.route import RoutePlan
 from controller.text import is_identifier, phrase_tokens, token_set
@@ -21,7 +22,8 @@ from helix.core.policy import Move, RoutePolicy
 
 _NAME = re.compile(r"^[A-Za-z_][\w.]*$")  # one name, plain or dotted
 
-TEST_WORDS = frozenset(("test", "tests", "tested", "testing", "unittest", "pytest"))
+TEST_WORDS = frozenset(("test", "tests", "tested", "testing", "unittest", "pytest", "fixture",
+                        "fixtures"))
 
 
 @dataclass(frozen=True)
@@ -62,9 +64,11 @@ def asks_tests(plan: RoutePlan, settings: RetrievalSettings,
     policy = settings.route(plan.intent.route)
     if policy.asks_tests or any("test" in p for p in prefixes):
         return True
-    return policy.test_words_ask_tests and (
-        bool(TEST_WORDS & {t.lower() for t in plan.intent.terms})
-        or any("test" in p for p in plan.intent.path_hints))
+    names_tests = bool(TEST_WORDS & {t.lower() for t in plan.intent.terms})
+    if policy.test_words_ask_tests:
+        return names_tests or any("test" in p for p in plan.intent.path_hints)
+    # a pasted report mentions tests in its story; a long question that names them asks
+    return names_tests and reads_as_question(plan.text)
 
 
 def req(ctx: MoveContext, channel: str, query: str, kinds: tuple[str, ...] = (),

@@ -190,3 +190,20 @@ def test_a_route_policy_is_data_in_the_config_hash(tmp_path: object) -> None:
     assert changed.retrieval.route("usage") == base.retrieval.route("usage")
     assert changed.retrieval.route("issue").fuse_files
     assert changed.evidence_hash != base.evidence_hash
+
+
+def test_a_long_question_that_names_tests_asks_for_them() -> None:
+    from controller.moves import asks_tests
+    from helix.core.config import RetrievalSettings
+
+    settings = RetrievalSettings()
+    question = ("What is the conceptual role of the handshake mechanism in the test class for "
+                "HTTP output operations, and how does it coordinate the writer thread with the "
+                "stream that the test fixture opens?")
+    report = ("The HTTP output writer hangs when the stream closes early; the test for it "
+              "passes locally but fails on CI with a timeout in the writer thread after the "
+              "server disconnects, see the attached log.")
+    assert route_question(question).intent.route == "issue"  # long: read as a report
+    assert asks_tests(route_question(question), settings)  # ... but it asks about tests
+    assert route_question(report).intent.route == "issue"
+    assert not asks_tests(route_question(report), settings)  # a report's story mentions them
