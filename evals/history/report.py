@@ -44,7 +44,9 @@ def repo_lines(run: Mapping[str, Any], *, verbose: bool = False) -> list[str]:
     held = " (held out)" if run["spec"].get("held_out") else ""
     lines = [f"{run['name']}{held} at {run['rev'][:12]}: {run['commits']} commits, "
              f"{run['kept']} kept, {len(cases)} cases run"
-             + (f", {sum(run['skipped'].values())} skipped" if run["skipped"] else "")
+             + (f", {sum(run['skipped'].values())} skipped ("
+                + ", ".join(f"{k} {v}" for k, v in sorted(run["skipped"].items())) + ")"
+                if run["skipped"] else "")
              + (f", {cut} questions cut to {MAX_QUESTION_CHARS} chars" if cut else "")]
     lines += table([(label, run[key]) for key, label in SYSTEMS])
     index = run["index"]
