@@ -55,9 +55,9 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-def invoke(*args: str) -> Result:
+def invoke(*args: str, code: int = 0) -> Result:
     result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == code, result.output
     return result
 
 
@@ -134,7 +134,8 @@ def test_json_prints_the_envelope(repo: Path, monkeypatch: pytest.MonkeyPatch) -
 def test_failures_fall_back_with_reason(repo: Path, monkeypatch: pytest.MonkeyPatch,
                                         mock: str, reason: str) -> None:
     monkeypatch.setenv("HELIX_MOCK_RESPONSE", mock)
-    out = invoke("ask", "--repo", str(repo), "--model", "gpt-4o-mini", QUESTION).stdout
+    # exit 3: answered without the model
+    out = invoke("ask", "--repo", str(repo), "--model", "gpt-4o-mini", QUESTION, code=3).stdout
     assert out.startswith(f"Deterministic answer (the model's answer was not used: {reason})")
     assert f"mode fallback ({reason})" in out
     assert_resolve(repo, citations_in(out))

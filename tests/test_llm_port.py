@@ -88,6 +88,6 @@ def test_cli_says_which_key_is_missing(tmp_path: Path, capsys: pytest.CaptureFix
                                        encoding="utf-8")
     code, out, err = run(["ask", "--repo", str(tmp_path), "--model", "gpt-4o-mini",
                           "where is decide_retry?"], capsys)
-    assert code == 0 and spy == []
+    assert code == 3 and spy == []  # answered without the model
     assert "OPENAI_API_KEY" in err and "gpt-4o-mini" in err
     assert "mode fallback (auth_error)" in out

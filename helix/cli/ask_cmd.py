@@ -222,6 +222,7 @@ def ask(question: tuple[str, ...], repo: str | None, dry_run: bool, as_json: boo
         echo(f"helix: {building}", err=True)
     if as_json:
         echo_json(result.envelope)
+        _exit_without_model(result.envelope)
         return
     console = safe_console()  # repository and model text made visible, never obeyed
     if dry_run or verbose:
@@ -233,6 +234,18 @@ def ask(question: tuple[str, ...], repo: str | None, dry_run: bool, as_json: boo
                               range(1, len(result.envelope.clarify.options) + 1))
         console.print(f"[dim]choose one: ask again with {numbers}[/]")
     console.print(f"[dim]turn {result.run_id} (helix show {result.run_id})[/]")
+    _exit_without_model(result.envelope)
+
+
+EXIT_WITHOUT_MODEL = 3  # a model was asked for; the answer shown is the deterministic one
+
+
+def _exit_without_model(envelope: Envelope) -> None:
+    """Exit 3 when a model was configured but its answer was not used (a failed call, or an
+    answer the contract refused): the deterministic answer was shown, the reason is the
+    envelope's `fallback_reason` (also in --json)."""
+    if envelope.answer_mode == "fallback":
+        raise SystemExit(EXIT_WITHOUT_MODEL)
 
 
 def match_sense(sense: str, clarify: Clarify | None, question: str) -> str:

@@ -234,6 +234,31 @@ def redacted_prompt(envelope: Envelope) -> tuple[Prompt, RedactionReport]:
     return prompt, report.model_copy(update={"counts": dict(sorted(merged.items()))})
 
 
+_FIXES = {
+    "auth_error": "set the provider's API key ({keys}), or check that it is valid",
+    "rate_limited": "the provider is limiting requests: try again later",
+    "timeout": "the model did not answer in time: raise synthesis.deadline_s or check "
+               "--api-base",
+    "transport_error": "the model could not be reached: check the network and --api-base",
+    "abstain": "the model returned an empty answer",
+}
+
+
+def _key_names(model: str) -> str:
+    provider = model.split("/", 1)[0] if "/" in model else (
+        "anthropic" if model.startswith("claude") else "gemini" if model.startswith("gemini")
+        else "openai")
+    return f"{provider.upper().replace('-', '_')}_API_KEY for {provider}"
+
+
+def failure_line(error: LLMError, model: str) -> str:
+    """One line for a failed model call: what failed, how to fix it, and that the
+    deterministic answer is shown instead (`helix ask` then exits with 3)."""
+    fix = _FIXES.get(error.reason, "see `helix show last`").format(keys=_key_names(model))
+    return (f"the model call failed ({error.reason}: {error}); {fix}. Showing the "
+            "deterministic answer")
+
+
 def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettings,
                clock: Clock, before_call: Callable[[Prompt], None] | None = None,
                sleep: Callable[[float], None] = time.sleep, notify: Notify | None = None,
@@ -272,8 +297,8 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
                               "attempts": attempts, "redactions": redactions}
     if completion is None:
         assert error is not None
-        if notify is not None and error.reason in ("auth_error", "timeout"):
-            notify(str(error))
+        if notify is not None:
+            notify(failure_line(error, settings.model))
         out = _deterministic(envelope, mode="fallback",
                              header=FALLBACK_HEADER.format(reason=error.reason),
                              reason=error.reason, llm_steps=0, model=settings.model)

@@ -29,7 +29,9 @@ see `helix.service`) run the real litellm call path with no network.
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 import warnings
 from collections import Counter
 from collections.abc import Sequence
@@ -75,9 +77,24 @@ def _import_litellm() -> Any:
     return litellm
 
 
+_LITELLM_PREFIX = re.compile(r"^(?:litellm\.)?(?:\w+Error|\w+Exception):\s*(?:\w+Error:\s*)?")
+
+
 def _short(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text[:MAX_ERROR_CHARS]
+    """The provider's message on one line, litellm's class prefixes dropped, cut at a word
+    boundary (never mid-word) with an ellipsis when long."""
+    text = _LITELLM_PREFIX.sub("", " ".join(str(exc).split()))
+    if len(text) <= MAX_ERROR_CHARS:
+        return text
+    cut = text[:MAX_ERROR_CHARS].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + " ..."
+
+
+def known_models_like(model: str, litellm: Any, limit: int = 3) -> list[str]:
+    """The known model names closest to a mistyped one (litellm's own list)."""
+    names = sorted({str(m) for m in getattr(litellm, "model_list", ()) if isinstance(m, str)})
+    bare = model.split("/", 1)[-1]
+    return difflib.get_close_matches(bare, names, n=limit, cutoff=0.6)
 
 
 def map_litellm_error(exc: BaseException, model: str, litellm: Any) -> HelixError:
@@ -94,7 +111,9 @@ def map_litellm_error(exc: BaseException, model: str, litellm: Any) -> HelixErro
         isinstance(exc, litellm.BadRequestError)
         and any(hint in lowered for hint in _UNKNOWN_MODEL_HINTS)
     ):
-        return UnknownModelError(f"unknown model '{model}': {_short(exc)}")
+        near = known_models_like(model, litellm)
+        hint = f"; did you mean {', '.join(near)}?" if near else ""
+        return UnknownModelError(f"unknown model '{model}'{hint} ({_short(exc)})")
     if any(hint in lowered for hint in _AUTH_HINTS) and not isinstance(exc, litellm.Timeout):
         return LLMAuthError(message)
     return LLMTransportError(message)

@@ -1,0 +1,58 @@
+"""A failed model call is one line on stderr naming what failed and how to fix it, the
+deterministic answer on stdout, and exit code 3 (answered without the model), with the reason
+in --json too; a mistyped model name suggests the nearest known ones. The real litellm call path
+runs: litellm's own mock raises the provider error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_helpers import run
+
+from helix.synthesis.llm import _short
+
+REPO = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "answer_repo"
+QUESTION = "where is the retry policy decided?"
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HELIX_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
+    monkeypatch.setenv("HELIX_SYNTHESIS__RETRY_BACKOFF_S", "0")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-sent")
+
+
+def test_a_rate_limited_call_is_one_line_the_deterministic_answer_and_exit_3(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("HELIX_MOCK_RESPONSE", "litellm.RateLimitError")
+    code, out, err = run(["ask", "--repo", str(REPO), "--model", "gpt-4o-mini", QUESTION],
+                         capsys)
+    assert code == 3
+    lines = [line for line in err.splitlines() if line.startswith("helix: the model call")]
+    assert len(lines) == 1 and "rate_limited" in lines[0] and "try again later" in lines[0]
+    assert out.startswith("Deterministic answer (the model's answer was not used: rate_limited)")
+    code, out, _ = run(["ask", "--repo", str(REPO), "--model", "gpt-4o-mini", "--json",
+                        QUESTION], capsys)
+    assert code == 3 and json.loads(out)["fallback_reason"] == "rate_limited"
+
+
+def test_a_missing_key_names_the_variable(monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    code, _, err = run(["ask", "--repo", str(REPO), "--model", "gpt-4o-mini", QUESTION], capsys)
+    assert code == 3 and "OPENAI_API_KEY" in err and "auth_error" in err
+
+
+def test_a_mistyped_model_suggests_the_nearest(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["ask", "--repo", str(REPO), "--model", "gpt-4o-mnii", QUESTION], capsys)
+    assert code == 2 and "did you mean gpt-4o-mini" in err
+
+
+def test_provider_text_is_never_cut_mid_word() -> None:
+    text = "litellm.AuthenticationError: AuthenticationError: " + "credential " * 40
+    short = _short(Exception(text))
+    assert short.endswith(" ...") and short.split()[-2] == "credential"
+    assert not short.startswith("litellm")
