@@ -167,7 +167,12 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
     common: dict[str, Any] = {"run_id": run_id, "dry_run": dry_run,
                               "index_refreshed": report.refreshed,
                               "build": report.model_dump(mode="json")}
-    if dry_run:
+    if dry_run:  # the answer's citations, as the deterministic answer of a real run has them
+        from helix.synthesis.answer import deterministic_citations
+        from helix.synthesis.prompt import citation_refs
+
+        envelope = envelope.model_copy(update={"citations": deterministic_citations(
+            envelope.answer, citation_refs(envelope.evidence))})
         envelope = _with_total(envelope, clock, started)
         log.finish(run_id, envelope, updated=clock.now())
         return AskResult(envelope=envelope, **common)

@@ -56,3 +56,11 @@ def test_provider_text_is_never_cut_mid_word() -> None:
     short = _short(Exception(text))
     assert short.endswith(" ...") and short.split()[-2] == "credential"
     assert not short.startswith("litellm")
+
+
+def test_a_dry_run_in_json_carries_its_citations(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["ask", "--repo", str(REPO), "--dry-run", "--json", QUESTION], capsys)
+    data = json.loads(out)
+    assert code == 0 and data["citations"]
+    assert data["citations"][0]["path"] == "fetchy/retry.py"
+    assert {c["evidence_id"] for c in data["citations"]} <= {e["id"] for e in data["evidence"]}
