@@ -135,6 +135,9 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
     from indexers.build import ensure_index
 
     question = redact_text(question)[0]  # a pasted secret is searched, logged and sent masked
+    from indexers.build import declined_embeddings
+
+    config = declined_embeddings(root, config)
     clock = clock or SystemClock()
     started = clock.monotonic()
     lazy = LazyQueryEmbedder(config.index)

@@ -368,6 +368,29 @@ def _read_unlocked(root: Path, config: HelixConfig, store: IndexStore,
                                 warnings=(note,), **seen)
 
 
+def declined_embeddings(root: Path, config: HelixConfig, index_dir: Path | None = None,
+                        quiet: bool = False) -> HelixConfig:
+    """`config` with embeddings off when the current index was built without them (`helix
+    index --no-embed`) and that is all that differs: a later question answers from that index
+    instead of rebuilding it with vectors (`helix index` adds them)."""
+    if not config.index.embed_enabled:
+        return config
+    lexical = config.model_copy(update={
+        "index": config.index.model_copy(update={"embed_enabled": False})})
+    try:
+        store = _store_for(_resolve_root(root), index_dir)
+        current = store.current_dir() if store.owned() else None
+        manifest = store.read_manifest(current) if current is not None else None
+    except (IndexCorruptError, BadPathError, OSError):
+        return config
+    if manifest is None or manifest.index_hash != lexical.index_hash:
+        return config
+    if not quiet:
+        notify("the index was built without embeddings (helix index --no-embed): answering "
+               "from it as it is; `helix index` adds them")
+    return lexical
+
+
 def ensure_index(root: Path, config: HelixConfig, *, index_dir: Path | None = None,
                  embedder: Embedder | None = None, progress: Progress | None = None,
                  query_embedder: Embedder | None = None,

@@ -102,3 +102,16 @@ def test_missing_path_one_line_exit_2(command: list[str], tmp_path: Path) -> Non
     assert done.returncode == 2
     assert done.stderr.strip() == f"helix: path does not exist: {missing}"
     assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+def test_an_index_built_without_embeddings_is_answered_from(
+        repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HELIX_INDEX__EMBED_ENABLED", raising=False)
+    assert run(["index", str(repo), "--no-embed"], capsys)[0] == 0
+    code, out, _ = run(["status", str(repo), "--json"], capsys)
+    before = json.loads(out)
+    assert code == 0 and before["fresh"] is True
+    code, out, err = run(["ask", "--repo", str(repo), "--dry-run", "--json",
+                          "where is the retry policy?"], capsys)
+    assert code == 0 and "settings changed" not in err and "built without embeddings" in err
+    assert json.loads(out)["index_rev"] == before["index_rev"]  # the same index, not rebuilt

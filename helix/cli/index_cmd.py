@@ -157,10 +157,10 @@ def _stop_worker(root: Path, index_dir: Path | None, as_json: bool) -> None:
               help="Where the index lives (default: per-user cache keyed by the root).")
 def status(path: str | None, as_json: bool, index_dir: Path | None) -> None:
     """Say whether the index is fresh: changed files, revisions, size on disk."""
-    from indexers.build import index_status
+    from indexers.build import declined_embeddings, index_status
 
     root = _root(path)
-    config = _config(root)
+    config = declined_embeddings(root, _config(root), index_dir, quiet=True)
     report = index_status(root, config, index_dir=index_dir)
     if as_json:
         echo_json(report)
