@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import sys
 import tempfile
 import threading
 from collections.abc import Sequence
@@ -69,6 +70,26 @@ def onnx_available() -> bool:
     from importlib.util import find_spec
 
     return find_spec("onnxruntime") is not None and find_spec("onnx") is not None
+
+
+def import_onnxruntime() -> Any:
+    """onnxruntime, imported with its telemetry files (a device id and a database it writes
+    under the user's cache directory at import) kept under $HELIX_HOME/cache instead: all of
+    Helix's state lives under $HELIX_HOME."""
+    if "onnxruntime" in sys.modules:
+        return sys.modules["onnxruntime"]
+    from helix.core.config import helix_home
+
+    saved = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(helix_home() / "cache")
+    try:
+        import onnxruntime
+    finally:
+        if saved is None:
+            os.environ.pop("XDG_CACHE_HOME", None)
+        else:
+            os.environ["XDG_CACHE_HOME"] = saved
+    return onnxruntime
 
 
 def _graph_digest() -> str:
@@ -134,6 +155,8 @@ def _export_fp32(model_path: Path, target: Path) -> None:
 
 def _quantize(source: Path, target: Path) -> None:
     import onnx
+
+    import_onnxruntime()
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     model = onnx.load(str(source))
@@ -216,7 +239,7 @@ class OnnxEncoder:
         self._recent_lock = threading.Lock()  # one encoder is shared by the whole process
 
     def _open(self, threads: int) -> Any:
-        import onnxruntime as ort
+        ort = import_onnxruntime()
 
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
