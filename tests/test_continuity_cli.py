@@ -281,3 +281,21 @@ def test_conversation_with_a_model_configured(repo, monkeypatch):
     t = ask("open the bm25 one", "D")
     assert (t["answer_mode"], t["opened"]) == ("clarify", None)
     assert "degraded" in t["reasons"]
+
+
+def test_chat_json_is_one_object_per_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+    import json as json_mod
+    import sys
+
+    from cli_helpers import run as run_cli
+
+    monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
+    repo = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "answer_repo"
+    monkeypatch.setattr(sys, "stdin", io.StringIO("where is the retry policy decided?\n"
+                                                  "who calls it?\n"))
+    code, out, _ = run_cli(["chat", "--repo", str(repo), "--dry-run", "--json"], capsys)
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 2
+    assert [json_mod.loads(line)["turn_id"] for line in lines] == [1, 2]

@@ -250,10 +250,12 @@ def test_cli_lists_suites_and_configs(helix_home):
 
     from helix.cli.eval_cmd import command
 
-    out = CliRunner().invoke(command, ["--list"])
+    out = CliRunner().invoke(command, ["--list", "--json"])
     assert out.exit_code == 0, out.output
     listing = json.loads(out.output)
     assert "matrix" in listing["suites"] and "lexical_router" in listing["configs"]
+    human = CliRunner().invoke(command, ["--list"]).output  # human text unless --json
+    assert human.startswith("suites: ") and "configs: " in human and "{" not in human
 
 
 # ---- end to end: the real index and controller, embeddings disabled --------------------------

@@ -89,7 +89,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capture
 
 
 def test_eval_suites_still_parse_without_history(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(["eval", "--list"], capsys)
+    code, out, _ = run(["eval", "--list", "--json"], capsys)
     assert code == 0 and "suites" in json.loads(out)
     code, out, _ = run(["eval", "history", "--help"], capsys)
     assert code == 0 and "Usage: helix eval history" in out

@@ -68,7 +68,7 @@ def ask_in_session(text: str, repo: str | None, *, session: str | None, reply_to
     turn = run_turn(session, text, root=root, config=config, reply_to=reply_to,
                     dry_run=dry_run)
     if as_json:
-        echo_json(turn)
+        echo_json(turn, lines=True)
     else:
         echo(render_turn(turn))
 
@@ -156,7 +156,8 @@ def _read_line(interactive: bool, number: int = 0) -> str | None:
 @click.option("--session", default=None,
               help="Session name (default: chat-<repository name>); sessions persist.")
 @click.option("--dry-run", is_flag=True, help="No LLM call: deterministic answers only.")
-@click.option("--json", "as_json", is_flag=True, help="Print each turn's envelope as JSON.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print each turn as one JSON object per line.")
 def chat(repo: str | None, session: str | None, dry_run: bool, as_json: bool) -> None:
     """Talk about a repository: numbered lists, follow-ups, /reply N, /new, /quit."""
     from helix.session.runner import run_turn
@@ -203,6 +204,6 @@ def chat(repo: str | None, session: str | None, dry_run: bool, as_json: bool) ->
             echo(f"helix: {exc}", err=True)
             continue
         if as_json:
-            echo_json(turn)
+            echo_json(turn, lines=True)
         else:
             echo(render_turn(turn))

@@ -11,11 +11,14 @@ from pydantic import BaseModel
 from helix.cli.safe_text import json_visible
 
 
-def echo_json(obj: Any) -> None:
+def echo_json(obj: Any, *, lines: bool = False) -> None:
+    """`obj` as exact JSON (the characters a terminal acts on that json.dumps leaves raw are
+    escaped as \\uXXXX); `lines`: on one line (JSON Lines, one object per stream record)."""
     if isinstance(obj, BaseModel):
         obj = obj.model_dump(mode="json")
-    # exact JSON; the characters a terminal acts on that json.dumps leaves raw are \u-escaped
-    click.echo(json_visible(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False)))
+    dumped = json.dumps(obj, indent=None if lines else 2, sort_keys=True, ensure_ascii=False,
+                        separators=(",", ":") if lines else None)
+    click.echo(json_visible(dumped))
 
 
 # `helix ask` and `helix index`: the guard-rail override, said once.

@@ -39,9 +39,16 @@ def command(suites: tuple[str, ...], as_json: bool, out: Path | None, no_embed: 
     from evals.suites import default_suites, list_suites, load_suite
 
     if list_only:
-        click.echo(json.dumps({"suites": list_suites(),
-                               "configs": sorted(p.stem for p in gates.CONFIGS_DIR.glob("*.toml")),
-                               "baselines": gates.list_baselines()}, indent=2))
+        listing = {"suites": list_suites(),
+                   "configs": sorted(p.stem for p in gates.CONFIGS_DIR.glob("*.toml")),
+                   "baselines": gates.list_baselines()}
+        if as_json:
+            click.echo(json.dumps(listing, indent=2))
+        else:
+            from helix.cli.safe_text import echo
+
+            for name, values in listing.items():
+                echo(f"{name}: {', '.join(values) if values else '(none)'}")
         return
     if out is not None:
         check_out_path(out)  # a link or a device is refused before the (long) run
