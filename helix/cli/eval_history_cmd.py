@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,27 @@ def _write_json(out: Path, payload: Any) -> None:
     from helix.outfile import write_out  # a link or a device is refused, never replaced
 
     write_out(out, (json.dumps(payload, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+
+
+def candidate_overrides(candidate: str | None) -> dict[str, Any]:
+    """The dotted overrides of `--candidate-config` (a TOML file or a named configuration)."""
+    if candidate is None:
+        return {}
+    from evals.gates import load_named_config
+
+    return dict(load_named_config(candidate)[1])
+
+
+def emit(payload: Any, out: Path | None, as_json: bool, render: Callable[[], str]) -> None:
+    """A result: written to `out` as JSON when asked, then printed as JSON or as text."""
+    if out is not None:
+        _write_json(out, payload)
+    if as_json:
+        from helix.cli.common import echo_json
+
+        echo_json(payload)
+    else:
+        echo(render())
 
 
 @click.command(name=HISTORY)
@@ -77,11 +99,7 @@ def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str 
         else:
             echo("\n".join(report.cases_text(m) for m in mined))  # commit messages: made visible
         return
-    overrides: dict[str, Any] = {}
-    if candidate is not None:
-        from evals.gates import load_named_config
-
-        _, overrides = load_named_config(candidate)
+    overrides = candidate_overrides(candidate)
     progress = (lambda line: echo(line, err=True)) if verbose else None
     specs = [RepoSpec(path=p, rev=rev, seed=seed, limit=limit, since=since) for p in paths]
     for spec in specs:  # a bad path fails before any long run
@@ -89,14 +107,7 @@ def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str 
     runs = [run_repo(spec, overrides=overrides, no_embed=no_embed, progress=progress)
             for spec in specs]
     payload = result_json(runs, no_embed=no_embed, overrides=overrides)
-    if out is not None:
-        _write_json(out, payload)
-    if as_json:
-        from helix.cli.common import echo_json
-
-        echo_json(payload)
-    else:
-        echo(report.render(payload, verbose=verbose))
+    emit(payload, out, as_json, lambda: report.render(payload, verbose=verbose))
 
 
 def _sub_command(name: str) -> click.Command:

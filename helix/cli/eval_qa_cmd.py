@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -43,21 +42,10 @@ def qa(questions: Path, repo: str, rev: str | None, limit: int | None, as_json: 
         from helix.outfile import check_out_path
 
         check_out_path(out)
-    overrides: dict[str, Any] = {}
-    if candidate is not None:
-        from evals.gates import load_named_config
+    from helix.cli.eval_history_cmd import candidate_overrides, emit
 
-        _, overrides = load_named_config(candidate)
     progress = (lambda line: echo(line, err=True)) if verbose else None
     result = run_qa(user_path(questions), user_path(repo), rev=rev, limit=limit,
-                    overrides=overrides, no_embed=no_embed, progress=progress)
-    if out is not None:
-        from helix.cli.eval_history_cmd import _write_json
-
-        _write_json(out, result)
-    if as_json:
-        from helix.cli.common import echo_json
-
-        echo_json(result)
-    else:
-        echo(report.render(result, verbose=verbose))
+                    overrides=candidate_overrides(candidate), no_embed=no_embed,
+                    progress=progress)
+    emit(result, out, as_json, lambda: report.render(result, verbose=verbose))

@@ -384,10 +384,7 @@ def _named_values(text: str) -> Iterator[Found]:
         strength = name_strength(name)
         if strength is None:
             continue
-        quote_before = core_start > 0 and text[core_start - 1] in _QUOTES
         found = _assignment(text, core_start, name_end, line_start, line_end, strength)
-        if found is None and quote_before:
-            continue
         if found is not None:
             yield found
 
