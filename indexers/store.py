@@ -34,7 +34,6 @@ part is a pickle: a part swapped on disk is read as data and can never run code.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import shutil
@@ -55,6 +54,7 @@ from helix.core.hashing import canonical_json, digest, digest_file, hash_obj
 from helix.core.schemas import Frozen
 from indexers import part_stats
 from indexers.formats import PART_CARDS, PART_GRAPH_DB
+from indexers.generations import MANIFEST, remove_generation
 from indexers.locking import acquire
 from indexers.token_cache import DIR_TOKENS
 
@@ -65,7 +65,6 @@ SCHEMA_VERSION = 3
 LOCK_TIMEOUT_S = 3.0
 CURRENT = "CURRENT"
 LOCK = "lock"
-MANIFEST = "manifest.json"
 GEN_PREFIX = "gen-"
 TMP_PREFIX = "tmp-"
 KEEP_PREVIOUS = 1
@@ -247,43 +246,6 @@ def _refuse_misplaced(directory: Path) -> None:
             raise IndexCorruptError(
                 f"{path} should be Helix's {name} file but is a directory or a link; remove "
                 f"it (rm -r '{path}') and run the command again")
-
-
-_PART_SUFFIXES = (".sqlite", ".sqlite-journal", ".sqlite-wal", ".sqlite-shm", ".npy", ".json",
-                  ".tmp")
-
-
-def remove_generation(path: Path, unfinished: bool = False) -> None:
-    """Delete a generation Helix wrote: the parts its manifest lists, the manifest, and the
-    directories they leave empty; for a killed writer's temp directory (`unfinished`: no
-    manifest yet), the files of the kinds parts are written as. Anything else someone put
-    there is kept, and so is the directory that holds it."""
-    parts: set[str] = set()
-    if unfinished:
-        parts.update(p.relative_to(path).as_posix() for p in path.rglob("*")
-                     if p.name.endswith(_PART_SUFFIXES))
-    try:
-        manifest = json.loads((path / MANIFEST).read_text("utf-8"))
-        listed = manifest.get("parts") if isinstance(manifest, dict) else None
-        parts.update(str(rel) for rel in listed or ())
-    except (OSError, ValueError, UnicodeDecodeError):
-        pass
-    parts.add(MANIFEST)
-    for rel in sorted(parts):
-        pieces = rel.split("/")
-        if not rel or rel.startswith("/") or any(p in ("", ".", "..") for p in pieces):
-            continue  # a manifest is read back from disk: only names inside the generation
-        target = path / rel
-        with contextlib.suppress(OSError):
-            if not target.is_symlink() and target.is_file() and not any(
-                    (path / "/".join(pieces[:i])).is_symlink() for i in range(1, len(pieces))):
-                target.unlink()
-    for directory in sorted((d for d in path.rglob("*") if d.is_dir() and not d.is_symlink()),
-                            key=lambda d: (-len(d.parts), d.as_posix())):
-        with contextlib.suppress(OSError):
-            directory.rmdir()
-    with contextlib.suppress(OSError):
-        path.rmdir()
 
 
 def _fsync_write(path: Path, data: bytes) -> None:

@@ -24,6 +24,8 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from helix.core.escapes import unescaped_view
+
 
 class Found(NamedTuple):
     start: int
@@ -463,32 +465,6 @@ def _urls(text: str) -> Iterator[Found]:
             yield Found(match.start(1), match.end(1), "url_secret")
     for match in _WEBHOOK.finditer(text):
         yield Found(match.start(1), match.end(1), "webhook_url")
-
-
-_ESCAPES = {"\\\"": "\"", "\\'": "'", "\\\\": "\\", "\\n": "\n", "\\t": "\t", "\\/": "/",
-            "\\r": "\r"}
-
-
-def unescaped_view(text: str) -> tuple[str, list[int]] | None:
-    """The text with string escapes undone, and each view character's offset in `text`
-    (one more entry: the end). None when the text has no escaped quote."""
-    if "\\\"" not in text and "\\'" not in text:
-        return None  # no escaped quote: no value can hide behind an escape
-    view: list[str] = []
-    offsets: list[int] = []
-    index, size = 0, len(text)
-    while index < size:
-        pair = text[index:index + 2]
-        if pair in _ESCAPES:
-            view.append(_ESCAPES[pair])
-            offsets.append(index)
-            index += 2
-            continue
-        view.append(text[index])
-        offsets.append(index)
-        index += 1
-    offsets.append(size)
-    return "".join(view), offsets
 
 
 def _direct(text: str) -> Iterator[Found]:
