@@ -216,7 +216,7 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # file's definitions and parse size, which decide what a huge file is indexed as; then
     # the in-file definition policy, retrieval.file_defs; then the clock as a safety stop)
     assert HelixConfig().evidence_hash == (
-        "sha256:89e073cd4a88ae5f19ff16af9f99fcd4ae11b14fae7d4ba89ffa2d0e385bf1c9")
+        "sha256:c6acc37685db57750a7d44aee613c4e6c21ca903bf1149f9836b08e51bb3298e")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -221,7 +221,7 @@ class FileDefsPolicy(_Frozen):
     # the routes that ask how something works or where it happens (a definition question's
     # answer is the class itself; a usage question's, its call sites)
     routes: tuple[str, ...] = ("explanation", "location", "issue")
-    files: int = Field(default=3, ge=0, le=50)  # the first files of the ranked evidence
+    files: int = Field(default=5, ge=0, le=50)  # the first files of the ranked evidence
     name_weight: float = Field(default=3.0, ge=0, le=100)  # a name part vs a body word
     body_norm: float = Field(default=200.0, gt=0, le=100_000)  # body tokens before damping
     min_score: float = Field(default=0.25, ge=0, le=100)  # of the question's words
