@@ -125,3 +125,22 @@ def test_read_commands_work_on_a_read_only_home(repo: Path, tmp_path: Path,
         code, out, err = run(["ask", "--repo", str(repo), "--dry-run", "what does foo do"],
                              capsys)
         assert code == 0 and "mod.py" in out and "not logged" in err
+
+
+@pytest.mark.parametrize("command", [["ask", "--dry-run", "q"], ["chat", "--dry-run"],
+                                     ["index"], ["status"], ["find", "foo"], ["search", "foo"]])
+def test_a_repeated_repo_is_refused_never_the_last_one_silently(
+        repo: Path, tmp_path: Path, command: list[str],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    code, _, err = run([*command, "--repo", str(repo), "--repo", str(other)], capsys)
+    assert_one_error_line(code, err, 2, "one repository per command")
+
+
+@pytest.mark.parametrize("command", [["index"], ["status"], ["find", "foo"], ["search", "foo"]])
+def test_repo_names_the_repository_on_every_command(repo: Path, command: list[str],
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["index", str(repo)], capsys)[0] == 0
+    code, out, err = run([*command, "--repo", str(repo)], capsys)
+    assert code == 0 and "internal error" not in err and out

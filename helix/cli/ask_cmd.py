@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 import helix.inputs as inputs
-from helix.cli.common import echo_json, yes_option
+from helix.cli.common import echo_json, one_repo, repo_option, yes_option
 from helix.cli.safe_text import console as safe_console
 from helix.cli.safe_text import echo, json_visible
 from helix.core.errors import BadPathError, UserError
@@ -148,7 +148,7 @@ def render_envelope(env: Envelope, console: Console) -> None:
 
 @click.command()
 @click.argument("question", nargs=-1)
-@click.option("--repo", "repo", default=None, help="Repository to ask about (default: here).")
+@repo_option("Repository to ask about (default: here).")
 @click.option("--dry-run", is_flag=True, help="Run the controller only: no LLM call.")
 @click.option("--json", "as_json", is_flag=True, help="Print the envelope as JSON.")
 @click.option("--question-file", default=None, help="Read the question from a file ('-': stdin).")
@@ -172,11 +172,12 @@ def render_envelope(env: Envelope, console: Console) -> None:
               help="Embed every card before answering (default: answer from the lexical "
                    "index at once and embed in the background when many cards are new).")
 @yes_option
-def ask(question: tuple[str, ...], repo: str | None, dry_run: bool, as_json: bool,
+def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_json: bool,
         question_file: str | None, scope: str | None, sense: str | None,
         session: str | None, reply_to: int | None, model: str | None, api_base: str | None,
         verbose: bool, trace: bool, wait: bool, yes: bool) -> None:
     """Ask a question about a repository; --dry-run shows the controller's evidence."""
+    repo = one_repo(repos)
     text = read_question(question, question_file)
     if session is not None or reply_to is not None:
         if scope is not None or sense is not None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import click
 
 import helix.inputs as inputs
-from helix.cli.common import echo_json
+from helix.cli.common import echo_json, one_repo, repo_option
 from helix.cli.safe_text import echo
 from helix.core.errors import HelixError, NotFoundError, UserError
 
@@ -152,14 +152,15 @@ def _read_line(interactive: bool, number: int = 0) -> str | None:
 
 
 @click.command()
-@click.option("--repo", default=None, help="Repository to talk about (default: here).")
+@repo_option("Repository to talk about (default: here).")
 @click.option("--session", default=None,
               help="Session name (default: chat-<repository name>); sessions persist.")
 @click.option("--dry-run", is_flag=True, help="No LLM call: deterministic answers only.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print each turn as one JSON object per line.")
-def chat(repo: str | None, session: str | None, dry_run: bool, as_json: bool) -> None:
+def chat(repos: tuple[str, ...], session: str | None, dry_run: bool, as_json: bool) -> None:
     """Talk about a repository: numbered lists, follow-ups, /reply N, /new, /quit."""
+    repo = one_repo(repos)
     from helix.session.runner import run_turn
     from helix.session.store import ensure_schema, validate_name
     from helix.store.db import open_db

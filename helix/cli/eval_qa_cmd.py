@@ -14,7 +14,7 @@ QA = "qa"
 
 @click.command(name=QA)
 @click.argument("questions", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--repo", "repo", required=True, metavar="PATH",
+@click.option("--repo", "repos", multiple=True, required=True, metavar="PATH",
               help="The repository: a work tree, or with --rev any git directory (a bare "
                    "snapshot too).")
 @click.option("--rev", default=None, metavar="REV",
@@ -28,7 +28,7 @@ QA = "qa"
 @click.option("--candidate-config", "candidate", metavar="FILE",
               help="A configuration (TOML overrides file, or a name in evals/configs/).")
 @click.option("-v", "--verbose", is_flag=True, help="Progress on stderr; list every question.")
-def qa(questions: Path, repo: str, rev: str | None, limit: int | None, as_json: bool,
+def qa(questions: Path, repos: tuple[str, ...], rev: str | None, limit: int | None, as_json: bool,
        out: Path | None, no_embed: bool, candidate: str | None, verbose: bool) -> None:
     """Score Helix's dry runs on natural questions (JSONL lines of {"question", "answer"}, the
     SWE-QA format) against gold derived from each reference answer: files it names, line
@@ -42,7 +42,10 @@ def qa(questions: Path, repo: str, rev: str | None, limit: int | None, as_json: 
         from helix.outfile import check_out_path
 
         check_out_path(out)
+    from helix.cli.common import one_repo
     from helix.cli.eval_history_cmd import candidate_overrides, emit
+
+    repo = one_repo(repos) or "."
 
     progress = (lambda line: echo(line, err=True)) if verbose else None
     result = run_qa(user_path(questions), user_path(repo), rev=rev, limit=limit,

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 import helix.inputs as inputs
-from helix.cli.common import echo_json, yes_option
+from helix.cli.common import echo_json, one_repo, repo_option, yes_option
 from helix.cli.progress import dense_line, progress_bar, wanted
 from helix.cli.safe_text import echo
 from helix.core.config import HelixConfig, load_config
@@ -86,6 +86,7 @@ def _render_report(report: Any) -> None:
 
 @click.command()
 @click.argument("path", required=False)
+@repo_option("The repository (same as PATH).")
 @click.option("--json", "as_json", is_flag=True, help="Print the build report as JSON.")
 @click.option("--index-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where the index lives (default: per-user cache keyed by the root).")
@@ -102,7 +103,8 @@ def _render_report(report: Any) -> None:
               help="Embed every eligible chunk, not index.embed_max_chunks of them; kept by "
                    "this index from now on (until --force). With --background the worker "
                    "embeds them over time.")
-def index(path: str | None, as_json: bool, index_dir: Path | None, force: bool,
+def index(path: str | None, repos: tuple[str, ...], as_json: bool, index_dir: Path | None,
+          force: bool,
           no_embed: bool, background: bool, stop: bool, yes: bool, embed_all: bool) -> None:
     """Index a repository (incremental: only changed files are re-parsed and re-embedded).
 
@@ -119,7 +121,7 @@ def index(path: str | None, as_json: bool, index_dir: Path | None, force: bool,
     if stop:
         _stop_worker(_root(path), index_dir, as_json)
         return
-    root = _root(path, guard=not yes)
+    root = _root(one_repo(repos, path), guard=not yes)
     with progress_bar(wanted(as_json)) as progress:
         report = build_index(root, _config(root, no_embed), index_dir=index_dir,
                              progress=progress, force=force,
@@ -152,11 +154,14 @@ def _stop_worker(root: Path, index_dir: Path | None, as_json: bool) -> None:
 
 @click.command()
 @click.argument("path", required=False)
+@repo_option("The repository (same as PATH).")
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
 @click.option("--index-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where the index lives (default: per-user cache keyed by the root).")
-def status(path: str | None, as_json: bool, index_dir: Path | None) -> None:
+def status(path: str | None, repos: tuple[str, ...], as_json: bool,
+           index_dir: Path | None) -> None:
     """Say whether the index is fresh: changed files, revisions, size on disk."""
+    path = one_repo(repos, path)
     from indexers.build import declined_embeddings, index_status
 
     root = _root(path)
@@ -231,13 +236,14 @@ def _dense_status(state: dict[str, Any] | None, worker: dict[str, Any] | None) -
 @click.command()
 @click.argument("name")
 @click.argument("path", required=False)
+@repo_option("The repository (same as PATH).")
 @click.option("--json", "as_json", is_flag=True, help="Print matches as JSON.")
 @click.option("--limit", type=click.IntRange(min=1, max=inputs.MAX_COUNT),
               default=DEFAULT_FIND_LIMIT,
               show_default=True, help="At most this many definitions.")
 @click.option("--index-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where the index lives (default: per-user cache keyed by the root).")
-def find(name: str, path: str | None, as_json: bool, limit: int,
+def find(name: str, path: str | None, repos: tuple[str, ...], as_json: bool, limit: int,
          index_dir: Path | None) -> None:
     """Look a symbol up: definitions (path:line, kind, scope) and reference counts.
 
@@ -247,7 +253,7 @@ def find(name: str, path: str | None, as_json: bool, limit: int,
 
     if not name.strip():
         raise UserError("empty symbol name (give the name of a class, function or method)")
-    root = _root(path)
+    root = _root(one_repo(repos, path))
     idx, report = ensure_index(root, _config(root), index_dir=index_dir, dense="background")
     defs = idx.find_definitions(name, limit=limit)
     fuzzy = not defs

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 import helix.inputs as inputs
-from helix.cli.common import echo_json
+from helix.cli.common import echo_json, one_repo, repo_option
 from helix.cli.safe_text import echo
 from helix.core.config import load_config
 from helix.core.errors import BadPathError, UserError
@@ -29,6 +29,7 @@ def _root(path: str | None) -> Path:
 @click.command()
 @click.argument("query")
 @click.argument("path", required=False)
+@repo_option("The repository (same as PATH).")
 @click.option("--channel", type=click.Choice(CHANNELS), default="all", show_default=True,
               help="Which index to search.")
 @click.option("-k", "k", type=click.IntRange(min=1, max=inputs.MAX_COUNT), default=DEFAULT_K,
@@ -38,15 +39,15 @@ def _root(path: str | None) -> Path:
 @click.option("--index-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where the index lives (default: per-user cache keyed by the root).")
 @click.option("--no-embed", is_flag=True, help="Do not embed when refreshing the index.")
-def search(query: str, path: str | None, channel: str, k: int, as_json: bool,
-           index_dir: Path | None, no_embed: bool) -> None:
+def search(query: str, path: str | None, repos: tuple[str, ...], channel: str, k: int,
+           as_json: bool, index_dir: Path | None, no_embed: bool) -> None:
     """Search the index of PATH (default: this repository) with BM25 and/or dense retrieval,
     exactly as the controller's channels see it: chunk, lines, score, rank."""
     from indexers.build import ensure_index
 
     if not query.strip():
         raise UserError("empty query (give the words to search for)")
-    root = _root(path)
+    root = _root(one_repo(repos, path))
     config = load_config(root, flags={"index.embed_enabled": False if no_embed else None})
     index, _ = ensure_index(root, config, index_dir=index_dir)
     hits = []
