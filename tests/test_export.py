@@ -213,6 +213,8 @@ def test_cli_export_report_and_baseline_refusal(tmp_path: Path) -> None:
     assert report["diagnostic"] == 3 and report["failed_checks"] == {ANCHOR_UNAVAILABLE: 3}
     for line in out.read_text().splitlines():
         assert json.loads(line)["variant_tags"] == {"lr": "1e-5"}
+    manifest = json.loads((Path(report["stored_at"]) / "manifest.json").read_text())
+    assert manifest["created"] > 1_700_000_000  # when it was exported, not 0
     args = ["export", "--out", str(out), "--pin-baseline", "base"]
     assert runner.invoke(cli, args).exit_code == 0
     again = runner.invoke(cli, args)

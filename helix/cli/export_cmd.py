@@ -56,8 +56,10 @@ def export(out: Path, fmt: str, include_diagnostic: bool, answer_modes: tuple[st
                               variant_tags=_tags(variant_tags))
     run_log = RunLog()
     runs = list(run_log.records())  # a row that cannot be read back is skipped and counted
+    from helix.core.ports import SystemClock
+
     report = run_export(out, settings, runs, pin_baseline=pin_baseline,
-                        unreadable=len(run_log.unreadable))
+                        unreadable=len(run_log.unreadable), created=SystemClock().now())
     run_log.notice_unreadable()
     if as_json:
         echo_json(report)
