@@ -23,7 +23,7 @@ from pydantic import Field
 from helix.core import notices
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.envelope import DenseState, Envelope
-from helix.core.ports import LLM, Clock, Embedder, SystemClock
+from helix.core.ports import LLM, PROGRESS_DONE, Clock, Embedder, SystemClock
 from helix.core.schemas import Frozen
 from helix.core.secrets import redact_text
 from helix.runlog import RunLog
@@ -144,6 +144,8 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
     index, report = ensure_index(root, config, query_embedder=lazy, progress=progress,
                                  dense="background" if config.index.background_dense
                                  else "wait")
+    if progress is not None:
+        progress(PROGRESS_DONE, 1, 1)
     indexed = clock.monotonic()
     question, cut = cut_report(question, RETRIEVAL_CHARS)  # a long paste: what locates it
     envelope = run_controller(question, index, config,

@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,7 +29,7 @@ from helix.core.config import HelixConfig, IndexSettings
 from helix.core.errors import BadPathError, IndexCorruptError, IndexLockedError
 from helix.core.notices import notify
 from helix.core.paths import index_dir_for, user_path
-from helix.core.ports import Embedder
+from helix.core.ports import Embedder, Progress
 from helix.core.schemas import Chunk
 from indexers import dense_worker, version
 from indexers.build_dense import cached_dense, complete_dense, plan_dense, selection_settings
@@ -62,7 +62,6 @@ from indexers.store import (
 from indexers.token_cache import DIR_TOKENS
 
 # progress(stage, done, total)
-Progress = Callable[[str, int, int], None]
 STAGES = ("walk", "parse", "bm25", "graph", "embed", "write")
 # "wait": every vector before returning; "background": lexical first, vectors by the worker
 DenseMode = Literal["wait", "background"]

@@ -34,12 +34,11 @@ import numpy as np
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.errors import HelixError, IndexCorruptError
 from helix.core.paths import embedding_cache_dir
-from helix.core.ports import Embedder
+from helix.core.ports import Embedder, Progress
 from indexers.formats import PART_CARDS, cards_from
 from indexers.store import DIR_DENSE, IndexStore, Manifest, dense_state, now, read_part
 
 # progress(stage, done, total)
-Progress = Callable[[str, int, int], None]
 WORKER_BATCH = 64  # texts per embedder call in complete_dense: progress and stop checks
 # A generation replaced less than this long ago is kept when the worker publishes (a reader
 # that opened it keeps finding its parts); older ones are pruned as usual.

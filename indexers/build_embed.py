@@ -4,7 +4,7 @@ Runtime by default: `indexers.onnx_encoder`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,12 +12,11 @@ import numpy as np
 
 from helix.core.config import IndexSettings, helix_home
 from helix.core.paths import embedding_cache_dir
-from helix.core.ports import Embedder
+from helix.core.ports import Embedder, Progress
 from helix.core.schemas import Chunk
 from indexers.formats import running_gc
 
 # progress(stage, done, total)
-Progress = Callable[[str, int, int], None]
 # A selection of up to this many texts is embedded by the numpy encoder (no export, no session);
 # without onnxruntime, up to this many missing texts are (sentence-transformers costs 13 s).
 NUMPY_EMBED_MAX_TEXTS = 200

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ import numpy as np
 
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.errors import IndexCorruptError
+from helix.core.ports import Progress
 from helix.core.schemas import Chunk, FileRecord
 from indexers.bm25 import bm25_text_for
 from indexers.formats import PART_GRAPH_DB, PART_ROWS, CachedParse, RefRow
@@ -42,7 +43,6 @@ from indexers.trees import (
 )
 
 # progress(stage, done, total)
-Progress = Callable[[str, int, int], None]
 PROGRESS_EVERY = 50  # files between progress updates while parsing
 
 

@@ -64,3 +64,19 @@ def test_a_dry_run_in_json_carries_its_citations(capsys: pytest.CaptureFixture[s
     assert code == 0 and data["citations"]
     assert data["citations"][0]["path"] == "fetchy/retry.py"
     assert {c["evidence_id"] for c in data["citations"]} <= {e["id"] for e in data["evidence"]}
+
+
+def test_the_progress_bar_is_taken_down_once_the_index_is_ready() -> None:
+    from helix.cli.progress import progress_bar
+    from helix.core.config import load_config
+    from helix.core.ports import PROGRESS_DONE
+    from helix.service import ask
+
+    calls: list[tuple[str, int, int]] = []
+    config = load_config(REPO, flags={"index.embed_enabled": False})
+    ask(QUESTION, root=REPO, config=config, dry_run=True, notify=lambda _: None,
+        progress=lambda stage, done, total: calls.append((stage, done, total)))
+    assert calls[-1] == (PROGRESS_DONE, 1, 1)  # last: nothing is drawn while answering
+    with progress_bar(True) as update:
+        update("walk", 0, 0)
+        update(PROGRESS_DONE, 1, 1)  # the bar stops here, not when the command ends

@@ -2,7 +2,9 @@
 
 A bar is drawn on standard error only when it is a terminal and the output is not JSON
 (`wanted`): a pipe, a file or `--json` get nothing. One row per stage (walking, files parsed,
-cards embedded, ...), each with done / total and the time left.
+cards embedded, ...), each with done / total and the time left; it is taken down as soon as
+the index is ready (`PROGRESS_DONE`), so nothing stays frozen while the question is answered
+or the model is waited for.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
+
+from helix.core.ports import PROGRESS_DONE
 
 STAGE_LABELS = {"walk": "walking", "parse": "files parsed", "bm25": "BM25",
                 "graph": "building graph", "embed": "cards embedded", "write": "writing"}
@@ -43,6 +47,9 @@ def progress_bar(enabled: bool) -> Iterator[Any]:
     tasks: dict[str, Any] = {}
 
     def update(stage: str, done: int, total: int) -> None:
+        if stage == PROGRESS_DONE:  # the index is ready: no bar left frozen at "walking"
+            bar.stop()
+            return
         if stage not in tasks:
             for task in bar.tasks:  # an earlier stage without a count (walking...) is done
                 if task.total is None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
@@ -102,6 +102,13 @@ class SystemClock:
 
     def monotonic(self) -> float:
         return time.monotonic()
+
+
+
+# A long task's progress: (stage, done, total); total 0 when unknown. The stage PROGRESS_DONE
+# says the indexing is over (a bar drawn for it is taken down before the question is answered).
+Progress = Callable[[str, int, int], None]
+PROGRESS_DONE = "done"
 
 
 class FakeClock:
