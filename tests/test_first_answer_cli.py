@@ -135,7 +135,7 @@ def test_ask_draws_no_bar_on_a_pipe_and_hands_progress_to_the_build(
     (repo / "pkg" / "more.py").write_text("def more():\n    return 1\n", encoding="utf-8")
     ask(QUESTION, root=repo, config=load_config(repo), dry_run=True,
         progress=lambda *event: stages.append(event))
-    assert ("walk", 0, 0) in stages and stages[-1][0] == "write"
+    assert ("walk", 0, 0) in stages and [s[0] for s in stages[-2:]] == ["write", "done"]
     parsed = [s for s in stages if s[0] == "parse"]
     assert parsed and parsed[-1][1] == parsed[-1][2] == 6  # files parsed: done of total
 
