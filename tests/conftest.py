@@ -1,9 +1,14 @@
-"""Every test runs with its own HELIX_HOME and refuses the network for LLM calls."""
+"""Every test runs with its own HELIX_HOME, and no test reaches the network: a connection to
+any address but loopback fails (in this process; subprocesses a test starts run Helix with
+no network access needed either)."""
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,3 +25,38 @@ def helix_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
         if name.startswith("HELIX_") and name != "HELIX_HOME":
             monkeypatch.delenv(name, raising=False)
     return home
+
+
+_REAL_CONNECT = socket.socket.connect
+_REAL_CONNECT_EX = socket.socket.connect_ex
+
+
+class NetworkRefused(OSError):
+    """A test tried to reach an address outside this machine."""
+
+
+def _loopback(address: Any) -> bool:
+    if isinstance(address, (str, bytes)):  # a Unix socket path
+        return True
+    host = address[0] if isinstance(address, tuple) and address else ""
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a host name: it would need a resolver and a network
+
+
+def _guarded(real: Any) -> Any:
+    def connect(self: socket.socket, address: Any) -> Any:
+        if not _loopback(address):
+            raise NetworkRefused(f"tests never reach the network (tried {address!r})")
+        return real(self, address)
+
+    return connect
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(socket.socket, "connect", _guarded(_REAL_CONNECT))
+    monkeypatch.setattr(socket.socket, "connect_ex", _guarded(_REAL_CONNECT_EX))
