@@ -104,8 +104,9 @@ def open_runlog(tell: Callable[[str], None]) -> RunLog:
     except RunLogUnwritableError as exc:
         from helix.core.config import helix_home
 
-        if not helix_home().is_dir():
-            raise  # no HELIX_HOME at all (a regular file in the way): nothing would work
+        home = helix_home()
+        if not home.is_dir() or not os.access(home, os.R_OK | os.X_OK):
+            raise  # no HELIX_HOME to read (a file in the way, no permission): nothing works
         tell(f"{exc}; this answer is not logged")
         import sqlite_utils
 

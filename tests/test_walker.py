@@ -182,15 +182,15 @@ def test_file_vanishing_mid_walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert result.skipped == {"vanished": ("gone.py",)}
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root can read anything")
-def test_unreadable_file(tmp_path: Path) -> None:
-    path = write(tmp_path, "locked.txt", "x\n")
-    path.chmod(0)
-    try:
-        result = walk(tmp_path, IndexSettings())
-    finally:
-        path.chmod(0o644)
-    assert result.skipped == {"unreadable": ("locked.txt",)}
+def test_unreadable_file() -> None:
+    # run as an unprivileged user (as root, whom no mode stops, in a child that drops to it)
+    from unprivileged import as_nobody, open_dir
+
+    root = open_dir()
+    write(root, "open.txt", "x\n").chmod(0o644)
+    write(root, "locked.txt", "x\n").chmod(0)
+    skipped = as_nobody(lambda: walk(root, IndexSettings()).skipped)
+    assert skipped == {"unreadable": ["locked.txt"]}
 
 
 def test_unreadable_via_permission_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -379,7 +379,12 @@ def resolve_config(
     env = os.environ if env is None else env
     loaded = _Loaded()
     user_file = helix_home(env) / "config.toml"
-    if user_file.is_file():
+    try:
+        has_user_file = user_file.is_file()
+    except PermissionError:
+        raise ConfigError(f"cannot read {user_file.parent}: permission denied; set HELIX_HOME "
+                          "to a directory you can use") from None
+    if has_user_file:
         _merge_user(loaded, _read_toml(user_file), str(user_file))
     if repo_root is not None:
         _read_repo(loaded, repo_root)
