@@ -27,6 +27,22 @@ def _write_json(out: Path, payload: Any) -> None:
     write_out(out, (json.dumps(payload, indent=2, sort_keys=True) + "\n").encode("utf-8"))
 
 
+def run_options(command: Any) -> Any:
+    """The options every eval sub-command shares: --json, --out, --no-embed,
+    --candidate-config (in that order in its help)."""
+    for option in reversed((
+            click.option("--json", "as_json", is_flag=True, help="Print the result as JSON."),
+            click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
+                         help="Also write the JSON result to FILE."),
+            click.option("--no-embed", is_flag=True,
+                         help="Index and ask without embeddings (fast)."),
+            click.option("--candidate-config", "candidate", metavar="FILE",
+                         help="A configuration (TOML overrides file, or a name in "
+                              "evals/configs/)."))):
+        command = option(command)
+    return command
+
+
 def candidate_overrides(candidate: str | None) -> dict[str, Any]:
     """The dotted overrides of `--candidate-config` (a TOML file or a named configuration)."""
     if candidate is None:
@@ -59,12 +75,7 @@ def emit(payload: Any, out: Path | None, as_json: bool, render: Callable[[], str
               help="Cases per repository.")
 @click.option("--since", default=None, metavar="YYYY-MM-DD",
               help="Only commits made on or after this date (UTC).")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the JSON result to FILE.")
-@click.option("--no-embed", is_flag=True, help="Index and ask without embeddings (fast).")
-@click.option("--candidate-config", "candidate", metavar="FILE",
-              help="A configuration (TOML overrides file, or a name in evals/configs/).")
+@run_options
 @click.option("--cases", "cases_only", is_flag=True,
               help="Only list the mined and sampled cases; run nothing.")
 @click.option("-v", "--verbose", is_flag=True,

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from helix.cli.eval_history_cmd import run_options
 from helix.cli.safe_text import echo
 from helix.core.paths import user_path
 
@@ -21,12 +22,7 @@ QA = "qa"
               help="Answer at this commit (its tree is written under $HELIX_HOME/qa/).")
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Only the first N questions.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the JSON result to FILE.")
-@click.option("--no-embed", is_flag=True, help="Index and ask without embeddings (fast).")
-@click.option("--candidate-config", "candidate", metavar="FILE",
-              help="A configuration (TOML overrides file, or a name in evals/configs/).")
+@run_options
 @click.option("-v", "--verbose", is_flag=True, help="Progress on stderr; list every question.")
 def qa(questions: Path, repos: tuple[str, ...], rev: str | None, limit: int | None, as_json: bool,
        out: Path | None, no_embed: bool, candidate: str | None, verbose: bool) -> None:
