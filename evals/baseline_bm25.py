@@ -14,9 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from evals.metrics import KS, path_matches
+from indexers.languages import CODE_EXTENSIONS, DOC_EXTENSIONS
 
-TEXT_SUFFIXES = frozenset({".py", ".md", ".rst", ".txt", ".json", ".toml", ".cfg", ".ini",
-                           ".yaml", ".yml", ".js", ".ts", ".rs", ".go", ".c", ".h", ".sh"})
+# Every language Helix parses and every prose format it reads, plus common config formats: the
+# baseline sees the same files Helix can rank (a Java repository is not empty to it).
+TEXT_SUFFIXES = (frozenset(CODE_EXTENSIONS) | frozenset(DOC_EXTENSIONS)
+                 | frozenset({".json", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".sh"}))
 SKIP_DIRS = frozenset({".git", "__pycache__", "node_modules", ".venv", ".mypy_cache",
                        ".ruff_cache", ".pytest_cache", ".hypothesis"})
 MAX_FILE_BYTES = 1024 * 1024
