@@ -1,7 +1,8 @@
 """The natural-question dev set: `helix eval qa` on SWE-QA's tuning repositories, one run.
 
     python benchmarks/qa_dev.py --swe-qa DIR --repo reflex=DIR --repo sqlfluff=DIR \\
-        --repo streamlink=DIR --repo shiro=DIR --repo strata=DIR [--embed] [--out FILE]
+        --repo streamlink=DIR --repo shiro=DIR --repo strata=DIR [--embed] [--out FILE] \\
+        [--candidate-config TOML]
 
 DIR for --swe-qa is a clone or bare snapshot of peng-weihan/SWE-QA (its Benchmark/NAME.jsonl
 are read at HEAD); each --repo is a clone or bare snapshot of that project. The commits are the
@@ -69,9 +70,14 @@ def main() -> None:
     parser.add_argument("--repo", action="append", default=[], metavar="NAME=DIR")
     parser.add_argument("--embed", action="store_true")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--candidate-config", metavar="TOML",
+                        help="settings to try (as `helix eval qa --candidate-config`)")
     args = parser.parse_args()
     repos = dict(item.split("=", 1) for item in args.repo)
+    from evals.cli.history_cmd import candidate_overrides
     from evals.qa.run import run_qa
+
+    overrides = candidate_overrides(args.candidate_config)
 
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -79,15 +85,16 @@ def main() -> None:
             if name not in repos:
                 continue
             questions = _questions(args.swe_qa, name, file, Path(tmp))
-            result = run_qa(questions, Path(repos[name]), rev=rev, no_embed=not args.embed)
+            result = run_qa(questions, Path(repos[name]), rev=rev, no_embed=not args.embed,
+                            overrides=overrides)
             results[name] = result
             summary = result["summary"]
             print(json.dumps({"repo": name, "questions": summary["questions"],
                               "helix": summary["helix"], "bm25": summary["bm25_files"]}))
     pooled = _pooled(results)
     print(json.dumps({"pooled": pooled}))
-    args.out.write_text(json.dumps({"embed": args.embed, "pooled": pooled, "results": results}, indent=1,
-                              sort_keys=True) + "\n", encoding="utf-8")
+    payload = {"embed": args.embed, "pooled": pooled, "results": results}
+    args.out.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

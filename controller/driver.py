@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from controller import file_defs
+from controller import callees, file_defs
 from controller.alignment import align
 from controller.answer import build_answer
 from controller.channels import RequestResult, execute
@@ -42,6 +42,7 @@ from helix.core.envelope import (
     ReferenceSite,
 )
 from helix.core.ports import Clock, Embedder
+from helix.core.schemas import Chunk
 from indexers.api import IndexReader
 
 CODE_EDGES = ("calls", "tests")  # imports are hubs (a shared constants module)
@@ -184,6 +185,35 @@ def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: Inde
     return out
 
 
+def _with_callees(plan: RoutePlan, ranked: list[Candidate], index: IndexReader,
+                  config: HelixConfig) -> list[Candidate]:
+    """`controller.callees`: the callee that does the work joins the evidence after the
+    function the evidence leads with (its `calls` edges are read here, scored there)."""
+    policy = config.retrieval.callees
+    if not policy.enabled or not ranked or plan.intent.route not in policy.routes:
+        return ranked
+    graph = index.graph
+
+    def callees_of(chunk: Chunk) -> list[Chunk]:
+        if chunk.node_id not in graph:
+            return []
+        targets = sorted({v for _, v, key in graph.out_edges(chunk.node_id, keys=True)
+                          if key == "calls" and v != chunk.node_id})
+        found = (index.chunk_for_node(v) for v in targets)
+        return [c for c in found if c is not None]
+
+    promoted = callees.promotions(file_defs.question_tokens(plan), [c.chunk for c in ranked],
+                                  callees_of, policy, config.retrieval.file_defs)
+    out = list(ranked)
+    for position, chunk in sorted(promoted, key=lambda p: -p[0]):
+        caller = ranked[position]
+        out.insert(position + 1, Candidate(
+            chunk=chunk, score=caller.score, step=caller.step,
+            reasons=(Reason(code="neighbour", edge="called by",
+                            name=caller.chunk.symbol or ""),)))
+    return out
+
+
 def reference_sites(plan: RoutePlan, index: IndexReader) -> tuple[ReferenceSite, ...]:
     """A usage question's symbol: every reference the index resolved to it, by path and
     line ("who calls X" keeps the calls; "where is X used" every kind, imports included)."""
@@ -225,6 +255,7 @@ def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
     ranked = rank_for_route(state.plan, state.evidence, policy.code_first, policy.source_first,
                             asks_tests(state.plan, config.retrieval, state.prefixes))
     ranked = _with_file_definitions(state.plan, ranked, index, config)
+    ranked = _with_callees(state.plan, ranked, index, config)
     all_items = _items(state, ranked)
     kept = compact(list(all_items.values()), config.retrieval.token_budget,
                    plan.intent.terms, config.retrieval.excerpt_context_lines,

@@ -83,7 +83,7 @@ def is_site(reason: Reason) -> bool:
     """A place that uses the symbol: a reference site, a caller, importer or test of it (a
     documenting section is not a use)."""
     return reason.code in ("reference", "aligned_test") or (
-        reason.code == "neighbour" and reason.edge != "documents")
+        reason.code == "neighbour" and reason.edge not in ("documents", "called by"))
 
 
 def channels(reasons: Iterable[Reason]) -> tuple[str, ...]:

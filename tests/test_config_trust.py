@@ -214,9 +214,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     assert HelixConfig().retrieval.max_steps == 4 and HelixConfig().retrieval.rrf_k == 60
     # (moved on purpose: the retrieval policy tables joined the settings; then the bounds on a
     # file's definitions and parse size, which decide what a huge file is indexed as; then
-    # the in-file definition policy, retrieval.file_defs; then the clock as a safety stop)
+    # the in-file definition policy, retrieval.file_defs; then the clock as a safety stop; then
+    # the callee policy, retrieval.callees, off by default)
     assert HelixConfig().evidence_hash == (
-        "sha256:c6acc37685db57750a7d44aee613c4e6c21ca903bf1149f9836b08e51bb3298e")
+        "sha256:0c1fae0d6517c16caaaf83ed2c75f158276c2d83407950274a52f7249c7df4cb")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

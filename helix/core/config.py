@@ -32,6 +32,7 @@ from helix.core.errors import ConfigError
 from helix.core.hashing import hash_obj
 from helix.core.policy import (
     AnswerPolicy,
+    CalleesPolicy,
     CompactionPolicy,
     FileDefsPolicy,
     Pools,
@@ -135,6 +136,7 @@ class RetrievalSettings(_Frozen):
     routing: RoutingPolicy = RoutingPolicy()
     answer: AnswerPolicy = AnswerPolicy()
     file_defs: FileDefsPolicy = FileDefsPolicy()
+    callees: CalleesPolicy = CalleesPolicy()
 
     @field_validator("routes", mode="before")
     @classmethod

@@ -228,6 +228,19 @@ class FileDefsPolicy(_Frozen):
     lead: bool = True  # the definition goes before the file's first item (else after it)
 
 
+class CalleesPolicy(_Frozen):
+    """From the functions the evidence leads with, the callee that does the work
+    (`controller.callees`), scored like in-file definitions (`file_defs`). Off by default:
+    on the natural-question dev set it moved 13 of 149 questions, none to a better span rank
+    (3 one place down), so it is a setting to try, not a default."""
+
+    enabled: bool = False
+    routes: tuple[str, ...] = ("explanation", "location")
+    leads: int = Field(default=2, ge=0, le=50)  # the first function-like items followed
+    min_score: float = Field(default=0.25, ge=0, le=100)  # of the question's words
+    ratio: float = Field(default=1.0, ge=0, le=100)  # the callee's score against its caller's
+
+
 class AnswerPolicy(_Frozen):
     """The deterministic answer's sections (they shape no evidence, only what is shown)."""
 
