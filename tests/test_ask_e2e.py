@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from helix.cli.main import _load_plugins, cli, main
+from helix.cli.main import cli, main
 from helix.core.envelope import Envelope
 from helix.export import CHECKS
 from helix.synthesis.answer import DETERMINISTIC_HEADER
@@ -51,7 +51,6 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (root / "src" / "settings.py").write_text(SETTINGS_PY, encoding="utf-8")
     monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
     monkeypatch.setenv("HELIX_SYNTHESIS__RETRY_BACKOFF_S", "0")
-    _load_plugins()
     return root
 
 

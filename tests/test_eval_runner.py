@@ -248,7 +248,7 @@ def test_bm25_files_baseline_ranks_whole_files(tmp_path: Path):
 def test_cli_lists_suites_and_configs(helix_home):
     from click.testing import CliRunner
 
-    from helix.cli.eval_cmd import command
+    from evals.cli.eval_cmd import command
 
     out = CliRunner().invoke(command, ["--list", "--json"])
     assert out.exit_code == 0, out.output

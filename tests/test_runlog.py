@@ -123,9 +123,8 @@ def test_readable_while_another_process_writes(helix_home: Path) -> None:
 def test_log_command_lists_runs_newest_first() -> None:
     from click.testing import CliRunner
 
-    from helix.cli.main import _load_plugins, cli
+    from helix.cli.main import cli
 
-    _load_plugins()
     runner = CliRunner()
     assert runner.invoke(cli, ["log"]).stdout.startswith("no runs yet")
     log = RunLog()

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import click
 
-from helix.cli.eval_history_cmd import WithHistory
+from evals.cli.history_cmd import WithHistory
 from helix.outfile import check_out_path, write_out
 
 
-@click.command(name="eval", cls=WithHistory)
+@click.command(name="eval", cls=WithHistory,
+               short_help="Run eval suites (dry runs): hit@k, MRR, A/B gates.")
 @click.argument("suites", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),

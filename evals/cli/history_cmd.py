@@ -124,7 +124,7 @@ def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str 
 def _sub_command(name: str) -> click.Command:
     if name == HISTORY:
         return history
-    from helix.cli.eval_qa_cmd import qa
+    from evals.cli.qa_cmd import qa
 
     return qa
 

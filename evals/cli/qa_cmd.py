@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from helix.cli.eval_history_cmd import run_options
+from evals.cli.history_cmd import run_options
 from helix.cli.safe_text import echo
 from helix.core.paths import user_path
 
@@ -38,8 +38,8 @@ def qa(questions: Path, repos: tuple[str, ...], rev: str | None, limit: int | No
         from helix.outfile import check_out_path
 
         check_out_path(out)
+    from evals.cli.history_cmd import candidate_overrides, emit
     from helix.cli.common import one_repo
-    from helix.cli.eval_history_cmd import candidate_overrides, emit
 
     repo = one_repo(repos) or "."
 

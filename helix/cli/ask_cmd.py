@@ -19,43 +19,16 @@ from typing import TYPE_CHECKING, Any
 import click
 
 import helix.inputs as inputs
-from helix.cli.common import echo_json, one_repo, repo_option, yes_option
+from helix.cli.common import echo_json, one_repo, repo_option, repo_root, yes_option
 from helix.cli.safe_text import console as safe_console
 from helix.cli.safe_text import echo, json_visible
 from helix.core.errors import BadPathError, UserError
-from helix.core.paths import user_path
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from helix.core.config import HelixConfig
     from helix.core.envelope import Clarify, Envelope
-
-
-def repo_root(repo: str | None, yes: bool = False) -> Path:
-    """The repository: `--repo`, else the enclosing git repository of the current directory,
-    else that directory, unless it is no repository by the look of it (the filesystem root,
-    home, the temporary directory, or outside git with more than `index.max_files` files):
-    then one line asking for --repo (`yes` indexes it anyway)."""
-    from helix.core.paths import (
-        find_repo_root,
-        refuse_dangerous_root,
-        refuse_implicit_root,
-        user_max_files,
-    )
-
-    if repo is None:
-        root = inputs.check_path_text(find_repo_root(Path.cwd()), "the repository path")
-        if not yes:
-            refuse_implicit_root(root, user_max_files())
-        return root
-    path = user_path(repo)
-    if not path.is_dir():
-        raise BadPathError(f"not a directory: {repo}")
-    root = inputs.check_path_text(path.resolve(), "the repository path")
-    if not yes:
-        refuse_dangerous_root(root)
-    return root
 
 
 def _read_stdin(limit: int) -> bytes | str:
@@ -185,7 +158,7 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
                             "'same question but only in tests/')")
         if trace:
             raise UserError("--trace does not combine with --session (see `helix events`)")
-        from helix.cli.chat_cmd import ask_in_session
+        from helix.cli.turn_view import ask_in_session
 
         # the session runner loads its own config: hand the flags on as their environment
         # aliases (this process only; flags still outrank everything else)

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import click
 from pydantic import BaseModel
 
+import helix.inputs as inputs
 from helix.cli.safe_text import json_visible
+from helix.core.errors import BadPathError
+from helix.core.paths import user_path
 
 
 def echo_json(obj: Any, *, lines: bool = False) -> None:
@@ -44,3 +48,29 @@ def one_repo(repos: tuple[str, ...], path: str | None = None) -> str | None:
         raise UserError(f"one repository per command, got {len(given)} ({shown}); asking "
                         "across several repositories is not supported")
     return given[0] if given else None
+
+
+def repo_root(repo: str | None, yes: bool = False) -> Path:
+    """The repository: `--repo`, else the enclosing git repository of the current directory,
+    else that directory, unless it is no repository by the look of it (the filesystem root,
+    home, the temporary directory, or outside git with more than `index.max_files` files):
+    then one line asking for --repo (`yes` indexes it anyway)."""
+    from helix.core.paths import (
+        find_repo_root,
+        refuse_dangerous_root,
+        refuse_implicit_root,
+        user_max_files,
+    )
+
+    if repo is None:
+        root = inputs.check_path_text(find_repo_root(Path.cwd()), "the repository path")
+        if not yes:
+            refuse_implicit_root(root, user_max_files())
+        return root
+    path = user_path(repo)
+    if not path.is_dir():
+        raise BadPathError(f"not a directory: {repo}")
+    root = inputs.check_path_text(path.resolve(), "the repository path")
+    if not yes:
+        refuse_dangerous_root(root)
+    return root

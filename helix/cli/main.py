@@ -17,47 +17,43 @@ from helix.core.errors import HelixError
 from helix.core.paths import private_files
 from helix.inputs import check_argv
 
-# name -> "module:attribute" of a click.Command
-COMMANDS: dict[str, str] = {
-    "index": "helix.cli.index_cmd:index",
-    "status": "helix.cli.index_cmd:status",
-    "find": "helix.cli.index_cmd:find",
-}
-SHORT_HELP: dict[str, str] = {
-    "index": "Index a repository (incremental).",
-    "status": "Say whether the index is fresh.",
-    "find": "Look a symbol up: definitions and reference counts.",
-}
+ENTRY_POINTS = "helix.commands"  # other packages' commands (`helix eval` from evals)
 
 
-def register(name: str, target: str, short_help: str) -> None:
-    COMMANDS[name] = target
-    SHORT_HELP[name] = short_help
+def commands() -> dict[str, tuple[str, str]]:
+    """Every command: the product's own table (`helix.cli.registry.COMMANDS`), then those
+    installed packages declare in the `helix.commands` entry-point group (name -> the
+    command's "module:attribute"; their help is the command's own)."""
+    from importlib.metadata import entry_points
+
+    from helix.cli.registry import COMMANDS
+
+    table = dict(COMMANDS)
+    for point in sorted(entry_points(group=ENTRY_POINTS), key=lambda p: p.name):
+        table.setdefault(point.name, (point.value, ""))
+    return table
 
 
-def _load_plugins() -> None:
-    # Each feature area registers its commands in helix/cli/registry.py (one line each).
-    from helix.cli import registry
-
-    for name, (target, help_text) in registry.EXTRA.items():
-        register(name, target, help_text)
+def _command(target: str) -> click.Command:
+    module_name, _, attr = target.partition(":")
+    command = getattr(importlib.import_module(module_name), attr)
+    assert isinstance(command, click.Command)
+    return command
 
 
 class LazyGroup(click.Group):
+    """Commands imported only when run (or when `--help` lists an entry point's)."""
+
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
+        return sorted(commands())
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = COMMANDS.get(cmd_name)
-        if target is None:
-            return None
-        module_name, _, attr = target.partition(":")
-        command = getattr(importlib.import_module(module_name), attr)
-        assert isinstance(command, click.Command)
-        return command
+        target = commands().get(cmd_name)
+        return _command(target[0]) if target is not None else None
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, SHORT_HELP.get(name, "")) for name in self.list_commands(ctx)]
+        rows = [(name, help_text or _command(target).get_short_help_str(limit=70))
+                for name, (target, help_text) in sorted(commands().items())]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
@@ -102,7 +98,6 @@ def _home_shown() -> str:
 
 def main(argv: list[str] | None = None) -> Any:
     private_files()  # $HELIX_HOME and everything in it: the user's alone (0700 / 0600)
-    _load_plugins()
     try:
         args = sys.argv[1:] if argv is None else list(argv)
         check_argv(args)  # bytes that are not UTF-8 are refused here, naming the argument

@@ -1,0 +1,58 @@
+"""One turn of a session, shared by `helix chat` and `helix ask --session`: its set-up, its run
+and its human view (`render_turn`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from helix.cli.common import echo_json, repo_root
+from helix.cli.safe_text import echo
+from helix.core.errors import UserError
+
+if TYPE_CHECKING:
+    from helix.core.config import HelixConfig
+    from helix.session.turn import TurnResult
+
+
+def render_turn(turn: TurnResult) -> str:
+    """The human view of one turn: header, answer, numbered list, opened span."""
+    name = f" {turn.transition_name}" if turn.transition_name else ""
+    lines = [f"[turn {turn.turn_id}] {turn.lane} {turn.transition}{name}"
+             + (" (retrieval)" if turn.retrieval else "")
+             + (f"  reply-to {turn.reply_to}" if turn.reply_to else "")]
+    if turn.answer:
+        lines.append(turn.answer)
+    listed_in_answer = turn.lane == "selection" and turn.answer_mode == "clarify"
+    if turn.shown is not None and turn.opened is None and not listed_in_answer:
+        lines.append(f"({turn.shown.kind} list: refer to an item by its number)")
+        for item in turn.shown.items:
+            extra = f"  {item.sublabel}" if item.sublabel else ""
+            lines.append(f"  {item.index}. {item.label}{extra}")
+    if turn.envelope is not None and turn.envelope.citations:
+        lines.append("citations: " + ", ".join(
+            f"[{c.ref}] {c.path}:{c.start_line}" for c in turn.envelope.citations))
+    return "\n".join(lines)
+
+
+def setup(repo: str | None) -> tuple[Path, HelixConfig]:
+    from helix.core.config import load_config
+
+    root = repo_root(repo)
+    return root, load_config(root)
+
+
+def ask_in_session(text: str, repo: str | None, *, session: str | None, reply_to: int | None,
+                   dry_run: bool, as_json: bool) -> None:
+    """`helix ask ... --session NAME [--reply-to TURN] [--json]`: one turn of a session."""
+    if session is None:
+        raise UserError("--reply-to needs --session NAME")
+    from helix.session.runner import run_turn
+
+    root, config = setup(repo)
+    turn = run_turn(session, text, root=root, config=config, reply_to=reply_to,
+                    dry_run=dry_run)
+    if as_json:
+        echo_json(turn, lines=True)
+    else:
+        echo(render_turn(turn))
