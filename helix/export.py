@@ -33,7 +33,10 @@ from typing import Any, Literal
 from pydantic import Field
 
 from helix.core.config import helix_home
-from helix.core.errors import ConfigError, UserError
+from helix.core.errors import (
+    BaselineExistsError,
+    ConfigError,
+)
 from helix.core.hashing import canonical_json, hash_obj, short_id
 from helix.core.schemas import Frozen
 from helix.outfile import check_out_path, write_out
@@ -51,10 +54,6 @@ MANIFEST_FILE = "manifest.json"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 NodeLookup = Callable[[str, str], Mapping[str, Any] | None]  # (repo_root, node_id) -> attrs
-
-
-class BaselineExistsError(UserError):
-    pass
 
 
 class ExportSettings(Frozen):

@@ -23,11 +23,11 @@ from pydantic import Field
 from helix.core import notices
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.envelope import DenseState, Envelope
+from helix.core.errors import RunLogUnwritableError
 from helix.core.ports import LLM, PROGRESS_DONE, Clock, Embedder, SystemClock
 from helix.core.schemas import Frozen
 from helix.core.secrets import redact_text
 from helix.runlog import RunLog
-from helix.store.db import RunLogUnwritableError
 from helix.synthesis.answer import SynthesisResult, synthesize
 from helix.synthesis.prompt import Prompt
 

@@ -14,7 +14,7 @@ import stat
 
 from pydantic import PrivateAttr
 
-from helix.core.errors import IndexError_
+from helix.core.errors import FileChangedError
 from helix.core.hashing import digest
 from helix.core.schemas import FileRecord, Frozen
 from helix.core.secrets import redact_text
@@ -50,10 +50,6 @@ def read_bytes(path: str, limit: int, follow: bool) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
-
-
-class FileChangedError(IndexError_):
-    """A walked file changed while it was being indexed into something the walk would skip."""
 
 
 class WalkedFile(Frozen):

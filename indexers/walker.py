@@ -56,7 +56,6 @@ from indexers.walked_file import (
     WalkedFile,
     read_bytes,
 )
-from indexers.walked_file import FileChangedError as FileChangedError  # re-exported
 
 IGNORE_FILES = (".gitignore", ".helixignore")  # later overrides earlier
 IGNORE_BACKEND = "re2"  # never the backtracking `re` engine: see _gitignore_spec

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from helix.cli.main import _load_plugins, cli
+from helix.cli.main import cli
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "continuity_repo"
 TURN_KEYS = {"turn_id", "lane", "transition", "state_mutations", "events", "answer", "shown",
@@ -29,7 +29,6 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _ask(repo: Path, text: str, *extra: str) -> dict:
-    _load_plugins()
     result = CliRunner().invoke(cli, ["ask", text, "--repo", str(repo), "--session", "S",
                                       "--json", *extra], catch_exceptions=False)
     assert result.exit_code == 0, result.output
@@ -117,7 +116,6 @@ def test_ten_turn_conversation_through_the_cli(repo):
     assert (t["lane"], t["transition"]) == ("interrupt", "T1")
     assert t["turn_id"] == 16
 
-    _load_plugins()
     events = CliRunner().invoke(cli, ["events", "--session", "S", "--json"])
     assert events.exit_code == 0, events.output
     rows = json.loads(events.output)
@@ -224,7 +222,6 @@ def test_cli_errors_are_one_line(repo):
 
 
 def test_commands_have_help():
-    _load_plugins()
     for name in ("chat", "events"):
         result = CliRunner().invoke(cli, [name, "--help"])
         assert result.exit_code == 0 and "Usage" in result.output
@@ -236,7 +233,6 @@ def test_conversation_with_a_model_configured(repo, monkeypatch):
     # litellm's mock_response (the service's test seam): the real call path, no network
     monkeypatch.setenv("HELIX_MODEL", "gpt-4o-mini")
     monkeypatch.setenv("HELIX_MOCK_RESPONSE", "It is built by build_bm25_index [E1].")
-    _load_plugins()
 
     def ask(text: str, session: str = "L") -> dict:
         result = CliRunner().invoke(cli, ["ask", text, "--repo", str(repo), "--session",

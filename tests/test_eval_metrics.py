@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from evals import fakes
 from evals.metrics import (
     aggregate,
     error_result,
@@ -16,6 +15,7 @@ from evals.metrics import (
     symbol_matches,
 )
 from evals.suites import Case
+from tests import eval_fakes as fakes
 
 
 def case(files=(), symbols=(), **expect) -> Case:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from evals import fakes
 from evals.baseline_bm25 import BM25Files
 from evals.gates import (
     GateSettings,
@@ -28,6 +27,7 @@ from evals.runner import (
 )
 from evals.suites import Case
 from helix.core.errors import BadPathError, NotFoundError, UserError
+from tests import eval_fakes as fakes
 
 
 def mk_case(i: int, files=("a.py",), repo="self", **expect) -> Case:

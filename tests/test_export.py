@@ -11,17 +11,10 @@ import pytest
 from click.testing import CliRunner
 from helpers_synthesis import envelope, item
 
-from helix.cli.main import _load_plugins, cli
+from helix.cli.main import cli
 from helix.core.envelope import Citation, TreeWalkNode
-from helix.core.errors import ConfigError
-from helix.export import (
-    ANCHOR_UNAVAILABLE,
-    CHECKS,
-    BaselineExistsError,
-    ExportSettings,
-    checklist_failures,
-    export,
-)
+from helix.core.errors import BaselineExistsError, ConfigError
+from helix.export import ANCHOR_UNAVAILABLE, CHECKS, ExportSettings, checklist_failures, export
 from helix.runlog import RunLog
 
 TREE = "docs/trees/retry-tree.json"
@@ -202,7 +195,6 @@ def test_baseline_is_never_overwritten_and_variants_are_separate(tmp_path: Path)
 def test_cli_export_report_and_baseline_refusal(tmp_path: Path) -> None:
     log = RunLog()
     _log_runs(log)
-    _load_plugins()
     runner = CliRunner()
     out = tmp_path / "cli.jsonl"
     result = runner.invoke(cli, ["export", "--out", str(out), "--include-diagnostic",

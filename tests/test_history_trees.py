@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from evals.history.trees import TreeError, TreeWriter, is_safe_path
+from evals.history.trees import TreeWriter, is_safe_path
+from helix.core.errors import TreeError
 from tests.history_helpers import EPOCH, build_history_repo, commit, git
 
 
@@ -174,7 +175,8 @@ def _tree_bomb(repo: Path, fan_out: int, levels: int) -> str:
 
 
 def test_a_tree_bomb_is_bounded_by_files(tmp_path: Path) -> None:
-    from evals.history.trees import TreeBoundError, TreeBounds
+    from evals.history.trees import TreeBounds
+    from helix.core.errors import TreeBoundError
 
     repo, _ = build_history_repo(tmp_path)
     bomb = _tree_bomb(repo, fan_out=20, levels=4)  # 160,000 files from 4 tiny trees
@@ -190,7 +192,8 @@ def test_a_tree_bomb_is_bounded_by_files(tmp_path: Path) -> None:
     ({"max_listing_bytes": 200}, "max_listing_bytes")])
 def test_depth_size_and_listing_are_bounded(tmp_path: Path, bounds: dict[str, int],
                                              bound: str) -> None:
-    from evals.history.trees import TreeBoundError, TreeBounds
+    from evals.history.trees import TreeBounds
+    from helix.core.errors import TreeBoundError
 
     repo, _ = build_history_repo(tmp_path)
     bomb = _tree_bomb(repo, fan_out=3, levels=4)  # 81 files 5 components deep

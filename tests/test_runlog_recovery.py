@@ -17,17 +17,11 @@ from cli_helpers import run
 from helpers_synthesis import envelope
 
 from helix.core.config import load_config
+from helix.core.errors import RunLogDamagedError, UnreadableSessionError
 from helix.runlog import RunLog
 from helix.session.runner import run_turn
-from helix.session.store import (
-    UnreadableSessionError,
-    ensure_schema,
-    get_session,
-    list_sessions,
-    load_turns,
-    reset_session,
-)
-from helix.store.db import RunLogDamagedError, _move_aside, open_db
+from helix.session.store import ensure_schema, get_session, list_sessions, load_turns, reset_session
+from helix.store.db import _move_aside, open_db
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "continuity_repo"
 

@@ -22,18 +22,13 @@ from controller.continuity.state import (
 )
 from controller.continuity.transitions import REGISTRY
 from helix.core.config import HelixConfig
+from helix.core.errors import ConcurrentTurnError
 from helix.core.ports import Completion, FakeClock
 from helix.session import eventlog
 from helix.session.eventlog import read_events
 from helix.session.lanes import RepoSnapshotEnricher
 from helix.session.runner import run_turn
-from helix.session.store import (
-    ConcurrentTurnError,
-    ensure_schema,
-    get_session,
-    load_turns,
-    state_after,
-)
+from helix.session.store import ensure_schema, get_session, load_turns, state_after
 from helix.store.db import open_db
 from tests.talk_fixtures import FIXTURE, Q, copy_fixture
 from tests.talk_fixtures import config as _config

@@ -13,12 +13,13 @@ import pytest
 import indexers.stat_cache as stat_cache_mod
 import indexers.walker as walker_mod
 from helix.core.config import HelixConfig, IndexSettings
+from helix.core.errors import FileChangedError
 from helix.core.hashing import digest
 from helix.core.ports import FakeEmbedder
 from indexers.build import build_index, ensure_index
 from indexers.stat_cache import WALK_STATS
 from indexers.store import MARKER, IndexStore
-from indexers.walker import FileChangedError, walk
+from indexers.walker import walk
 from tests.index_fixtures import write
 
 SETTINGS = IndexSettings()

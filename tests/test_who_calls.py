@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from helix.cli.main import _load_plugins, cli
+from helix.cli.main import cli
 
 FILES = {
     "cli.py": '"""The command line."""\nimport click\n\n\n@click.group()\ndef main():\n'
@@ -36,7 +36,6 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _run(*args: str) -> dict:
-    _load_plugins()
     result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)

@@ -22,10 +22,10 @@ from evals.history.bm25 import BM25Tree
 from evals.history.mine import HistoryCase, Mined, git_dir, mine, repo_key
 from evals.history.rules import MAX_QUESTION_CHARS, MAX_SOURCE_FILES, MIN_WORDS
 from evals.history.score import SystemScore, score, summarize
-from evals.history.trees import TreeBoundError, TreeError, TreeWriter
+from evals.history.trees import TreeWriter
 from evals.metrics import percentile, ranked_items
 from helix.core.config import helix_home, load_config
-from helix.core.errors import IndexLockedError
+from helix.core.errors import IndexLockedError, TreeBoundError, TreeError
 from helix.core.paths import user_path
 from helix.core.schemas import Frozen
 from indexers.locking import acquire

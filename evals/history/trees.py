@@ -33,7 +33,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from helix.core.errors import HelixError
+from helix.core.errors import TreeBoundError, TreeError
 from helix.core.git import (
     TREE_MODE_FILE,
     GitOutputTooLarge,
@@ -46,18 +46,6 @@ LS_TREE_TIMEOUT_S = 120.0
 BATCH_BYTES = 64 * 1024 * 1024  # blob bytes asked of one cat-file process
 STATE_SUFFIX = ".state.json"
 _TMP_PREFIX = ".helix-tree-tmp-"
-
-
-class TreeError(HelixError):
-    """The tree cannot be read or written (git failed, a path is in the way)."""
-
-
-class TreeBoundError(TreeError):
-    """A commit's tree is past one of the bounds (`TreeBounds`): the case is skipped."""
-
-    def __init__(self, bound: str, message: str) -> None:
-        super().__init__(message)
-        self.bound = bound
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,12 @@ import helix.inputs as inputs
 from helix.cli.common import echo_json, one_repo, repo_option
 from helix.cli.safe_text import echo
 from helix.cli.turn_view import render_turn, setup
-from helix.core.errors import HelixError, NotFoundError, UserError
+from helix.core.errors import (
+    HelixError,
+    LineTooLongError,
+    NotFoundError,
+    UserError,
+)
 
 if TYPE_CHECKING:
     pass
@@ -71,10 +76,6 @@ def parse_line(line: str) -> tuple[str, int | None, str]:
             raise NotFoundError(f"no turn {inputs.shown(number)} in this session")
         return "reply", int(number), text.strip()
     raise UserError(f"unknown command /{word} ({HELP})")
-
-
-class LineTooLongError(UserError):
-    """One chat line over the question limit: reported, skipped, the chat goes on."""
 
 
 def _read_piped_line(number: int) -> str | None:

@@ -12,14 +12,13 @@ from helix.cli.common import echo_json, one_repo, repo_option, yes_option
 from helix.cli.progress import dense_line, progress_bar, wanted
 from helix.cli.safe_text import echo
 from helix.core.config import HelixConfig, load_config
-from helix.core.errors import HelixError, UserError
+from helix.core.errors import (
+    NoMatchError,
+    UserError,
+)
 from helix.core.paths import find_repo_root, user_path
 
 DEFAULT_FIND_LIMIT = 20
-
-
-class NoMatchError(HelixError):
-    """`helix find` found nothing (exit 1, like grep)."""
 
 
 def _root(path: str | None, guard: bool = False) -> Path:

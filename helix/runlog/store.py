@@ -23,7 +23,10 @@ import sqlite_utils
 from pydantic import ValidationError
 
 from helix.core.envelope import Envelope
-from helix.core.errors import HelixError, NotFoundError
+from helix.core.errors import (
+    NotFoundError,
+    UnreadableRunError,
+)
 from helix.core.hashing import canonical_json, short_id
 from helix.core.schemas import Frozen
 from helix.inputs import shown
@@ -86,10 +89,6 @@ RUN_COLUMNS = ("id", "created", "updated", "status", "question", "repo_root", "r
                "redactions_json", "error", "session_id", "turn_number")
 SCHEMA = Schema(NAMESPACE, MIGRATIONS, {"runs": RUN_COLUMNS})
 T = TypeVar("T")
-
-
-class UnreadableRunError(HelixError):
-    """The run exists but its row cannot be read back (exit 1: the data, not the request)."""
 
 
 class _BadRow(ValueError):

@@ -27,7 +27,12 @@ from pydantic import ValidationError
 from controller.continuity.events import ContinuityEvent
 from controller.continuity.focus import TurnSummary
 from controller.continuity.state import ContinuityState, initial_state
-from helix.core.errors import HelixError, NotFoundError, UserError
+from helix.core.errors import (
+    ConcurrentTurnError,
+    NotFoundError,
+    UnreadableSessionError,
+    UserError,
+)
 from helix.core.hashing import canonical_json, hash_obj, short_id
 from helix.core.schemas import Frozen
 from helix.inputs import shown
@@ -85,14 +90,6 @@ class SessionRecord(Frozen):
     updated_at: float
     turn_count: int
     state: ContinuityState
-
-
-class ConcurrentTurnError(UserError):
-    """Another process wrote a turn of this session meanwhile."""
-
-
-class UnreadableSessionError(HelixError):
-    """A session's own row (or one turn asked for by number) cannot be read back (exit 1)."""
 
 
 def ensure_schema(db: sqlite_utils.Database) -> None:

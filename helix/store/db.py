@@ -28,7 +28,12 @@ from pathlib import Path
 
 import sqlite_utils
 
-from helix.core.errors import HelixError, UserError
+from helix.core.errors import (
+    HelixError,
+    RunLogBusyError,
+    RunLogDamagedError,
+    RunLogUnwritableError,
+)
 from helix.core.notices import notify
 from helix.core.paths import runlog_path
 
@@ -49,18 +54,6 @@ class UndecodableText(str):
 
 class SchemaMismatch(sqlite3.DatabaseError):
     """The file is a SQLite database, but not laid out as Helix's run log."""
-
-
-class RunLogBusyError(HelixError):
-    """Another process holds the run log longer than the busy timeout (exit 1: try again)."""
-
-
-class RunLogUnwritableError(UserError):
-    """The run log's place cannot be written (a read-only or full disk, no permission)."""
-
-
-class RunLogDamagedError(HelixError):
-    """Damage found mid-command: the file was moved aside (exit 1: run the command again)."""
 
 
 @dataclass(frozen=True)
