@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict
+from helix.core.schemas import Frozen
 
 
-class ContinuityCaps(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class ContinuityCaps(Frozen):
     # -- the umbrella contract's table ------------------------------------------------------
     selection_max_enrichment_steps: int = 1
     # A retry (the second call) requires a changed evidence fingerprint.

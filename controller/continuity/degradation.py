@@ -17,9 +17,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from helix.core.errors import LLMError
+from helix.core.schemas import Frozen
 
 FallbackReason = Literal["timeout", "rate_limited", "transport_error", "abstain",
                          "low_confidence", "no_new_evidence", "budget_exhausted"]
@@ -33,10 +32,8 @@ Lane = Literal["selection", "semantic"]
 ClarifierKind = Literal["safe_clarifier", "packed_grounded_clarifier"]
 
 
-class Degradation(BaseModel):
+class Degradation(Frozen):
     """What a lane does when its ladder cannot resolve: one clarifier, a reason, no action."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     lane: Lane
     condition: Condition

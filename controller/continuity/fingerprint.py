@@ -15,17 +15,15 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from helix.core.hashing import hash_obj
+from helix.core.schemas import Frozen
 
 CONTINUITY_SCHEMA_VERSION = "helix.continuity.v1"
 
 _SPACE = re.compile(r"\s+")
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+_Frozen = Frozen
 
 
 def normalize_label(label: str) -> str:

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from helix.core.errors import ConfigError
 from helix.core.hashing import hash_obj
@@ -41,10 +41,9 @@ from helix.core.policy import (
     RoutingPolicy,
     default_routes,
 )
+from helix.core.schemas import FrozenSettings
 
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+_Frozen = FrozenSettings
 
 
 class IndexSettings(_Frozen):

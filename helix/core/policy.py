@@ -38,7 +38,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from helix.core.schemas import FrozenSettings
 
 Move = Literal[
     "doc_bm25", "doc_dense", "files", "file_bm25", "action_code", "symbols", "refs",
@@ -57,8 +59,7 @@ Channel = Literal["bm25", "dense", "symbol", "path", "graph", "refs", "files", "
                   "path_words", "test_targets", "definition", "related", "tree", "sense"]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+_Frozen = FrozenSettings
 
 
 class RoutePolicy(_Frozen):

@@ -10,9 +10,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict
-
 from helix.core.hashing import digest
+from helix.core.schemas import Frozen
 
 if TYPE_CHECKING:
     import numpy as np
@@ -68,8 +67,7 @@ class FakeEmbedder:
         return out
 
 
-class Completion(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class Completion(Frozen):
     text: str
     model: str
     prompt_tokens: int = 0

@@ -20,7 +20,15 @@ from pydantic import BaseModel, ConfigDict
 
 
 class Frozen(BaseModel):
+    """The one base of Helix's immutable models: frozen, unknown fields refused."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class FrozenSettings(Frozen):
+    """Settings a user writes (config, policy): inf and NaN refused too."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 FileKind = Literal["code", "doc", "text", "tree"]
