@@ -1,4 +1,4 @@
-"""The README says `bm25_text_for(chunk)` is what BM25 indexes: the build must agree.
+"""docs/architecture.md says `bm25_text_for(chunk)` is what BM25 indexes: the build must agree.
 
 It once was documented and called by nothing (the build indexed headings and text only), so a
 file whose name carried the concept was not found by its name.
@@ -14,7 +14,7 @@ from controller_helpers import files_index
 from indexers.bm25 import bm25_text_for
 from indexers.build_lexical import bm25_text
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
 
 
 def test_the_readme_names_the_function_the_build_uses() -> None:

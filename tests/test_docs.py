@@ -81,3 +81,37 @@ def test_unwritable_output_path_is_one_line_not_internal_error(tmp_path: Path) -
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("helix: ")
     assert "internal error" not in lines[0] and "Traceback" not in out.stderr
+
+
+def test_docs_benchmarks_is_generated_from_the_results() -> None:
+    """docs/benchmarks.md is exactly what scripts/benchmarks_doc.py makes of the results."""
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("benchmarks_doc",
+                                                  root / "scripts" / "benchmarks_doc.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert (root / "docs" / "benchmarks.md").read_text(encoding="utf-8") == module.render()
+
+
+def test_the_readme_numbers_are_the_results() -> None:
+    """Every number in the README's "How well it works" is read back from qa_dev.json."""
+    import json
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    pooled = json.loads((root / "benchmarks" / "results" / "qa_dev.json").read_text(
+        encoding="utf-8"))["pooled"]
+    section = README.read_text(encoding="utf-8").split("## How well it works", 1)[1]
+    section = " ".join(section.split("\n## ", 1)[0].split())
+    helix, bm25 = pooled["helix"], pooled["bm25_files"]
+    expected = [f"{pooled['questions']} questions",
+                f"comes first for {helix['file@1']:.2f}", f"same run: {bm25['file@1']:.2f}",
+                f"top 5 for {helix['file@5']:.2f} ({bm25['file@5']:.2f})",
+                f"top 5 for {helix['span@5']:.2f}", f"model for {helix['recall']:.2f}"]
+    for phrase in expected:
+        assert phrase in section, phrase
+    shown = re.findall(r"\b\d\.\d\d\b", section)
+    assert len(shown) == 6  # no number in the section that is not read back
