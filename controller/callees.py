@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from controller.file_defs import definition_score, is_header, name_tokens
+from controller.file_defs import definition_score, is_header
+from controller.text import name_tokens
 from helix.core.policy import CalleesPolicy, FileDefsPolicy
 from helix.core.schemas import Chunk
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 from controller import reasons as why
 from controller.evidence import is_test
 from controller.reasons import Reason
-from controller.text import stem, token_set
+from controller.text import name_tokens, stem, token_set
 from helix.core.policy import Pools
 from helix.core.ports import Embedder
 from helix.core.schemas import Chunk, Frozen, Hit, SymbolDef
@@ -50,6 +51,9 @@ class Request(Frozen):
     must: tuple[str, ...] = ()
     # drop test files (the question does not ask about tests)
     no_tests: bool = False
+    # symbol, fuzzy: the question's content words; close names whose parts hold more of them
+    # come first
+    context: tuple[str, ...] = ()
 
 
 class Found(Frozen):
@@ -117,16 +121,35 @@ def module_definitions(index: IndexReader, dotted: str, limit: int) -> list[Symb
     return []
 
 
+def fuzzy_order(defs: Sequence[SymbolDef], context: frozenset[str]) -> list[SymbolDef]:
+    """Close names' definitions, those whose name parts hold more of the question's other
+    words (`context`: not the name asked for) first ("the event class that handles WebSocket
+    message errors": `WebSocketFrameError` before `WebSocketClosed`), then shorter names
+    (closer to the name asked for), then path. Measured on the natural-question dev set (no
+    embeddings): span@5 0.618 -> 0.632, symbol@5 0.624 -> 0.639, file@1 0.510 -> 0.503 (one
+    question 1 -> 2); the eval suites unchanged but helix_self's pass rate (0.35 -> 0.40)."""
+    return sorted(defs, key=lambda d: (-len(name_tokens(d.qualname) & context),
+                                       len(d.qualname), d.path, d.start_line, d.qualname))
+
+
 def _symbol(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:
     defs = index.find_definitions(request.query)
     how: why.ReasonCode = "symbol_exact"
     if not defs and "." in request.query.strip("."):
         defs = module_definitions(index, request.query, pools.module_def_limit)
+    order = sorted(defs, key=lambda d: (d.path, d.start_line, d.qualname))
     if not defs and request.fuzzy:
-        defs = index.find_definitions(request.query, fuzzy=True)
+        if pools.fuzzy_names:
+            defs = index.find_definitions(request.query, fuzzy=True, names=pools.fuzzy_names,
+                                          limit=pools.module_def_limit)
+            asked = token_set(request.query) | name_tokens(request.query)
+            order = fuzzy_order(defs, frozenset(request.context) - asked)
+        else:
+            defs = index.find_definitions(request.query, fuzzy=True)
+            order = sorted(defs, key=lambda d: (d.path, d.start_line, d.qualname))
         how = "symbol_fuzzy"
     out: list[Pair] = []
-    for d in sorted(defs, key=lambda d: (d.path, d.start_line, d.qualname)):
+    for d in order:
         chunk = index.chunk_for_node(d.node_id)
         if chunk is not None and _keep(chunk, request) and (
                 not request.must or all(w in token_set(f"{chunk.text} {chunk.path}")

@@ -93,9 +93,14 @@ def names(ctx: MoveContext) -> list[tuple[str, tuple[str, ...]]]:
 
 def symbol_requests(ctx: MoveContext, fuzzy_ok: bool) -> list[Request]:
     spelled = set(spelled_identifiers(ctx.plan))
-    return [Request(channel="symbol", query=name, k=ctx.settings.sense_budget,
-                    prefixes=ctx.prefixes, fuzzy=fuzzy_ok and name in spelled, must=must)
-            for name, must in names(ctx)]
+    words = tuple(sorted(token_set(" ".join(ctx.plan.intent.terms))))
+    out = []
+    for name, must in names(ctx):
+        fuzzy = fuzzy_ok and name in spelled
+        out.append(Request(channel="symbol", query=name, k=ctx.settings.sense_budget,
+                           prefixes=ctx.prefixes, fuzzy=fuzzy, must=must,
+                           context=words if fuzzy else ()))
+    return out
 
 
 def _question_text(ctx: MoveContext) -> str:

@@ -86,3 +86,12 @@ def symbol_variants(phrase: str) -> tuple[str, ...]:
     camel = "".join(w[:1].upper() + w[1:] for w in words)
     snake = "_".join(w.lower() for w in words)
     return tuple(dict.fromkeys((camel, snake, snake.upper())))
+
+
+_NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def name_tokens(symbol: str) -> frozenset[str]:
+    """An identifier's words, stemmed like the question's: `OutputStreamFormatter.format_rules`
+    -> {output, stream, formatter, format, rule}."""
+    return frozenset(stem(p.lower()) for p in _NAME_PARTS.findall(symbol) if len(p) > 1)

@@ -84,9 +84,10 @@ class IndexReader(Protocol):
         """Exact inner-product search over embedded chunks; [] when nothing is embedded."""
         ...
 
-    def find_definitions(self, name: str, *, fuzzy: bool = False,
-                         limit: int = 20) -> list[SymbolDef]:
-        """Exact match on name or qualname; with fuzzy, close names when no exact one."""
+    def find_definitions(self, name: str, *, fuzzy: bool = False, limit: int = 20,
+                         names: int = 10) -> list[SymbolDef]:
+        """Exact match on name or qualname; with fuzzy, the definitions of up to `names`
+        close names when no exact one."""
         ...
 
     def references_to(self, name: str) -> list[SymbolRef]:

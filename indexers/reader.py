@@ -308,12 +308,12 @@ class Index:
             memo[key] = self.rows().defs_named(key)
         return memo[key]
 
-    def find_definitions(self, name: str, *, fuzzy: bool = False,
-                         limit: int = 20) -> list[SymbolDef]:
+    def find_definitions(self, name: str, *, fuzzy: bool = False, limit: int = 20,
+                         names: int = FUZZY_MAX_NAMES) -> list[SymbolDef]:
         found = list(self._defs_named(name))
         if not found and fuzzy:
-            names = self._part("fuzzy", lambda: FuzzyNames(self.rows().def_keys()))
-            for key in names.close_names(name, FUZZY_MAX_NAMES):
+            close = self._part("fuzzy", lambda: FuzzyNames(self.rows().def_keys()))
+            for key in close.close_names(name, names):
                 found.extend(self._defs_named(key))
         unique = {d.node_id: d for d in found}
         return sorted(unique.values(),

@@ -215,9 +215,9 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # (moved on purpose: the retrieval policy tables joined the settings; then the bounds on a
     # file's definitions and parse size, which decide what a huge file is indexed as; then
     # the in-file definition policy, retrieval.file_defs; then the clock as a safety stop; then
-    # the callee policy, retrieval.callees, off by default)
+    # the callee policy, retrieval.callees, off by default; then pools.fuzzy_names)
     assert HelixConfig().evidence_hash == (
-        "sha256:0c1fae0d6517c16caaaf83ed2c75f158276c2d83407950274a52f7249c7df4cb")
+        "sha256:67a4ca2f8b712dc91dc9313c9d67b273f500d05ba3f54deb76e8356e7c579bfb")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

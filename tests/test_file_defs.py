@@ -3,7 +3,8 @@ question's words joins the evidence (`controller.file_defs`, `retrieval.file_def
 
 from __future__ import annotations
 
-from controller.file_defs import definition_score, name_tokens, promotions
+from controller.file_defs import definition_score, promotions
+from controller.text import name_tokens
 from helix.core.policy import FileDefsPolicy
 from helix.core.schemas import Chunk
 

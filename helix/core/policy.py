@@ -185,6 +185,10 @@ class Pools(_Frozen):
     # test_targets: BM25 hits looked through for tests, and tests whose targets are taken
     test_pool: int = Field(default=200, ge=1, le=100_000)
     test_seeds: int = Field(default=10, ge=0, le=1000)
+    # symbol, fuzzy: close names looked through (their definitions are then ordered by how
+    # many of the question's other words their name parts hold); 0 keeps the first 10 names
+    # in path order (the old way)
+    fuzzy_names: int = Field(default=40, ge=0, le=10_000)
 
 
 class RoutingPolicy(_Frozen):
