@@ -61,7 +61,11 @@ class Answer:
         return [e for e in self.evidence if e.id in ids]
 
     def demoted(self, item: EvidenceItem) -> bool:
-        """A changelog / license span the question does not name: never leads, listed last."""
+        """A changelog / license span the question does not name, or a definition kept only
+        as more of a leading file (`in_file_more`, for a model to read): never leads, listed
+        last."""
+        if item.reason_codes and set(item.reason_codes) <= {"in_file_more"}:
+            return True
         if weak_kind(item) is None:
             return False
         stem_ = item.path.rsplit("/", 1)[-1].lower().split(".", 1)[0]

@@ -174,14 +174,20 @@ def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: Inde
     paths = list(dict.fromkeys(c.chunk.path for c in ranked))[:policy.files * 3]
     chunks = {path: index.chunks_for_path(path) for path in paths}
     promoted = file_defs.promotions(question, [c.chunk for c in ranked], chunks, policy)
-    if not promoted:
-        return ranked
     out = list(ranked)
     for position, chunk in sorted(promoted, key=lambda p: -p[0]):
         anchor = ranked[position]
         out.insert(position if policy.lead else position + 1, Candidate(
             chunk=chunk, score=anchor.score, step=anchor.step,
             reasons=(Reason(code="in_file", name=chunk.symbol or ""),)))
+    deep = file_defs.depth_picks(question, [c.chunk for c in out], chunks, policy)
+    if deep:
+        room = max(config.retrieval.max_evidence - len(deep), 0)
+        last = out[-1]
+        out = out[:room] + [Candidate(chunk=chunk, score=0.0, step=last.step,
+                                      reasons=(Reason(code="in_file_more",
+                                                      name=chunk.symbol or ""),))
+                            for chunk in deep]
     return out
 
 

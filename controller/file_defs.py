@@ -74,3 +74,22 @@ def promotions(question: frozenset[str], ranked: Sequence[Chunk],
         if scored and scored[0][0] >= policy.min_score and scored[0][0] > shown:
             out.append((position, scored[0][3]))
     return out
+
+
+def depth_picks(question: frozenset[str], ranked: Sequence[Chunk],
+                file_chunks: dict[str, Sequence[Chunk]], policy: FileDefsPolicy) -> list[Chunk]:
+    """For each of the first `policy.depth_files` code files of the evidence, its next
+    `policy.depth` best definitions not in the evidence yet (scoring at least `min_score`),
+    in file order then score: the evidence's tail makes room for them (`driver`)."""
+    if policy.depth <= 0:
+        return []
+    present = {c.id for c in ranked}
+    files = list(dict.fromkeys(c.path for c in ranked if c.kind in ("code_def", "code_module")))
+    out: list[Chunk] = []
+    for path in files[:policy.depth_files]:
+        defs = [c for c in file_chunks.get(path, ()) if c.kind == "code_def"
+                and c.id not in present]
+        scored = sorted(((definition_score(question, c, policy), c.start_line, c.id, c)
+                         for c in defs), key=lambda t: (-t[0], t[1], t[2]))
+        out.extend(t[3] for t in scored[:policy.depth] if t[0] >= policy.min_score)
+    return out

@@ -26,6 +26,7 @@ ReasonCode = Literal[
     "aligned_test",  # doc-to-code alignment: a test of `name`
     "sense",         # a dominance sense's span: `name` holds the sense's words
     "in_file",       # the definition `name` of a file the evidence leads with answers best
+    "in_file_more",  # a further definition `name` of such a file: for the model, never a lead
 ]
 
 
@@ -57,6 +58,8 @@ def render(reason: Reason) -> str:
         return f"{reason.edge} {reason.name}"
     if code == "reference":
         return f"{reason.edge} {reason.name} (line {reason.line})"
+    if code == "in_file_more":
+        return f"also in the file: {reason.name}"
     if code == "in_file":
         return f"best in its file: {reason.name}"
     if code == "aligned":

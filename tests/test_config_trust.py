@@ -215,9 +215,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # (moved on purpose: the retrieval policy tables joined the settings; then the bounds on a
     # file's definitions and parse size, which decide what a huge file is indexed as; then
     # the in-file definition policy, retrieval.file_defs; then the clock as a safety stop; then
-    # the callee policy, retrieval.callees, off by default; then pools.fuzzy_names)
+    # the callee policy, retrieval.callees, off by default; then pools.fuzzy_names;
+    # then file_defs.depth)
     assert HelixConfig().evidence_hash == (
-        "sha256:67a4ca2f8b712dc91dc9313c9d67b273f500d05ba3f54deb76e8356e7c579bfb")
+        "sha256:64efa1516f1d40e390aeb265b67b4383d9b5c647ddfd1ab5f51d4d4353a498a8")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

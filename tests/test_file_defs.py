@@ -53,3 +53,20 @@ def test_a_file_led_by_a_function_keeps_what_retrieval_chose() -> None:
     question = frozenset({"merge", "spacing", "value", "override"})
     assert promotions(question, [OTHER], {"reflow/config.py": [HEADER, MERGE, OTHER]},
                       POLICY) == []
+
+
+def test_the_next_best_definitions_of_the_first_files_are_picked_for_the_tail() -> None:
+    from controller.file_defs import depth_picks
+
+    deep = POLICY.model_copy(update={"depth": 1, "depth_files": 1})
+    question = frozenset({"merge", "spacing", "value", "override"})
+    picked = depth_picks(question, [HEADER, MERGE],
+                         {"reflow/config.py": [HEADER, MERGE, OTHER]}, deep)
+    assert picked == []  # OTHER holds none of the question's words: nothing below min_score
+    spacing = _chunk("reflow/config.py", "ReflowConfig.spacing_value",
+                     "def spacing_value(self):\n    return self.spacing\n", 80)
+    picked = depth_picks(question, [HEADER], {"reflow/config.py": [HEADER, MERGE, OTHER,
+                                                                    spacing]}, deep)
+    assert picked == [MERGE]  # the best one not in the evidence yet; one per file (depth 1)
+    assert depth_picks(question, [HEADER], {"reflow/config.py": [MERGE]},
+                       POLICY.model_copy(update={"depth": 0})) == []

@@ -231,6 +231,11 @@ class FileDefsPolicy(_Frozen):
     body_norm: float = Field(default=200.0, gt=0, le=100_000)  # body tokens before damping
     min_score: float = Field(default=0.25, ge=0, le=100)  # of the question's words
     lead: bool = True  # the definition goes before the file's first item (else after it)
+    # the next best definitions of the first `depth_files` code files replace the evidence's
+    # tail (0: none). Dev set (no embeddings): evidence recall 0.750 -> 0.779, 6 questions
+    # gained, 1 lost; the eval suites unchanged (depth 3 or 4: 0.772)
+    depth: int = Field(default=2, ge=0, le=50)
+    depth_files: int = Field(default=5, ge=0, le=50)
 
 
 class CalleesPolicy(_Frozen):
