@@ -64,7 +64,7 @@ class Answer:
         """A changelog / license span the question does not name, or a definition kept only
         as more of a leading file (`in_file_more`, for a model to read): never leads, listed
         last."""
-        if item.reason_codes and set(item.reason_codes) <= {"in_file_more"}:
+        if item.context_only:
             return True
         if weak_kind(item) is None:
             return False

@@ -13,10 +13,10 @@ kept. Tokens are estimated as ceil(chars / chars_per_token). The numbers are pol
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 from controller.text import lines_matching
+from helix.core.english import tokens_by_chars
 from helix.core.envelope import EvidenceItem
 from helix.core.policy import CompactionPolicy
 
@@ -26,7 +26,7 @@ OTHER = 4
 
 
 def tokens(text: str, chars_per_token: int = DEFAULT.chars_per_token) -> int:
-    return math.ceil(len(text) / chars_per_token)
+    return tokens_by_chars(text, chars_per_token)
 
 
 def priority(item: EvidenceItem) -> int:
@@ -42,7 +42,7 @@ def excerpt(item: EvidenceItem, terms: Sequence[str], budget: int, context: int,
     """The item cut to <= budget tokens around its first matching lines (the head if none)."""
 
     def tokens(text: str) -> int:
-        return math.ceil(len(text) / chars_per_token)
+        return tokens_by_chars(text, chars_per_token)
 
     lines = item.text.splitlines()
     hits = lines_matching(item.text, terms) or [0]
@@ -93,7 +93,7 @@ def compact(items: Sequence[EvidenceItem], budget: int, terms: Sequence[str],
     per = policy.chars_per_token
 
     def tokens(text: str) -> int:
-        return math.ceil(len(text) / per)
+        return tokens_by_chars(text, per)
 
     seen: set[tuple[str, str, str]] = set()
     unique: list[EvidenceItem] = []

@@ -18,17 +18,17 @@ from collections.abc import Sequence
 
 from controller.route import RoutePlan
 from controller.text import name_tokens, token_set
+from helix.core.english import QUESTION_LEADS
 from helix.core.policy import FileDefsPolicy
 from helix.core.schemas import Chunk
 
-_STOP = frozenset({"how", "does", "what", "where", "why", "which", "when", "who", "the", "is"})
 _CONTAINERS = frozenset({"class", "interface", "struct", "trait", "enum", "module", "impl",
                          "namespace", "object"})
 
 
 def question_tokens(plan: RoutePlan) -> frozenset[str]:
     """The question's content words (the route's terms), as the index tokenizes them."""
-    return token_set(" ".join(plan.intent.terms)) - _STOP
+    return token_set(" ".join(plan.intent.terms)) - QUESTION_LEADS
 
 
 def is_header(chunk: Chunk) -> bool:

@@ -20,6 +20,7 @@ import re
 
 from controller.issue_text import frame_names, frame_paths, headline, is_change_or_bug, is_pasted
 from controller.text import is_identifier
+from helix.core.english import QUESTION_WORDS
 from helix.core.envelope import Intent, Route
 from helix.core.policy import RoutingPolicy
 from helix.core.schemas import Frozen
@@ -35,21 +36,9 @@ SLOTS: dict[Route, tuple[str, ...]] = {
     "issue": ("topic", "location"),
 }
 
-# English words that never carry the subject of a repository question.
-_STOPWORD_TEXT = """
-a an the of to in on at by for with from into onto as about over under than then and or but
-nor not no so if is are was were be been being am it its this that these those there here do
-does did done has have had having can could should would will shall may might must what
-which who whom whose where when how why i me my we us our you your he him his she her they
-them their also just only very any all some such each both more most other same own too
-again once further up down out off via per yet please tell show explain describe define mean
-means meaning work works working repo repository codebase code project find locate get give
-list happen happens happening does used use uses using example examples call calls called
-implemented defined decided built computed handled set configured created located stored
-declared chosen made done say says said relate relates related relation file files module
-modules defines define contains holds implements
-"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+# English words that never carry the subject of a repository question (helix.core.english).
+
+STOPWORDS = QUESTION_WORDS
 # Words naming what kind of thing a document is; dropped from a document's name words.
 _DOC_NOUN_TEXT = "document doc docs file page tree guide spec readme section note notes"
 DOC_NOUNS = frozenset(_DOC_NOUN_TEXT.split())

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from helix.core.english import plural_stem
 from indexers.tokenize import tokenize
 
 # An identifier worth keeping whole: snake_case, CamelCase, dotted, or with digits.
@@ -26,11 +27,7 @@ def is_identifier(word: str) -> bool:
     return bool(_IDENT.match(word))
 
 
-def stem(token: str) -> str:
-    """Plural-insensitive matching ("tiles" ~ "tile"); deliberately tiny and deterministic."""
-    if len(token) > 3 and token.endswith("s") and not token.endswith("ss"):
-        return token[:-1]
-    return token
+stem = plural_stem  # helix.core.english: the one home of the stemmers
 
 
 TOKEN_CACHE = 32768  # distinct texts whose token sets are remembered (chunks repeat a lot)

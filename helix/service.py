@@ -6,15 +6,15 @@
 
 The CLI (`helix ask`) and the session runner (continuity turns) both call `ask`.
 
-Test seam: `HELIX_MOCK_RESPONSE`, when set (only tests set it), is passed to litellm as its
-`mock_response`, so the whole command runs the real litellm call path with no network.
+With no network, the registered test models (`--model fake/echo`, `fake/say:TEXT`, ...:
+`helix.synthesis.fake_llm`) run this whole path; the tests use them too.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,9 +34,6 @@ from helix.synthesis.prompt import Prompt
 if TYPE_CHECKING:
     import numpy as np
 
-MOCK_RESPONSE_ENV = "HELIX_MOCK_RESPONSE"
-
-
 class AskResult(Frozen):
     envelope: Envelope
     run_id: str
@@ -50,15 +47,13 @@ class AskResult(Frozen):
     removed_citations: tuple[str, ...] = ()
 
 
-def default_llm(config: HelixConfig, env: Mapping[str, str] | None = None) -> LLM | None:
+def default_llm(config: HelixConfig) -> LLM | None:
     """A LiteLLMClient when a model is configured, else None (the deterministic answer)."""
     if not config.synthesis.model:
         return None
     from helix.synthesis.llm import LiteLLMClient
 
-    env = os.environ if env is None else env
-    mock = env.get(MOCK_RESPONSE_ENV)
-    return LiteLLMClient(mock_response=mock if mock is not None else None)
+    return LiteLLMClient()
 
 
 def _has_embeddings(index: Any) -> bool:

@@ -21,20 +21,15 @@ from __future__ import annotations
 
 import re
 
+from helix.core.english import FUNCTION_WORDS
+
 _WORD = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*|\d+")
 # camelCase / PascalCase / acronym / digit parts of one underscore-free ASCII segment
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _SPLITTABLE = re.compile(r"[_0-9]|[a-z][A-Z]|[A-Z][A-Z][a-z]")
 
-_STOPWORD_TEXT = """
-    a an the of to in on at by for with from into onto as about over under than then
-    and or but nor not no so if is are was were be been being am it its this that these those
-    there here do does did done has have had having can could should would will shall may might
-    must what which who whom whose where when how why i me my we us our you your he him his she
-    her they them their also just only very some such each both more most other same own
-    too again once further up down out off via per yet
-"""
-STOPWORDS: frozenset[str] = frozenset(_STOPWORD_TEXT.split())
+
+STOPWORDS: frozenset[str] = FUNCTION_WORDS  # helix.core.english: the one home of word lists
 
 MIN_TOKEN_CHARS = 2
 # Bump on any change to the rules above: cached token lists (indexers.build) must be redone.

@@ -22,7 +22,7 @@ SOURCE_GLOBS = ("*.py", "queries/*.scm")
 # Code outside the package that decides what an index holds: the secret detector masks every
 # file's text before it is chunked.
 _DETECTOR = _PACKAGE.parent / "helix" / "core"
-EXTRA_FILES = ("secrets.py", "secret_structure.py", "escapes.py")
+EXTRA_FILES = ("secrets.py", "secret_structure.py", "escapes.py", "english.py")
 
 
 def code_files(package: Path = _PACKAGE) -> list[Path]:

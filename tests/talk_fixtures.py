@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from helix.core.config import HelixConfig, load_config
-from helix.core.ports import Completion, FakeClock
+from helix.core.ports import FakeClock
 from helix.session.runner import run_turn
 from helix.session.store import ensure_schema, get_session
 from helix.store.db import open_db
+from helix.synthesis.fake_llm import FakeLLM
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "continuity_repo"
 Q = "where is the BM25 index built?"
@@ -29,25 +30,20 @@ def config(root: Path, **flags: object) -> HelixConfig:
     return load_config(root, flags={"index.embed_enabled": False, **flags})
 
 
-class RecordingLLM:
-    """The LLM port: records (model, messages) and answers each purpose plausibly."""
+def recording_llm(verdict: dict[str, Any] | None = None) -> FakeLLM:
+    """The one fake model, answering each purpose plausibly (small talk, a named entity's
+    answer, else the selection verdict); its `calls` and `models` record every call."""
+    chosen = verdict or {"decision": "need_more_info"}
 
-    def __init__(self, verdict: dict[str, Any] | None = None) -> None:
-        self.calls: list[tuple[str, list[dict[str, str]]]] = []
-        self.verdict = verdict or {"decision": "need_more_info"}
-
-    def complete(self, messages: Sequence[dict[str, str]], *, model: str, timeout_s: float,
-                 max_tokens: int, temperature: float,
-                 api_base: str | None = None) -> Completion:
-        self.calls.append((model, list(messages)))
+    def respond(model: str, messages: Sequence[dict[str, str]]) -> str:
         system = messages[0]["content"]
         if "small talk" in system:
-            text = "Hi! Ask me anything about this repository."
-        elif "named entity" in system:
-            text = json.dumps({"answer": "A written answer.", "confidence": 0.9})
-        else:
-            text = json.dumps(self.verdict)
-        return Completion(text=text, model=model)
+            return "Hi! Ask me anything about this repository."
+        if "named entity" in system:
+            return json.dumps({"answer": "A written answer.", "confidence": 0.9})
+        return json.dumps(chosen)
+
+    return FakeLLM(respond=respond)
 
 
 class Talk:

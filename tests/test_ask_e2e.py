@@ -1,6 +1,7 @@
-"""The whole CLI on a fixture repository: deterministic default, a mocked model, the run log,
-export. `HELIX_MOCK_RESPONSE` (a test-only seam, see helix.service) feeds litellm's
-mock_response, so the real litellm call path runs with no network."""
+"""The whole CLI on a fixture repository: deterministic default, a model, the run log, export.
+The model is a registered test model (`fake/say:TEXT`, `fake/error:REASON`:
+`helix.synthesis.fake_llm`), served behind the LLM port after the same redaction, so the whole
+answer path runs with no network."""
 
 from __future__ import annotations
 
@@ -84,9 +85,9 @@ def test_default_is_the_labelled_deterministic_answer(repo: Path) -> None:
 
 def test_mocked_model_end_to_end_citations_resolve(repo: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HELIX_MOCK_RESPONSE", "The policy is `decide_retry` [E1]; the limit "
-                       "is checked at src/retry.py:8-9. A bogus cite lib/nowhere.py:3 [E99].")
-    out = invoke("ask", "--repo", str(repo), "--model", "gpt-4o-mini", QUESTION).stdout
+    model = ("fake/say:The policy is `decide_retry` [E1]; the limit is checked at "
+             "src/retry.py:8-9. A bogus cite lib/nowhere.py:3 [E99].")
+    out = invoke("ask", "--repo", str(repo), "--model", model, QUESTION).stdout
     assert "lib/nowhere.py" not in out and "[E99]" not in out
     cites = citations_in(out)
     assert_resolve(repo, cites)
@@ -96,14 +97,14 @@ def test_mocked_model_end_to_end_citations_resolve(repo: Path,
     assert retry_lines[7].strip() == "if attempt >= MAX_ATTEMPTS:"
     e1 = next(c for c in cites if c[0] == "E1")
     assert any("def decide_retry" in line for line in retry_lines[e1[2] - 1:e1[3]])
-    assert "mode llm" in out and "model gpt-4o-mini" in out and "llm_steps 1" in out
+    assert "mode llm" in out and "model fake/say" in out and "llm_steps 1" in out
 
     turn = re.search(r"turn (\w+) \(helix show", out)
     assert turn
     shown = invoke("show", turn[1], "--json", "--prompt").stdout
     record = json.loads(shown)
     assert record["status"] == "done" and record["llm_steps"] == 1
-    assert record["model"] == "gpt-4o-mini" and record["prompt_tokens"] > 0
+    assert record["model"] == "fake/say" and record["prompt_tokens"] > 0
     prompt_text = json.dumps(record["prompt"])
     assert "TOOL_RESULTS" in prompt_text
     assert "PlantedSecretKey" not in prompt_text  # whether or not settings.py was retrieved
@@ -114,8 +115,7 @@ def test_mocked_model_end_to_end_citations_resolve(repo: Path,
 
 
 def test_json_prints_the_envelope(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HELIX_MODEL", "gpt-4o-mini")
-    monkeypatch.setenv("HELIX_MOCK_RESPONSE", "It is decided in decide_retry [E1].")
+    monkeypatch.setenv("HELIX_MODEL", "fake/say:It is decided in decide_retry [E1].")
     env = Envelope.model_validate_json(invoke("ask", "--repo", str(repo), "--json",
                                               QUESTION).stdout)
     assert env.answer_mode == "llm" and env.llm_steps == 1 and env.citations
@@ -125,16 +125,14 @@ def test_json_prints_the_envelope(repo: Path, monkeypatch: pytest.MonkeyPatch) -
     assert len(json.loads(invoke("log", "--json").stdout)) == 2  # dry runs are logged too
 
 
-@pytest.mark.parametrize(("mock", "reason"), [
-    ("litellm.RateLimitError", "rate_limited"),
-    ("litellm.InternalServerError", "transport_error"),
-    ("There is no evidence in the provided context.", "contract_no_evidence_claim"),
+@pytest.mark.parametrize(("model", "reason"), [
+    ("fake/error:rate_limited", "rate_limited"),
+    ("fake/error:transport_error", "transport_error"),
+    ("fake/say:There is no evidence in the provided context.", "contract_no_evidence_claim"),
 ])
-def test_failures_fall_back_with_reason(repo: Path, monkeypatch: pytest.MonkeyPatch,
-                                        mock: str, reason: str) -> None:
-    monkeypatch.setenv("HELIX_MOCK_RESPONSE", mock)
+def test_failures_fall_back_with_reason(repo: Path, model: str, reason: str) -> None:
     # exit 3: answered without the model
-    out = invoke("ask", "--repo", str(repo), "--model", "gpt-4o-mini", QUESTION, code=3).stdout
+    out = invoke("ask", "--repo", str(repo), "--model", model, QUESTION, code=3).stdout
     assert out.startswith(f"Deterministic answer (the model's answer was not used: {reason})")
     assert f"mode fallback ({reason})" in out
     assert_resolve(repo, citations_in(out))
@@ -162,8 +160,8 @@ def test_unknown_model_is_one_line_exit_2(repo: Path, capsys: pytest.CaptureFixt
 
 
 def test_export_after_runs(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HELIX_MOCK_RESPONSE", "Decided in decide_retry [E1].")
-    invoke("ask", "--repo", str(repo), "--model", "gpt-4o-mini", QUESTION)
+    invoke("ask", "--repo", str(repo), "--model", "fake/say:Decided in decide_retry [E1].",
+           QUESTION)
     out = tmp_path / "train.jsonl"
     text = invoke("export", "--out", str(out)).stdout
     assert "admitted 0 (full access)" in text and "rejected 1" in text
@@ -208,9 +206,9 @@ def test_full_access_tree_anchor_is_admitted(repo: Path, tmp_path: Path,
     (repo / "trees").mkdir()
     (repo / "trees" / "retry-tree.json").write_text(json.dumps(TREE_JSON, indent=1))
     (repo / ".helix.toml").write_text('[helix.index]\ntrees = ["trees/*.json"]\n')
-    monkeypatch.setenv("HELIX_MOCK_RESPONSE", "The ceiling is MAX_ATTEMPTS [E1].")
     env = Envelope.model_validate_json(invoke(
-        "ask", "--repo", str(repo), "--model", "gpt-4o-mini", "--json",
+        "ask", "--repo", str(repo), "--model", "fake/say:The ceiling is MAX_ATTEMPTS [E1].",
+        "--json",
         "what is the retry budget ceiling?").stdout)
     anchor = "tree:trees/retry-tree.json#retry-budget"
     assert env.tree_walk.anchors[0] == anchor and env.answer_mode == "llm"

@@ -117,11 +117,12 @@ def test_ask_never_sends_to_a_repository_api_base(tmp_path: Path, helix_home: Pa
 
     def spy(**kwargs: Any) -> Any:
         calls.append(kwargs)
-        return real(**kwargs)  # mock_response is set: no network
+        # litellm's own mock answers: the request is built by the real path, never sent
+        return real(**kwargs, mock_response="The policy is retry_policy [E1].")
 
     monkeypatch.setattr(litellm, "completion", spy)
     monkeypatch.setenv("HELIX_MODEL", "gpt-4o-mini")
-    monkeypatch.setenv("HELIX_MOCK_RESPONSE", "The policy is retry_policy [E1].")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-sent")
     monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
     code, _, err = run(["ask", "where is the retry policy decided?", "--repo", str(repo)], capsys)
     assert code == 0, err

@@ -230,9 +230,8 @@ def test_commands_have_help():
 
 
 def test_conversation_with_a_model_configured(repo, monkeypatch):
-    # litellm's mock_response (the service's test seam): the real call path, no network
-    monkeypatch.setenv("HELIX_MODEL", "gpt-4o-mini")
-    monkeypatch.setenv("HELIX_MOCK_RESPONSE", "It is built by build_bm25_index [E1].")
+    # a registered test model (helix.synthesis.fake_llm): the whole answer path, no network
+    monkeypatch.setenv("HELIX_MODEL", "fake/say:It is built by build_bm25_index [E1].")
 
     def ask(text: str, session: str = "L") -> dict:
         result = CliRunner().invoke(cli, ["ask", text, "--repo", str(repo), "--session",

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from cli_helpers import run as run_cli
-from talk_fixtures import FIXTURE, Q, RecordingLLM, Talk, config, copy_fixture
+from talk_fixtures import FIXTURE, Q, Talk, config, copy_fixture, recording_llm
 
 from controller.continuity import router, selection, semantic
 from controller.continuity.caps import CAPS
@@ -43,7 +43,7 @@ def _events(turn: Any) -> list[str]:
 @pytest.mark.parametrize("text", ["hello", "thanks!", "ok", "what can you do?", "bye",
                                   "thank you, that helps a lot", "who are you?"])
 def test_small_talk_thanks_and_meta_questions_get_a_short_reply_with_no_retrieval(repo, text):
-    llm = RecordingLLM()  # a synthesis model is configured: small talk still never calls it
+    llm = recording_llm()  # a synthesis model is configured: small talk still never calls it
     talk = Talk(repo, config(repo, **{"synthesis.model": "m-synth"}), llm=llm)
     talk(Q)
     asked = len(talk.asked)
@@ -57,11 +57,11 @@ def test_small_talk_thanks_and_meta_questions_get_a_short_reply_with_no_retrieva
 
 
 def test_small_talk_calls_a_model_only_when_continuity_chat_model_is_set(repo):
-    llm = RecordingLLM()
+    llm = recording_llm()
     talk = Talk(repo, config(repo, **{"synthesis.model": "m-synth",
                                       "continuity.chat_model": "m-chat"}), llm=llm)
     turn = talk("hello")
-    assert [model for model, _ in llm.calls] == ["m-chat"]
+    assert llm.models == ["m-chat"]
     assert turn.answer == "Hi! Ask me anything about this repository."
     assert turn.retrieval is False and ContinuitySettings().chat_model is None  # opt-in
 
@@ -185,7 +185,7 @@ def test_prior_state_ok_gates_every_gated_transition():
 # --- the loop guard works in sessions -------------------------------------------------------
 
 def test_loop_guard_works_in_sessions_repeat_never_opens(repo):
-    llm = RecordingLLM(verdict={"decision": "select", "choice_id": "__unknown__",
+    llm = recording_llm(verdict={"decision": "select", "choice_id": "__unknown__",
                                 "confidence": 0.95})
     talk = Talk(repo, config(repo, **{"synthesis.model": "m"}), llm=llm)
     talk(Q)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from controller.continuity import state as st
-from controller.continuity.caps import CAPS, DOC_NAMES, count_tokens, truncate_tokens
+from controller.continuity.caps import CAPS, DOC_NAMES, truncate_tokens
 from controller.continuity.fingerprint import (
     CONTINUITY_SCHEMA_VERSION,
     CandidateSignature,
@@ -17,6 +17,7 @@ from controller.continuity.fingerprint import (
     normalize_label,
     signatures_of,
 )
+from helix.core.english import count_tokens
 
 
 def _fp(sigs: tuple[CandidateSignature, ...], excerpts: tuple[str, ...] = (),

@@ -1,7 +1,8 @@
 """A failed model call is one line on stderr naming what failed and how to fix it, the
 deterministic answer on stdout, and exit code 3 (answered without the model), with the reason
-in --json too; a mistyped model name suggests the nearest known ones. The real litellm call path
-runs: litellm's own mock raises the provider error."""
+in --json too; a mistyped model name suggests the nearest known ones. The provider's failure
+comes from a registered test model (`fake/error:rate_limited`); the missing key and the
+mistyped name go through litellm itself (no request is made)."""
 
 from __future__ import annotations
 
@@ -27,15 +28,14 @@ def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_rate_limited_call_is_one_line_the_deterministic_answer_and_exit_3(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setenv("HELIX_MOCK_RESPONSE", "litellm.RateLimitError")
-    code, out, err = run(["ask", "--repo", str(REPO), "--model", "gpt-4o-mini", QUESTION],
-                         capsys)
+    code, out, err = run(["ask", "--repo", str(REPO), "--model", "fake/error:rate_limited",
+                          QUESTION], capsys)
     assert code == 3
     lines = [line for line in err.splitlines() if line.startswith("helix: the model call")]
     assert len(lines) == 1 and "rate_limited" in lines[0] and "try again later" in lines[0]
     assert out.startswith("Deterministic answer (the model's answer was not used: rate_limited)")
-    code, out, _ = run(["ask", "--repo", str(REPO), "--model", "gpt-4o-mini", "--json",
-                        QUESTION], capsys)
+    code, out, _ = run(["ask", "--repo", str(REPO), "--model", "fake/error:rate_limited",
+                        "--json", QUESTION], capsys)
     assert code == 3 and json.loads(out)["fallback_reason"] == "rate_limited"
 
 

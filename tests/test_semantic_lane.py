@@ -18,7 +18,7 @@ from lane_fixtures import (
     trace_entry,
 )
 
-from controller.continuity.caps import CAPS, count_tokens
+from controller.continuity.caps import CAPS
 from controller.continuity.events import SEMANTIC_EVENTS
 from controller.continuity.focus import TurnSummary
 from controller.continuity.selection import apply_lane_mutations, run_selection_lane
@@ -39,6 +39,7 @@ from controller.continuity.semantic_evidence import (
 )
 from controller.continuity.state import ContinuityState
 from helix.core.config import ContinuitySettings
+from helix.core.english import count_tokens
 
 ON = ContinuitySettings()
 EVIDENCE = option_set("os1", EVIDENCE_ITEMS)

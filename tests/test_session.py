@@ -7,7 +7,6 @@ import json
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -23,13 +22,14 @@ from controller.continuity.state import (
 from controller.continuity.transitions import REGISTRY
 from helix.core.config import HelixConfig
 from helix.core.errors import ConcurrentTurnError
-from helix.core.ports import Completion, FakeClock
+from helix.core.ports import FakeClock
 from helix.session import eventlog
 from helix.session.eventlog import read_events
 from helix.session.lanes import RepoSnapshotEnricher
 from helix.session.runner import run_turn
 from helix.session.store import ensure_schema, get_session, load_turns, state_after
 from helix.store.db import open_db
+from helix.synthesis.fake_llm import FakeLLM
 from tests.talk_fixtures import FIXTURE, Q, copy_fixture
 from tests.talk_fixtures import config as _config
 
@@ -65,18 +65,9 @@ class Talk:
                         asker=asker)
 
 
-class FakeLLM:
-    """Answers the selection lane's advisory call with a fixed verdict; counts calls."""
-
-    def __init__(self, verdict: dict) -> None:
-        self.verdict = verdict
-        self.calls = 0
-
-    def complete(self, messages: Sequence[dict[str, str]], *, model: str, timeout_s: float,
-                 max_tokens: int, temperature: float,
-                 api_base: str | None = None) -> Completion:
-        self.calls += 1
-        return Completion(text=json.dumps(self.verdict), model=model)
+def verdict_llm(verdict: dict) -> FakeLLM:
+    """Answers the selection lane's advisory call with a fixed verdict, every time."""
+    return FakeLLM(respond=lambda model, messages: json.dumps(verdict))
 
 
 # --- the umbrella contract's blockers ----------------------------------------------------
@@ -138,17 +129,18 @@ def test_unchanged_evidence_fingerprint_blocks_retry_and_falls_back_to_clarifier
     state = initial_state("s").model_copy(update={
         "option_sets": (options,), "active_option_set_id": "os-1", "active_scope": "options",
         "turn_count": 1})
-    llm = FakeLLM({"decision": "need_more_info", "needed_evidence_types": ["active_widget_items"]})
+    llm = verdict_llm({"decision": "need_more_info",
+                       "needed_evidence_types": ["active_widget_items"]})
     decision = run_selection_lane("pick the cavity one", state, _config(repo).continuity,
                                   now_ms=1, llm=llm, model="fake/model",
                                   enricher=RepoSnapshotEnricher(repo))
     assert decision.kind == "clarify" and decision.fallback_reason == "no_new_evidence"
-    assert llm.calls == 1
+    assert len(llm.calls) == 1
     assert "selection_enrichment_fingerprint_unchanged" in {e.name for e in decision.events}
 
 
 def test_enrichment_budget_exhausted_blocks_further_retry(repo):
-    llm = FakeLLM({"decision": "need_more_info"})
+    llm = verdict_llm({"decision": "need_more_info"})
     talk = Talk(repo, _config(repo, **{"synthesis.model": "fake/model"}), llm=llm)
     talk(Q)
     turn = talk("open the bm25 one")
@@ -156,7 +148,8 @@ def test_enrichment_budget_exhausted_blocks_further_retry(repo):
     names = [e.name for e in turn.events]
     assert "selection_enrichment_retry_called" in names
     assert "selection_enrichment_budget_exhausted" in names
-    assert llm.calls == 2  # SELECTION_MAX_LLM_CALLS, the retry only after a changed fingerprint
+    # SELECTION_MAX_LLM_CALLS, the retry only after a changed fingerprint
+    assert len(llm.calls) == 2
     retry = next(e for e in turn.events if e.name == "selection_enrichment_retry_called")
     assert retry.fingerprint_before != retry.fingerprint_after
     assert retry.loop_cycle_id and retry.retry_budget_remaining is not None
@@ -371,7 +364,7 @@ def test_concurrent_writer_is_refused(repo):
 
 
 def test_events_are_stored_with_loop_cycle_fields(repo):
-    llm = FakeLLM({"decision": "need_more_info"})
+    llm = verdict_llm({"decision": "need_more_info"})
     talk = Talk(repo, _config(repo, **{"synthesis.model": "fake/model"}), llm=llm)
     talk(Q)
     talk("open the bm25 one")

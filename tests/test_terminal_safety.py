@@ -62,9 +62,8 @@ def test_ask_dry_run_prints_no_raw_control_character(repo: Path,
 
 def test_ask_answer_and_show_print_no_raw_control_character(
         repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HELIX_MOCK_RESPONSE", f"The limit is in rate_limit [E1]. {PAYLOAD}")
-    code, out, err = run(["ask", "--repo", str(repo), "--model", "gpt-4o-mini",
-                          "what is the rate limit?"], capsys)
+    monkeypatch.setenv("HELIX_MODEL", f"fake/say:The limit is in rate_limit [E1]. {PAYLOAD}")
+    code, out, err = run(["ask", "--repo", str(repo), "what is the rate limit?"], capsys)
     assert code == 0 and "mode llm" in out
     assert RAW.search(out) is None and RAW.search(err) is None
     assert "\\x1b]52;c;" in out  # the model's own escape sequence, written out

@@ -9,8 +9,7 @@ here so that no lane module holds a number inline.
 
 from __future__ import annotations
 
-import re
-
+from helix.core.english import token_spans
 from helix.core.schemas import Frozen
 
 
@@ -80,19 +79,13 @@ DOC_NAMES: dict[str, str] = {
     "NEEDED_EVIDENCE_TYPES_MAX": "needed_evidence_types_max",
 }
 
-_TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
-
-
-def count_tokens(text: str) -> int:
-    """A deterministic, model-free token estimate: words and punctuation marks."""
-    return len(_TOKEN.findall(text))
 
 
 def truncate_tokens(text: str, max_tokens: int) -> str:
     """The longest prefix of `text` holding at most `max_tokens` tokens (whole tokens only)."""
     if max_tokens <= 0:
         return ""
-    matches = list(_TOKEN.finditer(text))
+    matches = token_spans(text)
     if len(matches) <= max_tokens:
         return text
     return text[: matches[max_tokens - 1].end()]

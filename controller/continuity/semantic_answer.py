@@ -12,11 +12,12 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from controller.continuity.caps import CAPS, ContinuityCaps, count_tokens, truncate_tokens
+from controller.continuity.caps import CAPS, ContinuityCaps, truncate_tokens
 from controller.continuity.degradation import Condition, condition_for_llm_error
 from controller.continuity.focus import TurnSummary
 from controller.continuity.lane_llm import LaneLLM
 from controller.continuity.state import ActionTraceEntry, ContinuityState
+from helix.core.english import count_tokens
 from helix.core.errors import LLMError
 from helix.core.hashing import canonical_json
 from helix.core.schemas import Frozen

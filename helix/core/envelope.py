@@ -49,6 +49,12 @@ class EvidenceItem(Frozen):
     text: str = ""  # the span's text (compacted excerpt)
     chunk_id: str = ""
 
+    @property
+    def context_only(self) -> bool:
+        """Kept only as more of a file the evidence leads with, for a model to read
+        (`in_file_more`): never an answer's lead, never in a session's numbered list."""
+        return bool(self.reason_codes) and set(self.reason_codes) <= {"in_file_more"}
+
 
 class HitRef(Frozen):
     chunk_id: str

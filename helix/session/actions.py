@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from controller.continuity.state import TargetRef
+from helix.core.english import RECAP_WORDS, suffix_stem
 from helix.core.errors import BadPathError
 from helix.core.secrets import redact_text
 from helix.session.optionsets import SUBJECT_SLOTS
@@ -21,8 +22,6 @@ from helix.session.turn import OpenedSpan, TurnResult
 RECAP_MAX_MATCHES = 5
 META_MAX_PLACES = 8
 _ONLY = re.compile(r"\bonly\b", re.I)
-_STOP = frozenset({"the", "a", "an", "we", "about", "it", "that", "this", "of", "in", "on",
-                   "and", "or", "to", "is", "are", "did", "do", "you", "talk", "what"})
 
 
 def open_span(root: Path, target: TargetRef, max_lines: int) -> OpenedSpan:
@@ -86,16 +85,9 @@ def meta_answer(answer_turn: TurnResult, question: str) -> tuple[str, str]:
     return "\n".join(lines), truth
 
 
-def _stem(word: str) -> str:
-    for suffix in ("ization", "izer", "izers", "ing", "ers", "er", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
-
-
 def topic_terms(topic: str) -> list[str]:
     words = re.findall(r"[a-z0-9_]+", topic.lower())
-    return [_stem(w) for w in words if w not in _STOP and len(w) >= 3]
+    return [suffix_stem(w) for w in words if w not in RECAP_WORDS and len(w) >= 3]
 
 
 def _turn_text(turn: TurnResult) -> str:

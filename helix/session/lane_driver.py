@@ -46,15 +46,11 @@ def lane_models(config: HelixConfig, llm: LLM | None) -> LaneModels:
         small_talk=lane_llm(llm, config.continuity.chat_model, "small_talk", base))
 
 
-def client(config: HelixConfig, env: dict[str, str] | None = None) -> LLM | None:
-    """The LLM port for a session: LiteLLMClient when any model is configured, else None
-    (HELIX_MOCK_RESPONSE makes it answer without a request, as synthesis does)."""
+def client(config: HelixConfig) -> LLM | None:
+    """The LLM port for a session: LiteLLMClient when any model is configured (a registered
+    `fake/` model answers without a request, as in synthesis), else None."""
     if not needs_client(config):
         return None
-    import os
-
-    from helix.service import MOCK_RESPONSE_ENV
     from helix.synthesis.llm import LiteLLMClient
 
-    env = dict(os.environ) if env is None else env
-    return LiteLLMClient(mock_response=env.get(MOCK_RESPONSE_ENV))
+    return LiteLLMClient()

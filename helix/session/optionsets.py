@@ -71,8 +71,12 @@ def make_option_set(turn_id: int, kind: OptionSetKind, scope: str,
 
 
 def evidence_options(envelope: Envelope, turn_id: int) -> OptionSet | None:
+    """The evidence as a numbered list, without the definitions kept only as more of a
+    leading file for the model to read (`in_file_more`): the list shows what was found."""
     entries = []
     for item in envelope.evidence:
+        if item.context_only:
+            continue
         target = _target_of(item)
         entries.append((item.id, target.label,
                         f"{item.path}:{item.start_line}-{item.end_line} ({item.kind})",

@@ -20,6 +20,8 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from helix.core.english import CLAIM_WORDS
+
 _SOURCES = (r"(?:provided|given|available|supplied|retrieved|tool|search|context|evidence|"
             r"results|documents?|code|codebase|code base|files?|snippets?|excerpts?|repository|"
             r"repo|project|TOOL_RESULTS)")
@@ -68,28 +70,8 @@ MIN_TERM = 3
 CONTRADICTED_SHARE = 0.5  # more than this share of a claim's terms in the evidence
 
 # function words and the vocabulary of claiming: never a claim's object
-_STOP_TEXT = """
-a an the this that these those it its they them their there here of in on at to for from with
-within by about regarding into onto over under how what where which who whom why when whether
-is are was were be been being am does do did doesn don didn have has had having can could
-cannot couldn unable able will would shall should may might must not no none nothing neither
-nor any some all each every only just also such other more most much many few so but and or
-if then than as maybe perhaps unfortunately however though although yet still i we you me my
-our your us find found locate located see seen identify determine mention mentions mentioned
-contain contains contained include includes included cover covers covered describe describes
-described explain explains explained define defines defined show shows shown provide provides
-provided given available supplied retrieved tool tools search searches searched context
-evidence result results document documents documentation code codebase base file files snippet
-snippets excerpt excerpts repository repositories repo project source information relevant
-specific direct clear concrete actual supporting details detail data enough sufficient
-insufficient answer answers question questions seem seems appear appears missing absent present
-part exist exists existing implement implements implemented implementation handle handles
-handled configure configures configured set sets use uses used using work works working happen
-happens done sure say says said tell returned return anywhere nowhere lack lacks lacking thing
-things way ways currently actually directly explicitly really related regard tool_results
-called call calls make makes made get gets see look looks like specifically either whatever
-"""
-STOP_WORDS = frozenset(_STOP_TEXT.split())
+
+STOP_WORDS = CLAIM_WORDS
 
 
 class AbsenceClaim(NamedTuple):

@@ -23,8 +23,9 @@ Before the first request it also asks litellm which environment variables the mo
 (`litellm.validate_environment`): a missing API key is an `LLMAuthError` naming it, and no
 request is made.
 
-`mock_response` is litellm's own test seam, passed through: tests (and `HELIX_MOCK_RESPONSE`,
-see `helix.service`) run the real litellm call path with no network.
+A registered test model (`fake/echo`, `fake/say:TEXT`, ...: `helix.synthesis.fake_llm`) is
+answered after the same redaction without importing litellm. `mock_response` is litellm's own
+test seam, passed through by the tests of the litellm call path itself.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from helix.core.errors import (
     UnknownModelError,
 )
 from helix.core.ports import Completion
+from helix.synthesis.fake_llm import fake_reply, is_fake
 from helix.synthesis.redact import redact_messages
 
 MAX_ERROR_CHARS = 200
@@ -158,6 +160,8 @@ class LiteLLMClient:
     def preflight(self, model: str, *, api_base: str | None = None) -> None:
         """Import litellm and check the model's API key, before any request and before the
         synthesis starts its clock: a missing key is an LLMAuthError naming it."""
+        if is_fake(model):
+            return
         litellm = _import_litellm()
         if self.mock_response is None and not api_base and "api_key" not in self.extra:
             missing = missing_key_error(model, missing_keys(model, litellm))
@@ -167,6 +171,11 @@ class LiteLLMClient:
     def complete(self, messages: Sequence[dict[str, str]], *, model: str,
                  timeout_s: float, max_tokens: int, temperature: float,
                  api_base: str | None = None) -> Completion:
+        if is_fake(model):  # a registered test model: redacted like any call, no litellm
+            clean, found = redact_messages(messages)
+            self.redacted.update(found)
+            self.calls += 1
+            return fake_reply(model, clean)
         litellm = _import_litellm()
         kwargs: dict[str, Any] = {
             "model": model, "messages": [dict(m) for m in messages], "timeout": timeout_s,

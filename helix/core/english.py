@@ -1,0 +1,116 @@
+"""English text, in one home: the words that never carry a subject, the stemmers and the
+token estimates every package uses (the index tokenizer, the router, the controller, compaction,
+the answer text, the contract and the sessions).
+
+Word lists (each a set of lowercase words):
+    FUNCTION_WORDS      function words; the index tokenizer drops them (`indexers.tokenize`)
+    QUESTION_WORDS      FUNCTION_WORDS and the words of asking about a repository ("explain",
+                        "implemented", "codebase"): never a question's subject (`controller.route`)
+    CLAIM_WORDS         function words and the vocabulary of claiming ("found", "evidence",
+                        "snippet"): never a claim's object (`helix.synthesis.absence`); it
+                        keeps a few function words that can be an object ("up", "down", "out")
+    QUESTION_LEADS      the question words a definition's name is never scored on
+    RECAP_WORDS         what a recap question ("did we talk about X?") says besides its topic
+Stemmers:
+    plural_stem         "tiles" -> "tile": how the controller matches words (tiny, exact)
+    suffix_stem         "tokenizers" -> "token": a recap topic's looser match
+    (query-side inflections, "decided" -> "decide", live with the tokenizer:
+    `indexers.tokenize.inflection_variants`)
+Token estimates:
+    tokens_by_chars     ceil(chars / chars_per_token): compaction's evidence budget
+    count_tokens        words and punctuation marks: the continuity contract's caps
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+_FUNCTION_WORDS = """
+    a an the of to in on at by for with from into onto as about over under than then and or but
+    nor not no so if is are was were be been being am it its this that these those there here
+    do does did done has have had having can could should would will shall may might must what
+    which who whom whose where when how why i me my we us our you your he him his she her they
+    them their also just only very some such each both more most other same own too again once
+    further up down out off via per yet
+"""
+FUNCTION_WORDS: frozenset[str] = frozenset(_FUNCTION_WORDS.split())
+
+_ASKING_WORDS = """
+    any all please tell show explain describe define mean means meaning work works working repo
+    repository codebase code project find locate get give list happen happens happening used
+    use uses using example examples call calls called implemented defined decided built
+    computed handled set configured created located stored declared chosen made say says said
+    relate relates related relation file files module modules defines contains holds implements
+"""
+QUESTION_WORDS: frozenset[str] = FUNCTION_WORDS | frozenset(_ASKING_WORDS.split())
+
+_CLAIMING_WORDS = """
+    within regarding whether doesn don didn cannot couldn unable able none nothing neither any
+    all every much many few maybe perhaps unfortunately however though although still find
+    found locate located see seen identify determine mention mentions mentioned contain
+    contains contained include includes included cover covers covered describe describes
+    described explain explains explained define defines defined show shows shown provide
+    provides provided given available supplied retrieved tool tools search searches searched
+    context evidence result results document documents documentation code codebase base file
+    files snippet snippets excerpt excerpts repository repositories repo project source
+    information relevant specific direct clear concrete actual supporting details detail data
+    enough sufficient insufficient answer answers question questions seem seems appear appears
+    missing absent present part exist exists existing implement implements implemented
+    implementation handle handles handled configure configures configured set sets use uses
+    used using work works working happen happens sure say says said tell returned return
+    anywhere nowhere lack lacks lacking thing things way ways currently actually directly
+    explicitly really related regard tool_results called call calls make makes made get gets
+    look looks like specifically either whatever
+"""
+# function words that can be a claim's object ("nothing sets it up"), so never dropped there
+_CLAIM_OBJECT_TEXT = """
+    again both down further he her him his off once out own per same she too up very via whose
+"""
+_CLAIM_OBJECTS = frozenset(_CLAIM_OBJECT_TEXT.split())
+CLAIM_WORDS: frozenset[str] = ((FUNCTION_WORDS | frozenset(_CLAIMING_WORDS.split()))
+                              - _CLAIM_OBJECTS)
+
+QUESTION_LEADS: frozenset[str] = frozenset(
+    {"how", "does", "what", "where", "why", "which", "when", "who", "the", "is"})
+
+RECAP_WORDS: frozenset[str] = frozenset(
+    {"the", "a", "an", "we", "about", "it", "that", "this", "of", "in", "on", "and", "or", "to",
+     "is", "are", "did", "do", "you", "talk", "what"})
+
+
+def plural_stem(token: str) -> str:
+    """Plural-insensitive matching ("tiles" ~ "tile"); deliberately tiny and deterministic."""
+    if len(token) > 3 and token.endswith("s") and not token.endswith("ss"):
+        return token[:-1]
+    return token
+
+
+_SUFFIXES = ("ization", "izer", "izers", "ing", "ers", "er", "ed", "es", "s")
+
+
+def suffix_stem(word: str) -> str:
+    """The first common suffix cut when at least four letters remain ("tokenizers" ->
+    "token"... "tokenizer" -> "token"): loose, for matching a remembered topic."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def tokens_by_chars(text: str, chars_per_token: int) -> int:
+    """A budget estimate from length alone: ceil(chars / chars_per_token)."""
+    return math.ceil(len(text) / chars_per_token)
+
+
+_TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+
+
+def count_tokens(text: str) -> int:
+    """A deterministic, model-free token count: words and punctuation marks."""
+    return len(_TOKEN.findall(text))
+
+
+def token_spans(text: str) -> list[re.Match[str]]:
+    """The tokens `count_tokens` counts, with their places (to cut text at a token)."""
+    return list(_TOKEN.finditer(text))
