@@ -13,7 +13,6 @@ from helix.cli.progress import dense_line, progress_bar, wanted
 from helix.cli.safe_text import echo
 from helix.core.config import HelixConfig, load_config
 from helix.core.errors import (
-    NoMatchError,
     UserError,
 )
 from helix.core.paths import find_repo_root, user_path
@@ -248,29 +247,17 @@ def find(name: str, path: str | None, repos: tuple[str, ...], as_json: bool, lim
 
     Exact matches on name or qualified name; close names (labelled fuzzy) when none.
     """
+    from helix.lookups import find_symbol
     from indexers.build import ensure_index
 
     if not name.strip():
         raise UserError("empty symbol name (give the name of a class, function or method)")
     root = _root(one_repo(repos, path))
     idx, report = ensure_index(root, _config(root), index_dir=index_dir, dense="background")
-    defs = idx.find_definitions(name, limit=limit)
-    fuzzy = not defs
-    if fuzzy:
-        defs = idx.find_definitions(name, fuzzy=True, limit=limit)
-    if not defs:
-        raise NoMatchError(f"no definition matches {inputs.shown(name)}")
-    rows = []
-    for d in defs:
-        refs = idx.references_to(d.name)
-        rows.append({"name": d.name, "qualname": d.qualname, "kind": d.kind, "path": d.path,
-                     "line": d.start_line, "end_line": d.end_line, "scope": d.scope,
-                     "references": len(refs),
-                     "calls": sum(1 for r in refs if r.kind == "call"),
-                     "imports": len(idx.imports_of(d.name))})
+    found = find_symbol(idx, name, limit)
+    fuzzy, rows = found["fuzzy"], found["definitions"]
     if as_json:
-        echo_json({"query": name, "fuzzy": fuzzy, "definitions": rows,
-                   "refreshed": report.refreshed, "index_rev": idx.index_rev})
+        echo_json({**found, "refreshed": report.refreshed})
         return
     if report.refreshed:
         why = f"; {report.rebuild_reason}" if report.rebuild_reason else ""

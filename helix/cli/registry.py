@@ -16,4 +16,5 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("helix.cli.log_cmd:show", "Reopen a past run: question, prompt, answer, tokens."),
     "events": ("helix.cli.events_cmd:events", "Show continuity events (lanes, transitions)."),
     "export": ("helix.cli.export_cmd:export", "Export training records from the run log."),
+    "mcp": ("helix.cli.mcp_cmd:mcp", "Serve Helix's tools to an MCP client (stdio or HTTP)."),
 }

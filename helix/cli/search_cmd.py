@@ -10,7 +10,7 @@ import helix.inputs as inputs
 from helix.cli.common import echo_json, one_repo, repo_option
 from helix.cli.safe_text import echo
 from helix.core.config import load_config
-from helix.core.errors import BadPathError, UserError
+from helix.core.errors import BadPathError
 from helix.core.paths import find_repo_root, user_path
 
 DEFAULT_K = 10
@@ -43,25 +43,13 @@ def search(query: str, path: str | None, repos: tuple[str, ...], channel: str, k
            as_json: bool, index_dir: Path | None, no_embed: bool) -> None:
     """Search the index of PATH (default: this repository) with BM25 and/or dense retrieval,
     exactly as the controller's channels see it: chunk, lines, score, rank."""
+    from helix.lookups import search_hits
     from indexers.build import ensure_index
 
-    if not query.strip():
-        raise UserError("empty query (give the words to search for)")
     root = _root(one_repo(repos, path))
     config = load_config(root, flags={"index.embed_enabled": False if no_embed else None})
     index, _ = ensure_index(root, config, index_dir=index_dir)
-    hits = []
-    if channel in ("bm25", "all"):
-        hits += index.search_bm25(query, k)
-    if channel in ("dense", "all"):
-        hits += index.search_dense(query, k)
-    rows = []
-    for hit in hits:
-        chunk = index.chunk(hit.chunk_id)
-        rows.append({"channel": hit.channel, "rank": hit.rank, "score": round(hit.score, 4),
-                     "chunk_id": hit.chunk_id, "path": chunk.path, "start_line": chunk.start_line,
-                     "end_line": chunk.end_line, "kind": chunk.kind,
-                     "label": chunk.symbol or " / ".join(chunk.heading_path)})
+    rows = search_hits(index, query, channel, k)  # type: ignore[arg-type]
     if as_json:
         echo_json({"query": query, "index_rev": index.index_rev, "hits": rows})
         return

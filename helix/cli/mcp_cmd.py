@@ -1,0 +1,43 @@
+"""`helix mcp`: serve the repositories to an MCP client (an agent, an editor) over stdio, or
+over streamable HTTP on a loopback port (`--http HOST:PORT`)."""
+
+from __future__ import annotations
+
+import click
+
+from helix.cli.common import repo_root
+from helix.core.errors import UserError
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def http_address(value: str) -> tuple[str, int]:
+    """`HOST:PORT` on a loopback interface (the MCP endpoint has no token of its own: serving
+    it beyond this machine is `helix serve`'s job, with a token)."""
+    host, sep, port = value.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UserError(f"--http wants HOST:PORT, got {value!r}")
+    if host not in LOOPBACK:
+        raise UserError(f"--http binds loopback only (127.0.0.1, localhost, ::1), got {host!r}")
+    return host, int(port)
+
+
+@click.command("mcp")
+@click.option("--repo", "repos", multiple=True, metavar="PATH",
+              help="A repository to serve (repeat for several; default: the current one).")
+@click.option("--http", "http", metavar="HOST:PORT",
+              help="Serve streamable HTTP on this loopback address instead of stdio.")
+def mcp(repos: tuple[str, ...], http: str | None) -> None:
+    """Serve Helix's tools (ask, search, find, open_span, callers, tests, status, index) to
+    an MCP client over stdio; `--http 127.0.0.1:8765` serves streamable HTTP instead."""
+    from helix.servers.mcp_server import build_server
+    from helix.servers.workspace import Workspace
+
+    address = http_address(http) if http else None
+    workspace = Workspace([repo_root(r) for r in repos] or [repo_root(None)])
+    server = build_server(workspace)
+    if address is None:
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host=address[0], port=address[1])

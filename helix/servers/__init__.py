@@ -1,0 +1,1 @@
+"""Long-running surfaces: the MCP server and the HTTP API, over one `Workspace`."""

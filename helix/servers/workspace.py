@@ -1,0 +1,136 @@
+"""What a long-running Helix (the MCP server, the HTTP API) serves: the repositories it was
+started with (an allowlist: a client names one of them, never a path of its own), and the
+operations the CLI has, through the same service functions (`helix.service.ask`, the session
+runner, `helix.lookups`, the index build and status). Each returns JSON-ready data.
+
+A repository is named by its path as given at start, its resolved path, or its directory name
+when that is unique among those served; no name means the first one. The configuration of each
+is loaded once (a changed `.helix.toml` needs a restart); the index is refreshed incrementally
+before every request, as the CLI does.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from helix.core.config import HelixConfig, load_config
+from helix.core.errors import BadPathError, NotFoundError, UserError
+from helix.core.paths import refuse_dangerous_root
+from helix.inputs import check_question, shown
+
+MAX_REPOS = 32
+
+
+class Workspace:
+    def __init__(self, repos: Sequence[str | Path]) -> None:
+        if not repos:
+            raise UserError("no repository to serve (give --repo PATH)")
+        if len(repos) > MAX_REPOS:
+            raise UserError(f"at most {MAX_REPOS} repositories per server, got {len(repos)}")
+        roots: list[Path] = []
+        for repo in repos:
+            path = Path(repo).expanduser()
+            if not path.is_dir():
+                raise BadPathError(f"not a directory: {repo}")
+            root = path.resolve()
+            refuse_dangerous_root(root)
+            if root not in roots:
+                roots.append(root)
+        self.roots = tuple(roots)
+        self._configs: dict[Path, HelixConfig] = {}
+        self._locks = {root: threading.Lock() for root in self.roots}
+
+    def describe(self) -> list[dict[str, str]]:
+        return [{"name": root.name, "path": str(root)} for root in self.roots]
+
+    def root(self, repo: str | None = None) -> Path:
+        """The served repository `repo` names (see the module docstring); NotFoundError when
+        it names none of them: a client never reaches a path the server was not started with."""
+        if repo is None or not repo.strip():
+            return self.roots[0]
+        wanted = repo.strip()
+        for root in self.roots:
+            if wanted == str(root):
+                return root
+        try:
+            resolved = Path(wanted).expanduser().resolve()
+        except (OSError, RuntimeError):
+            resolved = None
+        if resolved in self.roots:
+            return resolved
+        named = [root for root in self.roots if root.name == wanted]
+        if len(named) == 1:
+            return named[0]
+        served = ", ".join(root.name for root in self.roots)
+        raise NotFoundError(f"repository {shown(wanted)} is not served here (served: {served})")
+
+    def config(self, root: Path) -> HelixConfig:
+        if root not in self._configs:
+            self._configs[root] = load_config(root)
+        return self._configs[root]
+
+    def index(self, repo: str | None = None) -> Any:
+        """The repository's index, refreshed when files changed (vectors in the background)."""
+        from indexers.build import declined_embeddings, ensure_index
+
+        root = self.root(repo)
+        config = declined_embeddings(root, self.config(root), quiet=True)
+        index, _ = ensure_index(root, config, dense="background")
+        return index
+
+    def ask(self, question: str, repo: str | None = None, *, dry_run: bool = True,
+            session: str | None = None, reply_to: int | None = None,
+            scope: str | None = None, sense: str | None = None) -> dict[str, Any]:
+        """One question (or one turn of `session`): the answer, its citations, the envelope."""
+        question = check_question(question)
+        root = self.root(repo)
+        config = self.config(root)
+        if session is not None:
+            if scope is not None or sense is not None:
+                raise UserError("scope/sense do not combine with a session (say it in words)")
+            from helix.session.runner import run_turn
+
+            with self._locks[root]:
+                turn = run_turn(session, question, root=root, config=config,
+                                reply_to=reply_to, dry_run=dry_run)
+            return {"repo": str(root), "session": session,
+                    **turn.model_dump(mode="json")}
+        if reply_to is not None:
+            raise UserError("reply_to needs a session")
+        from helix.service import ask
+
+        result = ask(question, root=root, config=config, dry_run=dry_run, scope=scope,
+                     sense=sense, notify=lambda message: None)
+        envelope = result.envelope
+        return {"repo": str(root), "run_id": result.run_id, "dry_run": dry_run,
+                "answer": envelope.answer, "answer_mode": envelope.answer_mode,
+                "citations": [c.model_dump(mode="json") for c in envelope.citations],
+                "item_hashes": list(envelope.item_hashes),
+                "envelope": envelope.model_dump(mode="json")}
+
+    def build(self, repo: str | None = None, *, force: bool = False) -> dict[str, Any]:
+        from indexers.build import build_index
+
+        root = self.root(repo)
+        with self._locks[root]:
+            report = build_index(root, self.config(root), force=force)
+        return report.model_dump(mode="json")
+
+    def status(self, repo: str | None = None) -> dict[str, Any]:
+        from indexers.build import declined_embeddings, index_status
+
+        root = self.root(repo)
+        config = declined_embeddings(root, self.config(root), quiet=True)
+        return index_status(root, config).model_dump(mode="json")
+
+    def run(self, turn: str) -> dict[str, Any]:
+        """A run from the run log (`helix show TURN --json`), without its prompt."""
+        from helix.runlog import RunLog
+
+        record = RunLog().get(turn)
+        data = record.model_dump(mode="json")
+        data.pop("prompt", None)
+        return data
