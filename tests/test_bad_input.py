@@ -110,6 +110,9 @@ CASES: list[tuple[str, list[str], bytes | None, int, str]] = [
     ("mcp-missing-repo", ["mcp", "--repo", "{missing}"], None, 2, "not a directory"),
     ("mcp-http-not-loopback", ["mcp", "--http", "0.0.0.0:8765"], None, 2, "loopback only"),
     ("mcp-http-bad", ["mcp", "--http", "nope"], None, 2, "HOST:PORT"),
+    ("serve-beyond-loopback-without-token", ["serve", "--host", "0.0.0.0"], None, 2,
+     "set HELIX_SERVE_TOKEN"),
+    ("serve-missing-repo", ["serve", "--repo", "{missing}"], None, 2, "not a directory"),
     ("chunks-directory", ["chunks", "{repo}"], None, 2, "is a directory"),
     ("chunks-not-utf8", ["chunks", "a\udcff.py"], None, 2, "not valid UTF-8"),
     # eval

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import Field
 
 from helix.core.errors import HelixError
-from helix.servers.workspace import Workspace
+from helix.servers.workspace import Workspace, error_text
 
 F = TypeVar("F", bound=Callable[..., Any])
 INSTRUCTIONS = (
@@ -37,12 +37,6 @@ Symbol = Annotated[str, Field(description="A class, function or method name, bar
                                           "qualified (`Client.send`).", min_length=1)]
 
 
-def _one_line(exc: BaseException) -> str:
-    from helix.cli.main import error_line
-
-    return error_line(str(exc)).removeprefix("helix: ")
-
-
 def _tool_errors(fn: F) -> F:
     """A Helix error becomes the tool error an agent reads (one line); anything else too,
     labelled internal: a request never takes the server down."""
@@ -53,9 +47,9 @@ def _tool_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except HelixError as exc:
-            raise ToolError(_one_line(exc)) from None
+            raise ToolError(error_text(exc)) from None
         except Exception as exc:  # a bug: still an answer, never a crash
-            raise ToolError(f"internal error: {type(exc).__name__}: {_one_line(exc)}") from None
+            raise ToolError(f"internal error: {type(exc).__name__}: {error_text(exc)}") from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -201,6 +195,6 @@ def build_server(workspace: Workspace) -> Any:
         try:
             return json.dumps(workspace.run(turn_id), sort_keys=True)
         except HelixError as exc:
-            raise ResourceNotFoundError(_one_line(exc)) from None
+            raise ResourceNotFoundError(error_text(exc)) from None
 
     return server

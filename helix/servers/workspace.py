@@ -24,6 +24,13 @@ from helix.inputs import check_question, shown
 MAX_REPOS = 32
 
 
+def error_text(exc: BaseException) -> str:
+    """An error as the one line the CLI prints, without its `helix: ` prefix."""
+    from helix.cli.main import error_line
+
+    return error_line(str(exc)).removeprefix("helix: ")
+
+
 class Workspace:
     def __init__(self, repos: Sequence[str | Path]) -> None:
         if not repos:
@@ -108,7 +115,7 @@ class Workspace:
         return {"repo": str(root), "run_id": result.run_id, "dry_run": dry_run,
                 "answer": envelope.answer, "answer_mode": envelope.answer_mode,
                 "citations": [c.model_dump(mode="json") for c in envelope.citations],
-                "item_hashes": list(envelope.item_hashes),
+                "item_hashes": envelope.model_dump(mode="json")["item_hashes"],
                 "envelope": envelope.model_dump(mode="json")}
 
     def build(self, repo: str | None = None, *, force: bool = False) -> dict[str, Any]:

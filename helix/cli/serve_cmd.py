@@ -1,0 +1,54 @@
+"""`helix serve`: the HTTP API (FastAPI on uvicorn), loopback unless told otherwise, and then
+only with a bearer token (`HELIX_SERVE_TOKEN`)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+import click
+
+from helix.cli.common import repo_root
+from helix.core.errors import UserError
+
+TOKEN_ENV = "HELIX_SERVE_TOKEN"
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def bearer_token(host: str, environ: dict[str, str] | os._Environ[str] = os.environ) -> str | None:
+    """The token requests must carry: `HELIX_SERVE_TOKEN` when set; required beyond loopback."""
+    token = environ.get(TOKEN_ENV) or None
+    if token is None and host not in LOOPBACK:
+        raise UserError(f"binding {host} serves beyond this machine: set {TOKEN_ENV} to a "
+                        "secret token first (clients send it as Authorization: Bearer ...)")
+    if token is not None and len(token) < 16:
+        raise UserError(f"{TOKEN_ENV} is too short (at least 16 characters)")
+    return token
+
+
+@click.command("serve")
+@click.option("--repo", "repos", multiple=True, metavar="PATH",
+              help="A repository to serve (repeat for several; default: the current one). "
+                   "Clients can reach these and nothing else.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The interface to bind (beyond loopback needs HELIX_SERVE_TOKEN).")
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True,
+              help="The TCP port.")
+@click.option("--max-concurrent", type=click.IntRange(1, 64), default=4, show_default=True,
+              help="Requests run at once; the next one gets 503 with Retry-After.")
+def serve(repos: tuple[str, ...], host: str, port: int, max_concurrent: int) -> None:
+    """Serve Helix over HTTP: POST /ask, /search, /open_span, /index; GET /find, /callers,
+    /tests, /status, /runs (OpenAPI at /openapi.json)."""
+    import uvicorn
+
+    from helix.servers.http_api import create_app
+    from helix.servers.workspace import Workspace
+
+    token = bearer_token(host)
+    workspace = Workspace([repo_root(r) for r in repos] or [repo_root(None)])
+    app = create_app(workspace, token=token, max_concurrent=max_concurrent)
+    # uvicorn finishes the requests in flight on SIGTERM, then re-raises the signal: that is a
+    # clean stop, exit 0
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=30)

@@ -1,0 +1,192 @@
+"""`helix serve`: Helix over HTTP (FastAPI, served by uvicorn), the same operations as the CLI
+and the MCP tools through one `Workspace`, with the same argument names.
+
+    GET  /health                      {"ok": true}
+    GET  /repos                       the repositories served (the allowlist given at start)
+    POST /ask                         {"question", "repo", "dry_run", "session", "reply_to",
+                                       "scope", "sense"} -> answer, citations, envelope
+    POST /search                      {"query", "repo", "channel", "k"}
+    GET  /find?symbol=&repo=&limit=   definitions and reference counts
+    GET  /callers?symbol=&repo=       call sites grouped by caller
+    GET  /tests?symbol=&repo=         tests linked to the symbol
+    POST /open_span                   {"path", "start", "end", "repo"}
+    GET  /status?repo=                index freshness
+    POST /index                       {"repo", "force"}
+    GET  /runs?limit=                 recent runs (the run log)
+    GET  /runs/{turn}                 one run, without its prompt
+    OpenAPI at /openapi.json (and /docs).
+
+Guards: a bearer token (`Authorization: Bearer ...`) on every route but /health when one is
+set (always, when bound beyond loopback); request bodies over `max_body` bytes are refused
+(413); at most `max_concurrent` requests run at once, the next gets 503 with Retry-After
+instead of a queue without bound. A Helix error is a JSON `{"error": one line}` (400 for what
+the client asked wrong, 404 for what is not there, 503 when busy, 500 otherwise); a crash in
+one request never takes the server down.
+"""
+
+from __future__ import annotations
+
+import hmac
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from helix.core.errors import (
+    HelixError,
+    IndexLockedError,
+    NoMatchError,
+    NotFoundError,
+    RunLogBusyError,
+    UserError,
+)
+from helix.servers.workspace import Workspace, error_text
+
+MAX_BODY = 1_000_000  # bytes: a pasted report is at most 200,000 characters
+RETRY_AFTER_S = 1
+
+
+class AskRequest(BaseModel):
+    question: str = Field(min_length=1, description="The question, a bug report or traceback.")
+    repo: str | None = Field(None, description="A served repository (default: the first).")
+    dry_run: bool = Field(True, description="True: evidence and an extractive answer only.")
+    session: str | None = Field(None, description="A conversation name, for follow-ups.")
+    reply_to: int | None = Field(None, ge=1, description="The turn this one answers.")
+    scope: str | None = Field(None, description="Only paths under this prefix.")
+    sense: str | None = Field(None, description="The sense of an ambiguous word to take.")
+
+
+class SearchRequest(BaseModel):
+    query: str = Field(min_length=1)
+    repo: str | None = None
+    channel: Literal["bm25", "dense", "all"] = "all"
+    k: int = Field(10, ge=1, le=100)
+
+
+class SpanRequest(BaseModel):
+    path: str = Field(min_length=1)
+    start: int = Field(1, ge=1)
+    end: int | None = Field(None, ge=1)
+    repo: str | None = None
+
+
+class IndexRequest(BaseModel):
+    repo: str | None = None
+    force: bool = False
+
+
+def status_of(exc: HelixError) -> int:
+    if isinstance(exc, NotFoundError | NoMatchError):
+        return 404
+    if isinstance(exc, IndexLockedError | RunLogBusyError):
+        return 503
+    if isinstance(exc, UserError):
+        return 400
+    return 500
+
+
+def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent: int = 4,
+               max_body: int = MAX_BODY) -> Any:
+    """The FastAPI application over `workspace`."""
+    from fastapi import FastAPI, Request
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.responses import JSONResponse
+    from starlette.responses import Response
+
+    from helix import lookups
+
+    app = FastAPI(title="Helix", version="1",
+                  description="Questions about a repository, answered with path:line citations.")
+    slots = threading.BoundedSemaphore(max_concurrent)
+
+    def refuse(status: int, message: str, **headers: str) -> Response:
+        return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+    @app.middleware("http")
+    async def guard(request: Request,
+                    call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        if token is not None and request.url.path != "/health":
+            given = request.headers.get("authorization", "")
+            if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+                return refuse(401, "a bearer token is required (Authorization: Bearer ...)",
+                              **{"WWW-Authenticate": "Bearer"})
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > max_body):
+            return refuse(413, f"request body over {max_body:,} bytes")
+        if not slots.acquire(blocking=False):
+            return refuse(503, "busy: try again shortly", **{"Retry-After": str(RETRY_AFTER_S)})
+        try:
+            return await call_next(request)
+        finally:
+            slots.release()
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> Response:
+        parts = [f"{'.'.join(str(p) for p in e['loc'] if p != 'body')}: {e['msg']}"
+                 for e in exc.errors()]
+        return refuse(400, "invalid request: " + "; ".join(parts))
+
+    @app.exception_handler(HelixError)
+    async def helix_error(request: Request, exc: HelixError) -> Response:
+        return refuse(status_of(exc), error_text(exc))
+
+    @app.exception_handler(Exception)
+    async def crash(request: Request, exc: Exception) -> Response:
+        return refuse(500, f"internal error: {type(exc).__name__}: {error_text(exc)}")
+
+    @app.get("/health")
+    def health() -> dict[str, Any]:
+        return {"ok": True}
+
+    @app.get("/repos")
+    def repos() -> dict[str, Any]:
+        return {"repos": workspace.describe()}
+
+    @app.post("/ask")
+    def ask(body: AskRequest) -> dict[str, Any]:
+        return workspace.ask(body.question, body.repo, dry_run=body.dry_run,
+                             session=body.session, reply_to=body.reply_to, scope=body.scope,
+                             sense=body.sense)
+
+    @app.post("/search")
+    def search(body: SearchRequest) -> dict[str, Any]:
+        return {"query": body.query, "hits": lookups.search_hits(
+            workspace.index(body.repo), body.query, body.channel, body.k)}
+
+    @app.get("/find")
+    def find(symbol: str, repo: str | None = None, limit: int = 20) -> dict[str, Any]:
+        return lookups.find_symbol(workspace.index(repo), symbol, max(1, min(limit, 1000)))
+
+    @app.get("/callers")
+    def callers(symbol: str, repo: str | None = None) -> dict[str, Any]:
+        return lookups.callers_of(workspace.index(repo), symbol)
+
+    @app.get("/tests")
+    def tests(symbol: str, repo: str | None = None) -> dict[str, Any]:
+        return lookups.tests_of(workspace.index(repo), symbol)
+
+    @app.post("/open_span")
+    def open_span(body: SpanRequest) -> dict[str, Any]:
+        return lookups.read_span(workspace.root(body.repo), body.path, body.start, body.end)
+
+    @app.get("/status")
+    def status(repo: str | None = None) -> dict[str, Any]:
+        return workspace.status(repo)
+
+    @app.post("/index")
+    def index(body: IndexRequest) -> dict[str, Any]:
+        return workspace.build(body.repo, force=body.force)
+
+    @app.get("/runs")
+    def runs(limit: int = 20) -> dict[str, Any]:
+        from helix.runlog import RunLog
+
+        recent = RunLog().recent(max(1, min(limit, 1000)))
+        return {"runs": [run.model_dump(mode="json") for run in recent]}
+
+    @app.get("/runs/{turn}")
+    def run(turn: str) -> dict[str, Any]:
+        return workspace.run(turn)
+
+    return app

@@ -1,0 +1,124 @@
+"""`helix serve` as a user runs it: a real uvicorn on a loopback port, a real HTTP client. The
+token is checked, the API answers with the CLI's item hashes, bad requests and repositories not
+served are one-line errors, a burst past the concurrency bound gets 503 with Retry-After (never
+a 500), and SIGTERM stops the server cleanly."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+REPO = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "continuity_repo"
+TOKEN = "test-token-0123456789abcdef"
+QUESTION = "where is the BM25 index built?"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _env(home: Path) -> dict[str, str]:
+    return {**os.environ, "HELIX_HOME": str(home), "HELIX_INDEX__EMBED_ENABLED": "false",
+            "HELIX_SERVE_TOKEN": TOKEN}
+
+
+def _helix(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", "import sys; from helix.cli.main import main;"
+                           " sys.exit(main())", *args], env=_env(home), capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, Path, Path, subprocess.Popen[str]]]:
+    repo, home = tmp_path / "repo", tmp_path / "home"
+    shutil.copytree(REPO, repo)
+    assert _helix("index", str(repo), home=home).returncode == 0
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from helix.cli.main import main; sys.exit(main())",
+         "serve", "--repo", str(repo), "--port", str(port), "--max-concurrent", "1"],
+        env=_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            time.sleep(0.2)
+    else:
+        process.kill()
+        pytest.fail(f"the server did not start: {process.communicate()[1][-2000:]}")
+    yield base, repo, home, process
+    if process.poll() is None:
+        process.kill()
+        process.communicate()
+
+
+def _error(response: httpx.Response, status: int) -> str:
+    assert response.status_code == status, response.text
+    message = response.json()["error"]
+    assert "\n" not in message and "Traceback" not in message
+    return str(message)
+
+
+@pytest.mark.slow
+def test_the_http_api_end_to_end(server: tuple[str, Path, Path, subprocess.Popen[str]]
+                                 ) -> None:
+    base, repo, home, process = server
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    assert "bearer token" in _error(httpx.get(f"{base}/repos"), 401)
+    assert "bearer token" in _error(httpx.get(f"{base}/repos", headers={
+        "Authorization": "Bearer wrong-token-0123456789"}), 401)
+    assert httpx.get(f"{base}/repos", headers=auth).json()["repos"][0]["path"] == str(repo)
+    assert "/ask" in httpx.get(f"{base}/openapi.json", headers=auth).json()["paths"]
+
+    answered = httpx.post(f"{base}/ask", json={"question": QUESTION}, headers=auth,
+                          timeout=120).json()
+    assert answered["answer_mode"] == "dry_run" and answered["citations"]
+    cli = json.loads(_helix("ask", QUESTION, "--repo", str(repo), "--dry-run", "--json",
+                            home=home).stdout)
+    assert answered["item_hashes"] == cli["item_hashes"]  # the server answers as the CLI does
+
+    found = httpx.get(f"{base}/find", params={"symbol": "build_bm25_index"}, headers=auth)
+    assert found.json()["definitions"][0]["path"] == "search/bm25.py"
+    assert httpx.get(f"{base}/runs", headers=auth).json()["runs"]
+    assert "invalid request" in _error(httpx.post(f"{base}/search", headers=auth,
+                                                  json={"query": "x", "k": 0}), 400)
+    assert "not served" in _error(httpx.post(f"{base}/ask", headers=auth, json={
+        "question": QUESTION, "repo": "/etc"}), 404)
+    assert "not a file inside" in _error(httpx.post(f"{base}/open_span", headers=auth, json={
+        "path": "../../../etc/passwd"}), 400)
+    assert "over" in _error(httpx.post(f"{base}/ask", headers=auth,
+                                       content=b"x" * 1_000_001), 413)
+
+    # a burst past --max-concurrent 1: answers or 503 with Retry-After, never a 500
+    def one(n: int) -> httpx.Response:
+        return httpx.post(f"{base}/ask", headers=auth, timeout=120,
+                          json={"question": f"what does the search engine do? {n}"})
+
+    with concurrent.futures.ThreadPoolExecutor(6) as pool:
+        responses = list(pool.map(one, range(6)))
+    codes = sorted(r.status_code for r in responses)
+    assert set(codes) <= {200, 503} and 200 in codes, codes
+    assert all(r.headers.get("retry-after") == "1" for r in responses if r.status_code == 503)
+
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=60) == 0
+    assert "Traceback" not in process.communicate()[1]
+    listed = _helix("log", "--json", home=home)  # the run log is whole afterwards
+    assert listed.returncode == 0 and len(json.loads(listed.stdout)) >= 2
