@@ -117,8 +117,35 @@ def test_the_http_api_end_to_end(server: tuple[str, Path, Path, subprocess.Popen
     assert set(codes) <= {200, 503} and 200 in codes, codes
     assert all(r.headers.get("retry-after") == "1" for r in responses if r.status_code == 503)
 
+    assert (home / "server.json").stat().st_mode & 0o777 == 0o600  # it holds the token
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=60) == 0
     assert "Traceback" not in process.communicate()[1]
+    assert not (home / "server.json").exists()
     listed = _helix("log", "--json", home=home)  # the run log is whole afterwards
     assert listed.returncode == 0 and len(json.loads(listed.stdout)) >= 2
+
+
+@pytest.mark.slow
+def test_the_cli_answers_through_a_warm_server_with_the_same_hashes(
+        server: tuple[str, Path, Path, subprocess.Popen[str]]) -> None:
+    base, repo, home, process = server
+    warm = _helix("ask", QUESTION, "--repo", str(repo), "--dry-run", "--json", "--verbose",
+                  home=home)
+    assert warm.returncode == 0, warm.stderr
+    assert f"answered by the helix server at {base}" in warm.stderr
+    cold = subprocess.run([sys.executable, "-c", "import sys; from helix.cli.main import main;"
+                           " sys.exit(main())", "ask", QUESTION, "--repo", str(repo),
+                           "--dry-run", "--json", "--verbose"],
+                          env={**_env(home), "HELIX_NO_SERVER": "1"}, capture_output=True,
+                          text=True, timeout=300)
+    assert cold.returncode == 0 and "answered by" not in cold.stderr
+    assert json.loads(warm.stdout)["item_hashes"] == json.loads(cold.stdout)["item_hashes"]
+    status = json.loads(_helix("status", str(repo), "--json", home=home).stdout)
+    assert status["server"]["serves_this_repository"] and status["server"]["url"] == base
+    stopped = _helix("serve", "--stop", home=home)
+    assert stopped.returncode == 0 and "stopped the helix server" in stopped.stdout
+    assert process.wait(timeout=60) == 0
+    assert not (home / "server.json").exists()
+    again = _helix("serve", "--stop", home=home)
+    assert again.returncode == 2 and "no helix server runs" in again.stderr

@@ -177,6 +177,13 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
     from helix.service import open_runlog
 
     root = repo_root(repo, yes)
+    if model is None and api_base is None and not wait and not trace and sense is None:
+        served = _ask_server(text, root, dry_run=dry_run, scope=scope)
+        if served is not None:
+            if verbose:
+                echo(f"helix: answered by the helix server at {served[2]}", err=True)
+            _show(served[0], served[1], as_json=as_json, dry_run=dry_run, verbose=verbose)
+            return
     config = load_config(root, flags={"synthesis.model": model, "synthesis.api_base": api_base,
                                       "index.background_dense": False if wait else None})
     from helix.core.notices import notify
@@ -194,21 +201,52 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
     building = dense_note(result.envelope, result.build.get("worker_pid"))
     if building:
         echo(f"helix: {building}", err=True)
+    _show(result.envelope, result.run_id, as_json=as_json, dry_run=dry_run, verbose=verbose)
+
+
+def _ask_server(text: str, root: Path, *, dry_run: bool, scope: str | None
+                ) -> tuple[Envelope, str, str] | None:
+    """The answer of a running `helix serve` for this $HELIX_HOME and repository (the same
+    evidence and item hashes as in process), or None to answer here: no server, one busy,
+    or `HELIX_NO_SERVER=1`. A request the server refuses is that error here too."""
+    from helix.core.config import helix_home
+    from helix.core.envelope import Envelope
+    from helix.core.errors import HelixError
+    from helix.servers.discovery import find_server, request
+
+    info = find_server(helix_home(), root)
+    if info is None:
+        return None
+    try:
+        status, body = request(info, "POST", "/ask", {"question": text, "repo": str(root),
+                                                      "dry_run": dry_run, "scope": scope})
+    except (OSError, ValueError):
+        return None  # it went away meanwhile: answer here
+    if status == 503:
+        return None
+    if status != 200:
+        error = HelixError(str(body.get("error", f"the server answered {status}")))
+        error.exit_code = 2 if 400 <= status < 500 else 1
+        raise error
+    return Envelope.model_validate(body["envelope"]), str(body["run_id"]), info.base
+
+
+def _show(envelope: Envelope, run_id: str, *, as_json: bool, dry_run: bool,
+          verbose: bool) -> None:
     if as_json:
-        echo_json(result.envelope)
-        _exit_without_model(result.envelope)
+        echo_json(envelope)
+        _exit_without_model(envelope)
         return
     console = safe_console()  # repository and model text made visible, never obeyed
     if dry_run or verbose:
-        render_envelope(result.envelope, console)
+        render_envelope(envelope, console)
     if not dry_run:
-        render_answer(result.envelope, console)
-    if result.envelope.clarify is not None:
-        numbers = " or ".join(f"--sense {n}" for n in
-                              range(1, len(result.envelope.clarify.options) + 1))
+        render_answer(envelope, console)
+    if envelope.clarify is not None:
+        numbers = " or ".join(f"--sense {n}" for n in range(1, len(envelope.clarify.options) + 1))
         console.print(f"[dim]choose one: ask again with {numbers}[/]")
-    console.print(f"[dim]turn {result.run_id} (helix show {result.run_id})[/]")
-    _exit_without_model(result.envelope)
+    console.print(f"[dim]turn {run_id} (helix show {run_id})[/]")
+    _exit_without_model(envelope)
 
 
 EXIT_WITHOUT_MODEL = 3  # a model was asked for; the answer shown is the deterministic one

@@ -160,16 +160,25 @@ def status(path: str | None, repos: tuple[str, ...], as_json: bool,
            index_dir: Path | None) -> None:
     """Say whether the index is fresh: changed files, revisions, size on disk."""
     path = one_repo(repos, path)
+    from helix.core.config import helix_home
+    from helix.servers.discovery import running_server
     from indexers.build import declined_embeddings, index_status
 
     root = _root(path)
     config = declined_embeddings(root, _config(root), index_dir, quiet=True)
     report = index_status(root, config, index_dir=index_dir)
+    server = running_server(helix_home())
+    served = server is not None and str(root) in server.repos
     if as_json:
-        echo_json(report)
+        echo_json({**report.model_dump(mode="json"), "server": None if server is None else {
+            "pid": server.pid, "url": server.base, "serves_this_repository": served}})
         return
     state = "fresh" if report.fresh else ("not indexed" if not report.exists else "stale")
     echo(f"index: {state}" + (f" ({report.problem})" if report.problem else ""))
+    if server is not None:
+        echo(f"server: running at {server.base} (pid {server.pid}); "
+             + ("`helix ask` here answers through it" if served
+                else "it does not serve this repository"))
     for label, paths in (("added", report.added), ("modified", report.modified),
                          ("removed", report.removed)):
         for changed in paths:

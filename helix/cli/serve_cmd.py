@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
+from pathlib import Path
 
 import click
 
@@ -37,9 +39,19 @@ def bearer_token(host: str, environ: dict[str, str] | os._Environ[str] = os.envi
               help="The TCP port.")
 @click.option("--max-concurrent", type=click.IntRange(1, 64), default=4, show_default=True,
               help="Requests run at once; the next one gets 503 with Retry-After.")
-def serve(repos: tuple[str, ...], host: str, port: int, max_concurrent: int) -> None:
+@click.option("--stop", is_flag=True, help="Stop the server running for this $HELIX_HOME.")
+def serve(repos: tuple[str, ...], host: str, port: int, max_concurrent: int,
+          stop: bool) -> None:
     """Serve Helix over HTTP: POST /ask, /search, /open_span, /index; GET /find, /callers,
-    /tests, /status, /runs (OpenAPI at /openapi.json)."""
+    /tests, /status, /runs (OpenAPI at /openapi.json). `helix ask` on a served repository
+    then answers through it, warm (HELIX_NO_SERVER=1: never)."""
+    from helix.core.config import helix_home
+    from helix.servers import discovery
+
+    home = helix_home()
+    if stop:
+        _stop(home)
+        return
     import uvicorn
 
     from helix.servers.http_api import create_app
@@ -51,4 +63,33 @@ def serve(repos: tuple[str, ...], host: str, port: int, max_concurrent: int) -> 
     # uvicorn finishes the requests in flight on SIGTERM, then re-raises the signal: that is a
     # clean stop, exit 0
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=30)
+    info = discovery.ServerInfo(pid=os.getpid(), host=host, port=port, token=token,
+                                repos=tuple(str(root) for root in workspace.roots))
+    discovery.write_server_file(home, info)
+    try:
+        uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=30)
+    finally:
+        discovery.remove_server_file(home, os.getpid())
+
+
+STOP_WAIT_S = 30.0
+
+
+def _stop(home: Path) -> None:
+    """SIGTERM to the server this $HELIX_HOME names, once it has answered as itself."""
+    from helix.cli.safe_text import echo
+    from helix.core.errors import NotFoundError
+    from helix.servers.discovery import running_server
+
+    info = running_server(home)
+    if info is None:
+        raise NotFoundError(f"no helix server runs for {home}")
+    os.kill(info.pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_WAIT_S
+    while time.monotonic() < deadline:
+        try:
+            os.kill(info.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    echo(f"stopped the helix server (pid {info.pid}, {info.base})")

@@ -1,7 +1,7 @@
 """`helix serve`: Helix over HTTP (FastAPI, served by uvicorn), the same operations as the CLI
 and the MCP tools through one `Workspace`, with the same argument names.
 
-    GET  /health                      {"ok": true}
+    GET  /health                      {"ok": true, "pid": the server's process id}
     GET  /repos                       the repositories served (the allowlist given at start)
     POST /ask                         {"question", "repo", "dry_run", "session", "reply_to",
                                        "scope", "sense"} -> answer, citations, envelope
@@ -27,6 +27,7 @@ one request never takes the server down.
 from __future__ import annotations
 
 import hmac
+import os
 import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
@@ -137,7 +138,7 @@ def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent
 
     @app.get("/health")
     def health() -> dict[str, Any]:
-        return {"ok": True}
+        return {"ok": True, "pid": os.getpid()}
 
     @app.get("/repos")
     def repos() -> dict[str, Any]:
