@@ -8,7 +8,8 @@ embeddings (lexical: the same for all three paths). Then every question of
 data/evals/stdlib_bench.jsonl (or the first N) is asked as a dry run: over HTTP to a running
 `helix serve` (a real uvicorn on a loopback port, a real HTTP client), over MCP through the
 SDK's client to `helix mcp` on stdio, and as `helix ask --dry-run --json` subprocesses (the
-first `--cold` questions). p50/p95 per path (targets: warm p50 < 50 ms, p95 < 150 ms), and
+first `--cold` questions), and the same CLI while the server runs (it answers through it).
+p50/p95 per path (targets: warm p50 < 50 ms, p95 < 150 ms), and
 whether the three give the same item hashes. Writes benchmarks/results/serve_bench.json.
 """
 
@@ -46,7 +47,8 @@ def _port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _http(root: Path, questions: list[str], env: dict[str, str]) -> tuple[list[float], list[Any]]:
+def _http(root: Path, questions: list[str], env: dict[str, str], cli: int
+          ) -> tuple[list[float], list[Any], list[float]]:
     import httpx
 
     port = _port()
@@ -68,7 +70,8 @@ def _http(root: Path, questions: list[str], env: dict[str, str]) -> tuple[list[f
                 reply = client.post("/ask", json={"question": question}).json()
                 times.append((time.perf_counter() - t0) * 1000)
                 hashes.append(reply["item_hashes"])
-        return times, hashes
+        via_server, _ = _cold(root, questions[:cli], env)  # `helix ask` finds the server
+        return times, hashes, via_server
     finally:
         server.terminate()
         server.wait(timeout=60)
@@ -120,7 +123,7 @@ def main() -> None:
     root = materialize_stdlib()
     subprocess.run([*HELIX, "index", str(root)], env=env, check=True, capture_output=True)
     questions = [case.question for case in load_suite("stdlib_bench").cases][:args.questions]
-    http_ms, http_hashes = _http(root, questions, env)
+    http_ms, http_hashes, cli_warm_ms = _http(root, questions, env, args.cold)
     mcp_ms, mcp_hashes = _mcp(root, questions, env)
     cold_ms, cold_hashes = _cold(root, questions[:args.cold], env)
     same = sum(1 for a, b, c in zip(http_hashes, mcp_hashes, cold_hashes, strict=False)
@@ -130,6 +133,7 @@ def main() -> None:
                     "load_average_end": os.getloadavg()[0]},
         "repo": "stdlib (no embeddings)", "questions": len(questions),
         "http_warm": _stats(http_ms), "mcp_warm": _stats(mcp_ms), "cli_cold": _stats(cold_ms),
+        "cli_through_server": _stats(cli_warm_ms),
         "targets": {"warm_p50_ms": 50, "warm_p95_ms": 150},
         "cold_over_http_p50": round(_stats(cold_ms)["p50_ms"] / _stats(http_ms)["p50_ms"], 1),
         "same_item_hashes": f"{same}/{len(cold_hashes)}",
