@@ -11,6 +11,10 @@ Word lists (each a set of lowercase words):
                         keeps a few function words that can be an object ("up", "down", "out")
     QUESTION_LEADS      the question words a definition's name is never scored on
     RECAP_WORDS         what a recap question ("did we talk about X?") says besides its topic
+    NEGATION_WORDS, MATERIAL_WORDS, MATERIAL_OR_CODE_WORDS, THIS_SEARCH_WORDS, FINDING_WORDS,
+    FIRST_PERSON, CODE_CONDITIONS
+                        the vocabulary of an absence claim made by meaning
+                        (`helix.synthesis.absence`)
 Stemmers:
     plural_stem         "tiles" -> "tile": how the controller matches words (tiny, exact)
     suffix_stem         "tokenizers" -> "token": a recap topic's looser match
@@ -114,3 +118,40 @@ def count_tokens(text: str) -> int:
 def token_spans(text: str) -> list[re.Match[str]]:
     """The tokens `count_tokens` counts, with their places (to cut text at a token)."""
     return list(_TOKEN.finditer(text))
+
+
+# --- absence claims by meaning (`helix.synthesis.absence`) ----------------------------------
+_NEGATION_TEXT = """
+    no not nothing none never without empty lacks lack lacking absent missing neither nor
+    zero unable fails failed nowhere cannot devoid nil barren
+"""
+NEGATION_WORDS: frozenset[str] = frozenset(_NEGATION_TEXT.split())
+# the material searched or sent: a sentence about it is about this answer's evidence
+_MATERIAL_TEXT = """
+    evidence context tool tools tool_results excerpt excerpts snippet snippets retrieved
+    provided given sent passages passage
+"""
+MATERIAL_WORDS: frozenset[str] = frozenset(_MATERIAL_TEXT.split())
+# words that name the material or a piece of code alike ("search", "results", "index")
+_MATERIAL_OR_CODE_TEXT = """
+    search searches searched searching results result index matches match hits hit lookup
+    retrieval documentation docs information repository repo codebase sources
+"""
+MATERIAL_OR_CODE_WORDS: frozenset[str] = frozenset(_MATERIAL_OR_CODE_TEXT.split())
+# what this search did (past tense): not what code does ("returns")
+_THIS_SEARCH_TEXT = """
+    returned found turned came yielded showed surfaced produced gave got retrieved located
+    were was had useless unhelpful
+"""
+THIS_SEARCH_WORDS: frozenset[str] = frozenset(_THIS_SEARCH_TEXT.split())
+_FINDING_TEXT = """
+    find found finding locate located see saw seen spot spotted identify identified turn
+    turned show showed shown surface surfaced return returned yield yielded retrieve
+    retrieved mention mentions mentioned cover covers covered contain contains contained
+    include includes included exist exists existed present appear appears
+"""
+FINDING_WORDS: frozenset[str] = frozenset(_FINDING_TEXT.split())
+FIRST_PERSON: frozenset[str] = frozenset({"i", "we", "my", "our"})
+# a condition makes a negation a statement about behaviour ("if the file does not exist")
+CODE_CONDITIONS: frozenset[str] = frozenset(
+    {"if", "when", "unless", "whenever", "until", "once", "whether"})

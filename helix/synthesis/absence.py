@@ -20,7 +20,16 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from helix.core.english import CLAIM_WORDS
+from helix.core.english import (
+    CLAIM_WORDS,
+    CODE_CONDITIONS,
+    FINDING_WORDS,
+    FIRST_PERSON,
+    MATERIAL_OR_CODE_WORDS,
+    MATERIAL_WORDS,
+    NEGATION_WORDS,
+    THIS_SEARCH_WORDS,
+)
 
 _SOURCES = (r"(?:provided|given|available|supplied|retrieved|tool|search|context|evidence|"
             r"results|documents?|code|codebase|code base|files?|snippets?|excerpts?|repository|"
@@ -104,9 +113,50 @@ def content_terms(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+# --- claims found by meaning: negation over finding, existence or the evidence ----------------
+# "The tool results are empty", "The search returned nothing useful", "Nothing relevant turned
+# up": a negation in the same clause as words about the material that was searched or sent, or
+# as a first person's finding. A sentence about what code does ("the search returns no
+# results for an empty query", "if the file does not exist it raises") is not one: the
+# material words that can also name code (search, results, index, documentation ...) count only
+# with a verb about this search (past tense: returned, found, came back) or "empty".
+_TOKEN = re.compile(r"[A-Za-z_]+(?:'[a-z]+)?")
+_EMPTY_STATE = re.compile(r"\b(?:is|are|was|were|came back|comes back|looks?|seems?)\s+"
+                          r"(?:completely |entirely |all )?empty\b", re.I)
+_CLAUSE = re.compile(r"[^.;:!?\n]+")
+
+
+def _negated(word: str) -> bool:
+    return word in NEGATION_WORDS or word.endswith("n't")
+
+
+def _meaning_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the absence claim in each clause that makes one by meaning."""
+    spans: list[tuple[int, int]] = []
+    for clause in _CLAUSE.finditer(_CITATION.sub(lambda m: " " * len(m.group()), text)):
+        tokens = [(m.group().lower(), m.start() + clause.start(), m.end() + clause.start())
+                  for m in _TOKEN.finditer(clause.group())]
+        words = {w for w, _, _ in tokens}
+        if not any(_negated(w) for w in words) or words & CODE_CONDITIONS:
+            continue
+        this_search = words & THIS_SEARCH_WORDS or _EMPTY_STATE.search(clause.group())
+        material = words & MATERIAL_WORDS or (words & MATERIAL_OR_CODE_WORDS and this_search)
+        self_finding = words & FIRST_PERSON and words & FINDING_WORDS
+        unnamed_finding = {"nothing", "none"} & words and words & FINDING_WORDS & THIS_SEARCH_WORDS
+        if not (material or self_finding or unnamed_finding):
+            continue
+        cue_words = (MATERIAL_WORDS | MATERIAL_OR_CODE_WORDS | FINDING_WORDS | FIRST_PERSON
+                     | THIS_SEARCH_WORDS)
+        cues = [(start, end) for w, start, end in tokens if _negated(w) or w in cue_words]
+        spans.append((min(c[0] for c in cues), max(c[1] for c in cues)))
+    return spans
+
+
 def absence_claims(text: str) -> list[AbsenceClaim]:
-    """Every absence claim in `text` (one per sentence), in order of appearance."""
-    spans = sorted({(m.start(), m.end()) for p in _CLAIM_RE for m in p.finditer(text)})
+    """Every absence claim in `text` (one per sentence), in order of appearance: the phrases
+    above, and claims made by meaning in any other wording (`_meaning_spans`)."""
+    spans = sorted({(m.start(), m.end()) for p in _CLAIM_RE for m in p.finditer(text)}
+                   | set(_meaning_spans(text)))
     claims: list[AbsenceClaim] = []
     seen: set[tuple[int, int]] = set()
     for start, end in spans:
