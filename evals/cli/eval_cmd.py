@@ -26,10 +26,16 @@ from helix.outfile import check_out_path, write_out
               help="Store this run as baseline NAME (never overwrites an existing one).")
 @click.option("--list", "list_only", is_flag=True, help="List suites, configurations, baselines.")
 @click.option("--no-bm25-files", is_flag=True, help="Skip the BM25-over-files baseline.")
+@click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write a self-contained HTML report with charts to FILE.")
+@click.option("--compare", nargs=2, type=click.Path(dir_okay=False, path_type=Path),
+              metavar="A.json B.json",
+              help="Compare two saved results (--out files) instead of running; with --html.")
 @click.option("-v", "--verbose", is_flag=True, help="Show passing cases too.")
 def command(suites: tuple[str, ...], as_json: bool, out: Path | None, no_embed: bool,
             baseline: str | None, candidate: str | None, pin: str | None, list_only: bool,
-            no_bm25_files: bool, verbose: bool) -> None:
+            no_bm25_files: bool, html_out: Path | None, compare: tuple[Path, Path] | None,
+            verbose: bool) -> None:
     """Run eval SUITES (names in data/evals/, e.g. matrix networkx helix_self
     continuity/<name>; default: all but *_bench) as controller dry runs and report
     hit@1/3/5/10, MRR, stop reasons, llm_steps == 0, hash stability and time per question.
@@ -51,8 +57,12 @@ def command(suites: tuple[str, ...], as_json: bool, out: Path | None, no_embed: 
             for name, values in listing.items():
                 echo(f"{name}: {', '.join(values) if values else '(none)'}")
         return
-    if out is not None:
-        check_out_path(out)  # a link or a device is refused before the (long) run
+    if compare:
+        _compare(compare, html_out)
+        return
+    for target in (out, html_out):
+        if target is not None:  # a link or a device is refused before the (long) run
+            check_out_path(target, "--out" if target is out else "--html")
     names = list(suites) or default_suites()
     loaded = [load_suite(name) for name in names]
     label: str = "default"
@@ -72,9 +82,36 @@ def command(suites: tuple[str, ...], as_json: bool, out: Path | None, no_embed: 
     payload = report.result_json(run, decision, pinned)
     if out is not None:
         write_out(out, (json.dumps(payload, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+    if html_out is not None:
+        from evals.cli.history_cmd import write_html
+
+        write_html(html_out, payload, "helix eval: " + ", ".join(names))
     if as_json:
         from helix.cli.common import echo_json
 
         echo_json(payload)
     else:
         report.render(run, decision, verbose=verbose, pinned=pinned)
+
+
+def _compare(paths: tuple[Path, Path], html_out: Path | None) -> None:
+    """`--compare A.json B.json --html OUT`: two saved results of one kind, side by side."""
+    from evals.html_report import compare
+    from helix.core.errors import UserError
+    from helix.core.paths import user_path
+    from helix.outfile import write_out
+
+    if html_out is None:
+        raise UserError("--compare needs --html FILE (the comparison is a page of charts)")
+    check_out_path(html_out, "--html")
+    loaded = []
+    for path in paths:
+        try:
+            loaded.append(json.loads(user_path(str(path)).read_text(encoding="utf-8")))
+        except (OSError, ValueError) as exc:
+            raise UserError(f"cannot read {path} as a helix eval result: {exc}") from None
+    try:
+        page = compare(loaded[0], loaded[1], (paths[0].stem, paths[1].stem))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise UserError(f"cannot compare {paths[0]} and {paths[1]}: {exc}") from None
+    write_out(html_out, page.encode("utf-8"))

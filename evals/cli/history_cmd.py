@@ -29,7 +29,7 @@ def _write_json(out: Path, payload: Any) -> None:
 
 def run_options(command: Any) -> Any:
     """The options every eval sub-command shares: --json, --out, --no-embed,
-    --candidate-config (in that order in its help)."""
+    --candidate-config, --html (in that order in its help)."""
     for option in reversed((
             click.option("--json", "as_json", is_flag=True, help="Print the result as JSON."),
             click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
@@ -38,7 +38,9 @@ def run_options(command: Any) -> Any:
                          help="Index and ask without embeddings (fast)."),
             click.option("--candidate-config", "candidate", metavar="FILE",
                          help="A configuration (TOML overrides file, or a name in "
-                              "evals/configs/)."))):
+                              "evals/configs/)."),
+            click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path),
+                         help="Also write a self-contained HTML report with charts to FILE."))):
         command = option(command)
     return command
 
@@ -52,10 +54,22 @@ def candidate_overrides(candidate: str | None) -> dict[str, Any]:
     return dict(load_named_config(candidate)[1])
 
 
-def emit(payload: Any, out: Path | None, as_json: bool, render: Callable[[], str]) -> None:
-    """A result: written to `out` as JSON when asked, then printed as JSON or as text."""
+def write_html(path: Path, payload: Any, title: str) -> None:
+    """The result as a self-contained HTML page with charts (`evals.html_report`)."""
+    from evals.html_report import render
+    from helix.outfile import write_out
+
+    write_out(path, render(payload, title).encode("utf-8"))
+
+
+def emit(payload: Any, out: Path | None, as_json: bool, render: Callable[[], str],
+         html_out: Path | None = None, title: str = "helix eval") -> None:
+    """A result: written to `out` as JSON and to `html_out` as a report when asked, then
+    printed as JSON or as text."""
     if out is not None:
         _write_json(out, payload)
+    if html_out is not None:
+        write_html(html_out, payload, title)
     if as_json:
         from helix.cli.common import echo_json
 
@@ -82,7 +96,7 @@ def emit(payload: Any, out: Path | None, as_json: bool, render: Callable[[], str
               help="Progress on stderr; list every case, not only the misses.")
 def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str | None,
             as_json: bool, out: Path | None, no_embed: bool, candidate: str | None,
-            cases_only: bool, verbose: bool) -> None:
+            html_out: Path | None, cases_only: bool, verbose: bool) -> None:
     """Mine localization cases from git history (a commit message as the question, the
     non-test source files it changed as the answer, the tree at its parent) and score Helix's
     dry runs against whole-file BM25: file Acc@1/3/5/10 (all gold files in the top k), MRR,
@@ -93,10 +107,11 @@ def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str 
     from evals.history.run import RepoSpec, result_json, run_repo
 
     paths = list(repos) or ["."]
-    if out is not None:
-        from helix.outfile import check_out_path
+    from helix.outfile import check_out_path
 
-        check_out_path(out)  # refused before any mining or run
+    for target in (out, html_out):
+        if target is not None:
+            check_out_path(target, "--out" if target is out else "--html")  # before any run
     if cases_only:
         mined = [mine(git_dir(user_path(p)), rev=rev, seed=seed, limit=limit,
                       since=since) for p in paths]
@@ -118,7 +133,8 @@ def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str 
     runs = [run_repo(spec, overrides=overrides, no_embed=no_embed, progress=progress)
             for spec in specs]
     payload = result_json(runs, no_embed=no_embed, overrides=overrides)
-    emit(payload, out, as_json, lambda: report.render(payload, verbose=verbose))
+    emit(payload, out, as_json, lambda: report.render(payload, verbose=verbose), html_out,
+         "helix eval history")
 
 
 def _sub_command(name: str) -> click.Command:

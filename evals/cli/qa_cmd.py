@@ -25,7 +25,8 @@ QA = "qa"
 @run_options
 @click.option("-v", "--verbose", is_flag=True, help="Progress on stderr; list every question.")
 def qa(questions: Path, repos: tuple[str, ...], rev: str | None, limit: int | None, as_json: bool,
-       out: Path | None, no_embed: bool, candidate: str | None, verbose: bool) -> None:
+       out: Path | None, no_embed: bool, candidate: str | None, html_out: Path | None,
+       verbose: bool) -> None:
     """Score Helix's dry runs on natural questions (JSONL lines of {"question", "answer"}, the
     SWE-QA format) against gold derived from each reference answer: files it names, line
     ranges stated next to them, backticked names defined there. Reports file@1/3/5/10 and MRR
@@ -33,11 +34,11 @@ def qa(questions: Path, repos: tuple[str, ...], rev: str | None, limit: int | No
     questions whose gold span is in the evidence sent, overall and by wording."""
     from evals.qa import report
     from evals.qa.run import run_qa
+    from helix.outfile import check_out_path
 
-    if out is not None:
-        from helix.outfile import check_out_path
-
-        check_out_path(out)
+    for target in (out, html_out):
+        if target is not None:
+            check_out_path(target, "--out" if target is out else "--html")
     from evals.cli.history_cmd import candidate_overrides, emit
     from helix.cli.common import one_repo
 
@@ -47,4 +48,5 @@ def qa(questions: Path, repos: tuple[str, ...], rev: str | None, limit: int | No
     result = run_qa(user_path(questions), user_path(repo), rev=rev, limit=limit,
                     overrides=candidate_overrides(candidate), no_embed=no_embed,
                     progress=progress)
-    emit(result, out, as_json, lambda: report.render(result, verbose=verbose))
+    emit(result, out, as_json, lambda: report.render(result, verbose=verbose), html_out,
+         f"helix eval qa: {questions.name}")
