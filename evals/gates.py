@@ -1,8 +1,12 @@
-"""A/B gates: compare a candidate run with a pinned baseline run and decide promote or rollback.
+"""A/B gates: compare a candidate run with a pinned baseline run and decide.
 
-The rollout guardrails of the specification, for repository Q&A: retrieval quality (hit@5, MRR)
-must not drop, the clarifier rate, the wrong-route rate and p95 latency must not rise beyond
-their tolerances; promote only when every gate holds AND quality improved, else roll back.
+The continuity contract's rollout guardrails and the plan's promotion rule, each a named gate
+with its threshold and its measured values: retrieval quality (hit@5, MRR) must not drop; the
+clarifier rate may rise at most 10% relative; the wrong-action rate (continuity turns) and the
+wrong-route rate (retrieval) at most 0.5% absolute; p95 latency at most 250 ms (every question
+is timed twice; the candidate's p95 carries a bootstrap interval); retries with an unchanged
+evidence fingerprint over 2% of retries halt the rollout. The holdout suites are gated apart
+from the others; runs that did not ask the same questions the same way are refused.
 
 Baselines are pinned under `$HELIX_HOME/eval-baselines/<name>.json` and never overwritten;
 named configurations (answerer / router variants) are TOML override files in `evals/configs/`.
@@ -21,7 +25,7 @@ from evals.metrics import CaseResult, aggregate
 from evals.runner import RunResult
 from helix.core.config import helix_home
 from helix.core.errors import ConfigError, NotFoundError, UserError
-from helix.core.hashing import canonical_json
+from helix.core.hashing import canonical_json, digest
 from helix.core.schemas import Frozen
 
 CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
@@ -32,14 +36,18 @@ Direction = Literal["higher", "lower"]
 
 
 class GateSettings(Frozen):
-    """Tolerances: how much worse than the baseline a candidate may be on each gate."""
+    """The rollout guardrails of the continuity contract (and the plan's "promote only if gates
+    and regression improve"), each a limit relative to the baseline."""
 
-    hit5_drop: float = 0.0  # absolute
-    mrr_drop: float = 0.0  # absolute
-    clarifier_rate_rise: float = 0.02  # absolute
-    wrong_route_rate_rise: float = 0.0  # absolute
-    p95_rise: float = 0.25  # relative to the baseline's p95 (latency is noisy)
-    p95_floor_ms: float = 50.0  # rises below this many ms are never a failure
+    quality_drop: float = 0.0  # hit@5 and MRR: absolute (no regression)
+    wrong_action_rise: float = 0.005  # wrong-action (and wrong-route) rate: +0.5% absolute
+    clarifier_rise: float = 0.10  # clarifier rate: +10% relative
+    p95_rise_ms: float = 250.0  # p95 latency: +250 ms
+    unchanged_retry_max: float = 0.02  # retries with an unchanged fingerprint: 2% -> halt
+    bootstrap_rounds: int = 400  # for the p95's confidence interval (seeded: deterministic)
+
+
+Effect = Literal["rollback", "halt"]
 
 
 class Gate(Frozen):
@@ -49,10 +57,13 @@ class Gate(Frozen):
     candidate: float | None
     limit: float | None
     passed: bool
+    rule: str = ""  # the contract's wording of the threshold
+    effect: Effect = "rollback"  # what a failure means
+    candidate_ci: tuple[float, float] | None = None  # 95% interval, latency only
 
 
 class Decision(Frozen):
-    decision: Literal["promote", "rollback"]
+    decision: Literal["promote", "hold", "rollback", "halt"]
     reasons: tuple[str, ...]
     gates: tuple[Gate, ...]
     baseline_label: str
@@ -72,55 +83,160 @@ def _num(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) else None
 
 
-def _gate(metric: str, direction: Direction, base: Any, cand: Any, limit: float | None) -> Gate:
+def _gate(metric: str, direction: Direction, base: Any, cand: Any, limit: float | None,
+          rule: str, effect: Effect = "rollback",
+          ci: tuple[float, float] | None = None) -> Gate:
     b, c = _num(base), _num(cand)
     if b is None or c is None or limit is None:
         passed = b is None or c is not None  # nothing to compare is not a failure
         return Gate(metric=metric, direction=direction, baseline=b, candidate=c, limit=limit,
-                    passed=passed)
-    passed = c >= limit if direction == "higher" else c <= limit
+                    passed=passed, rule=rule, effect=effect, candidate_ci=ci)
+    passed = c >= limit - 1e-12 if direction == "higher" else c <= limit + 1e-12
     return Gate(metric=metric, direction=direction, baseline=b, candidate=c,
-                limit=round(limit, 6), passed=passed)
+                limit=round(limit, 6), passed=passed, rule=rule, effect=effect, candidate_ci=ci)
+
+
+def _times(run: RunResult, suites: Sequence[str]) -> list[float]:
+    """Every timed run of every question (each question is asked twice)."""
+    return [t for suite in run.suites if suite.name in suites for case in suite.cases
+            if case.error is None for t in (case.time_ms, case.time_ms_repeat) if t > 0]
+
+
+def p95_interval(times: Sequence[float], rounds: int) -> tuple[float, float] | None:
+    """A 95% bootstrap interval of the p95 (seeded by the data: the same times, the same
+    interval)."""
+    import random
+
+    from evals.metrics import percentile
+
+    if len(times) < 2 or rounds <= 0:
+        return None
+    draw = random.Random(digest(canonical_json(sorted(times))))
+    values = sorted(percentile([draw.choice(times) for _ in times], 95) for _ in range(rounds))
+    return (round(values[int(0.025 * (rounds - 1))], 3),
+            round(values[int(0.975 * (rounds - 1))], 3))
+
+
+def _continuity(run: RunResult) -> dict[str, float | None]:
+    """Wrong-action rate (turns whose lane, transition or target was not the expected one)
+    and the share of enrichment retries made with an unchanged evidence fingerprint."""
+    turns = [row for suite in run.suites if suite.kind == "continuity"
+             for case in (suite.continuity or {}).get("cases", ())
+             for row in case.get("per_turn", ())]
+    retries = sum(int(row.get("retries", 0)) for row in turns)
+    unchanged = sum(int(row.get("unchanged_retries", 0)) for row in turns)
+    return {"wrong_action_rate": (round(sum(not row.get("passed") for row in turns)
+                                        / len(turns), 4) if turns else None),
+            "unchanged_retry_rate": round(unchanged / retries, 4) if retries else 0.0}
+
+
+def comparable(baseline: RunResult, candidate: RunResult) -> None:
+    """UserError unless the two runs asked the same questions the same way (the same suites
+    and cases, embeddings on or off alike): only the candidate's settings may differ."""
+    def shape(run: RunResult) -> dict[str, list[str]]:
+        return {suite.name: sorted(c.id for c in suite.cases)
+                + sorted(str(c.get("id")) for c in (suite.continuity or {}).get("cases", ()))
+                for suite in run.suites}
+
+    base, cand = shape(baseline), shape(candidate)
+    if set(base) != set(cand):
+        raise UserError("the runs are not comparable: suites "
+                        f"{', '.join(sorted(set(base) ^ set(cand)))} are in only one of them "
+                        "(run the candidate on the baseline's suites)")
+    differing = sorted(name for name in base if base[name] != cand[name])
+    if differing:
+        raise UserError(f"the runs are not comparable: suite(s) {', '.join(differing)} hold "
+                        "other cases in each run")
+    if baseline.no_embed != candidate.no_embed:
+        raise UserError("the runs are not comparable: one ran with embeddings and one "
+                        "without (--no-embed)")
+
+
+def _retrieval_gates(b: dict[str, Any], c: dict[str, Any], b_times: list[float],
+                     c_times: list[float], s: GateSettings, cohort: str) -> list[Gate]:
+    tag = f" ({cohort})" if cohort else ""
+
+    def minus(key: str) -> float | None:
+        value = _num(b.get(key))
+        return None if value is None else value - s.quality_drop
+
+    from evals.metrics import percentile
+
+    b_p95 = percentile(b_times, 95) if b_times else None
+    c_p95 = percentile(c_times, 95) if c_times else None
+    clarifier = _num(b.get("clarifier_rate"))
+    wrong_route = _num(b.get("wrong_route_rate"))
+    return [
+        _gate("hit@5" + tag, "higher", b.get("hit@5"), c.get("hit@5"), minus("hit@5"),
+              "no drop"),
+        _gate("mrr" + tag, "higher", b.get("mrr"), c.get("mrr"), minus("mrr"), "no drop"),
+        _gate("clarifier_rate" + tag, "lower", clarifier, c.get("clarifier_rate"),
+              None if clarifier is None else clarifier * (1 + s.clarifier_rise),
+              f"rise <= {s.clarifier_rise:.0%} relative"),
+        _gate("wrong_route_rate" + tag, "lower", wrong_route, c.get("wrong_route_rate"),
+              None if wrong_route is None else wrong_route + s.wrong_action_rise,
+              f"rise <= {s.wrong_action_rise:.1%} absolute"),
+        _gate("p95_ms" + tag, "lower", b_p95, c_p95,
+              None if b_p95 is None else b_p95 + s.p95_rise_ms,
+              f"rise <= {s.p95_rise_ms:.0f} ms (every question timed twice)",
+              ci=p95_interval(c_times, s.bootstrap_rounds)),
+    ]
 
 
 def evaluate_gates(baseline: RunResult, candidate: RunResult,
                    settings: GateSettings | None = None) -> Decision:
-    """Gates over the retrieval suites both runs contain (pooled case results)."""
+    """Every contract gate, the holdout suites gated apart from the others; refused when the
+    runs are not comparable. promote: every gate holds and retrieval quality or the
+    continuity pass rate improved; hold: every gate holds, nothing improved (an identical
+    candidate); rollback: a rollback gate failed; halt: only the unchanged-fingerprint gate."""
     s = settings or GateSettings()
-    shared = sorted({x.name for x in baseline.suites if x.kind == "retrieval"}
-                    & {x.name for x in candidate.suites if x.kind == "retrieval"})
-    if not shared:
-        raise UserError("baseline and candidate share no retrieval suite to compare")
-    b, c = pooled_totals(baseline, shared), pooled_totals(candidate, shared)
-
-    def limit(key: str, delta: float, sign: int) -> float | None:
-        value = _num(b.get(key))
-        return None if value is None else value + sign * delta
-
-    p95 = _num(b.get("p95_ms"))
-    p95_limit = None if p95 is None else max(p95 * (1.0 + s.p95_rise), p95 + s.p95_floor_ms)
-    gates = (
-        _gate("hit@5", "higher", b.get("hit@5"), c.get("hit@5"), limit("hit@5", s.hit5_drop, -1)),
-        _gate("mrr", "higher", b.get("mrr"), c.get("mrr"), limit("mrr", s.mrr_drop, -1)),
-        _gate("clarifier_rate", "lower", b.get("clarifier_rate"), c.get("clarifier_rate"),
-              limit("clarifier_rate", s.clarifier_rate_rise, 1)),
-        _gate("wrong_route_rate", "lower", b.get("wrong_route_rate"), c.get("wrong_route_rate"),
-              limit("wrong_route_rate", s.wrong_route_rate_rise, 1)),
-        _gate("p95_ms", "lower", b.get("p95_ms"), c.get("p95_ms"), p95_limit),
-    )
-    reasons = [f"gate {g.metric} failed: {g.candidate} vs limit {g.limit}"
-               for g in gates if not g.passed]
-    improved = [m for m in ("hit@5", "mrr")
-                if (_num(c.get(m)) or 0.0) > (_num(b.get(m)) or 0.0)]
-    if not reasons and not improved:
-        reasons.append("no quality improvement over the baseline (hit@5 and MRR not higher)")
-    if not reasons:
-        reasons.append("all gates hold; improved: " + ", ".join(improved))
-    decision: Literal["promote", "rollback"] = (
-        "promote" if all(g.passed for g in gates) and improved else "rollback")
-    return Decision(decision=decision, reasons=tuple(reasons), gates=gates,
+    comparable(baseline, candidate)
+    retrieval = sorted(x.name for x in baseline.suites if x.kind == "retrieval")
+    continuity = sorted(x.name for x in baseline.suites if x.kind == "continuity")
+    if not retrieval and not continuity:
+        raise UserError("the runs hold no suite to gate")
+    gates: list[Gate] = []
+    improved: list[str] = []
+    cohorts = (("", [n for n in retrieval if "holdout" not in n]),
+               ("holdout", [n for n in retrieval if "holdout" in n]))
+    for cohort, names in cohorts:
+        if not names:
+            continue
+        b, c = pooled_totals(baseline, names), pooled_totals(candidate, names)
+        gates += _retrieval_gates(b, c, _times(baseline, names), _times(candidate, names), s,
+                                  cohort)
+        if not cohort:
+            improved += [m for m in ("hit@5", "mrr")
+                         if (_num(c.get(m)) or 0.0) > (_num(b.get(m)) or 0.0)]
+    if continuity:
+        b_cont, c_cont = _continuity(baseline), _continuity(candidate)
+        wrong = b_cont["wrong_action_rate"]
+        gates.append(_gate("wrong_action_rate", "lower", wrong, c_cont["wrong_action_rate"],
+                           None if wrong is None else wrong + s.wrong_action_rise,
+                           f"rise <= {s.wrong_action_rise:.1%} absolute"))
+        gates.append(_gate("unchanged_fingerprint_retry_rate", "lower",
+                           b_cont["unchanged_retry_rate"], c_cont["unchanged_retry_rate"],
+                           s.unchanged_retry_max, f"<= {s.unchanged_retry_max:.0%} of retries",
+                           effect="halt"))
+        if (c_cont["wrong_action_rate"] or 0.0) < (wrong or 0.0):
+            improved.append("wrong_action_rate")
+    failed = [g for g in gates if not g.passed]
+    reasons = [f"gate {g.metric} failed: {g.candidate} vs limit {g.limit} ({g.rule})"
+               for g in failed]
+    decision: Literal["promote", "hold", "rollback", "halt"]
+    if any(g.effect == "rollback" for g in failed):
+        decision = "rollback"
+    elif failed:
+        decision = "halt"
+    elif improved:
+        decision = "promote"
+        reasons.append("every gate holds; improved: " + ", ".join(improved))
+    else:
+        decision = "hold"
+        reasons.append("every gate holds; nothing improved: keep the baseline")
+    return Decision(decision=decision, reasons=tuple(reasons), gates=tuple(gates),
                     baseline_label=baseline.label, candidate_label=candidate.label,
-                    suites=tuple(shared))
+                    suites=tuple(retrieval + continuity))
 
 
 # ---- named configurations -----------------------------------------------------------------

@@ -87,13 +87,18 @@ def _suite_figures(payload: dict[str, Any]) -> list[Figure]:
                             {"pass rate": [row.get("pass_rate") for row in classes.values()]}))
     decision = payload.get("decision")
     if decision:
-        rows = [(g["metric"], g["direction"], g["baseline"], g["candidate"], g["limit"],
-                 "pass" if g["passed"] else "FAIL") for g in decision["gates"]]
+        rows = [(g["metric"], g.get("rule", ""), g["baseline"],
+                 g["candidate"] if not g.get("candidate_ci") else
+                 f"{g['candidate']} [{g['candidate_ci'][0]}, {g['candidate_ci'][1]}]",
+                 g["limit"], "pass" if g["passed"] else
+                 ("ROLLBACK" if g.get("effect", "rollback") == "rollback" else "HALT"))
+                for g in decision["gates"]]
         why = "; ".join(decision.get("reasons") or ())
         figures.append(_table(f"A/B gates: {decision['decision']} ({decision['candidate_label']}"
                               f" against {decision['baseline_label']})<br><sub>{html.escape(why)}"
                               "</sub>",
-                              ("gate", "direction", "baseline", "candidate", "limit", "result"),
+                              ("gate", "threshold", "baseline", "candidate (95% CI)", "limit",
+                               "result"),
                               rows))
     return figures
 

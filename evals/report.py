@@ -150,11 +150,16 @@ def render(run: RunResult, decision: Decision | None = None, *, verbose: bool = 
     if decision is not None:
         table = Table(title=f"A/B: '{decision.candidate_label}' vs baseline "
                             f"'{decision.baseline_label}' ({', '.join(decision.suites)})")
-        for col in ("gate", "baseline", "candidate", "limit", "ok"):
+        for col in ("gate", "threshold", "baseline", "candidate", "limit", "ok"):
             table.add_column(col)
         for gate in decision.gates:
-            table.add_row(gate.metric, _fmt(gate.baseline), _fmt(gate.candidate),
-                          _fmt(gate.limit), "yes" if gate.passed else "NO")
+            shown = _fmt(gate.candidate)
+            if gate.candidate_ci is not None:
+                shown += f" [{_fmt(gate.candidate_ci[0])}, {_fmt(gate.candidate_ci[1])}]"
+            table.add_row(gate.metric, gate.rule, _fmt(gate.baseline), shown,
+                          _fmt(gate.limit),
+                          "yes" if gate.passed else ("NO" if gate.effect == "rollback"
+                                                     else "HALT"))
         console.print(table)
         console.print(f"[bold]{decision.decision}[/bold]: " + "; ".join(decision.reasons))
     if pinned is not None:

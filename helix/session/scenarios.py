@@ -140,8 +140,12 @@ def run_case(case: dict[str, Any], *, root: Path, config: HelixConfig,
             continue
         failures = check_turn(turn, expect, done)
         done.append(turn)
+        retries = [e for e in turn.events if e.name.endswith("_enrichment_retry_called")]
         row.update(passed=not failures, failures=failures, lane=turn.lane,
-                   transition=turn.transition, retrieval=turn.retrieval)
+                   transition=turn.transition, retrieval=turn.retrieval,
+                   retries=len(retries),
+                   unchanged_retries=sum(1 for e in retries if e.fingerprint_before is not None
+                                         and e.fingerprint_before == e.fingerprint_after))
         per_turn.append(row)
     reset_session(db, name)
     classes = [row["expected_transition"] or row.get("transition") for row in per_turn]
