@@ -56,8 +56,8 @@ def test_suites_report_with_gates_draws_every_chart(tmp_path: Path,
                         "--html", str(page), "--pin-baseline", "base"], capsys)
     assert code == 0, err
     gated = tmp_path / "gated.html"
-    code, _, err = run(["eval", "matrix", "--no-embed", "--baseline", "base", "--html",
-                        str(gated)], capsys)
+    code, _, err = run(["eval", "matrix", "continuity/T5", "--no-embed", "--baseline", "base",
+                        "--html", str(gated)], capsys)
     assert code == 0, err
     payload = json.loads(out.read_text())
     html = page.read_text()
@@ -65,7 +65,7 @@ def test_suites_report_with_gates_draws_every_chart(tmp_path: Path,
     # hit@k, Helix vs BM25, latency, stop reasons, routes, transition classes
     _assert_drawn(page, 6)
     assert "A/B gates" in gated.read_text()
-    _assert_drawn(gated, 6)  # the matrix suite's five, and the gates table
+    _assert_drawn(gated, 7)  # the six above, and the gates table
     comparison = tmp_path / "compare.html"
     code, _, err = run(["eval", "--compare", str(out), str(out), "--html", str(comparison)],
                        capsys)
