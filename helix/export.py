@@ -3,7 +3,9 @@
 A record is one finished run: the question, the evidence pointers (path, lines, content_hash,
 repo_rev, node id), the answer, and the graph-pack metadata (treeIds, primaryTreeId, anchorIds,
 pathIds, conceptMatch, treeVersion, repo_rev, lattice_rev). Its anchor node (the tree walk's
-first anchor, else the top evidence item's node) must pass every check of the plan's checklist:
+first concept-tree anchor, else its first anchor, else the top evidence item's node) must pass
+every check of the plan's checklist, and every evidence link it declares must verify against
+the repository (`links`: the file at its repo_rev, its content hash; `helix.export_links`):
 
     inputs         a non-empty list, each with name, type, unit, source
     outputs        a non-empty list, each with name, type, unit
@@ -54,6 +56,8 @@ MANIFEST_FILE = "manifest.json"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 NodeLookup = Callable[[str, str], Mapping[str, Any] | None]  # (repo_root, node_id) -> attrs
+LinkVerifier = Callable[[str, list[Any]], list[str]]  # (repo_root, links) -> failures
+LINKS = "links"  # the check that the anchor's evidence links verify (`helix.export_links`)
 
 
 class ExportSettings(Frozen):
@@ -164,7 +168,12 @@ def checklist_failures(node_id: str, lookup: Callable[[str], Mapping[str, Any] |
 # ---------------------------------------------------------------- records
 
 def anchor_of(record: RunRecord) -> str | None:
+    """The node a record is about: the tree walk's first concept-tree anchor (the checklist is
+    written for tree nodes), else its first anchor, else the top evidence item's node."""
     env = record.envelope
+    trees = [a for a in env.tree_walk.anchors if a.startswith("tree:")]
+    if trees:
+        return trees[0]
     if env.tree_walk.anchors:
         return env.tree_walk.anchors[0]
     return env.evidence[0].node_id if env.evidence else None
@@ -182,13 +191,22 @@ def tree_version(anchor: str | None, lookup: Callable[[str], Mapping[str, Any] |
     return value if isinstance(value, str) else None
 
 
-def graph_pack(record: RunRecord, lookup: Callable[[str], Mapping[str, Any] | None]
-               ) -> dict[str, Any]:
+def graph_pack(record: RunRecord, lookup: Callable[[str], Mapping[str, Any] | None],
+               tree_of: Callable[[str], str | None] | None = None) -> dict[str, Any]:
+    """The record's graph-pack metadata. `tree_of` names the concept tree a tree node belongs
+    to (its root's own id, e.g. `casimir-tiles-tree`); without it, the walk's selection."""
     env = record.envelope
     walk = env.tree_walk
     concept = [e.node_id for e in env.evidence if e.node_id.startswith("tree:")]
+    tree_ids: list[str] = list(env.items.selected_trees)
+    primary = walk.primary_tree_id
+    if tree_of is not None:
+        named = [tree_of(n) for n in (*walk.anchors, *concept)]
+        tree_ids = list(dict.fromkeys(t for t in named if t))
+        anchored = [tree_of(a) for a in walk.anchors if a.startswith("tree:")]
+        primary = next((t for t in anchored if t), tree_ids[0] if tree_ids else None)
     return {
-        "treeIds": list(env.items.selected_trees), "primaryTreeId": walk.primary_tree_id,
+        "treeIds": tree_ids, "primaryTreeId": primary,
         "anchorIds": list(walk.anchors), "pathIds": [n.node_id for n in walk.nodes],
         "conceptMatch": list(dict.fromkeys(concept)),
         "treeVersion": tree_version(anchor_of(record), lookup),
@@ -214,13 +232,23 @@ def _chat(record: RunRecord) -> dict[str, Any]:
     return {"messages": [*messages, {"role": "assistant", "content": answer}]}
 
 
-def build_records(runs: Iterable[RunRecord], lookup: NodeLookup, settings: ExportSettings
+def _verify_links(repo_root: str, links: list[Any]) -> list[str]:
+    from helix.export_links import link_failures
+
+    return link_failures(Path(repo_root), links)
+
+
+def build_records(runs: Iterable[RunRecord], lookup: NodeLookup, settings: ExportSettings,
+                  verify: LinkVerifier = _verify_links
                   ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Admitted records (in run order) and the admission counts."""
+    """Admitted records (in run order) and the admission counts. An anchor passes when every
+    checklist item holds and every evidence link it declares verifies against the repository
+    (`verify`: the file at its repo_rev, its content hash); failures are named."""
     out: list[dict[str, Any]] = []
     skipped: Counter[str] = Counter()
     by_check: Counter[str] = Counter()
     counts = Counter({"considered": 0, "admitted": 0, "diagnostic": 0, "rejected": 0})
+    tree_id = getattr(lookup, "tree_id", None)
     for record in runs:
         mode = record.answer_mode or "none"
         if mode not in settings.answer_modes:
@@ -236,6 +264,12 @@ def build_records(runs: Iterable[RunRecord], lookup: NodeLookup, settings: Expor
             return lookup(root, node_id)
 
         failed = checklist_failures(anchor, node)
+        attrs = node(anchor)
+        declared = node_fields(attrs).get("evidence") if attrs is not None else None
+        broken = verify(record.repo_root, declared) if isinstance(declared, list) and \
+            declared else []
+        if broken:
+            failed = [*failed, LINKS]
         if failed:
             by_check.update(failed)
             if not settings.include_diagnostic:
@@ -253,9 +287,12 @@ def build_records(runs: Iterable[RunRecord], lookup: NodeLookup, settings: Expor
             "evidence_hash": hash_obj([[e["path"], e["start_line"], e["end_line"],
                                         e["content_hash"]] for e in evidence]),
             "citations": [c.model_dump(mode="json") for c in record.envelope.citations],
-            "anchor_node_id": anchor, "graph_pack": graph_pack(record, node),
+            "anchor_node_id": anchor,
+            "graph_pack": graph_pack(record, node, tree_of=(
+                None if tree_id is None else
+                lambda n, root=record.repo_root: tree_id(root, n))),  # type: ignore[misc]
             "admission": {"full_access": not failed, "diagnostic": bool(failed),
-                          "failed_checks": failed},
+                          "failed_checks": failed, "link_failures": broken},
             "config_hash": record.config_hash, "variant_tags": dict(settings.variant_tags),
         }
         out.append(_chat(record) if settings.format == "chat" else row)
@@ -271,13 +308,36 @@ class IndexNodes:
     def __init__(self) -> None:
         self._graphs: dict[str, Any] = {}
 
-    def __call__(self, repo_root: str, node_id: str) -> Mapping[str, Any] | None:
+    def _graph(self, repo_root: str) -> Any:
         if repo_root not in self._graphs:
             self._graphs[repo_root] = self._load(repo_root)
-        graph = self._graphs[repo_root]
+        return self._graphs[repo_root]
+
+    def __call__(self, repo_root: str, node_id: str) -> Mapping[str, Any] | None:
+        graph = self._graph(repo_root)
         if graph is None or node_id not in graph:
             return None
         return dict(graph.nodes[node_id])
+
+    def tree_id(self, repo_root: str, node_id: str) -> str | None:
+        """The concept tree `node_id` belongs to: its tree file's root node's own id."""
+        graph = self._graph(repo_root)
+        if graph is None or node_id not in graph or not node_id.startswith("tree:"):
+            return None
+        tree_file = graph.nodes[node_id].get("tree_file")
+        current, seen = node_id, set()
+        while current not in seen:
+            seen.add(current)
+            attrs = graph.nodes[current]
+            if attrs.get("is_root"):
+                return str(attrs.get("local_id") or current)
+            parents = [u for u, _, key in graph.in_edges(current, keys=True)
+                       if key == "contains" and u.startswith("tree:")
+                       and graph.nodes[u].get("tree_file") == tree_file]
+            if not parents:
+                break
+            current = sorted(parents)[0]
+        return None
 
     @staticmethod
     def _load(repo_root: str) -> Any:
@@ -336,7 +396,8 @@ def variant_key(settings: ExportSettings) -> str:
 
 def export(out: Path, settings: ExportSettings, runs: Iterable[RunRecord], *,
            lookup: NodeLookup | None = None, pin_baseline: str | None = None,
-           created: float = 0.0, unreadable: int = 0) -> ExportReport:
+           created: float = 0.0, unreadable: int = 0,
+           verify: LinkVerifier | None = None) -> ExportReport:
     """Write `out` (JSON lines) and store the export as a baseline or a variant.
 
     `out` is refused before any work when it is a link or not a regular file (`write_out`).
@@ -353,7 +414,8 @@ def export(out: Path, settings: ExportSettings, runs: Iterable[RunRecord], *,
                                       f"{stored_at}; baselines are never overwritten")
     else:
         stored_at, kind = root / "variants" / variant_key(settings), "variant"
-    records, counts = build_records(runs, lookup or IndexNodes(), settings)
+    records, counts = build_records(runs, lookup or IndexNodes(), settings,
+                                    verify or _verify_links)
     if unreadable:
         counts["skipped"] = dict(sorted({**counts["skipped"], UNREADABLE: unreadable}.items()))
     data = _lines(records)
@@ -366,3 +428,51 @@ def export(out: Path, settings: ExportSettings, runs: Iterable[RunRecord], *,
                            .encode("utf-8")}, replace=kind == "variant")
     write_out(out, data)
     return report
+
+
+# ---------------------------------------------------------------- incremental exports
+
+LAST_FILE = "last.json"
+
+
+def read_last() -> float | None:
+    """When the newest run of the previous export was created (None: no export yet)."""
+    import json
+
+    try:
+        data = json.loads((exports_dir() / LAST_FILE).read_text(encoding="utf-8"))
+        value = data.get("newest_run_created")
+        return float(value) if isinstance(value, (int, float)) else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def write_last(newest: float) -> None:
+    """Remember the newest run exported (never moving back), written whole."""
+    previous = read_last()
+    if previous is not None and previous >= newest:
+        return
+    root = exports_dir()
+    root.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=root, prefix=".last.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(canonical_json({"newest_run_created": newest}) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, root / LAST_FILE)
+
+
+def since_time(value: str, last: float | None) -> float:
+    """`--since`: `last` (after the previous export's newest run; everything when there was
+    none) or a UTC date / date and time."""
+    from datetime import UTC, datetime
+
+    if value.strip().lower() == "last":
+        return last if last is not None else float("-inf")
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise ConfigError(f"bad --since '{value}' (last, or YYYY-MM-DD[THH:MM], UTC)") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()

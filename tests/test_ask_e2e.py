@@ -194,17 +194,33 @@ TREE_JSON = {
          "deterministic": True, "tolerance": {"abs": 0, "rel": 0},
          "environment": {"runtime": "python3.11", "lockfile_hash": "sha256:abc"},
          "dependencies": [],
-         "evidence": [{"type": t, "path": p, "repo_rev": "r1", "content_hash": "sha256:1"}
-                      for t, p in (("code", "src/retry.py"), ("doc", "docs/retries.md"),
-                                   ("test", "tests/test_retry.py"))]},
+         "evidence": []},  # filled with the repository's own files (`_links`)
     ],
 }
+LINKED = (("code", "src/retry.py"), ("doc", "docs/retries.md"), ("test", "tests/test_retry.py"))
+
+
+def _links(repo: Path, broken: str | None = None) -> list[dict[str, str]]:
+    """Evidence links to the files as they are (`HEAD` outside git); `broken` gets a hash
+    that does not match."""
+    import hashlib
+
+    links = []
+    for kind, path in LINKED:
+        digest = hashlib.sha256((repo / path).read_bytes()).hexdigest()
+        links.append({"type": kind, "path": path, "repo_rev": "HEAD",
+                      "content_hash": f"sha256:{'0' * 64 if path == broken else digest}"})
+    return links
 
 
 def test_full_access_tree_anchor_is_admitted(repo: Path, tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_retry.py").write_text("def test_retry():\n    assert True\n")
+    tree = json.loads(json.dumps(TREE_JSON))
+    tree["nodes"][1]["evidence"] = _links(repo)
     (repo / "trees").mkdir()
-    (repo / "trees" / "retry-tree.json").write_text(json.dumps(TREE_JSON, indent=1))
+    (repo / "trees" / "retry-tree.json").write_text(json.dumps(tree, indent=1))
     (repo / ".helix.toml").write_text('[helix.index]\ntrees = ["trees/*.json"]\n')
     env = Envelope.model_validate_json(invoke(
         "ask", "--repo", str(repo), "--model", "fake/say:The ceiling is MAX_ATTEMPTS [E1].",
@@ -220,6 +236,21 @@ def test_full_access_tree_anchor_is_admitted(repo: Path, tmp_path: Path,
     assert record["graph_pack"]["conceptMatch"][0] == anchor
     assert record["graph_pack"]["treeVersion"].startswith("sha256:")
     assert record["graph_pack"]["anchorIds"][0] == anchor
+    # the concept tree's own id, not the directory it sits in
+    assert record["graph_pack"]["treeIds"] == ["retry-tree"]
+    assert record["graph_pack"]["primaryTreeId"] == "retry-tree"
+    assert record["admission"]["link_failures"] == []
+
+    # a link whose hash does not match the file: the same anchor is diagnostic, named
+    tree["nodes"][1]["evidence"] = _links(repo, broken="docs/retries.md")
+    (repo / "trees" / "retry-tree.json").write_text(json.dumps(tree, indent=1))
+    invoke("ask", "--repo", str(repo), "--model", "fake/say:The ceiling is MAX_ATTEMPTS [E1].",
+           "what is the retry budget ceiling?")
+    report = json.loads(invoke("export", "--out", str(out), "--json",
+                               "--include-diagnostic").stdout)
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert records[-1]["admission"]["failed_checks"] == ["links"]
+    assert records[-1]["admission"]["link_failures"] == ["hash:docs/retries.md"]
 
 
 def test_dry_run_and_no_model_never_import_litellm(repo: Path) -> None:

@@ -126,6 +126,8 @@ CASES: list[tuple[str, list[str], bytes | None, int, str]] = [
     ("events-session-newline", ["events", "--session", "x\ny"], None, 2, "bad session name"),
     ("events-unknown-name", ["events", "--name", "nope"], None, 2, "unknown event name"),
     # export
+    ("export-since", ["export", "--out", "{dir}/x.jsonl", "--since", "yesterday"], None, 2,
+     "bad --since"),
     ("export-format", ["export", "--out", "{dir}/x.jsonl", "--format", "nope"], None, 2,
      "--format"),
     ("export-out-directory", ["export", "--out", "{dir}"], None, 2, "directory"),

@@ -52,6 +52,14 @@ def lookup(repo_root: str, node_id: str) -> Mapping[str, Any] | None:
     return NODES.get(node_id)
 
 
+def links_hold(repo_root: str, links: list[Any]) -> list[str]:
+    """Link verification against a repository is tested in test_export_links.py."""
+    return []
+
+
+FAKES: dict[str, Any] = {"lookup": lookup, "verify": links_hold}
+
+
 def node(node_id: str) -> Mapping[str, Any] | None:
     return NODES.get(node_id)
 
@@ -121,7 +129,7 @@ def test_records_admission_and_report(tmp_path: Path, helix_home: Path) -> None:
     log = RunLog()
     ids = _log_runs(log)
     out = tmp_path / "records.jsonl"
-    report = export(out, ExportSettings(), log.records(), lookup=lookup)
+    report = export(out, ExportSettings(), log.records(), **FAKES)
     lines = out.read_text(encoding="utf-8").splitlines()
     records = [json.loads(line) for line in lines]
     assert [r["run_id"] for r in records] == [ids[0]]
@@ -150,7 +158,7 @@ def test_include_diagnostic_marks_failing_records(tmp_path: Path) -> None:
     log = RunLog()
     _log_runs(log)
     out = tmp_path / "all.jsonl"
-    report = export(out, ExportSettings(include_diagnostic=True), log.records(), lookup=lookup)
+    report = export(out, ExportSettings(include_diagnostic=True), log.records(), **FAKES)
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(records) == 3 and report.diagnostic == 2 and report.rejected == 0
     diag = [r for r in records if r["admission"]["diagnostic"]]
@@ -162,7 +170,7 @@ def test_chat_format(tmp_path: Path) -> None:
     log = RunLog()
     _log_runs(log)
     out = tmp_path / "chat.jsonl"
-    export(out, ExportSettings(format="chat"), log.records(), lookup=lookup)
+    export(out, ExportSettings(format="chat"), log.records(), **FAKES)
     (record,) = [json.loads(line) for line in out.read_text().splitlines()]
     roles = [m["role"] for m in record["messages"]]
     assert roles == ["system", "user", "assistant"] and set(record) == {"messages"}
@@ -173,19 +181,19 @@ def test_chat_format(tmp_path: Path) -> None:
 def test_baseline_is_never_overwritten_and_variants_are_separate(tmp_path: Path) -> None:
     log = RunLog()
     _log_runs(log)
-    first = export(tmp_path / "a.jsonl", ExportSettings(), log.records(), lookup=lookup,
+    first = export(tmp_path / "a.jsonl", ExportSettings(), log.records(), **FAKES,
                    pin_baseline="v1")
     stored = Path(first.stored_at)
     assert first.kind == "baseline" and stored.name == "v1"
     before = (stored / "records.jsonl").read_bytes()
     with pytest.raises(BaselineExistsError):
         export(tmp_path / "b.jsonl", ExportSettings(include_diagnostic=True), log.records(),
-               lookup=lookup, pin_baseline="v1")
+               **FAKES, pin_baseline="v1")
     assert (stored / "records.jsonl").read_bytes() == before
     assert not (tmp_path / "b.jsonl").exists()
     tagged = export(tmp_path / "c.jsonl", ExportSettings(variant_tags={"lr": "1e-5"}),
-                    log.records(), lookup=lookup)
-    untagged = export(tmp_path / "d.jsonl", ExportSettings(), log.records(), lookup=lookup)
+                    log.records(), **FAKES)
+    untagged = export(tmp_path / "d.jsonl", ExportSettings(), log.records(), **FAKES)
     assert tagged.stored_at != untagged.stored_at
     assert Path(tagged.stored_at).parent.name == "variants"
     with pytest.raises(ConfigError):

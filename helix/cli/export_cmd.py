@@ -36,9 +36,13 @@ def _tags(values: tuple[str, ...]) -> dict[str, str]:
               help="Store this export as baseline NAME (refused if NAME exists).")
 @click.option("--variant-tag", "variant_tags", multiple=True, metavar="K=V",
               help="Tag the export with a training setting (repeatable).")
+@click.option("--since", "since", metavar="last|YYYY-MM-DD[THH:MM]",
+              help="Only runs after this: `last` = after the newest run of the previous "
+                   "export (scheduled exports stay incremental), or a UTC date/time.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def export(out: Path, fmt: str, include_diagnostic: bool, answer_modes: tuple[str, ...],
-           pin_baseline: str | None, variant_tags: tuple[str, ...], as_json: bool) -> None:
+           pin_baseline: str | None, variant_tags: tuple[str, ...], since: str | None,
+           as_json: bool) -> None:
     """Export finished runs as training records (JSON lines) and report admission.
 
     A record is admitted when its anchor node passes the DAG full-access checklist, or, with
@@ -54,12 +58,18 @@ def export(out: Path, fmt: str, include_diagnostic: bool, answer_modes: tuple[st
                               answer_modes=tuple(sorted(set(answer_modes)))
                               or DEFAULT_ANSWER_MODES,
                               variant_tags=_tags(variant_tags))
+    from helix.export import read_last, since_time, write_last
+
+    after = since_time(since, read_last()) if since is not None else None
     run_log = RunLog()
-    runs = list(run_log.records())  # a row that cannot be read back is skipped and counted
+    # a row that cannot be read back is skipped and counted
+    runs = [r for r in run_log.records() if after is None or r.created > after]
     from helix.core.ports import SystemClock
 
     report = run_export(out, settings, runs, pin_baseline=pin_baseline,
                         unreadable=len(run_log.unreadable), created=SystemClock().now())
+    if runs:
+        write_last(max(r.created for r in runs))
     run_log.notice_unreadable()
     if as_json:
         echo_json(report)
