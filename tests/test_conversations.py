@@ -196,6 +196,23 @@ def test_loop_guard_works_in_sessions_repeat_never_opens(repo):
     assert len(llm.calls) == 1  # the same unresolved cycle: the guard, no second model call
     assert "asked already" in second.answer
     assert [i.label for i in second.shown.items] == [i.label for i in first.shown.items]
+    # telemetry: the guard's hit is an event of the turn (and of the run log)
+    hits = [e for e in second.events if e.name == "loop_guard_hit"]
+    assert len(hits) == 1 and hits[0].reason.startswith("loop_guard")
+    assert not [e for e in first.events if e.name == "loop_guard_hit"]
+
+
+def test_a_failed_model_call_is_an_event(repo):
+    from helix.core.errors import LLMRateLimitError
+    from helix.session.runner import run_turn
+    from helix.synthesis.fake_llm import FakeLLM
+
+    cfg = config(repo, **{"synthesis.model": "m", "synthesis.max_retries": 0})
+    turn = run_turn("failing", Q, root=repo, config=cfg,
+                    llm=FakeLLM(LLMRateLimitError("slow down")), dry_run=False)
+    assert turn.envelope is not None and turn.envelope.fallback_reason == "rate_limited"
+    failed = [e for e in turn.events if e.name == "model_call_failed"]
+    assert [e.reason for e in failed] == ["rate_limited"]
 
 
 def test_recent_rejected_choice_ids_are_written_by_corrections(repo):

@@ -76,6 +76,8 @@ RuntimeEvent = Literal[
     "boundary",               # T10: unsupported / blocked / failed, said so
     "lane_disabled",          # a continuity setting is off: the flag-off behaviour ran
     "small_talk_reply",       # T0: small talk answered, no retrieval (model or deterministic)
+    "model_call_failed",      # the turn's model call failed (reason: the fallback reason)
+    "loop_guard_hit",         # the loop guard stopped a repeated unresolved cycle
 ]
 EventName = Literal[UmbrellaEvent, SelectionEvent, SemanticEvent, RuntimeEvent]
 

@@ -88,6 +88,25 @@ def readmit_anchor_list(state: ContinuityState, turns: Sequence[TurnResult],
     return state.model_copy(update={"option_sets": kept}), [event]
 
 
+MODEL_FAILURES = frozenset({"timeout", "rate_limited", "transport_error", "auth_error",
+                            "abstain", "contract_no_evidence_claim",
+                            "contract_no_valid_citation"})
+
+
+def telemetry_events(envelope: Envelope | None, reasons: tuple[str, ...]
+                     ) -> list[ContinuityEvent]:
+    """The events the contract's telemetry names that no lane emits itself: a failed model
+    call (its fallback reason) and a loop-guard hit."""
+    out: list[ContinuityEvent] = []
+    if envelope is not None and envelope.fallback_reason in MODEL_FAILURES:
+        out.append(ContinuityEvent(name="model_call_failed", reason=envelope.fallback_reason,
+                                   data={"model": envelope.model}))
+    for reason in reasons:
+        if reason.startswith("loop_guard"):
+            out.append(ContinuityEvent(name="loop_guard_hit", reason=reason))
+    return out
+
+
 def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
              reply_to: int | None = None, llm: LLM | None = None, clock: Clock | None = None,
              dry_run: bool = False, db: sqlite_utils.Database | None = None,
@@ -157,7 +176,7 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
     result = apply_transition(base, out.transition, turn_id=turn_id, updates=updates,
                               action=out.action)
     mutations = changed_slots(state, result.state)
-    events = [*pre, *out.events, ContinuityEvent(
+    events = [*pre, *out.events, *telemetry_events(out.envelope, out.reasons), ContinuityEvent(
         name="transition_applied", reason=f"{out.transition} {REGISTRY[out.transition].name}",
         active_option_set_id=result.state.active_option_set_id,
         active_scope=result.state.active_scope, data={"mutations": list(mutations)})]
