@@ -113,6 +113,9 @@ def _align(state: LoopState, index: IndexReader) -> LoopState:
                           settings.pools.align_tests_per_symbol)
     held = {c.chunk.id: c for c in state.evidence}
     score = round(settings.w_graph / (settings.rrf_k + 1), 9)
+    # a definition a leading doc section names ranks just below that section
+    doc_score = {c.chunk.path: max(c.score, 0.0) for c in reversed(docs)}
+    lead = settings.align_lead
     added: list[Candidate] = []
     for chunk, reason in chunks:
         if chunk.id in held:  # already evidence: it gains the pointer from the doc span
@@ -122,7 +125,10 @@ def _align(state: LoopState, index: IndexReader) -> LoopState:
             continue
         if len(added) >= settings.per_step_evidence:
             continue
-        held[chunk.id] = Candidate(chunk=chunk, score=score, reasons=(reason,),
+        named_by = doc_score.get(reason.source) if lead and reason.code == "aligned" else None
+        held[chunk.id] = Candidate(chunk=chunk, reasons=(reason,),
+                                   score=score if named_by is None else
+                                   max(score, round(named_by * lead, 9)),
                                    step=len(state.steps))
         added.append(held[chunk.id])
     evidence = (*(held[c.chunk.id] for c in state.evidence), *added)

@@ -217,9 +217,9 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # file's definitions and parse size, which decide what a huge file is indexed as; then
     # the in-file definition policy, retrieval.file_defs; then the clock as a safety stop; then
     # the callee policy, retrieval.callees, off by default; then pools.fuzzy_names;
-    # then file_defs.depth)
+    # then file_defs.depth; then retrieval.align_lead, off)
     assert HelixConfig().evidence_hash == (
-        "sha256:64efa1516f1d40e390aeb265b67b4383d9b5c647ddfd1ab5f51d4d4353a498a8")
+        "sha256:864df01ce7e5b65f6a86c7addcd59752ae26b32f1e6ad3784355b960c5e878ff")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(
