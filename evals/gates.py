@@ -180,7 +180,28 @@ def _retrieval_gates(b: dict[str, Any], c: dict[str, Any], b_times: list[float],
               None if b_p95 is None else b_p95 + s.p95_rise_ms,
               f"rise <= {s.p95_rise_ms:.0f} ms (every question timed twice)",
               ci=p95_interval(c_times, s.bootstrap_rounds)),
+        *_answer_gates(b, c, s, tag),
     ]
+
+
+def _answer_gates(b: dict[str, Any], c: dict[str, Any], s: GateSettings, tag: str
+                  ) -> list[Gate]:
+    """With an answerer on both sides (`helix eval --answerer MODEL`): the answer-level
+    metrics gate too: the fallback and contract-violation rates may rise at most the
+    wrong-action tolerance; the share of valid citations must not drop."""
+    if not b.get("answered") or not c.get("answered"):
+        return []
+    gates = []
+    for key in ("fallback_rate", "contract_violation_rate"):
+        base = _num(b.get(key))
+        gates.append(_gate(key + tag, "lower", base, c.get(key),
+                           None if base is None else base + s.wrong_action_rise,
+                           f"rise <= {s.wrong_action_rise:.1%} absolute"))
+    validity = _num(b.get("citation_validity"))
+    gates.append(_gate("citation_validity" + tag, "higher", validity,
+                       c.get("citation_validity"),
+                       None if validity is None else validity - s.quality_drop, "no drop"))
+    return gates
 
 
 def evaluate_gates(baseline: RunResult, candidate: RunResult,

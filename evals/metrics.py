@@ -98,6 +98,12 @@ class CaseResult(Frozen):
     item_hashes: dict[str, str]
     top: tuple[str, ...]  # the first evidence items as path:start-end
     error: str | None = None
+    # with an answerer (`helix eval --answerer MODEL`): the answer's mode, why the model's
+    # answer was not used, and its citations kept / removed by the contract
+    answer_mode: str | None = None
+    fallback_reason: str | None = None
+    citations_valid: int = 0
+    citations_removed: int = 0
 
 
 def _hit(rank: int | None, k: int) -> bool:
@@ -192,6 +198,14 @@ def aggregate(results: Sequence[CaseResult]) -> dict[str, float | int | None]:
     out["hash_stable_rate"] = _rate([r.checks.get("hashes_stable", False) for r in results])
     out["clarifier_rate"] = _rate([r.clarified for r in results])
     out["wrong_route_rate"] = _rate([not r.checks["route"] for r in with_route])
+    answered = [r for r in ran if r.answer_mode is not None and r.answer_mode != "clarify"]
+    out["answered"] = len(answered)
+    out["fallback_rate"] = _rate([r.answer_mode == "fallback" for r in answered])
+    out["contract_violation_rate"] = _rate([(r.fallback_reason or "").startswith("contract_")
+                                            for r in answered])
+    cited = sum(r.citations_valid + r.citations_removed for r in answered)
+    out["citation_validity"] = (round(sum(r.citations_valid for r in answered) / cited, 4)
+                                if cited else None)
     out["p50_ms"] = round(percentile(times, 50), 3)
     out["p95_ms"] = round(percentile(times, 95), 3)
     out["mean_ms"] = round(sum(times) / len(times), 3) if times else 0.0

@@ -11,7 +11,8 @@ from evals.runner import RunResult, SuiteResult, class_order
 
 PIPE_WIDTH = 140  # columns when the output is not a terminal (logs, files)
 TOTAL_KEYS = (*(f"hit@{k}" for k in KS), "mrr", "pass_rate", "hash_stable_rate",
-              "llm_steps_zero_rate", "clarifier_rate", "wrong_route_rate", "p50_ms", "p95_ms")
+              "llm_steps_zero_rate", "clarifier_rate", "wrong_route_rate", "p50_ms", "p95_ms",
+              "answered", "fallback_rate", "contract_violation_rate", "citation_validity")
 
 
 def result_json(run: RunResult, decision: Decision | None = None,

@@ -173,12 +173,28 @@ class PreparedRepo:
         return run_controller(question, self.index, self.config,
                               query_embedder=self.embedder, clock=SystemClock())
 
+    def answer(self, envelope: Envelope) -> tuple[Envelope, int]:
+        """The answer of the configured model (`synthesis.model`) over `envelope`: the one
+        synthesis call under the contract, as `helix ask` makes it; (envelope, citations the
+        contract removed)."""
+        from helix.synthesis.answer import synthesize
+        from helix.synthesis.llm import LiteLLMClient
+
+        done = synthesize(envelope, llm=LiteLLMClient(), settings=self.config.synthesis,
+                          clock=SystemClock(), sleep=lambda s: None, notify=lambda m: None)
+        return done.envelope, len(done.removed_citations)
+
 
 # ---- running ------------------------------------------------------------------------------
 
+AnswerFn = Callable[[Envelope], tuple[Envelope, int]]
+
+
 def run_cases(suite_name: str, cases: Sequence[Case], ask_for: Callable[[str], AskFn],
-              timer: Timer = time.perf_counter) -> list[CaseResult]:
-    """Ask each case's question twice (hash stability) and score it; errors become failures."""
+              timer: Timer = time.perf_counter,
+              answer_for: Callable[[str], AnswerFn] | None = None) -> list[CaseResult]:
+    """Ask each case's question twice (hash stability) and score it; errors become failures.
+    With `answer_for`, the first run is also answered by the model (answer-level metrics)."""
     results: list[CaseResult] = []
     for case in cases:
         try:
@@ -192,9 +208,21 @@ def run_cases(suite_name: str, cases: Sequence[Case], ask_for: Callable[[str], A
 
             results.append(error_result(case, suite_name, f"{type(exc).__name__}: {exc}"))
             continue
-        results.append(score_case(case, suite_name, first, second,
-                                  time_ms=(middle - start) * 1000.0,
-                                  time_ms_repeat=(end - middle) * 1000.0))
+        scored = score_case(case, suite_name, first, second,
+                            time_ms=(middle - start) * 1000.0,
+                            time_ms_repeat=(end - middle) * 1000.0)
+        if answer_for is not None:
+            try:
+                answered, removed = answer_for(case.repo)(first)
+            except Exception as exc:  # an unknown model, a bug: the case says so
+                scored = scored.model_copy(update={"error": f"{type(exc).__name__}: {exc}"})
+            else:
+                scored = scored.model_copy(update={
+                    "answer_mode": answered.answer_mode,
+                    "fallback_reason": answered.fallback_reason,
+                    "citations_valid": len(answered.citations),
+                    "citations_removed": removed})
+        results.append(scored)
     return results
 
 
@@ -263,8 +291,12 @@ class Runner:
     """Runs suites with one configuration; repositories are resolved and indexed once."""
 
     def __init__(self, overrides: Mapping[str, Any] | None = None, *, no_embed: bool = False,
-                 label: str = "default", bm25_files: bool = True) -> None:
+                 label: str = "default", bm25_files: bool = True,
+                 answerer: str | None = None) -> None:
         self.overrides = dict(overrides or {})
+        self.answerer = answerer
+        if answerer is not None:
+            self.overrides["synthesis.model"] = answerer
         self.no_embed = no_embed
         self.label = label
         self.bm25_files = bm25_files
@@ -289,7 +321,9 @@ class Runner:
         if suite.kind == "continuity":
             return SuiteResult(name=suite.name, kind=suite.kind,
                                continuity=continuity_report(suite.raw_cases, self._run_scenario))
-        results = run_cases(suite.name, suite.cases, self.ask_for)
+        results = run_cases(suite.name, suite.cases, self.ask_for,
+                            answer_for=(lambda spec: self.prepared(spec).answer)
+                            if self.answerer is not None else None)
         baseline = bm25_files_report(suite.cases, self.root) if self.bm25_files else None
         return SuiteResult(name=suite.name, kind=suite.kind, cases=tuple(results),
                            totals=aggregate(results), stop_reasons=stop_reasons(results),

@@ -404,3 +404,21 @@ def test_cli_runs_pins_and_compares_through_main(helix_home, tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["eval", "no-such-suite"])
     assert exc.value.code == 2 and "unknown eval suite" in capsys.readouterr().err
+
+
+def test_answerer_variants_gate_answer_level_metrics(helix_home, capsys):
+    """Two answerers compared with test models: one that cites its evidence, one that claims
+    there is none: the second's fallback and contract-violation rates roll it back."""
+    from helix.cli.main import main
+
+    main(["eval", "matrix", "--no-embed", "--answerer", "fake/echo", "--pin-baseline", "echo",
+          "--json"])
+    pinned = json.loads(capsys.readouterr().out)["summary"]["matrix"]
+    assert pinned["answered"] > 0 and pinned["fallback_rate"] == 0.0
+    assert pinned["citation_validity"] == 1.0
+    main(["eval", "matrix", "--no-embed", "--baseline", "echo", "--answerer",
+          "fake/say:There is no evidence about this in the repository.", "--json"])
+    decision = json.loads(capsys.readouterr().out)["decision"]
+    failed = {g["metric"] for g in decision["gates"] if not g["passed"]}
+    assert decision["decision"] == "rollback"
+    assert {"fallback_rate", "contract_violation_rate"} <= failed

@@ -26,6 +26,10 @@ from helix.outfile import check_out_path, write_out
               help="Store this run as baseline NAME (never overwrites an existing one).")
 @click.option("--list", "list_only", is_flag=True, help="List suites, configurations, baselines.")
 @click.option("--no-bm25-files", is_flag=True, help="Skip the BM25-over-files baseline.")
+@click.option("--answerer", metavar="MODEL",
+              help="Also answer every question with MODEL (fake/echo runs offline) and report "
+                   "and gate answer-level metrics: fallback rate, contract violations, valid "
+                   "citations.")
 @click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write a self-contained HTML report with charts to FILE.")
 @click.option("--compare", nargs=2, type=click.Path(dir_okay=False, path_type=Path),
@@ -34,8 +38,8 @@ from helix.outfile import check_out_path, write_out
 @click.option("-v", "--verbose", is_flag=True, help="Show passing cases too.")
 def command(suites: tuple[str, ...], as_json: bool, out: Path | None, no_embed: bool,
             baseline: str | None, candidate: str | None, pin: str | None, list_only: bool,
-            no_bm25_files: bool, html_out: Path | None, compare: tuple[Path, Path] | None,
-            verbose: bool) -> None:
+            no_bm25_files: bool, answerer: str | None, html_out: Path | None,
+            compare: tuple[Path, Path] | None, verbose: bool) -> None:
     """Run eval SUITES (names in data/evals/, e.g. matrix networkx helix_self
     continuity/<name>; default: all but *_bench) as controller dry runs and report
     hit@1/3/5/10, MRR, stop reasons, llm_steps == 0, hash stability and time per question.
@@ -72,8 +76,10 @@ def command(suites: tuple[str, ...], as_json: bool, out: Path | None, no_embed: 
     pinned_run = gates.load_baseline(baseline) if baseline is not None else None
     if pin is not None:
         gates.ensure_new_baseline(pin)  # fail before the run: a pinned name is never reused
-    run = Runner(overrides, no_embed=no_embed, label=label,
-                 bm25_files=not no_bm25_files).run(loaded)
+    if answerer is not None:
+        label = f"{label} answered by {answerer}"
+    run = Runner(overrides, no_embed=no_embed, label=label, bm25_files=not no_bm25_files,
+                 answerer=answerer).run(loaded)
     decision = None
     if pinned_run is not None:
         decision = gates.evaluate_gates(pinned_run, run).model_copy(
