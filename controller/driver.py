@@ -226,6 +226,31 @@ def _with_callees(plan: RoutePlan, ranked: list[Candidate], index: IndexReader,
     return out
 
 
+def graph_pack_trace(graph: Any, tree_walk: Any, evidence: Sequence[Any],
+                     index: IndexReader) -> dict[str, Any]:
+    """The graph-pack metadata of a run, as export writes it in each record: concept trees
+    by their own ids, the primary one, anchors, the walked path, the anchor tree file's
+    content hash, the repository and index revisions."""
+    from indexers.trees import concept_tree_id
+
+    concept = [e.node_id for e in evidence if e.node_id.startswith("tree:")]
+    named = [concept_tree_id(graph, n) for n in (*tree_walk.anchors, *concept)]
+    tree_ids = list(dict.fromkeys(t for t in named if t))
+    anchored = [a for a in tree_walk.anchors if a.startswith("tree:")]
+    version = None
+    if anchored and anchored[0] in graph:
+        tree_file = graph.nodes[anchored[0]].get("tree_file")
+        file_node = f"file:{tree_file}"
+        if tree_file and file_node in graph:
+            version = graph.nodes[file_node].get("content_hash")
+    return {"treeIds": tree_ids,
+            "primaryTreeId": (concept_tree_id(graph, anchored[0]) if anchored
+                              else tree_ids[0] if tree_ids else None),
+            "anchorIds": list(tree_walk.anchors),
+            "pathIds": [n.node_id for n in tree_walk.nodes], "treeVersion": version,
+            "repo_rev": index.repo_rev, "lattice_rev": index.index_rev}
+
+
 def reference_sites(plan: RoutePlan, index: IndexReader) -> tuple[ReferenceSite, ...]:
     """A usage question's symbol: every reference the index resolved to it, by path and
     line ("who calls X" keeps the calls; "where is X used" every kind, imports included)."""
@@ -285,6 +310,8 @@ def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
         for node in tree_walk.nodes:
             trace("tree_walk_node", node.model_dump(mode="json"))
     trees = selected_trees(graph, evidence)
+    if trace is not None:
+        trace("graph_pack", graph_pack_trace(graph, tree_walk, evidence, index))
     kept_candidates = [c for c in ranked if evidence_id(c.chunk) in kept_ids]
     items = build_items(state.plan, kept_candidates, trees, state.proof_spans, coverage)
     references = reference_sites(state.plan, index)

@@ -6,7 +6,8 @@ nothing is fetched when the page is viewed).
     compare(a, b, labels) -> str     two results of the same kind, side by side
 
 What a page shows, by kind of result:
-    suites    hit@k by suite; Helix against whole-file BM25 (file_hit@k) in the same run; the
+    suites    hit@k by suite and hit@5 by question kind; Helix against whole-file BM25
+              (file_hit@k) in the same run; the
               latency of every question by suite; stop reasons and routes by suite; pass rates
               by transition class (continuity suites); each A/B gate with its limit and the
               decision, when the run was gated
@@ -72,6 +73,16 @@ def _suite_figures(payload: dict[str, Any]) -> list[Figure]:
             figures.append(_bar(f"{HELIX} against {BM25}, same run", x, {
                 HELIX: [s["totals"].get(f"file_hit@{k}") for s in with_bm25 for k in KS],
                 BM25: [s["bm25_files"].get(f"file_hit@{k}") for s in with_bm25 for k in KS]}))
+        by_kind: dict[str, list[bool]] = {}
+        for suite_row in suites:
+            for case in suite_row["cases"]:
+                if case.get("expects_files") or case.get("expects_symbols"):
+                    rank = case.get("rank")
+                    by_kind.setdefault(str(case.get("route")), []).append(
+                        rank is not None and rank <= 5)
+        kinds = sorted(by_kind)
+        figures.append(_bar("hit@5 by question kind (route), every suite", kinds, {
+            "hit@5": [round(sum(v) / len(v), 4) for v in (by_kind[k] for k in kinds)]}))
         figures.append({"data": [{"type": "box", "name": s["name"], "boxpoints": "all",
                                   "y": [c.get("time_ms") for c in s["cases"]]} for s in suites],
                         "layout": {"title": {"text": "time per question (ms)"}, "height": 380,

@@ -321,23 +321,10 @@ class IndexNodes:
 
     def tree_id(self, repo_root: str, node_id: str) -> str | None:
         """The concept tree `node_id` belongs to: its tree file's root node's own id."""
+        from indexers.trees import concept_tree_id
+
         graph = self._graph(repo_root)
-        if graph is None or node_id not in graph or not node_id.startswith("tree:"):
-            return None
-        tree_file = graph.nodes[node_id].get("tree_file")
-        current, seen = node_id, set()
-        while current not in seen:
-            seen.add(current)
-            attrs = graph.nodes[current]
-            if attrs.get("is_root"):
-                return str(attrs.get("local_id") or current)
-            parents = [u for u, _, key in graph.in_edges(current, keys=True)
-                       if key == "contains" and u.startswith("tree:")
-                       and graph.nodes[u].get("tree_file") == tree_file]
-            if not parents:
-                break
-            current = sorted(parents)[0]
-        return None
+        return None if graph is None else concept_tree_id(graph, node_id)
 
     @staticmethod
     def _load(repo_root: str) -> Any:

@@ -234,3 +234,24 @@ def containment_edges(nodes: Sequence[TreeNode]) -> list[tuple[str, str]]:
             seen.add(current)
             current = parent_of.get(current)
     return sorted((parent, child) for child, parent in parent_of.items())
+
+
+def concept_tree_id(graph: Any, node_id: str) -> str | None:
+    """The concept tree a tree node belongs to: the own id of its tree file's root node
+    (`casimir-tiles-tree`), found up the `contains` edges; None for any other node."""
+    if node_id not in graph or not node_id.startswith("tree:"):
+        return None
+    tree_file = graph.nodes[node_id].get("tree_file")
+    current, seen = node_id, set()
+    while current not in seen:
+        seen.add(current)
+        attrs = graph.nodes[current]
+        if attrs.get("is_root"):
+            return str(attrs.get("local_id") or current)
+        parents = sorted(u for u, _, key in graph.in_edges(current, keys=True)
+                         if key == "contains" and u.startswith("tree:")
+                         and graph.nodes[u].get("tree_file") == tree_file)
+        if not parents:
+            return None
+        current = parents[0]
+    return None

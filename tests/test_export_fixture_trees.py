@@ -75,3 +75,15 @@ def test_a_session_run_exports_the_passing_node(repo: Path, tmp_path: Path,
     assert [r["question"] for r in fresh] == ["what is the retry budget history?"]
     assert fresh[0]["admission"]["diagnostic"]
     assert fresh[0]["admission"]["link_failures"] == ["hash:docs/budget.md"]
+
+
+def test_the_trace_carries_the_graph_pack(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["ask", "what is the retry budget ceiling?", "--repo", str(repo),
+                        "--dry-run", "--trace"], capsys)
+    assert code == 0, err
+    events = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
+    (pack,) = [e for e in events if e["event"] == "graph_pack"]
+    assert pack["treeIds"] == ["retry-budget-tree"]
+    assert pack["primaryTreeId"] == "retry-budget-tree"
+    assert f"tree:{TREE}#budget-ceiling" in pack["anchorIds"]
+    assert pack["treeVersion"].startswith("sha256:") and pack["lattice_rev"]

@@ -62,10 +62,10 @@ def test_suites_report_with_gates_draws_every_chart(tmp_path: Path,
     payload = json.loads(out.read_text())
     html = page.read_text()
     assert "<script src=" not in html and "https://" not in html.split("plotly.js v")[0]
-    # hit@k, Helix vs BM25, latency, stop reasons, routes, transition classes
-    _assert_drawn(page, 6)
+    # hit@k, Helix vs BM25, hit@5 by kind, latency, stop reasons, routes, transition classes
+    _assert_drawn(page, 7)
     assert "A/B gates" in gated.read_text()
-    _assert_drawn(gated, 7)  # the six above, and the gates table
+    _assert_drawn(gated, 8)  # the seven above, and the gates table
     comparison = tmp_path / "compare.html"
     code, _, err = run(["eval", "--compare", str(out), str(out), "--html", str(comparison)],
                        capsys)
