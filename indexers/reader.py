@@ -40,6 +40,7 @@ from indexers.store import (
     IndexStore,
     Manifest,
     check_part,
+    dense_generation,
     dense_state,
     read_part,
     verify_dir,
@@ -177,10 +178,14 @@ class Index:
 
     @property
     def dense_state(self) -> dict[str, Any] | None:
-        """{"vectors", "total", "complete"} of this generation's dense part (vectors of the
+        """{"vectors", "total", "complete", "generation"} of this generation's dense part
+        (`generation`: which vectors, `indexers.store.dense_generation`; vectors of the
         embed selection it holds; a lexical-first build starts with those the cache had);
         None when it has none (embeddings off)."""
-        return dense_state(self.manifest.counts)
+        state = dense_state(self.manifest.counts)
+        if state is not None:
+            state["generation"] = dense_generation(self.manifest.parts)
+        return state
 
     @property
     def graph(self) -> LazyGraph:

@@ -39,7 +39,7 @@ import re
 import shutil
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +50,7 @@ from helix.core.errors import (
     IndexVersionError,
 )
 from helix.core.git import repo_revision as repo_revision
-from helix.core.hashing import canonical_json, digest, digest_file, hash_obj
+from helix.core.hashing import canonical_json, digest, digest_file, hash_obj, short_id
 from helix.core.schemas import Frozen
 from indexers import part_stats
 from indexers.formats import PART_CARDS, PART_GRAPH_DB
@@ -109,6 +109,14 @@ class Manifest(Frozen):
     parts: dict[str, PartInfo]  # generation-relative POSIX path -> digest and size
     report: dict[str, Any]  # the BuildReport that made this generation
     index_rev: str
+
+
+def dense_generation(parts: Mapping[str, Any]) -> str | None:
+    """Which vectors a generation holds: a short digest of its dense parts (`dense/...`), the
+    same for the same vectors whatever generation directory holds them."""
+    dense = {key: info.digest if isinstance(info, PartInfo) else str(info)
+             for key, info in sorted(parts.items()) if key.startswith("dense/")}
+    return short_id("dense", dense) if dense else None
 
 
 def dense_state(counts: dict[str, Any]) -> dict[str, Any] | None:

@@ -84,8 +84,9 @@ def test_lexical_first_answers_at_once_and_says_dense_is_incomplete(
     index, report = ensure_index(repo, BACKGROUND, index_dir=tmp_path / "idx",
                                  embedder=embedder, dense="background")
     assert embedder.texts_embedded == 0  # nothing embedded before answering
-    assert report.dense_state == index.dense_state
-    assert report.dense_state is not None
+    assert index.dense_state is not None and report.dense_state is not None
+    assert {**report.dense_state, "generation": None} == {**index.dense_state,
+                                                         "generation": None}
     assert report.dense_state["vectors"] == 0 and not report.dense_state["complete"]
     assert report.dense_state["total"] > 24  # docs, the fixture's and the 24 helpers
     assert no_spawn == [tmp_path / "idx"]  # the worker is asked for
@@ -129,6 +130,16 @@ def test_cached_vectors_are_used_at_once_and_completion_equals_the_sync_build(
     assert embedder.texts_embedded == state["total"] - state["vectors"]  # resumed, not redone
     assert done.index_rev == index.index_rev != lexical.index_rev
     assert done.index_rev == _sync_rev(repo, tmp_path, monkeypatch)
+    # which vectors answered is in the state: the partial and the complete sets differ, and
+    # the same vectors give the same generation in another index directory
+    partial = ensure_index(repo, BACKGROUND, index_dir=tmp_path / "idx2",
+                           embedder=FakeEmbedder(), dense="background")[0].dense_state
+    assert partial is not None and index.dense_state is not None
+    assert partial["generation"] and index.dense_state["generation"]
+    assert partial["generation"] != index.dense_state["generation"]
+    again = ensure_index(repo, BACKGROUND, index_dir=index_dir, embedder=FakeEmbedder(),
+                         dense="background")[0].dense_state
+    assert again is not None and again["generation"] == index.dense_state["generation"]
 
 
 def _kill_target(root: str, index_dir: str, delay: float) -> None:

@@ -155,6 +155,9 @@ class DenseState(Frozen):
     eligible: int | None = None
     chunks: int | None = None
     all: bool = False
+    # which vectors answered (a digest of the dense parts): two answers with the same
+    # generation used the same vectors, while a background worker adds more
+    generation: str | None = None
 
 
 class ReferenceSite(Frozen):
