@@ -151,7 +151,8 @@ def test_ask_says_which_state_answered_while_dense_builds(
     env = json.loads(out)
     total = env["dense_state"]["total"]
     assert env["dense_state"] == {"vectors": 0, "total": total, "complete": False, "all": False,
-                                  "eligible": total, "chunks": env["dense_state"]["chunks"]}
+                                  "eligible": total, "chunks": env["dense_state"]["chunks"],
+                                  "generation": env["dense_state"]["generation"]}
     assert 0 < total <= env["dense_state"]["chunks"]  # coverage of the repository (issue 13)
     assert env["evidence"]  # answered from the lexical index
     assert err.splitlines()[1] + "\n" == (
@@ -165,7 +166,10 @@ def test_ask_says_which_state_answered_while_dense_builds(
                        capsys)
     waited = json.loads(out)
     assert code == 0 and waited["dense_state"] == {
-        **env["dense_state"], "vectors": total, "total": total, "complete": True}
+        **env["dense_state"], "vectors": total, "total": total, "complete": True,
+        "generation": waited["dense_state"]["generation"]}
+    # which vectors answered: the complete set is another generation than the empty one
+    assert waited["dense_state"]["generation"] != env["dense_state"]["generation"]
     monkeypatch.setenv("HELIX_HOME", str(tmp_path / "other_home"))
     monkeypatch.delenv("HELIX_INDEX__DENSE_INLINE_MAX")
     code, out, _ = run(["ask", QUESTION, "--dry-run", "--json", "--repo", str(repo)], capsys)
