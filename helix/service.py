@@ -24,7 +24,7 @@ from helix.core import notices
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.envelope import DenseState, Envelope
 from helix.core.errors import RunLogUnwritableError
-from helix.core.ports import LLM, PROGRESS_DONE, Clock, Embedder, SystemClock
+from helix.core.ports import LLM, PROGRESS_DONE, Clock, Embedder, SystemClock, Waiting
 from helix.core.schemas import Frozen
 from helix.core.secrets import redact_text
 from helix.runlog import RunLog
@@ -115,11 +115,13 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
         sleep: Callable[[float], None] = time.sleep,
         trace: Callable[[str, dict[str, Any]], None] | None = None,
         notify: Callable[[str], None] | None = None,
-        progress: Callable[[str, int, int], None] | None = None) -> AskResult:
+        progress: Callable[[str, int, int], None] | None = None,
+        waiting: Waiting | None = None) -> AskResult:
     """Answer one question about the repository at `root`; every run goes to the run log.
     `notify` gets the synthesis' one-line notices (waiting for the model, a missing key);
     default: `helix.core.notices.notify` (`helix: ...` on standard error). `progress`
-    (stage, done, total) follows the indexing, when there is any.
+    (stage, done, total) follows the indexing, when there is any; `waiting` the wait for the
+    model (`helix.core.ports.Waiting`: the CLI's live timer on a terminal).
 
     Lexical first (`index.background_dense`, the default): when many cards lack vectors the
     question is answered from what the index has (BM25, symbols, graph, the vectors already
@@ -187,7 +189,7 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
     try:
         result: SynthesisResult = synthesize(envelope, llm=llm, settings=config.synthesis,
                                              clock=clock, before_call=store_prompt, sleep=sleep,
-                                             notify=notify or notices.notify)
+                                             notify=notify or notices.notify, waiting=waiting)
     except BaseException as exc:
         log.fail(run_id, f"{type(exc).__name__}: {exc}", updated=clock.now())
         raise

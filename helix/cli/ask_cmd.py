@@ -192,9 +192,12 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
     if sense is not None:  # a number as printed by the clarifier, a key, or a naming word
         sense = choose_sense(text, sense, root=root, config=config, scope=scope)
     with progress_bar(wanted(as_json) and not trace) as progress:
+        from helix.cli.progress import wait_timer
+
         result = service_ask(text, root=root, config=config, dry_run=dry_run, scope=scope,
                              sense=sense, trace=trace_to_stderr if trace else None,
-                             runlog=run_log, progress=progress)
+                             runlog=run_log, progress=progress,
+                             waiting=wait_timer() or _quiet_wait)
     if result.index_refreshed:
         changed = len(result.build.get("changed_files", ()))
         echo(f"helix: index refreshed ({changed} changed file(s))", err=True)
@@ -202,6 +205,10 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
     if building:
         echo(f"helix: {building}", err=True)
     _show(result.envelope, result.run_id, as_json=as_json, dry_run=dry_run, verbose=verbose)
+
+
+def _quiet_wait(model: str, elapsed: float, deadline: float) -> None:
+    """Not a terminal: the wait for the model is not shown (nothing on stderr)."""
 
 
 def _ask_server(text: str, root: Path, *, dry_run: bool, scope: str | None

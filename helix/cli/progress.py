@@ -80,3 +80,25 @@ def dense_line(state: Any, worker_pid: int | None = None) -> str | None:
 def channels_used(steps: Sequence[Any]) -> list[str]:
     """The channels the controller ran, in first-use order."""
     return list(dict.fromkeys(c for s in steps for c in s.channels))
+
+
+def wait_timer(stream: Any = None) -> Any:
+    """A `helix.core.ports.Waiting` that shows, on a terminal, what is being waited for and for
+    how long, in place (`helix: waiting for gpt-4o-mini: 12 s of up to 90 s`), and clears the
+    line when the wait is over; None when standard error is not a terminal (nothing shown)."""
+    import sys
+
+    out = stream or sys.stderr
+    if not getattr(out, "isatty", lambda: False)():
+        return None
+    from helix.cli.safe_text import visible
+
+    def show(model: str, elapsed: float, deadline: float) -> None:
+        if elapsed < 0:
+            out.write("\r\033[K")
+        else:
+            out.write(f"\r\033[Khelix: waiting for {visible(model)}: {elapsed:.0f} s of up to "
+                      f"{deadline:g} s")
+        out.flush()
+
+    return show

@@ -125,3 +125,8 @@ class FakeClock:
 
     def monotonic(self) -> float:
         return self.now()
+
+
+# (model, seconds waited, the deadline in seconds): called about once a second while a model
+# call runs past its notice delay, then once with seconds < 0 when the wait is over
+Waiting = Callable[[str, float, float], None]

@@ -31,7 +31,7 @@ from helix.core.config import SynthesisSettings
 from helix.core.envelope import Citation, Envelope
 from helix.core.errors import LLMError, LLMTimeoutError
 from helix.core.hashing import hash_obj
-from helix.core.ports import LLM, Clock, Completion
+from helix.core.ports import LLM, Clock, Completion, Waiting
 from helix.core.schemas import Frozen
 from helix.synthesis.contract import check_answer, extract_citations
 from helix.synthesis.prompt import (
@@ -132,10 +132,12 @@ def backoff_s(settings: SynthesisSettings, retry: int) -> float:
 
 
 def _request_within(request: Callable[[], Completion], limit_s: float, notice_s: float,
-                    notice: Callable[[], None]) -> Completion | None:
+                    notice: Callable[[], None],
+                    tick: Callable[[float], None] | None = None) -> Completion | None:
     """`request()` in a daemon thread, waited for at most `limit_s` seconds (None when it did
     not finish: the thread is abandoned, the process does not wait for it at exit). Its error,
-    if any, is raised here. `notice()` runs once if the wait passes `notice_s`."""
+    if any, is raised here. `notice()` runs once if the wait passes `notice_s`; then `tick`
+    (seconds waited) about once a second until it ends."""
     box: dict[str, Any] = {}
 
     def run() -> None:
@@ -150,7 +152,10 @@ def _request_within(request: Callable[[], Completion], limit_s: float, notice_s:
     worker.join(max(0.0, min(notice_s, limit_s)))
     if worker.is_alive() and notice_s < limit_s:
         notice()
-        worker.join(max(0.0, limit_s - (time.monotonic() - started)))
+        while worker.is_alive() and time.monotonic() - started < limit_s:
+            if tick is not None:
+                tick(time.monotonic() - started)
+            worker.join(max(0.0, min(1.0, limit_s - (time.monotonic() - started))))
     if worker.is_alive():
         return None
     if "error" in box:
@@ -161,7 +166,8 @@ def _request_within(request: Callable[[], Completion], limit_s: float, notice_s:
 
 def _call(llm: LLM, prompt: Prompt, settings: SynthesisSettings, model: str,
           sleep: Callable[[float], None], notify: Notify | None,
-          notice_s: float) -> tuple[Completion | None, int, LLMError | None]:
+          notice_s: float, waiting: Waiting | None = None
+          ) -> tuple[Completion | None, int, LLMError | None]:
     """One successful completion, retrying transient errors, all within `deadline_s`;
     (completion, attempts, error)."""
     deadline = time.monotonic() + settings.deadline_s
@@ -170,9 +176,13 @@ def _call(llm: LLM, prompt: Prompt, settings: SynthesisSettings, model: str,
 
     def notice() -> None:
         nonlocal noticed
-        if not noticed and notify is not None:
+        if not noticed and waiting is None and notify is not None:
             notify(f"waiting for {model} (up to {settings.deadline_s:g} s)...")
         noticed = True
+
+    def tick(elapsed: float) -> None:
+        if waiting is not None:
+            waiting(model, elapsed, settings.deadline_s)
 
     def late() -> LLMTimeoutError:
         return LLMTimeoutError(f"{model}: no answer within the {settings.deadline_s:g} s "
@@ -192,7 +202,7 @@ def _call(llm: LLM, prompt: Prompt, settings: SynthesisSettings, model: str,
 
         try:
             completion = _request_within(request, remaining, notice_s if not noticed else
-                                         remaining, notice)
+                                         0.0, notice, tick)
         except LLMError as exc:
             if not exc.transient or attempts > settings.max_retries:
                 return None, attempts, exc
@@ -262,14 +272,17 @@ def failure_line(error: LLMError, model: str) -> str:
 def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettings,
                clock: Clock, before_call: Callable[[Prompt], None] | None = None,
                sleep: Callable[[float], None] = time.sleep, notify: Notify | None = None,
-               notice_s: float | None = None) -> SynthesisResult:
+               notice_s: float | None = None, waiting: Waiting | None = None
+               ) -> SynthesisResult:
     """Fill `answer`, `answer_mode`, `citations`, `fallback_reason`, `llm_steps`, `model`.
 
     `before_call` runs after the prompt is built and before the first request (the run log
     stores the prompt there, so a crash in the call loses nothing). `notify` gets one-line
     notices for the user, without the `helix: ` prefix its printer adds: waiting for the model,
     and why its answer was not used when that is the user's to fix (a missing key, the
-    deadline). UnknownModelError (a user error) propagates;
+    deadline); with `waiting`, the wait for the model is reported to it instead (about once a
+    second, then once with -1 when over: a live timer). UnknownModelError (a user error)
+    propagates;
     every LLMError becomes a fallback.
     """
     started = clock.monotonic()
@@ -290,9 +303,13 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
         before_call(prompt)
     completion, attempts, error = _preflight(llm, settings)
     if error is None:
-        completion, attempts, error = _call(
-            llm, prompt, settings, settings.model, sleep, notify,
-            WAIT_NOTICE_S if notice_s is None else notice_s)
+        try:
+            completion, attempts, error = _call(
+                llm, prompt, settings, settings.model, sleep, notify,
+                WAIT_NOTICE_S if notice_s is None else notice_s, waiting)
+        finally:
+            if waiting is not None:
+                waiting(settings.model, -1.0, settings.deadline_s)  # the wait is over
     common: dict[str, Any] = {"prompt_messages": prompt.messages, "prompt_hash": prompt.hash,
                               "attempts": attempts, "redactions": redactions}
     if completion is None:
