@@ -124,3 +124,21 @@ def test_cold_dry_run_imports_no_heavy_modules(repo: Path, helix_home: Path) -> 
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          check=False)
     assert "HEAVY=\n" in run.stderr or run.stderr.rstrip().endswith("HEAVY="), run.stderr
+
+
+def test_the_dry_run_table_never_cuts_a_path_off_a_terminal(tmp_path, capsys, monkeypatch):
+    """Piped output keeps every `path:line` whole (no 80-column ellipsis)."""
+    from cli_helpers import run
+
+    deep = tmp_path / "a_rather_long_directory_name" / "with_more_levels_below_it" / "and_more"
+    deep.mkdir(parents=True)
+    (deep / "the_retry_policy_module.py").write_text(
+        "def decide_retry(attempt):\n    \"\"\"Decide whether to retry.\"\"\"\n"
+        "    return attempt < 5\n", encoding="utf-8")
+    monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
+    code, out, err = run(["ask", "--repo", str(tmp_path), "--dry-run",
+                          "where is decide_retry?"], capsys)
+    assert code == 0, err
+    whole = ("a_rather_long_directory_name/with_more_levels_below_it/and_more/"
+             "the_retry_policy_module.py:1-3")
+    assert whole in out and "…" not in out

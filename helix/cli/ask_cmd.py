@@ -207,6 +207,9 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
     _show(result.envelope, result.run_id, as_json=as_json, dry_run=dry_run, verbose=verbose)
 
 
+PIPE_WIDTH = 100_000  # columns when standard output is not a terminal: nothing is cut
+
+
 def _quiet_wait(model: str, elapsed: float, deadline: float) -> None:
     """Not a terminal: the wait for the model is not shown (nothing on stderr)."""
 
@@ -244,7 +247,9 @@ def _show(envelope: Envelope, run_id: str, *, as_json: bool, dry_run: bool,
         echo_json(envelope)
         _exit_without_model(envelope)
         return
-    console = safe_console()  # repository and model text made visible, never obeyed
+    # repository and model text made visible, never obeyed; off a terminal no line is cut to
+    # a width (a `path:line` reaches a pipe whole)
+    console = safe_console() if sys.stdout.isatty() else safe_console(width=PIPE_WIDTH)
     if dry_run or verbose:
         render_envelope(envelope, console)
     if not dry_run:
