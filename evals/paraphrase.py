@@ -8,7 +8,8 @@ expects its transition class and lane.
                                           and paraphrase_report.jsonl
 
 The split is by a hash of each (intent, wording) pair, alternating within an intent, so both
-halves hold every intent and never the same wording: tune the router on `paraphrase_tune`, report `paraphrase_report` only.
+halves hold every intent and never the same wording: tune the router on `paraphrase_tune`,
+report `paraphrase_report` only.
 `helix eval continuity/paraphrase_tune continuity/paraphrase_report` scores both; the README
 states the router's accuracy on each (`benchmarks/results/paraphrase_router.json`).
 """
