@@ -150,8 +150,14 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
         session: str | None, reply_to: int | None, model: str | None, api_base: str | None,
         verbose: bool, trace: bool, wait: bool, yes: bool) -> None:
     """Ask a question about a repository; --dry-run shows the controller's evidence."""
-    repo = one_repo(repos)
     text = read_question(question, question_file)
+    if len(set(repos)) > 1:
+        _ask_across(text, repos, dry_run=dry_run, as_json=as_json, verbose=verbose,
+                    model=model, api_base=api_base, others={
+                        "--scope": scope, "--sense": sense, "--session": session,
+                        "--reply-to": reply_to, "--trace": trace or None})
+        return
+    repo = one_repo(repos)
     if session is not None or reply_to is not None:
         if scope is not None or sense is not None:
             raise UserError("--scope/--sense do not combine with --session (say it in words: "
@@ -208,6 +214,24 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
 
 
 PIPE_WIDTH = 100_000  # columns when standard output is not a terminal: nothing is cut
+
+
+def _ask_across(text: str, repos: tuple[str, ...], *, dry_run: bool, as_json: bool,
+                verbose: bool, model: str | None, api_base: str | None,
+                others: dict[str, Any]) -> None:
+    """`--repo A --repo B`: one question across several repositories (`helix.multi_repo`)."""
+    from helix.core.config import load_config
+    from helix.multi_repo import ask_across
+
+    given = [name for name, value in others.items() if value is not None]
+    if given:
+        raise UserError(f"{', '.join(given)} do not combine with several --repo (ask each "
+                        "repository on its own for that)")
+    roots = list(dict.fromkeys(repo_root(r) for r in repos))
+    flags = {"synthesis.model": model, "synthesis.api_base": api_base}
+    envelope, run_id = ask_across(text, roots, dry_run=dry_run,
+                                  config_for=lambda root: load_config(root, flags=flags))
+    _show(envelope, run_id, as_json=as_json, dry_run=dry_run, verbose=verbose)
 
 
 def _quiet_wait(model: str, elapsed: float, deadline: float) -> None:

@@ -45,8 +45,8 @@ def one_repo(repos: tuple[str, ...], path: str | None = None) -> str | None:
     given = [*repos, *([path] if path else [])]
     if len(set(given)) > 1:
         shown = ", ".join(given[:3]) + (", ..." if len(given) > 3 else "")
-        raise UserError(f"one repository per command, got {len(given)} ({shown}); asking "
-                        "across several repositories is not supported")
+        raise UserError(f"one repository per command, got {len(given)} ({shown}); only "
+                        "`helix ask` asks across several repositories")
     return given[0] if given else None
 
 

@@ -49,6 +49,17 @@ class EvidenceItem(Frozen):
     text: str = ""  # the span's text (compacted excerpt)
     chunk_id: str = ""
 
+    # the repository it comes from, in a question across several (`helix.multi_repo`); left
+    # out of the JSON (and so of every hash) when there is one repository
+    repo: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_repo(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        data: dict[str, object] = handler(self)
+        if data.get("repo") is None:
+            data.pop("repo", None)
+        return data
+
     @property
     def context_only(self) -> bool:
         """Kept only as more of a file the evidence leads with, for a model to read

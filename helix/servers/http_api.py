@@ -50,7 +50,9 @@ RETRY_AFTER_S = 1
 
 class AskRequest(BaseModel):
     question: str = Field(min_length=1, description="The question, a bug report or traceback.")
-    repo: str | None = Field(None, description="A served repository (default: the first).")
+    repo: str | list[str] | None = Field(
+        None, description="A served repository (default: the first), or a list of them to ask "
+                          "across.")
     dry_run: bool = Field(True, description="True: evidence and an extractive answer only.")
     session: str | None = Field(None, description="A conversation name, for follow-ups.")
     reply_to: int | None = Field(None, ge=1, description="The turn this one answers.")

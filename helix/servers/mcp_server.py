@@ -101,7 +101,10 @@ def build_server(workspace: Workspace) -> Any:
     @_tool_errors
     def ask(question: Annotated[str, Field(description="The question, a pasted bug report or "
                                                        "a traceback.", min_length=1)],
-            repo: Repo = None,
+            repo: Annotated[str | list[str] | None, Field(
+                description="Which served repository (its name or path as listed by `repos`; "
+                            "default: the first), or a list of them to ask across (each "
+                            "evidence item then names its repository).")] = None,
             dry_run: Annotated[bool, Field(description="True: the evidence and an extractive "
                                                        "answer, no model call. False: one call "
                                                        "to the model Helix is configured "

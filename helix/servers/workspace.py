@@ -88,11 +88,18 @@ class Workspace:
         index, _ = ensure_index(root, config, dense="background")
         return index
 
-    def ask(self, question: str, repo: str | None = None, *, dry_run: bool = True,
+    def ask(self, question: str, repo: str | list[str] | None = None, *, dry_run: bool = True,
             session: str | None = None, reply_to: int | None = None,
             scope: str | None = None, sense: str | None = None) -> dict[str, Any]:
-        """One question (or one turn of `session`): the answer, its citations, the envelope."""
+        """One question (or one turn of `session`): the answer, its citations, the envelope.
+        `repo` as a list of served repositories asks across them (`helix.multi_repo`)."""
         question = check_question(question)
+        if isinstance(repo, list):
+            roots = list(dict.fromkeys(self.root(r) for r in repo))
+            if len(roots) > 1:
+                return self._ask_across(question, roots, dry_run=dry_run, session=session,
+                                        scope=scope, sense=sense, reply_to=reply_to)
+            repo = str(roots[0]) if roots else None
         root = self.root(repo)
         config = self.config(root)
         if session is not None:
@@ -113,6 +120,21 @@ class Workspace:
                      sense=sense, notify=lambda message: None)
         envelope = result.envelope
         return {"repo": str(root), "run_id": result.run_id, "dry_run": dry_run,
+                "answer": envelope.answer, "answer_mode": envelope.answer_mode,
+                "citations": [c.model_dump(mode="json") for c in envelope.citations],
+                "item_hashes": envelope.model_dump(mode="json")["item_hashes"],
+                "envelope": envelope.model_dump(mode="json")}
+
+    def _ask_across(self, question: str, roots: list[Path], *, dry_run: bool,
+                    **single_only: Any) -> dict[str, Any]:
+        from helix.multi_repo import ask_across
+
+        given = sorted(k for k, v in single_only.items() if v is not None)
+        if given:
+            raise UserError(f"{', '.join(given)} do not combine with several repositories")
+        envelope, run_id = ask_across(question, roots, config_for=self.config,
+                                      dry_run=dry_run, notify=lambda message: None)
+        return {"repo": [str(root) for root in roots], "run_id": run_id, "dry_run": dry_run,
                 "answer": envelope.answer, "answer_mode": envelope.answer_mode,
                 "citations": [c.model_dump(mode="json") for c in envelope.citations],
                 "item_hashes": envelope.model_dump(mode="json")["item_hashes"],
