@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from controller_helpers import ask, fixture_index
@@ -66,3 +67,21 @@ def test_fake_llm_is_scripted_and_records() -> None:
     echo = FakeLLM(respond=lambda model, messages: f"{model}:{len(messages)}")
     assert echo.complete([{}], model="x", timeout_s=1, max_tokens=1,
                          temperature=0).text == "x:1"
+
+
+def test_the_run_log_times_the_model_apart_from_the_synthesis(tmp_path, capsys, monkeypatch):
+    import json
+
+    from cli_helpers import run
+
+    monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
+    repo = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "answer_repo"
+    code, out, err = run(["ask", "where is the retry policy decided?", "--repo", str(repo),
+                          "--model", "fake/echo", "--json"], capsys)
+    assert code == 0, err
+    timings = json.loads(out)["timings_ms"]
+    assert {"synthesis", "model_call", "model_import"} <= set(timings)
+    assert timings["model_import"] == 0.0  # a fake model imports nothing
+    assert 0.0 <= timings["model_call"] <= timings["synthesis"]
+    code, shown, _ = run(["show", "last", "--json"], capsys)
+    assert code == 0 and "model_call" in json.loads(shown)["envelope"]["timings_ms"]

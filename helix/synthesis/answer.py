@@ -312,6 +312,17 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
                 waiting(settings.model, -1.0, settings.deadline_s)  # the wait is over
     common: dict[str, Any] = {"prompt_messages": prompt.messages, "prompt_hash": prompt.hash,
                               "attempts": attempts, "redactions": redactions}
+
+    def timed(out: Envelope, ms: float) -> Envelope:
+        """The synthesis time, and apart from it the model client's own: importing litellm
+        (once per process) and the calls (`model_import`, `model_call`, in ms)."""
+        out = _with_timing(out, "synthesis", ms)
+        for name, attr in (("model_import", "import_s"), ("model_call", "call_s")):
+            seconds = getattr(llm, attr, None)
+            if isinstance(seconds, float):
+                out = _with_timing(out, name, seconds * 1000)
+        return out
+
     if completion is None:
         assert error is not None
         if notify is not None:
@@ -320,8 +331,7 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
                              header=FALLBACK_HEADER.format(reason=error.reason),
                              reason=error.reason, llm_steps=0, model=settings.model)
         ms = (clock.monotonic() - started) * 1000
-        return SynthesisResult(envelope=_with_timing(out, "synthesis", ms), error=str(error),
-                               **common)
+        return SynthesisResult(envelope=timed(out, ms), error=str(error), **common)
 
     tokens: dict[str, Any] = {"prompt_tokens": completion.prompt_tokens,
                               "completion_tokens": completion.completion_tokens}
@@ -332,11 +342,11 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
         out = _deterministic(envelope, mode="fallback",
                              header=FALLBACK_HEADER.format(reason=verdict.reason),
                              reason=verdict.reason, llm_steps=1, model=completion.model)
-        return SynthesisResult(envelope=_with_timing(out, "synthesis", ms),
+        return SynthesisResult(envelope=timed(out, ms),
                                removed_citations=verdict.removed, **common, **tokens)
     out = envelope.model_copy(update={
         "answer_mode": "llm", "answer": verdict.answer, "citations": verdict.citations,
         "fallback_reason": None, "llm_steps": 1, "model": completion.model,
     })
-    return SynthesisResult(envelope=_with_timing(out, "synthesis", ms),
+    return SynthesisResult(envelope=timed(out, ms),
                            removed_citations=verdict.removed, **common, **tokens)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import time
 import warnings
 from collections import Counter
 from collections.abc import Sequence
@@ -58,7 +59,21 @@ _UNKNOWN_MODEL_HINTS = ("llm provider not provided", "unknown model", "model not
 _AUTH_HINTS = ("missing credentials", "api key", "api_key", "unauthorized", "invalid x-api-key")
 
 
+IMPORT_SECONDS: list[float] = []  # how long this process took to import litellm (once)
+
+
 def _import_litellm() -> Any:
+    import sys
+
+    if "litellm" not in sys.modules:
+        started = time.perf_counter()
+        module = _load_litellm()
+        IMPORT_SECONDS.append(time.perf_counter() - started)
+        return module
+    return _load_litellm()
+
+
+def _load_litellm() -> Any:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     # litellm loads a `.env` on import ("DEV" mode), searching upward from its own package
     # directory: with a virtual environment inside a repository, the repository's `.env`
@@ -156,6 +171,10 @@ class LiteLLMClient:
         self.extra = dict(extra or {})
         self.calls = 0
         self.redacted: Counter[str] = Counter()  # spans redacted at this choke point, by kind
+        # the time spent importing litellm (in this client's calls: once per process) and in
+        # the calls themselves, reported apart in the run log (`timings_ms`)
+        self.import_s = 0.0
+        self.call_s = 0.0
 
     def preflight(self, model: str, *, api_base: str | None = None) -> None:
         """Import litellm and check the model's API key, before any request and before the
@@ -175,8 +194,14 @@ class LiteLLMClient:
             clean, found = redact_messages(messages)
             self.redacted.update(found)
             self.calls += 1
-            return fake_reply(model, clean)
+            started = time.perf_counter()
+            try:
+                return fake_reply(model, clean)
+            finally:
+                self.call_s += time.perf_counter() - started
+        before = len(IMPORT_SECONDS)
         litellm = _import_litellm()
+        self.import_s += sum(IMPORT_SECONDS[before:])
         kwargs: dict[str, Any] = {
             "model": model, "messages": [dict(m) for m in messages], "timeout": timeout_s,
             "max_tokens": max_tokens, "temperature": temperature, "num_retries": 0,
@@ -194,6 +219,7 @@ class LiteLLMClient:
         kwargs["messages"] = [dict(m) for m in clean]
         self.redacted.update(found)
         self.calls += 1
+        started = time.perf_counter()
         try:
             response = litellm.completion(**kwargs)
         except HelixError:
@@ -206,6 +232,8 @@ class LiteLLMClient:
                     error = LLMAuthError(f"{error} (litellm expects {', '.join(keys)} in the "
                                          "environment)")
             raise error from exc
+        finally:
+            self.call_s += time.perf_counter() - started
         return _to_completion(response, model)
 
 
