@@ -54,9 +54,10 @@ def test_the_budget_embeds_the_first_cards_and_says_how_much_is_covered(
                     f"(index.embed_max_chunks = {BUDGET}; `helix index --embed-all` selects "
                     "every one)")
     index, _ = ensure_index(repo, CONFIG, index_dir=tmp_path / "idx", embedder=FakeEmbedder())
+    assert index.dense_state is not None
     assert DenseState(**index.dense_state) == DenseState(  # what the envelope carries
         vectors=BUDGET, total=BUDGET, complete=True, eligible=state["eligible"],
-        chunks=state["chunks"])
+        chunks=state["chunks"], generation=index.dense_state["generation"])
 
 
 def test_embed_all_reaches_every_eligible_chunk_and_is_kept(repo: Path, tmp_path: Path) -> None:
