@@ -10,7 +10,10 @@ data/evals/stdlib_bench.jsonl (or the first N) is asked as a dry run: over HTTP 
 SDK's client to `helix mcp` on stdio, and as `helix ask --dry-run --json` subprocesses (the
 first `--cold` questions), and the same CLI while the server runs (it answers through it).
 p50/p95 per path (targets: warm p50 < 50 ms, p95 < 150 ms), and
-whether the three give the same item hashes. Writes benchmarks/results/serve_bench.json.
+whether the three give the same item hashes. Then `--clients` (8) clients ask without pause
+for `--load` seconds (60) against a server bounded at 4 requests at once: every response is an
+answer or a deliberate 503, the run log reads back whole, and the server's memory after
+warm-up is set against its memory at the end. Writes benchmarks/results/serve_bench.json.
 """
 
 from __future__ import annotations
@@ -77,6 +80,71 @@ def _http(root: Path, questions: list[str], env: dict[str, str], cli: int
         server.wait(timeout=60)
 
 
+def _rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def _load(root: Path, questions: list[str], env: dict[str, str], seconds: float,
+          clients: int) -> dict[str, Any]:
+    """`clients` clients asking without pause for `seconds` against a server bounded at 4
+    requests: answers and deliberate 503s only, the run log whole afterwards, memory after
+    warm-up against the end."""
+    import concurrent.futures
+    import threading
+
+    import httpx
+
+    port = _port()
+    server = subprocess.Popen([*HELIX, "serve", "--repo", str(root), "--port", str(port),
+                               "--max-concurrent", "4"], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    codes: dict[str, int] = {}
+    lock = threading.Lock()
+    try:
+        for _ in range(600):
+            try:
+                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        with httpx.Client(base_url=base, timeout=120) as warm:
+            for question in questions[:5]:
+                warm.post("/ask", json={"question": question})
+        rss_warm = _rss_kb(server.pid)
+        stop = time.monotonic() + seconds
+
+        def client(n: int) -> None:
+            with httpx.Client(base_url=base, timeout=120) as http:
+                i = n
+                while time.monotonic() < stop:
+                    try:
+                        code = str(http.post("/ask", json={
+                            "question": questions[i % len(questions)]}).status_code)
+                    except httpx.HTTPError as exc:
+                        code = type(exc).__name__
+                    with lock:
+                        codes[code] = codes.get(code, 0) + 1
+                    i += clients
+
+        with concurrent.futures.ThreadPoolExecutor(clients) as pool:
+            list(pool.map(client, range(clients)))
+        rss_end = _rss_kb(server.pid)
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    log = subprocess.run([*HELIX, "log", "--json"], env=env, capture_output=True, text=True)
+    rows = json.loads(log.stdout) if log.returncode == 0 else None
+    return {"seconds": seconds, "clients": clients, "responses": dict(sorted(codes.items())),
+            "unexpected": sum(v for k, v in codes.items() if k not in ("200", "503")),
+            "run_log_readable": rows is not None and "unreadable" not in log.stderr,
+            "rss_after_warmup_mb": round(rss_warm / 1024, 1),
+            "rss_end_mb": round(rss_end / 1024, 1)}
+
+
 def _mcp(root: Path, questions: list[str], env: dict[str, str]) -> tuple[list[float], list[Any]]:
     from mcp.client import Client
     from mcp.client.stdio import StdioServerParameters
@@ -117,6 +185,9 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=None)
     parser.add_argument("--cold", type=int, default=10)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--load", type=float, default=60.0,
+                        help="seconds of the concurrent-clients run (0: skip it)")
+    parser.add_argument("--clients", type=int, default=8)
     args = parser.parse_args()
     env = {**os.environ, "HELIX_INDEX__EMBED_ENABLED": "false"}
     os.environ["HELIX_INDEX__EMBED_ENABLED"] = "false"
@@ -126,6 +197,7 @@ def main() -> None:
     http_ms, http_hashes, cli_warm_ms = _http(root, questions, env, args.cold)
     mcp_ms, mcp_hashes = _mcp(root, questions, env)
     cold_ms, cold_hashes = _cold(root, questions[:args.cold], env)
+    load = _load(root, questions, env, args.load, args.clients) if args.load > 0 else None
     same = sum(1 for a, b, c in zip(http_hashes, mcp_hashes, cold_hashes, strict=False)
                if a == b == c)
     result = {
@@ -137,6 +209,7 @@ def main() -> None:
         "targets": {"warm_p50_ms": 50, "warm_p95_ms": 150},
         "cold_over_http_p50": round(_stats(cold_ms)["p50_ms"] / _stats(http_ms)["p50_ms"], 1),
         "same_item_hashes": f"{same}/{len(cold_hashes)}",
+        "load": load,
     }
     args.out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     print(json.dumps(result, indent=2, sort_keys=True))

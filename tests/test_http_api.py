@@ -97,6 +97,10 @@ def test_the_http_api_end_to_end(server: tuple[str, Path, Path, subprocess.Popen
     found = httpx.get(f"{base}/find", params={"symbol": "build_bm25_index"}, headers=auth)
     assert found.json()["definitions"][0]["path"] == "search/bm25.py"
     assert httpx.get(f"{base}/runs", headers=auth).json()["runs"]
+    exported = httpx.post(f"{base}/export", headers=auth, json={"answer_modes": ["dry_run"],
+                                                                "include_diagnostic": True})
+    assert exported.status_code == 200, exported.text
+    assert exported.json()["report"]["considered"] >= 1 and exported.json()["records"]
     assert "invalid request" in _error(httpx.post(f"{base}/search", headers=auth,
                                                   json={"query": "x", "k": 0}), 400)
     assert "not served" in _error(httpx.post(f"{base}/ask", headers=auth, json={

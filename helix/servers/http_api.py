@@ -14,6 +14,8 @@ and the MCP tools through one `Workspace`, with the same argument names.
     POST /index                       {"repo", "force"}
     GET  /runs?limit=                 recent runs (the run log)
     GET  /runs/{turn}                 one run, without its prompt
+    POST /export                      {"format", "include_diagnostic", "answer_modes",
+                                       "since"} -> the admission report and the records
     OpenAPI at /openapi.json (and /docs).
 
 Guards: a bearer token (`Authorization: Bearer ...`) on every route but /health when one is
@@ -77,6 +79,13 @@ class SpanRequest(BaseModel):
 class IndexRequest(BaseModel):
     repo: str | None = None
     force: bool = False
+
+
+class ExportRequest(BaseModel):
+    format: Literal["records", "chat"] = "records"
+    include_diagnostic: bool = False
+    answer_modes: list[str] = Field(default_factory=lambda: ["llm"])
+    since: str | None = Field(None, description="`last` or a UTC date/time, as the CLI.")
 
 
 def status_of(exc: HelixError) -> int:
@@ -187,6 +196,13 @@ def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent
 
         recent = RunLog().recent(max(1, min(limit, 1000)))
         return {"runs": [run.model_dump(mode="json") for run in recent]}
+
+    @app.post("/export")
+    def export(body: ExportRequest) -> dict[str, Any]:
+        """Training records from the run log (the records in the response; the export is
+        stored under $HELIX_HOME/exports as `helix export` stores it)."""
+        return workspace.export(fmt=body.format, include_diagnostic=body.include_diagnostic,
+                                answer_modes=tuple(body.answer_modes), since=body.since)
 
     @app.get("/runs/{turn}")
     def run(turn: str) -> dict[str, Any]:

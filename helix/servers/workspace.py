@@ -155,6 +155,41 @@ class Workspace:
         config = declined_embeddings(root, self.config(root), quiet=True)
         return index_status(root, config).model_dump(mode="json")
 
+    def export(self, *, fmt: str = "records", include_diagnostic: bool = False,
+               answer_modes: tuple[str, ...] = ("llm",), since: str | None = None
+               ) -> dict[str, Any]:
+        """`helix export`, the records returned instead of written where a client says."""
+        import json
+        import tempfile
+
+        from helix.core.ports import SystemClock
+        from helix.export import (
+            ExportSettings,
+            exports_dir,
+            read_last,
+            since_time,
+            write_last,
+        )
+        from helix.export import export as run_export
+        from helix.runlog import RunLog
+
+        settings = ExportSettings(format=fmt,  # type: ignore[arg-type]
+                                  include_diagnostic=include_diagnostic,
+                                  answer_modes=tuple(sorted(set(answer_modes))))
+        after = since_time(since, read_last()) if since is not None else None
+        log = RunLog()
+        runs = [r for r in log.records() if after is None or r.created > after]
+        exports_dir().mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=exports_dir(), prefix=".http-") as scratch:
+            out = Path(scratch) / "records.jsonl"
+            report = run_export(out, settings, runs, unreadable=len(log.unreadable),
+                                created=SystemClock().now())
+            records = [json.loads(line) for line in out.read_text(encoding="utf-8")
+                       .splitlines() if line.strip()]
+        if runs:
+            write_last(max(r.created for r in runs))
+        return {"report": report.model_dump(mode="json"), "records": records}
+
     def run(self, turn: str) -> dict[str, Any]:
         """A run from the run log (`helix show TURN --json`), without its prompt."""
         from helix.runlog import RunLog
