@@ -126,17 +126,20 @@ def ask_across(question: str, roots: Sequence[Path], *, config_for: Any, dry_run
                                            clock=clock)))
     envelope = fused_envelope(question, named, configs[0])
     log = open_runlog(notify or notices.notify)
-    run_id = log.start(envelope, created=clock.now(), dry_run=dry_run)
-    if dry_run:
-        envelope = envelope.model_copy(update={"citations": deterministic_citations(
-            envelope.answer, citation_refs(envelope.evidence))})
-        log.finish(run_id, envelope, updated=clock.now())
-        return envelope, run_id
-    config = configs[0]
-    result = synthesize(envelope, llm=default_llm(config), settings=config.synthesis,
-                        clock=clock, notify=notify or notices.notify)
-    log.finish(run_id, result.envelope, updated=clock.now(),
-               prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
-               attempts=result.attempts, redactions=result.redactions.counts,
-               error=result.error)
-    return result.envelope, run_id
+    try:
+        run_id = log.start(envelope, created=clock.now(), dry_run=dry_run)
+        if dry_run:
+            envelope = envelope.model_copy(update={"citations": deterministic_citations(
+                envelope.answer, citation_refs(envelope.evidence))})
+            log.finish(run_id, envelope, updated=clock.now())
+            return envelope, run_id
+        config = configs[0]
+        result = synthesize(envelope, llm=default_llm(config), settings=config.synthesis,
+                            clock=clock, notify=notify or notices.notify)
+        log.finish(run_id, result.envelope, updated=clock.now(),
+                   prompt_tokens=result.prompt_tokens,
+                   completion_tokens=result.completion_tokens, attempts=result.attempts,
+                   redactions=result.redactions.counts, error=result.error)
+        return result.envelope, run_id
+    finally:
+        log.close()

@@ -165,6 +165,22 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
         "question_cut": cut})
 
     log = runlog or open_runlog(notify or notices.notify)
+    try:
+        return _logged(log, envelope, config=config, dry_run=dry_run, llm=llm,
+                       session_id=session_id, turn_number=turn_number, clock=clock,
+                       started=started, sleep=sleep, notify=notify, waiting=waiting,
+                       report=report)
+    finally:
+        if runlog is None:
+            log.close()
+
+
+def _logged(log: RunLog, envelope: Envelope, *, config: HelixConfig, dry_run: bool,
+            llm: LLM | None, session_id: str | None, turn_number: int | None,
+            clock: Clock, started: float, sleep: Callable[[float], None],
+            notify: Callable[[str], None] | None, waiting: Waiting | None,
+            report: Any) -> AskResult:
+    """The run's row in the run log, then (unless a dry run) the one synthesis call."""
     run_id = log.start(envelope, created=clock.now(), dry_run=dry_run, session_id=session_id,
                        turn_number=turn_number)
     common: dict[str, Any] = {"run_id": run_id, "dry_run": dry_run,

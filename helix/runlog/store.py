@@ -158,6 +158,11 @@ class RunLog:
     def conn(self) -> sqlite3.Connection:
         return self.db.conn
 
+    def close(self) -> None:
+        """Close the connection now (a long-running server opens one per question: left to
+        the garbage collector, their native memory piles up)."""
+        self.db.conn.close()
+
     def _write(self, sql: str, params: Sequence[Any]) -> None:
         with guarded(self.db, [SCHEMA]):
             conn = self.conn
