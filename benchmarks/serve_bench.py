@@ -90,8 +90,8 @@ def _rss_kb(pid: int) -> int:
 def _load(root: Path, questions: list[str], env: dict[str, str], seconds: float,
           clients: int) -> dict[str, Any]:
     """`clients` clients asking without pause for `seconds` against a server bounded at 4
-    requests: answers and deliberate 503s only, the run log whole afterwards, memory after
-    warm-up against the end."""
+    requests (a 503's Retry-After honoured): answers and deliberate 503s only, the run log
+    whole afterwards, memory after warm-up against the end."""
     import concurrent.futures
     import threading
 
@@ -122,13 +122,16 @@ def _load(root: Path, questions: list[str], env: dict[str, str], seconds: float,
                 i = n
                 while time.monotonic() < stop:
                     try:
-                        code = str(http.post("/ask", json={
-                            "question": questions[i % len(questions)]}).status_code)
+                        reply = http.post("/ask", json={
+                            "question": questions[i % len(questions)]})
+                        code = str(reply.status_code)
                     except httpx.HTTPError as exc:
-                        code = type(exc).__name__
+                        reply, code = None, type(exc).__name__
                     with lock:
                         codes[code] = codes.get(code, 0) + 1
                     i += clients
+                    if reply is not None and reply.status_code == 503:  # as a client should
+                        time.sleep(float(reply.headers.get("retry-after", "1")))
 
         with concurrent.futures.ThreadPoolExecutor(clients) as pool:
             list(pool.map(client, range(clients)))
