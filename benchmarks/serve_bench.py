@@ -112,7 +112,7 @@ def _load(root: Path, questions: list[str], env: dict[str, str], seconds: float,
             except httpx.TransportError:
                 time.sleep(0.1)
         with httpx.Client(base_url=base, timeout=120) as warm:
-            for question in questions[:5]:
+            for question in questions:  # warm-up: every question once (caches fill)
                 warm.post("/ask", json={"question": question})
         rss_warm = _rss_kb(server.pid)
         stop = time.monotonic() + seconds
