@@ -132,7 +132,8 @@ def _continuity(run: RunResult) -> dict[str, float | None]:
 
 def comparable(baseline: RunResult, candidate: RunResult) -> None:
     """UserError unless the two runs asked the same questions the same way (the same suites
-    and cases, embeddings on or off alike): only the candidate's settings may differ."""
+    and cases, embeddings on or off alike, the same index of every repository unless the
+    candidate changes an index setting): only the candidate's settings may differ."""
     def shape(run: RunResult) -> dict[str, list[str]]:
         return {suite.name: sorted(c.id for c in suite.cases)
                 + sorted(str(c.get("id")) for c in (suite.continuity or {}).get("cases", ()))
@@ -150,6 +151,14 @@ def comparable(baseline: RunResult, candidate: RunResult) -> None:
     if baseline.no_embed != candidate.no_embed:
         raise UserError("the runs are not comparable: one ran with embeddings and one "
                         "without (--no-embed)")
+    if not any(str(k).startswith("index.") for k in candidate.overrides):
+        # the candidate changes no index setting: the same repositories must give the same
+        # index (a repository edited between the runs is not the candidate's doing)
+        moved = sorted(repo for repo, rev in baseline.index_revs.items()
+                       if repo in candidate.index_revs and candidate.index_revs[repo] != rev)
+        if moved:
+            raise UserError(f"the runs are not comparable: the index of {', '.join(moved)} "
+                            "changed between them (pin a new baseline)")
 
 
 def _retrieval_gates(b: dict[str, Any], c: dict[str, Any], b_times: list[float],

@@ -50,6 +50,8 @@ class RunResult(Frozen):
     config_hash: str
     no_embed: bool
     suites: tuple[SuiteResult, ...]
+    # each repository's index revision as the run read it (retrieval suites)
+    index_revs: dict[str, str] = Field(default_factory=dict)
 
 
 # ---- repositories -------------------------------------------------------------------------
@@ -341,6 +343,9 @@ class Runner:
         if self.no_embed:
             flags["index.embed_enabled"] = False
         config = load_config(None, flags=flags)
+        results = tuple(self.run_suite(s) for s in suites)
         return RunResult(label=self.label, overrides=self.overrides,
                          config_hash=config.evidence_hash, no_embed=self.no_embed,
-                         suites=tuple(self.run_suite(s) for s in suites))
+                         suites=results,
+                         index_revs={str(root): prepared.index.index_rev
+                                     for root, prepared in sorted(self._prepared.items())})

@@ -422,3 +422,12 @@ def test_answerer_variants_gate_answer_level_metrics(helix_home, capsys):
     failed = {g["metric"] for g in decision["gates"] if not g["passed"]}
     assert decision["decision"] == "rollback"
     assert {"fallback_rate", "contract_violation_rate"} <= failed
+
+
+def test_a_changed_index_is_not_comparable_unless_the_candidate_changed_it():
+    base = run_result("base", [1]).model_copy(update={"index_revs": {"/r": "sha256:a"}})
+    moved = base.model_copy(update={"index_revs": {"/r": "sha256:b"}})
+    with pytest.raises(UserError, match="index of /r changed"):
+        evaluate_gates(base, moved)
+    reindexed = moved.model_copy(update={"overrides": {"index.max_chunk_lines": 40}})
+    assert evaluate_gates(base, reindexed).decision in ("promote", "hold")
