@@ -1,0 +1,44 @@
+"""The router's vocabulary is data (controller/continuity/vocabulary.toml): every pattern's
+examples are messages it takes, and a whole message that says a pattern with an intent routes
+to that intent in a real session (a root answer, then one item opened, then the example)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from talk_fixtures import Q, Talk, copy_fixture
+
+from controller.continuity import phrases
+
+PARTIAL = {"POLITE_LEAD", "MIXED", "PATH_CUE", "RERUN_FILLER", "SOURCE_CUE", "QUESTION_LEAD"}
+ROUTED = [(name, example, entry["intent"]) for name, entry in sorted(phrases.PATTERNS.items())
+          if "intent" in entry for example in entry["examples"]]
+
+
+@pytest.mark.parametrize("name", sorted(phrases.PATTERNS))
+def test_every_example_is_taken_by_its_pattern(name: str) -> None:
+    entry = phrases.PATTERNS[name]
+    pattern = getattr(phrases, name)
+    assert len(entry["examples"]) >= 2 and entry["purpose"]
+    for example in entry["examples"]:
+        text = example if name in PARTIAL or name.startswith("_") else phrases.body(example)
+        assert (pattern.search(text) if name in PARTIAL else pattern.match(text)), example
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_fixture(tmp_path_factory.mktemp("vocabulary"))
+
+
+@pytest.mark.parametrize(("name", "example", "intent"), ROUTED,
+                         ids=[f"{n}:{e}" for n, e, _ in ROUTED])
+def test_a_whole_message_routes_to_its_intent(name: str, example: str, intent: str,
+                                             repo: Path, monkeypatch: pytest.MonkeyPatch
+                                             ) -> None:
+    monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
+    talk = Talk(repo, name=f"voc-{name}-{abs(hash(example)) % 10**8}")
+    talk(Q)
+    talk("open the build_bm25_index one")
+    turn = talk(example)
+    assert turn.intent == intent, (example, turn.intent, turn.transition)
