@@ -298,6 +298,10 @@ def tell_me_more(t: Turn) -> TurnPlan | None:
 
 def selection(t: Turn) -> TurnPlan | None:
     body = t.core
+    if any(p.match(body) for p in (say.CALLERS, say.TESTS, say.BACK)):
+        # "show me the callers of it", "show me the list again": a command verb in front of
+        # what the graph and back rules own is not a selection (their patterns take it)
+        return None
     source = say.SOURCE_CUE.search(body)
     cue: OptionSetKind | None = None
     if source:
