@@ -94,6 +94,20 @@ def test_the_http_api_end_to_end(server: tuple[str, Path, Path, subprocess.Popen
                             home=home).stdout)
     assert answered["item_hashes"] == cli["item_hashes"]  # the server answers as the CLI does
 
+    # streamed: the controller's steps as they happen, then the answer
+    with httpx.stream("POST", f"{base}/ask", headers=auth, timeout=120,
+                      json={"question": QUESTION, "stream": True}) as streamed:
+        assert streamed.headers["content-type"].startswith("text/event-stream")
+        kinds = [line.split(": ", 1)[1] for line in streamed.iter_lines()
+                 if line.startswith("event: ")]
+    assert kinds[-1] == "answer" and "trace" in kinds[:-1]
+    # a stream closed after its first event: the server goes on answering
+    with httpx.stream("POST", f"{base}/ask", headers=auth, timeout=120,
+                      json={"question": "what does the search engine do?",
+                            "stream": True}) as cut:
+        next(cut.iter_lines())
+    assert httpx.get(f"{base}/repos", headers=auth).status_code == 200
+
     found = httpx.get(f"{base}/find", params={"symbol": "build_bm25_index"}, headers=auth)
     assert found.json()["definitions"][0]["path"] == "search/bm25.py"
     assert httpx.get(f"{base}/runs", headers=auth).json()["runs"]

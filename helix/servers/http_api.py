@@ -4,7 +4,9 @@ and the MCP tools through one `Workspace`, with the same argument names.
     GET  /health                      {"ok": true, "pid": the server's process id}
     GET  /repos                       the repositories served (the allowlist given at start)
     POST /ask                         {"question", "repo", "dry_run", "session", "reply_to",
-                                       "scope", "sense"} -> answer, citations, envelope
+                                       "scope", "sense"} -> answer, citations, envelope;
+                                      with "stream": true, server-sent events (the steps,
+                                      then the answer); closing the stream stops retrieval
     POST /search                      {"query", "repo", "channel", "k"}
     GET  /find?symbol=&repo=&limit=   definitions and reference counts
     GET  /callers?symbol=&repo=       call sites grouped by caller
@@ -60,6 +62,10 @@ class AskRequest(BaseModel):
     reply_to: int | None = Field(None, ge=1, description="The turn this one answers.")
     scope: str | None = Field(None, description="Only paths under this prefix.")
     sense: str | None = Field(None, description="The sense of an ambiguous word to take.")
+    stream: bool = Field(False, description="Answer as server-sent events: the controller's "
+                                            "steps as they happen (`trace`), then `answer` "
+                                            "(or `error`). Closing the stream stops the "
+                                            "retrieval.")
 
 
 class SearchRequest(BaseModel):
@@ -98,6 +104,60 @@ def status_of(exc: HelixError) -> int:
     return 500
 
 
+class Cancelled(Exception):
+    """The client closed the stream: the question's retrieval stops at its next step."""
+
+
+def event_stream(workspace: Workspace, body: AskRequest) -> Any:
+    """`POST /ask` with `"stream": true`: server-sent events from a worker thread."""
+    import json
+    import queue
+    import threading
+
+    from starlette.responses import StreamingResponse
+
+    events: queue.Queue[tuple[str, Any]] = queue.Queue()
+    closed = threading.Event()
+
+    def trace(name: str, data: dict[str, Any]) -> None:
+        if closed.is_set():
+            raise Cancelled("the client closed the stream")
+        events.put(("trace", {"event": name, **data}))
+
+    def work() -> None:
+        try:
+            events.put(("answer", workspace.ask(
+                body.question, body.repo, dry_run=body.dry_run, session=body.session,
+                reply_to=body.reply_to, scope=body.scope, sense=body.sense,
+                trace=None if body.session else trace)))
+        except Cancelled:
+            pass
+        except HelixError as exc:
+            events.put(("error", {"error": error_text(exc)}))
+        except Exception as exc:  # a bug: said, never a dead server
+            events.put(("error", {"error": f"internal error: {type(exc).__name__}: "
+                                           f"{error_text(exc)}"}))
+        finally:
+            events.put(("end", None))
+
+    async def stream() -> Any:
+        import anyio
+
+        worker = threading.Thread(target=work, name="helix-ask-stream", daemon=True)
+        worker.start()
+        try:
+            while True:
+                kind, data = await anyio.to_thread.run_sync(events.get)
+                if kind == "end":
+                    break
+                yield f"event: {kind}\ndata: {json.dumps(data, sort_keys=True)}\n\n"
+        finally:
+            closed.set()
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store"})
+
+
 def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent: int = 4,
                max_body: int = MAX_BODY) -> Any:
     """The FastAPI application over `workspace`."""
@@ -129,9 +189,24 @@ def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent
         if not slots.acquire(blocking=False):
             return refuse(503, "busy: try again shortly", **{"Retry-After": str(RETRY_AFTER_S)})
         try:
-            return await call_next(request)
-        finally:
+            response = await call_next(request)
+        except BaseException:
             slots.release()
+            raise
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            body = response.body_iterator  # type: ignore[attr-defined]
+
+            async def held() -> Any:  # the slot is the stream's until it ends
+                try:
+                    async for chunk in body:
+                        yield chunk
+                finally:
+                    slots.release()
+
+            response.body_iterator = held()  # type: ignore[attr-defined]
+            return response
+        slots.release()
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> Response:
@@ -155,8 +230,10 @@ def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent
     def repos() -> dict[str, Any]:
         return {"repos": workspace.describe()}
 
-    @app.post("/ask")
-    def ask(body: AskRequest) -> dict[str, Any]:
+    @app.post("/ask", response_model=None)
+    def ask(body: AskRequest) -> dict[str, Any] | Response:
+        if body.stream:
+            return event_stream(workspace, body)
         return workspace.ask(body.question, body.repo, dry_run=body.dry_run,
                              session=body.session, reply_to=body.reply_to, scope=body.scope,
                              sense=body.sense)

@@ -12,7 +12,7 @@ before every request, as the CLI does.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +90,8 @@ class Workspace:
 
     def ask(self, question: str, repo: str | list[str] | None = None, *, dry_run: bool = True,
             session: str | None = None, reply_to: int | None = None,
-            scope: str | None = None, sense: str | None = None) -> dict[str, Any]:
+            scope: str | None = None, sense: str | None = None,
+            trace: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, Any]:
         """One question (or one turn of `session`): the answer, its citations, the envelope.
         `repo` as a list of served repositories asks across them (`helix.multi_repo`)."""
         question = check_question(question)
@@ -117,7 +118,7 @@ class Workspace:
         from helix.service import ask
 
         result = ask(question, root=root, config=config, dry_run=dry_run, scope=scope,
-                     sense=sense, notify=lambda message: None)
+                     sense=sense, notify=lambda message: None, trace=trace)
         envelope = result.envelope
         return {"repo": str(root), "run_id": result.run_id, "dry_run": dry_run,
                 "answer": envelope.answer, "answer_mode": envelope.answer_mode,
