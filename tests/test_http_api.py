@@ -167,3 +167,32 @@ def test_the_cli_answers_through_a_warm_server_with_the_same_hashes(
     assert not (home / "server.json").exists()
     again = _helix("serve", "--stop", home=home)
     assert again.returncode == 2 and "no helix server runs" in again.stderr
+
+
+@pytest.mark.slow
+def test_session_turns_go_through_the_warm_server(
+        server: tuple[str, Path, Path, subprocess.Popen[str]],
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`helix ask --session` and `helix chat` send their turns to the server: here the
+    in-process runner is broken, and the turns still run."""
+    from cli_helpers import run
+
+    import helix.session.runner as runner
+
+    base, repo, home, process = server
+    monkeypatch.setenv("HELIX_HOME", str(home))
+    monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
+
+    def not_here(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the turn ran in process")
+
+    monkeypatch.setattr(runner, "run_turn", not_here)
+    code, out, err = run(["ask", QUESTION, "--repo", str(repo), "--session", "warm",
+                          "--json"], capsys)
+    assert code == 0, err
+    first = json.loads(out)
+    assert first["transition"] == "T1" and first["shown"]["items"]
+    code, out, err = run(["ask", "open the second one", "--repo", str(repo), "--session",
+                          "warm", "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["opened"]["target"]["id"] == first["shown"]["items"][1]["target_id"]

@@ -175,7 +175,7 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
         if repo is None:  # the same guard, the root handed on as chosen
             repo = str(repo_root(None, yes))
         ask_in_session(text, repo, session=session, reply_to=reply_to, dry_run=dry_run,
-                       as_json=as_json)
+                       as_json=as_json, serve=model is None and api_base is None and not wait)
         return
     from helix.cli.progress import progress_bar, wanted
     from helix.core.config import load_config

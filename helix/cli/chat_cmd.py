@@ -17,7 +17,7 @@ import click
 import helix.inputs as inputs
 from helix.cli.common import echo_json, one_repo, repo_option
 from helix.cli.safe_text import echo
-from helix.cli.turn_view import render_turn, setup
+from helix.cli.turn_view import one_turn, render_turn, setup
 from helix.core.errors import (
     HelixError,
     LineTooLongError,
@@ -117,7 +117,6 @@ def _read_line(interactive: bool, number: int = 0) -> str | None:
 def chat(repos: tuple[str, ...], session: str | None, dry_run: bool, as_json: bool) -> None:
     """Talk about a repository: numbered lists, follow-ups, /reply N, /new, /quit."""
     repo = one_repo(repos)
-    from helix.session.runner import run_turn
     from helix.session.store import ensure_schema, validate_name
     from helix.store.db import open_db
 
@@ -155,7 +154,7 @@ def chat(repos: tuple[str, ...], session: str | None, dry_run: bool, as_json: bo
             if not text:
                 continue
             text = inputs.check_question(text, "the message")
-            turn = run_turn(name, text, root=root, config=config, reply_to=reply_to,
+            turn = one_turn(name, text, root, config, reply_to=reply_to,
                             dry_run=dry_run)
         except HelixError as exc:
             echo(f"helix: {exc}", err=True)

@@ -42,16 +42,56 @@ def setup(repo: str | None) -> tuple[Path, HelixConfig]:
     return root, load_config(root)
 
 
-def ask_in_session(text: str, repo: str | None, *, session: str | None, reply_to: int | None,
-                   dry_run: bool, as_json: bool) -> None:
-    """`helix ask ... --session NAME [--reply-to TURN] [--json]`: one turn of a session."""
-    if session is None:
-        raise UserError("--reply-to needs --session NAME")
+def served_turn(session: str, text: str, root: Path, *, reply_to: int | None,
+                dry_run: bool) -> TurnResult | None:
+    """The turn as a running `helix serve` for this $HELIX_HOME answers it (the same session
+    store), or None to run it here: no server, a busy one, or HELIX_NO_SERVER=1."""
+    from helix.core.config import helix_home
+    from helix.core.errors import HelixError
+    from helix.servers.discovery import find_server, request
+    from helix.session.turn import TurnResult
+
+    info = find_server(helix_home(), root)
+    if info is None:
+        return None
+    try:
+        status, body = request(info, "POST", "/ask", {
+            "question": text, "repo": str(root), "session": session, "reply_to": reply_to,
+            "dry_run": dry_run})
+    except (OSError, ValueError):
+        return None
+    if status == 503:
+        return None
+    if status != 200:
+        error = HelixError(str(body.get("error", f"the server answered {status}")))
+        error.exit_code = 2 if 400 <= status < 500 else 1
+        raise error
+    body.pop("repo", None)
+    return TurnResult.model_validate(body)
+
+
+def one_turn(session: str, text: str, root: Path, config: HelixConfig, *,
+             reply_to: int | None, dry_run: bool, serve: bool = True) -> TurnResult:
+    """A turn through the warm server when one serves `root` (`serve`), else here."""
+    turn = served_turn(session, text, root, reply_to=reply_to, dry_run=dry_run) \
+        if serve else None
+    if turn is not None:
+        return turn
     from helix.session.runner import run_turn
 
-    root, config = setup(repo)
-    turn = run_turn(session, text, root=root, config=config, reply_to=reply_to,
+    return run_turn(session, text, root=root, config=config, reply_to=reply_to,
                     dry_run=dry_run)
+
+
+def ask_in_session(text: str, repo: str | None, *, session: str | None, reply_to: int | None,
+                   dry_run: bool, as_json: bool, serve: bool = True) -> None:
+    """`helix ask ... --session NAME [--reply-to TURN] [--json]`: one turn of a session
+    (through a warm `helix serve` unless `serve` is off: a model flag was given)."""
+    if session is None:
+        raise UserError("--reply-to needs --session NAME")
+    root, config = setup(repo)
+    turn = one_turn(session, text, root, config, reply_to=reply_to, dry_run=dry_run,
+                    serve=serve)
     if as_json:
         echo_json(turn, lines=True)
     else:
