@@ -10,7 +10,9 @@ data/evals/stdlib_bench.jsonl (or the first N) is asked as a dry run: over HTTP 
 SDK's client to `helix mcp` on stdio, and as `helix ask --dry-run --json` subprocesses (the
 first `--cold` questions), and the same CLI while the server runs (it answers through it).
 p50/p95 per path (targets: warm p50 < 50 ms, p95 < 150 ms), and
-whether the three give the same item hashes. Then `--clients` (8) clients ask without pause
+whether the three give the same item hashes. With a model that answers at once (an
+OpenAI-compatible stub on loopback), Helix's own time per warm ask (the total minus the model
+call; target < 300 ms). Then `--clients` (8) clients ask without pause
 for `--load` seconds (60) against a server bounded at 4 requests at once: every response is an
 answer or a deliberate 503, the run log reads back whole, and the server's memory after
 warm-up is set against its memory at the end. Writes benchmarks/results/serve_bench.json.
@@ -148,6 +150,62 @@ def _load(root: Path, questions: list[str], env: dict[str, str], seconds: float,
             "rss_end_mb": round(rss_end / 1024, 1)}
 
 
+_STUB = """
+import sys, time
+import uvicorn
+from fastapi import FastAPI
+app = FastAPI()
+@app.post("/v1/chat/completions")
+def complete(body: dict) -> dict:
+    return {"id": "stub", "object": "chat.completion", "created": int(time.time()),
+            "model": body.get("model", "stub"),
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                "role": "assistant", "content": "The answer is in the first item [E1]."}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 9, "total_tokens": 19}}
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+"""
+
+
+def _model_overhead(root: Path, questions: list[str], env: dict[str, str]) -> dict[str, Any]:
+    """Helix's own time per warm ask with a model that answers at once (an OpenAI-compatible
+    stub on loopback): the ask's total minus the model call, per question."""
+    import httpx
+
+    stub_port, port = _port(), _port()
+    stub = subprocess.Popen([sys.executable, "-c", _STUB, str(stub_port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    model_env = {**env, "HELIX_MODEL": "openai/stub-model", "OPENAI_API_KEY": "sk-local-stub",
+                 "HELIX_API_BASE": f"http://127.0.0.1:{stub_port}/v1"}
+    server = subprocess.Popen([*HELIX, "serve", "--repo", str(root), "--port", str(port)],
+                              env=model_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        overhead, totals, modes = [], [], []
+        with httpx.Client(base_url=base, timeout=300) as client:
+            client.post("/ask", json={"question": questions[0], "dry_run": False})  # imports
+            for question in questions:
+                t0 = time.perf_counter()
+                reply = client.post("/ask", json={"question": question, "dry_run": False})
+                total = (time.perf_counter() - t0) * 1000
+                envelope = reply.json()["envelope"]
+                modes.append(envelope["answer_mode"])
+                totals.append(total)
+                overhead.append(total - float(envelope["timings_ms"].get("model_call", 0.0)))
+    finally:
+        for process in (server, stub):
+            process.terminate()
+            process.wait(timeout=60)
+    return {"asks": len(totals), "answer_modes": {m: modes.count(m) for m in sorted(set(modes))},
+            "total": _stats(totals), "helix_overhead": _stats(overhead),
+            "target_overhead_ms": 300}
+
+
 def _mcp(root: Path, questions: list[str], env: dict[str, str]) -> tuple[list[float], list[Any]]:
     from mcp.client import Client
     from mcp.client.stdio import StdioServerParameters
@@ -201,6 +259,7 @@ def main() -> None:
     mcp_ms, mcp_hashes = _mcp(root, questions, env)
     cold_ms, cold_hashes = _cold(root, questions[:args.cold], env)
     load = _load(root, questions, env, args.load, args.clients) if args.load > 0 else None
+    with_model = _model_overhead(root, questions, env)
     same = sum(1 for a, b, c in zip(http_hashes, mcp_hashes, cold_hashes, strict=False)
                if a == b == c)
     result = {
@@ -213,6 +272,7 @@ def main() -> None:
         "cold_over_http_p50": round(_stats(cold_ms)["p50_ms"] / _stats(http_ms)["p50_ms"], 1),
         "same_item_hashes": f"{same}/{len(cold_hashes)}",
         "load": load,
+        "with_model": with_model,
     }
     args.out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     print(json.dumps(result, indent=2, sort_keys=True))
