@@ -52,21 +52,30 @@ def _port() -> int:
         return int(probe.getsockname()[1])
 
 
+def _serve(root: Path, env: dict[str, str], *extra: str) -> tuple[subprocess.Popen[bytes], str]:
+    """A `helix serve` of `root` on a free loopback port, answering /health: (process, URL)."""
+    import httpx
+
+    port = _port()
+    server = subprocess.Popen([*HELIX, "serve", "--repo", str(root), "--port", str(port),
+                               *extra], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(600):
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            time.sleep(0.1)
+    return server, base
+
+
 def _http(root: Path, questions: list[str], env: dict[str, str], cli: int
           ) -> tuple[list[float], list[Any], list[float]]:
     import httpx
 
-    port = _port()
-    server = subprocess.Popen([*HELIX, "serve", "--repo", str(root), "--port", str(port)],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
+    server, base = _serve(root, env)
     try:
-        for _ in range(600):
-            try:
-                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
         with httpx.Client(base_url=base, timeout=120) as client:
             client.post("/ask", json={"question": "warm-up: where is json.dumps defined?"})
             times, hashes = [], []
@@ -99,20 +108,10 @@ def _load(root: Path, questions: list[str], env: dict[str, str], seconds: float,
 
     import httpx
 
-    port = _port()
-    server = subprocess.Popen([*HELIX, "serve", "--repo", str(root), "--port", str(port),
-                               "--max-concurrent", "4"], env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
+    server, base = _serve(root, env, "--max-concurrent", "4")
     codes: dict[str, int] = {}
     lock = threading.Lock()
     try:
-        for _ in range(600):
-            try:
-                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
         with httpx.Client(base_url=base, timeout=120) as warm:
             for question in questions:  # warm-up: every question once (caches fill)
                 warm.post("/ask", json={"question": question})
@@ -171,21 +170,13 @@ def _model_overhead(root: Path, questions: list[str], env: dict[str, str]) -> di
     stub on loopback): the ask's total minus the model call, per question."""
     import httpx
 
-    stub_port, port = _port(), _port()
+    stub_port = _port()
     stub = subprocess.Popen([sys.executable, "-c", _STUB, str(stub_port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     model_env = {**env, "HELIX_MODEL": "openai/stub-model", "OPENAI_API_KEY": "sk-local-stub",
                  "HELIX_API_BASE": f"http://127.0.0.1:{stub_port}/v1"}
-    server = subprocess.Popen([*HELIX, "serve", "--repo", str(root), "--port", str(port)],
-                              env=model_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
+    server, base = _serve(root, model_env)
     try:
-        for _ in range(600):
-            try:
-                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
         overhead, totals, modes = [], [], []
         with httpx.Client(base_url=base, timeout=300) as client:
             client.post("/ask", json={"question": questions[0], "dry_run": False})  # imports

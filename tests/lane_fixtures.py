@@ -13,8 +13,7 @@ from controller.continuity.state import (
     ResolvedAction,
     TargetRef,
 )
-from helix.core.errors import LLMError
-from helix.core.ports import Completion
+from helix.synthesis.fake_llm import FakeLLM  # noqa: F401  (the tests' one fake model)
 
 NOW_MS = 1_700_000_000_000
 MINUTE_MS = 60_000
@@ -78,22 +77,3 @@ def trace_entry(target: OptionItem, ts: int, action: str = "open_span",
 def focus_on(target: OptionItem, turn: int = 2) -> FocusState:
     return FocusState(anchor_turn_id=turn, anchor_source="lane_recency", snippet=target.label,
                       object_ref=target.target)
-
-
-class FakeLLM:
-    """helix.core.ports.LLM returning scripted replies (text) or raising scripted errors."""
-
-    def __init__(self, *replies: str | LLMError) -> None:
-        self.replies = list(replies)
-        self.calls: list[list[dict[str, str]]] = []
-
-    def complete(self, messages: Sequence[dict[str, str]], *, model: str, timeout_s: float,
-                 max_tokens: int, temperature: float,
-                 api_base: str | None = None) -> Completion:
-        self.calls.append(list(messages))
-        if not self.replies:
-            raise AssertionError("unexpected extra LLM call")
-        reply = self.replies.pop(0)
-        if isinstance(reply, LLMError):
-            raise reply
-        return Completion(text=reply, model=model)

@@ -179,7 +179,7 @@ def test_session_turns_go_through_the_warm_server(
 
     import helix.session.runner as runner
 
-    base, repo, home, process = server
+    _, repo, home, _ = server
     monkeypatch.setenv("HELIX_HOME", str(home))
     monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
 

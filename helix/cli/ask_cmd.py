@@ -245,23 +245,13 @@ def _ask_server(text: str, root: Path, *, dry_run: bool, scope: str | None
     or `HELIX_NO_SERVER=1`. A request the server refuses is that error here too."""
     from helix.core.config import helix_home
     from helix.core.envelope import Envelope
-    from helix.core.errors import HelixError
-    from helix.servers.discovery import find_server, request
+    from helix.servers.discovery import ask_served
 
-    info = find_server(helix_home(), root)
-    if info is None:
+    served = ask_served(helix_home(), root, {"question": text, "repo": str(root),
+                                             "dry_run": dry_run, "scope": scope})
+    if served is None:
         return None
-    try:
-        status, body = request(info, "POST", "/ask", {"question": text, "repo": str(root),
-                                                      "dry_run": dry_run, "scope": scope})
-    except (OSError, ValueError):
-        return None  # it went away meanwhile: answer here
-    if status == 503:
-        return None
-    if status != 200:
-        error = HelixError(str(body.get("error", f"the server answered {status}")))
-        error.exit_code = 2 if 400 <= status < 500 else 1
-        raise error
+    info, body = served
     return Envelope.model_validate(body["envelope"]), str(body["run_id"]), info.base
 
 

@@ -47,25 +47,15 @@ def served_turn(session: str, text: str, root: Path, *, reply_to: int | None,
     """The turn as a running `helix serve` for this $HELIX_HOME answers it (the same session
     store), or None to run it here: no server, a busy one, or HELIX_NO_SERVER=1."""
     from helix.core.config import helix_home
-    from helix.core.errors import HelixError
-    from helix.servers.discovery import find_server, request
+    from helix.servers.discovery import ask_served
     from helix.session.turn import TurnResult
 
-    info = find_server(helix_home(), root)
-    if info is None:
+    served = ask_served(helix_home(), root, {"question": text, "repo": str(root),
+                                             "session": session, "reply_to": reply_to,
+                                             "dry_run": dry_run})
+    if served is None:
         return None
-    try:
-        status, body = request(info, "POST", "/ask", {
-            "question": text, "repo": str(root), "session": session, "reply_to": reply_to,
-            "dry_run": dry_run})
-    except (OSError, ValueError):
-        return None
-    if status == 503:
-        return None
-    if status != 200:
-        error = HelixError(str(body.get("error", f"the server answered {status}")))
-        error.exit_code = 2 if 400 <= status < 500 else 1
-        raise error
+    body = served[1]
     body.pop("repo", None)
     return TurnResult.model_validate(body)
 

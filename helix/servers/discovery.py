@@ -132,3 +132,26 @@ def find_server(home: Path, root: Path, environ: dict[str, str] | os._Environ[st
     if info is None or str(root) not in info.repos:
         return None
     return info
+
+
+def ask_served(home: Path, root: Path, body: dict[str, Any]
+               ) -> tuple[ServerInfo, dict[str, Any]] | None:
+    """POST /ask to the warm server serving `root`: (server, answer), or None to answer in
+    process (no server, a busy one, one gone meanwhile, HELIX_NO_SERVER=1). A request the
+    server refuses is that error here too (exit 2 for the client's, 1 for the server's)."""
+    from helix.core.errors import HelixError
+
+    info = find_server(home, root)
+    if info is None:
+        return None
+    try:
+        status, answer = request(info, "POST", "/ask", body)
+    except (OSError, ValueError):
+        return None
+    if status == 503:
+        return None
+    if status != 200:
+        error = HelixError(str(answer.get("error", f"the server answered {status}")))
+        error.exit_code = 2 if 400 <= status < 500 else 1
+        raise error
+    return info, answer
