@@ -155,6 +155,19 @@ def test_enrichment_budget_exhausted_blocks_further_retry(repo):
     assert retry.loop_cycle_id and retry.retry_budget_remaining is not None
 
 
+def test_the_continuity_limits_are_settings_and_each_turn_names_them(repo):
+    """`continuity.caps` in the settings: one advisory call allowed, one made; the turn
+    records the settings' hash."""
+    llm = verdict_llm({"decision": "need_more_info"})
+    capped = _config(repo, **{"synthesis.model": "fake/model",
+                              "continuity.caps": {"selection_max_llm_calls": 1}})
+    talk = Talk(repo, capped, llm=llm, name="capped")
+    talk(Q)
+    turn = talk("open the bm25 one")
+    assert turn.answer_mode == "clarify" and len(llm.calls) == 1
+    assert turn.continuity_hash == capped.continuity_hash != _config(repo).continuity_hash
+
+
 # --- lanes over the real index -----------------------------------------------------------
 
 def test_graph_follow_ups_use_the_index_graph_without_root_retrieval(repo):

@@ -39,7 +39,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from controller.continuity.caps import CAPS, ContinuityCaps
+from controller.continuity.caps import ContinuityCaps
 from controller.continuity.degradation import (
     Condition,
     FallbackReason,
@@ -386,11 +386,12 @@ def run_selection_lane(
     text: str, state: ContinuityState, settings: ContinuitySettings, *, now_ms: int,
     llm: LLM | None = None, model: str | None = None, api_base: str | None = None,
     lane_model: LaneLLM | None = None, enricher: SelectionEnricher | None = None,
-    caps: ContinuityCaps = CAPS,
+    caps: ContinuityCaps | None = None,
 ) -> SelectionDecision:
     """Decide one selection turn. Executes only ids of the bounded pool; reaches a model only
     through `lane_model` (or `llm` + `model`, wrapped the same way), at most
     `caps.selection_max_llm_calls` times, and the `enricher`."""
+    caps = caps or settings.caps  # the settings' limits unless a caller names others
     driver = lane_model or lane_llm(llm, model, "selection_advisory", api_base, caps)
     cycle = _Cycle(text, state, settings, now_ms, driver, enricher, caps)
     for _name, step in LADDER:

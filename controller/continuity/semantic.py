@@ -34,7 +34,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import Field
 
-from controller.continuity.caps import CAPS, ContinuityCaps, truncate_tokens
+from controller.continuity.caps import ContinuityCaps, truncate_tokens
 from controller.continuity.degradation import Condition, FallbackReason, degrade
 from controller.continuity.events import ContinuityEvent
 from controller.continuity.fingerprint import (
@@ -360,10 +360,11 @@ def run_semantic_lane(
     explanation_ms: int | None = None, llm: LLM | None = None, model: str | None = None,
     api_base: str | None = None, lane_model: LaneLLM | None = None,
     enricher: SemanticEnricher | None = None, anchored: ActionTraceEntry | None = None,
-    extended_budget: bool = False, caps: ContinuityCaps = CAPS,
+    extended_budget: bool = False, caps: ContinuityCaps | None = None,
 ) -> SemanticDecision:
     """Answer one semantic follow-up, or ask ONE packed clarifier. Never executes.
     `anchored`: the action of the turn the user replied to (`--reply-to`)."""
+    caps = caps or settings.caps  # the settings' limits unless a caller names others
     driver = lane_model or lane_llm(llm, model, "semantic_answer", api_base, caps)
     ask = _Ask(text, state, settings, now_ms, intent, history, snapshots, explanation_scope,
                explanation_ms, driver, enricher, anchored, extended_budget, caps)

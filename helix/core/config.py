@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from helix.core.continuity_caps import ContinuityCaps
 from helix.core.errors import ConfigError
 from helix.core.hashing import hash_obj
 from helix.core.policy import (
@@ -203,6 +204,8 @@ class ContinuitySettings(_Frozen):
     # definitions a graph follow-up answers for when the focus stands for several
     # (a doc section documenting three definitions, a module window naming two)
     graph_focus_max_symbols: int = Field(default=3, ge=1)
+    # the umbrella contract's runtime constants (budgets, windows, time-to-live), as settings
+    caps: ContinuityCaps = ContinuityCaps()
 
 
 class HelixConfig(_Frozen):
@@ -218,6 +221,11 @@ class HelixConfig(_Frozen):
     def index_hash(self) -> str:
         """What the index's content depends on (goes into the manifest)."""
         return hash_obj({"index": self._index_content()})
+
+    @property
+    def continuity_hash(self) -> str:
+        """What a session turn's handling depends on: the continuity settings and limits."""
+        return hash_obj({"continuity": self.continuity})
 
     @property
     def evidence_hash(self) -> str:

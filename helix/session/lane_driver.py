@@ -39,11 +39,11 @@ def needs_client(config: HelixConfig) -> bool:
 
 def lane_models(config: HelixConfig, llm: LLM | None) -> LaneModels:
     """The lanes' models over the one client `llm` (None: every lane is deterministic)."""
-    base = config.synthesis.api_base
+    base, caps = config.synthesis.api_base, config.continuity.caps
     return LaneModels(
-        selection=lane_llm(llm, config.synthesis.model, "selection_advisory", base),
-        semantic=lane_llm(llm, config.synthesis.model, "semantic_answer", base),
-        small_talk=lane_llm(llm, config.continuity.chat_model, "small_talk", base))
+        selection=lane_llm(llm, config.synthesis.model, "selection_advisory", base, caps),
+        semantic=lane_llm(llm, config.synthesis.model, "semantic_answer", base, caps),
+        small_talk=lane_llm(llm, config.continuity.chat_model, "small_talk", base, caps))
 
 
 def client(config: HelixConfig) -> LLM | None:

@@ -84,7 +84,8 @@ def _nothing_found(ctx: TurnContext, question: str, envelope: Any,
             asked_turn_id=ctx.turn_id)
         extra["pending"] = make_pending(
             kind="tool_retry_offer", expected_type="boolean", clarifier_type="confirmation",
-            anchor_turn_id=ctx.turn_id, thread_key=ctx.session_id, now_ms=ctx.now_ms)
+            anchor_turn_id=ctx.turn_id, thread_key=ctx.session_id, now_ms=ctx.now_ms,
+            caps=ctx.config.continuity.caps)
     return with_changes(boundary(ctx, "no evidence found", lane=plan.lane, envelope=envelope,
                                  extra=extra, events=events), answer=answer)
 
@@ -142,7 +143,8 @@ def run_root(ctx: TurnContext) -> LaneOutcome:
                 kind="clarification_needed",
                 expected_type=selection_expected_type(tuple(i.label for i in option_set.items)),
                 clarifier_type="selection_disambiguation", anchor_turn_id=ctx.turn_id,
-                thread_key=ctx.session_id, now_ms=ctx.now_ms, option_set_id=option_set.id)
+                thread_key=ctx.session_id, now_ms=ctx.now_ms, option_set_id=option_set.id,
+                caps=ctx.config.continuity.caps)
     if plan.transition == "T7" and plan.choice_index and state.option_set(
             plan.option_set_id or ""):
         chosen = state.option_set(plan.option_set_id or "")

@@ -189,6 +189,7 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
         answer=out.answer, answer_mode=out.answer_mode, retrieval=out.envelope is not None,
         shown=out.shown, opened=out.opened, state_mutations=tuple(mutations), events=stamped,
         reasons=plan.reasons + out.reasons, envelope=out.envelope,
-        state_hash=hash_obj(result.state), created_at=clock.now())
+        state_hash=hash_obj(result.state), created_at=clock.now(),
+        continuity_hash=config.continuity_hash)
     commit_turn(db, record, turn, result.state, stamped)
     return turn

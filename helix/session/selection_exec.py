@@ -13,7 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from controller.continuity.caps import CAPS
 from controller.continuity.events import ContinuityEvent
 from controller.continuity.pending import make_pending, selection_expected_type
 from controller.continuity.selection import (
@@ -142,8 +141,9 @@ def resolve(ctx: TurnContext) -> tuple[MixedOutcome, ContinuityState]:
     lane_state = _with_active(state, plan.option_set_id)
     rejected = plan.rejected_choice_id
     if rejected and rejected not in lane_state.recent_rejected_choice_ids:
+        window = ctx.config.continuity.caps.recent_choice_window
         lane_state = lane_state.model_copy(update={"recent_rejected_choice_ids": (
-            rejected, *lane_state.recent_rejected_choice_ids)[:CAPS.recent_choice_window]})
+            rejected, *lane_state.recent_rejected_choice_ids)[:window]})
     mixed = run_mixed_intent(plan.selection_text or plan.text, lane_state,
                              ctx.config.continuity, now_ms=ctx.now_ms,
                              lane_model=ctx.models.selection,

@@ -15,7 +15,6 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from controller.continuity.caps import CAPS
 from controller.continuity.focus import TurnSummary
 from controller.continuity.semantic import (
     SLOT_SCHEMA,
@@ -139,9 +138,9 @@ def _anchored_action(ctx: TurnContext) -> ActionTraceEntry | None:
     return None
 
 
-def _history(turns: Sequence[TurnResult]) -> tuple[TurnSummary, ...]:
+def _history(turns: Sequence[TurnResult], window: int) -> tuple[TurnSummary, ...]:
     """The recent chat window, newest first (CHAT_HISTORY_MAX_TURNS; the lane caps tokens)."""
-    return tuple(reversed(summaries(turns[-CAPS.chat_history_max_turns:])))
+    return tuple(reversed(summaries(turns[-window:])))
 
 
 def run_semantic(ctx: TurnContext) -> LaneOutcome:
@@ -151,7 +150,8 @@ def run_semantic(ctx: TurnContext) -> LaneOutcome:
     last_turn = ctx.turns[-1] if ctx.turns else None
     decision = run_semantic_lane(
         plan.text, state, settings, now_ms=ctx.now_ms, intent=intent,
-        history=_history(ctx.turns), snapshots=_snapshots(ctx),
+        history=_history(ctx.turns, settings.caps.chat_history_max_turns),
+        snapshots=_snapshots(ctx),
         explanation_scope=state.active_scope,
         explanation_ms=_ms(last_turn) if last_turn else None,
         lane_model=ctx.models.semantic, enricher=SessionSemanticEnricher(ctx, plan.text),

@@ -86,3 +86,5 @@ class TurnResult(Frozen):
     envelope: Envelope | None = None  # the controller's envelope when retrieval ran
     state_hash: str = ""
     created_at: float = 0.0
+    # the continuity settings and limits the turn ran under (`HelixConfig.continuity_hash`)
+    continuity_hash: str = ""
