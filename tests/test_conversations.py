@@ -476,3 +476,17 @@ def test_conversation_suite_has_sixty_conversations_that_pass_per_transition_cla
     assert not failed, failed
     assert set(report["by_class"]) == {f"T{n}" for n in range(0, 11)}
     assert all(row["pass_rate"] == 1.0 for row in report["by_class"].values())
+
+
+def test_open_and_explain_explains_this_turns_open(repo):
+    """"open the third one and explain why" after an earlier open: the explanation is about
+    the item this turn opened, not the one opened before."""
+    talk = Talk(repo)
+    first = talk(Q)
+    talk("open the first one")
+    turn = talk("open the third one and explain why")
+    third = first.shown.items[2]
+    assert turn.opened is not None and turn.opened.target.id == third.target_id
+    why = turn.answer.split("Why:", 1)[1]
+    assert third.label.split(":")[-1].strip() in why
+    assert "open the third one and explain why" in why

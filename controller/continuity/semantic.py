@@ -392,6 +392,9 @@ def run_mixed_intent(text: str, state: ContinuityState, settings: ContinuitySett
     new_state = apply_lane_mutations(state, sel.mutations)
     if sel.kind != "execute" or not sel.followup_clause:
         return MixedOutcome(selection=sel, semantic=None, state=new_state)
+    if sel.candidate is not None:  # "it" in the clause is what this turn just opened
+        new_state = new_state.model_copy(update={"focus": new_state.focus.model_copy(
+            update={"object_ref": sel.candidate.target})})
     sem = run_semantic_lane(sel.followup_clause, new_state, settings, now_ms=now_ms,
                             intent="reflective_why_followup")
     return MixedOutcome(selection=sel, semantic=sem,
