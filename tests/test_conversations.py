@@ -490,3 +490,15 @@ def test_open_and_explain_explains_this_turns_open(repo):
     why = turn.answer.split("Why:", 1)[1]
     assert third.label.split(":")[-1].strip() in why
     assert "open the third one and explain why" in why
+
+
+def test_the_explanation_survives_a_clarifier(repo):
+    """"open the bm25 one and explain why" needs a clarifier first; the answer to it opens the
+    choice and still explains it."""
+    talk = Talk(repo)
+    talk(Q)
+    asked = talk("open the bm25 one and explain why")
+    assert asked.answer_mode == "clarify" and asked.opened is None
+    chosen = talk("the first")
+    assert chosen.opened is not None and "Why:" in chosen.answer
+    assert chosen.opened.target.label in chosen.answer.split("Why:", 1)[1]

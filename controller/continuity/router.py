@@ -180,9 +180,11 @@ def pending_answer(t: Turn) -> TurnPlan | None:
         return None
     clar = state.clarification_state
     if clar is None:  # a selection clarifier: the selection lane resolves among its options
+        clause = state.pending.followup_clause  # "... and explain why" before the clarifier
         return t.plan("explicit_selected_object_drilldown", "selection", "select_item",
                       "answer to the selection clarifier",
                       option_set_id=state.pending.option_set_id,
+                      selection_text=f"open {t.body} and {clause}" if clause else None,
                       disabled=not t.settings.selection_lane)
     if pending.boolean is not None:  # an offer to retry without the path scope
         if not pending.boolean:

@@ -250,6 +250,9 @@ class PendingState(_Owned):
     anchor_turn_id: int  # anchorMessageId
     thread_key: str  # the session id
     option_set_id: str | None = None
+    # "open the bm25 one and explain why" that needed a clarifier first: the clause to answer
+    # once the choice is made
+    followup_clause: str | None = None
 
 
 class LoopGuardState(_Owned):

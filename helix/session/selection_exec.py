@@ -170,7 +170,8 @@ def clarified(ctx: TurnContext, decision: SelectionDecision,
             expected_type=selection_expected_type(tuple(i.label for i in offered.items)),
             clarifier_type=decision.mutations.pending_clarifier_type
             or "selection_disambiguation", anchor_turn_id=ctx.turn_id,
-            thread_key=ctx.session_id, now_ms=ctx.now_ms, option_set_id=offered.id)
+            thread_key=ctx.session_id, now_ms=ctx.now_ms, option_set_id=offered.id,
+            caps=settings.caps, followup_clause=decision.followup_clause)
     target = TargetRef(kind="none", id="", label=plan.text)
     done = action(ctx, "clarify", target, scope=decision.scope or "evidence",
                   option_set_id=offered.id, outcome="clarified", reason=decision.reason)
