@@ -343,7 +343,7 @@ def graph(t: Turn) -> TurnPlan | None:
     for pattern, intent in ((say.CALLERS, "graph_callers"), (say.TESTS, "graph_tests")):
         match = pattern.match(t.core)
         if match:
-            obj = next(g for g in match.groups() if g)
+            obj = next((g for g in match.groups() if g), "it")  # "callers?": the focused one
             if not say.FOCUS_WORDS.match(obj.strip()):
                 return None  # a named object: a new question ("who calls build_bm25_index?")
             target = t.focused()
