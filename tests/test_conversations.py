@@ -502,3 +502,16 @@ def test_the_explanation_survives_a_clarifier(repo):
     chosen = talk("the first")
     assert chosen.opened is not None and "Why:" in chosen.answer
     assert chosen.opened.target.label in chosen.answer.split("Why:", 1)[1]
+
+
+@pytest.mark.parametrize("text", ["only in tests please", "same question but only in tests"])
+def test_a_scope_named_without_its_slash_reruns_the_question(repo, text):
+    """A directory the conversation has shown, named bare in a rerun, is the new scope (T2);
+    a bare word in a new question stays a word."""
+    talk = Talk(repo)
+    talk(Q)
+    turn = talk(text)
+    assert (turn.transition, turn.intent) == ("T2", "scope_rerun")
+    assert talk.asked[-1] == (Q, "tests/", None)
+    other = talk("where is it defined in the engine")
+    assert other.transition == "T1"

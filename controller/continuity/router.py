@@ -209,10 +209,35 @@ def small_talk(t: Turn) -> TurnPlan | None:
     return t.plan("small_talk", "chat", "small_talk", f"small talk ({kind})", small_talk=kind)
 
 
+_BARE_SCOPE = re.compile(r"\b(?:only\s+|just\s+)?(?:in|under|within|inside|for)\s+(?:the\s+)?"
+                         r"(?P<path>[a-z_][\w.-]*)\b")
+
+
+def _known_directory(t: Turn, word: str) -> str | None:
+    """`word` as a directory the conversation has shown ("tests" -> "tests/" when a listed
+    item lives under tests/): a scope named without its slash."""
+    for option_set in t.state.option_sets:
+        for item in option_set.items:
+            parts = (item.target.path or "").split("/")[:-1]
+            if word in parts:
+                return "/".join(parts[:parts.index(word) + 1]) + "/"
+    return None
+
+
 def scope_rerun(t: Turn) -> TurnPlan | None:
     cue = say.PATH_CUE.search(t.body)
     if not cue:
-        return None
+        bare = _BARE_SCOPE.search(t.body)
+        directory = _known_directory(t, bare.group("path")) if bare else None
+        if bare is None or directory is None:
+            return None
+        rest = say.RERUN_FILLER.sub(" ", t.body[:bare.start()] + " " + t.body[bare.end():])
+        root = t.state.root_frame
+        if re.sub(r"[\s?,.!]+", "", rest) or root is None:
+            return None  # a bare word is a scope only in a rerun of the last question
+        return t.plan("root_followup_scope_change", "root", "scope_rerun",
+                      f"scope cue {directory} (a listed directory)", question=root.question,
+                      scope=directory, sense=root.sense)
     raw = cue.group("path")
     is_dir = raw.endswith("/") or "/" in raw.rstrip("/") or "." not in raw
     scope = raw.rstrip("/") + "/" if is_dir else raw
