@@ -515,3 +515,38 @@ def test_a_scope_named_without_its_slash_reruns_the_question(repo, text):
     assert talk.asked[-1] == (Q, "tests/", None)
     other = talk("where is it defined in the engine")
     assert other.transition == "T1"
+
+
+def test_who_calls_it_after_an_answer_binds_to_what_the_answer_led_with(repo):
+    """"who calls it?" with nothing opened: the item the last answer led with is selected,
+    the answer says which one, and its callers are listed from the graph (no retrieval)."""
+    talk = Talk(repo)
+    first = talk(Q)  # leads with build_bm25_index
+    lead = next(i for i in first.shown.items if "build_bm25_index" in i.label)
+    asked = len(talk.asked)
+    turn = talk("who calls it?")
+    assert (turn.lane, turn.transition, turn.intent) == ("selection", "T3", "graph_callers")
+    assert turn.retrieval is False and len(talk.asked) == asked
+    assert turn.answer.startswith(f"Taking item {lead.index}, build_bm25_index")
+    assert "the item the last answer led with" in turn.answer.splitlines()[0]
+    assert talk.state().selected_object.focus_object_ref.id == lead.target_id
+    assert turn.shown is not None and turn.shown.items  # the callers are the new list
+    again = talk("tests?")  # the selected object carries on
+    assert (again.transition, again.intent) == ("T4", "graph_tests")
+
+
+def test_who_calls_the_second_one_selects_that_item_first(repo):
+    talk = Talk(repo)
+    first = talk(Q)
+    second = first.shown.items[1]
+    turn = talk("who calls the second one?")
+    assert (turn.transition, turn.intent) == ("T3", "graph_callers")
+    assert turn.answer.startswith("Taking item 2,")
+    assert talk.state().selected_object.focus_object_ref.id == second.target_id
+
+
+def test_who_calls_it_with_no_answer_to_bind_is_a_boundary(repo):
+    talk = Talk(repo)
+    turn = talk("who calls it?")
+    assert turn.transition == "T10" and "open an item first" in turn.answer
+    assert talk.asked == []

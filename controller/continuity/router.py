@@ -137,6 +137,16 @@ class Turn:
         selected = self.state.selected_object
         return selected.focus_object_ref if selected else None
 
+    def lead_item(self) -> tuple[OptionSet, int] | None:
+        """(active list, index) of the item the last answer led with, when it is listed."""
+        pool = self.pool()
+        answer = self.state.answer_context_state
+        lead = answer.lead_evidence_id if answer else None
+        if pool is None or not lead:
+            return None
+        index = next((i.index for i in pool.items if i.id == lead), None)
+        return None if index is None else (pool, index)
+
     def pool(self, cue: OptionSetKind | None = None) -> OptionSet | None:
         """The bounded list a selection acts on: the explicit source cue's list, else the reply
         anchor's list, else the active one. Never a stale list otherwise."""
@@ -310,10 +320,9 @@ def tell_me_more(t: Turn) -> TurnPlan | None:
         return t.plan("short_action_on_selected_object", "explain", "explain_focused",
                       f"'{obj or 'more'}' -> focused {target.id}, retrieved around",
                       target=target, retrieval=True)
-    answer = t.state.answer_context_state
-    lead = answer.lead_evidence_id if answer else None
-    if pool is not None and lead and any(i.id == lead for i in pool.items):
-        index = next(i.index for i in pool.items if i.id == lead)
+    lead = t.lead_item()
+    if lead is not None:
+        pool, index = lead
         return t.plan("explicit_selected_object_drilldown", "selection", "explain_item",
                       f"'{obj or 'more'}' -> what the last answer led with (item {index})",
                       option_set_id=pool.id, choice_index=index, selection_text=f"open {index}",
@@ -368,15 +377,38 @@ def graph(t: Turn) -> TurnPlan | None:
     for pattern, intent in ((say.CALLERS, "graph_callers"), (say.TESTS, "graph_tests")):
         match = pattern.match(t.core)
         if match:
-            obj = next((g for g in match.groups() if g), "it")  # "callers?": the focused one
-            if not say.FOCUS_WORDS.match(obj.strip()):
-                return None  # a named object: a new question ("who calls build_bm25_index?")
+            obj = next((g for g in match.groups() if g), "it").strip()  # "callers?": focused
+            if not say.FOCUS_WORDS.match(obj):
+                return _graph_on_item(t, intent, obj)  # type: ignore[arg-type]
             target = t.focused()
-            if target is None:
-                return t.boundary("nothing is focused: open an item first", "graph")
-            return t.plan("short_action_on_selected_object", "graph", intent,  # type: ignore[arg-type]
-                          f"{intent} on focused {target.id}", target=target)
+            if target is not None:
+                return t.plan("short_action_on_selected_object", "graph", intent,  # type: ignore[arg-type]
+                              f"{intent} on focused {target.id}", target=target)
+            lead = t.lead_item()
+            if lead is None:
+                return t.boundary("nothing is focused and the last answer led with no single "
+                                  "item: open an item first, or name it", "graph")
+            pool, index = lead
+            return t.plan("explicit_selected_object_drilldown", "selection", intent,  # type: ignore[arg-type]
+                          f"'{obj}' -> the item the last answer led with",
+                          option_set_id=pool.id, choice_index=index,
+                          selection_text=f"open {index}", carryover_depth="full",
+                          disabled=not t.settings.selection_lane)
     return None
+
+
+def _graph_on_item(t: Turn, intent: Intent, obj: str) -> TurnPlan | None:
+    """"who calls the second one?": that item of the active list, selected, then its callers
+    or tests. A name is a new question ("who calls build_bm25_index?")."""
+    if parse_ordinal(obj, ORDINAL_SHAPE_MAX) is None and not say.THE_X_ONE.match(obj):
+        return None
+    pool = t.pool()
+    if pool is None:
+        return t.boundary("no numbered list is active", "selection")
+    return t.plan("explicit_selected_object_drilldown", "selection", intent,
+                  f"'{obj}' in the active list", option_set_id=pool.id,
+                  choice_index=parse_ordinal(obj, len(pool.items)), selection_text=f"open {obj}",
+                  disabled=not t.settings.selection_lane)
 
 
 def semantic(t: Turn) -> TurnPlan | None:

@@ -35,7 +35,12 @@ from helix.session.lane_context import (
     with_changes,
 )
 from helix.session.meta_exec import run_interrupt, run_meta, run_recap
-from helix.session.object_exec import run_explain_focused, run_explain_item, run_graph
+from helix.session.object_exec import (
+    run_explain_focused,
+    run_explain_item,
+    run_graph,
+    run_graph_item,
+)
 from helix.session.optionsets import (
     answer_context_of,
     clarify_options,
@@ -169,6 +174,7 @@ def _boundary_plan(ctx: TurnContext) -> LaneOutcome:
 
 Matches = Callable[[TurnPlan], bool]
 Executor = Callable[[TurnContext], LaneOutcome]
+GRAPH_INTENTS = ("graph_callers", "graph_tests")
 EXECUTORS: tuple[tuple[str, Matches, Executor], ...] = (
     ("boundary", lambda p: p.transition == "T10", _boundary_plan),
     ("small_talk", lambda p: p.lane == "chat", run_chat),
@@ -176,6 +182,8 @@ EXECUTORS: tuple[tuple[str, Matches, Executor], ...] = (
      run_interrupt),
     ("root", lambda p: p.lane in ("root", "clarify_resume"), run_root),
     ("explain_item", lambda p: p.intent == "explain_item", run_explain_item),
+    ("graph_item", lambda p: p.lane == "selection" and p.intent in GRAPH_INTENTS,
+     run_graph_item),
     ("selection", lambda p: p.lane == "selection", run_selection),
     ("explain_focused", lambda p: p.lane == "explain", run_explain_focused),
     ("graph", lambda p: p.lane == "graph", run_graph),

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from controller.continuity.events import ContinuityEvent
@@ -43,9 +44,41 @@ def _section_text(ctx: TurnContext, target: TargetRef) -> str:
 def run_graph(ctx: TurnContext) -> LaneOutcome:
     """T4 on the focused object: resolved to definitions (or its file) over the index graph;
     the graph only, no root retrieval."""
+    assert ctx.plan.target is not None
+    return _graph_of(ctx, ctx.plan.target)
+
+
+def run_graph_item(ctx: TurnContext) -> LaneOutcome:
+    """T3: "who calls it?" with nothing opened (the item the last answer led with) or "who
+    calls the second one?": the item chosen through the selection lane's gates, selected, then
+    its callers or tests over the index graph; the answer says which item was taken."""
     plan, state = ctx.plan, ctx.state
-    assert plan.target is not None
-    target = plan.target
+    mixed, lane_state = resolve(ctx)
+    decision = mixed.selection
+    if decision.kind == "clarify":
+        return clarified(ctx, decision, lane_state)
+    if decision.kind != "execute" or decision.candidate is None:
+        return boundary(ctx, f"no list to choose from ({decision.reason})", lane="selection",
+                        events=decision.events)
+    choice = decision.candidate
+    option_set = lane_state.option_set(decision.option_set_id or "")
+    out = _graph_of(ctx, choice.target)
+    if out.transition == "T10":
+        return out
+    taken = (f"Taking item {choice.index}, {choice.target.symbol or choice.target.label}"
+             f"{_where(choice.target)}: {plan.reasons[-1].split(' -> ')[-1]}.")
+    updates: dict[StateSlot, Any] = {
+        **out.updates, "selected_object": selected_frame(state, choice.target, option_set),
+        "pending": None, "loop_guard": None, **chosen_updates(ctx, choice, option_set)}
+    if "option_sets" in out.updates:  # the callers list is the new active list
+        updates["option_sets"] = out.updates["option_sets"]
+    return replace(out, transition="T3", lane="selection", answer=f"{taken}\n{out.answer}",
+                   updates=updates, events=(*decision.events, *out.events),
+                   reasons=(*out.reasons, taken))
+
+
+def _graph_of(ctx: TurnContext, target: TargetRef) -> LaneOutcome:
+    plan, state = ctx.plan, ctx.state
     kind: GraphKind = "callers" if plan.intent == "graph_callers" else "tests"
     try:
         graph = ctx.graph()
