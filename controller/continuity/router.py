@@ -22,6 +22,8 @@ a truthful boundary (T10) that says why.
     selection            "open the second one", "the test one"       T3 explicit drilldown
                          "open it", "show it again"                  T5 pronoun follow-up
     graph                "who calls it?", "is it tested?"            T4 short action on the object
+                         (nothing opened: the answer's lead item;    T3, then the graph
+                         "who calls the second one?")
     semantic             "why did you open that?", "what happened?"  T8 / T9 (semantic lane)
     meta                 "is that the only place?", "are you sure?"  T8 meta_followup_over_answer
     recap                "did we talk about the tokenizer?"          T9 memory_recap
