@@ -54,6 +54,9 @@ class Request(Frozen):
     # symbol, fuzzy: the question's content words; close names whose parts hold more of them
     # come first
     context: tuple[str, ...] = ()
+    # symbol: the name is only a capitalised question word ("How does Reflex ..."): dropped
+    # when it is the project's own name, not one of its classes (`indexers.project`)
+    capitalised: bool = False
 
 
 class Found(Frozen):
@@ -133,6 +136,8 @@ def fuzzy_order(defs: Sequence[SymbolDef], context: frozenset[str]) -> list[Symb
 
 
 def _symbol(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:
+    if request.capitalised and request.query.lower() in index.project_names():
+        return []
     defs = index.find_definitions(request.query)
     how: why.ReasonCode = "symbol_exact"
     if not defs and "." in request.query.strip("."):

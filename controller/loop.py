@@ -28,7 +28,7 @@ from controller.evidence import (
 )
 from controller.fusion import FAMILIES, Fused, Ranked, mmr, rrf, rrf_files
 from controller.moves import MoveContext, asks_tests, req, requests_for
-from controller.names import question_names
+from controller.names import capitalised_only, question_names
 from controller.reasons import Reason
 from controller.route import RoutePlan
 from controller.text import phrase_tokens, symbol_variants, token_set
@@ -164,7 +164,9 @@ def _widen(state: LoopState) -> Action:
 
 def _discovery(state: LoopState, term: str) -> Action:
     reqs = (_req(state, "bm25", term), _req(state, "dense", term),
-            *(_req(state, "symbol", name) for name in _identifiers(state)))
+            *(_req(state, "symbol", name).model_copy(
+                update={"capitalised": capitalised_only(state.plan, name)})
+              for name in _identifiers(state)))
     return Action(phase="dominance", requests=reqs, note=f"sense discovery for '{term}'")
 
 

@@ -14,7 +14,7 @@ from typing import Literal
 from controller.channels import Request
 from controller.evidence import CODE_CHUNK_KINDS, DOC_CHUNK_KINDS, Candidate
 from controller.issue_text import reads_as_question
-from controller.names import question_names, spelled_identifiers
+from controller.names import capitalised_only, question_names, spelled_identifiers
 from controller.route import RoutePlan
 from controller.text import is_identifier, phrase_tokens, token_set
 from helix.core.config import RetrievalSettings
@@ -99,7 +99,8 @@ def symbol_requests(ctx: MoveContext, fuzzy_ok: bool) -> list[Request]:
         fuzzy = fuzzy_ok and name in spelled
         out.append(Request(channel="symbol", query=name, k=ctx.settings.sense_budget,
                            prefixes=ctx.prefixes, fuzzy=fuzzy, must=must,
-                           context=words if fuzzy else ()))
+                           context=words if fuzzy else (),
+                           capitalised=capitalised_only(ctx.plan, name)))
     return out
 
 

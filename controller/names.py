@@ -55,3 +55,9 @@ def question_names(plan: RoutePlan, capitalised: bool = True,
 def spelled_identifiers(plan: RoutePlan) -> list[str]:
     """Identifiers the question spells out: the only names worth a (costly) fuzzy lookup."""
     return [t for t in plan.intent.terms if is_identifier(t)]
+
+
+def capitalised_only(plan: RoutePlan, name: str) -> bool:
+    """The name is a capitalised question word, not a spelled identifier: it may be the
+    project's own name ("How does Reflex ...") rather than a class."""
+    return class_like(name) and name not in spelled_identifiers(plan)

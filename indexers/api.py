@@ -61,6 +61,10 @@ class IndexReader(Protocol):
         """All chunks, sorted by (path, start_line, id)."""
         ...
 
+    def project_names(self) -> frozenset[str]:
+        """The project's own names, lower-cased (`indexers.project`)."""
+        ...
+
     def chunk(self, chunk_id: str) -> Chunk:
         """KeyError when unknown."""
         ...

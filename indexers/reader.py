@@ -31,6 +31,7 @@ from helix.core.schemas import (
 from indexers.formats import RefRow, paused_gc
 from indexers.fuzzy import FuzzyNames
 from indexers.graph_store import PART_GRAPH_DB, GraphReader, LazyGraph
+from indexers.project import project_names
 from indexers.resolve import FUZZY_MAX_NAMES
 from indexers.row_store import PART_ROWS, RowReader
 from indexers.store import (
@@ -198,6 +199,9 @@ class Index:
     def chunks(self) -> Sequence[Chunk]:
         """Every chunk (the whole table: for the builder and the dense selection)."""
         return self._part("chunks", lambda: self.rows().all_chunks())
+
+    def project_names(self) -> frozenset[str]:
+        return self._part("project", lambda: project_names(self.files()))
 
     def _memo(self, name: str) -> dict[Any, Any]:
         return self._part("memo:" + name, dict)
