@@ -550,3 +550,31 @@ def test_who_calls_it_with_no_answer_to_bind_is_a_boundary(repo):
     turn = talk("who calls it?")
     assert turn.transition == "T10" and "open an item first" in turn.answer
     assert talk.asked == []
+
+
+def test_a_scope_cued_meaning_question_stays_in_the_semantic_lane(repo):
+    """Semantic lane blocker 12: "from the evidence, what does X mean?" is answered in the
+    semantic lane from X's own span in that list, with no new search."""
+    talk = Talk(repo)
+    talk(Q)
+    asked = len(talk.asked)
+    turn = talk("from the evidence, what does build_bm25_index mean?")
+    assert (turn.lane, turn.transition, turn.retrieval) == ("semantic", "T8", False)
+    assert len(talk.asked) == asked
+    assert "def build_bm25_index(documents" in turn.answer
+    assert "active widget snapshot" in turn.answer  # the listed item, not the last answer
+
+
+def test_a_scope_cue_with_no_such_list_is_a_boundary(repo):
+    talk = Talk(repo)
+    turn = talk("from the evidence, what does build_bm25_index mean?")
+    assert (turn.transition, turn.retrieval) == ("T10", False) and talk.asked == []
+
+
+def test_after_a_recap_a_meaning_question_quotes_the_code_not_the_recap(repo):
+    talk = Talk(repo)
+    talk(Q)
+    talk("did we talk about the BM25 index?")
+    turn = talk("what does BM25Index mean?")
+    assert turn.lane == "semantic"
+    assert "class BM25Index" in turn.answer and "came up in" not in turn.answer

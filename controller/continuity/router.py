@@ -421,8 +421,22 @@ def semantic(t: Turn) -> TurnPlan | None:
     elif say.WHAT_HAPPENED.match(core):
         intent, name = "summarize_recent_activity", "memory_recap"
     else:
-        entity = say.ENTITY_MEANING.match(core)
-        if not (entity and entity_in_scope(t.state, next(g for g in entity.groups() if g))):
+        # "from the evidence, what does X mean?": a source cue keeps the question in this lane,
+        # X bound within that list only (semantic lane blocker 12)
+        source = say.SOURCE_CUE.search(core)
+        asked = (core[:source.start()] + core[source.end():]).strip(" ,") if source else core
+        entity = say.ENTITY_MEANING.match(asked)
+        if entity is None:
+            return None
+        if source is not None:
+            cue = say.SOURCE_KIND[source.group("src")]
+            if t.pool(cue) is None:
+                return t.boundary(f"no {source.group(0).removeprefix('from ')} list to "
+                                  "answer from", "semantic")
+            return t.plan("meta_followup_over_answer", "semantic", "explain_entity_meaning",
+                          f"scope-cued meaning question ({source.group(0)})", source_cue=cue,
+                          disabled=not t.settings.semantic_lane)
+        if not entity_in_scope(t.state, next(g for g in entity.groups() if g)):
             return None
         intent, name = "explain_entity_meaning", "meta_followup_over_answer"
     return t.plan(name, "semantic", intent, "semantic follow-up",

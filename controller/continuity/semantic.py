@@ -282,8 +282,20 @@ def bind_slots(a: _Ask) -> SemanticDecision | None:
         a.context = assemble_context(a.state, a.history, excerpt, a.caps)
         t.window, t.fields_used = len(a.context.history), tuple(
             k for k, v in a.context.structured.items() if v not in (None, [], ""))
-        if not a.slots.missing:
+        if not a.slots.missing and not _explanation_only(a):
             return None
+        if not a.slots.missing:
+            # an entity bound only through the last explanation (an answer or a recap that
+            # quotes its name): the listed items or evidence spans that ARE it come first,
+            # looked for within the same budget; the explanation stays the fallback
+            if a.enricher is None or t.step >= t.budget:
+                return None
+            t.step += 1
+            got = a.enricher.enrich(t.step, a.intent, ("scopedEvidence",), a.scope)
+            a.snapshots += got.snapshots
+            if a.fingerprint() != fp:
+                t.emit("semantic_enrichment_retry_called", "continuity_enrichment_retry_called")
+            continue
         t.emit("semantic_followup_missing_slot", "required slot missing",
                missing=list(a.slots.missing))
         stop: Condition | None = None
@@ -312,6 +324,12 @@ def bind_slots(a: _Ask) -> SemanticDecision | None:
                missing=list(a.slots.missing))
         return a.clarify("missing_slot", clar, referents=a.slots.referents, context=a.context,
                          fallback_reason=d.reason if d else None)
+
+
+def _explanation_only(a: _Ask) -> bool:
+    evidence = a.slots.evidence if a.slots else None
+    return (a.intent == "explain_entity_meaning" and evidence is not None
+            and evidence.source_type == "last_assistant_explanation")
 
 
 def answer(a: _Ask) -> SemanticDecision:

@@ -213,7 +213,8 @@ def bind_entity(text: str, state: ContinuityState, scope: str, option_set_id: st
                candidates=[c.excerpt_id for c in eligible])
     t.missing_reasons["scopedEvidence"] = (f"{len(eligible)} scoped excerpts for "
                                            f"'{refs[0].id}'")
-    options = tuple(f"{c.source_type}: {truncate_tokens(c.text, 12)}" for c in eligible)
+    options = tuple(f"{c.source_type}: {' '.join(truncate_tokens(c.text, 12).split())}"
+                    for c in eligible)
     return Slots(missing=("scopedEvidence",), referents=tuple(refs), options=options,
                  candidates=tuple(eligible))
 
