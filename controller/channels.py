@@ -142,12 +142,14 @@ def _symbol(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:
     how: why.ReasonCode = "symbol_exact"
     if not defs and "." in request.query.strip("."):
         defs = module_definitions(index, request.query, pools.module_def_limit)
-    order = sorted(defs, key=lambda d: (d.path, d.start_line, d.qualname))
+    asked = token_set(request.query) | name_tokens(request.query)
+    # same-named definitions: those whose qualified name holds more of the question's other
+    # words first (`toResponse` asked with "UnauthorizedExceptionExceptionMapper")
+    order = fuzzy_order(defs, frozenset(request.context) - asked)
     if not defs and request.fuzzy:
         if pools.fuzzy_names:
             defs = index.find_definitions(request.query, fuzzy=True, names=pools.fuzzy_names,
                                           limit=pools.module_def_limit)
-            asked = token_set(request.query) | name_tokens(request.query)
             order = fuzzy_order(defs, frozenset(request.context) - asked)
         else:
             defs = index.find_definitions(request.query, fuzzy=True)

@@ -99,7 +99,7 @@ def symbol_requests(ctx: MoveContext, fuzzy_ok: bool) -> list[Request]:
         fuzzy = fuzzy_ok and name in spelled
         out.append(Request(channel="symbol", query=name, k=ctx.settings.sense_budget,
                            prefixes=ctx.prefixes, fuzzy=fuzzy, must=must,
-                           context=words if fuzzy else (),
+                           context=words,
                            capitalised=capitalised_only(ctx.plan, name)))
     return out
 
@@ -210,7 +210,11 @@ def _lead_symbols(ctx: MoveContext) -> list[Request]:
             word = word.strip("().,:;'\"[]{}")
             if is_identifier(word) and want & token_set(word):
                 found.append(word)
-    leads = list(dict.fromkeys([*symbols, *sorted(set(found))]))
+    # a lead whose bare name the question asks for is one of the definitions the seed's own
+    # lookup found: a second vote for it would only favour whichever ranked first
+    asked = {name.rsplit(".", 1)[-1] for name, _ in names(ctx)}
+    leads = [n for n in dict.fromkeys([*symbols, *sorted(set(found))])
+             if n.rsplit(".", 1)[-1] not in asked]
     return [req(ctx, "symbol", name, k=ctx.settings.sense_budget)
             for name in leads[:ctx.settings.pools.expand_seeds * 2]]
 

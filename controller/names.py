@@ -30,9 +30,9 @@ def question_names(plan: RoutePlan, capitalised: bool = True,
     sub-phrases ("mirror radiation pressure" -> radiation_pressure), and for a two-word subject
     of a definition or location question each word, kept only if the span mentions the other
     ("denoise stage"). First occurrence wins."""
-    out: list[tuple[str, tuple[str, ...]]] = [
-        (t, ()) for t in plan.intent.terms
-        if is_identifier(t) or (capitalised and class_like(t))]
+    out: list[tuple[str, tuple[str, ...]]] = [(q, ()) for q in member_names(plan)]
+    out += [(t, ()) for t in plan.intent.terms
+            if is_identifier(t) or (capitalised and class_like(t))]
     route = plan.intent.route
     for slot in NAME_SLOTS:
         for phrase in plan.subjects.get(slot, ()):
@@ -50,6 +50,18 @@ def question_names(plan: RoutePlan, capitalised: bool = True,
     for name, must in out:
         seen.setdefault(name, must)
     return list(seen.items())
+
+
+MEMBER_PAIRS_FROM = 4  # the first spelled identifiers paired as owner.member (12 lookups at most)
+
+
+def member_names(plan: RoutePlan) -> list[str]:
+    """`Owner.member` for each pair of spelled identifiers whose first is a type name
+    ("UnauthorizedExceptionExceptionMapper's toResponse method", "setFilterConfig in
+    AbstractFilter"): the qualified name picks the owner's method out of the same-named ones."""
+    spelled = [t for t in spelled_identifiers(plan) if "." not in t][:MEMBER_PAIRS_FROM]
+    return [f"{owner}.{member}" for owner in spelled if owner[0].isupper()
+            for member in spelled if member != owner]
 
 
 def spelled_identifiers(plan: RoutePlan) -> list[str]:
