@@ -46,6 +46,7 @@ from helix.core.schemas import Chunk
 from indexers.api import IndexReader
 
 CODE_EDGES = ("calls", "tests")  # imports are hubs (a shared constants module)
+DOC_EDGE = "documents"
 DOMINANCE_STEPS = 2  # discovery + per-sense retrieval, outside the loop's step budget
 # The live trace: trace(event name, JSON-ready data), called as the run goes (`helix ask
 # --trace`): one "controller_step" per step, "stop", "tree_walk", then one "tree_walk_node"
@@ -64,7 +65,10 @@ def _ms(clock: Clock, since: float) -> float:
 
 
 def file_links(index: IndexReader, results: Sequence[RequestResult]) -> tuple[tuple[str, str], ...]:
-    """Pairs of hit files joined by a code edge (calls, tests) in the graph."""
+    """Pairs of hit files joined in the graph: by a code edge (calls, tests), or a hit
+    section that documents definitions of exactly one other hit file (the document that
+    describes a module is the same concept, not a sense of its own; a section documenting
+    several files is an overview and joins none)."""
     graph = index.graph
     paths = {f.chunk.path for r in results for f in r.found}
     pairs: set[tuple[str, str]] = set()
@@ -73,13 +77,19 @@ def file_links(index: IndexReader, results: Sequence[RequestResult]) -> tuple[tu
                                    if f.chunk.path == path)}
         for node in sorted(n for n in nodes if n in graph):
             edges = [*graph.out_edges(node, keys=True), *graph.in_edges(node, keys=True)]
+            documented: set[str] = set()
             for u, v, key in edges:
+                if key == DOC_EDGE and u == node:
+                    documented.add(str(graph.nodes[v].get("path")))
                 if key not in CODE_EDGES:
                     continue
                 for other in (u, v):
                     other_path = graph.nodes[other].get("path")
                     if other_path in paths and other_path != path:
                         pairs.add(tuple(sorted((path, str(other_path)))))  # type: ignore[arg-type]
+            documented.discard(path)
+            if len(documented) == 1 and documented <= paths:
+                pairs.add(tuple(sorted((path, documented.pop()))))  # type: ignore[arg-type]
     return tuple(sorted(pairs))
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from controller_helpers import ask, fixture_index
+from controller_helpers import ask, files_index, fixture_index
 
+from controller.channels import Found, Request, RequestResult
 from controller.dominance import SenseScore, decide
+from controller.driver import file_links
 from helix.core.config import RetrievalSettings
 
 
@@ -63,3 +65,59 @@ def test_decide_ratio() -> None:
     assert decide([SenseScore(key="a", mass=6, proofs=0, score=6.0),
                    SenseScore(key="b", mass=5, proofs=0, score=5.0)], s) is None
     assert decide([SenseScore(key="a", mass=1, proofs=0, score=1.0)], s) == "a"
+
+
+CAVE = '''"""Caves: underground spaces carved into the terrain."""
+
+
+class Cave:
+    """A cave: a hollow in the terrain with an entrance and connected chambers."""
+
+    def __init__(self, entrance, chambers):
+        self.entrance = entrance
+        self.chambers = chambers
+
+
+def carve_cave(terrain, seed):
+    """Carve a new cave into the terrain from a random seed."""
+    return Cave(terrain.surface(seed), terrain.hollow(seed))
+'''
+CAVE_DOC = """# Caves
+
+A cave is where players go looking for ore, crystals and monsters after nightfall. Players
+should bring torches: `Cave` keeps the layout, and `carve_cave` makes a new one for each
+world. Explorers who reach the bottom get a reward.
+
+## Exploring a cave
+
+Players explore a cave with torches and pickaxes; monsters spawn in dark chambers of the cave.
+"""
+LIGHTING = '''"""Lighting of the scene."""
+
+
+def ambient_light(scene):
+    """Ambient light of a scene; dark inside a cave, bright on the surface."""
+    return 0.1 if scene.in_cave else 1.0
+'''
+
+
+def test_a_document_that_describes_the_module_is_the_same_sense() -> None:
+    """"what is a cave?": the guide that documents `Cave` and the module defining it are one
+    concept (their words differ), not two senses to choose between."""
+    index = files_index({"world/cave.py": CAVE, "docs/caves.md": CAVE_DOC,
+                         "render/lighting.py": LIGHTING})
+    env = ask(index, "what is a cave?")
+    assert env.clarify is None and env.stop_reason != "dominance_split"
+    paths = [e.path for e in env.evidence]
+    assert "docs/caves.md" in paths[:3] and "world/cave.py" in paths[:3]
+
+
+def test_an_overview_documenting_several_files_joins_no_senses() -> None:
+    overview = ("# Overview\n\nA cave is dug by `carve_cave`; a dark cave dims "
+                "`ambient_light`.\n")
+    index = files_index({"world/cave.py": CAVE, "docs/overview.md": overview,
+                         "render/lighting.py": LIGHTING})
+    results = [RequestResult(request=Request(channel="bm25", query="cave", k=10),
+                             found=tuple(Found(chunk=c, rank=n) for n, c in
+                                         enumerate(index.chunks(), start=1)))]
+    assert file_links(index, results) == ()
