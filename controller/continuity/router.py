@@ -48,6 +48,7 @@ from controller.continuity.pending import (
     parse_ordinal,
     strip_filler,
 )
+from controller.continuity.spelling import respelled
 from controller.continuity.state import (
     CarryoverEligibility,
     ContinuityState,
@@ -518,6 +519,24 @@ RULES: tuple[tuple[str, Matcher], ...] = (
 def route_turn(state: ContinuityState, text: str, reply_to: int | None,
                settings: ContinuitySettings, *, turns: Sequence[TurnSummary] = (),
                now_ms: int = 0) -> TurnPlan:
+    plan = _route(state, text, reply_to, settings, turns, now_ms)
+    if plan.intent != "root_question" or not settings.grounding_continuity:
+        return plan
+    # a misspelt follow-up ("who clals it") reads as a new question: the router's own words
+    # respelt, taken only when that makes it a follow-up (`spelling`)
+    fixed, read = respelled(text)
+    if not read:
+        return plan
+    second = _route(state, fixed, reply_to, settings, turns, now_ms)
+    if second.intent == "root_question":
+        return plan
+    said = ", ".join(f"'{typed}' as '{word}'" for typed, word in read)
+    return second.model_copy(update={"reasons": (*second.reasons, f"read {said}")})
+
+
+def _route(state: ContinuityState, text: str, reply_to: int | None,
+           settings: ContinuitySettings, turns: Sequence[TurnSummary],
+           now_ms: int) -> TurnPlan:
     selected = state.selected_object.focus_object_ref if state.selected_object else None
     focus = resolve_focus(turns, session_id=state.session_id, text=text, reply_to=reply_to,
                           selected=selected, settings=settings)

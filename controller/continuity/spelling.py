@@ -1,0 +1,78 @@
+"""Typos in the router's own words: "who clals it", "satrt over", "thnaks".
+
+The router's vocabulary (`vocabulary.toml`: the words of its patterns and their examples) is
+small and closed, so a message word one edit away from exactly one vocabulary word, and not a
+vocabulary word itself, is read as that word. The router uses the reading only as a second
+pass: when the message as typed is a new root question and the reading is a follow-up
+(`router.route_turn`), so a real question is never rewritten. Pure; the word set is built once.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from controller.continuity.phrases import PATTERNS, VOCABULARY
+
+MIN_TRANSPOSED = 4  # "tset" -> "test": a swap of two letters in a word this long or longer
+MIN_EDITED = 5  # a letter missing, extra or wrong: longer words only ("thnks" -> "thanks")
+_WORD = re.compile(r"[a-z]+")
+_ESCAPE = re.compile(r"\\[a-zA-Z]")
+
+
+def _words_of(text: str) -> set[str]:
+    text = _ESCAPE.sub(" ", text.lower())
+    # "tests?" in a pattern: "test" is a word of it too
+    return set(_WORD.findall(text)) | set(re.findall(r"([a-z]+)s\?", text))
+
+
+@lru_cache(maxsize=1)
+def vocabulary_words() -> frozenset[str]:
+    """Every word of the router's patterns, word lists and examples."""
+    words: set[str] = set()
+    for spec in PATTERNS.values():
+        words |= _words_of(str(spec.get("regex", "")))
+        for example in spec.get("examples", ()):
+            words |= _words_of(str(example))
+    for alternation in VOCABULARY["words"].values():
+        words |= _words_of(str(alternation))
+    return frozenset(w for w in words if len(w) >= MIN_TRANSPOSED)
+
+
+def one_edit(a: str, b: str) -> bool:
+    """`a` and `b` differ by one swap of adjacent letters, or (both long enough) one letter
+    missing, extra or replaced."""
+    if a == b:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        if len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] \
+                and a[diff[1]] == b[diff[0]]:
+            return len(a) >= MIN_TRANSPOSED
+        return len(diff) == 1 and len(a) >= MIN_EDITED
+    short, long_ = sorted((a, b), key=len)
+    if len(long_) - len(short) != 1 or len(short) < MIN_EDITED - 1:
+        return False
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+def respelled(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """(the message with each misspelt vocabulary word replaced, the (typed, read) pairs)."""
+    vocabulary = vocabulary_words()
+    read: list[tuple[str, str]] = []
+
+    def fix(match: re.Match[str]) -> str:
+        word = match.group(0)
+        low = word.lower()
+        if len(low) < MIN_TRANSPOSED or low in vocabulary:
+            return word
+        close = [v for v in vocabulary if abs(len(v) - len(low)) <= 1 and one_edit(low, v)]
+        swapped = [v for v in close if len(v) == len(low) and sorted(v) == sorted(low)]
+        close = swapped if len(swapped) == 1 else close  # a swap is the likelier slip
+        if len(close) != 1:
+            return word
+        read.append((word, close[0]))
+        return close[0]
+
+    out = re.sub(r"[A-Za-z]+", fix, text)
+    return out, tuple(read)
