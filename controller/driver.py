@@ -13,6 +13,7 @@ from typing import Any
 from controller import callees, file_defs
 from controller.alignment import align
 from controller.answer import build_answer
+from controller.canonical import canonical_order
 from controller.channels import RequestResult, execute
 from controller.compaction import compact
 from controller.coverage import measure
@@ -44,6 +45,7 @@ from helix.core.envelope import (
 from helix.core.ports import Clock, Embedder
 from helix.core.schemas import Chunk
 from indexers.api import IndexReader
+from indexers.tokenize import tokenize
 
 CODE_EDGES = ("calls", "tests")  # imports are hubs (a shared constants module)
 DOC_EDGE = "documents"
@@ -207,6 +209,28 @@ def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: Inde
     return out
 
 
+def _canonical_first(plan: RoutePlan, ranked: list[Candidate], index: IndexReader,
+                     config: HelixConfig) -> list[Candidate]:
+    """`controller.canonical`: among same-named definitions, the one the others' files import
+    goes first (the files' imports edges are read here)."""
+    if not config.retrieval.canonical_first or len(ranked) < 2:
+        return ranked
+    graph = index.graph
+    memo: dict[str, frozenset[str]] = {}
+
+    def importers(path: str) -> frozenset[str]:
+        if path not in memo:
+            node = f"file:{path}"
+            memo[path] = frozenset(
+                str(graph.nodes[u].get("path")) for u, _, key in graph.in_edges(node, keys=True)
+                if key == "imports") if node in graph else frozenset()
+        return memo[path]
+
+    order = canonical_order([c.chunk for c in ranked], importers,
+                            frozenset(tokenize(" ".join((plan.text, *plan.intent.terms)))))
+    return [ranked[p] for p in order]
+
+
 def _with_callees(plan: RoutePlan, ranked: list[Candidate], index: IndexReader,
                   config: HelixConfig) -> list[Candidate]:
     """`controller.callees`: the callee that does the work joins the evidence after the
@@ -301,6 +325,7 @@ def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
     policy = config.retrieval.route(plan.intent.route)
     ranked = rank_for_route(state.plan, state.evidence, policy.code_first, policy.source_first,
                             asks_tests(state.plan, config.retrieval, state.prefixes))
+    ranked = _canonical_first(state.plan, ranked, index, config)
     ranked = _with_file_definitions(state.plan, ranked, index, config)
     ranked = _with_callees(state.plan, ranked, index, config)
     all_items = _items(state, ranked)

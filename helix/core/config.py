@@ -142,6 +142,9 @@ class RetrievalSettings(_Frozen):
     answer: AnswerPolicy = AnswerPolicy()
     file_defs: FileDefsPolicy = FileDefsPolicy()
     callees: CalleesPolicy = CalleesPolicy()
+    # among same-named definitions in the evidence, the one the others' files import comes
+    # first (`controller.canonical`)
+    canonical_first: bool = True
 
     @field_validator("routes", mode="before")
     @classmethod
