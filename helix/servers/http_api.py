@@ -6,7 +6,8 @@ and the MCP tools through one `Workspace`, with the same argument names.
     POST /ask                         {"question", "repo", "dry_run", "session", "reply_to",
                                        "scope", "sense"} -> answer, citations, envelope;
                                       with "stream": true, server-sent events (the steps,
-                                      then the answer); closing the stream stops retrieval
+                                      then the answer); closing the stream, or the
+                                      connection of a plain request, stops retrieval
     POST /search                      {"query", "repo", "channel", "k"}
     GET  /find?symbol=&repo=&limit=   definitions and reference counts
     GET  /callers?symbol=&repo=       call sites grouped by caller
@@ -37,6 +38,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
+from starlette.requests import Request  # resolved by FastAPI from this module's names
 
 from helix.core.errors import (
     HelixError,
@@ -158,10 +160,54 @@ def event_stream(workspace: Workspace, body: AskRequest) -> Any:
                              headers={"Cache-Control": "no-store"})
 
 
+async def answer_unless_gone(workspace: Workspace, body: AskRequest, request: Request) -> Any:
+    """`POST /ask`: the question in a worker thread while the connection is watched; a client
+    that goes away stops the retrieval at its next step (a session turn runs to its end: its
+    state is written whole)."""
+    import anyio
+
+    gone = threading.Event()
+
+    def trace(name: str, data: dict[str, Any]) -> None:
+        if gone.is_set():
+            raise Cancelled("the client went away")
+
+    def work() -> dict[str, Any]:
+        return workspace.ask(body.question, body.repo, dry_run=body.dry_run,
+                             session=body.session, reply_to=body.reply_to, scope=body.scope,
+                             sense=body.sense, trace=None if body.session else trace)
+
+    async def watch() -> None:
+        # the body is read: the next message from the server is the client's disconnect
+        # (waited for, not polled: a poll inside a cancelled scope never sees it through the
+        # middleware)
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+        gone.set()
+
+    answer: dict[str, Any] | None = None
+    failed: Exception | None = None
+    async with anyio.create_task_group() as group:
+        group.start_soon(watch)
+        try:
+            answer = await anyio.to_thread.run_sync(work)
+        except Exception as exc:  # raised again outside the group, not wrapped in one
+            failed = exc
+        finally:
+            group.cancel_scope.cancel()
+    if isinstance(failed, Cancelled):
+        from starlette.responses import Response
+
+        return Response(status_code=499)  # nobody reads it: the client has gone
+    if failed is not None:
+        raise failed
+    return answer
+
+
 def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent: int = 4,
                max_body: int = MAX_BODY) -> Any:
     """The FastAPI application over `workspace`."""
-    from fastapi import FastAPI, Request
+    from fastapi import FastAPI
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import JSONResponse
     from starlette.responses import Response
@@ -231,12 +277,10 @@ def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent
         return {"repos": workspace.describe()}
 
     @app.post("/ask", response_model=None)
-    def ask(body: AskRequest) -> dict[str, Any] | Response:
+    async def ask(body: AskRequest, request: Request) -> dict[str, Any] | Response:
         if body.stream:
             return event_stream(workspace, body)
-        return workspace.ask(body.question, body.repo, dry_run=body.dry_run,
-                             session=body.session, reply_to=body.reply_to, scope=body.scope,
-                             sense=body.sense)
+        return await answer_unless_gone(workspace, body, request)
 
     @app.post("/search")
     def search(body: SearchRequest) -> dict[str, Any]:

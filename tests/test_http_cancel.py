@@ -1,0 +1,85 @@
+"""A plain `POST /ask` whose client goes away stops its retrieval at the next step
+(`helix.servers.http_api.answer_unless_gone`); one that stays gets its answer. The app is
+driven as uvicorn drives it: an ASGI call whose `receive` says the client disconnected."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import Any
+
+import anyio
+
+from helix.servers.http_api import create_app
+
+STEP_S = 0.02
+STEPS = 500  # 10 s of "retrieval" if nothing stops it
+
+
+class SlowWorkspace:
+    """A workspace whose question takes STEPS steps, each reported to the trace."""
+
+    def __init__(self) -> None:
+        self.steps = 0
+        self.finished = threading.Event()
+
+    def ask(self, question: str, repo: Any = None, *, trace: Any = None,
+            **_: Any) -> dict[str, Any]:
+        try:
+            for _step in range(STEPS):
+                time.sleep(STEP_S)
+                self.steps += 1
+                if trace is not None:
+                    trace("controller_step", {"index": self.steps})
+            return {"answer": "done", "steps": self.steps}
+        finally:
+            self.finished.set()
+
+
+def _call(workspace: SlowWorkspace, leave_after_s: float | None) -> list[dict[str, Any]]:
+    body = json.dumps({"question": "where is it?"}).encode()
+    sent: list[dict[str, Any]] = []
+    started = time.monotonic()
+    first = True
+
+    async def receive() -> dict[str, Any]:
+        nonlocal first
+        if first:
+            first = False
+            return {"type": "http.request", "body": body, "more_body": False}
+        if leave_after_s is None:
+            await anyio.sleep(3600)  # the client stays (the server stops waiting)
+        await anyio.sleep(max(0.0, leave_after_s - (time.monotonic() - started)))
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "POST", "scheme": "http", "path": "/ask", "raw_path": b"/ask",
+             "query_string": b"", "root_path": "", "server": ("127.0.0.1", 8000),
+             "client": ("127.0.0.1", 50000),
+             "headers": [(b"content-type", b"application/json"),
+                         (b"content-length", str(len(body)).encode())]}
+    anyio.run(create_app(workspace), scope, receive, send)  # type: ignore[arg-type]
+    return sent
+
+
+def test_a_client_that_goes_away_stops_the_question_at_its_next_step() -> None:
+    workspace = SlowWorkspace()
+    started = time.monotonic()
+    _call(workspace, leave_after_s=0.2)
+    assert workspace.finished.wait(5)
+    assert workspace.steps < STEPS // 5, workspace.steps  # stopped, not run to the end
+    assert time.monotonic() - started < 5
+
+
+def test_a_client_that_stays_gets_the_answer() -> None:
+    workspace = SlowWorkspace()
+    workspace_steps = STEPS
+    sent = _call(workspace, leave_after_s=None)
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    assert start["status"] == 200
+    payload = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    assert json.loads(payload) == {"answer": "done", "steps": workspace_steps}
