@@ -217,9 +217,9 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # file's definitions and parse size, which decide what a huge file is indexed as; then
     # the in-file definition policy, retrieval.file_defs; then the clock as a safety stop; then
     # the callee policy, retrieval.callees, off by default; then pools.fuzzy_names;
-    # then file_defs.depth; then retrieval.align_lead, off)
+    # then file_defs.depth; then retrieval.align_lead, off; then retrieval.canonical_first)
     assert HelixConfig().evidence_hash == (
-        "sha256:864df01ce7e5b65f6a86c7addcd59752ae26b32f1e6ad3784355b960c5e878ff")
+        "sha256:216cae023253cb26ebfef309eba507fdb7d1c92b4b093340a01f1ca412d75bee")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(
