@@ -130,6 +130,8 @@ def _align(state: LoopState, index: IndexReader) -> LoopState:
     lead = settings.align_lead
     added: list[Candidate] = []
     for chunk, reason in chunks:
+        if state.prefixes and not chunk.path.startswith(state.prefixes):
+            continue  # a scoped question keeps its evidence in scope ("only in docs/")
         if chunk.id in held:  # already evidence: it gains the pointer from the doc span
             old = held[chunk.id]
             held[chunk.id] = old.model_copy(

@@ -185,8 +185,19 @@ def test_scope_restricts_evidence(matrix: IndexReader) -> None:
     env = ask(matrix, "how is the cavity tested in tests/?")
     assert env.items.intent.scope == "tests/"
     assert env.evidence and all(e.path.startswith("tests/") for e in env.evidence
-                                if "path hint" not in e.reasons and not any(
-                                    r.startswith(("defines", "tests")) for r in e.reasons))
+                                if "path hint" not in e.reasons)
+
+
+def test_a_scope_keeps_aligned_code_out() -> None:
+    """"same question for docs/": the code a doc section names is not evidence outside the
+    scope (it was, through doc-to-code alignment)."""
+    index = files_index({"docs/search.md": "# Search\n\nThe index is built by "
+                                           "`build_index` in `search/build.py`.\n",
+                         "search/build.py": "def build_index(docs):\n"
+                                            "    \"\"\"Build the index.\"\"\"\n"
+                                            "    return {}\n"})
+    env = ask(index, "where is the index built?", scope="docs/")
+    assert env.evidence and all(e.path.startswith("docs/") for e in env.evidence)
 
 
 def test_fixture_dir_exists() -> None:
