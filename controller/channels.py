@@ -141,7 +141,12 @@ def _symbol(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:
     defs = index.find_definitions(request.query)
     how: why.ReasonCode = "symbol_exact"
     if not defs and "." in request.query.strip("."):
-        defs = module_definitions(index, request.query, pools.module_def_limit)
+        # `Owner.member` of a nested owner (`Outer.Owner.member`), then a dotted module name
+        tail = "." + request.query
+        defs = [d for d in index.find_definitions(request.query.rsplit(".", 1)[-1],
+                                                  limit=pools.module_def_limit)
+                if d.qualname.endswith(tail)]
+        defs = defs or module_definitions(index, request.query, pools.module_def_limit)
     asked = token_set(request.query) | name_tokens(request.query)
     # same-named definitions: those whose qualified name holds more of the question's other
     # words first (`toResponse` asked with "UnauthorizedExceptionExceptionMapper")

@@ -83,3 +83,22 @@ def test_same_named_definitions_come_in_the_order_of_the_questions_other_words()
     assert env.evidence[0].path == "jaxrs/UnauthorizedMapper.java"
     assert symbols.index("UnauthorizedMapper.toResponse") < symbols.index(
         "AuthenticatedMapper.toResponse")
+
+
+NESTED = {
+    "jaxrs/ShiroSecurityContext.java": (
+        "public class ShiroSecurityContext {\n"
+        "    private static class ObjectPrincipal {\n"
+        "        public String toString() {\n            return object.toString();\n"
+        "        }\n    }\n}\n"),
+    "core/DelegatingSubject.java": (
+        "public class DelegatingSubject {\n"
+        "    public String toString() {\n        return \"subject\";\n    }\n}\n"),
+}
+
+
+def test_owner_dot_member_finds_a_nested_owners_member() -> None:
+    index = files_index(NESTED)
+    request = Request(channel="symbol", query="ObjectPrincipal.toString", k=5)
+    found = [f.chunk.symbol for f in execute(index, request, None, Pools()).found]
+    assert found == ["ShiroSecurityContext.ObjectPrincipal.toString"]
