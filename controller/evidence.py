@@ -137,10 +137,17 @@ def to_item(candidate: Candidate, names: frozenset[str], text: str | None = None
         text=chunk.text if text is None else text, chunk_id=chunk.id)
 
 
+def _agreement(c: Candidate) -> float:
+    """Sum of 1/rank over every list the candidate was found in, each weighted alike: among
+    equal fused scores, the one more lists put near their top."""
+    return round(sum(1.0 / r.rank for r in c.reasons if r.code == "rank" and r.rank > 0), 9)
+
+
 def rank(candidates: Iterable[Candidate]) -> list[Candidate]:
-    """Best first: score, then a total order on position."""
-    return sorted(candidates, key=lambda c: (-c.score, c.chunk.path, c.chunk.start_line,
-                                             c.chunk.id))
+    """Best first: score, then (a tie) agreement of the lists, then a total order on
+    position."""
+    return sorted(candidates, key=lambda c: (-c.score, -_agreement(c), c.chunk.path,
+                                             c.chunk.start_line, c.chunk.id))
 
 
 def rank_for_route(plan: RoutePlan, candidates: Iterable[Candidate],
