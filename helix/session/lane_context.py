@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from controller.continuity.events import ContinuityEvent
-from controller.continuity.router import TurnPlan
 from controller.continuity.state import (
     ActionOutcome,
     ActionType,
@@ -24,6 +23,7 @@ from controller.continuity.state import (
     TransitionClass,
 )
 from controller.continuity.transitions import StateSlot
+from controller.continuity.turn_plan import TurnPlan
 from helix.core.config import HelixConfig
 from helix.core.envelope import Envelope
 from helix.session.lane_driver import LaneModels

@@ -14,7 +14,6 @@ from typing import Any
 
 from controller.continuity.events import ContinuityEvent
 from controller.continuity.pending import make_pending, selection_expected_type
-from controller.continuity.router import TurnPlan
 from controller.continuity.state import (
     ActionOutcome,
     ActionType,
@@ -23,6 +22,7 @@ from controller.continuity.state import (
     TargetRef,
 )
 from controller.continuity.transitions import ChoiceUpdate, StateSlot
+from controller.continuity.turn_plan import TurnPlan
 from helix.core.errors import HelixError
 from helix.session.chat_exec import run_chat
 from helix.session.lane_context import (

@@ -1,0 +1,117 @@
+"""One turn as the router's rules see it (`Turn`) and what they decide (`TurnPlan`). Pure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from controller.continuity import phrases as say
+from controller.continuity.focus import FocusContext
+from controller.continuity.pending import PendingMatch
+from controller.continuity.state import (
+    CarryoverEligibility,
+    ContinuityState,
+    Lane,
+    OptionSet,
+    OptionSetKind,
+    TargetRef,
+    TransitionClass,
+)
+from controller.continuity.transitions import CLASS_OF, REGISTRY
+from helix.core.config import ContinuitySettings
+from helix.core.schemas import Frozen
+
+Intent = Literal[
+    "root_question", "reset", "cancel", "back_to_root", "scope_rerun", "resume_clarified",
+    "select_item", "select_focused", "graph_callers", "graph_tests", "explain_last_action",
+    "reflective_why_followup", "summarize_recent_activity", "explain_entity_meaning",
+    "meta_answer", "recap_topic", "boundary", "small_talk", "explain_item", "explain_focused",
+    "correct_choice", "pivot",
+]
+ORDINAL_SHAPE_MAX = 10**6  # any ordinal a person could type
+
+
+class TurnPlan(Frozen):
+    lane: Lane
+    transition: TransitionClass
+    transition_name: str
+    intent: Intent
+    text: str
+    question: str | None = None  # what the controller runs (T1 / T2 / T6 pivot / T7)
+    scope: str | None = None  # path scope ("tests/")
+    sense: str | None = None  # T2 / T7: the chosen sense
+    choice_index: int | None = None  # 1-based index in the option set (T3 / T7)
+    option_set_id: str | None = None  # the bounded list the turn acts on
+    source_cue: OptionSetKind | None = None  # explicit "from the evidence" cue
+    target: TargetRef | None = None  # the resolved object (T4 / T5)
+    topic: str | None = None  # T9 recap topic
+    followup_clause: str | None = None  # mixed intent: answered after the selection
+    selection_text: str | None = None  # what the selection lane resolves (default: the text)
+    rejected_choice_id: str | None = None  # a correction: the choice the user turned down
+    small_talk: say.SmallTalkKind | None = None
+    # the carryover the turn needs when more than its class declares (binding "that" to what
+    # the answer said needs a grounded answer: "full")
+    carryover_depth: CarryoverEligibility | None = None
+    retrieval: bool = False  # does the controller run over the repository
+    disabled: bool = False  # the lane's setting is off: its flag-off behaviour runs
+    pending: PendingMatch = PendingMatch(status="none")
+    focus: FocusContext
+    reasons: tuple[str, ...] = ()
+
+
+@dataclass
+class Turn:
+    """One message as the rules see it (read-only, except the reasons they add)."""
+
+    state: ContinuityState
+    text: str
+    reply_to: int | None
+    settings: ContinuitySettings
+    focus: FocusContext
+    body: str  # normalized, small-talk lead-in and polite lead-ins removed
+    plain: str  # normalized, small-talk lead-in removed ("and the tokenizer?" keeps its "and")
+    core: str  # body without a mixed-intent clause ("and explain why")
+    clause: str | None
+    turn_id: int
+    now_ms: int
+    pending: PendingMatch = field(default_factory=lambda: PendingMatch(status="none"))
+    reasons: list[str] = field(default_factory=list)
+
+    def plan(self, transition: str, lane: Lane, intent: Intent, why: str,
+             **kw: object) -> TurnPlan:
+        """A plan for the transition named `transition` (`root_query_entry`, ...)."""
+        cls = CLASS_OF[transition]
+        retrieval = bool(kw.pop("retrieval", REGISTRY[cls].root_retrieval))
+        return TurnPlan(lane=lane, transition=cls, transition_name=transition, intent=intent,
+                        text=self.text, focus=self.focus, pending=self.pending,
+                        reasons=(*self.reasons, why), retrieval=retrieval,
+                        **kw)  # type: ignore[arg-type]
+
+    def boundary(self, why: str, lane: Lane = "boundary") -> TurnPlan:
+        return self.plan("unsupported_or_blocked_boundary", lane, "boundary", why)
+
+    def focused(self) -> TargetRef | None:
+        """The object "it" means: the reply anchor's object, else the selected object."""
+        if self.focus.source == "reply_anchor" and self.focus.object_ref is not None:
+            return self.focus.object_ref
+        selected = self.state.selected_object
+        return selected.focus_object_ref if selected else None
+
+    def lead_item(self) -> tuple[OptionSet, int] | None:
+        """(active list, index) of the item the last answer led with, when it is listed."""
+        pool = self.pool()
+        answer = self.state.answer_context_state
+        lead = answer.lead_evidence_id if answer else None
+        if pool is None or not lead:
+            return None
+        index = next((i.index for i in pool.items if i.id == lead), None)
+        return None if index is None else (pool, index)
+
+    def pool(self, cue: OptionSetKind | None = None) -> OptionSet | None:
+        """The bounded list a selection acts on: the explicit source cue's list, else the reply
+        anchor's list, else the active one. Never a stale list otherwise."""
+        if cue is not None:
+            return next((s for s in self.state.option_sets if s.kind == cue), None)
+        if self.focus.source == "reply_anchor" and self.focus.option_set_id:
+            return self.state.option_set(self.focus.option_set_id)
+        return self.state.active_option_set()
