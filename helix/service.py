@@ -116,12 +116,14 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
         trace: Callable[[str, dict[str, Any]], None] | None = None,
         notify: Callable[[str], None] | None = None,
         progress: Callable[[str, int, int], None] | None = None,
-        waiting: Waiting | None = None) -> AskResult:
+        waiting: Waiting | None = None,
+        on_text: Callable[[str], None] | None = None) -> AskResult:
     """Answer one question about the repository at `root`; every run goes to the run log.
     `notify` gets the synthesis' one-line notices (waiting for the model, a missing key);
     default: `helix.core.notices.notify` (`helix: ...` on standard error). `progress`
     (stage, done, total) follows the indexing, when there is any; `waiting` the wait for the
-    model (`helix.core.ports.Waiting`: the CLI's live timer on a terminal).
+    model (`helix.core.ports.Waiting`: the CLI's live timer on a terminal); `on_text` the
+    model's answer as it streams (`helix.cli.live_answer`).
 
     Lexical first (`index.background_dense`, the default): when many cards lack vectors the
     question is answered from what the index has (BM25, symbols, graph, the vectors already
@@ -169,6 +171,7 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
         return _logged(log, envelope, config=config, dry_run=dry_run, llm=llm,
                        session_id=session_id, turn_number=turn_number, clock=clock,
                        started=started, sleep=sleep, notify=notify, waiting=waiting,
+                       on_text=on_text,
                        report=report)
     finally:
         if runlog is None:
@@ -179,7 +182,7 @@ def _logged(log: RunLog, envelope: Envelope, *, config: HelixConfig, dry_run: bo
             llm: LLM | None, session_id: str | None, turn_number: int | None,
             clock: Clock, started: float, sleep: Callable[[float], None],
             notify: Callable[[str], None] | None, waiting: Waiting | None,
-            report: Any) -> AskResult:
+            report: Any, on_text: Callable[[str], None] | None = None) -> AskResult:
     """The run's row in the run log, then (unless a dry run) the one synthesis call."""
     run_id = log.start(envelope, created=clock.now(), dry_run=dry_run, session_id=session_id,
                        turn_number=turn_number)
@@ -205,7 +208,8 @@ def _logged(log: RunLog, envelope: Envelope, *, config: HelixConfig, dry_run: bo
     try:
         result: SynthesisResult = synthesize(envelope, llm=llm, settings=config.synthesis,
                                              clock=clock, before_call=store_prompt, sleep=sleep,
-                                             notify=notify or notices.notify, waiting=waiting)
+                                             notify=notify or notices.notify, waiting=waiting,
+                                             on_text=on_text)
     except BaseException as exc:
         log.fail(run_id, f"{type(exc).__name__}: {exc}", updated=clock.now())
         raise

@@ -83,3 +83,49 @@ def test_a_client_that_stays_gets_the_answer() -> None:
     assert start["status"] == 200
     payload = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
     assert json.loads(payload) == {"answer": "done", "steps": workspace_steps}
+
+
+class StreamingWorkspace:
+    """A workspace whose model writes its answer in three pieces."""
+
+    def ask(self, question: str, repo: Any = None, *, trace: Any = None, on_text: Any = None,
+            **_: Any) -> dict[str, Any]:
+        if trace is not None:
+            trace("controller_step", {"index": 0})
+        for piece in ("It is ", "decided ", "here [E1]."):
+            if on_text is not None:
+                on_text(piece)
+        return {"answer": "It is decided here [E1]."}
+
+
+def test_a_streamed_ask_sends_the_models_text_as_it_is_written() -> None:
+    body = json.dumps({"question": "where is it?", "stream": True}).encode()
+    sent: list[dict[str, Any]] = []
+    first = True
+
+    async def receive() -> dict[str, Any]:
+        nonlocal first
+        if first:
+            first = False
+            return {"type": "http.request", "body": body, "more_body": False}
+        await anyio.sleep(3600)
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "POST", "scheme": "http", "path": "/ask", "raw_path": b"/ask",
+             "query_string": b"", "root_path": "", "server": ("127.0.0.1", 8000),
+             "client": ("127.0.0.1", 50000),
+             "headers": [(b"content-type", b"application/json"),
+                         (b"content-length", str(len(body)).encode())]}
+    anyio.run(create_app(StreamingWorkspace()), scope, receive, send)  # type: ignore[arg-type]
+    stream = b"".join(m.get("body", b"") for m in sent
+                      if m["type"] == "http.response.body").decode()
+    kinds = [line.split(": ", 1)[1] for line in stream.splitlines()
+             if line.startswith("event: ")]
+    assert kinds == ["trace", "token", "token", "token", "answer"]
+    tokens = [json.loads(line.split(": ", 1)[1])["text"] for line in stream.splitlines()
+              if line.startswith("data: ") and '"text"' in line]
+    assert "".join(tokens) == "It is decided here [E1]."

@@ -96,3 +96,16 @@ def test_transient_flags() -> None:
     assert LLMTimeoutError.transient and LLMRateLimitError.transient
     assert LLMTransportError.transient
     assert not LLMAuthError.transient and not LLMEmptyError.transient
+
+
+def test_a_streamed_call_hands_on_the_text_as_it_comes_and_returns_it_whole() -> None:
+    """`on_text`: litellm's stream (its own mock here), piece by piece, then the Completion."""
+    client = LiteLLMClient(mock_response="It is decided in decide_retry [E1].")
+    pieces: list[str] = []
+    done = client.complete([{"role": "user", "content": "q"}], model="gpt-4o-mini",
+                           timeout_s=10, max_tokens=50, temperature=0.0, on_text=pieces.append)
+    assert len(pieces) > 1 and "".join(pieces) == done.text == "It is decided in decide_retry [E1]."
+    echo: list[str] = []
+    fake = client.complete([{"role": "user", "content": "q"}], model="fake/say:two words",
+                           timeout_s=10, max_tokens=50, temperature=0.0, on_text=echo.append)
+    assert echo == ["two ", "words"] and fake.text == "two words"

@@ -27,6 +27,7 @@ from helix.core.errors import BadPathError, UserError
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from helix.cli.live_answer import LiveAnswer
     from helix.core.config import HelixConfig
     from helix.core.envelope import Clarify, Envelope
 
@@ -197,20 +198,26 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
     run_log = open_runlog(notify)  # opened first: a read-only HELIX_HOME is said before any work
     if sense is not None:  # a number as printed by the clarifier, a key, or a naming word
         sense = choose_sense(text, sense, root=root, config=config, scope=scope)
-    with progress_bar(wanted(as_json) and not trace) as progress:
-        from helix.cli.progress import wait_timer
+    from helix.cli.live_answer import live_answer
+    from helix.cli.progress import wait_timer
 
+    # the real streams, taken before the bar's display stands in for them
+    timer = wait_timer()
+    live = live_answer(sys.stdout, timer, as_json=as_json, dry_run=dry_run)
+    with progress_bar(wanted(as_json) and not trace) as progress:
         result = service_ask(text, root=root, config=config, dry_run=dry_run, scope=scope,
                              sense=sense, trace=trace_to_stderr if trace else None,
                              runlog=run_log, progress=progress,
-                             waiting=wait_timer() or _quiet_wait)
+                             waiting=live.waiting if live else (timer or _quiet_wait),
+                             on_text=live.on_text if live else None)
     if result.index_refreshed:
         changed = len(result.build.get("changed_files", ()))
         echo(f"helix: index refreshed ({changed} changed file(s))", err=True)
     building = dense_note(result.envelope, result.build.get("worker_pid"))
     if building:
         echo(f"helix: {building}", err=True)
-    _show(result.envelope, result.run_id, as_json=as_json, dry_run=dry_run, verbose=verbose)
+    _show(result.envelope, result.run_id, as_json=as_json, dry_run=dry_run, verbose=verbose,
+          live=live)
 
 
 PIPE_WIDTH = 100_000  # columns when standard output is not a terminal: nothing is cut
@@ -256,7 +263,7 @@ def _ask_server(text: str, root: Path, *, dry_run: bool, scope: str | None
 
 
 def _show(envelope: Envelope, run_id: str, *, as_json: bool, dry_run: bool,
-          verbose: bool) -> None:
+          verbose: bool, live: LiveAnswer | None = None) -> None:
     if as_json:
         echo_json(envelope)
         _exit_without_model(envelope)
@@ -266,8 +273,8 @@ def _show(envelope: Envelope, run_id: str, *, as_json: bool, dry_run: bool,
     console = safe_console() if sys.stdout.isatty() else safe_console(width=PIPE_WIDTH)
     if dry_run or verbose:
         render_envelope(envelope, console)
-    if not dry_run:
-        render_answer(envelope, console)
+    if not dry_run:  # a streamed answer the contract kept as shown is not printed again
+        render_answer(envelope, console, text=live is None or live.after(envelope))
     if envelope.clarify is not None:
         numbers = " or ".join(f"--sense {n}" for n in range(1, len(envelope.clarify.options) + 1))
         console.print(f"[dim]choose one: ask again with {numbers}[/]")
@@ -359,11 +366,13 @@ def trace_to_stderr(event: str, data: dict[str, Any]) -> None:
     click.echo(json_visible(canonical_json({"event": event, **data})), err=True)
 
 
-def render_answer(env: Envelope, console: Console) -> None:
-    """The answer, its `path:start-end` citations and a short evidence list."""
+def render_answer(env: Envelope, console: Console, *, text: bool = True) -> None:
+    """The answer (unless `text` is False: it was streamed as it is), its `path:start-end`
+    citations and a short evidence list."""
     from rich.markup import escape
 
-    console.print(escape(env.answer))
+    if text:
+        console.print(escape(env.answer))
     if env.citations:
         console.print("\n[bold]citations[/]")
         for c in env.citations:

@@ -76,11 +76,14 @@ class Completion(Frozen):
 
 @runtime_checkable
 class LLM(Protocol):
-    """One chat completion. Raises helix.core.errors.LLMError subclasses on failure."""
+    """One chat completion. Raises helix.core.errors.LLMError subclasses on failure.
+    `on_text`, when given, receives the answer's text piece by piece as the model streams it
+    (the Completion still holds the whole); a port that cannot stream calls it once."""
 
     def complete(self, messages: Sequence[dict[str, str]], *, model: str,
                  timeout_s: float, max_tokens: int, temperature: float,
-                 api_base: str | None = None) -> Completion: ...
+                 api_base: str | None = None,
+                 on_text: Callable[[str], None] | None = None) -> Completion: ...
 
 
 @runtime_checkable

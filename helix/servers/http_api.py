@@ -65,9 +65,10 @@ class AskRequest(BaseModel):
     scope: str | None = Field(None, description="Only paths under this prefix.")
     sense: str | None = Field(None, description="The sense of an ambiguous word to take.")
     stream: bool = Field(False, description="Answer as server-sent events: the controller's "
-                                            "steps as they happen (`trace`), then `answer` "
-                                            "(or `error`). Closing the stream stops the "
-                                            "retrieval.")
+                                            "steps as they happen (`trace`), the model's text "
+                                            "as it is written (`token`, before the contract "
+                                            "checks it), then `answer` (or `error`). Closing "
+                                            "the stream stops the work.")
 
 
 class SearchRequest(BaseModel):
@@ -106,8 +107,10 @@ def status_of(exc: HelixError) -> int:
     return 500
 
 
-class Cancelled(Exception):
-    """The client closed the stream: the question's retrieval stops at its next step."""
+class Cancelled(BaseException):
+    """The client closed the stream: the question's work stops at its next step, or at the
+    model's next piece of text. A BaseException, so that no `except Exception` on the way
+    (the model client maps every Exception to a transient error and retries) swallows it."""
 
 
 def event_stream(workspace: Workspace, body: AskRequest) -> Any:
@@ -126,12 +129,18 @@ def event_stream(workspace: Workspace, body: AskRequest) -> Any:
             raise Cancelled("the client closed the stream")
         events.put(("trace", {"event": name, **data}))
 
+    def token(text: str) -> None:  # the model's answer as it is written, before the contract
+        if closed.is_set():
+            raise Cancelled("the client closed the stream")
+        events.put(("token", {"text": text}))
+
     def work() -> None:
         try:
             events.put(("answer", workspace.ask(
                 body.question, body.repo, dry_run=body.dry_run, session=body.session,
                 reply_to=body.reply_to, scope=body.scope, sense=body.sense,
-                trace=None if body.session else trace)))
+                trace=None if body.session else trace,
+                on_text=None if body.session else token)))
         except Cancelled:
             pass
         except HelixError as exc:
@@ -191,11 +200,14 @@ async def answer_unless_gone(workspace: Workspace, body: AskRequest, request: Re
         group.start_soon(watch)
         try:
             answer = await anyio.to_thread.run_sync(work)
+        except Cancelled:
+            answer = None
+            gone.set()
         except Exception as exc:  # raised again outside the group, not wrapped in one
             failed = exc
         finally:
             group.cancel_scope.cancel()
-    if isinstance(failed, Cancelled):
+    if gone.is_set() and answer is None:
         from starlette.responses import Response
 
         return Response(status_code=499)  # nobody reads it: the client has gone

@@ -91,9 +91,11 @@ class Workspace:
     def ask(self, question: str, repo: str | list[str] | None = None, *, dry_run: bool = True,
             session: str | None = None, reply_to: int | None = None,
             scope: str | None = None, sense: str | None = None,
-            trace: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, Any]:
+            trace: Callable[[str, dict[str, Any]], None] | None = None,
+            on_text: Callable[[str], None] | None = None) -> dict[str, Any]:
         """One question (or one turn of `session`): the answer, its citations, the envelope.
-        `repo` as a list of served repositories asks across them (`helix.multi_repo`)."""
+        `repo` as a list of served repositories asks across them (`helix.multi_repo`).
+        `on_text` receives the model's answer as it streams (one repository, no session)."""
         question = check_question(question)
         if isinstance(repo, list):
             roots = list(dict.fromkeys(self.root(r) for r in repo))
@@ -118,7 +120,7 @@ class Workspace:
         from helix.service import ask
 
         result = ask(question, root=root, config=config, dry_run=dry_run, scope=scope,
-                     sense=sense, notify=lambda message: None, trace=trace)
+                     sense=sense, notify=lambda message: None, trace=trace, on_text=on_text)
         envelope = result.envelope
         return {"repo": str(root), "run_id": result.run_id, "dry_run": dry_run,
                 "answer": envelope.answer, "answer_mode": envelope.answer_mode,

@@ -166,7 +166,8 @@ def _request_within(request: Callable[[], Completion], limit_s: float, notice_s:
 
 def _call(llm: LLM, prompt: Prompt, settings: SynthesisSettings, model: str,
           sleep: Callable[[float], None], notify: Notify | None,
-          notice_s: float, waiting: Waiting | None = None
+          notice_s: float, waiting: Waiting | None = None,
+          on_text: Callable[[str], None] | None = None
           ) -> tuple[Completion | None, int, LLMError | None]:
     """One successful completion, retrying transient errors, all within `deadline_s`;
     (completion, attempts, error)."""
@@ -196,9 +197,15 @@ def _call(llm: LLM, prompt: Prompt, settings: SynthesisSettings, model: str,
         timeout_s = min(settings.timeout_s, remaining)
 
         def request(timeout_s: float = timeout_s) -> Completion:
+            streaming = {"on_text": on_text} if on_text is not None else {}
             return llm.complete(list(prompt.messages), model=model, timeout_s=timeout_s,
                                 max_tokens=settings.max_tokens,
-                                temperature=settings.temperature, api_base=settings.api_base)
+                                temperature=settings.temperature, api_base=settings.api_base,
+                                **streaming)
+
+        if attempts > 1 and on_text is not None and notify is not None:
+            notify(f"asking {model} again (attempt {attempts}): what was shown so far is "
+                   "replaced by this answer")
 
         try:
             completion = _request_within(request, remaining, notice_s if not noticed else
@@ -272,8 +279,8 @@ def failure_line(error: LLMError, model: str) -> str:
 def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettings,
                clock: Clock, before_call: Callable[[Prompt], None] | None = None,
                sleep: Callable[[float], None] = time.sleep, notify: Notify | None = None,
-               notice_s: float | None = None, waiting: Waiting | None = None
-               ) -> SynthesisResult:
+               notice_s: float | None = None, waiting: Waiting | None = None,
+               on_text: Callable[[str], None] | None = None) -> SynthesisResult:
     """Fill `answer`, `answer_mode`, `citations`, `fallback_reason`, `llm_steps`, `model`.
 
     `before_call` runs after the prompt is built and before the first request (the run log
@@ -281,9 +288,10 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
     notices for the user, without the `helix: ` prefix its printer adds: waiting for the model,
     and why its answer was not used when that is the user's to fix (a missing key, the
     deadline); with `waiting`, the wait for the model is reported to it instead (about once a
-    second, then once with -1 when over: a live timer). UnknownModelError (a user error)
-    propagates;
-    every LLMError becomes a fallback.
+    second, then once with -1 when over: a live timer). `on_text` receives the model's answer
+    as it streams, before the contract has checked it (the caller says so when the checked
+    answer differs). UnknownModelError (a user error) propagates; every LLMError becomes a
+    fallback.
     """
     started = clock.monotonic()
     if envelope.clarify is not None or envelope.stop_reason == "dominance_split":
@@ -306,7 +314,7 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
         try:
             completion, attempts, error = _call(
                 llm, prompt, settings, settings.model, sleep, notify,
-                WAIT_NOTICE_S if notice_s is None else notice_s, waiting)
+                WAIT_NOTICE_S if notice_s is None else notice_s, waiting, on_text)
         finally:
             if waiting is not None:
                 waiting(settings.model, -1.0, settings.deadline_s)  # the wait is over

@@ -81,6 +81,13 @@ def fake_reply(model: str, messages: Sequence[dict[str, str]]) -> Completion:
                       completion_tokens=count_tokens(text))
 
 
+def stream_pieces(text: str, on_text: Callable[[str], None] | None) -> None:
+    """A test model's answer handed on as a streaming model would: word by word."""
+    if on_text is not None:
+        for piece in re.findall(r"\S+\s*|\s+", text):
+            on_text(piece)
+
+
 class FakeLLM:
     """The LLM port, scripted: each call takes the next reply (text, or an LLMError to raise),
     or, with `respond`, asks it for every reply (`respond(model, messages) -> text`). `calls`
@@ -95,15 +102,18 @@ class FakeLLM:
         self.models: list[str] = []
 
     def complete(self, messages: Sequence[dict[str, str]], *, model: str, timeout_s: float,
-                 max_tokens: int, temperature: float,
-                 api_base: str | None = None) -> Completion:
+                 max_tokens: int, temperature: float, api_base: str | None = None,
+                 on_text: Callable[[str], None] | None = None) -> Completion:
         self.calls.append([dict(m) for m in messages])
         self.models.append(model)
         if self.respond is not None and not self.replies:
-            return Completion(text=self.respond(model, messages), model=model)
-        if not self.replies:
-            raise AssertionError("FakeLLM: a call past the scripted replies")
-        reply = self.replies.pop(0)
-        if isinstance(reply, LLMError):
-            raise reply
-        return Completion(text=reply, model=model)
+            text = self.respond(model, messages)
+        else:
+            if not self.replies:
+                raise AssertionError("FakeLLM: a call past the scripted replies")
+            reply = self.replies.pop(0)
+            if isinstance(reply, LLMError):
+                raise reply
+            text = reply
+        stream_pieces(text, on_text)
+        return Completion(text=text, model=model)

@@ -36,7 +36,7 @@ import re
 import time
 import warnings
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from helix.core.errors import (
@@ -50,7 +50,7 @@ from helix.core.errors import (
     UnknownModelError,
 )
 from helix.core.ports import Completion
-from helix.synthesis.fake_llm import fake_reply, is_fake
+from helix.synthesis.fake_llm import fake_reply, is_fake, stream_pieces
 from helix.synthesis.redact import redact_messages
 
 MAX_ERROR_CHARS = 200
@@ -88,6 +88,8 @@ def _load_litellm() -> Any:
 
         if not getattr(litellm, "_helix_models_built", False):
             litellm.ModelResponse()
+            litellm.ModelResponse(stream=True)  # the streamed answer's chunk models
+            litellm.ModelResponseStream()
             litellm._helix_models_built = True
 
     litellm.suppress_debug_info = True  # no "Give Feedback" banners on our stdout
@@ -189,14 +191,17 @@ class LiteLLMClient:
 
     def complete(self, messages: Sequence[dict[str, str]], *, model: str,
                  timeout_s: float, max_tokens: int, temperature: float,
-                 api_base: str | None = None) -> Completion:
+                 api_base: str | None = None,
+                 on_text: Callable[[str], None] | None = None) -> Completion:
         if is_fake(model):  # a registered test model: redacted like any call, no litellm
             clean, found = redact_messages(messages)
             self.redacted.update(found)
             self.calls += 1
             started = time.perf_counter()
             try:
-                return fake_reply(model, clean)
+                reply = fake_reply(model, clean)
+                stream_pieces(reply.text, on_text)
+                return reply
             finally:
                 self.call_s += time.perf_counter() - started
         before = len(IMPORT_SECONDS)
@@ -210,6 +215,8 @@ class LiteLLMClient:
         }
         if api_base:
             kwargs["api_base"] = api_base
+        if on_text is not None:  # the answer as it is written; usage in the last chunk
+            kwargs.update(stream=True, stream_options={"include_usage": True})
         if self.mock_response is not None:
             kwargs["mock_response"] = (_empty_response(model) if self.mock_response == ""
                                        else self.mock_response)
@@ -222,6 +229,8 @@ class LiteLLMClient:
         started = time.perf_counter()
         try:
             response = litellm.completion(**kwargs)
+            if on_text is not None:
+                return _streamed(response, model, on_text)
         except HelixError:
             raise
         except Exception as exc:
@@ -235,6 +244,29 @@ class LiteLLMClient:
         finally:
             self.call_s += time.perf_counter() - started
         return _to_completion(response, model)
+
+
+def _streamed(chunks: Any, model: str, on_text: Callable[[str], None]) -> Completion:
+    """The streamed answer handed on piece by piece, then whole (an error mid-stream is
+    raised from here, inside the caller's mapping)."""
+    parts: list[str] = []
+    usage: Any = None
+    name = model
+    for chunk in chunks:
+        name = str(getattr(chunk, "model", None) or name)
+        usage = getattr(chunk, "usage", None) or usage
+        choices = getattr(chunk, "choices", None) or ()
+        delta = getattr(choices[0], "delta", None) if choices else None
+        text = getattr(delta, "content", None) if delta is not None else None
+        if isinstance(text, str) and text:
+            parts.append(text)
+            on_text(text)
+    content = "".join(parts)
+    if not content.strip():
+        raise LLMEmptyError(f"{model}: the model returned no text")
+    return Completion(text=content, model=name,
+                      prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+                      completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0))
 
 
 def _to_completion(response: Any, model: str) -> Completion:
