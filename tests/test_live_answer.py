@@ -70,9 +70,10 @@ def _on_a_pty(args: list[str], env: dict[str, str]) -> str:
     process = subprocess.Popen(args, stdin=child, stdout=child, stderr=child, env=env)
     os.close(child)
     out = b""
+    poller = select.poll()  # not select(): a long test run can hold descriptors past 1024
+    poller.register(main, select.POLLIN | select.POLLHUP)
     while True:
-        ready, _, _ = select.select([main], [], [], 120)
-        if not ready:
+        if not poller.poll(120_000):
             process.kill()
             break
         try:
