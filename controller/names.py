@@ -29,7 +29,8 @@ def question_names(plan: RoutePlan, capitalised: bool = True,
     identifiers and capitalised words, code spellings of the subject and of its contiguous
     sub-phrases ("mirror radiation pressure" -> radiation_pressure), and for a two-word subject
     of a definition or location question each word, kept only if the span mentions the other
-    ("denoise stage"). First occurrence wins."""
+    ("denoise stage"). With a location question's action ("where is the BM25 index built?"),
+    each class-like name with it as a member (`BM25Index.build`). First occurrence wins."""
     out: list[tuple[str, tuple[str, ...]]] = [(q, ()) for q in member_names(plan)]
     out += [(t, ()) for t in plan.intent.terms
             if is_identifier(t) or (capitalised and class_like(t))]
@@ -46,6 +47,8 @@ def question_names(plan: RoutePlan, capitalised: bool = True,
                 for word, other in ((words[0], words[1]), (words[1], words[0])):
                     if len(word) >= routing.name_min_chars:
                         out += [(v, phrase_tokens(other)) for v in symbol_variants(word)]
+    out += [(f"{owner}.{plan.action}", must) for owner, must in list(out)
+            if plan.action and owner[:1].isupper() and not owner.isupper() and "." not in owner]
     seen: dict[str, tuple[str, ...]] = {}
     for name, must in out:
         seen.setdefault(name, must)

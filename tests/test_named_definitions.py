@@ -5,7 +5,7 @@ member_names`), and same-named definitions are ordered by the question's other w
 from __future__ import annotations
 
 from controller.channels import Request, execute
-from controller.names import member_names
+from controller.names import member_names, question_names
 from controller.route import route_question
 from helix.core.policy import Pools
 from helix.core.schemas import FileRecord
@@ -102,3 +102,27 @@ def test_owner_dot_member_finds_a_nested_owners_member() -> None:
     request = Request(channel="symbol", query="ObjectPrincipal.toString", k=5)
     found = [f.chunk.symbol for f in execute(index, request, None, Pools()).found]
     assert found == ["ShiroSecurityContext.ObjectPrincipal.toString"]
+
+
+BUILT_BY_METHOD = {
+    "search/index.py": (
+        "class SearchIndex:\n    \"\"\"Postings of the search index.\"\"\"\n\n"
+        "    @classmethod\n    def build(cls, docs):\n"
+        "        \"\"\"Tokenize every document and count its terms.\"\"\"\n        return cls()\n\n"
+        "    def query(self, text):\n        \"\"\"The documents matching text.\"\"\"\n"
+        "        return []\n"),
+    "search/cli.py": "from search.index import SearchIndex\n\n\n"
+                     "def main(docs):\n    \"\"\"Print the search index size.\"\"\"\n"
+                     "    print(SearchIndex)\n",
+}
+
+
+def test_where_is_x_built_looks_up_the_build_method_of_x() -> None:
+    """"where is the search index built?": `SearchIndex.build` is named by the subject and the
+    action, and the answer leads with it, not with the class."""
+    plan = route_question("where is the search index built?")
+    assert ("SearchIndex.build", ()) in question_names(plan)
+    env = ask(files_index(BUILT_BY_METHOD), "where is the search index built?")
+    assert "SearchIndex.build" in [e.symbol for e in env.evidence][:2]
+    assert env.answer.splitlines()[0] == ("The search index is built in `SearchIndex.build`, "
+                                          "search/index.py:4-7:")
