@@ -30,6 +30,7 @@ from controller.evidence import (
 )
 from controller.loop import LoopState, ToolResults, initial_state, step
 from controller.moves import asks_tests
+from controller.question_spelling import reading_note, respelled_question
 from controller.reasons import Reason
 from controller.route import RoutePlan, route_question
 from controller.treewalk import selected_trees, walk
@@ -312,7 +313,11 @@ def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
     `trace` receives the live trace (see `Trace`); it never changes the result."""
     started = clock.monotonic()
     timings: dict[str, float] = {}
-    plan = route_question(question, scope=scope, sense=sense, routing=config.retrieval.routing)
+    asked: str = question
+    read: tuple[tuple[str, str], ...] = ()
+    if config.retrieval.respell:
+        asked, read = respelled_question(question, index.spelled_as)
+    plan = route_question(asked, scope=scope, sense=sense, routing=config.retrieval.routing)
     state = _run_loop(initial_state(plan, config.retrieval), index, query_embedder, clock,
                       started, timings, trace)
     t = clock.monotonic()
@@ -355,6 +360,8 @@ def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
     answer = build_answer(state.plan, evidence, coverage, clarify,
                           channels=[c for s in state.steps for c in s.channels],
                           policy=config.retrieval.answer, references=references)
+    if read:  # the user sees what was read, not a silent rewrite
+        answer = f"{reading_note(read)}\n{answer}"
     timings["assemble"] = _ms(clock, t)
     timings["total"] = _ms(clock, started)
     return Envelope(

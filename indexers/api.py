@@ -61,6 +61,11 @@ class IndexReader(Protocol):
         """All chunks, sorted by (path, start_line, id)."""
         ...
 
+    def spelled_as(self, word: str) -> str | None:
+        """The repository's word a misspelt (lower-case) `word` stands for, or None
+        (`indexers.bm25.BM25Index.spelled_as`)."""
+        ...
+
     def project_names(self) -> frozenset[str]:
         """The project's own names, lower-cased (`indexers.project`)."""
         ...

@@ -56,6 +56,22 @@ def bm25_text_for(chunk: Chunk) -> str:
     return "\n".join([*head, chunk.text])
 
 
+SPELL_MIN_CHARS = 6  # shorter words are too close to too many others to respell
+SPELL_MIN_DOCS = 2  # a neighbour one document holds is more likely a typo of its own
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def one_edit_words(word: str) -> set[str]:
+    """Every word one edit from `word`: an adjacent swap, a deletion, a substitution or an
+    insertion of a lower-case letter (Norvig's edits1)."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    swaps = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    deletes = {a + b[1:] for a, b in splits if b}
+    replaces = {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+    inserts = {a + c + b for a, b in splits for c in _LETTERS}
+    return (swaps | deletes | replaces | inserts) - {word}
+
+
 def okapi_idf(df: np.ndarray, n_docs: int, epsilon: float = EPSILON) -> np.ndarray:
     """rank-bm25 BM25Okapi idf: Robertson idf, negatives replaced by epsilon * mean idf."""
     idf = np.log(n_docs - df + 0.5) - np.log(df + 0.5)
@@ -326,6 +342,23 @@ class BM25Index:
             if base is not None:
                 out.append(base)
         return out
+
+    def doc_freq(self, token: str) -> int:
+        """How many documents hold `token` (0: not in the vocabulary)."""
+        col = self._vocab.get(token)
+        return 0 if col is None else int(self._indptr[col + 1]) - int(self._indptr[col])
+
+    def spelled_as(self, word: str, min_docs: int = SPELL_MIN_DOCS) -> str | None:
+        """The vocabulary word a misspelt `word` stands for: one swap of adjacent letters (or
+        one letter missing, extra or wrong) away, held by at least `min_docs` documents; a
+        swap first, then the word more documents hold, then the word itself (deterministic).
+        None for a known word (or an inflection of one), a short word, or no such neighbour."""
+        if len(word) < SPELL_MIN_CHARS or self.known_forms([word]):
+            return None
+        found = [(0 if len(c) == len(word) and sorted(c) == sorted(word) else 1,
+                  -self.doc_freq(c), c) for c in one_edit_words(word)
+                 if self.doc_freq(c) >= min_docs]
+        return min(found)[2] if found else None
 
     def save(self, directory: Path) -> None:
         """Plain files into `directory` (the caller swaps directories to make it atomic)."""

@@ -247,6 +247,13 @@ class Index:
                 raise IndexCorruptError(f"index part bm25 unreadable: {exc}") from None
         return self._part("bm25", load)
 
+    def spelled_as(self, word: str) -> str | None:
+        memo = self._memo("spelled")
+        if word not in memo:
+            memo[word] = self._bm25().spelled_as(word)
+        found: str | None = memo[word]
+        return found
+
     def search_bm25(self, query: str, k: int) -> list[Hit]:
         if not query.strip() or k <= 0:
             return []

@@ -217,9 +217,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # file's definitions and parse size, which decide what a huge file is indexed as; then
     # the in-file definition policy, retrieval.file_defs; then the clock as a safety stop; then
     # the callee policy, retrieval.callees, off by default; then pools.fuzzy_names;
-    # then file_defs.depth; then retrieval.align_lead, off; then retrieval.canonical_first)
+    # then file_defs.depth; then retrieval.align_lead, off; then retrieval.canonical_first;
+    # then retrieval.respell)
     assert HelixConfig().evidence_hash == (
-        "sha256:216cae023253cb26ebfef309eba507fdb7d1c92b4b093340a01f1ca412d75bee")
+        "sha256:0494211ee0819480ba1ad78a7c56bfd6d277424398c6cb326c524a5efa82690f")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

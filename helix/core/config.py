@@ -145,6 +145,9 @@ class RetrievalSettings(_Frozen):
     # among same-named definitions in the evidence, the one the others' files import comes
     # first (`controller.canonical`)
     canonical_first: bool = True
+    # a misspelt plain word of the question is read as the repository's word one edit away
+    # (`controller.question_spelling`), and the answer says so
+    respell: bool = True
 
     @field_validator("routes", mode="before")
     @classmethod

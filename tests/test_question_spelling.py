@@ -1,0 +1,56 @@
+"""A misspelt plain word of a question is read as the repository's word one edit away, and the
+answer says so (`controller.question_spelling`, `indexers.bm25.BM25Index.spelled_as`)."""
+
+from __future__ import annotations
+
+from controller.question_spelling import respelled_question
+from helix.core.config import HelixConfig
+from indexers.bm25 import BM25Index, one_edit_words
+from tests.controller_helpers import ask, files_index
+
+FILES = {
+    "search/tokenizer.py": "class Tokenizer:\n    \"\"\"A tokenizer with a minimum token "
+                           "length.\"\"\"\n",
+    "search/engine.py": "from search.tokenizer import Tokenizer\n\n\nclass Engine:\n"
+                        "    \"\"\"Ranks documents; the tokenizer splits them.\"\"\"\n",
+    "docs/search.md": "# Search\n\nThe tokenizer lower-cases every document.\n",
+}
+
+
+def test_one_edit_words_hold_swaps_deletions_replacements_and_insertions() -> None:
+    near = one_edit_words("tokneizer")
+    assert {"tokenizer"} <= near and "tokneizer" not in near
+    assert "tokneize" in near and "tokneizers" in near and "tokneizar" in near
+
+
+def test_the_index_reads_a_misspelt_word_and_leaves_known_ones() -> None:
+    bm25 = BM25Index.build(["a", "b", "c"], [["tokenizer", "engine"], ["tokenizer"],
+                                             ["tokenize"]])
+    assert bm25.spelled_as("tokneizer") == "tokenizer"  # a swap, held by two documents
+    assert bm25.spelled_as("tokenizer") is None  # known
+    assert bm25.spelled_as("tokenizers") is None  # an inflection of a known word
+    assert bm25.spelled_as("enigne") is None  # one document holds "engine": not enough
+    assert bm25.spelled_as("frobnicator") is None
+
+
+def test_the_question_is_asked_with_the_word_read_and_the_answer_says_so() -> None:
+    index = files_index(FILES)
+    env = ask(index, "where is the tokneizer defined?")
+    assert env.answer.splitlines()[0] == ("(Read 'tokneizer' as 'tokenizer': the repository "
+                                          "has no such word.)")
+    assert env.evidence and env.evidence[0].path == "search/tokenizer.py"
+    assert env.question == "where is the tokneizer defined?"  # the question as asked
+    off = HelixConfig.model_validate({"retrieval": {"respell": False}})
+    assert "Read" not in ask(index, "where is the tokneizer defined?", off).answer
+
+
+def test_function_words_and_identifiers_are_never_respelt() -> None:
+    def everything(word: str) -> str:  # a vocabulary that would respell any word
+        return "x" + word
+
+    question = "where is the build_index of SearchEngine and the docs/search.md there"
+    text, read = respelled_question(question, everything)
+    assert read == () and text == question
+    assert "build_index" in text and "SearchEngine" in text and "docs/search.md" in text
+    text, read = respelled_question("where is the Tokneizer", lambda w: "tokenizer")
+    assert text == "where is the Tokenizer" and read == (("Tokneizer", "tokenizer"),)
