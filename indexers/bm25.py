@@ -352,12 +352,16 @@ class BM25Index:
         """The vocabulary word a misspelt `word` stands for: one swap of adjacent letters (or
         one letter missing, extra or wrong) away, held by at least `min_docs` documents; a
         swap first, then the word more documents hold, then the word itself (deterministic).
-        None for a known word (or an inflection of one), a short word, or no such neighbour."""
+        None for a known word (or an inflection of one, or another inflection of the same
+        base as a neighbour), a short word, or no such neighbour."""
         if len(word) < SPELL_MIN_CHARS or self.known_forms([word]):
             return None
+        near = [c for c in one_edit_words(word) if self.doc_freq(c) >= 1]
+        bases = {word, *inflection_variants(word)}
+        if any(bases & {c, *inflection_variants(c)} for c in near):
+            return None  # another form of a word the repository has ('applied', 'applies')
         found = [(0 if len(c) == len(word) and sorted(c) == sorted(word) else 1,
-                  -self.doc_freq(c), c) for c in one_edit_words(word)
-                 if self.doc_freq(c) >= min_docs]
+                  -self.doc_freq(c), c) for c in near if self.doc_freq(c) >= min_docs]
         return min(found)[2] if found else None
 
     def save(self, directory: Path) -> None:

@@ -24,13 +24,14 @@ def test_one_edit_words_hold_swaps_deletions_replacements_and_insertions() -> No
 
 
 def test_the_index_reads_a_misspelt_word_and_leaves_known_ones() -> None:
-    bm25 = BM25Index.build(["a", "b", "c"], [["tokenizer", "engine"], ["tokenizer"],
-                                             ["tokenize"]])
+    bm25 = BM25Index.build(["a", "b", "c"], [["tokenizer", "engine", "applies"],
+                                             ["tokenizer", "applies"], ["tokenize"]])
     assert bm25.spelled_as("tokneizer") == "tokenizer"  # a swap, held by two documents
     assert bm25.spelled_as("tokenizer") is None  # known
     assert bm25.spelled_as("tokenizers") is None  # an inflection of a known word
     assert bm25.spelled_as("enigne") is None  # one document holds "engine": not enough
     assert bm25.spelled_as("frobnicator") is None
+    assert bm25.spelled_as("applied") is None  # another form of "applies", not a typo of it
 
 
 def test_the_question_is_asked_with_the_word_read_and_the_answer_says_so() -> None:
