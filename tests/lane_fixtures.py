@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
+from controller.continuity.selection import SelectionDecision, selection_steps
+from controller.continuity.semantic import (
+    MixedOutcome,
+    SemanticDecision,
+    mixed_intent_steps,
+    semantic_steps,
+)
 from controller.continuity.state import (
     ActionTraceEntry,
     ContinuityState,
@@ -13,6 +22,9 @@ from controller.continuity.state import (
     ResolvedAction,
     TargetRef,
 )
+from helix.core.config import ContinuitySettings
+from helix.core.ports import LLM
+from helix.session.lane_driver import LaneModels, LanePorts, lane_llm
 from helix.synthesis.fake_llm import FakeLLM  # noqa: F401  (the tests' one fake model)
 
 NOW_MS = 1_700_000_000_000
@@ -77,3 +89,36 @@ def trace_entry(target: OptionItem, ts: int, action: str = "open_span",
 def focus_on(target: OptionItem, turn: int = 2) -> FocusState:
     return FocusState(anchor_turn_id=turn, anchor_source="lane_recency", snippet=target.label,
                       object_ref=target.target)
+
+
+# A lane run alone, through the session's own driver (`LanePorts`): `llm` + `model` (or neither)
+# is the lane's model, `root` the repository its span reads open.
+
+def run_selection_lane(text: str, state: ContinuityState, settings: ContinuitySettings, *,
+                       now_ms: int, llm: LLM | None = None, model: str | None = None,
+                       root: Path | None = None, **kwargs: Any) -> SelectionDecision:
+    caps = kwargs.get("caps") or settings.caps
+    lane = lane_llm(llm, model, "selection_advisory", None, caps)
+    ports = LanePorts(root=root, models=LaneModels(selection=lane))
+    return ports.run(selection_steps(text, state, settings, now_ms=now_ms,
+                                     model_ready=lane is not None, **kwargs))
+
+
+def run_semantic_lane(text: str, state: ContinuityState, settings: ContinuitySettings, *,
+                      now_ms: int, llm: LLM | None = None, model: str | None = None,
+                      root: Path | None = None, **kwargs: Any) -> SemanticDecision:
+    caps = kwargs.get("caps") or settings.caps
+    lane = lane_llm(llm, model, "semantic_answer", None, caps)
+    ports = LanePorts(root=root, models=LaneModels(semantic=lane))
+    return ports.run(semantic_steps(text, state, settings, now_ms=now_ms,
+                                    model_ready=lane is not None, **kwargs))
+
+
+def run_mixed_intent(text: str, state: ContinuityState, settings: ContinuitySettings, *,
+                     now_ms: int, llm: LLM | None = None, model: str | None = None,
+                     root: Path | None = None, **kwargs: Any) -> MixedOutcome:
+    caps = kwargs.get("caps") or settings.caps
+    lane = lane_llm(llm, model, "selection_advisory", None, caps)
+    ports = LanePorts(root=root, models=LaneModels(selection=lane))
+    return ports.run(mixed_intent_steps(text, state, settings, now_ms=now_ms,
+                                        model_ready=lane is not None, **kwargs))

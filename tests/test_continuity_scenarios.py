@@ -63,7 +63,7 @@ def test_bad_suite_lines_are_one_line_errors(tmp_path: Path):
 
 
 def test_check_turn_reports_each_failed_expectation():
-    from helix.session.turn import TurnResult
+    from controller.continuity.turn import TurnResult
 
     turn = TurnResult(session="s", session_id="s-1", turn_id=1, text="x", lane="meta",
                       transition="T8", intent="meta_answer", answer="Only one place.",

@@ -13,6 +13,8 @@ from lane_fixtures import (
     FakeLLM,
     item,
     option_set,
+    run_selection_lane,
+    run_semantic_lane,
     state_with,
 )
 
@@ -22,8 +24,9 @@ from controller.continuity.degradation import (
     condition_for_llm_error,
     degrade,
 )
-from controller.continuity.selection import SelectionEnrichment, run_selection_lane
-from controller.continuity.semantic import SemanticEnrichment, run_semantic_lane
+from controller.continuity.requests import returns
+from controller.continuity.selection import SelectionEnrichment
+from controller.continuity.semantic import SemanticEnrichment
 from controller.continuity.semantic_evidence import ScopedSnapshot
 from helix.core.config import ContinuitySettings
 from helix.core.errors import (
@@ -126,12 +129,12 @@ def test_semantic_lane_abstain_and_low_confidence(reply: str, reason: str) -> No
 
 class _Same:
     def enrich(self, *args):  # type: ignore[no-untyped-def]
-        return SelectionEnrichment()
+        return returns(SelectionEnrichment())
 
 
 class _SemSame:
     def enrich(self, *args):  # type: ignore[no-untyped-def]
-        return SemanticEnrichment()
+        return returns(SemanticEnrichment())
 
 
 class _SemNoise:
@@ -140,14 +143,14 @@ class _SemNoise:
 
     def enrich(self, *args):  # type: ignore[no-untyped-def]
         self.n += 1
-        return SemanticEnrichment(snapshots=(ENTITY_SNAP.model_copy(update={
-            "source_id": f"n{self.n}", "text": f"unrelated {self.n}"}),))
+        return returns(SemanticEnrichment(snapshots=(ENTITY_SNAP.model_copy(update={
+            "source_id": f"n{self.n}", "text": f"unrelated {self.n}"}),)))
 
 
 class _SelRefresh:
     def enrich(self, types, option_set, pool):  # type: ignore[no-untyped-def]
-        return SelectionEnrichment(items=tuple(i.model_copy(update={"sublabel": "fresh"})
-                                               for i in pool))
+        return returns(SelectionEnrichment(
+            items=tuple(i.model_copy(update={"sublabel": "fresh"}) for i in pool)))
 
 
 # --- umbrella contract, Step 6 blockers -----------------------------------------------------

@@ -8,13 +8,13 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
-from controller.continuity.state import TargetRef
-from helix.session.graph_focus import (
+from controller.continuity.graph_focus import (
     code_names,
     describe_followup,
     graph_followup,
     resolve_focus_symbols,
 )
+from controller.continuity.state import TargetRef
 
 MAX = 3
 

@@ -17,16 +17,17 @@ from lane_fixtures import (
     item,
     option_set,
     resolved,
+    run_selection_lane,
     state_with,
 )
 
 from controller.continuity.caps import CAPS
 from controller.continuity.events import SELECTION_EVENTS
+from controller.continuity.requests import returns
 from controller.continuity.selection import (
     SelectionEnrichment,
     apply_lane_mutations,
     parse_verdict,
-    run_selection_lane,
     validate_needed_types,
 )
 from controller.continuity.selection_match import parse_selection_input
@@ -69,7 +70,7 @@ class RefreshEnricher:
                       for i in pool)
         if self.extra_item:  # an attempt to inject a candidate outside the pool
             items += (item(9, "intruder", "intruder", "x/intruder.py"),)
-        return SelectionEnrichment(items=items, excerpt_hashes=("sha256:enriched",))
+        return returns(SelectionEnrichment(items=items, excerpt_hashes=("sha256:enriched",)))
 
 
 class SameEnricher:
@@ -78,7 +79,7 @@ class SameEnricher:
 
     def enrich(self, types, option_set, pool):  # type: ignore[no-untyped-def]
         self.calls += 1
-        return SelectionEnrichment(items=pool)
+        return returns(SelectionEnrichment(items=pool))
 
 
 # --- blockers -------------------------------------------------------------------------------

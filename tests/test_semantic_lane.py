@@ -14,6 +14,9 @@ from lane_fixtures import (
     FakeLLM,
     focus_on,
     option_set,
+    run_mixed_intent,
+    run_selection_lane,
+    run_semantic_lane,
     state_with,
     trace_entry,
 )
@@ -21,14 +24,13 @@ from lane_fixtures import (
 from controller.continuity.caps import CAPS
 from controller.continuity.events import SEMANTIC_EVENTS
 from controller.continuity.focus import TurnSummary
-from controller.continuity.selection import apply_lane_mutations, run_selection_lane
+from controller.continuity.requests import returns
+from controller.continuity.selection import apply_lane_mutations
 from controller.continuity.semantic import (
     SLOT_SCHEMA,
     SemanticEnrichment,
     assemble_context,
     classify_semantic_intent,
-    run_mixed_intent,
-    run_semantic_lane,
 )
 from controller.continuity.semantic_evidence import (
     ReferentRef,
@@ -78,7 +80,7 @@ class Enricher:
 
     def enrich(self, step, intent, missing, scope):  # type: ignore[no-untyped-def]
         self.calls += 1
-        return self.steps.pop(0) if self.steps else SemanticEnrichment()
+        return returns(self.steps.pop(0) if self.steps else SemanticEnrichment())
 
 
 SUMMARY_1 = "summary155 is the nightly roll-up of index statistics written by build.py."

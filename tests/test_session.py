@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from controller.continuity.events import ALL_EVENTS
-from controller.continuity.selection import run_selection_lane
+from controller.continuity.lanes.selection import RepoSnapshotEnricher
 from controller.continuity.state import (
     OptionItem,
     OptionSet,
@@ -25,11 +25,11 @@ from helix.core.errors import ConcurrentTurnError
 from helix.core.ports import FakeClock
 from helix.session import eventlog
 from helix.session.eventlog import read_events
-from helix.session.lanes import RepoSnapshotEnricher
 from helix.session.runner import run_turn
 from helix.session.store import ensure_schema, get_session, load_turns, state_after
 from helix.store.db import open_db
 from helix.synthesis.fake_llm import FakeLLM
+from tests.lane_fixtures import run_selection_lane
 from tests.talk_fixtures import FIXTURE, Q, copy_fixture
 from tests.talk_fixtures import config as _config
 
@@ -133,7 +133,7 @@ def test_unchanged_evidence_fingerprint_blocks_retry_and_falls_back_to_clarifier
                        "needed_evidence_types": ["active_widget_items"]})
     decision = run_selection_lane("pick the cavity one", state, _config(repo).continuity,
                                   now_ms=1, llm=llm, model="fake/model",
-                                  enricher=RepoSnapshotEnricher(repo))
+                                  enricher=RepoSnapshotEnricher(), root=repo)
     assert decision.kind == "clarify" and decision.fallback_reason == "no_new_evidence"
     assert len(llm.calls) == 1
     assert "selection_enrichment_fingerprint_unchanged" in {e.name for e in decision.events}
@@ -471,7 +471,7 @@ def test_execution_failure_is_a_t10_boundary(repo):
 
 def test_open_span_never_reads_outside_the_root(repo, tmp_path):
     from helix.core.errors import BadPathError
-    from helix.session.actions import open_span
+    from helix.session.lane_driver import open_span
 
     outside = tmp_path / "secret.txt"
     outside.write_text("token=abc\n", encoding="utf-8")

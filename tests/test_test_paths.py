@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from controller.continuity.graph_focus import _is_test
 from controller.continuity.selection_match import _kind_of
 from controller.continuity.state import OptionItem, TargetRef
 from controller.evidence import is_test
 from helix.core.schemas import Chunk
-from helix.session.graph_focus import _is_test
 from indexers.graph import is_test_path
 
 TESTS = ["tests/test_x.py", "pkg/x_test.go", "web/app.spec.ts", "web/app.test.jsx",

@@ -25,8 +25,9 @@ bottom, first step that decides wins:
                       failure / abstain / low confidence / no new     degradation-matrix
                       evidence / budget exhausted                     clarifier
 
-Pure: the model is reached through `LaneLLM` (the one lane path to the LLM port), the enricher
-is handed in, the clock's reading is an argument. The result is a decision, the events to store
+Pure: `selection_steps` is a lane step (`controller.continuity.requests`): the advisory call is a
+`ModelCall` it yields and the enricher's span reads are `OpenSpan`s, answered by the session's
+driver; the clock's reading is an argument. The result is a decision, the events to store
 and the sidecar mutations; the caller applies them. A clarifier offers its options as their own
 numbered list (`offered`, numbered from 1, `parent_id` = the list they came from), so "the
 second" after "Which one do you mean?" means the second option shown.
@@ -47,8 +48,8 @@ from controller.continuity.degradation import (
     degrade,
 )
 from controller.continuity.events import ContinuityEvent
-from controller.continuity.lane_llm import LaneLLM, lane_llm
 from controller.continuity.lane_mutations import LaneMutations, apply_lane_mutations
+from controller.continuity.requests import ModelCall, Steps, at_once
 from controller.continuity.selection_advisory import (
     ENRICHMENT_ALLOWLIST,
     SELECTION_ENRICHMENT_TYPES,
@@ -80,12 +81,11 @@ from controller.continuity.state import (
 from helix.core.config import ContinuitySettings
 from helix.core.errors import LLMError
 from helix.core.hashing import short_id
-from helix.core.ports import LLM
 from helix.core.schemas import Frozen
 
 __all__ = ["ENRICHMENT_ALLOWLIST", "LADDER", "SELECTION_ENRICHMENT_TYPES", "EnrichmentType",
            "LaneMutations", "SelectionDecision", "SelectionEnricher", "SelectionEnrichment",
-           "apply_lane_mutations", "offered_option_set", "parse_verdict", "run_selection_lane",
+           "apply_lane_mutations", "offered_option_set", "parse_verdict", "selection_steps",
            "validate_needed_types"]
 
 DecisionKind = Literal["execute", "clarify", "escape"]
@@ -138,10 +138,10 @@ class _Cycle:
     umbrella's loop-cycle fields, and the two ways it ends (execute, clarify)."""
 
     def __init__(self, text: str, state: ContinuityState, settings: ContinuitySettings,
-                 now_ms: int, model: LaneLLM | None, enricher: SelectionEnricher | None,
+                 now_ms: int, model_ready: bool, enricher: SelectionEnricher | None,
                  caps: ContinuityCaps) -> None:
         self.text, self.state, self.settings, self.now_ms = text, state, settings, now_ms
-        self.model, self.enricher, self.caps = model, enricher, caps
+        self.model_ready, self.enricher, self.caps = model_ready, enricher, caps
         self.cues: SelectionCues = parse_selection_input(text)
         self.option_set, self.pool, scope = scoped_pool(state, self.cues)
         self.scope = scope or ""
@@ -239,7 +239,7 @@ class _Cycle:
                             failed=failed)
 
 
-Step = Callable[[_Cycle], SelectionDecision | None]
+Rung = Callable[[_Cycle], Steps[SelectionDecision | None]]
 
 
 def hard_interrupt(c: _Cycle) -> SelectionDecision | None:
@@ -295,13 +295,13 @@ def loop_guard(c: _Cycle) -> SelectionDecision | None:
 
 
 def no_model(c: _Cycle) -> SelectionDecision | None:
-    return c.clarify("llm_unavailable", (), guard_calls=0) if c.model is None else None
+    return c.clarify("llm_unavailable", (), guard_calls=0) if not c.model_ready else None
 
 
-def advisory_model(c: _Cycle) -> SelectionDecision:
+def advisory_model(c: _Cycle) -> Steps[SelectionDecision]:
     """One bounded advisory call; need_more_info -> veto, else enrichment and a retry only
     when the evidence fingerprint changed, within SELECTION_MAX_* budgets."""
-    assert c.model is not None and c.option_set is not None
+    assert c.model_ready and c.option_set is not None
     caps, option_set, guard = c.caps, c.option_set, c.state.selection_loop_guard
     rejected = set(c.state.recent_rejected_choice_ids)
     current = c.pool
@@ -312,7 +312,7 @@ def advisory_model(c: _Cycle) -> SelectionDecision:
                                      caps)
         c.calls += 1
         try:
-            verdict = parse_verdict(c.model.complete(messages))
+            verdict = parse_verdict((yield ModelCall("selection_advisory", tuple(messages))))
         except LLMError as exc:
             return c.degraded(condition_for_llm_error(exc), failed=True)
         by_id = {i.id: i for i in current}
@@ -350,8 +350,8 @@ def advisory_model(c: _Cycle) -> SelectionDecision:
             return c.degraded("budget_exhausted")
         types = validate_needed_types(verdict.needed_evidence_types, caps)
         enrich_steps += 1
-        enriched = (c.enricher.enrich(types, option_set, current) if c.enricher is not None
-                    else SelectionEnrichment())
+        enriched = ((yield from c.enricher.enrich(types, option_set, current))
+                    if c.enricher is not None else SelectionEnrichment())
         refreshed = {i.id: i for i in enriched.items if i.id in by_id}  # current ids only
         current = tuple(refreshed.get(i.id, i) for i in current)
         c.fp_after = pool_fingerprint(option_set, c.scope, current, enriched.excerpt_hashes)
@@ -370,32 +370,29 @@ def advisory_model(c: _Cycle) -> SelectionDecision:
         c.fp_before = c.fp_after
 
 
-LADDER: tuple[tuple[str, Step], ...] = (
-    ("hard_interrupt", hard_interrupt),
-    ("question_intent", question_intent),
-    ("scoped_pool", scoped_pool_missing),
-    ("safe_winner", safe_winner),
-    ("lane_off", lane_off),
-    ("loop_guard", loop_guard),
-    ("no_model", no_model),
-    ("advisory_model", advisory_model),
+LADDER: tuple[tuple[str, Rung], ...] = (
+    ("hard_interrupt", at_once(hard_interrupt)),
+    ("question_intent", at_once(question_intent)),
+    ("scoped_pool", at_once(scoped_pool_missing)),
+    ("safe_winner", at_once(safe_winner)),
+    ("lane_off", at_once(lane_off)),
+    ("loop_guard", at_once(loop_guard)),
+    ("no_model", at_once(no_model)),
+    ("advisory_model", advisory_model),  # the one rung that asks the outside world
 )
 
 
-def run_selection_lane(
+def selection_steps(
     text: str, state: ContinuityState, settings: ContinuitySettings, *, now_ms: int,
-    llm: LLM | None = None, model: str | None = None, api_base: str | None = None,
-    lane_model: LaneLLM | None = None, enricher: SelectionEnricher | None = None,
+    model_ready: bool = False, enricher: SelectionEnricher | None = None,
     caps: ContinuityCaps | None = None,
-) -> SelectionDecision:
-    """Decide one selection turn. Executes only ids of the bounded pool; reaches a model only
-    through `lane_model` (or `llm` + `model`, wrapped the same way), at most
-    `caps.selection_max_llm_calls` times, and the `enricher`."""
+) -> Steps[SelectionDecision]:
+    """Decide one selection turn. Executes only ids of the bounded pool; asks the model
+    (`model_ready`: one is configured) at most `caps.selection_max_llm_calls` times."""
     caps = caps or settings.caps  # the settings' limits unless a caller names others
-    driver = lane_model or lane_llm(llm, model, "selection_advisory", api_base, caps)
-    cycle = _Cycle(text, state, settings, now_ms, driver, enricher, caps)
+    cycle = _Cycle(text, state, settings, now_ms, model_ready, enricher, caps)
     for _name, step in LADDER:
-        decided = step(cycle)
+        decided = yield from step(cycle)
         if decided is not None:
             return decided
     raise AssertionError("advisory_model always decides")

@@ -20,6 +20,7 @@ from controller.continuity.fingerprint import (
     evidence_fingerprint,
     normalize_label,
 )
+from controller.continuity.requests import Steps
 from controller.continuity.state import ContinuityState, OptionItem, OptionSet
 from helix.core.hashing import canonical_json
 from helix.core.schemas import Frozen
@@ -46,8 +47,10 @@ class SelectionEnrichment(Frozen):
 
 
 class SelectionEnricher(Protocol):
+    """A lane step (`controller.continuity.requests`): it may yield span reads."""
+
     def enrich(self, types: tuple[EnrichmentType, ...], option_set: OptionSet,
-               pool: tuple[OptionItem, ...]) -> SelectionEnrichment: ...
+               pool: tuple[OptionItem, ...]) -> Steps[SelectionEnrichment]: ...
 
 
 class Verdict(Frozen):

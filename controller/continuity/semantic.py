@@ -23,7 +23,8 @@ semantic-continuity-answer-lane.md. Answer / explain mode only: this lane never 
                                                                       failure)
 
 Answers about actions come from `lastResolvedAction` / `recentActionTrace` (newest first,
-max 5) and are deterministic. Pure: the model is reached through `LaneLLM` only.
+max 5) and are deterministic. Pure: `semantic_steps` is a lane step
+(`controller.continuity.requests`); the model call is a `ModelCall` it yields.
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ from controller.continuity.fingerprint import (
     evidence_fingerprint,
 )
 from controller.continuity.focus import TurnSummary
-from controller.continuity.lane_llm import LaneLLM, lane_llm
 from controller.continuity.lane_mutations import LaneMutations, apply_lane_mutations
+from controller.continuity.requests import Steps, at_once
 from controller.continuity.selection_match import (
     SelectionCues,
     parse_selection_input,
@@ -56,7 +57,7 @@ from controller.continuity.semantic_answer import (
     SemanticClarifier,
     Slot,
     answer_action,
-    ask_answer_llm,
+    answer_call,
     assemble_context,
     packed_clarifier,
     summarize_trace,
@@ -78,7 +79,6 @@ from controller.continuity.semantic_evidence import (
 from controller.continuity.state import ActionTraceEntry, ContinuityState
 from helix.core.config import ContinuitySettings
 from helix.core.hashing import digest, short_id
-from helix.core.ports import LLM
 from helix.core.schemas import Frozen
 
 SemanticIntent = Literal["explain_last_action", "summarize_recent_activity",
@@ -124,7 +124,7 @@ class SemanticEnricher(Protocol):
     a bounded recent chat window, bounded retrieval chunks in the same scope."""
 
     def enrich(self, step: int, intent: SemanticIntent, missing: tuple[Slot, ...],
-               scope: str) -> SemanticEnrichment: ...
+               scope: str) -> Steps[SemanticEnrichment]: ...
 
 
 class SemanticDecision(Frozen):
@@ -168,11 +168,12 @@ class _Ask:
     def __init__(self, text: str, state: ContinuityState, settings: ContinuitySettings,
                  now_ms: int, intent: SemanticIntent | None, history: Sequence[TurnSummary],
                  snapshots: Sequence[ScopedSnapshot], explanation_scope: str | None,
-                 explanation_ms: int | None, model: LaneLLM | None,
+                 explanation_ms: int | None, model_ready: bool,
                  enricher: SemanticEnricher | None, anchored: ActionTraceEntry | None,
                  extended_budget: bool, caps: ContinuityCaps) -> None:
         self.text, self.state, self.settings, self.now_ms = text, state, settings, now_ms
-        self.model, self.enricher, self.anchored, self.caps = model, enricher, anchored, caps
+        self.model_ready, self.enricher, self.anchored = model_ready, enricher, anchored
+        self.caps, self.calls = caps, 0
         self.cues: SelectionCues = parse_selection_input(text)
         option_set, _, cue_scope = scoped_pool(state, self.cues)
         self.explicit_scope = self.cues.scope_kind is not None or self.cues.path_scope is not None
@@ -194,7 +195,7 @@ class _Ask:
 
     def decision(self, **kw: Any) -> SemanticDecision:
         return SemanticDecision(intent=self.intent, scope=self.scope, events=tuple(self.t.events),
-                                llm_calls=self.model.calls if self.model else 0,
+                                llm_calls=self.calls,
                                 enrichment_steps=self.t.step, **kw)
 
     def clarify(self, reason: str, clar: SemanticClarifier, **kw: Any) -> SemanticDecision:
@@ -228,7 +229,7 @@ class _Ask:
                            self.anchored)
 
 
-Step = Callable[[_Ask], SemanticDecision | None]
+Rung = Callable[[_Ask], Steps[SemanticDecision | None]]
 
 
 def hard_interrupt(a: _Ask) -> SemanticDecision | None:
@@ -268,7 +269,7 @@ def no_intent(a: _Ask) -> SemanticDecision | None:
     return a.clarify("context_insufficient", packed_clarifier(("lastResolvedAction",), ()))
 
 
-def bind_slots(a: _Ask) -> SemanticDecision | None:
+def bind_slots(a: _Ask) -> Steps[SemanticDecision | None]:
     """Bind every required slot; enrich (fingerprint-gated, budgeted) while one is missing;
     then ONE packed clarifier. None when every slot is filled (the answer step runs)."""
     t = a.t
@@ -291,7 +292,7 @@ def bind_slots(a: _Ask) -> SemanticDecision | None:
             if a.enricher is None or t.step >= t.budget:
                 return None
             t.step += 1
-            got = a.enricher.enrich(t.step, a.intent, ("scopedEvidence",), a.scope)
+            got = yield from a.enricher.enrich(t.step, a.intent, ("scopedEvidence",), a.scope)
             a.snapshots += got.snapshots
             if a.fingerprint() != fp:
                 t.emit("semantic_enrichment_retry_called", "continuity_enrichment_retry_called")
@@ -304,7 +305,7 @@ def bind_slots(a: _Ask) -> SemanticDecision | None:
             t.emit("semantic_enrichment_budget_exhausted", "continuity_enrichment_budget_exhausted")
         elif a.enricher is not None:
             t.step += 1
-            got = a.enricher.enrich(t.step, a.intent, a.slots.missing, a.scope)
+            got = yield from a.enricher.enrich(t.step, a.intent, a.slots.missing, a.scope)
             a.snapshots += got.snapshots
             merged = {h.turn_id: h for h in (*a.history, *got.history)}
             a.history = tuple(merged[k] for k in sorted(merged, reverse=True))
@@ -332,7 +333,7 @@ def _explanation_only(a: _Ask) -> bool:
             and evidence.source_type == "last_assistant_explanation")
 
 
-def answer(a: _Ask) -> SemanticDecision:
+def answer(a: _Ask) -> Steps[SemanticDecision]:
     slots, context = a.slots, a.context
     assert context is not None
     if a.intent == "summarize_recent_activity":
@@ -340,8 +341,9 @@ def answer(a: _Ask) -> SemanticDecision:
     elif a.intent == "explain_entity_meaning" and slots.evidence is not None:
         text = (f"From the {slots.evidence.source_type.replace('_', ' ')} in the {a.scope} "
                 f"scope: {context.excerpt}")
-        if a.model is not None:
-            phrased, failure = ask_answer_llm(a.model, a.body, context, a.caps)
+        if a.model_ready:
+            a.calls += 1
+            phrased, failure = yield from answer_call(a.body, context, a.caps)
             if failure is not None:
                 d = degrade(failure, "semantic")
                 a.t.emit("semantic_followup_single_clarifier_asked", d.reason)
@@ -361,33 +363,31 @@ def answer(a: _Ask) -> SemanticDecision:
                                               last_assistant_explanation=text))
 
 
-LADDER: tuple[tuple[str, Step], ...] = (
-    ("hard_interrupt", hard_interrupt),
-    ("selection_first", selection_first),
-    ("lane_off", lane_off),
-    ("no_intent", no_intent),
-    ("bind_slots", bind_slots),
-    ("answer", answer),
+LADDER: tuple[tuple[str, Rung], ...] = (
+    ("hard_interrupt", at_once(hard_interrupt)),
+    ("selection_first", at_once(selection_first)),
+    ("lane_off", at_once(lane_off)),
+    ("no_intent", at_once(no_intent)),
+    ("bind_slots", bind_slots),  # it may enrich (span reads)
+    ("answer", answer),  # it may ask the model
 )
 
 
-def run_semantic_lane(
+def semantic_steps(
     text: str, state: ContinuityState, settings: ContinuitySettings, *, now_ms: int,
     intent: SemanticIntent | None = None, history: Sequence[TurnSummary] = (),
     snapshots: Sequence[ScopedSnapshot] = (), explanation_scope: str | None = None,
-    explanation_ms: int | None = None, llm: LLM | None = None, model: str | None = None,
-    api_base: str | None = None, lane_model: LaneLLM | None = None,
+    explanation_ms: int | None = None, model_ready: bool = False,
     enricher: SemanticEnricher | None = None, anchored: ActionTraceEntry | None = None,
     extended_budget: bool = False, caps: ContinuityCaps | None = None,
-) -> SemanticDecision:
+) -> Steps[SemanticDecision]:
     """Answer one semantic follow-up, or ask ONE packed clarifier. Never executes.
     `anchored`: the action of the turn the user replied to (`--reply-to`)."""
     caps = caps or settings.caps  # the settings' limits unless a caller names others
-    driver = lane_model or lane_llm(llm, model, "semantic_answer", api_base, caps)
     ask = _Ask(text, state, settings, now_ms, intent, history, snapshots, explanation_scope,
-               explanation_ms, driver, enricher, anchored, extended_budget, caps)
+               explanation_ms, model_ready, enricher, anchored, extended_budget, caps)
     for _name, step in LADDER:
-        decided = step(ask)
+        decided = yield from step(ask)
         if decided is not None:
             return decided
     raise AssertionError("answer always decides")
@@ -399,21 +399,21 @@ class MixedOutcome(Frozen):
     state: ContinuityState
 
 
-def run_mixed_intent(text: str, state: ContinuityState, settings: ContinuitySettings, *,
-                     now_ms: int, **selection_kwargs: Any) -> MixedOutcome:
+def mixed_intent_steps(text: str, state: ContinuityState, settings: ContinuitySettings, *,
+                       now_ms: int, **selection_kwargs: Any) -> Steps[MixedOutcome]:
     """`open 2 and explain why`: the selection lane first; if it executed, the explanation
     clause is answered by this lane from the new lastResolvedAction. If it clarified, the
     clause stays on the selection decision (`followup_clause`) for after the choice."""
-    from controller.continuity.selection import run_selection_lane
+    from controller.continuity.selection import selection_steps
 
-    sel = run_selection_lane(text, state, settings, now_ms=now_ms, **selection_kwargs)
+    sel = yield from selection_steps(text, state, settings, now_ms=now_ms, **selection_kwargs)
     new_state = apply_lane_mutations(state, sel.mutations)
     if sel.kind != "execute" or not sel.followup_clause:
         return MixedOutcome(selection=sel, semantic=None, state=new_state)
     if sel.candidate is not None:  # "it" in the clause is what this turn just opened
         new_state = new_state.model_copy(update={"focus": new_state.focus.model_copy(
             update={"object_ref": sel.candidate.target})})
-    sem = run_semantic_lane(sel.followup_clause, new_state, settings, now_ms=now_ms,
-                            intent="reflective_why_followup")
+    sem = yield from semantic_steps(sel.followup_clause, new_state, settings, now_ms=now_ms,
+                                    intent="reflective_why_followup")
     return MixedOutcome(selection=sel, semantic=sem,
                         state=apply_lane_mutations(new_state, sem.mutations))

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from controller.continuity.caps import CAPS, ContinuityCaps, truncate_tokens
 from controller.continuity.degradation import Condition, condition_for_llm_error
 from controller.continuity.focus import TurnSummary
-from controller.continuity.lane_llm import LaneLLM
+from controller.continuity.requests import ModelCall, Steps
 from controller.continuity.state import ActionTraceEntry, ContinuityState
 from helix.core.english import count_tokens
 from helix.core.errors import LLMError
@@ -186,15 +186,16 @@ _ANSWER_SYSTEM = (
     '{"answer": "", "confidence": 0} when the excerpt does not say.')
 
 
-def ask_answer_llm(model: LaneLLM, question: str, context: BlendedContext,
-                   caps: ContinuityCaps = CAPS) -> tuple[str, Condition | None]:
-    """One answer-mode call through the lane's model: (answer, None), or ("", the degradation
-    condition)."""
+def answer_call(question: str, context: BlendedContext, caps: ContinuityCaps = CAPS
+                ) -> Steps[tuple[str, Condition | None]]:
+    """One answer-mode call to the lane's model (a `ModelCall` step): (answer, None), or ("",
+    the degradation condition)."""
     payload = {"question": question, "context": context.structured,
                "recentTurns": list(context.history), "excerpt": context.excerpt}
+    messages = ({"role": "system", "content": _ANSWER_SYSTEM},
+                {"role": "user", "content": canonical_json(payload)})
     try:
-        text = model.complete([{"role": "system", "content": _ANSWER_SYSTEM},
-                               {"role": "user", "content": canonical_json(payload)}]).strip()
+        text = str((yield ModelCall("semantic_answer", messages))).strip()
     except LLMError as exc:
         return "", condition_for_llm_error(exc)
     try:

@@ -11,8 +11,8 @@ from helix.cli.safe_text import echo
 from helix.core.errors import UserError
 
 if TYPE_CHECKING:
+    from controller.continuity.turn import TurnResult
     from helix.core.config import HelixConfig
-    from helix.session.turn import TurnResult
 
 
 def render_turn(turn: TurnResult) -> str:
@@ -46,9 +46,9 @@ def served_turn(session: str, text: str, root: Path, *, reply_to: int | None,
                 dry_run: bool) -> TurnResult | None:
     """The turn as a running `helix serve` for this $HELIX_HOME answers it (the same session
     store), or None to run it here: no server, a busy one, or HELIX_NO_SERVER=1."""
+    from controller.continuity.turn import TurnResult
     from helix.core.config import helix_home
     from helix.servers.discovery import ask_served
-    from helix.session.turn import TurnResult
 
     served = ask_served(helix_home(), root, {"question": text, "repo": str(root),
                                              "session": session, "reply_to": reply_to,

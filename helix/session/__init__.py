@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from controller.continuity.turn import TurnResult as TurnResult
     from helix.session.runner import run_turn as run_turn
-    from helix.session.turn import TurnResult as TurnResult
 
 
 def __getattr__(name: str) -> Any:
@@ -22,7 +22,7 @@ def __getattr__(name: str) -> Any:
 
         return run_turn
     if name == "TurnResult":
-        from helix.session.turn import TurnResult
+        from controller.continuity.turn import TurnResult
 
         return TurnResult
     raise AttributeError(name)

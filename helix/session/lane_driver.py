@@ -1,21 +1,80 @@
-"""The session's models for the continuity lanes: one `LaneLLM` per purpose, or none.
+"""The lanes' driver: the one place a continuity lane's requests reach the outside world.
+
+A lane step (`controller.continuity.requests`) yields requests; `LanePorts.perform` answers
+them through the session's ports:
+
+    Retrieve     the controller through `helix.service.ask` (logged in the run log)
+    LoadGraph    the index graph (never waits for a background dense worker)
+    OpenSpan     `controller.continuity.recall.open_span`: read-only, inside the repository only
+    ModelCall    the lane model configured for the call's purpose (`LaneLLM`):
 
     selection_advisory   synthesis.model          the selection lane's bounded advisory pick
     semantic_answer      synthesis.model          the semantic lane's answer-mode phrasing
     small_talk           continuity.chat_model    a small-talk reply (unset: deterministic)
 
-Every one of them reaches the model through the same LLM port instance the runner holds: with a
-model configured (and no --dry-run) that is `helix.synthesis.llm.LiteLLMClient`, which redacts
-every message right before the request. Nothing here reads the repository.
+Every model call goes through the same LLM port instance the runner holds: with a model
+configured (and no --dry-run) that is `helix.synthesis.llm.LiteLLMClient`, which redacts every
+message right before the request. A lane never builds a client, never sees litellm, and never
+retries on its own (its budgets say how many calls it may make).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
 
-from controller.continuity.lane_llm import LaneLLM, lane_llm
+from controller.continuity.caps import CAPS, ContinuityCaps
+from controller.continuity.requests import (
+    LoadGraph,
+    ModelCall,
+    OpenSpan,
+    Purpose,
+    Request,
+    Retrieve,
+    Steps,
+    drive,
+)
+from controller.continuity.state import TargetRef
+from controller.continuity.turn import OpenedSpan
 from helix.core.config import HelixConfig
+from helix.core.envelope import Envelope
+from helix.core.errors import BadPathError, LLMError
 from helix.core.ports import LLM
+from helix.core.secrets import redact_text
+
+
+class LaneLLM:
+    """A model, reachable for one purpose, through the LLM port. `calls` counts the requests."""
+
+    def __init__(self, llm: LLM, model: str, *, purpose: Purpose, api_base: str | None = None,
+                 caps: ContinuityCaps = CAPS) -> None:
+        self.llm, self.model, self.purpose, self.api_base = llm, model, purpose, api_base
+        self.caps = caps
+        self.calls = 0
+
+    def max_tokens(self) -> int:
+        return {"selection_advisory": self.caps.advisory_llm_max_tokens,
+                "semantic_answer": self.caps.semantic_llm_max_tokens,
+                "small_talk": self.caps.small_talk_llm_max_tokens}[self.purpose]
+
+    def complete(self, messages: Sequence[dict[str, str]]) -> str:
+        """The model's text; raises `helix.core.errors.LLMError` (the caller degrades)."""
+        self.calls += 1
+        out = self.llm.complete(list(messages), model=self.model, api_base=self.api_base,
+                                timeout_s=self.caps.advisory_llm_timeout_s,
+                                max_tokens=self.max_tokens(),
+                                temperature=self.caps.advisory_llm_temperature)
+        return out.text
+
+
+def lane_llm(llm: LLM | None, model: str | None, purpose: Purpose, api_base: str | None = None,
+             caps: ContinuityCaps = CAPS) -> LaneLLM | None:
+    """A LaneLLM when both a client and a model are given, else None (deterministic only)."""
+    if llm is None or not model:
+        return None
+    return LaneLLM(llm, model, purpose=purpose, api_base=api_base, caps=caps)
 
 
 @dataclass(frozen=True)
@@ -27,6 +86,15 @@ class LaneModels:
     @property
     def calls(self) -> int:
         return sum(m.calls for m in (self.selection, self.semantic, self.small_talk) if m)
+
+    def of(self, purpose: Purpose) -> LaneLLM | None:
+        return {"selection_advisory": self.selection, "semantic_answer": self.semantic,
+                "small_talk": self.small_talk}[purpose]
+
+    def names(self) -> dict[Purpose, str]:
+        """The model configured for each purpose that has one (what a lane step may ask)."""
+        purposes: tuple[Purpose, ...] = ("selection_advisory", "semantic_answer", "small_talk")
+        return {p: m.model for p in purposes if (m := self.of(p)) is not None}
 
 
 NO_MODELS = LaneModels()
@@ -54,3 +122,62 @@ def client(config: HelixConfig) -> LLM | None:
     from helix.synthesis.llm import LiteLLMClient
 
     return LiteLLMClient()
+
+
+def open_span(root: Path, target: TargetRef, max_lines: int) -> OpenedSpan:
+    """Read `target`'s lines from the repository (read-only, inside the root only)."""
+    if not target.path:
+        raise BadPathError(f"{target.label or target.id} has no file to open")
+    base = root.resolve()
+    path = (base / target.path).resolve()
+    if not path.is_relative_to(base) or not path.is_file():
+        raise BadPathError(f"cannot open {target.path}: not a file inside {base}")
+    lines = redact_text(path.read_text(encoding="utf-8", errors="replace"))[0].splitlines()
+    start = max(1, target.start_line or 1)
+    end = min(len(lines), target.end_line or len(lines))
+    shown_end = min(end, start + max_lines - 1)
+    text = "\n".join(f"{n:>5}  {lines[n - 1]}" for n in range(start, shown_end + 1))
+    return OpenedSpan(path=target.path, start_line=start, end_line=shown_end, text=text,
+                      truncated=shown_end < end, target=target)
+
+
+
+class Asker(Protocol):
+    def __call__(self, question: str, *, scope: str | None, sense: str | None) -> Envelope: ...
+
+
+GraphProvider = Callable[[], Any]
+
+
+@dataclass(frozen=True)
+class LanePorts:
+    """What the lanes' requests are answered with. A port left out fails its request the way
+    the real one fails (the step degrades or says so), never silently."""
+
+    root: Path | None = None
+    models: LaneModels = NO_MODELS
+    asker: Asker | None = None
+    graph: GraphProvider | None = None
+
+    def perform(self, request: Request) -> Any:
+        if isinstance(request, ModelCall):
+            model = self.models.of(request.purpose)
+            if model is None:
+                raise LLMError(f"no model is configured for {request.purpose}")
+            return model.complete([dict(m) for m in request.messages])
+        if isinstance(request, OpenSpan):
+            if self.root is None:
+                raise BadPathError("no repository to open spans in")
+            return open_span(self.root, request.target, request.max_lines)
+        if isinstance(request, Retrieve):
+            if self.asker is None:
+                raise LLMError("no controller to ask")  # pragma: no cover - the runner sets it
+            return self.asker(request.question, scope=request.scope, sense=request.sense)
+        if isinstance(request, LoadGraph):
+            if self.graph is None:
+                raise BadPathError("no index graph")  # pragma: no cover - the runner sets it
+            return self.graph()
+        raise TypeError(f"unknown lane request {request!r}")
+
+    def run(self, steps: Steps[Any]) -> Any:
+        return drive(steps, self.perform)

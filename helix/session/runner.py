@@ -2,11 +2,12 @@
 
     run_turn(session_name, text, root=..., config=..., reply_to=None, llm=None, clock=...)
 
-The router (pure) picks lane and transition class; the lane runs here with the I/O it needs
-(the controller through `helix.service.ask` for root questions, the index graph for object
-follow-ups, the repository for opening a span, the stored turns for meta and recap); the
-transition registry checks the state change; the session store writes turn, state and events in
-one transaction. See helix/session/lanes.py for the lane executors.
+The router (pure) picks lane and transition class; the lane (pure: a step that yields requests,
+`controller.continuity.lanes`) runs under the driver (`helix.session.lane_driver.LanePorts`),
+which answers its requests through the ports: the controller through `helix.service.ask` for root
+questions, the index graph for object follow-ups, the repository for opening a span, the lane
+models; the transition registry checks the state change; the session store writes turn, state
+and events in one transaction: the only other I/O of a turn.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from typing import Any
 import sqlite_utils
 
 from controller.continuity.events import ContinuityEvent, stamp
+from controller.continuity.lanes import TurnContext, execute
 from controller.continuity.router import route_turn
 from controller.continuity.state import OPTION_SETS_KEPT, ContinuityState
 from controller.continuity.transitions import REGISTRY, apply_transition, changed_slots
+from controller.continuity.turn import TurnResult, summaries
 from controller.report_cut import RETRIEVAL_CHARS, cut_report
 from helix.core.config import HelixConfig
 from helix.core.envelope import Envelope
@@ -28,16 +31,13 @@ from helix.core.errors import UserError
 from helix.core.hashing import hash_obj
 from helix.core.ports import LLM, Clock, SystemClock
 from helix.core.secrets import redact_text
-from helix.session.lane_driver import client, lane_models
-from helix.session.lanes import Asker, GraphProvider, TurnContext, execute
+from helix.session.lane_driver import Asker, GraphProvider, LanePorts, client, lane_models
 from helix.session.store import (
     commit_turn,
     ensure_schema,
     load_turns,
     open_session,
-    summaries,
 )
-from helix.session.turn import TurnResult
 from helix.store.db import open_db
 
 MS_PER_S = 1000
@@ -157,13 +157,16 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
     if plan.disabled:
         pre.append(ContinuityEvent(name="lane_disabled", reason=plan.reasons[-1]))
 
-    ctx = TurnContext(
-        plan=plan, state=base, turns=tuple(turns), turn_id=turn_id, now_ms=now_ms, root=root,
-        config=config, models=lane_models(config, llm),
+    models = lane_models(config, llm)
+    ports = LanePorts(
+        root=root, models=models,
         asker=asker or default_asker(root, config, llm=llm, dry_run=dry_run,
                                      session_id=record.id, turn_number=turn_id, clock=clock),
-        graph=graph or default_graph(root, config), session_id=record.id)
-    out = execute(ctx)
+        graph=graph or default_graph(root, config))
+    ctx = TurnContext(
+        plan=plan, state=base, turns=tuple(turns), turn_id=turn_id, now_ms=now_ms,
+        repo_name=root.name, config=config, session_id=record.id, lane_models=models.names())
+    out = ports.run(execute(ctx))
     updates = dict(out.updates)
     if "focus" not in updates and "focus" in REGISTRY[out.transition].state_mutations:
         spec = REGISTRY[out.transition]

@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from controller.continuity.turn import TurnResult
 from helix.core.config import HelixConfig
 from helix.core.errors import ConfigError, HelixError
 from helix.core.hashing import short_id
-from helix.session.turn import TurnResult
 
 SUITE_DIR = Path(__file__).resolve().parents[2] / "data" / "evals" / "continuity"
 FIXTURE_DIR = Path(__file__).resolve().parents[2] / "data" / "fixtures"

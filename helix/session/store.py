@@ -25,8 +25,8 @@ import sqlite_utils
 from pydantic import ValidationError
 
 from controller.continuity.events import ContinuityEvent
-from controller.continuity.focus import TurnSummary
 from controller.continuity.state import ContinuityState, initial_state
+from controller.continuity.turn import TurnResult
 from helix.core.errors import (
     ConcurrentTurnError,
     NotFoundError,
@@ -37,7 +37,6 @@ from helix.core.hashing import canonical_json, hash_obj, short_id
 from helix.core.schemas import Frozen
 from helix.inputs import shown
 from helix.session.eventlog import EVENT_MIGRATIONS, insert_events
-from helix.session.turn import TurnResult
 from helix.store.db import Schema, UndecodableText, ensure, guarded, notice, one_line
 
 MIGRATIONS = [
@@ -296,15 +295,3 @@ def state_after(db: sqlite_utils.Database, session_id: str, turn_id: int) -> Con
     except (ValidationError, ValueError, TypeError) as exc:
         raise UnreadableSessionError(f"the state after turn {turn_id} of this session cannot "
                                      f"be read back ({_why(exc)})") from None
-
-
-def summaries(turns: Sequence[TurnResult]) -> list[TurnSummary]:
-    """What focus resolution needs of each stored turn."""
-    out = []
-    for turn in turns:
-        target = turn.opened.target if turn.opened else None
-        out.append(TurnSummary(
-            turn_id=turn.turn_id, user_text=turn.text, lane=turn.lane,
-            transition=turn.transition, answer_excerpt=turn.answer[:200], object_ref=target,
-            option_set_id=turn.shown.option_set_id if turn.shown else None))
-    return out

@@ -1,27 +1,34 @@
 """The selection lane in a session turn (T3 / T5): resolve, then open the span or clarify.
 
 The pure lane (`controller.continuity.selection`) decides; this module gives it the session's
-inputs (the list the plan names made active, the rejected choice of a correction, the model of
-`LaneModels.selection`, a repository snapshot enricher) and turns its decision into a turn: an
-opened span, or a clarifier whose options become their own numbered list (so "the second" means
-the second option shown), with a typed pending state that a strict answer resolves - through
-this lane's safe-winner and loop-guard gates again, never directly.
+inputs (the list the plan names made active, the rejected choice of a correction, whether a
+selection model is configured, a repository snapshot enricher) and turns its decision into a
+turn: an opened span, or a clarifier whose options become their own numbered list (so "the
+second" means the second option shown), with a typed pending state that a strict answer
+resolves - through this lane's safe-winner and loop-guard gates again, never directly.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from controller.continuity.events import ContinuityEvent
+from controller.continuity.lanes.context import (
+    LaneOutcome,
+    TurnContext,
+    action,
+    boundary,
+    with_changes,
+)
 from controller.continuity.pending import make_pending, selection_expected_type
+from controller.continuity.requests import OpenSpan, Steps
 from controller.continuity.selection import (
     EnrichmentType,
     SelectionDecision,
     SelectionEnrichment,
     offered_option_set,
 )
-from controller.continuity.semantic import MixedOutcome, run_mixed_intent
+from controller.continuity.semantic import MixedOutcome, mixed_intent_steps
 from controller.continuity.state import (
     ContinuityState,
     OptionItem,
@@ -32,25 +39,21 @@ from controller.continuity.state import (
     TransitionClass,
 )
 from controller.continuity.transitions import ChoiceUpdate, StateSlot
+from controller.continuity.turn import ShownList
 from helix.core.errors import BadPathError
 from helix.core.hashing import digest
-from helix.session import actions
-from helix.session.lane_context import LaneOutcome, TurnContext, action, boundary, with_changes
-from helix.session.turn import ShownList
 
 
 class RepoSnapshotEnricher:
     """Selection-lane enrichment (orchestrator-driven, current candidates only): adds each
-    candidate's first non-blank span line to its sublabel, read from the repository."""
+    candidate's first non-blank span line to its sublabel, read from the repository (a span
+    read per candidate, yielded to the driver)."""
 
     SNIPPET_MAX_CHARS = 80
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def _first_line(self, target: TargetRef) -> str:
+    def _first_line(self, target: TargetRef) -> Steps[str]:
         try:
-            opened = actions.open_span(self.root, target, max_lines=8)
+            opened = yield OpenSpan(target, 8)
         except (BadPathError, OSError):
             return ""
         for line in opened.text.splitlines():
@@ -60,10 +63,10 @@ class RepoSnapshotEnricher:
         return ""
 
     def enrich(self, types: tuple[EnrichmentType, ...], option_set: OptionSet,
-               pool: tuple[OptionItem, ...]) -> SelectionEnrichment:
+               pool: tuple[OptionItem, ...]) -> Steps[SelectionEnrichment]:
         items, hashes = [], []
         for item in pool:
-            line = self._first_line(item.target)
+            line = yield from self._first_line(item.target)
             if line and line not in item.sublabel:
                 items.append(item.model_copy(update={"sublabel": f"{item.sublabel} | {line}"}))
                 hashes.append(digest(line))
@@ -98,9 +101,10 @@ def chosen_updates(ctx: TurnContext, choice: OptionItem | None,
 
 def _open(ctx: TurnContext, item_target: TargetRef, *, option_set: OptionSet | None,
           choice: OptionItem | None, done: ResolvedAction | None, reason: str,
-          events: tuple[ContinuityEvent, ...], transition: TransitionClass) -> LaneOutcome:
+          events: tuple[ContinuityEvent, ...], transition: TransitionClass
+          ) -> Steps[LaneOutcome]:
     try:
-        opened = actions.open_span(ctx.root, item_target, ctx.config.continuity.open_span_max_lines)
+        opened = yield OpenSpan(item_target, ctx.config.continuity.open_span_max_lines)
     except (BadPathError, OSError) as exc:
         return boundary(ctx, str(exc), lane="selection", events=events)
     state = ctx.state
@@ -133,7 +137,7 @@ def _with_active(state: ContinuityState, option_set_id: str | None) -> Continuit
     return state.model_copy(update={"active_option_set_id": kept.id, "active_scope": kept.scope})
 
 
-def resolve(ctx: TurnContext) -> tuple[MixedOutcome, ContinuityState]:
+def resolve(ctx: TurnContext) -> Steps[tuple[MixedOutcome, ContinuityState]]:
     """Run the selection lane on the list the plan names (a correction's rejected choice
     counted as rejected already). Mixed intent ("open 2 and explain why"): the selection lane
     first, then the semantic lane answers the clause from the new lastResolvedAction."""
@@ -144,10 +148,9 @@ def resolve(ctx: TurnContext) -> tuple[MixedOutcome, ContinuityState]:
         window = ctx.config.continuity.caps.recent_choice_window
         lane_state = lane_state.model_copy(update={"recent_rejected_choice_ids": (
             rejected, *lane_state.recent_rejected_choice_ids)[:window]})
-    mixed = run_mixed_intent(plan.selection_text or plan.text, lane_state,
-                             ctx.config.continuity, now_ms=ctx.now_ms,
-                             lane_model=ctx.models.selection,
-                             enricher=RepoSnapshotEnricher(ctx.root))
+    mixed = yield from mixed_intent_steps(
+        plan.selection_text or plan.text, lane_state, ctx.config.continuity, now_ms=ctx.now_ms,
+        model_ready=ctx.model_ready("selection_advisory"), enricher=RepoSnapshotEnricher())
     return mixed, lane_state
 
 
@@ -181,7 +184,7 @@ def clarified(ctx: TurnContext, decision: SelectionDecision,
                        reasons=(decision.reason,))
 
 
-def run_selection(ctx: TurnContext) -> LaneOutcome:
+def run_selection(ctx: TurnContext) -> Steps[LaneOutcome]:
     plan, state = ctx.plan, ctx.state
     if plan.transition == "T5" and plan.target is not None \
             and ctx.config.continuity.selection_lane:
@@ -189,17 +192,19 @@ def run_selection(ctx: TurnContext) -> LaneOutcome:
             name="selection_deterministic_continuity_resolve", reason="focused object",
             active_option_set_id=state.active_option_set_id, active_scope=state.active_scope,
             data={"winner_id": plan.target.id, "focus_source": plan.focus.source})
-        return _open(ctx, plan.target, option_set=None, choice=None, done=None,
-                     reason=f"'{plan.text}' refers to the focused {plan.target.label}",
-                     events=(event,), transition="T5")
-    mixed, lane_state = resolve(ctx)
+        return (yield from _open(ctx, plan.target, option_set=None, choice=None, done=None,
+                                 reason=f"'{plan.text}' refers to the focused "
+                                        f"{plan.target.label}", events=(event,),
+                                 transition="T5"))
+    mixed, lane_state = yield from resolve(ctx)
     decision: SelectionDecision = mixed.selection
     events = decision.events
     option_set = lane_state.option_set(decision.option_set_id or "")
     if decision.kind == "execute" and decision.candidate is not None:
-        out = _open(ctx, decision.candidate.target, option_set=option_set,
-                    choice=decision.candidate, done=decision.mutations.last_resolved_action,
-                    reason=decision.reason, events=events, transition="T3")
+        out = yield from _open(ctx, decision.candidate.target, option_set=option_set,
+                               choice=decision.candidate,
+                               done=decision.mutations.last_resolved_action,
+                               reason=decision.reason, events=events, transition="T3")
         sem = mixed.semantic
         if sem is not None and sem.kind == "answer" and out.transition == "T3":
             out = with_changes(out, answer=f"{out.answer}\n\nWhy: {sem.answer}",
@@ -210,7 +215,7 @@ def run_selection(ctx: TurnContext) -> LaneOutcome:
         return clarified(ctx, decision, lane_state)
     if plan.target is not None and state.selected_object is not None:
         # escape with a focused object: "open it" still means it
-        return _open(ctx, plan.target, option_set=None, choice=None, done=None,
-                     reason="the focused object", events=events, transition="T5")
+        return (yield from _open(ctx, plan.target, option_set=None, choice=None, done=None,
+                                 reason="the focused object", events=events, transition="T5"))
     return boundary(ctx, f"no list to choose from ({decision.reason})", lane="selection",
                     events=events)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from controller.continuity.events import ContinuityEvent
+from controller.continuity.focus import TurnSummary
 from controller.continuity.state import (
     Lane,
     OptionItem,
@@ -88,3 +91,15 @@ class TurnResult(Frozen):
     created_at: float = 0.0
     # the continuity settings and limits the turn ran under (`HelixConfig.continuity_hash`)
     continuity_hash: str = ""
+
+
+def summaries(turns: Sequence[TurnResult]) -> list[TurnSummary]:
+    """What focus resolution needs of each stored turn."""
+    out = []
+    for turn in turns:
+        target = turn.opened.target if turn.opened else None
+        out.append(TurnSummary(
+            turn_id=turn.turn_id, user_text=turn.text, lane=turn.lane,
+            transition=turn.transition, answer_excerpt=turn.answer[:200], object_ref=target,
+            option_set_id=turn.shown.option_set_id if turn.shown else None))
+    return out

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from controller.continuity import recall
 from controller.continuity.events import ContinuityEvent
+from controller.continuity.lanes.context import LaneOutcome, TurnContext, action, boundary
 from controller.continuity.state import (
     ContinuityState,
     CoverageGateState,
@@ -20,9 +22,7 @@ from controller.continuity.state import (
     TargetRef,
 )
 from controller.continuity.transitions import StateSlot
-from helix.session import actions
-from helix.session.lane_context import LaneOutcome, TurnContext, action, boundary
-from helix.session.turn import ShownList, TurnResult
+from controller.continuity.turn import ShownList, TurnResult
 
 
 def _meta_source(ctx: TurnContext) -> TurnResult | None:
@@ -49,7 +49,7 @@ def run_meta(ctx: TurnContext) -> LaneOutcome:
     if source.envelope is None and source.shown is None:
         return boundary(ctx, f"turn {source.turn_id} ({source.intent}) gave no answer to "
                              "discuss", lane="meta")
-    answer, truth = actions.meta_answer(source, ctx.plan.text)
+    answer, truth = recall.meta_answer(source, ctx.plan.text)
     frame = MetaFrameState(source_answer_object_ref=source.turn_id,
                            meta_question_kind="evaluation",
                            source_gate_status=state.coverage_gate_state.coverage_status,
@@ -61,7 +61,7 @@ def run_meta(ctx: TurnContext) -> LaneOutcome:
 
 
 def run_recap(ctx: TurnContext) -> LaneOutcome:
-    answer, hits = actions.recap(ctx.turns, ctx.plan.topic)
+    answer, hits = recall.recap(ctx.turns, ctx.plan.topic)
     source = hits[-1] if hits else (ctx.turns[-1].turn_id if ctx.turns else 0)
     frame = MetaFrameState(source_answer_object_ref=source, meta_question_kind="memory_recap",
                            source_gate_status=ctx.state.coverage_gate_state.coverage_status,

@@ -14,46 +14,47 @@ from dataclasses import replace
 from typing import Any
 
 from controller.continuity.events import ContinuityEvent
-from controller.continuity.state import TargetRef
-from controller.continuity.transitions import StateSlot
-from helix.core.envelope import Envelope
-from helix.core.errors import BadPathError, HelixError
-from helix.session import actions
-from helix.session.graph_focus import (
+from controller.continuity.graph_focus import (
     GraphKind,
     describe_followup,
     graph_followup,
     resolve_focus_symbols,
 )
-from helix.session.lane_context import LaneOutcome, TurnContext, action, boundary
-from helix.session.selection_exec import chosen_updates, clarified, resolve, selected_frame
-from helix.session.turn import ShownList
+from controller.continuity.lanes.context import LaneOutcome, TurnContext, action, boundary
+from controller.continuity.lanes.selection import chosen_updates, clarified, resolve, selected_frame
+from controller.continuity.requests import LoadGraph, OpenSpan, Retrieve, Steps
+from controller.continuity.state import TargetRef
+from controller.continuity.transitions import StateSlot
+from controller.continuity.turn import ShownList
+from helix.core.envelope import Envelope
+from helix.core.errors import BadPathError, HelixError
 
 _SENSE = "sense:"
 
 
-def _section_text(ctx: TurnContext, target: TargetRef) -> str:
+def _section_text(ctx: TurnContext, target: TargetRef) -> Steps[str]:
     if target.kind not in ("section", "tree_node") or not target.path:
         return ""
     try:
-        return actions.open_span(ctx.root, target, ctx.config.continuity.open_span_max_lines).text
+        opened = yield OpenSpan(target, ctx.config.continuity.open_span_max_lines)
     except (BadPathError, OSError):
         return ""
+    return str(opened.text)
 
 
-def run_graph(ctx: TurnContext) -> LaneOutcome:
+def run_graph(ctx: TurnContext) -> Steps[LaneOutcome]:
     """T4 on the focused object: resolved to definitions (or its file) over the index graph;
     the graph only, no root retrieval."""
     assert ctx.plan.target is not None
-    return _graph_of(ctx, ctx.plan.target)
+    return (yield from _graph_of(ctx, ctx.plan.target))
 
 
-def run_graph_item(ctx: TurnContext) -> LaneOutcome:
+def run_graph_item(ctx: TurnContext) -> Steps[LaneOutcome]:
     """T3: "who calls it?" with nothing opened (the item the last answer led with) or "who
     calls the second one?": the item chosen through the selection lane's gates, selected, then
     its callers or tests over the index graph; the answer says which item was taken."""
     plan, state = ctx.plan, ctx.state
-    mixed, lane_state = resolve(ctx)
+    mixed, lane_state = yield from resolve(ctx)
     decision = mixed.selection
     if decision.kind == "clarify":
         return clarified(ctx, decision, lane_state)
@@ -62,7 +63,7 @@ def run_graph_item(ctx: TurnContext) -> LaneOutcome:
                         events=decision.events)
     choice = decision.candidate
     option_set = lane_state.option_set(decision.option_set_id or "")
-    out = _graph_of(ctx, choice.target)
+    out = yield from _graph_of(ctx, choice.target)
     if out.transition == "T10":
         return out
     taken = (f"Taking item {choice.index}, {choice.target.symbol or choice.target.label}"
@@ -77,18 +78,18 @@ def run_graph_item(ctx: TurnContext) -> LaneOutcome:
                    reasons=(*out.reasons, taken))
 
 
-def _graph_of(ctx: TurnContext, target: TargetRef) -> LaneOutcome:
+def _graph_of(ctx: TurnContext, target: TargetRef) -> Steps[LaneOutcome]:
     plan, state = ctx.plan, ctx.state
     kind: GraphKind = "callers" if plan.intent == "graph_callers" else "tests"
     try:
-        graph = ctx.graph()
+        graph = yield LoadGraph()
     except HelixError as exc:
         return boundary(ctx, f"the index graph is not available ({exc})", lane="graph")
     context = " ".join(x for x in (state.root_frame.question if state.root_frame else "",
                                    plan.text, target.label) if x)
     settings = ctx.config.continuity
-    focus = resolve_focus_symbols(graph, target, context=context,
-                                  section_text=_section_text(ctx, target),
+    section_text = yield from _section_text(ctx, target)
+    focus = resolve_focus_symbols(graph, target, context=context, section_text=section_text,
                                   max_symbols=settings.graph_focus_max_symbols)
     result = graph_followup(graph, focus, kind, turn_id=ctx.turn_id,
                             max_items=settings.graph_list_max_items)
@@ -130,7 +131,8 @@ def _where(target: TargetRef) -> str:
     return f" ({target.path})" if target.path else ""
 
 
-def _retrieve_around(ctx: TurnContext, target: TargetRef) -> tuple[Envelope | None, str, str]:
+def _retrieve_around(ctx: TurnContext, target: TargetRef
+                     ) -> Steps[tuple[Envelope | None, str, str]]:
     """(envelope, question, why-not): the controller asked about `target` (a clarifier's
     option: the suspended root question with that sense)."""
     question, sense = explain_question(target), None
@@ -138,7 +140,7 @@ def _retrieve_around(ctx: TurnContext, target: TargetRef) -> tuple[Envelope | No
     if target.kind == "option" and target.id.startswith(_SENSE) and root is not None:
         question, sense = root.question, target.id[len(_SENSE):]
     try:
-        return ctx.asker(question, scope=None, sense=sense), question, ""
+        return (yield Retrieve(question, None, sense)), question, ""
     except HelixError as exc:
         return None, question, f"the question could not run ({exc})"
 
@@ -153,12 +155,12 @@ def _explained(ctx: TurnContext, target: TargetRef, envelope: Envelope, question
     return f"{head}\n{envelope.answer}", (*events, ran)
 
 
-def run_explain_focused(ctx: TurnContext) -> LaneOutcome:
+def run_explain_focused(ctx: TurnContext) -> Steps[LaneOutcome]:
     """T4: "tell me more about that" on the focused object, retrieved around."""
     plan = ctx.plan
     assert plan.target is not None
     target = plan.target
-    envelope, question, failed = _retrieve_around(ctx, target)
+    envelope, question, failed = yield from _retrieve_around(ctx, target)
     if envelope is None:
         return boundary(ctx, failed, lane="explain")
     answer, events = _explained(ctx, target, envelope, question, ())
@@ -173,11 +175,11 @@ def run_explain_focused(ctx: TurnContext) -> LaneOutcome:
                        action=done, envelope=envelope, events=events, reasons=(done.reason,))
 
 
-def run_explain_item(ctx: TurnContext) -> LaneOutcome:
+def run_explain_item(ctx: TurnContext) -> Steps[LaneOutcome]:
     """T3: "tell me more about the first one": chosen through the selection lane's gates,
     selected, then retrieved around."""
     plan, state = ctx.plan, ctx.state
-    mixed, lane_state = resolve(ctx)
+    mixed, lane_state = yield from resolve(ctx)
     decision = mixed.selection
     if decision.kind == "clarify":
         return clarified(ctx, decision, lane_state)
@@ -187,7 +189,7 @@ def run_explain_item(ctx: TurnContext) -> LaneOutcome:
     choice = decision.candidate
     option_set = lane_state.option_set(decision.option_set_id or "")
     target = choice.target
-    envelope, question, failed = _retrieve_around(ctx, target)
+    envelope, question, failed = yield from _retrieve_around(ctx, target)
     if envelope is None:
         return boundary(ctx, failed, lane="selection", events=decision.events)
     answer, events = _explained(ctx, target, envelope, question, decision.events)
@@ -202,7 +204,7 @@ def run_explain_item(ctx: TurnContext) -> LaneOutcome:
         "loop_guard": None, "explanation": envelope.answer,
         **chosen_updates(ctx, choice, option_set)}
     try:  # the chosen span is opened too (stored with the turn; the focus follows it)
-        opened = actions.open_span(ctx.root, target, ctx.config.continuity.open_span_max_lines)
+        opened = yield OpenSpan(target, ctx.config.continuity.open_span_max_lines)
     except (BadPathError, OSError):
         opened = None
     return LaneOutcome(lane="selection", transition="T3", intent=plan.intent, answer=answer,

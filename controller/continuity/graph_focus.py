@@ -26,8 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from controller.continuity.optionsets import make_option_set
 from controller.continuity.state import OptionSet, TargetRef
-from helix.session.optionsets import make_option_set
 from indexers.graph import is_test_path
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """The read-only acts of the continuity lanes that need the repository or the session log.
 
     open_span        show a span of a file (selection T3 / T5); never outside the root
-    (graph follow-ups, T4, live in helix/session/graph_focus.py)
+    (graph follow-ups, T4, live in controller/continuity/graph_focus.py)
     meta_answer      a question about the last answer object (T8): from its envelope, no replay
     recap            did we talk about X (T9): from the stored turns only, never invented
 """
@@ -10,35 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from pathlib import Path
 
-from controller.continuity.state import TargetRef
+from controller.continuity.optionsets import SUBJECT_SLOTS
+from controller.continuity.turn import TurnResult
 from helix.core.english import RECAP_WORDS, suffix_stem
-from helix.core.errors import BadPathError
-from helix.core.secrets import redact_text
-from helix.session.optionsets import SUBJECT_SLOTS
-from helix.session.turn import OpenedSpan, TurnResult
 
 RECAP_MAX_MATCHES = 5
 META_MAX_PLACES = 8
 _ONLY = re.compile(r"\bonly\b", re.I)
-
-
-def open_span(root: Path, target: TargetRef, max_lines: int) -> OpenedSpan:
-    """Read `target`'s lines from the repository (read-only, inside the root only)."""
-    if not target.path:
-        raise BadPathError(f"{target.label or target.id} has no file to open")
-    base = root.resolve()
-    path = (base / target.path).resolve()
-    if not path.is_relative_to(base) or not path.is_file():
-        raise BadPathError(f"cannot open {target.path}: not a file inside {base}")
-    lines = redact_text(path.read_text(encoding="utf-8", errors="replace"))[0].splitlines()
-    start = max(1, target.start_line or 1)
-    end = min(len(lines), target.end_line or len(lines))
-    shown_end = min(end, start + max_lines - 1)
-    text = "\n".join(f"{n:>5}  {lines[n - 1]}" for n in range(start, shown_end + 1))
-    return OpenedSpan(path=target.path, start_line=start, end_line=shown_end, text=text,
-                      truncated=shown_end < end, target=target)
 
 
 def meta_answer(answer_turn: TurnResult, question: str) -> tuple[str, str]:

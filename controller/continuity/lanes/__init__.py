@@ -1,7 +1,8 @@
 """Lane executors: what each routed turn does, and the state updates it asks its transition for.
 
-`EXECUTORS` maps a plan to its executor, top to bottom (first match wins); each executor takes
-the turn context and returns a `LaneOutcome` (transition class, updates by state slot, the
+`EXECUTORS` maps a plan to its executor, top to bottom (first match wins); each executor is a
+lane step (`controller.continuity.requests`): it takes the turn context, yields what it needs
+from outside, and returns a `LaneOutcome` (transition class, updates by state slot, the
 action for the trace, the answer, the list shown, events). None writes state itself: the runner
 applies the outcome through the transition registry. Root questions (T1, T2, the T6 pivot, T7)
 run here; the others live in their own modules.
@@ -13,7 +14,34 @@ from collections.abc import Callable
 from typing import Any
 
 from controller.continuity.events import ContinuityEvent
+from controller.continuity.lanes.chat import run_chat
+from controller.continuity.lanes.context import (
+    Executor,
+    LaneOutcome,
+    TurnContext,
+    action,
+    boundary,
+    pure,
+    with_changes,
+)
+from controller.continuity.lanes.meta import run_interrupt, run_meta, run_recap
+from controller.continuity.lanes.objects import (
+    run_explain_focused,
+    run_explain_item,
+    run_graph,
+    run_graph_item,
+)
+from controller.continuity.lanes.selection import run_selection
+from controller.continuity.lanes.semantic import run_semantic
+from controller.continuity.optionsets import (
+    answer_context_of,
+    clarify_options,
+    coverage_of,
+    evidence_options,
+    root_frame_of,
+)
 from controller.continuity.pending import make_pending, selection_expected_type
+from controller.continuity.requests import Retrieve, Steps
 from controller.continuity.state import (
     ActionOutcome,
     ActionType,
@@ -22,38 +50,12 @@ from controller.continuity.state import (
     TargetRef,
 )
 from controller.continuity.transitions import ChoiceUpdate, StateSlot
+from controller.continuity.turn import ShownList
 from controller.continuity.turn_plan import TurnPlan
 from helix.core.errors import HelixError
-from helix.session.chat_exec import run_chat
-from helix.session.lane_context import (
-    Asker,
-    GraphProvider,
-    LaneOutcome,
-    TurnContext,
-    action,
-    boundary,
-    with_changes,
-)
-from helix.session.meta_exec import run_interrupt, run_meta, run_recap
-from helix.session.object_exec import (
-    run_explain_focused,
-    run_explain_item,
-    run_graph,
-    run_graph_item,
-)
-from helix.session.optionsets import (
-    answer_context_of,
-    clarify_options,
-    coverage_of,
-    evidence_options,
-    root_frame_of,
-)
-from helix.session.selection_exec import RepoSnapshotEnricher, run_selection
-from helix.session.semantic_exec import run_semantic
-from helix.session.turn import ShownList
 
-__all__ = ["EXECUTORS", "Asker", "GraphProvider", "LaneOutcome", "RepoSnapshotEnricher",
-           "TurnContext", "boundary", "execute", "run_root", "run_selection"]
+__all__ = ["EXECUTORS", "LaneOutcome", "TurnContext", "boundary", "execute", "run_root",
+           "run_selection"]
 
 _ACTION_OF: dict[str, ActionType] = {"T1": "answer_root", "T2": "rerun_scoped",
                                      "T6": "pivot_root", "T7": "resume_clarified"}
@@ -95,12 +97,12 @@ def _nothing_found(ctx: TurnContext, question: str, envelope: Any,
                                  extra=extra, events=events), answer=answer)
 
 
-def run_root(ctx: TurnContext) -> LaneOutcome:
+def run_root(ctx: TurnContext) -> Steps[LaneOutcome]:
     """T1 / T2 / T7, and the T6 pivot: the controller runs over the repository."""
     plan, state = ctx.plan, ctx.state
     question = plan.question or plan.text
     try:
-        envelope = ctx.asker(question, scope=plan.scope, sense=plan.sense)
+        envelope = yield Retrieve(question, plan.scope, plan.sense)
     except HelixError as exc:
         return boundary(ctx, f"the question could not run ({exc})", lane=plan.lane)
     events = (ContinuityEvent(name="retrieval_run", reason=plan.intent,
@@ -173,13 +175,12 @@ def _boundary_plan(ctx: TurnContext) -> LaneOutcome:
 
 
 Matches = Callable[[TurnPlan], bool]
-Executor = Callable[[TurnContext], LaneOutcome]
 GRAPH_INTENTS = ("graph_callers", "graph_tests")
 EXECUTORS: tuple[tuple[str, Matches, Executor], ...] = (
-    ("boundary", lambda p: p.transition == "T10", _boundary_plan),
+    ("boundary", lambda p: p.transition == "T10", pure(_boundary_plan)),
     ("small_talk", lambda p: p.lane == "chat", run_chat),
     ("interrupt_or_back", lambda p: p.lane == "interrupt" or p.intent == "back_to_root",
-     run_interrupt),
+     pure(run_interrupt)),
     ("root", lambda p: p.lane in ("root", "clarify_resume"), run_root),
     ("explain_item", lambda p: p.intent == "explain_item", run_explain_item),
     ("graph_item", lambda p: p.lane == "selection" and p.intent in GRAPH_INTENTS,
@@ -187,14 +188,15 @@ EXECUTORS: tuple[tuple[str, Matches, Executor], ...] = (
     ("selection", lambda p: p.lane == "selection", run_selection),
     ("explain_focused", lambda p: p.lane == "explain", run_explain_focused),
     ("graph", lambda p: p.lane == "graph", run_graph),
-    ("meta", lambda p: p.lane == "meta", run_meta),
-    ("recap", lambda p: p.lane == "recap", run_recap),
+    ("meta", lambda p: p.lane == "meta", pure(run_meta)),
+    ("recap", lambda p: p.lane == "recap", pure(run_recap)),
     ("semantic", lambda p: p.lane == "semantic", run_semantic),
 )
 
 
-def execute(ctx: TurnContext) -> LaneOutcome:
+def execute(ctx: TurnContext) -> Steps[LaneOutcome]:
+    """The turn's lane, as one step for the session's driver."""
     for _name, matches, executor in EXECUTORS:
         if matches(ctx.plan):
-            return executor(ctx)
+            return (yield from executor(ctx))
     raise AssertionError(f"unrouted lane {ctx.plan.lane}")

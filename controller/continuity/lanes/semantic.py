@@ -4,7 +4,8 @@ Hands the lane its bounded inputs and maps its decision onto the turn:
     inputs     the recent turns (the TTL window; the enricher widens it), the focused object's
                opened span (`active_scoped_entity`), the last answer (`last_assistant_explanation`),
                the replied-to turn's action when the user replied (`--reply-to`: it wins),
-               the model of `LaneModels.semantic`, and `SessionSemanticEnricher`
+               whether a semantic model is configured, and `SessionSemanticEnricher` (its span
+               reads are requests for the session's driver)
     answer     a meta frame; one packed clarifier -> answer text, nothing executed; handoff ->
                the selection lane (a command-like turn); flag off -> the lane's safe clarifier
 """
@@ -16,11 +17,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from controller.continuity.focus import TurnSummary
+from controller.continuity.lanes.context import LaneOutcome, TurnContext
+from controller.continuity.lanes.selection import run_selection
+from controller.continuity.requests import OpenSpan, Steps
 from controller.continuity.semantic import (
     SLOT_SCHEMA,
     SemanticEnrichment,
     SemanticIntent,
-    run_semantic_lane,
+    semantic_steps,
 )
 from controller.continuity.semantic_answer import Slot
 from controller.continuity.semantic_binding import ENTITY_QUESTION
@@ -32,12 +36,8 @@ from controller.continuity.state import (
     TargetRef,
 )
 from controller.continuity.transitions import StateSlot
+from controller.continuity.turn import TurnResult, summaries
 from helix.core.errors import BadPathError
-from helix.session import actions
-from helix.session.lane_context import LaneOutcome, TurnContext
-from helix.session.selection_exec import run_selection
-from helix.session.store import summaries
-from helix.session.turn import TurnResult
 
 MS_PER_S = 1000
 ENRICH_MAX_SNAPSHOTS = 3  # excerpts one enrichment step may add (bounded)
@@ -85,7 +85,7 @@ class SessionSemanticEnricher:
         return entity_keys_of(" ".join(x for x in (label, symbol or "", path or "") if x))
 
     def enrich(self, step: int, intent: SemanticIntent, missing: tuple[Slot, ...],
-               scope: str) -> SemanticEnrichment:
+               scope: str) -> Steps[SemanticEnrichment]:
         ctx, state = self.ctx, self.ctx.state
         active = state.active_option_set()
         if active is None or active.scope != scope:
@@ -100,7 +100,7 @@ class SessionSemanticEnricher:
                 if self.referent not in keys:
                     continue
                 try:
-                    span = actions.open_span(ctx.root, target, EXCERPT_MAX_LINES)
+                    span = yield OpenSpan(target, EXCERPT_MAX_LINES)
                 except (BadPathError, OSError):
                     continue
                 out.append(ScopedSnapshot(
@@ -143,21 +143,22 @@ def _history(turns: Sequence[TurnResult], window: int) -> tuple[TurnSummary, ...
     return tuple(reversed(summaries(turns[-window:])))
 
 
-def run_semantic(ctx: TurnContext) -> LaneOutcome:
+def run_semantic(ctx: TurnContext) -> Steps[LaneOutcome]:
     plan, state = ctx.plan, ctx.state
     settings = ctx.config.continuity
     intent = plan.intent if plan.intent in SLOT_SCHEMA else None
     last_turn = ctx.turns[-1] if ctx.turns else None
-    decision = run_semantic_lane(
+    decision = yield from semantic_steps(
         plan.text, state, settings, now_ms=ctx.now_ms, intent=intent,
         history=_history(ctx.turns, settings.caps.chat_history_max_turns),
         snapshots=_snapshots(ctx),
         explanation_scope=state.active_scope,
         explanation_ms=_ms(last_turn) if last_turn else None,
-        lane_model=ctx.models.semantic, enricher=SessionSemanticEnricher(ctx, plan.text),
+        model_ready=ctx.model_ready("semantic_answer"),
+        enricher=SessionSemanticEnricher(ctx, plan.text),
         anchored=_anchored_action(ctx))
     if decision.kind == "handoff":
-        out = run_selection(ctx)
+        out = yield from run_selection(ctx)
         return LaneOutcome(**{**out.__dict__, "events": (*decision.events, *out.events)})
     source = (state.last_resolved_action.turn_id if state.last_resolved_action
               else (last_turn.turn_id if last_turn else 0))

@@ -1,18 +1,20 @@
 """What every lane executor receives (`TurnContext`) and returns (`LaneOutcome`).
 
-An executor never writes state itself: it returns the updates it asks its transition for, by
-state slot; the runner applies them through the transition registry, which refuses changes the
-class does not declare.
+An executor is a lane step (`controller.continuity.requests`): the context is plain data (no
+port, no repository path), and whatever it needs from outside (the controller, the graph, a
+span, a model) it yields as a request for the session's driver. It never writes state itself:
+it returns the updates it asks its transition for, by state slot; the runner applies them
+through the transition registry, which refuses changes the class does not declare.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any, Protocol
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from controller.continuity.events import ContinuityEvent
+from controller.continuity.requests import Purpose, Steps, returns
 from controller.continuity.state import (
     ActionOutcome,
     ActionType,
@@ -23,18 +25,10 @@ from controller.continuity.state import (
     TransitionClass,
 )
 from controller.continuity.transitions import StateSlot
+from controller.continuity.turn import OpenedSpan, ShownList, TurnResult
 from controller.continuity.turn_plan import TurnPlan
 from helix.core.config import HelixConfig
 from helix.core.envelope import Envelope
-from helix.session.lane_driver import LaneModels
-from helix.session.turn import OpenedSpan, ShownList, TurnResult
-
-
-class Asker(Protocol):
-    def __call__(self, question: str, *, scope: str | None, sense: str | None) -> Envelope: ...
-
-
-GraphProvider = Callable[[], Any]
 
 
 @dataclass(frozen=True)
@@ -44,12 +38,13 @@ class TurnContext:
     turns: tuple[TurnResult, ...]
     turn_id: int
     now_ms: int
-    root: Path
+    repo_name: str  # the repository's directory name (what small talk calls it)
     config: HelixConfig
-    models: LaneModels  # the lanes' one path to a model (None each: deterministic)
-    asker: Asker
-    graph: GraphProvider
     session_id: str
+    lane_models: Mapping[Purpose, str] = field(default_factory=dict)  # configured, by purpose
+
+    def model_ready(self, purpose: Purpose) -> bool:
+        return purpose in self.lane_models
 
 
 @dataclass(frozen=True)
@@ -91,3 +86,11 @@ def boundary(ctx: TurnContext, why: str, *, lane: Lane = "boundary",
 
 def with_changes(out: LaneOutcome, **changes: Any) -> LaneOutcome:
     return replace(out, **changes)
+
+
+Executor = Callable[[TurnContext], Steps[LaneOutcome]]
+
+
+def pure(run: Callable[[TurnContext], LaneOutcome]) -> Executor:
+    """An executor that needs nothing from outside, as a lane step."""
+    return lambda ctx: returns(run(ctx))

@@ -9,9 +9,10 @@ Nothing the conversation carries (question, list, focus) is touched.
 from __future__ import annotations
 
 from controller.continuity.events import ContinuityEvent
+from controller.continuity.lanes.context import LaneOutcome, TurnContext
 from controller.continuity.phrases import SmallTalkKind
+from controller.continuity.requests import ModelCall, Steps
 from helix.core.errors import LLMError
-from helix.session.lane_context import LaneOutcome, TurnContext
 
 CAPABILITIES = (
     "I answer questions about this repository with path:line citations. Try:\n"
@@ -46,21 +47,21 @@ def deterministic_reply(kind: SmallTalkKind | None, *, has_list: bool, repo: str
     return "OK." + (" The list is still there: open an item by its number." if has_list else "")
 
 
-def run_chat(ctx: TurnContext) -> LaneOutcome:
+def run_chat(ctx: TurnContext) -> Steps[LaneOutcome]:
     plan, state = ctx.plan, ctx.state
     reply = deterministic_reply(plan.small_talk, has_list=state.active_option_set() is not None,
-                                repo=f"this repository ({ctx.root.name})")
-    model = ctx.models.small_talk
+                                repo=f"this repository ({ctx.repo_name})")
     source = "deterministic"
-    if model is not None and plan.small_talk != "capabilities":
+    if ctx.model_ready("small_talk") and plan.small_talk != "capabilities":
         try:
-            written = model.complete([{"role": "system", "content": _SYSTEM},
-                                      {"role": "user", "content": plan.text}]).strip()
+            written = str((yield ModelCall("small_talk", (
+                {"role": "system", "content": _SYSTEM},
+                {"role": "user", "content": plan.text})))).strip()
         except LLMError as exc:
             source = f"deterministic ({getattr(exc, 'reason', 'error')})"
         else:
             if written:
-                reply, source = written, f"model {model.model}"
+                reply, source = written, f"model {ctx.lane_models['small_talk']}"
     event = ContinuityEvent(name="small_talk_reply", reason=plan.small_talk or "",
                             data={"source": source, "retrieval": False})
     return LaneOutcome(lane="chat", transition="T0", intent="small_talk", answer=reply,
