@@ -50,7 +50,7 @@ class Answer:
         self.subject = subject_phrase(main[0] if main else None, plan.text)
         named = {h.lower().rsplit("/", 1)[-1].split(".", 1)[0] for h in plan.intent.path_hints}
         self.named = named | set(plan.doc_words) | {t.lower() for t in plan.intent.terms}
-        self.words = token_set(" ".join(plan.intent.terms))
+        self.words = plan.term_words
         self.terms = frozenset(plan.intent.terms)
         self.shown: set[str] = set()  # slots the answer shows whatever coverage measured
 

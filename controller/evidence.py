@@ -165,7 +165,7 @@ def rank_for_route(plan: RoutePlan, candidates: Iterable[Candidate],
         return [c for c in ranked if source(c)] + [c for c in ranked if not source(c)]
     if not code_first:
         return ranked
-    terms = token_set(" ".join(plan.intent.terms))
+    terms = plan.term_words
 
     def answers(c: Candidate) -> bool:
         return c.chunk.kind == "code_def" and bool(

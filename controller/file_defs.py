@@ -28,7 +28,7 @@ _CONTAINERS = frozenset({"class", "interface", "struct", "trait", "enum", "modul
 
 def question_tokens(plan: RoutePlan) -> frozenset[str]:
     """The question's content words (the route's terms), as the index tokenizes them."""
-    return token_set(" ".join(plan.intent.terms)) - QUESTION_LEADS
+    return plan.term_words - QUESTION_LEADS
 
 
 def is_header(chunk: Chunk) -> bool:

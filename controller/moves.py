@@ -93,7 +93,7 @@ def names(ctx: MoveContext) -> list[tuple[str, tuple[str, ...]]]:
 
 def symbol_requests(ctx: MoveContext, fuzzy_ok: bool) -> list[Request]:
     spelled = set(spelled_identifiers(ctx.plan))
-    words = tuple(sorted(token_set(" ".join(ctx.plan.intent.terms))))
+    words = tuple(sorted(ctx.plan.term_words))
     out = []
     for name, must in names(ctx):
         fuzzy = fuzzy_ok and name in spelled

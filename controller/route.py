@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from controller.issue_text import frame_names, frame_paths, headline, is_change_or_bug, is_pasted
-from controller.text import is_identifier
+from controller.text import is_identifier, token_set
 from helix.core.english import QUESTION_WORDS
 from helix.core.envelope import Intent, Route
 from helix.core.policy import RoutingPolicy
@@ -159,6 +159,13 @@ class RoutePlan(Frozen):
     # location: what is done to the subject, in the base form code names it ("where is the
     # index built?" -> "build"); None for verbs that only say "where" (defined, located...)
     action: str | None = None
+
+    @property
+    def term_words(self) -> frozenset[str]:
+        """The terms' words as the index tokenizes and stems them: one definition read by every
+        step (evidence order, answer spans, in-file definitions, moves); `token_set` remembers
+        the text, so a copy of the plan with other terms never reads stale words."""
+        return token_set(" ".join(self.intent.terms))
 
 
 
