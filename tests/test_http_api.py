@@ -44,6 +44,17 @@ def _helix(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[str, Path, Path, subprocess.Popen[str]]]:
+    yield from _served(tmp_path)
+
+
+@pytest.fixture
+def model_server(tmp_path: Path) -> Iterator[tuple[str, Path, Path, subprocess.Popen[str]]]:
+    """A server whose repository configures a model (the registered test model)."""
+    yield from _served(tmp_path, {"HELIX_SYNTHESIS__MODEL": "fake/echo"})
+
+
+def _served(tmp_path: Path, extra: dict[str, str] | None = None
+            ) -> Iterator[tuple[str, Path, Path, subprocess.Popen[str]]]:
     repo, home = tmp_path / "repo", tmp_path / "home"
     shutil.copytree(REPO, repo)
     assert _helix("index", str(repo), home=home).returncode == 0
@@ -51,7 +62,8 @@ def server(tmp_path: Path) -> Iterator[tuple[str, Path, Path, subprocess.Popen[s
     process = subprocess.Popen(
         [sys.executable, "-c", "import sys; from helix.cli.main import main; sys.exit(main())",
          "serve", "--repo", str(repo), "--port", str(port), "--max-concurrent", "1"],
-        env=_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        env={**_env(home), **(extra or {})}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -196,3 +208,29 @@ def test_session_turns_go_through_the_warm_server(
                           "warm", "--json"], capsys)
     assert code == 0, err
     assert json.loads(out)["opened"]["target"]["id"] == first["shown"]["items"][1]["target_id"]
+
+
+def test_a_model_answer_streams_through_the_warm_server(
+        model_server: tuple[str, Path, Path, subprocess.Popen[str]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`helix ask` and a session turn (`helix chat`) through the warm server get the model's
+    text as it is written (server-sent `token` events), then the same answer as without."""
+    from helix.cli.ask_cmd import _ask_server
+    from helix.cli.turn_view import served_turn
+
+    _, repo, home, _ = model_server
+    monkeypatch.setenv("HELIX_HOME", str(home))
+    pieces: list[str] = []
+    served = _ask_server(QUESTION, repo.resolve(), dry_run=False, scope=None,
+                         on_text=pieces.append)
+    assert served is not None
+    envelope = served[0]
+    assert envelope.answer_mode == "llm" and len(pieces) > 1
+    assert "".join(pieces).strip() == envelope.answer.strip()
+    plain = _ask_server(QUESTION, repo.resolve(), dry_run=False, scope=None)
+    assert plain is not None and plain[0].answer == envelope.answer
+    turn_pieces: list[str] = []
+    turn = served_turn("streamed", QUESTION, repo.resolve(), reply_to=None, dry_run=False,
+                       on_text=turn_pieces.append)
+    assert turn is not None and turn.envelope is not None and turn.transition == "T1"
+    assert "".join(turn_pieces).strip() == turn.envelope.answer.strip() != ""

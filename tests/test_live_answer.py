@@ -65,10 +65,12 @@ def test_nothing_streams_off_a_terminal_or_as_json() -> None:
     assert live_answer(Terminal(), None, as_json=False, dry_run=True) is None
 
 
-def _on_a_pty(args: list[str], env: dict[str, str]) -> str:
+def _on_a_pty(args: list[str], env: dict[str, str], typed: str = "") -> str:
     main, child = pty.openpty()
     process = subprocess.Popen(args, stdin=child, stdout=child, stderr=child, env=env)
     os.close(child)
+    if typed:
+        os.write(main, typed.encode("utf-8"))
     out = b""
     poller = select.poll()  # not select(): a long test run can hold descriptors past 1024
     poller.register(main, select.POLLIN | select.POLLHUP)
@@ -97,3 +99,17 @@ def test_helix_ask_streams_on_a_terminal_and_prints_the_answer_once(tmp_path: Pa
                         "--model", "fake/echo"], env)
     assert screen.count("The evidence says:") == 1, screen
     assert "citations" in screen and "mode llm" in screen
+
+
+def test_helix_chat_streams_on_a_terminal_and_prints_the_answer_once(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(REPO, repo)
+    env = {**os.environ, "HELIX_HOME": str(tmp_path / "home"), "HELIX_NO_SERVER": "1",
+           "HELIX_INDEX__EMBED_ENABLED": "false", "HELIX_SYNTHESIS__MODEL": "fake/echo",
+           "COLUMNS": "200"}
+    screen = _on_a_pty([*HELIX, "chat", "--repo", str(repo)], env,
+                       typed="where is the BM25 index built?\n/quit\n")
+    assert screen.count("The evidence says:") == 1, screen
+    assert "[turn 1] root T1" in screen and "citations:" in screen
+    streamed_at = screen.index("The evidence says:")
+    assert streamed_at < screen.index("[turn 1] root T1")  # shown as written, then the turn

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -185,11 +185,16 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
 
     root = repo_root(repo, yes)
     if model is None and api_base is None and not wait and not trace and sense is None:
-        served = _ask_server(text, root, dry_run=dry_run, scope=scope)
+        from helix.cli.live_answer import live_answer
+
+        streaming = live_answer(sys.stdout, None, as_json=as_json, dry_run=dry_run)
+        served = _ask_server(text, root, dry_run=dry_run, scope=scope,
+                             on_text=streaming.on_text if streaming else None)
         if served is not None:
             if verbose:
                 echo(f"helix: answered by the helix server at {served[2]}", err=True)
-            _show(served[0], served[1], as_json=as_json, dry_run=dry_run, verbose=verbose)
+            _show(served[0], served[1], as_json=as_json, dry_run=dry_run, verbose=verbose,
+                  live=streaming)
             return
     config = load_config(root, flags={"synthesis.model": model, "synthesis.api_base": api_base,
                                       "index.background_dense": False if wait else None})
@@ -245,7 +250,8 @@ def _quiet_wait(model: str, elapsed: float, deadline: float) -> None:
     """Not a terminal: the wait for the model is not shown (nothing on stderr)."""
 
 
-def _ask_server(text: str, root: Path, *, dry_run: bool, scope: str | None
+def _ask_server(text: str, root: Path, *, dry_run: bool, scope: str | None,
+                on_text: Callable[[str], None] | None = None
                 ) -> tuple[Envelope, str, str] | None:
     """The answer of a running `helix serve` for this $HELIX_HOME and repository (the same
     evidence and item hashes as in process), or None to answer here: no server, one busy,
@@ -255,7 +261,8 @@ def _ask_server(text: str, root: Path, *, dry_run: bool, scope: str | None
     from helix.servers.discovery import ask_served
 
     served = ask_served(helix_home(), root, {"question": text, "repo": str(root),
-                                             "dry_run": dry_run, "scope": scope})
+                                             "dry_run": dry_run, "scope": scope},
+                         on_text=on_text)
     if served is None:
         return None
     info, body = served

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 import click
 
 import helix.inputs as inputs
-from helix.cli.common import echo_json, one_repo, repo_option
+from helix.cli.common import one_repo, repo_option
 from helix.cli.safe_text import echo
-from helix.cli.turn_view import one_turn, render_turn, setup
+from helix.cli.turn_view import setup, show_turn
 from helix.core.errors import (
     HelixError,
     LineTooLongError,
@@ -154,12 +154,8 @@ def chat(repos: tuple[str, ...], session: str | None, dry_run: bool, as_json: bo
             if not text:
                 continue
             text = inputs.check_question(text, "the message")
-            turn = one_turn(name, text, root, config, reply_to=reply_to,
-                            dry_run=dry_run)
+            show_turn(name, text, root, config, reply_to=reply_to, dry_run=dry_run,
+                      as_json=as_json)
         except HelixError as exc:
             echo(f"helix: {exc}", err=True)
             continue
-        if as_json:
-            echo_json(turn, lines=True)
-        else:
-            echo(render_turn(turn))

@@ -17,6 +17,7 @@ import os
 import tempfile
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +112,42 @@ def request(info: ServerInfo, method: str, path: str, body: dict[str, Any] | Non
             return exc.code, {"error": str(exc)}
 
 
+def streamed(info: ServerInfo, body: dict[str, Any], on_text: Callable[[str], None],
+             timeout: float = ASK_TIMEOUT_S) -> tuple[int, dict[str, Any]]:
+    """(status, answer) of `POST /ask` with `"stream": true`: each `token` event's text goes to
+    `on_text` as it arrives; the `answer` event is the answer, an `error` event the server's
+    refusal (with its status)."""
+    data = json.dumps({**body, "stream": True}).encode("utf-8")
+    headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+    if info.token:
+        headers["Authorization"] = f"Bearer {info.token}"
+    call = urllib.request.Request(info.base + "/ask", data=data, headers=headers,
+                                  method="POST")
+    try:
+        with urllib.request.urlopen(call, timeout=timeout) as response:
+            kind, last = "", None
+            for raw in response:  # read to its end: the server's slot is free when it ends
+                line = raw.decode("utf-8").rstrip("\r\n")
+                if line.startswith("event: "):
+                    kind = line[len("event: "):]
+                elif line.startswith("data: "):
+                    event = json.loads(line[len("data: "):])
+                    if kind == "token":
+                        on_text(str(event.get("text", "")))
+                    elif kind == "answer":
+                        last = (200, event)
+                    elif kind == "error":
+                        last = (int(event.get("status", 500)), event)
+            if last is not None:
+                return last
+    except urllib.error.HTTPError as exc:
+        try:
+            return exc.code, json.loads(exc.read() or b"{}")
+        except ValueError:
+            return exc.code, {"error": str(exc)}
+    return 500, {"error": "the server's stream ended without an answer"}
+
+
 def running_server(home: Path) -> ServerInfo | None:
     """The server `server.json` names, when it is alive and answers as itself."""
     info = read_server_file(home)
@@ -134,19 +171,31 @@ def find_server(home: Path, root: Path, environ: dict[str, str] | os._Environ[st
     return info
 
 
-def ask_served(home: Path, root: Path, body: dict[str, Any]
+def ask_served(home: Path, root: Path, body: dict[str, Any],
+               on_text: Callable[[str], None] | None = None
                ) -> tuple[ServerInfo, dict[str, Any]] | None:
     """POST /ask to the warm server serving `root`: (server, answer), or None to answer in
     process (no server, a busy one, one gone meanwhile, HELIX_NO_SERVER=1). A request the
-    server refuses is that error here too (exit 2 for the client's, 1 for the server's)."""
+    server refuses is that error here too (exit 2 for the client's, 1 for the server's).
+    With `on_text`, the answer streams: the model's text reaches it as it is written."""
     from helix.core.errors import HelixError
 
     info = find_server(home, root)
     if info is None:
         return None
+    shown: list[str] = []
+
+    def show(text: str) -> None:
+        shown.append(text)
+        assert on_text is not None
+        on_text(text)
+
     try:
-        status, answer = request(info, "POST", "/ask", body)
+        status, answer = (request(info, "POST", "/ask", body) if on_text is None
+                          else streamed(info, body, show))
     except (OSError, ValueError):
+        if shown:  # part of an answer is on the screen: not asked again behind it
+            raise HelixError("the helix server stopped while answering; ask again") from None
         return None
     if status == 503:
         return None

@@ -131,6 +131,8 @@ def event_stream(workspace: Workspace, body: AskRequest) -> Any:
 
     def token(text: str) -> None:  # the model's answer as it is written, before the contract
         if closed.is_set():
+            if body.session:  # a session turn runs to its end: its state is written whole
+                return
             raise Cancelled("the client closed the stream")
         events.put(("token", {"text": text}))
 
@@ -139,12 +141,11 @@ def event_stream(workspace: Workspace, body: AskRequest) -> Any:
             events.put(("answer", workspace.ask(
                 body.question, body.repo, dry_run=body.dry_run, session=body.session,
                 reply_to=body.reply_to, scope=body.scope, sense=body.sense,
-                trace=None if body.session else trace,
-                on_text=None if body.session else token)))
+                trace=None if body.session else trace, on_text=token)))
         except Cancelled:
             pass
         except HelixError as exc:
-            events.put(("error", {"error": error_text(exc)}))
+            events.put(("error", {"error": error_text(exc), "status": status_of(exc)}))
         except Exception as exc:  # a bug: said, never a dead server
             events.put(("error", {"error": f"internal error: {type(exc).__name__}: "
                                            f"{error_text(exc)}"}))

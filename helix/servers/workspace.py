@@ -95,7 +95,8 @@ class Workspace:
             on_text: Callable[[str], None] | None = None) -> dict[str, Any]:
         """One question (or one turn of `session`): the answer, its citations, the envelope.
         `repo` as a list of served repositories asks across them (`helix.multi_repo`).
-        `on_text` receives the model's answer as it streams (one repository, no session)."""
+        `on_text` receives the model's answer as it streams (one repository; in a session,
+        the answer of a root question)."""
         question = check_question(question)
         if isinstance(repo, list):
             roots = list(dict.fromkeys(self.root(r) for r in repo))
@@ -112,7 +113,7 @@ class Workspace:
 
             with self._locks[root]:
                 turn = run_turn(session, question, root=root, config=config,
-                                reply_to=reply_to, dry_run=dry_run)
+                                reply_to=reply_to, dry_run=dry_run, on_text=on_text)
             return {"repo": str(root), "session": session,
                     **turn.model_dump(mode="json")}
         if reply_to is not None:

@@ -12,6 +12,7 @@ and events in one transaction: the only other I/O of a turn.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,16 +42,17 @@ MS_PER_S = 1000
 
 
 def default_asker(root: Path, config: HelixConfig, *, llm: LLM | None, dry_run: bool,
-                  session_id: str, turn_number: int, clock: Clock) -> Asker:
+                  session_id: str, turn_number: int, clock: Clock,
+                  on_text: Callable[[str], None] | None = None) -> Asker:
     """The controller (and synthesis) through the service entry point; logged in the run log
-    with the session id and turn number."""
+    with the session id and turn number. `on_text` receives the model's answer as it streams."""
 
     def ask(question: str, *, scope: str | None, sense: str | None) -> Envelope:
         from helix.service import ask as service_ask
 
         return service_ask(question, root=root, config=config, dry_run=dry_run, llm=llm,
                            scope=scope, sense=sense, session_id=session_id,
-                           turn_number=turn_number, clock=clock).envelope
+                           turn_number=turn_number, clock=clock, on_text=on_text).envelope
 
     return ask
 
@@ -68,8 +70,10 @@ def default_graph(root: Path, config: HelixConfig) -> GraphProvider:
 def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
              reply_to: int | None = None, llm: LLM | None = None, clock: Clock | None = None,
              dry_run: bool = False, db: sqlite_utils.Database | None = None,
-             asker: Asker | None = None, graph: GraphProvider | None = None) -> TurnResult:
-    """Route and run one turn of session `session_name` over repository `root`; store it."""
+             asker: Asker | None = None, graph: GraphProvider | None = None,
+             on_text: Callable[[str], None] | None = None) -> TurnResult:
+    """Route and run one turn of session `session_name` over repository `root`; store it.
+    `on_text` receives the model's answer of a root question as the model writes it."""
     if not text.strip():
         raise UserError("empty message")
     text = redact_text(text)[0]  # a pasted secret is stored, routed and sent masked
@@ -95,7 +99,8 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
     ports = LanePorts(
         root=root, models=models,
         asker=asker or default_asker(root, config, llm=llm, dry_run=dry_run,
-                                     session_id=record.id, turn_number=turn_id, clock=clock),
+                                     session_id=record.id, turn_number=turn_id, clock=clock,
+                                     on_text=on_text),
         graph=graph or default_graph(root, config))
     ctx = TurnContext(
         plan=plan, state=base, turns=tuple(turns), turn_id=turn_id, now_ms=now_ms,
