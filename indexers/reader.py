@@ -61,6 +61,7 @@ SEEDED = frozenset({"bm25", "bm25_files", "dense", "tokens"})
 SHARED = frozenset({"bm25", "bm25_files", "dense", "tokens", "files", "rows", "graph", "fuzzy"})
 _SHARED: dict[tuple[str, str], dict[str, Any]] = {}
 _SHARED_KEPT = 2
+MEMO_KEPT = 20_000  # entries of one kind of lookup (`Index._memo`) kept per generation
 
 
 class Index:
@@ -130,7 +131,8 @@ class Index:
         gc.freeze()
 
     def _part(self, key: str, load: Callable[[], Any]) -> Any:
-        if key not in self._cache and key in SHARED and key in self._shared:
+        shared = key in SHARED or key.startswith("memo:")
+        if key not in self._cache and shared and key in self._shared:
             self._cache[key] = self._shared[key]
         if key not in self._cache:
             with paused_gc():
@@ -143,7 +145,7 @@ class Index:
             # Parts live as long as the process: keep the collector from re-scanning their
             # hundreds of thousands of objects on every later full collection.
             gc.freeze()
-            if key in SHARED:
+            if shared:
                 self._shared[key] = self._cache[key]
         return self._cache[key]
 
@@ -204,7 +206,13 @@ class Index:
         return self._part("project", lambda: project_names(self.files()))
 
     def _memo(self, name: str) -> dict[Any, Any]:
-        return self._part("memo:" + name, dict)
+        """Lookups by key (a chunk, a path's chunks, a name's definitions): shared by every
+        Index over this generation in the process (a warm server asks it again and again),
+        started over past MEMO_KEPT entries so that memory stays bounded."""
+        memo: dict[Any, Any] = self._part("memo:" + name, dict)
+        if len(memo) > MEMO_KEPT:
+            memo.clear()
+        return memo
 
     def chunk(self, chunk_id: str) -> Chunk:
         memo = self._memo("chunk")

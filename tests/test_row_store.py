@@ -190,3 +190,23 @@ def test_indexes_over_one_generation_share_what_they_loaded(tmp_path: Path) -> N
     assert report.refreshed and third.index_rev != first.index_rev
     assert third.rows() is not first.rows() and third.graph is not first.graph
     assert third.find_definitions("retry_rule")
+
+
+def test_lookups_are_shared_across_questions_and_bounded(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm server asks the same generation again and again: a chunk read for one question
+    is not read from disk for the next; past MEMO_KEPT lookups the memo starts over."""
+    import indexers.reader as reader
+
+    repo = write_repo(tmp_path / "repo", with_tree=True)
+    first, _ = ensure_index(repo, CONFIG, index_dir=tmp_path / "idx", embedder=FakeEmbedder())
+    ids = [c.id for c in first.chunks()[:3]]
+    read = [first.chunk(cid) for cid in ids]
+    second, _ = ensure_index(repo, CONFIG, index_dir=tmp_path / "idx", embedder=FakeEmbedder())
+    rows = second.rows()
+    monkeypatch.setattr(rows, "chunk", lambda cid: pytest.fail("read from disk again"))
+    assert [second.chunk(cid) for cid in ids] == read
+    monkeypatch.undo()  # rows.chunk reads from disk again
+    monkeypatch.setattr(reader, "MEMO_KEPT", 2)
+    assert len(second._memo("chunk")) == 0  # three entries were over the bound: started over
+    assert second.chunk(ids[0]) == read[0]
