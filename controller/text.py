@@ -41,7 +41,8 @@ def token_set(text: str) -> frozenset[str]:
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     if not a and not b:
         return 0.0
-    return len(a & b) / len(a | b)
+    shared = len(a & b) if len(a) <= len(b) else len(b & a)
+    return shared / (len(a) + len(b) - shared)  # |a | b| without building the union
 
 
 @lru_cache(maxsize=TOKEN_CACHE)
