@@ -332,7 +332,7 @@ class Runner:
                            bm25_files=baseline)
 
     def _run_scenario(self, case: dict[str, Any]) -> dict[str, Any]:
-        from helix.session.scenarios import run_case
+        from evals.scenarios import run_case
 
         root = self.root(str(case.get("repo", "fixture:continuity_repo")))
         config = eval_config(root, self.overrides, no_embed=self.no_embed)

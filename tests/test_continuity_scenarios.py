@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from evals.scenarios import SUITE_DIR, check_turn, load_cases, resolve_repo, run_case
 from helix.core.config import load_config
 from helix.core.errors import ConfigError
-from helix.session.scenarios import SUITE_DIR, check_turn, load_cases, resolve_repo, run_case
 
 SUITES = sorted(SUITE_DIR.glob("T*.jsonl"), key=lambda p: int(p.stem[1:]))
 

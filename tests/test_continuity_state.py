@@ -246,7 +246,7 @@ def test_changed_slots_lists_only_real_changes():
 
 @pytest.mark.parametrize("cls", [f"T{n}" for n in range(0, 11)])
 def test_each_transition_class_has_a_scenario_family(cls: TransitionClass):
-    from helix.session.scenarios import SUITE_DIR, load_cases
+    from evals.scenarios import SUITE_DIR, load_cases
 
     cases = load_cases(SUITE_DIR / f"{cls}.jsonl")
     assert cases

@@ -19,10 +19,10 @@ from controller.continuity.pending import make_pending
 from controller.continuity.router import route_turn
 from controller.continuity.state import CoverageGateState
 from controller.continuity.transitions import CLASS_OF, REGISTRY
+from evals.scenarios import SUITE_DIR, load_cases, resolve_repo, run_case
 from helix.core.config import ContinuitySettings
 from helix.core.ports import FakeClock
 from helix.session.runner import run_turn
-from helix.session.scenarios import SUITE_DIR, load_cases, resolve_repo, run_case
 
 OPEN_B = "open the build_bm25_index one"
 OPEN_I = "open the BM25Index one"

@@ -10,7 +10,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from evals.paraphrase import INTENTS, OUT_DIR, generate
-from helix.session.scenarios import load_cases
+from evals.scenarios import load_cases
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -29,8 +29,8 @@ from helix.core.config import HelixConfig
 from helix.core.errors import ConfigError, HelixError
 from helix.core.hashing import short_id
 
-SUITE_DIR = Path(__file__).resolve().parents[2] / "data" / "evals" / "continuity"
-FIXTURE_DIR = Path(__file__).resolve().parents[2] / "data" / "fixtures"
+SUITE_DIR = Path(__file__).resolve().parents[1] / "data" / "evals" / "continuity"
+FIXTURE_DIR = Path(__file__).resolve().parents[1] / "data" / "fixtures"
 EXPECT_KEYS = frozenset({
     "lane", "transition", "intent", "retrieval", "answer_contains", "answer_not_contains",
     "shown_kind", "opened_path", "answer_mode", "mutations_include", "mutations_exclude",
