@@ -272,6 +272,11 @@ def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
     # have gained votes since); dominance steps admit only their sense's chunks.
     eligible = [f for f in fused if f.chunk_id not in held
                 and (only is None or f.chunk_id in only)]
+    if not any(r.chunk_ids for r in lists if r.channel != "dense"):
+        # Vectors alone never make evidence: nearest neighbours always exist, so when no word,
+        # name or path of the question was found anywhere, nothing is admitted (the answer
+        # says nothing was found instead of quoting the closest noise).
+        eligible = []
     tokens = {f.chunk_id: token_set(pool[f.chunk_id].text) for f in eligible}
     tokens.update({cid: token_set(c.chunk.text) for cid, c in held.items()})
     room = min(limit, state.settings.max_evidence - len(held))
