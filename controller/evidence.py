@@ -88,11 +88,21 @@ def defines(chunk: Chunk, names: Iterable[str]) -> str | None:
             if heading == key:
                 return name
     if chunk.kind in ("code_module", "code_def"):
-        for line in chunk.text.splitlines():
-            match = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::[^=]*)?=", line)
-            if match and _norm(match.group(1)) in wanted:
-                return wanted[_norm(match.group(1))]
+        for assigned in _assigned(chunk.text):
+            if assigned in wanted:
+                return wanted[assigned]
     return None
+
+
+_ASSIGNMENT = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::[^=]*)?=")
+
+
+@functools.lru_cache(maxsize=8192)
+def _assigned(text: str) -> tuple[str, ...]:
+    """The (normalised) names a chunk's lines assign, in line order (read once per text: the
+    loop asks about the same chunks at every step)."""
+    return tuple(_norm(m.group(1)) for line in text.splitlines()
+                 if (m := _ASSIGNMENT.match(line)))
 
 
 def _path_tokens(chunk: Chunk) -> frozenset[str]:
