@@ -19,12 +19,12 @@ per transition class.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from controller.continuity.turn import TurnResult
+from evals.suites import read_jsonl
 from helix.core.config import HelixConfig
 from helix.core.errors import ConfigError, HelixError
 from helix.core.hashing import short_id
@@ -40,14 +40,8 @@ EXPECT_KEYS = frozenset({
 def load_cases(path: Path) -> list[dict[str, Any]]:
     """The cases of one JSONL suite, validated (one-line error on a bad case)."""
     cases = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            case = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"{path.name}:{number}: not JSON ({exc.msg})") from None
-        if not isinstance(case, dict) or not case.get("id") or not case.get("turns"):
+    for number, case in read_jsonl(path):
+        if not case.get("id") or not case.get("turns"):
             raise ConfigError(f"{path.name}:{number}: a case needs 'id' and 'turns'")
         for turn in case["turns"]:
             unknown = set(turn.get("expect", {})) - EXPECT_KEYS

@@ -72,7 +72,9 @@ def suite_kind(path: Path) -> SuiteKind:
     return "continuity" if path.parent.name == "continuity" else "retrieval"
 
 
-def _read_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
+def read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, object) of every non-blank line of a JSONL suite; one-line errors that
+    name the file and line."""
     rows: list[tuple[int, dict[str, Any]]] = []
     try:
         text = path.read_text(encoding="utf-8")
@@ -95,7 +97,7 @@ def load_suite(name_or_path: str, evals_dir: Path = EVALS_DIR) -> Suite:
     """Read and validate a suite; ids must be unique. Errors name the file and line."""
     path = suite_path(name_or_path, evals_dir)
     kind = suite_kind(path)
-    rows = _read_lines(path)
+    rows = read_jsonl(path)
     seen: set[str] = set()
     for number, row in rows:
         case_id = str(row.get("id", ""))

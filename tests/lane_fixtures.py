@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from controller.continuity.requests import Purpose
 from controller.continuity.selection import SelectionDecision, selection_steps
 from controller.continuity.semantic import (
     MixedOutcome,
@@ -94,31 +95,33 @@ def focus_on(target: OptionItem, turn: int = 2) -> FocusState:
 # A lane run alone, through the session's own driver (`LanePorts`): `llm` + `model` (or neither)
 # is the lane's model, `root` the repository its span reads open.
 
+def _ports(settings: ContinuitySettings, kwargs: dict[str, Any], purpose: Purpose,
+           llm: LLM | None, model: str | None, root: Path | None) -> tuple[LanePorts, bool]:
+    lane = lane_llm(llm, model, purpose, None, kwargs.get("caps") or settings.caps)
+    models = (LaneModels(semantic=lane) if purpose == "semantic_answer"
+              else LaneModels(selection=lane))
+    return LanePorts(root=root, models=models), lane is not None
+
+
 def run_selection_lane(text: str, state: ContinuityState, settings: ContinuitySettings, *,
                        now_ms: int, llm: LLM | None = None, model: str | None = None,
                        root: Path | None = None, **kwargs: Any) -> SelectionDecision:
-    caps = kwargs.get("caps") or settings.caps
-    lane = lane_llm(llm, model, "selection_advisory", None, caps)
-    ports = LanePorts(root=root, models=LaneModels(selection=lane))
-    return ports.run(selection_steps(text, state, settings, now_ms=now_ms,
-                                     model_ready=lane is not None, **kwargs))
+    ports, ready = _ports(settings, kwargs, "selection_advisory", llm, model, root)
+    return ports.run(selection_steps(text, state, settings, now_ms=now_ms, model_ready=ready,
+                                     **kwargs))
 
 
 def run_semantic_lane(text: str, state: ContinuityState, settings: ContinuitySettings, *,
                       now_ms: int, llm: LLM | None = None, model: str | None = None,
                       root: Path | None = None, **kwargs: Any) -> SemanticDecision:
-    caps = kwargs.get("caps") or settings.caps
-    lane = lane_llm(llm, model, "semantic_answer", None, caps)
-    ports = LanePorts(root=root, models=LaneModels(semantic=lane))
-    return ports.run(semantic_steps(text, state, settings, now_ms=now_ms,
-                                    model_ready=lane is not None, **kwargs))
+    ports, ready = _ports(settings, kwargs, "semantic_answer", llm, model, root)
+    return ports.run(semantic_steps(text, state, settings, now_ms=now_ms, model_ready=ready,
+                                    **kwargs))
 
 
 def run_mixed_intent(text: str, state: ContinuityState, settings: ContinuitySettings, *,
                      now_ms: int, llm: LLM | None = None, model: str | None = None,
                      root: Path | None = None, **kwargs: Any) -> MixedOutcome:
-    caps = kwargs.get("caps") or settings.caps
-    lane = lane_llm(llm, model, "selection_advisory", None, caps)
-    ports = LanePorts(root=root, models=LaneModels(selection=lane))
+    ports, ready = _ports(settings, kwargs, "selection_advisory", llm, model, root)
     return ports.run(mixed_intent_steps(text, state, settings, now_ms=now_ms,
-                                        model_ready=lane is not None, **kwargs))
+                                        model_ready=ready, **kwargs))

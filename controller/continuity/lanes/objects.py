@@ -23,7 +23,8 @@ from controller.continuity.graph_focus import (
 from controller.continuity.lanes.context import LaneOutcome, TurnContext, action, boundary
 from controller.continuity.lanes.selection import chosen_updates, clarified, resolve, selected_frame
 from controller.continuity.requests import LoadGraph, OpenSpan, Retrieve, Steps
-from controller.continuity.state import TargetRef
+from controller.continuity.selection import SelectionDecision
+from controller.continuity.state import OptionItem, OptionSet, TargetRef
 from controller.continuity.transitions import StateSlot
 from controller.continuity.turn import ShownList
 from helix.core.envelope import Envelope
@@ -49,20 +50,29 @@ def run_graph(ctx: TurnContext) -> Steps[LaneOutcome]:
     return (yield from _graph_of(ctx, ctx.plan.target))
 
 
-def run_graph_item(ctx: TurnContext) -> Steps[LaneOutcome]:
-    """T3: "who calls it?" with nothing opened (the item the last answer led with) or "who
-    calls the second one?": the item chosen through the selection lane's gates, selected, then
-    its callers or tests over the index graph; the answer says which item was taken."""
-    plan, state = ctx.plan, ctx.state
+def _choose(ctx: TurnContext
+            ) -> Steps[LaneOutcome | tuple[OptionItem, OptionSet | None, SelectionDecision]]:
+    """The item a T3 follow-up names, chosen through the selection lane's gates: (item, its
+    list, the decision), or the turn's outcome when none can be (a clarifier, or no list)."""
     mixed, lane_state = yield from resolve(ctx)
-    decision = mixed.selection
+    decision: SelectionDecision = mixed.selection
     if decision.kind == "clarify":
         return clarified(ctx, decision, lane_state)
     if decision.kind != "execute" or decision.candidate is None:
         return boundary(ctx, f"no list to choose from ({decision.reason})", lane="selection",
                         events=decision.events)
-    choice = decision.candidate
-    option_set = lane_state.option_set(decision.option_set_id or "")
+    return decision.candidate, lane_state.option_set(decision.option_set_id or ""), decision
+
+
+def run_graph_item(ctx: TurnContext) -> Steps[LaneOutcome]:
+    """T3: "who calls it?" with nothing opened (the item the last answer led with) or "who
+    calls the second one?": the item chosen through the selection lane's gates, selected, then
+    its callers or tests over the index graph; the answer says which item was taken."""
+    plan, state = ctx.plan, ctx.state
+    chosen = yield from _choose(ctx)
+    if isinstance(chosen, LaneOutcome):
+        return chosen
+    choice, option_set, decision = chosen
     out = yield from _graph_of(ctx, choice.target)
     if out.transition == "T10":
         return out
@@ -179,15 +189,10 @@ def run_explain_item(ctx: TurnContext) -> Steps[LaneOutcome]:
     """T3: "tell me more about the first one": chosen through the selection lane's gates,
     selected, then retrieved around."""
     plan, state = ctx.plan, ctx.state
-    mixed, lane_state = yield from resolve(ctx)
-    decision = mixed.selection
-    if decision.kind == "clarify":
-        return clarified(ctx, decision, lane_state)
-    if decision.kind != "execute" or decision.candidate is None:
-        return boundary(ctx, f"no list to choose from ({decision.reason})", lane="selection",
-                        events=decision.events)
-    choice = decision.candidate
-    option_set = lane_state.option_set(decision.option_set_id or "")
+    chosen = yield from _choose(ctx)
+    if isinstance(chosen, LaneOutcome):
+        return chosen
+    choice, option_set, decision = chosen
     target = choice.target
     envelope, question, failed = yield from _retrieve_around(ctx, target)
     if envelope is None:
