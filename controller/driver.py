@@ -329,7 +329,7 @@ def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
     if trace is not None:
         trace("stop", {"stop_reason": state.stop_reason})
     t = clock.monotonic()
-    policy = config.retrieval.route(plan.intent.route)
+    policy = config.retrieval.route(plan.policy_name)
     ranked = rank_for_route(state.plan, state.evidence, policy.code_first, policy.source_first,
                             asks_tests(state.plan, config.retrieval, state.prefixes))
     ranked = _canonical_first(state.plan, ranked, index, config)

@@ -78,7 +78,7 @@ class LoopState(Frozen):
 
 def route_settings(plan: RoutePlan, settings: RetrievalSettings) -> RetrievalSettings:
     """The settings with the route's own overrides (helix.core.policy.RoutePolicy)."""
-    policy = settings.route(plan.intent.route)
+    policy = settings.route(plan.policy_name)
     update: dict[str, int] = {}
     if policy.rrf_k is not None:
         update["rrf_k"] = policy.rrf_k
@@ -105,7 +105,7 @@ def _ctx(state: LoopState) -> MoveContext:
 
 
 def _policy(state: LoopState) -> RoutePolicy:
-    return state.settings.route(state.plan.intent.route)
+    return state.settings.route(state.plan.policy_name)
 
 
 def _asks_tests(state: LoopState) -> bool:

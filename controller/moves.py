@@ -36,7 +36,7 @@ class MoveContext:
 
     @property
     def policy(self) -> RoutePolicy:
-        return self.settings.route(self.plan.intent.route)
+        return self.settings.route(self.plan.policy_name)
 
 
 def main_query(ctx: MoveContext) -> str:
@@ -61,7 +61,7 @@ def subject_queries(ctx: MoveContext) -> list[str]:
 def asks_tests(plan: RoutePlan, settings: RetrievalSettings,
                prefixes: tuple[str, ...] = ()) -> bool:
     """The question is about tests (or, by its route's policy, tests are part of the answer)."""
-    policy = settings.route(plan.intent.route)
+    policy = settings.route(plan.policy_name)
     if policy.asks_tests or any("test" in p for p in prefixes):
         return True
     names_tests = bool(TEST_WORDS & {t.lower() for t in plan.intent.terms})

@@ -22,7 +22,7 @@ from controller.issue_text import frame_names, frame_paths, headline, is_change_
 from controller.text import is_identifier, token_set
 from helix.core.english import QUESTION_WORDS
 from helix.core.envelope import Intent, Route
-from helix.core.policy import RoutingPolicy
+from helix.core.policy import RouteName, RoutingPolicy
 from helix.core.schemas import Frozen
 
 SLOTS: dict[Route, tuple[str, ...]] = {
@@ -147,6 +147,11 @@ _TRAILING_VERB = re.compile(
     _FLAGS)
 
 
+# routes whose policy says what the answer is (the call sites, a value, a document, a report):
+# never swapped for the long-question policy
+KEEPS_OWN_POLICY = frozenset({"usage", "value_check", "doc_summary", "issue"})
+
+
 class RoutePlan(Frozen):
     """What the controller needs from the question; `intent` goes into the envelope."""
 
@@ -159,6 +164,13 @@ class RoutePlan(Frozen):
     # location: what is done to the subject, in the base form code names it ("where is the
     # index built?" -> "build"); None for verbs that only say "where" (defined, located...)
     action: str | None = None
+    # the retrieval policy that runs (None: the route's own): a long question is retrieved
+    # like a report ("long_question"), its route, slots and answer unchanged
+    policy_route: RouteName | None = None
+
+    @property
+    def policy_name(self) -> RouteName:
+        return self.policy_route or self.intent.route
 
     @property
     def term_words(self) -> frozenset[str]:
@@ -291,6 +303,9 @@ def route_question(question: str, *, scope: str | None = None, sense: str | None
     intent = Intent(route=route, slots=slots, terms=terms, path_hints=hints,
                     scope=scope, sense=sense)
     action_match = _ACTION.search(body) if route == "location" else None
+    long_question = (route not in KEEPS_OWN_POLICY
+                     and len(_WORD.findall(body)) >= routing.long_question_words)
     return RoutePlan(intent=intent, subjects=subjects, doc_words=doc_words, unit=unit,
                      ambiguous_term=ambiguous, text=" ".join(_WORD.findall(body)),
-                     action=ACTIONS[action_match.group(1).lower()] if action_match else None)
+                     action=ACTIONS[action_match.group(1).lower()] if action_match else None,
+                     policy_route="long_question" if long_question else None)

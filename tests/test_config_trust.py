@@ -218,9 +218,9 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # the in-file definition policy, retrieval.file_defs; then the clock as a safety stop; then
     # the callee policy, retrieval.callees, off by default; then pools.fuzzy_names;
     # then file_defs.depth; then retrieval.align_lead, off; then retrieval.canonical_first;
-    # then retrieval.respell)
+    # then retrieval.respell; then routing.long_question_words)
     assert HelixConfig().evidence_hash == (
-        "sha256:0494211ee0819480ba1ad78a7c56bfd6d277424398c6cb326c524a5efa82690f")
+        "sha256:2afd77a97fa0c1ee230205f611c1205181114b8051ff4a44788b6b97db46bcfc")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -103,3 +103,43 @@ def test_default_questions_check_a_value_and_what_x_does_explains(question: str,
     plan = route_question(question)
     assert plan.intent.route == route
     assert plan.subjects[SLOTS[route][0]] == (subject,)
+
+
+LONG = ("How does the search engine rank the documents of its corpus when the BM25 index is "
+        "built again?")
+
+
+def test_a_long_question_keeps_its_route_and_is_retrieved_like_a_report() -> None:
+    """A question as long as a report (`routing.long_question_words`) runs the `long_question`
+    policy (file-level fusion, docs first); its route, slots and answer stay its own."""
+    plan = route_question(LONG)
+    assert plan.intent.route == "explanation" and plan.policy_route == "long_question"
+    assert plan.policy_name == "long_question"
+    short = route_question("How does the search engine rank documents?")
+    assert short.policy_route is None and short.policy_name == "explanation"
+    usage = route_question("Who calls the function that builds the BM25 index over every "
+                           "document of the corpus when the engine starts up again?")
+    assert usage.intent.route == "usage" and usage.policy_route is None  # its own policy
+
+
+def test_the_long_question_policy_runs_and_reads_docs_first() -> None:
+    from controller_helpers import ask, files_index
+
+    files = {"search/engine.py": "class SearchEngine:\n    \"\"\"Ranks the documents of a "
+                                 "corpus with BM25.\"\"\"\n\n    def rank(self, query):\n"
+                                 "        return sorted(self.docs)\n",
+             "docs/search.md": "# Search\n\nThe search engine ranks the documents of its "
+                               "corpus; the BM25 index is built again when it changes.\n"}
+    from helix.core.config import HelixConfig
+
+    index = files_index(files)
+    env = ask(index, LONG)
+    assert env.route == "explanation"
+    assert {"path_words", "test_targets"} <= set(env.controller_steps[0].channels)
+    assert any(e.path == "docs/search.md" for e in env.evidence)  # the docs are still read
+    assert env.evidence[0].path == "search/engine.py"
+    config = HelixConfig.model_validate(
+        {"retrieval": {"routing": {"long_question_words": 100}}})
+    plain = ask(index, LONG, config)  # the explanation route's own policy: no report channels
+    assert plain.route == "explanation"
+    assert "test_targets" not in plain.controller_steps[0].channels

@@ -50,10 +50,13 @@ Move = Literal[
     "code_files",
     "code_file_bm25",
 ]
+# The retrieval policies: one per route, and `long_question` for a question as long as a report
+# (`RoutingPolicy.long_question_words`), whatever its route but those that keep their own.
 RouteName = Literal["definition", "location", "explanation", "relation", "value_check", "usage",
-                    "doc_summary", "issue"]
+                    "doc_summary", "issue", "long_question"]
 ROUTE_NAMES: tuple[RouteName, ...] = ("definition", "location", "explanation", "relation",
-                                      "value_check", "usage", "doc_summary", "issue")
+                                      "value_check", "usage", "doc_summary", "issue",
+                                      "long_question")
 # Fusion channels a route may re-weight (the `w_*` settings are the defaults).
 Channel = Literal["bm25", "dense", "symbol", "path", "graph", "refs", "files", "file_bm25",
                   "path_words", "test_targets", "definition", "related", "tree", "sense"]
@@ -137,6 +140,15 @@ _WIDEN: tuple[Move, ...] = ("code_bm25", "code_dense", "symbols_fuzzy", "graph")
 def default_routes() -> dict[RouteName, RoutePolicy]:
     plain = RoutePolicy(seed=_SEED, expand=_EXPAND, widen=_WIDEN)
     whole = plain.model_copy(update={"seed": _SEED_WHOLE_FILES})
+    # measured on the history benchmark's tuning repositories (file-level fusion of the
+    # channels, see benchmarks/history_tune.py); the held-out ones were never scored here
+    issue = RoutePolicy(seed=_SEED_ISSUE, expand=(), widen=(), source_first=True,
+                        capitalised_names=False, test_words_ask_tests=False,
+                        lexical_family=False, fuse_files=True, rrf_k=10,
+                        per_step_evidence=24, per_channel_k=60,
+                        weights={"files": 1.5, "file_bm25": 1.5, "dense": 0.5,
+                                 "path_words": 0.3, "test_targets": 0.3, "symbol": 0.5,
+                                 "definition": 0.5, "related": 0.3, "bm25": 0.0})
     return {
         "definition": plain.model_copy(update={"seed": _SEED_DEFINITION}),
         "location": plain.model_copy(update={"code_first": True}),
@@ -147,15 +159,11 @@ def default_routes() -> dict[RouteName, RoutePolicy]:
         "usage": RoutePolicy(seed=_SEED_USAGE, expand=_EXPAND_USAGE, widen=_WIDEN,
                              definition_list=False, asks_tests=True),
         "doc_summary": plain,
-        # measured on the history benchmark's tuning repositories (file-level fusion of the
-        # channels, see benchmarks/history_tune.py); the held-out ones were never scored here
-        "issue": RoutePolicy(seed=_SEED_ISSUE, expand=(), widen=(), source_first=True,
-                             capitalised_names=False, test_words_ask_tests=False,
-                             lexical_family=False, fuse_files=True, rrf_k=10,
-                             per_step_evidence=24, per_channel_k=60,
-                             weights={"files": 1.5, "file_bm25": 1.5, "dense": 0.5,
-                                      "path_words": 0.3, "test_targets": 0.3, "symbol": 0.5,
-                                      "definition": 0.5, "related": 0.3, "bm25": 0.0}),
+        "issue": issue,
+        # a question as long as a report is retrieved like one (file-level fusion), its docs
+        # still read first; measured on the SWE-QA dev set, checked on the suites
+        "long_question": issue.model_copy(update={
+            "seed": ("doc_bm25", "doc_dense", *_SEED_ISSUE), "test_words_ask_tests": True}),
     }
 
 
@@ -199,6 +207,9 @@ class RoutingPolicy(_Frozen):
     # a pasted report: this many words, or this many non-empty lines (or a traceback)
     issue_min_words: int = Field(default=30, ge=1, le=100_000)
     issue_min_lines: int = Field(default=2, ge=2, le=100_000)
+    # a question this long (in words) is retrieved the way a report is (the issue route's
+    # policy: file-level fusion of the channels), keeping its own route, slots and answer
+    long_question_words: int = Field(default=15, ge=1, le=100_000)
     # a statement no question pattern took, of at least this many words, is an issue
     statement_min_words: int = Field(default=4, ge=1, le=1000)
     # a change verb or trouble word needs at least this many words ("Fix X")
