@@ -37,8 +37,11 @@ class SlowWorkspace:
             self.finished.set()
 
 
-def _call(workspace: SlowWorkspace, leave_after_s: float | None) -> list[dict[str, Any]]:
-    body = json.dumps({"question": "where is it?"}).encode()
+def _call(workspace: Any, leave_after_s: float | None, **request: Any
+          ) -> list[dict[str, Any]]:
+    """What the app sends for one `POST /ask` driven over ASGI; the client leaves after
+    `leave_after_s` (None: it stays)."""
+    body = json.dumps({"question": "where is it?", **request}).encode()
     sent: list[dict[str, Any]] = []
     started = time.monotonic()
     first = True
@@ -99,28 +102,7 @@ class StreamingWorkspace:
 
 
 def test_a_streamed_ask_sends_the_models_text_as_it_is_written() -> None:
-    body = json.dumps({"question": "where is it?", "stream": True}).encode()
-    sent: list[dict[str, Any]] = []
-    first = True
-
-    async def receive() -> dict[str, Any]:
-        nonlocal first
-        if first:
-            first = False
-            return {"type": "http.request", "body": body, "more_body": False}
-        await anyio.sleep(3600)
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
-             "method": "POST", "scheme": "http", "path": "/ask", "raw_path": b"/ask",
-             "query_string": b"", "root_path": "", "server": ("127.0.0.1", 8000),
-             "client": ("127.0.0.1", 50000),
-             "headers": [(b"content-type", b"application/json"),
-                         (b"content-length", str(len(body)).encode())]}
-    anyio.run(create_app(StreamingWorkspace()), scope, receive, send)  # type: ignore[arg-type]
+    sent = _call(StreamingWorkspace(), None, stream=True)
     stream = b"".join(m.get("body", b"") for m in sent
                       if m["type"] == "http.response.body").decode()
     kinds = [line.split(": ", 1)[1] for line in stream.splitlines()
