@@ -40,7 +40,7 @@ from controller.continuity.state import TargetRef
 from controller.continuity.turn import OpenedSpan
 from helix.core.config import HelixConfig
 from helix.core.envelope import Envelope
-from helix.core.errors import BadPathError, LLMError
+from helix.core.errors import BadPathError, HelixError, LLMError
 from helix.core.ports import LLM
 from helix.core.secrets import redact_text
 
@@ -171,11 +171,11 @@ class LanePorts:
             return open_span(self.root, request.target, request.max_lines)
         if isinstance(request, Retrieve):
             if self.asker is None:
-                raise LLMError("no controller to ask")  # pragma: no cover - the runner sets it
+                raise HelixError("no controller to ask")  # pragma: no cover - the runner sets it
             return self.asker(request.question, scope=request.scope, sense=request.sense)
         if isinstance(request, LoadGraph):
             if self.graph is None:
-                raise BadPathError("no index graph")  # pragma: no cover - the runner sets it
+                raise HelixError("no index graph")  # pragma: no cover - the runner sets it
             return self.graph()
         raise TypeError(f"unknown lane request {request!r}")
 
