@@ -50,6 +50,7 @@ from helix.core.schemas import FileRecord, Frozen, SkipReason
 from indexers.formats import trusted
 from indexers.languages import classify
 from indexers.stat_cache import StatCache
+from indexers.tree_watch import TreeWatch, for_walk
 from indexers.walked_file import (
     _PRIVATE_KEY_RE,
     BINARY_SNIFF_BYTES,
@@ -120,6 +121,7 @@ class _Walk:
     root: str  # resolved absolute root
     settings: IndexSettings
     stats: StatCache | None = None
+    watch: TreeWatch | None = None
     files: list[WalkedFile] = field(default_factory=list)
     skipped: dict[str, list[str]] = field(default_factory=dict)
 
@@ -159,6 +161,8 @@ def _read_ignore_file(state: _Walk, real_dir: str, name: str) -> bytes | None:
         path = os.path.realpath(path)
         if not state.inside(path):
             return None
+        if state.watch is not None:
+            state.watch.link_target(path)
     try:
         return read_bytes(path, limit, follow=False)
     except OSError as exc:
@@ -169,6 +173,8 @@ def _read_ignore_file(state: _Walk, real_dir: str, name: str) -> bytes | None:
     real = os.path.realpath(path)  # the ignore file itself is a link
     if not state.inside(real):
         return None
+    if state.watch is not None:
+        state.watch.link_target(real)
     try:
         return read_bytes(real, limit, follow=False)
     except (OSError, ValueError):
@@ -225,6 +231,8 @@ def _visit_dir(state: _Walk, here: _Dir) -> list[_Dir]:
     """Handle a directory's files; return its subdirectories to visit. With a stat cache, a
     directory whose stat fields and ignore rules are the ones recorded is not listed again:
     its entries' verdicts are replayed (links are always resolved again, files stat-ed)."""
+    if state.watch is not None:  # before anything of it is read: a later change is an event
+        state.watch.directory(here.real)
     specs = here.specs + _load_specs(state, here.real, here.rel)
     stats, dir_stat, fingerprint = state.stats, None, ""
     if stats is not None:
@@ -341,6 +349,10 @@ def _visit_file(state: _Walk, target: str, rel: str, follow: bool) -> None:
     if not stat.S_ISREG(info.st_mode):
         state.skip("unreadable", rel)
         return
+    if state.watch is not None:
+        state.watch.file(info)
+        if follow:
+            state.watch.link_target(target)
     if info.st_size > limit:
         state.skip("too_large", rel)
         return
@@ -443,13 +455,31 @@ def walk_one(root: Path, rel: str, settings: IndexSettings) -> WalkedFile:
 def walk(root: Path, settings: IndexSettings, stats_dir: Path | None = None) -> WalkResult:
     """All indexable files under `root`, plus what was skipped and why. Deterministic.
     `stats_dir`: an index directory whose `StatCache` spares re-reading unchanged files (and
-    is updated with what this walk hashed)."""
+    is updated with what this walk hashed). In a process that enabled `tree_watch`, the last
+    walk's result while the watch says nothing under the root changed since it began."""
     real_root = _real_root(root)
+    if stats_dir is None:
+        return _walk(real_root, settings, None, None)
+    watch = for_walk(real_root, settings.model_dump_json(), str(stats_dir))
+    if watch is None:
+        return _walk(real_root, settings, stats_dir, None)
+    with watch.lock:
+        kept = watch.unchanged()
+        if kept is not None:
+            return kept
+        watch.begin()
+        result = _walk(real_root, settings, stats_dir, watch)
+        watch.finish(result)
+        return result
+
+
+def _walk(real_root: str, settings: IndexSettings, stats_dir: Path | None,
+          watch: TreeWatch | None) -> WalkResult:
     stats = None
     if stats_dir is not None:
         stats = StatCache(stats_dir, {"root": real_root, "max_file_bytes": settings.max_file_bytes,
                                       "skip_secrets": settings.skip_secrets})
-    state = _Walk(root=real_root, settings=settings, stats=stats)
+    state = _Walk(root=real_root, settings=settings, stats=stats, watch=watch)
     base = _base_specs(state)
     _walk_dirs(state, _Dir(real_root, "", base, frozenset({real_root})))
     if stats is not None:

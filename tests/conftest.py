@@ -7,6 +7,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,16 @@ def _guarded(real: Any) -> Any:
         return real(self, address)
 
     return connect
+
+
+@pytest.fixture(autouse=True)
+def no_tree_watch_after() -> Iterator[None]:
+    """A test that served a repository (a `Workspace` enables the walk's watch for its
+    process) leaves no watch, nor its open inotify descriptors, to the next test."""
+    yield
+    from indexers import tree_watch
+
+    tree_watch.disable()
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,8 @@ runner, `helix.lookups`, the index build and status). Each returns JSON-ready da
 A repository is named by its path as given at start, its resolved path, or its directory name
 when that is unique among those served; no name means the first one. The configuration of each
 is loaded once (a changed `.helix.toml` needs a restart); the index is refreshed incrementally
-before every request, as the CLI does.
+before every request, as the CLI does, without walking a repository a watch says is unchanged
+(`indexers.tree_watch`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from helix.core.config import HelixConfig, load_config
 from helix.core.errors import BadPathError, NotFoundError, UserError
 from helix.core.paths import refuse_dangerous_root
 from helix.inputs import check_question, shown
+from indexers import tree_watch
 
 MAX_REPOS = 32
 
@@ -47,6 +49,7 @@ class Workspace:
             if root not in roots:
                 roots.append(root)
         self.roots = tuple(roots)
+        tree_watch.enable()  # this process asks again and again: unchanged trees are not walked
         self._configs: dict[Path, HelixConfig] = {}
         self._locks = {root: threading.Lock() for root in self.roots}
 
