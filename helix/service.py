@@ -184,20 +184,22 @@ def _logged(log: RunLog, envelope: Envelope, *, config: HelixConfig, dry_run: bo
             notify: Callable[[str], None] | None, waiting: Waiting | None,
             report: Any, on_text: Callable[[str], None] | None = None) -> AskResult:
     """The run's row in the run log, then (unless a dry run) the one synthesis call."""
-    run_id = log.start(envelope, created=clock.now(), dry_run=dry_run, session_id=session_id,
-                       turn_number=turn_number)
-    common: dict[str, Any] = {"run_id": run_id, "dry_run": dry_run,
-                              "index_refreshed": report.refreshed,
+    common: dict[str, Any] = {"dry_run": dry_run, "index_refreshed": report.refreshed,
                               "build": report.model_dump(mode="json")}
     if dry_run:  # the answer's citations, as the deterministic answer of a real run has them
         from helix.synthesis.answer import deterministic_citations
         from helix.synthesis.prompt import citation_refs
 
+        created = clock.now()
         envelope = envelope.model_copy(update={"citations": deterministic_citations(
             envelope.answer, citation_refs(envelope.evidence))})
         envelope = _with_total(envelope, clock, started)
-        log.finish(run_id, envelope, updated=clock.now())
-        return AskResult(envelope=envelope, **common)
+        run_id = log.record(envelope, created=created, updated=clock.now(),
+                            session_id=session_id, turn_number=turn_number)
+        return AskResult(envelope=envelope, run_id=run_id, **common)
+    run_id = log.start(envelope, created=clock.now(), dry_run=dry_run, session_id=session_id,
+                       turn_number=turn_number)
+    common["run_id"] = run_id
 
     if llm is None:
         llm = default_llm(config)

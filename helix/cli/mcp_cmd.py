@@ -37,7 +37,10 @@ def mcp(repos: tuple[str, ...], http: str | None) -> None:
     address = http_address(http) if http else None
     workspace = Workspace([repo_root(r) for r in repos] or [repo_root(None)])
     server = build_server(workspace)
-    if address is None:
-        server.run("stdio")
-    else:
-        server.run("streamable-http", host=address[0], port=address[1])
+    try:
+        if address is None:
+            server.run("stdio")
+        else:
+            server.run("streamable-http", host=address[0], port=address[1])
+    finally:
+        workspace.close()

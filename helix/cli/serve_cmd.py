@@ -69,6 +69,7 @@ def serve(repos: tuple[str, ...], host: str, port: int, max_concurrent: int,
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=30)
     finally:
+        workspace.close()
         discovery.remove_server_file(home, os.getpid())
 
 

@@ -6,6 +6,7 @@ A run is written in two steps so a crash in the LLM call loses nothing:
     `set_prompt`   the exact prompt messages, still "pending" (committed before the call)
     `finish`       the answered envelope, mode, reason, model, tokens, timings: status "done"
                    (or "fallback"); `fail` records an error that ended the run ("error")
+A dry run calls no model: `record` writes the row those steps would leave in one.
 WAL mode (see `helix.store.db`) lets `helix log` read while another process writes.
 Session turns (engineer F's store) point at runs through `session_id` + `turn_number`.
 """
@@ -216,6 +217,31 @@ class RunLog:
             (run_id, created, created, envelope.question, envelope.repo_root, envelope.repo_rev,
              envelope.config_hash, envelope.index_rev, int(dry_run), canonical_json(envelope),
              envelope.answer_mode, session_id, turn_number),
+        )
+        return run_id
+
+    def record(self, envelope: Envelope, *, created: float, updated: float,
+               session_id: str | None = None, turn_number: int | None = None,
+               run_id: str | None = None) -> str:
+        """A dry run (no model is called: nothing can fail between `start` and `finish`),
+        written whole in one transaction: the row `start` then `finish` would leave."""
+        run_id = run_id or new_run_id(envelope.question, created)
+        if session_id is not None and turn_number is None:
+            (row,) = self._rows("SELECT MAX(turn_number) AS n FROM runs WHERE session_id = ?",
+                                (session_id,))
+            turn_number = (row["n"] if isinstance(row["n"], int) else 0) + 1
+        status: RunStatus = "fallback" if envelope.answer_mode == "fallback" else "done"
+        self._write(
+            "INSERT INTO runs (id, created, updated, status, question, repo_root, repo_rev,"
+            " config_hash, index_rev, dry_run, envelope_json, answer_mode, session_id,"
+            " turn_number, answer, fallback_reason, model, prompt_tokens, completion_tokens,"
+            " attempts, llm_steps, timings_json, redactions_json, error) VALUES (?, ?, ?, ?,"
+            " ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?, ?, '{}', NULL)",
+            (run_id, created, updated, status, envelope.question, envelope.repo_root,
+             envelope.repo_rev, envelope.config_hash, envelope.index_rev,
+             canonical_json(envelope), envelope.answer_mode, session_id, turn_number,
+             envelope.answer, envelope.fallback_reason, envelope.model, envelope.llm_steps,
+             canonical_json(envelope.timings_ms)),
         )
         return run_id
 

@@ -12,8 +12,9 @@ before every request, as the CLI does, without walking a repository a watch says
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from helix.inputs import check_question, shown
 from indexers import tree_watch
 
 MAX_REPOS = 32
+RUNLOGS_KEPT = 8  # open run-log connections kept between questions (one per request at once)
 
 
 def error_text(exc: BaseException) -> str:
@@ -31,6 +33,14 @@ def error_text(exc: BaseException) -> str:
     from helix.cli.main import error_line
 
     return error_line(str(exc)).removeprefix("helix: ")
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
 
 
 class Workspace:
@@ -52,6 +62,8 @@ class Workspace:
         tree_watch.enable()  # this process asks again and again: unchanged trees are not walked
         self._configs: dict[Path, HelixConfig] = {}
         self._locks = {root: threading.Lock() for root in self.roots}
+        self._runlogs: list[tuple[Any, tuple[int, int] | None]] = []
+        self._runlogs_lock = threading.Lock()
 
     def describe(self) -> list[dict[str, str]]:
         return [{"name": root.name, "path": str(root)} for root in self.roots]
@@ -123,14 +135,56 @@ class Workspace:
             raise UserError("reply_to needs a session")
         from helix.service import ask
 
-        result = ask(question, root=root, config=config, dry_run=dry_run, scope=scope,
-                     sense=sense, notify=lambda message: None, trace=trace, on_text=on_text)
+        with self._runlog() as runlog:
+            result = ask(question, root=root, config=config, dry_run=dry_run, scope=scope,
+                         sense=sense, notify=lambda message: None, trace=trace,
+                         on_text=on_text, runlog=runlog)
         envelope = result.envelope
         return {"repo": str(root), "run_id": result.run_id, "dry_run": dry_run,
                 "answer": envelope.answer, "answer_mode": envelope.answer_mode,
                 "citations": [c.model_dump(mode="json") for c in envelope.citations],
                 "item_hashes": envelope.model_dump(mode="json")["item_hashes"],
                 "envelope": envelope.model_dump(mode="json")}
+
+    @contextlib.contextmanager
+    def _runlog(self) -> Iterator[Any]:
+        """A run log connection from those kept open (a question's own when none is free):
+        opening one and closing it (a WAL checkpoint) cost more than a dry run's retrieval.
+        One that saw an error is closed, not kept; None when the run log cannot be written
+        (the question then logs as the CLI does, in memory, and says so)."""
+        from helix.core.errors import RunLogUnwritableError
+        from helix.core.paths import runlog_path
+        from helix.runlog import RunLog
+
+        with self._runlogs_lock:
+            log, file = self._runlogs.pop() if self._runlogs else (None, None)
+        if log is not None and file != _identity(runlog_path()):
+            log.close()  # the file was moved aside (damaged) or replaced since: open it anew
+            log = None
+        if log is None:
+            try:
+                log = RunLog()
+            except RunLogUnwritableError:
+                yield None
+                return
+            file = _identity(runlog_path())
+        kept = False
+        try:
+            yield log
+            with self._runlogs_lock:
+                if len(self._runlogs) < RUNLOGS_KEPT:
+                    self._runlogs.append((log, file))
+                    kept = True
+        finally:
+            if not kept:
+                log.close()
+
+    def close(self) -> None:
+        """Close the run-log connections kept open (the server is stopping)."""
+        with self._runlogs_lock:
+            logs, self._runlogs = self._runlogs, []
+        for log, _ in logs:
+            log.close()
 
     def _ask_across(self, question: str, roots: list[Path], *, dry_run: bool,
                     **single_only: Any) -> dict[str, Any]:
