@@ -40,6 +40,25 @@ def test_start_then_finish_round_trips() -> None:
     assert [r.id for r in log.for_session("s1")] == [run_id]
 
 
+@pytest.mark.parametrize("mode", ["dry_run", "fallback"])
+def test_a_dry_run_recorded_in_one_step_is_the_row_start_and_finish_leave(mode: str) -> None:
+    log = RunLog()
+    env = envelope(question="where is it?").model_copy(update={
+        "answer_mode": mode, "fallback_reason": "no model" if mode == "fallback" else None,
+        "timings_ms": {"total": 3.5}})
+    two = log.start(env, created=5.0, dry_run=True, session_id="s", run_id="a" * 16)
+    log.finish(two, env, updated=6.0)
+    one = log.record(env, created=5.0, updated=6.0, session_id="s", run_id="b" * 16)
+    cursor = log.conn.execute("SELECT * FROM runs")
+    columns = [d[0] for d in cursor.description]
+    rows = {row["id"]: row for row in (dict(zip(columns, r, strict=True)) for r in cursor)}
+    first, second = rows[two], rows[one]
+    first.pop("id"), second.pop("id")
+    assert first["turn_number"] == 1 and second["turn_number"] == 2  # its session's next turn
+    first.pop("turn_number"), second.pop("turn_number")
+    assert first == second
+
+
 def test_fallback_status_and_listing_order() -> None:
     log = RunLog()
     first = log.start(envelope(question="q1"), created=1.0, dry_run=True)
