@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from helix.core.english import plural_stem
-from indexers.tokenize import tokenize
+from indexers.tokenize import expand, tokenize, words
 
 # An identifier worth keeping whole: snake_case, CamelCase, dotted, or with digits.
 _IDENT = re.compile(
@@ -33,9 +33,34 @@ stem = plural_stem  # helix.core.english: the one home of the stemmers
 TOKEN_CACHE = 32768  # distinct texts whose token sets are remembered (chunks repeat a lot)
 
 
+_WORD_TOKENS: dict[str, frozenset[str]] = {}  # a word -> its tokens, stemmed
+_WORDS_KEPT = 500_000
+
+
 @lru_cache(maxsize=TOKEN_CACHE)
 def token_set(text: str) -> frozenset[str]:
-    return frozenset(stem(t) for t in tokenize(text))
+    """`frozenset(stem(t) for t in tokenize(text))`, each distinct word expanded and stemmed
+    once (the cost of a question is mostly this, for the chunks it has not seen before)."""
+    memo = _WORD_TOKENS
+    out: set[str] = set()
+    for word in set(words(text)):
+        tokens = memo.get(word)
+        if tokens is None:
+            if len(memo) >= _WORDS_KEPT:
+                memo.clear()
+            tokens = memo[word] = frozenset(map(stem, expand(word)))
+        out |= tokens
+    return frozenset(out)
+
+
+def held_at_most(wanted: frozenset[str], text: str) -> int:
+    """An upper bound of `len(wanted & token_set(text))` that reads the text without
+    tokenizing it: a token is a lowercased piece of one of the text's words (less a plural
+    `s`), so each word among the tokens is a piece of the lowercased text."""
+    if not all(word.isascii() for word in wanted):
+        return len(wanted)
+    lowered = text.lower()
+    return sum(1 for word in wanted if word in lowered)
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:

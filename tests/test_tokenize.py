@@ -71,3 +71,39 @@ def test_whole_identifier_always_kept(words: list[str]) -> None:
     for word in words:
         if len(word) >= 2 and word.lower() not in STOPWORDS:
             assert word.lower() in tokens
+
+
+@given(st.text(alphabet=st.sampled_from("aZz_09. \n\t-()[]:'\"\x7f"), max_size=60))
+def test_ascii_texts_take_the_faster_pattern_to_the_same_words(text: str) -> None:
+    """An ASCII text is split by an ASCII-only pattern: the words are the general one's."""
+    from indexers import tokenize as module
+
+    assert module._ASCII_WORD.findall(text) == module._WORD.findall(text)
+
+
+_PIECES = ["Spacing", "spacings", "MERGE", "mergeSpacing", "\u212aelvin", "ΣΑΣ", "x2y", "a.Bc",
+           "__init__", "values"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=6),
+       st.frozensets(st.sampled_from(["spacing", "merge", "kelvin", "σας", "bc", "init",
+                                      "value", "x"]), max_size=5))
+def test_the_untokenized_bound_is_never_below_the_tokens_held(
+        pieces: list[str], words: frozenset[str]) -> None:
+    """`held_at_most` (read without tokenizing) bounds the question words a text's tokens
+    hold: what lets the controller skip tokenizing definitions that cannot win."""
+    from controller.text import held_at_most, token_set
+
+    text = " ".join(pieces)
+    assert held_at_most(words, text) >= len(words & token_set(text))
+
+
+@given(st.lists(st.sampled_from([*_PIECES, "tiles", "class", "Σίσυφος", "a1b2", "x.y.z"]),
+                max_size=8))
+def test_token_sets_are_the_stemmed_tokens(pieces: list[str]) -> None:
+    """`token_set` (each distinct word expanded and stemmed once) is the set of the stemmed
+    tokens `tokenize` gives."""
+    from controller.text import stem, token_set
+
+    text = " ".join(pieces)
+    assert token_set(text) == frozenset(stem(t) for t in tokenize(text))
