@@ -17,7 +17,7 @@ from typing import Literal
 from controller import reasons as why
 from controller.evidence import is_test
 from controller.reasons import Reason
-from controller.text import name_tokens, stem, token_set
+from controller.text import held_at_most, name_tokens, stem, token_set
 from helix.core.policy import Pools
 from helix.core.ports import Embedder
 from helix.core.schemas import Chunk, Frozen, Hit, SymbolDef
@@ -82,12 +82,13 @@ def _restricted(request: Request) -> bool:
 
 def _from_hits(index: IndexReader, hits: list[Hit], request: Request) -> list[Chunk]:
     out: list[Chunk] = []
-    for hit in hits:
-        chunk = index.chunk(hit.chunk_id)
-        if _keep(chunk, request):
-            out.append(chunk)
-        if len(out) >= request.k:
-            break
+    step = max(request.k, 1)
+    for at in range(0, len(hits), step):  # read a list's length at a time, not all of them
+        for chunk in index.chunks_by_id([hit.chunk_id for hit in hits[at:at + step]]):
+            if _keep(chunk, request):
+                out.append(chunk)
+            if len(out) >= request.k:
+                return out
     return out
 
 
@@ -250,8 +251,8 @@ def _refs(index: IndexReader, request: Request) -> list[Pair]:
 def _files(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:
     """Files ranked by their pooled BM25 mass, each represented by its best chunk."""
     per_file: dict[str, list[tuple[float, Chunk]]] = {}
-    for hit in index.search_bm25(request.query, pools.file_pool):
-        chunk = index.chunk(hit.chunk_id)
+    hits = index.search_bm25(request.query, pools.file_pool)
+    for hit, chunk in zip(hits, index.chunks_by_id([h.chunk_id for h in hits]), strict=True):
         if not _keep(chunk, request) or (request.no_tests and is_test(chunk)):
             continue
         per_file.setdefault(chunk.path, []).append((hit.score, chunk))
@@ -272,7 +273,18 @@ def _best_chunk(index: IndexReader, path: str, request: Request, words: frozense
     candidates = [c for c in index.chunks_for_path(path) if _keep(c, request)]
     if not candidates:
         return None
-    return min(candidates, key=lambda c: (-len(words & token_set(c.text)), c.start_line, c.id))
+    # the chunk holding the most query words (then the first): tokenized best bound first,
+    # until no bound can reach the best count (a cold file's chunks cost their tokenizing)
+    bounded = sorted((-held_at_most(words, c.text), c.start_line, c.id, c) for c in candidates)
+    best: tuple[int, int, str, Chunk] | None = None
+    for bound, line, cid, chunk in bounded:
+        if best is not None and bound > best[0]:
+            break
+        key = (-len(words & token_set(chunk.text)), line, cid, chunk)
+        if best is None or key[:3] < best[:3]:
+            best = key
+    assert best is not None
+    return best[3]
 
 
 def _file_bm25(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:
@@ -282,8 +294,8 @@ def _file_bm25(index: IndexReader, request: Request, pools: Pools) -> list[Pair]
     if not files:
         return []
     pooled: dict[str, Chunk] = {}
-    for hit in index.search_bm25(request.query, pools.file_bm25_pool):  # best first
-        chunk = index.chunk(hit.chunk_id)
+    hits = index.search_bm25(request.query, pools.file_bm25_pool)  # best first
+    for chunk in index.chunks_by_id([hit.chunk_id for hit in hits]):
         if chunk.path not in pooled and _keep(chunk, request):
             pooled[chunk.path] = chunk
     return _files_shown(index, [path for path, _score in files], request, pooled)
@@ -344,7 +356,8 @@ def _test_targets(index: IndexReader, request: Request, pools: Pools) -> list[Pa
     graph = index.graph
     out: list[Pair] = []
     seen: set[str] = set()
-    tests = [index.chunk(h.chunk_id) for h in index.search_bm25(request.query, pools.test_pool)]
+    tests = index.chunks_by_id([h.chunk_id for h in index.search_bm25(request.query,
+                                                                    pools.test_pool)])
     for test in [c for c in tests if is_test(c)][:pools.test_seeds]:
         if test.node_id not in graph:
             continue

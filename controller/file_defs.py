@@ -17,7 +17,7 @@ import math
 from collections.abc import Sequence
 
 from controller.route import RoutePlan
-from controller.text import name_tokens, token_set
+from controller.text import held_at_most, name_tokens, token_set
 from helix.core.english import QUESTION_LEADS
 from helix.core.policy import FileDefsPolicy
 from helix.core.schemas import Chunk
@@ -49,6 +49,33 @@ def definition_score(question: frozenset[str], chunk: Chunk, policy: FileDefsPol
     return (policy.name_weight * len(name) + len(body) / damp) / len(question)
 
 
+def _bound(question: frozenset[str], chunk: Chunk, policy: FileDefsPolicy) -> float:
+    """An upper bound of `definition_score` without tokenizing the definition's text (its
+    body words at most `held_at_most`; the damping divides by at least 1)."""
+    name = name_tokens(chunk.symbol or "") & question
+    return (policy.name_weight * len(name) + held_at_most(question, chunk.text)) / len(question)
+
+
+def best_definitions(question: frozenset[str], defs: Sequence[Chunk], policy: FileDefsPolicy,
+                     count: int) -> list[tuple[float, int, str, Chunk]]:
+    """The `count` best (score, start line, id, chunk) of `defs` scoring at least
+    `policy.min_score`, best first: what scoring every definition and sorting gives, without
+    tokenizing those whose bound cannot reach the ones kept (a cold definition's tokens cost
+    more than everything else here)."""
+    if not question or count <= 0:
+        return []
+    bounded = sorted(((_bound(question, c, policy), c) for c in defs),
+                     key=lambda t: -t[0])  # a stable sort: ties keep `defs` order
+    kept: list[tuple[float, int, str, Chunk]] = []
+    for bound, chunk in bounded:
+        if bound < policy.min_score or (len(kept) >= count and bound < kept[count - 1][0]):
+            break  # no later one can score enough, or tie with the last one kept
+        kept.append((definition_score(question, chunk, policy), chunk.start_line, chunk.id,
+                     chunk))
+        kept.sort(key=lambda t: (-t[0], t[1], t[2]))
+    return [t for t in kept if t[0] >= policy.min_score][:count]
+
+
 def promotions(question: frozenset[str], ranked: Sequence[Chunk],
                file_chunks: dict[str, Sequence[Chunk]], policy: FileDefsPolicy
                ) -> list[tuple[int, Chunk]]:
@@ -69,10 +96,9 @@ def promotions(question: frozenset[str], ranked: Sequence[Chunk],
                      if c.path == chunk.path), default=0.0)
         defs = [c for c in file_chunks.get(chunk.path, ()) if c.kind == "code_def"
                 and c.id not in present]
-        scored = sorted(((definition_score(question, c, policy), c.start_line, c.id, c)
-                         for c in defs), key=lambda t: (-t[0], t[1], t[2]))
-        if scored and scored[0][0] >= policy.min_score and scored[0][0] > shown:
-            out.append((position, scored[0][3]))
+        best = best_definitions(question, defs, policy, 1)
+        if best and best[0][0] > shown:
+            out.append((position, best[0][3]))
     return out
 
 
@@ -89,7 +115,5 @@ def depth_picks(question: frozenset[str], ranked: Sequence[Chunk],
     for path in files[:policy.depth_files]:
         defs = [c for c in file_chunks.get(path, ()) if c.kind == "code_def"
                 and c.id not in present]
-        scored = sorted(((definition_score(question, c, policy), c.start_line, c.id, c)
-                         for c in defs), key=lambda t: (-t[0], t[1], t[2]))
-        out.extend(t[3] for t in scored[:policy.depth] if t[0] >= policy.min_score)
+        out.extend(t[3] for t in best_definitions(question, defs, policy, policy.depth))
     return out

@@ -142,26 +142,40 @@ def mmr(candidates: Sequence[Fused], tokens: Mapping[str, frozenset[str]], *, la
     top = max(c.score for c in candidates) or 1.0
     pool = sorted(candidates, key=lambda c: (-c.score, c.chunk_id))
     chosen: list[Fused] = []
-    # Max similarity of each candidate to what is chosen, updated one pick at a time.
+    # Max similarity of each candidate to what is chosen, brought up to date lazily: a
+    # candidate's stale similarity is a lower bound, so its stale value an upper bound; one that
+    # cannot beat the best value so far is not compared with the newest picks (the same picks).
     redundancy = [0.0] * len(pool)
-    held = [tokens.get(cid, frozenset()) for cid in selected]
-    for index, cand in enumerate(pool):
-        toks = tokens.get(cand.chunk_id, frozenset())
-        redundancy[index] = max((jaccard(toks, other) for other in held), default=0.0)
+    # a candidate's tokens are looked up when first compared (`tokens` may compute them)
+    own: list[frozenset[str] | None] = [None] * len(pool)
+    compared = [0] * len(pool)  # how many of `picked` each candidate has been compared with
+    picked = [tokens.get(cid, frozenset()) for cid in selected]  # what is held counts as chosen
+    relevance = [lam * (cand.score / top) for cand in pool]
     alive = list(range(len(pool)))
     while alive and len(chosen) < limit:
         best_value = float("-inf")
         best_pos = 0
         for pos, index in enumerate(alive):
-            value = round(lam * (pool[index].score / top) - (1.0 - lam) * redundancy[index], 9)
-            # alive is in (-score, id) order: strict > keeps the first on ties, a total order.
+            if round(relevance[index], 9) <= best_value:
+                break  # alive is in (-score, id) order: no later one can beat it
+            value = round(relevance[index] - (1.0 - lam) * redundancy[index], 9)
+            if value <= best_value:
+                continue
+            if compared[index] < len(picked):
+                mine = own[index]
+                if mine is None:
+                    mine = own[index] = tokens.get(pool[index].chunk_id, frozenset())
+                for other in picked[compared[index]:]:
+                    sim = jaccard(mine, other)
+                    if sim > redundancy[index]:
+                        redundancy[index] = sim
+                compared[index] = len(picked)
+                value = round(relevance[index] - (1.0 - lam) * redundancy[index], 9)
+            # strict > keeps the first on ties, a total order.
             if value > best_value:
                 best_value, best_pos = value, pos
         pick = alive.pop(best_pos)
         chosen.append(pool[pick])
-        picked = tokens.get(pool[pick].chunk_id, frozenset())
-        for index in alive:
-            sim = jaccard(tokens.get(pool[index].chunk_id, frozenset()), picked)
-            if sim > redundancy[index]:
-                redundancy[index] = sim
+        mine = own[pick]
+        picked.append(tokens.get(pool[pick].chunk_id, frozenset()) if mine is None else mine)
     return chosen

@@ -12,7 +12,7 @@ no_new_evidence. Evidence is only ever added, so coverage never decreases.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from pydantic import Field
 
@@ -221,6 +221,22 @@ def _lists(results: Sequence[RequestResult], names: frozenset[str],
     return lists
 
 
+class _TokenSets(Mapping[str, frozenset[str]]):
+    """Chunk id -> its text's token set, computed on first look (`controller.text`)."""
+
+    def __init__(self, texts: dict[str, str]) -> None:
+        self._texts = texts
+
+    def __getitem__(self, chunk_id: str) -> frozenset[str]:
+        return token_set(self._texts[chunk_id])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+
 def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
            step_index: int, extra_reason: dict[str, Reason] | None = None,
            only: set[str] | None = None) -> tuple[LoopState, list[str]]:
@@ -277,8 +293,9 @@ def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
         # name or path of the question was found anywhere, nothing is admitted (the answer
         # says nothing was found instead of quoting the closest noise).
         eligible = []
-    tokens = {f.chunk_id: token_set(pool[f.chunk_id].text) for f in eligible}
-    tokens.update({cid: token_set(c.chunk.text) for cid, c in held.items()})
+    texts = {**{f.chunk_id: pool[f.chunk_id].text for f in eligible},
+             **{cid: c.chunk.text for cid, c in held.items()}}
+    tokens = _TokenSets(texts)  # tokenized when MMR compares them, not before
     room = min(limit, state.settings.max_evidence - len(held))
     if policy.fuse_files:
         # by file: every file's best chunk in file order first, then, while there is room,

@@ -18,8 +18,8 @@ from helix.core.envelope import EvidenceItem, TreeWalk, TreeWalkNode
 
 
 def _parent(graph: nx.MultiDiGraph, node: str) -> str | None:
-    parents = sorted(u for u, _, key in graph.in_edges(node, keys=True) if key == "contains")
-    return parents[0] if parents else None
+    # the adjacency mapping itself (an edge view costs ten times more per call)
+    return min((u for u, keys in graph.pred[node].items() if "contains" in keys), default=None)
 
 
 def _path_to_root(graph: nx.MultiDiGraph, node: str) -> list[str]:
@@ -32,7 +32,7 @@ def _path_to_root(graph: nx.MultiDiGraph, node: str) -> list[str]:
 
 
 def _children(graph: nx.MultiDiGraph, node: str) -> list[str]:
-    return sorted({v for _, v, key in graph.out_edges(node, keys=True) if key == "contains"})
+    return sorted(v for v, keys in graph.succ[node].items() if "contains" in keys)
 
 
 def top_level(graph: nx.MultiDiGraph, node: str) -> str:

@@ -74,6 +74,10 @@ class IndexReader(Protocol):
         """KeyError when unknown."""
         ...
 
+    def chunks_by_id(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+        """`chunk` of each id, in order, read together (KeyError when one is unknown)."""
+        ...
+
     def chunks_for_path(self, path: str) -> Sequence[Chunk]: ...
 
     def chunk_for_node(self, node_id: str) -> Chunk | None:

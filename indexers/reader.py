@@ -28,7 +28,7 @@ from helix.core.schemas import (
     node_id_def,
     node_id_file,
 )
-from indexers.formats import RefRow, paused_gc
+from indexers.formats import RefRow, paused_gc, trusted
 from indexers.fuzzy import FuzzyNames
 from indexers.graph_store import PART_GRAPH_DB, GraphReader, LazyGraph
 from indexers.project import project_names
@@ -223,6 +223,22 @@ class Index:
             raise KeyError(chunk_id)
         return found
 
+    def chunks_by_id(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+        """`chunk` of each id, in order (those not yet looked up read in one query)."""
+        memo = self._memo("chunk")
+        missing = [cid for cid in dict.fromkeys(chunk_ids) if cid not in memo]
+        if missing:
+            found = self.rows().chunks_by_id(missing)
+            for cid in missing:
+                memo[cid] = found.get(cid)
+        out = []
+        for cid in chunk_ids:
+            chunk = memo.get(cid)
+            if chunk is None:
+                raise KeyError(cid)
+            out.append(chunk)
+        return out
+
     def chunks_for_path(self, path: str) -> Sequence[Chunk]:
         memo = self._memo("path")
         if path not in memo:
@@ -265,7 +281,8 @@ class Index:
     def search_bm25(self, query: str, k: int) -> list[Hit]:
         if not query.strip() or k <= 0:
             return []
-        return [Hit(chunk_id=cid, score=score, channel="bm25", rank=rank)
+        return [trusted(Hit, {"chunk_id": cid, "score": float(score), "channel": "bm25",
+                              "rank": rank})
                 for rank, (cid, score) in enumerate(self._bm25().search(query, k), start=1)]
 
     def _file_bm25(self) -> BM25Index:

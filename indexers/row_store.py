@@ -260,6 +260,9 @@ def _uri(path: Path) -> str:
     return f"file:{quote(str(path.resolve()))}?mode=ro&immutable=1"
 
 
+IDS_PER_QUERY = 500  # below SQLite's bound on a statement's parameters
+
+
 def _chunk(row: Sequence[Any]) -> Chunk:
     values = dict(zip(CHUNK_FIELDS, row, strict=True))
     values["heading_path"] = tuple(orjson.loads(row[_HEADING]))
@@ -335,6 +338,18 @@ class RowReader:
     def chunk(self, chunk_id: str) -> Chunk | None:
         rows = self._rows(f"SELECT {_CHUNK_COLS} FROM chunks WHERE id=?", (chunk_id,))
         return _chunk(rows[0]) if rows else None
+
+    def chunks_by_id(self, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
+        """The chunks of these ids that exist, read in one query per `IDS_PER_QUERY`."""
+        out: dict[str, Chunk] = {}
+        for at in range(0, len(chunk_ids), IDS_PER_QUERY):
+            batch = chunk_ids[at:at + IDS_PER_QUERY]
+            marks = ",".join("?" * len(batch))
+            for row in self._rows(f"SELECT {_CHUNK_COLS} FROM chunks WHERE id IN ({marks})",
+                                  tuple(batch)):
+                chunk = _chunk(row)
+                out[chunk.id] = chunk
+        return out
 
     def chunk_at(self, row: int) -> Chunk:
         """The chunk at a position of (path, start_line, id) order."""

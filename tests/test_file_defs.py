@@ -3,7 +3,10 @@ question's words joins the evidence (`controller.file_defs`, `retrieval.file_def
 
 from __future__ import annotations
 
-from controller.file_defs import definition_score, promotions
+from hypothesis import given
+from hypothesis import strategies as st
+
+from controller.file_defs import best_definitions, definition_score, promotions
 from controller.text import name_tokens
 from helix.core.policy import FileDefsPolicy
 from helix.core.schemas import Chunk
@@ -70,3 +73,26 @@ def test_the_next_best_definitions_of_the_first_files_are_picked_for_the_tail() 
     assert picked == [MERGE]  # the best one not in the evidence yet; one per file (depth 1)
     assert depth_picks(question, [HEADER], {"reflow/config.py": [MERGE]},
                        POLICY.model_copy(update={"depth": 0})) == []
+
+
+_WORDS = ["spacing", "Spacing", "merge", "mergeSpacings", "indent", "values", "ΣΑΣ", "K", "x"]
+
+
+@given(st.lists(st.tuples(st.lists(st.sampled_from(_WORDS), max_size=6),
+                          st.lists(st.sampled_from(_WORDS), min_size=1, max_size=3)),
+                max_size=12),
+       st.frozensets(st.sampled_from(["spacing", "merge", "indent", "value", "σας", "k"]),
+                     min_size=1, max_size=4),
+       st.integers(1, 3), st.sampled_from([0.0, 0.25, 0.6]))
+def test_bounded_scoring_keeps_what_scoring_every_definition_keeps(
+        shapes: list[tuple[list[str], list[str]]], question: frozenset[str], count: int,
+        min_score: float) -> None:
+    """Definitions whose bound cannot reach the kept ones are never tokenized, and the picks
+    are those of scoring all of them and sorting (ties by line, then id)."""
+    policy = FileDefsPolicy(enabled=True, min_score=min_score)
+    defs = [_chunk("m.py", "_".join(name), " ".join(body), 10 + 5 * i)
+            for i, (body, name) in enumerate(shapes)]
+    everything = sorted(((definition_score(question, c, policy), c.start_line, c.id, c)
+                         for c in defs), key=lambda t: (-t[0], t[1], t[2]))
+    expected = [t for t in everything[:count] if t[0] >= min_score]
+    assert best_definitions(question, defs, policy, count) == expected

@@ -5,6 +5,7 @@ from hypothesis import strategies as st
 
 from controller.fusion import Fused, Ranked, mmr, rrf
 from controller.reasons import render_all
+from controller.text import jaccard
 from helix.core.config import RetrievalSettings
 
 S = RetrievalSettings()
@@ -56,3 +57,36 @@ def test_mmr_is_order_independent(pairs: list[tuple[str, float]]) -> None:
     a = mmr(cands, tokens, lam=0.7, limit=4)
     b = mmr(list(reversed(cands)), tokens, lam=0.7, limit=4)
     assert a == b
+
+
+def _mmr_by_definition(cands: list[Fused], tokens: dict[str, frozenset[str]], lam: float,
+                       limit: int, selected: tuple[str, ...]) -> list[str]:
+    """MMR as written down: every pick compares every candidate with everything chosen."""
+    top = max(c.score for c in cands) or 1.0
+    pool = sorted(cands, key=lambda c: (-c.score, c.chunk_id))
+    chosen: list[str] = list(selected)
+    out: list[str] = []
+    while pool and len(out) < limit:
+        def value(c: Fused) -> float:
+            sim = max((jaccard(tokens[c.chunk_id], tokens[o]) for o in chosen), default=0.0)
+            return round(lam * (c.score / top) - (1.0 - lam) * sim, 9)
+        best = max(range(len(pool)), key=lambda i: (value(pool[i]), -i))
+        out.append(pool[best].chunk_id)
+        chosen.append(pool.pop(best).chunk_id)
+    return out
+
+
+@given(st.dictionaries(st.sampled_from("abcdefghijkl"),
+                       st.tuples(st.floats(0.01, 1), st.frozensets(st.sampled_from("pqrstu"))),
+                       min_size=1),
+       st.sampled_from([0.0, 0.3, 0.7, 1.0]), st.integers(1, 6), st.booleans())
+def test_mmr_lazy_updates_pick_what_the_definition_picks(
+        data: dict[str, tuple[float, frozenset[str]]], lam: float, limit: int,
+        held: bool) -> None:
+    """The comparisons skipped for candidates that cannot win change no pick."""
+    cands = [Fused(chunk_id=c, score=round(s, 4), reasons=()) for c, (s, _) in data.items()]
+    tokens = {c: toks for c, (_, toks) in data.items()}
+    tokens["held"] = frozenset({"p", "q"})
+    selected = ("held",) if held else ()
+    got = [f.chunk_id for f in mmr(cands, tokens, lam=lam, limit=limit, selected=selected)]
+    assert got == _mmr_by_definition(cands, tokens, lam, limit, selected)
