@@ -20,7 +20,7 @@ from controller.reasons import Reason
 from controller.text import held_at_most, name_tokens, stem, token_set
 from helix.core.policy import Pools
 from helix.core.ports import Embedder
-from helix.core.schemas import Chunk, Frozen, Hit, SymbolDef
+from helix.core.schemas import Chunk, ChunkHead, Frozen, Hit, SymbolDef
 from indexers.api import IndexReader
 from indexers.tokenize import tokenize
 
@@ -70,7 +70,7 @@ class RequestResult(Frozen):
     found: tuple[Found, ...]
 
 
-def _keep(chunk: Chunk, request: Request) -> bool:
+def _keep(chunk: Chunk | ChunkHead, request: Request) -> bool:
     if request.kinds and chunk.kind not in request.kinds:
         return False
     return not request.prefixes or chunk.path.startswith(request.prefixes)
@@ -250,26 +250,27 @@ def _refs(index: IndexReader, request: Request) -> list[Pair]:
 
 def _files(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:
     """Files ranked by their pooled BM25 mass, each represented by its best chunk."""
-    per_file: dict[str, list[tuple[float, Chunk]]] = {}
+    per_file: dict[str, list[tuple[float, ChunkHead]]] = {}
     hits = index.search_bm25(request.query, pools.file_pool)
-    for hit, chunk in zip(hits, index.chunks_by_id([h.chunk_id for h in hits]), strict=True):
-        if not _keep(chunk, request) or (request.no_tests and is_test(chunk)):
+    for hit, head in zip(hits, index.chunk_heads([h.chunk_id for h in hits]), strict=True):
+        if not _keep(head, request) or (request.no_tests and is_test(head)):
             continue
-        per_file.setdefault(chunk.path, []).append((hit.score, chunk))
-    ranked: list[tuple[float, str, Chunk]] = []
+        per_file.setdefault(head.path, []).append((hit.score, head))
+    ranked: list[tuple[float, str, ChunkHead]] = []
     for path, items in per_file.items():
         scores = sorted((s for s, _ in items), reverse=True)[:pools.file_top_chunks]
         mass = sum(s * pools.file_decay ** n for n, s in enumerate(scores))
         best = min(items, key=lambda pair: (-pair[0], pair[1].start_line, pair[1].id))[1]
         ranked.append((round(mass, 6), path, best))
     ranked.sort(key=lambda t: (-t[0], t[1]))
-    return [(chunk, ()) for _, _, chunk in ranked[:request.k]]
+    shown = index.chunks_by_id([head.id for _, _, head in ranked[:request.k]])
+    return [(chunk, ()) for chunk in shown]
 
 
 def _best_chunk(index: IndexReader, path: str, request: Request, words: frozenset[str],
-                pooled: dict[str, Chunk]) -> Chunk | None:
+                pooled: dict[str, str]) -> Chunk | None:
     if path in pooled:
-        return pooled[path]
+        return index.chunk(pooled[path])
     candidates = [c for c in index.chunks_for_path(path) if _keep(c, request)]
     if not candidates:
         return None
@@ -293,16 +294,16 @@ def _file_bm25(index: IndexReader, request: Request, pools: Pools) -> list[Pair]
     files = index.search_files(request.query, k)
     if not files:
         return []
-    pooled: dict[str, Chunk] = {}
+    pooled: dict[str, str] = {}  # a path -> its best chunk among the chunk hits
     hits = index.search_bm25(request.query, pools.file_bm25_pool)  # best first
-    for chunk in index.chunks_by_id([hit.chunk_id for hit in hits]):
-        if chunk.path not in pooled and _keep(chunk, request):
-            pooled[chunk.path] = chunk
+    for head in index.chunk_heads([hit.chunk_id for hit in hits]):
+        if head.path not in pooled and _keep(head, request):
+            pooled[head.path] = head.id
     return _files_shown(index, [path for path, _score in files], request, pooled)
 
 
 def _files_shown(index: IndexReader, paths: list[str], request: Request,
-                 pooled: dict[str, Chunk]) -> list[Pair]:
+                 pooled: dict[str, str]) -> list[Pair]:
     """Ranked files, each shown by its best chunk for the query (tests left out when the
     request says so), up to `request.k`."""
     words = token_set(request.query)

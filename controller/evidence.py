@@ -12,7 +12,7 @@ from controller.route import RoutePlan
 from controller.text import is_identifier, phrase_tokens, symbol_variants, token_set
 from helix.core.envelope import EvidenceItem, EvidenceKind, HitRef, Items, ProofSpan, SlotCoverage
 from helix.core.hashing import hash_obj, short_id
-from helix.core.schemas import Chunk, Frozen
+from helix.core.schemas import Chunk, ChunkHead, Frozen
 from indexers.graph import is_test_path
 
 DOC_CHUNK_KINDS = ("doc_section", "tree_node", "text_window")
@@ -110,7 +110,7 @@ def _path_tokens(chunk: Chunk) -> frozenset[str]:
                                chunk.symbol or "")))
 
 
-def is_test(chunk: Chunk) -> bool:
+def is_test(chunk: Chunk | ChunkHead) -> bool:
     """A test file by the index's own rule (the one that draws `tests` edges), or a test def."""
     return is_test_path(chunk.path) or bool(
         chunk.symbol and chunk.symbol.rsplit(".", 1)[-1].lower().startswith("test"))

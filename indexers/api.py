@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from helix.core.schemas import Chunk, FileRecord, Hit, SymbolDef, SymbolRef
+from helix.core.schemas import Chunk, ChunkHead, FileRecord, Hit, SymbolDef, SymbolRef
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -76,6 +76,10 @@ class IndexReader(Protocol):
 
     def chunks_by_id(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         """`chunk` of each id, in order, read together (KeyError when one is unknown)."""
+        ...
+
+    def chunk_heads(self, chunk_ids: Sequence[str]) -> list[ChunkHead]:
+        """What `chunks_by_id` gives, without the texts (KeyError when one is unknown)."""
         ...
 
     def chunks_for_path(self, path: str) -> Sequence[Chunk]: ...

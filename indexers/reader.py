@@ -21,6 +21,7 @@ from helix.core.errors import IndexCorruptError
 from helix.core.ports import Embedder
 from helix.core.schemas import (
     Chunk,
+    ChunkHead,
     FileRecord,
     Hit,
     SymbolDef,
@@ -237,6 +238,28 @@ class Index:
             if chunk is None:
                 raise KeyError(cid)
             out.append(chunk)
+        return out
+
+    def chunk_heads(self, chunk_ids: Sequence[str]) -> list[ChunkHead]:
+        """Each id's `ChunkHead`, in order (KeyError when one is unknown): a chunk already
+        read gives its own; the others are read together, without their texts."""
+        chunks, memo = self._memo("chunk"), self._memo("head")
+        missing = [cid for cid in dict.fromkeys(chunk_ids)
+                   if cid not in memo and chunks.get(cid) is None]
+        if missing:
+            found = self.rows().chunk_heads_by_id(missing)
+            for cid in missing:
+                memo[cid] = found.get(cid)
+        out = []
+        for cid in chunk_ids:
+            head = memo.get(cid)
+            if head is None:
+                chunk = chunks.get(cid)
+                if chunk is None:
+                    raise KeyError(cid)
+                head = ChunkHead(chunk.id, chunk.path, chunk.kind, chunk.start_line,
+                                 chunk.symbol)
+            out.append(head)
         return out
 
     def chunks_for_path(self, path: str) -> Sequence[Chunk]:

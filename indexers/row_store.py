@@ -37,7 +37,7 @@ from urllib.parse import quote
 import orjson
 
 from helix.core.errors import IndexCorruptError
-from helix.core.schemas import Chunk, FileRecord, SymbolDef
+from helix.core.schemas import Chunk, ChunkHead, FileRecord, SymbolDef
 from indexers.formats import (
     CHUNK_FIELDS,
     DEF_FIELDS,
@@ -349,6 +349,19 @@ class RowReader:
                                   tuple(batch)):
                 chunk = _chunk(row)
                 out[chunk.id] = chunk
+        return out
+
+    def chunk_heads_by_id(self, chunk_ids: Sequence[str]) -> dict[str, ChunkHead]:
+        """`chunks_by_id` without the texts (what filtering and grouping hits reads)."""
+        out: dict[str, ChunkHead] = {}
+        for at in range(0, len(chunk_ids), IDS_PER_QUERY):
+            batch = chunk_ids[at:at + IDS_PER_QUERY]
+            marks = ",".join("?" * len(batch))
+            for cid, path, kind, line, symbol in self._rows(
+                    "SELECT id, path, kind, start_line, symbol FROM chunks "
+                    f"WHERE id IN ({marks})", tuple(batch)):
+                out[str(cid)] = ChunkHead(str(cid), str(path), str(kind), int(line),
+                                          None if symbol is None else str(symbol))
         return out
 
     def chunk_at(self, row: int) -> Chunk:

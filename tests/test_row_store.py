@@ -11,7 +11,7 @@ import pytest
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.errors import IndexCorruptError
 from helix.core.ports import FakeEmbedder
-from helix.core.schemas import Chunk, FileRecord
+from helix.core.schemas import Chunk, ChunkHead, FileRecord
 from indexers.build import build_index, ensure_index
 from indexers.formats import RefRow
 from indexers.parse import parse_file
@@ -82,6 +82,18 @@ def test_lookups_by_key(stored: tuple[RowReader, tuple]) -> None:
     assert reader.trees_for_file(TREE_PATH) == trees and reader.tree_files() == {TREE_PATH}
     assert reader.def_keys() == sorted({d.name for d in defs} | {d.qualname for d in defs})
     assert reader.count("chunks") == len(chunks)
+
+
+def test_lookups_of_many_ids_at_once(stored: tuple[RowReader, tuple],
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hit lists are read in batches (whole chunks, or heads without their texts)."""
+    reader, (_, chunks, *_rest) = stored
+    monkeypatch.setattr("indexers.row_store.IDS_PER_QUERY", 3)  # several batches
+    ids = [c.id for c in reversed(chunks)] + ["nope"]
+    assert reader.chunks_by_id(ids) == {c.id: c for c in chunks}
+    heads = reader.chunk_heads_by_id(ids)
+    assert heads == {c.id: ChunkHead(c.id, c.path, c.kind, c.start_line, c.symbol)
+                     for c in chunks}
 
 
 def test_same_rows_same_bytes(tmp_path: Path) -> None:
@@ -210,3 +222,17 @@ def test_lookups_are_shared_across_questions_and_bounded(tmp_path: Path,
     monkeypatch.setattr(reader, "MEMO_KEPT", 2)
     assert len(second._memo("chunk")) == 0  # three entries were over the bound: started over
     assert second.chunk(ids[0]) == read[0]
+
+
+def test_an_index_gives_heads_of_chunks_read_or_not(tmp_path: Path) -> None:
+    repo = write_repo(tmp_path / "repo")
+    index, _ = ensure_index(repo, CONFIG, index_dir=tmp_path / "idx")
+    chunks = list(index.chunks())[:4]
+    index.chunk(chunks[0].id)  # one already read whole
+    assert index.chunk_heads([c.id for c in chunks]) == [
+        ChunkHead(c.id, c.path, c.kind, c.start_line, c.symbol) for c in chunks]
+    assert index.chunks_by_id([c.id for c in chunks]) == chunks
+    with pytest.raises(KeyError):
+        index.chunk_heads([chunks[1].id, "nope"])
+    with pytest.raises(KeyError):
+        index.chunks_by_id(["nope"])

@@ -14,7 +14,7 @@ Graph node ids (stable strings, see `node_id_*` helpers):
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -64,6 +64,16 @@ class Chunk(Frozen):
     def_kind: DefKind | None = None
     node_id: str  # the graph node this chunk belongs to
 
+
+
+class ChunkHead(NamedTuple):
+    """What a chunk is without its text: enough to filter and group hits by file."""
+
+    id: str
+    path: str
+    kind: str
+    start_line: int
+    symbol: str | None
 
 class SymbolDef(Frozen):
     name: str

@@ -43,6 +43,15 @@ def _identity(path: Path) -> tuple[int, int] | None:
     return info.st_dev, info.st_ino
 
 
+def _answer(envelope: Any, *, repo: str | list[str], run_id: str, dry_run: bool
+            ) -> dict[str, Any]:
+    """A question's reply: the answer, its citations and item hashes, the envelope."""
+    dumped = envelope.model_dump(mode="json")
+    return {"repo": repo, "run_id": run_id, "dry_run": dry_run, "answer": dumped["answer"],
+            "answer_mode": dumped["answer_mode"], "citations": dumped["citations"],
+            "item_hashes": dumped["item_hashes"], "envelope": dumped}
+
+
 class Workspace:
     def __init__(self, repos: Sequence[str | Path]) -> None:
         if not repos:
@@ -139,12 +148,7 @@ class Workspace:
             result = ask(question, root=root, config=config, dry_run=dry_run, scope=scope,
                          sense=sense, notify=lambda message: None, trace=trace,
                          on_text=on_text, runlog=runlog)
-        envelope = result.envelope
-        return {"repo": str(root), "run_id": result.run_id, "dry_run": dry_run,
-                "answer": envelope.answer, "answer_mode": envelope.answer_mode,
-                "citations": [c.model_dump(mode="json") for c in envelope.citations],
-                "item_hashes": envelope.model_dump(mode="json")["item_hashes"],
-                "envelope": envelope.model_dump(mode="json")}
+        return _answer(result.envelope, repo=str(root), run_id=result.run_id, dry_run=dry_run)
 
     @contextlib.contextmanager
     def _runlog(self) -> Iterator[Any]:
@@ -195,11 +199,8 @@ class Workspace:
             raise UserError(f"{', '.join(given)} do not combine with several repositories")
         envelope, run_id = ask_across(question, roots, config_for=self.config,
                                       dry_run=dry_run, notify=lambda message: None)
-        return {"repo": [str(root) for root in roots], "run_id": run_id, "dry_run": dry_run,
-                "answer": envelope.answer, "answer_mode": envelope.answer_mode,
-                "citations": [c.model_dump(mode="json") for c in envelope.citations],
-                "item_hashes": envelope.model_dump(mode="json")["item_hashes"],
-                "envelope": envelope.model_dump(mode="json")}
+        return _answer(envelope, repo=[str(root) for root in roots], run_id=run_id,
+                       dry_run=dry_run)
 
     def build(self, repo: str | None = None, *, force: bool = False) -> dict[str, Any]:
         from indexers.build import build_index
