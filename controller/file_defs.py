@@ -17,7 +17,7 @@ import math
 from collections.abc import Sequence
 
 from controller.route import RoutePlan
-from controller.text import held_at_most, name_tokens, token_set
+from controller.text import held_at_most, name_tokens, spelled_out, token_set
 from helix.core.english import QUESTION_LEADS
 from helix.core.policy import FileDefsPolicy
 from helix.core.schemas import Chunk
@@ -37,12 +37,17 @@ def is_header(chunk: Chunk) -> bool:
     return chunk.kind == "code_module" or chunk.def_kind in _CONTAINERS
 
 
+def _name_words(chunk: Chunk, policy: FileDefsPolicy) -> frozenset[str]:
+    words = name_tokens(chunk.symbol or "")
+    return spelled_out(words) if policy.long_forms else words
+
+
 def definition_score(question: frozenset[str], chunk: Chunk, policy: FileDefsPolicy) -> float:
     """How much of the question a definition holds: name parts count `name_weight` times a
     body word, and the body's share is damped by its length (a long class holds every word)."""
     if not question:
         return 0.0
-    name = name_tokens(chunk.symbol or "") & question
+    name = _name_words(chunk, policy) & question
     body_tokens = token_set(chunk.text)
     body = body_tokens & question
     damp = 1.0 + math.log1p(len(body_tokens) / policy.body_norm)
@@ -52,7 +57,7 @@ def definition_score(question: frozenset[str], chunk: Chunk, policy: FileDefsPol
 def _bound(question: frozenset[str], chunk: Chunk, policy: FileDefsPolicy) -> float:
     """An upper bound of `definition_score` without tokenizing the definition's text (its
     body words at most `held_at_most`; the damping divides by at least 1)."""
-    name = name_tokens(chunk.symbol or "") & question
+    name = _name_words(chunk, policy) & question
     return (policy.name_weight * len(name) + held_at_most(question, chunk.text)) / len(question)
 
 

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from helix.core.english import plural_stem
+from helix.core.english import LONG_FORMS, plural_stem
 from indexers.tokenize import expand, tokenize, words
 
 # An identifier worth keeping whole: snake_case, CamelCase, dotted, or with digits.
@@ -112,6 +112,13 @@ def symbol_variants(phrase: str) -> tuple[str, ...]:
 
 
 _NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def spelled_out(tokens: frozenset[str]) -> frozenset[str]:
+    """`tokens` and the words their short forms stand for (`helix.core.english.LONG_FORMS`:
+    `BrowserContextID` answers "the browser context identifier")."""
+    longer = [LONG_FORMS[t] for t in tokens if t in LONG_FORMS]
+    return tokens.union(*longer) if longer else tokens
 
 
 def name_tokens(symbol: str) -> frozenset[str]:

@@ -218,9 +218,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # the in-file definition policy, retrieval.file_defs; then the clock as a safety stop; then
     # the callee policy, retrieval.callees, off by default; then pools.fuzzy_names;
     # then file_defs.depth; then retrieval.align_lead, off; then retrieval.canonical_first;
-    # then retrieval.respell; then routing.long_question_words and its policy)
+    # then retrieval.respell; then routing.long_question_words and its policy; then
+    # file_defs.long_forms)
     assert HelixConfig().evidence_hash == (
-        "sha256:0fe6d36c5a986b1f997935bcff687a2a27c5ee158b31f24685f50e9f5411c896")
+        "sha256:35a3638319795ea7afc5d54cdec6c5c453050bae268c6a3a665c7774d4346857")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

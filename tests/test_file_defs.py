@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.file_defs import best_definitions, definition_score, promotions
-from controller.text import name_tokens
+from controller.text import name_tokens, spelled_out
 from helix.core.policy import FileDefsPolicy
 from helix.core.schemas import Chunk
 
@@ -42,6 +42,22 @@ def test_the_method_that_does_the_work_leads_before_its_class() -> None:
     promoted = promotions(question, [HEADER], {"reflow/config.py": [HEADER, MERGE, OTHER]},
                           POLICY)
     assert promoted == [(0, MERGE)]
+
+
+def test_a_names_short_words_answer_the_words_they_stand_for() -> None:
+    """"the browser context identifier" is `BrowserContextID`; "as a dictionary", `to_dict`."""
+    ident = _chunk("cdp/browser.py", "BrowserContextID.from_json",
+                   "def from_json(cls, json):\n    return cls(json)\n", 21)
+    other = _chunk("cdp/browser.py", "BrowserContext.close",
+                   "def close(self):\n    self.closed = True\n", 40)
+    question = frozenset({"browser", "context", "identifier", "json"})
+    spelled, literal = (POLICY.model_copy(update={"long_forms": on}) for on in (True, False))
+    assert definition_score(question, ident, spelled) > definition_score(question, ident, literal)
+    assert definition_score(question, other, spelled) == definition_score(question, other,
+                                                                          literal)
+    assert best_definitions(question, [other, ident], spelled, 1)[0][3] == ident
+    assert spelled_out(frozenset({"to", "dict"})) == {"to", "dict", "dictionary", "dictionarie"}
+    assert spelled_out(frozenset({"dir"})) == {"dir", "directory", "directorie"}  # plural stem
 
 
 def test_nothing_joins_when_the_evidence_already_shows_the_best() -> None:

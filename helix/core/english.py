@@ -15,6 +15,8 @@ Word lists (each a set of lowercase words):
     FIRST_PERSON, CODE_CONDITIONS
                         the vocabulary of an absence claim made by meaning
                         (`helix.synthesis.absence`)
+    LONG_FORMS          an identifier's short word -> the English words it stands for
+                        ("cfg" -> configuration, "id" -> identifier), stemmed
 Stemmers:
     plural_stem         "tiles" -> "tile": how the controller matches words (tiny, exact)
     suffix_stem         "tokenizers" -> "token": a recap topic's looser match
@@ -88,6 +90,39 @@ def plural_stem(token: str) -> str:
     if len(token) > 3 and token.endswith("s") and not token.endswith("ss"):
         return token[:-1]
     return token
+
+
+# How code shortens words a question spells out (general programming usage, nothing of one
+# repository): the short word, then the words it stands for.
+_SHORT_FORMS_TEXT = """
+    arg argument; attr attribute; auth authentication authorization; buf buffer;
+    cb callback; cfg configuration; conf configuration; config configuration;
+    conn connection; ctx context; db database; decl declaration; desc description;
+    dest destination; dict dictionary; dir directory; doc document documentation;
+    elem element; env environment; err error; exc exception; expr expression; fmt format;
+    fn function; func function; hdr header; id identifier; idx index;
+    impl implementation; info information; init initialize initialization initial;
+    iter iterator iteration; len length; lib library; lit literal; loc location;
+    max maximum; min minimum; msg message; num number; obj object; op operation operator;
+    opt option; param parameter; pos position; prev previous; proc process;
+    prop property; ptr pointer; ref reference; repr representation; req request;
+    resp response; seq sequence; sess session; spec specification; src source;
+    stmt statement; temp temporary; tmp temporary; tok token; util utility; val value;
+    var variable; ws websocket
+"""
+
+
+def _long_forms(text: str) -> dict[str, frozenset[str]]:
+    out: dict[str, frozenset[str]] = {}
+    for entry in text.split(";"):
+        short, *longs = entry.split()
+        forms = {plural_stem(w) for w in longs} | {plural_stem(w + "s") for w in longs}
+        forms |= {plural_stem(w[:-1] + "ies") for w in longs if w.endswith("y")}
+        out[plural_stem(short)] = frozenset(forms)
+    return out
+
+
+LONG_FORMS: dict[str, frozenset[str]] = _long_forms(_SHORT_FORMS_TEXT)
 
 
 _SUFFIXES = ("ization", "izer", "izers", "ing", "ers", "er", "ed", "es", "s")

@@ -247,6 +247,10 @@ class FileDefsPolicy(_Frozen):
     # gained, 1 lost; the eval suites unchanged (depth 3 or 4: 0.772)
     depth: int = Field(default=2, ge=0, le=50)
     depth_files: int = Field(default=5, ge=0, le=50)
+    # a name's short words also match the words they stand for (`english.LONG_FORMS`: `cfg`,
+    # `id`, `dict`...). Dev set (no embeddings): span@5 0.684 -> 0.691, recall 0.809 -> 0.824
+    # (3 questions better, 1 a rank worse); the eval suites unchanged
+    long_forms: bool = True
 
 
 class CalleesPolicy(_Frozen):
