@@ -52,9 +52,10 @@ def test_an_edit_between_questions_is_answered_from(repo: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     ws = Workspace([repo])
     ws.ask("where is the retry policy decided?")
-    listed: list[str] = []
-    real = walker.list_dir
-    monkeypatch.setattr(walker, "list_dir", lambda d: listed.append(d) or real(d))
+    listed: list[object] = []
+    real = walker._visit_dir
+    monkeypatch.setattr(walker, "_visit_dir", lambda state, here: listed.append(here) or real(
+        state, here))
     ws.ask("where is the retry policy decided?")
     assert listed == []  # nothing changed: not walked
     target = repo / "fetchy" / "retry.py"
@@ -62,3 +63,16 @@ def test_an_edit_between_questions_is_answered_from(repo: Path,
     answer = ws.ask("where is give_up_quietly defined?")
     assert any(item["path"] == "fetchy/retry.py" and "give_up_quietly" in item["text"]
                for item in answer["envelope"]["evidence"])
+
+
+def test_no_watch_walks_before_every_question(repo: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HELIX_NO_WATCH", "1")
+    ws = Workspace([repo])
+    ws.ask("where is the retry policy decided?")
+    listed: list[object] = []
+    real = walker._visit_dir
+    monkeypatch.setattr(walker, "_visit_dir", lambda state, here: listed.append(here) or real(
+        state, here))
+    ws.ask("where is the retry policy decided?")
+    assert listed  # walked again

@@ -13,6 +13,7 @@ before every request, as the CLI does, without walking a repository a watch says
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -25,6 +26,7 @@ from helix.inputs import check_question, shown
 from indexers import tree_watch
 
 MAX_REPOS = 32
+NO_WATCH_ENV = "HELIX_NO_WATCH"
 RUNLOGS_KEPT = 8  # open run-log connections kept between questions (one per request at once)
 
 
@@ -68,7 +70,8 @@ class Workspace:
             if root not in roots:
                 roots.append(root)
         self.roots = tuple(roots)
-        tree_watch.enable()  # this process asks again and again: unchanged trees are not walked
+        if os.environ.get(NO_WATCH_ENV) != "1":  # asked again and again: unchanged trees
+            tree_watch.enable()  # are not walked (HELIX_NO_WATCH=1: walk before every one)
         self._configs: dict[Path, HelixConfig] = {}
         self._locks = {root: threading.Lock() for root in self.roots}
         self._runlogs: list[tuple[Any, tuple[int, int] | None]] = []
