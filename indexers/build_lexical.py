@@ -32,7 +32,8 @@ from indexers.bm25 import bm25_text_for
 from indexers.formats import PART_GRAPH_DB, PART_ROWS, CachedParse, RefRow
 from indexers.graph import GraphSummary
 from indexers.previous import Previous
-from indexers.row_store import FileSpan, RowReader, RowWriter, StoredParse
+from indexers.row_store import FileSpan, RowReader, StoredParse
+from indexers.row_writer import RowWriter
 from indexers.token_cache import TokenTable, TokenTableBuilder
 from indexers.trees import (
     TreeFormatError,

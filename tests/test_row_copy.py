@@ -13,7 +13,8 @@ from helix.core.schemas import Chunk, FileRecord
 from indexers.build import build_index
 from indexers.formats import RefRow
 from indexers.parse import parse_file
-from indexers.row_store import RowReader, RowWriter
+from indexers.row_store import RowReader
+from indexers.row_writer import RowWriter
 from indexers.walker import walk
 
 CONFIG = HelixConfig(index=IndexSettings(embed_enabled=False))

@@ -15,7 +15,8 @@ from helix.core.schemas import Chunk, ChunkHead, FileRecord
 from indexers.build import build_index, ensure_index
 from indexers.formats import RefRow
 from indexers.parse import parse_file
-from indexers.row_store import RowReader, RowWriter, write_rows
+from indexers.row_store import RowReader
+from indexers.row_writer import RowWriter, write_rows
 from indexers.trees import parse_tree_file
 from indexers.walker import walk
 from tests.index_fixtures import TREE_PATH, write_repo
@@ -88,7 +89,7 @@ def test_lookups_of_many_ids_at_once(stored: tuple[RowReader, tuple],
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """Hit lists are read in batches (whole chunks, or heads without their texts)."""
     reader, (_, chunks, *_rest) = stored
-    monkeypatch.setattr("indexers.row_store.IDS_PER_QUERY", 3)  # several batches
+    monkeypatch.setattr("indexers.row_store._BATCH", 3)  # several batches
     ids = [c.id for c in reversed(chunks)] + ["nope"]
     assert reader.chunks_by_id(ids) == {c.id: c for c in chunks}
     heads = reader.chunk_heads_by_id(ids)
