@@ -103,7 +103,9 @@ def top_k(ids: Sequence[str], id_rank: np.ndarray, scores: np.ndarray,
         kth = np.partition(cand_scores, cand_scores.size - k)[cand_scores.size - k]
         candidates = candidates[cand_scores >= kth]  # keeps every tie at the boundary
     order = np.lexsort((id_rank[candidates], -scores[candidates]))[:k]
-    return [(ids[int(i)], float(scores[int(i)])) for i in candidates[order]]
+    chosen = candidates[order]
+    # tolist() gives the same Python ints and floats as int() / float() of each element
+    return list(zip([ids[i] for i in chosen.tolist()], scores[chosen].tolist(), strict=True))
 
 
 def file_documents(paths: Sequence[str], lengths: np.ndarray) -> tuple[list[str], np.ndarray]:
