@@ -251,11 +251,11 @@ def _refs(index: IndexReader, request: Request) -> list[Pair]:
 def _files(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:
     """Files ranked by their pooled BM25 mass, each represented by its best chunk."""
     per_file: dict[str, list[tuple[float, ChunkHead]]] = {}
-    hits = index.search_bm25(request.query, pools.file_pool)
-    for hit, head in zip(hits, index.chunk_heads([h.chunk_id for h in hits]), strict=True):
+    hits = index.search_bm25_scores(request.query, pools.file_pool)
+    for (_, score), head in zip(hits, index.chunk_heads([cid for cid, _ in hits]), strict=True):
         if not _keep(head, request) or (request.no_tests and is_test(head)):
             continue
-        per_file.setdefault(head.path, []).append((hit.score, head))
+        per_file.setdefault(head.path, []).append((score, head))
     ranked: list[tuple[float, str, ChunkHead]] = []
     for path, items in per_file.items():
         scores = sorted((s for s, _ in items), reverse=True)[:pools.file_top_chunks]
@@ -295,8 +295,8 @@ def _file_bm25(index: IndexReader, request: Request, pools: Pools) -> list[Pair]
     if not files:
         return []
     pooled: dict[str, str] = {}  # a path -> its best chunk among the chunk hits
-    hits = index.search_bm25(request.query, pools.file_bm25_pool)  # best first
-    for head in index.chunk_heads([hit.chunk_id for hit in hits]):
+    hits = index.search_bm25_scores(request.query, pools.file_bm25_pool)  # best first
+    for head in index.chunk_heads([cid for cid, _ in hits]):
         if head.path not in pooled and _keep(head, request):
             pooled[head.path] = head.id
     return _files_shown(index, [path for path, _score in files], request, pooled)
@@ -357,8 +357,8 @@ def _test_targets(index: IndexReader, request: Request, pools: Pools) -> list[Pa
     graph = index.graph
     out: list[Pair] = []
     seen: set[str] = set()
-    tests = index.chunks_by_id([h.chunk_id for h in index.search_bm25(request.query,
-                                                                    pools.test_pool)])
+    tests = index.chunks_by_id([cid for cid, _ in index.search_bm25_scores(request.query,
+                                                                         pools.test_pool)])
     for test in [c for c in tests if is_test(c)][:pools.test_seeds]:
         if test.node_id not in graph:
             continue

@@ -7,7 +7,7 @@ envelope it returns is a dry run (`llm_steps == 0`); synthesis completes it else
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from controller import callees, file_defs
@@ -184,6 +184,25 @@ _ASKS_CALLERS = re.compile(r"\b(?:calls|callers|call sites|invokes|called|invoke
 MAX_REFERENCE_SITES = 1000  # listed in the envelope; the answer states the whole count
 
 
+class _PathChunks(Mapping[str, Sequence[Chunk]]):
+    """path -> its chunks, for the given paths, read from the index on first look."""
+
+    def __init__(self, index: IndexReader, paths: Sequence[str]) -> None:
+        self._index = index
+        self._paths = tuple(paths)
+
+    def __getitem__(self, path: str) -> Sequence[Chunk]:
+        if path not in self._paths:
+            raise KeyError(path)
+        return self._index.chunks_for_path(path)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+
 def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: IndexReader,
                            config: HelixConfig) -> list[Candidate]:
     """`controller.file_defs`: the best definition of each of the first files joins the
@@ -193,7 +212,7 @@ def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: Inde
         return ranked
     question = file_defs.question_tokens(plan)
     paths = list(dict.fromkeys(c.chunk.path for c in ranked))[:policy.files * 3]
-    chunks = {path: index.chunks_for_path(path) for path in paths}
+    chunks = _PathChunks(index, paths)  # read when scored, not before
     promoted = file_defs.promotions(question, [c.chunk for c in ranked], chunks, policy)
     out = list(ranked)
     for position, chunk in sorted(promoted, key=lambda p: -p[0]):

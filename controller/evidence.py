@@ -40,8 +40,12 @@ class Candidate(Frozen):
 
 
 def evidence_id(chunk: Chunk) -> str:
-    return "ev-" + short_id(chunk.path, chunk.start_line, chunk.end_line, chunk.content_hash,
-                            length=12)
+    return _evidence_id(chunk.path, chunk.start_line, chunk.end_line, chunk.content_hash)
+
+
+@functools.lru_cache(maxsize=65_536)  # a question asks it of the same chunks many times
+def _evidence_id(path: str, start: int, end: int, content_hash: str) -> str:
+    return "ev-" + short_id(path, start, end, content_hash, length=12)
 
 
 def definition_names(plan: RoutePlan) -> frozenset[str]:

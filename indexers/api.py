@@ -88,6 +88,10 @@ class IndexReader(Protocol):
         """The chunk whose span is the node (a def, a section, a tree node), if any."""
         ...
 
+    def search_bm25_scores(self, query: str, k: int) -> list[tuple[str, float]]:
+        """`search_bm25`'s (chunk id, score) pairs, best first."""
+        ...
+
     def search_bm25(self, query: str, k: int) -> list[Hit]:
         """Ranked by score desc, ties by chunk id; empty query -> []."""
         ...

@@ -301,6 +301,12 @@ class Index:
         found: str | None = memo[word]
         return found
 
+    def search_bm25_scores(self, query: str, k: int) -> list[tuple[str, float]]:
+        """`search_bm25` as (chunk id, score) pairs (a pool of a thousand, without a Hit each)."""
+        if not query.strip() or k <= 0:
+            return []
+        return self._bm25().search(query, k)
+
     def search_bm25(self, query: str, k: int) -> list[Hit]:
         if not query.strip() or k <= 0:
             return []
