@@ -34,7 +34,6 @@ from __future__ import annotations
 import hmac
 import os
 import threading
-from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -217,6 +216,52 @@ async def answer_unless_gone(workspace: Workspace, body: AskRequest, request: Re
     return answer
 
 
+class Guard:
+    """Token, body size and the concurrency bound in front of every HTTP request: plain ASGI,
+    so the slot is held until the response (a stream's too) has been sent, and the client's
+    disconnect reaches the endpoint as it is."""
+
+    def __init__(self, app: Any, *, token: str | None, max_body: int,
+                 slots: threading.BoundedSemaphore) -> None:
+        self.app, self.token, self.max_body, self.slots = app, token, max_body, slots
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refused = self._refusal(scope)
+        if refused is None and not self.slots.acquire(blocking=False):
+            refused = _refuse(503, "busy: try again shortly",
+                              **{"Retry-After": str(RETRY_AFTER_S)})
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.slots.release()
+
+    def _refusal(self, scope: Any) -> Any:
+        from starlette.datastructures import Headers
+
+        headers = Headers(scope=scope)
+        if self.token is not None and scope["path"] != "/health":
+            given = headers.get("authorization", "")
+            if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
+                return _refuse(401, "a bearer token is required (Authorization: Bearer ...)",
+                               **{"WWW-Authenticate": "Bearer"})
+        length = headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+            return _refuse(413, f"request body over {self.max_body:,} bytes")
+        return None
+
+
+def _refuse(status: int, message: str, **headers: str) -> Any:
+    from fastapi.responses import JSONResponse
+
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
 def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent: int = 4,
                max_body: int = MAX_BODY) -> Any:
     """The FastAPI application over `workspace`."""
@@ -231,41 +276,9 @@ def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent
                   description="Questions about a repository, answered with path:line citations.")
     slots = threading.BoundedSemaphore(max_concurrent)
 
-    def refuse(status: int, message: str, **headers: str) -> Response:
-        return JSONResponse({"error": message}, status_code=status, headers=headers)
+    refuse = _refuse
 
-    @app.middleware("http")
-    async def guard(request: Request,
-                    call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        if token is not None and request.url.path != "/health":
-            given = request.headers.get("authorization", "")
-            if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
-                return refuse(401, "a bearer token is required (Authorization: Bearer ...)",
-                              **{"WWW-Authenticate": "Bearer"})
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > max_body):
-            return refuse(413, f"request body over {max_body:,} bytes")
-        if not slots.acquire(blocking=False):
-            return refuse(503, "busy: try again shortly", **{"Retry-After": str(RETRY_AFTER_S)})
-        try:
-            response = await call_next(request)
-        except BaseException:
-            slots.release()
-            raise
-        if response.headers.get("content-type", "").startswith("text/event-stream"):
-            body = response.body_iterator  # type: ignore[attr-defined]
-
-            async def held() -> Any:  # the slot is the stream's until it ends
-                try:
-                    async for chunk in body:
-                        yield chunk
-                finally:
-                    slots.release()
-
-            response.body_iterator = held()  # type: ignore[attr-defined]
-            return response
-        slots.release()
-        return response
+    app.add_middleware(Guard, token=token, max_body=max_body, slots=slots)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> Response:
@@ -290,10 +303,14 @@ def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent
         return {"repos": workspace.describe()}
 
     @app.post("/ask", response_model=None)
-    async def ask(body: AskRequest, request: Request) -> dict[str, Any] | Response:
+    async def ask(body: AskRequest, request: Request) -> Response:
         if body.stream:
             return event_stream(workspace, body)
-        return await answer_unless_gone(workspace, body, request)
+        answer = await answer_unless_gone(workspace, body, request)
+        if isinstance(answer, Response):
+            return answer
+        # JSON-ready already (dumped in JSON mode): sent as is, not walked again by FastAPI
+        return JSONResponse(answer)
 
     @app.post("/search")
     def search(body: SearchRequest) -> dict[str, Any]:
