@@ -224,42 +224,34 @@ class Index:
             raise KeyError(chunk_id)
         return found
 
-    def chunks_by_id(self, chunk_ids: Sequence[str]) -> list[Chunk]:
-        """`chunk` of each id, in order (those not yet looked up read in one query)."""
-        memo = self._memo("chunk")
-        missing = [cid for cid in dict.fromkeys(chunk_ids) if cid not in memo]
+    def _looked_up(self, kind: str, ids: Sequence[str],
+                   read: Callable[[list[str]], dict[str, Any]]) -> dict[str, Any]:
+        """The `kind` memo with every one of `ids` in it (None for an unknown id): those not
+        looked up yet are read together."""
+        memo = self._memo(kind)
+        missing = [cid for cid in dict.fromkeys(ids) if cid not in memo]
         if missing:
-            found = self.rows().chunks_by_id(missing)
+            found = read(missing)
             for cid in missing:
                 memo[cid] = found.get(cid)
-        out = []
-        for cid in chunk_ids:
-            chunk = memo.get(cid)
-            if chunk is None:
-                raise KeyError(cid)
-            out.append(chunk)
-        return out
+        return memo
+
+    def chunks_by_id(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+        """`chunk` of each id, in order (those not yet looked up read in one query)."""
+        memo = self._looked_up("chunk", chunk_ids, self.rows().chunks_by_id)
+        return [_known(memo, cid) for cid in chunk_ids]
 
     def chunk_heads(self, chunk_ids: Sequence[str]) -> list[ChunkHead]:
         """Each id's `ChunkHead`, in order (KeyError when one is unknown): a chunk already
         read gives its own; the others are read together, without their texts."""
-        chunks, memo = self._memo("chunk"), self._memo("head")
-        missing = [cid for cid in dict.fromkeys(chunk_ids)
-                   if cid not in memo and chunks.get(cid) is None]
-        if missing:
-            found = self.rows().chunk_heads_by_id(missing)
-            for cid in missing:
-                memo[cid] = found.get(cid)
+        chunks = self._memo("chunk")
+        heads = self._looked_up("head", [cid for cid in chunk_ids if chunks.get(cid) is None],
+                                self.rows().chunk_heads_by_id)
         out = []
         for cid in chunk_ids:
-            head = memo.get(cid)
-            if head is None:
-                chunk = chunks.get(cid)
-                if chunk is None:
-                    raise KeyError(cid)
-                head = ChunkHead(chunk.id, chunk.path, chunk.kind, chunk.start_line,
-                                 chunk.symbol)
-            out.append(head)
+            chunk = chunks.get(cid)
+            out.append(_known(heads, cid) if chunk is None else ChunkHead(
+                chunk.id, chunk.path, chunk.kind, chunk.start_line, chunk.symbol))
         return out
 
     def chunks_for_path(self, path: str) -> Sequence[Chunk]:
@@ -445,3 +437,10 @@ if TYPE_CHECKING:
 
     def _conforms(index: Index) -> IndexReader:  # mypy checks Index against the protocol
         return index
+
+
+def _known(memo: dict[str, Any], key: str) -> Any:
+    found = memo.get(key)
+    if found is None:
+        raise KeyError(key)
+    return found

@@ -22,6 +22,15 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return Path(shutil.copytree(FIXTURE, tmp_path / "repo"))
 
 
+def _walks(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The directories walks visit from now on."""
+    listed: list[object] = []
+    real = walker._visit_dir
+    monkeypatch.setattr(walker, "_visit_dir", lambda state, here: listed.append(here) or real(
+        state, here))
+    return listed
+
+
 def test_questions_share_one_run_log_connection_and_every_row_is_written(repo: Path) -> None:
     ws = Workspace([repo])
     first = ws.ask("where is the retry policy decided?")
@@ -52,10 +61,7 @@ def test_an_edit_between_questions_is_answered_from(repo: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     ws = Workspace([repo])
     ws.ask("where is the retry policy decided?")
-    listed: list[object] = []
-    real = walker._visit_dir
-    monkeypatch.setattr(walker, "_visit_dir", lambda state, here: listed.append(here) or real(
-        state, here))
+    listed = _walks(monkeypatch)
     ws.ask("where is the retry policy decided?")
     assert listed == []  # nothing changed: not walked
     target = repo / "fetchy" / "retry.py"
@@ -70,9 +76,6 @@ def test_no_watch_walks_before_every_question(repo: Path,
     monkeypatch.setenv("HELIX_NO_WATCH", "1")
     ws = Workspace([repo])
     ws.ask("where is the retry policy decided?")
-    listed: list[object] = []
-    real = walker._visit_dir
-    monkeypatch.setattr(walker, "_visit_dir", lambda state, here: listed.append(here) or real(
-        state, here))
+    listed = _walks(monkeypatch)
     ws.ask("where is the retry policy decided?")
     assert listed  # walked again
