@@ -41,8 +41,14 @@ def _call(workspace: Any, leave_after_s: float | None, **request: Any
           ) -> list[dict[str, Any]]:
     """What the app sends for one `POST /ask` driven over ASGI; the client leaves after
     `leave_after_s` (None: it stays)."""
-    body = json.dumps({"question": "where is it?", **request}).encode()
     sent: list[dict[str, Any]] = []
+    anyio.run(_drive, create_app(workspace), sent, leave_after_s, request)
+    return sent
+
+
+async def _drive(app: Any, sent: list[dict[str, Any]], leave_after_s: float | None,
+                 request: dict[str, Any]) -> None:
+    body = json.dumps({"question": "where is it?", **request}).encode()
     started = time.monotonic()
     first = True
 
@@ -65,8 +71,7 @@ def _call(workspace: Any, leave_after_s: float | None, **request: Any
              "client": ("127.0.0.1", 50000),
              "headers": [(b"content-type", b"application/json"),
                          (b"content-length", str(len(body)).encode())]}
-    anyio.run(create_app(workspace), scope, receive, send)  # type: ignore[arg-type]
-    return sent
+    await app(scope, receive, send)
 
 
 def test_a_client_that_goes_away_stops_the_question_at_its_next_step() -> None:
@@ -111,3 +116,42 @@ def test_a_streamed_ask_sends_the_models_text_as_it_is_written() -> None:
     tokens = [json.loads(line.split(": ", 1)[1])["text"] for line in stream.splitlines()
               if line.startswith("data: ") and '"text"' in line]
     assert "".join(tokens) == "It is decided here [E1]."
+
+
+class GatedWorkspace:
+    """A workspace whose question waits for a gate (the work of a long streamed answer)."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.gate = threading.Event()
+
+    def ask(self, question: str, repo: Any = None, **_: Any) -> dict[str, Any]:
+        self.entered.set()
+        self.gate.wait(10)
+        return {"answer": "done"}
+
+
+def test_a_stream_holds_its_slot_until_it_ends() -> None:
+    """At --max-concurrent 1, a request while a stream is under way is refused with 503 and
+    Retry-After; once the stream has ended, the next one is answered."""
+    workspace = GatedWorkspace()
+    app = create_app(workspace, max_concurrent=1)
+    streamed: list[dict[str, Any]] = []
+    during: list[dict[str, Any]] = []
+    after: list[dict[str, Any]] = []
+
+    async def main() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(_drive, app, streamed, None, {"stream": True})
+            while not workspace.entered.is_set():
+                await anyio.sleep(0.01)
+            await _drive(app, during, None, {})
+            workspace.gate.set()
+        await _drive(app, after, None, {})
+
+    anyio.run(main)
+    status = [next(m["status"] for m in sent if m["type"] == "http.response.start")
+              for sent in (streamed, during, after)]
+    assert status == [200, 503, 200]
+    start = next(m for m in during if m["type"] == "http.response.start")
+    assert (b"retry-after", b"1") in start["headers"]
