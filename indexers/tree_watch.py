@@ -18,7 +18,8 @@ Where events may not come, the watch declines and every question walks, as witho
 Linux or no inotify; the watch limit reached; a repository (or a mount inside it) on a file
 system whose changes can come from another machine or process outside this kernel's view (only
 local disk file systems are trusted); a file with more than one hard link (a write through a
-path outside the repository raises no event in it).
+path outside the repository raises no event in it). A write through a memory map raises no
+event either (editors, git and build tools write files with write calls).
 
 Used only when a process enables it (`enable`): a one-shot CLI run walks once anyway.
 """
@@ -26,6 +27,7 @@ Used only when a process enables it (`enable`): a one-shot CLI run walks once an
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -81,9 +83,13 @@ def _mounts() -> list[tuple[str, str]]:
         fields = line.split(" ")
         if "-" not in fields:
             continue
-        point = fields[4].encode().decode("unicode_escape")  # \040 for a space
-        mounts.append((point, fields[fields.index("-") + 1]))
+        mounts.append((unescape_mount(fields[4]), fields[fields.index("-") + 1]))
     return mounts
+
+
+def unescape_mount(field: str) -> str:
+    """A mountinfo path: space, tab, newline and backslash are written as octal (`\\040`)."""
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
 
 
 def local_tree(real_root: str, mounts: list[tuple[str, str]]) -> bool:

@@ -118,6 +118,12 @@ def test_a_hard_linked_file_turns_the_watch_down(watched: tuple[Path, Path],
     assert _watch(repo, stats).kept == 0
 
 
+def test_mount_points_are_read_as_the_kernel_writes_them() -> None:
+    assert tree_watch.unescape_mount("/srv/my\\040repo") == "/srv/my repo"
+    assert tree_watch.unescape_mount("/srv/dépôt") == "/srv/dépôt"  # UTF-8 kept as is
+    assert not tree_watch.local_tree("/srv/dépôt/x", [("/", "ext4"), ("/srv/dépôt", "nfs")])
+
+
 def test_a_file_system_not_known_to_be_local_is_always_walked(tmp_path: Path) -> None:
     assert tree_watch.local_tree("/srv/repo", [("/", "ext4"), ("/srv", "tmpfs")])
     assert not tree_watch.local_tree("/srv/repo", [("/", "ext4"), ("/srv", "nfs4")])
