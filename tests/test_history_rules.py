@@ -49,6 +49,10 @@ MESSAGES = [
     ("style: reorder imports in the session module", "format"),
     ("chore(deps): update the lock file for the new resolver", "format"),
     ("Fix date formatting of the Last-Modified header", "kept"),  # a feature, not a reformat
+    ("Add missing type hints to Jinja2Templates() (#2157)", "reserved"),
+    ("Disable Jinja's internal auto_reload", "reserved"),
+    ("Support the test client of a Flask application in the transport", "reserved"),
+    ("Record history of requests made during authentication (#718)", "kept"),  # a plain word
     ("Fix #123", "too_few_words"),
     ("Update core.py", "too_few_words"),
 ]

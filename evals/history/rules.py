@@ -15,16 +15,20 @@ A commit is kept when every rule below passes; the first failing rule is its dro
    "format code with", black, isort, flake8, ruff, lint, pylint, pre-commit, whitespace,
    pep8, mypy ...; not "formatting" alone, a feature of many libraries), or is a conventional-commit
    `style:`, `ci:`, `build:` or `chore:` change.
-7. `too_few_words`: fewer than `MIN_WORDS` words (`[A-Za-z][A-Za-z0-9_]*` runs) in the cleaned
+7. `reserved`: the message names a project reserved for checks run elsewhere
+   (`RESERVED_PROJECTS`: Jinja, Flask, Django, Sphinx, ...): a question about it is theirs,
+   not ours, even in another project's history. Names that are also plain words or tool
+   names in every project's history ("requests", "click", "pytest") do not count.
+8. `too_few_words`: fewer than `MIN_WORDS` words (`[A-Za-z][A-Za-z0-9_]*` runs) in the cleaned
    message (subject and body without trailers).
-8. Files, after classifying each changed path (`classify_path`) as test, doc, changelog,
+9. Files, after classifying each changed path (`classify_path`) as test, doc, changelog,
    source (a code suffix in `SOURCE_SUFFIXES`) or other (configuration, data ...); a
    changelog is a non-code file named CHANGES/CHANGELOG/HISTORY/NEWS/AUTHORS... or under a
    news-fragment directory (`changelog.d/`, `newsfragments/` ...):
    no source file at all -> `changelog_only` (only changelog files), `docs_only` (docs and
    changelogs), `tests_only` (tests, maybe with docs/changelogs), else `no_source`; more than
    `MAX_SOURCE_FILES` source files (added ones included) -> `too_many_files`.
-9. `gold_added_only`: the gold is the source files that existed at the parent (modified,
+10. `gold_added_only`: the gold is the source files that existed at the parent (modified,
    deleted, type-changed, or renamed: the path before the rename); files the commit added are
    not in the parent's tree, so they are not gold. No gold left -> dropped.
 
@@ -74,6 +78,14 @@ _CHERRY = re.compile(r"^\s*\(cherry picked from commit [0-9a-f]+\)\s*$", re.IGNO
 _SKIP_CI = re.compile(r"\[(?:skip ci|ci skip|skip actions|no ci)\]", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _VERSION = r"v?\d+(?:\.\d+)+\S*"
+
+# Projects reserved for checks run elsewhere, by the names a commit message would use (a name's
+# prefix counts: `Jinja2Templates`, `FlaskClient`).
+RESERVED_PROJECTS = ("astropy", "seaborn", "flask", "xarray", "pylint", "sphinx", "sympy",
+                     "django", "matplotlib", "scikit-learn", "sklearn", "jinja", "werkzeug",
+                     "markupsafe", "itsdangerous", "pallets")
+RESERVED = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in RESERVED_PROJECTS) + ")",
+                      re.IGNORECASE)
 
 RELEASE_PATTERNS = tuple(re.compile(p, re.IGNORECASE) for p in (
     rf"^\W*{_VERSION}\W*$",  # "1.2.3", "v2.0"
@@ -206,6 +218,8 @@ def message_reason(commit: Commit, cleaned: str) -> str | None:
         return "typo"
     if FORMAT.search(subject) or CHORE_TYPE.search(subject):
         return "format"
+    if RESERVED.search(cleaned):
+        return "reserved"
     if word_count(cleaned) < MIN_WORDS:
         return "too_few_words"
     return None
