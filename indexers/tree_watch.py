@@ -99,7 +99,8 @@ def local_tree(real_root: str, mounts: list[tuple[str, str]]) -> bool:
         m[0].rstrip(os.sep) + os.sep)]
     if not holding:
         return False
-    own = max(holding, key=lambda m: len(m[0]))  # the last mount over a point is the longest
+    # the deepest mount point; of two mounts over one point, the later (it hides the other)
+    own = max(reversed(holding), key=lambda m: len(m[0].rstrip(os.sep)))
     below = [kind for point, kind in mounts if point.startswith(inside)]
     return all(kind in LOCAL_FILE_SYSTEMS for kind in [own[1], *below])
 

@@ -458,9 +458,8 @@ def walk(root: Path, settings: IndexSettings, stats_dir: Path | None = None) -> 
     is updated with what this walk hashed). In a process that enabled `tree_watch`, the last
     walk's result while the watch says nothing under the root changed since it began."""
     real_root = _real_root(root)
-    if stats_dir is None:
-        return _walk(real_root, settings, None, None)
-    watch = for_walk(real_root, settings.model_dump_json(), str(stats_dir))
+    watch = (None if stats_dir is None
+             else for_walk(real_root, settings.model_dump_json(), str(stats_dir)))
     if watch is None:
         return _walk(real_root, settings, stats_dir, None)
     with watch.lock:

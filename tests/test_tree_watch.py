@@ -129,6 +129,10 @@ def test_a_file_system_not_known_to_be_local_is_always_walked(tmp_path: Path) ->
     assert not tree_watch.local_tree("/srv/repo", [("/", "ext4"), ("/srv", "nfs4")])
     assert not tree_watch.local_tree("/srv/repo", [("/", "ext4"), ("/srv/repo/data", "fuse")])
     assert not tree_watch.local_tree("/srv/repo", [])
+    # mounted over: the later of two mounts at one point is the one seen
+    assert not tree_watch.local_tree("/srv/repo", [("/", "ext4"), ("/srv", "ext4"),
+                                                  ("/srv", "nfs")])
+    assert tree_watch.local_tree("/srv/repo", [("/", "ext4"), ("/srv", "nfs"), ("/srv/", "xfs")])
     watch = tree_watch.TreeWatch(str(tmp_path), mounts=lambda: [("/", "nfs")])
     watch.begin()
     watch.finish(object())

@@ -142,6 +142,10 @@ def new_run_id(question: str, created: float) -> str:
     return short_id(question, created, secrets.token_hex(8), length=12)
 
 
+def _finished(envelope: Envelope) -> RunStatus:
+    return "fallback" if envelope.answer_mode == "fallback" else "done"
+
+
 class RunLog:
     """The run log. Reads skip a row that cannot be read back (text that is not UTF-8, a JSON
     column that does not parse, a field that fails validation) and note it in `unreadable`
@@ -206,10 +210,7 @@ class RunLog:
               session_id: str | None = None, turn_number: int | None = None,
               run_id: str | None = None) -> str:
         run_id = run_id or new_run_id(envelope.question, created)
-        if session_id is not None and turn_number is None:
-            (row,) = self._rows("SELECT MAX(turn_number) AS n FROM runs WHERE session_id = ?",
-                                (session_id,))
-            turn_number = (row["n"] if isinstance(row["n"], int) else 0) + 1
+        turn_number = self._turn(session_id, turn_number)
         self._write(
             "INSERT INTO runs (id, created, updated, status, question, repo_root, repo_rev,"
             " config_hash, index_rev, dry_run, envelope_json, answer_mode, session_id,"
@@ -220,17 +221,22 @@ class RunLog:
         )
         return run_id
 
+    def _turn(self, session_id: str | None, turn_number: int | None) -> int | None:
+        """The turn number given, or a session's next one."""
+        if session_id is None or turn_number is not None:
+            return turn_number
+        (row,) = self._rows("SELECT MAX(turn_number) AS n FROM runs WHERE session_id = ?",
+                            (session_id,))
+        return (row["n"] if isinstance(row["n"], int) else 0) + 1
+
     def record(self, envelope: Envelope, *, created: float, updated: float,
                session_id: str | None = None, turn_number: int | None = None,
                run_id: str | None = None) -> str:
         """A dry run (no model is called: nothing can fail between `start` and `finish`),
         written whole in one transaction: the row `start` then `finish` would leave."""
         run_id = run_id or new_run_id(envelope.question, created)
-        if session_id is not None and turn_number is None:
-            (row,) = self._rows("SELECT MAX(turn_number) AS n FROM runs WHERE session_id = ?",
-                                (session_id,))
-            turn_number = (row["n"] if isinstance(row["n"], int) else 0) + 1
-        status: RunStatus = "fallback" if envelope.answer_mode == "fallback" else "done"
+        turn_number = self._turn(session_id, turn_number)
+        status = _finished(envelope)
         self._write(
             "INSERT INTO runs (id, created, updated, status, question, repo_root, repo_rev,"
             " config_hash, index_rev, dry_run, envelope_json, answer_mode, session_id,"
@@ -253,7 +259,7 @@ class RunLog:
     def finish(self, run_id: str, envelope: Envelope, *, updated: float,
                prompt_tokens: int = 0, completion_tokens: int = 0, attempts: int = 0,
                redactions: dict[str, int] | None = None, error: str | None = None) -> None:
-        status: RunStatus = "fallback" if envelope.answer_mode == "fallback" else "done"
+        status = _finished(envelope)
         self._write(
             "UPDATE runs SET status = ?, updated = ?, envelope_json = ?, answer = ?,"
             " answer_mode = ?, fallback_reason = ?, model = ?, prompt_tokens = ?,"

@@ -158,7 +158,7 @@ class Workspace:
         """A run log connection from those kept open (a question's own when none is free):
         opening one and closing it (a WAL checkpoint) cost more than a dry run's retrieval.
         One that saw an error is closed, not kept; None when the run log cannot be written
-        (the question then logs as the CLI does, in memory, and says so)."""
+        (`helix.service.open_runlog` then logs the question in memory, as the CLI does)."""
         from helix.core.errors import RunLogUnwritableError
         from helix.core.paths import runlog_path
         from helix.runlog import RunLog
