@@ -30,7 +30,9 @@ def http_address(value: str) -> tuple[str, int]:
               help="Serve streamable HTTP on this loopback address instead of stdio.")
 def mcp(repos: tuple[str, ...], http: str | None) -> None:
     """Serve Helix's tools (ask, search, find, open_span, callers, tests, status, index) to
-    an MCP client over stdio; `--http 127.0.0.1:8765` serves streamable HTTP instead."""
+    an MCP client over stdio; `--http 127.0.0.1:8765` serves streamable HTTP instead.
+    Unchanged repositories are not walked again before a question (HELIX_NO_WATCH=1: always
+    walk)."""
     from helix.servers.mcp_server import build_server
     from helix.servers.workspace import Workspace
 

@@ -44,7 +44,9 @@ def serve(repos: tuple[str, ...], host: str, port: int, max_concurrent: int,
           stop: bool) -> None:
     """Serve Helix over HTTP: POST /ask, /search, /open_span, /index; GET /find, /callers,
     /tests, /status, /runs (OpenAPI at /openapi.json). `helix ask` on a served repository
-    then answers through it, warm (HELIX_NO_SERVER=1: never)."""
+    then answers through it, warm (HELIX_NO_SERVER=1: never). A repository a file-system
+    watch says is unchanged is not walked again before a question (HELIX_NO_WATCH=1: always
+    walk)."""
     from helix.core.config import helix_home
     from helix.servers import discovery
 
