@@ -16,8 +16,10 @@ from typing import Literal
 
 from controller import reasons as why
 from controller.evidence import is_test
+from controller.name_words import name_table
 from controller.reasons import Reason
 from controller.text import held_at_most, name_tokens, stem, token_set
+from helix.core.english import QUESTION_LEADS
 from helix.core.policy import Pools
 from helix.core.ports import Embedder
 from helix.core.schemas import Chunk, ChunkHead, Frozen, Hit, SymbolDef
@@ -25,7 +27,7 @@ from indexers.api import IndexReader
 from indexers.tokenize import tokenize
 
 ChannelName = Literal["bm25", "dense", "symbol", "path", "graph", "refs", "files",
-                      "file_bm25", "path_words", "test_targets"]
+                      "file_bm25", "path_words", "test_targets", "name_words"]
 REF_VERBS = {"call": "calls", "import": "imports", "attribute": "references",
              "name": "references", "type": "references"}
 Pair = tuple[Chunk, tuple[Reason, ...]]
@@ -373,6 +375,23 @@ def _test_targets(index: IndexReader, request: Request, pools: Pools) -> list[Pa
     return out[:request.k]
 
 
+def _name_words(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:
+    """Definitions whose names spell the query's content words (`controller.name_words`)."""
+    words = token_set(request.query) - QUESTION_LEADS - index.project_names()
+    out: list[Pair] = []
+    seen: set[str] = set()
+    for _score, definition in name_table(index).rank(words, pools.name_words_pool):
+        chunk = index.chunk_for_node(definition.node_id)
+        if (chunk is None or chunk.id in seen or not _keep(chunk, request)
+                or (request.no_tests and is_test(chunk))):
+            continue
+        seen.add(chunk.id)
+        out.append((chunk, ()))
+        if len(out) >= request.k:
+            break
+    return out
+
+
 def execute(index: IndexReader, request: Request, embedder: Embedder | None,
             pools: Pools | None = None) -> RequestResult:
     """Run one request against the index; the result's ranks are 1..n in list order."""
@@ -398,6 +417,8 @@ def execute(index: IndexReader, request: Request, embedder: Embedder | None,
         pairs = _path_words(index, request, pools)
     elif request.channel == "test_targets":
         pairs = _test_targets(index, request, pools)
+    elif request.channel == "name_words":
+        pairs = _name_words(index, request, pools)
     else:
         pairs = _graph(index, request)
     found = tuple(Found(chunk=c, rank=i, reasons=r) for i, (c, r) in enumerate(pairs, start=1))

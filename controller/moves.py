@@ -262,6 +262,13 @@ def _path_words(ctx: MoveContext) -> list[Request]:
     return [_path_words_request(ctx, main_query(ctx), ())]
 
 
+def _code_name_words(ctx: MoveContext) -> list[Request]:
+    """Code definitions whose names spell the question's words (the whole text)."""
+    return [Request(channel="name_words", query=_question_text(ctx),
+                    k=ctx.settings.per_channel_k, kinds=CODE_CHUNK_KINDS, prefixes=ctx.prefixes,
+                    no_tests=not asks_tests(ctx.plan, ctx.settings, ctx.prefixes))]
+
+
 def _test_targets(ctx: MoveContext) -> list[Request]:
     return [req(ctx, "test_targets", _question_text(ctx))]
 
@@ -275,7 +282,7 @@ MOVES: dict[Move, Callable[[MoveContext], list[Request]]] = {
     "code_bm25": _code_bm25, "code_dense": _code_dense, "graph": _graph,
     "path_words": _path_words, "code_path_words": _code_path_words,
     "test_targets": _test_targets, "code_files": _code_files,
-    "code_file_bm25": _code_file_bm25,
+    "code_file_bm25": _code_file_bm25, "code_name_words": _code_name_words,
 }
 
 

@@ -61,6 +61,10 @@ class IndexReader(Protocol):
         """All chunks, sorted by (path, start_line, id)."""
         ...
 
+    def definitions(self) -> list[SymbolDef]:
+        """Every definition."""
+        ...
+
     def spelled_as(self, word: str) -> str | None:
         """The repository's word a misspelt (lower-case) `word` stands for, or None
         (`indexers.bm25.BM25Index.spelled_as`)."""

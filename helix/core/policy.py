@@ -32,6 +32,7 @@ Moves (what one phase asks the index for; requests go out in the order listed):
             path_words     files whose path words (directories, stem) the question's terms use
             code_path_words  source files whose path words a report's text uses
             test_targets   the definitions the tests most like the question exercise
+            code_name_words  code definitions whose names spell the question's words
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ Move = Literal[
     "heading_bm25", "stem_bm25", "symbols_fuzzy", "lead_symbols", "dense", "files_terms",
     "code_bm25", "code_dense", "graph", "path_words", "code_path_words", "test_targets",
     "code_files",
-    "code_file_bm25",
+    "code_file_bm25", "code_name_words",
 ]
 # The retrieval policies: one per route, and `long_question` for a question as long as a report
 # (`RoutingPolicy.long_question_words`), whatever its route but those that keep their own.
@@ -59,7 +60,8 @@ ROUTE_NAMES: tuple[RouteName, ...] = ("definition", "location", "explanation", "
                                       "long_question")
 # Fusion channels a route may re-weight (the `w_*` settings are the defaults).
 Channel = Literal["bm25", "dense", "symbol", "path", "graph", "refs", "files", "file_bm25",
-                  "path_words", "test_targets", "definition", "related", "tree", "sense"]
+                  "path_words", "test_targets", "definition", "related", "tree", "sense",
+                  "name_words"]
 
 
 _Frozen = FrozenSettings
@@ -123,9 +125,11 @@ _SEED_USAGE: tuple[Move, ...] = ("doc_bm25", "doc_dense", "symbols", "refs", "pa
 # chunks (pooled) and as wholes, the dense channel over code, files whose path words the text
 # uses, what the tests most like it exercise, the names and files it spells.
 # (`code_bm25`, chunk by chunk, has no vote here: it brings the files' further chunks.)
+# A report or a long question describes what it is about more than it names it: the
+# definitions whose names spell its words have a vote too (`code_name_words`).
 _SEED_ISSUE: tuple[Move, ...] = ("code_files", "code_file_bm25", "code_dense", "code_path_words",
                                  "test_targets", "symbols", "path_hints", "module_paths",
-                                 "code_bm25")
+                                 "code_bm25", "code_name_words")
 # A definition question also looks for a file named for its subject (a concept's own
 # document, `docs/knowledge/<concept>.md`): on the six suites (no-embed) matrix hit@1 .71 ->
 # .79, the others unchanged; for every route it cost networkx hit@5 .83 -> .77, so it is not.
@@ -148,7 +152,8 @@ def default_routes() -> dict[RouteName, RoutePolicy]:
                         per_step_evidence=24, per_channel_k=60,
                         weights={"files": 1.5, "file_bm25": 1.5, "dense": 0.5,
                                  "path_words": 0.3, "test_targets": 0.3, "symbol": 0.5,
-                                 "definition": 0.5, "related": 0.3, "bm25": 0.0})
+                                 "definition": 0.5, "related": 0.3, "bm25": 0.0,
+                                 "name_words": 0.3})
     return {
         "definition": plain.model_copy(update={"seed": _SEED_DEFINITION}),
         "location": plain.model_copy(update={"code_first": True}),
@@ -197,6 +202,8 @@ class Pools(_Frozen):
     # many of the question's other words their name parts hold); 0 keeps the first 10 names
     # in path order (the old way)
     fuzzy_names: int = Field(default=40, ge=0, le=10_000)
+    # name_words: definitions looked through (best names first) for those a request keeps
+    name_words_pool: int = Field(default=300, ge=1, le=100_000)
 
 
 class RoutingPolicy(_Frozen):

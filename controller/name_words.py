@@ -1,0 +1,75 @@
+"""Definitions whose names spell the question's words (the `name_words` channel; pure).
+
+Natural questions describe what they ask about instead of naming it: "the string
+representation method of the base component class" is `BaseComponent.__repr__`, "the flag
+that records whether setup already ran" `_setup_done`. Whole-chunk BM25 sees a definition's
+name among hundreds of body words; this channel reads the names alone. Every definition is a
+short document of its qualified name's parts (the owner's too, stemmed like the question, short
+forms spelled out: `ctx` also reads "context"); the question's content words rank them by BM25
+over those documents (a word many names share says little; a long qualified name is damped).
+The table is built once per index revision.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from controller.text import name_tokens, spelled_out
+from helix.core.schemas import SymbolDef
+from indexers.api import IndexReader
+
+# BM25's saturation and length damping (tf is 1: a name word counts once)
+_K1 = 1.2
+_B = 0.75
+_MIN_WORDS = 2
+
+
+class NameTable:
+    """Each definition's name words and each word's postings and idf."""
+
+    def __init__(self, defs: Sequence[SymbolDef]) -> None:
+        self.defs = list(defs)
+        self.lengths: list[int] = []
+        postings: dict[str, list[int]] = {}
+        for number, definition in enumerate(self.defs):
+            words = spelled_out(name_tokens(definition.qualname))
+            self.lengths.append(len(words))
+            for word in words:
+                postings.setdefault(word, []).append(number)
+        self.postings = postings
+        count = max(len(self.defs), 1)
+        self.average = (sum(self.lengths) / count) or 1.0
+        self.idf = {w: math.log(1.0 + (count - len(p) + 0.5) / (len(p) + 0.5))
+                    for w, p in postings.items()}
+
+    def rank(self, words: frozenset[str], limit: int) -> list[tuple[float, SymbolDef]]:
+        """The definitions whose names hold at least two of `words`, best first (by idf);
+        ties in (path, start line, qualified name) order. One shared word says little: every
+        question word names something somewhere."""
+        scores: dict[int, float] = {}
+        hits: dict[int, int] = {}
+        for word in sorted(words):
+            for number in self.postings.get(word, ()):
+                norm = 1.0 - _B + _B * self.lengths[number] / self.average
+                scores[number] = scores.get(number, 0.0) + self.idf[word] * (_K1 + 1) / (
+                    1.0 + _K1 * norm)
+                hits[number] = hits.get(number, 0) + 1
+        kept = [(round(s, 9), n) for n, s in scores.items() if hits[n] >= _MIN_WORDS]
+        kept.sort(key=lambda t: (-t[0], self.defs[t[1]].path, self.defs[t[1]].start_line,
+                                 self.defs[t[1]].qualname))
+        return [(score, self.defs[n]) for score, n in kept[:limit]]
+
+
+_TABLES: dict[str, NameTable] = {}
+_TABLES_KEPT = 4
+
+
+def name_table(index: IndexReader) -> NameTable:
+    """The table of the index's revision, built on first use."""
+    table = _TABLES.get(index.index_rev)
+    if table is None:
+        if len(_TABLES) >= _TABLES_KEPT:
+            _TABLES.pop(next(iter(_TABLES)))
+        table = _TABLES[index.index_rev] = NameTable(index.definitions())
+    return table

@@ -1,0 +1,75 @@
+"""Definitions whose names spell a question's words (`controller.name_words`, the
+`name_words` channel of long questions)."""
+
+from __future__ import annotations
+
+from controller_helpers import ask, files_index
+
+from controller.name_words import NameTable
+from controller.text import token_set
+from helix.core.config import HelixConfig
+from helix.core.schemas import SymbolDef
+
+
+def _def(path: str, qualname: str, line: int = 1) -> SymbolDef:
+    return SymbolDef(name=qualname.rsplit(".", 1)[-1], qualname=qualname, kind="function",
+                     path=path, start_line=line, end_line=line + 3, scope=None,
+                     node_id=f"def:{path}::{qualname}")
+
+
+DEFS = [_def("a/state.py", "StateManager.get_state"),
+        _def("a/state.py", "StateManager.set_state", 10),
+        _def("a/disk.py", "DiskStateManager.persist_token_state"),
+        _def("a/ctx.py", "BrowserCtx.close"),
+        _def("a/misc.py", "get_value"),
+        _def("a/misc.py", "set_value", 10)]
+
+
+def _ranked(question: str) -> list[str]:
+    return [d.qualname for _s, d in NameTable(DEFS).rank(token_set(question), 10)]
+
+
+def test_the_name_that_spells_most_of_the_question_comes_first() -> None:
+    assert _ranked("how is the token state persisted to disk")[0] == (
+        "DiskStateManager.persist_token_state")
+
+
+def test_one_shared_word_is_not_enough() -> None:
+    assert _ranked("what does get do") == []
+    assert "get_value" not in _ranked("how do I get the state")
+
+
+def test_a_rarer_word_weighs_more_and_ties_go_by_path() -> None:
+    # "state" is in three names, "manager" in three; "set" in two: set_state leads get_state
+    assert _ranked("set the state manager")[:2] == ["StateManager.set_state",
+                                                    "StateManager.get_state"]
+    assert _ranked("state manager") == ["StateManager.get_state", "StateManager.set_state",
+                                        "DiskStateManager.persist_token_state"]
+
+
+def test_short_forms_in_names_read_as_the_words_they_stand_for() -> None:
+    assert _ranked("closing the browser context") == ["BrowserCtx.close"]
+
+
+DISCOUNTS = {
+    "shop/pricing.py": (
+        "class Cart:\n    def apply_loyalty_discount(self, rate):\n"
+        "        self.total = self.total * (1 - rate)\n"),
+    "shop/docs_helpers.py": (
+        '"""Helpers used when a customer cart is shown: the loyalty programme text, the\n'
+        'discount banner and how the customer sees the cart total."""\n\n'
+        "def banner(customer, cart):\n"
+        '    return f"{customer} cart total {cart.total} loyalty discount customer cart"\n'),
+}
+QUESTION = ("When a returning customer pays, which method lowers the cart total by the "
+            "loyalty discount rate of the customer, and how is it applied to the cart?")
+
+
+def test_a_long_question_reaches_the_definition_its_words_name() -> None:
+    index = files_index(DISCOUNTS)
+    on = ask(index, QUESTION)
+    assert on.evidence[0].path == "shop/pricing.py"
+    seed = [m for m in HelixConfig().retrieval.route("long_question").seed
+            if m != "code_name_words"]
+    off = HelixConfig.model_validate({"retrieval": {"routes": {"long_question": {"seed": seed}}}})
+    assert ask(index, QUESTION, off).evidence[0].path != "shop/pricing.py"
