@@ -16,8 +16,8 @@ import math
 from collections.abc import Sequence
 
 from controller.text import name_tokens, spelled_out
-from helix.core.schemas import SymbolDef
 from indexers.api import IndexReader
+from indexers.formats import DefRow
 
 # BM25's saturation and length damping (tf is 1: a name word counts once)
 _K1 = 1.2
@@ -28,12 +28,18 @@ _MIN_WORDS = 2
 class NameTable:
     """Each definition's name words and each word's postings and idf."""
 
-    def __init__(self, defs: Sequence[SymbolDef]) -> None:
+    def __init__(self, defs: Sequence[DefRow]) -> None:
         self.defs = list(defs)
         self.lengths: list[int] = []
         postings: dict[str, list[int]] = {}
+        parts: dict[str, frozenset[str]] = {}  # an owner's name is every member's
         for number, definition in enumerate(self.defs):
-            words = spelled_out(name_tokens(definition.qualname))
+            words: frozenset[str] = frozenset()
+            for part in definition.qualname.split("."):
+                found = parts.get(part)
+                if found is None:
+                    found = parts[part] = spelled_out(name_tokens(part))
+                words = words | found
             self.lengths.append(len(words))
             for word in words:
                 postings.setdefault(word, []).append(number)
@@ -43,7 +49,7 @@ class NameTable:
         self.idf = {w: math.log(1.0 + (count - len(p) + 0.5) / (len(p) + 0.5))
                     for w, p in postings.items()}
 
-    def rank(self, words: frozenset[str], limit: int) -> list[tuple[float, SymbolDef]]:
+    def rank(self, words: frozenset[str], limit: int) -> list[tuple[float, DefRow]]:
         """The definitions whose names hold at least two of `words`, best first (by idf);
         ties in (path, start line, qualified name) order. One shared word says little: every
         question word names something somewhere."""
@@ -71,5 +77,5 @@ def name_table(index: IndexReader) -> NameTable:
     if table is None:
         if len(_TABLES) >= _TABLES_KEPT:
             _TABLES.pop(next(iter(_TABLES)))
-        table = _TABLES[index.index_rev] = NameTable(index.definitions())
+        table = _TABLES[index.index_rev] = NameTable(index.definition_rows())
     return table

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from helix.core.schemas import Chunk, ChunkHead, FileRecord, Hit, SymbolDef, SymbolRef
+from indexers.formats import DefRow
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -61,8 +62,8 @@ class IndexReader(Protocol):
         """All chunks, sorted by (path, start_line, id)."""
         ...
 
-    def definitions(self) -> list[SymbolDef]:
-        """Every definition."""
+    def definition_rows(self) -> Sequence[DefRow]:
+        """Every definition as a light row."""
         ...
 
     def spelled_as(self, word: str) -> str | None:

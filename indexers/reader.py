@@ -29,7 +29,7 @@ from helix.core.schemas import (
     node_id_def,
     node_id_file,
 )
-from indexers.formats import RefRow, paused_gc, trusted
+from indexers.formats import DefRow, RefRow, paused_gc, trusted
 from indexers.fuzzy import FuzzyNames
 from indexers.graph_store import PART_GRAPH_DB, GraphReader, LazyGraph
 from indexers.project import project_names
@@ -359,6 +359,10 @@ class Index:
     def definitions(self) -> list[SymbolDef]:
         """Every definition (the whole table: for the builder's cache)."""
         return self._part("defs", lambda: self.rows().all_defs())
+
+    def definition_rows(self) -> list[DefRow]:
+        """Every definition as a light row (the name-words table's input)."""
+        return self._part("def_rows", lambda: self.rows().all_def_rows())
 
     def refs(self) -> list[RefRow]:
         """Every reference (the whole table: for the builder's cache)."""

@@ -244,6 +244,12 @@ class RowReader:
         with paused_gc():
             return self._defs(self._rows(f"SELECT {_DEF_COLS} FROM defs ORDER BY rowid"))
 
+    def all_def_rows(self) -> list[DefRow]:
+        """Every definition as a light row (no model per definition), in stored order."""
+        with paused_gc():
+            return [DefRow(*row) for row in self._rows(
+                f"SELECT {_DEF_COLS} FROM defs ORDER BY rowid")]
+
     def defs_named(self, key: str) -> list[SymbolDef]:
         """Definitions whose name or qualified name is `key`, in stored order."""
         return self._defs(self._rows(

@@ -8,11 +8,11 @@ from controller_helpers import ask, files_index
 from controller.name_words import NameTable
 from controller.text import token_set
 from helix.core.config import HelixConfig
-from helix.core.schemas import SymbolDef
+from indexers.formats import DefRow
 
 
-def _def(path: str, qualname: str, line: int = 1) -> SymbolDef:
-    return SymbolDef(name=qualname.rsplit(".", 1)[-1], qualname=qualname, kind="function",
+def _def(path: str, qualname: str, line: int = 1) -> DefRow:
+    return DefRow(name=qualname.rsplit(".", 1)[-1], qualname=qualname, kind="function",
                      path=path, start_line=line, end_line=line + 3, scope=None,
                      node_id=f"def:{path}::{qualname}")
 
@@ -73,3 +73,11 @@ def test_a_long_question_reaches_the_definition_its_words_name() -> None:
             if m != "code_name_words"]
     off = HelixConfig.model_validate({"retrieval": {"routes": {"long_question": {"seed": seed}}}})
     assert ask(index, QUESTION, off).evidence[0].path != "shop/pricing.py"
+
+
+def test_definition_rows_are_the_definitions_without_a_model_each() -> None:
+    index = files_index(DISCOUNTS)
+    rows = index.definition_rows()
+    assert rows and [tuple(r) for r in rows] == [
+        (d.name, d.qualname, d.kind, d.path, d.start_line, d.end_line, d.scope, d.node_id)
+        for d in index.definitions()]
