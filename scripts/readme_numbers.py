@@ -28,8 +28,8 @@ the questions (whole-file BM25 in the same run: {bm25['file@1']:.2f}) and is in 
 {helix['span@5']:.2f}, and anywhere in the evidence sent to a model for {helix['recall']:.2f}.
 What was measured step by step, and what was tried and not kept (following calls downward,
 file-level BM25 weighted up, a lower weight for vectors, abbreviations as query expansion,
-promoting a definition over a leading function, a file leading by its definitions' names), is
-in docs/architecture.md.
+promoting a definition over a leading function, a file leading by its definitions' names,
+definitions' name words as a vote for short questions too), is in docs/architecture.md.
 Every benchmark's latest numbers: [docs/benchmarks.md](docs/benchmarks.md)
 (`python scripts/benchmarks_doc.py` writes it from `benchmarks/results/*.json`;
 `tests/test_docs.py` reads the numbers above back from the same file).
