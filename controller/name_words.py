@@ -1,4 +1,4 @@
-"""Definitions whose names spell the question's words (the `name_words` channel; pure).
+"""Definitions whose names spell the question's words (the `name_words` channel).
 
 Natural questions describe what they ask about instead of naming it: "the string
 representation method of the base component class" is `BaseComponent.__repr__`, "the flag
@@ -6,13 +6,15 @@ that records whether setup already ran" `_setup_done`. Whole-chunk BM25 sees a d
 name among hundreds of body words; this channel reads the names alone. Every definition is a
 short document of its qualified name's parts (the owner's too, stemmed like the question, short
 forms spelled out: `ctx` also reads "context"); the question's content words rank them by BM25
-over those documents (a word many names share says little; a long qualified name is damped).
-The table is built once per index revision.
+over those documents (a word many names share says little; a long qualified name is damped),
+and a definition needs two of the words. The table is built once per index revision and kept
+in memory (the last few revisions); the ranking itself is pure.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Sequence
 
 from controller.text import name_tokens, spelled_out
@@ -71,11 +73,17 @@ _TABLES: dict[str, NameTable] = {}
 _TABLES_KEPT = 4
 
 
+_TABLES_LOCK = threading.Lock()
+
+
 def name_table(index: IndexReader) -> NameTable:
-    """The table of the index's revision, built on first use."""
+    """The table of the index's revision, built on first use (a server's threads share it;
+    two that build it at once build the same table)."""
     table = _TABLES.get(index.index_rev)
     if table is None:
-        if len(_TABLES) >= _TABLES_KEPT:
-            _TABLES.pop(next(iter(_TABLES)))
-        table = _TABLES[index.index_rev] = NameTable(index.definition_rows())
+        table = NameTable(index.definition_rows())
+        with _TABLES_LOCK:
+            while len(_TABLES) >= _TABLES_KEPT:
+                _TABLES.pop(next(iter(_TABLES)))
+            _TABLES[index.index_rev] = table
     return table
