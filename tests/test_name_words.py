@@ -81,3 +81,26 @@ def test_definition_rows_are_the_definitions_without_a_model_each() -> None:
     assert rows and [tuple(r) for r in rows] == [
         (d.name, d.qualname, d.kind, d.path, d.start_line, d.end_line, d.scope, d.node_id)
         for d in index.definitions()]
+
+
+class _Rev:
+    def __init__(self, rev: str) -> None:
+        self.index_rev = rev
+        self.reads = 0
+
+    def definition_rows(self) -> list[DefRow]:
+        self.reads += 1
+        return DEFS
+
+
+def test_one_table_per_index_revision_and_only_the_last_few_kept() -> None:
+    from controller import name_words
+
+    first = _Rev("rev-first")
+    table = name_words.name_table(first)  # type: ignore[arg-type]
+    assert name_words.name_table(first) is table and first.reads == 1  # type: ignore[arg-type]
+    for n in range(name_words._TABLES_KEPT):
+        name_words.name_table(_Rev(f"rev-{n}"))  # type: ignore[arg-type]
+    assert len(name_words._TABLES) == name_words._TABLES_KEPT
+    name_words.name_table(first)  # type: ignore[arg-type]
+    assert first.reads == 2  # pushed out by newer revisions, built again
