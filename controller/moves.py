@@ -78,10 +78,11 @@ def req(ctx: MoveContext, channel: str, query: str, kinds: tuple[str, ...] = (),
 
 
 def files_request(ctx: MoveContext, query: str,
-                  channel: Literal["files", "file_bm25"] = "files",
+                  channel: Literal["files", "file_bm25", "name_words"] = "files",
                   kinds: tuple[str, ...] = ()) -> Request:
-    """Files pooled from BM25 hits, or ranked by whole-file BM25 (`file_bm25`); test files
-    only when the question asks about tests."""
+    """Files pooled from BM25 hits, ranked by whole-file BM25 (`file_bm25`), or definitions
+    whose names spell the query (`name_words`); test files only when the question asks
+    about tests."""
     return Request(channel=channel, query=query, k=ctx.settings.per_channel_k, kinds=kinds,
                    prefixes=ctx.prefixes,
                    no_tests=not asks_tests(ctx.plan, ctx.settings, ctx.prefixes))
@@ -264,9 +265,7 @@ def _path_words(ctx: MoveContext) -> list[Request]:
 
 def _code_name_words(ctx: MoveContext) -> list[Request]:
     """Code definitions whose names spell the question's words (the whole text)."""
-    return [Request(channel="name_words", query=_question_text(ctx),
-                    k=ctx.settings.per_channel_k, kinds=CODE_CHUNK_KINDS, prefixes=ctx.prefixes,
-                    no_tests=not asks_tests(ctx.plan, ctx.settings, ctx.prefixes))]
+    return [files_request(ctx, _question_text(ctx), "name_words", CODE_CHUNK_KINDS)]
 
 
 def _test_targets(ctx: MoveContext) -> list[Request]:

@@ -71,8 +71,6 @@ class NameTable:
 
 _TABLES: dict[str, NameTable] = {}
 _TABLES_KEPT = 4
-
-
 _TABLES_LOCK = threading.Lock()
 
 

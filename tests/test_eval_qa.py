@@ -89,7 +89,8 @@ def test_the_command_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                              "--out", str(out)], capsys)
     assert code == 0, err
     result = json.loads(out.read_text(encoding="utf-8"))
-    assert result["read"] == 4 and result["dropped"] == {"malformed_line": 2, "no_gold_file": 1}
+    assert result["read"] == 4 and result["dropped"] == {"malformed_line": 2, "no_gold_file": 1,
+                                                     "reserved": 0}
     summary = result["summary"]
     assert summary["questions"] == 3 and summary["with_spans"] == 3
     assert set(summary["helix"]) >= {"file@1", "file@5", "mrr", "span@5", "symbol@5", "recall"}
@@ -111,3 +112,61 @@ def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert code == 2 and "no {\"question\", \"answer\"} lines" in err
     code, _, err = run(["eval", "qa", str(SAMPLE), "--repo", str(tmp_path / "nope")], capsys)
     assert code == 2 and err.count("\n") == 1
+
+
+def test_a_question_about_a_reserved_project_is_dropped_and_counted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A question whose text, answer or gold file names a project reserved for checks run
+    elsewhere is theirs, even when the repository asked about is ours."""
+    monkeypatch.setenv("HELIX_HOME", str(tmp_path / "home"))
+    lines = [{"question": "Where is the decision to try again made?",
+              "answer": "In `decide_retry` of fetchy/retry.py."},
+             {"question": "Where is the decision to try again made, as Flask would?",
+              "answer": "In `decide_retry` of fetchy/retry.py."},
+             {"question": "Where is the decision to try again made?",
+              "answer": "In `decide_retry` of fetchy/retry.py, as in Django's retry helper."}]
+    sample = tmp_path / "reserved.jsonl"
+    sample.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    out = tmp_path / "qa.json"
+    code, _stdout, err = run(["eval", "qa", str(sample), "--repo", str(FIXTURE), "--no-embed",
+                              "--out", str(out)], capsys)
+    assert code == 0, err
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["dropped"]["reserved"] == 2 and result["summary"]["questions"] == 1
+
+
+def test_reserved_names_match_a_words_start_and_a_path() -> None:
+    from evals.reserved import names_reserved, reserved_names
+
+    assert "jinja" in reserved_names() and "pytest" not in reserved_names()
+    assert names_reserved("Add type hints to Jinja2Templates()")
+    assert names_reserved("src/pkg/templaters/jinja.py")
+    assert not names_reserved("the ninja build", "requests and click")
+
+
+def test_a_ranked_path_naming_a_reserved_project_is_scored_but_not_written() -> None:
+    gold = derive_gold("In `format_rules` of src/pkg/cli/formatters.py.", FILES, find)
+    items = [Span(path="src/pkg/templaters/jinja.py", start_line=3, end_line=9),
+             Span(path="src/pkg/cli/formatters.py", start_line=118, end_line=125)]
+    case = score_case("q1", "Where are the rules formatted?", gold, items, items,
+                      ["src/pkg/cli/formatters.py"], route="location", seconds=0.01)
+    assert case.helix_file_rank == 2 and case.helix_span_rank == 2
+    assert case.top == ("(a path naming a reserved project):3-9",
+                        "src/pkg/cli/formatters.py:118-125")
+
+
+def test_an_unreadable_or_empty_reserved_list_is_a_clear_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from evals import reserved
+    from helix.core.errors import UserError
+
+    for content in (None, "# only a comment\n"):
+        target = tmp_path / "reserved.txt"
+        if content is not None:
+            target.write_text(content, encoding="utf-8")
+        monkeypatch.setattr(reserved, "RESERVED_FILE", target)
+        reserved.reserved_names.cache_clear()
+        with pytest.raises(UserError, match="reserved-project list"):
+            reserved.reserved_names()
+    reserved.reserved_names.cache_clear()

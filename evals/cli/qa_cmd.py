@@ -31,7 +31,9 @@ def qa(questions: Path, repos: tuple[str, ...], rev: str | None, limit: int | No
     SWE-QA format) against gold derived from each reference answer: files it names, line
     ranges stated next to them, backticked names defined there. Reports file@1/3/5/10 and MRR
     for Helix and whole-file BM25 in the same run, span@5/10, symbol@5 and the share of
-    questions whose gold span is in the evidence sent, overall and by wording."""
+    questions whose gold span is in the evidence sent, overall and by wording. A question
+    with no gold file, or one naming a project reserved for checks run elsewhere
+    (data/reserved_projects.txt), is dropped and counted."""
     from evals.qa import report
     from evals.qa.run import run_qa
     from helix.outfile import check_out_path

@@ -1,4 +1,5 @@
-"""Which commits become localization cases, and what their question and gold are (pure).
+"""Which commits become localization cases, and what their question and gold are (pure but
+for the reserved-project list, read once: `evals.reserved`).
 
 A commit is kept when every rule below passes; the first failing rule is its drop reason.
 
@@ -16,9 +17,8 @@ A commit is kept when every rule below passes; the first failing rule is its dro
    pep8, mypy ...; not "formatting" alone, a feature of many libraries), or is a conventional-commit
    `style:`, `ci:`, `build:` or `chore:` change.
 7. `reserved`: the message names a project reserved for checks run elsewhere
-   (`RESERVED_PROJECTS`: Jinja, Flask, Django, Sphinx, ...): a question about it is theirs,
-   not ours, even in another project's history. Names that are also plain words or tool
-   names in every project's history ("requests", "click", "pytest") do not count.
+   (`evals.reserved`, the list in `data/reserved_projects.txt`): a question about it is
+   theirs, not ours, even in another project's history.
 8. `too_few_words`: fewer than `MIN_WORDS` words (`[A-Za-z][A-Za-z0-9_]*` runs) in the cleaned
    message (subject and body without trailers).
 9. Files, after classifying each changed path (`classify_path`) as test, doc, changelog,
@@ -44,6 +44,7 @@ from collections.abc import Sequence
 from pathlib import PurePosixPath
 from typing import Literal
 
+from evals.reserved import names_reserved
 from helix.core.schemas import Frozen
 
 MIN_WORDS = 5
@@ -78,14 +79,6 @@ _CHERRY = re.compile(r"^\s*\(cherry picked from commit [0-9a-f]+\)\s*$", re.IGNO
 _SKIP_CI = re.compile(r"\[(?:skip ci|ci skip|skip actions|no ci)\]", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _VERSION = r"v?\d+(?:\.\d+)+\S*"
-
-# Projects reserved for checks run elsewhere, by the names a commit message would use (a name's
-# prefix counts: `Jinja2Templates`, `FlaskClient`).
-RESERVED_PROJECTS = ("astropy", "seaborn", "flask", "xarray", "pylint", "sphinx", "sympy",
-                     "django", "matplotlib", "scikit-learn", "sklearn", "jinja", "werkzeug",
-                     "markupsafe", "itsdangerous", "pallets")
-RESERVED = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in RESERVED_PROJECTS) + ")",
-                      re.IGNORECASE)
 
 RELEASE_PATTERNS = tuple(re.compile(p, re.IGNORECASE) for p in (
     rf"^\W*{_VERSION}\W*$",  # "1.2.3", "v2.0"
@@ -218,7 +211,7 @@ def message_reason(commit: Commit, cleaned: str) -> str | None:
         return "typo"
     if FORMAT.search(subject) or CHORE_TYPE.search(subject):
         return "format"
-    if RESERVED.search(cleaned):
+    if names_reserved(cleaned):
         return "reserved"
     if word_count(cleaned) < MIN_WORDS:
         return "too_few_words"

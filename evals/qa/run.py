@@ -6,7 +6,9 @@ tree of that commit written under `$HELIX_HOME/qa/<repo key>/tree` from git obje
 checkout: none of the repository's hooks or filters runs; `evals.history.trees`). Helix indexes
 it and answers each question with the dry-run controller (no model); BM25 ranks the tree's files
 for the same question in the same run. Gold comes from each reference answer
-(`evals.qa.gold`); a question with no gold file is dropped and counted.
+(`evals.qa.gold`); a question with no gold file is dropped and counted, and so is one whose
+text, reference answer or gold files name a project reserved for checks run elsewhere
+(`evals.reserved`: it is theirs to ask, even about another project's code).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from evals.history.trees import TreeWriter
 from evals.metrics import ranked_items
 from evals.qa.gold import derive_gold
 from evals.qa.score import CaseScore, Span, by_group, score_case, summarize
+from evals.reserved import names_reserved
 from helix.core.config import helix_home
 from helix.core.errors import BadPathError, UserError
 from helix.core.schemas import Frozen
@@ -94,11 +97,14 @@ def run_qa(jsonl: Path, repo: Path, *, rev: str | None = None, limit: int | None
     files = [record.path for record in index.files()]
     bm25 = BM25Files.build(root)
     scored: list[CaseScore] = []
-    dropped = {"no_gold_file": 0, "malformed_line": malformed}
+    dropped = {"no_gold_file": 0, "malformed_line": malformed, "reserved": 0}
     for number, case in enumerate(cases, start=1):
         gold = derive_gold(case.answer, files, index.find_definitions)
         if not gold.files:
             dropped["no_gold_file"] += 1
+            continue
+        if names_reserved(case.question, case.answer, *gold.files):
+            dropped["reserved"] += 1
             continue
         started = time.perf_counter()
         error, route, items, sent = None, "", [], []

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from evals.metrics import percentile
 from evals.qa.gold import Gold, GoldSpan
+from evals.reserved import shown_path
 from helix.core.schemas import Frozen
 
 KS: tuple[int, ...] = (1, 3, 5, 10)
@@ -45,7 +46,9 @@ class CaseScore(Frozen):
     helix_symbol_rank: int | None
     helix_recall: bool | None  # None: the gold has no span
     bm25_file_rank: int | None
-    top: tuple[str, ...]  # Helix's first five items as path:start-end
+    # Helix's first five items as path:start-end (a path naming a reserved project is not
+    # written: `evals.reserved.shown_path`)
+    top: tuple[str, ...]
     gold: tuple[str, ...] = ()  # the gold spans (up to ten) as path:start-end
     route: str
     seconds: float
@@ -94,7 +97,8 @@ def score_case(case_id: str, question: str, gold: Gold, items: Sequence[Span],
         helix_symbol_rank=first_span_rank(items, symbols) if symbols else None,
         helix_recall=(first_span_rank(sent, gold.spans) is not None) if gold.spans else None,
         bm25_file_rank=first_file_rank(bm25_files, gold.files),
-        top=tuple(f"{i.path}:{i.start_line}-{i.end_line}" for i in items[:5]), route=route,
+        top=tuple(f"{shown_path(i.path)}:{i.start_line}-{i.end_line}" for i in items[:5]),
+        route=route,
         gold=tuple(f"{g.path}:{g.start_line}-{g.end_line}" for g in gold.spans[:10]),
         seconds=round(seconds, 4), error=error)
 
