@@ -19,7 +19,16 @@ from typing import TYPE_CHECKING, Any
 import click
 
 import helix.inputs as inputs
-from helix.cli.common import echo_json, one_repo, repo_option, repo_root, yes_option
+from helix.cli.common import (
+    announce_first_index,
+    citations_in_order,
+    echo_json,
+    index_note,
+    one_repo,
+    repo_option,
+    repo_root,
+    yes_option,
+)
 from helix.cli.safe_text import console as safe_console
 from helix.cli.safe_text import echo, json_visible
 from helix.core.errors import BadPathError, UserError
@@ -184,6 +193,7 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
     from helix.service import open_runlog
 
     root = repo_root(repo, yes)
+    announce_first_index(root)
     if model is None and api_base is None and not wait and not trace and sense is None:
         from helix.cli.live_answer import live_answer
 
@@ -215,9 +225,9 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
                              runlog=run_log, progress=progress,
                              waiting=live.waiting if live else (timer or _quiet_wait),
                              on_text=live.on_text if live else None)
-    if result.index_refreshed:
-        changed = len(result.build.get("changed_files", ()))
-        echo(f"helix: index refreshed ({changed} changed file(s))", err=True)
+    note = index_note(result.build)
+    if note:
+        echo(f"helix: {note}", err=True)
     building = dense_note(result.envelope, result.build.get("worker_pid"))
     if building:
         echo(f"helix: {building}", err=True)
@@ -339,9 +349,9 @@ def choose_sense(question: str, sense: str, *, root: Path, config: HelixConfig,
 
     probe = service_ask(question, root=root, config=config, dry_run=True, scope=scope,
                         runlog=RunLog(db=sqlite_utils.Database(memory=True)))
-    if probe.index_refreshed:
-        changed = len(probe.build.get("changed_files", ()))
-        echo(f"helix: index refreshed ({changed} changed file(s))", err=True)
+    note = index_note(probe.build)
+    if note:
+        echo(f"helix: {note}", err=True)
     return match_sense(sense, probe.envelope.clarify, question)
 
 
@@ -382,7 +392,7 @@ def render_answer(env: Envelope, console: Console, *, text: bool = True) -> None
         console.print(escape(env.answer))
     if env.citations:
         console.print("\n[bold]citations[/]")
-        for c in env.citations:
+        for c in citations_in_order(env.citations):
             console.print(f"  [{c.ref}] {escape(f'{c.path}:{c.start_line}-{c.end_line}')}")
     if env.evidence:
         console.print("[bold]evidence[/]")

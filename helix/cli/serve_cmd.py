@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -54,8 +55,7 @@ def serve(repos: tuple[str, ...], host: str, port: int, max_concurrent: int,
     if stop:
         _stop(home)
         return
-    import uvicorn
-
+    from helix.cli.listen import serve_announced
     from helix.servers.http_api import create_app
     from helix.servers.workspace import Workspace
 
@@ -69,10 +69,16 @@ def serve(repos: tuple[str, ...], host: str, port: int, max_concurrent: int,
                                 repos=tuple(str(root) for root in workspace.roots))
     discovery.write_server_file(home, info)
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=30)
+        serve_announced(app, host=host, port=port, timeout_graceful_shutdown=30,
+                        what=f"serving {_repositories(workspace.roots)} over HTTP (OpenAPI "
+                             "at /openapi.json)")
     finally:
         workspace.close()
         discovery.remove_server_file(home, os.getpid())
+
+
+def _repositories(roots: Sequence[Path]) -> str:
+    return str(roots[0]) if len(roots) == 1 else f"{len(roots)} repositories"
 
 
 STOP_WAIT_S = 30.0

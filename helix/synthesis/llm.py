@@ -12,8 +12,11 @@ Mapping (order matters: litellm's Timeout is a subclass of APIConnectionError):
       a "missing credentials" error                 -> LLMAuthError        (auth_error)
     NotFoundError, BadRequestError naming an
       unknown model or provider                     -> UnknownModelError   (user error, exit 2)
-    APIConnectionError, ServiceUnavailableError,
-      InternalServerError, BadGatewayError, other   -> LLMTransportError   (transport_error)
+    the server answered an error status (HTTP 500,
+      502, 503...: InternalServerError and others)  -> LLMServerError      (transport_error,
+                                                       the status and the server's reason)
+    APIConnectionError (litellm raises it as an InternalServerError too: told apart by the
+      exceptions it was raised from), other         -> LLMTransportError   (transport_error)
     empty content                                   -> LLMEmptyError       (abstain)
 
 `complete` is the one choke point every model call goes through (the synthesis and the session
@@ -45,6 +48,7 @@ from helix.core.errors import (
     LLMEmptyError,
     LLMError,
     LLMRateLimitError,
+    LLMServerError,
     LLMTimeoutError,
     LLMTransportError,
     UnknownModelError,
@@ -54,6 +58,7 @@ from helix.synthesis.fake_llm import fake_reply, is_fake, stream_pieces
 from helix.synthesis.redact import redact_messages
 
 MAX_ERROR_CHARS = 200
+SERVER_ERRORS = 500  # an HTTP status from here up is the server's own failure
 _UNKNOWN_MODEL_HINTS = ("llm provider not provided", "unknown model", "model not found",
                         "does not exist", "invalid model", "no such model", "unknownprovider")
 _AUTH_HINTS = ("missing credentials", "api key", "api_key", "unauthorized", "invalid x-api-key")
@@ -96,17 +101,45 @@ def _load_litellm() -> Any:
     return litellm
 
 
-_LITELLM_PREFIX = re.compile(r"^(?:litellm\.)?(?:\w+Error|\w+Exception):\s*(?:\w+Error:\s*)?")
+_LITELLM_PREFIX = re.compile(r"^(?:litellm\.)?(?:\w+Error|\w+Exception):\s*(?:\w+Error:\s*)?"
+                             r"(?:\w+Exception - )?")
+_CONNECTION_FAILURES = ("APIConnectionError", "ConnectError", "ConnectTimeout")
 
 
 def _short(exc: BaseException) -> str:
-    """The provider's message on one line, litellm's class prefixes dropped, cut at a word
-    boundary (never mid-word) with an ellipsis when long."""
-    text = _LITELLM_PREFIX.sub("", " ".join(str(exc).split()))
+    """The provider's message on one line, litellm's class prefixes dropped, any secret in it
+    masked (a server may echo a key back), cut at a word boundary (never mid-word) with an
+    ellipsis when long."""
+    from helix.core.secrets import redact_text
+
+    text = _LITELLM_PREFIX.sub("", " ".join(redact_text(str(exc))[0].split()))
     if len(text) <= MAX_ERROR_CHARS:
         return text
     cut = text[:MAX_ERROR_CHARS].rsplit(" ", 1)[0].rstrip(",;:")
     return cut + " ..."
+
+
+def answered_status(exc: BaseException) -> int | None:
+    """The HTTP status the model's server answered with, or None when no server answered (a
+    refused or failed connection, which litellm also raises as an InternalServerError, status
+    500): read from the exceptions `exc` was raised from (openai's and httpx's own, never
+    litellm's)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    status: int | None = None
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) or type(current).__name__ in _CONNECTION_FAILURES:
+            return None
+        names = {kind.__name__ for kind in type(current).__mro__}
+        # litellm's own exceptions carry a status even when no server answered (a missing
+        # key, a refused connection): only the HTTP client's own word counts
+        client_side = not type(current).__module__.startswith("litellm")
+        if status is None and client_side and names & {"APIStatusError", "HTTPStatusError"}:
+            code = getattr(getattr(current, "response", None), "status_code", None)
+            status = code if isinstance(code, int) and code >= 400 else None
+        current = current.__cause__ or current.__context__
+    return status
 
 
 def known_models_like(model: str, litellm: Any, limit: int = 3) -> list[str]:
@@ -133,9 +166,14 @@ def map_litellm_error(exc: BaseException, model: str, litellm: Any) -> HelixErro
         near = known_models_like(model, litellm)
         hint = f"; did you mean {', '.join(near)}?" if near else ""
         return UnknownModelError(f"unknown model '{model}'{hint} ({_short(exc)})")
+    status = answered_status(exc)
+    server_error = None if status is None else LLMServerError(
+        f"{model}: its server answered HTTP {status}: {_short(exc)}", status)
+    if server_error is not None and status is not None and status >= SERVER_ERRORS:
+        return server_error  # whatever its text says (an echoed "api_key=..." included)
     if any(hint in lowered for hint in _AUTH_HINTS) and not isinstance(exc, litellm.Timeout):
         return LLMAuthError(message)
-    return LLMTransportError(message)
+    return server_error or LLMTransportError(message)
 
 
 def missing_keys(model: str, litellm: Any) -> list[str]:
