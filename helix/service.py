@@ -56,6 +56,41 @@ def default_llm(config: HelixConfig) -> LLM | None:
     return LiteLLMClient()
 
 
+def cli_llm(config: HelixConfig, *, dry_run: bool) -> LLM | None:
+    """The CLI's model client, with litellm's import started now, while the question is
+    indexed and retrieved (`synthesis.model_helper`): in the model helper, a process that a
+    later ask finds warm ("process": a client that calls through it), or in a thread of this
+    one ("thread"); "off": at the call. None: `default_llm` at the call."""
+    model = config.synthesis.model
+    if dry_run or not model:
+        return None
+    from helix.synthesis.fake_llm import is_fake
+    from helix.synthesis.llm import LiteLLMClient
+
+    mode = config.synthesis.model_helper
+    if is_fake(model) or mode == "off":
+        return None  # `default_llm` at the call
+    if mode == "thread":
+        import threading
+
+        from helix.synthesis.llm import warm_litellm
+
+        threading.Thread(target=warm_litellm, name="litellm-import", daemon=True).start()
+        return None
+    from helix.core.config import helix_home
+    from helix.synthesis.model_helper import ModelHelper
+
+    helper = ModelHelper(helix_home(), idle_s=config.synthesis.helper_idle_s,
+                         start_s=config.synthesis.helper_start_s)
+    try:
+        helper.start()
+    except OSError as exc:  # never required: the call is made in process
+        notices.notify(f"the model helper could not be started ({exc}); calling the model "
+                       "from this process")
+        return None
+    return LiteLLMClient(helper=helper)
+
+
 def _has_embeddings(index: Any) -> bool:
     """The index has vectors to search (a lexical-first generation may have none yet)."""
     manifest = getattr(index, "manifest", None)

@@ -193,7 +193,6 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
     from helix.service import open_runlog
 
     root = repo_root(repo, yes)
-    announce_first_index(root)
     if model is None and api_base is None and not wait and not trace and sense is None:
         from helix.cli.live_answer import live_answer
 
@@ -211,6 +210,10 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
     from helix.core.notices import notify
 
     run_log = open_runlog(notify)  # opened first: a read-only HELIX_HOME is said before any work
+    from helix.service import cli_llm
+
+    llm = cli_llm(config, dry_run=dry_run)  # litellm's import starts now, elsewhere
+    announce_first_index(root)
     if sense is not None:  # a number as printed by the clarifier, a key, or a naming word
         sense = choose_sense(text, sense, root=root, config=config, scope=scope)
     from helix.cli.live_answer import live_answer
@@ -221,7 +224,7 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
     live = live_answer(sys.stdout, timer, as_json=as_json, dry_run=dry_run)
     with progress_bar(wanted(as_json) and not trace) as progress:
         result = service_ask(text, root=root, config=config, dry_run=dry_run, scope=scope,
-                             sense=sense, trace=trace_to_stderr if trace else None,
+                             sense=sense, llm=llm, trace=trace_to_stderr if trace else None,
                              runlog=run_log, progress=progress,
                              waiting=live.waiting if live else (timer or _quiet_wait),
                              on_text=live.on_text if live else None)

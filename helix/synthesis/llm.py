@@ -55,6 +55,7 @@ from helix.core.errors import (
 )
 from helix.core.ports import Completion
 from helix.synthesis.fake_llm import fake_reply, is_fake, stream_pieces
+from helix.synthesis.model_helper import HelperUnavailable, ModelHelper
 from helix.synthesis.redact import redact_messages
 
 MAX_ERROR_CHARS = 200
@@ -64,18 +65,19 @@ _UNKNOWN_MODEL_HINTS = ("llm provider not provided", "unknown model", "model not
 _AUTH_HINTS = ("missing credentials", "api key", "api_key", "unauthorized", "invalid x-api-key")
 
 
-IMPORT_SECONDS: list[float] = []  # how long this process took to import litellm (once)
+_UNHELPED = object()  # no helper answered: the call is made in this process
 
 
 def _import_litellm() -> Any:
-    import sys
-
-    if "litellm" not in sys.modules:
-        started = time.perf_counter()
-        module = _load_litellm()
-        IMPORT_SECONDS.append(time.perf_counter() - started)
-        return module
     return _load_litellm()
+
+
+def import_timed() -> tuple[Any, float]:
+    """litellm and the seconds this call waited for it: the import (once per process), or
+    the rest of an import another thread started (`synthesis.model_helper = "thread"`)."""
+    started = time.perf_counter()
+    module = _import_litellm()
+    return module, time.perf_counter() - started
 
 
 def _load_litellm() -> Any:
@@ -98,6 +100,23 @@ def _load_litellm() -> Any:
             litellm._helix_models_built = True
 
     litellm.suppress_debug_info = True  # no "Give Feedback" banners on our stdout
+    return litellm
+
+
+def warm_litellm() -> Any:
+    """litellm imported and its first call's own imports done (the OpenAI-compatible client,
+    its HTTP stack, the cost tables: seconds the first real call would pay): what the model
+    helper runs before it listens. A mocked completion, plain and streamed: no request."""
+    litellm = _import_litellm()
+    import openai.resources  # noqa: F401  # imported lazily by the first OpenAI-style call
+
+    messages = [{"role": "user", "content": "warm up"}]
+    for stream in (False, True):
+        response = litellm.completion(model="openai/helix-warm-up", messages=messages,
+                                      mock_response="ok", stream=stream)
+        if stream:
+            for _ in response:
+                pass
     return litellm
 
 
@@ -206,8 +225,12 @@ class LiteLLMClient:
     """One chat completion through litellm, its messages redacted first. `calls` counts
     requests made (for tests)."""
 
-    def __init__(self, *, mock_response: Any = None, extra: dict[str, Any] | None = None) -> None:
+    def __init__(self, *, mock_response: Any = None, extra: dict[str, Any] | None = None,
+                 helper: ModelHelper | None = None) -> None:
         self.mock_response = mock_response
+        # a warm process with litellm imported (`helix.synthesis.model_helper`); None, or
+        # once it could not be reached: the call is made here
+        self.helper = helper
         self.extra = dict(extra or {})
         self.calls = 0
         self.redacted: Counter[str] = Counter()  # spans redacted at this choke point, by kind
@@ -221,11 +244,40 @@ class LiteLLMClient:
         synthesis starts its clock: a missing key is an LLMAuthError naming it."""
         if is_fake(model):
             return
-        litellm = _import_litellm()
+        if self._helped(lambda helper: helper.request(
+                {"op": "preflight", "model": model, "api_base": api_base,
+                 "extra": self.extra})) is not _UNHELPED:
+            return
+        litellm, waited = import_timed()
+        self.import_s += waited
         if self.mock_response is None and not api_base and "api_key" not in self.extra:
             missing = missing_key_error(model, missing_keys(model, litellm))
             if missing is not None:
                 raise missing
+
+    def _helped(self, ask: Callable[[ModelHelper], Any], *, call: bool = False) -> Any:
+        """`ask(helper)`'s answer, or `_UNHELPED` when there is no helper (or a mocked call,
+        or it cannot be reached: it is dropped, and this call and the next run here). The
+        wait for a starting helper counts as the import (`import_s`), the rest as the call."""
+        helper = self.helper
+        if helper is None or self.mock_response is not None:
+            return _UNHELPED
+        waited, started = helper.waited_s, time.perf_counter()
+        try:
+            answer = ask(helper)
+        except HelperUnavailable:
+            self.helper = None
+            return _UNHELPED
+        except HelixError:
+            self.calls += int(call)  # the request was made (and failed)
+            raise
+        finally:
+            wait = helper.waited_s - waited
+            self.import_s += wait
+            if call:
+                self.call_s += time.perf_counter() - started - wait
+        self.calls += int(call)
+        return answer
 
     def complete(self, messages: Sequence[dict[str, str]], *, model: str,
                  timeout_s: float, max_tokens: int, temperature: float,
@@ -242,9 +294,16 @@ class LiteLLMClient:
                 return reply
             finally:
                 self.call_s += time.perf_counter() - started
-        before = len(IMPORT_SECONDS)
-        litellm = _import_litellm()
-        self.import_s += sum(IMPORT_SECONDS[before:])
+        clean, found = redact_messages(messages)
+        self.redacted.update(found)
+        helped = self._helped(lambda helper: helper.complete(
+            clean, model=model, timeout_s=timeout_s, max_tokens=max_tokens,
+            temperature=temperature, api_base=api_base, extra=self.extra, on_text=on_text),
+            call=True)
+        if isinstance(helped, Completion):
+            return helped
+        litellm, waited = import_timed()
+        self.import_s += waited
         kwargs: dict[str, Any] = {
             "model": model, "messages": [dict(m) for m in messages], "timeout": timeout_s,
             "max_tokens": max_tokens, "temperature": temperature, "num_retries": 0,
@@ -260,9 +319,7 @@ class LiteLLMClient:
                                        else self.mock_response)
         else:
             self.preflight(model, api_base=api_base)
-        clean, found = redact_messages(messages)
         kwargs["messages"] = [dict(m) for m in clean]
-        self.redacted.update(found)
         self.calls += 1
         started = time.perf_counter()
         try:
