@@ -5,8 +5,9 @@ answers in milliseconds), so what is left above the no-model ask is Helix's own 
 a model: importing litellm, its first call, the prompt and the contract. In one run, on one
 repository (default: this one, the README's question), each a new `helix ask` process
 (`HELIX_NO_SERVER=1`, embeddings off), for each way of importing litellm
-(`synthesis.model_helper`: "process" the model helper, "thread" an import thread in the ask,
-"off" at the call):
+("process": the model helper, `synthesis.model_helper`; "thread": litellm imported in a thread
+of the ask started before it indexes, the other option issue 29 named, run through a wrapper
+since Helix does not offer it; "off": imported at the call):
 
 - cold index: an empty $HELIX_HOME (the first question builds the index);
 - cold: the index built, no helper running (a new environment, so a new helper);
@@ -14,7 +15,8 @@ repository (default: this one, the README's question), each a new `helix ask` pr
 
 Each condition is asked `--rounds` times (median reported; a new environment per cold round)
 next to the same ask without a model. Target: at most 1.5 s above the no-model ask. The
-envelope's `model_import` (what the ask waited for litellm) and `model_call` are recorded.
+envelope's `model_import` (what the ask waited for litellm) and `model_call` are recorded. An
+ask still running after `--ask-timeout` seconds is stopped and counted in `hung`.
 Writes benchmarks/results/ask_model_bench.json.
 
     python benchmarks/ask_model_bench.py [--repo PATH] [--rounds 3]
@@ -43,24 +45,41 @@ TARGET_OVER_S = 1.5
 MODES = ("process", "thread", "off")
 
 
+_THREAD = """
+import sys, threading
+from helix.synthesis.llm import warm_litellm
+threading.Thread(target=warm_litellm, daemon=True).start()
+from helix.cli.main import main
+main(sys.argv[1:])
+"""
+ASK_TIMEOUT_S = 300.0
+LIMITS = {"ask_timeout_s": ASK_TIMEOUT_S}
+HUNG: dict[str, int] = {}
+
+
 def _ask(repo: Path, home: Path, model: str | None, base: str, mode: str,
          round_tag: str) -> tuple[float, dict[str, Any]]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HELIX_")}
     env.update(HELIX_HOME=str(home), HELIX_NO_SERVER="1", HELIX_INDEX__EMBED_ENABLED="false",
-               HELIX_SYNTHESIS__MODEL_HELPER=mode, HELIX_SYNTHESIS__HELPER_IDLE_S="120",
-               OPENAI_API_KEY="sk-bench-stub", HELIX_BENCH_ROUND=round_tag,
-               PYTHONPATH=str(ROOT))
-    argv = [sys.executable, "-m", "helix.cli.main", "ask", "--json", "--repo", str(repo)]
+               HELIX_SYNTHESIS__MODEL_HELPER="process" if mode == "process" else "off",
+               HELIX_SYNTHESIS__HELPER_IDLE_S="120", OPENAI_API_KEY="sk-bench-stub",
+               HELIX_BENCH_ROUND=round_tag, PYTHONPATH=str(ROOT))
+    start = ["-c", _THREAD] if mode == "thread" and model else ["-m", "helix.cli.main"]
+    argv = [sys.executable, *start, "ask", "--json", "--repo", str(repo)]
     if model:
         argv += ["--model", model, "--api-base", base]
     started = time.perf_counter()
-    done = subprocess.run([*argv, QUESTION], env=env, capture_output=True, text=True,
-                          check=False)
+    try:
+        done = subprocess.run([*argv, QUESTION], env=env, capture_output=True, text=True,
+                              check=False, timeout=LIMITS["ask_timeout_s"])
+    except subprocess.TimeoutExpired:
+        HUNG[mode] = HUNG.get(mode, 0) + 1
+        return LIMITS["ask_timeout_s"], {"timings_ms": {}}
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"helix ask failed ({done.returncode}): {done.stderr.strip()}")
     envelope = json.loads(done.stdout)
-    if model and envelope["answer_mode"] != "llm":
+    if model and envelope.get("answer_mode") != "llm":
         raise SystemExit(f"no model answer: {envelope['fallback_reason']}")
     return round(seconds, 3), envelope
 
@@ -125,6 +144,8 @@ def run(repo: Path, rounds: int) -> dict[str, Any]:
     out["timings_s"] = {key: {k: round(statistics.median(r[k] for r in rs), 3) for k in rs[0]}
                         for key, rs in timing_rows.items()}
     out["runs_s"] = rows
+    out["hung"] = dict(sorted(HUNG.items()))
+    out["ask_timeout_s"] = LIMITS["ask_timeout_s"]
     out["load_avg_end"] = os.getloadavg()[0]
     return out
 
@@ -133,7 +154,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repo", type=Path, default=ROOT)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--ask-timeout", type=float, default=ASK_TIMEOUT_S)
     args = parser.parse_args()
+    LIMITS["ask_timeout_s"] = args.ask_timeout
     result = run(args.repo.resolve(), args.rounds)
     RESULT.parent.mkdir(parents=True, exist_ok=True)
     tmp = RESULT.with_suffix(".json.tmp")

@@ -57,26 +57,20 @@ def default_llm(config: HelixConfig) -> LLM | None:
 
 
 def cli_llm(config: HelixConfig, *, dry_run: bool) -> LLM | None:
-    """The CLI's model client, with litellm's import started now, while the question is
-    indexed and retrieved (`synthesis.model_helper`): in the model helper, a process that a
-    later ask finds warm ("process": a client that calls through it), or in a thread of this
-    one ("thread"); "off": at the call. None: `default_llm` at the call."""
+    """The CLI's model client, with litellm's import started now in the model helper, a
+    process that imports it while the question is indexed and retrieved and that a later ask
+    finds warm (`synthesis.model_helper = "process"`). None (`"off"`, a registered test
+    model, a dry run): `default_llm` at the call, which imports litellm in process.
+    (An import thread in the ask itself was measured too and is not offered: it hung the ask
+    on the interpreter's import lock, benchmarks/ask_model_bench.py.)"""
     model = config.synthesis.model
     if dry_run or not model:
         return None
     from helix.synthesis.fake_llm import is_fake
     from helix.synthesis.llm import LiteLLMClient
 
-    mode = config.synthesis.model_helper
-    if is_fake(model) or mode == "off":
+    if is_fake(model) or config.synthesis.model_helper == "off":
         return None  # `default_llm` at the call
-    if mode == "thread":
-        import threading
-
-        from helix.synthesis.llm import warm_litellm
-
-        threading.Thread(target=warm_litellm, name="litellm-import", daemon=True).start()
-        return None
     from helix.core.config import helix_home
     from helix.synthesis.model_helper import ModelHelper
 

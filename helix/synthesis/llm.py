@@ -73,8 +73,7 @@ def _import_litellm() -> Any:
 
 
 def import_timed() -> tuple[Any, float]:
-    """litellm and the seconds this call waited for it: the import (once per process), or
-    the rest of an import another thread started (`synthesis.model_helper = "thread"`)."""
+    """litellm and the seconds this call waited for it (the import: once per process)."""
     started = time.perf_counter()
     module = _import_litellm()
     return module, time.perf_counter() - started
