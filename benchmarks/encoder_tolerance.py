@@ -8,6 +8,13 @@ sentence-transformers. One run per (onnxruntime, onnx, CPU) is kept in
 benchmarks/results/encoder_tolerance.json (a run under the same versions replaces the earlier).
 
     python benchmarks/encoder_tolerance.py          # in each environment to measure
+    qemu-x86_64 -cpu Haswell "$(python -c "import sys; print(sys.executable)")" \
+        benchmarks/encoder_tolerance.py --cpu haswell-emulated --no-torch
+                                    # the same on an emulated CPU without AVX-512 (no VNNI)
+
+`--cpu` labels the run (the default reads /proc/cpuinfo, which shows the host's flags under
+an emulator); `--no-torch` skips the sentence-transformers comparison (torch is slow under
+an emulator).
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ def _cpu() -> str:
     return "+".join(wide) or "unknown"
 
 
-def measure() -> dict[str, Any]:
+def measure(cpu: str, with_torch: bool) -> dict[str, Any]:
     import onnx
     import onnxruntime
     from test_encoder_onnx import MODEL_DIR, MODEL_PATH, TEXTS
@@ -54,24 +61,33 @@ def measure() -> dict[str, Any]:
     for variant in (VARIANT_FP32, VARIANT_INT8):
         vectors = OnnxEncoder(MODEL_PATH, variant, home=home).embed(TEXTS)
         cosines[f"onnx_{variant}"] = [round(float(c), 5) for c in (vectors * reference).sum(1)]
-    from helix.core.config import IndexSettings
+    if with_torch:
+        from helix.core.config import IndexSettings
 
-    st = SentenceTransformerEmbedder.from_settings(IndexSettings()).embed(TEXTS)
-    cosines["numpy_vs_sentence_transformers"] = [round(float(c), 6)
-                                                 for c in (reference * st).sum(1)]
+        st = SentenceTransformerEmbedder.from_settings(IndexSettings()).embed(TEXTS)
+        cosines["numpy_vs_sentence_transformers"] = [round(float(c), 6)
+                                                     for c in (reference * st).sum(1)]
     return {"onnxruntime": onnxruntime.__version__, "onnx": onnx.__version__,
-            "numpy": np.__version__, "cpu": _cpu(),
+            "numpy": np.__version__, "cpu": cpu,
             "min": {k: min(v) for k, v in cosines.items()}, "cosines": cosines}
 
 
 def main() -> None:
-    run = measure()
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cpu", default=None, help="label of the CPU (default: its flags)")
+    parser.add_argument("--no-torch", action="store_true",
+                        help="skip the sentence-transformers comparison")
+    args = parser.parse_args()
+    run = measure(args.cpu or _cpu(), not args.no_torch)
     old = json.loads(RESULT.read_text(encoding="utf-8")) if RESULT.exists() else {"runs": []}
     key = (run["onnxruntime"], run["onnx"], run["cpu"])
     runs = [r for r in old["runs"] if (r["onnxruntime"], r["onnx"], r["cpu"]) != key]
     runs.append(run)
     runs.sort(key=lambda r: (r["onnxruntime"], r["onnx"], r["cpu"]))
-    lowest = {k: min(r["min"][k] for r in runs) for k in run["min"]}
+    lowest = {k: min(r["min"][k] for r in runs if k in r["min"])
+              for k in sorted({k for r in runs for k in r["min"]})}
     out = {"runs": runs, "lowest_across_runs": lowest}
     tmp = RESULT.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(out, indent=2, sort_keys=True) + "\n", encoding="utf-8")
