@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import Field
 
 from helix.core.errors import HelixError
+from helix.core.server_settings import ServerSettings
 from helix.servers.workspace import Workspace, error_text
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -201,3 +202,23 @@ def build_server(workspace: Workspace) -> Any:
             raise ResourceNotFoundError(error_text(exc)) from None
 
     return server
+
+def http_app(server: Any, *, port: int, settings: ServerSettings) -> Any:
+    """`helix mcp --http`: the SDK's streamable HTTP app, its DNS-rebinding protection
+    limited to this server's own loopback Host and Origin (the port included; more with
+    `server.allowed_hosts` / `allowed_origins`), the body counted as it streams and read
+    within its deadline (`helix.servers.guard.BodyLimit`, the SDK's own count behind it)."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from helix.servers.guard import BodyLimit, loopback_hosts, loopback_origins
+
+    hosts = [*loopback_hosts(port), *settings.allowed_hosts,
+             *(f"{host}:{port}" for host in settings.allowed_hosts
+               if not host.rpartition(":")[2].isdigit())]
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts,
+        allowed_origins=[*loopback_origins(port), *settings.allowed_origins])
+    app = server.streamable_http_app(max_request_body_size=settings.max_body_bytes,
+                                     transport_security=security)
+    return BodyLimit(app, settings)
+
