@@ -15,8 +15,8 @@ and the MCP tools through one `Workspace`, with the same argument names.
     POST /open_span                   {"path", "start", "end", "repo"}
     GET  /status?repo=                index freshness
     POST /index                       {"repo", "force"}
-    GET  /runs?limit=                 recent runs (the run log)
-    GET  /runs/{turn}                 one run, without its prompt
+    GET  /runs?limit=                 recent runs of the served repositories (the run log)
+    GET  /runs/{turn}                 one of them, without its prompt
     POST /export                      {"format", "include_diagnostic", "answer_modes",
                                        "since"} -> the admission report and the records
     OpenAPI at /openapi.json (and /docs).
@@ -26,7 +26,8 @@ but /health when one is set (always, when bound beyond loopback); without one, o
 whose Host (and Origin, when sent) name this loopback server (DNS rebinding); a body is
 counted as it streams, over `server.max_body_bytes` it is refused (413), not received within
 `server.body_timeout_s` too (408); at most `max_concurrent` requests run at once, the next gets
-503 with Retry-After instead of a queue without bound. A Helix
+503 with Retry-After instead of a queue without bound. Runs and exports are those of the
+served repositories only (another's turn id is 404, as one that does not exist). A Helix
 error is a JSON `{"error": one line}` (400 for what the client asked wrong, 404 for what is
 not there, 503 when busy, 500 otherwise); a crash in one request never takes the server down.
 """
@@ -225,8 +226,6 @@ def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent
     from fastapi.responses import JSONResponse
     from starlette.responses import Response
 
-    from helix import lookups
-
     app = FastAPI(title="Helix", version="1",
                   description="Questions about a repository, answered with path:line citations.")
     slots = threading.BoundedSemaphore(max_concurrent)
@@ -266,24 +265,23 @@ def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent
 
     @app.post("/search")
     def search(body: SearchRequest) -> dict[str, Any]:
-        return {"query": body.query, "hits": lookups.search_hits(
-            workspace.index(body.repo), body.query, body.channel, body.k)}
+        return workspace.search(body.query, body.repo, body.channel, body.k)
 
     @app.get("/find")
     def find(symbol: str, repo: str | None = None, limit: int = 20) -> dict[str, Any]:
-        return lookups.find_symbol(workspace.index(repo), symbol, max(1, min(limit, 1000)))
+        return workspace.find(symbol, repo, max(1, min(limit, 1000)))
 
     @app.get("/callers")
     def callers(symbol: str, repo: str | None = None) -> dict[str, Any]:
-        return lookups.callers_of(workspace.index(repo), symbol)
+        return workspace.callers(symbol, repo)
 
     @app.get("/tests")
     def tests(symbol: str, repo: str | None = None) -> dict[str, Any]:
-        return lookups.tests_of(workspace.index(repo), symbol)
+        return workspace.tests(symbol, repo)
 
     @app.post("/open_span")
     def open_span(body: SpanRequest) -> dict[str, Any]:
-        return lookups.read_span(workspace.root(body.repo), body.path, body.start, body.end)
+        return workspace.open_span(body.path, body.start, body.end, body.repo)
 
     @app.get("/status")
     def status(repo: str | None = None) -> dict[str, Any]:
@@ -295,10 +293,7 @@ def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent
 
     @app.get("/runs")
     def runs(limit: int = 20) -> dict[str, Any]:
-        from helix.runlog import RunLog
-
-        recent = RunLog().recent(max(1, min(limit, 1000)))
-        return {"runs": [run.model_dump(mode="json") for run in recent]}
+        return {"runs": workspace.runs(max(1, min(limit, 1000)))}
 
     @app.post("/export")
     def export(body: ExportRequest) -> dict[str, Any]:
