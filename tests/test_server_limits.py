@@ -243,6 +243,16 @@ def test_mcp_over_http_checks_the_host_with_its_port_and_bounds_slow_clients(
         return httpx.post(url, json=ping, headers={**headers, **extra},
                           timeout=10).status_code
 
+    async def session() -> tuple[Any, Any]:
+        from mcp.client import Client
+
+        async with Client(url) as client:  # the SDK's own client, through the bounds
+            return (await client.call_tool("repos", {}),
+                    await client.call_tool("ask", {"question": "where is the BM25 index "
+                                                               "built?"}))
+
+    listed, answered = anyio.run(session)
+    assert not listed.is_error and not answered.is_error, (listed, answered)
     assert post() not in (403, 421)
     assert post(Host="myhost") not in (403, 421)  # server.allowed_hosts
     assert post(Host=f"myhost:{port}") not in (403, 421)
