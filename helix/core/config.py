@@ -6,9 +6,9 @@ defaults < user config file (`$HELIX_HOME/config.toml`) < repository config (`.h
 A repository is untrusted input: its config may set `index` and `retrieval` settings only, and
 not those that decide which model files are loaded (`index.embed_model`) or whether secret-bearing
 files are read (`index.skip_secrets`); a `trees` glob leaving the root is dropped. Everything else
-(where the model is served, which model, timeouts, continuity) comes from the user: flags,
-`HELIX_*` environment, `$HELIX_HOME/config.toml`. What a repository file tried is reported, one
-notice per setting (`helix.core.notices`).
+(where the model is served, which model, timeouts, continuity, a server's limits) comes from
+the user: flags, `HELIX_*` environment, `$HELIX_HOME/config.toml`. What a repository file tried
+is reported, one notice per setting (`helix.core.notices`).
 
 Every weight, budget and threshold lives here, never inline, with its valid range (no NaN or
 infinity anywhere); a bad value is a one-line `ConfigError` naming the setting, the value and
@@ -43,6 +43,7 @@ from helix.core.policy import (
     default_routes,
 )
 from helix.core.schemas import FrozenSettings
+from helix.core.server_settings import ServerSettings
 
 _Frozen = FrozenSettings
 
@@ -219,6 +220,7 @@ class HelixConfig(_Frozen):
     retrieval: RetrievalSettings = RetrievalSettings()
     synthesis: SynthesisSettings = SynthesisSettings()
     continuity: ContinuitySettings = ContinuitySettings()
+    server: ServerSettings = ServerSettings()
 
     def _index_content(self) -> dict[str, Any]:
         return self.index.model_dump(mode="json", exclude=set(RUNTIME_INDEX_SETTINGS))
@@ -242,6 +244,7 @@ class HelixConfig(_Frozen):
 _SECTION_MODELS: dict[str, type[BaseModel]] = {
     "index": IndexSettings, "retrieval": RetrievalSettings,
     "synthesis": SynthesisSettings, "continuity": ContinuitySettings,
+    "server": ServerSettings,
 }
 
 # Short environment names users expect, mapped to dotted settings.
@@ -252,7 +255,7 @@ ENV_ALIASES: dict[str, str] = {
     "HELIX_EMBED_MODEL": "index.embed_model",
     "HELIX_MAX_FILE_BYTES": "index.max_file_bytes",
 }
-_SECTIONS = ("index", "retrieval", "synthesis", "continuity")
+_SECTIONS = ("index", "retrieval", "synthesis", "continuity", "server")
 
 # What a repository's own config may set: sections, and settings of those it still may not.
 REPO_SECTIONS = ("index", "retrieval")

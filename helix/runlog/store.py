@@ -9,10 +9,16 @@ A run is written in two steps so a crash in the LLM call loses nothing:
 A dry run calls no model: `record` writes the row those steps would leave in one.
 WAL mode (see `helix.store.db`) lets `helix log` read while another process writes.
 Session turns (engineer F's store) point at runs through `session_id` + `turn_number`.
+
+Reads take `roots`: only the runs asked of those repositories (a run across several counts
+when every one of them is among `roots`); a server passes the repositories it serves, so a run
+of another one is not there for its clients (`resolve` says "no such turn" as for an id that
+never existed).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import secrets
@@ -31,6 +37,7 @@ from helix.core.errors import (
 from helix.core.hashing import canonical_json, short_id
 from helix.core.schemas import Frozen
 from helix.inputs import shown
+from helix.multi_repo import SEPARATOR
 from helix.store.db import (
     Schema,
     UndecodableText,
@@ -46,6 +53,8 @@ MIN_PREFIX = 4  # shortest run-id prefix `helix show` accepts
 MAX_REF = 64  # longest turn reference looked up (run ids are 12 hex characters)
 _REF_RE = re.compile(r"[A-Za-z0-9_-]+")
 RunStatus = Literal["pending", "done", "fallback", "error"]
+Roots = Sequence[str] | None
+SCOPE_SQL = " AND helix_in_scope(CAST(repo_root AS BLOB), ?)"  # bytes: any row can be read
 
 MIGRATIONS: tuple[str, ...] = (
     """
@@ -157,6 +166,7 @@ class RunLog:
         else:
             self.db = db
             ensure(self.db, [SCHEMA])
+        self.db.conn.create_function("helix_in_scope", 2, _in_scope, deterministic=True)
         self.unreadable: dict[str, str] = {}
 
     @property
@@ -275,29 +285,31 @@ class RunLog:
         self._write("UPDATE runs SET status = 'error', error = ?, updated = ? WHERE id = ?",
                     (error, updated, run_id))
 
-    def resolve(self, ref: str) -> str:
-        """A full run id from an id, a unique prefix (>= 4 chars) or `last`."""
+    def resolve(self, ref: str, roots: Roots = None) -> str:
+        """A full run id from an id, a unique prefix (>= 4 chars) or `last` (of `roots`)."""
         if len(ref) > MAX_REF or not _REF_RE.fullmatch(ref):
             raise NotFoundError(f"bad turn id {shown(ref)}: give a turn id from `helix log`, "
                                 f"a prefix of {MIN_PREFIX}+ of its characters, or `last`")
+        scope, within = _scope(roots)
         if ref == "last":
-            rows = self._rows("SELECT id FROM runs ORDER BY created DESC, id DESC LIMIT 1")
+            rows = self._rows(f"SELECT id FROM runs WHERE 1{scope} ORDER BY created DESC, "
+                              "id DESC LIMIT 1", within)
             if not rows:
                 raise NotFoundError("the run log is empty")
             return str(rows[0]["id"])
-        if self._rows("SELECT 1 FROM runs WHERE id = ?", (ref,)):
+        if self._rows(f"SELECT 1 FROM runs WHERE id = ?{scope}", (ref, *within)):
             return ref
         if len(ref) >= MIN_PREFIX:
-            rows = self._rows("SELECT id FROM runs WHERE id LIKE ? ORDER BY id LIMIT 2",
-                              (ref.replace("_", "") + "%",))
+            rows = self._rows(f"SELECT id FROM runs WHERE id LIKE ?{scope} ORDER BY id LIMIT 2",
+                              (ref.replace("_", "") + "%", *within))
             if len(rows) == 1:
                 return str(rows[0]["id"])
             if len(rows) > 1:
                 raise NotFoundError(f"turn '{ref}' is ambiguous; give more characters")
         raise NotFoundError(f"no such turn: {ref}")
 
-    def get(self, ref: str) -> RunRecord:
-        run_id = self.resolve(ref)
+    def get(self, ref: str, roots: Roots = None) -> RunRecord:
+        run_id = self.resolve(ref, roots)
         (row,) = self._rows("SELECT * FROM runs WHERE id = ?", (run_id,))
         found = self._readable([row], _record)
         if not found:
@@ -305,20 +317,24 @@ class RunLog:
                                      f"({self.unreadable[run_id]})")
         return found[0]
 
-    def recent(self, limit: int | None = None) -> list[RunSummary]:
+    def recent(self, limit: int | None = None, roots: Roots = None) -> list[RunSummary]:
+        scope, within = _scope(roots)
+        params: tuple[Any, ...] = within
         sql = ("SELECT id, created, status, question, answer_mode, fallback_reason, model,"
-               " session_id, turn_number FROM runs ORDER BY created DESC, id DESC")
-        params: tuple[Any, ...] = ()
+               f" session_id, turn_number FROM runs WHERE 1{scope}"
+               " ORDER BY created DESC, id DESC")
         if limit is not None:
             sql += " LIMIT ?"
-            params = (limit,)
+            params = (*params, limit)
         return self._readable(self._rows(sql, params), _summary)
 
-    def records(self, statuses: Sequence[str] = ("done", "fallback")) -> Iterator[RunRecord]:
+    def records(self, statuses: Sequence[str] = ("done", "fallback"),
+                roots: Roots = None) -> Iterator[RunRecord]:
         """Finished runs, oldest first (created, id): what export reads."""
         marks = ",".join("?" for _ in statuses)
-        rows = self._rows(f"SELECT * FROM runs WHERE status IN ({marks}) ORDER BY created, id",
-                          tuple(statuses))
+        scope, within = _scope(roots)
+        rows = self._rows(f"SELECT * FROM runs WHERE status IN ({marks}){scope} "
+                          "ORDER BY created, id", (*statuses, *within))
         for row in rows:
             yield from self._readable([row], _record)
 
@@ -328,6 +344,29 @@ class RunLog:
             " session_id, turn_number FROM runs WHERE session_id = ?"
             " ORDER BY turn_number, created, id", (session_id,))
         return self._readable(rows, _summary)
+
+
+def _scope(roots: Roots) -> tuple[str, tuple[str, ...]]:
+    """The SQL condition (and its parameter) keeping the runs of `roots`; none for None."""
+    if roots is None:
+        return "", ()
+    return SCOPE_SQL, (canonical_json(sorted(roots)),)
+
+
+@functools.lru_cache(maxsize=16)
+def _root_set(roots_json: str) -> frozenset[str]:
+    return frozenset(json.loads(roots_json))
+
+
+def _in_scope(repo_root: Any, roots_json: str) -> int:
+    """SQL `helix_in_scope(repo_root, roots)`: 1 when every repository the run was asked of
+    is one of `roots` (a JSON list); `repo_root` comes as bytes, so a row that is not UTF-8
+    is out of scope, not an error."""
+    if not isinstance(repo_root, bytes) or not repo_root:
+        return 0
+    allowed = _root_set(roots_json)
+    text = repo_root.decode("utf-8", "surrogateescape")
+    return int(all(part in allowed for part in text.split(SEPARATOR)))
 
 
 def _why(exc: BaseException) -> str:
