@@ -193,3 +193,20 @@ def test_cli_build_and_one_line_errors(toy: tuple[Path, Path, dict[str, str]], t
     code, _, err = run(["eval", "corpus", "build", "--repos", str(listing), "--mirrors",
                         str(tmp_path / "nowhere"), "--out", str(out)], capsys)
     assert code != 0 and "no snapshot of github:toy/proj" in err
+
+
+def test_a_commit_whose_blob_the_snapshot_lacks_is_dropped(
+        toy: tuple[Path, Path, dict[str, str]]) -> None:
+    """Snapshots leave out files of 4 MiB and more: git cannot diff such a commit."""
+    import subprocess
+
+    mirrors, listing, shas = toy
+    entry = load_repo_list(listing).repos[0]
+    gitdir = mirror_dir(mirrors, entry.source)
+    blob = subprocess.run(["git", "--git-dir", str(gitdir), "rev-parse",
+                           f"{shas['many']}:pkg/steps.py"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    (gitdir / "objects" / blob[:2] / blob[2:]).unlink()
+    result = mine_repo(gitdir, entry, Limits(), IndexSettings())
+    assert result.dropped["unreadable"] == 1 and "too_many_definitions" not in result.dropped
+    assert len(result.cases) == 4  # the others are read as before

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evals.corpus.defs import DefSite, file_definitions, touched
-from evals.corpus.patches import CommitPatch, FilePatch, read_patches
+from evals.corpus.patches import CommitPatch, FilePatch, read_patches, read_present_blobs
 from evals.corpus.repos import RepoEntry
 from evals.corpus.rules import (
     Limits,
@@ -29,7 +29,7 @@ from evals.corpus.rules import (
 )
 from evals.history.mine import read_history, sample_key
 from evals.history.rules import Commit, clean_message, cut, gold_files
-from evals.history.trees import Entry, read_blobs, read_tree
+from evals.history.trees import Entry, read_tree
 from helix.core.config import IndexSettings
 from helix.core.errors import ConfigError
 from helix.core.git import run_git
@@ -104,7 +104,7 @@ def _file_patch(patch: CommitPatch, path: str) -> FilePatch | None:
 def _patch_reason(plan: _Plan, limits: Limits) -> str | None:
     patch = plan.patch
     if patch is None:
-        return "oversize"  # git printed no patch for it (bounded out)
+        return "unreadable"  # git could not diff it (the snapshot lacks one of its blobs)
     if patch.oversize:
         return "oversize"
     changed = [p for path in plan.gold if (p := _file_patch(patch, path)) and p.hunks]
@@ -171,12 +171,11 @@ def _case(entry: RepoEntry, plan: _Plan, parsed: dict[str, _Parsed], limits: Lim
 def _parse_blobs(gitdir: Path, wanted: dict[str, str], settings: IndexSettings
                  ) -> dict[str, _Parsed]:
     """blob id -> its definitions, each blob read and parsed once (`wanted`: blob -> a path
-    it is found at, for its language)."""
-    blobs = sorted(wanted)
+    it is found at, for its language); a blob the snapshot lacks has none."""
     out: dict[str, _Parsed] = {}
-    for blob, data in read_blobs(gitdir, blobs):
-        out[blob] = _Parsed(defs=file_definitions(wanted[blob], data, settings),
-                            generated=says_generated(data))
+    for blob, data in read_present_blobs(gitdir, sorted(wanted)):
+        defs = None if data is None else file_definitions(wanted[blob], data, settings)
+        out[blob] = _Parsed(defs=defs, generated=data is not None and says_generated(data))
     return out
 
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 import subprocess
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from helix.core.errors import BadPathError
-from helix.core.git import stream_git
+from helix.core.git import git_command, git_env, stream_git
 from helix.core.schemas import Frozen
 
 PATCH_TIMEOUT_S = 1800.0
@@ -191,26 +192,84 @@ def parse_record(record: bytes, max_bytes: int) -> CommitPatch | None:
     return parse_patch(sha, body)
 
 
+def _batch(gitdir: Path, shas: Sequence[str], max_commit_bytes: int) -> list[CommitPatch]:
+    args = ("log", "--no-walk=unsorted", "-p", "-U0", "--full-index", "-M", "--first-parent",
+            "--no-ext-diff", "--no-textconv", "--no-color", "--no-show-signature",
+            "--no-mailmap", f"--format={PATCH_FORMAT}", "--end-of-options", *shas)
+    out: list[CommitPatch] = []
+    pending = b""
+    for chunk in stream_git(gitdir, *args, max_bytes=MAX_PATCH_LOG_BYTES,
+                            timeout=PATCH_TIMEOUT_S):
+        records = (pending + chunk).split(RECORD)
+        pending = records.pop()
+        out += [p for r in records if (p := parse_record(r, max_commit_bytes)) is not None]
+    if (last := parse_record(pending, max_commit_bytes)) is not None:
+        out.append(last)
+    return out
+
+
 def read_patches(gitdir: Path, shas: Sequence[str], max_commit_bytes: int
                  ) -> Iterator[CommitPatch]:
     """The zero-context patch of each commit against its first parent, in batches of
-    `git log --no-walk` (read-only plumbing: no external diff, no textconv, no colour)."""
+    `git log --no-walk` (read-only plumbing: no external diff, no textconv, no colour). A
+    batch git cannot finish (a snapshot lacks its largest blobs) is read commit by commit;
+    a commit git cannot diff is left out (its caller counts it)."""
     for start in range(0, len(shas), PATCH_BATCH):
         batch = shas[start:start + PATCH_BATCH]
-        args = ("log", "--no-walk=unsorted", "-p", "-U0", "--full-index", "-M",
-                "--first-parent", "--no-ext-diff", "--no-textconv", "--no-color",
-                "--no-show-signature", "--no-mailmap", f"--format={PATCH_FORMAT}",
-                "--end-of-options", *batch)
-        pending = b""
         try:
-            for chunk in stream_git(gitdir, *args, max_bytes=MAX_PATCH_LOG_BYTES,
-                                    timeout=PATCH_TIMEOUT_S):
-                records = (pending + chunk).split(RECORD)
-                pending = records.pop()
-                for record in records:
-                    if (patch := parse_record(record, max_commit_bytes)) is not None:
-                        yield patch
+            yield from _batch(gitdir, batch, max_commit_bytes)
+            continue
+        except subprocess.CalledProcessError:
+            pass
         except (OSError, subprocess.SubprocessError):
             raise BadPathError(f"cannot read the patches of {gitdir}") from None
-        if (last := parse_record(pending, max_commit_bytes)) is not None:
-            yield last
+        for sha in batch:
+            try:
+                yield from _batch(gitdir, [sha], max_commit_bytes)
+            except subprocess.CalledProcessError:
+                continue
+            except (OSError, subprocess.SubprocessError):
+                raise BadPathError(f"cannot read the patches of {gitdir}") from None
+
+
+def read_present_blobs(gitdir: Path, blobs: Sequence[str]) -> Iterator[tuple[str, bytes | None]]:
+    """(blob id, raw bytes) for each id, in order, from one `cat-file --batch` (no filters,
+    no textconv); None for a blob the snapshot lacks (files of 4 MiB and more are left out
+    of snapshots)."""
+    if not blobs:
+        return
+    proc = subprocess.Popen(git_command(gitdir, "cat-file", "--batch"), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=git_env())
+    assert proc.stdin is not None and proc.stdout is not None
+    request = "".join(f"{blob}\n" for blob in blobs).encode("ascii")
+
+    def feed() -> None:
+        assert proc.stdin is not None
+        try:
+            proc.stdin.write(request)
+            proc.stdin.close()
+        except OSError:
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        for blob in blobs:
+            header = proc.stdout.readline().split()
+            if len(header) == 2 and header[1] == b"missing":
+                yield blob, None
+                continue
+            if len(header) != 3 or header[1] != b"blob":
+                raise BadPathError(f"git cat-file could not read blob {blob} in {gitdir}")
+            size = int(header[2])
+            data = proc.stdout.read(size)
+            proc.stdout.read(1)  # the newline after the content
+            if len(data) != size:
+                raise BadPathError(f"git cat-file returned a short blob {blob} in {gitdir}")
+            yield blob, data
+    finally:
+        proc.stdout.close()
+        writer.join(timeout=5)
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
