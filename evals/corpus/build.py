@@ -91,7 +91,7 @@ def repo_cases(entry: RepoEntry, mirrors: Path, work: Path, limits: Limits,
 
 
 def case_order(case: CorpusCase) -> tuple[int, str, int, str]:
-    return (SPLITS.index(case.split), case.repo, case.committed, case.commit)  # type: ignore[arg-type]
+    return (SPLITS.index(case.split), case.repo, case.committed, case.commit)
 
 
 def cases_bytes(cases: Sequence[CorpusCase]) -> bytes:
@@ -104,7 +104,7 @@ def _counts(cases: Sequence[CorpusCase]) -> dict[str, Any]:
     by_language = Counter(c.language for c in cases)
     by_both: dict[str, dict[str, int]] = {}
     for c in cases:
-        by_both.setdefault(c.split, Counter())[c.language] += 1  # type: ignore[index]
+        by_both.setdefault(c.split, Counter())[c.language] += 1
     return {"cases": len(cases), "by_split": dict(sorted(by_split.items())),
             "by_language": dict(sorted(by_language.items())),
             "by_split_language": {k: dict(sorted(v.items())) for k, v in sorted(by_both.items())},

@@ -64,7 +64,8 @@ def file_definitions(path: str, data: bytes, settings: IndexSettings) -> tuple[D
                           settings.max_file_symbols)
     except TooManySymbols:
         return None
-    kinds = {s.qualname: (s.kind, s.parent) for s in symbols.spans}
+    kinds: dict[str, tuple[str, str | None]] = {s.qualname: (s.kind, s.parent)
+                                                for s in symbols.spans}
     seen: dict[str, int] = {}
     out: list[DefSite] = []
     for span in symbols.spans:
