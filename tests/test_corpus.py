@@ -210,3 +210,30 @@ def test_a_commit_whose_blob_the_snapshot_lacks_is_dropped(
     result = mine_repo(gitdir, entry, Limits(), IndexSettings())
     assert result.dropped["unreadable"] == 1 and "too_many_definitions" not in result.dropped
     assert len(result.cases) == 4  # the others are read as before
+
+
+def test_cli_pin_and_trees(toy: tuple[Path, Path, dict[str, str]], tmp_path: Path,
+                           helix_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import subprocess
+
+    mirrors, _, shas = toy
+    listing = tmp_path / "pinned.json"
+    code, _, err = run(["eval", "corpus", "pin", "--mirrors", str(mirrors), "--add",
+                        "toy=github:toy/proj:python", "--out", str(listing)], capsys)
+    assert code == 0, err
+    [entry] = load_repo_list(listing).repos
+    line = subprocess.run(["git", "--git-dir", str(mirror_dir(mirrors, entry.source)),
+                           "rev-list", "--first-parent", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.split()
+    assert entry.until == shas["U"] == line[0]
+    assert entry.revision == line[len(line) // 2]  # min(800, n // 2) steps back
+    code, _, err = run(["eval", "corpus", "pin", "--mirrors", str(mirrors), "--add",
+                        "toy=github:toy/proj", "--out", str(listing)], capsys)
+    assert code != 0 and "NAME=github:OWNER/NAME:LANGUAGE" in err
+    trees = tmp_path / "trees"
+    code, _, err = run(["eval", "corpus", "trees", "--repos", str(repo_list(
+        tmp_path / "r.json", shas)), "--mirrors", str(mirrors), "--into", str(trees)], capsys)
+    assert code == 0, err
+    assert (trees / "toy" / "README.md").read_text(encoding="utf-8") == "# toy\n\nA store.\n"
+    assert "antediluvian" in (trees / "toy" / "pkg" / "core.py").read_text(encoding="utf-8")
+    assert "keys()" not in (trees / "toy" / "pkg" / "core.py").read_text(encoding="utf-8")

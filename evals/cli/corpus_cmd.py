@@ -103,7 +103,7 @@ def pin_cmd(mirrors: str, adds: tuple[str, ...], seed: int, out: Path) -> None:
     for item in adds:
         name, eq, rest = item.partition("=")
         source, colon, language = rest.rpartition(":")
-        if not eq or not colon or not name or not source:
+        if not eq or not colon or not name or rest.count(":") < 2:
             raise ConfigError(f"--add takes NAME=github:OWNER/NAME:LANGUAGE, not {item!r}")
         triples.append((name, source, language))
     listing = pinned_list(triples, user_path(mirrors), seed,
