@@ -5,7 +5,8 @@ defaults < user config file (`$HELIX_HOME/config.toml`) < repository config (`.h
 
 A repository is untrusted input: its config may set `index` and `retrieval` settings only, and
 not those that decide which model files are loaded (`index.embed_model`) or whether secret-bearing
-files are read (`index.skip_secrets`); a `trees` glob leaving the root is dropped. Everything else
+files are read (`index.skip_secrets`); a `trees` glob leaving the root is dropped, and a budget,
+size or cap it may only lower (`helix.core.repo_limits`). Everything else
 (where the model is served, which model, timeouts, continuity) comes from the user: flags,
 `HELIX_*` environment, `$HELIX_HOME/config.toml`. What a repository file tried is reported, one
 notice per setting (`helix.core.notices`).
@@ -42,6 +43,7 @@ from helix.core.policy import (
     RoutingPolicy,
     default_routes,
 )
+from helix.core.repo_limits import DROPPED, lower_only, merge_tables
 from helix.core.schemas import FrozenSettings
 
 _Frozen = FrozenSettings
@@ -262,6 +264,7 @@ REPO_FORBIDDEN: dict[str, str] = {
     "index.max_files": "it decides whether a large directory is indexed by accident",
 }
 REPO_RULE = "repository config may set index and retrieval settings only"
+REPO_LIMIT_RULE = "a repository may lower a limit, never raise it"
 USER_PLACES = "set it in $HELIX_HOME/config.toml, a HELIX_* variable or a flag"
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _VALUE_SHOWN = 60  # characters of a bad value quoted in the error
@@ -297,8 +300,10 @@ def _escapes_root(glob: str) -> bool:
             or ".." in parts)
 
 
-def _merge_repo(loaded: _Loaded, table: Mapping[str, Any], origin: str) -> None:
-    """A repository's table: index and retrieval settings only; the rest is a notice each."""
+def _merge_repo(loaded: _Loaded, table: Mapping[str, Any], origin: str,
+                baseline: Mapping[str, Any]) -> None:
+    """A repository's table: index and retrieval settings only, and of those a limit only
+    lowered (`helix.core.repo_limits`, against `baseline`); the rest is a notice each."""
     for section, values in table.items():
         if section not in REPO_SECTIONS or not isinstance(values, Mapping):
             names = ([f"{section}.{key}" for key in values] if isinstance(values, Mapping)
@@ -322,6 +327,15 @@ def _merge_repo(loaded: _Loaded, table: Mapping[str, Any], origin: str) -> None:
                     else:
                         kept.append(glob)
                 value = kept
+            value, raised = lower_only(dotted, value, baseline)
+            loaded.notices.extend(
+                f"ignored {r.name} = {_shown(r.given)} from {origin}: {REPO_LIMIT_RULE} "
+                f"(in force: {_shown(r.limit)}); {USER_PLACES}" for r in raised)
+            if value is DROPPED:
+                continue
+            earlier = loaded.data.get(section, {}).get(key)
+            if isinstance(value, Mapping) and isinstance(earlier, Mapping):
+                value = merge_tables(earlier, value)  # yours stays where it does not say
             loaded.set(dotted, value, origin)
 
 
@@ -345,12 +359,21 @@ def _env_value(dotted: str, raw: str) -> Any:
     return raw
 
 
+def _baseline(loaded: _Loaded) -> dict[str, Any]:
+    """The settings in force before the repository's config: the defaults and yours."""
+    try:
+        return HelixConfig.model_validate(loaded.data).model_dump()
+    except ValidationError:  # reported once every layer is in (a later one may fix it)
+        return HelixConfig().model_dump()
+
+
 def _read_repo(loaded: _Loaded, repo_root: Path) -> None:
+    baseline = _baseline(loaded)
     repo_file = repo_root / ".helix.toml"
     if repo_file.is_file():
         table = _read_toml(repo_file).get("helix", {})
         if isinstance(table, Mapping):
-            _merge_repo(loaded, table, str(repo_file))
+            _merge_repo(loaded, table, str(repo_file), baseline)
     pyproject = repo_root / "pyproject.toml"
     if pyproject.is_file():
         try:
@@ -359,7 +382,7 @@ def _read_repo(loaded: _Loaded, repo_root: Path) -> None:
             tool = {}  # someone else's broken pyproject is not our config error
         helix_table = tool.get("helix", {}) if isinstance(tool, dict) else {}
         if isinstance(helix_table, Mapping) and helix_table:
-            _merge_repo(loaded, helix_table, f"{pyproject} [tool.helix]")
+            _merge_repo(loaded, helix_table, f"{pyproject} [tool.helix]", baseline)
 
 
 def _shown(value: Any) -> str:
