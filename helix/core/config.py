@@ -68,8 +68,12 @@ class IndexSettings(_Frozen):
     embed_max_chunks: int = Field(default=4000, ge=0)
     embed_max_chars: int = Field(default=600, ge=1)
     embed_batch_size: int = Field(default=64, ge=1)
-    # Repository-provided tree/concept JSON files (globs relative to the root).
+    # Repository-provided tree/concept JSON files (globs relative to the root). A file of more
+    # nodes, or nested deeper, is indexed as plain JSON with a notice: a 28,000-deep chain
+    # put 28,000 nodes on every tree walk's path.
     trees: tuple[str, ...] = ()
+    max_tree_nodes: int = Field(default=100_000, ge=1)
+    max_tree_depth: int = Field(default=200, ge=1)
     # How the index is built, not what it holds (`RUNTIME_INDEX_SETTINGS`: outside every hash).
     # A question asked in a directory outside any git repository that holds more files than
     # this is refused (pass --repo, --yes, or raise it; 0: no limit). User-only.
