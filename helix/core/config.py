@@ -187,6 +187,9 @@ class SynthesisSettings(_Frozen):
     max_retries: int = Field(default=2, ge=0)
     temperature: float = Field(default=0.0, ge=0, le=2)
     max_tokens: int = Field(default=900, ge=1)
+    # Characters of a model's answer read at most (a provider may ignore max_tokens: a 14.8 MB
+    # answer took 166 s and 840 MB); the rest is never read, and the envelope says so.
+    max_answer_chars: int = Field(default=32_000, ge=1, le=10_000_000)
     # Transient failures (timeout, rate limit, transport) wait backoff * 2**attempt, capped.
     retry_backoff_s: float = Field(default=1.0, ge=0)
     retry_backoff_max_s: float = Field(default=8.0, ge=0)
