@@ -38,10 +38,56 @@ def _read_stdin(limit: int) -> bytes | str:
     return buffer.read(limit) if buffer is not None else sys.stdin.read(limit)
 
 
+def _read_question_file(name: str, limit: int) -> bytes:
+    """At most `limit` bytes of the regular file `name`. A FIFO, device or socket is refused
+    before it is opened, and the open never blocks (a FIFO with no writer would wait
+    forever; `/dev/zero` never ends): standard input is `-`."""
+    import stat
+
+    from helix.outfile import file_kind
+
+    def refuse(mode: int) -> BadPathError:
+        return BadPathError(f"question file {name} is {file_kind(mode)}, not a regular file "
+                            "(pass '-' to read the question from standard input)")
+
+    try:
+        info = os.stat(name)
+        if stat.S_ISDIR(info.st_mode):
+            raise BadPathError(f"question file is a directory: {name}")
+        if not stat.S_ISREG(info.st_mode):
+            raise refuse(info.st_mode)
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+        fd = os.open(name, flags)
+    except FileNotFoundError:
+        raise BadPathError(f"question file not found: {name}") from None
+    except OSError as exc:
+        raise BadPathError(f"cannot read question file {name}: {exc.strerror or exc}"
+                           ) from None
+    try:
+        opened = os.fstat(fd).st_mode
+        if not stat.S_ISREG(opened):  # swapped for something else since the stat
+            raise refuse(opened)
+        chunks: list[bytes] = []
+        size = 0
+        while size < limit:
+            block = os.read(fd, limit - size)
+            if not block:
+                break
+            chunks.append(block)
+            size += len(block)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise BadPathError(f"cannot read question file {name}: {exc.strerror or exc}"
+                           ) from None
+    finally:
+        os.close(fd)
+
+
 def read_question(question: Sequence[str], question_file: str | None) -> str:
-    """The question from the arguments, a file, or standard input (`-`): UTF-8 text of at
-    most `helix.inputs.MAX_QUESTION_CHARS` characters, refused in one line otherwise. At most
-    that many bytes are read, so a huge file or an endless stream is never read whole."""
+    """The question from the arguments, a regular file, or standard input (`-`): UTF-8 text
+    of at most `helix.inputs.MAX_QUESTION_CHARS` characters, refused in one line otherwise.
+    At most that many bytes are read, so a huge file or an endless stream is never read
+    whole; a FIFO, device or socket named as the file is refused, never opened."""
     limit = inputs.MAX_QUESTION_BYTES
     what = "the question"
     if question_file is not None or list(question) == ["-"]:
@@ -52,17 +98,7 @@ def read_question(question: Sequence[str], question_file: str | None) -> str:
         else:
             assert question_file is not None
             what = f"question file {question_file}"
-            path = Path(question_file)
-            if not path.exists():
-                raise BadPathError(f"question file not found: {question_file}")
-            if path.is_dir():
-                raise BadPathError(f"question file is a directory: {question_file}")
-            try:
-                with path.open("rb") as handle:  # a FIFO such as <(echo ...) is fine too
-                    raw = handle.read(limit + 1)
-            except OSError as exc:
-                raise BadPathError(f"cannot read question file {question_file}: "
-                                   f"{exc.strerror or exc}") from None
+            raw = _read_question_file(question_file, limit + 1)
         if len(raw) > limit and not (isinstance(raw, bytes) and b"\0" in raw):
             raise UserError(f"{what} is longer than {inputs.MAX_QUESTION_CHARS:,} characters "
                             "(the limit; ask about one thing at a time)")
