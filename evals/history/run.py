@@ -14,11 +14,8 @@ one left by a killed run is removed before the next one starts).
 
 from __future__ import annotations
 
-import contextlib
-import signal
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +25,11 @@ from evals.history.bm25 import BM25Tree
 from evals.history.mine import HistoryCase, Mined, git_dir, mine, repo_key
 from evals.history.rules import MAX_QUESTION_CHARS, MAX_SOURCE_FILES, MIN_WORDS
 from evals.history.score import SystemScore, score, summarize
-from evals.history.trees import TreeWriter
+from evals.history.trees import TreeWriter, terminate_as_interrupt
 from evals.metrics import percentile, ranked_items
-from helix.core.config import helix_home, load_config
+from helix.core.config import load_config
 from helix.core.errors import IndexLockedError, TreeBoundError, TreeError
-from helix.core.paths import user_path
+from helix.core.paths import in_home, user_path
 from helix.core.schemas import Frozen
 from indexers.locking import acquire
 
@@ -89,7 +86,9 @@ class RepoRun(Frozen):
 
 
 def tree_dir(gitdir: Path, home: Path | None = None) -> Path:
-    return (home or helix_home()) / HISTORY_DIR / repo_key(gitdir) / "tree"
+    if home is None:
+        return in_home(HISTORY_DIR, repo_key(gitdir), "tree")
+    return home / HISTORY_DIR / repo_key(gitdir) / "tree"
 
 
 def question_head(question: str) -> str:
@@ -179,7 +178,7 @@ def run_mined(spec: RepoSpec, mined: Mined, gitdir: Path, *, home: Path | None =
     try:
         writer = TreeWriter(gitdir, target)
         writer.remove()  # a tree a killed run left behind (or an older Helix's clear one)
-        with _terminate_as_interrupt():
+        with terminate_as_interrupt():
             try:
                 return _run_locked(spec, mined, writer, overrides=overrides,
                                    no_embed=no_embed, progress=progress)
@@ -187,24 +186,6 @@ def run_mined(spec: RepoSpec, mined: Mined, gitdir: Path, *, home: Path | None =
                 writer.remove()
     finally:
         release()
-
-
-@contextlib.contextmanager
-def _terminate_as_interrupt() -> Iterator[None]:
-    """SIGTERM raises KeyboardInterrupt inside the block (main thread only), so the `finally`
-    that removes the tree runs on `kill` as on Ctrl-C."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _run_locked(spec: RepoSpec, mined: Mined, writer: TreeWriter, *,

@@ -31,6 +31,7 @@ import hashlib
 import json
 import os
 import re
+import signal
 import stat
 import subprocess
 import threading
@@ -100,6 +101,24 @@ def is_safe_path(path: str) -> bool:
     return not (not path or path.startswith("/") or "\0" in path
                 or any(part in ("", ".", "..") for part in parts)
                 or any(part.lower() == ".git" for part in parts))
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt inside the block (main thread only), so a `finally`
+    that removes a tree runs on `kill` as on Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def masked(path: str, data: bytes) -> bytes | None:
