@@ -44,7 +44,7 @@ def log(limit: int, as_json: bool) -> None:
         mode = run.answer_mode or "-"
         if run.fallback_reason:
             mode += f"({run.fallback_reason})"
-        if run.status in ("pending", "error"):
+        if run.status in ("pending", "error", "interrupted"):
             mode += f" [{run.status}]"
         echo(f"{run.id}  {_when(run.created)}  {mode:<22} {run.model or '-':<16} "
              f"{_clip(run.question, QUESTION_WIDTH)}")
