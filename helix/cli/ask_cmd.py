@@ -21,7 +21,7 @@ import click
 import helix.inputs as inputs
 from helix.cli.common import echo_json, one_repo, repo_option, repo_root, yes_option
 from helix.cli.safe_text import console as safe_console
-from helix.cli.safe_text import echo, json_visible
+from helix.cli.safe_text import echo, json_visible, visible_field
 from helix.core.errors import BadPathError, UserError
 
 if TYPE_CHECKING:
@@ -125,7 +125,8 @@ def render_envelope(env: Envelope, console: Console) -> None:
                       f"new={len(s.new_chunk_ids)} coverage={s.coverage:.2f} "
                       f"covered={escape('[' + ', '.join(s.covered_slots) + ']')}")
         if s.queries:
-            console.print(f"    queries: {escape(' | '.join(s.queries[:6]))}")
+            shown = " | ".join(visible_field(q) for q in s.queries[:6])
+            console.print(f"    queries: {escape(shown)}")
         if s.note:
             console.print(f"    [dim]{escape(s.note)}[/]")
     console.print(f"[bold]stop[/] {env.stop_reason}   [bold]llm_steps[/] {env.llm_steps}   "
@@ -136,22 +137,25 @@ def render_envelope(env: Envelope, console: Console) -> None:
                       "the vectors so far")
     table = Table("#", "evidence", "kind", "score", "reasons", box=None, pad_edge=False)
     for n, e in enumerate(env.evidence, start=1):
-        table.add_row(str(n), escape(f"{e.path}:{e.start_line}-{e.end_line}"), e.kind,
+        table.add_row(str(n), escape(f"{visible_field(e.path)}:{e.start_line}-{e.end_line}"),
+                      e.kind,
                       f"{e.score:.4f}", escape(", ".join(e.reasons[:4])))
     console.print(table)
     if env.clarify:
         console.print(f"[bold yellow]clarify[/] {escape(env.clarify.question)}")
         for n, option in enumerate(env.clarify.options, start=1):
-            where = ", ".join(f"{e.path}:{e.start_line}-{e.end_line}" for e in option.evidence)
+            where = ", ".join(f"{visible_field(e.path)}:{e.start_line}-{e.end_line}"
+                              for e in option.evidence)
             console.print(f"  {n}. {escape(option.label)} (score {option.score:g}) "
                           f"[{escape(where)}]")
         console.print(f"  searched: {escape(', '.join(env.clarify.searched_terms[:8]))}")
     walk = env.tree_walk
     console.print(f"[bold]tree walk[/] {walk.mode} binding_rate={walk.binding_rate:.2f} "
-                  f"primary={escape(str(walk.primary_tree_id))}")
+                  f"primary={escape(visible_field(str(walk.primary_tree_id)))}")
     for node in walk.nodes[:12]:
         bound = f" <- {len(node.bound_evidence)} evidence" if node.bound_evidence else ""
-        console.print(f"  {'  ' * node.depth}{escape(node.title)} [dim]{node.kind}[/]{bound}")
+        console.print(f"  {'  ' * node.depth}{escape(visible_field(node.title))} "
+                      f"[dim]{node.kind}[/]{bound}")
     console.print(f"[bold]answer[/] ({env.answer_mode})")
     console.print(escape(env.answer))
 
@@ -419,13 +423,15 @@ def render_answer(env: Envelope, console: Console, *, text: bool = True) -> None
     if env.citations:
         console.print("\n[bold]citations[/]")
         for c in env.citations:
-            console.print(f"  [{c.ref}] {escape(f'{c.path}:{c.start_line}-{c.end_line}')}")
+            where = f"{visible_field(c.path)}:{c.start_line}-{c.end_line}"
+            console.print(f"  [{c.ref}] {escape(where)}")
     if env.evidence:
         console.print("[bold]evidence[/]")
         for n, e in enumerate(env.evidence[:MAX_EVIDENCE_SHOWN], start=1):
             label = e.symbol or e.heading or ""
-            console.print(f"  E{n} {escape(f'{e.path}:{e.start_line}-{e.end_line}')} {e.kind}"
-                          + (f" {escape(label)}" if label else ""))
+            where = f"{visible_field(e.path)}:{e.start_line}-{e.end_line}"
+            console.print(f"  E{n} {escape(where)} {e.kind}"
+                          + (f" {escape(visible_field(label))}" if label else ""))
         if len(env.evidence) > MAX_EVIDENCE_SHOWN:
             console.print(f"  ... {len(env.evidence) - MAX_EVIDENCE_SHOWN} more (--json)")
     from helix.cli.progress import dense_line

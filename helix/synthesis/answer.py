@@ -33,6 +33,7 @@ from helix.core.errors import LLMError, LLMTimeoutError
 from helix.core.hashing import hash_obj
 from helix.core.ports import LLM, Clock, Completion, Waiting
 from helix.core.schemas import Frozen
+from helix.core.visible import visible_field
 from helix.synthesis.contract import check_answer, extract_citations
 from helix.synthesis.prompt import (
     PROMPT_VERSION,
@@ -93,7 +94,8 @@ def extractive_answer(envelope: Envelope) -> str:
     lines = [f"Evidence for: {envelope.question}"]
     for rank, item in enumerate(envelope.evidence[:MAX_EXTRACT_ITEMS], start=1):
         label = item.symbol or item.heading or item.kind
-        lines.append(f"[E{rank}] {item.path}:{item.start_line}-{item.end_line} ({label})")
+        lines.append(f"[E{rank}] {visible_field(item.path)}:{item.start_line}-{item.end_line}"
+                     f" ({label})")
         excerpt = [ln.strip() for ln in item.text.splitlines() if ln.strip()]
         lines += [f"    {ln}" for ln in excerpt[:MAX_EXTRACT_LINES]]
     return "\n".join(lines)
