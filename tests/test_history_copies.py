@@ -28,7 +28,8 @@ from evals.history.trees import TreeWriter
 from tests.history_helpers import CACHE, DAY, EPOCH, build_history_repo, commit, git
 
 KEY_BODY = [base64.b64encode(bytes([n] * 48)).decode() for n in range(1, 6)]
-PEM = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(KEY_BODY) + "\n-----END RSA PRIVATE KEY-----\n"
+PEM = ("-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(KEY_BODY)
+       + "\n-----END RSA PRIVATE KEY-----\n")
 PASSWORD = "Zq9vT7pLm2xRk4"
 ENV_TOKEN = "envtoken-7f3a9c2e"
 SECRETS = {"deploy/id_rsa": PEM, ".env": f"API_TOKEN={ENV_TOKEN}\n",
