@@ -127,9 +127,13 @@ def in_home(*parts: str, env: Mapping[str, str] | None = None) -> Path:
     link at `indexes` would send every index, and the removal of old generations, to the
     directory it points to). `$HELIX_HOME` itself may be a link: it is the user's setting."""
     path = helix_home(env)
-    for part in parts:
+    for position, part in enumerate(parts):
         path = path / part
-        if path.is_symlink():
+        try:
+            linked = path.is_symlink()
+        except OSError:  # cannot be looked at (no permission): its use says so in one line
+            return path.joinpath(*parts[position + 1:])
+        if linked:
             raise BadPathError(f"{path} is a symbolic link, and Helix writes nothing through a "
                                f"link it did not make; remove it (rm '{path}') or set "
                                "HELIX_HOME to the directory it points to")
