@@ -53,7 +53,7 @@ def default_llm(config: HelixConfig) -> LLM | None:
         return None
     from helix.synthesis.llm import LiteLLMClient
 
-    return LiteLLMClient()
+    return LiteLLMClient(max_chars=config.synthesis.max_answer_chars)
 
 
 def _has_embeddings(index: Any) -> bool:
