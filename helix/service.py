@@ -53,7 +53,7 @@ def default_llm(config: HelixConfig) -> LLM | None:
         return None
     from helix.synthesis.llm import LiteLLMClient
 
-    return LiteLLMClient()
+    return LiteLLMClient(max_chars=config.synthesis.max_answer_chars)
 
 
 def cli_llm(config: HelixConfig, *, dry_run: bool) -> LLM | None:
@@ -82,7 +82,7 @@ def cli_llm(config: HelixConfig, *, dry_run: bool) -> LLM | None:
         notices.notify(f"the model helper could not be started ({exc}); calling the model "
                        "from this process")
         return None
-    return LiteLLMClient(helper=helper)
+    return LiteLLMClient(max_chars=config.synthesis.max_answer_chars, helper=helper)
 
 
 def _has_embeddings(index: Any) -> bool:

@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from helix.core.config import HelixConfig, IndexSettings
-from helix.core.errors import IndexCorruptError
+from helix.core.errors import IndexCorruptError, TreeFileBoundError
+from helix.core.notices import notify
 from helix.core.ports import Progress
 from helix.core.schemas import Chunk, FileRecord
 from indexers.bm25 import bm25_text_for
@@ -107,13 +108,17 @@ def _parse_one(record: FileRecord, text: str, settings: IndexSettings,
     if (is_tree_file(record.path, settings.trees) if configured
             else has_tree_shape(record.path, text)):
         try:
-            chunks, nodes = parse_tree_file(record.path, text)
+            chunks, nodes = parse_tree_file(record.path, text, max_nodes=settings.max_tree_nodes,
+                                            max_depth=settings.max_tree_depth)
             tree_record = record.model_copy(update={"kind": "tree", "lang": "json"})
             return tree_record, CachedParse(record.path, record.content_hash, tuple(chunks),
                                             (), ()), nodes
         except TreeFormatError as exc:
             if configured:  # a file merely shaped like a tree is just JSON
                 warnings.append(f"tree file skipped as a tree: {exc}")
+        except TreeFileBoundError as exc:  # said even when only its shape made it a tree
+            warnings.append(f"tree file indexed as plain JSON: {exc}")
+            notify(warnings[-1])
     from indexers.parse import parse_file
 
     return record, parse_file(record, text, settings), []

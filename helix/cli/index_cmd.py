@@ -10,7 +10,7 @@ import click
 import helix.inputs as inputs
 from helix.cli.common import echo_json, index_note, one_repo, repo_option, yes_option
 from helix.cli.progress import dense_line, progress_bar, wanted
-from helix.cli.safe_text import echo
+from helix.cli.safe_text import echo, visible_field
 from helix.core.config import HelixConfig, load_config
 from helix.core.errors import (
     UserError,
@@ -182,7 +182,7 @@ def status(path: str | None, repos: tuple[str, ...], as_json: bool,
     for label, paths in (("added", report.added), ("modified", report.modified),
                          ("removed", report.removed)):
         for changed in paths:
-            echo(f"  {label}: {changed}")
+            echo(f"  {label}: {visible_field(changed)}")
     if report.exists:
         echo(f"built at repo_rev {report.built_repo_rev}; now {report.current_repo_rev}")
         echo(f"index_rev {report.index_rev}; {report.files_indexed} files; "
@@ -275,7 +275,8 @@ def find(name: str, path: str | None, repos: tuple[str, ...], as_json: bool, lim
     if fuzzy:
         echo(f"no exact match for '{name}'; fuzzy matches:")
     for row in rows:
-        scope = f" in {row['scope']}" if row["scope"] else ""
-        echo(f"{row['path']}:{row['line']}  {row['kind']} {row['qualname']}{scope}  "
+        scope = f" in {visible_field(row['scope'])}" if row["scope"] else ""
+        echo(f"{visible_field(row['path'])}:{row['line']}  {row['kind']} "
+             f"{visible_field(row['qualname'])}{scope}  "
              f"({row['references']} references: {row['calls']} calls; "
              f"{row['imports']} imports)")

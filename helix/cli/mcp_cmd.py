@@ -34,20 +34,24 @@ def mcp(repos: tuple[str, ...], http: str | None) -> None:
     repos) to an MCP client over stdio; `--http 127.0.0.1:8765` serves streamable HTTP instead.
     Unchanged repositories are not walked again before a question (HELIX_NO_WATCH=1: always
     walk)."""
-    from helix.servers.mcp_server import build_server
+    from helix.core.config import load_config
+    from helix.servers.mcp_server import build_server, http_app
     from helix.servers.workspace import Workspace
 
     address = http_address(http) if http else None
+    settings = load_config(None).server  # yours: no repository's config sets a server limit
     workspace = Workspace([repo_root(r) for r in repos] or [repo_root(None)])
     server = build_server(workspace)
     try:
         if address is None:
             server.run("stdio")
         else:
-            from helix.cli.listen import serve_announced
+            from helix.cli.listen import listening
+            from helix.servers import serving
 
-            app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=address[0])
-            serve_announced(app, host=address[0], port=address[1], path=MCP_PATH,
-                            what="serving MCP (streamable HTTP)")
+            serving.run(http_app(server, port=address[1], settings=settings),
+                        host=address[0], port=address[1], settings=settings,
+                        on_listening=listening("serving MCP (streamable HTTP)", address[0],
+                                               address[1], MCP_PATH))
     finally:
         workspace.close()

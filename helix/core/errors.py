@@ -14,7 +14,8 @@
     │   ├── IndexCorruptError       a file of the index is unreadable or inconsistent
     │   │   └── IndexVersionError   written under another layout or tokenizer: rebuilt
     │   ├── IndexLockedError        another writer holds the lock
-    │   └── FileChangedError        a file changed while it was indexed into a skipped kind
+    │   ├── FileChangedError        a file changed while it was indexed into a skipped kind
+    │   └── TreeFileBoundError      a tree JSON file past its node or depth bound: plain JSON
     ├── LLMError                    the one synthesis call failed; `reason` is a degradation reason
     │   ├── LLMTimeoutError         reason "timeout"
     │   ├── LLMRateLimitError       reason "rate_limited"
@@ -95,6 +96,11 @@ class IndexLockedError(IndexError_):
 
 class FileChangedError(IndexError_):
     """A walked file changed while it was being indexed into something the walk would skip."""
+
+
+class TreeFileBoundError(IndexError_):
+    """A repository's tree JSON file holds more nodes, or nests deeper, than the index
+    settings allow (`index.max_tree_nodes`, `index.max_tree_depth`): indexed as plain JSON."""
 
 
 class LLMError(HelixError):

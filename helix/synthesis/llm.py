@@ -19,6 +19,11 @@ Mapping (order matters: litellm's Timeout is a subclass of APIConnectionError):
       exceptions it was raised from), other         -> LLMTransportError   (transport_error)
     empty content                                   -> LLMEmptyError       (abstain)
 
+Every answer is read up to a character cap (`max_chars`, `synthesis.max_answer_chars`): a
+streamed answer stops being read there (the stream is closed), a whole one is cut; the
+Completion says so (`cut`, `read_chars`). `max_tokens` asks the provider for the same, but a
+provider or a server at `--api-base` may ignore it.
+
 `complete` is the one choke point every model call goes through (the synthesis and the session
 lanes' advisory calls alike): right before the request it redacts every message's content
 (`helix.synthesis.redact.redact_messages`), so no call site can send a secret by forgetting to.
@@ -33,6 +38,7 @@ test seam, passed through by the tests of the litellm call path itself.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import re
@@ -42,6 +48,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from helix.core.config import SynthesisSettings
 from helix.core.errors import (
     HelixError,
     LLMAuthError,
@@ -225,8 +232,11 @@ class LiteLLMClient:
     requests made (for tests)."""
 
     def __init__(self, *, mock_response: Any = None, extra: dict[str, Any] | None = None,
-                 helper: ModelHelper | None = None) -> None:
+                 max_chars: int | None = None, helper: ModelHelper | None = None) -> None:
         self.mock_response = mock_response
+        # characters of an answer read at most (the rest is never read)
+        self.max_chars = (SynthesisSettings().max_answer_chars if max_chars is None
+                          else max_chars)
         # a warm process with litellm imported (`helix.synthesis.model_helper`); None, or
         # once it could not be reached: the call is made here
         self.helper = helper
@@ -288,7 +298,7 @@ class LiteLLMClient:
             self.calls += 1
             started = time.perf_counter()
             try:
-                reply = fake_reply(model, clean)
+                reply = fake_reply(model, clean).capped(self.max_chars)
                 stream_pieces(reply.text, on_text)
                 return reply
             finally:
@@ -297,7 +307,8 @@ class LiteLLMClient:
         self.redacted.update(found)
         helped = self._helped(lambda helper: helper.complete(
             clean, model=model, timeout_s=timeout_s, max_tokens=max_tokens,
-            temperature=temperature, api_base=api_base, extra=self.extra, on_text=on_text),
+            temperature=temperature, api_base=api_base, extra=self.extra, on_text=on_text,
+            max_chars=self.max_chars),
             call=True)
         if isinstance(helped, Completion):
             return helped
@@ -324,7 +335,7 @@ class LiteLLMClient:
         try:
             response = litellm.completion(**kwargs)
             if on_text is not None:
-                return _streamed(response, model, on_text)
+                return _streamed(response, model, on_text, self.max_chars)
         except HelixError:
             raise
         except Exception as exc:
@@ -337,15 +348,18 @@ class LiteLLMClient:
             raise error from exc
         finally:
             self.call_s += time.perf_counter() - started
-        return _to_completion(response, model)
+        return _to_completion(response, model).capped(self.max_chars)
 
 
-def _streamed(chunks: Any, model: str, on_text: Callable[[str], None]) -> Completion:
+def _streamed(chunks: Any, model: str, on_text: Callable[[str], None],
+              max_chars: int) -> Completion:
     """The streamed answer handed on piece by piece, then whole (an error mid-stream is
-    raised from here, inside the caller's mapping)."""
+    raised from here, inside the caller's mapping). Past `max_chars` characters the stream
+    is closed: nothing more is read, handed on or kept."""
     parts: list[str] = []
     usage: Any = None
     name = model
+    read = 0
     for chunk in chunks:
         name = str(getattr(chunk, "model", None) or name)
         usage = getattr(chunk, "usage", None) or usage
@@ -353,14 +367,31 @@ def _streamed(chunks: Any, model: str, on_text: Callable[[str], None]) -> Comple
         delta = getattr(choices[0], "delta", None) if choices else None
         text = getattr(delta, "content", None) if delta is not None else None
         if isinstance(text, str) and text:
-            parts.append(text)
-            on_text(text)
+            kept = text[:max(0, max_chars - read)]
+            read += len(text)
+            if kept:
+                parts.append(kept)
+                on_text(kept)
+            if read > max_chars:
+                _close(chunks)
+                break
     content = "".join(parts)
     if not content.strip():
         raise LLMEmptyError(f"{model}: the model returned no text")
-    return Completion(text=content, model=name,
+    return Completion(text=content, model=name, cut=read > max_chars,
+                      read_chars=read if read > max_chars else 0,
                       prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
                       completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0))
+
+
+def _close(stream: Any) -> None:
+    """Stop a stream the answer was cut in: the provider's stream under litellm's wrapper
+    (`completion_stream`) is closed, so its connection is released, not read on."""
+    for target in (getattr(stream, "completion_stream", None), stream):
+        closer = getattr(target, "close", None)
+        if callable(closer):
+            with contextlib.suppress(Exception):
+                closer()
 
 
 def _to_completion(response: Any, model: str) -> Completion:

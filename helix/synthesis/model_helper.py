@@ -177,12 +177,13 @@ class ModelHelper:
 
     def complete(self, messages: Sequence[dict[str, str]], *, model: str, timeout_s: float,
                  max_tokens: int, temperature: float, api_base: str | None,
-                 extra: Mapping[str, Any], on_text: Callable[[str], None] | None
-                 ) -> Completion:
+                 extra: Mapping[str, Any], on_text: Callable[[str], None] | None,
+                 max_chars: int) -> Completion:
         done = self.request({"op": "complete", "model": model, "messages": list(messages),
                              "timeout_s": timeout_s, "max_tokens": max_tokens,
                              "temperature": temperature, "api_base": api_base,
-                             "extra": dict(extra), "stream": on_text is not None}, on_text)
+                             "extra": dict(extra), "stream": on_text is not None,
+                             "max_chars": max_chars}, on_text)
         return Completion(**done)
 
 
@@ -196,11 +197,12 @@ def _answer(request: dict[str, Any], client: Any, send: Callable[[dict[str, Any]
         send({"ok": None})
         os.kill(os.getpid(), signal.SIGTERM)
         return
+    client.extra = dict(request.get("extra") or {})
     if request.get("op") == "preflight":
         client.preflight(request["model"], api_base=request.get("api_base"))
         send({"ok": None})
         return
-    client.extra = dict(request.get("extra") or {})
+    client.max_chars = int(request.get("max_chars") or client.max_chars)
     stream = (lambda piece: send({"text": piece})) if request.get("stream") else None
     done = client.complete(request["messages"], model=request["model"],
                            timeout_s=float(request["timeout_s"]),
