@@ -237,7 +237,8 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
                      **({"all": True} if embed_all else {})}
         lap("embed")
         changes = {"added": added, "modified": modified, "removed": removed, "reason": reason,
-                   "warnings": warnings, "seen": seen, "hashes": hashes}
+                   "warnings": warnings, "seen": seen, "hashes": hashes,
+                   "built_whole": prev_manifest is None}
         return _write(root, config, store, writer, lexical,
                       (vectors, model_key, embed_stats, state), cards, changes, progress,
                       seconds, started, parts)
@@ -297,6 +298,7 @@ def _write(root: Path, config: HelixConfig, store: IndexStore, writer: Generatio
         "graph_nodes": summary.nodes,
         "graph_edges": {**summary.edges, "total": sum(summary.edges.values())},
         "repo_rev": repo_revision(root, hashes), "noop": False, "refreshed": True,
+        "built_whole": changes["built_whole"],
         "rebuild_reason": changes["reason"], "embeddings": embed_stats,
         "dense_state": dense_state({"dense": state}) if state is not None else None,
         "graph_updated": lexical.graph_updated,

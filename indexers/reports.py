@@ -32,6 +32,7 @@ class BuildReport(Frozen):
     seconds: dict[str, float]
     noop: bool
     refreshed: bool
+    built_whole: bool = False  # no earlier index was reused: the first build (or a rebuild)
     rebuild_reason: str | None = None  # why the previous index was not reused
     embeddings: dict[str, int]  # cached, computed, total
     graph_updated: bool = False  # the previous graph was updated, not rebuilt
@@ -71,8 +72,8 @@ class StatusReport(Frozen):
 def kept_report(built: dict[str, Any], **update: Any) -> BuildReport:
     """The report of a generation used as it is (a no-op, or a reader's stale use)."""
     kept = dict(built)
-    kept.update(noop=False, refreshed=False, changed_files=(), added=(), modified=(),
-                removed=(), files_parsed=0, rebuild_reason=None,
+    kept.update(noop=False, refreshed=False, built_whole=False, changed_files=(), added=(),
+                modified=(), removed=(), files_parsed=0, rebuild_reason=None,
                 embeddings={"cached": 0, "computed": 0,
                             "total": kept.get("embeddings", {}).get("total", 0)},
                 tokens={"cached": 0, "computed": 0}, warnings=())

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 import helix.inputs as inputs
-from helix.cli.common import echo_json, one_repo, repo_option, yes_option
+from helix.cli.common import echo_json, index_note, one_repo, repo_option, yes_option
 from helix.cli.progress import dense_line, progress_bar, wanted
 from helix.cli.safe_text import echo, visible_field
 from helix.core.config import HelixConfig, load_config
@@ -268,10 +268,10 @@ def find(name: str, path: str | None, repos: tuple[str, ...], as_json: bool, lim
     if as_json:
         echo_json({**found, "refreshed": report.refreshed})
         return
-    if report.refreshed:
+    note = index_note(report)
+    if note:
         why = f"; {report.rebuild_reason}" if report.rebuild_reason else ""
-        echo(f"(index refreshed: {len(report.changed_files)} files changed{why})",
-             err=True)
+        echo(f"({note}{why})", err=True)
     if fuzzy:
         echo(f"no exact match for '{name}'; fuzzy matches:")
     for row in rows:

@@ -197,6 +197,13 @@ class SynthesisSettings(_Frozen):
     # One total deadline for the whole synthesis (every attempt and backoff): then the
     # deterministic answer, fallback reason "timeout".
     deadline_s: float = Field(default=90.0, gt=0, le=3600)
+    # "process": `helix ask --model` sends the call to a background process that has litellm
+    # imported (helix.synthesis.model_helper), started on first use; it stops after
+    # `helper_idle_s` with no request; a starting one is waited for up to `helper_start_s`,
+    # then the call is made in process. "off": imported in process when the call is made.
+    model_helper: Literal["process", "off"] = "process"
+    helper_idle_s: float = Field(default=600.0, gt=0, le=86400)
+    helper_start_s: float = Field(default=60.0, gt=0, le=3600)
 
 
 class ContinuitySettings(_Frozen):
