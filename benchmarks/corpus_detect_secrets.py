@@ -26,6 +26,7 @@ from typing import Any
 PLUGIN_TESTS = Path("tests/plugins")
 TEXT_NAMES = ("payload", "line", "token")
 FLAG_NAMES = ("should_flag",)
+DELIMITERS = " \t\r\n\"'=:"
 SKIPPED_PLUGINS = ("ip_public",)  # an IP address is not a credential
 FIXTURES = ("config.ini", "config.yaml", "config2.yaml", "config.env", "config.md",
             "each_secret.py", "files/file_with_secrets.py", "files/private_key",
@@ -168,7 +169,9 @@ def _plugin_records(root: Path, stats: Counter[str]) -> list[dict[str, Any]]:
             record = {"id": f"detect-secrets:{rule}:{index}", "source": "detect-secrets",
                       "rule": rule, "label": "tp" if flagged else "fp", "text": text}
             if flagged:
-                found = sorted(set(plugin.analyze_string(text))) if plugin is not None else []
+                raw = plugin.analyze_string(text) if plugin is not None else []
+                # the plugins' matches may hold the delimiter before the value (`=AKC...`)
+                found = sorted({v.strip(DELIMITERS) for v in raw} - {""})
                 if not found:
                     stats["tp_secret_not_located"] += 1
                     continue

@@ -38,6 +38,7 @@ from benchmarks.regex_sample import sample
 RULES = Path("cmd/generate/config/rules")
 UTILS = Path("cmd/generate/config/utils")
 MAX_STOPWORD_TRIES = 200
+DELIMITERS = " \t\r\n\"'`;,<>&"
 
 
 class _Helpers:
@@ -120,6 +121,7 @@ def _secrets(rule: dict[str, Any], text: str) -> list[str]:
             value = match.group(group) or ""
         else:
             value = next((g for g in groups if g), match.group(0))
+        value = value.strip(DELIMITERS)  # a rule's match may hold the quote after the value
         if value and value not in out:
             out.append(value)
     return out

@@ -1,0 +1,242 @@
+"""detect-secrets' detectors, used through their pure `analyze_string` (never `analyze_line`,
+which may verify a secret over the network, and never its plugin discovery, which can load code
+named by a settings file), and the per-line detectors that go with them:
+
+- `format_findings(text, kinds)`: the token-format plugins (Stripe, Slack, Twilio, SendGrid,
+  JWT, basic-auth URLs, ...), each run once over the whole text, only those in `kinds`;
+- `line_findings(text)`: on the lines that can hold one, the keyword plugin (`password: ...`,
+  `db_pass = "..."`), the high-entropy quoted strings (base64 above 4.5 bits per character, hex
+  above 3.0) and long unquoted high-entropy tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from helix.core.secret_gates import (
+    BASE64_LIMIT,
+    DIGEST_LENGTHS,
+    GATED,
+    HEX_LIMIT,
+    HEX_NAMED,
+    MAX_LINE,
+    MIN_BARE_TOKEN,
+    MIN_HEX,
+    MIN_SECRET_LEN,
+    WINDOW_OVERLAP,
+    Finding,
+    gate,
+)
+
+_BARE_TOKEN = re.compile(rf"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{{{MIN_BARE_TOKEN},}}={{0,2}}"
+                         r"(?![A-Za-z0-9+/_\-])")
+
+
+class _Plugins(NamedTuple):
+    regex: tuple[tuple[str, Any], ...]  # (kind, detector) for the token formats
+    keyword: Any
+    keyword_maps: tuple[dict[Any, int], ...]
+    keyword_hint: re.Pattern[str]
+    base64: Any
+    hex: Any
+    filters: dict[str, Callable[..., bool]]
+
+
+@lru_cache(maxsize=1)
+def _plugins() -> _Plugins:
+    """detect-secrets' detectors, imported on first use (it pulls in `requests`)."""
+    from detect_secrets.filters import heuristic
+    from detect_secrets.plugins import keyword as kw
+    from detect_secrets.plugins.artifactory import ArtifactoryDetector
+    from detect_secrets.plugins.aws import AWSKeyDetector
+    from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
+    from detect_secrets.plugins.basic_auth import BasicAuthDetector
+    from detect_secrets.plugins.cloudant import CloudantDetector
+    from detect_secrets.plugins.discord import DiscordBotTokenDetector
+    from detect_secrets.plugins.github_token import GitHubTokenDetector
+    from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
+    from detect_secrets.plugins.high_entropy_strings import (
+        Base64HighEntropyString,
+        HexHighEntropyString,
+    )
+    from detect_secrets.plugins.ibm_cloud_iam import IbmCloudIamDetector
+    from detect_secrets.plugins.ibm_cos_hmac import IbmCosHmacDetector
+    from detect_secrets.plugins.jwt import JwtTokenDetector
+    from detect_secrets.plugins.mailchimp import MailchimpDetector
+    from detect_secrets.plugins.npm import NpmDetector
+    from detect_secrets.plugins.openai import OpenAIDetector
+    from detect_secrets.plugins.pypi_token import PypiTokenDetector
+    from detect_secrets.plugins.sendgrid import SendGridDetector
+    from detect_secrets.plugins.slack import SlackDetector
+    from detect_secrets.plugins.softlayer import SoftlayerDetector
+    from detect_secrets.plugins.square_oauth import SquareOAuthDetector
+    from detect_secrets.plugins.stripe import StripeDetector
+    from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
+    from detect_secrets.plugins.twilio import TwilioKeyDetector
+
+    regex = (("artifactory_token", ArtifactoryDetector()), ("aws_access_key", AWSKeyDetector()),
+             ("azure_storage_key", AzureStorageKeyDetector()),
+             ("url_password", BasicAuthDetector()), ("discord_token", DiscordBotTokenDetector()),
+             ("github_token", GitHubTokenDetector()), ("gitlab_token", GitLabTokenDetector()),
+             ("jwt", JwtTokenDetector()), ("mailchimp_key", MailchimpDetector()),
+             ("npm_token", NpmDetector()), ("openai_key", OpenAIDetector()),
+             ("pypi_token", PypiTokenDetector()), ("sendgrid_key", SendGridDetector()),
+             ("slack_token", SlackDetector()), ("square_oauth", SquareOAuthDetector()),
+             ("stripe_key", StripeDetector()), ("telegram_token", TelegramBotTokenDetector()),
+             ("twilio_key", TwilioKeyDetector()), ("cloudant_key", CloudantDetector()),
+             ("ibm_cloud_iam_key", IbmCloudIamDetector()),
+             ("ibm_cos_hmac_key", IbmCosHmacDetector()), ("softlayer_key", SoftlayerDetector()))
+    hint = re.compile("|".join(kw.DENYLIST), re.I)
+    filters: dict[str, Callable[..., bool]] = {"sequential": heuristic.is_sequential_string,
+               "uuid": heuristic.is_potential_uuid, "templated": heuristic.is_templated_secret,
+               "indirect": heuristic.is_indirect_reference,
+               "likely_id": heuristic.is_likely_id_string}
+    return _Plugins(regex=regex, keyword=kw.KeywordDetector(),
+                    keyword_maps=(kw.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP,
+                                  kw.CONFIG_DENYLIST_REGEX_TO_GROUP),
+                    keyword_hint=hint, base64=Base64HighEntropyString(limit=BASE64_LIMIT),
+                    hex=HexHighEntropyString(limit=HEX_LIMIT), filters=filters)
+
+
+def _occurrences(line: str, value: str) -> Iterator[int]:
+    start = line.find(value)
+    while start != -1:
+        yield start
+        start = line.find(value, start + len(value))
+
+
+def _quoted_at(line: str, start: int, end: int) -> bool:
+    return start > 0 and end < len(line) and line[start - 1] in "\"'`" and line[end] in "\"'`"
+
+
+def _line_at(text: str, start: int, end: int) -> str:
+    return text[text.rfind("\n", 0, start) + 1: (text.find("\n", end) + 1 or len(text) + 1) - 1]
+
+
+def format_kinds() -> tuple[str, ...]:
+    return tuple(kind for kind, _ in _plugins().regex)
+
+
+def format_findings(text: str, kinds: Iterable[str] | None = None) -> Iterator[Finding]:
+    """detect-secrets' token-format detectors (those of `kinds`, default all), each run once
+    over the whole text."""
+    wanted = None if kinds is None else set(kinds)
+    for kind, detector in _plugins().regex:
+        if wanted is not None and kind not in wanted:
+            continue
+        for value in sorted({raw.strip(" \t\r\n\"'=:") for raw in detector.analyze_string(text)}):
+            if not value or "REDACTED" in value or "\n" in value:
+                continue
+            for start in _occurrences(text, value):
+                end = start + len(value)
+                if kind in GATED and not gate(kind, value, _line_at(text, start, end),
+                                                _quoted_at(text, start, end)):
+                    continue
+                yield Finding(start, end, kind)
+
+
+def _plugin_findings(line: str) -> Iterator[Finding]:
+    """detect-secrets' keyword and high-entropy string detectors on one line."""
+    p = _plugins()
+    if p.keyword_hint.search(line) and not p.filters["indirect"](line):
+        for mapping in p.keyword_maps:
+            for raw in p.keyword.analyze_string(line, denylist_regex_to_group=mapping):
+                value = raw.split()[0].strip("\"'`,;") if raw.split() else ""
+                if not value or p.filters["templated"](value):
+                    continue
+                for start in _occurrences(line, value):
+                    end = start + len(value)
+                    if gate("keyword", value, line, _quoted_at(line, start, end)):
+                        yield Finding(start, end, "keyword")
+    for kind, plugin in (("high_entropy_base64", p.base64), ("high_entropy_hex", p.hex)):
+        for value in plugin.analyze_string(line):
+            if plugin.calculate_shannon_entropy(value) <= plugin.entropy_limit:
+                continue
+            if kind == "high_entropy_hex" and (len(value) < MIN_HEX
+                                               or len(value) in DIGEST_LENGTHS):
+                continue
+            if (p.filters["sequential"](value) or p.filters["uuid"](value)
+                    or p.filters["likely_id"](value, line)):
+                continue
+            for start in _occurrences(line, value):
+                if kind == "high_entropy_hex" and HEX_NAMED.search(line[:start]):
+                    continue  # a hash, id or revision the line names as such
+                yield Finding(start, start + len(value), kind)
+
+
+def _bare_token_findings(line: str) -> Iterator[Finding]:
+    """Long unquoted tokens of base64 characters, mixed case and digits, high entropy."""
+    p = _plugins()
+    for match in _BARE_TOKEN.finditer(line):
+        value = match.group(0)
+        if not (any(c.isdigit() for c in value) and any(c.isupper() for c in value)
+                and any(c.islower() for c in value)):
+            continue
+        word_start = max(line.rfind(" ", 0, match.start()), line.rfind("\t", 0, match.start()))
+        if "://" in line[word_start + 1: match.start()] or value.count("/") > 2:
+            continue  # part of a URL, or a path
+        if p.base64.calculate_shannon_entropy(value) <= BASE64_LIMIT:
+            continue
+        if p.filters["sequential"](value):
+            continue
+        yield Finding(match.start(), match.end(), "high_entropy_base64")
+
+
+# What a line needs for a per-line detector to find anything in it: a quoted run of the
+# entropy detectors' characters (they only read quoted strings), a keyword, or a long bare token.
+_QUOTED_RUN = re.compile(r"[\"'][A-Za-z0-9+/=_\-]{" + str(MIN_SECRET_LEN) + ",}")
+
+
+_KEYWORD_ANCHORS = ("key", "pass", "pwd", "secret", "contras")
+
+
+def _candidate_lines(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each line a per-line detector could find something in, found by
+    whole-text scans (most lines of most files hold none)."""
+    starts: set[int] = set()
+    for pattern in (_QUOTED_RUN, _BARE_TOKEN):
+        for match in pattern.finditer(text):
+            starts.add(text.rfind("\n", 0, match.start()) + 1)
+    lowered = text.lower()
+    for anchor in _KEYWORD_ANCHORS:  # every word of detect-secrets' keyword list holds one
+        at = lowered.find(anchor)
+        while at != -1:
+            starts.add(text.rfind("\n", 0, at) + 1)
+            at = lowered.find(anchor, at + len(anchor))
+    out = []
+    for start in sorted(starts):
+        end = text.find("\n", start)
+        out.append((start, len(text) if end == -1 else end))
+    return out
+
+
+def _windows(start: int, end: int) -> Iterator[tuple[int, int]]:
+    """A line in pieces of at most MAX_LINE characters that overlap by WINDOW_OVERLAP, so the
+    per-line detectors see every value of a long line (a minified file, a notebook output)
+    without their regular expressions meeting the whole line."""
+    if end - start <= MAX_LINE:
+        yield start, end
+        return
+    at = start
+    while at < end:
+        yield at, min(end, at + MAX_LINE)
+        if at + MAX_LINE >= end:
+            return
+        at += MAX_LINE - WINDOW_OVERLAP
+
+
+def line_findings(text: str) -> list[Finding]:
+    """The keyword, entropy and bare-token detectors on each line that can hold a finding
+    (long lines in overlapping pieces), in `text`'s offsets."""
+    found: list[Finding] = []
+    for line_start, line_end in _candidate_lines(text):
+        if line_end - line_start < MIN_SECRET_LEN // 2:
+            continue
+        for start, end in _windows(line_start, line_end):
+            line = text[start:end]
+            found += [Finding(start + f.start, start + f.end, f.kind)
+                      for f in (*_plugin_findings(line), *_bare_token_findings(line))]
+    return found
