@@ -32,12 +32,13 @@ from helix.core.secret_structure import (
     unquoted_ok,
 )
 
-_YAML_KEY = re.compile(r"^([ \t]*)(?:-[ \t]+)?([\"']?)([A-Za-z_$][\w.\-$]{0,79})\2[ \t]*([:=])"
+YAML_KEY = re.compile(r"^([ \t]*)(?:-[ \t]+)?([\"']?)([A-Za-z_$][\w.\-$]{0,79})\2[ \t]*([:=])"
                        r"(?:[ \t]+(?:[&!][^\s]*[ \t]+)*([|>][-+0-9]{0,3}))?[ \t]*(?:#[^\n]*)?$",
                        re.M)
 _MAPPING = re.compile(r"[\"']?[\w.\-$]{1,80}[\"']?[ \t]*:(?:[ \t]|$)")
-_TRIPLE = re.compile(r"([A-Za-z_$][\w.\-$]{0,79})[\"']?[ \t]*(?::=|=|:)[ \t]*(\"\"\"|''')")
-_ARRAY = re.compile(r"([\"']?)([A-Za-z_$][\w.\-$]{0,79})\1[ \t]*(?::=|=|:)[ \t]*\[")
+_TRIPLE = re.compile(r"(?<![\w.\-$])([A-Za-z_$][\w.\-$]{0,79})[\"']?[ \t]*(?::=|=|:)[ \t]*"
+                     r"(\"\"\"|''')")
+_ARRAY = re.compile(r"(?<![\w.\-$\"'])([\"']?)([A-Za-z_$][\w.\-$]{0,79})\1[ \t]*(?::=|=|:)[ \t]*\[")
 _QUOTED = re.compile(r"\"([^\"\\\n]{1,4096})\"|'([^'\\\n]{1,4096})'")
 _OPEN_TAG = re.compile(r"<([A-Za-z_][\w:.\-]{0,79})(?:[ \t][^<>\n]{0,400})?>")
 _NAME_MARKER = re.compile(
@@ -114,7 +115,7 @@ def _block(text: str, lines: list[tuple[int, int]], indent: int, strength: str
 
 def _yaml(text: str) -> Iterator[Found]:
     limits = rules().limits
-    for match in _YAML_KEY.finditer(text):
+    for match in YAML_KEY.finditer(text):
         strength = name_strength(match.group(3))
         if strength is None:
             continue

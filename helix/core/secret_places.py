@@ -31,22 +31,22 @@ _WEBHOOK = re.compile(
     r"[\w.\-]+/(?:api/)?webhooks?/)([A-Za-z0-9_\-/.%=+:@]{8,4096})"
     r"|(?<![\w.])((?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/"
     r"[A-Za-z0-9_\-/]{8,4096})")
-_CURL_USER = re.compile(r"(?:^|\s)(?:-u|--user|--proxy-user|-U)(?:\s+|=)([\"']?)"
+_CURL_USER = re.compile(r"(?:^|\s)(?:-u|--user|--proxy-user|-U)(?:[ \t]+|=)([\"']?)"
                         r"([^\s:\"']{1,200}):([^\s\"']{1,4096})\1")
 _SHORT_P = re.compile(r"(?:^|\s)-p(?:(?=[^\s\-])([^\s\"'`]{1,4096})|"
-                      r"\s+([\"']?)([^\s\-\"'][^\s\"']{0,4095})\2)")
+                      r"[ \t]+([\"']?)([^\s\-\"'][^\s\"']{0,4095})\2)")
 _LOGIN = re.compile(r"(?i)\blogin\b|sshpass")  # `-p VALUE` (spaced): mysql's `-p db` prompts
 _LOGINISH = re.compile(r"(?i)\blogin\b|(?:^|\s)(?:-u\s?\S|--user(?:name)?[=\s])|sshpass|mysql|"
                        r"mariadb|mongo|psql|redis-cli")
-_HTPASSWD = re.compile(r"\bhtpasswd\s+((?:-[A-Za-z]+\s+)*-[A-Za-z]*b[A-Za-z]*(?:\s+-[A-Za-z]+)*)"
-                       r"\s+(\S+)\s+(\S+)\s+(\S+)")
+_HTPASSWD = re.compile(r"\bhtpasswd[ \t]+((?:-[A-Za-z]+[ \t]+)*-[A-Za-z]*b[A-Za-z]*"
+                       r"(?:[ \t]+-[A-Za-z]+)*)[ \t]+(\S+)[ \t]+(\S+)[ \t]+(\S+)")
 _PROSE = re.compile(r"(?i)\b(?:password|passphrase|passcode|passwd|pin|secret|api key|token)"
-                    r"s? (?:is|was|will be)(?:\s*:\s*|\s+(?=[\"'`]))")
+                    r"s? (?:is|was|will be)(?:[ \t]*:[ \t]*|[ \t]+(?=[\"'`]))")
 _PROSE_WORDS = ("password", "passphrase", "passcode", "passwd", "pin ", "pins ", "secret",
                 "api key", "token")
-_SQL = re.compile(r"(?i)\b(?:identified\s+by|password)\s+(['\"])([^'\"\n]{1,4096})\1")
-_AUTH_HEADER = re.compile(r"(?i)\b(?:proxy-)?authorization\b[\"']?\s*[:=]?\s*[\"']?"
-                          r"(?:basic|bearer|token|digest|negotiate|apikey|ntlm)\s+"
+_SQL = re.compile(r"(?i)\b(?:identified[ \t]+by|password)[ \t]+(['\"])([^'\"\n]{1,4096})\1")
+_AUTH_HEADER = re.compile(r"(?i)\b(?:proxy-)?authorization\b[\"']?[ \t]*[:=]?[ \t]*[\"']?"
+                          r"(?:basic|bearer|token|digest|negotiate|apikey|ntlm)[ \t]+"
                           r"([A-Za-z0-9+/=._~\-]{3,4096})")
 
 

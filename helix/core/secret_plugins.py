@@ -29,6 +29,7 @@ from helix.core.secret_gates import (
     WINDOW_OVERLAP,
     Finding,
     gate,
+    shannon_entropy,
 )
 
 _BARE_TOKEN = re.compile(rf"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{{{MIN_BARE_TOKEN},}}={{0,2}}"
@@ -138,8 +139,8 @@ def format_findings(text: str, kinds: Iterable[str] | None = None) -> Iterator[F
                 yield Finding(start, end, kind)
 
 
-def _plugin_findings(line: str) -> Iterator[Finding]:
-    """detect-secrets' keyword and high-entropy string detectors on one line."""
+def _keyword_findings(line: str) -> Iterator[Finding]:
+    """detect-secrets' keyword detector on one line."""
     p = _plugins()
     if p.keyword_hint.search(line) and not p.filters["indirect"](line):
         for mapping in p.keyword_maps:
@@ -151,9 +152,16 @@ def _plugin_findings(line: str) -> Iterator[Finding]:
                     end = start + len(value)
                     if gate("keyword", value, line, _quoted_at(line, start, end)):
                         yield Finding(start, end, "keyword")
+
+
+def _entropy_findings(line: str) -> Iterator[Finding]:
+    """detect-secrets' high-entropy string detectors on one line."""
+    p = _plugins()
     for kind, plugin in (("high_entropy_base64", p.base64), ("high_entropy_hex", p.hex)):
         for value in plugin.analyze_string(line):
-            if plugin.calculate_shannon_entropy(value) <= plugin.entropy_limit:
+            entropy = (shannon_entropy(value) if kind == "high_entropy_base64"
+                       else plugin.calculate_shannon_entropy(value))
+            if entropy <= plugin.entropy_limit:
                 continue
             if kind == "high_entropy_hex" and (len(value) < MIN_HEX
                                                or len(value) in DIGEST_LENGTHS):
@@ -178,39 +186,32 @@ def _bare_token_findings(line: str) -> Iterator[Finding]:
         word_start = max(line.rfind(" ", 0, match.start()), line.rfind("\t", 0, match.start()))
         if "://" in line[word_start + 1: match.start()] or value.count("/") > 2:
             continue  # part of a URL, or a path
-        if p.base64.calculate_shannon_entropy(value) <= BASE64_LIMIT:
+        if shannon_entropy(value) <= BASE64_LIMIT:  # = the plugin's: its charset holds value
             continue
         if p.filters["sequential"](value):
             continue
         yield Finding(match.start(), match.end(), "high_entropy_base64")
 
 
-# What a line needs for a per-line detector to find anything in it: a quoted run of the
-# entropy detectors' characters (they only read quoted strings), a keyword, or a long bare token.
-_QUOTED_RUN = re.compile(r"[\"'][A-Za-z0-9+/=_\-]{" + str(MIN_SECRET_LEN) + ",}")
+# (a quoted value is found only at MIN_HEX characters or more: base64 above 4.5 bits per
+# character needs 23 different ones)
+_QUOTED_RUN = re.compile(r"[\"'][A-Za-z0-9+/=_\\\-]{" + str(MIN_HEX) + ",}")
 
 
-_KEYWORD_ANCHORS = ("key", "pass", "pwd", "secret", "contras")
-
-
-def _candidate_lines(text: str) -> list[tuple[int, int]]:
-    """The (start, end) of each line a per-line detector could find something in, found by
-    whole-text scans (most lines of most files hold none)."""
-    starts: set[int] = set()
-    for pattern in (_QUOTED_RUN, _BARE_TOKEN):
-        for match in pattern.finditer(text):
-            starts.add(text.rfind("\n", 0, match.start()) + 1)
-    lowered = text.lower()
-    for anchor in _KEYWORD_ANCHORS:  # every word of detect-secrets' keyword list holds one
-        at = lowered.find(anchor)
-        while at != -1:
-            starts.add(text.rfind("\n", 0, at) + 1)
-            at = lowered.find(anchor, at + len(anchor))
-    out = []
-    for start in sorted(starts):
-        end = text.find("\n", start)
-        out.append((start, len(text) if end == -1 else end))
-    return out
+def _lines_with(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
+    """The (start, end) of each line `pattern` matches in (most lines of most files hold
+    nothing a per-line detector could find)."""
+    out: list[tuple[int, int]] = []
+    at = 0
+    while True:
+        match = pattern.search(text, at)
+        if match is None:
+            return out
+        start = text.rfind("\n", 0, match.start()) + 1
+        end = text.find("\n", match.end())
+        end = len(text) if end == -1 else end
+        out.append((start, end))
+        at = end + 1
 
 
 def _windows(start: int, end: int) -> Iterator[tuple[int, int]]:
@@ -228,15 +229,40 @@ def _windows(start: int, end: int) -> Iterator[tuple[int, int]]:
         at += MAX_LINE - WINDOW_OVERLAP
 
 
+_KEYWORD_ANCHORS = ("key", "pass", "pwd", "secret", "contras")  # one in each keyword
+
+
+def _keyword_lines(text: str) -> list[tuple[int, int]]:
+    """The lines holding a word of detect-secrets' keyword list (each holds an anchor: a
+    fast search of the lowered text finds them)."""
+    lowered = text.lower()
+    starts: set[int] = set()
+    for anchor in _KEYWORD_ANCHORS:
+        at = lowered.find(anchor)
+        while at != -1:
+            start = text.rfind("\n", 0, at) + 1
+            starts.add(start)
+            end = text.find("\n", at)
+            if end == -1:
+                break
+            at = lowered.find(anchor, end)
+    return [(start, len(text) if text.find("\n", start) == -1 else text.find("\n", start))
+            for start in sorted(starts)]
+
+
 def line_findings(text: str) -> list[Finding]:
-    """The keyword, entropy and bare-token detectors on each line that can hold a finding
-    (long lines in overlapping pieces), in `text`'s offsets."""
+    """The keyword, entropy and bare-token detectors, each on the lines that can hold its
+    finding (long lines in overlapping pieces), in `text`'s offsets."""
     found: list[Finding] = []
-    for line_start, line_end in _candidate_lines(text):
-        if line_end - line_start < MIN_SECRET_LEN // 2:
-            continue
-        for start, end in _windows(line_start, line_end):
-            line = text[start:end]
-            found += [Finding(start + f.start, start + f.end, f.kind)
-                      for f in (*_plugin_findings(line), *_bare_token_findings(line))]
+    detectors: tuple[tuple[list[tuple[int, int]], Callable[[str], Iterator[Finding]]], ...] = (
+        (_keyword_lines(text), _keyword_findings),
+        (_lines_with(text, _QUOTED_RUN), _entropy_findings),
+        (_lines_with(text, _BARE_TOKEN), _bare_token_findings))
+    for lines, detector in detectors:
+        for line_start, line_end in lines:
+            if line_end - line_start < MIN_SECRET_LEN // 2:
+                continue
+            for start, end in _windows(line_start, line_end):
+                found += [Finding(start + f.start, start + f.end, f.kind)
+                          for f in detector(text[start:end])]
     return found

@@ -23,27 +23,41 @@ from functools import cache, lru_cache
 
 import re2
 
+from helix.core.secret_blocks import YAML_KEY
 from helix.core.secret_commands import programs
 from helix.core.secret_rules import rules
 from helix.core.secret_tokens import prefixes
 
-KEYWORDS = (r"(?i)pass|pwd|pw\b|secret|token|key|auth|credential|cred|salt|bearer|sig|contras|"
-            r"login|identified|\bpins?\b")
-NAMED = ("structure", "blocks", "shapes", "lines", "regex", "format:aws_access_key",
-         "format:npm_token", "format:azure_storage_key", "format:cloudant_key",
-         "format:ibm_cloud_iam_key", "format:ibm_cos_hmac_key", "format:softlayer_key")
+# The words of secret names, narrowed to the forms a rule can use: `pass` as a name's part
+# (db_pass, --pass, passwd, passphrase; not the `pass` statement), `key` after the words that
+# make it a secret (api_key, private key), `sig` as a word (not assign, design).
+KEYWORDS = (r"(?i)pass(?:w|phrase|code|[_\-:.])|[a-z0-9_.\-]pass\b|"
+            r"\bpass\b[\"'\]]?[ \t]*[:=>]|pwd|pw\b|secret|token|auth|cred|salt|bearer|contras|"
+            r"login|identified|\bpins?\b|"
+            r"(?:api|auth|service|account|db|database|priv|private|client|access|secret|deploy|"
+            r"signing|license|master|session|encryption|cloudant|clou|cl|softlayer|sl|ibm|iam|"
+            r"cloud|storage|shared|x)[_.\- ]?key|key[_.\-]?pass|[?&;]key=|"
+            r"(?:^|[^a-z])sig(?:[^a-z]|$)|signature")
+NAMED = ("structure", "blocks", "shapes", "lines", "regex")
 # (trigger, the detectors it can wake): see each detector's module for what it reads
 _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (KEYWORDS, NAMED),
+    (r"(?i)cl(?:oudant|ou)?[_-]?(?:api)?(?:key|pwd|pw|pass|token)|cloudant\.com",
+     ("format:cloudant_key",)),
+    (r"(?i)secret[-_]?(?:access)?[-_]?key", ("format:ibm_cos_hmac_key",)),
+    (r"(?i)(?:softlayer|sl)[_-]?(?:api)?[_-]?(?:key|pwd|pass|token)|api\.softlayer\.com",
+     ("format:softlayer_key",)),
+    (r"(?i)aws.{0,20}?(?:key|pwd|pw|pass|token)", ("format:aws_access_key",)),
     (r"://", ("regex", "format:url_password", "structure", "shapes", "format:slack_token",
               "format:cloudant_key", "format:softlayer_key")),
     (r"-----BEGIN|PuTTY-User-Key-File", ("keys",)),
-    (r"(?m)^[ \t]*[A-Za-z0-9+/]{40,}={0,2}[ \t]*$", ("keys",)),
     (r"[\"'][A-Za-z0-9+/\\_=-]{20,}", ("lines",)),
-    (r"[A-Za-z0-9+/_-]{32,}", ("lines",)),
+    # a long run of token characters: a bare high-entropy token, a key body line (40), and
+    # the plugins' long values (Twilio 34, Mailchimp 32+, Telegram 35, IBM Cloud IAM 44)
+    (r"[A-Za-z0-9+/_-]{32,}", ("lines", "keys", "format:twilio_key", "format:mailchimp_key",
+                               "format:telegram_token", "format:ibm_cloud_iam_key")),
     (r"AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA|A3T[A-Z0-9]",
      ("regex", "format:aws_access_key")),
-    (r"(?i)aws", ("format:aws_access_key",)),
     (r"gh[pousr]_|github_pat_", ("regex", "format:github_token")),
     (r"gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-|GR1348941",
      ("regex", "format:gitlab_token")),
@@ -57,26 +71,33 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"(?:^|\s)(?:-u|--user|--proxy-user|-U|-p)(?:\S|\s)", ("structure",)),
     (r"(?i)[?&;]code=|webhook|chat\.googleapis\.com|api\.telegram\.org/bot|discord",
      ("structure",)),
-    (r"AKC[a-zA-Z0-9]{10}|AP[0-9A-F][a-zA-Z0-9]{8}", ("format:artifactory_token",)),
+    (r"(?:^|[\s=:\"])(?:AKC|AP[0-9A-F])[a-zA-Z0-9]{4}", ("format:artifactory_token",)),
     (r"AccountKey=", ("format:azure_storage_key",)),
     (r"[MNO][a-zA-Z0-9_-]{23,25}\.[a-zA-Z0-9_-]{6}\.[a-zA-Z0-9_-]{27}",
      ("format:discord_token",)),
-    (r"[0-9a-z]{32}-us[0-9]", ("format:mailchimp_key",)),
     (r"_authToken=", ("format:npm_token",)),
     (r"pypi-AgE", ("format:pypi_token",)),
     (r"SG\.", ("format:sendgrid_key",)),
     (r"sq0csp-", ("format:square_oauth",)),
-    (r"[0-9]{8,10}:[0-9A-Za-z_-]{35}", ("format:telegram_token",)),
-    (r"(?:AC|SK)[a-z0-9]{32}", ("format:twilio_key",)),
     (r"(?m)^[ \t]*[\w.*\-\[\]]+:(?:\d{1,5}|\*):[\w.*\-]+:[\w.*\-@]+:\S", ("shapes",)),
     (r"(?i)jdbc:oracle:|@(?:tcp|unix|udp)\(", ("shapes",)),
 )
-_BLOCK_OPENER = re.compile(r"[:=][ \t]*(?:[&!]\S*[ \t]+)*(?:[|>][-+0-9]{0,3})?[ \t]*"
-                           r"(?:#[^\n]*)?\r?$")
 _KEY_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY|PuTTY-User-Key-File")
 _KEY_LINE = re.compile(r"[ \t]*(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z][A-Za-z\-]*: [^\n]*|-----END[^\n]*)?"
                        r"[ \t]*\r?")
 DENSE_FRACTION = 0.5  # windows holding more of a text than this: the detectors read it whole
+# A trigger line that opens a value the next lines hold: a YAML/JSON/INI key with nothing after
+# it (`password:`, `"password":`, `secret: |`, `secrets =`), a line ending in `[` `(` `+` `\\`
+# `>` or a triple quote, or one naming a pair (`- name: X`, `<name>`, `variable "x" {`).
+_OPENS = re.compile(r"(?:[\[(+\\>]|\"\"\"|\'\'\')[ \t]*\r?$")
+_PAIR_MARKER = re.compile(r"(?i)\b(?:name|key|variable|id|env)[\"']?[ \t]*[:=]|<(?:name|key)>|"
+                          r"\bvariable[ \t]+\"")
+_PAIR_HINT = re.compile(r"(?i)name|key|variable|\bid\b|env|BEGIN|[A-Za-z0-9+/]{40}")
+_KEY_ENDS = frozenset(":=|>-+0123456789")  # what a YAML key line may end with (or a comment)
+_CLOSES_QUOTE = re.compile(r"[\"'][ \t]*\r?$")  # a literal the next line may continue
+_BODY = re.compile(r"[ \t]*[A-Za-z0-9+/]{40,}={0,2}[ \t]*\r?")  # a key body line
+_COUNTED = re.compile(r"\{\d{2,}")  # a trigger with a long counted repetition
+DFA_MEMORY = 64 << 20  # bytes of RE2's DFA cache: enough that a set of triggers stays linear
 
 
 @dataclass(frozen=True)
@@ -90,21 +111,38 @@ class Plan:
 class _Triggers:
     patterns: tuple[str, ...]
     owners: tuple[tuple[str, ...], ...]
-    search_set: object
+    groups: tuple[tuple[tuple[int, ...], object], ...]  # (pattern ids, their RE2 set)
+
+
+def _options() -> object:
+    options = re2.Options()
+    options.max_mem = DFA_MEMORY
+    options.log_errors = False
+    return options
 
 
 @cache
 def _triggers() -> _Triggers:
     entries = list(_STATIC)
-    entries.append(("|".join(re.escape(p) for p in sorted(prefixes(), key=len, reverse=True)),
-                    ("tokens",)))
+    starts = {t.prefix for t in rules().tokens if t.prefix[0].isalnum() and not t.infix}
+    words = sorted(starts, key=len, reverse=True)  # a token starts a word: `\b` before it
+    others = sorted(set(prefixes()) - starts, key=len, reverse=True)
+    entries.append((r"\b(?:" + "|".join(re.escape(p) for p in words) + ")|"
+                    + "|".join(re.escape(p) for p in others), ("tokens",)))
     names = "|".join(re.escape(p) for p in sorted(programs(), key=len, reverse=True))
     entries.append((rf"(?:^|[\s/(`'\"|;&])(?:{names})(?:\.exe)?[ \t]", ("commands",)))
-    search_set = re2.Set.SearchSet()
-    for pattern, _ in entries:
-        search_set.Add(pattern)
-    search_set.Compile()
-    return _Triggers(tuple(p for p, _ in entries), tuple(o for _, o in entries), search_set)
+    # Two sets: a DFA for the long counted runs (`{20,}`) and one for the words stay small
+    # apart; together their product outgrows any cache and RE2 slows to its NFA.
+    counted = tuple(i for i, (p, _) in enumerate(entries) if _COUNTED.search(p))
+    plain = tuple(i for i in range(len(entries)) if i not in counted)
+    groups = []
+    for ids in (plain, counted):
+        search_set = re2.Set.SearchSet(_options())
+        for i in ids:
+            search_set.Add(entries[i][0])
+        search_set.Compile()
+        groups.append((ids, search_set))
+    return _Triggers(tuple(p for p, _ in entries), tuple(o for _, o in entries), tuple(groups))
 
 
 def all_detectors() -> frozenset[str]:
@@ -116,7 +154,8 @@ def _line_pattern(ids: tuple[int, ...]) -> object:
     """One RE2 pattern matching a trigger line from the trigger and to the line's end (so a
     line is matched once)."""
     patterns = _triggers().patterns
-    return re2.compile("(?:" + "|".join(f"(?:{patterns[i]})" for i in ids) + r")[^\n]*")
+    return re2.compile("(?:" + "|".join(f"(?:{patterns[i]})" for i in ids) + r")[^\n]*",
+                       options=_options())
 
 
 def _back(text: str, start: int, count: int) -> int:
@@ -153,9 +192,10 @@ def _extend(text: str, line_start: int, line_end: int, end: int) -> int:
     """A window's end grown over what the trigger line's rules read past `context_after`."""
     limits = rules().limits
     line = text[line_start:line_end]
-    if _KEY_BEGIN.search(line):
+    if "BEGIN" in line and _KEY_BEGIN.search(line):
         return _grow(text, end, limits.key_block_lines, lambda ln: bool(_KEY_LINE.fullmatch(ln)))
-    if _BLOCK_OPENER.search(line):
+    key = YAML_KEY.fullmatch(line.rstrip("\r")) if line.rstrip()[-1:] in _KEY_ENDS else None
+    if key is not None:  # a block scalar, an INI continuation, a list under the key
         indent = _indent(line) or 0
 
         def deeper(ln: str) -> bool:
@@ -175,10 +215,17 @@ def _grow(text: str, end: int, cap: int, keep: object) -> int:
     return end
 
 
+def _ends_continued(text: str, end: int) -> bool:
+    """The line ending at `end` ends with a backslash."""
+    if end > 0 and text[end - 1] == "\r":
+        end -= 1
+    return end > 0 and text[end - 1] == "\\"
+
+
 def _continued(text: str, end: int) -> int:
     """Past lines that end in a backslash (the next line continues them)."""
     for _ in range(rules().limits.block_lines):
-        if not text[:end].rstrip("\r").endswith("\\"):
+        if not _ends_continued(text, end):
             break
         following = _next_end(text, end)
         if following is None:
@@ -187,13 +234,38 @@ def _continued(text: str, end: int) -> int:
     return end
 
 
-def _windows(text: str, starts: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+def _context(line: str) -> tuple[int, int]:
+    """Lines a trigger line's rules may read before and after it: none for most lines; the
+    rules' reach for a line that opens a value below it or names a pair."""
     limits = rules().limits
+    last = line.rstrip()[-1:]
+    if (last.isalnum() or last in ")];}.!?%*`&$@~^_") and not _PAIR_HINT.search(line):
+        return 0, 0  # a line that neither opens a value nor names a pair (most of them)
+    pair = _PAIR_MARKER.search(line) is not None
+    before = limits.context_before if pair else 0
+    if pair or _OPENS.search(line) or YAML_KEY.fullmatch(line.rstrip("\r")):
+        return before, limits.context_after
+    if _BODY.fullmatch(line):
+        return before, 2  # a key body's short last line and its END line
+    return before, 1 if _CLOSES_QUOTE.search(line) else 0
+
+
+def _started(text: str, start: int) -> int:
+    """Back over the lines that a backslash continues into this one."""
+    for _ in range(rules().limits.block_lines):
+        if start == 0 or not _ends_continued(text, start - 1):
+            break
+        start = text.rfind("\n", 0, start - 1) + 1
+    return start
+
+
+def _windows(text: str, starts: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     windows: list[tuple[int, int]] = []
     for line_start, line_end in starts:
-        start = _back(text, line_start, limits.context_before)
+        before, after = _context(text[line_start:line_end])
+        start = _started(text, _back(text, line_start, before))
         end = _extend(text, line_start, line_end,
-                      _continued(text, _forward(text, line_end, limits.context_after)))
+                      _continued(text, _forward(text, line_end, after)))
         if windows and start <= windows[-1][1] + 1:
             windows[-1] = (windows[-1][0], max(windows[-1][1], end))
         else:
@@ -202,18 +274,26 @@ def _windows(text: str, starts: Iterable[tuple[int, int]]) -> list[tuple[int, in
 
 
 def plan(text: str) -> Plan | None:
-    """Which detectors can find anything in `text`, and on which pieces of it."""
+    """Which detectors can find anything in `text`, and on which pieces of it: one RE2 pass
+    per trigger group finds the trigger lines, an RE2 set over those lines says which
+    detectors they wake."""
     triggers = _triggers()
-    ids = triggers.search_set.Match(text)  # type: ignore[attr-defined]
-    if not ids:
+    found: set[int] = set()
+    lines: set[tuple[int, int]] = set()
+    # ASCII text as bytes: RE2 reads UTF-8, and its byte offsets are then character offsets
+    subject: str | bytes = text.encode("ascii") if text.isascii() else text
+    for group_ids, search_set in triggers.groups:
+        group_lines = [(text.rfind("\n", 0, match.start()) + 1, match.end())
+                       for match in _line_pattern(group_ids).finditer(subject)]  # type: ignore
+        if not group_lines:
+            continue
+        lines.update(group_lines)
+        matched = search_set.Match("\n".join(text[s:e] for s, e in group_lines))  # type: ignore
+        found.update(group_ids[i] for i in matched or ())
+    if not found:
         return None
-    ids = tuple(sorted(ids))
-    detectors = frozenset(name for i in ids for name in triggers.owners[i])
-    lines = []
-    for match in _line_pattern(ids).finditer(text):  # type: ignore[attr-defined]
-        line_start = text.rfind("\n", 0, match.start()) + 1
-        lines.append((line_start, match.end()))
-    windows = tuple(_windows(text, lines))
+    detectors = frozenset(name for i in found for name in triggers.owners[i])
+    windows = tuple(_windows(text, sorted(lines)))
     covered = sum(end - start for start, end in windows)
     return Plan(detectors, windows, covered > DENSE_FRACTION * len(text))
 

@@ -33,7 +33,7 @@ _PGPASS = re.compile(r"^[ \t]*[\w.*\-\[\]]+:(?:\d{1,5}|\*):[\w.*\-]+:[\w.*\-@]+:
                      re.M)
 _CONNECTION = re.compile(
     r"(?i)\bjdbc:oracle:(?:thin|oci\d*):@?[^\s/@:;\"']{1,80}/([^\s@;\"']{1,4096})@"
-    r"|\b[\w.\-]{1,80}:([^\s@/:\"'`]{3,4096})@(?:tcp|unix|udp)\("
+    r"|(?<![\w.\-])[\w.\-]{1,80}:([^\s@/:\"'`]{3,4096})@(?:tcp|unix|udp)\("
     r"|://:([^\s/@\"'`]{3,4096})@")
 _ENV_SPACED = re.compile(r"^[ \t]*(?:ENV|set[ \t]+-[a-zA-Z]+|setenv)[ \t]+([A-Za-z_][\w.]{0,79})"
                          r"[ \t]+([\"']?)([^\s\"'=][^\s\"']{0,4095})\2[ \t]*$", re.M)
@@ -48,7 +48,7 @@ _NAMED_ARGUMENT = re.compile(
     r"[ \t]*,[ \t]*([\"'])([^\"'\n]{1,4096})\3")
 # a secret name compared with a literal: a hard-coded credential check
 _COMPARED = re.compile(
-    r"([A-Za-z_$][\w.$]{0,79})[ \t]*[!=]==?[ \t]*([\"'])([^\"'\n]{1,4096})\2"
+    r"(?<![\w.$])([A-Za-z_$][\w.$]{0,79})[ \t]*[!=]==?[ \t]*([\"'])([^\"'\n]{1,4096})\2"
     r"|([\"'])([^\"'\n]{1,4096})\4[ \t]*[!=]==?[ \t]*([A-Za-z_$][\w.$]{0,79})")
 _CREDENTIAL_WORD = re.compile(r"[^\s\"'`,;()<>\[\]{}]+")
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
@@ -82,12 +82,20 @@ def _group(match: re.Match[str], *groups: int) -> tuple[int, int, str] | None:
     return None
 
 
-def _lines_and_connections(text: str) -> Iterator[Found]:
+# (rule, its groups, kind, words one of which the text must hold for the rule to match)
+_LINE_RULES = ((_NETRC, (1, 2), "keyword", ("password",)),
+               (_PGPASS, (1,), "keyword", (":",)),
+               (_CONNECTION, (1, 2, 3), "url_password", ("jdbc:", "@tcp(", "@unix(", "@udp(",
+                                                        "://:")),
+               (_SET_PASSWORD, (2,), "assignment", ("password",)),
+               (_CREDENTIAL_CALL, (4,), "assignment", ("auth", "login", "credential")))
+
+
+def _lines_and_connections(text: str, lowered: str) -> Iterator[Found]:
     min_value = rules().limits.min_value
-    for pattern, groups, kind in ((_NETRC, (1, 2), "keyword"), (_PGPASS, (1,), "keyword"),
-                                  (_CONNECTION, (1, 2, 3), "url_password"),
-                                  (_SET_PASSWORD, (2,), "assignment"),
-                                  (_CREDENTIAL_CALL, (4,), "assignment")):
+    for pattern, groups, kind, words in _LINE_RULES:
+        if not any(word in lowered for word in words):
+            continue
         for match in pattern.finditer(text):
             span = _group(match, *groups)
             if span is None or len(span[2]) < min_value or placeholder(span[2]):
@@ -129,10 +137,10 @@ def _prose_values(text: str) -> Iterator[Found]:
 
 
 def shape_findings(text: str) -> list[Found]:
-    found = [*_lines_and_connections(text), *_named(text)]
+    lowered = text.lower()
+    found = [*_lines_and_connections(text, lowered), *_named(text)]
     if "==" in text or "!=" in text:
         found += _comparisons(text)
-    if any(name in text.lower() for name in ("pass", "secret", "token", "key", "pin",
-                                              "credential")):
+    if any(name in lowered for name in ("pass", "secret", "token", "key", "pin", "credential")):
         found += _prose_values(text)
     return found

@@ -114,9 +114,10 @@ _GO_TYPED = re.compile(r"[ \t]+[A-Za-z_][\w.\[\]*]{0,40}[ \t]*=(?!=)")
 _ANCHOR = re.compile(r"(?:[&!][^\s,]*[ \t]+)+")  # YAML `&anchor ` and `!!tag ` before a value
 _XML_ELEMENT = re.compile(r"<([A-Za-z_][\w:.\-]{0,79})(?:\s[^<>\n]{0,400})?>([^<\n]{1,4096})"
                           r"</\1\s*>")
-_XML_PAIR = re.compile(r"(?i)\b(?:key|name|id)\s*=\s*([\"'])([^\"'<>\n]{1,80})\1\s+"
-                       r"(?:value|content)\s*=\s*([\"'])([^\"'\n]{1,4096})\3")
-_TYPE_ANNOTATION = re.compile(r"\s*[A-Za-z_][\w.\[\]<>|?, ]{0,60}?[ \t]+=(?!=)")
+_XML_PAIR = re.compile(r"(?i)\b(?:key|name|id)[ \t]*=[ \t]*([\"'])([^\"'<>\n]{1,80})\1"
+                       r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)"
+                       r"(?:value|content)[ \t]*=[ \t]*([\"'])([^\"'\n]{1,4096})\3")
+_TYPE_ANNOTATION = re.compile(r"[ \t]*[A-Za-z_][\w.\[\]<>|?, ]{0,60}?[ \t]+=(?!=)")
 
 
 def _segments(name: str) -> list[str]:
@@ -218,6 +219,10 @@ def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
     return True
 
 
+def _quote_at(text: str, at: int) -> bool:
+    return at < len(text) and text[at] in _QUOTES
+
+
 def _grow(text: str, start: int, end: int) -> tuple[int, int]:
     """The name around a secret word: identifier characters, `-` and `.`, at most MAX_NAME."""
     left, right = start, end
@@ -281,10 +286,10 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
         at += len(operator)
     elif typed is not None and text[line_start:name_start].strip() in ("var", "const"):
         at = typed.end()  # Go's `var name Type = value`
-    elif text[at] == "{" and text[at + 1:at + 2] in _QUOTES and strength == "strong":
+    elif text[at] == "{" and _quote_at(text, at + 1) and strength == "strong":
         at += 1  # C++ brace initialisation: password{"..."}
     elif text[at] in "=:":
-        if text[at] == ":" and text[at + 1:at + 2] not in _QUOTES:
+        if text[at] == ":" and not _quote_at(text, at + 1):
             annotated = _TYPE_ANNOTATION.match(text, at + 1, line_end)
             if annotated is not None:  # `secret: string = '...'` (TypeScript, Python, Kotlin)
                 at = annotated.end() - 1
@@ -300,7 +305,7 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
         at = anchor.end()
     if at >= line_end:
         return None
-    if text[at] == "(" and text[at + 1:at + 2] in _QUOTES:
+    if text[at] == "(" and _quote_at(text, at + 1):
         at += 1  # a parenthesized literal: ("abc")
     if text[at] in _QUOTES:
         span = quoted_value(text, at, line_end)
@@ -325,7 +330,7 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
     value = text[at:end]
     rest = text[end:line_end].strip()
     opened = text[name_start - 1] if name_start > line_start else ""
-    if opened in _QUOTES and rest.startswith(opened):  # "X-Api-Key: abc" inside quotes
+    if opened and opened in _QUOTES and rest.startswith(opened):  # "X-Api-Key: abc" inside quotes
         rest = rest[1:].strip()
     if rest and not env_style and not rest.startswith(("#", "//", ";", ",", "&", "\\")):
         return None  # `password = a + b`, `secret: str = None`: an expression
@@ -356,7 +361,7 @@ def _flag(text: str, name_start: int, name_end: int, line_end: int) -> Found | N
         return None
     if at >= line_end or text[at] == "-":
         return None
-    if text[at] == "(" and text[at + 1:at + 2] in _QUOTES:
+    if text[at] == "(" and _quote_at(text, at + 1):
         at += 1  # a parenthesized literal: ("abc")
     if text[at] in _QUOTES:
         span = quoted_value(text, at, line_end)

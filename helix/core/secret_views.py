@@ -53,6 +53,12 @@ def _cuts(text: str) -> list[tuple[int, int]]:
 def joined_view(text: str) -> tuple[str, list[int]] | None:
     """The text with continued lines and split literals joined, and each view character's
     offset in `text` (one more entry: the end). None when nothing is continued."""
+    found = joined_changes(text)
+    return None if found is None else found[:2]
+
+
+def joined_changes(text: str) -> tuple[str, list[int], list[int]] | None:
+    """`joined_view`, and the view positions where lines were joined."""
     if "\\\n" not in text and "\\\r\n" not in text and not _SPLIT_STRING.search(text):
         return None
     cuts = _cuts(text)
@@ -60,12 +66,14 @@ def joined_view(text: str) -> tuple[str, list[int]] | None:
         return None
     parts: list[str] = []
     offsets: list[int] = []
+    changed: list[int] = []
     at = 0
     for start, end in cuts:
         parts.append(text[at:start])
         offsets.extend(range(at, start))
+        changed.append(len(offsets))
         at = end
     parts.append(text[at:])
     offsets.extend(range(at, len(text)))
     offsets.append(len(text))
-    return "".join(parts), offsets
+    return "".join(parts), offsets, changed

@@ -36,7 +36,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from helix.core.escapes import unescaped_view
+from helix.core.escapes import unescaped_changes
 from helix.core.secret_blocks import block_findings
 from helix.core.secret_commands import command_findings
 from helix.core.secret_gates import (
@@ -51,10 +51,11 @@ from helix.core.secret_keys import key_findings
 from helix.core.secret_places import place_findings
 from helix.core.secret_plugins import format_findings, format_kinds, line_findings
 from helix.core.secret_prefilter import all_detectors, compact, map_back, plan
+from helix.core.secret_rules import rules
 from helix.core.secret_shapes import shape_findings
 from helix.core.secret_structure import structural_findings
 from helix.core.secret_tokens import token_findings
-from helix.core.secret_views import joined_view
+from helix.core.secret_views import joined_changes
 
 __all__ = ["REDACTED", "Finding", "find_secrets", "looks_password", "looks_secret",
            "redact_text", "shannon_entropy"]
@@ -76,18 +77,18 @@ _REGEX_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
         r"https://hooks\.slack\.com/services/[A-Za-z0-9]+/[A-Za-z0-9]+/[A-Za-z0-9]+"), 0),
     ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"), 0),
     ("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), 0),
-    ("bearer_token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)"), 1),
+    ("bearer_token", re.compile(r"(?i)\bbearer[ \t]+([A-Za-z0-9\-._~+/]{16,}=*)"), 1),
     ("aws_secret_key", re.compile(
-        r"(?i)aws_?secret_?access_?key\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})"), 1),
+        r"(?i)aws_?secret_?access_?key[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9/+=]{40})"), 1),
     ("url_password", re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://([^\s:/@]+:[^\s/@]+)@"), 1),
     ("command_password", re.compile(  # -pSECRET: attached, a password whatever it reads like
         r"\b(?:mysql\w*|mariadb\w*|sshpass|mongo\w*|redis-cli)\b[^\n|;&]*?"
-        r"\s-[pa]([^\s\-'\"`][^\s'\"`]*[^\s'\"`,;.)])"), 1),
+        r"[ \t]-[pa]([^\s\-'\"`][^\s'\"`]*[^\s'\"`,;.)])"), 1),
     ("command_password_spaced", re.compile(
         r"\b(?:mysql\w*|mariadb\w*|sshpass|mongo\w*|redis-cli)\b[^\n|;&]*?"
-        r"\s-[pa]\s+([^\s\-'\"][^\s'\"]*)"), 1),
+        r"[ \t]-[pa][ \t]+([^\s\-'\"][^\s'\"]*)"), 1),
     ("command_password", re.compile(r"(?i)--(?:password|passwd|pass|secret|token|api-key)"
-                                    r"(?:=|\s+)([\"']?)([^\s\"'`]*[^\s\"'`,;.)])\1"), 2),
+                                    r"(?:=|[ \t]+)([\"']?)([^\s\"'`]*[^\s\"'`,;.)])\1"), 2),
 )
 # kinds whose value must read like a secret (the formats above are specific enough alone)
 
@@ -132,28 +133,52 @@ def _regex_findings(text: str) -> Iterator[Finding]:
 
 
 
-def _views(text: str) -> Iterator[tuple[str, list[int] | None]]:
-    yield text, None
-    for view in (unescaped_view(text), joined_view(text)):
-        if view is not None:
-            yield view
+def _regions(view: str, changed: list[int]) -> list[tuple[int, int]]:
+    """The lines of a view around the places it differs from the text (a joint, an escape),
+    as far as the rules read around a line: only there can the view hold another finding."""
+    limits = rules().limits
+    out: list[tuple[int, int]] = []
+    for at in changed:
+        start = view.rfind("\n", 0, at) + 1
+        for _ in range(limits.context_before):
+            if start == 0:
+                break
+            start = view.rfind("\n", 0, start - 1) + 1
+        end = view.find("\n", at)
+        for _ in range(limits.context_after):
+            if end == -1:
+                break
+            end = view.find("\n", end + 1)
+        end = len(view) if end == -1 else end
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
+def _rules(text: str, detectors: frozenset[str]) -> list[tuple[int, int, str]]:
+    """The rules that read lines as code and config are written."""
+    return [*(structural_findings(text) if "structure" in detectors else ()),
+            *(place_findings(text) if "structure" in detectors else ()),
+            *(block_findings(text) if "blocks" in detectors else ()),
+            *(shape_findings(text) if "shapes" in detectors else ()),
+            *(command_findings(text) if "commands" in detectors else ())]
 
 
 def _view_findings(text: str, detectors: frozenset[str]) -> list[Finding]:
-    """The rules that read lines as code and config are written (structure, blocks, shapes,
-    commands), on the text and on its views, in the text's offsets."""
-    found: list[Finding] = []
-    for view, offsets in _views(text):
-        spans = [*(structural_findings(view) if "structure" in detectors else ()),
-                 *(place_findings(view) if "structure" in detectors else ()),
-                 *(block_findings(view) if "blocks" in detectors else ()),
-                 *(shape_findings(view) if "shapes" in detectors else ()),
-                 *(command_findings(view) if "commands" in detectors else ())]
-        for start, end, kind in spans:
-            if offsets is not None:
-                start, end = offsets[start], offsets[end - 1] + 1 if end > start else start
-            if end > start:
-                found.append(Finding(start, end, kind))
+    """The line rules on the text, and on its views around where they differ from it (a
+    notebook's escaped strings, continued lines), in the text's offsets."""
+    found = [Finding(*f) for f in _rules(text, detectors)]
+    for changes in (unescaped_changes(text), joined_changes(text)):
+        if changes is None:
+            continue
+        view, offsets, changed = changes
+        for region_start, region_end in _regions(view, changed):
+            for start, end, kind in _rules(view[region_start:region_end], detectors):
+                start, end = start + region_start, end + region_start
+                if end > start:
+                    found.append(Finding(offsets[start], offsets[end - 1] + 1, kind))
     return found
 
 
