@@ -39,6 +39,7 @@ _MAPPING = re.compile(r"[\"']?[\w.\-$]{1,80}[\"']?[ \t]*:(?:[ \t]|$)")
 _TRIPLE = re.compile(r"(?<![\w.\-$])([A-Za-z_$][\w.\-$]{0,79})[\"']?[ \t]*(?::=|=|:)[ \t]*"
                      r"(\"\"\"|''')")
 _ARRAY = re.compile(r"(?<![\w.\-$\"'])([\"']?)([A-Za-z_$][\w.\-$]{0,79})\1[ \t]*(?::=|=|:)[ \t]*\[")
+_STRING_LIST = re.compile(r"[\s,]*(?:(?:\"[^\"\\\n]*\"|'[^'\\\n]*')[\s,]*)*")
 _QUOTED = re.compile(r"\"([^\"\\\n]{1,4096})\"|'([^'\\\n]{1,4096})'")
 _OPEN_TAG = re.compile(r"<([A-Za-z_][\w:.\-]{0,79})(?:[ \t][^<>\n]{0,400})?>")
 _NAME_MARKER = re.compile(
@@ -181,6 +182,8 @@ def _arrays(text: str) -> Iterator[Found]:
         close = text.find("]", match.end(), match.end() + limits.max_value)
         if close == -1 or text.count("\n", match.end(), close) > limits.context_after:
             continue
+        if not _STRING_LIST.fullmatch(text, match.end(), close):
+            continue  # a list of tuples, calls or names: not a list of secrets
         for item in _QUOTED.finditer(text, match.end(), close):
             group = 1 if item.group(1) is not None else 2
             if quoted_ok(item.group(group), strength):

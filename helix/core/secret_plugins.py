@@ -31,6 +31,7 @@ from helix.core.secret_gates import (
     gate,
     shannon_entropy,
 )
+from helix.core.secret_tokens import filler
 
 _BARE_TOKEN = re.compile(rf"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{{{MIN_BARE_TOKEN},}}={{0,2}}"
                          r"(?![A-Za-z0-9+/_\-])")
@@ -121,6 +122,26 @@ def format_kinds() -> tuple[str, ...]:
     return tuple(kind for kind, _ in _plugins().regex)
 
 
+_DELIMITERS = " \t\r\n\"'=:"  # what a plugin's match may hold around its value
+
+
+def _plugin_spans(detector: Any, text: str) -> Iterator[tuple[int, int]]:
+    """Where a regex plugin's values stand: what its `analyze_string` yields (each non-empty
+    group of each match of its denylist, or the whole match), as spans of `text` (not every
+    occurrence of the value elsewhere in the text)."""
+    for regex in detector.denylist:
+        for match in regex.finditer(text):
+            groups = [i for i in range(1, (regex.groups or 0) + 1) if match.group(i)]
+            for group in groups or [0]:
+                start, end = match.span(group)
+                while start < end and text[start] in _DELIMITERS:
+                    start += 1
+                while end > start and text[end - 1] in _DELIMITERS:
+                    end -= 1
+                if end > start:
+                    yield start, end
+
+
 def format_findings(text: str, kinds: Iterable[str] | None = None) -> Iterator[Finding]:
     """detect-secrets' token-format detectors (those of `kinds`, default all), each run once
     over the whole text."""
@@ -128,15 +149,14 @@ def format_findings(text: str, kinds: Iterable[str] | None = None) -> Iterator[F
     for kind, detector in _plugins().regex:
         if wanted is not None and kind not in wanted:
             continue
-        for value in sorted({raw.strip(" \t\r\n\"'=:") for raw in detector.analyze_string(text)}):
-            if not value or "REDACTED" in value or "\n" in value:
+        for start, end in sorted(set(_plugin_spans(detector, text))):
+            value = text[start:end]
+            if "REDACTED" in value or "\n" in value or filler(value):
                 continue
-            for start in _occurrences(text, value):
-                end = start + len(value)
-                if kind in GATED and not gate(kind, value, _line_at(text, start, end),
-                                                _quoted_at(text, start, end)):
-                    continue
-                yield Finding(start, end, kind)
+            if kind in GATED and not gate(kind, value, _line_at(text, start, end),
+                                          _quoted_at(text, start, end)):
+                continue
+            yield Finding(start, end, kind)
 
 
 def _keyword_findings(line: str) -> Iterator[Finding]:

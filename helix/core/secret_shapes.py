@@ -40,7 +40,7 @@ _ENV_SPACED = re.compile(r"^[ \t]*(?:ENV|set[ \t]+-[a-zA-Z]+|setenv)[ \t]+([A-Za
 _SET_PASSWORD = re.compile(r"(?i)\bset[ \t]+password[ \t]+(?:for[ \t]+[^=\n]{1,200}?)?=[ \t]*"
                            r"(?:password[ \t]*\([ \t]*)?(['\"])([^'\"\n]{1,4096})\1")
 _CREDENTIAL_CALL = re.compile(
-    r"(?i)(?:auth|login|credentials?)\w*[ \t]*(?:=[ \t]*)?[(\[][ \t]*([\"'])([^\"'\n]{1,200})\1"
+    r"(?i)(?:auth|login|credentials?)\w*[ \t]*(?:=[ \t]*)?\([ \t]*([\"'])([^\"'\n]{1,200})\1"
     r"[ \t]*,[ \t]*([\"'])([^\"'\n]{1,4096})\3")
 # a call (a name right before its parenthesis: not a tuple), at most two arguments before
 _NAMED_ARGUMENT = re.compile(
@@ -50,6 +50,7 @@ _NAMED_ARGUMENT = re.compile(
 _COMPARED = re.compile(
     r"(?<![\w.$])([A-Za-z_$][\w.$]{0,79})[ \t]*[!=]==?[ \t]*([\"'])([^\"'\n]{1,4096})\2"
     r"|([\"'])([^\"'\n]{1,4096})\4[ \t]*[!=]==?[ \t]*([A-Za-z_$][\w.$]{0,79})")
+_VALUE_WORDS = frozenset({"pass", "pw", "pwd"})  # short enough to be the password itself
 _CREDENTIAL_WORD = re.compile(r"[^\s\"'`,;()<>\[\]{}]+")
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
 
@@ -57,7 +58,7 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
 @cache
 def _prose() -> re.Pattern[str]:
     names = "|".join(re.escape(n).replace(r"\ ", "[ \t]+") for n in rules().prose_names)
-    return re.compile(rf"(?i)\b(?:{names})s?\b(?:[ \t]+(?:is|was)[ \t]*:?|[ \t]*([:=]))?[ \t]+"
+    return re.compile(rf"(?i)\b(?:{names})s?\b(?:[ \t]+(is|was)[ \t]*:?|[ \t]*(:))?[ \t]+"
                       r"[\"'`]?(?=[^\s\"'`])")
 
 
@@ -100,8 +101,11 @@ def _lines_and_connections(text: str, lowered: str) -> Iterator[Found]:
             span = _group(match, *groups)
             if span is None or len(span[2]) < min_value or placeholder(span[2]):
                 continue
-            if pattern is _CREDENTIAL_CALL and not quoted_ok(span[2], "strong"):
-                continue
+            if pattern is _CREDENTIAL_CALL and not (
+                    quoted_ok(span[2], "strong") and len(span[2]) >= rules().limits.min_password):
+                continue  # `login("user", "pass")`: a test's dummy
+            if pattern in (_PGPASS, _NETRC) and not password_word(span[2].rstrip(".,;:")):
+                continue  # `password combination.` in prose, `01:00:5e:00:00:01`
             yield Found(span[0], span[1], kind)
 
 
@@ -112,6 +116,8 @@ def _named(text: str) -> Iterator[Found]:
         if strength is not None and quoted_ok(value, strength):
             yield Found(match.start(3), match.end(3), "assignment")
     for match in _NAMED_ARGUMENT.finditer(text):
+        if match.group(2).lower() in _VALUE_WORDS:
+            continue  # ('user', 'pass', 'localhost'): a password among arguments, not a name
         strength = name_strength(match.group(2))
         if strength is not None and quoted_ok(match.group(4), strength):
             yield Found(match.start(4), match.end(4), "assignment")
@@ -130,8 +136,10 @@ def _prose_values(text: str) -> Iterator[Found]:
         if word is None:
             continue
         value = word.group().rstrip(".,;:!?")
-        if match.group(1) and _IDENTIFIER.fullmatch(value):
-            continue  # `token = token_v2`: a name in code, not a password in prose
+        if match.group(2) and _IDENTIFIER.fullmatch(value):
+            continue  # `token: token_v2`: a name in code, not a password in prose
+        if not match.group(1) and not match.group(2) and not any(c.isdigit() for c in value):
+            continue  # `password and/or ...`: right after the word, only what has digits
         if password_word(value):
             yield Found(word.start(), word.start() + len(value), "keyword")
 

@@ -56,7 +56,10 @@ _TOKEN_NOT_CREDENTIAL = frozenset({
     "pad", "unk", "sep", "cls", "mask", "current", "cur", "new", "old", "this", "that", "each",
     "lexer", "parser", "string", "str", "name", "op", "operator", "csrf", "xsrf", "cancel",
     "cancellation", "page", "continuation", "sync", "stop", "input", "output", "prompt", "text",
-    "word", "sub", "split", "bad", "peek", "lookahead", "other", "raw", "python", "generate"})
+    "word", "sub", "split", "bad", "peek", "lookahead", "other", "raw", "python", "generate",
+    "expected", "actual", "all", "extra", "result", "results", "source", "valid", "invalid",
+    "test", "sample", "dummy", "fake", "mock", "unicode", "ascii", "byte", "bytes", "char",
+    "authenticity"})
 # A last segment that makes the name describe the secret rather than hold it.
 _META_SUFFIXES = frozenset({
     "field", "fields", "name", "names", "label", "labels", "prompt", "url", "uri", "urls", "type",
@@ -80,10 +83,12 @@ _NEVER_VALUES = frozenset({
     "string", "bytes", "int", "integer", "bool", "boolean", "any", "object", "secret",
     "password", "token", "empty", "unset", "notset", "n/a", "na", "todo", "tbd", "hidden",
     "redacted", "masked", "sensitive", "yes", "no", "on", "off", "env", "environment",
+    "pass", "pwd", "pw",
 })
 _PLACEHOLDER_WORDS = ("changeme", "change_me", "change-me", "placeholder", "your_", "your-",
                       "yourpassword", "xxxx", "****", "....", "redacted", "getenv", "environ",
-                      "process.env", "os.env", "example", "dummy", "sample")
+                      "process.env", "os.env", "example", "dummy", "sample", "fake",
+                      "insert_", "_here", "-here")
 # A well-formed template in a value (`${DB_PASSWORD}`, `{{ vault_pw }}`, `$(cat f)`, `%(pw)s`,
 # `{0}`, `{password}`, `<your token>`, `<%= pw %>`, `#{pw}`): the value stands for a secret.
 _TEMPLATE = re.compile(
@@ -305,11 +310,15 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
         at = anchor.end()
     if at >= line_end:
         return None
-    if text[at] == "(" and _quote_at(text, at + 1):
-        at += 1  # a parenthesized literal: ("abc")
+    parenthesized = text[at] == "(" and _quote_at(text, at + 1)
+    if parenthesized:
+        at += 1  # a parenthesized literal: ("abc"), not a tuple ("a", "b")
     if text[at] in _QUOTES:
         span = quoted_value(text, at, line_end)
         if span is None or not quoted_ok(text[span[0]:span[1]], strength):
+            return None
+        after = text[span[1] + 1:line_end].lstrip(" \t")
+        if parenthesized and after[:1] not in ("", ")"):
             return None
         return Found(span[0], span[1], "assignment")
     lowered = text[at:at + 12].lower()
@@ -324,8 +333,11 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
     head = text[line_start:name_start].strip()
     name = text[name_start:name_end]
     glued = not spaced and text[name_end:name_end + 1] == "="
+    # `NAME=value` at a line's start (.env, shell, compose) or, for a strong name, anywhere
+    # (a question: "the GITHUB_TOKEN=... fails")
     env_style = glued and (name.isupper() or "." in name or "-" in name) and (
-        head in ("", "export", "set", "ENV", "-", "- ") or name.isupper())
+        head in ("", "export", "set", "ENV", "-", "- ")
+        or (name.isupper() and strength == "strong"))
     end = _unquoted_end(text, at, line_end, " \t;,&#\"'`")
     value = text[at:end]
     rest = text[end:line_end].strip()

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import NamedTuple
 
+from helix.core.secret_gates import shannon_entropy
 from helix.core.secret_rules import Token, rules
 
 KIND = "prefixed_token"
@@ -24,6 +25,9 @@ _PLACEHOLDER_PARTS = ("xxxx", "****", "example", "your_", "your-", "redacted", "
                       "placeholder")
 _WORD = frozenset(string.ascii_letters + string.digits + "_")
 _TRAILING = "."  # a sentence's full stop after a body that may hold dots
+_FILLER_RUN = re.compile(r"[xX]{8}|\*{8}")
+MIN_WORDLESS_ENTROPY = 4.3  # bits per character of a body without digits
+DISTINCT_PREFIX = 8  # a prefix this long is a token whatever its body reads like
 
 
 class _Table(NamedTuple):
@@ -49,6 +53,17 @@ def placeholder_body(body: str) -> bool:
     return all(c in _FILLER for c in body) or any(p in lowered for p in _PLACEHOLDER_PARTS)
 
 
+def filler(value: str) -> bool:
+    """A token written as a placeholder: a run of x's (`ghu_xxxx...`, `AKIAXXXXXXXX...`)."""
+    return _FILLER_RUN.search(value) is not None
+
+
+def _random_body(body: str) -> bool:
+    """A body that reads like a random token: digits in it, or high entropy (not words run
+    together: `hf_requiredCharacteristicTypes...`)."""
+    return any(c.isdigit() for c in body) or shannon_entropy(body) >= MIN_WORDLESS_ENTROPY
+
+
 def _run(text: str, at: int, chars: frozenset[str], step: int) -> int:
     size = len(text)
     while 0 <= at < size and text[at] in chars:
@@ -71,4 +86,6 @@ def token_findings(text: str) -> Iterator[tuple[int, int, str]]:
         body = text[body_start:end]
         if len(body) < token.min or placeholder_body(body):
             continue
+        if len(token.prefix) < DISTINCT_PREFIX and not _random_body(body):
+            continue  # a short prefix before words: `hf_requiredCharacteristicTypes`
         yield start, end, KIND

@@ -54,7 +54,7 @@ from helix.core.secret_prefilter import all_detectors, compact, map_back, plan
 from helix.core.secret_rules import rules
 from helix.core.secret_shapes import shape_findings
 from helix.core.secret_structure import structural_findings
-from helix.core.secret_tokens import token_findings
+from helix.core.secret_tokens import filler, token_findings
 from helix.core.secret_views import joined_changes
 
 __all__ = ["REDACTED", "Finding", "find_secrets", "looks_password", "looks_secret",
@@ -80,7 +80,7 @@ _REGEX_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ("bearer_token", re.compile(r"(?i)\bbearer[ \t]+([A-Za-z0-9\-._~+/]{16,}=*)"), 1),
     ("aws_secret_key", re.compile(
         r"(?i)aws_?secret_?access_?key[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9/+=]{40})"), 1),
-    ("url_password", re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://([^\s:/@]+:[^\s/@]+)@"), 1),
+    ("url_password", re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://([^\s:/@\"'`]+:[^\s/@\"'`]+)@"), 1),
     ("command_password", re.compile(  # -pSECRET: attached, a password whatever it reads like
         r"\b(?:mysql\w*|mariadb\w*|sshpass|mongo\w*|redis-cli)\b[^\n|;&]*?"
         r"[ \t]-[pa]([^\s\-'\"`][^\s'\"`]*[^\s'\"`,;.)])"), 1),
@@ -122,7 +122,7 @@ def _regex_findings(text: str) -> Iterator[Finding]:
             continue
         for match in pattern.finditer(text):
             value = match.group(group)
-            if not value or value.startswith("[REDACTED"):
+            if not value or value.startswith("[REDACTED") or filler(value):
                 continue
             if kind in GATED:
                 quoted = group == 2 and kind == "assignment"
