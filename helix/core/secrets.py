@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from helix.core.escapes import unescaped_changes
 from helix.core.secret_blocks import block_findings
@@ -58,7 +58,7 @@ from helix.core.secret_tokens import filler, token_findings
 from helix.core.secret_views import joined_changes
 
 __all__ = ["REDACTED", "Finding", "find_secrets", "looks_password", "looks_secret",
-           "redact_text", "shannon_entropy"]
+           "mask_values", "redact_text", "shannon_entropy"]
 
 REDACTED = "[REDACTED:{kind}]"
 
@@ -220,6 +220,24 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
         if end > start:
             found.append(Finding(start, end, kind))
     return _merge(found)
+
+
+MIN_KNOWN_VALUE = 8  # a held secret shorter than this is not looked for (it would mask words)
+KNOWN_KIND = "api_key"
+
+
+def mask_values(text: str, values: Iterable[str]) -> tuple[str, Counter[str]]:
+    """The text with every occurrence of the given values (the keys this process holds: a
+    provider that echoes one in its error body) masked, then `redact_text`."""
+    counts: Counter[str] = Counter()
+    for value in sorted({v for v in values if len(v) >= MIN_KNOWN_VALUE}, key=len,
+                        reverse=True):
+        found = text.count(value)
+        if found:
+            text = text.replace(value, REDACTED.format(kind=KNOWN_KIND))
+            counts[KNOWN_KIND] += found
+    clean, more = redact_text(text)
+    return clean, counts + more
 
 
 def _mask(kind: str, secret: str) -> str:

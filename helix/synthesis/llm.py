@@ -51,7 +51,7 @@ from helix.core.errors import (
 )
 from helix.core.ports import Completion
 from helix.synthesis.fake_llm import fake_reply, is_fake, stream_pieces
-from helix.synthesis.redact import redact_messages
+from helix.synthesis.redact import ReplyGuard, known_secrets, mask_values, redact_messages
 
 MAX_ERROR_CHARS = 200
 _UNKNOWN_MODEL_HINTS = ("llm provider not provided", "unknown model", "model not found",
@@ -99,10 +99,12 @@ def _load_litellm() -> Any:
 _LITELLM_PREFIX = re.compile(r"^(?:litellm\.)?(?:\w+Error|\w+Exception):\s*(?:\w+Error:\s*)?")
 
 
-def _short(exc: BaseException) -> str:
-    """The provider's message on one line, litellm's class prefixes dropped, cut at a word
+def _short(exc: BaseException, known: Sequence[str] = ()) -> str:
+    """The provider's message on one line, litellm's class prefixes dropped, secrets masked
+    (a 401 body may echo the key: `known` are the keys this process holds), cut at a word
     boundary (never mid-word) with an ellipsis when long."""
     text = _LITELLM_PREFIX.sub("", " ".join(str(exc).split()))
+    text = mask_values(text, known)[0]
     if len(text) <= MAX_ERROR_CHARS:
         return text
     cut = text[:MAX_ERROR_CHARS].rsplit(" ", 1)[0].rstrip(",;:")
@@ -116,9 +118,11 @@ def known_models_like(model: str, litellm: Any, limit: int = 3) -> list[str]:
     return difflib.get_close_matches(bare, names, n=limit, cutoff=0.6)
 
 
-def map_litellm_error(exc: BaseException, model: str, litellm: Any) -> HelixError:
-    """The Helix error for a litellm exception (pure given the litellm module)."""
-    message = f"{model}: {_short(exc)}"
+def map_litellm_error(exc: BaseException, model: str, litellm: Any,
+                      known: Sequence[str] = ()) -> HelixError:
+    """The Helix error for a litellm exception (pure given the litellm module), its message
+    masked (`_short`)."""
+    message = f"{model}: {_short(exc, known)}"
     lowered = str(exc).lower()
     if isinstance(exc, litellm.Timeout):
         return LLMTimeoutError(message)
@@ -132,7 +136,7 @@ def map_litellm_error(exc: BaseException, model: str, litellm: Any) -> HelixErro
     ):
         near = known_models_like(model, litellm)
         hint = f"; did you mean {', '.join(near)}?" if near else ""
-        return UnknownModelError(f"unknown model '{model}'{hint} ({_short(exc)})")
+        return UnknownModelError(f"unknown model '{model}'{hint} ({_short(exc, known)})")
     if any(hint in lowered for hint in _AUTH_HINTS) and not isinstance(exc, litellm.Timeout):
         return LLMAuthError(message)
     return LLMTransportError(message)
@@ -193,6 +197,9 @@ class LiteLLMClient:
                  timeout_s: float, max_tokens: int, temperature: float,
                  api_base: str | None = None,
                  on_text: Callable[[str], None] | None = None) -> Completion:
+        # what comes back is masked too: the reply (streamed line by line) and an error body
+        guard = ReplyGuard(known_secrets(os.environ), on_text)
+        stream = guard.piece if on_text is not None else None
         if is_fake(model):  # a registered test model: redacted like any call, no litellm
             clean, found = redact_messages(messages)
             self.redacted.update(found)
@@ -200,8 +207,9 @@ class LiteLLMClient:
             started = time.perf_counter()
             try:
                 reply = fake_reply(model, clean)
-                stream_pieces(reply.text, on_text)
-                return reply
+                stream_pieces(reply.text, stream)
+                guard.close()
+                return guard.completion(reply)
             finally:
                 self.call_s += time.perf_counter() - started
         before = len(IMPORT_SECONDS)
@@ -229,21 +237,25 @@ class LiteLLMClient:
         started = time.perf_counter()
         try:
             response = litellm.completion(**kwargs)
-            if on_text is not None:
-                return _streamed(response, model, on_text)
+            if stream is not None:
+                streamed = _streamed(response, model, stream)
+                guard.close()
+                return guard.completion(streamed)
         except HelixError:
             raise
         except Exception as exc:
-            error = map_litellm_error(exc, model, litellm)
+            error = map_litellm_error(exc, model, litellm, guard.known)
             if isinstance(error, LLMAuthError):
                 keys = missing_keys(model, litellm)
                 if keys:
                     error = LLMAuthError(f"{error} (litellm expects {', '.join(keys)} in the "
                                          "environment)")
-            raise error from exc
+            # not `from exc`: the provider's raw body (it may hold the key) stays out of any
+            # traceback a user is shown
+            raise error from None
         finally:
             self.call_s += time.perf_counter() - started
-        return _to_completion(response, model)
+        return guard.completion(_to_completion(response, model))
 
 
 def _streamed(chunks: Any, model: str, on_text: Callable[[str], None]) -> Completion:

@@ -9,6 +9,10 @@ so line numbers inside a quoted excerpt stay true. Three entry points:
   session lanes walked value by value): the choke point `LiteLLMClient.complete` runs it right
   before each request, so no call site can forget;
 - `redact_text`: one string.
+And what comes back (`ReplyGuard`): the model's reply, streamed or whole, and a provider's error
+body, masked before anything stores or prints them; both are also masked for the literal values
+of the keys this process holds (`known_secrets`: a provider that answers 401 may echo the key
+it was sent).
 The report says how many spans of each kind were redacted, never what they were.
 """
 
@@ -16,16 +20,25 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from helix.core.envelope import Envelope, EvidenceItem
 from helix.core.hashing import canonical_json
+from helix.core.ports import Completion
 from helix.core.schemas import Frozen
-from helix.core.secrets import REDACTED, looks_secret, redact_text, shannon_entropy
+from helix.core.secret_structure import name_strength
+from helix.core.secrets import (
+    REDACTED,
+    looks_secret,
+    mask_values,
+    redact_text,
+    shannon_entropy,
+)
 
-__all__ = ["REDACTED", "RedactionReport", "looks_secret", "redact_envelope", "redact_evidence",
-           "redact_messages", "redact_text", "shannon_entropy"]
+__all__ = ["REDACTED", "RedactionReport", "ReplyGuard", "known_secrets", "looks_secret",
+           "mask_values", "redact_envelope", "redact_evidence", "redact_messages",
+           "redact_text", "shannon_entropy"]
 
 
 class RedactionReport(Frozen):
@@ -124,3 +137,47 @@ def redact_messages(messages: Sequence[dict[str, str]]
                 message = {**message, "content": clean}
         out.append(dict(message))
     return tuple(out), counts
+
+
+def known_secrets(environ: Mapping[str, str]) -> tuple[str, ...]:
+    """The values of the environment's variables that name a secret (`OPENAI_API_KEY`,
+    `ANTHROPIC_API_KEY`, `GITHUB_TOKEN`, ...): what a provider may echo back."""
+    return tuple(sorted({value for name, value in environ.items()
+                         if value and name_strength(name) is not None}))
+
+
+class ReplyGuard:
+    """What comes back from a model, masked before it is kept or shown: the streamed pieces
+    line by line (a secret stands within a line; a line is shown once it is complete), the
+    whole reply, and a provider's error message."""
+
+    def __init__(self, known: Sequence[str], on_text: Callable[[str], None] | None = None
+                 ) -> None:
+        self.known = tuple(known)
+        self.on_text = on_text
+        self._pending = ""
+        self.counts: Counter[str] = Counter()
+
+    def text(self, text: str) -> str:
+        clean, found = mask_values(text, self.known)
+        self.counts.update(found)
+        return clean
+
+    def piece(self, piece: str) -> None:
+        """A streamed piece: complete lines are masked and handed on, the rest waits."""
+        if self.on_text is None:
+            return
+        self._pending += piece
+        cut = self._pending.rfind("\n") + 1
+        if cut:
+            lines, self._pending = self._pending[:cut], self._pending[cut:]
+            self.on_text(self.text(lines))
+
+    def close(self) -> None:
+        """The end of a stream: the last, unfinished line."""
+        if self.on_text is not None and self._pending:
+            rest, self._pending = self._pending, ""
+            self.on_text(self.text(rest))
+
+    def completion(self, completion: Completion) -> Completion:
+        return completion.model_copy(update={"text": self.text(completion.text)})
