@@ -29,6 +29,7 @@ from helix.core.secret_structure import (
     credential_like,
     name_strength,
     quoted_ok,
+    random_token,
     unquoted_ok,
 )
 
@@ -107,7 +108,9 @@ def _block(text: str, lines: list[tuple[int, int]], indent: int, strength: str
         return None
     first = body[0][0] + (_indent(text, *body[0]) or 0)
     value = text[first:body[-1][1]]
-    if strength == "weak" and not credential_like(" ".join(value.split()).replace(" ", "")):
+    joined = "".join(value.split())
+    if (strength == "weak" and not credential_like(joined)) or (
+            strength == "keyed" and not random_token(joined)):
         return None
     if len(value.strip()) < rules().limits.min_value:
         return None
@@ -218,7 +221,9 @@ def _xml(text: str) -> Iterator[Found]:
             continue
         inner = text[start:end]
         value = inner.strip()
-        if value and not any(c in value for c in "\n\r") and quoted_ok(value, strength):
+        # Jenkins keeps an encrypted secret as `{AQAAABAAAA...}`: braces around, no template
+        braced = value[1:-1] if value[:1] == "{" and value[-1:] == "}" else value
+        if value and not any(c in value for c in "\n\r") and quoted_ok(braced, strength):
             begin = start + inner.index(value)
             yield Found(begin, begin + len(value), "xml_secret")
 

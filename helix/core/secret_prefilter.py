@@ -30,14 +30,15 @@ from helix.core.secret_tokens import prefixes
 
 # The words of secret names, narrowed to the forms a rule can use: `pass` as a name's part
 # (db_pass, --pass, passwd, passphrase; not the `pass` statement), `key` after the words that
-# make it a secret (api_key, private key), `sig` as a word (not assign, design).
+# make it a secret (api_key, private key) or ending a name (stripe_key: a vendor's key when its
+# value reads random), `sig` as a word (not assign, design).
 KEYWORDS = (r"(?i)pass(?:w|phrase|code|[_\-:.])|[a-z0-9_.\-]pass\b|"
             r"\bpass\b[\"'\]]?[ \t]*[:=>]|pwd|pw\b|secret|token|auth|cred|salt|bearer|contras|"
             r"login|identified|\bpins?\b|"
             r"(?:api|auth|service|account|db|database|priv|private|client|access|secret|deploy|"
             r"signing|license|master|session|encryption|cloudant|clou|cl|softlayer|sl|ibm|iam|"
             r"cloud|storage|shared|x)[_.\- ]?key|key[_.\-]?pass|[?&;]key=|"
-            r"(?:^|[^a-z])sig(?:[^a-z]|$)|signature")
+            r"(?:^|[^a-z])sig(?:[^a-z]|$)|signature|[a-z0-9][_.\-]?keys?\b")
 NAMED = ("structure", "blocks", "shapes", "lines", "regex")
 # (trigger, the detectors it can wake): see each detector's module for what it reads
 _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (

@@ -24,6 +24,8 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from helix.core.secret_gates import shannon_entropy
+
 
 class Found(NamedTuple):
     start: int
@@ -36,6 +38,8 @@ MAX_VALUE = 4096  # characters of one value
 MIN_VALUE = 3
 MIN_RANDOM_PART = 12  # a part of a dotted value this long, with digits, is a token's
 MIN_RANDOM_DIGITS = 3
+MIN_KEYED_VALUE = 16  # a value under `<vendor>_key`: an issued key is long and varied
+MIN_KEYED_ENTROPY = 3.5
 MIN_WEAK_VALUE = 8  # a value under a weak name (token, auth, key) must read like a credential
 
 # Normalised (lower case, no separators) names that say "secret" whatever surrounds them.
@@ -47,6 +51,19 @@ _STRONG = ("password", "passwd", "passphrase", "secret", "credential", "apikey",
 _STRONG_SEGMENTS = frozenset({"pwd", "pass", "pw", "passwd", "password", "passwords",
                               "secret", "secrets", "passphrase", "credentials", "credential",
                               "creds"})
+# What makes a `<x>_key` a key that is no secret (a database's, a cache's, a keyboard's)
+_KEY_NOT_SECRET = frozenset({
+    "primary", "foreign", "sort", "cache", "dict", "partition", "routing", "row", "lookup",
+    "hash", "index", "map", "group", "sequence", "composite", "unique", "public", "pub", "hot",
+    "short", "shortcut", "keyboard", "press", "up", "down", "left", "right", "meta", "alt",
+    "ctrl", "shift", "escape", "enter", "tab", "space", "sub", "parent", "child", "node", "edge",
+    "attr", "attribute", "json", "yaml", "config", "setting", "field", "column", "table",
+    "object", "item", "entry", "record", "cell", "col", "max", "min", "first", "last", "next",
+    "prev", "old", "new", "this", "that", "other", "lang", "locale", "translation", "i18n",
+    "message", "msg", "label", "name", "type", "kind", "id", "uid", "uuid", "s3", "bucket",
+    "storage_account", "module", "data", "value", "values", "query", "search", "filter", "order",
+    "event", "metric", "tag"})
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-+/=.~]+")
 _LAST_ONLY = frozenset({"pass", "pw", "pwd"})  # db_pass is one; pass_rate, pw_hash are not
 _WEAK_SEGMENTS = frozenset({"token", "auth", "authorization", "apikey", "salt", "bearer", "sig",
                             "signature"})
@@ -149,7 +166,17 @@ def name_strength(name: str) -> str | None:
     if parts[-1] in _WEAK_SEGMENTS or (len(parts) > 1 and parts[-1] == "key" and parts[-2] in (
             "api", "access", "private", "secret", "deploy", "signing", "license", "master")):
         return "weak"
+    if len(parts) > 1 and parts[-1] in ("key", "keys") and parts[-2] not in _KEY_NOT_SECRET:
+        return "keyed"  # stripe_key, MAILGUN_KEY: a vendor's key when its value reads random
     return None
+
+
+def random_token(value: str) -> bool:
+    """A value under a `<vendor>_key` name that reads like an issued key, not a cache or sort
+    key: long, one run of token characters with letters and digits, varied."""
+    return (len(value) >= MIN_KEYED_VALUE and _TOKEN_CHARS.fullmatch(value) is not None
+            and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+            and shannon_entropy(value) >= MIN_KEYED_ENTROPY)
 
 
 def placeholder(value: str) -> bool:
@@ -188,6 +215,8 @@ def quoted_ok(value: str, strength: str) -> bool:
         return False
     if strength == "weak":
         return credential_like(value)
+    if strength == "keyed":
+        return random_token(value)
     # a location is not the secret (a URL with user info is its own rule)
     return not (value.startswith(("http://", "https://", "/", "./", "~/")) and "@" not in value)
 
@@ -213,6 +242,8 @@ def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
         return False
     if strength == "weak":
         return credential_like(value)
+    if strength == "keyed":
+        return random_token(value)
     if value.isdigit():
         return len(value) >= 6
     if _NUMBER.fullmatch(value):
