@@ -13,8 +13,8 @@ the secret, then the value below it.
 
     block_findings(text) -> [(start, end, kind)]
 
-Every rule reads at most `context_after` lines below the line naming the secret (a YAML block,
-at most `block_lines`) and `pair_reach` lines around a name marker: the prefilter's windows
+Every rule reads at most CONTEXT_AFTER lines below the line naming the secret (a YAML block,
+at most BLOCK_LINES) and PAIR_REACH lines around a name marker: the prefilter's windows
 hold that much context (`secret_prefilter`).
 """
 
@@ -23,7 +23,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from helix.core.secret_rules import rules
+from helix.core.secret_gates import (
+    BLOCK_LINES,
+    CONTEXT_AFTER,
+    MAX_VALUE,
+    MIN_VALUE,
+    PAIR_REACH,
+)
 from helix.core.secret_structure import (
     Found,
     credential_like,
@@ -112,13 +118,12 @@ def _block(text: str, lines: list[tuple[int, int]], indent: int, strength: str
     if (strength == "weak" and not credential_like(joined)) or (
             strength == "keyed" and not random_token(joined)):
         return None
-    if len(value.strip()) < rules().limits.min_value:
+    if len(value.strip()) < MIN_VALUE:
         return None
     return Found(first, body[-1][1], "assignment")
 
 
 def _yaml(text: str) -> Iterator[Found]:
-    limits = rules().limits
     for match in YAML_KEY.finditer(text):
         strength = name_strength(match.group(3))
         if strength is None:
@@ -126,11 +131,11 @@ def _yaml(text: str) -> Iterator[Found]:
         indent = len(match.group(1))
         # a block scalar, or an INI value continued on indented lines (`name =` then lines)
         if match.group(5) or match.group(4) == "=":
-            found = _block(text, _lines(text, match.end(), limits.block_lines), indent, strength)
+            found = _block(text, _lines(text, match.end(), BLOCK_LINES), indent, strength)
             if found is not None:
                 yield found
             continue
-        following = [ln for ln in _lines(text, match.end(), limits.context_after)
+        following = [ln for ln in _lines(text, match.end(), CONTEXT_AFTER)
                      if _indent(text, *ln) is not None]
         if not following:
             continue
@@ -140,7 +145,7 @@ def _yaml(text: str) -> Iterator[Found]:
             continue  # the next key, not this one's value
         if text.startswith("- ", at):  # a list under a secret name: each item
             item_indent = at - start
-            for line_start, line_end in _lines(text, match.end(), limits.block_lines):
+            for line_start, line_end in _lines(text, match.end(), BLOCK_LINES):
                 depth = _indent(text, line_start, line_end)
                 if depth is None:
                     continue
@@ -158,13 +163,12 @@ def _yaml(text: str) -> Iterator[Found]:
 
 
 def _triple_quoted(text: str) -> Iterator[Found]:
-    limits = rules().limits
     for match in _TRIPLE.finditer(text):
         strength = name_strength(match.group(1))
         if strength is None:
             continue
-        close = text.find(match.group(2), match.end(), match.end() + limits.max_value)
-        if close == -1 or text.count("\n", match.end(), close) > limits.context_after:
+        close = text.find(match.group(2), match.end(), match.end() + MAX_VALUE)
+        if close == -1 or text.count("\n", match.end(), close) > CONTEXT_AFTER:
             continue
         inner = text[match.end():close]
         value = inner.strip()
@@ -176,14 +180,13 @@ def _triple_quoted(text: str) -> Iterator[Found]:
 
 def _arrays(text: str) -> Iterator[Found]:
     """The string items of a list under a secret name (`api_keys = ["...", "..."]`, over at
-    most `context_after` lines)."""
-    limits = rules().limits
+    most CONTEXT_AFTER lines)."""
     for match in _ARRAY.finditer(text):
         strength = name_strength(match.group(2))
         if strength is None:
             continue
-        close = text.find("]", match.end(), match.end() + limits.max_value)
-        if close == -1 or text.count("\n", match.end(), close) > limits.context_after:
+        close = text.find("]", match.end(), match.end() + MAX_VALUE)
+        if close == -1 or text.count("\n", match.end(), close) > CONTEXT_AFTER:
             continue
         if not _STRING_LIST.fullmatch(text, match.end(), close):
             continue  # a list of tuples, calls or names: not a list of secrets
@@ -194,14 +197,13 @@ def _arrays(text: str) -> Iterator[Found]:
 
 
 def _xml(text: str) -> Iterator[Found]:
-    limits = rules().limits
     for match in _OPEN_TAG.finditer(text):
         name = match.group(1)
         strength = name_strength(name.split(":")[-1])
         if strength is None:
             continue
         at = match.end()
-        limit = min(len(text), at + limits.max_value)
+        limit = min(len(text), at + MAX_VALUE)
         if text.startswith("<![CDATA[", at):
             end = text.find("]]>", at, limit)
             if end == -1:
@@ -212,7 +214,7 @@ def _xml(text: str) -> Iterator[Found]:
             if end == -1:
                 continue
             start, after = at, end
-        if text.count("\n", at, after) > limits.context_after:
+        if text.count("\n", at, after) > CONTEXT_AFTER:
             continue
         rest = after
         while rest < len(text) and text[rest] in " \t\r\n":
@@ -252,7 +254,7 @@ def _pair_value(text: str, start: int, end: int, strength: str) -> Found | None:
 
 
 def _pairs(text: str) -> Iterator[Found]:
-    reach = rules().limits.pair_reach
+    reach = PAIR_REACH
     for match in _NAME_MARKER.finditer(text):
         name = match.group(2) or match.group(3) or match.group(4)
         strength = name_strength(name)

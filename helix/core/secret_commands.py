@@ -18,6 +18,11 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
+from helix.core.secret_gates import (
+    MAX_VALUE,
+    MIN_PASSWORD_LEN,
+    MIN_VALUE,
+)
 from helix.core.secret_rules import Command, Flag, rules
 from helix.core.secret_structure import placeholder
 
@@ -42,7 +47,7 @@ def words(text: str, at: int) -> list[tuple[int, int]]:
     """The (start, end) of each word of the command from `at`, quotes kept inside a word."""
     out: list[tuple[int, int]] = []
     size = len(text)
-    limit = min(size, at + rules().limits.max_value)
+    limit = min(size, at + MAX_VALUE)
     while at < limit:
         while at < limit and text[at] in " \t":
             at += 1
@@ -116,13 +121,13 @@ def _positional(text: str, spans: list[tuple[int, int]], command: Command
     span = _by_form(text, *args[command.positional - 1], command.form)
     if span is None or text[span[0]:span[1]].startswith("\\\\"):
         return None  # a share, not a password
-    if span[1] - span[0] < rules().limits.min_password and command.form == "password":
+    if span[1] - span[0] < MIN_PASSWORD_LEN and command.form == "password":
         return None
     return span
 
 
 def _acceptable(value: str) -> bool:
-    return len(value) >= rules().limits.min_value and not placeholder(value) and not (
+    return len(value) >= MIN_VALUE and not placeholder(value) and not (
         value.startswith("%") and value.endswith("%"))
 
 

@@ -1,5 +1,6 @@
-"""The gates every secret finding passes: whether a value reads like a credential, and the
-thresholds they use (detect-secrets' entropy limits, least lengths).
+"""The gates every secret finding passes: whether a value reads like a credential; and every
+number the secret detector uses, in one place (detect-secrets' entropy limits, least lengths,
+the context a rule reads around its line, the prefilter's bounds).
 
     looks_secret(value)    a quoted value under a secret-like name
     looks_password(value)  an unquoted value after `password:` / `-p`
@@ -31,6 +32,30 @@ MIN_BARE_TOKEN = 32  # an unquoted high-entropy token
 MIN_KEY_BODY_LINE = 40  # a base64 line of a key body (PEM lines are 64)
 MAX_LINE = 4000  # longer lines reach the per-line detectors in overlapping pieces of this size
 WINDOW_OVERLAP = 400
+
+# --- the detector's bounds (every number the secret modules use lives here) -------------------
+# context a multi-line rule may read around the line that triggers it (the prefilter's windows)
+CONTEXT_BEFORE = 3  # lines above (a k8s value a line or two before its name)
+CONTEXT_AFTER = 5  # lines below (a k8s value two lines after its name, a tf default)
+BLOCK_LINES = 100  # a YAML block scalar, continued line or list under a secret name
+KEY_BLOCK_LINES = 1000  # a private key block (BEGIN to END)
+PAIR_REACH = 4  # lines between a name marker (`name: DB_PASSWORD`) and its value
+MIN_VALUE = 3  # characters of any secret value
+MAX_VALUE = 4096  # characters of one value
+MAX_NAME = 80  # characters of a name grown around its secret word
+SEPARATOR = "\n\u0000\n"  # what joins the prefilter's windows (no rule reads across it)
+MIN_RANDOM_PART = 12  # a part of a dotted value this long, with digits, is a token's
+MIN_RANDOM_DIGITS = 3
+MIN_KEYED_VALUE = 16  # a value under `<vendor>_key`: an issued key is long and varied
+MIN_KEYED_ENTROPY = 3.5
+MIN_WEAK_VALUE = 8  # a value under a weak name (token, auth, key) must read like a credential
+MIN_KEY_LINE = 16  # a base64 line inside a BEGIN block; shorter only as the block's last
+MIN_BODY_ENTROPY = 4.0  # bits per character of a bare run of key-body lines
+MIN_WORDLESS_ENTROPY = 4.3  # bits per character of a token body without digits
+DISTINCT_PREFIX = 8  # a token prefix this long is a token whatever its body reads like
+MIN_KNOWN_VALUE = 8  # a held secret shorter than this is not looked for (it would mask words)
+DENSE_FRACTION = 0.5  # windows holding more of a text than this: the detectors read it whole
+DFA_MEMORY = 64 << 20  # bytes of RE2's DFA cache: enough that a set of triggers stays linear
 
 PLACEHOLDER_WORDS = ("changeme", "example", "placeholder", "your", "xxxx", "****", "redacted",
                      "dummy", "secret_here", "<", "${", "{{", "env(", "getenv", "environ", "...")

@@ -3,7 +3,7 @@ and a bare run of base64 key-body lines (a key whose BEGIN line fell in another 
 
     key_findings(text) -> [Finding(start, end, "private_key")]
 
-A block reaches at most `key_block_lines` lines (`secret_rules.toml`), as far as the
+A block reaches at most KEY_BLOCK_LINES lines (`secret_gates`), as far as the
 prefilter's windows reach.
 """
 
@@ -12,16 +12,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from helix.core.secret_gates import MIN_KEY_BODY_LINE, Finding, shannon_entropy
-from helix.core.secret_rules import rules
+from helix.core.secret_gates import (
+    KEY_BLOCK_LINES,
+    MIN_BODY_ENTROPY,
+    MIN_KEY_BODY_LINE,
+    MIN_KEY_LINE,
+    Finding,
+    shannon_entropy,
+)
 
 _PEM_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d")
 _PEM_END = re.compile(r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
 _KEY_HEADER = re.compile(r"[A-Za-z][A-Za-z\-]*: [^\n]*")
 _B64_LINE = re.compile(r"[A-Za-z0-9+/]+={0,2}|=[A-Za-z0-9+/]{4}")  # a body line, a PGP checksum
-MIN_KEY_LINE = 16  # a base64 line inside a BEGIN block; shorter only as the block's last
 _BODY_LINE = re.compile(rf"[ \t]*[A-Za-z0-9+/]{{{MIN_KEY_BODY_LINE},}}={{0,2}}[ \t]*")
-MIN_BODY_ENTROPY = 4.0  # bits per character of a bare run of key-body lines
 
 
 def _line_spans(text: str) -> list[tuple[int, int]]:
@@ -48,7 +52,7 @@ def _after_begin(line: str, next_line: str | None) -> bool:
 def key_findings(text: str) -> Iterator[Finding]:
     """Private key blocks: BEGIN .. END, or BEGIN and the key-body lines after it; and runs
     of two or more base64 key-body lines (a block whose BEGIN line is elsewhere)."""
-    cap = rules().limits.key_block_lines
+    cap = KEY_BLOCK_LINES
     spans = _line_spans(text)
     lines = [text[s:e] for s, e in spans]
     index, total = 0, len(lines)

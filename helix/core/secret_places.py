@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from helix.core.secret_gates import MIN_VALUE
 from helix.core.secret_structure import (
-    MIN_VALUE,
     Found,
     is_label,
     line_bounds,

@@ -8,8 +8,8 @@ continued with `\\`, a private key's body).
 
 Contract, checked by a property test over the corpora (find_secrets with and without the
 prefilter agree): every finding of a detector lies on a line matching one of its triggers, or
-within its rules' reach of one (`context_before`/`context_after` lines, a block under a line
-ending in `:`/`|`/`>` up to `block_lines`, a key block up to `key_block_lines`, continued
+within its rules' reach of one (CONTEXT_BEFORE/CONTEXT_AFTER lines, a block under a line
+ending in `:`/`|`/`>` up to BLOCK_LINES, a key block up to KEY_BLOCK_LINES, continued
 lines). A trigger is an RE2 pattern: linear in the text whatever it holds.
 """
 
@@ -25,6 +25,15 @@ import re2
 
 from helix.core.secret_blocks import YAML_KEY
 from helix.core.secret_commands import programs
+from helix.core.secret_gates import (
+    BLOCK_LINES,
+    CONTEXT_AFTER,
+    CONTEXT_BEFORE,
+    DENSE_FRACTION,
+    DFA_MEMORY,
+    KEY_BLOCK_LINES,
+    SEPARATOR,
+)
 from helix.core.secret_rules import rules
 from helix.core.secret_tokens import prefixes
 
@@ -86,7 +95,6 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
 _KEY_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY|PuTTY-User-Key-File")
 _KEY_LINE = re.compile(r"[ \t]*(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z][A-Za-z\-]*: [^\n]*|-----END[^\n]*)?"
                        r"[ \t]*\r?")
-DENSE_FRACTION = 0.5  # windows holding more of a text than this: the detectors read it whole
 # A trigger line that opens a value the next lines hold: a YAML/JSON/INI key with nothing after
 # it (`password:`, `"password":`, `secret: |`, `secrets =`), a line ending in `[` `(` `+` `\\`
 # `>` or a triple quote, or one naming a pair (`- name: X`, `<name>`, `variable "x" {`).
@@ -98,7 +106,6 @@ _KEY_ENDS = frozenset(":=|>-+0123456789")  # what a YAML key line may end with (
 _CLOSES_QUOTE = re.compile(r"[\"'][ \t]*\r?$")  # a literal the next line may continue
 _BODY = re.compile(r"[ \t]*[A-Za-z0-9+/]{40,}={0,2}[ \t]*\r?")  # a key body line
 _COUNTED = re.compile(r"\{\d{2,}")  # a trigger with a long counted repetition
-DFA_MEMORY = 64 << 20  # bytes of RE2's DFA cache: enough that a set of triggers stays linear
 
 
 @dataclass(frozen=True)
@@ -190,11 +197,10 @@ def _indent(line: str) -> int | None:
 
 
 def _extend(text: str, line_start: int, line_end: int, end: int) -> int:
-    """A window's end grown over what the trigger line's rules read past `context_after`."""
-    limits = rules().limits
+    """A window's end grown over what the trigger line's rules read past CONTEXT_AFTER."""
     line = text[line_start:line_end]
     if "BEGIN" in line and _KEY_BEGIN.search(line):
-        return _grow(text, end, limits.key_block_lines, lambda ln: bool(_KEY_LINE.fullmatch(ln)))
+        return _grow(text, end, KEY_BLOCK_LINES, lambda ln: bool(_KEY_LINE.fullmatch(ln)))
     key = YAML_KEY.fullmatch(line.rstrip("\r")) if line.rstrip()[-1:] in _KEY_ENDS else None
     if key is not None:  # a block scalar, an INI continuation, a list under the key
         indent = _indent(line) or 0
@@ -203,7 +209,7 @@ def _extend(text: str, line_start: int, line_end: int, end: int) -> int:
             depth = _indent(ln)
             return depth is None or depth > indent or (
                 depth == indent and ln.lstrip().startswith("- "))
-        end = max(end, _grow(text, line_end, limits.block_lines, deeper))
+        end = max(end, _grow(text, line_end, BLOCK_LINES, deeper))
     return _continued(text, end)
 
 
@@ -225,7 +231,7 @@ def _ends_continued(text: str, end: int) -> bool:
 
 def _continued(text: str, end: int) -> int:
     """Past lines that end in a backslash (the next line continues them)."""
-    for _ in range(rules().limits.block_lines):
+    for _ in range(BLOCK_LINES):
         if not _ends_continued(text, end):
             break
         following = _next_end(text, end)
@@ -238,14 +244,13 @@ def _continued(text: str, end: int) -> int:
 def _context(line: str) -> tuple[int, int]:
     """Lines a trigger line's rules may read before and after it: none for most lines; the
     rules' reach for a line that opens a value below it or names a pair."""
-    limits = rules().limits
     last = line.rstrip()[-1:]
     if (last.isalnum() or last in ")];}.!?%*`&$@~^_") and not _PAIR_HINT.search(line):
         return 0, 0  # a line that neither opens a value nor names a pair (most of them)
     pair = _PAIR_MARKER.search(line) is not None
-    before = limits.context_before if pair else 0
+    before = CONTEXT_BEFORE if pair else 0
     if pair or _OPENS.search(line) or YAML_KEY.fullmatch(line.rstrip("\r")):
-        return before, limits.context_after
+        return before, CONTEXT_AFTER
     if _BODY.fullmatch(line):
         return before, 2  # a key body's short last line and its END line
     return before, 1 if _CLOSES_QUOTE.search(line) else 0
@@ -253,7 +258,7 @@ def _context(line: str) -> tuple[int, int]:
 
 def _started(text: str, start: int) -> int:
     """Back over the lines that a backslash continues into this one."""
-    for _ in range(rules().limits.block_lines):
+    for _ in range(BLOCK_LINES):
         if start == 0 or not _ends_continued(text, start - 1):
             break
         start = text.rfind("\n", 0, start - 1) + 1
@@ -302,7 +307,7 @@ def plan(text: str) -> Plan | None:
 def compact(text: str, windows: tuple[tuple[int, int], ...]) -> tuple[str, list[int], list[int]]:
     """The windows' text joined by `separator`, the start of each window in it, and in
     `text` (a span found in the joined text maps back window by window)."""
-    separator = rules().limits.separator
+    separator = SEPARATOR
     pieces, compact_starts, starts = [], [], []
     at = 0
     for start, end in windows:

@@ -1,6 +1,6 @@
 """The secret detector's data (`secret_rules.toml`), read once and typed.
 
-    rules() -> Rules(limits, tokens, commands, prose_names)
+    rules() -> Rules(tokens, commands, prose_names)
 
 The file ships with the package (package data) and is part of the index code digest
 (`indexers/version.py`): what is masked is decided by it as much as by the code.
@@ -31,19 +31,6 @@ FORMS = ("password", "user:password", "user%password", "user,password", "user/pa
 
 
 @dataclass(frozen=True)
-class Limits:
-    context_before: int
-    context_after: int
-    block_lines: int
-    key_block_lines: int
-    pair_reach: int
-    min_value: int
-    min_password: int
-    max_value: int
-    separator: str
-
-
-@dataclass(frozen=True)
 class Token:
     prefix: str
     body: frozenset[str]
@@ -71,7 +58,6 @@ class Command:
 
 @dataclass(frozen=True)
 class Rules:
-    limits: Limits
     tokens: tuple[Token, ...]
     commands: tuple[Command, ...]
     prose_names: tuple[str, ...]
@@ -99,7 +85,7 @@ def parse(data: dict[str, Any]) -> Rules:
                              positional=int(c.get("positional", 0)),
                              form=str(c.get("form", "password")))
                      for c in data["commands"])
-    return Rules(limits=Limits(**data["limits"]), tokens=tokens, commands=commands,
+    return Rules(tokens=tokens, commands=commands,
                  prose_names=tuple(data["prose"]["names"]))
 
 

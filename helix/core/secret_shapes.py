@@ -23,6 +23,10 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
+from helix.core.secret_gates import (
+    MIN_PASSWORD_LEN,
+    MIN_VALUE,
+)
 from helix.core.secret_rules import rules
 from helix.core.secret_structure import Found, name_strength, placeholder, quoted_ok
 
@@ -65,8 +69,7 @@ def _prose() -> re.Pattern[str]:
 def password_word(word: str) -> bool:
     """One word that reads like a password, not like prose or code: letters with digits or
     symbols, long enough, no call or path."""
-    limits = rules().limits
-    if len(word) < limits.min_password or placeholder(word) or "://" in word:
+    if len(word) < MIN_PASSWORD_LEN or placeholder(word) or "://" in word:
         return False
     if word.startswith(("/", "./", "~", "$", "%", "#")) or word.endswith((":", "?")):
         return False
@@ -93,7 +96,7 @@ _LINE_RULES = ((_NETRC, (1, 2), "keyword", ("password",)),
 
 
 def _lines_and_connections(text: str, lowered: str) -> Iterator[Found]:
-    min_value = rules().limits.min_value
+    min_value = MIN_VALUE
     for pattern, groups, kind, words in _LINE_RULES:
         if not any(word in lowered for word in words):
             continue
@@ -102,7 +105,7 @@ def _lines_and_connections(text: str, lowered: str) -> Iterator[Found]:
             if span is None or len(span[2]) < min_value or placeholder(span[2]):
                 continue
             if pattern is _CREDENTIAL_CALL and not (
-                    quoted_ok(span[2], "strong") and len(span[2]) >= rules().limits.min_password):
+                    quoted_ok(span[2], "strong") and len(span[2]) >= MIN_PASSWORD_LEN):
                 continue  # `login("user", "pass")`: a test's dummy
             if pattern in (_PGPASS, _NETRC) and not password_word(span[2].rstrip(".,;:")):
                 continue  # `password combination.` in prose, `01:00:5e:00:00:01`

@@ -24,7 +24,17 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from helix.core.secret_gates import shannon_entropy
+from helix.core.secret_gates import (
+    MAX_NAME,
+    MAX_VALUE,
+    MIN_KEYED_ENTROPY,
+    MIN_KEYED_VALUE,
+    MIN_RANDOM_DIGITS,
+    MIN_RANDOM_PART,
+    MIN_VALUE,
+    MIN_WEAK_VALUE,
+    shannon_entropy,
+)
 
 
 class Found(NamedTuple):
@@ -33,14 +43,6 @@ class Found(NamedTuple):
     kind: str
 
 
-MAX_NAME = 80  # characters of a name grown around its secret word
-MAX_VALUE = 4096  # characters of one value
-MIN_VALUE = 3
-MIN_RANDOM_PART = 12  # a part of a dotted value this long, with digits, is a token's
-MIN_RANDOM_DIGITS = 3
-MIN_KEYED_VALUE = 16  # a value under `<vendor>_key`: an issued key is long and varied
-MIN_KEYED_ENTROPY = 3.5
-MIN_WEAK_VALUE = 8  # a value under a weak name (token, auth, key) must read like a credential
 
 # Normalised (lower case, no separators) names that say "secret" whatever surrounds them.
 _STRONG = ("password", "passwd", "passphrase", "secret", "credential", "apikey", "accesskey",

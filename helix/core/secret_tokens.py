@@ -16,7 +16,11 @@ from collections.abc import Iterator
 from functools import cache
 from typing import NamedTuple
 
-from helix.core.secret_gates import shannon_entropy
+from helix.core.secret_gates import (
+    DISTINCT_PREFIX,
+    MIN_WORDLESS_ENTROPY,
+    shannon_entropy,
+)
 from helix.core.secret_rules import Token, rules
 
 KIND = "prefixed_token"
@@ -26,8 +30,6 @@ _PLACEHOLDER_PARTS = ("xxxx", "****", "example", "your_", "your-", "redacted", "
 _WORD = frozenset(string.ascii_letters + string.digits + "_")
 _TRAILING = "."  # a sentence's full stop after a body that may hold dots
 _FILLER_RUN = re.compile(r"[xX]{8}|\*{8}")
-MIN_WORDLESS_ENTROPY = 4.3  # bits per character of a body without digits
-DISTINCT_PREFIX = 8  # a prefix this long is a token whatever its body reads like
 
 
 class _Table(NamedTuple):

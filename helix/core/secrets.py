@@ -40,7 +40,10 @@ from helix.core.escapes import unescaped_changes
 from helix.core.secret_blocks import block_findings
 from helix.core.secret_commands import command_findings
 from helix.core.secret_gates import (
+    CONTEXT_AFTER,
+    CONTEXT_BEFORE,
     GATED,
+    MIN_KNOWN_VALUE,
     Finding,
     gate,
     looks_password,
@@ -51,7 +54,6 @@ from helix.core.secret_keys import key_findings
 from helix.core.secret_places import place_findings
 from helix.core.secret_plugins import format_findings, format_kinds, line_findings
 from helix.core.secret_prefilter import all_detectors, compact, map_back, plan
-from helix.core.secret_rules import rules
 from helix.core.secret_shapes import shape_findings
 from helix.core.secret_structure import structural_findings
 from helix.core.secret_tokens import filler, token_findings
@@ -136,16 +138,15 @@ def _regex_findings(text: str) -> Iterator[Finding]:
 def _regions(view: str, changed: list[int]) -> list[tuple[int, int]]:
     """The lines of a view around the places it differs from the text (a joint, an escape),
     as far as the rules read around a line: only there can the view hold another finding."""
-    limits = rules().limits
     out: list[tuple[int, int]] = []
     for at in changed:
         start = view.rfind("\n", 0, at) + 1
-        for _ in range(limits.context_before):
+        for _ in range(CONTEXT_BEFORE):
             if start == 0:
                 break
             start = view.rfind("\n", 0, start - 1) + 1
         end = view.find("\n", at)
-        for _ in range(limits.context_after):
+        for _ in range(CONTEXT_AFTER):
             if end == -1:
                 break
             end = view.find("\n", end + 1)
@@ -222,7 +223,6 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
     return _merge(found)
 
 
-MIN_KNOWN_VALUE = 8  # a held secret shorter than this is not looked for (it would mask words)
 KNOWN_KIND = "api_key"
 
 
