@@ -1,5 +1,4 @@
-"""Recall and false positives of the secret detector on the public scanners' corpus, and its
-false positives on real code.
+"""Recall and false positives of the secret detector on public scanners' samples and real code.
 
     python benchmarks/secret_recall.py --corpus DIR [--skip-code] [--show N]
 
