@@ -74,7 +74,7 @@ def test_the_models_reply_is_masked(litellm: Any, monkeypatch: pytest.MonkeyPatc
     assert STRIPE not in done.text and "[REDACTED:" in done.text
 
 
-def test_a_streamed_reply_is_shown_masked_line_by_line(litellm: Any,
+def test_a_streamed_reply_is_shown_masked(litellm: Any,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     # the secret arrives in pieces, across chunks
     pieces = ["It is set in [E1].\nThe key is ", STRIPE[:12], STRIPE[12:], "\nand more", "."]
@@ -94,6 +94,19 @@ def test_a_guard_holds_an_unfinished_line_until_it_ends() -> None:
     guard.piece(HELD_KEY[5:])
     guard.close()
     assert "".join(shown) == "first line\nthe key [REDACTED:api_key]"
+
+
+def test_a_long_line_still_streams_in_pieces_and_a_secret_is_never_shown_in_part() -> None:
+    shown: list[str] = []
+    guard = ReplyGuard((), shown.append)
+    words = f"The retry policy is decided in decide_retry and the key {STRIPE} is set there".split()
+    for word in words:
+        guard.piece(word + " ")
+    guard.close()
+    assert len(shown) > 3 and STRIPE not in "".join(shown)
+    assert not any(STRIPE[:10] in piece for piece in shown)
+    assert "".join(shown) == "The retry policy is decided in decide_retry and the key " \
+        "[REDACTED:stripe_key] is set there "
 
 
 def test_an_error_line_printed_or_returned_is_masked() -> None:

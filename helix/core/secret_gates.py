@@ -55,6 +55,7 @@ MIN_WORDLESS_ENTROPY = 4.3  # bits per character of a token body without digits
 DISTINCT_PREFIX = 8  # a token prefix this long is a token whatever its body reads like
 MIN_KNOWN_VALUE = 8  # a held secret shorter than this is not looked for (it would mask words)
 DENSE_FRACTION = 0.5  # windows holding more of a text than this: the detectors read it whole
+STREAM_LOOKAHEAD = 4  # words a streamed reply waits for before a piece is shown (masked)
 DFA_MEMORY = 64 << 20  # bytes of RE2's DFA cache: enough that a set of triggers stays linear
 
 PLACEHOLDER_WORDS = ("changeme", "example", "placeholder", "your", "xxxx", "****", "redacted",

@@ -33,6 +33,7 @@ from helix.core.secret_gates import (
 )
 from helix.core.secret_tokens import filler
 
+_PATH = re.compile(r"(?:~|\.{1,2})?(?:/[A-Za-z0-9_.\-]+){2,}/?")
 _BARE_TOKEN = re.compile(rf"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{{{MIN_BARE_TOKEN},}}={{0,2}}"
                          r"(?![A-Za-z0-9+/_\-])")
 
@@ -187,8 +188,8 @@ def _entropy_findings(line: str) -> Iterator[Finding]:
                                                or len(value) in DIGEST_LENGTHS):
                 continue
             if (p.filters["sequential"](value) or p.filters["uuid"](value)
-                    or p.filters["likely_id"](value, line)):
-                continue
+                    or p.filters["likely_id"](value, line) or _PATH.fullmatch(value)):
+                continue  # ... or a file's path (`/tmp/run-14abfb6a/CURRENT`)
             for start in _occurrences(line, value):
                 if kind == "high_entropy_hex" and HEX_NAMED.search(line[:start]):
                     continue  # a hash, id or revision the line names as such

@@ -59,8 +59,18 @@ from helix.core.secret_structure import structural_findings
 from helix.core.secret_tokens import filler, token_findings
 from helix.core.secret_views import joined_changes
 
-__all__ = ["REDACTED", "Finding", "find_secrets", "looks_password", "looks_secret",
-           "mask_values", "redact_text", "shannon_entropy"]
+__all__ = [
+    "REDACTED",
+    "Finding",
+    "find_secrets",
+    "find_secrets_and_values",
+    "looks_password",
+    "looks_secret",
+    "mask_values",
+    "masked",
+    "redact_text",
+    "shannon_entropy",
+]
 
 REDACTED = "[REDACTED:{kind}]"
 
@@ -226,18 +236,42 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
 KNOWN_KIND = "api_key"
 
 
+def find_secrets_and_values(text: str, values: Iterable[str]) -> list[Finding]:
+    """`find_secrets`, and every occurrence of the given values (the keys this process holds:
+    a provider may echo one in its error body)."""
+    held = [Finding(at, at + len(value), KNOWN_KIND)
+            for value in sorted({v for v in values if len(v) >= MIN_KNOWN_VALUE})
+            for at in _all(text, value)]
+    return _merge(held + find_secrets(text)) if held else find_secrets(text)
+
+
+def _all(text: str, value: str) -> Iterator[int]:
+    at = text.find(value)
+    while at != -1:
+        yield at
+        at = text.find(value, at + len(value))
+
+
+def masked(text: str, findings: Iterable[Finding], start: int = 0,
+           end: int | None = None) -> str:
+    """`text[start:end]` with the parts of `findings` in it masked."""
+    end = len(text) if end is None else end
+    parts: list[str] = []
+    at = start
+    for f_start, f_end, kind in findings:
+        if f_end <= at or f_start >= end:
+            continue
+        parts += [text[at:max(at, f_start)], _mask(kind, text[max(at, f_start):min(f_end, end)])]
+        at = min(f_end, end)
+    parts.append(text[at:end])
+    return "".join(parts)
+
+
 def mask_values(text: str, values: Iterable[str]) -> tuple[str, Counter[str]]:
-    """The text with every occurrence of the given values (the keys this process holds: a
-    provider that echoes one in its error body) masked, then `redact_text`."""
-    counts: Counter[str] = Counter()
-    for value in sorted({v for v in values if len(v) >= MIN_KNOWN_VALUE}, key=len,
-                        reverse=True):
-        found = text.count(value)
-        if found:
-            text = text.replace(value, REDACTED.format(kind=KNOWN_KIND))
-            counts[KNOWN_KIND] += found
-    clean, more = redact_text(text)
-    return clean, counts + more
+    """The text with every detected credential and every occurrence of the given values
+    masked, and counts by kind."""
+    findings = find_secrets_and_values(text, values) if text else []
+    return masked(text, findings), Counter(f.kind for f in findings)
 
 
 def _mask(kind: str, secret: str) -> str:

@@ -19,6 +19,7 @@ The report says how many spans of each kind were redacted, never what they were.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -27,15 +28,19 @@ from helix.core.envelope import Envelope, EvidenceItem
 from helix.core.hashing import canonical_json
 from helix.core.ports import Completion
 from helix.core.schemas import Frozen
+from helix.core.secret_gates import STREAM_LOOKAHEAD
 from helix.core.secret_structure import name_strength
 from helix.core.secrets import (
     REDACTED,
+    find_secrets_and_values,
     looks_secret,
     mask_values,
+    masked,
     redact_text,
     shannon_entropy,
 )
 
+_WORD_START = re.compile(r"(?<!\S)\S")
 __all__ = ["REDACTED", "RedactionReport", "ReplyGuard", "known_secrets", "looks_secret",
            "mask_values", "redact_envelope", "redact_evidence", "redact_messages",
            "redact_text", "shannon_entropy"]
@@ -147,15 +152,18 @@ def known_secrets(environ: Mapping[str, str]) -> tuple[str, ...]:
 
 
 class ReplyGuard:
-    """What comes back from a model, masked before it is kept or shown: the streamed pieces
-    line by line (a secret stands within a line; a line is shown once it is complete), the
-    whole reply, and a provider's error message."""
+    """What comes back from a model, masked before it is kept or shown: the whole reply, a
+    provider's error message, and the streamed pieces. A piece is shown once the line it
+    belongs to reads STREAM_LOOKAHEAD more words (a rule may need the words after a value:
+    a literal compared with a password after it), masked as the whole line so far reads; a
+    finding is never shown in part."""
 
     def __init__(self, known: Sequence[str], on_text: Callable[[str], None] | None = None
                  ) -> None:
         self.known = tuple(known)
         self.on_text = on_text
-        self._pending = ""
+        self._line = ""  # the current line, from its start
+        self._sent = 0  # characters of it already handed on
         self.counts: Counter[str] = Counter()
 
     def text(self, text: str) -> str:
@@ -164,20 +172,35 @@ class ReplyGuard:
         return clean
 
     def piece(self, piece: str) -> None:
-        """A streamed piece: complete lines are masked and handed on, the rest waits."""
+        """A streamed piece: what is now settled is masked and handed on, the rest waits."""
         if self.on_text is None:
             return
-        self._pending += piece
-        cut = self._pending.rfind("\n") + 1
-        if cut:
-            lines, self._pending = self._pending[:cut], self._pending[cut:]
-            self.on_text(self.text(lines))
+        self._line += piece
+        cut = self._line.find("\n")
+        while cut != -1:
+            self._emit(self._line[:cut + 1], final=True)
+            self._line, self._sent = self._line[cut + 1:], 0
+            cut = self._line.find("\n")
+        self._emit(self._line, final=False)
 
     def close(self) -> None:
-        """The end of a stream: the last, unfinished line."""
-        if self.on_text is not None and self._pending:
-            rest, self._pending = self._pending, ""
-            self.on_text(self.text(rest))
+        """The end of a stream: the rest of the last line."""
+        if self.on_text is not None and self._line:
+            self._emit(self._line, final=True)
+            self._line, self._sent = "", 0
+
+    def _emit(self, line: str, *, final: bool) -> None:
+        findings = find_secrets_and_values(line, self.known)
+        cut = len(line)
+        if not final:
+            starts = [m.start() for m in _WORD_START.finditer(line)]
+            cut = starts[-STREAM_LOOKAHEAD] if len(starts) > STREAM_LOOKAHEAD else 0
+            for start, end, _ in findings:
+                if start < cut < end:
+                    cut = start  # never a finding in part
+        if cut > self._sent and self.on_text is not None:
+            self.on_text(masked(line, findings, self._sent, cut))
+            self._sent = cut
 
     def completion(self, completion: Completion) -> Completion:
         return completion.model_copy(update={"text": self.text(completion.text)})
