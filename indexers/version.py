@@ -22,7 +22,12 @@ SOURCE_GLOBS = ("*.py", "queries/*.scm")
 # Code outside the package that decides what an index holds: the secret detector masks every
 # file's text before it is chunked.
 _DETECTOR = _PACKAGE.parent / "helix" / "core"
-EXTRA_FILES = ("secrets.py", "secret_structure.py", "escapes.py", "english.py")
+EXTRA_GLOBS = ("secrets.py", "secret_*.py", "secret_rules.toml", "escapes.py", "english.py")
+
+
+def extra_files() -> list[str]:
+    """The detector's modules and data under helix/core, by name."""
+    return sorted({p.name for pattern in EXTRA_GLOBS for p in _DETECTOR.glob(pattern)})
 
 
 def code_files(package: Path = _PACKAGE) -> list[Path]:
@@ -33,7 +38,7 @@ def code_files(package: Path = _PACKAGE) -> list[Path]:
 def code_digest_of(package: Path) -> str:
     parts: list[bytes] = []
     named = [(p.relative_to(package).as_posix(), p) for p in code_files(package)]
-    named += [(f"helix/core/{name}", _DETECTOR / name) for name in EXTRA_FILES
+    named += [(f"helix/core/{name}", _DETECTOR / name) for name in extra_files()
               if package == _PACKAGE]
     for name, path in named:
         parts.append(name.encode() + b"\0" + path.read_bytes().replace(b"\r\n", b"\n") + b"\0")

@@ -63,7 +63,7 @@ from helix.core.errors import (
 from helix.core.ports import Completion
 from helix.synthesis.fake_llm import fake_reply, is_fake, stream_pieces
 from helix.synthesis.model_helper import HelperUnavailable, ModelHelper
-from helix.synthesis.redact import redact_messages
+from helix.synthesis.redact import ReplyGuard, known_secrets, mask_values, redact_messages
 
 MAX_ERROR_CHARS = 200
 SERVER_ERRORS = 500  # an HTTP status from here up is the server's own failure
@@ -131,13 +131,12 @@ _LITELLM_PREFIX = re.compile(r"^(?:litellm\.)?(?:\w+Error|\w+Exception):\s*(?:\w
 _CONNECTION_FAILURES = ("APIConnectionError", "ConnectError", "ConnectTimeout")
 
 
-def _short(exc: BaseException) -> str:
-    """The provider's message on one line, litellm's class prefixes dropped, any secret in it
-    masked (a server may echo a key back), cut at a word boundary (never mid-word) with an
-    ellipsis when long."""
-    from helix.core.secrets import redact_text
-
-    text = _LITELLM_PREFIX.sub("", " ".join(redact_text(str(exc))[0].split()))
+def _short(exc: BaseException, known: Sequence[str] = ()) -> str:
+    """The provider's message on one line, litellm's class prefixes dropped, secrets masked
+    (a 401 body may echo the key: `known` are the keys this process holds), cut at a word
+    boundary (never mid-word) with an ellipsis when long."""
+    text = _LITELLM_PREFIX.sub("", " ".join(str(exc).split()))
+    text = mask_values(text, known)[0]
     if len(text) <= MAX_ERROR_CHARS:
         return text
     cut = text[:MAX_ERROR_CHARS].rsplit(" ", 1)[0].rstrip(",;:")
@@ -174,9 +173,11 @@ def known_models_like(model: str, litellm: Any, limit: int = 3) -> list[str]:
     return difflib.get_close_matches(bare, names, n=limit, cutoff=0.6)
 
 
-def map_litellm_error(exc: BaseException, model: str, litellm: Any) -> HelixError:
-    """The Helix error for a litellm exception (pure given the litellm module)."""
-    message = f"{model}: {_short(exc)}"
+def map_litellm_error(exc: BaseException, model: str, litellm: Any,
+                      known: Sequence[str] = ()) -> HelixError:
+    """The Helix error for a litellm exception (pure given the litellm module), its message
+    masked (`_short`)."""
+    message = f"{model}: {_short(exc, known)}"
     lowered = str(exc).lower()
     if isinstance(exc, litellm.Timeout):
         return LLMTimeoutError(message)
@@ -190,12 +191,12 @@ def map_litellm_error(exc: BaseException, model: str, litellm: Any) -> HelixErro
     ):
         near = known_models_like(model, litellm)
         hint = f"; did you mean {', '.join(near)}?" if near else ""
-        return UnknownModelError(f"unknown model '{model}'{hint} ({_short(exc)})")
+        return UnknownModelError(f"unknown model '{model}'{hint} ({_short(exc, known)})")
     status = answered_status(exc)
     server_error = None if status is None else LLMServerError(
-        f"{model}: its server answered HTTP {status}: {_short(exc)}", status)
+        f"{model}: its server answered HTTP {status}: {_short(exc, known)}", status)
     if server_error is not None and status is not None and status >= SERVER_ERRORS:
-        return server_error  # whatever its text says (an echoed "api_key=..." included)
+        return server_error  # whatever its text says (an echoed "api_key=..." masked)
     if any(hint in lowered for hint in _AUTH_HINTS) and not isinstance(exc, litellm.Timeout):
         return LLMAuthError(message)
     return server_error or LLMTransportError(message)
@@ -292,6 +293,9 @@ class LiteLLMClient:
                  timeout_s: float, max_tokens: int, temperature: float,
                  api_base: str | None = None,
                  on_text: Callable[[str], None] | None = None) -> Completion:
+        # what comes back is masked too: the reply (streamed line by line) and an error body
+        guard = ReplyGuard(known_secrets(os.environ), on_text)
+        stream = guard.piece if on_text is not None else None
         if is_fake(model):  # a registered test model: redacted like any call, no litellm
             clean, found = redact_messages(messages)
             self.redacted.update(found)
@@ -299,19 +303,21 @@ class LiteLLMClient:
             started = time.perf_counter()
             try:
                 reply = fake_reply(model, clean).capped(self.max_chars)
-                stream_pieces(reply.text, on_text)
-                return reply
+                stream_pieces(reply.text, stream)
+                guard.close()
+                return guard.completion(reply)
             finally:
                 self.call_s += time.perf_counter() - started
         clean, found = redact_messages(messages)
         self.redacted.update(found)
         helped = self._helped(lambda helper: helper.complete(
             clean, model=model, timeout_s=timeout_s, max_tokens=max_tokens,
-            temperature=temperature, api_base=api_base, extra=self.extra, on_text=on_text,
+            temperature=temperature, api_base=api_base, extra=self.extra, on_text=stream,
             max_chars=self.max_chars),
             call=True)
         if isinstance(helped, Completion):
-            return helped
+            guard.close()
+            return guard.completion(helped)
         litellm, waited = import_timed()
         self.import_s += waited
         kwargs: dict[str, Any] = {
@@ -334,21 +340,25 @@ class LiteLLMClient:
         started = time.perf_counter()
         try:
             response = litellm.completion(**kwargs)
-            if on_text is not None:
-                return _streamed(response, model, on_text, self.max_chars)
+            if stream is not None:
+                streamed = _streamed(response, model, stream, self.max_chars)
+                guard.close()
+                return guard.completion(streamed)
         except HelixError:
             raise
         except Exception as exc:
-            error = map_litellm_error(exc, model, litellm)
+            error = map_litellm_error(exc, model, litellm, guard.known)
             if isinstance(error, LLMAuthError):
                 keys = missing_keys(model, litellm)
                 if keys:
                     error = LLMAuthError(f"{error} (litellm expects {', '.join(keys)} in the "
                                          "environment)")
-            raise error from exc
+            # not `from exc`: the provider's raw body (it may hold the key) stays out of any
+            # traceback a user is shown
+            raise error from None
         finally:
             self.call_s += time.perf_counter() - started
-        return _to_completion(response, model).capped(self.max_chars)
+        return guard.completion(_to_completion(response, model).capped(self.max_chars))
 
 
 def _streamed(chunks: Any, model: str, on_text: Callable[[str], None],
