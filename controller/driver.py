@@ -6,7 +6,6 @@ envelope it returns is a dry run (`llm_steps == 0`); synthesis completes it else
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -180,7 +179,6 @@ def _items(state: LoopState, candidates: Sequence[Candidate]) -> dict[str, Evide
     return {c.chunk.id: to_item(c, names) for c in candidates}
 
 
-_ASKS_CALLERS = re.compile(r"\b(?:calls|callers|call sites|invokes|called|invoked)\b", re.I)
 MAX_REFERENCE_SITES = 1000  # listed in the envelope; the answer states the whole count
 
 
@@ -315,7 +313,7 @@ def reference_sites(plan: RoutePlan, index: IndexReader) -> tuple[ReferenceSite,
     symbol = next(iter(plan.subjects.get("symbol", ())), "").strip("`").removesuffix("()")
     if not symbol or " " in symbol:
         return ()
-    calls_only = bool(_ASKS_CALLERS.search(plan.text))
+    calls_only = plan.asked.calls_only
     refs = [r for r in index.references_to(symbol) if not calls_only or r.kind == "call"]
     if not calls_only:
         refs += index.imports_of(symbol)

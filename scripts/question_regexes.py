@@ -141,6 +141,8 @@ def _unwrap(pattern: Any) -> Any:
 def _compile(pattern: Any, flags: int = 0) -> Any:
     real = _real["compile"](_unwrap(pattern), flags)
     site = SEEN.site()
+    if site is not None and site.startswith(VOCABULARY):  # one line compiles every phrase
+        site = f"{site} #{_real['compile'](r'[^A-Za-z]+').sub('', real.pattern)[:24]}"
     return real if site is None else Pattern(real, site)
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from controller_helpers import FIXTURES, ask, files_index, fixture_index
+from route_helpers import route_question
 
 from controller.loop import LoopState, ToolResults, initial_state, step
-from controller.route import route_question
 from helix.core.config import HelixConfig, RetrievalSettings
 from helix.core.ports import FakeClock
 from indexers.api import IndexReader
