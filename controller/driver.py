@@ -29,9 +29,9 @@ from controller.evidence import (
 )
 from controller.loop import LoopState, ToolResults, initial_state, step
 from controller.moves import asks_tests
-from controller.question_spelling import reading_note, respelled_question
+from controller.question import Question, respell
 from controller.reasons import Reason
-from controller.route import RoutePlan, route_question
+from controller.route import RoutePlan
 from controller.treewalk import selected_trees, walk
 from helix.core.config import HelixConfig
 from helix.core.envelope import (
@@ -322,19 +322,17 @@ def reference_sites(plan: RoutePlan, index: IndexReader) -> tuple[ReferenceSite,
                  for path, line, caller, kind in sites[:MAX_REFERENCE_SITES])
 
 
-def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
-                   query_embedder: Embedder | None, clock: Clock, scope: str | None = None,
-                   sense: str | None = None, refreshed: bool = False,
+def run_controller(question: Question, index: IndexReader, config: HelixConfig, *,
+                   query_embedder: Embedder | None, clock: Clock, refreshed: bool = False,
                    trace: Trace | None = None) -> Envelope:
-    """Route, retrieve, align, compact and walk: the whole dry run for one question.
-    `trace` receives the live trace (see `Trace`); it never changes the result."""
+    """Retrieve, align, compact and walk: the whole dry run for one question (read once:
+    `controller.question`; the index's vocabulary completes its reading here when it was read
+    before the index was open). `trace` receives the live trace (see `Trace`); it never
+    changes the result."""
     started = clock.monotonic()
     timings: dict[str, float] = {}
-    asked: str = question
-    read: tuple[tuple[str, str], ...] = ()
-    if config.retrieval.respell:
-        asked, read = respelled_question(question, index.spelled_as)
-    plan = route_question(asked, scope=scope, sense=sense, routing=config.retrieval.routing)
+    question = respell(question, config.retrieval, index.spelled_as)
+    plan = question.plan
     state = _run_loop(initial_state(plan, config.retrieval), index, query_embedder, clock,
                       started, timings, trace)
     t = clock.monotonic()
@@ -377,16 +375,17 @@ def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
     answer = build_answer(state.plan, evidence, coverage, clarify,
                           channels=[c for s in state.steps for c in s.channels],
                           policy=config.retrieval.answer, references=references)
-    if read:  # the user sees what was read, not a silent rewrite
-        answer = f"{reading_note(read)}\n{answer}"
+    if question.note:  # the user sees what was read, not a silent rewrite
+        answer = f"{question.note}\n{answer}"
     timings["assemble"] = _ms(clock, t)
     timings["total"] = _ms(clock, started)
     return Envelope(
-        question=question, repo_root=str(index.root), repo_rev=index.repo_rev,
+        question=question.asked, repo_root=str(index.root), repo_rev=index.repo_rev,
         index_rev=index.index_rev, index_refreshed=refreshed, config_hash=config.evidence_hash,
         route=state.plan.intent.route, slots=state.plan.intent.slots,
         controller_steps=state.steps, stop_reason=state.stop_reason or "budget_exhausted",
         items=items, item_hashes=item_hashes(items, evidence), evidence=evidence,
         clarify=clarify, tree_walk=tree_walk,
         answer_mode="dry_run", answer=answer, llm_steps=0,
-        timings_ms=timings, references=references)
+        timings_ms=timings, references=references, question_cut=question.cut,
+        clock_stopped=state.clock_stopped)

@@ -33,7 +33,14 @@ from controller.reasons import Reason
 from controller.route import RoutePlan
 from controller.text import phrase_tokens, symbol_variants, token_set
 from helix.core.config import RetrievalSettings
-from helix.core.envelope import ControllerStep, Phase, ProofSpan, SlotCoverage, StopReason
+from helix.core.envelope import (
+    ClockStop,
+    ControllerStep,
+    Phase,
+    ProofSpan,
+    SlotCoverage,
+    StopReason,
+)
 from helix.core.policy import RoutePolicy
 from helix.core.schemas import Chunk, Frozen
 
@@ -68,6 +75,7 @@ class LoopState(Frozen):
     sense_evidence: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     proof_spans: tuple[ProofSpan, ...] = ()  # set by alignment, after the loop
     stop_reason: StopReason | None = None
+    clock_stopped: ClockStop | None = None  # the clock safety stop ended the loop
     last_phase: Phase | None = None
     # Every channel list found so far, the chunks they name and the channels' reasons: the
     # evidence is scored by one fusion over all of them.
@@ -446,8 +454,11 @@ def step(state: LoopState, tools: ToolResults | None) -> tuple[LoopState, Action
         last = state.steps[-1]
         note = (f"{CLOCK_STOP}: {tools.elapsed_ms:.0f} ms >= retrieval.time_budget_ms "
                 f"{settings.time_budget_ms}")
-        state = state.model_copy(update={"steps": (*state.steps[:-1], last.model_copy(
-            update={"note": f"{last.note}; {note}" if last.note else note}))})
+        state = state.model_copy(update={
+            "steps": (*state.steps[:-1], last.model_copy(
+                update={"note": f"{last.note}; {note}" if last.note else note})),
+            "clock_stopped": ClockStop(elapsed_ms=tools.elapsed_ms,
+                                       budget_ms=settings.time_budget_ms)})
     else:
         nxt = _next(state, tools.action.phase, new_ids)
         if isinstance(nxt, Action):

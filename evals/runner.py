@@ -171,8 +171,10 @@ class PreparedRepo:
 
     def ask(self, question: str) -> Envelope:
         from controller.driver import run_controller
+        from controller.question import read_question
 
-        return run_controller(question, self.index, self.config,
+        return run_controller(read_question(question, self.config.retrieval), self.index,
+                              self.config,
                               query_embedder=self.embedder, clock=SystemClock())
 
     def answer(self, envelope: Envelope) -> tuple[Envelope, int]:

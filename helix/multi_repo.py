@@ -100,31 +100,28 @@ def ask_across(question: str, roots: Sequence[Path], *, config_for: Any, dry_run
                notify: Any = None) -> tuple[Envelope, str]:
     """(fused envelope, run id): every repository asked, the evidence fused, one synthesis
     call when a model is configured and `dry_run` is off, one run-log row."""
-    from controller.driver import run_controller
-    from controller.report_cut import RETRIEVAL_CHARS, cut_report
+    from controller.question import read_question
     from helix.core import notices
     from helix.core.ports import SystemClock
-    from helix.core.secrets import redact_text
-    from helix.service import LazyQueryEmbedder, default_llm, open_runlog
+    from helix.service import default_llm, open_runlog, retrieve
     from helix.synthesis.answer import deterministic_citations, synthesize
     from helix.synthesis.prompt import citation_refs
-    from indexers.build import declined_embeddings, ensure_index
+    from indexers.build import declined_embeddings
 
     if len(roots) > MAX_REPOS:
         raise UserError(f"at most {MAX_REPOS} repositories in one question, got {len(roots)}")
-    question = redact_text(question)[0]
     clock = SystemClock()
     named: list[tuple[str, Envelope]] = []
-    configs = []
-    for name, root in zip(repo_names(roots), roots, strict=True):
-        config = declined_embeddings(root, config_for(root), quiet=True)
-        configs.append(config)
-        lazy = LazyQueryEmbedder(config.index)
-        index, _ = ensure_index(root, config, query_embedder=lazy, dense="background")
-        text, _ = cut_report(question, RETRIEVAL_CHARS)
-        named.append((name, run_controller(text, index, config, query_embedder=lazy,
-                                           clock=clock)))
-    envelope = fused_envelope(question, named, configs[0])
+    configs = [config_for(root) for root in roots]
+    read = read_question(question, configs[0].retrieval)  # once; each index respells it
+    for name, root, config in zip(repo_names(roots), roots, configs, strict=True):
+        asked = (read if config.retrieval == configs[0].retrieval
+                 else read_question(question, config.retrieval))  # its own routing settings
+        named.append((name, retrieve(asked, root=root, config=config, clock=clock,
+                                     quiet=True)[0]))
+    configs = [declined_embeddings(root, config, quiet=True)
+               for root, config in zip(roots, configs, strict=True)]
+    envelope = fused_envelope(read.asked, named, configs[0])
     log = open_runlog(notify or notices.notify)
     try:
         run_id = log.start(envelope, created=clock.now(), dry_run=dry_run)

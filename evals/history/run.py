@@ -126,10 +126,11 @@ class HelixSide:
 
     def ask(self, question: str, index: Any, config: Any) -> Any:
         from controller.driver import run_controller
+        from controller.question import read_question
         from helix.core.ports import SystemClock
 
-        return run_controller(question, index, config, query_embedder=self.embedder,
-                              clock=SystemClock())
+        return run_controller(read_question(question, config.retrieval), index, config,
+                              query_embedder=self.embedder, clock=SystemClock())
 
 
 def _failed(message: str) -> SystemScore:

@@ -23,12 +23,11 @@ from controller.continuity.lanes import TurnContext, execute
 from controller.continuity.router import route_turn
 from controller.continuity.settle import before_lane, readmit_anchor_list, settle_turn
 from controller.continuity.turn import TurnResult, summaries
-from controller.report_cut import RETRIEVAL_CHARS, cut_report
+from controller.question import Question, read_question
 from helix.core.config import HelixConfig
 from helix.core.envelope import Envelope
 from helix.core.errors import UserError
 from helix.core.ports import LLM, Clock, SystemClock
-from helix.core.secrets import redact_text
 from helix.session.lane_driver import Asker, GraphProvider, LanePorts, client, lane_models
 from helix.session.store import (
     commit_turn,
@@ -43,14 +42,20 @@ MS_PER_S = 1000
 
 def default_asker(root: Path, config: HelixConfig, *, llm: LLM | None, dry_run: bool,
                   session_id: str, turn_number: int, clock: Clock,
-                  on_text: Callable[[str], None] | None = None) -> Asker:
+                  on_text: Callable[[str], None] | None = None,
+                  turn: Question | None = None) -> Asker:
     """The controller (and synthesis) through the service entry point; logged in the run log
-    with the session id and turn number. `on_text` receives the model's answer as it streams."""
+    with the session id and turn number. `on_text` receives the model's answer as it streams.
+    A lane that asks the turn's own message (no scope, no sense) hands on `turn`, the message
+    as the runner read it: the question is read once."""
 
     def ask(question: str, *, scope: str | None, sense: str | None) -> Envelope:
         from helix.service import ask as service_ask
 
-        return service_ask(question, root=root, config=config, dry_run=dry_run, llm=llm,
+        asked: str | Question = question
+        if turn is not None and question == turn.asked and scope is None and sense is None:
+            asked = turn
+        return service_ask(asked, root=root, config=config, dry_run=dry_run, llm=llm,
                            scope=scope, sense=sense, session_id=session_id,
                            turn_number=turn_number, clock=clock, on_text=on_text).envelope
 
@@ -76,8 +81,11 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
     `on_text` receives the model's answer of a root question as the model writes it."""
     if not text.strip():
         raise UserError("empty message")
-    text = redact_text(text)[0]  # a pasted secret is stored, routed and sent masked
-    text = cut_report(text, RETRIEVAL_CHARS)[0]  # a long paste: routed by what locates it
+    # read once: a pasted secret is stored, routed and sent masked; a long paste is routed by
+    # what locates it (controller.question; the index's vocabulary is consulted when a root
+    # question reaches it, helix.service.ask)
+    question = read_question(text, config.retrieval)
+    text = question.asked
     clock = clock or SystemClock()
     root = Path(root).resolve()
     if llm is None and not dry_run:
@@ -100,7 +108,7 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
         root=root, models=models,
         asker=asker or default_asker(root, config, llm=llm, dry_run=dry_run,
                                      session_id=record.id, turn_number=turn_id, clock=clock,
-                                     on_text=on_text),
+                                     on_text=on_text, turn=question),
         graph=graph or default_graph(root, config))
     ctx = TurnContext(
         plan=plan, state=base, turns=tuple(turns), turn_id=turn_id, now_ms=now_ms,
