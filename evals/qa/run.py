@@ -106,7 +106,7 @@ def _run_cases(cases: Sequence[Any], malformed: int, jsonl: Path, repo: Path, ro
                revision: str, *, overrides: Mapping[str, Any] | None, no_embed: bool,
                progress: Progress | None) -> dict[str, Any]:
     helix = HelixSide(root, overrides or {}, no_embed=no_embed)
-    index, config = helix.refresh()
+    index = helix.refresh()
     files = [record.path for record in index.files()]
     bm25 = BM25Files.build(root)
     scored: list[CaseScore] = []
@@ -122,7 +122,7 @@ def _run_cases(cases: Sequence[Any], malformed: int, jsonl: Path, repo: Path, ro
         started = time.perf_counter()
         error, route, items, sent = None, "", [], []
         try:
-            env = helix.ask(case.question, index, config)
+            env = helix.ask(case.question)
             items, sent, route = _spans(ranked_items(env)), _spans(env.evidence), env.route
         except Exception as exc:  # a crashing question is a miss, reported; the run goes on
             error = f"{type(exc).__name__}: {exc}"
