@@ -117,6 +117,6 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
     turn, new_state = settle_turn(
         state, base, plan, out, pre, session=record.name, session_id=record.id,
         turn_id=turn_id, text=text, reply_to=reply_to, now_ms=now_ms, created_at=clock.now(),
-        continuity_hash=config.continuity_hash)
+        continuity_hash=config.continuity_hash, caps=config.continuity.caps)
     commit_turn(db, record, turn, new_state, turn.events)
     return turn
