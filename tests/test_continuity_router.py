@@ -94,7 +94,7 @@ def _with_clarifier(state: ContinuityState, now_ms: int = 0) -> ContinuityState:
                                tuple(i.label for i in options.items)),
                            clarifier_type="selection_disambiguation",
                            anchor_turn_id=state.turn_count + 1, thread_key=state.session_id,
-                           now_ms=now_ms, option_set_id="os-c")
+                           now_ms=now_ms, option_set_id="os-c", caps=CAPS)
     return apply_transition(state, "T1", caps=CAPS, turn_id=state.turn_count + 1, updates={
         "option_sets": options, "clarification": clar, "pending": pending,
         "root_frame": state.root_frame}).state
