@@ -30,6 +30,19 @@ def test_stemmers_and_token_estimates() -> None:
     assert [m.group() for m in english.token_spans("a-b")] == ["a", "-", "b"]
 
 
+def test_one_ordinal_parser() -> None:
+    from controller.continuity.pending import parse_ordinal
+    from controller.continuity.selection_match import parse_selection_input
+
+    assert [english.ordinal_value(t) for t in ("second", "2nd", "2", "two", "Last", "x")] == [
+        2, 2, 2, 2, english.LAST, None]
+    assert parse_ordinal("the eighth one", 9) == 8 and parse_ordinal("last", 3) == 3
+    assert parse_ordinal("ok then, option 2 please", 3) == 2
+    assert parse_selection_input("open the third one").ordinal == 3
+    assert parse_selection_input("open the last").ordinal == english.LAST
+    assert parse_selection_input("open that one").ordinal is None  # "one" is not a position
+
+
 def _word_sets(tree: ast.AST) -> list[int]:
     """Line numbers of word lists holding eight or more function words: a text of at least
     20 bare lowercase words (a list written as text), or a set / list / tuple literal."""
