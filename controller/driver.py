@@ -41,6 +41,7 @@ from helix.core.envelope import (
     Envelope,
     EvidenceItem,
     ReferenceSite,
+    TreeWalk,
 )
 from helix.core.ports import Clock, Embedder
 from helix.core.schemas import Chunk
@@ -322,6 +323,46 @@ def reference_sites(plan: RoutePlan, index: IndexReader) -> tuple[ReferenceSite,
                  for path, line, caller, kind in sites[:MAX_REFERENCE_SITES])
 
 
+def _retrieved(plan: RoutePlan, index: IndexReader, config: HelixConfig,
+               query_embedder: Embedder | None, clock: Clock, started: float,
+               timings: dict[str, float], trace: Trace | None) -> LoopState:
+    """The pure loop driven to its stop, then the alignment (unless the senses split)."""
+    state = _run_loop(initial_state(plan, config.retrieval), index, query_embedder, clock,
+                      started, timings, trace)
+    t = clock.monotonic()
+    if state.stop_reason != "dominance_split":
+        seen = len(state.steps)
+        state = _align(state, index)
+        _emit_steps(trace, state.steps, seen)
+        timings["align"] = _ms(clock, t)
+    if trace is not None:
+        trace("stop", {"stop_reason": state.stop_reason})
+    return state
+
+
+def _ranked(state: LoopState, index: IndexReader, config: HelixConfig) -> list[Candidate]:
+    """The evidence in the route's order, the canonical document, the file's definitions and
+    the callees placed where the route wants them."""
+    plan = state.plan
+    policy = config.retrieval.route(plan.policy_name)
+    ranked = rank_for_route(plan, state.evidence, policy.code_first, policy.source_first,
+                            asks_tests(plan, config.retrieval, state.prefixes))
+    ranked = _canonical_first(plan, ranked, index, config)
+    ranked = _with_file_definitions(plan, ranked, index, config)
+    return _with_callees(plan, ranked, index, config)
+
+
+def _walked(index: IndexReader, evidence: tuple[EvidenceItem, ...], config: HelixConfig,
+            trace: Trace | None) -> TreeWalk:
+    tree_walk = walk(index.graph, evidence, config.retrieval)
+    if trace is not None:
+        trace("tree_walk", tree_walk.model_dump(mode="json", exclude={"nodes"}))
+        for node in tree_walk.nodes:
+            trace("tree_walk_node", node.model_dump(mode="json"))
+        trace("graph_pack", graph_pack_trace(index.graph, tree_walk, evidence, index))
+    return tree_walk
+
+
 def run_controller(question: Question, index: IndexReader, config: HelixConfig, *,
                    query_embedder: Embedder | None, clock: Clock, refreshed: bool = False,
                    trace: Trace | None = None) -> Envelope:
@@ -333,44 +374,21 @@ def run_controller(question: Question, index: IndexReader, config: HelixConfig, 
     timings: dict[str, float] = {}
     question = respell(question, config.retrieval, index.spelled_as)
     plan = question.plan
-    state = _run_loop(initial_state(plan, config.retrieval), index, query_embedder, clock,
-                      started, timings, trace)
+    state = _retrieved(plan, index, config, query_embedder, clock, started, timings, trace)
     t = clock.monotonic()
-    if state.stop_reason != "dominance_split":
-        seen = len(state.steps)
-        state = _align(state, index)
-        _emit_steps(trace, state.steps, seen)
-        timings["align"] = _ms(clock, t)
-    if trace is not None:
-        trace("stop", {"stop_reason": state.stop_reason})
-    t = clock.monotonic()
-    policy = config.retrieval.route(plan.policy_name)
-    ranked = rank_for_route(state.plan, state.evidence, policy.code_first, policy.source_first,
-                            asks_tests(state.plan, config.retrieval, state.prefixes))
-    ranked = _canonical_first(state.plan, ranked, index, config)
-    ranked = _with_file_definitions(state.plan, ranked, index, config)
-    ranked = _with_callees(state.plan, ranked, index, config)
+    ranked = _ranked(state, index, config)
     all_items = _items(state, ranked)
     kept = compact(list(all_items.values()), config.retrieval.token_budget,
                    plan.intent.terms, config.retrieval.excerpt_context_lines,
                    config.retrieval.compaction)
-    kept_ids = {e.id for e in kept}
     kept_by_id = {e.id: e for e in kept}
-    evidence = tuple(kept_by_id[evidence_id(c.chunk)] for c in ranked
-                     if evidence_id(c.chunk) in kept_ids)
+    kept_candidates = [c for c in ranked if evidence_id(c.chunk) in kept_by_id]
+    evidence = tuple(kept_by_id[evidence_id(c.chunk)] for c in kept_candidates)
     coverage = state.coverage or measure(state.plan, state.evidence)
     clarify = _clarify(state, all_items) if state.stop_reason == "dominance_split" else None
-    graph = index.graph
-    tree_walk = walk(graph, evidence, config.retrieval)
-    if trace is not None:
-        trace("tree_walk", tree_walk.model_dump(mode="json", exclude={"nodes"}))
-        for node in tree_walk.nodes:
-            trace("tree_walk_node", node.model_dump(mode="json"))
-    trees = selected_trees(graph, evidence)
-    if trace is not None:
-        trace("graph_pack", graph_pack_trace(graph, tree_walk, evidence, index))
-    kept_candidates = [c for c in ranked if evidence_id(c.chunk) in kept_ids]
-    items = build_items(state.plan, kept_candidates, trees, state.proof_spans, coverage)
+    tree_walk = _walked(index, evidence, config, trace)
+    items = build_items(state.plan, kept_candidates, selected_trees(index.graph, evidence),
+                        state.proof_spans, coverage)
     references = reference_sites(state.plan, index)
     answer = build_answer(state.plan, evidence, coverage, clarify,
                           channels=[c for s in state.steps for c in s.channels],
