@@ -31,7 +31,8 @@ def _pins() -> dict[str, str]:
 def test_the_lock_pins_every_direct_dependency_within_pyproject() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     pins = _pins()
-    for text in [*project["dependencies"], *project["optional-dependencies"]["dev"]]:
+    extras = project["optional-dependencies"]
+    for text in [*project["dependencies"], *extras["dev"], *extras["eval"]]:
         req = Requirement(text)
         if req.marker is not None and not req.marker.evaluate():
             continue
