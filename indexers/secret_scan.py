@@ -11,8 +11,10 @@ than the parse on data files, so a build
   consumes them (`index.scan_workers`, default one per CPU up to `index.scan_workers_max`;
   only when they hold `index.scan_parallel_min_bytes` or more, since a process costs ~0.3 s
   to start). The indexing process waits for a file's batch when it reaches the file; a file
-  whose bytes changed after a worker read it, or whose worker died, is scanned where it is
-  read. A finding depends only on the text, so the index is the same whoever scanned it.
+  whose bytes changed after a worker read it, whose batch no worker has started yet (the
+  workers are behind: this process takes the batch back) or whose worker died, is scanned
+  where it is read. A finding depends only on the text, so the index is the same whoever
+  scanned it.
 
 Workers are started with `spawn` (never `fork`: a server indexes from a thread, and a forked
 child would inherit locks other threads hold). They get paths already checked by the walk and
@@ -95,7 +97,7 @@ def worker_count(settings: IndexSettings) -> int:
     return max(1, min(cpus, settings.scan_workers_max))
 
 
-def _batches(jobs: Sequence[tuple[Job, int]]) -> list[list[Job]]:
+def _group(jobs: Sequence[tuple[Job, int]]) -> list[list[Job]]:
     out: list[list[Job]] = []
     size = 0
     for job, nbytes in jobs:
@@ -117,7 +119,8 @@ class Scanner:
         self.enabled = settings.mask_secrets
         self.cache = ScanCache(cache_dir, detector_digest()) if self.enabled else None
         self._pool: ProcessPoolExecutor | None = None
-        self._pending: dict[str, Future[list[Result]]] = {}
+        self._pending: dict[str, Future[list[Result]]] = {}  # content hash -> its batch
+        self._batches: dict[Future[list[Result]], list[str]] = {}  # batch -> its hashes
         self._fresh: set[str] = set()  # contents scanned in this build
         self.workers = 0
         self.scanned_here = self.scanned_by_workers = self.cached = 0
@@ -140,20 +143,25 @@ class Scanner:
         if (workers < 2 or len(jobs) < 2
                 or sum(n for _, n in jobs) < self.settings.scan_parallel_min_bytes):
             return
-        batches = _batches(jobs)
+        batches = _group(jobs)
         self.workers = min(workers, len(batches))
         self._pool = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"))
         for batch in batches:
             future = self._pool.submit(scan_batch, batch)
-            for content_hash, _, _ in batch:
+            self._batches[future] = [content_hash for content_hash, _, _ in batch]
+            for content_hash in self._batches[future]:
                 self._pending[content_hash] = future
 
     def mask(self, content_hash: str, text: str) -> str:
         """The text of the bytes whose hash is `content_hash`, its secrets masked."""
         if self.cache is None:
             return text
-        if content_hash in self._pending:
-            self._collect(self._pending[content_hash])
+        future = self._pending.get(content_hash)
+        if future is not None and future.cancel():  # the workers are behind: scan it here
+            for pending in self._batches.pop(future, ()):
+                self._pending.pop(pending, None)
+        elif future is not None:
+            self._collect(future)
         spans = self.cache.get(content_hash)
         if spans is None:
             started = time.perf_counter()
@@ -173,12 +181,14 @@ class Scanner:
         started = time.perf_counter()
         try:
             results = future.result()
-        except BrokenProcessPool:
+        except BrokenProcessPool:  # every batch is lost: the rest is scanned here
             results = []
             self._pending.clear()
+            self._batches.clear()
         self.waited_s += time.perf_counter() - started
-        for expected, found, spans in results:
-            self._pending.pop(expected, None)
+        for pending in self._batches.pop(future, ()):
+            self._pending.pop(pending, None)
+        for _, found, spans in results:
             if found is not None and found not in self._fresh:
                 self.cache.put(found, spans)
                 self._fresh.add(found)
@@ -191,6 +201,7 @@ class Scanner:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
         self._pending.clear()
+        self._batches.clear()
         if self.cache is not None:
             if current is not None:
                 self.cache.prune(current)

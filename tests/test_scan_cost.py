@@ -185,6 +185,20 @@ def test_bytes_changed_after_a_worker_read_them_are_scanned_where_read(
     assert scanner.stats()["scanned"] == 3 and scanner.stats()["scanned_by_workers"] == 1
 
 
+def test_a_batch_no_worker_started_is_taken_back(counted: list[str]) -> None:
+    """The workers are behind: the indexing process cancels the batch and scans its files as
+    it reads them, never waiting for it."""
+    scanner = secret_scan.Scanner(SERIAL)
+    first, second = CORPUS[0][1], CORPUS[1][1]
+    waiting: Future[list[secret_scan.Result]] = Future()  # queued, not started
+    hashes = [digest(first.encode()), digest(second.encode())]
+    scanner._batches[waiting] = hashes
+    scanner._pending.update(dict.fromkeys(hashes, waiting))
+    assert scanner.mask(hashes[0], first) == redact_text(first)[0]
+    assert waiting.cancelled() and scanner._pending == {} and len(counted) == 1
+    assert scanner.mask(hashes[1], second) == redact_text(second)[0] and len(counted) == 2
+
+
 def test_a_repository_cannot_turn_the_scan_off_or_start_processes(
         tmp_path: Path, helix_home: Path) -> None:
     repo = _secret_repo(tmp_path / "repo")
