@@ -5,6 +5,7 @@ report, never timed (timings: benchmarks/scan_cost_bench.py)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from concurrent.futures import Future
@@ -239,3 +240,18 @@ def test_the_scan_cache_is_bounded_and_survives_damage(tmp_path: Path,
     again = build_index(repo, _config(), index_dir=index_dir, force=True)
     assert again.secret_scan["scanned"] == first.secret_scan["scanned"] == len(counted)
     assert again.index_rev == first.index_rev
+
+
+def test_helix_index_says_what_it_scanned(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from cli_helpers import run
+
+    monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
+    repo = write_repo(tmp_path / "repo")
+    code, out, _ = run(["index", str(repo)], capsys)
+    assert code == 0 and "secrets: 5 files scanned, 0 from the scan cache" in out
+    code, out, _ = run(["index", str(repo), "--json", "--force"], capsys)
+    assert code == 0 and json.loads(out)["secret_scan"]["cached"] == 5
+    monkeypatch.setenv("HELIX_INDEX__MASK_SECRETS", "false")
+    code, out, _ = run(["index", str(repo)], capsys)
+    assert "secrets: not masked (index.mask_secrets = false)" in out
