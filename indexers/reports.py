@@ -39,8 +39,10 @@ class BuildReport(Frozen):
     graph_updated: bool = False  # the previous graph was updated, not rebuilt
     tokens: dict[str, int]  # cached, computed
     warnings: tuple[str, ...] = ()
-    # the secret scan of the files read: contents scanned (by workers), found in the scan
-    # cache, workers started, seconds the build spent scanning or waiting for workers
+    # the secret scan of the files read (`indexers.secret_scan`): masked (false: the user
+    # turned it off), scanned (distinct contents; scanned_by_workers of them by the worker
+    # processes), cached (files whose findings came from an earlier build), workers started,
+    # seconds the build spent scanning or waiting for workers
     secret_scan: dict[str, Any] = Field(default_factory=dict)
     # another process held the writer lock: the current generation was used as it was, not
     # refreshed (it may not reflect the latest files)
