@@ -71,6 +71,13 @@ def _render_report(report: Any) -> None:
          f"{report.symbols.get('refs', 0)} references")
     echo(f"graph: {report.graph_nodes} nodes, {report.graph_edges.get('total', 0)} edges "
          f"({_kv(report.graph_edges)})")
+    scan = report.secret_scan
+    if scan:
+        by = (f", {scan.get('scanned_by_workers', 0)} by {scan['workers']} worker processes"
+              if scan.get("workers") else "")
+        echo(f"secrets: {scan.get('scanned', 0)} files scanned{by}, "
+             f"{scan.get('cached', 0)} from the scan cache" if scan.get("masked")
+             else "secrets: not masked (index.mask_secrets = false)")
     echo(f"embeddings: {report.embeddings.get('computed', 0)} computed, "
          f"{report.embeddings.get('cached', 0)} cached")
     building = dense_line(report.dense_state, report.worker_pid)
