@@ -168,7 +168,9 @@ class Workspace:
                   repo: str | None = None) -> dict[str, Any]:
         from helix import lookups
 
-        return lookups.read_span(self.root(repo), path, start, end)
+        root = self.root(repo)
+        return lookups.read_span(root, path, start, end,
+                                 max_bytes=self.config(root).index.max_file_bytes)
 
     def ask(self, question: str, repo: str | list[str] | None = None, *, dry_run: bool = True,
             session: str | None = None, reply_to: int | None = None,
