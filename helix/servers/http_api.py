@@ -47,6 +47,7 @@ from helix.core.errors import (
     NoMatchError,
     NotFoundError,
     RunLogBusyError,
+    StateDatabaseError,
     UserError,
 )
 from helix.core.server_settings import ServerSettings
@@ -100,7 +101,7 @@ class ExportRequest(BaseModel):
 def status_of(exc: HelixError) -> int:
     if isinstance(exc, NotFoundError | NoMatchError):
         return 404
-    if isinstance(exc, IndexLockedError | RunLogBusyError):
+    if isinstance(exc, IndexLockedError | RunLogBusyError | StateDatabaseError):
         return 503
     if isinstance(exc, UserError):
         return 400
