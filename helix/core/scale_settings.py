@@ -46,10 +46,12 @@ class ClusterSettings(FrozenSettings):
     # then by path order)
     shard_files: int = Field(default=1000, ge=1)
     # repositories a `--repos GROUP|all` question is retrieved in, the best by their summary
-    repos_top: int = Field(default=3, ge=1, le=32)
+    repos_top: int = Field(default=3, ge=1, le=8)
     # what a repository's summary (the index `--repos` ranks repositories by) keeps at most
     summary_identifiers: int = Field(default=400, ge=1, le=100_000)
     summary_headings: int = Field(default=200, ge=1, le=100_000)
     summary_doc_chars: int = Field(default=160, ge=0, le=10_000)
-    # seconds a repository task may run before the run counts it as failed (a hung clone)
+    # seconds a repository task may run before the run counts it as failed
     task_timeout_s: float = Field(default=6 * 3600.0, gt=0)
+    # seconds one git clone, fetch or checkout of a git source may take
+    git_timeout_s: float = Field(default=1800.0, gt=0)
