@@ -53,5 +53,8 @@ class ClusterSettings(FrozenSettings):
     summary_doc_chars: int = Field(default=160, ge=0, le=10_000)
     # seconds a repository task may run before the run counts it as failed
     task_timeout_s: float = Field(default=6 * 3600.0, gt=0)
+    # questions of `helix eval qa|SUITES --cluster` one task answers (each task opens the
+    # index once: fewer, longer tasks spend less of the cluster on opening it)
+    cases_per_task: int = Field(default=4, ge=1, le=10_000)
     # seconds one git clone, fetch or checkout of a git source may take
     git_timeout_s: float = Field(default=1800.0, gt=0)
