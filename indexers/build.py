@@ -222,7 +222,10 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     # the lexical phase writes rows and graph straight into the new generation's directory
     writer = store.writer()
     try:
+        sharded_at = time.perf_counter()
         parsed = parse_in_shards(walked.files, previous, config, parse_map)
+        if parsed is not None:
+            seconds["parse_shards"] = round(time.perf_counter() - sharded_at, 4)
         lexical = build_lexical(walked.files, config, previous, (added, modified, removed),
                                 warnings, progress, writer.tmp, parsed)
         seconds.update(lexical.seconds)

@@ -55,6 +55,7 @@ class RepoResult(Frozen):
     files_parsed: int
     shards: int
     seconds: float  # the task, checkout included
+    cpu_s: float  # CPU seconds of the task's own process (shard tasks on a cluster apart)
     build_seconds: dict[str, float]
     node: str  # where it ran (host name)
     summary: dict[str, Any]
@@ -122,7 +123,7 @@ def index_repository(job: RepoJob) -> RepoResult:
     from indexers.build import build_index, index_store
     from indexers.reader import Index
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     private_files()
     with helix_home(job.store_root):
         root, commit = _work_tree(job)
@@ -140,6 +141,7 @@ def index_repository(job: RepoJob) -> RepoResult:
         index_rev=report.index_rev, files=report.files_indexed,
         chunks=int(report.chunks.get("total", 0)), files_parsed=report.files_parsed,
         shards=counter.shards, seconds=round(time.perf_counter() - started, 4),
+        cpu_s=round(time.process_time() - cpu, 4),
         build_seconds=dict(report.seconds), node=socket.gethostname(), summary=summary)
 
 
