@@ -190,9 +190,8 @@ class RunLog:
         self.backend.close()
 
     def _write(self, sql: str, params: Sequence[Any]) -> None:
-        with self.backend.transaction() as tx:
-            if tx.execute(sql, tuple(params)).rowcount != 1:
-                raise NotFoundError("run not found for update")
+        if self.backend.write(sql, params) != 1:
+            raise NotFoundError("run not found for update")
 
     def notice_unreadable(self) -> None:
         """One stderr line when reads skipped rows that cannot be read back (never fatal)."""

@@ -196,9 +196,9 @@ def open_session(db: State, name: str, repo_root: str, *,
     sid = session_id_for(name)
     state = initial_state(sid)
     backend = _backend(db)
-    with contextlib.suppress(*backend.integrity_errors), backend.transaction() as tx:
+    with contextlib.suppress(*backend.integrity_errors):
         # IntegrityError: created by another process meanwhile
-        tx.execute(
+        backend.write(
             "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
             (sid, name, repo_root, now, now, canonical_json(state), hash_obj(state)))
     record = get_session(db, name)

@@ -10,6 +10,7 @@ behind this interface:
     rows / dict_rows   a read (SQLite: damage found mid-read moves the file aside, `guarded`)
     transaction()      one atomic write (SQLite: BEGIN IMMEDIATE, one writer at a time;
                        PostgreSQL: READ COMMITTED with the rows it updates locked)
+    write(sql)         one statement, atomically (PostgreSQL: one round trip, no BEGIN)
     turn_lock(key)     held for a whole session turn. PostgreSQL: a session-level advisory
                        lock, so the turns of one session sent to several replicas run one after
                        another, each on the state the one before committed; a replica that dies
@@ -65,6 +66,11 @@ class Backend(ABC):
     @abstractmethod
     def ensure(self, schemas: Sequence[Schema]) -> None:
         """Apply the namespaces' migrations not applied yet."""
+
+    def write(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """One statement, atomically; the rows it changed."""
+        with self.transaction() as tx:
+            return int(tx.execute(sql, tuple(params)).rowcount)
 
     def turn_lock(self, key: str) -> contextlib.AbstractContextManager[None]:
         return contextlib.nullcontext()

@@ -81,9 +81,14 @@ def _pool(settings: StateSettings) -> Any:
         pool = _pools.get(key)
         if pool is not None:
             return pool
+        wait_ms = round(settings.turn_lock_timeout_s * 1000)
+
+        def configure(conn: Any) -> None:  # no lock (a turn's, a row's) is waited on forever
+            conn.execute(f"SET lock_timeout = {int(wait_ms)}")
+
         pool = ConnectionPool(
             url, min_size=1, max_size=settings.pool_max, open=False, name="helix-state",
-            timeout=settings.connect_timeout_s,
+            timeout=settings.connect_timeout_s, configure=configure,
             kwargs={"autocommit": True, "application_name": "helix",
                     "connect_timeout": max(1, round(settings.connect_timeout_s))})
         try:
@@ -163,6 +168,10 @@ class PostgresBackend(Backend):
             names = [d.name for d in cursor.description or ()]
             return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
+    def write(self, sql: str, params: Sequence[Any] = ()) -> int:
+        with self._conn() as conn:  # autocommit: one statement is atomic on its own
+            return int(conn.execute(pg_sql(sql), tuple(params)).rowcount)
+
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Tx]:
         with self._conn() as conn, conn.transaction():
@@ -191,18 +200,13 @@ class PostgresBackend(Backend):
     def turn_lock(self, key: str) -> Iterator[None]:
         import psycopg
 
-        wait_ms = round(self.settings.turn_lock_timeout_s * 1000)
-        with self._conn() as conn:
+        with self._conn() as conn:  # its lock_timeout: turn_lock_timeout_s (the pool's)
             try:
-                conn.execute(f"SET lock_timeout = {int(wait_ms)}")
                 conn.execute("SELECT pg_advisory_lock(%s, %s)", (TURN_CLASS, lock_key(key)))
             except psycopg.errors.LockNotAvailable:
                 raise ConcurrentTurnError(
                     f"another turn of this session has been under way for over "
                     f"{self.settings.turn_lock_timeout_s:g} s; try again") from None
-            finally:
-                with contextlib.suppress(psycopg.Error):
-                    conn.execute("SET lock_timeout = 0")
             try:
                 yield
             finally:

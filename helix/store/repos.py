@@ -84,9 +84,8 @@ class Registry:
         values = (row.name, row.group, row.source, row.rev, row.root, row.index_dir,
                   row.index_rev, canonical_json(row.summary), hash_obj(row.summary),
                   row.updated)
-        with self.backend.transaction() as tx:
-            tx.execute(f"INSERT INTO repos ({names}) VALUES ({marks}) "
-                       f"ON CONFLICT (name) DO UPDATE SET {updates}", values)
+        self.backend.write(f"INSERT INTO repos ({names}) VALUES ({marks}) "
+                           f"ON CONFLICT (name) DO UPDATE SET {updates}", values)
 
     def get(self, name: str) -> RepoRow:
         rows = self.backend.dict_rows(f"SELECT {', '.join(COLUMNS)} FROM repos WHERE name = ?",
