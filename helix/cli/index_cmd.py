@@ -83,7 +83,7 @@ def _render_report(report: Any) -> None:
 
 
 @click.command()
-@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.argument("paths", nargs=-1)
 @repo_option("The repository (same as PATH).")
 @click.option("--json", "as_json", is_flag=True, help="Print the build report as JSON.")
 @click.option("--cluster", metavar="ADDRESS|local",
