@@ -143,3 +143,28 @@ def test_repositories_indexed_on_a_ray_cluster_match_a_laptop_build(
                           "--dry-run"], capsys)
     assert code == 0 and "searched 1 of 1 repositories in 'net': fetchy" in err
     assert "fetchy:fetchy/retry.py" in out
+
+    # a server started for a group answers across it (HTTP and MCP take `repos`); one
+    # started without a group, or for another, refuses in one line
+    from helix.core.errors import NotFoundError
+    from helix.servers.workspace import Workspace
+
+    served = Workspace([], group="tools").ask("where is the BM25 index built?", group="tools")
+    assert served["repo"] == ["search"]
+    assert served["envelope"]["repo_routing"]["searched"][0]["name"] == "search"
+    with pytest.raises(NotFoundError, match="not served"):
+        Workspace([], group="tools").ask("where is the retry policy?", group="net")
+    with pytest.raises(UserError, match="serves no repository group"):
+        Workspace([search]).ask("where is the retry policy?", group="net")
+
+
+def test_a_cluster_without_ray_installed_is_one_line(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if not installed
+    code, _, err = run(["index", str(FIXTURES / "answer_repo"), "--cluster", "local",
+                        "--store-root", str(tmp_path / "store")], capsys)
+    assert code == 1 and err.strip().splitlines() == [
+        "helix: --cluster needs Ray: pip install 'helix[cluster]'"]
