@@ -78,15 +78,19 @@ def to_parse(files: Sequence[Any], previous: Any) -> list[Any]:
 
 
 def parse_shard(files: Sequence[Any], settings: IndexSettings) -> list[ParsedFile]:
-    """Each walked file read and parsed as `indexers.build_lexical` does."""
+    """Each walked file read, its secrets masked and parsed as `indexers.build_lexical` does
+    (the shard's own `indexers.secret_scan.Scanner`: a finding depends only on the text, and
+    `index.mask_secrets` is honoured as in the build)."""
     from indexers.build_lexical import parse_one
+    from indexers.secret_scan import Scanner
 
     out = []
-    for wf in files:
-        read, text = wf.read()
-        warnings: list[str] = []
-        record, result, nodes = parse_one(read, text, settings, warnings)
-        out.append(ParsedFile(record, result, nodes, warnings))
+    with Scanner(settings) as scanner:
+        for wf in files:
+            read, text = wf.read(scanner.mask)
+            warnings: list[str] = []
+            record, result, nodes = parse_one(read, text, settings, warnings)
+            out.append(ParsedFile(record, result, nodes, warnings))
     return out
 
 

@@ -23,6 +23,7 @@ from indexers.build import build_index
 from indexers.shards import plan_shards, serial_map
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "fixtures"
+GITHUB_TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 GIT = ["git", "-c", "user.name=helix-test", "-c", "user.email=test@example.invalid",
        "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"]
 
@@ -56,22 +57,32 @@ def test_a_shard_plan_holds_every_file_once_and_keeps_small_directories_whole(
             assert sum(1 for shard in plan if set(members) & set(shard)) == 1
 
 
-def test_a_build_parsed_in_shards_is_the_build_parsed_whole(tmp_path: Path) -> None:
+def _index_bytes(directory: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file())
+
+
+@pytest.mark.parametrize("mask", [True, False])
+def test_a_build_parsed_in_shards_is_the_build_parsed_whole(tmp_path: Path, mask: bool) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(FIXTURES / "continuity_repo", repo)
-    whole = build_index(repo, load_config(repo, flags={"index.embed_enabled": False}),
-                        index_dir=tmp_path / "whole")
+    # a secret in a file a shard parses: masked there as the whole build masks it, and kept
+    # there as the whole build keeps it when the user turned masking off
+    (repo / "deploy.py").write_text(f'TOKEN = "{GITHUB_TOKEN}"\n', encoding="utf-8")
+    flags = {"index.embed_enabled": False, "index.mask_secrets": mask}
+    whole = build_index(repo, load_config(repo, flags=flags), index_dir=tmp_path / "whole")
     seen: list[int] = []
 
     def counted(shards: list[list[object]], settings: object) -> list[list[object]]:
         seen.append(len(shards))
         return serial_map(shards, settings)  # type: ignore[arg-type]
 
-    config = load_config(repo, flags={"index.embed_enabled": False,
-                                      "cluster.shard_above_files": 3, "cluster.shard_files": 4})
+    config = load_config(repo, flags={**flags, "cluster.shard_above_files": 3,
+                                      "cluster.shard_files": 4})
     sharded = build_index(repo, config, index_dir=tmp_path / "sharded", parse_map=counted)
     assert seen and seen[0] >= 5 and sharded.files_parsed == whole.files_parsed
     assert sharded.index_rev == whole.index_rev
+    for built in ("whole", "sharded"):
+        assert (GITHUB_TOKEN.encode() in _index_bytes(tmp_path / built)) is not mask, built
 
 
 def test_a_repositories_file_is_checked_entry_by_entry() -> None:
