@@ -179,3 +179,20 @@ def test_a_cluster_without_ray_installed_is_one_line(
                         "--store-root", str(tmp_path / "store")], capsys)
     assert code == 1 and err.strip().splitlines() == [
         "helix: --cluster needs Ray: pip install 'helix[cluster]'"]
+
+
+@pytest.mark.slow
+def test_cluster_local_starts_a_cluster_of_its_own(tmp_path: Path) -> None:
+    """`--cluster local` never joins the cluster RAY_ADDRESS (or a running `ray start`) names:
+    here an address nothing listens on, which Ray's default would try to join."""
+    import os
+    import sys
+
+    env = {**os.environ, "RAY_ADDRESS": "127.0.0.1:9", "HELIX_HOME": str(tmp_path / "home"),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-m", "helix.cli.main", "index",
+                           str(FIXTURES / "answer_repo"), "--cluster", "local", "--no-embed",
+                           "--store-root", str(tmp_path / "store"), "--json"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["executor"] == "ray"

@@ -61,8 +61,9 @@ def connect(address: str) -> Any:
         return ray
     options: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
     try:
-        if address == LOCAL:
-            ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False,
+        if address == LOCAL:  # a cluster of its own: never one RAY_ADDRESS or a running
+            # `ray start` points at (Ray's address=None would join those)
+            ray.init(address=LOCAL, num_cpus=os.cpu_count() or 1, include_dashboard=False,
                      _node_ip_address="127.0.0.1", **options)
         else:
             ray.init(address=address, **options)
