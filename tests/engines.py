@@ -102,8 +102,9 @@ def ray_cluster() -> object:
     import ray
 
     temp = tempfile.mkdtemp(prefix="helix-ray-", dir="/tmp")
-    ray.init(address="local", num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False,
-             configure_logging=False, object_store_memory=RAY_OBJECT_STORE_BYTES,
+    ray.init(address="local", num_cpus=os.cpu_count() or 1, include_dashboard=False,
+             log_to_driver=False, configure_logging=False,
+             object_store_memory=RAY_OBJECT_STORE_BYTES,
              _temp_dir=temp, _node_ip_address="127.0.0.1")
     try:
         yield ray
