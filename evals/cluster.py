@@ -6,6 +6,8 @@
                 and index the run prepared first
     suites      (matrix, networkx, ...) one task per chunk of a retrieval suite's cases, over
                 the indexes the run prepared first; continuity suites run here as before
+    corpus      (`helix eval corpus build`) one task per repository of the list, each mining
+                its history into its per-repository file under the build's work directory
 
 Every task runs under the run's HELIX_HOME (set for its duration: the trees, indexes and
 copies the run prepared are found where they are, on a file system every worker sees). The
@@ -128,6 +130,27 @@ def suite_fan_out(fan: FanOut, overrides: Mapping[str, Any], no_embed: bool,
         done = fan.map(suite_task, [(name, c, dict(overrides), no_embed, answerer)
                                     for c in chunks])
         return [result for chunk in done for result in chunk]
+
+    return run
+
+
+# ---- the training corpus: one task per repository --------------------------------------
+
+def corpus_task(item: tuple[Any, str, str, Any]) -> tuple[Any, float, bool]:
+    from evals.corpus.build import repo_cases
+
+    entry, mirrors, work, limits = item
+    return repo_cases(entry, Path(mirrors), Path(work), limits)
+
+
+def corpus_fan_out(fan: FanOut) -> Callable[[Sequence[Any], Path, Path, Any],
+                                            list[tuple[Any, float, bool]]]:
+    """`evals.corpus.build.MineMap` on the cluster: `mirrors` and `work` must be paths every
+    worker sees (a local cluster: this machine's)."""
+    def run(entries: Sequence[Any], mirrors: Path, work: Path, limits: Any
+            ) -> list[tuple[Any, float, bool]]:
+        return fan.map(corpus_task, [(entry, str(mirrors), str(work), limits)
+                                     for entry in entries])
 
     return run
 
