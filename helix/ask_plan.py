@@ -2,7 +2,8 @@
 
     plan_ask(AskRequest) -> AskPlan
 
-- `across`: several `--repo`: one question across them (`helix.multi_repo.ask_across`);
+- `across`: several `--repo`: one question across them (`helix.multi_repo.ask_across`), or
+  `--repos GROUP`: across the best of a registered group for it (`ask_group`);
 - `session`: `--session` / `--reply-to`: one turn of a conversation (`helix.session.runner`);
 - `here`: one question through `helix.service.ask`, first offered to a warm `helix serve`
   when nothing asks for this process (`try_server`: no model flag, no `--wait`, `--trace` or
@@ -28,6 +29,7 @@ class AskRequest(Frozen):
 
     text: str
     repos: tuple[str, ...] = ()
+    group: str | None = None  # --repos GROUP|all
     dry_run: bool = False
     scope: str | None = None
     sense: str | None = None
@@ -51,13 +53,16 @@ def _flags(request: AskRequest) -> dict[str, Any]:
 
 
 def _refuse_across(request: AskRequest) -> None:
+    if request.group is not None and request.repos:
+        raise UserError("--repos GROUP does not combine with --repo")
     given = [name for name, value in (("--scope", request.scope), ("--sense", request.sense),
                                       ("--session", request.session),
                                       ("--reply-to", request.reply_to),
                                       ("--trace", request.trace or None))
              if value is not None]
     if given:
-        raise UserError(f"{', '.join(given)} do not combine with several --repo (ask each "
+        several = "--repos" if request.group is not None else "several --repo"
+        raise UserError(f"{', '.join(given)} do not combine with {several} (ask each "
                         "repository on its own for that)")
 
 
@@ -75,7 +80,7 @@ def plan_ask(request: AskRequest) -> AskPlan:
     """The path `request` takes, its flags refused in one line when no path takes them."""
     flags = _flags(request)
     unasked = request.model is None and request.api_base is None and not request.wait
-    if len(set(request.repos)) > 1:
+    if request.group is not None or len(set(request.repos)) > 1:
         _refuse_across(request)
         return AskPlan(path="across", flags=flags)
     if request.session is not None or request.reply_to is not None:

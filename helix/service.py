@@ -188,7 +188,8 @@ def retrieve(question: str | Question, *, root: Path, config: HelixConfig, clock
              trace: Callable[[str, dict[str, Any]], None] | None = None,
              notify: Callable[[str], None] | None = None,
              progress: Callable[[str, int, int], None] | None = None,
-             quiet: bool = False) -> tuple[Envelope, BuildReport]:
+             quiet: bool = False, index_dir: Path | None = None
+             ) -> tuple[Envelope, BuildReport]:
     """What `ask` does before the run log and the model: the index made fresh (embeddings
     declined when the index was built without them), the question read once with the index's
     vocabulary, the controller's dry run. (envelope, the index's build report)."""
@@ -197,10 +198,11 @@ def retrieve(question: str | Question, *, root: Path, config: HelixConfig, clock
 
     if isinstance(question, Question) and (scope is not None or sense is not None):
         raise ValueError("a Question carries its own scope and sense")
-    config = declined_embeddings(root, config, quiet=quiet)
+    config = declined_embeddings(root, config, index_dir, quiet=quiet)
     started = clock.monotonic()
     lazy = LazyQueryEmbedder(config.index)
-    index, report = ensure_index(root, config, query_embedder=lazy, progress=progress,
+    index, report = ensure_index(root, config, index_dir=index_dir, query_embedder=lazy,
+                                 progress=progress,
                                  dense="background" if config.index.background_dense
                                  else "wait")
     if progress is not None:

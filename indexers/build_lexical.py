@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from indexers.graph import GraphSummary
 from indexers.previous import Previous
 from indexers.row_store import FileSpan, RowReader, StoredParse
 from indexers.row_writer import RowWriter
+from indexers.secret_scan import Scanner
 from indexers.token_cache import TokenTable, TokenTableBuilder
 from indexers.trees import (
     TreeFormatError,
@@ -68,6 +69,7 @@ class Lexical:
     fresh_paths: set[str]
     counts: dict[str, Any] = field(default_factory=dict)  # chunks by kind, defs, refs
     seconds: dict[str, float] = field(default_factory=dict)
+    scan: dict[str, Any] = field(default_factory=dict)  # `Scanner.stats`
 
     @property
     def chunks(self) -> Sequence[Chunk]:
@@ -122,6 +124,9 @@ def _parse_one(record: FileRecord, text: str, settings: IndexSettings,
     from indexers.parse import parse_file
 
     return record, parse_file(record, text, settings), []
+
+
+parse_one = _parse_one  # what a parse shard runs (`indexers.shards`): the build's own parse
 
 
 def bm25_text(chunk: Chunk) -> str:
@@ -202,13 +207,37 @@ def _chunk_runs(files: Sequence[tuple[FileRecord, FileSpan]]
 
 def build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Previous | None,
                   changes: tuple[Sequence[str], Sequence[str], Sequence[str]],
-                  warnings: list[str], progress: Progress | None, out: Path) -> Lexical:
+                  warnings: list[str], progress: Progress | None, out: Path,
+                  scanner: Scanner | None = None,
+                  parsed: Mapping[str, Any] | None = None) -> Lexical:
     """Parse, tokenize, BM25 and graph for the walked files (`changes`: added, modified,
     removed since the previous generation), one file at a time: each file's rows go to
     `out`/rows.sqlite as soon as it is parsed (an unchanged file's are copied from the previous
     generation in SQL, never decoded), its chunks' tokens into the token table; the graph is
     then built from the written rows into `out`/graph.sqlite. Parse warnings are appended to
-    `warnings`."""
+    `warnings`. Each file read is masked by `scanner` (`indexers.secret_scan`; default: one
+    without a cache on disk), which scans the files to read ahead, in worker processes.
+    `parsed`: files parsed (and masked) already, in shards (`indexers.shards.ParsedFile` by
+    path), taken in the walk's order as if parsed here."""
+    settings = config.index
+    own_scanner = scanner is None
+    scanner = Scanner(settings) if scanner is None else scanner
+    try:
+        scanner.start([wf for wf in walked_files
+                       if (previous is None
+                           or previous.files.get(wf.record.path) != wf.record.content_hash)
+                       and (parsed is None or wf.record.path not in parsed)])
+        return _build_lexical(walked_files, config, previous, changes, warnings, progress, out,
+                              scanner, parsed)
+    finally:
+        if own_scanner:
+            scanner.close()
+
+
+def _build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Previous | None,
+                   changes: tuple[Sequence[str], Sequence[str], Sequence[str]],
+                   warnings: list[str], progress: Progress | None, out: Path,
+                   scanner: Scanner, parsed: Mapping[str, Any] | None) -> Lexical:
     from indexers.bm25 import BM25Index
     from indexers.graph_store import load_lazy
     from indexers.tokenize import tokenize
@@ -255,8 +284,13 @@ def build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Pr
                 record = (wf.record.model_copy(update={"kind": "tree", "lang": "json"})
                           if hit[1] else wf.record)
                 result, nodes = hit
+            elif parsed is not None and path in parsed:
+                record, result, nodes, noted = parsed[path]
+                warnings.extend(noted)
+                files_parsed += 1
+                fresh_paths.add(record.path)
             else:
-                read, text = wf.read()
+                read, text = wf.read(scanner.mask)
                 record, result, nodes = _parse_one(read, text, settings, warnings)
                 files_parsed += 1
                 fresh_paths.add(record.path)
@@ -309,4 +343,4 @@ def build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Pr
                    fresh_paths=fresh_paths,
                    counts={"chunks": {**dict(sorted(kinds.items())), "total": sum(kinds.values())},
                            "defs": counts["defs"], "refs": counts["refs"]},
-                   seconds=seconds)
+                   seconds=seconds, scan=scanner.stats())

@@ -34,6 +34,7 @@ def test_the_paths_and_what_each_offers_a_server() -> None:
     assert plan_ask(AskRequest(text="q", session="s")).try_server
     assert plan_ask(AskRequest(text="q", repos=("a", "b"))).path == "across"
     assert plan_ask(AskRequest(text="q", repos=("a", "a"))).path == "here"
+    assert plan_ask(AskRequest(text="q", group="all")).path == "across"
 
 
 @pytest.mark.parametrize(("request_", "message"), [
@@ -42,6 +43,8 @@ def test_the_paths_and_what_each_offers_a_server() -> None:
     (AskRequest(text="q", session="s", sense="1"), "do not combine with --session"),
     (AskRequest(text="q", session="s", trace=True), "--trace does not combine"),
     (AskRequest(text="q", reply_to=2), "--reply-to needs --session"),
+    (AskRequest(text="q", group="g", repos=("a",)), "--repos GROUP does not combine"),
+    (AskRequest(text="q", group="g", scope="x/"), "--scope do not combine with --repos"),
 ])
 def test_a_combination_no_path_takes_is_one_line(request_: AskRequest, message: str) -> None:
     with pytest.raises(UserError, match=message):

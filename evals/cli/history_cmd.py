@@ -11,7 +11,14 @@ from typing import Any
 
 import click
 
-from evals.cli.run_common import candidate_overrides, emit, run_options, write_json
+from evals.cli.run_common import (
+    candidate_overrides,
+    cluster_option,
+    emit,
+    on_cluster,
+    run_options,
+    write_json,
+)
 from helix.cli.safe_text import echo
 from helix.core.paths import user_path
 
@@ -32,13 +39,15 @@ _META_KEY = "helix.eval.history_args"
 @click.option("--since", default=None, metavar="YYYY-MM-DD",
               help="Only commits made on or after this date (UTC).")
 @run_options
+@cluster_option
 @click.option("--cases", "cases_only", is_flag=True,
               help="Only list the mined and sampled cases; run nothing.")
 @click.option("-v", "--verbose", is_flag=True,
               help="Progress on stderr; list every case, not only the misses.")
 def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str | None,
             as_json: bool, out: Path | None, no_embed: bool, candidate: str | None,
-            html_out: Path | None, cases_only: bool, verbose: bool) -> None:
+            html_out: Path | None, cluster: str | None, cases_only: bool,
+            verbose: bool) -> None:
     """Mine localization cases from git history (a commit message as the question, the
     non-test source files it changed as the answer, the tree at its parent) and score Helix's
     dry runs against whole-file BM25: file Acc@1/3/5/10 (all gold files in the top k), MRR,
@@ -72,9 +81,16 @@ def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str 
     specs = [RepoSpec(path=p, rev=rev, seed=seed, limit=limit, since=since) for p in paths]
     for spec in specs:  # a bad path fails before any long run
         git_dir(user_path(spec.path))
-    runs = [run_repo(spec, overrides=overrides, no_embed=no_embed, progress=progress)
-            for spec in specs]
-    payload = result_json(runs, no_embed=no_embed, overrides=overrides)
+    fan = None
+    if cluster is not None:
+        from evals.cluster import FanOut, history_runs
+
+        fan = FanOut(cluster)
+        runs = history_runs(specs, fan, overrides, no_embed)
+    else:
+        runs = [run_repo(spec, overrides=overrides, no_embed=no_embed, progress=progress)
+                for spec in specs]
+    payload = on_cluster(result_json(runs, no_embed=no_embed, overrides=overrides), fan)
     emit(payload, out, as_json, lambda: report.render(payload, verbose=verbose), html_out,
          "helix eval history")
 

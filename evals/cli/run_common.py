@@ -69,3 +69,18 @@ def emit(payload: Any, out: Path | None, as_json: bool, render: Callable[[], str
         echo_json(payload)
     else:
         echo(render())
+
+
+cluster_option = click.option(
+    "--cluster", metavar="ADDRESS|local", default=None,
+    help="Run the work as Ray tasks on this cluster (`local`: one started here): per "
+         "repository, or per chunk of cases; the report is the serial one, with the wall "
+         "time and speed-up under `cluster`.")
+
+
+def on_cluster(payload: dict[str, Any], fan: Any) -> dict[str, Any]:
+    """The report with the cluster's books, and one line about them on stderr."""
+    if fan is None:
+        return payload
+    echo(f"helix: {fan.line()}", err=True)
+    return {**payload, "cluster": fan.report()}

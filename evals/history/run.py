@@ -113,7 +113,8 @@ class HelixSide:
         self.no_embed = no_embed
         self.runlog = quiet_runlog()
 
-    def _config(self) -> Any:
+    def config(self) -> Any:
+        """The configuration a question of the tree is asked with (read anew each time)."""
         from evals.runner import eval_config
 
         return eval_config(self.root, self.overrides, no_embed=self.no_embed)
@@ -122,12 +123,12 @@ class HelixSide:
         """The index of the tree as it is now (what the qa eval derives its gold from)."""
         from indexers.build import ensure_index
 
-        return ensure_index(self.root, self._config())[0]
+        return ensure_index(self.root, self.config())[0]
 
     def ask(self, question: str) -> Envelope:
         from evals.runner import dry_run
 
-        return dry_run(question, self.root, self._config(), self.runlog)
+        return dry_run(question, self.root, self.config(), self.runlog)
 
 
 def _failed(message: str) -> SystemScore:

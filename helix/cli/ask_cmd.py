@@ -195,18 +195,21 @@ def render_envelope(env: Envelope, console: Console) -> None:
 @click.option("--wait", is_flag=True,
               help="Embed every card before answering (default: answer from the lexical "
                    "index at once and embed in the background when many cards are new).")
+@click.option("--repos", "group", default=None, metavar="GROUP|all",
+              help="Ask across the registered repositories of GROUP (or all): the best few "
+                   "for the question by their summaries (`helix repos` lists them).")
 @yes_option
 def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_json: bool,
         question_file: str | None, scope: str | None, sense: str | None,
         session: str | None, reply_to: int | None, model: str | None, api_base: str | None,
-        verbose: bool, trace: bool, wait: bool, yes: bool) -> None:
+        verbose: bool, trace: bool, wait: bool, group: str | None, yes: bool) -> None:
     """Ask a question about a repository; --dry-run shows the controller's evidence."""
     from helix.ask_plan import AskRequest, plan_ask
 
     request = AskRequest(text=read_question(question, question_file), repos=repos,
-                         dry_run=dry_run, scope=scope, sense=sense, session=session,
-                         reply_to=reply_to, model=model, api_base=api_base, trace=trace,
-                         wait=wait)
+                         group=group, dry_run=dry_run, scope=scope, sense=sense,
+                         session=session, reply_to=reply_to, model=model, api_base=api_base,
+                         trace=trace, wait=wait)
     plan = plan_ask(request)  # the path and its flags are decided there, not here
     if plan.path == "across":
         _ask_across(request, plan.flags, as_json=as_json, verbose=verbose)
@@ -276,13 +279,25 @@ PIPE_WIDTH = 100_000  # columns when standard output is not a terminal: nothing 
 
 def _ask_across(request: AskRequest, flags: dict[str, Any], *, as_json: bool,
                 verbose: bool) -> None:
-    """`--repo A --repo B`: one question across several repositories (`helix.multi_repo`)."""
+    """`--repo A --repo B`: one question across several repositories (`helix.multi_repo`);
+    `--repos GROUP`: across the best of a registered group for it."""
     from helix.core.config import load_config
-    from helix.multi_repo import ask_across
+    from helix.multi_repo import ask_across, ask_group
 
-    roots = list(dict.fromkeys(repo_root(r) for r in request.repos))
-    envelope, run_id = ask_across(request.text, roots, dry_run=request.dry_run,
-                                  config_for=lambda root: load_config(root, flags=flags))
+    def config_for(root: Path) -> HelixConfig:
+        return load_config(root, flags=flags)
+
+    if request.group is not None:
+        from helix.cluster.summary import routing_line
+
+        envelope, run_id = ask_group(request.text, request.group, dry_run=request.dry_run,
+                                     config_for=config_for)
+        if envelope.repo_routing is not None and not as_json:
+            echo(f"helix: {routing_line(envelope.repo_routing)}", err=True)
+    else:
+        roots = list(dict.fromkeys(repo_root(r) for r in request.repos))
+        envelope, run_id = ask_across(request.text, roots, dry_run=request.dry_run,
+                                      config_for=config_for)
     _show(envelope, run_id, as_json=as_json, dry_run=request.dry_run, verbose=verbose)
 
 

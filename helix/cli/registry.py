@@ -18,4 +18,5 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("helix.cli.export_cmd:export", "Export training records from the run log."),
     "mcp": ("helix.cli.mcp_cmd:mcp", "Serve Helix's tools to an MCP client (stdio or HTTP)."),
     "serve": ("helix.cli.serve_cmd:serve", "Serve Helix over HTTP (FastAPI; loopback, token)."),
+    "repos": ("helix.cli.fleet_cmd:repos", "List the registered repositories and their groups."),
 }

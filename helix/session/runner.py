@@ -16,8 +16,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
 from controller.continuity.events import ContinuityEvent
 from controller.continuity.lanes import TurnContext, execute
 from controller.continuity.router import route_turn
@@ -30,12 +28,14 @@ from helix.core.errors import UserError
 from helix.core.ports import LLM, Clock, SystemClock
 from helix.session.lane_driver import Asker, GraphProvider, LanePorts, client, lane_models
 from helix.session.store import (
+    SCHEMAS,
     commit_turn,
-    ensure_schema,
     load_turns,
     open_session,
+    turn_lock,
+    validate_name,
 )
-from helix.store.db import open_db
+from helix.store.backend import State, as_backend, open_backend
 
 MS_PER_S = 1000
 
@@ -74,7 +74,7 @@ def default_graph(root: Path, config: HelixConfig) -> GraphProvider:
 
 def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
              reply_to: int | None = None, llm: LLM | None = None, clock: Clock | None = None,
-             dry_run: bool = False, db: sqlite_utils.Database | None = None,
+             dry_run: bool = False, db: State | None = None,
              asker: Asker | None = None, graph: GraphProvider | None = None,
              on_text: Callable[[str], None] | None = None) -> TurnResult:
     """Route and run one turn of session `session_name` over repository `root`; store it.
@@ -85,13 +85,25 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
     # what locates it (controller.question; the index's vocabulary is consulted when a root
     # question reaches it, helix.service.ask)
     question = read_question(text, config.retrieval)
-    text = question.asked
     clock = clock or SystemClock()
     root = Path(root).resolve()
     if llm is None and not dry_run:
         llm = client(config)  # LiteLLMClient when any model is configured (redacts every call)
-    db = db if db is not None else open_db()
-    ensure_schema(db)
+    backend = as_backend(db, SCHEMAS) if db is not None else open_backend(SCHEMAS)
+    backend.ensure(SCHEMAS)
+    # a shared database: one turn of a session at a time across replicas, each on the state
+    # the one before committed (SQLite: commit_turn's turn-count guard, as before)
+    with turn_lock(backend, validate_name(session_name)):
+        return _locked_turn(backend, session_name, question, root=root, config=config,
+                            reply_to=reply_to, llm=llm, clock=clock, dry_run=dry_run,
+                            asker=asker, graph=graph, on_text=on_text)
+
+
+def _locked_turn(db: State, session_name: str, question: Question, *, root: Path,
+                 config: HelixConfig, reply_to: int | None, llm: LLM | None, clock: Clock,
+                 dry_run: bool, asker: Asker | None, graph: GraphProvider | None,
+                 on_text: Callable[[str], None] | None) -> TurnResult:
+    text = question.asked  # the message as read once (masked, cut)
     record = open_session(db, session_name, str(root), now=clock.now())
     turns = load_turns(db, record.id)
     state = record.state
@@ -109,7 +121,8 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
         asker=asker or default_asker(root, config, llm=llm, dry_run=dry_run,
                                      session_id=record.id, turn_number=turn_id, clock=clock,
                                      on_text=on_text, turn=question),
-        graph=graph or default_graph(root, config))
+        graph=graph or default_graph(root, config),
+        max_file_bytes=config.index.max_file_bytes)
     ctx = TurnContext(
         plan=plan, state=base, turns=tuple(turns), turn_id=turn_id, now_ms=now_ms,
         repo_name=root.name, config=config, session_id=record.id, lane_models=models.names())
