@@ -32,6 +32,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from helix.core.continuity_caps import ContinuityCaps
 from helix.core.errors import ConfigError
 from helix.core.hashing import hash_obj
+from helix.core.history_settings import DriftSettings, StaleDocsSettings
 from helix.core.policy import (
     AnswerPolicy,
     CalleesPolicy,
@@ -233,6 +234,8 @@ class HelixConfig(_Frozen):
     synthesis: SynthesisSettings = SynthesisSettings()
     continuity: ContinuitySettings = ContinuitySettings()
     server: ServerSettings = ServerSettings()
+    drift: DriftSettings = DriftSettings()
+    stale_docs: StaleDocsSettings = StaleDocsSettings()
 
     def _index_content(self) -> dict[str, Any]:
         return self.index.model_dump(mode="json", exclude=set(RUNTIME_INDEX_SETTINGS))
@@ -256,7 +259,7 @@ class HelixConfig(_Frozen):
 _SECTION_MODELS: dict[str, type[BaseModel]] = {
     "index": IndexSettings, "retrieval": RetrievalSettings,
     "synthesis": SynthesisSettings, "continuity": ContinuitySettings,
-    "server": ServerSettings,
+    "server": ServerSettings, "drift": DriftSettings, "stale_docs": StaleDocsSettings,
 }
 
 # Short environment names users expect, mapped to dotted settings.
@@ -267,7 +270,7 @@ ENV_ALIASES: dict[str, str] = {
     "HELIX_EMBED_MODEL": "index.embed_model",
     "HELIX_MAX_FILE_BYTES": "index.max_file_bytes",
 }
-_SECTIONS = ("index", "retrieval", "synthesis", "continuity", "server")
+_SECTIONS = ("index", "retrieval", "synthesis", "continuity", "server", "drift", "stale_docs")
 
 # What a repository's own config may set: sections, and settings of those it still may not.
 REPO_SECTIONS = ("index", "retrieval")
