@@ -12,6 +12,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "chat": ("helix.cli.chat_cmd:chat", "Talk about a repository: follow-ups, numbered lists."),
     "search": ("helix.cli.search_cmd:search", "Search the index directly: BM25 and dense hits."),
     "chunks": ("helix.cli.chunks_cmd:chunks", "Show how one file is chunked, and its symbols."),
+    "drift": ("helix.cli.drift_cmd:drift", "Re-run recorded questions at HEAD: what changed under "
+                                           "them."),
     "log": ("helix.cli.log_cmd:log", "List past runs (the run log)."),
     "show": ("helix.cli.log_cmd:show", "Reopen a past run: question, prompt, answer, tokens."),
     "events": ("helix.cli.events_cmd:events", "Show continuity events (lanes, transitions)."),
