@@ -19,5 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "events": ("helix.cli.events_cmd:events", "Show continuity events (lanes, transitions)."),
     "export": ("helix.cli.export_cmd:export", "Export training records from the run log."),
     "mcp": ("helix.cli.mcp_cmd:mcp", "Serve Helix's tools to an MCP client (stdio or HTTP)."),
+    "stale-docs": ("helix.cli.stale_docs_cmd:stale_docs",
+                   "Documentation sections whose code changed after them."),
     "serve": ("helix.cli.serve_cmd:serve", "Serve Helix over HTTP (FastAPI; loopback, token)."),
 }

@@ -10,7 +10,8 @@ the cut is said), a blob by `max_blob_bytes` (a larger one reads as missing).
     History.versions(path)         -> the versions of a file at HEAD, newest first
     History.ancestors(sha)         -> every commit reachable from `sha` in the log read
     read_blobs(repo, ids, ...)     -> {blob id: bytes}
-    blob_at(repo, rev, path)       -> bytes of `path` at `rev`, or None
+    blob_at(repo, rev, path)       -> bytes of `path` (relative to `repo`) at `rev`, or None
+    show_prefix(repo)              -> where `repo` is in its work tree ("sub/")
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import os
 import re
 import subprocess
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -68,6 +69,7 @@ class History:
     commits: list[Commit]  # newest first, as `git log` prints them
     changes: dict[str, tuple[FileChange, ...]]  # sha -> what it changed
     cut: bool = False  # the log was longer than the bound: older commits were not read
+    prefix: str = ""  # `versions` takes paths relative to this directory of the work tree
     _by_path: dict[str, list[int]] = field(default_factory=dict)
     _position: dict[str, int] = field(default_factory=dict)
     _ancestors: dict[str, frozenset[str]] = field(default_factory=dict)
@@ -83,10 +85,11 @@ class History:
         return self.commits[at] if at is not None else None
 
     def versions(self, path: str, limit: int) -> list[Version]:
-        """The versions of `path` (its name at HEAD), newest first, following renames back;
-        at most `limit`. A deletion ends the walk (an older file of that name is another)."""
+        """The versions of `path` (its name at HEAD, under `prefix`), newest first, following
+        renames back; at most `limit`. A deletion ends the walk (an older file of that name is
+        another). A version's `path` is the work tree's."""
         out: list[Version] = []
-        name, after = path, -1
+        name, after = self.prefix + path, -1
         while len(out) < limit:
             numbers = [n for n in self._by_path.get(name, ()) if n > after]
             if not numbers:
@@ -170,13 +173,21 @@ def parse_record(record: bytes) -> tuple[Commit, tuple[FileChange, ...]] | None:
 
 
 def read_log(repo: Path, *, rev: str = "HEAD", max_commits: int, max_bytes: int,
-             timeout: float) -> History:
-    """The history reachable from `rev`, newest first, at most `max_commits` commits and
-    `max_bytes` of log (past either, what was read, with `cut` set). Renames are detected
-    (`-M`); merges list no changes of their own. Empty outside git."""
+             timeout: float, exclude: Sequence[str] = (), lines_matching: str | None = None
+             ) -> History:
+    """The history reachable from `rev` (and not from the commits in `exclude`), newest
+    first, at most `max_commits` commits and `max_bytes` of log (past either, what was read,
+    with `cut` set). Renames are detected (`-M`); merges list no changes of their own.
+    `lines_matching` (a POSIX extended regex): only the commits that add or remove a line it
+    matches (`-G`, git's own diff: no external program, no textconv). Empty outside git."""
+    if any(not _SHA.match(sha) for sha in exclude):
+        raise ValueError("exclude takes commit ids")
     args = ["log", "--raw", "-z", "--no-abbrev", "-M", "--no-color", "--no-ext-diff",
             "--no-textconv", "--no-show-signature", "--no-mailmap", f"--format={LOG_FORMAT}",
-            f"--max-count={max_commits + 1}", "--end-of-options", rev]
+            f"--max-count={max_commits + 1}"]
+    if lines_matching is not None:
+        args.append(f"-G{lines_matching}")
+    args += ["--end-of-options", rev, *(f"^{sha}" for sha in exclude)]
     commits: list[Commit] = []
     changes: dict[str, tuple[FileChange, ...]] = {}
     pending = b""
@@ -275,6 +286,13 @@ def resolve(repo: Path, rev: str) -> str | None:
     return text if _SHA.match(text) else None
 
 
+def show_prefix(repo: Path) -> str:
+    """Where `repo` is inside its git work tree (`sub/dir/`; "" at the top): history paths
+    are the work tree's, index paths are `repo`'s."""
+    out = run_git(repo, "rev-parse", "--show-prefix")
+    return os.fsdecode(out.strip()) if out else ""
+
+
 def commit_time(repo: Path, sha: str) -> int | None:
     out = run_git(repo, "log", "-1", "--format=%ct", "--end-of-options", sha)
     try:
@@ -288,7 +306,7 @@ def blob_at(repo: Path, rev: str, path: str, *, max_blob_bytes: int,
     """The bytes of `path` in commit `rev` (None when absent, too large or unreadable)."""
     if not _SHA.match(rev):
         return None
-    out = run_git(repo, "rev-parse", "--verify", "-q", f"{rev}:{path}")
+    out = run_git(repo, "rev-parse", "--verify", "-q", f"{rev}:./{path}")
     blob = out.decode("ascii", "replace").strip() if out else ""
     if not _SHA.match(blob):
         return None

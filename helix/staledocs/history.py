@@ -1,0 +1,222 @@
+"""What the history says about one section and the code it names.
+
+    touched(...)          the last commit that changed the section's text (the work tree
+                          when it differs from HEAD: being edited now)
+    definition_drift(...) the aligned definition's changes after that commit: the shape as it
+                          was then against the shape now (`indexers.def_shapes.changes`: a
+                          change of form only is none), and the commits that made them
+    removals(...)         definitions the sections name that later commits removed (one
+                          `git log -G` over the names, then the two sides of each hit parsed)
+
+Blobs are read in batches through one `cat-file --batch` each and kept for the run; a file
+version is parsed once, whatever number of definitions it holds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from helix.core.changes import CodeChange, CommitRef, StaleDefinition
+from helix.core.git_history import Commit, History, Version, read_blobs, read_log
+from helix.core.history_settings import StaleDocsSettings
+from helix.core.schemas import SymbolDef
+from helix.staledocs.sections import DocSection, section_texts
+from indexers.def_shapes import DefShape, changes, shapes
+from indexers.languages import classify
+
+WORKTREE = "(working tree)"
+BATCH = 16  # versions of a document read at a time while looking for a section's last touch
+NOT_A_NAME = re.compile(r"[^A-Za-z0-9_]")
+
+
+def ref(commit: Commit) -> CommitRef:
+    return CommitRef(sha=commit.sha, time=commit.time, subject=commit.subject)
+
+
+class Blobs:
+    """Git blobs read in batches and kept, and the definition shapes of each, parsed once."""
+
+    def __init__(self, repo: Path, settings: StaleDocsSettings) -> None:
+        self.repo, self.settings = repo, settings
+        self._data: dict[str, bytes | None] = {}
+        self._shapes: dict[tuple[str, str], dict[str, DefShape]] = {}
+        self._sections: dict[tuple[str, str], dict[tuple[tuple[str, ...], int], str]] = {}
+
+    def read(self, ids: Sequence[str]) -> None:
+        missing = [b for b in ids if b not in self._data]
+        if missing:
+            found = read_blobs(self.repo, missing, max_blob_bytes=self.settings.max_blob_bytes,
+                               timeout=self.settings.git_timeout_s)
+            for blob in missing:
+                self._data[blob] = found.get(blob)
+
+    def text(self, blob: str) -> str | None:
+        self.read([blob])
+        data = self._data.get(blob)
+        return data.decode("utf-8", "replace") if data is not None else None
+
+    def shapes(self, path: str, blob: str) -> dict[str, DefShape]:
+        key = (path, blob)
+        if key not in self._shapes:
+            lang = classify(path)[1]
+            data = self.text(blob) if lang is not None else None
+            self._shapes[key] = (shapes(lang, data.encode("utf-8", "replace"))
+                                 if lang is not None and data is not None else {})
+        return self._shapes[key]
+
+    def sections(self, path: str, blob: str, window_lines: int
+                 ) -> dict[tuple[tuple[str, ...], int], str]:
+        key = (path, blob)
+        if key not in self._sections:
+            text = self.text(blob)
+            self._sections[key] = ({} if text is None else
+                                   section_texts(path, classify(path)[1], text, window_lines))
+        return self._sections[key]
+
+
+def touched(history: History, blobs: Blobs, section: DocSection, now: str | None,
+            window_lines: int, limit: int) -> Commit | str | None:
+    """The last commit that changed the section (WORKTREE when its text in the work tree,
+    `now`, differs from HEAD's; None when the document was never committed)."""
+    versions = history.versions(section.path, limit)
+    if not versions:
+        return None
+    key = (section.heading, section.occurrence)
+    blobs.read([v.blob for v in versions[:BATCH]])
+    head = blobs.sections(versions[0].path, versions[0].blob, window_lines).get(key)
+    if now is not None:
+        current = section_texts(section.path, classify(section.path)[1], now,
+                                window_lines).get(key)
+        if current != head:
+            return WORKTREE
+    for number, version in enumerate(versions):
+        if number % BATCH == 0:
+            blobs.read([v.blob for v in versions[number:number + BATCH + 1]])
+        mine = blobs.sections(version.path, version.blob, window_lines).get(key)
+        if number + 1 == len(versions):
+            return version.commit
+        older = versions[number + 1]
+        if blobs.sections(older.path, older.blob, window_lines).get(key) != mine:
+            return version.commit
+    return versions[-1].commit
+
+
+def counted(found: Sequence[CodeChange], body_changes: bool) -> list[CodeChange]:
+    return [c for c in found if body_changes or c.kind != "body"]
+
+
+@dataclass(frozen=True)
+class Now:
+    """A definition's file in the work tree: its text (None when it cannot be read)."""
+
+    text: str | None
+
+
+def definition_drift(history: History, blobs: Blobs, definition: SymbolDef, since: Commit,
+                     now: Now, settings: StaleDocsSettings) -> StaleDefinition | None:
+    """The definition's changes after `since` (None when it has none that count)."""
+    versions = history.versions(definition.path, settings.max_versions)
+    if not versions:
+        return None
+    before = history.ancestors(since.sha)
+    after = [v for v in versions if v.commit.sha not in before]
+    base = next((v for v in versions if v.commit.sha in before), None)
+    worktree = _worktree_shape(definition, now)
+    if not after and worktree is None:
+        return None
+    if base is None:  # the file came after the section: held to its first version
+        base = after.pop()
+    blobs.read([base.blob, *(v.blob for v in after)])
+    name = definition.qualname
+    then = blobs.shapes(base.path, base.blob).get(name)
+    current = worktree or blobs.shapes(versions[0].path, versions[0].blob).get(name)
+    if then is None or current is None:
+        return None  # added after the section, or not a definition it had then
+    total = counted(changes(then, current), settings.body_changes)
+    if not total:
+        return None
+    made = _commits(blobs, name, then, list(reversed(after)), settings)
+    if worktree is not None:
+        head = blobs.shapes(versions[0].path, versions[0].blob).get(name)
+        if head is None or counted(changes(head, worktree), settings.body_changes):
+            made.insert(0, CommitRef(sha=WORKTREE, time=0, subject="uncommitted changes"))
+    return StaleDefinition(symbol=name, path=definition.path, start_line=definition.start_line,
+                           end_line=definition.end_line, changes=tuple(total),
+                           commits=tuple(made[:settings.max_commits_listed]))
+
+
+def _worktree_shape(definition: SymbolDef, now: Now) -> DefShape | None:
+    lang = classify(definition.path)[1]
+    if now.text is None or lang is None:
+        return None
+    return shapes(lang, now.text.encode("utf-8", "replace")).get(definition.qualname)
+
+
+def _commits(blobs: Blobs, name: str, then: DefShape, oldest_first: Sequence[Version],
+             settings: StaleDocsSettings) -> list[CommitRef]:
+    """The commits (newest first) whose version of the definition differs from the one
+    before it."""
+    made: list[CommitRef] = []
+    previous = then
+    for version in oldest_first:
+        shape = blobs.shapes(version.path, version.blob).get(name)
+        if shape is None:
+            continue
+        if counted(changes(previous, shape), settings.body_changes):
+            made.append(ref(version.commit))
+        previous = shape
+    return list(reversed(made))
+
+
+@dataclass(frozen=True)
+class Removal:
+    name: str
+    path: str  # where it was defined
+    qualname: str
+    start_line: int
+    end_line: int
+    commit: Commit
+    renamed_to: str | None  # a definition of the same body the commit added, if one
+
+
+def removals(repo: Path, blobs: Blobs, names: set[str], oldest: str | None,
+             settings: StaleDocsSettings, prefix: str = "") -> list[Removal]:
+    """The commits after `oldest` (all, when None) that removed a definition named in
+    `names` (bare names) from a file under `prefix` (the repository's place in its work
+    tree)."""
+    safe = sorted(n for n in names if n and not NOT_A_NAME.search(n))
+    if not safe:
+        return []
+    pattern = f"(^|[^A-Za-z0-9_])({'|'.join(safe)})([^A-Za-z0-9_]|$)"
+    log = read_log(repo, max_commits=settings.max_commits, max_bytes=settings.max_log_bytes,
+                   timeout=settings.git_timeout_s, exclude=[oldest] if oldest else [],
+                   lines_matching=pattern)
+    wanted = set(safe)
+    out: list[Removal] = []
+    for commit in log.commits:
+        for change in log.changes.get(commit.sha, ()):
+            if change.status not in ("M", "D", "R") or classify(change.old_path)[0] != "code" \
+                    or not change.old_path.startswith(prefix):
+                continue
+            blobs.read([change.old_blob, change.new_blob])
+            old = blobs.shapes(change.old_path, change.old_blob)
+            new = blobs.shapes(change.path, change.new_blob) if change.status != "D" else {}
+            left = {q.rsplit(".", 1)[-1] for q in new}
+            for qualname, shape in sorted(old.items()):
+                bare = qualname.rsplit(".", 1)[-1]
+                if bare in wanted and bare not in left:
+                    out.append(Removal(name=bare, path=change.old_path.removeprefix(prefix),
+                                       qualname=qualname,
+                                       start_line=shape.start_line, end_line=shape.end_line,
+                                       commit=commit, renamed_to=_renamed(shape, old, new)))
+    return out
+
+
+def _renamed(shape: DefShape, old: dict[str, DefShape], new: dict[str, DefShape]
+             ) -> str | None:
+    added = [s for q, s in sorted(new.items()) if q not in old and s.kind == shape.kind]
+    same = [s for s in added if s.body == shape.body]
+    return same[0].qualname if same else None

@@ -1,0 +1,176 @@
+"""`helix stale-docs`: documentation sections whose code changed after them.
+
+    stale_docs(root, config, paths=(), baseline=()) -> StaleReport
+
+For every documentation section aligned to code (`helix.staledocs.sections`), the last commit
+that touched the section is found in the history (`history.touched`); each aligned
+definition's shape then is compared with its shape now, and the commits after the section
+that changed it are listed (`history.definition_drift`); a definition the section names that
+a later commit removed is a finding too (`history.removals`). A change of form only (layout,
+comments, docstrings, quotes) is none. A section edited in the work tree is being fixed:
+never stale.
+
+A baseline (`--baseline FILE`) acknowledges known findings by key (the section, its
+definitions and the newest commit that changed each): they are counted, not listed, until the
+code changes again.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from helix.core.changes import CodeChange, CommitRef, StaleDefinition, StaleReport, StaleSection
+from helix.core.config import HelixConfig
+from helix.core.errors import UserError
+from helix.core.git_history import Commit, History, read_log, resolve, show_prefix
+from helix.core.hashing import short_id
+from helix.staledocs.history import (
+    WORKTREE,
+    Blobs,
+    Now,
+    Removal,
+    definition_drift,
+    ref,
+    removals,
+    touched,
+)
+from helix.staledocs.sections import DocSection, doc_paths, sections_of
+
+MS = 1000.0
+BASELINE_VERSION = 1
+
+
+def _read(root: Path, path: str, limit: int) -> str | None:
+    """A file of the work tree as text, when it is a regular file within the limit."""
+    target = root / path
+    try:
+        if target.is_symlink() or not target.is_file() or target.stat().st_size > limit:
+            return None
+        return target.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def key_of(section: DocSection, found: Sequence[StaleDefinition]) -> str:
+    return short_id(section.path, list(section.heading), section.occurrence,
+                    sorted((d.symbol, d.commits[0].sha if d.commits else "") for d in found))
+
+
+def _removed(section: DocSection, since: Commit, history: History,
+             gone: Iterable[Removal]) -> list[StaleDefinition]:
+    before = history.ancestors(since.sha)
+    out: dict[str, StaleDefinition] = {}
+    for removal in gone:
+        if removal.name not in section.unresolved or removal.commit.sha in before:
+            continue
+        if removal.name in out:
+            continue
+        detail = f"{removal.qualname} removed" + (
+            f" (now {removal.renamed_to}?)" if removal.renamed_to else "")
+        out[removal.name] = StaleDefinition(
+            symbol=removal.qualname, path=removal.path, start_line=removal.start_line,
+            end_line=removal.end_line, changes=(CodeChange(kind="removed", detail=detail),),
+            commits=(ref(removal.commit),))
+    return list(out.values())
+
+
+def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
+               baseline: Iterable[str] = ()) -> StaleReport:
+    from helix.service import prepare
+
+    settings = config.stale_docs
+    started = time.monotonic()
+    head = resolve(root, "HEAD")
+    if head is None:
+        raise UserError(f"stale-docs reads the history: {root} is not a git repository with "
+                        "a commit")
+    index = prepare(root, config).index
+    indexed = time.monotonic()
+    history = read_log(root, max_commits=settings.max_commits,
+                       max_bytes=settings.max_log_bytes, timeout=settings.git_timeout_s)
+    history.prefix = show_prefix(root)
+    blobs = Blobs(root, settings)
+    window = config.index.window_lines
+    limit = config.index.max_file_bytes
+    checked: list[DocSection] = []
+    whens: dict[int, Commit] = {}
+    read_docs: dict[str, str | None] = {}
+    for path in doc_paths(index, paths, settings.skip):
+        for section in sections_of(index, path, settings.max_definitions_per_section):
+            checked.append(section)
+            if not (section.aligned or section.unresolved):
+                continue
+            if path not in read_docs:
+                read_docs[path] = _read(root, path, limit)
+            when = touched(history, blobs, section, read_docs[path], window,
+                           settings.max_versions)
+            if isinstance(when, Commit):
+                whens[len(checked) - 1] = when
+    names = {n for i in whens for n in checked[i].unresolved}
+    oldest = min((whens[i] for i in whens if checked[i].unresolved), key=lambda c: c.time,
+                 default=None)
+    gone = removals(root, blobs, names, oldest.sha if oldest else None, settings,
+                    history.prefix)
+    code: dict[str, Now] = {}
+    drifted: dict[tuple[str, str], StaleDefinition | None] = {}
+    stale: list[StaleSection] = []
+    for number, since in sorted(whens.items()):
+        section = checked[number]
+        found: list[StaleDefinition] = []
+        for definition in section.aligned:
+            cache = (definition.node_id, since.sha)
+            if cache not in drifted:
+                if definition.path not in code:
+                    code[definition.path] = Now(_read(root, definition.path, limit))
+                drifted[cache] = definition_drift(history, blobs, definition, since,
+                                                  code[definition.path], settings)
+            if drifted[cache] is not None:
+                found.append(drifted[cache])  # type: ignore[arg-type]
+        found += _removed(section, since, history, gone)
+        if found:
+            stale.append(StaleSection(
+                key=key_of(section, found), doc_path=section.path, heading=section.heading,
+                start_line=section.start, end_line=section.end, touched=ref(since),
+                definitions=tuple(found)))
+    known = set(baseline)
+    listed = [s for s in stale if s.key not in known]
+    notes = (f"history cut at {len(history.commits):,} commits (stale_docs.max_commits)",
+             ) if history.cut else ()
+    return StaleReport(
+        repo_root=str(root), head_rev=index.repo_rev, sections=len(checked),
+        aligned=sum(1 for s in checked if s.aligned),
+        definitions=len({d.node_id for s in checked for d in s.aligned}),
+        stale=tuple(listed), acknowledged=len(stale) - len(listed), notes=notes,
+        timings_ms={"index": round((indexed - started) * MS, 3),
+                    "total": round((time.monotonic() - started) * MS, 3)})
+
+
+def read_baseline(path: Path, data: bytes) -> set[str]:
+    """The acknowledged keys of a baseline file (`--write-baseline` writes it)."""
+    try:
+        loaded = json.loads(data.decode("utf-8"))
+        keys = loaded["acknowledged"]
+        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+            raise ValueError("acknowledged is not a list of keys")
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+        raise UserError(f"--baseline {path} is not a stale-docs baseline ({exc})") from None
+    return set(keys)
+
+
+def baseline_json(report: StaleReport, earlier: Iterable[str] = ()) -> str:
+    """A baseline acknowledging every finding of `report` (and those already known)."""
+    entries = sorted({s.key: s for s in report.stale}.values(), key=lambda s: s.key)
+    keys = sorted({*earlier, *(s.key for s in entries)})
+    return json.dumps({"version": BASELINE_VERSION, "acknowledged": keys,
+                       "sections": [{"key": s.key, "doc": s.doc_path,
+                                     "heading": " > ".join(s.heading),
+                                     "symbols": [d.symbol for d in s.definitions]}
+                                    for s in entries]},
+                      indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def worktree_ref() -> CommitRef:
+    return CommitRef(sha=WORKTREE, time=0, subject="uncommitted changes")

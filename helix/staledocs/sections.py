@@ -1,0 +1,109 @@
+"""The documentation sections `helix stale-docs` checks, and the code each is aligned to.
+
+A section is a heading's span of a Markdown or RST file (a paragraph group of plain text), as
+the index chunks it; it is aligned to the definitions it names by the rule the answers' proof
+spans use (`controller.alignment.aligned_definitions`: a name bound only when it resolves to
+exactly one definition). The distinctive names it mentions that nothing defines any more
+(snake_case, CamelCase, dotted) are kept too: a definition removed after the section was
+written is the plainest staleness there is.
+
+Files that describe history rather than the code as it is (changelogs, release notes, the
+licence: `stale_docs.skip`) are never checked.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from controller.alignment import aligned_definitions, distinctive, named_identifiers
+from helix.core.schemas import Chunk, SymbolDef
+from indexers.api import IndexReader
+from indexers.chunkers import doc_sections, split_lines
+
+DOC_SECTION = "doc_section"
+
+
+@dataclass(frozen=True)
+class DocSection:
+    path: str
+    heading: tuple[str, ...]
+    occurrence: int  # the how-many-th section with this heading path in the file (0: first)
+    start: int
+    end: int
+    aligned: tuple[SymbolDef, ...]  # the definitions it names, first named first
+    unresolved: tuple[str, ...]  # distinctive names it mentions that nothing defines
+
+
+def skipped(path: str, patterns: Sequence[str]) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(path, p) for p in patterns)
+
+
+def wanted(path: str, prefixes: Sequence[str]) -> bool:
+    """`path` is one the command was given (a file, or under a directory), or none was."""
+    if not prefixes:
+        return True
+    return any(path == p or path.startswith(p.rstrip("/") + "/") for p in prefixes)
+
+
+def doc_paths(index: IndexReader, prefixes: Sequence[str], skip: Sequence[str]) -> list[str]:
+    return sorted(f.path for f in index.files()
+                  if f.kind == "doc" and wanted(f.path, prefixes) and not skipped(f.path, skip))
+
+
+def _grouped(chunks: Sequence[Chunk]) -> list[list[Chunk]]:
+    """A file's section chunks, by section (a long section is windowed into several)."""
+    groups: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        if chunk.kind == DOC_SECTION:
+            groups.setdefault(chunk.node_id, []).append(chunk)
+    return sorted(groups.values(), key=lambda g: (g[0].start_line, g[0].id))
+
+
+def _unresolved(index: IndexReader, text: str, known: set[str]) -> list[str]:
+    out = []
+    for name in named_identifiers(text):
+        base = name.rsplit(".", 1)[-1]
+        if name in known or base in known or not distinctive(base):
+            continue
+        if not index.find_definitions(name, limit=1) and not index.find_definitions(
+                base, limit=1):
+            out.append(base)
+    return list(dict.fromkeys(out))
+
+
+def sections_of(index: IndexReader, path: str, limit: int) -> list[DocSection]:
+    """The sections of one documentation file as the index has it, each with its code."""
+    out: list[DocSection] = []
+    seen: dict[tuple[str, ...], int] = {}
+    for group in _grouped(index.chunks_for_path(path)):
+        heading = group[0].heading_path
+        occurrence = seen.get(heading, 0)
+        seen[heading] = occurrence + 1
+        aligned: dict[str, SymbolDef] = {}
+        names: set[str] = set()
+        for chunk in group:
+            for name, definition in aligned_definitions(index, chunk):
+                names.add(name)
+                if definition.path != path and len(aligned) < limit:
+                    aligned.setdefault(definition.node_id, definition)
+        unresolved = _unresolved(index, "\n".join(c.text for c in group), names)
+        out.append(DocSection(path=path, heading=heading, occurrence=occurrence,
+                              start=group[0].start_line, end=group[-1].end_line,
+                              aligned=tuple(aligned.values()), unresolved=tuple(unresolved)))
+    return out
+
+
+def section_texts(path: str, lang: str | None, text: str, window_lines: int
+                  ) -> dict[tuple[tuple[str, ...], int], str]:
+    """(heading path, occurrence) -> the section's text, for one version of a document."""
+    lines = split_lines(text)
+    out: dict[tuple[tuple[str, ...], int], str] = {}
+    seen: dict[tuple[str, ...], int] = {}
+    for start, end, heading in doc_sections(path, lang, lines, window_lines):
+        occurrence = seen.get(heading, 0)
+        seen[heading] = occurrence + 1
+        out[(heading, occurrence)] = "\n".join(lines[start - 1:end])
+    return out
