@@ -83,7 +83,7 @@ def test_a_baseline_acknowledges_known_findings_until_the_code_changes_again(
 
 
 def test_the_work_tree_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    repo, shas = cf.build(tmp_path)
+    repo, _ = cf.build(tmp_path)
     (repo / "src" / "client.py").write_text(cf.CLIENT.replace("retries=3", "retries=4"),
                                             encoding="utf-8")
     code, report = _stale(repo, capsys)

@@ -41,7 +41,12 @@ def stale_docs(paths: tuple[str, ...], repos: tuple[str, ...], baseline: Path | 
     if write_baseline is not None:
         check_out_path(write_baseline, "--write-baseline")
     known = read_baseline(baseline, _read(baseline)) if baseline is not None else set()
-    wanted = [p for p in (_relative(root, given) for given in paths) if p]
+    from helix.inputs import check_field
+    from helix.staledocs.sections import repo_paths
+
+    # a PATH is relative to here (or absolute); one that is not here, to the repository
+    wanted = repo_paths(root, [str((Path.cwd() / check_field(p, "PATH")).resolve())
+                               if (Path.cwd() / p).exists() else p for p in paths])
     report = run_stale_docs(root, load_config(root), paths=wanted, baseline=known)
     if write_baseline is not None:
         write_out(write_baseline, baseline_json(report, known).encode("utf-8"),
@@ -62,20 +67,3 @@ def _read(path: Path) -> bytes:
     if len(data) > BASELINE_BYTES:
         raise UserError(f"--baseline {path} is larger than {BASELINE_BYTES:,} bytes")
     return data
-
-
-def _relative(root: Path, given: str) -> str:
-    """A PATH argument as a path inside the repository (relative to it, or to here)."""
-    from helix.core.errors import BadPathError
-    from helix.inputs import check_field
-
-    check_field(given, "PATH")
-    candidate = Path(given)
-    absolute = (candidate if candidate.is_absolute() else Path.cwd() / candidate).resolve()
-    if not absolute.exists() and not candidate.is_absolute():
-        absolute = (root / candidate).resolve()  # relative to the repository instead
-    if not absolute.is_relative_to(root):
-        raise BadPathError(f"PATH {given} is outside the repository {root}")
-    if not absolute.exists():
-        raise BadPathError(f"PATH {given} does not exist in {root}")
-    return absolute.relative_to(root).as_posix() if absolute != root else ""

@@ -111,11 +111,25 @@ def parse_pins(text: str, name: str, limit: int) -> list[Pin]:
     return pins
 
 
+def pins_from(values: Sequence[str | dict[str, Any]], limit: int) -> list[Pin]:
+    """Pinned questions a client sends a server: each a question, or a pin object (as a
+    line of a pin file holds one)."""
+    if len(values) > limit:
+        raise UserError(f"more than {limit:,} pinned questions (drift.max_pinned)")
+    return [_pin_of(value, f"questions[{number}]") if isinstance(value, dict) else
+            Pin(question=check_question(value, f"questions[{number}]"))
+            for number, value in enumerate(values)]
+
+
 def _pin(line: str, where: str) -> Pin:
     try:
         data = json.loads(line)
     except ValueError as exc:
         raise UserError(f"{where}: not JSON ({exc})") from None
+    return _pin_of(data, where)
+
+
+def _pin_of(data: Any, where: str) -> Pin:
     if not isinstance(data, dict) or not isinstance(data.get("question"), str):
         raise UserError(f"{where}: a JSON line needs a \"question\" string")
     question = check_question(data["question"], where)

@@ -16,9 +16,12 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from controller.alignment import aligned_definitions, distinctive, named_identifiers
+from helix.core.errors import BadPathError
 from helix.core.schemas import Chunk, SymbolDef
+from helix.inputs import check_field
 from indexers.api import IndexReader
 from indexers.chunkers import doc_sections, split_lines
 
@@ -46,6 +49,22 @@ def wanted(path: str, prefixes: Sequence[str]) -> bool:
     if not prefixes:
         return True
     return any(path == p or path.startswith(p.rstrip("/") + "/") for p in prefixes)
+
+
+def repo_paths(root: Path, given: Sequence[str]) -> list[str]:
+    """PATH arguments as paths relative to the repository, each checked to be in it and to
+    exist (a path outside it is a BadPathError, never read); the root itself means all."""
+    out = []
+    for value in given:
+        check_field(value, "PATH")
+        absolute = (root / value).resolve()
+        if not absolute.is_relative_to(root):
+            raise BadPathError(f"PATH {value} is outside the repository {root}")
+        if not absolute.exists():
+            raise BadPathError(f"PATH {value} does not exist in {root}")
+        if absolute != root:
+            out.append(absolute.relative_to(root).as_posix())
+    return out
 
 
 def doc_paths(index: IndexReader, prefixes: Sequence[str], skip: Sequence[str]) -> list[str]:
