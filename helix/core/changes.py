@@ -32,6 +32,11 @@ SPAN_SEVERITY: dict[str, Severity] = {
     "same": "unchanged", "shifted": "moved", "reformatted": "moved", "moved": "moved",
     "renamed": "moved", "changed": "changed", "vanished": "changed"}
 OldText = Literal["envelope", "git", "excerpt", "none"]
+# what each span status says, in words (the CLI's report and a session's recap)
+SPAN_WORDS: dict[str, str] = {
+    "same": "unchanged", "shifted": "lines shifted", "reformatted": "reformatted only",
+    "moved": "moved to another file", "renamed": "renamed", "changed": "cited lines changed",
+    "vanished": "cited lines vanished"}
 
 
 def worse(a: Severity, b: Severity) -> Severity:

@@ -6,15 +6,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from helix.core.changes import DriftReport, QuestionDrift, SpanDrift
+from helix.core.changes import SPAN_WORDS, DriftReport, QuestionDrift, SpanDrift
 from helix.core.visible import visible_field
 
 LABEL = {"changed": "CHANGED", "moved": "MOVED", "ranking": "RANKING", "unchanged": "same",
          "unrecorded": "UNRECORDED"}
 SHORT_SHA = 12
-SPAN_WORDS = {"same": "unchanged", "shifted": "lines shifted", "reformatted": "reformatted only",
-              "moved": "moved to another file", "renamed": "renamed",
-              "changed": "cited lines changed", "vanished": "cited lines vanished"}
 
 
 def _rev(rev: str | None) -> str:
