@@ -8,6 +8,7 @@ tests that exercise each one (graph `tests` edges into the definition) become "t
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Sequence
 
@@ -25,12 +26,17 @@ _WORD = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\b")
 
 def named_identifiers(text: str) -> list[str]:
     """Identifiers a doc span names, in order of first appearance."""
+    return list(_named(text))
+
+
+@functools.lru_cache(maxsize=4096)  # a span is read for its proof spans and its names alike
+def _named(text: str) -> tuple[str, ...]:
     found: list[tuple[int, str]] = []
     for pattern in (_BACKTICKED, _CALL):
         found += [(m.start(), m.group(1)) for m in pattern.finditer(text)]
     found += [(m.start(), m.group(0)) for m in _WORD.finditer(text) if is_identifier(m.group(0))]
     ordered = [name for _, name in sorted(found, key=lambda x: (x[0], x[1]))]
-    return list(dict.fromkeys(n.rstrip(".") for n in ordered))
+    return tuple(dict.fromkeys(n.rstrip(".") for n in ordered))
 
 
 def distinctive(name: str) -> bool:

@@ -70,7 +70,7 @@ class History:
     changes: dict[str, tuple[FileChange, ...]]  # sha -> what it changed
     cut: bool = False  # the log was longer than the bound: older commits were not read
     prefix: str = ""  # `versions` takes paths relative to this directory of the work tree
-    _by_path: dict[str, list[int]] = field(default_factory=dict)
+    _by_path: dict[str, list[tuple[int, FileChange]]] = field(default_factory=dict)
     _position: dict[str, int] = field(default_factory=dict)
     _ancestors: dict[str, frozenset[str]] = field(default_factory=dict)
 
@@ -78,7 +78,7 @@ class History:
         for number, commit in enumerate(self.commits):
             self._position[commit.sha] = number
             for change in self.changes.get(commit.sha, ()):
-                self._by_path.setdefault(change.path, []).append(number)
+                self._by_path.setdefault(change.path, []).append((number, change))
 
     def commit(self, sha: str) -> Commit | None:
         at = self._position.get(sha)
@@ -91,12 +91,11 @@ class History:
         out: list[Version] = []
         name, after = self.prefix + path, -1
         while len(out) < limit:
-            numbers = [n for n in self._by_path.get(name, ()) if n > after]
-            if not numbers:
+            number, change = next(((n, c) for n, c in self._by_path.get(name, ()) if n > after),
+                                  (-1, None))
+            if change is None:
                 break
-            number = numbers[0]
             commit = self.commits[number]
-            change = next(c for c in self.changes[commit.sha] if c.path == name)
             if change.status == "D":
                 break
             out.append(Version(commit=commit, path=name, blob=change.new_blob))

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from helix.core.changes import CodeChange, CommitRef, StaleDefinition
+from helix.core.git import blob_sha
 from helix.core.git_history import Commit, History, Version, read_blobs, read_log
 from helix.core.history_settings import StaleDocsSettings
 from helix.core.schemas import SymbolDef
@@ -77,20 +78,18 @@ class Blobs:
         return self._sections[key]
 
 
-def touched(history: History, blobs: Blobs, section: DocSection, now: str | None,
+def touched(history: History, blobs: Blobs, section: DocSection, work: WorkTree,
             window_lines: int, limit: int) -> Commit | str | None:
-    """The last commit that changed the section (WORKTREE when its text in the work tree,
-    `now`, differs from HEAD's; None when the document was never committed)."""
+    """The last commit that changed the section (WORKTREE when its text in the work tree
+    differs from HEAD's; None when the document was never committed)."""
     versions = history.versions(section.path, limit)
     if not versions:
         return None
     key = (section.heading, section.occurrence)
     blobs.read([v.blob for v in versions[:BATCH]])
-    head = blobs.sections(versions[0].path, versions[0].blob, window_lines).get(key)
-    if now is not None:
-        current = section_texts(section.path, classify(section.path)[1], now,
-                                window_lines).get(key)
-        if current != head:
+    if work.blob(section.path) not in (None, versions[0].blob):  # the file is being edited
+        head = blobs.sections(versions[0].path, versions[0].blob, window_lines).get(key)
+        if work.sections(section.path, window_lines).get(key) != head:
             return WORKTREE
     for number, version in enumerate(versions):
         if number % BATCH == 0:
@@ -108,23 +107,89 @@ def counted(found: Sequence[CodeChange], body_changes: bool) -> list[CodeChange]
     return [c for c in found if body_changes or c.kind != "body"]
 
 
+class WorkTree:
+    """Files of the work tree as `stale-docs` reads them: each read once (a regular file
+    within the size limit), known by its git blob id, so that a file equal to HEAD's is
+    never parsed again; its definition shapes and sections parsed once when it is not."""
+
+    def __init__(self, root: Path, max_bytes: int) -> None:
+        self.root, self.max_bytes = root, max_bytes
+        self._text: dict[str, str | None] = {}
+        self._blob: dict[str, str | None] = {}
+        self._shapes: dict[str, dict[str, DefShape]] = {}
+        self._sections: dict[str, dict[tuple[tuple[str, ...], int], str]] = {}
+
+    def _load(self, path: str) -> None:
+        target = self.root / path
+        data: bytes | None = None
+        try:
+            if not target.is_symlink() and target.is_file() and \
+                    target.stat().st_size <= self.max_bytes:
+                data = target.read_bytes()
+        except OSError:
+            data = None
+        self._blob[path] = blob_sha(data) if data is not None else None
+        self._text[path] = data.decode("utf-8", "replace") if data is not None else None
+
+    def blob(self, path: str) -> str | None:
+        if path not in self._blob:
+            self._load(path)
+        return self._blob[path]
+
+    def text(self, path: str) -> str | None:
+        if path not in self._text:
+            self._load(path)
+        return self._text[path]
+
+    def shapes(self, path: str) -> dict[str, DefShape]:
+        if path not in self._shapes:
+            lang, text = classify(path)[1], self.text(path)
+            self._shapes[path] = (shapes(lang, text.encode("utf-8", "replace"))
+                                  if lang is not None and text is not None else {})
+        return self._shapes[path]
+
+    def sections(self, path: str, window_lines: int
+                 ) -> dict[tuple[tuple[str, ...], int], str]:
+        if path not in self._sections:
+            text = self.text(path)
+            self._sections[path] = ({} if text is None else
+                                    section_texts(path, classify(path)[1], text, window_lines))
+        return self._sections[path]
+
+
 @dataclass(frozen=True)
-class Now:
-    """A definition's file in the work tree: its text (None when it cannot be read)."""
+class Window:
+    """A definition's file versions: all of them (newest first), those after the section,
+    and the one the section was written against (None: the file came after it)."""
 
-    text: str | None
+    versions: list[Version]
+    after: list[Version]
+    base: Version | None
+
+    @property
+    def blobs(self) -> list[str]:
+        return [v.blob for v in (*self.after, *((self.base,) if self.base else ()))]
 
 
-def definition_drift(history: History, blobs: Blobs, definition: SymbolDef, since: Commit,
-                     now: Now, settings: StaleDocsSettings) -> StaleDefinition | None:
-    """The definition's changes after `since` (None when it has none that count)."""
+def window(history: History, definition: SymbolDef, since: Commit,
+           settings: StaleDocsSettings) -> Window:
     versions = history.versions(definition.path, settings.max_versions)
-    if not versions:
-        return None
     before = history.ancestors(since.sha)
     after = [v for v in versions if v.commit.sha not in before]
     base = next((v for v in versions if v.commit.sha in before), None)
-    worktree = _worktree_shape(definition, now)
+    return Window(versions=versions, after=after, base=base)
+
+
+def definition_drift(history: History, blobs: Blobs, definition: SymbolDef, since: Commit,
+                     work: WorkTree, settings: StaleDocsSettings) -> StaleDefinition | None:
+    """The definition's changes after `since` (None when it has none that count)."""
+    span = window(history, definition, since, settings)
+    versions, after, base = span.versions, list(span.after), span.base
+    if not versions:
+        return None
+    worktree = None
+    if work.blob(definition.path) not in (None, versions[0].blob):  # edited, not committed
+        worktree = work.shapes(definition.path).get(definition.qualname)
     if not after and worktree is None:
         return None
     if base is None:  # the file came after the section: held to its first version
@@ -146,13 +211,6 @@ def definition_drift(history: History, blobs: Blobs, definition: SymbolDef, sinc
     return StaleDefinition(symbol=name, path=definition.path, start_line=definition.start_line,
                            end_line=definition.end_line, changes=tuple(total),
                            commits=tuple(made[:settings.max_commits_listed]))
-
-
-def _worktree_shape(definition: SymbolDef, now: Now) -> DefShape | None:
-    lang = classify(definition.path)[1]
-    if now.text is None or lang is None:
-        return None
-    return shapes(lang, now.text.encode("utf-8", "replace")).get(definition.qualname)
 
 
 def _commits(blobs: Blobs, name: str, then: DefShape, oldest_first: Sequence[Version],

@@ -28,30 +28,21 @@ from helix.core.errors import UserError
 from helix.core.git_history import Commit, History, read_log, resolve, show_prefix
 from helix.core.hashing import short_id
 from helix.staledocs.history import (
+    BATCH,
     WORKTREE,
     Blobs,
-    Now,
     Removal,
+    WorkTree,
     definition_drift,
     ref,
     removals,
     touched,
 )
+from helix.staledocs.history import window as history_window
 from helix.staledocs.sections import DocSection, doc_paths, sections_of
 
 MS = 1000.0
 BASELINE_VERSION = 1
-
-
-def _read(root: Path, path: str, limit: int) -> str | None:
-    """A file of the work tree as text, when it is a regular file within the limit."""
-    target = root / path
-    try:
-        if target.is_symlink() or not target.is_file() or target.stat().st_size > limit:
-            return None
-        return target.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
 
 
 def key_of(section: DocSection, found: Sequence[StaleDefinition]) -> str:
@@ -94,27 +85,26 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
     history.prefix = show_prefix(root)
     blobs = Blobs(root, settings)
     window = config.index.window_lines
-    limit = config.index.max_file_bytes
+    work = WorkTree(root, config.index.max_file_bytes)
     checked: list[DocSection] = []
-    whens: dict[int, Commit] = {}
-    read_docs: dict[str, str | None] = {}
     for path in doc_paths(index, paths, settings.skip):
-        for section in sections_of(index, path, settings.max_definitions_per_section):
-            checked.append(section)
-            if not (section.aligned or section.unresolved):
-                continue
-            if path not in read_docs:
-                read_docs[path] = _read(root, path, limit)
-            when = touched(history, blobs, section, read_docs[path], window,
-                           settings.max_versions)
+        checked += sections_of(index, path, settings.max_definitions_per_section)
+    wanted = [s for s in checked if s.aligned or s.unresolved]
+    blobs.read([v.blob for path in sorted({s.path for s in wanted})  # one batch for all
+                for v in history.versions(path, settings.max_versions)[:BATCH]])
+    whens: dict[int, Commit] = {}
+    for number, section in enumerate(checked):
+        if section.aligned or section.unresolved:
+            when = touched(history, blobs, section, work, window, settings.max_versions)
             if isinstance(when, Commit):
-                whens[len(checked) - 1] = when
+                whens[number] = when
+    blobs.read([b for number, since in whens.items() for d in checked[number].aligned
+                for b in history_window(history, d, since, settings).blobs])
     names = {n for i in whens for n in checked[i].unresolved}
     oldest = min((whens[i] for i in whens if checked[i].unresolved), key=lambda c: c.time,
                  default=None)
     gone = removals(root, blobs, names, oldest.sha if oldest else None, settings,
                     history.prefix)
-    code: dict[str, Now] = {}
     drifted: dict[tuple[str, str], StaleDefinition | None] = {}
     stale: list[StaleSection] = []
     for number, since in sorted(whens.items()):
@@ -123,10 +113,8 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
         for definition in section.aligned:
             cache = (definition.node_id, since.sha)
             if cache not in drifted:
-                if definition.path not in code:
-                    code[definition.path] = Now(_read(root, definition.path, limit))
-                drifted[cache] = definition_drift(history, blobs, definition, since,
-                                                  code[definition.path], settings)
+                drifted[cache] = definition_drift(history, blobs, definition, since, work,
+                                                  settings)
             if drifted[cache] is not None:
                 found.append(drifted[cache])  # type: ignore[arg-type]
         found += _removed(section, since, history, gone)

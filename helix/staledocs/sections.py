@@ -81,12 +81,14 @@ def _grouped(chunks: Sequence[Chunk]) -> list[list[Chunk]]:
     return sorted(groups.values(), key=lambda g: (g[0].start_line, g[0].id))
 
 
-def _unresolved(index: IndexReader, text: str, known: set[str]) -> list[str]:
-    out = []
-    for name in named_identifiers(text):
+def _unresolved(index: IndexReader, texts: Sequence[str], known: set[str]) -> list[str]:
+    out: list[str] = []
+    seen: set[str] = set()
+    for name in (n for text in texts for n in named_identifiers(text)):
         base = name.rsplit(".", 1)[-1]
-        if name in known or base in known or not distinctive(base):
+        if name in seen or name in known or base in known or not distinctive(base):
             continue
+        seen.add(name)
         if not index.find_definitions(name, limit=1) and not index.find_definitions(
                 base, limit=1):
             out.append(base)
@@ -108,7 +110,7 @@ def sections_of(index: IndexReader, path: str, limit: int) -> list[DocSection]:
                 names.add(name)
                 if definition.path != path and len(aligned) < limit:
                     aligned.setdefault(definition.node_id, definition)
-        unresolved = _unresolved(index, "\n".join(c.text for c in group), names)
+        unresolved = _unresolved(index, [c.text for c in group], names)
         out.append(DocSection(path=path, heading=heading, occurrence=occurrence,
                               start=group[0].start_line, end=group[-1].end_line,
                               aligned=tuple(aligned.values()), unresolved=tuple(unresolved)))
