@@ -80,10 +80,23 @@ def test_unchanged_evidence_is_neither_followed_nor_read(tmp_path: Path,
     def never(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("an unchanged span was followed or read")
 
+    import helix.service
+
+    real_ask = helix.service.ask
     monkeypatch.setattr(spans, "successor", never)
     monkeypatch.setattr(drift_run, "blob_at", never)
+    monkeypatch.setattr(helix.service, "ask", never)  # the same index: nothing re-run
     report = drift_run.drift(repo, load_config(repo))
     assert report.counts["unchanged"] == 4 and report.files_read == 0
+    assert {q.note for q in report.questions} == {"answered from this very index: not re-run"}
+    (repo / "NOTES.txt").write_text("an unrelated file\n", encoding="utf-8")
+    monkeypatch.setattr(helix.service, "ask", real_ask)
+    report = drift_run.drift(repo, load_config(repo))  # a new index: re-run, not followed
+    assert {q.note for q in report.questions} == {""}
+    assert report.counts["changed"] == report.counts["moved"] == 0
+    # the new file entered some answers' evidence: the cited lines hold, the ranking moved
+    assert report.counts["ranking"] >= 1
+    assert all(s.status == "same" for q in report.questions for s in q.spans)
 
 
 def test_an_excerpt_reads_the_file_at_its_revision_from_git(tmp_path: Path,

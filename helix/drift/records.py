@@ -40,6 +40,11 @@ class Recorded(Frozen):
     evidence: tuple[EvidenceItem, ...]
     citations: tuple[Citation, ...] = ()
     repo_rev: str | None = None
+    # what answered it: the index generation, the evidence settings and the dense vectors
+    # (all the same now: the dry run would give the same evidence, so it is not re-run)
+    index_rev: str | None = None
+    config_hash: str | None = None
+    dense_generation: str | None = None
     run_id: str | None = None
     asked: float | None = None
 
@@ -47,9 +52,17 @@ class Recorded(Frozen):
     def of(cls, envelope: Envelope, run_id: str | None = None,
            asked: float | None = None) -> Recorded:
         intent = envelope.items.intent
+        dense = envelope.dense_state.generation if envelope.dense_state else None
         return cls(question=envelope.question, scope=intent.scope, sense=intent.sense,
                    evidence=envelope.evidence, citations=envelope.citations,
-                   repo_rev=envelope.repo_rev, run_id=run_id, asked=asked)
+                   repo_rev=envelope.repo_rev, index_rev=envelope.index_rev,
+                   config_hash=envelope.config_hash, dense_generation=dense, run_id=run_id,
+                   asked=asked)
+
+    def answered_by(self, index_rev: str, config_hash: str, dense: str | None) -> bool:
+        """The same index, settings and vectors answered it: a dry run now is the same."""
+        return (self.index_rev == index_rev and self.config_hash == config_hash
+                and self.dense_generation == dense)
 
     def pin(self) -> dict[str, Any]:
         """The JSON Lines record `--write-pins` writes (and `--question-file` reads back)."""

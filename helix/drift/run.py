@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
 from helix.core.changes import SEVERITIES, DriftReport, OldText, QuestionDrift, at_least
 from helix.core.config import HelixConfig
@@ -26,7 +27,7 @@ from helix.core.errors import UserError
 from helix.core.git_history import blob_at, commit_time, resolve
 from helix.core.hashing import digest
 from helix.core.secrets import redact_text
-from helix.drift.compare import compare_question
+from helix.drift.compare import compare_question, leading
 from helix.drift.records import Pin, Recorded, from_runlog, records_for_pins
 from helix.inputs import shown
 from helix.runlog import RunLog
@@ -114,13 +115,20 @@ def drift(root: Path, config: HelixConfig, *, pins: Sequence[Pin] | None = None,
             log.close()
     scratch = RunLog(sqlite_utils.Database(memory=True))
     then = GitText(root, settings.max_blob_bytes, settings.git_timeout_s)
-    source = "pinned" if pins is not None else "runlog"
+    source: Literal["runlog", "pinned"] = "pinned" if pins is not None else "runlog"
     out: list[QuestionDrift] = []
+    index = prepared.index
+    dense = (index.dense_state or {}).get("generation")
     for number, item in enumerate(chosen, start=1):
         if isinstance(item, Pin):
             out.append(QuestionDrift(question=item.question, scope=item.scope,
                                      sense=item.sense, source="pinned", severity="unrecorded",
                                      note="never asked here, and the pin carries no evidence"))
+            continue
+        if item.answered_by(index.index_rev, prepared.config.evidence_hash, dense):
+            out.append(unchanged(item, source, settings.rank_items))  # the same evidence
+            if collect is not None:
+                collect.append(item)
             continue
         result = ask(item.question, root=root, config=config, dry_run=True, scope=item.scope,
                      sense=item.sense, runlog=scratch, prepared=prepared, notify=_quiet)
@@ -143,6 +151,19 @@ def drift(root: Path, config: HelixConfig, *, pins: Sequence[Pin] | None = None,
         files_read=then.files_read,
         timings_ms={"index": round((indexed - started) * MS, 3),
                     "total": round((time.monotonic() - started) * MS, 3)})
+
+
+def unchanged(recorded: Recorded, source: Literal["runlog", "pinned"], shown: int
+              ) -> QuestionDrift:
+    """A question answered from the very index, settings and vectors there are now."""
+    lead = leading(recorded.evidence, shown)
+    return QuestionDrift(
+        question=recorded.question, scope=recorded.scope, sense=recorded.sense,
+        source=source, run_id=recorded.run_id, asked=recorded.asked,
+        recorded_rev=recorded.repo_rev, severity="unchanged",
+        was=tuple(f"{e.path}:{e.start_line}-{e.end_line}" for e in lead),
+        now=tuple(f"{e.path}:{e.start_line}-{e.end_line}" for e in lead),
+        note="answered from this very index: not re-run")
 
 
 def question_drift(root: Path, config: HelixConfig, envelope: Envelope,
