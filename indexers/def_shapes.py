@@ -55,7 +55,7 @@ class DefShape(Frozen):
     kind: str
     start_line: int
     end_line: int
-    signature: str
+    signature: str  # the header without its parameters and return type (decorators, bases)
     params: tuple[Param, ...]
     returns: str | None
     raises: tuple[str, ...]
@@ -165,24 +165,90 @@ def _span(leaves: list[Leaf], starts: list[int], node: Node | None) -> list[Leaf
 SEPARATORS = frozenset({"keyword_separator", "positional_separator"})
 
 
+NAME_NODES = frozenset({"identifier", "list_splat_pattern", "dictionary_splat_pattern",
+                        "rest_pattern", "simple_identifier", "variadic_parameter"})
+SPLATS = frozenset({"list_splat_pattern", "dictionary_splat_pattern", "rest_pattern"})
+# annotations written two ways that mean one thing (PEP 585 / 604 spellings)
+TYPING_ALIASES = {"List": "list", "Dict": "dict", "Tuple": "tuple", "Set": "set",
+                  "FrozenSet": "frozenset", "Type": "type"}
+
+
 def _param(node: Node, leaves: list[Leaf], starts: list[int]) -> Param | None:
     if "comment" in node.type or node.type in SEPARATORS:
         return None
-    name_node = _field(node, ("name", "pattern")) or node
-    if name_node.type in ("list_splat_pattern", "dictionary_splat_pattern", "rest_pattern"):
-        name = "".join(t for _, t in _span(leaves, starts, name_node))
-    else:
-        name = _joined(_span(leaves, starts, name_node)) if name_node is not node else ""
+    name_node = _field(node, ("name", "pattern"))
+    if name_node is None:  # a typed parameter: its first name-like child (`x: int`)
+        name_node = node if node.type in NAME_NODES else next(
+            (c for c in node.named_children if c.type in NAME_NODES), node)
+    name = "".join(t for _, t in _span(leaves, starts, name_node)) \
+        if name_node.type in SPLATS else _joined(_span(leaves, starts, name_node))
     default = _field(node, ("value", "default_value"))
     annotation = _field(node, ("type",))
-    if not name:
-        name = _joined(_span(leaves, starts, node))
-        if default is not None:
-            name = name.split(" = ", 1)[0]
+    if name_node is node and default is not None:
+        name = name.split(" = ", 1)[0]
     return Param(name=name,
                  default=_joined(_span(leaves, starts, default)) if default is not None else None,
-                 annotation=(_joined(_span(leaves, starts, annotation)).lstrip(": ")
+                 annotation=(annotation_text([t for _, t in _span(leaves, starts, annotation)])
                              if annotation is not None else None))
+
+
+def annotation_text(tokens: Sequence[str]) -> str:
+    """An annotation's tokens, its spellings made one: `typing.` dropped, `Optional[X]` as
+    `X | None`, `Union[A, B]` as `A | B`, `List` / `Dict` / ... as `list` / `dict` / ..."""
+    words = [t for t in tokens if t != ":"]
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        if words[i] == "typing" and i + 1 < len(words) and words[i + 1] == ".":
+            i += 2
+            continue
+        out.append(TYPING_ALIASES.get(words[i], words[i]))
+        i += 1
+    return _unwrapped(out)
+
+
+def _unsubscripted(text: str) -> str:
+    """A header without type arguments (`Mapping [ str , str ]` -> `Mapping`): a base class
+    that gains its type parameters is the same base."""
+    out: list[str] = []
+    depth = 0
+    for token in text.split(" "):
+        if token == "[":
+            depth += 1
+        elif token == "]":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            out.append(token)
+    return " ".join(out)
+
+
+def _unwrapped(tokens: list[str]) -> str:
+    """`Optional [ X ]` -> `X | None` and `Union [ A , B ]` -> `A | B`, nested ones too."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        word = tokens[i]
+        if word in ("Optional", "Union") and i + 1 < len(tokens) and tokens[i + 1] == "[":
+            depth, j, args, start = 0, i + 1, [], i + 2
+            while j < len(tokens):
+                if tokens[j] == "[":
+                    depth += 1
+                elif tokens[j] == "]":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                elif tokens[j] == "," and depth == 1:
+                    args.append(tokens[start:j])
+                    start = j + 1
+                j += 1
+            args.append(tokens[start:j])
+            parts = [_unwrapped(a) for a in args if a]
+            out.append(" | ".join([*parts, "None"] if word == "Optional" else parts))
+            i = j + 1
+            continue
+        out.append(word)
+        i += 1
+    return " ".join(out)
 
 
 def _params(node: Node | None, leaves: list[Leaf], starts: list[int]) -> tuple[Param, ...]:
@@ -249,12 +315,15 @@ def _shape_of(raw: _RawDef, leaves: list[Leaf], starts: list[int],
     if raw.kind in CLASS_LIKE:
         body_leaves = [leaf for leaf in body_leaves
                        if not any(a <= leaf[0] < b for a, b in nested)]
+    params, returns = _find(node, PARAM_FIELDS), _find(node, RETURN_FIELDS)
+    apart = [(n.start_byte, n.end_byte) for n in (params, returns) if n is not None]
+    rest = [leaf for leaf in head if not any(a <= leaf[0] < b for a, b in apart)]
     return DefShape(
         qualname=raw.qualname, kind=raw.kind,
         start_line=extent.start_point[0] + 1, end_line=extent.end_point[0] + 1,
-        signature=_joined(head),
-        params=_params(_find(node, PARAM_FIELDS), leaves, starts),
-        returns=_joined(_span(leaves, starts, _find(node, RETURN_FIELDS))) or None,
+        signature=_unsubscripted(annotation_text([t for _, t in rest])),
+        params=_params(params, leaves, starts),
+        returns=annotation_text([t for _, t in _span(leaves, starts, returns)]) or None,
         raises=_raises(body), members=(), body=digest(_joined(body_leaves)),
         tokens=digest(_joined(leaves[lo:bisect.bisect_left(starts, extent.end_byte)])))
 
@@ -322,21 +391,25 @@ def _param_changes(old: Sequence[Param], new: Sequence[Param]) -> Iterator[CodeC
     after = {p.name: p for p in new}
     added = [n for n in after if n not in before]
     removed = [n for n in before if n not in after]
-    if added or removed:
-        said = "; ".join(part for part in (
-            f"added {', '.join(added)}" if added else "",
-            f"removed {', '.join(removed)}" if removed else "") if part)
-        yield CodeChange(kind="parameters", detail=said)
-    elif list(before) != list(after):
-        yield CodeChange(kind="parameters", detail="reordered: " + ", ".join(after))
+    if added:
+        yield CodeChange(kind="parameters", detail=f"added {', '.join(added)}",
+                         names=tuple(added))
+    if removed:
+        yield CodeChange(kind="parameters", detail=f"removed {', '.join(removed)}",
+                         names=tuple(removed))
+    if not added and not removed and list(before) != list(after):
+        yield CodeChange(kind="parameters", detail="reordered: " + ", ".join(after),
+                         names=tuple(after))
     for name in (n for n in after if n in before):
         was, now = before[name], after[name]
         if was.default != now.default:
             yield CodeChange(kind="defaults", detail=f"{name}: {_said(was.default)} -> "
-                                                     f"{_said(now.default)}")
+                                                     f"{_said(now.default)}",
+                             names=(name, *((was.default,) if was.default else ())))
         if was.annotation != now.annotation:
-            yield CodeChange(kind="signature", detail=f"{name}: {_said(was.annotation)} -> "
-                                                      f"{_said(now.annotation)}")
+            yield CodeChange(kind="annotations", detail=f"{name}: {_said(was.annotation)} -> "
+                                                        f"{_said(now.annotation)}",
+                             names=(name,))
 
 
 def _said(value: str | None) -> str:
@@ -349,20 +422,22 @@ def changes(old: DefShape, new: DefShape) -> list[CodeChange]:
         return []
     out = list(_param_changes(old.params, new.params))
     if old.returns != new.returns:
-        out.append(CodeChange(kind="signature",
+        out.append(CodeChange(kind="annotations",
                               detail=f"returns {old.returns or '(none)'} -> "
-                                     f"{new.returns or '(none)'}"))
-    if not out and old.signature != new.signature:
+                                     f"{new.returns or '(none)'}", names=("return",)))
+    if old.signature != new.signature:  # decorators, modifiers, bases
         out.append(CodeChange(kind="signature", detail=f"{old.signature} -> {new.signature}"))
     gone, came = sorted(set(old.raises) - set(new.raises)), sorted(set(new.raises) - set(
         old.raises))
     if gone or came:
         out.append(CodeChange(kind="raises", detail="; ".join(part for part in (
             f"now raises {', '.join(came)}" if came else "",
-            f"no longer raises {', '.join(gone)}" if gone else "") if part)))
+            f"no longer raises {', '.join(gone)}" if gone else "") if part),
+            names=tuple(sorted({*gone, *came}))))
     removed = sorted(set(old.members) - set(new.members))
     if removed:
-        out.append(CodeChange(kind="members", detail=f"removed {', '.join(removed)}"))
+        out.append(CodeChange(kind="members", detail=f"removed {', '.join(removed)}",
+                              names=tuple(removed)))
     if old.body != new.body:
         out.append(CodeChange(kind="body", detail="the body's code changed"))
     return out

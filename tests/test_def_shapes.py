@@ -80,7 +80,18 @@ def test_typescript_parameters_and_throws() -> None:
     source = b"export function load(path: string, retries = 2): Data { throw new LoadError(path) }"
     shape = shapes("typescript", source)["load"]
     assert [(p.name, p.default) for p in shape.params] == [("path", None), ("retries", "2")]
-    assert shape.raises == ("LoadError",) and shape.returns == ": Data"
+    assert shape.raises == ("LoadError",) and shape.returns == "Data"
+
+
+def test_annotations_spelled_two_ways_are_one() -> None:
+    old = shapes("python", b"import typing\ndef f(x: typing.Optional[typing.List[int]] = None,"
+                           b" y: typing.Union[int, str] = 1) -> typing.Dict[str, int]: pass\n")
+    new = shapes("python", b"def f(x: list[int] | None = None, y: int | str = 1)"
+                           b" -> dict[str, int]: pass\n")
+    assert old["f"].params == new["f"].params and old["f"].returns == new["f"].returns
+    assert changes(old["f"], new["f"]) == []
+    typed = shapes("python", b"def g(func: typing.Callable[..., int], *args: int) -> None: pass")
+    assert [p.name for p in typed["g"].params] == ["func", "*args"]
 
 
 def test_code_tokens_of_a_snippet_leave_out_comments_and_layout() -> None:

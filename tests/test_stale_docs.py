@@ -70,12 +70,17 @@ def test_a_baseline_acknowledges_known_findings_until_the_code_changes_again(
     assert len(json.loads(baseline.read_text())["acknowledged"]) == 2
     code, report = _stale(repo, capsys, "--baseline", str(baseline))
     assert code == 0 and report["stale"] == [] and report["acknowledged"] == 2
-    commit(repo, "Shorter retries", {"src/client.py": cf.CLIENT.replace(
+    commit(repo, "Fewer retries", {"src/client.py": cf.CLIENT.replace(
         "timeout=5.0, retries=3", "timeout=10.0, retries=2")}, EPOCH + 3 * DAY)
     code, report = _stale(repo, capsys, "--baseline", str(baseline))
+    assert code == 0 and report["acknowledged"] == 2  # the section never mentions retries
+    new = commit(repo, "Longer still", {"src/client.py": cf.CLIENT.replace(
+        "timeout=5.0, retries=3", "timeout=20.0, retries=2")}, EPOCH + 4 * DAY)
+    code, report = _stale(repo, capsys, "--baseline", str(baseline))
     assert code == 1 and report["acknowledged"] == 1
-    assert _found(report)["Timeouts"] == [("Client", [
-        ("defaults", "timeout: 5.0 -> 10.0"), ("defaults", "retries: 3 -> 2")])]
+    assert _found(report)["Timeouts"] == [("Client", [("defaults", "timeout: 5.0 -> 20.0")])]
+    (timeouts,) = report["stale"]
+    assert [c["sha"] for c in timeouts["definitions"][0]["commits"]] == [new, shas["v2"]]
     bad = tmp_path / "bad.json"
     bad.write_text("[1]", encoding="utf-8")
     code, _, err = run(["stale-docs", "--repo", str(repo), "--baseline", str(bad)], capsys)
@@ -84,12 +89,13 @@ def test_a_baseline_acknowledges_known_findings_until_the_code_changes_again(
 
 def test_the_work_tree_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     repo, _ = cf.build(tmp_path)
-    (repo / "src" / "client.py").write_text(cf.CLIENT.replace("retries=3", "retries=4"),
+    (repo / "src" / "client.py").write_text(cf.CLIENT.replace("timeout=5.0", "timeout=4.0"),
                                             encoding="utf-8")
     code, report = _stale(repo, capsys)
     assert code == 1
     (client,) = report["stale"][0]["definitions"]
-    assert client["changes"] == [{"kind": "defaults", "detail": "retries: 3 -> 4"}]
+    assert [(c["kind"], c["detail"]) for c in client["changes"]] == [
+        ("defaults", "timeout: 5.0 -> 4.0")]
     assert client["commits"][0]["sha"] == "(working tree)"
     guide = repo / "docs" / "guide.md"
     guide.write_text(cf.GUIDE.replace("by default", "unless told otherwise"), encoding="utf-8")
@@ -97,19 +103,40 @@ def test_the_work_tree_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert code == 0 and report["stale"] == []
 
 
-def test_body_changes_count_unless_switched_off(tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str],
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_body_changes_count_for_a_section_about_the_definition(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     repo, _ = cf.build(tmp_path)
+    commit(repo, "a page on merging", {"docs/merging.md": "# Merging\n\n## merge_headers\n\n"
+                                                          "`merge_headers()` copies the defaults "
+                                                          "and lays the extra ones over.\n"},
+           EPOCH + DAY)
     commit(repo, "merge by loop", {"src/util/headers.py": cf.HEADERS.replace(
         "    merged.update(extra)\n", "    for key in extra:\n        merged[key] = extra[key]\n")},
-        EPOCH + DAY)
+        EPOCH + 2 * DAY)
     _, report = _stale(repo, capsys)
-    assert _found(report) == {"Headers": [("merge_headers", [("body",
-                                                              "the body's code changed")])]}
+    # the page about it is stale; the guide's "Headers" section, which only names it, is not
+    assert _found(report) == {"merge_headers": [("merge_headers", [
+        ("body", "the body's code changed")])]}
     monkeypatch.setenv("HELIX_STALE_DOCS__BODY_CHANGES", "false")
     code, report = _stale(repo, capsys)
     assert code == 0 and report["stale"] == []
+
+
+def test_annotations_and_unmentioned_parameters_are_not_findings(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, _ = cf.build(tmp_path)
+    commit(repo, "types and a hook", {"src/client.py": cf.CLIENT.replace(
+        "def __init__(self, timeout=5.0, retries=3):",
+        "def __init__(self, timeout: float = 5.0, retries=3, hook=None):")}, EPOCH + DAY)
+    code, report = _stale(repo, capsys)
+    # `timeout` gained a type, and a parameter the section does not list was added
+    assert code == 0 and report["stale"] == []
+    monkeypatch.setenv("HELIX_STALE_DOCS__ANNOTATION_CHANGES", "true")
+    _, report = _stale(repo, capsys)  # the section names `timeout`: its type counts now
+    assert _found(report) == {"Timeouts": [("Client", [
+        ("annotations", "timeout: (none) -> float")])]}
 
 
 def test_paths_limit_the_documents_and_bad_input_is_one_line(

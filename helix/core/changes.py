@@ -22,8 +22,8 @@ from pydantic import Field
 
 from helix.core.schemas import Frozen
 
-ChangeKind = Literal["removed", "parameters", "defaults", "signature", "raises", "members",
-                     "body"]
+ChangeKind = Literal["removed", "parameters", "defaults", "annotations", "signature", "raises",
+                     "members", "body"]
 Severity = Literal["changed", "moved", "ranking", "unchanged", "unrecorded"]
 SEVERITIES: tuple[Severity, ...] = ("changed", "moved", "ranking", "unchanged", "unrecorded")
 SpanStatus = Literal["same", "shifted", "reformatted", "moved", "renamed", "changed", "vanished"]
@@ -52,6 +52,9 @@ def at_least(severity: Severity, threshold: Severity) -> bool:
 class CodeChange(Frozen):
     kind: ChangeKind
     detail: str
+    # the names it is about (parameters, exceptions, members; a default's parameter and old
+    # value): what a document would mention if it described what changed
+    names: tuple[str, ...] = ()
 
 
 class SpanDrift(Frozen):

@@ -55,8 +55,11 @@ class StaleDocsSettings(FrozenSettings):
     skip: tuple[str, ...] = ("CHANGELOG*", "CHANGES*", "HISTORY*", "NEWS*", "RELEASE*",
                              "*changelog*", "*release-notes*", "*release_notes*", "LICENSE*",
                              "LICENCE*", "AUTHORS*", "CONTRIBUTORS*", "COPYING*", "NOTICE*")
-    # a change of a definition's body alone (same signature, defaults, raised errors and
-    # members) counts; false: only what a document states about an interface counts
+    # a change of a definition's body counts against a section about that definition (its
+    # heading names it); false: only what a document states about an interface counts
     body_changes: bool = True
+    # a change of a parameter's or the return's type annotation counts (when the section
+    # mentions the parameter); documents seldom state types
+    annotation_changes: bool = False
     max_blob_bytes: int = Field(default=4 * MIB, ge=1024, le=256 * MIB)
     git_timeout_s: float = Field(default=120.0, gt=0, le=3600)

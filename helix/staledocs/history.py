@@ -24,6 +24,7 @@ from helix.core.git import blob_sha
 from helix.core.git_history import Commit, History, Version, read_blobs, read_log
 from helix.core.history_settings import StaleDocsSettings
 from helix.core.schemas import SymbolDef
+from helix.staledocs import relevance
 from helix.staledocs.sections import DocSection, section_texts
 from indexers.def_shapes import DefShape, changes, shapes
 from indexers.languages import classify
@@ -103,10 +104,6 @@ def touched(history: History, blobs: Blobs, section: DocSection, work: WorkTree,
     return versions[-1].commit
 
 
-def counted(found: Sequence[CodeChange], body_changes: bool) -> list[CodeChange]:
-    return [c for c in found if body_changes or c.kind != "body"]
-
-
 class WorkTree:
     """Files of the work tree as `stale-docs` reads them: each read once (a regular file
     within the size limit), known by its git blob id, so that a file equal to HEAD's is
@@ -180,9 +177,20 @@ def window(history: History, definition: SymbolDef, since: Commit,
     return Window(versions=versions, after=after, base=base)
 
 
+@dataclass(frozen=True)
+class Drifted:
+    """A definition's code changes after a section's commit, before relevance: all of them
+    (then -> now), and those of each commit that made some (newest first)."""
+
+    definition: SymbolDef
+    params_then: tuple[str, ...]
+    changes: tuple[CodeChange, ...]
+    commits: tuple[tuple[CommitRef, tuple[CodeChange, ...]], ...]
+
+
 def definition_drift(history: History, blobs: Blobs, definition: SymbolDef, since: Commit,
-                     work: WorkTree, settings: StaleDocsSettings) -> StaleDefinition | None:
-    """The definition's changes after `since` (None when it has none that count)."""
+                     work: WorkTree, settings: StaleDocsSettings) -> Drifted | None:
+    """The definition's changes after `since` (None when it has none but of form)."""
     span = window(history, definition, since, settings)
     versions, after, base = span.versions, list(span.after), span.base
     if not versions:
@@ -200,31 +208,52 @@ def definition_drift(history: History, blobs: Blobs, definition: SymbolDef, sinc
     current = worktree or blobs.shapes(versions[0].path, versions[0].blob).get(name)
     if then is None or current is None:
         return None  # added after the section, or not a definition it had then
-    total = counted(changes(then, current), settings.body_changes)
+    total = changes(then, current)
     if not total:
         return None
-    made = _commits(blobs, name, then, list(reversed(after)), settings)
+    made = _commits(blobs, name, then, list(reversed(after)))
     if worktree is not None:
         head = blobs.shapes(versions[0].path, versions[0].blob).get(name)
-        if head is None or counted(changes(head, worktree), settings.body_changes):
-            made.insert(0, CommitRef(sha=WORKTREE, time=0, subject="uncommitted changes"))
-    return StaleDefinition(symbol=name, path=definition.path, start_line=definition.start_line,
-                           end_line=definition.end_line, changes=tuple(total),
+        edits = changes(head, worktree) if head is not None else total
+        if edits:
+            made.insert(0, (CommitRef(sha=WORKTREE, time=0, subject="uncommitted changes"),
+                            tuple(edits)))
+    return Drifted(definition=definition, params_then=tuple(p.name for p in then.params),
+                   changes=tuple(total), commits=tuple(made))
+
+
+def for_section(drifted: Drifted, section: DocSection, text: str,
+                settings: StaleDocsSettings) -> StaleDefinition | None:
+    """What of a definition's drift the section would have to follow (`relevance`)."""
+
+    def kept(found: Sequence[CodeChange]) -> list[CodeChange]:
+        return relevance.counted(found, params_then=drifted.params_then,
+                                 heading=section.heading, symbol=drifted.definition.qualname,
+                                 text=text, settings=settings)
+
+    total = kept(drifted.changes)
+    if not total:
+        return None
+    made = [commit for commit, found in drifted.commits if kept(found)]
+    d = drifted.definition
+    return StaleDefinition(symbol=d.qualname, path=d.path, start_line=d.start_line,
+                           end_line=d.end_line, changes=tuple(total),
                            commits=tuple(made[:settings.max_commits_listed]))
 
 
-def _commits(blobs: Blobs, name: str, then: DefShape, oldest_first: Sequence[Version],
-             settings: StaleDocsSettings) -> list[CommitRef]:
+def _commits(blobs: Blobs, name: str, then: DefShape, oldest_first: Sequence[Version]
+             ) -> list[tuple[CommitRef, tuple[CodeChange, ...]]]:
     """The commits (newest first) whose version of the definition differs from the one
-    before it."""
-    made: list[CommitRef] = []
+    before it, each with what it changed."""
+    made: list[tuple[CommitRef, tuple[CodeChange, ...]]] = []
     previous = then
     for version in oldest_first:
         shape = blobs.shapes(version.path, version.blob).get(name)
         if shape is None:
             continue
-        if counted(changes(previous, shape), settings.body_changes):
-            made.append(ref(version.commit))
+        found = changes(previous, shape)
+        if found:
+            made.append((ref(version.commit), tuple(found)))
         previous = shape
     return list(reversed(made))
 

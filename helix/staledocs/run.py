@@ -31,9 +31,11 @@ from helix.staledocs.history import (
     BATCH,
     WORKTREE,
     Blobs,
+    Drifted,
     Removal,
     WorkTree,
     definition_drift,
+    for_section,
     ref,
     removals,
     touched,
@@ -50,12 +52,26 @@ def key_of(section: DocSection, found: Sequence[StaleDefinition]) -> str:
                     sorted((d.symbol, d.commits[0].sha if d.commits else "") for d in found))
 
 
+def _qualifies(qualifier: str, removal: Removal) -> bool:
+    """`pkg.Name` names the removed definition only when `pkg` is one of the directories or
+    the file it was in, or its class (`ssl.SSLContext` is not a project's `SSLContext`)."""
+    if not qualifier:
+        return True
+    places = {part.rsplit(".", 1)[0].lstrip("_") for part in removal.path.split("/")}
+    owner = removal.qualname.rsplit(".", 1)[0] if "." in removal.qualname else ""
+    return qualifier.lstrip("_") in places or qualifier == owner
+
+
 def _removed(section: DocSection, since: Commit, history: History,
              gone: Iterable[Removal]) -> list[StaleDefinition]:
     before = history.ancestors(since.sha)
+    named: dict[str, list[str]] = {}
+    for base, qualifier in section.unresolved:
+        named.setdefault(base, []).append(qualifier)
     out: dict[str, StaleDefinition] = {}
     for removal in gone:
-        if removal.name not in section.unresolved or removal.commit.sha in before:
+        if removal.commit.sha in before or not any(
+                _qualifies(q, removal) for q in named.get(removal.name, ())):
             continue
         if removal.name in out:
             continue
@@ -100,12 +116,12 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
                 whens[number] = when
     blobs.read([b for number, since in whens.items() for d in checked[number].aligned
                 for b in history_window(history, d, since, settings).blobs])
-    names = {n for i in whens for n in checked[i].unresolved}
+    names = {n for i in whens for n, _ in checked[i].unresolved}
     oldest = min((whens[i] for i in whens if checked[i].unresolved), key=lambda c: c.time,
                  default=None)
     gone = removals(root, blobs, names, oldest.sha if oldest else None, settings,
                     history.prefix)
-    drifted: dict[tuple[str, str], StaleDefinition | None] = {}
+    drifted: dict[tuple[str, str], Drifted | None] = {}
     stale: list[StaleSection] = []
     for number, since in sorted(whens.items()):
         section = checked[number]
@@ -115,8 +131,10 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
             if cache not in drifted:
                 drifted[cache] = definition_drift(history, blobs, definition, since, work,
                                                   settings)
-            if drifted[cache] is not None:
-                found.append(drifted[cache])  # type: ignore[arg-type]
+            raw = drifted[cache]
+            kept = for_section(raw, section, section.text, settings) if raw else None
+            if kept is not None:
+                found.append(kept)
         found += _removed(section, since, history, gone)
         if found:
             stale.append(StaleSection(

@@ -8,12 +8,14 @@ exactly one definition). The distinctive names it mentions that nothing defines 
 written is the plainest staleness there is.
 
 Files that describe history rather than the code as it is (changelogs, release notes, the
-licence: `stale_docs.skip`) are never checked.
+licence: `stale_docs.skip`) are never checked, nor sections rendered from the code's own
+docstrings (an mkdocstrings `::: module.Name` or a Sphinx `.. autoclass::` directive).
 """
 
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +28,7 @@ from indexers.api import IndexReader
 from indexers.chunkers import doc_sections, split_lines
 
 DOC_SECTION = "doc_section"
+GENERATED = re.compile(r"^\s*(?::::\s+\S|\.\. auto\w+::)", re.M)
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,10 @@ class DocSection:
     start: int
     end: int
     aligned: tuple[SymbolDef, ...]  # the definitions it names, first named first
-    unresolved: tuple[str, ...]  # distinctive names it mentions that nothing defines
+    # distinctive names it mentions that nothing defines, each with what qualifies it as
+    # written (`ssl` of `ssl.SSLContext`; "" when bare)
+    unresolved: tuple[tuple[str, str], ...]
+    text: str  # the section as the index has it
 
 
 def skipped(path: str, patterns: Sequence[str]) -> bool:
@@ -81,17 +87,18 @@ def _grouped(chunks: Sequence[Chunk]) -> list[list[Chunk]]:
     return sorted(groups.values(), key=lambda g: (g[0].start_line, g[0].id))
 
 
-def _unresolved(index: IndexReader, texts: Sequence[str], known: set[str]) -> list[str]:
-    out: list[str] = []
+def _unresolved(index: IndexReader, texts: Sequence[str], known: set[str]
+                ) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
     seen: set[str] = set()
     for name in (n for text in texts for n in named_identifiers(text)):
-        base = name.rsplit(".", 1)[-1]
+        qualifier, _, base = name.rpartition(".")
         if name in seen or name in known or base in known or not distinctive(base):
             continue
         seen.add(name)
         if not index.find_definitions(name, limit=1) and not index.find_definitions(
                 base, limit=1):
-            out.append(base)
+            out.append((base, qualifier.split(".", 1)[0]))
     return list(dict.fromkeys(out))
 
 
@@ -105,6 +112,12 @@ def sections_of(index: IndexReader, path: str, limit: int) -> list[DocSection]:
         seen[heading] = occurrence + 1
         aligned: dict[str, SymbolDef] = {}
         names: set[str] = set()
+        text = "\n".join(c.text for c in group)
+        if GENERATED.search(text):  # written from the code's docstrings: never behind it
+            out.append(DocSection(path=path, heading=heading, occurrence=occurrence,
+                                  start=group[0].start_line, end=group[-1].end_line,
+                                  aligned=(), unresolved=(), text=text))
+            continue
         for chunk in group:
             for name, definition in aligned_definitions(index, chunk):
                 names.add(name)
@@ -113,7 +126,8 @@ def sections_of(index: IndexReader, path: str, limit: int) -> list[DocSection]:
         unresolved = _unresolved(index, [c.text for c in group], names)
         out.append(DocSection(path=path, heading=heading, occurrence=occurrence,
                               start=group[0].start_line, end=group[-1].end_line,
-                              aligned=tuple(aligned.values()), unresolved=tuple(unresolved)))
+                              aligned=tuple(aligned.values()), unresolved=tuple(unresolved),
+                              text=text))
     return out
 
 
