@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     out["logged"] = {"questions": len(questions), "wall_s": asked["wall_s"],
                      "code": asked["code"]}
     apply_change(repo, plan)
-    out["change"] = {k: [str(p.relative_to(repo)) for p in v][:3] + ["..."]
+    out["change"] = {k: [*(str(p.relative_to(repo)) for p in v[:3]), "..."]
                      for k, v in plan.items()}
     out["change_files"] = {k: len(v) for k, v in plan.items()}
     drift = run(helix("drift", "--repo", str(repo), "--json"), env)

@@ -24,6 +24,7 @@ or a docstring, or swaps quotes leaves every digest as it was.
 from __future__ import annotations
 
 import bisect
+import re
 import textwrap
 from collections.abc import Iterator, Sequence
 
@@ -42,6 +43,7 @@ DOCSTRING_OWNERS = frozenset({"function_definition", "class_definition", "module
 PARAM_FIELDS = ("parameters", "parameter")
 RETURN_FIELDS = ("return_type", "result")
 SEARCH_DEPTH = 3  # how deep under a definition node its parameters are looked for
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class Param(Frozen):
@@ -62,6 +64,9 @@ class DefShape(Frozen):
     members: tuple[str, ...]
     body: str
     tokens: str
+    # a class without a constructor or fields of its own takes its parameters from a base:
+    # its own are not known, and never compared
+    params_known: bool = True
 
 
 Leaf = tuple[int, str]  # start byte, normalized text
@@ -383,7 +388,8 @@ def _class_shape(shape: DefShape, raw: _RawDef, kids: list[_RawDef], leaves: lis
     params += tuple(f for f in fields if f.name not in named)
     names = {k.name for k in kids} | {f.name for f in fields}
     members = tuple(sorted(n for n in names if not n.startswith("_")))
-    return shape.model_copy(update={"params": params, "members": members, "raises": ()})
+    return shape.model_copy(update={"params": params, "members": members, "raises": (),
+                                    "params_known": ctor is not None or bool(fields)})
 
 
 def _param_changes(old: Sequence[Param], new: Sequence[Param]) -> Iterator[CodeChange]:
@@ -420,13 +426,16 @@ def changes(old: DefShape, new: DefShape) -> list[CodeChange]:
     """What changed between two shapes of one definition; [] when only its form did."""
     if old.tokens == new.tokens:
         return []
-    out = list(_param_changes(old.params, new.params))
+    out = list(_param_changes(old.params, new.params)) \
+        if old.params_known and new.params_known else []
     if old.returns != new.returns:
         out.append(CodeChange(kind="annotations",
                               detail=f"returns {old.returns or '(none)'} -> "
                                      f"{new.returns or '(none)'}", names=("return",)))
     if old.signature != new.signature:  # decorators, modifiers, bases
-        out.append(CodeChange(kind="signature", detail=f"{old.signature} -> {new.signature}"))
+        gone = sorted(set(_NAME.findall(old.signature)) - set(_NAME.findall(new.signature)))
+        out.append(CodeChange(kind="signature", detail=f"{old.signature} -> {new.signature}",
+                              names=tuple(gone)))
     gone, came = sorted(set(old.raises) - set(new.raises)), sorted(set(new.raises) - set(
         old.raises))
     if gone or came:

@@ -99,3 +99,11 @@ def test_code_tokens_of_a_snippet_leave_out_comments_and_layout() -> None:
     two = code_tokens("python", "def f(\n    x,\n):\n    return \"a\"")
     assert one == two == ("def", "f", "(", "x", ")", ":", "return", '"', "a", '"')
     assert code_tokens(None, "two  words") == ("two", "words")
+
+
+def test_a_constructor_taken_from_a_base_is_not_a_removal_of_parameters() -> None:
+    old = shapes("python", b"class R(Base):\n    def __init__(self, stop, wait):\n        pass\n"
+                           b"    def run(self):\n        pass\n")
+    new = shapes("python", b"class R(Base):\n    def run(self):\n        pass\n")
+    assert not new["R"].params_known
+    assert changes(old["R"], new["R"]) == []  # no parameters "removed"

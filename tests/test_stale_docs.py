@@ -11,7 +11,7 @@ import pytest
 
 from tests import change_fixtures as cf
 from tests.cli_helpers import run
-from tests.history_helpers import DAY, EPOCH, commit
+from tests.history_helpers import DAY, EPOCH, commit, git
 
 
 def _stale(repo: Path, capsys: pytest.CaptureFixture[str], *args: str
@@ -103,7 +103,7 @@ def test_the_work_tree_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert code == 0 and report["stale"] == []
 
 
-def test_body_changes_count_for_a_section_about_the_definition(
+def test_body_changes_count_when_asked_for_a_section_about_the_definition(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     repo, _ = cf.build(tmp_path)
@@ -114,13 +114,13 @@ def test_body_changes_count_for_a_section_about_the_definition(
     commit(repo, "merge by loop", {"src/util/headers.py": cf.HEADERS.replace(
         "    merged.update(extra)\n", "    for key in extra:\n        merged[key] = extra[key]\n")},
         EPOCH + 2 * DAY)
+    code, report = _stale(repo, capsys)
+    assert code == 0 and report["stale"] == []  # body changes are off by default
+    monkeypatch.setenv("HELIX_STALE_DOCS__BODY_CHANGES", "true")
     _, report = _stale(repo, capsys)
     # the page about it is stale; the guide's "Headers" section, which only names it, is not
     assert _found(report) == {"merge_headers": [("merge_headers", [
         ("body", "the body's code changed")])]}
-    monkeypatch.setenv("HELIX_STALE_DOCS__BODY_CHANGES", "false")
-    code, report = _stale(repo, capsys)
-    assert code == 0 and report["stale"] == []
 
 
 def test_annotations_and_unmentioned_parameters_are_not_findings(
@@ -160,8 +160,6 @@ def test_paths_limit_the_documents_and_bad_input_is_one_line(
 
 def test_a_repository_inside_a_larger_work_tree(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    from tests.history_helpers import git
-
     outer = tmp_path / "outer"
     outer.mkdir()
     git(outer, "init", "-q")
@@ -172,3 +170,28 @@ def test_a_repository_inside_a_larger_work_tree(tmp_path: Path,
     code, report = _stale(outer / "sub", capsys)
     assert code == 1 and _found(report) == {
         "Timeouts": [("Client", [("defaults", "timeout: 5.0 -> 7.0")])]}
+
+
+def test_history_example_names_tests_and_linked_documents(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo, _ = cf.build(tmp_path)
+    commit(repo, "more docs", {
+        "docs/upgrading.md": "# Upgrading\n\n## To 2.0\n\n`compute_backoff()` is the way.\n",
+        "docs/more.md": "# More\n\n## Upgrading to 2.0\n\nCall `compute_backoff()`.\n\n"
+                        "## Example\n\n```python\nclass HelperThing:\n    pass\n```\n"
+                        "Then `HelperThing` and `check_thing()`.\n",
+        "tests/test_things.py": "def check_thing():\n    return 1\n"}, EPOCH + DAY)
+    (repo / "README.md").symlink_to("docs/guide.md")
+    git(repo, "add", "README.md")
+    commit(repo, "a readme", {}, EPOCH + 2 * DAY)
+    commit(repo, "rename and drop", {
+        "src/backoff.py": cf.BACKOFF.replace("compute_backoff", "backoff_delay"),
+        "tests/test_things.py": None}, EPOCH + 3 * DAY)
+    _, report = _stale(repo, capsys)
+    stale = {(s["doc_path"], s["heading"][-1]) for s in report["stale"]}
+    # the guide's Backoff section, also read through the README link (its history is the
+    # guide's); not the upgrading guide, not a section about upgrading, not the example's
+    # own class, not a test helper that was deleted
+    assert stale == {("docs/guide.md", "Backoff"), ("README.md", "Backoff")}
+    readme = next(s for s in report["stale"] if s["doc_path"] == "README.md")
+    assert readme["touched"]["subject"] == "Client, backoff, headers, rendering and a guide"

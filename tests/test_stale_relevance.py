@@ -43,10 +43,27 @@ def test_an_added_parameter_counts_for_a_section_listing_the_parameters() -> Non
     assert _kept(ADDED, "Parameters: `proxies`, `timeout`, `verify`.")
 
 
-def test_a_body_change_counts_for_a_section_about_the_definition() -> None:
-    assert about(("API", "The Client"), "httpx.Client") and not about(("Usage",), "Client")
-    assert _kept(BODY, "`Client` pools connections.", heading=("API", "Client"))
-    assert not _kept(BODY, "`Client` pools connections.", heading=("Usage",))
+def test_a_section_is_about_a_definition_its_heading_is() -> None:
+    assert about(("API", "The `Client` class"), "httpx.Client")
+    assert about(("Background Task",), "BackgroundTask") and about(("API", "Client"), "Client")
+    assert not about(("API", "The Client"), "Client") and not about(("Usage",), "Client")
+    assert not about(("Schema-level Validation",), "Schema")
+
+
+def test_a_body_change_counts_only_when_switched_on() -> None:
+    assert not _kept(BODY, "`Client` pools connections.", heading=("API", "Client"))
+    on = SETTINGS.model_copy(update={"body_changes": True})
+    assert counted([BODY], params_then=(), heading=("API", "Client"), symbol="Client",
+                   text="`Client` pools connections.", settings=on)
+    assert not counted([BODY], params_then=(), heading=("Usage",), symbol="Client",
+                       text="`Client` pools connections.", settings=on)
+
+
+def test_a_changed_base_counts_when_the_section_names_it() -> None:
+    base = CodeChange(kind="signature", detail="class Request ( Mapping ) -> class Request ( "
+                                               "HTTPConnection )", names=("Mapping",))
+    assert _kept(base, "A `Request` is a `Mapping` of its scope.")
+    assert not _kept(base, "A `Request` holds the scope.")
 
 
 def test_sections_written_from_docstrings_are_recognised() -> None:

@@ -54,10 +54,12 @@ class StaleDocsSettings(FrozenSettings):
     # documentation files that describe history, not the code as it is: never stale
     skip: tuple[str, ...] = ("CHANGELOG*", "CHANGES*", "HISTORY*", "NEWS*", "RELEASE*",
                              "*changelog*", "*release-notes*", "*release_notes*", "LICENSE*",
-                             "LICENCE*", "AUTHORS*", "CONTRIBUTORS*", "COPYING*", "NOTICE*")
+                             "LICENCE*", "AUTHORS*", "CONTRIBUTORS*", "COPYING*", "NOTICE*",
+                             "*upgrading*", "*migrat*", "*whatsnew*", "*whats-new*",
+                             "*what-s-new*")
     # a change of a definition's body counts against a section about that definition (its
-    # heading names it); false: only what a document states about an interface counts
-    body_changes: bool = True
+    # heading is it); off: only what a document states about an interface counts
+    body_changes: bool = False
     # a change of a parameter's or the return's type annotation counts (when the section
     # mentions the parameter); documents seldom state types
     annotation_changes: bool = False

@@ -30,6 +30,10 @@ from indexers.def_shapes import DefShape, changes, shapes
 from indexers.languages import classify
 
 WORKTREE = "(working tree)"
+# where a removed definition is no project interface a document describes
+NOT_LIBRARY = frozenset({"test", "tests", "testing", "testsuite", "example", "examples",
+                         "benchmark", "benchmarks", "bench", "docs", "doc", "docs_src",
+                         "scripts", "tools"})
 BATCH = 16  # versions of a document read at a time while looking for a section's last touch
 NOT_A_NAME = re.compile(r"[^A-Za-z0-9_]")
 
@@ -83,14 +87,14 @@ def touched(history: History, blobs: Blobs, section: DocSection, work: WorkTree,
             window_lines: int, limit: int) -> Commit | str | None:
     """The last commit that changed the section (WORKTREE when its text in the work tree
     differs from HEAD's; None when the document was never committed)."""
-    versions = history.versions(section.path, limit)
+    versions = history.versions(section.history_path, limit)
     if not versions:
         return None
     key = (section.heading, section.occurrence)
     blobs.read([v.blob for v in versions[:BATCH]])
-    if work.blob(section.path) not in (None, versions[0].blob):  # the file is being edited
+    if work.blob(section.history_path) not in (None, versions[0].blob):  # being edited
         head = blobs.sections(versions[0].path, versions[0].blob, window_lines).get(key)
-        if work.sections(section.path, window_lines).get(key) != head:
+        if work.sections(section.history_path, window_lines).get(key) != head:
             return WORKTREE
     for number, version in enumerate(versions):
         if number % BATCH == 0:
@@ -286,7 +290,7 @@ def removals(repo: Path, blobs: Blobs, names: set[str], oldest: str | None,
     for commit in log.commits:
         for change in log.changes.get(commit.sha, ()):
             if change.status not in ("M", "D", "R") or classify(change.old_path)[0] != "code" \
-                    or not change.old_path.startswith(prefix):
+                    or not change.old_path.startswith(prefix) or not library(change.old_path):
                 continue
             blobs.read([change.old_blob, change.new_blob])
             old = blobs.shapes(change.old_path, change.old_blob)
@@ -300,6 +304,15 @@ def removals(repo: Path, blobs: Blobs, names: set[str], oldest: str | None,
                                        start_line=shape.start_line, end_line=shape.end_line,
                                        commit=commit, renamed_to=_renamed(shape, old, new)))
     return out
+
+
+def library(path: str) -> bool:
+    """A file of the project's code, not of its tests, examples, benchmarks or docs."""
+    parts = path.split("/")
+    name = parts[-1]
+    return not (NOT_LIBRARY & {p.lower() for p in parts[:-1]} or name.startswith("test_")
+                or name.endswith(("_test.py", "_test.go", ".test.ts", ".test.js", ".spec.ts",
+                                  ".spec.js")) or name == "conftest.py")
 
 
 def _renamed(shape: DefShape, old: dict[str, DefShape], new: dict[str, DefShape]

@@ -11,17 +11,18 @@ section only when the section says something it touches:
     defaults      the section names the parameter, or shows its old value
     raises        the section mentions an exception raised before or after
     members       the section mentions a removed method or field
-    signature     decorators, modifiers, bases: the section is about the definition
-    body          the section is about the definition (its heading names it), when
-                  `stale_docs.body_changes`
+    signature     decorators, modifiers, bases: the section mentions one that is gone
+    body          the section is about the definition (its heading is it), when
+                  `stale_docs.body_changes` (off: documents state interfaces; measured on
+                  other repositories, body changes alone were no alarm a reader needed)
     annotations   only when `stale_docs.annotation_changes` (documents seldom state types)
 
 "Mentions" means as code: in an inline code span or a code block (fenced, doctest; not in
 its strings), as a keyword argument (`timeout=`) or a call, or a name no prose would use by
 accident (snake_case, CamelCase): "sending requests through HTTP proxies" does not mention
 the `proxies` parameter, nor does `'my-app/0.0.1'` the `app` parameter. "About the
-definition" is its heading naming it (spaces, underscores and case aside: "Background Task"
-is `BackgroundTask`).
+definition" is its heading being it: its name (spaces, underscores and case aside:
+"Background Task" is `BackgroundTask`) or its name as code (`` `Client` ``).
 """
 
 from __future__ import annotations
@@ -88,14 +89,17 @@ def _squeezed(text: str) -> str:
 
 
 def about(heading: Sequence[str], symbol: str) -> bool:
-    """The section's own heading names the definition (its bare name): the whole heading
-    ("Background Task"), one of its words ("The `Client` class"), or its end
-    ("`Request.send_push_promise`")."""
+    """The section's own heading is the definition: it is its name ("Background Task" for
+    `BackgroundTask`, case, spaces and underscores aside), or names it as code
+    ("The `Client` class", "`Request.send_push_promise`")."""
     if not heading:
         return False
-    name, title = _squeezed(symbol.rsplit(".", 1)[-1]), heading[-1]
-    parts = {_squeezed(w) for w in re.split(r"[^A-Za-z0-9_]+", title) if w}
-    return bool(name) and (name in parts or _squeezed(title).endswith(name))
+    name, title = symbol.rsplit(".", 1)[-1], heading[-1]
+    if _squeezed(title) == _squeezed(name):
+        return True
+    coded = {part.rsplit(".", 1)[-1].rstrip("()") for span in _INLINE.findall(title)
+             for part in span.split()}
+    return name in coded
 
 
 def counts(change: CodeChange, *, params_then: Sequence[str], said: Said,
@@ -119,8 +123,8 @@ def counts(change: CodeChange, *, params_then: Sequence[str], said: Said,
         return name in said.named or bool(old and old[0] in _VALUE.findall(text))
     if kind in ("raises", "members"):
         return mentioned
-    if kind == "signature":
-        return is_about
+    if kind == "signature":  # a base or decorator it names is gone
+        return mentioned
     if kind == "body":
         return settings.body_changes and is_about
     return settings.annotation_changes and mentioned  # annotations

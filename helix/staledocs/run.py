@@ -41,7 +41,7 @@ from helix.staledocs.history import (
     touched,
 )
 from helix.staledocs.history import window as history_window
-from helix.staledocs.sections import DocSection, doc_paths, sections_of
+from helix.staledocs.sections import DocSection, doc_paths, history_path, sections_of
 
 MS = 1000.0
 BASELINE_VERSION = 1
@@ -104,9 +104,10 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
     work = WorkTree(root, config.index.max_file_bytes)
     checked: list[DocSection] = []
     for path in doc_paths(index, paths, settings.skip):
-        checked += sections_of(index, path, settings.max_definitions_per_section)
+        checked += sections_of(index, path, settings.max_definitions_per_section,
+                               history_path(root, path))
     wanted = [s for s in checked if s.aligned or s.unresolved]
-    blobs.read([v.blob for path in sorted({s.path for s in wanted})  # one batch for all
+    blobs.read([v.blob for path in sorted({s.history_path for s in wanted})  # one batch
                 for v in history.versions(path, settings.max_versions)[:BATCH]])
     whens: dict[int, Commit] = {}
     for number, section in enumerate(checked):

@@ -7,9 +7,12 @@ exactly one definition). The distinctive names it mentions that nothing defines 
 (snake_case, CamelCase, dotted) are kept too: a definition removed after the section was
 written is the plainest staleness there is.
 
-Files that describe history rather than the code as it is (changelogs, release notes, the
-licence: `stale_docs.skip`) are never checked, nor sections rendered from the code's own
-docstrings (an mkdocstrings `::: module.Name` or a Sphinx `.. autoclass::` directive).
+Files that describe history rather than the code as it is (changelogs, release notes,
+upgrading guides, the licence: `stale_docs.skip`) are never checked, nor sections under a
+heading that says so ("Upgrading to 3.0", "Migrating from 2.x", "What's new"), nor sections
+rendered from the code's own docstrings (an mkdocstrings `::: module.Name` or a Sphinx
+`.. autoclass::` directive). A name the section's own example defines (`class BaseSchema`)
+is the example's, not a missing definition of the project.
 """
 
 from __future__ import annotations
@@ -29,12 +32,17 @@ from indexers.chunkers import doc_sections, split_lines
 
 DOC_SECTION = "doc_section"
 GENERATED = re.compile(r"^\s*(?::::\s+\S|\.\. auto\w+::)", re.M)
+HISTORICAL = re.compile(r"\b(?:upgrad\w*|migrat\w*|change ?log|release notes|what'?s new|"
+                        r"deprecat\w*|backward[s -]compat\w*)\b", re.I)
+OWN = re.compile(r"\b(?:class|def|func|function|fn|interface|struct|type)\s+([A-Za-z_]\w*)")
+MIN_NAME = 2  # a name shorter (`_`, `x`) is no definition a document means
 
 
 @dataclass(frozen=True)
 class DocSection:
     path: str
     heading: tuple[str, ...]
+    history_path: str  # where its history is: the target of a document that is a link
     occurrence: int  # the how-many-th section with this heading path in the file (0: first)
     start: int
     end: int
@@ -90,10 +98,11 @@ def _grouped(chunks: Sequence[Chunk]) -> list[list[Chunk]]:
 def _unresolved(index: IndexReader, texts: Sequence[str], known: set[str]
                 ) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
-    seen: set[str] = set()
+    seen: set[str] = set(OWN.findall("\n".join(texts)))  # the example's own definitions
     for name in (n for text in texts for n in named_identifiers(text)):
         qualifier, _, base = name.rpartition(".")
-        if name in seen or name in known or base in known or not distinctive(base):
+        if name in seen or name in known or base in known or not distinctive(base) \
+                or len(base.strip("_")) < MIN_NAME:
             continue
         seen.add(name)
         if not index.find_definitions(name, limit=1) and not index.find_definitions(
@@ -102,7 +111,20 @@ def _unresolved(index: IndexReader, texts: Sequence[str], known: set[str]
     return list(dict.fromkeys(out))
 
 
-def sections_of(index: IndexReader, path: str, limit: int) -> list[DocSection]:
+def history_path(root: Path, path: str) -> str:
+    """Where a document's history is: itself, or the file it links to inside the root."""
+    target = root / path
+    if not target.is_symlink():
+        return path
+    try:
+        resolved = target.resolve()
+    except (OSError, RuntimeError):
+        return path
+    return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else path
+
+
+def sections_of(index: IndexReader, path: str, limit: int, history: str | None = None
+                ) -> list[DocSection]:
     """The sections of one documentation file as the index has it, each with its code."""
     out: list[DocSection] = []
     seen: dict[tuple[str, ...], int] = {}
@@ -113,10 +135,12 @@ def sections_of(index: IndexReader, path: str, limit: int) -> list[DocSection]:
         aligned: dict[str, SymbolDef] = {}
         names: set[str] = set()
         text = "\n".join(c.text for c in group)
-        if GENERATED.search(text):  # written from the code's docstrings: never behind it
+        if GENERATED.search(text) or any(HISTORICAL.search(h) for h in heading):
+            # written from the code's docstrings, or about the past on purpose
             out.append(DocSection(path=path, heading=heading, occurrence=occurrence,
-                                  start=group[0].start_line, end=group[-1].end_line,
-                                  aligned=(), unresolved=(), text=text))
+                                  history_path=history or path, start=group[0].start_line,
+                                  end=group[-1].end_line, aligned=(), unresolved=(),
+                                  text=text))
             continue
         for chunk in group:
             for name, definition in aligned_definitions(index, chunk):
@@ -125,6 +149,7 @@ def sections_of(index: IndexReader, path: str, limit: int) -> list[DocSection]:
                     aligned.setdefault(definition.node_id, definition)
         unresolved = _unresolved(index, [c.text for c in group], names)
         out.append(DocSection(path=path, heading=heading, occurrence=occurrence,
+                              history_path=history or path,
                               start=group[0].start_line, end=group[-1].end_line,
                               aligned=tuple(aligned.values()), unresolved=tuple(unresolved),
                               text=text))
