@@ -48,6 +48,7 @@ from indexers.previous import (
 )
 from indexers.reader import Index
 from indexers.reports import BuildReport, StatusReport, kept_report
+from indexers.secret_scan import Scanner
 from indexers.store import (
     DIR_BM25,
     DIR_BM25_FILES,
@@ -218,8 +219,10 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     # the lexical phase writes rows and graph straight into the new generation's directory
     writer = store.writer()
     try:
-        lexical = build_lexical(walked.files, config, previous, (added, modified, removed),
-                                warnings, progress, writer.tmp)
+        with Scanner(settings, store.directory) as scanner:
+            lexical = build_lexical(walked.files, config, previous, (added, modified, removed),
+                                    warnings, progress, writer.tmp, scanner)
+            scanner.close(set(hashes))
         seconds.update(lexical.seconds)
         clock = time.perf_counter()
 
@@ -237,7 +240,8 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
                      **({"all": True} if embed_all else {})}
         lap("embed")
         changes = {"added": added, "modified": modified, "removed": removed, "reason": reason,
-                   "warnings": warnings, "seen": seen, "hashes": hashes}
+                   "warnings": warnings, "seen": seen, "hashes": hashes,
+                   "built_whole": prev_manifest is None}
         return _write(root, config, store, writer, lexical,
                       (vectors, model_key, embed_stats, state), cards, changes, progress,
                       seconds, started, parts)
@@ -297,12 +301,14 @@ def _write(root: Path, config: HelixConfig, store: IndexStore, writer: Generatio
         "graph_nodes": summary.nodes,
         "graph_edges": {**summary.edges, "total": sum(summary.edges.values())},
         "repo_rev": repo_revision(root, hashes), "noop": False, "refreshed": True,
+        "built_whole": changes["built_whole"],
         "rebuild_reason": changes["reason"], "embeddings": embed_stats,
         "dense_state": dense_state({"dense": state}) if state is not None else None,
         "graph_updated": lexical.graph_updated,
         "tokens": {"cached": lexical.tokens_cached,
                    "computed": counted["chunks"]["total"] - lexical.tokens_cached},
         "warnings": tuple(changes["warnings"]),
+        "secret_scan": lexical.scan,
     }
     seconds["write"] = round(time.perf_counter() - clock, 4)
     report["seconds"] = {**seconds, "total": round(time.perf_counter() - started, 4)}

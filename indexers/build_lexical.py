@@ -35,6 +35,7 @@ from indexers.graph import GraphSummary
 from indexers.previous import Previous
 from indexers.row_store import FileSpan, RowReader, StoredParse
 from indexers.row_writer import RowWriter
+from indexers.secret_scan import Scanner
 from indexers.token_cache import TokenTable, TokenTableBuilder
 from indexers.trees import (
     TreeFormatError,
@@ -68,6 +69,7 @@ class Lexical:
     fresh_paths: set[str]
     counts: dict[str, Any] = field(default_factory=dict)  # chunks by kind, defs, refs
     seconds: dict[str, float] = field(default_factory=dict)
+    scan: dict[str, Any] = field(default_factory=dict)  # `Scanner.stats`
 
     @property
     def chunks(self) -> Sequence[Chunk]:
@@ -202,13 +204,32 @@ def _chunk_runs(files: Sequence[tuple[FileRecord, FileSpan]]
 
 def build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Previous | None,
                   changes: tuple[Sequence[str], Sequence[str], Sequence[str]],
-                  warnings: list[str], progress: Progress | None, out: Path) -> Lexical:
+                  warnings: list[str], progress: Progress | None, out: Path,
+                  scanner: Scanner | None = None) -> Lexical:
     """Parse, tokenize, BM25 and graph for the walked files (`changes`: added, modified,
     removed since the previous generation), one file at a time: each file's rows go to
     `out`/rows.sqlite as soon as it is parsed (an unchanged file's are copied from the previous
     generation in SQL, never decoded), its chunks' tokens into the token table; the graph is
     then built from the written rows into `out`/graph.sqlite. Parse warnings are appended to
-    `warnings`."""
+    `warnings`. Each file read is masked by `scanner` (`indexers.secret_scan`; default: one
+    without a cache on disk), which scans the files to read ahead, in worker processes."""
+    settings = config.index
+    own_scanner = scanner is None
+    scanner = Scanner(settings) if scanner is None else scanner
+    try:
+        scanner.start([wf for wf in walked_files if previous is None
+                       or previous.files.get(wf.record.path) != wf.record.content_hash])
+        return _build_lexical(walked_files, config, previous, changes, warnings, progress, out,
+                              scanner)
+    finally:
+        if own_scanner:
+            scanner.close()
+
+
+def _build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Previous | None,
+                   changes: tuple[Sequence[str], Sequence[str], Sequence[str]],
+                   warnings: list[str], progress: Progress | None, out: Path,
+                   scanner: Scanner) -> Lexical:
     from indexers.bm25 import BM25Index
     from indexers.graph_store import load_lazy
     from indexers.tokenize import tokenize
@@ -256,7 +277,7 @@ def build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Pr
                           if hit[1] else wf.record)
                 result, nodes = hit
             else:
-                read, text = wf.read()
+                read, text = wf.read(scanner.mask)
                 record, result, nodes = _parse_one(read, text, settings, warnings)
                 files_parsed += 1
                 fresh_paths.add(record.path)
@@ -309,4 +330,4 @@ def build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Pr
                    fresh_paths=fresh_paths,
                    counts={"chunks": {**dict(sorted(kinds.items())), "total": sum(kinds.values())},
                            "defs": counts["defs"], "refs": counts["refs"]},
-                   seconds=seconds)
+                   seconds=seconds, scan=scanner.stats())

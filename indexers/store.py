@@ -13,6 +13,8 @@
         bm25_files/         BM25 over whole files (indexers.bm25.build_file_index)
         tokens/             the BM25 token cache (indexers.token_cache; not part of index_rev)
       tmp-<id>/             a generation being written (removed by the next writer)
+      walk_stats.json       the last walk's stat fields and hashes (indexers.stat_cache)
+      scan_cache.json       the secret scan's findings by content hash (indexers.scan_cache)
 
 Helix deletes only inside a directory carrying its marker, and only names it makes itself
 (`gen-`/`tmp-` + 12 hex digits). A directory is claimed when it is new or empty (the marker is
@@ -79,6 +81,7 @@ _HELIX_FILES = re.compile(
     r"^(CURRENT|CURRENT\.tmp|lock|verified\.json|verified\.json\.[0-9a-f]{8}\.tmp"
     r"|worker\.lock|worker\.json|worker\.json\.[0-9a-f]{8}\.tmp|worker\.log|worker\.paused"
     r"|worker\.refresh|walk_stats\.json|walk_stats\.json\.[0-9a-f]{8}\.tmp"
+    r"|scan_cache\.json|scan_cache\.json\.[0-9a-f]{8}\.tmp"
     r"|\.helix-index\.tmp|\.helix-index\.\d+\.[0-9a-f]{8}\.tmp)$")  # a claim's marker
 _GITIGNORE = ".gitignore"
 IGNORE_ALL = "*\n"  # what Helix writes into an index directory kept inside the repository

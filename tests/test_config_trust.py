@@ -222,9 +222,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # then retrieval.respell; then routing.long_question_words and its policy; then
     # file_defs.long_forms; then the name_words channel of reports and long questions; then
     # the bounds of tree JSON files and ignore files, which decide what is indexed as a tree and
-    # which ignore lines are honoured: index.max_tree_*, index.*ignore*)
+    # which ignore lines are honoured: index.max_tree_*, index.*ignore*; then
+    # index.mask_secrets, which decides whether an index holds secrets in clear)
     assert HelixConfig().evidence_hash == (
-        "sha256:c27dc583204da00080ca6318694734c3fd33ec9e42807ab315cddd092c1dae95")
+        "sha256:c1c277f4eca70ecbaff46899c957c8243c1c739831d7570aee4c1cb07343f8aa")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

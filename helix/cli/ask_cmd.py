@@ -19,7 +19,16 @@ from typing import TYPE_CHECKING, Any
 import click
 
 import helix.inputs as inputs
-from helix.cli.common import echo_json, one_repo, repo_option, repo_root, yes_option
+from helix.cli.common import (
+    announce_first_index,
+    citations_in_order,
+    echo_json,
+    index_note,
+    one_repo,
+    repo_option,
+    repo_root,
+    yes_option,
+)
 from helix.cli.safe_text import console as safe_console
 from helix.cli.safe_text import echo, json_visible, visible_field
 from helix.core.errors import BadPathError, UserError
@@ -241,6 +250,10 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
     from helix.core.notices import notify
 
     run_log = open_runlog(notify)  # opened first: a read-only HELIX_HOME is said before any work
+    from helix.service import cli_llm
+
+    llm = cli_llm(config, dry_run=dry_run)  # litellm's import starts now, elsewhere
+    announce_first_index(root)
     if sense is not None:  # a number as printed by the clarifier, a key, or a naming word
         sense = choose_sense(text, sense, root=root, config=config, scope=scope)
     from helix.cli.live_answer import live_answer
@@ -251,13 +264,13 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
     live = live_answer(sys.stdout, timer, as_json=as_json, dry_run=dry_run)
     with progress_bar(wanted(as_json) and not trace) as progress:
         result = service_ask(text, root=root, config=config, dry_run=dry_run, scope=scope,
-                             sense=sense, trace=trace_to_stderr if trace else None,
+                             sense=sense, llm=llm, trace=trace_to_stderr if trace else None,
                              runlog=run_log, progress=progress,
                              waiting=live.waiting if live else (timer or _quiet_wait),
                              on_text=live.on_text if live else None)
-    if result.index_refreshed:
-        changed = len(result.build.get("changed_files", ()))
-        echo(f"helix: index refreshed ({changed} changed file(s))", err=True)
+    note = index_note(result.build)
+    if note:
+        echo(f"helix: {note}", err=True)
     building = dense_note(result.envelope, result.build.get("worker_pid"))
     if building:
         echo(f"helix: {building}", err=True)
@@ -379,9 +392,9 @@ def choose_sense(question: str, sense: str, *, root: Path, config: HelixConfig,
 
     probe = service_ask(question, root=root, config=config, dry_run=True, scope=scope,
                         runlog=RunLog(db=sqlite_utils.Database(memory=True)))
-    if probe.index_refreshed:
-        changed = len(probe.build.get("changed_files", ()))
-        echo(f"helix: index refreshed ({changed} changed file(s))", err=True)
+    note = index_note(probe.build)
+    if note:
+        echo(f"helix: {note}", err=True)
     return match_sense(sense, probe.envelope.clarify, question)
 
 
@@ -422,7 +435,7 @@ def render_answer(env: Envelope, console: Console, *, text: bool = True) -> None
         console.print(escape(env.answer))
     if env.citations:
         console.print("\n[bold]citations[/]")
-        for c in env.citations:
+        for c in citations_in_order(env.citations):
             where = f"{visible_field(c.path)}:{c.start_line}-{c.end_line}"
             console.print(f"  [{c.ref}] {escape(where)}")
     if env.evidence:

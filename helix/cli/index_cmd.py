@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 import helix.inputs as inputs
-from helix.cli.common import echo_json, one_repo, repo_option, yes_option
+from helix.cli.common import echo_json, index_note, one_repo, repo_option, yes_option
 from helix.cli.progress import dense_line, progress_bar, wanted
 from helix.cli.safe_text import echo, visible_field
 from helix.core.config import HelixConfig, load_config
@@ -71,6 +71,13 @@ def _render_report(report: Any) -> None:
          f"{report.symbols.get('refs', 0)} references")
     echo(f"graph: {report.graph_nodes} nodes, {report.graph_edges.get('total', 0)} edges "
          f"({_kv(report.graph_edges)})")
+    scan = report.secret_scan
+    if scan:
+        by = (f", {scan.get('scanned_by_workers', 0)} by {scan['workers']} worker processes"
+              if scan.get("workers") else "")
+        echo(f"secrets: {scan.get('scanned', 0)} files scanned{by}, "
+             f"{scan.get('cached', 0)} from the scan cache" if scan.get("masked")
+             else "secrets: not masked (index.mask_secrets = false)")
     echo(f"embeddings: {report.embeddings.get('computed', 0)} computed, "
          f"{report.embeddings.get('cached', 0)} cached")
     building = dense_line(report.dense_state, report.worker_pid)
@@ -268,10 +275,10 @@ def find(name: str, path: str | None, repos: tuple[str, ...], as_json: bool, lim
     if as_json:
         echo_json({**found, "refreshed": report.refreshed})
         return
-    if report.refreshed:
+    note = index_note(report)
+    if note:
         why = f"; {report.rebuild_reason}" if report.rebuild_reason else ""
-        echo(f"(index refreshed: {len(report.changed_files)} files changed{why})",
-             err=True)
+        echo(f"({note}{why})", err=True)
     if fuzzy:
         echo(f"no exact match for '{name}'; fuzzy matches:")
     for row in rows:

@@ -7,7 +7,7 @@ import datetime as dt
 import click
 
 import helix.inputs as inputs
-from helix.cli.common import echo_json
+from helix.cli.common import citations_in_order, echo_json
 from helix.cli.safe_text import echo, visible_field
 
 DEFAULT_LIMIT = 20
@@ -90,7 +90,7 @@ def show(turn: str, as_json: bool, with_prompt: bool) -> None:
     echo(record.answer if record.answer is not None else env.answer)
     if env.citations:
         echo("\ncitations")
-        for c in env.citations:
+        for c in citations_in_order(env.citations):
             echo(f"  [{c.ref}] {visible_field(c.path)}:{c.start_line}-{c.end_line}")
     if env.evidence:
         echo("\nevidence")

@@ -4,12 +4,13 @@ defaults < user config file (`$HELIX_HOME/config.toml`) < repository config (`.h
 `[tool.helix]` in `pyproject.toml`) < `HELIX_*` environment < command-line flags.
 
 A repository is untrusted input: its config may set `index` and `retrieval` settings only, and
-not those that decide which model files are loaded (`index.embed_model`) or whether secret-bearing
-files are read (`index.skip_secrets`); a `trees` glob leaving the root is dropped, and a budget,
-size or cap it may only lower (`helix.core.repo_limits`). Everything else (where the model is
-served, which model, timeouts, continuity, a server's limits) comes from the user: flags,
-`HELIX_*` environment, `$HELIX_HOME/config.toml`. What a repository file tried is reported, one
-notice per setting (`helix.core.notices`).
+not those that decide which model files are loaded (`index.embed_model`), whether secret-bearing
+files are read or secrets masked (`index.skip_secrets`, `index.mask_secrets`) or how many
+processes are started (`index.scan_workers*`); a `trees` glob leaving the root is dropped, and
+a budget, size or cap it may only lower (`helix.core.repo_limits`). Everything else (where the
+model is served, which model, timeouts, continuity, a server's limits) comes from the user:
+flags, `HELIX_*` environment, `$HELIX_HOME/config.toml`. What a repository file tried is
+reported, one notice per setting (`helix.core.notices`).
 
 Every weight, budget and threshold lives here, never inline, with its valid range (no NaN or
 infinity anywhere); a bad value is a one-line `ConfigError` naming the setting, the value and
@@ -54,6 +55,10 @@ _Frozen = FrozenSettings
 class IndexSettings(_Frozen):
     max_file_bytes: int = Field(default=1024 * 1024, ge=1)
     skip_secrets: bool = True
+    # Every indexed file's text is scanned and its secrets masked before anything is derived
+    # from it. false stores secrets in clear in the index: only to measure what the scan costs
+    # (benchmarks/scan_cost_bench.py). User-only.
+    mask_secrets: bool = True
     window_lines: int = Field(default=60, ge=1)
     window_overlap: int = Field(default=10, ge=0)
     max_chunk_lines: int = Field(default=200, ge=1)
@@ -90,13 +95,22 @@ class IndexSettings(_Frozen):
     # The worker publishes a generation every this many new vectors or seconds, at the latest.
     dense_publish_vectors: int = Field(default=1000, ge=1)
     dense_publish_seconds: float = Field(default=30.0, gt=0)
+    # Processes that read and scan files for secrets while the build parses (0: one per CPU,
+    # at most scan_workers_max; 1: none, the indexing process scans). They start only when
+    # the files to scan hold scan_parallel_min_bytes or more: a process costs ~0.3 s to
+    # start, the scan ~1-3 s a megabyte. User-only (a repository never starts processes).
+    scan_workers: int = Field(default=0, ge=0, le=64)
+    scan_workers_max: int = Field(default=8, ge=1, le=64)
+    scan_parallel_min_bytes: int = Field(default=1024 * 1024, ge=0)
 
 
 # Index settings that decide how and when the index is built, never what it holds: left out of
 # `index_hash` and `evidence_hash`, so a background build and a synchronous one are the same
 # index, and a default added here retires no existing index.
 RUNTIME_INDEX_SETTINGS = frozenset({"max_files", "background_dense", "dense_inline_max",
-                                    "dense_publish_vectors", "dense_publish_seconds"})
+                                    "dense_publish_vectors", "dense_publish_seconds",
+                                    "scan_workers", "scan_workers_max",
+                                    "scan_parallel_min_bytes"})
 
 
 class RetrievalSettings(_Frozen):
@@ -198,6 +212,13 @@ class SynthesisSettings(_Frozen):
     # One total deadline for the whole synthesis (every attempt and backoff): then the
     # deterministic answer, fallback reason "timeout".
     deadline_s: float = Field(default=90.0, gt=0, le=3600)
+    # "process": `helix ask --model` sends the call to a background process that has litellm
+    # imported (helix.synthesis.model_helper), started on first use; it stops after
+    # `helper_idle_s` with no request; a starting one is waited for up to `helper_start_s`,
+    # then the call is made in process. "off": imported in process when the call is made.
+    model_helper: Literal["process", "off"] = "process"
+    helper_idle_s: float = Field(default=600.0, gt=0, le=86400)
+    helper_start_s: float = Field(default=60.0, gt=0, le=3600)
 
 
 class ContinuitySettings(_Frozen):
@@ -278,6 +299,10 @@ REPO_FORBIDDEN: dict[str, str] = {
     "index.embed_model": "it decides which model files are loaded",
     "index.skip_secrets": "it decides whether secret-bearing files are read",
     "index.max_files": "it decides whether a large directory is indexed by accident",
+    "index.mask_secrets": "it decides whether secrets are stored in clear",
+    "index.scan_workers": "it decides how many processes Helix starts",
+    "index.scan_workers_max": "it decides how many processes Helix starts",
+    "index.scan_parallel_min_bytes": "it decides when Helix starts processes",
 }
 REPO_RULE = "repository config may set index and retrieval settings only"
 REPO_LIMIT_RULE = "a repository may lower a limit, never raise it"

@@ -20,6 +20,7 @@
     │   ├── LLMTimeoutError         reason "timeout"
     │   ├── LLMRateLimitError       reason "rate_limited"
     │   ├── LLMTransportError       reason "transport_error"
+    │   │   └── LLMServerError      the server answered with an error status (an HTTP 500)
     │   ├── LLMAuthError            reason "auth_error"
     │   └── LLMEmptyError           reason "abstain" (empty or abstaining output)
     ├── NoMatchError                `helix find` found nothing (like grep)
@@ -120,6 +121,15 @@ class LLMRateLimitError(LLMError):
 class LLMTransportError(LLMError):
     reason = "transport_error"
     transient = True
+
+
+class LLMServerError(LLMTransportError):
+    """The model's server was reached and answered with an error status (5xx, or another not
+    mapped to a more precise error): the provider's failure, not the network's."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class LLMAuthError(LLMError):

@@ -40,6 +40,7 @@ from helix.core.errors import (
 from helix.core.hashing import canonical_json, short_id
 from helix.core.process import gone, identity
 from helix.core.schemas import Frozen
+from helix.core.secrets import redact_text
 from helix.inputs import shown
 from helix.multi_repo import SEPARATOR
 from helix.store.db import (
@@ -106,6 +107,11 @@ RUN_COLUMNS = ("id", "created", "updated", "status", "question", "repo_root", "r
 SCHEMA = Schema(NAMESPACE, MIGRATIONS, {"runs": RUN_COLUMNS})
 T = TypeVar("T")
 
+
+
+def _masked(error: str | None) -> str | None:
+    """An error as the run log keeps it: what it quotes (a provider's body) masked."""
+    return None if error is None else redact_text(error)[0]
 
 class _BadRow(ValueError):
     pass
@@ -284,12 +290,12 @@ class RunLog:
             (status, updated, canonical_json(envelope), envelope.answer, envelope.answer_mode,
              envelope.fallback_reason, envelope.model, prompt_tokens, completion_tokens,
              attempts, envelope.llm_steps, canonical_json(envelope.timings_ms),
-             canonical_json(redactions or {}), error, run_id),
+             canonical_json(redactions or {}), _masked(error), run_id),
         )
 
     def fail(self, run_id: str, error: str, *, updated: float) -> None:
         self._write("UPDATE runs SET status = 'error', error = ?, updated = ?, owner = NULL"
-                    " WHERE id = ?", (error, updated, run_id))
+                    " WHERE id = ?", (_masked(error), updated, run_id))
 
     def resolve(self, ref: str, roots: Roots = None) -> str:
         """A full run id from an id, a unique prefix (>= 4 chars) or `last` (of `roots`)."""

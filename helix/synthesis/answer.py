@@ -29,7 +29,7 @@ from typing import Any
 
 from helix.core.config import SynthesisSettings
 from helix.core.envelope import AnswerCut, Citation, Envelope
-from helix.core.errors import LLMError, LLMTimeoutError
+from helix.core.errors import LLMError, LLMServerError, LLMTimeoutError
 from helix.core.hashing import hash_obj
 from helix.core.ports import LLM, Clock, Completion, Waiting
 from helix.core.schemas import Frozen
@@ -270,10 +270,16 @@ def _key_names(model: str) -> str:
     return f"{provider.upper().replace('-', '_')}_API_KEY for {provider}"
 
 
+SERVER_FIX = ("the model's server was reached and answered with an error: try again later, "
+              "or see the server's status or logs")
+
+
 def failure_line(error: LLMError, model: str) -> str:
     """One line for a failed model call: what failed, how to fix it, and that the
-    deterministic answer is shown instead (`helix ask` then exits with 3)."""
-    fix = _FIXES.get(error.reason, "see `helix show last`").format(keys=_key_names(model))
+    deterministic answer is shown instead (`helix ask` then exits with 3). A server that
+    answered with an error status is not told to check the network."""
+    fix = SERVER_FIX if isinstance(error, LLMServerError) else _FIXES.get(
+        error.reason, "see `helix show last`").format(keys=_key_names(model))
     return (f"the model call failed ({error.reason}: {error}); {fix}. Showing the "
             "deterministic answer")
 
