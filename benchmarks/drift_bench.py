@@ -46,7 +46,9 @@ TARGET_STALE_S = 120.0
 RSS_WRAPPER = """
 import resource, subprocess, sys
 code = subprocess.run(sys.argv[1:]).returncode
-sys.stderr.write("\\nPEAK_RSS_KB=%d\\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = kids.ru_utime + kids.ru_stime
+sys.stderr.write("\\nPEAK_RSS_KB=%d CPU_S=%.3f\\n" % (kids.ru_maxrss, cpu))
 sys.exit(code)
 """
 ASK_SCRIPT = """
@@ -71,7 +73,10 @@ def run(cmd: list[str], env: dict[str, str]) -> dict[str, Any]:
                           capture_output=True, text=True)
     wall = time.perf_counter() - started
     match = re.search(r"PEAK_RSS_KB=(\d+)", done.stderr)
+    cpu = re.search(r"CPU_S=([\d.]+)", done.stderr)
     return {"code": done.returncode, "wall_s": round(wall, 3),
+            "cpu_s": round(float(cpu.group(1)), 3) if cpu else None,
+            "load": [round(x, 2) for x in os.getloadavg()],
             "peak_rss_mb": round(int(match.group(1)) / 1024, 1) if match else None,
             "stdout": done.stdout, "stderr": done.stderr[-2000:]}
 
@@ -162,13 +167,14 @@ def main(argv: list[str] | None = None) -> int:
                            "repo": {"files": args.files, "seed": args.seed},
                            "targets_s": {"drift": TARGET_DRIFT_S, "stale_docs": TARGET_STALE_S}}
     index = run(helix("index", "--repo", str(repo), "--json"), env)
-    out["index"] = {k: index[k] for k in ("code", "wall_s", "peak_rss_mb")}
+    out["index"] = {k: index[k] for k in ("code", "wall_s", "cpu_s", "peak_rss_mb")}
     plan = plan_change(repo, args.changed, args.seed)
     questions = questions_for(repo, plan, args.questions, args.seed)
     qfile = work / "questions.json"
     qfile.write_text(json.dumps(questions), encoding="utf-8")
     asked = run([sys.executable, "-c", ASK_SCRIPT, str(repo), str(qfile)], env)
     out["logged"] = {"questions": len(questions), "wall_s": asked["wall_s"],
+                     "cpu_s": asked["cpu_s"],
                      "code": asked["code"]}
     apply_change(repo, plan)
     out["change"] = {k: [*(str(p.relative_to(repo)) for p in v[:3]), "..."]
@@ -178,14 +184,16 @@ def main(argv: list[str] | None = None) -> int:
     report = json.loads(drift["stdout"]) if drift["code"] == 0 else {}
     again = run(helix("drift", "--repo", str(repo), "--json"), env)
     naive = run([sys.executable, "-c", ASK_SCRIPT, str(repo), str(qfile)], env)
-    out["drift"] = {"code": drift["code"], "wall_s": drift["wall_s"],
+    out["drift"] = {"code": drift["code"], "wall_s": drift["wall_s"], "cpu_s": drift["cpu_s"],
+                    "load_after": drift["load"],
                     "peak_rss_mb": drift["peak_rss_mb"], "stderr": drift["stderr"][-400:],
                     "questions": len(report.get("questions", ())),
                     "counts": report.get("counts"), "files_read": report.get("files_read"),
                     "timings_ms": report.get("timings_ms"),
                     "spans_by_status": _statuses(report),
-                    "again_wall_s": again["wall_s"],
+                    "again_wall_s": again["wall_s"], "again_cpu_s": again["cpu_s"],
                     "baseline_reask_wall_s": naive["wall_s"],
+                    "baseline_reask_cpu_s": naive["cpu_s"],
                     "ratio_to_baseline": round(drift["wall_s"] / naive["wall_s"], 3)
                     if naive["wall_s"] else None,
                     "under_target": drift["wall_s"] < TARGET_DRIFT_S}
@@ -198,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
             for change in definition["changes"]:
                 kinds[change["kind"]] = kinds.get(change["kind"], 0) + 1
     out["stale_docs"] = {"code": stale["code"], "wall_s": stale["wall_s"],
+                         "cpu_s": stale["cpu_s"], "load_after": stale["load"],
                          "peak_rss_mb": stale["peak_rss_mb"], "stderr": stale["stderr"][-400:],
                          "sections": found.get("sections"), "aligned": found.get("aligned"),
                          "definitions": found.get("definitions"),

@@ -4,7 +4,7 @@ judged by hand on a sample, and recall on documentation fixes mined from history
     python benchmarks/stale_docs_eval.py findings --repos DIR... --work W --out F.json
     python benchmarks/stale_docs_eval.py sample F.json --n 50 --seed 34 --out S.json
     python benchmarks/stale_docs_eval.py show S.json ID --repos-root DIR
-    python benchmarks/stale_docs_eval.py mine --repo DIR [--limit N] --out C.json
+    python benchmarks/stale_docs_eval.py mine --repo DIR [--limit N] [--renames] --out C.json
     python benchmarks/stale_docs_eval.py recall CASES.json --repos-root DIR --work W --out R.json
     python benchmarks/stale_docs_eval.py score --judgments J.json --recall R.json --out RESULT
 
@@ -23,7 +23,9 @@ changed lines name a definition of the code, which a commit changed (a line nami
 between the document's previous edit and the fix. A person keeps those whose doc edit
 describes that code change (the cases file: {"repo", "fix", "doc", "symbol", "code_commit",
 "change"}). A candidate's code commit comes after the last edit of the document before the
-fix. `recall` checks out each fix's parent and asks whether `helix stale-docs` flags a
+fix. `mine --renames` starts from the other end: a code commit whose subject says it renames
+or removes and whose diff drops a public definition, then the first documentation-only commit
+naming it. `recall` checks out each fix's parent and asks whether `helix stale-docs` flags a
 section of that document holding a line the fix changed.
 """
 
@@ -181,8 +183,44 @@ def mine(args: argparse.Namespace) -> None:
     print(f"{len(out)} candidates", file=sys.stderr)
 
 
+RENAMING = re.compile(r"renam|remov|deprecat|drop|replace", re.I)
+DEFINED = r"^%s\s*(?:async )?(?:def|class) ([A-Za-z_]\w*)"
+
+
+def mine_renames(args: argparse.Namespace) -> None:
+    """The other way round: a code commit whose subject says it renames or removes and whose
+    diff drops a public definition, then the first documentation-only commit after it whose
+    diff names that definition."""
+    repo = args.repo
+    out = []
+    for line in git(repo, "log", "--no-merges", "--format=%H %s", f"-n{args.limit}", "--",
+                    "*.py").splitlines():
+        sha, subject = line.split(" ", 1)
+        if not RENAMING.search(subject):
+            continue
+        patch = git(repo, "show", "--format=", "-U0", "--no-ext-diff", "--no-textconv", sha,
+                    "--", "*.py")
+        gone = set(re.findall(DEFINED % "-", patch, re.M)) - set(
+            re.findall(DEFINED % "\\+", patch, re.M))
+        gone = {g for g in gone if not g.startswith("_") and len(g) > 3}
+        if not gone:
+            continue
+        names = "|".join(sorted(gone))
+        for later in git(repo, "log", "--no-merges", "--format=%H", "--reverse", f"{sha}..HEAD",
+                         f"-G\\b({names})\\b", "--", "*.md", "*.rst").split()[:3]:
+            files = git(repo, "show", "--format=", "--name-only", later).split()
+            if files and all(DOC.search(f) for f in files):
+                out.append({"repo": repo.name, "fix": later, "docs": files, "gone": sorted(gone),
+                            "code_commits": [sha],
+                            "subject": git(repo, "log", "-1", "--format=%s", later).strip()})
+                break
+    _write(args.out, out)
+    print(f"{len(out)} candidates", file=sys.stderr)
+
+
 def recall(args: argparse.Namespace) -> None:
     cases = json.loads(args.cases.read_text())
+    cases = cases["cases"] if isinstance(cases, dict) else cases
     out = []
     for number, case in enumerate(cases, start=1):
         source = args.repos_root / case["repo"]
@@ -272,6 +310,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repo", type=Path, required=True)
     p.add_argument("--limit", type=int, default=3000)
     p.add_argument("--window", type=int, default=200)
+    p.add_argument("--renames", action="store_true",
+                   help="start from code commits that rename or remove a definition")
     p.add_argument("--out", type=Path, required=True)
     p = sub.add_parser("recall")
     p.add_argument("cases", type=Path)
@@ -283,6 +323,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--recall", type=Path, default=None)
     p.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
+    if args.command == "mine" and args.renames:
+        mine_renames(args)
+        return 0
     {"findings": findings, "sample": sample, "show": show, "mine": mine, "recall": recall,
      "score": score}[args.command](args)
     return 0
