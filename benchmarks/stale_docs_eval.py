@@ -254,9 +254,18 @@ def _edited_lines(repo: Path, fix: str, doc: str) -> list[int]:
     return lines
 
 
-def score(args: argparse.Namespace) -> None:
-    judged = json.loads(args.judgments.read_text())
-    recalled = json.loads(args.recall.read_text()) if args.recall else []
+def _listed(path: Path | None, key: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A data file's rows (a bare list, or the list under `key` beside its description)."""
+    if path is None:
+        return [], {}
+    data = json.loads(path.read_text())
+    if isinstance(data, list):
+        return data, {}
+    return data[key], {k: v for k, v in data.items() if k != key}
+
+
+def _precision(path: Path) -> dict[str, Any]:
+    judged, about = _listed(path, "judgments")
     right = [j for j in judged if j["verdict"] == "right"]
     by_repo: dict[str, list[int]] = {}
     by_kind: dict[str, list[int]] = {}
@@ -265,23 +274,36 @@ def score(args: argparse.Namespace) -> None:
         by_repo.setdefault(j["repo"], []).append(hit)
         for kind in j.get("kinds", ()):
             by_kind.setdefault(kind, []).append(hit)
+    return {**about, "file": path.name, "judged": len(judged), "right": len(right),
+            "precision": round(len(right) / len(judged), 3) if judged else None,
+            "repos": len(by_repo),
+            "by_repo": {k: {"judged": len(v), "right": sum(v)}
+                        for k, v in sorted(by_repo.items())},
+            "by_change_kind": {k: {"judged": len(v), "right": sum(v)}
+                               for k, v in sorted(by_kind.items())}}
+
+
+def score(args: argparse.Namespace) -> None:
+    """Precision of the last judgments file (earlier rounds kept beside it), and recall."""
+    rounds = [_precision(path) for path in args.judgments]
+    recalled, recall_about = _listed(args.recall, "cases")
+    flagged = sum(c["flagged"] for c in recalled)
+    same = sum(c.get("same_change", False) for c in recalled)
     result = {
-        "precision": {"judged": len(judged), "right": len(right),
-                      "precision": round(len(right) / len(judged), 3) if judged else None,
-                      "repos": len(by_repo),
-                      "by_repo": {k: {"judged": len(v), "right": sum(v)}
-                                  for k, v in sorted(by_repo.items())},
-                      "by_change_kind": {k: {"judged": len(v), "right": sum(v)}
-                                         for k, v in sorted(by_kind.items())}},
-        "recall": {"cases": len(recalled), "flagged": sum(c["flagged"] for c in recalled),
-                   "recall": round(sum(c["flagged"] for c in recalled) / len(recalled), 3)
-                   if recalled else None,
-                   "cases_list": [{k: c[k] for k in ("repo", "fix", "doc", "symbol",
-                                                     "flagged")} for c in recalled]},
+        "precision": rounds[-1],
+        "precision_earlier_rounds": rounds[:-1],
+        "recall": {**recall_about, "cases": len(recalled), "flagged": flagged,
+                   "recall": round(flagged / len(recalled), 3) if recalled else None,
+                   "flagged_for_the_very_change": same,
+                   "recall_very_change": round(same / len(recalled), 3) if recalled else None,
+                   "cases_list": [{k: c.get(k) for k in ("repo", "fix", "doc", "symbol",
+                                                         "flagged", "same_change")}
+                                  for c in recalled]},
     }
     _write(args.out, result)
-    print(json.dumps({k: {kk: vv for kk, vv in v.items() if not isinstance(vv, (dict, list))}
-                      for k, v in result.items()}))
+    print(json.dumps({k: {kk: vv for kk, vv in v.items() if not isinstance(vv, (dict, list))
+                          and kk not in ("about", "judged_by")}
+                      for k, v in result.items() if isinstance(v, dict)}))
 
 
 def _write(path: Path, data: Any) -> None:
@@ -319,7 +341,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--work", type=Path, required=True)
     p.add_argument("--out", type=Path, required=True)
     p = sub.add_parser("score")
-    p.add_argument("--judgments", type=Path, required=True)
+    p.add_argument("--judgments", type=Path, nargs="+", required=True,
+                   help="judgments files, earliest round first")
     p.add_argument("--recall", type=Path, default=None)
     p.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
