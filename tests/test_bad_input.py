@@ -158,6 +158,9 @@ CASES: list[tuple[str, list[str], bytes | None, int, str]] = [
     ("log-limit-negative", ["log", "--limit", "-1"], None, 2, "--limit"),
     ("log-limit-zero", ["log", "--limit", "0"], None, 2, "--limit"),
     ("log-limit-word", ["log", "--limit", "many"], None, 2, "--limit"),
+    # repos
+    ("repos-group-escape", ["repos", "--group", "a\x1b[2Jb"], None, 2, "not a group name"),
+    ("repos-group-not-utf8", ["repos", "--group", "a\udcffb"], None, 2, "not valid UTF-8"),
     # search
     ("search-k-huge", ["search", "foo", "-k", "99999999999999999999"], None, 2, "-k"),
     ("search-k-zero", ["search", "foo", "-k", "0"], None, 2, "-k"),
