@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +39,6 @@ from helix.synthesis.prompt import Prompt
 if TYPE_CHECKING:
     import numpy as np
 
-    from indexers.reports import BuildReport
 
 class AskResult(Frozen):
     envelope: Envelope
@@ -143,6 +143,34 @@ def open_runlog(tell: Callable[[str], None]) -> RunLog:
         return RunLog(sqlite_utils.Database(memory=True))
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A fresh index of one repository and what asking it needs (`prepare`)."""
+
+    config: HelixConfig
+    embedder: LazyQueryEmbedder
+    index: Any
+    report: Any  # the index's BuildReport
+
+
+def prepare(root: Path, config: HelixConfig,
+            progress: Callable[[str, int, int], None] | None = None, *,
+            index_dir: Path | None = None, quiet: bool = False) -> Prepared:
+    """The repository's index, refreshed when files changed (as `ask` does before a question),
+    with the config it was read under and the query embedder (loaded on first use)."""
+    from indexers.build import declined_embeddings, ensure_index
+
+    config = declined_embeddings(root, config, index_dir, quiet=quiet)
+    lazy = LazyQueryEmbedder(config.index)
+    index, report = ensure_index(root, config, index_dir=index_dir, query_embedder=lazy,
+                                 progress=progress,
+                                 dense="background" if config.index.background_dense
+                                 else "wait")
+    if progress is not None:
+        progress(PROGRESS_DONE, 1, 1)
+    return Prepared(config, lazy, index, report)
+
+
 def ask(question: str | Question, *, root: Path, config: HelixConfig, dry_run: bool,
         llm: LLM | None = None, scope: str | None = None, sense: str | None = None,
         session_id: str | None = None, turn_number: int | None = None,
@@ -152,7 +180,8 @@ def ask(question: str | Question, *, root: Path, config: HelixConfig, dry_run: b
         notify: Callable[[str], None] | None = None,
         progress: Callable[[str, int, int], None] | None = None,
         waiting: Waiting | None = None,
-        on_text: Callable[[str], None] | None = None) -> AskResult:
+        on_text: Callable[[str], None] | None = None,
+        prepared: Prepared | None = None) -> AskResult:
     """Answer one question about the repository at `root`; every run goes to the run log.
     The one entry point: the CLI, the servers, the sessions and the evals all call it.
     `question` is the raw text (read here, once: `controller.question.read_question`, with
@@ -166,18 +195,22 @@ def ask(question: str | Question, *, root: Path, config: HelixConfig, dry_run: b
     Lexical first (`index.background_dense`, the default): when many cards lack vectors the
     question is answered from what the index has (BM25, symbols, graph, the vectors already
     there) while a background worker embeds the rest; `envelope.dense_state` says which state
-    answered. `index.background_dense = false` (`helix ask --wait`) waits for every vector."""
+    answered. `index.background_dense = false` (`helix ask --wait`) waits for every vector.
+    `prepared` (`prepare`): an index already made fresh for a batch of questions (`helix
+    drift`), used as it is instead of checking the files again for each one."""
     clock = clock or SystemClock()
     started = clock.monotonic()
-    envelope, report = retrieve(question, root=root, config=config, clock=clock, scope=scope,
-                                sense=sense, trace=trace, notify=notify, progress=progress)
+    envelope, prepared = retrieve(question, root=root, config=config, clock=clock,
+                                  scope=scope, sense=sense, trace=trace, notify=notify,
+                                  progress=progress, prepared=prepared)
+    config = prepared.config  # embeddings declined when the index was built without them
     log = runlog or open_runlog(notify or notices.notify)
     try:
         return _logged(log, envelope, config=config, dry_run=dry_run, llm=llm,
                        session_id=session_id, turn_number=turn_number, clock=clock,
                        started=started, sleep=sleep, notify=notify, waiting=waiting,
                        on_text=on_text,
-                       report=report)
+                       report=prepared.report)
     finally:
         if runlog is None:
             log.close()
@@ -188,25 +221,21 @@ def retrieve(question: str | Question, *, root: Path, config: HelixConfig, clock
              trace: Callable[[str, dict[str, Any]], None] | None = None,
              notify: Callable[[str], None] | None = None,
              progress: Callable[[str, int, int], None] | None = None,
-             quiet: bool = False, index_dir: Path | None = None
-             ) -> tuple[Envelope, BuildReport]:
-    """What `ask` does before the run log and the model: the index made fresh (embeddings
-    declined when the index was built without them), the question read once with the index's
-    vocabulary, the controller's dry run. (envelope, the index's build report)."""
+             quiet: bool = False, index_dir: Path | None = None,
+             prepared: Prepared | None = None) -> tuple[Envelope, Prepared]:
+    """What `ask` does before the run log and the model: the index made fresh (`prepare`:
+    embeddings declined when the index was built without them) unless `prepared` is given,
+    the question read once with the index's vocabulary, the controller's dry run.
+    (envelope, the index as prepared: its config and build report)."""
     from controller.driver import run_controller
-    from indexers.build import declined_embeddings, ensure_index
 
     if isinstance(question, Question) and (scope is not None or sense is not None):
         raise ValueError("a Question carries its own scope and sense")
-    config = declined_embeddings(root, config, index_dir, quiet=quiet)
-    started = clock.monotonic()
-    lazy = LazyQueryEmbedder(config.index)
-    index, report = ensure_index(root, config, index_dir=index_dir, query_embedder=lazy,
-                                 progress=progress,
-                                 dense="background" if config.index.background_dense
-                                 else "wait")
-    if progress is not None:
-        progress(PROGRESS_DONE, 1, 1)
+    started = clock.monotonic()  # the index's time counts from here (none when prepared)
+    if prepared is None:
+        prepared = prepare(root, config, progress, index_dir=index_dir, quiet=quiet)
+    config, lazy, index, report = (prepared.config, prepared.embedder, prepared.index,
+                                   prepared.report)
     indexed = clock.monotonic()
     if not isinstance(question, Question):  # a pasted secret is searched, logged, sent masked
         question = read_question(question, config.retrieval, spelled_as=index.spelled_as,
@@ -226,7 +255,7 @@ def retrieve(question: str | Question, *, root: Path, config: HelixConfig, clock
     timings.setdefault("controller", round((controlled - indexed) * 1000, 3))
     state = getattr(index, "dense_state", None)
     return envelope.model_copy(update={
-        "timings_ms": timings, "dense_state": DenseState(**state) if state else None}), report
+        "timings_ms": timings, "dense_state": DenseState(**state) if state else None}), prepared
 
 
 def _logged(log: RunLog, envelope: Envelope, *, config: HelixConfig, dry_run: bool,
