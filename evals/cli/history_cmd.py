@@ -17,7 +17,7 @@ from helix.cli.safe_text import echo
 from helix.core.paths import user_path
 
 HISTORY = "history"
-SUB_COMMANDS = (HISTORY, "qa", "corpus")
+SUB_COMMANDS = (HISTORY, "qa", "corpus", "changes")
 _META_KEY = "helix.eval.history_args"
 
 
@@ -168,14 +168,18 @@ def _sub_command(name: str) -> click.Command:
         from evals.cli.corpus_cmd import corpus
 
         return corpus
+    if name == "changes":
+        from evals.cli.changes_cmd import changes
+
+        return changes
     from evals.cli.qa_cmd import qa
 
     return qa
 
 
 class WithHistory(click.Command):
-    """A command whose first argument `history`, `qa` or `corpus` hands the rest to `helix
-    eval history`, `helix eval qa` or `helix eval corpus`."""
+    """A command whose first argument `history`, `qa`, `corpus` or `changes` hands the rest
+    to `helix eval history`, `helix eval qa`, `helix eval corpus` or `helix eval changes`."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] in SUB_COMMANDS:

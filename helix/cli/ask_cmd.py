@@ -47,31 +47,32 @@ def _read_stdin(limit: int) -> bytes | str:
     return buffer.read(limit) if buffer is not None else sys.stdin.read(limit)
 
 
-def _read_question_file(name: str, limit: int) -> bytes:
+def _read_question_file(name: str, limit: int, what: str = "question file") -> bytes:
     """At most `limit` bytes of the regular file `name`. A FIFO, device or socket is refused
     before it is opened, and the open never blocks (a FIFO with no writer would wait
-    forever; `/dev/zero` never ends): standard input is `-`."""
+    forever; `/dev/zero` never ends): standard input is `-`. `what` names the file in
+    errors."""
     import stat
 
     from helix.outfile import file_kind
 
     def refuse(mode: int) -> BadPathError:
-        return BadPathError(f"question file {name} is {file_kind(mode)}, not a regular file "
-                            "(pass '-' to read the question from standard input)")
+        stdin = " (pass '-' to read the question from standard input)" \
+            if what == "question file" else ""
+        return BadPathError(f"{what} {name} is {file_kind(mode)}, not a regular file{stdin}")
 
     try:
         info = os.stat(name)
         if stat.S_ISDIR(info.st_mode):
-            raise BadPathError(f"question file is a directory: {name}")
+            raise BadPathError(f"{what} is a directory: {name}")
         if not stat.S_ISREG(info.st_mode):
             raise refuse(info.st_mode)
         flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
         fd = os.open(name, flags)
     except FileNotFoundError:
-        raise BadPathError(f"question file not found: {name}") from None
+        raise BadPathError(f"{what} not found: {name}") from None
     except OSError as exc:
-        raise BadPathError(f"cannot read question file {name}: {exc.strerror or exc}"
-                           ) from None
+        raise BadPathError(f"cannot read {what} {name}: {exc.strerror or exc}") from None
     try:
         opened = os.fstat(fd).st_mode
         if not stat.S_ISREG(opened):  # swapped for something else since the stat
@@ -86,8 +87,7 @@ def _read_question_file(name: str, limit: int) -> bytes:
             size += len(block)
         return b"".join(chunks)
     except OSError as exc:
-        raise BadPathError(f"cannot read question file {name}: {exc.strerror or exc}"
-                           ) from None
+        raise BadPathError(f"cannot read {what} {name}: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
 

@@ -15,6 +15,9 @@ and the MCP tools through one `Workspace`, with the same argument names.
     POST /open_span                   {"path", "start", "end", "repo"}
     GET  /status?repo=                index freshness
     POST /index                       {"repo", "force"}
+    POST /drift                       {"repo", "since", "questions"} -> the drift report of
+                                      the repository's recent (or pinned) questions
+    POST /stale_docs                  {"repo", "paths", "baseline"} -> stale sections
     GET  /runs?limit=                 recent runs of the served repositories (the run log)
     GET  /runs/{turn}                 one of them, without its prompt
     POST /export                      {"format", "include_diagnostic", "answer_modes",
@@ -94,6 +97,19 @@ class SpanRequest(BaseModel):
 class IndexRequest(BaseModel):
     repo: str | None = None
     force: bool = False
+
+
+class DriftRequest(BaseModel):
+    repo: str | None = None
+    since: str | None = Field(None, description="A date (YYYY-MM-DD) or a commit.")
+    questions: list[str | dict[str, Any]] | None = Field(
+        None, max_length=1000, description="Pinned questions (texts or pin objects).")
+
+
+class StaleDocsRequest(BaseModel):
+    repo: str | None = None
+    paths: list[str] = Field(default_factory=list, max_length=1000)
+    baseline: list[str] = Field(default_factory=list, max_length=100_000)
 
 
 class ExportRequest(BaseModel):
@@ -297,6 +313,14 @@ def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent
     @app.post("/index")
     def index(body: IndexRequest) -> dict[str, Any]:
         return workspace.build(body.repo, force=body.force)
+
+    @app.post("/drift")
+    def drift(body: DriftRequest) -> dict[str, Any]:
+        return workspace.drift(body.repo, since=body.since, questions=body.questions)
+
+    @app.post("/stale_docs")
+    def stale_docs(body: StaleDocsRequest) -> dict[str, Any]:
+        return workspace.stale_docs(body.repo, paths=body.paths, baseline=body.baseline)
 
     @app.get("/runs")
     def runs(limit: int = 20) -> dict[str, Any]:

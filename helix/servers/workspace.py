@@ -175,7 +175,9 @@ class Workspace:
                   repo: str | None = None) -> dict[str, Any]:
         from helix import lookups
 
-        return lookups.read_span(self.root(repo), path, start, end)
+        root = self.root(repo)
+        return lookups.read_span(root, path, start, end,
+                                 max_bytes=self.config(root).index.max_file_bytes)
 
     def ask(self, question: str, repo: str | list[str] | None = None, *, dry_run: bool = True,
             session: str | None = None, reply_to: int | None = None,
@@ -296,6 +298,38 @@ class Workspace:
         routing = envelope.repo_routing
         names = [choice.name for choice in routing.searched] if routing is not None else []
         return _answer(envelope, repo=names, run_id=run_id, dry_run=dry_run)
+
+    def drift(self, repo: str | None = None, *, since: str | None = None,
+              questions: Sequence[str | dict[str, Any]] | None = None) -> dict[str, Any]:
+        """`helix drift` of a served repository: its recent questions from the run log (this
+        repository's runs only), or `questions` pinned (texts, or pin objects with their
+        evidence), re-run as dry runs at HEAD."""
+        from helix.drift.records import pins_from
+        from helix.drift.run import drift, since_time
+
+        root = self.root(repo)
+        self._first_index(root)
+        config = self.config(root)
+        pins = pins_from(list(questions), config.drift.max_pinned) \
+            if questions is not None else None
+        after = since_time(root, check_field(since, "since")) if since is not None else None
+        with self._runlog() as runlog:
+            report = drift(root, config, pins=pins, since=after, runlog=runlog)
+        return report.model_dump(mode="json")
+
+    def stale_docs(self, repo: str | None = None, *, paths: Sequence[str] = (),
+                   baseline: Sequence[str] = ()) -> dict[str, Any]:
+        """`helix stale-docs` of a served repository: `paths` inside it only (relative to
+        it), `baseline` the keys of findings acknowledged."""
+        from helix.staledocs.run import stale_docs
+        from helix.staledocs.sections import repo_paths
+
+        root = self.root(repo)
+        self._first_index(root)
+        known = {check_field(key, "baseline key") for key in baseline}
+        report = stale_docs(root, self.config(root), paths=repo_paths(root, list(paths)),
+                            baseline=known)
+        return report.model_dump(mode="json")
 
     def build(self, repo: str | None = None, *, force: bool = False) -> dict[str, Any]:
         from indexers.build import build_index

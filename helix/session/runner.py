@@ -6,8 +6,9 @@ The router (pure) picks lane and transition class; the lane (pure: a step that y
 `controller.continuity.lanes`) runs under the driver (`helix.session.lane_driver.LanePorts`),
 which answers its requests through the ports: the controller through `helix.service.ask` for root
 questions, the index graph for object follow-ups, the repository for opening a span, the lane
-models; the transition registry checks the state change; the session store writes turn, state
-and events in one transaction: the only other I/O of a turn.
+models, `helix drift` of an earlier turn for a recap asking what changed since; the transition
+registry checks the state change; the session store writes turn, state and events in one
+transaction: the only other I/O of a turn.
 """
 
 from __future__ import annotations
@@ -27,7 +28,14 @@ from helix.core.envelope import Envelope
 from helix.core.errors import UserError
 from helix.core.ports import LLM, Clock, SystemClock
 from helix.core.secrets import redact_text
-from helix.session.lane_driver import Asker, GraphProvider, LanePorts, client, lane_models
+from helix.session.lane_driver import (
+    Asker,
+    DriftCheck,
+    GraphProvider,
+    LanePorts,
+    client,
+    lane_models,
+)
 from helix.session.store import (
     SCHEMAS,
     commit_turn,
@@ -65,6 +73,15 @@ def default_graph(root: Path, config: HelixConfig) -> GraphProvider:
         return ensure_index(root, config, dense="background")[0].graph
 
     return graph
+
+
+def default_drift(root: Path, config: HelixConfig) -> DriftCheck:
+    def check(envelope: Envelope) -> Any:
+        from helix.drift.run import question_drift
+
+        return question_drift(root, config, envelope)
+
+    return check
 
 
 def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
@@ -113,7 +130,8 @@ def _locked_turn(db: State, session_name: str, text: str, *, root: Path, config:
         asker=asker or default_asker(root, config, llm=llm, dry_run=dry_run,
                                      session_id=record.id, turn_number=turn_id, clock=clock,
                                      on_text=on_text),
-        graph=graph or default_graph(root, config))
+        graph=graph or default_graph(root, config), drift=default_drift(root, config),
+        max_file_bytes=config.index.max_file_bytes)
     ctx = TurnContext(
         plan=plan, state=base, turns=tuple(turns), turn_id=turn_id, now_ms=now_ms,
         repo_name=root.name, config=config, session_id=record.id, lane_models=models.names())
