@@ -22,4 +22,5 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "stale-docs": ("helix.cli.stale_docs_cmd:stale_docs",
                    "Documentation sections whose code changed after them."),
     "serve": ("helix.cli.serve_cmd:serve", "Serve Helix over HTTP (FastAPI; loopback, token)."),
+    "repos": ("helix.cli.fleet_cmd:repos", "List the registered repositories and their groups."),
 }

@@ -46,6 +46,7 @@ from helix.core.policy import (
     default_routes,
 )
 from helix.core.repo_limits import DROPPED, lower_only, merge_tables
+from helix.core.scale_settings import ClusterSettings, StateSettings
 from helix.core.schemas import FrozenSettings
 from helix.core.server_settings import ServerSettings
 
@@ -255,6 +256,8 @@ class HelixConfig(_Frozen):
     synthesis: SynthesisSettings = SynthesisSettings()
     continuity: ContinuitySettings = ContinuitySettings()
     server: ServerSettings = ServerSettings()
+    state: StateSettings = StateSettings()
+    cluster: ClusterSettings = ClusterSettings()
     drift: DriftSettings = DriftSettings()
     stale_docs: StaleDocsSettings = StaleDocsSettings()
 
@@ -280,7 +283,8 @@ class HelixConfig(_Frozen):
 _SECTION_MODELS: dict[str, type[BaseModel]] = {
     "index": IndexSettings, "retrieval": RetrievalSettings,
     "synthesis": SynthesisSettings, "continuity": ContinuitySettings,
-    "server": ServerSettings, "drift": DriftSettings, "stale_docs": StaleDocsSettings,
+    "server": ServerSettings, "state": StateSettings, "cluster": ClusterSettings,
+    "drift": DriftSettings, "stale_docs": StaleDocsSettings,
 }
 
 # Short environment names users expect, mapped to dotted settings.
@@ -290,8 +294,10 @@ ENV_ALIASES: dict[str, str] = {
     "HELIX_TREES": "index.trees",
     "HELIX_EMBED_MODEL": "index.embed_model",
     "HELIX_MAX_FILE_BYTES": "index.max_file_bytes",
+    "HELIX_DATABASE_URL": "state.database_url",
 }
-_SECTIONS = ("index", "retrieval", "synthesis", "continuity", "server", "drift", "stale_docs")
+_SECTIONS = ("index", "retrieval", "synthesis", "continuity", "server", "state", "cluster",
+             "drift", "stale_docs")
 
 # What a repository's own config may set: sections, and settings of those it still may not.
 REPO_SECTIONS = ("index", "retrieval")

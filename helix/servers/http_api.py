@@ -50,6 +50,7 @@ from helix.core.errors import (
     NoMatchError,
     NotFoundError,
     RunLogBusyError,
+    StateDatabaseError,
     UserError,
 )
 from helix.core.server_settings import ServerSettings
@@ -62,6 +63,11 @@ class AskRequest(BaseModel):
     repo: str | list[str] | None = Field(
         None, description="A served repository (default: the first), or a list of them to ask "
                           "across.")
+    repos: str | None = Field(None, description="The registered group this server serves "
+                                                "(`helix serve --repos GROUP|all`): asked "
+                                                "across its best repositories for the "
+                                                "question; the envelope's repo_routing says "
+                                                "which and why.")
     dry_run: bool = Field(True, description="True: evidence and an extractive answer only.")
     session: str | None = Field(None, description="A conversation name, for follow-ups.")
     reply_to: int | None = Field(None, ge=1, description="The turn this one answers.")
@@ -116,7 +122,7 @@ class ExportRequest(BaseModel):
 def status_of(exc: HelixError) -> int:
     if isinstance(exc, NotFoundError | NoMatchError):
         return 404
-    if isinstance(exc, IndexLockedError | RunLogBusyError):
+    if isinstance(exc, IndexLockedError | RunLogBusyError | StateDatabaseError):
         return 503
     if isinstance(exc, UserError):
         return 400
@@ -157,7 +163,7 @@ def event_stream(workspace: Workspace, body: AskRequest) -> Any:
             events.put(("answer", workspace.ask(
                 body.question, body.repo, dry_run=body.dry_run, session=body.session,
                 reply_to=body.reply_to, scope=body.scope, sense=body.sense,
-                trace=None if body.session else trace, on_text=token)))
+                trace=None if body.session else trace, on_text=token, group=body.repos)))
         except Cancelled:
             pass
         except HelixError as exc:
@@ -201,7 +207,8 @@ async def answer_unless_gone(workspace: Workspace, body: AskRequest, request: Re
     def work() -> dict[str, Any]:
         return workspace.ask(body.question, body.repo, dry_run=body.dry_run,
                              session=body.session, reply_to=body.reply_to, scope=body.scope,
-                             sense=body.sense, trace=None if body.session else trace)
+                             sense=body.sense, trace=None if body.session else trace,
+                             group=body.repos)
 
     async def watch() -> None:
         # the body is read: the next message from the server is the client's disconnect

@@ -120,12 +120,18 @@ def build_server(workspace: Workspace) -> Any:
                                                            "(e.g. `src/http/`).")] = None,
             sense: Annotated[str | None, Field(description="The sense to take when a word is "
                                                            "ambiguous (a clarifier's option)."
-                                               )] = None) -> dict[str, Any]:
+                                               )] = None,
+            repos: Annotated[str | None, Field(description="The registered group this server "
+                                                           "serves (or all): asked across its "
+                                                           "best repositories for the question "
+                                                           "(the envelope's repo_routing says "
+                                                           "which and why).")] = None
+            ) -> dict[str, Any]:
         """Answer a question about a repository: the answer text, its `path:line` citations,
         the item hashes and the full envelope (route, controller steps, stop reason,
         evidence)."""
         return workspace.ask(question, repo, dry_run=dry_run, session=session,
-                             reply_to=reply_to, scope=scope, sense=sense)
+                             reply_to=reply_to, scope=scope, sense=sense, group=repos)
 
     @server.tool()
     @_tool_errors

@@ -17,8 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
 from controller.continuity.events import ContinuityEvent
 from controller.continuity.lanes import TurnContext, execute
 from controller.continuity.router import route_turn
@@ -39,12 +37,14 @@ from helix.session.lane_driver import (
     lane_models,
 )
 from helix.session.store import (
+    SCHEMAS,
     commit_turn,
-    ensure_schema,
     load_turns,
     open_session,
+    turn_lock,
+    validate_name,
 )
-from helix.store.db import open_db
+from helix.store.backend import State, as_backend, open_backend
 
 MS_PER_S = 1000
 
@@ -86,7 +86,7 @@ def default_drift(root: Path, config: HelixConfig) -> DriftCheck:
 
 def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
              reply_to: int | None = None, llm: LLM | None = None, clock: Clock | None = None,
-             dry_run: bool = False, db: sqlite_utils.Database | None = None,
+             dry_run: bool = False, db: State | None = None,
              asker: Asker | None = None, graph: GraphProvider | None = None,
              on_text: Callable[[str], None] | None = None) -> TurnResult:
     """Route and run one turn of session `session_name` over repository `root`; store it.
@@ -99,8 +99,20 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
     root = Path(root).resolve()
     if llm is None and not dry_run:
         llm = client(config)  # LiteLLMClient when any model is configured (redacts every call)
-    db = db if db is not None else open_db()
-    ensure_schema(db)
+    backend = as_backend(db, SCHEMAS) if db is not None else open_backend(SCHEMAS)
+    backend.ensure(SCHEMAS)
+    # a shared database: one turn of a session at a time across replicas, each on the state
+    # the one before committed (SQLite: commit_turn's turn-count guard, as before)
+    with turn_lock(backend, validate_name(session_name)):
+        return _locked_turn(backend, session_name, text, root=root, config=config,
+                            reply_to=reply_to, llm=llm, clock=clock, dry_run=dry_run,
+                            asker=asker, graph=graph, on_text=on_text)
+
+
+def _locked_turn(db: State, session_name: str, text: str, *, root: Path, config: HelixConfig,
+                 reply_to: int | None, llm: LLM | None, clock: Clock, dry_run: bool,
+                 asker: Asker | None, graph: GraphProvider | None,
+                 on_text: Callable[[str], None] | None) -> TurnResult:
     record = open_session(db, session_name, str(root), now=clock.now())
     turns = load_turns(db, record.id)
     state = record.state
@@ -118,7 +130,8 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
         asker=asker or default_asker(root, config, llm=llm, dry_run=dry_run,
                                      session_id=record.id, turn_number=turn_id, clock=clock,
                                      on_text=on_text),
-        graph=graph or default_graph(root, config), drift=default_drift(root, config))
+        graph=graph or default_graph(root, config), drift=default_drift(root, config),
+        max_file_bytes=config.index.max_file_bytes)
     ctx = TurnContext(
         plan=plan, state=base, turns=tuple(turns), turn_id=turn_id, now_ms=now_ms,
         repo_name=root.name, config=config, session_id=record.id, lane_models=models.names())
