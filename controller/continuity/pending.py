@@ -12,6 +12,8 @@ Expected types:
                                       "#2", "the second one", "the last", or an option's label
     boolean                           yes / no
     path_scope                        a path scope such as "tests/" or "in indexers/"
+    slot:<slot1>|<slot2>              the missing slots of the semantic lane's packed clarifier:
+                                      never matched strictly (the next turn is routed afresh)
 Pure: the caller passes the current turn id and time.
 """
 
@@ -31,6 +33,7 @@ from helix.core.config import ContinuitySettings
 from helix.core.schemas import Frozen
 
 SELECTION_PREFIX = "selection:"
+SLOT_PREFIX = "slot:"
 LABEL_SEPARATOR = "|"
 
 ORDINAL_WORDS: dict[str, int] = {
@@ -55,7 +58,9 @@ _NO = re.compile(r"^(?:no|nope|nah|n|don't|do not|no thanks)$")
 _SCOPE = re.compile(
     r"^(?:(?:only\s+)?(?:in|under|within|inside)\s+)?(?P<path>[\w.-]+(?:/[\w.-]*)*/?)$")
 
-MatchStatus = Literal["applied", "mismatch", "expired", "other_thread", "none"]
+# held: not an answer, but kept for the lane the turn goes to (a selection clarifier keeps the
+# semantic lane out: that lane hands the turn to the selection ladder, which owns the pending)
+MatchStatus = Literal["applied", "mismatch", "expired", "other_thread", "none", "held"]
 
 
 def normalize(text: str) -> str:

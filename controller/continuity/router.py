@@ -249,10 +249,18 @@ def selection(t: Turn) -> TurnPlan | None:
     ordinal_like = parse_ordinal(rest, ORDINAL_SHAPE_MAX) is not None
     labelled = bool(say.THE_X_ONE.match(rest)) and not command
     if not (command or ordinal_like or cue is not None or labelled) \
-            or say.QUESTION_LEAD.match(rest):
-        return None
+            or say.QUESTION_LEAD.match(rest) or say.ENTITY_MEANING.match(body):
+        return None  # a question, or "from the answer, explain what X means": not a command
     pool = t.pool(cue)
     if command and cue is None and (say.FOCUS_WORDS.match(rest) or not rest):
+        explained = t.explained_item()
+        if explained is not None:  # "open it" right after "what's X mean?": X
+            pool, index = explained
+            return t.plan("explicit_selected_object_drilldown", "selection", "select_item",
+                          f"pronoun -> what the last answer explained (item {index})",
+                          option_set_id=pool.id, choice_index=index,
+                          selection_text=f"open {index}", followup_clause=t.clause,
+                          disabled=not t.settings.selection_lane)
         target = t.focused()
         if target is not None:
             return t.plan("pronoun_object_followup", "selection", "select_focused",
@@ -452,8 +460,22 @@ def _route(state: ContinuityState, text: str, reply_to: int | None,
     for _name, matcher in RULES:
         plan = matcher(t)
         if plan is not None:
-            return gate(t, plan)
+            return hold_selection_pending(t, gate(t, plan))
     raise AssertionError("root_question always matches")
+
+
+def hold_selection_pending(t: Turn, plan: TurnPlan) -> TurnPlan:
+    """A semantic follow-up while a selection clarifier waits keeps the pending: the semantic
+    lane must not enter then (its selection-first rung hands the turn to the selection ladder,
+    which owns the unresolved choice); dropping it first would let the lane answer."""
+    pending = t.state.pending
+    if plan.lane != "semantic" or pending is None or t.pending.status != "mismatch" \
+            or pending.clarifier_type != "selection_disambiguation":
+        return plan
+    held = t.pending.model_copy(update={"status": "held", "reason": (
+        "selection clarifier pending: the selection ladder answers")})
+    return plan.model_copy(update={"pending": held,
+                                   "reasons": (*plan.reasons, "selection pending held")})
 
 
 def gate(t: Turn, plan: TurnPlan) -> TurnPlan:

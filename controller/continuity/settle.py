@@ -85,7 +85,7 @@ def before_lane(state: ContinuityState, plan: TurnPlan,
               "pronoun_hint": plan.focus.pronoun_hint.model_dump()
               if plan.focus.pronoun_hint else None}))
     base = state
-    if state.pending is not None and plan.pending.status not in ("applied", "none"):
+    if state.pending is not None and plan.pending.status not in ("applied", "none", "held"):
         pre.append(ContinuityEvent(
             name="pending_expired" if plan.pending.status == "expired"
             else "pending_cleared_mismatch", reason=plan.pending.reason,

@@ -173,6 +173,10 @@ class MetaFrameState(_Owned):
     meta_question_kind: MetaQuestionKind
     source_gate_status: CoverageStatus
     meta_truth_mode: TruthMode
+    # the turn that answered, and the listed item its answer explained ("what's X mean?"):
+    # what "it" means right after that answer
+    answered_turn_id: int | None = None
+    referent_id: str | None = None
 
 
 class ClarificationState(_Owned):

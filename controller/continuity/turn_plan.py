@@ -107,6 +107,17 @@ class Turn:
         index = next((i.index for i in pool.items if i.id == lead), None)
         return None if index is None else (pool, index)
 
+    def explained_item(self) -> tuple[OptionSet, int] | None:
+        """(active list, index) of the item the last turn's semantic answer explained, when
+        that answer is the last turn and the item is listed."""
+        frame = self.state.meta_frame_state
+        pool = self.pool()
+        if frame is None or frame.referent_id is None or pool is None \
+                or frame.answered_turn_id != self.state.turn_count:
+            return None
+        index = next((i.index for i in pool.items if i.id == frame.referent_id), None)
+        return None if index is None else (pool, index)
+
     def pool(self, cue: OptionSetKind | None = None) -> OptionSet | None:
         """The bounded list a selection acts on: the explicit source cue's list, else the reply
         anchor's list, else the active one. Never a stale list otherwise."""
