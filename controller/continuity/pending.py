@@ -148,7 +148,8 @@ class PendingMatch(Frozen):
 def make_pending(*, kind: PendingKind, expected_type: str, clarifier_type: PendingClarifierType,
                  anchor_turn_id: int, thread_key: str, now_ms: int,
                  option_set_id: str | None = None, caps: ContinuityCaps = CAPS,
-                 followup_clause: str | None = None) -> PendingState:
+                 followup_clause: str | None = None, readings: tuple[str, ...] = (),
+                 reading_text: str | None = None) -> PendingState:
     """A pending state that lives as long as any continuity referent: CONTINUITY_TTL_MAX_TURNS
     turns and CONTINUITY_TTL_MAX_MINUTES minutes (the one TTL, caps.py)."""
     return PendingState(
@@ -156,7 +157,7 @@ def make_pending(*, kind: PendingKind, expected_type: str, clarifier_type: Pendi
         created_at_ms=now_ms, expires_at_ms=now_ms + caps.continuity_ttl_max_ms,
         expires_after_turn=anchor_turn_id + caps.continuity_ttl_max_turns,
         anchor_turn_id=anchor_turn_id, thread_key=thread_key, option_set_id=option_set_id,
-        followup_clause=followup_clause)
+        followup_clause=followup_clause, readings=readings, reading_text=reading_text)
 
 
 def is_expired(pending: PendingState, *, turn_id: int, now_ms: int) -> bool:

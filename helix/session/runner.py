@@ -20,6 +20,7 @@ import sqlite_utils
 
 from controller.continuity.events import ContinuityEvent
 from controller.continuity.lanes import TurnContext, execute
+from controller.continuity.meaning import Reader
 from controller.continuity.router import route_turn
 from controller.continuity.settle import before_lane, readmit_anchor_list, settle_turn
 from controller.continuity.turn import TurnResult, summaries
@@ -30,6 +31,7 @@ from helix.core.errors import UserError
 from helix.core.ports import LLM, Clock, SystemClock
 from helix.core.secrets import redact_text
 from helix.session.lane_driver import Asker, GraphProvider, LanePorts, client, lane_models
+from helix.session.reader import session_reader
 from helix.session.store import (
     commit_turn,
     ensure_schema,
@@ -71,9 +73,12 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
              reply_to: int | None = None, llm: LLM | None = None, clock: Clock | None = None,
              dry_run: bool = False, db: sqlite_utils.Database | None = None,
              asker: Asker | None = None, graph: GraphProvider | None = None,
-             on_text: Callable[[str], None] | None = None) -> TurnResult:
+             on_text: Callable[[str], None] | None = None,
+             reader: Reader | None = None) -> TurnResult:
     """Route and run one turn of session `session_name` over repository `root`; store it.
-    `on_text` receives the model's answer of a root question as the model writes it."""
+    `on_text` receives the model's answer of a root question as the model writes it; `reader`
+    reads what the message means (default: `helix.session.reader.session_reader`, the
+    packaged sentence encoder; none with `continuity.router = "rules"`)."""
     if not text.strip():
         raise UserError("empty message")
     text = redact_text(text)[0]  # a pasted secret is stored, routed and sent masked
@@ -92,8 +97,10 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
     readmitted: list[ContinuityEvent] = []
     if reply_to is not None:
         state, readmitted = readmit_anchor_list(state, turns, reply_to)
+    if reader is None:
+        reader = session_reader(config, root)
     plan = route_turn(state, text, reply_to, config.continuity, turns=summaries(turns),
-                      now_ms=now_ms)
+                      now_ms=now_ms, reader=reader)
     base, pre = before_lane(state, plan, readmitted)
     models = lane_models(config, llm)
     ports = LanePorts(
