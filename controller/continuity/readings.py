@@ -409,7 +409,7 @@ def other(t: Turn, r: Reading) -> TurnPlan | None:
     state = t.state
     chosen = state.last_accepted_choice_id
     just_opened = t.last_transition == "T3" and chosen is not None \
-        and not chosen.startswith("sense:")
+        and not chosen.startswith("sense:") and not say.SENSE_WORDS.search(t.body)
     sense = None if just_opened else _other_sense(t)
     if sense is not None or chosen is None:
         return sense

@@ -63,7 +63,8 @@ def describe(root: Path, option: OptionItem) -> str:
     except (BadPathError, OSError):
         pass
     else:
-        lines = " ".join(line.split("  ", 1)[-1].strip() for line in opened.text.splitlines())
+        lines = " ".join(line.strip().split("  ", 1)[-1].strip()
+                         for line in opened.text.splitlines())
     return " ".join(x for x in (option.label, option.sublabel, lines) if x)
 
 
