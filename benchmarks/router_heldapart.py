@@ -9,7 +9,16 @@ alone (`continuity.router = "rules"`: the router before the meaning classifier),
 default. Reported per file: lane+transition accuracy (alt readings accepted), accuracy per
 expected class and per writing style, silent new searches (a follow-up searched for as a new
 question with no announcement of how it was read), announcements. The misses of the reported
-file are listed without their texts. Writes benchmarks/results/router_heldapart.json.
+file are listed without their texts.
+
+The router's cost, measured in the same run (`timing`):
+  warm   every follow-up of the tuning file routed twice in the meaning run: with the reader
+         (the message embedded by the packaged encoder, classified) and without (the rules
+         alone); the difference per turn (median, p95, max), in ms
+  cold   a follow-up asked with `helix ask --session` in a fresh process, with
+         `continuity.router` "meaning" and "rules" alternately (the index already built, a
+         session per run): the median wall time of each and their difference, in ms
+Writes benchmarks/results/router_heldapart.json.
 """
 
 from __future__ import annotations
@@ -17,6 +26,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -30,16 +41,86 @@ ROUTERS: dict[str, dict[str, Any]] = {"rules": {"continuity.router": "rules"},
                                       "meaning": {"continuity.router": "meaning"}}
 
 
+COLD_RUNS = 5
+MS = 1000.0
+
+
+def _ms(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {"median": round(statistics.median(ordered), 2),
+            "p95": round(ordered[max(0, int(0.95 * len(ordered)) - 1)], 2),
+            "max": round(ordered[-1], 2), "turns": len(ordered)}
+
+
+class WarmTimer:
+    """Wraps the runner's router: a turn with a reader is routed again without it, both
+    timed (the first carries the encoder and the classifier)."""
+
+    def __init__(self) -> None:
+        import helix.session.runner as runner
+
+        self.runner, self.route = runner, runner.route_turn
+        self.added: list[float] = []
+
+    def __enter__(self) -> WarmTimer:
+        def timed(*args: Any, **kw: Any) -> Any:
+            started = time.perf_counter()
+            plan = self.route(*args, **kw)
+            read = time.perf_counter()
+            if kw.get("reader") is not None:
+                self.route(*args, **{**kw, "reader": None})
+                rules = time.perf_counter() - read
+                self.added.append((read - started - rules) * MS)
+            return plan
+
+        self.runner.route_turn = timed  # type: ignore[assignment]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.runner.route_turn = self.route  # type: ignore[assignment]
+
+
 def run_router(name: str) -> dict[str, Any]:
     from evals.heldapart import heldapart_path, run_file, summarize
 
     out: dict[str, Any] = {}
     for file in FILES:
         started = time.perf_counter()
-        rows = list(run_file(heldapart_path(file), ROUTERS[name]))
+        with WarmTimer() as timer:
+            rows = list(run_file(heldapart_path(file), ROUTERS[name]))
         out[file] = summarize(rows, with_texts=file != "heldapart_report")
         out[file]["seconds"] = round(time.perf_counter() - started, 1)
+        if timer.added and file == "heldapart_tune":
+            out["warm_added_ms"] = _ms(timer.added)
     return out
+
+
+def _ask(root: Path, session: str, text: str, router: str) -> float:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HELIX_CONTINUITY__ROUTER": router,
+           "HELIX_INDEX__EMBED_ENABLED": "false"}
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "helix.cli.main", "ask", "--repo", str(root),
+                    "--dry-run", "--session", session, text], env=env, check=True,
+                   capture_output=True)
+    return (time.perf_counter() - started) * MS
+
+
+def cold() -> dict[str, Any]:
+    """A follow-up in a fresh `helix ask --session` process, meaning vs rules."""
+    from evals.scenarios import resolve_repo
+
+    root = resolve_repo("fixture:continuity_repo")
+    walls: dict[str, list[float]] = {"meaning": [], "rules": []}
+    _ask(root, "warm-index", "where is the BM25 index built?", "rules")
+    for n in range(COLD_RUNS):
+        for router in ("meaning", "rules") if n % 2 == 0 else ("rules", "meaning"):
+            session = f"cold-{router}-{n}"
+            _ask(root, session, "where is the BM25 index built?", router)
+            walls[router].append(_ask(root, session, "could you pull that up again?", router))
+    medians = {k: round(statistics.median(v), 1) for k, v in walls.items()}
+    return {"runs": COLD_RUNS, "median_ms": medians,
+            "added_ms": round(medians["meaning"] - medians["rules"], 1),
+            "walls_ms": {k: [round(x, 1) for x in v] for k, v in walls.items()}}
 
 
 def main() -> None:
@@ -53,11 +134,15 @@ def main() -> None:
     result: dict[str, Any] = {"routers": {}}
     for name in args.routers.split(","):
         result["routers"][name] = run_router(name)
+    result["timing"] = {"warm_added_ms": result["routers"].get("meaning", {}).get(
+        "warm_added_ms"), "cold": cold(), "load": os.getloadavg()[0]}
     args.out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(json.dumps({router: {file: {k: r[k] for k in ("turns", "accuracy",
                                                        "silent_new_searches")}
-                               for file, r in files.items()}
+                               for file, r in files.items() if file in FILES}
                       for router, files in result["routers"].items()}))
+    print(json.dumps({"warm_added_ms": result["timing"]["warm_added_ms"],
+                      "cold_added_ms": result["timing"]["cold"]["added_ms"]}))
 
 
 if __name__ == "__main__":

@@ -7,16 +7,16 @@ right when its transition class and lane are the expected ones or one of the `al
 A T10 is a boundary whichever lane said it (Helix records which lane refused: a selection
 boundary is lane `selection`), so a T10 is scored on its class alone.
 
-A *silent new search* is a follow-up expected to be anything but a new question (T1) that was
-routed as one (the routing event's intent is `root_question`) with no announcement of how it
-was read (no `reading_announced` event): the user saw a search for the follow-up's own words
-and nothing saying so.
+A miss is counted by kind (`miss_kind`). A *silent new search* is a follow-up expected to be
+anything but a new question (T1) that was routed as one (the routing event's intent is
+`root_question`) with no announcement of how it was read (no `reading_announced` event): the
+user saw a search for the follow-up's own words and nothing saying so.
 """
 
 from __future__ import annotations
 
 import tempfile
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -68,10 +68,26 @@ def is_silent_search(turn: TurnResult, expect: dict[str, Any]) -> bool:
     return follow_up and routed_intent(turn) == "root_question" and not announced
 
 
+GATED = "so its result is not carried into"  # the coverage gate's sentence (wording.py)
+
+
+def miss_kind(turn: TurnResult, expect: dict[str, Any]) -> str:
+    """Why a follow-up missed: the coverage gate refused to carry an answer it judged
+    ungrounded; a T4 the writer meant on the answer's subject, taken by selecting the answer's
+    lead (or a named item) first (T3, as the scenario suite requires); two readings offered;
+    else the reading or its plan was wrong."""
+    if any(GATED in r for r in turn.reasons):
+        return "gate"
+    if expect["transition"] == "T4" and turn.transition == "T3":
+        return "t4_as_t3"
+    return "clarifier" if turn.intent == "clarify_reading" else "reading"
+
+
 def score_turn(turn: TurnResult, expect: dict[str, Any]) -> dict[str, Any]:
     got = got_reading(turn)
     ok = any(t == got[0] and (t == "T10" or lane == got[1]) for t, lane in readings(expect))
     return {"ok": ok, "got": f"{got[0]} {got[1]}", "intent": turn.intent,
+            "miss": None if ok else miss_kind(turn, expect),
             "expected": f"{expect['transition']} {expect.get('lane', '')}",
             "silent_search": is_silent_search(turn, expect),
             "announced": any(e.name == ANNOUNCED for e in turn.events)}
@@ -81,15 +97,20 @@ TurnRunner = Callable[[str, str, FakeClock], TurnResult]
 
 
 def session_runner(root: Path, config: HelixConfig) -> TurnRunner:
-    """Run one turn of a session over `root` (dry run, the real session path)."""
+    """Run one turn of a session over `root` (dry run, the real session path); a session's
+    first turn starts it afresh (a session of the same name is dropped first)."""
     from helix.session.runner import run_turn
-    from helix.session.store import ensure_schema
+    from helix.session.store import ensure_schema, reset_session
     from helix.store.db import open_db
 
     db = open_db()
     ensure_schema(db)
+    started: set[str] = set()
 
     def run(name: str, text: str, clock: FakeClock) -> TurnResult:
+        if name not in started:
+            started.add(name)
+            reset_session(db, name)
         return run_turn(name, text, root=root, config=config, dry_run=True, db=db,
                         clock=clock)
 
@@ -123,12 +144,14 @@ def summarize(rows: Sequence[dict[str, Any]], *, with_texts: bool) -> dict[str, 
     for row in rows:
         by_class[row["expected"]].append(row["ok"])
         by_style[row["style"]].append(row["ok"])
-    keep = ("session", "turn", "expected", "got", "intent", "announced")
+    keep = ("session", "turn", "expected", "got", "intent", "announced", "miss")
     misses = [{k: r[k] for k in (*keep, "text") if with_texts or k != "text"}
               for r in rows if not r["ok"]]
     return {"turns": len(rows), "accuracy": _rate([r["ok"] for r in rows]),
             "silent_new_searches": sum(r["silent_search"] for r in rows),
             "announced": sum(r["announced"] for r in rows),
+            "misses_by_kind": dict(sorted(Counter(r["miss"] for r in rows
+                                                  if not r["ok"]).items())),
             "by_class": {k: _rate(v) for k, v in sorted(by_class.items())},
             "by_style": {k: _rate(v) for k, v in sorted(by_style.items())},
             "misses": misses}

@@ -185,9 +185,11 @@ def _exact_flags(t: Turn) -> dict[str, bool]:
 
 
 def pending_options(t: Turn) -> tuple[OptionItem, ...]:
-    """The options a pending clarifier offered (a sense clarifier, or the selection lane's)."""
+    """The options of a pending sense clarifier (a few senses, each described by its span:
+    "the one with the mirrors" is matched against them)."""
     pending = t.state.pending
-    if pending is None or not pending.expected_type.startswith("selection:"):
+    if pending is None or t.state.clarification_state is None \
+            or not pending.expected_type.startswith("selection:"):
         return ()
     option_set = t.state.option_set(pending.option_set_id or "") or t.state.active_option_set()
     return option_set.items if option_set else ()

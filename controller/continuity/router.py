@@ -155,7 +155,9 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading) -> TurnPlan:
         plan = plan_for(meaning, t, reading)
     if plan is None:  # the meaning cannot be acted on here: the rules' reading stands
         plan = rules_plan
-    agreed = meaning_of(plan) == rules and plan is rules_plan
+    # a vocabulary pattern that matched is a sure reading (the classifier agreeing or not);
+    # the rules' fallback (a new question) is no reading
+    agreed = plan is rules_plan and rules not in ("new_question", "boundary")
     plan = plan.model_copy(update={"reading": reading, "reasons": (
         *plan.reasons[:-1], f"read as {meaning} ({reading.confidence:.2f})",
         *plan.reasons[-1:])})
@@ -216,7 +218,9 @@ def _announced(t: Turn, plan: TurnPlan, reading: Reading, rules_meaning: str,
     unsure = not agreed and reading.confidence < s.router_announce_below
     if not (unsure or (searching and _follow_up_looking(t, reading, rules_meaning))):
         return plan
-    meaning = "new_question" if searching else reading.meaning
+    meaning = "new_question" if searching else meaning_of(plan)
+    if meaning not in MEANINGS:
+        meaning = reading.meaning
     line = str(MEANINGS[meaning]["reads_as"]).format(text=(plan.question or t.text).strip())
     alt = next((m for m in (reading.meaning, *(a for a, _ in reading.alternatives))
                 if m != meaning), None)

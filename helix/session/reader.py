@@ -82,7 +82,7 @@ def session_reader(config: HelixConfig, root: Path,
         vector = encoder.embed([f.text])[0]
         options: np.ndarray | None = None
         if f.options:
-            options = np.stack([encoder.embed([describe(root, o)])[0] for o in f.options])
+            options = encoder.embed([describe(root, o) for o in f.options])
         return classify(model, f, vector, options)
 
     return read
