@@ -100,11 +100,17 @@ def read_span(root: Path, path: str, start: int = 1, end: int | None = None) -> 
     MAX_SPAN_LINES; a path outside the root, a link out of it or a missing file is refused."""
     if start < 1 or (end is not None and end < start):
         raise UserError(f"bad line range {start}-{end} (lines count from 1, end >= start)")
+    inputs.check_field(path, "path")
     base = root.resolve()
-    target = (base / path).resolve()
-    if not target.is_relative_to(base) or not target.is_file():
-        raise BadPathError(f"cannot open {inputs.shown(path)}: not a file inside {base}")
-    lines = redact_text(target.read_text(encoding="utf-8", errors="replace"))[0].splitlines()
+    try:
+        target = (base / path).resolve()
+        if not target.is_relative_to(base) or not target.is_file():
+            raise BadPathError(f"cannot open {inputs.shown(path)}: not a file inside {base}")
+        text = target.read_text(encoding="utf-8", errors="replace")
+    except (OSError, RuntimeError) as exc:  # a name too long, a link loop, no permission
+        raise BadPathError(f"cannot open {inputs.shown(path)}: "
+                           f"{getattr(exc, 'strerror', None) or exc}") from None
+    lines = redact_text(text)[0].splitlines()
     last = min(len(lines), end or len(lines))
     shown_end = min(last, start + MAX_SPAN_LINES - 1)
     return {"path": target.relative_to(base).as_posix(), "start_line": start,
