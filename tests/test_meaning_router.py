@@ -261,3 +261,25 @@ def test_the_real_encoder_reads_everyday_follow_ups(repo):
     assert how_sure.transition == "T8"
     covered = talk("remind me what we went over so far")
     assert covered.transition == "T9"
+
+
+def test_a_pending_clarifiers_options_are_embedded_once():
+    """A pending sense clarifier's options are embedded the first turn that reads them, each
+    alone (its vector depends on its text only); the next turns reuse them."""
+    from helix.session.reader import option_vectors
+
+    calls: list[list[str]] = []
+
+    class Counting(FakeEmbedder):
+        def embed(self, texts):
+            calls.append(list(texts))
+            return super().embed(texts)
+
+    encoder = Counting()
+    texts = ["cavity: the optics sense, two mirrors", "cavity: the storage sense, a slab"]
+    first = option_vectors(encoder, texts)
+    assert calls == [[texts[0]], [texts[1]]]
+    calls.clear()
+    again = option_vectors(encoder, list(reversed(texts)))
+    assert calls == [] and (again[::-1] == first).all()
+    assert (first[0] == FakeEmbedder().embed([texts[0]])[0]).all()

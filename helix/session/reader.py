@@ -27,7 +27,9 @@ from helix.core.errors import BadPathError, HelixError
 from helix.core.ports import Embedder
 
 OPTION_LINES = 6  # lines of an option's span that describe it
+OPTION_VECTORS = 64  # option descriptions whose vectors are kept (a clarifier is re-read)
 _REFITTED: dict[str, MeaningModel] = {}
+_OPTION_CACHE: dict[tuple[str, str], np.ndarray] = {}
 
 
 @functools.lru_cache(maxsize=1)
@@ -82,7 +84,20 @@ def session_reader(config: HelixConfig, root: Path,
         vector = encoder.embed([f.text])[0]
         options: np.ndarray | None = None
         if f.options:
-            options = encoder.embed([describe(root, o) for o in f.options])
+            options = option_vectors(encoder, [describe(root, o) for o in f.options])
         return classify(model, f, vector, options)
 
     return read
+
+
+def option_vectors(encoder: Embedder, texts: list[str]) -> np.ndarray:
+    """The vectors of a clarifier's option descriptions, each embedded alone (its vector
+    depends on its text only) and kept for the process (a pending clarifier is read again
+    each turn)."""
+    key = encoder.model_key
+    for text in texts:
+        if (key, text) not in _OPTION_CACHE:
+            if len(_OPTION_CACHE) >= OPTION_VECTORS:
+                _OPTION_CACHE.pop(next(iter(_OPTION_CACHE)))
+            _OPTION_CACHE[(key, text)] = encoder.embed([text])[0]
+    return np.stack([_OPTION_CACHE[(key, t)] for t in texts])
