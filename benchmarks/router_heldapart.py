@@ -14,10 +14,12 @@ file are listed without their texts.
 The router's cost, measured in the same run (`timing`):
   warm   every follow-up of the tuning file routed twice in the meaning run: with the reader
          (the message embedded by the packaged encoder, classified) and without (the rules
-         alone); the difference per turn (median, p95, max), in ms
+         alone); the difference per turn (median, p95, max), in ms of wall time and of the
+         process's CPU time (the CPU time is what the 2-core machine's load does not inflate)
   cold   a follow-up asked with `helix ask --session` in a fresh process, with
          `continuity.router` "meaning" and "rules" alternately (the index already built, a
-         session per run): the median wall time of each and their difference, in ms
+         session per run): the median wall time and the child's CPU time of each and their
+         differences, in ms
 Writes benchmarks/results/router_heldapart.json.
 """
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -41,7 +44,7 @@ ROUTERS: dict[str, dict[str, Any]] = {"rules": {"continuity.router": "rules"},
                                       "meaning": {"continuity.router": "meaning"}}
 
 
-COLD_RUNS = 5
+COLD_RUNS = 7
 MS = 1000.0
 
 
@@ -61,16 +64,19 @@ class WarmTimer:
 
         self.runner, self.route = runner, runner.route_turn
         self.added: list[float] = []
+        self.added_cpu: list[float] = []
 
     def __enter__(self) -> WarmTimer:
         def timed(*args: Any, **kw: Any) -> Any:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             plan = self.route(*args, **kw)
-            read = time.perf_counter()
+            read, read_cpu = time.perf_counter(), time.process_time()
             if kw.get("reader") is not None:
                 self.route(*args, **{**kw, "reader": None})
                 rules = time.perf_counter() - read
+                rules_cpu = time.process_time() - read_cpu
                 self.added.append((read - started - rules) * MS)
+                self.added_cpu.append((read_cpu - cpu - rules_cpu) * MS)
             return plan
 
         self.runner.route_turn = timed  # type: ignore[assignment]
@@ -92,17 +98,24 @@ def run_router(name: str) -> dict[str, Any]:
         out[file]["seconds"] = round(time.perf_counter() - started, 1)
         if timer.added and file == "heldapart_tune":
             out["warm_added_ms"] = _ms(timer.added)
+            out["warm_added_cpu_ms"] = _ms(timer.added_cpu)
     return out
 
 
-def _ask(root: Path, session: str, text: str, router: str) -> float:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _ask(root: Path, session: str, text: str, router: str) -> tuple[float, float]:
+    """(wall, CPU) of one `helix ask --session` process, in ms."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HELIX_CONTINUITY__ROUTER": router,
            "HELIX_INDEX__EMBED_ENABLED": "false"}
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _children_cpu()
     subprocess.run([sys.executable, "-m", "helix.cli.main", "ask", "--repo", str(root),
                     "--dry-run", "--session", session, text], env=env, check=True,
                    capture_output=True)
-    return (time.perf_counter() - started) * MS
+    return (time.perf_counter() - started) * MS, (_children_cpu() - cpu) * MS
 
 
 def cold() -> dict[str, Any]:
@@ -111,16 +124,23 @@ def cold() -> dict[str, Any]:
 
     root = resolve_repo("fixture:continuity_repo")
     walls: dict[str, list[float]] = {"meaning": [], "rules": []}
+    cpus: dict[str, list[float]] = {"meaning": [], "rules": []}
     _ask(root, "warm-index", "where is the BM25 index built?", "rules")
     for n in range(COLD_RUNS):
         for router in ("meaning", "rules") if n % 2 == 0 else ("rules", "meaning"):
             session = f"cold-{router}-{n}"
             _ask(root, session, "where is the BM25 index built?", router)
-            walls[router].append(_ask(root, session, "could you pull that up again?", router))
+            wall, cpu = _ask(root, session, "could you pull that up again?", router)
+            walls[router].append(wall)
+            cpus[router].append(cpu)
     medians = {k: round(statistics.median(v), 1) for k, v in walls.items()}
+    cpu_medians = {k: round(statistics.median(v), 1) for k, v in cpus.items()}
     return {"runs": COLD_RUNS, "median_ms": medians,
             "added_ms": round(medians["meaning"] - medians["rules"], 1),
-            "walls_ms": {k: [round(x, 1) for x in v] for k, v in walls.items()}}
+            "median_cpu_ms": cpu_medians,
+            "added_cpu_ms": round(cpu_medians["meaning"] - cpu_medians["rules"], 1),
+            "walls_ms": {k: [round(x, 1) for x in v] for k, v in walls.items()},
+            "cpus_ms": {k: [round(x, 1) for x in v] for k, v in cpus.items()}}
 
 
 def main() -> None:
@@ -134,15 +154,18 @@ def main() -> None:
     result: dict[str, Any] = {"routers": {}}
     for name in args.routers.split(","):
         result["routers"][name] = run_router(name)
-    result["timing"] = {"warm_added_ms": result["routers"].get("meaning", {}).get(
-        "warm_added_ms"), "cold": cold(), "load": os.getloadavg()[0]}
+    meaning = result["routers"].get("meaning", {})
+    result["timing"] = {"warm_added_ms": meaning.get("warm_added_ms"),
+                        "warm_added_cpu_ms": meaning.get("warm_added_cpu_ms"),
+                        "cold": cold(), "load": os.getloadavg()[0]}
     args.out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(json.dumps({router: {file: {k: r[k] for k in ("turns", "accuracy",
                                                        "silent_new_searches")}
                                for file, r in files.items() if file in FILES}
                       for router, files in result["routers"].items()}))
-    print(json.dumps({"warm_added_ms": result["timing"]["warm_added_ms"],
-                      "cold_added_ms": result["timing"]["cold"]["added_ms"]}))
+    print(json.dumps({"warm_added_cpu_ms": result["timing"]["warm_added_cpu_ms"],
+                      "cold_added_cpu_ms": result["timing"]["cold"]["added_cpu_ms"],
+                      "load": result["timing"]["load"]}))
 
 
 if __name__ == "__main__":
