@@ -136,6 +136,15 @@ def _rate(flags: Sequence[bool]) -> float | None:
     return round(sum(flags) / len(flags), 4) if flags else None
 
 
+def _by_class_and_kind(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Per expected class, the misses of each kind."""
+    out: dict[str, Counter[str]] = defaultdict(Counter)
+    for row in rows:
+        if not row["ok"]:
+            out[row["expected"]][row["miss"]] += 1
+    return {k: dict(sorted(v.items())) for k, v in sorted(out.items())}
+
+
 def summarize(rows: Sequence[dict[str, Any]], *, with_texts: bool) -> dict[str, Any]:
     """Accuracy overall, by expected class and by style; silent new searches; the misses
     (their texts only when `with_texts`: the reported file's texts are never printed)."""
@@ -152,6 +161,7 @@ def summarize(rows: Sequence[dict[str, Any]], *, with_texts: bool) -> dict[str, 
             "announced": sum(r["announced"] for r in rows),
             "misses_by_kind": dict(sorted(Counter(r["miss"] for r in rows
                                                   if not r["ok"]).items())),
+            "misses_by_class": _by_class_and_kind(rows),
             "by_class": {k: _rate(v) for k, v in sorted(by_class.items())},
             "by_style": {k: _rate(v) for k, v in sorted(by_style.items())},
             "misses": misses}

@@ -45,4 +45,5 @@ def test_misses_are_counted_by_kind_and_reported_texts_are_left_out():
     rows = [{"session": "s", "turn": 2, "text": "secret words", "style": "terse", **gated}]
     hidden = summarize(rows, with_texts=False)
     assert hidden["misses_by_kind"] == {"gate": 1} and "text" not in hidden["misses"][0]
+    assert hidden["misses_by_class"] == {"T4 graph": {"gate": 1}}
     assert summarize(rows, with_texts=True)["misses"][0]["text"] == "secret words"
