@@ -183,6 +183,17 @@ def test_a_pick_of_a_thing_never_shown_is_a_boundary(repo):
         assert (turn.transition, turn.opened) == ("T10", None), text
 
 
+
+def test_a_misspelt_ordinal_picks_that_item(repo):
+    """A pick whose ordinal word has a one-edit typo opens that item, as the rules read it."""
+    talk = ReaderTalk(repo, fixed("pick", on="open the seocnd one"))
+    talk(Q)
+    second = talk("open the second one").opened
+    talk("back to the list")
+    turn = talk("open the seocnd one")
+    assert (turn.transition, turn.lane) == ("T3", "selection")
+    assert second is not None and turn.opened == second
+
 # --- saying what was understood ------------------------------------------------------------------
 
 def test_a_follow_up_that_becomes_a_new_search_is_announced(repo):

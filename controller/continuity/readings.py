@@ -22,6 +22,7 @@ from controller.continuity import rules
 from controller.continuity.meaning import ordinals_in
 from controller.continuity.pending import PendingMatch, parse_choice, selection_labels
 from controller.continuity.selection_match import parse_selection_input
+from controller.continuity.spelling import respelled
 from controller.continuity.state import OptionItem, OptionSet
 from controller.continuity.turn_plan import Intent, Reading, Turn, TurnPlan
 from controller.continuity.wording import pivot_question
@@ -114,7 +115,9 @@ def _focus_named(t: Turn) -> bool:
 
 
 def _number(t: Turn) -> int | None:
-    found = ordinals_in(t.text)
+    """The first number or ordinal the message names, an ordinal word misspelt by one edit
+    read as that word ("the seocnd one"), as the rules read it."""
+    found = ordinals_in(t.text) or ordinals_in(respelled(t.text)[0])
     return found[0] if found else None
 
 
