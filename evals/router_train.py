@@ -175,7 +175,8 @@ def collect(flags: dict[str, Any]) -> list[Sample]:
             assert label is not None
             samples.append(Sample(text=f.text, meaning=label, group=session["id"],
                                   source=file, flags=f.flags,
-                                  options=tuple(describe(root, o) for o in f.options)))
+                                  options=tuple(describe(root, o, config.index.max_file_bytes)
+                                                for o in f.options)))
     return samples
 
 

@@ -55,13 +55,13 @@ def model_for(embedder: Embedder) -> MeaningModel:
     return _REFITTED[embedder.model_key]
 
 
-def describe(root: Path, option: OptionItem) -> str:
+def describe(root: Path, option: OptionItem, max_bytes: int) -> str:
     """An option as words: its label, its sublabel and the first lines of its span."""
     from helix.session.lane_driver import open_span
 
     lines = ""
     try:
-        opened = open_span(root, option.target, OPTION_LINES)
+        opened = open_span(root, option.target, OPTION_LINES, max_bytes)
     except (BadPathError, OSError):
         pass
     else:
@@ -84,7 +84,8 @@ def session_reader(config: HelixConfig, root: Path,
         vector = encoder.embed([f.text])[0]
         options: np.ndarray | None = None
         if f.options:
-            options = option_vectors(encoder, [describe(root, o) for o in f.options])
+            options = option_vectors(encoder, [describe(root, o, config.index.max_file_bytes)
+                                              for o in f.options])
         return classify(model, f, vector, options)
 
     return read
