@@ -99,7 +99,9 @@ def route_settings(plan: RoutePlan, settings: RetrievalSettings) -> RetrievalSet
 
 def initial_state(plan: RoutePlan, settings: RetrievalSettings) -> LoopState:
     settings = route_settings(plan, settings)
-    prefixes: tuple[str, ...] = (plan.intent.scope,) if plan.intent.scope else ()
+    # a scope is one path prefix ("tests/") or several, comma-joined ("search/,tests/": a
+    # narrowed follow-up that left a folder out), like a chosen sense
+    prefixes = tuple(p for p in (plan.intent.scope or "").split(",") if p)
     if plan.intent.sense and not prefixes:
         from controller.dominance import sense_prefixes
 

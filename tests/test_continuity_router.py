@@ -110,7 +110,7 @@ def _with_clarifier(state: ContinuityState, now_ms: int = 0) -> ContinuityState:
     ("what happened last?", "semantic", "T9"), ("summarize what we did", "semantic", "T9"),
     ("why did you open that?", "semantic", "T8"),
     ("where is the tokenizer defined?", "root", "T1"),
-    ("back to the list", "root", "T6"),
+    ("back to the list", "interrupt", "T6"),
 ])
 def test_every_major_follow_up_maps_to_a_named_transition_class(text, lane, cls):
     plan = route_turn(_after_root(), text, None, ON)

@@ -153,3 +153,38 @@ def test_readme_names_every_http_endpoint_with_its_parameters(tmp_path: Path) ->
         if match:
             documented[match.group(1)] = re.findall(r"`([^`]+)`", match.group(2))
     assert documented == actual
+
+
+def _conversation(marker: str) -> list[tuple[list[str], list[str]]]:
+    """The README's conversation after `<!-- readme-conversation: marker -->`: each command's
+    arguments and the lines shown for it ("..." elides lines)."""
+    import shlex
+
+    text = README.read_text(encoding="utf-8").split(f"<!-- readme-conversation: {marker} -->")[1]
+    block = text.split("```", 2)[1]
+    turns: list[tuple[list[str], list[str]]] = []
+    for line in block.splitlines()[1:]:
+        if line.startswith("$ helix "):
+            turns.append((shlex.split(line[len("$ helix "):]), []))
+        elif line.strip() and line.strip() != "...":
+            turns[-1][1].append(line)
+    return turns
+
+
+def test_readme_conversation_with_an_announced_reading_is_real_output(tmp_path, monkeypatch):
+    """Every line the README shows for its announced-reading conversation is what the
+    commands print, in order (run in a fresh HELIX_HOME over the fixture repository)."""
+    monkeypatch.setenv("HELIX_HOME", str(tmp_path))
+    monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
+    monkeypatch.chdir(README.parent)
+    turns = _conversation("announced")
+    assert len(turns) >= 3 and any("Read as" in line for _, shown in turns for line in shown)
+    runner = CliRunner()
+    for args, shown in turns:
+        result = runner.invoke(cli, args)
+        assert result.exit_code == 0, result.output
+        printed = result.output.splitlines()
+        at = 0
+        for line in shown:
+            assert line in printed[at:], f"{args[-1]!r}: {line!r} not printed"
+            at = printed.index(line, at) + 1

@@ -12,6 +12,8 @@ Expected types:
                                       "#2", "the second one", "the last", or an option's label
     boolean                           yes / no
     path_scope                        a path scope such as "tests/" or "in indexers/"
+    slot:<slot1>|<slot2>              the missing slots of the semantic lane's packed clarifier:
+                                      never matched strictly (the next turn is routed afresh)
 Pure: the caller passes the current turn id and time.
 """
 
@@ -39,6 +41,7 @@ from helix.core.english import (
 from helix.core.schemas import Frozen
 
 SELECTION_PREFIX = "selection:"
+SLOT_PREFIX = "slot:"
 LABEL_SEPARATOR = "|"
 
 _FILLER = re.compile(rf"\b({word_alternation(CHOICE_FILLER)})\b")
@@ -55,7 +58,9 @@ _NO = re.compile(r"^(?:no|nope|nah|n|don't|do not|no thanks)$")
 _SCOPE = re.compile(
     r"^(?:(?:only\s+)?(?:in|under|within|inside)\s+)?(?P<path>[\w.-]+(?:/[\w.-]*)*/?)$")
 
-MatchStatus = Literal["applied", "mismatch", "expired", "other_thread", "none"]
+# held: not an answer, but kept for the lane the turn goes to (a selection clarifier keeps the
+# semantic lane out: that lane hands the turn to the selection ladder, which owns the pending)
+MatchStatus = Literal["applied", "mismatch", "expired", "other_thread", "none", "held"]
 
 
 def normalize(text: str) -> str:
@@ -143,7 +148,8 @@ class PendingMatch(Frozen):
 def make_pending(*, kind: PendingKind, expected_type: str, clarifier_type: PendingClarifierType,
                  anchor_turn_id: int, thread_key: str, now_ms: int,
                  option_set_id: str | None = None, caps: ContinuityCaps,
-                 followup_clause: str | None = None) -> PendingState:
+                 followup_clause: str | None = None, readings: tuple[str, ...] = (),
+                 reading_text: str | None = None) -> PendingState:
     """A pending state that lives as long as any continuity referent: CONTINUITY_TTL_MAX_TURNS
     turns and CONTINUITY_TTL_MAX_MINUTES minutes (the one TTL, caps.py)."""
     return PendingState(
@@ -151,7 +157,7 @@ def make_pending(*, kind: PendingKind, expected_type: str, clarifier_type: Pendi
         created_at_ms=now_ms, expires_at_ms=now_ms + caps.continuity_ttl_max_ms,
         expires_after_turn=anchor_turn_id + caps.continuity_ttl_max_turns,
         anchor_turn_id=anchor_turn_id, thread_key=thread_key, option_set_id=option_set_id,
-        followup_clause=followup_clause)
+        followup_clause=followup_clause, readings=readings, reading_text=reading_text)
 
 
 def is_expired(pending: PendingState, *, turn_id: int, now_ms: int) -> bool:

@@ -55,9 +55,10 @@ FrameStatus = Literal["active", "suspended", "dropped"]
 # `chat`), a turn outside the documents' business transitions that carries everything unchanged.
 TransitionClass = Literal["T0", "T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "T10"]
 # What handled the turn. `graph` = object-level follow-up over the index graph (T4);
-# `explain` = retrieval around the focused object (T4); `chat` = small talk (T0).
+# `explain` = retrieval around the focused object (T4); `chat` = small talk (T0); `clarify` =
+# the meaning router asking which of two readings a message meant (T0: nothing changes).
 Lane = Literal["root", "selection", "semantic", "graph", "explain", "interrupt", "meta",
-               "recap", "clarify_resume", "boundary", "chat"]
+               "recap", "clarify_resume", "boundary", "chat", "clarify"]
 # Where a numbered list's candidates come from (scope cue vocabulary: "from the evidence" ...).
 OptionSetKind = Literal["evidence", "options", "callers", "tests", "tree", "answer"]
 TargetKind = Literal["file", "span", "symbol", "section", "tree_node", "option", "question",
@@ -172,6 +173,10 @@ class MetaFrameState(_Owned):
     meta_question_kind: MetaQuestionKind
     source_gate_status: CoverageStatus
     meta_truth_mode: TruthMode
+    # the turn that answered, and the listed item its answer explained ("what's X mean?"):
+    # what "it" means right after that answer
+    answered_turn_id: int | None = None
+    referent_id: str | None = None
 
 
 class ClarificationState(_Owned):
@@ -252,6 +257,10 @@ class PendingState(_Owned):
     # "open the bm25 one and explain why" that needed a clarifier first: the clause to answer
     # once the choice is made
     followup_clause: str | None = None
+    # a `repair` clarifier (two readings of one message): the readings offered, in option
+    # order, and the message they read
+    readings: tuple[str, ...] = ()
+    reading_text: str | None = None
 
 
 class LoopGuardState(_Owned):

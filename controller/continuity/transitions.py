@@ -9,7 +9,8 @@ state must exist. A change outside the declaration is a bug and raises `Transiti
 
 Helix mapping of the document's triggers (issue 5 numbers are the reference):
     T0  "hello" / "thanks!" / "ok" / "what can you do?": small talk (living mode `chat`), no
-        retrieval, nothing carried or dropped (outside the documents' ten business classes)
+        retrieval, nothing carried or dropped (outside the documents' ten business classes);
+        also the meaning router asking which of two readings a message meant (lane `clarify`)
     T1  a new root repo question; also "start over" (a reset root entry with no question)
     T2  "same question but only in tests/": re-run the root question in a narrower path scope
     T3  "open the second one": an item of the active numbered list is chosen
@@ -94,7 +95,7 @@ _ACTION: tuple[StateSlot, ...] = ("last_resolved_action", "recent_action_trace")
 
 REGISTRY: dict[TransitionClass, TransitionSpec] = {
     "T0": TransitionSpec(
-        cls="T0", name="small_talk", lanes=("chat",),
+        cls="T0", name="small_talk", lanes=("chat", "clarify"),
         entry_condition="the whole message is small talk or about Helix itself ('hello', "
                         "'thanks!', 'ok', 'bye', 'what can you do?')",
         required_prior_state=(), allowed_carryover_depth="none",

@@ -235,6 +235,26 @@ class ContinuitySettings(_Frozen):
     # litellm model string here for a model-written one (one short call through the same LLM
     # client as synthesis: redacted, bounded). Unset: no model call for small talk, ever.
     chat_model: str | None = None
+    # how a turn is read: "meaning" = the sentence encoder's reading of the words and the
+    # session state (controller/continuity/meaning.py), the vocabulary's exact rules feeding
+    # it; "rules" = the vocabulary patterns alone (no model is loaded)
+    router: Literal["meaning", "rules"] = "meaning"
+    # the meaning router says in one line how it read a turn whose reading has a probability
+    # below this (and always before a follow-up-looking turn becomes a new search)
+    router_announce_below: float = Field(default=0.7, ge=0.0, le=1.0)
+    # a reading at least this sure overrides a vocabulary rule that read the turn otherwise;
+    # one at least `router_rescue` sure, a message the rules took for a new question
+    router_override: float = Field(default=0.9, ge=0.0, le=1.0)
+    router_rescue: float = Field(default=0.3, ge=0.0, le=1.0)
+    # a new search is said back when a follow-up reading had at least this probability
+    router_follow_up_floor: float = Field(default=0.15, ge=0.0, le=1.0)
+    # two readings closer than this, the second at least `router_clarify_floor`: both are
+    # offered as a two-option clarifier instead of acting on either
+    router_clarify_margin: float = Field(default=0.1, ge=0.0, le=1.0)
+    router_clarify_floor: float = Field(default=0.35, ge=0.0, le=1.0)
+    # a description ("the one with the mirrors") picks a pending option when its similarity
+    # beats every other option's by this much
+    router_option_margin: float = Field(default=0.02, ge=0.0, le=1.0)
     # (Pending states and continuity referents share ONE time-to-live: the constants table in
     # controller/continuity/caps.py, CONTINUITY_TTL_MAX_TURNS / CONTINUITY_TTL_MAX_MINUTES.)
     # lane recency: how many recent turns the focus context includes

@@ -238,6 +238,14 @@ def word_alternation(words: tuple[str, ...]) -> str:
     return "|".join(re.escape(w) for w in words)
 
 
+# what a follow-up may start with before what it asks ("and what about the tests")
+FOLLOWUP_LEADS: tuple[str, ...] = ("and", "so", "ok", "okay", "now", "then", "also", "what about",
+                                   "how about", "and what about")  # tried in this order
+# how a scope is said without a slash ("only in tests", "just under docs")
+SCOPE_LIMITERS: tuple[str, ...] = ("only", "just")
+SCOPE_PREPOSITIONS: tuple[str, ...] = ("in", "under", "within", "inside", "for")
+
+
 # a condition makes a negation a statement about behaviour ("if the file does not exist")
 CODE_CONDITIONS: frozenset[str] = frozenset(
     {"if", "when", "unless", "whenever", "until", "once", "whether"})

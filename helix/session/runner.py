@@ -19,6 +19,7 @@ from typing import Any
 
 from controller.continuity.events import ContinuityEvent
 from controller.continuity.lanes import TurnContext, execute
+from controller.continuity.meaning import Reader
 from controller.continuity.router import route_turn
 from controller.continuity.settle import before_lane, readmit_anchor_list, settle_turn
 from controller.continuity.turn import TurnResult, summaries
@@ -35,6 +36,7 @@ from helix.session.lane_driver import (
     client,
     lane_models,
 )
+from helix.session.reader import session_reader
 from helix.session.store import (
     SCHEMAS,
     commit_turn,
@@ -93,9 +95,12 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
              reply_to: int | None = None, llm: LLM | None = None, clock: Clock | None = None,
              dry_run: bool = False, db: State | None = None,
              asker: Asker | None = None, graph: GraphProvider | None = None,
-             on_text: Callable[[str], None] | None = None) -> TurnResult:
+             on_text: Callable[[str], None] | None = None,
+             reader: Reader | None = None) -> TurnResult:
     """Route and run one turn of session `session_name` over repository `root`; store it.
-    `on_text` receives the model's answer of a root question as the model writes it."""
+    `on_text` receives the model's answer of a root question as the model writes it; `reader`
+    reads what the message means (default: `helix.session.reader.session_reader`, the
+    packaged sentence encoder; none with `continuity.router = "rules"`)."""
     if not text.strip():
         raise UserError("empty message")
     # read once: a pasted secret is stored, routed and sent masked; a long paste is routed by
@@ -113,13 +118,14 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
     with turn_lock(backend, validate_name(session_name)):
         return _locked_turn(backend, session_name, question, root=root, config=config,
                             reply_to=reply_to, llm=llm, clock=clock, dry_run=dry_run,
-                            asker=asker, graph=graph, on_text=on_text)
+                            asker=asker, graph=graph, on_text=on_text, reader=reader)
 
 
 def _locked_turn(db: State, session_name: str, question: Question, *, root: Path,
                  config: HelixConfig, reply_to: int | None, llm: LLM | None, clock: Clock,
                  dry_run: bool, asker: Asker | None, graph: GraphProvider | None,
-                 on_text: Callable[[str], None] | None) -> TurnResult:
+                 on_text: Callable[[str], None] | None,
+                 reader: Reader | None = None) -> TurnResult:
     text = question.asked  # the message as read once (masked, cut)
     record = open_session(db, session_name, str(root), now=clock.now())
     turns = load_turns(db, record.id)
@@ -129,8 +135,10 @@ def _locked_turn(db: State, session_name: str, question: Question, *, root: Path
     readmitted: list[ContinuityEvent] = []
     if reply_to is not None:
         state, readmitted = readmit_anchor_list(state, turns, reply_to)
+    if reader is None:
+        reader = session_reader(config, root)
     plan = route_turn(state, text, reply_to, config.continuity, turns=summaries(turns),
-                      now_ms=now_ms)
+                      now_ms=now_ms, reader=reader)
     base, pre = before_lane(state, plan, readmitted)
     models = lane_models(config, llm)
     ports = LanePorts(
