@@ -179,11 +179,14 @@ class PreparedRepo:
         """The answer of the configured model (`synthesis.model`) over `envelope`: the one
         synthesis call under the contract, as `helix ask` makes it; (envelope, citations the
         contract removed)."""
+        from helix.service import contract_embedders
         from helix.synthesis.answer import synthesize
         from helix.synthesis.llm import LiteLLMClient
 
+        encoder, exemplars = contract_embedders()
         done = synthesize(envelope, llm=LiteLLMClient(), settings=self.config.synthesis,
-                          clock=SystemClock(), sleep=lambda s: None, notify=lambda m: None)
+                          clock=SystemClock(), sleep=lambda s: None, notify=lambda m: None,
+                          embedder=encoder, exemplar_embedder=exemplars)
         return done.envelope, len(done.removed_citations)
 
 

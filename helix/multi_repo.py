@@ -105,7 +105,7 @@ def ask_across(question: str, roots: Sequence[Path], *, config_for: Any, dry_run
     from helix.core import notices
     from helix.core.ports import SystemClock
     from helix.core.secrets import redact_text
-    from helix.service import LazyQueryEmbedder, default_llm, open_runlog
+    from helix.service import LazyQueryEmbedder, contract_embedders, default_llm, open_runlog
     from helix.synthesis.answer import deterministic_citations, synthesize
     from helix.synthesis.prompt import citation_refs
     from indexers.build import declined_embeddings, ensure_index
@@ -134,8 +134,10 @@ def ask_across(question: str, roots: Sequence[Path], *, config_for: Any, dry_run
             log.finish(run_id, envelope, updated=clock.now())
             return envelope, run_id
         config = configs[0]
+        encoder, exemplars = contract_embedders()
         result = synthesize(envelope, llm=default_llm(config), settings=config.synthesis,
-                            clock=clock, notify=notify or notices.notify)
+                            clock=clock, notify=notify or notices.notify, embedder=encoder,
+                            exemplar_embedder=exemplars)
         log.finish(run_id, result.envelope, updated=clock.now(),
                    prompt_tokens=result.prompt_tokens,
                    completion_tokens=result.completion_tokens, attempts=result.attempts,

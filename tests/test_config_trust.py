@@ -219,9 +219,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # the callee policy, retrieval.callees, off by default; then pools.fuzzy_names;
     # then file_defs.depth; then retrieval.align_lead, off; then retrieval.canonical_first;
     # then retrieval.respell; then routing.long_question_words and its policy; then
-    # file_defs.long_forms; then the name_words channel of reports and long questions)
+    # file_defs.long_forms; then the name_words channel of reports and long questions; then
+    # the answer contract's absence thresholds, synthesis.absence, issue 32)
     assert HelixConfig().evidence_hash == (
-        "sha256:9c15408771865a6dd240f4d8394c5c5624d5f910ef68deb3594545f40b804a47")
+        "sha256:8ca09343ca656cf6592cdfe479cdd14ce999864977d9e4f834f2b70fdee251fc")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(
