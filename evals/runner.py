@@ -184,7 +184,8 @@ class PreparedRepo:
         from helix.synthesis.llm import LiteLLMClient
 
         encoder, exemplars = contract_embedders()
-        done = synthesize(envelope, llm=LiteLLMClient(), settings=self.config.synthesis,
+        client = LiteLLMClient(max_chars=self.config.synthesis.max_answer_chars)
+        done = synthesize(envelope, llm=client, settings=self.config.synthesis,
                           clock=SystemClock(), sleep=lambda s: None, notify=lambda m: None,
                           embedder=encoder, exemplar_embedder=exemplars)
         return done.envelope, len(done.removed_citations)

@@ -422,21 +422,22 @@ def export(out: Path, settings: ExportSettings, runs: Iterable[RunRecord], *,
 LAST_FILE = "last.json"
 
 
-def read_last() -> float | None:
-    """When the newest run of the previous export was created (None: no export yet)."""
+def read_last(name: str = LAST_FILE) -> float | None:
+    """When the newest run of the previous export was created (None: no export yet); `name`:
+    the marker of one server's exports (its repositories' runs only), not `helix export`'s."""
     import json
 
     try:
-        data = json.loads((exports_dir() / LAST_FILE).read_text(encoding="utf-8"))
+        data = json.loads((exports_dir() / name).read_text(encoding="utf-8"))
         value = data.get("newest_run_created")
         return float(value) if isinstance(value, (int, float)) else None
     except (OSError, ValueError, AttributeError):
         return None
 
 
-def write_last(newest: float) -> None:
+def write_last(newest: float, name: str = LAST_FILE) -> None:
     """Remember the newest run exported (never moving back), written whole."""
-    previous = read_last()
+    previous = read_last(name)
     if previous is not None and previous >= newest:
         return
     root = exports_dir()
@@ -446,7 +447,7 @@ def write_last(newest: float) -> None:
         handle.write(canonical_json({"newest_run_created": newest}) + "\n")
         handle.flush()
         os.fsync(handle.fileno())
-    os.replace(tmp, root / LAST_FILE)
+    os.replace(tmp, root / name)
 
 
 def since_time(value: str, last: float | None) -> float:

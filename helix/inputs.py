@@ -8,6 +8,8 @@ not UTF-8 is refused where it comes in, naming it, instead of failing deep insid
                              and hold no NUL
     decode_text(raw, what)   bytes from a file or stdin: strict UTF-8, no NUL byte
     check_question(text, what)  the question: not empty, at most MAX_QUESTION_CHARS
+    check_field(value, what)  any other text a client sends a server (a path, a repository,
+                             a scope, a symbol): UTF-8, no NUL
     shown(value)             a user value fit for a one-line message: clipped, escaped
 
 MAX_QUESTION_CHARS: a question is a sentence, a paragraph, or a whole pasted bug report with its
@@ -92,6 +94,17 @@ def check_question(text: str, what: str = "the question") -> str:
         raise UserError(f"{what} is {len(text):,} characters long; the limit is "
                         f"{MAX_QUESTION_CHARS:,}")
     return text
+
+
+def check_field(value: str, what: str) -> str:
+    """`value` when it is UTF-8 text without a NUL; else a one-line UserError naming `what`
+    (a NUL cannot be in a path, and undecodable text cannot be stored or shown)."""
+    at = first_surrogate(value)
+    if at is not None:
+        raise UserError(f"{what} {shown(value)} is not valid UTF-8 (at character {at})")
+    if "\0" in value:
+        raise UserError(f"{what} {shown(value)} holds a NUL character")
+    return value
 
 
 def check_path_text(path: Path, what: str) -> Path:

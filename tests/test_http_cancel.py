@@ -69,7 +69,7 @@ async def _drive(app: Any, sent: list[dict[str, Any]], leave_after_s: float | No
              "method": "POST", "scheme": "http", "path": "/ask", "raw_path": b"/ask",
              "query_string": b"", "root_path": "", "server": ("127.0.0.1", 8000),
              "client": ("127.0.0.1", 50000),
-             "headers": [(b"content-type", b"application/json"),
+             "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"),
                          (b"content-length", str(len(body)).encode())]}
     await app(scope, receive, send)
 

@@ -17,7 +17,7 @@ from helix.cli.safe_text import echo
 from helix.core.paths import user_path
 
 HISTORY = "history"
-SUB_COMMANDS = (HISTORY, "qa")
+SUB_COMMANDS = (HISTORY, "qa", "corpus")
 _META_KEY = "helix.eval.history_args"
 
 
@@ -140,14 +140,18 @@ def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str 
 def _sub_command(name: str) -> click.Command:
     if name == HISTORY:
         return history
+    if name == "corpus":
+        from evals.cli.corpus_cmd import corpus
+
+        return corpus
     from evals.cli.qa_cmd import qa
 
     return qa
 
 
 class WithHistory(click.Command):
-    """A command whose first argument `history` or `qa` hands the rest to `helix eval
-    history` or `helix eval qa`."""
+    """A command whose first argument `history`, `qa` or `corpus` hands the rest to `helix
+    eval history`, `helix eval qa` or `helix eval corpus`."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] in SUB_COMMANDS:

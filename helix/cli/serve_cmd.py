@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -16,6 +17,7 @@ from helix.core.errors import UserError
 
 TOKEN_ENV = "HELIX_SERVE_TOKEN"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+GRACEFUL_S = 30  # seconds SIGTERM waits for the requests in flight
 
 
 def bearer_token(host: str, environ: dict[str, str] | os._Environ[str] = os.environ) -> str | None:
@@ -54,14 +56,16 @@ def serve(repos: tuple[str, ...], host: str, port: int, max_concurrent: int,
     if stop:
         _stop(home)
         return
-    import uvicorn
-
+    from helix.cli.listen import listening
+    from helix.core.config import load_config
+    from helix.servers import serving
     from helix.servers.http_api import create_app
     from helix.servers.workspace import Workspace
 
     token = bearer_token(host)
+    settings = load_config(None).server  # yours: no repository's config sets a server limit
     workspace = Workspace([repo_root(r) for r in repos] or [repo_root(None)])
-    app = create_app(workspace, token=token, max_concurrent=max_concurrent)
+    app = create_app(workspace, token=token, max_concurrent=max_concurrent, settings=settings)
     # uvicorn finishes the requests in flight on SIGTERM, then re-raises the signal: that is a
     # clean stop, exit 0
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
@@ -69,10 +73,16 @@ def serve(repos: tuple[str, ...], host: str, port: int, max_concurrent: int,
                                 repos=tuple(str(root) for root in workspace.roots))
     discovery.write_server_file(home, info)
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=30)
+        serving.run(app, host=host, port=port, settings=settings, graceful_s=GRACEFUL_S,
+                    on_listening=listening(f"serving {_repositories(workspace.roots)} over HTTP "
+                                           "(OpenAPI at /openapi.json)", host, port))
     finally:
         workspace.close()
         discovery.remove_server_file(home, os.getpid())
+
+
+def _repositories(roots: Sequence[Path]) -> str:
+    return str(roots[0]) if len(roots) == 1 else f"{len(roots)} repositories"
 
 
 STOP_WAIT_S = 30.0

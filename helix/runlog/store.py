@@ -6,13 +6,22 @@ A run is written in two steps so a crash in the LLM call loses nothing:
     `set_prompt`   the exact prompt messages, still "pending" (committed before the call)
     `finish`       the answered envelope, mode, reason, model, tokens, timings: status "done"
                    (or "fallback"); `fail` records an error that ended the run ("error")
+A pending run also records the process writing it (`owner`: boot, pid, start time,
+`helix.core.process`): read back while that process no longer runs (killed, or the machine
+restarted), it is "interrupted", never "pending" forever.
 A dry run calls no model: `record` writes the row those steps would leave in one.
 WAL mode (see `helix.store.db`) lets `helix log` read while another process writes.
 Session turns (engineer F's store) point at runs through `session_id` + `turn_number`.
+
+Reads take `roots`: only the runs asked of those repositories (a run across several counts
+when every one of them is among `roots`); a server passes the repositories it serves, so a run
+of another one is not there for its clients (`resolve` says "no such turn" as for an id that
+never existed).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import secrets
@@ -29,8 +38,11 @@ from helix.core.errors import (
     UnreadableRunError,
 )
 from helix.core.hashing import canonical_json, short_id
+from helix.core.process import gone, identity
 from helix.core.schemas import Frozen
+from helix.core.secrets import redact_text
 from helix.inputs import shown
+from helix.multi_repo import SEPARATOR
 from helix.store.db import (
     Schema,
     UndecodableText,
@@ -45,7 +57,9 @@ NAMESPACE = "runlog"
 MIN_PREFIX = 4  # shortest run-id prefix `helix show` accepts
 MAX_REF = 64  # longest turn reference looked up (run ids are 12 hex characters)
 _REF_RE = re.compile(r"[A-Za-z0-9_-]+")
-RunStatus = Literal["pending", "done", "fallback", "error"]
+RunStatus = Literal["pending", "done", "fallback", "error", "interrupted"]
+Roots = Sequence[str] | None
+SCOPE_SQL = " AND helix_in_scope(CAST(repo_root AS BLOB), ?)"  # bytes: any row can be read
 
 MIGRATIONS: tuple[str, ...] = (
     """
@@ -80,6 +94,8 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX runs_created ON runs (created, id);
     CREATE INDEX runs_session ON runs (session_id, turn_number)
     """,
+    # the process that started a run: a pending run whose process is gone was interrupted
+    "ALTER TABLE runs ADD COLUMN owner TEXT",
 )
 
 
@@ -87,10 +103,15 @@ RUN_COLUMNS = ("id", "created", "updated", "status", "question", "repo_root", "r
                "config_hash", "index_rev", "dry_run", "envelope_json", "prompt_json",
                "prompt_hash", "answer", "answer_mode", "fallback_reason", "model",
                "prompt_tokens", "completion_tokens", "attempts", "llm_steps", "timings_json",
-               "redactions_json", "error", "session_id", "turn_number")
+               "redactions_json", "error", "session_id", "turn_number", "owner")
 SCHEMA = Schema(NAMESPACE, MIGRATIONS, {"runs": RUN_COLUMNS})
 T = TypeVar("T")
 
+
+
+def _masked(error: str | None) -> str | None:
+    """An error as the run log keeps it: what it quotes (a provider's body) masked."""
+    return None if error is None else redact_text(error)[0]
 
 class _BadRow(ValueError):
     pass
@@ -157,6 +178,7 @@ class RunLog:
         else:
             self.db = db
             ensure(self.db, [SCHEMA])
+        self.db.conn.create_function("helix_in_scope", 2, _in_scope, deterministic=True)
         self.unreadable: dict[str, str] = {}
 
     @property
@@ -214,10 +236,10 @@ class RunLog:
         self._write(
             "INSERT INTO runs (id, created, updated, status, question, repo_root, repo_rev,"
             " config_hash, index_rev, dry_run, envelope_json, answer_mode, session_id,"
-            " turn_number) VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " turn_number, owner) VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (run_id, created, created, envelope.question, envelope.repo_root, envelope.repo_rev,
              envelope.config_hash, envelope.index_rev, int(dry_run), canonical_json(envelope),
-             envelope.answer_mode, session_id, turn_number),
+             envelope.answer_mode, session_id, turn_number, identity()),
         )
         return run_id
 
@@ -264,40 +286,42 @@ class RunLog:
             "UPDATE runs SET status = ?, updated = ?, envelope_json = ?, answer = ?,"
             " answer_mode = ?, fallback_reason = ?, model = ?, prompt_tokens = ?,"
             " completion_tokens = ?, attempts = ?, llm_steps = ?, timings_json = ?,"
-            " redactions_json = ?, error = ? WHERE id = ?",
+            " redactions_json = ?, error = ?, owner = NULL WHERE id = ?",
             (status, updated, canonical_json(envelope), envelope.answer, envelope.answer_mode,
              envelope.fallback_reason, envelope.model, prompt_tokens, completion_tokens,
              attempts, envelope.llm_steps, canonical_json(envelope.timings_ms),
-             canonical_json(redactions or {}), error, run_id),
+             canonical_json(redactions or {}), _masked(error), run_id),
         )
 
     def fail(self, run_id: str, error: str, *, updated: float) -> None:
-        self._write("UPDATE runs SET status = 'error', error = ?, updated = ? WHERE id = ?",
-                    (error, updated, run_id))
+        self._write("UPDATE runs SET status = 'error', error = ?, updated = ?, owner = NULL"
+                    " WHERE id = ?", (_masked(error), updated, run_id))
 
-    def resolve(self, ref: str) -> str:
-        """A full run id from an id, a unique prefix (>= 4 chars) or `last`."""
+    def resolve(self, ref: str, roots: Roots = None) -> str:
+        """A full run id from an id, a unique prefix (>= 4 chars) or `last` (of `roots`)."""
         if len(ref) > MAX_REF or not _REF_RE.fullmatch(ref):
             raise NotFoundError(f"bad turn id {shown(ref)}: give a turn id from `helix log`, "
                                 f"a prefix of {MIN_PREFIX}+ of its characters, or `last`")
+        scope, within = _scope(roots)
         if ref == "last":
-            rows = self._rows("SELECT id FROM runs ORDER BY created DESC, id DESC LIMIT 1")
+            rows = self._rows(f"SELECT id FROM runs WHERE 1{scope} ORDER BY created DESC, "
+                              "id DESC LIMIT 1", within)
             if not rows:
                 raise NotFoundError("the run log is empty")
             return str(rows[0]["id"])
-        if self._rows("SELECT 1 FROM runs WHERE id = ?", (ref,)):
+        if self._rows(f"SELECT 1 FROM runs WHERE id = ?{scope}", (ref, *within)):
             return ref
         if len(ref) >= MIN_PREFIX:
-            rows = self._rows("SELECT id FROM runs WHERE id LIKE ? ORDER BY id LIMIT 2",
-                              (ref.replace("_", "") + "%",))
+            rows = self._rows(f"SELECT id FROM runs WHERE id LIKE ?{scope} ORDER BY id LIMIT 2",
+                              (ref.replace("_", "") + "%", *within))
             if len(rows) == 1:
                 return str(rows[0]["id"])
             if len(rows) > 1:
                 raise NotFoundError(f"turn '{ref}' is ambiguous; give more characters")
         raise NotFoundError(f"no such turn: {ref}")
 
-    def get(self, ref: str) -> RunRecord:
-        run_id = self.resolve(ref)
+    def get(self, ref: str, roots: Roots = None) -> RunRecord:
+        run_id = self.resolve(ref, roots)
         (row,) = self._rows("SELECT * FROM runs WHERE id = ?", (run_id,))
         found = self._readable([row], _record)
         if not found:
@@ -305,29 +329,56 @@ class RunLog:
                                      f"({self.unreadable[run_id]})")
         return found[0]
 
-    def recent(self, limit: int | None = None) -> list[RunSummary]:
+    def recent(self, limit: int | None = None, roots: Roots = None) -> list[RunSummary]:
+        scope, within = _scope(roots)
+        params: tuple[Any, ...] = within
         sql = ("SELECT id, created, status, question, answer_mode, fallback_reason, model,"
-               " session_id, turn_number FROM runs ORDER BY created DESC, id DESC")
-        params: tuple[Any, ...] = ()
+               f" session_id, turn_number, owner FROM runs WHERE 1{scope}"
+               " ORDER BY created DESC, id DESC")
         if limit is not None:
             sql += " LIMIT ?"
-            params = (limit,)
+            params = (*params, limit)
         return self._readable(self._rows(sql, params), _summary)
 
-    def records(self, statuses: Sequence[str] = ("done", "fallback")) -> Iterator[RunRecord]:
+    def records(self, statuses: Sequence[str] = ("done", "fallback"),
+                roots: Roots = None) -> Iterator[RunRecord]:
         """Finished runs, oldest first (created, id): what export reads."""
         marks = ",".join("?" for _ in statuses)
-        rows = self._rows(f"SELECT * FROM runs WHERE status IN ({marks}) ORDER BY created, id",
-                          tuple(statuses))
+        scope, within = _scope(roots)
+        rows = self._rows(f"SELECT * FROM runs WHERE status IN ({marks}){scope} "
+                          "ORDER BY created, id", (*statuses, *within))
         for row in rows:
             yield from self._readable([row], _record)
 
     def for_session(self, session_id: str) -> list[RunSummary]:
         rows = self._rows(
             "SELECT id, created, status, question, answer_mode, fallback_reason, model,"
-            " session_id, turn_number FROM runs WHERE session_id = ?"
+            " session_id, turn_number, owner FROM runs WHERE session_id = ?"
             " ORDER BY turn_number, created, id", (session_id,))
         return self._readable(rows, _summary)
+
+
+def _scope(roots: Roots) -> tuple[str, tuple[str, ...]]:
+    """The SQL condition (and its parameter) keeping the runs of `roots`; none for None."""
+    if roots is None:
+        return "", ()
+    return SCOPE_SQL, (canonical_json(sorted(roots)),)
+
+
+@functools.lru_cache(maxsize=16)
+def _root_set(roots_json: str) -> frozenset[str]:
+    return frozenset(json.loads(roots_json))
+
+
+def _in_scope(repo_root: Any, roots_json: str) -> int:
+    """SQL `helix_in_scope(repo_root, roots)`: 1 when every repository the run was asked of
+    is one of `roots` (a JSON list); `repo_root` comes as bytes, so a row that is not UTF-8
+    is out of scope, not an error."""
+    if not isinstance(repo_root, bytes) or not repo_root:
+        return 0
+    allowed = _root_set(roots_json)
+    text = repo_root.decode("utf-8", "surrogateescape")
+    return int(all(part in allowed for part in text.split(SEPARATOR)))
 
 
 def _why(exc: BaseException) -> str:
@@ -357,14 +408,23 @@ def _json(row: dict[str, Any], column: str, default: Any) -> Any:
         raise _BadRow(f"{column}: not JSON ({exc})") from None
 
 
+def _live_status(row: dict[str, Any]) -> dict[str, Any]:
+    """The row without its owner, a pending run whose process is gone "interrupted"."""
+    row = dict(row)
+    owner = row.pop("owner", None)
+    if row.get("status") == "pending" and isinstance(owner, str) and gone(owner):
+        row["status"] = "interrupted"
+    return row
+
+
 def _summary(row: dict[str, Any]) -> RunSummary:
     _check_text(row)
-    return RunSummary(**row)
+    return RunSummary(**_live_status(row))
 
 
 def _record(row: dict[str, Any]) -> RunRecord:
     _check_text(row)
-    row = dict(row)
+    row = _live_status(row)
     prompt = _json(row, "prompt_json", None)
     try:
         envelope = Envelope.model_validate_json(row.pop("envelope_json") or "")

@@ -15,23 +15,25 @@ and the MCP tools through one `Workspace`, with the same argument names.
     POST /open_span                   {"path", "start", "end", "repo"}
     GET  /status?repo=                index freshness
     POST /index                       {"repo", "force"}
-    GET  /runs?limit=                 recent runs (the run log)
-    GET  /runs/{turn}                 one run, without its prompt
+    GET  /runs?limit=                 recent runs of the served repositories (the run log)
+    GET  /runs/{turn}                 one of them, without its prompt
     POST /export                      {"format", "include_diagnostic", "answer_modes",
                                        "since"} -> the admission report and the records
     OpenAPI at /openapi.json (and /docs).
 
-Guards: a bearer token (`Authorization: Bearer ...`) on every route but /health when one is
-set (always, when bound beyond loopback); request bodies over `max_body` bytes are refused
-(413); at most `max_concurrent` requests run at once, the next gets 503 with Retry-After
-instead of a queue without bound. A Helix error is a JSON `{"error": one line}` (400 for what
-the client asked wrong, 404 for what is not there, 503 when busy, 500 otherwise); a crash in
-one request never takes the server down.
+Guards (`helix.servers.guard`): a bearer token (`Authorization: Bearer ...`) on every route
+but /health when one is set (always, when bound beyond loopback); without one, only requests
+whose Host (and Origin, when sent) name this loopback server (DNS rebinding); a body is
+counted as it streams, over `server.max_body_bytes` it is refused (413), not received within
+`server.body_timeout_s` too (408); at most `max_concurrent` requests run at once, the next gets
+503 with Retry-After instead of a queue without bound. Runs and exports are those of the
+served repositories only (another's turn id is 404, as one that does not exist). A Helix
+error is a JSON `{"error": one line}` (400 for what the client asked wrong, 404 for what is
+not there, 503 when busy, 500 otherwise); a crash in one request never takes the server down.
 """
 
 from __future__ import annotations
 
-import hmac
 import os
 import threading
 from typing import Any, Literal
@@ -47,10 +49,9 @@ from helix.core.errors import (
     RunLogBusyError,
     UserError,
 )
+from helix.core.server_settings import ServerSettings
+from helix.servers.guard import Guard, error_response
 from helix.servers.workspace import Workspace, error_text
-
-MAX_BODY = 1_000_000  # bytes: a pasted report is at most 200,000 characters
-RETRY_AFTER_S = 1
 
 
 class AskRequest(BaseModel):
@@ -216,83 +217,33 @@ async def answer_unless_gone(workspace: Workspace, body: AskRequest, request: Re
     return answer
 
 
-class Guard:
-    """Token, body size and the concurrency bound in front of every HTTP request: plain ASGI,
-    so the slot is held until the response (a stream's too) has been sent, and the client's
-    disconnect reaches the endpoint as it is."""
-
-    def __init__(self, app: Any, *, token: str | None, max_body: int,
-                 slots: threading.BoundedSemaphore) -> None:
-        self.app, self.token, self.max_body, self.slots = app, token, max_body, slots
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        refused = self._refusal(scope)
-        if refused is None and not self.slots.acquire(blocking=False):
-            refused = _refuse(503, "busy: try again shortly",
-                              **{"Retry-After": str(RETRY_AFTER_S)})
-        if refused is not None:
-            await refused(scope, receive, send)
-            return
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            self.slots.release()
-
-    def _refusal(self, scope: Any) -> Any:
-        from starlette.datastructures import Headers
-
-        headers = Headers(scope=scope)
-        if self.token is not None and scope["path"] != "/health":
-            given = headers.get("authorization", "")
-            if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
-                return _refuse(401, "a bearer token is required (Authorization: Bearer ...)",
-                               **{"WWW-Authenticate": "Bearer"})
-        length = headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.max_body):
-            return _refuse(413, f"request body over {self.max_body:,} bytes")
-        return None
-
-
-def _refuse(status: int, message: str, **headers: str) -> Any:
-    from fastapi.responses import JSONResponse
-
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
-
-
 def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent: int = 4,
-               max_body: int = MAX_BODY) -> Any:
-    """The FastAPI application over `workspace`."""
+               settings: ServerSettings | None = None) -> Any:
+    """The FastAPI application over `workspace`, its limits from `settings` (the `server`
+    section of the user's config)."""
     from fastapi import FastAPI
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import JSONResponse
     from starlette.responses import Response
 
-    from helix import lookups
-
     app = FastAPI(title="Helix", version="1",
                   description="Questions about a repository, answered with path:line citations.")
     slots = threading.BoundedSemaphore(max_concurrent)
-
-    refuse = _refuse
-
-    app.add_middleware(Guard, token=token, max_body=max_body, slots=slots)
+    app.add_middleware(Guard, token=token, settings=settings or ServerSettings(), slots=slots)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> Response:
         parts = [f"{'.'.join(str(p) for p in e['loc'] if p != 'body')}: {e['msg']}"
                  for e in exc.errors()]
-        return refuse(400, "invalid request: " + "; ".join(parts))
+        return error_response(400, "invalid request: " + "; ".join(parts))
 
     @app.exception_handler(HelixError)
     async def helix_error(request: Request, exc: HelixError) -> Response:
-        return refuse(status_of(exc), error_text(exc))
+        return error_response(status_of(exc), error_text(exc))
 
     @app.exception_handler(Exception)
     async def crash(request: Request, exc: Exception) -> Response:
-        return refuse(500, f"internal error: {type(exc).__name__}: {error_text(exc)}")
+        return error_response(500, f"internal error: {type(exc).__name__}: {error_text(exc)}")
 
     @app.get("/health")
     def health() -> dict[str, Any]:
@@ -314,24 +265,23 @@ def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent
 
     @app.post("/search")
     def search(body: SearchRequest) -> dict[str, Any]:
-        return {"query": body.query, "hits": lookups.search_hits(
-            workspace.index(body.repo), body.query, body.channel, body.k)}
+        return workspace.search(body.query, body.repo, body.channel, body.k)
 
     @app.get("/find")
     def find(symbol: str, repo: str | None = None, limit: int = 20) -> dict[str, Any]:
-        return lookups.find_symbol(workspace.index(repo), symbol, max(1, min(limit, 1000)))
+        return workspace.find(symbol, repo, max(1, min(limit, 1000)))
 
     @app.get("/callers")
     def callers(symbol: str, repo: str | None = None) -> dict[str, Any]:
-        return lookups.callers_of(workspace.index(repo), symbol)
+        return workspace.callers(symbol, repo)
 
     @app.get("/tests")
     def tests(symbol: str, repo: str | None = None) -> dict[str, Any]:
-        return lookups.tests_of(workspace.index(repo), symbol)
+        return workspace.tests(symbol, repo)
 
     @app.post("/open_span")
     def open_span(body: SpanRequest) -> dict[str, Any]:
-        return lookups.read_span(workspace.root(body.repo), body.path, body.start, body.end)
+        return workspace.open_span(body.path, body.start, body.end, body.repo)
 
     @app.get("/status")
     def status(repo: str | None = None) -> dict[str, Any]:
@@ -343,10 +293,7 @@ def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent
 
     @app.get("/runs")
     def runs(limit: int = 20) -> dict[str, Any]:
-        from helix.runlog import RunLog
-
-        recent = RunLog().recent(max(1, min(limit, 1000)))
-        return {"runs": [run.model_dump(mode="json") for run in recent]}
+        return {"runs": workspace.runs(max(1, min(limit, 1000)))}
 
     @app.post("/export")
     def export(body: ExportRequest) -> dict[str, Any]:

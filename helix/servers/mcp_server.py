@@ -2,8 +2,9 @@
 or, with `--http`, streamable HTTP on a loopback port.
 
 Tools (each with a JSON schema whose descriptions say what to pass): `ask`, `search`, `find`,
-`open_span`, `callers`, `tests`, `status`, `index`, `repos`. A resource per run:
-`helix://turn/{turn_id}` (the run's question, evidence and answer, from the run log). Every tool
+`open_span`, `callers`, `tests`, `status`, `index`, `repos`. A resource per run of a served
+repository: `helix://turn/{turn_id}` (the run's question, evidence and answer, from the run
+log; another repository's run is not found, as one that never existed). Every tool
 goes through `helix.servers.workspace.Workspace`, the same service functions as the CLI; a bad
 argument, a repository not served or any Helix error comes back as a tool error carrying the
 one-line message the CLI would print, and the server goes on.
@@ -20,6 +21,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import Field
 
 from helix.core.errors import HelixError
+from helix.core.server_settings import ServerSettings
 from helix.servers.workspace import Workspace, error_text
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -93,8 +95,6 @@ def build_server(workspace: Workspace) -> Any:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 
-    from helix import lookups
-
     server = MCPServer(name="helix", instructions=INSTRUCTIONS, middleware=[_one_line_errors])
 
     @server.tool()
@@ -135,8 +135,7 @@ def build_server(workspace: Workspace) -> Any:
                k: Annotated[int, Field(description="Hits per channel.", ge=1, le=100)] = 10
                ) -> dict[str, Any]:
         """Search the index directly: chunks with path, lines, score and rank per channel."""
-        return {"query": query,
-                "hits": lookups.search_hits(workspace.index(repo), query, channel, k)}
+        return workspace.search(query, repo, channel, k)
 
     @server.tool()
     @_tool_errors
@@ -145,7 +144,7 @@ def build_server(workspace: Workspace) -> Any:
                                          le=1000)] = 20) -> dict[str, Any]:
         """Look a symbol up: its definitions (path, line, kind, scope) and how many references,
         calls and imports name it; close names (marked fuzzy) when none matches exactly."""
-        return lookups.find_symbol(workspace.index(repo), symbol, limit)
+        return workspace.find(symbol, repo, limit)
 
     @server.tool()
     @_tool_errors
@@ -158,19 +157,19 @@ def build_server(workspace: Workspace) -> Any:
                   repo: Repo = None) -> dict[str, Any]:
         """Read lines of a file inside the repository (secrets masked); a path outside it is
         refused."""
-        return lookups.read_span(workspace.root(repo), path, start, end)
+        return workspace.open_span(path, start, end, repo)
 
     @server.tool()
     @_tool_errors
     def callers(symbol: Symbol, repo: Repo = None) -> dict[str, Any]:
         """Every resolved call site of a symbol, grouped by calling function."""
-        return lookups.callers_of(workspace.index(repo), symbol)
+        return workspace.callers(symbol, repo)
 
     @server.tool()
     @_tool_errors
     def tests(symbol: Symbol, repo: Repo = None) -> dict[str, Any]:
         """The tests that exercise a symbol (the index graph's `tests` edges)."""
-        return lookups.tests_of(workspace.index(repo), symbol)
+        return workspace.tests(symbol, repo)
 
     @server.tool()
     @_tool_errors
@@ -201,3 +200,24 @@ def build_server(workspace: Workspace) -> Any:
             raise ResourceNotFoundError(error_text(exc)) from None
 
     return server
+
+
+def http_app(server: Any, *, port: int, settings: ServerSettings) -> Any:
+    """`helix mcp --http`: the SDK's streamable HTTP app, its DNS-rebinding protection
+    limited to this server's own loopback Host and Origin (the port included; more with
+    `server.allowed_hosts` / `allowed_origins`), the body counted as it streams and read
+    within its deadline (`helix.servers.guard.BodyLimit`, the SDK's own count behind it)."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from helix.servers.guard import BodyLimit, loopback_hosts, loopback_origins
+
+    hosts = [*loopback_hosts(port), *settings.allowed_hosts,
+             *(f"{host}:{port}" for host in settings.allowed_hosts
+               if not host.rpartition(":")[2].isdigit())]
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts,
+        allowed_origins=[*loopback_origins(port), *settings.allowed_origins])
+    app = server.streamable_http_app(max_request_body_size=settings.max_body_bytes,
+                                     transport_security=security)
+    return BodyLimit(app, settings)
+

@@ -7,7 +7,13 @@ A repository is named by its path as given at start, its resolved path, or its d
 when that is unique among those served; no name means the first one. The configuration of each
 is loaded once (a changed `.helix.toml` needs a restart); the index is refreshed incrementally
 before every request, as the CLI does, without walking a repository a watch says is unchanged
-(`indexers.tree_watch`).
+(`indexers.tree_watch`). A repository's first index is built by one request while the others
+for it wait (a burst of first questions never races two builders).
+
+A server answers only about what it serves: the runs (`runs`, `run`) and exports are those of
+its repositories (the run log under $HELIX_HOME is shared by all), and a text a client sends
+(a repository name, a path, a scope, a symbol) that is not UTF-8 or holds a NUL is one
+`UserError`.
 """
 
 from __future__ import annotations
@@ -17,13 +23,16 @@ import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from helix.core.config import HelixConfig, load_config
 from helix.core.errors import BadPathError, NotFoundError, UserError
 from helix.core.paths import refuse_dangerous_root
-from helix.inputs import check_question, shown
+from helix.inputs import check_field, check_question, shown
 from indexers import tree_watch
+
+if TYPE_CHECKING:
+    from helix.lookups import SearchChannel
 
 MAX_REPOS = 32
 NO_WATCH_ENV = "HELIX_NO_WATCH"
@@ -73,7 +82,10 @@ class Workspace:
         if os.environ.get(NO_WATCH_ENV) != "1":  # asked again and again: unchanged trees
             tree_watch.enable()  # are not walked (HELIX_NO_WATCH=1: walk before every one)
         self._configs: dict[Path, HelixConfig] = {}
+        self.scope = tuple(str(root) for root in self.roots)  # the runs its clients see
         self._locks = {root: threading.Lock() for root in self.roots}
+        self._first = {root: threading.Lock() for root in self.roots}  # the first build
+        self._indexed: set[Path] = set()
         self._runlogs: list[tuple[Any, tuple[int, int] | None]] = []
         self._runlogs_lock = threading.Lock()
 
@@ -85,7 +97,7 @@ class Workspace:
         it names none of them: a client never reaches a path the server was not started with."""
         if repo is None or not repo.strip():
             return self.roots[0]
-        wanted = repo.strip()
+        wanted = check_field(repo, "repository").strip()
         for root in self.roots:
             if wanted == str(root):
                 return root
@@ -108,12 +120,57 @@ class Workspace:
 
     def index(self, repo: str | None = None) -> Any:
         """The repository's index, refreshed when files changed (vectors in the background)."""
+        root = self.root(repo)
+        self._first_index(root)
+        return self._ensure(root)
+
+    def _ensure(self, root: Path) -> Any:
         from indexers.build import declined_embeddings, ensure_index
 
-        root = self.root(repo)
         config = declined_embeddings(root, self.config(root), quiet=True)
         index, _ = ensure_index(root, config, dense="background")
         return index
+
+    def _first_index(self, root: Path) -> None:
+        """Before this server's first request for `root` goes on, its index is there: built
+        (or found) by one request while the others for it wait."""
+        if root in self._indexed:
+            return
+        with self._first[root]:
+            if root not in self._indexed:
+                self._ensure(root)
+                self._indexed.add(root)
+
+    def search(self, query: str, repo: str | None = None, channel: SearchChannel = "all",
+               k: int = 10) -> dict[str, Any]:
+        from helix import lookups
+
+        check_field(query, "query")
+        return {"query": query,
+                "hits": lookups.search_hits(self.index(repo), query, channel, k)}
+
+    def find(self, symbol: str, repo: str | None = None, limit: int = 20) -> dict[str, Any]:
+        from helix import lookups
+
+        return lookups.find_symbol(self.index(repo), check_field(symbol, "symbol"), limit)
+
+    def callers(self, symbol: str, repo: str | None = None) -> dict[str, Any]:
+        from helix import lookups
+
+        return lookups.callers_of(self.index(repo), check_field(symbol, "symbol"))
+
+    def tests(self, symbol: str, repo: str | None = None) -> dict[str, Any]:
+        from helix import lookups
+
+        return lookups.tests_of(self.index(repo), check_field(symbol, "symbol"))
+
+    def open_span(self, path: str, start: int = 1, end: int | None = None,
+                  repo: str | None = None) -> dict[str, Any]:
+        from helix import lookups
+
+        root = self.root(repo)
+        return lookups.read_span(root, path, start, end,
+                                 max_bytes=self.config(root).index.max_file_bytes)
 
     def ask(self, question: str, repo: str | list[str] | None = None, *, dry_run: bool = True,
             session: str | None = None, reply_to: int | None = None,
@@ -125,13 +182,19 @@ class Workspace:
         `on_text` receives the model's answer as it streams (one repository; in a session,
         the answer of a root question)."""
         question = check_question(question)
+        for value, what in ((scope, "scope"), (sense, "sense"), (session, "session")):
+            if value is not None:
+                check_field(value, what)
         if isinstance(repo, list):
             roots = list(dict.fromkeys(self.root(r) for r in repo))
+            for each in roots:
+                self._first_index(each)
             if len(roots) > 1:
                 return self._ask_across(question, roots, dry_run=dry_run, session=session,
                                         scope=scope, sense=sense, reply_to=reply_to)
             repo = str(roots[0]) if roots else None
         root = self.root(repo)
+        self._first_index(root)
         config = self.config(root)
         if session is not None:
             if scope is not None or sense is not None:
@@ -209,8 +272,9 @@ class Workspace:
         from indexers.build import build_index
 
         root = self.root(repo)
-        with self._locks[root]:
+        with self._first[root], self._locks[root]:
             report = build_index(root, self.config(root), force=force)
+            self._indexed.add(root)
         return report.model_dump(mode="json")
 
     def status(self, repo: str | None = None) -> dict[str, Any]:
@@ -220,13 +284,40 @@ class Workspace:
         config = declined_embeddings(root, self.config(root), quiet=True)
         return index_status(root, config).model_dump(mode="json")
 
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[Any]:
+        """The run log, opened for one read and closed after."""
+        from helix.runlog import RunLog
+
+        log = RunLog()
+        try:
+            yield log
+        finally:
+            log.close()
+
+    def runs(self, limit: int = 20) -> list[dict[str, Any]]:
+        """The recent runs of the served repositories (`helix log --json`)."""
+        with self._reading() as log:
+            return [run.model_dump(mode="json") for run in log.recent(limit, self.scope)]
+
+    def run(self, turn: str) -> dict[str, Any]:
+        """A run of a served repository (`helix show TURN --json`), without its prompt; any
+        other is "no such turn", as one that never existed."""
+        with self._reading() as log:
+            data = log.get(check_field(turn, "turn"), self.scope).model_dump(mode="json")
+        data.pop("prompt", None)
+        return data
+
     def export(self, *, fmt: str = "records", include_diagnostic: bool = False,
                answer_modes: tuple[str, ...] = ("llm",), since: str | None = None
                ) -> dict[str, Any]:
-        """`helix export`, the records returned instead of written where a client says."""
+        """`helix export` of the served repositories' runs, the records returned instead of
+        written where a client says; `since="last"` is this set of repositories' last export
+        (`helix export --since last` keeps its own)."""
         import json
         import tempfile
 
+        from helix.core.hashing import short_id
         from helix.core.ports import SystemClock
         from helix.export import (
             ExportSettings,
@@ -236,30 +327,24 @@ class Workspace:
             write_last,
         )
         from helix.export import export as run_export
-        from helix.runlog import RunLog
 
         settings = ExportSettings(format=fmt,  # type: ignore[arg-type]
                                   include_diagnostic=include_diagnostic,
                                   answer_modes=tuple(sorted(set(answer_modes))))
-        after = since_time(since, read_last()) if since is not None else None
-        log = RunLog()
-        runs = [r for r in log.records() if after is None or r.created > after]
+        marker = f"last-served-{short_id(sorted(self.scope))}.json"
+        after = since_time(check_field(since, "since"), read_last(marker)) \
+            if since is not None else None
+        with self._reading() as log:
+            runs = [r for r in log.records(roots=self.scope)
+                    if after is None or r.created > after]
+            unreadable = len(log.unreadable)
         exports_dir().mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=exports_dir(), prefix=".http-") as scratch:
             out = Path(scratch) / "records.jsonl"
-            report = run_export(out, settings, runs, unreadable=len(log.unreadable),
+            report = run_export(out, settings, runs, unreadable=unreadable,
                                 created=SystemClock().now())
             records = [json.loads(line) for line in out.read_text(encoding="utf-8")
                        .splitlines() if line.strip()]
         if runs:
-            write_last(max(r.created for r in runs))
+            write_last(max(r.created for r in runs), marker)
         return {"report": report.model_dump(mode="json"), "records": records}
-
-    def run(self, turn: str) -> dict[str, Any]:
-        """A run from the run log (`helix show TURN --json`), without its prompt."""
-        from helix.runlog import RunLog
-
-        record = RunLog().get(turn)
-        data = record.model_dump(mode="json")
-        data.pop("prompt", None)
-        return data

@@ -21,7 +21,7 @@ retries on its own (its budgets say how many calls it may make).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -121,18 +121,18 @@ def client(config: HelixConfig) -> LLM | None:
         return None
     from helix.synthesis.llm import LiteLLMClient
 
-    return LiteLLMClient()
+    return LiteLLMClient(max_chars=config.synthesis.max_answer_chars)
 
 
-def open_span(root: Path, target: TargetRef, max_lines: int) -> OpenedSpan:
-    """Read `target`'s lines from the repository (read-only, inside the root only)."""
+def open_span(root: Path, target: TargetRef, max_lines: int, max_bytes: int) -> OpenedSpan:
+    """Read `target`'s lines from the repository (read-only, inside the root only, a file of
+    at most `max_bytes`: `helix.lookups.span_text`)."""
+    from helix.lookups import span_text
+
     if not target.path:
         raise BadPathError(f"{target.label or target.id} has no file to open")
-    base = root.resolve()
-    path = (base / target.path).resolve()
-    if not path.is_relative_to(base) or not path.is_file():
-        raise BadPathError(f"cannot open {target.path}: not a file inside {base}")
-    lines = redact_text(path.read_text(encoding="utf-8", errors="replace"))[0].splitlines()
+    _, text = span_text(root.resolve(), target.path, max_bytes)
+    lines = redact_text(text)[0].splitlines()
     start = max(1, target.start_line or 1)
     end = min(len(lines), target.end_line or len(lines))
     shown_end = min(end, start + max_lines - 1)
@@ -158,6 +158,8 @@ class LanePorts:
     models: LaneModels = NO_MODELS
     asker: Asker | None = None
     graph: GraphProvider | None = None
+    # a span's file is read only up to this size (`index.max_file_bytes`)
+    max_file_bytes: int = field(kw_only=True)
 
     def perform(self, request: Request) -> Any:
         if isinstance(request, ModelCall):
@@ -168,7 +170,8 @@ class LanePorts:
         if isinstance(request, OpenSpan):
             if self.root is None:
                 raise BadPathError("no repository to open spans in")
-            return open_span(self.root, request.target, request.max_lines)
+            return open_span(self.root, request.target, request.max_lines,
+                             self.max_file_bytes)
         if isinstance(request, Retrieve):
             if self.asker is None:
                 raise HelixError("no controller to ask")  # pragma: no cover - the runner sets it

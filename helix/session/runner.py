@@ -101,7 +101,8 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
         asker=asker or default_asker(root, config, llm=llm, dry_run=dry_run,
                                      session_id=record.id, turn_number=turn_id, clock=clock,
                                      on_text=on_text),
-        graph=graph or default_graph(root, config))
+        graph=graph or default_graph(root, config),
+        max_file_bytes=config.index.max_file_bytes)
     ctx = TurnContext(
         plan=plan, state=base, turns=tuple(turns), turn_id=turn_id, now_ms=now_ms,
         repo_name=root.name, config=config, session_id=record.id, lane_models=models.names())
