@@ -4,8 +4,9 @@
 GPa". Each mention of the unit is read in its sentence (`helix.core.negation`): a mention that
 a negation reaches ("never expressed in GPa", "GPa is deprecated in favour of pascal", "was
 GPa, now pascal", "quoting it in GPa would be wrong") denies the unit; any other mention states
-it. A line that only denies the unit is answered with the unit it does state ("in pascal"),
-when it names one (unit names: controller/units.toml).
+it, unless its sentence also denies the unit (then the sentence qualifies the unit and states
+nothing plainly). A line that only denies the unit is answered with the unit it does state
+("in pascal"), when it names one (unit names: controller/units.toml).
 
     unit_lines(text, unit)       -> UnitLine(offset, states, instead) per line naming the unit
     states_unit(line, unit)      -> the line states the quantity in `unit`
@@ -103,6 +104,16 @@ def _paragraphs(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
+def _mixed_sentences(by_line: dict[int, list[tuple[bool, int | None]]]) -> set[int | None]:
+    """Sentences that both state and deny the unit ("Although the constants are tabulated in
+    GPa, the tile pressure is never in GPa"): such a sentence does not plainly state it."""
+    said: dict[int | None, set[bool]] = {}
+    for found in by_line.values():
+        for stated, sentence in found:
+            said.setdefault(sentence, set()).add(stated)
+    return {sentence for sentence, readings in said.items() if len(readings) == 2}
+
+
 def unit_lines(text: str, unit: str) -> list[UnitLine]:
     """Every line of `text` that names `unit`, read in its sentence, in order. Only the
     paragraphs naming the unit are read."""
@@ -120,6 +131,9 @@ def unit_lines(text: str, unit: str) -> list[UnitLine]:
             line = first + para.count("\n", 0, mention.start())
             by_line.setdefault(line, []).append(
                 (not reading.denied_at(mention.start()), sentence))
+        mixed = _mixed_sentences(by_line)
+        by_line = {line: [(stated and s not in mixed, s) for stated, s in found]
+                   for line, found in by_line.items()}
         for line, found in sorted(by_line.items()):
             states = any(stated for stated, _ in found)
             denied = [s for stated, s in found if not stated and s is not None]

@@ -123,3 +123,45 @@ def test_a_negation_on_one_line_reaches_the_next_line_of_its_sentence() -> None:
 def test_a_short_unit_name_is_matched_as_written() -> None:
     assert stated_instead("It is in s, not ms.", "ms") == "s"
     assert stated_instead("A value is given, not ms.", "ms") is None
+
+
+@pytest.mark.parametrize("anaphor", CUES["cues"]["anaphora"])
+def test_an_evaluative_predicate_of_an_anaphor_judges_the_clause_before(anaphor: str) -> None:
+    # "if you see GPa there, that label is wrong": the judged clause is the one before
+    subject = "" if anaphor == "which" else " label"
+    assert denies_unit(f"If you see GPa next to it, {anaphor}{subject} is wrong.", "GPa"), anaphor
+    assert states_unit(f"It is in GPa; the old{subject} is wrong.", "GPa"), anaphor
+    # the judged clause is in the same sentence only
+    assert states_unit(f"It is in GPa. Some say pascal, {anaphor}{subject} is wrong.", "GPa")
+
+
+@pytest.mark.parametrize("reply", CUES["cues"]["negative_replies"])
+def test_a_question_answered_no_is_denied(reply: str) -> None:
+    assert denies_unit(f"kPa? {reply.capitalize()}: the value is pascal.", "kPa"), reply
+    assert denies_unit(f"Is it in kPa? {reply.capitalize()}.", "kPa"), reply
+    assert states_unit("kPa? Yes: the value is kPa.", "kPa")
+    # a reply word that starts a statement is no reply
+    assert states_unit("Which unit? No conversion: it stays in kPa.", "kPa")
+
+
+def test_a_forward_cue_reaches_past_an_interjection() -> None:
+    assert denies_unit("It is in pascal and not, as some comments say, in MPa.", "MPa")
+    assert denies_unit("The value is not, however, in MPa.", "MPa")
+    # a reply "No," opening its clause is no negation of what follows the interjection
+    assert states_unit("No, the value, as stored, is in MPa.", "MPa")
+
+
+@pytest.mark.parametrize("cue", CUES["cues"]["relatives_after"])
+def test_a_relative_clause_after_a_contrasted_phrase_is_denied_with_it(cue: str) -> None:
+    assert denies_unit(f"{cue.capitalize()} the gauges, which use bar, the value is pascal.",
+                       "bar"), cue
+    # after an ordinary negation the relative clause is a new statement
+    assert states_unit("The value is not rounded, which keeps it in bar.", "bar")
+
+
+def test_a_sentence_that_states_and_denies_the_unit_does_not_state_it() -> None:
+    line = "Although the constants are tabulated in GPa, the value itself is never in GPa."
+    assert denies_unit(line, "GPa")
+    assert stated_instead(line, "GPa") is None
+    assert states_unit("The constants are tabulated in GPa. The value is never in pascal.",
+                       "GPa")

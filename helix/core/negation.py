@@ -20,6 +20,12 @@ through it, one opened inside ends at its ")". The cues (data: helix/core/negati
     past tense  the whole clause, when the sentence says what holds now or when it changed:
                 "was GPa, now pascal", "(was GPa before the 2024 refactor)"
     change      "switched from GPa to pascal": the words from "from" up to "to"
+    anaphora    an evaluative predicate of "that label" / "this assumption" / "which" judges the
+                clause before it: "if you see GPa there, that label is wrong"
+    reply       a question answered no denies the question: "kPa? No: it is pascal"
+    interjected a forward cue's scope skips an interjection: "not, as some say, in MPa"
+    relative    a relative clause after a contrasted phrase describes it: "unlike the gauge
+                readings, which use bar, ..."
 """
 
 from __future__ import annotations
@@ -56,6 +62,10 @@ class Cues:
     change_verbs: frozenset[str]
     change_from: frozenset[str]
     change_to: frozenset[str]
+    anaphora: frozenset[str]
+    negative_replies: Phrases
+    relatives: frozenset[str]
+    relatives_after: Phrases
     negators: Phrases
     fillers: frozenset[str]
     copulas: frozenset[str]
@@ -84,7 +94,10 @@ def cues() -> Cues:
         past=_phrases(cue["past"]), past_tense=_phrases(cue["past_tense"]),
         superseded_by=_phrases(cue["superseded_by"]),
         change_verbs=frozenset(cue["change_verbs"]), change_from=frozenset(cue["change_from"]),
-        change_to=frozenset(cue["change_to"]), negators=_phrases(pred["negators"]),
+        change_to=frozenset(cue["change_to"]), anaphora=frozenset(cue["anaphora"]),
+        negative_replies=_phrases(cue["negative_replies"]),
+        relatives=frozenset(cue["relatives"]), relatives_after=_phrases(cue["relatives_after"]),
+        negators=_phrases(pred["negators"]),
         fillers=frozenset(pred["fillers"]),
         copulas=frozenset(pred["copulas"]), prepositions=frozenset(pred["prepositions"]),
         infinitive=frozenset(pred["infinitive"]))
@@ -198,13 +211,64 @@ def _evaluative_scope(cl: _Clauses, at: int, length: int) -> list[int]:
         return cl.forward(at, after)
     before = [t.lower for t in tokens[max(0, at - 3):at]]
     if any(w in c.copulas for w in before):  # "GPa is wrong", "would be wrong", "was dropped"
-        return cl.backward(at)
+        scope = cl.backward(at)
+        first = min(scope, default=at)
+        if tokens[first].lower in c.anaphora or (
+                first > 0 and tokens[first - 1].lower in c.anaphora):  # "that label is wrong"
+            scope += _previous_clause(cl, first)
+        return scope
     scope = []  # "the deprecated GPa field": up to the next verb
     for i in cl.forward(at, after):
         if tokens[i].lower in c.fillers:
             break
         scope.append(i)
     return scope
+
+
+def _previous_clause(cl: _Clauses, first: int) -> list[int]:
+    """The clause before the one starting at token `first`, in the same sentence (the
+    boundary tokens between them skipped)."""
+    i = first - 1
+    while i >= 0 and cl.boundary[i] and cl.tokens[i].sentence == cl.tokens[first].sentence:
+        i -= 1
+    if i < 0 or cl.tokens[i].sentence != cl.tokens[first].sentence:
+        return []
+    return [i, *cl.backward(i)]
+
+
+def _forward_scope(cl: _Clauses, at: int, length: int) -> list[int]:
+    """What a forward cue at token `at` denies: the rest of its clause; past an interjection
+    right after it ("not, as some comments say, in MPa"); through a relative clause right
+    after a contrasted phrase ("unlike the gauge readings, which use bar, ...")."""
+    tokens, c = cl.tokens, cl.c
+    start = at + length
+    opens_clause = at == 0 or cl.boundary[at - 1] or tokens[at - 1].sentence != tokens[at].sentence
+    if start < len(tokens) and tokens[start].lower == "," and not opens_clause:
+        close = next((j for j in range(start + 1, len(tokens))
+                      if tokens[j].sentence != tokens[at].sentence or tokens[j].lower == ","),
+                     None)
+        if close is not None and tokens[close].sentence == tokens[at].sentence:
+            return cl.forward(at, close + 1)
+    scope = cl.forward(at, start)
+    end = max(scope, default=at) + 1
+    if (_match(tokens, at, c.relatives_after) and end + 1 < len(tokens)
+            and tokens[end].lower == "," and tokens[end + 1].lower in c.relatives):
+        scope += [end + 1, *cl.forward(end + 1, end + 2)]
+    return scope
+
+
+def _replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
+    """Sentences that ask a question the next sentence answers no ("kPa? No: ...")."""
+    out = set()
+    for i in range(len(tokens) - 1):
+        if tokens[i].text != "?" or tokens[i + 1].sentence == tokens[i].sentence:
+            continue
+        n = _match(tokens, i + 1, c.negative_replies)
+        after = i + 1 + n
+        if n and (after >= len(tokens) or tokens[after].sentence != tokens[i + 1].sentence
+                  or not tokens[after].text[:1].isalnum()):
+            out.add(tokens[i].sentence)
+    return out
 
 
 def _change_scope(cl: _Clauses, at: int) -> list[int]:
@@ -249,7 +313,8 @@ def read(text: str) -> Reading:
     tokens = tokenize(text)
     cl = _Clauses(tokens, c)
     now = _superseded(tokens, c)
-    denied = [False] * len(tokens)
+    answered_no = _replied_no(tokens, c)
+    denied = [token.sentence in answered_no for token in tokens]
 
     def deny(indexes: list[int]) -> None:
         for i in indexes:
@@ -258,7 +323,7 @@ def read(text: str) -> Reading:
     for i, token in enumerate(tokens):
         if (n := _match(tokens, i, c.forward)) or _negative(token):
             n = n or 1
-            deny(cl.forward(i, i + n))
+            deny(_forward_scope(cl, i, n))
             deny(_subject(cl, i))
         if n := _match(tokens, i, c.evaluative):
             deny(_evaluative_scope(cl, i, n))
