@@ -86,6 +86,20 @@ def test_a_claim_is_compared_with_the_subject_masked() -> None:
         "but the docs are not."]
 
 
+def test_a_sentence_runs_past_a_path_and_a_hyphenated_subject_is_masked() -> None:
+    held = frozenset({"retry", "delimiter"})
+    ex = load_exemplars()
+    # "csv_writer.py:5-11" does not end the sentence: the claim is read whole
+    found = spans("I looked through export/csv_writer.py:5-11 but couldn't find the delimiter.",
+                  held, ex)
+    assert found and found[0].masked == "I looked through but couldn't find the it."
+    # a line without a full stop is a sentence too
+    assert [s.masked for s in spans("Answer first\nthe files shown don't say\n", held, ex)] == [
+        "the files shown don't say"]
+    assert masked("Can't see anything retry-related in the context.", held, ex) == (
+        "Can't see anything it in the context.")
+
+
 def test_similarities_are_rounded_and_the_same_every_time() -> None:
     meaning = AbsenceMeaning(FakeEmbedder(), AbsencePolicy(decimals=2))
     first = meaning.score(ISSUE[1], frozenset({"retrying"}))
@@ -167,8 +181,12 @@ def test_the_shipped_encoder_refuses_the_written_absence_claims() -> None:
             wrong.setdefault(case["split"], []).append(case["text"])
     # the issue's two examples are refused; the reported half is what the benchmark reports
     assert not any(t.startswith(("There's nothing in these files", "The snippets shown"))
-                   for texts in wrong.values() for t in texts), wrong
-    assert len(wrong.get("tune", [])) <= 1 and len(wrong.get("report", [])) <= 4, wrong
+                   for texts in wrong.values() for t in texts)
+    # held-apart texts are never shown (a failure must not invite tuning on them): counts only
+    counts = {split: len(texts) for split, texts in sorted(wrong.items())}
+    assert len(wrong.get("tune", [])) <= 2, wrong.get("tune")
+    assert (counts.get("report", 0) <= 3 and counts.get("fresh", 0) <= 2
+            and counts.get("fresh2", 0) <= 4), counts
 
 
 _NO_TORCH = """

@@ -205,9 +205,9 @@ class AbsencePolicy(_Frozen):
     half of data/evals/meaning/absence_answers.json (benchmarks/absence_meaning.py --tune)."""
 
     enabled: bool = True
-    similarity_min: float = Field(default=0.325, ge=-1, le=1)
+    similarity_min: float = Field(default=0.25, ge=-1, le=1)
     margin_min: float = Field(default=0.0, ge=-2, le=2)
-    neighbours: int = Field(default=2, ge=1)
+    neighbours: int = Field(default=3, ge=1)
     decimals: int = Field(default=3, ge=1, le=6)
 
 

@@ -43,7 +43,9 @@ if TYPE_CHECKING:
     import numpy as np
 
 EXEMPLARS_FILE = Path(__file__).with_name("absence_exemplars.toml")
-_SENTENCE = re.compile(r"[^.!?;\n]+(?:[.!?;]+|$)")  # ";" joins two sentences
+# a sentence ends at ".", "!" or "?" before a space or the end (never inside a path or a name:
+# "export/csv_writer.py:5-11 but ..."), at ";" (it joins two sentences) and at a line break
+_SENTENCE = re.compile(r"(?:[^.!?;\n]|[.!?](?=[^\s.!?]))+(?:[.!?;]+|(?=\n)|$)")
 _TOKEN = re.compile(r"[\w$~./'’()=-]*\w(?:[\w$~./'’()=-]*[\w)])?|[^\w\s]")
 _WORD = re.compile(r"[a-z]+")
 _IDENTIFIER_MARKS = frozenset("_./$~()=")
@@ -99,15 +101,16 @@ def _identifier(token: str) -> bool:
 
 
 def masked(text: str, held: frozenset[str], ex: Exemplars) -> str:
-    """`text` with every word the evidence holds, identifier, path and number replaced by the
-    placeholder (a run of them by one)."""
+    """`text` with every word the evidence holds (or a part of a hyphenated word: "retry-related"),
+    identifier, path and number replaced by the placeholder (a run of them by one)."""
     out: list[str] = []
     for token in _TOKEN.findall(_CITATION.sub(" ", text)):
         word = token.lower().replace("’", "'")
         if not token[0].isalnum() and token[0] not in "_$~.":
             out.append(token)
             continue
-        forms = {word, plural_stem(word), suffix_stem(word)}
+        forms = {f for part in word.split("-") if part
+                 for f in (part, plural_stem(part), suffix_stem(part))}
         if word not in ex.kept and (_identifier(token) or forms & held):
             if not out or out[-1] != ex.placeholder:
                 out.append(ex.placeholder)
