@@ -5,7 +5,9 @@ GPa". Each mention of the unit is read in its sentence (`helix.core.negation`): 
 a negation reaches ("never expressed in GPa", "GPa is deprecated in favour of pascal", "was
 GPa, now pascal", "quoting it in GPa would be wrong") denies the unit; any other mention states
 it, unless its sentence also denies the unit (then the sentence qualifies the unit and states
-nothing plainly). A line that only denies the unit is answered with the unit it does state
+nothing plainly) or its line plainly states the quantity in another unit of the same
+dimension ("Returns pascal. (Callers that expect psi must convert.)": two answers, neither
+confirmed; a number before a unit makes it a value, "1 GPa = 1e9 Pa", never a rival). A line that only denies the unit is answered with the unit it does state
 ("in pascal"), when it names one (unit names: controller/units.toml).
 
     unit_lines(text, unit)       -> UnitLine(offset, states, instead) per line naming the unit
@@ -36,16 +38,51 @@ class _Names:
     short: frozenset[str]  # exact case
     long: frozenset[str]  # lowercase
     one_letter_after: frozenset[str]
+    unit_of: dict[str, tuple[str, str]]  # name as matched -> (dimension, the unit's first name)
+
+
+def _key(name: str) -> str:
+    return name if len(name) <= _EXACT_CASE_LEN else name.lower()
 
 
 @lru_cache(maxsize=1)
 def _unit_names() -> _Names:
     with UNITS_FILE.open("rb") as handle:
         data = tomllib.load(handle)
-    names = data["names"]
+    unit_of: dict[str, tuple[str, str]] = {}
+    for dim, units in data["dimensions"].items():
+        for entry in units:
+            aliases = [entry] if isinstance(entry, str) else entry
+            unit_of.update({_key(n): (dim, aliases[0]) for n in aliases})
+    names = list(unit_of)
     return _Names(short=frozenset(n for n in names if len(n) <= _EXACT_CASE_LEN),
-                  long=frozenset(n.lower() for n in names if len(n) > _EXACT_CASE_LEN),
-                  one_letter_after=frozenset(data["one_letter_after"]))
+                  long=frozenset(n for n in names if len(n) > _EXACT_CASE_LEN),
+                  one_letter_after=frozenset(data["mentions"]["one_letter_after"]),
+                  unit_of=unit_of)
+
+
+def _rival(word: str, unit: str) -> bool:
+    """`word` names another unit of `unit`'s dimension (not an alias of it: "Pa", "pascals")."""
+    units = _unit_names().unit_of
+    found, asked = units.get(_key(word)), units.get(_key(unit))
+    return found is not None and asked is not None and found[0] == asked[0] and found != asked
+
+
+def _other_stated(reading: Reading, unit: str, start: int, end: int) -> str | None:
+    """The first other unit of `unit`'s dimension that characters `start`..`end` state
+    plainly: not denied, and not a value ("1 GPa = 1e9 Pa", "about 3 bar": a number before
+    it)."""
+    previous = ""
+    for token, denied in zip(reading.tokens, reading.denied, strict=True):
+        if (start <= token.start < end and not denied and _is_unit_name(token.text, previous)
+                and _rival(token.text, unit) and not _is_number(previous)):
+            return token.text
+        previous = token.lower
+    return None
+
+
+def _is_number(word: str) -> bool:
+    return bool(re.fullmatch(r"[\d.,e+-]+", word)) and any(c.isdigit() for c in word)
 
 
 def _is_unit_name(word: str, previous: str) -> bool:
@@ -134,10 +171,14 @@ def unit_lines(text: str, unit: str) -> list[UnitLine]:
         mixed = _mixed_sentences(by_line)
         by_line = {line: [(stated and s not in mixed, s) for stated, s in found]
                    for line, found in by_line.items()}
+        starts = [0, *(i + 1 for i, c in enumerate(para) if c == "\n"), len(para) + 1]
         for line, found in sorted(by_line.items()):
-            states = any(stated for stated, _ in found)
+            at = line - first
+            rival = _other_stated(reading, unit, starts[at], starts[at + 1] - 1)
+            states = any(stated for stated, _ in found) and rival is None
             denied = [s for stated, s in found if not stated and s is not None]
-            instead = None if states or not denied else _instead(reading, unit, denied[0])
+            instead = rival if rival is not None else (
+                None if states or not denied else _instead(reading, unit, denied[0]))
             out.append(UnitLine(offset=line, states=states, instead=instead))
     return out
 

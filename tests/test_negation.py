@@ -165,3 +165,14 @@ def test_a_sentence_that_states_and_denies_the_unit_does_not_state_it() -> None:
     assert stated_instead(line, "GPa") is None
     assert states_unit("The constants are tabulated in GPa. The value is never in pascal.",
                        "GPa")
+
+
+def test_a_line_that_also_states_another_unit_of_the_dimension_states_neither() -> None:
+    line = "It comes back in pascal; people who want bar convert it themselves."
+    assert not states_unit(line, "bar") and stated_instead(line, "bar") == "pascal"
+    # a value is no rival ("1 GPa = 1e9 Pa"), nor a unit of another dimension, nor another line
+    assert states_unit("The value is in GPa (1 GPa = 1e9 Pa).", "GPa")
+    assert states_unit("The pressure is in GPa and the gap in nm.", "GPa")
+    assert states_unit("It returns the pressure in pascals (Pa).", "pascals")  # one unit
+    found = unit_lines("The value is in GPa.\nThe ambient value is in bar.\n", "GPa")
+    assert [(f.offset, f.states) for f in found] == [(0, True)]
