@@ -7,8 +7,9 @@ GPa, now pascal", "quoting it in GPa would be wrong") denies the unit; any other
 it, unless its sentence also denies the unit (then the sentence qualifies the unit and states
 nothing plainly) or its line plainly states the quantity in another unit of the same
 dimension ("Returns pascal. (Callers that expect psi must convert.)": two answers, neither
-confirmed; a number before a unit makes it a value, "1 GPa = 1e9 Pa", never a rival). A line that only denies the unit is answered with the unit it does state
-("in pascal"), when it names one (unit names: controller/units.toml).
+confirmed; a number before a unit makes it a value, "1 GPa = 1e9 Pa", never a rival). A line
+that only denies the unit is answered with the unit it does state ("in pascal"), when it names
+one (unit names by dimension: controller/units.toml).
 
     unit_lines(text, unit)       -> UnitLine(offset, states, instead) per line naming the unit
     states_unit(line, unit)      -> the line states the quantity in `unit`
