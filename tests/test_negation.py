@@ -176,3 +176,9 @@ def test_a_line_that_also_states_another_unit_of_the_dimension_states_neither() 
     assert states_unit("It returns the pressure in pascals (Pa).", "pascals")  # one unit
     found = unit_lines("The value is in GPa.\nThe ambient value is in bar.\n", "GPa")
     assert [(f.offset, f.states) for f in found] == [(0, True)]
+
+
+@pytest.mark.parametrize("phrase", CUES["cues"]["elliptical"])
+def test_a_clause_that_is_only_a_negation_denies_the_clause_before(phrase: str) -> None:
+    assert denies_unit(f"The value used bar in the beta, {phrase}.", "bar"), phrase
+    assert states_unit(f"The value was pascal, {phrase}; it is bar.", "bar"), phrase

@@ -23,6 +23,8 @@ through it, one opened inside ends at its ")". The cues (data: helix/core/negati
     anaphora    an evaluative predicate of "that label" / "this assumption" / "which" judges the
                 clause before it: "if you see GPa there, that label is wrong"
     reply       a question answered no denies the question: "kPa? No: it is pascal"
+    elliptical  a clause that is only a negation denies the clause before: "bar in the beta,
+                not anymore"
     interjected a forward cue's scope skips an interjection: "not, as some say, in MPa"
     relative    a relative clause after a contrasted phrase describes it: "unlike the gauge
                 readings, which use bar, ..."
@@ -64,6 +66,7 @@ class Cues:
     change_to: frozenset[str]
     anaphora: frozenset[str]
     negative_replies: Phrases
+    elliptical: Phrases
     relatives: frozenset[str]
     relatives_after: Phrases
     negators: Phrases
@@ -96,6 +99,7 @@ def cues() -> Cues:
         change_verbs=frozenset(cue["change_verbs"]), change_from=frozenset(cue["change_from"]),
         change_to=frozenset(cue["change_to"]), anaphora=frozenset(cue["anaphora"]),
         negative_replies=_phrases(cue["negative_replies"]),
+        elliptical=_phrases(cue["elliptical"]),
         relatives=frozenset(cue["relatives"]), relatives_after=_phrases(cue["relatives_after"]),
         negators=_phrases(pred["negators"]),
         fillers=frozenset(pred["fillers"]),
@@ -257,6 +261,15 @@ def _forward_scope(cl: _Clauses, at: int, length: int) -> list[int]:
     return scope
 
 
+def _alone(cl: _Clauses, at: int, length: int) -> bool:
+    """The phrase at token `at` is its clause, whole ("..., not anymore.")."""
+    before, after = at - 1, at + length
+    return ((before < 0 or cl.boundary[before]
+             or cl.tokens[before].sentence != cl.tokens[at].sentence)
+            and (after >= len(cl.tokens) or cl.boundary[after]
+                 or cl.tokens[after].sentence != cl.tokens[at].sentence))
+
+
 def _replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
     """Sentences that ask a question the next sentence answers no ("kPa? No: ...")."""
     out = set()
@@ -333,4 +346,6 @@ def read(text: str) -> Reading:
             deny(cl.clause(i))
         if token.lower in c.change_from:
             deny(_change_scope(cl, i))
+        if (n := _match(tokens, i, c.elliptical)) and _alone(cl, i, n):
+            deny(_previous_clause(cl, i))
     return Reading(tokens=tokens, denied=tuple(denied))
