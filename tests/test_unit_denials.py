@@ -69,3 +69,7 @@ def test_the_issue_conversation_answers_limited_and_are_you_sure_agrees(tmp_path
     assert "missing:unit_or_value" in gate.reason_codes
     answer, truth = meta_answer(turn, "are you sure?")
     assert truth == "limited" and "unit_or_value missing" in answer
+    # asked in the conversation itself: the same, and the gate does not turn `confirmed`
+    sure = talk("are you sure?")
+    assert "unit_or_value missing" in sure.answer and "confirmed" not in sure.answer.lower()
+    assert talk.state().coverage_gate_state.truth_mode == "limited"
