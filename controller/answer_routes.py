@@ -25,7 +25,7 @@ from controller.answer_text import (
 )
 from controller.answer_usage import usage_answer
 from controller.text import is_identifier, token_set
-from controller.units import denies_unit, stated_instead, states_unit
+from controller.units import unit_lines
 from helix.core.envelope import EvidenceItem
 from helix.core.visible import visible_field
 
@@ -232,14 +232,16 @@ def _line_naming_all(item: EvidenceItem, phrases: Sequence[str]) -> tuple[str, i
 
 
 def _unit_line(item: EvidenceItem, unit: str, denied: bool = False
-               ) -> tuple[str, int] | None:
-    """The first line stating the quantity in `unit` (`denied`: the first line saying it is
-    not in `unit`, "in pascal (not GPa)")."""
-    test = denies_unit if denied else states_unit
-    for offset, line in enumerate(item.text.splitlines()):
-        if test(line, unit):
+               ) -> tuple[str, int, str | None] | None:
+    """(quote, line, unit stated instead) of the first line stating the quantity in `unit`
+    (`denied`: the first line naming `unit` only where a negation reaches it, "never
+    expressed in GPa", "in pascal (not GPa)"); each mention is read in its sentence."""
+    lines = item.text.splitlines()
+    for found in unit_lines(item.text, unit):
+        if found.states != denied and found.offset < len(lines):
+            line = lines[found.offset]
             said = quote(line, markdown=True) if is_doc(item) else code_line(line)
-            return said, item.start_line + offset
+            return said, item.start_line + found.offset, found.instead
     return None
 
 
@@ -292,21 +294,20 @@ def _value_check(a: Answer) -> list[str]:
         with_unit = [e for e in relevant if _unit_line(e, unit) and not a.demoted(e)]
         if with_unit:
             top = with_unit[0]
-            said, line = _unit_line(top, unit) or ("", top.start_line)
+            said, line, _ = _unit_line(top, unit) or ("", top.start_line, None)
             return [f"The evidence gives {shown or 'it'} in {unit}, in "
                     f"{_in(top, cite(top, line))}:",
                     indented(said), *a.block(f"Also stated in {unit}:", with_unit[1:], (unit,))]
         if not relevant:
             return a.nothing("states")
         denying = [e for e in relevant if _unit_line(e, unit, denied=True)]
-        if denying:  # "in pascal (not GPa)": the unit it is in, said plainly
+        if denying:  # "never expressed in GPa": what the line says, plainly
             top = denying[0]
-            said, line = _unit_line(top, unit, denied=True) or ("", top.start_line)
-            raw = top.text.splitlines()[line - top.start_line]
-            other = stated_instead(raw, unit)
-            given = f"in {other}, not in {unit}" if other else f"not in {unit}"
-            return [f"The evidence gives {shown or 'it'} {given}, in {_in(top, cite(top, line))}:",
-                    indented(said),
+            said, line, other = _unit_line(top, unit, denied=True) or ("", top.start_line, None)
+            at = _in(top, cite(top, line))
+            head = (f"The evidence gives {shown or 'it'} in {other}, not in {unit}, in {at}:"
+                    if other else f"The evidence says {shown or 'it'} is not in {unit}, in {at}:")
+            return [head, indented(said),
                     *a.block("Also relevant:", [e for e in relevant if e is not top],
                              quantity, 3)]
         return [f"The evidence does not state {shown or 'it'} in {unit}; what it says:",

@@ -201,12 +201,15 @@ class PreparedRepo:
         """The answer of the configured model (`synthesis.model`) over `envelope`: the one
         synthesis call under the contract, as `helix ask` makes it; (envelope, citations the
         contract removed)."""
+        from helix.service import contract_embedders
         from helix.synthesis.answer import synthesize
         from helix.synthesis.llm import LiteLLMClient
 
+        encoder, exemplars = contract_embedders()
         client = LiteLLMClient(max_chars=self.config.synthesis.max_answer_chars)
         done = synthesize(envelope, llm=client, settings=self.config.synthesis,
-                          clock=SystemClock(), sleep=lambda s: None, notify=lambda m: None)
+                          clock=SystemClock(), sleep=lambda s: None, notify=lambda m: None,
+                          embedder=encoder, exemplar_embedder=exemplars)
         return done.envelope, len(done.removed_citations)
 
 

@@ -116,7 +116,7 @@ def ask_across(question: str, roots: Sequence[Path], *, config_for: Any, dry_run
     from controller.question import read_question
     from helix.core import notices
     from helix.core.ports import SystemClock
-    from helix.service import default_llm, open_runlog, retrieve
+    from helix.service import contract_embedders, default_llm, open_runlog, retrieve
     from helix.synthesis.answer import deterministic_citations, synthesize
     from helix.synthesis.prompt import citation_refs
     from indexers.build import declined_embeddings
@@ -150,8 +150,10 @@ def ask_across(question: str, roots: Sequence[Path], *, config_for: Any, dry_run
             log.finish(run_id, envelope, updated=clock.now())
             return envelope, run_id
         config = configs[0]
+        encoder, exemplars = contract_embedders()
         result = synthesize(envelope, llm=default_llm(config), settings=config.synthesis,
-                            clock=clock, notify=notify or notices.notify)
+                            clock=clock, notify=notify or notices.notify, embedder=encoder,
+                            exemplar_embedder=exemplars)
         log.finish(run_id, result.envelope, updated=clock.now(),
                    prompt_tokens=result.prompt_tokens,
                    completion_tokens=result.completion_tokens, attempts=result.attempts,

@@ -126,6 +126,17 @@ class LazyQueryEmbedder:
         return self._get().embed(texts)
 
 
+def contract_embedders() -> tuple[Embedder, Embedder]:
+    """The answer contract's sentence encoder (absence claims by meaning): the shipped
+    all-MiniLM-L6-v2, whatever model the index uses (the thresholds were chosen on it), loaded
+    on first use; and the same in front of the embedding cache, for its exemplars."""
+    from helix.core.paths import embedding_cache_dir
+    from indexers.embed_cache import CachedEmbedder
+
+    encoder = LazyQueryEmbedder(IndexSettings())
+    return encoder, CachedEmbedder(encoder, embedding_cache_dir())
+
+
 def open_runlog(tell: Callable[[str], None]) -> RunLog:
     """The run log; when its place cannot be written (a read-only $HELIX_HOME, a full disk),
     an in-memory one, so that the question is still answered, and the user told."""
@@ -287,11 +298,13 @@ def _logged(log: RunLog, envelope: Envelope, *, config: HelixConfig, dry_run: bo
     def store_prompt(prompt: Prompt) -> None:
         log.set_prompt(run_id, prompt.messages, prompt.hash, updated=clock.now())
 
+    encoder, exemplars = contract_embedders()
     try:
         result: SynthesisResult = synthesize(envelope, llm=llm, settings=config.synthesis,
                                              clock=clock, before_call=store_prompt, sleep=sleep,
                                              notify=notify or notices.notify, waiting=waiting,
-                                             on_text=on_text)
+                                             on_text=on_text, embedder=encoder,
+                                             exemplar_embedder=exemplars)
     except BaseException as exc:
         log.fail(run_id, f"{type(exc).__name__}: {exc}", updated=clock.now())
         raise

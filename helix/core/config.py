@@ -16,7 +16,8 @@ Every weight, budget and threshold lives here, never inline, with its valid rang
 infinity anywhere); a bad value is a one-line `ConfigError` naming the setting, the value and
 where it came from. The config is frozen; its `evidence_hash` (index + retrieval sections) goes
 into every index manifest and every envelope, so a change of settings is never confused with a
-change of code or repository.
+change of code or repository. The answer contract's thresholds (`synthesis.absence`) are in
+it too.
 """
 
 from __future__ import annotations
@@ -197,6 +198,21 @@ class RetrievalSettings(_Frozen):
         return self.routes[name]  # type: ignore[index]
 
 
+class AbsencePolicy(_Frozen):
+    """The answer contract's absence check by meaning (`helix.synthesis.absence_meaning`): a
+    sentence of a model's answer that speaks of the material is a claim that it lacks the
+    answer when its mean cosine to its `neighbours` nearest absence exemplars is at least
+    `similarity_min` and beats the same mean over the answer exemplars by `margin_min`; every
+    cosine rounded to `decimals` first (the same verdict on any machine). Chosen on the tuning
+    half of data/evals/meaning/absence_answers.json (benchmarks/absence_meaning.py --tune)."""
+
+    enabled: bool = True
+    similarity_min: float = Field(default=0.25, ge=-1, le=1)
+    margin_min: float = Field(default=0.0, ge=-2, le=2)
+    neighbours: int = Field(default=3, ge=1)
+    decimals: int = Field(default=3, ge=1, le=6)
+
+
 class SynthesisSettings(_Frozen):
     model: str | None = None
     api_base: str | None = None
@@ -220,6 +236,7 @@ class SynthesisSettings(_Frozen):
     model_helper: Literal["process", "off"] = "process"
     helper_idle_s: float = Field(default=600.0, gt=0, le=86400)
     helper_start_s: float = Field(default=60.0, gt=0, le=3600)
+    absence: AbsencePolicy = AbsencePolicy()
 
 
 class ContinuitySettings(_Frozen):
@@ -296,8 +313,10 @@ class HelixConfig(_Frozen):
 
     @property
     def evidence_hash(self) -> str:
-        """What the evidence depends on (goes into every envelope as `config_hash`)."""
-        return hash_obj({"index": self._index_content(), "retrieval": self.retrieval})
+        """What the evidence and the checks of its answer depend on (goes into every envelope
+        as `config_hash`): the index and retrieval settings, and the contract's absence check."""
+        return hash_obj({"index": self._index_content(), "retrieval": self.retrieval,
+                         "absence": self.synthesis.absence})
 
 
 _SECTION_MODELS: dict[str, type[BaseModel]] = {

@@ -77,9 +77,11 @@ _CLAIMING_WORDS = """
     explicitly really related regard tool_results called call calls make makes made get gets
     look looks like specifically either whatever
 """
-# function words that can be a claim's object ("nothing sets it up"), so never dropped there
+# words that can be a claim's object ("nothing sets it up", "does not show who calls X": the
+# callers are what is claimed missing), so never dropped there
 _CLAIM_OBJECT_TEXT = """
     again both down further he her him his off once out own per same she too up very via whose
+    call calls
 """
 _CLAIM_OBJECTS = frozenset(_CLAIM_OBJECT_TEXT.split())
 CLAIM_WORDS: frozenset[str] = ((FUNCTION_WORDS | frozenset(_CLAIMING_WORDS.split()))
