@@ -11,7 +11,8 @@ The doc's convention (stated at its top): inside backticks,
   in the code (a definition, field, attribute or string), unless it is listed as another
   library's (OUTSIDE below);
 - a setting (`index.max_files`, `retrieval.routing.long_question_words = 15`) must be a field
-  of the settings model of that section (helix/core/config.py and the models it nests).
+  of the settings model of that section (the sections are HelixConfig's fields, in
+  helix/core/config.py; the models they nest are read from helix/core/).
 Everything is read with `ast`; nothing of Helix is imported.
 """
 
@@ -30,9 +31,17 @@ MAX_BYTES = 32 * 1024  # a third of the 99 KB the hand-written log of tries had 
 PACKAGES = ("helix", "indexers", "controller", "evals")
 TOP_DIRS = (*PACKAGES, "benchmarks", "scripts", "tests", "data", "docs", "requirements")
 ROOT_FILES = ("README.md", "pyproject.toml")
-SECTIONS = {"index": "IndexSettings", "retrieval": "RetrievalSettings",
-            "synthesis": "SynthesisSettings", "continuity": "ContinuitySettings",
-            "server": "ServerSettings"}
+
+
+def _sections() -> dict[str, str]:
+    """The config's sections and their models: the fields of HelixConfig (helix/core/config.py)."""
+    tree = ast.parse((ROOT / "helix" / "core" / "config.py").read_text(encoding="utf-8"))
+    config = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "HelixConfig")
+    return {s.target.id: s.annotation.id for s in config.body if isinstance(s, ast.AnnAssign)
+            and isinstance(s.target, ast.Name) and isinstance(s.annotation, ast.Name)}
+
+
+SECTIONS = _sections()
 
 _PACKAGES = "|".join(PACKAGES)
 _ROOT_FILES = "|".join(map(re.escape, ROOT_FILES))
