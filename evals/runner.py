@@ -7,6 +7,7 @@ Continuity suites are handed to the session lane's scenario runner case by case.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
@@ -290,12 +291,18 @@ def class_order(name: str) -> tuple[int, str]:
     return (int(digits) if digits else 10**6, name)
 
 
+# a retrieval suite's cases in, their results out in order: Ray tasks over chunks of them
+# (`evals.cluster`); None: this process, one after another
+CaseFanOut = Callable[[str, Sequence[Case]], list[CaseResult]]
+
+
 class Runner:
     """Runs suites with one configuration; repositories are resolved and indexed once."""
 
     def __init__(self, overrides: Mapping[str, Any] | None = None, *, no_embed: bool = False,
                  label: str = "default", bm25_files: bool = True,
-                 answerer: str | None = None) -> None:
+                 answerer: str | None = None, fan_out: CaseFanOut | None = None) -> None:
+        self.fan_out = fan_out
         self.overrides = dict(overrides or {})
         self.answerer = answerer
         if answerer is not None:
@@ -324,9 +331,15 @@ class Runner:
         if suite.kind == "continuity":
             return SuiteResult(name=suite.name, kind=suite.kind,
                                continuity=continuity_report(suite.raw_cases, self._run_scenario))
-        results = run_cases(suite.name, suite.cases, self.ask_for,
-                            answer_for=(lambda spec: self.prepared(spec).answer)
-                            if self.answerer is not None else None)
+        if self.fan_out is not None:
+            for spec in dict.fromkeys(case.repo for case in suite.cases):
+                with contextlib.suppress(Exception):  # a case that fails says so, in its task
+                    self.prepared(spec)  # indexed once, here, before the tasks read it
+            results = self.fan_out(suite.name, suite.cases)
+        else:
+            results = run_cases(suite.name, suite.cases, self.ask_for,
+                                answer_for=(lambda spec: self.prepared(spec).answer)
+                                if self.answerer is not None else None)
         baseline = bm25_files_report(suite.cases, self.root) if self.bm25_files else None
         return SuiteResult(name=suite.name, kind=suite.kind, cases=tuple(results),
                            totals=aggregate(results), stop_reasons=stop_reasons(results),

@@ -107,9 +107,9 @@ def run_case(case: dict[str, Any], *, root: Path, config: HelixConfig,
     """Run one case in a fresh session over `root`; no LLM call when `dry_run`."""
     from helix.session.runner import run_turn
     from helix.session.store import ensure_schema, reset_session
-    from helix.store.db import open_db
+    from helix.store.backend import open_backend
 
-    db = open_db()
+    db = open_backend()
     ensure_schema(db)
     name = f"eval-{case['id']}-{short_id('scenario', case)}"
     reset_session(db, name)

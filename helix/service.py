@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -137,6 +138,32 @@ def open_runlog(tell: Callable[[str], None]) -> RunLog:
         return RunLog(sqlite_utils.Database(memory=True))
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A fresh index of one repository and what asking it needs (`prepare`)."""
+
+    config: HelixConfig
+    embedder: LazyQueryEmbedder
+    index: Any
+    report: Any  # the index's BuildReport
+
+
+def prepare(root: Path, config: HelixConfig,
+            progress: Callable[[str, int, int], None] | None = None) -> Prepared:
+    """The repository's index, refreshed when files changed (as `ask` does before a question),
+    with the config it was read under and the query embedder (loaded on first use)."""
+    from indexers.build import declined_embeddings, ensure_index
+
+    config = declined_embeddings(root, config)
+    lazy = LazyQueryEmbedder(config.index)
+    index, report = ensure_index(root, config, query_embedder=lazy, progress=progress,
+                                 dense="background" if config.index.background_dense
+                                 else "wait")
+    if progress is not None:
+        progress(PROGRESS_DONE, 1, 1)
+    return Prepared(config, lazy, index, report)
+
+
 def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
         llm: LLM | None = None, scope: str | None = None, sense: str | None = None,
         session_id: str | None = None, turn_number: int | None = None,
@@ -146,7 +173,8 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
         notify: Callable[[str], None] | None = None,
         progress: Callable[[str, int, int], None] | None = None,
         waiting: Waiting | None = None,
-        on_text: Callable[[str], None] | None = None) -> AskResult:
+        on_text: Callable[[str], None] | None = None,
+        prepared: Prepared | None = None) -> AskResult:
     """Answer one question about the repository at `root`; every run goes to the run log.
     `notify` gets the synthesis' one-line notices (waiting for the model, a missing key);
     default: `helix.core.notices.notify` (`helix: ...` on standard error). `progress`
@@ -157,24 +185,20 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
     Lexical first (`index.background_dense`, the default): when many cards lack vectors the
     question is answered from what the index has (BM25, symbols, graph, the vectors already
     there) while a background worker embeds the rest; `envelope.dense_state` says which state
-    answered. `index.background_dense = false` (`helix ask --wait`) waits for every vector."""
+    answered. `index.background_dense = false` (`helix ask --wait`) waits for every vector.
+    `prepared` (`prepare`): an index already made fresh for a batch of questions (`helix
+    drift`), used as it is instead of checking the files again for each one."""
     from controller.driver import run_controller
     from controller.loop import CLOCK_STOP
     from controller.report_cut import RETRIEVAL_CHARS, cut_report
-    from indexers.build import ensure_index
 
     question = redact_text(question)[0]  # a pasted secret is searched, logged and sent masked
-    from indexers.build import declined_embeddings
-
-    config = declined_embeddings(root, config)
     clock = clock or SystemClock()
     started = clock.monotonic()
-    lazy = LazyQueryEmbedder(config.index)
-    index, report = ensure_index(root, config, query_embedder=lazy, progress=progress,
-                                 dense="background" if config.index.background_dense
-                                 else "wait")
-    if progress is not None:
-        progress(PROGRESS_DONE, 1, 1)
+    if prepared is None:
+        prepared = prepare(root, config, progress=progress)
+    config, lazy, index, report = (prepared.config, prepared.embedder, prepared.index,
+                                   prepared.report)
     indexed = clock.monotonic()
     question, cut = cut_report(question, RETRIEVAL_CHARS)  # a long paste: what locates it
     envelope = run_controller(question, index, config,

@@ -230,9 +230,9 @@ def check_token(token: str) -> str | None:
 
 def problems(text: str) -> list[str]:
     prose = re.sub(r"(?ms)^```.*?^```", "", text)  # command examples are not claims
-    tokens = re.findall(r"``([^`]+)``|`([^`\n]+)`", prose)
+    tokens = re.findall(r"``([^`]+)``|`([^`]+)`", prose)
     found = []
-    for token in sorted({a or b for a, b in tokens}):
+    for token in sorted({" ".join((a or b).split()) for a, b in tokens}):
         why = check_token(token)
         if why:
             found.append(f"`{token}`: {why}")
@@ -246,7 +246,7 @@ def test_every_named_file_function_and_setting_exists() -> None:
 def test_the_doc_names_enough_to_be_checked() -> None:
     """The check is not vacuous: the doc names many files and definitions it checks."""
     text = DOC.read_text(encoding="utf-8")
-    tokens = {a or b for a, b in re.findall(r"``([^`]+)``|`([^`\n]+)`", text)}
+    tokens = {a or b for a, b in re.findall(r"``([^`]+)``|`([^`]+)`", text)}
     assert sum(bool(PATH_NAME.match(t) or DOTTED.match(t)) for t in tokens) >= 40
     assert sum(bool(PATH.match(t)) for t in tokens) >= 60
 

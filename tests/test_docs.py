@@ -60,14 +60,16 @@ def test_every_command_and_option_has_help() -> None:
 
 
 def test_readme_set_up_commands_are_the_real_ones() -> None:
-    """The README installs what scripts/test installs (torch pinned, then the lock), and CI
-    runs scripts/test."""
+    """The README installs what scripts/test installs (torch pinned, then the lock; the test
+    command adds the engines' clients, which the embedded default needs not), and CI runs
+    scripts/test."""
     text = README.read_text(encoding="utf-8")
     script = (README.parent / "scripts" / "test").read_text(encoding="utf-8")
     installs = re.findall(r"python -m (pip install [^\n]*?)\s*$", script, re.MULTILINE)
     assert installs == ["pip install -q torch==2.13.0",
-                        "pip install -q -c requirements/lock.txt -e '.[dev]'"]
-    readme_command = " && ".join(i.replace(" -q", "") for i in installs) + " && helix ask"
+                        "pip install -q -c requirements/lock.txt -e '.[dev]'",
+                        "pip install -q -c requirements/lock.txt -e '.[cluster,postgres]'"]
+    readme_command = " && ".join(i.replace(" -q", "") for i in installs[:2]) + " && helix ask"
     assert readme_command in text
     assert "scripts/test" in text and "scripts/check-newest" in text and "scripts/lock" in text
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")

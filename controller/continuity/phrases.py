@@ -80,6 +80,7 @@ WHAT_HAPPENED = _compiled("WHAT_HAPPENED")
 ENTITY_MEANING = _compiled("ENTITY_MEANING")
 META = _compiled("META")
 RECAP = _compiled("RECAP")
+RECAP_CHANGED = _compiled("RECAP_CHANGED")  # a recap asking what changed under an answer
 BACK = _compiled("BACK")
 
 

@@ -17,7 +17,7 @@ from helix.cli.safe_text import echo
 from helix.core.paths import user_path
 
 HISTORY = "history"
-SUB_COMMANDS = (HISTORY, "qa", "corpus")
+SUB_COMMANDS = (HISTORY, "qa", "corpus", "changes")
 _META_KEY = "helix.eval.history_args"
 
 
@@ -43,6 +43,21 @@ def run_options(command: Any) -> Any:
                          help="Also write a self-contained HTML report with charts to FILE."))):
         command = option(command)
     return command
+
+
+cluster_option = click.option(
+    "--cluster", metavar="ADDRESS|local", default=None,
+    help="Run the work as Ray tasks on this cluster (`local`: one started here): per "
+         "repository, or per chunk of cases; the report is the serial one, with the wall "
+         "time and speed-up under `cluster`.")
+
+
+def on_cluster(payload: dict[str, Any], fan: Any) -> dict[str, Any]:
+    """The report with the cluster's books, and one line about them on stderr."""
+    if fan is None:
+        return payload
+    echo(f"helix: {fan.line()}", err=True)
+    return {**payload, "cluster": fan.report()}
 
 
 def candidate_overrides(candidate: str | None) -> dict[str, Any]:
@@ -90,13 +105,15 @@ def emit(payload: Any, out: Path | None, as_json: bool, render: Callable[[], str
 @click.option("--since", default=None, metavar="YYYY-MM-DD",
               help="Only commits made on or after this date (UTC).")
 @run_options
+@cluster_option
 @click.option("--cases", "cases_only", is_flag=True,
               help="Only list the mined and sampled cases; run nothing.")
 @click.option("-v", "--verbose", is_flag=True,
               help="Progress on stderr; list every case, not only the misses.")
 def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str | None,
             as_json: bool, out: Path | None, no_embed: bool, candidate: str | None,
-            html_out: Path | None, cases_only: bool, verbose: bool) -> None:
+            html_out: Path | None, cluster: str | None, cases_only: bool,
+            verbose: bool) -> None:
     """Mine localization cases from git history (a commit message as the question, the
     non-test source files it changed as the answer, the tree at its parent) and score Helix's
     dry runs against whole-file BM25: file Acc@1/3/5/10 (all gold files in the top k), MRR,
@@ -130,9 +147,16 @@ def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str 
     specs = [RepoSpec(path=p, rev=rev, seed=seed, limit=limit, since=since) for p in paths]
     for spec in specs:  # a bad path fails before any long run
         git_dir(user_path(spec.path))
-    runs = [run_repo(spec, overrides=overrides, no_embed=no_embed, progress=progress)
-            for spec in specs]
-    payload = result_json(runs, no_embed=no_embed, overrides=overrides)
+    fan = None
+    if cluster is not None:
+        from evals.cluster import FanOut, history_runs
+
+        fan = FanOut(cluster)
+        runs = history_runs(specs, fan, overrides, no_embed)
+    else:
+        runs = [run_repo(spec, overrides=overrides, no_embed=no_embed, progress=progress)
+                for spec in specs]
+    payload = on_cluster(result_json(runs, no_embed=no_embed, overrides=overrides), fan)
     emit(payload, out, as_json, lambda: report.render(payload, verbose=verbose), html_out,
          "helix eval history")
 
@@ -144,14 +168,18 @@ def _sub_command(name: str) -> click.Command:
         from evals.cli.corpus_cmd import corpus
 
         return corpus
+    if name == "changes":
+        from evals.cli.changes_cmd import changes
+
+        return changes
     from evals.cli.qa_cmd import qa
 
     return qa
 
 
 class WithHistory(click.Command):
-    """A command whose first argument `history`, `qa` or `corpus` hands the rest to `helix
-    eval history`, `helix eval qa` or `helix eval corpus`."""
+    """A command whose first argument `history`, `qa`, `corpus` or `changes` hands the rest
+    to `helix eval history`, `helix eval qa`, `helix eval corpus` or `helix eval changes`."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] in SUB_COMMANDS:

@@ -47,31 +47,32 @@ def _read_stdin(limit: int) -> bytes | str:
     return buffer.read(limit) if buffer is not None else sys.stdin.read(limit)
 
 
-def _read_question_file(name: str, limit: int) -> bytes:
+def _read_question_file(name: str, limit: int, what: str = "question file") -> bytes:
     """At most `limit` bytes of the regular file `name`. A FIFO, device or socket is refused
     before it is opened, and the open never blocks (a FIFO with no writer would wait
-    forever; `/dev/zero` never ends): standard input is `-`."""
+    forever; `/dev/zero` never ends): standard input is `-`. `what` names the file in
+    errors."""
     import stat
 
     from helix.outfile import file_kind
 
     def refuse(mode: int) -> BadPathError:
-        return BadPathError(f"question file {name} is {file_kind(mode)}, not a regular file "
-                            "(pass '-' to read the question from standard input)")
+        stdin = " (pass '-' to read the question from standard input)" \
+            if what == "question file" else ""
+        return BadPathError(f"{what} {name} is {file_kind(mode)}, not a regular file{stdin}")
 
     try:
         info = os.stat(name)
         if stat.S_ISDIR(info.st_mode):
-            raise BadPathError(f"question file is a directory: {name}")
+            raise BadPathError(f"{what} is a directory: {name}")
         if not stat.S_ISREG(info.st_mode):
             raise refuse(info.st_mode)
         flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
         fd = os.open(name, flags)
     except FileNotFoundError:
-        raise BadPathError(f"question file not found: {name}") from None
+        raise BadPathError(f"{what} not found: {name}") from None
     except OSError as exc:
-        raise BadPathError(f"cannot read question file {name}: {exc.strerror or exc}"
-                           ) from None
+        raise BadPathError(f"cannot read {what} {name}: {exc.strerror or exc}") from None
     try:
         opened = os.fstat(fd).st_mode
         if not stat.S_ISREG(opened):  # swapped for something else since the stat
@@ -86,8 +87,7 @@ def _read_question_file(name: str, limit: int) -> bytes:
             size += len(block)
         return b"".join(chunks)
     except OSError as exc:
-        raise BadPathError(f"cannot read question file {name}: {exc.strerror or exc}"
-                           ) from None
+        raise BadPathError(f"cannot read {what} {name}: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
 
@@ -194,16 +194,21 @@ def render_envelope(env: Envelope, console: Console) -> None:
 @click.option("--wait", is_flag=True,
               help="Embed every card before answering (default: answer from the lexical "
                    "index at once and embed in the background when many cards are new).")
+@click.option("--repos", "group", default=None, metavar="GROUP|all",
+              help="Ask across the registered repositories of GROUP (or all): the best few "
+                   "for the question by their summaries (`helix repos` lists them).")
 @yes_option
 def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_json: bool,
         question_file: str | None, scope: str | None, sense: str | None,
         session: str | None, reply_to: int | None, model: str | None, api_base: str | None,
-        verbose: bool, trace: bool, wait: bool, yes: bool) -> None:
+        verbose: bool, trace: bool, wait: bool, group: str | None, yes: bool) -> None:
     """Ask a question about a repository; --dry-run shows the controller's evidence."""
     text = read_question(question, question_file)
-    if len(set(repos)) > 1:
+    if group is not None or len(set(repos)) > 1:
+        if group is not None and repos:
+            raise UserError("--repos GROUP does not combine with --repo")
         _ask_across(text, repos, dry_run=dry_run, as_json=as_json, verbose=verbose,
-                    model=model, api_base=api_base, others={
+                    model=model, api_base=api_base, group=group, others={
                         "--scope": scope, "--sense": sense, "--session": session,
                         "--reply-to": reply_to, "--trace": trace or None})
         return
@@ -282,20 +287,30 @@ PIPE_WIDTH = 100_000  # columns when standard output is not a terminal: nothing 
 
 
 def _ask_across(text: str, repos: tuple[str, ...], *, dry_run: bool, as_json: bool,
-                verbose: bool, model: str | None, api_base: str | None,
+                verbose: bool, model: str | None, api_base: str | None, group: str | None,
                 others: dict[str, Any]) -> None:
-    """`--repo A --repo B`: one question across several repositories (`helix.multi_repo`)."""
+    """`--repo A --repo B`: one question across several repositories (`helix.multi_repo`);
+    `--repos GROUP`: across the best of a registered group for it."""
     from helix.core.config import load_config
-    from helix.multi_repo import ask_across
+    from helix.multi_repo import ask_across, ask_group
 
     given = [name for name, value in others.items() if value is not None]
     if given:
-        raise UserError(f"{', '.join(given)} do not combine with several --repo (ask each "
+        several = "--repos" if group is not None else "several --repo"
+        raise UserError(f"{', '.join(given)} do not combine with {several} (ask each "
                         "repository on its own for that)")
-    roots = list(dict.fromkeys(repo_root(r) for r in repos))
     flags = {"synthesis.model": model, "synthesis.api_base": api_base}
-    envelope, run_id = ask_across(text, roots, dry_run=dry_run,
-                                  config_for=lambda root: load_config(root, flags=flags))
+    if group is not None:
+        from helix.cluster.summary import routing_line
+
+        envelope, run_id = ask_group(text, group, dry_run=dry_run,
+                                     config_for=lambda root: load_config(root, flags=flags))
+        if envelope.repo_routing is not None and not as_json:
+            echo(f"helix: {routing_line(envelope.repo_routing)}", err=True)
+    else:
+        roots = list(dict.fromkeys(repo_root(r) for r in repos))
+        envelope, run_id = ask_across(text, roots, dry_run=dry_run,
+                                      config_for=lambda root: load_config(root, flags=flags))
     _show(envelope, run_id, as_json=as_json, dry_run=dry_run, verbose=verbose)
 
 

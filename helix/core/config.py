@@ -33,6 +33,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from helix.core.continuity_caps import ContinuityCaps
 from helix.core.errors import ConfigError
 from helix.core.hashing import hash_obj
+from helix.core.history_settings import DriftSettings, StaleDocsSettings
 from helix.core.policy import (
     AnswerPolicy,
     CalleesPolicy,
@@ -45,6 +46,7 @@ from helix.core.policy import (
     default_routes,
 )
 from helix.core.repo_limits import DROPPED, lower_only, merge_tables
+from helix.core.scale_settings import ClusterSettings, StateSettings
 from helix.core.schemas import FrozenSettings
 from helix.core.server_settings import ServerSettings
 
@@ -254,6 +256,10 @@ class HelixConfig(_Frozen):
     synthesis: SynthesisSettings = SynthesisSettings()
     continuity: ContinuitySettings = ContinuitySettings()
     server: ServerSettings = ServerSettings()
+    state: StateSettings = StateSettings()
+    cluster: ClusterSettings = ClusterSettings()
+    drift: DriftSettings = DriftSettings()
+    stale_docs: StaleDocsSettings = StaleDocsSettings()
 
     def _index_content(self) -> dict[str, Any]:
         return self.index.model_dump(mode="json", exclude=set(RUNTIME_INDEX_SETTINGS))
@@ -277,7 +283,8 @@ class HelixConfig(_Frozen):
 _SECTION_MODELS: dict[str, type[BaseModel]] = {
     "index": IndexSettings, "retrieval": RetrievalSettings,
     "synthesis": SynthesisSettings, "continuity": ContinuitySettings,
-    "server": ServerSettings,
+    "server": ServerSettings, "state": StateSettings, "cluster": ClusterSettings,
+    "drift": DriftSettings, "stale_docs": StaleDocsSettings,
 }
 
 # Short environment names users expect, mapped to dotted settings.
@@ -287,8 +294,10 @@ ENV_ALIASES: dict[str, str] = {
     "HELIX_TREES": "index.trees",
     "HELIX_EMBED_MODEL": "index.embed_model",
     "HELIX_MAX_FILE_BYTES": "index.max_file_bytes",
+    "HELIX_DATABASE_URL": "state.database_url",
 }
-_SECTIONS = ("index", "retrieval", "synthesis", "continuity", "server")
+_SECTIONS = ("index", "retrieval", "synthesis", "continuity", "server", "state", "cluster",
+             "drift", "stale_docs")
 
 # What a repository's own config may set: sections, and settings of those it still may not.
 REPO_SECTIONS = ("index", "retrieval")

@@ -200,6 +200,25 @@ class AnswerCut(Frozen):
     read_chars: int
 
 
+class RepoChoice(Frozen):
+    """A repository a question across many (`--repos GROUP|all`) was searched in: its place
+    in the ranking of every repository's summary, the score, the question's words it holds."""
+
+    name: str
+    rank: int
+    score: float
+    matched: tuple[str, ...] = ()
+
+
+class RepoRouting(Frozen):
+    """Which repositories of a group a question was searched in, and why."""
+
+    group: str
+    considered: int  # repositories in the group
+    searched: tuple[RepoChoice, ...]
+    reason: str
+
+
 class Envelope(Frozen):
     question: str
     repo_root: str
@@ -234,11 +253,15 @@ class Envelope(Frozen):
     references: tuple[ReferenceSite, ...] = ()
     # The model's answer was cut at the character cap (`AnswerCut`); left out when None.
     answer_cut: AnswerCut | None = None
+    # A question across a group of repositories: which were searched and why; left out when
+    # None.
+    repo_routing: RepoRouting | None = None
 
     @model_serializer(mode="wrap")
     def _without_unset_state(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
         data: dict[str, object] = handler(self)
-        for optional in ("dense_state", "question_cut", "references", "answer_cut"):
+        for optional in ("dense_state", "question_cut", "references", "answer_cut",
+                         "repo_routing"):
             if not data.get(optional):
                 data.pop(optional, None)
         return data

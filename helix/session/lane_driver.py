@@ -6,6 +6,8 @@ them through the session's ports:
     Retrieve     the controller through `helix.service.ask` (logged in the run log)
     LoadGraph    the index graph (never waits for a background dense worker)
     OpenSpan     `controller.continuity.recall.open_span`: read-only, inside the repository only
+    CheckDrift   `helix.drift.run.question_drift`: the turn's question re-run as a dry run
+                 (nothing logged), compared with its recorded evidence
     ModelCall    the lane model configured for the call's purpose (`LaneLLM`):
 
     selection_advisory   synthesis.model          the selection lane's bounded advisory pick
@@ -27,6 +29,7 @@ from typing import Any, Protocol
 
 from controller.continuity.caps import CAPS, ContinuityCaps
 from controller.continuity.requests import (
+    CheckDrift,
     LoadGraph,
     ModelCall,
     OpenSpan,
@@ -147,6 +150,7 @@ class Asker(Protocol):
 
 
 GraphProvider = Callable[[], Any]
+DriftCheck = Callable[[Envelope], Any]  # an earlier answer -> its `QuestionDrift` now
 
 
 @dataclass(frozen=True)
@@ -158,6 +162,7 @@ class LanePorts:
     models: LaneModels = NO_MODELS
     asker: Asker | None = None
     graph: GraphProvider | None = None
+    drift: DriftCheck | None = None
     # a span's file is read only up to this size (`index.max_file_bytes`)
     max_file_bytes: int = field(kw_only=True)
 
@@ -176,6 +181,10 @@ class LanePorts:
             if self.asker is None:
                 raise HelixError("no controller to ask")  # pragma: no cover - the runner sets it
             return self.asker(request.question, scope=request.scope, sense=request.sense)
+        if isinstance(request, CheckDrift):
+            if self.drift is None:
+                raise HelixError("no drift check here")
+            return self.drift(request.envelope)
         if isinstance(request, LoadGraph):
             if self.graph is None:
                 raise HelixError("no index graph")  # pragma: no cover - the runner sets it

@@ -6,8 +6,9 @@ The router (pure) picks lane and transition class; the lane (pure: a step that y
 `controller.continuity.lanes`) runs under the driver (`helix.session.lane_driver.LanePorts`),
 which answers its requests through the ports: the controller through `helix.service.ask` for root
 questions, the index graph for object follow-ups, the repository for opening a span, the lane
-models; the transition registry checks the state change; the session store writes turn, state
-and events in one transaction: the only other I/O of a turn.
+models, `helix drift` of an earlier turn for a recap asking what changed since; the transition
+registry checks the state change; the session store writes turn, state and events in one
+transaction: the only other I/O of a turn.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import sqlite_utils
 
 from controller.continuity.events import ContinuityEvent
 from controller.continuity.lanes import TurnContext, execute
@@ -29,14 +28,23 @@ from helix.core.envelope import Envelope
 from helix.core.errors import UserError
 from helix.core.ports import LLM, Clock, SystemClock
 from helix.core.secrets import redact_text
-from helix.session.lane_driver import Asker, GraphProvider, LanePorts, client, lane_models
+from helix.session.lane_driver import (
+    Asker,
+    DriftCheck,
+    GraphProvider,
+    LanePorts,
+    client,
+    lane_models,
+)
 from helix.session.store import (
+    SCHEMAS,
     commit_turn,
-    ensure_schema,
     load_turns,
     open_session,
+    turn_lock,
+    validate_name,
 )
-from helix.store.db import open_db
+from helix.store.backend import State, as_backend, open_backend
 
 MS_PER_S = 1000
 
@@ -67,9 +75,18 @@ def default_graph(root: Path, config: HelixConfig) -> GraphProvider:
     return graph
 
 
+def default_drift(root: Path, config: HelixConfig) -> DriftCheck:
+    def check(envelope: Envelope) -> Any:
+        from helix.drift.run import question_drift
+
+        return question_drift(root, config, envelope)
+
+    return check
+
+
 def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
              reply_to: int | None = None, llm: LLM | None = None, clock: Clock | None = None,
-             dry_run: bool = False, db: sqlite_utils.Database | None = None,
+             dry_run: bool = False, db: State | None = None,
              asker: Asker | None = None, graph: GraphProvider | None = None,
              on_text: Callable[[str], None] | None = None) -> TurnResult:
     """Route and run one turn of session `session_name` over repository `root`; store it.
@@ -82,8 +99,20 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
     root = Path(root).resolve()
     if llm is None and not dry_run:
         llm = client(config)  # LiteLLMClient when any model is configured (redacts every call)
-    db = db if db is not None else open_db()
-    ensure_schema(db)
+    backend = as_backend(db, SCHEMAS) if db is not None else open_backend(SCHEMAS)
+    backend.ensure(SCHEMAS)
+    # a shared database: one turn of a session at a time across replicas, each on the state
+    # the one before committed (SQLite: commit_turn's turn-count guard, as before)
+    with turn_lock(backend, validate_name(session_name)):
+        return _locked_turn(backend, session_name, text, root=root, config=config,
+                            reply_to=reply_to, llm=llm, clock=clock, dry_run=dry_run,
+                            asker=asker, graph=graph, on_text=on_text)
+
+
+def _locked_turn(db: State, session_name: str, text: str, *, root: Path, config: HelixConfig,
+                 reply_to: int | None, llm: LLM | None, clock: Clock, dry_run: bool,
+                 asker: Asker | None, graph: GraphProvider | None,
+                 on_text: Callable[[str], None] | None) -> TurnResult:
     record = open_session(db, session_name, str(root), now=clock.now())
     turns = load_turns(db, record.id)
     state = record.state
@@ -101,7 +130,7 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
         asker=asker or default_asker(root, config, llm=llm, dry_run=dry_run,
                                      session_id=record.id, turn_number=turn_id, clock=clock,
                                      on_text=on_text),
-        graph=graph or default_graph(root, config),
+        graph=graph or default_graph(root, config), drift=default_drift(root, config),
         max_file_bytes=config.index.max_file_bytes)
     ctx = TurnContext(
         plan=plan, state=base, turns=tuple(turns), turn_id=turn_id, now_ms=now_ms,

@@ -189,7 +189,7 @@ EXECUTORS: tuple[tuple[str, Matches, Executor], ...] = (
     ("explain_focused", lambda p: p.lane == "explain", run_explain_focused),
     ("graph", lambda p: p.lane == "graph", run_graph),
     ("meta", lambda p: p.lane == "meta", pure(run_meta)),
-    ("recap", lambda p: p.lane == "recap", pure(run_recap)),
+    ("recap", lambda p: p.lane == "recap", run_recap),
     ("semantic", lambda p: p.lane == "semantic", run_semantic),
 )
 
