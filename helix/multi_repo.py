@@ -102,51 +102,44 @@ def fused_envelope(question: str, named: Sequence[tuple[str, Envelope]],
     })
 
 
-def _retrieve(question: str, root: Path, config: HelixConfig, index_dir: Path | None,
-              clock: Any) -> Envelope:
-    """One repository's dry run (its index refreshed first, as a question does)."""
-    from controller.driver import run_controller
-    from controller.report_cut import RETRIEVAL_CHARS, cut_report
-    from helix.service import LazyQueryEmbedder
-    from indexers.build import ensure_index
-
-    lazy = LazyQueryEmbedder(config.index)
-    index, _ = ensure_index(root, config, index_dir=index_dir, query_embedder=lazy,
-                            dense="background")
-    text, _ = cut_report(question, RETRIEVAL_CHARS)
-    return run_controller(text, index, config, query_embedder=lazy, clock=clock)
-
-
 def ask_across(question: str, roots: Sequence[Path], *, config_for: Any, dry_run: bool,
                notify: Any = None, names: Sequence[str] | None = None,
                index_dirs: Sequence[Path | None] | None = None,
                routing: RepoRouting | None = None) -> tuple[Envelope, str]:
     """(fused envelope, run id): every repository asked (in parallel), the evidence fused, one
     synthesis call when a model is configured and `dry_run` is off, one run-log row. `names`
-    and `index_dirs`: the registry's, when the repositories come from it."""
+    and `index_dirs`: the registry's, when the repositories come from it. The question is
+    read once (`controller.question`); each repository's index respells it
+    (`helix.service.retrieve`, the first half of the one entry point)."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from controller.question import read_question
     from helix.core import notices
     from helix.core.ports import SystemClock
-    from helix.core.secrets import redact_text
-    from helix.service import default_llm, open_runlog
+    from helix.service import default_llm, open_runlog, retrieve
     from helix.synthesis.answer import deterministic_citations, synthesize
     from helix.synthesis.prompt import citation_refs
     from indexers.build import declined_embeddings
 
     if len(roots) > MAX_REPOS:
         raise UserError(f"at most {MAX_REPOS} repositories in one question, got {len(roots)}")
-    question = redact_text(question)[0]
     clock = SystemClock()
     dirs = list(index_dirs) if index_dirs is not None else [None] * len(roots)
     configs = [declined_embeddings(root, config_for(root), index_dir, quiet=True)
                for root, index_dir in zip(roots, dirs, strict=True)]
+    read = read_question(question, configs[0].retrieval)  # once; each index respells it
+
+    def one(root: Path, config: HelixConfig, index_dir: Path | None) -> Envelope:
+        asked = (read if config.retrieval == configs[0].retrieval
+                 else read_question(question, config.retrieval))  # its own routing settings
+        return retrieve(asked, root=root, config=config, clock=clock, index_dir=index_dir,
+                        quiet=True)[0]
+
     with ThreadPoolExecutor(max_workers=max(1, len(roots))) as pool:
-        found = list(pool.map(lambda root, config, index_dir: _retrieve(
-            question, root, config, index_dir, clock), roots, configs, dirs))
+        found = list(pool.map(one, roots, configs, dirs))
     named = list(zip(list(names) if names is not None else repo_names(roots), found,
                      strict=True))
-    envelope = fused_envelope(question, named, configs[0]).model_copy(
+    envelope = fused_envelope(read.asked, named, configs[0]).model_copy(
         update={"repo_routing": routing})
     log = open_runlog(notify or notices.notify)
     try:

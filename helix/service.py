@@ -1,10 +1,14 @@
-"""`ask`: the one place the pieces meet.
+"""`ask`: the one place the pieces meet, and the one entry point.
 
-    ensure_index (refresh when files changed) -> run_controller (deterministic evidence)
+    ensure_index (refresh when files changed) -> read_question (redact, cut, respell, route:
+    once) -> run_controller (deterministic evidence)
     -> run log row "pending" (question + evidence)            [dry run: finish here]
     -> synthesize (prompt stored in the row before the one LLM call) -> run log "done"/"fallback"
 
-The CLI (`helix ask`) and the session runner (continuity turns) both call `ask`.
+The CLI (`helix ask`), the servers (`helix.servers.workspace`), the session runner (continuity
+turns) and the evals (`evals.runner`, `evals.history.run`, `evals.qa.run`) all call `ask`, so the
+evals measure the path a user takes. `retrieve` is its first half (index, question, controller):
+`helix.multi_repo` runs it per repository before its one synthesis.
 
 With no network, the registered test models (`--model fake/echo`, `fake/say:TEXT`, ...:
 `helix.synthesis.fake_llm`) run this whole path; the tests use them too.
@@ -21,19 +25,20 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
+from controller.question import Question, read_question
 from helix.core import notices
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.envelope import DenseState, Envelope
 from helix.core.errors import RunLogUnwritableError
 from helix.core.ports import LLM, PROGRESS_DONE, Clock, Embedder, SystemClock, Waiting
 from helix.core.schemas import Frozen
-from helix.core.secrets import redact_text
 from helix.runlog import RunLog
 from helix.synthesis.answer import SynthesisResult, synthesize
 from helix.synthesis.prompt import Prompt
 
 if TYPE_CHECKING:
     import numpy as np
+
 
 class AskResult(Frozen):
     envelope: Envelope
@@ -149,14 +154,16 @@ class Prepared:
 
 
 def prepare(root: Path, config: HelixConfig,
-            progress: Callable[[str, int, int], None] | None = None) -> Prepared:
+            progress: Callable[[str, int, int], None] | None = None, *,
+            index_dir: Path | None = None, quiet: bool = False) -> Prepared:
     """The repository's index, refreshed when files changed (as `ask` does before a question),
     with the config it was read under and the query embedder (loaded on first use)."""
     from indexers.build import declined_embeddings, ensure_index
 
-    config = declined_embeddings(root, config)
+    config = declined_embeddings(root, config, index_dir, quiet=quiet)
     lazy = LazyQueryEmbedder(config.index)
-    index, report = ensure_index(root, config, query_embedder=lazy, progress=progress,
+    index, report = ensure_index(root, config, index_dir=index_dir, query_embedder=lazy,
+                                 progress=progress,
                                  dense="background" if config.index.background_dense
                                  else "wait")
     if progress is not None:
@@ -164,7 +171,7 @@ def prepare(root: Path, config: HelixConfig,
     return Prepared(config, lazy, index, report)
 
 
-def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
+def ask(question: str | Question, *, root: Path, config: HelixConfig, dry_run: bool,
         llm: LLM | None = None, scope: str | None = None, sense: str | None = None,
         session_id: str | None = None, turn_number: int | None = None,
         clock: Clock | None = None, runlog: RunLog | None = None,
@@ -176,6 +183,9 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
         on_text: Callable[[str], None] | None = None,
         prepared: Prepared | None = None) -> AskResult:
     """Answer one question about the repository at `root`; every run goes to the run log.
+    The one entry point: the CLI, the servers, the sessions and the evals all call it.
+    `question` is the raw text (read here, once: `controller.question.read_question`, with
+    `scope` and `sense`) or a `Question` read before (a session turn's message).
     `notify` gets the synthesis' one-line notices (waiting for the model, a missing key);
     default: `helix.core.notices.notify` (`helix: ...` on standard error). `progress`
     (stage, done, total) follows the indexing, when there is any; `waiting` the wait for the
@@ -188,47 +198,64 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
     answered. `index.background_dense = false` (`helix ask --wait`) waits for every vector.
     `prepared` (`prepare`): an index already made fresh for a batch of questions (`helix
     drift`), used as it is instead of checking the files again for each one."""
-    from controller.driver import run_controller
-    from controller.loop import CLOCK_STOP
-    from controller.report_cut import RETRIEVAL_CHARS, cut_report
-
-    question = redact_text(question)[0]  # a pasted secret is searched, logged and sent masked
     clock = clock or SystemClock()
     started = clock.monotonic()
-    if prepared is None:
-        prepared = prepare(root, config, progress=progress)
-    config, lazy, index, report = (prepared.config, prepared.embedder, prepared.index,
-                                   prepared.report)
-    indexed = clock.monotonic()
-    question, cut = cut_report(question, RETRIEVAL_CHARS)  # a long paste: what locates it
-    envelope = run_controller(question, index, config,
-                              query_embedder=lazy if _has_embeddings(index) else None,
-                              clock=clock, scope=scope, sense=sense, refreshed=report.refreshed,
-                              trace=trace)
-    controlled = clock.monotonic()
-    stopped = [step.note for step in envelope.controller_steps if CLOCK_STOP in step.note]
-    if stopped:
-        (notify or notices.notify)(f"retrieval stopped by its clock safety stop "
-                                   f"({stopped[-1].split(CLOCK_STOP + ': ', 1)[-1]}): the "
-                                   "evidence may differ from an unhurried run")
-    timings = dict(envelope.timings_ms)
-    timings.setdefault("index", round((indexed - started) * 1000, 3))
-    timings.setdefault("controller", round((controlled - indexed) * 1000, 3))
-    state = getattr(index, "dense_state", None)
-    envelope = envelope.model_copy(update={
-        "timings_ms": timings, "dense_state": DenseState(**state) if state else None,
-        "question_cut": cut})
-
+    envelope, prepared = retrieve(question, root=root, config=config, clock=clock,
+                                  scope=scope, sense=sense, trace=trace, notify=notify,
+                                  progress=progress, prepared=prepared)
+    config = prepared.config  # embeddings declined when the index was built without them
     log = runlog or open_runlog(notify or notices.notify)
     try:
         return _logged(log, envelope, config=config, dry_run=dry_run, llm=llm,
                        session_id=session_id, turn_number=turn_number, clock=clock,
                        started=started, sleep=sleep, notify=notify, waiting=waiting,
                        on_text=on_text,
-                       report=report)
+                       report=prepared.report)
     finally:
         if runlog is None:
             log.close()
+
+
+def retrieve(question: str | Question, *, root: Path, config: HelixConfig, clock: Clock,
+             scope: str | None = None, sense: str | None = None,
+             trace: Callable[[str, dict[str, Any]], None] | None = None,
+             notify: Callable[[str], None] | None = None,
+             progress: Callable[[str, int, int], None] | None = None,
+             quiet: bool = False, index_dir: Path | None = None,
+             prepared: Prepared | None = None) -> tuple[Envelope, Prepared]:
+    """What `ask` does before the run log and the model: the index made fresh (`prepare`:
+    embeddings declined when the index was built without them) unless `prepared` is given,
+    the question read once with the index's vocabulary, the controller's dry run.
+    (envelope, the index as prepared: its config and build report)."""
+    from controller.driver import run_controller
+
+    if isinstance(question, Question) and (scope is not None or sense is not None):
+        raise ValueError("a Question carries its own scope and sense")
+    started = clock.monotonic()  # the index's time counts from here (none when prepared)
+    if prepared is None:
+        prepared = prepare(root, config, progress, index_dir=index_dir, quiet=quiet)
+    config, lazy, index, report = (prepared.config, prepared.embedder, prepared.index,
+                                   prepared.report)
+    indexed = clock.monotonic()
+    if not isinstance(question, Question):  # a pasted secret is searched, logged, sent masked
+        question = read_question(question, config.retrieval, spelled_as=index.spelled_as,
+                                 scope=scope, sense=sense)
+    envelope = run_controller(question, index, config,
+                              query_embedder=lazy if _has_embeddings(index) else None,
+                              clock=clock, refreshed=report.refreshed, trace=trace)
+    controlled = clock.monotonic()
+    stop = envelope.clock_stopped
+    if stop is not None:
+        (notify or notices.notify)(
+            f"retrieval stopped by its clock safety stop ({stop.elapsed_ms:.0f} ms >= "
+            f"retrieval.time_budget_ms {stop.budget_ms}): the evidence may differ from an "
+            "unhurried run")
+    timings = dict(envelope.timings_ms)
+    timings.setdefault("index", round((indexed - started) * 1000, 3))
+    timings.setdefault("controller", round((controlled - indexed) * 1000, 3))
+    state = getattr(index, "dense_state", None)
+    return envelope.model_copy(update={
+        "timings_ms": timings, "dense_state": DenseState(**state) if state else None}), prepared
 
 
 def _logged(log: RunLog, envelope: Envelope, *, config: HelixConfig, dry_run: bool,

@@ -196,3 +196,17 @@ def test_cluster_local_starts_a_cluster_of_its_own(tmp_path: Path) -> None:
                           capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["executor"] == "ray"
+
+
+def test_several_paths_index_many_one_after_another_and_repo_twice_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(["index", str(FIXTURES / "answer_repo"),
+                          str(FIXTURES / "continuity_repo"), "--no-embed", "--json",
+                          "--store-root", str(tmp_path / "store")], capsys)
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["executor"] == "serial"
+    assert [r["name"] for r in report["repos"]] == ["answer_repo", "continuity_repo"]
+    code, _, err = run(["index", "--repo", str(FIXTURES / "answer_repo"), "--repo",
+                        str(FIXTURES / "continuity_repo"), "--no-embed"], capsys)
+    assert code == 2 and "one repository per command" in err

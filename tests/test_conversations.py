@@ -370,7 +370,7 @@ def test_ttls_live_in_one_settings_table():
     assert not [f for f in ContinuitySettings.model_fields if "ttl" in f]
     pending = make_pending(kind="tool_retry_offer", expected_type="boolean",
                            clarifier_type="confirmation", anchor_turn_id=4, thread_key="s",
-                           now_ms=1_000)
+                           now_ms=1_000, caps=CAPS)
     assert pending.expires_at_ms == 1_000 + CAPS.continuity_ttl_max_ms
     assert pending.expires_after_turn == 4 + CAPS.continuity_ttl_max_turns
 

@@ -67,7 +67,7 @@ def test_readme_set_up_commands_are_the_real_ones() -> None:
     script = (README.parent / "scripts" / "test").read_text(encoding="utf-8")
     installs = re.findall(r"python -m (pip install [^\n]*?)\s*$", script, re.MULTILINE)
     assert installs == ["pip install -q torch==2.13.0",
-                        "pip install -q -c requirements/lock.txt -e '.[dev]'",
+                        "pip install -q -c requirements/lock.txt -e '.[dev,eval]' -e ./evals",
                         "pip install -q -c requirements/lock.txt -e '.[cluster,postgres]'"]
     readme_command = " && ".join(i.replace(" -q", "") for i in installs[:2]) + " && helix ask"
     assert readme_command in text

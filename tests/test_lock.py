@@ -33,7 +33,7 @@ def test_the_lock_pins_every_direct_dependency_within_pyproject() -> None:
     pins = _pins()
     extras = project["optional-dependencies"]
     # the extras scripts/test installs: the scale-out tests run ray and psycopg for real
-    for text in [*project["dependencies"], *extras["dev"], *extras["cluster"],
+    for text in [*project["dependencies"], *extras["dev"], *extras["eval"], *extras["cluster"],
                  *extras["postgres"]]:
         req = Requirement(text)
         if req.marker is not None and not req.marker.evaluate():

@@ -6,7 +6,7 @@ from __future__ import annotations
 from helix.core.changes import CodeChange
 from helix.core.history_settings import StaleDocsSettings
 from helix.staledocs.relevance import about, counted, words
-from helix.staledocs.sections import GENERATED
+from helix.staledocs.sections import GENERATED, skipped
 
 SETTINGS = StaleDocsSettings()
 REMOVED = CodeChange(kind="parameters", detail="removed proxies", names=("proxies",))
@@ -70,3 +70,9 @@ def test_sections_written_from_docstrings_are_recognised() -> None:
     assert GENERATED.search("## `Client`\n\n::: httpx.Client\n    :docstring:\n")
     assert GENERATED.search(".. autoclass:: pint.UnitRegistry\n   :members:\n")
     assert not GENERATED.search("Use the `Client` class: it pools connections.\n")
+
+
+def test_history_documents_are_skipped_whatever_their_case() -> None:
+    skip = StaleDocsSettings().skip
+    assert skipped("docs/source/history.rst", skip) and skipped("HISTORY.md", skip)
+    assert skipped("docs/Changelog.md", skip) and not skipped("docs/guide.md", skip)

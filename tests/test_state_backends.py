@@ -173,3 +173,17 @@ def test_a_repository_cannot_choose_the_database(tmp_path: Path) -> None:
     config, notices = resolve_config(repo)
     assert config.state.database_url is None
     assert any("state.database_url" in n for n in notices)
+
+
+def test_postgres_binaries_are_found_off_the_path_and_a_missing_one_fails(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Debian puts initdb and pg_ctl under /usr/lib/postgresql/*/bin, off the PATH; without
+    them the shared-state tests fail with the install command (CI never skips them)."""
+    from tests import engines
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    found = engines.pg_bin("initdb")
+    assert found.startswith("/usr/lib/postgresql/") and found.endswith("/bin/initdb")
+    monkeypatch.setattr(engines, "PG_DIRS", (str(tmp_path / "none" / "*"),))
+    with pytest.raises(RuntimeError, match="apt-get install -y postgresql"):
+        engines.pg_bin("pg_ctl")

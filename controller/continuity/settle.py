@@ -26,6 +26,7 @@ from controller.continuity.transitions import (
 )
 from controller.continuity.turn import TurnResult
 from controller.continuity.turn_plan import TurnPlan
+from helix.core.continuity_caps import ContinuityCaps
 from helix.core.envelope import Envelope
 from helix.core.hashing import hash_obj
 
@@ -119,10 +120,10 @@ def settled_updates(base: ContinuityState, plan: TurnPlan, out: LaneOutcome
 def settle_turn(state: ContinuityState, base: ContinuityState, plan: TurnPlan, out: LaneOutcome,
                 pre: Sequence[ContinuityEvent], *, session: str, session_id: str, turn_id: int,
                 text: str, reply_to: int | None, now_ms: int, created_at: float,
-                continuity_hash: str) -> tuple[TurnResult, ContinuityState]:
+                continuity_hash: str, caps: ContinuityCaps) -> tuple[TurnResult, ContinuityState]:
     """(the turn to store, the new state): the registry refuses a change the class does not
     declare; `state` is the stored state before the turn (what the mutations are against)."""
-    result = apply_transition(base, out.transition, turn_id=turn_id,
+    result = apply_transition(base, out.transition, turn_id=turn_id, caps=caps,
                               updates=settled_updates(base, plan, out), action=out.action)
     mutations = changed_slots(state, result.state)
     spec = REGISTRY[out.transition]

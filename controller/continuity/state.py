@@ -26,15 +26,14 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from controller.continuity.caps import CAPS
 from helix.core.schemas import Frozen
 
 STATE_SCHEMA_VERSION = "helix-continuity-state/1"
 
-# Canonical runtime constants (umbrella table) live in caps.py; named here for the validators.
-RECENT_ACTION_TRACE_MAX_ENTRIES = CAPS.recent_action_trace_max_entries
-# "small fixed window" of accepted / rejected choice ids (umbrella Step 1).
-RECENT_CHOICE_WINDOW = CAPS.recent_choice_window
+# The windows of the action trace and of the accepted / rejected choice ids are settings
+# (`continuity.caps`: recent_action_trace_max_entries, recent_choice_window): the transitions
+# keep them (`controller.continuity.transitions`), so a state stored under a configured window
+# reloads under any other (the schema is not sized from the defaults).
 # A numbered list never holds more items than the controller's evidence cap.
 OPTION_SET_MAX_ITEMS = 24
 # Option sets kept for recap and staleness checks; only the active one is selectable.
@@ -288,13 +287,10 @@ class ContinuityState(_Owned):
 
     # umbrella ContinuityState sidecar
     last_resolved_action: ResolvedAction | None = None
-    recent_action_trace: tuple[ActionTraceEntry, ...] = Field(
-        default=(), max_length=RECENT_ACTION_TRACE_MAX_ENTRIES)
+    recent_action_trace: tuple[ActionTraceEntry, ...] = ()
     last_accepted_choice_id: str | None = None
-    recent_accepted_choice_ids: tuple[str, ...] = Field(default=(),
-                                                        max_length=RECENT_CHOICE_WINDOW)
-    recent_rejected_choice_ids: tuple[str, ...] = Field(default=(),
-                                                        max_length=RECENT_CHOICE_WINDOW)
+    recent_accepted_choice_ids: tuple[str, ...] = ()
+    recent_rejected_choice_ids: tuple[str, ...] = ()
     active_option_set_id: str | None = None
     active_scope: str | None = None
     pending_clarifier_type: PendingClarifierType = "none"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from evals.cli.history_cmd import run_options
+from evals.cli.run_common import run_options
 
 CHANGES = "changes"
 
@@ -48,7 +48,7 @@ def changes(repos: tuple[str, ...], since: str | None, as_json: bool, out: Path 
             no_embed: bool, candidate: str | None, html_out: Path | None) -> None:
     """The drift of the run log's recent questions of a repository and its stale
     documentation sections, as one result (`--html`: a page of the eval report)."""
-    from evals.cli.history_cmd import candidate_overrides, emit
+    from evals.cli.run_common import candidate_overrides, emit
     from helix.cli.common import one_repo, repo_root
     from helix.outfile import check_out_path
 

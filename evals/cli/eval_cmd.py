@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from evals.cli.history_cmd import WithHistory, cluster_option, on_cluster
+from evals.cli.history_cmd import WithHistory
+from evals.cli.run_common import cluster_option, on_cluster
 from helix.outfile import check_out_path, write_out
 
 
@@ -96,7 +97,7 @@ def command(suites: tuple[str, ...], as_json: bool, out: Path | None, no_embed: 
     if out is not None:
         write_out(out, (json.dumps(payload, indent=2, sort_keys=True) + "\n").encode("utf-8"))
     if html_out is not None:
-        from evals.cli.history_cmd import write_html
+        from evals.cli.run_common import write_html
 
         write_html(html_out, payload, "helix eval: " + ", ".join(names))
     if as_json:

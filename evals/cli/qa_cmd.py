@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from evals.cli.history_cmd import cluster_option, run_options
+from evals.cli.run_common import cluster_option, run_options
 from helix.cli.safe_text import echo
 from helix.core.paths import user_path
 
@@ -42,7 +42,7 @@ def qa(questions: Path, repos: tuple[str, ...], rev: str | None, limit: int | No
     for target in (out, html_out):
         if target is not None:
             check_out_path(target, "--out" if target is out else "--html")
-    from evals.cli.history_cmd import candidate_overrides, emit, on_cluster
+    from evals.cli.run_common import candidate_overrides, emit, on_cluster
     from helix.cli.common import one_repo
 
     repo = one_repo(repos) or "."

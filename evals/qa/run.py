@@ -115,7 +115,7 @@ class QAContext:
 
     def __init__(self, root: Path, overrides: Mapping[str, Any] | None, no_embed: bool) -> None:
         self.helix = HelixSide(root, overrides or {}, no_embed=no_embed)
-        self.index, self.config = self.helix.refresh()
+        self.index = self.helix.refresh()
         self.files = [record.path for record in self.index.files()]
         self.bm25 = BM25Files.build(root)
 
@@ -129,7 +129,7 @@ class QAContext:
         started = time.perf_counter()
         error, route, items, sent = None, "", [], []
         try:
-            env = self.helix.ask(case.question, self.index, self.config)
+            env = self.helix.ask(case.question)
             items, sent, route = _spans(ranked_items(env)), _spans(env.evidence), env.route
         except Exception as exc:  # a crashing question is a miss, reported; the run goes on
             error = f"{type(exc).__name__}: {exc}"

@@ -62,7 +62,12 @@ def index_many(paths: list[str], repos_file: Path | None, *, cluster: str | None
 def repos(group: str | None, as_json: bool) -> None:
     """List the registered repositories (`helix index --repos-file`): group, revision,
     index revision, where the work tree and the index are."""
-    from helix.store.repos import Registry
+    from helix.cluster.repos_file import NAME_RE
+    from helix.store.repos import ALL, Registry
+
+    if group is not None and group != ALL and not NAME_RE.fullmatch(group):
+        raise UserError(f"--group {visible_field(group)}: not a group name (letters, digits, "
+                        "'.', '_', '-'; at most 80)")
 
     registry = Registry()
     try:

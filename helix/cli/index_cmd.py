@@ -133,7 +133,8 @@ def index(paths: tuple[str, ...], repos: tuple[str, ...], as_json: bool, cluster
     """
     from indexers.build import build_index
 
-    if cluster or repos_file or store_root or group or len({*paths, *repos}) > 1:
+    # several PATHs are many repositories; `--repo` names the one (twice: refused below)
+    if cluster or repos_file or store_root or group or len(set(paths)) > 1:
         from helix.cli.fleet_cmd import index_many
 
         if stop or background or embed_all or index_dir:

@@ -34,9 +34,9 @@ def http_address(value: str) -> tuple[str, int]:
                    "the ask tool's repos.")
 def mcp(repos: tuple[str, ...], http: str | None, group: str | None) -> None:
     """Serve Helix's tools (ask, search, find, open_span, callers, tests, status, index,
-    repos) to an MCP client over stdio; `--http 127.0.0.1:8765` serves streamable HTTP instead.
-    Unchanged repositories are not walked again before a question (HELIX_NO_WATCH=1: always
-    walk)."""
+    repos, drift, stale_docs) to an MCP client over stdio; `--http 127.0.0.1:8765` serves
+    streamable HTTP instead. Unchanged repositories are not walked again before a question
+    (HELIX_NO_WATCH=1: always walk)."""
     from helix.core.config import load_config
     from helix.servers.mcp_server import build_server, http_app
     from helix.servers.workspace import Workspace

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from controller.continuity.caps import CAPS, ContinuityCaps
+from controller.continuity.caps import ContinuityCaps
 from controller.continuity.requests import (
     CheckDrift,
     LoadGraph,
@@ -52,7 +52,7 @@ class LaneLLM:
     """A model, reachable for one purpose, through the LLM port. `calls` counts the requests."""
 
     def __init__(self, llm: LLM, model: str, *, purpose: Purpose, api_base: str | None = None,
-                 caps: ContinuityCaps = CAPS) -> None:
+                 caps: ContinuityCaps) -> None:
         self.llm, self.model, self.purpose, self.api_base = llm, model, purpose, api_base
         self.caps = caps
         self.calls = 0
@@ -72,8 +72,8 @@ class LaneLLM:
         return out.text
 
 
-def lane_llm(llm: LLM | None, model: str | None, purpose: Purpose, api_base: str | None = None,
-             caps: ContinuityCaps = CAPS) -> LaneLLM | None:
+def lane_llm(llm: LLM | None, model: str | None, purpose: Purpose, api_base: str | None,
+             caps: ContinuityCaps) -> LaneLLM | None:
     """A LaneLLM when both a client and a model are given, else None (deterministic only)."""
     if llm is None or not model:
         return None

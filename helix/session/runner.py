@@ -22,12 +22,11 @@ from controller.continuity.lanes import TurnContext, execute
 from controller.continuity.router import route_turn
 from controller.continuity.settle import before_lane, readmit_anchor_list, settle_turn
 from controller.continuity.turn import TurnResult, summaries
-from controller.report_cut import RETRIEVAL_CHARS, cut_report
+from controller.question import Question, read_question
 from helix.core.config import HelixConfig
 from helix.core.envelope import Envelope
 from helix.core.errors import UserError
 from helix.core.ports import LLM, Clock, SystemClock
-from helix.core.secrets import redact_text
 from helix.session.lane_driver import (
     Asker,
     DriftCheck,
@@ -51,14 +50,20 @@ MS_PER_S = 1000
 
 def default_asker(root: Path, config: HelixConfig, *, llm: LLM | None, dry_run: bool,
                   session_id: str, turn_number: int, clock: Clock,
-                  on_text: Callable[[str], None] | None = None) -> Asker:
+                  on_text: Callable[[str], None] | None = None,
+                  turn: Question | None = None) -> Asker:
     """The controller (and synthesis) through the service entry point; logged in the run log
-    with the session id and turn number. `on_text` receives the model's answer as it streams."""
+    with the session id and turn number. `on_text` receives the model's answer as it streams.
+    A lane that asks the turn's own message (no scope, no sense) hands on `turn`, the message
+    as the runner read it: the question is read once."""
 
     def ask(question: str, *, scope: str | None, sense: str | None) -> Envelope:
         from helix.service import ask as service_ask
 
-        return service_ask(question, root=root, config=config, dry_run=dry_run, llm=llm,
+        asked: str | Question = question
+        if turn is not None and question == turn.asked and scope is None and sense is None:
+            asked = turn
+        return service_ask(asked, root=root, config=config, dry_run=dry_run, llm=llm,
                            scope=scope, sense=sense, session_id=session_id,
                            turn_number=turn_number, clock=clock, on_text=on_text).envelope
 
@@ -93,8 +98,10 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
     `on_text` receives the model's answer of a root question as the model writes it."""
     if not text.strip():
         raise UserError("empty message")
-    text = redact_text(text)[0]  # a pasted secret is stored, routed and sent masked
-    text = cut_report(text, RETRIEVAL_CHARS)[0]  # a long paste: routed by what locates it
+    # read once: a pasted secret is stored, routed and sent masked; a long paste is routed by
+    # what locates it (controller.question; the index's vocabulary is consulted when a root
+    # question reaches it, helix.service.ask)
+    question = read_question(text, config.retrieval)
     clock = clock or SystemClock()
     root = Path(root).resolve()
     if llm is None and not dry_run:
@@ -104,15 +111,16 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
     # a shared database: one turn of a session at a time across replicas, each on the state
     # the one before committed (SQLite: commit_turn's turn-count guard, as before)
     with turn_lock(backend, validate_name(session_name)):
-        return _locked_turn(backend, session_name, text, root=root, config=config,
+        return _locked_turn(backend, session_name, question, root=root, config=config,
                             reply_to=reply_to, llm=llm, clock=clock, dry_run=dry_run,
                             asker=asker, graph=graph, on_text=on_text)
 
 
-def _locked_turn(db: State, session_name: str, text: str, *, root: Path, config: HelixConfig,
-                 reply_to: int | None, llm: LLM | None, clock: Clock, dry_run: bool,
-                 asker: Asker | None, graph: GraphProvider | None,
+def _locked_turn(db: State, session_name: str, question: Question, *, root: Path,
+                 config: HelixConfig, reply_to: int | None, llm: LLM | None, clock: Clock,
+                 dry_run: bool, asker: Asker | None, graph: GraphProvider | None,
                  on_text: Callable[[str], None] | None) -> TurnResult:
+    text = question.asked  # the message as read once (masked, cut)
     record = open_session(db, session_name, str(root), now=clock.now())
     turns = load_turns(db, record.id)
     state = record.state
@@ -129,7 +137,7 @@ def _locked_turn(db: State, session_name: str, text: str, *, root: Path, config:
         root=root, models=models,
         asker=asker or default_asker(root, config, llm=llm, dry_run=dry_run,
                                      session_id=record.id, turn_number=turn_id, clock=clock,
-                                     on_text=on_text),
+                                     on_text=on_text, turn=question),
         graph=graph or default_graph(root, config), drift=default_drift(root, config),
         max_file_bytes=config.index.max_file_bytes)
     ctx = TurnContext(
@@ -139,6 +147,6 @@ def _locked_turn(db: State, session_name: str, text: str, *, root: Path, config:
     turn, new_state = settle_turn(
         state, base, plan, out, pre, session=record.name, session_id=record.id,
         turn_id=turn_id, text=text, reply_to=reply_to, now_ms=now_ms, created_at=clock.now(),
-        continuity_hash=config.continuity_hash)
+        continuity_hash=config.continuity_hash, caps=config.continuity.caps)
     commit_turn(db, record, turn, new_state, turn.events)
     return turn

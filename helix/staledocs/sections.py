@@ -54,8 +54,12 @@ class DocSection:
 
 
 def skipped(path: str, patterns: Sequence[str]) -> bool:
+    """`path` (or its file name) matches one of `patterns`, case aside on every system
+    (`HISTORY*` is `docs/history.rst` too)."""
+    path = path.lower()
     name = path.rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(path, p) for p in patterns)
+    return any(fnmatch.fnmatchcase(name, p.lower()) or fnmatch.fnmatchcase(path, p.lower())
+               for p in patterns)
 
 
 def wanted(path: str, prefixes: Sequence[str]) -> bool:
