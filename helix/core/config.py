@@ -262,7 +262,7 @@ class ContinuitySettings(_Frozen):
     # a reading at least this sure overrides a vocabulary rule that read the turn otherwise;
     # one at least `router_rescue` sure, a message the rules took for a new question
     router_override: float = Field(default=0.9, ge=0.0, le=1.0)
-    router_rescue: float = Field(default=0.3, ge=0.0, le=1.0)
+    router_rescue: float = Field(default=0.45, ge=0.0, le=1.0)
     # a new search is said back when a follow-up reading had at least this probability
     router_follow_up_floor: float = Field(default=0.15, ge=0.0, le=1.0)
     # two readings closer than this, the second at least `router_clarify_floor`: both are
