@@ -294,3 +294,44 @@ def test_a_pending_clarifiers_options_are_embedded_once():
     again = option_vectors(encoder, list(reversed(texts)))
     assert calls == [] and (again[::-1] == first).all()
     assert (first[0] == FakeEmbedder().embed([texts[0]])[0]).all()
+
+
+def _by_text(readings: dict[str, str]):
+    """A reader that reads each message of `readings` as its class, sure; any other message
+    the way the vocabulary rules did."""
+    def read(features):
+        meaning = readings.get(features.text)
+        if meaning is None:
+            rules = features.rules if features.rules in CLASSES else "new_question"
+            return Reading(meaning=rules, confidence=1.0)
+        return Reading(meaning=meaning, confidence=0.8, alternatives=(("new_question", 0.1),))
+
+    return read
+
+
+def test_a_file_named_by_its_name_picks_the_item_that_is_the_whole_file(repo):
+    """'engine.py' names the listed item search/engine.py (the whole file), not the four
+    definitions listed from the same file: no 'which one?'."""
+    talk = ReaderTalk(repo, _by_text({"I want the engine.py.": "pick"}))
+    talk("How the engine is constructed?")
+    listed = [i for i in talk.state().active_option_set().items
+              if i.target.path == "search/engine.py"]
+    assert len(listed) > 1 and any(not i.target.symbol for i in listed)
+    turn = talk("I want the engine.py.")
+    assert (turn.transition, turn.lane) == ("T3", "selection")
+    assert turn.opened is not None and turn.opened.path == "search/engine.py"
+    assert turn.opened.target.symbol is None
+
+
+def test_picking_what_is_in_focus_by_its_file_shows_it_again(repo):
+    """A pick the rules read ('show me cli.py again') that names the focused object, or the
+    file it is in, read as showing it again: T5 on the focus, not a new selection."""
+    talk = ReaderTalk(repo, _by_text({"tests for main? any?": "tests",
+                                      "show me cli.py again, I lost it": "reopen"}))
+    talk("where's the cli entry point")
+    talk("tests for main? any?")
+    focus = talk.state().selected_object.focus_object_ref
+    assert focus.path == "search/cli.py" and focus.symbol == "main"
+    turn = talk("show me cli.py again, I lost it")
+    assert (turn.transition, turn.lane, turn.intent) == ("T5", "selection", "select_focused")
+    assert turn.opened is not None and turn.opened.target.symbol == "main"

@@ -53,7 +53,7 @@ from controller.continuity import phrases as say
 from controller.continuity.focus import TurnSummary, resolve_focus
 from controller.continuity.meaning import MEANINGS, Reader, features, meaning_of, said
 from controller.continuity.pending import match_pending_turn, normalize, strip_filler
-from controller.continuity.readings import plan_for
+from controller.continuity.readings import names_focus, plan_for
 from controller.continuity.rules import RULES, gate
 from controller.continuity.spelling import respelled
 from controller.continuity.state import ContinuityState
@@ -150,6 +150,8 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading) -> TurnPlan:
     if meaning == rules:
         if meaning == "pick" and _unplaced(t, rules_plan):
             plan = plan_for(meaning, t, reading)
+    elif meaning == "reopen" and rules == "pick" and names_focus(t):
+        plan = plan_for(meaning, t, reading)  # picking what is in focus shows it again (T5)
     elif reading.forced or reading.confidence >= (
             s.router_rescue if rules in ("new_question", "boundary") else s.router_override):
         plan = plan_for(meaning, t, reading)
