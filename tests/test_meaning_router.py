@@ -335,3 +335,32 @@ def test_picking_what_is_in_focus_by_its_file_shows_it_again(repo):
     turn = talk("show me cli.py again, I lost it")
     assert (turn.transition, turn.lane, turn.intent) == ("T5", "selection", "select_focused")
     assert turn.opened is not None and turn.opened.target.symbol == "main"
+
+
+def test_a_reading_is_acted_on_by_the_rescue_and_override_bars():
+    from evals.router_train import routed_class
+
+    assert routed_class("meta", 0.3, "meta", 0.45, 0.9) == "meta"  # the rules agree
+    assert routed_class("meta", 0.3, "new_question", 0.25, 0.9) == "meta"  # rescued
+    assert routed_class("meta", 0.3, "new_question", 0.45, 0.9) == "new_question"
+    assert routed_class("meta", 0.3, "boundary", 0.25, 0.9) == "meta"
+    assert routed_class("meta", 0.8, "pick", 0.25, 0.9) == "pick"  # a rule's reading stands
+    assert routed_class("meta", 0.95, "pick", 0.25, 0.9) == "meta"  # unless the reading is sure
+
+
+def test_the_manifest_says_how_the_routing_settings_do_in_cross_validation():
+    """The trainer writes, per (router_rescue, router_override) of its grid, how often the
+    class the router acts on is right with the head's cross-validated readings (sessions
+    left out), and the best pair; the shipped pair is on the grid."""
+    from evals.router_train import OVERRIDE_GRID, RESCUE_GRID, best_settings
+    from helix.core.config import ContinuitySettings
+
+    manifest = json.loads((MODEL_DIR / "manifest.json").read_text(encoding="utf-8"))
+    curve = manifest["metrics"]["cv_routed_by_rescue_override"]
+    assert len(curve) == len(RESCUE_GRID) * len(OVERRIDE_GRID)
+    s = ContinuitySettings()
+    assert 0 < curve[f"{s.router_rescue:.2f}/{s.router_override:.2f}"] <= max(curve.values())
+    assert manifest["metrics"]["cv_best"] == best_settings(curve)
+    # among equals, the most cautious bars
+    assert best_settings({"0.10/0.60": 0.9, "0.20/0.60": 0.9, "0.20/0.90": 0.8}) == {
+        "router_rescue": 0.2, "router_override": 0.6, "cv_routed": 0.9}
