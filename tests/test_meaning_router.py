@@ -364,3 +364,14 @@ def test_the_manifest_says_how_the_routing_settings_do_in_cross_validation():
     # among equals, the most cautious bars
     assert best_settings({"0.10/0.60": 0.9, "0.20/0.60": 0.9, "0.20/0.90": 0.8}) == {
         "router_rescue": 0.2, "router_override": 0.6, "cv_routed": 0.9}
+
+
+def test_a_continuing_message_that_becomes_a_new_search_is_announced(repo):
+    """'and what about X, same file?' read surely as a new question still says so: a message
+    that opens by continuing the conversation never becomes a silent search."""
+    text = "and what about the free spectral range, same file?"
+    talk = ReaderTalk(repo, fixed("new_question", 0.95, "pivot", 0.02, on=text))
+    talk("hello!")  # no root question yet: the rules take no pivot, only a new question
+    turn = talk(text)
+    assert turn.intent == "root_question"
+    assert "reading_announced" in {e.name for e in turn.events}

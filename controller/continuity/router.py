@@ -63,6 +63,8 @@ from controller.continuity.wording import pivot_question
 from helix.core.config import ContinuitySettings
 
 FOLLOW_UP_WORDS_MAX = 4  # a message this short after an answer looks like a follow-up
+# a message that opens with one of these continues the conversation ("and what about X?")
+CONTINUING_LEADS = ("and", "what about", "how about")
 
 
 def route_turn(state: ContinuityState, text: str, reply_to: int | None,
@@ -198,14 +200,17 @@ def _close_reading(t: Turn, plan: TurnPlan, reading: Reading) -> TurnPlan | None
 
 
 def _follow_up_looking(t: Turn, reading: Reading, rules_meaning: str) -> bool:
-    """A message that points back: a pronoun, a few words after an answer, a rule that read a
-    follow-up, or a follow-up as the second reading."""
+    """A message that points back: a pronoun, a few words after an answer, a continuing lead
+    ("and what about ..."), a rule that read a follow-up, or a follow-up as the second
+    reading."""
     if t.state.turn_count == 0:
         return False
     readings = ((reading.meaning, reading.confidence), *reading.alternatives)
     follow_ups = [p for m, p in readings if m != "new_question"]
     terse = len(t.text.split()) <= FOLLOW_UP_WORDS_MAX and not say.QUESTION_LEAD.match(t.body)
-    return (bool(t.focus.pronoun_hint) or terse
+    words = t.plain.split()
+    continuing = any(words[:len(lead.split())] == lead.split() for lead in CONTINUING_LEADS)
+    return (bool(t.focus.pronoun_hint) or terse or continuing
             or rules_meaning not in ("new_question", "boundary")
             or max(follow_ups, default=0.0) >= t.settings.router_follow_up_floor)
 
