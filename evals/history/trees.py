@@ -69,6 +69,7 @@ class Entry:
         self.size = size
 
 
+MISSING = -1  # the size of a blob the object store lacks (a snapshot leaves out large files)
 _BLOB = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})?")  # a git object id, or "" (announced)
 
 
@@ -95,7 +96,9 @@ def parse_ls_tree(raw: bytes) -> dict[str, Entry]:
         parts = meta.split()
         if not sep or len(parts) != 4:
             continue
-        size = int(parts[3]) if parts[3].isdigit() else 0
+        # "-" for a tree or submodule; "BAD" for a blob the snapshot lacks (MISSING)
+        size = int(parts[3]) if parts[3].isdigit() else (
+            MISSING if parts[1] == b"blob" else 0)
         entries[os.fsdecode(raw_path)] = Entry(parts[0].decode(), parts[2].decode(), size)
     return entries
 
@@ -206,7 +209,7 @@ class TreeWriter:
         """Make the target hold `commit`'s regular files; counts of written, deleted, kept."""
         entries = read_tree(self.gitdir, commit, self.bounds)
         wanted: dict[str, Entry] = {}
-        refused = too_large = 0
+        refused = too_large = missing = 0
         for path, entry in sorted(entries.items()):
             if entry.mode not in TREE_MODE_FILE:
                 continue  # symlinks, submodules: skipped
@@ -215,6 +218,9 @@ class TreeWriter:
                 continue
             if entry.size > self.bounds.max_blob_bytes:
                 too_large += 1
+                continue
+            if entry.size == MISSING:
+                missing += 1
                 continue
             wanted[path] = entry
         self._check_bounds(commit, wanted)
@@ -237,6 +243,8 @@ class TreeWriter:
                   "kept": len(wanted) - len(to_write), "refused": refused}
         if too_large:
             counts["too_large"] = too_large
+        if missing:
+            counts["missing"] = missing
         return counts
 
     def _check_bounds(self, commit: str, wanted: Mapping[str, Entry]) -> None:
