@@ -31,6 +31,7 @@ from controller.evidence import (
 from controller.loop import LoopState, ToolResults, initial_state, step
 from controller.moves import asks_tests
 from controller.question_spelling import reading_note, respelled_question
+from controller.rank_step import Scorer, learned_order, load_ranker
 from controller.reasons import Reason
 from controller.route import RoutePlan, route_question
 from controller.treewalk import selected_trees, walk
@@ -327,9 +328,11 @@ def reference_sites(plan: RoutePlan, index: IndexReader) -> tuple[ReferenceSite,
 def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
                    query_embedder: Embedder | None, clock: Clock, scope: str | None = None,
                    sense: str | None = None, refreshed: bool = False,
-                   trace: Trace | None = None) -> Envelope:
+                   trace: Trace | None = None, ranker: Scorer | None = None) -> Envelope:
     """Route, retrieve, align, compact and walk: the whole dry run for one question.
-    `trace` receives the live trace (see `Trace`); it never changes the result."""
+    `trace` receives the live trace (see `Trace`); it never changes the result. `ranker`:
+    what orders the evidence when `retrieval.ranker.mode` is "learned" (default: the model
+    the config names, `controller.rank_step.load_ranker`)."""
     started = clock.monotonic()
     timings: dict[str, float] = {}
     asked: str = question
@@ -354,6 +357,9 @@ def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
     ranked = _canonical_first(state.plan, ranked, index, config)
     ranked = _with_file_definitions(state.plan, ranked, index, config)
     ranked = _with_callees(state.plan, ranked, index, config)
+    if config.retrieval.ranker.mode == "learned" and state.stop_reason != "dominance_split":
+        ranked = learned_order(state, ranked, index, config,
+                               ranker or load_ranker(config.retrieval.ranker))
     all_items = _items(state, ranked)
     kept = compact(list(all_items.values()), config.retrieval.token_budget,
                    plan.intent.terms, config.retrieval.excerpt_context_lines,

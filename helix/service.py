@@ -117,13 +117,15 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
         notify: Callable[[str], None] | None = None,
         progress: Callable[[str, int, int], None] | None = None,
         waiting: Waiting | None = None,
-        on_text: Callable[[str], None] | None = None) -> AskResult:
+        on_text: Callable[[str], None] | None = None,
+        ranker: Any = None) -> AskResult:
     """Answer one question about the repository at `root`; every run goes to the run log.
     `notify` gets the synthesis' one-line notices (waiting for the model, a missing key);
     default: `helix.core.notices.notify` (`helix: ...` on standard error). `progress`
     (stage, done, total) follows the indexing, when there is any; `waiting` the wait for the
     model (`helix.core.ports.Waiting`: the CLI's live timer on a terminal); `on_text` the
-    model's answer as it streams (`helix.cli.live_answer`).
+    model's answer as it streams (`helix.cli.live_answer`); `ranker` what orders the evidence
+    when `retrieval.ranker.mode` is "learned" (default: the model the config names).
 
     Lexical first (`index.background_dense`, the default): when many cards lack vectors the
     question is answered from what the index has (BM25, symbols, graph, the vectors already
@@ -151,7 +153,7 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
     envelope = run_controller(question, index, config,
                               query_embedder=lazy if _has_embeddings(index) else None,
                               clock=clock, scope=scope, sense=sense, refreshed=report.refreshed,
-                              trace=trace)
+                              trace=trace, ranker=ranker)
     controlled = clock.monotonic()
     stopped = [step.note for step in envelope.controller_steps if CLOCK_STOP in step.note]
     if stopped:

@@ -70,6 +70,26 @@ def test_pyproject_tool_helix_is_held_to_the_same_rule(tmp_path: Path, helix_hom
         "repository" for glob in ("../outside/*.json", "/etc/*.json", "~/x.json"))
 
 
+def test_a_repository_cannot_choose_the_ranker_model(tmp_path: Path, helix_home: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".helix.toml").write_text(
+        '[helix.retrieval.ranker]\nmode = "learned"\nmanifest = "/tmp/evil/manifest.json"\n'
+        'digest = "sha256:x"\nmax_candidates = 50\n', encoding="utf-8")
+    config, notices = resolve_config(repo, env=_env(helix_home))
+    ranker = config.retrieval.ranker
+    assert ranker.manifest is None  # the shipped model, whatever the repository says
+    assert (ranker.mode, ranker.digest, ranker.max_candidates) == ("learned", "sha256:x", 50)
+    assert notices == (f"ignored retrieval.ranker.manifest from {repo / '.helix.toml'}: {RULE},"
+                       " not retrieval.ranker.manifest (it decides which model file is loaded);"
+                       " set it in $HELIX_HOME/config.toml, a HELIX_* variable or a flag",)
+    user = helix_home / "config.toml"
+    user.write_text('[retrieval.ranker]\nmanifest = "/models/manifest.json"\n', encoding="utf-8")
+    config, _ = resolve_config(repo, env=_env(helix_home))
+    assert config.retrieval.ranker.manifest == "/models/manifest.json"
+    assert config.retrieval.ranker.mode == "learned"
+
+
 def test_user_places_still_set_everything(tmp_path: Path, helix_home: Path) -> None:
     (helix_home / "config.toml").write_text(
         '[synthesis]\nmodel = "user-model"\napi_base = "http://localhost:8000/v1"\n'
@@ -219,9 +239,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # the callee policy, retrieval.callees, off by default; then pools.fuzzy_names;
     # then file_defs.depth; then retrieval.align_lead, off; then retrieval.canonical_first;
     # then retrieval.respell; then routing.long_question_words and its policy; then
-    # file_defs.long_forms; then the name_words channel of reports and long questions)
+    # file_defs.long_forms; then the name_words channel of reports and long questions; then
+    # retrieval.ranker, the hand order by default)
     assert HelixConfig().evidence_hash == (
-        "sha256:9c15408771865a6dd240f4d8394c5c5624d5f910ef68deb3594545f40b804a47")
+        "sha256:544e012c3acc966752a770ed29a4f71184b14b588c992610dfea42ce7c39c4cc")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

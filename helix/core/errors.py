@@ -56,6 +56,10 @@ class UnknownModelError(UserError):
     pass
 
 
+class RankerModelError(ConfigError):
+    """The learned ranker's model cannot be used: missing, another digest, malformed."""
+
+
 class NotFoundError(UserError):
     pass
 
