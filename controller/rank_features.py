@@ -8,7 +8,8 @@ manifest names them; a model trained on another list is refused at load):
 
 - question: its content words, identifiers, route;
 - channels: 1 / best rank in each channel's lists (0: not found), how many channels and lists
-  found it, the hand order's place and fused score, the fused (RRF) score over every list;
+  found it, the hand order's place and fused score, the fused (RRF) score over every list,
+  the question's BM25 score of the chunk and of its whole file (over the best one);
 - file: the file's place in the hand order, its best fused score and its share of the pool,
   the candidate's place among its file's candidates (the file already has a higher one);
 - words: the question's words held by the name (and what share of the name they are), the
@@ -47,14 +48,14 @@ ROUTES = ("definition", "location", "explanation", "relation", "value_check", "u
 _CONTAINERS = frozenset({"class", "interface", "struct", "trait", "enum", "module", "impl",
                          "namespace", "object", "type"})
 _COMMENT = re.compile(r"^\s*(?:#|//|/\*|\*|\"\"\"|'''|///|//!)")
-SOURCES = ("hand", "pool", "file", "callee")
+SOURCES = ("hand", "pool", "file", "callee", "history", "assoc")
 
 FEATURES: tuple[str, ...] = (
     "q_words", "q_identifiers", "q_route", "q_long",
     *(f"rr_{c}" for c in CHANNELS), "n_channels", "n_lists",
-    "hand_rr", "hand_score", "fused_score", "fused_rr",
+    "hand_rr", "hand_score", "fused_score", "fused_rr", "bm25_q", "file_bm25_q",
     "file_rr", "file_fused", "file_pool_share", "rank_in_file", "file_has_higher",
-    "from_file", "from_callee",
+    "from_file", "from_callee", "from_history", "from_assoc",
     "name_cov", "name_hits", "name_share", "name_exact", "owner_cov", "path_cov", "stem_cov",
     "sig_cov", "doc_cov", "body_cov", "body_score", "name_idf_share",
     "is_def", "is_module", "is_doc", "is_container", "is_function", "log_lines", "is_test",
@@ -62,15 +63,17 @@ FEATURES: tuple[str, ...] = (
     "log_calls_in", "log_calls_out", "log_tests_in", "log_documented", "pagerank",
     "named", "near_named", "same_file_named",
     "r_aligned", "r_in_file", "r_neighbour", "r_lead", "r_exact", "r_fuzzy", "r_path_hint",
-    "hist_cov", "hist_idf_share", "hist_commits", "assoc_score", "assoc_hits",
+    "hist_cov", "hist_idf_share", "hist_commits", "hist_bm25", "rr_history",
+    "assoc_score", "assoc_hits",
 )
 
 
 # Named groups of features (an ablation trains without one: `helix eval corpus train-ranker
 # --without history`).
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
-    "history": ("hist_cov", "hist_idf_share", "hist_commits"),
-    "assoc": ("assoc_score", "assoc_hits"),
+    "history": ("hist_cov", "hist_idf_share", "hist_commits", "hist_bm25", "rr_history",
+                "from_history"),
+    "assoc": ("assoc_score", "assoc_hits", "from_assoc"),
     "graph": ("log_calls_in", "log_calls_out", "log_tests_in", "log_documented", "pagerank",
               "named", "near_named", "same_file_named"),
     "hand": ("hand_rr", "hand_score", "file_rr", "file_has_higher"),
@@ -90,6 +93,7 @@ class NodeSignals:
     pagerank: float = 0.0  # times the number of nodes (1.0: an average node)
     history: frozenset[str] = frozenset()  # words of the messages of commits that changed it
     commits: int = 0  # how many such commits
+    history_bm25: float = 0.0  # the question against those words (the history BM25 field)
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,11 @@ class RankInputs:
     reasons: Mapping[str, tuple[Reason, ...]] = field(default_factory=dict)  # chunk id ->
     file_chunks: Mapping[str, Sequence[Chunk]] = field(default_factory=dict)
     callees: Sequence[Chunk] = ()
+    # the question's BM25 score of each candidate chunk and of its file, over the best one
+    bm25: Mapping[str, float] = field(default_factory=dict)
+    file_bm25: Mapping[str, float] = field(default_factory=dict)
+    history_hits: Sequence[Chunk] = ()  # the history field's best definitions, best first
+    assoc_hits: Sequence[Chunk] = ()  # definitions named by the question's associated words
     signals: Mapping[str, NodeSignals] = field(default_factory=dict)  # node id ->
     named: frozenset[str] = frozenset()  # node ids of definitions the question names
     near_named: frozenset[str] = frozenset()  # node ids a calls edge joins to one of those
@@ -121,8 +130,9 @@ class RankInputs:
 
 
 def candidates(inputs: RankInputs, limit: int) -> list[Pooled]:
-    """The hand order, the first files' definitions, the callees, then the rest of the pool
-    by fused score; each chunk once, at most `limit`."""
+    """The hand order, the first files' definitions, the callees, the history field's and the
+    associated words' definitions, then the rest of the pool by fused score; each chunk once,
+    at most `limit`."""
     out: dict[str, Pooled] = {}
     for c in inputs.hand:
         out.setdefault(c.chunk.id, Pooled(c.chunk, "hand", c))
@@ -134,6 +144,10 @@ def candidates(inputs: RankInputs, limit: int) -> list[Pooled]:
     for chunk in inputs.callees:
         out.setdefault(chunk.id, Pooled(chunk, "callee",
                                         reasons=inputs.reasons.get(chunk.id, ())))
+    for source, chunks in (("history", inputs.history_hits), ("assoc", inputs.assoc_hits)):
+        for chunk in chunks:
+            out.setdefault(chunk.id, Pooled(chunk, source,
+                                            reasons=inputs.reasons.get(chunk.id, ())))
     for f in inputs.fused:
         found = inputs.pool.get(f.chunk_id)
         if found is not None:
@@ -295,6 +309,7 @@ def feature_rows(inputs: RankInputs, pooled: Sequence[Pooled],
         if p.source == "hand":
             seen_hand_files.add(p.chunk.path)
     q = len(words) or 1
+    history_rank = {c.id: n for n, c in enumerate(inputs.history_hits, start=1)}
     for n, p in enumerate(pooled):
         chunk = p.chunk
         ranks = best.get(chunk.id, {})
@@ -311,10 +326,12 @@ def feature_rows(inputs: RankInputs, pooled: Sequence[Pooled],
             1.0 / hand_pos[chunk.id] if chunk.id in hand_pos else 0.0,
             p.hand.score if p.hand is not None else 0.0, score / top,
             1.0 / fused_order[chunk.id] if chunk.id in fused_order else 0.0,
+            inputs.bm25.get(chunk.id, 0.0), inputs.file_bm25.get(chunk.path, 0.0),
             1.0 / file_order[chunk.path] if chunk.path in file_order else 0.0,
             file_best.get(chunk.path, 0.0) / top, file_count[chunk.path] / len(pooled),
             1.0 / place_in_file[n], 1.0 if higher[n] else 0.0,
             1.0 if p.source == "file" else 0.0, 1.0 if p.source == "callee" else 0.0,
+            1.0 if p.source == "history" else 0.0, 1.0 if p.source == "assoc" else 0.0,
             name_hits / q, float(name_hits), name_hits / len(st.name) if st.name else 0.0,
             1.0 if st.last and st.last in lowered_terms else 0.0,
             len(st.owner & words) / q, len(st.path & words) / q, len(st.stem & words) / q,
@@ -337,6 +354,8 @@ def feature_rows(inputs: RankInputs, pooled: Sequence[Pooled],
             1.0 if "path_hint" in codes else 0.0,
             len(signals.history & words) / q,
             _idf_share(signals.history, words, inputs.history_idf, hist_default, hist_total),
-            math.log1p(signals.commits), assoc_score, assoc_hits,
+            math.log1p(signals.commits), signals.history_bm25,
+            1.0 / history_rank[chunk.id] if chunk.id in history_rank else 0.0,
+            assoc_score, assoc_hits,
         ])
     return rows

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from controller.evidence import CODE_CHUNK_KINDS, Candidate
+from controller.file_defs import question_tokens
 from controller.fusion import FAMILIES, rrf
 from controller.learned_rank import TreeModel, order, parse_model
 from controller.loop import LoopState
@@ -115,14 +116,14 @@ def load_ranker(policy: RankerPolicy) -> Ranker:
                         FEATURES)
     assoc: Assoc = {}
     if manifest.get("assoc"):
-        assoc = _assoc_table(_part(path.parent, manifest, "assoc"), path)
+        assoc = assoc_table(_part(path.parent, manifest, "assoc"), path)
     ranker = Ranker(model=model, digest=found, assoc=assoc)
     with _LOCK:
         _LOADED[key] = ranker
     return ranker
 
 
-def _assoc_table(raw: bytes, path: Path) -> Assoc:
+def assoc_table(raw: bytes, path: Path) -> Assoc:
     try:
         data = json.loads(raw)
         rows = data["links"]
@@ -163,19 +164,84 @@ def edge_counts(graph: Any, nodes: Sequence[str]) -> dict[str, dict[str, tuple[i
     return out
 
 
-def _signals(nodes: Sequence[str], index: IndexReader) -> dict[str, NodeSignals]:
+def history_of(index: IndexReader) -> Any:
+    """The index's history field (`indexers.history.HistoryIndex`), or None."""
+    read = getattr(index, "history_index", None)
+    return read() if callable(read) else None
+
+
+def _signals(nodes: Sequence[str], index: IndexReader, words: frozenset[str]
+             ) -> dict[str, NodeSignals]:
     wanted = [n for n in dict.fromkeys(nodes) if n.startswith("def:")]
+    history = history_of(index)
     graph = index.graph
     ranks = getattr(graph, "pagerank_of", None)
     pagerank: dict[str, float] = dict(ranks(wanted)) if callable(ranks) else {}
+    counts = edge_counts(graph, wanted)
     out: dict[str, NodeSignals] = {}
-    for node, kinds in edge_counts(graph, wanted).items():
+    for node in wanted:
+        kinds = counts.get(node, {})
+        past = history.docs.get(node, frozenset()) if history is not None else frozenset()
+        if not kinds and not past:
+            continue
         out[node] = NodeSignals(calls_in=kinds.get("calls", (0, 0))[0],
                                 calls_out=kinds.get("calls", (0, 0))[1],
                                 tests_in=kinds.get("tests", (0, 0))[0],
                                 documented=kinds.get("documents", (0, 0))[0],
-                                pagerank=pagerank.get(node, 0.0))
+                                pagerank=pagerank.get(node, 0.0), history=past,
+                                commits=history.commits.get(node, 0) if past else 0,
+                                history_bm25=history.score(node, words) if past else 0.0)
     return out
+
+
+def _bm25_scores(index: IndexReader, query: str, pooled: Sequence[Pooled]
+                 ) -> tuple[dict[str, float], dict[str, float]]:
+    """Each candidate's chunk BM25 score for the question, and its file's whole-file score,
+    over the best one of the repository (an index without the batch lookups: none)."""
+    out: list[dict[str, float]] = []
+    for name, keys in (("bm25_scores_of", [p.chunk.id for p in pooled]),
+                       ("file_scores_of", list(dict.fromkeys(p.chunk.path for p in pooled)))):
+        lookup = getattr(index, name, None)
+        if not callable(lookup) or not query.strip():
+            out.append({})
+            continue
+        best, scores = lookup(query, keys)
+        out.append({k: v / best for k, v in scores.items()} if best > 0 else {})
+    return out[0], out[1]
+
+
+def _history_hits(index: IndexReader, words: frozenset[str], k: int) -> list[Chunk]:
+    history = history_of(index)
+    if history is None or k <= 0 or not words:
+        return []
+    return [c for node, _score in history.search(words, k)
+            if (c := index.chunk_for_node(node)) is not None]
+
+
+def expansions(words: frozenset[str], assoc: Assoc, known: Mapping[str, object],
+               limit: int) -> list[str]:
+    """The name parts the association table joins to the question's words, strongest first,
+    those the repository's names hold (`known`) and the question does not, at most `limit`."""
+    scored: dict[str, float] = {}
+    for word in sorted(words):
+        for part, value in (assoc.get(word) or {}).items():
+            if part not in words and part in known:
+                scored[part] = max(scored.get(part, 0.0), value)
+    return [p for p, _v in sorted(scored.items(), key=lambda t: (-t[1], t[0]))[:limit]]
+
+
+def _assoc_hits(index: IndexReader, words: frozenset[str], assoc: Assoc,
+                policy: RankerPolicy) -> list[Chunk]:
+    if not assoc or policy.expand_words <= 0 or policy.assoc_k <= 0:
+        return []
+    table = name_table(index)
+    extra = expansions(words, assoc, table.postings, policy.expand_words)
+    if not extra:
+        return []
+    holders = {table.defs[n].node_id for part in extra for n in table.postings.get(part, ())}
+    ranked = [d for _s, d in table.rank(words | frozenset(extra), policy.assoc_k * 4)]
+    named = [d for d in ranked if d.node_id in holders][:policy.assoc_k]
+    return [c for d in named if (c := index.chunk_for_node(d.node_id)) is not None]
 
 
 def _named(state: LoopState, index: IndexReader) -> tuple[frozenset[str], frozenset[str]]:
@@ -205,12 +271,18 @@ def rank_inputs(state: LoopState, ranked: Sequence[Candidate], index: IndexReade
                                if c.chunk.kind in CODE_CHUNK_KINDS))[:policy.files]
     named, near = _named(state, index)
     table = name_table(index)
+    words = question_tokens(state.plan)
+    history = history_of(index)
     return RankInputs(
         plan=state.plan, hand=tuple(ranked), pool=state.pool, lists=state.lists, fused=fused,
         reasons=state.found_reasons,
         file_chunks={path: index.chunks_for_path(path) for path in files},
         callees=_callees(ranked, index, policy.callees), named=named, near_named=near,
-        idf=table.idf, idf_unseen=unseen_idf(len(table.defs)), assoc=assoc)
+        history_hits=_history_hits(index, words, policy.history_k),
+        assoc_hits=_assoc_hits(index, words, assoc, policy),
+        idf=table.idf, idf_unseen=unseen_idf(len(table.defs)), assoc=assoc,
+        history_idf=history.idf if history is not None else {},
+        history_unseen=history.unseen if history is not None else 1.0)
 
 
 def learned_order(state: LoopState, ranked: Sequence[Candidate], index: IndexReader,
@@ -219,7 +291,10 @@ def learned_order(state: LoopState, ranked: Sequence[Candidate], index: IndexRea
     `retrieval.max_evidence` first."""
     inputs = rank_inputs(state, ranked, index, config, scorer.assoc)
     pooled = candidates(inputs, config.retrieval.ranker.max_candidates)
-    signals = _signals([p.chunk.node_id for p in pooled], index)
-    inputs = RankInputs(**{**inputs.__dict__, "signals": signals})
+    signals = _signals([p.chunk.node_id for p in pooled], index,
+                       question_tokens(state.plan))
+    bm25, file_bm25 = _bm25_scores(index, state.plan.text, pooled)
+    inputs = RankInputs(**{**inputs.__dict__, "signals": signals, "bm25": bm25,
+                           "file_bm25": file_bm25})
     rows = feature_rows(inputs, pooled, config.retrieval.file_defs)
     return order(pooled, scorer.score(pooled, rows), config.retrieval.max_evidence)

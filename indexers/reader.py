@@ -317,6 +317,15 @@ class Index:
             return []
         return self._bm25().search(query, k)
 
+    def bm25_scores_of(self, query: str, chunk_ids: Sequence[str]
+                       ) -> tuple[float, dict[str, float]]:
+        """(the best chunk BM25 score for `query`, the score of each of `chunk_ids`)."""
+        return self._bm25().scores_of(query, chunk_ids)
+
+    def file_scores_of(self, query: str, paths: Sequence[str]) -> tuple[float, dict[str, float]]:
+        """(the best whole-file BM25 score for `query`, the score of each of `paths`)."""
+        return self._file_bm25().scores_of(query, paths)
+
     def search_bm25(self, query: str, k: int) -> list[Hit]:
         if not query.strip() or k <= 0:
             return []
