@@ -21,7 +21,8 @@ from __future__ import annotations
 import math
 import re
 import subprocess
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -111,45 +112,92 @@ def parse_patch(text: str) -> list[FileChange]:
     return [f for f in out if f.old is not None or f.new is not None]
 
 
-def _records(chunks: Iterable[bytes]) -> Iterator[bytes]:
-    pending = b""
-    for chunk in chunks:
-        parts = (pending + chunk).split(RECORD)
-        pending = parts.pop()
-        yield from (p for p in parts if p)
-    if pending:
-        yield pending
+MAX_RESTARTS = 8  # commits whose patch git cannot produce, stepped over per build
 
 
-def read_commits(root: Path, head: str, max_commits: int, stop: str | None = None
-                 ) -> tuple[list[Commit], bool]:
-    """(commits newest first, complete): at most `max_commits` non-merge ancestors of `head`
-    (a full commit id; with `stop`, only those not reachable from it). `complete` is False when
-    the patch text was cut at its bound."""
-    if not _SHA.match(head) or (stop is not None and not _SHA.match(stop)) or max_commits < 1:
-        return [], True
-    args = ["log", "--no-merges", "-M", "-U0", "-p", "--no-color", "--no-ext-diff",
-            "--no-textconv", "--no-show-signature", "--no-mailmap", f"--max-count={max_commits}",
-            "--format=%x1e%H%x1f%B%x1f", "--end-of-options", head]
+def _run_args(start: str, stop: str | None, paths: Sequence[str]) -> list[str]:
+    args = ["--no-merges", "--end-of-options", start]
     if stop is not None:
         args.append(f"^{stop}")
+    return [*args, "--", *paths]
+
+
+def _one_log(root: Path, start: str, count: int, stop: str | None, paths: Sequence[str],
+             budget: int) -> tuple[list[Commit], bool, bool]:
+    """(commits, failed, cut) of one `git log -p` from `start`: `failed` when git stopped at a
+    commit whose patch it cannot produce (a blob missing), `cut` when the bytes ran out."""
+    args = ["log", "-M", "-U0", "-p", "--no-color", "--no-ext-diff", "--no-textconv",
+            "--no-show-signature", "--no-mailmap", f"--max-count={count}",
+            "--format=%x1e%H%x1f%B%x1f", *_run_args(start, stop, paths)]
     commits: list[Commit] = []
-    complete = True
+    pending = b""
+
+    def add(record: bytes) -> None:
+        sha, _, rest = record.partition(FIELD)
+        message, _, patch = rest.partition(FIELD)
+        commits.append(Commit(sha.decode("ascii", "replace").strip(),
+                              message.decode("utf-8", "replace")[:MAX_MESSAGE_CHARS],
+                              parse_patch(patch.decode("utf-8", "surrogateescape"))))
+
     try:
-        for record in _records(stream_git(root, *args, max_bytes=HISTORY_MAX_BYTES,
-                                          timeout=HISTORY_TIMEOUT_S)):
-            sha, _, rest = record.partition(FIELD)
-            message, _, patch = rest.partition(FIELD)
-            commits.append(Commit(sha.decode("ascii", "replace").strip(),
-                                  message.decode("utf-8", "replace")[:MAX_MESSAGE_CHARS],
-                                  parse_patch(patch.decode("utf-8", "surrogateescape"))))
+        for chunk in stream_git(root, *args, max_bytes=budget, timeout=HISTORY_TIMEOUT_S):
+            parts = (pending + chunk).split(RECORD)
+            pending = parts.pop()
+            for record in parts:
+                if record:
+                    add(record)
     except GitOutputTooLarge:
-        complete = False
-        if commits:
-            commits.pop()  # the last one may be cut
+        return commits, False, True  # the last record may be cut: left out
     except (OSError, subprocess.SubprocessError):
-        return [], False
-    return commits, complete
+        return commits, True, False  # the record being written is the failed commit's
+    if pending:
+        add(pending)
+    return commits, False, False
+
+
+def _after(root: Path, start: str, stop: str | None, paths: Sequence[str], skip: int
+           ) -> str | None:
+    """The first parent of the `skip`-th commit (0-based) `git log` would list from `start`."""
+    out = run_git(root, "rev-list", "--max-count=1", f"--skip={skip}",
+                  *_run_args(start, stop, paths))
+    failed = out.decode("ascii", "replace").strip() if out else ""
+    if not _SHA.match(failed):
+        return None
+    parent = run_git(root, "rev-parse", "--verify", "-q", f"{failed}^1^{{commit}}")
+    text = parent.decode("ascii", "replace").strip() if parent else ""
+    return text if _SHA.match(text) else None
+
+
+def read_commits(root: Path, head: str, max_commits: int, stop: str | None = None,
+                 paths: Sequence[str] = ()) -> tuple[list[Commit], bool]:
+    """(commits newest first, complete): at most `max_commits` non-merge ancestors of `head`
+    (a full commit id; with `stop`, only those not reachable from it), their patches limited
+    to `paths` (pathspecs such as `*.py`; none: all). A commit whose patch git cannot produce
+    (a blob the clone lacks) is stepped over: the log goes on from its first parent, at most
+    MAX_RESTARTS times. `complete` is False when a commit was stepped over or the patch text
+    was cut at its bound."""
+    if not _SHA.match(head) or (stop is not None and not _SHA.match(stop)) or max_commits < 1:
+        return [], True
+    commits: list[Commit] = []
+    seen: set[str] = set()
+    start, budget, complete = head, HISTORY_MAX_BYTES, True
+    for _ in range(MAX_RESTARTS + 1):
+        got, failed, cut = _one_log(root, start, max_commits - len(commits), stop, paths,
+                                    budget)
+        budget -= sum(len(c.message) + 80 * len(c.files) for c in got)
+        for commit in got:
+            if commit.sha not in seen:
+                seen.add(commit.sha)
+                commits.append(commit)
+        if cut or failed:
+            complete = False
+        if cut or not failed or len(commits) >= max_commits or budget <= 0:
+            break
+        resume = _after(root, start, stop, paths, len(got))
+        if resume is None:
+            break
+        start = resume
+    return commits[:max_commits], complete
 
 
 def message_words(message: str) -> frozenset[str]:
@@ -161,39 +209,45 @@ BIG = 1 << 40  # the last line of an open-ended segment
 
 
 def _through(segments: Sequence[Segment], start: int, end: int) -> list[tuple[int, int]]:
-    """HEAD line ranges of version lines start..end."""
+    """HEAD line ranges of version lines start..end (`segments` sorted, disjoint)."""
     out = []
-    for s, e, h in segments:
+    at = max(bisect_right(segments, (start, BIG, BIG)) - 1, 0)
+    for s, e, h in segments[at:]:
+        if s > end:
+            break
         lo, hi = max(s, start), min(e, end)
         if lo <= hi:
             out.append((h + lo - s, h + hi - s))
     return out
 
 
-def _shifted(segments: Sequence[Segment], start: int, end: int, delta: int) -> list[Segment]:
-    """Old lines start..end, which are new lines start+delta..end+delta: their pieces of the
-    new version's map, as old-version segments."""
-    out = []
-    for s, e, h in segments:
-        lo, hi = max(s, start + delta), min(e, end + delta)
-        if lo <= hi:
-            out.append((lo - delta, hi - delta, h + lo - s))
-    return out
-
-
 def parent_segments(segments: Sequence[Segment], hunks: Sequence[tuple[int, int, int, int]]
                     ) -> list[Segment]:
     """The line map of the version before a commit, from the map after it and the commit's
-    hunks (-a,b +c,d): lines it removed or rewrote map nowhere, the others shift."""
-    out: list[Segment] = []
+    hunks (-a,b +c,d): lines it removed or rewrote map nowhere, the others shift. One pass
+    over the runs of unchanged old lines and the (sorted) segments together."""
+    runs: list[tuple[int, int, int]] = []  # old lines start..end are new lines + delta
     old_line, delta = 1, 0
     for a, b, _c, d in sorted(hunks):
         last = a - 1 if b > 0 else a  # the last unchanged old line before the hunk
         if old_line <= last:
-            out.extend(_shifted(segments, old_line, last, delta))
+            runs.append((old_line, last, delta))
         old_line = max(old_line, a + b if b > 0 else a + 1)
         delta += d - b
-    out.extend(_shifted(segments, old_line, BIG, delta))
+    runs.append((old_line, BIG, delta))
+    out: list[Segment] = []
+    at = 0
+    for start, end, shift in runs:
+        lo_new, hi_new = start + shift, end + shift
+        while at < len(segments) and segments[at][1] < lo_new:
+            at += 1
+        probe = at
+        while probe < len(segments) and segments[probe][0] <= hi_new:
+            s, e, h = segments[probe]
+            lo, hi = max(s, lo_new), min(e, hi_new)
+            if lo <= hi:
+                out.append((lo - shift, hi - shift, h + lo - s))
+            probe += 1
     return out
 
 
@@ -344,7 +398,9 @@ def build_history(root: Path, head: str, defs_by_path: Mapping[str, Sequence[Def
         return dump(HistoryTable(head, dict(settings), kept, old.words)), {
             "commits_read": 0, "reused": True, "defs": len(kept)}
     stop = old.head if old is not None and is_ancestor(root, old.head, head) else None
-    commits, complete = read_commits(root, head, max_commits, stop)
+    suffixes = sorted({"*." + p.rsplit(".", 1)[1] for p in defs_by_path
+                       if "." in p.rsplit("/", 1)[-1]})
+    commits, complete = read_commits(root, head, max_commits, stop, suffixes)
     defs = attribute(commits, defs_by_path, per_def)
     words = {c.sha: message_words(c.message) for c in commits}
     if stop is not None and old is not None:

@@ -56,6 +56,42 @@ def test_line_maps_shift_and_drop_rewritten_lines() -> None:
     assert parent == [(1, 5, 3), (7, 98, 9)]
 
 
+def _brute(segments: list[tuple[int, int, int]], hunks: list[tuple[int, int, int, int]],
+           line: int) -> int | None:
+    """HEAD line of old line `line`, one line at a time."""
+    delta = 0
+    for a, b, _c, d in sorted(hunks):
+        if b > 0 and a <= line < a + b:
+            return None
+        if (b > 0 and line >= a + b) or (b == 0 and line > a):
+            delta += d - b
+    new = line + delta
+    return next((h + new - s for s, e, h in segments if s <= new <= e), None)
+
+
+def test_line_maps_match_a_line_by_line_walk() -> None:
+    import random
+
+    rng = random.Random(5)
+    segments = [(1, 100, 1)]
+    for _ in range(30):  # commits, newest first, each with a few hunks on a 100-line file
+        hunks: list[tuple[int, int, int, int]] = []
+        a, delta = 0, 0
+        while len(hunks) < rng.randrange(1, 5):
+            a += rng.randrange(1, 15)
+            b, d = rng.randrange(0, 4), rng.randrange(0, 4)
+            if b == 0 and d == 0:
+                continue
+            hunks.append((a, b, a + delta + (1 if b == 0 else 0), d))
+            a += b
+            delta += d - b
+        parent = parent_segments(segments, hunks)
+        for line in range(1, 120):
+            mapped = next((h + line - s for s, e, h in parent if s <= line <= e), None)
+            assert mapped == _brute(segments, hunks, line), (hunks, line)
+        segments = parent
+
+
 def _index(root: Path, history: int) -> object:
     config = load_config(root, flags={"index.embed_enabled": False,
                                       "index.history_commits": history})
