@@ -27,6 +27,19 @@ _CASES = click.option("--cases", "cases_file", default=str(DEFAULT_CASES), show_
                       metavar="FILE", help="The case list (JSONL).")
 
 
+def read_assoc(path: Path) -> dict[str, dict[str, float]]:
+    """An association table file's links (RankerModelError in one line when malformed)."""
+    from controller.rank_step import assoc_table
+
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        from helix.core.errors import BadPathError
+
+        raise BadPathError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return {w: dict(r) for w, r in assoc_table(raw, path).items()}
+
+
 def _progress(verbose: bool) -> object:
     return (lambda line: echo(line, err=True)) if verbose else None
 
@@ -41,9 +54,12 @@ def _progress(verbose: bool) -> object:
               help="Only these splits (repeat; default both; the test split is never read).")
 @click.option("--candidate-config", "candidate", metavar="TOML", default=None,
               help="Settings to collect with (a TOML overrides file).")
+@click.option("--assoc", "assoc_file", metavar="FILE", default=None,
+              help="The association table the model will ship with (JSON), for its features.")
 @click.option("-v", "--verbose", is_flag=True, help="Progress on stderr.")
 def rows_cmd(repos_file: str, cases_file: str, trees: str, out_dir: str,
-             splits: tuple[str, ...], candidate: str | None, verbose: bool) -> None:
+             splits: tuple[str, ...], candidate: str | None, assoc_file: str | None,
+             verbose: bool) -> None:
     """Ask every case of the train and validation splits with a recorder in the model's
     place; write each repository's candidates, feature rows and labels."""
     import json
@@ -56,9 +72,10 @@ def rows_cmd(repos_file: str, cases_file: str, trees: str, out_dir: str,
     wanted = splits or ("train", "validation")
     listing = load_repo_list(user_path(repos_file))
     repos = [(e.name, e.split) for e in listing.repos if e.split in wanted]
+    assoc = read_assoc(user_path(assoc_file)) if assoc_file else None
     done = collect(user_path(trees), user_path(out_dir), repos,
                    load_cases(user_path(cases_file)), candidate_overrides(candidate),
-                   progress=_progress(verbose))  # type: ignore[arg-type]
+                   progress=_progress(verbose), assoc=assoc)  # type: ignore[arg-type]
     echo(json.dumps(done, sort_keys=True))
 
 
@@ -77,7 +94,8 @@ def rows_cmd(repos_file: str, cases_file: str, trees: str, out_dir: str,
 @click.option("--assoc", "assoc_file", metavar="FILE", default=None,
               help="The association table to ship with the model (JSON).")
 @click.option("--without", "without", multiple=True, metavar="GROUP",
-              help="Leave a feature group out (ablation: history, assoc, graph, hand, words).")
+              help="Leave a feature group out (ablation: history, assoc, graph, hand, words; "
+                   "history and assoc also drop the candidates only they brought).")
 @click.option("-v", "--verbose", is_flag=True, help="Progress on stderr.")
 def train_cmd(repos_file: str, cases_file: str, rows_dir: str, out_dir: str,
               exports: tuple[str, ...], export_repo: str | None, assoc_file: str | None,
@@ -97,6 +115,7 @@ def train_cmd(repos_file: str, cases_file: str, rows_dir: str, out_dir: str,
         rows_groups,
         split_groups,
         train,
+        without_sources,
         write_model,
     )
     from evals.corpus.repos import load_repo_list
@@ -115,8 +134,8 @@ def train_cmd(repos_file: str, cases_file: str, rows_dir: str, out_dir: str,
     cases = load_cases(user_path(cases_file))
     repos = [(e.name, e.split) for e in listing.repos]
     rows = user_path(rows_dir)
-    train_data = split_groups(rows, cases, "train", repos)
-    valid = split_groups(rows, cases, "validation", repos)
+    train_data = without_sources(split_groups(rows, cases, "train", repos), without)
+    valid = without_sources(split_groups(rows, cases, "validation", repos), without)
     export_counts: dict[str, int] = {}
     if exports and export_repo:
         records = [r for path in exports for r in read_records(user_path(path))]
@@ -142,3 +161,26 @@ def train_cmd(repos_file: str, cases_file: str, rows_dir: str, out_dir: str,
     echo(f"model written to {user_path(out_dir)}; to use it:\n"
          f"  [retrieval.ranker]\n  mode = \"learned\"\n"
          f"  manifest = \"{user_path(out_dir) / 'manifest.json'}\"\n  digest = \"{pinned}\"")
+
+
+@click.command(name="assoc")
+@_CASES
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The association table to write (JSON).")
+def assoc_cmd(cases_file: str, out: Path) -> None:
+    """Mine the association table (question words -> identifier sub-words, normalised PMI)
+    from the corpus's train split (`evals.corpus.assoc`)."""
+    import json
+
+    from evals.corpus.assoc import mine, table_json
+    from evals.corpus.build import load_cases
+    from helix.outfile import check_out_path, write_out
+
+    check_out_path(out)
+    cases = [c for c in load_cases(user_path(cases_file)) if c.split == "train"]
+    corpus = json.loads(DEFAULT_MANIFEST.read_text(encoding="utf-8")) \
+        if DEFAULT_MANIFEST.is_file() else {}
+    table = table_json(mine(cases), corpus.get("corpus_hash"))
+    write_out(out, (json.dumps(table, indent=1, sort_keys=True) + "\n").encode("utf-8"))
+    echo(f"{table['words']} words, {table['pairs']} pairs from {len(cases)} train cases "
+         f"in {out}")

@@ -96,39 +96,40 @@ def save(rows: Sequence[CaseRows], path: Path, meta: Mapping[str, Any]) -> None:
     y = np.asarray([v for c in rows for v in c.labels], dtype=np.int32)
     group = np.asarray([len(c.labels) for c in rows], dtype=np.int64)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp.npz")
+    tmp = path.with_name(path.name + ".tmp.npz")  # names hold dots (chart.js): no with_suffix
     np.savez_compressed(tmp, x=x, y=y, group=group)
     side = {**meta, "features": list(FEATURES),
             "cases": [{"id": c.case_id, "targets": c.targets, "in_pool": c.targets_in_pool,
                        "candidates": c.candidates} for c in rows]}
     tmp_json = path.with_name(path.name + ".tmp.json")
     tmp_json.write_text(json.dumps(side, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(path.with_suffix(".npz"))
-    tmp_json.replace(path.with_suffix(".json"))
+    tmp.replace(path.with_name(path.name + ".npz"))
+    tmp_json.replace(path.with_name(path.name + ".json"))
 
 
 def load(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-    with np.load(path.with_suffix(".npz")) as data:
+    with np.load(path.with_name(path.name + ".npz")) as data:
         x, y, group = data["x"], data["y"], data["group"]
-    side = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    side = json.loads(path.with_name(path.name + ".json").read_text(encoding="utf-8"))
     return x, y, group, side
 
 
 def collect(trees: Path, out: Path, repos: Sequence[tuple[str, str]],
             cases: Sequence[CorpusCase], overrides: Mapping[str, Any],
-            progress: Progress | None = None) -> dict[str, Any]:
+            progress: Progress | None = None,
+            assoc: Mapping[str, Mapping[str, float]] | None = None) -> dict[str, Any]:
     """Collect every (name, split) repository not collected yet into `out`/<name>.*"""
     done: dict[str, Any] = {}
     for name, split in repos:
         target = out / name
-        if target.with_suffix(".json").is_file():
+        if target.with_name(name + ".json").is_file():
             done[name] = "kept"
             continue
         mine = [c for c in cases if c.repo == name]
         if not mine:
             continue
         started = time.monotonic()
-        rows, index_s = collect_repo(trees / name, mine, overrides, progress=progress)
+        rows, index_s = collect_repo(trees / name, mine, overrides, assoc, progress=progress)
         save(rows, target, {"repo": name, "split": split, "index_s": round(index_s, 2)})
         recall = sum(c.targets_in_pool == c.targets for c in rows) / len(rows)
         done[name] = {"cases": len(rows), "pool_recall": round(recall, 4),

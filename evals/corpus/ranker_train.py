@@ -3,8 +3,9 @@
 Rows come from `evals.corpus.features` (one group per case: its candidates, label 1 for a
 target definition) and, optionally, from Helix's own exported training records
 (`evals.corpus.export_rows`). The train split's repositories train; the validation split's
-choose the number of trees (early stopping) and the hyperparameters (a small fixed grid),
-by function Acc@5 of the candidates' order (ties: Acc@1, then fewer trees). The test split is
+choose the number of trees (early stopping) and the hyperparameters (a small fixed grid:
+binary or graded labels, leaves, leaf size) by function Acc@5 plus file Acc@1 of the
+candidates' order (`selection`; ties: function Acc@1, then fewer trees). The test split is
 never read here. Everything LightGBM could vary is fixed: `deterministic`, one thread,
 `force_row_wise`, a fixed seed, no bagging or feature sampling, so the same rows give the same
 model, byte for byte.
@@ -39,9 +40,11 @@ BASE_PARAMS: dict[str, Any] = {
     "feature_fraction": 1.0, "verbosity": -1, "lambdarank_truncation_level": 30,
     "max_bin": 255, "max_depth": 6,
 }
+# labels: "binary" (a target 1, the rest 0) or "graded" (a target 2, another candidate of a
+# target's file 1: the order learns the file when it misses the definition)
 GRID: tuple[dict[str, Any], ...] = tuple(
-    {"num_leaves": leaves, "learning_rate": rate, "min_data_in_leaf": min_leaf}
-    for leaves in (15, 31) for rate in (0.05,) for min_leaf in (20, 100))
+    {"labels": labels, "num_leaves": leaves, "learning_rate": 0.05, "min_data_in_leaf": leaf}
+    for labels in ("binary", "graded") for leaves in (15, 31) for leaf in (20, 100))
 MAX_ROUNDS = 600
 PATIENCE = 60
 KS = (1, 5, 10)
@@ -153,18 +156,39 @@ def masked(x: np.ndarray, columns: Sequence[int]) -> np.ndarray:
     return out
 
 
+def graded(data: Groups) -> np.ndarray:
+    """2 for a target definition, 1 for another candidate in one of its question's target
+    files, 0 for the rest."""
+    out = (data.y > 0).astype(np.int32) * 2
+    at = 0
+    for q, size in enumerate(data.group):
+        wanted = set(data.target_files[q])
+        for i, path in enumerate(data.files[q]):
+            if out[at + i] == 0 and path in wanted:
+                out[at + i] = 1
+        at += size
+    return out
+
+
+def selection(metrics: Mapping[str, float]) -> float:
+    """What the validation split chooses by: function Acc@5 plus file Acc@1 (the two
+    measures the issue sets targets on), function Acc@1 breaking ties."""
+    return metrics["function_acc@5"] + metrics["file_acc@1"] + metrics["function_acc@1"] / 1000
+
+
 def _train_one(train: Groups, valid: Groups, params: Mapping[str, Any],
                columns: Sequence[int]) -> tuple[Any, int, dict[str, float]]:
     import lightgbm as lgb
 
+    params = dict(params)
+    labels = graded(train) if params.pop("labels", "binary") == "graded" else train.y
     xv = masked(valid.x, columns)
-    dtrain = lgb.Dataset(masked(train.x, columns), label=train.y, group=train.group,
+    dtrain = lgb.Dataset(masked(train.x, columns), label=labels, group=train.group,
                          feature_name=list(FEATURES), free_raw_data=False)
     dvalid = lgb.Dataset(xv, label=valid.y, group=valid.group, reference=dtrain)
 
     def acc5(scores: np.ndarray, dataset: Any) -> tuple[str, float, bool]:
-        metrics = accuracy(np.asarray(scores), valid)
-        return "acc5", metrics["function_acc@5"] + metrics["function_acc@1"] / 1000, True
+        return "selection", selection(accuracy(np.asarray(scores), valid)), True
 
     booster = lgb.train({**BASE_PARAMS, **params}, dtrain, num_boost_round=MAX_ROUNDS,
                         valid_sets=[dvalid], valid_names=["validation"], feval=acc5,
@@ -182,7 +206,7 @@ def train(train_data: Groups, valid_data: Groups, columns: Sequence[int] | None 
     best: tuple[tuple[float, float, int], dict[str, Any]] | None = None
     for params in grid:
         booster, rounds, metrics = _train_one(train_data, valid_data, params, keep)
-        key = (metrics["function_acc@5"], metrics["function_acc@1"], -rounds)
+        key = (selection(metrics), metrics["function_acc@1"], -rounds)
         if progress is not None:
             progress(f"{json.dumps(params, sort_keys=True)} trees {rounds}: {metrics}")
         if best is None or key > best[0]:
@@ -241,3 +265,23 @@ def split_groups(rows_dir: Path, cases: Sequence[CorpusCase], split: str,
     if not parts:
         raise ConfigError(f"no collected rows of the {split} split under {rows_dir}")
     return Groups.concat(parts)
+
+
+SOURCE_FLAGS = {"history": "from_history", "assoc": "from_assoc"}
+
+
+def without_sources(data: Groups, groups: Sequence[str]) -> Groups:
+    """`data` less the candidates only the left-out sources brought (history, assoc): what
+    the pool would hold without them."""
+    flags = [FEATURES.index(SOURCE_FLAGS[g]) for g in groups if g in SOURCE_FLAGS]
+    if not flags:
+        return data
+    keep = ~np.any(data.x[:, flags] != 0, axis=1)
+    sizes, files, at = [], [], 0
+    for q, size in enumerate(data.group):
+        mask = keep[at:at + size]
+        sizes.append(int(mask.sum()))
+        files.append([p for p, k in zip(data.files[q], mask, strict=True) if k])
+        at += size
+    return Groups(data.x[keep], data.y[keep], np.asarray(sizes, dtype=np.int64),
+                  data.target_of[keep], data.targets, files, data.target_files)
