@@ -1,7 +1,8 @@
 """Running history cases: move the tree, refresh the index, ask Helix, rank with BM25, score.
 
 Per repository: mine and sample the cases (`mine.py`), then for each case, oldest first, move
-the one materialized tree (`$HELIX_HOME/history/<repo-key>/tree`) to the commit's parent,
+the one materialized tree (`$HELIX_HOME/history/<repo-key>/tree`) to the commit's parent (its
+`.git` HEAD too: the history field, when on, reads only the commits before the parent),
 refresh Helix's index of it (incremental: only changed files are parsed, embeddings come from
 the shared cache), run the real dry-run controller (`llm_steps == 0`) on the question and rank
 the tree's code files with whole-file BM25 on the same question. Helix's time per case is the
@@ -18,6 +19,7 @@ from typing import Any
 
 from pydantic import Field
 
+from evals.corpus.history_git import point_head
 from evals.history.bm25 import BM25Tree
 from evals.history.mine import HistoryCase, Mined, git_dir, mine, repo_key
 from evals.history.rules import MAX_QUESTION_CHARS, MAX_SOURCE_FILES, MIN_WORDS
@@ -189,6 +191,7 @@ def _run_locked(spec: RepoSpec, mined: Mined, gitdir: Path, target: Path, *,
     for number, case in enumerate(mined.cases, start=1):
         try:
             moved = writer.move_to(case.parent)
+            point_head(writer.target, gitdir, case.parent)  # the history before the case
         except TreeError as exc:  # a bound, or a path in the way: this case only
             reason = f"bound_{exc.bound}" if isinstance(exc, TreeBoundError) else "tree_error"
             skipped[reason] = skipped.get(reason, 0) + 1
