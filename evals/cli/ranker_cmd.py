@@ -20,7 +20,6 @@ from helix.core.paths import user_path
 ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_LIST = ROOT / "data" / "evals" / "corpus_repos.json"
 DEFAULT_CASES = ROOT / "data" / "corpus" / "cases.jsonl"
-DEFAULT_MANIFEST = ROOT / "data" / "corpus" / "manifest.json"
 _LIST = click.option("--repos", "repos_file", default=str(DEFAULT_LIST), show_default=True,
                      metavar="FILE", help="The repository list (JSON).")
 _CASES = click.option("--cases", "cases_file", default=str(DEFAULT_CASES), show_default=True,
@@ -121,6 +120,7 @@ def train_cmd(repos_file: str, cases_file: str, rows_dir: str, out_dir: str,
     from evals.corpus.repos import load_repo_list
     from helix.core.errors import ConfigError
     from helix.core.hashing import digest
+    from helix.core.policy import RankerPolicy
 
     unknown = sorted(set(without) - set(FEATURE_GROUPS))
     if unknown:
@@ -144,14 +144,15 @@ def train_cmd(repos_file: str, cases_file: str, rows_dir: str, out_dir: str,
             train_data = Groups.concat([train_data, rows_groups(extra)])
     chosen = train(train_data, valid, columns, progress=_progress(verbose))  # type: ignore[arg-type]
     assoc = user_path(assoc_file).read_bytes() if assoc_file else None
-    corpus = json.loads(DEFAULT_MANIFEST.read_text(encoding="utf-8")) \
-        if DEFAULT_MANIFEST.is_file() else {}
+    beside = user_path(cases_file).parent / "manifest.json"  # the corpus's own manifest
+    corpus = json.loads(beside.read_text(encoding="utf-8")) if beside.is_file() else {}
     manifest = {
         "description": "The learned ranker of issue 31: LightGBM lambdarank over "
                        "controller.rank_features.FEATURES (helix eval corpus train-ranker).",
         "corpus_hash": corpus.get("corpus_hash"), "cases_digest": digest(
             user_path(cases_file).read_bytes()),
         "params": {**BASE_PARAMS, **chosen["params"]}, "trees": chosen["trees"],
+        "ranker_policy": RankerPolicy().model_dump(mode="json"),
         "without": sorted(without), "export": export_counts,
         "metrics": {"train": chosen["train"], "validation": chosen["validation"],
                     "validation_hand": accuracy(hand_scores(valid), valid)},
@@ -178,8 +179,8 @@ def assoc_cmd(cases_file: str, out: Path) -> None:
 
     check_out_path(out)
     cases = [c for c in load_cases(user_path(cases_file)) if c.split == "train"]
-    corpus = json.loads(DEFAULT_MANIFEST.read_text(encoding="utf-8")) \
-        if DEFAULT_MANIFEST.is_file() else {}
+    beside = user_path(cases_file).parent / "manifest.json"
+    corpus = json.loads(beside.read_text(encoding="utf-8")) if beside.is_file() else {}
     table = table_json(mine(cases), corpus.get("corpus_hash"))
     write_out(out, (json.dumps(table, indent=1, sort_keys=True) + "\n").encode("utf-8"))
     echo(f"{table['words']} words, {table['pairs']} pairs from {len(cases)} train cases "
