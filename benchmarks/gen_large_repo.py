@@ -1,6 +1,7 @@
 """A deterministic generator of a large mixed-language monorepo (the issue 13 benchmark input).
 
     python benchmarks/gen_large_repo.py OUT_DIR [--files 20000] [--seed 13] [--git]
+        [--data-share 0.35]
 
 Same arguments -> byte-identical tree (the digest printed at the end says so). Layout:
 
@@ -16,6 +17,9 @@ Code files import each other (TS relative paths and `@/` package aliases, Python
 and relative modules), call imported functions, carry docstrings/JSDoc naming concepts; sizes
 are drawn from a long-tailed distribution (most files 2-8 KB, a few 40-80 KB).
 `concepts.json` at the top lists every concept with its document (bench questions use it).
+With `--data-share F`, that fraction of the files are data files instead (fixtures, configs,
+tables, lock files, snapshots: `gen_data_files.py`), as in a real monorepo; 0 (the default)
+gives the tree the earlier benchmarks measured.
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gen_data_files import data_files
 
 ADJ = ("spectral", "quantum", "lattice", "harmonic", "orbital", "thermal", "causal", "sparse",
        "linear", "modal", "radial", "stellar", "tidal", "vector", "scalar", "tensor", "phase",
@@ -326,8 +333,11 @@ def tree_json(plan: Plan, index: int, rng: random.Random) -> str:
     return json.dumps({"version": 1, "rootId": root, "nodes": nodes}, indent=2) + "\n"
 
 
-def generate(out: Path, files: int, seed: int) -> dict[str, str]:
-    """path -> text of every file (plus ignored ones), deterministic for (files, seed)."""
+def generate(out: Path, files: int, seed: int, data_share: float = 0.0) -> dict[str, str]:
+    """path -> text of every file (plus ignored ones), deterministic for the arguments."""
+    n_data = int(files * data_share)
+    data = data_files(n_data, random.Random(seed + 2)) if n_data else {}
+    files -= len(data)
     plan = Plan(files, seed)
     rng = random.Random(seed + 1)
     tree: dict[str, str] = {
@@ -373,6 +383,7 @@ def generate(out: Path, files: int, seed: int) -> dict[str, str]:
         if path not in tree:
             tree[path] = test_file(plan, m, rng, lang)
             n_tests -= 1
+    tree.update(data)
     return tree
 
 
@@ -407,10 +418,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files", type=int, default=20000)
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--git", action="store_true", help="commit the tree (git init)")
+    parser.add_argument("--data-share", type=float, default=0.0,
+                        help="fraction of the files that are data files (default 0)")
     args = parser.parse_args(argv)
     if args.files < 20:
         parser.error("--files must be at least 20")
-    tree = generate(args.out, args.files, args.seed)
+    if not 0.0 <= args.data_share < 0.9:
+        parser.error("--data-share must be in [0, 0.9)")
+    tree = generate(args.out, args.files, args.seed, args.data_share)
     digest = write(args.out, tree)
     if args.git:
         git_commit(args.out)

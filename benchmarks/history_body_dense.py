@@ -102,18 +102,21 @@ def collect(per_repo: int, home: Path) -> list[dict[str, Any]]:
                      name=spec.name)
         writer = TreeWriter(gitdir, home / "history-body-dense" / mined.repo)
         helix = HelixSide(writer.target, {}, no_embed=False)
-        for case in mined.cases[:per_repo]:
-            writer.move_to(case.parent)
-            gold = [g for g in case.gold if g in writer.files]
-            if not gold:
-                continue
-            index, config = helix.refresh()
-            env = helix.ask(case.question, index, config)
-            files = _unique([item.path for item in ranked_items(env)])
-            bodies, embedded = body.rank(index, config, case.question)
-            rows.append({"repo": mined.repo, "id": case.id, "gold": gold,
-                         "helix": files[:DEPTH], "body": bodies})
-            print(f"{mined.repo} {case.id} embedded={embedded}", file=sys.stderr, flush=True)
+        try:
+            for case in mined.cases[:per_repo]:
+                writer.move_to(case.parent)
+                gold = [g for g in case.gold if g in writer.files]
+                if not gold:
+                    continue
+                index, config = helix.refresh()
+                env = helix.ask(case.question, index, config)
+                files = _unique([item.path for item in ranked_items(env)])
+                bodies, embedded = body.rank(index, config, case.question)
+                rows.append({"repo": mined.repo, "id": case.id, "gold": gold,
+                             "helix": files[:DEPTH], "body": bodies})
+                print(f"{mined.repo} {case.id} embedded={embedded}", file=sys.stderr, flush=True)
+        finally:
+            writer.remove()  # no copy of the repository outlives its cases
     return rows
 
 

@@ -61,26 +61,29 @@ def snapshot(out: Path, only: tuple[str, ...]) -> None:
         mined = mine(gitdir, rev=spec.rev, seed=spec.seed, limit=spec.limit, since=spec.since,
                      name=spec.name)
         writer = TreeWriter(gitdir, tree_dir(gitdir))
-        bm25 = BM25Tree()
-        cases = []
-        started = time.perf_counter()
-        for case in mined.cases:
-            writer.move_to(case.parent)
-            gold = tuple(g for g in case.gold if g in writer.files)
-            if not gold:
-                continue
-            config = load_config(writer.target, flags=_flags(None))
-            index, _ = ensure_index(writer.target, config)
-            target = out / spec.name / case.id.replace("@", "_")
-            if target.exists():
-                shutil.rmtree(target)
-            shutil.copytree(index._gen, target / "gen", copy_function=os.link)
-            ranked = bm25.rank(writer.target, writer.files, case.question)
-            cases.append({"id": case.id, "question": case.question, "gold": list(gold),
-                          "snapshot": str(target / "gen"), "root": str(writer.target),
-                          "bm25": score(ranked, gold, 0.0).model_dump(mode="json")})
-            print(f"{spec.name} {len(cases)}/{len(mined.cases)} "
-                  f"{time.perf_counter() - started:.0f}s", file=sys.stderr, flush=True)
+        try:
+            bm25 = BM25Tree()
+            cases = []
+            started = time.perf_counter()
+            for case in mined.cases:
+                writer.move_to(case.parent)
+                gold = tuple(g for g in case.gold if g in writer.files)
+                if not gold:
+                    continue
+                config = load_config(writer.target, flags=_flags(None))
+                index, _ = ensure_index(writer.target, config)
+                target = out / spec.name / case.id.replace("@", "_")
+                if target.exists():
+                    shutil.rmtree(target)
+                shutil.copytree(index._gen, target / "gen", copy_function=os.link)
+                ranked = bm25.rank(writer.target, writer.files, case.question)
+                cases.append({"id": case.id, "question": case.question, "gold": list(gold),
+                              "snapshot": str(target / "gen"), "root": str(writer.target),
+                              "bm25": score(ranked, gold, 0.0).model_dump(mode="json")})
+                print(f"{spec.name} {len(cases)}/{len(mined.cases)} "
+                      f"{time.perf_counter() - started:.0f}s", file=sys.stderr, flush=True)
+        finally:
+            writer.remove()  # no copy of the repository outlives its cases
         listing[spec.name] = {"held_out": spec.held_out, "kind": spec.kind, "cases": cases}
         listing_path.write_text(json.dumps(listing, indent=1), encoding="utf-8")
 

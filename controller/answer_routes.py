@@ -29,6 +29,7 @@ from controller.route import ACTIONS, WHERE_VERBS
 from controller.text import is_identifier, token_set
 from controller.units import denies_unit, stated_instead, states_unit
 from helix.core.envelope import EvidenceItem
+from helix.core.visible import visible_field
 
 _ASSIGNED = re.compile(
     r"^\s*(?:export\s+)?(?:const\s+|let\s+|var\s+)?([A-Za-z_]\w*)\s*(?::[^=]*)?=")
@@ -380,11 +381,11 @@ def _doc_summary(a: Answer) -> list[str]:
     if about:
         top = about[0]
         at, said = a.lead(top, topic)
-        head = f"{top.path} says this about {shown}, in {doc_place(top, at)}:"
+        head = f"{visible_field(top.path)} says this about {shown}, in {doc_place(top, at)}:"
         return [head, indented(said),
                 *a.block("Also in the document:", [e for e in about if e is not top], topic, 3)]
     if from_doc:
-        return [f"The sections of {from_doc[0].path} closest to {shown}:",
+        return [f"The sections of {visible_field(from_doc[0].path)} closest to {shown}:",
                 *(a.claim(e, topic) for e in from_doc[:a.policy.max_list])]
     words = " ".join(a.plan.doc_words) or "the named document"
     return [f"The evidence closest to the document “{words}”:",

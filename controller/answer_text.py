@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 
 from controller.text import contains_phrase, is_identifier, lines_matching, token_set
 from helix.core.envelope import EvidenceItem
+from helix.core.visible import visible_field
 from indexers.languages import classify
 
 MAX_QUOTE_CHARS = 200
@@ -29,10 +30,12 @@ LICENSE_STEMS = frozenset({"license", "licence", "copying", "notice", "copyright
 
 
 def cite(item: EvidenceItem, first: int | None = None, last: int | None = None) -> str:
-    """`path:start-end` (one line: `path:line`); a sub-range of the item when given."""
+    """`path:start-end` (one line: `path:line`); a sub-range of the item when given. The path
+    with its control characters written out (a file named with a newline stays one line)."""
     start = item.start_line if first is None else first
     end = item.end_line if first is None else (first if last is None else last)
-    return f"{item.path}:{start}" if start == end else f"{item.path}:{start}-{end}"
+    path = visible_field(item.path)
+    return f"{path}:{start}" if start == end else f"{path}:{start}-{end}"
 
 
 # Markdown line furniture a quote does without: heading marks, quote marks, list bullets and

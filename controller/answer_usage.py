@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from controller.answer_spans import Answer, indented
 from controller.answer_text import is_code, mentions, quote
 from helix.core.envelope import EvidenceItem
+from helix.core.visible import visible_field
 
 
 def _call_sites(evidence: Sequence[EvidenceItem], symbol: str) -> list[str]:
@@ -37,7 +38,7 @@ def _call_sites(evidence: Sequence[EvidenceItem], symbol: str) -> list[str]:
             if where not in seen:
                 seen.add(where)
                 owner = f" (in `{item.symbol}`)" if item.symbol else ""
-                out.append(f"- {quote(line)}{owner} [{item.path}:{where[1]}]")
+                out.append(f"- {quote(line)}{owner} [{visible_field(item.path)}:{where[1]}]")
     return out
 
 

@@ -9,6 +9,7 @@ top-level directory, a root file, or a concept tree) holding the most evidence s
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 
 import networkx as nx
@@ -59,17 +60,25 @@ def walk(graph: nx.MultiDiGraph, evidence: Sequence[EvidenceItem],
     anchors = list(dict.fromkeys(item.node_id for item in evidence
                                  if item.node_id in graph))[:settings.tree_walk_anchors]
     order: list[str] = []
+    walked: set[str] = set()
+    depth: dict[str, int] = {}
     for anchor in anchors:
-        order.extend(n for n in _path_to_root(graph, anchor) if n not in order)
+        path = _path_to_root(graph, anchor)
+        for level, node in enumerate(path):
+            depth.setdefault(node, level)
+            if node not in walked:
+                walked.add(node)
+                order.append(node)
     if mode == "full_path":
-        queue = list(anchors)
+        queue = deque(anchors)
         while queue and len(order) < settings.tree_walk_max_nodes:
-            node = queue.pop(0)
+            node = queue.popleft()
             for child in _children(graph, node):
-                if child not in order and len(order) < settings.tree_walk_max_nodes:
+                if child not in walked and len(order) < settings.tree_walk_max_nodes:
+                    walked.add(child)
                     order.append(child)
                     queue.append(child)
-    walked = set(order)
+                    depth[child] = len(_path_to_root(graph, child)) - 1
     bound: dict[str, list[str]] = {}
     for item in evidence:
         owner: str | None = item.node_id
@@ -77,7 +86,6 @@ def walk(graph: nx.MultiDiGraph, evidence: Sequence[EvidenceItem],
             owner = _parent(graph, item.node_id) if item.node_id in graph else None
         if owner is not None and owner in walked:
             bound.setdefault(owner, []).append(item.id)
-    depth = {n: len(_path_to_root(graph, n)) - 1 for n in order}
     nodes = tuple(TreeWalkNode(node_id=n, title=str(graph.nodes[n].get("title") or n),
                                depth=depth[n], kind=str(graph.nodes[n].get("kind", "")),
                                bound_evidence=tuple(bound.get(n, ())))

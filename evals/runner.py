@@ -182,7 +182,8 @@ class PreparedRepo:
         from helix.synthesis.answer import synthesize
         from helix.synthesis.llm import LiteLLMClient
 
-        done = synthesize(envelope, llm=LiteLLMClient(), settings=self.config.synthesis,
+        client = LiteLLMClient(max_chars=self.config.synthesis.max_answer_chars)
+        done = synthesize(envelope, llm=client, settings=self.config.synthesis,
                           clock=SystemClock(), sleep=lambda s: None, notify=lambda m: None)
         return done.envelope, len(done.removed_citations)
 

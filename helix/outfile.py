@@ -27,6 +27,11 @@ _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISSOCK, "a socket"))
 
 
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words ("a FIFO", "a socket", ...)."""
+    return _kind(mode)
+
+
 def _kind(mode: int) -> str:
     for test, name in _KINDS:
         if test(mode):

@@ -53,7 +53,36 @@ def default_llm(config: HelixConfig) -> LLM | None:
         return None
     from helix.synthesis.llm import LiteLLMClient
 
-    return LiteLLMClient()
+    return LiteLLMClient(max_chars=config.synthesis.max_answer_chars)
+
+
+def cli_llm(config: HelixConfig, *, dry_run: bool) -> LLM | None:
+    """The CLI's model client, with litellm's import started now in the model helper, a
+    process that imports it while the question is indexed and retrieved and that a later ask
+    finds warm (`synthesis.model_helper = "process"`). None (`"off"`, a registered test
+    model, a dry run): `default_llm` at the call, which imports litellm in process.
+    (An import thread in the ask itself was measured too and is not offered: it hung the ask
+    on the interpreter's import lock, benchmarks/ask_model_bench.py.)"""
+    model = config.synthesis.model
+    if dry_run or not model:
+        return None
+    from helix.synthesis.fake_llm import is_fake
+    from helix.synthesis.llm import LiteLLMClient
+
+    if is_fake(model) or config.synthesis.model_helper == "off":
+        return None  # `default_llm` at the call
+    from helix.core.config import helix_home
+    from helix.synthesis.model_helper import ModelHelper
+
+    helper = ModelHelper(helix_home(), idle_s=config.synthesis.helper_idle_s,
+                         start_s=config.synthesis.helper_start_s)
+    try:
+        helper.start()
+    except OSError as exc:  # never required: the call is made in process
+        notices.notify(f"the model helper could not be started ({exc}); calling the model "
+                       "from this process")
+        return None
+    return LiteLLMClient(max_chars=config.synthesis.max_answer_chars, helper=helper)
 
 
 def _has_embeddings(index: Any) -> bool:

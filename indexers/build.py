@@ -50,6 +50,7 @@ from indexers.previous import (
 )
 from indexers.reader import Index
 from indexers.reports import BuildReport, StatusReport, kept_report
+from indexers.secret_scan import Scanner
 from indexers.store import (
     DIR_BM25,
     DIR_BM25_FILES,
@@ -220,8 +221,10 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     # the lexical phase writes rows and graph straight into the new generation's directory
     writer = store.writer()
     try:
-        lexical = build_lexical(walked.files, config, previous, (added, modified, removed),
-                                warnings, progress, writer.tmp)
+        with Scanner(settings, store.directory) as scanner:
+            lexical = build_lexical(walked.files, config, previous, (added, modified, removed),
+                                    warnings, progress, writer.tmp, scanner)
+            scanner.close(set(hashes))
         seconds.update(lexical.seconds)
         clock = time.perf_counter()
         history = _history(root, settings, lexical, prev_index)
@@ -243,7 +246,8 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
                      **({"all": True} if embed_all else {})}
         lap("embed")
         changes = {"added": added, "modified": modified, "removed": removed, "reason": reason,
-                   "warnings": warnings, "seen": seen, "hashes": hashes, "history": history}
+                   "warnings": warnings, "seen": seen, "hashes": hashes, "history": history,
+                   "built_whole": prev_manifest is None}
         return _write(root, config, store, writer, lexical,
                       (vectors, model_key, embed_stats, state), cards, changes, progress,
                       seconds, started, parts)
@@ -329,12 +333,14 @@ def _write(root: Path, config: HelixConfig, store: IndexStore, writer: Generatio
         "graph_nodes": summary.nodes,
         "graph_edges": {**summary.edges, "total": sum(summary.edges.values())},
         "repo_rev": repo_revision(root, hashes), "noop": False, "refreshed": True,
+        "built_whole": changes["built_whole"],
         "rebuild_reason": changes["reason"], "embeddings": embed_stats,
         "dense_state": dense_state({"dense": state}) if state is not None else None,
         "graph_updated": lexical.graph_updated,
         "tokens": {"cached": lexical.tokens_cached,
                    "computed": counted["chunks"]["total"] - lexical.tokens_cached},
         "warnings": tuple(changes["warnings"]),
+        "secret_scan": lexical.scan,
         **({"history": history[1]} if history is not None else {}),
     }
     seconds["write"] = round(time.perf_counter() - clock, 4)
@@ -364,12 +370,37 @@ def _when(created: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(created))
 
 
+def _read_only(root: Path, config: HelixConfig, store: IndexStore,
+               query_embedder: Embedder | None, repair: str, exc: OSError
+               ) -> tuple[Index, BuildReport]:
+    """The index directory cannot be written: its current generation as it is (one line when
+    it is out of date, saying why it is not refreshed), else an index of this command's own
+    in a temporary directory (`indexers.ephemeral`), else one line saying neither can be."""
+    why = f"cannot be written ({exc.strerror})"
+    used = _read_unlocked(root, config, store, query_embedder, repair, holder=why)
+    if used is not None:
+        return used
+    from indexers.ephemeral import temporary_index
+
+    try:
+        built = temporary_index(root, config)
+    except OSError as tmp_exc:
+        raise BadPathError(f"the index at {store.directory} {why} and holds no usable index, "
+                           f"and no temporary index can be written ({tmp_exc.strerror})"
+                           ) from None
+    notify(f"the index at {store.directory} {why} and holds no index of this repository: "
+           "answering from a temporary index built for this command (without embeddings; "
+           "not kept)")
+    return built
+
+
 def _read_unlocked(root: Path, config: HelixConfig, store: IndexStore,
-                   query_embedder: Embedder | None, repair: str
+                   query_embedder: Embedder | None, repair: str, holder: str | None = None
                    ) -> tuple[Index, BuildReport] | None:
     """Another process holds the writer lock (a reader checking freshness, or a writer
-    building): the current generation, checked, without the lock. Up to date: a plain no-op.
-    Otherwise it is used as it is, with a one-line note (`stale`). None: none usable."""
+    building), or (`holder` says why) the directory cannot be written: the current
+    generation, checked, without the lock. Up to date: a plain no-op. Otherwise it is used as
+    it is, with a one-line note (`stale`). None: none usable."""
     from indexers.walker import walk
 
     started = time.perf_counter()
@@ -386,15 +417,16 @@ def _read_unlocked(root: Path, config: HelixConfig, store: IndexStore,
     seconds = {"total": round(time.perf_counter() - started, 4)}
     if _is_current(manifest, hashes, config):
         return current, kept_report(manifest.report, noop=True, seconds=seconds, **seen)
-    pid = dense_worker.running_pid(store)
-    if pid is not None:  # it makes way at its next batch: the next ask refreshes
-        dense_worker.request_refresh(store)
-    holder = (f"is held by the dense worker (pid {pid}), which makes way for a refresh "
-              "after its current batch" if pid is not None
-              else "is being rebuilt by another helix process")
+    if holder is None:
+        pid = dense_worker.running_pid(store)
+        if pid is not None:  # it makes way at its next batch: the next ask refreshes
+            dense_worker.request_refresh(store)
+        holder = (f"is held by the dense worker (pid {pid}), which makes way for a refresh "
+                  "after its current batch" if pid is not None
+                  else "is being rebuilt by another helix process")
     note = (f"the index at {store.directory} {holder}; "
             f"answering from the generation built at {_when(manifest.created)} "
-            f"(repo_rev {manifest.repo_rev})")
+            f"(repo_rev {manifest.repo_rev}), without the changes since")
     notify(note)
     return current, kept_report(manifest.report, stale=True, seconds=seconds,
                                 warnings=(note,), **seen)
@@ -450,13 +482,7 @@ def ensure_index(root: Path, config: HelixConfig, *, index_dir: Path | None = No
                 raise
             # $HELIX_HOME on a read-only file system (or not ours to write): answer from the
             # current generation as it is, saying so; nothing can be refreshed
-            used = _read_unlocked(root, config, store, query_embedder, repair)
-            if used is None:
-                raise BadPathError(f"the index at {store.directory} cannot be written "
-                                   f"({exc.strerror}) and holds no usable index") from None
-            notify(f"the index at {store.directory} cannot be written ({exc.strerror}): "
-                   "answering from it as it is, without refreshing it")
-            return used
+            return _read_only(root, config, store, query_embedder, repair, exc)
         except IndexLockedError:
             used = _read_unlocked(root, config, store, query_embedder, repair)
             if used is not None:

@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from helix.core.config import HelixConfig, IndexSettings
-from helix.core.errors import IndexCorruptError
+from helix.core.errors import IndexCorruptError, TreeFileBoundError
+from helix.core.notices import notify
 from helix.core.ports import Progress
 from helix.core.schemas import Chunk, FileRecord
 from indexers.bm25 import bm25_text_for
@@ -34,6 +35,7 @@ from indexers.graph import GraphSummary
 from indexers.previous import Previous
 from indexers.row_store import FileSpan, RowReader, StoredParse
 from indexers.row_writer import RowWriter
+from indexers.secret_scan import Scanner
 from indexers.token_cache import TokenTable, TokenTableBuilder
 from indexers.trees import (
     TreeFormatError,
@@ -67,6 +69,7 @@ class Lexical:
     fresh_paths: set[str]
     counts: dict[str, Any] = field(default_factory=dict)  # chunks by kind, defs, refs
     seconds: dict[str, float] = field(default_factory=dict)
+    scan: dict[str, Any] = field(default_factory=dict)  # `Scanner.stats`
 
     @property
     def chunks(self) -> Sequence[Chunk]:
@@ -107,13 +110,17 @@ def _parse_one(record: FileRecord, text: str, settings: IndexSettings,
     if (is_tree_file(record.path, settings.trees) if configured
             else has_tree_shape(record.path, text)):
         try:
-            chunks, nodes = parse_tree_file(record.path, text)
+            chunks, nodes = parse_tree_file(record.path, text, max_nodes=settings.max_tree_nodes,
+                                            max_depth=settings.max_tree_depth)
             tree_record = record.model_copy(update={"kind": "tree", "lang": "json"})
             return tree_record, CachedParse(record.path, record.content_hash, tuple(chunks),
                                             (), ()), nodes
         except TreeFormatError as exc:
             if configured:  # a file merely shaped like a tree is just JSON
                 warnings.append(f"tree file skipped as a tree: {exc}")
+        except TreeFileBoundError as exc:  # said even when only its shape made it a tree
+            warnings.append(f"tree file indexed as plain JSON: {exc}")
+            notify(warnings[-1])
     from indexers.parse import parse_file
 
     return record, parse_file(record, text, settings), []
@@ -197,13 +204,32 @@ def _chunk_runs(files: Sequence[tuple[FileRecord, FileSpan]]
 
 def build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Previous | None,
                   changes: tuple[Sequence[str], Sequence[str], Sequence[str]],
-                  warnings: list[str], progress: Progress | None, out: Path) -> Lexical:
+                  warnings: list[str], progress: Progress | None, out: Path,
+                  scanner: Scanner | None = None) -> Lexical:
     """Parse, tokenize, BM25 and graph for the walked files (`changes`: added, modified,
     removed since the previous generation), one file at a time: each file's rows go to
     `out`/rows.sqlite as soon as it is parsed (an unchanged file's are copied from the previous
     generation in SQL, never decoded), its chunks' tokens into the token table; the graph is
     then built from the written rows into `out`/graph.sqlite. Parse warnings are appended to
-    `warnings`."""
+    `warnings`. Each file read is masked by `scanner` (`indexers.secret_scan`; default: one
+    without a cache on disk), which scans the files to read ahead, in worker processes."""
+    settings = config.index
+    own_scanner = scanner is None
+    scanner = Scanner(settings) if scanner is None else scanner
+    try:
+        scanner.start([wf for wf in walked_files if previous is None
+                       or previous.files.get(wf.record.path) != wf.record.content_hash])
+        return _build_lexical(walked_files, config, previous, changes, warnings, progress, out,
+                              scanner)
+    finally:
+        if own_scanner:
+            scanner.close()
+
+
+def _build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Previous | None,
+                   changes: tuple[Sequence[str], Sequence[str], Sequence[str]],
+                   warnings: list[str], progress: Progress | None, out: Path,
+                   scanner: Scanner) -> Lexical:
     from indexers.bm25 import BM25Index
     from indexers.graph_store import load_lazy
     from indexers.tokenize import tokenize
@@ -251,7 +277,7 @@ def build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Pr
                           if hit[1] else wf.record)
                 result, nodes = hit
             else:
-                read, text = wf.read()
+                read, text = wf.read(scanner.mask)
                 record, result, nodes = _parse_one(read, text, settings, warnings)
                 files_parsed += 1
                 fresh_paths.add(record.path)
@@ -304,4 +330,4 @@ def build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Pr
                    fresh_paths=fresh_paths,
                    counts={"chunks": {**dict(sorted(kinds.items())), "total": sum(kinds.values())},
                            "defs": counts["defs"], "refs": counts["refs"]},
-                   seconds=seconds)
+                   seconds=seconds, scan=scanner.stats())

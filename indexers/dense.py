@@ -233,6 +233,18 @@ _VECTORS = "dense_vectors.npy"
 _DENSE_IDS = "dense_ids.json"
 
 
+def import_faiss() -> Any:
+    """faiss, imported with its loader's INFO lines (which CPU build it tried: AVX512, AVX2...)
+    kept off a server's log: only its warnings and errors are shown."""
+    import logging
+
+    for name in ("faiss", "faiss.loader"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+    import faiss
+
+    return faiss
+
+
 class DenseIndex:
     """Exact inner-product search (FAISS IndexFlatIP) over L2-normalised vectors."""
 
@@ -258,7 +270,7 @@ class DenseIndex:
 
     def _index(self) -> Any:
         if self._faiss is None:
-            import faiss
+            faiss = import_faiss()
 
             index = faiss.IndexFlatIP(self.dim)
             if self._ids:

@@ -6,9 +6,40 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 LOCK_POLL_S = 0.05
 LOCK_FILE_MODE = 0o644
+
+
+def acquire_dir(path: Path, timeout: float) -> Callable[[], None] | None:
+    """An exclusive lock on the directory `path` itself (its release function), None after
+    `timeout` seconds: for what must happen before any file of Helix's is in it (claiming
+    it). POSIX `flock` on the directory's descriptor; elsewhere no lock (a no-op release)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return lambda: None
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    return _flock(fd, timeout, fcntl)
+
+
+def _flock(fd: int, timeout: float, fcntl: Any) -> Callable[[], None] | None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                return None
+            time.sleep(LOCK_POLL_S)
+            continue
+
+        def release() -> None:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+        return release
 
 
 def acquire(path: Path, timeout: float) -> Callable[[], None] | None:
@@ -27,18 +58,4 @@ def acquire(path: Path, timeout: float) -> Callable[[], None] | None:
             return None
         return lambda: lock.release()
     fd = os.open(path, os.O_RDWR | os.O_CREAT, LOCK_FILE_MODE)
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
-                os.close(fd)
-                return None
-            time.sleep(LOCK_POLL_S)
-            continue
-
-        def release() -> None:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
-        return release
+    return _flock(fd, timeout, fcntl)

@@ -23,8 +23,9 @@ from indexers.store import IndexStore
 from indexers.trees import TreeNode
 
 # Settings the parse results depend on: a change of any other setting keeps the parse cache.
-PARSE_SETTINGS = ("max_file_bytes", "skip_secrets", "window_lines", "window_overlap",
-                  "max_chunk_lines", "trees")
+PARSE_SETTINGS = ("max_file_bytes", "skip_secrets", "mask_secrets", "window_lines",
+                  "window_overlap", "max_chunk_lines", "trees", "max_tree_nodes",
+                  "max_tree_depth")
 
 
 def parse_hash(settings: IndexSettings) -> str:

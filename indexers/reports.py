@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from helix.core.schemas import Frozen
 
 
@@ -32,11 +34,17 @@ class BuildReport(Frozen):
     seconds: dict[str, float]
     noop: bool
     refreshed: bool
+    built_whole: bool = False  # no earlier index was reused: the first build (or a rebuild)
     rebuild_reason: str | None = None  # why the previous index was not reused
     embeddings: dict[str, int]  # cached, computed, total
     graph_updated: bool = False  # the previous graph was updated, not rebuilt
     tokens: dict[str, int]  # cached, computed
     warnings: tuple[str, ...] = ()
+    # the secret scan of the files read (`indexers.secret_scan`): masked (false: the user
+    # turned it off), scanned (distinct contents; scanned_by_workers of them by the worker
+    # processes), cached (files whose findings came from an earlier build), workers started,
+    # seconds the build spent scanning or waiting for workers
+    secret_scan: dict[str, Any] = Field(default_factory=dict)
     # another process held the writer lock: the current generation was used as it was, not
     # refreshed (it may not reflect the latest files)
     stale: bool = False
@@ -73,10 +81,10 @@ class StatusReport(Frozen):
 def kept_report(built: dict[str, Any], **update: Any) -> BuildReport:
     """The report of a generation used as it is (a no-op, or a reader's stale use)."""
     kept = dict(built)
-    kept.update(noop=False, refreshed=False, changed_files=(), added=(), modified=(),
-                removed=(), files_parsed=0, rebuild_reason=None,
+    kept.update(noop=False, refreshed=False, built_whole=False, changed_files=(), added=(),
+                modified=(), removed=(), files_parsed=0, rebuild_reason=None,
                 embeddings={"cached": 0, "computed": 0,
                             "total": kept.get("embeddings", {}).get("total", 0)},
-                tokens={"cached": 0, "computed": 0}, warnings=())
+                tokens={"cached": 0, "computed": 0}, warnings=(), secret_scan={})
     kept.update(update)
     return BuildReport.model_validate(kept)

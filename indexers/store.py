@@ -13,6 +13,8 @@
         bm25_files/         BM25 over whole files (indexers.bm25.build_file_index)
         tokens/             the BM25 token cache (indexers.token_cache; not part of index_rev)
       tmp-<id>/             a generation being written (removed by the next writer)
+      walk_stats.json       the last walk's stat fields and hashes (indexers.stat_cache)
+      scan_cache.json       the secret scan's findings by content hash (indexers.scan_cache)
 
 Helix deletes only inside a directory carrying its marker, and only names it makes itself
 (`gen-`/`tmp-` + 12 hex digits). A directory is claimed when it is new or empty (the marker is
@@ -55,7 +57,7 @@ from helix.core.schemas import Frozen
 from indexers import part_stats
 from indexers.formats import PART_CARDS, PART_GRAPH_DB
 from indexers.generations import MANIFEST, remove_generation
-from indexers.locking import acquire
+from indexers.locking import acquire, acquire_dir
 from indexers.token_cache import DIR_TOKENS
 
 # The index layout's version: a generation written under another one is rebuilt, not read.
@@ -63,6 +65,7 @@ from indexers.token_cache import DIR_TOKENS
 # 2: the graph is JSON (graph.json), no longer a pickle; 3: rows and graph in SQLite
 SCHEMA_VERSION = 3
 LOCK_TIMEOUT_S = 3.0
+CLAIM_TIMEOUT_S = 10.0  # claiming is a marker's write: a longer wait is a stuck process
 CURRENT = "CURRENT"
 LOCK = "lock"
 GEN_PREFIX = "gen-"
@@ -77,7 +80,9 @@ _TMP_NAME = re.compile(r"^tmp-[0-9a-f]{12}$")
 _HELIX_FILES = re.compile(
     r"^(CURRENT|CURRENT\.tmp|lock|verified\.json|verified\.json\.[0-9a-f]{8}\.tmp"
     r"|worker\.lock|worker\.json|worker\.json\.[0-9a-f]{8}\.tmp|worker\.log|worker\.paused"
-    r"|worker\.refresh|walk_stats\.json|walk_stats\.json\.[0-9a-f]{8}\.tmp)$")
+    r"|worker\.refresh|walk_stats\.json|walk_stats\.json\.[0-9a-f]{8}\.tmp"
+    r"|scan_cache\.json|scan_cache\.json\.[0-9a-f]{8}\.tmp"
+    r"|\.helix-index\.tmp|\.helix-index\.\d+\.[0-9a-f]{8}\.tmp)$")  # a claim's marker
 _GITIGNORE = ".gitignore"
 IGNORE_ALL = "*\n"  # what Helix writes into an index directory kept inside the repository
 
@@ -292,12 +297,35 @@ class IndexStore:
         """Make sure this is Helix's directory before anything is written (`create`) or read
         in it: owned already; new or empty (the marker is written); or holding only Helix's
         own names (an index made before the marker existed: adopted). Anything else is the
-        user's and is refused in one line. `create=False` only checks."""
+        user's and is refused in one line. `create=False` only checks. Processes claiming
+        the same new directory at once take turns (a lock on the directory itself): the
+        first writes the marker, the others find it."""
         if self.owned():
             return
         directory = self.directory
         if directory.exists() and not directory.is_dir():
             raise BadPathError(f"index directory {directory} is not a directory")
+        if not create:
+            self._check_foreign()
+            return
+        directory.mkdir(parents=True, exist_ok=True)
+        release = acquire_dir(directory, CLAIM_TIMEOUT_S)
+        if release is None:
+            raise IndexLockedError(f"another helix process is claiming the index directory "
+                                   f"{directory} (waited {CLAIM_TIMEOUT_S:g} s); try again")
+        try:
+            if self.owned():
+                return
+            self._check_foreign()
+            tmp = directory / f"{MARKER}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
+            _fsync_write(tmp, MARKER_TEXT.encode("utf-8"))
+            os.replace(tmp, directory / MARKER)
+        finally:
+            release()
+
+    def _check_foreign(self) -> None:
+        """Refuse a directory that holds anything Helix does not make."""
+        directory = self.directory
         try:
             entries = sorted(directory.iterdir()) if directory.exists() else []
         except OSError as exc:
@@ -311,10 +339,6 @@ class IndexStore:
                 f"refusing index directory {directory}: it is not empty and Helix did not "
                 f"create it (no {MARKER} marker; it holds {shown}); give a new or empty "
                 "directory")
-        if create:
-            directory.mkdir(parents=True, exist_ok=True)
-            _fsync_write(directory / f"{MARKER}.tmp", MARKER_TEXT.encode("utf-8"))
-            os.replace(directory / f"{MARKER}.tmp", directory / MARKER)
 
     @contextlib.contextmanager
     def locked(self, timeout: float | None = None) -> Iterator[None]:

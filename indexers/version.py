@@ -20,9 +20,13 @@ from helix.core.hashing import digest
 _PACKAGE = Path(__file__).resolve().parent
 SOURCE_GLOBS = ("*.py", "queries/*.scm")
 # Code outside the package that decides what an index holds: the secret detector masks every
-# file's text before it is chunked.
+# file's text before it is chunked (its modules and data files: `secret*` and the escapes it
+# reads through; a detector module named otherwise must be added here), and the word lists.
 _DETECTOR = _PACKAGE.parent / "helix" / "core"
-EXTRA_FILES = ("secrets.py", "secret_structure.py", "escapes.py", "english.py")
+DETECTOR_GLOBS = ("secret*", "escapes.py")
+EXTRA_FILES = ("english.py",)
+# Libraries whose code the detector runs: their versions are part of its digest.
+DETECTOR_DISTRIBUTIONS = ("detect-secrets", "google-re2")
 
 
 def code_files(package: Path = _PACKAGE) -> list[Path]:
@@ -30,14 +34,48 @@ def code_files(package: Path = _PACKAGE) -> list[Path]:
                   key=lambda p: p.relative_to(package).as_posix())
 
 
-def code_digest_of(package: Path) -> str:
-    parts: list[bytes] = []
-    named = [(p.relative_to(package).as_posix(), p) for p in code_files(package)]
-    named += [(f"helix/core/{name}", _DETECTOR / name) for name in EXTRA_FILES
-              if package == _PACKAGE]
+def detector_files(core: Path = _DETECTOR) -> list[Path]:
+    """The secret detector's files (modules and data) under `helix/core`, sorted."""
+    return sorted({p for pattern in DETECTOR_GLOBS for p in core.rglob(pattern)
+                   if p.is_file() and "__pycache__" not in p.parts},
+                  key=lambda p: p.relative_to(core).as_posix())
+
+
+def _files_digest(named: list[tuple[str, Path]], extra: bytes = b"") -> str:
+    parts: list[bytes] = [extra]
     for name, path in named:
         parts.append(name.encode() + b"\0" + path.read_bytes().replace(b"\r\n", b"\n") + b"\0")
     return digest(b"".join(parts))
+
+
+def code_digest_of(package: Path) -> str:
+    named = [(p.relative_to(package).as_posix(), p) for p in code_files(package)]
+    if package == _PACKAGE:
+        extra = [*detector_files(), *(_DETECTOR / name for name in EXTRA_FILES)]
+        named += [(f"helix/core/{p.relative_to(_DETECTOR).as_posix()}", p) for p in extra]
+    return _files_digest(named)
+
+
+def detector_digest_of(core: Path) -> str:
+    """The digest of the secret detector in `core` (its files) and of the libraries it runs
+    (their versions)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    versions = []
+    for name in DETECTOR_DISTRIBUTIONS:
+        try:
+            versions.append(f"{name}=={version(name)}")
+        except PackageNotFoundError:
+            versions.append(f"{name} absent")
+    named = [(p.relative_to(core).as_posix(), p) for p in detector_files(core)]
+    return _files_digest(named, "\n".join(versions).encode())
+
+
+@cache
+def detector_digest() -> str:
+    """This installation's detector digest: what a cached scan of a file depends on besides
+    the file's bytes (`indexers.scan_cache`); computed once per process."""
+    return detector_digest_of(_DETECTOR)
 
 
 @cache

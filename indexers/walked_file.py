@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 
 from pydantic import PrivateAttr
 
@@ -21,6 +22,8 @@ from helix.core.secrets import redact_text
 from indexers.formats import trusted
 
 BINARY_SNIFF_BYTES = 8192
+# (content hash of the bytes, their text) -> the text with its secrets masked
+Masker = Callable[[str, str], str]
 # Whatever its name, a non-code file holding a private key block is a secret (in source code
 # such a block is a test fixture; synthesis redacts key blocks from anything it sends).
 _PRIVATE_KEY_RE = re.compile(rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----")
@@ -70,11 +73,23 @@ class WalkedFile(Frozen):
             "_target": target, "_limit": limit, "_secrets": skip_secrets})
         return walked
 
-    def read(self) -> tuple[FileRecord, str]:
+    @property
+    def target(self) -> str:
+        """The resolved path the file is read from."""
+        return self._target
+
+    @property
+    def limit(self) -> int:
+        """The most bytes it may hold (`index.max_file_bytes` of the walk)."""
+        return self._limit
+
+    def read(self, masker: Masker | None = None) -> tuple[FileRecord, str]:
         """(record, text) of the file as it is now: the walk's record when the bytes are the
         ones it hashed, else a record of the new bytes (an edit since the walk: what is parsed
         and what the index says it holds stay the same content). Undecodable bytes are
-        replaced. FileChangedError when it became something the walk would skip."""
+        replaced; secrets are masked by `masker(content hash, text)` (a build's
+        `indexers.secret_scan.Scanner.mask`), else by `redact_text`. FileChangedError when it
+        became something the walk would skip."""
         rel = self.record.path
         try:
             if os.path.realpath(self._target) != self._target:  # a directory became a link
@@ -91,8 +106,9 @@ class WalkedFile(Frozen):
         # Secrets are masked before anything is derived from the text: no chunk, token, symbol,
         # embedding card or stored row holds one, so neither can an answer, a run-log row or
         # an export built from them. The mask keeps newlines: line numbers stay true.
-        text = redact_text(raw.decode("utf-8", errors="replace"))[0]
         found = digest(raw)
+        decoded = raw.decode("utf-8", errors="replace")
+        text = masker(found, decoded) if masker is not None else redact_text(decoded)[0]
         if found == self.record.content_hash:
             return self.record, text
         return self.record.model_copy(update={"content_hash": found, "size": len(raw)}), text

@@ -41,13 +41,13 @@ from dataclasses import dataclass, field
 from fnmatch import translate
 from pathlib import Path
 
-import pathspec
-
 from helix.core.config import IndexSettings
 from helix.core.errors import BadPathError
 from helix.core.hashing import digest
+from helix.core.notices import notify
 from helix.core.schemas import FileRecord, Frozen, SkipReason
 from indexers.formats import trusted
+from indexers.ignore_rules import IgnoreRules, compile_rules, fingerprint
 from indexers.languages import classify
 from indexers.stat_cache import StatCache
 from indexers.tree_watch import TreeWatch, for_walk
@@ -59,7 +59,6 @@ from indexers.walked_file import (
 )
 
 IGNORE_FILES = (".gitignore", ".helixignore")  # later overrides earlier
-IGNORE_BACKEND = "re2"  # never the backtracking `re` engine: see _gitignore_spec
 GIT_EXCLUDE = ".git/info/exclude"
 # Built in, below every ignore file (a `!name` line in .gitignore / .helixignore re-includes):
 # dependency trees, tool caches and lock files hold nothing to ask about, and cost chunks.
@@ -106,14 +105,22 @@ def is_secret_name(name: str) -> bool:
 class _Spec:
     base: str  # directory relative to the root, "" for the root, else ending in "/"
     source: str  # which rules: a digest of the ignore file's text (or "defaults")
-    spec: pathspec.GitIgnoreSpec
+    spec: IgnoreRules
 
 
-def _gitignore_spec(lines: list[str] | tuple[str, ...]) -> pathspec.GitIgnoreSpec:
-    """Patterns matched by RE2 (google-re2, one `re2.Set` over all of them): linear in the
-    path's length whatever the patterns, where a backtracking engine takes time exponential in
-    the number of `*` in one line (a 10-star line cost 93 s of CPU)."""
-    return pathspec.GitIgnoreSpec.from_lines(lines, backend=IGNORE_BACKEND)
+_told: set[tuple[str, str]] = set()  # (ignore file, note) already told in this process
+
+
+def _rules(lines: list[str] | tuple[str, ...], settings: IndexSettings,
+           name: str) -> IgnoreRules:
+    """The lines' rules, matched by RE2 with every cost bounded (`indexers.ignore_rules`); what
+    of the file is not honoured is told once per process, one notice a line."""
+    rules = compile_rules(lines, settings)
+    for note in rules.notes:
+        if (name, note) not in _told:
+            _told.add((name, note))
+            notify(f"{display_name(name)}: {note}")
+    return rules
 
 
 @dataclass
@@ -142,14 +149,17 @@ def _load_specs(
             continue
         lines = raw.decode("utf-8", errors="replace").splitlines()
         if any(line.strip() and not line.lstrip().startswith("#") for line in lines):
-            specs.append(_Spec(rel_dir, f"{name}:{digest(raw)}", _gitignore_spec(lines)))
+            rules = _rules(lines, state.settings, rel_dir + name)
+            source = f"{name}:{digest(raw)}:{fingerprint(state.settings)}"
+            specs.append(_Spec(rel_dir, source, rules))
     return specs
 
 
 def _base_specs(state: _Walk) -> list[_Spec]:
     """The defaults, then the repository's own exclude file (below every .gitignore, as in git)."""
     exclude = _load_specs(state, state.root, "", (GIT_EXCLUDE,))
-    return [_Spec("", "defaults", _gitignore_spec(DEFAULT_IGNORES)), *exclude]
+    return [_Spec("", "defaults", _rules(DEFAULT_IGNORES, state.settings, "defaults")),
+            *exclude]
 
 
 def _read_ignore_file(state: _Walk, real_dir: str, name: str) -> bytes | None:
@@ -185,7 +195,7 @@ def _ignored(specs: list[_Spec], rel: str, is_dir: bool) -> bool:
     """Git semantics: the last pattern that decides, deepest ignore file first."""
     for item in reversed(specs):
         local = rel[len(item.base):] + ("/" if is_dir else "")
-        result = item.spec.check_file(local).include
+        result = item.spec.check(local)
         if result is not None:
             return bool(result)
     return False

@@ -25,6 +25,8 @@ def helix_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
     for name in list(os.environ):
         if name.startswith("HELIX_") and name != "HELIX_HOME":
             monkeypatch.delenv(name, raising=False)
+    # no background model helper outlives a test (tests/test_model_helper.py turns it on)
+    monkeypatch.setenv("HELIX_SYNTHESIS__MODEL_HELPER", "off")
     return home
 
 

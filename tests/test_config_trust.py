@@ -34,11 +34,12 @@ def test_repo_config_cannot_set_synthesis_or_continuity(tmp_path: Path, helix_ho
     (repo / ".helix.toml").write_text(
         f'[helix.synthesis]\napi_base = "{EVIL_BASE}"\nmodel = "attacker/model"\n'
         'timeout_s = 600\n[helix.continuity]\nphase_c_auto_execute = true\n'
-        '[helix.retrieval]\nmax_steps = 6\n', encoding="utf-8")
+        '[helix.retrieval]\nw_bm25 = 1.5\nmax_steps = 3\n', encoding="utf-8")
     config, notices = resolve_config(repo, env=_env(helix_home))
     assert config.synthesis == HelixConfig().synthesis
     assert config.continuity == HelixConfig().continuity
-    assert config.retrieval.max_steps == 6  # retrieval settings are the repository's to set
+    assert config.retrieval.w_bm25 == 1.5  # retrieval settings are the repository's to set
+    assert config.retrieval.max_steps == 3  # and a budget it may lower
     origin = repo / ".helix.toml"
     assert notices == (
         f"ignored synthesis.api_base from {origin}: {RULE}",
@@ -240,9 +241,12 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # then file_defs.depth; then retrieval.align_lead, off; then retrieval.canonical_first;
     # then retrieval.respell; then routing.long_question_words and its policy; then
     # file_defs.long_forms; then the name_words channel of reports and long questions; then
-    # retrieval.ranker, the hand order by default)
+    # the bounds of tree JSON files and ignore files, which decide what is indexed as a tree and
+    # which ignore lines are honoured: index.max_tree_*, index.*ignore*; then
+    # index.mask_secrets, which decides whether an index holds secrets in clear; then
+    # retrieval.ranker, the hand order by default, and index.history_*, off)
     assert HelixConfig().evidence_hash == (
-        "sha256:544e012c3acc966752a770ed29a4f71184b14b588c992610dfea42ce7c39c4cc")
+        "sha256:6b4b109ad2e555bb248e05f3abb209177f6d9bb31b03b6d60130b8be30a4d4ae")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -51,10 +51,10 @@ def test_config_precedence(tmp_path: Path, helix_home: Path) -> None:
     assert load_config(repo, env={"HELIX_HOME": str(helix_home)}).synthesis.model == "user-model"
     # a repository may not choose the model (tests/test_config_trust.py): its value is ignored
     (repo / ".helix.toml").write_text('[helix.synthesis]\nmodel = "repo-model"\n'
-                                      '[helix.retrieval]\nmax_steps = 5\n')
+                                      '[helix.retrieval]\nmax_steps = 3\n')
     env = {"HELIX_HOME": str(helix_home)}
     assert load_config(repo, env=env).synthesis.model == "user-model"
-    assert load_config(repo, env=env).retrieval.max_steps == 5  # over the default
+    assert load_config(repo, env=env).retrieval.max_steps == 3  # over the default (lower)
     env["HELIX_MODEL"] = "env-model"
     assert load_config(repo, env=env).synthesis.model == "env-model"
     flags = {"synthesis.model": "flag-model"}

@@ -60,9 +60,16 @@ def test_every_command_and_option_has_help() -> None:
 
 
 def test_readme_set_up_commands_are_the_real_ones() -> None:
+    """The README installs what scripts/test installs (torch pinned, then the lock), and CI
+    runs scripts/test."""
     text = README.read_text(encoding="utf-8")
-    assert "pip install torch==2.13.0 && pip install -e '.[dev]' && helix ask" in text
-    assert "scripts/test" in text
+    script = (README.parent / "scripts" / "test").read_text(encoding="utf-8")
+    installs = re.findall(r"python -m (pip install [^\n]*?)\s*$", script, re.MULTILINE)
+    assert installs == ["pip install -q torch==2.13.0",
+                        "pip install -q -c requirements/lock.txt -e '.[dev]'"]
+    readme_command = " && ".join(i.replace(" -q", "") for i in installs) + " && helix ask"
+    assert readme_command in text
+    assert "scripts/test" in text and "scripts/check-newest" in text and "scripts/lock" in text
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
     assert "scripts/test" in ci
 
@@ -115,3 +122,32 @@ def test_the_readme_numbers_are_the_results() -> None:
         assert phrase in section, phrase
     shown = re.findall(r"\b\d\.\d\d\b", section)
     assert len(shown) == 6  # no number in the section that is not read back
+
+
+def test_readme_names_every_http_endpoint_with_its_parameters(tmp_path: Path) -> None:
+    """The README's endpoint table is the app's OpenAPI: every route, every parameter."""
+    from helix.servers.http_api import create_app
+    from helix.servers.workspace import Workspace
+
+    (tmp_path / "a.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    workspace = Workspace([tmp_path])
+    try:
+        spec = create_app(workspace, token=None, max_concurrent=1).openapi()
+    finally:
+        workspace.close()
+    schemas = spec["components"]["schemas"]
+    actual: dict[str, list[str]] = {}
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            names = [p["name"] for p in operation.get("parameters", [])]
+            body = operation.get("requestBody", {}).get("content", {}).get(
+                "application/json", {}).get("schema", {})
+            if "$ref" in body:
+                names += list(schemas[body["$ref"].rsplit("/", 1)[-1]]["properties"])
+            actual[f"{method.upper()} {path}"] = names
+    documented = {}
+    for line in README.read_text(encoding="utf-8").splitlines():
+        match = re.match(r"\| `((?:GET|POST) \S+)` \| (.*) \|$", line)
+        if match:
+            documented[match.group(1)] = re.findall(r"`([^`]+)`", match.group(2))
+    assert documented == actual

@@ -103,6 +103,8 @@ def test_numpy_encoder_matches_sentence_transformers() -> None:
     assert ours.dtype == reference.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1.0, rtol=1e-5)
     cosines = (ours * reference).sum(axis=1)
+    # measured 1.000000 (6 places) under the lock's versions and onnxruntime 1.20.1 / 1.26.0
+    # (benchmarks/encoder_tolerance.py): the bar leaves room for another BLAS's rounding
     assert float(cosines.min()) >= 0.999, cosines
     # one at a time (the query path) gives the same vectors as a padded batch
     single = np.stack([fast.embed([t])[0] for t in TEXTS[:4]])
@@ -111,15 +113,17 @@ def test_numpy_encoder_matches_sentence_transformers() -> None:
     bare = slow._load().encode(TEXTS, normalize_embeddings=True, convert_to_numpy=True)
     np.testing.assert_allclose(reference, bare, atol=1e-5)
     # the build's ONNX encoder against the same reference: fp32 shares the vectors (and key),
-    # int8 keeps the adoption bar (tests/test_encoder_onnx.py covers the rest)
+    # int8 keeps the bar measured across CPUs and versions (tests/test_encoder_onnx.py says
+    # what was measured, and covers the rest)
     from indexers.onnx_encoder import VARIANT_FP32, VARIANT_INT8, OnnxEncoder
+    from tests.test_encoder_onnx import FP32_MIN_COSINE, INT8_MIN_COSINE
 
     path = default_model_path(IndexSettings())
     fp32 = OnnxEncoder(path, VARIANT_FP32)
     assert fp32.model_key == slow.model_key
-    assert float((fp32.embed(TEXTS) * reference).sum(axis=1).min()) >= 0.9999
+    assert float((fp32.embed(TEXTS) * reference).sum(axis=1).min()) >= FP32_MIN_COSINE
     int8 = (OnnxEncoder(path, VARIANT_INT8).embed(TEXTS) * reference).sum(axis=1)
-    assert float(int8.min()) >= 0.99, int8
+    assert float(int8.min()) >= INT8_MIN_COSINE, int8
 
 
 _NO_TORCH = """

@@ -28,6 +28,15 @@ from indexers.onnx_encoder import (
 
 MODEL_PATH = default_model_path(IndexSettings())
 MODEL_DIR = Path(MODEL_PATH)
+# The int8 variant's lowest cosine with the reference over TEXTS depends on the CPU's int8
+# kernel, not on the versions (benchmarks/encoder_tolerance.py, results/encoder_tolerance.json):
+# 0.99034 under onnxruntime 1.20.1 / onnx 1.17.0, 1.26.0 / 1.20.1 and 1.32.0 / 1.23.2 (the
+# lock, the newest) on an AVX-512 VNNI CPU; 0.9807 under 1.32.0 / 1.23.2 on a CPU without
+# AVX-512 (Haswell, emulated: the u8s8 kernel's saturation; issue 29's failing machine read the
+# same 0.9807). The bar sits below the lowest measured, with room for another CPU's rounding;
+# fp32 (the variant Helix uses) is 1.0 to 5 places everywhere measured.
+INT8_MIN_COSINE = 0.975
+FP32_MIN_COSINE = 0.9999
 
 TEXTS = [
     "where is the retry policy decided?",
@@ -142,7 +151,7 @@ def test_fp32_matches_the_reference_and_shares_its_key(models: Path,
     assert isinstance(encoder, Embedder) and encoder.dim == 384
     vectors = encoder.embed(TEXTS)
     assert vectors.shape == (len(TEXTS), 384) and vectors.dtype == np.float32
-    assert float(_cosines(vectors, reference).min()) >= 0.9999
+    assert float(_cosines(vectors, reference).min()) >= FP32_MIN_COSINE
     assert encoder.model_key == model_key_for(MODEL_DIR) == NumpyMiniLMEncoder(
         MODEL_PATH).model_key
 
@@ -152,7 +161,7 @@ def test_int8_keeps_cosine_and_has_its_own_key(models: Path, reference: np.ndarr
     vectors = encoder.embed(TEXTS)
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
     cosines = _cosines(vectors, reference)
-    assert float(cosines.min()) >= 0.99, cosines
+    assert float(cosines.min()) >= INT8_MIN_COSINE, cosines
     # different vectors, different key: a cache never mixes int8 and fp32 vectors
     assert encoder.model_key != model_key_for(MODEL_DIR)
     assert encoder.model_key.startswith(model_key_for(MODEL_DIR) + "+onnx-int8:")

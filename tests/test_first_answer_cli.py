@@ -126,8 +126,10 @@ def test_ask_draws_no_bar_on_a_pipe_and_hands_progress_to_the_build(
         no_embed: None) -> None:
     repo = write_repo(tmp_path / "repo")
     code, _out, err = run(["ask", QUESTION, "--dry-run", "--repo", str(repo)], capsys)
-    # stderr is no terminal here: no bar, only the one-line note
-    assert code == 0 and err == "helix: index refreshed (5 changed file(s))\n"
+    # stderr is no terminal here: no bar, only what is about to happen and what it built
+    assert code == 0 and err == (
+        f"helix: no index of {repo.resolve()} yet: building it first (files, symbols, graph, "
+        "BM25; later questions re-index only what changed)\nhelix: index built (5 files)\n")
     from helix.core.config import load_config
     from helix.service import ask
 
@@ -155,7 +157,8 @@ def test_ask_says_which_state_answered_while_dense_builds(
                                   "generation": env["dense_state"]["generation"]}
     assert 0 < total <= env["dense_state"]["chunks"]  # coverage of the repository (issue 13)
     assert env["evidence"]  # answered from the lexical index
-    assert err.splitlines()[1] + "\n" == (
+    assert err.splitlines()[1] == "helix: index built (5 files)"
+    assert err.splitlines()[2] + "\n" == (
                    f"helix: dense: 0% (0 of {total} vectors); this answer used bm25, files, "
                    "symbol, graph; no dense worker is running (`helix status` says why; "
                    "`helix index` embeds the rest)\n")
@@ -183,7 +186,7 @@ def test_no_dense_state_without_embeddings(tmp_path: Path,
                                            no_embed: None) -> None:
     repo = write_repo(tmp_path / "repo")
     code, out, err = run(["ask", QUESTION, "--dry-run", "--json", "--repo", str(repo)], capsys)
-    assert code == 0 and "dense_state" not in json.loads(out) and "dense" not in err
+    assert code == 0 and "dense_state" not in json.loads(out) and "dense:" not in err
     assert dense_line(None) is None
     assert dense_line({"vectors": 3, "total": 3, "complete": True}) is None
     assert dense_line({"vectors": 1234, "total": 3000, "complete": False}, 77) == (

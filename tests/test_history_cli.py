@@ -47,10 +47,10 @@ def test_history_json_end_to_end(tmp_path: Path, helix_home: Path,
         assert summary["p50_s"] >= 0
     assert payload["overall"]["all"]["helix"]["cases"] == 4
     assert payload["settings"]["no_embed"] is True
-    # the tree lives under $HELIX_HOME, at the last case's parent; the user's checkout is
-    # untouched (no new files, HEAD unchanged)
+    # the tree lived under $HELIX_HOME while the cases ran, and is gone; the user's checkout
+    # is untouched (no new files, HEAD unchanged)
     tree = tree_dir(repo / ".git", helix_home)
-    assert (tree / "proj" / "net.py").is_file() and not (tree / "proj" / "network.py").exists()
+    assert not tree.exists() and not tree.with_name("tree.state.json").exists()
     status = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True,
                             text=True, check=True).stdout
     assert status == ""

@@ -110,7 +110,7 @@ def test_unsafe_paths_symlinks_and_modes_never_leave_the_tree(tmp_path: Path) ->
     assert moved["refused"] == 3 and moved["written"] == 2
     assert sorted(_files(home)) == ["tree.state.json", "tree/ok.txt", "tree/run.sh"]
     assert not (home / "evil").exists() and not (writer.target / "passwd").exists()
-    assert os.stat(writer.target / "run.sh").st_mode & 0o777 == 0o644  # never executable
+    assert os.stat(writer.target / "run.sh").st_mode & 0o777 == 0o600  # never executable
     assert not is_safe_path("/abs/path") and not is_safe_path("a//b")
     assert not is_safe_path("a/./b") and is_safe_path("a/.github/b")
 

@@ -150,7 +150,7 @@ def test_no_planted_secret_reaches_the_model_at_any_call_site(
     # the test can fail: each planted span, and the earlier turns, were really sent (masked)
     contents = "\n".join(m["content"] for messages in sent for m in messages)
     for masked in ('STRIPE_SECRET_KEY = "[REDACTED:', "ours is [REDACTED:",
-                   "postgres://billing:[REDACTED:", "  password: [REDACTED:",
+                   "postgres://[REDACTED:url_password]@db.internal", "  password: [REDACTED:",
                    "database password: [REDACTED:", "mysql -u billing -p[REDACTED:",
                    'SIGNING_SALT = "[REDACTED:', "[REDACTED:private_key]"):
         assert masked in contents, masked

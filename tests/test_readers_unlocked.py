@@ -51,7 +51,8 @@ def test_reader_uses_the_current_generation_while_the_lock_is_held(repo: Path,
     assert len(notes) == 1
     assert notes[0].startswith(f"the index at {index_dir} is being rebuilt by another helix "
                                "process; answering from the generation built at ")
-    assert notes[0].endswith("UTC (repo_rev nogit)") and report.warnings == (notes[0],)
+    assert notes[0].endswith("UTC (repo_rev nogit), without the changes since")
+    assert report.warnings == (notes[0],)
     # the lock released, the next reader refreshes as usual
     fresh, after = ensure_index(repo, CONFIG, index_dir=index_dir, embedder=FakeEmbedder())
     assert after.refreshed and not after.stale and fresh.find_definitions("added")

@@ -138,8 +138,8 @@ def test_helix_own_source_has_no_false_positives() -> None:
     hits = []
     for package in ("helix", "controller", "indexers", "evals"):
         for path in sorted((root / package).rglob("*.py")):
-            if path.name in ("secrets.py", "secret_structure.py"):
-                continue
+            if path.name == "secrets.py" or path.name.startswith("secret_"):
+                continue  # the detector's own modules: their docs show what they find
             text = path.read_text(encoding="utf-8")
             hits += [f"{path.relative_to(root)}: {text[f.start:f.end][:40]!r}"
                      for f in find_secrets(text)]

@@ -11,6 +11,7 @@ import indexers.walker as walker_mod
 from helix.core.config import IndexSettings
 from helix.core.errors import BadPathError
 from helix.core.hashing import digest
+from indexers.ignore_rules import compile_rules
 from indexers.languages import classify
 from indexers.walker import walk
 from tests.index_fixtures import write
@@ -266,7 +267,7 @@ def test_re2_ignore_rules_agree_with_the_reference_engine() -> None:
 
     lines = ["*.log", "!keep.log", "build/", "/top.txt", "a/**/b", "doc?/*.md", "[ab]c", "\\#x"]
     reference = pathspec.GitIgnoreSpec.from_lines(lines, backend="simple")
-    fast = walker_mod._Spec("", "test", walker_mod._gitignore_spec(lines))
+    fast = walker_mod._Spec("", "test", compile_rules(lines, IndexSettings()))
     candidates = [
         "x.log", "keep.log", "d/keep.log", "build", "src/build", "top.txt", "s/top.txt",
         "a/b", "a/x/y/b", "docs/r.md", "doc/r.md", "ac", "bc", "cc", "#x", "plain.py",

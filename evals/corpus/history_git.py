@@ -10,6 +10,7 @@ The tree's files are R's, so the work tree is clean at HEAD (`repo_rev` is R).
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 
@@ -33,3 +34,18 @@ def point_head(tree: Path, gitdir: Path, revision: str) -> Path:
     tmp.write_text(f"{revision}\n", encoding="ascii")
     tmp.replace(dot / "HEAD")
     return dot
+
+
+def drop_head(tree: Path) -> None:
+    """Remove what `point_head` wrote in `tree`/.git (HEAD, the alternates file and the
+    directories it made, when empty); anything else there stays."""
+    dot = tree / ".git"
+    if dot.is_symlink() or not dot.is_dir():
+        return
+    for name in ("HEAD", "HEAD.tmp", "objects/info/alternates"):
+        path = dot / name
+        if path.is_file() and not path.is_symlink():
+            path.unlink()
+    for name in ("objects/info", "objects", "refs/heads", "refs", ""):
+        with contextlib.suppress(OSError):  # not empty: someone else's files
+            (dot / name).rmdir()

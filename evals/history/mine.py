@@ -23,6 +23,7 @@ from helix.core.errors import BadPathError, ConfigError
 from helix.core.git import GitOutputTooLarge, run_git, stream_git
 from helix.core.hashing import digest, short_id
 from helix.core.schemas import Frozen
+from helix.core.secrets import redact_text
 
 LOG_TIMEOUT_S = 300.0
 MAX_LOG_BYTES = 1 << 30  # git log output read at most (streamed: never held whole)
@@ -144,6 +145,7 @@ def parse_record(record: bytes) -> Commit | None:
     except ValueError:
         return None
     message = FIELD.join(parts[5:-1])[:MAX_MESSAGE_BYTES].decode("utf-8", "replace")
+    message = redact_text(message)[0]  # a commit message enters Helix here: masked at once
     return Commit(sha=sha, parents=tuple(parts[1].decode("ascii", "replace").split()),
                   committed=committed, author=parts[3][:MAX_NAME_BYTES].decode("utf-8", "replace"),
                   email=parts[4][:MAX_NAME_BYTES].decode("utf-8", "replace"), message=message,

@@ -1,13 +1,16 @@
 """Running history cases: move the tree, refresh the index, ask Helix, rank with BM25, score.
 
 Per repository: mine and sample the cases (`mine.py`), then for each case, oldest first, move
-the one materialized tree (`$HELIX_HOME/history/<repo-key>/tree`) to the commit's parent (its
-`.git` HEAD too: the history field, when on, reads only the commits before the parent),
+the one materialized tree (`$HELIX_HOME/history/<repo-key>/tree`, masked and the owner's only:
+`trees.py`) to the commit's parent (its `.git` HEAD too: the history field, when on, reads only
+the commits before the parent),
 refresh Helix's index of it (incremental: only changed files are parsed, embeddings come from
 the shared cache), run the real dry-run controller (`llm_steps == 0`) on the question and rank
 the tree's code files with whole-file BM25 on the same question. Helix's time per case is the
 controller run (the index refresh is reported apart, as `index`); BM25's is its ranking,
-including the rebuild of its index over the current tree.
+including the rebuild of its index over the current tree. The tree lives only while the
+repository's cases run: it is removed when they end, also on an error, Ctrl-C or SIGTERM (and
+one left by a killed run is removed before the next one starts).
 """
 
 from __future__ import annotations
@@ -19,16 +22,16 @@ from typing import Any
 
 from pydantic import Field
 
-from evals.corpus.history_git import point_head
+from evals.corpus.history_git import drop_head, point_head
 from evals.history.bm25 import BM25Tree
 from evals.history.mine import HistoryCase, Mined, git_dir, mine, repo_key
 from evals.history.rules import MAX_QUESTION_CHARS, MAX_SOURCE_FILES, MIN_WORDS
 from evals.history.score import SystemScore, score, summarize
-from evals.history.trees import TreeWriter
+from evals.history.trees import TreeWriter, terminate_as_interrupt
 from evals.metrics import percentile, ranked_items
-from helix.core.config import helix_home, load_config
+from helix.core.config import load_config
 from helix.core.errors import IndexLockedError, TreeBoundError, TreeError
-from helix.core.paths import user_path
+from helix.core.paths import in_home, user_path
 from helix.core.schemas import Frozen
 from indexers.locking import acquire
 
@@ -85,7 +88,9 @@ class RepoRun(Frozen):
 
 
 def tree_dir(gitdir: Path, home: Path | None = None) -> Path:
-    return (home or helix_home()) / HISTORY_DIR / repo_key(gitdir) / "tree"
+    if home is None:
+        return in_home(HISTORY_DIR, repo_key(gitdir), "tree")
+    return home / HISTORY_DIR / repo_key(gitdir) / "tree"
 
 
 def question_head(question: str) -> str:
@@ -167,23 +172,30 @@ def run_mined(spec: RepoSpec, mined: Mined, gitdir: Path, *, home: Path | None =
               overrides: Mapping[str, Any] | None = None, no_embed: bool = False,
               progress: Progress | None = None) -> RepoRun:
     target = tree_dir(gitdir, home)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     release = acquire(target.parent / TREE_LOCK, TREE_LOCK_TIMEOUT_S)
     if release is None:
         raise IndexLockedError(f"another helix eval history is using the tree at {target}; "
                                "try again when it has finished")
     try:
-        return _run_locked(spec, mined, gitdir, target, overrides=overrides, no_embed=no_embed,
-                           progress=progress)
+        writer = TreeWriter(gitdir, target)
+        drop_head(target)
+        writer.remove()  # a tree a killed run left behind (or an older Helix's clear one)
+        with terminate_as_interrupt():
+            try:
+                return _run_locked(spec, mined, writer, overrides=overrides,
+                                   no_embed=no_embed, progress=progress)
+            finally:
+                drop_head(target)
+                writer.remove()
     finally:
         release()
 
 
-def _run_locked(spec: RepoSpec, mined: Mined, gitdir: Path, target: Path, *,
+def _run_locked(spec: RepoSpec, mined: Mined, writer: TreeWriter, *,
                 overrides: Mapping[str, Any] | None, no_embed: bool,
                 progress: Progress | None) -> RepoRun:
     started = time.perf_counter()
-    writer = TreeWriter(gitdir, target)
     helix = HelixSide(writer.target, overrides or {}, no_embed=no_embed)
     bm25 = BM25Tree()
     runs: list[CaseRun] = []
@@ -191,7 +203,7 @@ def _run_locked(spec: RepoSpec, mined: Mined, gitdir: Path, target: Path, *,
     for number, case in enumerate(mined.cases, start=1):
         try:
             moved = writer.move_to(case.parent)
-            point_head(writer.target, gitdir, case.parent)  # the history before the case
+            point_head(writer.target, writer.gitdir, case.parent)  # the history before the case
         except TreeError as exc:  # a bound, or a path in the way: this case only
             reason = f"bound_{exc.bound}" if isinstance(exc, TreeBoundError) else "tree_error"
             skipped[reason] = skipped.get(reason, 0) + 1

@@ -5,9 +5,14 @@ fsmonitor (issue 9): a repository Helix reads is untrusted. So the tree is writt
 read-only plumbing only (`ls-tree -r -z -l` for the entries, `cat-file --batch` for the raw
 blob bytes, both through `helix.core.git`'s allowlist and safe settings):
 
-- regular files only, written 0644 (an executable bit is never copied); symlinks and
-  submodules are skipped; a path that is absolute, has an empty, `.` or `..` component, or a
-  `.git` component is refused (skipped and counted), so nothing is written outside the target;
+- regular files only; symlinks and submodules are skipped; a path that is absolute, has an
+  empty, `.` or `..` component, or a `.git` component is refused (skipped and counted), so
+  nothing is written outside the target;
+- no clear copy: a secret-bearing name (`.env`, keys, `.netrc`: `indexers.walker`'s list) and a
+  binary file are not written at all (Helix indexes neither), and every other file is written
+  with its secrets masked as the index masks them (`helix.core.secrets.redact_text`); files are
+  0600 and directories 0700 (the owner's only), and `remove()` deletes the whole tree when its
+  cases are done (`evals.history.run` calls it also on an error or an interrupt);
 - no directory component is ever followed through a symlink, and each file is written to a
   temporary name beside it and renamed into place;
 - a move writes only the files whose blob changed and deletes only files this writer wrote
@@ -26,6 +31,7 @@ import hashlib
 import json
 import os
 import re
+import signal
 import stat
 import subprocess
 import threading
@@ -41,11 +47,16 @@ from helix.core.git import (
     git_env,
     stream_git,
 )
+from helix.core.secrets import redact_text
+from indexers.walked_file import BINARY_SNIFF_BYTES
+from indexers.walker import is_secret_name
 
 LS_TREE_TIMEOUT_S = 120.0
 BATCH_BYTES = 64 * 1024 * 1024  # blob bytes asked of one cat-file process
 STATE_SUFFIX = ".state.json"
 _TMP_PREFIX = ".helix-tree-tmp-"
+FILE_MODE = 0o600  # the owner's only: a tree holds a repository's files
+DIR_MODE = 0o700
 
 
 @dataclass(frozen=True)
@@ -58,6 +69,13 @@ class TreeBounds:
     max_tree_bytes: int = 2 << 30  # the sum of the files' sizes
     max_blob_bytes: int = 16 << 20  # a larger file is not written (Helix would skip it)
     max_listing_bytes: int = 256 << 20  # of `git ls-tree` output
+
+
+def _safe_map(raw: Mapping[object, object]) -> dict[str, str]:
+    """path -> blob id pairs read back from the state file: checked like a tree's entries."""
+    return {str(p): str(b) for p, b in raw.items()
+            if isinstance(p, str) and is_safe_path(p) and isinstance(b, str)
+            and _BLOB.fullmatch(b)}
 
 
 class Entry:
@@ -84,6 +102,34 @@ def is_safe_path(path: str) -> bool:
     return not (not path or path.startswith("/") or "\0" in path
                 or any(part in ("", ".", "..") for part in parts)
                 or any(part.lower() == ".git" for part in parts))
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt inside the block (main thread only), so a `finally`
+    that removes a tree runs on `kill` as on Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def masked(path: str, data: bytes) -> bytes | None:
+    """What is written of a file: None for a secret-bearing name or a binary file (never
+    written), else its bytes with every secret masked (text that is not UTF-8 keeps its
+    bytes: they go through as surrogates)."""
+    if is_secret_name(path.rsplit("/", 1)[-1]) or b"\0" in data[:BINARY_SNIFF_BYTES]:
+        return None
+    text, found = redact_text(data.decode("utf-8", "surrogateescape"))
+    return text.encode("utf-8", "surrogateescape") if found else data
 
 
 def parse_ls_tree(raw: bytes) -> dict[str, Entry]:
@@ -173,6 +219,8 @@ class TreeWriter:
         self.state_path = target.with_name(target.name + STATE_SUFFIX)
         self.commit: str | None = None
         self.files: dict[str, str] = {}  # path -> blob id, the files this writer wrote
+        self.written: dict[str, str] = {}  # path -> blob id of the (masked) bytes written
+        self._binary: dict[str, str] = {}  # path -> blob id found binary (not written)
         self._has_state = False
         self._load_state()
 
@@ -187,47 +235,55 @@ class TreeWriter:
             return
         files = data.get("files")
         if isinstance(files, dict):  # read back from disk: input like a tree entry
-            self.files = {str(p): str(b) for p, b in files.items()
-                          if isinstance(p, str) and is_safe_path(p) and isinstance(b, str)
-                          and _BLOB.fullmatch(b)}
+            self.files = _safe_map(files)
+        written = data.get("written")
+        self.written = _safe_map(written) if isinstance(written, dict) else {}
         commit = data.get("commit")
         self.commit = commit if isinstance(commit, str) else None
         self._has_state = True
 
     def _save_state(self, commit: str | None, files: Mapping[str, str]) -> None:
         payload = {"gitdir": str(self.gitdir), "commit": commit,
-                   "files": dict(sorted(files.items()))}
-        self.state_path.parent.mkdir(parents=True, exist_ok=True)
+                   "files": dict(sorted(files.items())),
+                   "written": dict(sorted((p, w) for p, w in self.written.items()
+                                          if files.get(p)))}
+        self.state_path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
         tmp = self.state_path.with_name(f".{self.state_path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(payload, sort_keys=True) + "\n", encoding="utf-8")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, FILE_MODE)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(payload, sort_keys=True) + "\n")
         os.replace(tmp, self.state_path)
         self._has_state = True
+
+    def remove(self) -> None:
+        """Delete the tree: every file this writer wrote (and still holds what it wrote),
+        the directories they leave empty, the target, and the state file once nothing of
+        the writer's is left. Anything else stays (and the state keeps the target ours)."""
+        paths = sorted(self.files)
+        for path in paths:
+            self._delete(path)
+        self._prune_dirs(paths)
+        self.files, self.written, self.commit = {}, {}, None
+        with contextlib.suppress(OSError):  # not empty (someone else's files) or not there
+            if not self.target.is_symlink():
+                self.target.rmdir()
+        if self.target.exists() or self.target.is_symlink():
+            self._save_state(None, {})
+        else:
+            self.state_path.unlink(missing_ok=True)
+            self._has_state = False
 
     # ---- moving -------------------------------------------------------------------------
 
     def move_to(self, commit: str) -> dict[str, int]:
-        """Make the target hold `commit`'s regular files; counts of written, deleted, kept."""
-        entries = read_tree(self.gitdir, commit, self.bounds)
-        wanted: dict[str, Entry] = {}
-        refused = too_large = missing = 0
-        for path, entry in sorted(entries.items()):
-            if entry.mode not in TREE_MODE_FILE:
-                continue  # symlinks, submodules: skipped
-            if not is_safe_path(path):
-                refused += 1
-                continue
-            if entry.size > self.bounds.max_blob_bytes:
-                too_large += 1
-                continue
-            if entry.size == MISSING:
-                missing += 1
-                continue
-            wanted[path] = entry
+        """Make the target hold `commit`'s regular files; counts of written, deleted, kept,
+        refused (and too_large, secret, binary, missing: not written, when any)."""
+        wanted, counts = self._wanted(read_tree(self.gitdir, commit, self.bounds))
         self._check_bounds(commit, wanted)
         self._ensure_root()
         stale = sorted(p for p in self.files if p not in wanted)
-        to_write = sorted(p for p, e in wanted.items()
-                          if self.files.get(p) != e.blob or not self._is_our_file(p))
+        to_write = sorted(p for p, e in wanted.items() if self._binary.get(p) != e.blob
+                          and (self.files.get(p) != e.blob or not self._is_our_file(p)))
         # Announce every path this move may write before writing any, with an unknown blob: a
         # killed move leaves a state that names every file it may have created, and none of
         # them is trusted to hold what the state says.
@@ -236,16 +292,35 @@ class TreeWriter:
             self._delete(path)
             self.files.pop(path, None)
         self._prune_dirs(stale)
-        self._write_all(to_write, wanted)
+        binary = self._write_all(to_write, wanted)
         self.commit = commit
         self._save_state(commit, self.files)
-        counts = {"written": len(to_write), "deleted": len(stale),
-                  "kept": len(wanted) - len(to_write), "refused": refused}
-        if too_large:
-            counts["too_large"] = too_large
-        if missing:
-            counts["missing"] = missing
-        return counts
+        counts.update(written=len(to_write) - binary, deleted=len(stale),
+                      kept=sum(1 for p in wanted if p in self.files) - len(to_write) + binary)
+        if binary:
+            counts["binary"] = binary
+        return {key: value for key, value in counts.items()
+                if value or key in ("written", "deleted", "kept", "refused")}
+
+    def _wanted(self, entries: Mapping[str, Entry]) -> tuple[dict[str, Entry], dict[str, int]]:
+        """The entries to write, and counts of those refused or not written by their name or
+        size."""
+        wanted: dict[str, Entry] = {}
+        counts = {"refused": 0, "too_large": 0, "secret": 0, "missing": 0}
+        for path, entry in sorted(entries.items()):
+            if entry.mode not in TREE_MODE_FILE:
+                continue  # symlinks, submodules: skipped
+            if not is_safe_path(path):
+                counts["refused"] += 1
+            elif is_secret_name(path.rsplit("/", 1)[-1]):
+                counts["secret"] += 1  # never written: Helix does not index it either
+            elif entry.size > self.bounds.max_blob_bytes:
+                counts["too_large"] += 1
+            elif entry.size == MISSING:
+                counts["missing"] += 1  # a blob the snapshot lacks (files of 4 MiB and more)
+            else:
+                wanted[path] = entry
+        return wanted, counts
 
     def _check_bounds(self, commit: str, wanted: Mapping[str, Entry]) -> None:
         bounds = self.bounds
@@ -258,23 +333,34 @@ class TreeWriter:
             raise TreeBoundError("max_tree_bytes", f"the tree of {commit[:12]} holds "
                                  f"{total:,} bytes (bound {bounds.max_tree_bytes:,})")
 
-    def _write_all(self, paths: Sequence[str], wanted: Mapping[str, Entry]) -> None:
+    def _write_all(self, paths: Sequence[str], wanted: Mapping[str, Entry]) -> int:
+        """Write the files; how many were not written (binary)."""
         batch: list[str] = []
-        size = 0
+        size = skipped = 0
         for path in paths:
             batch.append(path)
             size += wanted[path].size
             if size >= BATCH_BYTES:
-                self._write_batch(batch, wanted)
+                skipped += self._write_batch(batch, wanted)
                 batch, size = [], 0
-        self._write_batch(batch, wanted)
+        return skipped + self._write_batch(batch, wanted)
 
-    def _write_batch(self, paths: Sequence[str], wanted: Mapping[str, Entry]) -> None:
+    def _write_batch(self, paths: Sequence[str], wanted: Mapping[str, Entry]) -> int:
         blobs = sorted({wanted[p].blob for p in paths})
         data = dict(read_blobs(self.gitdir, blobs))
+        skipped = 0
         for path in paths:
-            self._write(path, data[wanted[path].blob])
+            out = masked(path, data[wanted[path].blob])
+            if out is None:  # binary: a stale copy of it goes too
+                self._delete(path)
+                self.files.pop(path, None)
+                self._binary[path] = wanted[path].blob
+                skipped += 1
+                continue
+            self._write(path, out)
             self.files[path] = wanted[path].blob
+            self.written[path] = blob_id(out)
+        return skipped
 
     # ---- the file system, never through a link ------------------------------------------
 
@@ -286,7 +372,8 @@ class TreeWriter:
         if not self._has_state and self.target.is_dir() and any(self.target.iterdir()):
             raise TreeError(f"{self.target} is not a tree Helix wrote (no {self.state_path.name}"
                             " beside it); move it away or give another directory")
-        self.target.mkdir(parents=True, exist_ok=True)
+        self.target.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+        os.chmod(self.target, DIR_MODE)
 
     def _is_our_file(self, path: str) -> bool:
         try:
@@ -302,7 +389,7 @@ class TreeWriter:
             try:
                 mode = os.lstat(current).st_mode
             except FileNotFoundError:
-                os.mkdir(current)
+                os.mkdir(current, DIR_MODE)
                 continue
             if not stat.S_ISDIR(mode):
                 raise TreeError(f"not a directory in the tree, left alone: {current}")
@@ -318,11 +405,11 @@ class TreeWriter:
         if mode is not None and not stat.S_ISREG(mode):
             raise TreeError(f"a non-file is in the way, left alone: {final}")
         tmp = parent / f"{_TMP_PREFIX}{os.getpid()}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, FILE_MODE)
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
-            os.chmod(tmp, 0o644)
+            os.chmod(tmp, FILE_MODE)
             os.replace(tmp, final)
         except BaseException:
             tmp.unlink(missing_ok=True)
@@ -340,7 +427,7 @@ class TreeWriter:
                     return  # someone replaced a directory with a link: not ours to follow
             if not stat.S_ISREG(os.lstat(target).st_mode):
                 return
-            blob = self.files.get(path, "")
+            blob = self.written.get(path) or self.files.get(path, "")
             if blob and blob_id(target.read_bytes()) != blob:
                 return  # changed since it was written: someone else's now
             target.unlink()

@@ -22,16 +22,16 @@ from pathlib import Path
 from typing import Any
 
 from evals.baseline_bm25 import BM25Files
-from evals.corpus.history_git import point_head
+from evals.corpus.history_git import drop_head, point_head
 from evals.history.mine import git_dir, repo_key, resolve_rev
 from evals.history.run import HelixSide
-from evals.history.trees import TreeWriter
+from evals.history.trees import TreeWriter, terminate_as_interrupt
 from evals.metrics import ranked_items
 from evals.qa.gold import derive_gold
 from evals.qa.score import CaseScore, Span, by_group, score_case, summarize
 from evals.reserved import names_reserved
-from helix.core.config import helix_home
 from helix.core.errors import BadPathError, UserError
+from helix.core.paths import in_home
 from helix.core.schemas import Frozen
 
 Progress = Callable[[str], None]
@@ -78,8 +78,9 @@ def tree_for(repo: Path, rev: str | None, home: Path | None = None) -> tuple[Pat
         return repo.resolve(), "worktree"
     gitdir = git_dir(repo)
     sha = resolve_rev(gitdir, rev)
-    target = (home or helix_home()) / "qa" / repo_key(gitdir) / "tree"
-    target.parent.mkdir(parents=True, exist_ok=True)
+    target = (in_home("qa", repo_key(gitdir), "tree") if home is None
+              else home / "qa" / repo_key(gitdir) / "tree")
+    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     TreeWriter(gitdir, target).move_to(sha)
     point_head(target, gitdir, sha)  # its history is the commit's, nothing after it
     return target, sha
@@ -95,7 +96,20 @@ def run_qa(jsonl: Path, repo: Path, *, rev: str | None = None, limit: int | None
     cases, malformed = load_cases(jsonl)
     if limit is not None:
         cases = cases[:limit]
-    root, revision = tree_for(repo, rev, home)
+    with terminate_as_interrupt():
+        root, revision = tree_for(repo, rev, home)
+        try:
+            return _run_cases(cases, malformed, jsonl, repo, root, revision,
+                              overrides=overrides, no_embed=no_embed, progress=progress)
+        finally:
+            if rev is not None:  # the tree written out lives only as long as the run
+                drop_head(root)
+                TreeWriter(git_dir(repo), root).remove()
+
+
+def _run_cases(cases: Sequence[Any], malformed: int, jsonl: Path, repo: Path, root: Path,
+               revision: str, *, overrides: Mapping[str, Any] | None, no_embed: bool,
+               progress: Progress | None) -> dict[str, Any]:
     helix = HelixSide(root, overrides or {}, no_embed=no_embed)
     index, config = helix.refresh()
     files = [record.path for record in index.files()]

@@ -19,9 +19,18 @@ from typing import TYPE_CHECKING, Any
 import click
 
 import helix.inputs as inputs
-from helix.cli.common import echo_json, one_repo, repo_option, repo_root, yes_option
+from helix.cli.common import (
+    announce_first_index,
+    citations_in_order,
+    echo_json,
+    index_note,
+    one_repo,
+    repo_option,
+    repo_root,
+    yes_option,
+)
 from helix.cli.safe_text import console as safe_console
-from helix.cli.safe_text import echo, json_visible
+from helix.cli.safe_text import echo, json_visible, visible_field
 from helix.core.errors import BadPathError, UserError
 
 if TYPE_CHECKING:
@@ -38,10 +47,56 @@ def _read_stdin(limit: int) -> bytes | str:
     return buffer.read(limit) if buffer is not None else sys.stdin.read(limit)
 
 
+def _read_question_file(name: str, limit: int) -> bytes:
+    """At most `limit` bytes of the regular file `name`. A FIFO, device or socket is refused
+    before it is opened, and the open never blocks (a FIFO with no writer would wait
+    forever; `/dev/zero` never ends): standard input is `-`."""
+    import stat
+
+    from helix.outfile import file_kind
+
+    def refuse(mode: int) -> BadPathError:
+        return BadPathError(f"question file {name} is {file_kind(mode)}, not a regular file "
+                            "(pass '-' to read the question from standard input)")
+
+    try:
+        info = os.stat(name)
+        if stat.S_ISDIR(info.st_mode):
+            raise BadPathError(f"question file is a directory: {name}")
+        if not stat.S_ISREG(info.st_mode):
+            raise refuse(info.st_mode)
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+        fd = os.open(name, flags)
+    except FileNotFoundError:
+        raise BadPathError(f"question file not found: {name}") from None
+    except OSError as exc:
+        raise BadPathError(f"cannot read question file {name}: {exc.strerror or exc}"
+                           ) from None
+    try:
+        opened = os.fstat(fd).st_mode
+        if not stat.S_ISREG(opened):  # swapped for something else since the stat
+            raise refuse(opened)
+        chunks: list[bytes] = []
+        size = 0
+        while size < limit:
+            block = os.read(fd, limit - size)
+            if not block:
+                break
+            chunks.append(block)
+            size += len(block)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise BadPathError(f"cannot read question file {name}: {exc.strerror or exc}"
+                           ) from None
+    finally:
+        os.close(fd)
+
+
 def read_question(question: Sequence[str], question_file: str | None) -> str:
-    """The question from the arguments, a file, or standard input (`-`): UTF-8 text of at
-    most `helix.inputs.MAX_QUESTION_CHARS` characters, refused in one line otherwise. At most
-    that many bytes are read, so a huge file or an endless stream is never read whole."""
+    """The question from the arguments, a regular file, or standard input (`-`): UTF-8 text
+    of at most `helix.inputs.MAX_QUESTION_CHARS` characters, refused in one line otherwise.
+    At most that many bytes are read, so a huge file or an endless stream is never read
+    whole; a FIFO, device or socket named as the file is refused, never opened."""
     limit = inputs.MAX_QUESTION_BYTES
     what = "the question"
     if question_file is not None or list(question) == ["-"]:
@@ -52,17 +107,7 @@ def read_question(question: Sequence[str], question_file: str | None) -> str:
         else:
             assert question_file is not None
             what = f"question file {question_file}"
-            path = Path(question_file)
-            if not path.exists():
-                raise BadPathError(f"question file not found: {question_file}")
-            if path.is_dir():
-                raise BadPathError(f"question file is a directory: {question_file}")
-            try:
-                with path.open("rb") as handle:  # a FIFO such as <(echo ...) is fine too
-                    raw = handle.read(limit + 1)
-            except OSError as exc:
-                raise BadPathError(f"cannot read question file {question_file}: "
-                                   f"{exc.strerror or exc}") from None
+            raw = _read_question_file(question_file, limit + 1)
         if len(raw) > limit and not (isinstance(raw, bytes) and b"\0" in raw):
             raise UserError(f"{what} is longer than {inputs.MAX_QUESTION_CHARS:,} characters "
                             "(the limit; ask about one thing at a time)")
@@ -89,7 +134,8 @@ def render_envelope(env: Envelope, console: Console) -> None:
                       f"new={len(s.new_chunk_ids)} coverage={s.coverage:.2f} "
                       f"covered={escape('[' + ', '.join(s.covered_slots) + ']')}")
         if s.queries:
-            console.print(f"    queries: {escape(' | '.join(s.queries[:6]))}")
+            shown = " | ".join(visible_field(q) for q in s.queries[:6])
+            console.print(f"    queries: {escape(shown)}")
         if s.note:
             console.print(f"    [dim]{escape(s.note)}[/]")
     console.print(f"[bold]stop[/] {env.stop_reason}   [bold]llm_steps[/] {env.llm_steps}   "
@@ -100,22 +146,25 @@ def render_envelope(env: Envelope, console: Console) -> None:
                       "the vectors so far")
     table = Table("#", "evidence", "kind", "score", "reasons", box=None, pad_edge=False)
     for n, e in enumerate(env.evidence, start=1):
-        table.add_row(str(n), escape(f"{e.path}:{e.start_line}-{e.end_line}"), e.kind,
+        table.add_row(str(n), escape(f"{visible_field(e.path)}:{e.start_line}-{e.end_line}"),
+                      e.kind,
                       f"{e.score:.4f}", escape(", ".join(e.reasons[:4])))
     console.print(table)
     if env.clarify:
         console.print(f"[bold yellow]clarify[/] {escape(env.clarify.question)}")
         for n, option in enumerate(env.clarify.options, start=1):
-            where = ", ".join(f"{e.path}:{e.start_line}-{e.end_line}" for e in option.evidence)
+            where = ", ".join(f"{visible_field(e.path)}:{e.start_line}-{e.end_line}"
+                              for e in option.evidence)
             console.print(f"  {n}. {escape(option.label)} (score {option.score:g}) "
                           f"[{escape(where)}]")
         console.print(f"  searched: {escape(', '.join(env.clarify.searched_terms[:8]))}")
     walk = env.tree_walk
     console.print(f"[bold]tree walk[/] {walk.mode} binding_rate={walk.binding_rate:.2f} "
-                  f"primary={escape(str(walk.primary_tree_id))}")
+                  f"primary={escape(visible_field(str(walk.primary_tree_id)))}")
     for node in walk.nodes[:12]:
         bound = f" <- {len(node.bound_evidence)} evidence" if node.bound_evidence else ""
-        console.print(f"  {'  ' * node.depth}{escape(node.title)} [dim]{node.kind}[/]{bound}")
+        console.print(f"  {'  ' * node.depth}{escape(visible_field(node.title))} "
+                      f"[dim]{node.kind}[/]{bound}")
     console.print(f"[bold]answer[/] ({env.answer_mode})")
     console.print(escape(env.answer))
 
@@ -201,6 +250,10 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
     from helix.core.notices import notify
 
     run_log = open_runlog(notify)  # opened first: a read-only HELIX_HOME is said before any work
+    from helix.service import cli_llm
+
+    llm = cli_llm(config, dry_run=dry_run)  # litellm's import starts now, elsewhere
+    announce_first_index(root)
     if sense is not None:  # a number as printed by the clarifier, a key, or a naming word
         sense = choose_sense(text, sense, root=root, config=config, scope=scope)
     from helix.cli.live_answer import live_answer
@@ -211,13 +264,13 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
     live = live_answer(sys.stdout, timer, as_json=as_json, dry_run=dry_run)
     with progress_bar(wanted(as_json) and not trace) as progress:
         result = service_ask(text, root=root, config=config, dry_run=dry_run, scope=scope,
-                             sense=sense, trace=trace_to_stderr if trace else None,
+                             sense=sense, llm=llm, trace=trace_to_stderr if trace else None,
                              runlog=run_log, progress=progress,
                              waiting=live.waiting if live else (timer or _quiet_wait),
                              on_text=live.on_text if live else None)
-    if result.index_refreshed:
-        changed = len(result.build.get("changed_files", ()))
-        echo(f"helix: index refreshed ({changed} changed file(s))", err=True)
+    note = index_note(result.build)
+    if note:
+        echo(f"helix: {note}", err=True)
     building = dense_note(result.envelope, result.build.get("worker_pid"))
     if building:
         echo(f"helix: {building}", err=True)
@@ -339,9 +392,9 @@ def choose_sense(question: str, sense: str, *, root: Path, config: HelixConfig,
 
     probe = service_ask(question, root=root, config=config, dry_run=True, scope=scope,
                         runlog=RunLog(db=sqlite_utils.Database(memory=True)))
-    if probe.index_refreshed:
-        changed = len(probe.build.get("changed_files", ()))
-        echo(f"helix: index refreshed ({changed} changed file(s))", err=True)
+    note = index_note(probe.build)
+    if note:
+        echo(f"helix: {note}", err=True)
     return match_sense(sense, probe.envelope.clarify, question)
 
 
@@ -382,14 +435,16 @@ def render_answer(env: Envelope, console: Console, *, text: bool = True) -> None
         console.print(escape(env.answer))
     if env.citations:
         console.print("\n[bold]citations[/]")
-        for c in env.citations:
-            console.print(f"  [{c.ref}] {escape(f'{c.path}:{c.start_line}-{c.end_line}')}")
+        for c in citations_in_order(env.citations):
+            where = f"{visible_field(c.path)}:{c.start_line}-{c.end_line}"
+            console.print(f"  [{c.ref}] {escape(where)}")
     if env.evidence:
         console.print("[bold]evidence[/]")
         for n, e in enumerate(env.evidence[:MAX_EVIDENCE_SHOWN], start=1):
             label = e.symbol or e.heading or ""
-            console.print(f"  E{n} {escape(f'{e.path}:{e.start_line}-{e.end_line}')} {e.kind}"
-                          + (f" {escape(label)}" if label else ""))
+            where = f"{visible_field(e.path)}:{e.start_line}-{e.end_line}"
+            console.print(f"  E{n} {escape(where)} {e.kind}"
+                          + (f" {escape(visible_field(label))}" if label else ""))
         if len(env.evidence) > MAX_EVIDENCE_SHOWN:
             console.print(f"  ... {len(env.evidence) - MAX_EVIDENCE_SHOWN} more (--json)")
     from helix.cli.progress import dense_line

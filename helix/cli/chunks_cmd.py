@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from helix.cli.common import echo_json
-from helix.cli.safe_text import echo
+from helix.cli.safe_text import echo, visible_field
 from helix.core.config import load_config
 from helix.core.errors import BadPathError
 from helix.core.paths import find_repo_root, user_path
@@ -39,11 +39,13 @@ def chunks(file: Path, as_json: bool, with_text: bool) -> None:
                    **parsed.model_dump(mode="json", include={"chunks", "defs", "refs"})})
         return
     record = walked.record
-    echo(f"{record.path}  {record.kind}  {record.lang or '-'}  {record.size} bytes")
+    echo(f"{visible_field(record.path)}  {record.kind}  {record.lang or '-'}  "
+         f"{record.size} bytes")
     for chunk in parsed.chunks:
         label = chunk.symbol or " / ".join(chunk.heading_path) or ""
         kind = f"{chunk.kind}:{chunk.def_kind}" if chunk.def_kind else chunk.kind
-        echo(f"  {chunk.path}:{chunk.start_line}-{chunk.end_line}  {kind}  {label}")
+        echo(f"  {visible_field(chunk.path)}:{chunk.start_line}-{chunk.end_line}  {kind}  "
+             f"{visible_field(label)}")
         if with_text:
             echo("    " + chunk.text.replace("\n", "\n    "))
     refs = Counter(ref.kind for ref in parsed.refs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import click
 from pydantic import BaseModel
 
 import helix.inputs as inputs
-from helix.cli.safe_text import json_visible
+from helix.cli.safe_text import echo, json_visible
 from helix.core.errors import BadPathError
 from helix.core.paths import user_path
 
@@ -74,3 +75,38 @@ def repo_root(repo: str | None, yes: bool = False) -> Path:
     if not yes:
         refuse_dangerous_root(root)
     return root
+
+
+def index_note(report: Any) -> str | None:
+    """What the indexing before an answer did, one line (None when it used the index as it
+    was): a first index is built, with its size; a later one is refreshed, with its changes.
+    `report`: a BuildReport or its dict."""
+    get = report.get if isinstance(report, dict) else (lambda key: getattr(report, key, None))
+    if not get("refreshed"):
+        return None
+    if get("built_whole"):
+        return f"index built ({int(get('files_indexed') or 0):,} files)"
+    return f"index refreshed ({len(get('changed_files') or ())} changed file(s))"
+
+
+def announce_first_index(root: Path) -> None:
+    """Before a first question on a repository (no index under $HELIX_HOME yet), say at once
+    that it is being indexed: the build takes seconds to minutes, and silence reads as a hang.
+    Cheap: a file test, before anything heavy is imported."""
+    from helix.core.paths import index_dir_for
+
+    if (index_dir_for(root) / "CURRENT").exists():
+        return
+    echo(f"helix: no index of {root} yet: building it first (files, symbols, graph, BM25; "
+         "later questions re-index only what changed)", err=True)
+
+
+def citations_in_order(citations: Sequence[Any]) -> list[Any]:
+    """The citations as a reference list: by evidence number (E1, E2, E3: the rank order), not
+    in the order the answer happens to mention them; any other kind of ref after, as given."""
+    def key(pair: tuple[int, Any]) -> tuple[int, int]:
+        ref = pair[1].ref
+        number = int(ref[1:]) if ref[:1] == "E" and ref[1:].isdigit() else None
+        return (0, number) if number is not None else (1, pair[0])
+
+    return [c for _, c in sorted(enumerate(citations), key=key)]

@@ -8,9 +8,9 @@ from typing import Any
 import click
 
 import helix.inputs as inputs
-from helix.cli.common import echo_json, one_repo, repo_option, yes_option
+from helix.cli.common import echo_json, index_note, one_repo, repo_option, yes_option
 from helix.cli.progress import dense_line, progress_bar, wanted
-from helix.cli.safe_text import echo
+from helix.cli.safe_text import echo, visible_field
 from helix.core.config import HelixConfig, load_config
 from helix.core.errors import (
     UserError,
@@ -71,6 +71,13 @@ def _render_report(report: Any) -> None:
          f"{report.symbols.get('refs', 0)} references")
     echo(f"graph: {report.graph_nodes} nodes, {report.graph_edges.get('total', 0)} edges "
          f"({_kv(report.graph_edges)})")
+    scan = report.secret_scan
+    if scan:
+        by = (f", {scan.get('scanned_by_workers', 0)} by {scan['workers']} worker processes"
+              if scan.get("workers") else "")
+        echo(f"secrets: {scan.get('scanned', 0)} files scanned{by}, "
+             f"{scan.get('cached', 0)} from the scan cache" if scan.get("masked")
+             else "secrets: not masked (index.mask_secrets = false)")
     echo(f"embeddings: {report.embeddings.get('computed', 0)} computed, "
          f"{report.embeddings.get('cached', 0)} cached")
     building = dense_line(report.dense_state, report.worker_pid)
@@ -182,7 +189,7 @@ def status(path: str | None, repos: tuple[str, ...], as_json: bool,
     for label, paths in (("added", report.added), ("modified", report.modified),
                          ("removed", report.removed)):
         for changed in paths:
-            echo(f"  {label}: {changed}")
+            echo(f"  {label}: {visible_field(changed)}")
     if report.exists:
         echo(f"built at repo_rev {report.built_repo_rev}; now {report.current_repo_rev}")
         echo(f"index_rev {report.index_rev}; {report.files_indexed} files; "
@@ -268,14 +275,15 @@ def find(name: str, path: str | None, repos: tuple[str, ...], as_json: bool, lim
     if as_json:
         echo_json({**found, "refreshed": report.refreshed})
         return
-    if report.refreshed:
+    note = index_note(report)
+    if note:
         why = f"; {report.rebuild_reason}" if report.rebuild_reason else ""
-        echo(f"(index refreshed: {len(report.changed_files)} files changed{why})",
-             err=True)
+        echo(f"({note}{why})", err=True)
     if fuzzy:
         echo(f"no exact match for '{name}'; fuzzy matches:")
     for row in rows:
-        scope = f" in {row['scope']}" if row["scope"] else ""
-        echo(f"{row['path']}:{row['line']}  {row['kind']} {row['qualname']}{scope}  "
+        scope = f" in {visible_field(row['scope'])}" if row["scope"] else ""
+        echo(f"{visible_field(row['path'])}:{row['line']}  {row['kind']} "
+             f"{visible_field(row['qualname'])}{scope}  "
              f"({row['references']} references: {row['calls']} calls; "
              f"{row['imports']} imports)")

@@ -7,8 +7,8 @@ import datetime as dt
 import click
 
 import helix.inputs as inputs
-from helix.cli.common import echo_json
-from helix.cli.safe_text import echo
+from helix.cli.common import citations_in_order, echo_json
+from helix.cli.safe_text import echo, visible_field
 
 DEFAULT_LIMIT = 20
 QUESTION_WIDTH = 60
@@ -44,7 +44,7 @@ def log(limit: int, as_json: bool) -> None:
         mode = run.answer_mode or "-"
         if run.fallback_reason:
             mode += f"({run.fallback_reason})"
-        if run.status in ("pending", "error"):
+        if run.status in ("pending", "error", "interrupted"):
             mode += f" [{run.status}]"
         echo(f"{run.id}  {_when(run.created)}  {mode:<22} {run.model or '-':<16} "
              f"{_clip(run.question, QUESTION_WIDTH)}")
@@ -71,7 +71,8 @@ def show(turn: str, as_json: bool, with_prompt: bool) -> None:
     env = record.envelope
     echo(f"turn      {record.id}  ({record.status}, {_when(record.created)})")
     echo(f"question  {record.question}")
-    echo(f"repo      {record.repo_root} @ {record.repo_rev}  index {record.index_rev}")
+    echo(f"repo      {visible_field(record.repo_root)} @ {record.repo_rev}  "
+         f"index {record.index_rev}")
     echo(f"mode      {record.answer_mode or '-'}"
          + (f"  reason {record.fallback_reason}" if record.fallback_reason else ""))
     echo(f"model     {record.model or '-'}  tokens {record.prompt_tokens} prompt / "
@@ -89,14 +90,14 @@ def show(turn: str, as_json: bool, with_prompt: bool) -> None:
     echo(record.answer if record.answer is not None else env.answer)
     if env.citations:
         echo("\ncitations")
-        for c in env.citations:
-            echo(f"  [{c.ref}] {c.path}:{c.start_line}-{c.end_line}")
+        for c in citations_in_order(env.citations):
+            echo(f"  [{c.ref}] {visible_field(c.path)}:{c.start_line}-{c.end_line}")
     if env.evidence:
         echo("\nevidence")
         for rank, item in enumerate(env.evidence, start=1):
             label = item.symbol or item.heading or ""
-            echo(f"  E{rank:<3} {item.path}:{item.start_line}-{item.end_line}  {item.kind}"
-                 + (f"  {label}" if label else ""))
+            echo(f"  E{rank:<3} {visible_field(item.path)}:{item.start_line}-{item.end_line}"
+                 f"  {item.kind}" + (f"  {visible_field(label)}" if label else ""))
     if with_prompt:
         echo("\nprompt")
         for message in record.prompt or ():

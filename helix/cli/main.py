@@ -75,7 +75,10 @@ def error_line(message: str) -> str:
     """`helix: <message>` as exactly one terminal-safe line of bounded length: newlines
     folded, control characters made visible, the middle of a long message elided (its start
     says what was wrong, its end why)."""
-    text = visible(" ".join(str(message).split()))
+    from helix.core.secrets import redact_text  # only when there is an error to print
+
+    # an error may quote what caused it (a provider's body, a file's line): masked first
+    text = visible(" ".join(redact_text(str(message))[0].split()))
     if len(text) > MAX_ERROR_CHARS:
         half = MAX_ERROR_CHARS // 2
         text = f"{text[:half]} ...({len(text) - 2 * half} characters)... {text[-half:]}"

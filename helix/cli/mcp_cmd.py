@@ -9,6 +9,7 @@ from helix.cli.common import repo_root
 from helix.core.errors import UserError
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+MCP_PATH = "/mcp"  # the streamable HTTP endpoint
 
 
 def http_address(value: str) -> tuple[str, int]:
@@ -29,8 +30,8 @@ def http_address(value: str) -> tuple[str, int]:
 @click.option("--http", "http", metavar="HOST:PORT",
               help="Serve streamable HTTP on this loopback address instead of stdio.")
 def mcp(repos: tuple[str, ...], http: str | None) -> None:
-    """Serve Helix's tools (ask, search, find, open_span, callers, tests, status, index) to
-    an MCP client over stdio; `--http 127.0.0.1:8765` serves streamable HTTP instead.
+    """Serve Helix's tools (ask, search, find, open_span, callers, tests, status, index,
+    repos) to an MCP client over stdio; `--http 127.0.0.1:8765` serves streamable HTTP instead.
     Unchanged repositories are not walked again before a question (HELIX_NO_WATCH=1: always
     walk)."""
     from helix.core.config import load_config
@@ -45,9 +46,12 @@ def mcp(repos: tuple[str, ...], http: str | None) -> None:
         if address is None:
             server.run("stdio")
         else:
+            from helix.cli.listen import listening
             from helix.servers import serving
 
             serving.run(http_app(server, port=address[1], settings=settings),
-                        host=address[0], port=address[1], settings=settings)
+                        host=address[0], port=address[1], settings=settings,
+                        on_listening=listening("serving MCP (streamable HTTP)", address[0],
+                                               address[1], MCP_PATH))
     finally:
         workspace.close()

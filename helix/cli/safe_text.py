@@ -7,6 +7,8 @@ through `visible`, which makes each such character visible instead (`\\x1b`, `\\
 and leaves everything else, newlines and tabs included, as it is:
 
 - `echo(text)`: `click.echo` for human output (commands use it instead of `click.echo`);
+- `visible_field(path)`: a path or a name inside a line, its newlines and tabs written out
+  too, so a file named `a\\nb.py` never breaks a listing into two lines;
 - `console()`: a rich Console whose every string (printed text, table cells) passes through
   `visible` before rich reads its markup, so rich's own styling still works;
 - JSON output (`helix.cli.common.echo_json`) stays exact JSON: `json.dumps` escapes C0
@@ -19,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from helix.core.visible import json_visible, visible
+from helix.core.visible import json_visible, visible, visible_field
 
-__all__ = ["console", "echo", "json_visible", "visible"]
+__all__ = ["console", "echo", "json_visible", "visible", "visible_field"]
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -8,7 +8,7 @@ import click
 
 import helix.inputs as inputs
 from helix.cli.common import echo_json, one_repo, repo_option
-from helix.cli.safe_text import echo
+from helix.cli.safe_text import echo, visible_field
 from helix.core.config import load_config
 from helix.core.errors import BadPathError
 from helix.core.paths import find_repo_root, user_path
@@ -57,5 +57,5 @@ def search(query: str, path: str | None, repos: tuple[str, ...], channel: str, k
         echo("no results")
     for row in rows:
         echo(f"{row['channel']:5} {row['rank']:3}  {row['score']:8.3f}  "
-             f"{row['path']}:{row['start_line']}-{row['end_line']}  {row['kind']}"
-             + (f"  {row['label']}" if row["label"] else ""))
+             f"{visible_field(row['path'])}:{row['start_line']}-{row['end_line']}  "
+             f"{row['kind']}" + (f"  {visible_field(row['label'])}" if row["label"] else ""))

@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -55,6 +56,7 @@ def serve(repos: tuple[str, ...], host: str, port: int, max_concurrent: int,
     if stop:
         _stop(home)
         return
+    from helix.cli.listen import listening
     from helix.core.config import load_config
     from helix.servers import serving
     from helix.servers.http_api import create_app
@@ -71,10 +73,16 @@ def serve(repos: tuple[str, ...], host: str, port: int, max_concurrent: int,
                                 repos=tuple(str(root) for root in workspace.roots))
     discovery.write_server_file(home, info)
     try:
-        serving.run(app, host=host, port=port, settings=settings, graceful_s=GRACEFUL_S)
+        serving.run(app, host=host, port=port, settings=settings, graceful_s=GRACEFUL_S,
+                    on_listening=listening(f"serving {_repositories(workspace.roots)} over HTTP "
+                                           "(OpenAPI at /openapi.json)", host, port))
     finally:
         workspace.close()
         discovery.remove_server_file(home, os.getpid())
+
+
+def _repositories(roots: Sequence[Path]) -> str:
+    return str(roots[0]) if len(roots) == 1 else f"{len(roots)} repositories"
 
 
 STOP_WAIT_S = 30.0

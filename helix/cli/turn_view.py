@@ -7,8 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from helix.cli.common import echo_json, repo_root
-from helix.cli.safe_text import echo
+from helix.cli.common import citations_in_order, echo_json, repo_root
+from helix.cli.safe_text import echo, visible_field
 from helix.core.errors import UserError
 
 if TYPE_CHECKING:
@@ -38,7 +38,8 @@ def render_turn(turn: TurnResult, *, answer_shown: bool = False) -> str:
             lines.append(f"  {item.index}. {item.label}{extra}")
     if turn.envelope is not None and turn.envelope.citations:
         lines.append("citations: " + ", ".join(
-            f"[{c.ref}] {c.path}:{c.start_line}" for c in turn.envelope.citations))
+            f"[{c.ref}] {visible_field(c.path)}:{c.start_line}"
+            for c in citations_in_order(turn.envelope.citations)))
     return "\n".join(lines)
 
 

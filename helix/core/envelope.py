@@ -192,6 +192,14 @@ class QuestionCut(Frozen):
     cut_lines: int  # lines of the paste left out whole
 
 
+class AnswerCut(Frozen):
+    """The model's answer went on past `synthesis.max_answer_chars`: its first `kept_chars`
+    characters were used, and reading stopped after `read_chars` (the rest was never read)."""
+
+    kept_chars: int
+    read_chars: int
+
+
 class Envelope(Frozen):
     question: str
     repo_root: str
@@ -224,11 +232,13 @@ class Envelope(Frozen):
     # A usage question: every resolved reference to its symbol, as the index has them (the
     # list `helix find` counts); left out of the JSON when empty.
     references: tuple[ReferenceSite, ...] = ()
+    # The model's answer was cut at the character cap (`AnswerCut`); left out when None.
+    answer_cut: AnswerCut | None = None
 
     @model_serializer(mode="wrap")
     def _without_unset_state(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
         data: dict[str, object] = handler(self)
-        for optional in ("dense_state", "question_cut", "references"):
+        for optional in ("dense_state", "question_cut", "references", "answer_cut"):
             if not data.get(optional):
                 data.pop(optional, None)
         return data

@@ -14,11 +14,13 @@
     │   ├── IndexCorruptError       a file of the index is unreadable or inconsistent
     │   │   └── IndexVersionError   written under another layout or tokenizer: rebuilt
     │   ├── IndexLockedError        another writer holds the lock
-    │   └── FileChangedError        a file changed while it was indexed into a skipped kind
+    │   ├── FileChangedError        a file changed while it was indexed into a skipped kind
+    │   └── TreeFileBoundError      a tree JSON file past its node or depth bound: plain JSON
     ├── LLMError                    the one synthesis call failed; `reason` is a degradation reason
     │   ├── LLMTimeoutError         reason "timeout"
     │   ├── LLMRateLimitError       reason "rate_limited"
     │   ├── LLMTransportError       reason "transport_error"
+    │   │   └── LLMServerError      the server answered with an error status (an HTTP 500)
     │   ├── LLMAuthError            reason "auth_error"
     │   └── LLMEmptyError           reason "abstain" (empty or abstaining output)
     ├── NoMatchError                `helix find` found nothing (like grep)
@@ -100,6 +102,11 @@ class FileChangedError(IndexError_):
     """A walked file changed while it was being indexed into something the walk would skip."""
 
 
+class TreeFileBoundError(IndexError_):
+    """A repository's tree JSON file holds more nodes, or nests deeper, than the index
+    settings allow (`index.max_tree_nodes`, `index.max_tree_depth`): indexed as plain JSON."""
+
+
 class LLMError(HelixError):
     reason = "transport_error"
     transient = False
@@ -118,6 +125,15 @@ class LLMRateLimitError(LLMError):
 class LLMTransportError(LLMError):
     reason = "transport_error"
     transient = True
+
+
+class LLMServerError(LLMTransportError):
+    """The model's server was reached and answered with an error status (5xx, or another not
+    mapped to a more precise error): the provider's failure, not the network's."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class LLMAuthError(LLMError):

@@ -8,27 +8,37 @@ found in the view is masked in the original.
 
 from __future__ import annotations
 
+import re
+
 _ESCAPES = {"\\\"": "\"", "\\'": "'", "\\\\": "\\", "\\n": "\n", "\\t": "\t", "\\/": "/",
             "\\r": "\r"}
+_ESCAPE = re.compile(r"\\[\"'\\nt/r]")
 
 
 def unescaped_view(text: str) -> tuple[str, list[int]] | None:
     """The text with string escapes undone, and each view character's offset in `text`
     (one more entry: the end). None when the text has no escaped quote."""
+    found = unescaped_changes(text)
+    return None if found is None else found[:2]
+
+
+def unescaped_changes(text: str) -> tuple[str, list[int], list[int]] | None:
+    """`unescaped_view`, and the view positions of the characters an escape became."""
     if "\\\"" not in text and "\\'" not in text:
         return None  # no escaped quote: no value can hide behind an escape
-    view: list[str] = []
+    parts: list[str] = []
     offsets: list[int] = []
-    index, size = 0, len(text)
-    while index < size:
-        pair = text[index:index + 2]
-        if pair in _ESCAPES:
-            view.append(_ESCAPES[pair])
-            offsets.append(index)
-            index += 2
-            continue
-        view.append(text[index])
-        offsets.append(index)
-        index += 1
-    offsets.append(size)
-    return "".join(view), offsets
+    changed: list[int] = []
+    at = 0
+    for match in _ESCAPE.finditer(text):
+        start = match.start()
+        parts.append(text[at:start])
+        offsets.extend(range(at, start))
+        changed.append(len(offsets))
+        parts.append(_ESCAPES[match.group()])
+        offsets.append(start)
+        at = match.end()
+    parts.append(text[at:])
+    offsets.extend(range(at, len(text)))
+    offsets.append(len(text))
+    return "".join(parts), offsets, changed

@@ -121,16 +121,35 @@ def user_max_files() -> int:
     return resolve_config(None)[0].index.max_files
 
 
+def in_home(*parts: str, env: Mapping[str, str] | None = None) -> Path:
+    """`$HELIX_HOME/<parts...>`, refused in one line when one of them is a symbolic link:
+    Helix never writes (or deletes) through a link it did not make, and it makes none (a
+    link at `indexes` would send every index, and the removal of old generations, to the
+    directory it points to). `$HELIX_HOME` itself may be a link: it is the user's setting."""
+    path = helix_home(env)
+    for position, part in enumerate(parts):
+        path = path / part
+        try:
+            linked = path.is_symlink()
+        except OSError:  # cannot be looked at (no permission): its use says so in one line
+            return path.joinpath(*parts[position + 1:])
+        if linked:
+            raise BadPathError(f"{path} is a symbolic link, and Helix writes nothing through a "
+                               f"link it did not make; remove it (rm '{path}') or set "
+                               "HELIX_HOME to the directory it points to")
+    return path
+
+
 def index_dir_for(root: Path, env: Mapping[str, str] | None = None) -> Path:
     """Per-repository index directory, keyed by the root's absolute path."""
     name = re.sub(r"[^A-Za-z0-9_.-]", "_", root.name) or "root"
-    return helix_home(env) / "indexes" / f"{name}-{short_id(str(root.resolve()))}"
+    return in_home("indexes", f"{name}-{short_id(str(root.resolve()))}", env=env)
 
 
 def embedding_cache_dir(env: Mapping[str, str] | None = None) -> Path:
     """Shared by all indexes: embeddings keyed by model + chunk content hash."""
-    return helix_home(env) / "embeddings"
+    return in_home("embeddings", env=env)
 
 
 def runlog_path(env: Mapping[str, str] | None = None) -> Path:
-    return helix_home(env) / "helix.sqlite"
+    return in_home("helix.sqlite", env=env)

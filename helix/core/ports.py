@@ -72,6 +72,17 @@ class Completion(Frozen):
     model: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    # the answer went on past the client's character cap: `text` is its first part, and
+    # `read_chars` how much of it was read before reading stopped
+    cut: bool = False
+    read_chars: int = 0
+
+    def capped(self, max_chars: int) -> Completion:
+        """This completion with its text cut to `max_chars` characters (said: `cut`)."""
+        if len(self.text) <= max_chars:
+            return self
+        return self.model_copy(update={"text": self.text[:max_chars], "cut": True,
+                                       "read_chars": max(self.read_chars, len(self.text))})
 
 
 @runtime_checkable

@@ -24,7 +24,17 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from helix.core.escapes import unescaped_view
+from helix.core.secret_gates import (
+    MAX_NAME,
+    MAX_VALUE,
+    MIN_KEYED_ENTROPY,
+    MIN_KEYED_VALUE,
+    MIN_RANDOM_DIGITS,
+    MIN_RANDOM_PART,
+    MIN_VALUE,
+    MIN_WEAK_VALUE,
+    shannon_entropy,
+)
 
 
 class Found(NamedTuple):
@@ -33,10 +43,6 @@ class Found(NamedTuple):
     kind: str
 
 
-MAX_NAME = 80  # characters of a name grown around its secret word
-MAX_VALUE = 4096  # characters of one value
-MIN_VALUE = 3
-MIN_WEAK_VALUE = 8  # a value under a weak name (token, auth, key) must read like a credential
 
 # Normalised (lower case, no separators) names that say "secret" whatever surrounds them.
 _STRONG = ("password", "passwd", "passphrase", "secret", "credential", "apikey", "accesskey",
@@ -45,7 +51,21 @@ _STRONG = ("password", "passwd", "passphrase", "secret", "credential", "apikey",
            "dbpass", "storepassword")
 # Whole segments that say so (a segment is a snake/kebab/dotted/camel part of the name).
 _STRONG_SEGMENTS = frozenset({"pwd", "pass", "pw", "passwd", "password", "passwords",
-                              "secret", "secrets", "passphrase", "credentials", "credential"})
+                              "secret", "secrets", "passphrase", "credentials", "credential",
+                              "creds"})
+# What makes a `<x>_key` a key that is no secret (a database's, a cache's, a keyboard's)
+_KEY_NOT_SECRET = frozenset({
+    "primary", "foreign", "sort", "cache", "dict", "partition", "routing", "row", "lookup",
+    "hash", "index", "map", "group", "sequence", "composite", "unique", "public", "pub", "hot",
+    "short", "shortcut", "keyboard", "press", "up", "down", "left", "right", "meta", "alt",
+    "ctrl", "shift", "escape", "enter", "tab", "space", "sub", "parent", "child", "node", "edge",
+    "attr", "attribute", "json", "yaml", "config", "setting", "field", "column", "table",
+    "object", "item", "entry", "record", "cell", "col", "max", "min", "first", "last", "next",
+    "prev", "old", "new", "this", "that", "other", "lang", "locale", "translation", "i18n",
+    "message", "msg", "label", "name", "type", "kind", "id", "uid", "uuid", "s3", "bucket",
+    "storage_account", "module", "data", "value", "values", "query", "search", "filter", "order",
+    "event", "metric", "tag"})
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-+/=.~]+")
 _LAST_ONLY = frozenset({"pass", "pw", "pwd"})  # db_pass is one; pass_rate, pw_hash are not
 _WEAK_SEGMENTS = frozenset({"token", "auth", "authorization", "apikey", "salt", "bearer", "sig",
                             "signature"})
@@ -55,7 +75,10 @@ _TOKEN_NOT_CREDENTIAL = frozenset({
     "pad", "unk", "sep", "cls", "mask", "current", "cur", "new", "old", "this", "that", "each",
     "lexer", "parser", "string", "str", "name", "op", "operator", "csrf", "xsrf", "cancel",
     "cancellation", "page", "continuation", "sync", "stop", "input", "output", "prompt", "text",
-    "word", "sub", "split", "bad", "peek", "lookahead", "other", "raw", "python", "generate"})
+    "word", "sub", "split", "bad", "peek", "lookahead", "other", "raw", "python", "generate",
+    "expected", "actual", "all", "extra", "result", "results", "source", "valid", "invalid",
+    "test", "sample", "dummy", "fake", "mock", "unicode", "ascii", "byte", "bytes", "char",
+    "authenticity"})
 # A last segment that makes the name describe the secret rather than hold it.
 _META_SUFFIXES = frozenset({
     "field", "fields", "name", "names", "label", "labels", "prompt", "url", "uri", "urls", "type",
@@ -79,52 +102,46 @@ _NEVER_VALUES = frozenset({
     "string", "bytes", "int", "integer", "bool", "boolean", "any", "object", "secret",
     "password", "token", "empty", "unset", "notset", "n/a", "na", "todo", "tbd", "hidden",
     "redacted", "masked", "sensitive", "yes", "no", "on", "off", "env", "environment",
+    "pass", "pwd", "pw",
 })
 _PLACEHOLDER_WORDS = ("changeme", "change_me", "change-me", "placeholder", "your_", "your-",
-                      "yourpassword", "xxxx", "****", "....", "redacted", "<", ">", "${", "{{",
-                      "}}", "%(", "%s", "{0}", "{}", "$(", "getenv", "environ", "process.env",
-                      "os.env", "example", "dummy", "sample")
-_TRIGGER = re.compile(r"(?i)pass|pwd|pw\b|secret|token|key|auth|credential|salt|bearer|sig")
+                      "yourpassword", "xxxx", "****", "....", "redacted", "getenv", "environ",
+                      "process.env", "os.env", "example", "dummy", "sample", "fake",
+                      "insert_", "_here", "-here")
+# A well-formed template in a value (`${DB_PASSWORD}`, `{{ vault_pw }}`, `$(cat f)`, `%(pw)s`,
+# `{0}`, `{password}`, `<your token>`, `<%= pw %>`, `#{pw}`): the value stands for a secret.
+_TEMPLATE = re.compile(
+    r"\$\{[A-Za-z_][\w.]{0,80}(?:[:?#%/=+\-][^{}]{0,80})?\}|\{\{[\s\w.|:'\"\-\[\]()]{1,200}\}\}"
+    r"|\$\([^()]{1,200}\)|%\(\w{1,80}\)[sdr]|%[sd](?![A-Za-z0-9])|\{\d{0,2}\}|(?<!\{)\{[A-Za-z_][\w.]{0,80}\}"
+    r"|<[A-Za-z_][\w \-.]{0,60}>|<%.{0,200}?%>|#\{[^{}]{1,120}\}")
+_LABEL_WORDS = ("password", "passwd", "passphrase", "token", "secret", "api key", "api_key",
+                "apikey", "credential")
+_TRIGGER = re.compile(r"(?i)pass|pwd|pw\b|secret|token|key|auth|cred|salt|bearer|sig")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
 _SEGMENT = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _NUMBER = re.compile(r"[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?[a-zA-Z%]{0,3}")
+# names as people write them: snake_case, kebab-case, CONSTANT_CASE, camelCase (a random run
+# of letters, `suusEkQFMCPsLh`, is none)
+_HUMAN_NAME = re.compile(r"[a-z]+(?:[_\-.][a-z0-9]+)*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*|"
+                         r"_*[A-Za-z][a-z]+(?:[A-Z][a-z]+|[A-Z]{2,}(?![a-z]))*[A-Z]?_*")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
 _HEADER_SCHEMES = ("basic ", "bearer ", "token ", "digest ", "negotiate ", "apikey ", "ntlm ",
                    "hmac ", "key ")
 _QUOTES = "\"'`"
 _AFTER_NAME = frozenset("\"'`] \t")  # what may stand between a name and its operator
-_OPERATOR_START = frozenset("=:{?+-")
+_OPERATOR_START = frozenset("=:{?+-.|")
+# assignment operators of two or more characters: Make's `::=` `:::=` `?=` `+=`, Go's `:=`,
+# PHP's `.=` `??=`, Ruby's `||=`, and `=>`
+_OPERATORS = (":::=", "::=", "??=", "||=", ":=", "=>", "->", "?=", "+=", ".=")
+_GO_TYPED = re.compile(r"[ \t]+[A-Za-z_][\w.\[\]*]{0,40}[ \t]*=(?!=)")
+_ANCHOR = re.compile(r"(?:[&!][^\s,]*[ \t]+)+")  # YAML `&anchor ` and `!!tag ` before a value
 _XML_ELEMENT = re.compile(r"<([A-Za-z_][\w:.\-]{0,79})(?:\s[^<>\n]{0,400})?>([^<\n]{1,4096})"
                           r"</\1\s*>")
-_XML_PAIR = re.compile(r"(?i)\b(?:key|name|id)\s*=\s*([\"'])([^\"'<>\n]{1,80})\1\s+"
-                       r"(?:value|content)\s*=\s*([\"'])([^\"'\n]{1,4096})\3")
-_QUERY = re.compile(r"(?i)[?&;](?:access_token|id_token|refresh_token|token|api_key|apikey|key|"
-                    r"sig|signature|secret|client_secret|password|passwd|pwd|auth|code)="
-                    r"([^&\s#\"'<>]{1,4096})")
-_WEBHOOK = re.compile(
-    r"https://(?:discord(?:app)?\.com/api/webhooks/[0-9]+/|[\w.\-]*webhook\.office\.com/"
-    r"webhookb2/|hooks\.zapier\.com/hooks/catch/|hooks\.slack\.com/(?:services|workflows)/|"
-    r"chat\.googleapis\.com/v1/spaces/|api\.telegram\.org/bot|"
-    r"[\w.\-]+/(?:api/)?webhooks?/)([A-Za-z0-9_\-/.%=+:@]{8,4096})")
-_CURL_USER = re.compile(r"(?:^|\s)(?:-u|--user|--proxy-user|-U)(?:\s+|=)([\"']?)"
-                        r"([^\s:\"']{1,200}):([^\s\"']{1,4096})\1")
-_SHORT_P = re.compile(r"(?:^|\s)-p(?:(?=[^\s\-])([^\s\"'`]{1,4096})|"
-                      r"\s+([\"']?)([^\s\-\"'][^\s\"']{0,4095})\2)")
-_LOGIN = re.compile(r"(?i)\blogin\b|sshpass")  # `-p VALUE` (spaced): mysql's `-p db` prompts
-_LOGINISH = re.compile(r"(?i)\blogin\b|(?:^|\s)(?:-u\s?\S|--user(?:name)?[=\s])|sshpass|mysql|"
-                       r"mariadb|mongo|psql|redis-cli")
-_HTPASSWD = re.compile(r"\bhtpasswd\s+((?:-[A-Za-z]+\s+)*-[A-Za-z]*b[A-Za-z]*(?:\s+-[A-Za-z]+)*)"
-                       r"\s+(\S+)\s+(\S+)\s+(\S+)")
-_PROSE = re.compile(r"(?i)\b(?:password|passphrase|passcode|passwd|pin|secret|api key|token)"
-                    r"s? (?:is|was|will be)(?:\s*:\s*|\s+(?=[\"'`]))")
-_PROSE_WORDS = ("password", "passphrase", "passcode", "passwd", "pin ", "pins ", "secret",
-                "api key", "token")
-_SQL = re.compile(r"(?i)\b(?:identified\s+by|password)\s+(['\"])([^'\"\n]{1,4096})\1")
-_AUTH_HEADER = re.compile(r"(?i)\b(?:proxy-)?authorization\b[\"']?\s*[:=]?\s*[\"']?"
-                          r"(?:basic|bearer|token|digest|negotiate|apikey|ntlm)\s+"
-                          r"([A-Za-z0-9+/=._~\-]{3,4096})")
-_TYPE_ANNOTATION = re.compile(r"\s*[A-Za-z_][\w.\[\]<>|?, ]{0,60}?\s*=(?!=)")
+_XML_PAIR = re.compile(r"(?i)\b(?:key|name|id)[ \t]*=[ \t]*([\"'])([^\"'<>\n]{1,80})\1"
+                       r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)"
+                       r"(?:value|content)[ \t]*=[ \t]*([\"'])([^\"'\n]{1,4096})\3")
+_TYPE_ANNOTATION = re.compile(r"[ \t]*[A-Za-z_][\w.\[\]<>|?, ]{0,60}?[ \t]+=(?!=)")
 
 
 def _segments(name: str) -> list[str]:
@@ -151,18 +168,30 @@ def name_strength(name: str) -> str | None:
     if parts[-1] in _WEAK_SEGMENTS or (len(parts) > 1 and parts[-1] == "key" and parts[-2] in (
             "api", "access", "private", "secret", "deploy", "signing", "license", "master")):
         return "weak"
+    if len(parts) > 1 and parts[-1] in ("key", "keys") and parts[-2] not in _KEY_NOT_SECRET:
+        return "keyed"  # stripe_key, MAILGUN_KEY: a vendor's key when its value reads random
     return None
 
 
-def _placeholder(value: str) -> bool:
+def random_token(value: str) -> bool:
+    """A value under a `<vendor>_key` name that reads like an issued key, not a cache or sort
+    key: long, one run of token characters with letters and digits, varied."""
+    return (len(value) >= MIN_KEYED_VALUE and _TOKEN_CHARS.fullmatch(value) is not None
+            and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+            and shannon_entropy(value) >= MIN_KEYED_ENTROPY)
+
+
+def placeholder(value: str) -> bool:
+    """A template, a dummy or a word that stands for the secret instead of being it."""
     lowered = value.lower()
-    return (any(word in lowered for word in _PLACEHOLDER_WORDS) or value[0] in "$%{*&!"
+    return (any(word in lowered for word in _PLACEHOLDER_WORDS) or value[0] in "$%{*&!<"
+            or _TEMPLATE.search(value) is not None
             or lowered in _NEVER_VALUES or lowered.strip("_-.") in _NEVER_VALUES
             or not any(c.isalnum() for c in value) or "REDACTED" in value
             or len(set(value)) == 1)  # "aaaaaaaa", "00000000": a dummy
 
 
-def _credential_like(value: str) -> bool:
+def credential_like(value: str) -> bool:
     """A value under a weak name: one token, long enough, with digits or mixed case."""
     if len(value) < MIN_WEAK_VALUE or any(c.isspace() for c in value):
         return False
@@ -171,43 +200,65 @@ def _credential_like(value: str) -> bool:
     return digits and (mixed or any(c.isalpha() for c in value)) and not value.isdigit()
 
 
-def _is_label(value: str) -> bool:
-    """The value names or asks for the secret instead of being it."""
+def is_label(value: str) -> bool:
+    """The value names or asks for the secret instead of being it: a phrase or a name that
+    holds a secret word (`"Enter your password"`, `"api_token"`), or a prompt. A word with
+    digits in it (`Password123!`, `lsToken9Oriole85`) is a credential that holds one."""
     lowered = value.lower()
-    return any(word in lowered for word in ("password", "passwd", "passphrase", "token",
-                                            "secret", "api key", "api_key", "apikey",
-                                            "credential")) or lowered.endswith((":", "?"))
+    if lowered.endswith((":", "?")):
+        return True
+    if not any(word in lowered for word in _LABEL_WORDS):
+        return False
+    return any(c.isspace() for c in value) or not any(c.isdigit() for c in value)
 
 
 def quoted_ok(value: str, strength: str) -> bool:
-    if len(value) < MIN_VALUE or _placeholder(value) or _is_label(value):
+    if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
         return False
     if strength == "weak":
-        return _credential_like(value)
+        return credential_like(value)
+    if strength == "keyed":
+        return random_token(value)
     # a location is not the secret (a URL with user info is its own rule)
     return not (value.startswith(("http://", "https://", "/", "./", "~/")) and "@" not in value)
 
 
+def _random_part(value: str) -> bool:
+    """A dotted value one of whose parts is a random run (`s.ZC9Ecf4M5g9o34Q6`, `pat6s6ed.d2dd`),
+    not an attribute path (`settings.DB_PASSWORD`)."""
+    return any(len(p) >= MIN_RANDOM_PART and sum(c.isdigit() for c in p) >= MIN_RANDOM_DIGITS
+               for p in value.split("."))
+
+
 def _code_expression(value: str) -> bool:
-    return (_DOTTED.fullmatch(value) is not None or any(c in value for c in "()[]{}<>")
+    return ((_DOTTED.fullmatch(value) is not None and not _random_part(value))
+            or any(c in value for c in "()[]{}<>")
             or value.endswith((",", "\\")) or value.startswith(("-", "=", "+", "|", "#", "//")))
 
 
 def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
     """An unquoted value: a literal in config and `.env` files, an expression in code."""
-    if len(value) < MIN_VALUE or _placeholder(value) or _is_label(value):
+    if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
         return False
     if _code_expression(value) or any(c.isspace() for c in value):
         return False
     if strength == "weak":
-        return _credential_like(value)
+        return credential_like(value)
+    if strength == "keyed":
+        return random_token(value)
     if value.isdigit():
         return len(value) >= 6
     if _NUMBER.fullmatch(value):
         return False
     if _IDENT.fullmatch(value):  # a variable in code, a word in YAML: a password only in .env
-        return env_style or (any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
+        mixed = any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+        random = len(value) >= MIN_RANDOM_PART and not _HUMAN_NAME.fullmatch(value)
+        return env_style or mixed or random
     return True
+
+
+def _quote_at(text: str, at: int) -> bool:
+    return at < len(text) and text[at] in _QUOTES
 
 
 def _grow(text: str, start: int, end: int) -> tuple[int, int]:
@@ -226,7 +277,7 @@ def _skip_spaces(text: str, at: int, limit: int) -> int:
     return at
 
 
-def _quoted_value(text: str, at: int, line_end: int) -> tuple[int, int] | None:
+def quoted_value(text: str, at: int, line_end: int) -> tuple[int, int] | None:
     """(start, end) of the string literal opening at `at` (escapes skipped), same line."""
     quote = text[at]
     if text.startswith(quote * 3, at):
@@ -267,12 +318,16 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
     two = text[at:at + 2]
     if two in ("==", "!=", "=~", "<=", ">="):
         return None
-    if two in (":=", "=>", "->", "?=", "+="):
-        at += 2
-    elif text[at] == "{" and text[at + 1:at + 2] in _QUOTES and strength == "strong":
+    operator = next((op for op in _OPERATORS if text.startswith(op, at)), None)
+    typed = _GO_TYPED.match(text, at - 1) if text[at - 1:at] in " \t" else None
+    if operator is not None:
+        at += len(operator)
+    elif typed is not None and text[line_start:name_start].strip() in ("var", "const"):
+        at = typed.end()  # Go's `var name Type = value`
+    elif text[at] == "{" and _quote_at(text, at + 1) and strength == "strong":
         at += 1  # C++ brace initialisation: password{"..."}
     elif text[at] in "=:":
-        if text[at] == ":" and text[at + 1:at + 2] not in _QUOTES:
+        if text[at] == ":" and not _quote_at(text, at + 1):
             annotated = _TYPE_ANNOTATION.match(text, at + 1, line_end)
             if annotated is not None:  # `secret: string = '...'` (TypeScript, Python, Kotlin)
                 at = annotated.end() - 1
@@ -283,11 +338,20 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
         return None
     spaced = at - before_op > 1
     at = _skip_spaces(text, at, line_end)
+    anchor = _ANCHOR.match(text, at, line_end)
+    if anchor is not None:
+        at = anchor.end()
     if at >= line_end:
         return None
+    parenthesized = text[at] == "(" and _quote_at(text, at + 1)
+    if parenthesized:
+        at += 1  # a parenthesized literal: ("abc"), not a tuple ("a", "b")
     if text[at] in _QUOTES:
-        span = _quoted_value(text, at, line_end)
+        span = quoted_value(text, at, line_end)
         if span is None or not quoted_ok(text[span[0]:span[1]], strength):
+            return None
+        after = text[span[1] + 1:line_end].lstrip(" \t")
+        if parenthesized and after[:1] not in ("", ")"):
             return None
         return Found(span[0], span[1], "assignment")
     lowered = text[at:at + 12].lower()
@@ -296,17 +360,23 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
             at = _skip_spaces(text, at + len(scheme), line_end)
             end = _unquoted_end(text, at, line_end, " \t\"',;")
             value = text[at:end]
-            if len(value) >= MIN_VALUE and not _placeholder(value):
+            if len(value) >= MIN_VALUE and not placeholder(value):
                 return Found(at, end, "assignment")
             return None
     head = text[line_start:name_start].strip()
     name = text[name_start:name_end]
-    env_style = (not spaced and head in ("", "export", "set", "ENV", "-", "- ")
-                 and text[name_end:name_end + 1] == "="
-                 and (name.isupper() or "." in name or "-" in name))
+    glued = not spaced and text[name_end:name_end + 1] == "="
+    # `NAME=value` at a line's start (.env, shell, compose) or, for a strong name, anywhere
+    # (a question: "the GITHUB_TOKEN=... fails")
+    env_style = glued and (name.isupper() or "." in name or "-" in name) and (
+        head in ("", "export", "set", "ENV", "-", "- ")
+        or (name.isupper() and strength == "strong"))
     end = _unquoted_end(text, at, line_end, " \t;,&#\"'`")
     value = text[at:end]
     rest = text[end:line_end].strip()
+    opened = text[name_start - 1] if name_start > line_start else ""
+    if opened and opened in _QUOTES and rest.startswith(opened):  # "X-Api-Key: abc" inside quotes
+        rest = rest[1:].strip()
     if rest and not env_style and not rest.startswith(("#", "//", ";", ",", "&", "\\")):
         return None  # `password = a + b`, `secret: str = None`: an expression
     if not unquoted_ok(value, strength, env_style):
@@ -321,8 +391,9 @@ def _flag(text: str, name_start: int, name_end: int, line_end: int) -> Found | N
     secret_flag = (any(p.startswith(("pass", "secret")) or p.endswith(("pass", "password",
                                                                       "secret", "token"))
                        for p in parts) or flag in ("api-key", "apikey", "access-key", "auth")
-                   or (flag.endswith(("-key", "-token")) and parts[0] in ("api", "access",
-                                                                         "secret", "private")))
+                   or (len(parts) > 1 and parts[-1] in ("key", "token")
+                       and parts[-2] in ("api", "access", "secret", "private", "auth", "client",
+                                         "master", "signing")))
     if not secret_flag or flag.endswith(("file", "path", "fd", "env", "stdin", "cmd",
                                          "command", "-len", "-length")):
         return None
@@ -335,8 +406,10 @@ def _flag(text: str, name_start: int, name_end: int, line_end: int) -> Found | N
         return None
     if at >= line_end or text[at] == "-":
         return None
+    if text[at] == "(" and _quote_at(text, at + 1):
+        at += 1  # a parenthesized literal: ("abc")
     if text[at] in _QUOTES:
-        span = _quoted_value(text, at, line_end)
+        span = quoted_value(text, at, line_end)
         if span is None:
             return None
         start, end = span
@@ -347,12 +420,12 @@ def _flag(text: str, name_start: int, name_end: int, line_end: int) -> Found | N
     elif text.startswith(("env:", "file:", "fd:", "stdin"), start):
         return None
     value = text[start:end].rstrip(".,")
-    if len(value) < MIN_VALUE or _placeholder(value) or _is_label(value):
+    if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
         return None
     return Found(start, start + len(value), "command_password")
 
 
-def _line_bounds(text: str, at: int) -> tuple[int, int]:
+def line_bounds(text: str, at: int) -> tuple[int, int]:
     start = text.rfind("\n", 0, at) + 1
     end = text.find("\n", at)
     return start, len(text) if end == -1 else end
@@ -369,9 +442,10 @@ def _named_values(text: str) -> Iterator[Found]:
         after = name_end
         while after < size and text[after] in _AFTER_NAME:
             after += 1
-        if (after >= size or text[after] not in _OPERATOR_START) and text[name_start] != "-":
+        if ((after >= size or text[after] not in _OPERATOR_START) and text[name_start] != "-"
+                and _GO_TYPED.match(text, name_end) is None):
             continue  # `pass`, `tokens.append(...)`: no value follows the name
-        line_start, line_end = _line_bounds(text, name_start)
+        line_start, line_end = line_bounds(text, name_start)
         name = text[name_start:name_end]
         if name.startswith("-") and (name_start == line_start or text[name_start - 1] in " \t"):
             found = _flag(text, name_start, name_end, line_end)
@@ -405,92 +479,14 @@ def _xml(text: str) -> Iterator[Found]:
             yield Found(match.start(4), match.end(4), "xml_secret")
 
 
-def _commands(text: str) -> Iterator[Found]:
-    curl = "-u" in text or "--user" in text or "-U" in text or "--proxy-user" in text
-    for match in _CURL_USER.finditer(text) if curl else ():
-        value = match.group(3)
-        if len(value) >= MIN_VALUE and not _placeholder(value):
-            yield Found(match.start(3), match.end(3), "command_password")
-    for match in _SHORT_P.finditer(text) if "-p" in text else ():
-        line_start, line_end = _line_bounds(text, match.start())
-        group = 1 if match.group(1) is not None else 3
-        rule = _LOGINISH if group == 1 else _LOGIN
-        if not rule.search(text, line_start, line_end):
-            continue
-        value = match.group(group)
-        if value is None or value.isdigit() or len(value) < MIN_VALUE or _placeholder(value):
-            continue  # `psql -p 5432`: a port
-        yield Found(match.start(group), match.end(group), "command_password")
-    for match in _HTPASSWD.finditer(text) if "htpasswd" in text else ():
-        value = match.group(4)
-        if not _placeholder(value):
-            yield Found(match.start(4), match.end(4), "command_password")
-
-
-def _sql_and_headers(text: str) -> Iterator[Found]:
-    """`IDENTIFIED BY '...'`, `WITH PASSWORD '...'`, and an Authorization header's credential
-    wherever it stands (`proxy_set_header Authorization "Basic ..."`, `-H 'Authorization: ...'`)."""
-    for match in _SQL.finditer(text):
-        value = match.group(2)
-        if len(value) >= MIN_VALUE and not _placeholder(value):
-            yield Found(match.start(2), match.end(2), "assignment")
-    for match in _AUTH_HEADER.finditer(text):
-        if not _placeholder(match.group(1)):
-            yield Found(match.start(1), match.end(1), "assignment")
-
-
-def _prose(text: str) -> Iterator[Found]:
-    """`the password is: correct horse battery staple` (up to the sentence's end)."""
-    for match in _PROSE.finditer(text):
-        _, line_end = _line_bounds(text, match.end())
-        at = match.end()
-        if at < line_end and text[at] in _QUOTES:
-            span = _quoted_value(text, at, line_end)
-            value = text[span[0]:span[1]] if span is not None else ""
-            if span is not None and len(value) >= MIN_VALUE and not _placeholder(value):
-                yield Found(span[0], span[1], "keyword")
-            continue
-        end = at
-        while end < line_end and end - at < 200 and text[end] not in ".;,!?)\"'`":
-            end += 1
-        value = text[at:end].rstrip()
-        if len(value) >= MIN_VALUE and not _placeholder(value):
-            yield Found(at, at + len(value), "keyword")
-
-
-def _urls(text: str) -> Iterator[Found]:
-    for match in _QUERY.finditer(text):
-        value = match.group(1)
-        if len(value) >= MIN_VALUE and not _placeholder(value) and not _is_label(value):
-            yield Found(match.start(1), match.end(1), "url_secret")
-    for match in _WEBHOOK.finditer(text):
-        yield Found(match.start(1), match.end(1), "webhook_url")
-
-
 def _direct(text: str) -> Iterator[Found]:
     yield from _named_values(text)
     lowered = text.lower()  # which rules can match at all: a literal each must contain
     if "</" in text or "value=" in lowered or "content=" in lowered:
         yield from _xml(text)
-    if " -" in text or "htpasswd" in text:
-        yield from _commands(text)
-    if "identified" in lowered or "password" in lowered or "authorization" in lowered:
-        yield from _sql_and_headers(text)
-    if any(word in lowered for word in _PROSE_WORDS) and (
-            " is" in lowered or " was" in lowered or " will be" in lowered):
-        yield from _prose(text)
-    if "=" in text or "://" in text:
-        yield from _urls(text)
 
 
 def structural_findings(text: str) -> list[Found]:
-    """Every value whose place names a secret, in `text`'s offsets (escaped text read too)."""
-    found = list(_direct(text))
-    unescaped = unescaped_view(text)
-    if unescaped is not None:
-        view, offsets = unescaped
-        for start, end, kind in _direct(view):
-            original = Found(offsets[start], offsets[end], kind)
-            if original.end > original.start:
-                found.append(original)
-    return found
+    """Every value whose place names a secret, in `text`'s offsets (the caller reads the
+    escaped and joined views too: `secrets._views`)."""
+    return list(_direct(text))

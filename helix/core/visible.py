@@ -8,6 +8,8 @@ ASCII look-alikes that smuggle text past a reader). Each is written out (`\\x1b`
 
     visible(text)       newlines and tabs kept, everything unsafe written out
     visible_line(text)  one line: newlines and tabs as spaces first
+    visible_field(text) one field of a line (a path, a name): newlines and tabs written out
+                        too (`a\\nb.py`), so a file named with a newline stays one line
     json_visible(doc)   a JSON document with the unsafe characters json.dumps leaves raw
                         escaped as \\uXXXX (still valid JSON, the same values)
 """
@@ -40,6 +42,12 @@ def visible(text: str) -> str:
 def visible_line(message: str) -> str:
     """One line: newlines and tabs as spaces, every other unsafe character written out."""
     return visible(message.replace("\n", " ").replace("\t", " "))
+
+
+def visible_field(value: str) -> str:
+    """A path or a name inside a line: every unsafe character written out, newlines, carriage
+    returns and tabs included."""
+    return visible(value.replace("\n", "\\n").replace("\t", "\\t"))
 
 
 def _json_escape(match: re.Match[str]) -> str:

@@ -6,6 +6,9 @@ A run is written in two steps so a crash in the LLM call loses nothing:
     `set_prompt`   the exact prompt messages, still "pending" (committed before the call)
     `finish`       the answered envelope, mode, reason, model, tokens, timings: status "done"
                    (or "fallback"); `fail` records an error that ended the run ("error")
+A pending run also records the process writing it (`owner`: boot, pid, start time,
+`helix.core.process`): read back while that process no longer runs (killed, or the machine
+restarted), it is "interrupted", never "pending" forever.
 A dry run calls no model: `record` writes the row those steps would leave in one.
 WAL mode (see `helix.store.db`) lets `helix log` read while another process writes.
 Session turns (engineer F's store) point at runs through `session_id` + `turn_number`.
@@ -35,7 +38,9 @@ from helix.core.errors import (
     UnreadableRunError,
 )
 from helix.core.hashing import canonical_json, short_id
+from helix.core.process import gone, identity
 from helix.core.schemas import Frozen
+from helix.core.secrets import redact_text
 from helix.inputs import shown
 from helix.multi_repo import SEPARATOR
 from helix.store.db import (
@@ -52,7 +57,7 @@ NAMESPACE = "runlog"
 MIN_PREFIX = 4  # shortest run-id prefix `helix show` accepts
 MAX_REF = 64  # longest turn reference looked up (run ids are 12 hex characters)
 _REF_RE = re.compile(r"[A-Za-z0-9_-]+")
-RunStatus = Literal["pending", "done", "fallback", "error"]
+RunStatus = Literal["pending", "done", "fallback", "error", "interrupted"]
 Roots = Sequence[str] | None
 SCOPE_SQL = " AND helix_in_scope(CAST(repo_root AS BLOB), ?)"  # bytes: any row can be read
 
@@ -89,6 +94,8 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX runs_created ON runs (created, id);
     CREATE INDEX runs_session ON runs (session_id, turn_number)
     """,
+    # the process that started a run: a pending run whose process is gone was interrupted
+    "ALTER TABLE runs ADD COLUMN owner TEXT",
 )
 
 
@@ -96,10 +103,15 @@ RUN_COLUMNS = ("id", "created", "updated", "status", "question", "repo_root", "r
                "config_hash", "index_rev", "dry_run", "envelope_json", "prompt_json",
                "prompt_hash", "answer", "answer_mode", "fallback_reason", "model",
                "prompt_tokens", "completion_tokens", "attempts", "llm_steps", "timings_json",
-               "redactions_json", "error", "session_id", "turn_number")
+               "redactions_json", "error", "session_id", "turn_number", "owner")
 SCHEMA = Schema(NAMESPACE, MIGRATIONS, {"runs": RUN_COLUMNS})
 T = TypeVar("T")
 
+
+
+def _masked(error: str | None) -> str | None:
+    """An error as the run log keeps it: what it quotes (a provider's body) masked."""
+    return None if error is None else redact_text(error)[0]
 
 class _BadRow(ValueError):
     pass
@@ -224,10 +236,10 @@ class RunLog:
         self._write(
             "INSERT INTO runs (id, created, updated, status, question, repo_root, repo_rev,"
             " config_hash, index_rev, dry_run, envelope_json, answer_mode, session_id,"
-            " turn_number) VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " turn_number, owner) VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (run_id, created, created, envelope.question, envelope.repo_root, envelope.repo_rev,
              envelope.config_hash, envelope.index_rev, int(dry_run), canonical_json(envelope),
-             envelope.answer_mode, session_id, turn_number),
+             envelope.answer_mode, session_id, turn_number, identity()),
         )
         return run_id
 
@@ -274,16 +286,16 @@ class RunLog:
             "UPDATE runs SET status = ?, updated = ?, envelope_json = ?, answer = ?,"
             " answer_mode = ?, fallback_reason = ?, model = ?, prompt_tokens = ?,"
             " completion_tokens = ?, attempts = ?, llm_steps = ?, timings_json = ?,"
-            " redactions_json = ?, error = ? WHERE id = ?",
+            " redactions_json = ?, error = ?, owner = NULL WHERE id = ?",
             (status, updated, canonical_json(envelope), envelope.answer, envelope.answer_mode,
              envelope.fallback_reason, envelope.model, prompt_tokens, completion_tokens,
              attempts, envelope.llm_steps, canonical_json(envelope.timings_ms),
-             canonical_json(redactions or {}), error, run_id),
+             canonical_json(redactions or {}), _masked(error), run_id),
         )
 
     def fail(self, run_id: str, error: str, *, updated: float) -> None:
-        self._write("UPDATE runs SET status = 'error', error = ?, updated = ? WHERE id = ?",
-                    (error, updated, run_id))
+        self._write("UPDATE runs SET status = 'error', error = ?, updated = ?, owner = NULL"
+                    " WHERE id = ?", (_masked(error), updated, run_id))
 
     def resolve(self, ref: str, roots: Roots = None) -> str:
         """A full run id from an id, a unique prefix (>= 4 chars) or `last` (of `roots`)."""
@@ -321,7 +333,7 @@ class RunLog:
         scope, within = _scope(roots)
         params: tuple[Any, ...] = within
         sql = ("SELECT id, created, status, question, answer_mode, fallback_reason, model,"
-               f" session_id, turn_number FROM runs WHERE 1{scope}"
+               f" session_id, turn_number, owner FROM runs WHERE 1{scope}"
                " ORDER BY created DESC, id DESC")
         if limit is not None:
             sql += " LIMIT ?"
@@ -341,7 +353,7 @@ class RunLog:
     def for_session(self, session_id: str) -> list[RunSummary]:
         rows = self._rows(
             "SELECT id, created, status, question, answer_mode, fallback_reason, model,"
-            " session_id, turn_number FROM runs WHERE session_id = ?"
+            " session_id, turn_number, owner FROM runs WHERE session_id = ?"
             " ORDER BY turn_number, created, id", (session_id,))
         return self._readable(rows, _summary)
 
@@ -396,14 +408,23 @@ def _json(row: dict[str, Any], column: str, default: Any) -> Any:
         raise _BadRow(f"{column}: not JSON ({exc})") from None
 
 
+def _live_status(row: dict[str, Any]) -> dict[str, Any]:
+    """The row without its owner, a pending run whose process is gone "interrupted"."""
+    row = dict(row)
+    owner = row.pop("owner", None)
+    if row.get("status") == "pending" and isinstance(owner, str) and gone(owner):
+        row["status"] = "interrupted"
+    return row
+
+
 def _summary(row: dict[str, Any]) -> RunSummary:
     _check_text(row)
-    return RunSummary(**row)
+    return RunSummary(**_live_status(row))
 
 
 def _record(row: dict[str, Any]) -> RunRecord:
     _check_text(row)
-    row = dict(row)
+    row = _live_status(row)
     prompt = _json(row, "prompt_json", None)
     try:
         envelope = Envelope.model_validate_json(row.pop("envelope_json") or "")

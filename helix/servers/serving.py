@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from typing import Any
 
 import h11
@@ -94,9 +95,25 @@ def uvicorn_options(settings: ServerSettings) -> dict[str, Any]:
             "limit_concurrency": settings.max_connections}
 
 
+STARTUP_FAILURE = 3  # uvicorn's own exit code when it could not start
+
+
 def run(app: Any, *, host: str, port: int, settings: ServerSettings,
-        graceful_s: int | None = None) -> None:
+        graceful_s: int | None = None,
+        on_listening: Callable[[], None] | None = None) -> None:
     """Serve `app` until stopped (SIGINT/SIGTERM finish the requests in flight; a port in
-    use exits as uvicorn does)."""
-    uvicorn.run(app, host=host, port=port, timeout_graceful_shutdown=graceful_s,
-                **uvicorn_options(settings))
+    use exits as uvicorn does). `on_listening` is called once the socket is bound (the CLI
+    says where it listens)."""
+
+    class Announcing(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started and on_listening is not None:
+                on_listening()
+
+    server = Announcing(uvicorn.Config(app, host=host, port=port,
+                                       timeout_graceful_shutdown=graceful_s,
+                                       **uvicorn_options(settings)))
+    server.run()
+    if not server.started:
+        raise SystemExit(STARTUP_FAILURE)

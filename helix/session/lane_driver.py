@@ -121,7 +121,7 @@ def client(config: HelixConfig) -> LLM | None:
         return None
     from helix.synthesis.llm import LiteLLMClient
 
-    return LiteLLMClient()
+    return LiteLLMClient(max_chars=config.synthesis.max_answer_chars)
 
 
 def open_span(root: Path, target: TargetRef, max_lines: int) -> OpenedSpan:

@@ -29,6 +29,7 @@ from pathlib import Path
 import sqlite_utils
 
 from helix.core.errors import (
+    BadPathError,
     HelixError,
     RunLogBusyError,
     RunLogDamagedError,
@@ -94,7 +95,10 @@ def open_db(path: Path | None = None, *, schemas: Sequence[Schema] = ()) -> sqli
     An unreadable file is moved aside and replaced (see the module doc). An unusable place
     (HELIX_HOME under a regular file, no permission) is a one-line UserError.
     """
-    path = Path(path) if path is not None else runlog_path()
+    try:
+        path = Path(path) if path is not None else runlog_path()
+    except BadPathError as exc:  # a link in its place: never written through
+        raise RunLogUnwritableError(str(exc)) from None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -28,11 +28,12 @@ from collections.abc import Callable
 from typing import Any
 
 from helix.core.config import SynthesisSettings
-from helix.core.envelope import Citation, Envelope
-from helix.core.errors import LLMError, LLMTimeoutError
+from helix.core.envelope import AnswerCut, Citation, Envelope
+from helix.core.errors import LLMError, LLMServerError, LLMTimeoutError
 from helix.core.hashing import hash_obj
 from helix.core.ports import LLM, Clock, Completion, Waiting
 from helix.core.schemas import Frozen
+from helix.core.visible import visible_field
 from helix.synthesis.contract import check_answer, extract_citations
 from helix.synthesis.prompt import (
     PROMPT_VERSION,
@@ -93,7 +94,8 @@ def extractive_answer(envelope: Envelope) -> str:
     lines = [f"Evidence for: {envelope.question}"]
     for rank, item in enumerate(envelope.evidence[:MAX_EXTRACT_ITEMS], start=1):
         label = item.symbol or item.heading or item.kind
-        lines.append(f"[E{rank}] {item.path}:{item.start_line}-{item.end_line} ({label})")
+        lines.append(f"[E{rank}] {visible_field(item.path)}:{item.start_line}-{item.end_line}"
+                     f" ({label})")
         excerpt = [ln.strip() for ln in item.text.splitlines() if ln.strip()]
         lines += [f"    {ln}" for ln in excerpt[:MAX_EXTRACT_LINES]]
     return "\n".join(lines)
@@ -268,12 +270,30 @@ def _key_names(model: str) -> str:
     return f"{provider.upper().replace('-', '_')}_API_KEY for {provider}"
 
 
+SERVER_FIX = ("the model's server was reached and answered with an error: try again later, "
+              "or see the server's status or logs")
+
+
 def failure_line(error: LLMError, model: str) -> str:
     """One line for a failed model call: what failed, how to fix it, and that the
-    deterministic answer is shown instead (`helix ask` then exits with 3)."""
-    fix = _FIXES.get(error.reason, "see `helix show last`").format(keys=_key_names(model))
+    deterministic answer is shown instead (`helix ask` then exits with 3). A server that
+    answered with an error status is not told to check the network."""
+    fix = SERVER_FIX if isinstance(error, LLMServerError) else _FIXES.get(
+        error.reason, "see `helix show last`").format(keys=_key_names(model))
     return (f"the model call failed ({error.reason}: {error}); {fix}. Showing the "
             "deterministic answer")
+
+
+def _answer_cut(completion: Completion, settings: SynthesisSettings,
+                notify: Notify | None) -> AnswerCut | None:
+    """What the envelope says of an answer cut at the character cap (and the user is told)."""
+    if not completion.cut:
+        return None
+    if notify is not None:
+        notify(f"the model's answer was cut at {len(completion.text):,} characters "
+               f"(synthesis.max_answer_chars); reading stopped after "
+               f"{completion.read_chars:,}")
+    return AnswerCut(kept_chars=len(completion.text), read_chars=completion.read_chars)
 
 
 def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettings,
@@ -343,6 +363,8 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
 
     tokens: dict[str, Any] = {"prompt_tokens": completion.prompt_tokens,
                               "completion_tokens": completion.completion_tokens}
+    completion = completion.capped(settings.max_answer_chars)  # whatever the port read
+    cut = _answer_cut(completion, settings, notify)
     verdict = check_answer(completion.text, prompt.refs, evidence=envelope.evidence)
     ms = (clock.monotonic() - started) * 1000
     if not verdict.ok:
@@ -350,11 +372,13 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
         out = _deterministic(envelope, mode="fallback",
                              header=FALLBACK_HEADER.format(reason=verdict.reason),
                              reason=verdict.reason, llm_steps=1, model=completion.model)
+        out = out.model_copy(update={"answer_cut": cut})
         return SynthesisResult(envelope=timed(out, ms),
                                removed_citations=verdict.removed, **common, **tokens)
     out = envelope.model_copy(update={
         "answer_mode": "llm", "answer": verdict.answer, "citations": verdict.citations,
         "fallback_reason": None, "llm_steps": 1, "model": completion.model,
+        "answer_cut": cut,
     })
     return SynthesisResult(envelope=timed(out, ms),
                            removed_citations=verdict.removed, **common, **tokens)

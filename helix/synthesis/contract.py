@@ -20,10 +20,10 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 
 from helix.core.envelope import Citation, EvidenceItem
+from helix.core.lookalike import canonical, without_format
 from helix.core.schemas import Frozen
 from helix.synthesis.absence import (
     _CLAIM_RE,
@@ -134,19 +134,14 @@ def _ref_ids(group: str) -> list[str]:
     return ids
 
 
-# Letters from other scripts that look like the Latin ones a citation is written with.
-_LOOK_ALIKES = ("АA ВB СC ЕE НH ІI ЈJ КK МM ОO РP ЅS ТT ХX УY аa сc еe іi јj оo рp ѕs хx уy "
-                "ΑA ΒB ΕE ΖZ ΗH ΙI ΚK ΜM ΝN ΟO ΡP ΤT ΥY ΧX εe οo ᴇE ℰE")
-_CONFUSABLE = str.maketrans({pair[0]: pair[1] for pair in _LOOK_ALIKES.split(" ")})
 _BRACKETISH = re.compile(r"[\[［【〔⟦⁅][^\]］】〕⟧⁆\n]{1,60}[\]］】〕⟧⁆]")
 _PATHISH = re.compile(r"[^\s`'\"()\[\]<>]{1,300}[:：]\s?[LＬ]?[0-9０-９]+"
                       r"(?:\s?[-–—－]\s?[LＬ]?[0-9０-９]+)?")
 
 
 def _canonical(fragment: str) -> str:
-    text = unicodedata.normalize("NFKC", fragment).translate(_CONFUSABLE)
-    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
-    return re.sub(r"(?<!:)/{2,}", "/", text)
+    """A citation as it reads (`helix.core.lookalike`), doubled slashes folded."""
+    return re.sub(r"(?<!:)/{2,}", "/", canonical(fragment, entities=False))
 
 
 def canonical_citations(text: str) -> str:
@@ -154,7 +149,7 @@ def canonical_citations(text: str) -> str:
     validated like any other: full-width or other brackets, letters from other scripts
     (Cyrillic `Е`), zero-width or other invisible characters, doubled slashes. Only what then
     reads as a citation changes; the rest of the answer is left as written."""
-    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    text = without_format(text)
 
     def bracket(match: re.Match[str]) -> str:
         canonical = _canonical(match.group(0))

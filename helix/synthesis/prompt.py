@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from helix.core.envelope import Envelope, EvidenceItem
 from helix.core.hashing import hash_obj
+from helix.core.lookalike import canonical
 from helix.core.schemas import Frozen
 from helix.core.visible import visible
 
@@ -91,23 +92,49 @@ def _item_block(ref: CitationRef, item: EvidenceItem, key: str) -> str:
     return head + f"\n{fence}\n{text}\n{fence}"
 
 
-_TAG = re.compile(r"<(\s*/?\s*TOOL_RESULTS)", re.I)
-_FORGED_HEADER = re.compile(r"(?m)^([ \t]*(?:@[0-9a-f]+[ \t]+)?)\[(E\d+)\]", re.I)
+# A tag or a header is recognised by what it reads as (`helix.core.lookalike.canonical`):
+# full-width and other look-alike brackets, letters of other scripts, HTML character
+# references. The candidates are found loosely in the text as written, checked canonically.
+_ENTITY = r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"
+_LT = r"(?:[<＜﹤〈⟨《]|&(?:lt|LT|#0*60|#[xX]0*3[cC]);)"
+_TAG_LIKE = re.compile(rf"(?P<lt>{_LT})(?P<rest>(?:{_ENTITY}|[^\S\n]|[^\s<>&]){{1,48}})")
+_TAG_READS = re.compile(r"<\s*/?\s*TOOL_RESULTS", re.I)
+_OPEN_BRACKET = r"(?:[\[［【〔⟦⁅]|&(?:#0*91|#[xX]0*5[bB]|lsqb|lbrack);)"
+_CLOSE_BRACKET = r"(?:[\]］】〕⟧⁆]|&(?:#0*93|#[xX]0*5[dD]|rsqb|rbrack);)"
+_HEADER_LIKE = re.compile(rf"(?m)^(?P<lead>[ \t\u3000]*(?:@[0-9a-f]+[ \t]+)?)"
+                          rf"{_OPEN_BRACKET}(?P<ref>(?:{_ENTITY}|[^\]\s&]){{1,24}}?)"
+                          rf"{_CLOSE_BRACKET}")
+_HEADER_READS = re.compile(r"E\d+", re.I)
+
+
+def _no_tags(text: str) -> str:
+    """Every `<`-like that opens what reads as a TOOL_RESULTS tag becomes `‹`."""
+    def tag(match: re.Match[str]) -> str:
+        if _TAG_READS.match(canonical("<" + match.group("rest"))):
+            return "‹" + match.group("rest")
+        return match.group(0)
+    return _TAG_LIKE.sub(tag, text)
 
 
 def escape_field(value: str) -> str:
     """One line of repository-named text (a path): every control or invisible character
-    written out (`helix.core.visible`), no angle brackets (no fake TOOL_RESULTS tags)."""
+    written out (`helix.core.visible`), no angle brackets (no fake TOOL_RESULTS tags, in
+    look-alike characters either)."""
     one_line = visible(value).replace("\n", "\\n").replace("\t", "\\t")
-    return one_line.replace("<", "‹").replace(">", "›")
+    return _no_tags(one_line.replace("<", "‹").replace(">", "›"))
 
 
 def neutralise(text: str) -> str:
     """Repository or user text as quoted data: invisible and control characters written out
-    (newlines and tabs kept), no TOOL_RESULTS tag, no line that starts like an evidence
-    header (`[E3] path:...` becomes `(E3) path:...`)."""
-    text = _TAG.sub(lambda m: "‹" + m.group(1), visible(text))
-    return _FORGED_HEADER.sub(lambda m: f"{m.group(1)}({m.group(2)})", text)
+    (newlines and tabs kept), nothing that reads as a TOOL_RESULTS tag, no line that starts
+    like an evidence header (`[E3] path:...`, `［Е3］ path:...` become `(E3) path:...`)."""
+    def header(match: re.Match[str]) -> str:
+        ref = canonical(match.group("ref"))
+        if not _HEADER_READS.fullmatch(ref):
+            return match.group(0)
+        return f"{match.group('lead')}({ref.upper()})"
+
+    return _HEADER_LIKE.sub(header, _no_tags(visible(text)))
 
 
 def evidence_key(evidence: Sequence[EvidenceItem]) -> str:

@@ -9,23 +9,41 @@ so line numbers inside a quoted excerpt stay true. Three entry points:
   session lanes walked value by value): the choke point `LiteLLMClient.complete` runs it right
   before each request, so no call site can forget;
 - `redact_text`: one string.
+And what comes back (`ReplyGuard`): the model's reply, streamed or whole, and a provider's error
+body, masked before anything stores or prints them; both are also masked for the literal values
+of the keys this process holds (`known_secrets`: a provider that answers 401 may echo the key
+it was sent).
 The report says how many spans of each kind were redacted, never what they were.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from helix.core.envelope import Envelope, EvidenceItem
 from helix.core.hashing import canonical_json
+from helix.core.ports import Completion
 from helix.core.schemas import Frozen
-from helix.core.secrets import REDACTED, looks_secret, redact_text, shannon_entropy
+from helix.core.secret_gates import STREAM_LOOKAHEAD
+from helix.core.secret_structure import name_strength
+from helix.core.secrets import (
+    REDACTED,
+    find_secrets_and_values,
+    looks_secret,
+    mask_values,
+    masked,
+    redact_text,
+    shannon_entropy,
+)
 
-__all__ = ["REDACTED", "RedactionReport", "looks_secret", "redact_envelope", "redact_evidence",
-           "redact_messages", "redact_text", "shannon_entropy"]
+_WORD_START = re.compile(r"(?<!\S)\S")
+__all__ = ["REDACTED", "RedactionReport", "ReplyGuard", "known_secrets", "looks_secret",
+           "mask_values", "redact_envelope", "redact_evidence", "redact_messages",
+           "redact_text", "shannon_entropy"]
 
 
 class RedactionReport(Frozen):
@@ -124,3 +142,65 @@ def redact_messages(messages: Sequence[dict[str, str]]
                 message = {**message, "content": clean}
         out.append(dict(message))
     return tuple(out), counts
+
+
+def known_secrets(environ: Mapping[str, str]) -> tuple[str, ...]:
+    """The values of the environment's variables that name a secret (`OPENAI_API_KEY`,
+    `ANTHROPIC_API_KEY`, `GITHUB_TOKEN`, ...): what a provider may echo back."""
+    return tuple(sorted({value for name, value in environ.items()
+                         if value and name_strength(name) is not None}))
+
+
+class ReplyGuard:
+    """What comes back from a model, masked before it is kept or shown: the whole reply, a
+    provider's error message, and the streamed pieces. A piece is shown once the line it
+    belongs to reads STREAM_LOOKAHEAD more words (a rule may need the words after a value:
+    a literal compared with a password after it), masked as the whole line so far reads; a
+    finding is never shown in part."""
+
+    def __init__(self, known: Sequence[str], on_text: Callable[[str], None] | None = None
+                 ) -> None:
+        self.known = tuple(known)
+        self.on_text = on_text
+        self._line = ""  # the current line, from its start
+        self._sent = 0  # characters of it already handed on
+        self.counts: Counter[str] = Counter()
+
+    def text(self, text: str) -> str:
+        clean, found = mask_values(text, self.known)
+        self.counts.update(found)
+        return clean
+
+    def piece(self, piece: str) -> None:
+        """A streamed piece: what is now settled is masked and handed on, the rest waits."""
+        if self.on_text is None:
+            return
+        self._line += piece
+        cut = self._line.find("\n")
+        while cut != -1:
+            self._emit(self._line[:cut + 1], final=True)
+            self._line, self._sent = self._line[cut + 1:], 0
+            cut = self._line.find("\n")
+        self._emit(self._line, final=False)
+
+    def close(self) -> None:
+        """The end of a stream: the rest of the last line."""
+        if self.on_text is not None and self._line:
+            self._emit(self._line, final=True)
+            self._line, self._sent = "", 0
+
+    def _emit(self, line: str, *, final: bool) -> None:
+        findings = find_secrets_and_values(line, self.known)
+        cut = len(line)
+        if not final:
+            starts = [m.start() for m in _WORD_START.finditer(line)]
+            cut = starts[-STREAM_LOOKAHEAD] if len(starts) > STREAM_LOOKAHEAD else 0
+            for start, end, _ in findings:
+                if start < cut < end:
+                    cut = start  # never a finding in part
+        if cut > self._sent and self.on_text is not None:
+            self.on_text(masked(line, findings, self._sent, cut))
+            self._sent = cut
+
+    def completion(self, completion: Completion) -> Completion:
+        return completion.model_copy(update={"text": self.text(completion.text)})

@@ -1,0 +1,170 @@
+"""`helix ask --model` against a loopback model vs the same ask without a model (issue 29).
+
+The model is `benchmarks/model_stub.py` (an OpenAI chat-completions server on 127.0.0.1 that
+answers in milliseconds), so what is left above the no-model ask is Helix's own cost of using
+a model: importing litellm, its first call, the prompt and the contract. In one run, on one
+repository (default: this one, the README's question), each a new `helix ask` process
+(`HELIX_NO_SERVER=1`, embeddings off), for each way of importing litellm
+("process": the model helper, `synthesis.model_helper`; "thread": litellm imported in a thread
+of the ask started before it indexes, the other option issue 29 named, run through a wrapper
+since Helix does not offer it; "off": imported at the call):
+
+- cold index: an empty $HELIX_HOME (the first question builds the index);
+- cold: the index built, no helper running (a new environment, so a new helper);
+- warm: the same ask again (a "process" helper is running now).
+
+Each condition is asked `--rounds` times (median reported; a new environment per cold round)
+next to the same ask without a model. Target: at most 1.5 s above the no-model ask. The
+envelope's `model_import` (what the ask waited for litellm) and `model_call` are recorded. An
+ask still running after `--ask-timeout` seconds is stopped and counted in `hung`.
+Writes benchmarks/results/ask_model_bench.json.
+
+    python benchmarks/ask_model_bench.py [--repo PATH] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from model_stub import ModelStub
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULT = ROOT / "benchmarks" / "results" / "ask_model_bench.json"
+QUESTION = "where is the BM25 index built?"
+TARGET_OVER_S = 1.5
+MODES = ("process", "thread", "off")
+
+
+_THREAD = """
+import sys, threading
+from helix.synthesis.llm import warm_litellm
+threading.Thread(target=warm_litellm, daemon=True).start()
+from helix.cli.main import main
+main(sys.argv[1:])
+"""
+ASK_TIMEOUT_S = 300.0
+LIMITS = {"ask_timeout_s": ASK_TIMEOUT_S}
+HUNG: dict[str, int] = {}
+
+
+def _ask(repo: Path, home: Path, model: str | None, base: str, mode: str,
+         round_tag: str) -> tuple[float, dict[str, Any]]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HELIX_")}
+    env.update(HELIX_HOME=str(home), HELIX_NO_SERVER="1", HELIX_INDEX__EMBED_ENABLED="false",
+               HELIX_SYNTHESIS__MODEL_HELPER="process" if mode == "process" else "off",
+               HELIX_SYNTHESIS__HELPER_IDLE_S="120", OPENAI_API_KEY="sk-bench-stub",
+               HELIX_BENCH_ROUND=round_tag, PYTHONPATH=str(ROOT))
+    start = ["-c", _THREAD] if mode == "thread" and model else ["-m", "helix.cli.main"]
+    argv = [sys.executable, *start, "ask", "--json", "--repo", str(repo)]
+    if model:
+        argv += ["--model", model, "--api-base", base]
+    started = time.perf_counter()
+    try:
+        done = subprocess.run([*argv, QUESTION], env=env, capture_output=True, text=True,
+                              check=False, timeout=LIMITS["ask_timeout_s"])
+    except subprocess.TimeoutExpired:
+        HUNG[mode] = HUNG.get(mode, 0) + 1
+        return LIMITS["ask_timeout_s"], {"timings_ms": {}}
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"helix ask failed ({done.returncode}): {done.stderr.strip()}")
+    envelope = json.loads(done.stdout)
+    if model and envelope.get("answer_mode") != "llm":
+        raise SystemExit(f"no model answer: {envelope['fallback_reason']}")
+    return round(seconds, 3), envelope
+
+
+def _timings(envelope: dict[str, Any]) -> dict[str, float]:
+    keep = ("index", "controller", "synthesis", "model_import", "model_call", "total")
+    return {k: round(envelope["timings_ms"].get(k, 0.0) / 1000, 3) for k in keep}
+
+
+def _stop_helpers(home: Path) -> None:
+    from helix.synthesis.model_helper import ModelHelper
+
+    for sock in (home / "run").glob("model-*.sock"):
+        helper = ModelHelper(home, idle_s=1, start_s=1)
+        helper.path = sock
+        helper.stop()
+
+
+def run(repo: Path, rounds: int) -> dict[str, Any]:
+    work = Path(tempfile.mkdtemp(prefix="ask_model_bench-"))
+    model = "openai/stub"
+    out: dict[str, Any] = {"repo": str(repo), "question": QUESTION, "rounds": rounds,
+                           "target_over_s": TARGET_OVER_S, "load_avg_start": os.getloadavg()[0]}
+    with ModelStub() as stub:
+        base = stub.base
+        cold_index = {"no_model": _ask(repo, work / "cold-none", None, base, "off", "c")[0]}
+        for mode in MODES:
+            seconds, envelope = _ask(repo, work / f"cold-{mode}", model, base, mode, "c")
+            cold_index[mode] = seconds
+            cold_index[f"{mode}_timings"] = _timings(envelope)  # type: ignore[assignment]
+        out["cold_index_s"] = cold_index
+        home = work / "home"
+        _ask(repo, home, None, base, "off", "warm-up")  # the index, built once for the rest
+        rows: dict[str, dict[str, list[float]]] = {m: {"cold": [], "warm": []} for m in MODES}
+        rows["no_model"] = {"cold": [], "warm": []}
+        timing_rows: dict[str, list[dict[str, float]]] = {}
+        for n in range(rounds):
+            rows["no_model"]["cold"].append(_ask(repo, home, None, base, "off", f"n{n}")[0])
+            for mode in MODES:
+                for condition in ("cold", "warm"):  # warm: the same environment again
+                    seconds, envelope = _ask(repo, home, model, base, mode, f"{mode}{n}")
+                    rows[mode][condition].append(seconds)
+                    timing_rows.setdefault(f"{mode}_{condition}", []).append(
+                        _timings(envelope))
+            rows["no_model"]["warm"].append(_ask(repo, home, None, base, "off", f"n{n}")[0])
+        _stop_helpers(home)
+        for mode in MODES:
+            _stop_helpers(work / f"cold-{mode}")
+        out["requests_to_model"] = len(stub.requests)
+    medians = {name: {c: round(statistics.median(v), 3) for c, v in conds.items()}
+               for name, conds in rows.items()}
+    base_s = medians["no_model"]
+    out["median_s"] = medians
+    out["over_no_model_s"] = {
+        mode: {c: round(medians[mode][c] - base_s[c], 3) for c in ("cold", "warm")}
+        for mode in MODES}
+    out["over_no_model_s"]["cold_index"] = {
+        mode: round(cold_index[mode] - cold_index["no_model"], 3) for mode in MODES}
+    out["within_target"] = {
+        mode: {c: out["over_no_model_s"][mode][c] <= TARGET_OVER_S for c in ("cold", "warm")}
+        for mode in MODES}
+    out["timings_s"] = {key: {k: round(statistics.median(r[k] for r in rs), 3) for k in rs[0]}
+                        for key, rs in timing_rows.items()}
+    out["runs_s"] = rows
+    out["hung"] = dict(sorted(HUNG.items()))
+    out["ask_timeout_s"] = LIMITS["ask_timeout_s"]
+    out["load_avg_end"] = os.getloadavg()[0]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repo", type=Path, default=ROOT)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--ask-timeout", type=float, default=ASK_TIMEOUT_S)
+    args = parser.parse_args()
+    LIMITS["ask_timeout_s"] = args.ask_timeout
+    result = run(args.repo.resolve(), args.rounds)
+    RESULT.parent.mkdir(parents=True, exist_ok=True)
+    tmp = RESULT.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(RESULT)
+    print(json.dumps({k: result[k] for k in ("median_s", "over_no_model_s", "within_target")},
+                     indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""The gates every secret finding passes: whether a value reads like a credential; and every
+number the secret detector uses, in one place (detect-secrets' entropy limits, least lengths,
+the context a rule reads around its line, the prefilter's bounds).
+
+    looks_secret(value)    a quoted value under a secret-like name
+    looks_password(value)  an unquoted value after `password:` / `-p`
+    gate(kind, value, line, quoted)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import NamedTuple
+
+
+class Finding(NamedTuple):
+    start: int
+    end: int
+    kind: str
+
+
+MIN_SECRET_LEN = 8  # a quoted value assigned to a secret-like name
+MIN_SECRET_ENTROPY = 3.0  # bits per character
+MIN_PASSWORD_LEN = 6  # an unquoted value after `password:` / `-p`
+BASE64_LIMIT = 4.5  # detect-secrets' defaults
+HEX_LIMIT = 3.0
+MIN_HEX = 20  # shorter quoted hex strings are ids and short hashes, unless a secret name says
+DIGEST_LENGTHS = (40, 64)  # git SHA-1 / SHA-256 object names and digests, unless a name says
+MIN_BARE_TOKEN = 32  # an unquoted high-entropy token
+MIN_KEY_BODY_LINE = 40  # a base64 line of a key body (PEM lines are 64)
+MAX_LINE = 4000  # longer lines reach the per-line detectors in overlapping pieces of this size
+WINDOW_OVERLAP = 400
+
+# --- the detector's bounds (every number the secret modules use lives here) -------------------
+# context a multi-line rule may read around the line that triggers it (the prefilter's windows)
+CONTEXT_BEFORE = 3  # lines above (a k8s value a line or two before its name)
+CONTEXT_AFTER = 5  # lines below (a k8s value two lines after its name, a tf default)
+BLOCK_LINES = 100  # a YAML block scalar, continued line or list under a secret name
+KEY_BLOCK_LINES = 1000  # a private key block (BEGIN to END)
+PAIR_REACH = 4  # lines between a name marker (`name: DB_PASSWORD`) and its value
+MIN_VALUE = 3  # characters of any secret value
+MAX_VALUE = 4096  # characters of one value
+MAX_NAME = 80  # characters of a name grown around its secret word
+SEPARATOR = "\n\u0000\n"  # what joins the prefilter's windows (no rule reads across it)
+MIN_RANDOM_PART = 12  # a part of a dotted value this long, with digits, is a token's
+MIN_RANDOM_DIGITS = 3
+MIN_KEYED_VALUE = 16  # a value under `<vendor>_key`: an issued key is long and varied
+MIN_KEYED_ENTROPY = 3.5
+MIN_WEAK_VALUE = 8  # a value under a weak name (token, auth, key) must read like a credential
+MIN_KEY_LINE = 16  # a base64 line inside a BEGIN block; shorter only as the block's last
+MIN_BODY_ENTROPY = 4.0  # bits per character of a bare run of key-body lines
+MIN_WORDLESS_ENTROPY = 4.3  # bits per character of a token body without digits
+DISTINCT_PREFIX = 8  # a token prefix this long is a token whatever its body reads like
+MIN_KNOWN_VALUE = 8  # a held secret shorter than this is not looked for (it would mask words)
+DENSE_FRACTION = 0.5  # windows holding more of a text than this: the detectors read it whole
+STREAM_LOOKAHEAD = 4  # words a streamed reply waits for before a piece is shown (masked)
+DFA_MEMORY = 64 << 20  # bytes of RE2's DFA cache: enough that a set of triggers stays linear
+
+PLACEHOLDER_WORDS = ("changeme", "example", "placeholder", "your", "xxxx", "****", "redacted",
+                     "dummy", "secret_here", "<", "${", "{{", "env(", "getenv", "environ", "...")
+_CODE_CHARS = re.compile(r"[()\[\]{}<>\s]|\\[nrt\"']")
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+_WORDISH = re.compile(r"[A-Za-z_\-]+")  # identifiers and words: no digit, no symbol
+# names as people write them: snake_case, kebab-case, dotted, CONSTANT_CASE, camelCase
+_NAME = re.compile(r"[a-z]+(?:[_\-.][a-z0-9]+)*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*|"
+                   r"[A-Za-z][a-z]+(?:[A-Z][a-z]+)*[A-Z]?")
+HEX_NAMED = re.compile(r"(?i)(?:sha|commit|rev|revision|hash|digest|checksum|etag|parent|oid|"
+                        r"(?:^|[^a-z])id)s?\b[^=:\n]{0,30}[=:(\[]?[^\n]{0,12}$")
+
+
+GATED = {"assignment", "keyword", "command_password", "command_password_spaced",
+          "url_password"}
+_STRUCTURAL = {"url_password", "command_password"}  # the format says it is a password
+
+
+def shannon_entropy(text: str) -> float:
+    if not text:
+        return 0.0
+    counts = Counter(text)
+    size = len(text)
+    return -sum(c / size * math.log2(c / size) for c in counts.values())
+
+
+def _is_placeholder(value: str) -> bool:
+    lowered = value.lower()
+    return (any(word in lowered for word in PLACEHOLDER_WORDS) or value.startswith("$")
+            or value.startswith("%") or not any(c.isalnum() for c in value))
+
+
+def looks_secret(value: str) -> bool:
+    """A quoted value assigned to a password/key-like name that reads like a real credential."""
+    if len(value) < MIN_SECRET_LEN or _is_placeholder(value):
+        return False
+    if _CODE_CHARS.search(value) or _DOTTED.fullmatch(value) or _NAME.fullmatch(value):
+        return False  # a call, an index, a phrase, an attribute or a name: code or prose
+    return shannon_entropy(value) >= MIN_SECRET_ENTROPY
+
+
+def looks_password(value: str) -> bool:
+    """An unquoted value after a secret-like label: a word or identifier is not one
+    (`password: required`, `password = new_password`), `hunter2x` or `Tr0ub4dor&3` is."""
+    if len(value) < MIN_PASSWORD_LEN or _is_placeholder(value):
+        return False
+    if _CODE_CHARS.search(value) or _DOTTED.fullmatch(value) or _WORDISH.fullmatch(value):
+        return False
+    if value.isdigit():
+        return len(value) >= MIN_SECRET_LEN
+    return True
+
+
+def gate(kind: str, value: str, line: str, quoted: bool) -> bool:
+    if "REDACTED" in value:
+        return False
+    if kind in _STRUCTURAL:  # the value's place says it is a password: only templates survive
+        return not (value[0] in "$%{<*" or value.endswith("}"))
+    if kind in ("assignment", "keyword") and quoted:
+        return looks_secret(value) or (looks_password(value) and shannon_entropy(value) >= 2.5)
+    return looks_password(value)
+

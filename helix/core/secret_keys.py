@@ -1,0 +1,94 @@
+"""Private keys: PEM and PuTTY blocks (BEGIN .. END, or BEGIN and the key-body lines after it),
+and a bare run of base64 key-body lines (a key whose BEGIN line fell in another chunk).
+
+    key_findings(text) -> [Finding(start, end, "private_key")]
+
+A block reaches at most KEY_BLOCK_LINES lines (`secret_gates`), as far as the
+prefilter's windows reach.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from helix.core.secret_gates import (
+    KEY_BLOCK_LINES,
+    MIN_BODY_ENTROPY,
+    MIN_KEY_BODY_LINE,
+    MIN_KEY_LINE,
+    Finding,
+    shannon_entropy,
+)
+
+_PEM_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d")
+_PEM_END = re.compile(r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
+_KEY_HEADER = re.compile(r"[A-Za-z][A-Za-z\-]*: [^\n]*")
+_B64_LINE = re.compile(r"[A-Za-z0-9+/]+={0,2}|=[A-Za-z0-9+/]{4}")  # a body line, a PGP checksum
+_BODY_LINE = re.compile(rf"[ \t]*[A-Za-z0-9+/]{{{MIN_KEY_BODY_LINE},}}={{0,2}}[ \t]*")
+
+
+def _line_spans(text: str) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for line in text.split("\n"):
+        spans.append((start, start + len(line)))
+        start += len(line) + 1
+    return spans
+
+
+def _after_begin(line: str, next_line: str | None) -> bool:
+    """A line that continues a key block after its BEGIN line: a base64 line (a short one only
+    as the block's last, before END or ending in padding), a header (`Proc-Type: ...`) or a
+    blank line."""
+    stripped = line.strip()
+    if not stripped or _KEY_HEADER.fullmatch(stripped):
+        return True
+    if not _B64_LINE.fullmatch(stripped):
+        return False
+    return (len(stripped) >= MIN_KEY_LINE or stripped.endswith("=") or next_line is None
+            or not next_line.strip() or bool(_PEM_END.search(next_line)))
+
+
+def key_findings(text: str) -> Iterator[Finding]:
+    """Private key blocks: BEGIN .. END, or BEGIN and the key-body lines after it; and runs
+    of two or more base64 key-body lines (a block whose BEGIN line is elsewhere)."""
+    cap = KEY_BLOCK_LINES
+    spans = _line_spans(text)
+    lines = [text[s:e] for s, e in spans]
+    index, total = 0, len(lines)
+    while index < total:
+        line = lines[index]
+        begin = _PEM_BEGIN.search(line)
+        if begin is not None:
+            last = index
+            while last + 1 < total and last - index < cap:
+                following = lines[last + 2] if last + 2 < total else None
+                if _PEM_END.search(lines[last + 1]):
+                    last += 1
+                    break
+                if not _after_begin(lines[last + 1], following):
+                    break
+                last += 1
+            end_match = _PEM_END.search(lines[last])
+            stop = spans[last][0] + end_match.end() if end_match else spans[last][1]
+            yield Finding(spans[index][0] + begin.start(), stop, "private_key")
+            index = last + 1
+            continue
+        if _BODY_LINE.fullmatch(line):
+            last = index
+            while (last + 1 < total and last - index < cap
+                   and _BODY_LINE.fullmatch(lines[last + 1])):
+                last += 1
+            body = "".join(lines[index: last + 1]).replace(" ", "").replace("\t", "")
+            if last > index and shannon_entropy(body) > MIN_BODY_ENTROPY:
+                tail = last + 1  # the block's short last line and its END line
+                while tail < total and tail <= last + 2 and (
+                        _PEM_END.search(lines[tail]) or _B64_LINE.fullmatch(lines[tail].strip())):
+                    tail += 1
+                end_match = _PEM_END.search(lines[tail - 1])
+                stop = spans[tail - 1][0] + end_match.end() if end_match else spans[tail - 1][1]
+                yield Finding(spans[index][0], stop, "private_key")
+                index = tail
+                continue
+        index += 1
+

@@ -1,0 +1,128 @@
+"""Secrets found by the place a value stands in, where no `name = value` names it: a database
+or HTTP client's command line (`curl -u user:X`, `mysql -pX`, `sshpass -p X`, `htpasswd -b f u
+X`), SQL (`IDENTIFIED BY 'X'`, `WITH PASSWORD 'X'`), an Authorization header wherever it stands,
+a URL's query parameter (`?access_token=X`) or a webhook URL, and prose that says so (`the
+password is: X`).
+
+    place_findings(text) -> [(start, end, kind)]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from helix.core.secret_gates import MIN_VALUE
+from helix.core.secret_structure import (
+    Found,
+    is_label,
+    line_bounds,
+    placeholder,
+    quoted_value,
+)
+
+_QUERY = re.compile(r"(?i)[?&;](?:access_token|id_token|refresh_token|token|api_key|apikey|key|"
+                    r"sig|signature|secret|client_secret|password|passwd|pwd|auth|code)="
+                    r"([^&\s#\"'<>]{1,4096})")
+_WEBHOOK = re.compile(
+    r"https://(?:discord(?:app)?\.com/api/webhooks/[0-9]+/|[\w.\-]*webhook\.office\.com/"
+    r"webhookb2/|hooks\.zapier\.com/hooks/catch/|"
+    r"chat\.googleapis\.com/v1/spaces/|api\.telegram\.org/bot|"
+    r"[\w.\-]+/(?:api/)?webhooks?/)([A-Za-z0-9_\-/.%=+:@]{8,4096})"
+    r"|(?<![\w.])((?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/"
+    r"[A-Za-z0-9_\-/]{8,4096})")
+_CURL_USER = re.compile(r"(?:^|\s)(?:-u|--user|--proxy-user|-U)(?:[ \t]+|=)([\"']?)"
+                        r"([^\s:\"']{1,200}):([^\s\"']{1,4096})\1")
+_SHORT_P = re.compile(r"(?:^|\s)-p(?:(?=[^\s\-])([^\s\"'`]{1,4096})|"
+                      r"[ \t]+([\"']?)([^\s\-\"'][^\s\"']{0,4095})\2)")
+_LOGIN = re.compile(r"(?i)\blogin\b|sshpass")  # `-p VALUE` (spaced): mysql's `-p db` prompts
+_LOGINISH = re.compile(r"(?i)\blogin\b|(?:^|\s)(?:-u\s?\S|--user(?:name)?[=\s])|sshpass|mysql|"
+                       r"mariadb|mongo|psql|redis-cli")
+_HTPASSWD = re.compile(r"\bhtpasswd[ \t]+((?:-[A-Za-z]+[ \t]+)*-[A-Za-z]*b[A-Za-z]*"
+                       r"(?:[ \t]+-[A-Za-z]+)*)[ \t]+(\S+)[ \t]+(\S+)[ \t]+(\S+)")
+_PROSE = re.compile(r"(?i)\b(?:password|passphrase|passcode|passwd|pin|secret|api key|token)"
+                    r"s? (?:is|was|will be)(?:[ \t]*:[ \t]*|[ \t]+(?=[\"'`]))")
+_PROSE_WORDS = ("password", "passphrase", "passcode", "passwd", "pin ", "pins ", "secret",
+                "api key", "token")
+_SQL = re.compile(r"(?i)\b(?:identified[ \t]+by|password)[ \t]+(['\"])([^'\"\n]{1,4096})\1")
+_AUTH_HEADER = re.compile(r"(?i)\b(?:proxy-)?authorization\b[\"']?[ \t]*[:=]?[ \t]*[\"']?"
+                          r"(?:basic|bearer|token|digest|negotiate|apikey|ntlm)[ \t]+"
+                          r"([A-Za-z0-9+/=._~\-]{3,4096})")
+
+
+def _commands(text: str) -> Iterator[Found]:
+    curl = "-u" in text or "--user" in text or "-U" in text or "--proxy-user" in text
+    for match in _CURL_USER.finditer(text) if curl else ():
+        value = match.group(3)
+        if len(value) >= MIN_VALUE and not placeholder(value):
+            yield Found(match.start(2), match.end(3), "command_password")  # user:password
+    for match in _SHORT_P.finditer(text) if "-p" in text else ():
+        line_start, line_end = line_bounds(text, match.start())
+        group = 1 if match.group(1) is not None else 3
+        rule = _LOGINISH if group == 1 else _LOGIN
+        if not rule.search(text, line_start, line_end):
+            continue
+        value = match.group(group)
+        if value is None or value.isdigit() or len(value) < MIN_VALUE or placeholder(value):
+            continue  # `psql -p 5432`: a port
+        yield Found(match.start(group), match.end(group), "command_password")
+    for match in _HTPASSWD.finditer(text) if "htpasswd" in text else ():
+        value = match.group(4)
+        if not placeholder(value):
+            yield Found(match.start(4), match.end(4), "command_password")
+
+
+def _sql_and_headers(text: str) -> Iterator[Found]:
+    """`IDENTIFIED BY '...'`, `WITH PASSWORD '...'`, and an Authorization header's credential
+    wherever it stands (`proxy_set_header Authorization "Basic ..."`, `-H 'Authorization: ...'`)."""
+    for match in _SQL.finditer(text):
+        value = match.group(2)
+        if len(value) >= MIN_VALUE and not placeholder(value):
+            yield Found(match.start(2), match.end(2), "assignment")
+    for match in _AUTH_HEADER.finditer(text):
+        if not placeholder(match.group(1)):
+            yield Found(match.start(1), match.end(1), "assignment")
+
+
+def _prose(text: str) -> Iterator[Found]:
+    """`the password is: correct horse battery staple` (up to the sentence's end)."""
+    for match in _PROSE.finditer(text):
+        _, line_end = line_bounds(text, match.end())
+        at = match.end()
+        if at < line_end and text[at] in "\"'`":
+            span = quoted_value(text, at, line_end)
+            value = text[span[0]:span[1]] if span is not None else ""
+            if span is not None and len(value) >= MIN_VALUE and not placeholder(value):
+                yield Found(span[0], span[1], "keyword")
+            continue
+        end = at
+        while end < line_end and end - at < 200 and text[end] not in ".;,!?)\"'`":
+            end += 1
+        value = text[at:end].rstrip()
+        if len(value) >= MIN_VALUE and not placeholder(value):
+            yield Found(at, at + len(value), "keyword")
+
+
+def _urls(text: str) -> Iterator[Found]:
+    for match in _QUERY.finditer(text):
+        value = match.group(1)
+        if len(value) >= MIN_VALUE and not placeholder(value) and not is_label(value):
+            yield Found(match.start(1), match.end(1), "url_secret")
+    for match in _WEBHOOK.finditer(text):
+        group = 1 if match.group(1) is not None else 2
+        yield Found(match.start(group), match.end(group), "webhook_url")
+
+
+def place_findings(text: str) -> list[Found]:
+    found: list[Found] = []
+    lowered = text.lower()  # which rules can match at all: a literal each must contain
+    if " -" in text or "htpasswd" in text:
+        found += _commands(text)
+    if "identified" in lowered or "password" in lowered or "authorization" in lowered:
+        found += _sql_and_headers(text)
+    if any(word in lowered for word in _PROSE_WORDS) and (
+            " is" in lowered or " was" in lowered or " will be" in lowered):
+        found += _prose(text)
+    if "=" in text or "://" in text or "hooks." in text:
+        found += _urls(text)
+    return found

@@ -1,0 +1,289 @@
+"""detect-secrets' detectors, used through their pure `analyze_string` (never `analyze_line`,
+which may verify a secret over the network, and never its plugin discovery, which can load code
+named by a settings file), and the per-line detectors that go with them:
+
+- `format_findings(text, kinds)`: the token-format plugins (Stripe, Slack, Twilio, SendGrid,
+  JWT, basic-auth URLs, ...), each run once over the whole text, only those in `kinds`;
+- `line_findings(text)`: on the lines that can hold one, the keyword plugin (`password: ...`,
+  `db_pass = "..."`), the high-entropy quoted strings (base64 above 4.5 bits per character, hex
+  above 3.0) and long unquoted high-entropy tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from helix.core.secret_gates import (
+    BASE64_LIMIT,
+    DIGEST_LENGTHS,
+    GATED,
+    HEX_LIMIT,
+    HEX_NAMED,
+    MAX_LINE,
+    MIN_BARE_TOKEN,
+    MIN_HEX,
+    MIN_SECRET_LEN,
+    WINDOW_OVERLAP,
+    Finding,
+    gate,
+    shannon_entropy,
+)
+from helix.core.secret_tokens import filler
+
+_PATH = re.compile(r"(?:~|\.{1,2})?(?:/[A-Za-z0-9_.\-]+){2,}/?")
+_BARE_TOKEN = re.compile(rf"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{{{MIN_BARE_TOKEN},}}={{0,2}}"
+                         r"(?![A-Za-z0-9+/_\-])")
+
+
+class _Plugins(NamedTuple):
+    regex: tuple[tuple[str, Any], ...]  # (kind, detector) for the token formats
+    keyword: Any
+    keyword_maps: tuple[dict[Any, int], ...]
+    keyword_hint: re.Pattern[str]
+    base64: Any
+    hex: Any
+    filters: dict[str, Callable[..., bool]]
+
+
+@lru_cache(maxsize=1)
+def _plugins() -> _Plugins:
+    """detect-secrets' detectors, imported on first use (it pulls in `requests`)."""
+    from detect_secrets.filters import heuristic
+    from detect_secrets.plugins import keyword as kw
+    from detect_secrets.plugins.artifactory import ArtifactoryDetector
+    from detect_secrets.plugins.aws import AWSKeyDetector
+    from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
+    from detect_secrets.plugins.basic_auth import BasicAuthDetector
+    from detect_secrets.plugins.cloudant import CloudantDetector
+    from detect_secrets.plugins.discord import DiscordBotTokenDetector
+    from detect_secrets.plugins.github_token import GitHubTokenDetector
+    from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
+    from detect_secrets.plugins.high_entropy_strings import (
+        Base64HighEntropyString,
+        HexHighEntropyString,
+    )
+    from detect_secrets.plugins.ibm_cloud_iam import IbmCloudIamDetector
+    from detect_secrets.plugins.ibm_cos_hmac import IbmCosHmacDetector
+    from detect_secrets.plugins.jwt import JwtTokenDetector
+    from detect_secrets.plugins.mailchimp import MailchimpDetector
+    from detect_secrets.plugins.npm import NpmDetector
+    from detect_secrets.plugins.openai import OpenAIDetector
+    from detect_secrets.plugins.pypi_token import PypiTokenDetector
+    from detect_secrets.plugins.sendgrid import SendGridDetector
+    from detect_secrets.plugins.slack import SlackDetector
+    from detect_secrets.plugins.softlayer import SoftlayerDetector
+    from detect_secrets.plugins.square_oauth import SquareOAuthDetector
+    from detect_secrets.plugins.stripe import StripeDetector
+    from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
+    from detect_secrets.plugins.twilio import TwilioKeyDetector
+
+    regex = (("artifactory_token", ArtifactoryDetector()), ("aws_access_key", AWSKeyDetector()),
+             ("azure_storage_key", AzureStorageKeyDetector()),
+             ("url_password", BasicAuthDetector()), ("discord_token", DiscordBotTokenDetector()),
+             ("github_token", GitHubTokenDetector()), ("gitlab_token", GitLabTokenDetector()),
+             ("jwt", JwtTokenDetector()), ("mailchimp_key", MailchimpDetector()),
+             ("npm_token", NpmDetector()), ("openai_key", OpenAIDetector()),
+             ("pypi_token", PypiTokenDetector()), ("sendgrid_key", SendGridDetector()),
+             ("slack_token", SlackDetector()), ("square_oauth", SquareOAuthDetector()),
+             ("stripe_key", StripeDetector()), ("telegram_token", TelegramBotTokenDetector()),
+             ("twilio_key", TwilioKeyDetector()), ("cloudant_key", CloudantDetector()),
+             ("ibm_cloud_iam_key", IbmCloudIamDetector()),
+             ("ibm_cos_hmac_key", IbmCosHmacDetector()), ("softlayer_key", SoftlayerDetector()))
+    hint = re.compile("|".join(kw.DENYLIST), re.I)
+    filters: dict[str, Callable[..., bool]] = {"sequential": heuristic.is_sequential_string,
+               "uuid": heuristic.is_potential_uuid, "templated": heuristic.is_templated_secret,
+               "indirect": heuristic.is_indirect_reference,
+               "likely_id": heuristic.is_likely_id_string}
+    return _Plugins(regex=regex, keyword=kw.KeywordDetector(),
+                    keyword_maps=(kw.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP,
+                                  kw.CONFIG_DENYLIST_REGEX_TO_GROUP),
+                    keyword_hint=hint, base64=Base64HighEntropyString(limit=BASE64_LIMIT),
+                    hex=HexHighEntropyString(limit=HEX_LIMIT), filters=filters)
+
+
+def _occurrences(line: str, value: str) -> Iterator[int]:
+    start = line.find(value)
+    while start != -1:
+        yield start
+        start = line.find(value, start + len(value))
+
+
+def _quoted_at(line: str, start: int, end: int) -> bool:
+    return start > 0 and end < len(line) and line[start - 1] in "\"'`" and line[end] in "\"'`"
+
+
+def _line_at(text: str, start: int, end: int) -> str:
+    return text[text.rfind("\n", 0, start) + 1: (text.find("\n", end) + 1 or len(text) + 1) - 1]
+
+
+def format_kinds() -> tuple[str, ...]:
+    return tuple(kind for kind, _ in _plugins().regex)
+
+
+_DELIMITERS = " \t\r\n\"'=:"  # what a plugin's match may hold around its value
+
+
+def _plugin_spans(detector: Any, text: str) -> Iterator[tuple[int, int]]:
+    """Where a regex plugin's values stand: what its `analyze_string` yields (each non-empty
+    group of each match of its denylist, or the whole match), as spans of `text` (not every
+    occurrence of the value elsewhere in the text)."""
+    for regex in detector.denylist:
+        for match in regex.finditer(text):
+            groups = [i for i in range(1, (regex.groups or 0) + 1) if match.group(i)]
+            for group in groups or [0]:
+                start, end = match.span(group)
+                while start < end and text[start] in _DELIMITERS:
+                    start += 1
+                while end > start and text[end - 1] in _DELIMITERS:
+                    end -= 1
+                if end > start:
+                    yield start, end
+
+
+def format_findings(text: str, kinds: Iterable[str] | None = None) -> Iterator[Finding]:
+    """detect-secrets' token-format detectors (those of `kinds`, default all), each run once
+    over the whole text."""
+    wanted = None if kinds is None else set(kinds)
+    for kind, detector in _plugins().regex:
+        if wanted is not None and kind not in wanted:
+            continue
+        for start, end in sorted(set(_plugin_spans(detector, text))):
+            value = text[start:end]
+            if "REDACTED" in value or "\n" in value or filler(value):
+                continue
+            if kind in GATED and not gate(kind, value, _line_at(text, start, end),
+                                          _quoted_at(text, start, end)):
+                continue
+            yield Finding(start, end, kind)
+
+
+def _keyword_findings(line: str) -> Iterator[Finding]:
+    """detect-secrets' keyword detector on one line."""
+    p = _plugins()
+    if p.keyword_hint.search(line) and not p.filters["indirect"](line):
+        for mapping in p.keyword_maps:
+            for raw in p.keyword.analyze_string(line, denylist_regex_to_group=mapping):
+                value = raw.split()[0].strip("\"'`,;") if raw.split() else ""
+                if not value or p.filters["templated"](value):
+                    continue
+                for start in _occurrences(line, value):
+                    end = start + len(value)
+                    if gate("keyword", value, line, _quoted_at(line, start, end)):
+                        yield Finding(start, end, "keyword")
+
+
+def _entropy_findings(line: str) -> Iterator[Finding]:
+    """detect-secrets' high-entropy string detectors on one line."""
+    p = _plugins()
+    for kind, plugin in (("high_entropy_base64", p.base64), ("high_entropy_hex", p.hex)):
+        for value in plugin.analyze_string(line):
+            entropy = (shannon_entropy(value) if kind == "high_entropy_base64"
+                       else plugin.calculate_shannon_entropy(value))
+            if entropy <= plugin.entropy_limit:
+                continue
+            if kind == "high_entropy_hex" and (len(value) < MIN_HEX
+                                               or len(value) in DIGEST_LENGTHS):
+                continue
+            if (p.filters["sequential"](value) or p.filters["uuid"](value)
+                    or p.filters["likely_id"](value, line) or _PATH.fullmatch(value)):
+                continue  # ... or a file's path (`/tmp/run-14abfb6a/CURRENT`)
+            for start in _occurrences(line, value):
+                if kind == "high_entropy_hex" and HEX_NAMED.search(line[:start]):
+                    continue  # a hash, id or revision the line names as such
+                yield Finding(start, start + len(value), kind)
+
+
+def _bare_token_findings(line: str) -> Iterator[Finding]:
+    """Long unquoted tokens of base64 characters, mixed case and digits, high entropy."""
+    p = _plugins()
+    for match in _BARE_TOKEN.finditer(line):
+        value = match.group(0)
+        if not (any(c.isdigit() for c in value) and any(c.isupper() for c in value)
+                and any(c.islower() for c in value)):
+            continue
+        word_start = max(line.rfind(" ", 0, match.start()), line.rfind("\t", 0, match.start()))
+        if "://" in line[word_start + 1: match.start()] or value.count("/") > 2:
+            continue  # part of a URL, or a path
+        if shannon_entropy(value) <= BASE64_LIMIT:  # = the plugin's: its charset holds value
+            continue
+        if p.filters["sequential"](value):
+            continue
+        yield Finding(match.start(), match.end(), "high_entropy_base64")
+
+
+# (a quoted value is found only at MIN_HEX characters or more: base64 above 4.5 bits per
+# character needs 23 different ones)
+_QUOTED_RUN = re.compile(r"[\"'][A-Za-z0-9+/=_\\\-]{" + str(MIN_HEX) + ",}")
+
+
+def _lines_with(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
+    """The (start, end) of each line `pattern` matches in (most lines of most files hold
+    nothing a per-line detector could find)."""
+    out: list[tuple[int, int]] = []
+    at = 0
+    while True:
+        match = pattern.search(text, at)
+        if match is None:
+            return out
+        start = text.rfind("\n", 0, match.start()) + 1
+        end = text.find("\n", match.end())
+        end = len(text) if end == -1 else end
+        out.append((start, end))
+        at = end + 1
+
+
+def _windows(start: int, end: int) -> Iterator[tuple[int, int]]:
+    """A line in pieces of at most MAX_LINE characters that overlap by WINDOW_OVERLAP, so the
+    per-line detectors see every value of a long line (a minified file, a notebook output)
+    without their regular expressions meeting the whole line."""
+    if end - start <= MAX_LINE:
+        yield start, end
+        return
+    at = start
+    while at < end:
+        yield at, min(end, at + MAX_LINE)
+        if at + MAX_LINE >= end:
+            return
+        at += MAX_LINE - WINDOW_OVERLAP
+
+
+_KEYWORD_ANCHORS = ("key", "pass", "pwd", "secret", "contras")  # one in each keyword
+
+
+def _keyword_lines(text: str) -> list[tuple[int, int]]:
+    """The lines holding a word of detect-secrets' keyword list (each holds an anchor: a
+    fast search of the lowered text finds them)."""
+    lowered = text.lower()
+    starts: set[int] = set()
+    for anchor in _KEYWORD_ANCHORS:
+        at = lowered.find(anchor)
+        while at != -1:
+            start = text.rfind("\n", 0, at) + 1
+            starts.add(start)
+            end = text.find("\n", at)
+            if end == -1:
+                break
+            at = lowered.find(anchor, end)
+    return [(start, len(text) if text.find("\n", start) == -1 else text.find("\n", start))
+            for start in sorted(starts)]
+
+
+def line_findings(text: str) -> list[Finding]:
+    """The keyword, entropy and bare-token detectors, each on the lines that can hold its
+    finding (long lines in overlapping pieces), in `text`'s offsets."""
+    found: list[Finding] = []
+    detectors: tuple[tuple[list[tuple[int, int]], Callable[[str], Iterator[Finding]]], ...] = (
+        (_keyword_lines(text), _keyword_findings),
+        (_lines_with(text, _QUOTED_RUN), _entropy_findings),
+        (_lines_with(text, _BARE_TOKEN), _bare_token_findings))
+    for lines, detector in detectors:
+        for line_start, line_end in lines:
+            if line_end - line_start < MIN_SECRET_LEN // 2:
+                continue
+            for start, end in _windows(line_start, line_end):
+                found += [Finding(start + f.start, start + f.end, f.kind)
+                          for f in detector(text[start:end])]
+    return found

@@ -1,0 +1,328 @@
+"""The secret scan's linear prefilter: one RE2 set pass says which detectors can find anything
+in a text, one RE2 pass finds the lines that can hold a finding, and the detailed detectors run
+only on those lines and the context their rules read (a few lines around, a YAML block, lines
+continued with `\\`, a private key's body).
+
+    plan(text) -> Plan(detectors, windows) | None   (None: nothing can be found)
+    compact(text, windows) -> (joined window text, map back to `text`'s offsets)
+
+Contract, checked by a property test over the corpora (find_secrets with and without the
+prefilter agree): every finding of a detector lies on a line matching one of its triggers, or
+within its rules' reach of one (CONTEXT_BEFORE/CONTEXT_AFTER lines, a block under a line
+ending in `:`/`|`/`>` up to BLOCK_LINES, a key block up to KEY_BLOCK_LINES, continued
+lines). A trigger is an RE2 pattern: linear in the text whatever it holds.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+import re2
+
+from helix.core.secret_blocks import YAML_KEY
+from helix.core.secret_commands import programs
+from helix.core.secret_gates import (
+    BLOCK_LINES,
+    CONTEXT_AFTER,
+    CONTEXT_BEFORE,
+    DENSE_FRACTION,
+    DFA_MEMORY,
+    KEY_BLOCK_LINES,
+    SEPARATOR,
+)
+from helix.core.secret_rules import rules
+from helix.core.secret_tokens import prefixes
+
+# The words of secret names, narrowed to the forms a rule can use: `pass` as a name's part
+# (db_pass, --pass, passwd, passphrase; not the `pass` statement), `key` after the words that
+# make it a secret (api_key, private key) or ending a name (stripe_key: a vendor's key when its
+# value reads random), `sig` as a word (not assign, design).
+KEYWORDS = (r"(?i)pass(?:w|phrase|code|[_\-:.])|[a-z0-9_.\-]pass\b|"
+            r"\bpass\b[\"'\]]?[ \t]*[:=>]|pwd|pw\b|secret|token|auth|cred|salt|bearer|contras|"
+            r"login|identified|\bpins?\b|"
+            r"(?:api|auth|service|account|db|database|priv|private|client|access|secret|deploy|"
+            r"signing|license|master|session|encryption|cloudant|clou|cl|softlayer|sl|ibm|iam|"
+            r"cloud|storage|shared|x)[_.\- ]?key|key[_.\-]?pass|[?&;]key=|"
+            r"(?:^|[^a-z])sig(?:[^a-z]|$)|signature|[a-z0-9][_.\-]?keys?\b")
+NAMED = ("structure", "blocks", "shapes", "lines", "regex")
+# (trigger, the detectors it can wake): see each detector's module for what it reads
+_STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (KEYWORDS, NAMED),
+    (r"(?i)cl(?:oudant|ou)?[_-]?(?:api)?(?:key|pwd|pw|pass|token)|cloudant\.com",
+     ("format:cloudant_key",)),
+    (r"(?i)secret[-_]?(?:access)?[-_]?key", ("format:ibm_cos_hmac_key",)),
+    (r"(?i)(?:softlayer|sl)[_-]?(?:api)?[_-]?(?:key|pwd|pass|token)|api\.softlayer\.com",
+     ("format:softlayer_key",)),
+    (r"(?i)aws.{0,20}?(?:key|pwd|pw|pass|token)", ("format:aws_access_key",)),
+    (r"://", ("regex", "format:url_password", "structure", "shapes", "format:slack_token",
+              "format:cloudant_key", "format:softlayer_key")),
+    (r"-----BEGIN|PuTTY-User-Key-File", ("keys",)),
+    (r"[\"'][A-Za-z0-9+/\\_=-]{20,}", ("lines",)),
+    # a long run of token characters: a bare high-entropy token, a key body line (40), and
+    # the plugins' long values (Twilio 34, Mailchimp 32+, Telegram 35, IBM Cloud IAM 44)
+    (r"[A-Za-z0-9+/_-]{32,}", ("lines", "keys", "format:twilio_key", "format:mailchimp_key",
+                               "format:telegram_token", "format:ibm_cloud_iam_key")),
+    (r"AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA|A3T[A-Z0-9]",
+     ("regex", "format:aws_access_key")),
+    (r"gh[pousr]_|github_pat_", ("regex", "format:github_token")),
+    (r"gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-|GR1348941",
+     ("regex", "format:gitlab_token")),
+    (r"sk-", ("regex", "format:openai_key")),
+    (r"[sr]k_(?:live|test)_", ("regex", "format:stripe_key")),
+    (r"xox", ("regex", "format:slack_token")),
+    (r"hooks\.", ("regex", "format:slack_token", "structure")),
+    (r"AIza", ("regex",)),
+    (r"eyJ", ("regex", "format:jwt")),
+    (r"(?i)mysql|mariadb|sshpass|mongo|redis-cli|htpasswd", ("regex", "structure")),
+    (r"(?:^|\s)(?:-u|--user|--proxy-user|-U|-p)(?:\S|\s)", ("structure",)),
+    (r"(?i)[?&;]code=|webhook|chat\.googleapis\.com|api\.telegram\.org/bot|discord",
+     ("structure",)),
+    (r"(?:^|[\s=:\"])(?:AKC|AP[0-9A-F])[a-zA-Z0-9]{4}", ("format:artifactory_token",)),
+    (r"AccountKey=", ("format:azure_storage_key",)),
+    (r"[MNO][a-zA-Z0-9_-]{23,25}\.[a-zA-Z0-9_-]{6}\.[a-zA-Z0-9_-]{27}",
+     ("format:discord_token",)),
+    (r"_authToken=", ("format:npm_token",)),
+    (r"pypi-AgE", ("format:pypi_token",)),
+    (r"SG\.", ("format:sendgrid_key",)),
+    (r"sq0csp-", ("format:square_oauth",)),
+    (r"(?m)^[ \t]*[\w.*\-\[\]]+:(?:\d{1,5}|\*):[\w.*\-]+:[\w.*\-@]+:\S", ("shapes",)),
+    (r"(?i)jdbc:oracle:|@(?:tcp|unix|udp)\(", ("shapes",)),
+)
+_KEY_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY|PuTTY-User-Key-File")
+_KEY_LINE = re.compile(r"[ \t]*(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z][A-Za-z\-]*: [^\n]*|-----END[^\n]*)?"
+                       r"[ \t]*\r?")
+# A trigger line that opens a value the next lines hold: a YAML/JSON/INI key with nothing after
+# it (`password:`, `"password":`, `secret: |`, `secrets =`), a line ending in `[` `(` `+` `\\`
+# `>` or a triple quote, or one naming a pair (`- name: X`, `<name>`, `variable "x" {`).
+_OPENS = re.compile(r"(?:[\[(+\\>]|\"\"\"|\'\'\')[ \t]*\r?$")
+_PAIR_MARKER = re.compile(r"(?i)\b(?:name|key|variable|id|env)[\"']?[ \t]*[:=]|<(?:name|key)>|"
+                          r"\bvariable[ \t]+\"")
+_PAIR_HINT = re.compile(r"(?i)name|key|variable|\bid\b|env|BEGIN|[A-Za-z0-9+/]{40}")
+_KEY_ENDS = frozenset(":=|>-+0123456789")  # what a YAML key line may end with (or a comment)
+_CLOSES_QUOTE = re.compile(r"[\"'][ \t]*\r?$")  # a literal the next line may continue
+_BODY = re.compile(r"[ \t]*[A-Za-z0-9+/]{40,}={0,2}[ \t]*\r?")  # a key body line
+_COUNTED = re.compile(r"\{\d{2,}")  # a trigger with a long counted repetition
+
+
+@dataclass(frozen=True)
+class Plan:
+    detectors: frozenset[str]
+    windows: tuple[tuple[int, int], ...]  # (start, end) of line-aligned pieces, sorted
+    whole: bool  # the windows hold most of the text: read it whole
+
+
+@dataclass(frozen=True)
+class _Triggers:
+    patterns: tuple[str, ...]
+    owners: tuple[tuple[str, ...], ...]
+    groups: tuple[tuple[tuple[int, ...], object], ...]  # (pattern ids, their RE2 set)
+
+
+def _options() -> object:
+    options = re2.Options()
+    options.max_mem = DFA_MEMORY
+    options.log_errors = False
+    return options
+
+
+@cache
+def _triggers() -> _Triggers:
+    entries = list(_STATIC)
+    starts = {t.prefix for t in rules().tokens if t.prefix[0].isalnum() and not t.infix}
+    words = sorted(starts, key=len, reverse=True)  # a token starts a word: `\b` before it
+    others = sorted(set(prefixes()) - starts, key=len, reverse=True)
+    entries.append((r"\b(?:" + "|".join(re.escape(p) for p in words) + ")|"
+                    + "|".join(re.escape(p) for p in others), ("tokens",)))
+    names = "|".join(re.escape(p) for p in sorted(programs(), key=len, reverse=True))
+    entries.append((rf"(?:^|[\s/(`'\"|;&])(?:{names})(?:\.exe)?[ \t]", ("commands",)))
+    # Two sets: a DFA for the long counted runs (`{20,}`) and one for the words stay small
+    # apart; together their product outgrows any cache and RE2 slows to its NFA.
+    counted = tuple(i for i, (p, _) in enumerate(entries) if _COUNTED.search(p))
+    plain = tuple(i for i in range(len(entries)) if i not in counted)
+    groups = []
+    for ids in (plain, counted):
+        search_set = re2.Set.SearchSet(_options())
+        for i in ids:
+            search_set.Add(entries[i][0])
+        search_set.Compile()
+        groups.append((ids, search_set))
+    return _Triggers(tuple(p for p, _ in entries), tuple(o for _, o in entries), tuple(groups))
+
+
+def all_detectors() -> frozenset[str]:
+    return frozenset(name for owners in _triggers().owners for name in owners)
+
+
+@lru_cache(maxsize=256)
+def _line_pattern(ids: tuple[int, ...]) -> object:
+    """One RE2 pattern matching a trigger line from the trigger and to the line's end (so a
+    line is matched once)."""
+    patterns = _triggers().patterns
+    return re2.compile("(?:" + "|".join(f"(?:{patterns[i]})" for i in ids) + r")[^\n]*",
+                       options=_options())
+
+
+def _back(text: str, start: int, count: int) -> int:
+    for _ in range(count):
+        if start == 0:
+            break
+        start = text.rfind("\n", 0, start - 1) + 1
+    return start
+
+
+def _next_end(text: str, end: int) -> int | None:
+    """The end of the line after the one ending at `end`, None at the text's end."""
+    if end >= len(text):
+        return None
+    following = text.find("\n", end + 1)
+    return len(text) if following == -1 else following
+
+
+def _forward(text: str, end: int, count: int) -> int:
+    for _ in range(count):
+        following = _next_end(text, end)
+        if following is None:
+            break
+        end = following
+    return end
+
+
+def _indent(line: str) -> int | None:
+    stripped = line.lstrip(" \t")
+    return None if not stripped.strip() else len(line) - len(stripped)
+
+
+def _extend(text: str, line_start: int, line_end: int, end: int) -> int:
+    """A window's end grown over what the trigger line's rules read past CONTEXT_AFTER."""
+    line = text[line_start:line_end]
+    if "BEGIN" in line and _KEY_BEGIN.search(line):
+        return _grow(text, end, KEY_BLOCK_LINES, lambda ln: bool(_KEY_LINE.fullmatch(ln)))
+    key = YAML_KEY.fullmatch(line.rstrip("\r")) if line.rstrip()[-1:] in _KEY_ENDS else None
+    if key is not None:  # a block scalar, an INI continuation, a list under the key
+        indent = _indent(line) or 0
+
+        def deeper(ln: str) -> bool:
+            depth = _indent(ln)
+            return depth is None or depth > indent or (
+                depth == indent and ln.lstrip().startswith("- "))
+        end = max(end, _grow(text, line_end, BLOCK_LINES, deeper))
+    return _continued(text, end)
+
+
+def _grow(text: str, end: int, cap: int, keep: object) -> int:
+    for _ in range(cap):
+        following = _next_end(text, end)
+        if following is None or not keep(text[end + 1:following]):  # type: ignore[operator]
+            break
+        end = following
+    return end
+
+
+def _ends_continued(text: str, end: int) -> bool:
+    """The line ending at `end` ends with a backslash."""
+    if end > 0 and text[end - 1] == "\r":
+        end -= 1
+    return end > 0 and text[end - 1] == "\\"
+
+
+def _continued(text: str, end: int) -> int:
+    """Past lines that end in a backslash (the next line continues them)."""
+    for _ in range(BLOCK_LINES):
+        if not _ends_continued(text, end):
+            break
+        following = _next_end(text, end)
+        if following is None:
+            break
+        end = following
+    return end
+
+
+def _context(line: str) -> tuple[int, int]:
+    """Lines a trigger line's rules may read before and after it: none for most lines; the
+    rules' reach for a line that opens a value below it or names a pair."""
+    last = line.rstrip()[-1:]
+    if (last.isalnum() or last in ")];}.!?%*`&$@~^_") and not _PAIR_HINT.search(line):
+        return 0, 0  # a line that neither opens a value nor names a pair (most of them)
+    pair = _PAIR_MARKER.search(line) is not None
+    before = CONTEXT_BEFORE if pair else 0
+    if pair or _OPENS.search(line) or YAML_KEY.fullmatch(line.rstrip("\r")):
+        return before, CONTEXT_AFTER
+    if _BODY.fullmatch(line):
+        return before, 2  # a key body's short last line and its END line
+    return before, 1 if _CLOSES_QUOTE.search(line) else 0
+
+
+def _started(text: str, start: int) -> int:
+    """Back over the lines that a backslash continues into this one."""
+    for _ in range(BLOCK_LINES):
+        if start == 0 or not _ends_continued(text, start - 1):
+            break
+        start = text.rfind("\n", 0, start - 1) + 1
+    return start
+
+
+def _windows(text: str, starts: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    windows: list[tuple[int, int]] = []
+    for line_start, line_end in starts:
+        before, after = _context(text[line_start:line_end])
+        start = _started(text, _back(text, line_start, before))
+        end = _extend(text, line_start, line_end,
+                      _continued(text, _forward(text, line_end, after)))
+        if windows and start <= windows[-1][1] + 1:
+            windows[-1] = (windows[-1][0], max(windows[-1][1], end))
+        else:
+            windows.append((start, end))
+    return windows
+
+
+def plan(text: str) -> Plan | None:
+    """Which detectors can find anything in `text`, and on which pieces of it: one RE2 pass
+    per trigger group finds the trigger lines, an RE2 set over those lines says which
+    detectors they wake."""
+    triggers = _triggers()
+    found: set[int] = set()
+    lines: set[tuple[int, int]] = set()
+    # ASCII text as bytes: RE2 reads UTF-8, and its byte offsets are then character offsets
+    subject: str | bytes = text.encode("ascii") if text.isascii() else text
+    for group_ids, search_set in triggers.groups:
+        group_lines = [(text.rfind("\n", 0, match.start()) + 1, match.end())
+                       for match in _line_pattern(group_ids).finditer(subject)]  # type: ignore
+        if not group_lines:
+            continue
+        lines.update(group_lines)
+        matched = search_set.Match("\n".join(text[s:e] for s, e in group_lines))  # type: ignore
+        found.update(group_ids[i] for i in matched or ())
+    if not found:
+        return None
+    detectors = frozenset(name for i in found for name in triggers.owners[i])
+    windows = tuple(_windows(text, sorted(lines)))
+    covered = sum(end - start for start, end in windows)
+    return Plan(detectors, windows, covered > DENSE_FRACTION * len(text))
+
+
+def compact(text: str, windows: tuple[tuple[int, int], ...]) -> tuple[str, list[int], list[int]]:
+    """The windows' text joined by `separator`, the start of each window in it, and in
+    `text` (a span found in the joined text maps back window by window)."""
+    separator = SEPARATOR
+    pieces, compact_starts, starts = [], [], []
+    at = 0
+    for start, end in windows:
+        compact_starts.append(at)
+        starts.append(start)
+        pieces.append(text[start:end])
+        at += end - start + len(separator)
+    return separator.join(pieces), compact_starts, starts
+
+
+def map_back(span_start: int, span_end: int, compact_starts: list[int], starts: list[int],
+             windows: tuple[tuple[int, int], ...]) -> tuple[int, int]:
+    """A span of the joined text in the original's offsets (clipped to its window)."""
+    index = bisect.bisect_right(compact_starts, span_start) - 1
+    offset = starts[index] - compact_starts[index]
+    start = span_start + offset
+    end = min(span_end + offset, windows[index][1])
+    return start, end

@@ -1,0 +1,157 @@
+"""Secret values found by the shape of the line around them, where no `name = value` says so:
+
+- `.netrc` (`machine h login u password X`, or `password X` on its own line) and `.pgpass`
+  (`host:port:db:user:X`) lines;
+- connection strings: JDBC Oracle's `user/X@host`, a Go MySQL DSN `user:X@tcp(...)`, a URL
+  with an empty user (`redis://:X@host`);
+- `ENV NAME value` (Dockerfile), `set -x NAME value` (fish), `setenv NAME value` (csh);
+- SQL's `SET PASSWORD [FOR u] = [PASSWORD(]'X'`;
+- calls that take a secret: a user/password pair (`auth=("u", "X")`, `smtp.login("u", "X")`,
+  `SetBasicAuth("u", "X")`, `NetworkCredential("u", "X")`), or a string naming a secret then
+  its value (`define('DB_PASSWORD', 'X')`, `os.environ.setdefault("SECRET_KEY", "X")`,
+  `config.set("db", "password", "X")`, `localStorage.setItem("token", "X")`,
+  `req.Header.Set("X-Api-Key", "X")`);
+- prose: "my password is X", "the api key: X", "use the password X" (X reads like a password:
+  letters with digits or symbols, not a word).
+
+    shape_findings(text) -> [(start, end, kind)]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import cache
+
+from helix.core.secret_gates import (
+    MIN_PASSWORD_LEN,
+    MIN_VALUE,
+)
+from helix.core.secret_rules import rules
+from helix.core.secret_structure import Found, name_strength, placeholder, quoted_ok
+
+_NETRC = re.compile(r"\bmachine[ \t]+\S+[ \t]+(?:login|account)[ \t]+\S+[ \t]+password[ \t]+"
+                    r"([^\s\"'`]+)|^[ \t]*(?:(?:login|account)[ \t]+\S+[ \t]+)?password[ \t]+"
+                    r"([^\s\"'`]+)[ \t]*$", re.M)
+_PGPASS = re.compile(r"^[ \t]*[\w.*\-\[\]]+:(?:\d{1,5}|\*):[\w.*\-]+:[\w.*\-@]+:(\S+)[ \t]*$",
+                     re.M)
+_CONNECTION = re.compile(
+    r"(?i)\bjdbc:oracle:(?:thin|oci\d*):@?[^\s/@:;\"']{1,80}/([^\s@;\"']{1,4096})@"
+    r"|(?<![\w.\-])[\w.\-]{1,80}:([^\s@/:\"'`]{3,4096})@(?:tcp|unix|udp)\("
+    r"|://:([^\s/@\"'`]{3,4096})@")
+_ENV_SPACED = re.compile(r"^[ \t]*(?:ENV|set[ \t]+-[a-zA-Z]+|setenv)[ \t]+([A-Za-z_][\w.]{0,79})"
+                         r"[ \t]+([\"']?)([^\s\"'=][^\s\"']{0,4095})\2[ \t]*$", re.M)
+_SET_PASSWORD = re.compile(r"(?i)\bset[ \t]+password[ \t]+(?:for[ \t]+[^=\n]{1,200}?)?=[ \t]*"
+                           r"(?:password[ \t]*\([ \t]*)?(['\"])([^'\"\n]{1,4096})\1")
+_CREDENTIAL_CALL = re.compile(
+    r"(?i)(?:auth|login|credentials?)\w*[ \t]*(?:=[ \t]*)?\([ \t]*([\"'])([^\"'\n]{1,200})\1"
+    r"[ \t]*,[ \t]*([\"'])([^\"'\n]{1,4096})\3")
+# a call (a name right before its parenthesis: not a tuple), at most two arguments before
+_NAMED_ARGUMENT = re.compile(
+    r"(?<=[\w\]])\([ \t]*(?:[^(),\n]{1,100},[ \t]*){0,2}([\"'])([A-Za-z_][\w.\-]{0,79})\1"
+    r"[ \t]*,[ \t]*([\"'])([^\"'\n]{1,4096})\3")
+# a secret name compared with a literal: a hard-coded credential check
+_COMPARED = re.compile(
+    r"(?<![\w.$])([A-Za-z_$][\w.$]{0,79})[ \t]*[!=]==?[ \t]*([\"'])([^\"'\n]{1,4096})\2"
+    r"|([\"'])([^\"'\n]{1,4096})\4[ \t]*[!=]==?[ \t]*([A-Za-z_$][\w.$]{0,79})")
+_VALUE_WORDS = frozenset({"pass", "pw", "pwd"})  # short enough to be the password itself
+_CREDENTIAL_WORD = re.compile(r"[^\s\"'`,;()<>\[\]{}]+")
+_IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
+
+
+@cache
+def _prose() -> re.Pattern[str]:
+    names = "|".join(re.escape(n).replace(r"\ ", "[ \t]+") for n in rules().prose_names)
+    return re.compile(rf"(?i)\b(?:{names})s?\b(?:[ \t]+(is|was)[ \t]*:?|[ \t]*(:))?[ \t]+"
+                      r"[\"'`]?(?=[^\s\"'`])")
+
+
+def password_word(word: str) -> bool:
+    """One word that reads like a password, not like prose or code: letters with digits or
+    symbols, long enough, no call or path."""
+    if len(word) < MIN_PASSWORD_LEN or placeholder(word) or "://" in word:
+        return False
+    if word.startswith(("/", "./", "~", "$", "%", "#")) or word.endswith((":", "?")):
+        return False
+    letters = any(c.isalpha() for c in word)
+    digits = any(c.isdigit() for c in word)
+    symbols = any(not c.isalnum() and c not in "._-" for c in word)
+    return letters and (digits or symbols) and not word.replace(".", "").isdigit()
+
+
+def _group(match: re.Match[str], *groups: int) -> tuple[int, int, str] | None:
+    for group in groups:
+        if match.group(group) is not None:
+            return match.start(group), match.end(group), match.group(group)
+    return None
+
+
+# (rule, its groups, kind, words one of which the text must hold for the rule to match)
+_LINE_RULES = ((_NETRC, (1, 2), "keyword", ("password",)),
+               (_PGPASS, (1,), "keyword", (":",)),
+               (_CONNECTION, (1, 2, 3), "url_password", ("jdbc:", "@tcp(", "@unix(", "@udp(",
+                                                        "://:")),
+               (_SET_PASSWORD, (2,), "assignment", ("password",)),
+               (_CREDENTIAL_CALL, (4,), "assignment", ("auth", "login", "credential")))
+
+
+def _lines_and_connections(text: str, lowered: str) -> Iterator[Found]:
+    min_value = MIN_VALUE
+    for pattern, groups, kind, words in _LINE_RULES:
+        if not any(word in lowered for word in words):
+            continue
+        for match in pattern.finditer(text):
+            span = _group(match, *groups)
+            if span is None or len(span[2]) < min_value or placeholder(span[2]):
+                continue
+            if pattern is _CREDENTIAL_CALL and not (
+                    quoted_ok(span[2], "strong") and len(span[2]) >= MIN_PASSWORD_LEN):
+                continue  # `login("user", "pass")`: a test's dummy
+            if pattern in (_PGPASS, _NETRC) and not password_word(span[2].rstrip(".,;:")):
+                continue  # `password combination.` in prose, `01:00:5e:00:00:01`
+            yield Found(span[0], span[1], kind)
+
+
+def _named(text: str) -> Iterator[Found]:
+    for match in _ENV_SPACED.finditer(text):
+        strength = name_strength(match.group(1))
+        value = match.group(3)
+        if strength is not None and quoted_ok(value, strength):
+            yield Found(match.start(3), match.end(3), "assignment")
+    for match in _NAMED_ARGUMENT.finditer(text):
+        if match.group(2).lower() in _VALUE_WORDS:
+            continue  # ('user', 'pass', 'localhost'): a password among arguments, not a name
+        strength = name_strength(match.group(2))
+        if strength is not None and quoted_ok(match.group(4), strength):
+            yield Found(match.start(4), match.end(4), "assignment")
+
+
+def _comparisons(text: str) -> Iterator[Found]:
+    for match in _COMPARED.finditer(text):
+        name, group = (match.group(1), 3) if match.group(1) is not None else (match.group(6), 5)
+        if name_strength(name) == "strong" and quoted_ok(match.group(group), "strong"):
+            yield Found(match.start(group), match.end(group), "assignment")
+
+
+def _prose_values(text: str) -> Iterator[Found]:
+    for match in _prose().finditer(text):
+        word = _CREDENTIAL_WORD.match(text, match.end())
+        if word is None:
+            continue
+        value = word.group().rstrip(".,;:!?")
+        if match.group(2) and _IDENTIFIER.fullmatch(value):
+            continue  # `token: token_v2`: a name in code, not a password in prose
+        if not match.group(1) and not match.group(2) and not any(c.isdigit() for c in value):
+            continue  # `password and/or ...`: right after the word, only what has digits
+        if password_word(value):
+            yield Found(word.start(), word.start() + len(value), "keyword")
+
+
+def shape_findings(text: str) -> list[Found]:
+    lowered = text.lower()
+    found = [*_lines_and_connections(text, lowered), *_named(text)]
+    if "==" in text or "!=" in text:
+        found += _comparisons(text)
+    if any(name in lowered for name in ("pass", "secret", "token", "key", "pin", "credential")):
+        found += _prose_values(text)
+    return found

@@ -1,0 +1,297 @@
+"""The model helper: a background process that has litellm imported, so that `helix ask
+--model` pays the model's time, not litellm's import (seconds, on every new process).
+
+`helix ask --model M` starts it on first use (`ModelHelper.start`, before indexing, so the
+import runs on the other core while the question is indexed and retrieved) and sends it the
+one completion request over a Unix socket under `$HELIX_HOME/run/` (0700; the socket 0600);
+later asks find it warm. It stops by itself after `synthesis.helper_idle_s` without a
+request. It is never required: when it cannot be started or reached, the call is made in
+process as before (`synthesis.model_helper = false`, or `HELIX_SYNTHESIS__MODEL_HELPER=false`,
+never uses it).
+
+One helper serves one environment: its socket's name is a digest of the Python, Helix's
+synthesis code and every environment variable (the provider keys and bases litellm reads
+among them), so an ask with another key or another Helix never talks to a helper started for
+the first. The request carries the redacted messages and the call's parameters; the helper
+runs the same `LiteLLMClient.complete` (which redacts again) and answers with the streamed
+text pieces, then the completion or the error (its Helix class, message and HTTP status).
+
+    python -m helix.synthesis.model_helper SOCKET IDLE_S     # what `start` runs
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from helix.core import errors
+from helix.core.hashing import short_id
+from helix.core.ports import Completion
+
+PROTOCOL = 1
+MAX_SOCKET_PATH = 100  # a Unix socket's path is at most 107 bytes on Linux
+POLL_S = 0.02  # how often a client looks again for a helper still importing
+# variables that change between two shells of the same user without changing a model call
+_VOLATILE = frozenset({"PWD", "OLDPWD", "SHLVL", "_", "COLUMNS", "LINES", "TERM",
+                       "HELIX_HOME"})
+_CODE = ("llm.py", "model_helper.py", "redact.py", "fake_llm.py")
+_ERRORS: dict[str, type[errors.HelixError]] = {
+    cls.__name__: cls for cls in (errors.LLMTimeoutError, errors.LLMRateLimitError,
+                                  errors.LLMTransportError, errors.LLMAuthError,
+                                  errors.LLMEmptyError, errors.UnknownModelError)}
+
+
+def helper_key(environ: Mapping[str, str]) -> str:
+    """The identity of a helper that may serve this process: Python, code, environment."""
+    here = Path(__file__).parent
+    code = [(name, (here / name).stat().st_mtime_ns, (here / name).stat().st_size)
+            for name in _CODE]
+    env = sorted((k, v) for k, v in environ.items() if k not in _VOLATILE)
+    return short_id(PROTOCOL, sys.executable, code, env)
+
+
+def socket_path(home: Path, environ: Mapping[str, str]) -> Path:
+    return home / "run" / f"model-{helper_key(environ)}.sock"
+
+
+def _error_from(payload: Mapping[str, Any]) -> errors.HelixError:
+    kind, message = str(payload.get("kind")), str(payload.get("message"))
+    if kind == "LLMServerError":
+        return errors.LLMServerError(message, int(payload.get("status") or 0))
+    cls = _ERRORS.get(kind)
+    return cls(message) if cls is not None else errors.LLMTransportError(
+        f"the model helper failed: {message}")
+
+
+def _error_payload(exc: BaseException) -> dict[str, Any]:
+    return {"kind": type(exc).__name__, "message": str(exc),
+            "status": getattr(exc, "status", None)}
+
+
+class HelperUnavailable(Exception):
+    """No helper answered in time: the caller makes the call in process."""
+
+
+class ModelHelper:
+    """The client side: start the helper (once), then send it requests."""
+
+    def __init__(self, home: Path, *, idle_s: float, start_s: float,
+                 environ: Mapping[str, str] | None = None) -> None:
+        self.environ = dict(os.environ if environ is None else environ)
+        self.path = socket_path(home, self.environ)
+        self.idle_s = idle_s
+        self.start_s = start_s
+        self._process: subprocess.Popen[bytes] | None = None
+        self.waited_s = 0.0  # time spent waiting for the helper to be ready (its import)
+
+    def usable(self) -> bool:
+        return len(os.fsencode(self.path)) <= MAX_SOCKET_PATH
+
+    def start(self) -> None:
+        """Start a helper unless one answers already; returns at once (it imports alone)."""
+        if not self.usable():
+            return
+        running = self._connect()
+        if running is not None:
+            running.close()
+            return
+        run = self.path.parent
+        run.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(run, 0o700)
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "helix.synthesis.model_helper", str(self.path),
+             repr(self.idle_s)], cwd=run, env=self.environ, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+    def _connect(self) -> socket.socket | None:
+        client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            client.connect(str(self.path))
+        except OSError:
+            client.close()
+            return None
+        return client
+
+    def _ready(self) -> socket.socket:
+        """A connection, waiting while a helper we started is still importing."""
+        started = time.perf_counter()
+        try:
+            while True:
+                client = self._connect() if self.usable() else None
+                if client is not None:
+                    return client
+                starting = self._process is not None and self._process.poll() is None
+                if not starting or time.perf_counter() - started > self.start_s:
+                    raise HelperUnavailable(str(self.path))
+                time.sleep(POLL_S)
+        finally:
+            self.waited_s += time.perf_counter() - started
+
+    def request(self, payload: dict[str, Any],
+                on_text: Callable[[str], None] | None = None) -> Any:
+        """Send one request; the answer's `ok` value, or its error raised as Helix's."""
+        heard = False
+        try:
+            with self._ready() as client, client.makefile("rwb") as stream:
+                stream.write(json.dumps({"protocol": PROTOCOL, **payload}).encode() + b"\n")
+                stream.flush()
+                for line in stream:
+                    heard = True
+                    message = json.loads(line)
+                    if "text" in message and on_text is not None:
+                        on_text(str(message["text"]))
+                    elif "error" in message:
+                        raise _error_from(message["error"])
+                    elif "ok" in message:
+                        return message["ok"]
+        except OSError as exc:  # it stopped (idle) as we connected: answer in process
+            if not heard:
+                raise HelperUnavailable(str(exc)) from None
+            raise errors.LLMTransportError(f"the model helper stopped mid-answer: {exc}"
+                                           ) from None
+        if not heard:
+            raise HelperUnavailable("the model helper closed the connection")
+        raise errors.LLMTransportError("the model helper stopped mid-answer")
+
+    def stop(self) -> bool:
+        """Stop a running helper for this environment (False: none runs)."""
+        client = self._connect() if self.usable() else None
+        if client is None:
+            return False
+        client.close()
+        try:
+            self.request({"op": "stop"})
+        except (HelperUnavailable, errors.HelixError):
+            return False
+        return True
+
+    def complete(self, messages: Sequence[dict[str, str]], *, model: str, timeout_s: float,
+                 max_tokens: int, temperature: float, api_base: str | None,
+                 extra: Mapping[str, Any], on_text: Callable[[str], None] | None,
+                 max_chars: int) -> Completion:
+        done = self.request({"op": "complete", "model": model, "messages": list(messages),
+                             "timeout_s": timeout_s, "max_tokens": max_tokens,
+                             "temperature": temperature, "api_base": api_base,
+                             "extra": dict(extra), "stream": on_text is not None,
+                             "max_chars": max_chars}, on_text)
+        return Completion(**done)
+
+
+# ---- the helper process -------------------------------------------------------------------
+
+def _answer(request: dict[str, Any], client: Any, send: Callable[[dict[str, Any]], None]
+            ) -> None:
+    if request.get("protocol") != PROTOCOL:
+        raise errors.LLMTransportError("the model helper speaks another protocol")
+    if request.get("op") == "stop":  # `ModelHelper.stop`: the main thread exits cleanly
+        send({"ok": None})
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    client.extra = dict(request.get("extra") or {})
+    if request.get("op") == "preflight":
+        client.preflight(request["model"], api_base=request.get("api_base"))
+        send({"ok": None})
+        return
+    client.max_chars = int(request.get("max_chars") or client.max_chars)
+    stream = (lambda piece: send({"text": piece})) if request.get("stream") else None
+    done = client.complete(request["messages"], model=request["model"],
+                           timeout_s=float(request["timeout_s"]),
+                           max_tokens=int(request["max_tokens"]),
+                           temperature=float(request["temperature"]),
+                           api_base=request.get("api_base"), on_text=stream)
+    send({"ok": done.model_dump(mode="json")})
+
+
+class _Busy:
+    """Requests in flight: the helper does not stop for idleness while one runs."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.lock = threading.Lock()
+
+    def add(self, n: int) -> None:
+        with self.lock:
+            self.count += n
+
+
+def _serve_one(connection: socket.socket, busy: _Busy) -> None:
+    try:
+        _serve_connection(connection)
+    finally:
+        busy.add(-1)
+
+
+def _serve_connection(connection: socket.socket) -> None:
+    from helix.synthesis.llm import LiteLLMClient
+
+    with connection, connection.makefile("rwb") as stream:
+        def send(message: dict[str, Any]) -> None:
+            stream.write(json.dumps(message).encode() + b"\n")
+            stream.flush()
+
+        try:
+            line = stream.readline()
+            if line:
+                _answer(json.loads(line), LiteLLMClient(), send)
+        except (BrokenPipeError, ConnectionResetError):
+            return  # the asker went away (its deadline): nothing to tell
+        except Exception as exc:  # every failure goes back as one error, never a traceback
+            with contextlib.suppress(OSError):
+                send({"error": _error_payload(exc)})
+
+
+def serve(path: Path, idle_s: float) -> None:
+    """Import litellm, listen on `path`, answer until `idle_s` pass with no request."""
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(str(path) + ".lock")
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        return  # another helper for this environment runs (or starts): it serves
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # the finally below still runs
+    try:
+        from helix.synthesis.llm import warm_litellm
+
+        warm_litellm()
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()  # a helper killed before it could remove it
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)
+        try:
+            listener.bind(str(path))
+        finally:
+            os.umask(old)
+        listener.listen()
+        listener.settimeout(idle_s)
+        busy = _Busy()
+        with listener:
+            while True:
+                try:
+                    connection, _ = listener.accept()
+                except TimeoutError:
+                    if busy.count:
+                        continue
+                    break  # idle: stop; the next ask starts another
+                connection.settimeout(None)
+                busy.add(1)
+                threading.Thread(target=_serve_one, args=(connection, busy),
+                                 daemon=True).start()
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        lock.release()
+
+
+if __name__ == "__main__":
+    serve(Path(sys.argv[1]), float(sys.argv[2]))

@@ -1,0 +1,166 @@
+"""Ignore-file rules (`.gitignore`, `.helixignore`, `.git/info/exclude`) matched by RE2, with
+every cost bounded.
+
+A repository writes these files, so they are untrusted input:
+- matching is RE2's (google-re2): linear in the path's length whatever the patterns, where a
+  backtracking engine takes time exponential in the `*` of one line;
+- a line longer than `index.max_ignore_line_chars` is not honoured: pathspec's translation of
+  one line to a regular expression is quadratic past about 100,000 characters (a 1 MB line:
+  99 s), and no path is that long;
+- a file's lines past `index.max_ignore_lines` are not honoured;
+- the regexes are compiled into RE2 sets of at most `SET_REGEXES` each, every set within
+  `index.ignore_max_mem` bytes of program: one set over all of them failed on a few hundred
+  wildcard lines ("failed to compile Set") and stopped the walk. A set that does not compile
+  is split in halves, down to one regex; a line whose regex does not compile alone is not
+  honoured. Each of these is one notice naming the file, the line and the setting.
+
+The meaning is pathspec's `GitIgnoreSpec`: its translation of each line, and its precedence
+(the last matching line decides; a match as a file beats a match as a directory;
+`tests/test_walker.py` checks the two agree).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import re2
+from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+from helix.core.config import IndexSettings
+
+# pathspec's directory marker: its regexes end in it, RE2 sets cannot report groups
+_DIR_MARK_CG = "(?P<ps_d>/)"
+_DIR_MARK_OPT = f"(?:{_DIR_MARK_CG}|$)"
+SET_REGEXES = 512  # regexes tried in one set before splitting (two per line at most)
+
+
+@dataclass(frozen=True)
+class _Regex:
+    line: int  # 1-based line of the ignore file
+    include: bool  # the line ignores (True) or re-includes (`!`, False)
+    is_dir: bool  # matched through the directory marker
+    regex: str
+
+
+@dataclass
+class IgnoreRules:
+    """The compiled rules of one ignore file; `notes` says what of it is not honoured."""
+
+    regexes: list[_Regex]
+    sets: list[tuple[re2.Set, list[int]]]  # each set and the regex numbers of its members
+    notes: list[str] = field(default_factory=list)
+    dropped: frozenset[int] = frozenset()  # lines not honoured (one of their regexes failed)
+
+    def check(self, path: str) -> bool | None:
+        """True: ignored, False: re-included, None: no line matches (POSIX relative path,
+        a directory with a trailing `/`)."""
+        hits = sorted(number for regex_set, members in self.sets
+                      for number in (members[hit] for hit in regex_set.Match(path) or ())
+                      if self.regexes[number].line not in self.dropped)
+        best: _Regex | None = None
+        for number in hits:  # in line order, so the result never depends on RE2's order
+            if best is None or _beats(self.regexes[number], best):
+                best = self.regexes[number]
+        return None if best is None else best.include
+
+
+def _beats(candidate: _Regex, best: _Regex) -> bool:
+    """GitIgnoreSpec's precedence (its re2 backend's rule): a match as a file beats one as a
+    directory, a later line one of the same kind, and a later ignoring directory line any."""
+    rank, held = (1 if candidate.is_dir else 2), (1 if best.is_dir else 2)
+    return ((candidate.include and candidate.is_dir and candidate.line > best.line)
+            or (rank == held and candidate.line > best.line) or rank > held)
+
+
+def _split(regex: str) -> list[tuple[str, bool]]:
+    """pathspec's regex as RE2-set regexes: (regex, matched as a directory)."""
+    if _DIR_MARK_CG not in regex:
+        return [(regex, False)]
+    if regex.endswith(_DIR_MARK_OPT):
+        base = regex[:-len(_DIR_MARK_OPT)]
+        return [(f"{base}/", True), (f"{base}$", False)]
+    return [(regex.replace(_DIR_MARK_CG, "/"), True)]
+
+
+def _options(max_mem: int) -> re2.Options:
+    options = re2.Options()
+    options.max_mem = max_mem
+    options.log_errors = False
+    options.never_capture = True
+    return options
+
+
+def _compiled(regexes: list[_Regex], members: list[int], max_mem: int) -> re2.Set | None:
+    regex_set = re2.Set.SearchSet(_options(max_mem))
+    try:
+        for number in members:
+            regex_set.Add(regexes[number].regex)
+        regex_set.Compile()
+    except Exception:  # re2.error, or a regex it cannot take: split, then drop
+        return None
+    return regex_set
+
+
+def _build_sets(regexes: list[_Regex], max_mem: int, notes: list[str]
+                ) -> tuple[list[tuple[re2.Set, list[int]]], frozenset[int]]:
+    """Sets of at most SET_REGEXES regexes, each compiled within `max_mem`; a set that does
+    not compile is halved (work bounded: each level compiles every regex at most once)."""
+    pending = [list(range(start, min(start + SET_REGEXES, len(regexes))))
+               for start in range(0, len(regexes), SET_REGEXES)]
+    built: list[tuple[re2.Set, list[int]]] = []
+    dropped: set[int] = set()
+    while pending:
+        members = pending.pop()
+        regex_set = _compiled(regexes, members, max_mem)
+        if regex_set is not None:
+            built.append((regex_set, members))
+        elif len(members) > 1:
+            half = len(members) // 2
+            pending.extend((members[half:], members[:half]))
+        else:
+            dropped.add(regexes[members[0]].line)
+    notes.extend(f"line {line} is not honoured: its pattern does not compile within "
+                 f"index.ignore_max_mem = {max_mem:,} bytes" for line in sorted(dropped))
+    built.sort(key=lambda item: item[1][0])
+    return built, frozenset(dropped)
+
+
+def _regexes(lines: tuple[str, ...], max_chars: int, notes: list[str]) -> list[_Regex]:
+    out: list[_Regex] = []
+    for number, line in enumerate(lines, start=1):
+        if len(line) > max_chars:
+            notes.append(f"line {number} is not honoured: {len(line):,} characters, over "
+                         f"index.max_ignore_line_chars = {max_chars:,}")
+            continue
+        regex, include = GitIgnoreSpecPattern.pattern_to_regex(line)
+        if regex is None or include is None:
+            continue  # a blank line or a comment
+        out.extend(_Regex(number, include, is_dir, text) for text, is_dir in _split(regex))
+    return out
+
+
+@lru_cache(maxsize=256)
+def _compile(lines: tuple[str, ...], max_lines: int, max_chars: int,
+             max_mem: int) -> IgnoreRules:
+    notes: list[str] = []
+    if len(lines) > max_lines:
+        notes.append(f"{len(lines):,} lines: only the first {max_lines:,} are honoured "
+                     "(index.max_ignore_lines)")
+        lines = lines[:max_lines]
+    regexes = _regexes(lines, max_chars, notes)
+    sets, dropped = _build_sets(regexes, max_mem, notes)
+    return IgnoreRules(regexes, sets, notes, dropped)
+
+
+def compile_rules(lines: list[str] | tuple[str, ...], settings: IndexSettings) -> IgnoreRules:
+    """The rules of one ignore file's lines under the settings' bounds (memoized: a walk
+    compiles each distinct file once per process)."""
+    return _compile(tuple(lines), settings.max_ignore_lines, settings.max_ignore_line_chars,
+                    settings.ignore_max_mem)
+
+
+def fingerprint(settings: IndexSettings) -> str:
+    """The bounds in force, for a walk's cache of verdicts."""
+    return (f"{settings.max_ignore_lines}:{settings.max_ignore_line_chars}:"
+            f"{settings.ignore_max_mem}")

@@ -1,0 +1,153 @@
+"""The model helper (issue 29): `helix ask --model` does not import litellm itself; a background
+process started on first use does, and later asks reuse it; it serves only its own
+environment, stops when idle, and is never required (the call is then made in process). The
+envelope's `model_import` is the time the ask waited for litellm, in either place."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helix.synthesis.model_helper import ModelHelper, helper_key, socket_path
+
+ROOT = Path(__file__).resolve().parents[1]
+REPO = ROOT / "data" / "fixtures" / "answer_repo"
+QUESTION = "where is the retry policy decided?"
+STOP_WAIT_S = 120.0
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from model_stub import ModelStub  # noqa: E402
+
+# runs `helix ask` in this process, then says whether this process imported litellm
+_ASK = """
+import json, sys
+from helix.cli.main import main
+code = 0
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code or 0
+print(json.dumps({"litellm_here": "litellm" in sys.modules}), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def _env(home: Path, mode: str, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HELIX_")}
+    env.update(HELIX_HOME=str(home), HELIX_NO_SERVER="1", HELIX_INDEX__EMBED_ENABLED="false",
+               HELIX_SYNTHESIS__MODEL_HELPER=mode, HELIX_SYNTHESIS__HELPER_IDLE_S="60",
+               OPENAI_API_KEY="sk-stub-test", PYTHONPATH=str(ROOT), **extra)
+    return env
+
+
+def _ask(env: dict[str, str], base: str) -> tuple[dict[str, Any], bool]:
+    done = subprocess.run([sys.executable, "-c", _ASK, "ask", "--json", "--repo", str(REPO),
+                           "--model", "openai/stub", "--api-base", base, QUESTION],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    here = json.loads(done.stderr.strip().splitlines()[-1])["litellm_here"]
+    return json.loads(done.stdout), bool(here)
+
+
+@pytest.fixture
+def home() -> Any:
+    """A short $HELIX_HOME: a Unix socket's path has at most 107 bytes (pytest's temporary
+    directories under xdist come close; a longer home gets no helper, by design)."""
+    import shutil
+    import tempfile
+
+    home = Path(tempfile.mkdtemp(prefix="hx-"))
+    yield home
+    for sock in (home / "run").glob("model-*.sock"):  # no helper outlives the test
+        helper = ModelHelper(home, idle_s=1, start_s=1)
+        helper.path = sock
+        helper.stop()
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def test_ask_with_a_model_uses_a_helper_and_the_next_ask_reuses_it(home: Path) -> None:
+    env = _env(home, "process")
+    with ModelStub() as stub:
+        first, here = _ask(env, stub.base)
+        assert first["answer_mode"] == "llm"
+        assert not here  # the asking process never imported litellm
+        sockets = list((home / "run").glob("model-*.sock"))
+        assert len(sockets) == 1 and sockets[0].stat().st_mode & 0o777 == 0o600
+        assert (home / "run").stat().st_mode & 0o777 == 0o700
+        second, here = _ask(env, stub.base)
+        assert not here and second["answer_mode"] == "llm"
+        assert list((home / "run").glob("model-*.sock")) == sockets  # the same helper
+        assert len(stub.requests) == 2  # one model call per ask
+    assert first["answer"] == second["answer"]
+    timings = first["timings_ms"]
+    assert 0 <= timings["model_import"] + timings["model_call"] <= timings["synthesis"]
+
+
+def test_in_process_the_envelope_says_what_the_import_cost(home: Path) -> None:
+    """Off: the ask imports litellm itself, and `model_import` says so (it read 0.0)."""
+    with ModelStub() as stub:
+        envelope, here = _ask(_env(home, "off"), stub.base)
+    assert here and envelope["answer_mode"] == "llm"
+    timings = envelope["timings_ms"]
+    assert timings["model_import"] > 0
+    assert timings["model_import"] + timings["model_call"] <= timings["synthesis"]
+    assert not (home / "run").exists()  # no helper was started
+
+
+def test_a_helper_serves_only_its_own_environment(tmp_path: Path) -> None:
+    assert not ModelHelper(tmp_path / ("x" * 120), idle_s=1, start_s=1).usable()
+    env = {"PATH": "/bin", "OPENAI_API_KEY": "sk-one"}
+    assert helper_key(env) == helper_key({**env, "PWD": "/elsewhere", "SHLVL": "3"})
+    assert helper_key(env) != helper_key({**env, "OPENAI_API_KEY": "sk-two"})
+    assert helper_key(env) != helper_key({**env, "OPENAI_API_BASE": "http://127.0.0.1:1"})
+    assert socket_path(tmp_path, env).parent == tmp_path / "run"
+
+
+def test_a_helper_that_cannot_start_is_not_required(
+        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A helper process that dies at once: the call is made in this process, same answer."""
+    from helix.synthesis.llm import LiteLLMClient
+
+    helper = ModelHelper(home, idle_s=5, start_s=30)
+    helper._process = subprocess.Popen([sys.executable, "-c", "pass"])
+    helper._process.wait()
+    client = LiteLLMClient(helper=helper, extra={"api_key": "sk-stub"})
+    with ModelStub() as stub:
+        done = client.complete([{"role": "user", "content": "see [E1]"}], model="openai/stub",
+                               timeout_s=30, max_tokens=50, temperature=0, api_base=stub.base)
+    assert "[E1]" in done.text and client.helper is None and client.calls == 1
+
+
+def test_an_idle_helper_stops_and_removes_its_socket(home: Path) -> None:
+    helper = ModelHelper(home, idle_s=1, start_s=STOP_WAIT_S)
+    helper.start()
+    process = helper._process
+    assert process is not None
+    helper.request({"op": "preflight", "model": "openai/stub", "api_base": "http://127.0.0.1:9",
+                    "extra": {}})  # waits for it to be ready: it answers
+    assert helper.path.exists()
+    process.wait(timeout=STOP_WAIT_S)  # one idle second later it is gone
+    assert not helper.path.exists()
+
+
+def test_the_helpers_errors_are_the_providers_errors(home: Path) -> None:
+    from helix.core.errors import LLMServerError
+    from helix.synthesis.llm import LiteLLMClient
+
+    helper = ModelHelper(home, idle_s=30, start_s=STOP_WAIT_S)
+    helper.start()
+    client = LiteLLMClient(helper=helper, extra={"api_key": "sk-stub"})
+    started = time.perf_counter()
+    with ModelStub(status=500, reason="boom") as stub, pytest.raises(LLMServerError) as info:
+        client.complete([{"role": "user", "content": "see [E1]"}], model="openai/stub",
+                        timeout_s=30, max_tokens=50, temperature=0, api_base=stub.base)
+    assert info.value.status == 500 and "HTTP 500: boom" in str(info.value)
+    assert client.helper is helper and client.calls == 1
+    assert client.import_s + client.call_s <= time.perf_counter() - started
