@@ -2,13 +2,14 @@
 validation split, the candidates' order scored offline (function and file Acc@k).
 
     python benchmarks/ranker_ablation.py --rows DIR --manifest data/ranker/manifest.json
-        [--models DIR] [--out FILE]
+        [--test-rows DIR] [--models DIR] [--out FILE]
 
-Every variant is retrained with the shipped model's parameters and number of trees (read from
-its manifest; nothing is chosen again): all features; without the history field (its features
-and the candidates only it brought); without the association table (likewise); without both;
-and the hand order itself. `--models DIR` keeps each variant's model (DIR/<variant>/), to ask
-the test split through `benchmarks/corpus_rank.py --config` once at the end. Writes
+Every variant is retrained with the shipped model's parameters (read from its manifest; no grid
+again), at most its number of trees (the best count on validation): all features; without the
+history field (its features and the candidates only it brought); without the association table
+(likewise); without both; and the hand order itself. With `--test-rows DIR` (`helix eval corpus
+ranker-rows --split test`), the same models are also scored on the test split, reported apart:
+nothing is chosen on it. `--models DIR` keeps each variant's model (DIR/<variant>/). Writes
 benchmarks/results/ranker_ablation.json.
 """
 
@@ -43,6 +44,7 @@ def main() -> int:
     parser.add_argument("--rows", type=Path, required=True)
     parser.add_argument("--manifest", type=Path, default=ROOT / "data" / "ranker" /
                         "manifest.json")
+    parser.add_argument("--test-rows", type=Path, default=None)
     parser.add_argument("--models", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
@@ -51,6 +53,7 @@ def main() -> int:
     from evals.corpus.ranker_train import (
         accuracy,
         hand_scores,
+        masked,
         split_groups,
         train,
         without_sources,
@@ -73,6 +76,12 @@ def main() -> int:
                                "params": params, "trees": shipped["trees"]}
     hand = without_sources(valid_all, ("history", "assoc"))
     results["hand"] = {**accuracy(hand_scores(hand), hand), "pool_recall": pool_recall(hand)}
+    test_all = None
+    if args.test_rows is not None:
+        test_all = split_groups(args.test_rows, cases, "test", repos)
+        hand_t = without_sources(test_all, ("history", "assoc"))
+        results["test"] = {"hand": {**accuracy(hand_scores(hand_t), hand_t),
+                                    "pool_recall": pool_recall(hand_t)}}
     print(json.dumps({"hand": results["hand"]}), flush=True)
     import evals.corpus.ranker_train as trainer
 
@@ -86,6 +95,13 @@ def main() -> int:
         chosen = train(train_data, valid, columns, grid=(params,))
         results[name] = {**chosen["validation"], "pool_recall": pool_recall(valid),
                          "trees": chosen["trees"]}
+        if test_all is not None:
+            import lightgbm as lgb
+
+            test = without_sources(test_all, groups)
+            booster = lgb.Booster(model_str=chosen["text"])
+            results["test"][name] = {**accuracy(booster.predict(masked(test.x, columns)), test),
+                                     "pool_recall": pool_recall(test)}
         if args.models is not None:
             write_model(args.models / name, chosen["text"],
                         {"variant": name, "without": list(groups)},
