@@ -81,3 +81,29 @@ def test_the_learned_order_beats_the_hand_order(tmp_path: Path, helix_home: Path
     assert summary(learned)["function_acc@1"] == 1.0
     assert summary(hand)["function_acc@1"] < 0.5  # the decoy leads the hand order
     assert case_ranks(held[0], ()) == {"function_rank": None, "file_rank": None}
+
+
+def test_grid_points_trained_at_once_choose_the_same_model_as_one_at_a_time() -> None:
+    import numpy as np
+
+    from controller.rank_features import FEATURES
+
+    rng = np.random.default_rng(7)
+
+    def groups(n: int) -> Groups:
+        size = 12
+        x = rng.random((n * size, len(FEATURES)))
+        target = np.full(n * size, -1)
+        for q in range(n):  # the candidate with the highest feature 3 is the answer
+            target[q * size + int(np.argmax(x[q * size:(q + 1) * size, 3]))] = 0
+        return Groups(x, (target >= 0).astype(float), np.full(n, size), target, np.ones(n, int),
+                      [[f"f{i % 4}" for i in range(size)] for _ in range(n)],
+                      [["f0"] for _ in range(n)])
+
+    train_data, valid = groups(60), groups(20)
+    grid = tuple({"num_leaves": leaves, "learning_rate": 0.2, "min_data_in_leaf": 5}
+                 for leaves in (3, 4, 7))
+    one = train(train_data, valid, grid=grid)
+    many = train(train_data, valid, grid=grid, jobs=3)
+    assert many["text"] == one["text"] and many["params"] == one["params"]
+    assert many["validation"] == one["validation"] and many["train"] == one["train"]

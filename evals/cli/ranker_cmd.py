@@ -49,8 +49,11 @@ def _progress(verbose: bool) -> object:
 @click.option("--trees", required=True, metavar="DIR",
               help="The trees at R (`helix eval corpus trees --into DIR`).")
 @click.option("--out", "out_dir", required=True, metavar="DIR", help="Rows go to DIR/<name>.*")
-@click.option("--split", "splits", multiple=True, type=click.Choice(["train", "validation"]),
-              help="Only these splits (repeat; default both; the test split is never read).")
+@click.option("--split", "splits", multiple=True,
+              type=click.Choice(["train", "validation", "test"]),
+              help="Only these splits (repeat; default train and validation). test only when "
+                   "asked, to report on (benchmarks/ranker_ablation.py --test-rows): "
+                   "train-ranker never reads it.")
 @click.option("--candidate-config", "candidate", metavar="TOML", default=None,
               help="Settings to collect with (a TOML overrides file).")
 @click.option("--assoc", "assoc_file", metavar="FILE", default=None,
@@ -95,10 +98,13 @@ def rows_cmd(repos_file: str, cases_file: str, trees: str, out_dir: str,
 @click.option("--without", "without", multiple=True, metavar="GROUP",
               help="Leave a feature group out (ablation: history, assoc, graph, hand, words; "
                    "history and assoc also drop the candidates only they brought).")
+@click.option("--jobs", "jobs", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Grid points trained at once (forked processes; the same model as one "
+                   "at a time).")
 @click.option("-v", "--verbose", is_flag=True, help="Progress on stderr.")
 def train_cmd(repos_file: str, cases_file: str, rows_dir: str, out_dir: str,
               exports: tuple[str, ...], export_repo: str | None, assoc_file: str | None,
-              without: tuple[str, ...], verbose: bool) -> None:
+              without: tuple[str, ...], jobs: int, verbose: bool) -> None:
     """Train the learned ranker (LightGBM lambdarank, deterministic) on the train split,
     choose it on the validation split, write it with its manifest; print the digest to pin."""
     import json
@@ -142,7 +148,8 @@ def train_cmd(repos_file: str, cases_file: str, rows_dir: str, out_dir: str,
         extra, export_counts = export_rows(records, user_path(export_repo), {})
         if extra:
             train_data = Groups.concat([train_data, rows_groups(extra)])
-    chosen = train(train_data, valid, columns, progress=_progress(verbose))  # type: ignore[arg-type]
+    chosen = train(train_data, valid, columns, progress=_progress(verbose),  # type: ignore[arg-type]
+                   jobs=jobs)
     assoc = user_path(assoc_file).read_bytes() if assoc_file else None
     beside = user_path(cases_file).parent / "manifest.json"  # the corpus's own manifest
     corpus = json.loads(beside.read_text(encoding="utf-8")) if beside.is_file() else {}

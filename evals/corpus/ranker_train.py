@@ -199,23 +199,50 @@ def _train_one(train: Groups, valid: Groups, params: Mapping[str, Any],
     return booster, best, accuracy(np.asarray(booster.predict(xv, num_iteration=best)), valid)
 
 
+_SHARED: list[Groups] = []  # the rows a forked grid worker reads (never pickled)
+
+
+def _grid_point(job: tuple[Mapping[str, Any], Sequence[int]]) -> dict[str, Any]:
+    """One grid point on the rows in `_SHARED` (train, validation): its result, text included."""
+    params, keep = job
+    train_data, valid_data = _SHARED
+    booster, rounds, metrics = _train_one(train_data, valid_data, params, keep)
+    return {"params": dict(params), "trees": rounds, "validation": metrics,
+            "train": accuracy(np.asarray(booster.predict(masked(train_data.x, keep),
+                                                         num_iteration=rounds)), train_data),
+            "text": str(booster.model_to_string(num_iteration=rounds))}
+
+
 def train(train_data: Groups, valid_data: Groups, columns: Sequence[int] | None = None,
-          grid: Sequence[Mapping[str, Any]] = GRID, progress: Progress | None = None
-          ) -> dict[str, Any]:
+          grid: Sequence[Mapping[str, Any]] = GRID, progress: Progress | None = None,
+          jobs: int = 1) -> dict[str, Any]:
     """The best model of the grid on the validation split (its parameters, trees, metrics,
-    text: a model over every feature, the left-out columns zero)."""
+    text: a model over every feature, the left-out columns zero). `jobs` > 1 trains that many
+    grid points at once in forked processes; each point is deterministic on its own, so the
+    choice is the same as one at a time (the first best in grid order)."""
     keep = list(range(len(FEATURES))) if columns is None else list(columns)
+    points = [(params, keep) for params in grid]
+    _SHARED[:] = [train_data, valid_data]
+    try:
+        if jobs > 1 and len(points) > 1:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(min(jobs, len(points)),
+                                     mp_context=multiprocessing.get_context("fork")) as pool:
+                results = list(pool.map(_grid_point, points))
+        else:
+            results = [_grid_point(point) for point in points]
+    finally:
+        _SHARED.clear()
     best: tuple[tuple[float, float, int], dict[str, Any]] | None = None
-    for params in grid:
-        booster, rounds, metrics = _train_one(train_data, valid_data, params, keep)
+    for result in results:
+        metrics, rounds = result["validation"], result["trees"]
         key = (selection(metrics), metrics["function_acc@1"], -rounds)
         if progress is not None:
-            progress(f"{json.dumps(params, sort_keys=True)} trees {rounds}: {metrics}")
+            progress(f"{json.dumps(result['params'], sort_keys=True)} trees {rounds}: {metrics}")
         if best is None or key > best[0]:
-            best = (key, {"params": dict(params), "trees": rounds, "validation": metrics,
-                          "train": accuracy(np.asarray(booster.predict(
-                              masked(train_data.x, keep), num_iteration=rounds)), train_data),
-                          "text": str(booster.model_to_string(num_iteration=rounds))})
+            best = (key, result)
     assert best is not None
     return best[1]
 
