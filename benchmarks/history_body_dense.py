@@ -108,8 +108,8 @@ def collect(per_repo: int, home: Path) -> list[dict[str, Any]]:
                 gold = [g for g in case.gold if g in writer.files]
                 if not gold:
                     continue
-                index, config = helix.refresh()
-                env = helix.ask(case.question, index, config)
+                index, config = helix.refresh(), helix.config()
+                env = helix.ask(case.question)
                 files = _unique([item.path for item in ranked_items(env)])
                 bodies, embedded = body.rank(index, config, case.question)
                 rows.append({"repo": mined.repo, "id": case.id, "gold": gold,

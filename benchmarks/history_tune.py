@@ -102,6 +102,7 @@ def _open(case: dict[str, Any], config: Any, embedder: Any) -> Any:
 def score_all(out: Path, config_path: Path | None, only: tuple[str, ...], held_out: bool,
               cases_out: Path | None) -> dict[str, Any]:
     from controller.driver import run_controller
+    from controller.question import read_question
     from helix.core.ports import SystemClock
     from indexers.encoder import query_embedder
 
@@ -118,8 +119,8 @@ def score_all(out: Path, config_path: Path | None, only: tuple[str, ...], held_o
         for case in repo["cases"]:
             index = _open(case, config, embedder)
             started = time.perf_counter()
-            env = run_controller(case["question"], index, config, query_embedder=embedder,
-                                 clock=SystemClock())
+            env = run_controller(read_question(case["question"], config.retrieval), index,
+                                 config, query_embedder=embedder, clock=SystemClock())
             got = score((i.path for i in ranked_items(env)), tuple(case["gold"]),
                         time.perf_counter() - started)
             base = case["bm25"]

@@ -60,6 +60,7 @@ from helix.core.config import load_config
 from helix.core.ports import SystemClock
 from helix.service import ask
 from controller.driver import run_controller
+from controller.question import read_question
 from indexers.build import ensure_index
 root = Path(sys.argv[1])
 questions = json.loads(sys.argv[2])
@@ -73,7 +74,8 @@ for q in questions:
     third = time.perf_counter()
     index, _ = ensure_index(root, config)
     fourth = time.perf_counter()
-    run_controller(q, index, config, query_embedder=None, clock=SystemClock())
+    run_controller(read_question(q, config.retrieval), index, config, query_embedder=None,
+                   clock=SystemClock())
     fifth = time.perf_counter()
     out.append({"question": q, "first_s": round(second - first, 4),
                 "warm_s": round(third - second, 4), "ensure_index_s": round(fourth - third, 4),

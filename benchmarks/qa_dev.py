@@ -74,7 +74,7 @@ def main() -> None:
                         help="settings to try (as `helix eval qa --candidate-config`)")
     args = parser.parse_args()
     repos = dict(item.split("=", 1) for item in args.repo)
-    from evals.cli.history_cmd import candidate_overrides
+    from evals.cli.run_common import candidate_overrides
     from evals.qa.run import run_qa
 
     overrides = candidate_overrides(args.candidate_config)

@@ -84,7 +84,7 @@ def nothing_found(plan: RoutePlan, channels: Sequence[str] = ()) -> str:
     terms = _bounded([f"“{t}”" for t in plan.intent.terms]) or "the question as asked"
     where = "the documentation and code"
     if plan.intent.scope:
-        where += f" under {plan.intent.scope}"
+        where += f" under {plan.intent.scope.replace(',', ', ')}"
     how = "" if channels else " (word search, symbol and file names)"
     files = _bounded(list(plan.intent.path_hints))
     lines = ["Nothing in the repository matched the question: no evidence was found.",

@@ -21,13 +21,11 @@ from controller.answer_text import (
     mentions_text,
     quote,
     states_text,
-    subject_phrase,
     telling_line,
 )
 from controller.answer_usage import usage_answer
-from controller.route import ACTIONS, WHERE_VERBS
 from controller.text import is_identifier, token_set
-from controller.units import denies_unit, stated_instead, states_unit
+from controller.units import unit_lines
 from helix.core.envelope import EvidenceItem
 from helix.core.visible import visible_field
 
@@ -86,34 +84,14 @@ def _assigned(item: EvidenceItem, phrases: Sequence[str]) -> str | None:
     return None
 
 
-_WHERE_ASKED = re.compile(
-    r"^(?:where|in\s+which\s+(?:file|module|class|function|method))\s+(is|are|was|were)\s+"
-    r"(?P<subject>.+?)(?:\s+(?P<verb>[a-z]+))?$", re.I)
-MAX_ECHO_WORDS = 8
-
-
 def _where_sentence(a: Answer, place: str) -> str:
     """"The retry policy is decided in <place>:" echoing the question's own subject and verb
-    (its agreement is the asker's), else "The best match in the code for X is <place>:"."""
-    match = _WHERE_ASKED.match(a.plan.text)
-    verbs = {*ACTIONS, *(v for v in WHERE_VERBS if " " not in v)}
-    if match:
-        aux, asked, verb = match.group(1).lower(), match.group("subject"), match.group("verb")
-        if verb and verb.lower() not in verbs and not verb.lower().endswith("ed"):
-            asked, verb = f"{asked} {verb}", None  # the last word belongs to the subject
-        # the subject as the route cleaned it (a path or name kept whole), with the
-        # question's article, when it is what stands between the auxiliary and the verb
-        bare = re.sub(r"(?i)^(?:the|a|an)\s+", "", asked)
-        if a.subject and a.main and len(asked.split()) <= MAX_ECHO_WORDS and _same_words(
-                bare, a.main[0]):
-            return f"{capitalized(a.subject)} {aux} {verb or 'found'} in {place}:"
+    (`Asked.where_echo`), else "The best match in the code for X is <place>:"."""
+    if a.plan.asked.where_echo:
+        return f"{capitalized(a.plan.asked.where_echo)} in {place}:"
     if a.subject:
         return f"The best match in the code for {a.subject} is {place}:"
     return f"The best match in the code is {place}:"
-
-
-def _same_words(one: str, other: str) -> bool:
-    return re.findall(r"\w+", one.lower()) == re.findall(r"\w+", other.lower())
 
 
 def _acts(item: EvidenceItem, action: str | None, subject: Sequence[str]) -> int:
@@ -171,7 +149,7 @@ def _location(a: Answer) -> list[str]:
 
 
 def _asks_about_tests(a: Answer) -> bool:
-    return bool(re.search(r"(?i)\btest(?:s|ed|ing)?\b", a.plan.text))
+    return a.plan.asked.names_tests
 
 
 def _explanation(a: Answer) -> list[str]:
@@ -208,26 +186,16 @@ def _explanation(a: Answer) -> list[str]:
             *a.block("Also relevant:", code, limit=a.policy.min_code_claims)]
 
 
-_EXPLAIN_ASKED = re.compile(
-    r"^(?:explain|describe|walk me through|give an overview of)\s+(?P<topic>.+)$"
-    r"|^how\s+(?:does|do)\s+(?P<working>.+?)\s+work$", re.I)
-
-
 def _noun_topic(a: Answer) -> str | None:
     """The topic as a noun phrase, only when the question is "explain X" / "how does X work"."""
-    match = _EXPLAIN_ASKED.match(a.plan.text)
-    topic = (match.group("topic") or match.group("working")) if match else None
-    if not topic or re.match(r"(?i)(?:how|why|what|when|where|which|who)\b", topic):
-        return None
-    shown = subject_phrase(re.sub(r"(?i)^(?:the|a|an)\s+", "", topic), a.plan.text)
-    return shown if shown and a.main and mentions_text(topic, a.main) else None
+    return a.plan.asked.noun_topic
 
 
 def _relation(a: Answer) -> list[str]:
     subjects = a.plan.subjects
     x, y = subjects.get("x", ("",))[0], subjects.get("y", ("",))[0]
-    shown_x = subject_phrase(x, a.plan.text) or "the first side"
-    shown_y = subject_phrase(y, a.plan.text) or "the second side"
+    shown_x = a.plan.asked.shown_as(x) or "the first side"
+    shown_y = a.plan.asked.shown_as(y) or "the second side"
     both = a.ordered([*a.covering("link"),
                       *(e for e in a.evidence if mentions(e, (x,)) and mentions(e, (y,)))])
     # a doc sentence naming both says how they relate; code naming both comes next
@@ -264,14 +232,16 @@ def _line_naming_all(item: EvidenceItem, phrases: Sequence[str]) -> tuple[str, i
 
 
 def _unit_line(item: EvidenceItem, unit: str, denied: bool = False
-               ) -> tuple[str, int] | None:
-    """The first line stating the quantity in `unit` (`denied`: the first line saying it is
-    not in `unit`, "in pascal (not GPa)")."""
-    test = denies_unit if denied else states_unit
-    for offset, line in enumerate(item.text.splitlines()):
-        if test(line, unit):
+               ) -> tuple[str, int, str | None] | None:
+    """(quote, line, unit stated instead) of the first line stating the quantity in `unit`
+    (`denied`: the first line naming `unit` only where a negation reaches it, "never
+    expressed in GPa", "in pascal (not GPa)"); each mention is read in its sentence."""
+    lines = item.text.splitlines()
+    for found in unit_lines(item.text, unit):
+        if found.states != denied and found.offset < len(lines):
+            line = lines[found.offset]
             said = quote(line, markdown=True) if is_doc(item) else code_line(line)
-            return said, item.start_line + offset
+            return said, item.start_line + found.offset, found.instead
     return None
 
 
@@ -315,7 +285,7 @@ def _in(item: EvidenceItem, at: str) -> str:
 
 def _value_check(a: Answer) -> list[str]:
     quantity = a.plan.subjects.get("quantity", a.main)
-    shown = subject_phrase(quantity[0] if quantity else None, a.plan.text) or ""
+    shown = a.plan.asked.shown_as(quantity[0] if quantity else None) or ""
     if shown and not shown.startswith(("`", "the ", "a ", "an ")):
         shown = f"the {shown}"
     unit = a.plan.unit
@@ -324,21 +294,20 @@ def _value_check(a: Answer) -> list[str]:
         with_unit = [e for e in relevant if _unit_line(e, unit) and not a.demoted(e)]
         if with_unit:
             top = with_unit[0]
-            said, line = _unit_line(top, unit) or ("", top.start_line)
+            said, line, _ = _unit_line(top, unit) or ("", top.start_line, None)
             return [f"The evidence gives {shown or 'it'} in {unit}, in "
                     f"{_in(top, cite(top, line))}:",
                     indented(said), *a.block(f"Also stated in {unit}:", with_unit[1:], (unit,))]
         if not relevant:
             return a.nothing("states")
         denying = [e for e in relevant if _unit_line(e, unit, denied=True)]
-        if denying:  # "in pascal (not GPa)": the unit it is in, said plainly
+        if denying:  # "never expressed in GPa": what the line says, plainly
             top = denying[0]
-            said, line = _unit_line(top, unit, denied=True) or ("", top.start_line)
-            raw = top.text.splitlines()[line - top.start_line]
-            other = stated_instead(raw, unit)
-            given = f"in {other}, not in {unit}" if other else f"not in {unit}"
-            return [f"The evidence gives {shown or 'it'} {given}, in {_in(top, cite(top, line))}:",
-                    indented(said),
+            said, line, other = _unit_line(top, unit, denied=True) or ("", top.start_line, None)
+            at = _in(top, cite(top, line))
+            head = (f"The evidence gives {shown or 'it'} in {other}, not in {unit}, in {at}:"
+                    if other else f"The evidence says {shown or 'it'} is not in {unit}, in {at}:")
+            return [head, indented(said),
                     *a.block("Also relevant:", [e for e in relevant if e is not top],
                              quantity, 3)]
         return [f"The evidence does not state {shown or 'it'} in {unit}; what it says:",
@@ -374,7 +343,7 @@ def _value_check(a: Answer) -> list[str]:
 
 def _doc_summary(a: Answer) -> list[str]:
     topic = a.plan.subjects.get("topic", a.main)
-    shown = subject_phrase(topic[0] if topic else None, a.plan.text) or "this"
+    shown = a.plan.asked.shown_as(topic[0] if topic else None) or "this"
     from_doc = sorted(a.covering("document"), key=lambda e: not is_doc(e))
     about = sorted(a.covering("topic"), key=lambda e: not is_doc(e)) or [
         e for e in from_doc if mentions(e, topic)]

@@ -17,7 +17,6 @@ from controller.answer_text import (
     mentions,
     quote,
     signature_and_doc,
-    subject_phrase,
     telling_line,
     weak_kind,
 )
@@ -45,9 +44,8 @@ class Answer:
         self.policy = policy or AnswerPolicy()
         self.evidence = list(evidence)
         self.coverage = coverage
-        main = _without_trailing_verb(plan, plan.subjects.get(plan.intent.slots[0], ()))
-        self.main: tuple[str, ...] = main or tuple(plan.intent.terms)
-        self.subject = subject_phrase(main[0] if main else None, plan.text)
+        self.main: tuple[str, ...] = plan.asked.main or tuple(plan.intent.terms)
+        self.subject = plan.asked.subject
         named = {h.lower().rsplit("/", 1)[-1].split(".", 1)[0] for h in plan.intent.path_hints}
         self.named = named | set(plan.doc_words) | {t.lower() for t in plan.intent.terms}
         self.words = plan.term_words
@@ -157,17 +155,6 @@ class Answer:
         subject = f" for {self.subject}" if self.subject else ""
         return [f"The closest match{subject} is {at}:", indented(said),
                 *self.block("Also relevant:", closest[1:], limit=self.policy.max_list - 1)]
-
-
-def _without_trailing_verb(plan: RoutePlan, main: tuple[str, ...]) -> tuple[str, ...]:
-    """"where is the size of a batch calculated?": the subject ends before the verb the
-    question ends on (the route keeps verbs it does not know)."""
-    if plan.intent.route != "location" or not main or len(main[0].split()) < 2:
-        return main
-    last = main[0].split()[-1]
-    if last.lower().endswith("ed") and plan.text.lower().endswith(last.lower()):
-        return (main[0].rsplit(" ", 1)[0], *main[1:])
-    return main
 
 
 def section_name(item: EvidenceItem) -> str:

@@ -1,6 +1,7 @@
 """Text pieces of the deterministic answer: citations, quotes, a definition's signature and
-docstring, a doc section's first sentences, the subject as a sentence can say it, and which
-spans may never lead an answer (a changelog, a license). Pure functions of evidence items.
+docstring, a doc section's first sentences, and which spans may never lead an answer (a
+changelog, a license). Pure functions of evidence items (the subject as a sentence says it
+is read with the question: `controller.asked`).
 """
 
 from __future__ import annotations
@@ -8,15 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from controller.text import contains_phrase, is_identifier, lines_matching, token_set
+from controller.text import contains_phrase, lines_matching, token_set
 from helix.core.envelope import EvidenceItem
 from helix.core.visible import visible_field
 from indexers.languages import classify
 
 MAX_QUOTE_CHARS = 200
 MAX_LEAD_CHARS = 320  # a lead quote: a signature and docstring, or two sentences of a doc
-MAX_SUBJECT_WORDS = 6  # a longer subject is never pasted into a sentence
-MAX_SUBJECT_CHARS = 60
 MAX_SIGNATURE_LINES = 6  # a signature spread over lines is joined up to this many
 MAX_DOC_LINES = 6  # a docstring's first sentence is looked for in this many lines
 DOC_NODES = ("sec:", "tree:")  # evidence whose node is a doc section or a concept-tree node
@@ -337,38 +336,6 @@ def _first_sentence(body: Sequence[str]) -> str:
             break
     joined = " ".join(parts)
     return _SENTENCE_END.split(joined, maxsplit=1)[0] if joined else ""
-
-
-def subject_phrase(phrase: str | None, question_words: str = "") -> str | None:
-    """The subject as a sentence may say it: an identifier in backticks, a short phrase as
-    asked; None for a long one (or one the question never says word for word, such as a topic
-    assembled from a long question's words) - a sentence then says "this" instead."""
-    if not phrase:
-        return None
-    bare = phrase.strip().strip("`")
-    if (is_identifier(bare) or (bare.isidentifier() and any(c.isupper() for c in bare[1:]))
-            or (" " not in bare and _PATHLIKE.search(bare))):
-        return f"`{bare}`"
-    words = bare.split()
-    if not words or len(words) > MAX_SUBJECT_WORDS or len(bare) > MAX_SUBJECT_CHARS:
-        return None
-    if question_words and _words(bare) not in _words(question_words):
-        return None
-    return with_article(bare, question_words)
-
-
-def with_article(phrase: str, question_words: str) -> str:
-    """The phrase with the article the question put before it ("the retry policy")."""
-    words = r"\W+".join(re.escape(w) for w in re.findall(r"\w+", phrase))
-    match = re.search(rf"(?i)\b(the|a|an)\s+{words}\b", question_words) if words else None
-    return f"{match.group(1).lower()} {phrase}" if match else phrase
-
-
-_PATHLIKE = re.compile(r"/|\.[A-Za-z]\w{0,7}$")  # helix/core/config.py, README.md
-
-
-def _words(text: str) -> str:
-    return " " + " ".join(re.findall(r"\w+", text.lower())) + " "
 
 
 def capitalized(text: str) -> str:

@@ -78,6 +78,62 @@ def _dirs(paths: Sequence[str]) -> tuple[str, ...]:
     return tuple(sorted({p.rsplit("/", 1)[0] + "/" if "/" in p else p for p in paths}))
 
 
+def _linked(files: Sequence[str], links: Sequence[tuple[str, str]]) -> list[list[str]]:
+    """Files that import, call or test one another are one sense before any word is
+    compared: the groups, each sorted, in order of their first file."""
+    group = {f: f for f in files}
+
+    def find(f: str) -> str:
+        while group[f] != f:
+            f = group[f]
+        return f
+
+    for a, b in sorted(links):
+        if a in group and b in group and find(a) != find(b):
+            ra, rb = sorted((find(a), find(b)))
+            group[rb] = ra
+    linked: dict[str, list[str]] = {}
+    for f in files:
+        linked.setdefault(find(f), []).append(f)
+    return [sorted(m) for _, m in sorted(linked.items())]
+
+
+def _merged(clusters: list[list[str]], context: dict[str, frozenset[str]],
+            threshold: float) -> list[list[str]]:
+    """Agglomerative merging by average-linkage Jaccard while the best pair is >=
+    `threshold` (ties: the first pair)."""
+    clusters = [list(c) for c in clusters]
+    while len(clusters) > 1:
+        best: tuple[float, int, int] | None = None
+        for i, left in enumerate(clusters):
+            for j in range(i + 1, len(clusters)):
+                sim = round(_similarity([context[f] for f in left],
+                                        [context[f] for f in clusters[j]]), 9)
+                if best is None or sim > best[0]:
+                    best = (sim, i, j)
+        if best is None or best[0] < threshold:
+            break
+        _, i, j = best
+        clusters[i] = sorted(clusters[i] + clusters[j])
+        del clusters[j]
+    return clusters
+
+
+def _label_words(index: int, tallies: Sequence[dict[str, int]], need: set[str]
+                 ) -> tuple[str, ...]:
+    """The words that most set cluster `index` apart from the others (a sense's label)."""
+    own = tallies[index]
+    others: dict[str, int] = {}
+    for other_index, tally in enumerate(tallies):
+        if other_index != index:
+            for word, n in tally.items():
+                others[word] = others.get(word, 0) + n
+    ranked = sorted(own, key=lambda w: (-(own[w] - others.get(w, 0)), -own[w], w))
+    return tuple(w for w in ranked if re.fullmatch(r"[a-z][a-z0-9]{2,}", w)
+                 and w not in CODE_NOISE
+                 and not any(t in w or w.startswith(t[:-1]) for t in need))[:LABEL_WORDS]
+
+
 def detect_senses(term: str, chunks: Sequence[Chunk], settings: RetrievalSettings,
                   links: Sequence[tuple[str, str]] = ()) -> list[Sense]:
     """Senses of `term` among `chunks` (discovery hits), largest first; [] or one when clear.
@@ -98,35 +154,7 @@ def detect_senses(term: str, chunks: Sequence[Chunk], settings: RetrievalSetting
     context = {f: frozenset().union(*(_context(c, term, settings.sense_context_lines)
                                       for c in by_file[f]),
                                     _path_words(f) - need) for f in files}
-    # Files that import, call or test one another are one sense before any word is compared.
-    group = {f: f for f in files}
-
-    def find(f: str) -> str:
-        while group[f] != f:
-            f = group[f]
-        return f
-
-    for a, b in sorted(links):
-        if a in group and b in group and find(a) != find(b):
-            ra, rb = sorted((find(a), find(b)))
-            group[rb] = ra
-    linked: dict[str, list[str]] = {}
-    for f in files:
-        linked.setdefault(find(f), []).append(f)
-    clusters: list[list[str]] = [sorted(m) for _, m in sorted(linked.items())]
-    while len(clusters) > 1:
-        best: tuple[float, int, int] | None = None
-        for i, left in enumerate(clusters):
-            for j in range(i + 1, len(clusters)):
-                sim = round(_similarity([context[f] for f in left],
-                                        [context[f] for f in clusters[j]]), 9)
-                if best is None or sim > best[0]:
-                    best = (sim, i, j)
-        if best is None or best[0] < settings.sense_merge_jaccard:
-            break
-        _, i, j = best
-        clusters[i] = sorted(clusters[i] + clusters[j])
-        del clusters[j]
+    clusters = _merged(_linked(files, links), context, settings.sense_merge_jaccard)
     tallies: list[dict[str, int]] = []
     for members in clusters:
         tally: dict[str, int] = {}
@@ -136,24 +164,14 @@ def detect_senses(term: str, chunks: Sequence[Chunk], settings: RetrievalSetting
         tallies.append(tally)
     senses: list[Sense] = []
     for index, members in enumerate(clusters):
-        own = tallies[index]
-        others: dict[str, int] = {}
-        for other_index, tally in enumerate(tallies):
-            if other_index != index:
-                for word, n in tally.items():
-                    others[word] = others.get(word, 0) + n
-        ranked = sorted(own, key=lambda w: (-(own[w] - others.get(w, 0)), -own[w], w))
-        words = tuple(w for w in ranked if re.fullmatch(r"[a-z][a-z0-9]{2,}", w)
-                      and w not in CODE_NOISE
-                      and not any(t in w or w.startswith(t[:-1]) for t in need))[:LABEL_WORDS]
-        prefixes = _dirs(members)
+        words = _label_words(index, tallies, need)
         chunk_ids = tuple(c.id for f in members for c in by_file[f])
         where = max(members, key=lambda f: (len(by_file[f]), f))
         label = f"{term}: {' '.join(words)} ({where})" if words else f"{term} ({where})"
         senses.append(Sense(key=",".join(sorted(members)), prefixes=tuple(sorted(members)),
                             label=label, words=words, chunk_ids=chunk_ids,
                             context=frozenset().union(*(context[f] for f in members)),
-                            dirs=prefixes))
+                            dirs=_dirs(members)))
     senses.sort(key=lambda s: (-len(s.chunk_ids), s.key))
     return senses
 

@@ -6,7 +6,6 @@ envelope it returns is a dry run (`llm_steps == 0`); synthesis completes it else
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -30,10 +29,10 @@ from controller.evidence import (
 )
 from controller.loop import LoopState, ToolResults, initial_state, step
 from controller.moves import asks_tests
-from controller.question_spelling import reading_note, respelled_question
+from controller.question import Question, respell
 from controller.rank_step import Scorer, learned_order, load_ranker
 from controller.reasons import Reason
-from controller.route import RoutePlan, route_question
+from controller.route import RoutePlan
 from controller.treewalk import selected_trees, walk
 from helix.core.config import HelixConfig
 from helix.core.envelope import (
@@ -43,6 +42,7 @@ from helix.core.envelope import (
     Envelope,
     EvidenceItem,
     ReferenceSite,
+    TreeWalk,
 )
 from helix.core.ports import Clock, Embedder
 from helix.core.schemas import Chunk
@@ -181,7 +181,6 @@ def _items(state: LoopState, candidates: Sequence[Candidate]) -> dict[str, Evide
     return {c.chunk.id: to_item(c, names) for c in candidates}
 
 
-_ASKS_CALLERS = re.compile(r"\b(?:calls|callers|call sites|invokes|called|invoked)\b", re.I)
 MAX_REFERENCE_SITES = 1000  # listed in the envelope; the answer states the whole count
 
 
@@ -316,7 +315,7 @@ def reference_sites(plan: RoutePlan, index: IndexReader) -> tuple[ReferenceSite,
     symbol = next(iter(plan.subjects.get("symbol", ())), "").strip("`").removesuffix("()")
     if not symbol or " " in symbol:
         return ()
-    calls_only = bool(_ASKS_CALLERS.search(plan.text))
+    calls_only = plan.asked.calls_only
     refs = [r for r in index.references_to(symbol) if not calls_only or r.kind == "call"]
     if not calls_only:
         refs += index.imports_of(symbol)
@@ -325,21 +324,10 @@ def reference_sites(plan: RoutePlan, index: IndexReader) -> tuple[ReferenceSite,
                  for path, line, caller, kind in sites[:MAX_REFERENCE_SITES])
 
 
-def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
-                   query_embedder: Embedder | None, clock: Clock, scope: str | None = None,
-                   sense: str | None = None, refreshed: bool = False,
-                   trace: Trace | None = None, ranker: Scorer | None = None) -> Envelope:
-    """Route, retrieve, align, compact and walk: the whole dry run for one question.
-    `trace` receives the live trace (see `Trace`); it never changes the result. `ranker`:
-    what orders the evidence when `retrieval.ranker.mode` is "learned" (default: the model
-    the config names, `controller.rank_step.load_ranker`)."""
-    started = clock.monotonic()
-    timings: dict[str, float] = {}
-    asked: str = question
-    read: tuple[tuple[str, str], ...] = ()
-    if config.retrieval.respell:
-        asked, read = respelled_question(question, index.spelled_as)
-    plan = route_question(asked, scope=scope, sense=sense, routing=config.retrieval.routing)
+def _retrieved(plan: RoutePlan, index: IndexReader, config: HelixConfig,
+               query_embedder: Embedder | None, clock: Clock, started: float,
+               timings: dict[str, float], trace: Trace | None) -> LoopState:
+    """The pure loop driven to its stop, then the alignment (unless the senses split)."""
     state = _run_loop(initial_state(plan, config.retrieval), index, query_embedder, clock,
                       started, timings, trace)
     t = clock.monotonic()
@@ -350,13 +338,47 @@ def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
         timings["align"] = _ms(clock, t)
     if trace is not None:
         trace("stop", {"stop_reason": state.stop_reason})
-    t = clock.monotonic()
+    return state
+
+
+def _ranked(state: LoopState, index: IndexReader, config: HelixConfig) -> list[Candidate]:
+    """The evidence in the route's order, the canonical document, the file's definitions and
+    the callees placed where the route wants them."""
+    plan = state.plan
     policy = config.retrieval.route(plan.policy_name)
-    ranked = rank_for_route(state.plan, state.evidence, policy.code_first, policy.source_first,
-                            asks_tests(state.plan, config.retrieval, state.prefixes))
-    ranked = _canonical_first(state.plan, ranked, index, config)
-    ranked = _with_file_definitions(state.plan, ranked, index, config)
-    ranked = _with_callees(state.plan, ranked, index, config)
+    ranked = rank_for_route(plan, state.evidence, policy.code_first, policy.source_first,
+                            asks_tests(plan, config.retrieval, state.prefixes))
+    ranked = _canonical_first(plan, ranked, index, config)
+    ranked = _with_file_definitions(plan, ranked, index, config)
+    return _with_callees(plan, ranked, index, config)
+
+
+def _walked(index: IndexReader, evidence: tuple[EvidenceItem, ...], config: HelixConfig,
+            trace: Trace | None) -> TreeWalk:
+    tree_walk = walk(index.graph, evidence, config.retrieval)
+    if trace is not None:
+        trace("tree_walk", tree_walk.model_dump(mode="json", exclude={"nodes"}))
+        for node in tree_walk.nodes:
+            trace("tree_walk_node", node.model_dump(mode="json"))
+        trace("graph_pack", graph_pack_trace(index.graph, tree_walk, evidence, index))
+    return tree_walk
+
+
+def run_controller(question: Question, index: IndexReader, config: HelixConfig, *,
+                   query_embedder: Embedder | None, clock: Clock, refreshed: bool = False,
+                   trace: Trace | None = None, ranker: Scorer | None = None) -> Envelope:
+    """Retrieve, align, compact and walk: the whole dry run for one question (read once:
+    `controller.question`; the index's vocabulary completes its reading here when it was read
+    before the index was open). `trace` receives the live trace (see `Trace`); it never
+    changes the result. `ranker`: what orders the evidence when `retrieval.ranker.mode` is
+    "learned" (default: the model the config names, `controller.rank_step.load_ranker`)."""
+    started = clock.monotonic()
+    timings: dict[str, float] = {}
+    question = respell(question, config.retrieval, index.spelled_as)
+    plan = question.plan
+    state = _retrieved(plan, index, config, query_embedder, clock, started, timings, trace)
+    t = clock.monotonic()
+    ranked = _ranked(state, index, config)
     if config.retrieval.ranker.mode == "learned" and state.stop_reason != "dominance_split":
         ranked = learned_order(state, ranked, index, config,
                                ranker or load_ranker(config.retrieval.ranker))
@@ -364,37 +386,29 @@ def run_controller(question: str, index: IndexReader, config: HelixConfig, *,
     kept = compact(list(all_items.values()), config.retrieval.token_budget,
                    plan.intent.terms, config.retrieval.excerpt_context_lines,
                    config.retrieval.compaction)
-    kept_ids = {e.id for e in kept}
     kept_by_id = {e.id: e for e in kept}
-    evidence = tuple(kept_by_id[evidence_id(c.chunk)] for c in ranked
-                     if evidence_id(c.chunk) in kept_ids)
+    kept_candidates = [c for c in ranked if evidence_id(c.chunk) in kept_by_id]
+    evidence = tuple(kept_by_id[evidence_id(c.chunk)] for c in kept_candidates)
     coverage = state.coverage or measure(state.plan, state.evidence)
     clarify = _clarify(state, all_items) if state.stop_reason == "dominance_split" else None
-    graph = index.graph
-    tree_walk = walk(graph, evidence, config.retrieval)
-    if trace is not None:
-        trace("tree_walk", tree_walk.model_dump(mode="json", exclude={"nodes"}))
-        for node in tree_walk.nodes:
-            trace("tree_walk_node", node.model_dump(mode="json"))
-    trees = selected_trees(graph, evidence)
-    if trace is not None:
-        trace("graph_pack", graph_pack_trace(graph, tree_walk, evidence, index))
-    kept_candidates = [c for c in ranked if evidence_id(c.chunk) in kept_ids]
-    items = build_items(state.plan, kept_candidates, trees, state.proof_spans, coverage)
+    tree_walk = _walked(index, evidence, config, trace)
+    items = build_items(state.plan, kept_candidates, selected_trees(index.graph, evidence),
+                        state.proof_spans, coverage)
     references = reference_sites(state.plan, index)
     answer = build_answer(state.plan, evidence, coverage, clarify,
                           channels=[c for s in state.steps for c in s.channels],
                           policy=config.retrieval.answer, references=references)
-    if read:  # the user sees what was read, not a silent rewrite
-        answer = f"{reading_note(read)}\n{answer}"
+    if question.note:  # the user sees what was read, not a silent rewrite
+        answer = f"{question.note}\n{answer}"
     timings["assemble"] = _ms(clock, t)
     timings["total"] = _ms(clock, started)
     return Envelope(
-        question=question, repo_root=str(index.root), repo_rev=index.repo_rev,
+        question=question.asked, repo_root=str(index.root), repo_rev=index.repo_rev,
         index_rev=index.index_rev, index_refreshed=refreshed, config_hash=config.evidence_hash,
         route=state.plan.intent.route, slots=state.plan.intent.slots,
         controller_steps=state.steps, stop_reason=state.stop_reason or "budget_exhausted",
         items=items, item_hashes=item_hashes(items, evidence), evidence=evidence,
         clarify=clarify, tree_walk=tree_walk,
         answer_mode="dry_run", answer=answer, llm_steps=0,
-        timings_ms=timings, references=references)
+        timings_ms=timings, references=references, question_cut=question.cut,
+        clock_stopped=state.clock_stopped)

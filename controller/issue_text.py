@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import re
 
+from controller.vocabulary import load
 from helix.core.policy import RoutingPolicy
 
-# A pasted report: longer than any question a person types, or several lines (the numbers
-# are policy: helix.core.policy.RoutingPolicy).
-DEFAULT = RoutingPolicy()
+VOCABULARY = load()
 # Python, JavaScript/Java and Go stack frames, and "SomeError: message" lines.
 _PY_FRAME = re.compile(
     r'^\s*File "(?P<path>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<func>[\w.<>]+))?', re.M)
@@ -25,44 +24,11 @@ _GO_FRAME = re.compile(r"^\s*(?P<path>[^\s:]+\.go):(?P<line>\d+)", re.M)
 _ERROR_NAME = re.compile(r"\b(?P<name>[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt))\b")
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\s*File \"[^\"]+\", line \d+|"
                         r"^\s+at [\w.$<>]+ \(|^\w+(?:\.\w+)*(?:Error|Exception): ", re.M)
-# The lead verb of a change description or a conventional-commit prefix ("fix:", "feat(x):").
-_PREFIX = r"(?:\[[^\]]{1,30}\]\s*|[a-z]+(?:\([\w./-]{1,30}\))?!?:\s*)?"
-_CHANGE_VERBS = (
-    r"fix(?:e[sd])?|add(?:s|ed)?|remov(?:e[sd]?)|drop(?:s|ped)?|support(?:s|ed)?|"
-    r"allow(?:s|ed)?|handl(?:e[sd]?)|rais(?:e[sd]?)|avoid(?:s|ed)?|prevent(?:s|ed)?|"
-    r"ensur(?:e[sd]?)|make[s]?|made|updat(?:e[sd]?)|improv(?:e[sd]?)|implement(?:s|ed)?|"
-    r"refactor(?:s|ed)?|renam(?:e[sd]?)|mov(?:e[sd]?)|replac(?:e[sd]?)|deprecat(?:e[sd]?)|"
-    r"correct(?:s|ed)?|chang(?:e[sd]?)|use[sd]?|don'?t|do not|stop(?:s|ped)?|"
-    r"introduc(?:e[sd]?)|expos(?:e[sd]?)|accept(?:s|ed)?|respect(?:s|ed)?|reject(?:s|ed)?|"
-    r"revert(?:s|ed)?|tweak(?:s|ed)?|simplif(?:y|ies|ied)|clean(?:s|ed)?|skip(?:s|ped)?|"
-    r"warn(?:s|ed)?|enabl(?:e[sd]?)|disabl(?:e[sd]?)|restor(?:e[sd]?)|reinstat(?:e[sd]?)|"
-    r"preserv(?:e[sd]?)|normali[sz](?:e[sd]?)|migrat(?:e[sd]?)|extend(?:s|ed)?|"
-    r"rewrit(?:e|es|ten)|rework(?:s|ed)?|speed(?:s)? up|optimi[sz](?:e[sd]?)|"
-    r"propagat(?:e[sd]?)|pass(?:es|ed)?|return(?:s|ed)?|revis(?:e[sd]?)|annotat(?:e[sd]?)|"
-    r"freez(?:e|es)|froze|pin(?:s|ned)?|bump(?:s|ed)?|tid(?:y|ies|ied)|document(?:s|ed)?|"
-    r"mention(?:s|ed)?|adjust(?:s|ed)?|tighten(?:s|ed)?|loosen(?:s|ed)?|relax(?:es|ed)?|"
-    r"reorgani[sz](?:e[sd]?)|split(?:s)?|extract(?:s|ed)?|inlin(?:e[sd]?)|wrap(?:s|ped)?|"
-    r"unif(?:y|ies|ied)|consolidat(?:e[sd]?)|generali[sz](?:e[sd]?)|expand(?:s|ed)?|"
-    r"increas(?:e[sd]?)|decreas(?:e[sd]?)|reduc(?:e[sd]?)|convert(?:s|ed)?|"
-    r"switch(?:es|ed)?|moderni[sz](?:e[sd]?)|dedup(?:licat(?:e[sd]?))?|"
-    r"guard(?:s|ed)?|check(?:s|ed)?|validat(?:e[sd]?)|catch(?:es)?|caught|resolv(?:e[sd]?)|"
-    r"address(?:es|ed)?|work(?:s|ed)? ?around|re-?enabl(?:e[sd]?)|re-?add(?:s|ed)?|"
-    r"reimplement(?:s|ed)?|overrid(?:e|es|den)|silenc(?:e[sd]?)|suppress(?:es|ed)?|"
-    r"emit(?:s|ted)?|hide[sd]?|hid(?:den)?|declar(?:e[sd]?)")
-# Nouns that name a change ("Small refactor to adjust PR", "Improvements to puppet").
-_CHANGE_NOUNS = (r"improvements?|refactor(?:ing)?|clean-?ups?|typos?|tweaks?|changes?|fix(?:es)?|"
-                 r"support|workarounds?|regressions?|optimi[sz]ations?|rewrites?|renames?|"
-                 r"deprecations?|annotations?|type hints?")
-_CHANGE_LEAD = re.compile(rf"^{_PREFIX}(?:\S+\s+){{0,3}}?(?:{_CHANGE_VERBS}|{_CHANGE_NOUNS})\b",
-                          re.I)
-_TROUBLE = re.compile(
-    r"\b(?:bug|crash(?:es|ed)?|fail(?:s|ed|ing|ure)?|broken|breaks?|error|exception|"
-    r"regression|wrong(?:ly)?|incorrect(?:ly)?|unexpected(?:ly)?|hangs?|leak(?:s|ed)?|"
-    r"doesn'?t work|does not work|not working|no longer)\b", re.I)
-# Question openers: a text that starts like a question stays a question, however it ends.
-_QUESTION_LEAD = re.compile(
-    r"^(?:who|what|which|where|when|why|how|is|are|does|do|did|can|could|should|would|will|"
-    r"explain|describe|define|show|list|find|locate|summari[sz]e|tell)\b", re.I)
+# The words of a change description, a problem report and a question's opening are
+# vocabulary (controller/route_phrases.toml: CHANGE_LEAD, TROUBLE, QUESTION_LEAD).
+_CHANGE_LEAD = VOCABULARY["CHANGE_LEAD"]
+_TROUBLE = VOCABULARY["TROUBLE"]
+_QUESTION_LEAD = VOCABULARY["QUESTION_LEAD"]
 _WORD = re.compile(r"\S+")
 
 
@@ -70,8 +36,9 @@ def _lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
-def is_pasted(text: str, routing: RoutingPolicy = DEFAULT) -> bool:
-    """A report pasted whole: a traceback, several lines, or more words than a question."""
+def is_pasted(text: str, routing: RoutingPolicy) -> bool:
+    """A report pasted whole: a traceback, several lines, or more words than a question (the
+    numbers are policy: `RoutingPolicy.issue_min_lines`, `issue_min_words`)."""
     return bool(_TRACEBACK.search(text)) or len(_lines(text)) >= routing.issue_min_lines or len(
         _WORD.findall(text)) >= routing.issue_min_words
 
@@ -82,7 +49,7 @@ def reads_as_question(text: str) -> bool:
     return bool(_QUESTION_LEAD.match(body)) or body.endswith("?")
 
 
-def is_change_or_bug(text: str, routing: RoutingPolicy = DEFAULT) -> bool:
+def is_change_or_bug(text: str, routing: RoutingPolicy) -> bool:
     """A text that is not a question: a change ("Fix timeout handling in the pool"), a problem
     ("pool hangs when the server closes the connection"), or any statement of four words or
     more that no question pattern took ("utf-8 is better for default multipart encoding"):

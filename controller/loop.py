@@ -33,7 +33,14 @@ from controller.reasons import Reason
 from controller.route import RoutePlan
 from controller.text import phrase_tokens, symbol_variants, token_set
 from helix.core.config import RetrievalSettings
-from helix.core.envelope import ControllerStep, Phase, ProofSpan, SlotCoverage, StopReason
+from helix.core.envelope import (
+    ClockStop,
+    ControllerStep,
+    Phase,
+    ProofSpan,
+    SlotCoverage,
+    StopReason,
+)
 from helix.core.policy import RoutePolicy
 from helix.core.schemas import Chunk, Frozen
 
@@ -68,6 +75,7 @@ class LoopState(Frozen):
     sense_evidence: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     proof_spans: tuple[ProofSpan, ...] = ()  # set by alignment, after the loop
     stop_reason: StopReason | None = None
+    clock_stopped: ClockStop | None = None  # the clock safety stop ended the loop
     last_phase: Phase | None = None
     # Every channel list found so far, the chunks they name and the channels' reasons: the
     # evidence is scored by one fusion over all of them.
@@ -91,7 +99,9 @@ def route_settings(plan: RoutePlan, settings: RetrievalSettings) -> RetrievalSet
 
 def initial_state(plan: RoutePlan, settings: RetrievalSettings) -> LoopState:
     settings = route_settings(plan, settings)
-    prefixes: tuple[str, ...] = (plan.intent.scope,) if plan.intent.scope else ()
+    # a scope is one path prefix ("tests/") or several, comma-joined ("search/,tests/": a
+    # narrowed follow-up that left a folder out), like a chosen sense
+    prefixes = tuple(p for p in (plan.intent.scope or "").split(",") if p)
     if plan.intent.sense and not prefixes:
         from controller.dominance import sense_prefixes
 
@@ -237,13 +247,10 @@ class _TokenSets(Mapping[str, frozenset[str]]):
         return len(self._texts)
 
 
-def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
-           step_index: int, extra_reason: dict[str, Reason] | None = None,
-           only: set[str] | None = None) -> tuple[LoopState, list[str]]:
-    """Fuse every list found so far (this step's and the earlier steps'), rescore the held
-    evidence, and add up to `limit` new candidates by MMR. One fusion over all steps keeps
-    scores comparable across steps: a chunk that BM25 found in the seed and the dense channel
-    in the expand step has both votes, and the final order is by the same score."""
+def _gathered(state: LoopState, results: Sequence[RequestResult]
+              ) -> tuple[dict[str, Chunk], dict[str, list[Reason]], frozenset[str]]:
+    """(the pool, every chunk's reasons so far, the identifiers the question asked for) with
+    this step's results added."""
     pool = dict(state.pool)
     found_reasons = {cid: list(r) for cid, r in state.found_reasons.items()}
     asked = frozenset(_identifiers(state))
@@ -254,10 +261,13 @@ def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
             # A lead (a name a hit mentions) is not a definition the question asked for.
             said = [LEAD_REASON if lead and r == EXACT_REASON else r for r in found.reasons]
             found_reasons.setdefault(found.chunk.id, []).extend(said)
-    # usage: the call sites are the answer, so definitions get no list of their own (policy)
-    step_lists = _lists(results, definition_names(state.plan), asked,
-                        definition_first=_policy(state).definition_list)
-    lists = (*state.lists, *step_lists)
+    return pool, found_reasons, asked
+
+
+def _fused(state: LoopState, lists: Sequence[Ranked], pool: dict[str, Chunk]
+           ) -> list[Fused]:
+    """Every list fused (by file first when the policy says so), tests scaled down unless the
+    question asks about them."""
     policy = _policy(state)
     weights = {str(c): w for c, w in policy.weights.items()}
     families = FAMILIES if policy.lexical_family else {}
@@ -274,8 +284,12 @@ def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
                     if is_test(pool[f.chunk_id]) else f for f in group),
                    key=lambda f: (-f.score, f.chunk_id))
             for group in (files_first, fused))
-    fused = [*files_first, *fused]
-    held = {c.chunk.id: c for c in state.evidence}
+    return [*files_first, *fused]
+
+
+def _rescored(held: dict[str, Candidate], fused: Sequence[Fused],
+              found_reasons: dict[str, list[Reason]]) -> dict[str, Candidate]:
+    """The held evidence with the new fusion's score (the higher) and reasons."""
     updated = dict(held)
     for f in fused:
         if f.chunk_id in held:
@@ -284,20 +298,43 @@ def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
                                           *found_reasons[f.chunk_id])))
             updated[f.chunk_id] = old.model_copy(update={"score": max(old.score, f.score),
                                                          "reasons": merged})
-    # Anything any step found may be admitted now (a chunk an earlier step passed over may
-    # have gained votes since); dominance steps admit only their sense's chunks.
-    eligible = [f for f in fused if f.chunk_id not in held
-                and (only is None or f.chunk_id in only)]
+    return updated
+
+
+def _eligible(fused: Sequence[Fused], held: dict[str, Candidate],
+              lists: Sequence[Ranked], only: set[str] | None) -> list[Fused]:
+    """Anything any step found may be admitted now (a chunk an earlier step passed over may
+    have gained votes since); dominance steps admit only their sense's chunks."""
     if not any(r.chunk_ids for r in lists if r.channel != "dense"):
         # Vectors alone never make evidence: nearest neighbours always exist, so when no word,
         # name or path of the question was found anywhere, nothing is admitted (the answer
         # says nothing was found instead of quoting the closest noise).
-        eligible = []
+        return []
+    return [f for f in fused if f.chunk_id not in held
+            and (only is None or f.chunk_id in only)]
+
+
+def _admit(state: LoopState, results: Sequence[RequestResult], limit: int,
+           step_index: int, extra_reason: dict[str, Reason] | None = None,
+           only: set[str] | None = None) -> tuple[LoopState, list[str]]:
+    """Fuse every list found so far (this step's and the earlier steps'), rescore the held
+    evidence, and add up to `limit` new candidates by MMR. One fusion over all steps keeps
+    scores comparable across steps: a chunk that BM25 found in the seed and the dense channel
+    in the expand step has both votes, and the final order is by the same score."""
+    pool, found_reasons, asked = _gathered(state, results)
+    # usage: the call sites are the answer, so definitions get no list of their own (policy)
+    step_lists = _lists(results, definition_names(state.plan), asked,
+                        definition_first=_policy(state).definition_list)
+    lists = (*state.lists, *step_lists)
+    fused = _fused(state, lists, pool)
+    held = {c.chunk.id: c for c in state.evidence}
+    updated = _rescored(held, fused, found_reasons)
+    eligible = _eligible(fused, held, lists, only)
     texts = {**{f.chunk_id: pool[f.chunk_id].text for f in eligible},
              **{cid: c.chunk.text for cid, c in held.items()}}
     tokens = _TokenSets(texts)  # tokenized when MMR compares them, not before
     room = min(limit, state.settings.max_evidence - len(held))
-    if policy.fuse_files:
+    if _policy(state).fuse_files:
         # by file: every file's best chunk in file order first, then, while there is room,
         # the files' further chunks (a small repository's few files say more than one chunk)
         new = eligible[:room]
@@ -337,23 +374,43 @@ def _searched(state: LoopState, action: Action) -> tuple[str, ...]:
     return tuple(dict.fromkeys((*state.searched, *keys)))
 
 
+def _discover(state: LoopState, tools: ToolResults, term: str
+              ) -> tuple[LoopState, Action | None]:
+    """The discovery step: the senses the found chunks show; per-sense searches when there
+    are two or more, else the ordinary seed."""
+    coverage = state.coverage or measure(state.plan, state.evidence)
+    found = [f.chunk for r in tools.results for f in r.found]
+    senses = detect_senses(term, found, state.settings, tools.file_links)
+    note = f"{len(senses)} sense(s): " + "; ".join(s.label for s in senses[:4])
+    steps = _record(state, tools.action, [], coverage, note)
+    state = state.model_copy(update={"steps": steps, "coverage": coverage,
+                                     "searched": _searched(state, tools.action)})
+    if len(senses) < 2:
+        return state, _seed(state)
+    state = state.model_copy(update={"senses": tuple(senses[:4]),
+                                     "sense_evidence": {"__discovery__": tuple(
+                                         c.id for c in found)}})
+    return state, _per_sense(state, term)
+
+
+def _by_sense(state: LoopState, tools: ToolResults, term: str) -> dict[str, list[str]]:
+    """Sense key -> the found chunks' ids that sense's context words claim, in found order."""
+    from controller.dominance import assign
+
+    per_sense: dict[str, list[str]] = {s.key: [] for s in state.senses}
+    for result in tools.results:
+        for f in result.found:
+            key = assign(f.chunk, term, state.senses, state.settings.sense_context_lines)
+            if key is not None and f.chunk.id not in per_sense[key]:
+                per_sense[key].append(f.chunk.id)
+    return per_sense
+
+
 def _dominance(state: LoopState, tools: ToolResults) -> tuple[LoopState, Action | None]:
     term = state.plan.ambiguous_term or ""
     settings = state.settings
-    coverage = state.coverage or measure(state.plan, state.evidence)
-    found = [f.chunk for r in tools.results for f in r.found]
-    if not state.senses:  # discovery
-        senses = detect_senses(term, found, settings, tools.file_links)
-        note = f"{len(senses)} sense(s): " + "; ".join(s.label for s in senses[:4])
-        steps = _record(state, tools.action, [], coverage, note)
-        state = state.model_copy(update={"steps": steps, "coverage": coverage,
-                                         "searched": _searched(state, tools.action)})
-        if len(senses) < 2:
-            return state, _seed(state)
-        state = state.model_copy(update={"senses": tuple(senses[:4]),
-                                         "sense_evidence": {"__discovery__": tuple(
-                                             c.id for c in found)}})
-        return state, _per_sense(state, term)
+    if not state.senses:
+        return _discover(state, tools, term)
     discovery = set(state.sense_evidence.get("__discovery__", ()))
     per = len(_sense_requests(state, term, state.senses[0]))
     retrieved = {sense.key: [f.chunk for result in tools.results[i * per:(i + 1) * per]
@@ -361,14 +418,7 @@ def _dominance(state: LoopState, tools: ToolResults) -> tuple[LoopState, Action 
                  for i, sense in enumerate(state.senses)}
     scores = score_senses(state.senses, term, retrieved, settings)
     winner = decide(scores, settings)
-    from controller.dominance import assign
-
-    per_sense: dict[str, list[str]] = {s.key: [] for s in state.senses}
-    for result in tools.results:
-        for f in result.found:
-            key = assign(f.chunk, term, state.senses, settings.sense_context_lines)
-            if key is not None and f.chunk.id not in per_sense[key]:
-                per_sense[key].append(f.chunk.id)
+    per_sense = _by_sense(state, tools, term)
     top_two = [s.key for s in scores[:2]]
     keep = set(per_sense.get(winner, [])) if winner else \
         {cid for key in top_two for cid in per_sense[key][:settings.clarify_evidence]}
@@ -446,8 +496,11 @@ def step(state: LoopState, tools: ToolResults | None) -> tuple[LoopState, Action
         last = state.steps[-1]
         note = (f"{CLOCK_STOP}: {tools.elapsed_ms:.0f} ms >= retrieval.time_budget_ms "
                 f"{settings.time_budget_ms}")
-        state = state.model_copy(update={"steps": (*state.steps[:-1], last.model_copy(
-            update={"note": f"{last.note}; {note}" if last.note else note}))})
+        state = state.model_copy(update={
+            "steps": (*state.steps[:-1], last.model_copy(
+                update={"note": f"{last.note}; {note}" if last.note else note})),
+            "clock_stopped": ClockStop(elapsed_ms=tools.elapsed_ms,
+                                       budget_ms=settings.time_budget_ms)})
     else:
         nxt = _next(state, tools.action.phase, new_ids)
         if isinstance(nxt, Action):

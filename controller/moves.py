@@ -13,7 +13,6 @@ from typing import Literal
 
 from controller.channels import Request
 from controller.evidence import CODE_CHUNK_KINDS, DOC_CHUNK_KINDS, Candidate
-from controller.issue_text import reads_as_question
 from controller.names import capitalised_only, question_names, spelled_identifiers
 from controller.route import RoutePlan
 from controller.text import is_identifier, phrase_tokens, token_set
@@ -68,7 +67,7 @@ def asks_tests(plan: RoutePlan, settings: RetrievalSettings,
     if policy.test_words_ask_tests:
         return names_tests or any("test" in p for p in plan.intent.path_hints)
     # a pasted report mentions tests in its story; a long question that names them asks
-    return names_tests and reads_as_question(plan.text)
+    return names_tests and plan.asked.reads_as_question
 
 
 def req(ctx: MoveContext, channel: str, query: str, kinds: tuple[str, ...] = (),

@@ -13,7 +13,6 @@ SINGLE_WORD_ROUTES = ("definition", "location")  # short subjects: each word may
 # A name is spelled from a bounded run of a subject's words ("edge betweenness centrality"):
 # longer runs name nothing, and every run of a long subject would cost O(words^3). The bounds
 # are policy (RoutingPolicy.name_max_words, subject_max_words, name_min_chars).
-DEFAULT_ROUTING = RoutingPolicy()
 NAME_SLOTS = ("term", "target", "symbol", "quantity", "owner", "x", "y")
 
 
@@ -23,8 +22,8 @@ def class_like(word: str) -> bool:
     return len(word) >= 3 and word[0].isupper() and word[1:].islower() and word.isalpha()
 
 
-def question_names(plan: RoutePlan, capitalised: bool = True,
-                   routing: RoutingPolicy = DEFAULT_ROUTING) -> list[tuple[str, tuple[str, ...]]]:
+def question_names(plan: RoutePlan, capitalised: bool,
+                   routing: RoutingPolicy) -> list[tuple[str, tuple[str, ...]]]:
     """Names a definition could carry, each with the words its span must also show: spelled
     identifiers and capitalised words, code spellings of the subject and of its contiguous
     sub-phrases ("mirror radiation pressure" -> radiation_pressure), and for a two-word subject

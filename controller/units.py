@@ -1,19 +1,98 @@
-"""Whether a line states a quantity in a unit, or says it is *not* in that unit (pure).
+"""Whether a text states a quantity in a unit, or says it is *not* in that unit (pure).
 
-"is the modulus in GPa?" against "The modulus is given in pascal (not GPa)." must not read
-as "in GPa": a mention of the unit right after a negation ("not", "rather than", "instead of",
-"never", "no", "unlike", "vs") is a denial, not a statement, and the unit the line does state
-("in pascal") is what the answer reports.
+"is the tile pressure in GPa?" against "it is never expressed in GPa" must not read as "in
+GPa". Each mention of the unit is read in its sentence (`helix.core.negation`): a mention that
+a negation reaches ("never expressed in GPa", "GPa is deprecated in favour of pascal", "was
+GPa, now pascal", "quoting it in GPa would be wrong") denies the unit; any other mention states
+it, unless its sentence also denies the unit (then the sentence qualifies the unit and states
+nothing plainly) or its line plainly states the quantity in another unit of the same
+dimension ("Returns pascal. (Callers that expect psi must convert.)": two answers, neither
+confirmed; a number before a unit makes it a value, "1 GPa = 1e9 Pa", never a rival). A line
+that only denies the unit is answered with the unit it does state ("in pascal"), when it names
+one (unit names by dimension: controller/units.toml).
+
+    unit_lines(text, unit)       -> UnitLine(offset, states, instead) per line naming the unit
+    states_unit(line, unit)      -> the line states the quantity in `unit`
+    denies_unit(line, unit)      -> the line names `unit` and only denies it
+    stated_instead(line, unit)   -> the unit the line states where it denies `unit`
+    text_states_unit(text, unit) -> some line of `text` states it
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
+from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
-# a negation within a few words before the unit: "(not GPa)", "rather than in GPa", "no ms"
-_NEGATION = re.compile(r"(?:\bnot|\bnever|\bno|n't|\brather\s+than|\binstead\s+of|\bunlike|"
-                       r"\bvs\.?|\bversus|\bnor)\s+(?:(?:in|as|a|the)\s+)?[\"'`(]*\s*$", re.I)
+from helix.core.negation import Reading, read
+
+UNITS_FILE = Path(__file__).with_name("units.toml")
+_EXACT_CASE_LEN = 2  # "Pa", "ms", "A": a short unit name matches only as written
+_SENTENCE_END = re.compile(r"[.;:!?]\s*$")
+_CONTINUES = re.compile(r"^\s*[a-z]")
+
+
+@dataclass(frozen=True)
+class _Names:
+    short: frozenset[str]  # exact case
+    long: frozenset[str]  # lowercase
+    one_letter_after: frozenset[str]
+    unit_of: dict[str, tuple[str, str]]  # name as matched -> (dimension, the unit's first name)
+
+
+def _key(name: str) -> str:
+    return name if len(name) <= _EXACT_CASE_LEN else name.lower()
+
+
+@lru_cache(maxsize=1)
+def _unit_names() -> _Names:
+    with UNITS_FILE.open("rb") as handle:
+        data = tomllib.load(handle)
+    unit_of: dict[str, tuple[str, str]] = {}
+    for dim, units in data["dimensions"].items():
+        for entry in units:
+            aliases = [entry] if isinstance(entry, str) else entry
+            unit_of.update({_key(n): (dim, aliases[0]) for n in aliases})
+    names = list(unit_of)
+    return _Names(short=frozenset(n for n in names if len(n) <= _EXACT_CASE_LEN),
+                  long=frozenset(n for n in names if len(n) > _EXACT_CASE_LEN),
+                  one_letter_after=frozenset(data["mentions"]["one_letter_after"]),
+                  unit_of=unit_of)
+
+
+def _rival(word: str, unit: str) -> bool:
+    """`word` names another unit of `unit`'s dimension (not an alias of it: "Pa", "pascals")."""
+    units = _unit_names().unit_of
+    found, asked = units.get(_key(word)), units.get(_key(unit))
+    return found is not None and asked is not None and found[0] == asked[0] and found != asked
+
+
+def _other_stated(reading: Reading, unit: str, start: int, end: int) -> str | None:
+    """The first other unit of `unit`'s dimension that characters `start`..`end` state
+    plainly: not denied, and not a value ("1 GPa = 1e9 Pa", "about 3 bar": a number before
+    it)."""
+    previous = ""
+    for token, denied in zip(reading.tokens, reading.denied, strict=True):
+        if (start <= token.start < end and not denied and _is_unit_name(token.text, previous)
+                and _rival(token.text, unit) and not _is_number(previous)):
+            return token.text
+        previous = token.lower
+    return None
+
+
+def _is_number(word: str) -> bool:
+    return bool(re.fullmatch(r"[\d.,e+-]+", word)) and any(c.isdigit() for c in word)
+
+
+def _is_unit_name(word: str, previous: str) -> bool:
+    names = _unit_names()
+    if len(word) > _EXACT_CASE_LEN:
+        return word.lower() in names.long
+    if len(word) == 1 and not (previous in names.one_letter_after or previous.isdigit()):
+        return False
+    return word in names.short
 
 
 @lru_cache(maxsize=256)
@@ -21,29 +100,106 @@ def _unit_pattern(unit: str) -> re.Pattern[str]:
     return re.compile(rf"(?i)(?<![\w]){re.escape(unit)}(?![\w])")
 
 
-def _other_unit(unit: str) -> re.Pattern[str]:
-    return re.compile(rf"(?i)\b(?:in|as)\s+(?:the\s+)?([A-Za-z][\w/^%.\-]*)\s*[,(;]?\s*"
-                      rf"(?:not|rather\s+than|instead\s+of|never)\s+(?:in\s+)?[\"'`]*"
-                      rf"{re.escape(unit)}(?![\w])")
+@dataclass(frozen=True)
+class UnitLine:
+    offset: int  # line number within the text, from 0
+    states: bool  # some mention on the line states the unit
+    instead: str | None  # the unit the line's sentence states, where the line only denies
+
+
+def _joined(text: str) -> str:
+    """`text` with a line break that continues a sentence made a space (same offsets), so a
+    negation on one line reaches the unit on the next ("it is not\\nexpressed in GPa")."""
+    lines = text.split("\n")
+    out = []
+    for number, line in enumerate(lines):
+        nxt = lines[number + 1] if number + 1 < len(lines) else ""
+        joins = bool(line.strip()) and not _SENTENCE_END.search(line) and bool(
+            _CONTINUES.match(nxt))
+        out.append(line + (" " if joins else "\n"))
+    return "".join(out)[:len(text)]
+
+
+def _instead(reading: Reading, unit: str, sentence: int) -> str | None:
+    previous = ""
+    for token, denied in zip(reading.tokens, reading.denied, strict=True):
+        if (token.sentence == sentence and not denied and token.lower != unit.lower()
+                and _is_unit_name(token.text, previous)):
+            return token.text
+        previous = token.lower
+    return None
+
+
+def _paragraphs(text: str) -> list[tuple[int, int, str]]:
+    """(first line, start offset, text) of each run of lines one sentence may span."""
+    out: list[tuple[int, int, str]] = []
+    line = offset = 0
+    for part in _joined(text).split("\n"):
+        original = text[offset:offset + len(part)]
+        out.append((line, offset, original))
+        line += original.count("\n") + 1
+        offset += len(part) + 1
+    return out
+
+
+def _mixed_sentences(by_line: dict[int, list[tuple[bool, int | None]]]) -> set[int | None]:
+    """Sentences that both state and deny the unit ("Although the constants are tabulated in
+    GPa, the tile pressure is never in GPa"): such a sentence does not plainly state it."""
+    said: dict[int | None, set[bool]] = {}
+    for found in by_line.values():
+        for stated, sentence in found:
+            said.setdefault(sentence, set()).add(stated)
+    return {sentence for sentence, readings in said.items() if len(readings) == 2}
+
+
+def unit_lines(text: str, unit: str) -> list[UnitLine]:
+    """Every line of `text` that names `unit`, read in its sentence, in order. Only the
+    paragraphs naming the unit are read."""
+    pattern = _unit_pattern(unit)
+    out: list[UnitLine] = []
+    for first, _, para in _paragraphs(text):
+        mentions = list(pattern.finditer(para))
+        if not mentions:
+            continue
+        reading = read(para.replace("\n", " "))
+        by_line: dict[int, list[tuple[bool, int | None]]] = {}
+        for mention in mentions:
+            index = reading.index_at(mention.start())
+            sentence = reading.tokens[index].sentence if index is not None else None
+            line = first + para.count("\n", 0, mention.start())
+            by_line.setdefault(line, []).append(
+                (not reading.denied_at(mention.start()), sentence))
+        mixed = _mixed_sentences(by_line)
+        by_line = {line: [(stated and s not in mixed, s) for stated, s in found]
+                   for line, found in by_line.items()}
+        starts = [0, *(i + 1 for i, c in enumerate(para) if c == "\n"), len(para) + 1]
+        for line, found in sorted(by_line.items()):
+            at = line - first
+            rival = _other_stated(reading, unit, starts[at], starts[at + 1] - 1)
+            states = any(stated for stated, _ in found) and rival is None
+            denied = [s for stated, s in found if not stated and s is not None]
+            instead = rival if rival is not None else (
+                None if states or not denied else _instead(reading, unit, denied[0]))
+            out.append(UnitLine(offset=line, states=states, instead=instead))
+    return out
 
 
 def states_unit(line: str, unit: str) -> bool:
-    """`line` names `unit` at least once other than right after a negation."""
-    return any(not _NEGATION.search(line[:match.start()])
-               for match in _unit_pattern(unit).finditer(line))
+    """`line` names `unit` at least once other than where a negation reaches it."""
+    return any(found.states for found in unit_lines(line, unit))
 
 
 def denies_unit(line: str, unit: str) -> bool:
-    """`line` names `unit` only right after a negation ("in pascal (not GPa)")."""
-    found = list(_unit_pattern(unit).finditer(line))
-    return bool(found) and not states_unit(line, unit)
+    """`line` names `unit` only where a negation reaches it ("in pascal (not GPa)")."""
+    found = unit_lines(line, unit)
+    return bool(found) and not any(f.states for f in found)
 
 
 def stated_instead(line: str, unit: str) -> str | None:
     """The unit a line states where it denies `unit`: "in pascal (not GPa)" -> pascal."""
-    match = _other_unit(unit).search(line)
-    return match.group(1) if match else None
+    found = unit_lines(line, unit)
+    return found[0].instead if found and not found[0].states else None
 
 
 def text_states_unit(text: str, unit: str) -> bool:
-    return any(states_unit(line, unit) for line in text.splitlines())
+    return any(found.states for found in unit_lines(text, unit))

@@ -117,17 +117,30 @@ def p95_interval(times: Sequence[float], rounds: int) -> tuple[float, float] | N
             round(values[int(0.975 * (rounds - 1))], 3))
 
 
+def _turns(run: RunResult) -> list[dict[str, Any]]:
+    return [row for suite in run.suites if suite.kind == "continuity"
+            for case in (suite.continuity or {}).get("cases", ())
+            for row in case.get("per_turn", ())]
+
+
 def _continuity(run: RunResult) -> dict[str, float | None]:
-    """Wrong-action rate (turns whose lane, transition or target was not the expected one)
-    and the share of enrichment retries made with an unchanged evidence fingerprint."""
-    turns = [row for suite in run.suites if suite.kind == "continuity"
-             for case in (suite.continuity or {}).get("cases", ())
-             for row in case.get("per_turn", ())]
+    """Wrong-action rate (turns whose lane, transition or target was not the expected one),
+    the clarifier rate (turns answered with a clarifier) and the share of enrichment retries
+    made with an unchanged evidence fingerprint."""
+    turns = _turns(run)
     retries = sum(int(row.get("retries", 0)) for row in turns)
     unchanged = sum(int(row.get("unchanged_retries", 0)) for row in turns)
+    moded = [row for row in turns if "answer_mode" in row]
     return {"wrong_action_rate": (round(sum(not row.get("passed") for row in turns)
                                         / len(turns), 4) if turns else None),
+            "clarifier_rate": (round(sum(row["answer_mode"] == "clarify" for row in moded)
+                                     / len(moded), 4) if moded else None),
             "unchanged_retry_rate": round(unchanged / retries, 4) if retries else 0.0}
+
+
+def _turn_times(run: RunResult) -> list[float]:
+    """Every timed continuity turn (a routed turn: routing, its lane, the store)."""
+    return [float(row["time_ms"]) for row in _turns(run) if float(row.get("time_ms", 0)) > 0]
 
 
 def comparable(baseline: RunResult, candidate: RunResult) -> None:
@@ -213,6 +226,28 @@ def _answer_gates(b: dict[str, Any], c: dict[str, Any], s: GateSettings, tag: st
     return gates
 
 
+def _continuity_rate_gates(baseline: RunResult, candidate: RunResult,
+                          b: dict[str, float | None], c: dict[str, float | None],
+                          s: GateSettings) -> list[Gate]:
+    """The rollout guardrails on routed turns: clarifier rate (+10% relative) and p95
+    latency (+250 ms), as for retrieval questions."""
+    from evals.metrics import percentile
+
+    b_times, c_times = _turn_times(baseline), _turn_times(candidate)
+    b_p95 = percentile(b_times, 95) if b_times else None
+    clarifier = b["clarifier_rate"]
+    return [
+        _gate("clarifier_rate (continuity)", "lower", clarifier, c["clarifier_rate"],
+              None if clarifier is None else clarifier * (1 + s.clarifier_rise),
+              f"rise <= {s.clarifier_rise:.0%} relative"),
+        _gate("p95_ms (continuity)", "lower", b_p95,
+              percentile(c_times, 95) if c_times else None,
+              None if b_p95 is None else b_p95 + s.p95_rise_ms,
+              f"rise <= {s.p95_rise_ms:.0f} ms (routed turns)",
+              ci=p95_interval(c_times, s.bootstrap_rounds)),
+    ]
+
+
 def evaluate_gates(baseline: RunResult, candidate: RunResult,
                    settings: GateSettings | None = None) -> Decision:
     """Every contract gate, the holdout suites gated apart from the others; refused when the
@@ -244,6 +279,7 @@ def evaluate_gates(baseline: RunResult, candidate: RunResult,
         gates.append(_gate("wrong_action_rate", "lower", wrong, c_cont["wrong_action_rate"],
                            None if wrong is None else wrong + s.wrong_action_rise,
                            f"rise <= {s.wrong_action_rise:.1%} absolute"))
+        gates += _continuity_rate_gates(baseline, candidate, b_cont, c_cont, s)
         gates.append(_gate("unchanged_fingerprint_retry_rate", "lower",
                            b_cont["unchanged_retry_rate"], c_cont["unchanged_retry_rate"],
                            s.unchanged_retry_max, f"<= {s.unchanged_retry_max:.0%} of retries",

@@ -14,6 +14,9 @@ What a page shows, by kind of result:
     history   Acc@k by repository, Helix against BM25; the tuning / held-out totals
     qa        file@k, span@k, symbol@5 and evidence recall, Helix against BM25, by repository
               and by wording (what / where / how / why, with or without an identifier)
+    changes   what changed under a repository's answers and documents (`helix eval
+              changes`): questions by drift severity and each drifted one with its spans;
+              stale documentation sections by kind of code change, each with its commits
     compare   every headline metric of A and B by suite or repository
 
 The page marks itself when it has drawn (`data-charts` = number of charts, `data-drawn` =
@@ -164,24 +167,67 @@ def _qa_figures(payload: dict[str, Any]) -> list[Figure]:
     return figures
 
 
+CELL_CHARS = 160  # a table cell's text is cut past this (the JSON result has all of it)
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= CELL_CHARS else text[:CELL_CHARS - 1] + "…"
+
+
+def _changes_figures(payload: dict[str, Any]) -> list[Figure]:
+    drift, stale = payload["drift"], payload["stale_docs"]
+    counts = drift["counts"]
+    order = ("changed", "moved", "ranking", "unchanged", "unrecorded")
+    figures = [_bar("questions by drift since they were answered", list(order),
+                    {"questions": [counts.get(k, 0) for k in order]}, "questions",
+                    percent=False)]
+    drifted = [q for q in drift["questions"] if q["severity"] not in ("unchanged",)]
+    if drifted:
+        rows = [[q["severity"], _cut(q["question"]), _cut("; ".join(
+            f"{s['path']}:{s['start_line']}-{s['end_line']} {s['status']}"
+            + (f" -> {s['now_path']}:{s['now_start']}" if s.get("now_path")
+               and s["status"] not in ("same", "changed") else "")
+            for s in q["spans"] if s["status"] != "same") or "ranking only")]
+                for q in drifted]
+        figures.append(_table("drifted questions", ["severity", "question", "cited spans"],
+                              rows))
+    kinds: Counter[str] = Counter(c["kind"] for s in stale["stale"] for d in s["definitions"]
+                                  for c in d["changes"])
+    names = sorted(kinds)
+    figures.append(_bar(f"stale documentation sections: {len(stale['stale'])} of "
+                        f"{stale['aligned']} aligned to code, by kind of code change", names,
+                        {"changes": [kinds[n] for n in names]}, "changes", percent=False))
+    if stale["stale"]:
+        rows = [[f"{s['doc_path']}:{s['start_line']}", _cut(" > ".join(s["heading"])),
+                 _cut("; ".join(f"{d['symbol']}: " + ", ".join(
+                     f"{c['kind']} {c['detail']}" for c in d["changes"])
+                     for d in s["definitions"])),
+                 ", ".join(sorted({c["sha"][:12] for d in s["definitions"]
+                                   for c in d["commits"]}))]
+                for s in stale["stale"]]
+        figures.append(_table("stale sections", ["section", "heading", "what changed",
+                                                 "commits"], rows))
+    return figures
+
+
 def _mean(values: Any) -> float | None:
     present = [v for v in values if v is not None]
     return round(sum(present) / len(present), 4) if present else None
 
 
 def kind_of(payload: dict[str, Any]) -> str:
-    if payload.get("benchmark") == "history":
-        return "history"
+    if payload.get("benchmark") in ("history", "changes"):
+        return str(payload["benchmark"])
     if payload.get("benchmark") == "qa" or "results" in payload:
         return "qa"
     if "run" in payload and "suites" in payload.get("run", {}):
         return "suites"
-    raise ValueError("not a helix eval result (suites, history or qa)")
+    raise ValueError("not a helix eval result (suites, history, qa or changes)")
 
 
 def figures_for(payload: dict[str, Any]) -> list[Figure]:
-    return {"suites": _suite_figures, "history": _history_figures,
-            "qa": _qa_figures}[kind_of(payload)](payload)
+    return {"suites": _suite_figures, "history": _history_figures, "qa": _qa_figures,
+            "changes": _changes_figures}[kind_of(payload)](payload)
 
 
 def _headline(payload: dict[str, Any]) -> dict[str, dict[str, float | None]]:
@@ -192,6 +238,8 @@ def _headline(payload: dict[str, Any]) -> dict[str, dict[str, float | None]]:
         for name, row in payload["summary"].items():
             for metric in ("hit@1", "hit@5", "mrr", "pass_rate"):
                 out.setdefault(metric, {})[name] = row.get(metric)
+    elif kind == "changes":
+        raise ValueError("a changes result is a page of its own, not compared")
     elif kind == "history":
         for repo in payload["repos"]:
             for k in KS:

@@ -1,12 +1,15 @@
 """Run eval suites in dry-run mode: index each repository once, ask every question twice.
 
 The scoring is pure (`evals.metrics`); this module does the I/O: resolving a case's `repo`
-to a directory, building or refreshing its index, calling the controller, timing each call.
+to a directory, indexing it once, asking each question as `helix ask --dry-run --wait` asks it
+(`helix.service.ask`, the one entry point: the evals measure the path a user takes), timing
+each call.
 Continuity suites are handed to the session lane's scenario runner case by case.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
@@ -142,7 +145,10 @@ def resolve_repo(spec: str, *, fixtures_dir: Path = FIXTURES_DIR) -> Path:
 # ---- configuration ------------------------------------------------------------------------
 
 def eval_config(root: Path, overrides: Mapping[str, Any], *, no_embed: bool) -> HelixConfig:
-    flags = dict(overrides)
+    """The configuration a case is asked with: every vector embedded before the answer (the
+    path of `helix ask --wait`, so a run never depends on how far a background worker got),
+    then the run's overrides."""
+    flags = {"index.background_dense": False, **overrides}
     if no_embed:
         flags["index.embed_enabled"] = False
     return load_config(root, flags=flags)
@@ -154,37 +160,56 @@ def has_embeddings(report: Any) -> bool:
     return int(embeddings.get("total", 0)) > 0
 
 
+def quiet_runlog() -> Any:
+    """An in-memory run log: an eval's questions are not the user's runs."""
+    import sqlite_utils
+
+    from helix.runlog import RunLog
+
+    return RunLog(sqlite_utils.Database(memory=True))
+
+
+def dry_run(question: str, root: Path, config: HelixConfig, runlog: Any) -> Envelope:
+    """`question` asked as `helix ask --dry-run --wait` asks it: through `helix.service.ask`,
+    the one entry point (index made fresh, question read once: redacted, cut, respelled;
+    controller; the run's row), so an eval measures the path a user takes."""
+    from helix.service import ask
+
+    return ask(question, root=root, config=config, dry_run=True, clock=SystemClock(),
+               runlog=runlog, notify=lambda message: None).envelope
+
+
 class PreparedRepo:
-    """One repository's index and the dry-run function over it (built once per run)."""
+    """One repository indexed (as `helix index` does, before the first question is timed) and
+    the dry-run function over it (each question refreshes the index when files changed)."""
 
     def __init__(self, root: Path, overrides: Mapping[str, Any], *, no_embed: bool) -> None:
         from indexers.build import ensure_index
 
         self.root = root
         self.config = eval_config(root, overrides, no_embed=no_embed)
-        self.index, self.report = ensure_index(root, self.config)
-        self.embedder: Any = None
-        if not no_embed and has_embeddings(self.report):
-            from indexers.encoder import query_embedder
-
-            self.embedder = query_embedder(self.config.index)
+        self.runlog = quiet_runlog()
+        index, _ = ensure_index(root, self.config)
+        self.index_rev: str = index.index_rev  # as the last question read it
 
     def ask(self, question: str) -> Envelope:
-        from controller.driver import run_controller
-
-        return run_controller(question, self.index, self.config,
-                              query_embedder=self.embedder, clock=SystemClock())
+        envelope = dry_run(question, self.root, self.config, self.runlog)
+        self.index_rev = envelope.index_rev
+        return envelope
 
     def answer(self, envelope: Envelope) -> tuple[Envelope, int]:
         """The answer of the configured model (`synthesis.model`) over `envelope`: the one
         synthesis call under the contract, as `helix ask` makes it; (envelope, citations the
         contract removed)."""
+        from helix.service import contract_embedders
         from helix.synthesis.answer import synthesize
         from helix.synthesis.llm import LiteLLMClient
 
+        encoder, exemplars = contract_embedders()
         client = LiteLLMClient(max_chars=self.config.synthesis.max_answer_chars)
         done = synthesize(envelope, llm=client, settings=self.config.synthesis,
-                          clock=SystemClock(), sleep=lambda s: None, notify=lambda m: None)
+                          clock=SystemClock(), sleep=lambda s: None, notify=lambda m: None,
+                          embedder=encoder, exemplar_embedder=exemplars)
         return done.envelope, len(done.removed_citations)
 
 
@@ -290,12 +315,18 @@ def class_order(name: str) -> tuple[int, str]:
     return (int(digits) if digits else 10**6, name)
 
 
+# a retrieval suite's cases in, their results out in order: Ray tasks over chunks of them
+# (`evals.cluster`); None: this process, one after another
+CaseFanOut = Callable[[str, Sequence[Case]], list[CaseResult]]
+
+
 class Runner:
     """Runs suites with one configuration; repositories are resolved and indexed once."""
 
     def __init__(self, overrides: Mapping[str, Any] | None = None, *, no_embed: bool = False,
                  label: str = "default", bm25_files: bool = True,
-                 answerer: str | None = None) -> None:
+                 answerer: str | None = None, fan_out: CaseFanOut | None = None) -> None:
+        self.fan_out = fan_out
         self.overrides = dict(overrides or {})
         self.answerer = answerer
         if answerer is not None:
@@ -324,9 +355,15 @@ class Runner:
         if suite.kind == "continuity":
             return SuiteResult(name=suite.name, kind=suite.kind,
                                continuity=continuity_report(suite.raw_cases, self._run_scenario))
-        results = run_cases(suite.name, suite.cases, self.ask_for,
-                            answer_for=(lambda spec: self.prepared(spec).answer)
-                            if self.answerer is not None else None)
+        if self.fan_out is not None:
+            for spec in dict.fromkeys(case.repo for case in suite.cases):
+                with contextlib.suppress(Exception):  # a case that fails says so, in its task
+                    self.prepared(spec)  # indexed once, here, before the tasks read it
+            results = self.fan_out(suite.name, suite.cases)
+        else:
+            results = run_cases(suite.name, suite.cases, self.ask_for,
+                                answer_for=(lambda spec: self.prepared(spec).answer)
+                                if self.answerer is not None else None)
         baseline = bm25_files_report(suite.cases, self.root) if self.bm25_files else None
         return SuiteResult(name=suite.name, kind=suite.kind, cases=tuple(results),
                            totals=aggregate(results), stop_reasons=stop_reasons(results),
@@ -348,5 +385,5 @@ class Runner:
         return RunResult(label=self.label, overrides=self.overrides,
                          config_hash=config.evidence_hash, no_embed=self.no_embed,
                          suites=results,
-                         index_revs={str(root): prepared.index.index_rev
+                         index_revs={str(root): prepared.index_rev
                                      for root, prepared in sorted(self._prepared.items())})

@@ -19,6 +19,7 @@ per transition class.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from helix.core.config import HelixConfig
 from helix.core.errors import ConfigError, HelixError
 from helix.core.hashing import short_id
 
+MS_PER_S = 1000.0
 SUITE_DIR = Path(__file__).resolve().parents[1] / "data" / "evals" / "continuity"
 FIXTURE_DIR = Path(__file__).resolve().parents[1] / "data" / "fixtures"
 EXPECT_KEYS = frozenset({
@@ -107,9 +109,9 @@ def run_case(case: dict[str, Any], *, root: Path, config: HelixConfig,
     """Run one case in a fresh session over `root`; no LLM call when `dry_run`."""
     from helix.session.runner import run_turn
     from helix.session.store import ensure_schema, reset_session
-    from helix.store.db import open_db
+    from helix.store.backend import open_backend
 
-    db = open_db()
+    db = open_backend()
     ensure_schema(db)
     name = f"eval-{case['id']}-{short_id('scenario', case)}"
     reset_session(db, name)
@@ -124,6 +126,7 @@ def run_case(case: dict[str, Any], *, root: Path, config: HelixConfig,
             row.update(passed=False, failures=["an earlier turn failed to run"])
             per_turn.append(row)
             continue
+        started = time.perf_counter()
         try:
             turn = run_turn(name, spec["text"], root=root, config=config,
                             reply_to=spec.get("reply_to"), dry_run=dry_run, db=db)
@@ -137,6 +140,8 @@ def run_case(case: dict[str, Any], *, root: Path, config: HelixConfig,
         retries = [e for e in turn.events if e.name.endswith("_enrichment_retry_called")]
         row.update(passed=not failures, failures=failures, lane=turn.lane,
                    transition=turn.transition, retrieval=turn.retrieval,
+                   answer_mode=turn.answer_mode,
+                   time_ms=round((time.perf_counter() - started) * MS_PER_S, 3),
                    retries=len(retries),
                    unchanged_retries=sum(1 for e in retries if e.fingerprint_before is not None
                                          and e.fingerprint_before == e.fingerprint_after))

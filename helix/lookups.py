@@ -95,21 +95,40 @@ def tests_of(index: IndexReader, name: str) -> dict[str, Any]:
                                       for p, line, s in sorted(found)]}
 
 
-def read_span(root: Path, path: str, start: int = 1, end: int | None = None) -> dict[str, Any]:
+def span_text(base: Path, path: str, max_bytes: int) -> tuple[Path, str]:
+    """The file `path` inside `base` (resolved: a link out of it is refused) and its text, read
+    only when it holds at most `max_bytes` (`index.max_file_bytes`: what the index would read),
+    so one request cannot make Helix read and mask a file of gigabytes."""
+    shown = inputs.shown(path)
+    try:
+        target = (base / path).resolve()
+        if not target.is_relative_to(base) or not target.is_file():
+            raise BadPathError(f"cannot open {shown}: not a file inside {base}")
+        size = target.stat().st_size
+        if size > max_bytes:
+            raise BadPathError(f"cannot open {shown}: {size:,} bytes, more than "
+                               f"index.max_file_bytes ({max_bytes:,})")
+        with target.open("rb") as handle:  # the file may grow between stat and read
+            raw = handle.read(max_bytes + 1)
+        if len(raw) > max_bytes:
+            raise BadPathError(f"cannot open {shown}: more than index.max_file_bytes "
+                               f"({max_bytes:,}) bytes")
+    except (OSError, RuntimeError) as exc:  # a name too long, a link loop, no permission
+        raise BadPathError(f"cannot open {shown}: "
+                           f"{getattr(exc, 'strerror', None) or exc}") from None
+    return target, raw.decode("utf-8", errors="replace")
+
+
+def read_span(root: Path, path: str, start: int = 1, end: int | None = None, *,
+              max_bytes: int) -> dict[str, Any]:
     """Lines `start`..`end` of a file inside the repository (secrets masked), at most
-    MAX_SPAN_LINES; a path outside the root, a link out of it or a missing file is refused."""
+    MAX_SPAN_LINES; a path outside the root, a link out of it, a missing file or one larger
+    than `max_bytes` is refused."""
     if start < 1 or (end is not None and end < start):
         raise UserError(f"bad line range {start}-{end} (lines count from 1, end >= start)")
     inputs.check_field(path, "path")
     base = root.resolve()
-    try:
-        target = (base / path).resolve()
-        if not target.is_relative_to(base) or not target.is_file():
-            raise BadPathError(f"cannot open {inputs.shown(path)}: not a file inside {base}")
-        text = target.read_text(encoding="utf-8", errors="replace")
-    except (OSError, RuntimeError) as exc:  # a name too long, a link loop, no permission
-        raise BadPathError(f"cannot open {inputs.shown(path)}: "
-                           f"{getattr(exc, 'strerror', None) or exc}") from None
+    target, text = span_text(base, path, max_bytes)
     lines = redact_text(text)[0].splitlines()
     last = min(len(lines), end or len(lines))
     shown_end = min(last, start + MAX_SPAN_LINES - 1)

@@ -7,6 +7,12 @@ whatever finished first. Every evidence item names its repository (`repo`) and i
 it (`repo:path`), so citations read `repo:path:line` and the one synthesis call (with a model)
 cites across repositories like any other evidence. The run log keeps the fused run once, its
 `repo_root` naming every repository.
+
+`--repos GROUP|all` (`ask_group`) first ranks the registered repositories of the group by their
+summaries (`helix.cluster.summary.rank`: names, README headings, top-level identifiers and
+their docs), then asks the best `cluster.repos_top` as above; the envelope's `repo_routing`
+says which were searched and why. The repositories are retrieved in parallel (one thread
+each) and fused in their ranking's order, whichever finished first.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from helix.core.config import HelixConfig
-from helix.core.envelope import Envelope, EvidenceItem
+from helix.core.envelope import Envelope, EvidenceItem, RepoRouting
 from helix.core.errors import UserError
 from helix.core.hashing import hash_obj
 
@@ -97,34 +103,44 @@ def fused_envelope(question: str, named: Sequence[tuple[str, Envelope]],
 
 
 def ask_across(question: str, roots: Sequence[Path], *, config_for: Any, dry_run: bool,
-               notify: Any = None) -> tuple[Envelope, str]:
-    """(fused envelope, run id): every repository asked, the evidence fused, one synthesis
-    call when a model is configured and `dry_run` is off, one run-log row."""
-    from controller.driver import run_controller
-    from controller.report_cut import RETRIEVAL_CHARS, cut_report
+               notify: Any = None, names: Sequence[str] | None = None,
+               index_dirs: Sequence[Path | None] | None = None,
+               routing: RepoRouting | None = None) -> tuple[Envelope, str]:
+    """(fused envelope, run id): every repository asked (in parallel), the evidence fused, one
+    synthesis call when a model is configured and `dry_run` is off, one run-log row. `names`
+    and `index_dirs`: the registry's, when the repositories come from it. The question is
+    read once (`controller.question`); each repository's index respells it
+    (`helix.service.retrieve`, the first half of the one entry point)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from controller.question import read_question
     from helix.core import notices
     from helix.core.ports import SystemClock
-    from helix.core.secrets import redact_text
-    from helix.service import LazyQueryEmbedder, default_llm, open_runlog
+    from helix.service import contract_embedders, default_llm, open_runlog, retrieve
     from helix.synthesis.answer import deterministic_citations, synthesize
     from helix.synthesis.prompt import citation_refs
-    from indexers.build import declined_embeddings, ensure_index
+    from indexers.build import declined_embeddings
 
     if len(roots) > MAX_REPOS:
         raise UserError(f"at most {MAX_REPOS} repositories in one question, got {len(roots)}")
-    question = redact_text(question)[0]
     clock = SystemClock()
-    named: list[tuple[str, Envelope]] = []
-    configs = []
-    for name, root in zip(repo_names(roots), roots, strict=True):
-        config = declined_embeddings(root, config_for(root), quiet=True)
-        configs.append(config)
-        lazy = LazyQueryEmbedder(config.index)
-        index, _ = ensure_index(root, config, query_embedder=lazy, dense="background")
-        text, _ = cut_report(question, RETRIEVAL_CHARS)
-        named.append((name, run_controller(text, index, config, query_embedder=lazy,
-                                           clock=clock)))
-    envelope = fused_envelope(question, named, configs[0])
+    dirs = list(index_dirs) if index_dirs is not None else [None] * len(roots)
+    configs = [declined_embeddings(root, config_for(root), index_dir, quiet=True)
+               for root, index_dir in zip(roots, dirs, strict=True)]
+    read = read_question(question, configs[0].retrieval)  # once; each index respells it
+
+    def one(root: Path, config: HelixConfig, index_dir: Path | None) -> Envelope:
+        asked = (read if config.retrieval == configs[0].retrieval
+                 else read_question(question, config.retrieval))  # its own routing settings
+        return retrieve(asked, root=root, config=config, clock=clock, index_dir=index_dir,
+                        quiet=True)[0]
+
+    with ThreadPoolExecutor(max_workers=max(1, len(roots))) as pool:
+        found = list(pool.map(one, roots, configs, dirs))
+    named = list(zip(list(names) if names is not None else repo_names(roots), found,
+                     strict=True))
+    envelope = fused_envelope(read.asked, named, configs[0]).model_copy(
+        update={"repo_routing": routing})
     log = open_runlog(notify or notices.notify)
     try:
         run_id = log.start(envelope, created=clock.now(), dry_run=dry_run)
@@ -134,8 +150,10 @@ def ask_across(question: str, roots: Sequence[Path], *, config_for: Any, dry_run
             log.finish(run_id, envelope, updated=clock.now())
             return envelope, run_id
         config = configs[0]
+        encoder, exemplars = contract_embedders()
         result = synthesize(envelope, llm=default_llm(config), settings=config.synthesis,
-                            clock=clock, notify=notify or notices.notify)
+                            clock=clock, notify=notify or notices.notify, embedder=encoder,
+                            exemplar_embedder=exemplars)
         log.finish(run_id, result.envelope, updated=clock.now(),
                    prompt_tokens=result.prompt_tokens,
                    completion_tokens=result.completion_tokens, attempts=result.attempts,
@@ -143,3 +161,29 @@ def ask_across(question: str, roots: Sequence[Path], *, config_for: Any, dry_run
         return result.envelope, run_id
     finally:
         log.close()
+
+
+def ask_group(question: str, group: str, *, config_for: Any, dry_run: bool,
+              notify: Any = None) -> tuple[Envelope, str]:
+    """`--repos GROUP|all`: the group's best repositories for `question` by their summaries,
+    asked across (see the module docstring)."""
+    from helix.cluster.summary import rank
+    from helix.core.config import resolve_config
+    from helix.core.errors import NotFoundError
+    from helix.store.repos import Registry
+
+    registry = Registry()
+    try:
+        rows = registry.rows(group)
+    finally:
+        registry.close()
+    if not rows:
+        raise NotFoundError(f"no repositories registered in '{group}' (helix repos lists them;"
+                            " helix index --repos-file FILE registers them)")
+    top = resolve_config(None)[0].cluster.repos_top
+    routing = rank(question, {row.name: row.summary for row in rows}, top, group)
+    by_name = {row.name: row for row in rows}
+    chosen = [by_name[choice.name] for choice in routing.searched]
+    return ask_across(question, [Path(row.root) for row in chosen], config_for=config_for,
+                      dry_run=dry_run, notify=notify, names=[row.name for row in chosen],
+                      index_dirs=[Path(row.index_dir) for row in chosen], routing=routing)

@@ -1,10 +1,14 @@
-"""`ask`: the one place the pieces meet.
+"""`ask`: the one place the pieces meet, and the one entry point.
 
-    ensure_index (refresh when files changed) -> run_controller (deterministic evidence)
+    ensure_index (refresh when files changed) -> read_question (redact, cut, respell, route:
+    once) -> run_controller (deterministic evidence)
     -> run log row "pending" (question + evidence)            [dry run: finish here]
     -> synthesize (prompt stored in the row before the one LLM call) -> run log "done"/"fallback"
 
-The CLI (`helix ask`) and the session runner (continuity turns) both call `ask`.
+The CLI (`helix ask`), the servers (`helix.servers.workspace`), the session runner (continuity
+turns) and the evals (`evals.runner`, `evals.history.run`, `evals.qa.run`) all call `ask`, so the
+evals measure the path a user takes. `retrieve` is its first half (index, question, controller):
+`helix.multi_repo` runs it per repository before its one synthesis.
 
 With no network, the registered test models (`--model fake/echo`, `fake/say:TEXT`, ...:
 `helix.synthesis.fake_llm`) run this whole path; the tests use them too.
@@ -15,24 +19,26 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
+from controller.question import Question, read_question
 from helix.core import notices
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.envelope import DenseState, Envelope
 from helix.core.errors import RunLogUnwritableError
 from helix.core.ports import LLM, PROGRESS_DONE, Clock, Embedder, SystemClock, Waiting
 from helix.core.schemas import Frozen
-from helix.core.secrets import redact_text
 from helix.runlog import RunLog
 from helix.synthesis.answer import SynthesisResult, synthesize
 from helix.synthesis.prompt import Prompt
 
 if TYPE_CHECKING:
     import numpy as np
+
 
 class AskResult(Frozen):
     envelope: Envelope
@@ -120,6 +126,17 @@ class LazyQueryEmbedder:
         return self._get().embed(texts)
 
 
+def contract_embedders() -> tuple[Embedder, Embedder]:
+    """The answer contract's sentence encoder (absence claims by meaning): the shipped
+    all-MiniLM-L6-v2, whatever model the index uses (the thresholds were chosen on it), loaded
+    on first use; and the same in front of the embedding cache, for its exemplars."""
+    from helix.core.paths import embedding_cache_dir
+    from indexers.embed_cache import CachedEmbedder
+
+    encoder = LazyQueryEmbedder(IndexSettings())
+    return encoder, CachedEmbedder(encoder, embedding_cache_dir())
+
+
 def open_runlog(tell: Callable[[str], None]) -> RunLog:
     """The run log; when its place cannot be written (a read-only $HELIX_HOME, a full disk),
     an in-memory one, so that the question is still answered, and the user told."""
@@ -137,7 +154,35 @@ def open_runlog(tell: Callable[[str], None]) -> RunLog:
         return RunLog(sqlite_utils.Database(memory=True))
 
 
-def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
+@dataclass(frozen=True)
+class Prepared:
+    """A fresh index of one repository and what asking it needs (`prepare`)."""
+
+    config: HelixConfig
+    embedder: LazyQueryEmbedder
+    index: Any
+    report: Any  # the index's BuildReport
+
+
+def prepare(root: Path, config: HelixConfig,
+            progress: Callable[[str, int, int], None] | None = None, *,
+            index_dir: Path | None = None, quiet: bool = False) -> Prepared:
+    """The repository's index, refreshed when files changed (as `ask` does before a question),
+    with the config it was read under and the query embedder (loaded on first use)."""
+    from indexers.build import declined_embeddings, ensure_index
+
+    config = declined_embeddings(root, config, index_dir, quiet=quiet)
+    lazy = LazyQueryEmbedder(config.index)
+    index, report = ensure_index(root, config, index_dir=index_dir, query_embedder=lazy,
+                                 progress=progress,
+                                 dense="background" if config.index.background_dense
+                                 else "wait")
+    if progress is not None:
+        progress(PROGRESS_DONE, 1, 1)
+    return Prepared(config, lazy, index, report)
+
+
+def ask(question: str | Question, *, root: Path, config: HelixConfig, dry_run: bool,
         llm: LLM | None = None, scope: str | None = None, sense: str | None = None,
         session_id: str | None = None, turn_number: int | None = None,
         clock: Clock | None = None, runlog: RunLog | None = None,
@@ -147,8 +192,11 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
         progress: Callable[[str, int, int], None] | None = None,
         waiting: Waiting | None = None,
         on_text: Callable[[str], None] | None = None,
-        ranker: Any = None) -> AskResult:
+        prepared: Prepared | None = None, ranker: Any = None) -> AskResult:
     """Answer one question about the repository at `root`; every run goes to the run log.
+    The one entry point: the CLI, the servers, the sessions and the evals all call it.
+    `question` is the raw text (read here, once: `controller.question.read_question`, with
+    `scope` and `sense`) or a `Question` read before (a session turn's message).
     `notify` gets the synthesis' one-line notices (waiting for the model, a missing key);
     default: `helix.core.notices.notify` (`helix: ...` on standard error). `progress`
     (stage, done, total) follows the indexing, when there is any; `waiting` the wait for the
@@ -159,54 +207,70 @@ def ask(question: str, *, root: Path, config: HelixConfig, dry_run: bool,
     Lexical first (`index.background_dense`, the default): when many cards lack vectors the
     question is answered from what the index has (BM25, symbols, graph, the vectors already
     there) while a background worker embeds the rest; `envelope.dense_state` says which state
-    answered. `index.background_dense = false` (`helix ask --wait`) waits for every vector."""
-    from controller.driver import run_controller
-    from controller.loop import CLOCK_STOP
-    from controller.report_cut import RETRIEVAL_CHARS, cut_report
-    from indexers.build import ensure_index
-
-    question = redact_text(question)[0]  # a pasted secret is searched, logged and sent masked
-    from indexers.build import declined_embeddings
-
-    config = declined_embeddings(root, config)
+    answered. `index.background_dense = false` (`helix ask --wait`) waits for every vector.
+    `prepared` (`prepare`): an index already made fresh for a batch of questions (`helix
+    drift`), used as it is instead of checking the files again for each one."""
     clock = clock or SystemClock()
     started = clock.monotonic()
-    lazy = LazyQueryEmbedder(config.index)
-    index, report = ensure_index(root, config, query_embedder=lazy, progress=progress,
-                                 dense="background" if config.index.background_dense
-                                 else "wait")
-    if progress is not None:
-        progress(PROGRESS_DONE, 1, 1)
-    indexed = clock.monotonic()
-    question, cut = cut_report(question, RETRIEVAL_CHARS)  # a long paste: what locates it
-    envelope = run_controller(question, index, config,
-                              query_embedder=lazy if _has_embeddings(index) else None,
-                              clock=clock, scope=scope, sense=sense, refreshed=report.refreshed,
-                              trace=trace, ranker=ranker)
-    controlled = clock.monotonic()
-    stopped = [step.note for step in envelope.controller_steps if CLOCK_STOP in step.note]
-    if stopped:
-        (notify or notices.notify)(f"retrieval stopped by its clock safety stop "
-                                   f"({stopped[-1].split(CLOCK_STOP + ': ', 1)[-1]}): the "
-                                   "evidence may differ from an unhurried run")
-    timings = dict(envelope.timings_ms)
-    timings.setdefault("index", round((indexed - started) * 1000, 3))
-    timings.setdefault("controller", round((controlled - indexed) * 1000, 3))
-    state = getattr(index, "dense_state", None)
-    envelope = envelope.model_copy(update={
-        "timings_ms": timings, "dense_state": DenseState(**state) if state else None,
-        "question_cut": cut})
-
+    envelope, prepared = retrieve(question, root=root, config=config, clock=clock,
+                                  scope=scope, sense=sense, trace=trace, notify=notify,
+                                  progress=progress, prepared=prepared,
+                                  ranker=ranker)
+    config = prepared.config  # embeddings declined when the index was built without them
     log = runlog or open_runlog(notify or notices.notify)
     try:
         return _logged(log, envelope, config=config, dry_run=dry_run, llm=llm,
                        session_id=session_id, turn_number=turn_number, clock=clock,
                        started=started, sleep=sleep, notify=notify, waiting=waiting,
                        on_text=on_text,
-                       report=report)
+                       report=prepared.report)
     finally:
         if runlog is None:
             log.close()
+
+
+def retrieve(question: str | Question, *, root: Path, config: HelixConfig, clock: Clock,
+             scope: str | None = None, sense: str | None = None,
+             trace: Callable[[str, dict[str, Any]], None] | None = None,
+             notify: Callable[[str], None] | None = None,
+             progress: Callable[[str, int, int], None] | None = None,
+             quiet: bool = False, index_dir: Path | None = None,
+             prepared: Prepared | None = None, ranker: Any = None
+             ) -> tuple[Envelope, Prepared]:
+    """What `ask` does before the run log and the model: the index made fresh (`prepare`:
+    embeddings declined when the index was built without them) unless `prepared` is given,
+    the question read once with the index's vocabulary, the controller's dry run.
+    (envelope, the index as prepared: its config and build report)."""
+    from controller.driver import run_controller
+
+    if isinstance(question, Question) and (scope is not None or sense is not None):
+        raise ValueError("a Question carries its own scope and sense")
+    started = clock.monotonic()  # the index's time counts from here (none when prepared)
+    if prepared is None:
+        prepared = prepare(root, config, progress, index_dir=index_dir, quiet=quiet)
+    config, lazy, index, report = (prepared.config, prepared.embedder, prepared.index,
+                                   prepared.report)
+    indexed = clock.monotonic()
+    if not isinstance(question, Question):  # a pasted secret is searched, logged, sent masked
+        question = read_question(question, config.retrieval, spelled_as=index.spelled_as,
+                                 scope=scope, sense=sense)
+    envelope = run_controller(question, index, config,
+                              query_embedder=lazy if _has_embeddings(index) else None,
+                              clock=clock, refreshed=report.refreshed, trace=trace,
+                              ranker=ranker)
+    controlled = clock.monotonic()
+    stop = envelope.clock_stopped
+    if stop is not None:
+        (notify or notices.notify)(
+            f"retrieval stopped by its clock safety stop ({stop.elapsed_ms:.0f} ms >= "
+            f"retrieval.time_budget_ms {stop.budget_ms}): the evidence may differ from an "
+            "unhurried run")
+    timings = dict(envelope.timings_ms)
+    timings.setdefault("index", round((indexed - started) * 1000, 3))
+    timings.setdefault("controller", round((controlled - indexed) * 1000, 3))
+    state = getattr(index, "dense_state", None)
+    return envelope.model_copy(update={
+        "timings_ms": timings, "dense_state": DenseState(**state) if state else None}), prepared
 
 
 def _logged(log: RunLog, envelope: Envelope, *, config: HelixConfig, dry_run: bool,
@@ -238,11 +302,13 @@ def _logged(log: RunLog, envelope: Envelope, *, config: HelixConfig, dry_run: bo
     def store_prompt(prompt: Prompt) -> None:
         log.set_prompt(run_id, prompt.messages, prompt.hash, updated=clock.now())
 
+    encoder, exemplars = contract_embedders()
     try:
         result: SynthesisResult = synthesize(envelope, llm=llm, settings=config.synthesis,
                                              clock=clock, before_call=store_prompt, sleep=sleep,
                                              notify=notify or notices.notify, waiting=waiting,
-                                             on_text=on_text)
+                                             on_text=on_text, embedder=encoder,
+                                             exemplar_embedder=exemplars)
     except BaseException as exc:
         log.fail(run_id, f"{type(exc).__name__}: {exc}", updated=clock.now())
         raise

@@ -51,6 +51,7 @@ from indexers.previous import (
 from indexers.reader import Index
 from indexers.reports import BuildReport, StatusReport, kept_report
 from indexers.secret_scan import Scanner
+from indexers.shards import ParseMap, parse_in_shards
 from indexers.store import (
     DIR_BM25,
     DIR_BM25_FILES,
@@ -115,11 +116,13 @@ def _ignore_inside(directory: Path, root: Path) -> None:
 def build_index(root: Path, config: HelixConfig, *, index_dir: Path | None = None,
                 embedder: Embedder | None = None, progress: Progress | None = None,
                 force: bool = False, dense: DenseMode = "wait",
-                embed_all: bool = False) -> BuildReport:
+                embed_all: bool = False, parse_map: ParseMap | None = None) -> BuildReport:
     """Bring the index of `root` up to date; a no-op (saying so) when nothing changed.
     A dense worker at work is waited for (its progress reported); a paused one is resumed:
     here (`dense="wait"`) or in a new worker ("background"). `embed_all`: from now on this
-    index embeds every eligible chunk, not `index.embed_max_chunks` of them (until --force)."""
+    index embeds every eligible chunk, not `index.embed_max_chunks` of them (until --force).
+    `parse_map`: parse a large repository in shards through it (`indexers.shards`: Ray tasks
+    on a cluster); the index is the same."""
     root = _resolve_root(root)
     store = _store_for(root, index_dir)
     dense_worker.clear_pause(store)
@@ -128,7 +131,7 @@ def build_index(root: Path, config: HelixConfig, *, index_dir: Path | None = Non
     # them again and again (a third of the build time) and finds nothing to free.
     with store.locked(), paused_gc():
         report = _build_locked(root, config, store, embedder, progress, force, dense=dense,
-                               embed_all=embed_all)
+                               embed_all=embed_all, parse_map=parse_map)
     return _with_worker(store, root, config, report, start=dense == "background")
 
 
@@ -154,7 +157,8 @@ def _is_current(manifest: Manifest, hashes: dict[str, str], config: HelixConfig)
 def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
                   embedder: Embedder | None, progress: Progress | None,
                   force: bool, parts: dict[str, Any] | None = None,
-                  dense: DenseMode = "wait", embed_all: bool = False) -> BuildReport:
+                  dense: DenseMode = "wait", embed_all: bool = False,
+                  parse_map: ParseMap | None = None) -> BuildReport:
     """Walk, then (unless nothing changed) the lexical phase, the dense phase and the write of
     one generation. `parts`: filled with the new generation's parts as built (`Index.seed`).
     `dense`: "wait" embeds every missing vector now (and completes a generation a worker left
@@ -221,9 +225,13 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     # the lexical phase writes rows and graph straight into the new generation's directory
     writer = store.writer()
     try:
+        sharded_at = time.perf_counter()
+        parsed = parse_in_shards(walked.files, previous, config, parse_map)
+        if parsed is not None:
+            seconds["parse_shards"] = round(time.perf_counter() - sharded_at, 4)
         with Scanner(settings, store.directory) as scanner:
             lexical = build_lexical(walked.files, config, previous, (added, modified, removed),
-                                    warnings, progress, writer.tmp, scanner)
+                                    warnings, progress, writer.tmp, scanner, parsed)
             scanner.close(set(hashes))
         seconds.update(lexical.seconds)
         clock = time.perf_counter()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -126,6 +126,9 @@ def _parse_one(record: FileRecord, text: str, settings: IndexSettings,
     return record, parse_file(record, text, settings), []
 
 
+parse_one = _parse_one  # what a parse shard runs (`indexers.shards`): the build's own parse
+
+
 def bm25_text(chunk: Chunk) -> str:
     """What BM25 indexes for a chunk (`indexers.bm25.bm25_text_for`): its path, qualified name
     and heading path before its text, so names that live only in a path or an enclosing class
@@ -205,22 +208,27 @@ def _chunk_runs(files: Sequence[tuple[FileRecord, FileSpan]]
 def build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Previous | None,
                   changes: tuple[Sequence[str], Sequence[str], Sequence[str]],
                   warnings: list[str], progress: Progress | None, out: Path,
-                  scanner: Scanner | None = None) -> Lexical:
+                  scanner: Scanner | None = None,
+                  parsed: Mapping[str, Any] | None = None) -> Lexical:
     """Parse, tokenize, BM25 and graph for the walked files (`changes`: added, modified,
     removed since the previous generation), one file at a time: each file's rows go to
     `out`/rows.sqlite as soon as it is parsed (an unchanged file's are copied from the previous
     generation in SQL, never decoded), its chunks' tokens into the token table; the graph is
     then built from the written rows into `out`/graph.sqlite. Parse warnings are appended to
     `warnings`. Each file read is masked by `scanner` (`indexers.secret_scan`; default: one
-    without a cache on disk), which scans the files to read ahead, in worker processes."""
+    without a cache on disk), which scans the files to read ahead, in worker processes.
+    `parsed`: files parsed (and masked) already, in shards (`indexers.shards.ParsedFile` by
+    path), taken in the walk's order as if parsed here."""
     settings = config.index
     own_scanner = scanner is None
     scanner = Scanner(settings) if scanner is None else scanner
     try:
-        scanner.start([wf for wf in walked_files if previous is None
-                       or previous.files.get(wf.record.path) != wf.record.content_hash])
+        scanner.start([wf for wf in walked_files
+                       if (previous is None
+                           or previous.files.get(wf.record.path) != wf.record.content_hash)
+                       and (parsed is None or wf.record.path not in parsed)])
         return _build_lexical(walked_files, config, previous, changes, warnings, progress, out,
-                              scanner)
+                              scanner, parsed)
     finally:
         if own_scanner:
             scanner.close()
@@ -229,7 +237,7 @@ def build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Pr
 def _build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: Previous | None,
                    changes: tuple[Sequence[str], Sequence[str], Sequence[str]],
                    warnings: list[str], progress: Progress | None, out: Path,
-                   scanner: Scanner) -> Lexical:
+                   scanner: Scanner, parsed: Mapping[str, Any] | None) -> Lexical:
     from indexers.bm25 import BM25Index
     from indexers.graph_store import load_lazy
     from indexers.tokenize import tokenize
@@ -276,6 +284,11 @@ def _build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: P
                 record = (wf.record.model_copy(update={"kind": "tree", "lang": "json"})
                           if hit[1] else wf.record)
                 result, nodes = hit
+            elif parsed is not None and path in parsed:
+                record, result, nodes, noted = parsed[path]
+                warnings.extend(noted)
+                files_parsed += 1
+                fresh_paths.add(record.path)
             else:
                 read, text = wf.read(scanner.mask)
                 record, result, nodes = _parse_one(read, text, settings, warnings)

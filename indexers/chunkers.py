@@ -255,18 +255,24 @@ def paragraph_sections(filename: str, lines: list[str], max_lines: int) -> list[
     return out
 
 
+def doc_sections(path: str, lang: str | None, lines: list[str], window_lines: int
+                 ) -> list[Section]:
+    """A document's sections (start, end, heading path): Markdown and RST by heading, plain
+    text by paragraph group (what `doc_chunks` chunks, and `helix stale-docs` compares)."""
+    filename = PurePosixPath(path).name
+    if lang == "markdown":
+        return sections(filename, lines, markdown_headings(lines))
+    if lang == "rst":
+        return sections(filename, lines, rst_headings(lines))
+    return paragraph_sections(filename, lines, window_lines)
+
+
 def doc_chunks(
     path: str, lang: str | None, text: str, settings: IndexSettings
 ) -> list[Chunk]:
     """Markdown / RST by heading, plain text by paragraph group; long sections windowed."""
     lines = split_lines(text)
-    filename = PurePosixPath(path).name
-    if lang == "markdown":
-        found = sections(filename, lines, markdown_headings(lines))
-    elif lang == "rst":
-        found = sections(filename, lines, rst_headings(lines))
-    else:
-        found = paragraph_sections(filename, lines, settings.window_lines)
+    found = doc_sections(path, lang, lines, settings.window_lines)
     chunks: list[Chunk] = []
     for start, end, heading_path in found:
         node_id = node_id_section(path, start)

@@ -1,5 +1,8 @@
 """Per-user embedding cache shared by every index: (model key, text hash) -> float32 vector.
 
+`CachedEmbedder` puts an embedder in front of it: texts embedded once (the answer contract's
+exemplars) are read back by every later process.
+
 One SQLite file in WAL mode with a busy timeout, so two processes (two `helix index` runs on
 two checkouts of one project) can read and write it at once. A cache file that SQLite cannot
 read is moved aside (`*.corrupt-<n>`) and recreated: losing a cache costs time, never a crash.
@@ -15,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from helix.core.ports import Embedder
 from indexers.locking import acquire
 
 CACHE_FILE = "embeddings.sqlite"
@@ -178,3 +182,39 @@ class EmbeddingCache:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+
+
+class CachedEmbedder:
+    """An embedder whose vectors are kept in the embedding cache (by model key and text hash);
+    each missing text is embedded alone. A cache that cannot be read or written (a read-only
+    $HELIX_HOME) costs time, never an answer."""
+
+    def __init__(self, inner: Embedder, directory: Path) -> None:
+        self._inner, self._directory = inner, directory
+
+    @property
+    def model_key(self) -> str:
+        return self._inner.model_key
+
+    @property
+    def dim(self) -> int:
+        return self._inner.dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        from helix.core.hashing import digest
+
+        key = self._inner.model_key
+        hashes = [digest(text) for text in texts]
+        found: dict[str, np.ndarray] = {}
+        with suppress(sqlite3.Error, OSError), EmbeddingCache(self._directory) as cache:
+            found = cache.get_many(key, hashes)
+        missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in found}
+        computed = {h: self._inner.embed([t])[0] for h, t in sorted(missing.items())}
+        if computed:
+            with suppress(sqlite3.Error, OSError), EmbeddingCache(self._directory) as cache:
+                cache.put_many(key, computed)
+        found.update(computed)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text_hash in enumerate(hashes):
+            out[row] = found[text_hash]
+        return out

@@ -272,6 +272,7 @@ class NumpyMiniLMEncoder:
         self._threads = ThreadpoolController()
         self._recent: dict[str, np.ndarray] = {}
         self._recent_lock = threading.Lock()  # one encoder is shared by the whole process
+        self._transposed: dict[str, np.ndarray] = {}
 
     @classmethod
     def from_settings(cls, settings: IndexSettings) -> NumpyMiniLMEncoder:
@@ -286,7 +287,14 @@ class NumpyMiniLMEncoder:
         return self._hidden
 
     def _dense(self, x: np.ndarray, name: str) -> np.ndarray:
-        return x @ self._w[f"{name}.weight"].T + self._w[f"{name}.bias"]
+        # a dense layer's weight, transposed once into its own contiguous array: a short
+        # query's product against it takes about 0.7 of the time against the mapped file's
+        # transposed view, with the same result (benchmarks/router_heldapart.py, warm)
+        weight = self._transposed.get(name)
+        if weight is None:
+            weight = np.ascontiguousarray(self._w[f"{name}.weight"].T)
+            self._transposed[name] = weight
+        return x @ weight + self._w[f"{name}.bias"]
 
     def _forward(self, ids: np.ndarray, types: np.ndarray, mask: np.ndarray) -> np.ndarray:
         w = self._w

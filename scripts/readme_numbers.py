@@ -29,7 +29,8 @@ the questions (whole-file BM25 in the same run: {bm25['file@1']:.2f}) and is in 
 What was measured step by step, and what was tried and not kept (following calls downward,
 file-level BM25 weighted up, a lower weight for vectors, abbreviations as query expansion,
 promoting a definition over a leading function, a file leading by its definitions' names,
-definitions' name words as a vote for short questions too), is in docs/architecture.md.
+definitions' name words as a vote for short questions too), is one generated table,
+[docs/tries.md](docs/tries.md); what was kept and why is in docs/architecture.md.
 Every benchmark's latest numbers: [docs/benchmarks.md](docs/benchmarks.md)
 (`python scripts/benchmarks_doc.py` writes it from `benchmarks/results/*.json`;
 `tests/test_docs.py` reads the numbers above back from the same file).

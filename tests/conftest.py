@@ -73,3 +73,36 @@ def no_tree_watch_after() -> Iterator[None]:
 def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", _guarded(_REAL_CONNECT))
     monkeypatch.setattr(socket.socket, "connect_ex", _guarded(_REAL_CONNECT_EX))
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[Any]:
+    """One real PostgreSQL for the session (`tests.engines`): each test takes a database."""
+    from tests.engines import start_postgres
+
+    server = start_postgres()
+    yield server
+    from helix.store.postgres import drop_process_state
+
+    drop_process_state()
+    server.stop()
+
+
+@pytest.fixture
+def database_url(postgres_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A fresh database of the session's PostgreSQL, set as HELIX_DATABASE_URL."""
+    url = postgres_server.fresh_database()
+    monkeypatch.setenv("HELIX_DATABASE_URL", url)
+    yield url
+    from helix.store.postgres import drop_process_state
+
+    drop_process_state()
+
+
+@pytest.fixture(scope="session")
+def ray_session() -> Iterator[Any]:
+    """One real local Ray cluster for the session (`tests.engines`)."""
+    from tests.engines import ray_cluster
+
+    with ray_cluster() as ray:
+        yield ray

@@ -11,6 +11,7 @@ from pathlib import Path
 from golden_files import real_index
 
 from controller.driver import run_controller
+from controller.question import read_question
 from helix.core.config import HelixConfig
 from helix.core.envelope import Envelope
 from helix.core.ports import FakeClock, FakeEmbedder
@@ -43,5 +44,8 @@ def _workdir() -> Path:
 
 def ask(index: IndexReader, question: str, config: HelixConfig | None = None,
         **kwargs: object) -> Envelope:
-    return run_controller(question, index, config or HelixConfig(),
-                          query_embedder=FakeEmbedder(), clock=FakeClock(), **kwargs)  # type: ignore[arg-type]
+    config = config or HelixConfig()
+    reading = {k: kwargs.pop(k) for k in ("scope", "sense") if k in kwargs}
+    return run_controller(read_question(question, config.retrieval, **reading),  # type: ignore[arg-type]
+                          index, config, query_embedder=FakeEmbedder(), clock=FakeClock(),
+                          **kwargs)  # type: ignore[arg-type]

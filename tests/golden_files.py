@@ -23,6 +23,7 @@ import pytest
 from fakes import write_repo
 
 from controller.driver import run_controller
+from controller.question import read_question
 from helix.core.config import HelixConfig, load_config
 from helix.core.envelope import Envelope
 from helix.core.ports import FakeClock, FakeEmbedder
@@ -65,8 +66,9 @@ class RealIndex:
         self.root, self.config, self.index, self.embedder = root, config, index, embedder
 
     def ask(self, question: str, **kwargs: object) -> Envelope:
-        return run_controller(question, self.index, self.config, query_embedder=self.embedder,
-                              clock=FakeClock(), **kwargs)  # type: ignore[arg-type]
+        return run_controller(read_question(question, self.config.retrieval, **kwargs),  # type: ignore[arg-type]
+                              self.index, self.config, query_embedder=self.embedder,
+                              clock=FakeClock())
 
 
 def real_index(source: str | dict[str, str], workdir: Path, *, embed: bool) -> RealIndex:

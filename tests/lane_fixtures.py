@@ -23,7 +23,7 @@ from controller.continuity.state import (
     ResolvedAction,
     TargetRef,
 )
-from helix.core.config import ContinuitySettings
+from helix.core.config import ContinuitySettings, IndexSettings
 from helix.core.ports import LLM
 from helix.session.lane_driver import LaneModels, LanePorts, lane_llm
 from helix.synthesis.fake_llm import FakeLLM  # noqa: F401  (the tests' one fake model)
@@ -100,7 +100,8 @@ def _ports(settings: ContinuitySettings, kwargs: dict[str, Any], purpose: Purpos
     lane = lane_llm(llm, model, purpose, None, kwargs.get("caps") or settings.caps)
     models = (LaneModels(semantic=lane) if purpose == "semantic_answer"
               else LaneModels(selection=lane))
-    return LanePorts(root=root, models=models), lane is not None
+    return (LanePorts(root=root, models=models, max_file_bytes=IndexSettings().max_file_bytes),
+            lane is not None)
 
 
 def run_selection_lane(text: str, state: ContinuityState, settings: ContinuitySettings, *,

@@ -8,10 +8,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from route_helpers import route_question
 
 from controller.answer import build_answer
 from controller.answer_text import quote
-from controller.route import route_question
 from helix.core.envelope import Clarify, ClarifyOption, EvidenceItem, EvidenceKind, SlotCoverage
 from helix.synthesis.contract import extract_citations
 from helix.synthesis.prompt import citation_refs

@@ -118,6 +118,10 @@ CASES: list[tuple[str, list[str], bytes | None, int, str]] = [
     ("serve-missing-repo", ["serve", "--repo", "{missing}"], None, 2, "not a directory"),
     ("chunks-directory", ["chunks", "{repo}"], None, 2, "is a directory"),
     ("chunks-not-utf8", ["chunks", "a\udcff.py"], None, 2, "not valid UTF-8"),
+    # drift
+    ("drift-fail-on", ["drift", "--fail-on", "bogus"], None, 2, "--fail-on"),
+    ("drift-question-fifo", ["drift", "--question-file", "{fifo}"], None, 2, "FIFO"),
+    ("drift-question-missing", ["drift", "--question-file", "{missing}"], None, 2, "not found"),
     # eval
     ("eval-unknown-suite", ["eval", "no_such_suite"], None, 2, "unknown eval suite"),
     ("eval-out-fifo", ["eval", "matrix", "--out", "{fifo}"], None, 2, "FIFO"),
@@ -158,6 +162,15 @@ CASES: list[tuple[str, list[str], bytes | None, int, str]] = [
     ("log-limit-negative", ["log", "--limit", "-1"], None, 2, "--limit"),
     ("log-limit-zero", ["log", "--limit", "0"], None, 2, "--limit"),
     ("log-limit-word", ["log", "--limit", "many"], None, 2, "--limit"),
+    # repos
+    ("repos-group-escape", ["repos", "--group", "a\x1b[2Jb"], None, 2, "not a group name"),
+    ("repos-group-not-utf8", ["repos", "--group", "a\udcffb"], None, 2, "not valid UTF-8"),
+    # stale-docs
+    ("stale-docs-baseline-fifo", ["stale-docs", "--baseline", "{fifo}"], None, 2, "FIFO"),
+    ("stale-docs-baseline-missing", ["stale-docs", "--baseline", "{missing}"], None, 2,
+     "not found"),
+    ("stale-docs-write-device", ["stale-docs", "--write-baseline", "/dev/null"], None, 2,
+     "character device"),
     # search
     ("search-k-huge", ["search", "foo", "-k", "99999999999999999999"], None, 2, "-k"),
     ("search-k-zero", ["search", "foo", "-k", "0"], None, 2, "-k"),

@@ -127,8 +127,9 @@ def test_read_commands_work_on_a_read_only_home(repo: Path, tmp_path: Path,
         assert code == 0 and "mod.py" in out and "not logged" in err
 
 
+# (`helix index` takes several repositories: it indexes each, tests/test_cluster_index.py)
 @pytest.mark.parametrize("command", [["chat", "--dry-run"],
-                                     ["index"], ["status"], ["find", "foo"], ["search", "foo"]])
+                                     ["status"], ["find", "foo"], ["search", "foo"]])
 def test_a_repeated_repo_is_refused_never_the_last_one_silently(
         repo: Path, tmp_path: Path, command: list[str],
         capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,11 +4,12 @@ graph lookup too."""
 
 from __future__ import annotations
 
+from route_helpers import route_question
+
 from controller.callees import promotions
 from controller.driver import _with_callees
 from controller.evidence import Candidate
 from controller.reasons import render
-from controller.route import route_question
 from helix.core.config import HelixConfig
 from helix.core.policy import CalleesPolicy, FileDefsPolicy
 from helix.core.schemas import Chunk

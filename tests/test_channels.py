@@ -4,13 +4,13 @@ list in fusion, and test spans scaled down when the question does not ask about 
 from __future__ import annotations
 
 from controller_helpers import ask, files_index
+from route_helpers import route_question
 
 from controller.channels import Found, Request, RequestResult, execute, module_of, path_matches
 from controller.evidence import rank
 from controller.fusion import Ranked, rrf
 from controller.loop import _admit, _lists, initial_state
 from controller.reasons import render_all
-from controller.route import route_question
 from helix.core.config import HelixConfig, RetrievalSettings
 from helix.core.policy import Pools
 from helix.core.schemas import Chunk

@@ -243,10 +243,11 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # file_defs.long_forms; then the name_words channel of reports and long questions; then
     # the bounds of tree JSON files and ignore files, which decide what is indexed as a tree and
     # which ignore lines are honoured: index.max_tree_*, index.*ignore*; then
-    # index.mask_secrets, which decides whether an index holds secrets in clear; then
-    # retrieval.ranker, the hand order by default, and index.history_*, off)
+    # index.mask_secrets, which decides whether an index holds secrets in clear; then the answer
+    # contract's absence thresholds, synthesis.absence, issue 32; retrieval.ranker, the hand order
+    # by default, and index.history_*, off: issue 31)
     assert HelixConfig().evidence_hash == (
-        "sha256:6b4b109ad2e555bb248e05f3abb209177f6d9bb31b03b6d60130b8be30a4d4ae")
+        "sha256:634c5b0765da626664f928b9408c0196bcead26e912ed96ff12789143ea45055")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

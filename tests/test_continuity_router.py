@@ -62,7 +62,7 @@ def _after_root(session: str = "s1") -> ContinuityState:
                                 answer_mode="dry_run", route="location", stop_reason="coverage_ok",
                                 evidence_ids=("c1-1",), evidence_paths=("a1.py",), lane="root",
                                 transition="T1")
-    return apply_transition(initial_state(session), "T1", turn_id=1, updates={
+    return apply_transition(initial_state(session), "T1", caps=CAPS, turn_id=1, updates={
         "root_frame": frame, "option_sets": _list(1), "answer_context": answer,
         "coverage_gate": GROUNDED}).state
 
@@ -71,7 +71,7 @@ def _after_open(state: ContinuityState, n: int = 2) -> ContinuityState:
     obj = SelectedObjectFrameState(focus_object_ref=_target(n), focus_object_kind="symbol",
                                    source_result_set_id="ev-1", compatible_route_family="object",
                                    provenance_bundle_ref="os-1", temporal_ceiling="r")
-    return apply_transition(state, "T3", turn_id=state.turn_count + 1,
+    return apply_transition(state, "T3", caps=CAPS, turn_id=state.turn_count + 1,
                             updates={"selected_object": obj}).state
 
 
@@ -94,8 +94,8 @@ def _with_clarifier(state: ContinuityState, now_ms: int = 0) -> ContinuityState:
                                tuple(i.label for i in options.items)),
                            clarifier_type="selection_disambiguation",
                            anchor_turn_id=state.turn_count + 1, thread_key=state.session_id,
-                           now_ms=now_ms, option_set_id="os-c")
-    return apply_transition(state, "T1", turn_id=state.turn_count + 1, updates={
+                           now_ms=now_ms, option_set_id="os-c", caps=CAPS)
+    return apply_transition(state, "T1", caps=CAPS, turn_id=state.turn_count + 1, updates={
         "option_sets": options, "clarification": clar, "pending": pending,
         "root_frame": state.root_frame}).state
 
@@ -110,7 +110,7 @@ def _with_clarifier(state: ContinuityState, now_ms: int = 0) -> ContinuityState:
     ("what happened last?", "semantic", "T9"), ("summarize what we did", "semantic", "T9"),
     ("why did you open that?", "semantic", "T8"),
     ("where is the tokenizer defined?", "root", "T1"),
-    ("back to the list", "root", "T6"),
+    ("back to the list", "interrupt", "T6"),
 ])
 def test_every_major_follow_up_maps_to_a_named_transition_class(text, lane, cls):
     plan = route_turn(_after_root(), text, None, ON)

@@ -8,8 +8,8 @@ import typing
 import pytest
 from pydantic import ValidationError
 
+from controller.continuity.caps import CAPS
 from controller.continuity.state import (
-    RECENT_ACTION_TRACE_MAX_ENTRIES,
     STATE_OWNERS,
     ActionTraceEntry,
     ClarificationState,
@@ -58,7 +58,7 @@ def _action(ts: int, turn: int = 1) -> ResolvedAction:
 
 
 def _with_root(state: ContinuityState) -> ContinuityState:
-    return apply_transition(state, "T1", turn_id=1, updates={
+    return apply_transition(state, "T1", caps=CAPS, turn_id=1, updates={
         "root_frame": _frame(), "option_sets": _options()}).state
 
 
@@ -88,11 +88,11 @@ def test_state_is_frozen():
 def test_recent_action_trace_max_5_newest_first():
     state = initial_state("s1")
     for n in range(1, 8):
-        state = apply_transition(state, "T9", turn_id=n, action=None).state
+        state = apply_transition(state, "T9", caps=CAPS, turn_id=n, action=None).state
         entry = ActionTraceEntry(type="open_span", target_ref=_target(n), source_scope="e",
                                  option_set_id=None, timestamp=n * 10, outcome="executed")
         state = state.model_copy(update={"recent_action_trace": (
-            entry, *state.recent_action_trace)[:RECENT_ACTION_TRACE_MAX_ENTRIES]})
+            entry, *state.recent_action_trace)[:CAPS.recent_action_trace_max_entries]})
     stamps = [e.timestamp for e in state.recent_action_trace]
     assert stamps == [70, 60, 50, 40, 30]
     with pytest.raises(ValidationError):
@@ -105,14 +105,15 @@ def test_recent_action_trace_max_5_newest_first():
 
 def test_apply_transition_pushes_action_newest_first_and_caps_at_5():
     state = _with_root(initial_state("s1"))
-    state = apply_transition(state, "T3", turn_id=2, updates={
+    state = apply_transition(state, "T3", caps=CAPS, turn_id=2, updates={
         "selected_object": SelectedObjectFrameState(
             focus_object_ref=_target(1), focus_object_kind="span", source_result_set_id="ev-1",
             compatible_route_family="object", provenance_bundle_ref="os-1",
             temporal_ceiling="abc")}, action=_action(100, 2)).state
     for n in range(3, 10):
-        state = apply_transition(state, "T5", turn_id=n, action=_action(100 * n, n)).state
-    assert len(state.recent_action_trace) == RECENT_ACTION_TRACE_MAX_ENTRIES
+        state = apply_transition(state, "T5", caps=CAPS, turn_id=n,
+                                 action=_action(100 * n, n)).state
+    assert len(state.recent_action_trace) == CAPS.recent_action_trace_max_entries
     assert state.recent_action_trace[0].timestamp == 900
     assert state.last_resolved_action is not None
     assert state.last_resolved_action.turn_id == 9
@@ -148,13 +149,13 @@ def test_every_transition_class_declares_the_six_invariants():
 
 def test_t1_must_not_inherit_stale_focus_object():
     state = _with_root(initial_state("s1"))
-    state = apply_transition(state, "T3", turn_id=2, updates={
+    state = apply_transition(state, "T3", caps=CAPS, turn_id=2, updates={
         "selected_object": SelectedObjectFrameState(
             focus_object_ref=_target(1), focus_object_kind="span", source_result_set_id="ev-1",
             compatible_route_family="object", provenance_bundle_ref="os-1",
             temporal_ceiling="abc"), "choices": "c1"}).state
     assert state.selected_object is not None and state.last_accepted_choice_id == "c1"
-    result = apply_transition(state, "T1", turn_id=3, updates={"root_frame": _frame(3)})
+    result = apply_transition(state, "T1", caps=CAPS, turn_id=3, updates={"root_frame": _frame(3)})
     assert result.state.selected_object is None
     assert result.state.last_accepted_choice_id is None
     assert "selected_object" in result.mutations
@@ -162,29 +163,29 @@ def test_t1_must_not_inherit_stale_focus_object():
 
 def test_t2_requires_a_root_frame():
     with pytest.raises(TransitionContractError, match="requires prior state root_frame"):
-        apply_transition(initial_state("s1"), "T2", turn_id=1)
+        apply_transition(initial_state("s1"), "T2", caps=CAPS, turn_id=1)
 
 
 def test_t3_requires_an_active_option_set():
     with pytest.raises(TransitionContractError, match="option_sets"):
-        apply_transition(initial_state("s1"), "T3", turn_id=1)
+        apply_transition(initial_state("s1"), "T3", caps=CAPS, turn_id=1)
 
 
 def test_t4_requires_a_selected_object():
     state = _with_root(initial_state("s1"))
     with pytest.raises(TransitionContractError, match="selected_object"):
-        apply_transition(state, "T4", turn_id=2)
+        apply_transition(state, "T4", caps=CAPS, turn_id=2)
 
 
 def test_t7_must_not_forget_the_suspended_route():
     with pytest.raises(TransitionContractError, match="clarification"):
-        apply_transition(_with_root(initial_state("s1")), "T7", turn_id=2)
+        apply_transition(_with_root(initial_state("s1")), "T7", caps=CAPS, turn_id=2)
 
 
 def test_t8_meta_cannot_change_the_root_frame_or_replay():
     state = _with_root(initial_state("s1"))
     with pytest.raises(TransitionContractError, match="may not change root_frame"):
-        apply_transition(state, "T8", turn_id=2, updates={"root_frame": _frame(2)})
+        apply_transition(state, "T8", caps=CAPS, turn_id=2, updates={"root_frame": _frame(2)})
     assert REGISTRY["T8"].root_retrieval is False
     assert REGISTRY["T9"].root_retrieval is False
 
@@ -192,7 +193,7 @@ def test_t8_meta_cannot_change_the_root_frame_or_replay():
 def test_undeclared_mutation_is_refused():
     state = _with_root(initial_state("s1"))
     with pytest.raises(TransitionContractError, match="T9 may not change option_sets"):
-        apply_transition(state, "T9", turn_id=2, updates={"option_sets": _options(2)})
+        apply_transition(state, "T9", caps=CAPS, turn_id=2, updates={"option_sets": _options(2)})
 
 
 def test_t6_keeps_root_and_drops_object_and_pending():
@@ -203,7 +204,7 @@ def test_t6_keeps_root_and_drops_object_and_pending():
                            thread_key="s1")
     state = state.model_copy(update={"pending": pending,
                                      "pending_clarifier_type": "selection_disambiguation"})
-    result = apply_transition(state, "T6", turn_id=2)
+    result = apply_transition(state, "T6", caps=CAPS, turn_id=2)
     assert result.state.root_frame == state.root_frame
     assert result.state.pending is None
     assert result.state.pending_clarifier_type == "none"
@@ -222,7 +223,7 @@ def test_t7_clears_clarification_and_pending():
                            expires_at_ms=None, expires_after_turn=None, anchor_turn_id=1,
                            thread_key="s1")
     state = state.model_copy(update={"clarification_state": clar, "pending": pending})
-    result = apply_transition(state, "T7", turn_id=2, updates={"root_frame": _frame(2)})
+    result = apply_transition(state, "T7", caps=CAPS, turn_id=2, updates={"root_frame": _frame(2)})
     assert result.state.clarification_state is None and result.state.pending is None
     assert result.state.living_mode_state.living_mode == "address_data"
 
@@ -233,14 +234,14 @@ def test_pending_left_behind_means_clarification_mode():
                            clarifier_type="selection_disambiguation", created_at_ms=0,
                            expires_at_ms=None, expires_after_turn=None, anchor_turn_id=1,
                            thread_key="s1")
-    result = apply_transition(state, "T1", turn_id=1, updates={"pending": pending})
+    result = apply_transition(state, "T1", caps=CAPS, turn_id=1, updates={"pending": pending})
     assert result.state.living_mode_state.living_mode == "clarification"
 
 
 def test_changed_slots_lists_only_real_changes():
     state = _with_root(initial_state("s1"))
     assert changed_slots(state, state) == ()
-    later = apply_transition(state, "T9", turn_id=2).state
+    later = apply_transition(state, "T9", caps=CAPS, turn_id=2).state
     assert set(changed_slots(state, later)) <= {"living_mode"}
 
 
@@ -252,3 +253,34 @@ def test_each_transition_class_has_a_scenario_family(cls: TransitionClass):
     assert cases
     classes = {turn.get("expect", {}).get("transition") for c in cases for turn in c["turns"]}
     assert cls in classes
+
+
+def test_a_state_kept_under_a_configured_choice_window_is_stored_and_reloads(tmp_path,
+                                                                             helix_home):
+    """`continuity.caps.recent_choice_window = 8`: the transitions keep the eight newest
+    choices (the configured window, not the default five), and the state stored by the
+    session store reloads (no schema sized from the defaults refuses it)."""
+    from controller.continuity.turn import TurnResult
+    from helix.core.config import load_config
+    from helix.session.store import commit_turn, ensure_schema, get_session, open_session
+    from helix.store.db import open_db
+
+    (helix_home / "config.toml").write_text("[continuity.caps]\nrecent_choice_window = 8\n",
+                                            encoding="utf-8")
+    caps = load_config(None).continuity.caps
+    assert caps.recent_choice_window == 8 != CAPS.recent_choice_window
+    state = _with_root(initial_state("s1"))
+    for n in range(1, 11):
+        state = apply_transition(state, "T3", caps=caps, turn_id=n + 1,
+                                 updates={"choices": f"c{n}"}).state
+    assert state.recent_accepted_choice_ids == tuple(f"c{n}" for n in range(10, 2, -1))
+    db = open_db(tmp_path / "sessions.db")
+    ensure_schema(db)
+    record = open_session(db, "s", str(tmp_path), now=0)
+    state = state.model_copy(update={"session_id": record.id, "turn_count": 1})
+    turn = TurnResult(session="s", session_id=record.id, turn_id=1, text="open 10",
+                      lane="selection", transition="T3", intent="open", answer="",
+                      answer_mode="continuity", retrieval=False)
+    commit_turn(db, record, turn, state, [])
+    again = get_session(db, "s")
+    assert again is not None and again.state == state

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from controller_helpers import FIXTURES, ask, files_index, fixture_index
+from route_helpers import route_question
 
 from controller.loop import LoopState, ToolResults, initial_state, step
-from controller.route import route_question
 from helix.core.config import HelixConfig, RetrievalSettings
 from helix.core.ports import FakeClock
 from indexers.api import IndexReader
@@ -126,26 +126,30 @@ def test_stop_budget_exhausted_by_evidence(matrix: IndexReader) -> None:
 
 def test_stop_budget_exhausted_by_time(matrix: IndexReader) -> None:
     from controller.driver import run_controller
+    from controller.question import read_question
     from helix.core.ports import FakeEmbedder
 
-    env = run_controller("Explain the ingest pipeline.", matrix,
-                         _config(time_budget_ms=5, coverage_threshold=1.01),
-                         query_embedder=FakeEmbedder(), clock=FakeClock(step=1.0))
+    config = _config(time_budget_ms=5, coverage_threshold=1.01)
+    env = run_controller(read_question("Explain the ingest pipeline.", config.retrieval), matrix,
+                         config, query_embedder=FakeEmbedder(), clock=FakeClock(step=1.0))
     assert env.stop_reason == "budget_exhausted"
     assert len([s for s in env.controller_steps if s.phase != "align"]) == 1
     assert "clock safety stop" in env.controller_steps[0].note  # said where it acted
+    assert env.clock_stopped is not None and env.clock_stopped.budget_ms == 5  # a typed fact
 
 
 def test_a_clock_that_jumps_changes_no_evidence(matrix: IndexReader) -> None:
     """Steps and evidence bound the work; a clock 5 s slower at every read (a loaded or
     suspended machine) gives the same evidence and item hashes as a still one."""
     from controller.driver import run_controller
+    from controller.question import read_question
     from helix.core.ports import FakeEmbedder
 
     for question in ("Explain the ingest pipeline.", "where is the finesse target set?"):
-        still = run_controller(question, matrix, _config(), query_embedder=FakeEmbedder(),
+        asked = read_question(question, _config().retrieval)
+        still = run_controller(asked, matrix, _config(), query_embedder=FakeEmbedder(),
                                clock=FakeClock())
-        jumping = run_controller(question, matrix, _config(), query_embedder=FakeEmbedder(),
+        jumping = run_controller(asked, matrix, _config(), query_embedder=FakeEmbedder(),
                                  clock=FakeClock(step=5.0))
         assert jumping.item_hashes == still.item_hashes
         assert [e.id for e in jumping.evidence] == [e.id for e in still.evidence]

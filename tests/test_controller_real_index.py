@@ -9,6 +9,7 @@ import pytest
 from controller_helpers import FIXTURES
 
 from controller.driver import run_controller
+from controller.question import read_question
 from helix.core.config import load_config
 from helix.core.envelope import Envelope
 from helix.core.ports import FakeClock, FakeEmbedder
@@ -19,8 +20,8 @@ def _ask(root: Path, question: str, **kwargs: object) -> Envelope:
     config = load_config(root)
     embedder = FakeEmbedder()
     index, _ = ensure_index(root, config, embedder=embedder, query_embedder=embedder)
-    return run_controller(question, index, config, query_embedder=embedder, clock=FakeClock(),
-                          **kwargs)  # type: ignore[arg-type]
+    return run_controller(read_question(question, config.retrieval, **kwargs),  # type: ignore[arg-type]
+                          index, config, query_embedder=embedder, clock=FakeClock())
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import pytest
 from cli_helpers import run as run_cli
 from talk_fixtures import FIXTURE, Q, Talk, config, copy_fixture, recording_llm
 
-from controller.continuity import router, selection, semantic
+from controller.continuity import router, rules, selection, semantic
 from controller.continuity.caps import CAPS
 from controller.continuity.pending import make_pending
 from controller.continuity.router import route_turn
@@ -370,7 +370,7 @@ def test_ttls_live_in_one_settings_table():
     assert not [f for f in ContinuitySettings.model_fields if "ttl" in f]
     pending = make_pending(kind="tool_retry_offer", expected_type="boolean",
                            clarifier_type="confirmation", anchor_turn_id=4, thread_key="s",
-                           now_ms=1_000)
+                           now_ms=1_000, caps=CAPS)
     assert pending.expires_at_ms == 1_000 + CAPS.continuity_ttl_max_ms
     assert pending.expires_after_turn == 4 + CAPS.continuity_ttl_max_turns
 
@@ -383,7 +383,7 @@ def test_transitions_are_named_not_only_numbered(repo):
     for text in ("hello", Q, "open the second one", "who calls it?", "stop"):
         turn = talk(text)
         assert turn.transition_name == REGISTRY[turn.transition].name
-    source = Path(router.__file__).read_text(encoding="utf-8")
+    source = Path(rules.__file__).read_text(encoding="utf-8")  # the rules router.RULES lists
     body = source[source.index("# --- the rules"):source.index("RULES: tuple")]
     assert not re.findall(r'plan\(\s*"T\d+"', body)  # rules name their transition
 

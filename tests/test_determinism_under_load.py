@@ -11,6 +11,7 @@ import sys
 from controller_helpers import fixture_index
 
 from controller.driver import run_controller
+from controller.question import read_question
 from helix.core.config import HelixConfig
 from helix.core.ports import FakeEmbedder, SystemClock
 
@@ -20,8 +21,10 @@ BURN = "import time\nend = time.monotonic() + 60\nwhile time.monotonic() < end:\
 
 
 def _hashes(index: object) -> list[dict[str, str]]:
-    return [run_controller(q, index, HelixConfig(), query_embedder=FakeEmbedder(),  # type: ignore[arg-type]
-                           clock=SystemClock()).item_hashes for q in QUESTIONS]
+    config = HelixConfig()
+    return [run_controller(read_question(q, config.retrieval), index, config,  # type: ignore[arg-type]
+                           query_embedder=FakeEmbedder(), clock=SystemClock()).item_hashes
+            for q in QUESTIONS]
 
 
 def test_item_hashes_are_the_same_under_real_cpu_load() -> None:

@@ -60,14 +60,16 @@ def test_every_command_and_option_has_help() -> None:
 
 
 def test_readme_set_up_commands_are_the_real_ones() -> None:
-    """The README installs what scripts/test installs (torch pinned, then the lock), and CI
-    runs scripts/test."""
+    """The README installs what scripts/test installs (torch pinned, then the lock; the test
+    command adds the engines' clients, which the embedded default needs not), and CI runs
+    scripts/test."""
     text = README.read_text(encoding="utf-8")
     script = (README.parent / "scripts" / "test").read_text(encoding="utf-8")
     installs = re.findall(r"python -m (pip install [^\n]*?)\s*$", script, re.MULTILINE)
     assert installs == ["pip install -q torch==2.13.0",
-                        "pip install -q -c requirements/lock.txt -e '.[dev]'"]
-    readme_command = " && ".join(i.replace(" -q", "") for i in installs) + " && helix ask"
+                        "pip install -q -c requirements/lock.txt -e '.[dev,eval]' -e ./evals",
+                        "pip install -q -c requirements/lock.txt -e '.[cluster,postgres]'"]
+    readme_command = " && ".join(i.replace(" -q", "") for i in installs[:2]) + " && helix ask"
     assert readme_command in text
     assert "scripts/test" in text and "scripts/check-newest" in text and "scripts/lock" in text
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
@@ -151,3 +153,38 @@ def test_readme_names_every_http_endpoint_with_its_parameters(tmp_path: Path) ->
         if match:
             documented[match.group(1)] = re.findall(r"`([^`]+)`", match.group(2))
     assert documented == actual
+
+
+def _conversation(marker: str) -> list[tuple[list[str], list[str]]]:
+    """The README's conversation after `<!-- readme-conversation: marker -->`: each command's
+    arguments and the lines shown for it ("..." elides lines)."""
+    import shlex
+
+    text = README.read_text(encoding="utf-8").split(f"<!-- readme-conversation: {marker} -->")[1]
+    block = text.split("```", 2)[1]
+    turns: list[tuple[list[str], list[str]]] = []
+    for line in block.splitlines()[1:]:
+        if line.startswith("$ helix "):
+            turns.append((shlex.split(line[len("$ helix "):]), []))
+        elif line.strip() and line.strip() != "...":
+            turns[-1][1].append(line)
+    return turns
+
+
+def test_readme_conversation_with_an_announced_reading_is_real_output(tmp_path, monkeypatch):
+    """Every line the README shows for its announced-reading conversation is what the
+    commands print, in order (run in a fresh HELIX_HOME over the fixture repository)."""
+    monkeypatch.setenv("HELIX_HOME", str(tmp_path))
+    monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
+    monkeypatch.chdir(README.parent)
+    turns = _conversation("announced")
+    assert len(turns) >= 3 and any("Read as" in line for _, shown in turns for line in shown)
+    runner = CliRunner()
+    for args, shown in turns:
+        result = runner.invoke(cli, args)
+        assert result.exit_code == 0, result.output
+        printed = result.output.splitlines()
+        at = 0
+        for line in shown:
+            assert line in printed[at:], f"{args[-1]!r}: {line!r} not printed"
+            at = printed.index(line, at) + 1

@@ -36,13 +36,14 @@ from controller.driver import run_controller
 from helix.core.config import load_config
 from helix.core.ports import FakeClock, FakeEmbedder
 from indexers.build import ensure_index
+from controller.question import read_question
 root = Path(sys.argv[1])
 config = load_config(root)
 index, _ = ensure_index(root, config, embedder=FakeEmbedder(), query_embedder=FakeEmbedder())
 out = {}
 for question in json.loads(sys.argv[2]):
-    env = run_controller(question, index, config, query_embedder=FakeEmbedder(),
-                         clock=FakeClock())
+    env = run_controller(read_question(question, config.retrieval), index, config,
+                         query_embedder=FakeEmbedder(), clock=FakeClock())
     out[question] = env.item_hashes
 print(json.dumps(out, sort_keys=True))
 """

@@ -101,7 +101,7 @@ def test_a_crashing_helix_case_is_a_miss_and_the_run_goes_on(
 
     repo, _ = build_history_repo(tmp_path)
 
-    def boom(self: object, question: str, index: object, config: object) -> object:
+    def boom(self: object, question: str) -> object:
         raise RuntimeError("controller exploded")
 
     monkeypatch.setattr(history_run.HelixSide, "ask", boom)

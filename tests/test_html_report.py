@@ -93,3 +93,26 @@ def test_results_of_different_kinds_are_not_compared() -> None:
     history = json.loads(HISTORY.read_text())
     with pytest.raises(ValueError, match="cannot compare a history result"):
         compare(history, {"benchmark": "qa", "summary": {}}, ("a", "b"))
+
+
+@pytest.mark.slow
+def test_the_changes_page_draws_drift_and_stale_docs(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from helix.core.config import load_config
+    from helix.service import ask
+    from tests import change_fixtures as cf
+
+    repo, shas = cf.build(tmp_path)
+    for question in cf.QUESTIONS.values():
+        ask(question, root=repo, config=load_config(repo), dry_run=True)
+    cf.change(repo, shas)
+    page, out = tmp_path / "changes.html", tmp_path / "changes.json"
+    code, text, err = run(["eval", "changes", "--repo", str(repo), "--html", str(page),
+                           "--out", str(out)], capsys)
+    assert code == 0, err
+    assert "drift at" in text and "stale-docs at" in text
+    payload = json.loads(out.read_text())
+    assert payload["drift"]["counts"]["changed"] == 2 and len(payload["stale_docs"]["stale"]) == 2
+    html = page.read_text()
+    assert "timeout: 5.0 -\\u003e 10.0" in html or "timeout: 5.0 -> 10.0" in html
+    _assert_drawn(page, 4)  # severities, drifted questions, change kinds, stale sections

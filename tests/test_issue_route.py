@@ -6,13 +6,13 @@ import time
 
 import pytest
 from controller_helpers import ask, files_index
+from route_helpers import ROUTING, route_question
 
 from controller.channels import Request, execute
 from controller.fusion import Fused, Ranked, rrf, rrf_files
 from controller.issue_text import frame_names, frame_paths, headline, is_change_or_bug, is_pasted
 from controller.names import question_names
 from controller.reasons import rank as rank_reason
-from controller.route import route_question
 from helix.core.config import HelixConfig, RetrievalSettings, load_config
 
 TRACEBACK = """Client hangs on redirect
@@ -49,9 +49,10 @@ def test_the_texts_shape_decides_the_issue_route(text: str, route: str) -> None:
 
 def test_a_pasted_report_is_an_issue_whatever_it_starts_with() -> None:
     long_text = "What is going on here " + "the cart total is wrong after a discount " * 5
-    assert is_pasted(long_text) and route_question(long_text).intent.route == "issue"
-    assert is_pasted("line one\nline two") and not is_pasted("one line, short")
-    assert not is_change_or_bug("how do I fix the cart?")
+    assert is_pasted(long_text, ROUTING) and route_question(long_text).intent.route == "issue"
+    assert is_pasted("line one\nline two", ROUTING)
+    assert not is_pasted("one line, short", ROUTING)
+    assert not is_change_or_bug("how do I fix the cart?", ROUTING)
 
 
 def test_a_slash_inside_a_word_is_not_a_scope() -> None:
@@ -108,7 +109,7 @@ def test_a_chained_traceback_leads_with_where_the_error_arises() -> None:
 def test_a_long_subject_spells_names_in_bounded_time() -> None:
     plan = route_question("where is " + "alpha beta gamma delta " * 6)  # 26 words: a question
     started = time.perf_counter()
-    names = question_names(plan)
+    names = question_names(plan, True, ROUTING)
     assert time.perf_counter() - started < 1.0
     assert all(len(n.split("_")) <= 5 for n, _ in names)
 

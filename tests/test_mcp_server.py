@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "continuity_repo"
-TOOLS = {"ask", "search", "find", "open_span", "callers", "tests", "status", "index", "repos"}
+TOOLS = {"ask", "search", "find", "open_span", "callers", "tests", "status", "index", "repos",
+         "drift", "stale_docs"}
 
 
 def _params(repo: Path, home: Path) -> Any:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from controller.driver import run_controller
+from controller.question import read_question
 from helix.core.config import load_config
 from helix.core.ports import FakeClock, FakeEmbedder
 from indexers.build import ensure_index
@@ -50,7 +51,7 @@ def test_the_named_concept_document_comes_first(repo: Path, embed: bool, tmp_pat
     assert len(concepts) >= 20
     for concept, document in sorted(concepts.items()):
         question = f"what does {concept.replace('-', ' ')} mean in this repo?"
-        env = run_controller(question, index, config, query_embedder=embedder,
-                             clock=FakeClock())
+        env = run_controller(read_question(question, config.retrieval), index, config,
+                             query_embedder=embedder, clock=FakeClock())
         assert env.evidence and env.evidence[0].path == document, (question, [
             e.path for e in env.evidence[:3]])

@@ -4,9 +4,10 @@ member_names`), and same-named definitions are ordered by the question's other w
 
 from __future__ import annotations
 
+from route_helpers import ROUTING, route_question
+
 from controller.channels import Request, execute
 from controller.names import member_names, question_names
-from controller.route import route_question
 from helix.core.policy import Pools
 from helix.core.schemas import FileRecord
 from indexers.project import project_names
@@ -121,7 +122,7 @@ def test_where_is_x_built_looks_up_the_build_method_of_x() -> None:
     """"where is the search index built?": `SearchIndex.build` is named by the subject and the
     action, and the answer leads with it, not with the class."""
     plan = route_question("where is the search index built?")
-    assert ("SearchIndex.build", ()) in question_names(plan)
+    assert ("SearchIndex.build", ()) in question_names(plan, True, ROUTING)
     env = ask(files_index(BUILT_BY_METHOD), "where is the search index built?")
     assert "SearchIndex.build" in [e.symbol for e in env.evidence][:2]
     assert env.answer.splitlines()[0] == ("The search index is built in `SearchIndex.build`, "

@@ -3,8 +3,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from route_helpers import route_question
 
-from controller.route import SLOTS, route_question
+from controller.route import SLOTS
 
 MATRIX = [
     ("What does solar restoration mean in this repo?", "definition", "term", "solar restoration"),

@@ -277,7 +277,7 @@ def test_phase_c_never_after_llm_failure_or_on_loop_guard_repeat() -> None:
     d = run("open the one about ranking", state, llm=FakeLLM(LLMTimeoutError("t")), model="m",
             settings=PHASE_C)
     assert d.kind == "clarify" and d.fallback_reason == "timeout"
-    after = apply_lane_mutations(state, d.mutations)
+    after = apply_lane_mutations(state, d.mutations, CAPS)
     assert after.selection_loop_guard is not None and after.selection_loop_guard.llm_failed
     llm = FakeLLM(select("e2", 0.99))
     d2 = run("open the one about ranking", after, llm=llm, model="m", settings=PHASE_C)
@@ -292,7 +292,7 @@ def test_blocker_11_loop_guard_reuses_prior_suggestion_order() -> None:
     assert d1.reason == "llm_suggestion"
     order = [o.id for o in d1.options]
     assert order[0] == "e3" and sorted(order) == ["e1", "e2", "e3", "e4"]
-    state2 = apply_lane_mutations(state, d1.mutations)
+    state2 = apply_lane_mutations(state, d1.mutations, CAPS)
     llm = FakeLLM(select("e1"))  # would reorder if it were asked again
     d2 = run("open the one about ranking", state2, llm=llm, model="m")
     assert llm.calls == [] and d2.reason == "loop_guard_repeat"
@@ -303,7 +303,7 @@ def test_blocker_11_loop_guard_reuses_prior_suggestion_order() -> None:
     assert d3.reason == "llm_suggestion" and d3.options[0].id == "e2"
     # executing ends the cycle
     d4 = run("open the second one", state2)
-    assert apply_lane_mutations(state2, d4.mutations).selection_loop_guard is None
+    assert apply_lane_mutations(state2, d4.mutations, CAPS).selection_loop_guard is None
 
 
 def test_blocker_12_scope_cued_polite_command_stays_in_scoped_unresolved_handling() -> None:
@@ -370,7 +370,7 @@ def test_mixed_intent_keeps_the_explanation_clause() -> None:
 def test_execute_mutations_update_the_sidecar() -> None:
     state = state_with(EVIDENCE)
     d = run("open the second one", state)
-    new = apply_lane_mutations(state, d.mutations)
+    new = apply_lane_mutations(state, d.mutations, CAPS)
     assert new.last_resolved_action is not None
     assert new.last_resolved_action.target_ref.path == "indexers/tokenize.py"
     assert new.last_resolved_action.option_set_id == "os1"
@@ -382,7 +382,7 @@ def test_execute_mutations_update_the_sidecar() -> None:
     # the trace stays capped at 5, newest first
     for k in range(7):
         step = run_selection_lane("open the first one", new, ON, now_ms=NOW_MS + k + 1)
-        new = apply_lane_mutations(new, step.mutations)
+        new = apply_lane_mutations(new, step.mutations, CAPS)
     assert len(new.recent_action_trace) == 5
     assert new.recent_action_trace[0].timestamp == NOW_MS + 7
 
@@ -423,9 +423,9 @@ def test_parse_verdict(text: str, decision: str) -> None:
 
 def test_needed_evidence_types_validated_against_allowlist_and_cap() -> None:
     got = validate_needed_types(["active_dashboard_items", "free_search", "chat_active_options",
-                                 "chat_recoverable_options", "active_widget_items"])
+                                 "chat_recoverable_options", "active_widget_items"], CAPS)
     assert got == ("chat_active_options", "chat_recoverable_options")
-    assert validate_needed_types([]) == ("chat_active_options",)
+    assert validate_needed_types([], CAPS) == ("chat_active_options",)
 
 
 def test_deterministic_and_repeatable() -> None:

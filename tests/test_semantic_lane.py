@@ -51,7 +51,7 @@ def opened_state(ago_ms: int = MINUTE_MS) -> ContinuityState:
     """Turn 1 showed the evidence list; turn 2 was "open the second one" (real lane)."""
     state = state_with(EVIDENCE, turn_count=1)
     d = run_selection_lane("open the second one", state, ON, now_ms=NOW_MS - ago_ms)
-    state = apply_lane_mutations(state, d.mutations)
+    state = apply_lane_mutations(state, d.mutations, CAPS)
     return state.model_copy(update={"turn_count": 2, "focus": focus_on(EVIDENCE_ITEMS[1])})
 
 
@@ -154,7 +154,7 @@ def test_blocker_06_semantic_lane_does_not_execute_actions() -> None:
         m = d.mutations
         assert m.last_resolved_action is None and m.push_trace is None
         assert m.accept_choice_id is None
-        after = apply_lane_mutations(state, m)
+        after = apply_lane_mutations(state, m, CAPS)
         assert after.recent_action_trace == state.recent_action_trace
 
 
@@ -162,7 +162,7 @@ def test_blocker_07_command_like_turn_after_semantic_answer_hands_off() -> None:
     """Command-like turn after semantic answer hands off to selection lane correctly."""
     state = opened_state()
     first = run("why did you open that?", state)
-    state = apply_lane_mutations(state, first.mutations)
+    state = apply_lane_mutations(state, first.mutations, CAPS)
     d = run("open the first one", state)
     assert d.kind == "handoff" and names(d) == ["semantic_followup_handoff_to_selection_lane"]
     assert run("the third one", state).kind == "handoff"  # selection-like, no verb
@@ -254,19 +254,19 @@ def test_blocker_13_unique_scoped_evidence_needs_one_referent_and_one_candidate(
     cands = build_candidates([snap(SUMMARY_1, sid="a")], "", None, NOW_MS, "evidence")
     one = ReferentRef(kind="entity", id="summary155", scope="evidence")
     other = ReferentRef(kind="entity", id="build.py", scope="evidence")
-    assert unique_scoped_evidence([one], "evidence", cands, NOW_MS) is not None
-    assert unique_scoped_evidence([one, other], "evidence", cands, NOW_MS) is None
+    assert unique_scoped_evidence([one], "evidence", cands, NOW_MS, CAPS) is not None
+    assert unique_scoped_evidence([one, other], "evidence", cands, NOW_MS, CAPS) is None
     two = build_candidates([snap(SUMMARY_1, sid="a"), snap(SUMMARY_2, sid="b")], "", None,
                            NOW_MS, "evidence")
-    assert unique_scoped_evidence([one], "evidence", two, NOW_MS) is None
+    assert unique_scoped_evidence([one], "evidence", two, NOW_MS, CAPS) is None
     # a duplicate excerpt is normalised away and stays unique
     dup = build_candidates([snap(SUMMARY_1, sid="a"), snap(SUMMARY_1, sid="a")], "", None,
                            NOW_MS, "evidence")
-    assert unique_scoped_evidence([one], "evidence", dup, NOW_MS) is not None
+    assert unique_scoped_evidence([one], "evidence", dup, NOW_MS, CAPS) is not None
     # TTL filtering: an old excerpt is not eligible
     old = build_candidates([snap(SUMMARY_1, ts=NOW_MS - CAPS.continuity_ttl_max_ms - 1)], "",
                            None, NOW_MS, "evidence")
-    assert unique_scoped_evidence([one], "evidence", old, NOW_MS) is None
+    assert unique_scoped_evidence([one], "evidence", old, NOW_MS, CAPS) is None
 
 
 def test_blocker_14_cross_source_conflict_without_priority_winner_is_non_unique() -> None:
@@ -276,7 +276,7 @@ def test_blocker_14_cross_source_conflict_without_priority_winner_is_non_unique(
     same_rank = build_candidates([snap(SUMMARY_1, "active_scoped_entity", sid="a"),
                                   snap(SUMMARY_2, "active_scoped_entity", sid="b")], "", None,
                                  NOW_MS, "evidence")
-    _, conflict = select_eligible_scoped_evidence(same_rank, ref, NOW_MS)
+    _, conflict = select_eligible_scoped_evidence(same_rank, ref, NOW_MS, CAPS)
     assert conflict
     d = run("what does summary155 mean?", snapshots=[
         snap(SUMMARY_1, "active_scoped_entity", sid="a"),
@@ -365,7 +365,7 @@ def test_hard_caps_of_the_blended_context() -> None:
     400-token excerpt, 1800 total."""
     history = [TurnSummary(turn_id=k, user_text="word " * 150, lane="root", transition="T1",
                            answer_excerpt="x") for k in range(1, 21)]
-    ctx = assemble_context(opened_state(), history, "tok " * 1000)
+    ctx = assemble_context(opened_state(), history, "tok " * 1000, CAPS)
     assert len(ctx.history) <= CAPS.chat_history_max_turns
     assert ctx.history_tokens <= CAPS.chat_history_max_tokens
     assert ctx.excerpt_tokens == CAPS.snapshot_excerpt_max_tokens
@@ -376,7 +376,7 @@ def test_hard_caps_of_the_blended_context() -> None:
     assert sum(count_tokens(h) for h in ctx.history) == ctx.history_tokens
     short = [TurnSummary(turn_id=k, user_text="hi", lane="root", transition="T1")
              for k in range(1, 21)]
-    assert len(assemble_context(opened_state(), short, "").history) == 8
+    assert len(assemble_context(opened_state(), short, "", CAPS).history) == 8
 
 
 def test_slot_schema_is_the_documented_one() -> None:

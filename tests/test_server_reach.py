@@ -236,3 +236,14 @@ def test_a_flood_of_first_questions_at_a_fresh_repository_is_answered_or_busy(
         answered = list(pool.map(ask, range(12)))
     codes = sorted(code for code, _ in answered)
     assert set(codes) <= {200, 503} and 200 in codes, answered
+
+
+def test_a_span_of_a_file_larger_than_the_index_reads_is_refused(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a request cannot make the server read and mask a file of any size
+    monkeypatch.setenv("HELIX_MAX_FILE_BYTES", "4096")
+    (repo / "huge.log").write_bytes(b"line\n" * 2000)  # 10,000 bytes
+    client = _client(Workspace([repo]))
+    message = _error(client.post("/open_span", json={"path": "huge.log"}), 400)
+    assert "more than index.max_file_bytes (4,096)" in message
+    assert client.post("/open_span", json={"path": "search/bm25.py"}).status_code == 200

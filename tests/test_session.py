@@ -479,10 +479,24 @@ def test_open_span_never_reads_outside_the_root(repo, tmp_path):
     for path in ("../secret.txt", "link.txt", str(outside)):
         with pytest.raises(BadPathError):
             open_span(repo, TargetRef(kind="span", id="x", path=path, start_line=1,
-                                      end_line=1), max_lines=5)
+                                      end_line=1), max_lines=5, max_bytes=10_000)
     opened = open_span(repo, TargetRef(kind="span", id="x", path="search/bm25.py",
-                                       start_line=1, end_line=200), max_lines=5)
+                                       start_line=1, end_line=200), max_lines=5,
+                       max_bytes=10_000)
     assert opened.truncated and opened.end_line == 5
+
+
+def test_open_span_refuses_a_file_larger_than_the_index_reads(repo):
+    # one request must not make Helix read and mask a file of gigabytes
+    from helix.core.errors import BadPathError
+    from helix.session.lane_driver import open_span
+
+    big = repo / "big.log"
+    big.write_bytes(b"x = 1\n" * 2000)  # 12,000 bytes
+    target = TargetRef(kind="span", id="x", path="big.log", start_line=1, end_line=3)
+    with pytest.raises(BadPathError, match=r"more than index\.max_file_bytes"):
+        open_span(repo, target, max_lines=5, max_bytes=10_000)
+    assert open_span(repo, target, max_lines=5, max_bytes=20_000).end_line == 3
 
 
 def test_boolean_retry_offer_applies_only_to_a_yes_or_no(repo):

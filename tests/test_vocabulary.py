@@ -11,7 +11,9 @@ from talk_fixtures import Q, Talk, copy_fixture
 
 from controller.continuity import phrases
 
-PARTIAL = {"POLITE_LEAD", "MIXED", "PATH_CUE", "RERUN_FILLER", "SOURCE_CUE", "QUESTION_LEAD"}
+PARTIAL = {"POLITE_LEAD", "MIXED", "PATH_CUE", "RERUN_FILLER", "SOURCE_CUE", "QUESTION_LEAD",
+           "ENTITY_REFERENT", "DEICTIC", "SCOPE_EXCLUDE",
+           "SENSE_WORDS"}
 ROUTED = [(name, example, entry["intent"]) for name, entry in sorted(phrases.PATTERNS.items())
           if "intent" in entry for example in entry["examples"]]
 

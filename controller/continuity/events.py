@@ -78,6 +78,8 @@ RuntimeEvent = Literal[
     "small_talk_reply",       # T0: small talk answered, no retrieval (model or deterministic)
     "model_call_failed",      # the turn's model call failed (reason: the fallback reason)
     "loop_guard_hit",         # the loop guard stopped a repeated unresolved cycle
+    "reading_announced",      # the meaning router said how it read an unsure turn
+    "reading_clarifier_asked",  # the meaning router asked which of two readings was meant
 ]
 EventName = Literal[UmbrellaEvent, SelectionEvent, SemanticEvent, RuntimeEvent]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from controller.continuity.caps import CAPS, ContinuityCaps
+from controller.continuity.caps import ContinuityCaps
 from controller.continuity.state import (
     ActionTraceEntry,
     ContinuityState,
@@ -48,7 +48,7 @@ class LaneMutations(Frozen):
 
 
 def apply_lane_mutations(state: ContinuityState, m: LaneMutations,
-                         caps: ContinuityCaps = CAPS) -> ContinuityState:
+                         caps: ContinuityCaps) -> ContinuityState:
     update: dict[str, Any] = {}
     if m.last_resolved_action is not None:
         update["last_resolved_action"] = m.last_resolved_action

@@ -12,6 +12,8 @@ Expected types:
                                       "#2", "the second one", "the last", or an option's label
     boolean                           yes / no
     path_scope                        a path scope such as "tests/" or "in indexers/"
+    slot:<slot1>|<slot2>              the missing slots of the semantic lane's packed clarifier:
+                                      never matched strictly (the next turn is routed afresh)
 Pure: the caller passes the current turn id and time.
 """
 
@@ -20,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from controller.continuity.caps import CAPS, ContinuityCaps
+from controller.continuity.caps import ContinuityCaps
 from controller.continuity.state import (
     ContinuityState,
     PendingClarifierType,
@@ -28,26 +30,27 @@ from controller.continuity.state import (
     PendingState,
 )
 from helix.core.config import ContinuitySettings
+from helix.core.english import (
+    CHOICE_FILLER,
+    LAST,
+    ORDINAL_SUFFIX,
+    ordinal_alternation,
+    ordinal_value,
+    word_alternation,
+)
 from helix.core.schemas import Frozen
 
 SELECTION_PREFIX = "selection:"
+SLOT_PREFIX = "slot:"
 LABEL_SEPARATOR = "|"
 
-ORDINAL_WORDS: dict[str, int] = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-    "eighth": 8, "ninth": 9, "tenth": 10, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5,
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10,
-}
-_FILLER = re.compile(
-    r"\b(please|pls|plz|thanks|thank you|thx|ok|okay|then|i mean|i'd say|i guess|the one)\b")
+_FILLER = re.compile(rf"\b({word_alternation(CHOICE_FILLER)})\b")
 _CHOICE_VERB = re.compile(
     r"^(?:(?:i (?:want|choose|pick|mean|meant|said)|let's (?:go with|take|use)|go with|take|"
     r"pick|choose|select|use|open|show(?: me)?|i'll take)\s+)")
 _ORDINAL = re.compile(
     r"^(?:the\s+)?(?:(?:option|number|no\.?|item|choice|#)\s*)?"
-    r"(?P<n>\d+(?=st|nd|rd|th|\b)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|"
-    r"tenth|one|two|three|four|five|six|seven|eight|nine|ten|last)(?:st|nd|rd|th)?"
+    rf"(?P<n>\d+(?={ORDINAL_SUFFIX}|\b)|{ordinal_alternation(numbers=True)}){ORDINAL_SUFFIX}?"
     r"(?:\s+(?:one|option|sense|meaning|choice))?$")
 _YES = re.compile(r"^(?:(?:yes|yeah|yep|yup|sure|y|correct)(?:[ ,]+(?:go for it|go ahead|do it|"
                   r"please do))?|go for it|go ahead|do it|please do)$")
@@ -55,7 +58,9 @@ _NO = re.compile(r"^(?:no|nope|nah|n|don't|do not|no thanks)$")
 _SCOPE = re.compile(
     r"^(?:(?:only\s+)?(?:in|under|within|inside)\s+)?(?P<path>[\w.-]+(?:/[\w.-]*)*/?)$")
 
-MatchStatus = Literal["applied", "mismatch", "expired", "other_thread", "none"]
+# held: not an answer, but kept for the lane the turn goes to (a selection clarifier keeps the
+# semantic lane out: that lane hands the turn to the selection ladder, which owns the pending)
+MatchStatus = Literal["applied", "mismatch", "expired", "other_thread", "none", "held"]
 
 
 def normalize(text: str) -> str:
@@ -87,9 +92,9 @@ def parse_ordinal(text: str, count: int) -> int | None:
     match = _ORDINAL.match(body)
     if not match:
         return None
-    word = match.group("n")
-    n = count if word == "last" else int(word) if word.isdigit() else ORDINAL_WORDS[word]
-    return n if 1 <= n <= count else None
+    value = ordinal_value(match.group("n"))  # the pattern takes ordinals only: never None
+    n = count if value == LAST else value
+    return n if n is not None and 1 <= n <= count else None
 
 
 def parse_choice(text: str, labels: tuple[str, ...]) -> int | None:
@@ -142,8 +147,9 @@ class PendingMatch(Frozen):
 
 def make_pending(*, kind: PendingKind, expected_type: str, clarifier_type: PendingClarifierType,
                  anchor_turn_id: int, thread_key: str, now_ms: int,
-                 option_set_id: str | None = None, caps: ContinuityCaps = CAPS,
-                 followup_clause: str | None = None) -> PendingState:
+                 option_set_id: str | None = None, caps: ContinuityCaps,
+                 followup_clause: str | None = None, readings: tuple[str, ...] = (),
+                 reading_text: str | None = None) -> PendingState:
     """A pending state that lives as long as any continuity referent: CONTINUITY_TTL_MAX_TURNS
     turns and CONTINUITY_TTL_MAX_MINUTES minutes (the one TTL, caps.py)."""
     return PendingState(
@@ -151,7 +157,7 @@ def make_pending(*, kind: PendingKind, expected_type: str, clarifier_type: Pendi
         created_at_ms=now_ms, expires_at_ms=now_ms + caps.continuity_ttl_max_ms,
         expires_after_turn=anchor_turn_id + caps.continuity_ttl_max_turns,
         anchor_turn_id=anchor_turn_id, thread_key=thread_key, option_set_id=option_set_id,
-        followup_clause=followup_clause)
+        followup_clause=followup_clause, readings=readings, reading_text=reading_text)
 
 
 def is_expired(pending: PendingState, *, turn_id: int, now_ms: int) -> bool:

@@ -69,8 +69,16 @@ MIXED = _compiled("MIXED")
 PATH_CUE = _compiled("PATH_CUE")
 RERUN_FILLER = _compiled("RERUN_FILLER")
 SOURCE_CUE = _compiled("SOURCE_CUE")
+SCOPE_EXCLUDE = _compiled("SCOPE_EXCLUDE")
+SCOPE_KIND: dict[str, str] = dict(VOCABULARY["scope_kind"])
+SPOKEN_NUMBERS: dict[str, int] = dict(VOCABULARY["spoken_numbers"])
+SCOPE_FOLDER: dict[str, str] = dict(VOCABULARY["scope_folder"])
+LIST_NOUNS: frozenset[str] = frozenset(VOCABULARY["lists"]["list_nouns"])
+CARDINALS: frozenset[str] = frozenset(VOCABULARY["lists"]["cardinals"])
 SOURCE_KIND: dict[str, OptionSetKind] = dict(VOCABULARY["source_kind"])
 QUESTION_LEAD = _compiled("QUESTION_LEAD")
+DEICTIC = _compiled("DEICTIC")
+SENSE_WORDS = _compiled("SENSE_WORDS")
 
 # --- object follow-ups over the graph; semantic follow-ups; meta; recap ------------------------
 CALLERS = _compiled("CALLERS")
@@ -78,8 +86,10 @@ TESTS = _compiled("TESTS")
 WHY_ACTION = _compiled("WHY_ACTION")
 WHAT_HAPPENED = _compiled("WHAT_HAPPENED")
 ENTITY_MEANING = _compiled("ENTITY_MEANING")
+ENTITY_REFERENT = _compiled("ENTITY_REFERENT", re.IGNORECASE)
 META = _compiled("META")
 RECAP = _compiled("RECAP")
+RECAP_CHANGED = _compiled("RECAP_CHANGED")  # a recap asking what changed under an answer
 BACK = _compiled("BACK")
 
 
@@ -101,6 +111,12 @@ def small_talk(text: str) -> SmallTalkKind | None:
     if not _SMALL_TALK_WORDS.match(plain):
         return None
     return next(kind for kind, pattern in _KIND_ORDER if pattern.search(plain))
+
+
+def small_talk_kind(text: str) -> SmallTalkKind | None:
+    """The kind of small talk a message contains anywhere ("awesome, thanks a bunch!")."""
+    plain = re.sub(r"\s+", " ", re.sub(r"[,;:.!?]+", " ", normalize(text))).strip()
+    return next((kind for kind, pattern in _KIND_ORDER if pattern.search(plain)), None)
 
 
 def without_small_talk_lead(text: str) -> str:

@@ -4,6 +4,8 @@
     (graph follow-ups, T4, live in controller/continuity/graph_focus.py)
     meta_answer      a question about the last answer object (T8): from its envelope, no replay
     recap            did we talk about X (T9): from the stored turns only, never invented
+    drift_recap      did anything change since I asked about X (T9): that turn's answer
+                     re-run now and compared with its evidence (`helix drift` of one turn)
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Sequence
 
 from controller.continuity.optionsets import SUBJECT_SLOTS
 from controller.continuity.turn import TurnResult
+from helix.core.changes import SPAN_WORDS, QuestionDrift
 from helix.core.english import RECAP_WORDS, suffix_stem
 
 RECAP_MAX_MATCHES = 5
@@ -93,7 +96,7 @@ def recap(turns: Sequence[TurnResult], topic: str | None) -> tuple[str, list[int
     terms = topic_terms(topic)
     if not terms:
         return f"I cannot tell what \"{topic}\" refers to; no earlier turn was searched.", []
-    hits = [t for t in earlier if all(term in _turn_text(t) for term in terms)]
+    hits = _about(earlier, terms)
     if not hits:
         return (f"No. None of the {len(earlier)} earlier turn(s) of this session mention "
                 f"\"{topic}\".", [])
@@ -109,3 +112,51 @@ def recap(turns: Sequence[TurnResult], topic: str | None) -> tuple[str, list[int
             where = f" (opened {turn.opened.path}:{turn.opened.start_line})"
         lines.append(f"  turn {turn.turn_id}: \"{turn.text}\"{where}")
     return "\n".join(lines), [t.turn_id for t in hits]
+
+
+def _about(turns: Sequence[TurnResult], terms: Sequence[str]) -> list[TurnResult]:
+    return [t for t in turns if all(term in _turn_text(t) for term in terms)]
+
+
+def answered(turns: Sequence[TurnResult], topic: str | None) -> TurnResult | None:
+    """The latest earlier answer (a turn with evidence) about `topic`, or the latest one."""
+    earlier = [t for t in turns if t.lane != "recap" and t.envelope is not None
+               and t.envelope.evidence]
+    if topic:
+        terms = topic_terms(topic)
+        earlier = _about(earlier, terms) if terms else []
+    return earlier[-1] if earlier else None
+
+
+DRIFT_HEAD = {
+    "changed": "Yes: lines that answer cited have changed.",
+    "moved": "The code it cited moved (or was renamed, or only reformatted), but says the same.",
+    "ranking": "The lines it cited are unchanged; only the ranking of its evidence moved.",
+    "unchanged": "No: the evidence it cited is unchanged.",
+    "unrecorded": "That answer kept no evidence to compare with.",
+}
+DRIFT_SPANS_SHOWN = 6
+DRIFT_DIFF_LINES = 12
+
+
+def drift_recap(turn: TurnResult, drifted: QuestionDrift) -> str:
+    """The drift of an earlier turn's answer, in words, with the diff of cited lines."""
+    question = turn.envelope.question if turn.envelope is not None else turn.text
+    lines = [f"Since turn {turn.turn_id} (\"{question}\"), checked now: "
+             f"{DRIFT_HEAD[drifted.severity]}"]
+    moved = [s for s in drifted.spans if s.status != "same"]
+    for span in moved[:DRIFT_SPANS_SHOWN]:
+        name = f" {span.symbol}" if span.symbol else ""
+        where = (f" -> {span.now_path}:{span.now_start}-{span.now_end}"
+                 + (f" {span.now_symbol}" if span.now_symbol != span.symbol else "")
+                 if span.now_path and span.status not in ("same", "vanished") else "")
+        lines.append(f"  - {span.path}:{span.start_line}-{span.end_line}{name}: "
+                     f"{SPAN_WORDS[span.status]}{where}")
+        lines += [f"      {c.kind}: {c.detail}" for c in span.changes]
+        lines += [f"      {line}" for line in span.diff[:DRIFT_DIFF_LINES]]
+    if len(moved) > DRIFT_SPANS_SHOWN:
+        lines.append(f"  ... {len(moved) - DRIFT_SPANS_SHOWN} more (helix drift lists all)")
+    if drifted.severity == "ranking":
+        lines.append(f"  evidence then: {', '.join(drifted.was)}")
+        lines.append(f"  evidence now:  {', '.join(drifted.now)}")
+    return "\n".join(lines)

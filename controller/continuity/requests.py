@@ -10,6 +10,8 @@ and the same results give the same outcome, and a test drives it with scripted r
     LoadGraph    the index graph                      `HelixError`
     OpenSpan     an `OpenedSpan` (inside the root)    `BadPathError` / `OSError`
     ModelCall    the model's text                     `LLMError`
+    CheckDrift   a `QuestionDrift`: an earlier answer     `HelixError`
+                 re-run now, compared with its evidence
 
 `drive` is the one loop that runs a step against a `perform` function; the session's
 (`helix.session.lane_driver.LanePorts.perform`) is the only place the lanes' I/O happens.
@@ -57,7 +59,15 @@ class ModelCall:
     messages: tuple[Mapping[str, str], ...]
 
 
-Request = Retrieve | LoadGraph | OpenSpan | ModelCall
+@dataclass(frozen=True)
+class CheckDrift:
+    """Re-run an earlier answer's question now (a dry run) and compare it with the evidence
+    it had (`helix drift` of one turn): "did anything change since I asked about X?"."""
+
+    envelope: Any  # the earlier answer's `Envelope`
+
+
+Request = Retrieve | LoadGraph | OpenSpan | ModelCall | CheckDrift
 Steps = Generator[Request, Any, T]
 FAILURES = (HelixError, OSError)  # raised into the step at its yield; others propagate
 

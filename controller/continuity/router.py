@@ -1,6 +1,19 @@
 """Route one turn: which lane handles it, under which named transition, aimed at what.
 
-Pure: `route_turn(state, text, reply_to, settings, turns=..., now_ms=...) -> TurnPlan`.
+Pure: `route_turn(state, text, reply_to, settings, turns=..., now_ms=..., reader=...) -> TurnPlan`.
+
+Two readers of a message. The vocabulary's rules (`rules.py`, the table below) read the exact
+things: ordinals, paths, names, the whole-message phrases of vocabulary.toml. The meaning router
+(`reader`: the session's driver embeds the message through its Embedder port and classifies it
+with `meaning.classify`) reads what the words mean, with the state and the rules' own reading as
+features; `readings.plan_for` turns its class into a plan. A hard interrupt ("start over",
+"stop"), a strict answer to a pending question and continuity switched off are exact: the rules
+decide those alone. When the meaning router is unsure, the plan carries one line saying how the
+turn was read (`announce`); when two readings are close, both are offered as a two-option
+clarifier (`clarify_reading`, a `repair` pending whose answer re-reads the message); a
+follow-up-looking message never becomes a silent search for its own words. Without a reader
+(`continuity.router = "rules"`, or no encoder) the rules decide alone.
+
 `RULES` is the precedence, top to bottom, first match wins (each rule: a matcher that returns a
 plan or None). After a rule matched, the coverage gate decides whether a gated transition may
 consume the last answer (`gate`); a follow-up whose prior state is missing or not admitted becomes
@@ -34,439 +47,216 @@ a truthful boundary (T10) that says why.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from controller.continuity import phrases as say
 from controller.continuity.focus import TurnSummary, resolve_focus
-from controller.continuity.pending import (
-    match_pending_turn,
-    normalize,
-    parse_ordinal,
-    strip_filler,
-)
+from controller.continuity.meaning import MEANINGS, Reader, features, meaning_of, said
+from controller.continuity.pending import match_pending_turn, normalize, strip_filler
+from controller.continuity.readings import plan_for
+from controller.continuity.rules import RULES, gate
 from controller.continuity.spelling import respelled
-from controller.continuity.state import (
-    ContinuityState,
-    OptionSetKind,
-)
-from controller.continuity.transitions import REGISTRY, prior_state_ok
-from controller.continuity.turn_plan import ORDINAL_SHAPE_MAX, Intent, Turn, TurnPlan
-from controller.continuity.wording import entity_in_scope, gate_sentence, pivot_question
+from controller.continuity.state import ContinuityState
+from controller.continuity.transitions import prior_state_ok
+from controller.continuity.turn_plan import Reading, Turn, TurnPlan
+from controller.continuity.wording import pivot_question
 from helix.core.config import ContinuitySettings
 
-_SENSE_PREFIX = "sense:"
-Matcher = Callable[[Turn], TurnPlan | None]
+FOLLOW_UP_WORDS_MAX = 4  # a message this short after an answer looks like a follow-up
 
-
-# --- the rules, in precedence order --------------------------------------------------------
-
-def start_over(t: Turn) -> TurnPlan | None:
-    if say.RESET.match(t.body):
-        return t.plan("root_query_entry", "interrupt", "reset", "hard interrupt",
-                      retrieval=False)
-    return None
-
-
-def cancel(t: Turn) -> TurnPlan | None:
-    if say.CANCEL.match(t.body):
-        return t.plan("pivot_root_only_carryover", "interrupt", "cancel", "hard interrupt")
-    return None
-
-
-def continuity_off(t: Turn) -> TurnPlan | None:
-    if t.settings.grounding_continuity:
-        return None
-    return t.plan("root_query_entry", "root", "root_question",
-                  "grounding continuity off: every turn is a root question",
-                  question=t.text.strip(), disabled=True)
-
-
-def pending_answer(t: Turn) -> TurnPlan | None:
-    """A pending question applies only on a strict match (else it was dropped on entry)."""
-    state, pending = t.state, t.pending
-    if pending.status != "applied" or state.pending is None:
-        return None
-    clar = state.clarification_state
-    if clar is None:  # a selection clarifier: the selection lane resolves among its options
-        clause = state.pending.followup_clause  # "... and explain why" before the clarifier
-        return t.plan("explicit_selected_object_drilldown", "selection", "select_item",
-                      "answer to the selection clarifier",
-                      option_set_id=state.pending.option_set_id,
-                      selection_text=f"open {t.body} and {clause}" if clause else None,
-                      disabled=not t.settings.selection_lane)
-    if pending.boolean is not None:  # an offer to retry without the path scope
-        if not pending.boolean:
-            return t.plan("pivot_root_only_carryover", "interrupt", "cancel", "offer declined")
-        return t.plan("clarification_continuation", "clarify_resume", "resume_clarified",
-                      "retry offer accepted: the whole repository", question=clar.question,
-                      option_set_id=clar.option_set_id or None,
-                      sense=clar.resume_target_frame.sense if clar.resume_target_frame else None)
-    index = pending.choice or 0
-    sense = clar.candidate_scopes[index - 1] if 0 < index <= len(clar.candidate_scopes) else None
-    return t.plan("clarification_continuation", "clarify_resume", "resume_clarified",
-                  f"pending {state.pending.expected_type.split(':')[0]} matched",
-                  question=clar.question, sense=sense, choice_index=pending.choice,
-                  option_set_id=clar.option_set_id,
-                  scope=clar.resume_target_frame.path_scope if clar.resume_target_frame else None)
-
-
-def small_talk(t: Turn) -> TurnPlan | None:
-    kind = say.small_talk(t.text)
-    if kind is None:
-        return None
-    return t.plan("small_talk", "chat", "small_talk", f"small talk ({kind})", small_talk=kind)
-
-
-_BARE_SCOPE = re.compile(r"\b(?:only\s+|just\s+)?(?:in|under|within|inside|for)\s+(?:the\s+)?"
-                         r"(?P<path>[a-z_][\w.-]*)\b")
-
-
-def _known_directory(t: Turn, word: str) -> str | None:
-    """`word` as a directory the conversation has shown ("tests" -> "tests/" when a listed
-    item lives under tests/): a scope named without its slash."""
-    for option_set in t.state.option_sets:
-        for item in option_set.items:
-            parts = (item.target.path or "").split("/")[:-1]
-            if word in parts:
-                return "/".join(parts[:parts.index(word) + 1]) + "/"
-    return None
-
-
-def scope_rerun(t: Turn) -> TurnPlan | None:
-    cue = say.PATH_CUE.search(t.body)
-    if not cue:
-        bare = _BARE_SCOPE.search(t.body)
-        directory = _known_directory(t, bare.group("path")) if bare else None
-        if bare is None or directory is None:
-            return None
-        rest = say.RERUN_FILLER.sub(" ", t.body[:bare.start()] + " " + t.body[bare.end():])
-        root = t.state.root_frame
-        if re.sub(r"[\s?,.!]+", "", rest) or root is None:
-            return None  # a bare word is a scope only in a rerun of the last question
-        return t.plan("root_followup_scope_change", "root", "scope_rerun",
-                      f"scope cue {directory} (a listed directory)", question=root.question,
-                      scope=directory, sense=root.sense)
-    raw = cue.group("path")
-    is_dir = raw.endswith("/") or "/" in raw.rstrip("/") or "." not in raw
-    scope = raw.rstrip("/") + "/" if is_dir else raw
-    rest = say.RERUN_FILLER.sub(" ", t.body[:cue.start()] + " " + t.body[cue.end():])
-    if not re.sub(r"[\s?,.!]+", "", rest):
-        root = t.state.root_frame
-        if root is None:
-            return t.boundary("no earlier question to re-ask in a narrower scope")
-        return t.plan("root_followup_scope_change", "root", "scope_rerun",
-                      f"path scope cue {scope}", question=root.question, scope=scope,
-                      sense=root.sense)
-    if is_dir and not say.COMMAND.match(t.body):
-        return t.plan("root_query_entry", "root", "root_question",
-                      f"path scope {scope} on a new question", question=t.text.strip(),
-                      scope=scope)
-    return None
-
-
-def correction(t: Turn) -> TurnPlan | None:
-    """ "no, the other one": the last accepted choice is rejected, another one is wanted."""
-    match = say.CORRECTION.match(t.body)
-    rejected = t.state.last_accepted_choice_id
-    if not match or rejected is None:
-        return None
-    rest = say.correction_rest(match.group("rest"))
-    last = t.state.last_resolved_action
-    source = t.state.option_set(last.option_set_id) if last and last.option_set_id else None
-    if rejected.startswith(_SENSE_PREFIX) and t.state.root_frame is not None and not rest:
-        options = next((s for s in t.state.option_sets
-                        if any(i.id == rejected for i in s.items)), None)
-        others = [i for i in (options.items if options else ()) if i.id != rejected]
-        if len(others) == 1 and others[0].sense:
-            root = t.state.root_frame
-            return t.plan("root_followup_scope_change", "root", "correct_choice",
-                          f"correction: sense {others[0].sense} instead of "
-                          f"{rejected[len(_SENSE_PREFIX):]}", question=root.question,
-                          scope=root.path_scope, sense=others[0].sense,
-                          rejected_choice_id=rejected)
-    pool = t.pool() if rest else (source or t.pool())
-    if pool is None:
-        return t.boundary("no list to pick another one from", "selection")
-    other = not rest and bool(say.OTHER.match(match.group("fix")))
-    return t.plan("explicit_selected_object_drilldown", "selection", "correct_choice",
-                  f"correction: {match.group('fix')}", option_set_id=pool.id,
-                  rejected_choice_id=rejected,
-                  selection_text=f"open {rest}" if rest else ("the other one" if other
-                                                              else "open one"),
-                  disabled=not t.settings.selection_lane)
-
-
-def tell_me_more(t: Turn) -> TurnPlan | None:
-    """Bind "that" / "it" / "the first one" to an object, then retrieve around it."""
-    match = say.TELL_MORE.match(t.core)
-    if not match:
-        return None
-    obj = (match.group("obj") or "").strip()
-    pool = t.pool()
-    if obj and not say.TELL_MORE_PRONOUN.match(obj):
-        ordinal = parse_ordinal(obj, ORDINAL_SHAPE_MAX) is not None
-        if not (ordinal or say.THE_X_ONE.match(obj)):
-            return None  # a name: a new question ("explain build_bm25_index")
-        if pool is None:
-            return t.boundary("no numbered list is active", "selection")
-        return t.plan("explicit_selected_object_drilldown", "selection", "explain_item",
-                      f"'{obj}' in the active list, retrieved around", option_set_id=pool.id,
-                      selection_text=f"open {obj}", retrieval=True,
-                      disabled=not t.settings.selection_lane)
-    target = t.focused()
-    if target is not None:
-        return t.plan("short_action_on_selected_object", "explain", "explain_focused",
-                      f"'{obj or 'more'}' -> focused {target.id}, retrieved around",
-                      target=target, retrieval=True)
-    lead = t.lead_item()
-    if lead is not None:
-        pool, index = lead
-        return t.plan("explicit_selected_object_drilldown", "selection", "explain_item",
-                      f"'{obj or 'more'}' -> what the last answer led with (item {index})",
-                      option_set_id=pool.id, choice_index=index, selection_text=f"open {index}",
-                      retrieval=True, carryover_depth="full",
-                      disabled=not t.settings.selection_lane)
-    return t.boundary("nothing is focused and no answer says what 'that' is: ask about a "
-                      "name, or open an item of a list first")
-
-
-def selection(t: Turn) -> TurnPlan | None:
-    body = t.core
-    if any(p.match(body) for p in (say.CALLERS, say.TESTS, say.BACK)):
-        # "show me the callers of it", "show me the list again": a command verb in front of
-        # what the graph and back rules own is not a selection (their patterns take it)
-        return None
-    source = say.SOURCE_CUE.search(body)
-    cue: OptionSetKind | None = None
-    if source:
-        cue = say.SOURCE_KIND[source.group("src")]
-        body = (body[:source.start()] + body[source.end():]).strip(" ,")
-        t.reasons.append(f"source scope cue {cue}")
-    command = say.COMMAND.match(body)
-    rest = command.group("rest").strip() if command else body
-    # ordinal-shaped even when out of range ("the 99th one"): a selection, never a new question
-    ordinal_like = parse_ordinal(rest, ORDINAL_SHAPE_MAX) is not None
-    labelled = bool(say.THE_X_ONE.match(rest)) and not command
-    if not (command or ordinal_like or cue is not None or labelled) \
-            or say.QUESTION_LEAD.match(rest):
-        return None
-    pool = t.pool(cue)
-    if command and cue is None and (say.FOCUS_WORDS.match(rest) or not rest):
-        target = t.focused()
-        if target is not None:
-            return t.plan("pronoun_object_followup", "selection", "select_focused",
-                          f"pronoun -> focused {target.id}", target=target,
-                          followup_clause=t.clause, disabled=not t.settings.selection_lane)
-        if pool is None:
-            return t.boundary("nothing is focused and no list is active", "selection")
-        t.reasons.append("pronoun with no focused object: resolve in the active list")
-    if pool is not None:
-        return t.plan("explicit_selected_object_drilldown", "selection", "select_item",
-                      "command on the active list", option_set_id=pool.id,
-                      choice_index=parse_ordinal(rest, len(pool.items)), source_cue=cue,
-                      followup_clause=t.clause, disabled=not t.settings.selection_lane)
-    if ordinal_like or cue is not None or labelled:
-        where = f"list {source.group(0)}" if source else "numbered list"
-        return t.boundary(f"no {where} is active", "selection")
-    return None
-
-
-def graph(t: Turn) -> TurnPlan | None:
-    for pattern, intent in ((say.CALLERS, "graph_callers"), (say.TESTS, "graph_tests")):
-        match = pattern.match(t.core)
-        if match:
-            obj = next((g for g in match.groups() if g), "it").strip()  # "callers?": focused
-            if not say.FOCUS_WORDS.match(obj):
-                return _graph_on_item(t, intent, obj)  # type: ignore[arg-type]
-            target = t.focused()
-            if target is not None:
-                return t.plan("short_action_on_selected_object", "graph", intent,  # type: ignore[arg-type]
-                              f"{intent} on focused {target.id}", target=target)
-            lead = t.lead_item()
-            if lead is None:
-                return t.boundary("nothing is focused and the last answer led with no single "
-                                  "item: open an item first, or name it", "graph")
-            pool, index = lead
-            return t.plan("explicit_selected_object_drilldown", "selection", intent,  # type: ignore[arg-type]
-                          f"'{obj}' -> the item the last answer led with",
-                          option_set_id=pool.id, choice_index=index,
-                          selection_text=f"open {index}", carryover_depth="full",
-                          disabled=not t.settings.selection_lane)
-    return None
-
-
-def _graph_on_item(t: Turn, intent: Intent, obj: str) -> TurnPlan | None:
-    """"who calls the second one?": that item of the active list, selected, then its callers
-    or tests. A name is a new question ("who calls build_bm25_index?")."""
-    if parse_ordinal(obj, ORDINAL_SHAPE_MAX) is None and not say.THE_X_ONE.match(obj):
-        return None
-    pool = t.pool()
-    if pool is None:
-        return t.boundary("no numbered list is active", "selection")
-    return t.plan("explicit_selected_object_drilldown", "selection", intent,
-                  f"'{obj}' in the active list", option_set_id=pool.id,
-                  choice_index=parse_ordinal(obj, len(pool.items)), selection_text=f"open {obj}",
-                  disabled=not t.settings.selection_lane)
-
-
-def semantic(t: Turn) -> TurnPlan | None:
-    core = t.core
-    if say.WHY_ACTION.match(core):
-        intent: Intent = "explain_last_action" if core != "why" else "reflective_why_followup"
-        name = "meta_followup_over_answer"
-    elif say.WHAT_HAPPENED.match(core):
-        intent, name = "summarize_recent_activity", "memory_recap"
-    else:
-        # "from the evidence, what does X mean?": a source cue keeps the question in this lane,
-        # X bound within that list only (semantic lane blocker 12)
-        source = say.SOURCE_CUE.search(core)
-        asked = (core[:source.start()] + core[source.end():]).strip(" ,") if source else core
-        entity = say.ENTITY_MEANING.match(asked)
-        if entity is None:
-            return None
-        if source is not None:
-            cue = say.SOURCE_KIND[source.group("src")]
-            if t.pool(cue) is None:
-                return t.boundary(f"no {source.group(0).removeprefix('from ')} list to "
-                                  "answer from", "semantic")
-            return t.plan("meta_followup_over_answer", "semantic", "explain_entity_meaning",
-                          f"scope-cued meaning question ({source.group(0)})", source_cue=cue,
-                          disabled=not t.settings.semantic_lane)
-        if not entity_in_scope(t.state, next(g for g in entity.groups() if g)):
-            return None
-        intent, name = "explain_entity_meaning", "meta_followup_over_answer"
-    return t.plan(name, "semantic", intent, "semantic follow-up",
-                  disabled=not t.settings.semantic_lane)
-
-
-def meta(t: Turn) -> TurnPlan | None:
-    if not say.META.match(t.core):
-        return None
-    if t.focus.source == "reply_anchor" and t.focus.anchor_turn_id is not None:
-        return t.plan("meta_followup_over_answer", "meta", "meta_answer",
-                      f"meta question over turn {t.focus.anchor_turn_id} (reply anchor)")
-    if t.state.answer_context_state is None:
-        return t.boundary("no earlier answer to discuss", "meta")
-    return t.plan("meta_followup_over_answer", "meta", "meta_answer",
-                  "meta question over the last answer")
-
-
-def recap(t: Turn) -> TurnPlan | None:
-    match = say.RECAP.match(t.core)
-    if not match:
-        return None
-    topic = next((g for g in match.groups() if g), None)
-    topic = re.sub(r"^(?:the|a|an)\s+", "", topic.strip(" ?")) if topic else None
-    return t.plan("memory_recap", "recap", "recap_topic", "recap of the conversation",
-                  topic=topic or None)
-
-
-def back_to_list(t: Turn) -> TurnPlan | None:
-    if not say.BACK.match(t.core):
-        return None
-    return t.plan("pivot_root_only_carryover", "root", "back_to_root",
-                  "back to the root question's list")
-
-
-def pivot(t: Turn) -> TurnPlan | None:
-    """'what about the tokenizer?': the root question asked of another subject, in the root's
-    path scope (organization scope kept), the focused object dropped."""
-    match = say.PIVOT.match(t.core) or say.PIVOT.match(t.plain)
-    root = t.state.root_frame
-    if not match or root is None:
-        return None
-    subject = (match.group("subject") or match.group("subject2") or "").strip(" ?")
-    if not subject or say.TELL_MORE_PRONOUN.match(subject):
-        return None
-    return t.plan("pivot_root_only_carryover", "root", "pivot",
-                  f"pivot to '{subject}', root scope {root.path_scope or 'repo'} kept",
-                  question=pivot_question(root.question, subject), scope=root.path_scope,
-                  retrieval=True)
-
-
-def root_question(t: Turn) -> TurnPlan:
-    return t.plan("root_query_entry", "root", "root_question", "new root question",
-                  question=say.without_small_talk_lead(t.text) or t.text.strip())
-
-
-RULES: tuple[tuple[str, Matcher], ...] = (
-    ("start_over", start_over),
-    ("cancel", cancel),
-    ("continuity_off", continuity_off),
-    ("pending_answer", pending_answer),
-    ("small_talk", small_talk),
-    ("scope_rerun", scope_rerun),
-    ("correction", correction),
-    ("tell_me_more", tell_me_more),
-    ("selection", selection),
-    ("graph", graph),
-    ("semantic", semantic),
-    ("meta", meta),
-    ("recap", recap),
-    ("back_to_list", back_to_list),
-    ("pivot", pivot),
-    ("root_question", root_question),
-)
-
-
-# --- the router --------------------------------------------------------------------------------
 
 def route_turn(state: ContinuityState, text: str, reply_to: int | None,
                settings: ContinuitySettings, *, turns: Sequence[TurnSummary] = (),
-               now_ms: int = 0) -> TurnPlan:
-    plan = _route(state, text, reply_to, settings, turns, now_ms)
+               now_ms: int = 0, reader: Reader | None = None) -> TurnPlan:
+    last = turns[-1].transition if turns else None
+    t, plan = _by_rules(state, text, reply_to, settings, turns, now_ms, last)
+    if reader is None or not settings.grounding_continuity:
+        return hold_selection_pending(t, plan)
+    pending = state.pending
+    if pending is not None and pending.clarifier_type == "repair" \
+            and t.pending.status == "applied":
+        return _repaired(state, t, reply_to, settings, turns, now_ms, last)
+    if t.pending.status == "applied" or say.RESET.match(t.body) or say.CANCEL.match(t.body) \
+            or say.SOURCE_CUE.search(t.body):
+        return hold_selection_pending(t, plan)  # exact: the rules decide alone
+    reading = reader(features(t, plan))
+    return hold_selection_pending(t, read_plan(t, plan, reading))
+
+
+def _by_rules(state: ContinuityState, text: str, reply_to: int | None,
+              settings: ContinuitySettings, turns: Sequence[TurnSummary], now_ms: int,
+              last: str | None) -> tuple[Turn, TurnPlan]:
+    """The vocabulary router: (the turn as read, its plan)."""
+    t, plan = _route(state, text, reply_to, settings, turns, now_ms, last)
     if plan.intent != "root_question" or not settings.grounding_continuity:
-        return plan
+        return t, plan
     # a misspelt follow-up ("who clals it") reads as a new question: the router's own words
     # respelt, taken only when that makes it a follow-up (`spelling`)
     fixed, read = respelled(text)
     if not read:
-        return plan
-    second = _route(state, fixed, reply_to, settings, turns, now_ms)
+        return t, plan
+    _, second = _route(state, fixed, reply_to, settings, turns, now_ms, last)
     if second.intent == "root_question":
-        return plan
+        return t, plan
     said = ", ".join(f"'{typed}' as '{word}'" for typed, word in read)
-    return second.model_copy(update={"reasons": (*second.reasons, f"read {said}")})
+    return t, second.model_copy(update={"reasons": (*second.reasons, f"read {said}")})
 
 
-def _route(state: ContinuityState, text: str, reply_to: int | None,
-           settings: ContinuitySettings, turns: Sequence[TurnSummary],
-           now_ms: int) -> TurnPlan:
+def _turn(state: ContinuityState, text: str, reply_to: int | None,
+          settings: ContinuitySettings, turns: Sequence[TurnSummary], now_ms: int,
+          last: str | None) -> Turn:
     selected = state.selected_object.focus_object_ref if state.selected_object else None
     focus = resolve_focus(turns, session_id=state.session_id, text=text, reply_to=reply_to,
                           selected=selected, settings=settings)
     message = say.without_small_talk_lead(text)
     body = say.body(message)
     mixed = say.MIXED.search(body)
-    t = Turn(state=state, text=text, reply_to=reply_to, settings=settings, focus=focus,
-             body=body, plain=strip_filler(normalize(message)),
-             core=body[:mixed.start()] if mixed else body,
-             clause=mixed.group("clause") if mixed else None, turn_id=state.turn_count + 1,
-             now_ms=now_ms)
+    return Turn(state=state, text=text, reply_to=reply_to, settings=settings, focus=focus,
+                body=body, plain=strip_filler(normalize(message)),
+                core=body[:mixed.start()] if mixed else body,
+                clause=mixed.group("clause") if mixed else None,
+                turn_id=state.turn_count + 1, now_ms=now_ms,
+                last_transition=last)  # type: ignore[arg-type]
+
+
+def _route(state: ContinuityState, text: str, reply_to: int | None,
+           settings: ContinuitySettings, turns: Sequence[TurnSummary], now_ms: int,
+           last: str | None) -> tuple[Turn, TurnPlan]:
+    t = _turn(state, text, reply_to, settings, turns, now_ms, last)
     if state.pending is not None and settings.grounding_continuity \
-            and not say.RESET.match(body) and not say.CANCEL.match(body):
+            and not say.RESET.match(t.body) and not say.CANCEL.match(t.body):
         t.pending = match_pending_turn(state, text, reply_to, settings, t.turn_id, now_ms)
         if t.pending.status != "applied":
             t.reasons.append(f"pending dropped: {t.pending.reason or t.pending.status}")
-    for _name, matcher in RULES:
+    for name, matcher in RULES:
         plan = matcher(t)
         if plan is not None:
-            return gate(t, plan)
+            return t, gate(t, plan).model_copy(update={"rule": name})
     raise AssertionError("root_question always matches")
 
 
-def gate(t: Turn, plan: TurnPlan) -> TurnPlan:
-    """The coverage gate and the required prior state, for the transitions that consume them.
-    Binding "that" to what the answer said needs a grounded answer (`full` carryover)."""
-    if plan.transition == "T10":
+# --- the meaning router's reading ----------------------------------------------------------
+
+def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading) -> TurnPlan:
+    """The plan for `reading`, then whether to say how the turn was read, or to ask which of
+    two readings it was. The vocabulary's rules are exact where they match: their plan stands
+    when they read the same meaning (a pick they could not place is placed by the reading:
+    a described option of a pending clarifier, a number or a name anywhere in the message),
+    and against another reading unless that one is sure (`router_override`); a message the
+    rules took for a new question or could not act on is planned from its reading."""
+    meaning, rules = reading.meaning, meaning_of(rules_plan)
+    s = t.settings
+    plan: TurnPlan | None = rules_plan
+    if meaning == rules:
+        if meaning == "pick" and _unplaced(t, rules_plan):
+            plan = plan_for(meaning, t, reading)
+    elif reading.forced or reading.confidence >= (
+            s.router_rescue if rules in ("new_question", "boundary") else s.router_override):
+        plan = plan_for(meaning, t, reading)
+    if plan is None:  # the meaning cannot be acted on here: the rules' reading stands
+        plan = rules_plan
+    # a vocabulary pattern that matched is a sure reading (the classifier agreeing or not);
+    # the rules' fallback (a new question) is no reading
+    agreed = plan is rules_plan and rules not in ("new_question", "boundary")
+    plan = plan.model_copy(update={"reading": reading, "reasons": (
+        *plan.reasons[:-1], f"read as {meaning} ({reading.confidence:.2f})",
+        *plan.reasons[-1:])})
+    if reading.forced:
         return plan
-    if not REGISTRY[plan.transition].gated and plan.carryover_depth is None:
+    close = None if agreed else _close_reading(t, plan, reading)
+    if close is not None:
+        return close
+    return _announced(t, plan, reading, rules, agreed)
+
+
+def _unplaced(t: Turn, plan: TurnPlan) -> bool:
+    """A rules pick with no item placed: a pending sense clarifier's option described in
+    words, or a list item with no ordinal the rules could parse."""
+    if plan.source_cue or plan.followup_clause:
+        return False
+    sense_pending = t.state.clarification_state is not None and t.state.pending is not None \
+        and (t.reply_to is None or t.reply_to == t.state.pending.anchor_turn_id)
+    return sense_pending or (plan.transition == "T3" and plan.choice_index is None)
+
+
+def _close_reading(t: Turn, plan: TurnPlan, reading: Reading) -> TurnPlan | None:
+    """Two readings within `router_clarify_margin` that would do different things: ask."""
+    s = t.settings
+    if not reading.alternatives or not s.pending_state:
+        return None
+    second, p = reading.alternatives[0]
+    if reading.margin >= s.router_clarify_margin or p < s.router_clarify_floor:
+        return None
+    other = plan_for(second, t, reading)
+    if other is None or (other.transition, other.lane) == (plan.transition, plan.lane):
+        return None
+    return t.plan("small_talk", "clarify", "clarify_reading",
+                  f"two readings: {reading.meaning} ({reading.confidence:.2f}) / {second} "
+                  f"({p:.2f})", reading=reading, readings=(reading.meaning, second))
+
+
+def _follow_up_looking(t: Turn, reading: Reading, rules_meaning: str) -> bool:
+    """A message that points back: a pronoun, a few words after an answer, a rule that read a
+    follow-up, or a follow-up as the second reading."""
+    if t.state.turn_count == 0:
+        return False
+    readings = ((reading.meaning, reading.confidence), *reading.alternatives)
+    follow_ups = [p for m, p in readings if m != "new_question"]
+    terse = len(t.text.split()) <= FOLLOW_UP_WORDS_MAX and not say.QUESTION_LEAD.match(t.body)
+    return (bool(t.focus.pronoun_hint) or terse
+            or rules_meaning not in ("new_question", "boundary")
+            or max(follow_ups, default=0.0) >= t.settings.router_follow_up_floor)
+
+
+def _announced(t: Turn, plan: TurnPlan, reading: Reading, rules_meaning: str,
+               agreed: bool) -> TurnPlan:
+    """One line saying how the turn was read: when unsure (the rules did not read it the same
+    way and the reading is below `router_announce_below`), and always before a message that
+    looks like a follow-up becomes a search for its own words."""
+    s = t.settings
+    searching = plan.intent == "root_question"
+    unsure = not agreed and reading.confidence < s.router_announce_below
+    if not (unsure or (searching and _follow_up_looking(t, reading, rules_meaning))):
         return plan
-    ok, why = prior_state_ok(t.state, plan.transition, plan.carryover_depth)
-    if ok:
+    meaning = "new_question" if searching else meaning_of(plan)
+    if meaning not in MEANINGS:
+        meaning = reading.meaning
+    line = str(MEANINGS[meaning]["reads_as"]).format(text=(plan.question or t.text).strip())
+    alt = next((m for m in (reading.meaning, *(a for a, _ in reading.alternatives))
+                if m != meaning), None)
+    if alt is not None:
+        line += f" Say '{MEANINGS[alt]['say']}' if you meant {said(alt, t.text).lower()}."
+    return plan.model_copy(update={"announce": line})
+
+
+def _repaired(state: ContinuityState, t: Turn, reply_to: int | None,
+              settings: ContinuitySettings, turns: Sequence[TurnSummary], now_ms: int,
+              last: str | None) -> TurnPlan:
+    """The answer to a two-readings clarifier: the earlier message, read the chosen way."""
+    pending = state.pending
+    assert pending is not None and t.pending.choice is not None
+    meaning = pending.readings[t.pending.choice - 1]
+    earlier = state.model_copy(update={"pending": None, "pending_clarifier_type": "none"})
+    text = pending.reading_text or t.text
+    t2, rules_plan = _route(earlier, text, reply_to, settings, turns, now_ms, last)
+    reading = Reading(meaning=meaning, confidence=1.0, forced=True)
+    plan = plan_for(meaning, t2, reading) or rules_plan
+    return plan.model_copy(update={"pending": t.pending, "reading": reading, "reasons": (
+        *plan.reasons, f"you chose reading {t.pending.choice}: {meaning}")})
+
+
+def hold_selection_pending(t: Turn, plan: TurnPlan) -> TurnPlan:
+    """A semantic follow-up while a selection clarifier waits keeps the pending: the semantic
+    lane must not enter then (its selection-first rung hands the turn to the selection ladder,
+    which owns the unresolved choice); dropping it first would let the lane answer."""
+    pending = t.state.pending
+    if plan.lane != "semantic" or pending is None or t.pending.status != "mismatch" \
+            or pending.clarifier_type != "selection_disambiguation":
         return plan
-    return t.boundary(gate_sentence(t.state, plan.transition_name, plan.text, why), plan.lane)
+    held = t.pending.model_copy(update={"status": "held", "reason": (
+        "selection clarifier pending: the selection ladder answers")})
+    return plan.model_copy(update={"pending": held,
+                                   "reasons": (*plan.reasons, "selection pending held")})
 
 
 # re-exported for the session driver and tests

@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Literal, Protocol
 
-from controller.continuity.caps import CAPS, ContinuityCaps
+from controller.continuity.caps import ContinuityCaps
 from controller.continuity.fingerprint import (
     CandidateSignature,
     FingerprintInput,
@@ -87,7 +87,7 @@ def parse_verdict(text: str) -> Verdict:
 
 
 def validate_needed_types(requested: Sequence[str],
-                          caps: ContinuityCaps = CAPS) -> tuple[EnrichmentType, ...]:
+                          caps: ContinuityCaps) -> tuple[EnrichmentType, ...]:
     """Allowlist + lane scope + cap; duplicates dropped, order kept."""
     out: list[EnrichmentType] = []
     for name in requested:
@@ -118,7 +118,7 @@ _SYSTEM = (
 
 def advisory_messages(text: str, pool: tuple[OptionItem, ...], state: ContinuityState,
                       option_set: OptionSet, scope: str,
-                      caps: ContinuityCaps = CAPS) -> list[dict[str, str]]:
+                      caps: ContinuityCaps) -> list[dict[str, str]]:
     last = state.last_resolved_action
     context = {  # structured and bounded, never a transcript
         "activeOptionSetId": option_set.id, "activeScope": scope,

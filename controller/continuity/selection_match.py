@@ -16,6 +16,13 @@ from typing import Literal
 
 from controller.continuity.fingerprint import normalize_label
 from controller.continuity.state import ContinuityState, OptionItem, OptionSet, OptionSetKind
+from helix.core.english import (
+    LABEL_FILLER,
+    ORDINAL_SUFFIX,
+    ordinal_alternation,
+    ordinal_value,
+    word_alternation,
+)
 from helix.core.schemas import Frozen
 from indexers.graph import is_test_path
 
@@ -39,13 +46,9 @@ _MIXED = re.compile(r"\s*[,;]?\s*\b(?:and|then)\s+((?:also\s+)?(?:explain|tell m
 _SCOPE_NAMED = re.compile(
     r"\bfrom (?:the )?(answer|evidence|options|list|callers|tests|tree)\b", re.I)
 _SCOPE_PATH = re.compile(r"\b(?:in|under|within|inside) ((?:[\w.-]+/)+)", re.I)
-_FILLER = re.compile(
-    r"\b(please|pls|plz|thank you|thanks|thx|for me|now|again|the|a|an|one|item|option|"
-    r"number|entry|file|span)\b", re.I)
-_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
-             "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "last": -1}
-_ORDINAL = re.compile(r"(?<![\w./-])(?:#\s*)?(first|second|third|fourth|fifth|sixth|seventh|"
-                      r"eighth|ninth|tenth|last|\d{1,2})(?:st|nd|rd|th)?(?![\w./-])", re.I)
+_FILLER = re.compile(rf"\b({word_alternation(LABEL_FILLER)})\b", re.I)
+_ORDINAL = re.compile(rf"(?<![\w./-])(?:#\s*)?({ordinal_alternation(numbers=False)}|\d{{1,2}})"
+                      rf"{ORDINAL_SUFFIX}?(?![\w./-])", re.I)
 _PRONOUN = re.compile(r"\b(it|that|this|that one|this one|same one|the same)\b", re.I)
 # "the other one": the one that is not the choice just turned down
 _OTHER = re.compile(r"^\s*(?:the other(?: one| sense)?|other one|another one)\s*$", re.I)
@@ -118,8 +121,7 @@ def parse_selection_input(text: str) -> SelectionCues:
     ordinal = None
     found = _ORDINAL.search(rest)  # never inside a path token (look-arounds)
     if found:
-        token = found.group(1).lower()
-        ordinal = _ORDINALS.get(token) or int(token)
+        ordinal = ordinal_value(found.group(1))
         rest = rest[: found.start()] + " " + rest[found.end():]
     no_paths = _PATH_TOKEN.sub(" ", rest)
     pronoun = bool(_PRONOUN.search(no_paths))

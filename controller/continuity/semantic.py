@@ -407,7 +407,7 @@ def mixed_intent_steps(text: str, state: ContinuityState, settings: ContinuitySe
     from controller.continuity.selection import selection_steps
 
     sel = yield from selection_steps(text, state, settings, now_ms=now_ms, **selection_kwargs)
-    new_state = apply_lane_mutations(state, sel.mutations)
+    new_state = apply_lane_mutations(state, sel.mutations, settings.caps)
     if sel.kind != "execute" or not sel.followup_clause:
         return MixedOutcome(selection=sel, semantic=None, state=new_state)
     if sel.candidate is not None:  # "it" in the clause is what this turn just opened
@@ -416,4 +416,4 @@ def mixed_intent_steps(text: str, state: ContinuityState, settings: ContinuitySe
     sem = yield from semantic_steps(sel.followup_clause, new_state, settings, now_ms=now_ms,
                                     intent="reflective_why_followup")
     return MixedOutcome(selection=sel, semantic=sem,
-                        state=apply_lane_mutations(new_state, sem.mutations))
+                        state=apply_lane_mutations(new_state, sem.mutations, settings.caps))

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from controller.continuity.caps import CAPS, ContinuityCaps, truncate_tokens
+from controller.continuity.caps import ContinuityCaps, truncate_tokens
 from controller.continuity.degradation import Condition, condition_for_llm_error
 from controller.continuity.focus import TurnSummary
 from controller.continuity.requests import ModelCall, Steps
@@ -57,7 +57,7 @@ class SemanticClarifier(Frozen):
 
 
 def assemble_context(state: ContinuityState, history: Sequence[TurnSummary], excerpt: str,
-                     caps: ContinuityCaps = CAPS) -> BlendedContext:
+                     caps: ContinuityCaps) -> BlendedContext:
     """Bounded blended context: <= 12 structured keys, <= 8 turns / 1200 tokens of history
     (newest first), <= 400 tokens of excerpt, <= 1800 tokens in total."""
     last = state.last_resolved_action
@@ -186,7 +186,7 @@ _ANSWER_SYSTEM = (
     '{"answer": "", "confidence": 0} when the excerpt does not say.')
 
 
-def answer_call(question: str, context: BlendedContext, caps: ContinuityCaps = CAPS
+def answer_call(question: str, context: BlendedContext, caps: ContinuityCaps
                 ) -> Steps[tuple[str, Condition | None]]:
     """One answer-mode call to the lane's model (a `ModelCall` step): (answer, None), or ("",
     the degradation condition)."""

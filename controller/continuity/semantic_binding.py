@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from controller.continuity import phrases as say
 from controller.continuity.caps import ContinuityCaps, truncate_tokens
 from controller.continuity.events import ContinuityEvent
 from controller.continuity.semantic_answer import Slot, action_types_asked
@@ -27,8 +28,7 @@ from controller.continuity.semantic_evidence import (
 from controller.continuity.state import ActionTraceEntry, ContinuityState, ResolvedAction
 from helix.core.schemas import Frozen
 
-ENTITY_QUESTION = re.compile(r"\bwhat (?:does|do) (.+?) mean\b|\bwhat (?:is|are) (.+)$|"
-                     r"\bmeaning of (.+)$|\bdefine (.+)$|\bexplain (.+)$", re.I)
+ENTITY_QUESTION = say.ENTITY_REFERENT  # "what's X mean?", "explain what X means" (vocabulary)
 _WHY_TARGET = re.compile(r"\bwhy (?:did|do|would|have) you (?:\w+) (.+)$", re.I)
 _DEICTIC = re.compile(r"^(?:it|that|this|those|them|there|that one|this one|the same)$", re.I)
 # continuation eligibility, item 2 (plus "just" / "last", which name the last action itself)

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from controller.continuity.caps import CAPS, ContinuityCaps
+from controller.continuity.caps import ContinuityCaps
 from controller.continuity.fingerprint import normalize_label
 from helix.core.hashing import digest, short_id
 from helix.core.schemas import Frozen
@@ -144,7 +144,7 @@ def normalize_candidates(candidates: Iterable[ScopedEvidenceCandidate]) -> list[
 
 
 def apply_ttl(candidates: Sequence[ScopedEvidenceCandidate], now_ms: int,
-              caps: ContinuityCaps = CAPS) -> list[ScopedEvidenceCandidate]:
+              caps: ContinuityCaps) -> list[ScopedEvidenceCandidate]:
     return [c for c in candidates if 0 <= now_ms - c.timestamp <= caps.continuity_ttl_max_ms]
 
 
@@ -166,7 +166,7 @@ def resolve_conflicts(candidates: Sequence[ScopedEvidenceCandidate],
 
 def select_eligible_scoped_evidence(candidates: Sequence[ScopedEvidenceCandidate],
                                     referent: ReferentRef, now_ms: int,
-                                    caps: ContinuityCaps = CAPS) -> tuple[
+                                    caps: ContinuityCaps) -> tuple[
                                         list[ScopedEvidenceCandidate], bool]:
     """normalize -> TTL -> conflicts -> the candidates matching the referent in its scope.
     Returns (eligible, conflict)."""
@@ -176,7 +176,7 @@ def select_eligible_scoped_evidence(candidates: Sequence[ScopedEvidenceCandidate
 
 def unique_scoped_evidence(referents: Sequence[ReferentRef], active_scope: str,
                            candidates: Sequence[ScopedEvidenceCandidate], now_ms: int,
-                           caps: ContinuityCaps = CAPS) -> ScopedEvidenceCandidate | None:
+                           caps: ContinuityCaps) -> ScopedEvidenceCandidate | None:
     """The predicate: exactly one referent in `active_scope` and exactly one eligible
     candidate after normalization / TTL / conflict filtering; else None (non-unique)."""
     in_scope = [r for r in referents if r.scope == active_scope]

@@ -26,6 +26,7 @@ from controller.continuity.transitions import (
 )
 from controller.continuity.turn import TurnResult
 from controller.continuity.turn_plan import TurnPlan
+from helix.core.continuity_caps import ContinuityCaps
 from helix.core.envelope import Envelope
 from helix.core.hashing import hash_obj
 
@@ -77,7 +78,11 @@ def before_lane(state: ContinuityState, plan: TurnPlan,
         name="turn_routed", reason="; ".join(plan.reasons),
         active_option_set_id=state.active_option_set_id, active_scope=state.active_scope,
         data={"intent": plan.intent, "transition_name": plan.transition_name,
-              "retrieval": plan.retrieval, "disabled": plan.disabled})]
+              "retrieval": plan.retrieval, "disabled": plan.disabled,
+              "reading": _reading(plan)})]
+    if plan.announce:
+        pre.append(ContinuityEvent(name="reading_announced", reason=plan.announce,
+                                   data={"reading": _reading(plan)}))
     pre.append(ContinuityEvent(
         name="focus_resolved", reason=plan.focus.source,
         data={"anchor_turn_id": plan.focus.anchor_turn_id,
@@ -85,7 +90,12 @@ def before_lane(state: ContinuityState, plan: TurnPlan,
               "pronoun_hint": plan.focus.pronoun_hint.model_dump()
               if plan.focus.pronoun_hint else None}))
     base = state
-    if state.pending is not None and plan.pending.status not in ("applied", "none"):
+    if state.pending is not None and state.pending.clarifier_type == "repair" \
+            and plan.pending.status == "applied":  # the router re-read the earlier message
+        pre.append(ContinuityEvent(name="pending_applied", reason=plan.pending.reason,
+                                   data={"expected_type": state.pending.expected_type}))
+        base = state.model_copy(update={"pending": None, "pending_clarifier_type": "none"})
+    elif state.pending is not None and plan.pending.status not in ("applied", "none", "held"):
         pre.append(ContinuityEvent(
             name="pending_expired" if plan.pending.status == "expired"
             else "pending_cleared_mismatch", reason=plan.pending.reason,
@@ -98,6 +108,14 @@ def before_lane(state: ContinuityState, plan: TurnPlan,
     if plan.disabled:
         pre.append(ContinuityEvent(name="lane_disabled", reason=plan.reasons[-1]))
     return base, pre
+
+
+def _reading(plan: TurnPlan) -> dict[str, Any] | None:
+    reading = plan.reading
+    if reading is None:
+        return None
+    return {"meaning": reading.meaning, "confidence": reading.confidence,
+            "alternatives": [list(a) for a in reading.alternatives], "forced": reading.forced}
 
 
 def settled_updates(base: ContinuityState, plan: TurnPlan, out: LaneOutcome
@@ -119,10 +137,10 @@ def settled_updates(base: ContinuityState, plan: TurnPlan, out: LaneOutcome
 def settle_turn(state: ContinuityState, base: ContinuityState, plan: TurnPlan, out: LaneOutcome,
                 pre: Sequence[ContinuityEvent], *, session: str, session_id: str, turn_id: int,
                 text: str, reply_to: int | None, now_ms: int, created_at: float,
-                continuity_hash: str) -> tuple[TurnResult, ContinuityState]:
+                continuity_hash: str, caps: ContinuityCaps) -> tuple[TurnResult, ContinuityState]:
     """(the turn to store, the new state): the registry refuses a change the class does not
     declare; `state` is the stored state before the turn (what the mutations are against)."""
-    result = apply_transition(base, out.transition, turn_id=turn_id,
+    result = apply_transition(base, out.transition, turn_id=turn_id, caps=caps,
                               updates=settled_updates(base, plan, out), action=out.action)
     mutations = changed_slots(state, result.state)
     spec = REGISTRY[out.transition]
@@ -135,7 +153,8 @@ def settle_turn(state: ContinuityState, base: ContinuityState, plan: TurnPlan, o
     turn = TurnResult(
         session=session, session_id=session_id, turn_id=turn_id, text=text,
         reply_to=reply_to, lane=out.lane, transition=out.transition,
-        transition_name=spec.name, intent=out.intent, answer=out.answer,
+        transition_name=spec.name, intent=out.intent,
+        answer=f"{plan.announce}\n{out.answer}" if plan.announce else out.answer,
         answer_mode=out.answer_mode, retrieval=out.envelope is not None, shown=out.shown,
         opened=out.opened, state_mutations=tuple(mutations), events=stamped,
         reasons=plan.reasons + out.reasons, envelope=out.envelope,

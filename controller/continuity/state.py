@@ -26,15 +26,14 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from controller.continuity.caps import CAPS
 from helix.core.schemas import Frozen
 
 STATE_SCHEMA_VERSION = "helix-continuity-state/1"
 
-# Canonical runtime constants (umbrella table) live in caps.py; named here for the validators.
-RECENT_ACTION_TRACE_MAX_ENTRIES = CAPS.recent_action_trace_max_entries
-# "small fixed window" of accepted / rejected choice ids (umbrella Step 1).
-RECENT_CHOICE_WINDOW = CAPS.recent_choice_window
+# The windows of the action trace and of the accepted / rejected choice ids are settings
+# (`continuity.caps`: recent_action_trace_max_entries, recent_choice_window): the transitions
+# keep them (`controller.continuity.transitions`), so a state stored under a configured window
+# reloads under any other (the schema is not sized from the defaults).
 # A numbered list never holds more items than the controller's evidence cap.
 OPTION_SET_MAX_ITEMS = 24
 # Option sets kept for recap and staleness checks; only the active one is selectable.
@@ -56,9 +55,10 @@ FrameStatus = Literal["active", "suspended", "dropped"]
 # `chat`), a turn outside the documents' business transitions that carries everything unchanged.
 TransitionClass = Literal["T0", "T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "T10"]
 # What handled the turn. `graph` = object-level follow-up over the index graph (T4);
-# `explain` = retrieval around the focused object (T4); `chat` = small talk (T0).
+# `explain` = retrieval around the focused object (T4); `chat` = small talk (T0); `clarify` =
+# the meaning router asking which of two readings a message meant (T0: nothing changes).
 Lane = Literal["root", "selection", "semantic", "graph", "explain", "interrupt", "meta",
-               "recap", "clarify_resume", "boundary", "chat"]
+               "recap", "clarify_resume", "boundary", "chat", "clarify"]
 # Where a numbered list's candidates come from (scope cue vocabulary: "from the evidence" ...).
 OptionSetKind = Literal["evidence", "options", "callers", "tests", "tree", "answer"]
 TargetKind = Literal["file", "span", "symbol", "section", "tree_node", "option", "question",
@@ -173,6 +173,10 @@ class MetaFrameState(_Owned):
     meta_question_kind: MetaQuestionKind
     source_gate_status: CoverageStatus
     meta_truth_mode: TruthMode
+    # the turn that answered, and the listed item its answer explained ("what's X mean?"):
+    # what "it" means right after that answer
+    answered_turn_id: int | None = None
+    referent_id: str | None = None
 
 
 class ClarificationState(_Owned):
@@ -253,6 +257,10 @@ class PendingState(_Owned):
     # "open the bm25 one and explain why" that needed a clarifier first: the clause to answer
     # once the choice is made
     followup_clause: str | None = None
+    # a `repair` clarifier (two readings of one message): the readings offered, in option
+    # order, and the message they read
+    readings: tuple[str, ...] = ()
+    reading_text: str | None = None
 
 
 class LoopGuardState(_Owned):
@@ -288,13 +296,10 @@ class ContinuityState(_Owned):
 
     # umbrella ContinuityState sidecar
     last_resolved_action: ResolvedAction | None = None
-    recent_action_trace: tuple[ActionTraceEntry, ...] = Field(
-        default=(), max_length=RECENT_ACTION_TRACE_MAX_ENTRIES)
+    recent_action_trace: tuple[ActionTraceEntry, ...] = ()
     last_accepted_choice_id: str | None = None
-    recent_accepted_choice_ids: tuple[str, ...] = Field(default=(),
-                                                        max_length=RECENT_CHOICE_WINDOW)
-    recent_rejected_choice_ids: tuple[str, ...] = Field(default=(),
-                                                        max_length=RECENT_CHOICE_WINDOW)
+    recent_accepted_choice_ids: tuple[str, ...] = ()
+    recent_rejected_choice_ids: tuple[str, ...] = ()
     active_option_set_id: str | None = None
     active_scope: str | None = None
     pending_clarifier_type: PendingClarifierType = "none"

@@ -9,7 +9,8 @@ state must exist. A change outside the declaration is a bug and raises `Transiti
 
 Helix mapping of the document's triggers (issue 5 numbers are the reference):
     T0  "hello" / "thanks!" / "ok" / "what can you do?": small talk (living mode `chat`), no
-        retrieval, nothing carried or dropped (outside the documents' ten business classes)
+        retrieval, nothing carried or dropped (outside the documents' ten business classes);
+        also the meaning router asking which of two readings a message meant (lane `clarify`)
     T1  a new root repo question; also "start over" (a reset root entry with no question)
     T2  "same question but only in tests/": re-run the root question in a narrower path scope
     T3  "open the second one": an item of the active numbered list is chosen
@@ -31,8 +32,6 @@ from typing import Any, Literal
 
 from controller.continuity.state import (
     OPTION_SETS_KEPT,
-    RECENT_ACTION_TRACE_MAX_ENTRIES,
-    RECENT_CHOICE_WINDOW,
     ActionTraceEntry,
     AddressNavigationState,
     CarryoverEligibility,
@@ -44,6 +43,7 @@ from controller.continuity.state import (
     ResolvedAction,
     TransitionClass,
 )
+from helix.core.continuity_caps import ContinuityCaps
 from helix.core.schemas import Frozen
 
 StateSlot = Literal[
@@ -95,7 +95,7 @@ _ACTION: tuple[StateSlot, ...] = ("last_resolved_action", "recent_action_trace")
 
 REGISTRY: dict[TransitionClass, TransitionSpec] = {
     "T0": TransitionSpec(
-        cls="T0", name="small_talk", lanes=("chat",),
+        cls="T0", name="small_talk", lanes=("chat", "clarify"),
         entry_condition="the whole message is small talk or about Helix itself ('hello', "
                         "'thanks!', 'ok', 'bye', 'what can you do?')",
         required_prior_state=(), allowed_carryover_depth="none",
@@ -278,7 +278,7 @@ class TransitionResult(Frozen):
 
 
 def apply_transition(state: ContinuityState, cls: TransitionClass, *, turn_id: int,
-                     updates: Mapping[StateSlot, Any] | None = None,
+                     caps: ContinuityCaps, updates: Mapping[StateSlot, Any] | None = None,
                      action: ActionTraceEntry | None = None) -> TransitionResult:
     """Apply transition `cls` to `state`: drop forbidden carryover, apply `updates`, push
     `action` on the trace (and as `last_resolved_action` when it is a ResolvedAction).
@@ -289,6 +289,8 @@ def apply_transition(state: ContinuityState, cls: TransitionClass, *, turn_id: i
     `choices` takes the accepted choice id or a `ChoiceUpdate` (accepted and / or rejected);
     `explanation` the last assistant explanation text; `living_mode` a LivingModeState
     (default: the class's mode, `clarification` when a pending state is left behind).
+    The trace and the choice windows are `caps`' (`recent_action_trace_max_entries`,
+    `recent_choice_window`): the settings', never the defaults'.
     """
     spec = REGISTRY[cls]
     updates = dict(updates or {})
@@ -304,14 +306,14 @@ def apply_transition(state: ContinuityState, cls: TransitionClass, *, turn_id: i
     new = state
     for slot in spec.forbidden_carryover:
         if slot not in updates:
-            new = _set(new, slot, None, turn_id)
+            new = _set(new, slot, None, caps)
     for slot, value in updates.items():
         if slot != "living_mode":
-            new = _set(new, slot, value, turn_id)
+            new = _set(new, slot, value, caps)
     if action is not None:
         trace = (action if type(action) is ActionTraceEntry else ActionTraceEntry(
             **{name: getattr(action, name) for name in ActionTraceEntry.model_fields}),
-            *new.recent_action_trace)[:RECENT_ACTION_TRACE_MAX_ENTRIES]
+            *new.recent_action_trace)[:caps.recent_action_trace_max_entries]
         change: dict[str, Any] = {"recent_action_trace": trace}
         if isinstance(action, ResolvedAction):
             change["last_resolved_action"] = action
@@ -370,7 +372,8 @@ def _get(state: ContinuityState, slot: StateSlot) -> Any:
     return getters[slot]
 
 
-def _set(state: ContinuityState, slot: StateSlot, value: Any, turn_id: int) -> ContinuityState:
+def _set(state: ContinuityState, slot: StateSlot, value: Any, caps: ContinuityCaps
+         ) -> ContinuityState:
     nav = state.address_navigation_state
     if slot == "root_frame":
         return state.model_copy(update={"address_navigation_state": AddressNavigationState(
@@ -388,7 +391,7 @@ def _set(state: ContinuityState, slot: StateSlot, value: Any, turn_id: int) -> C
             rejected = (update.rejected, *[c for c in state.recent_rejected_choice_ids
                                            if c != update.rejected])
             state = state.model_copy(update={
-                "recent_rejected_choice_ids": rejected[:RECENT_CHOICE_WINDOW],
+                "recent_rejected_choice_ids": rejected[:caps.recent_choice_window],
                 "recent_accepted_choice_ids": tuple(
                     c for c in state.recent_accepted_choice_ids if c != update.rejected),
                 "last_accepted_choice_id": None if state.last_accepted_choice_id
@@ -399,7 +402,7 @@ def _set(state: ContinuityState, slot: StateSlot, value: Any, turn_id: int) -> C
                                        if c != update.accepted])
         return state.model_copy(update={
             "last_accepted_choice_id": update.accepted,
-            "recent_accepted_choice_ids": accepted[:RECENT_CHOICE_WINDOW]})
+            "recent_accepted_choice_ids": accepted[:caps.recent_choice_window]})
     if slot == "pending":
         return state.model_copy(update={
             "pending": value,

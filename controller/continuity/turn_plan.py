@@ -26,9 +26,25 @@ Intent = Literal[
     "select_item", "select_focused", "graph_callers", "graph_tests", "explain_last_action",
     "reflective_why_followup", "summarize_recent_activity", "explain_entity_meaning",
     "meta_answer", "recap_topic", "boundary", "small_talk", "explain_item", "explain_focused",
-    "correct_choice", "pivot",
+    "correct_choice", "pivot", "clarify_reading",
 ]
 ORDINAL_SHAPE_MAX = 10**6  # any ordinal a person could type
+
+
+class Reading(Frozen):
+    """How the meaning router read a turn: the meaning, its probability, the next readings."""
+
+    meaning: str
+    confidence: float
+    alternatives: tuple[tuple[str, float], ...] = ()
+    option_scores: tuple[float, ...] = ()  # the message against each pending option
+    detail: str | None = None  # the nearest exemplar's detail (a small-talk kind)
+    forced: bool = False  # given, not classified (the trainer's teacher-forced runs)
+
+    @property
+    def margin(self) -> float:
+        second = self.alternatives[0][1] if self.alternatives else 0.0
+        return round(self.confidence - second, 4)
 
 
 class TurnPlan(Frozen):
@@ -57,6 +73,10 @@ class TurnPlan(Frozen):
     pending: PendingMatch = PendingMatch(status="none")
     focus: FocusContext
     reasons: tuple[str, ...] = ()
+    rule: str = ""  # the vocabulary rule that made the plan (router.RULES)
+    reading: Reading | None = None  # the meaning router's reading (None: the rules alone)
+    announce: str | None = None  # said back first when the reading was unsure
+    readings: tuple[str, ...] = ()  # clarify_reading: the two readings offered, in order
 
 
 @dataclass
@@ -76,14 +96,17 @@ class Turn:
     now_ms: int
     pending: PendingMatch = field(default_factory=lambda: PendingMatch(status="none"))
     reasons: list[str] = field(default_factory=list)
+    last_transition: TransitionClass | None = None  # the class of the turn before
 
     def plan(self, transition: str, lane: Lane, intent: Intent, why: str,
              **kw: object) -> TurnPlan:
         """A plan for the transition named `transition` (`root_query_entry`, ...)."""
         cls = CLASS_OF[transition]
         retrieval = bool(kw.pop("retrieval", REGISTRY[cls].root_retrieval))
+        pending = kw.pop("pending", None) or self.pending
         return TurnPlan(lane=lane, transition=cls, transition_name=transition, intent=intent,
-                        text=self.text, focus=self.focus, pending=self.pending,
+                        text=self.text, focus=self.focus,
+                        pending=pending,  # type: ignore[arg-type]
                         reasons=(*self.reasons, why), retrieval=retrieval,
                         **kw)  # type: ignore[arg-type]
 
@@ -105,6 +128,17 @@ class Turn:
         if pool is None or not lead:
             return None
         index = next((i.index for i in pool.items if i.id == lead), None)
+        return None if index is None else (pool, index)
+
+    def explained_item(self) -> tuple[OptionSet, int] | None:
+        """(active list, index) of the item the last turn's semantic answer explained, when
+        that answer is the last turn and the item is listed."""
+        frame = self.state.meta_frame_state
+        pool = self.pool()
+        if frame is None or frame.referent_id is None or pool is None \
+                or frame.answered_turn_id != self.state.turn_count:
+            return None
+        index = next((i.index for i in pool.items if i.id == frame.referent_id), None)
         return None if index is None else (pool, index)
 
     def pool(self, cue: OptionSetKind | None = None) -> OptionSet | None:

@@ -9,6 +9,7 @@ import re
 from controller.continuity.pending import normalize
 from controller.continuity.state import ContinuityState
 from controller.route import route_question
+from helix.core.policy import RoutingPolicy
 
 
 def pivot_question(question: str, subject: str) -> str:
@@ -16,7 +17,9 @@ def pivot_question(question: str, subject: str) -> str:
     spells it ("where is the BM25 index built?" + "the tokenizer" -> "where is the tokenizer
     built?"), else the route's plain form."""
     new = re.sub(r"^(?:the|a|an)\s+", "", subject.strip(), flags=re.I)
-    plan = route_question(question)
+    # the default routing policy: the router does not hold the retrieval settings (the rewrite
+    # of the router under way receives the question already read, controller/question.py)
+    plan = route_question(question, routing=RoutingPolicy())
     for phrases in plan.subjects.values():
         for phrase in phrases:
             pattern = re.compile(rf"(?<!\w){re.escape(phrase)}(?!\w)", re.I)

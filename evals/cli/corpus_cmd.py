@@ -1,7 +1,8 @@
 """`helix eval corpus`: the training corpus mined from many repositories' histories (issue 31).
 
     helix eval corpus build --mirrors DIR     mine every listed repository (resumable), write
-                                              data/corpus/cases.jsonl and manifest.json
+                                              data/corpus/cases.jsonl and manifest.json;
+                                              --cluster: one Ray task per repository
     helix eval corpus pin --mirrors DIR --add NAME=github:OWNER/NAME:LANGUAGE ...
                                               a new repository list: R and U pinned, splits
     helix eval corpus trees --mirrors DIR --into DIR [--split S]
@@ -50,9 +51,14 @@ def _progress(verbose: bool) -> Any:
 @click.option("--only", multiple=True, metavar="NAME",
               help="Mine only these repositories (the outputs hold only them).")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest as JSON.")
+@click.option("--cluster", metavar="ADDRESS|local", default=None,
+              help="Mine each repository as a Ray task on this cluster (`local`: one started "
+                   "here); --mirrors and --work must be paths every worker sees. The outputs "
+                   "are the serial build's, byte for byte.")
 @click.option("-v", "--verbose", is_flag=True, help="Progress on stderr.")
 def build_cmd(repos_file: str, mirrors: str, work: str | None, out_dir: str,
-              only: tuple[str, ...], as_json: bool, verbose: bool) -> None:
+              only: tuple[str, ...], as_json: bool, cluster: str | None, verbose: bool
+              ) -> None:
     """Mine every listed repository once at its pinned revision R (cases: the commits in
     R..U whose changed definitions exist at R) and write the case list and its manifest
     (corpus hash, drops per reason, counts per split and language)."""
@@ -69,8 +75,16 @@ def build_cmd(repos_file: str, mirrors: str, work: str | None, out_dir: str,
         listing = listing.model_copy(update={
             "repos": tuple(e for e in listing.repos if e.name in set(only))})
     work_dir = user_path(work) if work else helix_home() / "corpus"
+    fan = mine_map = None
+    if cluster is not None:
+        from evals.cluster import FanOut, corpus_fan_out
+
+        fan = FanOut(cluster)
+        mine_map = corpus_fan_out(fan)
     result = build(listing, user_path(mirrors), work_dir, user_path(out_dir),
-                   progress=_progress(verbose))
+                   progress=_progress(verbose), mine_map=mine_map)
+    if fan is not None:
+        echo(f"helix: {fan.line()}", err=True)
     if as_json:
         from helix.cli.common import echo_json
 

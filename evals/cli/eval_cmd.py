@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from evals.cli.history_cmd import WithHistory
+from evals.cli.run_common import cluster_option, on_cluster
 from helix.outfile import check_out_path, write_out
 
 
@@ -35,11 +36,12 @@ from helix.outfile import check_out_path, write_out
 @click.option("--compare", nargs=2, type=click.Path(dir_okay=False, path_type=Path),
               metavar="A.json B.json",
               help="Compare two saved results (--out files) instead of running; with --html.")
+@cluster_option
 @click.option("-v", "--verbose", is_flag=True, help="Show passing cases too.")
 def command(suites: tuple[str, ...], as_json: bool, out: Path | None, no_embed: bool,
             baseline: str | None, candidate: str | None, pin: str | None, list_only: bool,
             no_bm25_files: bool, answerer: str | None, html_out: Path | None,
-            compare: tuple[Path, Path] | None, verbose: bool) -> None:
+            compare: tuple[Path, Path] | None, cluster: str | None, verbose: bool) -> None:
     """Run eval SUITES (names in data/evals/, e.g. matrix networkx helix_self
     continuity/<name>; default: all but *_bench) as controller dry runs and report
     hit@1/3/5/10, MRR, stop reasons, llm_steps == 0, hash stability and time per question.
@@ -78,18 +80,24 @@ def command(suites: tuple[str, ...], as_json: bool, out: Path | None, no_embed: 
         gates.ensure_new_baseline(pin)  # fail before the run: a pinned name is never reused
     if answerer is not None:
         label = f"{label} answered by {answerer}"
+    fan = fan_out = None
+    if cluster is not None:
+        from evals.cluster import FanOut, suite_fan_out
+
+        fan = FanOut(cluster)
+        fan_out = suite_fan_out(fan, overrides, no_embed, answerer)
     run = Runner(overrides, no_embed=no_embed, label=label, bm25_files=not no_bm25_files,
-                 answerer=answerer).run(loaded)
+                 answerer=answerer, fan_out=fan_out).run(loaded)
     decision = None
     if pinned_run is not None:
         decision = gates.evaluate_gates(pinned_run, run).model_copy(
             update={"baseline_label": f"{baseline} ({pinned_run.label})"})
     pinned = str(gates.pin_baseline(pin, run)) if pin is not None else None
-    payload = report.result_json(run, decision, pinned)
+    payload = on_cluster(report.result_json(run, decision, pinned), fan)
     if out is not None:
         write_out(out, (json.dumps(payload, indent=2, sort_keys=True) + "\n").encode("utf-8"))
     if html_out is not None:
-        from evals.cli.history_cmd import write_html
+        from evals.cli.run_common import write_html
 
         write_html(html_out, payload, "helix eval: " + ", ".join(names))
     if as_json:

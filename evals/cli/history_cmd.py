@@ -6,76 +6,25 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
+from evals.cli.run_common import (
+    candidate_overrides,
+    cluster_option,
+    emit,
+    on_cluster,
+    run_options,
+    write_json,
+)
 from helix.cli.safe_text import echo
 from helix.core.paths import user_path
 
 HISTORY = "history"
-SUB_COMMANDS = (HISTORY, "qa", "corpus")
+SUB_COMMANDS = (HISTORY, "qa", "corpus", "changes")
 _META_KEY = "helix.eval.history_args"
-
-
-def _write_json(out: Path, payload: Any) -> None:
-    from helix.outfile import write_out  # a link or a device is refused, never replaced
-
-    write_out(out, (json.dumps(payload, indent=2, sort_keys=True) + "\n").encode("utf-8"))
-
-
-def run_options(command: Any) -> Any:
-    """The options every eval sub-command shares: --json, --out, --no-embed,
-    --candidate-config, --html (in that order in its help)."""
-    for option in reversed((
-            click.option("--json", "as_json", is_flag=True, help="Print the result as JSON."),
-            click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
-                         help="Also write the JSON result to FILE."),
-            click.option("--no-embed", is_flag=True,
-                         help="Index and ask without embeddings (fast)."),
-            click.option("--candidate-config", "candidate", metavar="FILE",
-                         help="A configuration (TOML overrides file, or a name in "
-                              "evals/configs/)."),
-            click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path),
-                         help="Also write a self-contained HTML report with charts to FILE."))):
-        command = option(command)
-    return command
-
-
-def candidate_overrides(candidate: str | None) -> dict[str, Any]:
-    """The dotted overrides of `--candidate-config` (a TOML file or a named configuration)."""
-    if candidate is None:
-        return {}
-    from evals.gates import load_named_config
-
-    return dict(load_named_config(candidate)[1])
-
-
-def write_html(path: Path, payload: Any, title: str) -> None:
-    """The result as a self-contained HTML page with charts (`evals.html_report`)."""
-    from evals.html_report import render
-    from helix.outfile import write_out
-
-    write_out(path, render(payload, title).encode("utf-8"))
-
-
-def emit(payload: Any, out: Path | None, as_json: bool, render: Callable[[], str],
-         html_out: Path | None = None, title: str = "helix eval") -> None:
-    """A result: written to `out` as JSON and to `html_out` as a report when asked, then
-    printed as JSON or as text."""
-    if out is not None:
-        _write_json(out, payload)
-    if html_out is not None:
-        write_html(html_out, payload, title)
-    if as_json:
-        from helix.cli.common import echo_json
-
-        echo_json(payload)
-    else:
-        echo(render())
 
 
 @click.command(name=HISTORY)
@@ -90,13 +39,15 @@ def emit(payload: Any, out: Path | None, as_json: bool, render: Callable[[], str
 @click.option("--since", default=None, metavar="YYYY-MM-DD",
               help="Only commits made on or after this date (UTC).")
 @run_options
+@cluster_option
 @click.option("--cases", "cases_only", is_flag=True,
               help="Only list the mined and sampled cases; run nothing.")
 @click.option("-v", "--verbose", is_flag=True,
               help="Progress on stderr; list every case, not only the misses.")
 def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str | None,
             as_json: bool, out: Path | None, no_embed: bool, candidate: str | None,
-            html_out: Path | None, cases_only: bool, verbose: bool) -> None:
+            html_out: Path | None, cluster: str | None, cases_only: bool,
+            verbose: bool) -> None:
     """Mine localization cases from git history (a commit message as the question, the
     non-test source files it changed as the answer, the tree at its parent) and score Helix's
     dry runs against whole-file BM25: file Acc@1/3/5/10 (all gold files in the top k), MRR,
@@ -117,7 +68,7 @@ def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str 
                       since=since) for p in paths]
         payload: Any = {"repos": [report.cases_json(m) for m in mined]}
         if out is not None:
-            _write_json(out, payload)
+            write_json(out, payload)
         if as_json:
             from helix.cli.common import echo_json
 
@@ -130,9 +81,16 @@ def history(repos: tuple[str, ...], rev: str, seed: int, limit: int, since: str 
     specs = [RepoSpec(path=p, rev=rev, seed=seed, limit=limit, since=since) for p in paths]
     for spec in specs:  # a bad path fails before any long run
         git_dir(user_path(spec.path))
-    runs = [run_repo(spec, overrides=overrides, no_embed=no_embed, progress=progress)
-            for spec in specs]
-    payload = result_json(runs, no_embed=no_embed, overrides=overrides)
+    fan = None
+    if cluster is not None:
+        from evals.cluster import FanOut, history_runs
+
+        fan = FanOut(cluster)
+        runs = history_runs(specs, fan, overrides, no_embed)
+    else:
+        runs = [run_repo(spec, overrides=overrides, no_embed=no_embed, progress=progress)
+                for spec in specs]
+    payload = on_cluster(result_json(runs, no_embed=no_embed, overrides=overrides), fan)
     emit(payload, out, as_json, lambda: report.render(payload, verbose=verbose), html_out,
          "helix eval history")
 
@@ -144,14 +102,18 @@ def _sub_command(name: str) -> click.Command:
         from evals.cli.corpus_cmd import corpus
 
         return corpus
+    if name == "changes":
+        from evals.cli.changes_cmd import changes
+
+        return changes
     from evals.cli.qa_cmd import qa
 
     return qa
 
 
 class WithHistory(click.Command):
-    """A command whose first argument `history`, `qa` or `corpus` hands the rest to `helix
-    eval history`, `helix eval qa` or `helix eval corpus`."""
+    """A command whose first argument `history`, `qa`, `corpus` or `changes` hands the rest
+    to `helix eval history`, `helix eval qa`, `helix eval corpus` or `helix eval changes`."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] in SUB_COMMANDS:

@@ -145,22 +145,40 @@ def manifest(listing: RepoList, results: Sequence[RepoCases], limits: Limits,
     }
 
 
+# The repositories mined elsewhere (`evals.cluster.corpus_fan_out`: one Ray task each, under a
+# `work` every worker sees): (entries, mirrors, work, limits) -> repo_cases' triples, in order.
+MineMap = Callable[[Sequence[RepoEntry], Path, Path, Limits],
+                   list[tuple[RepoCases, float, bool]]]
+
+
 def build(listing: RepoList, mirrors: Path, work: Path, out: Path, limits: Limits | None = None,
-          progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Mine (or reuse) every repository, then write the case list and the manifest."""
+          progress: Callable[[str], None] | None = None,
+          mine_map: MineMap | None = None) -> dict[str, Any]:
+    """Mine (or reuse) every repository, here one after another or through `mine_map`, then
+    write the case list and the manifest (the same bytes either way: a repository's cases
+    depend only on it, and they are merged in the list's order)."""
     limits = limits or Limits()
     if not listing.repos:
         raise ConfigError("the repository list is empty")
     for entry in listing.repos:  # a missing snapshot fails before any long run
         mirror_dir(mirrors, entry.source)
     results: list[RepoCases] = []
-    for entry in listing.repos:
-        result, seconds, cached = repo_cases(entry, mirrors, work, limits, progress)
+
+    def said(entry: RepoEntry, mined: tuple[RepoCases, float, bool]) -> None:
+        result, seconds, cached = mined
         results.append(result)
         if progress:
             progress(f"{entry.name} [{entry.split}] {len(result.cases)} cases "
                      f"({result.eligible} eligible of {result.commits} commits) "
                      + ("cached" if cached else f"{seconds:.1f}s"))
+
+    if mine_map is None:
+        for entry in listing.repos:
+            said(entry, repo_cases(entry, mirrors, work, limits, progress))
+    else:
+        for entry, mined in zip(listing.repos, mine_map(listing.repos, mirrors, work, limits),
+                                strict=True):
+            said(entry, mined)
     data = cases_bytes([c for r in results for c in r.cases])
     result_manifest = manifest(listing, results, limits, data)
     out.mkdir(parents=True, exist_ok=True)

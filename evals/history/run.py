@@ -6,8 +6,10 @@ the one materialized tree (`$HELIX_HOME/history/<repo-key>/tree`, masked and the
 the commits before the parent),
 refresh Helix's index of it (incremental: only changed files are parsed, embeddings come from
 the shared cache), run the real dry-run controller (`llm_steps == 0`) on the question and rank
-the tree's code files with whole-file BM25 on the same question. Helix's time per case is the
-controller run (the index refresh is reported apart, as `index`); BM25's is its ranking,
+the tree's code files with whole-file BM25 on the same question. Helix is asked as `helix ask
+--dry-run --wait` asks (`helix.service.ask`, the one entry point): its time per case is the
+controller run, the question's reading included (the index refresh is reported apart, as
+`index`); BM25's is its ranking,
 including the rebuild of its index over the current tree. The tree lives only while the
 repository's cases run: it is removed when they end, also on an error, Ctrl-C or SIGTERM (and
 one left by a killed run is removed before the next one starts).
@@ -30,6 +32,7 @@ from evals.history.score import SystemScore, score, summarize
 from evals.history.trees import TreeWriter, terminate_as_interrupt
 from evals.metrics import percentile, ranked_items
 from helix.core.config import load_config
+from helix.core.envelope import Envelope
 from helix.core.errors import IndexLockedError, TreeBoundError, TreeError
 from helix.core.paths import in_home, user_path
 from helix.core.schemas import Frozen
@@ -40,6 +43,7 @@ HISTORY_DIR = "history"
 TREE_LOCK = "lock"  # one run at a time moves a repository's tree
 TREE_LOCK_TIMEOUT_S = 1.0
 QUESTION_HEAD = 120
+MS_PER_S = 1000
 
 
 class RepoSpec(Frozen):
@@ -99,39 +103,34 @@ def question_head(question: str) -> str:
 
 
 class HelixSide:
-    """Helix's index of the tree and its dry-run controller, set up once per repository."""
+    """Helix on the tree, asked as `helix ask --dry-run --wait` asks (`evals.runner.dry_run`:
+    through `helix.service.ask`, the one entry point), the tree's configuration read anew for
+    each question."""
 
     def __init__(self, root: Path, overrides: Mapping[str, Any], *, no_embed: bool) -> None:
+        from evals.runner import quiet_runlog
+
         self.root = root
         self.overrides = dict(overrides)
         self.no_embed = no_embed
-        self.embedder: Any = None
+        self.runlog = quiet_runlog()
 
-    def _config(self) -> Any:
-        flags = dict(self.overrides)
-        if self.no_embed:
-            flags["index.embed_enabled"] = False
-        return load_config(self.root, flags=flags)
+    def config(self) -> Any:
+        """The configuration a question of the tree is asked with (read anew each time)."""
+        from evals.runner import eval_config
 
-    def refresh(self) -> tuple[Any, Any]:
-        """(index, config) of the tree as it is now."""
-        from evals.runner import has_embeddings
+        return eval_config(self.root, self.overrides, no_embed=self.no_embed)
+
+    def refresh(self) -> Any:
+        """The index of the tree as it is now (what the qa eval derives its gold from)."""
         from indexers.build import ensure_index
 
-        config = self._config()
-        index, report = ensure_index(self.root, config)
-        if self.embedder is None and not self.no_embed and has_embeddings(report):
-            from indexers.encoder import query_embedder
+        return ensure_index(self.root, self.config())[0]
 
-            self.embedder = query_embedder(config.index)
-        return index, config
+    def ask(self, question: str) -> Envelope:
+        from evals.runner import dry_run
 
-    def ask(self, question: str, index: Any, config: Any) -> Any:
-        from controller.driver import run_controller
-        from helix.core.ports import SystemClock
-
-        return run_controller(question, index, config, query_embedder=self.embedder,
-                              clock=SystemClock())
+        return dry_run(question, self.root, self.config(), self.runlog)
 
 
 def _failed(message: str) -> SystemScore:
@@ -145,12 +144,10 @@ def run_case(case: HistoryCase, gold: tuple[str, ...], writer: TreeWriter, helix
     llm_steps = 0
     start = time.perf_counter()
     try:
-        index, config = helix.refresh()
-        index_s = time.perf_counter() - start
-        asked = time.perf_counter()
-        env = helix.ask(case.question, index, config)
+        env = helix.ask(case.question)  # the index refresh and the controller, timed apart
+        index_s = env.timings_ms.get("index", 0.0) / MS_PER_S
         helix_score = score((item.path for item in ranked_items(env)), gold,
-                            time.perf_counter() - asked)
+                            env.timings_ms.get("controller", 0.0) / MS_PER_S)
         route, stop, llm_steps = env.route, env.stop_reason, env.llm_steps
     except Exception as exc:  # a crashing case is a miss, reported; the run goes on
         index_s = time.perf_counter() - start

@@ -90,9 +90,15 @@ def _spans(items: Sequence[Any]) -> list[Span]:
     return [Span(path=i.path, start_line=i.start_line, end_line=i.end_line) for i in items]
 
 
+# questions in, each one's score (or why it was dropped) out, in order: the serial loop, or
+# Ray tasks over chunks of them (`evals.cluster`)
+CaseRunner = Callable[[Path, Sequence[QACase]], list["CaseScore | str"]]
+
+
 def run_qa(jsonl: Path, repo: Path, *, rev: str | None = None, limit: int | None = None,
            overrides: Mapping[str, Any] | None = None, no_embed: bool = False,
-           progress: Progress | None = None, home: Path | None = None) -> dict[str, Any]:
+           progress: Progress | None = None, home: Path | None = None,
+           fan_out: CaseRunner | None = None) -> dict[str, Any]:
     cases, malformed = load_cases(jsonl)
     if limit is not None:
         cases = cases[:limit]
@@ -100,47 +106,73 @@ def run_qa(jsonl: Path, repo: Path, *, rev: str | None = None, limit: int | None
         root, revision = tree_for(repo, rev, home)
         try:
             return _run_cases(cases, malformed, jsonl, repo, root, revision,
-                              overrides=overrides, no_embed=no_embed, progress=progress)
+                              overrides=overrides, no_embed=no_embed, progress=progress,
+                              fan_out=fan_out)
         finally:
             if rev is not None:  # the tree written out lives only as long as the run
                 drop_head(root)
                 TreeWriter(git_dir(repo), root).remove()
 
 
-def _run_cases(cases: Sequence[Any], malformed: int, jsonl: Path, repo: Path, root: Path,
-               revision: str, *, overrides: Mapping[str, Any] | None, no_embed: bool,
-               progress: Progress | None) -> dict[str, Any]:
-    helix = HelixSide(root, overrides or {}, no_embed=no_embed)
-    index, config = helix.refresh()
-    files = [record.path for record in index.files()]
-    bm25 = BM25Files.build(root)
-    scored: list[CaseScore] = []
-    dropped = {"no_gold_file": 0, "malformed_line": malformed, "reserved": 0}
-    for number, case in enumerate(cases, start=1):
-        gold = derive_gold(case.answer, files, index.find_definitions)
+class QAContext:
+    """What every question of a run is answered and scored against: Helix's index of the
+    tree, its file list, whole-file BM25 over it."""
+
+    def __init__(self, root: Path, overrides: Mapping[str, Any] | None, no_embed: bool) -> None:
+        self.helix = HelixSide(root, overrides or {}, no_embed=no_embed)
+        self.index = self.helix.refresh()
+        self.files = [record.path for record in self.index.files()]
+        self.bm25 = BM25Files.build(root)
+
+    def score(self, case: QACase) -> CaseScore | str:
+        """The case's score, or why it is dropped ("no_gold_file", "reserved")."""
+        gold = derive_gold(case.answer, self.files, self.index.find_definitions)
         if not gold.files:
-            dropped["no_gold_file"] += 1
-            continue
+            return "no_gold_file"
         if names_reserved(case.question, case.answer, *gold.files):
-            dropped["reserved"] += 1
-            continue
+            return "reserved"
         started = time.perf_counter()
         error, route, items, sent = None, "", [], []
         try:
-            env = helix.ask(case.question, index, config)
+            env = self.helix.ask(case.question)
             items, sent, route = _spans(ranked_items(env)), _spans(env.evidence), env.route
         except Exception as exc:  # a crashing question is a miss, reported; the run goes on
             error = f"{type(exc).__name__}: {exc}"
         seconds = time.perf_counter() - started
-        score = score_case(case.id, case.question, gold, items, sent, bm25.rank(case.question),
-                           route=route, seconds=seconds, error=error)
-        scored.append(score)
-        if progress is not None:
-            progress(f"{number}/{len(cases)} helix file={score.helix_file_rank} "
-                     f"span={score.helix_span_rank} bm25={score.bm25_file_rank} "
-                     f"{score.question_head[:60]}")
+        return score_case(case.id, case.question, gold, items, sent,
+                          self.bm25.rank(case.question), route=route, seconds=seconds,
+                          error=error)
+
+
+def score_cases(root: Path, cases: Sequence[QACase], overrides: Mapping[str, Any] | None,
+                no_embed: bool) -> list[CaseScore | str]:
+    """A chunk of questions over the tree at `root` (what one cluster task runs)."""
+    context = QAContext(root, overrides, no_embed)
+    return [context.score(case) for case in cases]
+
+
+def _run_cases(cases: Sequence[Any], malformed: int, jsonl: Path, repo: Path, root: Path,
+               revision: str, *, overrides: Mapping[str, Any] | None, no_embed: bool,
+               progress: Progress | None, fan_out: CaseRunner | None = None) -> dict[str, Any]:
+    context = QAContext(root, overrides, no_embed)  # built (or refreshed) once, here
+    outcomes: list[CaseScore | str]
+    if fan_out is not None:
+        outcomes = fan_out(root, cases)
+    else:
+        outcomes = []
+        for number, case in enumerate(cases, start=1):
+            outcomes.append(context.score(case))
+            if progress is not None and not isinstance(outcomes[-1], str):
+                score = outcomes[-1]
+                progress(f"{number}/{len(cases)} helix file={score.helix_file_rank} "
+                         f"span={score.helix_span_rank} bm25={score.bm25_file_rank} "
+                         f"{score.question_head[:60]}")
+    scored = [o for o in outcomes if not isinstance(o, str)]
+    dropped = {"no_gold_file": 0, "malformed_line": malformed, "reserved": 0}
+    for reason in (o for o in outcomes if isinstance(o, str)):
+        dropped[reason] += 1
     return {"benchmark": "qa", "file": jsonl.name, "repo": str(repo), "rev": revision,
             "no_embed": no_embed, "overrides": dict(sorted((overrides or {}).items())),
-            "index_rev": index.index_rev, "read": len(cases), "dropped": dropped,
+            "index_rev": context.index.index_rev, "read": len(cases), "dropped": dropped,
             "summary": summarize(scored), "groups": by_group(scored),
             "cases": [c.model_dump() for c in scored]}

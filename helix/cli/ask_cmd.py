@@ -36,6 +36,7 @@ from helix.core.errors import BadPathError, UserError
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from helix.ask_plan import AskPlan, AskRequest
     from helix.cli.live_answer import LiveAnswer
     from helix.core.config import HelixConfig
     from helix.core.envelope import Clarify, Envelope
@@ -47,31 +48,32 @@ def _read_stdin(limit: int) -> bytes | str:
     return buffer.read(limit) if buffer is not None else sys.stdin.read(limit)
 
 
-def _read_question_file(name: str, limit: int) -> bytes:
+def _read_question_file(name: str, limit: int, what: str = "question file") -> bytes:
     """At most `limit` bytes of the regular file `name`. A FIFO, device or socket is refused
     before it is opened, and the open never blocks (a FIFO with no writer would wait
-    forever; `/dev/zero` never ends): standard input is `-`."""
+    forever; `/dev/zero` never ends): standard input is `-`. `what` names the file in
+    errors."""
     import stat
 
     from helix.outfile import file_kind
 
     def refuse(mode: int) -> BadPathError:
-        return BadPathError(f"question file {name} is {file_kind(mode)}, not a regular file "
-                            "(pass '-' to read the question from standard input)")
+        stdin = " (pass '-' to read the question from standard input)" \
+            if what == "question file" else ""
+        return BadPathError(f"{what} {name} is {file_kind(mode)}, not a regular file{stdin}")
 
     try:
         info = os.stat(name)
         if stat.S_ISDIR(info.st_mode):
-            raise BadPathError(f"question file is a directory: {name}")
+            raise BadPathError(f"{what} is a directory: {name}")
         if not stat.S_ISREG(info.st_mode):
             raise refuse(info.st_mode)
         flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
         fd = os.open(name, flags)
     except FileNotFoundError:
-        raise BadPathError(f"question file not found: {name}") from None
+        raise BadPathError(f"{what} not found: {name}") from None
     except OSError as exc:
-        raise BadPathError(f"cannot read question file {name}: {exc.strerror or exc}"
-                           ) from None
+        raise BadPathError(f"cannot read {what} {name}: {exc.strerror or exc}") from None
     try:
         opened = os.fstat(fd).st_mode
         if not stat.S_ISREG(opened):  # swapped for something else since the stat
@@ -86,8 +88,7 @@ def _read_question_file(name: str, limit: int) -> bytes:
             size += len(block)
         return b"".join(chunks)
     except OSError as exc:
-        raise BadPathError(f"cannot read question file {name}: {exc.strerror or exc}"
-                           ) from None
+        raise BadPathError(f"cannot read {what} {name}: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
 
@@ -194,50 +195,51 @@ def render_envelope(env: Envelope, console: Console) -> None:
 @click.option("--wait", is_flag=True,
               help="Embed every card before answering (default: answer from the lexical "
                    "index at once and embed in the background when many cards are new).")
+@click.option("--repos", "group", default=None, metavar="GROUP|all",
+              help="Ask across the registered repositories of GROUP (or all): the best few "
+                   "for the question by their summaries (`helix repos` lists them).")
 @yes_option
 def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_json: bool,
         question_file: str | None, scope: str | None, sense: str | None,
         session: str | None, reply_to: int | None, model: str | None, api_base: str | None,
-        verbose: bool, trace: bool, wait: bool, yes: bool) -> None:
+        verbose: bool, trace: bool, wait: bool, group: str | None, yes: bool) -> None:
     """Ask a question about a repository; --dry-run shows the controller's evidence."""
-    text = read_question(question, question_file)
-    if len(set(repos)) > 1:
-        _ask_across(text, repos, dry_run=dry_run, as_json=as_json, verbose=verbose,
-                    model=model, api_base=api_base, others={
-                        "--scope": scope, "--sense": sense, "--session": session,
-                        "--reply-to": reply_to, "--trace": trace or None})
-        return
-    repo = one_repo(repos)
-    if session is not None or reply_to is not None:
-        if scope is not None or sense is not None:
-            raise UserError("--scope/--sense do not combine with --session (say it in words: "
-                            "'same question but only in tests/')")
-        if trace:
-            raise UserError("--trace does not combine with --session (see `helix events`)")
+    from helix.ask_plan import AskRequest, plan_ask
+
+    request = AskRequest(text=read_question(question, question_file), repos=repos,
+                         group=group, dry_run=dry_run, scope=scope, sense=sense,
+                         session=session, reply_to=reply_to, model=model, api_base=api_base,
+                         trace=trace, wait=wait)
+    plan = plan_ask(request)  # the path and its flags are decided there, not here
+    if plan.path == "across":
+        _ask_across(request, plan.flags, as_json=as_json, verbose=verbose)
+    elif plan.path == "session":
         from helix.cli.turn_view import ask_in_session
 
-        # the session runner loads its own config: hand the flags on as their environment
-        # aliases (this process only; flags still outrank everything else)
-        for name, value in (("HELIX_MODEL", model), ("HELIX_API_BASE", api_base),
-                            ("HELIX_INDEX__BACKGROUND_DENSE", "false" if wait else None)):
-            if value:
-                os.environ[name] = value
-        if repo is None:  # the same guard, the root handed on as chosen
-            repo = str(repo_root(None, yes))
-        ask_in_session(text, repo, session=session, reply_to=reply_to, dry_run=dry_run,
-                       as_json=as_json, serve=model is None and api_base is None and not wait)
-        return
-    from helix.cli.progress import progress_bar, wanted
+        repo = one_repo(repos) or str(repo_root(None, yes))  # the same guard, root handed on
+        ask_in_session(request.text, repo, session=session, reply_to=reply_to,
+                       dry_run=dry_run, as_json=as_json, serve=plan.try_server,
+                       flags=plan.flags)
+    else:
+        _ask_here(request, plan, one_repo(repos), as_json=as_json, verbose=verbose, yes=yes)
+
+
+def _ask_here(request: AskRequest, plan: AskPlan, repo: str | None, *, as_json: bool,
+              verbose: bool, yes: bool) -> None:
+    """One question in this repository: through a warm server when the plan offers it and one
+    answers, else through `helix.service.ask` in this process; rendered either way."""
+    from helix.cli.live_answer import live_answer
+    from helix.cli.progress import progress_bar, wait_timer, wanted
     from helix.core.config import load_config
+    from helix.core.notices import notify
     from helix.service import ask as service_ask
-    from helix.service import open_runlog
+    from helix.service import cli_llm, open_runlog
 
+    text, dry_run = request.text, request.dry_run
     root = repo_root(repo, yes)
-    if model is None and api_base is None and not wait and not trace and sense is None:
-        from helix.cli.live_answer import live_answer
-
+    if plan.try_server:
         streaming = live_answer(sys.stdout, None, as_json=as_json, dry_run=dry_run)
-        served = _ask_server(text, root, dry_run=dry_run, scope=scope,
+        served = _ask_server(text, root, dry_run=dry_run, scope=request.scope,
                              on_text=streaming.on_text if streaming else None)
         if served is not None:
             if verbose:
@@ -245,26 +247,20 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
             _show(served[0], served[1], as_json=as_json, dry_run=dry_run, verbose=verbose,
                   live=streaming)
             return
-    config = load_config(root, flags={"synthesis.model": model, "synthesis.api_base": api_base,
-                                      "index.background_dense": False if wait else None})
-    from helix.core.notices import notify
-
+    config = load_config(root, flags=plan.flags)
     run_log = open_runlog(notify)  # opened first: a read-only HELIX_HOME is said before any work
-    from helix.service import cli_llm
-
     llm = cli_llm(config, dry_run=dry_run)  # litellm's import starts now, elsewhere
     announce_first_index(root)
+    sense = request.sense
     if sense is not None:  # a number as printed by the clarifier, a key, or a naming word
-        sense = choose_sense(text, sense, root=root, config=config, scope=scope)
-    from helix.cli.live_answer import live_answer
-    from helix.cli.progress import wait_timer
-
+        sense = choose_sense(text, sense, root=root, config=config, scope=request.scope)
     # the real streams, taken before the bar's display stands in for them
     timer = wait_timer()
     live = live_answer(sys.stdout, timer, as_json=as_json, dry_run=dry_run)
-    with progress_bar(wanted(as_json) and not trace) as progress:
-        result = service_ask(text, root=root, config=config, dry_run=dry_run, scope=scope,
-                             sense=sense, llm=llm, trace=trace_to_stderr if trace else None,
+    with progress_bar(wanted(as_json) and not request.trace) as progress:
+        result = service_ask(text, root=root, config=config, dry_run=dry_run,
+                             scope=request.scope, sense=sense, llm=llm,
+                             trace=trace_to_stderr if request.trace else None,
                              runlog=run_log, progress=progress,
                              waiting=live.waiting if live else (timer or _quiet_wait),
                              on_text=live.on_text if live else None)
@@ -281,22 +277,28 @@ def ask(question: tuple[str, ...], repos: tuple[str, ...], dry_run: bool, as_jso
 PIPE_WIDTH = 100_000  # columns when standard output is not a terminal: nothing is cut
 
 
-def _ask_across(text: str, repos: tuple[str, ...], *, dry_run: bool, as_json: bool,
-                verbose: bool, model: str | None, api_base: str | None,
-                others: dict[str, Any]) -> None:
-    """`--repo A --repo B`: one question across several repositories (`helix.multi_repo`)."""
+def _ask_across(request: AskRequest, flags: dict[str, Any], *, as_json: bool,
+                verbose: bool) -> None:
+    """`--repo A --repo B`: one question across several repositories (`helix.multi_repo`);
+    `--repos GROUP`: across the best of a registered group for it."""
     from helix.core.config import load_config
-    from helix.multi_repo import ask_across
+    from helix.multi_repo import ask_across, ask_group
 
-    given = [name for name, value in others.items() if value is not None]
-    if given:
-        raise UserError(f"{', '.join(given)} do not combine with several --repo (ask each "
-                        "repository on its own for that)")
-    roots = list(dict.fromkeys(repo_root(r) for r in repos))
-    flags = {"synthesis.model": model, "synthesis.api_base": api_base}
-    envelope, run_id = ask_across(text, roots, dry_run=dry_run,
-                                  config_for=lambda root: load_config(root, flags=flags))
-    _show(envelope, run_id, as_json=as_json, dry_run=dry_run, verbose=verbose)
+    def config_for(root: Path) -> HelixConfig:
+        return load_config(root, flags=flags)
+
+    if request.group is not None:
+        from helix.cluster.summary import routing_line
+
+        envelope, run_id = ask_group(request.text, request.group, dry_run=request.dry_run,
+                                     config_for=config_for)
+        if envelope.repo_routing is not None and not as_json:
+            echo(f"helix: {routing_line(envelope.repo_routing)}", err=True)
+    else:
+        roots = list(dict.fromkeys(repo_root(r) for r in request.repos))
+        envelope, run_id = ask_across(request.text, roots, dry_run=request.dry_run,
+                                      config_for=config_for)
+    _show(envelope, run_id, as_json=as_json, dry_run=request.dry_run, verbose=verbose)
 
 
 def _quiet_wait(model: str, elapsed: float, deadline: float) -> None:

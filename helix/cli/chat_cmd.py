@@ -35,9 +35,9 @@ HELP = ("commands: /reply N <text> (answer turn N), /history, /new (fresh sessio
 
 def _history(session: str) -> str:
     from helix.session.store import ensure_schema, get_session, load_turns
-    from helix.store.db import open_db
+    from helix.store.backend import open_backend
 
-    db = open_db()
+    db = open_backend()
     ensure_schema(db)
     record = get_session(db, session)
     if record is None:
@@ -50,9 +50,9 @@ def _history(session: str) -> str:
 
 def _reset(session: str) -> None:
     from helix.session.store import ensure_schema, reset_session
-    from helix.store.db import open_db
+    from helix.store.backend import open_backend
 
-    db = open_db()
+    db = open_backend()
     ensure_schema(db)
     reset_session(db, session)
 
@@ -118,11 +118,11 @@ def chat(repos: tuple[str, ...], session: str | None, dry_run: bool, as_json: bo
     """Talk about a repository: numbered lists, follow-ups, /reply N, /new, /quit."""
     repo = one_repo(repos)
     from helix.session.store import ensure_schema, validate_name
-    from helix.store.db import open_db
+    from helix.store.backend import open_backend
 
     root, config = setup(repo)
     name = validate_name(session or f"chat-{root.name}")  # refused once, up front
-    ensure_schema(open_db())  # an unusable HELIX_HOME is one line before any input is read
+    ensure_schema(open_backend())  # an unusable HELIX_HOME is one line before any input is read
     interactive = sys.stdin.isatty()
     if interactive:
         import readline  # noqa: F401  (line editing and history for input())

@@ -22,11 +22,11 @@ def events(session: str | None, event_name: str | None, limit: int | None,
     from controller.continuity.events import ALL_EVENTS
     from helix.session.eventlog import read_events
     from helix.session.store import ensure_schema, get_session, validate_name
-    from helix.store.db import open_db
+    from helix.store.backend import open_backend
 
     if event_name is not None and event_name not in ALL_EVENTS:
         raise NotFoundError(f"unknown event name '{event_name}'")
-    db = open_db()
+    db = open_backend()
     ensure_schema(db)
     session_id = None
     if session is not None:

@@ -90,9 +90,20 @@ def _render_report(report: Any) -> None:
 
 
 @click.command()
-@click.argument("path", required=False)
+@click.argument("paths", nargs=-1)
 @repo_option("The repository (same as PATH).")
 @click.option("--json", "as_json", is_flag=True, help="Print the build report as JSON.")
+@click.option("--cluster", metavar="ADDRESS|local",
+              help="Index every repository as a Ray task on this cluster (`local`: one "
+                   "started on this machine); see docs/deploy.md.")
+@click.option("--repos-file", type=click.Path(dir_okay=False, path_type=Path),
+              help="A TOML file of [[repo]] entries (name, path or git URL and rev, group) "
+                   "to index and register.")
+@click.option("--store-root", type=click.Path(file_okay=False, path_type=Path),
+              help="With several repositories: the shared directory the indexes (and git "
+                   "checkouts) go to, seen by every worker (default: HELIX_HOME).")
+@click.option("--group", default=None, metavar="NAME",
+              help="With several PATHs: the group they are registered in (default: default).")
 @click.option("--index-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where the index lives (default: per-user cache keyed by the root).")
 @click.option("--force", is_flag=True, help="Rebuild from scratch (embeddings stay cached).")
@@ -108,15 +119,31 @@ def _render_report(report: Any) -> None:
               help="Embed every eligible chunk, not index.embed_max_chunks of them; kept by "
                    "this index from now on (until --force). With --background the worker "
                    "embeds them over time.")
-def index(path: str | None, repos: tuple[str, ...], as_json: bool, index_dir: Path | None,
-          force: bool,
+def index(paths: tuple[str, ...], repos: tuple[str, ...], as_json: bool, cluster: str | None,
+          repos_file: Path | None, store_root: Path | None, group: str | None,
+          index_dir: Path | None, force: bool,
           no_embed: bool, background: bool, stop: bool, yes: bool, embed_all: bool) -> None:
     """Index a repository (incremental: only changed files are re-parsed and re-embedded).
 
     PATH defaults to the current directory's repository root. Every card is embedded before
-    it returns (a running background worker is waited for), unless --background.
+    it returns (a running background worker is waited for), unless --background. Several
+    PATHs, --repos-file or --cluster index many repositories (each a task: on the Ray
+    cluster, or one after another here) into --store-root and register them for
+    `helix ask --repos`.
     """
     from indexers.build import build_index
+
+    # several PATHs are many repositories; `--repo` names the one (twice: refused below)
+    if cluster or repos_file or store_root or group or len(set(paths)) > 1:
+        from helix.cli.fleet_cmd import index_many
+
+        if stop or background or embed_all or index_dir:
+            raise UserError("--stop, --background, --embed-all and --index-dir index one "
+                            "repository; not with --cluster, --repos-file or several PATHs")
+        index_many([*repos, *paths], repos_file, cluster=cluster, store_root=store_root,
+                   group=group, no_embed=no_embed, force=force, as_json=as_json)
+        return
+    path = paths[0] if paths else None
 
     if stop and (background or force or no_embed or embed_all):
         raise UserError("--stop does not combine with --background, --force, --no-embed "

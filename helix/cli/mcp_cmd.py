@@ -29,18 +29,22 @@ def http_address(value: str) -> tuple[str, int]:
               help="A repository to serve (repeat for several; default: the current one).")
 @click.option("--http", "http", metavar="HOST:PORT",
               help="Serve streamable HTTP on this loopback address instead of stdio.")
-def mcp(repos: tuple[str, ...], http: str | None) -> None:
+@click.option("--repos", "group", default=None, metavar="GROUP|all",
+              help="Also answer questions across this registered group (`helix repos`): "
+                   "the ask tool's repos.")
+def mcp(repos: tuple[str, ...], http: str | None, group: str | None) -> None:
     """Serve Helix's tools (ask, search, find, open_span, callers, tests, status, index,
-    repos) to an MCP client over stdio; `--http 127.0.0.1:8765` serves streamable HTTP instead.
-    Unchanged repositories are not walked again before a question (HELIX_NO_WATCH=1: always
-    walk)."""
+    repos, drift, stale_docs) to an MCP client over stdio; `--http 127.0.0.1:8765` serves
+    streamable HTTP instead. Unchanged repositories are not walked again before a question
+    (HELIX_NO_WATCH=1: always walk)."""
     from helix.core.config import load_config
     from helix.servers.mcp_server import build_server, http_app
     from helix.servers.workspace import Workspace
 
     address = http_address(http) if http else None
     settings = load_config(None).server  # yours: no repository's config sets a server limit
-    workspace = Workspace([repo_root(r) for r in repos] or [repo_root(None)])
+    roots = [repo_root(r) for r in repos] or ([] if group else [repo_root(None)])
+    workspace = Workspace(roots, group=group)
     server = build_server(workspace)
     try:
         if address is None:

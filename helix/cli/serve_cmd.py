@@ -42,8 +42,11 @@ def bearer_token(host: str, environ: dict[str, str] | os._Environ[str] = os.envi
 @click.option("--max-concurrent", type=click.IntRange(1, 64), default=4, show_default=True,
               help="Requests run at once; the next one gets 503 with Retry-After.")
 @click.option("--stop", is_flag=True, help="Stop the server running for this $HELIX_HOME.")
+@click.option("--repos", "group", default=None, metavar="GROUP|all",
+              help="Also answer questions across this registered group (`helix repos`): "
+                   "POST /ask with repos.")
 def serve(repos: tuple[str, ...], host: str, port: int, max_concurrent: int,
-          stop: bool) -> None:
+          stop: bool, group: str | None) -> None:
     """Serve Helix over HTTP: POST /ask, /search, /open_span, /index; GET /find, /callers,
     /tests, /status, /runs (OpenAPI at /openapi.json). `helix ask` on a served repository
     then answers through it, warm (HELIX_NO_SERVER=1: never). A repository a file-system
@@ -64,7 +67,8 @@ def serve(repos: tuple[str, ...], host: str, port: int, max_concurrent: int,
 
     token = bearer_token(host)
     settings = load_config(None).server  # yours: no repository's config sets a server limit
-    workspace = Workspace([repo_root(r) for r in repos] or [repo_root(None)])
+    roots = [repo_root(r) for r in repos] or ([] if group else [repo_root(None)])
+    workspace = Workspace(roots, group=group)
     app = create_app(workspace, token=token, max_concurrent=max_concurrent, settings=settings)
     # uvicorn finishes the requests in flight on SIGTERM, then re-raises the signal: that is a
     # clean stop, exit 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from helix.cli.common import citations_in_order, echo_json, repo_root
 from helix.cli.safe_text import echo, visible_field
@@ -43,11 +43,14 @@ def render_turn(turn: TurnResult, *, answer_shown: bool = False) -> str:
     return "\n".join(lines)
 
 
-def setup(repo: str | None) -> tuple[Path, HelixConfig]:
+def setup(repo: str | None, flags: dict[str, Any] | None = None
+          ) -> tuple[Path, HelixConfig]:
+    """The repository and its configuration, with the command's `flags` (dotted name ->
+    value, `helix.core.config.load_config`)."""
     from helix.core.config import load_config
 
     root = repo_root(repo)
-    return root, load_config(root)
+    return root, load_config(root, flags=flags)
 
 
 def served_turn(session: str, text: str, root: Path, *, reply_to: int | None,
@@ -104,11 +107,13 @@ def show_turn(session: str, text: str, root: Path, config: HelixConfig, *,
 
 
 def ask_in_session(text: str, repo: str | None, *, session: str | None, reply_to: int | None,
-                   dry_run: bool, as_json: bool, serve: bool = True) -> None:
+                   dry_run: bool, as_json: bool, serve: bool = True,
+                   flags: dict[str, Any] | None = None) -> None:
     """`helix ask ... --session NAME [--reply-to TURN] [--json]`: one turn of a session
-    (through a warm `helix serve` unless `serve` is off: a model flag was given)."""
+    (through a warm `helix serve` unless `serve` is off: a model flag was given), under the
+    configuration with the command's `flags` (`helix.ask_plan.AskPlan.flags`)."""
     if session is None:
         raise UserError("--reply-to needs --session NAME")
-    root, config = setup(repo)
+    root, config = setup(repo, flags)
     show_turn(session, text, root, config, reply_to=reply_to, dry_run=dry_run,
               as_json=as_json, serve=serve)

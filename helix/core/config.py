@@ -16,7 +16,8 @@ Every weight, budget and threshold lives here, never inline, with its valid rang
 infinity anywhere); a bad value is a one-line `ConfigError` naming the setting, the value and
 where it came from. The config is frozen; its `evidence_hash` (index + retrieval sections) goes
 into every index manifest and every envelope, so a change of settings is never confused with a
-change of code or repository.
+change of code or repository. The answer contract's thresholds (`synthesis.absence`) are in
+it too.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from helix.core.continuity_caps import ContinuityCaps
 from helix.core.errors import ConfigError
 from helix.core.hashing import hash_obj
+from helix.core.history_settings import DriftSettings, StaleDocsSettings
 from helix.core.policy import (
     AnswerPolicy,
     CalleesPolicy,
@@ -46,6 +48,7 @@ from helix.core.policy import (
     default_routes,
 )
 from helix.core.repo_limits import DROPPED, lower_only, merge_tables
+from helix.core.scale_settings import ClusterSettings, StateSettings
 from helix.core.schemas import FrozenSettings
 from helix.core.server_settings import ServerSettings
 
@@ -203,6 +206,21 @@ class RetrievalSettings(_Frozen):
         return self.routes[name]  # type: ignore[index]
 
 
+class AbsencePolicy(_Frozen):
+    """The answer contract's absence check by meaning (`helix.synthesis.absence_meaning`): a
+    sentence of a model's answer that speaks of the material is a claim that it lacks the
+    answer when its mean cosine to its `neighbours` nearest absence exemplars is at least
+    `similarity_min` and beats the same mean over the answer exemplars by `margin_min`; every
+    cosine rounded to `decimals` first (the same verdict on any machine). Chosen on the tuning
+    half of data/evals/meaning/absence_answers.json (benchmarks/absence_meaning.py --tune)."""
+
+    enabled: bool = True
+    similarity_min: float = Field(default=0.25, ge=-1, le=1)
+    margin_min: float = Field(default=0.0, ge=-2, le=2)
+    neighbours: int = Field(default=3, ge=1)
+    decimals: int = Field(default=3, ge=1, le=6)
+
+
 class SynthesisSettings(_Frozen):
     model: str | None = None
     api_base: str | None = None
@@ -226,6 +244,7 @@ class SynthesisSettings(_Frozen):
     model_helper: Literal["process", "off"] = "process"
     helper_idle_s: float = Field(default=600.0, gt=0, le=86400)
     helper_start_s: float = Field(default=60.0, gt=0, le=3600)
+    absence: AbsencePolicy = AbsencePolicy()
 
 
 class ContinuitySettings(_Frozen):
@@ -241,6 +260,26 @@ class ContinuitySettings(_Frozen):
     # litellm model string here for a model-written one (one short call through the same LLM
     # client as synthesis: redacted, bounded). Unset: no model call for small talk, ever.
     chat_model: str | None = None
+    # how a turn is read: "meaning" = the sentence encoder's reading of the words and the
+    # session state (controller/continuity/meaning.py), the vocabulary's exact rules feeding
+    # it; "rules" = the vocabulary patterns alone (no model is loaded)
+    router: Literal["meaning", "rules"] = "meaning"
+    # the meaning router says in one line how it read a turn whose reading has a probability
+    # below this (and always before a follow-up-looking turn becomes a new search)
+    router_announce_below: float = Field(default=0.7, ge=0.0, le=1.0)
+    # a reading at least this sure overrides a vocabulary rule that read the turn otherwise;
+    # one at least `router_rescue` sure, a message the rules took for a new question
+    router_override: float = Field(default=0.9, ge=0.0, le=1.0)
+    router_rescue: float = Field(default=0.45, ge=0.0, le=1.0)
+    # a new search is said back when a follow-up reading had at least this probability
+    router_follow_up_floor: float = Field(default=0.15, ge=0.0, le=1.0)
+    # two readings closer than this, the second at least `router_clarify_floor`: both are
+    # offered as a two-option clarifier instead of acting on either
+    router_clarify_margin: float = Field(default=0.1, ge=0.0, le=1.0)
+    router_clarify_floor: float = Field(default=0.35, ge=0.0, le=1.0)
+    # a description ("the one with the mirrors") picks a pending option when its similarity
+    # beats every other option's by this much
+    router_option_margin: float = Field(default=0.02, ge=0.0, le=1.0)
     # (Pending states and continuity referents share ONE time-to-live: the constants table in
     # controller/continuity/caps.py, CONTINUITY_TTL_MAX_TURNS / CONTINUITY_TTL_MAX_MINUTES.)
     # lane recency: how many recent turns the focus context includes
@@ -262,6 +301,10 @@ class HelixConfig(_Frozen):
     synthesis: SynthesisSettings = SynthesisSettings()
     continuity: ContinuitySettings = ContinuitySettings()
     server: ServerSettings = ServerSettings()
+    state: StateSettings = StateSettings()
+    cluster: ClusterSettings = ClusterSettings()
+    drift: DriftSettings = DriftSettings()
+    stale_docs: StaleDocsSettings = StaleDocsSettings()
 
     def _index_content(self) -> dict[str, Any]:
         return self.index.model_dump(mode="json", exclude=set(RUNTIME_INDEX_SETTINGS))
@@ -278,14 +321,17 @@ class HelixConfig(_Frozen):
 
     @property
     def evidence_hash(self) -> str:
-        """What the evidence depends on (goes into every envelope as `config_hash`)."""
-        return hash_obj({"index": self._index_content(), "retrieval": self.retrieval})
+        """What the evidence and the checks of its answer depend on (goes into every envelope
+        as `config_hash`): the index and retrieval settings, and the contract's absence check."""
+        return hash_obj({"index": self._index_content(), "retrieval": self.retrieval,
+                         "absence": self.synthesis.absence})
 
 
 _SECTION_MODELS: dict[str, type[BaseModel]] = {
     "index": IndexSettings, "retrieval": RetrievalSettings,
     "synthesis": SynthesisSettings, "continuity": ContinuitySettings,
-    "server": ServerSettings,
+    "server": ServerSettings, "state": StateSettings, "cluster": ClusterSettings,
+    "drift": DriftSettings, "stale_docs": StaleDocsSettings,
 }
 
 # Short environment names users expect, mapped to dotted settings.
@@ -295,8 +341,10 @@ ENV_ALIASES: dict[str, str] = {
     "HELIX_TREES": "index.trees",
     "HELIX_EMBED_MODEL": "index.embed_model",
     "HELIX_MAX_FILE_BYTES": "index.max_file_bytes",
+    "HELIX_DATABASE_URL": "state.database_url",
 }
-_SECTIONS = ("index", "retrieval", "synthesis", "continuity", "server")
+_SECTIONS = ("index", "retrieval", "synthesis", "continuity", "server", "state", "cluster",
+             "drift", "stale_docs")
 
 # What a repository's own config may set: sections, and settings of those it still may not.
 REPO_SECTIONS = ("index", "retrieval")

@@ -17,6 +17,14 @@ Word lists (each a set of lowercase words):
                         (`helix.synthesis.absence`)
     LONG_FORMS          an identifier's short word -> the English words it stands for
                         ("cfg" -> configuration, "id" -> identifier), stemmed
+    POLITE_WORDS        please / thanks and their short forms: filler in a message
+    CHOICE_FILLER, LABEL_FILLER
+                        the continuity lanes' filler (a clarifier's reply; a selection's
+                        label words), both from POLITE_WORDS
+Ordinals (one table, one parser: the continuity lanes read "the second one", "option 3", "2nd"):
+    ORDINAL_WORDS, NUMBER_WORDS, LAST_WORD, ORDINAL_SUFFIX
+    ordinal_value       "second" / "2nd" / "2" / "two" -> 2, "last" -> LAST (-1), else None
+    ordinal_alternation the words as one regex alternation, longest first
 Stemmers:
     plural_stem         "tiles" -> "tile": how the controller matches words (tiny, exact)
     suffix_stem         "tokenizers" -> "token": a recap topic's looser match
@@ -69,9 +77,11 @@ _CLAIMING_WORDS = """
     explicitly really related regard tool_results called call calls make makes made get gets
     look looks like specifically either whatever
 """
-# function words that can be a claim's object ("nothing sets it up"), so never dropped there
+# words that can be a claim's object ("nothing sets it up", "does not show who calls X": the
+# callers are what is claimed missing), so never dropped there
 _CLAIM_OBJECT_TEXT = """
     again both down further he her him his off once out own per same she too up very via whose
+    call calls
 """
 _CLAIM_OBJECTS = frozenset(_CLAIM_OBJECT_TEXT.split())
 CLAIM_WORDS: frozenset[str] = ((FUNCTION_WORDS | frozenset(_CLAIMING_WORDS.split()))
@@ -187,6 +197,57 @@ _FINDING_TEXT = """
 """
 FINDING_WORDS: frozenset[str] = frozenset(_FINDING_TEXT.split())
 FIRST_PERSON: frozenset[str] = frozenset({"i", "we", "my", "our"})
+# --- ordinals and politeness (`controller.continuity.pending`, `.selection_match`) ------------
+ORDINAL_WORDS: dict[str, int] = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10}
+NUMBER_WORDS: dict[str, int] = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10}
+LAST_WORD = "last"
+LAST = -1  # the position "last" stands for (the caller knows the count)
+ORDINAL_SUFFIX = r"(?:st|nd|rd|th)"  # "1st", "2nd": the suffix a number may carry
+POLITE_WORDS: tuple[str, ...] = ("please", "pls", "plz", "thanks", "thank you", "thx")
+# what a reply to a clarifier says besides its choice ("ok then, the second one")
+CHOICE_FILLER: tuple[str, ...] = (*POLITE_WORDS, "ok", "okay", "then", "i mean", "i'd say",
+                                  "i guess", "the one")
+# what a selection says besides the words of the label it names ("open the tokenizer one now")
+LABEL_FILLER: tuple[str, ...] = (*POLITE_WORDS, "for me", "now", "again", "the", "a", "an",
+                                 "one", "item", "option", "number", "entry", "file", "span")
+
+
+def ordinal_alternation(*, numbers: bool) -> str:
+    """The ordinal words (and the number words when `numbers`), and "last", as one regex
+    alternation, longest first (no word is cut short by a shorter one)."""
+    words = [*ORDINAL_WORDS, *(NUMBER_WORDS if numbers else ()), LAST_WORD]
+    return "|".join(sorted(words, key=lambda w: (-len(w), w)))
+
+
+def ordinal_value(token: str) -> int | None:
+    """The 1-based position a token names: "second", "2nd", "2", "two" -> 2; "last" ->
+    LAST; anything else None."""
+    word = token.lower()
+    if word == LAST_WORD:
+        return LAST
+    if word in ORDINAL_WORDS or word in NUMBER_WORDS:
+        return ORDINAL_WORDS.get(word) or NUMBER_WORDS[word]
+    digits = re.fullmatch(r"(\d+)" + ORDINAL_SUFFIX + "?", word)
+    return int(digits.group(1)) if digits else None
+
+
+def word_alternation(words: tuple[str, ...]) -> str:
+    """`words` as one regex alternation (escaped, in the order given)."""
+    return "|".join(re.escape(w) for w in words)
+
+
+# what a follow-up may start with before what it asks ("and what about the tests")
+FOLLOWUP_LEADS: tuple[str, ...] = ("and", "so", "ok", "okay", "now", "then", "also", "what about",
+                                   "how about", "and what about")  # tried in this order
+# how a scope is said without a slash ("only in tests", "just under docs")
+SCOPE_LIMITERS: tuple[str, ...] = ("only", "just")
+SCOPE_PREPOSITIONS: tuple[str, ...] = ("in", "under", "within", "inside", "for")
+
+
 # a condition makes a negation a statement about behaviour ("if the file does not exist")
 CODE_CONDITIONS: frozenset[str] = frozenset(
     {"if", "when", "unless", "whenever", "until", "once", "whether"})

@@ -192,12 +192,40 @@ class QuestionCut(Frozen):
     cut_lines: int  # lines of the paste left out whole
 
 
+class ClockStop(Frozen):
+    """Retrieval stopped by its clock safety stop (`retrieval.time_budget_ms`): the work budget
+    (steps, evidence) normally decides; on a machine far slower than expected the clock did,
+    and the evidence may differ from an unhurried run."""
+
+    elapsed_ms: float  # since the controller started, by the injected clock
+    budget_ms: int
+
+
 class AnswerCut(Frozen):
     """The model's answer went on past `synthesis.max_answer_chars`: its first `kept_chars`
     characters were used, and reading stopped after `read_chars` (the rest was never read)."""
 
     kept_chars: int
     read_chars: int
+
+
+class RepoChoice(Frozen):
+    """A repository a question across many (`--repos GROUP|all`) was searched in: its place
+    in the ranking of every repository's summary, the score, the question's words it holds."""
+
+    name: str
+    rank: int
+    score: float
+    matched: tuple[str, ...] = ()
+
+
+class RepoRouting(Frozen):
+    """Which repositories of a group a question was searched in, and why."""
+
+    group: str
+    considered: int  # repositories in the group
+    searched: tuple[RepoChoice, ...]
+    reason: str
 
 
 class Envelope(Frozen):
@@ -234,11 +262,17 @@ class Envelope(Frozen):
     references: tuple[ReferenceSite, ...] = ()
     # The model's answer was cut at the character cap (`AnswerCut`); left out when None.
     answer_cut: AnswerCut | None = None
+    # The clock safety stop ended retrieval (`ClockStop`); left out of the JSON when None.
+    clock_stopped: ClockStop | None = None
+    # A question across a group of repositories: which were searched and why; left out when
+    # None.
+    repo_routing: RepoRouting | None = None
 
     @model_serializer(mode="wrap")
     def _without_unset_state(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
         data: dict[str, object] = handler(self)
-        for optional in ("dense_state", "question_cut", "references", "answer_cut"):
+        for optional in ("dense_state", "question_cut", "references", "answer_cut",
+                         "clock_stopped", "repo_routing"):
             if not data.get(optional):
                 data.pop(optional, None)
         return data

@@ -28,6 +28,8 @@
     ├── RunLogDamagedError          damage found mid-command: the file was moved aside
     ├── UnreadableRunError          a run exists but its row cannot be read back
     ├── UnreadableSessionError      a session's row (or a turn) cannot be read back
+    ├── StateDatabaseError          the shared state database (PostgreSQL) cannot be used
+    ├── ClusterError                the Ray cluster cannot be reached, or a task of it failed
     └── TreeError                   a commit's tree cannot be read or written (eval history)
         └── TreeBoundError          a commit's tree is past one of the bounds: case skipped
 
@@ -162,6 +164,16 @@ class UnreadableRunError(HelixError):
 
 class UnreadableSessionError(HelixError):
     """A session's own row (or one turn asked for by number) cannot be read back (exit 1)."""
+
+
+class StateDatabaseError(HelixError):
+    """`HELIX_DATABASE_URL` names a database that cannot be reached, refuses the login, or
+    fails a request (exit 1: the place, not the request; its password is never shown)."""
+
+
+class ClusterError(HelixError):
+    """The Ray cluster cannot be reached (or is not installed), or one of its tasks failed
+    (exit 1)."""
 
 
 class TreeError(HelixError):

@@ -10,7 +10,9 @@ A pending run also records the process writing it (`owner`: boot, pid, start tim
 `helix.core.process`): read back while that process no longer runs (killed, or the machine
 restarted), it is "interrupted", never "pending" forever.
 A dry run calls no model: `record` writes the row those steps would leave in one.
-WAL mode (see `helix.store.db`) lets `helix log` read while another process writes.
+WAL mode (see `helix.store.db`) lets `helix log` read while another process writes. With a
+shared database (`helix.store.backend`: PostgreSQL) the run log is every replica's, and a
+pending run is "interrupted" when its owner's presence lock is gone, whichever replica reads it.
 Session turns (engineer F's store) point at runs through `session_id` + `turn_number`.
 
 Reads take `roots`: only the runs asked of those repositories (a run across several counts
@@ -25,7 +27,6 @@ import functools
 import json
 import re
 import secrets
-import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal, TypeVar
 
@@ -38,19 +39,16 @@ from helix.core.errors import (
     UnreadableRunError,
 )
 from helix.core.hashing import canonical_json, short_id
-from helix.core.process import gone, identity
 from helix.core.schemas import Frozen
 from helix.core.secrets import redact_text
 from helix.inputs import shown
 from helix.multi_repo import SEPARATOR
+from helix.store.backend import Backend, SqliteBackend, open_backend
 from helix.store.db import (
     Schema,
     UndecodableText,
-    ensure,
-    guarded,
     notice,
     one_line,
-    open_db,
 )
 
 NAMESPACE = "runlog"
@@ -60,6 +58,7 @@ _REF_RE = re.compile(r"[A-Za-z0-9_-]+")
 RunStatus = Literal["pending", "done", "fallback", "error", "interrupted"]
 Roots = Sequence[str] | None
 SCOPE_SQL = " AND helix_in_scope(CAST(repo_root AS BLOB), ?)"  # bytes: any row can be read
+SCOPE_SQL_TEXT = " AND helix_in_scope(repo_root, ?) = 1"  # PostgreSQL: text is always UTF-8
 
 MIGRATIONS: tuple[str, ...] = (
     """
@@ -172,37 +171,33 @@ class RunLog:
     column that does not parse, a field that fails validation) and note it in `unreadable`
     (run id -> why); `get` of such a row is an `UnreadableRunError`."""
 
-    def __init__(self, db: sqlite_utils.Database | None = None) -> None:
+    def __init__(self, db: sqlite_utils.Database | Backend | None = None) -> None:
         if db is None:
-            self.db = open_db(schemas=[SCHEMA])
+            self.backend = open_backend([SCHEMA])
+        elif isinstance(db, Backend):
+            self.backend = db
+            db.ensure([SCHEMA])
         else:
-            self.db = db
-            ensure(self.db, [SCHEMA])
-        self.db.conn.create_function("helix_in_scope", 2, _in_scope, deterministic=True)
+            self.backend = SqliteBackend(db)
+            self.backend.ensure([SCHEMA])
+        if isinstance(self.backend, SqliteBackend):
+            self.db = self.backend.db
+            self.db.conn.create_function("helix_in_scope", 2, _in_scope, deterministic=True)
         self.unreadable: dict[str, str] = {}
 
     @property
-    def conn(self) -> sqlite3.Connection:
+    def conn(self) -> Any:
+        """The SQLite connection (the embedded run log only)."""
         return self.db.conn
 
     def close(self) -> None:
         """Close the connection now (a long-running server opens one per question: left to
         the garbage collector, their native memory piles up)."""
-        self.db.conn.close()
+        self.backend.close()
 
     def _write(self, sql: str, params: Sequence[Any]) -> None:
-        with guarded(self.db, [SCHEMA]):
-            conn = self.conn
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                cursor = conn.execute(sql, tuple(params))
-                if cursor.rowcount != 1:
-                    raise NotFoundError("run not found for update")
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
+        if self.backend.write(sql, params) != 1:
+            raise NotFoundError("run not found for update")
 
     def notice_unreadable(self) -> None:
         """One stderr line when reads skipped rows that cannot be read back (never fatal)."""
@@ -212,18 +207,22 @@ class RunLog:
                    f"{shown_ids}{', ...' if len(self.unreadable) > 5 else ''})")
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        with guarded(self.db, [SCHEMA]):
-            cursor = self.conn.execute(sql, tuple(params))
-            names = [d[0] for d in cursor.description]
-            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+        return self.backend.dict_rows(sql, params)
 
-    def _readable(self, rows: list[dict[str, Any]], build: Callable[[dict[str, Any]], T]
-                  ) -> list[T]:
+    def _scope(self, roots: Roots) -> tuple[str, tuple[str, ...]]:
+        """The SQL condition (and its parameter) keeping the runs of `roots`; none for None."""
+        if roots is None:
+            return "", ()
+        sql = SCOPE_SQL if isinstance(self.backend, SqliteBackend) else SCOPE_SQL_TEXT
+        return sql, (canonical_json(sorted(roots)),)
+
+    def _readable(self, rows: list[dict[str, Any]],
+                  build: Callable[[dict[str, Any], Callable[[str], bool]], T]) -> list[T]:
         out = []
         for row in rows:
             run_id = str(row.get("id"))
             try:
-                out.append(build(row))
+                out.append(build(row, self.backend.gone))
             except (_BadRow, ValidationError, ValueError, TypeError) as exc:
                 self.unreadable[run_id] = _why(exc)
         return out
@@ -239,7 +238,7 @@ class RunLog:
             " turn_number, owner) VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (run_id, created, created, envelope.question, envelope.repo_root, envelope.repo_rev,
              envelope.config_hash, envelope.index_rev, int(dry_run), canonical_json(envelope),
-             envelope.answer_mode, session_id, turn_number, identity()),
+             envelope.answer_mode, session_id, turn_number, self.backend.owner()),
         )
         return run_id
 
@@ -302,9 +301,9 @@ class RunLog:
         if len(ref) > MAX_REF or not _REF_RE.fullmatch(ref):
             raise NotFoundError(f"bad turn id {shown(ref)}: give a turn id from `helix log`, "
                                 f"a prefix of {MIN_PREFIX}+ of its characters, or `last`")
-        scope, within = _scope(roots)
+        scope, within = self._scope(roots)
         if ref == "last":
-            rows = self._rows(f"SELECT id FROM runs WHERE 1{scope} ORDER BY created DESC, "
+            rows = self._rows(f"SELECT id FROM runs WHERE 1 = 1{scope} ORDER BY created DESC, "
                               "id DESC LIMIT 1", within)
             if not rows:
                 raise NotFoundError("the run log is empty")
@@ -330,10 +329,10 @@ class RunLog:
         return found[0]
 
     def recent(self, limit: int | None = None, roots: Roots = None) -> list[RunSummary]:
-        scope, within = _scope(roots)
+        scope, within = self._scope(roots)
         params: tuple[Any, ...] = within
         sql = ("SELECT id, created, status, question, answer_mode, fallback_reason, model,"
-               f" session_id, turn_number, owner FROM runs WHERE 1{scope}"
+               f" session_id, turn_number, owner FROM runs WHERE 1 = 1{scope}"
                " ORDER BY created DESC, id DESC")
         if limit is not None:
             sql += " LIMIT ?"
@@ -344,7 +343,7 @@ class RunLog:
                 roots: Roots = None) -> Iterator[RunRecord]:
         """Finished runs, oldest first (created, id): what export reads."""
         marks = ",".join("?" for _ in statuses)
-        scope, within = _scope(roots)
+        scope, within = self._scope(roots)
         rows = self._rows(f"SELECT * FROM runs WHERE status IN ({marks}){scope} "
                           "ORDER BY created, id", (*statuses, *within))
         for row in rows:
@@ -356,13 +355,6 @@ class RunLog:
             " session_id, turn_number, owner FROM runs WHERE session_id = ?"
             " ORDER BY turn_number, created, id", (session_id,))
         return self._readable(rows, _summary)
-
-
-def _scope(roots: Roots) -> tuple[str, tuple[str, ...]]:
-    """The SQL condition (and its parameter) keeping the runs of `roots`; none for None."""
-    if roots is None:
-        return "", ()
-    return SCOPE_SQL, (canonical_json(sorted(roots)),)
 
 
 @functools.lru_cache(maxsize=16)
@@ -408,7 +400,7 @@ def _json(row: dict[str, Any], column: str, default: Any) -> Any:
         raise _BadRow(f"{column}: not JSON ({exc})") from None
 
 
-def _live_status(row: dict[str, Any]) -> dict[str, Any]:
+def _live_status(row: dict[str, Any], gone: Callable[[str], bool]) -> dict[str, Any]:
     """The row without its owner, a pending run whose process is gone "interrupted"."""
     row = dict(row)
     owner = row.pop("owner", None)
@@ -417,14 +409,14 @@ def _live_status(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def _summary(row: dict[str, Any]) -> RunSummary:
+def _summary(row: dict[str, Any], gone: Callable[[str], bool]) -> RunSummary:
     _check_text(row)
-    return RunSummary(**_live_status(row))
+    return RunSummary(**_live_status(row, gone))
 
 
-def _record(row: dict[str, Any]) -> RunRecord:
+def _record(row: dict[str, Any], gone: Callable[[str], bool]) -> RunRecord:
     _check_text(row)
-    row = _live_status(row)
+    row = _live_status(row, gone)
     prompt = _json(row, "prompt_json", None)
     try:
         envelope = Envelope.model_validate_json(row.pop("envelope_json") or "")

@@ -15,6 +15,9 @@ and the MCP tools through one `Workspace`, with the same argument names.
     POST /open_span                   {"path", "start", "end", "repo"}
     GET  /status?repo=                index freshness
     POST /index                       {"repo", "force"}
+    POST /drift                       {"repo", "since", "questions"} -> the drift report of
+                                      the repository's recent (or pinned) questions
+    POST /stale_docs                  {"repo", "paths", "baseline"} -> stale sections
     GET  /runs?limit=                 recent runs of the served repositories (the run log)
     GET  /runs/{turn}                 one of them, without its prompt
     POST /export                      {"format", "include_diagnostic", "answer_modes",
@@ -47,6 +50,7 @@ from helix.core.errors import (
     NoMatchError,
     NotFoundError,
     RunLogBusyError,
+    StateDatabaseError,
     UserError,
 )
 from helix.core.server_settings import ServerSettings
@@ -59,6 +63,11 @@ class AskRequest(BaseModel):
     repo: str | list[str] | None = Field(
         None, description="A served repository (default: the first), or a list of them to ask "
                           "across.")
+    repos: str | None = Field(None, description="The registered group this server serves "
+                                                "(`helix serve --repos GROUP|all`): asked "
+                                                "across its best repositories for the "
+                                                "question; the envelope's repo_routing says "
+                                                "which and why.")
     dry_run: bool = Field(True, description="True: evidence and an extractive answer only.")
     session: str | None = Field(None, description="A conversation name, for follow-ups.")
     reply_to: int | None = Field(None, ge=1, description="The turn this one answers.")
@@ -90,6 +99,19 @@ class IndexRequest(BaseModel):
     force: bool = False
 
 
+class DriftRequest(BaseModel):
+    repo: str | None = None
+    since: str | None = Field(None, description="A date (YYYY-MM-DD) or a commit.")
+    questions: list[str | dict[str, Any]] | None = Field(
+        None, max_length=1000, description="Pinned questions (texts or pin objects).")
+
+
+class StaleDocsRequest(BaseModel):
+    repo: str | None = None
+    paths: list[str] = Field(default_factory=list, max_length=1000)
+    baseline: list[str] = Field(default_factory=list, max_length=100_000)
+
+
 class ExportRequest(BaseModel):
     format: Literal["records", "chat"] = "records"
     include_diagnostic: bool = False
@@ -100,7 +122,7 @@ class ExportRequest(BaseModel):
 def status_of(exc: HelixError) -> int:
     if isinstance(exc, NotFoundError | NoMatchError):
         return 404
-    if isinstance(exc, IndexLockedError | RunLogBusyError):
+    if isinstance(exc, IndexLockedError | RunLogBusyError | StateDatabaseError):
         return 503
     if isinstance(exc, UserError):
         return 400
@@ -141,7 +163,7 @@ def event_stream(workspace: Workspace, body: AskRequest) -> Any:
             events.put(("answer", workspace.ask(
                 body.question, body.repo, dry_run=body.dry_run, session=body.session,
                 reply_to=body.reply_to, scope=body.scope, sense=body.sense,
-                trace=None if body.session else trace, on_text=token)))
+                trace=None if body.session else trace, on_text=token, group=body.repos)))
         except Cancelled:
             pass
         except HelixError as exc:
@@ -185,7 +207,8 @@ async def answer_unless_gone(workspace: Workspace, body: AskRequest, request: Re
     def work() -> dict[str, Any]:
         return workspace.ask(body.question, body.repo, dry_run=body.dry_run,
                              session=body.session, reply_to=body.reply_to, scope=body.scope,
-                             sense=body.sense, trace=None if body.session else trace)
+                             sense=body.sense, trace=None if body.session else trace,
+                             group=body.repos)
 
     async def watch() -> None:
         # the body is read: the next message from the server is the client's disconnect
@@ -290,6 +313,14 @@ def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent
     @app.post("/index")
     def index(body: IndexRequest) -> dict[str, Any]:
         return workspace.build(body.repo, force=body.force)
+
+    @app.post("/drift")
+    def drift(body: DriftRequest) -> dict[str, Any]:
+        return workspace.drift(body.repo, since=body.since, questions=body.questions)
+
+    @app.post("/stale_docs")
+    def stale_docs(body: StaleDocsRequest) -> dict[str, Any]:
+        return workspace.stale_docs(body.repo, paths=body.paths, baseline=body.baseline)
 
     @app.get("/runs")
     def runs(limit: int = 20) -> dict[str, Any]:

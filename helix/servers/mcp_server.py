@@ -2,9 +2,10 @@
 or, with `--http`, streamable HTTP on a loopback port.
 
 Tools (each with a JSON schema whose descriptions say what to pass): `ask`, `search`, `find`,
-`open_span`, `callers`, `tests`, `status`, `index`, `repos`. A resource per run of a served
-repository: `helix://turn/{turn_id}` (the run's question, evidence and answer, from the run
-log; another repository's run is not found, as one that never existed). Every tool
+`open_span`, `callers`, `tests`, `status`, `index`, `drift`, `stale_docs`, `repos`. A resource
+per run of a served repository: `helix://turn/{turn_id}` (the run's question, evidence and
+answer, from the run log; another repository's run is not found, as one that never existed).
+Every tool
 goes through `helix.servers.workspace.Workspace`, the same service functions as the CLI; a bad
 argument, a repository not served or any Helix error comes back as a tool error carrying the
 one-line message the CLI would print, and the server goes on.
@@ -119,12 +120,18 @@ def build_server(workspace: Workspace) -> Any:
                                                            "(e.g. `src/http/`).")] = None,
             sense: Annotated[str | None, Field(description="The sense to take when a word is "
                                                            "ambiguous (a clarifier's option)."
-                                               )] = None) -> dict[str, Any]:
+                                               )] = None,
+            repos: Annotated[str | None, Field(description="The registered group this server "
+                                                           "serves (or all): asked across its "
+                                                           "best repositories for the question "
+                                                           "(the envelope's repo_routing says "
+                                                           "which and why).")] = None
+            ) -> dict[str, Any]:
         """Answer a question about a repository: the answer text, its `path:line` citations,
         the item hashes and the full envelope (route, controller steps, stop reason,
         evidence)."""
         return workspace.ask(question, repo, dry_run=dry_run, session=session,
-                             reply_to=reply_to, scope=scope, sense=sense)
+                             reply_to=reply_to, scope=scope, sense=sense, group=repos)
 
     @server.tool()
     @_tool_errors
@@ -184,6 +191,36 @@ def build_server(workspace: Workspace) -> Any:
               ) -> dict[str, Any]:
         """Bring the index up to date (incremental unless `force`); the build report."""
         return workspace.build(repo, force=force)
+
+    @server.tool()
+    @_tool_errors
+    def drift(repo: Repo = None,
+              since: Annotated[str | None, Field(description="Only questions asked since a "
+                                                             "date (YYYY-MM-DD) or a commit.")]
+              = None,
+              questions: Annotated[list[str | dict[str, Any]] | None, Field(
+                  description="Pinned questions instead of the run log's: texts, or pin "
+                              "objects with their evidence (`helix drift --write-pins`).",
+                  max_length=1000)] = None) -> dict[str, Any]:
+        """What changed under earlier answers: the repository's recent questions (or the
+        pinned ones) re-run as dry runs at HEAD, each compared with its recorded evidence;
+        by severity: cited lines changed or vanished (with their diff), moved or renamed,
+        ranking only."""
+        return workspace.drift(repo, since=since, questions=questions)
+
+    @server.tool()
+    @_tool_errors
+    def stale_docs(repo: Repo = None,
+                   paths: Annotated[list[str] | None, Field(
+                       description="Documentation files or folders, relative to the "
+                                   "repository (default: all).", max_length=1000)] = None,
+                   baseline: Annotated[list[str] | None, Field(
+                       description="Keys of findings already acknowledged.",
+                       max_length=100_000)] = None) -> dict[str, Any]:
+        """Documentation sections whose aligned code changed after the section was last
+        edited: what changed (signature, parameters, defaults, raised errors, removed names)
+        and the commits. Changes of layout, comments or docstrings are ignored."""
+        return workspace.stale_docs(repo, paths=paths or (), baseline=baseline or ())
 
     @server.tool()
     @_tool_errors

@@ -64,8 +64,11 @@ def _answer(envelope: Any, *, repo: str | list[str], run_id: str, dry_run: bool
 
 
 class Workspace:
-    def __init__(self, repos: Sequence[str | Path]) -> None:
-        if not repos:
+    def __init__(self, repos: Sequence[str | Path], group: str | None = None) -> None:
+        """`group`: a registered group (or `all`) whose questions across repositories this
+        server answers (`helix.multi_repo.ask_group`); the registry says which they are."""
+        self.group = group
+        if not repos and group is None:
             raise UserError("no repository to serve (give --repo PATH)")
         if len(repos) > MAX_REPOS:
             raise UserError(f"at most {MAX_REPOS} repositories per server, got {len(repos)}")
@@ -90,11 +93,15 @@ class Workspace:
         self._runlogs_lock = threading.Lock()
 
     def describe(self) -> list[dict[str, str]]:
-        return [{"name": root.name, "path": str(root)} for root in self.roots]
+        served = [{"name": root.name, "path": str(root)} for root in self.roots]
+        return served + ([{"group": self.group}] if self.group is not None else [])
 
     def root(self, repo: str | None = None) -> Path:
         """The served repository `repo` names (see the module docstring); NotFoundError when
         it names none of them: a client never reaches a path the server was not started with."""
+        if not self.roots:
+            raise NotFoundError(f"this server answers questions across the group "
+                                f"'{self.group}' only: ask with repos")
         if repo is None or not repo.strip():
             return self.roots[0]
         wanted = check_field(repo, "repository").strip()
@@ -168,13 +175,16 @@ class Workspace:
                   repo: str | None = None) -> dict[str, Any]:
         from helix import lookups
 
-        return lookups.read_span(self.root(repo), path, start, end)
+        root = self.root(repo)
+        return lookups.read_span(root, path, start, end,
+                                 max_bytes=self.config(root).index.max_file_bytes)
 
     def ask(self, question: str, repo: str | list[str] | None = None, *, dry_run: bool = True,
             session: str | None = None, reply_to: int | None = None,
             scope: str | None = None, sense: str | None = None,
             trace: Callable[[str, dict[str, Any]], None] | None = None,
-            on_text: Callable[[str], None] | None = None) -> dict[str, Any]:
+            on_text: Callable[[str], None] | None = None,
+            group: str | None = None) -> dict[str, Any]:
         """One question (or one turn of `session`): the answer, its citations, the envelope.
         `repo` as a list of served repositories asks across them (`helix.multi_repo`).
         `on_text` receives the model's answer as it streams (one repository; in a session,
@@ -183,6 +193,10 @@ class Workspace:
         for value, what in ((scope, "scope"), (sense, "sense"), (session, "session")):
             if value is not None:
                 check_field(value, what)
+        if group is not None:
+            return self._ask_group(question, check_field(group, "group"), repo=repo,
+                                   dry_run=dry_run, session=session, scope=scope,
+                                   sense=sense, reply_to=reply_to)
         if isinstance(repo, list):
             roots = list(dict.fromkeys(self.root(r) for r in repo))
             for each in roots:
@@ -265,6 +279,57 @@ class Workspace:
                                       dry_run=dry_run, notify=lambda message: None)
         return _answer(envelope, repo=[str(root) for root in roots], run_id=run_id,
                        dry_run=dry_run)
+
+    def _ask_group(self, question: str, group: str, *, dry_run: bool, **single_only: Any
+                   ) -> dict[str, Any]:
+        from helix.multi_repo import ask_group
+
+        if self.group is None:
+            raise UserError("this server serves no repository group (start it with --repos "
+                            "GROUP|all)")
+        if self.group != "all" and group != self.group:
+            raise NotFoundError(f"group {shown(group)} is not served here (served: "
+                                f"{self.group})")
+        given = sorted(k for k, v in single_only.items() if v is not None)
+        if given:
+            raise UserError(f"{', '.join(given)} do not combine with repos (a group)")
+        envelope, run_id = ask_group(question, group, config_for=load_config,
+                                     dry_run=dry_run, notify=lambda message: None)
+        routing = envelope.repo_routing
+        names = [choice.name for choice in routing.searched] if routing is not None else []
+        return _answer(envelope, repo=names, run_id=run_id, dry_run=dry_run)
+
+    def drift(self, repo: str | None = None, *, since: str | None = None,
+              questions: Sequence[str | dict[str, Any]] | None = None) -> dict[str, Any]:
+        """`helix drift` of a served repository: its recent questions from the run log (this
+        repository's runs only), or `questions` pinned (texts, or pin objects with their
+        evidence), re-run as dry runs at HEAD."""
+        from helix.drift.records import pins_from
+        from helix.drift.run import drift, since_time
+
+        root = self.root(repo)
+        self._first_index(root)
+        config = self.config(root)
+        pins = pins_from(list(questions), config.drift.max_pinned) \
+            if questions is not None else None
+        after = since_time(root, check_field(since, "since")) if since is not None else None
+        with self._runlog() as runlog:
+            report = drift(root, config, pins=pins, since=after, runlog=runlog)
+        return report.model_dump(mode="json")
+
+    def stale_docs(self, repo: str | None = None, *, paths: Sequence[str] = (),
+                   baseline: Sequence[str] = ()) -> dict[str, Any]:
+        """`helix stale-docs` of a served repository: `paths` inside it only (relative to
+        it), `baseline` the keys of findings acknowledged."""
+        from helix.staledocs.run import stale_docs
+        from helix.staledocs.sections import repo_paths
+
+        root = self.root(repo)
+        self._first_index(root)
+        known = {check_field(key, "baseline key") for key in baseline}
+        report = stale_docs(root, self.config(root), paths=repo_paths(root, list(paths)),
+                            baseline=known)
+        return report.model_dump(mode="json")
 
     def build(self, repo: str | None = None, *, force: bool = False) -> dict[str, Any]:
         from indexers.build import build_index

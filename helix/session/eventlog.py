@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
-
-import sqlite_utils
 
 from controller.continuity.events import ContinuityEvent
 from helix.core.hashing import canonical_json
-from helix.store.db import Schema, UndecodableText, guarded, migrate, notice
+from helix.store.backend import State, Tx, as_backend
+from helix.store.db import Schema, UndecodableText, notice
 
 EVENT_MIGRATIONS = [
     """
@@ -42,11 +40,14 @@ _COLUMNS = ("session_id", "turn_id", "name", "lane", "transition", "timestamp", 
             "retry_budget_remaining", "active_option_set_id", "active_scope", "reason")
 
 
-def migrate_events(db: sqlite_utils.Database) -> None:
-    migrate(db, "events", EVENT_MIGRATIONS)
+SCHEMA = Schema("events", EVENT_MIGRATIONS)
 
 
-def insert_events(conn: sqlite3.Connection, events: Sequence[ContinuityEvent]) -> None:
+def migrate_events(db: State) -> None:
+    as_backend(db).ensure([SCHEMA])
+
+
+def insert_events(conn: Tx, events: Sequence[ContinuityEvent]) -> None:
     """Insert inside the caller's transaction (the turn's)."""
     placeholders = ", ".join("?" for _ in range(len(_COLUMNS) + 1))
     conn.executemany(
@@ -55,7 +56,7 @@ def insert_events(conn: sqlite3.Connection, events: Sequence[ContinuityEvent]) -
         [(*(getattr(e, c) for c in _COLUMNS), canonical_json(e.data)) for e in events])
 
 
-def read_events(db: sqlite_utils.Database, *, session_id: str | None = None,
+def read_events(db: State, *, session_id: str | None = None,
                 name: str | None = None, limit: int | None = None) -> list[ContinuityEvent]:
     """Events in write order (optionally one session's, one name's; the last `limit`)."""
     migrate_events(db)
@@ -72,8 +73,7 @@ def read_events(db: sqlite_utils.Database, *, session_id: str | None = None,
     sql += " ORDER BY seq DESC"
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
-    with guarded(db, [Schema("events", EVENT_MIGRATIONS)]):
-        rows = db.conn.execute(sql, args).fetchall()
+    rows = as_backend(db, [SCHEMA]).rows(sql, args)
     out, bad = [], 0
     for row in reversed(rows):  # a row that cannot be read back is skipped and counted
         fields = dict(zip(_COLUMNS, row[:-1], strict=True))

@@ -6,6 +6,8 @@ them through the session's ports:
     Retrieve     the controller through `helix.service.ask` (logged in the run log)
     LoadGraph    the index graph (never waits for a background dense worker)
     OpenSpan     `controller.continuity.recall.open_span`: read-only, inside the repository only
+    CheckDrift   `helix.drift.run.question_drift`: the turn's question re-run as a dry run
+                 (nothing logged), compared with its recorded evidence
     ModelCall    the lane model configured for the call's purpose (`LaneLLM`):
 
     selection_advisory   synthesis.model          the selection lane's bounded advisory pick
@@ -21,12 +23,13 @@ retries on its own (its budgets say how many calls it may make).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from controller.continuity.caps import CAPS, ContinuityCaps
+from controller.continuity.caps import ContinuityCaps
 from controller.continuity.requests import (
+    CheckDrift,
     LoadGraph,
     ModelCall,
     OpenSpan,
@@ -49,7 +52,7 @@ class LaneLLM:
     """A model, reachable for one purpose, through the LLM port. `calls` counts the requests."""
 
     def __init__(self, llm: LLM, model: str, *, purpose: Purpose, api_base: str | None = None,
-                 caps: ContinuityCaps = CAPS) -> None:
+                 caps: ContinuityCaps) -> None:
         self.llm, self.model, self.purpose, self.api_base = llm, model, purpose, api_base
         self.caps = caps
         self.calls = 0
@@ -69,8 +72,8 @@ class LaneLLM:
         return out.text
 
 
-def lane_llm(llm: LLM | None, model: str | None, purpose: Purpose, api_base: str | None = None,
-             caps: ContinuityCaps = CAPS) -> LaneLLM | None:
+def lane_llm(llm: LLM | None, model: str | None, purpose: Purpose, api_base: str | None,
+             caps: ContinuityCaps) -> LaneLLM | None:
     """A LaneLLM when both a client and a model are given, else None (deterministic only)."""
     if llm is None or not model:
         return None
@@ -124,15 +127,15 @@ def client(config: HelixConfig) -> LLM | None:
     return LiteLLMClient(max_chars=config.synthesis.max_answer_chars)
 
 
-def open_span(root: Path, target: TargetRef, max_lines: int) -> OpenedSpan:
-    """Read `target`'s lines from the repository (read-only, inside the root only)."""
+def open_span(root: Path, target: TargetRef, max_lines: int, max_bytes: int) -> OpenedSpan:
+    """Read `target`'s lines from the repository (read-only, inside the root only, a file of
+    at most `max_bytes`: `helix.lookups.span_text`)."""
+    from helix.lookups import span_text
+
     if not target.path:
         raise BadPathError(f"{target.label or target.id} has no file to open")
-    base = root.resolve()
-    path = (base / target.path).resolve()
-    if not path.is_relative_to(base) or not path.is_file():
-        raise BadPathError(f"cannot open {target.path}: not a file inside {base}")
-    lines = redact_text(path.read_text(encoding="utf-8", errors="replace"))[0].splitlines()
+    _, text = span_text(root.resolve(), target.path, max_bytes)
+    lines = redact_text(text)[0].splitlines()
     start = max(1, target.start_line or 1)
     end = min(len(lines), target.end_line or len(lines))
     shown_end = min(end, start + max_lines - 1)
@@ -147,6 +150,7 @@ class Asker(Protocol):
 
 
 GraphProvider = Callable[[], Any]
+DriftCheck = Callable[[Envelope], Any]  # an earlier answer -> its `QuestionDrift` now
 
 
 @dataclass(frozen=True)
@@ -158,6 +162,9 @@ class LanePorts:
     models: LaneModels = NO_MODELS
     asker: Asker | None = None
     graph: GraphProvider | None = None
+    drift: DriftCheck | None = None
+    # a span's file is read only up to this size (`index.max_file_bytes`)
+    max_file_bytes: int = field(kw_only=True)
 
     def perform(self, request: Request) -> Any:
         if isinstance(request, ModelCall):
@@ -168,11 +175,16 @@ class LanePorts:
         if isinstance(request, OpenSpan):
             if self.root is None:
                 raise BadPathError("no repository to open spans in")
-            return open_span(self.root, request.target, request.max_lines)
+            return open_span(self.root, request.target, request.max_lines,
+                             self.max_file_bytes)
         if isinstance(request, Retrieve):
             if self.asker is None:
                 raise HelixError("no controller to ask")  # pragma: no cover - the runner sets it
             return self.asker(request.question, scope=request.scope, sense=request.sense)
+        if isinstance(request, CheckDrift):
+            if self.drift is None:
+                raise HelixError("no drift check here")
+            return self.drift(request.envelope)
         if isinstance(request, LoadGraph):
             if self.graph is None:
                 raise HelixError("no index graph")  # pragma: no cover - the runner sets it

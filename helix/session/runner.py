@@ -6,8 +6,9 @@ The router (pure) picks lane and transition class; the lane (pure: a step that y
 `controller.continuity.lanes`) runs under the driver (`helix.session.lane_driver.LanePorts`),
 which answers its requests through the ports: the controller through `helix.service.ask` for root
 questions, the index graph for object follow-ups, the repository for opening a span, the lane
-models; the transition registry checks the state change; the session store writes turn, state
-and events in one transaction: the only other I/O of a turn.
+models, `helix drift` of an earlier turn for a recap asking what changed since; the transition
+registry checks the state change; the session store writes turn, state and events in one
+transaction: the only other I/O of a turn.
 """
 
 from __future__ import annotations
@@ -16,41 +17,55 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
 from controller.continuity.events import ContinuityEvent
 from controller.continuity.lanes import TurnContext, execute
+from controller.continuity.meaning import Reader
 from controller.continuity.router import route_turn
 from controller.continuity.settle import before_lane, readmit_anchor_list, settle_turn
 from controller.continuity.turn import TurnResult, summaries
-from controller.report_cut import RETRIEVAL_CHARS, cut_report
+from controller.question import Question, read_question
 from helix.core.config import HelixConfig
 from helix.core.envelope import Envelope
 from helix.core.errors import UserError
 from helix.core.ports import LLM, Clock, SystemClock
-from helix.core.secrets import redact_text
-from helix.session.lane_driver import Asker, GraphProvider, LanePorts, client, lane_models
+from helix.session.lane_driver import (
+    Asker,
+    DriftCheck,
+    GraphProvider,
+    LanePorts,
+    client,
+    lane_models,
+)
+from helix.session.reader import session_reader
 from helix.session.store import (
+    SCHEMAS,
     commit_turn,
-    ensure_schema,
     load_turns,
     open_session,
+    turn_lock,
+    validate_name,
 )
-from helix.store.db import open_db
+from helix.store.backend import State, as_backend, open_backend
 
 MS_PER_S = 1000
 
 
 def default_asker(root: Path, config: HelixConfig, *, llm: LLM | None, dry_run: bool,
                   session_id: str, turn_number: int, clock: Clock,
-                  on_text: Callable[[str], None] | None = None) -> Asker:
+                  on_text: Callable[[str], None] | None = None,
+                  turn: Question | None = None) -> Asker:
     """The controller (and synthesis) through the service entry point; logged in the run log
-    with the session id and turn number. `on_text` receives the model's answer as it streams."""
+    with the session id and turn number. `on_text` receives the model's answer as it streams.
+    A lane that asks the turn's own message (no scope, no sense) hands on `turn`, the message
+    as the runner read it: the question is read once."""
 
     def ask(question: str, *, scope: str | None, sense: str | None) -> Envelope:
         from helix.service import ask as service_ask
 
-        return service_ask(question, root=root, config=config, dry_run=dry_run, llm=llm,
+        asked: str | Question = question
+        if turn is not None and question == turn.asked and scope is None and sense is None:
+            asked = turn
+        return service_ask(asked, root=root, config=config, dry_run=dry_run, llm=llm,
                            scope=scope, sense=sense, session_id=session_id,
                            turn_number=turn_number, clock=clock, on_text=on_text).envelope
 
@@ -67,23 +82,51 @@ def default_graph(root: Path, config: HelixConfig) -> GraphProvider:
     return graph
 
 
+def default_drift(root: Path, config: HelixConfig) -> DriftCheck:
+    def check(envelope: Envelope) -> Any:
+        from helix.drift.run import question_drift
+
+        return question_drift(root, config, envelope)
+
+    return check
+
+
 def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
              reply_to: int | None = None, llm: LLM | None = None, clock: Clock | None = None,
-             dry_run: bool = False, db: sqlite_utils.Database | None = None,
+             dry_run: bool = False, db: State | None = None,
              asker: Asker | None = None, graph: GraphProvider | None = None,
-             on_text: Callable[[str], None] | None = None) -> TurnResult:
+             on_text: Callable[[str], None] | None = None,
+             reader: Reader | None = None) -> TurnResult:
     """Route and run one turn of session `session_name` over repository `root`; store it.
-    `on_text` receives the model's answer of a root question as the model writes it."""
+    `on_text` receives the model's answer of a root question as the model writes it; `reader`
+    reads what the message means (default: `helix.session.reader.session_reader`, the
+    packaged sentence encoder; none with `continuity.router = "rules"`)."""
     if not text.strip():
         raise UserError("empty message")
-    text = redact_text(text)[0]  # a pasted secret is stored, routed and sent masked
-    text = cut_report(text, RETRIEVAL_CHARS)[0]  # a long paste: routed by what locates it
+    # read once: a pasted secret is stored, routed and sent masked; a long paste is routed by
+    # what locates it (controller.question; the index's vocabulary is consulted when a root
+    # question reaches it, helix.service.ask)
+    question = read_question(text, config.retrieval)
     clock = clock or SystemClock()
     root = Path(root).resolve()
     if llm is None and not dry_run:
         llm = client(config)  # LiteLLMClient when any model is configured (redacts every call)
-    db = db if db is not None else open_db()
-    ensure_schema(db)
+    backend = as_backend(db, SCHEMAS) if db is not None else open_backend(SCHEMAS)
+    backend.ensure(SCHEMAS)
+    # a shared database: one turn of a session at a time across replicas, each on the state
+    # the one before committed (SQLite: commit_turn's turn-count guard, as before)
+    with turn_lock(backend, validate_name(session_name)):
+        return _locked_turn(backend, session_name, question, root=root, config=config,
+                            reply_to=reply_to, llm=llm, clock=clock, dry_run=dry_run,
+                            asker=asker, graph=graph, on_text=on_text, reader=reader)
+
+
+def _locked_turn(db: State, session_name: str, question: Question, *, root: Path,
+                 config: HelixConfig, reply_to: int | None, llm: LLM | None, clock: Clock,
+                 dry_run: bool, asker: Asker | None, graph: GraphProvider | None,
+                 on_text: Callable[[str], None] | None,
+                 reader: Reader | None = None) -> TurnResult:
+    text = question.asked  # the message as read once (masked, cut)
     record = open_session(db, session_name, str(root), now=clock.now())
     turns = load_turns(db, record.id)
     state = record.state
@@ -92,16 +135,19 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
     readmitted: list[ContinuityEvent] = []
     if reply_to is not None:
         state, readmitted = readmit_anchor_list(state, turns, reply_to)
+    if reader is None:
+        reader = session_reader(config, root)
     plan = route_turn(state, text, reply_to, config.continuity, turns=summaries(turns),
-                      now_ms=now_ms)
+                      now_ms=now_ms, reader=reader)
     base, pre = before_lane(state, plan, readmitted)
     models = lane_models(config, llm)
     ports = LanePorts(
         root=root, models=models,
         asker=asker or default_asker(root, config, llm=llm, dry_run=dry_run,
                                      session_id=record.id, turn_number=turn_id, clock=clock,
-                                     on_text=on_text),
-        graph=graph or default_graph(root, config))
+                                     on_text=on_text, turn=question),
+        graph=graph or default_graph(root, config), drift=default_drift(root, config),
+        max_file_bytes=config.index.max_file_bytes)
     ctx = TurnContext(
         plan=plan, state=base, turns=tuple(turns), turn_id=turn_id, now_ms=now_ms,
         repo_name=root.name, config=config, session_id=record.id, lane_models=models.names())
@@ -109,6 +155,6 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
     turn, new_state = settle_turn(
         state, base, plan, out, pre, session=record.name, session_id=record.id,
         turn_id=turn_id, text=text, reply_to=reply_to, now_ms=now_ms, created_at=clock.now(),
-        continuity_hash=config.continuity_hash)
+        continuity_hash=config.continuity_hash, caps=config.continuity.caps)
     commit_turn(db, record, turn, new_state, turn.events)
     return turn

@@ -8,20 +8,22 @@ Tables (namespace "sessions" in the run log database, `helix.store.db`):
 and the continuity events (namespace "events", `helix.session.eventlog`).
 
 A turn is written atomically: the turn row, its events and the session's new state commit in one
-`BEGIN IMMEDIATE` transaction, guarded by the expected turn count so two writers can never
-interleave a session. A process killed mid-write leaves the previous turn as the last one
-(SQLite's journal), never half a turn. State is stored as canonical JSON with its hash.
+transaction, guarded by the expected turn count so two writers can never interleave a session.
+A process killed mid-write leaves the previous turn as the last one, never half a turn. State is
+stored as canonical JSON with its hash.
+
+Every function takes the state store (`helix.store.backend`): the SQLite file under
+$HELIX_HOME (a `sqlite_utils.Database`, as before) or a shared PostgreSQL, where `turn_lock`
+also runs the turns of one session one after another across replicas.
 """
 
 from __future__ import annotations
 
 import contextlib
-import sqlite3
 import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-import sqlite_utils
 from pydantic import ValidationError
 
 from controller.continuity.events import ContinuityEvent
@@ -37,7 +39,8 @@ from helix.core.hashing import canonical_json, hash_obj, short_id
 from helix.core.schemas import Frozen
 from helix.inputs import shown
 from helix.session.eventlog import EVENT_MIGRATIONS, insert_events
-from helix.store.db import Schema, UndecodableText, ensure, guarded, notice, one_line
+from helix.store.backend import Backend, State, as_backend
+from helix.store.db import Schema, UndecodableText, notice, one_line
 
 MIGRATIONS = [
     """
@@ -91,14 +94,23 @@ class SessionRecord(Frozen):
     state: ContinuityState
 
 
-def ensure_schema(db: sqlite_utils.Database) -> None:
+def ensure_schema(db: State) -> None:
     """Sessions, turns and continuity events; a damaged or foreign file is moved aside."""
-    ensure(db, SCHEMAS)
+    as_backend(db).ensure(SCHEMAS)
 
 
-def _rows(db: sqlite_utils.Database, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
-    with guarded(db, SCHEMAS):
-        return db.conn.execute(sql, tuple(params)).fetchall()
+def _backend(db: State) -> Backend:
+    return as_backend(db, SCHEMAS)
+
+
+def _rows(db: State, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+    return _backend(db).rows(sql, params)
+
+
+def turn_lock(db: State, name: str) -> contextlib.AbstractContextManager[None]:
+    """Held around a whole turn of session `name` (a shared database: one turn of a session
+    at a time across every replica; SQLite: the turn-count guard of `commit_turn` alone)."""
+    return _backend(db).turn_lock(session_id_for(name))
 
 
 def session_id_for(name: str) -> str:
@@ -143,7 +155,7 @@ _SELECT = ("SELECT id, name, repo_root, created_at, updated_at, turn_count, stat
            "FROM sessions")
 
 
-def get_session(db: sqlite_utils.Database, name: str) -> SessionRecord | None:
+def get_session(db: State, name: str) -> SessionRecord | None:
     """The named session; None when there is none; UnreadableSessionError when its row is bad
     (`reset_session` still deletes it: `/new` in chat, or use another name)."""
     rows = _rows(db, f"{_SELECT} WHERE name = ?", (name,))
@@ -158,7 +170,7 @@ def get_session(db: sqlite_utils.Database, name: str) -> SessionRecord | None:
         ) from None
 
 
-def list_sessions(db: sqlite_utils.Database) -> list[SessionRecord]:
+def list_sessions(db: State) -> list[SessionRecord]:
     """Every readable session, most recent first; unreadable rows are skipped and counted."""
     out, bad = [], 0
     for row in _rows(db, f"{_SELECT} ORDER BY updated_at DESC, name"):
@@ -171,7 +183,7 @@ def list_sessions(db: sqlite_utils.Database) -> list[SessionRecord]:
     return out
 
 
-def open_session(db: sqlite_utils.Database, name: str, repo_root: str, *,
+def open_session(db: State, name: str, repo_root: str, *,
                  now: float) -> SessionRecord:
     """The named session, created on first use. A name is bound to one repository."""
     name = validate_name(name)
@@ -183,9 +195,10 @@ def open_session(db: sqlite_utils.Database, name: str, repo_root: str, *,
         return existing
     sid = session_id_for(name)
     state = initial_state(sid)
-    with guarded(db, SCHEMAS), contextlib.suppress(sqlite3.IntegrityError):
+    backend = _backend(db)
+    with contextlib.suppress(*backend.integrity_errors):
         # IntegrityError: created by another process meanwhile
-        db.conn.execute(
+        backend.write(
             "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
             (sid, name, repo_root, now, now, canonical_json(state), hash_obj(state)))
     record = get_session(db, name)
@@ -193,58 +206,43 @@ def open_session(db: sqlite_utils.Database, name: str, repo_root: str, *,
     return record
 
 
-def reset_session(db: sqlite_utils.Database, name: str) -> None:
+def reset_session(db: State, name: str) -> None:
     """Delete a session, its turns and its events (`/new` in chat reuses the name). Works on
     a session whose row cannot be read back: only its id is needed."""
     rows = _rows(db, "SELECT id FROM sessions WHERE name = ?", (name,))
     if not rows:
         return
     session_id = rows[0][0]
-    with guarded(db, SCHEMAS):
-        conn = db.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            conn.execute("DELETE FROM continuity_events WHERE session_id = ?", (session_id,))
-            conn.execute("DELETE FROM turns WHERE session_id = ?", (session_id,))
-            conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
+    with _backend(db).transaction() as tx:
+        tx.execute("DELETE FROM continuity_events WHERE session_id = ?", (session_id,))
+        tx.execute("DELETE FROM turns WHERE session_id = ?", (session_id,))
+        tx.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
 
-def commit_turn(db: sqlite_utils.Database, record: SessionRecord, result: TurnResult,
+def commit_turn(db: State, record: SessionRecord, result: TurnResult,
                 state: ContinuityState, events: Sequence[ContinuityEvent]) -> None:
     """Write the turn, its events and the new state in one transaction."""
     if result.turn_id != record.turn_count + 1 or state.turn_count != result.turn_id:
         raise ValueError("turn id does not follow the session's turn count")
     state_json, state_hash = canonical_json(state), hash_obj(state)
-    with guarded(db, SCHEMAS):
-        conn = db.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            row = conn.execute("SELECT turn_count FROM sessions WHERE id = ?",
-                               (record.id,)).fetchone()
-            if row is None or row[0] != record.turn_count:
-                raise ConcurrentTurnError(
-                    f"session '{record.name}' changed meanwhile (another helix wrote a turn); "
-                    "ask again")
-            conn.execute(
-                "INSERT INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (record.id, result.turn_id, result.created_at, result.text, result.reply_to,
-                 result.lane, result.transition, result.intent, canonical_json(result),
-                 state_json, state_hash))
-            insert_events(conn, events)
-            conn.execute(
-                "UPDATE sessions SET turn_count = ?, updated_at = ?, state_json = ?,"
-                " state_hash = ? WHERE id = ?",
-                (result.turn_id, result.created_at, state_json, state_hash, record.id))
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
+    with _backend(db).transaction() as tx:
+        # the guarded update first: it takes the session's row lock (PostgreSQL), so of two
+        # writers of the same turn one updates and the other finds the count moved on
+        moved = tx.execute(
+            "UPDATE sessions SET turn_count = ?, updated_at = ?, state_json = ?,"
+            " state_hash = ? WHERE id = ? AND turn_count = ?",
+            (result.turn_id, result.created_at, state_json, state_hash, record.id,
+             record.turn_count))
+        if moved.rowcount != 1:
+            raise ConcurrentTurnError(
+                f"session '{record.name}' changed meanwhile (another helix wrote a turn); "
+                "ask again")
+        tx.execute(
+            "INSERT INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (record.id, result.turn_id, result.created_at, result.text, result.reply_to,
+             result.lane, result.transition, result.intent, canonical_json(result),
+             state_json, state_hash))
+        insert_events(tx, events)
 
 
 def _turn(raw: Any) -> TurnResult:
@@ -253,7 +251,7 @@ def _turn(raw: Any) -> TurnResult:
     return TurnResult.model_validate_json(raw or "")
 
 
-def load_turns(db: sqlite_utils.Database, session_id: str) -> list[TurnResult]:
+def load_turns(db: State, session_id: str) -> list[TurnResult]:
     """The session's turns in order; a turn row that cannot be read back is skipped and
     counted (one stderr line), never fatal: the session goes on with the turns it can read."""
     out, bad = [], 0
@@ -268,7 +266,7 @@ def load_turns(db: sqlite_utils.Database, session_id: str) -> list[TurnResult]:
     return out
 
 
-def _one(db: sqlite_utils.Database, column: str, session_id: str, turn_id: int) -> Any:
+def _one(db: State, column: str, session_id: str, turn_id: int) -> Any:
     if not -(2**63) <= turn_id < 2**63:
         raise NotFoundError(f"no turn {turn_id} in this session")
     rows = _rows(db, f"SELECT {column} FROM turns WHERE session_id = ? AND turn_id = ?",
@@ -278,7 +276,7 @@ def _one(db: sqlite_utils.Database, column: str, session_id: str, turn_id: int) 
     return rows[0][0]
 
 
-def load_turn(db: sqlite_utils.Database, session_id: str, turn_id: int) -> TurnResult:
+def load_turn(db: State, session_id: str, turn_id: int) -> TurnResult:
     try:
         return _turn(_one(db, "turn_json", session_id, turn_id))
     except (ValidationError, ValueError, TypeError) as exc:
@@ -286,7 +284,7 @@ def load_turn(db: sqlite_utils.Database, session_id: str, turn_id: int) -> TurnR
                                      f"({_why(exc)})") from None
 
 
-def state_after(db: sqlite_utils.Database, session_id: str, turn_id: int) -> ContinuityState:
+def state_after(db: State, session_id: str, turn_id: int) -> ContinuityState:
     raw = _one(db, "state_json", session_id, turn_id)
     try:
         if isinstance(raw, UndecodableText):

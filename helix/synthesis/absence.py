@@ -152,11 +152,13 @@ def _meaning_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def absence_claims(text: str) -> list[AbsenceClaim]:
+def absence_claims(text: str, cues: bool = True) -> list[AbsenceClaim]:
     """Every absence claim in `text` (one per sentence), in order of appearance: the phrases
-    above, and claims made by meaning in any other wording (`_meaning_spans`)."""
+    above, and (`cues`) claims made in other wordings as far as their words tell
+    (`_meaning_spans`); the contract leaves those to the sentence encoder when it has one
+    (`helix.synthesis.absence_meaning`)."""
     spans = sorted({(m.start(), m.end()) for p in _CLAIM_RE for m in p.finditer(text)}
-                   | set(_meaning_spans(text)))
+                   | (set(_meaning_spans(text)) if cues else set()))
     claims: list[AbsenceClaim] = []
     seen: set[tuple[int, int]] = set()
     for start, end in spans:

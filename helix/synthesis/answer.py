@@ -29,12 +29,13 @@ from typing import Any
 
 from helix.core.config import SynthesisSettings
 from helix.core.envelope import AnswerCut, Citation, Envelope
-from helix.core.errors import LLMError, LLMServerError, LLMTimeoutError
+from helix.core.errors import HelixError, LLMError, LLMServerError, LLMTimeoutError
 from helix.core.hashing import hash_obj
-from helix.core.ports import LLM, Clock, Completion, Waiting
+from helix.core.ports import LLM, Clock, Completion, Embedder, Waiting
 from helix.core.schemas import Frozen
 from helix.core.visible import visible_field
-from helix.synthesis.contract import check_answer, extract_citations
+from helix.synthesis.absence_meaning import AbsenceMeaning
+from helix.synthesis.contract import ContractResult, check_answer, extract_citations
 from helix.synthesis.prompt import (
     PROMPT_VERSION,
     CitationRef,
@@ -284,6 +285,22 @@ def failure_line(error: LLMError, model: str) -> str:
             "deterministic answer")
 
 
+def _checked(text: str, envelope: Envelope, refs: tuple[CitationRef, ...],
+             settings: SynthesisSettings, embedder: Embedder | None,
+             exemplar_embedder: Embedder | None, notify: Notify | None) -> ContractResult:
+    """The contract on the model's answer; with an embedder, absence claims by meaning too
+    (when the encoder cannot be loaded: the phrase rules alone, and the user told)."""
+    if embedder is None or not settings.absence.enabled:
+        return check_answer(text, refs, evidence=envelope.evidence)
+    meaning = AbsenceMeaning(embedder, settings.absence, exemplar_embedder)
+    try:
+        return check_answer(text, refs, evidence=envelope.evidence, meaning=meaning)
+    except (HelixError, ImportError, OSError) as exc:
+        if notify is not None:
+            notify(f"absence claims checked by phrase only (the sentence encoder failed: {exc})")
+        return check_answer(text, refs, evidence=envelope.evidence)
+
+
 def _answer_cut(completion: Completion, settings: SynthesisSettings,
                 notify: Notify | None) -> AnswerCut | None:
     """What the envelope says of an answer cut at the character cap (and the user is told)."""
@@ -300,7 +317,9 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
                clock: Clock, before_call: Callable[[Prompt], None] | None = None,
                sleep: Callable[[float], None] = time.sleep, notify: Notify | None = None,
                notice_s: float | None = None, waiting: Waiting | None = None,
-               on_text: Callable[[str], None] | None = None) -> SynthesisResult:
+               on_text: Callable[[str], None] | None = None,
+               embedder: Embedder | None = None,
+               exemplar_embedder: Embedder | None = None) -> SynthesisResult:
     """Fill `answer`, `answer_mode`, `citations`, `fallback_reason`, `llm_steps`, `model`.
 
     `before_call` runs after the prompt is built and before the first request (the run log
@@ -310,8 +329,10 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
     deadline); with `waiting`, the wait for the model is reported to it instead (about once a
     second, then once with -1 when over: a live timer). `on_text` receives the model's answer
     as it streams, before the contract has checked it (the caller says so when the checked
-    answer differs). UnknownModelError (a user error) propagates; every LLMError becomes a
-    fallback.
+    answer differs). `embedder` (the sentence encoder; `exemplar_embedder`, when given, a
+    cached one for the exemplars) lets the contract find absence claims in any wording
+    (`helix.synthesis.absence_meaning`); without it, by the phrase rules only.
+    UnknownModelError (a user error) propagates; every LLMError becomes a fallback.
     """
     started = clock.monotonic()
     if envelope.clarify is not None or envelope.stop_reason == "dominance_split":
@@ -365,7 +386,8 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
                               "completion_tokens": completion.completion_tokens}
     completion = completion.capped(settings.max_answer_chars)  # whatever the port read
     cut = _answer_cut(completion, settings, notify)
-    verdict = check_answer(completion.text, prompt.refs, evidence=envelope.evidence)
+    verdict = _checked(completion.text, envelope, prompt.refs, settings, embedder,
+                       exemplar_embedder, notify)
     ms = (clock.monotonic() - started) * 1000
     if not verdict.ok:
         assert verdict.reason is not None

@@ -9,7 +9,9 @@
    - is contradicted by the evidence: most of what it says is missing is in the sent excerpts
      (`helix.synthesis.absence`).
    "X is decided in [E1]. The evidence does not cover Y." (Y in no excerpt) is an answer followed
-   by an honest note on its limits, which the prompt asks for.
+   by an honest note on its limits, which the prompt asks for. Claims are found by the phrase
+   rules of `helix.synthesis.absence` and, given an `AbsenceMeaning` (the sentence encoder
+   against exemplars, `helix.synthesis.absence_meaning`), in any other wording.
 3. Citations (`[E3]`, `path:10-20`, `path:12`) must name evidence that was sent: an id the prompt
    defined, or a path + line range inside a sent span. Others are removed from the text and
    recorded: a path that was not sent, an absolute path (`/etc/passwd:1-5`), one that climbs out
@@ -22,16 +24,19 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from helix.core.english import plural_stem, suffix_stem
 from helix.core.envelope import Citation, EvidenceItem
 from helix.core.lookalike import canonical, without_format
 from helix.core.schemas import Frozen
 from helix.synthesis.absence import (
     _CLAIM_RE,
     NO_EVIDENCE_PATTERNS,
+    AbsenceClaim,
     absence_claims,
     contradicted,
     evidence_words,
 )
+from helix.synthesis.absence_meaning import AbsenceMeaning
 from helix.synthesis.prompt import CitationRef
 
 __all__ = ["ABSTAIN", "NO_EVIDENCE_CLAIM", "NO_EVIDENCE_PATTERNS", "NO_VALID_CITATION",
@@ -219,30 +224,46 @@ def _tidy(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.splitlines()).strip()
 
 
+def _claims(text: str, words: frozenset[str] | None,
+            meaning: AbsenceMeaning | None) -> list[AbsenceClaim]:
+    """The claims the phrase rules find, and those found by meaning (the sentence encoder when
+    given, else the rules' negation cues) in sentences the phrases left alone, in order."""
+    claims = absence_claims(text, cues=meaning is None)
+    if meaning is not None:
+        held = frozenset() if words is None else words | {suffix_stem(w) for w in words} | {
+            plural_stem(w) for w in words}
+        claims += [c for c in meaning.claims(text, held)
+                   if not any(o.start < c.end and c.start < o.end for o in claims)]
+    return sorted(claims)
+
+
 def _absence_verdict(text: str, refs: Sequence[CitationRef],
-                     evidence: Sequence[EvidenceItem] | None) -> bool:
+                     evidence: Sequence[EvidenceItem] | None,
+                     meaning: AbsenceMeaning | None = None) -> bool:
     """True when an absence claim in `text` breaks the contract (see the module doc)."""
-    claims = absence_claims(text)
+    words = evidence_words(
+        part for e in evidence for part in (e.text, e.path, e.symbol or "", e.heading or "")
+    ) if evidence is not None else None
+    claims = _claims(text, words, meaning)
     if not claims:
         return False
     if not extract_citations(text[:claims[0].start], refs)[1]:
         return True
-    words = evidence_words(
-        part for e in evidence for part in (e.text, e.path, e.symbol or "", e.heading or "")
-    ) if evidence is not None else None
     return any(claim.blanket or (words is not None and contradicted(claim, words))
                for claim in claims)
 
 
 def check_answer(text: str, refs: Sequence[CitationRef],
-                 evidence: Sequence[EvidenceItem] | None = None) -> ContractResult:
+                 evidence: Sequence[EvidenceItem] | None = None,
+                 meaning: AbsenceMeaning | None = None) -> ContractResult:
     """Apply the contract to one completion. `refs` are the ids the prompt defined; `evidence`,
-    when given, is what an absence claim is checked against."""
+    when given, is what an absence claim is checked against; `meaning`, when given, finds
+    absence claims in wordings the phrase rules do not name."""
     evidence_exists = bool(refs)
     if is_abstention(text):
         return ContractResult(ok=False, reason=ABSTAIN, answer=text.strip(), citations=(),
                               removed=())
-    if evidence_exists and _absence_verdict(text, refs, evidence):
+    if evidence_exists and _absence_verdict(text, refs, evidence, meaning):
         return ContractResult(ok=False, reason=NO_EVIDENCE_CLAIM, answer=text.strip(),
                               citations=(), removed=())
     answer, citations, removed = extract_citations(text.strip(), refs)

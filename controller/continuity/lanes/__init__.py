@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from controller.continuity.events import ContinuityEvent
-from controller.continuity.lanes.chat import run_chat
+from controller.continuity.lanes.chat import run_chat, run_reading_clarifier
 from controller.continuity.lanes.context import (
     Executor,
     LaneOutcome,
@@ -178,6 +178,7 @@ Matches = Callable[[TurnPlan], bool]
 GRAPH_INTENTS = ("graph_callers", "graph_tests")
 EXECUTORS: tuple[tuple[str, Matches, Executor], ...] = (
     ("boundary", lambda p: p.transition == "T10", pure(_boundary_plan)),
+    ("reading_clarifier", lambda p: p.intent == "clarify_reading", pure(run_reading_clarifier)),
     ("small_talk", lambda p: p.lane == "chat", run_chat),
     ("interrupt_or_back", lambda p: p.lane == "interrupt" or p.intent == "back_to_root",
      pure(run_interrupt)),
@@ -189,7 +190,7 @@ EXECUTORS: tuple[tuple[str, Matches, Executor], ...] = (
     ("explain_focused", lambda p: p.lane == "explain", run_explain_focused),
     ("graph", lambda p: p.lane == "graph", run_graph),
     ("meta", lambda p: p.lane == "meta", pure(run_meta)),
-    ("recap", lambda p: p.lane == "recap", pure(run_recap)),
+    ("recap", lambda p: p.lane == "recap", run_recap),
     ("semantic", lambda p: p.lane == "semantic", run_semantic),
 )
 

@@ -1,4 +1,5 @@
-"""Small talk in a session turn (T0, living mode `chat`): a short reply, no retrieval.
+"""Small talk in a session turn (T0, living mode `chat`): a short reply, no retrieval; and the
+meaning router's two-readings clarifier (T0, lane `clarify`: nothing changes but the pending).
 
 "hello", "thanks!", "ok", "bye", "what can you do?": the reply is deterministic unless
 `continuity.chat_model` is set, in which case one short model call (through the lanes' one path,
@@ -8,10 +9,15 @@ Nothing the conversation carries (question, list, focus) is touched.
 
 from __future__ import annotations
 
+from typing import Any
+
 from controller.continuity.events import ContinuityEvent
 from controller.continuity.lanes.context import LaneOutcome, TurnContext
+from controller.continuity.meaning import said
+from controller.continuity.pending import make_pending, selection_expected_type
 from controller.continuity.phrases import SmallTalkKind
 from controller.continuity.requests import ModelCall, Steps
+from controller.continuity.transitions import StateSlot
 from helix.core.errors import LLMError
 
 CAPABILITIES = (
@@ -67,3 +73,24 @@ def run_chat(ctx: TurnContext) -> Steps[LaneOutcome]:
     return LaneOutcome(lane="chat", transition="T0", intent="small_talk", answer=reply,
                        answer_mode="small_talk", updates={}, events=(event,),
                        reasons=(f"small talk ({plan.small_talk})", source))
+
+
+def run_reading_clarifier(ctx: TurnContext) -> LaneOutcome:
+    """Two close readings of one message: both offered, nothing done; a `repair` pending whose
+    strict answer ("1", "the second") re-reads the message the chosen way."""
+    plan = ctx.plan
+    options = tuple(said(m, plan.text) for m in plan.readings)
+    listed = "\n".join(f"  {n}. {option}" for n, option in enumerate(options, start=1))
+    answer = f"I am not sure how to read '{plan.text.strip()}'. Did you mean:\n{listed}"
+    updates: dict[StateSlot, Any] = {}
+    if ctx.config.continuity.pending_state:
+        updates["pending"] = make_pending(
+            kind="clarification_needed", expected_type=selection_expected_type(options),
+            clarifier_type="repair", anchor_turn_id=ctx.turn_id, thread_key=ctx.session_id,
+            now_ms=ctx.now_ms, caps=ctx.config.continuity.caps, readings=plan.readings,
+            reading_text=plan.text)
+    event = ContinuityEvent(name="reading_clarifier_asked", reason=plan.reasons[-1],
+                            data={"readings": list(plan.readings)})
+    return LaneOutcome(lane="clarify", transition="T0", intent="clarify_reading", answer=answer,
+                       answer_mode="clarify", updates=updates, events=(event,),
+                       reasons=(plan.reasons[-1],))

@@ -1,17 +1,21 @@
 """Turns about the conversation itself: meta (T8), recap (T9), interrupts and "back" (T1 / T6).
 
 None of them retrieves: meta answers from the stored envelope of the answer asked about (the
-turn replied to with `--reply-to`, else the last answer), recap from the stored turns only,
-interrupts drop what they must and keep the root question.
+turn replied to with `--reply-to`, else the last answer), recap from the stored turns only
+(a recap asking what changed since an earlier answer asks the driver for that answer's drift:
+its question re-run as a dry run, nothing logged), interrupts drop what they must and keep the
+root question.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from controller.continuity import phrases as say
 from controller.continuity import recall
 from controller.continuity.events import ContinuityEvent
 from controller.continuity.lanes.context import LaneOutcome, TurnContext, action, boundary
+from controller.continuity.requests import CheckDrift, Steps
 from controller.continuity.state import (
     ContinuityState,
     CoverageGateState,
@@ -20,9 +24,11 @@ from controller.continuity.state import (
     MetaFrameState,
     OptionSet,
     TargetRef,
+    TruthMode,
 )
 from controller.continuity.transitions import StateSlot
 from controller.continuity.turn import ShownList, TurnResult
+from helix.core.errors import HelixError
 
 
 def _meta_source(ctx: TurnContext) -> TurnResult | None:
@@ -60,7 +66,11 @@ def run_meta(ctx: TurnContext) -> LaneOutcome:
                                                data={"source_turn": source.turn_id}),))
 
 
-def run_recap(ctx: TurnContext) -> LaneOutcome:
+def run_recap(ctx: TurnContext) -> Steps[LaneOutcome]:
+    """T9: a recap from the stored turns; one that asks what changed since an earlier answer
+    (`phrases.RECAP_CHANGED`) gets that answer's drift, checked now."""
+    if say.RECAP_CHANGED.match(say.body(ctx.plan.text)):
+        return (yield from _drift_recap(ctx))
     answer, hits = recall.recap(ctx.turns, ctx.plan.topic)
     source = hits[-1] if hits else (ctx.turns[-1].turn_id if ctx.turns else 0)
     frame = MetaFrameState(source_answer_object_ref=source, meta_question_kind="memory_recap",
@@ -70,6 +80,34 @@ def run_recap(ctx: TurnContext) -> LaneOutcome:
                        answer_mode="continuity", updates={"meta_frame": frame},
                        events=(ContinuityEvent(name="memory_recap", reason=ctx.plan.topic or "",
                                                data={"matching_turns": hits}),))
+
+
+def _drift_recap(ctx: TurnContext) -> Steps[LaneOutcome]:
+    source = recall.answered(ctx.turns, ctx.plan.topic)
+    about = f" about \"{ctx.plan.topic}\"" if ctx.plan.topic else ""
+    if source is None or source.envelope is None:
+        return _recap_outcome(ctx, f"No earlier answer{about} in this session to compare "
+                                   "with: ask it first.", [], "unsupported", "none")
+    try:
+        drifted = yield CheckDrift(source.envelope)
+    except HelixError as exc:
+        return _recap_outcome(ctx, f"Turn {source.turn_id} could not be checked now ({exc}).",
+                              [source.turn_id], "unsupported", "error")
+    return _recap_outcome(ctx, recall.drift_recap(source, drifted), [source.turn_id],
+                          "confirmed", drifted.severity)
+
+
+def _recap_outcome(ctx: TurnContext, answer: str, hits: list[int], truth: TruthMode,
+                   drift: str) -> LaneOutcome:
+    source = hits[-1] if hits else (ctx.turns[-1].turn_id if ctx.turns else 0)
+    frame = MetaFrameState(source_answer_object_ref=source, meta_question_kind="memory_recap",
+                           source_gate_status=ctx.state.coverage_gate_state.coverage_status,
+                           meta_truth_mode=truth)
+    return LaneOutcome(lane="recap", transition="T9", intent=ctx.plan.intent, answer=answer,
+                       answer_mode="continuity", updates={"meta_frame": frame},
+                       events=(ContinuityEvent(name="memory_recap", reason=ctx.plan.topic or "",
+                                               data={"matching_turns": hits,
+                                                     "drift": drift}),))
 
 
 def _root_list(state: ContinuityState) -> OptionSet | None:

@@ -217,5 +217,25 @@ def run_selection(ctx: TurnContext) -> Steps[LaneOutcome]:
         # escape with a focused object: "open it" still means it
         return (yield from _open(ctx, plan.target, option_set=None, choice=None, done=None,
                                  reason="the focused object", events=events, transition="T5"))
+    if decision.reason == "question_intent" and state.pending is not None \
+            and state.pending_clarifier_type == "selection_disambiguation":
+        return reasked(ctx, events)
     return boundary(ctx, f"no list to choose from ({decision.reason})", lane="selection",
                     events=events)
+
+
+def reasked(ctx: TurnContext, events: tuple[ContinuityEvent, ...]) -> LaneOutcome:
+    """A question while a selection clarifier waits (handed over by the semantic lane, which
+    must not enter then): the choice is asked again in the same context, the pending kept."""
+    offered = ctx.state.active_option_set()
+    options = "; ".join(f"{i.index}. {i.label}" for i in offered.items) if offered else ""
+    answer = ("A choice is still open, so I have not answered that yet: which one do you mean"
+              + (f" ({options})" if options else "") + "? Say 'cancel' to drop the choice.")
+    target = TargetRef(kind="none", id="", label=ctx.plan.text)
+    done = action(ctx, "clarify", target, scope=ctx.state.active_scope or "evidence",
+                  option_set_id=offered.id if offered else None, outcome="clarified",
+                  reason="selection clarifier pending")
+    return LaneOutcome(lane="selection", transition="T3", intent=ctx.plan.intent, answer=answer,
+                       answer_mode="clarify", updates={}, action=done,
+                       shown=ShownList.of(offered) if offered else None, events=events,
+                       reasons=("selection clarifier pending: asked again",))

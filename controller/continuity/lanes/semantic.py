@@ -19,6 +19,7 @@ from typing import Any
 from controller.continuity.focus import TurnSummary
 from controller.continuity.lanes.context import LaneOutcome, TurnContext
 from controller.continuity.lanes.selection import run_selection
+from controller.continuity.pending import SLOT_PREFIX, make_pending
 from controller.continuity.requests import OpenSpan, Steps
 from controller.continuity.semantic import (
     SLOT_SCHEMA,
@@ -167,9 +168,12 @@ def run_semantic(ctx: TurnContext) -> Steps[LaneOutcome]:
     kind: MetaQuestionKind = ("memory_recap" if plan.transition == "T9"
                               else "answer_interpretation")
     if decision.kind == "answer":
+        evidence = decision.evidence
+        listed = evidence is not None and evidence.option_set_id is not None
         frame = MetaFrameState(source_answer_object_ref=source, meta_question_kind=kind,
                                source_gate_status=state.coverage_gate_state.coverage_status,
-                               meta_truth_mode="confirmed")
+                               meta_truth_mode="confirmed", answered_turn_id=ctx.turn_id,
+                               referent_id=evidence.source_id if evidence and listed else None)
         updates: dict[StateSlot, Any] = {"meta_frame": frame}
         if decision.mutations.last_assistant_explanation is not None:  # the lane's mutation
             updates["explanation"] = decision.mutations.last_assistant_explanation
@@ -182,8 +186,18 @@ def run_semantic(ctx: TurnContext) -> Steps[LaneOutcome]:
     frame = MetaFrameState(source_answer_object_ref=source, meta_question_kind=kind,
                            source_gate_status=state.coverage_gate_state.coverage_status,
                            meta_truth_mode="clarification_required")
+    changes: dict[StateSlot, Any] = {"meta_frame": frame}
+    waiting = decision.mutations.pending_clarifier_type
+    if waiting is not None and waiting != "none":
+        # the packed clarifier waits for its missing slots (pendingClarifierType): the next
+        # turn is routed afresh (no strict answer type), the pending dropped then
+        changes["pending"] = make_pending(
+            kind="slot_request", expected_type=SLOT_PREFIX + "|".join(decision.missing_slots),
+            clarifier_type=waiting,
+            anchor_turn_id=ctx.turn_id, thread_key=ctx.session_id, now_ms=ctx.now_ms,
+            caps=settings.caps)
     return LaneOutcome(lane="semantic", transition=plan.transition, intent=plan.intent,
-                       answer=text, answer_mode="clarify", updates={"meta_frame": frame},
+                       answer=text, answer_mode="clarify", updates=changes,
                        events=decision.events,
                        reasons=(decision.reason, decision.fallback_reason or ""))
 

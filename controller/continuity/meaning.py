@@ -1,0 +1,297 @@
+"""What a turn means, read from its words and the session state: the meaning router's
+classifier. Pure (numpy only; the sentence vectors are computed by the session's driver through
+its Embedder port and handed in).
+
+    features(t, rules_plan) -> Features     the state, the exact rules, the vocabulary
+                                            router's own reading, the message
+    MeaningModel.load()                     the shipped model (meaning_model/: classes,
+                                            exemplars and their vectors, the head, a manifest)
+    classify(model, features, vector, option_vectors) -> Reading
+
+The text part of the features is, per class, the highest cosine similarity of the message to
+that class's exemplars and the mean of its three highest; the head is a softmax regression over
+those and the named flags (`FLAG_NAMES`). Deterministic: similarities and probabilities are
+rounded (`ROUND`) before they are compared; ties go to the class listed first in
+meanings.toml. Interface for the question parser of issue 30: text + state flags + vectors in,
+(meaning, confidence, alternatives) out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from controller.continuity import phrases as say
+from controller.continuity.pending import SLOT_PREFIX, parse_ordinal
+from controller.continuity.state import OptionItem
+from controller.continuity.turn_plan import ORDINAL_SHAPE_MAX, Reading, Turn, TurnPlan
+from helix.core.english import NUMBER_WORDS
+from helix.core.english import ORDINAL_WORDS as _ORDINALS
+from helix.core.errors import ConfigError
+
+MEANINGS: dict[str, dict[str, Any]] = tomllib.loads(
+    resources.files("controller.continuity").joinpath("meanings.toml")
+    .read_text(encoding="utf-8"))["classes"]
+CLASSES: tuple[str, ...] = tuple(MEANINGS)
+_BY_INTENT = {intent: name for name, spec in MEANINGS.items() for intent in spec["intents"]}
+MODEL_DIR = "meaning_model"
+ROUND = 4  # decimals of every similarity and probability before any comparison
+TOP_K = 3  # the text feature averages this many best exemplars per class
+TRANSITIONS = ("T0", "T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "T10")
+WORD_BUCKETS = ((1, 1), (2, 3), (4, 7), (8, 10**6))
+_IDENT = re.compile(r"`[^`]+`|\b[A-Za-z_]\w*(?:_\w+|\(\))|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*"
+                    r"|\b\w+\.\w+\b")
+_PATH = re.compile(r"[\w.-]+/[\w./-]*|\b[\w-]+\.[a-z]{1,5}\b")
+_NUMBER = re.compile(r"(?<![\w./:-])#?(\d{1,6})(?:st|nd|rd|th)?(?![\w/])")
+_QUOTED = re.compile(r"[\"“‘'`][^\"“”‘’'`]{2,}[\"”’'`]")
+_WORD = re.compile(r"[a-z0-9]+")
+
+STATE_FLAGS = ("first_turn", "has_root", "has_answer", "has_list", "list_options",
+               "list_graph", "has_focus", "pending_sense", "pending_offer", "pending_choice",
+               "pending_slot", "pending_reading", "pending_applied", "choice_sense",
+               "choice_item", "explained", *(f"last_{t}" for t in TRANSITIONS))
+EXACT_FLAGS = ("ordinal_whole", "ordinal_in_text", "ordinal_in_range", "number_out_of_range",
+               "path", "path_listed", "identifier", "identifier_focus", "identifier_listed",
+               "label_overlap", "quoted", "slash", "question_mark", "question_lead",
+               "pronoun", *(f"words_{lo}" for lo, _ in WORD_BUCKETS))
+RULE_FLAGS = (*(f"rule_{c}" for c in CLASSES), "rule_boundary")
+FLAG_NAMES = (*STATE_FLAGS, *EXACT_FLAGS, *RULE_FLAGS)
+TEXT_NAMES = (*(f"sim_max_{c}" for c in CLASSES), *(f"sim_top_{c}" for c in CLASSES))
+OPTION_NAMES = ("option_max", "option_margin")
+FEATURE_NAMES = (*TEXT_NAMES, *OPTION_NAMES, *FLAG_NAMES)
+
+# the words that name a position: ordinals and the numbers a list is counted with
+ORDINAL_WORDS: dict[str, int] = {**_ORDINALS, **NUMBER_WORDS}
+
+
+def said(meaning: str, text: str) -> str:
+    """How a reading is said back ("a new question: searching for 'X'")."""
+    return str(MEANINGS[meaning]["reads_as"]).format(text=text.strip()).removeprefix(
+        "Read as ").rstrip(".")
+
+
+# what a vocabulary rule's boundary (a T10: nothing to act on) meant
+_RULE_MEANING = {"scope_rerun": "narrow", "correction": "other", "tell_me_more": "explain",
+                 "selection": "pick", "graph": "callers", "semantic": "meaning",
+                 "meta": "meta", "recap": "recap", "pivot": "pivot"}
+
+
+def meaning_of(plan: TurnPlan) -> str:
+    """The class the vocabulary router's plan means; a boundary means what its rule read
+    ("boundary" when no rule says)."""
+    if plan.transition == "T10":
+        return _RULE_MEANING.get(plan.rule, "boundary")
+    if plan.intent == "resume_clarified" and plan.pending.boolean is not None:
+        return "yes"
+    return _BY_INTENT.get(plan.intent, "new_question")
+
+
+@dataclass(frozen=True)
+class Features:
+    """One turn as the classifier reads it (besides the vectors the driver computes)."""
+
+    text: str
+    flags: tuple[float, ...]  # FLAG_NAMES, in order
+    rules: str  # the vocabulary router's reading (`meaning_of`)
+    options: tuple[OptionItem, ...] = ()  # a pending clarifier's options (their texts embedded)
+
+    def flag(self, name: str) -> float:
+        return self.flags[FLAG_NAMES.index(name)]
+
+
+Reader = Callable[[Features], Reading]
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def ordinals_in(text: str) -> list[int]:
+    """Every number or ordinal word the message names ("open result 40", "the third one",
+    a dictated "number to"), in order."""
+    words = _WORD.findall(text.lower())
+    found = [int(m.group(1)) for m in _NUMBER.finditer(text)]
+    for before, word in zip(["", *words], words, strict=False):
+        if word.isdigit() or word not in ORDINAL_WORDS | say.SPOKEN_NUMBERS:
+            continue
+        listed = before in say.LIST_NOUNS
+        if word in say.SPOKEN_NUMBERS and listed:  # "number to", "option won"
+            found.append(say.SPOKEN_NUMBERS[word])
+        elif word in ORDINAL_WORDS and (listed or word not in say.CARDINALS):
+            found.append(ORDINAL_WORDS[word])  # "the second", "number two", not "two mirrors"
+    return found
+
+
+def _state_flags(t: Turn) -> dict[str, bool]:
+    state, pending = t.state, t.state.pending
+    active = state.active_option_set()
+    expected = pending.expected_type if pending else ""
+    frame = state.meta_frame_state
+    choice = state.last_accepted_choice_id or ""
+    flags = {
+        "first_turn": state.turn_count == 0, "has_root": state.root_frame is not None,
+        "has_answer": state.answer_context_state is not None, "has_list": active is not None,
+        "list_options": active is not None and active.kind == "options",
+        "list_graph": active is not None and active.kind in ("callers", "tests"),
+        "has_focus": state.selected_object is not None,
+        "pending_sense": pending is not None and state.clarification_state is not None
+        and expected.startswith("selection:"),
+        "pending_offer": expected == "boolean",
+        "pending_choice": pending is not None and state.clarification_state is None
+        and pending.clarifier_type == "selection_disambiguation",
+        "pending_slot": expected.startswith(SLOT_PREFIX),
+        "pending_reading": pending is not None and pending.clarifier_type == "repair",
+        "pending_applied": t.pending.status == "applied",
+        "choice_sense": choice.startswith("sense:"), "choice_item": bool(choice)
+        and not choice.startswith("sense:"),
+        "explained": frame is not None and frame.referent_id is not None
+        and frame.answered_turn_id == state.turn_count}
+    flags.update({f"last_{c}": t.last_transition == c for c in TRANSITIONS})
+    return flags
+
+
+def _exact_flags(t: Turn) -> dict[str, bool]:
+    text, state = t.text, t.state
+    active = state.active_option_set()
+    size = len(active.items) if active else 0
+    numbers = ordinals_in(text)
+    labels = [" ".join((i.label, i.target.symbol or "", i.target.path or "")).lower()
+              for i in (active.items if active else ())]
+    idents = [m.group(0).strip("`()").lower() for m in _IDENT.finditer(text)]
+    paths = [m.group(0).lower() for m in _PATH.finditer(text)]
+    focus = state.selected_object.focus_object_ref if state.selected_object else None
+    focus_names = {x.lower() for x in (focus.symbol, focus.label) if x} if focus else set()
+    content = {w for w in _words(t.body) if len(w) > 3}
+    n_words = len(text.split())
+    flags = {
+        "ordinal_whole": parse_ordinal(t.body, ORDINAL_SHAPE_MAX) is not None,
+        "ordinal_in_text": bool(numbers),
+        "ordinal_in_range": any(1 <= n <= size for n in numbers),
+        "number_out_of_range": any(n > size for n in numbers),
+        "path": bool(paths), "path_listed": any(p in label for p in paths for label in labels),
+        "identifier": bool(idents),
+        "identifier_focus": any(i in focus_names or i.split(".")[-1] in focus_names
+                                for i in idents),
+        "identifier_listed": any(i.split(".")[-1] in label for i in idents for label in labels),
+        "label_overlap": any(w in _words(label) for w in content for label in labels),
+        "quoted": bool(_QUOTED.search(text)), "slash": text.lstrip().startswith("/"),
+        "question_mark": text.rstrip().endswith("?"),
+        "question_lead": bool(say.QUESTION_LEAD.match(t.body)),
+        "pronoun": t.focus.pronoun_hint is not None or bool(say.DEICTIC.search(t.body))}
+    flags.update({f"words_{lo}": lo <= n_words <= hi for lo, hi in WORD_BUCKETS})
+    return flags
+
+
+def pending_options(t: Turn) -> tuple[OptionItem, ...]:
+    """The options of a pending sense clarifier (a few senses, each described by its span:
+    "the one with the mirrors" is matched against them)."""
+    pending = t.state.pending
+    if pending is None or t.state.clarification_state is None \
+            or not pending.expected_type.startswith("selection:"):
+        return ()
+    option_set = t.state.option_set(pending.option_set_id or "") or t.state.active_option_set()
+    return option_set.items if option_set else ()
+
+
+def features(t: Turn, rules_plan: TurnPlan) -> Features:
+    rules = meaning_of(rules_plan)
+    named = {**_state_flags(t), **_exact_flags(t),
+             **{f"rule_{c}": rules == c for c in (*CLASSES, "boundary")}}
+    return Features(text=t.text, flags=tuple(float(named[n]) for n in FLAG_NAMES), rules=rules,
+                    options=pending_options(t))
+
+
+# --- the model ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MeaningModel:
+    """Exemplars (class, detail, vector) and the softmax head, as shipped in meaning_model/."""
+
+    model_key: str
+    texts: tuple[str, ...]
+    labels: np.ndarray  # class index per exemplar
+    details: tuple[str | None, ...]
+    vectors: np.ndarray  # (exemplars, dim) float32, L2-normalised
+    weights: np.ndarray  # (features, classes)
+    bias: np.ndarray  # (classes,)
+
+    @classmethod
+    def load(cls) -> MeaningModel:
+        root = resources.files("controller.continuity").joinpath(MODEL_DIR)
+        try:
+            head = json.loads(root.joinpath("head.json").read_text(encoding="utf-8"))
+            rows = [json.loads(line) for line in root.joinpath("exemplars.jsonl")
+                    .read_text(encoding="utf-8").splitlines() if line.strip()]
+            with root.joinpath("exemplars.npy").open("rb") as handle:
+                vectors = np.load(handle, allow_pickle=False).astype(np.float32)
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"the meaning router's model cannot be read: {exc}") from None
+        if tuple(head["features"]) != FEATURE_NAMES or tuple(head["classes"]) != CLASSES:
+            raise ConfigError("the meaning router's model was trained for other features or "
+                              "classes: run `python -m evals.router_train`")
+        return cls(model_key=head["model_key"], texts=tuple(r["text"] for r in rows),
+                   labels=np.array([CLASSES.index(r["meaning"]) for r in rows], dtype=np.int64),
+                   details=tuple(r.get("detail") for r in rows), vectors=vectors,
+                   weights=np.array(head["weights"], dtype=np.float64),
+                   bias=np.array(head["bias"], dtype=np.float64))
+
+    def with_vectors(self, model_key: str, vectors: np.ndarray) -> MeaningModel:
+        """The same model over another encoder's vectors of the same exemplar texts."""
+        return MeaningModel(model_key=model_key, texts=self.texts, labels=self.labels,
+                            details=self.details, vectors=vectors.astype(np.float32),
+                            weights=self.weights, bias=self.bias)
+
+
+def text_features(labels: np.ndarray, sims: np.ndarray,
+                  keep: np.ndarray | None = None) -> np.ndarray:
+    """Per class: the best similarity and the mean of the TOP_K best (`keep`: the exemplars
+    that may count; the trainer leaves out a turn's own session)."""
+    out = np.zeros(2 * len(CLASSES), dtype=np.float64)
+    for c in range(len(CLASSES)):
+        mask = labels == c if keep is None else (labels == c) & keep
+        mine = np.sort(sims[mask])[::-1]
+        if mine.size:
+            out[c] = mine[0]
+            out[len(CLASSES) + c] = mine[:TOP_K].mean()
+    return np.round(out, ROUND)
+
+
+def option_features(scores: Sequence[float]) -> np.ndarray:
+    ranked = sorted(scores, reverse=True)
+    best = ranked[0] if ranked else 0.0
+    return np.round(np.array([best, best - (ranked[1] if len(ranked) > 1 else 0.0)]), ROUND)
+
+
+def probabilities(weights: np.ndarray, bias: np.ndarray, x: np.ndarray) -> np.ndarray:
+    logits = x @ weights + bias
+    logits = logits - logits.max(axis=-1, keepdims=True)
+    exp = np.exp(logits)
+    return np.round(exp / exp.sum(axis=-1, keepdims=True), ROUND)
+
+
+def similarities(vectors: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    return np.round(vectors @ vector.astype(np.float32), ROUND).astype(np.float64)
+
+
+def classify(model: MeaningModel, f: Features, vector: np.ndarray,
+             option_vectors: np.ndarray | None = None) -> Reading:
+    sims = similarities(model.vectors, vector)
+    scores = (tuple(float(s) for s in similarities(option_vectors, vector))
+              if option_vectors is not None and len(option_vectors) else ())
+    x = np.concatenate([text_features(model.labels, sims), option_features(scores),
+                        np.array(f.flags, dtype=np.float64)])
+    probs = probabilities(model.weights, model.bias, x)
+    order = sorted(range(len(CLASSES)), key=lambda c: (-probs[c], c))
+    top = order[0]
+    mine = [i for i in np.argsort(-sims, kind="stable") if model.labels[i] == top
+            and model.details[i]]
+    return Reading(meaning=CLASSES[top], confidence=float(probs[top]),
+                   alternatives=tuple((CLASSES[c], float(probs[c])) for c in order[1:3]),
+                   option_scores=scores, detail=model.details[mine[0]] if mine else None)

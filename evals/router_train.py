@@ -1,0 +1,360 @@
+"""Train the meaning router (`controller/continuity/meaning_model/`), reproducibly:
+
+    python -m evals.router_train [--check]
+
+Training turns are the tuning data only: the held-apart tuning file
+(data/evals/continuity/heldapart_tune.jsonl), the scenario files (T0.jsonl ... T10.jsonl,
+conversations.jsonl) and the paraphrase suite's tuning half. The reported files
+(heldapart_report.jsonl, paraphrase_report.jsonl) are never opened (`FORBIDDEN`). Hand-written
+exemplars per class are data/router/exemplars.jsonl; data/router/labels.jsonl gives the class of
+the held-apart turns whose (transition, lane) label does not name it (the other sense is T2 like
+a narrowed question; a T10 is a pick, a "who calls it?" ... with nothing to act on).
+
+1. Every session runs through the real session path (dry run, the fixture repository) with the
+   labelled class forced (teacher forcing: each turn starts from the state the right routes
+   leave), recording the features the router computed for it.
+2. Every text is embedded with the packaged encoder; the exemplars are the hand-written ones
+   and every labelled turn.
+3. The head (softmax regression) is fit on the features, each turn's text features computed
+   without the exemplars of its own session or its own wording; 5-fold cross-validation by
+   session is reported in the manifest.
+`--check` trains into a temporary directory and fails unless the result equals the shipped
+model byte for byte.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from controller.continuity.meaning import (
+    CLASSES,
+    FEATURE_NAMES,
+    Features,
+    option_features,
+    probabilities,
+    similarities,
+    text_features,
+)
+from controller.continuity.turn_plan import Reading
+from evals.scenarios import SUITE_DIR, resolve_repo
+from evals.suites import DATA_DIR, read_jsonl
+from helix.core.hashing import canonical_json, digest, digest_file, short_id
+
+ROUTER_DIR = DATA_DIR / "router"
+MODEL_DIR = Path(__file__).resolve().parents[1] / "controller" / "continuity" / "meaning_model"
+FORBIDDEN = frozenset({"heldapart_report.jsonl", "paraphrase_report.jsonl"})
+TRAIN_FILES = ("heldapart_tune.jsonl", "conversations.jsonl", "paraphrase_tune.jsonl",
+               *(f"T{n}.jsonl" for n in range(11)))
+# the class a (transition, lane) label names when nothing says otherwise
+DEFAULT_CLASS = {("T0", "chat"): "chat", ("T1", "root"): "new_question",
+                 ("T1", "interrupt"): "reset", ("T2", "root"): "narrow",
+                 ("T3", "selection"): "pick", ("T4", "graph"): "callers",
+                 ("T4", "explain"): "explain", ("T5", "selection"): "reopen",
+                 ("T6", "root"): "pivot", ("T6", "interrupt"): "cancel",
+                 ("T7", "clarify_resume"): "pick", ("T8", "meta"): "meta",
+                 ("T8", "semantic"): "why", ("T9", "recap"): "recap",
+                 ("T9", "semantic"): "activity"}
+# the labels each class can end in (a T10: the class found nothing to act on)
+REACHES: dict[str, set[str]] = {
+    "new_question": {"T1"}, "reset": {"T1"}, "pick": {"T3", "T7", "T10"},
+    "reopen": {"T5", "T3", "T10"}, "callers": {"T4", "T3", "T10"},
+    "tests": {"T4", "T3", "T10"}, "explain": {"T4", "T3", "T10"}, "narrow": {"T2", "T10"},
+    "other": {"T2", "T3"}, "pivot": {"T6"}, "cancel": {"T6"}, "back": {"T6"},
+    "meta": {"T8", "T10"}, "why": {"T8"}, "meaning": {"T8"}, "recap": {"T9"},
+    "activity": {"T9"}, "yes": {"T7"}, "chat": {"T0"}}
+PARAPHRASE_CLASS = {"small_talk": "chat", "root_question": "new_question",
+                    "scope_rerun": "narrow", "select_ordinal": "pick", "select_label": "pick",
+                    "open_focused": "reopen", "callers": "callers", "tests": "tests",
+                    "cancel": "cancel", "pivot": "pivot", "meta": "meta", "recap": "recap",
+                    "start_over": "reset"}
+L2 = 1e-3  # the head's weight decay
+STEPS = 4000  # full-batch gradient steps (deterministic: no sampling)
+RATE = 0.5
+FOLDS = 5
+DECIMALS = 6  # of the shipped weights
+
+
+@dataclass
+class Sample:
+    text: str
+    meaning: str
+    group: str  # the session it came from
+    source: str
+    flags: tuple[float, ...]
+    options: tuple[str, ...] = ()  # a pending clarifier's options, described
+
+
+@dataclass
+class ForcedReader:
+    """The trainer's reader: the labelled class (`labeller` of the rules' own reading), and a
+    record of what the router saw."""
+
+    labeller: Callable[[str], str | None] = lambda rules: None
+    seen: list[tuple[Features, str | None]] = field(default_factory=list)
+
+    def __call__(self, f: Features) -> Reading:
+        label = self.labeller(f.rules)
+        self.seen.append((f, label))
+        return Reading(meaning=label or f.rules, confidence=1.0, forced=True)
+
+
+def _overrides() -> dict[tuple[str, str, int], dict[str, Any]]:
+    return {(r["file"], r["session"], int(r["turn"])): r
+            for _, r in read_jsonl(ROUTER_DIR / "labels.jsonl")}
+
+
+def label_of(file: str, session: dict[str, Any], number: int,
+             overrides: dict[tuple[str, str, int], dict[str, Any]], rules: str) -> str | None:
+    """The class of one training turn (None: not a training turn); `rules`: the vocabulary
+    router's reading of it."""
+    turn = session["turns"][number - 1]
+    key = (file.removesuffix(".jsonl"), session["id"], number)
+    if key in overrides:
+        if overrides[key]["text"] != turn["text"]:
+            raise ValueError(f"labels.jsonl {key}: the text changed")
+        return str(overrides[key]["meaning"])
+    expect = turn.get("expect", {})
+    if number == len(session["turns"]) and session.get("intent") in PARAPHRASE_CLASS:
+        return PARAPHRASE_CLASS[session["intent"]]
+    transition, lane = expect.get("transition"), expect.get("lane")
+    if transition is None:
+        return None
+    if rules in REACHES and transition in REACHES[rules]:
+        return rules  # the vocabulary rules read it the way the label says
+    return None if transition == "T10" or not lane else DEFAULT_CLASS.get((transition, lane))
+
+
+def training_sessions() -> Iterator[tuple[str, dict[str, Any]]]:
+    for name in TRAIN_FILES:
+        assert name not in FORBIDDEN
+        for _, session in read_jsonl(SUITE_DIR / name):
+            yield name, session
+
+
+def collect(flags: dict[str, Any]) -> list[Sample]:
+    """Every labelled turn, run with its class forced, and the features the router saw."""
+    from helix.core.config import load_config
+    from helix.core.ports import FakeClock
+    from helix.session.reader import describe
+    from helix.session.runner import run_turn
+    from helix.session.store import ensure_schema
+    from helix.store.db import open_db
+
+    db = open_db()
+    ensure_schema(db)
+    overrides = _overrides()
+    reader = ForcedReader()
+    samples: list[Sample] = []
+    configs: dict[str, Any] = {}
+    for file, session in training_sessions():
+        spec = str(session.get("repo", "fixture:continuity_repo"))
+        root = resolve_repo(spec)
+        config = configs.setdefault(spec, load_config(root, flags=flags))
+        name = f"train-{short_id('router-train', file, session['id'])}"
+        clock = FakeClock(start=1_700_000_000.0, step=0.001)
+        for number, turn in enumerate(session["turns"], start=1):
+            reader.seen.clear()
+            reader.labeller = functools.partial(label_of, file, session, number, overrides)
+            run_turn(name, turn["text"], root=root, config=config, dry_run=True, db=db,
+                     clock=clock, reply_to=turn.get("reply_to"), reader=reader)
+            if not reader.seen or reader.seen[-1][1] is None:
+                continue  # exact (a hard interrupt, a strict answer), or not labelled
+            f, label = reader.seen[-1]
+            assert label is not None
+            samples.append(Sample(text=f.text, meaning=label, group=session["id"],
+                                  source=file, flags=f.flags,
+                                  options=tuple(describe(root, o, config.index.max_file_bytes)
+                                                for o in f.options)))
+    return samples
+
+
+# --- exemplars, features, head -------------------------------------------------------------
+
+@dataclass
+class Bank:
+    texts: list[str]
+    labels: np.ndarray
+    details: list[str | None]
+    groups: list[frozenset[str]]
+    vectors: np.ndarray
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split()).strip(" ?!.")
+
+
+def build_bank(samples: list[Sample], vectors: dict[str, np.ndarray]) -> Bank:
+    """The hand-written exemplars, then every labelled turn; one row per (wording, class)."""
+    from controller.continuity import phrases as say
+
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for _, r in read_jsonl(ROUTER_DIR / "exemplars.jsonl"):
+        rows.setdefault((_norm(r["text"]), r["meaning"]), {
+            "text": r["text"], "meaning": r["meaning"], "detail": r.get("detail"),
+            "groups": {"hand"}})
+    for s in samples:
+        row = rows.setdefault((_norm(s.text), s.meaning), {
+            "text": s.text, "meaning": s.meaning, "groups": set(),
+            "detail": say.small_talk(s.text) if s.meaning == "chat" else None})
+        row["groups"].add(s.group)
+    ordered = list(rows.values())
+    return Bank(texts=[r["text"] for r in ordered],
+                labels=np.array([CLASSES.index(r["meaning"]) for r in ordered]),
+                details=[r["detail"] for r in ordered],
+                groups=[frozenset(r["groups"]) for r in ordered],
+                vectors=np.stack([vectors[r["text"]] for r in ordered]).astype(np.float32))
+
+
+def design(samples: list[Sample], bank: Bank, vectors: dict[str, np.ndarray]) -> np.ndarray:
+    """The feature matrix: each turn's text features without its own session's exemplars
+    and without its own wording (what a new message would see)."""
+    norms = [_norm(t) for t in bank.texts]
+    rows = []
+    for s in samples:
+        keep = np.array([s.group not in g and n != _norm(s.text)
+                         for g, n in zip(bank.groups, norms, strict=True)])
+        sims = similarities(bank.vectors, vectors[s.text])
+        scores = [float(v) for v in similarities(
+            np.stack([vectors[o] for o in s.options]), vectors[s.text])] if s.options else []
+        rows.append(np.concatenate([text_features(bank.labels, sims, keep),
+                                    option_features(scores), np.array(s.flags)]))
+    return np.array(rows, dtype=np.float64)
+
+
+def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Softmax regression, full-batch gradient descent from zeros (deterministic)."""
+    n, classes = len(y), len(CLASSES)
+    onehot = np.eye(classes)[y]
+    w = np.zeros((x.shape[1], classes))
+    b = np.zeros(classes)
+    for _ in range(STEPS):
+        logits = x @ w + b
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        grad = p - onehot
+        w -= RATE * (x.T @ grad / n + L2 * w)
+        b -= RATE * grad.mean(axis=0)
+    return np.round(w, DECIMALS), np.round(b, DECIMALS)
+
+
+def fold_of(group: str) -> int:
+    return int(digest(group)[-8:], 16) % FOLDS
+
+
+def cross_validate(x: np.ndarray, y: np.ndarray, groups: list[str]) -> dict[str, Any]:
+    """Accuracy of the class on sessions left out of the fit (5 folds by session)."""
+    predicted = np.zeros(len(y), dtype=np.int64)
+    confidence = np.zeros(len(y))
+    folds = np.array([fold_of(g) for g in groups])
+    for k in range(FOLDS):
+        held = folds == k
+        w, b = fit(x[~held], y[~held])
+        p = probabilities(w, b, x[held])
+        predicted[held] = p.argmax(axis=1)
+        confidence[held] = p.max(axis=1)
+    right = predicted == y
+    per_class = {c: round(float(right[y == i].mean()), 4) for i, c in enumerate(CLASSES)
+                 if (y == i).any()}
+    return {"accuracy": round(float(right.mean()), 4), "by_class": per_class,
+            "predicted": predicted.tolist(), "confidence": confidence.round(4).tolist()}
+
+
+def embed(texts: list[str]) -> dict[str, np.ndarray]:
+    from helix.session.reader import router_embedder
+
+    encoder = router_embedder()
+    unique = sorted(set(texts))
+    vectors = encoder.embed(unique)
+    return {t: vectors[i] for i, t in enumerate(unique)}
+
+
+# --- the model files -----------------------------------------------------------------------
+
+def _atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def write_model(out: Path, bank: Bank, w: np.ndarray, b: np.ndarray, model_key: str,
+                metrics: dict[str, Any], samples: list[Sample]) -> None:
+    import io
+
+    out.mkdir(parents=True, exist_ok=True)
+    rows = "".join(canonical_json({"text": t, "meaning": CLASSES[int(c)], "detail": d}) + "\n"
+                   for t, c, d in zip(bank.texts, bank.labels, bank.details, strict=True))
+    buffer = io.BytesIO()
+    np.save(buffer, bank.vectors.astype(np.float16), allow_pickle=False)
+    head = {"model_key": model_key, "classes": list(CLASSES), "features": list(FEATURE_NAMES),
+            "weights": w.tolist(), "bias": b.tolist()}
+    files = {"exemplars.jsonl": rows.encode(), "exemplars.npy": buffer.getvalue(),
+             "head.json": (json.dumps(head, indent=0, sort_keys=True) + "\n").encode()}
+    for name, data in files.items():
+        _atomic(out / name, data)
+    manifest = {
+        "model_key": model_key, "classes": list(CLASSES), "features": len(FEATURE_NAMES),
+        "files": {name: digest(data) for name, data in sorted(files.items())},
+        "training_data": {name: digest_file(SUITE_DIR / name) for name in TRAIN_FILES} | {
+            f"router/{n}": digest_file(ROUTER_DIR / n) for n in ("exemplars.jsonl",
+                                                                   "labels.jsonl")},
+        "exemplars": dict(sorted(Counter(CLASSES[int(c)] for c in bank.labels).items())),
+        "training_turns": dict(sorted(Counter(s.meaning for s in samples).items())),
+        "head": {"kind": "softmax regression", "l2": L2, "steps": STEPS, "rate": RATE},
+        "metrics": metrics, "command": "python -m evals.router_train"}
+    _atomic(out / "manifest.json", (json.dumps(manifest, indent=1, sort_keys=True)
+                                    + "\n").encode())
+
+
+def train(out: Path) -> dict[str, Any]:
+    os.environ["HELIX_HOME"] = tempfile.mkdtemp(prefix="helix-router-train-")
+    samples = collect({"index.embed_enabled": False})
+    hand = [r["text"] for _, r in read_jsonl(ROUTER_DIR / "exemplars.jsonl")]
+    vectors = embed([s.text for s in samples] + [o for s in samples for o in s.options] + hand)
+    bank = build_bank(samples, vectors)
+    x = design(samples, bank, vectors)
+    y = np.array([CLASSES.index(s.meaning) for s in samples])
+    cv = cross_validate(x, y, [s.group for s in samples])
+    w, b = fit(x, y)
+    train_acc = float((probabilities(w, b, x).argmax(axis=1) == y).mean())
+    metrics = {"training_accuracy": round(train_acc, 4), "cv_accuracy": cv["accuracy"],
+               "cv_by_class": cv["by_class"], "turns": len(samples)}
+    from helix.session.reader import router_embedder
+
+    write_model(out, bank, w, b, router_embedder().model_key, metrics, samples)
+    return {"metrics": metrics, "cv": cv, "samples": samples}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="fail unless training reproduces the shipped model")
+    parser.add_argument("--out", type=Path, default=MODEL_DIR)
+    args = parser.parse_args(argv)
+    out = Path(tempfile.mkdtemp(prefix="helix-router-model-")) if args.check else args.out
+    result = train(out)
+    print(json.dumps(result["metrics"], sort_keys=True))
+    if args.check:
+        differ = [p.name for p in sorted(MODEL_DIR.iterdir()) if p.is_file()
+                  and (out / p.name).read_bytes() != p.read_bytes()]
+        if differ:
+            print(f"the shipped model differs from a fresh training: {', '.join(differ)}",
+                  file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,351 @@
+"""Which words of a sentence a negation denies: clauses and the reach of negation cues (pure).
+
+    read(text) -> Reading: the tokens of `text` and, for each, whether a cue denies it
+    Reading.denied_at(offset) -> whether the word at a character offset is denied
+
+A sentence ends at `.`, `!`, `?` or a line break; a clause at other punctuation (`, ; : | #`),
+at a word that starts a new clause ("but", "when", "now", ...) and at "and"/"or" followed by a
+new predicate. A parenthetical is a clause inside its clause: a scope opened outside runs
+through it, one opened inside ends at its ")". The cues (data: helix/core/negation.toml) reach:
+
+    forward     what follows, to the end of the clause: "never expressed in GPa",
+                "pascal rather than GPa", "unlike the modulus (GPa)", "isn't in GPa"
+    subject     a negated predicate denies its subject: "GPa is not the unit", "MHz isn't used"
+                (not a word after a preposition: "values in GPa are not rounded")
+    evaluative  as the predicate, the clause before it ("quoting it in GPa would be wrong",
+                "GPa is deprecated in favour of pascal"); heading an infinitive, what follows
+                ("a mistake to read it as GPa"); as an adverb ("wrongly"), the clause; before
+                a noun, the words up to the next verb ("the deprecated GPa field")
+    past        the whole clause: "formerly GPa", "used to be stored in GPa"
+    past tense  the whole clause, when the sentence says what holds now or when it changed:
+                "was GPa, now pascal", "(was GPa before the 2024 refactor)"
+    change      "switched from GPa to pascal": the words from "from" up to "to"
+    anaphora    an evaluative predicate of "that label" / "this assumption" / "which" judges the
+                clause before it: "if you see GPa there, that label is wrong"
+    reply       a question answered no denies the question: "kPa? No: it is pascal"
+    elliptical  a clause that is only a negation denies the clause before: "bar in the beta,
+                not anymore"
+    interjected a forward cue's scope skips an interjection: "not, as some say, in MPa"
+    relative    a relative clause after a contrasted phrase describes it: "unlike the gauge
+                readings, which use bar, ..."
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+CUES_FILE = Path(__file__).with_name("negation.toml")
+_TOKEN = re.compile(r"\w+(?:['’]\w+)*|!=|[^\w\s]")
+_SENTENCE_END = frozenset({".", "!", "?"})
+_OPEN, _CLOSE = "(", ")"
+_NEGATIVE_ENDING = "n't"
+
+
+Phrases = dict[str, tuple[tuple[str, ...], ...]]  # by first word
+
+
+@dataclass(frozen=True)
+class Cues:
+    """The cue words of negation.toml, each phrase a tuple of lowercase words."""
+
+    punctuation: frozenset[str]
+    boundary_words: frozenset[str]
+    coordinators: frozenset[str]
+    predicate_starts: frozenset[str]
+    forward: Phrases
+    evaluative: Phrases
+    past: Phrases
+    past_tense: Phrases
+    superseded_by: Phrases
+    change_verbs: frozenset[str]
+    change_from: frozenset[str]
+    change_to: frozenset[str]
+    anaphora: frozenset[str]
+    negative_replies: Phrases
+    elliptical: Phrases
+    relatives: frozenset[str]
+    relatives_after: Phrases
+    negators: Phrases
+    fillers: frozenset[str]
+    copulas: frozenset[str]
+    prepositions: frozenset[str]
+    infinitive: frozenset[str]
+
+
+def _phrases(words: list[str]) -> Phrases:
+    """Phrases by their first word, longest first ("no longer" is tried before "no")."""
+    out: dict[str, list[tuple[str, ...]]] = {}
+    for phrase in sorted({tuple(w.split()) for w in words}, key=lambda p: (-len(p), p)):
+        out.setdefault(phrase[0], []).append(phrase)
+    return {first: tuple(found) for first, found in out.items()}
+
+
+@lru_cache(maxsize=1)
+def cues() -> Cues:
+    with CUES_FILE.open("rb") as handle:
+        data = tomllib.load(handle)
+    bounds, cue, pred = data["boundaries"], data["cues"], data["predicate"]
+    return Cues(
+        punctuation=frozenset(bounds["punctuation"]), boundary_words=frozenset(bounds["words"]),
+        coordinators=frozenset(bounds["coordinators"]),
+        predicate_starts=frozenset(bounds["predicate_starts"]),
+        forward=_phrases(cue["forward"]), evaluative=_phrases(cue["evaluative"]),
+        past=_phrases(cue["past"]), past_tense=_phrases(cue["past_tense"]),
+        superseded_by=_phrases(cue["superseded_by"]),
+        change_verbs=frozenset(cue["change_verbs"]), change_from=frozenset(cue["change_from"]),
+        change_to=frozenset(cue["change_to"]), anaphora=frozenset(cue["anaphora"]),
+        negative_replies=_phrases(cue["negative_replies"]),
+        elliptical=_phrases(cue["elliptical"]),
+        relatives=frozenset(cue["relatives"]), relatives_after=_phrases(cue["relatives_after"]),
+        negators=_phrases(pred["negators"]),
+        fillers=frozenset(pred["fillers"]),
+        copulas=frozenset(pred["copulas"]), prepositions=frozenset(pred["prepositions"]),
+        infinitive=frozenset(pred["infinitive"]))
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    lower: str
+    start: int
+    end: int
+    depth: int  # parentheses around it
+    sentence: int
+
+
+@dataclass(frozen=True)
+class Reading:
+    tokens: tuple[Token, ...]
+    denied: tuple[bool, ...]
+
+    def index_at(self, offset: int) -> int | None:
+        for index, token in enumerate(self.tokens):
+            if token.start <= offset < token.end:
+                return index
+        return None
+
+    def denied_at(self, offset: int) -> bool:
+        index = self.index_at(offset)
+        return index is not None and self.denied[index]
+
+
+def tokenize(text: str) -> tuple[Token, ...]:
+    out: list[Token] = []
+    depth = sentence = 0
+    for match in _TOKEN.finditer(text):
+        word = match.group()
+        gap = text[out[-1].end:match.start()] if out else ""
+        if "\n" in gap or (out and out[-1].text in _SENTENCE_END and gap):
+            sentence, depth = sentence + 1, 0
+        if word == _CLOSE:
+            depth = max(0, depth - 1)
+        out.append(Token(word, word.lower().replace("’", "'"), match.start(), match.end(),
+                         depth, sentence))
+        if word == _OPEN:
+            depth += 1
+    return tuple(out)
+
+
+def _match(tokens: tuple[Token, ...], at: int, phrases: Phrases) -> int:
+    """The length of the longest phrase starting at token `at` (0: none)."""
+    for phrase in phrases.get(tokens[at].lower, ()):
+        end = at + len(phrase)
+        if end <= len(tokens) and all(tokens[at + k].lower == w for k, w in enumerate(phrase)):
+            return len(phrase)
+    return 0
+
+
+class _Clauses:
+    """Where each clause of a token list ends, and the walks a scope takes through it."""
+
+    def __init__(self, tokens: tuple[Token, ...], c: Cues) -> None:
+        self.tokens, self.c = tokens, c
+        self.boundary = [self._is_boundary(i) for i in range(len(tokens))]
+
+    def _is_boundary(self, i: int) -> bool:
+        token, c = self.tokens[i], self.c
+        if token.lower in c.punctuation or token.lower in c.boundary_words:
+            return True
+        nxt = self.tokens[i + 1].lower if i + 1 < len(self.tokens) else ""
+        return token.lower in c.coordinators and nxt in c.predicate_starts
+
+    def _stops(self, i: int, origin: int) -> bool:
+        """Token i ends a scope opened at token `origin`."""
+        here, there = self.tokens[i], self.tokens[origin]
+        if here.sentence != there.sentence or here.depth < there.depth:
+            return True
+        if here.text in (_OPEN, _CLOSE):
+            return here.depth < there.depth
+        return here.depth == there.depth and self.boundary[i]
+
+    def forward(self, origin: int, start: int) -> list[int]:
+        out = []
+        for i in range(start, len(self.tokens)):
+            if self._stops(i, origin):
+                break
+            out.append(i)
+        return out
+
+    def backward(self, origin: int) -> list[int]:
+        out = []
+        for i in range(origin - 1, -1, -1):
+            if self._stops(i, origin):
+                break
+            out.append(i)
+        return out
+
+    def clause(self, origin: int) -> list[int]:
+        return [*self.backward(origin), origin, *self.forward(origin, origin + 1)]
+
+
+def _negative(token: Token) -> bool:
+    return token.lower.endswith(_NEGATIVE_ENDING)
+
+
+def _evaluative_scope(cl: _Clauses, at: int, length: int) -> list[int]:
+    tokens, c = cl.tokens, cl.c
+    after = at + length
+    if tokens[at].lower.endswith("ly"):  # "wrongly", "mistakenly": the whole clause
+        return cl.clause(at)
+    if after < len(tokens) and tokens[after].lower in c.infinitive:  # "a mistake to read ..."
+        return cl.forward(at, after)
+    before = [t.lower for t in tokens[max(0, at - 3):at]]
+    if any(w in c.copulas for w in before):  # "GPa is wrong", "would be wrong", "was dropped"
+        scope = cl.backward(at)
+        first = min(scope, default=at)
+        if tokens[first].lower in c.anaphora or (
+                first > 0 and tokens[first - 1].lower in c.anaphora):  # "that label is wrong"
+            scope += _previous_clause(cl, first)
+        return scope
+    scope = []  # "the deprecated GPa field": up to the next verb
+    for i in cl.forward(at, after):
+        if tokens[i].lower in c.fillers:
+            break
+        scope.append(i)
+    return scope
+
+
+def _previous_clause(cl: _Clauses, first: int) -> list[int]:
+    """The clause before the one starting at token `first`, in the same sentence (the
+    boundary tokens between them skipped)."""
+    i = first - 1
+    while i >= 0 and cl.boundary[i] and cl.tokens[i].sentence == cl.tokens[first].sentence:
+        i -= 1
+    if i < 0 or cl.tokens[i].sentence != cl.tokens[first].sentence:
+        return []
+    return [i, *cl.backward(i)]
+
+
+def _forward_scope(cl: _Clauses, at: int, length: int) -> list[int]:
+    """What a forward cue at token `at` denies: the rest of its clause; past an interjection
+    right after it ("not, as some comments say, in MPa"); through a relative clause right
+    after a contrasted phrase ("unlike the gauge readings, which use bar, ...")."""
+    tokens, c = cl.tokens, cl.c
+    start = at + length
+    opens_clause = at == 0 or cl.boundary[at - 1] or tokens[at - 1].sentence != tokens[at].sentence
+    if start < len(tokens) and tokens[start].lower == "," and not opens_clause:
+        close = next((j for j in range(start + 1, len(tokens))
+                      if tokens[j].sentence != tokens[at].sentence or tokens[j].lower == ","),
+                     None)
+        if close is not None and tokens[close].sentence == tokens[at].sentence:
+            return cl.forward(at, close + 1)
+    scope = cl.forward(at, start)
+    end = max(scope, default=at) + 1
+    if (_match(tokens, at, c.relatives_after) and end + 1 < len(tokens)
+            and tokens[end].lower == "," and tokens[end + 1].lower in c.relatives):
+        scope += [end + 1, *cl.forward(end + 1, end + 2)]
+    return scope
+
+
+def _alone(cl: _Clauses, at: int, length: int) -> bool:
+    """The phrase at token `at` is its clause, whole ("..., not anymore.")."""
+    before, after = at - 1, at + length
+    return ((before < 0 or cl.boundary[before]
+             or cl.tokens[before].sentence != cl.tokens[at].sentence)
+            and (after >= len(cl.tokens) or cl.boundary[after]
+                 or cl.tokens[after].sentence != cl.tokens[at].sentence))
+
+
+def _replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
+    """Sentences that ask a question the next sentence answers no ("kPa? No: ...")."""
+    out = set()
+    for i in range(len(tokens) - 1):
+        if tokens[i].text != "?" or tokens[i + 1].sentence == tokens[i].sentence:
+            continue
+        n = _match(tokens, i + 1, c.negative_replies)
+        after = i + 1 + n
+        if n and (after >= len(tokens) or tokens[after].sentence != tokens[i + 1].sentence
+                  or not tokens[after].text[:1].isalnum()):
+            out.add(tokens[i].sentence)
+    return out
+
+
+def _change_scope(cl: _Clauses, at: int) -> list[int]:
+    """"switched from GPa to pascal": the words after "from", up to "to"."""
+    tokens, c = cl.tokens, cl.c
+    verbs = [t.lower for t in tokens[max(0, at - 3):at]]
+    if not any(v in c.change_verbs for v in verbs):
+        return []
+    scope = []
+    for i in cl.forward(at, at + 1):
+        if tokens[i].lower in c.change_to:
+            break
+        scope.append(i)
+    return scope
+
+
+def _subject(cl: _Clauses, negator: int) -> list[int]:
+    """The subject a negated predicate denies: "GPa is not the unit", "GPa isn't" -> GPa; a
+    verb stands between them (never "pascal not GPa")."""
+    tokens, c = cl.tokens, cl.c
+    if not (_match(tokens, negator, c.negators) or _negative(tokens[negator])):
+        return []
+    i = negator - 1
+    while i >= 0 and tokens[i].lower in c.fillers and not cl.boundary[i]:
+        i -= 1
+    verb = _negative(tokens[negator]) or i < negator - 1
+    if not verb or i < 0 or cl.boundary[i] or not tokens[i].text[:1].isalnum():
+        return []
+    if i > 0 and tokens[i - 1].lower in c.prepositions:
+        return []
+    return [i]
+
+
+def _superseded(tokens: tuple[Token, ...], c: Cues) -> set[int]:
+    """Sentences that say what holds now or when it changed."""
+    return {tokens[i].sentence for i in range(len(tokens)) if _match(tokens, i, c.superseded_by)}
+
+
+@lru_cache(maxsize=1024)
+def read(text: str) -> Reading:
+    c = cues()
+    tokens = tokenize(text)
+    cl = _Clauses(tokens, c)
+    now = _superseded(tokens, c)
+    answered_no = _replied_no(tokens, c)
+    denied = [token.sentence in answered_no for token in tokens]
+
+    def deny(indexes: list[int]) -> None:
+        for i in indexes:
+            denied[i] = True
+
+    for i, token in enumerate(tokens):
+        if (n := _match(tokens, i, c.forward)) or _negative(token):
+            n = n or 1
+            deny(_forward_scope(cl, i, n))
+            deny(_subject(cl, i))
+        if n := _match(tokens, i, c.evaluative):
+            deny(_evaluative_scope(cl, i, n))
+        if _match(tokens, i, c.past):
+            deny(cl.clause(i))
+        if _match(tokens, i, c.past_tense) and token.sentence in now:
+            deny(cl.clause(i))
+        if token.lower in c.change_from:
+            deny(_change_scope(cl, i))
+        if (n := _match(tokens, i, c.elliptical)) and _alone(cl, i, n):
+            deny(_previous_clause(cl, i))
+    return Reading(tokens=tokens, denied=tuple(denied))

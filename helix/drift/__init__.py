@@ -1,0 +1,1 @@
+"""`helix drift`: what changed under recorded answers since they were given (see `run`)."""

@@ -1,0 +1,104 @@
+"""The meaning router's reader for a session turn: the driver side of
+`controller.continuity.meaning`.
+
+    session_reader(config, root, embedder=None) -> Reader | None
+
+The message, and the options of a pending clarifier (each described by its label and the first
+lines of the span it stands for, read inside the repository), are embedded through the Embedder
+port; the pure classifier does the rest. The encoder is the packaged sentence model
+(all-MiniLM-L6-v2, the numpy query encoder: no torch on this path), loaded once per process;
+its exemplar vectors ship with the model. Another embedder (a test's fake) gets the exemplars
+embedded by itself, once. None (the vocabulary rules alone) when `continuity.router` is
+"rules" or the model cannot be loaded.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+
+from controller.continuity.meaning import Features, MeaningModel, Reader, classify
+from controller.continuity.state import OptionItem
+from controller.continuity.turn_plan import Reading
+from helix.core.config import HelixConfig, IndexSettings
+from helix.core.errors import BadPathError, HelixError
+from helix.core.ports import Embedder
+
+OPTION_LINES = 6  # lines of an option's span that describe it
+OPTION_VECTORS = 64  # option descriptions whose vectors are kept (a clarifier is re-read)
+_REFITTED: dict[str, MeaningModel] = {}
+_OPTION_CACHE: dict[tuple[str, str], np.ndarray] = {}
+
+
+@functools.lru_cache(maxsize=1)
+def shipped_model() -> MeaningModel:
+    return MeaningModel.load()
+
+
+def router_embedder() -> Embedder:
+    """The packaged sentence encoder the shipped exemplars were embedded with."""
+    from indexers.encoder import query_embedder
+
+    return query_embedder(IndexSettings())
+
+
+def model_for(embedder: Embedder) -> MeaningModel:
+    """The shipped model, its exemplars re-embedded when `embedder` is another encoder."""
+    model = shipped_model()
+    if embedder.model_key == model.model_key:
+        return model
+    if embedder.model_key not in _REFITTED:
+        _REFITTED[embedder.model_key] = model.with_vectors(
+            embedder.model_key, embedder.embed(list(model.texts)))
+    return _REFITTED[embedder.model_key]
+
+
+def describe(root: Path, option: OptionItem, max_bytes: int) -> str:
+    """An option as words: its label, its sublabel and the first lines of its span."""
+    from helix.session.lane_driver import open_span
+
+    lines = ""
+    try:
+        opened = open_span(root, option.target, OPTION_LINES, max_bytes)
+    except (BadPathError, OSError):
+        pass
+    else:
+        lines = " ".join(line.strip().split("  ", 1)[-1].strip()
+                         for line in opened.text.splitlines())
+    return " ".join(x for x in (option.label, option.sublabel, lines) if x)
+
+
+def session_reader(config: HelixConfig, root: Path,
+                   embedder: Embedder | None = None) -> Reader | None:
+    if config.continuity.router != "meaning":
+        return None
+    try:
+        encoder = embedder or router_embedder()
+        model = model_for(encoder)
+    except (HelixError, ImportError, OSError):
+        return None
+
+    def read(f: Features) -> Reading:
+        vector = encoder.embed([f.text])[0]
+        options: np.ndarray | None = None
+        if f.options:
+            options = option_vectors(encoder, [describe(root, o, config.index.max_file_bytes)
+                                              for o in f.options])
+        return classify(model, f, vector, options)
+
+    return read
+
+
+def option_vectors(encoder: Embedder, texts: list[str]) -> np.ndarray:
+    """The vectors of a clarifier's option descriptions, each embedded alone (its vector
+    depends on its text only) and kept for the process (a pending clarifier is read again
+    each turn)."""
+    key = encoder.model_key
+    for text in texts:
+        if (key, text) not in _OPTION_CACHE:
+            if len(_OPTION_CACHE) >= OPTION_VECTORS:
+                _OPTION_CACHE.pop(next(iter(_OPTION_CACHE)))
+            _OPTION_CACHE[(key, text)] = encoder.embed([text])[0]
+    return np.stack([_OPTION_CACHE[(key, t)] for t in texts])

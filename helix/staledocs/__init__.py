@@ -1,0 +1,1 @@
+"""`helix stale-docs`: documentation sections whose code changed after them (see `run`)."""

@@ -1,0 +1,322 @@
+"""What the history says about one section and the code it names.
+
+    touched(...)          the last commit that changed the section's text (the work tree
+                          when it differs from HEAD: being edited now)
+    definition_drift(...) the aligned definition's changes after that commit: the shape as it
+                          was then against the shape now (`indexers.def_shapes.changes`: a
+                          change of form only is none), and the commits that made them
+    removals(...)         definitions the sections name that later commits removed (one
+                          `git log -G` over the names, then the two sides of each hit parsed)
+
+Blobs are read in batches through one `cat-file --batch` each and kept for the run; a file
+version is parsed once, whatever number of definitions it holds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from helix.core.changes import CodeChange, CommitRef, StaleDefinition
+from helix.core.git import blob_sha
+from helix.core.git_history import Commit, History, Version, read_blobs, read_log
+from helix.core.history_settings import StaleDocsSettings
+from helix.core.schemas import SymbolDef
+from helix.staledocs import relevance
+from helix.staledocs.sections import DocSection, section_texts
+from indexers.def_shapes import DefShape, changes, shapes
+from indexers.languages import classify
+
+WORKTREE = "(working tree)"
+# where a removed definition is no project interface a document describes
+NOT_LIBRARY = frozenset({"test", "tests", "testing", "testsuite", "example", "examples",
+                         "benchmark", "benchmarks", "bench", "docs", "doc", "docs_src",
+                         "scripts", "tools"})
+BATCH = 16  # versions of a document read at a time while looking for a section's last touch
+NOT_A_NAME = re.compile(r"[^A-Za-z0-9_]")
+
+
+def ref(commit: Commit) -> CommitRef:
+    return CommitRef(sha=commit.sha, time=commit.time, subject=commit.subject)
+
+
+class Blobs:
+    """Git blobs read in batches and kept, and the definition shapes of each, parsed once."""
+
+    def __init__(self, repo: Path, settings: StaleDocsSettings) -> None:
+        self.repo, self.settings = repo, settings
+        self._data: dict[str, bytes | None] = {}
+        self._shapes: dict[tuple[str, str], dict[str, DefShape]] = {}
+        self._sections: dict[tuple[str, str], dict[tuple[tuple[str, ...], int], str]] = {}
+
+    def read(self, ids: Sequence[str]) -> None:
+        missing = [b for b in ids if b not in self._data]
+        if missing:
+            found = read_blobs(self.repo, missing, max_blob_bytes=self.settings.max_blob_bytes,
+                               timeout=self.settings.git_timeout_s)
+            for blob in missing:
+                self._data[blob] = found.get(blob)
+
+    def text(self, blob: str) -> str | None:
+        self.read([blob])
+        data = self._data.get(blob)
+        return data.decode("utf-8", "replace") if data is not None else None
+
+    def shapes(self, path: str, blob: str) -> dict[str, DefShape]:
+        key = (path, blob)
+        if key not in self._shapes:
+            lang = classify(path)[1]
+            data = self.text(blob) if lang is not None else None
+            self._shapes[key] = (shapes(lang, data.encode("utf-8", "replace"))
+                                 if lang is not None and data is not None else {})
+        return self._shapes[key]
+
+    def sections(self, path: str, blob: str, window_lines: int
+                 ) -> dict[tuple[tuple[str, ...], int], str]:
+        key = (path, blob)
+        if key not in self._sections:
+            text = self.text(blob)
+            self._sections[key] = ({} if text is None else
+                                   section_texts(path, classify(path)[1], text, window_lines))
+        return self._sections[key]
+
+
+def touched(history: History, blobs: Blobs, section: DocSection, work: WorkTree,
+            window_lines: int, limit: int) -> Commit | str | None:
+    """The last commit that changed the section (WORKTREE when its text in the work tree
+    differs from HEAD's; None when the document was never committed)."""
+    versions = history.versions(section.history_path, limit)
+    if not versions:
+        return None
+    key = (section.heading, section.occurrence)
+    blobs.read([v.blob for v in versions[:BATCH]])
+    if work.blob(section.history_path) not in (None, versions[0].blob):  # being edited
+        head = blobs.sections(versions[0].path, versions[0].blob, window_lines).get(key)
+        if work.sections(section.history_path, window_lines).get(key) != head:
+            return WORKTREE
+    for number, version in enumerate(versions):
+        if number % BATCH == 0:
+            blobs.read([v.blob for v in versions[number:number + BATCH + 1]])
+        mine = blobs.sections(version.path, version.blob, window_lines).get(key)
+        if number + 1 == len(versions):
+            return version.commit
+        older = versions[number + 1]
+        if blobs.sections(older.path, older.blob, window_lines).get(key) != mine:
+            return version.commit
+    return versions[-1].commit
+
+
+class WorkTree:
+    """Files of the work tree as `stale-docs` reads them: each read once (a regular file
+    within the size limit), known by its git blob id, so that a file equal to HEAD's is
+    never parsed again; its definition shapes and sections parsed once when it is not."""
+
+    def __init__(self, root: Path, max_bytes: int) -> None:
+        self.root, self.max_bytes = root, max_bytes
+        self._text: dict[str, str | None] = {}
+        self._blob: dict[str, str | None] = {}
+        self._shapes: dict[str, dict[str, DefShape]] = {}
+        self._sections: dict[str, dict[tuple[tuple[str, ...], int], str]] = {}
+
+    def _load(self, path: str) -> None:
+        target = self.root / path
+        data: bytes | None = None
+        try:
+            if not target.is_symlink() and target.is_file() and \
+                    target.stat().st_size <= self.max_bytes:
+                data = target.read_bytes()
+        except OSError:
+            data = None
+        self._blob[path] = blob_sha(data) if data is not None else None
+        self._text[path] = data.decode("utf-8", "replace") if data is not None else None
+
+    def blob(self, path: str) -> str | None:
+        if path not in self._blob:
+            self._load(path)
+        return self._blob[path]
+
+    def text(self, path: str) -> str | None:
+        if path not in self._text:
+            self._load(path)
+        return self._text[path]
+
+    def shapes(self, path: str) -> dict[str, DefShape]:
+        if path not in self._shapes:
+            lang, text = classify(path)[1], self.text(path)
+            self._shapes[path] = (shapes(lang, text.encode("utf-8", "replace"))
+                                  if lang is not None and text is not None else {})
+        return self._shapes[path]
+
+    def sections(self, path: str, window_lines: int
+                 ) -> dict[tuple[tuple[str, ...], int], str]:
+        if path not in self._sections:
+            text = self.text(path)
+            self._sections[path] = ({} if text is None else
+                                    section_texts(path, classify(path)[1], text, window_lines))
+        return self._sections[path]
+
+
+@dataclass(frozen=True)
+class Window:
+    """A definition's file versions: all of them (newest first), those after the section,
+    and the one the section was written against (None: the file came after it)."""
+
+    versions: list[Version]
+    after: list[Version]
+    base: Version | None
+
+    @property
+    def blobs(self) -> list[str]:
+        return [v.blob for v in (*self.after, *((self.base,) if self.base else ()))]
+
+
+def window(history: History, definition: SymbolDef, since: Commit,
+           settings: StaleDocsSettings) -> Window:
+    versions = history.versions(definition.path, settings.max_versions)
+    before = history.ancestors(since.sha)
+    after = [v for v in versions if v.commit.sha not in before]
+    base = next((v for v in versions if v.commit.sha in before), None)
+    return Window(versions=versions, after=after, base=base)
+
+
+@dataclass(frozen=True)
+class Drifted:
+    """A definition's code changes after a section's commit, before relevance: all of them
+    (then -> now), and those of each commit that made some (newest first)."""
+
+    definition: SymbolDef
+    params_then: tuple[str, ...]
+    changes: tuple[CodeChange, ...]
+    commits: tuple[tuple[CommitRef, tuple[CodeChange, ...]], ...]
+
+
+def definition_drift(history: History, blobs: Blobs, definition: SymbolDef, since: Commit,
+                     work: WorkTree, settings: StaleDocsSettings) -> Drifted | None:
+    """The definition's changes after `since` (None when it has none but of form)."""
+    span = window(history, definition, since, settings)
+    versions, after, base = span.versions, list(span.after), span.base
+    if not versions:
+        return None
+    worktree = None
+    if work.blob(definition.path) not in (None, versions[0].blob):  # edited, not committed
+        worktree = work.shapes(definition.path).get(definition.qualname)
+    if not after and worktree is None:
+        return None
+    if base is None:  # the file came after the section: held to its first version
+        base = after.pop()
+    blobs.read([base.blob, *(v.blob for v in after)])
+    name = definition.qualname
+    then = blobs.shapes(base.path, base.blob).get(name)
+    current = worktree or blobs.shapes(versions[0].path, versions[0].blob).get(name)
+    if then is None or current is None:
+        return None  # added after the section, or not a definition it had then
+    total = changes(then, current)
+    if not total:
+        return None
+    made = _commits(blobs, name, then, list(reversed(after)))
+    if worktree is not None:
+        head = blobs.shapes(versions[0].path, versions[0].blob).get(name)
+        edits = changes(head, worktree) if head is not None else total
+        if edits:
+            made.insert(0, (CommitRef(sha=WORKTREE, time=0, subject="uncommitted changes"),
+                            tuple(edits)))
+    return Drifted(definition=definition, params_then=tuple(p.name for p in then.params),
+                   changes=tuple(total), commits=tuple(made))
+
+
+def for_section(drifted: Drifted, section: DocSection, text: str,
+                settings: StaleDocsSettings) -> StaleDefinition | None:
+    """What of a definition's drift the section would have to follow (`relevance`)."""
+
+    def kept(found: Sequence[CodeChange]) -> list[CodeChange]:
+        return relevance.counted(found, params_then=drifted.params_then,
+                                 heading=section.heading, symbol=drifted.definition.qualname,
+                                 text=text, settings=settings)
+
+    total = kept(drifted.changes)
+    if not total:
+        return None
+    made = [commit for commit, found in drifted.commits if kept(found)]
+    d = drifted.definition
+    return StaleDefinition(symbol=d.qualname, path=d.path, start_line=d.start_line,
+                           end_line=d.end_line, changes=tuple(total),
+                           commits=tuple(made[:settings.max_commits_listed]))
+
+
+def _commits(blobs: Blobs, name: str, then: DefShape, oldest_first: Sequence[Version]
+             ) -> list[tuple[CommitRef, tuple[CodeChange, ...]]]:
+    """The commits (newest first) whose version of the definition differs from the one
+    before it, each with what it changed."""
+    made: list[tuple[CommitRef, tuple[CodeChange, ...]]] = []
+    previous = then
+    for version in oldest_first:
+        shape = blobs.shapes(version.path, version.blob).get(name)
+        if shape is None:
+            continue
+        found = changes(previous, shape)
+        if found:
+            made.append((ref(version.commit), tuple(found)))
+        previous = shape
+    return list(reversed(made))
+
+
+@dataclass(frozen=True)
+class Removal:
+    name: str
+    path: str  # where it was defined
+    qualname: str
+    start_line: int
+    end_line: int
+    commit: Commit
+    renamed_to: str | None  # a definition of the same body the commit added, if one
+
+
+def removals(repo: Path, blobs: Blobs, names: set[str], oldest: str | None,
+             settings: StaleDocsSettings, prefix: str = "") -> list[Removal]:
+    """The commits after `oldest` (all, when None) that removed a definition named in
+    `names` (bare names) from a file under `prefix` (the repository's place in its work
+    tree)."""
+    safe = sorted(n for n in names if n and not NOT_A_NAME.search(n))
+    if not safe:
+        return []
+    pattern = f"(^|[^A-Za-z0-9_])({'|'.join(safe)})([^A-Za-z0-9_]|$)"
+    log = read_log(repo, max_commits=settings.max_commits, max_bytes=settings.max_log_bytes,
+                   timeout=settings.git_timeout_s, exclude=[oldest] if oldest else [],
+                   lines_matching=pattern)
+    wanted = set(safe)
+    out: list[Removal] = []
+    for commit in log.commits:
+        for change in log.changes.get(commit.sha, ()):
+            if change.status not in ("M", "D", "R") or classify(change.old_path)[0] != "code" \
+                    or not change.old_path.startswith(prefix) or not library(change.old_path):
+                continue
+            blobs.read([change.old_blob, change.new_blob])
+            old = blobs.shapes(change.old_path, change.old_blob)
+            new = blobs.shapes(change.path, change.new_blob) if change.status != "D" else {}
+            left = {q.rsplit(".", 1)[-1] for q in new}
+            for qualname, shape in sorted(old.items()):
+                bare = qualname.rsplit(".", 1)[-1]
+                if bare in wanted and bare not in left:
+                    out.append(Removal(name=bare, path=change.old_path.removeprefix(prefix),
+                                       qualname=qualname,
+                                       start_line=shape.start_line, end_line=shape.end_line,
+                                       commit=commit, renamed_to=_renamed(shape, old, new)))
+    return out
+
+
+def library(path: str) -> bool:
+    """A file of the project's code, not of its tests, examples, benchmarks or docs."""
+    parts = path.split("/")
+    name = parts[-1]
+    return not (NOT_LIBRARY & {p.lower() for p in parts[:-1]} or name.startswith("test_")
+                or name.endswith(("_test.py", "_test.go", ".test.ts", ".test.js", ".spec.ts",
+                                  ".spec.js")) or name == "conftest.py")
+
+
+def _renamed(shape: DefShape, old: dict[str, DefShape], new: dict[str, DefShape]
+             ) -> str | None:
+    added = [s for q, s in sorted(new.items()) if q not in old and s.kind == shape.kind]
+    same = [s for s in added if s.body == shape.body]
+    return same[0].qualname if same else None

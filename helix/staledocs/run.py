@@ -1,0 +1,183 @@
+"""`helix stale-docs`: documentation sections whose code changed after them.
+
+    stale_docs(root, config, paths=(), baseline=()) -> StaleReport
+
+For every documentation section aligned to code (`helix.staledocs.sections`), the last commit
+that touched the section is found in the history (`history.touched`); each aligned
+definition's shape then is compared with its shape now, and the commits after the section
+that changed it are listed (`history.definition_drift`); a definition the section names that
+a later commit removed is a finding too (`history.removals`). A change of form only (layout,
+comments, docstrings, quotes) is none. A section edited in the work tree is being fixed:
+never stale.
+
+A baseline (`--baseline FILE`) acknowledges known findings by key (the section, its
+definitions and the newest commit that changed each): they are counted, not listed, until the
+code changes again.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from helix.core.changes import CodeChange, CommitRef, StaleDefinition, StaleReport, StaleSection
+from helix.core.config import HelixConfig
+from helix.core.errors import UserError
+from helix.core.git_history import Commit, History, read_log, resolve, show_prefix
+from helix.core.hashing import short_id
+from helix.staledocs.history import (
+    BATCH,
+    WORKTREE,
+    Blobs,
+    Drifted,
+    Removal,
+    WorkTree,
+    definition_drift,
+    for_section,
+    ref,
+    removals,
+    touched,
+)
+from helix.staledocs.history import window as history_window
+from helix.staledocs.sections import DocSection, doc_paths, history_path, sections_of
+
+MS = 1000.0
+BASELINE_VERSION = 1
+
+
+def key_of(section: DocSection, found: Sequence[StaleDefinition]) -> str:
+    return short_id(section.path, list(section.heading), section.occurrence,
+                    sorted((d.symbol, d.commits[0].sha if d.commits else "") for d in found))
+
+
+def _qualifies(qualifier: str, removal: Removal) -> bool:
+    """`pkg.Name` names the removed definition only when `pkg` is one of the directories or
+    the file it was in, or its class (`ssl.SSLContext` is not a project's `SSLContext`)."""
+    if not qualifier:
+        return True
+    places = {part.rsplit(".", 1)[0].lstrip("_") for part in removal.path.split("/")}
+    owner = removal.qualname.rsplit(".", 1)[0] if "." in removal.qualname else ""
+    return qualifier.lstrip("_") in places or qualifier == owner
+
+
+def _removed(section: DocSection, since: Commit, history: History,
+             gone: Iterable[Removal]) -> list[StaleDefinition]:
+    before = history.ancestors(since.sha)
+    named: dict[str, list[str]] = {}
+    for base, qualifier in section.unresolved:
+        named.setdefault(base, []).append(qualifier)
+    out: dict[str, StaleDefinition] = {}
+    for removal in gone:
+        if removal.commit.sha in before or not any(
+                _qualifies(q, removal) for q in named.get(removal.name, ())):
+            continue
+        if removal.name in out:
+            continue
+        detail = f"{removal.qualname} removed" + (
+            f" (now {removal.renamed_to}?)" if removal.renamed_to else "")
+        out[removal.name] = StaleDefinition(
+            symbol=removal.qualname, path=removal.path, start_line=removal.start_line,
+            end_line=removal.end_line, changes=(CodeChange(kind="removed", detail=detail),),
+            commits=(ref(removal.commit),))
+    return list(out.values())
+
+
+def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
+               baseline: Iterable[str] = ()) -> StaleReport:
+    from helix.service import prepare
+
+    settings = config.stale_docs
+    started = time.monotonic()
+    head = resolve(root, "HEAD")
+    if head is None:
+        raise UserError(f"stale-docs reads the history: {root} is not a git repository with "
+                        "a commit")
+    index = prepare(root, config).index
+    indexed = time.monotonic()
+    history = read_log(root, max_commits=settings.max_commits,
+                       max_bytes=settings.max_log_bytes, timeout=settings.git_timeout_s)
+    history.prefix = show_prefix(root)
+    blobs = Blobs(root, settings)
+    window = config.index.window_lines
+    work = WorkTree(root, config.index.max_file_bytes)
+    checked: list[DocSection] = []
+    for path in doc_paths(index, paths, settings.skip):
+        checked += sections_of(index, path, settings.max_definitions_per_section,
+                               history_path(root, path))
+    wanted = [s for s in checked if s.aligned or s.unresolved]
+    blobs.read([v.blob for path in sorted({s.history_path for s in wanted})  # one batch
+                for v in history.versions(path, settings.max_versions)[:BATCH]])
+    whens: dict[int, Commit] = {}
+    for number, section in enumerate(checked):
+        if section.aligned or section.unresolved:
+            when = touched(history, blobs, section, work, window, settings.max_versions)
+            if isinstance(when, Commit):
+                whens[number] = when
+    blobs.read([b for number, since in whens.items() for d in checked[number].aligned
+                for b in history_window(history, d, since, settings).blobs])
+    names = {n for i in whens for n, _ in checked[i].unresolved}
+    oldest = min((whens[i] for i in whens if checked[i].unresolved), key=lambda c: c.time,
+                 default=None)
+    gone = removals(root, blobs, names, oldest.sha if oldest else None, settings,
+                    history.prefix)
+    drifted: dict[tuple[str, str], Drifted | None] = {}
+    stale: list[StaleSection] = []
+    for number, since in sorted(whens.items()):
+        section = checked[number]
+        found: list[StaleDefinition] = []
+        for definition in section.aligned:
+            cache = (definition.node_id, since.sha)
+            if cache not in drifted:
+                drifted[cache] = definition_drift(history, blobs, definition, since, work,
+                                                  settings)
+            raw = drifted[cache]
+            kept = for_section(raw, section, section.text, settings) if raw else None
+            if kept is not None:
+                found.append(kept)
+        found += _removed(section, since, history, gone)
+        if found:
+            stale.append(StaleSection(
+                key=key_of(section, found), doc_path=section.path, heading=section.heading,
+                start_line=section.start, end_line=section.end, touched=ref(since),
+                definitions=tuple(found)))
+    known = set(baseline)
+    listed = [s for s in stale if s.key not in known]
+    notes = (f"history cut at {len(history.commits):,} commits (stale_docs.max_commits)",
+             ) if history.cut else ()
+    return StaleReport(
+        repo_root=str(root), head_rev=index.repo_rev, sections=len(checked),
+        aligned=sum(1 for s in checked if s.aligned),
+        definitions=len({d.node_id for s in checked for d in s.aligned}),
+        stale=tuple(listed), acknowledged=len(stale) - len(listed), notes=notes,
+        timings_ms={"index": round((indexed - started) * MS, 3),
+                    "total": round((time.monotonic() - started) * MS, 3)})
+
+
+def read_baseline(path: Path, data: bytes) -> set[str]:
+    """The acknowledged keys of a baseline file (`--write-baseline` writes it)."""
+    try:
+        loaded = json.loads(data.decode("utf-8"))
+        keys = loaded["acknowledged"]
+        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+            raise ValueError("acknowledged is not a list of keys")
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+        raise UserError(f"--baseline {path} is not a stale-docs baseline ({exc})") from None
+    return set(keys)
+
+
+def baseline_json(report: StaleReport, earlier: Iterable[str] = ()) -> str:
+    """A baseline acknowledging every finding of `report` (and those already known)."""
+    entries = sorted({s.key: s for s in report.stale}.values(), key=lambda s: s.key)
+    keys = sorted({*earlier, *(s.key for s in entries)})
+    return json.dumps({"version": BASELINE_VERSION, "acknowledged": keys,
+                       "sections": [{"key": s.key, "doc": s.doc_path,
+                                     "heading": " > ".join(s.heading),
+                                     "symbols": [d.symbol for d in s.definitions]}
+                                    for s in entries]},
+                      indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def worktree_ref() -> CommitRef:
+    return CommitRef(sha=WORKTREE, time=0, subject="uncommitted changes")

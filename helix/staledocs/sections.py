@@ -1,0 +1,173 @@
+"""The documentation sections `helix stale-docs` checks, and the code each is aligned to.
+
+A section is a heading's span of a Markdown or RST file (a paragraph group of plain text), as
+the index chunks it; it is aligned to the definitions it names by the rule the answers' proof
+spans use (`controller.alignment.aligned_definitions`: a name bound only when it resolves to
+exactly one definition). The distinctive names it mentions that nothing defines any more
+(snake_case, CamelCase, dotted) are kept too: a definition removed after the section was
+written is the plainest staleness there is.
+
+Files that describe history rather than the code as it is (changelogs, release notes,
+upgrading guides, the licence: `stale_docs.skip`) are never checked, nor sections under a
+heading that says so ("Upgrading to 3.0", "Migrating from 2.x", "What's new"), nor sections
+rendered from the code's own docstrings (an mkdocstrings `::: module.Name` or a Sphinx
+`.. autoclass::` directive). A name the section's own example defines (`class BaseSchema`)
+is the example's, not a missing definition of the project.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller.alignment import aligned_definitions, distinctive, named_identifiers
+from helix.core.errors import BadPathError
+from helix.core.schemas import Chunk, SymbolDef
+from helix.inputs import check_field
+from indexers.api import IndexReader
+from indexers.chunkers import doc_sections, split_lines
+
+DOC_SECTION = "doc_section"
+GENERATED = re.compile(r"^\s*(?::::\s+\S|\.\. auto\w+::)", re.M)
+HISTORICAL = re.compile(r"\b(?:upgrad\w*|migrat\w*|change ?log|release notes|what'?s new|"
+                        r"deprecat\w*|backward[s -]compat\w*)\b", re.I)
+OWN = re.compile(r"\b(?:class|def|func|function|fn|interface|struct|type)\s+([A-Za-z_]\w*)")
+MIN_NAME = 2  # a name shorter (`_`, `x`) is no definition a document means
+
+
+@dataclass(frozen=True)
+class DocSection:
+    path: str
+    heading: tuple[str, ...]
+    history_path: str  # where its history is: the target of a document that is a link
+    occurrence: int  # the how-many-th section with this heading path in the file (0: first)
+    start: int
+    end: int
+    aligned: tuple[SymbolDef, ...]  # the definitions it names, first named first
+    # distinctive names it mentions that nothing defines, each with what qualifies it as
+    # written (`ssl` of `ssl.SSLContext`; "" when bare)
+    unresolved: tuple[tuple[str, str], ...]
+    text: str  # the section as the index has it
+
+
+def skipped(path: str, patterns: Sequence[str]) -> bool:
+    """`path` (or its file name) matches one of `patterns`, case aside on every system
+    (`HISTORY*` is `docs/history.rst` too)."""
+    path = path.lower()
+    name = path.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatchcase(name, p.lower()) or fnmatch.fnmatchcase(path, p.lower())
+               for p in patterns)
+
+
+def wanted(path: str, prefixes: Sequence[str]) -> bool:
+    """`path` is one the command was given (a file, or under a directory), or none was."""
+    if not prefixes:
+        return True
+    return any(path == p or path.startswith(p.rstrip("/") + "/") for p in prefixes)
+
+
+def repo_paths(root: Path, given: Sequence[str]) -> list[str]:
+    """PATH arguments as paths relative to the repository, each checked to be in it and to
+    exist (a path outside it is a BadPathError, never read); the root itself means all."""
+    out = []
+    for value in given:
+        check_field(value, "PATH")
+        absolute = (root / value).resolve()
+        if not absolute.is_relative_to(root):
+            raise BadPathError(f"PATH {value} is outside the repository {root}")
+        if not absolute.exists():
+            raise BadPathError(f"PATH {value} does not exist in {root}")
+        if absolute != root:
+            out.append(absolute.relative_to(root).as_posix())
+    return out
+
+
+def doc_paths(index: IndexReader, prefixes: Sequence[str], skip: Sequence[str]) -> list[str]:
+    return sorted(f.path for f in index.files()
+                  if f.kind == "doc" and wanted(f.path, prefixes) and not skipped(f.path, skip))
+
+
+def _grouped(chunks: Sequence[Chunk]) -> list[list[Chunk]]:
+    """A file's section chunks, by section (a long section is windowed into several)."""
+    groups: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        if chunk.kind == DOC_SECTION:
+            groups.setdefault(chunk.node_id, []).append(chunk)
+    return sorted(groups.values(), key=lambda g: (g[0].start_line, g[0].id))
+
+
+def _unresolved(index: IndexReader, texts: Sequence[str], known: set[str]
+                ) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set(OWN.findall("\n".join(texts)))  # the example's own definitions
+    for name in (n for text in texts for n in named_identifiers(text)):
+        qualifier, _, base = name.rpartition(".")
+        if name in seen or name in known or base in known or not distinctive(base) \
+                or len(base.strip("_")) < MIN_NAME:
+            continue
+        seen.add(name)
+        if not index.find_definitions(name, limit=1) and not index.find_definitions(
+                base, limit=1):
+            out.append((base, qualifier.split(".", 1)[0]))
+    return list(dict.fromkeys(out))
+
+
+def history_path(root: Path, path: str) -> str:
+    """Where a document's history is: itself, or the file it links to inside the root."""
+    target = root / path
+    if not target.is_symlink():
+        return path
+    try:
+        resolved = target.resolve()
+    except (OSError, RuntimeError):
+        return path
+    return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else path
+
+
+def sections_of(index: IndexReader, path: str, limit: int, history: str | None = None
+                ) -> list[DocSection]:
+    """The sections of one documentation file as the index has it, each with its code."""
+    out: list[DocSection] = []
+    seen: dict[tuple[str, ...], int] = {}
+    for group in _grouped(index.chunks_for_path(path)):
+        heading = group[0].heading_path
+        occurrence = seen.get(heading, 0)
+        seen[heading] = occurrence + 1
+        aligned: dict[str, SymbolDef] = {}
+        names: set[str] = set()
+        text = "\n".join(c.text for c in group)
+        if GENERATED.search(text) or any(HISTORICAL.search(h) for h in heading):
+            # written from the code's docstrings, or about the past on purpose
+            out.append(DocSection(path=path, heading=heading, occurrence=occurrence,
+                                  history_path=history or path, start=group[0].start_line,
+                                  end=group[-1].end_line, aligned=(), unresolved=(),
+                                  text=text))
+            continue
+        for chunk in group:
+            for name, definition in aligned_definitions(index, chunk):
+                names.add(name)
+                if definition.path != path and len(aligned) < limit:
+                    aligned.setdefault(definition.node_id, definition)
+        unresolved = _unresolved(index, [c.text for c in group], names)
+        out.append(DocSection(path=path, heading=heading, occurrence=occurrence,
+                              history_path=history or path,
+                              start=group[0].start_line, end=group[-1].end_line,
+                              aligned=tuple(aligned.values()), unresolved=tuple(unresolved),
+                              text=text))
+    return out
+
+
+def section_texts(path: str, lang: str | None, text: str, window_lines: int
+                  ) -> dict[tuple[tuple[str, ...], int], str]:
+    """(heading path, occurrence) -> the section's text, for one version of a document."""
+    lines = split_lines(text)
+    out: dict[tuple[tuple[str, ...], int], str] = {}
+    seen: dict[tuple[str, ...], int] = {}
+    for start, end, heading in doc_sections(path, lang, lines, window_lines):
+        occurrence = seen.get(heading, 0)
+        seen[heading] = occurrence + 1
+        out[(heading, occurrence)] = "\n".join(lines[start - 1:end])
+    return out

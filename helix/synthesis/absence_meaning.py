@@ -1,0 +1,211 @@
+"""Absence claims found by what a sentence means: the sentence encoder against exemplars.
+
+    AbsenceMeaning(embedder, policy).claims(text, held) -> AbsenceClaim for every sentence or
+                                                           clause that claims the material
+                                                           lacks the answer, in any wording
+
+The phrase rules of `helix.synthesis.absence` find the claims they name; this finds the others
+("There's nothing in these files that decides retries", "The snippets shown are unrelated to
+retrying ledger posts"). Each sentence that speaks of the material or of the speaker (a
+`reference_words` word: "files", "shown", "I", "here" ...) and of something missing (a
+negation, or a `polarity_words` word: "unrelated", "silent", "outside" ...), and each of its
+clauses, is compared with exemplars of absence claims and of ordinary answers (data:
+helix/synthesis/absence_exemplars.toml) after the words the evidence holds, identifiers, paths
+and numbers are replaced by a placeholder: what is compared is what the sentence says about
+the material, not its subject. A span is a claim when its mean cosine to the nearest absence
+exemplars reaches `similarity_min` and beats the answer exemplars by `margin_min`
+(`synthesis.absence` in helix/core/config.py), every cosine rounded to `decimals`.
+
+The embedder is injected (a port: the shipped all-MiniLM-L6-v2 through the numpy encoder in
+`helix ask`, a fake in tests); each text is embedded alone, so a vector never depends on what
+else was embedded with it. Exemplar vectors are kept per model key for the process
+(`exemplar_embedder` may be a cached one that keeps them across processes).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from helix.core.config import AbsencePolicy
+from helix.core.english import CLAIM_WORDS, NEGATION_WORDS, plural_stem, suffix_stem
+from helix.core.hashing import hash_obj
+from helix.core.ports import Embedder
+from helix.synthesis.absence import _CITATION, AbsenceClaim, content_terms
+
+if TYPE_CHECKING:
+    import numpy as np
+
+EXEMPLARS_FILE = Path(__file__).with_name("absence_exemplars.toml")
+# a sentence ends at ".", "!" or "?" before a space or the end (never inside a path or a name:
+# "export/csv_writer.py:5-11 but ..."), at ";" (it joins two sentences) and at a line break
+_SENTENCE = re.compile(r"(?:[^.!?;\n]|[.!?](?=[^\s.!?]))+(?:[.!?;]+|(?=\n)|$)")
+_TOKEN = re.compile(r"[\w$~./'’()=-]*\w(?:[\w$~./'’()=-]*[\w)])?|[^\w\s]")
+_WORD = re.compile(r"[a-z]+")
+_IDENTIFIER_MARKS = frozenset("_./$~()=")
+
+
+@dataclass(frozen=True)
+class Exemplars:
+    absence: tuple[str, ...]
+    answer: tuple[str, ...]
+    reference_words: frozenset[str]
+    polarity_words: frozenset[str]
+    clause: re.Pattern[str]
+    placeholder: str
+    kept: frozenset[str]  # never replaced: the vocabulary of claiming and of the exemplars
+    digest: str
+
+
+@lru_cache(maxsize=1)
+def load_exemplars() -> Exemplars:
+    with EXEMPLARS_FILE.open("rb") as handle:
+        data = tomllib.load(handle)
+    words = "|".join(map(re.escape, data["clause_words"]))
+    clause = re.compile(rf"\s*[;—–]\s+|,\s+(?=(?:{words})\b)", re.I)
+    vocabulary = {w for text in data["absence"] for w in _WORD.findall(text.lower())}
+    return Exemplars(
+        absence=tuple(data["absence"]), answer=tuple(data["answer"]),
+        reference_words=frozenset(data["reference_words"]),
+        polarity_words=frozenset(data["polarity_words"]) | NEGATION_WORDS, clause=clause,
+        placeholder=data["placeholder"],
+        kept=CLAIM_WORDS | NEGATION_WORDS | frozenset(data["reference_words"]) | vocabulary,
+        digest=hash_obj(data))
+
+
+class Span(NamedTuple):
+    start: int
+    end: int
+    masked: str  # what is embedded
+
+
+class Scored(NamedTuple):
+    span: Span
+    absence: float  # mean cosine to the nearest absence exemplars
+    answer: float  # the same over the answer exemplars
+
+    @property
+    def margin(self) -> float:
+        return round(self.absence - self.answer, 6)
+
+
+def _identifier(token: str) -> bool:
+    return (any(c in _IDENTIFIER_MARKS for c in token.strip(".")) or token[1:] != token[1:].lower()
+            or any(c.isdigit() for c in token))
+
+
+def masked(text: str, held: frozenset[str], ex: Exemplars) -> str:
+    """`text` with every word the evidence holds (or a part of a hyphenated word: "retry-related"),
+    identifier, path and number replaced by the placeholder (a run of them by one)."""
+    out: list[str] = []
+    for token in _TOKEN.findall(_CITATION.sub(" ", text)):
+        word = token.lower().replace("’", "'")
+        if not token[0].isalnum() and token[0] not in "_$~.":
+            out.append(token)
+            continue
+        forms = {f for part in word.split("-") if part
+                 for f in (part, plural_stem(part), suffix_stem(part))}
+        if word not in ex.kept and (_identifier(token) or forms & held):
+            if not out or out[-1] != ex.placeholder:
+                out.append(ex.placeholder)
+        else:
+            out.append(token)
+    return re.sub(r"\s+([,.;:?!])", r"\1", " ".join(out)).strip()
+
+
+def _may_claim(sentence: str, ex: Exemplars) -> bool:
+    """The sentence speaks of the material or the speaker, and of something missing."""
+    words = set(re.findall(r"[a-z]+(?:['’]t)?", sentence.lower()))
+    return bool(words & ex.reference_words) and bool(
+        words & ex.polarity_words or any(w.endswith(("'t", "’t")) for w in words))
+
+
+def spans(text: str, held: frozenset[str], ex: Exemplars) -> list[Span]:
+    """Each sentence, and each clause of it, that may make a claim (`_may_claim`)."""
+    out: list[Span] = []
+    for sentence in _SENTENCE.finditer(text):
+        said = sentence.group()
+        if not _may_claim(said, ex):
+            continue
+        parts = [(sentence.start(), sentence.end())]
+        cut = sentence.start()
+        for mark in ex.clause.finditer(said):
+            parts.append((cut, sentence.start() + mark.start()))
+            cut = sentence.start() + mark.end()
+        if cut != sentence.start():
+            parts.append((cut, sentence.end()))
+        for start, end in parts:
+            shown = masked(text[start:end], held, ex)
+            if _may_claim(text[start:end], ex) and re.search(r"\w", shown):
+                out.append(Span(start, end, shown))
+    return out
+
+
+_VECTORS: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+_VECTORS_LOCK = threading.Lock()
+
+
+def _embed_each(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    import numpy as np
+
+    if not texts:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    return np.vstack([embedder.embed([t]) for t in texts]).astype(np.float32)
+
+
+class AbsenceMeaning:
+    def __init__(self, embedder: Embedder, policy: AbsencePolicy,
+                 exemplar_embedder: Embedder | None = None,
+                 exemplars: Exemplars | None = None) -> None:
+        self.embedder, self.policy = embedder, policy
+        self._exemplar_embedder = exemplar_embedder or embedder
+        self.ex = exemplars or load_exemplars()
+
+    def _exemplar_vectors(self) -> tuple[np.ndarray, np.ndarray]:
+        key = (self.embedder.model_key, self.ex.digest)
+        with _VECTORS_LOCK:
+            found = _VECTORS.get(key)
+        if found is None:
+            source = self._exemplar_embedder
+            found = (_embed_each(source, self.ex.absence), _embed_each(source, self.ex.answer))
+            with _VECTORS_LOCK:
+                _VECTORS[key] = found
+        return found
+
+    def score(self, text: str, held: frozenset[str]) -> list[Scored]:
+        """Every compared span of `text` with its two similarities, in order."""
+        import numpy as np
+
+        found = spans(text, held, self.ex)
+        if not found:
+            return []
+        absence, answer = self._exemplar_vectors()
+        vectors = _embed_each(self.embedder, [s.masked for s in found])
+        k, places = self.policy.neighbours, self.policy.decimals
+
+        def nearest(sims: np.ndarray) -> list[float]:
+            sims = np.round(sims.astype(np.float64), places)
+            top = -np.sort(-sims, axis=1)[:, :k]
+            return [round(float(v), places) for v in top.mean(axis=1)]
+
+        return [Scored(span, a, b) for span, a, b in
+                zip(found, nearest(vectors @ absence.T), nearest(vectors @ answer.T),
+                    strict=True)]
+
+    def claims(self, text: str, held: frozenset[str]) -> list[AbsenceClaim]:
+        """The spans that claim absence, one per sentence (the first), as AbsenceClaims whose
+        terms are the span's content words."""
+        out: list[AbsenceClaim] = []
+        for scored in self.score(text, held):
+            if (scored.absence >= self.policy.similarity_min
+                    and scored.margin >= self.policy.margin_min
+                    and not any(c.start <= scored.span.start < c.end for c in out)):
+                start, end = scored.span.start, scored.span.end
+                out.append(AbsenceClaim(start, end, content_terms(text[start:end])))
+        return out

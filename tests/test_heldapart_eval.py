@@ -1,0 +1,49 @@
+"""The held-apart benchmark's scoring (evals/heldapart.py): alt readings accepted, a T10 scored
+on its class, a follow-up searched for without an announcement counted as silent."""
+
+from __future__ import annotations
+
+from controller.continuity.events import ContinuityEvent
+from controller.continuity.turn import TurnResult
+from evals.heldapart import score_turn, summarize
+
+
+def _turn(transition: str, lane: str, intent: str, *, announced: bool = False,
+          reasons: tuple[str, ...] = ()) -> TurnResult:
+    events = [ContinuityEvent(name="turn_routed", data={"intent": intent})]
+    if announced:
+        events.append(ContinuityEvent(name="reading_announced", reason="Read as ..."))
+    return TurnResult(session="s", session_id="s-1", turn_id=2, text="x", lane=lane,
+                      transition=transition, intent=intent, answer="", answer_mode="x",
+                      retrieval=False, events=tuple(events), reasons=reasons)
+
+
+def test_alt_readings_and_boundaries_are_scored_by_class():
+    meta = {"transition": "T8", "lane": "meta", "alt": [{"transition": "T8", "lane": "semantic"}]}
+    assert score_turn(_turn("T8", "semantic", "explain_last_action"), meta)["ok"]
+    assert not score_turn(_turn("T4", "graph", "graph_callers"), meta)["ok"]
+    boundary = {"transition": "T10", "lane": "boundary"}
+    assert score_turn(_turn("T10", "selection", "boundary"), boundary)["ok"]
+
+
+def test_a_follow_up_searched_for_unannounced_is_silent():
+    follow_up = {"transition": "T5", "lane": "selection"}
+    silent = score_turn(_turn("T1", "root", "root_question"), follow_up)
+    said = score_turn(_turn("T1", "root", "root_question", announced=True), follow_up)
+    assert silent["silent_search"] and not said["silent_search"] and said["announced"]
+    question = {"transition": "T1", "lane": "root"}
+    assert not score_turn(_turn("T1", "root", "root_question"), question)["silent_search"]
+
+
+def test_misses_are_counted_by_kind_and_reported_texts_are_left_out():
+    gated = score_turn(_turn("T10", "selection", "boundary", reasons=(
+        "\"q\" found nothing that answers it, so its result is not carried into 'x'",)),
+        {"transition": "T4", "lane": "graph"})
+    lead = score_turn(_turn("T3", "selection", "graph_callers"),
+                      {"transition": "T4", "lane": "graph"})
+    assert (gated["miss"], lead["miss"]) == ("gate", "t4_as_t3")
+    rows = [{"session": "s", "turn": 2, "text": "secret words", "style": "terse", **gated}]
+    hidden = summarize(rows, with_texts=False)
+    assert hidden["misses_by_kind"] == {"gate": 1} and "text" not in hidden["misses"][0]
+    assert hidden["misses_by_class"] == {"T4 graph": {"gate": 1}}
+    assert summarize(rows, with_texts=True)["misses"][0]["text"] == "secret words"

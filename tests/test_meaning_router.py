@@ -1,0 +1,296 @@
+"""The meaning router (issue 32): a turn read by its meaning, the exact rules feeding it, what it
+says when unsure, its model as data with a manifest. Sessions run over the continuity fixture
+repository (dry run); the classifier's vectors come from the deterministic fake embedder unless
+a test is marked as using the real encoder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from talk_fixtures import Q, Talk, config, copy_fixture
+
+from controller.continuity.meaning import (
+    CLASSES,
+    FEATURE_NAMES,
+    FLAG_NAMES,
+    MEANINGS,
+    MeaningModel,
+    ordinals_in,
+)
+from controller.continuity.turn_plan import Reading
+from evals.router_train import FORBIDDEN, MODEL_DIR, ROUTER_DIR, TRAIN_FILES, label_of
+from evals.scenarios import SUITE_DIR
+from helix.core.hashing import digest, digest_file
+from helix.core.ports import FakeEmbedder
+from helix.session.reader import session_reader
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return copy_fixture(tmp_path)
+
+
+def _reading(turn) -> dict | None:
+    return next(e.data.get("reading") for e in turn.events if e.name == "turn_routed")
+
+
+def _routed(turn) -> str:
+    return next(e.data["intent"] for e in turn.events if e.name == "turn_routed")
+
+
+def fixed(meaning: str, confidence: float = 0.99, second: str = "new_question",
+          p: float = 0.0, *, on: str | None = None):
+    """A reader that reads the message `on` (every message: None) as `meaning`, and `second`
+    with probability `p`; any other message the way the vocabulary rules did."""
+    seen: list = []
+
+    def read(features):
+        seen.append(features)
+        if on is not None and features.text != on:
+            rules = features.rules if features.rules in CLASSES else "new_question"
+            return Reading(meaning=rules, confidence=1.0)
+        return Reading(meaning=meaning, confidence=confidence, alternatives=((second, p),))
+
+    read.seen = seen  # type: ignore[attr-defined]
+    return read
+
+
+class ReaderTalk(Talk):
+    """A Talk whose turns are read by `reader` (none: the session's default reader)."""
+
+    def __init__(self, root: Path, reader=None, **kw) -> None:
+        super().__init__(root, **kw)
+        self.reader = reader
+
+    def __call__(self, text: str, reply_to: int | None = None):
+        from helix.session.runner import run_turn
+
+        return run_turn(self.name, text, root=self.root, config=self.config,
+                        reply_to=reply_to, clock=self.clock, dry_run=True, reader=self.reader)
+
+
+# --- the model is data, with a manifest --------------------------------------------------------
+
+def test_the_shipped_model_matches_its_manifest_and_the_code():
+    manifest = json.loads((MODEL_DIR / "manifest.json").read_text(encoding="utf-8"))
+    for name, hashed in manifest["files"].items():
+        assert digest((MODEL_DIR / name).read_bytes()) == hashed, name
+    head = json.loads((MODEL_DIR / "head.json").read_text(encoding="utf-8"))
+    assert tuple(head["features"]) == FEATURE_NAMES and tuple(head["classes"]) == CLASSES
+    assert tuple(manifest["classes"]) == CLASSES == tuple(MEANINGS)
+    model = MeaningModel.load()
+    assert len(model.texts) == model.vectors.shape[0] == sum(manifest["exemplars"].values())
+    assert manifest["model_key"] == model.model_key and manifest["metrics"]["cv_accuracy"] > 0
+
+
+def test_the_model_was_trained_on_the_current_tuning_data_only():
+    manifest = json.loads((MODEL_DIR / "manifest.json").read_text(encoding="utf-8"))
+    trained = manifest["training_data"]
+    assert not set(trained) & FORBIDDEN and not FORBIDDEN & set(TRAIN_FILES)
+    for name, hashed in trained.items():
+        path = ROUTER_DIR / name.removeprefix("router/") if name.startswith("router/") \
+            else SUITE_DIR / name
+        assert digest_file(path) == hashed, f"{name} changed: python -m evals.router_train"
+
+
+def test_a_turn_is_labelled_from_its_transition_and_lane_or_the_overrides():
+    session = {"id": "s", "turns": [{"text": "x", "expect": {"transition": "T4",
+                                                             "lane": "graph"}}]}
+    assert label_of("heldapart_tune.jsonl", session, 1, {}, "new_question") == "callers"
+    assert label_of("heldapart_tune.jsonl", session, 1, {}, "tests") == "tests"  # rules agree
+    overrides = {("heldapart_tune", "s", 1): {"text": "x", "meaning": "pick"}}
+    assert label_of("heldapart_tune.jsonl", session, 1, overrides, "tests") == "pick"
+    session["turns"][0]["expect"] = {"transition": "T10", "lane": "boundary"}
+    assert label_of("heldapart_tune.jsonl", session, 1, {}, "new_question") is None
+
+
+# --- the features: exact rules feed the classifier ---------------------------------------------
+
+def test_numbers_and_ordinals_anywhere_are_exact_features():
+    assert ordinals_in("open result 40") == [40]
+    assert ordinals_in("the third one in that list") == [3]
+    assert ordinals_in("number to") == [2] and ordinals_in("option won") == [1]
+    assert ordinals_in("the two mirrors") == [] and ordinals_in("open bm25.py:27") == []
+
+
+def test_the_classifier_sees_the_state_the_rules_and_the_words(repo):
+    reader = fixed("reopen", on="pull that up again")
+    talk = ReaderTalk(repo, reader)
+    talk(Q)
+    talk("open the second one")
+    talk("pull that up again")
+    f = reader.seen[-1]
+    flags = dict(zip(FLAG_NAMES, f.flags, strict=True))
+    assert f.text == "pull that up again" and f.rules == "new_question"
+    assert flags["has_focus"] == flags["has_list"] == flags["last_T3"] == 1.0
+    assert flags["pronoun"] == 1.0 and flags["first_turn"] == 0.0
+
+
+# --- readings become plans by the state ----------------------------------------------------------
+
+def test_a_reading_the_rules_missed_is_acted_on(repo):
+    talk = ReaderTalk(repo, fixed("reopen", on="pull that up again"))
+    talk(Q)
+    opened = talk("open the second one")
+    again = talk("pull that up again")  # the rules: a new question; the reading: reopen
+    assert (again.transition, again.lane, again.retrieval) == ("T5", "selection", False)
+    assert again.opened is not None and again.opened.path == opened.opened.path
+
+
+def test_exact_rules_are_never_overridden(repo):
+    talk = ReaderTalk(repo)
+    talk("what is a cavity?")
+    talk.reader = fixed("chat", 1.0)  # from now on every message is read as small talk
+    assert talk("the first").transition == "T7"  # a strict answer to the pending clarifier
+    assert talk("stop").intent == "cancel"
+    assert talk("start over").intent == "reset"
+    scoped = talk("from the evidence, what does build_bm25_index mean?")
+    assert scoped.lane == "semantic"  # a source cue: the rules' semantic lane
+
+
+def test_a_described_option_answers_the_pending_clarifier(repo):
+    text = "the one about a memory slab, the storage kind"
+    seen = fixed("pick", on=text)
+    talk = ReaderTalk(repo, lambda f: seen(f).model_copy(update={
+        "option_scores": (0.31, 0.58) if f.text == text else ()}))
+    talk("what is a cavity?")
+    options = talk.state().pending.expected_type
+    turn = talk(text)  # no option's words: the option its description is nearest to
+    assert (turn.transition, turn.lane) == ("T7", "clarify_resume")
+    assert "storage" in options.split("|")[1] and "storage/" in talk.state().root_frame.sense
+
+
+def test_leaving_a_folder_out_narrows_to_the_others(repo):
+    talk = ReaderTalk(repo, fixed("narrow", on="leave out the docs please"))
+    talk(Q)
+    listed = {i.target.path.split("/")[0] + "/" for i in talk.state().active_option_set().items
+              if "/" in (i.target.path or "")}
+    turn = talk("leave out the docs please")
+    assert (turn.transition, turn.intent) == ("T2", "scope_rerun")
+    assert "docs/" in listed
+    kept = set(talk.state().root_frame.path_scope.split(","))
+    assert kept == listed - {"docs/"}
+
+
+def test_a_pick_of_a_thing_never_shown_is_a_boundary(repo):
+    talk = ReaderTalk(repo, fixed("pick"))
+    talk(Q)
+    for text in ("open the yaml config you mentioned", "open result 40",
+                 "open the 3rd screenshot"):
+        turn = talk(text)
+        assert (turn.transition, turn.opened) == ("T10", None), text
+
+
+
+def test_a_misspelt_ordinal_picks_that_item(repo):
+    """A pick whose ordinal word has a one-edit typo opens that item, as the rules read it."""
+    talk = ReaderTalk(repo, fixed("pick", on="open the seocnd one"))
+    talk(Q)
+    second = talk("open the second one").opened
+    talk("back to the list")
+    turn = talk("open the seocnd one")
+    assert (turn.transition, turn.lane) == ("T3", "selection")
+    assert second is not None and turn.opened == second
+
+# --- saying what was understood ------------------------------------------------------------------
+
+def test_a_follow_up_that_becomes_a_new_search_is_announced(repo):
+    talk = ReaderTalk(repo, fixed("new_question", 0.6, "reopen", 0.3, on="pull that up again"))
+    talk(Q)
+    talk("open the second one")
+    turn = talk("pull that up again")
+    assert _routed(turn) == "root_question"  # searched for (it finds nothing: a T10)
+    first = turn.answer.splitlines()[0]
+    assert first.startswith("Read as a new question: searching for 'pull that up again'.")
+    assert "Say 'open it again'" in first
+    assert "reading_announced" in {e.name for e in turn.events}
+
+
+def test_a_sure_reading_the_rules_agree_with_is_not_announced(repo):
+    talk = ReaderTalk(repo, fixed("pick", 0.95, on="open the second one"))
+    talk(Q)
+    turn = talk("open the second one")
+    assert "reading_announced" not in {e.name for e in turn.events}
+    assert not turn.answer.startswith("Read as")
+
+
+def test_two_close_readings_are_offered_and_the_answer_rereads_the_message(repo):
+    talk = ReaderTalk(repo, fixed("reopen", 0.45, "new_question", 0.42,
+                                  on="pull that up again"))
+    talk(Q)
+    talk("open the second one")
+    asked = talk("pull that up again")
+    assert (asked.transition, asked.lane, asked.answer_mode) == ("T0", "clarify", "clarify")
+    assert "1. showing what is in focus again" in asked.answer
+    assert "2. a new question: searching for 'pull that up again'" in asked.answer
+    state = talk.state()
+    assert state.pending_clarifier_type == "repair" and state.pending.readings == (
+        "reopen", "new_question")
+    chosen = talk("the first")
+    assert (chosen.transition, chosen.lane) == ("T5", "selection") and chosen.opened
+    assert talk.state().pending is None
+
+
+def test_the_rules_router_setting_reads_by_vocabulary_alone(repo):
+    talk = Talk(repo, config(repo, **{"continuity.router": "rules"}))
+    talk(Q)
+    talk("open the second one")
+    turn = talk("pull that up again")
+    assert _reading(turn) is None and _routed(turn) == "root_question"
+    assert "reading_announced" not in {e.name for e in turn.events}
+
+
+# --- the session's reader: the Embedder port, deterministic -------------------------------------
+
+def test_the_session_reader_with_a_fake_embedder_is_deterministic(repo):
+    reader = session_reader(config(repo), repo, embedder=FakeEmbedder())
+    assert reader is not None
+    results = []
+    for _ in range(2):
+        talk = ReaderTalk(repo, reader, name=f"s{len(results)}")
+        talk(Q)
+        turn = talk("who calls it?")
+        results.append((turn.transition, turn.lane, json.dumps(_reading(turn))))
+    assert results[0] == results[1]
+
+
+@pytest.mark.slow
+def test_the_real_encoder_reads_everyday_follow_ups(repo):
+    """The packaged sentence encoder and the shipped head, on wordings outside the
+    vocabulary."""
+    talk = Talk(repo)
+    talk("what is a cavity?")
+    chose = talk("the one with the two mirrors, the light thing")
+    assert chose.transition == "T7" and "optics" in (talk.state().root_frame.sense or "")
+    talk(Q)
+    talk("open the second one")
+    again = talk("could you pull that up again for me?")
+    assert (again.transition, again.lane) == ("T5", "selection")
+    how_sure = talk("how confident are you in that, honestly?")
+    assert how_sure.transition == "T8"
+    covered = talk("remind me what we went over so far")
+    assert covered.transition == "T9"
+
+
+def test_a_pending_clarifiers_options_are_embedded_once():
+    """A pending sense clarifier's options are embedded the first turn that reads them, each
+    alone (its vector depends on its text only); the next turns reuse them."""
+    from helix.session.reader import option_vectors
+
+    calls: list[list[str]] = []
+
+    class Counting(FakeEmbedder):
+        def embed(self, texts):
+            calls.append(list(texts))
+            return super().embed(texts)
+
+    encoder = Counting()
+    texts = ["cavity: the optics sense, two mirrors", "cavity: the storage sense, a slab"]
+    first = option_vectors(encoder, texts)
+    assert calls == [[texts[0]], [texts[1]]]
+    calls.clear()
+    again = option_vectors(encoder, list(reversed(texts)))
+    assert calls == [] and (again[::-1] == first).all()
+    assert (first[0] == FakeEmbedder().embed([texts[0]])[0]).all()

@@ -1,0 +1,184 @@
+"""Negation by the sentence's structure (issue 32): clauses, and how far each cue of
+helix/core/negation.toml reaches. The unit check reads every hand-written line of
+data/evals/meaning/unit_lines.json right: 42 that deny the unit, 40 that state it."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from controller.units import denies_unit, stated_instead, states_unit, unit_lines
+from helix.core.negation import CUES_FILE, read
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "evals" / "meaning" / "unit_lines.json"
+LINES = json.loads(DATA.read_text(encoding="utf-8"))["lines"]
+CUES = tomllib.loads(CUES_FILE.read_text(encoding="utf-8"))
+
+
+def _denied_words(text: str) -> list[str]:
+    reading = read(text)
+    return [t.text for t, denied in zip(reading.tokens, reading.denied, strict=True) if denied]
+
+
+@pytest.mark.parametrize("line", LINES, ids=[line["text"][:60] for line in LINES])
+def test_every_written_line_is_read_as_it_means(line: dict[str, str]) -> None:
+    found = unit_lines(line["text"], line["unit"])
+    assert found, line["text"]
+    assert any(f.states for f in found) == (line["reading"] == "states"), line["text"]
+    if line["instead"]:
+        assert stated_instead(line["text"], line["unit"]) == line["instead"]
+
+
+def test_the_written_set_is_large_enough_both_ways() -> None:
+    readings = [line["reading"] for line in LINES]
+    assert readings.count("denies") >= 30 and readings.count("states") >= 30
+
+
+@pytest.mark.parametrize("cue", CUES["cues"]["forward"])
+def test_a_forward_cue_denies_what_follows_in_its_clause(cue: str) -> None:
+    assert denies_unit(f"The value is {cue} in GPa.", "GPa"), cue
+    # ... and not the clause after it
+    assert states_unit(f"The value is {cue} in pascal; it is in GPa.", "GPa"), cue
+
+
+@pytest.mark.parametrize("cue", CUES["cues"]["evaluative"])
+def test_an_evaluative_predicate_denies_the_clause_before_it(cue: str) -> None:
+    assert denies_unit(f"Giving the value in GPa is {cue}.", "GPa"), cue
+    assert states_unit(f"Giving the value in pascal is {cue}; it is GPa.", "GPa"), cue
+
+
+def test_an_evaluative_cue_reaches_by_its_place_in_the_clause() -> None:
+    assert denies_unit("It is a common mistake to read the value as GPa.", "GPa")
+    assert states_unit("Pascal is deprecated in favour of GPa.", "GPa")
+    assert denies_unit("GPa is deprecated in favour of pascal.", "GPa")
+    assert denies_unit("Some pages wrongly give the value in GPa.", "GPa")
+    assert denies_unit("The deprecated GPa field is kept.", "GPa")
+
+
+@pytest.mark.parametrize("cue", CUES["cues"]["past"])
+def test_a_past_cue_denies_its_clause(cue: str) -> None:
+    assert denies_unit(f"The value {cue} came in GPa.", "GPa"), cue
+
+
+@pytest.mark.parametrize("marker", CUES["cues"]["superseded_by"])
+def test_a_past_tense_is_over_when_the_sentence_says_what_holds_now(marker: str) -> None:
+    assert denies_unit(f"The value was in GPa; {marker} it is given in pascal.", "GPa"), marker
+    assert states_unit("The value was always given in GPa.", "GPa")
+
+
+@pytest.mark.parametrize("tense", CUES["cues"]["past_tense"])
+def test_every_past_tense_cue_is_over_with_now(tense: str) -> None:
+    assert denies_unit(f"The value {tense} GPa, now pascal.", "GPa"), tense
+
+
+@pytest.mark.parametrize("verb", CUES["cues"]["change_verbs"])
+def test_a_change_from_one_unit_to_another_denies_the_first(verb: str) -> None:
+    assert denies_unit(f"The value was {verb} from GPa to pascal.", "GPa"), verb
+    assert states_unit(f"The value was {verb} from pascal to GPa.", "GPa"), verb
+
+
+@pytest.mark.parametrize("negator", CUES["predicate"]["negators"])
+def test_a_negated_predicate_denies_its_subject_not_a_prepositional_object(negator: str
+                                                                           ) -> None:
+    assert denies_unit(f"GPa is {negator} used for the value.", "GPa"), negator
+    assert states_unit(f"Values in GPa are {negator} rounded.", "GPa"), negator
+    assert "GPa" not in _denied_words("The value is GPa rather than pascal.")
+
+
+@pytest.mark.parametrize("mark", [m for m in CUES["boundaries"]["punctuation"]
+                                  if m not in ".!?"])
+def test_punctuation_ends_a_scope(mark: str) -> None:
+    assert states_unit(f"The value is not pascal{mark} it is GPa.", "GPa"), mark
+
+
+@pytest.mark.parametrize("word", CUES["boundaries"]["words"])
+def test_a_clause_word_ends_a_scope(word: str) -> None:
+    assert states_unit(f"The value is not pascal {word} GPa is used.", "GPa"), word
+
+
+@pytest.mark.parametrize("word", CUES["boundaries"]["predicate_starts"])
+def test_and_with_a_new_predicate_ends_a_scope(word: str) -> None:
+    assert states_unit(f"The value isn't clamped and {word} GPa.", "GPa"), word
+    assert denies_unit("Neither GPa nor kPa is used.", "GPa")
+
+
+def test_a_parenthetical_is_a_clause_inside_its_clause() -> None:
+    assert denies_unit("Unlike the modulus (GPa), the value is in pascal.", "GPa")
+    assert states_unit("The value is now in GPa (it was pascal before 2.0).", "GPa")
+    assert denies_unit("in pascal (was GPa before the 2024 refactor)", "GPa")
+    assert states_unit("The value (GPa) is never negative.", "GPa")
+
+
+def test_a_negation_on_one_line_reaches_the_next_line_of_its_sentence() -> None:
+    text = ('    """The value is returned in pascal; it is not\n'
+            '    expressed in GPa. Another sentence.\n\n    Values in GPa\n    here."""\n')
+    found = unit_lines(text, "GPa")
+    assert [(f.offset, f.states, f.instead) for f in found] == [
+        (1, False, "pascal"), (3, True, None)]
+
+
+def test_a_short_unit_name_is_matched_as_written() -> None:
+    assert stated_instead("It is in s, not ms.", "ms") == "s"
+    assert stated_instead("A value is given, not ms.", "ms") is None
+
+
+@pytest.mark.parametrize("anaphor", CUES["cues"]["anaphora"])
+def test_an_evaluative_predicate_of_an_anaphor_judges_the_clause_before(anaphor: str) -> None:
+    # "if you see GPa there, that label is wrong": the judged clause is the one before
+    subject = "" if anaphor == "which" else " label"
+    assert denies_unit(f"If you see GPa next to it, {anaphor}{subject} is wrong.", "GPa"), anaphor
+    assert states_unit(f"It is in GPa; the old{subject} is wrong.", "GPa"), anaphor
+    # the judged clause is in the same sentence only
+    assert states_unit(f"It is in GPa. Some say pascal, {anaphor}{subject} is wrong.", "GPa")
+
+
+@pytest.mark.parametrize("reply", CUES["cues"]["negative_replies"])
+def test_a_question_answered_no_is_denied(reply: str) -> None:
+    assert denies_unit(f"kPa? {reply.capitalize()}: the value is pascal.", "kPa"), reply
+    assert denies_unit(f"Is it in kPa? {reply.capitalize()}.", "kPa"), reply
+    assert states_unit("kPa? Yes: the value is kPa.", "kPa")
+    # a reply word that starts a statement is no reply
+    assert states_unit("Which unit? No conversion: it stays in kPa.", "kPa")
+
+
+def test_a_forward_cue_reaches_past_an_interjection() -> None:
+    assert denies_unit("It is in pascal and not, as some comments say, in MPa.", "MPa")
+    assert denies_unit("The value is not, however, in MPa.", "MPa")
+    # a reply "No," opening its clause is no negation of what follows the interjection
+    assert states_unit("No, the value, as stored, is in MPa.", "MPa")
+
+
+@pytest.mark.parametrize("cue", CUES["cues"]["relatives_after"])
+def test_a_relative_clause_after_a_contrasted_phrase_is_denied_with_it(cue: str) -> None:
+    assert denies_unit(f"{cue.capitalize()} the gauges, which use bar, the value is pascal.",
+                       "bar"), cue
+    # after an ordinary negation the relative clause is a new statement
+    assert states_unit("The value is not rounded, which keeps it in bar.", "bar")
+
+
+def test_a_sentence_that_states_and_denies_the_unit_does_not_state_it() -> None:
+    line = "Although the constants are tabulated in GPa, the value itself is never in GPa."
+    assert denies_unit(line, "GPa")
+    assert stated_instead(line, "GPa") is None
+    assert states_unit("The constants are tabulated in GPa. The value is never in pascal.",
+                       "GPa")
+
+
+def test_a_line_that_also_states_another_unit_of_the_dimension_states_neither() -> None:
+    line = "It comes back in pascal; people who want bar convert it themselves."
+    assert not states_unit(line, "bar") and stated_instead(line, "bar") == "pascal"
+    # a value is no rival ("1 GPa = 1e9 Pa"), nor a unit of another dimension, nor another line
+    assert states_unit("The value is in GPa (1 GPa = 1e9 Pa).", "GPa")
+    assert states_unit("The pressure is in GPa and the gap in nm.", "GPa")
+    assert states_unit("It returns the pressure in pascals (Pa).", "pascals")  # one unit
+    found = unit_lines("The value is in GPa.\nThe ambient value is in bar.\n", "GPa")
+    assert [(f.offset, f.states) for f in found] == [(0, True)]
+
+
+@pytest.mark.parametrize("phrase", CUES["cues"]["elliptical"])
+def test_a_clause_that_is_only_a_negation_denies_the_clause_before(phrase: str) -> None:
+    assert denies_unit(f"The value used bar in the beta, {phrase}.", "bar"), phrase
+    assert states_unit(f"The value was pascal, {phrase}; it is bar.", "bar"), phrase
