@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from retry_fixture import RETRIES_MD, RETRY_PY
 
 from helix.cli.main import cli, main
 from helix.core.envelope import Envelope
@@ -18,26 +19,6 @@ from helix.export import CHECKS
 from helix.synthesis.answer import DETERMINISTIC_HEADER
 
 QUESTION = "where is the retry policy decided?"
-RETRY_PY = '''"""Retry helpers."""
-
-MAX_ATTEMPTS = 5
-
-
-def decide_retry(attempt, error):
-    """The retry policy: retry transient errors until MAX_ATTEMPTS."""
-    if attempt >= MAX_ATTEMPTS:
-        return False
-    return bool(getattr(error, "transient", False))
-
-
-def backoff_seconds(attempt):
-    return min(30, 2 ** attempt)
-'''
-DOC_MD = """# Retries
-
-The retry policy is decided by `decide_retry` in `src/retry.py`.
-Backoff grows exponentially (`backoff_seconds`).
-"""
 SETTINGS_PY = 'OPENAI_API_KEY = "sk-proj-PlantedSecretKey0123456789abcdefXYZ"\nRETRY = True\n'
 CITE_RE = re.compile(r"^\s+\[(E\d+)\] (\S+):(\d+)-(\d+)$")
 
@@ -48,7 +29,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (root / "src").mkdir(parents=True)
     (root / "docs").mkdir()
     (root / "src" / "retry.py").write_text(RETRY_PY, encoding="utf-8")
-    (root / "docs" / "retries.md").write_text(DOC_MD, encoding="utf-8")
+    (root / "docs" / "retries.md").write_text(RETRIES_MD, encoding="utf-8")
     (root / "src" / "settings.py").write_text(SETTINGS_PY, encoding="utf-8")
     monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
     monkeypatch.setenv("HELIX_SYNTHESIS__RETRY_BACKOFF_S", "0")

@@ -8,31 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from retry_fixture import RETRIES_MD, RETRY_PY
 from talk_fixtures import Q, Talk, copy_fixture
 
 from evals.gates import evaluate_gates
 from evals.runner import RunResult, SuiteResult
 
-RETRY_PY = '''"""Retry helpers."""
-
-MAX_ATTEMPTS = 5
-
-
-def decide_retry(attempt, error):
-    """The retry policy: retry transient errors until MAX_ATTEMPTS."""
-    if attempt >= MAX_ATTEMPTS:
-        return False
-    return bool(getattr(error, "transient", False))
-
-
-def backoff_seconds(attempt):
-    return min(30, 2 ** attempt)
-'''
-RETRIES_MD = """# Retries
-
-The retry policy is decided by `decide_retry` in `src/retry.py`.
-Backoff grows exponentially (`backoff_seconds`).
-"""
 ASKED = "where is the retry policy decided?"
 
 
