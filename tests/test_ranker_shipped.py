@@ -51,6 +51,20 @@ def test_the_gate_configuration_pins_the_shipped_model_and_it_loads() -> None:
     assert len(ranker.model.scores([row, row])) == 2
 
 
+def test_the_gate_configuration_is_a_valid_configuration(tmp_path: Path) -> None:
+    """Its nested keys (`retrieval.ranker.mode`) load as command-line settings do, next to a
+    repository's own `[retrieval.ranker]` table, each key kept from where it was set."""
+    from evals.gates import load_named_config
+    from helix.core.config import load_config
+
+    (tmp_path / ".helix.toml").write_text("[helix.retrieval.ranker]\nfiles = 4\n", encoding="utf-8")
+    _, overrides = load_named_config(str(GATE_CONFIG))
+    config = load_config(tmp_path, flags=dict(overrides))
+    assert config.retrieval.ranker.mode == "learned"
+    assert config.retrieval.ranker.digest == overrides["retrieval.ranker.digest"]
+    assert config.retrieval.ranker.files == 4
+
+
 def test_the_gate_runs_the_hand_order_against_the_learned_one(helix_home) -> None:
     from evals.gates import evaluate_gates, load_named_config
     from evals.runner import Runner

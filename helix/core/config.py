@@ -378,6 +378,10 @@ class _Loaded:
         if section not in _SECTIONS or not key:
             raise ConfigError(f"unknown setting {dotted} (from {origin})")
         values = self.data.setdefault(section, {})
+        # a nested table's key (`retrieval.ranker.mode`): a table of one key, merged below
+        key, *inner = key.split(".")
+        for part in reversed(inner):
+            value = {part: value}
         before = values.get(key)
         # a table (`retrieval.ranker`) set in two places keeps each place's keys, the later
         # place winning per key: a repository's `mode` leaves the user's `manifest`
