@@ -30,7 +30,7 @@ from controller.evidence import (
 from controller.loop import LoopState, ToolResults, initial_state, step
 from controller.moves import asks_tests
 from controller.question import Question, respell
-from controller.rank_step import Scorer, learned_order, load_ranker
+from controller.rank_step import Scorer, applies, learned_order, load_ranker
 from controller.reasons import Reason
 from controller.route import RoutePlan
 from controller.treewalk import selected_trees, walk
@@ -380,8 +380,9 @@ def run_controller(question: Question, index: IndexReader, config: HelixConfig, 
     t = clock.monotonic()
     ranked = _ranked(state, index, config)
     if config.retrieval.ranker.mode == "learned" and state.stop_reason != "dominance_split":
-        ranked = learned_order(state, ranked, index, config,
-                               ranker or load_ranker(config.retrieval.ranker))
+        scorer = ranker or load_ranker(config.retrieval.ranker)
+        if applies(scorer, plan.intent.route):
+            ranked = learned_order(state, ranked, index, config, scorer)
     all_items = _items(state, ranked)
     kept = compact(list(all_items.values()), config.retrieval.token_budget,
                    plan.intent.terms, config.retrieval.excerpt_context_lines,

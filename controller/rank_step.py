@@ -49,6 +49,11 @@ class Scorer(Protocol):
     @property
     def assoc(self) -> Assoc: ...
 
+    @property
+    def routes(self) -> frozenset[str] | None:
+        """The question routes it orders (the routes its training questions took); None: all."""
+        ...
+
     def score(self, pooled: Sequence[Pooled], rows: Sequence[Sequence[float]]
               ) -> Sequence[float]: ...
 
@@ -58,6 +63,9 @@ class Ranker:
     model: TreeModel
     digest: str
     assoc: Assoc = field(default_factory=dict)
+    # the routes of the questions it was trained on (the manifest's `routes`); a question
+    # of another route keeps the hand order: the model never saw one. None: every route
+    routes: frozenset[str] | None = None
 
     def score(self, pooled: Sequence[Pooled], rows: Sequence[Sequence[float]]
               ) -> Sequence[float]:
@@ -117,10 +125,24 @@ def load_ranker(policy: RankerPolicy) -> Ranker:
     assoc: Assoc = {}
     if manifest.get("assoc"):
         assoc = assoc_table(_part(path.parent, manifest, "assoc"), path)
-    ranker = Ranker(model=model, digest=found, assoc=assoc)
+    ranker = Ranker(model=model, digest=found, assoc=assoc,
+                    routes=_routes(manifest.get("routes"), path))
     with _LOCK:
         _LOADED[key] = ranker
     return ranker
+
+
+def _routes(value: object, path: Path) -> frozenset[str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(r, str) for r in value):
+        raise RankerModelError(f"the ranker manifest {path} has a malformed `routes` list")
+    return frozenset(value)
+
+
+def applies(scorer: Scorer, route: str) -> bool:
+    """Whether `scorer` orders a question of `route` (see `Ranker.routes`)."""
+    return scorer.routes is None or route in scorer.routes
 
 
 def assoc_table(raw: bytes, path: Path) -> Assoc:

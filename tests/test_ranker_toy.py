@@ -15,7 +15,14 @@ import pytest
 from evals.corpus.features import collect_repo, save
 from evals.corpus.mine import CorpusCase, Target
 from evals.corpus.policy import case_ranks, run_repo, summary
-from evals.corpus.ranker_train import Groups, accuracy, hand_scores, repo_groups, train
+from evals.corpus.ranker_train import (
+    Groups,
+    accuracy,
+    hand_scores,
+    repo_groups,
+    train,
+    trained_routes,
+)
 from evals.corpus.ranker_train import write_model as write_ranker
 
 pytest.importorskip("lightgbm")
@@ -69,7 +76,10 @@ def test_the_learned_order_beats_the_hand_order(tmp_path: Path, helix_home: Path
     chosen = train(train_data, valid, grid=grid)
     assert chosen["validation"]["function_acc@1"] > accuracy(hand_scores(valid), valid)[
         "function_acc@1"]
-    pinned = write_ranker(tmp_path / "model", chosen["text"], {"description": "toy"})
+    routes = trained_routes(cases, [("toy", "train")], 0.05)
+    assert routes  # the routes the train messages take: the model orders those questions
+    pinned = write_ranker(tmp_path / "model", chosen["text"], {"description": "toy",
+                                                               "routes": routes})
 
     held = [c for c in cases if c.split == "test"]
     hand, _ = run_repo(root, held, {})
@@ -81,6 +91,17 @@ def test_the_learned_order_beats_the_hand_order(tmp_path: Path, helix_home: Path
     assert summary(learned)["function_acc@1"] == 1.0
     assert summary(hand)["function_acc@1"] < 0.5  # the decoy leads the hand order
     assert case_ranks(held[0], ()) == {"function_rank": None, "file_rank": None}
+
+    # the same model named for routes no held message takes: those questions keep the hand
+    # order, item for item (the model never saw such a question)
+    other = sorted({"definition", "usage"} - set(routes))
+    pinned_other = write_ranker(tmp_path / "other", chosen["text"],
+                                {"description": "toy", "routes": other})
+    kept, _ = run_repo(root, held, {"retrieval.ranker": {
+        "mode": "learned", "digest": pinned_other,
+        "manifest": str(tmp_path / "other" / "manifest.json")}})
+    assert [(r["function_rank"], r["file_rank"]) for r in kept] == [
+        (r["function_rank"], r["file_rank"]) for r in hand]
 
 
 def test_grid_points_trained_at_once_choose_the_same_model_as_one_at_a_time() -> None:

@@ -99,12 +99,18 @@ def rows_cmd(repos_file: str, cases_file: str, trees: str, out_dir: str,
               help="Leave a feature group out (ablation: history, assoc, graph, hand, words; "
                    "history and assoc also drop the candidates only they brought).")
 @click.option("--jobs", "jobs", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Grid points trained at once (forked processes; the same model as one "
+              help="Grid points trained at once (worker processes; the same model as one "
                    "at a time).")
+@click.option("--min-route-share", "min_route_share", type=click.FloatRange(0.0, 1.0),
+              default=0.05, show_default=True,
+              help="The model orders only questions of the routes that hold at least this "
+                   "share of the train split's messages (the manifest's `routes`); other "
+                   "questions keep the hand order.")
 @click.option("-v", "--verbose", is_flag=True, help="Progress on stderr.")
 def train_cmd(repos_file: str, cases_file: str, rows_dir: str, out_dir: str,
               exports: tuple[str, ...], export_repo: str | None, assoc_file: str | None,
-              without: tuple[str, ...], jobs: int, verbose: bool) -> None:
+              without: tuple[str, ...], jobs: int, min_route_share: float,
+              verbose: bool) -> None:
     """Train the learned ranker (LightGBM lambdarank, deterministic) on the train split,
     choose it on the validation split, write it with its manifest; print the digest to pin."""
     import json
@@ -120,6 +126,7 @@ def train_cmd(repos_file: str, cases_file: str, rows_dir: str, out_dir: str,
         rows_groups,
         split_groups,
         train,
+        trained_routes,
         without_sources,
         write_model,
     )
@@ -161,6 +168,7 @@ def train_cmd(repos_file: str, cases_file: str, rows_dir: str, out_dir: str,
         "params": {**BASE_PARAMS, **chosen["params"]}, "trees": chosen["trees"],
         "ranker_policy": RankerPolicy().model_dump(mode="json"),
         "without": sorted(without), "export": export_counts,
+        "routes": trained_routes(cases, repos, min_route_share),
         "metrics": {"train": chosen["train"], "validation": chosen["validation"],
                     "validation_hand": accuracy(hand_scores(valid), valid)},
     }

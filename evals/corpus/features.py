@@ -39,6 +39,7 @@ class Recorder:
     assoc: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     pooled: list[Pooled] = field(default_factory=list)
     rows: list[list[float]] = field(default_factory=list)
+    routes: frozenset[str] | None = None  # it records every route's candidates
 
     def score(self, pooled: Sequence[Pooled], rows: Sequence[Sequence[float]]
               ) -> list[float]:

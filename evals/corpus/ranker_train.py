@@ -199,7 +199,11 @@ def _train_one(train: Groups, valid: Groups, params: Mapping[str, Any],
     return booster, best, accuracy(np.asarray(booster.predict(xv, num_iteration=best)), valid)
 
 
-_SHARED: list[Groups] = []  # the rows a forked grid worker reads (never pickled)
+_SHARED: list[Groups] = []  # the rows a grid worker reads (sent once per worker process)
+
+
+def _share(train_data: Groups, valid_data: Groups) -> None:
+    _SHARED[:] = [train_data, valid_data]
 
 
 def _grid_point(job: tuple[Mapping[str, Any], Sequence[int]]) -> dict[str, Any]:
@@ -218,7 +222,7 @@ def train(train_data: Groups, valid_data: Groups, columns: Sequence[int] | None 
           jobs: int = 1) -> dict[str, Any]:
     """The best model of the grid on the validation split (its parameters, trees, metrics,
     text: a model over every feature, the left-out columns zero). `jobs` > 1 trains that many
-    grid points at once in forked processes; each point is deterministic on its own, so the
+    grid points at once in worker processes; each point is deterministic on its own, so the
     choice is the same as one at a time (the first best in grid order)."""
     keep = list(range(len(FEATURES))) if columns is None else list(columns)
     points = [(params, keep) for params in grid]
@@ -228,8 +232,12 @@ def train(train_data: Groups, valid_data: Groups, columns: Sequence[int] | None 
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
+            # forkserver, not fork: a fork of a process whose LightGBM (OpenMP) or Ray
+            # threads ran deadlocks; each worker gets the rows once, by its initializer
             with ProcessPoolExecutor(min(jobs, len(points)),
-                                     mp_context=multiprocessing.get_context("fork")) as pool:
+                                     mp_context=multiprocessing.get_context("forkserver"),
+                                     initializer=_share,
+                                     initargs=(train_data, valid_data)) as pool:
                 results = list(pool.map(_grid_point, points))
         else:
             results = [_grid_point(point) for point in points]
@@ -245,6 +253,23 @@ def train(train_data: Groups, valid_data: Groups, columns: Sequence[int] | None 
             best = (key, result)
     assert best is not None
     return best[1]
+
+
+def trained_routes(cases: Sequence[CorpusCase], repos: Sequence[tuple[str, str]],
+                   min_share: float) -> list[str]:
+    """The routes Helix reads the train split's messages as, each holding at least
+    `min_share` of them: the questions the model learned to order."""
+    from collections import Counter
+
+    from controller.question import read_question
+    from helix.core.config import HelixConfig
+
+    settings = HelixConfig().retrieval
+    train_repos = {name for name, split in repos if split == "train"}
+    counts = Counter(read_question(c.message, settings).plan.intent.route
+                     for c in cases if c.repo in train_repos)
+    total = sum(counts.values())
+    return sorted(r for r, n in counts.items() if total and n >= min_share * total)
 
 
 def write_model(out: Path, text: str, manifest: dict[str, Any],
