@@ -39,7 +39,7 @@ SPLITS = ("train", "validation", "test")
 def overrides_of(path: str | None) -> dict[str, Any]:
     if not path:
         return {}
-    from evals.cli.history_cmd import candidate_overrides
+    from evals.cli.run_common import candidate_overrides
 
     return dict(candidate_overrides(path))
 

@@ -40,7 +40,7 @@ def main() -> int:
     parser.add_argument("--candidate-config", default=None)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
-    from evals.cli.history_cmd import candidate_overrides
+    from evals.cli.run_common import candidate_overrides
     from evals.runner import PreparedRepo, materialize_stdlib
     from evals.suites import load_suite
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from controller.evidence import DOC_CHUNK_KINDS, Candidate, is_test
@@ -268,13 +269,47 @@ def _assoc(words: frozenset[str], parts: frozenset[str],
     return score, hits
 
 
-def feature_rows(inputs: RankInputs, pooled: Sequence[Pooled],
-                 scoring: FileDefsPolicy) -> list[list[float]]:
-    """One row of `FEATURES` per candidate, in order."""
+@dataclass(frozen=True)
+class _ListView:
+    """What every row reads of the whole candidate list (places, files, totals)."""
+
+    words: frozenset[str]
+    question_row: list[float]
+    best: dict[str, dict[str, int]]
+    list_count: dict[str, int]
+    fused: dict[str, float]
+    fused_order: dict[str, int]
+    hand_pos: dict[str, int]
+    file_order: dict[str, int]
+    file_best: dict[str, float]
+    file_count: dict[str, int]
+    top: float
+    named_paths: set[str]
+    idf_total: float
+    hist_total: float
+    lowered_terms: set[str]
+    place_in_file: dict[int, int]
+    higher: dict[int, bool]
+    history_rank: dict[str, int]
+    total: int
+
+
+def _reason_flags(codes: AbstractSet[str], source: str) -> list[float]:
+    """What the hand order said of it: aligned, in its file, a callee, a symbol lead (exact,
+    fuzzy), a path hint."""
+    return [1.0 if "aligned" in codes else 0.0,
+            1.0 if codes & _IN_FILE or source == "file" else 0.0,
+            1.0 if "neighbour" in codes or source == "callee" else 0.0,
+            1.0 if "symbol_lead" in codes else 0.0,
+            1.0 if "symbol_exact" in codes else 0.0,
+            1.0 if "symbol_fuzzy" in codes else 0.0,
+            1.0 if "path_hint" in codes else 0.0]
+
+
+def _list_view(inputs: RankInputs, pooled: Sequence[Pooled]) -> _ListView:
     words, question_row = _question(inputs.plan)
     best, list_count = _channel_ranks(inputs.lists)
     fused = {f.chunk_id: f.score for f in inputs.fused}
-    fused_order = {f.chunk_id: n for n, f in enumerate(inputs.fused, start=1)}
     hand_pos = {p.chunk.id: n for n, p in enumerate(pooled, start=1) if p.source == "hand"}
     file_order: dict[str, int] = {}
     for c in inputs.hand:
@@ -285,18 +320,10 @@ def feature_rows(inputs: RankInputs, pooled: Sequence[Pooled],
         score = fused.get(p.chunk.id, 0.0)
         file_best[p.chunk.path] = max(file_best.get(p.chunk.path, 0.0), score)
         file_count[p.chunk.path] = file_count.get(p.chunk.path, 0) + 1
-    top = max(fused.values(), default=0.0) or 1.0
-    in_file: dict[str, int] = {}
-    named_paths = {nid.split("::", 1)[0][4:] for nid in inputs.named if nid.startswith("def:")}
-    idf_default = inputs.idf_unseen
-    hist_default = inputs.history_unseen
-    idf_total = _idf_total(words, inputs.idf, idf_default)
-    hist_total = _idf_total(words, inputs.history_idf, hist_default)
-    lowered_terms = {t.lower() for t in inputs.plan.intent.terms}
-    rows: list[list[float]] = []
     by_score = sorted(range(len(pooled)), key=lambda n: (-fused.get(pooled[n].chunk.id, 0.0),
                                                          hand_pos.get(pooled[n].chunk.id, 1 << 30),
                                                          n))
+    in_file: dict[str, int] = {}
     place_in_file: dict[int, int] = {}
     for n in by_score:
         path = pooled[n].chunk.path
@@ -308,54 +335,80 @@ def feature_rows(inputs: RankInputs, pooled: Sequence[Pooled],
         higher[n] = p.chunk.path in seen_hand_files
         if p.source == "hand":
             seen_hand_files.add(p.chunk.path)
+    return _ListView(
+        words=words, question_row=question_row, best=best, list_count=list_count, fused=fused,
+        fused_order={f.chunk_id: n for n, f in enumerate(inputs.fused, start=1)},
+        hand_pos=hand_pos, file_order=file_order, file_best=file_best, file_count=file_count,
+        top=max(fused.values(), default=0.0) or 1.0,
+        named_paths={nid.split("::", 1)[0][4:] for nid in inputs.named
+                     if nid.startswith("def:")},
+        idf_total=_idf_total(words, inputs.idf, inputs.idf_unseen),
+        hist_total=_idf_total(words, inputs.history_idf, inputs.history_unseen),
+        lowered_terms={t.lower() for t in inputs.plan.intent.terms},
+        place_in_file=place_in_file, higher=higher,
+        history_rank={c.id: n for n, c in enumerate(inputs.history_hits, start=1)},
+        total=len(pooled))
+
+
+def feature_rows(inputs: RankInputs, pooled: Sequence[Pooled],
+                 scoring: FileDefsPolicy) -> list[list[float]]:
+    """One row of `FEATURES` per candidate, in order."""
+    view = _list_view(inputs, pooled)
+    return [_place_row(view, n, p) + _content_row(view, inputs, n, p, scoring)
+            for n, p in enumerate(pooled)]
+
+
+def _place_row(v: _ListView, n: int, p: Pooled) -> list[float]:
+    """The question, the channels' ranks and the candidate's place in the lists and files."""
+    chunk = p.chunk
+    ranks = v.best.get(chunk.id, {})
+    return [
+        *v.question_row, *(1.0 / ranks[c] if c in ranks else 0.0 for c in CHANNELS),
+        float(len(ranks)), float(v.list_count.get(chunk.id, 0)),
+        1.0 / v.hand_pos[chunk.id] if chunk.id in v.hand_pos else 0.0,
+        p.hand.score if p.hand is not None else 0.0, v.fused.get(chunk.id, 0.0) / v.top,
+        1.0 / v.fused_order[chunk.id] if chunk.id in v.fused_order else 0.0,
+    ]
+
+
+def _content_row(v: _ListView, inputs: RankInputs, n: int, p: Pooled,
+                 scoring: FileDefsPolicy) -> list[float]:
+    """The candidate's file, its own text, kind, graph signals, reasons, history and
+    associations."""
+    chunk = p.chunk
+    words = v.words
+    st = _static(chunk, scoring)
+    signals = inputs.signals.get(chunk.node_id, _NO_SIGNALS)
+    codes = {r.code for r in (p.hand.reasons if p.hand is not None else p.reasons)}
+    name_hits = len(st.name & words)
+    body_hits = len(st.body & words)
+    assoc_score, assoc_hits = _assoc(words, st.parts, inputs.assoc)
     q = len(words) or 1
-    history_rank = {c.id: n for n, c in enumerate(inputs.history_hits, start=1)}
-    for n, p in enumerate(pooled):
-        chunk = p.chunk
-        ranks = best.get(chunk.id, {})
-        st = _static(chunk, scoring)
-        signals = inputs.signals.get(chunk.node_id, _NO_SIGNALS)
-        codes = {r.code for r in (p.hand.reasons if p.hand is not None else p.reasons)}
-        score = fused.get(chunk.id, 0.0)
-        name_hits = len(st.name & words)
-        body_hits = len(st.body & words)
-        assoc_score, assoc_hits = _assoc(words, st.parts, inputs.assoc)
-        rows.append([
-            *question_row, *(1.0 / ranks[c] if c in ranks else 0.0 for c in CHANNELS),
-            float(len(ranks)), float(list_count.get(chunk.id, 0)),
-            1.0 / hand_pos[chunk.id] if chunk.id in hand_pos else 0.0,
-            p.hand.score if p.hand is not None else 0.0, score / top,
-            1.0 / fused_order[chunk.id] if chunk.id in fused_order else 0.0,
-            inputs.bm25.get(chunk.id, 0.0), inputs.file_bm25.get(chunk.path, 0.0),
-            1.0 / file_order[chunk.path] if chunk.path in file_order else 0.0,
-            file_best.get(chunk.path, 0.0) / top, file_count[chunk.path] / len(pooled),
-            1.0 / place_in_file[n], 1.0 if higher[n] else 0.0,
-            1.0 if p.source == "file" else 0.0, 1.0 if p.source == "callee" else 0.0,
-            1.0 if p.source == "history" else 0.0, 1.0 if p.source == "assoc" else 0.0,
-            name_hits / q, float(name_hits), name_hits / len(st.name) if st.name else 0.0,
-            1.0 if st.last and st.last in lowered_terms else 0.0,
-            len(st.owner & words) / q, len(st.path & words) / q, len(st.stem & words) / q,
-            len(st.sig & words) / q, len(st.doc & words) / q, body_hits / q,
-            (scoring.name_weight * len(st.long_name & words) + body_hits / st.damp) / q
-            if words else 0.0,
-            _idf_share(st.name, words, inputs.idf, idf_default, idf_total),
-            *st.fixed,
-            math.log1p(signals.calls_in), math.log1p(signals.calls_out),
-            math.log1p(signals.tests_in), math.log1p(signals.documented), signals.pagerank,
-            1.0 if chunk.node_id in inputs.named else 0.0,
-            1.0 if chunk.node_id in inputs.near_named else 0.0,
-            1.0 if chunk.path in named_paths else 0.0,
-            1.0 if "aligned" in codes else 0.0,
-            1.0 if codes & _IN_FILE or p.source == "file" else 0.0,
-            1.0 if "neighbour" in codes or p.source == "callee" else 0.0,
-            1.0 if "symbol_lead" in codes else 0.0,
-            1.0 if "symbol_exact" in codes else 0.0,
-            1.0 if "symbol_fuzzy" in codes else 0.0,
-            1.0 if "path_hint" in codes else 0.0,
-            len(signals.history & words) / q,
-            _idf_share(signals.history, words, inputs.history_idf, hist_default, hist_total),
-            math.log1p(signals.commits), signals.history_bm25,
-            1.0 / history_rank[chunk.id] if chunk.id in history_rank else 0.0,
-            assoc_score, assoc_hits,
-        ])
-    return rows
+    return [
+        inputs.bm25.get(chunk.id, 0.0), inputs.file_bm25.get(chunk.path, 0.0),
+        1.0 / v.file_order[chunk.path] if chunk.path in v.file_order else 0.0,
+        v.file_best.get(chunk.path, 0.0) / v.top, v.file_count[chunk.path] / v.total,
+        1.0 / v.place_in_file[n], 1.0 if v.higher[n] else 0.0,
+        1.0 if p.source == "file" else 0.0, 1.0 if p.source == "callee" else 0.0,
+        1.0 if p.source == "history" else 0.0, 1.0 if p.source == "assoc" else 0.0,
+        name_hits / q, float(name_hits), name_hits / len(st.name) if st.name else 0.0,
+        1.0 if st.last and st.last in v.lowered_terms else 0.0,
+        len(st.owner & words) / q, len(st.path & words) / q, len(st.stem & words) / q,
+        len(st.sig & words) / q, len(st.doc & words) / q, body_hits / q,
+        (scoring.name_weight * len(st.long_name & words) + body_hits / st.damp) / q
+        if words else 0.0,
+        _idf_share(st.name, words, inputs.idf, inputs.idf_unseen, v.idf_total),
+        *st.fixed,
+        math.log1p(signals.calls_in), math.log1p(signals.calls_out),
+        math.log1p(signals.tests_in), math.log1p(signals.documented), signals.pagerank,
+        1.0 if chunk.node_id in inputs.named else 0.0,
+        1.0 if chunk.node_id in inputs.near_named else 0.0,
+        1.0 if chunk.path in v.named_paths else 0.0,
+        *_reason_flags(codes, p.source),
+        len(signals.history & words) / q,
+        _idf_share(signals.history, words, inputs.history_idf, inputs.history_unseen,
+                   v.hist_total),
+        math.log1p(signals.commits), signals.history_bm25,
+        1.0 / v.history_rank[chunk.id] if chunk.id in v.history_rank else 0.0,
+        assoc_score, assoc_hits,
+    ]

@@ -66,7 +66,7 @@ def rows_cmd(repos_file: str, cases_file: str, trees: str, out_dir: str,
     place; write each repository's candidates, feature rows and labels."""
     import json
 
-    from evals.cli.history_cmd import candidate_overrides
+    from evals.cli.run_common import candidate_overrides
     from evals.corpus.build import load_cases
     from evals.corpus.features import collect
     from evals.corpus.repos import load_repo_list
