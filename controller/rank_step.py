@@ -34,7 +34,7 @@ from controller.rank_features import (
 from helix.core.config import HelixConfig
 from helix.core.errors import RankerModelError
 from helix.core.hashing import digest
-from helix.core.policy import RankerPolicy
+from helix.core.policy import SHIPPED_RANKER_DIGEST, RankerPolicy
 from helix.core.schemas import Chunk
 from indexers.api import IndexReader
 
@@ -111,7 +111,8 @@ def load_ranker(policy: RankerPolicy) -> Ranker:
     if found != policy.digest:
         raise RankerModelError(f"the ranker manifest {path} has digest {found}; set "
                                f"retrieval.ranker.digest to it to use this model"
-                               if not policy.digest else
+                               if not policy.digest or (policy.manifest and policy.digest
+                                                        == SHIPPED_RANKER_DIGEST) else
                                f"the ranker manifest {path} has digest {found}, not "
                                f"retrieval.ranker.digest {policy.digest}")
     try:

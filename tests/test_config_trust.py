@@ -245,9 +245,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # which ignore lines are honoured: index.max_tree_*, index.*ignore*; then
     # index.mask_secrets, which decides whether an index holds secrets in clear; then the answer
     # contract's absence thresholds, synthesis.absence, issue 32; retrieval.ranker, the hand order
-    # by default, and index.history_*, off: issue 31)
+    # by default, and index.history_*, off: issue 31; then retrieval.ranker.digest, the shipped
+    # model's by default)
     assert HelixConfig().evidence_hash == (
-        "sha256:634c5b0765da626664f928b9408c0196bcead26e912ed96ff12789143ea45055")
+        "sha256:bf6842039bb60b2940595c00a47640bef8e78ebe3ec1a08e2e76e541307f99f6")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -65,6 +65,17 @@ def test_the_gate_configuration_is_a_valid_configuration(tmp_path: Path) -> None
     assert config.retrieval.ranker.files == 4
 
 
+def test_learned_alone_names_the_shipped_model() -> None:
+    """`mode = "learned"` with no manifest or digest loads the shipped model: the default
+    digest is the shipped manifest's."""
+    from controller.rank_step import load_ranker
+    from helix.core.policy import RankerPolicy
+
+    shipped = digest((SHIPPED / "manifest.json").read_bytes())
+    assert RankerPolicy().digest == shipped
+    assert load_ranker(RankerPolicy(mode="learned")).digest == shipped
+
+
 def test_the_gate_runs_the_hand_order_against_the_learned_one(helix_home) -> None:
     from evals.gates import evaluate_gates, load_named_config
     from evals.runner import Runner

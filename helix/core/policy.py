@@ -276,6 +276,11 @@ class CalleesPolicy(_Frozen):
 RankerMode = Literal["hand", "learned"]
 
 
+# the digest of the shipped model's manifest (data/ranker/manifest.json; a test checks it):
+# `mode = "learned"` alone uses that model, and the config hash names it
+SHIPPED_RANKER_DIGEST = "sha256:26b6eb1a5ce1cc7610bef0ccb630e78034fce7b13d13b0060be7dba4560b4add"
+
+
 class RankerPolicy(_Frozen):
     """The order of the evidence: the hand order (fusion, then the in-file and callee rules)
     or the learned ranker (`controller.learned_rank`), which orders definitions and spans from
@@ -286,7 +291,7 @@ class RankerPolicy(_Frozen):
     mode: RankerMode = "hand"
     # the model's manifest (user-only: it decides which file is loaded) and its digest
     manifest: str | None = None
-    digest: str = ""
+    digest: str = SHIPPED_RANKER_DIGEST
     # candidates scored per question: the hand order, the first `files` files' definitions,
     # the callees of the first `callees` definitions, the history and association hits, the
     # pool
