@@ -130,7 +130,7 @@ def _one_log(root: Path, start: str, count: int, stop: str | None, paths: Sequen
             "--no-show-signature", "--no-mailmap", f"--max-count={count}",
             "--format=%x1e%H%x1f%B%x1f", *_run_args(start, stop, paths)]
     commits: list[Commit] = []
-    pending = b""
+    pending: list[bytes] = []  # the pieces of the record being read (joined once it ends)
 
     def add(record: bytes) -> None:
         sha, _, rest = record.partition(FIELD)
@@ -141,8 +141,11 @@ def _one_log(root: Path, start: str, count: int, stop: str | None, paths: Sequen
 
     try:
         for chunk in stream_git(root, *args, max_bytes=budget, timeout=HISTORY_TIMEOUT_S):
-            parts = (pending + chunk).split(RECORD)
-            pending = parts.pop()
+            if RECORD not in chunk:  # a long record (a root commit's patch): no copy per chunk
+                pending.append(chunk)
+                continue
+            parts = (b"".join(pending) + chunk).split(RECORD)
+            pending = [parts.pop()]
             for record in parts:
                 if record:
                     add(record)
@@ -150,8 +153,9 @@ def _one_log(root: Path, start: str, count: int, stop: str | None, paths: Sequen
         return commits, False, True  # the last record may be cut: left out
     except (OSError, subprocess.SubprocessError):
         return commits, True, False  # the record being written is the failed commit's
-    if pending:
-        add(pending)
+    rest = b"".join(pending)
+    if rest:
+        add(rest)
     return commits, False, False
 
 

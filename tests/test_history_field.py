@@ -49,6 +49,22 @@ def test_changed_lines_are_followed_to_heads_definitions(tmp_path: Path) -> None
     assert attribute(commits, defs, per_def=2)["p"] == [shas[3], shas[1]]  # bounded per def
 
 
+def test_a_patch_longer_than_many_reads_is_one_commit(tmp_path: Path) -> None:
+    """A root commit adding a large file (its patch spans many pipe reads) is read whole, in
+    time linear in its size, and the commits after it are still told apart."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    big = "".join(f"def f{n}(x):\n    return x + {n}\n\n\n" for n in range(20000))
+    shas = [commit(repo, "initial import of the big module", {"src/big.py": big}, EPOCH),
+            commit(repo, "fix f7 off by one", {"src/big.py": big.replace(
+                "return x + 7\n", "return x + 8\n", 1)}, EPOCH + 10)]
+    commits, complete = read_commits(repo, shas[-1], 100)
+    assert complete and [c.sha for c in commits] == shas[::-1]
+    assert commits[1].files[0].hunks[0][3] == big.count("\n")  # every added line counted
+    assert commits[0].files[0].hunks == [(30, 1, 30, 1)]
+
+
 def test_line_maps_shift_and_drop_rewritten_lines() -> None:
     head = [(1, 100, 1)]
     # two lines inserted after old line 0, and old line 6 rewritten as new line 8
