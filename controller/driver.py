@@ -30,6 +30,7 @@ from controller.evidence import (
 from controller.loop import LoopState, ToolResults, initial_state, step
 from controller.moves import asks_tests
 from controller.question import Question, respell
+from controller.rank_step import Scorer, applies, learned_order, load_ranker
 from controller.reasons import Reason
 from controller.route import RoutePlan
 from controller.treewalk import selected_trees, walk
@@ -365,11 +366,12 @@ def _walked(index: IndexReader, evidence: tuple[EvidenceItem, ...], config: Heli
 
 def run_controller(question: Question, index: IndexReader, config: HelixConfig, *,
                    query_embedder: Embedder | None, clock: Clock, refreshed: bool = False,
-                   trace: Trace | None = None) -> Envelope:
+                   trace: Trace | None = None, ranker: Scorer | None = None) -> Envelope:
     """Retrieve, align, compact and walk: the whole dry run for one question (read once:
     `controller.question`; the index's vocabulary completes its reading here when it was read
     before the index was open). `trace` receives the live trace (see `Trace`); it never
-    changes the result."""
+    changes the result. `ranker`: what orders the evidence when `retrieval.ranker.mode` is
+    "learned" (default: the model the config names, `controller.rank_step.load_ranker`)."""
     started = clock.monotonic()
     timings: dict[str, float] = {}
     question = respell(question, config.retrieval, index.spelled_as)
@@ -377,6 +379,10 @@ def run_controller(question: Question, index: IndexReader, config: HelixConfig, 
     state = _retrieved(plan, index, config, query_embedder, clock, started, timings, trace)
     t = clock.monotonic()
     ranked = _ranked(state, index, config)
+    if config.retrieval.ranker.mode == "learned" and state.stop_reason != "dominance_split":
+        scorer = ranker or load_ranker(config.retrieval.ranker)
+        if applies(scorer, plan.intent.route):
+            ranked = learned_order(state, ranked, index, config, scorer)
     all_items = _items(state, ranked)
     kept = compact(list(all_items.values()), config.retrieval.token_budget,
                    plan.intent.terms, config.retrieval.excerpt_context_lines,

@@ -192,7 +192,7 @@ def ask(question: str | Question, *, root: Path, config: HelixConfig, dry_run: b
         progress: Callable[[str, int, int], None] | None = None,
         waiting: Waiting | None = None,
         on_text: Callable[[str], None] | None = None,
-        prepared: Prepared | None = None) -> AskResult:
+        prepared: Prepared | None = None, ranker: Any = None) -> AskResult:
     """Answer one question about the repository at `root`; every run goes to the run log.
     The one entry point: the CLI, the servers, the sessions and the evals all call it.
     `question` is the raw text (read here, once: `controller.question.read_question`, with
@@ -201,7 +201,8 @@ def ask(question: str | Question, *, root: Path, config: HelixConfig, dry_run: b
     default: `helix.core.notices.notify` (`helix: ...` on standard error). `progress`
     (stage, done, total) follows the indexing, when there is any; `waiting` the wait for the
     model (`helix.core.ports.Waiting`: the CLI's live timer on a terminal); `on_text` the
-    model's answer as it streams (`helix.cli.live_answer`).
+    model's answer as it streams (`helix.cli.live_answer`); `ranker` what orders the evidence
+    when `retrieval.ranker.mode` is "learned" (default: the model the config names).
 
     Lexical first (`index.background_dense`, the default): when many cards lack vectors the
     question is answered from what the index has (BM25, symbols, graph, the vectors already
@@ -213,7 +214,8 @@ def ask(question: str | Question, *, root: Path, config: HelixConfig, dry_run: b
     started = clock.monotonic()
     envelope, prepared = retrieve(question, root=root, config=config, clock=clock,
                                   scope=scope, sense=sense, trace=trace, notify=notify,
-                                  progress=progress, prepared=prepared)
+                                  progress=progress, prepared=prepared,
+                                  ranker=ranker)
     config = prepared.config  # embeddings declined when the index was built without them
     log = runlog or open_runlog(notify or notices.notify)
     try:
@@ -233,7 +235,8 @@ def retrieve(question: str | Question, *, root: Path, config: HelixConfig, clock
              notify: Callable[[str], None] | None = None,
              progress: Callable[[str, int, int], None] | None = None,
              quiet: bool = False, index_dir: Path | None = None,
-             prepared: Prepared | None = None) -> tuple[Envelope, Prepared]:
+             prepared: Prepared | None = None, ranker: Any = None
+             ) -> tuple[Envelope, Prepared]:
     """What `ask` does before the run log and the model: the index made fresh (`prepare`:
     embeddings declined when the index was built without them) unless `prepared` is given,
     the question read once with the index's vocabulary, the controller's dry run.
@@ -253,7 +256,8 @@ def retrieve(question: str | Question, *, root: Path, config: HelixConfig, clock
                                  scope=scope, sense=sense)
     envelope = run_controller(question, index, config,
                               query_embedder=lazy if _has_embeddings(index) else None,
-                              clock=clock, refreshed=report.refreshed, trace=trace)
+                              clock=clock, refreshed=report.refreshed, trace=trace,
+                              ranker=ranker)
     controlled = clock.monotonic()
     stop = envelope.clock_stopped
     if stop is not None:

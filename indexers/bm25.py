@@ -322,6 +322,24 @@ class BM25Index:
             scores[self._indices[start:end]] += self._data[start:end]
         return scores
 
+    def scores_of(self, query: str, ids: Sequence[str]) -> tuple[float, dict[str, float]]:
+        """(the best score of any document, the score of each of `ids` it holds) for `query`
+        (read as `search` reads it)."""
+        tokens = self.known_forms(tokenize(query))
+        if not tokens or not self._ids:
+            return 0.0, {}
+        scores = self.scores_for_tokens(tokens)
+        position = self._positions()
+        return float(scores.max()), {i: float(scores[position[i]]) for i in ids
+                                     if i in position}
+
+    def _positions(self) -> dict[str, int]:
+        found: dict[str, int] | None = getattr(self, "_position", None)
+        if found is None:
+            found = {doc: n for n, doc in enumerate(self._ids)}
+            self._position = found
+        return found
+
     def search_tokens(self, tokens: Sequence[str], k: int) -> list[tuple[str, float]]:
         if not tokens or not self._ids:
             return []

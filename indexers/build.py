@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.errors import BadPathError, IndexCorruptError, IndexLockedError
+from helix.core.git import head_commit
 from helix.core.notices import notify
 from helix.core.paths import index_dir_for, user_path
 from helix.core.ports import Embedder, Progress
@@ -37,6 +38,7 @@ from indexers.build_embed import embed
 from indexers.build_lexical import Lexical, build_lexical
 from indexers.formats import (
     PART_CARDS,
+    PART_HISTORY,
     dump_cards,
     paused_gc,
 )
@@ -233,6 +235,10 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
             scanner.close(set(hashes))
         seconds.update(lexical.seconds)
         clock = time.perf_counter()
+        history = _history(root, settings, lexical, prev_index)
+        if history is not None:
+            seconds["history"] = round(time.perf_counter() - clock, 4)
+            clock = time.perf_counter()
 
         cards: dict[str, Any] = {}
         if (previous is not None and settings.embed_enabled and prev_manifest is not None
@@ -248,7 +254,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
                      **({"all": True} if embed_all else {})}
         lap("embed")
         changes = {"added": added, "modified": modified, "removed": removed, "reason": reason,
-                   "warnings": warnings, "seen": seen, "hashes": hashes,
+                   "warnings": warnings, "seen": seen, "hashes": hashes, "history": history,
                    "built_whole": prev_manifest is None}
         return _write(root, config, store, writer, lexical,
                       (vectors, model_key, embed_stats, state), cards, changes, progress,
@@ -256,6 +262,29 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     except BaseException:
         writer.abort()
         raise
+
+
+def _history(root: Path, settings: IndexSettings, lexical: Lexical, prev_index: Any
+             ) -> tuple[bytes, dict[str, Any]] | None:
+    """The history part (`indexers.history`) of HEAD's commits, with what building it did;
+    None when it is off or the repository has no git history."""
+    from indexers.history import build_history
+
+    if not settings.history_commits:
+        return None
+    head = head_commit(root)
+    if head is None:
+        return None
+    by_path: dict[str, list[Any]] = {}
+    for row in lexical.rows.all_def_rows():
+        by_path.setdefault(row.path, []).append(row)
+    previous = None
+    if prev_index is not None and PART_HISTORY in prev_index.manifest.parts:
+        with contextlib.suppress(IndexCorruptError):
+            previous = prev_index.history_bytes()
+    return build_history(root, head, by_path, {"commits": settings.history_commits,
+                                                "per_def": settings.history_per_def},
+                         previous)
 
 
 def _dense_phase(chunks: Sequence[Chunk], settings: IndexSettings, embedder: Embedder | None,
@@ -293,6 +322,9 @@ def _write(root: Path, config: HelixConfig, store: IndexStore, writer: Generatio
     lexical.token_table.save(writer.subdir(DIR_TOKENS))
     if settings.embed_enabled:
         writer.write_bytes(PART_CARDS, dump_cards({c.id: cards[c.id] for c in chunks}))
+    history = changes.get("history")
+    if history is not None:
+        writer.write_bytes(PART_HISTORY, history[0])
     lexical.bm25.save(writer.subdir(DIR_BM25))
     lexical.file_bm25.save(writer.subdir(DIR_BM25_FILES))
     if vectors is not None:
@@ -317,6 +349,7 @@ def _write(root: Path, config: HelixConfig, store: IndexStore, writer: Generatio
                    "computed": counted["chunks"]["total"] - lexical.tokens_cached},
         "warnings": tuple(changes["warnings"]),
         "secret_scan": lexical.scan,
+        **({"history": history[1]} if history is not None else {}),
     }
     seconds["write"] = round(time.perf_counter() - clock, 4)
     report["seconds"] = {**seconds, "total": round(time.perf_counter() - started, 4)}

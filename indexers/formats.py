@@ -26,6 +26,7 @@ from helix.core.schemas import Chunk, SymbolDef, SymbolRef
 PART_CARDS = "embed_cards.json"  # a cache (not part of index_rev): chunk id -> dense Card
 PART_ROWS = "rows.sqlite"  # files, chunks, defs, refs, tree nodes (indexers.row_store)
 PART_GRAPH_DB = "graph.sqlite"  # the graph (indexers.graph_store; not part of index_rev)
+PART_HISTORY = "history.json"  # definitions' commits' messages (indexers.history), when on
 
 FILE_FIELDS = ("path", "content_hash", "size", "kind", "lang")
 CHUNK_FIELDS = ("id", "path", "kind", "lang", "start_line", "end_line", "text", "content_hash",

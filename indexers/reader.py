@@ -29,9 +29,11 @@ from helix.core.schemas import (
     node_id_def,
     node_id_file,
 )
-from indexers.formats import DefRow, RefRow, paused_gc, trusted
+from indexers.formats import PART_HISTORY, DefRow, RefRow, paused_gc, trusted
 from indexers.fuzzy import FuzzyNames
 from indexers.graph_store import PART_GRAPH_DB, GraphReader, LazyGraph
+from indexers.history import HistoryIndex
+from indexers.history import load as history_load
 from indexers.project import project_names
 from indexers.resolve import FUZZY_MAX_NAMES
 from indexers.row_store import PART_ROWS, RowReader
@@ -59,7 +61,8 @@ SEEDED = frozenset({"bm25", "bm25_files", "dense", "tokens"})
 # Parts every Index over the same generation shares within this process (a generation never
 # changes; a chat or an eval run opens a new Index for every question): by (generation
 # directory, index_rev), the most recent few generations. Whole tables are not shared.
-SHARED = frozenset({"bm25", "bm25_files", "dense", "tokens", "files", "rows", "graph", "fuzzy"})
+SHARED = frozenset({"bm25", "bm25_files", "dense", "tokens", "files", "rows", "graph", "fuzzy",
+                    "history"})
 _SHARED: dict[tuple[str, str], dict[str, Any]] = {}
 _SHARED_KEPT = 2
 MEMO_KEPT = 20_000  # entries of one kind of lookup (`Index._memo`) kept per generation
@@ -159,6 +162,21 @@ class Index:
     def _raw(self, rel: str) -> bytes:
         """A (small, JSON) part's bytes, checked unless verified."""
         return read_part(self._gen, self.manifest, rel, self._check)
+
+    def history_bytes(self) -> bytes:
+        """The history part's bytes (`indexers.history`); IndexCorruptError when absent."""
+        return self._raw(PART_HISTORY)
+
+    def history_index(self) -> HistoryIndex | None:
+        """The definitions' history words as a BM25 field, when the index has them."""
+        def load() -> HistoryIndex | None:
+            if PART_HISTORY not in self.manifest.parts:
+                return None
+            table = history_load(self.history_bytes())
+            if table is None:
+                raise IndexCorruptError(f"index part {PART_HISTORY} is malformed")
+            return HistoryIndex(table)
+        return self._part("history", load)
 
     def rows(self) -> RowReader:
         """The generation's rows (files, chunks, definitions, references, tree nodes)."""
@@ -298,6 +316,15 @@ class Index:
         if not query.strip() or k <= 0:
             return []
         return self._bm25().search(query, k)
+
+    def bm25_scores_of(self, query: str, chunk_ids: Sequence[str]
+                       ) -> tuple[float, dict[str, float]]:
+        """(the best chunk BM25 score for `query`, the score of each of `chunk_ids`)."""
+        return self._bm25().scores_of(query, chunk_ids)
+
+    def file_scores_of(self, query: str, paths: Sequence[str]) -> tuple[float, dict[str, float]]:
+        """(the best whole-file BM25 score for `query`, the score of each of `paths`)."""
+        return self._file_bm25().scores_of(query, paths)
 
     def search_bm25(self, query: str, k: int) -> list[Hit]:
         if not query.strip() or k <= 0:

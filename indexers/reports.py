@@ -50,6 +50,8 @@ class BuildReport(Frozen):
     stale: bool = False
     # the generation's vectors: {"vectors", "total", "complete"} (None: embeddings off)
     dense_state: dict[str, Any] | None = None
+    # what reading the definitions' history did (`indexers.history`), when it is on
+    history: dict[str, Any] | None = None
     # the background dense worker embedding the rest, while vectors are missing
     worker_pid: int | None = None
 

@@ -71,6 +71,26 @@ def test_pyproject_tool_helix_is_held_to_the_same_rule(tmp_path: Path, helix_hom
         "repository" for glob in ("../outside/*.json", "/etc/*.json", "~/x.json"))
 
 
+def test_a_repository_cannot_choose_the_ranker_model(tmp_path: Path, helix_home: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".helix.toml").write_text(
+        '[helix.retrieval.ranker]\nmode = "learned"\nmanifest = "/tmp/evil/manifest.json"\n'
+        'digest = "sha256:x"\nmax_candidates = 50\n', encoding="utf-8")
+    config, notices = resolve_config(repo, env=_env(helix_home))
+    ranker = config.retrieval.ranker
+    assert ranker.manifest is None  # the shipped model, whatever the repository says
+    assert (ranker.mode, ranker.digest, ranker.max_candidates) == ("learned", "sha256:x", 50)
+    assert notices == (f"ignored retrieval.ranker.manifest from {repo / '.helix.toml'}: {RULE},"
+                       " not retrieval.ranker.manifest (it decides which model file is loaded);"
+                       " set it in $HELIX_HOME/config.toml, a HELIX_* variable or a flag",)
+    user = helix_home / "config.toml"
+    user.write_text('[retrieval.ranker]\nmanifest = "/models/manifest.json"\n', encoding="utf-8")
+    config, _ = resolve_config(repo, env=_env(helix_home))
+    assert config.retrieval.ranker.manifest == "/models/manifest.json"
+    assert config.retrieval.ranker.mode == "learned"
+
+
 def test_user_places_still_set_everything(tmp_path: Path, helix_home: Path) -> None:
     (helix_home / "config.toml").write_text(
         '[synthesis]\nmodel = "user-model"\napi_base = "http://localhost:8000/v1"\n'
@@ -224,9 +244,11 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # the bounds of tree JSON files and ignore files, which decide what is indexed as a tree and
     # which ignore lines are honoured: index.max_tree_*, index.*ignore*; then
     # index.mask_secrets, which decides whether an index holds secrets in clear; then the answer
-    # contract's absence thresholds, synthesis.absence, issue 32, re-chosen on a larger tune half)
+    # contract's absence thresholds, synthesis.absence, issue 32; retrieval.ranker, the hand order
+    # by default, and index.history_*, off: issue 31; then retrieval.ranker.digest, the shipped
+    # model's by default)
     assert HelixConfig().evidence_hash == (
-        "sha256:452e9bcf2237440abcc904700407233a601b4f743c8af811716f530cd6822ff6")
+        "sha256:bf6842039bb60b2940595c00a47640bef8e78ebe3ec1a08e2e76e541307f99f6")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -213,6 +213,20 @@ def test_a_blob_over_its_bound_is_not_written(tmp_path: Path) -> None:
     assert all(p.stat().st_size <= 200 for p in writer.target.rglob("*") if p.is_file())
 
 
+def test_a_blob_the_snapshot_lacks_is_skipped_and_counted(tmp_path: Path) -> None:
+    repo, shas = build_history_repo(tmp_path)
+    blob = git(repo, "rev-parse", f"{shas['cache']}:proj/cache.py").strip()
+    loose = repo / ".git" / "objects" / blob[:2] / blob[2:]
+    packed = list((repo / ".git" / "objects" / "pack").glob("*.pack"))
+    assert loose.is_file() and not packed  # a snapshot without its large files, simulated
+    loose.unlink()
+    writer = TreeWriter(repo / ".git", tmp_path / "tree")
+    moved = writer.move_to(shas["cache"])
+    assert moved["missing"] == 1
+    assert not (writer.target / "proj" / "cache.py").exists()
+    assert (writer.target / "proj" / "parser.py").is_file()
+
+
 def test_long_messages_are_kept_bounded_and_a_huge_log_is_refused(tmp_path: Path) -> None:
     from evals.history.mine import MAX_MESSAGE_BYTES, read_history
     from helix.core.errors import ConfigError

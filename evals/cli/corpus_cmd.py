@@ -7,6 +7,7 @@
                                               a new repository list: R and U pinned, splits
     helix eval corpus trees --mirrors DIR --into DIR [--split S]
                                               each repository's tree at R, from git objects
+    helix eval corpus ranker-rows / train-ranker  the learned ranker (evals/cli/ranker_cmd.py)
 """
 
 from __future__ import annotations
@@ -134,9 +135,14 @@ def pin_cmd(mirrors: str, adds: tuple[str, ...], seed: int, out: Path) -> None:
 @click.option("--split", "splits", multiple=True,
               type=click.Choice(["train", "validation", "test"]),
               help="Only these splits' repositories (repeat; default: all).")
-def trees_cmd(repos_file: str, mirrors: str, into: str, splits: tuple[str, ...]) -> None:
+@click.option("--history", is_flag=True,
+              help="Give each tree a .git whose HEAD is R (objects borrowed from the snapshot, "
+                   "no ref), so an index of it reads the history before R and nothing after.")
+def trees_cmd(repos_file: str, mirrors: str, into: str, splits: tuple[str, ...],
+              history: bool) -> None:
     """Write each repository's tree at its revision R from git objects (no checkout: none of
     the repository's hooks or filters runs), to index it with Helix."""
+    from evals.corpus.history_git import point_head
     from evals.corpus.repos import load_repo_list, mirror_dir
     from evals.history.trees import TreeWriter
 
@@ -145,6 +151,19 @@ def trees_cmd(repos_file: str, mirrors: str, into: str, splits: tuple[str, ...])
     for entry in listing.repos:
         if splits and entry.split not in splits:
             continue
-        stats = TreeWriter(mirror_dir(user_path(mirrors), entry.source),
-                           target / entry.name).move_to(entry.revision)
+        gitdir = mirror_dir(user_path(mirrors), entry.source)
+        stats = TreeWriter(gitdir, target / entry.name).move_to(entry.revision)
+        if history:
+            point_head(target / entry.name, gitdir, entry.revision)
         echo(f"{entry.name} [{entry.split}] at {entry.revision[:12]}: {stats}")
+
+
+def _ranker_commands() -> None:
+    from evals.cli.ranker_cmd import assoc_cmd, rows_cmd, train_cmd
+
+    corpus.add_command(rows_cmd)
+    corpus.add_command(train_cmd)
+    corpus.add_command(assoc_cmd)
+
+
+_ranker_commands()

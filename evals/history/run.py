@@ -2,7 +2,8 @@
 
 Per repository: mine and sample the cases (`mine.py`), then for each case, oldest first, move
 the one materialized tree (`$HELIX_HOME/history/<repo-key>/tree`, masked and the owner's only:
-`trees.py`) to the commit's parent,
+`trees.py`) to the commit's parent (its `.git` HEAD too: the history field, when on, reads only
+the commits before the parent),
 refresh Helix's index of it (incremental: only changed files are parsed, embeddings come from
 the shared cache), run the real dry-run controller (`llm_steps == 0`) on the question and rank
 the tree's code files with whole-file BM25 on the same question. Helix is asked as `helix ask
@@ -23,6 +24,7 @@ from typing import Any
 
 from pydantic import Field
 
+from evals.corpus.history_git import drop_head, point_head
 from evals.history.bm25 import BM25Tree
 from evals.history.mine import HistoryCase, Mined, git_dir, mine, repo_key
 from evals.history.rules import MAX_QUESTION_CHARS, MAX_SOURCE_FILES, MIN_WORDS
@@ -174,12 +176,14 @@ def run_mined(spec: RepoSpec, mined: Mined, gitdir: Path, *, home: Path | None =
                                "try again when it has finished")
     try:
         writer = TreeWriter(gitdir, target)
+        drop_head(target)
         writer.remove()  # a tree a killed run left behind (or an older Helix's clear one)
         with terminate_as_interrupt():
             try:
                 return _run_locked(spec, mined, writer, overrides=overrides,
                                    no_embed=no_embed, progress=progress)
             finally:
+                drop_head(target)
                 writer.remove()
     finally:
         release()
@@ -196,6 +200,7 @@ def _run_locked(spec: RepoSpec, mined: Mined, writer: TreeWriter, *,
     for number, case in enumerate(mined.cases, start=1):
         try:
             moved = writer.move_to(case.parent)
+            point_head(writer.target, writer.gitdir, case.parent)  # the history before the case
         except TreeError as exc:  # a bound, or a path in the way: this case only
             reason = f"bound_{exc.bound}" if isinstance(exc, TreeBoundError) else "tree_error"
             skipped[reason] = skipped.get(reason, 0) + 1

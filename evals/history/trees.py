@@ -87,6 +87,7 @@ class Entry:
         self.size = size
 
 
+MISSING = -1  # the size of a blob the object store lacks (a snapshot leaves out large files)
 _BLOB = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})?")  # a git object id, or "" (announced)
 
 
@@ -141,7 +142,9 @@ def parse_ls_tree(raw: bytes) -> dict[str, Entry]:
         parts = meta.split()
         if not sep or len(parts) != 4:
             continue
-        size = int(parts[3]) if parts[3].isdigit() else 0
+        # "-" for a tree or submodule; "BAD" for a blob the snapshot lacks (MISSING)
+        size = int(parts[3]) if parts[3].isdigit() else (
+            MISSING if parts[1] == b"blob" else 0)
         entries[os.fsdecode(raw_path)] = Entry(parts[0].decode(), parts[2].decode(), size)
     return entries
 
@@ -274,7 +277,7 @@ class TreeWriter:
 
     def move_to(self, commit: str) -> dict[str, int]:
         """Make the target hold `commit`'s regular files; counts of written, deleted, kept,
-        refused (and too_large, secret, binary: not written, when any)."""
+        refused (and too_large, secret, binary, missing: not written, when any)."""
         wanted, counts = self._wanted(read_tree(self.gitdir, commit, self.bounds))
         self._check_bounds(commit, wanted)
         self._ensure_root()
@@ -303,7 +306,7 @@ class TreeWriter:
         """The entries to write, and counts of those refused or not written by their name or
         size."""
         wanted: dict[str, Entry] = {}
-        counts = {"refused": 0, "too_large": 0, "secret": 0}
+        counts = {"refused": 0, "too_large": 0, "secret": 0, "missing": 0}
         for path, entry in sorted(entries.items()):
             if entry.mode not in TREE_MODE_FILE:
                 continue  # symlinks, submodules: skipped
@@ -313,6 +316,8 @@ class TreeWriter:
                 counts["secret"] += 1  # never written: Helix does not index it either
             elif entry.size > self.bounds.max_blob_bytes:
                 counts["too_large"] += 1
+            elif entry.size == MISSING:
+                counts["missing"] += 1  # a blob the snapshot lacks (files of 4 MiB and more)
             else:
                 wanted[path] = entry
         return wanted, counts

@@ -3,7 +3,9 @@
 Reads `{"question", "answer"}` lines (SWE-QA's `Benchmark/*.jsonl`); a line that is not such
 an object is skipped and counted. The repository is a work tree as it is, or, with `--rev`, the
 tree of that commit written under `$HELIX_HOME/qa/<repo key>/tree` from git objects (no
-checkout: none of the repository's hooks or filters runs; `evals.history.trees`). Helix indexes
+checkout: none of the repository's hooks or filters runs; `evals.history.trees`), with a `.git`
+whose HEAD is that commit (`evals.corpus.history_git`: the history field, when on, reads the
+commits before it and none after). Helix indexes
 it and answers each question with the dry-run controller (no model); BM25 ranks the tree's files
 for the same question in the same run. Gold comes from each reference answer
 (`evals.qa.gold`); a question with no gold file is dropped and counted, and so is one whose
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.baseline_bm25 import BM25Files
+from evals.corpus.history_git import drop_head, point_head
 from evals.history.mine import git_dir, repo_key, resolve_rev
 from evals.history.run import HelixSide
 from evals.history.trees import TreeWriter, terminate_as_interrupt
@@ -79,6 +82,7 @@ def tree_for(repo: Path, rev: str | None, home: Path | None = None) -> tuple[Pat
               else home / "qa" / repo_key(gitdir) / "tree")
     target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     TreeWriter(gitdir, target).move_to(sha)
+    point_head(target, gitdir, sha)  # its history is the commit's, nothing after it
     return target, sha
 
 
@@ -106,6 +110,7 @@ def run_qa(jsonl: Path, repo: Path, *, rev: str | None = None, limit: int | None
                               fan_out=fan_out)
         finally:
             if rev is not None:  # the tree written out lives only as long as the run
+                drop_head(root)
                 TreeWriter(git_dir(repo), root).remove()
 
 

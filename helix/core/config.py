@@ -41,6 +41,7 @@ from helix.core.policy import (
     CompactionPolicy,
     FileDefsPolicy,
     Pools,
+    RankerPolicy,
     RouteName,
     RoutePolicy,
     RoutingPolicy,
@@ -84,6 +85,11 @@ class IndexSettings(_Frozen):
     # Repository-provided tree/concept JSON files (globs relative to the root); one of more
     # nodes, or nested deeper, is plain JSON with a notice (`indexers.trees`)
     trees: tuple[str, ...] = ()
+    # Words bridged through history (`indexers.history`): each definition carries the words
+    # of the messages of the commits that changed it, read from at most this many commits
+    # before HEAD (0: none), keeping its newest `history_per_def`.
+    history_commits: int = Field(default=0, ge=0, le=1_000_000)
+    history_per_def: int = Field(default=20, ge=1, le=10_000)
     max_tree_nodes: int = Field(default=100_000, ge=1)
     max_tree_depth: int = Field(default=200, ge=1)
     # How the index is built, not what it holds (`RUNTIME_INDEX_SETTINGS`: outside every hash).
@@ -169,6 +175,8 @@ class RetrievalSettings(_Frozen):
     answer: AnswerPolicy = AnswerPolicy()
     file_defs: FileDefsPolicy = FileDefsPolicy()
     callees: CalleesPolicy = CalleesPolicy()
+    # the evidence's order: the hand order or the learned ranker (`controller.learned_rank`)
+    ranker: RankerPolicy = RankerPolicy()
     # among same-named definitions in the evidence, the one the others' files import comes
     # first (`controller.canonical`)
     canonical_first: bool = True
@@ -350,6 +358,7 @@ REPO_FORBIDDEN: dict[str, str] = {
     "index.embed_model": "it decides which model files are loaded",
     "index.skip_secrets": "it decides whether secret-bearing files are read",
     "index.max_files": "it decides whether a large directory is indexed by accident",
+    "retrieval.ranker.manifest": "it decides which model file is loaded",
     "index.mask_secrets": "it decides whether secrets are stored in clear",
     "index.scan_workers": "it decides how many processes Helix starts",
     "index.scan_workers_max": "it decides how many processes Helix starts",
@@ -374,8 +383,26 @@ class _Loaded:
         section, _, key = dotted.partition(".")
         if section not in _SECTIONS or not key:
             raise ConfigError(f"unknown setting {dotted} (from {origin})")
-        self.data.setdefault(section, {})[key] = value
+        values = self.data.setdefault(section, {})
+        # a nested table's key (`retrieval.ranker.mode`): a table of one key, merged below
+        key, *inner = key.split(".")
+        for part in reversed(inner):
+            value = {part: value}
+        before = values.get(key)
+        # a table (`retrieval.ranker`) set in two places keeps each place's keys, the later
+        # place winning per key: a repository's `mode` leaves the user's `manifest`
+        values[key] = (_deep_merge(before, value) if isinstance(before, Mapping)
+                       and isinstance(value, Mapping) else value)
         self.origins[dotted] = origin
+
+
+def _deep_merge(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(before)
+    for key, value in after.items():
+        old = out.get(key)
+        out[key] = (_deep_merge(old, value) if isinstance(old, Mapping)
+                    and isinstance(value, Mapping) else value)
+    return out
 
 
 def _merge_user(loaded: _Loaded, table: Mapping[str, Any], origin: str) -> None:
@@ -409,6 +436,8 @@ def _merge_repo(loaded: _Loaded, table: Mapping[str, Any], origin: str,
                     f"ignored {dotted} from {origin}: {REPO_RULE}, not {dotted} "
                     f"({REPO_FORBIDDEN[dotted]}); {USER_PLACES}")
                 continue
+            if isinstance(value, Mapping):
+                value = _without_forbidden(loaded, dotted, value, origin)
             if dotted == "index.trees" and isinstance(value, list | tuple):
                 kept = []
                 for glob in value:
@@ -429,6 +458,21 @@ def _merge_repo(loaded: _Loaded, table: Mapping[str, Any], origin: str,
             if isinstance(value, Mapping) and isinstance(earlier, Mapping):
                 value = merge_tables(earlier, value)  # yours stays where it does not say
             loaded.set(dotted, value, origin)
+
+
+def _without_forbidden(loaded: _Loaded, dotted: str, table: Mapping[str, Any],
+                       origin: str) -> dict[str, Any]:
+    """A repository's nested table less the keys it may not set (`retrieval.ranker.manifest`),
+    one notice each."""
+    kept: dict[str, Any] = {}
+    for key, value in table.items():
+        inner = f"{dotted}.{key}"
+        if inner in REPO_FORBIDDEN:
+            loaded.notices.append(f"ignored {inner} from {origin}: {REPO_RULE}, not {inner} "
+                                  f"({REPO_FORBIDDEN[inner]}); {USER_PLACES}")
+            continue
+        kept[key] = value
+    return kept
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -4,6 +4,7 @@
     ├── UserError (2)               the user asked for something impossible
     │   ├── BadPathError            missing path / not a directory / outside the root
     │   ├── ConfigError             bad config file, setting or flag value
+    │   │   └── RankerModelError    the learned ranker's model: missing, another digest, malformed
     │   ├── UnknownModelError       a model string litellm cannot route
     │   ├── NotFoundError           unknown turn, session, baseline, symbol ...
     │   ├── BaselineExistsError     a pinned baseline name is never reused
@@ -58,6 +59,10 @@ class ConfigError(UserError):
 
 class UnknownModelError(UserError):
     pass
+
+
+class RankerModelError(ConfigError):
+    """The learned ranker's model cannot be used: missing, another digest, malformed."""
 
 
 class NotFoundError(UserError):

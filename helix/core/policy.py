@@ -273,6 +273,39 @@ class CalleesPolicy(_Frozen):
     ratio: float = Field(default=1.0, ge=0, le=100)  # the callee's score against its caller's
 
 
+RankerMode = Literal["hand", "learned"]
+
+
+# the digest of the shipped model's manifest (data/ranker/manifest.json; a test checks it):
+# `mode = "learned"` alone uses that model, and the config hash names it
+SHIPPED_RANKER_DIGEST = "sha256:26b6eb1a5ce1cc7610bef0ccb630e78034fce7b13d13b0060be7dba4560b4add"
+
+
+class RankerPolicy(_Frozen):
+    """The order of the evidence: the hand order (fusion, then the in-file and callee rules)
+    or the learned ranker (`controller.learned_rank`), which orders definitions and spans from
+    a candidate pool (`controller.rank_features`). The model is named by its manifest (None:
+    the one shipped in data/ranker/) and pinned by its digest, so a new model is a new config
+    hash; `helix eval --candidate-config` compares it with the hand order."""
+
+    mode: RankerMode = "hand"
+    # the model's manifest (user-only: it decides which file is loaded) and its digest
+    manifest: str | None = None
+    digest: str = SHIPPED_RANKER_DIGEST
+    # candidates scored per question: the hand order, the first `files` files' definitions,
+    # the callees of the first `callees` definitions, the history and association hits, the
+    # pool
+    max_candidates: int = Field(default=160, ge=1, le=10_000)
+    files: int = Field(default=6, ge=0, le=100)
+    callees: int = Field(default=3, ge=0, le=100)
+    # a question's words joined by the association table to at most this many words of the
+    # repository's names; definitions whose names hold them join the candidates (0: none)
+    expand_words: int = Field(default=4, ge=0, le=50)
+    assoc_k: int = Field(default=10, ge=0, le=1000)
+    # the definitions whose history words (index.history_commits) best match the question
+    history_k: int = Field(default=20, ge=0, le=1000)
+
+
 class AnswerPolicy(_Frozen):
     """The deterministic answer's sections (they shape no evidence, only what is shown)."""
 

@@ -1,0 +1,84 @@
+"""The learned ranker's cost per warm question, against the hand order, in one process.
+
+    python benchmarks/ranker_latency.py [--repeat 2] [--out FILE] [--candidate-config TOML]
+
+The standard library's index (`evals.runner.materialize_stdlib`, lexical) answers the 51
+questions of data/evals/stdlib_bench.jsonl through `run_controller` twice over: once with the
+hand order and once with the learned ranker (`retrieval.ranker.mode = "learned"`, the shipped
+model unless --candidate-config names another), each pass after the other, `--repeat` times,
+in alternating order (hand first, then learned first), so that neither always meets the other's
+warm caches. Reported: p50/p95 of each, and the median of the per-question differences
+(learned - hand; target: at most 10 ms). Writes benchmarks/results/ranker_latency.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+OUT = ROOT / "benchmarks" / "results" / "ranker_latency.json"
+SUITE = "stdlib_bench"
+TARGET_MS = 10.0
+
+
+def _p(values: list[float], q: float) -> float:
+    from evals.metrics import percentile
+
+    return round(percentile(values, q), 2)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--candidate-config", default=None)
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    from evals.cli.run_common import candidate_overrides
+    from evals.runner import PreparedRepo, materialize_stdlib
+    from evals.suites import load_suite
+
+    questions = [c.question for c in load_suite(SUITE).cases]
+    root = materialize_stdlib()
+    learned = candidate_overrides(args.candidate_config) if args.candidate_config else {
+        "retrieval.ranker": {"mode": "learned"}}
+    repos = {"hand": PreparedRepo(root, {}, no_embed=True),
+             "learned": PreparedRepo(root, learned, no_embed=True)}
+    for repo in repos.values():
+        repo.ask("warm-up: where is json.dumps defined?")  # first-touch loads are not latency
+    times: dict[str, list[list[float]]] = {"hand": [], "learned": []}
+    for n in range(args.repeat):
+        order = ("hand", "learned") if n % 2 == 0 else ("learned", "hand")
+        for name in order:
+            run = []
+            for question in questions:
+                started = time.perf_counter()
+                repos[name].ask(question)
+                run.append((time.perf_counter() - started) * 1000.0)
+            times[name].append(run)
+    hand = [min(r[i] for r in times["hand"]) for i in range(len(questions))]
+    mine = [min(r[i] for r in times["learned"]) for i in range(len(questions))]
+    delta = [b - a for a, b in zip(hand, mine, strict=True)]
+    result: dict[str, Any] = {
+        "benchmark": "ranker_latency", "questions": len(questions), "repeat": args.repeat,
+        "learned_overrides": learned,
+        "hand": {"p50_ms": _p(hand, 50), "p95_ms": _p(hand, 95)},
+        "learned": {"p50_ms": _p(mine, 50), "p95_ms": _p(mine, 95)},
+        "delta_median_ms": round(statistics.median(delta), 2),
+        "delta_p95_ms": _p(delta, 95), "target_ms": TARGET_MS,
+        "target_met": statistics.median(delta) <= TARGET_MS,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

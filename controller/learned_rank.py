@@ -1,0 +1,217 @@
+"""The learned ranker's scoring and order (pure: the driver reads the files and hands in text).
+
+A model is LightGBM's text format (`helix eval corpus train-ranker` writes it): a sum of
+regression trees over the rows of `controller.rank_features.FEATURES`. It is evaluated here
+with numpy, without LightGBM (importing LightGBM costs seconds): every node of every tree
+tested for every row at once, each row's exit leaves found by bit masks (`TreeModel`), their
+values summed in tree order, so the same rows give the same scores bit for bit on every
+machine (IEEE additions in a fixed order). Scores match LightGBM's own `predict`
+(`tests/test_learned_rank.py`).
+
+The order: score descending, ties by the candidates' order (the hand order first).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from controller.evidence import Candidate
+from controller.rank_features import Pooled
+from controller.reasons import Reason
+from helix.core.errors import RankerModelError
+
+_MISSING_NONE, _MISSING_ZERO, _MISSING_NAN = 0, 1, 2
+_ZERO = 1e-35  # LightGBM's kZeroThreshold
+
+
+MAX_LEAVES = 64  # a tree's leaves fit one 64-bit mask
+
+
+@dataclass(frozen=True)
+class TreeModel:
+    """Every tree's internal nodes, side by side (QuickScorer's layout: Lucchese et al.,
+    SIGIR 2015). A node whose test fails (the row goes right) rules out the leaves of its left
+    subtree: `mask` keeps the others. A row's exit leaf in a tree is the leftmost leaf no
+    failed test ruled out: the lowest set bit of the AND of its failed nodes' masks (leaves are
+    numbered left to right). Every tree is padded to the same number of nodes with tests that
+    never fail, so every row and node is tested at once and no tree is walked."""
+
+    features: tuple[str, ...]
+    split_feature: np.ndarray  # trees x nodes, padded
+    threshold: np.ndarray
+    default_left: np.ndarray
+    missing: np.ndarray
+    mask: np.ndarray  # unsigned, one bit per leaf
+    leaf_base: np.ndarray  # per tree: its first leaf in `leaf_value`, left to right
+    leaf_value: np.ndarray
+
+    @property
+    def trees(self) -> int:
+        return len(self.leaf_base)
+
+    def _goes_right(self, x: np.ndarray) -> np.ndarray:
+        value = x[:, self.split_feature]  # rows x trees x nodes
+        if not (np.isnan(value).any() or (self.missing == _MISSING_ZERO).any()):
+            return np.asarray(value > self.threshold)
+        nan = np.isnan(value)
+        value = np.where(nan & (self.missing != _MISSING_NAN), 0.0, value)
+        default = ((self.missing == _MISSING_ZERO) & (np.abs(value) <= _ZERO)) | (
+            (self.missing == _MISSING_NAN) & nan)
+        return np.asarray(np.where(default, ~self.default_left, ~(value <= self.threshold)))
+
+    def scores(self, rows: Sequence[Sequence[float]] | np.ndarray) -> list[float]:
+        """The model's raw score of each row."""
+        x = np.asarray(rows, dtype=np.float64)
+        if x.size == 0:
+            return []
+        if x.ndim != 2 or x.shape[1] != len(self.features):
+            raise RankerModelError(f"the ranker model takes {len(self.features)} features, "
+                                   f"not {x.shape[-1] if x.ndim else 0}")
+        full = self.mask.dtype.type(np.iinfo(self.mask.dtype).max)
+        bits = np.where(self._goes_right(x), self.mask, full)
+        reached = np.bitwise_and.reduce(bits, axis=2)  # rows x trees
+        lowest = reached & (~reached + self.mask.dtype.type(1))  # the lowest set bit alone
+        exits = np.log2(lowest.astype(np.float64)).astype(np.int64)
+        leaves = np.ascontiguousarray(self.leaf_value[self.leaf_base + exits].T)
+        total = np.zeros(x.shape[0], dtype=np.float64)
+        for tree in range(self.trees):  # in tree order: the same sum everywhere
+            total += leaves[tree]
+        return [float(v) for v in total]
+
+
+def _floats(line: str) -> list[float]:
+    return [float(v) for v in line.split()] if line.strip() else []
+
+
+def _ints(line: str) -> list[int]:
+    return [int(v) for v in line.split()] if line.strip() else []
+
+
+def _blocks(text: str) -> tuple[dict[str, str], list[dict[str, str]]]:
+    header: dict[str, str] = {}
+    trees: list[dict[str, str]] = []
+    current = header
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("Tree="):
+            current = {}
+            trees.append(current)
+            continue
+        if line == "end of trees":
+            break
+        key, eq, value = line.partition("=")
+        if eq:
+            current[key] = value
+    return header, trees
+
+
+def parse_model(text: str, expected: Sequence[str]) -> TreeModel:
+    """A LightGBM text model whose features are `expected`, in that order (ConfigError in one
+    line otherwise: another feature list, a categorical split, a malformed file)."""
+    try:
+        header, trees = _blocks(text)
+        names = tuple(header.get("feature_names", "").split())
+        if names != tuple(expected):
+            raise RankerModelError(f"the ranker model's features ({len(names)}) are not this "
+                              f"Helix's ({len(expected)}): retrain it")
+        if header.get("num_class", "1") != "1" or not trees:
+            raise RankerModelError("the ranker model is not a single-output tree model")
+        return _stack(names, trees)
+    except (ValueError, KeyError, IndexError) as exc:
+        raise RankerModelError(f"the ranker model is malformed: {exc}") from None
+
+
+def _in_order(left: list[int], right: list[int]) -> tuple[list[int], dict[int, list[int]]]:
+    """(LightGBM leaf ids left to right, node -> the leaf ids of its left subtree)."""
+    order: list[int] = []
+    left_leaves: dict[int, list[int]] = {}
+
+    def leaves(child: int) -> list[int]:
+        if child < 0:
+            order.append(-1 - child)
+            return [-1 - child]
+        below_left = leaves(left[child])
+        left_leaves[child] = below_left
+        return below_left + leaves(right[child])
+
+    leaves(0)
+    return order, left_leaves
+
+
+def _stack(names: tuple[str, ...], trees: list[dict[str, str]]) -> TreeModel:
+    nodes: list[list[tuple[int, float, bool, int, int]]] = []  # per tree, its tests
+    leaf_base: list[int] = []
+    leaves: list[float] = []
+    widest = 1
+    for tree in trees:
+        values = _floats(tree["leaf_value"])
+        if int(tree["num_leaves"]) != len(values) or not values:
+            raise ValueError("leaf count")
+        if len(values) > MAX_LEAVES:
+            raise RankerModelError(f"the ranker model has a tree of more than {MAX_LEAVES} "
+                                   "leaves: not supported")
+        if int(tree.get("num_cat", "0")):
+            raise RankerModelError("the ranker model has categorical splits: not supported")
+        leaf_base.append(len(leaves))
+        widest = max(widest, len(values))
+        if len(values) == 1:
+            leaves.extend(values)
+            nodes.append([])
+            continue
+        decision = _ints(tree["decision_type"])
+        features = _ints(tree["split_feature"])
+        left, right = _ints(tree["left_child"]), _ints(tree["right_child"])
+        thresholds = _floats(tree["threshold"])
+        if (any(f < 0 or f >= len(names) for f in features) or any(d & 1 for d in decision)
+                or not len(features) == len(decision) == len(left) == len(right)
+                == len(thresholds) == len(values) - 1):
+            raise ValueError("split")
+        order, left_leaves = _in_order(left, right)
+        place = {leaf: n for n, leaf in enumerate(order)}
+        leaves.extend(values[leaf] for leaf in order)
+        full = (1 << MAX_LEAVES) - 1
+        nodes.append([(features[n], thresholds[n], bool(decision[n] & 2),
+                       (decision[n] >> 2) & 3,
+                       full & ~sum(1 << place[leaf] for leaf in left_leaves[n]))
+                      for n in range(len(features))])
+    if any(not math.isfinite(v) for v in leaves):
+        raise ValueError("a leaf value is not finite")
+    width = max((len(t) for t in nodes), default=0) or 1
+    kind = np.uint32 if widest <= 32 else np.uint64
+    keep = (1 << (32 if kind is np.uint32 else 64)) - 1
+    # padding: a test that never fails (x > inf is false; NaN reads as 0 or goes left)
+    pad = (0, math.inf, True, _MISSING_NONE, keep)
+    grid = [t + [pad] * (width - len(t)) for t in nodes]
+    return TreeModel(
+        features=names,
+        split_feature=np.asarray([[n[0] for n in t] for t in grid], dtype=np.int64),
+        threshold=np.asarray([[n[1] for n in t] for t in grid], dtype=np.float64),
+        default_left=np.asarray([[n[2] for n in t] for t in grid], dtype=bool),
+        missing=np.asarray([[n[3] for n in t] for t in grid], dtype=np.int64),
+        mask=np.asarray([[n[4] & keep for n in t] for t in grid], dtype=kind),
+        leaf_base=np.asarray(leaf_base, dtype=np.int64),
+        leaf_value=np.asarray(leaves, dtype=np.float64))
+
+
+def order(pooled: Sequence[Pooled], scores: Sequence[float], limit: int) -> list[Candidate]:
+    """The candidates by score (ties: their pool order), the first `limit`, as evidence
+    candidates: a hand candidate keeps its reasons, a definition only the widening found says
+    where it came from (its file leads the evidence; a callee of a leading definition)."""
+    ranked = sorted(range(len(pooled)), key=lambda n: (-round(scores[n], 12), n))[:limit]
+    out: list[Candidate] = []
+    for n in ranked:
+        p = pooled[n]
+        score = round(scores[n], 9)
+        if p.hand is not None:
+            out.append(p.hand.model_copy(update={"score": score}))
+            continue
+        name = p.chunk.symbol or ""
+        reason = (Reason(code="neighbour", edge="called by", name=name) if p.source == "callee"
+                  else Reason(code="in_file", name=name))
+        out.append(Candidate(chunk=p.chunk, score=score, reasons=p.reasons or (reason,),
+                             step=0))
+    return out

@@ -1,0 +1,414 @@
+"""The learned ranker's candidates and their features (pure).
+
+Candidates for one question: the hand-ordered evidence, every chunk any channel list found
+(the loop's pool), and the definitions of the first files of the hand order and the callees of
+its first definitions (read by the driver, `controller.rank_step`), in that order, at most
+`RankerPolicy.max_candidates`. Each gets one row of `FEATURES`, in that order (the model file's
+manifest names them; a model trained on another list is refused at load):
+
+- question: its content words, identifiers, route;
+- channels: 1 / best rank in each channel's lists (0: not found), how many channels and lists
+  found it, the hand order's place and fused score, the fused (RRF) score over every list,
+  the question's BM25 score of the chunk and of its whole file (over the best one);
+- file: the file's place in the hand order, its best fused score and its share of the pool,
+  the candidate's place among its file's candidates (the file already has a higher one);
+- words: the question's words held by the name (and what share of the name they are), the
+  owner's name, the path, the first line (signature), comments and docstrings, the body, the
+  body's damped score (`controller.file_defs`), the name words' idf share;
+- kind and size: chunk kind, definition kind, lines, test-ness, path depth, a private name;
+- graph (`NodeSignals`): calls in and out, tests, documenting sections, PageRank on the calls
+  graph, nearness to definitions the question names (itself, a call away, the same file);
+- reasons: aligned with a leading doc section, promoted in its file, a callee, a lead;
+- history (`NodeSignals.history`): the words of the messages of commits that changed it, how
+  many of the question's words they hold and their idf share; the association table
+  (`controller.word_links`): how strongly the question's words go with the name's parts.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
+
+from controller.evidence import DOC_CHUNK_KINDS, Candidate, is_test
+from controller.file_defs import question_tokens
+from controller.fusion import Fused, Ranked
+from controller.reasons import Reason
+from controller.route import RoutePlan
+from controller.text import is_identifier, name_tokens, spelled_out, token_set
+from helix.core.policy import FileDefsPolicy
+from helix.core.schemas import Chunk
+
+CHANNELS = ("bm25", "dense", "symbol", "related", "path", "graph", "refs", "files",
+            "file_bm25", "path_words", "test_targets", "definition", "name_words", "tree",
+            "sense")
+ROUTES = ("definition", "location", "explanation", "relation", "value_check", "usage",
+          "doc_summary", "issue")
+_CONTAINERS = frozenset({"class", "interface", "struct", "trait", "enum", "module", "impl",
+                         "namespace", "object", "type"})
+_COMMENT = re.compile(r"^\s*(?:#|//|/\*|\*|\"\"\"|'''|///|//!)")
+SOURCES = ("hand", "pool", "file", "callee", "history", "assoc")
+
+FEATURES: tuple[str, ...] = (
+    "q_words", "q_identifiers", "q_route", "q_long",
+    *(f"rr_{c}" for c in CHANNELS), "n_channels", "n_lists",
+    "hand_rr", "hand_score", "fused_score", "fused_rr", "bm25_q", "file_bm25_q",
+    "file_rr", "file_fused", "file_pool_share", "rank_in_file", "file_has_higher",
+    "from_file", "from_callee", "from_history", "from_assoc",
+    "name_cov", "name_hits", "name_share", "name_exact", "owner_cov", "path_cov", "stem_cov",
+    "sig_cov", "doc_cov", "body_cov", "body_score", "name_idf_share",
+    "is_def", "is_module", "is_doc", "is_container", "is_function", "log_lines", "is_test",
+    "path_depth", "is_private",
+    "log_calls_in", "log_calls_out", "log_tests_in", "log_documented", "pagerank",
+    "named", "near_named", "same_file_named",
+    "r_aligned", "r_in_file", "r_neighbour", "r_lead", "r_exact", "r_fuzzy", "r_path_hint",
+    "hist_cov", "hist_idf_share", "hist_commits", "hist_bm25", "rr_history",
+    "assoc_score", "assoc_hits",
+)
+
+
+# Named groups of features (an ablation trains without one: `helix eval corpus train-ranker
+# --without history`).
+FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
+    "history": ("hist_cov", "hist_idf_share", "hist_commits", "hist_bm25", "rr_history",
+                "from_history"),
+    "assoc": ("assoc_score", "assoc_hits", "from_assoc"),
+    "graph": ("log_calls_in", "log_calls_out", "log_tests_in", "log_documented", "pagerank",
+              "named", "near_named", "same_file_named"),
+    "hand": ("hand_rr", "hand_score", "file_rr", "file_has_higher"),
+    "words": ("name_cov", "name_hits", "name_share", "name_exact", "owner_cov", "path_cov",
+              "stem_cov", "sig_cov", "doc_cov", "body_cov", "body_score", "name_idf_share"),
+}
+
+
+@dataclass(frozen=True)
+class NodeSignals:
+    """What the index says of one definition (read by the driver)."""
+
+    calls_in: int = 0
+    calls_out: int = 0
+    tests_in: int = 0
+    documented: int = 0
+    pagerank: float = 0.0  # times the number of nodes (1.0: an average node)
+    history: frozenset[str] = frozenset()  # words of the messages of commits that changed it
+    commits: int = 0  # how many such commits
+    history_bm25: float = 0.0  # the question against those words (the history BM25 field)
+
+
+@dataclass(frozen=True)
+class Pooled:
+    chunk: Chunk
+    source: str  # one of SOURCES: where the candidate came from first
+    hand: Candidate | None = None
+    reasons: tuple[Reason, ...] = ()  # what the channels said of it (a pool chunk)
+
+
+@dataclass(frozen=True)
+class RankInputs:
+    plan: RoutePlan
+    hand: Sequence[Candidate]  # the hand order
+    pool: Mapping[str, Chunk]  # every chunk a channel list found
+    lists: Sequence[Ranked]
+    fused: Sequence[Fused]  # every list fused (RRF, the route's weights), best first
+    reasons: Mapping[str, tuple[Reason, ...]] = field(default_factory=dict)  # chunk id ->
+    file_chunks: Mapping[str, Sequence[Chunk]] = field(default_factory=dict)
+    callees: Sequence[Chunk] = ()
+    # the question's BM25 score of each candidate chunk and of its file, over the best one
+    bm25: Mapping[str, float] = field(default_factory=dict)
+    file_bm25: Mapping[str, float] = field(default_factory=dict)
+    history_hits: Sequence[Chunk] = ()  # the history field's best definitions, best first
+    assoc_hits: Sequence[Chunk] = ()  # definitions named by the question's associated words
+    signals: Mapping[str, NodeSignals] = field(default_factory=dict)  # node id ->
+    named: frozenset[str] = frozenset()  # node ids of definitions the question names
+    near_named: frozenset[str] = frozenset()  # node ids a calls edge joins to one of those
+    idf: Mapping[str, float] = field(default_factory=dict)  # a word's idf (name words)
+    idf_unseen: float = 1.0  # the idf of a word no name holds
+    history_idf: Mapping[str, float] = field(default_factory=dict)
+    history_unseen: float = 1.0
+    assoc: Mapping[str, Mapping[str, float]] = field(default_factory=dict)  # q word -> part ->
+
+
+def candidates(inputs: RankInputs, limit: int) -> list[Pooled]:
+    """The hand order, the first files' definitions, the callees, the history field's and the
+    associated words' definitions, then the rest of the pool by fused score; each chunk once,
+    at most `limit`."""
+    out: dict[str, Pooled] = {}
+    for c in inputs.hand:
+        out.setdefault(c.chunk.id, Pooled(c.chunk, "hand", c))
+    for path in inputs.file_chunks:
+        for chunk in inputs.file_chunks[path]:
+            if chunk.kind == "code_def":
+                out.setdefault(chunk.id, Pooled(chunk, "file",
+                                                reasons=inputs.reasons.get(chunk.id, ())))
+    for chunk in inputs.callees:
+        out.setdefault(chunk.id, Pooled(chunk, "callee",
+                                        reasons=inputs.reasons.get(chunk.id, ())))
+    for source, chunks in (("history", inputs.history_hits), ("assoc", inputs.assoc_hits)):
+        for chunk in chunks:
+            out.setdefault(chunk.id, Pooled(chunk, source,
+                                            reasons=inputs.reasons.get(chunk.id, ())))
+    for f in inputs.fused:
+        found = inputs.pool.get(f.chunk_id)
+        if found is not None:
+            out.setdefault(found.id, Pooled(found, "pool",
+                                            reasons=inputs.reasons.get(found.id, ())))
+    return list(out.values())[:limit]
+
+
+def _channel_ranks(lists: Sequence[Ranked]) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+    best: dict[str, dict[str, int]] = {}
+    count: dict[str, int] = {}
+    for ranked in lists:
+        channel = ranked.channel
+        for position, chunk_id in enumerate(ranked.chunk_ids, start=1):
+            mine = best.setdefault(chunk_id, {})
+            if position < mine.get(channel, 1 << 30):
+                mine[channel] = position
+            count[chunk_id] = count.get(chunk_id, 0) + 1
+    return best, count
+
+
+def _share(found: frozenset[str], question: frozenset[str]) -> float:
+    return len(found & question) / len(question) if question else 0.0
+
+
+def _idf_total(question: frozenset[str], idf: Mapping[str, float], default: float) -> float:
+    return sum(idf.get(w, default) for w in question)
+
+
+def _idf_share(found: frozenset[str], question: frozenset[str], idf: Mapping[str, float],
+               default: float, total: float) -> float:
+    if not total:
+        return 0.0
+    return sum(idf.get(w, default) for w in found & question) / total
+
+
+@dataclass(frozen=True)
+class _Static:
+    """What a candidate's features need of it whatever the question (kept per chunk id)."""
+
+    name: frozenset[str]  # the last part of its qualified name
+    owner: frozenset[str]
+    long_name: frozenset[str]  # the whole qualified name, short forms spelled out
+    parts: frozenset[str]  # name | owner
+    last: str  # the last part, lower-cased
+    path: frozenset[str]
+    stem: frozenset[str]
+    sig: frozenset[str]  # the first code line
+    doc: frozenset[str]  # comment and docstring lines
+    body: frozenset[str]
+    damp: float  # `file_defs.definition_score`'s body damping
+    fixed: tuple[float, ...]  # kind, size, test, depth, private
+
+
+_STATIC: dict[str, _Static] = {}
+_STATIC_KEPT = 50_000
+
+
+def _static(chunk: Chunk, scoring: FileDefsPolicy) -> _Static:
+    key = f"{chunk.id}:{scoring.body_norm}:{scoring.long_forms}"
+    found = _STATIC.get(key)
+    if found is not None:
+        return found
+    symbol = chunk.symbol or ""
+    owner_name, _, last_name = symbol.rpartition(".")
+    name = name_tokens(last_name)
+    owner = name_tokens(owner_name) if owner_name else frozenset()
+    whole = name_tokens(symbol)
+    lines = chunk.text.splitlines()
+    first = next((ln for ln in lines if ln.strip() and not _COMMENT.match(ln)
+                  and not ln.lstrip().startswith("@")), "")
+    body = token_set(chunk.text)
+    last = last_name.lower()
+    found = _Static(
+        name=name, owner=owner, long_name=spelled_out(whole) if scoring.long_forms else whole,
+        parts=name | owner, last=last,
+        path=token_set(chunk.path.replace("/", " ")),
+        stem=token_set(chunk.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]),
+        sig=token_set(first), doc=token_set(" ".join(ln for ln in lines if _COMMENT.match(ln))),
+        body=body, damp=1.0 + math.log1p(len(body) / scoring.body_norm),
+        fixed=(1.0 if chunk.kind == "code_def" else 0.0,
+               1.0 if chunk.kind == "code_module" else 0.0,
+               1.0 if chunk.kind in DOC_CHUNK_KINDS else 0.0,
+               1.0 if chunk.def_kind in _CONTAINERS else 0.0,
+               1.0 if chunk.def_kind in ("function", "method") else 0.0,
+               math.log1p(chunk.end_line - chunk.start_line + 1),
+               1.0 if is_test(chunk) else 0.0, float(chunk.path.count("/")),
+               1.0 if last.startswith("_") else 0.0))
+    if len(_STATIC) >= _STATIC_KEPT:
+        _STATIC.clear()
+    _STATIC[key] = found
+    return found
+
+
+def _question(plan: RoutePlan) -> tuple[frozenset[str], list[float]]:
+    words = question_tokens(plan)
+    identifiers = sum(1 for t in plan.intent.terms if is_identifier(t))
+    route = ROUTES.index(plan.intent.route) if plan.intent.route in ROUTES else len(ROUTES)
+    return words, [float(len(words)), float(identifiers), float(route),
+                   1.0 if plan.policy_route == "long_question" else 0.0]
+
+
+_NO_SIGNALS = NodeSignals()
+_IN_FILE = frozenset({"in_file", "in_file_more"})
+
+
+def _assoc(words: frozenset[str], parts: frozenset[str],
+           table: Mapping[str, Mapping[str, float]]) -> tuple[float, float]:
+    score = hits = 0.0
+    for word in words:
+        row = table.get(word)
+        if not row:
+            continue
+        best = max((row.get(p, 0.0) for p in parts), default=0.0)
+        if best > 0:
+            score += best
+            hits += 1
+    return score, hits
+
+
+@dataclass(frozen=True)
+class _ListView:
+    """What every row reads of the whole candidate list (places, files, totals)."""
+
+    words: frozenset[str]
+    question_row: list[float]
+    best: dict[str, dict[str, int]]
+    list_count: dict[str, int]
+    fused: dict[str, float]
+    fused_order: dict[str, int]
+    hand_pos: dict[str, int]
+    file_order: dict[str, int]
+    file_best: dict[str, float]
+    file_count: dict[str, int]
+    top: float
+    named_paths: set[str]
+    idf_total: float
+    hist_total: float
+    lowered_terms: set[str]
+    place_in_file: dict[int, int]
+    higher: dict[int, bool]
+    history_rank: dict[str, int]
+    total: int
+
+
+def _reason_flags(codes: AbstractSet[str], source: str) -> list[float]:
+    """What the hand order said of it: aligned, in its file, a callee, a symbol lead (exact,
+    fuzzy), a path hint."""
+    return [1.0 if "aligned" in codes else 0.0,
+            1.0 if codes & _IN_FILE or source == "file" else 0.0,
+            1.0 if "neighbour" in codes or source == "callee" else 0.0,
+            1.0 if "symbol_lead" in codes else 0.0,
+            1.0 if "symbol_exact" in codes else 0.0,
+            1.0 if "symbol_fuzzy" in codes else 0.0,
+            1.0 if "path_hint" in codes else 0.0]
+
+
+def _list_view(inputs: RankInputs, pooled: Sequence[Pooled]) -> _ListView:
+    words, question_row = _question(inputs.plan)
+    best, list_count = _channel_ranks(inputs.lists)
+    fused = {f.chunk_id: f.score for f in inputs.fused}
+    hand_pos = {p.chunk.id: n for n, p in enumerate(pooled, start=1) if p.source == "hand"}
+    file_order: dict[str, int] = {}
+    for c in inputs.hand:
+        file_order.setdefault(c.chunk.path, len(file_order) + 1)
+    file_best: dict[str, float] = {}
+    file_count: dict[str, int] = {}
+    for p in pooled:
+        score = fused.get(p.chunk.id, 0.0)
+        file_best[p.chunk.path] = max(file_best.get(p.chunk.path, 0.0), score)
+        file_count[p.chunk.path] = file_count.get(p.chunk.path, 0) + 1
+    by_score = sorted(range(len(pooled)), key=lambda n: (-fused.get(pooled[n].chunk.id, 0.0),
+                                                         hand_pos.get(pooled[n].chunk.id, 1 << 30),
+                                                         n))
+    in_file: dict[str, int] = {}
+    place_in_file: dict[int, int] = {}
+    for n in by_score:
+        path = pooled[n].chunk.path
+        in_file[path] = in_file.get(path, 0) + 1
+        place_in_file[n] = in_file[path]
+    seen_hand_files: set[str] = set()
+    higher: dict[int, bool] = {}
+    for n, p in enumerate(pooled):
+        higher[n] = p.chunk.path in seen_hand_files
+        if p.source == "hand":
+            seen_hand_files.add(p.chunk.path)
+    return _ListView(
+        words=words, question_row=question_row, best=best, list_count=list_count, fused=fused,
+        fused_order={f.chunk_id: n for n, f in enumerate(inputs.fused, start=1)},
+        hand_pos=hand_pos, file_order=file_order, file_best=file_best, file_count=file_count,
+        top=max(fused.values(), default=0.0) or 1.0,
+        named_paths={nid.split("::", 1)[0][4:] for nid in inputs.named
+                     if nid.startswith("def:")},
+        idf_total=_idf_total(words, inputs.idf, inputs.idf_unseen),
+        hist_total=_idf_total(words, inputs.history_idf, inputs.history_unseen),
+        lowered_terms={t.lower() for t in inputs.plan.intent.terms},
+        place_in_file=place_in_file, higher=higher,
+        history_rank={c.id: n for n, c in enumerate(inputs.history_hits, start=1)},
+        total=len(pooled))
+
+
+def feature_rows(inputs: RankInputs, pooled: Sequence[Pooled],
+                 scoring: FileDefsPolicy) -> list[list[float]]:
+    """One row of `FEATURES` per candidate, in order."""
+    view = _list_view(inputs, pooled)
+    return [_place_row(view, n, p) + _content_row(view, inputs, n, p, scoring)
+            for n, p in enumerate(pooled)]
+
+
+def _place_row(v: _ListView, n: int, p: Pooled) -> list[float]:
+    """The question, the channels' ranks and the candidate's place in the lists and files."""
+    chunk = p.chunk
+    ranks = v.best.get(chunk.id, {})
+    return [
+        *v.question_row, *(1.0 / ranks[c] if c in ranks else 0.0 for c in CHANNELS),
+        float(len(ranks)), float(v.list_count.get(chunk.id, 0)),
+        1.0 / v.hand_pos[chunk.id] if chunk.id in v.hand_pos else 0.0,
+        p.hand.score if p.hand is not None else 0.0, v.fused.get(chunk.id, 0.0) / v.top,
+        1.0 / v.fused_order[chunk.id] if chunk.id in v.fused_order else 0.0,
+    ]
+
+
+def _content_row(v: _ListView, inputs: RankInputs, n: int, p: Pooled,
+                 scoring: FileDefsPolicy) -> list[float]:
+    """The candidate's file, its own text, kind, graph signals, reasons, history and
+    associations."""
+    chunk = p.chunk
+    words = v.words
+    st = _static(chunk, scoring)
+    signals = inputs.signals.get(chunk.node_id, _NO_SIGNALS)
+    codes = {r.code for r in (p.hand.reasons if p.hand is not None else p.reasons)}
+    name_hits = len(st.name & words)
+    body_hits = len(st.body & words)
+    assoc_score, assoc_hits = _assoc(words, st.parts, inputs.assoc)
+    q = len(words) or 1
+    return [
+        inputs.bm25.get(chunk.id, 0.0), inputs.file_bm25.get(chunk.path, 0.0),
+        1.0 / v.file_order[chunk.path] if chunk.path in v.file_order else 0.0,
+        v.file_best.get(chunk.path, 0.0) / v.top, v.file_count[chunk.path] / v.total,
+        1.0 / v.place_in_file[n], 1.0 if v.higher[n] else 0.0,
+        1.0 if p.source == "file" else 0.0, 1.0 if p.source == "callee" else 0.0,
+        1.0 if p.source == "history" else 0.0, 1.0 if p.source == "assoc" else 0.0,
+        name_hits / q, float(name_hits), name_hits / len(st.name) if st.name else 0.0,
+        1.0 if st.last and st.last in v.lowered_terms else 0.0,
+        len(st.owner & words) / q, len(st.path & words) / q, len(st.stem & words) / q,
+        len(st.sig & words) / q, len(st.doc & words) / q, body_hits / q,
+        (scoring.name_weight * len(st.long_name & words) + body_hits / st.damp) / q
+        if words else 0.0,
+        _idf_share(st.name, words, inputs.idf, inputs.idf_unseen, v.idf_total),
+        *st.fixed,
+        math.log1p(signals.calls_in), math.log1p(signals.calls_out),
+        math.log1p(signals.tests_in), math.log1p(signals.documented), signals.pagerank,
+        1.0 if chunk.node_id in inputs.named else 0.0,
+        1.0 if chunk.node_id in inputs.near_named else 0.0,
+        1.0 if chunk.path in v.named_paths else 0.0,
+        *_reason_flags(codes, p.source),
+        len(signals.history & words) / q,
+        _idf_share(signals.history, words, inputs.history_idf, inputs.history_unseen,
+                   v.hist_total),
+        math.log1p(signals.commits), signals.history_bm25,
+        1.0 / v.history_rank[chunk.id] if chunk.id in v.history_rank else 0.0,
+        assoc_score, assoc_hits,
+    ]

@@ -1,0 +1,323 @@
+"""The learned ranker's I/O half, run by the driver after the hand order is made.
+
+Read here: the definitions of the hand order's first files, the callees of its first
+definitions, each candidate's graph signals (`indexers` rows: calls, tests, documenting
+sections, PageRank, history words), the name table's idf; and the model, from its manifest
+(`load_ranker`, once per manifest and digest). Pure, elsewhere: the candidates and their
+features (`controller.rank_features`), the scores and the order (`controller.learned_rank`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from controller.evidence import CODE_CHUNK_KINDS, Candidate
+from controller.file_defs import question_tokens
+from controller.fusion import FAMILIES, rrf
+from controller.learned_rank import TreeModel, order, parse_model
+from controller.loop import LoopState
+from controller.name_words import name_table
+from controller.rank_features import (
+    FEATURES,
+    NodeSignals,
+    Pooled,
+    RankInputs,
+    candidates,
+    feature_rows,
+)
+from helix.core.config import HelixConfig
+from helix.core.errors import RankerModelError
+from helix.core.hashing import digest
+from helix.core.policy import SHIPPED_RANKER_DIGEST, RankerPolicy
+from helix.core.schemas import Chunk
+from indexers.api import IndexReader
+
+SHIPPED_MANIFEST = Path(__file__).resolve().parent.parent / "data" / "ranker" / "manifest.json"
+MAX_MODEL_BYTES = 64 << 20
+Assoc = Mapping[str, Mapping[str, float]]
+
+
+class Scorer(Protocol):
+    """What orders the candidates: a model (`Ranker`), or a recorder for training."""
+
+    @property
+    def assoc(self) -> Assoc: ...
+
+    @property
+    def routes(self) -> frozenset[str] | None:
+        """The question routes it orders (the routes its training questions took); None: all."""
+        ...
+
+    def score(self, pooled: Sequence[Pooled], rows: Sequence[Sequence[float]]
+              ) -> Sequence[float]: ...
+
+
+@dataclass(frozen=True)
+class Ranker:
+    model: TreeModel
+    digest: str
+    assoc: Assoc = field(default_factory=dict)
+    # the routes of the questions it was trained on (the manifest's `routes`); a question
+    # of another route keeps the hand order: the model never saw one. None: every route
+    routes: frozenset[str] | None = None
+
+    def score(self, pooled: Sequence[Pooled], rows: Sequence[Sequence[float]]
+              ) -> Sequence[float]:
+        return self.model.scores(rows)
+
+
+_LOADED: dict[tuple[str, str], Ranker] = {}
+_LOCK = threading.Lock()
+
+
+def _read(path: Path, what: str) -> bytes:
+    try:
+        if path.stat().st_size > MAX_MODEL_BYTES:
+            raise RankerModelError(f"the ranker {what} {path} is larger than "
+                                   f"{MAX_MODEL_BYTES >> 20} MiB")
+        return path.read_bytes()
+    except OSError as exc:
+        raise RankerModelError(f"cannot read the ranker {what} {path}: "
+                               f"{exc.strerror or exc}") from None
+
+
+def _part(base: Path, manifest: Mapping[str, object], name: str) -> bytes:
+    rel, want = manifest.get(name), manifest.get(f"{name}_digest")
+    if not isinstance(rel, str) or not isinstance(want, str) or "/" in rel or rel in ("", ".."):
+        raise RankerModelError(f"the ranker manifest {base / 'manifest.json'} names no {name}")
+    data = _read(base / rel, name)
+    if digest(data) != want:
+        raise RankerModelError(f"the ranker {name} {base / rel} does not match its manifest's "
+                               "digest")
+    return data
+
+
+def load_ranker(policy: RankerPolicy) -> Ranker:
+    """The model named by `policy` (its manifest, pinned by `policy.digest`), read once per
+    process; RankerModelError (one line) when it cannot be used."""
+    path = Path(policy.manifest).expanduser() if policy.manifest else SHIPPED_MANIFEST
+    key = (str(path), policy.digest)
+    cached = _LOADED.get(key)
+    if cached is not None:
+        return cached
+    raw = _read(path, "manifest")
+    found = digest(raw)
+    if found != policy.digest:
+        raise RankerModelError(f"the ranker manifest {path} has digest {found}; set "
+                               f"retrieval.ranker.digest to it to use this model"
+                               if not policy.digest or (policy.manifest and policy.digest
+                                                        == SHIPPED_RANKER_DIGEST) else
+                               f"the ranker manifest {path} has digest {found}, not "
+                               f"retrieval.ranker.digest {policy.digest}")
+    try:
+        manifest = json.loads(raw)
+    except ValueError:
+        raise RankerModelError(f"the ranker manifest {path} is not JSON") from None
+    if not isinstance(manifest, dict):
+        raise RankerModelError(f"the ranker manifest {path} is not a JSON object")
+    model = parse_model(_part(path.parent, manifest, "model").decode("utf-8", "replace"),
+                        FEATURES)
+    assoc: Assoc = {}
+    if manifest.get("assoc"):
+        assoc = assoc_table(_part(path.parent, manifest, "assoc"), path)
+    ranker = Ranker(model=model, digest=found, assoc=assoc,
+                    routes=_routes(manifest.get("routes"), path))
+    with _LOCK:
+        _LOADED[key] = ranker
+    return ranker
+
+
+def _routes(value: object, path: Path) -> frozenset[str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(r, str) for r in value):
+        raise RankerModelError(f"the ranker manifest {path} has a malformed `routes` list")
+    return frozenset(value)
+
+
+def applies(scorer: Scorer, route: str) -> bool:
+    """Whether `scorer` orders a question of `route` (see `Ranker.routes`)."""
+    return scorer.routes is None or route in scorer.routes
+
+
+def assoc_table(raw: bytes, path: Path) -> Assoc:
+    try:
+        data = json.loads(raw)
+        rows = data["links"]
+        return {str(w): {str(p): float(v) for p, v in row.items()} for w, row in rows.items()}
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise RankerModelError(f"the association table next to {path} is malformed") from None
+
+
+def _callees(ranked: Sequence[Candidate], index: IndexReader, leads: int) -> list[Chunk]:
+    graph = index.graph
+    out: list[Chunk] = []
+    firsts = [c.chunk for c in ranked if c.chunk.kind == "code_def"][:leads]
+    for chunk in firsts:
+        if chunk.node_id not in graph:
+            continue
+        targets = sorted({v for _, v, key in graph.out_edges(chunk.node_id, keys=True)
+                          if key == "calls" and v != chunk.node_id})
+        out.extend(c for v in targets if (c := index.chunk_for_node(v)) is not None)
+    return out
+
+
+def edge_counts(graph: Any, nodes: Sequence[str]) -> dict[str, dict[str, tuple[int, int]]]:
+    """node -> edge kind -> (in, out): the stored graph's batch query, or one node at a time
+    (an in-memory graph)."""
+    batch = getattr(graph, "edge_counts", None)
+    if callable(batch):
+        return dict(batch(nodes))
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    for node in nodes:
+        if node not in graph:
+            continue
+        kinds: dict[str, list[int]] = {}
+        for _, _, key in graph.in_edges(node, keys=True):
+            kinds.setdefault(key, [0, 0])[0] += 1
+        for _, _, key in graph.out_edges(node, keys=True):
+            kinds.setdefault(key, [0, 0])[1] += 1
+        out[node] = {k: (v[0], v[1]) for k, v in kinds.items()}
+    return out
+
+
+def history_of(index: IndexReader) -> Any:
+    """The index's history field (`indexers.history.HistoryIndex`), or None."""
+    read = getattr(index, "history_index", None)
+    return read() if callable(read) else None
+
+
+def _signals(nodes: Sequence[str], index: IndexReader, words: frozenset[str]
+             ) -> dict[str, NodeSignals]:
+    wanted = [n for n in dict.fromkeys(nodes) if n.startswith("def:")]
+    history = history_of(index)
+    graph = index.graph
+    ranks = getattr(graph, "pagerank_of", None)
+    pagerank: dict[str, float] = dict(ranks(wanted)) if callable(ranks) else {}
+    counts = edge_counts(graph, wanted)
+    out: dict[str, NodeSignals] = {}
+    for node in wanted:
+        kinds = counts.get(node, {})
+        past = history.docs.get(node, frozenset()) if history is not None else frozenset()
+        if not kinds and not past:
+            continue
+        out[node] = NodeSignals(calls_in=kinds.get("calls", (0, 0))[0],
+                                calls_out=kinds.get("calls", (0, 0))[1],
+                                tests_in=kinds.get("tests", (0, 0))[0],
+                                documented=kinds.get("documents", (0, 0))[0],
+                                pagerank=pagerank.get(node, 0.0), history=past,
+                                commits=history.commits.get(node, 0) if past else 0,
+                                history_bm25=history.score(node, words) if past else 0.0)
+    return out
+
+
+def _bm25_scores(index: IndexReader, query: str, pooled: Sequence[Pooled]
+                 ) -> tuple[dict[str, float], dict[str, float]]:
+    """Each candidate's chunk BM25 score for the question, and its file's whole-file score,
+    over the best one of the repository (an index without the batch lookups: none)."""
+    out: list[dict[str, float]] = []
+    for name, keys in (("bm25_scores_of", [p.chunk.id for p in pooled]),
+                       ("file_scores_of", list(dict.fromkeys(p.chunk.path for p in pooled)))):
+        lookup = getattr(index, name, None)
+        if not callable(lookup) or not query.strip():
+            out.append({})
+            continue
+        best, scores = lookup(query, keys)
+        out.append({k: v / best for k, v in scores.items()} if best > 0 else {})
+    return out[0], out[1]
+
+
+def _history_hits(index: IndexReader, words: frozenset[str], k: int) -> list[Chunk]:
+    history = history_of(index)
+    if history is None or k <= 0 or not words:
+        return []
+    return [c for node, _score in history.search(words, k)
+            if (c := index.chunk_for_node(node)) is not None]
+
+
+def expansions(words: frozenset[str], assoc: Assoc, known: Mapping[str, object],
+               limit: int) -> list[str]:
+    """The name parts the association table joins to the question's words, strongest first,
+    those the repository's names hold (`known`) and the question does not, at most `limit`."""
+    scored: dict[str, float] = {}
+    for word in sorted(words):
+        for part, value in (assoc.get(word) or {}).items():
+            if part not in words and part in known:
+                scored[part] = max(scored.get(part, 0.0), value)
+    return [p for p, _v in sorted(scored.items(), key=lambda t: (-t[1], t[0]))[:limit]]
+
+
+def _assoc_hits(index: IndexReader, words: frozenset[str], assoc: Assoc,
+                policy: RankerPolicy) -> list[Chunk]:
+    if not assoc or policy.expand_words <= 0 or policy.assoc_k <= 0:
+        return []
+    table = name_table(index)
+    extra = expansions(words, assoc, table.postings, policy.expand_words)
+    if not extra:
+        return []
+    holders = {table.defs[n].node_id for part in extra for n in table.postings.get(part, ())}
+    ranked = [d for _s, d in table.rank(words | frozenset(extra), policy.assoc_k * 4)]
+    named = [d for d in ranked if d.node_id in holders][:policy.assoc_k]
+    return [c for d in named if (c := index.chunk_for_node(d.node_id)) is not None]
+
+
+def _named(state: LoopState, index: IndexReader) -> tuple[frozenset[str], frozenset[str]]:
+    named = frozenset(state.pool[cid].node_id for cid, reasons in state.found_reasons.items()
+                      if cid in state.pool and any(r.code == "symbol_exact" for r in reasons))
+    graph = index.graph
+    near: set[str] = set()
+    for node in sorted(named):
+        if node in graph:
+            near.update(v for _, v, key in graph.out_edges(node, keys=True) if key == "calls")
+            near.update(u for u, _, key in graph.in_edges(node, keys=True) if key == "calls")
+    return named, frozenset(near - named)
+
+
+def unseen_idf(documents: int) -> float:
+    """The BM25 idf of a word no document holds (`controller.name_words`' formula)."""
+    return math.log(1.0 + (documents + 0.5) / 0.5)
+
+
+def rank_inputs(state: LoopState, ranked: Sequence[Candidate], index: IndexReader,
+                config: HelixConfig, assoc: Assoc) -> RankInputs:
+    policy = config.retrieval.ranker
+    route = state.settings.route(state.plan.policy_name)
+    weights = {str(c): w for c, w in route.weights.items()}
+    fused = rrf(state.lists, state.settings, weights, FAMILIES if route.lexical_family else {})
+    files = list(dict.fromkeys(c.chunk.path for c in ranked
+                               if c.chunk.kind in CODE_CHUNK_KINDS))[:policy.files]
+    named, near = _named(state, index)
+    table = name_table(index)
+    words = question_tokens(state.plan)
+    history = history_of(index)
+    return RankInputs(
+        plan=state.plan, hand=tuple(ranked), pool=state.pool, lists=state.lists, fused=fused,
+        reasons=state.found_reasons,
+        file_chunks={path: index.chunks_for_path(path) for path in files},
+        callees=_callees(ranked, index, policy.callees), named=named, near_named=near,
+        history_hits=_history_hits(index, words, policy.history_k),
+        assoc_hits=_assoc_hits(index, words, assoc, policy),
+        idf=table.idf, idf_unseen=unseen_idf(len(table.defs)), assoc=assoc,
+        history_idf=history.idf if history is not None else {},
+        history_unseen=history.unseen if history is not None else 1.0)
+
+
+def learned_order(state: LoopState, ranked: Sequence[Candidate], index: IndexReader,
+                  config: HelixConfig, scorer: Scorer) -> list[Candidate]:
+    """The evidence in the learned order: the candidates scored, the best
+    `retrieval.max_evidence` first."""
+    inputs = rank_inputs(state, ranked, index, config, scorer.assoc)
+    pooled = candidates(inputs, config.retrieval.ranker.max_candidates)
+    signals = _signals([p.chunk.node_id for p in pooled], index,
+                       question_tokens(state.plan))
+    bm25, file_bm25 = _bm25_scores(index, state.plan.text, pooled)
+    inputs = RankInputs(**{**inputs.__dict__, "signals": signals, "bm25": bm25,
+                           "file_bm25": file_bm25})
+    rows = feature_rows(inputs, pooled, config.retrieval.file_defs)
+    return order(pooled, scorer.score(pooled, rows), config.retrieval.max_evidence)

@@ -1,0 +1,140 @@
+"""The learned ranker's training rows: every case's candidates and features, labelled.
+
+Each case's message goes through `helix.service.ask` (dry run) with the learned ranker on and
+a `Recorder` in the model's place: it keeps the candidates and their feature rows (computed by
+the very code that ranks at question time) and keeps the hand order. A candidate is relevant
+(label 1) when it is a target definition (`evals.corpus.policy.is_target`). Written per
+repository as an `.npz` (X float64, y, group sizes) and a JSON sidecar (case ids, each
+candidate's path, symbol and lines, pool recall).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from controller.rank_features import FEATURES, Pooled
+from evals.corpus.mine import CorpusCase
+from evals.corpus.policy import index_tree, is_target
+
+Progress = Callable[[str], None]
+
+
+def learned(overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """`overrides` with the learned ranker on (the rest of `retrieval.ranker` kept)."""
+    ranker = dict(overrides.get("retrieval.ranker", {}))
+    return {**overrides, "retrieval.ranker": {**ranker, "mode": "learned"}}
+
+
+@dataclass
+class Recorder:
+    """A scorer that keeps what it was asked to score and answers with the hand order."""
+
+    assoc: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    pooled: list[Pooled] = field(default_factory=list)
+    rows: list[list[float]] = field(default_factory=list)
+    routes: frozenset[str] | None = None  # it records every route's candidates
+
+    def score(self, pooled: Sequence[Pooled], rows: Sequence[Sequence[float]]
+              ) -> list[float]:
+        self.pooled = list(pooled)
+        self.rows = [list(r) for r in rows]
+        return [-float(n) for n in range(len(pooled))]
+
+
+@dataclass
+class CaseRows:
+    case_id: str
+    rows: list[list[float]]
+    labels: list[int]
+    candidates: list[tuple[str, str, int, int]]  # path, symbol, start, end
+    targets: int
+    targets_in_pool: int
+
+
+def label_case(case: CorpusCase, pooled: Sequence[Pooled], rows: Sequence[Sequence[float]]
+               ) -> CaseRows:
+    labels = [1 if any(is_target(p.chunk, t) for t in case.targets) else 0 for p in pooled]
+    found = sum(1 for t in case.targets if any(is_target(p.chunk, t) for p in pooled))
+    return CaseRows(case.id, [list(r) for r in rows], labels,
+                    [(p.chunk.path, p.chunk.symbol or "", p.chunk.start_line, p.chunk.end_line)
+                     for p in pooled], len(case.targets), found)
+
+
+def collect_repo(root: Path, cases: Sequence[CorpusCase], overrides: Mapping[str, Any],
+                 assoc: Mapping[str, Mapping[str, float]] | None = None,
+                 progress: Progress | None = None) -> tuple[list[CaseRows], float]:
+    """(one CaseRows per case, index seconds)."""
+    import sqlite_utils
+
+    from helix.runlog import RunLog
+    from helix.service import ask
+
+    _index, config, index_s = index_tree(root, learned(overrides))
+    runlog = RunLog(sqlite_utils.Database(memory=True))
+    out: list[CaseRows] = []
+    for number, case in enumerate(cases, start=1):
+        recorder = Recorder(assoc=assoc or {})
+        ask(case.message, root=root, config=config, dry_run=True, runlog=runlog,
+            notify=lambda _line: None, ranker=recorder)
+        out.append(label_case(case, recorder.pooled, recorder.rows))
+        if progress is not None and number % 100 == 0:
+            progress(f"{case.repo} {number}/{len(cases)}")
+    runlog.close()
+    return out, index_s
+
+
+def save(rows: Sequence[CaseRows], path: Path, meta: Mapping[str, Any]) -> None:
+    """`path`.npz and `path`.json, written whole or not at all."""
+    x = np.asarray([r for c in rows for r in c.rows], dtype=np.float64).reshape(
+        -1, len(FEATURES))
+    y = np.asarray([v for c in rows for v in c.labels], dtype=np.int32)
+    group = np.asarray([len(c.labels) for c in rows], dtype=np.int64)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp.npz")  # names hold dots (chart.js): no with_suffix
+    np.savez_compressed(tmp, x=x, y=y, group=group)
+    side = {**meta, "features": list(FEATURES),
+            "cases": [{"id": c.case_id, "targets": c.targets, "in_pool": c.targets_in_pool,
+                       "candidates": c.candidates} for c in rows]}
+    tmp_json = path.with_name(path.name + ".tmp.json")
+    tmp_json.write_text(json.dumps(side, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(path.with_name(path.name + ".npz"))
+    tmp_json.replace(path.with_name(path.name + ".json"))
+
+
+def load(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+    with np.load(path.with_name(path.name + ".npz")) as data:
+        x, y, group = data["x"], data["y"], data["group"]
+    side = json.loads(path.with_name(path.name + ".json").read_text(encoding="utf-8"))
+    return x, y, group, side
+
+
+def collect(trees: Path, out: Path, repos: Sequence[tuple[str, str]],
+            cases: Sequence[CorpusCase], overrides: Mapping[str, Any],
+            progress: Progress | None = None,
+            assoc: Mapping[str, Mapping[str, float]] | None = None) -> dict[str, Any]:
+    """Collect every (name, split) repository not collected yet into `out`/<name>.*"""
+    done: dict[str, Any] = {}
+    for name, split in repos:
+        target = out / name
+        if target.with_name(name + ".json").is_file():
+            done[name] = "kept"
+            continue
+        mine = [c for c in cases if c.repo == name]
+        if not mine:
+            continue
+        started = time.monotonic()
+        rows, index_s = collect_repo(trees / name, mine, overrides, assoc, progress=progress)
+        save(rows, target, {"repo": name, "split": split, "index_s": round(index_s, 2)})
+        recall = sum(c.targets_in_pool == c.targets for c in rows) / len(rows)
+        done[name] = {"cases": len(rows), "pool_recall": round(recall, 4),
+                      "seconds": round(time.monotonic() - started, 1)}
+        if progress is not None:
+            progress(f"{name} [{split}]: {json.dumps(done[name])}")
+    return done

@@ -1,0 +1,152 @@
+"""Words bridged through history (`indexers.history`): each definition carries the words of
+the messages of the commits that changed it, before the indexed revision and never after;
+lines are followed through later edits and renames; a moved HEAD reads only its new commits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evals.corpus.history_git import point_head
+from evals.history.trees import TreeWriter
+from helix.core.config import load_config
+from indexers.build import ensure_index
+from indexers.formats import DefRow
+from indexers.history import attribute, parent_segments, read_commits
+from tests.history_helpers import EPOCH, commit, git
+
+F1 = "def parse(text):\n    return text\n\n\ndef render(node):\n    return node\n"
+F2 = "def parse(text):\n    return text.strip()\n\n\ndef render(node):\n    return node\n"
+F3 = ("# shifted\n# down\ndef parse(text):\n    return text.strip()\n\n\n"
+      "def render(node):\n    return str(node)\n")
+F4 = ("# shifted\n# down\ndef parse(text):\n    text = text or ''\n    return text.strip()\n"
+      "\n\ndef render(node):\n    return str(node)\n")
+
+
+def _repo(tmp_path: Path) -> tuple[Path, list[str]]:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    shas = [commit(repo, "initial wombat parser", {"src/a.py": F1}, EPOCH),
+            commit(repo, "strip whitespace in the tokenizer", {"src/a.py": F2}, EPOCH + 10),
+            commit(repo, "render nodes as strings, header moved", {"src/a.py": F3}, EPOCH + 20)]
+    git(repo, "mv", "src/a.py", "src/b.py")
+    (repo / "src" / "b.py").write_text(F4, encoding="utf-8")
+    git(repo, "add", "src/b.py")
+    git(repo, "commit", "-q", "-m", "zebra guard against None input", when=EPOCH + 30)
+    shas.append(git(repo, "rev-parse", "HEAD").strip())
+    return repo, shas
+
+
+def test_changed_lines_are_followed_to_heads_definitions(tmp_path: Path) -> None:
+    repo, shas = _repo(tmp_path)
+    commits, complete = read_commits(repo, shas[-1], 100)
+    assert complete and [c.sha for c in commits] == shas[::-1]
+    defs = {"src/b.py": [DefRow("parse", "parse", "function", "src/b.py", 3, 5, None, "p"),
+                         DefRow("render", "render", "function", "src/b.py", 8, 9, None, "r")]}
+    table = attribute(commits, defs, per_def=10)
+    # parse: the rename commit, the strip commit, the first; render: the string commit, the first
+    assert table == {"p": [shas[3], shas[1], shas[0]], "r": [shas[2], shas[0]]}
+    assert attribute(commits, defs, per_def=2)["p"] == [shas[3], shas[1]]  # bounded per def
+
+
+def test_a_patch_longer_than_many_reads_is_one_commit(tmp_path: Path) -> None:
+    """A root commit adding a large file (its patch spans many pipe reads) is read whole, in
+    time linear in its size, and the commits after it are still told apart."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    big = "".join(f"def f{n}(x):\n    return x + {n}\n\n\n" for n in range(20000))
+    shas = [commit(repo, "initial import of the big module", {"src/big.py": big}, EPOCH),
+            commit(repo, "fix f7 off by one", {"src/big.py": big.replace(
+                "return x + 7\n", "return x + 8\n", 1)}, EPOCH + 10)]
+    commits, complete = read_commits(repo, shas[-1], 100)
+    assert complete and [c.sha for c in commits] == shas[::-1]
+    assert commits[1].files[0].hunks[0][3] == big.count("\n")  # every added line counted
+    assert commits[0].files[0].hunks == [(30, 1, 30, 1)]
+
+
+def test_line_maps_shift_and_drop_rewritten_lines() -> None:
+    head = [(1, 100, 1)]
+    # two lines inserted after old line 0, and old line 6 rewritten as new line 8
+    parent = parent_segments(head, [(0, 0, 1, 2), (6, 1, 8, 1)])
+    assert parent == [(1, 5, 3), (7, 98, 9)]
+
+
+def _brute(segments: list[tuple[int, int, int]], hunks: list[tuple[int, int, int, int]],
+           line: int) -> int | None:
+    """HEAD line of old line `line`, one line at a time."""
+    delta = 0
+    for a, b, _c, d in sorted(hunks):
+        if b > 0 and a <= line < a + b:
+            return None
+        if (b > 0 and line >= a + b) or (b == 0 and line > a):
+            delta += d - b
+    new = line + delta
+    return next((h + new - s for s, e, h in segments if s <= new <= e), None)
+
+
+def test_line_maps_match_a_line_by_line_walk() -> None:
+    import random
+
+    rng = random.Random(5)
+    segments = [(1, 100, 1)]
+    for _ in range(30):  # commits, newest first, each with a few hunks on a 100-line file
+        hunks: list[tuple[int, int, int, int]] = []
+        a, delta = 0, 0
+        while len(hunks) < rng.randrange(1, 5):
+            a += rng.randrange(1, 15)
+            b, d = rng.randrange(0, 4), rng.randrange(0, 4)
+            if b == 0 and d == 0:
+                continue
+            hunks.append((a, b, a + delta + (1 if b == 0 else 0), d))
+            a += b
+            delta += d - b
+        parent = parent_segments(segments, hunks)
+        for line in range(1, 120):
+            mapped = next((h + line - s for s, e, h in parent if s <= line <= e), None)
+            assert mapped == _brute(segments, hunks, line), (hunks, line)
+        segments = parent
+
+
+def _index(root: Path, history: int) -> object:
+    config = load_config(root, flags={"index.embed_enabled": False,
+                                      "index.history_commits": history})
+    return ensure_index(root, config)
+
+
+def test_the_index_never_reads_a_commit_after_its_revision(tmp_path: Path,
+                                                           helix_home: Path) -> None:
+    repo, shas = _repo(tmp_path)
+    tree = tmp_path / "tree"
+    writer = TreeWriter(repo / ".git", tree)
+    writer.move_to(shas[2])  # R: the third commit; the fourth is its future
+    point_head(tree, repo / ".git", shas[2])
+    index, report = _index(tree, 100)  # type: ignore[misc]
+    assert index.repo_rev == shas[2]  # clean at R
+    assert report.model_dump()["history"]["commits_read"] == 3
+    history = index.history_index()
+    words = history.docs["def:src/a.py::parse"]
+    assert {"wombat", "strip", "whitespace"} <= words
+    assert "zebra" not in {w for doc in history.docs.values() for w in doc}
+    assert history.search(frozenset({"whitespace", "tokenizer"}), 5)[0][0] == \
+        "def:src/a.py::parse"
+
+    # HEAD moves on to the fourth commit: only it is read, the rest is kept
+    writer.move_to(shas[3])
+    point_head(tree, repo / ".git", shas[3])
+    index, report = _index(tree, 100)  # type: ignore[misc]
+    info = report.model_dump()["history"]
+    assert info["incremental"] and info["commits_read"] == 1
+    words = index.history_index().docs["def:src/b.py::parse"]
+    assert {"zebra", "wombat", "strip"} <= words
+
+
+def test_history_is_off_by_default_and_outside_git(tmp_path: Path, helix_home: Path) -> None:
+    repo, _shas = _repo(tmp_path)
+    index, report = _index(repo, 0)  # type: ignore[misc]
+    assert index.history_index() is None and report.history is None
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "a.py").write_text(F1, encoding="utf-8")
+    index, _report = _index(plain, 100)  # type: ignore[misc]
+    assert index.history_index() is None

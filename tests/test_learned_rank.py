@@ -1,0 +1,116 @@
+"""The learned ranker's pure evaluator: LightGBM's own scores, bit for bit, without LightGBM;
+the same order twice and in another process; a model that cannot be used is one line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from controller.learned_rank import order, parse_model
+from controller.rank_features import FEATURES, Pooled
+from controller.rank_step import load_ranker
+from helix.core.errors import RankerModelError
+from helix.core.hashing import digest
+from helix.core.policy import RankerPolicy
+from helix.core.schemas import Chunk
+
+lgb = pytest.importorskip("lightgbm")
+NAMES = [f"f{n}" for n in range(6)]
+
+
+def _model(missing: bool = True, rounds: int = 25) -> tuple[str, np.ndarray]:
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(600, len(NAMES)))
+    x[:, 3] = np.where(rng.random(600) < 0.3, 0.0, x[:, 3])  # zeros
+    if missing:
+        x[rng.random(600) < 0.2, 4] = np.nan  # missing values: LightGBM's NaN type
+    y = (x[:, 0] + 0.5 * np.nan_to_num(x[:, 4]) > 0.2).astype(int) + (x[:, 1] > 1).astype(int)
+    data = lgb.Dataset(x, label=y, group=[20] * 30, feature_name=NAMES)
+    booster = lgb.train({"objective": "lambdarank", "deterministic": True, "num_threads": 1,
+                         "force_row_wise": True, "seed": 3, "verbosity": -1, "num_leaves": 7,
+                         "min_data_in_leaf": 5}, data, num_boost_round=rounds)
+    return str(booster.model_to_string()), x
+
+
+def test_scores_equal_lightgbm_predict_bit_for_bit() -> None:
+    text, x = _model()
+    model = parse_model(text, NAMES)
+    booster = lgb.Booster(model_str=text)
+    want = booster.predict(x, raw_score=True)
+    got = model.scores(x.tolist())
+    assert got == [float(v) for v in want]  # the same sums, in the same order
+    assert model.trees == booster.num_trees()
+
+
+def test_the_same_order_twice_and_in_another_process(tmp_path: Path) -> None:
+    text, x = _model(missing=False)
+    model = parse_model(text, NAMES)
+    rows = x[:40].tolist()
+    first, second = model.scores(rows), model.scores(rows)
+    assert first == second
+    (tmp_path / "model.txt").write_text(text, encoding="utf-8")
+    (tmp_path / "rows.json").write_text(json.dumps(rows), encoding="utf-8")
+    code = ("import json,sys; from controller.learned_rank import parse_model;"
+            f"m=parse_model(open(sys.argv[1]).read(), {NAMES!r});"
+            "print(json.dumps([v.hex() for v in m.scores(json.load(open(sys.argv[2])))]))")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "model.txt"),
+                           str(tmp_path / "rows.json")], capture_output=True, text=True,
+                          check=True)
+    assert json.loads(done.stdout) == [v.hex() for v in first]
+
+
+def _chunk(n: int) -> Chunk:
+    return Chunk(id=f"c{n}", path=f"src/m{n % 3}.py", kind="code_def", lang="python",
+                 start_line=n, end_line=n + 2, text=f"def f{n}(): pass", content_hash=f"h{n}",
+                 symbol=f"f{n}", def_kind="function", node_id=f"def:src/m{n % 3}.py::f{n}")
+
+
+def test_order_is_by_score_then_pool_order() -> None:
+    pooled = [Pooled(_chunk(n), "pool") for n in range(5)]
+    ranked = order(pooled, [0.5, 2.0, 0.5, -1.0, 2.0], limit=4)
+    assert [c.chunk.id for c in ranked] == ["c1", "c4", "c0", "c2"]
+    assert [c.score for c in ranked] == [2.0, 2.0, 0.5, 0.5]
+    assert all(r.code == "in_file" for c in ranked for r in c.reasons)
+
+
+def test_a_model_of_other_features_or_malformed_is_one_line() -> None:
+    text, _x = _model(rounds=2)
+    with pytest.raises(RankerModelError, match=r"features .* retrain"):
+        parse_model(text, FEATURES)
+    with pytest.raises(RankerModelError, match="malformed"):
+        parse_model(text.replace("leaf_value=", "leaf_value=x "), NAMES)
+    with pytest.raises(RankerModelError, match="not a single-output"):
+        parse_model("tree\nfeature_names=" + " ".join(NAMES) + "\n", NAMES)
+
+
+def _bundle(tmp_path: Path, text: str) -> str:
+    (tmp_path / "model.txt").write_text(text, encoding="utf-8")
+    manifest = {"model": "model.txt", "model_digest": digest(text.encode("utf-8"))}
+    raw = json.dumps(manifest).encode("utf-8")
+    (tmp_path / "manifest.json").write_bytes(raw)
+    return digest(raw)
+
+
+def test_load_errors_name_the_problem_in_one_line(tmp_path: Path) -> None:
+    missing = RankerPolicy(mode="learned", manifest=str(tmp_path / "none.json"), digest="x")
+    with pytest.raises(RankerModelError, match="cannot read the ranker manifest") as caught:
+        load_ranker(missing)
+    assert "\n" not in str(caught.value)
+    text, _x = _model(rounds=2)
+    pinned = _bundle(tmp_path, text)
+    unpinned = RankerPolicy(mode="learned", manifest=str(tmp_path / "manifest.json"))
+    with pytest.raises(RankerModelError, match=r"set retrieval\.ranker\.digest to it"):
+        load_ranker(unpinned)
+    other = unpinned.model_copy(update={"digest": "sha256:" + "0" * 64})
+    with pytest.raises(RankerModelError, match=r"not retrieval\.ranker\.digest"):
+        load_ranker(other)
+    with pytest.raises(RankerModelError, match="features"):  # a model of other features
+        load_ranker(unpinned.model_copy(update={"digest": pinned}))
+    (tmp_path / "model.txt").write_text(text + "\n", encoding="utf-8")  # changed after pinning
+    with pytest.raises(RankerModelError, match="does not match its manifest"):
+        load_ranker(unpinned.model_copy(update={"digest": pinned, "max_candidates": 9}))
