@@ -294,3 +294,84 @@ def test_a_pending_clarifiers_options_are_embedded_once():
     again = option_vectors(encoder, list(reversed(texts)))
     assert calls == [] and (again[::-1] == first).all()
     assert (first[0] == FakeEmbedder().embed([texts[0]])[0]).all()
+
+
+def _by_text(readings: dict[str, str]):
+    """A reader that reads each message of `readings` as its class, sure; any other message
+    the way the vocabulary rules did."""
+    def read(features):
+        meaning = readings.get(features.text)
+        if meaning is None:
+            rules = features.rules if features.rules in CLASSES else "new_question"
+            return Reading(meaning=rules, confidence=1.0)
+        return Reading(meaning=meaning, confidence=0.8, alternatives=(("new_question", 0.1),))
+
+    return read
+
+
+def test_a_file_named_by_its_name_picks_the_item_that_is_the_whole_file(repo):
+    """'engine.py' names the listed item search/engine.py (the whole file), not the four
+    definitions listed from the same file: no 'which one?'."""
+    talk = ReaderTalk(repo, _by_text({"I want the engine.py.": "pick"}))
+    talk("How the engine is constructed?")
+    listed = [i for i in talk.state().active_option_set().items
+              if i.target.path == "search/engine.py"]
+    assert len(listed) > 1 and any(not i.target.symbol for i in listed)
+    turn = talk("I want the engine.py.")
+    assert (turn.transition, turn.lane) == ("T3", "selection")
+    assert turn.opened is not None and turn.opened.path == "search/engine.py"
+    assert turn.opened.target.symbol is None
+
+
+def test_picking_what_is_in_focus_by_its_file_shows_it_again(repo):
+    """A pick the rules read ('show me cli.py again') that names the focused object, or the
+    file it is in, read as showing it again: T5 on the focus, not a new selection."""
+    talk = ReaderTalk(repo, _by_text({"tests for main? any?": "tests",
+                                      "show me cli.py again, I lost it": "reopen"}))
+    talk("where's the cli entry point")
+    talk("tests for main? any?")
+    focus = talk.state().selected_object.focus_object_ref
+    assert focus.path == "search/cli.py" and focus.symbol == "main"
+    turn = talk("show me cli.py again, I lost it")
+    assert (turn.transition, turn.lane, turn.intent) == ("T5", "selection", "select_focused")
+    assert turn.opened is not None and turn.opened.target.symbol == "main"
+
+
+def test_a_reading_is_acted_on_by_the_rescue_and_override_bars():
+    from evals.router_train import routed_class
+
+    assert routed_class("meta", 0.3, "meta", 0.45, 0.9) == "meta"  # the rules agree
+    assert routed_class("meta", 0.3, "new_question", 0.25, 0.9) == "meta"  # rescued
+    assert routed_class("meta", 0.3, "new_question", 0.45, 0.9) == "new_question"
+    assert routed_class("meta", 0.3, "boundary", 0.25, 0.9) == "meta"
+    assert routed_class("meta", 0.8, "pick", 0.25, 0.9) == "pick"  # a rule's reading stands
+    assert routed_class("meta", 0.95, "pick", 0.25, 0.9) == "meta"  # unless the reading is sure
+
+
+def test_the_manifest_says_how_the_routing_settings_do_in_cross_validation():
+    """The trainer writes, per (router_rescue, router_override) of its grid, how often the
+    class the router acts on is right with the head's cross-validated readings (sessions
+    left out), and the best pair; the shipped pair is on the grid."""
+    from evals.router_train import OVERRIDE_GRID, RESCUE_GRID, best_settings
+    from helix.core.config import ContinuitySettings
+
+    manifest = json.loads((MODEL_DIR / "manifest.json").read_text(encoding="utf-8"))
+    curve = manifest["metrics"]["cv_routed_by_rescue_override"]
+    assert len(curve) == len(RESCUE_GRID) * len(OVERRIDE_GRID)
+    s = ContinuitySettings()
+    assert 0 < curve[f"{s.router_rescue:.2f}/{s.router_override:.2f}"] <= max(curve.values())
+    assert manifest["metrics"]["cv_best"] == best_settings(curve)
+    # among equals, the most cautious bars
+    assert best_settings({"0.10/0.60": 0.9, "0.20/0.60": 0.9, "0.20/0.90": 0.8}) == {
+        "router_rescue": 0.2, "router_override": 0.6, "cv_routed": 0.9}
+
+
+def test_a_continuing_message_that_becomes_a_new_search_is_announced(repo):
+    """'and what about X, same file?' read surely as a new question still says so: a message
+    that opens by continuing the conversation never becomes a silent search."""
+    text = "and what about the free spectral range, same file?"
+    talk = ReaderTalk(repo, fixed("new_question", 0.95, "pivot", 0.02, on=text))
+    talk("hello!")  # no root question yet: the rules take no pivot, only a new question
+    turn = talk(text)
+    assert turn.intent == "root_question"
+    assert "reading_announced" in {e.name for e in turn.events}

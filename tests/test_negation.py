@@ -182,3 +182,24 @@ def test_a_line_that_also_states_another_unit_of_the_dimension_states_neither() 
 def test_a_clause_that_is_only_a_negation_denies_the_clause_before(phrase: str) -> None:
     assert denies_unit(f"The value used bar in the beta, {phrase}.", "bar"), phrase
     assert states_unit(f"The value was pascal, {phrase}; it is bar.", "bar"), phrase
+
+
+@pytest.mark.parametrize("negator", CUES["predicate"]["negators"])
+def test_a_negated_predicate_denies_its_whole_subject_noun_phrase(negator: str) -> None:
+    # the unit as a modifier of the subject's head ("Bar readings"), up to a determiner
+    assert denies_unit(f"Bar readings are {negator} what the pressure returns.", "bar"), negator
+    assert denies_unit(f"The GPa readings are {negator} used.", "GPa"), negator
+    # never past a preposition ("values in GPa" is not the subject) nor a coordinator
+    assert states_unit(f"The values in GPa are {negator} rounded.", "GPa"), negator
+    assert states_unit(f"It is given in GPa and pressure is {negator} clamped.", "GPa"), negator
+
+
+@pytest.mark.parametrize("mark", CUES["predicate"]["label_marks"])
+def test_a_negated_predicate_after_a_label_denies_the_label(mark: str) -> None:
+    assert denies_unit(f"psi {mark} not used for the pressure.", "psi"), mark
+    assert denies_unit(f"Bar {mark} never accepted by the parser.", "bar"), mark
+    # a noun after the negation is what is denied, not the label
+    assert states_unit(f"pascal {mark} not GPa.", "pascal"), mark
+    assert denies_unit(f"pascal {mark} not GPa.", "GPa"), mark
+    # a whole clause before the mark is no label
+    assert states_unit(f"The pressure is given in kPa {mark} not rounded.", "kPa"), mark

@@ -44,6 +44,7 @@ _BY_INTENT = {intent: name for name, spec in MEANINGS.items() for intent in spec
 MODEL_DIR = "meaning_model"
 ROUND = 4  # decimals of every similarity and probability before any comparison
 TOP_K = 3  # the text feature averages this many best exemplars per class
+BLAS_ROWS = 256  # exemplar rows per matrix-vector product (`similarities`)
 TRANSITIONS = ("T0", "T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "T10")
 WORD_BUCKETS = ((1, 1), (2, 3), (4, 7), (8, 10**6))
 _IDENT = re.compile(r"`[^`]+`|\b[A-Za-z_]\w*(?:_\w+|\(\))|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*"
@@ -277,7 +278,14 @@ def probabilities(weights: np.ndarray, bias: np.ndarray, x: np.ndarray) -> np.nd
 
 
 def similarities(vectors: np.ndarray, vector: np.ndarray) -> np.ndarray:
-    return np.round(vectors @ vector.astype(np.float32), ROUND).astype(np.float64)
+    """Cosines of `vector` to each row, rounded. Taken `BLAS_ROWS` rows at a time: one
+    matrix-vector product over a few thousand exemplars wakes BLAS's threads, whose spinning
+    doubled a warm router turn's CPU time on two cores (10 -> 21 ms); each row's product is
+    the same bits either way."""
+    v = vector.astype(np.float32)
+    parts = [vectors[i:i + BLAS_ROWS] @ v for i in range(0, len(vectors), BLAS_ROWS)]
+    product = np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+    return np.round(product, ROUND).astype(np.float64)
 
 
 def classify(model: MeaningModel, f: Features, vector: np.ndarray,

@@ -63,12 +63,16 @@ def _items(t: Turn) -> list[OptionItem]:
 
 
 def _names(item: OptionItem) -> tuple[set[str], set[str]]:
-    """(the names of the item itself: symbol, its last part, label; the names of its file:
-    file name, path). A stem ("bm25" of bm25.py) names no item: it names a file's part."""
+    """(the names of the item itself: symbol, its last part, label, and the file's names when
+    the item is the whole file ("engine.py" names the item search/engine.py before its
+    definitions); the names of its file: file name, path). A stem ("bm25" of bm25.py) names no
+    item: it names a file's part."""
     path = (item.target.path or "").lower()
     symbol = (item.target.symbol or "").lower()
     own = {symbol, symbol.rsplit(".", 1)[-1], item.label.lower()}
     files = {path.rsplit("/", 1)[-1], path} if "." in path.rsplit("/", 1)[-1] else {path}
+    if not symbol and item.label.lower() == path:  # the item is the file: its name is the file's
+        own |= files
     return ({n for n in own if len(n) >= MIN_NAME_CHARS},
             {n for n in files if len(n) >= MIN_NAME_CHARS})
 
@@ -113,6 +117,23 @@ def _focus_named(t: Turn) -> bool:
     target = t.focused()
     names = {n.lower() for n in (target.symbol, target.label) if n} if target else set()
     return bool(names & set(_WORD.findall(t.text.lower())))
+
+
+def names_focus(t: Turn) -> bool:
+    """The message names the focused object by a listed item's name: the item itself ("show
+    me the avg_length code again"), or the file the focused object is in ("show me cli.py
+    again" while `main` of search/cli.py is focused). No number: a number picks."""
+    target = t.focused()
+    if target is None or _number(t) is not None:
+        return False
+    named = _named_item(t)
+    if named is not None:
+        same = (named.target.path, named.target.symbol) == (target.path, target.symbol)
+        whole_file = not named.target.symbol and named.target.path == target.path
+        return same or whole_file
+    tokens = _tokens(t.text)
+    path = (target.path or "").lower()
+    return bool(path) and (path in tokens or path.rsplit("/", 1)[-1] in tokens)
 
 
 def _number(t: Turn) -> int | None:

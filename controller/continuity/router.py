@@ -53,7 +53,7 @@ from controller.continuity import phrases as say
 from controller.continuity.focus import TurnSummary, resolve_focus
 from controller.continuity.meaning import MEANINGS, Reader, features, meaning_of, said
 from controller.continuity.pending import match_pending_turn, normalize, strip_filler
-from controller.continuity.readings import plan_for
+from controller.continuity.readings import names_focus, plan_for
 from controller.continuity.rules import RULES, gate
 from controller.continuity.spelling import respelled
 from controller.continuity.state import ContinuityState
@@ -63,6 +63,8 @@ from controller.continuity.wording import pivot_question
 from helix.core.config import ContinuitySettings
 
 FOLLOW_UP_WORDS_MAX = 4  # a message this short after an answer looks like a follow-up
+# a message that opens with one of these continues the conversation ("and what about X?")
+CONTINUING_LEADS = ("and", "what about", "how about")
 
 
 def route_turn(state: ContinuityState, text: str, reply_to: int | None,
@@ -150,6 +152,8 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading) -> TurnPlan:
     if meaning == rules:
         if meaning == "pick" and _unplaced(t, rules_plan):
             plan = plan_for(meaning, t, reading)
+    elif meaning == "reopen" and rules == "pick" and names_focus(t):
+        plan = plan_for(meaning, t, reading)  # picking what is in focus shows it again (T5)
     elif reading.forced or reading.confidence >= (
             s.router_rescue if rules in ("new_question", "boundary") else s.router_override):
         plan = plan_for(meaning, t, reading)
@@ -196,14 +200,17 @@ def _close_reading(t: Turn, plan: TurnPlan, reading: Reading) -> TurnPlan | None
 
 
 def _follow_up_looking(t: Turn, reading: Reading, rules_meaning: str) -> bool:
-    """A message that points back: a pronoun, a few words after an answer, a rule that read a
-    follow-up, or a follow-up as the second reading."""
+    """A message that points back: a pronoun, a few words after an answer, a continuing lead
+    ("and what about ..."), a rule that read a follow-up, or a follow-up as the second
+    reading."""
     if t.state.turn_count == 0:
         return False
     readings = ((reading.meaning, reading.confidence), *reading.alternatives)
     follow_ups = [p for m, p in readings if m != "new_question"]
     terse = len(t.text.split()) <= FOLLOW_UP_WORDS_MAX and not say.QUESTION_LEAD.match(t.body)
-    return (bool(t.focus.pronoun_hint) or terse
+    words = t.plain.split()
+    continuing = any(words[:len(lead.split())] == lead.split() for lead in CONTINUING_LEADS)
+    return (bool(t.focus.pronoun_hint) or terse or continuing
             or rules_meaning not in ("new_question", "boundary")
             or max(follow_ups, default=0.0) >= t.settings.router_follow_up_floor)
 

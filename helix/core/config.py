@@ -268,7 +268,13 @@ class ContinuitySettings(_Frozen):
     # below this (and always before a follow-up-looking turn becomes a new search)
     router_announce_below: float = Field(default=0.7, ge=0.0, le=1.0)
     # a reading at least this sure overrides a vocabulary rule that read the turn otherwise;
-    # one at least `router_rescue` sure, a message the rules took for a new question
+    # one at least `router_rescue` sure, a message the rules took for a new question.
+    # Cross-validated by session on the training turns (`python -m evals.router_train` writes
+    # the curve into meaning_model/manifest.json), lower bars route more training turns right
+    # (0.20/0.70: 0.901 against 0.840 here), but a rescue below 0.45 or an override below 0.9
+    # reads ordinary new questions in a session as follow-ups (tests/test_conversations.py,
+    # tests/test_router_state_items.py): the training turns hold few such questions
+    # outside the fixture repository.
     router_override: float = Field(default=0.9, ge=0.0, le=1.0)
     router_rescue: float = Field(default=0.45, ge=0.0, le=1.0)
     # a new search is said back when a follow-up reading had at least this probability

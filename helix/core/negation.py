@@ -10,8 +10,11 @@ through it, one opened inside ends at its ")". The cues (data: helix/core/negati
 
     forward     what follows, to the end of the clause: "never expressed in GPa",
                 "pascal rather than GPa", "unlike the modulus (GPa)", "isn't in GPa"
-    subject     a negated predicate denies its subject: "GPa is not the unit", "MHz isn't used"
-                (not a word after a preposition: "values in GPa are not rounded")
+    subject     a negated predicate denies its subject: "GPa is not the unit", "MHz isn't used",
+                "Bar readings are not what it returns" (not a word after a preposition:
+                "values in GPa are not rounded")
+    label       a negated predicate with no subject after a label and a colon or dash denies
+                the label: "psi: not used for the pressure"
     evaluative  as the predicate, the clause before it ("quoting it in GPa would be wrong",
                 "GPa is deprecated in favour of pascal"); heading an infinitive, what follows
                 ("a mistake to read it as GPa"); as an adverb ("wrongly"), the clause; before
@@ -74,6 +77,11 @@ class Cues:
     copulas: frozenset[str]
     prepositions: frozenset[str]
     infinitive: frozenset[str]
+    determiners: frozenset[str]
+    subject_words: int
+    label_marks: frozenset[str]
+    label_predicates: frozenset[str]
+    participle_endings: tuple[str, ...]
 
 
 def _phrases(words: list[str]) -> Phrases:
@@ -104,7 +112,10 @@ def cues() -> Cues:
         negators=_phrases(pred["negators"]),
         fillers=frozenset(pred["fillers"]),
         copulas=frozenset(pred["copulas"]), prepositions=frozenset(pred["prepositions"]),
-        infinitive=frozenset(pred["infinitive"]))
+        infinitive=frozenset(pred["infinitive"]), determiners=frozenset(pred["determiners"]),
+        subject_words=int(pred["subject_words"]), label_marks=frozenset(pred["label_marks"]),
+        label_predicates=frozenset(pred["label_predicates"]),
+        participle_endings=tuple(pred["participle_endings"]))
 
 
 @dataclass(frozen=True)
@@ -310,9 +321,49 @@ def _subject(cl: _Clauses, negator: int) -> list[int]:
     verb = _negative(tokens[negator]) or i < negator - 1
     if not verb or i < 0 or cl.boundary[i] or not tokens[i].text[:1].isalnum():
         return []
-    if i > 0 and tokens[i - 1].lower in c.prepositions:
+    return _noun_phrase(cl, i)
+
+
+def _noun_phrase(cl: _Clauses, head: int) -> list[int]:
+    """The subject ending at token `head`: its head and the words before it that modify it
+    ("Bar readings are not ...", "the GPa values aren't ..."), up to `subject_words` words; none
+    when the head is the object of a preposition ("values in GPa are not rounded")."""
+    tokens, c = cl.tokens, cl.c
+    phrase = [head]
+    i = head - 1
+    while i >= 0 and len(phrase) < c.subject_words and not cl.boundary[i] \
+            and tokens[i].sentence == tokens[head].sentence and tokens[i].text[:1].isalnum() \
+            and tokens[i].lower not in c.prepositions | c.determiners | c.coordinators \
+            and tokens[i].lower not in c.fillers:
+        phrase.append(i)
+        i -= 1
+    if i >= 0 and not cl.boundary[i] and tokens[i].lower in c.prepositions:
         return []
-    return [i]
+    return phrase
+
+
+def _label(cl: _Clauses, negator: int) -> list[int]:
+    """A negated predicate with no subject of its own after a label ("psi: not used for the
+    pressure", "MPa — never accepted"): it denies the label, a short noun phrase alone before a
+    colon or a dash. What follows the negation must be a predicate (a participle, or a
+    `label_predicates` word), never a noun ("pascal: not GPa" denies GPa, not pascal)."""
+    tokens, c = cl.tokens, cl.c
+    mark = negator - 1
+    if mark < 1 or tokens[mark].lower not in c.label_marks \
+            or tokens[mark].sentence != tokens[negator].sentence:
+        return []
+    after = negator + 1
+    while after < len(tokens) and tokens[after].lower in c.fillers:
+        after += 1
+    if after >= len(tokens) or not (tokens[after].lower in c.label_predicates
+                                    or tokens[after].lower.endswith(c.participle_endings)):
+        return []
+    label = _noun_phrase(cl, mark - 1) if tokens[mark - 1].text[:1].isalnum() else []
+    start = min(label, default=mark)
+    if not label or not (start == 0 or cl.boundary[start - 1]
+                         or tokens[start - 1].sentence != tokens[start].sentence):
+        return []
+    return label
 
 
 def _superseded(tokens: tuple[Token, ...], c: Cues) -> set[int]:
@@ -338,6 +389,7 @@ def read(text: str) -> Reading:
             n = n or 1
             deny(_forward_scope(cl, i, n))
             deny(_subject(cl, i))
+            deny(_label(cl, i))
         if n := _match(tokens, i, c.evaluative):
             deny(_evaluative_scope(cl, i, n))
         if _match(tokens, i, c.past):
