@@ -16,6 +16,7 @@ from typing import Literal
 
 from controller.continuity.fingerprint import normalize_label
 from controller.continuity.state import ContinuityState, OptionItem, OptionSet, OptionSetKind
+from controller.continuity.vocabulary_data import compiled
 from helix.core.english import (
     LABEL_FILLER,
     ORDINAL_SUFFIX,
@@ -30,30 +31,21 @@ UnresolvedReason = Literal["resolved", "no_deterministic_match", "ambiguous", "c
                            "stale_option_set", "scope_mismatch", "loop_guard_conflict",
                            "not_command_like"]
 
-_INTERRUPT = re.compile(
-    r"^\s*(stop|cancel|abort|halt|start over|start again|never\s?mind|forget it|reset)\b", re.I)
-_POLITE_PREFIX = re.compile(
-    r"^\s*(?:please|pls|plz|kindly|can you|could you|would you|will you)\s+", re.I)
-_QUESTION_START = re.compile(
-    r"^\s*(why|what|how|who|whom|whose|where|when|which|is|are|was|were|does|do|did|has|"
-    r"have|had)\b", re.I)
-_COMMAND = re.compile(
-    r"^\s*(open|show|go to|goto|jump to|view|display|pick|choose|select|take|use|see|read|"
-    r"print|give me)\b", re.I)
+_INTERRUPT = compiled("SELECT_INTERRUPT")
+_POLITE_PREFIX = compiled("SELECT_POLITE_PREFIX")
+_QUESTION_START = compiled("SELECT_QUESTION_START")
+_COMMAND = compiled("SELECT_COMMAND")
 # "open 2 and explain why" -> command "open 2", clause "explain why"
-_MIXED = re.compile(r"\s*[,;]?\s*\b(?:and|then)\s+((?:also\s+)?(?:explain|tell me|say|describe)"
-                    r"\b.*)$", re.I)
-_SCOPE_NAMED = re.compile(
-    r"\bfrom (?:the )?(answer|evidence|options|list|callers|tests|tree)\b", re.I)
+_MIXED = compiled("SELECT_MIXED")
+_SCOPE_NAMED = compiled("SELECT_SCOPE_NAMED")
 _SCOPE_PATH = re.compile(r"\b(?:in|under|within|inside) ((?:[\w.-]+/)+)", re.I)
 _FILLER = re.compile(rf"\b({word_alternation(LABEL_FILLER)})\b", re.I)
 _ORDINAL = re.compile(rf"(?<![\w./-])(?:#\s*)?({ordinal_alternation(numbers=False)}|\d{{1,2}})"
                       rf"{ORDINAL_SUFFIX}?(?![\w./-])", re.I)
-_PRONOUN = re.compile(r"\b(it|that|this|that one|this one|same one|the same)\b", re.I)
+_PRONOUN = compiled("SELECT_PRONOUN")
 # "the other one": the one that is not the choice just turned down
-_OTHER = re.compile(r"^\s*(?:the other(?: one| sense)?|other one|another one)\s*$", re.I)
-_KIND_WORD = re.compile(r"\bthe (tests?|docs?|documentation|code|definition|readme)"
-                        r"(?: one| file| span)?\b", re.I)
+_OTHER = compiled("SELECT_OTHER")
+_KIND_WORD = compiled("SELECT_KIND_WORD")
 _PATH_TOKEN = re.compile(r"(?<![\w])([\w-]*(?:[./][\w-]+)+/?)")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")

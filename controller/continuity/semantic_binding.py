@@ -26,14 +26,14 @@ from controller.continuity.semantic_evidence import (
     unique_scoped_evidence,
 )
 from controller.continuity.state import ActionTraceEntry, ContinuityState, ResolvedAction
+from controller.continuity.vocabulary_data import compiled
 from helix.core.schemas import Frozen
 
 ENTITY_QUESTION = say.ENTITY_REFERENT  # "what's X mean?", "explain what X means" (vocabulary)
-_WHY_TARGET = re.compile(r"\bwhy (?:did|do|would|have) you (?:\w+) (.+)$", re.I)
-_DEICTIC = re.compile(r"^(?:it|that|this|those|them|there|that one|this one|the same)$", re.I)
+_WHY_TARGET = compiled("WHY_TARGET")
+_DEICTIC = compiled("DEICTIC_TARGET")
 # continuation eligibility, item 2 (plus "just" / "last", which name the last action itself)
-_MARKER = re.compile(r"\b(it|that|this|those|them|there|continue|go on|more|again|next|why|"
-                     r"how|what about|just|last)\b", re.I)
+_MARKER = compiled("REFERENT_MARKER")
 
 
 def within_ttl(state: ContinuityState, ts: int, now_ms: int, turn_id: int | None,
