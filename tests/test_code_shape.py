@@ -1,5 +1,6 @@
-"""The shape of the controller's code: no function of 60 lines or more, none of cyclomatic
-complexity above 25 (`ruff` checks C901 with `max-complexity = 25`, pyproject.toml)."""
+"""The shape of the code: no controller function of 60 lines or more, none of cyclomatic
+complexity above 25 (`ruff` checks C901 with `max-complexity = 25`, pyproject.toml), no module
+growing over 500 lines."""
 
 from __future__ import annotations
 
@@ -45,3 +46,25 @@ def test_no_controller_function_above_complexity_25() -> None:
          f"lint.mccabe.max-complexity={MAX_COMPLEXITY}", "--output-format", "concise",
          "controller"], cwd=ROOT, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout
+
+
+MAX_MODULE_LINES = 500  # the house limit ("modules under ~500 lines")
+# Modules over the limit today, with their length: they may shrink, never grow, and no other
+# module joins them (helix/core/config.py left this list at 630 -> 393 lines, issue 30).
+MODULES_OVER = {
+    "controller/loop.py": 509,
+    "indexers/build.py": 551,
+    "indexers/calls.py": 535,
+    "indexers/store.py": 502,
+    "indexers/symbols.py": 506,
+}
+
+
+def test_no_module_grows_over_500_lines() -> None:
+    over = {path.relative_to(ROOT).as_posix(): lines
+            for package in ("helix", "indexers", "controller", "evals")
+            for path in sorted((ROOT / package).rglob("*.py"))
+            if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    grown = {name: (lines, MODULES_OVER.get(name, MAX_MODULE_LINES))
+             for name, lines in over.items() if lines > MODULES_OVER.get(name, MAX_MODULE_LINES)}
+    assert grown == {}, "modules over 500 lines (lines, allowed): split them by what they hold"
