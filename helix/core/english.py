@@ -17,6 +17,7 @@ Word lists (each a set of lowercase words):
                         (`helix.synthesis.absence`)
     LONG_FORMS          an identifier's short word -> the English words it stands for
                         ("cfg" -> configuration, "id" -> identifier), stemmed
+    DEFINING_VERBS      "is", "means", "stands for": what says a named thing is something
     POLITE_WORDS        please / thanks and their short forms: filler in a message
     CHOICE_FILLER, LABEL_FILLER
                         the continuity lanes' filler (a clarifier's reply; a selection's
@@ -262,6 +263,11 @@ CHOICE_FILLER: tuple[str, ...] = (*POLITE_WORDS, "ok", "okay", "then", "i mean",
 # what a selection says besides the words of the label it names ("open the tokenizer one now")
 LABEL_FILLER: tuple[str, ...] = (*POLITE_WORDS, "for me", "now", "again", "the", "a", "an",
                                  "one", "item", "option", "number", "entry", "file", "span")
+
+
+# what says that a named thing is something ("X is ...", "X stands for ..."): how an answer
+# sentence (`controller.answer_text.states_text`) or a span (`controller.coverage`) defines it
+DEFINING_VERBS: tuple[str, ...] = ("is", "are", "means", "refers to", "denotes", "stands for")
 
 
 def ordinal_alternation(*, numbers: bool) -> str:
