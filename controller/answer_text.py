@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from controller.text import contains_phrase, lines_matching, token_set
+from helix.core.english import DEFINING_VERBS, word_alternation
 from helix.core.envelope import EvidenceItem
 from helix.core.visible import visible_field
 from indexers.languages import classify
@@ -156,13 +157,15 @@ def _paragraphs(lines: Sequence[tuple[int, str]]) -> list[list[tuple[int, str]]]
     return groups
 
 
+_SAYS_IT_IS = rf"(?:{word_alternation(DEFINING_VERBS)}|:|—|–)\s"
+
+
 def states_text(sentence: str, phrases: Sequence[str]) -> bool:
     """The sentence says what a phrase is: "X is ...", "X means ...", "A X in optics is ..."."""
     for phrase in phrases:
         words = [re.escape(w) for w in re.findall(r"[A-Za-z0-9_.]+", phrase)]
         if words and re.search(r"(?i)\b" + r"[\s_-]+".join(words) + r"\b(?:\s+in\s+\S+"
-                               r"(?:\s+\S+){0,2}?)?\s*[)`]?\s*(?:is|are|means|refers to|"
-                               r"denotes|stands for|:|—|–)\s", sentence):
+                               r"(?:\s+\S+){0,2}?)?\s*[)`]?\s*" + _SAYS_IT_IS, sentence):
             return True
     return False
 

@@ -17,6 +17,7 @@ from pydantic import Field
 
 from controller.text import contains_phrase, is_identifier, token_set
 from controller.vocabulary import load
+from helix.core.english import looks_past_tense
 from helix.core.schemas import Frozen
 
 VOCABULARY = load()
@@ -85,7 +86,7 @@ def main_subject(route: str, main: tuple[str, ...], text: str) -> tuple[str, ...
     if route != "location" or not main or len(main[0].split()) < 2:
         return main
     last = main[0].split()[-1]
-    if last.lower().endswith("ed") and text.lower().endswith(last.lower()):
+    if looks_past_tense(last) and text.lower().endswith(last.lower()):
         return (main[0].rsplit(" ", 1)[0], *main[1:])
     return main
 
@@ -98,7 +99,7 @@ def where_echo(text: str, subject: str | None, main: tuple[str, ...]) -> str | N
         return None
     verbs = {*VOCABULARY.actions, *(v for v in VOCABULARY.lists["where_verbs"] if " " not in v)}
     aux, asked, verb = match.group(1).lower(), match.group("subject"), match.group("verb")
-    if verb and verb.lower() not in verbs and not verb.lower().endswith("ed"):
+    if verb and verb.lower() not in verbs and not looks_past_tense(verb):
         asked, verb = f"{asked} {verb}", None  # the last word belongs to the subject
     bare = VOCABULARY["LEADING_ARTICLE"].sub("", asked)
     if len(asked.split()) > MAX_ECHO_WORDS or words_of(bare) != words_of(main[0]):

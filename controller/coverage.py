@@ -25,9 +25,10 @@ from controller.reasons import has, is_site
 from controller.route import RoutePlan
 from controller.text import contains_phrase, is_identifier, phrase_tokens, token_set
 from controller.units import text_states_unit
+from helix.core.english import DEFINING_VERBS, word_alternation
 from helix.core.envelope import SlotCoverage
 
-_DEFINITIONAL = r"\s*(?:\)|`|\*\*)?\s*(?:is|are|means|refers to|denotes|stands for|:|=|—|–|-)\s"
+_DEFINITIONAL = rf"\s*(?:\)|`|\*\*)?\s*(?:{word_alternation(DEFINING_VERBS)}|:|=|—|–|-)\s"
 
 
 def _tokens(c: Candidate) -> frozenset[str]:

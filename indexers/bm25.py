@@ -24,8 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
+from helix.core.english import inflection_variants
 from helix.core.schemas import Chunk
-from indexers.tokenize import inflection_variants, tokenize
+from indexers.tokenize import tokenize
 
 K1 = 1.5
 B = 0.75

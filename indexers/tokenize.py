@@ -97,36 +97,3 @@ def tokenize(text: str) -> list[str]:
             memo[word] = expanded
         tokens.extend(expanded)
     return tokens
-
-
-# Irregular verbs a question uses for what code names in the base form ("where is it built?").
-_IRREGULAR = {"built": "build", "made": "make", "ran": "run", "written": "write",
-              "wrote": "write", "chosen": "choose", "chose": "choose", "sent": "send",
-              "kept": "keep", "found": "find", "held": "hold", "read": "read", "set": "set",
-              "split": "split", "thrown": "throw", "taken": "take", "given": "give"}
-
-
-def inflection_variants(token: str) -> tuple[str, ...]:
-    """Base forms a query word may stand for, most likely first (`decided` -> `decide`,
-    `decid`; `indexes` -> `index`; `building` -> `build`). The caller keeps only variants its
-    vocabulary has, so a wrong guess costs nothing."""
-    out: list[str] = []
-    if token in _IRREGULAR:
-        out.append(_IRREGULAR[token])
-    if token.endswith("ied") and len(token) > 4:
-        out.append(token[:-3] + "y")
-    if token.endswith("ed") and len(token) > 4:
-        out += [token[:-1], token[:-2]]
-        if len(token) > 5 and token[-3] == token[-4]:  # stopped -> stop
-            out.append(token[:-3])
-    if token.endswith("ing") and len(token) > 5:
-        out += [token[:-3], token[:-3] + "e"]
-        if token[-4] == token[-5]:  # running -> run
-            out.append(token[:-4])
-    if token.endswith("ies") and len(token) > 4:
-        out.append(token[:-3] + "y")
-    if token.endswith("es") and len(token) > 4:
-        out.append(token[:-2])
-    if token.endswith("s") and not token.endswith("ss") and len(token) > 3:
-        out.append(token[:-1])
-    return tuple(dict.fromkeys(v for v in out if len(v) > 2 and v != token))

@@ -1,7 +1,8 @@
 from __future__ import annotations
 
+from helix.core.english import inflection_variants
 from indexers.bm25 import BM25Index
-from indexers.tokenize import inflection_variants, tokenize
+from indexers.tokenize import tokenize
 
 
 def test_inflection_variants_offer_base_forms() -> None:

@@ -10,6 +10,7 @@ import pytest
 from talk_fixtures import Q, Talk, copy_fixture
 
 from controller.continuity import phrases
+from controller.continuity.vocabulary_data import CUES, compiled
 
 PARTIAL = {"POLITE_LEAD", "MIXED", "PATH_CUE", "RERUN_FILLER", "SOURCE_CUE", "QUESTION_LEAD",
            "ENTITY_REFERENT", "DEICTIC", "SCOPE_EXCLUDE",
@@ -26,6 +27,23 @@ def test_every_example_is_taken_by_its_pattern(name: str) -> None:
     for example in entry["examples"]:
         text = example if name in PARTIAL or name.startswith("_") else phrases.body(example)
         assert (pattern.search(text) if name in PARTIAL else pattern.match(text)), example
+
+
+@pytest.mark.parametrize("name", sorted(CUES))
+def test_every_cue_takes_its_examples(name: str) -> None:
+    """The lanes' cues (a clarifier's replies, a selection's parts), as they read them."""
+    entry = CUES[name]
+    assert len(entry["examples"]) >= 2 and entry["purpose"]
+    for example in entry["examples"]:
+        assert compiled(name).search(example), example
+
+
+def test_the_lanes_read_their_cues_from_the_vocabulary() -> None:
+    from controller.continuity import pending, selection_match
+
+    assert pending._YES is compiled("REPLY_YES") and pending._OK is compiled("REPLY_OK")
+    assert selection_match._COMMAND is compiled("SELECT_COMMAND")
+    assert selection_match._PRONOUN.flags & compiled("SELECT_PRONOUN").flags
 
 
 @pytest.fixture(scope="module")

@@ -23,6 +23,7 @@ from controller.continuity.state import (
     TargetRef,
     TransitionClass,
 )
+from controller.continuity.vocabulary_data import compiled
 from helix.core.config import ContinuitySettings
 from helix.core.errors import NotFoundError
 from helix.core.schemas import Frozen
@@ -30,9 +31,7 @@ from helix.core.schemas import Frozen
 SNIPPET_MAX_CHARS = 160
 REPLY_WINDOW = 1  # turns before and after a reply anchor
 
-_PRONOUN = re.compile(
-    r"\b(it|its|that|this|those|them|there|this one|that one|the same|again|do it)\b",
-    re.IGNORECASE)
+_PRONOUN = compiled("FOCUS_PRONOUN")
 
 
 class TurnSummary(Frozen):

@@ -32,7 +32,7 @@ from controller.continuity import phrases as say
 from controller.continuity.pending import SLOT_PREFIX, parse_ordinal
 from controller.continuity.state import OptionItem
 from controller.continuity.turn_plan import ORDINAL_SHAPE_MAX, Reading, Turn, TurnPlan
-from helix.core.english import NUMBER_WORDS
+from helix.core.english import NUMBER_WORDS, ORDINAL_SUFFIX, ordinal_value
 from helix.core.english import ORDINAL_WORDS as _ORDINALS
 from helix.core.errors import ConfigError
 
@@ -50,7 +50,7 @@ WORD_BUCKETS = ((1, 1), (2, 3), (4, 7), (8, 10**6))
 _IDENT = re.compile(r"`[^`]+`|\b[A-Za-z_]\w*(?:_\w+|\(\))|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*"
                     r"|\b\w+\.\w+\b")
 _PATH = re.compile(r"[\w.-]+/[\w./-]*|\b[\w-]+\.[a-z]{1,5}\b")
-_NUMBER = re.compile(r"(?<![\w./:-])#?(\d{1,6})(?:st|nd|rd|th)?(?![\w/])")
+_NUMBER = re.compile(rf"(?<![\w./:-])#?(\d{{1,6}}){ORDINAL_SUFFIX}?(?![\w/])")
 _QUOTED = re.compile(r"[\"“‘'`][^\"“”‘’'`]{2,}[\"”’'`]")
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -69,7 +69,7 @@ OPTION_NAMES = ("option_max", "option_margin")
 FEATURE_NAMES = (*TEXT_NAMES, *OPTION_NAMES, *FLAG_NAMES)
 
 # the words that name a position: ordinals and the numbers a list is counted with
-ORDINAL_WORDS: dict[str, int] = {**_ORDINALS, **NUMBER_WORDS}
+ORDINAL_WORDS: frozenset[str] = frozenset(_ORDINALS) | frozenset(NUMBER_WORDS)  # words only
 
 
 def said(meaning: str, text: str) -> str:
@@ -120,13 +120,14 @@ def ordinals_in(text: str) -> list[int]:
     words = _WORD.findall(text.lower())
     found = [int(m.group(1)) for m in _NUMBER.finditer(text)]
     for before, word in zip(["", *words], words, strict=False):
-        if word.isdigit() or word not in ORDINAL_WORDS | say.SPOKEN_NUMBERS:
+        if word.isdigit() or word not in ORDINAL_WORDS | say.SPOKEN_NUMBERS.keys():
             continue
         listed = before in say.LIST_NOUNS
+        value = ordinal_value(word)  # None for a dictated number ("to")
         if word in say.SPOKEN_NUMBERS and listed:  # "number to", "option won"
             found.append(say.SPOKEN_NUMBERS[word])
-        elif word in ORDINAL_WORDS and (listed or word not in say.CARDINALS):
-            found.append(ORDINAL_WORDS[word])  # "the second", "number two", not "two mirrors"
+        elif value is not None and (listed or word not in say.CARDINALS):
+            found.append(value)  # "the second", "number two", not "two mirrors"
     return found
 
 

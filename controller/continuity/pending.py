@@ -29,6 +29,7 @@ from controller.continuity.state import (
     PendingKind,
     PendingState,
 )
+from controller.continuity.vocabulary_data import compiled
 from helix.core.config import ContinuitySettings
 from helix.core.english import (
     CHOICE_FILLER,
@@ -45,18 +46,14 @@ SLOT_PREFIX = "slot:"
 LABEL_SEPARATOR = "|"
 
 _FILLER = re.compile(rf"\b({word_alternation(CHOICE_FILLER)})\b")
-_CHOICE_VERB = re.compile(
-    r"^(?:(?:i (?:want|choose|pick|mean|meant|said)|let's (?:go with|take|use)|go with|take|"
-    r"pick|choose|select|use|open|show(?: me)?|i'll take)\s+)")
+_CHOICE_VERB = compiled("CHOICE_VERB")
 _ORDINAL = re.compile(
     r"^(?:the\s+)?(?:(?:option|number|no\.?|item|choice|#)\s*)?"
     rf"(?P<n>\d+(?={ORDINAL_SUFFIX}|\b)|{ordinal_alternation(numbers=True)}){ORDINAL_SUFFIX}?"
     r"(?:\s+(?:one|option|sense|meaning|choice))?$")
-_YES = re.compile(r"^(?:(?:yes|yeah|yep|yup|sure|y|correct)(?:[ ,]+(?:go for it|go ahead|do it|"
-                  r"please do))?|go for it|go ahead|do it|please do)$")
-_NO = re.compile(r"^(?:no|nope|nah|n|don't|do not|no thanks)$")
-_SCOPE = re.compile(
-    r"^(?:(?:only\s+)?(?:in|under|within|inside)\s+)?(?P<path>[\w.-]+(?:/[\w.-]*)*/?)$")
+_YES = compiled("REPLY_YES")
+_NO = compiled("REPLY_NO")
+_SCOPE = compiled("REPLY_SCOPE")
 
 # held: not an answer, but kept for the lane the turn goes to (a selection clarifier keeps the
 # semantic lane out: that lane hands the turn to the selection ladder, which owns the pending)
@@ -115,7 +112,7 @@ def parse_choice(text: str, labels: tuple[str, ...]) -> int | None:
     return words[0] if len(words) == 1 else None
 
 
-_OK = re.compile(r"^(?:ok|okay|ok then|okay then|alright|all right|fine)$")
+_OK = compiled("REPLY_OK")
 
 
 def parse_boolean(text: str) -> bool | None:

@@ -11,20 +11,15 @@ file is read once at import.
 from __future__ import annotations
 
 import re
-import tomllib
-from importlib import resources
-from typing import Any, Literal
+from typing import Literal
 
 from controller.continuity.pending import normalize, strip_filler
 from controller.continuity.state import OptionSetKind
+from controller.continuity.vocabulary_data import PATTERNS, VOCABULARY
 
 SmallTalkKind = Literal["greeting", "thanks", "acknowledgement", "farewell", "capabilities",
                         "identity"]
 
-VOCABULARY: dict[str, Any] = tomllib.loads(
-    resources.files("controller.continuity").joinpath("vocabulary.toml")
-    .read_text(encoding="utf-8"))
-PATTERNS: dict[str, dict[str, Any]] = VOCABULARY["patterns"]
 
 
 def _compiled(name: str, flags: int = 0) -> re.Pattern[str]:

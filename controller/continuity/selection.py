@@ -56,6 +56,7 @@ from controller.continuity.selection_advisory import (
     EnrichmentType,
     SelectionEnricher,
     SelectionEnrichment,
+    Verdict,
     advisory_messages,
     parse_verdict,
     pool_fingerprint,
@@ -302,8 +303,7 @@ def advisory_model(c: _Cycle) -> Steps[SelectionDecision]:
     """One bounded advisory call; need_more_info -> veto, else enrichment and a retry only
     when the evidence fingerprint changed, within SELECTION_MAX_* budgets."""
     assert c.model_ready and c.option_set is not None
-    caps, option_set, guard = c.caps, c.option_set, c.state.selection_loop_guard
-    rejected = set(c.state.recent_rejected_choice_ids)
+    caps, option_set = c.caps, c.option_set
     current = c.pool
     c.fp_before = c.fp_after = pool_fingerprint(option_set, c.scope, current)
     enrich_steps = 0
@@ -315,34 +315,15 @@ def advisory_model(c: _Cycle) -> Steps[SelectionDecision]:
             verdict = parse_verdict((yield ModelCall("selection_advisory", tuple(messages))))
         except LLMError as exc:
             return c.degraded(condition_for_llm_error(exc), failed=True)
-        by_id = {i.id: i for i in current}
         if verdict.decision == "select":
-            choice = by_id.get(verdict.choice_id or "")
-            if choice is None or choice.id in rejected:  # never beyond the bounded, open ids
-                return c.degraded("abstain")
-            c.emit("selection_llm_select", "llm_select", choice_id=choice.id,
-                   confidence=verdict.confidence,
-                   non_winner_ids=[i.id for i in current if i.id != choice.id])
-            if verdict.confidence < caps.phase_c_min_confidence:
-                return c.degraded("low_confidence")
-            if (c.settings.phase_c_auto_execute and c.res.reason == "no_deterministic_match"
-                    and not (guard is not None and guard.key == c.cycle_id and guard.llm_failed)):
-                return c.execute(choice, "phase_c_auto_execute",
-                                 f"model pick (confidence {verdict.confidence:.2f}), Phase C")
-            order = (choice, *(i for i in (c.res.narrowed or current) if i.id != choice.id))
-            return c.clarify("llm_suggestion", order, "suggested first", guard_calls=c.calls)
+            return _advised_pick(c, verdict, current)
         if verdict.decision == "abstain":
             return c.degraded("abstain")
         c.emit("selection_llm_need_more_info", "llm_need_more_info",
                needed_evidence_types=list(verdict.needed_evidence_types))
-        veto = resolve_deterministic(c.cues, current, c.state, option_set, c.scope,
-                                     explicit=c.explicit, use_continuity=True)
-        if veto.winner is not None and veto.safe:
-            c.emit("selection_need_more_info_veto_applied", "need_more_info_veto_applied",
-                   winner_id=veto.winner.id)
-            return c.execute(veto.winner, "need_more_info_veto_applied", c.describe(veto))
-        c.emit("selection_need_more_info_veto_blocked_reason",
-               "need_more_info_veto_blocked_reason", blocked_reason=veto.reason)
+        vetoed = _veto(c, current)
+        if vetoed is not None:
+            return vetoed
         if (enrich_steps >= caps.selection_max_enrichment_steps
                 or c.calls >= caps.selection_max_llm_calls):
             c.emit("selection_enrichment_budget_exhausted",
@@ -350,24 +331,70 @@ def advisory_model(c: _Cycle) -> Steps[SelectionDecision]:
             return c.degraded("budget_exhausted")
         types = validate_needed_types(verdict.needed_evidence_types, caps)
         enrich_steps += 1
-        enriched = ((yield from c.enricher.enrich(types, option_set, current))
-                    if c.enricher is not None else SelectionEnrichment())
-        refreshed = {i.id: i for i in enriched.items if i.id in by_id}  # current ids only
-        current = tuple(refreshed.get(i.id, i) for i in current)
-        c.fp_after = pool_fingerprint(option_set, c.scope, current, enriched.excerpt_hashes)
+        current = yield from _enriched(c, types, current)
         if c.fp_after == c.fp_before:
             c.emit("selection_enrichment_fingerprint_unchanged",
                    "continuity_enrichment_fingerprint_unchanged", enrichment_types=list(types))
             return c.degraded("fingerprint_unchanged")
-        veto = resolve_deterministic(c.cues, current, c.state, option_set, c.scope,
-                                     explicit=c.explicit, use_continuity=True)
-        if veto.winner is not None and veto.safe:
-            c.emit("selection_need_more_info_veto_applied", "need_more_info_veto_applied",
-                   winner_id=veto.winner.id, after_enrichment=True)
-            return c.execute(veto.winner, "need_more_info_veto_applied", c.describe(veto))
+        vetoed = _veto(c, current, after_enrichment=True)
+        if vetoed is not None:
+            return vetoed
         c.emit("selection_enrichment_retry_called", "continuity_enrichment_retry_called",
                enrichment_types=list(types))
         c.fp_before = c.fp_after
+
+
+def _advised_pick(c: _Cycle, verdict: Verdict,
+                  current: tuple[OptionItem, ...]) -> SelectionDecision:
+    """The model picked an item: executed (Phase C, confident, no failed call this cycle),
+    offered first in a clarification, or declined (not an open candidate, low confidence)."""
+    guard = c.state.selection_loop_guard
+    choice = {i.id: i for i in current}.get(verdict.choice_id or "")
+    if choice is None or choice.id in set(c.state.recent_rejected_choice_ids):
+        return c.degraded("abstain")  # never beyond the bounded, open ids
+    c.emit("selection_llm_select", "llm_select", choice_id=choice.id,
+           confidence=verdict.confidence,
+           non_winner_ids=[i.id for i in current if i.id != choice.id])
+    if verdict.confidence < c.caps.phase_c_min_confidence:
+        return c.degraded("low_confidence")
+    if (c.settings.phase_c_auto_execute and c.res.reason == "no_deterministic_match"
+            and not (guard is not None and guard.key == c.cycle_id and guard.llm_failed)):
+        return c.execute(choice, "phase_c_auto_execute",
+                         f"model pick (confidence {verdict.confidence:.2f}), Phase C")
+    order = (choice, *(i for i in (c.res.narrowed or current) if i.id != choice.id))
+    return c.clarify("llm_suggestion", order, "suggested first", guard_calls=c.calls)
+
+
+def _veto(c: _Cycle, current: tuple[OptionItem, ...],
+          after_enrichment: bool = False) -> SelectionDecision | None:
+    """The deterministic resolver over the pool overrides a need_more_info when it is safe;
+    None when it is not (the first time, with the blocked reason emitted)."""
+    assert c.option_set is not None
+    veto = resolve_deterministic(c.cues, current, c.state, c.option_set, c.scope,
+                                 explicit=c.explicit, use_continuity=True)
+    if veto.winner is not None and veto.safe:
+        extra = {"after_enrichment": True} if after_enrichment else {}
+        c.emit("selection_need_more_info_veto_applied", "need_more_info_veto_applied",
+               winner_id=veto.winner.id, **extra)
+        return c.execute(veto.winner, "need_more_info_veto_applied", c.describe(veto))
+    if not after_enrichment:
+        c.emit("selection_need_more_info_veto_blocked_reason",
+               "need_more_info_veto_blocked_reason", blocked_reason=veto.reason)
+    return None
+
+
+def _enriched(c: _Cycle, types: tuple[EnrichmentType, ...],
+              current: tuple[OptionItem, ...]) -> Steps[tuple[OptionItem, ...]]:
+    """The pool refreshed by one enrichment step (current ids only); sets the fingerprint
+    after it."""
+    assert c.option_set is not None
+    enriched = ((yield from c.enricher.enrich(types, c.option_set, current))
+                if c.enricher is not None else SelectionEnrichment())
+    by_id = {i.id: i for i in current}
+    refreshed = {i.id: i for i in enriched.items if i.id in by_id}  # current ids only
+    current = tuple(refreshed.get(i.id, i) for i in current)
+    c.fp_after = pool_fingerprint(c.option_set, c.scope, current, enriched.excerpt_hashes)
+    return current
 
 
 LADDER: tuple[tuple[str, Rung], ...] = (

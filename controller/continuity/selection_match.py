@@ -16,6 +16,7 @@ from typing import Literal
 
 from controller.continuity.fingerprint import normalize_label
 from controller.continuity.state import ContinuityState, OptionItem, OptionSet, OptionSetKind
+from controller.continuity.vocabulary_data import compiled
 from helix.core.english import (
     LABEL_FILLER,
     ORDINAL_SUFFIX,
@@ -30,30 +31,21 @@ UnresolvedReason = Literal["resolved", "no_deterministic_match", "ambiguous", "c
                            "stale_option_set", "scope_mismatch", "loop_guard_conflict",
                            "not_command_like"]
 
-_INTERRUPT = re.compile(
-    r"^\s*(stop|cancel|abort|halt|start over|start again|never\s?mind|forget it|reset)\b", re.I)
-_POLITE_PREFIX = re.compile(
-    r"^\s*(?:please|pls|plz|kindly|can you|could you|would you|will you)\s+", re.I)
-_QUESTION_START = re.compile(
-    r"^\s*(why|what|how|who|whom|whose|where|when|which|is|are|was|were|does|do|did|has|"
-    r"have|had)\b", re.I)
-_COMMAND = re.compile(
-    r"^\s*(open|show|go to|goto|jump to|view|display|pick|choose|select|take|use|see|read|"
-    r"print|give me)\b", re.I)
+_INTERRUPT = compiled("SELECT_INTERRUPT")
+_POLITE_PREFIX = compiled("SELECT_POLITE_PREFIX")
+_QUESTION_START = compiled("SELECT_QUESTION_START")
+_COMMAND = compiled("SELECT_COMMAND")
 # "open 2 and explain why" -> command "open 2", clause "explain why"
-_MIXED = re.compile(r"\s*[,;]?\s*\b(?:and|then)\s+((?:also\s+)?(?:explain|tell me|say|describe)"
-                    r"\b.*)$", re.I)
-_SCOPE_NAMED = re.compile(
-    r"\bfrom (?:the )?(answer|evidence|options|list|callers|tests|tree)\b", re.I)
+_MIXED = compiled("SELECT_MIXED")
+_SCOPE_NAMED = compiled("SELECT_SCOPE_NAMED")
 _SCOPE_PATH = re.compile(r"\b(?:in|under|within|inside) ((?:[\w.-]+/)+)", re.I)
 _FILLER = re.compile(rf"\b({word_alternation(LABEL_FILLER)})\b", re.I)
 _ORDINAL = re.compile(rf"(?<![\w./-])(?:#\s*)?({ordinal_alternation(numbers=False)}|\d{{1,2}})"
                       rf"{ORDINAL_SUFFIX}?(?![\w./-])", re.I)
-_PRONOUN = re.compile(r"\b(it|that|this|that one|this one|same one|the same)\b", re.I)
+_PRONOUN = compiled("SELECT_PRONOUN")
 # "the other one": the one that is not the choice just turned down
-_OTHER = re.compile(r"^\s*(?:the other(?: one| sense)?|other one|another one)\s*$", re.I)
-_KIND_WORD = re.compile(r"\bthe (tests?|docs?|documentation|code|definition|readme)"
-                        r"(?: one| file| span)?\b", re.I)
+_OTHER = compiled("SELECT_OTHER")
+_KIND_WORD = compiled("SELECT_KIND_WORD")
 _PATH_TOKEN = re.compile(r"(?<![\w])([\w-]*(?:[./][\w-]+)+/?)")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
@@ -227,19 +219,50 @@ def resolve_deterministic(cues: SelectionCues, pool: tuple[OptionItem, ...],
                           explicit: bool, use_continuity: bool) -> Resolution:
     """Filters narrow (kind word, path, symbol), selectors pick (ordinal, label, pronoun).
     A winner is `safe` only if unique, uncontested and in the active (or named) context."""
-    narrowed, signals = pool, []
     if cues.other and use_continuity:  # every candidate but the ones turned down
-        turned_down = {*state.recent_rejected_choice_ids, state.last_accepted_choice_id}
-        narrowed = tuple(i for i in pool if i.id not in turned_down)
-        if len(narrowed) != 1:
-            return Resolution(reason="ambiguous" if narrowed else "no_deterministic_match",
-                              narrowed=narrowed, signals=("the other one",))
-        winner = narrowed[0]
-        if not explicit and option_set.id != state.active_option_set_id:
-            return Resolution(winner=winner, reason="stale_option_set",
-                              signals=("the other one",))
-        return Resolution(winner=winner, safe=True, reason="resolved", narrowed=(winner,),
+        return _the_other_one(pool, state, option_set, explicit=explicit)
+    narrowed, signals = _narrowed(cues, pool)
+    picks = _picks(cues, narrowed, state, option_set, use_continuity=use_continuity)
+    signals += sorted(picks)
+    selectable = cues.command_like or bool(picks) or bool(signals)
+    by_id = {i.id: i for i in narrowed}
+    chosen, collision = _chosen(cues, pool, narrowed, picks, signals,
+                                use_continuity=use_continuity)
+    if collision:
+        return Resolution(reason="collision", narrowed=narrowed, signals=tuple(signals),
+                          collision=True)
+    if len(chosen) != 1:
+        # a cue that matched several candidates is ambiguity; matching nothing is not
+        ambiguous = len(chosen) > 1 or (bool(signals) and not picks and len(narrowed) > 1)
+        reason: UnresolvedReason = "ambiguous" if ambiguous else "no_deterministic_match"
+        shown = tuple(by_id[i] for i in sorted(chosen, key=lambda c: by_id[c].index)) or narrowed
+        return Resolution(reason=reason, narrowed=shown, signals=tuple(signals))
+    winner = by_id[next(iter(chosen))]
+    return _checked(winner, tuple(signals), state, option_set, scope, selectable=selectable,
+                    explicit=explicit, use_continuity=use_continuity)
+
+
+def _the_other_one(pool: tuple[OptionItem, ...], state: ContinuityState, option_set: OptionSet,
+                   *, explicit: bool) -> Resolution:
+    """"The other one": every candidate but the ones turned down, resolved when one is left."""
+    turned_down = {*state.recent_rejected_choice_ids, state.last_accepted_choice_id}
+    narrowed = tuple(i for i in pool if i.id not in turned_down)
+    if len(narrowed) != 1:
+        return Resolution(reason="ambiguous" if narrowed else "no_deterministic_match",
+                          narrowed=narrowed, signals=("the other one",))
+    winner = narrowed[0]
+    if not explicit and option_set.id != state.active_option_set_id:
+        return Resolution(winner=winner, reason="stale_option_set",
                           signals=("the other one",))
+    return Resolution(winner=winner, safe=True, reason="resolved", narrowed=(winner,),
+                      signals=("the other one",))
+
+
+def _narrowed(cues: SelectionCues,
+              pool: tuple[OptionItem, ...]) -> tuple[tuple[OptionItem, ...], list[str]]:
+    """The filters (kind word, path, symbol name, words of the name): the candidates left and
+    the signals that narrowed them."""
+    narrowed, signals = pool, []
     if cues.kind_word:
         narrowed = tuple(i for i in narrowed if _kind_of(i) == cues.kind_word)
         signals.append(f"the {cues.kind_word} one")
@@ -260,6 +283,12 @@ def resolve_deterministic(cues: SelectionCues, pool: tuple[OptionItem, ...],
         if word_hits and len(word_hits) < len(narrowed):
             narrowed = word_hits
             signals.append("words " + " ".join(words))
+    return narrowed, signals
+
+
+def _picks(cues: SelectionCues, narrowed: tuple[OptionItem, ...], state: ContinuityState,
+           option_set: OptionSet, *, use_continuity: bool) -> dict[str, set[str]]:
+    """The selectors (ordinal, label, else a pronoun's referent): selector -> the ids it picks."""
     picks: dict[str, set[str]] = {}
     if cues.ordinal is not None and narrowed:
         index = len(narrowed) if cues.ordinal == -1 else cues.ordinal
@@ -273,39 +302,39 @@ def resolve_deterministic(cues: SelectionCues, pool: tuple[OptionItem, ...],
         referent, how = _continuity_referent(state, narrowed, option_set)
         if referent is not None:
             picks[f"pronoun ({how})"] = {referent.id}
-    signals += sorted(picks)
-    selectable = cues.command_like or bool(picks) or bool(signals)
-    by_id = {i.id: i for i in narrowed}
-    chosen: set[str] = set()
-    collision = False
+    return picks
+
+
+def _chosen(cues: SelectionCues, pool: tuple[OptionItem, ...], narrowed: tuple[OptionItem, ...],
+            picks: dict[str, set[str]], signals: list[str], *,
+            use_continuity: bool) -> tuple[set[str], bool]:
+    """The ids the selectors agree on (or the one left by the filters, or the pool's only
+    item for a bare "open it"), and whether two selectors contradict each other."""
     if picks:
         sets = list(picks.values())
         chosen = set.intersection(*sets)
         collision = len(sets) > 1 and not chosen
-        if any(not s for s in sets):
-            chosen = set()
-    elif signals and len(narrowed) == 1:
-        chosen = {narrowed[0].id}
-    elif (len(pool) == 1 and (cues.pronoun or cues.command_like) and not signals
-          and not cues.remainder):  # "open it" with one candidate; never an unmatched label
-        chosen = {pool[0].id} if use_continuity else set()
-    if collision:
-        return Resolution(reason="collision", narrowed=narrowed, signals=tuple(signals),
-                          collision=True)
-    if len(chosen) != 1:
-        # a cue that matched several candidates is ambiguity; matching nothing is not
-        ambiguous = len(chosen) > 1 or (bool(signals) and not picks and len(narrowed) > 1)
-        reason: UnresolvedReason = "ambiguous" if ambiguous else "no_deterministic_match"
-        shown = tuple(by_id[i] for i in sorted(chosen, key=lambda c: by_id[c].index)) or narrowed
-        return Resolution(reason=reason, narrowed=shown, signals=tuple(signals))
-    winner = by_id[next(iter(chosen))]
+        return (set() if any(not s for s in sets) else chosen), collision
+    if signals and len(narrowed) == 1:
+        return {narrowed[0].id}, False
+    if (len(pool) == 1 and (cues.pronoun or cues.command_like) and not signals
+            and not cues.remainder):  # "open it" with one candidate; never an unmatched label
+        return ({pool[0].id} if use_continuity else set()), False
+    return set(), False
+
+
+def _checked(winner: OptionItem, signals: tuple[str, ...], state: ContinuityState,
+             option_set: OptionSet, scope: str, *, selectable: bool, explicit: bool,
+             use_continuity: bool) -> Resolution:
+    """The unique winner, safe only if the turn was a selection in the active (or named)
+    list and scope and the winner was not turned down."""
     if not selectable:
-        return Resolution(winner=winner, reason="not_command_like", signals=tuple(signals))
+        return Resolution(winner=winner, reason="not_command_like", signals=signals)
     if not explicit and option_set.id != state.active_option_set_id:
-        return Resolution(winner=winner, reason="stale_option_set", signals=tuple(signals))
+        return Resolution(winner=winner, reason="stale_option_set", signals=signals)
     if not explicit and scope != state.active_scope:
-        return Resolution(winner=winner, reason="scope_mismatch", signals=tuple(signals))
+        return Resolution(winner=winner, reason="scope_mismatch", signals=signals)
     if use_continuity and winner.id in state.recent_rejected_choice_ids:
-        return Resolution(winner=winner, reason="loop_guard_conflict", signals=tuple(signals))
+        return Resolution(winner=winner, reason="loop_guard_conflict", signals=signals)
     return Resolution(winner=winner, safe=True, reason="resolved", narrowed=(winner,),
-                      signals=tuple(signals))
+                      signals=signals)

@@ -77,6 +77,7 @@ from controller.continuity.semantic_evidence import (
     build_candidates,
 )
 from controller.continuity.state import ActionTraceEntry, ContinuityState
+from controller.continuity.vocabulary_data import compiled
 from helix.core.config import ContinuitySettings
 from helix.core.hashing import digest, short_id
 from helix.core.schemas import Frozen
@@ -94,12 +95,9 @@ SLOT_SCHEMA: dict[SemanticIntent, tuple[tuple[Slot, ...], tuple[str, ...]]] = {
 }
 SemanticKind = Literal["answer", "clarify", "handoff", "escape"]
 
-_SUMMARIZE = re.compile(r"\b(what happened|summari[sz]e|recap|what have we done|"
-                        r"what did we do|what we did|remind me what|what (?:did|have) we "
-                        r"(?:look(?:ed)? at|open(?:ed)?))\b", re.I)
+_SUMMARIZE = compiled("SUMMARIZE")
 _WHY = re.compile(r"^\s*why\b", re.I)
-_LAST_ACTION = re.compile(r"\bwhat (?:did|have) you (?:just )?(?:do|done|open|opened|show|"
-                          r"showed|shown|pick|picked)\b|\bexplain what you did\b", re.I)
+_LAST_ACTION = compiled("LAST_ACTION")
 
 
 def classify_semantic_intent(text: str) -> SemanticIntent | None:

@@ -8,7 +8,6 @@ snapshot excerpt, 1800 tokens of blended context in total (system prompt exclude
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -17,6 +16,7 @@ from controller.continuity.degradation import Condition, condition_for_llm_error
 from controller.continuity.focus import TurnSummary
 from controller.continuity.requests import ModelCall, Steps
 from controller.continuity.state import ActionTraceEntry, ContinuityState
+from controller.continuity.vocabulary_data import compiled
 from helix.core.english import count_tokens
 from helix.core.errors import LLMError
 from helix.core.hashing import canonical_json
@@ -105,7 +105,7 @@ _VERB_TYPES: dict[str, frozenset[str]] = {
         "answer", "answered", "say", "said", "search", "searched", "rerun", "run", "ran")},
     **{v: frozenset({"interrupt"}) for v in ("stop", "stopped", "cancel", "cancelled")},
 }
-_VERB_IN_WHY = re.compile(r"\b(?:did|do|would|have|had) you\s+(?:just\s+)?(\w+)", re.I)
+_VERB_IN_WHY = compiled("VERB_IN_WHY")
 
 
 def action_types_asked(text: str) -> frozenset[str] | None:

@@ -26,14 +26,14 @@ from controller.continuity.semantic_evidence import (
     unique_scoped_evidence,
 )
 from controller.continuity.state import ActionTraceEntry, ContinuityState, ResolvedAction
+from controller.continuity.vocabulary_data import compiled
 from helix.core.schemas import Frozen
 
 ENTITY_QUESTION = say.ENTITY_REFERENT  # "what's X mean?", "explain what X means" (vocabulary)
-_WHY_TARGET = re.compile(r"\bwhy (?:did|do|would|have) you (?:\w+) (.+)$", re.I)
-_DEICTIC = re.compile(r"^(?:it|that|this|those|them|there|that one|this one|the same)$", re.I)
+_WHY_TARGET = compiled("WHY_TARGET")
+_DEICTIC = compiled("DEICTIC_TARGET")
 # continuation eligibility, item 2 (plus "just" / "last", which name the last action itself)
-_MARKER = re.compile(r"\b(it|that|this|those|them|there|continue|go on|more|again|next|why|"
-                     r"how|what about|just|last)\b", re.I)
+_MARKER = compiled("REFERENT_MARKER")
 
 
 def within_ttl(state: ContinuityState, ts: int, now_ms: int, turn_id: int | None,
@@ -92,24 +92,8 @@ def bind_action(text: str, state: ContinuityState, scope: str, now_ms: int, t: T
     """Referent binding for action intents, strict priority order. `anchored`: the action of
     the turn the user replied to (`--reply-to N`): the reply anchor wins, whatever its age."""
     if anchored is not None:
-        kinds = action_types_asked(text)
-        if kinds is None or anchored.type in kinds:
-            return _one_action([anchored], "reply anchor", t, scope)
-        t.emit("continuity_blocked_conflict", "the replied-to turn did another kind of action",
-               anchored_type=anchored.type)
-        t.missing_reasons["lastResolvedAction"] = (f"the replied-to turn did not "
-                                                   f"{' / '.join(sorted(kinds))}")
-        return Slots(missing=("lastResolvedAction",), options=(anchored.target_ref.label,))
-    actions: list[ActionTraceEntry] = list(state.recent_action_trace)
-    last = state.last_resolved_action
-    if last is not None and all((a.timestamp, a.target_ref.id) != (last.timestamp,
-                                                                   last.target_ref.id)
-                                for a in actions):
-        actions.insert(0, last)
-    kinds = action_types_asked(text)  # "why did you open that?": the open actions only
-    if kinds is not None:
-        actions = [a for a in actions if a.type in kinds]
-        last = last if last is not None and last.type in kinds else None
+        return _bind_anchored(text, anchored, t, scope)
+    actions, last, kinds = _actions_asked(text, state)
     explicit = _WHY_TARGET.search(text)
     target = explicit.group(1).strip(" ?.!") if explicit else ""
     if target and not _DEICTIC.match(target):
@@ -126,10 +110,49 @@ def bind_action(text: str, state: ContinuityState, scope: str, now_ms: int, t: T
         t.emit("continuity_no_referent_marker", "no pronoun / continuation marker")
         t.missing_reasons["lastResolvedAction"] = "no referent marker"
         return Slots(missing=("lastResolvedAction",))
+    return _bind_recent(actions, last, state, scope, now_ms, t, caps,
+                        any_list=kinds is not None)
+
+
+def _bind_anchored(text: str, anchored: ActionTraceEntry, t: Trace, scope: str) -> Slots:
+    """The replied-to turn's action, unless the text asks about another kind of action."""
+    kinds = action_types_asked(text)
+    if kinds is None or anchored.type in kinds:
+        return _one_action([anchored], "reply anchor", t, scope)
+    t.emit("continuity_blocked_conflict", "the replied-to turn did another kind of action",
+           anchored_type=anchored.type)
+    t.missing_reasons["lastResolvedAction"] = (f"the replied-to turn did not "
+                                               f"{' / '.join(sorted(kinds))}")
+    return Slots(missing=("lastResolvedAction",), options=(anchored.target_ref.label,))
+
+
+def _actions_asked(text: str, state: ContinuityState) -> tuple[
+        list[ActionTraceEntry], ResolvedAction | None, frozenset[str] | None]:
+    """The recent actions (lastResolvedAction first when the trace lacks it) and the last
+    one, kept to the kinds the text names ("why did you open that?": the open actions only),
+    and those kinds (None: any)."""
+    actions: list[ActionTraceEntry] = list(state.recent_action_trace)
+    last = state.last_resolved_action
+    if last is not None and all((a.timestamp, a.target_ref.id) != (last.timestamp,
+                                                                   last.target_ref.id)
+                                for a in actions):
+        actions.insert(0, last)
+    kinds = action_types_asked(text)
+    if kinds is not None:
+        actions = [a for a in actions if a.type in kinds]
+        last = last if last is not None and last.type in kinds else None
+    return actions, last, kinds
+
+
+def _bind_recent(actions: list[ActionTraceEntry], last: ResolvedAction | None,
+                 state: ContinuityState, scope: str, now_ms: int, t: Trace,
+                 caps: ContinuityCaps, *, any_list: bool) -> Slots:
+    """Ranks 2-4 for a turn with a referent marker: the scoped active entity, then
+    lastResolvedAction, then the most recent trace entry, each within the TTL."""
     in_scope = [a for a in actions if a.source_scope == scope or scope == "session"]
     focus = state.focus.object_ref  # rank 2: the scoped active entity
     if focus is not None:  # (a named verb binds its kind on the focused object in any list)
-        hits = [a for a in (actions if kinds is not None else in_scope)
+        hits = [a for a in (actions if any_list else in_scope)
                 if a.target_ref.id == focus.id
                 and within_ttl(state, a.timestamp, now_ms, _turn_of(a, last), caps)]
         if hits:

@@ -17,6 +17,7 @@ Word lists (each a set of lowercase words):
                         (`helix.synthesis.absence`)
     LONG_FORMS          an identifier's short word -> the English words it stands for
                         ("cfg" -> configuration, "id" -> identifier), stemmed
+    DEFINING_VERBS      "is", "means", "stands for": what says a named thing is something
     POLITE_WORDS        please / thanks and their short forms: filler in a message
     CHOICE_FILLER, LABEL_FILLER
                         the continuity lanes' filler (a clarifier's reply; a selection's
@@ -28,8 +29,11 @@ Ordinals (one table, one parser: the continuity lanes read "the second one", "op
 Stemmers:
     plural_stem         "tiles" -> "tile": how the controller matches words (tiny, exact)
     suffix_stem         "tokenizers" -> "token": a recap topic's looser match
-    (query-side inflections, "decided" -> "decide", live with the tokenizer:
-    `indexers.tokenize.inflection_variants`)
+    inflection_variants "decided" -> "decide", "decid": the base forms a query word may stand
+                        for (the BM25 query side keeps those its vocabulary has)
+    plural_forms        "tests" -> {"test", "tests", "testes", ...}: an absence claim's term
+                        looked up among the evidence's words
+    looks_past_tense    "decided": a question's closing verb, not its subject's last word
 Token estimates:
     tokens_by_chars     ceil(chars / chars_per_token): compaction's evidence budget
     count_tokens        words and punctuation marks: the continuity contract's caps
@@ -147,6 +151,51 @@ def suffix_stem(word: str) -> str:
     return word
 
 
+# Irregular verbs a question uses for what code names in the base form ("where is it built?").
+_IRREGULAR = {"built": "build", "made": "make", "ran": "run", "written": "write",
+              "wrote": "write", "chosen": "choose", "chose": "choose", "sent": "send",
+              "kept": "keep", "found": "find", "held": "hold", "read": "read", "set": "set",
+              "split": "split", "thrown": "throw", "taken": "take", "given": "give"}
+
+
+def inflection_variants(token: str) -> tuple[str, ...]:
+    """Base forms a query word may stand for, most likely first (`decided` -> `decide`,
+    `decid`; `indexes` -> `index`; `building` -> `build`). The caller keeps only variants its
+    vocabulary has, so a wrong guess costs nothing."""
+    out: list[str] = []
+    if token in _IRREGULAR:
+        out.append(_IRREGULAR[token])
+    if token.endswith("ied") and len(token) > 4:
+        out.append(token[:-3] + "y")
+    if token.endswith("ed") and len(token) > 4:
+        out += [token[:-1], token[:-2]]
+        if len(token) > 5 and token[-3] == token[-4]:  # stopped -> stop
+            out.append(token[:-3])
+    if token.endswith("ing") and len(token) > 5:
+        out += [token[:-3], token[:-3] + "e"]
+        if token[-4] == token[-5]:  # running -> run
+            out.append(token[:-4])
+    if token.endswith("ies") and len(token) > 4:
+        out.append(token[:-3] + "y")
+    if token.endswith("es") and len(token) > 4:
+        out.append(token[:-2])
+    if token.endswith("s") and not token.endswith("ss") and len(token) > 3:
+        out.append(token[:-1])
+    return tuple(dict.fromkeys(v for v in out if len(v) > 2 and v != token))
+
+
+def plural_forms(term: str) -> set[str]:
+    """The term with and without a plural ending, both ways ("tests" ~ "test", "matches" ~
+    "match"): how an absence claim's term is looked up among the evidence's words."""
+    return {term, term.rstrip("s"), term + "s", term.removesuffix("es"), term + "es"}
+
+
+def looks_past_tense(word: str) -> bool:
+    """A regular past form ("decided", "computed"): how a question's closing verb is told
+    from its subject's last word."""
+    return word.lower().endswith("ed")
+
+
 def tokens_by_chars(text: str, chars_per_token: int) -> int:
     """A budget estimate from length alone: ceil(chars / chars_per_token)."""
     return math.ceil(len(text) / chars_per_token)
@@ -214,6 +263,11 @@ CHOICE_FILLER: tuple[str, ...] = (*POLITE_WORDS, "ok", "okay", "then", "i mean",
 # what a selection says besides the words of the label it names ("open the tokenizer one now")
 LABEL_FILLER: tuple[str, ...] = (*POLITE_WORDS, "for me", "now", "again", "the", "a", "an",
                                  "one", "item", "option", "number", "entry", "file", "span")
+
+
+# what says that a named thing is something ("X is ...", "X stands for ..."): how an answer
+# sentence (`controller.answer_text.states_text`) or a span (`controller.coverage`) defines it
+DEFINING_VERBS: tuple[str, ...] = ("is", "are", "means", "refers to", "denotes", "stands for")
 
 
 def ordinal_alternation(*, numbers: bool) -> str:

@@ -29,6 +29,7 @@ from helix.core.english import (
     MATERIAL_WORDS,
     NEGATION_WORDS,
     THIS_SEARCH_WORDS,
+    plural_forms,
 )
 
 _SOURCES = (r"(?:provided|given|available|supplied|retrieved|tool|search|context|evidence|"
@@ -183,8 +184,7 @@ def evidence_words(texts: Iterable[str]) -> frozenset[str]:
 
 
 def _held(term: str, words: frozenset[str]) -> bool:
-    forms = {term, term.rstrip("s"), term + "s", term.removesuffix("es"), term + "es"}
-    if forms & words:
+    if plural_forms(term) & words:
         return True
     parts = [p for p in re.split(r"[_.]", term) if p]
     return len(parts) > 1 and all(p in words for p in parts)

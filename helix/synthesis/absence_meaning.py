@@ -14,7 +14,7 @@ helix/synthesis/absence_exemplars.toml) after the words the evidence holds, iden
 and numbers are replaced by a placeholder: what is compared is what the sentence says about
 the material, not its subject. A span is a claim when its mean cosine to the nearest absence
 exemplars reaches `similarity_min` and beats the answer exemplars by `margin_min`
-(`synthesis.absence` in helix/core/config.py), every cosine rounded to `decimals`.
+(`synthesis.absence` in helix/core/section_settings.py), every cosine rounded to `decimals`.
 
 The embedder is injected (a port: the shipped all-MiniLM-L6-v2 through the numpy encoder in
 `helix ask`, a fake in tests); each text is embedded alone, so a vector never depends on what

@@ -47,11 +47,14 @@ from controller.continuity.state import (
     ActionType,
     ClarificationState,
     InvestigationState,
+    OptionSet,
+    RootFrameState,
     TargetRef,
 )
 from controller.continuity.transitions import ChoiceUpdate, StateSlot
 from controller.continuity.turn import ShownList
 from controller.continuity.turn_plan import TurnPlan
+from helix.core.envelope import Envelope
 from helix.core.errors import HelixError
 
 __all__ = ["EXECUTORS", "LaneOutcome", "TurnContext", "boundary", "execute", "run_root",
@@ -99,7 +102,7 @@ def _nothing_found(ctx: TurnContext, question: str, envelope: Any,
 
 def run_root(ctx: TurnContext) -> Steps[LaneOutcome]:
     """T1 / T2 / T7, and the T6 pivot: the controller runs over the repository."""
-    plan, state = ctx.plan, ctx.state
+    plan = ctx.plan
     question = plan.question or plan.text
     try:
         envelope = yield Retrieve(question, plan.scope, plan.sense)
@@ -111,55 +114,19 @@ def run_root(ctx: TurnContext) -> Steps[LaneOutcome]:
                                     "evidence": len(envelope.evidence)}),)
     if not envelope.evidence and envelope.clarify is None:
         return _nothing_found(ctx, question, envelope, events)
-    answer_text = envelope.answer
-    frame = root_frame_of(envelope, question=question, scope=plan.scope, sense=plan.sense,
-                          turn_id=ctx.turn_id)
-    old = state.root_frame
-    if plan.transition == "T2" and old is not None and plan.intent != "correct_choice":
-        # must preserve the root domain and sense
-        frame = frame.model_copy(update={"domain_id": old.domain_id, "sense": old.sense})
-    updates: dict[StateSlot, Any] = {
-        "root_frame": frame,
-        "coverage_gate": coverage_of(envelope, ctx.config.retrieval.coverage_threshold),
-        "selected_object": None,
-        "answer_context": answer_context_of(envelope, turn_id=ctx.turn_id, question=question,
-                                            answer=answer_text, lane=plan.lane,
-                                            transition=plan.transition),
-        "investigation": InvestigationState(
-            evidence_set_ids=(frame.root_result_set_id,
-                              *state.investigation_state.evidence_set_ids)[:4],
-            root_questions=(question, *[q for q in state.investigation_state.root_questions
-                                        if q != question])[:4]),
-        "explanation": answer_text, "clarification": None, "pending": None}
+    frame = _root_frame(ctx, envelope, question)
+    updates = _root_updates(ctx, envelope, frame, question)
     option_set = clarify_options(envelope, ctx.turn_id) or evidence_options(envelope,
                                                                             ctx.turn_id)
     updates["option_sets"] = option_set
     kind = _ACTION_OF.get(plan.transition, "answer_root")
     outcome: ActionOutcome = "answered"
-    answer_mode = envelope.answer_mode
+    answer_text, answer_mode = envelope.answer, envelope.answer_mode
     if envelope.clarify is not None and option_set is not None:
         kind, outcome, answer_mode = "clarify", "clarified", "clarify"
         answer_text = envelope.clarify.question
-        updates["clarification"] = ClarificationState(
-            clarification_kind="selection_disambiguation", missing_anchors=("sense",),
-            candidate_scopes=tuple(i.sense or i.id for i in option_set.items),
-            resume_target_route=envelope.route, resume_target_frame=frame, question=question,
-            option_set_id=option_set.id, asked_turn_id=ctx.turn_id)
-        if ctx.config.continuity.pending_state:
-            updates["pending"] = make_pending(
-                kind="clarification_needed",
-                expected_type=selection_expected_type(tuple(i.label for i in option_set.items)),
-                clarifier_type="selection_disambiguation", anchor_turn_id=ctx.turn_id,
-                thread_key=ctx.session_id, now_ms=ctx.now_ms, option_set_id=option_set.id,
-                caps=ctx.config.continuity.caps)
-    if plan.transition == "T7" and plan.choice_index and state.option_set(
-            plan.option_set_id or ""):
-        chosen = state.option_set(plan.option_set_id or "")
-        assert chosen is not None
-        updates["choices"] = chosen.items[plan.choice_index - 1].id
-    if plan.intent == "correct_choice" and plan.sense:  # "no, the other one" (a sense)
-        updates["choices"] = ChoiceUpdate(accepted=f"sense:{plan.sense}",
-                                          rejected=plan.rejected_choice_id)
+        updates.update(_clarification_updates(ctx, envelope, frame, question, option_set))
+    updates.update(_choice_updates(ctx))
     target = TargetRef(kind="question", id=frame.root_result_set_id, label=question)
     done = action(ctx, kind, target, scope=plan.scope or "repo",
                   option_set_id=option_set.id if option_set else None, outcome=outcome,
@@ -168,6 +135,69 @@ def run_root(ctx: TurnContext) -> Steps[LaneOutcome]:
         lane=plan.lane, transition=plan.transition, intent=plan.intent, answer=answer_text,
         answer_mode=answer_mode, updates=updates, action=done, envelope=envelope,
         shown=ShownList.of(option_set) if option_set else None, events=events)
+
+
+def _root_frame(ctx: TurnContext, envelope: Envelope, question: str) -> RootFrameState:
+    """The root frame of the run; a scoped re-run (T2) keeps the old root's domain and sense."""
+    plan, old = ctx.plan, ctx.state.root_frame
+    frame = root_frame_of(envelope, question=question, scope=plan.scope, sense=plan.sense,
+                          turn_id=ctx.turn_id)
+    if plan.transition == "T2" and old is not None and plan.intent != "correct_choice":
+        # must preserve the root domain and sense
+        frame = frame.model_copy(update={"domain_id": old.domain_id, "sense": old.sense})
+    return frame
+
+
+def _root_updates(ctx: TurnContext, envelope: Envelope, frame: RootFrameState,
+                  question: str) -> dict[StateSlot, Any]:
+    """The state a root answer sets: the frame, its coverage gate, the answer's context, the
+    investigation's recent sets and questions; selection, clarification and pending cleared."""
+    plan, investigation = ctx.plan, ctx.state.investigation_state
+    return {
+        "root_frame": frame,
+        "coverage_gate": coverage_of(envelope, ctx.config.retrieval.coverage_threshold),
+        "selected_object": None,
+        "answer_context": answer_context_of(envelope, turn_id=ctx.turn_id, question=question,
+                                            answer=envelope.answer, lane=plan.lane,
+                                            transition=plan.transition),
+        "investigation": InvestigationState(
+            evidence_set_ids=(frame.root_result_set_id, *investigation.evidence_set_ids)[:4],
+            root_questions=(question, *[q for q in investigation.root_questions
+                                        if q != question])[:4]),
+        "explanation": envelope.answer, "clarification": None, "pending": None}
+
+
+def _clarification_updates(ctx: TurnContext, envelope: Envelope, frame: RootFrameState,
+                           question: str, option_set: OptionSet) -> dict[StateSlot, Any]:
+    """The suspended question when the run asks which sense was meant, and its pending offer."""
+    updates: dict[StateSlot, Any] = {"clarification": ClarificationState(
+        clarification_kind="selection_disambiguation", missing_anchors=("sense",),
+        candidate_scopes=tuple(i.sense or i.id for i in option_set.items),
+        resume_target_route=envelope.route, resume_target_frame=frame, question=question,
+        option_set_id=option_set.id, asked_turn_id=ctx.turn_id)}
+    if ctx.config.continuity.pending_state:
+        updates["pending"] = make_pending(
+            kind="clarification_needed",
+            expected_type=selection_expected_type(tuple(i.label for i in option_set.items)),
+            clarifier_type="selection_disambiguation", anchor_turn_id=ctx.turn_id,
+            thread_key=ctx.session_id, now_ms=ctx.now_ms, option_set_id=option_set.id,
+            caps=ctx.config.continuity.caps)
+    return updates
+
+
+def _choice_updates(ctx: TurnContext) -> dict[StateSlot, Any]:
+    """The choice a resumed (T7) or corrected turn records."""
+    plan, state = ctx.plan, ctx.state
+    updates: dict[StateSlot, Any] = {}
+    if plan.transition == "T7" and plan.choice_index and state.option_set(
+            plan.option_set_id or ""):
+        chosen = state.option_set(plan.option_set_id or "")
+        assert chosen is not None
+        updates["choices"] = chosen.items[plan.choice_index - 1].id
+    if plan.intent == "correct_choice" and plan.sense:  # "no, the other one" (a sense)
+        updates["choices"] = ChoiceUpdate(accepted=f"sense:{plan.sense}",
+                                          rejected=plan.rejected_choice_id)
+    return updates
 
 
 def _boundary_plan(ctx: TurnContext) -> LaneOutcome:
