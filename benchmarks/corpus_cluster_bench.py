@@ -1,5 +1,4 @@
-"""The training corpus's per-repository stages on a local Ray cluster against the serial loop,
-in the same run.
+"""Corpus build and ranker-rows on a local Ray cluster against the serial loop, same run.
 
     python benchmarks/corpus_cluster_bench.py --mirrors /work/.mirror \
         --trees /work/tmp/corpus_trees_h --work /work/tmp/ccb \
