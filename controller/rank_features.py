@@ -175,14 +175,16 @@ def _share(found: frozenset[str], question: frozenset[str]) -> float:
 
 
 def _idf_total(question: frozenset[str], idf: Mapping[str, float], default: float) -> float:
-    return sum(idf.get(w, default) for w in question)
+    # fsum: exact, so the same whatever order the set iterates in (string hashes differ from
+    # process to process: a plain sum's last bit did, and rows collected on Ray with it)
+    return math.fsum(idf.get(w, default) for w in question)
 
 
 def _idf_share(found: frozenset[str], question: frozenset[str], idf: Mapping[str, float],
                default: float, total: float) -> float:
     if not total:
         return 0.0
-    return sum(idf.get(w, default) for w in found & question) / total
+    return math.fsum(idf.get(w, default) for w in found & question) / total
 
 
 @dataclass(frozen=True)

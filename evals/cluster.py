@@ -8,6 +8,9 @@
                 the indexes the run prepared first; continuity suites run here as before
     corpus      (`helix eval corpus build`) one task per repository of the list, each mining
                 its history into its per-repository file under the build's work directory
+    ranker rows (`helix eval corpus ranker-rows`) one task per repository, each asking its
+                cases through helix.service.ask over its tree and writing its row files
+                under --out
 
 Every task runs under the run's HELIX_HOME (set for its duration: the trees, indexes and
 copies the run prepared are found where they are, on a file system every worker sees). The
@@ -151,6 +154,23 @@ def corpus_fan_out(fan: FanOut) -> Callable[[Sequence[Any], Path, Path, Any],
             ) -> list[tuple[Any, float, bool]]:
         return fan.map(corpus_task, [(entry, str(mirrors), str(work), limits)
                                      for entry in entries])
+
+    return run
+
+
+# ---- the ranker's rows: one task per repository ------------------------------------------
+
+def rows_task(job: Any) -> dict[str, Any]:
+    from evals.corpus.features import collect_one
+
+    return collect_one(job)
+
+
+def rows_fan_out(fan: FanOut) -> Callable[[Sequence[Any]], list[dict[str, Any]]]:
+    """`evals.corpus.features.CollectMap` on the cluster: the jobs' trees and out directories
+    must be paths every worker sees (a local cluster: this machine's)."""
+    def run(jobs: Sequence[Any]) -> list[dict[str, Any]]:
+        return fan.map(rows_task, list(jobs))
 
     return run
 

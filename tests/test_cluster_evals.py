@@ -84,3 +84,62 @@ def test_the_training_corpus_built_on_a_ray_cluster_is_the_serial_build(
     manifest = json.loads(outputs["ray"]["manifest.json"])
     assert [r["name"] for r in manifest["repos"]] == ["toy", "twin"]
     assert manifest["counts"]["cases"] == 8  # 4 a repository: both were mined
+
+
+def _toy_rows_inputs(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """Two toy trees (a module a file, a helper named by each message and the function the
+    change touched), their cases and a list naming both: what ranker-rows reads."""
+    from evals.corpus.mine import CorpusCase, Target
+
+    trees, cases = tmp_path / "trees", []
+    words = ("amber", "basil", "cedar", "delta", "ember", "fable", "garnet", "harbor",
+             "indigo", "jasper", "kettle", "lumen")
+    splits = assign_splits(((f"github:toy/{n}", "python") for n in ("toy", "twin")), 5)
+    named = [(name, splits[f"github:toy/{name}"]) for name in ("toy", "twin")]
+    for r, (name, split) in enumerate(named):
+        for n in range(3):
+            a, b = words[4 * n + 2 * r], words[4 * n + 2 * r + 1]
+            module = trees / name / "pkg" / f"mod_{n}.py"
+            module.parent.mkdir(parents=True, exist_ok=True)
+            module.write_text(f'"""Module {n}."""\n\n\ndef {a}_{b}_helper(value):\n    return '
+                              f"str(value)\n\n\ndef process_{n}(value):\n    # keeps {a} and "
+                              f"{b} apart\n    return value\n", encoding="utf-8")
+            cases.append(CorpusCase(
+                id=f"{name}@{n}", repo=name, language="python", split=split, revision="r",
+                commit=str(n), parent="p", committed=n, message=f"Fix {a} {b} handling",
+                truncated=False, targets=(Target(path=f"pkg/mod_{n}.py",
+                                                 qualname=f"process_{n}", kind="function",
+                                                 start=8, end=10),),
+                files=(f"pkg/mod_{n}.py",), names_target=False, exact=True))
+    cases_file = tmp_path / "cases.jsonl"
+    cases_file.write_text("".join(c.model_dump_json() + "\n" for c in cases), encoding="utf-8")
+    listing = tmp_path / "repos.json"
+    listing.write_text(json.dumps({"split_seed": 5, "repos": [
+        {"name": name, "source": f"github:toy/{name}", "language": "python",
+         "revision": "a" * 40, "until": "b" * 40, "split": split}
+        for name, split in named]}), encoding="utf-8")
+    return trees, cases_file, listing
+
+
+@pytest.mark.slow
+def test_ranker_rows_collected_on_a_ray_cluster_are_the_serial_rows(
+        ray_session: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trees, cases_file, listing = _toy_rows_inputs(tmp_path)
+    outputs, said = {}, {}
+    for label, extra in (("serial", []), ("ray", ["--cluster", "local"])):
+        out = tmp_path / f"rows-{label}"
+        code, printed, err = run(["eval", "corpus", "ranker-rows", "--repos", str(listing),
+                                  "--cases", str(cases_file), "--trees", str(trees), "--out",
+                                  str(out), "--split", "train", "--split", "validation",
+                                  "--split", "test", *extra], capsys)
+        assert code == 0, err
+        outputs[label] = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+        said[label] = json.loads(printed)
+    assert "2 tasks on local" in err and said["ray"]["cluster"]["tasks"] == 2
+    assert sorted(outputs["serial"]) == ["toy.json", "toy.npz", "twin.json", "twin.npz"]
+    assert outputs["ray"] == outputs["serial"]
+    assert without_times(said["ray"]) == without_times(said["serial"])
+    assert said["serial"]["toy"]["cases"] == 3 and said["serial"]["twin"]["cases"] == 3
+    side = json.loads(outputs["ray"]["twin.json"])
+    assert [c["id"] for c in side["cases"]] == ["twin@0", "twin@1", "twin@2"]
+    assert all(c["in_pool"] == 1 for c in side["cases"])  # each target was a candidate

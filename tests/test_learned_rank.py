@@ -114,3 +114,15 @@ def test_load_errors_name_the_problem_in_one_line(tmp_path: Path) -> None:
     (tmp_path / "model.txt").write_text(text + "\n", encoding="utf-8")  # changed after pinning
     with pytest.raises(RankerModelError, match="does not match its manifest"):
         load_ranker(unpinned.model_copy(update={"digest": pinned, "max_candidates": 9}))
+
+
+def test_idf_shares_do_not_depend_on_the_order_a_set_iterates_in() -> None:
+    """Words' idf summed exactly: a set of strings iterates in an order that changes from
+    process to process (string hashes), and rows collected in Ray workers must be the serial
+    run's bytes. Integers iterate in a fixed order here, one a plain sum gets wrong."""
+    from controller.rank_features import _idf_share, _idf_total
+
+    words = frozenset({1, 2, 3})
+    idf = {1: 1.0, 2: 1e16, 3: -1e16}  # 1 + 1e16 loses the 1 before -1e16 comes
+    assert _idf_total(words, idf, 0.0) == 1.0  # type: ignore[arg-type]
+    assert _idf_share(words, words, idf, 0.0, 2.0) == 0.5  # type: ignore[arg-type]

@@ -2,7 +2,7 @@
 
     helix eval corpus ranker-rows --trees DIR --out ROWS [--split train --split validation]
         every case of the corpus asked with a recorder in the model's place: candidates,
-        features and labels per repository (resumable)
+        features and labels per repository (resumable); --cluster: one Ray task a repository
     helix eval corpus train-ranker --rows ROWS --out DIR [--export FILE --export-repo DIR]
         LightGBM lambdarank on the train split, chosen on the validation split; model.txt and
         manifest.json under DIR, and the digest to pin in `retrieval.ranker.digest`
@@ -58,10 +58,14 @@ def _progress(verbose: bool) -> object:
               help="Settings to collect with (a TOML overrides file).")
 @click.option("--assoc", "assoc_file", metavar="FILE", default=None,
               help="The association table the model will ship with (JSON), for its features.")
+@click.option("--cluster", metavar="ADDRESS|local", default=None,
+              help="Collect each repository as a Ray task on this cluster (`local`: one "
+                   "started here); --trees and --out must be paths every worker sees. The "
+                   "row files are the serial run's, byte for byte.")
 @click.option("-v", "--verbose", is_flag=True, help="Progress on stderr.")
 def rows_cmd(repos_file: str, cases_file: str, trees: str, out_dir: str,
              splits: tuple[str, ...], candidate: str | None, assoc_file: str | None,
-             verbose: bool) -> None:
+             cluster: str | None, verbose: bool) -> None:
     """Ask every case of the train and validation splits with a recorder in the model's
     place; write each repository's candidates, feature rows and labels."""
     import json
@@ -75,9 +79,19 @@ def rows_cmd(repos_file: str, cases_file: str, trees: str, out_dir: str,
     listing = load_repo_list(user_path(repos_file))
     repos = [(e.name, e.split) for e in listing.repos if e.split in wanted]
     assoc = read_assoc(user_path(assoc_file)) if assoc_file else None
+    fan = collect_map = None
+    if cluster is not None:
+        from evals.cluster import FanOut, rows_fan_out
+
+        fan = FanOut(cluster)
+        collect_map = rows_fan_out(fan)
     done = collect(user_path(trees), user_path(out_dir), repos,
                    load_cases(user_path(cases_file)), candidate_overrides(candidate),
-                   progress=_progress(verbose), assoc=assoc)  # type: ignore[arg-type]
+                   progress=_progress(verbose), assoc=assoc,  # type: ignore[arg-type]
+                   collect_map=collect_map)
+    if fan is not None:
+        echo(f"helix: {fan.line()}", err=True)
+        done = {**done, "cluster": fan.report()}
     echo(json.dumps(done, sort_keys=True))
 
 

@@ -91,14 +91,15 @@ def collect_repo(root: Path, cases: Sequence[CorpusCase], overrides: Mapping[str
 
 
 def save(rows: Sequence[CaseRows], path: Path, meta: Mapping[str, Any]) -> None:
-    """`path`.npz and `path`.json, written whole or not at all."""
+    """`path`.npz and `path`.json, written whole or not at all (no measured time in either:
+    the same cases give the same bytes)."""
     x = np.asarray([r for c in rows for r in c.rows], dtype=np.float64).reshape(
         -1, len(FEATURES))
     y = np.asarray([v for c in rows for v in c.labels], dtype=np.int32)
     group = np.asarray([len(c.labels) for c in rows], dtype=np.int64)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp.npz")  # names hold dots (chart.js): no with_suffix
-    np.savez_compressed(tmp, x=x, y=y, group=group)
+    np.savez_compressed(tmp, x=x, y=y, group=group)  # zip entries dated 1980: same bytes
     side = {**meta, "features": list(FEATURES),
             "cases": [{"id": c.case_id, "targets": c.targets, "in_pool": c.targets_in_pool,
                        "candidates": c.candidates} for c in rows]}
@@ -115,26 +116,61 @@ def load(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]
     return x, y, group, side
 
 
+@dataclass(frozen=True)
+class RepoJob:
+    """One repository's rows to collect: its cases asked over trees/<name>, written to
+    out/<name>.* (paths every worker sees when it runs as a Ray task)."""
+
+    trees: str
+    out: str
+    name: str
+    split: str
+    cases: tuple[CorpusCase, ...]
+    overrides: Mapping[str, Any]
+    assoc: Mapping[str, Mapping[str, float]] | None
+
+
+def collect_one(job: RepoJob, progress: Progress | None = None) -> dict[str, Any]:
+    """Collect and write one repository's rows; its summary (cases, pool recall, seconds)."""
+    started = time.monotonic()
+    rows, index_s = collect_repo(Path(job.trees) / job.name, job.cases, job.overrides,
+                                 job.assoc, progress=progress)
+    save(rows, Path(job.out) / job.name, {"repo": job.name, "split": job.split})
+    recall = sum(c.targets_in_pool == c.targets for c in rows) / len(rows)
+    return {"cases": len(rows), "pool_recall": round(recall, 4),
+            "index_s": round(index_s, 2), "seconds": round(time.monotonic() - started, 1)}
+
+
+# The repositories collected elsewhere (`evals.cluster.rows_fan_out`: one Ray task each):
+# jobs -> collect_one's summaries, in the jobs' order.
+CollectMap = Callable[[Sequence[RepoJob]], list[dict[str, Any]]]
+
+
 def collect(trees: Path, out: Path, repos: Sequence[tuple[str, str]],
             cases: Sequence[CorpusCase], overrides: Mapping[str, Any],
             progress: Progress | None = None,
-            assoc: Mapping[str, Mapping[str, float]] | None = None) -> dict[str, Any]:
-    """Collect every (name, split) repository not collected yet into `out`/<name>.*"""
+            assoc: Mapping[str, Mapping[str, float]] | None = None,
+            collect_map: CollectMap | None = None) -> dict[str, Any]:
+    """Collect every (name, split) repository not collected yet into `out`/<name>.*, here one
+    after another or through `collect_map` (the same files either way: a repository's rows
+    depend only on its tree and cases)."""
     done: dict[str, Any] = {}
+    jobs: list[RepoJob] = []
     for name, split in repos:
-        target = out / name
-        if target.with_name(name + ".json").is_file():
+        if (out / name).with_name(name + ".json").is_file():
             done[name] = "kept"
             continue
-        mine = [c for c in cases if c.repo == name]
-        if not mine:
-            continue
-        started = time.monotonic()
-        rows, index_s = collect_repo(trees / name, mine, overrides, assoc, progress=progress)
-        save(rows, target, {"repo": name, "split": split, "index_s": round(index_s, 2)})
-        recall = sum(c.targets_in_pool == c.targets for c in rows) / len(rows)
-        done[name] = {"cases": len(rows), "pool_recall": round(recall, 4),
-                      "seconds": round(time.monotonic() - started, 1)}
-        if progress is not None:
-            progress(f"{name} [{split}]: {json.dumps(done[name])}")
-    return done
+        mine = tuple(c for c in cases if c.repo == name)
+        if mine:
+            jobs.append(RepoJob(str(trees), str(out), name, split, mine, dict(overrides),
+                                assoc))
+    if collect_map is None:
+        summaries = []
+        for job in jobs:
+            summaries.append(collect_one(job, progress))
+            if progress is not None:
+                progress(f"{job.name} [{job.split}]: {json.dumps(summaries[-1])}")
+    else:
+        summaries = collect_map(jobs)
+    done.update((job.name, summary) for job, summary in zip(jobs, summaries, strict=True))
+    return {name: done[name] for name, _ in repos if name in done}
