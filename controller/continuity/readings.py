@@ -15,28 +15,31 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from difflib import SequenceMatcher
 
 from controller.continuity import phrases as say
 from controller.continuity import rules
+from controller.continuity.item_names import (
+    MIN_NAME_CHARS,
+    focus_named,
+    item_kind,
+    message_tokens,
+    named_item,
+    respelt_names,
+)
 from controller.continuity.meaning import ordinals_in
 from controller.continuity.pending import PendingMatch, parse_choice, selection_labels
 from controller.continuity.selection_match import parse_selection_input
 from controller.continuity.spelling import respelled
-from controller.continuity.state import OptionItem, OptionSet
+from controller.continuity.state import OptionSet
 from controller.continuity.turn_plan import Intent, Reading, Turn, TurnPlan
 from controller.continuity.wording import pivot_question
 from helix.core.english import FOLLOWUP_LEADS, plural_stem, word_alternation
-from indexers.graph import is_test_path
 
 Builder = Callable[[Turn, Reading], TurnPlan | None]
 _DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
 _LEAD = re.compile(rf"^(?:{word_alternation(FOLLOWUP_LEADS)})\s+")
 _WORD = re.compile(r"[a-z0-9_]+")
 MIN_SUBJECT_WORDS = 4  # a pivot this long that asks a question is asked as written
-MIN_NAME_CHARS = 3  # shorter names of a listed item are never matched
-MIN_FUZZY_CHARS = 5  # a word this long may name an item with a typo
-FUZZY_RATIO = 0.85  # how alike a typed word and a name must be (difflib ratio)
 
 
 def _applied(**kw: object) -> PendingMatch:
@@ -48,77 +51,6 @@ def _gated(t: Turn, plan: TurnPlan) -> TurnPlan:
     return rules.gate(t, plan)
 
 
-def _kind(item: OptionItem) -> str:
-    path = item.target.path or ""
-    if is_test_path(path):
-        return "test"
-    if path.endswith(_DOC_SUFFIXES) or item.target.kind == "section":
-        return "doc"
-    return "code"
-
-
-def _items(t: Turn) -> list[OptionItem]:
-    pool = t.pool()
-    return list(pool.items) if pool else []
-
-
-def _names(item: OptionItem) -> tuple[set[str], set[str]]:
-    """(the names of the item itself: symbol, its last part, label, and the file's names when
-    the item is the whole file ("engine.py" names the item search/engine.py before its
-    definitions); the names of its file: file name, path). A stem ("bm25" of bm25.py) names no
-    item: it names a file's part."""
-    path = (item.target.path or "").lower()
-    symbol = (item.target.symbol or "").lower()
-    own = {symbol, symbol.rsplit(".", 1)[-1], item.label.lower()}
-    files = {path.rsplit("/", 1)[-1], path} if "." in path.rsplit("/", 1)[-1] else {path}
-    if not symbol and item.label.lower() == path:  # the item is the file: its name is the file's
-        own |= files
-    return ({n for n in own if len(n) >= MIN_NAME_CHARS},
-            {n for n in files if len(n) >= MIN_NAME_CHARS})
-
-
-def _like(token: str, name: str) -> bool:
-    """The same name, or a typo of it ("engien.py" for "engine.py")."""
-    return token == name or (len(token) >= MIN_FUZZY_CHARS and SequenceMatcher(
-        None, token, name).ratio() >= FUZZY_RATIO)
-
-
-def _tokens(text: str) -> set[str]:
-    tokens = {m.strip(".,:;!?\"'`()").split(":")[0] for m in text.lower().split()}
-    return tokens | set(_WORD.findall(text.lower()))
-
-
-def _named_item(t: Turn) -> OptionItem | None:
-    """The one listed item the message names by its own name, else by its file (exactly)."""
-    tokens, items = _tokens(t.text), _items(t)
-    for which in (0, 1):
-        hits = [i for i in items if _names(i)[which] & tokens]
-        if hits:
-            return hits[0] if len(hits) == 1 else None
-    return None
-
-
-def _respelt(t: Turn) -> str | None:
-    """The message with a mistyped name of a listed item written right ("engien.py one" ->
-    "engine.py one"), for the selection lane's own matching; None when nothing was mistyped.
-    A path ("search/tokenizer.py") is exact: never read as another file."""
-    known = {n for i in _items(t) for names in _names(i) for n in names if "/" not in n}
-    words = t.text.split()
-    fixed = []
-    for word in words:
-        bare = word.lower().strip(".,:;!?\"'`()")
-        near = [] if "/" in bare or bare in known else sorted(
-            n for n in known if _like(bare, n))
-        fixed.append(near[0] if len(near) == 1 else word)
-    return " ".join(fixed) if fixed != words else None
-
-
-def _focus_named(t: Turn) -> bool:
-    target = t.focused()
-    names = {n.lower() for n in (target.symbol, target.label) if n} if target else set()
-    return bool(names & set(_WORD.findall(t.text.lower())))
-
-
 def names_focus(t: Turn) -> bool:
     """The message names the focused object by a listed item's name: the item itself ("show
     me the avg_length code again"), or the file the focused object is in ("show me cli.py
@@ -126,12 +58,12 @@ def names_focus(t: Turn) -> bool:
     target = t.focused()
     if target is None or _number(t) is not None:
         return False
-    named = _named_item(t)
+    named = named_item(t)
     if named is not None:
         same = (named.target.path, named.target.symbol) == (target.path, target.symbol)
         whole_file = not named.target.symbol and named.target.path == target.path
         return same or whole_file
-    tokens = _tokens(t.text)
+    tokens = message_tokens(t.text)
     path = (target.path or "").lower()
     return bool(path) and (path in tokens or path.rsplit("/", 1)[-1] in tokens)
 
@@ -246,16 +178,16 @@ def _select(t: Turn, pool: OptionSet | None, where: str) -> TurnPlan | None:
                                 disabled=not t.settings.selection_lane))
     cues = parse_selection_input(t.core.rstrip("?"))
     words = [w for w in cues.remainder.split() if len(w) >= MIN_NAME_CHARS]
-    named = _named_item(t)
+    named = named_item(t)
     if named is None and not words:
         return None  # no name at all ("open it"): the rules' reading stands
-    known = named is not None or cues.kind_word is not None or _respelt(t) is not None or any(
+    known = named is not None or cues.kind_word is not None or respelt_names(t) is not None or any(
         w in item.label.lower() or w in (item.target.path or "").lower()
         for item in pool.items for w in words)
     if not known:
         return t.boundary(f"nothing like '{t.text.strip()}' is in {where}", "selection")
     said = named is not None and named.label.lower() in t.text.lower()
-    respelt = _respelt(t) if named is None else None
+    respelt = respelt_names(t) if named is None else None
     if respelt is not None:  # a mistyped name: the lane matches the name written right
         return _gated(t, t.plan("explicit_selected_object_drilldown", "selection",
                                 "select_item", f"read as an item of {where} ('{respelt}')",
@@ -319,7 +251,7 @@ def _on_object(t: Turn, intent: Intent) -> TurnPlan | None:
     item_intent: Intent = "explain_item" if explain else intent
     pool = t.pool()
     number = _number(t)
-    named = _named_item(t) if not _focus_named(t) else None
+    named = named_item(t) if not focus_named(t) else None
     index = number if number is not None else (named.index if named else None)
     if index is not None:
         if pool is None:
@@ -370,7 +302,7 @@ def _listed_dirs(t: Turn) -> dict[str, set[str]]:
         for item in option_set.items:
             path = item.target.path or ""
             if "/" in path:
-                out.setdefault(path.split("/", 1)[0] + "/", set()).add(_kind(item))
+                out.setdefault(path.split("/", 1)[0] + "/", set()).add(item_kind(item))
     return out
 
 

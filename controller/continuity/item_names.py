@@ -1,0 +1,88 @@
+"""The items of the list on screen named in a message: by their own name, their file's name, or
+a typo of either (`difflib`), and what kind each item is (code, test, document)."""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+
+from controller.continuity.state import OptionItem
+from controller.continuity.turn_plan import Turn
+from indexers.graph import is_test_path
+
+_DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
+_WORD = re.compile(r"[a-z0-9_]+")
+MIN_NAME_CHARS = 3  # shorter names of a listed item are never matched
+MIN_FUZZY_CHARS = 5  # a word this long may name an item with a typo
+FUZZY_RATIO = 0.85  # how alike a typed word and a name must be (difflib ratio)
+
+
+def item_kind(item: OptionItem) -> str:
+    path = item.target.path or ""
+    if is_test_path(path):
+        return "test"
+    if path.endswith(_DOC_SUFFIXES) or item.target.kind == "section":
+        return "doc"
+    return "code"
+
+
+def listed_items(t: Turn) -> list[OptionItem]:
+    pool = t.pool()
+    return list(pool.items) if pool else []
+
+
+def item_names(item: OptionItem) -> tuple[set[str], set[str]]:
+    """(the names of the item itself: symbol, its last part, label, and the file's names when
+    the item is the whole file ("engine.py" names the item search/engine.py before its
+    definitions); the names of its file: file name, path). A stem ("bm25" of bm25.py) names no
+    item: it names a file's part."""
+    path = (item.target.path or "").lower()
+    symbol = (item.target.symbol or "").lower()
+    own = {symbol, symbol.rsplit(".", 1)[-1], item.label.lower()}
+    files = {path.rsplit("/", 1)[-1], path} if "." in path.rsplit("/", 1)[-1] else {path}
+    if not symbol and item.label.lower() == path:  # the item is the file: its name is the file's
+        own |= files
+    return ({n for n in own if len(n) >= MIN_NAME_CHARS},
+            {n for n in files if len(n) >= MIN_NAME_CHARS})
+
+
+def name_like(token: str, name: str) -> bool:
+    """The same name, or a typo of it ("engien.py" for "engine.py")."""
+    return token == name or (len(token) >= MIN_FUZZY_CHARS and SequenceMatcher(
+        None, token, name).ratio() >= FUZZY_RATIO)
+
+
+def message_tokens(text: str) -> set[str]:
+    tokens = {m.strip(".,:;!?\"'`()").split(":")[0] for m in text.lower().split()}
+    return tokens | set(_WORD.findall(text.lower()))
+
+
+def named_item(t: Turn) -> OptionItem | None:
+    """The one listed item the message names by its own name, else by its file (exactly)."""
+    tokens, items = message_tokens(t.text), listed_items(t)
+    for which in (0, 1):
+        hits = [i for i in items if item_names(i)[which] & tokens]
+        if hits:
+            return hits[0] if len(hits) == 1 else None
+    return None
+
+
+def respelt_names(t: Turn) -> str | None:
+    """The message with a mistyped name of a listed item written right ("engien.py one" ->
+    "engine.py one"), for the selection lane's own matching; None when nothing was mistyped.
+    A path ("search/tokenizer.py") is exact: never read as another file."""
+    known = {n for i in listed_items(t) for names in item_names(i) for n in names if "/" not in n}
+    words = t.text.split()
+    fixed = []
+    for word in words:
+        bare = word.lower().strip(".,:;!?\"'`()")
+        near = [] if "/" in bare or bare in known else sorted(
+            n for n in known if name_like(bare, n))
+        fixed.append(near[0] if len(near) == 1 else word)
+    return " ".join(fixed) if fixed != words else None
+
+
+def focus_named(t: Turn) -> bool:
+    target = t.focused()
+    names = {n.lower() for n in (target.symbol, target.label) if n} if target else set()
+    return bool(names & set(_WORD.findall(t.text.lower())))
