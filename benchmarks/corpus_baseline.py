@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 from evals.corpus.build import load_cases  # noqa: E402
 from evals.corpus.defs import file_definitions, language_of  # noqa: E402
 from evals.corpus.mine import CorpusCase  # noqa: E402
+from evals.corpus.policy import summary  # noqa: E402
 from evals.corpus.repos import load_repo_list, mirror_dir  # noqa: E402
 from evals.corpus.rules import is_vendored  # noqa: E402
 from evals.history.bm25 import tokens  # noqa: E402
@@ -40,7 +41,6 @@ from helix.core.config import IndexSettings  # noqa: E402
 from helix.core.hashing import digest_file  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "corpus_baseline.json"
-KS = (1, 5, 10)
 K1, B = 1.5, 0.75
 Doc = tuple[str, str, int]  # (path, qualname, start)
 
@@ -83,18 +83,6 @@ def ranks(case: CorpusCase, order: Sequence[Doc]) -> dict[str, int | None]:
     file_found = [files.get(t.path) for t in case.targets]
     file_rank = None if None in file_found else max(f for f in file_found if f is not None)
     return {"function_rank": function_rank, "file_rank": file_rank}
-
-
-def summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    if not rows:
-        return {"cases": 0}
-    out: dict[str, Any] = {"cases": len(rows)}
-    for level in ("function", "file"):
-        for k in KS:
-            hits = sum(1 for r in rows if r[f"{level}_rank"] is not None
-                       and r[f"{level}_rank"] <= k)
-            out[f"{level}_acc@{k}"] = round(hits / len(rows), 4)
-    return out
 
 
 def run_repo(gitdir: Path, revision: str, cases: Sequence[CorpusCase]) -> list[dict[str, Any]]:
