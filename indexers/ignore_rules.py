@@ -12,7 +12,9 @@ A repository writes these files, so they are untrusted input:
   `index.ignore_max_mem` bytes of program: one set over all of them failed on a few hundred
   wildcard lines ("failed to compile Set") and stopped the walk. A set that does not compile
   is split in halves, down to one regex; a line whose regex does not compile alone is not
-  honoured. Each of these is one notice naming the file, the line and the setting.
+  honoured. Each of these is one notice naming the file, the line and the setting;
+- a line git reads as no pattern (`!` alone, a trailing unescaped `\\`) is skipped as git skips
+  it, the other lines keep their meaning: one notice names the first few such lines.
 
 The meaning is pathspec's `GitIgnoreSpec`: its translation of each line, and its precedence
 (the last matching line decides; a match as a file beats a match as a directory;
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import re2
+from pathspec.patterns.gitignore.base import GitIgnorePatternError
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from helix.core.config import IndexSettings
@@ -33,6 +36,7 @@ from helix.core.config import IndexSettings
 _DIR_MARK_CG = "(?P<ps_d>/)"
 _DIR_MARK_OPT = f"(?:{_DIR_MARK_CG}|$)"
 SET_REGEXES = 512  # regexes tried in one set before splitting (two per line at most)
+NAMED_LINES = 5  # invalid lines a notice names before it counts the rest
 
 
 @dataclass(frozen=True)
@@ -128,15 +132,26 @@ def _build_sets(regexes: list[_Regex], max_mem: int, notes: list[str]
 
 def _regexes(lines: tuple[str, ...], max_chars: int, notes: list[str]) -> list[_Regex]:
     out: list[_Regex] = []
+    invalid: list[int] = []
     for number, line in enumerate(lines, start=1):
         if len(line) > max_chars:
             notes.append(f"line {number} is not honoured: {len(line):,} characters, over "
                          f"index.max_ignore_line_chars = {max_chars:,}")
             continue
-        regex, include = GitIgnoreSpecPattern.pattern_to_regex(line)
+        try:
+            regex, include = GitIgnoreSpecPattern.pattern_to_regex(line)
+        except GitIgnorePatternError:
+            invalid.append(number)  # git matches nothing with it either
+            continue
         if regex is None or include is None:
             continue  # a blank line or a comment
         out.extend(_Regex(number, include, is_dir, text) for text, is_dir in _split(regex))
+    if invalid:
+        named = ", ".join(str(number) for number in invalid[:NAMED_LINES])
+        more = f" and {len(invalid) - NAMED_LINES:,} more" if len(invalid) > NAMED_LINES else ""
+        word = "line {} is" if len(invalid) == 1 else "lines {} are"
+        notes.append(f"{word.format(named + more)} not honoured: git reads no pattern there "
+                     "(a lone `!`, a trailing `\\`)")
     return out
 
 

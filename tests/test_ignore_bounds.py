@@ -95,6 +95,21 @@ def test_a_pattern_too_costly_to_compile_alone_is_not_honoured(tmp_path: Path) -
                     "within index.ignore_max_mem = 1,048,576 bytes"]
 
 
+def test_lines_git_reads_as_no_pattern_are_skipped_with_one_notice(tmp_path: Path) -> None:
+    # `!` alone and a trailing backslash raised from the pattern compiler: the whole index
+    # failed ("internal error: GitIgnorePatternError"); git skips them and keeps the rest.
+    bad = ["!", "\\"] * 4
+    write(tmp_path, ".gitignore", "!\n*.log\n[\n" + "\n".join(bad) + "\nbuild/\n")
+    write(tmp_path, "a.log", "x\n")
+    write(tmp_path, "build/b.py", "x = 1\n")
+    write(tmp_path, "c.py", "x = 1\n")
+    with collect() as told:
+        result = walk(tmp_path, IndexSettings())
+    assert [f.record.path for f in result.files] == [".gitignore", "c.py"]
+    assert told == [".gitignore: lines 1, 4, 5, 6, 7 and 4 more are not honoured: git reads "
+                    "no pattern there (a lone `!`, a trailing `\\`)"]
+
+
 def test_lines_past_the_bound_are_not_honoured(tmp_path: Path) -> None:
     settings = IndexSettings(max_ignore_lines=100)
     write(tmp_path, ".gitignore", "".join(f"name{n}\n" for n in range(150)))
