@@ -135,6 +135,15 @@ def test_the_http_api_end_to_end(server: tuple[str, Path, Path, subprocess.Popen
         "path": "../../../etc/passwd"}), 400)
     assert "over" in _error(httpx.post(f"{base}/ask", headers=auth,
                                        content=b"x" * 1_000_001), 413)
+    # a session another repository holds: refused without naming that repository
+    other = home.parent / "elsewhere-private"
+    shutil.copytree(REPO, other)
+    assert _helix("ask", QUESTION, "--repo", str(other), "--session", "theirs", "--dry-run",
+                  home=home).returncode == 0
+    refused = httpx.post(f"{base}/ask", headers=auth, timeout=120,
+                         json={"question": QUESTION, "session": "theirs"})
+    assert refused.status_code in (400, 409), refused.text
+    assert "another repository" in refused.text and "elsewhere-private" not in refused.text
 
     # a burst past --max-concurrent 1: answers or 503 with Retry-After, never a 500
     def one(n: int) -> httpx.Response:

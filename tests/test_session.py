@@ -401,8 +401,9 @@ def test_session_name_is_bound_to_its_repository(repo, tmp_path):
     Talk(repo)(Q)
     other = tmp_path / "other"
     shutil.copytree(FIXTURE, other)
-    with pytest.raises(UserError, match="belongs to"):
+    with pytest.raises(UserError, match="belongs to another repository") as refused:
         Talk(other)(Q)
+    assert str(repo) not in str(refused.value)  # the other repository's path is not told
 
 
 # --- flag-off behaviour ------------------------------------------------------------------

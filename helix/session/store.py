@@ -190,8 +190,9 @@ def open_session(db: State, name: str, repo_root: str, *,
     existing = get_session(db, name)
     if existing is not None:
         if existing.repo_root != repo_root:
-            raise UserError(f"session '{name}' belongs to {existing.repo_root}, "
-                            f"not {repo_root}; use another --session name")
+            # never the other repository's path: a server's client may not know it exists
+            raise UserError(f"session '{name}' belongs to another repository; "
+                            "use another --session name")
         return existing
     sid = session_id_for(name)
     state = initial_state(sid)
