@@ -54,6 +54,7 @@ from helix.core.errors import (
     UserError,
 )
 from helix.core.server_settings import ServerSettings
+from helix.servers.crash import Crashes, client_message, report_crash
 from helix.servers.guard import Guard, error_response
 from helix.servers.workspace import Workspace, error_text
 
@@ -169,8 +170,9 @@ def event_stream(workspace: Workspace, body: AskRequest) -> Any:
         except HelixError as exc:
             events.put(("error", {"error": error_text(exc), "status": status_of(exc)}))
         except Exception as exc:  # a bug: said, never a dead server
-            events.put(("error", {"error": f"internal error: {type(exc).__name__}: "
-                                           f"{error_text(exc)}"}))
+            error_id = report_crash("helix serve", exc, "POST /ask (stream)")
+            events.put(("error", {"error": client_message(error_id, exc),
+                                  "error_id": error_id}))
         finally:
             events.put(("end", None))
 
@@ -253,6 +255,7 @@ def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent
                   description="Questions about a repository, answered with path:line citations.")
     slots = threading.BoundedSemaphore(max_concurrent)
     app.add_middleware(Guard, token=token, settings=settings or ServerSettings(), slots=slots)
+    app.add_middleware(Crashes, server="helix serve")  # outermost: a bug ends here
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> Response:
@@ -263,10 +266,6 @@ def create_app(workspace: Workspace, *, token: str | None = None, max_concurrent
     @app.exception_handler(HelixError)
     async def helix_error(request: Request, exc: HelixError) -> Response:
         return error_response(status_of(exc), error_text(exc))
-
-    @app.exception_handler(Exception)
-    async def crash(request: Request, exc: Exception) -> Response:
-        return error_response(500, f"internal error: {type(exc).__name__}: {error_text(exc)}")
 
     @app.get("/health")
     def health() -> dict[str, Any]:

@@ -23,6 +23,7 @@ from pydantic import Field
 
 from helix.core.errors import HelixError
 from helix.core.server_settings import ServerSettings
+from helix.servers.crash import client_message, report_crash
 from helix.servers.workspace import Workspace, error_text
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -51,8 +52,9 @@ def _tool_errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except HelixError as exc:
             raise ToolError(error_text(exc)) from None
-        except Exception as exc:  # a bug: still an answer, never a crash
-            raise ToolError(f"internal error: {type(exc).__name__}: {error_text(exc)}") from None
+        except Exception as exc:  # a bug: still an answer, never a crash; one log line
+            error_id = report_crash("helix mcp", exc, f"tool {fn.__name__}")
+            raise ToolError(client_message(error_id, exc)) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -246,6 +248,7 @@ def http_app(server: Any, *, port: int, settings: ServerSettings) -> Any:
     within its deadline (`helix.servers.guard.BodyLimit`, the SDK's own count behind it)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
+    from helix.servers.crash import Crashes
     from helix.servers.guard import BodyLimit, loopback_hosts, loopback_origins
 
     hosts = [*loopback_hosts(port), *settings.allowed_hosts,
@@ -256,5 +259,5 @@ def http_app(server: Any, *, port: int, settings: ServerSettings) -> Any:
         allowed_origins=[*loopback_origins(port), *settings.allowed_origins])
     app = server.streamable_http_app(max_request_body_size=settings.max_body_bytes,
                                      transport_security=security)
-    return BodyLimit(app, settings)
+    return Crashes(BodyLimit(app, settings), server="helix mcp")
 

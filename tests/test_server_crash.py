@@ -1,0 +1,62 @@
+"""A bug met by a request: the server logs one redacted line with an error id, the client gets
+a 500 with the same id, no traceback anywhere unless HELIX_DEBUG=1 (issue 28: tracebacks with
+request data in the server log)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from helix.servers.crash import crash_line
+from helix.servers.http_api import create_app
+
+SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+HOST = {"Host": "127.0.0.1:8765"}
+
+
+class Broken:
+    """A workspace whose every answer meets a bug that quotes a secret."""
+
+    def describe(self) -> list[dict[str, Any]]:
+        raise KeyError(f"token {SECRET} not in table")
+
+    def ask(self, *args: Any, **kwargs: Any) -> Any:
+        raise KeyError(f"token {SECRET} not in table")
+
+
+def _client() -> TestClient:
+    client = TestClient(create_app(Broken()),  # type: ignore[arg-type]
+                        base_url="http://127.0.0.1:8765", raise_server_exceptions=True)
+    client.headers.update(HOST)
+    return client
+
+
+@pytest.mark.parametrize("debug", ["", "1"])
+def test_a_bug_is_one_redacted_log_line_and_an_id(capfd: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  debug: str) -> None:
+    monkeypatch.setenv("HELIX_DEBUG", debug)
+    requests = (lambda: _client().get("/repos"),
+                lambda: _client().post("/ask", json={"question": "where?", "stream": True}))
+    for request in requests:
+        response = request()
+        if response.headers["content-type"].startswith("text/event-stream"):
+            error_id = response.text.split('"error_id": "', 1)[1][:12]
+        else:
+            assert response.status_code == 500
+            error_id = response.json()["error_id"]
+        assert SECRET not in response.text and "Traceback" not in response.text
+        assert f"internal error {error_id} (KeyError)" in response.text
+        err = capfd.readouterr().err
+        lines = [line for line in err.splitlines() if "internal error" in line]
+        assert len(lines) == 1 and error_id in lines[0] and "KeyError" in lines[0]
+        assert SECRET not in err
+        assert ("Traceback" in err) == (debug == "1")
+
+
+def test_the_line_is_one_line_and_masked() -> None:
+    line = crash_line("helix serve", "abc", ValueError(f"bad\nvalue {SECRET}"), "GET /x")
+    assert "\n" not in line and SECRET not in line
+    assert line.startswith("helix serve: internal error abc (ValueError) on GET /x: bad value")
