@@ -8,9 +8,9 @@ restricted to chunk kinds and a path prefix; restricted searches over-fetch, the
 
 from __future__ import annotations
 
-import functools
 import math
 import re
+import threading
 from collections.abc import Sequence
 from typing import Literal
 
@@ -320,19 +320,48 @@ def _files_shown(index: IndexReader, paths: list[str], request: Request,
     return out
 
 
-@functools.lru_cache(maxsize=4)
-def _path_table(index_rev: str, paths: tuple[str, ...]) -> tuple[
-        dict[str, frozenset[str]], dict[str, float]]:
-    """Each file's path words (directories and stem, split like identifiers, plurals folded)
-    and each word's idf over the files: a word most files' paths share says little."""
-    words = {path: frozenset(stem(t) for t in tokenize(module_of(path).replace("/", " ")))
-             for path in paths}
-    df: dict[str, int] = {}
-    for tokens in words.values():
-        for token in tokens:
-            df[token] = df.get(token, 0) + 1
-    n = max(len(paths), 1)
-    return words, {t: math.log(1.0 + n / d) for t, d in df.items()}
+class PathTable:
+    """Each file's path words (directories and stem, split like identifiers, plurals folded),
+    each word's idf over the files (a word most files' paths share says little), and the
+    files under each word: built once per index revision, not once per question."""
+
+    def __init__(self, paths: Sequence[str]) -> None:
+        self.words = {path: frozenset(stem(t) for t in tokenize(module_of(path).replace("/", " ")))
+                      for path in paths}
+        self.under: dict[str, list[str]] = {}
+        for path, tokens in self.words.items():
+            for token in tokens:
+                self.under.setdefault(token, []).append(path)
+        n = max(len(paths), 1)
+        self.idf = {t: math.log(1.0 + n / len(ps)) for t, ps in self.under.items()}
+
+    def ranked(self, query: set[str]) -> list[str]:
+        """The files sharing a word with `query`, by the summed idf of the shared words
+        (then by path)."""
+        candidates = {path for t in query for path in self.under.get(t, ())}
+        ranked: list[tuple[float, str]] = []
+        for path in candidates:
+            shared = query & self.words[path]
+            ranked.append((round(sum(self.idf[t] for t in shared), 9), path))
+        ranked.sort(key=lambda t: (-t[0], t[1]))
+        return [path for _score, path in ranked]
+
+
+_PATH_TABLES: dict[str, PathTable] = {}
+_PATH_TABLES_KEPT = 4
+_PATH_TABLES_LOCK = threading.Lock()
+
+
+def path_table(index: IndexReader) -> PathTable:
+    """The path table of the index's revision, built on first use (as `name_table`)."""
+    table = _PATH_TABLES.get(index.index_rev)
+    if table is None:
+        table = PathTable(sorted(r.path for r in index.files()))
+        with _PATH_TABLES_LOCK:
+            while len(_PATH_TABLES) >= _PATH_TABLES_KEPT:
+                _PATH_TABLES.pop(next(iter(_PATH_TABLES)))
+            _PATH_TABLES[index.index_rev] = table
+    return table
 
 
 def _path_words(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:
@@ -342,15 +371,7 @@ def _path_words(index: IndexReader, request: Request, pools: Pools) -> list[Pair
     query = {stem(t) for t in tokenize(request.query) if len(t) >= pools.path_word_min_chars}
     if not query:
         return []
-    paths = tuple(sorted(r.path for r in index.files()))
-    words, idf = _path_table(index.index_rev, paths)
-    ranked: list[tuple[float, str]] = []
-    for path in paths:
-        shared = query & words[path]
-        if shared:
-            ranked.append((round(sum(idf[t] for t in shared), 9), path))
-    ranked.sort(key=lambda t: (-t[0], t[1]))
-    return _files_shown(index, [path for _score, path in ranked], request, {})
+    return _files_shown(index, path_table(index).ranked(query), request, {})
 
 
 def _test_targets(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:

@@ -270,3 +270,28 @@ def test_dense_requests_carry_the_question_as_asked() -> None:
     bm25 = {r.query for r in action.requests if r.channel == "bm25"}
     assert dense == {"How do I find the cheapest set of edges that connects every node"}
     assert all(q != next(iter(dense)) for q in bm25)
+
+
+def test_path_table_is_built_once_per_index_and_ranks_as_a_scan_of_every_path() -> None:
+    import math
+
+    from controller.channels import PathTable, path_table
+    from controller.text import stem
+    from indexers.tokenize import tokenize
+
+    index = _index()
+    assert path_table(index) is path_table(index)  # not rebuilt per question
+    paths = sorted(r.path for r in index.files())
+    table = PathTable(paths)
+    words = {p: frozenset(stem(t) for t in tokenize(module_of(p).replace("/", " ")))
+             for p in paths}
+    df: dict[str, int] = {}
+    for tokens in words.values():
+        for token in tokens:
+            df[token] = df.get(token, 0) + 1
+    idf = {t: math.log(1.0 + len(paths) / d) for t, d in df.items()}
+    for query in ({"mst"}, {"pkg", "other"}, {"test", "mst"}, {"nothing_like_this"}):
+        scan = sorted(((round(sum(idf[t] for t in query & words[p]), 9), p) for p in paths
+                       if query & words[p]), key=lambda t: (-t[0], t[1]))
+        assert table.ranked(query) == [p for _s, p in scan]
+    assert table.ranked({"mst"})  # the queries above do reach files
