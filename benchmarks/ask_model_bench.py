@@ -19,7 +19,10 @@ envelope's `model_import` (what the ask waited for litellm) and `model_call` are
 ask still running after `--ask-timeout` seconds is stopped and counted in `hung`.
 Writes benchmarks/results/ask_model_bench.json.
 
-    python benchmarks/ask_model_bench.py [--repo PATH] [--rounds 3]
+    python benchmarks/ask_model_bench.py [--repo PATH] [--rounds 3] [--modes process,off]
+        [--out FILE]
+
+(`--modes` leaves "thread" out: it hangs on the import lock until `--ask-timeout`.)
 """
 
 from __future__ import annotations
@@ -98,7 +101,7 @@ def _stop_helpers(home: Path) -> None:
         helper.stop()
 
 
-def run(repo: Path, rounds: int) -> dict[str, Any]:
+def run(repo: Path, rounds: int, modes: tuple[str, ...] = MODES) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="ask_model_bench-"))
     model = "openai/stub"
     out: dict[str, Any] = {"repo": str(repo), "question": QUESTION, "rounds": rounds,
@@ -106,19 +109,19 @@ def run(repo: Path, rounds: int) -> dict[str, Any]:
     with ModelStub() as stub:
         base = stub.base
         cold_index = {"no_model": _ask(repo, work / "cold-none", None, base, "off", "c")[0]}
-        for mode in MODES:
+        for mode in modes:
             seconds, envelope = _ask(repo, work / f"cold-{mode}", model, base, mode, "c")
             cold_index[mode] = seconds
             cold_index[f"{mode}_timings"] = _timings(envelope)  # type: ignore[assignment]
         out["cold_index_s"] = cold_index
         home = work / "home"
         _ask(repo, home, None, base, "off", "warm-up")  # the index, built once for the rest
-        rows: dict[str, dict[str, list[float]]] = {m: {"cold": [], "warm": []} for m in MODES}
+        rows: dict[str, dict[str, list[float]]] = {m: {"cold": [], "warm": []} for m in modes}
         rows["no_model"] = {"cold": [], "warm": []}
         timing_rows: dict[str, list[dict[str, float]]] = {}
         for n in range(rounds):
             rows["no_model"]["cold"].append(_ask(repo, home, None, base, "off", f"n{n}")[0])
-            for mode in MODES:
+            for mode in modes:
                 for condition in ("cold", "warm"):  # warm: the same environment again
                     seconds, envelope = _ask(repo, home, model, base, mode, f"{mode}{n}")
                     rows[mode][condition].append(seconds)
@@ -126,7 +129,7 @@ def run(repo: Path, rounds: int) -> dict[str, Any]:
                         _timings(envelope))
             rows["no_model"]["warm"].append(_ask(repo, home, None, base, "off", f"n{n}")[0])
         _stop_helpers(home)
-        for mode in MODES:
+        for mode in modes:
             _stop_helpers(work / f"cold-{mode}")
         out["requests_to_model"] = len(stub.requests)
     medians = {name: {c: round(statistics.median(v), 3) for c, v in conds.items()}
@@ -135,12 +138,12 @@ def run(repo: Path, rounds: int) -> dict[str, Any]:
     out["median_s"] = medians
     out["over_no_model_s"] = {
         mode: {c: round(medians[mode][c] - base_s[c], 3) for c in ("cold", "warm")}
-        for mode in MODES}
+        for mode in modes}
     out["over_no_model_s"]["cold_index"] = {
-        mode: round(cold_index[mode] - cold_index["no_model"], 3) for mode in MODES}
+        mode: round(cold_index[mode] - cold_index["no_model"], 3) for mode in modes}
     out["within_target"] = {
         mode: {c: out["over_no_model_s"][mode][c] <= TARGET_OVER_S for c in ("cold", "warm")}
-        for mode in MODES}
+        for mode in modes}
     out["timings_s"] = {key: {k: round(statistics.median(r[k] for r in rs), 3) for k in rs[0]}
                         for key, rs in timing_rows.items()}
     out["runs_s"] = rows
@@ -155,13 +158,21 @@ def main() -> None:
     parser.add_argument("--repo", type=Path, default=ROOT)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--ask-timeout", type=float, default=ASK_TIMEOUT_S)
+    parser.add_argument("--out", type=Path, default=RESULT)
+    parser.add_argument("--modes", default=",".join(MODES),
+                        help="comma-separated, of: " + ", ".join(MODES))
     args = parser.parse_args()
+    modes = tuple(m for m in args.modes.split(",") if m)
+    if not modes or set(modes) - set(MODES):
+        parser.error(f"--modes takes {', '.join(MODES)}")
     LIMITS["ask_timeout_s"] = args.ask_timeout
-    result = run(args.repo.resolve(), args.rounds)
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    tmp = RESULT.with_suffix(".json.tmp")
+    result = run(args.repo.resolve(), args.rounds, modes)
+    result["command"] = ("python benchmarks/ask_model_bench.py --rounds "
+                         f"{args.rounds} --modes {','.join(modes)} --out {args.out}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = args.out.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(RESULT)
+    tmp.replace(args.out)
     print(json.dumps({k: result[k] for k in ("median_s", "over_no_model_s", "within_target")},
                      indent=2))
 
