@@ -130,6 +130,18 @@ def test_many_lines_not_honoured_are_one_notice_a_kind(tmp_path: Path) -> None:
         "do not compile within index.ignore_max_mem = 1,048,576 bytes"]
 
 
+def test_an_ignore_file_over_the_size_bound_is_cut_at_a_line_and_said(tmp_path: Path) -> None:
+    # it was cut at index.max_file_bytes in silence, mid-line: its last lines were lost unsaid
+    settings = IndexSettings(max_file_bytes=1000)
+    write(tmp_path, ".gitignore", "*.log\n" + "".join(f"name{n}\n" for n in range(200)))
+    write(tmp_path, "a.log", "x\n")
+    write(tmp_path, "name199", "x\n")
+    with collect() as told:
+        result = walk(tmp_path, settings)
+    assert [f.record.path for f in result.files] == ["name199"]  # .gitignore: over the bound
+    assert told == [".gitignore: only its first 1,000 bytes are honoured (index.max_file_bytes)"]
+
+
 def test_lines_past_the_bound_are_not_honoured(tmp_path: Path) -> None:
     settings = IndexSettings(max_ignore_lines=100)
     write(tmp_path, ".gitignore", "".join(f"name{n}\n" for n in range(150)))
