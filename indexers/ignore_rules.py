@@ -12,7 +12,7 @@ A repository writes these files, so they are untrusted input:
   `index.ignore_max_mem` bytes of program: one set over all of them failed on a few hundred
   wildcard lines ("failed to compile Set") and stopped the walk. A set that does not compile
   is split in halves, down to one regex; a line whose regex does not compile alone is not
-  honoured. Each of these is one notice naming the file, the line and the setting;
+  honoured. Each kind is one notice naming the file, the first few lines and the setting;
 - a line git reads as no pattern (`!` alone, a trailing unescaped `\\`) is skipped as git skips
   it, the other lines keep their meaning: one notice names the first few such lines.
 
@@ -124,19 +124,29 @@ def _build_sets(regexes: list[_Regex], max_mem: int, notes: list[str]
             pending.extend((members[half:], members[:half]))
         else:
             dropped.add(regexes[members[0]].line)
-    notes.extend(f"line {line} is not honoured: its pattern does not compile within "
-                 f"index.ignore_max_mem = {max_mem:,} bytes" for line in sorted(dropped))
+    if dropped:
+        notes.append(f"{_lines_are(sorted(dropped))} not honoured: "
+                     f"{'its pattern does' if len(dropped) == 1 else 'their patterns do'} not "
+                     f"compile within index.ignore_max_mem = {max_mem:,} bytes")
     built.sort(key=lambda item: item[1][0])
     return built, frozenset(dropped)
+
+
+def _lines_are(numbers: list[int]) -> str:
+    """'line 3 is' or 'lines 1, 4, 5, 6, 7 and 4 more are': one notice however many lines
+    (a file of thousands of such lines is one line of output, not thousands)."""
+    named = ", ".join(str(number) for number in numbers[:NAMED_LINES])
+    more = f" and {len(numbers) - NAMED_LINES:,} more" if len(numbers) > NAMED_LINES else ""
+    return f"line {named} is" if len(numbers) == 1 else f"lines {named}{more} are"
 
 
 def _regexes(lines: tuple[str, ...], max_chars: int, notes: list[str]) -> list[_Regex]:
     out: list[_Regex] = []
     invalid: list[int] = []
+    overlong: list[tuple[int, int]] = []  # (line, characters)
     for number, line in enumerate(lines, start=1):
         if len(line) > max_chars:
-            notes.append(f"line {number} is not honoured: {len(line):,} characters, over "
-                         f"index.max_ignore_line_chars = {max_chars:,}")
+            overlong.append((number, len(line)))
             continue
         try:
             regex, include = GitIgnoreSpecPattern.pattern_to_regex(line)
@@ -146,11 +156,14 @@ def _regexes(lines: tuple[str, ...], max_chars: int, notes: list[str]) -> list[_
         if regex is None or include is None:
             continue  # a blank line or a comment
         out.extend(_Regex(number, include, is_dir, text) for text, is_dir in _split(regex))
+    if overlong:
+        longest = max(chars for _, chars in overlong)
+        size = (f"{longest:,} characters" if len(overlong) == 1
+                else f"up to {longest:,} characters")
+        notes.append(f"{_lines_are([number for number, _ in overlong])} not honoured: {size}, "
+                     f"over index.max_ignore_line_chars = {max_chars:,}")
     if invalid:
-        named = ", ".join(str(number) for number in invalid[:NAMED_LINES])
-        more = f" and {len(invalid) - NAMED_LINES:,} more" if len(invalid) > NAMED_LINES else ""
-        word = "line {} is" if len(invalid) == 1 else "lines {} are"
-        notes.append(f"{word.format(named + more)} not honoured: git reads no pattern there "
+        notes.append(f"{_lines_are(invalid)} not honoured: git reads no pattern there "
                      "(a lone `!`, a trailing `\\`)")
     return out
 

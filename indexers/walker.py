@@ -111,15 +111,19 @@ class _Spec:
 _told: set[tuple[str, str]] = set()  # (ignore file, note) already told in this process
 
 
+def _tell(name: str, note: str) -> None:
+    if (name, note) not in _told:
+        _told.add((name, note))
+        notify(f"{display_name(name)}: {note}")
+
+
 def _rules(lines: list[str] | tuple[str, ...], settings: IndexSettings,
            name: str) -> IgnoreRules:
     """The lines' rules, matched by RE2 with every cost bounded (`indexers.ignore_rules`); what
-    of the file is not honoured is told once per process, one notice a line."""
+    of the file is not honoured is told once per process, one notice a kind."""
     rules = compile_rules(lines, settings)
     for note in rules.notes:
-        if (name, note) not in _told:
-            _told.add((name, note))
-            notify(f"{display_name(name)}: {note}")
+        _tell(name, note)
     return rules
 
 
@@ -147,6 +151,12 @@ def _load_specs(
         raw = _read_ignore_file(state, real_dir, name)
         if raw is None:
             continue
+        limit = state.settings.max_file_bytes
+        if len(raw) > limit:  # the lines past the bound are not honoured, and that is said
+            raw = raw[:limit]
+            raw = raw[:raw.rfind(b"\n") + 1]
+            _tell(rel_dir + name, f"only its first {limit:,} bytes are honoured "
+                                  "(index.max_file_bytes)")
         lines = raw.decode("utf-8", errors="replace").splitlines()
         if any(line.strip() and not line.lstrip().startswith("#") for line in lines):
             rules = _rules(lines, state.settings, rel_dir + name)
@@ -165,7 +175,7 @@ def _base_specs(state: _Walk) -> list[_Spec]:
 def _read_ignore_file(state: _Walk, real_dir: str, name: str) -> bytes | None:
     """An ignore file's bytes, None when missing or unreadable. It (or `.git` on the way) may be
     a link, but never to outside the root. In the common case: one failing open()."""
-    limit = state.settings.max_file_bytes
+    limit = state.settings.max_file_bytes + 1  # one byte over: the caller tells a cut
     path = os.path.join(real_dir, name)
     if "/" in name:  # a component on the way may be a link: resolve first
         path = os.path.realpath(path)
