@@ -96,3 +96,15 @@ def test_release_headings_and_older_version_directories_are_recognised() -> None
     assert not archived("docs/reference/api.md", SETTINGS.history_dirs, set())
     assert skipped("docs/versions.rst", SETTINGS.skip)
     assert skipped("change-archive.txt", SETTINGS.skip)
+
+
+def test_spelled_out_kwargs_and_a_dropped_object_base_are_no_findings() -> None:
+    spelled = CodeChange(kind="parameters", detail="added location, as_kwargs",
+                         names=("location", "as_kwargs"))
+    text = "```python\n@use_kwargs(args)\ndef view(*args, **kwargs):\n    pass\n```"
+    assert not _kept(spelled, text, params=("*args", "**kwargs"))
+    assert _kept(spelled, "`use_kwargs(argmap, location)` takes `argmap` and `location`.",
+                 params=("argmap", "location", "*args"))
+    dropped = CodeChange(kind="signature", detail="class Collection ( object ) -> class "
+                         "Collection", names=("object",))
+    assert not _kept(dropped, "```python\nns = Collection(object())\n```")
