@@ -101,7 +101,7 @@ def test_release_headings_and_older_version_directories_are_recognised() -> None
 def test_spelled_out_kwargs_and_a_dropped_object_base_are_no_findings() -> None:
     spelled = CodeChange(kind="parameters", detail="added location, as_kwargs",
                          names=("location", "as_kwargs"))
-    text = "```python\n@use_kwargs(args)\ndef view(*args, **kwargs):\n    pass\n```"
+    text = "The view gets the parsed `args` as `**kwargs`."
     assert not _kept(spelled, text, params=("*args", "**kwargs"))
     assert _kept(spelled, "`use_kwargs(argmap, location)` takes `argmap` and `location`.",
                  params=("argmap", "location", "*args"))
