@@ -133,27 +133,27 @@ class RankInputs:
 def candidates(inputs: RankInputs, limit: int) -> list[Pooled]:
     """The hand order, the first files' definitions, the callees, the history field's and the
     associated words' definitions, then the rest of the pool by fused score; each chunk once,
-    at most `limit`."""
+    at most `limit` (the first `limit` found: no later one is read)."""
     out: dict[str, Pooled] = {}
     for c in inputs.hand:
-        out.setdefault(c.chunk.id, Pooled(c.chunk, "hand", c))
-    for path in inputs.file_chunks:
-        for chunk in inputs.file_chunks[path]:
-            if chunk.kind == "code_def":
-                out.setdefault(chunk.id, Pooled(chunk, "file",
-                                                reasons=inputs.reasons.get(chunk.id, ())))
-    for chunk in inputs.callees:
-        out.setdefault(chunk.id, Pooled(chunk, "callee",
-                                        reasons=inputs.reasons.get(chunk.id, ())))
-    for source, chunks in (("history", inputs.history_hits), ("assoc", inputs.assoc_hits)):
-        for chunk in chunks:
-            out.setdefault(chunk.id, Pooled(chunk, source,
-                                            reasons=inputs.reasons.get(chunk.id, ())))
+        if c.chunk.id not in out:
+            out[c.chunk.id] = Pooled(c.chunk, "hand", c)
+    widened = [("file", chunk) for path in inputs.file_chunks
+               for chunk in inputs.file_chunks[path] if chunk.kind == "code_def"]
+    widened += [("callee", chunk) for chunk in inputs.callees]
+    widened += [("history", chunk) for chunk in inputs.history_hits]
+    widened += [("assoc", chunk) for chunk in inputs.assoc_hits]
+    for source, chunk in widened:
+        if len(out) >= limit:
+            break
+        if chunk.id not in out:
+            out[chunk.id] = Pooled(chunk, source, reasons=inputs.reasons.get(chunk.id, ()))
     for f in inputs.fused:
+        if len(out) >= limit:
+            break
         found = inputs.pool.get(f.chunk_id)
-        if found is not None:
-            out.setdefault(found.id, Pooled(found, "pool",
-                                            reasons=inputs.reasons.get(found.id, ())))
+        if found is not None and found.id not in out:
+            out[found.id] = Pooled(found, "pool", reasons=inputs.reasons.get(found.id, ()))
     return list(out.values())[:limit]
 
 
