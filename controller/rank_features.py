@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 from controller.evidence import DOC_CHUNK_KINDS, Candidate, is_test
 from controller.file_defs import question_tokens
-from controller.fusion import Fused, Ranked
+from controller.fusion import Ranked, Voted
 from controller.reasons import Reason
 from controller.route import RoutePlan
 from controller.text import is_identifier, name_tokens, spelled_out, token_set
@@ -111,7 +111,7 @@ class RankInputs:
     hand: Sequence[Candidate]  # the hand order
     pool: Mapping[str, Chunk]  # every chunk a channel list found
     lists: Sequence[Ranked]
-    fused: Sequence[Fused]  # every list fused (RRF, the route's weights), best first
+    fused: Sequence[Voted]  # every list fused (RRF, the route's weights), best first
     reasons: Mapping[str, tuple[Reason, ...]] = field(default_factory=dict)  # chunk id ->
     file_chunks: Mapping[str, Sequence[Chunk]] = field(default_factory=dict)
     callees: Sequence[Chunk] = ()
