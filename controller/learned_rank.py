@@ -55,7 +55,8 @@ class TreeModel:
 
     def _goes_right(self, x: np.ndarray) -> np.ndarray:
         value = x[:, self.split_feature]  # rows x trees x nodes
-        if not (np.isnan(value).any() or (self.missing == _MISSING_ZERO).any()):
+        # no NaN in the rows (fewer to look at than `value`): the plain test is the same
+        if not (np.isnan(x).any() or (self.missing == _MISSING_ZERO).any()):
             return np.asarray(value > self.threshold)
         nan = np.isnan(value)
         value = np.where(nan & (self.missing != _MISSING_NAN), 0.0, value)
@@ -71,16 +72,16 @@ class TreeModel:
         if x.ndim != 2 or x.shape[1] != len(self.features):
             raise RankerModelError(f"the ranker model takes {len(self.features)} features, "
                                    f"not {x.shape[-1] if x.ndim else 0}")
-        full = self.mask.dtype.type(np.iinfo(self.mask.dtype).max)
-        bits = np.where(self._goes_right(x), self.mask, full)
-        reached = np.bitwise_and.reduce(bits, axis=2)  # rows x trees
+        # the AND of the failed nodes' masks, as NOT the OR of the leaves they rule out
+        ruled = np.bitwise_or.reduce(self._goes_right(x) * ~self.mask, axis=2)
+        reached = ~ruled  # rows x trees
         lowest = reached & (~reached + self.mask.dtype.type(1))  # the lowest set bit alone
         exits = np.log2(lowest.astype(np.float64)).astype(np.int64)
         leaves = np.ascontiguousarray(self.leaf_value[self.leaf_base + exits].T)
         total = np.zeros(x.shape[0], dtype=np.float64)
         for tree in range(self.trees):  # in tree order: the same sum everywhere
             total += leaves[tree]
-        return [float(v) for v in total]
+        return [float(v) for v in total.tolist()]
 
 
 def _floats(line: str) -> list[float]:

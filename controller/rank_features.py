@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 from controller.evidence import DOC_CHUNK_KINDS, Candidate, is_test
 from controller.file_defs import question_tokens
-from controller.fusion import Fused, Ranked
+from controller.fusion import Ranked, Voted
 from controller.reasons import Reason
 from controller.route import RoutePlan
 from controller.text import is_identifier, name_tokens, spelled_out, token_set
@@ -111,7 +111,7 @@ class RankInputs:
     hand: Sequence[Candidate]  # the hand order
     pool: Mapping[str, Chunk]  # every chunk a channel list found
     lists: Sequence[Ranked]
-    fused: Sequence[Fused]  # every list fused (RRF, the route's weights), best first
+    fused: Sequence[Voted]  # every list fused (RRF, the route's weights), best first
     reasons: Mapping[str, tuple[Reason, ...]] = field(default_factory=dict)  # chunk id ->
     file_chunks: Mapping[str, Sequence[Chunk]] = field(default_factory=dict)
     callees: Sequence[Chunk] = ()
@@ -133,27 +133,27 @@ class RankInputs:
 def candidates(inputs: RankInputs, limit: int) -> list[Pooled]:
     """The hand order, the first files' definitions, the callees, the history field's and the
     associated words' definitions, then the rest of the pool by fused score; each chunk once,
-    at most `limit`."""
+    at most `limit` (the first `limit` found: no later one is read)."""
     out: dict[str, Pooled] = {}
     for c in inputs.hand:
-        out.setdefault(c.chunk.id, Pooled(c.chunk, "hand", c))
-    for path in inputs.file_chunks:
-        for chunk in inputs.file_chunks[path]:
-            if chunk.kind == "code_def":
-                out.setdefault(chunk.id, Pooled(chunk, "file",
-                                                reasons=inputs.reasons.get(chunk.id, ())))
-    for chunk in inputs.callees:
-        out.setdefault(chunk.id, Pooled(chunk, "callee",
-                                        reasons=inputs.reasons.get(chunk.id, ())))
-    for source, chunks in (("history", inputs.history_hits), ("assoc", inputs.assoc_hits)):
-        for chunk in chunks:
-            out.setdefault(chunk.id, Pooled(chunk, source,
-                                            reasons=inputs.reasons.get(chunk.id, ())))
+        if c.chunk.id not in out:
+            out[c.chunk.id] = Pooled(c.chunk, "hand", c)
+    widened = [("file", chunk) for path in inputs.file_chunks
+               for chunk in inputs.file_chunks[path] if chunk.kind == "code_def"]
+    widened += [("callee", chunk) for chunk in inputs.callees]
+    widened += [("history", chunk) for chunk in inputs.history_hits]
+    widened += [("assoc", chunk) for chunk in inputs.assoc_hits]
+    for source, chunk in widened:
+        if len(out) >= limit:
+            break
+        if chunk.id not in out:
+            out[chunk.id] = Pooled(chunk, source, reasons=inputs.reasons.get(chunk.id, ()))
     for f in inputs.fused:
+        if len(out) >= limit:
+            break
         found = inputs.pool.get(f.chunk_id)
-        if found is not None:
-            out.setdefault(found.id, Pooled(found, "pool",
-                                            reasons=inputs.reasons.get(found.id, ())))
+        if found is not None and found.id not in out:
+            out[found.id] = Pooled(found, "pool", reasons=inputs.reasons.get(found.id, ()))
     return list(out.values())[:limit]
 
 
