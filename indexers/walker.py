@@ -109,21 +109,31 @@ class _Spec:
 
 
 _told: set[tuple[str, str]] = set()  # (ignore file, note) already told in this process
+TOLD_FILES = 10  # ignore files a walk names in notices; then one line for the rest
 
 
-def _tell(name: str, note: str) -> None:
-    if (name, note) not in _told:
-        _told.add((name, note))
-        notify(f"{display_name(name)}: {note}")
+def _tell(state: _Walk, name: str, note: str) -> None:
+    """A notice about an ignore file, once a process; after TOLD_FILES files in a walk one
+    line says there are more (a tree of thousands of such files is not thousands of lines)."""
+    if (name, note) in _told:
+        return
+    if name not in state.told_files and len(state.told_files) >= TOLD_FILES:
+        if not state.told_more:
+            state.told_more = True
+            notify(f"more ignore files have lines that are not honoured (the first "
+                   f"{TOLD_FILES} are named above)")
+        return
+    _told.add((name, note))
+    state.told_files.add(name)
+    notify(f"{display_name(name)}: {note}")
 
 
-def _rules(lines: list[str] | tuple[str, ...], settings: IndexSettings,
-           name: str) -> IgnoreRules:
+def _rules(lines: list[str] | tuple[str, ...], state: _Walk, name: str) -> IgnoreRules:
     """The lines' rules, matched by RE2 with every cost bounded (`indexers.ignore_rules`); what
     of the file is not honoured is told once per process, one notice a kind."""
-    rules = compile_rules(lines, settings)
+    rules = compile_rules(lines, state.settings)
     for note in rules.notes:
-        _tell(name, note)
+        _tell(state, name, note)
     return rules
 
 
@@ -135,6 +145,8 @@ class _Walk:
     watch: TreeWatch | None = None
     files: list[WalkedFile] = field(default_factory=list)
     skipped: dict[str, list[str]] = field(default_factory=dict)
+    told_files: set[str] = field(default_factory=set)  # ignore files named in notices
+    told_more: bool = False  # the line for ignore files past TOLD_FILES was told
 
     def skip(self, reason: SkipReason, rel: str) -> None:
         self.skipped.setdefault(reason, []).append(rel)
@@ -155,11 +167,11 @@ def _load_specs(
         if len(raw) > limit:  # the lines past the bound are not honoured, and that is said
             raw = raw[:limit]
             raw = raw[:raw.rfind(b"\n") + 1]
-            _tell(rel_dir + name, f"only its first {limit:,} bytes are honoured "
+            _tell(state, rel_dir + name, f"only its first {limit:,} bytes are honoured "
                                   "(index.max_file_bytes)")
         lines = raw.decode("utf-8", errors="replace").splitlines()
         if any(line.strip() and not line.lstrip().startswith("#") for line in lines):
-            rules = _rules(lines, state.settings, rel_dir + name)
+            rules = _rules(lines, state, rel_dir + name)
             source = f"{name}:{digest(raw)}:{fingerprint(state.settings)}"
             specs.append(_Spec(rel_dir, source, rules))
     return specs
@@ -168,7 +180,7 @@ def _load_specs(
 def _base_specs(state: _Walk) -> list[_Spec]:
     """The defaults, then the repository's own exclude file (below every .gitignore, as in git)."""
     exclude = _load_specs(state, state.root, "", (GIT_EXCLUDE,))
-    return [_Spec("", "defaults", _rules(DEFAULT_IGNORES, state.settings, "defaults")),
+    return [_Spec("", "defaults", _rules(DEFAULT_IGNORES, state, "defaults")),
             *exclude]
 
 
