@@ -146,16 +146,14 @@ def test_many_ignore_files_not_honoured_are_named_up_to_a_bound(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch
                                                                ) -> None:
     # 30 directories each with a `.gitignore` holding a lone `!` were 30 notices
-    import indexers.walker as walker
-
-    monkeypatch.setattr(walker, "_told", set())
+    monkeypatch.setattr(ignore_rules, "_told", set())
     for n in range(30):
         write(tmp_path, f"d{n:02d}/.gitignore", "!\n*.log\n")
         write(tmp_path, f"d{n:02d}/a.log", "x\n")
     with collect() as told:
         result = walk(tmp_path, IndexSettings())
     assert not [f for f in result.files if f.record.path.endswith(".log")]
-    assert len(told) == walker.TOLD_FILES + 1
+    assert len(told) == ignore_rules.TOLD_FILES + 1
     assert told[0] == ("d00/.gitignore: line 1 is not honoured: git reads no pattern there "
                        "(a lone `!`, a trailing `\\`)")
     assert told[-1] == ("more ignore files have lines that are not honoured (the first 10 are "
