@@ -31,6 +31,7 @@ from pathspec.patterns.gitignore.base import GitIgnorePatternError
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from helix.core.config import IndexSettings
+from helix.core.notices import notify
 
 # pathspec's directory marker: its regexes end in it, RE2 sets cannot report groups
 _DIR_MARK_CG = "(?P<ps_d>/)"
@@ -192,3 +193,49 @@ def fingerprint(settings: IndexSettings) -> str:
     """The bounds in force, for a walk's cache of verdicts."""
     return (f"{settings.max_ignore_lines}:{settings.max_ignore_line_chars}:"
             f"{settings.ignore_max_mem}")
+
+
+@dataclass
+class Spec:
+    """One ignore file's rules where they apply."""
+
+    base: str  # directory relative to the root, "" for the root, else ending in "/"
+    source: str  # which rules: a digest of the ignore file's text (or "defaults")
+    spec: IgnoreRules
+
+
+def ignored(specs: list[Spec], rel: str, is_dir: bool) -> bool:
+    """Git semantics: the last pattern that decides, deepest ignore file first."""
+    for item in reversed(specs):
+        local = rel[len(item.base):] + ("/" if is_dir else "")
+        result = item.spec.check(local)
+        if result is not None:
+            return bool(result)
+    return False
+
+
+_told: set[tuple[str, str]] = set()  # (ignore file, note) already told in this process
+TOLD_FILES = 10  # ignore files a walk names in notices; then one line for the rest
+
+
+@dataclass
+class Teller:
+    """The ignore-file notices of one walk: each (file, note) once a process; after
+    TOLD_FILES files one line says there are more (a tree of thousands of such files is not
+    thousands of lines)."""
+
+    files: set[str] = field(default_factory=set)
+    more: bool = False
+
+    def tell(self, name: str, shown: str, note: str) -> None:
+        if (name, note) in _told:
+            return
+        if name not in self.files and len(self.files) >= TOLD_FILES:
+            if not self.more:
+                self.more = True
+                notify(f"more ignore files have lines that are not honoured (the first "
+                       f"{TOLD_FILES} are named above)")
+            return
+        _told.add((name, note))
+        self.files.add(name)
+        notify(f"{shown}: {note}")

@@ -142,6 +142,24 @@ def test_an_ignore_file_over_the_size_bound_is_cut_at_a_line_and_said(tmp_path: 
     assert told == [".gitignore: only its first 1,000 bytes are honoured (index.max_file_bytes)"]
 
 
+def test_many_ignore_files_not_honoured_are_named_up_to_a_bound(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    # 30 directories each with a `.gitignore` holding a lone `!` were 30 notices
+    monkeypatch.setattr(ignore_rules, "_told", set())
+    for n in range(30):
+        write(tmp_path, f"d{n:02d}/.gitignore", "!\n*.log\n")
+        write(tmp_path, f"d{n:02d}/a.log", "x\n")
+    with collect() as told:
+        result = walk(tmp_path, IndexSettings())
+    assert not [f for f in result.files if f.record.path.endswith(".log")]
+    assert len(told) == ignore_rules.TOLD_FILES + 1
+    assert told[0] == ("d00/.gitignore: line 1 is not honoured: git reads no pattern there "
+                       "(a lone `!`, a trailing `\\`)")
+    assert told[-1] == ("more ignore files have lines that are not honoured (the first 10 are "
+                        "named above)")
+
+
 def test_lines_past_the_bound_are_not_honoured(tmp_path: Path) -> None:
     settings = IndexSettings(max_ignore_lines=100)
     write(tmp_path, ".gitignore", "".join(f"name{n}\n" for n in range(150)))

@@ -25,6 +25,9 @@ class Broken:
     def ask(self, *args: Any, **kwargs: Any) -> Any:
         raise KeyError(f"token {SECRET} not in table")
 
+    def run(self, turn: str) -> Any:
+        raise KeyError(f"token {SECRET} not in table")
+
 
 def _client() -> TestClient:
     client = TestClient(create_app(Broken()),  # type: ignore[arg-type]
@@ -120,4 +123,31 @@ def test_the_mcp_http_app_ends_a_bug_with_a_500_and_an_id(capfd: pytest.CaptureF
     error_id = response.json()["error_id"]
     assert SECRET not in response.text and "Traceback" not in response.text
     assert f"internal error {error_id} (KeyError)" in response.text
+    _one_logged_line(capfd.readouterr().err, error_id, debug)
+
+
+@pytest.mark.parametrize("debug", ["", "1"])
+def test_an_mcp_resource_that_meets_a_bug_is_one_line_and_an_id(
+        capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, debug: str) -> None:
+    # the SDK logged a 160-line traceback holding the exception's text (a secret here)
+    import asyncio
+
+    from mcp.client import Client
+    from mcp.shared.exceptions import MCPError
+
+    from helix.servers.mcp_server import build_server
+
+    monkeypatch.setenv("HELIX_DEBUG", debug)
+
+    async def read() -> str:
+        async with Client(build_server(Broken())) as client:  # type: ignore[arg-type]
+            with pytest.raises(MCPError) as refused:
+                await client.read_resource("helix://turn/abc")
+            return str(refused.value)
+
+    capfd.readouterr()
+    text = asyncio.run(read())
+    assert SECRET not in text and "\n" not in text
+    error_id = text.split("internal error ", 1)[1][:12]
+    assert f"internal error {error_id} (KeyError)" in text
     _one_logged_line(capfd.readouterr().err, error_id, debug)
