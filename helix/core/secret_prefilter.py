@@ -329,7 +329,8 @@ def _trigger_lines(text: str, subject: str | bytes, ids: tuple[int, ...]) -> lis
 def plan(text: str) -> Plan | None:
     """Which detectors can find anything in `text`, and on which pieces of it: one RE2 pass
     per trigger group finds the trigger lines, an RE2 set over those lines says which
-    detectors they wake; one more pass finds the lines of the RULES detectors' triggers."""
+    detectors they wake; when those lines hold most of the text (a data file whose every line
+    wakes the entropy detector), one more pass finds the lines of the RULES' own triggers."""
     triggers = _triggers()
     found: set[int] = set()
     lines: set[tuple[int, int]] = set()
@@ -346,8 +347,9 @@ def plan(text: str) -> Plan | None:
         return None
     detectors = frozenset(name for i in found for name in triggers.owners[i])
     pieces = _pieces(text, lines)
-    rule_ids = _rule_triggers()
-    rules = (pieces if found <= set(rule_ids) or not found.intersection(rule_ids)
+    rule_ids = _rule_triggers()  # their own windows only when the others read the text whole
+    rules = (pieces if not pieces.whole or found <= set(rule_ids)
+             or not found.intersection(rule_ids)
              else _pieces(text, set(_trigger_lines(text, subject, rule_ids))))
     return Plan(detectors, pieces.spans, pieces.whole, rules)
 
