@@ -225,3 +225,18 @@ def test_release_histories_and_older_versions_docs_are_not_stale(
     # the current guides' stale sections still are
     assert stale == {("docs/guide.md", "Timeouts"), ("docs/guide.md", "Backoff"),
                      ("docs/v2/guide.md", "Timeouts"), ("docs/v2/guide.md", "Backoff")}
+
+
+def test_a_users_document_is_not_aligned_to_a_test_helper(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo, _ = cf.build(tmp_path)
+    helper = "def make_logger(level='info'):\n    return level\n"
+    text = "# Logging\n\n## Levels\n\n`make_logger(level='info')` logs at info.\n"
+    commit(repo, "a test helper and two documents naming it", {
+        "tests/helpers.py": helper, "docs/logging.md": text, "tests/README.md": text},
+        EPOCH + DAY)
+    commit(repo, "helper logs at debug", {
+        "tests/helpers.py": helper.replace("'info'", "'debug'")}, EPOCH + 2 * DAY)
+    _, report = _stale(repo, capsys)
+    # the tests' own notes are about the helper; the user's document is not
+    assert [s["doc_path"] for s in report["stale"]] == ["tests/README.md"]

@@ -39,9 +39,11 @@ def test_a_removed_parameter_counts_when_the_section_mentions_it_as_code() -> No
     assert _kept(REMOVED, "Use `Client(proxies=...)` to send through a proxy.")
 
 
-def test_an_added_parameter_counts_for_a_section_listing_the_parameters() -> None:
-    assert not _kept(ADDED, "Pass `timeout=` to wait longer.")
-    assert _kept(ADDED, "Parameters: `proxies`, `timeout`, `verify`.")
+def test_an_added_parameter_counts_for_a_section_about_it_listing_the_parameters() -> None:
+    assert not _kept(ADDED, "Pass `timeout=` to wait longer.", heading=("Client",))
+    assert _kept(ADDED, "Parameters: `proxies`, `timeout`, `verify`.", heading=("Client",))
+    # a guide calling it with its options is no reference of them
+    assert not _kept(ADDED, "Parameters: `proxies`, `timeout`, `verify`.", heading=("Usage",))
 
 
 def test_a_section_is_about_a_definition_its_heading_is() -> None:
@@ -104,7 +106,7 @@ def test_spelled_out_kwargs_and_a_dropped_object_base_are_no_findings() -> None:
     text = "The view gets the parsed `args` as `**kwargs`."
     assert not _kept(spelled, text, params=("*args", "**kwargs"))
     assert _kept(spelled, "`use_kwargs(argmap, location)` takes `argmap` and `location`.",
-                 params=("argmap", "location", "*args"))
+                 heading=("Client",), params=("argmap", "location", "*args"))
     dropped = CodeChange(kind="signature", detail="class Collection ( object ) -> class "
                          "Collection", names=("object",))
     assert not _kept(dropped, "```python\nns = Collection(object())\n```")

@@ -6,8 +6,9 @@ section only when the section says something it touches:
 
     removed       the definition the section names is gone                       always
     parameters    a removed parameter the section names (inline code, a keyword argument);
-                  an added one when the section lists the parameters (names half of the
-                  named ones, two at least: `*args` and `**kwargs` list nothing)
+                  an added one when the section is about the definition and lists its
+                  parameters (names half of the named ones, two at least: `*args` and
+                  `**kwargs` list nothing); a guide's call of it misses no new option
     defaults      the section names the parameter, or shows its old value
     raises        the section mentions an exception raised before or after
     members       the section mentions a removed method or field
@@ -120,7 +121,8 @@ def counts(change: CodeChange, *, params_then: Sequence[str], said: Said,
             return False  # a private parameter is never documented
         named = [p for p in params_then if not p.startswith("*")]  # every example has kwargs
         listed = sum(p in said.named for p in named)
-        return bool(named) and listed >= max(LISTS_AT_LEAST, (len(named) + 1) // 2)
+        return is_about and bool(named) and listed >= max(LISTS_AT_LEAST,
+                                                          (len(named) + 1) // 2)
     if kind == "defaults":
         name, *old = change.names
         return name in said.named or bool(old and old[0] in _VALUE.findall(text))

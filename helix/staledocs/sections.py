@@ -14,7 +14,8 @@ number: "4.13.3 / 2015-08-02"), nor release histories or an earlier version's do
 under any name (`helix.staledocs.archives`), nor sections
 rendered from the code's own docstrings (an mkdocstrings `::: module.Name` or a Sphinx
 `.. autoclass::` directive). A name the section's own example defines (`class BaseSchema`)
-is the example's, not a missing definition of the project.
+is the example's, not a missing definition of the project; a test's definition is the tests'
+(a document outside the tests is not aligned to it).
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ GENERATED = re.compile(r"^\s*(?::::\s+\S|\.\. auto\w+::)", re.M)
 HISTORICAL = re.compile(r"\b(?:upgrad\w*|migrat\w*|change ?log|release notes|what'?s new|"
                         r"deprecat\w*|backward[s -]compat\w*)\b", re.I)
 OWN = re.compile(r"\b(?:class|def|func|function|fn|interface|struct|type)\s+([A-Za-z_]\w*)")
+TEST_DIRS = frozenset({"test", "tests", "testing", "testsuite", "__tests__", "spec"})
+TEST_ENDINGS = ("_test.py", "_test.go", ".test.ts", ".test.js", ".spec.ts", ".spec.js",
+                "test.java", "tests.java", "_spec.rb", "_test.rs")
 MIN_NAME = 2  # a name shorter (`_`, `x`) is no definition a document means
 
 
@@ -54,6 +58,15 @@ class DocSection:
     # written (`ssl` of `ssl.SSLContext`; "" when bare)
     unresolved: tuple[tuple[str, str], ...]
     text: str  # the section as the index has it
+
+
+def test_code(path: str) -> bool:
+    """A file of the tests (a test directory, a test file's name): a user's document names
+    the project's `createLogger`, not the test helper of that name."""
+    parts = path.lower().split("/")
+    name = parts[-1]
+    return bool(TEST_DIRS & set(parts[:-1])) or name.startswith("test_") or any(
+        name.endswith(end) for end in TEST_ENDINGS) or name == "conftest.py"
 
 
 def skipped(path: str, patterns: Sequence[str]) -> bool:
@@ -167,7 +180,8 @@ def sections_of(index: IndexReader, path: str, limit: int, history: str | None =
         for chunk in group:
             for name, definition in aligned_definitions(index, chunk):
                 names.add(name)
-                if definition.path != path and len(aligned) < limit:
+                if definition.path != path and len(aligned) < limit and (
+                        not test_code(definition.path) or test_code(path)):
                     aligned.setdefault(definition.node_id, definition)
         unresolved = _unresolved(index, [c.text for c in group], names)
         out.append(DocSection(path=path, heading=heading, occurrence=occurrence,
