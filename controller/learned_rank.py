@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -53,11 +54,22 @@ class TreeModel:
     def trees(self) -> int:
         return len(self.leaf_base)
 
+    @cached_property
+    def _tests(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(feature, threshold) of each distinct test, and which one each node makes: trees
+        share most of their tests (LightGBM's thresholds are bin edges)."""
+        pairs = np.stack([self.split_feature.ravel().astype(np.float64),
+                          self.threshold.ravel()], axis=1)
+        unique, which = np.unique(pairs, axis=0, return_inverse=True)
+        return (unique[:, 0].astype(np.int64), unique[:, 1],
+                which.reshape(self.split_feature.shape))
+
     def _goes_right(self, x: np.ndarray) -> np.ndarray:
-        value = x[:, self.split_feature]  # rows x trees x nodes
-        # no NaN in the rows (fewer to look at than `value`): the plain test is the same
+        # no NaN in the rows and no zero-as-missing test: the plain test, each distinct one once
         if not (np.isnan(x).any() or (self.missing == _MISSING_ZERO).any()):
-            return np.asarray(value > self.threshold)
+            feature, threshold, which = self._tests
+            return np.asarray((x[:, feature] > threshold)[:, which])
+        value = x[:, self.split_feature]  # rows x trees x nodes
         nan = np.isnan(value)
         value = np.where(nan & (self.missing != _MISSING_NAN), 0.0, value)
         default = ((self.missing == _MISSING_ZERO) & (np.abs(value) <= _ZERO)) | (
