@@ -3,13 +3,16 @@ held-apart sessions (data/evals/continuity/heldapart_tune.jsonl, heldapart_repor
 through the real session path and scored per follow-up (`evals.heldapart`).
 
     python benchmarks/router_heldapart.py [--out FILE] [--routers rules,meaning] [--timing-only]
+                                          [--files PATH[,PATH...]]
 
 Each router configuration runs both files in the same run: `rules` is the vocabulary router
 alone (`continuity.router = "rules"`: the router before the meaning classifier), `meaning` the
 default. Reported per file: lane+transition accuracy (alt readings accepted), accuracy per
 expected class and per writing style, silent new searches (a follow-up searched for as a new
 question with no announcement of how it was read), announcements. The misses of the reported
-file are listed without their texts.
+file are listed without their texts. `--files` scores further held-apart files of the same format
+(sessions written by someone else, measured once) in the same run, each under its file name, their
+misses listed without texts like the reported file's.
 
 The router's cost, measured in the same run (`timing`):
   warm   every follow-up of the tuning file routed twice in the meaning run: with the reader
@@ -91,15 +94,17 @@ class WarmTimer:
         self.runner.route_turn = self.route  # type: ignore[assignment]
 
 
-def run_router(name: str) -> dict[str, Any]:
+def run_router(name: str, extra: tuple[Path, ...] = ()) -> dict[str, Any]:
     from evals.heldapart import heldapart_path, run_file, summarize
 
     out: dict[str, Any] = {}
-    for file in FILES:
+    paths = {**{file: heldapart_path(file) for file in FILES},
+             **{path.stem: path for path in extra}}
+    for file, path in paths.items():
         started = time.perf_counter()
         with WarmTimer() as timer:
-            rows = list(run_file(heldapart_path(file), ROUTERS[name]))
-        out[file] = summarize(rows, with_texts=file != "heldapart_report")
+            rows = list(run_file(path, ROUTERS[name]))
+        out[file] = summarize(rows, with_texts=file == "heldapart_tune")
         out[file]["seconds"] = round(time.perf_counter() - started, 1)
         if timer.added and file == "heldapart_tune":
             out["warm_added_ms"] = _ms(timer.added)
@@ -170,7 +175,13 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--routers", default=",".join(ROUTERS))
     parser.add_argument("--timing-only", action="store_true")
+    parser.add_argument("--files", default="",
+                        help="further held-apart files (comma-separated paths) scored once")
     args = parser.parse_args()
+    extra = tuple(Path(p) for p in args.files.split(",") if p)
+    missing = [str(p) for p in extra if not p.is_file()]
+    if missing:
+        sys.exit(f"router_heldapart: no such file: {', '.join(missing)}")
     from evals.heldapart import fresh_home
 
     os.environ["HELIX_HOME"] = fresh_home()
@@ -179,7 +190,7 @@ def main() -> None:
         return
     result: dict[str, Any] = {"routers": {}}
     for name in args.routers.split(","):
-        result["routers"][name] = run_router(name)
+        result["routers"][name] = run_router(name, extra)
     meaning = result["routers"].get("meaning", {})
     result["timing"] = {"warm_added_ms": meaning.get("warm_added_ms"),
                         "warm_added_cpu_ms": meaning.get("warm_added_cpu_ms"),
@@ -187,7 +198,8 @@ def main() -> None:
     args.out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(json.dumps({router: {file: {k: r[k] for k in ("turns", "accuracy",
                                                        "silent_new_searches")}
-                               for file, r in files.items() if file in FILES}
+                               for file, r in files.items()
+                               if file in FILES or file in {p.stem for p in extra}}
                       for router, files in result["routers"].items()}))
     print(json.dumps({"warm_added_cpu_ms": result["timing"]["warm_added_cpu_ms"],
                       "cold_added_cpu_ms": result["timing"]["cold"]["added_cpu_ms"],
