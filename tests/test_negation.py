@@ -1,6 +1,6 @@
 """Negation by the sentence's structure (issue 32): clauses, and how far each cue of
 helix/core/negation.toml reaches. The unit check reads every hand-written line of
-data/evals/meaning/unit_lines.json right: 42 that deny the unit, 40 that state it."""
+data/evals/meaning/unit_lines.json right: 51 that deny the unit, 43 that state it."""
 
 from __future__ import annotations
 
@@ -203,3 +203,27 @@ def test_a_negated_predicate_after_a_label_denies_the_label(mark: str) -> None:
     assert denies_unit(f"pascal {mark} not GPa.", "GPa"), mark
     # a whole clause before the mark is no label
     assert states_unit(f"The pressure is given in kPa {mark} not rounded.", "kPa"), mark
+
+
+@pytest.mark.parametrize("mark", CUES["predicate"]["label_marks"])
+def test_an_evaluative_predicate_after_a_label_denies_the_label(mark: str) -> None:
+    assert denies_unit(f"MPa {mark} deprecated for the pressure.", "MPa"), mark
+    assert denies_unit(f"# bar {mark} obsolete here", "bar"), mark
+    # a unit after a preposition before the mark is no label
+    assert states_unit(f"The pressure is given in kPa {mark} deprecated since 2.0.", "kPa"), mark
+
+
+def test_an_evaluative_cue_before_a_prepositional_to_judges_the_clause_before() -> None:
+    # "unrelated to the pressure": "to" is a preposition, not an infinitive
+    assert denies_unit("GPa is unrelated to the tile pressure; it belongs to the modulus.", "GPa")
+    assert denies_unit("It is a mistake to read the value as GPa.", "GPa")
+
+
+@pytest.mark.parametrize("request_", ["Stop reporting", "Quit giving", "Refrain from giving"])
+def test_a_request_to_stop_denies_what_follows(request_: str) -> None:
+    assert denies_unit(f"{request_} the pressure in psi.", "psi"), request_
+    assert states_unit(f"{request_} the pump; the pressure is in psi.", "psi"), request_
+
+
+def test_a_subject_with_nothing_to_do_with_the_quantity_is_denied() -> None:
+    assert denies_unit("The MPa column has nothing to do with the pressure.", "MPa")

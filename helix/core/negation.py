@@ -13,8 +13,8 @@ through it, one opened inside ends at its ")". The cues (data: helix/core/negati
     subject     a negated predicate denies its subject: "GPa is not the unit", "MHz isn't used",
                 "Bar readings are not what it returns" (not a word after a preposition:
                 "values in GPa are not rounded")
-    label       a negated predicate with no subject after a label and a colon or dash denies
-                the label: "psi: not used for the pressure"
+    label       a negated or evaluative predicate with no subject after a label and a colon or
+                dash denies the label: "psi: not used for the pressure", "MPa: deprecated"
     evaluative  as the predicate, the clause before it ("quoting it in GPa would be wrong",
                 "GPa is deprecated in favour of pascal"); heading an infinitive, what follows
                 ("a mistake to read it as GPa"); as an adverb ("wrongly"), the clause; before
@@ -222,8 +222,9 @@ def _evaluative_scope(cl: _Clauses, at: int, length: int) -> list[int]:
     after = at + length
     if tokens[at].lower.endswith("ly"):  # "wrongly", "mistakenly": the whole clause
         return cl.clause(at)
-    if after < len(tokens) and tokens[after].lower in c.infinitive:  # "a mistake to read ..."
-        return cl.forward(at, after)
+    if after + 1 < len(tokens) and tokens[after].lower in c.infinitive \
+            and tokens[after + 1].lower not in c.determiners:  # "a mistake to read ..."
+        return cl.forward(at, after)  # ("unrelated to the pressure": a preposition)
     before = [t.lower for t in tokens[max(0, at - 3):at]]
     if any(w in c.copulas for w in before):  # "GPa is wrong", "would be wrong", "was dropped"
         scope = cl.backward(at)
@@ -342,22 +343,34 @@ def _noun_phrase(cl: _Clauses, head: int) -> list[int]:
     return phrase
 
 
-def _label(cl: _Clauses, negator: int) -> list[int]:
+def _label(cl: _Clauses, negator: int, *, evaluative: bool = False) -> list[int]:
     """A negated predicate with no subject of its own after a label ("psi: not used for the
     pressure", "MPa — never accepted"): it denies the label, a short noun phrase alone before a
     colon or a dash. What follows the negation must be a predicate (a participle, or a
-    `label_predicates` word), never a noun ("pascal: not GPa" denies GPa, not pascal)."""
+    `label_predicates` word), never a noun ("pascal: not GPa" denies GPa, not pascal); an
+    `evaluative` cue is a predicate itself ("MPa: deprecated for the pressure")."""
     tokens, c = cl.tokens, cl.c
     mark = negator - 1
     if mark < 1 or tokens[mark].lower not in c.label_marks \
             or tokens[mark].sentence != tokens[negator].sentence:
         return []
+    return _label_before(cl, mark) if evaluative else _negated_label(cl, negator, mark)
+
+
+def _negated_label(cl: _Clauses, negator: int, mark: int) -> list[int]:
+    tokens, c = cl.tokens, cl.c
     after = negator + 1
     while after < len(tokens) and tokens[after].lower in c.fillers:
         after += 1
     if after >= len(tokens) or not (tokens[after].lower in c.label_predicates
                                     or tokens[after].lower.endswith(c.participle_endings)):
         return []
+    return _label_before(cl, mark)
+
+
+def _label_before(cl: _Clauses, mark: int) -> list[int]:
+    """The label ending right before the mark: a short noun phrase opening its clause."""
+    tokens = cl.tokens
     label = _noun_phrase(cl, mark - 1) if tokens[mark - 1].text[:1].isalnum() else []
     start = min(label, default=mark)
     if not label or not (start == 0 or cl.boundary[start - 1]
@@ -392,6 +405,7 @@ def read(text: str) -> Reading:
             deny(_label(cl, i))
         if n := _match(tokens, i, c.evaluative):
             deny(_evaluative_scope(cl, i, n))
+            deny(_label(cl, i, evaluative=True))
         if _match(tokens, i, c.past):
             deny(cl.clause(i))
         if _match(tokens, i, c.past_tense) and token.sentence in now:
