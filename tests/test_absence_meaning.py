@@ -31,6 +31,11 @@ CLAIMS = [
     "Sadly the snippets provided are devoid of it [E1].",
     "The given material has no information on that [E1].",
     "The search produced zero matches [E1].",
+    # no negation word: silent, unexplained, outside, left open (issue 32, third round)
+    "The excerpts are mute on this [E1].",
+    "These excerpts leave it unexplained [E1].",
+    "That happens somewhere outside the material I was handed [E1].",
+    "It is left open by the material I was given [E1].",
 ]
 
 NOT_CLAIMS = [
@@ -42,6 +47,8 @@ NOT_CLAIMS = [
     "The parser never reads the file twice [E1].",
     "`decide_retry` gives up after MAX_ATTEMPTS attempts [E1].",
     "An empty list disables the filter [E1].",
+    "Requests beyond the limit are left unanswered [E1].",
+    "The door is left open until the timer fires [E1].",
 ]
 
 

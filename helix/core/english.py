@@ -80,6 +80,9 @@ _CLAIMING_WORDS = """
     anywhere nowhere lack lacks lacking thing things way ways currently actually directly
     explicitly really related regard tool_results called call calls make makes made get gets
     look looks like specifically either whatever
+    left leave leaves leaving open goes go going lies lie sits sit handed material materials
+    silent mute unmentioned unexplained unsaid unstated unaddressed unanswered unspecified
+    outside beyond scope
 """
 # words that can be a claim's object ("nothing sets it up", "does not show who calls X": the
 # callers are what is claimed missing), so never dropped there
@@ -218,12 +221,17 @@ def token_spans(text: str) -> list[re.Match[str]]:
 _NEGATION_TEXT = """
     no not nothing none never without empty lacks lack lacking absent missing neither nor
     zero unable fails failed nowhere cannot devoid nil barren
+    silent mute unmentioned unexplained unsaid unstated unaddressed unanswered unspecified
+    undocumented outside beyond
 """
+# "left open", "leaves it open": a negation when a verb of leaving comes before "open"
+LEFT_OPEN_WORDS: frozenset[str] = frozenset({"left", "leave", "leaves", "leaving"})
+OPEN_WORD = "open"
 NEGATION_WORDS: frozenset[str] = frozenset(_NEGATION_TEXT.split())
 # the material searched or sent: a sentence about it is about this answer's evidence
 _MATERIAL_TEXT = """
     evidence context tool tools tool_results excerpt excerpts snippet snippets retrieved
-    provided given sent passages passage
+    provided given sent passages passage material materials handed supplied
 """
 MATERIAL_WORDS: frozenset[str] = frozenset(_MATERIAL_TEXT.split())
 # words that name the material or a piece of code alike ("search", "results", "index")

@@ -25,9 +25,11 @@ from helix.core.english import (
     CODE_CONDITIONS,
     FINDING_WORDS,
     FIRST_PERSON,
+    LEFT_OPEN_WORDS,
     MATERIAL_OR_CODE_WORDS,
     MATERIAL_WORDS,
     NEGATION_WORDS,
+    OPEN_WORD,
     THIS_SEARCH_WORDS,
     plural_forms,
 )
@@ -138,7 +140,8 @@ def _meaning_spans(text: str) -> list[tuple[int, int]]:
         tokens = [(m.group().lower(), m.start() + clause.start(), m.end() + clause.start())
                   for m in _TOKEN.finditer(clause.group())]
         words = {w for w, _, _ in tokens}
-        if not any(_negated(w) for w in words) or words & CODE_CONDITIONS:
+        left_open = OPEN_WORD in words and words & LEFT_OPEN_WORDS  # "left open by the material"
+        if not (left_open or any(_negated(w) for w in words)) or words & CODE_CONDITIONS:
             continue
         this_search = words & THIS_SEARCH_WORDS or _EMPTY_STATE.search(clause.group())
         material = words & MATERIAL_WORDS or (words & MATERIAL_OR_CODE_WORDS and this_search)
@@ -148,7 +151,8 @@ def _meaning_spans(text: str) -> list[tuple[int, int]]:
             continue
         cue_words = (MATERIAL_WORDS | MATERIAL_OR_CODE_WORDS | FINDING_WORDS | FIRST_PERSON
                      | THIS_SEARCH_WORDS)
-        cues = [(start, end) for w, start, end in tokens if _negated(w) or w in cue_words]
+        cues = [(start, end) for w, start, end in tokens
+                if _negated(w) or w in cue_words or (left_open and w == OPEN_WORD)]
         spans.append((min(c[0] for c in cues), max(c[1] for c in cues)))
     return spans
 
