@@ -35,6 +35,27 @@ def test_a_meaning_question_that_names_its_entity_is_answered_not_asked_back(ret
     assert "def backoff_seconds" in turn.answer and "which name" not in turn.answer
 
 
+@pytest.mark.parametrize("asked", ["what is backoff_seconds supposed to mean",
+                                   "meaning of backoff_seconds?"])
+def test_other_wordings_of_a_named_meaning_question_are_answered(retry_repo, asked):
+    talk = Talk(retry_repo)
+    talk(ASKED)
+    turn = talk(asked)
+    assert (turn.lane, turn.transition, turn.answer_mode) == ("semantic", "T8", "continuity")
+    assert "def backoff_seconds" in turn.answer and turn.opened is None
+
+
+@pytest.mark.parametrize("asked", ["based on the answer, explain what decide_retry means",
+                                   "from your answer, what does decide_retry mean?"])
+def test_other_source_cues_explain_instead_of_opening_or_searching(retry_repo, asked):
+    talk = Talk(retry_repo)
+    talk(ASKED)
+    turn = talk(asked)
+    assert (turn.lane, turn.transition, turn.intent) == ("semantic", "T8",
+                                                         "explain_entity_meaning")
+    assert turn.opened is None and "def decide_retry" in turn.answer
+
+
 def test_a_source_cued_meaning_question_explains_instead_of_opening(retry_repo):
     talk = Talk(retry_repo)
     talk(ASKED)
