@@ -98,7 +98,10 @@ def build_server(workspace: Workspace) -> Any:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
-    server = MCPServer(name="helix", instructions=INSTRUCTIONS, middleware=[_one_line_errors])
+    # the SDK sets the root logger to its level: at its default (INFO) every library's INFO
+    # lines (its own session manager's among them) reached stderr at each start
+    server = MCPServer(name="helix", instructions=INSTRUCTIONS, middleware=[_one_line_errors],
+                       log_level="WARNING")
 
     @server.tool()
     @_tool_errors
