@@ -209,8 +209,9 @@ _STATIC: dict[str, _Static] = {}
 _STATIC_KEPT = 50_000
 
 
-def _static(chunk: Chunk, scoring: FileDefsPolicy) -> _Static:
-    key = f"{chunk.id}:{scoring.body_norm}:{scoring.long_forms}"
+def _static(chunk: Chunk, scoring: FileDefsPolicy, suffix: str = "") -> _Static:
+    """`suffix`: `_static_suffix(scoring)`, made once for many chunks."""
+    key = chunk.id + (suffix or _static_suffix(scoring))
     found = _STATIC.get(key)
     if found is not None:
         return found
@@ -243,6 +244,10 @@ def _static(chunk: Chunk, scoring: FileDefsPolicy) -> _Static:
         _STATIC.clear()
     _STATIC[key] = found
     return found
+
+
+def _static_suffix(scoring: FileDefsPolicy) -> str:
+    return f":{scoring.body_norm}:{scoring.long_forms}"
 
 
 def _question(plan: RoutePlan) -> tuple[frozenset[str], list[float]]:
@@ -357,7 +362,8 @@ def feature_rows(inputs: RankInputs, pooled: Sequence[Pooled],
                  scoring: FileDefsPolicy) -> list[list[float]]:
     """One row of `FEATURES` per candidate, in order."""
     view = _list_view(inputs, pooled)
-    return [_place_row(view, n, p) + _content_row(view, inputs, n, p, scoring)
+    suffix = _static_suffix(scoring)
+    return [_place_row(view, n, p) + _content_row(view, inputs, n, p, scoring, suffix)
             for n, p in enumerate(pooled)]
 
 
@@ -376,12 +382,12 @@ def _place_row(v: _ListView, n: int, p: Pooled) -> list[float]:
 
 
 def _content_row(v: _ListView, inputs: RankInputs, n: int, p: Pooled,
-                 scoring: FileDefsPolicy) -> list[float]:
+                 scoring: FileDefsPolicy, suffix: str = "") -> list[float]:
     """The candidate's file, its own text, kind, graph signals, reasons, history and
     associations."""
     chunk = p.chunk
     words = v.words
-    st = _static(chunk, scoring)
+    st = _static(chunk, scoring, suffix)
     signals = inputs.signals.get(chunk.node_id, _NO_SIGNALS)
     codes = {r.code for r in (p.hand.reasons if p.hand is not None else p.reasons)}
     name_hits = len(st.name & words)
