@@ -209,8 +209,9 @@ _STATIC: dict[str, _Static] = {}
 _STATIC_KEPT = 50_000
 
 
-def _static(chunk: Chunk, scoring: FileDefsPolicy) -> _Static:
-    key = f"{chunk.id}:{scoring.body_norm}:{scoring.long_forms}"
+def _static(chunk: Chunk, scoring: FileDefsPolicy, suffix: str = "") -> _Static:
+    """`suffix`: `_static_suffix(scoring)`, made once for many chunks."""
+    key = chunk.id + (suffix or _static_suffix(scoring))
     found = _STATIC.get(key)
     if found is not None:
         return found
@@ -245,6 +246,10 @@ def _static(chunk: Chunk, scoring: FileDefsPolicy) -> _Static:
     return found
 
 
+def _static_suffix(scoring: FileDefsPolicy) -> str:
+    return f":{scoring.body_norm}:{scoring.long_forms}"
+
+
 def _question(plan: RoutePlan) -> tuple[frozenset[str], list[float]]:
     words = question_tokens(plan)
     identifiers = sum(1 for t in plan.intent.terms if is_identifier(t))
@@ -259,15 +264,11 @@ _IN_FILE = frozenset({"in_file", "in_file_more"})
 
 
 def _assoc(rows: Sequence[Mapping[str, float]], parts: frozenset[str]) -> tuple[float, float]:
-    """How strongly the question's words (their association rows, in the question's word
-    order) go with the name's parts: the sum of each word's best link, and how many link."""
-    score = hits = 0.0
-    for row in rows:
-        best = max((row.get(p, 0.0) for p in parts), default=0.0)
-        if best > 0:
-            score += best
-            hits += 1
-    return score, hits
+    """How strongly the question's words (their association rows) go with the name's parts:
+    the sum of each word's best link, and how many link."""
+    bests = [best for row in rows
+             if (best := max((row.get(p, 0.0) for p in parts), default=0.0)) > 0]
+    return math.fsum(bests), float(len(bests))  # fsum: the same in any order, any process
 
 
 @dataclass(frozen=True)
@@ -293,7 +294,7 @@ class _ListView:
     higher: dict[int, bool]
     history_rank: dict[str, int]
     total: int
-    assoc_rows: tuple[Mapping[str, float], ...]  # the question's words' rows, in `words` order
+    assoc_rows: tuple[Mapping[str, float], ...]  # the question's words' rows, sorted by word
 
 
 def _reason_flags(codes: AbstractSet[str], source: str) -> list[float]:
@@ -350,14 +351,15 @@ def _list_view(inputs: RankInputs, pooled: Sequence[Pooled]) -> _ListView:
         place_in_file=place_in_file, higher=higher,
         history_rank={c.id: n for n, c in enumerate(inputs.history_hits, start=1)},
         total=len(pooled),
-        assoc_rows=tuple(row for word in words if (row := inputs.assoc.get(word))))
+        assoc_rows=tuple(row for word in sorted(words) if (row := inputs.assoc.get(word))))
 
 
 def feature_rows(inputs: RankInputs, pooled: Sequence[Pooled],
                  scoring: FileDefsPolicy) -> list[list[float]]:
     """One row of `FEATURES` per candidate, in order."""
     view = _list_view(inputs, pooled)
-    return [_place_row(view, n, p) + _content_row(view, inputs, n, p, scoring)
+    suffix = _static_suffix(scoring)
+    return [_place_row(view, n, p) + _content_row(view, inputs, n, p, scoring, suffix)
             for n, p in enumerate(pooled)]
 
 
@@ -376,12 +378,12 @@ def _place_row(v: _ListView, n: int, p: Pooled) -> list[float]:
 
 
 def _content_row(v: _ListView, inputs: RankInputs, n: int, p: Pooled,
-                 scoring: FileDefsPolicy) -> list[float]:
+                 scoring: FileDefsPolicy, suffix: str = "") -> list[float]:
     """The candidate's file, its own text, kind, graph signals, reasons, history and
     associations."""
     chunk = p.chunk
     words = v.words
-    st = _static(chunk, scoring)
+    st = _static(chunk, scoring, suffix)
     signals = inputs.signals.get(chunk.node_id, _NO_SIGNALS)
     codes = {r.code for r in (p.hand.reasons if p.hand is not None else p.reasons)}
     name_hits = len(st.name & words)

@@ -1,14 +1,17 @@
 """The learned ranker's features and order are pinned: a faster feature computation must give
 the very same candidates, the same feature rows (bit for bit) and the same evidence order as
-the implementation that trained the shipped model. The expected digests were computed with
-that implementation (main at ad1eb44, before the feature code was made faster) on a generated
-repository with a history; any change to a feature, a candidate or the model's input fails
-here.
+the implementation that trained the shipped model. The expected digest was computed with
+that implementation (main at ad1eb44, before the feature code was made faster, this test run
+against it) on a generated repository with a history; any change to a feature, a candidate or
+the model's input fails here.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +19,8 @@ from typing import Any
 
 from helix.core.hashing import digest
 from tests.history_helpers import DAY, EPOCH, commit, git
+
+ROOT = Path(__file__).resolve().parents[1]
 
 QUESTIONS = (
     "Fix the retry backoff when the session token expires",
@@ -130,12 +135,30 @@ def _record(root: Path) -> list[dict[str, Any]]:
     return out
 
 
+def _write(root: str, out: str) -> None:
+    """Run by the test in a child process: the recording of `QUESTIONS` to `out` (JSON)."""
+    recorded = _record(Path(root))
+    Path(out).write_bytes(json.dumps(recorded, sort_keys=True, separators=(",", ":")
+                                     ).encode("utf-8"))
+
+
 def test_the_features_and_the_order_are_those_of_the_trained_implementation(
         tmp_path: Path) -> None:
-    recorded = _record(tmp_path / "client")
+    # child processes under two string hash seeds: the association score once summed a set's
+    # words in the set's order, so its last bit was the process's; now the same bytes in both
+    raws = []
+    for seed in ("0", "4242"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
+        out = tmp_path / f"recorded-{seed}.json"
+        subprocess.run([sys.executable, "-c", "import sys; from tests.test_ranker_same_order "
+                        "import _write; _write(sys.argv[1], sys.argv[2])",
+                        str(tmp_path / f"client-{seed}"), str(out)], check=True, env=env,
+                       cwd=ROOT, timeout=600)
+        raws.append(out.read_bytes())
+    assert raws[0] == raws[1]
+    raw = raws[0]
+    recorded = json.loads(raw)
     assert len(recorded) == len(QUESTIONS)
     assert all(r["candidates"] and len(r["rows"]) == len(r["candidates"]) for r in recorded)
     assert any(r["evidence"] for r in recorded)
-    raw = json.dumps(recorded, sort_keys=True, separators=(",", ":")).encode("utf-8")
-    (tmp_path / "recorded.json").write_bytes(raw)  # to compare with, when it fails
     assert digest(raw) == EXPECTED

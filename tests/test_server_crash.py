@@ -9,6 +9,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+# imported here, not under capfd: mcp.client.stdio binds sys.stderr as a default argument at
+# import, and capfd's stream is closed after the test (a later stdio client then fails)
+from mcp.client import Client
+from mcp.shared.exceptions import MCPError
+
 from helix.servers.crash import crash_line
 from helix.servers.http_api import create_app
 
@@ -79,8 +84,6 @@ def test_an_mcp_tool_that_meets_a_bug_is_one_line_and_an_id(capfd: pytest.Captur
                                                              debug: str) -> None:
     import asyncio
 
-    from mcp.client import Client
-
     from helix.servers.mcp_server import build_server
 
     monkeypatch.setenv("HELIX_DEBUG", debug)
@@ -131,9 +134,6 @@ def test_an_mcp_resource_that_meets_a_bug_is_one_line_and_an_id(
         capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, debug: str) -> None:
     # the SDK logged a 160-line traceback holding the exception's text (a secret here)
     import asyncio
-
-    from mcp.client import Client
-    from mcp.shared.exceptions import MCPError
 
     from helix.servers.mcp_server import build_server
 

@@ -240,3 +240,18 @@ def test_a_users_document_is_not_aligned_to_a_test_helper(
     _, report = _stale(repo, capsys)
     # the tests' own notes are about the helper; the user's document is not
     assert [s["doc_path"] for s in report["stale"]] == ["tests/README.md"]
+
+
+def test_a_name_dropped_from_a_declaration_file_is_not_a_removal(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo, _ = cf.build(tmp_path)
+    commit(repo, "typings for an old runtime, a guide using them", {
+        "types/compat.d.ts": "export interface LegacyQueue<T> {\n  push(item: T): void;\n}\n",
+        "src/queue.ts": "export class WorkQueue {\n  push(item: string): void {}\n}\n",
+        "docs/queues.md": "# Queues\n\n## Runtime\n\nA `LegacyQueue` holds the items.\n\n"
+                          "## Work\n\nPut jobs on a `WorkQueue`.\n"}, EPOCH + DAY)
+    commit(repo, "drop the typings and the work queue", {
+        "types/compat.d.ts": None, "src/queue.ts": "export const VERSION = 2;\n"},
+        EPOCH + 2 * DAY)
+    _, report = _stale(repo, capsys, "docs/queues.md")
+    assert _found(report) == {"Work": [("WorkQueue", [("removed", "WorkQueue removed")])]}
