@@ -20,11 +20,13 @@ import contextlib
 import os
 import time
 import uuid
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from helix.core.git import repo_revision
 from indexers.stat_cache import RACY_S
 
 BLOB_STATS = "blob_stats.json"
@@ -95,3 +97,12 @@ class BlobStats:
         except OSError:
             with contextlib.suppress(OSError):
                 tmp.unlink()
+
+
+def revision(root: Path, present: Iterable[str], directory: Path) -> str:
+    """`repo_revision`, the files unchanged since their blob ids were last computed (kept in
+    `directory`) not read again."""
+    memo = BlobStats(directory, root)
+    found = repo_revision(root, present, memo)
+    memo.save()
+    return found

@@ -81,9 +81,7 @@ _TMP_NAME = re.compile(r"^tmp-[0-9a-f]{12}$")
 _HELIX_FILES = re.compile(
     r"^(CURRENT|CURRENT\.tmp|lock|verified\.json|verified\.json\.[0-9a-f]{8}\.tmp"
     r"|worker\.lock|worker\.json|worker\.json\.[0-9a-f]{8}\.tmp|worker\.log|worker\.paused"
-    r"|worker\.refresh|walk_stats\.json|walk_stats\.json\.[0-9a-f]{8}\.tmp"
-    r"|scan_cache\.json|scan_cache\.json\.[0-9a-f]{8}\.tmp"
-    r"|blob_stats\.json|blob_stats\.json\.[0-9a-f]{8}\.tmp"
+    r"|worker\.refresh|(?:walk_stats|scan_cache|blob_stats)\.json(?:\.[0-9a-f]{8}\.tmp)?"
     r"|\.helix-index\.tmp|\.helix-index\.\d+\.[0-9a-f]{8}\.tmp)$")  # a claim's marker
 _GITIGNORE = ".gitignore"
 IGNORE_ALL = "*\n"  # what Helix writes into an index directory kept inside the repository
