@@ -7,10 +7,12 @@ validation split, the candidates' order scored offline (function and file Acc@k)
 Every variant is retrained with the shipped model's parameters (read from its manifest; no grid
 again), at most its number of trees (the best count on validation): all features; without the
 history field (its features and the candidates only it brought); without the association table
-(likewise); without both; and the hand order itself. With `--test-rows DIR` (`helix eval corpus
-ranker-rows --split test`), the same models are also scored on the test split, reported apart:
-nothing is chosen on it. `--models DIR` keeps each variant's model (DIR/<variant>/). Writes
-benchmarks/results/ranker_ablation.json.
+(likewise); without both; without the calls graph's features (calls in and out, tests,
+PageRank, nearness to named definitions); and the hand order itself. `all` retrained from the
+shipped model's rows reproduces it (`all_is_shipped`: the same model digest).
+With `--test-rows DIR` (`helix eval corpus ranker-rows --split test`), the same models
+are also scored on the test split, reported apart: nothing is chosen on it. `--models DIR`
+keeps each variant's model (DIR/<variant>/). Writes benchmarks/results/ranker_ablation.json.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 OUT = ROOT / "benchmarks" / "results" / "ranker_ablation.json"
 VARIANTS: dict[str, tuple[str, ...]] = {
     "all": (), "without_history": ("history",), "without_assoc": ("assoc",),
-    "without_history_and_assoc": ("history", "assoc"),
+    "without_history_and_assoc": ("history", "assoc"), "without_graph": ("graph",),
 }
 
 
@@ -60,6 +62,7 @@ def main() -> int:
         write_model,
     )
     from evals.corpus.repos import load_repo_list
+    from helix.core.hashing import digest
 
     shipped = json.loads(args.manifest.read_text(encoding="utf-8"))
     params = {k: shipped["params"][k] for k in ("num_leaves", "learning_rate",
@@ -95,6 +98,9 @@ def main() -> int:
         chosen = train(train_data, valid, columns, grid=(params,))
         results[name] = {**chosen["validation"], "pool_recall": pool_recall(valid),
                          "trees": chosen["trees"]}
+        if name == "all":
+            results["all_is_shipped"] = digest(chosen["text"].encode("utf-8")) == \
+                shipped["model_digest"]
         if test_all is not None:
             import lightgbm as lgb
 

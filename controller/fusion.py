@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from controller.reasons import Reason
 from controller.reasons import rank as rank_reason
@@ -61,16 +62,21 @@ def _vote(best: Mapping[tuple[str, str], int], settings: RetrievalSettings,
     return scores
 
 
-def rrf(lists: Sequence[Ranked], settings: RetrievalSettings,
-        overrides: Mapping[str, float] | None = None,
-        families: Mapping[str, str] = FAMILIES) -> list[Fused]:
-    """score(c) = sum over channels of w(channel) / (rrf_k + best rank of c in that channel's
-    lists); reasons: best rank per channel."""
+def _best_ranks(lists: Sequence[Ranked]) -> dict[tuple[str, str], int]:
     best: dict[tuple[str, str], int] = {}
     for ranked in lists:
         for rank, chunk_id in enumerate(ranked.chunk_ids, start=1):
             key = (chunk_id, ranked.channel)
             best[key] = min(best.get(key, rank), rank)
+    return best
+
+
+def rrf(lists: Sequence[Ranked], settings: RetrievalSettings,
+        overrides: Mapping[str, float] | None = None,
+        families: Mapping[str, str] = FAMILIES) -> list[Fused]:
+    """score(c) = sum over channels of w(channel) / (rrf_k + best rank of c in that channel's
+    lists); reasons: best rank per channel."""
+    best = _best_ranks(lists)
     scores = _vote(best, settings, overrides, families)
     reasons: dict[str, list[tuple[str, int]]] = {}
     for (chunk_id, channel), rank in best.items():
@@ -79,6 +85,23 @@ def rrf(lists: Sequence[Ranked], settings: RetrievalSettings,
                  reasons=tuple(rank_reason(ch, rk) for ch, rk in sorted(reasons[cid],
                                                                 key=lambda x: (x[1], x[0]))))
            for cid, score in scores.items()]
+    out.sort(key=lambda f: (-f.score, f.chunk_id))
+    return out
+
+
+class Voted(NamedTuple):
+    """A chunk's fused score without its reasons (`rrf_scores`)."""
+
+    chunk_id: str
+    score: float
+
+
+def rrf_scores(lists: Sequence[Ranked], settings: RetrievalSettings,
+               overrides: Mapping[str, float] | None = None,
+               families: Mapping[str, str] = FAMILIES) -> list[Voted]:
+    """`rrf`'s chunk ids and scores, in its order, without building the reasons."""
+    scores = _vote(_best_ranks(lists), settings, overrides, families)
+    out = [Voted(cid, round(score, 9)) for cid, score in scores.items()]
     out.sort(key=lambda f: (-f.score, f.chunk_id))
     return out
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -53,10 +54,22 @@ class TreeModel:
     def trees(self) -> int:
         return len(self.leaf_base)
 
+    @cached_property
+    def _tests(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(feature, threshold) of each distinct test, and which one each node makes: trees
+        share most of their tests (LightGBM's thresholds are bin edges)."""
+        pairs = np.stack([self.split_feature.ravel().astype(np.float64),
+                          self.threshold.ravel()], axis=1)
+        unique, which = np.unique(pairs, axis=0, return_inverse=True)
+        return (unique[:, 0].astype(np.int64), unique[:, 1],
+                which.reshape(self.split_feature.shape))
+
     def _goes_right(self, x: np.ndarray) -> np.ndarray:
+        # no NaN in the rows and no zero-as-missing test: the plain test, each distinct one once
+        if not (np.isnan(x).any() or (self.missing == _MISSING_ZERO).any()):
+            feature, threshold, which = self._tests
+            return np.asarray((x[:, feature] > threshold)[:, which])
         value = x[:, self.split_feature]  # rows x trees x nodes
-        if not (np.isnan(value).any() or (self.missing == _MISSING_ZERO).any()):
-            return np.asarray(value > self.threshold)
         nan = np.isnan(value)
         value = np.where(nan & (self.missing != _MISSING_NAN), 0.0, value)
         default = ((self.missing == _MISSING_ZERO) & (np.abs(value) <= _ZERO)) | (
@@ -71,16 +84,16 @@ class TreeModel:
         if x.ndim != 2 or x.shape[1] != len(self.features):
             raise RankerModelError(f"the ranker model takes {len(self.features)} features, "
                                    f"not {x.shape[-1] if x.ndim else 0}")
-        full = self.mask.dtype.type(np.iinfo(self.mask.dtype).max)
-        bits = np.where(self._goes_right(x), self.mask, full)
-        reached = np.bitwise_and.reduce(bits, axis=2)  # rows x trees
+        # the AND of the failed nodes' masks, as NOT the OR of the leaves they rule out
+        ruled = np.bitwise_or.reduce(self._goes_right(x) * ~self.mask, axis=2)
+        reached = ~ruled  # rows x trees
         lowest = reached & (~reached + self.mask.dtype.type(1))  # the lowest set bit alone
         exits = np.log2(lowest.astype(np.float64)).astype(np.int64)
         leaves = np.ascontiguousarray(self.leaf_value[self.leaf_base + exits].T)
         total = np.zeros(x.shape[0], dtype=np.float64)
         for tree in range(self.trees):  # in tree order: the same sum everywhere
             total += leaves[tree]
-        return [float(v) for v in total]
+        return [float(v) for v in total.tolist()]
 
 
 def _floats(line: str) -> list[float]:

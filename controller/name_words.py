@@ -13,6 +13,7 @@ in memory (the last few revisions); the ranking itself is pure.
 
 from __future__ import annotations
 
+import heapq
 import math
 import threading
 from collections.abc import Sequence
@@ -50,6 +51,9 @@ class NameTable:
         self.average = (sum(self.lengths) / count) or 1.0
         self.idf = {w: math.log(1.0 + (count - len(p) + 0.5) / (len(p) + 0.5))
                     for w, p in postings.items()}
+        # BM25's denominator of each definition (its length damping), once per table
+        self.damping = [1.0 + _K1 * (1.0 - _B + _B * length / self.average)
+                        for length in self.lengths]
 
     def rank(self, words: frozenset[str], limit: int) -> list[tuple[float, DefRow]]:
         """The definitions whose names hold at least two of `words`, best first (by idf);
@@ -57,16 +61,17 @@ class NameTable:
         question word names something somewhere."""
         scores: dict[int, float] = {}
         hits: dict[int, int] = {}
+        damping = self.damping
         for word in sorted(words):
+            weight = self.idf.get(word, 0.0) * (_K1 + 1)
             for number in self.postings.get(word, ()):
-                norm = 1.0 - _B + _B * self.lengths[number] / self.average
-                scores[number] = scores.get(number, 0.0) + self.idf[word] * (_K1 + 1) / (
-                    1.0 + _K1 * norm)
+                scores[number] = scores.get(number, 0.0) + weight / damping[number]
                 hits[number] = hits.get(number, 0) + 1
         kept = [(round(s, 9), n) for n, s in scores.items() if hits[n] >= _MIN_WORDS]
-        kept.sort(key=lambda t: (-t[0], self.defs[t[1]].path, self.defs[t[1]].start_line,
-                                 self.defs[t[1]].qualname))
-        return [(score, self.defs[n]) for score, n in kept[:limit]]
+        # the first `limit` of the sorted list (nsmallest is that, stable), without sorting all
+        first = heapq.nsmallest(limit, kept, key=lambda t: (
+            -t[0], self.defs[t[1]].path, self.defs[t[1]].start_line, self.defs[t[1]].qualname))
+        return [(score, self.defs[n]) for score, n in first]
 
 
 _TABLES: dict[str, NameTable] = {}

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 from controller.evidence import DOC_CHUNK_KINDS, Candidate, is_test
 from controller.file_defs import question_tokens
-from controller.fusion import Fused, Ranked
+from controller.fusion import Ranked, Voted
 from controller.reasons import Reason
 from controller.route import RoutePlan
 from controller.text import is_identifier, name_tokens, spelled_out, token_set
@@ -111,7 +111,7 @@ class RankInputs:
     hand: Sequence[Candidate]  # the hand order
     pool: Mapping[str, Chunk]  # every chunk a channel list found
     lists: Sequence[Ranked]
-    fused: Sequence[Fused]  # every list fused (RRF, the route's weights), best first
+    fused: Sequence[Voted]  # every list fused (RRF, the route's weights), best first
     reasons: Mapping[str, tuple[Reason, ...]] = field(default_factory=dict)  # chunk id ->
     file_chunks: Mapping[str, Sequence[Chunk]] = field(default_factory=dict)
     callees: Sequence[Chunk] = ()
@@ -133,27 +133,27 @@ class RankInputs:
 def candidates(inputs: RankInputs, limit: int) -> list[Pooled]:
     """The hand order, the first files' definitions, the callees, the history field's and the
     associated words' definitions, then the rest of the pool by fused score; each chunk once,
-    at most `limit`."""
+    at most `limit` (the first `limit` found: no later one is read)."""
     out: dict[str, Pooled] = {}
     for c in inputs.hand:
-        out.setdefault(c.chunk.id, Pooled(c.chunk, "hand", c))
-    for path in inputs.file_chunks:
-        for chunk in inputs.file_chunks[path]:
-            if chunk.kind == "code_def":
-                out.setdefault(chunk.id, Pooled(chunk, "file",
-                                                reasons=inputs.reasons.get(chunk.id, ())))
-    for chunk in inputs.callees:
-        out.setdefault(chunk.id, Pooled(chunk, "callee",
-                                        reasons=inputs.reasons.get(chunk.id, ())))
-    for source, chunks in (("history", inputs.history_hits), ("assoc", inputs.assoc_hits)):
-        for chunk in chunks:
-            out.setdefault(chunk.id, Pooled(chunk, source,
-                                            reasons=inputs.reasons.get(chunk.id, ())))
+        if c.chunk.id not in out:
+            out[c.chunk.id] = Pooled(c.chunk, "hand", c)
+    widened = [("file", chunk) for path in inputs.file_chunks
+               for chunk in inputs.file_chunks[path] if chunk.kind == "code_def"]
+    widened += [("callee", chunk) for chunk in inputs.callees]
+    widened += [("history", chunk) for chunk in inputs.history_hits]
+    widened += [("assoc", chunk) for chunk in inputs.assoc_hits]
+    for source, chunk in widened:
+        if len(out) >= limit:
+            break
+        if chunk.id not in out:
+            out[chunk.id] = Pooled(chunk, source, reasons=inputs.reasons.get(chunk.id, ()))
     for f in inputs.fused:
+        if len(out) >= limit:
+            break
         found = inputs.pool.get(f.chunk_id)
-        if found is not None:
-            out.setdefault(found.id, Pooled(found, "pool",
-                                            reasons=inputs.reasons.get(found.id, ())))
+        if found is not None and found.id not in out:
+            out[found.id] = Pooled(found, "pool", reasons=inputs.reasons.get(found.id, ()))
     return list(out.values())[:limit]
 
 
@@ -209,8 +209,9 @@ _STATIC: dict[str, _Static] = {}
 _STATIC_KEPT = 50_000
 
 
-def _static(chunk: Chunk, scoring: FileDefsPolicy) -> _Static:
-    key = f"{chunk.id}:{scoring.body_norm}:{scoring.long_forms}"
+def _static(chunk: Chunk, scoring: FileDefsPolicy, suffix: str = "") -> _Static:
+    """`suffix`: `_static_suffix(scoring)`, made once for many chunks."""
+    key = chunk.id + (suffix or _static_suffix(scoring))
     found = _STATIC.get(key)
     if found is not None:
         return found
@@ -245,6 +246,10 @@ def _static(chunk: Chunk, scoring: FileDefsPolicy) -> _Static:
     return found
 
 
+def _static_suffix(scoring: FileDefsPolicy) -> str:
+    return f":{scoring.body_norm}:{scoring.long_forms}"
+
+
 def _question(plan: RoutePlan) -> tuple[frozenset[str], list[float]]:
     words = question_tokens(plan)
     identifiers = sum(1 for t in plan.intent.terms if is_identifier(t))
@@ -254,21 +259,16 @@ def _question(plan: RoutePlan) -> tuple[frozenset[str], list[float]]:
 
 
 _NO_SIGNALS = NodeSignals()
+_NO_RANKS = (0.0,) * len(CHANNELS)
 _IN_FILE = frozenset({"in_file", "in_file_more"})
 
 
-def _assoc(words: frozenset[str], parts: frozenset[str],
-           table: Mapping[str, Mapping[str, float]]) -> tuple[float, float]:
-    score = hits = 0.0
-    for word in words:
-        row = table.get(word)
-        if not row:
-            continue
-        best = max((row.get(p, 0.0) for p in parts), default=0.0)
-        if best > 0:
-            score += best
-            hits += 1
-    return score, hits
+def _assoc(rows: Sequence[Mapping[str, float]], parts: frozenset[str]) -> tuple[float, float]:
+    """How strongly the question's words (their association rows) go with the name's parts:
+    the sum of each word's best link, and how many link."""
+    bests = [best for row in rows
+             if (best := max((row.get(p, 0.0) for p in parts), default=0.0)) > 0]
+    return math.fsum(bests), float(len(bests))  # fsum: the same in any order, any process
 
 
 @dataclass(frozen=True)
@@ -294,6 +294,7 @@ class _ListView:
     higher: dict[int, bool]
     history_rank: dict[str, int]
     total: int
+    assoc_rows: tuple[Mapping[str, float], ...]  # the question's words' rows, sorted by word
 
 
 def _reason_flags(codes: AbstractSet[str], source: str) -> list[float]:
@@ -349,14 +350,16 @@ def _list_view(inputs: RankInputs, pooled: Sequence[Pooled]) -> _ListView:
         lowered_terms={t.lower() for t in inputs.plan.intent.terms},
         place_in_file=place_in_file, higher=higher,
         history_rank={c.id: n for n, c in enumerate(inputs.history_hits, start=1)},
-        total=len(pooled))
+        total=len(pooled),
+        assoc_rows=tuple(row for word in sorted(words) if (row := inputs.assoc.get(word))))
 
 
 def feature_rows(inputs: RankInputs, pooled: Sequence[Pooled],
                  scoring: FileDefsPolicy) -> list[list[float]]:
     """One row of `FEATURES` per candidate, in order."""
     view = _list_view(inputs, pooled)
-    return [_place_row(view, n, p) + _content_row(view, inputs, n, p, scoring)
+    suffix = _static_suffix(scoring)
+    return [_place_row(view, n, p) + _content_row(view, inputs, n, p, scoring, suffix)
             for n, p in enumerate(pooled)]
 
 
@@ -365,7 +368,8 @@ def _place_row(v: _ListView, n: int, p: Pooled) -> list[float]:
     chunk = p.chunk
     ranks = v.best.get(chunk.id, {})
     return [
-        *v.question_row, *(1.0 / ranks[c] if c in ranks else 0.0 for c in CHANNELS),
+        *v.question_row,
+        *([1.0 / ranks[c] if c in ranks else 0.0 for c in CHANNELS] if ranks else _NO_RANKS),
         float(len(ranks)), float(v.list_count.get(chunk.id, 0)),
         1.0 / v.hand_pos[chunk.id] if chunk.id in v.hand_pos else 0.0,
         p.hand.score if p.hand is not None else 0.0, v.fused.get(chunk.id, 0.0) / v.top,
@@ -374,17 +378,17 @@ def _place_row(v: _ListView, n: int, p: Pooled) -> list[float]:
 
 
 def _content_row(v: _ListView, inputs: RankInputs, n: int, p: Pooled,
-                 scoring: FileDefsPolicy) -> list[float]:
+                 scoring: FileDefsPolicy, suffix: str = "") -> list[float]:
     """The candidate's file, its own text, kind, graph signals, reasons, history and
     associations."""
     chunk = p.chunk
     words = v.words
-    st = _static(chunk, scoring)
+    st = _static(chunk, scoring, suffix)
     signals = inputs.signals.get(chunk.node_id, _NO_SIGNALS)
     codes = {r.code for r in (p.hand.reasons if p.hand is not None else p.reasons)}
     name_hits = len(st.name & words)
     body_hits = len(st.body & words)
-    assoc_score, assoc_hits = _assoc(words, st.parts, inputs.assoc)
+    assoc_score, assoc_hits = _assoc(v.assoc_rows, st.parts)
     q = len(words) or 1
     return [
         inputs.bm25.get(chunk.id, 0.0), inputs.file_bm25.get(chunk.path, 0.0),

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from controller.evidence import CODE_CHUNK_KINDS, Candidate
 from controller.file_defs import question_tokens
-from controller.fusion import FAMILIES, rrf
+from controller.fusion import FAMILIES, rrf_scores
 from controller.learned_rank import TreeModel, order, parse_model
 from controller.loop import LoopState
 from controller.name_words import name_table
@@ -289,7 +289,8 @@ def rank_inputs(state: LoopState, ranked: Sequence[Candidate], index: IndexReade
     policy = config.retrieval.ranker
     route = state.settings.route(state.plan.policy_name)
     weights = {str(c): w for c, w in route.weights.items()}
-    fused = rrf(state.lists, state.settings, weights, FAMILIES if route.lexical_family else {})
+    fused = rrf_scores(state.lists, state.settings, weights,
+                       FAMILIES if route.lexical_family else {})
     files = list(dict.fromkeys(c.chunk.path for c in ranked
                                if c.chunk.kind in CODE_CHUNK_KINDS))[:policy.files]
     named, near = _named(state, index)

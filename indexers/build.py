@@ -27,12 +27,13 @@ from typing import Any, Literal
 
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.errors import BadPathError, IndexCorruptError, IndexLockedError
-from helix.core.git import head_commit
+from helix.core.git import head_commit, repo_revision
 from helix.core.notices import notify
 from helix.core.paths import index_dir_for, user_path
 from helix.core.ports import Embedder, Progress
 from helix.core.schemas import Chunk
 from indexers import dense_worker, version
+from indexers.blob_stats import revision
 from indexers.build_dense import cached_dense, complete_dense, plan_dense, selection_settings
 from indexers.build_embed import embed
 from indexers.build_lexical import Lexical, build_lexical
@@ -61,7 +62,6 @@ from indexers.store import (
     Manifest,
     dense_state,
     now,
-    repo_revision,
 )
 from indexers.token_cache import DIR_TOKENS
 
@@ -340,7 +340,7 @@ def _write(root: Path, config: HelixConfig, store: IndexStore, writer: Generatio
         "symbols": {"defs": counted["defs"], "refs": counted["refs"]},
         "graph_nodes": summary.nodes,
         "graph_edges": {**summary.edges, "total": sum(summary.edges.values())},
-        "repo_rev": repo_revision(root, hashes), "noop": False, "refreshed": True,
+        "repo_rev": revision(root, hashes, store.directory), "noop": False, "refreshed": True,
         "built_whole": changes["built_whole"],
         "rebuild_reason": changes["reason"], "embeddings": embed_stats,
         "dense_state": dense_state({"dense": state}) if state is not None else None,
@@ -529,7 +529,7 @@ def index_status(root: Path, config: HelixConfig, index_dir: Path | None = None)
                             fresh=False, problem="not indexed yet")
     hashes = {w.record.path: w.record.content_hash
               for w in walk(root, config.index, store.directory).files}
-    base["current_repo_rev"] = repo_revision(root, hashes)
+    base["current_repo_rev"] = revision(root, hashes, store.directory)
     added, modified, removed = _diff(manifest.files, hashes)
     problem = None
     if manifest.index_hash != config.index_hash:

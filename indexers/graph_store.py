@@ -50,6 +50,7 @@ _INDEXES = (
 )
 _BATCH = 5000
 _IN_LIMIT = 500  # ids bound in one IN (...) list
+MEMO_NODES = 200_000  # nodes whose edge counts (and PageRank) a reader keeps
 
 
 _PAGERANK_TABLE = "CREATE TABLE pagerank(idx INTEGER PRIMARY KEY, value REAL NOT NULL)"
@@ -179,6 +180,11 @@ class GraphReader:
             raise IndexCorruptError(f"index part {PART_GRAPH_DB} has format "
                                     f"{meta.get('format')!r}, not {GRAPH_DB_FORMAT!r}")
         self.graph_attrs = self._json(meta.get("graph", "{}"))
+        # what `edge_counts` and `pagerank_of` read, kept per node: the file is immutable, so
+        # a node's numbers are read once per loaded index (each question's candidates repeat)
+        self._counts: dict[str, dict[str, tuple[int, int]]] = {}
+        self._ranks: dict[str, float | None] = {}
+        self._memo_lock = threading.Lock()
 
     @staticmethod
     def _json(text: Any) -> Any:
@@ -233,36 +239,53 @@ class GraphReader:
 
     def edge_counts(self, nodes: Sequence[str]) -> dict[str, dict[str, tuple[int, int]]]:
         """node -> edge kind -> (edges in, edges out), for the given nodes (two queries for
-        any number of them; a node without edges, or unknown, is left out)."""
-        out: dict[str, dict[str, tuple[int, int]]] = {}
-        wanted = sorted(set(nodes))
-        for at in range(0, len(wanted), _IN_LIMIT):
-            part = wanted[at:at + _IN_LIMIT]
+        any number of them, once per node; a node without edges, or unknown, is left out)."""
+        known, missing = self._memo(self._counts, nodes)
+        read: dict[str, dict[str, tuple[int, int]]] = {n: {} for n in missing}
+        for at in range(0, len(missing), _IN_LIMIT):
+            part = missing[at:at + _IN_LIMIT]
             marks = ",".join("?" * len(part))
             for side, column in ((0, "dst"), (1, "src")):
                 for node, kind, count in self.rows(
                         f"SELECT n.id, e.kind, count(*) FROM nodes n JOIN edges e ON "
                         f"e.{column} = n.idx WHERE n.id IN ({marks}) GROUP BY n.id, e.kind",
                         part):
-                    kinds = out.setdefault(node, {})
+                    kinds = read[node]
                     have = kinds.get(kind, (0, 0))
                     kinds[kind] = (int(count), have[1]) if side == 0 else (have[0], int(count))
-        return out
+        self._keep(self._counts, read)
+        return {n: dict(v) for n, v in sorted({**known, **read}.items()) if v}
 
     def pagerank_of(self, nodes: Sequence[str]) -> dict[str, float]:
-        """`pagerank` of the given nodes the calls edges join (others are left out)."""
-        out: dict[str, float] = {}
-        wanted = sorted(set(nodes))
-        has = self.rows("SELECT count(*) FROM sqlite_master WHERE name = 'pagerank'")
-        if not has or not has[0][0]:
-            return out
-        for at in range(0, len(wanted), _IN_LIMIT):
-            part = wanted[at:at + _IN_LIMIT]
+        """`pagerank` of the given nodes the calls edges join (others are left out); each
+        node read once."""
+        known, missing = self._memo(self._ranks, nodes)
+        read: dict[str, float | None] = dict.fromkeys(missing)
+        if missing:
+            has = self.rows("SELECT count(*) FROM sqlite_master WHERE name = 'pagerank'")
+            if not has or not has[0][0]:
+                return {}
+        for at in range(0, len(missing), _IN_LIMIT):
+            part = missing[at:at + _IN_LIMIT]
             marks = ",".join("?" * len(part))
-            out.update((str(node), float(value)) for node, value in self.rows(
+            read.update((str(node), float(value)) for node, value in self.rows(
                 f"SELECT n.id, p.value FROM nodes n JOIN pagerank p ON p.idx = n.idx "
                 f"WHERE n.id IN ({marks})", part))
-        return out
+        self._keep(self._ranks, read)
+        return {n: v for n, v in sorted({**known, **read}.items()) if v is not None}
+
+    def _memo(self, memo: dict[str, Any], nodes: Sequence[str]) -> tuple[dict[str, Any],
+                                                                       list[str]]:
+        """(what `memo` holds of `nodes`, the others sorted)."""
+        with self._memo_lock:
+            known = {n: memo[n] for n in set(nodes) if n in memo}
+        return known, sorted(set(nodes) - known.keys())
+
+    def _keep(self, memo: dict[str, Any], read: Mapping[str, Any]) -> None:
+        with self._memo_lock:
+            if len(memo) + len(read) > MEMO_NODES:
+                memo.clear()  # a bounded memory
+            memo.update(read)
 
     def all_edges(self) -> Iterator[list[Any]]:
         """Every edge as (source id, target id, kind, attrs), in (source, target, kind) order."""

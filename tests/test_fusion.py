@@ -3,7 +3,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.fusion import Fused, Ranked, mmr, rrf
+from controller.fusion import FAMILIES, Fused, Ranked, mmr, rrf, rrf_scores
 from controller.reasons import render_all
 from controller.text import jaccard
 from helix.core.config import RetrievalSettings
@@ -90,3 +90,21 @@ def test_mmr_lazy_updates_pick_what_the_definition_picks(
     selected = ("held",) if held else ()
     got = [f.chunk_id for f in mmr(cands, tokens, lam=lam, limit=limit, selected=selected)]
     assert got == _mmr_by_definition(cands, tokens, lam, limit, selected)
+
+
+_CHANNELS = ("bm25", "files", "dense", "symbol", "path", "graph")
+
+
+@given(st.lists(st.tuples(st.sampled_from(_CHANNELS),
+                          st.lists(st.sampled_from("abcdefghij"), max_size=8, unique=True)),
+                max_size=6),
+       st.booleans())
+def test_rrf_scores_are_rrf_without_reasons(lists: list[tuple[str, list[str]]],
+                                            family: bool) -> None:
+    """The learned ranker reads only the fused ids and scores: the same, in the same order."""
+    ranked = [Ranked(channel=c, query=str(n), chunk_ids=tuple(ids))
+              for n, (c, ids) in enumerate(lists)]
+    weights = {"dense": 0.7}
+    families = FAMILIES if family else {}
+    assert [(v.chunk_id, v.score) for v in rrf_scores(ranked, S, weights, families)] == [
+        (f.chunk_id, f.score) for f in rrf(ranked, S, weights, families)]

@@ -246,3 +246,26 @@ def test_a_whole_graph_scan_is_read_once(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setattr(lazy._reader, "attrs", refuse)
     assert list(lazy.nodes(data=True)) == first == list(graph.nodes(data=True))
     assert list(lazy) == list(graph) and "nope" not in lazy and len(lazy) == len(graph)
+
+
+def test_edge_counts_and_pagerank_are_read_once_per_node(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The learned ranker asks for the same definitions' counts and PageRank question after
+    question: a loaded graph reads each node once, and answers as a fresh read does."""
+    graph = _fixture_graph(write_repo(tmp_path / "repo", with_tree=True))
+    lazy = _stored(graph, tmp_path / "g.sqlite")
+    nodes = sorted(n for n in graph if n.startswith("def:"))
+    half = nodes[: len(nodes) // 2]
+    counts, ranks = lazy.edge_counts(half), lazy.pagerank_of(half)
+    fresh = GraphReader(tmp_path / "g.sqlite")
+    assert counts == fresh.edge_counts(half) and counts
+    assert ranks == fresh.pagerank_of(half)
+    read: list[object] = []
+    real = lazy._reader.rows
+    monkeypatch.setattr(lazy._reader, "rows", lambda sql, args=(): read.append(args) or
+                        real(sql, args))
+    assert lazy.edge_counts(half) == counts and lazy.pagerank_of(half) == ranks
+    assert not read  # every node known: no query
+    assert lazy.edge_counts(nodes) == fresh.edge_counts(nodes)
+    assert lazy.pagerank_of(nodes) == fresh.pagerank_of(nodes)
+    assert read and all(set(args) <= set(nodes) - set(half) for args in read)

@@ -104,3 +104,34 @@ def test_one_table_per_index_revision_and_only_the_last_few_kept() -> None:
     assert len(name_words._TABLES) == name_words._TABLES_KEPT
     name_words.name_table(first)  # type: ignore[arg-type]
     assert first.reads == 2  # pushed out by newer revisions, built again
+
+
+def _reference_rank(table: NameTable, words: frozenset[str], limit: int) -> list[tuple]:
+    """The ranking as first written: BM25 per posting, every kept definition sorted."""
+    scores: dict[int, float] = {}
+    hits: dict[int, int] = {}
+    for word in sorted(words):
+        for number in table.postings.get(word, ()):
+            norm = 1.0 - 0.75 + 0.75 * table.lengths[number] / table.average
+            scores[number] = scores.get(number, 0.0) + table.idf[word] * (1.2 + 1) / (
+                1.0 + 1.2 * norm)
+            hits[number] = hits.get(number, 0) + 1
+    kept = [(round(s, 9), n) for n, s in scores.items() if hits[n] >= 2]
+    kept.sort(key=lambda t: (-t[0], table.defs[t[1]].path, table.defs[t[1]].start_line,
+                             table.defs[t[1]].qualname))
+    return [(score, table.defs[n]) for score, n in kept[:limit]]
+
+
+def test_the_ranking_is_the_plain_bm25_sort_bit_for_bit() -> None:
+    """Damping kept per definition and only the first `limit` selected: the same scores, the
+    same order, ties included."""
+    parts = ("state", "token", "get", "set", "value", "disk", "manager", "close", "persist")
+    defs = [_def(f"p/m{n % 7}.py", f"{parts[n % 9].title()}{parts[(n * 5) % 9].title()}."
+                 f"{parts[(n * 2) % 9]}_{parts[(n * 7 + 3) % 9]}_{parts[n % 4]}", n)
+            for n in range(400)]
+    table = NameTable(defs)
+    for question in ("get the token state", "persist disk value", "set value manager close",
+                     "state token get set value disk"):
+        words = token_set(question)
+        for limit in (1, 5, 40, 1000):
+            assert table.rank(words, limit) == _reference_rank(table, words, limit)

@@ -1,0 +1,164 @@
+"""The learned ranker's features and order are pinned: a faster feature computation must give
+the very same candidates, the same feature rows (bit for bit) and the same evidence order as
+the implementation that trained the shipped model. The expected digest was computed with
+that implementation (main at ad1eb44, before the feature code was made faster, this test run
+against it) on a generated repository with a history; any change to a feature, a candidate or
+the model's input fails here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from helix.core.hashing import digest
+from tests.history_helpers import DAY, EPOCH, commit, git
+
+ROOT = Path(__file__).resolve().parents[1]
+
+QUESTIONS = (
+    "Fix the retry backoff when the session token expires",
+    "parse_header fails on an empty cookie value",
+    "Cache entries are not evicted after the ttl passes",
+    "Support gzip bodies in the response decoder",
+    "Handle a missing content length in stream reading",
+    "where is the retry policy decided?",
+    "connection pool leaks sockets on timeout errors",
+    "Rename the token refresh helper and keep the old name",
+)
+# canonical JSON of (candidates, rows, evidence) per question, digested (see _record)
+EXPECTED = "sha256:b6265918b17b1f03eca6b5a375e27325334afc3d1d4269a925be6b479167aaf7"
+
+
+def _module(name: str, words: Sequence[str], calls: Sequence[str]) -> str:
+    a, b, c = words
+    out = [f'"""The {a} {b} part of the client ({name})."""\n', "import time\n",
+           *(f"from client.{_HOME[f]} import {f}\n" for f in calls)]
+    for n, (x, y) in enumerate(((a, b), (b, c), (c, a))):
+        callee = calls[n % len(calls)] if calls else None
+        body = f"    return {callee}(value)\n" if callee else f"    return str(value) + '{y}'\n"
+        out.append(f"\n\ndef {x}_{y}_{n}(value):\n    \"\"\"Turn the {x} into a {y}.\"\"\"\n"
+                   f"    # the {y} {a} step\n{body}")
+    out.append(f"\n\nclass {a.title()}{b.title()}:\n    \"\"\"Keeps {a} and {c}.\"\"\"\n\n"
+               f"    def __init__(self, ttl):\n        self.ttl = ttl\n        self.{c} = {{}}\n"
+               f"\n    def {b}(self, key):\n        # the {c} of {a}\n"
+               f"        return self.{c}.get(key, time.monotonic())\n")
+    return "".join(out)
+
+
+MODULES = {
+    "client/session.py": (("session", "token", "retry"), ("backoff_delay_0",)),
+    "client/retry.py": (("backoff", "delay", "policy"), ()),
+    "client/cookies.py": (("cookie", "header", "value"), ("parse_header",)),
+    "client/headers.py": (("parse", "header", "content"), ()),
+    "client/cache.py": (("cache", "ttl", "evict"), ()),
+    "client/decoder.py": (("gzip", "body", "response"), ("stream_length_0",)),
+    "client/stream.py": (("stream", "length", "chunk"), ()),
+    "client/pool.py": (("pool", "socket", "timeout"), ("session_token_0", "cookie_header_0")),
+}
+_HOME = {"backoff_delay_0": "retry", "parse_header": "headers", "stream_length_0": "stream",
+         "session_token_0": "session", "cookie_header_0": "cookies"}
+EXTRA = ("def parse_header(value):\n    \"\"\"Split one header line.\"\"\"\n"
+         "    key, _, rest = value.partition(':')\n    return key.strip(), rest.strip()\n")
+HISTORY = (
+    ("Fix retry backoff for expired tokens", ("client/session.py", "client/retry.py")),
+    ("cookie values may be empty", ("client/cookies.py",)),
+    ("evict stale cache entries on read", ("client/cache.py",)),
+    ("decode gzip response bodies", ("client/decoder.py", "client/stream.py")),
+    ("pool: close sockets that timed out", ("client/pool.py",)),
+)
+
+
+def _repository(root: Path) -> None:
+    root.mkdir()
+    git(root, "init", "-q")
+    texts = {path: _module(path, words, calls) for path, (words, calls) in MODULES.items()}
+    texts["client/headers.py"] += "\n\n" + EXTRA
+    texts["tests/test_pool.py"] = ("from client.pool import pool_socket_0\n\n\n"
+                                   "def test_pool_socket():\n"
+                                   "    assert pool_socket_0(1)\n")
+    texts["README.md"] = "# client\n\nA tiny HTTP client: sessions, retries, cookies.\n"
+    commit(root, "initial client", texts, EPOCH)
+    for n, (message, paths) in enumerate(HISTORY, start=1):
+        changed = {p: texts[p].replace(" step\n", f" step, {n}\n", 1) for p in paths}
+        texts.update(changed)
+        commit(root, message, changed, EPOCH + n * DAY)
+
+
+@dataclass
+class _Recording:
+    """The shipped model, keeping what it scored (every route: `routes` None)."""
+
+    inner: Any
+    seen: list[dict[str, Any]] = field(default_factory=list)
+    routes: frozenset[str] | None = None
+
+    @property
+    def assoc(self) -> Any:
+        return self.inner.assoc
+
+    def score(self, pooled: Sequence[Any], rows: Sequence[Sequence[float]]) -> Sequence[float]:
+        scores = self.inner.score(pooled, rows)
+        self.seen.append({"candidates": [[p.chunk.id, p.source] for p in pooled],
+                          "rows": [[repr(float(v)) for v in r] for r in rows],
+                          "scores": [repr(float(s)) for s in scores]})
+        return scores
+
+
+def _record(root: Path) -> list[dict[str, Any]]:
+    import sqlite_utils
+
+    from controller.rank_step import load_ranker
+    from evals.corpus.policy import index_tree
+    from helix.runlog import RunLog
+    from helix.service import ask
+
+    _repository(root)
+    _index, config, _s = index_tree(root, {"index.history_commits": 1000,
+                                           "retrieval.ranker": {"mode": "learned"}})
+    scorer = _Recording(load_ranker(config.retrieval.ranker))
+    runlog = RunLog(sqlite_utils.Database(memory=True))
+    out = []
+    for question in QUESTIONS:
+        result = ask(question, root=root, config=config, dry_run=True, runlog=runlog,
+                     notify=lambda _line: None, ranker=scorer)
+        out.append({"question": question, **scorer.seen[-1],
+                    "evidence": [[e.path, e.start_line, e.end_line]
+                                 for e in result.envelope.evidence]})
+    runlog.close()
+    return out
+
+
+def _write(root: str, out: str) -> None:
+    """Run by the test in a child process: the recording of `QUESTIONS` to `out` (JSON)."""
+    recorded = _record(Path(root))
+    Path(out).write_bytes(json.dumps(recorded, sort_keys=True, separators=(",", ":")
+                                     ).encode("utf-8"))
+
+
+def test_the_features_and_the_order_are_those_of_the_trained_implementation(
+        tmp_path: Path) -> None:
+    # child processes under two string hash seeds: the association score once summed a set's
+    # words in the set's order, so its last bit was the process's; now the same bytes in both
+    raws = []
+    for seed in ("0", "4242"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
+        out = tmp_path / f"recorded-{seed}.json"
+        subprocess.run([sys.executable, "-c", "import sys; from tests.test_ranker_same_order "
+                        "import _write; _write(sys.argv[1], sys.argv[2])",
+                        str(tmp_path / f"client-{seed}"), str(out)], check=True, env=env,
+                       cwd=ROOT, timeout=600)
+        raws.append(out.read_bytes())
+    assert raws[0] == raws[1]
+    raw = raws[0]
+    recorded = json.loads(raw)
+    assert len(recorded) == len(QUESTIONS)
+    assert all(r["candidates"] and len(r["rows"]) == len(r["candidates"]) for r in recorded)
+    assert any(r["evidence"] for r in recorded)
+    assert digest(raw) == EXPECTED
