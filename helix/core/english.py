@@ -302,6 +302,13 @@ def word_alternation(words: tuple[str, ...]) -> str:
     return "|".join(re.escape(w) for w in words)
 
 
+# what a release entry's heading may say in place of its date ("2.1.0 (unreleased)"), and a
+# pre-release's tag after the number ("2.0.0rc1")
+RELEASE_STATES: tuple[str, ...] = ("unreleased", "in development", "not yet released",
+                                   "upcoming", "tba", "tbd")
+PRE_RELEASE_TAGS: tuple[str, ...] = ("alpha", "beta", "dev", "post", "pre", "rc", "a", "b")
+
+
 # what a follow-up may start with before what it asks ("and what about the tests")
 FOLLOWUP_LEADS: tuple[str, ...] = ("and", "so", "ok", "okay", "now", "then", "also", "what about",
                                    "how about", "and what about")  # tried in this order

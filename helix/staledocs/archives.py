@@ -25,10 +25,13 @@ import fnmatch
 import re
 from collections.abc import Iterable, Sequence
 
-_VERSION = r"v?\d+(?:\.\d+)+(?:\.x|[.-]?(?:a|b|rc|alpha|beta|dev|post|pre)\.?\d*)*"
-_DATE = (r"(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}(?:st|nd|rd|th)?\s+[A-Za-z]+\.?,?\s+\d{4}|"
-         r"[A-Za-z]+\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|[A-Za-z]+\s+\d{4}|\d{4}|"
-         r"unreleased|in development|not yet released|upcoming|tb[ad])")
+from helix.core.english import PRE_RELEASE_TAGS, RELEASE_STATES, word_alternation
+
+_VERSION = (r"v?\d+(?:\.\d+)+(?:\.x|[.-]?(?:"
+            + word_alternation(PRE_RELEASE_TAGS) + r")\.?\d*)*")
+_DATE = (r"(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[a-z]{0,2}\s+[A-Za-z]+\.?,?\s+\d{4}|"
+         r"[A-Za-z]+\.?\s+\d{1,2}[a-z]{0,2},?\s+\d{4}|[A-Za-z]+\s+\d{4}|\d{4}|"
+         + word_alternation(RELEASE_STATES) + ")")
 # up to two words before the number ("Release", "NetworkX", "Version"), a date or a state
 # after it, nothing else: "Python 3.8 support" or "1.2 Installing" is no release entry
 VERSION_HEADING = re.compile(
