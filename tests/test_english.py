@@ -107,6 +107,7 @@ ALTERNATIONS_LEFT: dict[str, int] = {
     "helix/core/secret_blocks.py": 1,
     "helix/core/secret_gates.py": 1,
     "helix/core/secret_places.py": 5,
+    "helix/core/secret_plugins.py": 3,  # format gates: the prefilter's triggers, one a plugin
     "helix/core/secret_prefilter.py": 8,
     "helix/core/secret_shapes.py": 1,
     "helix/core/secret_structure.py": 2,
