@@ -7,6 +7,7 @@ judged by hand on a sample, and recall on documentation fixes mined from history
     python benchmarks/stale_docs_eval.py mine --repo DIR [--limit N] [--renames] --out C.json
     python benchmarks/stale_docs_eval.py recall CASES.json --repos-root DIR --work W --out R.json
     python benchmarks/stale_docs_eval.py score --judgments J.json --recall R.json --out RESULT
+    python benchmarks/stale_docs_eval.py replay J.json --repos-root DIR --out J2.json
 
 `findings` runs `helix stale-docs --json` on each work tree (a clone of a fetched snapshot,
 under /work/tmp, never committed) in a fresh HELIX_HOME. `sample` picks the alarms to judge:
@@ -46,6 +47,7 @@ from typing import Any
 CHECKOUT = Path(__file__).resolve().parents[1]
 GIT = ["git", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
        "-c", "diff.external=", "--no-pager"]
+WINDOW_LINES = 60  # the index's default window (index.window_lines)
 DOC = re.compile(r"\.(md|rst|txt)$")
 CODE = re.compile(r"\.(py|go|js|ts|rs|java|rb)$")
 NAMED = re.compile(r"`([A-Za-z_][A-Za-z0-9_.]*)(?:\(\))?`|\b([A-Za-z_][A-Za-z0-9_]*)\(\)")
@@ -306,6 +308,44 @@ def score(args: argparse.Namespace) -> None:
                       for k, v in result.items() if isinstance(v, dict)}))
 
 
+def replay(args: argparse.Namespace) -> None:
+    """Which judged alarms the document rules of the checkout would drop, replayed on each
+    repository at the judged head without a run: a skipped or archived file (its directory,
+    an older version's directory), a release history by its headings, a version heading
+    above the section. The relevance and alignment rules are not replayed (a run is)."""
+    from helix.core.history_settings import StaleDocsSettings
+    from helix.staledocs.archives import archived, older_versions, release_history, version_heading
+    from helix.staledocs.sections import skipped
+    from indexers.chunkers import doc_sections, split_lines
+    from indexers.languages import classify
+
+    settings = StaleDocsSettings()
+    judged, about = _listed(args.judgments, "judgments")
+    out = []
+    for j in judged:
+        repo = args.repos_root / j["repo"]
+        docs = [p for p in git(repo, "ls-tree", "-r", "--name-only", j["head"]).split("\n")
+                if classify(p)[0] == "doc"]
+        lines = split_lines(git(repo, "show", f"{j['head']}:{j['doc']}"))
+        sections = doc_sections(j["doc"], classify(j["doc"])[1], lines, WINDOW_LINES)
+        here = [h for start, end, h in sections if start <= j["start_line"] <= end]
+        why = ("skipped by name" if skipped(j["doc"], settings.skip) else
+               "archived directory" if archived(j["doc"], settings.history_dirs,
+                                                older_versions(docs)) else
+               "release history by its headings" if release_history(
+                   (h for _, _, h in sections), settings.min_version_headings) else
+               "under a version heading" if any(version_heading(t) for h in here for t in h)
+               else None)
+        out.append({**j, "dropped_by": why})
+    kept = [j for j in out if j["dropped_by"] is None]
+    _write(args.out, {**about, "replayed_from": args.judgments.name, "judgments": kept,
+                      "dropped": [{k: j[k] for k in ("id", "repo", "doc", "verdict",
+                                                     "dropped_by")} for j in out
+                                  if j["dropped_by"]]})
+    print(f"{len(out)} judged, {len(out) - len(kept)} dropped by the document rules; right "
+          f"{sum(j['verdict'] == 'right' for j in kept)} of {len(kept)} kept", file=sys.stderr)
+
+
 def _write(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -340,6 +380,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repos-root", type=Path, required=True)
     p.add_argument("--work", type=Path, required=True)
     p.add_argument("--out", type=Path, required=True)
+    p = sub.add_parser("replay")
+    p.add_argument("judgments", type=Path)
+    p.add_argument("--repos-root", type=Path, required=True)
+    p.add_argument("--out", type=Path, required=True)
     p = sub.add_parser("score")
     p.add_argument("--judgments", type=Path, nargs="+", required=True,
                    help="judgments files, earliest round first")
@@ -350,7 +394,7 @@ def main(argv: list[str] | None = None) -> int:
         mine_renames(args)
         return 0
     {"findings": findings, "sample": sample, "show": show, "mine": mine, "recall": recall,
-     "score": score}[args.command](args)
+     "score": score, "replay": replay}[args.command](args)
     return 0
 
 

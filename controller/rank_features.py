@@ -264,15 +264,11 @@ _IN_FILE = frozenset({"in_file", "in_file_more"})
 
 
 def _assoc(rows: Sequence[Mapping[str, float]], parts: frozenset[str]) -> tuple[float, float]:
-    """How strongly the question's words (their association rows, in the question's word
-    order) go with the name's parts: the sum of each word's best link, and how many link."""
-    score = hits = 0.0
-    for row in rows:
-        best = max((row.get(p, 0.0) for p in parts), default=0.0)
-        if best > 0:
-            score += best
-            hits += 1
-    return score, hits
+    """How strongly the question's words (their association rows) go with the name's parts:
+    the sum of each word's best link, and how many link."""
+    bests = [best for row in rows
+             if (best := max((row.get(p, 0.0) for p in parts), default=0.0)) > 0]
+    return math.fsum(bests), float(len(bests))  # fsum: the same in any order, any process
 
 
 @dataclass(frozen=True)
@@ -298,7 +294,7 @@ class _ListView:
     higher: dict[int, bool]
     history_rank: dict[str, int]
     total: int
-    assoc_rows: tuple[Mapping[str, float], ...]  # the question's words' rows, in `words` order
+    assoc_rows: tuple[Mapping[str, float], ...]  # the question's words' rows, sorted by word
 
 
 def _reason_flags(codes: AbstractSet[str], source: str) -> list[float]:
@@ -355,7 +351,7 @@ def _list_view(inputs: RankInputs, pooled: Sequence[Pooled]) -> _ListView:
         place_in_file=place_in_file, higher=higher,
         history_rank={c.id: n for n, c in enumerate(inputs.history_hits, start=1)},
         total=len(pooled),
-        assoc_rows=tuple(row for word in words if (row := inputs.assoc.get(word))))
+        assoc_rows=tuple(row for word in sorted(words) if (row := inputs.assoc.get(word))))
 
 
 def feature_rows(inputs: RankInputs, pooled: Sequence[Pooled],

@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -264,6 +264,17 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
         raise
 
 
+def _revision(root: Path, present: Iterable[str], directory: Path) -> str:
+    """`repo_revision`, the files unchanged since their blob ids were last computed not read
+    again (`indexers.blob_stats`)."""
+    from indexers.blob_stats import BlobStats
+
+    memo = BlobStats(directory, root)
+    revision = repo_revision(root, present, memo)
+    memo.save()
+    return revision
+
+
 def _history(root: Path, settings: IndexSettings, lexical: Lexical, prev_index: Any
              ) -> tuple[bytes, dict[str, Any]] | None:
     """The history part (`indexers.history`) of HEAD's commits, with what building it did;
@@ -340,7 +351,7 @@ def _write(root: Path, config: HelixConfig, store: IndexStore, writer: Generatio
         "symbols": {"defs": counted["defs"], "refs": counted["refs"]},
         "graph_nodes": summary.nodes,
         "graph_edges": {**summary.edges, "total": sum(summary.edges.values())},
-        "repo_rev": repo_revision(root, hashes), "noop": False, "refreshed": True,
+        "repo_rev": _revision(root, hashes, store.directory), "noop": False, "refreshed": True,
         "built_whole": changes["built_whole"],
         "rebuild_reason": changes["reason"], "embeddings": embed_stats,
         "dense_state": dense_state({"dense": state}) if state is not None else None,
@@ -529,7 +540,7 @@ def index_status(root: Path, config: HelixConfig, index_dir: Path | None = None)
                             fresh=False, problem="not indexed yet")
     hashes = {w.record.path: w.record.content_hash
               for w in walk(root, config.index, store.directory).files}
-    base["current_repo_rev"] = repo_revision(root, hashes)
+    base["current_repo_rev"] = _revision(root, hashes, store.directory)
     added, modified, removed = _diff(manifest.files, hashes)
     problem = None
     if manifest.index_hash != config.index_hash:

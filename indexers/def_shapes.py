@@ -312,7 +312,8 @@ def _fields(body: Node | None, leaves: list[Leaf], starts: list[int]) -> list[Pa
 def _shape_of(raw: _RawDef, leaves: list[Leaf], starts: list[int],
               nested: list[tuple[int, int]]) -> DefShape:
     node, extent = raw.node, raw.extent
-    body = node.child_by_field_name("body")
+    # a function bound to a name (`const f = (x) => {...}`) has its body under the value
+    body = node.child_by_field_name("body") or _find(node, ("body",))
     head_end = body.start_byte if body is not None else extent.end_byte
     lo = bisect.bisect_left(starts, extent.start_byte)
     head = leaves[lo:bisect.bisect_left(starts, head_end)]

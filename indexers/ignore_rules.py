@@ -12,7 +12,7 @@ A repository writes these files, so they are untrusted input:
   `index.ignore_max_mem` bytes of program: one set over all of them failed on a few hundred
   wildcard lines ("failed to compile Set") and stopped the walk. A set that does not compile
   is split in halves, down to one regex; a line whose regex does not compile alone is not
-  honoured. Each of these is one notice naming the file, the line and the setting;
+  honoured. Each kind is one notice naming the file, the first few lines and the setting;
 - a line git reads as no pattern (`!` alone, a trailing unescaped `\\`) is skipped as git skips
   it, the other lines keep their meaning: one notice names the first few such lines.
 
@@ -31,6 +31,7 @@ from pathspec.patterns.gitignore.base import GitIgnorePatternError
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from helix.core.config import IndexSettings
+from helix.core.notices import notify
 
 # pathspec's directory marker: its regexes end in it, RE2 sets cannot report groups
 _DIR_MARK_CG = "(?P<ps_d>/)"
@@ -124,19 +125,29 @@ def _build_sets(regexes: list[_Regex], max_mem: int, notes: list[str]
             pending.extend((members[half:], members[:half]))
         else:
             dropped.add(regexes[members[0]].line)
-    notes.extend(f"line {line} is not honoured: its pattern does not compile within "
-                 f"index.ignore_max_mem = {max_mem:,} bytes" for line in sorted(dropped))
+    if dropped:
+        notes.append(f"{_lines_are(sorted(dropped))} not honoured: "
+                     f"{'its pattern does' if len(dropped) == 1 else 'their patterns do'} not "
+                     f"compile within index.ignore_max_mem = {max_mem:,} bytes")
     built.sort(key=lambda item: item[1][0])
     return built, frozenset(dropped)
+
+
+def _lines_are(numbers: list[int]) -> str:
+    """'line 3 is' or 'lines 1, 4, 5, 6, 7 and 4 more are': one notice however many lines
+    (a file of thousands of such lines is one line of output, not thousands)."""
+    named = ", ".join(str(number) for number in numbers[:NAMED_LINES])
+    more = f" and {len(numbers) - NAMED_LINES:,} more" if len(numbers) > NAMED_LINES else ""
+    return f"line {named} is" if len(numbers) == 1 else f"lines {named}{more} are"
 
 
 def _regexes(lines: tuple[str, ...], max_chars: int, notes: list[str]) -> list[_Regex]:
     out: list[_Regex] = []
     invalid: list[int] = []
+    overlong: list[tuple[int, int]] = []  # (line, characters)
     for number, line in enumerate(lines, start=1):
         if len(line) > max_chars:
-            notes.append(f"line {number} is not honoured: {len(line):,} characters, over "
-                         f"index.max_ignore_line_chars = {max_chars:,}")
+            overlong.append((number, len(line)))
             continue
         try:
             regex, include = GitIgnoreSpecPattern.pattern_to_regex(line)
@@ -146,11 +157,14 @@ def _regexes(lines: tuple[str, ...], max_chars: int, notes: list[str]) -> list[_
         if regex is None or include is None:
             continue  # a blank line or a comment
         out.extend(_Regex(number, include, is_dir, text) for text, is_dir in _split(regex))
+    if overlong:
+        longest = max(chars for _, chars in overlong)
+        size = (f"{longest:,} characters" if len(overlong) == 1
+                else f"up to {longest:,} characters")
+        notes.append(f"{_lines_are([number for number, _ in overlong])} not honoured: {size}, "
+                     f"over index.max_ignore_line_chars = {max_chars:,}")
     if invalid:
-        named = ", ".join(str(number) for number in invalid[:NAMED_LINES])
-        more = f" and {len(invalid) - NAMED_LINES:,} more" if len(invalid) > NAMED_LINES else ""
-        word = "line {} is" if len(invalid) == 1 else "lines {} are"
-        notes.append(f"{word.format(named + more)} not honoured: git reads no pattern there "
+        notes.append(f"{_lines_are(invalid)} not honoured: git reads no pattern there "
                      "(a lone `!`, a trailing `\\`)")
     return out
 
@@ -179,3 +193,49 @@ def fingerprint(settings: IndexSettings) -> str:
     """The bounds in force, for a walk's cache of verdicts."""
     return (f"{settings.max_ignore_lines}:{settings.max_ignore_line_chars}:"
             f"{settings.ignore_max_mem}")
+
+
+@dataclass
+class Spec:
+    """One ignore file's rules where they apply."""
+
+    base: str  # directory relative to the root, "" for the root, else ending in "/"
+    source: str  # which rules: a digest of the ignore file's text (or "defaults")
+    spec: IgnoreRules
+
+
+def ignored(specs: list[Spec], rel: str, is_dir: bool) -> bool:
+    """Git semantics: the last pattern that decides, deepest ignore file first."""
+    for item in reversed(specs):
+        local = rel[len(item.base):] + ("/" if is_dir else "")
+        result = item.spec.check(local)
+        if result is not None:
+            return bool(result)
+    return False
+
+
+_told: set[tuple[str, str]] = set()  # (ignore file, note) already told in this process
+TOLD_FILES = 10  # ignore files a walk names in notices; then one line for the rest
+
+
+@dataclass
+class Teller:
+    """The ignore-file notices of one walk: each (file, note) once a process; after
+    TOLD_FILES files one line says there are more (a tree of thousands of such files is not
+    thousands of lines)."""
+
+    files: set[str] = field(default_factory=set)
+    more: bool = False
+
+    def tell(self, name: str, shown: str, note: str) -> None:
+        if (name, note) in _told:
+            return
+        if name not in self.files and len(self.files) >= TOLD_FILES:
+            if not self.more:
+                self.more = True
+                notify(f"more ignore files have lines that are not honoured (the first "
+                       f"{TOLD_FILES} are named above)")
+            return
+        _told.add((name, note))
+        self.files.add(name)
+        notify(f"{shown}: {note}")

@@ -15,6 +15,7 @@
       tmp-<id>/             a generation being written (removed by the next writer)
       walk_stats.json       the last walk's stat fields and hashes (indexers.stat_cache)
       scan_cache.json       the secret scan's findings by content hash (indexers.scan_cache)
+      blob_stats.json       work-tree files' git blob ids by stat fields (indexers.blob_stats)
 
 Helix deletes only inside a directory carrying its marker, and only names it makes itself
 (`gen-`/`tmp-` + 12 hex digits). A directory is claimed when it is new or empty (the marker is
@@ -82,6 +83,7 @@ _HELIX_FILES = re.compile(
     r"|worker\.lock|worker\.json|worker\.json\.[0-9a-f]{8}\.tmp|worker\.log|worker\.paused"
     r"|worker\.refresh|walk_stats\.json|walk_stats\.json\.[0-9a-f]{8}\.tmp"
     r"|scan_cache\.json|scan_cache\.json\.[0-9a-f]{8}\.tmp"
+    r"|blob_stats\.json|blob_stats\.json\.[0-9a-f]{8}\.tmp"
     r"|\.helix-index\.tmp|\.helix-index\.\d+\.[0-9a-f]{8}\.tmp)$")  # a claim's marker
 _GITIGNORE = ".gitignore"
 IGNORE_ALL = "*\n"  # what Helix writes into an index directory kept inside the repository

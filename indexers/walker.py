@@ -44,10 +44,9 @@ from pathlib import Path
 from helix.core.config import IndexSettings
 from helix.core.errors import BadPathError
 from helix.core.hashing import digest
-from helix.core.notices import notify
 from helix.core.schemas import FileRecord, Frozen, SkipReason
 from indexers.formats import trusted
-from indexers.ignore_rules import IgnoreRules, compile_rules, fingerprint
+from indexers.ignore_rules import IgnoreRules, Spec, Teller, compile_rules, fingerprint, ignored
 from indexers.languages import classify
 from indexers.stat_cache import StatCache
 from indexers.tree_watch import TreeWatch, for_walk
@@ -101,25 +100,12 @@ def is_secret_name(name: str) -> bool:
     return _SECRET_RE.match(name) is not None
 
 
-@dataclass
-class _Spec:
-    base: str  # directory relative to the root, "" for the root, else ending in "/"
-    source: str  # which rules: a digest of the ignore file's text (or "defaults")
-    spec: IgnoreRules
-
-
-_told: set[tuple[str, str]] = set()  # (ignore file, note) already told in this process
-
-
-def _rules(lines: list[str] | tuple[str, ...], settings: IndexSettings,
-           name: str) -> IgnoreRules:
+def _rules(lines: list[str] | tuple[str, ...], state: _Walk, name: str) -> IgnoreRules:
     """The lines' rules, matched by RE2 with every cost bounded (`indexers.ignore_rules`); what
-    of the file is not honoured is told once per process, one notice a line."""
-    rules = compile_rules(lines, settings)
+    of the file is not honoured is told once per process, one notice a kind."""
+    rules = compile_rules(lines, state.settings)
     for note in rules.notes:
-        if (name, note) not in _told:
-            _told.add((name, note))
-            notify(f"{display_name(name)}: {note}")
+        state.teller.tell(name, display_name(name), note)
     return rules
 
 
@@ -131,6 +117,7 @@ class _Walk:
     watch: TreeWatch | None = None
     files: list[WalkedFile] = field(default_factory=list)
     skipped: dict[str, list[str]] = field(default_factory=dict)
+    teller: Teller = field(default_factory=Teller)  # the walk's ignore-file notices
 
     def skip(self, reason: SkipReason, rel: str) -> None:
         self.skipped.setdefault(reason, []).append(rel)
@@ -141,31 +128,38 @@ class _Walk:
 
 def _load_specs(
     state: _Walk, real_dir: str, rel_dir: str, names: tuple[str, ...] = IGNORE_FILES
-) -> list[_Spec]:
+) -> list[Spec]:
     specs = []
     for name in names:
         raw = _read_ignore_file(state, real_dir, name)
         if raw is None:
             continue
+        limit = state.settings.max_file_bytes
+        if len(raw) > limit:  # the lines past the bound are not honoured, and that is said
+            raw = raw[:limit]
+            raw = raw[:raw.rfind(b"\n") + 1]
+            state.teller.tell(rel_dir + name, display_name(rel_dir + name),
+                              f"only its first {limit:,} bytes are honoured "
+                              "(index.max_file_bytes)")
         lines = raw.decode("utf-8", errors="replace").splitlines()
         if any(line.strip() and not line.lstrip().startswith("#") for line in lines):
-            rules = _rules(lines, state.settings, rel_dir + name)
+            rules = _rules(lines, state, rel_dir + name)
             source = f"{name}:{digest(raw)}:{fingerprint(state.settings)}"
-            specs.append(_Spec(rel_dir, source, rules))
+            specs.append(Spec(rel_dir, source, rules))
     return specs
 
 
-def _base_specs(state: _Walk) -> list[_Spec]:
+def _base_specs(state: _Walk) -> list[Spec]:
     """The defaults, then the repository's own exclude file (below every .gitignore, as in git)."""
     exclude = _load_specs(state, state.root, "", (GIT_EXCLUDE,))
-    return [_Spec("", "defaults", _rules(DEFAULT_IGNORES, state.settings, "defaults")),
+    return [Spec("", "defaults", _rules(DEFAULT_IGNORES, state, "defaults")),
             *exclude]
 
 
 def _read_ignore_file(state: _Walk, real_dir: str, name: str) -> bytes | None:
     """An ignore file's bytes, None when missing or unreadable. It (or `.git` on the way) may be
     a link, but never to outside the root. In the common case: one failing open()."""
-    limit = state.settings.max_file_bytes
+    limit = state.settings.max_file_bytes + 1  # one byte over: the caller tells a cut
     path = os.path.join(real_dir, name)
     if "/" in name:  # a component on the way may be a link: resolve first
         path = os.path.realpath(path)
@@ -189,16 +183,6 @@ def _read_ignore_file(state: _Walk, real_dir: str, name: str) -> bytes | None:
         return read_bytes(real, limit, follow=False)
     except (OSError, ValueError):
         return None
-
-
-def _ignored(specs: list[_Spec], rel: str, is_dir: bool) -> bool:
-    """Git semantics: the last pattern that decides, deepest ignore file first."""
-    for item in reversed(specs):
-        local = rel[len(item.base):] + ("/" if is_dir else "")
-        result = item.spec.check(local)
-        if result is not None:
-            return bool(result)
-    return False
 
 
 def list_dir(real_dir: str) -> list[os.DirEntry[str]]:
@@ -226,7 +210,7 @@ def _resolve(state: _Walk, path: str, is_link: bool, is_dir: bool) -> tuple[str,
 class _Dir:
     real: str
     rel: str  # "" for the root, else ending in "/"
-    specs: list[_Spec]
+    specs: list[Spec]
     ancestors: frozenset[str]  # real paths of this directory and the ones above it
 
 
@@ -285,12 +269,12 @@ def _visit_dir(state: _Walk, here: _Dir) -> list[_Dir]:
     return subdirs
 
 
-def _fingerprint(specs: list[_Spec]) -> str:
+def _fingerprint(specs: list[Spec]) -> str:
     """The ignore rules in effect in a directory (which files they come from, their text)."""
     return digest("\n".join(f"{spec.base}\0{spec.source}" for spec in specs))[7:39]
 
 
-def _verdict(state: _Walk, here: _Dir, specs: list[_Spec], name: str, path: str,
+def _verdict(state: _Walk, here: _Dir, specs: list[Spec], name: str, path: str,
              is_link: bool, is_dir: bool) -> tuple[str, ...]:
     """What the rules say of one entry: ("x",) not reported, ("s", reason, rel) skipped,
     ("d", target) a directory to visit, ("f", target) a file to visit."""
@@ -303,7 +287,7 @@ def _verdict(state: _Walk, here: _Dir, specs: list[_Spec], name: str, path: str,
     if isinstance(resolved, str):
         return ("s", resolved, rel)
     target, is_dir = resolved  # a path under a resolved directory is already real
-    if _ignored(specs, rel, is_dir):
+    if ignored(specs, rel, is_dir):
         return ("s", "ignored", rel + "/" if is_dir else rel)
     if is_dir:
         return ("s", "symlink_loop", rel + "/") if target in here.ancestors else ("d", target)
@@ -312,7 +296,7 @@ def _verdict(state: _Walk, here: _Dir, specs: list[_Spec], name: str, path: str,
     return ("f", target)
 
 
-def _apply(state: _Walk, here: _Dir, specs: list[_Spec], name: str, verdict: tuple[str, ...],
+def _apply(state: _Walk, here: _Dir, specs: list[Spec], name: str, verdict: tuple[str, ...],
            follow: bool, subdirs: list[_Dir]) -> None:
     code = verdict[0]
     if code == "s":
@@ -324,7 +308,7 @@ def _apply(state: _Walk, here: _Dir, specs: list[_Spec], name: str, verdict: tup
         _visit_file(state, verdict[1], here.rel + name, follow=follow)
 
 
-def _replay(state: _Walk, here: _Dir, specs: list[_Spec], cached: list[list[str]]
+def _replay(state: _Walk, here: _Dir, specs: list[Spec], cached: list[list[str]]
             ) -> list[_Dir]:
     """A directory's recorded entries: the same verdicts, in the same (name) order."""
     subdirs: list[_Dir] = []
@@ -444,7 +428,7 @@ def walk_one(root: Path, rel: str, settings: IndexSettings) -> WalkedFile:
         if isinstance(resolved, str):
             raise BadPathError(f"{rel}: not indexed ({resolved})")
         target, is_dir = resolved
-        if name in ALWAYS_SKIPPED_DIRS or _ignored(specs, here, is_dir):
+        if name in ALWAYS_SKIPPED_DIRS or ignored(specs, here, is_dir):
             raise BadPathError(f"{rel}: not indexed (ignored)")
         if index < len(parts) - 1:
             if not is_dir:

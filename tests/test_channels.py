@@ -293,5 +293,5 @@ def test_path_table_is_built_once_per_index_and_ranks_as_a_scan_of_every_path() 
     for query in ({"mst"}, {"pkg", "other"}, {"test", "mst"}, {"nothing_like_this"}):
         scan = sorted(((round(sum(idf[t] for t in query & words[p]), 9), p) for p in paths
                        if query & words[p]), key=lambda t: (-t[0], t[1]))
-        assert table.ranked(query) == [p for _s, p in scan]
-    assert table.ranked({"mst"})  # the queries above do reach files
+        assert list(table.ranked(query)) == [p for _s, p in scan]
+    assert list(table.ranked({"mst"}))  # the queries above do reach files

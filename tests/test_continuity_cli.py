@@ -219,6 +219,13 @@ def test_cli_errors_are_one_line(repo):
     assert unknown_turn.stderr.strip().startswith("helix: no turn 9")
     no_session = _helix("events", "--session", "nope")
     assert no_session.returncode == 2 and "Traceback" not in no_session.stderr
+    # a session name another repository holds: refused without that repository's path
+    other = repo.parent / "elsewhere-private"
+    shutil.copytree(repo, other)
+    theirs = _helix("ask", "where is the BM25 index built?", "--repo", str(other), "--session",
+                    "E", "--dry-run")
+    assert theirs.returncode == 2 and theirs.stderr.strip() == (
+        "helix: session 'E' belongs to another repository; use another --session name")
 
 
 def test_commands_have_help():

@@ -107,3 +107,12 @@ def test_a_constructor_taken_from_a_base_is_not_a_removal_of_parameters() -> Non
     new = shapes("python", b"class R(Base):\n    def run(self):\n        pass\n")
     assert not new["R"].params_known
     assert changes(old["R"], new["R"]) == []  # no parameters "removed"
+
+
+def test_a_function_bound_to_a_name_keeps_its_body_out_of_its_signature() -> None:
+    before = b"export const mark = (value, flag = 1) => {\n  const copy = {...value};\n" \
+             b"  copy.on = false;\n  return copy;\n};\n"
+    after = b"export const mark = (value, flag = 1) => {\n  return {marked: true, value};\n};\n"
+    old, new = shapes("typescript", before)["mark"], shapes("typescript", after)["mark"]
+    assert [(p.name, p.default) for p in old.params] == [("value", None), ("flag", "1")]
+    assert [c.kind for c in changes(old, new)] == ["body"]

@@ -82,9 +82,11 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _first_line_of(argv: list[str], home: Path, pattern: str) -> str:
+def _first_line_of(argv: list[str], home: Path, pattern: str,
+                   seen: list[str] | None = None) -> str:
     """Start `helix ARGV`, wait (bounded) for a stderr line matching `pattern`, stop it, return
-    the line (and check that the server really listens there)."""
+    the line (and check that the server really listens there); `seen` gets every stderr line
+    up to it."""
     import queue
     import threading
 
@@ -98,7 +100,7 @@ def _first_line_of(argv: list[str], home: Path, pattern: str) -> str:
     stream = proc.stderr
     threading.Thread(target=lambda: [lines.put(line) for line in stream] and None,
                      daemon=True).start()
-    seen: list[str] = []
+    seen = [] if seen is None else seen
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
         while (left := deadline - time.monotonic()) > 0:
@@ -133,6 +135,15 @@ def test_helix_mcp_http_says_where_it_listens(tmp_path: Path) -> None:
                           tmp_path / "home", r"^helix: ")
     assert line == (f"helix: serving MCP (streamable HTTP) on http://127.0.0.1:{port}/mcp "
                     "(Ctrl-C stops it)")
+
+
+def test_helix_mcp_http_starts_without_the_sdks_info_lines(tmp_path: Path) -> None:
+    """The MCP SDK set the root logger to INFO: its session manager's "StreamableHTTP session
+    manager started" (and any library's INFO line) reached stderr before Helix's own line."""
+    port, seen = _free_port(), []
+    _first_line_of(["mcp", "--repo", str(ANSWER_REPO), "--http", f"127.0.0.1:{port}"],
+                   tmp_path / "home", r"^helix: serving", seen)
+    assert [line for line in seen if not line.startswith("helix: ")] == [], seen
 
 
 def test_a_model_servers_500_is_the_providers_error_not_the_networks(

@@ -2,7 +2,7 @@
 (issue 28: a `.gitignore` of 500 wildcard lines stopped indexing: "failed to compile Set").
 
 The rules are compiled into RE2 sets of bounded size and memory (`indexers.ignore_rules`);
-what of a file is not honoured is one `helix:` notice a line.
+what of a file is not honoured is one `helix:` notice a kind, naming the first lines.
 """
 
 from __future__ import annotations
@@ -108,6 +108,56 @@ def test_lines_git_reads_as_no_pattern_are_skipped_with_one_notice(tmp_path: Pat
     assert [f.record.path for f in result.files] == [".gitignore", "c.py"]
     assert told == [".gitignore: lines 1, 4, 5, 6, 7 and 4 more are not honoured: git reads "
                     "no pattern there (a lone `!`, a trailing `\\`)"]
+
+
+def test_many_lines_not_honoured_are_one_notice_a_kind(tmp_path: Path) -> None:
+    # one notice a line before: 100 overlong lines were 100 notices, 7 costly lines 7 more
+    settings = IndexSettings(ignore_max_mem=1024 * 1024)
+    lines = ["x" * 5000] * 100 + ["*.log"] + ["*a" * 2000] * 7 + ["!", "build/"]
+    write(tmp_path, ".gitignore", "\n".join(lines) + "\n")
+    write(tmp_path, "a.log", "x\n")
+    write(tmp_path, "build/b.py", "x = 1\n")
+    write(tmp_path, "c.py", "x = 1\n")
+    with collect() as told:
+        result = walk(tmp_path, settings)
+    assert [f.record.path for f in result.files] == [".gitignore", "c.py"]
+    assert told == [
+        ".gitignore: lines 1, 2, 3, 4, 5 and 95 more are not honoured: up to 5,000 "
+        "characters, over index.max_ignore_line_chars = 4,096",
+        ".gitignore: line 109 is not honoured: git reads no pattern there (a lone `!`, "
+        "a trailing `\\`)",
+        ".gitignore: lines 102, 103, 104, 105, 106 and 2 more are not honoured: their patterns "
+        "do not compile within index.ignore_max_mem = 1,048,576 bytes"]
+
+
+def test_an_ignore_file_over_the_size_bound_is_cut_at_a_line_and_said(tmp_path: Path) -> None:
+    # it was cut at index.max_file_bytes in silence, mid-line: its last lines were lost unsaid
+    settings = IndexSettings(max_file_bytes=1000)
+    write(tmp_path, ".gitignore", "*.log\n" + "".join(f"name{n}\n" for n in range(200)))
+    write(tmp_path, "a.log", "x\n")
+    write(tmp_path, "name199", "x\n")
+    with collect() as told:
+        result = walk(tmp_path, settings)
+    assert [f.record.path for f in result.files] == ["name199"]  # .gitignore: over the bound
+    assert told == [".gitignore: only its first 1,000 bytes are honoured (index.max_file_bytes)"]
+
+
+def test_many_ignore_files_not_honoured_are_named_up_to_a_bound(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    # 30 directories each with a `.gitignore` holding a lone `!` were 30 notices
+    monkeypatch.setattr(ignore_rules, "_told", set())
+    for n in range(30):
+        write(tmp_path, f"d{n:02d}/.gitignore", "!\n*.log\n")
+        write(tmp_path, f"d{n:02d}/a.log", "x\n")
+    with collect() as told:
+        result = walk(tmp_path, IndexSettings())
+    assert not [f for f in result.files if f.record.path.endswith(".log")]
+    assert len(told) == ignore_rules.TOLD_FILES + 1
+    assert told[0] == ("d00/.gitignore: line 1 is not honoured: git reads no pattern there "
+                       "(a lone `!`, a trailing `\\`)")
+    assert told[-1] == ("more ignore files have lines that are not honoured (the first 10 are "
+                        "named above)")
 
 
 def test_lines_past_the_bound_are_not_honoured(tmp_path: Path) -> None:

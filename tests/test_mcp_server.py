@@ -9,6 +9,7 @@ import asyncio
 import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ def _params(repo: Path, home: Path) -> Any:
     from mcp.client.stdio import StdioServerParameters
 
     env = {"HELIX_HOME": str(home), "HELIX_INDEX__EMBED_ENABLED": "false",
-           "PATH": os.environ.get("PATH", "")}
+           "PATH": os.environ.get("PATH", ""), "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
     return StdioServerParameters(
         command=sys.executable,
         args=["-c", "import sys; from helix.cli.main import main; sys.exit(main())", "mcp",
@@ -85,6 +86,9 @@ async def _session(repo: Path, home: Path) -> None:
             "open_span", {"path": "../../etc/passwd"}))
         assert "no definition matches" in _error(await client.call_tool(
             "find", {"symbol": "zzz_no_such_symbol_qq"}))
+        # a session name another repository holds: one line, no path of that repository
+        theirs = _error(await client.call_tool("ask", {"question": "where?", "session": "theirs"}))
+        assert "belongs to another repository" in theirs and "elsewhere-private" not in theirs
 
         # two sessions interleaved: each follow-up binds to its own session's list
         first = _data(await client.call_tool("ask", {"question": "where is the BM25 index "
@@ -108,4 +112,12 @@ async def _session(repo: Path, home: Path) -> None:
 def test_the_sdk_client_over_stdio_calls_every_tool(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(REPO, repo)
+    other = tmp_path / "elsewhere-private"
+    shutil.copytree(REPO, other)
+    env = {**os.environ, "HELIX_HOME": str(tmp_path / "home"),
+           "HELIX_INDEX__EMBED_ENABLED": "false"}
+    held = subprocess.run([sys.executable, "-m", "helix.cli.main", "ask", "where?", "--repo",
+                           str(other), "--session", "theirs", "--dry-run"],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert held.returncode == 0, held.stderr
     asyncio.run(_session(repo, tmp_path / "home"))

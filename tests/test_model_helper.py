@@ -151,3 +151,31 @@ def test_the_helpers_errors_are_the_providers_errors(home: Path) -> None:
     assert info.value.status == 500 and "HTTP 500: boom" in str(info.value)
     assert client.helper is helper and client.calls == 1
     assert client.import_s + client.call_s <= time.perf_counter() - started
+
+
+def test_the_helper_starts_before_the_question_is_retrieved(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        tmp_path: Path) -> None:
+    """Through litellm, the helper (litellm's import) is started as soon as the ask knows a
+    model is configured: before indexing and retrieval, so the import overlaps them."""
+    import helix.service
+    from tests.cli_helpers import run
+
+    events: list[str] = []
+    real_ask = helix.service.ask
+
+    def ask(*args: Any, **kwargs: Any) -> Any:
+        events.append("retrieval")
+        return real_ask(*args, **kwargs)
+
+    monkeypatch.setattr(ModelHelper, "start", lambda self: events.append("helper"))
+    monkeypatch.setattr(helix.service, "ask", ask)
+    for key, value in _env(tmp_path, "process").items():
+        if key.startswith(("HELIX_", "OPENAI_")):
+            monkeypatch.setenv(key, value)
+    with ModelStub() as stub:
+        code, out, err = run(["ask", "--json", "--repo", str(REPO), "--model", "openai/stub",
+                              "--api-base", stub.base, QUESTION], capsys)
+    assert code == 0, err
+    assert events == ["helper", "retrieval"]
+    assert json.loads(out)["answer_mode"] == "llm"

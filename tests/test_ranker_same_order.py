@@ -144,15 +144,19 @@ def _write(root: str, out: str) -> None:
 
 def test_the_features_and_the_order_are_those_of_the_trained_implementation(
         tmp_path: Path) -> None:
-    # a child process with a fixed string hash seed: the association score sums a set's
-    # words in the set's order, so its last bit is the process's (as it was when trained)
-    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(ROOT)}
-    out = tmp_path / "recorded.json"
-    subprocess.run([sys.executable, "-c", "import sys; from tests.test_ranker_same_order "
-                    "import _write; _write(sys.argv[1], sys.argv[2])",
-                    str(tmp_path / "client"), str(out)], check=True, env=env, cwd=ROOT,
-                   timeout=600)
-    raw = out.read_bytes()
+    # child processes under two string hash seeds: the association score once summed a set's
+    # words in the set's order, so its last bit was the process's; now the same bytes in both
+    raws = []
+    for seed in ("0", "4242"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
+        out = tmp_path / f"recorded-{seed}.json"
+        subprocess.run([sys.executable, "-c", "import sys; from tests.test_ranker_same_order "
+                        "import _write; _write(sys.argv[1], sys.argv[2])",
+                        str(tmp_path / f"client-{seed}"), str(out)], check=True, env=env,
+                       cwd=ROOT, timeout=600)
+        raws.append(out.read_bytes())
+    assert raws[0] == raws[1]
+    raw = raws[0]
     recorded = json.loads(raw)
     assert len(recorded) == len(QUESTIONS)
     assert all(r["candidates"] and len(r["rows"]) == len(r["candidates"]) for r in recorded)

@@ -155,6 +155,20 @@ def test_small_scans_start_no_process(tmp_path: Path) -> None:
     assert default.secret_scan["scanned"] > 0
 
 
+def test_a_networkx_sized_scan_starts_no_process(tmp_path: Path) -> None:
+    """Two workers cost ~1 s of CPU to start (each imports detect-secrets): more than the scan
+    of 8 MB of code they would take (scan_cost_bench on networkx)."""
+    line = "def handler(value):\n    return compute(value, 'label')\n"
+    for i in range(64):
+        write(tmp_path, f"pkg/mod{i}.py", f"# module {i}\n" + line * (128 * 1024 // len(line)))
+    settings = IndexSettings(embed_enabled=False, scan_workers=2)
+    files = walk(tmp_path, settings).files
+    assert sum(wf.record.size for wf in files) > 8_000_000
+    with secret_scan.Scanner(settings, tmp_path / "cache") as scanner:
+        scanner.start(files)
+        assert scanner.workers == 0
+
+
 def test_worker_count_is_the_setting_or_the_cpus_capped() -> None:
     assert secret_scan.worker_count(IndexSettings(scan_workers=3)) == 3
     assert secret_scan.worker_count(IndexSettings(scan_workers_max=1)) == 1

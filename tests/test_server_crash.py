@@ -9,6 +9,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+# imported here, not under capfd: mcp.client.stdio binds sys.stderr as a default argument at
+# import, and capfd's stream is closed after the test (a later stdio client then fails)
+from mcp.client import Client
+from mcp.shared.exceptions import MCPError
+
 from helix.servers.crash import crash_line
 from helix.servers.http_api import create_app
 
@@ -23,6 +28,9 @@ class Broken:
         raise KeyError(f"token {SECRET} not in table")
 
     def ask(self, *args: Any, **kwargs: Any) -> Any:
+        raise KeyError(f"token {SECRET} not in table")
+
+    def run(self, turn: str) -> Any:
         raise KeyError(f"token {SECRET} not in table")
 
 
@@ -60,3 +68,86 @@ def test_the_line_is_one_line_and_masked() -> None:
     line = crash_line("helix serve", "abc", ValueError(f"bad\nvalue {SECRET}"), "GET /x")
     assert "\n" not in line and SECRET not in line
     assert line.startswith("helix serve: internal error abc (ValueError) on GET /x: bad value")
+
+
+def _one_logged_line(err: str, error_id: str, debug: str) -> None:
+    lines = [line for line in err.splitlines() if "internal error" in line]
+    assert len(lines) == 1 and error_id in lines[0] and "KeyError" in lines[0], err
+    assert lines[0].startswith("helix mcp: internal error")
+    assert SECRET not in err
+    assert ("Traceback" in err) == (debug == "1")
+
+
+@pytest.mark.parametrize("debug", ["", "1"])
+def test_an_mcp_tool_that_meets_a_bug_is_one_line_and_an_id(capfd: pytest.CaptureFixture[str],
+                                                             monkeypatch: pytest.MonkeyPatch,
+                                                             debug: str) -> None:
+    import asyncio
+
+    from helix.servers.mcp_server import build_server
+
+    monkeypatch.setenv("HELIX_DEBUG", debug)
+
+    async def call() -> Any:
+        async with Client(build_server(Broken())) as client:  # type: ignore[arg-type]
+            return await client.call_tool("repos", {})
+
+    capfd.readouterr()
+    result = asyncio.run(call())
+    text = result.content[0].text
+    assert result.is_error and SECRET not in text and "\n" not in text
+    error_id = text.split("internal error ", 1)[1][:12]
+    assert f"internal error {error_id} (KeyError)" in text
+    _one_logged_line(capfd.readouterr().err, error_id, debug)
+
+
+@pytest.mark.parametrize("debug", ["", "1"])
+def test_the_mcp_http_app_ends_a_bug_with_a_500_and_an_id(capfd: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch,
+                                                          debug: str) -> None:
+    from helix.core.server_settings import ServerSettings
+    from helix.servers.mcp_server import http_app
+
+    monkeypatch.setenv("HELIX_DEBUG", debug)
+
+    async def transport(scope: Any, receive: Any, send: Any) -> None:
+        raise KeyError(f"token {SECRET} not in table")  # the SDK's transport meets a bug
+
+    class Server:
+        def streamable_http_app(self, **kwargs: Any) -> Any:
+            return transport
+
+    app = http_app(Server(), port=8765, settings=ServerSettings())
+    capfd.readouterr()
+    client = TestClient(app, base_url="http://127.0.0.1:8765", raise_server_exceptions=True)
+    response = client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                           headers=HOST)
+    assert response.status_code == 500
+    error_id = response.json()["error_id"]
+    assert SECRET not in response.text and "Traceback" not in response.text
+    assert f"internal error {error_id} (KeyError)" in response.text
+    _one_logged_line(capfd.readouterr().err, error_id, debug)
+
+
+@pytest.mark.parametrize("debug", ["", "1"])
+def test_an_mcp_resource_that_meets_a_bug_is_one_line_and_an_id(
+        capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, debug: str) -> None:
+    # the SDK logged a 160-line traceback holding the exception's text (a secret here)
+    import asyncio
+
+    from helix.servers.mcp_server import build_server
+
+    monkeypatch.setenv("HELIX_DEBUG", debug)
+
+    async def read() -> str:
+        async with Client(build_server(Broken())) as client:  # type: ignore[arg-type]
+            with pytest.raises(MCPError) as refused:
+                await client.read_resource("helix://turn/abc")
+            return str(refused.value)
+
+    capfd.readouterr()
+    text = asyncio.run(read())
+    assert SECRET not in text and "\n" not in text
+    error_id = text.split("internal error ", 1)[1][:12]
+    assert f"internal error {error_id} (KeyError)" in text
+    _one_logged_line(capfd.readouterr().err, error_id, debug)

@@ -195,3 +195,63 @@ def test_history_example_names_tests_and_linked_documents(
     assert stale == {("docs/guide.md", "Backoff"), ("README.md", "Backoff")}
     readme = next(s for s in report["stale"] if s["doc_path"] == "README.md")
     assert readme["touched"]["subject"] == "Client, backoff, headers, rendering and a guide"
+
+
+PAST = '''# Project log
+
+## 2.0.0 (2020-09-01)
+
+`Client` waits 5 seconds by default (`timeout=5.0`); `compute_backoff()` doubles.
+
+## 1.0.0 (2020-08-01)
+
+First release.
+'''
+
+
+def test_release_histories_and_older_versions_docs_are_not_stale(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo, shas = cf.build(tmp_path)
+    commit(repo, "histories and versioned docs", {
+        "docs/past.md": PAST,  # a release history by its headings, whatever its name
+        "doc/release/notes_2.md": "# Project 2\n\n## API\n\n" + cf.GUIDE.split("\n", 2)[2],
+        "docs/v1/guide.md": cf.GUIDE,  # the older of two versions' documentation
+        "docs/v2/guide.md": cf.GUIDE,
+        "docs/reference/previous-versions/guide-1.md": cf.GUIDE},
+        EPOCH + DAY // 2)
+    cf.change(repo, shas)
+    _, report = _stale(repo, capsys)
+    stale = {(s["doc_path"], s["heading"][-1]) for s in report["stale"]}
+    # the current guides' stale sections still are
+    assert stale == {("docs/guide.md", "Timeouts"), ("docs/guide.md", "Backoff"),
+                     ("docs/v2/guide.md", "Timeouts"), ("docs/v2/guide.md", "Backoff")}
+
+
+def test_a_users_document_is_not_aligned_to_a_test_helper(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo, _ = cf.build(tmp_path)
+    helper = "def make_logger(level='info'):\n    return level\n"
+    text = "# Logging\n\n## Levels\n\n`make_logger(level='info')` logs at info.\n"
+    commit(repo, "a test helper and two documents naming it", {
+        "tests/helpers.py": helper, "docs/logging.md": text, "tests/README.md": text},
+        EPOCH + DAY)
+    commit(repo, "helper logs at debug", {
+        "tests/helpers.py": helper.replace("'info'", "'debug'")}, EPOCH + 2 * DAY)
+    _, report = _stale(repo, capsys)
+    # the tests' own notes are about the helper; the user's document is not
+    assert [s["doc_path"] for s in report["stale"]] == ["tests/README.md"]
+
+
+def test_a_name_dropped_from_a_declaration_file_is_not_a_removal(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo, _ = cf.build(tmp_path)
+    commit(repo, "typings for an old runtime, a guide using them", {
+        "types/compat.d.ts": "export interface LegacyQueue<T> {\n  push(item: T): void;\n}\n",
+        "src/queue.ts": "export class WorkQueue {\n  push(item: string): void {}\n}\n",
+        "docs/queues.md": "# Queues\n\n## Runtime\n\nA `LegacyQueue` holds the items.\n\n"
+                          "## Work\n\nPut jobs on a `WorkQueue`.\n"}, EPOCH + DAY)
+    commit(repo, "drop the typings and the work queue", {
+        "types/compat.d.ts": None, "src/queue.ts": "export const VERSION = 2;\n"},
+        EPOCH + 2 * DAY)
+    _, report = _stale(repo, capsys, "docs/queues.md")
+    assert _found(report) == {"Work": [("WorkQueue", [("removed", "WorkQueue removed")])]}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from helix.core.changes import CodeChange
 from helix.core.history_settings import StaleDocsSettings
+from helix.staledocs.archives import archived, older_versions, release_history, version_heading
 from helix.staledocs.relevance import about, counted, words
 from helix.staledocs.sections import GENERATED, skipped
 
@@ -38,9 +39,11 @@ def test_a_removed_parameter_counts_when_the_section_mentions_it_as_code() -> No
     assert _kept(REMOVED, "Use `Client(proxies=...)` to send through a proxy.")
 
 
-def test_an_added_parameter_counts_for_a_section_listing_the_parameters() -> None:
-    assert not _kept(ADDED, "Pass `timeout=` to wait longer.")
-    assert _kept(ADDED, "Parameters: `proxies`, `timeout`, `verify`.")
+def test_an_added_parameter_counts_for_a_section_about_it_listing_the_parameters() -> None:
+    assert not _kept(ADDED, "Pass `timeout=` to wait longer.", heading=("Client",))
+    assert _kept(ADDED, "Parameters: `proxies`, `timeout`, `verify`.", heading=("Client",))
+    # a guide calling it with its options is no reference of them
+    assert not _kept(ADDED, "Parameters: `proxies`, `timeout`, `verify`.", heading=("Usage",))
 
 
 def test_a_section_is_about_a_definition_its_heading_is() -> None:
@@ -76,3 +79,34 @@ def test_history_documents_are_skipped_whatever_their_case() -> None:
     skip = StaleDocsSettings().skip
     assert skipped("docs/source/history.rst", skip) and skipped("HISTORY.md", skip)
     assert skipped("docs/Changelog.md", skip) and not skipped("docs/guide.md", skip)
+
+
+def test_release_headings_and_older_version_directories_are_recognised() -> None:
+    for title in ("4.13.3 / 2015-08-02", "Trio 0.22.0 (2022-09-28)", "[1.0.0] - 2017-06-20",
+                  "Release 3.4", "10.4.0", "v2.1.0 (unreleased)", "``1.2.3``",
+                  "Version 2.1.0 \u2014 January 5, 2020"):
+        assert version_heading(title), title
+    for title in ("Timeouts", "Python 3.8 support", "1.2 Installing", "Using v2 of the API"):
+        assert not version_heading(title), title
+    assert release_history([("Log", "2.0.0"), ("Log", "1.0.0 (2020-01-01)")], 2)
+    assert not release_history([("Guide", "Python 3.8"), ("Guide", "Timeouts")], 2)
+    assert older_versions(["docs/v1/a.md", "docs/v2/b.md", "docs/v3/c.md", "blog/2023/p.md",
+                           "blog/2024/q.md", "api/1.x/a.md", "api/2.x/a.md", "one/v2/a.md"]
+                          ) == {"docs/v1/", "docs/v2/", "api/1.x/"}
+    assert archived("doc/release/release_3.4.rst", SETTINGS.history_dirs, set())
+    assert archived("docs/reference/previous-versions/v3.md", SETTINGS.history_dirs, set())
+    assert not archived("docs/reference/api.md", SETTINGS.history_dirs, set())
+    assert skipped("docs/versions.rst", SETTINGS.skip)
+    assert skipped("change-archive.txt", SETTINGS.skip)
+
+
+def test_spelled_out_kwargs_and_a_dropped_object_base_are_no_findings() -> None:
+    spelled = CodeChange(kind="parameters", detail="added location, as_kwargs",
+                         names=("location", "as_kwargs"))
+    text = "The view gets the parsed `args` as `**kwargs`."
+    assert not _kept(spelled, text, params=("*args", "**kwargs"))
+    assert _kept(spelled, "`use_kwargs(argmap, location)` takes `argmap` and `location`.",
+                 heading=("Client",), params=("argmap", "location", "*args"))
+    dropped = CodeChange(kind="signature", detail="class Collection ( object ) -> class "
+                         "Collection", names=("object",))
+    assert not _kept(dropped, "```python\nns = Collection(object())\n```")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import indexers.ignore_rules as ignore_rules
 import indexers.walker as walker_mod
 from helix.core.config import IndexSettings
 from helix.core.errors import BadPathError
@@ -267,7 +268,7 @@ def test_re2_ignore_rules_agree_with_the_reference_engine() -> None:
 
     lines = ["*.log", "!keep.log", "build/", "/top.txt", "a/**/b", "doc?/*.md", "[ab]c", "\\#x"]
     reference = pathspec.GitIgnoreSpec.from_lines(lines, backend="simple")
-    fast = walker_mod._Spec("", "test", compile_rules(lines, IndexSettings()))
+    fast = ignore_rules.Spec("", "test", compile_rules(lines, IndexSettings()))
     candidates = [
         "x.log", "keep.log", "d/keep.log", "build", "src/build", "top.txt", "s/top.txt",
         "a/b", "a/x/y/b", "docs/r.md", "doc/r.md", "ac", "bc", "cc", "#x", "plain.py",
@@ -275,7 +276,7 @@ def test_re2_ignore_rules_agree_with_the_reference_engine() -> None:
     for rel in candidates:
         for is_dir in (False, True):
             expected = reference.check_file(rel + ("/" if is_dir else "")).include
-            assert walker_mod._ignored([fast], rel, is_dir) == bool(expected), (rel, is_dir)
+            assert ignore_rules.ignored([fast], rel, is_dir) == bool(expected), (rel, is_dir)
 
 
 @pytest.mark.timeout(20)

@@ -19,6 +19,7 @@ import subprocess
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Protocol
 
 GIT_TIMEOUT_S = 5.0
 
@@ -151,7 +152,28 @@ def blob_sha(data: bytes, algorithm: str = "sha1") -> str:
     return h.hexdigest()
 
 
-def _worktree_matches(root: Path, path: str, mode: str, blob: str) -> bool:
+class BlobMemo(Protocol):
+    """Work-tree files' blob ids kept by their stat fields (`indexers.blob_stats`): a file whose
+    size, mtime, inode and ctime are the recorded ones is not read and hashed again."""
+
+    def lookup(self, path: str, st: os.stat_result) -> str | None: ...
+
+    def record(self, path: str, st: os.stat_result, blob: str) -> None: ...
+
+
+def _file_blob(target: Path, path: str, algorithm: str, memo: BlobMemo | None) -> str:
+    st = target.lstat()  # before the read: a later write changes it
+    known = memo.lookup(path, st) if memo is not None else None
+    if known is not None and len(known) == (64 if algorithm == "sha256" else 40):
+        return known
+    sha = blob_sha(target.read_bytes(), algorithm)
+    if memo is not None:
+        memo.record(path, st, sha)
+    return sha
+
+
+def _worktree_matches(root: Path, path: str, mode: str, blob: str,
+                      memo: BlobMemo | None = None) -> bool:
     target = root / path
     algorithm = "sha256" if len(blob) == 64 else "sha1"
     try:
@@ -161,30 +183,31 @@ def _worktree_matches(root: Path, path: str, mode: str, blob: str) -> bool:
         if mode in TREE_MODE_FILE:
             if target.is_symlink() or not target.is_file():
                 return False
-            return blob_sha(target.read_bytes(), algorithm) == blob
+            return _file_blob(target, path, algorithm, memo) == blob
     except OSError:
         return False
     return True  # submodules and other entries: not compared
 
 
 def is_dirty(root: Path, tracked: Mapping[str, tuple[str, str]],
-             present: Iterable[str] = ()) -> bool:
+             present: Iterable[str] = (), memo: BlobMemo | None = None) -> bool:
     """True when a tracked file differs from HEAD (content hashed here, so no clean filter
     runs; a repository whose filters rewrite content reads as dirty) or a file in `present`
-    (the paths Helix indexed) is not tracked."""
+    (the paths Helix indexed) is not tracked. `memo`: blob ids of files unchanged since they
+    were last hashed (not read again)."""
     if any(path not in tracked for path in present):
         return True
-    return not all(_worktree_matches(root, path, mode, blob)
+    return not all(_worktree_matches(root, path, mode, blob, memo)
                    for path, (mode, blob) in sorted(tracked.items()))
 
 
-def repo_revision(root: Path, present: Iterable[str] = ()) -> str:
+def repo_revision(root: Path, present: Iterable[str] = (), memo: BlobMemo | None = None) -> str:
     """`<HEAD commit>`, plus `+dirty` when the work tree differs from it; `nogit` outside
-    a git work tree (or when git is missing or too slow)."""
+    a git work tree (or when git is missing or too slow). `memo`: see `is_dirty`."""
     head = head_commit(root)
     if head is None:
         return "nogit"
     tracked = tracked_blobs(root)
     if tracked is None:
         return head + "+dirty"
-    return head + ("+dirty" if is_dirty(root, tracked, present) else "")
+    return head + ("+dirty" if is_dirty(root, tracked, present, memo) else "")

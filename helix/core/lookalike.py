@@ -41,3 +41,11 @@ def canonical(text: str, *, entities: bool = True) -> str:
     if entities and "&" in text:
         text = html.unescape(text)
     return without_format(unicodedata.normalize("NFKC", text).translate(CONFUSABLE))
+
+
+def without_marks(text: str) -> str:
+    """`text` without combining marks (`T\u0301` reads as `T`): for checking what a text reads
+    as, never for a path (an accented file name keeps its accent)."""
+    decomposed = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize(
+        "NFC", "".join(c for c in decomposed if unicodedata.category(c) != "Mn"))

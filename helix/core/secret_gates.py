@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import cache
 from typing import NamedTuple
 
 
@@ -81,6 +82,23 @@ def shannon_entropy(text: str) -> float:
     counts = Counter(text)
     size = len(text)
     return -sum(c / size * math.log2(c / size) for c in counts.values())
+
+
+ENTROPY_MARGIN = 1e-9  # bits: far above the rounding of a sum of a few thousand terms
+
+
+@cache
+def _least_distinct(limit: float) -> int:
+    """The fewest distinct characters whose log2 reaches `limit` (less the margin)."""
+    return math.ceil(2 ** (limit - ENTROPY_MARGIN))
+
+
+def may_exceed(value: str, limit: float) -> bool:
+    """Whether `value`'s Shannon entropy can exceed `limit`: it is at most log2 of the number
+    of distinct characters, itself at most the length (a cheap bound; False only when the
+    entropy is surely not above `limit`)."""
+    least = _least_distinct(limit)
+    return len(value) >= least and len(set(value)) >= least
 
 
 def _is_placeholder(value: str) -> bool:

@@ -12,9 +12,12 @@ named by a settings file), and the per-line detectors that go with them:
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import Any, NamedTuple
+
+import re2
 
 from helix.core.secret_gates import (
     BASE64_LIMIT,
@@ -29,6 +32,7 @@ from helix.core.secret_gates import (
     WINDOW_OVERLAP,
     Finding,
     gate,
+    may_exceed,
     shannon_entropy,
 )
 from helix.core.secret_tokens import filler
@@ -143,12 +147,48 @@ def _plugin_spans(detector: Any, text: str) -> Iterator[tuple[int, int]]:
                     yield start, end
 
 
+# What every match of a plugin's regular expressions holds (a looser RE2 pattern: the plugin's
+# own without its look-arounds and optional parts), so a text without it skips the plugin's
+# Python regular expressions (linear RE2 search instead of backtracking at every offset). Only
+# for ASCII text: there Python's and RE2's classes agree.
+_PLUGIN_GATES = {
+    "artifactory_token": r"AKC[a-zA-Z0-9]{10}|AP[0-9A-F][a-zA-Z0-9]{8}",
+    "aws_access_key": r"(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)[0-9A-Z]{16}|(?i:aws)",
+    "azure_storage_key": r"AccountKey=", "url_password": r"://[^\n]*:[^\n]*@",
+    "discord_token": r"[MNO][a-zA-Z0-9_-]{23,25}\.[a-zA-Z0-9_-]{6}\.[a-zA-Z0-9_-]{27}",
+    "github_token": r"gh[pousr]_", "jwt": r"eyJ", "mailchimp_key": r"-us[0-9]",
+    "gitlab_token": r"gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-|GR1348941",
+    "npm_token": r":_authToken=", "openai_key": r"T3BlbkFJ", "pypi_token": r"pypi-AgE",
+    "sendgrid_key": r"SG\.", "slack_token": r"(?i:xox[abposr]-|hooks\.slack\.com/services/T)",
+    "square_oauth": r"sq0csp-", "stripe_key": r"[rs]k_live_",
+    "telegram_token": r"[0-9]{8}:[0-9A-Za-z_-]{35}", "twilio_key": r"(?:AC|SK)[a-z0-9]{32}",
+    "cloudant_key": r"(?i:cl(?:oudant|ou)?[_-]?(?:api)?(?:key|pwd|pw|pass|token)|cloudant\.com)",
+    "ibm_cloud_iam_key": r"(?i:(?:key|pwd|pass|token)[\"']?\]? *(?:=|:|:=|=>| +|::) *[\"']?"
+                         r"[a-zA-Z0-9_\-]{44})",
+    "ibm_cos_hmac_key": r"(?i:secret[-_]?(?:access)?[-_]?key[\"']?\]? *(?:=|:|:=|=>| +|::) *"
+                        r"[\"']?[a-f0-9]{48})",
+    "softlayer_key": r"(?i:sl[_-]?(?:api)?[_-]?(?:key|pwd|pass|token)|softlayer)",
+}
+
+
+@lru_cache(maxsize=1)
+def _gates() -> dict[str, Any]:
+    return {kind: re2.compile(pattern) for kind, pattern in _PLUGIN_GATES.items()}
+
+
+def _may_find(kind: str, subject: bytes | None) -> bool:
+    """Whether the plugin of `kind` can find anything in the text (`subject`: its ASCII
+    bytes, None when it is not ASCII: then the plugin runs)."""
+    return subject is None or _gates()[kind].search(subject) is not None
+
+
 def format_findings(text: str, kinds: Iterable[str] | None = None) -> Iterator[Finding]:
-    """detect-secrets' token-format detectors (those of `kinds`, default all), each run once
-    over the whole text."""
+    """detect-secrets' token-format detectors (those of `kinds`, default all, and whose gate
+    the text passes), each run once over the whole text."""
     wanted = None if kinds is None else set(kinds)
+    subject = text.encode("ascii") if text.isascii() else None
     for kind, detector in _plugins().regex:
-        if wanted is not None and kind not in wanted:
+        if (wanted is not None and kind not in wanted) or not _may_find(kind, subject):
             continue
         for start, end in sorted(set(_plugin_spans(detector, text))):
             value = text[start:end]
@@ -180,12 +220,14 @@ def _entropy_findings(line: str) -> Iterator[Finding]:
     p = _plugins()
     for kind, plugin in (("high_entropy_base64", p.base64), ("high_entropy_hex", p.hex)):
         for value in plugin.analyze_string(line):
+            if kind == "high_entropy_hex" and (len(value) < MIN_HEX
+                                               or len(value) in DIGEST_LENGTHS):
+                continue
+            if not may_exceed(value, plugin.entropy_limit):
+                continue
             entropy = (shannon_entropy(value) if kind == "high_entropy_base64"
                        else plugin.calculate_shannon_entropy(value))
             if entropy <= plugin.entropy_limit:
-                continue
-            if kind == "high_entropy_hex" and (len(value) < MIN_HEX
-                                               or len(value) in DIGEST_LENGTHS):
                 continue
             if (p.filters["sequential"](value) or p.filters["uuid"](value)
                     or p.filters["likely_id"](value, line) or _PATH.fullmatch(value)):
@@ -196,18 +238,22 @@ def _entropy_findings(line: str) -> Iterator[Finding]:
                 yield Finding(start, start + len(value), kind)
 
 
+_DIGITS, _UPPER, _LOWER = (frozenset(string.digits), frozenset(string.ascii_uppercase),
+                           frozenset(string.ascii_lowercase))
+
+
 def _bare_token_findings(line: str) -> Iterator[Finding]:
     """Long unquoted tokens of base64 characters, mixed case and digits, high entropy."""
     p = _plugins()
     for match in _BARE_TOKEN.finditer(line):
         value = match.group(0)
-        if not (any(c.isdigit() for c in value) and any(c.isupper() for c in value)
-                and any(c.islower() for c in value)):
+        chars = set(value)  # ASCII: the pattern's characters
+        if not (chars & _DIGITS and chars & _UPPER and chars & _LOWER):
             continue
         word_start = max(line.rfind(" ", 0, match.start()), line.rfind("\t", 0, match.start()))
         if "://" in line[word_start + 1: match.start()] or value.count("/") > 2:
             continue  # part of a URL, or a path
-        if shannon_entropy(value) <= BASE64_LIMIT:  # = the plugin's: its charset holds value
+        if not may_exceed(value, BASE64_LIMIT) or shannon_entropy(value) <= BASE64_LIMIT:
             continue
         if p.filters["sequential"](value):
             continue

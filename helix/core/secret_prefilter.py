@@ -108,11 +108,23 @@ _BODY = re.compile(r"[ \t]*[A-Za-z0-9+/]{40,}={0,2}[ \t]*\r?")  # a key body lin
 _COUNTED = re.compile(r"\{\d{2,}")  # a trigger with a long counted repetition
 
 
+# The detectors that read lines as code and config are written (and the text's views): the
+# costliest per character, they read only the windows of the lines their own triggers match.
+RULES = frozenset({"structure", "blocks", "shapes", "commands"})
+
+
+@dataclass(frozen=True)
+class Windows:
+    spans: tuple[tuple[int, int], ...]  # (start, end) of line-aligned pieces, sorted
+    whole: bool  # the pieces hold most of the text: read it whole (spans: the whole text)
+
+
 @dataclass(frozen=True)
 class Plan:
     detectors: frozenset[str]
     windows: tuple[tuple[int, int], ...]  # (start, end) of line-aligned pieces, sorted
-    whole: bool  # the windows hold most of the text: read it whole
+    whole: bool  # the windows hold most of the text: read it whole (windows: the whole text)
+    rules: Windows  # the pieces the RULES detectors read (of their triggers' lines only)
 
 
 @dataclass(frozen=True)
@@ -151,6 +163,12 @@ def _triggers() -> _Triggers:
         search_set.Compile()
         groups.append((ids, search_set))
     return _Triggers(tuple(p for p, _ in entries), tuple(o for _, o in entries), tuple(groups))
+
+
+@cache
+def _rule_triggers() -> tuple[int, ...]:
+    """The triggers that wake a RULES detector."""
+    return tuple(i for i, owners in enumerate(_triggers().owners) if RULES.intersection(owners))
 
 
 def all_detectors() -> frozenset[str]:
@@ -279,18 +297,47 @@ def _windows(text: str, starts: Iterable[tuple[int, int]]) -> list[tuple[int, in
     return windows
 
 
+def _union_length(spans: list[tuple[int, int]]) -> int:
+    """The characters the sorted spans cover together (the windows grown around them cover
+    at least these)."""
+    total = 0
+    reach = 0
+    for start, end in spans:
+        start = max(start, reach)
+        if end > start:
+            total += end - start
+            reach = end
+    return total
+
+
+def _pieces(text: str, lines: set[tuple[int, int]]) -> Windows:
+    """The windows of the trigger lines, or the whole text when they would hold most of it."""
+    ordered = sorted(lines)
+    if _union_length(ordered) > DENSE_FRACTION * len(text):  # the windows would hold more
+        return Windows(((0, len(text)),), True)
+    windows = tuple(_windows(text, ordered))
+    covered = sum(end - start for start, end in windows)
+    return Windows(windows, covered > DENSE_FRACTION * len(text))
+
+
+def _trigger_lines(text: str, subject: str | bytes, ids: tuple[int, ...]) -> list[
+        tuple[int, int]]:
+    return [(text.rfind("\n", 0, match.start()) + 1, match.end())
+            for match in _line_pattern(ids).finditer(subject)]  # type: ignore[attr-defined]
+
+
 def plan(text: str) -> Plan | None:
     """Which detectors can find anything in `text`, and on which pieces of it: one RE2 pass
     per trigger group finds the trigger lines, an RE2 set over those lines says which
-    detectors they wake."""
+    detectors they wake; when those lines hold most of the text (a data file whose every line
+    wakes the entropy detector), one more pass finds the lines of the RULES' own triggers."""
     triggers = _triggers()
     found: set[int] = set()
     lines: set[tuple[int, int]] = set()
     # ASCII text as bytes: RE2 reads UTF-8, and its byte offsets are then character offsets
     subject: str | bytes = text.encode("ascii") if text.isascii() else text
     for group_ids, search_set in triggers.groups:
-        group_lines = [(text.rfind("\n", 0, match.start()) + 1, match.end())
-                       for match in _line_pattern(group_ids).finditer(subject)]  # type: ignore
+        group_lines = _trigger_lines(text, subject, group_ids)
         if not group_lines:
             continue
         lines.update(group_lines)
@@ -299,9 +346,12 @@ def plan(text: str) -> Plan | None:
     if not found:
         return None
     detectors = frozenset(name for i in found for name in triggers.owners[i])
-    windows = tuple(_windows(text, sorted(lines)))
-    covered = sum(end - start for start, end in windows)
-    return Plan(detectors, windows, covered > DENSE_FRACTION * len(text))
+    pieces = _pieces(text, lines)
+    rule_ids = _rule_triggers()  # their own windows only when the others read the text whole
+    rules = (pieces if not pieces.whole or found <= set(rule_ids)
+             or not found.intersection(rule_ids)
+             else _pieces(text, set(_trigger_lines(text, subject, rule_ids))))
+    return Plan(detectors, pieces.spans, pieces.whole, rules)
 
 
 def compact(text: str, windows: tuple[tuple[int, int], ...]) -> tuple[str, list[int], list[int]]:

@@ -32,9 +32,10 @@ findings (a property test holds them equal over the corpora).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from helix.core.escapes import unescaped_changes
 from helix.core.secret_blocks import block_findings
@@ -53,7 +54,7 @@ from helix.core.secret_gates import (
 from helix.core.secret_keys import key_findings
 from helix.core.secret_places import place_findings
 from helix.core.secret_plugins import format_findings, format_kinds, line_findings
-from helix.core.secret_prefilter import all_detectors, compact, map_back, plan
+from helix.core.secret_prefilter import RULES, Windows, all_detectors, compact, map_back, plan
 from helix.core.secret_shapes import shape_findings
 from helix.core.secret_structure import structural_findings
 from helix.core.secret_tokens import filler, token_findings
@@ -193,8 +194,9 @@ def _view_findings(text: str, detectors: frozenset[str]) -> list[Finding]:
     return found
 
 
-def _detect(text: str, detectors: frozenset[str]) -> list[Finding]:
-    """Every detector of `detectors`, in priority order (the specific formats first)."""
+def _early(text: str, detectors: frozenset[str]) -> list[Finding]:
+    """The detectors that come before the line rules: private keys, the regular expressions
+    above, token prefixes."""
     found: list[Finding] = []
     if "keys" in detectors:
         found += key_findings(text)
@@ -202,12 +204,41 @@ def _detect(text: str, detectors: frozenset[str]) -> list[Finding]:
         found += _regex_findings(text)
     if "tokens" in detectors:
         found += (Finding(*f) for f in token_findings(text))
-    found += _view_findings(text, detectors)
+    return found
+
+
+def _late(text: str, detectors: frozenset[str]) -> list[Finding]:
+    """The detectors that come after the line rules: detect-secrets' formats, its keyword and
+    entropy detectors."""
+    found: list[Finding] = []
     kinds = [k for k in format_kinds() if f"format:{k}" in detectors]
     if kinds:
         found += format_findings(text, kinds)
     if "lines" in detectors:
         found += line_findings(text)
+    return found
+
+
+def _detect(text: str, detectors: frozenset[str]) -> list[Finding]:
+    """Every detector of `detectors`, in priority order (the specific formats first)."""
+    return [*_early(text, detectors), *_view_findings(text, detectors),
+            *_late(text, detectors)]
+
+
+Detector = Callable[[str, frozenset[str]], list[Finding]]
+
+
+def _in_pieces(text: str, pieces: Windows, detect: Detector,
+               detectors: frozenset[str]) -> list[Finding]:
+    """`detect` on the text, or on its pieces joined, in the text's offsets."""
+    if pieces.whole:
+        return detect(text, detectors)
+    joined, compact_starts, starts = compact(text, pieces.spans)
+    found = []
+    for start, end, kind in detect(joined, detectors):
+        start, end = map_back(start, end, compact_starts, starts, pieces.spans)
+        if end > start:
+            found.append(Finding(start, end, kind))
     return found
 
 
@@ -222,15 +253,11 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
     chosen = plan(text)
     if chosen is None:
         return []
-    if chosen.whole:
-        return _merge(_detect(text, chosen.detectors))
-    joined, compact_starts, starts = compact(text, chosen.windows)
-    found = []
-    for start, end, kind in _detect(joined, chosen.detectors):
-        start, end = map_back(start, end, compact_starts, starts, chosen.windows)
-        if end > start:
-            found.append(Finding(start, end, kind))
-    return _merge(found)
+    pieces = Windows(chosen.windows, chosen.whole)
+    rules = chosen.detectors & RULES
+    return _merge([*_in_pieces(text, pieces, _early, chosen.detectors),
+                   *(_in_pieces(text, chosen.rules, _view_findings, rules) if rules else ()),
+                   *_in_pieces(text, pieces, _late, chosen.detectors)])
 
 
 KNOWN_KIND = "api_key"
@@ -296,16 +323,25 @@ def redact_text(text: str) -> tuple[str, Counter[str]]:
 
 
 def _merge(found: list[Finding]) -> list[Finding]:
-    accepted: list[Finding] = []
-    for finding in found:  # priority order
-        if finding.end <= finding.start:
+    """The findings in priority order, each overlapping group merged into one span with the
+    kind of the earliest accepted of them (an accepted span replaced by a merge counts as
+    accepted when the merge is). The accepted spans never overlap, so they are kept sorted by
+    start and the ones a finding overlaps are a run found by bisection."""
+    starts: list[int] = []  # the accepted spans' starts, sorted
+    spans: list[tuple[int, int, int, str]] = []  # (start, end, order accepted, kind)
+    order = 0
+    for start, end, kind in found:
+        if end <= start:
             continue
-        overlapping = [a for a in accepted if a.start < finding.end and finding.start < a.end]
-        if not overlapping:
-            accepted.append(finding)
-            continue
-        first = overlapping[0]
-        merged = Finding(min(finding.start, *(a.start for a in overlapping)),
-                         max(finding.end, *(a.end for a in overlapping)), first.kind)
-        accepted = [a for a in accepted if a not in overlapping] + [merged]
-    return sorted(accepted)
+        low = bisect.bisect_left(starts, start)
+        if low > 0 and spans[low - 1][1] > start:
+            low -= 1  # the span before starts earlier and reaches into this one
+        high = bisect.bisect_left(starts, end, low)
+        if high > low:  # spans[low:high] overlap the finding
+            run = spans[low:high]
+            kind = min(run, key=lambda span: span[2])[3]
+            start, end = min(start, run[0][0]), max(end, run[-1][1])
+        spans[low:high] = [(start, end, order, kind)]
+        starts[low:high] = [start]
+        order += 1
+    return [Finding(start, end, kind) for start, end, _, kind in spans]

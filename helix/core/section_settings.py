@@ -82,11 +82,13 @@ class IndexSettings(_Frozen):
     dense_publish_seconds: float = Field(default=30.0, gt=0)
     # Processes that read and scan files for secrets while the build parses (0: one per CPU,
     # at most scan_workers_max; 1: none, the indexing process scans). They start only when
-    # the files to scan hold scan_parallel_min_bytes or more: a process costs ~0.3 s to
-    # start, the scan ~1-3 s a megabyte. User-only (a repository never starts processes).
+    # the files to scan hold scan_parallel_min_bytes or more: a process costs ~0.5 s of CPU
+    # to start (it imports detect-secrets), the scan ~0.1 s a megabyte of code, ~0.2 s of
+    # data files (benchmarks/scan_cost_bench.py: on networkx, 8 MB, two workers cost more CPU
+    # and time than the scan they take). User-only (a repository never starts processes).
     scan_workers: int = Field(default=0, ge=0, le=64)
     scan_workers_max: int = Field(default=8, ge=1, le=64)
-    scan_parallel_min_bytes: int = Field(default=1024 * 1024, ge=0)
+    scan_parallel_min_bytes: int = Field(default=16 * 1024 * 1024, ge=0)
 
 
 # Index settings that decide how and when the index is built, never what it holds: left out of

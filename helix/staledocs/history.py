@@ -34,6 +34,7 @@ WORKTREE = "(working tree)"
 NOT_LIBRARY = frozenset({"test", "tests", "testing", "testsuite", "example", "examples",
                          "benchmark", "benchmarks", "bench", "docs", "doc", "docs_src",
                          "scripts", "tools"})
+DECLARATIONS = (".d.ts", ".d.mts", ".d.cts", ".pyi")
 BATCH = 16  # versions of a document read at a time while looking for a section's last touch
 NOT_A_NAME = re.compile(r"[^A-Za-z0-9_]")
 
@@ -307,10 +308,14 @@ def removals(repo: Path, blobs: Blobs, names: set[str], oldest: str | None,
 
 
 def library(path: str) -> bool:
-    """A file of the project's code, not of its tests, examples, benchmarks or docs."""
+    """A file of the project's code, not of its tests, examples, benchmarks or docs, nor a
+    declaration file (`.d.ts`, `.pyi`: it declares what code or a dependency defines, so a
+    name dropped from it is removed only where it is defined; `Promise` and `Map` typed for
+    an old runtime are the language's own)."""
     parts = path.split("/")
     name = parts[-1]
     return not (NOT_LIBRARY & {p.lower() for p in parts[:-1]} or name.startswith("test_")
+                or name.endswith(DECLARATIONS)
                 or name.endswith(("_test.py", "_test.go", ".test.ts", ".test.js", ".spec.ts",
                                   ".spec.js")) or name == "conftest.py")
 

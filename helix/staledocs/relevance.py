@@ -6,12 +6,14 @@ section only when the section says something it touches:
 
     removed       the definition the section names is gone                       always
     parameters    a removed parameter the section names (inline code, a keyword argument);
-                  an added one when the section lists the parameters (names half of them,
-                  two at least)
+                  an added one when the section is about the definition and lists its
+                  parameters (names half of the named ones, two at least: `*args` and
+                  `**kwargs` list nothing); a guide's call of it misses no new option
     defaults      the section names the parameter, or shows its old value
     raises        the section mentions an exception raised before or after
     members       the section mentions a removed method or field
     signature     decorators, modifiers, bases: the section mentions one that is gone
+                  (dropping `object` from a class's bases changes nothing)
     body          the section is about the definition (its heading is it), when
                   `stale_docs.body_changes` (off: documents state interfaces; measured on
                   other repositories, body changes alone were no alarm a reader needed)
@@ -35,6 +37,7 @@ from helix.core.changes import CodeChange
 from helix.core.history_settings import StaleDocsSettings
 
 LISTS_AT_LEAST = 2  # parameters a section names before it counts as listing them
+NO_OP_BASES = frozenset({"object"})  # `class C(object)` is `class C`
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _VALUE = re.compile(r"\S+")
 _INLINE = re.compile(r"``?([^`\n]+)``?")
@@ -116,15 +119,17 @@ def counts(change: CodeChange, *, params_then: Sequence[str], said: Said,
             return stated  # `proxies=` or `proxies`: not an example's own `proxies`
         if all(n.startswith("_") for n in change.names):
             return False  # a private parameter is never documented
-        listed = sum(p.lstrip("*") in said.named for p in params_then)
-        return listed >= max(LISTS_AT_LEAST, (len(params_then) + 1) // 2)
+        named = [p for p in params_then if not p.startswith("*")]  # every example has kwargs
+        listed = sum(p in said.named for p in named)
+        return is_about and bool(named) and listed >= max(LISTS_AT_LEAST,
+                                                          (len(named) + 1) // 2)
     if kind == "defaults":
         name, *old = change.names
         return name in said.named or bool(old and old[0] in _VALUE.findall(text))
     if kind in ("raises", "members"):
         return mentioned
-    if kind == "signature":  # a base or decorator it names is gone
-        return mentioned
+    if kind == "signature":  # a base or decorator it names is gone (`object`: no base at all)
+        return any(n in said for n in change.names if n not in NO_OP_BASES)
     if kind == "body":
         return settings.body_changes and is_about
     return settings.annotation_changes and mentioned  # annotations

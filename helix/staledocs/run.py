@@ -103,9 +103,9 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
     window = config.index.window_lines
     work = WorkTree(root, config.index.max_file_bytes)
     checked: list[DocSection] = []
-    for path in doc_paths(index, paths, settings.skip):
+    for path in doc_paths(index, paths, settings.skip, settings.history_dirs):
         checked += sections_of(index, path, settings.max_definitions_per_section,
-                               history_path(root, path))
+                               history_path(root, path), settings.min_version_headings)
     wanted = [s for s in checked if s.aligned or s.unresolved]
     blobs.read([v.blob for path in sorted({s.history_path for s in wanted})  # one batch
                 for v in history.versions(path, settings.max_versions)[:BATCH]])

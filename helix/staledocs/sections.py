@@ -9,10 +9,13 @@ written is the plainest staleness there is.
 
 Files that describe history rather than the code as it is (changelogs, release notes,
 upgrading guides, the licence: `stale_docs.skip`) are never checked, nor sections under a
-heading that says so ("Upgrading to 3.0", "Migrating from 2.x", "What's new"), nor sections
+heading that says so ("Upgrading to 3.0", "Migrating from 2.x", "What's new", or a version
+number: "4.13.3 / 2015-08-02"), nor release histories or an earlier version's documentation
+under any name (`helix.staledocs.archives`), nor sections
 rendered from the code's own docstrings (an mkdocstrings `::: module.Name` or a Sphinx
 `.. autoclass::` directive). A name the section's own example defines (`class BaseSchema`)
-is the example's, not a missing definition of the project.
+is the example's, not a missing definition of the project; a test's definition is the tests'
+(a document outside the tests is not aligned to it).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from controller.alignment import aligned_definitions, distinctive, named_identif
 from helix.core.errors import BadPathError
 from helix.core.schemas import Chunk, SymbolDef
 from helix.inputs import check_field
+from helix.staledocs.archives import archived, older_versions, release_history, version_heading
 from indexers.api import IndexReader
 from indexers.chunkers import doc_sections, split_lines
 
@@ -35,6 +39,9 @@ GENERATED = re.compile(r"^\s*(?::::\s+\S|\.\. auto\w+::)", re.M)
 HISTORICAL = re.compile(r"\b(?:upgrad\w*|migrat\w*|change ?log|release notes|what'?s new|"
                         r"deprecat\w*|backward[s -]compat\w*)\b", re.I)
 OWN = re.compile(r"\b(?:class|def|func|function|fn|interface|struct|type)\s+([A-Za-z_]\w*)")
+TEST_DIRS = frozenset({"test", "tests", "testing", "testsuite", "__tests__", "spec"})
+TEST_ENDINGS = ("_test.py", "_test.go", ".test.ts", ".test.js", ".spec.ts", ".spec.js",
+                "test.java", "tests.java", "_spec.rb", "_test.rs")
 MIN_NAME = 2  # a name shorter (`_`, `x`) is no definition a document means
 
 
@@ -51,6 +58,15 @@ class DocSection:
     # written (`ssl` of `ssl.SSLContext`; "" when bare)
     unresolved: tuple[tuple[str, str], ...]
     text: str  # the section as the index has it
+
+
+def test_code(path: str) -> bool:
+    """A file of the tests (a test directory, a test file's name): a user's document names
+    the project's `createLogger`, not the test helper of that name."""
+    parts = path.lower().split("/")
+    name = parts[-1]
+    return bool(TEST_DIRS & set(parts[:-1])) or name.startswith("test_") or any(
+        name.endswith(end) for end in TEST_ENDINGS) or name == "conftest.py"
 
 
 def skipped(path: str, patterns: Sequence[str]) -> bool:
@@ -85,9 +101,14 @@ def repo_paths(root: Path, given: Sequence[str]) -> list[str]:
     return out
 
 
-def doc_paths(index: IndexReader, prefixes: Sequence[str], skip: Sequence[str]) -> list[str]:
-    return sorted(f.path for f in index.files()
-                  if f.kind == "doc" and wanted(f.path, prefixes) and not skipped(f.path, skip))
+def doc_paths(index: IndexReader, prefixes: Sequence[str], skip: Sequence[str],
+              history_dirs: Sequence[str] = ()) -> list[str]:
+    """The documents to check: those asked for, but for history (`skip` by name,
+    `archives.archived` by directory: history, or an earlier version's documentation)."""
+    docs = [f.path for f in index.files() if f.kind == "doc"]
+    older = older_versions(docs)
+    return sorted(p for p in docs if wanted(p, prefixes) and not skipped(p, skip)
+                  and not archived(p, history_dirs, older))
 
 
 def _grouped(chunks: Sequence[Chunk]) -> list[list[Chunk]]:
@@ -127,19 +148,29 @@ def history_path(root: Path, path: str) -> str:
     return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else path
 
 
-def sections_of(index: IndexReader, path: str, limit: int, history: str | None = None
-                ) -> list[DocSection]:
-    """The sections of one documentation file as the index has it, each with its code."""
+def _past(heading: Sequence[str]) -> bool:
+    """A heading path that is about the past on purpose: upgrading, what's new, or one
+    release's entry ("4.13.3 / 2015-08-02 > Bug fixes")."""
+    return any(HISTORICAL.search(h) or version_heading(h) for h in heading)
+
+
+def sections_of(index: IndexReader, path: str, limit: int, history: str | None = None,
+                min_version_headings: int = 0) -> list[DocSection]:
+    """The sections of one documentation file as the index has it, each with its code (none
+    in a release history: `min_version_headings` headings that are versions, 0: never)."""
     out: list[DocSection] = []
     seen: dict[tuple[str, ...], int] = {}
-    for group in _grouped(index.chunks_for_path(path)):
+    groups = _grouped(index.chunks_for_path(path))
+    releases = min_version_headings > 0 and release_history(
+        (g[0].heading_path for g in groups), min_version_headings)
+    for group in groups:
         heading = group[0].heading_path
         occurrence = seen.get(heading, 0)
         seen[heading] = occurrence + 1
         aligned: dict[str, SymbolDef] = {}
         names: set[str] = set()
         text = "\n".join(c.text for c in group)
-        if GENERATED.search(text) or any(HISTORICAL.search(h) for h in heading):
+        if releases or GENERATED.search(text) or _past(heading):
             # written from the code's docstrings, or about the past on purpose
             out.append(DocSection(path=path, heading=heading, occurrence=occurrence,
                                   history_path=history or path, start=group[0].start_line,
@@ -149,7 +180,8 @@ def sections_of(index: IndexReader, path: str, limit: int, history: str | None =
         for chunk in group:
             for name, definition in aligned_definitions(index, chunk):
                 names.add(name)
-                if definition.path != path and len(aligned) < limit:
+                if definition.path != path and len(aligned) < limit and (
+                        not test_code(definition.path) or test_code(path)):
                     aligned.setdefault(definition.node_id, definition)
         unresolved = _unresolved(index, [c.text for c in group], names)
         out.append(DocSection(path=path, heading=heading, occurrence=occurrence,

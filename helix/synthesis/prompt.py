@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from helix.core.envelope import Envelope, EvidenceItem
 from helix.core.hashing import hash_obj
-from helix.core.lookalike import canonical
+from helix.core.lookalike import canonical, without_marks
 from helix.core.schemas import Frozen
 from helix.core.visible import visible
 
@@ -95,8 +95,9 @@ def _item_block(ref: CitationRef, item: EvidenceItem, key: str) -> str:
 # A tag or a header is recognised by what it reads as (`helix.core.lookalike.canonical`):
 # full-width and other look-alike brackets, letters of other scripts, HTML character
 # references. The candidates are found loosely in the text as written, checked canonically.
-_ENTITY = r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"
-_LT = r"(?:[<＜﹤〈⟨《]|&(?:lt|LT|#0*60|#[xX]0*3[cC]);)"
+# (the `;` optional: HTML reads `&lt` and `&#60` without it, and so does html.unescape)
+_ENTITY = r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?"
+_LT = r"(?:[<＜﹤〈⟨《]|&(?:lt|LT|#0*60|#[xX]0*3[cC]);?)"
 _TAG_LIKE = re.compile(rf"(?P<lt>{_LT})(?P<rest>(?:{_ENTITY}|[^\S\n]|[^\s<>&]){{1,48}})")
 _TAG_READS = re.compile(r"<\s*/?\s*TOOL_RESULTS", re.I)
 _OPEN_BRACKET = r"(?:[\[［【〔⟦⁅]|&(?:#0*91|#[xX]0*5[bB]|lsqb|lbrack);)"
@@ -110,7 +111,7 @@ _HEADER_READS = re.compile(r"E\d+", re.I)
 def _no_tags(text: str) -> str:
     """Every `<`-like that opens what reads as a TOOL_RESULTS tag becomes `‹`."""
     def tag(match: re.Match[str]) -> str:
-        if _TAG_READS.match(canonical("<" + match.group("rest"))):
+        if _TAG_READS.match(without_marks(canonical("<" + match.group("rest")))):
             return "‹" + match.group("rest")
         return match.group(0)
     return _TAG_LIKE.sub(tag, text)
@@ -129,7 +130,7 @@ def neutralise(text: str) -> str:
     (newlines and tabs kept), nothing that reads as a TOOL_RESULTS tag, no line that starts
     like an evidence header (`[E3] path:...`, `［Е3］ path:...` become `(E3) path:...`)."""
     def header(match: re.Match[str]) -> str:
-        ref = canonical(match.group("ref"))
+        ref = without_marks(canonical(match.group("ref")))
         if not _HEADER_READS.fullmatch(ref):
             return match.group(0)
         return f"{match.group('lead')}({ref.upper()})"
