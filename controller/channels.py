@@ -11,7 +11,6 @@ from __future__ import annotations
 import heapq
 import math
 import re
-import threading
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Literal
 
@@ -19,6 +18,7 @@ from controller import reasons as why
 from controller.evidence import is_test
 from controller.name_words import name_table
 from controller.reasons import Reason
+from controller.revision_cache import PerRevision
 from controller.text import held_at_most, name_tokens, stem, token_set
 from helix.core.english import QUESTION_LEADS
 from helix.core.policy import Pools
@@ -348,21 +348,13 @@ class PathTable:
             yield heapq.heappop(heap)[1]
 
 
-_PATH_TABLES: dict[str, PathTable] = {}
-_PATH_TABLES_KEPT = 4
-_PATH_TABLES_LOCK = threading.Lock()
+_PATH_TABLES: PerRevision[PathTable] = PerRevision(
+    lambda index: PathTable(sorted(r.path for r in index.files())))
 
 
 def path_table(index: IndexReader) -> PathTable:
-    """The path table of the index's revision, built on first use (as `name_table`)."""
-    table = _PATH_TABLES.get(index.index_rev)
-    if table is None:
-        table = PathTable(sorted(r.path for r in index.files()))
-        with _PATH_TABLES_LOCK:
-            while len(_PATH_TABLES) >= _PATH_TABLES_KEPT:
-                _PATH_TABLES.pop(next(iter(_PATH_TABLES)))
-            _PATH_TABLES[index.index_rev] = table
-    return table
+    """The path table of the index's revision, built on first use (`controller.revision_cache`)."""
+    return _PATH_TABLES(index)
 
 
 def _path_words(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:

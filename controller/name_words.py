@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import heapq
 import math
-import threading
 from collections.abc import Sequence
 
+from controller.revision_cache import PerRevision
 from controller.text import name_tokens, spelled_out
 from indexers.api import IndexReader
 from indexers.formats import DefRow
@@ -74,19 +74,9 @@ class NameTable:
         return [(score, self.defs[n]) for score, n in first]
 
 
-_TABLES: dict[str, NameTable] = {}
-_TABLES_KEPT = 4
-_TABLES_LOCK = threading.Lock()
+_TABLES: PerRevision[NameTable] = PerRevision(lambda index: NameTable(index.definition_rows()))
 
 
 def name_table(index: IndexReader) -> NameTable:
-    """The table of the index's revision, built on first use (a server's threads share it;
-    two that build it at once build the same table)."""
-    table = _TABLES.get(index.index_rev)
-    if table is None:
-        table = NameTable(index.definition_rows())
-        with _TABLES_LOCK:
-            while len(_TABLES) >= _TABLES_KEPT:
-                _TABLES.pop(next(iter(_TABLES)))
-            _TABLES[index.index_rev] = table
-    return table
+    """The table of the index's revision, built on first use (`controller.revision_cache`)."""
+    return _TABLES(index)

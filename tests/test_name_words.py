@@ -99,9 +99,9 @@ def test_one_table_per_index_revision_and_only_the_last_few_kept() -> None:
     first = _Rev("rev-first")
     table = name_words.name_table(first)  # type: ignore[arg-type]
     assert name_words.name_table(first) is table and first.reads == 1  # type: ignore[arg-type]
-    for n in range(name_words._TABLES_KEPT):
+    for n in range(name_words._TABLES.kept):
         name_words.name_table(_Rev(f"rev-{n}"))  # type: ignore[arg-type]
-    assert len(name_words._TABLES) == name_words._TABLES_KEPT
+    assert len(name_words._TABLES.values) == name_words._TABLES.kept
     name_words.name_table(first)  # type: ignore[arg-type]
     assert first.reads == 2  # pushed out by newer revisions, built again
 

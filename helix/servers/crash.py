@@ -9,7 +9,7 @@ ends the exception there:
     helix serve: internal error 3f9c1e0a2b7d (KeyError) on POST /ask: <the message, masked>
 
 The id is random (an error is an event, not evidence); the message goes through the CLI's
-`error_line` (secrets masked, one line, bounded length).
+`error_line`, as every server error (secrets masked, one line, bounded length).
 """
 
 from __future__ import annotations
@@ -30,17 +30,17 @@ def new_error_id() -> str:
 
 def crash_line(server: str, error_id: str, exc: BaseException, where: str) -> str:
     """The one log line of a crash (pure: the caller writes it)."""
-    from helix.cli.main import error_line
+    from helix.servers.workspace import error_text
 
-    said = error_line(str(exc)).removeprefix("helix: ")
+    said = error_text(exc)
     return f"{server}: internal error {error_id} ({type(exc).__name__}) on {where}: {said}"
 
 
 def report_crash(server: str, exc: BaseException, where: str) -> str:
-    """Write the crash's line (and its traceback only under HELIX_DEBUG=1) to stderr; its id."""
+    """Write the crash's line (and its traceback only under HELIX_DEBUG) to stderr; its id."""
     error_id = new_error_id()
     sys.stderr.write(crash_line(server, error_id, exc, where) + "\n")
-    if os.environ.get(DEBUG_ENV) == "1":  # asked for: the traceback, its secrets masked too
+    if os.environ.get(DEBUG_ENV):  # asked for, as the CLI reads it: the traceback, masked too
         from helix.core.secrets import redact_text
 
         sys.stderr.write(redact_text("".join(traceback.format_exception(exc)))[0])
