@@ -12,7 +12,7 @@ from talk_fixtures import Q, Talk, copy_fixture
 from controller.continuity import phrases
 from controller.continuity.vocabulary_data import CUES, compiled
 
-PARTIAL = {"POLITE_LEAD", "MIXED", "PATH_CUE", "RERUN_FILLER", "SOURCE_CUE", "QUESTION_LEAD",
+PARTIAL = {"POLITE_LEAD", "MIXED", "PATH_CUE", "SOURCE_CUE", "QUESTION_LEAD",
            "ENTITY_REFERENT", "DEICTIC", "SCOPE_EXCLUDE",
            "SENSE_WORDS"}
 ROUTED = [(name, example, entry["intent"]) for name, entry in sorted(phrases.PATTERNS.items())
@@ -62,3 +62,31 @@ def test_a_whole_message_routes_to_its_intent(name: str, example: str, intent: s
     talk("open the build_bm25_index one")
     turn = talk(example)
     assert turn.intent == intent, (example, turn.intent, turn.transition)
+
+
+def test_every_filler_list_is_groups_of_one_table() -> None:
+    """A filler word has one home: each list the lanes strip is named groups of one table plus
+    its own words, no word in two groups, and a longer filler is tried before its prefix."""
+    from controller.continuity.vocabulary_data import (
+        FILLER_GROUPS,
+        FILLER_LISTS,
+        filler,
+        filler_words,
+    )
+
+    seen: dict[str, str] = {}
+    for group, words in sorted(FILLER_GROUPS.items()):
+        for word in words:
+            assert word not in seen, f"{word!r} in {seen.get(word)} and {group}"
+            seen[word] = group
+    assert set(FILLER_LISTS) == {"choice", "label", "rerun"}
+    for name, entry in FILLER_LISTS.items():
+        assert set(entry["groups"]) <= set(FILLER_GROUPS) and "polite" in entry["groups"]
+        assert not set(entry["words"]) & set(seen), name
+        assert set(filler_words(name)) >= set(FILLER_GROUPS["polite"])
+    assert filler("rerun").sub("", "same thing").strip() == ""
+    assert filler("choice").sub(" ", "OK then, the one about mirrors").split() == [",",
+                                                                                 "about",
+                                                                                 "mirrors"]
+    assert filler("label").sub(" ", "open the tokenizer one now please").split() == [
+        "open", "tokenizer"]

@@ -29,15 +29,13 @@ from controller.continuity.state import (
     PendingKind,
     PendingState,
 )
-from controller.continuity.vocabulary_data import compiled
+from controller.continuity.vocabulary_data import compiled, filler
 from helix.core.config import ContinuitySettings
 from helix.core.english import (
-    CHOICE_FILLER,
     LAST,
     ORDINAL_SUFFIX,
     ordinal_alternation,
     ordinal_value,
-    word_alternation,
 )
 from helix.core.schemas import Frozen
 
@@ -45,7 +43,7 @@ SELECTION_PREFIX = "selection:"
 SLOT_PREFIX = "slot:"
 LABEL_SEPARATOR = "|"
 
-_FILLER = re.compile(rf"\b({word_alternation(CHOICE_FILLER)})\b")
+_FILLER = filler("choice")
 _CHOICE_VERB = compiled("CHOICE_VERB")
 _ORDINAL = re.compile(
     r"^(?:the\s+)?(?:(?:option|number|no\.?|item|choice|#)\s*)?"

@@ -15,7 +15,7 @@ from typing import Literal
 
 from controller.continuity.pending import normalize, strip_filler
 from controller.continuity.state import OptionSetKind
-from controller.continuity.vocabulary_data import PATTERNS, VOCABULARY
+from controller.continuity.vocabulary_data import PATTERNS, VOCABULARY, filler
 
 SmallTalkKind = Literal["greeting", "thanks", "acknowledgement", "farewell", "capabilities",
                         "identity"]
@@ -62,7 +62,7 @@ THE_X_ONE = _compiled("THE_X_ONE")
 FOCUS_WORDS = _compiled("FOCUS_WORDS")
 MIXED = _compiled("MIXED")
 PATH_CUE = _compiled("PATH_CUE")
-RERUN_FILLER = _compiled("RERUN_FILLER")
+RERUN_FILLER = filler("rerun")
 SOURCE_CUE = _compiled("SOURCE_CUE")
 SCOPE_EXCLUDE = _compiled("SCOPE_EXCLUDE")
 SCOPE_KIND: dict[str, str] = dict(VOCABULARY["scope_kind"])

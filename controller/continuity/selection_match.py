@@ -16,13 +16,11 @@ from typing import Literal
 
 from controller.continuity.fingerprint import normalize_label
 from controller.continuity.state import ContinuityState, OptionItem, OptionSet, OptionSetKind
-from controller.continuity.vocabulary_data import compiled
+from controller.continuity.vocabulary_data import compiled, filler
 from helix.core.english import (
-    LABEL_FILLER,
     ORDINAL_SUFFIX,
     ordinal_alternation,
     ordinal_value,
-    word_alternation,
 )
 from helix.core.schemas import Frozen
 from indexers.graph import is_test_path
@@ -39,7 +37,7 @@ _COMMAND = compiled("SELECT_COMMAND")
 _MIXED = compiled("SELECT_MIXED")
 _SCOPE_NAMED = compiled("SELECT_SCOPE_NAMED")
 _SCOPE_PATH = re.compile(r"\b(?:in|under|within|inside) ((?:[\w.-]+/)+)", re.I)
-_FILLER = re.compile(rf"\b({word_alternation(LABEL_FILLER)})\b", re.I)
+_FILLER = filler("label")
 _ORDINAL = re.compile(rf"(?<![\w./-])(?:#\s*)?({ordinal_alternation(numbers=False)}|\d{{1,2}})"
                       rf"{ORDINAL_SUFFIX}?(?![\w./-])", re.I)
 _PRONOUN = compiled("SELECT_PRONOUN")

@@ -3,7 +3,8 @@
 `compiled(name)` is the one way a module gets a pattern of it: the pattern's regex, case-blind
 when its entry says `ignore_case = true`, compiled once. The router's phrases
 (`controller.continuity.phrases`), a clarifier's replies (`controller.continuity.pending`) and
-a selection's cues (`controller.continuity.selection_match`) all read their words from here.
+a selection's cues (`controller.continuity.selection_match`) all read their words from here;
+`filler(name)` is the one way a lane gets a filler list (named groups of one table).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ VOCABULARY: dict[str, Any] = tomllib.loads(
     .read_text(encoding="utf-8"))
 PATTERNS: dict[str, dict[str, Any]] = VOCABULARY["patterns"]  # the router's
 CUES: dict[str, dict[str, Any]] = VOCABULARY["cues"]  # read after routing, by the lanes
+FILLER_GROUPS: dict[str, list[str]] = VOCABULARY["fillers"]["groups"]
+FILLER_LISTS: dict[str, dict[str, list[str]]] = VOCABULARY["fillers"]["lists"]
 
 
 @cache
@@ -26,3 +29,18 @@ def compiled(name: str) -> re.Pattern[str]:
     """The vocabulary's pattern `name`, compiled (case-blind if its entry says so)."""
     entry = PATTERNS[name] if name in PATTERNS else CUES[name]
     return re.compile(entry["regex"], re.IGNORECASE if entry.get("ignore_case") else 0)
+
+
+def filler_words(name: str) -> tuple[str, ...]:
+    """The filler list `name`: its groups' words and its own, each once, longest first (an
+    alternation never stops at a shorter word: "same thing" before "same")."""
+    entry = FILLER_LISTS[name]
+    words = {w for group in entry["groups"] for w in FILLER_GROUPS[group]} | set(entry["words"])
+    return tuple(sorted(words, key=lambda w: (-len(w), w)))
+
+
+@cache
+def filler(name: str) -> re.Pattern[str]:
+    """The filler list `name` as one case-blind pattern of whole words."""
+    return re.compile(rf"\b(?:{'|'.join(re.escape(w) for w in filler_words(name))})\b",
+                      re.IGNORECASE)

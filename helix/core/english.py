@@ -18,10 +18,6 @@ Word lists (each a set of lowercase words):
     LONG_FORMS          an identifier's short word -> the English words it stands for
                         ("cfg" -> configuration, "id" -> identifier), stemmed
     DEFINING_VERBS      "is", "means", "stands for": what says a named thing is something
-    POLITE_WORDS        please / thanks and their short forms: filler in a message
-    CHOICE_FILLER, LABEL_FILLER
-                        the continuity lanes' filler (a clarifier's reply; a selection's
-                        label words), both from POLITE_WORDS
 Ordinals (one table, one parser: the continuity lanes read "the second one", "option 3", "2nd"):
     ORDINAL_WORDS, NUMBER_WORDS, LAST_WORD, ORDINAL_SUFFIX
     ordinal_value       "second" / "2nd" / "2" / "two" -> 2, "last" -> LAST (-1), else None
@@ -254,7 +250,7 @@ _FINDING_TEXT = """
 """
 FINDING_WORDS: frozenset[str] = frozenset(_FINDING_TEXT.split())
 FIRST_PERSON: frozenset[str] = frozenset({"i", "we", "my", "our"})
-# --- ordinals and politeness (`controller.continuity.pending`, `.selection_match`) ------------
+# --- ordinals (`controller.continuity.pending`, `.selection_match`) -----------------------------
 ORDINAL_WORDS: dict[str, int] = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
     "eighth": 8, "ninth": 9, "tenth": 10}
@@ -264,13 +260,6 @@ NUMBER_WORDS: dict[str, int] = {
 LAST_WORD = "last"
 LAST = -1  # the position "last" stands for (the caller knows the count)
 ORDINAL_SUFFIX = r"(?:st|nd|rd|th)"  # "1st", "2nd": the suffix a number may carry
-POLITE_WORDS: tuple[str, ...] = ("please", "pls", "plz", "thanks", "thank you", "thx")
-# what a reply to a clarifier says besides its choice ("ok then, the second one")
-CHOICE_FILLER: tuple[str, ...] = (*POLITE_WORDS, "ok", "okay", "then", "i mean", "i'd say",
-                                  "i guess", "the one")
-# what a selection says besides the words of the label it names ("open the tokenizer one now")
-LABEL_FILLER: tuple[str, ...] = (*POLITE_WORDS, "for me", "now", "again", "the", "a", "an",
-                                 "one", "item", "option", "number", "entry", "file", "span")
 
 
 # what says that a named thing is something ("X is ...", "X stands for ..."): how an answer
