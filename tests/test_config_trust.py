@@ -246,9 +246,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # index.mask_secrets, which decides whether an index holds secrets in clear; then the answer
     # contract's absence thresholds, synthesis.absence, issue 32; retrieval.ranker, the hand order
     # by default, and index.history_*, off: issue 31; then retrieval.ranker.digest, the shipped
-    # model's by default)
+    # model's by default; then the association table retired: retrieval.ranker.expand_words
+    # and assoc_k gone, the model retrained without it)
     assert HelixConfig().evidence_hash == (
-        "sha256:bf6842039bb60b2940595c00a47640bef8e78ebe3ec1a08e2e76e541307f99f6")
+        "sha256:00de46be141097b2564c26e0c027bbbd1c8ced035f2f103cd0eaa1eccd351c50")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(
