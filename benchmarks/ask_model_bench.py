@@ -88,7 +88,8 @@ def _ask(repo: Path, home: Path, model: str | None, base: str, mode: str,
 
 
 def _timings(envelope: dict[str, Any]) -> dict[str, float]:
-    keep = ("index", "controller", "synthesis", "model_import", "model_call", "total")
+    keep = ("index", "controller", "synthesis", "model_import", "model_wait", "model_call",
+            "total")
     return {k: round(envelope["timings_ms"].get(k, 0.0) / 1000, 3) for k in keep}
 
 

@@ -36,6 +36,7 @@ from pydantic import BaseModel, ValidationError
 from helix.core.errors import ConfigError
 from helix.core.hashing import hash_obj
 from helix.core.history_settings import DriftSettings, StaleDocsSettings
+from helix.core.home import helix_home
 from helix.core.repo_limits import DROPPED, lower_only, merge_tables
 from helix.core.scale_settings import ClusterSettings, StateSettings
 from helix.core.schemas import FrozenSettings
@@ -377,17 +378,3 @@ def load_config(
     for notice in notices:
         notify(notice)
     return config
-
-
-def helix_home(env: Mapping[str, str] | None = None) -> Path:
-    """Where all Helix state lives: `$HELIX_HOME`, else the per-user cache directory."""
-    env = os.environ if env is None else env
-    if env.get("HELIX_HOME"):
-        try:
-            return Path(env["HELIX_HOME"]).expanduser().resolve()
-        except (RuntimeError, OSError) as exc:  # a symlink loop, an unknown ~user
-            raise ConfigError(f"HELIX_HOME={env['HELIX_HOME']!r} cannot be used: {exc}"
-                              ) from None
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("helix", appauthor=False))
