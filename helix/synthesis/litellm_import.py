@@ -4,9 +4,11 @@ statement of work), `helix.synthesis.llm` runs it at a call made in process.
 Only the standard library is imported here, so the helper's start-up is the interpreter and
 litellm. The cyclic garbage collector is off during the import: litellm builds thousands of
 pydantic classes and functions, and the collections that allocation triggers walk them again
-and again without finding anything to free (measured: 2.6 instead of 3.3 CPU s for
-`import litellm`, benchmarks/results/ask_model_bench_helper.json); it is switched back on
-right after, and the cycles the import left are collected then as usual.
+and again without finding anything to free (measured on a loaded 2-core machine: `import
+litellm` 2.4-2.7 instead of 3.2-3.4 user CPU s in three `/usr/bin/time` pairs; the bench's
+`import_cpu_s`, which also builds the response models, 3.20 against 3.33 s,
+benchmarks/results/ask_model_bench_helper.json); it is switched back on right after, and the
+cycles the import left are collected then as usual.
 """
 
 from __future__ import annotations
