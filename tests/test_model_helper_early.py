@@ -214,3 +214,17 @@ def test_a_dead_or_hung_helper_is_dropped_in_one_line(home: Path, how: str) -> N
     assert len(notices) == 1 and "\n" not in notices[0], notices
     assert notices[0].startswith("the model helper ")
     assert notices[0].endswith("calling the model from this process")
+
+
+def test_a_pid_file_naming_another_process_is_no_helper(home: Path) -> None:
+    """A helper killed without removing its pid file: the number may be another process's
+    now, and no ask waits for it."""
+    helper = ModelHelper(home, idle_s=5, start_s=0.5)
+    helper.path.parent.mkdir(parents=True)
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        (helper.path.with_suffix(".pid")).write_text(str(other.pid), encoding="ascii")
+        assert helper_pid(helper.path) is None and not helper._starting()
+    finally:
+        other.kill()
+        other.wait()

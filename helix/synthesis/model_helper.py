@@ -85,13 +85,19 @@ def pid_path(path: Path) -> Path:
 
 
 def _alive(pid: int) -> bool:
+    """`pid` is a live model helper (where /proc says what a process runs: a helper killed
+    without removing its pid file leaves a number another process may get)."""
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, PermissionError):  # gone, or another user's: not ours
         return False
-    except PermissionError:  # another user's process: not a helper of ours
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except FileNotFoundError:  # no /proc (macOS): the signal's word
+        return not Path("/proc/self").exists()
+    except OSError:
         return False
-    return True
+    return b"helix.synthesis.model_helper" in command
 
 
 def helper_pid(path: Path) -> int | None:
