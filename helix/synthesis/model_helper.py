@@ -36,6 +36,7 @@ import contextlib
 import gc
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -56,6 +57,9 @@ if TYPE_CHECKING:
 PROTOCOL = 1
 MAX_SOCKET_PATH = 100  # a Unix socket's path is at most 107 bytes on Linux
 POLL_S = 0.02  # how often a client looks again for a helper still importing
+# a client waiting for the helper connects within one poll of its listening, and a preflight's
+# call follows it within this: the warm-up waits for a quiet moment this long
+SETTLE_S = 5 * POLL_S
 # variables that change between two shells of the same user without changing a model call
 _VOLATILE = frozenset({"PWD", "OLDPWD", "SHLVL", "_", "COLUMNS", "LINES", "TERM",
                        "HELIX_HOME"})
@@ -328,6 +332,46 @@ def _serve_connection(connection: socket.socket) -> None:
                 send({"error": _error_payload(exc)})
 
 
+def _listen(path: Path) -> socket.socket:
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o177)
+    try:
+        listener.bind(str(path))
+    finally:
+        os.umask(old)
+    listener.listen()
+    return listener
+
+
+def _pending(listener: socket.socket, within_s: float) -> bool:
+    return bool(select.select([listener], [], [], within_s)[0])
+
+
+def _accept_loop(listener: socket.socket, idle_s: float) -> None:
+    """Answer each connection in a thread until `idle_s` pass with none and none running.
+    litellm's first call imports more (the OpenAI client, its HTTP stack: `warm_litellm`,
+    1.35 CPU s, of which a real call needs about 1.0): done ahead only while no one waits, so
+    an ask that waited for the import pays its own call's share, not both paths'."""
+    listener.settimeout(idle_s)
+    busy = _Busy()
+    warmed = False
+    while True:
+        if not warmed and not busy.count and not _pending(listener, SETTLE_S):
+            from helix.synthesis.llm import warm_litellm
+
+            warm_litellm()
+            warmed = True
+        try:
+            connection, _ = listener.accept()
+        except TimeoutError:
+            if busy.count:
+                continue
+            return  # idle: stop; the next ask starts another
+        connection.settimeout(None)
+        busy.add(1)
+        threading.Thread(target=_serve_one, args=(connection, busy), daemon=True).start()
+
+
 def _write_pid(path: Path) -> None:
     tmp = pid_path(path).with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(str(os.getpid()), encoding="ascii")
@@ -351,33 +395,11 @@ def serve(path: Path, idle_s: float) -> None:
         from helix.synthesis.litellm_import import import_litellm
 
         import_litellm()  # the start-up's cost: before any of Helix's own modules
-        from helix.synthesis.llm import warm_litellm
-
-        warm_litellm()
         gc.freeze()  # what the import built lives as long as the helper: never collected
         with contextlib.suppress(FileNotFoundError):
             path.unlink()  # a helper killed before it could remove it
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        old = os.umask(0o177)
-        try:
-            listener.bind(str(path))
-        finally:
-            os.umask(old)
-        listener.listen()
-        listener.settimeout(idle_s)
-        busy = _Busy()
-        with listener:
-            while True:
-                try:
-                    connection, _ = listener.accept()
-                except TimeoutError:
-                    if busy.count:
-                        continue
-                    break  # idle: stop; the next ask starts another
-                connection.settimeout(None)
-                busy.add(1)
-                threading.Thread(target=_serve_one, args=(connection, busy),
-                                 daemon=True).start()
+        with _listen(path) as listener:
+            _accept_loop(listener, idle_s)
     finally:
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
