@@ -60,7 +60,7 @@ def helper_settings(args: Sequence[str], environ: Mapping[str, str], home: Path
     command = _command(args)
     if command not in STARTS_HELPER or any(a in _NOT_HERE for a in args):
         return None
-    if command == "ask" and args.count("--repo") + args.count("-r") > 1:
+    if command == "ask" and args.count("--repo") > 1:
         return None  # several repositories: `helix.multi_repo`, not this process's helper
     user = _user_synthesis(home)
     model = user.get("model")

@@ -33,10 +33,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from helix.core import home
 from helix.core.errors import ConfigError
 from helix.core.hashing import hash_obj
 from helix.core.history_settings import DriftSettings, StaleDocsSettings
-from helix.core.home import helix_home
 from helix.core.repo_limits import DROPPED, lower_only, merge_tables
 from helix.core.scale_settings import ClusterSettings, StateSettings
 from helix.core.schemas import FrozenSettings
@@ -378,3 +378,10 @@ def load_config(
     for notice in notices:
         notify(notice)
     return config
+
+
+def helix_home(env: Mapping[str, str] | None = None) -> Path:
+    """Where all Helix state lives: `$HELIX_HOME`, else the per-user cache directory
+    (`helix.core.home.helix_home`, which the model helper's early start reads without the
+    settings)."""
+    return home.helix_home(env)
