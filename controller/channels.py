@@ -143,12 +143,16 @@ def fuzzy_order(defs: Sequence[SymbolDef], context: frozenset[str]) -> list[Symb
                                        len(d.qualname), d.path, d.start_line, d.qualname))
 
 
+def _mentions(chunk: Chunk, must: Sequence[str]) -> bool:
+    return not must or all(w in token_set(f"{chunk.text} {chunk.path}") for w in must)
+
+
 def _members(index: IndexReader, request: Request) -> list[Pair]:
     owner, member = request.query.rsplit(".", 1)
     out: list[Pair] = []
     for found in verb_members(index.graph, index.find_definitions(owner), member):
         chunk = index.chunk_for_node(found.node_id)
-        if chunk is not None and _keep(chunk, request):
+        if chunk is not None and _keep(chunk, request) and _mentions(chunk, request.must):
             out.append((chunk, (Reason(code="symbol_exact"),
                                 Reason(code="defines", name=found.qualname))))
     return out[:request.k]
@@ -186,9 +190,7 @@ def _symbol(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:
     out: list[Pair] = []
     for d in order:
         chunk = index.chunk_for_node(d.node_id)
-        if chunk is not None and _keep(chunk, request) and (
-                not request.must or all(w in token_set(f"{chunk.text} {chunk.path}")
-                                        for w in request.must)):
+        if chunk is not None and _keep(chunk, request) and _mentions(chunk, request.must):
             out.append((chunk, (Reason(code=how), Reason(code="defines", name=d.qualname))))
     return out[:request.k]
 

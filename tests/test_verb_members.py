@@ -12,6 +12,7 @@ from controller.channels import Request, execute
 from controller.driver import run_controller
 from controller.members import first_word, is_support_path
 from controller.question import read_question
+from controller.text import phrase_tokens
 from helix.core.config import load_config
 from helix.core.policy import Pools
 from helix.core.ports import FakeClock
@@ -66,6 +67,12 @@ def test_the_owners_verb_members_come_product_callers_first() -> None:
     off = Pools(verb_members=False)
     assert [f.chunk.symbol for f in execute(index, request, None, off).found] == [
         "SearchIndex.build"]
+    # the words the lookup's span must show hold for the members too
+    must = request.model_copy(update={"must": phrase_tokens("postings")})
+    assert [f.chunk.symbol for f in execute(index, must, None, Pools()).found] == [
+        "SearchIndex.build_with_files"]
+    assert execute(index, request.model_copy(update={"must": ("zebra",)}), None,
+                   Pools()).found == ()
     plain = request.model_copy(update={"members": False})
     assert [f.chunk.symbol for f in execute(index, plain, None, Pools()).found] == [
         "SearchIndex.build"]
