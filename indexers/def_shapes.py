@@ -44,6 +44,7 @@ PARAM_FIELDS = ("parameters", "parameter")
 RETURN_FIELDS = ("return_type", "result")
 SEARCH_DEPTH = 3  # how deep under a definition node its parameters are looked for
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+OVERLOAD = re.compile(r"(?:^| )@ (?:\w+ \. )*overload\b")  # `@overload`, `@typing.overload`
 
 
 class Param(Frozen):
@@ -337,7 +338,8 @@ def _shape_of(raw: _RawDef, leaves: list[Leaf], starts: list[int],
 def shapes(lang: str, source: bytes, wanted: frozenset[str] | None = None,
            max_defs: int | None = None) -> dict[str, DefShape]:
     """qualname -> shape, for every definition of the file (or those in `wanted`); the first
-    of two definitions with one qualname (an overload, a redefinition) is kept. {} when the
+    of two definitions with one qualname (a redefinition, a property's setter) is kept, but
+    for `@overload` stubs: the implementation after them is. {} when the
     language has no query or the file defines more than `max_defs` names."""
     if not supported(lang):
         return {}
@@ -361,16 +363,24 @@ def shapes(lang: str, source: bytes, wanted: frozenset[str] | None = None,
             children.setdefault(d.parent.qualname, []).append(d)
     out: dict[str, DefShape] = {}
     for d in defs:
-        if d.qualname in out or (wanted is not None and d.qualname not in wanted
-                                 and not _owns(d.qualname, wanted)):
+        if (d.qualname in out and not stub(out[d.qualname])) or (
+                wanted is not None and d.qualname not in wanted
+                and not _owns(d.qualname, wanted)):
             continue
         kids = children.get(d.qualname, [])
         nested = [(k.extent.start_byte, k.extent.end_byte) for k in kids]
         shape = _shape_of(d, leaves, starts, nested)
         if d.kind in CLASS_LIKE:
             shape = _class_shape(shape, d, kids, leaves, starts)
-        out[d.qualname] = shape
+        if d.qualname not in out or not stub(shape):  # the implementation after its stubs
+            out[d.qualname] = shape
     return {q: s for q, s in out.items() if wanted is None or q in wanted}
+
+
+def stub(shape: DefShape) -> bool:
+    """An `@overload` signature (`typing.overload`, `t.overload`): a typing stub whose
+    implementation follows it under the same name; its body says nothing of what runs."""
+    return bool(OVERLOAD.search(shape.signature))
 
 
 def _owns(qualname: str, wanted: frozenset[str]) -> bool:

@@ -49,6 +49,9 @@ class StaleDocsSettings(FrozenSettings):
     max_versions: int = Field(default=200, ge=1, le=100_000)
     # definitions one section is aligned to, at most (the names it mentions, first first)
     max_definitions_per_section: int = Field(default=8, ge=1, le=1000)
+    # levels of a class's bases (defined in the project) read for the members it inherits:
+    # a method moved into a base is not removed
+    inherit_depth: int = Field(default=3, ge=0, le=20)
     # commits listed per stale definition
     max_commits_listed: int = Field(default=5, ge=1, le=1000)
     # documentation files that describe history, not the code as it is: never stale

@@ -191,6 +191,32 @@ class Drifted:
     params_then: tuple[str, ...]
     changes: tuple[CodeChange, ...]
     commits: tuple[tuple[CommitRef, tuple[CodeChange, ...]], ...]
+    now: DefShape  # the definition as it is
+
+
+def still_has(drifted: Drifted, kept: frozenset[str]) -> Drifted | None:
+    """The drift without the removed members the definition still has (`kept`: through a
+    base); None when nothing else changed."""
+
+    def left(found: Sequence[CodeChange]) -> tuple[CodeChange, ...]:
+        out = []
+        for change in found:
+            if change.kind == "members":
+                names = tuple(n for n in change.names if n not in kept)
+                if not names:
+                    continue
+                if names != change.names:
+                    change = CodeChange(kind="members", detail=f"removed {', '.join(names)}",
+                                        names=names)
+            out.append(change)
+        return tuple(out)
+
+    total = left(drifted.changes)
+    if not total:
+        return None
+    commits = tuple((c, left(found)) for c, found in drifted.commits if left(found))
+    return Drifted(definition=drifted.definition, params_then=drifted.params_then,
+                   changes=total, commits=commits, now=drifted.now)
 
 
 def definition_drift(history: History, blobs: Blobs, definition: SymbolDef, since: Commit,
@@ -224,7 +250,7 @@ def definition_drift(history: History, blobs: Blobs, definition: SymbolDef, sinc
             made.insert(0, (CommitRef(sha=WORKTREE, time=0, subject="uncommitted changes"),
                             tuple(edits)))
     return Drifted(definition=definition, params_then=tuple(p.name for p in then.params),
-                   changes=tuple(total), commits=tuple(made))
+                   changes=tuple(total), commits=tuple(made), now=current)
 
 
 def for_section(drifted: Drifted, section: DocSection, text: str,
