@@ -122,7 +122,8 @@ def test_a_default_counts_where_the_section_states_it(
         "## Buffers\n\nThe `open_connection` `size` defaults to 512 bytes.\n\n"
         "## Timeouts\n\nThe `open_connection` `timeout` defaults to 5 seconds.\n")})
     commit(repo, "a longer timeout, the buffer size chosen in the body", {
-        "pkg/net.py": ("_DEFAULT = object()\n\n\ndef open_connection(host, timeout=10, size=_DEFAULT):\n"
+        "pkg/net.py": ("_DEFAULT = object()\n\n\n"
+                       "def open_connection(host, timeout=10, size=_DEFAULT):\n"
                        "    return host, timeout, 512 if size is _DEFAULT else size\n")},
         EPOCH + DAY)
     # a call passing timeout=5 passes it whatever the default; size's value moved to the body
