@@ -83,6 +83,7 @@ def findings(args: argparse.Namespace) -> None:
                         "touched": section["touched"]["sha"] if section["touched"] else None,
                         "definitions": [{"symbol": d["symbol"], "path": d["path"],
                                          "kinds": sorted({c["kind"] for c in d["changes"]}),
+                                         "changes": [c["detail"] for c in d["changes"]],
                                          "commits": [c["sha"] for c in d["commits"]]}
                                         for d in section["definitions"]]})
         print(f"{repo.name}: {len(report['stale'])} stale of {report['aligned']} aligned "
