@@ -186,3 +186,32 @@ def test_a_lost_base_counts_on_a_line_naming_the_definition(
         "        cls.defaults = settings\n        return cls\n    return wrap\n")},
         EPOCH + DAY)
     assert _alarms(repo, capsys) == {"Kinds": [("view_defaults", "signature")]}
+
+
+def test_a_vendored_bundle_is_not_the_projects_code(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = _repo(tmp_path, {
+        ".yarn/releases/yarn-4.1.0.cjs": "function useEffect(f) { return f(); }\n",
+        "app/static/js/coreapi-0.1.1.js": "function LinkHeader(url) { return url; }\n",
+        "src/store.js": "export function createLegacyStore(r) { return r; }\n",
+        "docs/guide.md": ("# Guide\n\n## Effects\n\nSubscribe in `useEffect` and read the "
+                          "`LinkHeader`.\n\n## Stores\n\nCall `createLegacyStore(reducer)`.\n")})
+    commit(repo, "yarn 4.2, no bundled client, no legacy store", {
+        ".yarn/releases/yarn-4.1.0.cjs": None, "app/static/js/coreapi-0.1.1.js": None,
+        ".yarn/releases/yarn-4.2.0.cjs": "const version = 2;\n",
+        "src/store.js": "export const VERSION = 2;\n"}, EPOCH + DAY)
+    assert _alarms(repo, capsys) == {"Stores": [("createLegacyStore", "removed")]}
+
+
+def test_announcements_and_proposals_are_history(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = "# Design\n\n## Spiders\n\nCall `start_requests()` first.\n"
+    repo = _repo(tmp_path, {
+        "pkg/spider.py": "def start_requests(spider):\n    return []\n",
+        "docs/community/3.0-announcement.md": text, "sep/sep-018.rst": (
+            "SEP 18\n======\n\nSpiders\n-------\n\nCall ``start_requests()`` first.\n"),
+        "docs/guide.md": text})
+    commit(repo, "drop start_requests", {"pkg/spider.py": "VERSION = 2\n"}, EPOCH + DAY)
+    code, out, err = run(["stale-docs", "--repo", str(repo), "--json"], capsys)
+    assert code == 1 and [s["doc_path"] for s in json.loads(out)["stale"]] == [
+        "docs/guide.md"], err

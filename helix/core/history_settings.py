@@ -60,14 +60,17 @@ class StaleDocsSettings(FrozenSettings):
                              "LICENCE*", "AUTHORS*", "CONTRIBUTORS*", "COPYING*", "NOTICE*",
                              "*upgrading*", "*migrat*", "*whatsnew*", "*whats-new*",
                              "*what-s-new*", "*archive*", "versions.*", "*-history.*",
-                             "*_history.*")
+                             "*_history.*", "*announcement*")
     # directories whose documents record the past (release notes, news, blog posts, an
     # earlier version's documentation): never stale (`helix.staledocs.archives`)
     history_dirs: tuple[str, ...] = ("release", "releases", "release-notes", "release_notes",
                                      "releasenotes", "changes", "changelog*", "news",
                                      "history", "whatsnew", "whats-new", "blog", "*archive*",
                                      "previous*version*", "old*version*", "versioned_docs",
-                                     "versioned-docs")
+                                     "versioned-docs",
+                                     # design proposals: what was planned, not what is
+                                     "sep", "seps", "pep", "peps", "rfc", "rfcs", "proposals",
+                                     "adr", "adrs")
     # headings that are version numbers ("4.13.3 / 2015-08-02") making a file a release
     # history, whatever it is called (0: never)
     min_version_headings: int = Field(default=2, ge=0, le=1000)

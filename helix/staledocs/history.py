@@ -33,7 +33,14 @@ WORKTREE = "(working tree)"
 # where a removed definition is no project interface a document describes
 NOT_LIBRARY = frozenset({"test", "tests", "testing", "testsuite", "example", "examples",
                          "benchmark", "benchmarks", "bench", "docs", "doc", "docs_src",
-                         "scripts", "tools"})
+                         "scripts", "tools",
+                         # code the project ships but did not write: vendored copies, bundles
+                         "vendor", "vendored", "third_party", "third-party", "thirdparty",
+                         "node_modules", "static", "dist"})
+# a shipped copy of another project's script: minified, or named with its version
+# (`jquery-1.8.1-min.js`, `coreapi-0.1.1.js`, `app.bundle.js`)
+VENDORED = re.compile(r"(?:[.-]min|\.bundle|[-_.]v?\d+\.\d+(?:\.\d+)*(?:[.-]min)?)"
+                      r"\.(?:c|m)?js$", re.I)
 DECLARATIONS = (".d.ts", ".d.mts", ".d.cts", ".pyi")
 BATCH = 16  # versions of a document read at a time while looking for a section's last touch
 NOT_A_NAME = re.compile(r"[^A-Za-z0-9_]")
@@ -337,10 +344,14 @@ def library(path: str) -> bool:
     """A file of the project's code, not of its tests, examples, benchmarks or docs, nor a
     declaration file (`.d.ts`, `.pyi`: it declares what code or a dependency defines, so a
     name dropped from it is removed only where it is defined; `Promise` and `Map` typed for
-    an old runtime are the language's own)."""
+    an old runtime are the language's own), nor a vendored copy or bundle of another
+    project's code (a vendor or static directory, a hidden one such as `.yarn/releases`, a
+    minified or versioned script): React's `useEffect` dropped with a bundled yarn release is
+    not the project's."""
     parts = path.split("/")
     name = parts[-1]
     return not (NOT_LIBRARY & {p.lower() for p in parts[:-1]} or name.startswith("test_")
+                or any(p.startswith(".") for p in parts[:-1]) or VENDORED.search(name)
                 or name.endswith(DECLARATIONS)
                 or name.endswith(("_test.py", "_test.go", ".test.ts", ".test.js", ".spec.ts",
                                   ".spec.js")) or name == "conftest.py")
