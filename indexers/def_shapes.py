@@ -68,6 +68,9 @@ class DefShape(Frozen):
     # a class without a constructor or fields of its own takes its parameters from a base:
     # its own are not known, and never compared
     params_known: bool = True
+    # a signature without a body (a TypeScript overload, an `@overload` stub): what runs is
+    # the implementation written after it under the same name
+    stub: bool = False
 
 
 Leaf = tuple[int, str]  # start byte, normalized text
@@ -332,6 +335,8 @@ def _shape_of(raw: _RawDef, leaves: list[Leaf], starts: list[int],
         params=_params(params, leaves, starts),
         returns=annotation_text([t for _, t in _span(leaves, starts, returns)]) or None,
         raises=_raises(body), members=(), body=digest(_joined(body_leaves)),
+        stub=body is None and raw.kind not in CLASS_LIKE or bool(OVERLOAD.search(
+            " ".join(t for _, t in rest))),
         tokens=digest(_joined(leaves[lo:bisect.bisect_left(starts, extent.end_byte)])))
 
 
@@ -378,9 +383,18 @@ def shapes(lang: str, source: bytes, wanted: frozenset[str] | None = None,
 
 
 def stub(shape: DefShape) -> bool:
-    """An `@overload` signature (`typing.overload`, `t.overload`): a typing stub whose
-    implementation follows it under the same name; its body says nothing of what runs."""
-    return bool(OVERLOAD.search(shape.signature))
+    """An overload's signature (`@typing.overload`, a TypeScript signature without a body):
+    the implementation follows it under the same name; it says nothing of what runs."""
+    return shape.stub
+
+
+def _overload(raw: _RawDef) -> bool:
+    """A constructor's overload signature: decorated `@overload`, or without a body."""
+    node = raw.node
+    body = node.child_by_field_name("body") or _find(node, ("body",))
+    head = _text(raw.node.parent) if raw.node.parent is not None and \
+        raw.node.parent.type == "decorated_definition" else ""
+    return body is None or bool(OVERLOAD.search(" ".join(head.split()).replace("@", "@ ")))
 
 
 def _owns(qualname: str, wanted: frozenset[str]) -> bool:
@@ -393,7 +407,9 @@ def _class_shape(shape: DefShape, raw: _RawDef, kids: list[_RawDef], leaves: lis
                  starts: list[int]) -> DefShape:
     body = raw.node.child_by_field_name("body")
     fields = _fields(body, leaves, starts)
-    ctor = next((k for k in kids if k.name in CONSTRUCTORS), None)
+    ctors = [k for k in kids if k.name in CONSTRUCTORS]
+    # the implementation: after its overloads' signatures (and the one that runs in Python)
+    ctor = next((k for k in reversed(ctors) if not _overload(k)), ctors[0] if ctors else None)
     params = _params(_find(ctor.node, PARAM_FIELDS), leaves, starts) if ctor is not None else ()
     named = {p.name for p in params}
     params += tuple(f for f in fields if f.name not in named)

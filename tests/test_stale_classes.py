@@ -215,3 +215,24 @@ def test_announcements_and_proposals_are_history(
     code, out, err = run(["stale-docs", "--repo", str(repo), "--json"], capsys)
     assert code == 1 and [s["doc_path"] for s in json.loads(out)["stale"]] == [
         "docs/guide.md"], err
+
+
+def test_overloaded_constructors_and_typescript_signatures_are_stubs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trace = ("class TraceConfig:\n    def __init__(self, ctx_factory=dict):\n"
+             "        self.factory = ctx_factory\n")
+    store = ("export function createStore(reducer: R, preloaded?: S): Store {\n"
+             "  if (!reducer) {\n    throw new TypeError('reducer')\n  }\n"
+             "  return make(reducer)\n}\n")
+    repo = _repo(tmp_path, {"pkg/tracing.py": trace, "src/store.ts": store, "docs/guide.md": (
+        "# Guide\n\n## Tracing\n\n`TraceConfig(ctx_factory=dict)`: the `ctx_factory` makes "
+        "contexts.\n\n## Stores\n\n`createStore(reducer, preloaded)` throws a `TypeError` "
+        "without a reducer.\n")})
+    commit(repo, "typed overloads", {
+        "pkg/tracing.py": trace.replace("    def __init__(self, ctx_factory=dict):", (
+            "    @overload\n    def __init__(self) -> None: ...\n"
+            "    @overload\n    def __init__(self, ctx_factory: F) -> None: ...\n"
+            "    def __init__(self, ctx_factory=dict):")),
+        "src/store.ts": "export function createStore(reducer: R): Store\n" + store},
+        EPOCH + DAY)
+    assert _alarms(repo, capsys) == {}
