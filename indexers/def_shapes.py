@@ -335,7 +335,7 @@ def _shape_of(raw: _RawDef, leaves: list[Leaf], starts: list[int],
         params=_params(params, leaves, starts),
         returns=annotation_text([t for _, t in _span(leaves, starts, returns)]) or None,
         raises=_raises(body), members=(), body=digest(_joined(body_leaves)),
-        stub=body is None and raw.kind not in CLASS_LIKE or bool(OVERLOAD.search(
+        stub=(body is None and raw.kind not in CLASS_LIKE) or bool(OVERLOAD.search(
             " ".join(t for _, t in rest))),
         tokens=digest(_joined(leaves[lo:bisect.bisect_left(starts, extent.end_byte)])))
 
