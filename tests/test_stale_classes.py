@@ -236,3 +236,28 @@ def test_overloaded_constructors_and_typescript_signatures_are_stubs(
         "src/store.ts": "export function createStore(reducer: R): Store\n" + store},
         EPOCH + DAY)
     assert _alarms(repo, capsys) == {}
+
+
+def test_a_side_branch_version_is_not_the_code_now(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A branch that touched the file and was merged, dated after the mainline's change: the
+    code now is HEAD's, and a clean tree is not being edited."""
+    code = ("def open_session(url, retries=3):\n    return url, retries\n\n\n"
+            "def pool_size():\n    return 1\n\n\n" + "".join(
+                f"def helper_{n}():\n    return {n}\n\n\n" for n in range(4)))
+    repo = _repo(tmp_path, {"pkg/session.py": code, "docs/guide.md": (
+        "# Guide\n\n## Sessions\n\n`open_session()` retries 3 times by default "
+        "(`retries`).\n")})
+    git(repo, "checkout", "-q", "-b", "side")
+    commit(repo, "side: a larger pool", {"pkg/session.py": code.replace("return 1", "return 4")},
+           EPOCH + 3 * DAY)
+    git(repo, "checkout", "-q", "main")
+    commit(repo, "five retries", {"pkg/session.py": code.replace("=3", "=5")}, EPOCH + DAY)
+    git(repo, "merge", "-q", "--no-edit", "side", when=EPOCH + 4 * DAY)
+    _, out, err = run(["stale-docs", "--repo", str(repo), "--json"], capsys)
+    (section,) = json.loads(out)["stale"]
+    shas = [c["sha"] for d in section["definitions"] for c in d["commits"]]
+    assert [c["detail"] for d in section["definitions"] for c in d["changes"]] == [
+        "retries: 3 -> 5"], err
+    # the change's own commit is listed, never uncommitted edits of a clean tree
+    assert git(repo, "rev-parse", "main^1").strip() in shas and "(working tree)" not in shas

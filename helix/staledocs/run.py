@@ -26,6 +26,7 @@ from pathlib import Path
 from helix.core.changes import CodeChange, CommitRef, StaleDefinition, StaleReport, StaleSection
 from helix.core.config import HelixConfig
 from helix.core.errors import UserError
+from helix.core.git import tracked_blobs
 from helix.core.git_history import Commit, History, read_log, resolve, show_prefix
 from helix.core.hashing import short_id
 from helix.staledocs.history import (
@@ -126,7 +127,7 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
     history.prefix = show_prefix(root)
     blobs = Blobs(root, settings)
     window = config.index.window_lines
-    work = WorkTree(root, config.index.max_file_bytes)
+    work = WorkTree(root, config.index.max_file_bytes, tracked_blobs(root))
     bases = Bases(index, work, settings.inherit_depth)
     checked: list[DocSection] = []
     for path in doc_paths(index, paths, settings.skip, settings.history_dirs):
@@ -142,7 +143,8 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
             if isinstance(when, Commit):
                 whens[number] = when
     blobs.read([b for number, since in whens.items() for d in checked[number].aligned
-                for b in history_window(history, d, since, settings).blobs])
+                for b in history_window(history, d, since, settings,
+                                        work.head_blob(d.path)).blobs])
     names = {n for i in whens for n, _ in checked[i].unresolved}
     oldest = min((whens[i] for i in whens if checked[i].unresolved), key=lambda c: c.time,
                  default=None)
