@@ -3,7 +3,8 @@ pass), each with examples written here (the scanners' samples are not ours to co
 near cases that must stay unmasked: a value masked wherever it recurs, numbered names, a bare
 `key` before an issued key, a ` - ` before a literal, spaces inside quotes, values whose
 brackets cannot be code, `#` inside a value, literal prefixes and C array declarators, a line
-inside a literal opened before it, and random letters under a token's name."""
+inside a literal opened before it, random letters under a token's name, and an API key as
+curl's user name."""
 
 from __future__ import annotations
 
@@ -47,6 +48,8 @@ def masked(text: str, value: str) -> bool:
     # random letters (no digits) under a token's or a key's name
     ('token = "wQzXbKvTrPmYhJnLdFgS"', "wQzXbKvTrPmYhJnLdFgS"),
     ('acme_key: "hFcNuVcYOgiRjLDEmAoRbN"', "hFcNuVcYOgiRjLDEmAoRbN"),
+    # an API key as curl's user, its password left empty
+    ('curl -u "Zq8vR2mK9xL4!t:" https://api.example.com/v1', "Zq8vR2mK9xL4!t"),
 ])
 def test_each_class_is_masked(text: str, value: str) -> None:
     assert masked(text, value), redact_text(text)[0]
@@ -63,6 +66,7 @@ def test_each_class_is_masked(text: str, value: str) -> None:
     "capabilities = 'LOGINDISABLED AUTH=CRAM-MD5'",  # a weak name inside a literal
     'token = "XMLHttpRequestUpload"',  # words run together repeat their letters
     "password: hunter2x # rotated monthly",  # the comment after a space is no value
+    "curl -u admin: http://localhost:9200",  # a user name with no password
 ])
 def test_near_cases_stay(text: str) -> None:
     findings = find_secrets(text)
