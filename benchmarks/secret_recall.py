@@ -145,7 +145,8 @@ def main() -> None:
         result["real_code"] = real_code()
         for root in result["real_code"]:
             print(json.dumps({k: v for k, v in root.items() if k != "examples"}))
-    command = " ".join(["python", "benchmarks/secret_recall.py", *sys.argv[1:]])
+    command = " ".join(["python", "benchmarks/secret_recall.py", "--corpus", str(args.corpus),
+                        *(["--skip-code"] if args.skip_code else [])])
     result["note"] = f"{command}; {args.note}" if args.note else command
     args.out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
