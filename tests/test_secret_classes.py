@@ -85,6 +85,18 @@ def test_a_guessed_value_is_not_masked_where_it_recurs() -> None:
     assert found == [(digest, "high_entropy_hex")]
 
 
+@pytest.mark.parametrize("text", [
+    "_PRIVATE_KEY_TYPES = PKCS7PrivateKeyTypes\ndef sign(key: PKCS7PrivateKeyTypes): ...\n",
+    "api_secret = X509_sig_st\nclass X509_sig_st: pass\n",
+])
+def test_an_identifier_taken_for_a_value_is_not_masked_where_it_recurs(text: str) -> None:
+    """A rule may take a name in code for a value; masking its every use would hide the
+    code: an identifier is not spread, whatever found it."""
+    found = find_secrets(text)
+    assert len(found) == 1
+    assert found[0].start < text.index("\n")
+
+
 def test_recurrences_agree_with_the_unfiltered_scan() -> None:
     text = ("header\n" * 40 + "[debug] api_token=Zq8vR2mK9xL4pT7w\n" + "filler line\n" * 40
             + "echo Zq8vR2mK9xL4pT7w\n")

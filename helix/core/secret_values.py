@@ -49,6 +49,9 @@ _NUMBER = re.compile(r"[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?[a-zA-Z%]{0,3}")
 # of letters, `suusEkQFMCPsLh`, is none)
 _HUMAN_NAME = re.compile(r"[a-z]+(?:[_\-.][a-z0-9]+)*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*|"
                          r"_*[A-Za-z][a-z]+(?:[A-Z][a-z]+|[A-Z]{2,}(?![a-z]))*[A-Z]?_*")
+_CAPITALIZED_WORD = re.compile(r"[A-Z][a-z]{3,}")  # `Private`, `Types`: a name's words
+MIN_NAME_WORDS = 2  # words of a name that make a value a name (`PKCS7PrivateKeyTypes`)
+_SNAKE_WORDS = re.compile(r"[a-z]{2,}_[a-z]{2,}")  # `sig_st`: snake_case words
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
 
@@ -59,6 +62,19 @@ def random_letters(value: str) -> bool:
     return (len(value) >= MIN_RANDOM_LETTERS and value.isascii() and value.isalpha()
             and not value.islower() and not value.isupper()
             and shannon_entropy(value) >= math.log2(len(value)) - RANDOM_LETTERS_SLACK)
+
+
+def recurring_secret(value: str) -> bool:
+    """A found value to mask wherever it recurs: one that reads as a credential, not as an
+    identifier or an attribute path a rule took for one (`PKCS7PrivateKeyTypes`, `X509_sig_st`,
+    `ed25519.Ed25519PrivateKey`), which masked everywhere would hide the code."""
+    words = len(_CAPITALIZED_WORD.findall(value))
+    if _DOTTED.fullmatch(value):
+        return words == 0 and credential_like(value)
+    if _IDENT.fullmatch(value):
+        return (credential_like(value) and words < MIN_NAME_WORDS
+                and _SNAKE_WORDS.search(value) is None)
+    return True  # characters no identifier holds: `Tr0ub4dor&3`, `4nXYKv]mHD...`
 
 
 def random_token(value: str) -> bool:

@@ -61,6 +61,7 @@ from helix.core.secret_prefilter import RULES, Windows, all_detectors, compact, 
 from helix.core.secret_shapes import shape_findings
 from helix.core.secret_structure import structural_findings
 from helix.core.secret_tokens import filler, token_findings
+from helix.core.secret_values import recurring_secret
 from helix.core.secret_views import joined_changes
 
 __all__ = [
@@ -271,13 +272,14 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
 def _recurrences(text: str, found: list[Finding]) -> list[Finding]:
     """The findings and every other occurrence of their values in the text: a value is a
     secret wherever it recurs (a log line repeating a key, a value quoted twice), though only
-    one place said so; not a value found by its entropy alone (a guess, not a place). One RE2
-    pass over the text for all the values (longest first)."""
+    one place said so; not a value found by its entropy alone (a guess, not a place), nor one
+    that reads as an identifier (`secret_values.recurring_secret`).
+    One RE2 pass over the text for all the values (longest first)."""
     kinds: dict[str, str] = {}
     for start, end, kind in found:
         value = text[start:end]
         if (len(value) >= MIN_KNOWN_VALUE and not kind.startswith(_GUESSED)
-                and "\n" not in value and "[REDACTED" not in value):
+                and "\n" not in value and "[REDACTED" not in value and recurring_secret(value)):
             kinds.setdefault(value, kind)
     if not kinds:
         return found
