@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from helix.core.changes import CodeChange
+from helix.core.english import SENTINEL_NAME_PARTS, word_alternation
 from helix.core.history_settings import StaleDocsSettings
 
 LISTS_AT_LEAST = 2  # parameters a section names before it counts as listing them
@@ -54,14 +55,15 @@ _DISTINCT = re.compile(r"\b(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*|_+[A-Za-z0-9_]+
 _STRING = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 # a "not given" default (`helix.staledocs.relevance.sentinel`)
 NOT_GIVEN = frozenset({"None", "null", "undefined", "...", "Ellipsis", "object()", "nil"})
-_SENTINEL = re.compile(r"_\w*|\w*(?:missing|unset|undefined|notset|not_set|notgiven|not_given|"
-                       r"sentinel|nothing|no_?default|empty)\w*", re.I)
+_SENTINEL = re.compile(rf"_\w*|\w*(?:{word_alternation(SENTINEL_NAME_PARTS)})\w*", re.I)
 # words of a header that are no base or decorator a reader could lose (`class` -> `def`)
 KEYWORDS = frozenset({"class", "def", "function", "export", "default", "const",
                       "let", "var", "fn", "pub", "func", "struct", "interface", "type"})
 _GONE_RAISES = re.compile(r"no longer raises ([^;]+)")
 _DEFAULT_WORD = re.compile(r"\bdefault", re.I)
-_DEF_LINE = re.compile(r"^\s*(?:[-*|]\s*)?(?:async\s+)?(?:def|function|func|fn)\s")
+# the keywords that open a definition in the languages Helix parses
+_DEF_KEYWORDS: tuple[str, ...] = ("def", "function", "func", "fn")
+_DEF_LINE = re.compile(rf"^\s*(?:[-*|]\s*)?(?:async\s+)?(?:{'|'.join(_DEF_KEYWORDS)})\s")
 _PASSED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\s*=(?!=)")  # `name=value`: an argument passed
 _PUNCT = re.compile(r"[`,;:()\[\]{}|=]")
 _KEYWORD = re.compile(r"[(,]\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)")  # a keyword argument
