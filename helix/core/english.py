@@ -291,6 +291,13 @@ def word_alternation(words: tuple[str, ...]) -> str:
     return "|".join(re.escape(w) for w in words)
 
 
+# what a name of a "not given" default holds (`_MISSING`, `NOT_SET`, `NoDefault`): read by
+# `helix.staledocs.relevance` so a default that becomes such a sentinel is no finding
+SENTINEL_NAME_PARTS: tuple[str, ...] = ("missing", "unset", "undefined", "notset", "not_set",
+                                        "notgiven", "not_given", "sentinel", "nothing",
+                                        "no_default", "nodefault", "empty")
+
+
 # what a release entry's heading may say in place of its date ("2.1.0 (unreleased)"), and a
 # pre-release's tag after the number ("2.0.0rc1")
 RELEASE_STATES: tuple[str, ...] = ("unreleased", "in development", "not yet released",
