@@ -246,9 +246,9 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # index.mask_secrets, which decides whether an index holds secrets in clear; then the answer
     # contract's absence thresholds, synthesis.absence, issue 32; retrieval.ranker, the hand order
     # by default, and index.history_*, off: issue 31; then retrieval.ranker.digest, the shipped
-    # model's by default)
+    # model's by default; then pools.verb_members, on: issue 29)
     assert HelixConfig().evidence_hash == (
-        "sha256:bf6842039bb60b2940595c00a47640bef8e78ebe3ec1a08e2e76e541307f99f6")
+        "sha256:71c820797c6d607fcd7c4ef7903eb4d25c59ca73f191babc5f4ae9562a66ce4a")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(
