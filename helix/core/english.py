@@ -213,6 +213,13 @@ def token_spans(text: str) -> list[re.Match[str]]:
     return list(_TOKEN.finditer(text))
 
 
+# --- words naming a "not given" default (`helix.staledocs.relevance.sentinel`): `_MISSING`,
+# `Unset`, `NOT_GIVEN`, `PydanticUndefined` (matched inside a name, case and `_` aside)
+_SENTINEL_TEXT = """
+    missing unset undefined notset notgiven sentinel nothing nodefault empty
+"""
+SENTINEL_WORDS: tuple[str, ...] = tuple(_SENTINEL_TEXT.split())
+
 # --- absence claims by meaning (`helix.synthesis.absence`) ----------------------------------
 _NEGATION_TEXT = """
     no not nothing none never without empty lacks lack lacking absent missing neither nor
@@ -289,13 +296,6 @@ def ordinal_value(token: str) -> int | None:
 def word_alternation(words: tuple[str, ...]) -> str:
     """`words` as one regex alternation (escaped, in the order given)."""
     return "|".join(re.escape(w) for w in words)
-
-
-# what a name of a "not given" default holds (`_MISSING`, `NOT_SET`, `NoDefault`): read by
-# `helix.staledocs.relevance` so a default that becomes such a sentinel is no finding
-SENTINEL_NAME_PARTS: tuple[str, ...] = ("missing", "unset", "undefined", "notset", "not_set",
-                                        "notgiven", "not_given", "sentinel", "nothing",
-                                        "no_default", "nodefault", "empty")
 
 
 # what a release entry's heading may say in place of its date ("2.1.0 (unreleased)"), and a

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from helix.core.changes import CodeChange
-from helix.core.english import SENTINEL_NAME_PARTS, word_alternation
+from helix.core.english import SENTINEL_WORDS
 from helix.core.history_settings import StaleDocsSettings
 
 LISTS_AT_LEAST = 2  # parameters a section names before it counts as listing them
@@ -55,7 +55,6 @@ _DISTINCT = re.compile(r"\b(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*|_+[A-Za-z0-9_]+
 _STRING = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 # a "not given" default (`helix.staledocs.relevance.sentinel`)
 NOT_GIVEN = frozenset({"None", "null", "undefined", "...", "Ellipsis", "object()", "nil"})
-_SENTINEL = re.compile(rf"_\w*|\w*(?:{word_alternation(SENTINEL_NAME_PARTS)})\w*", re.I)
 # words of a header that are no base or decorator a reader could lose (`class` -> `def`)
 KEYWORDS = frozenset({"class", "def", "function", "export", "default", "const",
                       "let", "var", "fn", "pub", "func", "struct", "interface", "type"})
@@ -128,7 +127,10 @@ def sentinel(value: str | None) -> bool:
     if value is None:
         return True
     bare = value.replace(" ", "")
-    return bare in NOT_GIVEN or bool(_SENTINEL.fullmatch(bare.rsplit(".", 1)[-1]))
+    name = bare.rsplit(".", 1)[-1]
+    squeezed = name.replace("_", "").lower()
+    return bare in NOT_GIVEN or (name.startswith("_") and name.isidentifier()) or (
+        name.isidentifier() and any(word in squeezed for word in SENTINEL_WORDS))
 
 
 def _line_names(line: str, name: str) -> bool:
