@@ -5,15 +5,17 @@
 Runs `helix.core.secrets.find_secrets` over every text file (.py .md .rst .txt .toml
 .yaml .yml .json .cfg .ini .sh) under each ROOT (default: the installed networkx package, the
 standard library without site-packages, and this repository), prints files, lines, spans
-redacted by kind, `seconds` (reading and scanning) and `scan_seconds` (inside find_secrets
-only), then the first N spans (path:line kind; never the value).
+redacted by kind, `values` (distinct values flagged per file: the detector's decisions; a
+value masked again where it recurs is one), `seconds` (reading and scanning), `scan_seconds`
+and `scan_cpu_seconds` (inside find_secrets only, wall and CPU), then the first N spans
+(path:line kind; never the value).
 
 `--baseline-ref REF` also times the detector of another commit (its `helix/` tree from
 `git archive REF`) against this tree's over the same files in the same run: each in a fresh
 process, alternating, `--repeat` times (default 3), the least time of each kept (the machine
 is shared: the least is the one least disturbed); reports `scan_ratio` = baseline / this
-tree. `--no-prefilter` times this tree with every detector on the whole text
-(`find_secrets(..., prefilter=False)`).
+tree (`scan_cpu_ratio` the same in CPU seconds). `--no-prefilter` times this tree with
+every detector on the whole text (`find_secrets(..., prefilter=False)`).
 Writes benchmarks/results/redaction_scan.json.
 """
 
@@ -46,26 +48,31 @@ def files_of(root: Path) -> list[Path]:
 
 
 def scan(root: Path, prefilter: bool = True) -> dict[str, object]:
+    from helix.core.hashing import digest
     from helix.core.secrets import find_secrets
 
     files = lines = 0
     kinds: Counter[str] = Counter()
     spans: list[str] = []
     find_secrets("password = 'warm-up-1'")  # imports and compiled patterns: not the scan
-    scanning = 0.0
+    scanning = scanning_cpu = 0.0
+    values: set[tuple[str, str]] = set()  # (path, digest of the value): the FP decisions
     started = time.perf_counter()
     for path in files_of(root):
         text = path.read_text(encoding="utf-8", errors="replace")
         files += 1
         lines += text.count("\n")
-        at = time.perf_counter()
+        at, at_cpu = time.perf_counter(), time.process_time()
         found = find_secrets(text) if prefilter else find_secrets(text, prefilter=False)
         scanning += time.perf_counter() - at
+        scanning_cpu += time.process_time() - at_cpu
         for finding in found:
             kinds[finding.kind] += 1
+            values.add((str(path), digest(text[finding.start:finding.end])))
             line = text.count("\n", 0, finding.start) + 1
             spans.append(f"{path.relative_to(root)}:{line} {finding.kind}")
     return {"root": str(root), "files": files, "lines": lines, "spans": len(spans),
+            "values": len(values), "scan_cpu_seconds": round(scanning_cpu, 2),
             "by_kind": dict(sorted(kinds.items())),
             "seconds": round(time.perf_counter() - started, 2),
             "scan_seconds": round(scanning, 2), "examples": spans}
@@ -95,9 +102,14 @@ def compare(ref: str, roots: list[Path], repeat: int) -> list[dict[str, object]]
                 theirs.append(_timed(Path(tmp) / "src", root))
             best = min(float(r["scan_seconds"]) for r in ours)  # type: ignore[arg-type]
             old = min(float(r["scan_seconds"]) for r in theirs)  # type: ignore[arg-type]
+            best_cpu = min(float(r["scan_cpu_seconds"]) for r in ours)  # type: ignore[arg-type]
+            old_cpu = min(float(r["scan_cpu_seconds"]) for r in theirs)  # type: ignore[arg-type]
             out.append({"ref": ref, "baseline_spans": theirs[0]["spans"],
+                        "baseline_values": theirs[0]["values"],
                         "baseline_scan_seconds": old, "scan_seconds_fresh": best,
-                        "scan_ratio": round(old / best, 2) if best else None})
+                        "scan_ratio": round(old / best, 2) if best else None,
+                        "baseline_scan_cpu_seconds": old_cpu, "scan_cpu_seconds_fresh": best_cpu,
+                        "scan_cpu_ratio": round(old_cpu / best_cpu, 2) if best_cpu else None})
     return out
 
 
@@ -122,7 +134,8 @@ def main() -> None:
     if args.time_only:
         for root in roots:
             result = scan(root)
-            print(json.dumps({k: result[k] for k in ("root", "spans", "scan_seconds")}))
+            print(json.dumps({k: result[k] for k in ("root", "spans", "values", "scan_seconds",
+                                                     "scan_cpu_seconds")}))
         return
     results = []
     for root in roots:

@@ -3,7 +3,7 @@ held-apart sessions (data/evals/continuity/heldapart_tune.jsonl, heldapart_repor
 through the real session path and scored per follow-up (`evals.heldapart`).
 
     python benchmarks/router_heldapart.py [--out FILE] [--routers rules,meaning] [--timing-only]
-                                          [--files PATH[,PATH...]]
+                                          [--files PATH[,PATH...]] [--before-model DIR]
 
 Each router configuration runs both files in the same run: `rules` is the vocabulary router
 alone (`continuity.router = "rules"`: the router before the meaning classifier), `meaning` the
@@ -12,7 +12,11 @@ expected class and per writing style, silent new searches (a follow-up searched 
 question with no announcement of how it was read), announcements. The misses of the reported
 file are listed without their texts. `--files` scores further held-apart files of the same format
 (sessions written by someone else, measured once) in the same run, each under its file name, their
-misses listed without texts like the reported file's.
+misses listed without texts like the reported file's. `--before-model DIR` adds the router
+`meaning_before`: the meaning router with the model files of DIR (an earlier
+controller/continuity/meaning_model/, e.g. main's) and the rescue/override settings its manifest
+records (`continuity_settings`, else the defaults of main before they were recorded: 0.45/0.9),
+so a retrained model is compared with the one it replaces in one run.
 
 The router's cost, measured in the same run (`timing`):
   warm   every follow-up of the tuning file routed twice in the meaning run: with the reader
@@ -170,6 +174,40 @@ def timing_only(out: Path) -> None:
                       "load": result["timing"]["load"]}))
 
 
+BEFORE_SETTINGS = {"router_rescue": 0.45, "router_override": 0.9}  # main's, unrecorded
+
+
+class BeforeModel:
+    """While open: the session reader uses the model files of `root` instead of the shipped
+    model (the in-process cache swapped, then restored)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def __enter__(self) -> BeforeModel:
+        from controller.continuity.meaning import MeaningModel
+        from helix.session import reader
+
+        self.saved = reader.shipped_model
+        model = MeaningModel.load(self.root)
+        reader.shipped_model = lambda: model  # type: ignore[assignment]
+        reader._REFITTED.clear()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        from helix.session import reader
+
+        reader.shipped_model = self.saved  # type: ignore[assignment]
+        reader._REFITTED.clear()
+
+
+def before_flags(root: Path) -> dict[str, Any]:
+    manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+    settings = manifest.get("continuity_settings", BEFORE_SETTINGS)
+    return {"continuity.router": "meaning",
+            **{f"continuity.{k}": v for k, v in sorted(settings.items())}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT)
@@ -177,7 +215,11 @@ def main() -> None:
     parser.add_argument("--timing-only", action="store_true")
     parser.add_argument("--files", default="",
                         help="further held-apart files (comma-separated paths) scored once")
+    parser.add_argument("--before-model", type=Path, default=None,
+                        help="a directory of earlier meaning-model files, run as meaning_before")
     args = parser.parse_args()
+    if args.before_model is not None and not (args.before_model / "head.json").is_file():
+        sys.exit(f"router_heldapart: no model in {args.before_model}")
     extra = tuple(Path(p) for p in args.files.split(",") if p)
     missing = [str(p) for p in extra if not p.is_file()]
     if missing:
@@ -189,6 +231,10 @@ def main() -> None:
         timing_only(args.out)
         return
     result: dict[str, Any] = {"routers": {}}
+    if args.before_model is not None:
+        ROUTERS["meaning_before"] = before_flags(args.before_model)
+        with BeforeModel(args.before_model):
+            result["routers"]["meaning_before"] = run_router("meaning_before", extra)
     for name in args.routers.split(","):
         result["routers"][name] = run_router(name, extra)
     meaning = result["routers"].get("meaning", {})

@@ -1,7 +1,7 @@
 """How right `helix stale-docs` is on real repositories (issue 34): precision of its alarms,
 judged by hand on a sample, and recall on documentation fixes mined from history.
 
-    python benchmarks/stale_docs_eval.py findings --repos DIR... --work W --out F.json
+    python benchmarks/stale_docs_eval.py findings --repos DIR... --work W [--home H] --out F.json
     python benchmarks/stale_docs_eval.py sample F.json --n 50 --seed 34 --out S.json
     python benchmarks/stale_docs_eval.py show S.json ID --repos-root DIR
     python benchmarks/stale_docs_eval.py mine --repo DIR [--limit N] [--renames] --out C.json
@@ -74,7 +74,7 @@ def stale_docs(repo: Path, home: Path) -> dict[str, Any]:
 def findings(args: argparse.Namespace) -> None:
     out = []
     for repo in args.repos:
-        report = stale_docs(repo.resolve(), args.work / "home" / repo.name)
+        report = stale_docs(repo.resolve(), args.home or args.work / "home" / repo.name)
         head = git(repo, "rev-parse", "HEAD").strip()
         for section in report["stale"]:
             out.append({"repo": repo.name, "head": head, "key": section["key"],
@@ -83,6 +83,7 @@ def findings(args: argparse.Namespace) -> None:
                         "touched": section["touched"]["sha"] if section["touched"] else None,
                         "definitions": [{"symbol": d["symbol"], "path": d["path"],
                                          "kinds": sorted({c["kind"] for c in d["changes"]}),
+                                         "changes": [c["detail"] for c in d["changes"]],
                                          "commits": [c["sha"] for c in d["commits"]]}
                                         for d in section["definitions"]]})
         print(f"{repo.name}: {len(report['stale'])} stale of {report['aligned']} aligned "
@@ -357,6 +358,8 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("findings")
     p.add_argument("--repos", type=Path, nargs="+", required=True)
     p.add_argument("--work", type=Path, required=True)
+    p.add_argument("--home", type=Path, default=None,
+                   help="one HELIX_HOME for every repository (indexes built before)")
     p.add_argument("--out", type=Path, required=True)
     p = sub.add_parser("sample")
     p.add_argument("findings", type=Path)

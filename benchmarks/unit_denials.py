@@ -65,6 +65,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=str(DATA))
     parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--note", default="", help="what was run and why, kept in the result")
     args = parser.parse_args()
     from evals.unit_lines import judge
     from helix.core.config import HelixConfig
@@ -77,7 +78,8 @@ def main() -> None:
             for line in data["lines"]]
     result = {"data": str(Path(args.data).relative_to(ROOT)) if Path(args.data).is_relative_to(
         ROOT) else args.data, **summarize(rows, data["lines"]),
-        "seconds": round(time.perf_counter() - started, 3)}
+        "seconds": round(time.perf_counter() - started, 3), **({"note": args.note} if args.note
+                                                              else {})}
     Path(args.out).write_text(json.dumps(result, indent=1, sort_keys=True) + "\n",
                               encoding="utf-8")
     print(json.dumps({k: v for k, v in result.items() if k != "misses"}, indent=1))

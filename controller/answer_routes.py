@@ -231,13 +231,13 @@ def _line_naming_all(item: EvidenceItem, phrases: Sequence[str]) -> tuple[str, i
     return None
 
 
-def _unit_line(item: EvidenceItem, unit: str, denied: bool = False
-               ) -> tuple[str, int, str | None] | None:
+def _unit_line(item: EvidenceItem, unit: str, denied: bool = False,
+               quantity: Sequence[str] = ()) -> tuple[str, int, str | None] | None:
     """(quote, line, unit stated instead) of the first line stating the quantity in `unit`
     (`denied`: the first line naming `unit` only where a negation reaches it, "never
     expressed in GPa", "in pascal (not GPa)"); each mention is read in its sentence."""
     lines = item.text.splitlines()
-    for found in unit_lines(item.text, unit):
+    for found in unit_lines(item.text, unit, tuple(quantity)):
         if found.states != denied and found.offset < len(lines):
             line = lines[found.offset]
             said = quote(line, markdown=True) if is_doc(item) else code_line(line)
@@ -291,19 +291,22 @@ def _value_check(a: Answer) -> list[str]:
     unit = a.plan.unit
     relevant = [e for e in a.ordered(a.evidence) if mentions(e, quantity)]
     if unit:
-        with_unit = [e for e in relevant if _unit_line(e, unit) and not a.demoted(e)]
+        with_unit = [e for e in relevant
+                     if _unit_line(e, unit, quantity=quantity) and not a.demoted(e)]
         if with_unit:
             top = with_unit[0]
-            said, line, _ = _unit_line(top, unit) or ("", top.start_line, None)
+            said, line, _ = (_unit_line(top, unit, quantity=quantity)
+                             or ("", top.start_line, None))
             return [f"The evidence gives {shown or 'it'} in {unit}, in "
                     f"{_in(top, cite(top, line))}:",
                     indented(said), *a.block(f"Also stated in {unit}:", with_unit[1:], (unit,))]
         if not relevant:
             return a.nothing("states")
-        denying = [e for e in relevant if _unit_line(e, unit, denied=True)]
+        denying = [e for e in relevant if _unit_line(e, unit, denied=True, quantity=quantity)]
         if denying:  # "never expressed in GPa": what the line says, plainly
             top = denying[0]
-            said, line, other = _unit_line(top, unit, denied=True) or ("", top.start_line, None)
+            said, line, other = (_unit_line(top, unit, denied=True, quantity=quantity)
+                                 or ("", top.start_line, None))
             at = _in(top, cite(top, line))
             head = (f"The evidence gives {shown or 'it'} in {other}, not in {unit}, in {at}:"
                     if other else f"The evidence says {shown or 'it'} is not in {unit}, in {at}:")

@@ -16,6 +16,7 @@ from typing import Literal
 
 from controller import reasons as why
 from controller.evidence import is_test
+from controller.members import verb_members
 from controller.name_words import name_table
 from controller.reasons import Reason
 from controller.revision_cache import PerRevision
@@ -60,6 +61,9 @@ class Request(Frozen):
     # symbol: the name is only a capitalised question word ("How does Reflex ..."): dropped
     # when it is the project's own name, not one of its classes (`indexers.project`)
     capitalised: bool = False
+    # symbol, `Owner.verb`: also the owner's other members named for the verb that product
+    # code calls, those product code calls most first (`controller.members`)
+    members: bool = False
 
 
 class Found(Frozen):
@@ -139,9 +143,28 @@ def fuzzy_order(defs: Sequence[SymbolDef], context: frozenset[str]) -> list[Symb
                                        len(d.qualname), d.path, d.start_line, d.qualname))
 
 
+def _mentions(chunk: Chunk, must: Sequence[str]) -> bool:
+    return not must or all(w in token_set(f"{chunk.text} {chunk.path}") for w in must)
+
+
+def _members(index: IndexReader, request: Request) -> list[Pair]:
+    owner, member = request.query.rsplit(".", 1)
+    out: list[Pair] = []
+    for found in verb_members(index.graph, index.find_definitions(owner), member):
+        chunk = index.chunk_for_node(found.node_id)
+        if chunk is not None and _keep(chunk, request) and _mentions(chunk, request.must):
+            out.append((chunk, (Reason(code="symbol_exact"),
+                                Reason(code="defines", name=found.qualname))))
+    return out[:request.k]
+
+
 def _symbol(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:
     if request.capitalised and request.query.lower() in index.project_names():
         return []
+    if request.members and pools.verb_members and "." in request.query.strip("."):
+        found = _members(index, request)
+        if found:
+            return found
     defs = index.find_definitions(request.query)
     how: why.ReasonCode = "symbol_exact"
     if not defs and "." in request.query.strip("."):
@@ -167,9 +190,7 @@ def _symbol(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:
     out: list[Pair] = []
     for d in order:
         chunk = index.chunk_for_node(d.node_id)
-        if chunk is not None and _keep(chunk, request) and (
-                not request.must or all(w in token_set(f"{chunk.text} {chunk.path}")
-                                        for w in request.must)):
+        if chunk is not None and _keep(chunk, request) and _mentions(chunk, request.must):
             out.append((chunk, (Reason(code=how), Reason(code="defines", name=d.qualname))))
     return out[:request.k]
 

@@ -111,7 +111,8 @@ def slot_test(slot: str, plan: RoutePlan) -> Callable[[Candidate], bool] | None:
         quantity = subjects.get("quantity", ())
         if plan.unit:
             unit = plan.unit
-            return lambda c: _contains_any(c, quantity) and text_states_unit(c.chunk.text, unit)
+            return lambda c: _contains_any(c, quantity) and text_states_unit(c.chunk.text, unit,
+                                                                          tuple(quantity))
         return lambda c: bool(quantity) and _value_line(c, quantity)
     if slot == "call_sites":
         symbols = subjects.get("symbol", ())

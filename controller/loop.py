@@ -133,7 +133,7 @@ EXACT_REASON = Reason(code="symbol_exact")
 
 def _key(r: Request) -> str:
     return (f"{r.channel}:{r.query}:{','.join(r.kinds)}:{'~' if r.fuzzy else ''}:"
-            f"{','.join(r.must)}{':-tests' if r.no_tests else ''}")
+            f"{','.join(r.must)}{':-tests' if r.no_tests else ''}{':members' if r.members else ''}")
 
 
 def _fresh(state: LoopState, requests: Sequence[Request]) -> tuple[Request, ...]:

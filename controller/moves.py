@@ -94,13 +94,17 @@ def names(ctx: MoveContext) -> list[tuple[str, tuple[str, ...]]]:
 def symbol_requests(ctx: MoveContext, fuzzy_ok: bool) -> list[Request]:
     spelled = set(spelled_identifiers(ctx.plan))
     words = tuple(sorted(ctx.plan.term_words))
+    action = f".{ctx.plan.action}" if ctx.plan.action else None
     out = []
     for name, must in names(ctx):
         fuzzy = fuzzy_ok and name in spelled
         out.append(Request(channel="symbol", query=name, k=ctx.settings.sense_budget,
                            prefixes=ctx.prefixes, fuzzy=fuzzy, must=must,
                            context=words,
-                           capitalised=capitalised_only(ctx.plan, name)))
+                           capitalised=capitalised_only(ctx.plan, name),
+                           # `Owner.action` (`controller.names`): the owner's members named
+                           # for the action
+                           members=bool(action and name.endswith(action))))
     return out
 
 

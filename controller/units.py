@@ -11,11 +11,14 @@ confirmed; a number before a unit makes it a value, "1 GPa = 1e9 Pa", never a ri
 that only denies the unit is answered with the unit it does state ("in pascal"), when it names
 one (unit names by dimension: controller/units.toml).
 
-    unit_lines(text, unit)       -> UnitLine(offset, states, instead) per line naming the unit
+    unit_lines(text, unit, quantity=()) -> UnitLine(offset, states, instead) per line naming
+                                    the unit (with the asked quantity: a sentence that
+                                    names it only as what a negation reaches states no unit
+                                    for it, "bar is the pump's, not the tile pressure's")
     states_unit(line, unit)      -> the line states the quantity in `unit`
     denies_unit(line, unit)      -> the line names `unit` and only denies it
     stated_instead(line, unit)   -> the unit the line states where it denies `unit`
-    text_states_unit(text, unit) -> some line of `text` states it
+    text_states_unit(text, unit, quantity=()) -> some line of `text` states it
 """
 
 from __future__ import annotations
@@ -152,9 +155,37 @@ def _mixed_sentences(by_line: dict[int, list[tuple[bool, int | None]]]) -> set[i
     return {sentence for sentence, readings in said.items() if len(readings) == 2}
 
 
-def unit_lines(text: str, unit: str) -> list[UnitLine]:
+@lru_cache(maxsize=256)
+def _quantity_pattern(quantity: str) -> re.Pattern[str] | None:
+    words = re.findall(r"[A-Za-z0-9]+", quantity)
+    return re.compile(r"(?i)(?<![A-Za-z0-9])" + r"[\s_-]+".join(map(re.escape, words))
+                      + r"(?![A-Za-z0-9])") if words else None
+
+
+def _elsewhere(reading: Reading, text: str, quantity: tuple[str, ...]) -> set[int]:
+    """Sentences that name the asked quantity only where a negation reaches it as an object
+    ("GPa is for the modulus, not for the tile pressure", "bar has nothing to do with the
+    tile pressure"): a unit such a sentence names outside every negation's reach belongs to
+    something else."""
+    said: dict[int, set[bool]] = {}
+    for phrase in quantity:
+        pattern = _quantity_pattern(phrase)
+        for match in pattern.finditer(text) if pattern else ():
+            index = reading.index_at(match.start())
+            if index is not None and reading.reaches:
+                said.setdefault(reading.tokens[index].sentence, set()).add(
+                    reading.reaches[index] % 2 == 1)
+    return {sentence for sentence, reached in said.items() if reached == {True}}
+
+
+def _unreached(reading: Reading, index: int | None) -> bool:
+    return index is not None and bool(reading.reaches) and reading.reaches[index] == 0
+
+
+def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[UnitLine]:
     """Every line of `text` that names `unit`, read in its sentence, in order. Only the
-    paragraphs naming the unit are read."""
+    paragraphs naming the unit are read. A mention in a sentence that names the asked
+    `quantity` only as what a negation reaches is not stated for it."""
     pattern = _unit_pattern(unit)
     out: list[UnitLine] = []
     for first, _, para in _paragraphs(text):
@@ -162,13 +193,15 @@ def unit_lines(text: str, unit: str) -> list[UnitLine]:
         if not mentions:
             continue
         reading = read(para.replace("\n", " "))
+        elsewhere = _elsewhere(reading, para, quantity)
         by_line: dict[int, list[tuple[bool, int | None]]] = {}
         for mention in mentions:
             index = reading.index_at(mention.start())
             sentence = reading.tokens[index].sentence if index is not None else None
             line = first + para.count("\n", 0, mention.start())
             by_line.setdefault(line, []).append(
-                (not reading.denied_at(mention.start()), sentence))
+                (not reading.denied_at(mention.start())
+                 and not (sentence in elsewhere and _unreached(reading, index)), sentence))
         mixed = _mixed_sentences(by_line)
         by_line = {line: [(stated and s not in mixed, s) for stated, s in found]
                    for line, found in by_line.items()}
@@ -184,22 +217,22 @@ def unit_lines(text: str, unit: str) -> list[UnitLine]:
     return out
 
 
-def states_unit(line: str, unit: str) -> bool:
+def states_unit(line: str, unit: str, quantity: tuple[str, ...] = ()) -> bool:
     """`line` names `unit` at least once other than where a negation reaches it."""
-    return any(found.states for found in unit_lines(line, unit))
+    return any(found.states for found in unit_lines(line, unit, quantity))
 
 
-def denies_unit(line: str, unit: str) -> bool:
+def denies_unit(line: str, unit: str, quantity: tuple[str, ...] = ()) -> bool:
     """`line` names `unit` only where a negation reaches it ("in pascal (not GPa)")."""
-    found = unit_lines(line, unit)
+    found = unit_lines(line, unit, quantity)
     return bool(found) and not any(f.states for f in found)
 
 
-def stated_instead(line: str, unit: str) -> str | None:
+def stated_instead(line: str, unit: str, quantity: tuple[str, ...] = ()) -> str | None:
     """The unit a line states where it denies `unit`: "in pascal (not GPa)" -> pascal."""
-    found = unit_lines(line, unit)
+    found = unit_lines(line, unit, quantity)
     return found[0].instead if found and not found[0].states else None
 
 
-def text_states_unit(text: str, unit: str) -> bool:
-    return any(found.states for found in unit_lines(text, unit))
+def text_states_unit(text: str, unit: str, quantity: tuple[str, ...] = ()) -> bool:
+    return any(found.states for found in unit_lines(text, unit, quantity))

@@ -4,8 +4,9 @@
 
 Training turns are the tuning data only: the held-apart tuning file
 (data/evals/continuity/heldapart_tune.jsonl), the scenario files (T0.jsonl ... T10.jsonl,
-conversations.jsonl), the paraphrase suite's tuning half and a second writer's follow-ups
-(train_writer2.jsonl, written for training: TRAIN_WRITER2.md). The reported files
+conversations.jsonl), the paraphrase suite's tuning half and two other writers' follow-ups
+(train_writer2.jsonl and train_writer4.jsonl, written for training: TRAIN_WRITER2.md,
+TRAIN_WRITER4.md). The reported files
 (heldapart_report.jsonl, paraphrase_report.jsonl) are never opened (`FORBIDDEN`). Hand-written
 exemplars per class are data/router/exemplars.jsonl; data/router/labels.jsonl gives the class of
 the held-apart turns whose (transition, lane) label does not name it (the other sense is T2 like
@@ -60,8 +61,9 @@ MODEL_DIR = Path(__file__).resolve().parents[1] / "controller" / "continuity" / 
 FORBIDDEN = frozenset({"heldapart_report.jsonl", "paraphrase_report.jsonl"})
 TRAIN_FILES = ("heldapart_tune.jsonl", "conversations.jsonl", "paraphrase_tune.jsonl",
                *(f"T{n}.jsonl" for n in range(11)),
-               # follow-ups by a second writer, for training only (TRAIN_WRITER2.md)
-               "train_writer2.jsonl")
+               # follow-ups by other writers, for training only (TRAIN_WRITER2.md,
+               # TRAIN_WRITER4.md)
+               "train_writer2.jsonl", "train_writer4.jsonl")
 # the class a (transition, lane) label names when nothing says otherwise
 DEFAULT_CLASS = {("T0", "chat"): "chat", ("T1", "root"): "new_question",
                  ("T1", "interrupt"): "reset", ("T2", "root"): "narrow",
@@ -328,6 +330,28 @@ def best_settings(curve: dict[str, float]) -> dict[str, float]:
     return {"router_rescue": rescue, "router_override": override, "cv_routed": best}
 
 
+TUNE_FILE = "heldapart_tune.jsonl"  # the held-apart writer's tuning half: settings are chosen
+# by its cross-validated turns (the other training turns are other writers' or the vocabulary's)
+
+
+def tune_metrics(cv: dict[str, Any], samples: list[Sample]) -> dict[str, Any]:
+    """The cross-validated class accuracy on the held-apart tuning half's turns, and how often
+    the class the router acts on is right there at the shipped rescue/override settings."""
+    from helix.core.config import ContinuitySettings
+
+    mine = [i for i, s in enumerate(samples) if s.source == TUNE_FILE]
+    if not mine:
+        return {}
+    settings = ContinuitySettings()
+    right = [CLASSES[cv["predicted"][i]] == samples[i].meaning for i in mine]
+    routed = [routed_class(CLASSES[cv["predicted"][i]], cv["confidence"][i],
+                           rules_reading(samples[i].flags), settings.router_rescue,
+                           settings.router_override) == samples[i].meaning for i in mine]
+    return {"cv_tune_accuracy": round(sum(right) / len(mine), 4),
+            "cv_tune_routed_shipped": round(sum(routed) / len(mine), 4),
+            "tune_turns": len(mine)}
+
+
 def embed(texts: list[str]) -> dict[str, np.ndarray]:
     from helix.session.reader import router_embedder
 
@@ -389,6 +413,7 @@ def train(out: Path) -> dict[str, Any]:
                "cv_by_class": cv["by_class"], "turns": len(samples),
                "cv_routed_by_rescue_override": routing_curve(cv, samples)}
     metrics["cv_best"] = best_settings(metrics["cv_routed_by_rescue_override"])
+    metrics.update(tune_metrics(cv, samples))
     from helix.session.reader import router_embedder
 
     write_model(out, bank, w, b, router_embedder().model_key, metrics, samples)

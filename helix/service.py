@@ -63,10 +63,12 @@ def default_llm(config: HelixConfig) -> LLM | None:
 
 
 def cli_llm(config: HelixConfig, *, dry_run: bool) -> LLM | None:
-    """The CLI's model client, with litellm's import started now in the model helper, a
-    process that imports it while the question is indexed and retrieved and that a later ask
-    finds warm (`synthesis.model_helper = "process"`). None (`"off"`, a registered test
-    model, a dry run): `default_llm` at the call, which imports litellm in process.
+    """The CLI's model client, with litellm's import started in the model helper, a process
+    that imports it while the question is indexed and retrieved and that a later ask finds
+    warm (`synthesis.model_helper = "process"`): started now, unless the `helix` process
+    started it at its first moment (`helix.cli.early_helper`), which this adopts. None
+    (`"off"`, a registered test model, a dry run): `default_llm` at the call, which imports
+    litellm in process.
     (An import thread in the ask itself was measured too and is not offered: it hung the ask
     on the interpreter's import lock, benchmarks/ask_model_bench.py.)"""
     model = config.synthesis.model
@@ -81,7 +83,8 @@ def cli_llm(config: HelixConfig, *, dry_run: bool) -> LLM | None:
     from helix.synthesis.model_helper import ModelHelper
 
     helper = ModelHelper(helix_home(), idle_s=config.synthesis.helper_idle_s,
-                         start_s=config.synthesis.helper_start_s)
+                         start_s=config.synthesis.helper_start_s,
+                         grace_s=config.synthesis.helper_grace_s)
     try:
         helper.start()
     except OSError as exc:  # never required: the call is made in process

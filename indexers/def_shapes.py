@@ -44,6 +44,7 @@ PARAM_FIELDS = ("parameters", "parameter")
 RETURN_FIELDS = ("return_type", "result")
 SEARCH_DEPTH = 3  # how deep under a definition node its parameters are looked for
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+OVERLOAD = re.compile(r"(?:^| )@ (?:\w+ \. )*overload\b")  # `@overload`, `@typing.overload`
 
 
 class Param(Frozen):
@@ -67,6 +68,9 @@ class DefShape(Frozen):
     # a class without a constructor or fields of its own takes its parameters from a base:
     # its own are not known, and never compared
     params_known: bool = True
+    # a signature without a body (a TypeScript overload, an `@overload` stub): what runs is
+    # the implementation written after it under the same name
+    stub: bool = False
 
 
 Leaf = tuple[int, str]  # start byte, normalized text
@@ -331,13 +335,16 @@ def _shape_of(raw: _RawDef, leaves: list[Leaf], starts: list[int],
         params=_params(params, leaves, starts),
         returns=annotation_text([t for _, t in _span(leaves, starts, returns)]) or None,
         raises=_raises(body), members=(), body=digest(_joined(body_leaves)),
+        stub=(body is None and raw.kind not in CLASS_LIKE) or bool(OVERLOAD.search(
+            " ".join(t for _, t in rest))),
         tokens=digest(_joined(leaves[lo:bisect.bisect_left(starts, extent.end_byte)])))
 
 
 def shapes(lang: str, source: bytes, wanted: frozenset[str] | None = None,
            max_defs: int | None = None) -> dict[str, DefShape]:
     """qualname -> shape, for every definition of the file (or those in `wanted`); the first
-    of two definitions with one qualname (an overload, a redefinition) is kept. {} when the
+    of two definitions with one qualname (a redefinition, a property's setter) is kept, but
+    for `@overload` stubs: the implementation after them is. {} when the
     language has no query or the file defines more than `max_defs` names."""
     if not supported(lang):
         return {}
@@ -361,16 +368,33 @@ def shapes(lang: str, source: bytes, wanted: frozenset[str] | None = None,
             children.setdefault(d.parent.qualname, []).append(d)
     out: dict[str, DefShape] = {}
     for d in defs:
-        if d.qualname in out or (wanted is not None and d.qualname not in wanted
-                                 and not _owns(d.qualname, wanted)):
+        if (d.qualname in out and not stub(out[d.qualname])) or (
+                wanted is not None and d.qualname not in wanted
+                and not _owns(d.qualname, wanted)):
             continue
         kids = children.get(d.qualname, [])
         nested = [(k.extent.start_byte, k.extent.end_byte) for k in kids]
         shape = _shape_of(d, leaves, starts, nested)
         if d.kind in CLASS_LIKE:
             shape = _class_shape(shape, d, kids, leaves, starts)
-        out[d.qualname] = shape
+        if d.qualname not in out or not stub(shape):  # the implementation after its stubs
+            out[d.qualname] = shape
     return {q: s for q, s in out.items() if wanted is None or q in wanted}
+
+
+def stub(shape: DefShape) -> bool:
+    """An overload's signature (`@typing.overload`, a TypeScript signature without a body):
+    the implementation follows it under the same name; it says nothing of what runs."""
+    return shape.stub
+
+
+def _overload(raw: _RawDef) -> bool:
+    """A constructor's overload signature: decorated `@overload`, or without a body."""
+    node = raw.node
+    body = node.child_by_field_name("body") or _find(node, ("body",))
+    head = _text(raw.node.parent) if raw.node.parent is not None and \
+        raw.node.parent.type == "decorated_definition" else ""
+    return body is None or bool(OVERLOAD.search(" ".join(head.split()).replace("@", "@ ")))
 
 
 def _owns(qualname: str, wanted: frozenset[str]) -> bool:
@@ -383,7 +407,9 @@ def _class_shape(shape: DefShape, raw: _RawDef, kids: list[_RawDef], leaves: lis
                  starts: list[int]) -> DefShape:
     body = raw.node.child_by_field_name("body")
     fields = _fields(body, leaves, starts)
-    ctor = next((k for k in kids if k.name in CONSTRUCTORS), None)
+    ctors = [k for k in kids if k.name in CONSTRUCTORS]
+    # the implementation: after its overloads' signatures (and the one that runs in Python)
+    ctor = next((k for k in reversed(ctors) if not _overload(k)), ctors[0] if ctors else None)
     params = _params(_find(ctor.node, PARAM_FIELDS), leaves, starts) if ctor is not None else ()
     named = {p.name for p in params}
     params += tuple(f for f in fields if f.name not in named)

@@ -18,6 +18,7 @@ from helix.drift.records import Recorded
 from helix.service import ask, prepare
 from tests import change_fixtures as cf
 from tests.cli_helpers import run
+from tests.history_helpers import git
 
 
 def _asked(tmp_path: Path) -> tuple[Path, dict[str, str]]:
@@ -203,3 +204,24 @@ def test_since_selects_the_questions_and_bad_input_is_one_line(
     bad.write_text('{"question": 3}\n', encoding="utf-8")
     code, _, err = run(["drift", "--repo", str(repo), "--question-file", str(bad)], capsys)
     assert code == 2 and "line 1" in err and len(err.strip().splitlines()) == 1
+
+
+def test_files_added_and_removed_between_revisions_are_indexed_anew(tmp_path: Path) -> None:
+    """The index is brought to HEAD before the questions run again: an added file is read
+    (the moved definition is followed into it), a removed one is dropped (never cited)."""
+    repo, _ = _asked(tmp_path)
+    (repo / "src" / "retry").mkdir()
+    (repo / "src" / "retry" / "policy.py").write_text(cf.BACKOFF, encoding="utf-8")
+    git(repo, "add", "src/retry/policy.py")
+    git(repo, "rm", "-q", "src/backoff.py", "src/render.py")
+    git(repo, "commit", "-q", "-m", "backoff into retry/, rendering gone")
+    report = drift_run.drift(repo, load_config(repo))
+    found = _by_question(report.questions)
+    moved = _span(found[cf.QUESTIONS["backoff"]], "src/backoff.py")
+    assert (moved.status, moved.now_path, moved.now_symbol) == (
+        "moved", "src/retry/policy.py", "compute_backoff")
+    gone = found[cf.QUESTIONS["render"]]
+    assert gone.severity == "changed" and _span(gone, "src/render.py").status == "vanished"
+    index = prepare(repo, load_config(repo)).index
+    paths = {f.path for f in index.files()}
+    assert "src/retry/policy.py" in paths and not {"src/backoff.py", "src/render.py"} & paths

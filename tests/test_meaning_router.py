@@ -375,3 +375,40 @@ def test_a_continuing_message_that_becomes_a_new_search_is_announced(repo):
     turn = talk(text)
     assert turn.intent == "root_question"
     assert "reading_announced" in {e.name for e in turn.events}
+
+
+_SEEDED_TALK = """
+import json, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[2])
+from talk_fixtures import Q, Talk
+talk = Talk(Path(sys.argv[1]))
+out = []
+for text in (Q, "open the second one", "could you pull that up again for me?",
+             "how confident are you in that, honestly?", "just the docs folder pls",
+             "remind me what we went over so far"):
+    turn = talk(text)
+    reading = next(e.data.get("reading") for e in turn.events if e.name == "turn_routed")
+    out.append([turn.transition, turn.lane, reading])
+print(json.dumps(out, sort_keys=True))
+"""
+
+
+@pytest.mark.slow
+def test_the_same_text_and_state_route_the_same_under_two_hash_seeds(repo, tmp_path):
+    """The packaged encoder and the shipped head in two fresh processes whose string hashing
+    differs (PYTHONHASHSEED): every turn's route and reading, probabilities included, agree."""
+    import os
+    import subprocess
+    import sys
+
+    outputs = []
+    for seed in ("1", "2"):
+        home = tmp_path / f"home-{seed}"
+        env = {**os.environ, "PYTHONHASHSEED": seed, "HELIX_HOME": str(home)}
+        done = subprocess.run([sys.executable, "-c", _SEEDED_TALK, str(repo),
+                               str(Path(__file__).parent)], env=env, capture_output=True,
+                              text=True, check=True)
+        outputs.append(json.loads(done.stdout))
+    assert outputs[0] == outputs[1]
+    assert all(reading is not None for _, _, reading in outputs[0][1:])

@@ -14,7 +14,8 @@ from controller.units import denies_unit, stated_instead, states_unit, unit_line
 from helix.core.negation import CUES_FILE, read
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "evals" / "meaning" / "unit_lines.json"
-LINES = json.loads(DATA.read_text(encoding="utf-8"))["lines"]
+WRITTEN = json.loads(DATA.read_text(encoding="utf-8"))
+LINES, QUANTITY = WRITTEN["lines"], (WRITTEN["quantity"],)
 CUES = tomllib.loads(CUES_FILE.read_text(encoding="utf-8"))
 
 
@@ -25,11 +26,11 @@ def _denied_words(text: str) -> list[str]:
 
 @pytest.mark.parametrize("line", LINES, ids=[line["text"][:60] for line in LINES])
 def test_every_written_line_is_read_as_it_means(line: dict[str, str]) -> None:
-    found = unit_lines(line["text"], line["unit"])
+    found = unit_lines(line["text"], line["unit"], QUANTITY)
     assert found, line["text"]
     assert any(f.states for f in found) == (line["reading"] == "states"), line["text"]
     if line["instead"]:
-        assert stated_instead(line["text"], line["unit"]) == line["instead"]
+        assert stated_instead(line["text"], line["unit"], QUANTITY) == line["instead"]
 
 
 def test_the_written_set_is_large_enough_both_ways() -> None:
@@ -227,3 +228,25 @@ def test_a_request_to_stop_denies_what_follows(request_: str) -> None:
 
 def test_a_subject_with_nothing_to_do_with_the_quantity_is_denied() -> None:
     assert denies_unit("The MPa column has nothing to do with the pressure.", "MPa")
+
+
+def test_a_negation_inside_a_negation_states_what_it_reaches() -> None:
+    assert states_unit("We never stopped returning GPa.", "GPa")
+    assert states_unit("No value is in anything other than GPa.", "GPa")
+    assert denies_unit("The value stopped being GPa.", "GPa")
+
+
+def test_a_negation_that_joins_a_list_still_denies_inside_another() -> None:
+    assert denies_unit("It is never in GPa and not in kPa.", "kPa")
+    assert denies_unit("It is in neither GPa nor kPa.", "kPa")
+    assert denies_unit("It is not GPa or kPa.", "kPa")
+
+
+def test_a_unit_in_a_sentence_that_denies_the_asked_quantity_is_not_its_unit() -> None:
+    quantity = ("tile pressure",)
+    assert denies_unit("psi is for the inlet, not for the tile pressure.", "psi", quantity)
+    assert denies_unit("bar has nothing to do with tile_pressure.", "bar", quantity)
+    assert states_unit("The tile pressure isn't clamped; it is in psi.", "psi", quantity)
+    assert states_unit("No caller gets the tile pressure in anything other than psi.", "psi",
+                       quantity)
+    assert states_unit("psi is for the inlet, not for the tile pressure.", "psi")  # not asked

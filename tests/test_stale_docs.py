@@ -231,7 +231,7 @@ def test_a_users_document_is_not_aligned_to_a_test_helper(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     repo, _ = cf.build(tmp_path)
     helper = "def make_logger(level='info'):\n    return level\n"
-    text = "# Logging\n\n## Levels\n\n`make_logger(level='info')` logs at info.\n"
+    text = "# Logging\n\n## Levels\n\n`make_logger()` logs at `level` 'info' by default.\n"
     commit(repo, "a test helper and two documents naming it", {
         "tests/helpers.py": helper, "docs/logging.md": text, "tests/README.md": text},
         EPOCH + DAY)

@@ -65,8 +65,14 @@ def test_a_body_change_counts_only_when_switched_on() -> None:
 def test_a_changed_base_counts_when_the_section_names_it() -> None:
     base = CodeChange(kind="signature", detail="class Request ( Mapping ) -> class Request ( "
                                                "HTTPConnection )", names=("Mapping",))
-    assert _kept(base, "A `Request` is a `Mapping` of its scope.")
-    assert not _kept(base, "A `Request` holds the scope.")
+    def kept(text: str) -> bool:
+        return bool(counted([base], params_then=(), heading=("Guide",), symbol="Request",
+                            text=text, settings=SETTINGS))
+
+    assert kept("A `Request` is a `Mapping` of its scope.")
+    assert not kept("A `Request` holds the scope.")
+    # named apart: the guide uses both, it does not say one is the other's base
+    assert not kept("Build a `Request`.\n\nRead the scope as a `Mapping`.")
 
 
 def test_sections_written_from_docstrings_are_recognised() -> None:

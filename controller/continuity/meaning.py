@@ -225,8 +225,9 @@ class MeaningModel:
     bias: np.ndarray  # (classes,)
 
     @classmethod
-    def load(cls) -> MeaningModel:
-        root = resources.files("controller.continuity").joinpath(MODEL_DIR)
+    def load(cls, root: Any = None) -> MeaningModel:
+        """The shipped model, or the one in directory `root` (a benchmark's earlier model)."""
+        root = root or resources.files("controller.continuity").joinpath(MODEL_DIR)
         try:
             head = json.loads(root.joinpath("head.json").read_text(encoding="utf-8"))
             rows = [json.loads(line) for line in root.joinpath("exemplars.jsonl")

@@ -10,6 +10,12 @@ import sqlite3
 import sys
 from typing import Any, NoReturn
 
+from helix.cli.early_helper import from_entry_point, start_early
+
+# before anything heavy is imported: a configured model's helper starts importing litellm now
+if from_entry_point(__name__, sys.argv[0]):
+    start_early(sys.argv[1:])
+
 import click
 
 from helix.cli.safe_text import visible

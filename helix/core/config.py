@@ -33,6 +33,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from helix.core import home
 from helix.core.errors import ConfigError
 from helix.core.hashing import hash_obj
 from helix.core.history_settings import DriftSettings, StaleDocsSettings
@@ -380,14 +381,7 @@ def load_config(
 
 
 def helix_home(env: Mapping[str, str] | None = None) -> Path:
-    """Where all Helix state lives: `$HELIX_HOME`, else the per-user cache directory."""
-    env = os.environ if env is None else env
-    if env.get("HELIX_HOME"):
-        try:
-            return Path(env["HELIX_HOME"]).expanduser().resolve()
-        except (RuntimeError, OSError) as exc:  # a symlink loop, an unknown ~user
-            raise ConfigError(f"HELIX_HOME={env['HELIX_HOME']!r} cannot be used: {exc}"
-                              ) from None
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("helix", appauthor=False))
+    """Where all Helix state lives: `$HELIX_HOME`, else the per-user cache directory
+    (`helix.core.home.helix_home`, which the model helper's early start reads without the
+    settings)."""
+    return home.helix_home(env)

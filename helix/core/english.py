@@ -213,6 +213,13 @@ def token_spans(text: str) -> list[re.Match[str]]:
     return list(_TOKEN.finditer(text))
 
 
+# --- words naming a "not given" default (`helix.staledocs.relevance.sentinel`): `_MISSING`,
+# `Unset`, `NOT_GIVEN`, `PydanticUndefined` (matched inside a name, case and `_` aside)
+_SENTINEL_TEXT = """
+    missing unset undefined notset notgiven sentinel nothing nodefault empty
+"""
+SENTINEL_WORDS: tuple[str, ...] = tuple(_SENTINEL_TEXT.split())
+
 # --- absence claims by meaning (`helix.synthesis.absence`) ----------------------------------
 _NEGATION_TEXT = """
     no not nothing none never without empty lacks lack lacking absent missing neither nor

@@ -10,16 +10,22 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from collections.abc import Iterable
 from typing import Any
-
-from pydantic import BaseModel
 
 ALGORITHM = "sha256"
 
 
+def _is_model(obj: Any) -> bool:
+    """A pydantic model (pydantic is not imported for this: a process that has not imported
+    it holds no model; the model helper's early start hashes before anything imports it)."""
+    pydantic = sys.modules.get("pydantic")
+    return pydantic is not None and isinstance(obj, pydantic.BaseModel)
+
+
 def _default(obj: Any) -> Any:
-    if isinstance(obj, BaseModel):
+    if _is_model(obj):
         return obj.model_dump(mode="json")
     if isinstance(obj, (set, frozenset)):
         return sorted(obj)
@@ -30,7 +36,7 @@ def _default(obj: Any) -> Any:
 
 def canonical_json(obj: Any) -> str:
     """Sorted keys, compact separators, UTF-8 kept as is; pydantic models dumped in JSON mode."""
-    if isinstance(obj, BaseModel):
+    if _is_model(obj):
         obj = obj.model_dump(mode="json")
     return json.dumps(
         obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_default,

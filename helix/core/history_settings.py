@@ -49,6 +49,9 @@ class StaleDocsSettings(FrozenSettings):
     max_versions: int = Field(default=200, ge=1, le=100_000)
     # definitions one section is aligned to, at most (the names it mentions, first first)
     max_definitions_per_section: int = Field(default=8, ge=1, le=1000)
+    # levels of a class's bases (defined in the project) read for the members it inherits:
+    # a method moved into a base is not removed
+    inherit_depth: int = Field(default=3, ge=0, le=20)
     # commits listed per stale definition
     max_commits_listed: int = Field(default=5, ge=1, le=1000)
     # documentation files that describe history, not the code as it is: never stale
@@ -57,14 +60,17 @@ class StaleDocsSettings(FrozenSettings):
                              "LICENCE*", "AUTHORS*", "CONTRIBUTORS*", "COPYING*", "NOTICE*",
                              "*upgrading*", "*migrat*", "*whatsnew*", "*whats-new*",
                              "*what-s-new*", "*archive*", "versions.*", "*-history.*",
-                             "*_history.*")
+                             "*_history.*", "*announcement*")
     # directories whose documents record the past (release notes, news, blog posts, an
     # earlier version's documentation): never stale (`helix.staledocs.archives`)
     history_dirs: tuple[str, ...] = ("release", "releases", "release-notes", "release_notes",
                                      "releasenotes", "changes", "changelog*", "news",
                                      "history", "whatsnew", "whats-new", "blog", "*archive*",
                                      "previous*version*", "old*version*", "versioned_docs",
-                                     "versioned-docs")
+                                     "versioned-docs",
+                                     # design proposals: what was planned, not what is
+                                     "sep", "seps", "pep", "peps", "rfc", "rfcs", "proposals",
+                                     "adr", "adrs")
     # headings that are version numbers ("4.13.3 / 2015-08-02") making a file a release
     # history, whatever it is called (0: never)
     min_version_headings: int = Field(default=2, ge=0, le=1000)

@@ -31,6 +31,9 @@ through it, one opened inside ends at its ")". The cues (data: helix/core/negati
     interjected a forward cue's scope skips an interjection: "not, as some say, in MPa"
     relative    a relative clause after a contrasted phrase describes it: "unlike the gauge
                 readings, which use bar, ..."
+    double      a forward cue inside another's scope negates that negation ("we never
+                stopped using GPa", "nothing here is in anything other than GPa"), unless it
+                joins a list ("never GPa and not MPa", "neither GPa nor kPa")
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ class Cues:
     coordinators: frozenset[str]
     predicate_starts: frozenset[str]
     forward: Phrases
+    coordinating: frozenset[str]
     evaluative: Phrases
     past: Phrases
     past_tense: Phrases
@@ -101,7 +105,8 @@ def cues() -> Cues:
         punctuation=frozenset(bounds["punctuation"]), boundary_words=frozenset(bounds["words"]),
         coordinators=frozenset(bounds["coordinators"]),
         predicate_starts=frozenset(bounds["predicate_starts"]),
-        forward=_phrases(cue["forward"]), evaluative=_phrases(cue["evaluative"]),
+        forward=_phrases(cue["forward"]), coordinating=frozenset(cue["coordinating"]),
+        evaluative=_phrases(cue["evaluative"]),
         past=_phrases(cue["past"]), past_tense=_phrases(cue["past_tense"]),
         superseded_by=_phrases(cue["superseded_by"]),
         change_verbs=frozenset(cue["change_verbs"]), change_from=frozenset(cue["change_from"]),
@@ -132,6 +137,9 @@ class Token:
 class Reading:
     tokens: tuple[Token, ...]
     denied: tuple[bool, ...]
+    # how many forward cues reach each token (an object, a complement: "not for the
+    # pressure", "nothing to do with the pressure"; an odd count denies it)
+    reaches: tuple[int, ...] = ()
 
     def index_at(self, offset: int) -> int | None:
         for index, token in enumerate(self.tokens):
@@ -397,10 +405,15 @@ def read(text: str) -> Reading:
         for i in indexes:
             denied[i] = True
 
+    reaches = [0] * len(tokens)  # the forward cues reaching each token
     for i, token in enumerate(tokens):
         if (n := _match(tokens, i, c.forward)) or _negative(token):
             n = n or 1
-            deny(_forward_scope(cl, i, n))
+            scope = _forward_scope(cl, i, n)
+            if _coordinated(tokens, i, c):
+                deny(scope)
+            for j in scope:
+                reaches[j] += 1
             deny(_subject(cl, i))
             deny(_label(cl, i))
         if n := _match(tokens, i, c.evaluative):
@@ -414,4 +427,14 @@ def read(text: str) -> Reading:
             deny(_change_scope(cl, i))
         if (n := _match(tokens, i, c.elliptical)) and _alone(cl, i, n):
             deny(_previous_clause(cl, i))
-    return Reading(tokens=tokens, denied=tuple(denied))
+    return Reading(tokens=tokens, denied=tuple(d or r % 2 == 1 for d, r in zip(denied, reaches,
+                                                                               strict=True)),
+                   reaches=tuple(reaches))
+
+
+def _coordinated(tokens: tuple[Token, ...], at: int, c: Cues) -> bool:
+    """A forward cue that joins a list ("never GPa and not MPa", "neither GPa nor kPa")
+    denies what follows even inside another cue's scope; any other cue inside one negates the
+    negation ("never stopped using GPa", "not ... anything other than GPa": GPa is stated)."""
+    return tokens[at].lower in c.coordinating or (
+        at > 0 and tokens[at - 1].lower in c.coordinators | c.coordinating)

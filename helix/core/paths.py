@@ -12,8 +12,7 @@ from pathlib import Path
 from helix.core.config import helix_home
 from helix.core.errors import BadPathError, UserError
 from helix.core.hashing import short_id
-
-PRIVATE_UMASK = 0o077  # what Helix writes (indexes, run log, sessions, exports): 0600 / 0700
+from helix.core.home import PRIVATE_UMASK
 
 
 def private_files() -> None:

@@ -204,6 +204,9 @@ class Pools(_Frozen):
     fuzzy_names: int = Field(default=40, ge=0, le=10_000)
     # name_words: definitions looked through (best names first) for those a request keeps
     name_words_pool: int = Field(default=300, ge=1, le=100_000)
+    # symbol, `Owner.verb` (a location question's action): also the owner's other members
+    # named for the verb that product code calls, product callers first (`controller.members`)
+    verb_members: bool = True
 
 
 class RoutingPolicy(_Frozen):

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from helix.core.secret_gates import MIN_VALUE
 from helix.core.secret_structure import (
     Found,
+    credential_like,
     is_label,
     line_bounds,
     placeholder,
@@ -32,7 +33,7 @@ _WEBHOOK = re.compile(
     r"|(?<![\w.])((?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/"
     r"[A-Za-z0-9_\-/]{8,4096})")
 _CURL_USER = re.compile(r"(?:^|\s)(?:-u|--user|--proxy-user|-U)(?:[ \t]+|=)([\"']?)"
-                        r"([^\s:\"']{1,200}):([^\s\"']{1,4096})\1")
+                        r"([^\s:\"']{1,200}):([^\s\"']{0,4096})\1")
 _SHORT_P = re.compile(r"(?:^|\s)-p(?:(?=[^\s\-])([^\s\"'`]{1,4096})|"
                       r"[ \t]+([\"']?)([^\s\-\"'][^\s\"']{0,4095})\2)")
 _LOGIN = re.compile(r"(?i)\blogin\b|sshpass")  # `-p VALUE` (spaced): mysql's `-p db` prompts
@@ -56,6 +57,8 @@ def _commands(text: str) -> Iterator[Found]:
         value = match.group(3)
         if len(value) >= MIN_VALUE and not placeholder(value):
             yield Found(match.start(2), match.end(3), "command_password")  # user:password
+        elif not value and credential_like(match.group(2)) and not placeholder(match.group(2)):
+            yield Found(match.start(2), match.end(2) + 1, "command_password")  # API_KEY:
     for match in _SHORT_P.finditer(text) if "-p" in text else ():
         line_start, line_end = line_bounds(text, match.start())
         group = 1 if match.group(1) is not None else 3

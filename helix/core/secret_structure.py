@@ -24,17 +24,19 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from helix.core.secret_gates import (
-    MAX_NAME,
-    MAX_VALUE,
-    MIN_KEYED_ENTROPY,
-    MIN_KEYED_VALUE,
-    MIN_RANDOM_DIGITS,
-    MIN_RANDOM_PART,
-    MIN_VALUE,
-    MIN_WEAK_VALUE,
-    shannon_entropy,
+from helix.core.secret_gates import MAX_NAME, MAX_VALUE, MIN_VALUE
+from helix.core.secret_values import (
+    credential_like,
+    is_label,
+    placeholder,
+    quoted_ok,
+    random_token,
+    unquoted_ok,
 )
+
+__all__ = ["Found", "credential_like", "is_label", "line_bounds", "name_strength",
+           "placeholder", "quoted_ok", "quoted_value", "random_token", "structural_findings",
+           "unquoted_ok"]
 
 
 class Found(NamedTuple):
@@ -65,7 +67,6 @@ _KEY_NOT_SECRET = frozenset({
     "message", "msg", "label", "name", "type", "kind", "id", "uid", "uuid", "s3", "bucket",
     "storage_account", "module", "data", "value", "values", "query", "search", "filter", "order",
     "event", "metric", "tag"})
-_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-+/=.~]+")
 _LAST_ONLY = frozenset({"pass", "pw", "pwd"})  # db_pass is one; pass_rate, pw_hash are not
 _WEAK_SEGMENTS = frozenset({"token", "auth", "authorization", "apikey", "salt", "bearer", "sig",
                             "signature"})
@@ -97,39 +98,15 @@ _META_SUFFIXES = frozenset({
     "mapping", "list", "dict", "set", "table", "db", "model", "schema", "generator", "service",
     "server", "client", "request", "response", "number", "num", "state", "status",
 })
-_NEVER_VALUES = frozenset({
-    "none", "null", "nil", "true", "false", "undefined", "required", "optional", "str",
-    "string", "bytes", "int", "integer", "bool", "boolean", "any", "object", "secret",
-    "password", "token", "empty", "unset", "notset", "n/a", "na", "todo", "tbd", "hidden",
-    "redacted", "masked", "sensitive", "yes", "no", "on", "off", "env", "environment",
-    "pass", "pwd", "pw",
-})
-_PLACEHOLDER_WORDS = ("changeme", "change_me", "change-me", "placeholder", "your_", "your-",
-                      "yourpassword", "xxxx", "****", "....", "redacted", "getenv", "environ",
-                      "process.env", "os.env", "example", "dummy", "sample", "fake",
-                      "insert_", "_here", "-here")
-# A well-formed template in a value (`${DB_PASSWORD}`, `{{ vault_pw }}`, `$(cat f)`, `%(pw)s`,
-# `{0}`, `{password}`, `<your token>`, `<%= pw %>`, `#{pw}`): the value stands for a secret.
-_TEMPLATE = re.compile(
-    r"\$\{[A-Za-z_][\w.]{0,80}(?:[:?#%/=+\-][^{}]{0,80})?\}|\{\{[\s\w.|:'\"\-\[\]()]{1,200}\}\}"
-    r"|\$\([^()]{1,200}\)|%\(\w{1,80}\)[sdr]|%[sd](?![A-Za-z0-9])|\{\d{0,2}\}|(?<!\{)\{[A-Za-z_][\w.]{0,80}\}"
-    r"|<[A-Za-z_][\w \-.]{0,60}>|<%.{0,200}?%>|#\{[^{}]{1,120}\}")
-_LABEL_WORDS = ("password", "passwd", "passphrase", "token", "secret", "api key", "api_key",
-                "apikey", "credential")
 _TRIGGER = re.compile(r"(?i)pass|pwd|pw\b|secret|token|key|auth|cred|salt|bearer|sig")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
 _SEGMENT = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
-_NUMBER = re.compile(r"[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?[a-zA-Z%]{0,3}")
-# names as people write them: snake_case, kebab-case, CONSTANT_CASE, camelCase (a random run
-# of letters, `suusEkQFMCPsLh`, is none)
-_HUMAN_NAME = re.compile(r"[a-z]+(?:[_\-.][a-z0-9]+)*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*|"
-                         r"_*[A-Za-z][a-z]+(?:[A-Z][a-z]+|[A-Z]{2,}(?![a-z]))*[A-Z]?_*")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
 _HEADER_SCHEMES = ("basic ", "bearer ", "token ", "digest ", "negotiate ", "apikey ", "ntlm ",
                    "hmac ", "key ")
 _QUOTES = "\"'`"
-_AFTER_NAME = frozenset("\"'`] \t")  # what may stand between a name and its operator
+_AFTER_NAME = frozenset("\"'`] \t[0123456789")  # between a name and its operator
+_DECLARATOR = re.compile(r"\[[0-9]{0,6}\]")  # a C array's size after its name
+_LITERAL_PREFIXES = frozenset("@rbuL")  # before a string literal's quote
 _OPERATOR_START = frozenset("=:{?+-.|")
 # assignment operators of two or more characters: Make's `::=` `:::=` `?=` `+=`, Go's `:=`,
 # PHP's `.=` `??=`, Ruby's `||=`, and `=>`
@@ -152,6 +129,8 @@ def name_strength(name: str) -> str | None:
     """'strong' when a name says it holds a secret, 'weak' when it may (token, auth, key),
     None when it does not or describes one (a field, a label, a URL, a length ...)."""
     parts = _segments(name.strip("\"'`$@-."))
+    while len(parts) > 1 and parts[-1].isdigit():
+        parts.pop()  # token1, DB_PASSWORD_2: a numbered name is the name
     if not parts or parts[-1] in _META_SUFFIXES or "_".join(parts[-2:]) in _META_SUFFIXES:
         return None
     if parts[-1] in ("is", "are", "must", "should", "will", "can"):
@@ -170,91 +149,9 @@ def name_strength(name: str) -> str | None:
         return "weak"
     if len(parts) > 1 and parts[-1] in ("key", "keys") and parts[-2] not in _KEY_NOT_SECRET:
         return "keyed"  # stripe_key, MAILGUN_KEY: a vendor's key when its value reads random
+    if parts == ["key"]:
+        return "keyed"  # `Key=...`, `new relic user key = '...'`: the same test of the value
     return None
-
-
-def random_token(value: str) -> bool:
-    """A value under a `<vendor>_key` name that reads like an issued key, not a cache or sort
-    key: long, one run of token characters with letters and digits, varied."""
-    return (len(value) >= MIN_KEYED_VALUE and _TOKEN_CHARS.fullmatch(value) is not None
-            and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
-            and shannon_entropy(value) >= MIN_KEYED_ENTROPY)
-
-
-def placeholder(value: str) -> bool:
-    """A template, a dummy or a word that stands for the secret instead of being it."""
-    lowered = value.lower()
-    return (any(word in lowered for word in _PLACEHOLDER_WORDS) or value[0] in "$%{*&!<"
-            or _TEMPLATE.search(value) is not None
-            or lowered in _NEVER_VALUES or lowered.strip("_-.") in _NEVER_VALUES
-            or not any(c.isalnum() for c in value) or "REDACTED" in value
-            or len(set(value)) == 1)  # "aaaaaaaa", "00000000": a dummy
-
-
-def credential_like(value: str) -> bool:
-    """A value under a weak name: one token, long enough, with digits or mixed case."""
-    if len(value) < MIN_WEAK_VALUE or any(c.isspace() for c in value):
-        return False
-    digits = any(c.isdigit() for c in value)
-    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
-    return digits and (mixed or any(c.isalpha() for c in value)) and not value.isdigit()
-
-
-def is_label(value: str) -> bool:
-    """The value names or asks for the secret instead of being it: a phrase or a name that
-    holds a secret word (`"Enter your password"`, `"api_token"`), or a prompt. A word with
-    digits in it (`Password123!`, `lsToken9Oriole85`) is a credential that holds one."""
-    lowered = value.lower()
-    if lowered.endswith((":", "?")):
-        return True
-    if not any(word in lowered for word in _LABEL_WORDS):
-        return False
-    return any(c.isspace() for c in value) or not any(c.isdigit() for c in value)
-
-
-def quoted_ok(value: str, strength: str) -> bool:
-    if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
-        return False
-    if strength == "weak":
-        return credential_like(value)
-    if strength == "keyed":
-        return random_token(value)
-    # a location is not the secret (a URL with user info is its own rule)
-    return not (value.startswith(("http://", "https://", "/", "./", "~/")) and "@" not in value)
-
-
-def _random_part(value: str) -> bool:
-    """A dotted value one of whose parts is a random run (`s.ZC9Ecf4M5g9o34Q6`, `pat6s6ed.d2dd`),
-    not an attribute path (`settings.DB_PASSWORD`)."""
-    return any(len(p) >= MIN_RANDOM_PART and sum(c.isdigit() for c in p) >= MIN_RANDOM_DIGITS
-               for p in value.split("."))
-
-
-def _code_expression(value: str) -> bool:
-    return ((_DOTTED.fullmatch(value) is not None and not _random_part(value))
-            or any(c in value for c in "()[]{}<>")
-            or value.endswith((",", "\\")) or value.startswith(("-", "=", "+", "|", "#", "//")))
-
-
-def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
-    """An unquoted value: a literal in config and `.env` files, an expression in code."""
-    if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
-        return False
-    if _code_expression(value) or any(c.isspace() for c in value):
-        return False
-    if strength == "weak":
-        return credential_like(value)
-    if strength == "keyed":
-        return random_token(value)
-    if value.isdigit():
-        return len(value) >= 6
-    if _NUMBER.fullmatch(value):
-        return False
-    if _IDENT.fullmatch(value):  # a variable in code, a word in YAML: a password only in .env
-        mixed = any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
-        random = len(value) >= MIN_RANDOM_PART and not _HUMAN_NAME.fullmatch(value)
-        return env_style or mixed or random
-    return True
 
 
 def _quote_at(text: str, at: int) -> bool:
@@ -295,6 +192,15 @@ def quoted_value(text: str, at: int, line_end: int) -> tuple[int, int] | None:
     return None
 
 
+def _stripped(text: str, start: int, end: int) -> tuple[int, int]:
+    """A literal's span without the spaces inside its quotes (`'tkn.v1_abc= '`)."""
+    while start < end and text[start] in " \t":
+        start += 1
+    while end > start and text[end - 1] in " \t":
+        end -= 1
+    return start, end
+
+
 def _unquoted_end(text: str, at: int, line_end: int, stops: str) -> int:
     index = at
     limit = min(line_end, at + MAX_VALUE)
@@ -303,20 +209,11 @@ def _unquoted_end(text: str, at: int, line_end: int, stops: str) -> int:
     return index
 
 
-def _assignment(text: str, name_start: int, name_end: int, line_start: int,
-                line_end: int, strength: str) -> Found | None:
-    """The value assigned to the name at [name_start, name_end), when its place is one."""
-    at = name_end
-    if at < line_end and text[at] in _QUOTES:  # "name": value
-        at += 1
-    if at < line_end and text[at] == "]":  # ['password'] = value
-        at += 1
-    before_op = at
-    at = _skip_spaces(text, at, line_end)
-    if at >= line_end:
-        return None
-    two = text[at:at + 2]
-    if two in ("==", "!=", "=~", "<=", ">="):
+def _after_operator(text: str, at: int, before_op: int, name_start: int, line_start: int,
+                    line_end: int, strength: str) -> int | None:
+    """Past the assignment operator at `at` (`=`, `:`, `:=`, `=>`, Go's typed `var`, C++'s
+    `{`, a list's ` - ` before a literal), None when none stands there."""
+    if text[at:at + 2] in ("==", "!=", "=~", "<=", ">="):
         return None
     operator = next((op for op in _OPERATORS if text.startswith(op, at)), None)
     typed = _GO_TYPED.match(text, at - 1) if text[at - 1:at] in " \t" else None
@@ -326,6 +223,9 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
         at = typed.end()  # Go's `var name Type = value`
     elif text[at] == "{" and _quote_at(text, at + 1) and strength == "strong":
         at += 1  # C++ brace initialisation: password{"..."}
+    elif (text[at] == "-" and at > before_op and text[at + 1:at + 2] in (" ", "\t")
+          and _quote_at(text, _skip_spaces(text, at + 1, line_end))):
+        at += 1  # `vendor token - 'value'`: a dash between spaces before a literal (a list)
     elif text[at] in "=:":
         if text[at] == ":" and not _quote_at(text, at + 1):
             annotated = _TYPE_ANNOTATION.match(text, at + 1, line_end)
@@ -336,8 +236,55 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
         return None
     if text[at:at + 1] in ("=", ":"):  # `::`, `a:=` handled; `==` done
         return None
-    spaced = at - before_op > 1
+    return at
+
+
+def _quoted_found(text: str, at: int, line_end: int, strength: str,
+                  parenthesized: bool) -> Found | None:
+    span = quoted_value(text, at, line_end)
+    if span is None:
+        return None
+    start, end = _stripped(text, *span)
+    if not quoted_ok(text[start:end], strength):
+        return None
+    after = text[span[1] + 1:line_end].lstrip(" \t")
+    if parenthesized and after[:1] not in ("", ")"):
+        return None
+    return Found(start, end, "assignment")
+
+
+def _expression_follows(rest: str, opened: str, strength: str) -> bool:
+    """What follows an unquoted value makes it part of an expression (`password = a + b`,
+    `secret: str = None`), unless it closes a literal the line stands in (`"X-Api-Key: abc"`,
+    `secret: abc"`) or is a comment or separator."""
+    if opened and opened in _QUOTES and rest.startswith(opened):
+        rest = rest[1:].strip()
+    elif (strength == "strong" and rest and rest[0] in _QUOTES
+          and not rest.rstrip(";,)").lstrip(rest[0]).strip()):
+        rest = ""  # the line is inside a literal opened before it
+    return bool(rest) and not rest.startswith(("#", "//", ";", ",", "&", "\\"))
+
+
+def _assignment(text: str, name_start: int, name_end: int, line_start: int,
+                line_end: int, strength: str) -> Found | None:
+    """The value assigned to the name at [name_start, name_end), when its place is one."""
+    at = name_end
+    if at < line_end and text[at] in _QUOTES:  # "name": value
+        at += 1
+    if at < line_end and text[at] == "]":  # ['password'] = value
+        at += 1
+    declarator = _DECLARATOR.match(text, at, line_end)
+    if declarator is not None:  # char secret[25] = "...", secret[] = "..."
+        at = declarator.end()
+    before_op = at
     at = _skip_spaces(text, at, line_end)
+    if at >= line_end:
+        return None
+    after_op = _after_operator(text, at, before_op, name_start, line_start, line_end, strength)
+    if after_op is None:
+        return None
+    spaced = after_op - before_op > 1
+    at = _skip_spaces(text, after_op, line_end)
     anchor = _ANCHOR.match(text, at, line_end)
     if anchor is not None:
         at = anchor.end()
@@ -346,14 +293,10 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
     parenthesized = text[at] == "(" and _quote_at(text, at + 1)
     if parenthesized:
         at += 1  # a parenthesized literal: ("abc"), not a tuple ("a", "b")
+    if text[at] in _LITERAL_PREFIXES and _quote_at(text, at + 1):
+        at += 1  # @"..." (Objective-C, C#), r"..." b"..." u"..." L"..."
     if text[at] in _QUOTES:
-        span = quoted_value(text, at, line_end)
-        if span is None or not quoted_ok(text[span[0]:span[1]], strength):
-            return None
-        after = text[span[1] + 1:line_end].lstrip(" \t")
-        if parenthesized and after[:1] not in ("", ")"):
-            return None
-        return Found(span[0], span[1], "assignment")
+        return _quoted_found(text, at, line_end, strength, parenthesized)
     lowered = text[at:at + 12].lower()
     for scheme in _HEADER_SCHEMES:  # Authorization: Basic <value>
         if lowered.startswith(scheme):
@@ -371,14 +314,11 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
     env_style = glued and (name.isupper() or "." in name or "-" in name) and (
         head in ("", "export", "set", "ENV", "-", "- ")
         or (name.isupper() and strength == "strong"))
-    end = _unquoted_end(text, at, line_end, " \t;,&#\"'`")
+    end = _unquoted_end(text, at, line_end, " \t;,&\"'`")  # `#` after a space: a comment
     value = text[at:end]
-    rest = text[end:line_end].strip()
     opened = text[name_start - 1] if name_start > line_start else ""
-    if opened and opened in _QUOTES and rest.startswith(opened):  # "X-Api-Key: abc" inside quotes
-        rest = rest[1:].strip()
-    if rest and not env_style and not rest.startswith(("#", "//", ";", ",", "&", "\\")):
-        return None  # `password = a + b`, `secret: str = None`: an expression
+    if not env_style and _expression_follows(text[end:line_end].strip(), opened, strength):
+        return None
     if not unquoted_ok(value, strength, env_style):
         return None
     return Found(at, end, "assignment")

@@ -37,12 +37,15 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
+import re2
+
 from helix.core.escapes import unescaped_changes
 from helix.core.secret_blocks import block_findings
 from helix.core.secret_commands import command_findings
 from helix.core.secret_gates import (
     CONTEXT_AFTER,
     CONTEXT_BEFORE,
+    DFA_MEMORY,
     GATED,
     MIN_KNOWN_VALUE,
     Finding,
@@ -58,6 +61,7 @@ from helix.core.secret_prefilter import RULES, Windows, all_detectors, compact, 
 from helix.core.secret_shapes import shape_findings
 from helix.core.secret_structure import structural_findings
 from helix.core.secret_tokens import filler, token_findings
+from helix.core.secret_values import recurring_secret
 from helix.core.secret_views import joined_changes
 
 __all__ = [
@@ -74,6 +78,10 @@ __all__ = [
 ]
 
 REDACTED = "[REDACTED:{kind}]"
+_GUESSED = "high_entropy"  # the kinds found by shape alone
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.max_mem = DFA_MEMORY
+_RE2_OPTIONS.log_errors = False
 
 # (kind, pattern, group): specific formats first, so a token in `token = "ghp_..."` is counted
 _REGEX_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
@@ -249,15 +257,39 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
     if not text:
         return []
     if not prefilter:
-        return _merge(_detect(text, all_detectors()))
+        return _recurrences(text, _merge(_detect(text, all_detectors())))
     chosen = plan(text)
     if chosen is None:
         return []
     pieces = Windows(chosen.windows, chosen.whole)
     rules = chosen.detectors & RULES
-    return _merge([*_in_pieces(text, pieces, _early, chosen.detectors),
-                   *(_in_pieces(text, chosen.rules, _view_findings, rules) if rules else ()),
-                   *_in_pieces(text, pieces, _late, chosen.detectors)])
+    return _recurrences(text, _merge([
+        *_in_pieces(text, pieces, _early, chosen.detectors),
+        *(_in_pieces(text, chosen.rules, _view_findings, rules) if rules else ()),
+        *_in_pieces(text, pieces, _late, chosen.detectors)]))
+
+
+def _recurrences(text: str, found: list[Finding]) -> list[Finding]:
+    """The findings and every other occurrence of their values in the text: a value is a
+    secret wherever it recurs (a log line repeating a key, a value quoted twice), though only
+    one place said so; not a value found by its entropy alone (a guess, not a place), nor one
+    that reads as an identifier (`secret_values.recurring_secret`).
+    One RE2 pass over the text for all the values (longest first)."""
+    kinds: dict[str, str] = {}
+    for start, end, kind in found:
+        value = text[start:end]
+        if (len(value) >= MIN_KNOWN_VALUE and not kind.startswith(_GUESSED)
+                and "\n" not in value and "[REDACTED" not in value and recurring_secret(value)):
+            kinds.setdefault(value, kind)
+    if not kinds:
+        return found
+    values = sorted(kinds, key=lambda v: (-len(v), v))
+    subject: str | bytes = text.encode("ascii") if text.isascii() else text
+    pattern = re2.compile("|".join(re2.escape(v) for v in values), options=_RE2_OPTIONS)
+    known = {(start, end) for start, end, _ in found}
+    extra = [Finding(m.start(), m.end(), kinds[text[m.start():m.end()]])
+             for m in pattern.finditer(subject) if (m.start(), m.end()) not in known]
+    return _merge([*found, *extra]) if extra else found
 
 
 KNOWN_KIND = "api_key"

@@ -219,10 +219,14 @@ class SynthesisSettings(_Frozen):
     # "process": `helix ask --model` sends the call to a background process that has litellm
     # imported (helix.synthesis.model_helper), started on first use; it stops after
     # `helper_idle_s` with no request; a starting one is waited for up to `helper_start_s`,
-    # then the call is made in process. "off": imported in process when the call is made.
+    # then the call is made in process, as when one says nothing for a call's timeout plus
+    # `helper_grace_s` (it hangs). "off": imported in process when the call is made.
+    # `helix ask`, `helix index` and `helix status` start it at their first moment when a
+    # model is configured (helix.cli.early_helper).
     model_helper: Literal["process", "off"] = "process"
     helper_idle_s: float = Field(default=600.0, gt=0, le=86400)
     helper_start_s: float = Field(default=60.0, gt=0, le=3600)
+    helper_grace_s: float = Field(default=5.0, gt=0, le=3600)
     absence: AbsencePolicy = AbsencePolicy()
 
 

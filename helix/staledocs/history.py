@@ -33,7 +33,14 @@ WORKTREE = "(working tree)"
 # where a removed definition is no project interface a document describes
 NOT_LIBRARY = frozenset({"test", "tests", "testing", "testsuite", "example", "examples",
                          "benchmark", "benchmarks", "bench", "docs", "doc", "docs_src",
-                         "scripts", "tools"})
+                         "scripts", "tools",
+                         # code the project ships but did not write: vendored copies, bundles
+                         "vendor", "vendored", "third_party", "third-party", "thirdparty",
+                         "node_modules", "static", "dist"})
+# a shipped copy of another project's script: minified, or named with its version
+# (`jquery-1.8.1-min.js`, `coreapi-0.1.1.js`, `app.bundle.js`)
+VENDORED = re.compile(r"(?:[.-]min|\.bundle|[-_.]v?\d+\.\d+(?:\.\d+)*(?:[.-]min)?)"
+                      r"\.(?:c|m)?js$", re.I)
 DECLARATIONS = (".d.ts", ".d.mts", ".d.cts", ".pyi")
 BATCH = 16  # versions of a document read at a time while looking for a section's last touch
 NOT_A_NAME = re.compile(r"[^A-Za-z0-9_]")
@@ -88,13 +95,15 @@ def touched(history: History, blobs: Blobs, section: DocSection, work: WorkTree,
             window_lines: int, limit: int) -> Commit | str | None:
     """The last commit that changed the section (WORKTREE when its text in the work tree
     differs from HEAD's; None when the document was never committed)."""
-    versions = history.versions(section.history_path, limit)
+    versions = at_head(history.versions(section.history_path, limit),
+                       work.head_blob(section.history_path))
     if not versions:
         return None
     key = (section.heading, section.occurrence)
-    blobs.read([v.blob for v in versions[:BATCH]])
-    if work.blob(section.history_path) not in (None, versions[0].blob):  # being edited
-        head = blobs.sections(versions[0].path, versions[0].blob, window_lines).get(key)
+    committed = work.head_blob(section.history_path) or versions[0].blob
+    blobs.read([committed, *(v.blob for v in versions[:BATCH])])
+    if work.blob(section.history_path) not in (None, committed):  # being edited
+        head = blobs.sections(versions[0].path, committed, window_lines).get(key)
         if work.sections(section.history_path, window_lines).get(key) != head:
             return WORKTREE
     for number, version in enumerate(versions):
@@ -109,13 +118,22 @@ def touched(history: History, blobs: Blobs, section: DocSection, work: WorkTree,
     return versions[-1].commit
 
 
+def at_head(versions: list[Version], head: str | None) -> list[Version]:
+    """A file's versions from the one HEAD has: in a history with merges, the newest commit
+    by date that touched the file may be a side branch's, not what HEAD holds (a version
+    HEAD does not hold is never 'the code now', nor a reason to call the tree edited)."""
+    start = next((i for i, v in enumerate(versions) if v.blob == head), 0)
+    return versions[start:]
+
+
 class WorkTree:
     """Files of the work tree as `stale-docs` reads them: each read once (a regular file
     within the size limit), known by its git blob id, so that a file equal to HEAD's is
     never parsed again; its definition shapes and sections parsed once when it is not."""
 
-    def __init__(self, root: Path, max_bytes: int) -> None:
-        self.root, self.max_bytes = root, max_bytes
+    def __init__(self, root: Path, max_bytes: int,
+                 head: dict[str, tuple[str, str]] | None = None) -> None:
+        self.root, self.max_bytes, self.head = root, max_bytes, head or {}
         self._text: dict[str, str | None] = {}
         self._blob: dict[str, str | None] = {}
         self._shapes: dict[str, dict[str, DefShape]] = {}
@@ -132,6 +150,11 @@ class WorkTree:
             data = None
         self._blob[path] = blob_sha(data) if data is not None else None
         self._text[path] = data.decode("utf-8", "replace") if data is not None else None
+
+    def head_blob(self, path: str) -> str | None:
+        """The file's blob in HEAD's tree (None: not known)."""
+        entry = self.head.get(path)
+        return entry[1] if entry else None
 
     def blob(self, path: str) -> str | None:
         if path not in self._blob:
@@ -174,8 +197,8 @@ class Window:
 
 
 def window(history: History, definition: SymbolDef, since: Commit,
-           settings: StaleDocsSettings) -> Window:
-    versions = history.versions(definition.path, settings.max_versions)
+           settings: StaleDocsSettings, head: str | None = None) -> Window:
+    versions = at_head(history.versions(definition.path, settings.max_versions), head)
     before = history.ancestors(since.sha)
     after = [v for v in versions if v.commit.sha not in before]
     base = next((v for v in versions if v.commit.sha in before), None)
@@ -191,26 +214,53 @@ class Drifted:
     params_then: tuple[str, ...]
     changes: tuple[CodeChange, ...]
     commits: tuple[tuple[CommitRef, tuple[CodeChange, ...]], ...]
+    now: DefShape  # the definition as it is
+
+
+def still_has(drifted: Drifted, kept: frozenset[str]) -> Drifted | None:
+    """The drift without the removed members the definition still has (`kept`: through a
+    base); None when nothing else changed."""
+
+    def left(found: Sequence[CodeChange]) -> tuple[CodeChange, ...]:
+        out = []
+        for change in found:
+            if change.kind == "members":
+                names = tuple(n for n in change.names if n not in kept)
+                if not names:
+                    continue
+                if names != change.names:
+                    change = CodeChange(kind="members", detail=f"removed {', '.join(names)}",
+                                        names=names)
+            out.append(change)
+        return tuple(out)
+
+    total = left(drifted.changes)
+    if not total:
+        return None
+    commits = tuple((c, left(found)) for c, found in drifted.commits if left(found))
+    return Drifted(definition=drifted.definition, params_then=drifted.params_then,
+                   changes=total, commits=commits, now=drifted.now)
 
 
 def definition_drift(history: History, blobs: Blobs, definition: SymbolDef, since: Commit,
                      work: WorkTree, settings: StaleDocsSettings) -> Drifted | None:
     """The definition's changes after `since` (None when it has none but of form)."""
-    span = window(history, definition, since, settings)
+    span = window(history, definition, since, settings, work.head_blob(definition.path))
     versions, after, base = span.versions, list(span.after), span.base
     if not versions:
         return None
+    head = work.head_blob(definition.path) or versions[0].blob  # a merge's own blob too
     worktree = None
-    if work.blob(definition.path) not in (None, versions[0].blob):  # edited, not committed
+    if work.blob(definition.path) not in (None, head):  # edited, not committed
         worktree = work.shapes(definition.path).get(definition.qualname)
     if not after and worktree is None:
         return None
     if base is None:  # the file came after the section: held to its first version
         base = after.pop()
-    blobs.read([base.blob, *(v.blob for v in after)])
+    blobs.read([base.blob, head, *(v.blob for v in after)])
     name = definition.qualname
     then = blobs.shapes(base.path, base.blob).get(name)
-    current = worktree or blobs.shapes(versions[0].path, versions[0].blob).get(name)
+    current = worktree or blobs.shapes(versions[0].path, head).get(name)
     if then is None or current is None:
         return None  # added after the section, or not a definition it had then
     total = changes(then, current)
@@ -218,13 +268,13 @@ def definition_drift(history: History, blobs: Blobs, definition: SymbolDef, sinc
         return None
     made = _commits(blobs, name, then, list(reversed(after)))
     if worktree is not None:
-        head = blobs.shapes(versions[0].path, versions[0].blob).get(name)
-        edits = changes(head, worktree) if head is not None else total
+        committed = blobs.shapes(versions[0].path, head).get(name)
+        edits = changes(committed, worktree) if committed is not None else total
         if edits:
             made.insert(0, (CommitRef(sha=WORKTREE, time=0, subject="uncommitted changes"),
                             tuple(edits)))
     return Drifted(definition=definition, params_then=tuple(p.name for p in then.params),
-                   changes=tuple(total), commits=tuple(made))
+                   changes=tuple(total), commits=tuple(made), now=current)
 
 
 def for_section(drifted: Drifted, section: DocSection, text: str,
@@ -311,10 +361,14 @@ def library(path: str) -> bool:
     """A file of the project's code, not of its tests, examples, benchmarks or docs, nor a
     declaration file (`.d.ts`, `.pyi`: it declares what code or a dependency defines, so a
     name dropped from it is removed only where it is defined; `Promise` and `Map` typed for
-    an old runtime are the language's own)."""
+    an old runtime are the language's own), nor a vendored copy or bundle of another
+    project's code (a vendor or static directory, a hidden one such as `.yarn/releases`, a
+    minified or versioned script): React's `useEffect` dropped with a bundled yarn release is
+    not the project's."""
     parts = path.split("/")
     name = parts[-1]
     return not (NOT_LIBRARY & {p.lower() for p in parts[:-1]} or name.startswith("test_")
+                or any(p.startswith(".") for p in parts[:-1]) or VENDORED.search(name)
                 or name.endswith(DECLARATIONS)
                 or name.endswith(("_test.py", "_test.go", ".test.ts", ".test.js", ".spec.ts",
                                   ".spec.js")) or name == "conftest.py")

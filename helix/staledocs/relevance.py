@@ -9,11 +9,14 @@ section only when the section says something it touches:
                   an added one when the section is about the definition and lists its
                   parameters (names half of the named ones, two at least: `*args` and
                   `**kwargs` list nothing); a guide's call of it misses no new option
-    defaults      the section names the parameter, or shows its old value
-    raises        the section mentions an exception raised before or after
+    defaults      the section states it: a line naming the parameter says "default" or shows
+                  the old value (not as an argument passed); a value that now stands for
+                  "not given" (`None`, `_MISSING`) is chosen in the body: none
+    raises        the section mentions an exception no longer raised
     members       the section mentions a removed method or field
-    signature     decorators, modifiers, bases: the section mentions one that is gone
-                  (dropping `object` from a class's bases changes nothing)
+    signature     decorators, modifiers, bases: the section mentions one that is gone on a
+                  line naming the definition ("a `Request` is a `Mapping`"; dropping
+                  `object` from a class's bases, `class` becoming `def`, change nothing)
     body          the section is about the definition (its heading is it), when
                   `stale_docs.body_changes` (off: documents state interfaces; measured on
                   other repositories, body changes alone were no alarm a reader needed)
@@ -34,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from helix.core.changes import CodeChange
+from helix.core.english import SENTINEL_WORDS
 from helix.core.history_settings import StaleDocsSettings
 
 LISTS_AT_LEAST = 2  # parameters a section names before it counts as listing them
@@ -49,6 +53,18 @@ _DISTINCT = re.compile(r"\b(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*|_+[A-Za-z0-9_]+
 
 
 _STRING = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
+# a "not given" default (`helix.staledocs.relevance.sentinel`)
+NOT_GIVEN = frozenset({"None", "null", "undefined", "...", "Ellipsis", "object()", "nil"})
+# words of a header that are no base or decorator a reader could lose (`class` -> `def`)
+KEYWORDS = frozenset({"class", "def", "function", "export", "default", "const",
+                      "let", "var", "fn", "pub", "func", "struct", "interface", "type"})
+_GONE_RAISES = re.compile(r"no longer raises ([^;]+)")
+_DEFAULT_WORD = re.compile(r"\bdefault", re.I)
+# the keywords that open a definition in the languages Helix parses
+_DEF_KEYWORDS: tuple[str, ...] = ("def", "function", "func", "fn")
+_DEF_LINE = re.compile(rf"^\s*(?:[-*|]\s*)?(?:async\s+)?(?:{'|'.join(_DEF_KEYWORDS)})\s")
+_PASSED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\s*=(?!=)")  # `name=value`: an argument passed
+_PUNCT = re.compile(r"[`,;:()\[\]{}|=]")
 _KEYWORD = re.compile(r"[(,]\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)")  # a keyword argument
 _SET = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)=(?!=)")  # `timeout=5` written in prose
 
@@ -105,8 +121,68 @@ def about(heading: Sequence[str], symbol: str) -> bool:
     return name in coded
 
 
+def sentinel(value: str | None) -> bool:
+    """A default that stands for "not given" (`None`, `...`, `object()`, `_MISSING`,
+    `Unset`, `NOT_GIVEN`): the value a body reads as "use the usual", whatever its repr."""
+    if value is None:
+        return True
+    bare = value.replace(" ", "")
+    name = bare.rsplit(".", 1)[-1]
+    squeezed = name.replace("_", "").lower()
+    return bare in NOT_GIVEN or (name.startswith("_") and name.isidentifier()) or (
+        name.isidentifier() and any(word in squeezed for word in SENTINEL_WORDS))
+
+
+def _line_names(line: str, name: str) -> bool:
+    return re.search(rf"(?<![A-Za-z0-9_.]){re.escape(name)}(?![A-Za-z0-9_])", line) is not None
+
+
+def _default_stated(change: CodeChange, text: str) -> bool:
+    """A changed default misleads a reader only where the section states it: a line naming
+    the parameter that says "default", or shows the old value other than as an argument
+    passed (`f(timeout=5)` passes 5 whatever the default) or in a `def` line. A change from
+    any value to a "not given" one (`512` -> `_SENTINEL`, `None` -> `_MISSING`) is none a
+    reader sees: the body picks the value then, and may pick the one stated."""
+    name, *old = change.names
+    was = old[0] if old else None
+    now = change.detail.rsplit(" -> ", 1)[-1]
+    if sentinel(None if now == "(none)" else now):
+        return False  # the value is chosen in the body now: not seen to change here
+    shown = _unquoted(was) if was else None
+    for line in text.splitlines():
+        if not _line_names(line, name):
+            continue
+        if _DEFAULT_WORD.search(line):
+            return True
+        if shown and shown in {_unquoted(v) for v in _VALUE.findall(_PUNCT.sub(" ", line))} \
+                and (_DEF_LINE.match(line) or not _PASSED.search(line)):
+            return True
+    return False
+
+
+def _no_longer(change: CodeChange) -> list[str]:
+    """The errors a `raises` change says are raised no more (an error raised anew that a
+    section already mentions is one it describes: it misses nothing)."""
+    found = _GONE_RAISES.search(change.detail)
+    return [n.strip() for n in found.group(1).split(",")] if found else []
+
+
+def _unquoted(value: str) -> str:
+    return value.replace(" ", "").strip("'\"`")
+
+
+def _beside(text: str, gone: str, symbol: str) -> bool:
+    """The section relates the definition to a base or decorator it lost on one line ("a
+    `Request` is a `Mapping`", `class View(Base)`): naming both apart (a guide that uses
+    `@view_config` and `@view_defaults`) says nothing of one being the other's base."""
+    name = symbol.rsplit(".", 1)[-1]
+    return any(_line_names(line, gone) and _line_names(line, name)
+               and not re.search(rf"(?<![A-Za-z0-9_.]){re.escape(gone)}\s*=(?!=)", line)
+               for line in text.splitlines())
+
+
 def counts(change: CodeChange, *, params_then: Sequence[str], said: Said,
-           text: str, is_about: bool, settings: StaleDocsSettings) -> bool:
+           text: str, is_about: bool, settings: StaleDocsSettings, symbol: str = "") -> bool:
     """Whether `change` makes the section (its identifiers `said`, its `text`) stale."""
     mentioned = any(name.lstrip("*") in said for name in change.names)
     stated = any(name.lstrip("*") in said.named for name in change.names)
@@ -124,12 +200,14 @@ def counts(change: CodeChange, *, params_then: Sequence[str], said: Said,
         return is_about and bool(named) and listed >= max(LISTS_AT_LEAST,
                                                           (len(named) + 1) // 2)
     if kind == "defaults":
-        name, *old = change.names
-        return name in said.named or bool(old and old[0] in _VALUE.findall(text))
-    if kind in ("raises", "members"):
+        return _default_stated(change, text)
+    if kind == "raises":  # an error it says is raised that no longer is
+        return any(name in said for name in _no_longer(change))
+    if kind == "members":
         return mentioned
     if kind == "signature":  # a base or decorator it names is gone (`object`: no base at all)
-        return any(n in said for n in change.names if n not in NO_OP_BASES)
+        return any(n in said and _beside(text, n, symbol) for n in change.names
+                   if n not in NO_OP_BASES and n not in KEYWORDS)
     if kind == "body":
         return settings.body_changes and is_about
     return settings.annotation_changes and mentioned  # annotations
@@ -140,4 +218,4 @@ def counted(found: Sequence[CodeChange], *, params_then: Sequence[str], heading:
     said = words(text)
     is_about = about(heading, symbol)
     return [c for c in found if counts(c, params_then=params_then, said=said, text=text,
-                                       is_about=is_about, settings=settings)]
+                                       is_about=is_about, settings=settings, symbol=symbol)]

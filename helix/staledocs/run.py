@@ -18,13 +18,15 @@ code changes again.
 from __future__ import annotations
 
 import json
+import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from helix.core.changes import CodeChange, CommitRef, StaleDefinition, StaleReport, StaleSection
 from helix.core.config import HelixConfig
 from helix.core.errors import UserError
+from helix.core.git import tracked_blobs
 from helix.core.git_history import Commit, History, read_log, resolve, show_prefix
 from helix.core.hashing import short_id
 from helix.staledocs.history import (
@@ -38,9 +40,11 @@ from helix.staledocs.history import (
     for_section,
     ref,
     removals,
+    still_has,
     touched,
 )
 from helix.staledocs.history import window as history_window
+from helix.staledocs.inherited import Bases
 from helix.staledocs.sections import DocSection, doc_paths, history_path, sections_of
 
 MS = 1000.0
@@ -52,18 +56,39 @@ def key_of(section: DocSection, found: Sequence[StaleDefinition]) -> str:
                     sorted((d.symbol, d.commits[0].sha if d.commits else "") for d in found))
 
 
-def _qualifies(qualifier: str, removal: Removal) -> bool:
+def _qualifies(qualifier: str, removal: Removal, text: str) -> bool:
     """`pkg.Name` names the removed definition only when `pkg` is one of the directories or
-    the file it was in, or its class (`ssl.SSLContext` is not a project's `SSLContext`)."""
+    the file it was in, or its class (`ssl.SSLContext` is not a project's `SSLContext`). A
+    bare name names a removed member only in a section that names its class too:
+    `input_value=` in an example's printed error is no field of a `ValLineError`."""
     if not qualifier:
-        return True
+        if "." not in removal.qualname:
+            return True
+        owner = removal.qualname.rsplit(".", 2)[-2]
+        return re.search(rf"(?<![A-Za-z0-9_]){re.escape(owner)}(?![A-Za-z0-9_])",
+                         text) is not None
     places = {part.rsplit(".", 1)[0].lstrip("_") for part in removal.path.split("/")}
     owner = removal.qualname.rsplit(".", 1)[0] if "." in removal.qualname else ""
     return qualifier.lstrip("_") in places or qualifier == owner
 
 
+def _still_there(work: WorkTree, bases: Bases) -> Callable[[Removal], bool]:
+    """Whether a removed member is one its class still has: moved into a base of the
+    project the class now inherits."""
+
+    def there(removal: Removal) -> bool:
+        if "." not in removal.qualname:
+            return False
+        owner = work.shapes(removal.path).get(removal.qualname.rsplit(".", 1)[0])
+        return owner is not None and (removal.name in owner.members
+                                      or removal.name in bases.members(owner))
+
+    return there
+
+
 def _removed(section: DocSection, since: Commit, history: History,
-             gone: Iterable[Removal]) -> list[StaleDefinition]:
+             gone: Iterable[Removal], there: Callable[[Removal], bool]
+             ) -> list[StaleDefinition]:
     before = history.ancestors(since.sha)
     named: dict[str, list[str]] = {}
     for base, qualifier in section.unresolved:
@@ -71,7 +96,8 @@ def _removed(section: DocSection, since: Commit, history: History,
     out: dict[str, StaleDefinition] = {}
     for removal in gone:
         if removal.commit.sha in before or not any(
-                _qualifies(q, removal) for q in named.get(removal.name, ())):
+                _qualifies(q, removal, section.text) for q in named.get(removal.name, ())) \
+                or there(removal):
             continue
         if removal.name in out:
             continue
@@ -101,7 +127,8 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
     history.prefix = show_prefix(root)
     blobs = Blobs(root, settings)
     window = config.index.window_lines
-    work = WorkTree(root, config.index.max_file_bytes)
+    work = WorkTree(root, config.index.max_file_bytes, tracked_blobs(root))
+    bases = Bases(index, work, settings.inherit_depth)
     checked: list[DocSection] = []
     for path in doc_paths(index, paths, settings.skip, settings.history_dirs):
         checked += sections_of(index, path, settings.max_definitions_per_section,
@@ -116,7 +143,8 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
             if isinstance(when, Commit):
                 whens[number] = when
     blobs.read([b for number, since in whens.items() for d in checked[number].aligned
-                for b in history_window(history, d, since, settings).blobs])
+                for b in history_window(history, d, since, settings,
+                                        work.head_blob(d.path)).blobs])
     names = {n for i in whens for n, _ in checked[i].unresolved}
     oldest = min((whens[i] for i in whens if checked[i].unresolved), key=lambda c: c.time,
                  default=None)
@@ -130,13 +158,15 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
         for definition in section.aligned:
             cache = (definition.node_id, since.sha)
             if cache not in drifted:
-                drifted[cache] = definition_drift(history, blobs, definition, since, work,
-                                                  settings)
+                found_drift = definition_drift(history, blobs, definition, since, work,
+                                               settings)
+                drifted[cache] = found_drift and still_has(found_drift,
+                                                           bases.members(found_drift.now))
             raw = drifted[cache]
             kept = for_section(raw, section, section.text, settings) if raw else None
             if kept is not None:
                 found.append(kept)
-        found += _removed(section, since, history, gone)
+        found += _removed(section, since, history, gone, _still_there(work, bases))
         if found:
             stale.append(StaleSection(
                 key=key_of(section, found), doc_path=section.path, heading=section.heading,

@@ -39,6 +39,8 @@ GENERATED = re.compile(r"^\s*(?::::\s+\S|\.\. auto\w+::)", re.M)
 HISTORICAL = re.compile(r"\b(?:upgrad\w*|migrat\w*|change ?log|release notes|what'?s new|"
                         r"deprecat\w*|backward[s -]compat\w*)\b", re.I)
 OWN = re.compile(r"\b(?:class|def|func|function|fn|interface|struct|type)\s+([A-Za-z_]\w*)")
+IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*[A-Za-z_][\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)",
+                    re.M)
 TEST_DIRS = frozenset({"test", "tests", "testing", "testsuite", "__tests__", "spec"})
 TEST_ENDINGS = ("_test.py", "_test.go", ".test.ts", ".test.js", ".spec.ts", ".spec.js",
                 "test.java", "tests.java", "_spec.rb", "_test.rs")
@@ -120,12 +122,29 @@ def _grouped(chunks: Sequence[Chunk]) -> list[list[Chunk]]:
     return sorted(groups.values(), key=lambda g: (g[0].start_line, g[0].id))
 
 
+def imported(text: str) -> dict[str, str]:
+    """The names an example imports, each with its module's top package
+    (`from collections.abc import Iterable` -> Iterable: collections): a name imported from
+    the standard library or a dependency is that module's, whatever the project defines."""
+    out: dict[str, str] = {}
+    for module, names in IMPORT.findall(text):
+        for part in names.strip("()").split(","):
+            words = part.split()
+            if words and words[0].isidentifier():
+                out.setdefault(words[-1] if len(words) == 3 and words[1] == "as" else words[0],
+                               module.lstrip(".").split(".", 1)[0])
+    return out
+
+
 def _unresolved(index: IndexReader, texts: Sequence[str], known: set[str]
                 ) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     seen: set[str] = set(OWN.findall("\n".join(texts)))  # the example's own definitions
+    imports = imported("\n".join(texts))
     for name in (n for text in texts for n in named_identifiers(text)):
         qualifier, _, base = name.rpartition(".")
+        if not qualifier and base in imports:
+            qualifier = imports[base]
         if name in seen or name in known or base in known or not distinctive(base) \
                 or len(base.strip("_")) < MIN_NAME:
             continue

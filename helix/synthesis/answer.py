@@ -364,9 +364,11 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
 
     def timed(out: Envelope, ms: float) -> Envelope:
         """The synthesis time, and apart from it the model client's own: importing litellm
-        (once per process) and the calls (`model_import`, `model_call`, in ms)."""
+        (once per process), waiting for the model helper to be ready (its import, in another
+        process) and the calls (`model_import`, `model_wait`, `model_call`, in ms)."""
         out = _with_timing(out, "synthesis", ms)
-        for name, attr in (("model_import", "import_s"), ("model_call", "call_s")):
+        for name, attr in (("model_import", "import_s"), ("model_wait", "wait_s"),
+                           ("model_call", "call_s")):
             seconds = getattr(llm, attr, None)
             if isinstance(seconds, float):
                 out = _with_timing(out, name, seconds * 1000)

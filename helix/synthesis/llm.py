@@ -43,7 +43,6 @@ import difflib
 import os
 import re
 import time
-import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -60,6 +59,7 @@ from helix.core.errors import (
     LLMTransportError,
     UnknownModelError,
 )
+from helix.core.notices import notify
 from helix.core.ports import Completion
 from helix.synthesis.fake_llm import fake_reply, is_fake, stream_pieces
 from helix.synthesis.model_helper import HelperUnavailable, ModelHelper
@@ -87,26 +87,9 @@ def import_timed() -> tuple[Any, float]:
 
 
 def _load_litellm() -> Any:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    # litellm loads a `.env` on import ("DEV" mode), searching upward from its own package
-    # directory: with a virtual environment inside a repository, the repository's `.env`
-    # could set OPENAI_API_BASE and send the user's key to its server. Never any `.env`.
-    os.environ["LITELLM_MODE"] = "PRODUCTION"
-    # litellm's response models finish building on first use and warn about their own typing
-    # then (ReadOnly TypedDict items): litellm's business, not the user's. Build them once here
-    # with warnings off, so no later call depends on the caller's warning filters.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import litellm
+    from helix.synthesis.litellm_import import import_litellm
 
-        if not getattr(litellm, "_helix_models_built", False):
-            litellm.ModelResponse()
-            litellm.ModelResponse(stream=True)  # the streamed answer's chunk models
-            litellm.ModelResponseStream()
-            litellm._helix_models_built = True
-
-    litellm.suppress_debug_info = True  # no "Give Feedback" banners on our stdout
-    return litellm
+    return import_litellm()
 
 
 def warm_litellm() -> Any:
@@ -244,9 +227,12 @@ class LiteLLMClient:
         self.extra = dict(extra or {})
         self.calls = 0
         self.redacted: Counter[str] = Counter()  # spans redacted at this choke point, by kind
-        # the time spent importing litellm (in this client's calls: once per process) and in
-        # the calls themselves, reported apart in the run log (`timings_ms`)
+        # the time spent importing litellm here (in this client's calls: once per process),
+        # waiting for the model helper to be ready (its own import, elsewhere) and in the
+        # calls themselves, reported apart in the envelope (`timings_ms`: model_import,
+        # model_wait, model_call)
         self.import_s = 0.0
+        self.wait_s = 0.0
         self.call_s = 0.0
 
     def preflight(self, model: str, *, api_base: str | None = None) -> None:
@@ -267,23 +253,25 @@ class LiteLLMClient:
 
     def _helped(self, ask: Callable[[ModelHelper], Any], *, call: bool = False) -> Any:
         """`ask(helper)`'s answer, or `_UNHELPED` when there is no helper (or a mocked call,
-        or it cannot be reached: it is dropped, and this call and the next run here). The
-        wait for a starting helper counts as the import (`import_s`), the rest as the call."""
+        or it cannot be reached, is dead or hangs: it is dropped, the user told in one line,
+        and this call and the next run here). The wait for a starting helper is `wait_s`, the
+        rest the call's."""
         helper = self.helper
         if helper is None or self.mock_response is not None:
             return _UNHELPED
         waited, started = helper.waited_s, time.perf_counter()
         try:
             answer = ask(helper)
-        except HelperUnavailable:
+        except HelperUnavailable as exc:
             self.helper = None
+            notify(f"the model helper {exc}; calling the model from this process")
             return _UNHELPED
         except HelixError:
             self.calls += int(call)  # the request was made (and failed)
             raise
         finally:
             wait = helper.waited_s - waited
-            self.import_s += wait
+            self.wait_s += wait
             if call:
                 self.call_s += time.perf_counter() - started - wait
         self.calls += int(call)

@@ -1,0 +1,181 @@
+"""What a secret's value reads like, whatever its place: a template or placeholder standing for
+it, a label asking for it, a code expression computing it, or a literal that is the secret
+(under a strong name any literal; under a weak one a credential-like token; under a
+`<vendor>_key` a random one). `secret_structure` finds the places; this module judges what
+stands there.
+
+    quoted_ok(value, strength), unquoted_ok(value, strength, env_style) -> bool
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from helix.core.secret_gates import (
+    MIN_KEYED_ENTROPY,
+    MIN_KEYED_VALUE,
+    MIN_RANDOM_DIGITS,
+    MIN_RANDOM_LETTERS,
+    MIN_RANDOM_PART,
+    MIN_VALUE,
+    MIN_WEAK_VALUE,
+    RANDOM_LETTERS_SLACK,
+    shannon_entropy,
+)
+
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-+/=.~]+")
+_NEVER_VALUES = frozenset({
+    "none", "null", "nil", "true", "false", "undefined", "required", "optional", "str",
+    "string", "bytes", "int", "integer", "bool", "boolean", "any", "object", "secret",
+    "password", "token", "empty", "unset", "notset", "n/a", "na", "todo", "tbd", "hidden",
+    "redacted", "masked", "sensitive", "yes", "no", "on", "off", "env", "environment",
+    "pass", "pwd", "pw",
+})
+_PLACEHOLDER_WORDS = ("changeme", "change_me", "change-me", "placeholder", "your_", "your-",
+                      "yourpassword", "xxxx", "****", "....", "redacted", "getenv", "environ",
+                      "process.env", "os.env", "example", "dummy", "sample", "fake",
+                      "insert_", "_here", "-here")
+# A well-formed template in a value (`${DB_PASSWORD}`, `{{ vault_pw }}`, `$(cat f)`, `%(pw)s`,
+# `{0}`, `{password}`, `<your token>`, `<%= pw %>`, `#{pw}`): the value stands for a secret.
+_TEMPLATE = re.compile(
+    r"\$\{[A-Za-z_][\w.]{0,80}(?:[:?#%/=+\-][^{}]{0,80})?\}|\{\{[\s\w.|:'\"\-\[\]()]{1,200}\}\}"
+    r"|\$\([^()]{1,200}\)|%\(\w{1,80}\)[sdr]|%[sd](?![A-Za-z0-9])|\{\d{0,2}\}|(?<!\{)\{[A-Za-z_][\w.]{0,80}\}"
+    r"|<[A-Za-z_][\w \-.]{0,60}>|<%.{0,200}?%>|#\{[^{}]{1,120}\}")
+_LABEL_WORDS = ("password", "passwd", "passphrase", "token", "secret", "api key", "api_key",
+                "apikey", "credential")
+_NUMBER = re.compile(r"[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?[a-zA-Z%]{0,3}")
+# names as people write them: snake_case, kebab-case, CONSTANT_CASE, camelCase (a random run
+# of letters, `suusEkQFMCPsLh`, is none)
+_HUMAN_NAME = re.compile(r"[a-z]+(?:[_\-.][a-z0-9]+)*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*|"
+                         r"_*[A-Za-z][a-z]+(?:[A-Z][a-z]+|[A-Z]{2,}(?![a-z]))*[A-Z]?_*")
+_CAPITALIZED_WORD = re.compile(r"[A-Z][a-z]{3,}")  # `Private`, `Types`: a name's words
+MIN_NAME_WORDS = 2  # words of a name that make a value a name (`PKCS7PrivateKeyTypes`)
+_SNAKE_WORDS = re.compile(r"[a-z]{2,}_[a-z]{2,}")  # `sig_st`: snake_case words
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
+
+
+def random_letters(value: str) -> bool:
+    """Letters of both cases that hardly repeat (`wjXKCFzOWEPRqhTmmb`): an issued token
+    without digits; words run together repeat their letters (`XMLHttpRequestUpload`)."""
+    return (len(value) >= MIN_RANDOM_LETTERS and value.isascii() and value.isalpha()
+            and not value.islower() and not value.isupper()
+            and shannon_entropy(value) >= math.log2(len(value)) - RANDOM_LETTERS_SLACK)
+
+
+def recurring_secret(value: str) -> bool:
+    """A found value to mask wherever it recurs: one that reads as a credential, not as an
+    identifier or an attribute path a rule took for one (`PKCS7PrivateKeyTypes`, `X509_sig_st`,
+    `ed25519.Ed25519PrivateKey`), which masked everywhere would hide the code."""
+    words = len(_CAPITALIZED_WORD.findall(value))
+    if _DOTTED.fullmatch(value):
+        return words == 0 and credential_like(value)
+    if _IDENT.fullmatch(value):
+        return (credential_like(value) and words < MIN_NAME_WORDS
+                and _SNAKE_WORDS.search(value) is None)
+    return True  # characters no identifier holds: `Tr0ub4dor&3`, `4nXYKv]mHD...`
+
+
+def random_token(value: str) -> bool:
+    """A value under a `<vendor>_key` name that reads like an issued key, not a cache or sort
+    key: long, one run of token characters with letters and digits (or random letters),
+    varied."""
+    return (len(value) >= MIN_KEYED_VALUE and _TOKEN_CHARS.fullmatch(value) is not None
+            and ((any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
+                 or random_letters(value))
+            and shannon_entropy(value) >= MIN_KEYED_ENTROPY
+            and not (_DOTTED.fullmatch(value) and not _random_part(value)))  # a.b.v8_name
+
+
+def placeholder(value: str) -> bool:
+    """A template, a dummy or a word that stands for the secret instead of being it."""
+    lowered = value.lower()
+    return (any(word in lowered for word in _PLACEHOLDER_WORDS) or value[0] in "$%{*&!<"
+            or _TEMPLATE.search(value) is not None
+            or lowered in _NEVER_VALUES or lowered.strip("_-.") in _NEVER_VALUES
+            or not any(c.isalnum() for c in value) or "REDACTED" in value
+            or len(set(value)) == 1)  # "aaaaaaaa", "00000000": a dummy
+
+
+def credential_like(value: str) -> bool:
+    """A value under a weak name: one token, long enough, with digits or mixed case."""
+    if len(value) < MIN_WEAK_VALUE or any(c.isspace() for c in value):
+        return False
+    digits = any(c.isdigit() for c in value)
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    return (digits and (mixed or any(c.isalpha() for c in value)) and not value.isdigit()
+            ) or random_letters(value)
+
+
+def is_label(value: str) -> bool:
+    """The value names or asks for the secret instead of being it: a phrase or a name that
+    holds a secret word (`"Enter your password"`, `"api_token"`), or a prompt. A word with
+    digits in it (`Password123!`, `lsToken9Oriole85`) is a credential that holds one."""
+    lowered = value.lower()
+    if lowered.endswith((":", "?")):
+        return True
+    if not any(word in lowered for word in _LABEL_WORDS):
+        return False
+    return any(c.isspace() for c in value) or not any(c.isdigit() for c in value)
+
+
+def quoted_ok(value: str, strength: str) -> bool:
+    if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
+        return False
+    if strength == "weak":
+        return credential_like(value)
+    if strength == "keyed":
+        return random_token(value)
+    # a location is not the secret (a URL with user info is its own rule)
+    return not (value.startswith(("http://", "https://", "/", "./", "~/")) and "@" not in value)
+
+
+def _random_part(value: str) -> bool:
+    """A dotted value one of whose parts is a random run (`s.ZC9Ecf4M5g9o34Q6`, `pat6s6ed.d2dd`),
+    not an attribute path (`settings.DB_PASSWORD`)."""
+    return any(len(p) >= MIN_RANDOM_PART and sum(c.isdigit() for c in p) >= MIN_RANDOM_DIGITS
+               for p in value.split("."))
+
+
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
+
+
+def _unmatched(value: str) -> bool:
+    """A bracket closing another kind than the one open (`m{{h}o)p`): no expression reads
+    so. A closer with nothing open (`auth)`, the end of a call's argument) and a call left
+    open (`get(`) are code."""
+    opened: list[str] = []
+    for char in value:
+        if char in "([{":
+            opened.append(char)
+        elif char in _CLOSERS and opened and opened.pop() != _CLOSERS[char]:
+            return True
+    return False
+
+
+def _code_expression(value: str) -> bool:
+    return ((_DOTTED.fullmatch(value) is not None and not _random_part(value))
+            or (any(c in value for c in "()[]{}<>") and not _unmatched(value))
+            or value.endswith((",", "\\")) or value.startswith(("-", "=", "+", "|", "#", "//")))
+
+
+def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
+    """An unquoted value: a literal in config and `.env` files, an expression in code."""
+    if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
+        return False
+    if _code_expression(value) or any(c.isspace() for c in value):
+        return False
+    if strength == "weak":
+        return credential_like(value)
+    if strength == "keyed":
+        return random_token(value)
+    if value.isdigit():
+        return len(value) >= 6
+    if _NUMBER.fullmatch(value):
+        return False
+    if _IDENT.fullmatch(value):  # a variable in code, a word in YAML: a password only in .env
+        mixed = any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+        random = len(value) >= MIN_RANDOM_PART and not _HUMAN_NAME.fullmatch(value)
+        return env_style or mixed or random
+    return True
