@@ -49,8 +49,7 @@ def every_route(into: Path) -> dict[str, Any]:
     shipped = ROOT / "data" / "ranker"
     manifest = json.loads((shipped / "manifest.json").read_text(encoding="utf-8"))
     manifest.pop("routes", None)
-    for part in (manifest["model"], manifest["assoc"]):
-        shutil.copyfile(shipped / part, into / part)
+    shutil.copyfile(shipped / manifest["model"], into / manifest["model"])
     raw = (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode("utf-8")
     (into / "manifest.json").write_bytes(raw)
     return {"retrieval.ranker": {"mode": "learned", "manifest": str(into / "manifest.json"),

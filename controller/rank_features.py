@@ -20,8 +20,7 @@ manifest names them; a model trained on another list is refused at load):
   graph, nearness to definitions the question names (itself, a call away, the same file);
 - reasons: aligned with a leading doc section, promoted in its file, a callee, a lead;
 - history (`NodeSignals.history`): the words of the messages of commits that changed it, how
-  many of the question's words they hold and their idf share; the association table
-  (`controller.word_links`): how strongly the question's words go with the name's parts.
+  many of the question's words they hold and their idf share.
 """
 
 from __future__ import annotations
@@ -49,14 +48,14 @@ ROUTES = ("definition", "location", "explanation", "relation", "value_check", "u
 _CONTAINERS = frozenset({"class", "interface", "struct", "trait", "enum", "module", "impl",
                          "namespace", "object", "type"})
 _COMMENT = re.compile(r"^\s*(?:#|//|/\*|\*|\"\"\"|'''|///|//!)")
-SOURCES = ("hand", "pool", "file", "callee", "history", "assoc")
+SOURCES = ("hand", "pool", "file", "callee", "history")
 
 FEATURES: tuple[str, ...] = (
     "q_words", "q_identifiers", "q_route", "q_long",
     *(f"rr_{c}" for c in CHANNELS), "n_channels", "n_lists",
     "hand_rr", "hand_score", "fused_score", "fused_rr", "bm25_q", "file_bm25_q",
     "file_rr", "file_fused", "file_pool_share", "rank_in_file", "file_has_higher",
-    "from_file", "from_callee", "from_history", "from_assoc",
+    "from_file", "from_callee", "from_history",
     "name_cov", "name_hits", "name_share", "name_exact", "owner_cov", "path_cov", "stem_cov",
     "sig_cov", "doc_cov", "body_cov", "body_score", "name_idf_share",
     "is_def", "is_module", "is_doc", "is_container", "is_function", "log_lines", "is_test",
@@ -65,7 +64,6 @@ FEATURES: tuple[str, ...] = (
     "named", "near_named", "same_file_named",
     "r_aligned", "r_in_file", "r_neighbour", "r_lead", "r_exact", "r_fuzzy", "r_path_hint",
     "hist_cov", "hist_idf_share", "hist_commits", "hist_bm25", "rr_history",
-    "assoc_score", "assoc_hits",
 )
 
 
@@ -74,7 +72,6 @@ FEATURES: tuple[str, ...] = (
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "history": ("hist_cov", "hist_idf_share", "hist_commits", "hist_bm25", "rr_history",
                 "from_history"),
-    "assoc": ("assoc_score", "assoc_hits", "from_assoc"),
     "graph": ("log_calls_in", "log_calls_out", "log_tests_in", "log_documented", "pagerank",
               "named", "near_named", "same_file_named"),
     "hand": ("hand_rr", "hand_score", "file_rr", "file_has_higher"),
@@ -119,7 +116,6 @@ class RankInputs:
     bm25: Mapping[str, float] = field(default_factory=dict)
     file_bm25: Mapping[str, float] = field(default_factory=dict)
     history_hits: Sequence[Chunk] = ()  # the history field's best definitions, best first
-    assoc_hits: Sequence[Chunk] = ()  # definitions named by the question's associated words
     signals: Mapping[str, NodeSignals] = field(default_factory=dict)  # node id ->
     named: frozenset[str] = frozenset()  # node ids of definitions the question names
     near_named: frozenset[str] = frozenset()  # node ids a calls edge joins to one of those
@@ -127,13 +123,12 @@ class RankInputs:
     idf_unseen: float = 1.0  # the idf of a word no name holds
     history_idf: Mapping[str, float] = field(default_factory=dict)
     history_unseen: float = 1.0
-    assoc: Mapping[str, Mapping[str, float]] = field(default_factory=dict)  # q word -> part ->
 
 
 def candidates(inputs: RankInputs, limit: int) -> list[Pooled]:
-    """The hand order, the first files' definitions, the callees, the history field's and the
-    associated words' definitions, then the rest of the pool by fused score; each chunk once,
-    at most `limit` (the first `limit` found: no later one is read)."""
+    """The hand order, the first files' definitions, the callees, the history field's
+    definitions, then the rest of the pool by fused score; each chunk once, at most `limit`
+    (the first `limit` found: no later one is read)."""
     out: dict[str, Pooled] = {}
     for c in inputs.hand:
         if c.chunk.id not in out:
@@ -142,7 +137,6 @@ def candidates(inputs: RankInputs, limit: int) -> list[Pooled]:
                for chunk in inputs.file_chunks[path] if chunk.kind == "code_def"]
     widened += [("callee", chunk) for chunk in inputs.callees]
     widened += [("history", chunk) for chunk in inputs.history_hits]
-    widened += [("assoc", chunk) for chunk in inputs.assoc_hits]
     for source, chunk in widened:
         if len(out) >= limit:
             break
@@ -194,7 +188,6 @@ class _Static:
     name: frozenset[str]  # the last part of its qualified name
     owner: frozenset[str]
     long_name: frozenset[str]  # the whole qualified name, short forms spelled out
-    parts: frozenset[str]  # name | owner
     last: str  # the last part, lower-cased
     path: frozenset[str]
     stem: frozenset[str]
@@ -227,7 +220,7 @@ def _static(chunk: Chunk, scoring: FileDefsPolicy, suffix: str = "") -> _Static:
     last = last_name.lower()
     found = _Static(
         name=name, owner=owner, long_name=spelled_out(whole) if scoring.long_forms else whole,
-        parts=name | owner, last=last,
+        last=last,
         path=token_set(chunk.path.replace("/", " ")),
         stem=token_set(chunk.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]),
         sig=token_set(first), doc=token_set(" ".join(ln for ln in lines if _COMMENT.match(ln))),
@@ -263,14 +256,6 @@ _NO_RANKS = (0.0,) * len(CHANNELS)
 _IN_FILE = frozenset({"in_file", "in_file_more"})
 
 
-def _assoc(rows: Sequence[Mapping[str, float]], parts: frozenset[str]) -> tuple[float, float]:
-    """How strongly the question's words (their association rows) go with the name's parts:
-    the sum of each word's best link, and how many link."""
-    bests = [best for row in rows
-             if (best := max((row.get(p, 0.0) for p in parts), default=0.0)) > 0]
-    return math.fsum(bests), float(len(bests))  # fsum: the same in any order, any process
-
-
 @dataclass(frozen=True)
 class _ListView:
     """What every row reads of the whole candidate list (places, files, totals)."""
@@ -294,7 +279,6 @@ class _ListView:
     higher: dict[int, bool]
     history_rank: dict[str, int]
     total: int
-    assoc_rows: tuple[Mapping[str, float], ...]  # the question's words' rows, sorted by word
 
 
 def _reason_flags(codes: AbstractSet[str], source: str) -> list[float]:
@@ -350,8 +334,7 @@ def _list_view(inputs: RankInputs, pooled: Sequence[Pooled]) -> _ListView:
         lowered_terms={t.lower() for t in inputs.plan.intent.terms},
         place_in_file=place_in_file, higher=higher,
         history_rank={c.id: n for n, c in enumerate(inputs.history_hits, start=1)},
-        total=len(pooled),
-        assoc_rows=tuple(row for word in sorted(words) if (row := inputs.assoc.get(word))))
+        total=len(pooled))
 
 
 def feature_rows(inputs: RankInputs, pooled: Sequence[Pooled],
@@ -379,8 +362,7 @@ def _place_row(v: _ListView, n: int, p: Pooled) -> list[float]:
 
 def _content_row(v: _ListView, inputs: RankInputs, n: int, p: Pooled,
                  scoring: FileDefsPolicy, suffix: str = "") -> list[float]:
-    """The candidate's file, its own text, kind, graph signals, reasons, history and
-    associations."""
+    """The candidate's file, its own text, kind, graph signals, reasons and history."""
     chunk = p.chunk
     words = v.words
     st = _static(chunk, scoring, suffix)
@@ -388,7 +370,6 @@ def _content_row(v: _ListView, inputs: RankInputs, n: int, p: Pooled,
     codes = {r.code for r in (p.hand.reasons if p.hand is not None else p.reasons)}
     name_hits = len(st.name & words)
     body_hits = len(st.body & words)
-    assoc_score, assoc_hits = _assoc(v.assoc_rows, st.parts)
     q = len(words) or 1
     return [
         inputs.bm25.get(chunk.id, 0.0), inputs.file_bm25.get(chunk.path, 0.0),
@@ -396,7 +377,7 @@ def _content_row(v: _ListView, inputs: RankInputs, n: int, p: Pooled,
         v.file_best.get(chunk.path, 0.0) / v.top, v.file_count[chunk.path] / v.total,
         1.0 / v.place_in_file[n], 1.0 if v.higher[n] else 0.0,
         1.0 if p.source == "file" else 0.0, 1.0 if p.source == "callee" else 0.0,
-        1.0 if p.source == "history" else 0.0, 1.0 if p.source == "assoc" else 0.0,
+        1.0 if p.source == "history" else 0.0,
         name_hits / q, float(name_hits), name_hits / len(st.name) if st.name else 0.0,
         1.0 if st.last and st.last in v.lowered_terms else 0.0,
         len(st.owner & words) / q, len(st.path & words) / q, len(st.stem & words) / q,
@@ -416,5 +397,4 @@ def _content_row(v: _ListView, inputs: RankInputs, n: int, p: Pooled,
                    v.hist_total),
         math.log1p(signals.commits), signals.history_bm25,
         1.0 / v.history_rank[chunk.id] if chunk.id in v.history_rank else 0.0,
-        assoc_score, assoc_hits,
     ]

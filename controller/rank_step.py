@@ -13,7 +13,7 @@ import json
 import math
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -40,14 +40,10 @@ from indexers.api import IndexReader
 
 SHIPPED_MANIFEST = Path(__file__).resolve().parent.parent / "data" / "ranker" / "manifest.json"
 MAX_MODEL_BYTES = 64 << 20
-Assoc = Mapping[str, Mapping[str, float]]
 
 
 class Scorer(Protocol):
     """What orders the candidates: a model (`Ranker`), or a recorder for training."""
-
-    @property
-    def assoc(self) -> Assoc: ...
 
     @property
     def routes(self) -> frozenset[str] | None:
@@ -62,7 +58,6 @@ class Scorer(Protocol):
 class Ranker:
     model: TreeModel
     digest: str
-    assoc: Assoc = field(default_factory=dict)
     # the routes of the questions it was trained on (the manifest's `routes`); a question
     # of another route keeps the hand order: the model never saw one. None: every route
     routes: frozenset[str] | None = None
@@ -123,11 +118,7 @@ def load_ranker(policy: RankerPolicy) -> Ranker:
         raise RankerModelError(f"the ranker manifest {path} is not a JSON object")
     model = parse_model(_part(path.parent, manifest, "model").decode("utf-8", "replace"),
                         FEATURES)
-    assoc: Assoc = {}
-    if manifest.get("assoc"):
-        assoc = assoc_table(_part(path.parent, manifest, "assoc"), path)
-    ranker = Ranker(model=model, digest=found, assoc=assoc,
-                    routes=_routes(manifest.get("routes"), path))
+    ranker = Ranker(model=model, digest=found, routes=_routes(manifest.get("routes"), path))
     with _LOCK:
         _LOADED[key] = ranker
     return ranker
@@ -144,15 +135,6 @@ def _routes(value: object, path: Path) -> frozenset[str] | None:
 def applies(scorer: Scorer, route: str) -> bool:
     """Whether `scorer` orders a question of `route` (see `Ranker.routes`)."""
     return scorer.routes is None or route in scorer.routes
-
-
-def assoc_table(raw: bytes, path: Path) -> Assoc:
-    try:
-        data = json.loads(raw)
-        rows = data["links"]
-        return {str(w): {str(p): float(v) for p, v in row.items()} for w, row in rows.items()}
-    except (ValueError, KeyError, TypeError, AttributeError):
-        raise RankerModelError(f"the association table next to {path} is malformed") from None
 
 
 def _callees(ranked: Sequence[Candidate], index: IndexReader, leads: int) -> list[Chunk]:
@@ -241,32 +223,6 @@ def _history_hits(index: IndexReader, words: frozenset[str], k: int) -> list[Chu
             if (c := index.chunk_for_node(node)) is not None]
 
 
-def expansions(words: frozenset[str], assoc: Assoc, known: Mapping[str, object],
-               limit: int) -> list[str]:
-    """The name parts the association table joins to the question's words, strongest first,
-    those the repository's names hold (`known`) and the question does not, at most `limit`."""
-    scored: dict[str, float] = {}
-    for word in sorted(words):
-        for part, value in (assoc.get(word) or {}).items():
-            if part not in words and part in known:
-                scored[part] = max(scored.get(part, 0.0), value)
-    return [p for p, _v in sorted(scored.items(), key=lambda t: (-t[1], t[0]))[:limit]]
-
-
-def _assoc_hits(index: IndexReader, words: frozenset[str], assoc: Assoc,
-                policy: RankerPolicy) -> list[Chunk]:
-    if not assoc or policy.expand_words <= 0 or policy.assoc_k <= 0:
-        return []
-    table = name_table(index)
-    extra = expansions(words, assoc, table.postings, policy.expand_words)
-    if not extra:
-        return []
-    holders = {table.defs[n].node_id for part in extra for n in table.postings.get(part, ())}
-    ranked = [d for _s, d in table.rank(words | frozenset(extra), policy.assoc_k * 4)]
-    named = [d for d in ranked if d.node_id in holders][:policy.assoc_k]
-    return [c for d in named if (c := index.chunk_for_node(d.node_id)) is not None]
-
-
 def _named(state: LoopState, index: IndexReader) -> tuple[frozenset[str], frozenset[str]]:
     named = frozenset(state.pool[cid].node_id for cid, reasons in state.found_reasons.items()
                       if cid in state.pool and any(r.code == "symbol_exact" for r in reasons))
@@ -285,7 +241,7 @@ def unseen_idf(documents: int) -> float:
 
 
 def rank_inputs(state: LoopState, ranked: Sequence[Candidate], index: IndexReader,
-                config: HelixConfig, assoc: Assoc) -> RankInputs:
+                config: HelixConfig) -> RankInputs:
     policy = config.retrieval.ranker
     route = state.settings.route(state.plan.policy_name)
     weights = {str(c): w for c, w in route.weights.items()}
@@ -303,8 +259,7 @@ def rank_inputs(state: LoopState, ranked: Sequence[Candidate], index: IndexReade
         file_chunks={path: index.chunks_for_path(path) for path in files},
         callees=_callees(ranked, index, policy.callees), named=named, near_named=near,
         history_hits=_history_hits(index, words, policy.history_k),
-        assoc_hits=_assoc_hits(index, words, assoc, policy),
-        idf=table.idf, idf_unseen=unseen_idf(len(table.defs)), assoc=assoc,
+        idf=table.idf, idf_unseen=unseen_idf(len(table.defs)),
         history_idf=history.idf if history is not None else {},
         history_unseen=history.unseen if history is not None else 1.0)
 
@@ -313,7 +268,7 @@ def learned_order(state: LoopState, ranked: Sequence[Candidate], index: IndexRea
                   config: HelixConfig, scorer: Scorer) -> list[Candidate]:
     """The evidence in the learned order: the candidates scored, the best
     `retrieval.max_evidence` first."""
-    inputs = rank_inputs(state, ranked, index, config, scorer.assoc)
+    inputs = rank_inputs(state, ranked, index, config)
     pooled = candidates(inputs, config.retrieval.ranker.max_candidates)
     signals = _signals([p.chunk.node_id for p in pooled], index,
                        question_tokens(state.plan))

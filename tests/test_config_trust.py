@@ -246,9 +246,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # index.mask_secrets, which decides whether an index holds secrets in clear; then the answer
     # contract's absence thresholds, synthesis.absence, issue 32; retrieval.ranker, the hand order
     # by default, and index.history_*, off: issue 31; then retrieval.ranker.digest, the shipped
-    # model's by default; then pools.verb_members, on: issue 29)
+    # model's by default; then pools.verb_members, on: issue 29; then the association table
+    # retired: retrieval.ranker.expand_words and assoc_k gone, the model retrained without it)
     assert HelixConfig().evidence_hash == (
-        "sha256:71c820797c6d607fcd7c4ef7903eb4d25c59ca73f191babc5f4ae9562a66ce4a")
+        "sha256:064f72a598c02a3986a7c26535af3e38d78dff227ad193b66e26af89642c6e79")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

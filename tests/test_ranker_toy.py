@@ -128,3 +128,17 @@ def test_grid_points_trained_at_once_choose_the_same_model_as_one_at_a_time() ->
     many = train(train_data, valid, grid=grid, jobs=3)
     assert many["text"] == one["text"] and many["params"] == one["params"]
     assert many["validation"] == one["validation"] and many["train"] == one["train"]
+
+
+def test_params_from_a_manifest_are_its_grid_point(tmp_path: Path) -> None:
+    from evals.corpus.ranker_train import grid_point
+    from helix.core.errors import ConfigError
+
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text('{"params": {"objective": "lambdarank", "num_leaves": 7, "seed": 31, '
+                        '"learning_rate": 0.05, "min_data_in_leaf": 20}}', encoding="utf-8")
+    assert grid_point(manifest) == {"labels": "binary", "num_leaves": 7,
+                                    "learning_rate": 0.05, "min_data_in_leaf": 20}
+    manifest.write_text('{"trees": 3}', encoding="utf-8")
+    with pytest.raises(ConfigError, match="not a ranker manifest"):
+        grid_point(manifest)

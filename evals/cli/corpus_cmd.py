@@ -159,11 +159,10 @@ def trees_cmd(repos_file: str, mirrors: str, into: str, splits: tuple[str, ...],
 
 
 def _ranker_commands() -> None:
-    from evals.cli.ranker_cmd import assoc_cmd, rows_cmd, train_cmd
+    from evals.cli.ranker_cmd import rows_cmd, train_cmd
 
     corpus.add_command(rows_cmd)
     corpus.add_command(train_cmd)
-    corpus.add_command(assoc_cmd)
 
 
 _ranker_commands()

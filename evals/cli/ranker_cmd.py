@@ -26,19 +26,6 @@ _CASES = click.option("--cases", "cases_file", default=str(DEFAULT_CASES), show_
                       metavar="FILE", help="The case list (JSONL).")
 
 
-def read_assoc(path: Path) -> dict[str, dict[str, float]]:
-    """An association table file's links (RankerModelError in one line when malformed)."""
-    from controller.rank_step import assoc_table
-
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        from helix.core.errors import BadPathError
-
-        raise BadPathError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return {w: dict(r) for w, r in assoc_table(raw, path).items()}
-
-
 def _progress(verbose: bool) -> object:
     return (lambda line: echo(line, err=True)) if verbose else None
 
@@ -56,16 +43,14 @@ def _progress(verbose: bool) -> object:
                    "train-ranker never reads it.")
 @click.option("--candidate-config", "candidate", metavar="TOML", default=None,
               help="Settings to collect with (a TOML overrides file).")
-@click.option("--assoc", "assoc_file", metavar="FILE", default=None,
-              help="The association table the model will ship with (JSON), for its features.")
 @click.option("--cluster", metavar="ADDRESS|local", default=None,
               help="Collect each repository as a Ray task on this cluster (`local`: one "
                    "started here); --trees and --out must be paths every worker sees. The "
                    "row files are the serial run's, byte for byte.")
 @click.option("-v", "--verbose", is_flag=True, help="Progress on stderr.")
 def rows_cmd(repos_file: str, cases_file: str, trees: str, out_dir: str,
-             splits: tuple[str, ...], candidate: str | None, assoc_file: str | None,
-             cluster: str | None, verbose: bool) -> None:
+             splits: tuple[str, ...], candidate: str | None, cluster: str | None,
+             verbose: bool) -> None:
     """Ask every case of the train and validation splits with a recorder in the model's
     place; write each repository's candidates, feature rows and labels."""
     import json
@@ -78,7 +63,6 @@ def rows_cmd(repos_file: str, cases_file: str, trees: str, out_dir: str,
     wanted = splits or ("train", "validation")
     listing = load_repo_list(user_path(repos_file))
     repos = [(e.name, e.split) for e in listing.repos if e.split in wanted]
-    assoc = read_assoc(user_path(assoc_file)) if assoc_file else None
     fan = collect_map = None
     if cluster is not None:
         from evals.cluster import FanOut, rows_fan_out
@@ -87,7 +71,7 @@ def rows_cmd(repos_file: str, cases_file: str, trees: str, out_dir: str,
         collect_map = rows_fan_out(fan)
     done = collect(user_path(trees), user_path(out_dir), repos,
                    load_cases(user_path(cases_file)), candidate_overrides(candidate),
-                   progress=_progress(verbose), assoc=assoc,  # type: ignore[arg-type]
+                   progress=_progress(verbose),  # type: ignore[arg-type]
                    collect_map=collect_map)
     if fan is not None:
         echo(f"helix: {fan.line()}", err=True)
@@ -107,11 +91,9 @@ def rows_cmd(repos_file: str, cases_file: str, trees: str, out_dir: str,
                    "with --export-repo).")
 @click.option("--export-repo", "export_repo", metavar="DIR", default=None,
               help="The repository the exported records are about.")
-@click.option("--assoc", "assoc_file", metavar="FILE", default=None,
-              help="The association table to ship with the model (JSON).")
 @click.option("--without", "without", multiple=True, metavar="GROUP",
-              help="Leave a feature group out (ablation: history, assoc, graph, hand, words; "
-                   "history and assoc also drop the candidates only they brought).")
+              help="Leave a feature group out (ablation: history, graph, hand, words; "
+                   "history also drops the candidates only it brought).")
 @click.option("--jobs", "jobs", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Grid points trained at once (worker processes; the same model as one "
                    "at a time).")
@@ -120,11 +102,14 @@ def rows_cmd(repos_file: str, cases_file: str, trees: str, out_dir: str,
               help="The model orders only questions of the routes that hold at least this "
                    "share of the train split's messages (the manifest's `routes`); other "
                    "questions keep the hand order.")
+@click.option("--params-from", "params_from", metavar="MANIFEST", default=None,
+              help="Train with that model manifest's parameters only (no grid; the number of "
+                   "trees is still chosen on the validation split).")
 @click.option("-v", "--verbose", is_flag=True, help="Progress on stderr.")
 def train_cmd(repos_file: str, cases_file: str, rows_dir: str, out_dir: str,
-              exports: tuple[str, ...], export_repo: str | None, assoc_file: str | None,
+              exports: tuple[str, ...], export_repo: str | None,
               without: tuple[str, ...], jobs: int, min_route_share: float,
-              verbose: bool) -> None:
+              params_from: str | None, verbose: bool) -> None:
     """Train the learned ranker (LightGBM lambdarank, deterministic) on the train split,
     choose it on the validation split, write it with its manifest; print the digest to pin."""
     import json
@@ -134,8 +119,10 @@ def train_cmd(repos_file: str, cases_file: str, rows_dir: str, out_dir: str,
     from evals.corpus.export_rows import export_rows, read_records
     from evals.corpus.ranker_train import (
         BASE_PARAMS,
+        GRID,
         Groups,
         accuracy,
+        grid_point,
         hand_scores,
         rows_groups,
         split_groups,
@@ -169,9 +156,9 @@ def train_cmd(repos_file: str, cases_file: str, rows_dir: str, out_dir: str,
         extra, export_counts = export_rows(records, user_path(export_repo), {})
         if extra:
             train_data = Groups.concat([train_data, rows_groups(extra)])
-    chosen = train(train_data, valid, columns, progress=_progress(verbose),  # type: ignore[arg-type]
-                   jobs=jobs)
-    assoc = user_path(assoc_file).read_bytes() if assoc_file else None
+    grid = GRID if params_from is None else (grid_point(user_path(params_from)),)
+    chosen = train(train_data, valid, columns, grid=grid,
+                   progress=_progress(verbose), jobs=jobs)  # type: ignore[arg-type]
     beside = user_path(cases_file).parent / "manifest.json"  # the corpus's own manifest
     corpus = json.loads(beside.read_text(encoding="utf-8")) if beside.is_file() else {}
     manifest = {
@@ -186,31 +173,8 @@ def train_cmd(repos_file: str, cases_file: str, rows_dir: str, out_dir: str,
         "metrics": {"train": chosen["train"], "validation": chosen["validation"],
                     "validation_hand": accuracy(hand_scores(valid), valid)},
     }
-    pinned = write_model(user_path(out_dir), chosen["text"], manifest, assoc)
+    pinned = write_model(user_path(out_dir), chosen["text"], manifest)
     echo(json.dumps(manifest["metrics"], sort_keys=True))
     echo(f"model written to {user_path(out_dir)}; to use it:\n"
          f"  [retrieval.ranker]\n  mode = \"learned\"\n"
          f"  manifest = \"{user_path(out_dir) / 'manifest.json'}\"\n  digest = \"{pinned}\"")
-
-
-@click.command(name="assoc")
-@_CASES
-@click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The association table to write (JSON).")
-def assoc_cmd(cases_file: str, out: Path) -> None:
-    """Mine the association table (question words -> identifier sub-words, normalised PMI)
-    from the corpus's train split (`evals.corpus.assoc`)."""
-    import json
-
-    from evals.corpus.assoc import mine, table_json
-    from evals.corpus.build import load_cases
-    from helix.outfile import check_out_path, write_out
-
-    check_out_path(out)
-    cases = [c for c in load_cases(user_path(cases_file)) if c.split == "train"]
-    beside = user_path(cases_file).parent / "manifest.json"
-    corpus = json.loads(beside.read_text(encoding="utf-8")) if beside.is_file() else {}
-    table = table_json(mine(cases), corpus.get("corpus_hash"))
-    write_out(out, (json.dumps(table, indent=1, sort_keys=True) + "\n").encode("utf-8"))
-    echo(f"{table['words']} words, {table['pairs']} pairs from {len(cases)} train cases "
-         f"in {out}")

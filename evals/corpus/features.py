@@ -36,7 +36,6 @@ def learned(overrides: Mapping[str, Any]) -> dict[str, Any]:
 class Recorder:
     """A scorer that keeps what it was asked to score and answers with the hand order."""
 
-    assoc: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     pooled: list[Pooled] = field(default_factory=list)
     rows: list[list[float]] = field(default_factory=list)
     routes: frozenset[str] | None = None  # it records every route's candidates
@@ -68,7 +67,6 @@ def label_case(case: CorpusCase, pooled: Sequence[Pooled], rows: Sequence[Sequen
 
 
 def collect_repo(root: Path, cases: Sequence[CorpusCase], overrides: Mapping[str, Any],
-                 assoc: Mapping[str, Mapping[str, float]] | None = None,
                  progress: Progress | None = None) -> tuple[list[CaseRows], float]:
     """(one CaseRows per case, index seconds)."""
     import sqlite_utils
@@ -80,7 +78,7 @@ def collect_repo(root: Path, cases: Sequence[CorpusCase], overrides: Mapping[str
     runlog = RunLog(sqlite_utils.Database(memory=True))
     out: list[CaseRows] = []
     for number, case in enumerate(cases, start=1):
-        recorder = Recorder(assoc=assoc or {})
+        recorder = Recorder()
         ask(case.message, root=root, config=config, dry_run=True, runlog=runlog,
             notify=lambda _line: None, ranker=recorder)
         out.append(label_case(case, recorder.pooled, recorder.rows))
@@ -127,14 +125,13 @@ class RepoJob:
     split: str
     cases: tuple[CorpusCase, ...]
     overrides: Mapping[str, Any]
-    assoc: Mapping[str, Mapping[str, float]] | None
 
 
 def collect_one(job: RepoJob, progress: Progress | None = None) -> dict[str, Any]:
     """Collect and write one repository's rows; its summary (cases, pool recall, seconds)."""
     started = time.monotonic()
     rows, index_s = collect_repo(Path(job.trees) / job.name, job.cases, job.overrides,
-                                 job.assoc, progress=progress)
+                                 progress=progress)
     save(rows, Path(job.out) / job.name, {"repo": job.name, "split": job.split})
     recall = sum(c.targets_in_pool == c.targets for c in rows) / len(rows)
     return {"cases": len(rows), "pool_recall": round(recall, 4),
@@ -149,7 +146,6 @@ CollectMap = Callable[[Sequence[RepoJob]], list[dict[str, Any]]]
 def collect(trees: Path, out: Path, repos: Sequence[tuple[str, str]],
             cases: Sequence[CorpusCase], overrides: Mapping[str, Any],
             progress: Progress | None = None,
-            assoc: Mapping[str, Mapping[str, float]] | None = None,
             collect_map: CollectMap | None = None) -> dict[str, Any]:
     """Collect every (name, split) repository not collected yet into `out`/<name>.*, here one
     after another or through `collect_map` (the same files either way: a repository's rows
@@ -162,8 +158,7 @@ def collect(trees: Path, out: Path, repos: Sequence[tuple[str, str]],
             continue
         mine = tuple(c for c in cases if c.repo == name)
         if mine:
-            jobs.append(RepoJob(str(trees), str(out), name, split, mine, dict(overrides),
-                                assoc))
+            jobs.append(RepoJob(str(trees), str(out), name, split, mine, dict(overrides)))
     if collect_map is None:
         summaries = []
         for job in jobs:

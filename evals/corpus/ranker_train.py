@@ -12,7 +12,7 @@ model, byte for byte.
 
 Written: `model.txt` (LightGBM's text format, read by `controller.learned_rank`) and
 `manifest.json` (the corpus hash, the feature list in order, the parameters, the metrics of
-each split, the association table's name and digest when there is one, each part's digest).
+each split, each part's digest).
 """
 
 from __future__ import annotations
@@ -77,21 +77,50 @@ class Groups:
                       [f for p in parts for f in p.target_files])
 
 
+# Candidate sources Helix no longer has, by the feature that flagged them: rows collected
+# before one was retired read as if it never ran (its candidates dropped; what else it moved,
+# a file's share of the pool, is kept as collected). The association table (issue 31) added
+# nothing in the ablation (benchmarks/results/ranker_ablation.json) and was removed.
+RETIRED_SOURCES = ("from_assoc",)
+_RETIRED_FEATURES = frozenset({*RETIRED_SOURCES, "assoc_score", "assoc_hits"})
+
+
+def _current(x: np.ndarray, y: np.ndarray, group: np.ndarray, side: Mapping[str, Any],
+             path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[list[Any]]]:
+    """(rows, labels, group sizes, each case's candidates) in `FEATURES`' columns: rows of
+    this feature list as they are, rows of a wider one (retired features) narrowed."""
+    names = list(side.get("features") or [])
+    entries = [list(e["candidates"]) for e in side["cases"]]
+    if names == list(FEATURES):
+        return x, y, group, entries
+    if not set(FEATURES) <= set(names) or set(names) - set(FEATURES) - _RETIRED_FEATURES:
+        raise ConfigError(f"{path}: rows of another feature list; collect them again")
+    flags = [names.index(f) for f in RETIRED_SOURCES if f in names]
+    keep = ~np.any(x[:, flags] != 0, axis=1) if flags else np.ones(len(x), dtype=bool)
+    sizes, kept, at = [], [], 0
+    for size, candidates in zip(group, entries, strict=True):
+        mask = keep[at:at + size]
+        sizes.append(int(mask.sum()))
+        kept.append([c for c, k in zip(candidates, mask, strict=True) if k])
+        at += size
+    return (x[keep][:, [names.index(f) for f in FEATURES]], y[keep],
+            np.asarray(sizes, dtype=np.int64), kept)
+
+
 def repo_groups(path: Path, cases: Mapping[str, CorpusCase]) -> Groups:
     """A repository's collected rows with each candidate's target index (from the case list)."""
     x, y, group, side = load(path)
-    if side.get("features") != list(FEATURES):
-        raise ConfigError(f"{path}: rows of another feature list; collect them again")
+    x, y, group, entries = _current(x, y, group, side, path)
     target_of: list[int] = []
     targets: list[int] = []
     files: list[list[str]] = []
     target_files: list[list[str]] = []
-    for entry in side["cases"]:
+    for entry, candidates in zip(side["cases"], entries, strict=True):
         case = cases[entry["id"]]
         targets.append(len(case.targets))
         target_files.append(sorted({t.path for t in case.targets}))
-        files.append([c[0] for c in entry["candidates"]])
-        for cpath, symbol, start, end in entry["candidates"]:
+        files.append([c[0] for c in candidates])
+        for cpath, symbol, start, end in candidates:
             target_of.append(next((n for n, t in enumerate(case.targets) if is_target(
                 _Span(cpath, symbol, start, end), t)), -1))
     return Groups(x, y, group, np.asarray(target_of, dtype=np.int64),
@@ -170,6 +199,17 @@ def graded(data: Groups) -> np.ndarray:
                 out[at + i] = 1
         at += size
     return out
+
+
+def grid_point(manifest: Path) -> dict[str, Any]:
+    """The grid point a model manifest was trained with (`train-ranker --params-from`)."""
+    try:
+        params = json.loads(manifest.read_text(encoding="utf-8"))["params"]
+        return {"labels": params.get("labels", "binary"),
+                **{k: params[k] for k in ("num_leaves", "learning_rate", "min_data_in_leaf")}}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{manifest} is not a ranker manifest with parameters: "
+                          f"{exc}") from None
 
 
 def selection(metrics: Mapping[str, float]) -> float:
@@ -272,17 +312,13 @@ def trained_routes(cases: Sequence[CorpusCase], repos: Sequence[tuple[str, str]]
     return sorted(r for r, n in counts.items() if total and n >= min_share * total)
 
 
-def write_model(out: Path, text: str, manifest: dict[str, Any],
-                assoc: bytes | None = None) -> str:
-    """model.txt (+ assoc.json) and manifest.json under `out`; the manifest's digest (what
+def write_model(out: Path, text: str, manifest: dict[str, Any]) -> str:
+    """model.txt and manifest.json under `out`; the manifest's digest (what
     `retrieval.ranker.digest` pins)."""
     out.mkdir(parents=True, exist_ok=True)
     model_bytes = text.encode("utf-8")
     manifest = {**manifest, "model": "model.txt", "model_digest": digest(model_bytes),
                 "features": list(FEATURES)}
-    if assoc is not None:
-        manifest |= {"assoc": "assoc.json", "assoc_digest": digest(assoc)}
-        _atomic(out / "assoc.json", assoc)
     _atomic(out / "model.txt", model_bytes)
     raw = (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode("utf-8")
     _atomic(out / "manifest.json", raw)
@@ -321,11 +357,11 @@ def split_groups(rows_dir: Path, cases: Sequence[CorpusCase], split: str,
     return Groups.concat(parts)
 
 
-SOURCE_FLAGS = {"history": "from_history", "assoc": "from_assoc"}
+SOURCE_FLAGS = {"history": "from_history"}
 
 
 def without_sources(data: Groups, groups: Sequence[str]) -> Groups:
-    """`data` less the candidates only the left-out sources brought (history, assoc): what
+    """`data` less the candidates only the left-out sources brought (history): what
     the pool would hold without them."""
     flags = [FEATURES.index(SOURCE_FLAGS[g]) for g in groups if g in SOURCE_FLAGS]
     if not flags:

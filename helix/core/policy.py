@@ -281,7 +281,7 @@ RankerMode = Literal["hand", "learned"]
 
 # the digest of the shipped model's manifest (data/ranker/manifest.json; a test checks it):
 # `mode = "learned"` alone uses that model, and the config hash names it
-SHIPPED_RANKER_DIGEST = "sha256:26b6eb1a5ce1cc7610bef0ccb630e78034fce7b13d13b0060be7dba4560b4add"
+SHIPPED_RANKER_DIGEST = "sha256:409e48d46c7e01fc5d3b414cfb64b69b09e1559174ad25700b7adc02b34eb17a"
 
 
 class RankerPolicy(_Frozen):
@@ -296,15 +296,10 @@ class RankerPolicy(_Frozen):
     manifest: str | None = None
     digest: str = SHIPPED_RANKER_DIGEST
     # candidates scored per question: the hand order, the first `files` files' definitions,
-    # the callees of the first `callees` definitions, the history and association hits, the
-    # pool
+    # the callees of the first `callees` definitions, the history hits, the pool
     max_candidates: int = Field(default=160, ge=1, le=10_000)
     files: int = Field(default=6, ge=0, le=100)
     callees: int = Field(default=3, ge=0, le=100)
-    # a question's words joined by the association table to at most this many words of the
-    # repository's names; definitions whose names hold them join the candidates (0: none)
-    expand_words: int = Field(default=4, ge=0, le=50)
-    assoc_k: int = Field(default=10, ge=0, le=1000)
     # the definitions whose history words (index.history_commits) best match the question
     history_k: int = Field(default=20, ge=0, le=1000)
 
