@@ -61,10 +61,9 @@ MODEL_DIR = Path(__file__).resolve().parents[1] / "controller" / "continuity" / 
 FORBIDDEN = frozenset({"heldapart_report.jsonl", "paraphrase_report.jsonl"})
 TRAIN_FILES = ("heldapart_tune.jsonl", "conversations.jsonl", "paraphrase_tune.jsonl",
                *(f"T{n}.jsonl" for n in range(11)),
-               # follow-ups by other writers, for training only (TRAIN_WRITER2.md); the
-               # model retrained with train_writer4.jsonl too read ordinary new questions in a
-               # session as questions about the last answer (TRAIN_WRITER4.md): not shipped
-               "train_writer2.jsonl")
+               # follow-ups by other writers, for training only (TRAIN_WRITER2.md,
+               # TRAIN_WRITER4.md, TRAIN_WRITER6.md: new questions asked mid-session)
+               "train_writer2.jsonl", "train_writer4.jsonl", "train_writer6.jsonl")
 # the class a (transition, lane) label names when nothing says otherwise
 DEFAULT_CLASS = {("T0", "chat"): "chat", ("T1", "root"): "new_question",
                  ("T1", "interrupt"): "reset", ("T2", "root"): "narrow",
