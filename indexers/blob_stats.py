@@ -6,8 +6,8 @@ tree (its filters and fsmonitor are programs the repository names), so every tra
 read and hashed as a blob: on 20,000 files, every file read again after a 100-file change. A
 file whose size, modification time (ns), inode and status-change time (ns) are the ones
 recorded when its blob id was computed has the same bytes (the bet `indexers.stat_cache`
-makes, with its guard: an entry modified less than `RACY_S` before it was hashed is not kept),
-so its recorded blob id is compared with HEAD's without reading it.
+makes, with its guard `indexers.cache_file.settled`: an entry modified less than `RACY_S` before
+it was hashed is not kept), so its recorded blob id is compared with HEAD's without reading it.
 
 Kept beside the index's generations (`<index dir>/blob_stats.json`), written atomically and
 only into a directory carrying Helix's marker; unreadable (or another shape) means empty.
@@ -16,10 +16,8 @@ Losing it costs one full read of the tracked files, never a wrong revision.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
-import uuid
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -27,15 +25,10 @@ from typing import Any
 import orjson
 
 from helix.core.git import repo_revision
-from indexers.stat_cache import RACY_S
+from indexers.cache_file import recorded, settled, stat_key, write_beside
 
 BLOB_STATS = "blob_stats.json"
 VERSION = 1
-_MARKER = ".helix-index"  # indexers.store.MARKER (not imported: kept light, as stat_cache)
-
-
-def _key(st: os.stat_result) -> list[int]:
-    return [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
 
 
 class BlobStats:
@@ -63,19 +56,16 @@ class BlobStats:
 
     def lookup(self, path: str, st: os.stat_result) -> str | None:
         """The recorded blob id when the file's stat fields are the recorded ones."""
-        entry = self._known.get(path)
-        if (type(entry) is not list or len(entry) != 5 or entry[:4] != _key(st)
-                or type(entry[4]) is not str):
-            return None
-        self._seen[path] = entry
-        self.hits += 1
-        return str(entry[4])
+        blob = recorded(self._known.get(path), st)
+        if blob is not None:
+            self._seen[path] = self._known[path]
+            self.hits += 1
+        return blob
 
     def record(self, path: str, st: os.stat_result, blob: str) -> None:
         """`st` was taken before the bytes were read; too recent an entry is not kept."""
-        settled = self.started_ns - int(RACY_S * 1e9)
-        if st.st_mtime_ns < settled and st.st_ctime_ns < settled:
-            self._seen[path] = [*_key(st), blob]
+        if settled(self.started_ns, st):
+            self._seen[path] = [*stat_key(st), blob]
 
     def save(self) -> None:
         """Write the entries this check used or made, and those it did not reach (a dirty
@@ -84,19 +74,11 @@ class BlobStats:
         a full read."""
         if self.directory is None or self._seen == self._known:
             return
-        if not (self.directory / _MARKER).is_file():
-            return
         kept = {**{path: entry for path, entry in self._known.items()
                    if path not in self._seen and os.path.lexists(self.root / path)},
                 **self._seen}
-        data = orjson.dumps({"version": VERSION, "files": dict(sorted(kept.items()))})
-        tmp = self.directory / f"{BLOB_STATS}.{uuid.uuid4().hex[:8]}.tmp"
-        try:
-            tmp.write_bytes(data)
-            os.replace(tmp, self.directory / BLOB_STATS)
-        except OSError:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+        write_beside(self.directory, BLOB_STATS,
+                     orjson.dumps({"version": VERSION, "files": dict(sorted(kept.items()))}))
 
 
 def revision(root: Path, present: Iterable[str], directory: Path) -> str:

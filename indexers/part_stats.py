@@ -13,12 +13,11 @@ unreadable (or recorded in another shape) means empty.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import uuid
 from pathlib import Path
 
 import orjson
+
+from indexers.cache_file import stat_key, write_beside
 
 VERIFIED = "verified.json"
 
@@ -30,7 +29,7 @@ def part_stat(path: Path) -> Stat | None:
         st = path.stat()
     except OSError:
         return None
-    return [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
+    return stat_key(st)
 
 
 def load(directory: Path, generation: str) -> dict[str, Stat]:
@@ -46,11 +45,5 @@ def load(directory: Path, generation: str) -> dict[str, Stat]:
 
 def save(directory: Path, generation: str, parts: dict[str, Stat]) -> None:
     """Atomic; a failure to write only costs the next check its shortcut."""
-    tmp = directory / f"{VERIFIED}.{uuid.uuid4().hex[:8]}.tmp"
-    try:
-        tmp.write_bytes(orjson.dumps({"generation": generation, "parts": parts},
-                                     option=orjson.OPT_SORT_KEYS))
-        os.replace(tmp, directory / VERIFIED)
-    except OSError:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+    write_beside(directory, VERIFIED, orjson.dumps({"generation": generation, "parts": parts},
+                                                 option=orjson.OPT_SORT_KEYS), marked=False)

@@ -16,18 +16,16 @@ branch switched back to), the most recently used first.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import uuid
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from indexers.cache_file import write_beside
+
 SCAN_CACHE = "scan_cache.json"
 VERSION = 1
-_MARKER = ".helix-index"  # indexers.store.MARKER (not imported: kept light)
 
 Spans = tuple[tuple[int, int, str], ...]
 
@@ -109,20 +107,9 @@ class ScanCache:
         failure to write costs the next build a scan, so it is not an error."""
         if self.directory is None or not self._dirty:
             return
-        if not (self.directory / _MARKER).is_file():
-            return
         payload = orjson.dumps(
             {"version": VERSION, "detector": self.detector, "build": self._build,
              "entries": {k: [used, [list(s) for s in spans]]
                          for k, (used, spans) in sorted(self._entries.items())}})
-        tmp = self.directory / f"{SCAN_CACHE}.{uuid.uuid4().hex[:8]}.tmp"
-        try:
-            with open(tmp, "wb") as handle:
-                handle.write(payload)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, self.directory / SCAN_CACHE)
+        if write_beside(self.directory, SCAN_CACHE, payload, fsync=True):
             self._dirty = False
-        except OSError:
-            with contextlib.suppress(OSError):
-                tmp.unlink()

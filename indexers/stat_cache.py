@@ -11,9 +11,10 @@ moves its mtime and ctime) and ignore rules are the recorded ones is not listed 
 verdicts of its entries are replayed (links are always resolved again, files stat-ed again).
 Two guards keep the bet safe:
 
-- racy entries: a file modified less than `RACY_S` seconds before the walk that hashed it could
-  be written again within the same timestamp tick without any stat field changing; such an
-  entry is not trusted (the file is hashed again until a later walk records it as settled);
+- racy entries: a file modified less than `RACY_S` seconds (`indexers.cache_file`) before the
+  walk that hashed it could be written again within the same timestamp tick without any stat
+  field changing; such an entry is not trusted (the file is hashed again until a later walk
+  records it as settled);
 - scope: the cache is per repository root and per the settings that decide which files are
   indexed from their content (`max_file_bytes`, `skip_secrets`); any other root or setting
   starts empty.
@@ -27,29 +28,23 @@ the walk's record of a file trusted from it is reused as long as the file's stat
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from indexers.cache_file import recorded, settled, stat_key, write_beside
+
 WALK_STATS = "walk_stats.json"
 VERSION = 2
-RACY_S = 2.0
-_MARKER = ".helix-index"  # indexers.store.MARKER (not imported: the walker stays light)
 
 Entry = list[Any]  # [size, mtime_ns, ino, ctime_ns, content_hash]
 # In this process: the parsed walk_stats.json by (its path, its stat fields), and the records
 # the walk built of trusted files, by (index directory, scope) then path.
 _PARSED: dict[str, tuple[tuple[int, ...], dict[str, Any]]] = {}
 _WALKED: dict[str, dict[str, tuple[tuple[int, ...], Any]]] = {}
-
-
-def _key(st: os.stat_result) -> list[int]:
-    return [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
 
 
 class StatCache:
@@ -108,7 +103,7 @@ class StatCache:
         """A directory's recorded entries [name, verdict, ...] when its stat fields (an entry
         added, removed or renamed moves them) and its ignore rules are the recorded ones."""
         entry = self._dirs.get(rel)
-        if (type(entry) is not list or len(entry) != 6 or entry[:4] != _key(st)
+        if (type(entry) is not list or len(entry) != 6 or entry[:4] != stat_key(st)
                 or entry[4] != fingerprint or type(entry[5]) is not list):
             return None
         for row in entry[5]:  # a damaged cache is a miss, never a half-replayed directory
@@ -120,26 +115,22 @@ class StatCache:
 
     def dir_record(self, rel: str, st: os.stat_result, fingerprint: str,
                    entries: list[list[str]]) -> None:
-        settled = self.started_ns - int(RACY_S * 1e9)
-        if st.st_mtime_ns < settled and st.st_ctime_ns < settled:
-            self._dirs_seen[rel] = [*_key(st), fingerprint, entries]
+        if settled(self.started_ns, st):
+            self._dirs_seen[rel] = [*stat_key(st), fingerprint, entries]
 
     def lookup(self, rel: str, st: os.stat_result) -> str | None:
         """The recorded content hash when the file's stat fields are the recorded ones."""
-        entry = self._known.get(rel)
-        if (type(entry) is not list or len(entry) != 5 or entry[:4] != _key(st)
-                or type(entry[4]) is not str):
-            return None
-        self._seen[rel] = entry
-        self.hits += 1
-        return str(entry[4])
+        content_hash = recorded(self._known.get(rel), st)
+        if content_hash is not None:
+            self._seen[rel] = self._known[rel]
+            self.hits += 1
+        return content_hash
 
     def record(self, rel: str, st: os.stat_result, content_hash: str) -> None:
         """`st` was taken before the bytes were read (a later write changes it). Entries too
         recent to trust are not kept (the next walk hashes the file again)."""
-        settled = self.started_ns - int(RACY_S * 1e9)
-        if st.st_mtime_ns < settled and st.st_ctime_ns < settled:
-            self._seen[rel] = [*_key(st), content_hash]
+        if settled(self.started_ns, st):
+            self._seen[rel] = [*stat_key(st), content_hash]
 
     def save(self) -> None:
         """Write what this walk saw (atomically), when it differs from what was loaded and
@@ -147,15 +138,6 @@ class StatCache:
         if self.directory is None or (self._seen == self._known
                                       and self._dirs_seen == self._dirs):
             return
-        if not (self.directory / _MARKER).is_file():
-            return
-        data = orjson.dumps({"version": VERSION, "scope": self.scope,
-                             "files": dict(sorted(self._seen.items())),
-                             "dirs": dict(sorted(self._dirs_seen.items()))})
-        tmp = self.directory / f"{WALK_STATS}.{uuid.uuid4().hex[:8]}.tmp"
-        try:
-            tmp.write_bytes(data)
-            os.replace(tmp, self.directory / WALK_STATS)
-        except OSError:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+        write_beside(self.directory, WALK_STATS, orjson.dumps({
+            "version": VERSION, "scope": self.scope, "files": dict(sorted(self._seen.items())),
+            "dirs": dict(sorted(self._dirs_seen.items()))}))

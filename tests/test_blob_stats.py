@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import helix.core.git as git_mod
-import indexers.blob_stats as blob_stats_mod
 from helix.core.config import HelixConfig
 from helix.core.git import repo_revision
+from indexers import cache_file
 from indexers.blob_stats import BLOB_STATS, BlobStats
 from indexers.build import build_index, ensure_index
 from indexers.store import MARKER
@@ -49,7 +49,7 @@ def hashed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         return real(data, algorithm)
 
     monkeypatch.setattr(git_mod, "blob_sha", counting)
-    monkeypatch.setattr(blob_stats_mod, "RACY_S", 0.0)  # files written a moment ago settle
+    monkeypatch.setattr(cache_file, "RACY_S", 0.0)  # files written a moment ago settle
     return seen
 
 

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-import indexers.stat_cache as stat_cache_mod
 import indexers.walker as walker_mod
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.errors import FileChangedError
 from helix.core.hashing import digest
 from helix.core.ports import FakeEmbedder
+from indexers import cache_file
 from indexers.build import build_index, ensure_index
 from indexers.stat_cache import WALK_STATS
 from indexers.store import MARKER, IndexStore
@@ -61,7 +61,7 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def _settled(monkeypatch: pytest.MonkeyPatch) -> None:
     """Files written by the test a moment ago count as settled (no racy margin)."""
-    monkeypatch.setattr(stat_cache_mod, "RACY_S", 0.0)
+    monkeypatch.setattr(cache_file, "RACY_S", 0.0)
 
 
 def test_unchanged_files_are_not_read_again(repo: Path, stats_dir: Path, reads: list[str],
