@@ -155,6 +155,9 @@ def main() -> int:
     parser.add_argument("--manifest", type=Path, default=ROOT / "data" / "ranker" /
                         "manifest.json")
     parser.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS))
+    parser.add_argument("--labels", choices=("binary", "graded"), default="binary",
+                        help="The variants' labels (graded: a target 2, another candidate of "
+                        "its file 1; evals.corpus.ranker_train.graded).")
     parser.add_argument("--file-model", action="store_true",
                         help="Also a file model (label: any candidate of a changed file, "
                         "every column) added to the shipped model's scores, its weight "
@@ -168,7 +171,7 @@ def main() -> int:
     from controller.rank_features import FEATURES
     from evals.corpus.build import load_cases
     from evals.corpus.file_features import FILE_FEATURES
-    from evals.corpus.ranker_train import accuracy, selection
+    from evals.corpus.ranker_train import accuracy, graded, selection
     from evals.corpus.repos import load_repo_list
 
     load_start, cpu = os.getloadavg(), time.process_time()
@@ -184,7 +187,8 @@ def main() -> int:
     shipped_model = lgb.Booster(model_file=str(args.manifest.parent / shipped["model"]))
     result: dict[str, Any] = {
         "benchmark": "ranker_file_features", "command": shlex.join(["python", *sys.argv]),
-        "params": params, "file_features": list(FILE_FEATURES), "stats": stats,
+        "params": params, "labels": args.labels, "file_features": list(FILE_FEATURES),
+        "stats": stats,
         "validation": {"shipped": {**accuracy(np.asarray(shipped_model.predict(valid.x[:, :width])),
                                             valid),
                                    "trees": shipped["trees"]}}}
@@ -193,7 +197,8 @@ def main() -> int:
     for name in args.variants:
         keep: tuple[str, ...] = VARIANTS[name] or FILE_FEATURES
         columns = list(range(width)) + [width + FILE_FEATURES.index(f) for f in keep]
-        fitted = fit(train, valid, columns, params)
+        fitted = fit(train, valid, columns, params,
+                     labels=graded(train) if args.labels == "graded" else None)
         result["validation"][name] = {**fitted["validation"], "trees": fitted["trees"]}
         chosen[name] = (fitted, columns)
         print(json.dumps({name: result["validation"][name]}), flush=True)
