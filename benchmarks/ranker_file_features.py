@@ -4,7 +4,8 @@ columns that compare a candidate's file with the question's other candidate file
 body and path words, candidate count; the file's history of commits) raise file Acc@1?
 
     python benchmarks/ranker_file_features.py --rows DIR --homes DIR [DIR ...]
-        [--variants all rows history] [--test-rows DIR --test-homes DIR ...] [--out FILE]
+        [--variants all rows history] [--labels binary|graded] [--file-model]
+        [--test-rows DIR --test-homes DIR ...] [--out FILE]
 
 The rows are those the shipped model was trained from (`helix eval corpus ranker-rows`); the
 file columns are computed from them and from each repository's history field, read from the
