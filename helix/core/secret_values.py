@@ -53,6 +53,8 @@ _CAPITALIZED_WORD = re.compile(r"[A-Z][a-z]{3,}")  # `Private`, `Types`: a name'
 MIN_NAME_WORDS = 2  # words of a name that make a value a name (`PKCS7PrivateKeyTypes`)
 _SNAKE_WORDS = re.compile(r"[a-z]{2,}_[a-z]{2,}")  # `sig_st`: snake_case words
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# an access ID that is a UUID names a record (`report_access_id`); issued IDs are not UUIDs
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
 
 
@@ -123,8 +125,8 @@ def is_label(value: str) -> bool:
 def quoted_ok(value: str, strength: str) -> bool:
     if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
         return False
-    if strength == "weak":
-        return credential_like(value)
+    if strength in ("weak", "paired"):
+        return credential_like(value) and not (strength == "paired" and _UUID.fullmatch(value))
     if strength == "keyed":
         return random_token(value)
     # a location is not the secret (a URL with user info is its own rule)
@@ -166,8 +168,8 @@ def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
         return False
     if _code_expression(value) or any(c.isspace() for c in value):
         return False
-    if strength == "weak":
-        return credential_like(value)
+    if strength in ("weak", "paired"):
+        return credential_like(value) and not (strength == "paired" and _UUID.fullmatch(value))
     if strength == "keyed":
         return random_token(value)
     if value.isdigit():
