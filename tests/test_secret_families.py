@@ -4,7 +4,8 @@ to copy) and the near cases that must stay unmasked: Bundler's per-host credenti
 setting that holds a token, the ID half of an access key pair, a Graph app access token, a
 YAML mapping whose `secure:`/`value:` key holds the secret, a literal a secret name holds with
 no operator (a config directive, `.assign(...)`, a getter's `return`, C++ direct
-initialisation), and a table row's cell."""
+initialisation), a table row's cell, a token known by the marker ending it, and letters whose
+case switches at random."""
 
 from __future__ import annotations
 
@@ -46,6 +47,14 @@ def masked(text: str, value: str) -> bool:
     ('func getRelayToken() string { return "Hm4Xq9Tz2Wv7Lp3K" }', "Hm4Xq9Tz2Wv7Lp3K"),
     ('    def get_api_secret(self): return "s7Kd!pQ2wZr"', "s7Kd!pQ2wZr"),
     ('std::string db_secret("Gk2#Lp9vQw");', "Gk2#Lp9vQw"),
+    # a table row: a name's cell, then its value's (Markdown, a Postman variable list)
+    ("| db_password | Tr0ub4dor&3 |", "Tr0ub4dor&3"),
+    ("deployToken |7c2e9a41f0b8d3c6e5a7f1b2c4d8e0a9", "7c2e9a41f0b8d3c6e5a7f1b2c4d8e0a9"),
+    # a token known by the marker ending it (New Relic mobile app tokens, `-NRMA`)
+    ("agent: AA4e8c1f7a2b9d3e6f0c5a8b1d4e7f2a9c3b6d0e8f-NRMA",
+     "AA4e8c1f7a2b9d3e6f0c5a8b1d4e7f2a9c3b6d0e8f-NRMA"),
+    # letters whose case switches at random under a secret's name, unquoted
+    ("relay_token: wqRtKbNyPdXm", "wqRtKbNyPdXm"),
 ])
 def test_each_family_is_masked(text: str, value: str) -> None:
     assert masked(text, value), redact_text(text)[0]
@@ -63,6 +72,10 @@ def test_each_family_is_masked(text: str, value: str) -> None:
     'return secret("Gk2#Lp9vQw");',  # a call returning, not a declaration
     'tokens.set("lexer", state)',  # a store keyed by a name
     'def get_token_type(self): return "bearer"',  # a getter of a name, not of the secret
+    "| token | the session's bearer string |",  # a table documenting a field
+    "flags = token | ENCRYPTED",  # a bitwise or, not a cell
+    "mode = build-NRMA-release",  # the marker inside words
+    "password = getElementById",  # a camelCase name, no random case
 ])
 def test_near_cases_stay(text: str) -> None:
     assert find_secrets(text) == [], [text[f.start:f.end] for f in find_secrets(text)]

@@ -242,6 +242,9 @@ def _after_operator(text: str, at: int, before_op: int, name_start: int, line_st
     elif (text[at] == "-" and at > before_op and text[at + 1:at + 2] in (" ", "\t")
           and _quote_at(text, _skip_spaces(text, at + 1, line_end))):
         at += 1  # `vendor token - 'value'`: a dash between spaces before a literal (a list)
+    elif (text[at] == "|" and text[at + 1:at + 2] != "|"
+          and text[line_start:name_start].strip() in ("", "|")):
+        at += 1  # a table row, `| api_key | value |`, `apiKey |value` (a name opening it)
     elif text[at] in "=:":
         if text[at] == ":" and not _quote_at(text, at + 1):
             annotated = _TYPE_ANNOTATION.match(text, at + 1, line_end)
@@ -330,10 +333,15 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
     env_style = glued and (name.isupper() or "." in name or "-" in name) and (
         head in ("", "export", "set", "ENV", "-", "- ")
         or (name.isupper() and strength == "strong"))
-    end = _unquoted_end(text, at, line_end, " \t;,&\"'`")  # `#` after a space: a comment
+    table = text[after_op - 1] == "|"
+    # `#` after a space: a comment; a table's cell ends at its bar
+    end = _unquoted_end(text, at, line_end, " \t|" if table else " \t;,&\"'`")
     value = text[at:end]
     opened = text[name_start - 1] if name_start > line_start else ""
-    if not env_style and _expression_follows(text[end:line_end].strip(), opened, strength):
+    rest = text[end:line_end].strip()
+    if table and rest.startswith("|"):
+        rest = ""  # the cell's end
+    if not env_style and _expression_follows(rest, opened, strength):
         return None
     if not unquoted_ok(value, strength, env_style):
         return None

@@ -13,11 +13,14 @@ import math
 import re
 
 from helix.core.secret_gates import (
+    MAX_LOWER_RUN_MEAN,
+    MIN_CASE_RUNS,
     MIN_KEYED_ENTROPY,
     MIN_KEYED_VALUE,
     MIN_RANDOM_DIGITS,
     MIN_RANDOM_LETTERS,
     MIN_RANDOM_PART,
+    MIN_UPPER_SHARE,
     MIN_VALUE,
     MIN_WEAK_VALUE,
     RANDOM_LETTERS_SLACK,
@@ -64,6 +67,20 @@ def random_letters(value: str) -> bool:
     return (len(value) >= MIN_RANDOM_LETTERS and value.isascii() and value.isalpha()
             and not value.islower() and not value.isupper()
             and shannon_entropy(value) >= math.log2(len(value)) - RANDOM_LETTERS_SLACK)
+
+
+_LOWER_RUN = re.compile(r"[a-z]+")
+
+
+def scattered_case(value: str) -> bool:
+    """Letters whose case switches at random (`qaPkWbYtsRmZ`): an issued token's; a name's
+    words are runs of lower case letters after a capital (`getElementById`, `XMLHttpRequest`)."""
+    if not (value.isascii() and value.isalpha()):
+        return False
+    runs = [len(run) for run in _LOWER_RUN.findall(value)]
+    upper = sum(c.isupper() for c in value)
+    return (len(runs) >= MIN_CASE_RUNS and sum(runs) < MAX_LOWER_RUN_MEAN * len(runs)
+            and upper >= MIN_UPPER_SHARE * len(value))
 
 
 def recurring_secret(value: str) -> bool:
@@ -178,6 +195,7 @@ def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
         return False
     if _IDENT.fullmatch(value):  # a variable in code, a word in YAML: a password only in .env
         mixed = any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
-        random = len(value) >= MIN_RANDOM_PART and not _HUMAN_NAME.fullmatch(value)
+        random = len(value) >= MIN_RANDOM_PART and (
+            not _HUMAN_NAME.fullmatch(value) or scattered_case(value))
         return env_style or mixed or random
     return True
