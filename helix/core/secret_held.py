@@ -44,7 +44,6 @@ def _head(text: str, name_start: int) -> str:
 def held_literal(text: str, name_start: int, name_end: int) -> Held | None:
     """The literal the name at [name_start, name_end) holds in one of the forms above."""
     name = text[name_start:name_end]
-    head = _head(text, name_start)
     if text.startswith("(", name_end):
         setter = next((s for s in _SETTERS if name.endswith(s)), None)
         if setter is not None:
@@ -56,13 +55,13 @@ def held_literal(text: str, name_start: int, name_end: int) -> Held | None:
             match = _GETTER.match(text, name_end)
             form = "getter"
         else:
-            typed = _TYPE_BEFORE.search(head)
+            match, form = _INIT.match(text, name_end), "init"
+            typed = _TYPE_BEFORE.search(_head(text, name_start)) if match is not None else None
             if typed is None or typed.group(1) in _NOT_TYPES:
                 return None  # `return secret("x");`: a call, not a declaration
-            match, form = _INIT.match(text, name_end), "init"
     elif name.startswith(("get", "Get")) and text[name_end:name_end + 1] in " \t":
         match, form = _GETTER.match(text, name_end), "getter"
-    elif not head.strip():
+    elif not _head(text, name_start).strip():
         match, form = _DIRECTIVE.match(text, name_end), "directive"
     else:
         return None
