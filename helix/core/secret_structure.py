@@ -24,6 +24,8 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
+import re2
+
 from helix.core.secret_gates import MAX_NAME, MAX_VALUE, MIN_VALUE
 from helix.core.secret_held import held_literal
 from helix.core.secret_values import (
@@ -99,8 +101,11 @@ _META_SUFFIXES = frozenset({
     "mapping", "list", "dict", "set", "table", "db", "model", "schema", "generator", "service",
     "server", "client", "request", "response", "number", "num", "state", "status",
 })
-_TRIGGER = re.compile(r"(?i)pass|pwd|pw\b|secret|token|key|auth|cred|salt|bearer|sig|login|"
-                      r"access[_.\-]?id|BUNDLE_")
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False
+# a secret word inside a name: RE2 (linear, and an order faster than `re` over every window)
+_TRIGGER = re2.compile(r"(?i)pass|pwd|pw\b|secret|token|key|auth|cred|salt|bearer|sig|login|"
+                       r"access[_.\-]?id|BUNDLE_", options=_RE2_OPTIONS)
 # Bundler's credentials for a gem server, by its host (`BUNDLE_GEMS__EXAMPLE__COM=user:pw`:
 # dots as `__`), apart from its settings keyed by a gem or a URL the same way
 _BUNDLER_HOST = re.compile(r"BUNDLE_([A-Z0-9]+)(?:_[A-Z0-9]+)*__[A-Z0-9_]*[A-Z0-9]")
@@ -399,7 +404,9 @@ def line_bounds(text: str, at: int) -> tuple[int, int]:
 def _named_values(text: str) -> Iterator[Found]:
     seen_names: set[tuple[int, int]] = set()
     size = len(text)
-    for match in _TRIGGER.finditer(text):
+    # ASCII text as bytes: RE2 reads UTF-8, and its byte offsets are then character offsets
+    subject: str | bytes = text.encode("ascii") if text.isascii() else text
+    for match in _TRIGGER.finditer(subject):
         name_start, name_end = _grow(text, match.start(), match.end())
         if (name_start, name_end) in seen_names:
             continue
