@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from helix.core.english import plural_stem, suffix_stem
+from helix.core.english import stems
 from helix.core.envelope import Citation, EvidenceItem
 from helix.core.lookalike import canonical, without_format
 from helix.core.schemas import Frozen
@@ -230,8 +230,8 @@ def _claims(text: str, words: frozenset[str] | None,
     given, else the rules' negation cues) in sentences the phrases left alone, in order."""
     claims = absence_claims(text, cues=meaning is None)
     if meaning is not None:
-        held = frozenset() if words is None else words | {suffix_stem(w) for w in words} | {
-            plural_stem(w) for w in words}
+        held = frozenset() if words is None else frozenset(
+            f for w in words for strength in ("plural", "suffix") for f in stems(w, strength))
         claims += [c for c in meaning.claims(text, held)
                    if not any(o.start < c.end and c.start < o.end for o in claims)]
     return sorted(claims)
