@@ -1,6 +1,6 @@
 """Every written unit-line set (issue 32), tune sets included: no line that denies the unit is
 answered "the evidence gives it in <unit>" or gated `confirmed`, and every line that states it
-still is. unit_lines_tune7.json (34 denials, 16 statements) was written by the absence5 helper
+still is. unit_lines_tune7.json (46 denials, 22 statements) was written by the absence5 helper
 in structures the earlier sets lacked; on the code before it, 4 of its denials were confirmed
 and 1 statement was not, and unit_lines_fresh6.json had 2 and 3."""
 
@@ -53,6 +53,8 @@ def test_the_answer_and_its_gate_agree_with_the_line(quantity: str, line: dict[s
     ("Values are megapascals (older docs say GPa, they are wrong).", False),  # "they" judged
     ("Mentions of GPa for tile pressure are a leftover and incorrect.", False),
     ("Tile pressure in GPa is no longer supported.", False),  # validity judges the subject
+    ("Tile pressure: GPa not accepted.", False),  # a telegraphic validity predicate
+    ("GPa values for tile pressure are rejected by the validator.", False),
     ("Values in GPa are not rounded.", True),  # any other predicate does not
     ("We no longer use MPa for the tile pressure; it is GPa now.", True),
     ("It is not true that tile pressure is in MPa; it is in GPa.", True),

@@ -329,10 +329,11 @@ def _subject(cl: _Clauses, negator: int) -> list[int]:
     i = negator - 1
     while i >= 0 and tokens[i].lower in c.fillers and not cl.boundary[i]:
         i -= 1
-    verb = _negative(tokens[negator]) or i < negator - 1
+    validity = _validity_after(cl, negator)  # "GPa not accepted": no verb needed
+    verb = _negative(tokens[negator]) or i < negator - 1 or validity
     if not verb or i < 0 or cl.boundary[i] or not tokens[i].text[:1].isalnum():
         return []
-    return _noun_phrase(cl, i, whole=_validity_after(cl, negator))
+    return _noun_phrase(cl, i, whole=validity)
 
 
 def _validity_after(cl: _Clauses, negator: int) -> bool:
