@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from helix.core.secret_gates import MAX_NAME, MAX_VALUE, MIN_VALUE
+from helix.core.secret_held import held_literal
 from helix.core.secret_values import (
     credential_like,
     is_label,
@@ -408,7 +409,9 @@ def _named_values(text: str) -> Iterator[Found]:
             after += 1
         if ((after >= size or text[after] not in _OPERATOR_START) and text[name_start] != "-"
                 and _GO_TYPED.match(text, name_end) is None):
-            continue  # `pass`, `tokens.append(...)`: no value follows the name
+            if text[name_end:name_end + 1] in ("(", " ", "\t"):
+                yield from _held(text, name_start, name_end)
+            continue  # `pass`, `tokens.append(...)`: no operator follows the name
         line_start, line_end = line_bounds(text, name_start)
         name = text[name_start:name_end]
         if name.startswith("-") and (name_start == line_start or text[name_start - 1] in " \t"):
@@ -427,6 +430,19 @@ def _named_values(text: str) -> Iterator[Found]:
         found = _assignment(text, core_start, name_end, line_start, line_end, strength)
         if found is not None:
             yield found
+
+
+def _held(text: str, name_start: int, name_end: int) -> Iterator[Found]:
+    """A literal the name holds with no operator (`secret_held`): a directive's or an
+    initialisation's only under a name that says secret."""
+    held = held_literal(text, name_start, name_end)
+    if held is None:
+        return
+    strength = name_strength(held.name)
+    if strength is None or (held.form in ("directive", "init") and strength != "strong"):
+        return
+    if quoted_ok(text[held.start:held.end], strength):
+        yield Found(held.start, held.end, "assignment")
 
 
 def _xml(text: str) -> Iterator[Found]:
