@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from helix.core.config import AbsencePolicy
-from helix.core.english import CLAIM_WORDS, NEGATION_WORDS, plural_stem, suffix_stem
+from helix.core.english import CLAIM_WORDS, NEGATION_WORDS, stems
 from helix.core.hashing import hash_obj
 from helix.core.ports import Embedder
 from helix.synthesis.absence import _CITATION, AbsenceClaim, content_terms
@@ -116,7 +116,7 @@ def masked(text: str, held: frozenset[str], ex: Exemplars) -> str:
             out.append(token)
             continue
         forms = {f for part in word.split("-") if part
-                 for f in (part, plural_stem(part), suffix_stem(part))}
+                 for f in (*stems(part), *stems(part, "suffix"))}
         if word not in ex.kept and (_identifier(token) or forms & held):
             if not out or out[-1] != ex.placeholder:
                 out.append(ex.placeholder)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from helix.core.english import NEGATION_WORDS, plural_stem, suffix_stem
+from helix.core.english import NEGATION_WORDS, stems
 from helix.core.envelope import Citation, EvidenceItem
 from helix.core.lookalike import canonical, without_format
 from helix.core.schemas import Frozen
@@ -227,8 +227,8 @@ def _tidy(text: str) -> str:
 
 
 def _held_forms(words: frozenset[str] | None) -> frozenset[str]:
-    return frozenset() if words is None else words | {suffix_stem(w) for w in words} | {
-        plural_stem(w) for w in words}
+    return frozenset() if words is None else frozenset(
+        f for w in words for strength in ("plural", "suffix") for f in stems(w, strength))
 
 
 def _claims(text: str, words: frozenset[str] | None,
