@@ -136,3 +136,4 @@ def test_a_name_an_example_imports_from_another_package_or_defines_is_not_remove
     commit(repo, "no components", {"src/provider.js": "export const VERSION = 2;\n"},
            EPOCH + DAY)
     assert _alarms(repo, capsys) == {"Store context": [("StoreContext", "removed")]}
+

@@ -47,6 +47,9 @@ _VALUE = re.compile(r"\S+")
 _INLINE = re.compile(r"``?([^`\n]+)``?")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _DOCTEST = re.compile(r"^\s*(>>>|\.\.\.) ")
+# a line opening an RST literal block: `Like this::`, `.. code-block:: python`
+_LITERAL = re.compile(r"(?:::\s*$|^\s*\.\.\s+(?:code-block|code|sourcecode|doctest|testcode|"
+                      r"ipython|literalinclude)::)")
 _CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*[=(]")
 _DISTINCT = re.compile(r"\b(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*|_+[A-Za-z0-9_]+|"
                        r"[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b")
@@ -99,31 +102,46 @@ def words(text: str) -> Said:
     prose: set[str] = set()
     examples: list[str] = []
     fenced = False
+    literal: int | None = None  # the indentation of the line opening an RST literal block
     for line in text.splitlines():
         if _FENCE.match(line):
             fenced = not fenced
             continue
-        if fenced or _DOCTEST.match(line):
+        indent = len(line) - len(line.lstrip())
+        if literal is not None and line.strip() and indent <= literal:
+            literal = None
+        if not fenced and literal is None and _LITERAL.search(line):
+            literal = indent
+            if not line.lstrip().startswith(".."):  # `Call it like this::` is prose
+                _prose(line, named, prose, code, examples)
+            continue
+        if fenced or literal is not None or _DOCTEST.match(line):
             bare = _STRING.sub(" ", line)
             code.update(_WORD.findall(bare))
             named.update(_KEYWORD.findall(bare))
             examples.append(_DOCTEST.sub("", bare))
             continue
-        spans = _INLINE.findall(line)
-        for span in spans:
-            found = _WORD.findall(_STRING.sub(" ", span))
-            named.update(found)
-            prose.update(found)
-            examples.append(_STRING.sub(" ", span))
-        said = {*_SET.findall(line), *_DISTINCT.findall(line)}
-        named |= said
-        prose |= said
-        code.update(_CALLED.findall(line))
+        _prose(line, named, prose, code, examples)
     passed: dict[str, set[str]] = {}
     for callee, keyword in keyword_arguments("\n".join(examples)):
         passed.setdefault(callee, set()).add(keyword)
     return Said(code=frozenset(code), named=frozenset(named), prose=frozenset(prose),
                 passed=tuple(sorted((k, frozenset(v)) for k, v in passed.items())))
+
+
+def _prose(line: str, named: set[str], prose: set[str], code: set[str],
+           examples: list[str]) -> None:
+    """What a line of prose mentions as code (its inline code, `name=`, distinctive names,
+    calls)."""
+    for span in _INLINE.findall(line):
+        found = _WORD.findall(_STRING.sub(" ", span))
+        named.update(found)
+        prose.update(found)
+        examples.append(_STRING.sub(" ", span))
+    said = {*_SET.findall(line), *_DISTINCT.findall(line)}
+    named |= said
+    prose |= said
+    code.update(_CALLED.findall(line))
 
 
 def keyword_arguments(code: str) -> list[tuple[str, str]]:
