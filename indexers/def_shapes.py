@@ -524,6 +524,21 @@ def _said(value: str | None) -> str:
     return value if value is not None else "(none)"
 
 
+def _untyped(signature: str) -> str:
+    """A signature without its type parameters (`function f < T extends Object >` ->
+    `function f`): what they constrain is an annotation, not a base or a decorator."""
+    out: list[str] = []
+    depth = 0
+    for token in signature.split(" "):
+        if token == "<" and (depth or (out and _NAME.fullmatch(out[-1]))):
+            depth += 1
+        elif token == ">" and depth:
+            depth -= 1
+        elif not depth:
+            out.append(token)
+    return " ".join(out) if not depth else signature  # `a < b` in a decorator: no brackets
+
+
 def changes(old: DefShape, new: DefShape) -> list[CodeChange]:
     """What changed between two shapes of one definition; [] when only its form did."""
     if old.tokens == new.tokens:
@@ -535,9 +550,11 @@ def changes(old: DefShape, new: DefShape) -> list[CodeChange]:
                               detail=f"returns {old.returns or '(none)'} -> "
                                      f"{new.returns or '(none)'}", names=("return",)))
     if old.signature != new.signature:  # decorators, modifiers, bases
-        gone = sorted(set(_NAME.findall(old.signature)) - set(_NAME.findall(new.signature)))
-        out.append(CodeChange(kind="signature", detail=f"{old.signature} -> {new.signature}",
-                              names=tuple(gone)))
+        was, now = _untyped(old.signature), _untyped(new.signature)
+        gone = sorted(set(_NAME.findall(was)) - set(_NAME.findall(now)))
+        out.append(CodeChange(kind="signature" if was != now else "annotations",
+                              detail=f"{old.signature} -> {new.signature}",
+                              names=tuple(gone) if was != now else ("type parameters",)))
     gone, came = sorted(set(old.raises) - set(new.raises)), sorted(set(new.raises) - set(
         old.raises))
     if gone or came:

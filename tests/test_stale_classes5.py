@@ -137,3 +137,60 @@ def test_a_name_an_example_imports_from_another_package_or_defines_is_not_remove
            EPOCH + DAY)
     assert _alarms(repo, capsys) == {"Store context": [("StoreContext", "removed")]}
 
+
+
+def test_a_test_component_and_a_context_qualified_name_are_not_the_projects(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = _repo(tmp_path, {
+        "src/Provider.tsx": "export function Provider(props: object) { return props; }\n",
+        "src/__tests__/inject.test.tsx": "function DisplayName() { return 1; }\n",
+        "docs/react.md": (
+            "# React\n\n## Context\n\n```jsx\n<TimerContext.Provider value={timer}>\n"
+            "  <DisplayName name={name} />\n</TimerContext.Provider>\n```\n\nNever replace "
+            "the `value` of a `Provider`.\n\n## Providers\n\nWrap the app in a `Provider`.\n")})
+    commit(repo, "no provider, no test component", {
+        "src/Provider.tsx": "export const VERSION = 2;\n",
+        "src/__tests__/inject.test.tsx": "export const CASES = 2;\n"}, EPOCH + DAY)
+    assert _alarms(repo, capsys) == {"Providers": [("Provider", "removed")]}
+
+
+HOOKS = '''export function addHook(name: string, fn: Function) {
+  if (typeof fn !== "function") {
+    throw new Error("hook not a function");
+  }
+  if (name === "") {
+    throw new TypeError("no name");
+  }
+  return fn;
+}
+'''
+
+
+def test_a_root_error_raised_as_coded_errors_is_raised_still(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = _repo(tmp_path, {"src/hooks.ts": HOOKS, "docs/hooks.md": (
+        "# Hooks\n\n## Errors\n\n`addHook` throws an `Error` for a bad handler and a "
+        "`TypeError` for no name.\n")})
+    commit(repo, "coded errors", {"src/hooks.ts": HOOKS.replace(
+        'new Error("hook not a function")', "new FST_ERR_HOOK_INVALID_HANDLER(name)")},
+        EPOCH + DAY)
+    assert _alarms(repo, capsys) == {}
+    commit(repo, "no name is fine", {"src/hooks.ts": HOOKS.replace(
+        'new Error("hook not a function")', "new FST_ERR_HOOK_INVALID_HANDLER(name)").replace(
+        'throw new TypeError("no name");', "return fn;")}, EPOCH + 2 * DAY)
+    assert _alarms(repo, capsys) == {"Errors": [("addHook", "raises")]}
+
+
+OBSERVABLE = '''export function makeAutoObservable<T extends Object>(target: T): T {
+  return target;
+}
+'''
+
+
+def test_type_parameters_are_annotations_not_the_signature(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = _repo(tmp_path, {"src/observable.ts": OBSERVABLE, "docs/api.md": (
+        "# API\n\n## Observables\n\n`makeAutoObservable(target)` takes an `Object`.\n")})
+    commit(repo, "object, not Object", {"src/observable.ts": OBSERVABLE.replace(
+        "T extends Object", "T extends object")}, EPOCH + DAY)
+    assert _alarms(repo, capsys) == {}

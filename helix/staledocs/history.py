@@ -32,7 +32,7 @@ from helix.core.git_history import (
 from helix.core.history_settings import StaleDocsSettings
 from helix.core.schemas import SymbolDef
 from helix.staledocs import relevance
-from helix.staledocs.sections import DocSection, section_texts
+from helix.staledocs.sections import TEST_DIRS, DocSection, section_texts, test_code
 from indexers.def_shapes import DefShape, changes, defined, shapes
 from indexers.languages import CODE_EXTENSIONS, classify
 
@@ -53,7 +53,7 @@ DECLARATIONS = (".d.ts", ".d.mts", ".d.cts", ".pyi")
 # tests never hold a removal it reports): the project's code files outside the directories
 # `library` passes over (the same test is applied again to what is found)
 LIBRARY_PATHS = (*(f":(glob,icase)**/*{ext}" for ext in sorted(set(CODE_EXTENSIONS))),
-                 *(f":(exclude,glob,icase)**/{d}/**" for d in sorted(NOT_LIBRARY)),
+                 *(f":(exclude,glob,icase)**/{d}/**" for d in sorted(NOT_LIBRARY | TEST_DIRS)),
                  ":(exclude,glob)**/.*/**")
 BATCH = 16  # versions of a document read at a time while looking for a section's last touch
 NOT_A_NAME = re.compile(r"[^A-Za-z0-9_]")
@@ -458,11 +458,9 @@ def library(path: str) -> bool:
     not the project's."""
     parts = path.split("/")
     name = parts[-1]
-    return not (NOT_LIBRARY & {p.lower() for p in parts[:-1]} or name.startswith("test_")
+    return not (NOT_LIBRARY & {p.lower() for p in parts[:-1]} or test_code(path)
                 or any(p.startswith(".") for p in parts[:-1]) or VENDORED.search(name)
-                or name.endswith(DECLARATIONS)
-                or name.endswith(("_test.py", "_test.go", ".test.ts", ".test.js", ".spec.ts",
-                                  ".spec.js")) or name == "conftest.py")
+                or name.endswith(DECLARATIONS))
 
 
 def _renamed(shape: DefShape, added: dict[str, DefShape]) -> str | None:

@@ -56,6 +56,8 @@ _DISTINCT = re.compile(r"\b(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*|_+[A-Za-z0-9_]+
 
 
 _STRING = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
+# the root of a language's errors: one raised as a subclass now is raised still
+ROOT_ERRORS = frozenset({"Error", "Exception", "BaseException", "Throwable", "StandardError"})
 CONSTRUCTORS = frozenset({"__init__", "constructor", "initialize", "__construct", "new"})
 # a "not given" default (`helix.staledocs.relevance.sentinel`)
 NOT_GIVEN = frozenset({"None", "null", "undefined", "...", "Ellipsis", "object()", "nil"})
@@ -284,7 +286,9 @@ def counts(change: CodeChange, *, params_then: Sequence[str], said: Said,
     if kind == "defaults":
         return _default_stated(change, text)
     if kind == "raises":  # an error it says is raised that no longer is
-        return any(name in said for name in _no_longer(change))
+        coded = "now raises " in change.detail  # a root error raised as others now
+        return any(name in said for name in _no_longer(change)
+                   if not (coded and name.rsplit(".", 1)[-1] in ROOT_ERRORS))
     if kind == "members":
         return mentioned
     if kind == "signature":  # a base or decorator it names is gone (`object`: no base at all)

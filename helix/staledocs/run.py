@@ -81,6 +81,16 @@ def _qualifies(qualifier: str, removal: Removal, text: str) -> bool:
     return qualifier.lstrip("_") in places or qualifier == owner
 
 
+def _named_here(qualifiers: list[str], removal: Removal, text: str) -> bool:
+    """The section names the removed definition: qualified as it (`httpx.SSLContext`), or
+    bare in a section that qualifies that name as nothing else: beside
+    `<TimerContext.Provider>`, a bare `Provider` is the same context's, not the project's."""
+    hits = [q for q in qualifiers if _qualifies(q, removal, text)]
+    if any(hits):
+        return True
+    return bool(hits) and all(not q for q in qualifiers)
+
+
 def _unbound(work: WorkTree, gone: list[Removal]) -> list[Removal]:
     """The removals of names the project binds no more (`aliases.still_bound`: an alias or a
     re-export of the name is the name still there)."""
@@ -116,9 +126,8 @@ def _removed(section: DocSection, since: Commit, history: History,
         named.setdefault(base, []).append(qualifier)
     out: dict[str, StaleDefinition] = {}
     for removal in gone:
-        if removal.commit.sha in before or not any(
-                _qualifies(q, removal, section.text) for q in named.get(removal.name, ())) \
-                or there(removal):
+        if removal.commit.sha in before or not _named_here(
+                named.get(removal.name, []), removal, section.text) or there(removal):
             continue
         if removal.name in out:
             continue

@@ -51,6 +51,7 @@ JS_IMPORT = re.compile(r"\bimport[ \t]+(?:type[ \t]+)?(?:([A-Za-z_$][\w$]*)[ \t]
                        r"['\"]([^'\"]+)['\"][ \t]*\)")
 TEST_DIRS = frozenset({"test", "tests", "testing", "testsuite", "__tests__", "spec"})
 TEST_ENDINGS = ("_test.py", "_test.go", ".test.ts", ".test.js", ".spec.ts", ".spec.js",
+                ".test.tsx", ".test.jsx", ".spec.tsx", ".spec.jsx", ".test.mjs", ".test.cjs",
                 "test.java", "tests.java", "_spec.rb", "_test.rs")
 PACKAGE_NAME = re.compile(r'^\s*"name"\s*:\s*"([^"]+)"', re.M)
 MIN_NAME = 2  # a name shorter (`_`, `x`) is no definition a document means
