@@ -19,6 +19,9 @@ from collections.abc import Iterable, Mapping
 from helix.staledocs.history import WorkTree, library
 from indexers.languages import classify
 
+# JavaScript / TypeScript keywords that declare a name
+_JS_DECLARATIONS = ("const", "let", "var", "type", "interface", "enum")
+
 
 def _binders(name: str) -> re.Pattern[str]:
     n = re.escape(name)
@@ -32,7 +35,7 @@ def _binders(name: str) -> re.Pattern[str]:
         # JavaScript / TypeScript: `export { name }`, `import { name } from`, declarations
         rf"\b(?:export|import)(?:[ \t]+type)?[ \t]*\{{[^}}]*{word}",
         rf"\bimport[ \t]+(?:\*[ \t]+as[ \t]+)?{n}\b",
-        rf"\b(?:const|let|var|type|interface|enum)[ \t]+{n}\b",
+        rf"\b(?:{'|'.join(_JS_DECLARATIONS)})[ \t]+{n}\b",
         rf"\bexports\.{n}[ \t]*=(?!=)",
         rf"\bmodule\.exports[ \t]*=[ \t]*\{{[^}}]*{word}",
     )), re.M)

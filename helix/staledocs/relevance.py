@@ -48,8 +48,9 @@ _INLINE = re.compile(r"``?([^`\n]+)``?")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _DOCTEST = re.compile(r"^\s*(>>>|\.\.\.) ")
 # a line opening an RST literal block: `Like this::`, `.. code-block:: python`
-_LITERAL = re.compile(r"(?:::\s*$|^\s*\.\.\s+(?:code-block|code|sourcecode|doctest|testcode|"
-                      r"ipython|literalinclude)::)")
+_RST_CODE_DIRECTIVES = ("code-block", "code", "sourcecode", "doctest", "testcode", "ipython",
+                        "literalinclude")
+_LITERAL = re.compile(rf"(?:::\s*$|^\s*\.\.\s+(?:{'|'.join(_RST_CODE_DIRECTIVES)})::)")
 _CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*[=(]")
 _DISTINCT = re.compile(r"\b(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*|_+[A-Za-z0-9_]+|"
                        r"[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b")
