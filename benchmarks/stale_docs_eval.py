@@ -225,15 +225,19 @@ def recall(args: argparse.Namespace) -> None:
     cases = json.loads(args.cases.read_text())
     cases = cases["cases"] if isinstance(cases, dict) else cases
     out = []
+    reports: dict[tuple[str, str], dict[str, Any]] = {}  # one run per fix's parent
     for number, case in enumerate(cases, start=1):
         source = args.repos_root / case["repo"]
-        tree = args.work / f"case-{number}"
-        shutil.rmtree(tree, ignore_errors=True)
-        subprocess.run([*GIT, "clone", "-q", "--shared", "--no-checkout", str(source),
-                        str(tree)], check=True)
-        subprocess.run([*GIT, "-C", str(tree), "checkout", "-q", f"{case['fix']}^"],
-                       check=True)
-        report = stale_docs(tree, args.work / "home")
+        if (case["repo"], case["fix"]) not in reports:
+            tree = args.work / f"case-{number}"
+            shutil.rmtree(tree, ignore_errors=True)
+            subprocess.run([*GIT, "clone", "-q", "--shared", "--no-checkout", str(source),
+                            str(tree)], check=True)
+            subprocess.run([*GIT, "-C", str(tree), "checkout", "-q", f"{case['fix']}^"],
+                           check=True)
+            reports[case["repo"], case["fix"]] = stale_docs(tree, args.work / "home")
+            shutil.rmtree(tree, ignore_errors=True)
+        report = reports[case["repo"], case["fix"]]
         edited = _edited_lines(source, case["fix"], case["doc"])
         hits = [s for s in report["stale"] if s["doc_path"] == case["doc"]
                 and any(s["start_line"] <= line <= s["end_line"] for line in edited)]
@@ -241,7 +245,7 @@ def recall(args: argparse.Namespace) -> None:
                     "symbols": sorted({d["symbol"] for s in hits for d in s["definitions"]})})
         print(f"{number}. {case['repo']} {case['fix'][:12]} {case['doc']}: "
               f"{'flagged' if hits else 'missed'}", file=sys.stderr)
-        shutil.rmtree(tree, ignore_errors=True)
+        _write(args.out, out)  # case by case: a run stopped keeps what it found
     _write(args.out, out)
 
 

@@ -86,6 +86,7 @@ class Cues:
     label_marks: frozenset[str]
     label_predicates: frozenset[str]
     participle_endings: tuple[str, ...]
+    validity: frozenset[str]
 
 
 def _phrases(words: list[str]) -> Phrases:
@@ -120,7 +121,8 @@ def cues() -> Cues:
         infinitive=frozenset(pred["infinitive"]), determiners=frozenset(pred["determiners"]),
         subject_words=int(pred["subject_words"]), label_marks=frozenset(pred["label_marks"]),
         label_predicates=frozenset(pred["label_predicates"]),
-        participle_endings=tuple(pred["participle_endings"]))
+        participle_endings=tuple(pred["participle_endings"]),
+        validity=frozenset(pred["validity"]))
 
 
 @dataclass(frozen=True)
@@ -327,26 +329,39 @@ def _subject(cl: _Clauses, negator: int) -> list[int]:
     i = negator - 1
     while i >= 0 and tokens[i].lower in c.fillers and not cl.boundary[i]:
         i -= 1
-    verb = _negative(tokens[negator]) or i < negator - 1
+    validity = _validity_after(cl, negator)  # "GPa not accepted": no verb needed
+    verb = _negative(tokens[negator]) or i < negator - 1 or validity
     if not verb or i < 0 or cl.boundary[i] or not tokens[i].text[:1].isalnum():
         return []
-    return _noun_phrase(cl, i)
+    return _noun_phrase(cl, i, whole=validity)
 
 
-def _noun_phrase(cl: _Clauses, head: int) -> list[int]:
+def _validity_after(cl: _Clauses, negator: int) -> bool:
+    """The negated predicate is one of validity ("is no longer supported", "isn't used")."""
+    tokens, c = cl.tokens, cl.c
+    after = negator + (_match(tokens, negator, c.negators) or 1)
+    while after < len(tokens) and tokens[after].lower in c.fillers:
+        after += 1
+    return after < len(tokens) and tokens[after].lower in c.validity
+
+
+def _noun_phrase(cl: _Clauses, head: int, *, whole: bool = False) -> list[int]:
     """The subject ending at token `head`: its head and the words before it that modify it
     ("Bar readings are not ...", "the GPa values aren't ..."), up to `subject_words` words; none
-    when the head is the object of a preposition ("values in GPa are not rounded")."""
+    when the head is the object of a preposition ("values in GPa are not rounded"), unless the
+    `whole` phrase is judged (a validity predicate: "pressure in GPa is not supported"), which
+    runs through its prepositions, up to twice as many words."""
     tokens, c = cl.tokens, cl.c
     phrase = [head]
     i = head - 1
-    while i >= 0 and len(phrase) < c.subject_words and not cl.boundary[i] \
-            and tokens[i].sentence == tokens[head].sentence and tokens[i].text[:1].isalnum() \
-            and tokens[i].lower not in c.prepositions | c.determiners | c.coordinators \
+    stops = c.determiners | c.coordinators | (frozenset() if whole else c.prepositions)
+    while i >= 0 and len(phrase) < c.subject_words * (2 if whole else 1) \
+            and not cl.boundary[i] and tokens[i].sentence == tokens[head].sentence \
+            and tokens[i].text[:1].isalnum() and tokens[i].lower not in stops \
             and tokens[i].lower not in c.fillers:
         phrase.append(i)
         i -= 1
-    if i >= 0 and not cl.boundary[i] and tokens[i].lower in c.prepositions:
+    if not whole and i >= 0 and not cl.boundary[i] and tokens[i].lower in c.prepositions:
         return []
     return phrase
 
