@@ -133,10 +133,15 @@ def show(args: argparse.Namespace) -> None:
           f"{' > '.join(item['heading'])} (touched {item['touched'][:12]})")
     print("\n".join(doc[item["start_line"] - 1:item["end_line"]][:args.lines]))
     for d in item["definitions"]:
-        print(f"-- {d['symbol']} {d['path']} {d['kinds']} commits "
-              f"{[c[:12] for c in d['commits']]}")
+        # blind: what the alarm says changed (its kinds) is not shown, only the code
+        print(f"-- {d['symbol']} {d['path']} "
+              + ("" if args.blind else f"{d['kinds']} ")
+              + f"commits {[c[:12] for c in d['commits']]}")
         if "removed" in d["kinds"]:
             print(git(repo, "show", "--stat", "--format=%h %s", d["commits"][0])[:1500])
+            if args.blind:
+                print("\n".join(_def_text(repo, f"{d['commits'][0]}^", d["path"],
+                                           d["symbol"])[:args.lines]))
             continue
         then = _def_text(repo, item["touched"], d["path"], d["symbol"])
         now = _def_text(repo, "HEAD", d["path"], d["symbol"])
@@ -375,6 +380,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("id", type=int)
     p.add_argument("--repos-root", type=Path, required=True)
     p.add_argument("--lines", type=int, default=40, help="lines of the section and each diff")
+    p.add_argument("--blind", action="store_true",
+                   help="the code only: not the kinds of change the alarm names")
     p = sub.add_parser("mine")
     p.add_argument("--repo", type=Path, required=True)
     p.add_argument("--limit", type=int, default=3000)

@@ -63,10 +63,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
-    rows = {}
+    rows: dict[str, dict[str, Any]] = {}
     for repo in args.repos:
-        row = {side: one(code.resolve(), args.work / f"home_{side}", repo.resolve())
-               for side, code in (("before", args.before), ("after", args.after))}
+        row: dict[str, Any] = {side: one(code.resolve(), args.work / f"home_{side}",
+                                         repo.resolve())
+                               for side, code in (("before", args.before),
+                                                  ("after", args.after))}
         before, after = row["before"].get("cpu_s"), row["after"].get("cpu_s")
         row["ratio"] = round(after / before, 3) if before and after else None
         rows[repo.name] = row

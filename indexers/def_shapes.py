@@ -33,13 +33,10 @@ from tree_sitter import Node, QueryCursor
 from helix.core.changes import CodeChange
 from helix.core.hashing import digest
 from helix.core.schemas import Frozen
+from indexers.def_parts import assigned, raises_and_calls, untyped
 from indexers.symbols import CLASS_LIKE, _qualify, _raw_def, _RawDef, _tools, supported
 
 CONSTRUCTORS = frozenset({"__init__", "constructor", "initialize", "__construct", "new"})
-THROWS = frozenset({"raise_statement", "throw_statement", "throw_expression"})
-CALLS = frozenset({"call", "call_expression", "method_invocation", "invocation_expression",
-                   "function_call_expression", "member_call_expression"})
-CONDITIONALS = frozenset({"conditional_expression", "ternary_expression"})
 CLOSERS = frozenset({")", "]", "}"})
 QUOTES = {"'": '"', "'''": '"""', "`": "`"}
 DOCSTRING_OWNERS = frozenset({"function_definition", "class_definition", "module"})
@@ -275,52 +272,6 @@ def _params(node: Node | None, leaves: list[Leaf], starts: list[int]) -> tuple[P
     return tuple(p for p in found if p is not None and p.name not in ("self", "cls"))
 
 
-def _thrown(node: Node) -> list[str]:
-    named = [c for c in node.named_children if "comment" not in c.type]
-    if not named:
-        return []  # a bare `raise`: the error being handled, raised again
-    return _errors(named[0])
-
-
-def _errors(target: Node) -> list[str]:
-    """The errors a raised expression names: each branch of a conditional one
-    (`raise E(why) if why else E`), the callee of a call (`E(why)`, `new E(why)`)."""
-    if target.type in CONDITIONALS:
-        branches = [c for c in target.named_children if "comment" not in c.type][:3]
-        # Python: `a if test else b`; C-like: `test ? a : b`
-        picked = (branches[0], branches[2]) if target.type == "conditional_expression" \
-            and len(branches) == 3 else tuple(branches[1:])
-        return [name for branch in picked for name in _errors(branch)]
-    if target.type in ("call", "call_expression"):
-        target = target.child_by_field_name("function") or target
-    elif target.type in ("new_expression", "object_creation_expression"):
-        target = target.child_by_field_name("constructor") or target.child_by_field_name(
-            "type") or target
-    name = " ".join(_text(target).split())
-    return [name] if name else []
-
-
-def _raises(body: Node | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The errors the body raises itself, and the names of what it calls (the last name of
-    each callee: `self._check(x)` -> `_check`), both sorted."""
-    if body is None:
-        return (), ()
-    names: set[str] = set()
-    called: set[str] = set()
-    stack = [body]
-    while stack:
-        node = stack.pop()
-        if node.type in THROWS:
-            names.update(_thrown(node))
-        elif node.type in CALLS:
-            callee = node.child_by_field_name("function") or node.child_by_field_name("name")
-            found = _NAME.findall(_text(callee)) if callee is not None else []
-            if found:
-                called.add(found[-1])
-        stack.extend(node.named_children)
-    return tuple(sorted(names)), tuple(sorted(called))
-
-
 def _fields(body: Node | None, leaves: list[Leaf], starts: list[int]) -> list[Param]:
     """A class body's annotated assignments (`x: int = 5`): dataclass-style fields."""
     out: list[Param] = []
@@ -334,21 +285,6 @@ def _fields(body: Node | None, leaves: list[Leaf], starts: list[int]) -> list[Pa
                          default=_joined(_span(leaves, starts, value)) if value else None,
                          annotation=_joined(_span(leaves, starts,
                                                   target.child_by_field_name("type")))))
-    return out
-
-
-def _assigned(body: Node | None) -> set[str]:
-    """The names a class body binds by plain assignment (`get = partialmethod(add, GET)`,
-    `aliased = original`): attributes of the class as much as its methods."""
-    out: set[str] = set()
-    for child in body.named_children if body is not None else ():
-        target = child.named_children[0] if child.type == "expression_statement" and \
-            child.named_children else child
-        if target.type == "assignment" and \
-                target.child_by_field_name("type") is None:
-            left = target.child_by_field_name("left")
-            if left is not None and left.type == "identifier":
-                out.add(_text(left))
     return out
 
 
@@ -367,7 +303,7 @@ def _shape_of(raw: _RawDef, leaves: list[Leaf], starts: list[int],
     params, returns = _find(node, PARAM_FIELDS), _find(node, RETURN_FIELDS)
     apart = [(n.start_byte, n.end_byte) for n in (params, returns) if n is not None]
     rest = [leaf for leaf in head if not any(a <= leaf[0] < b for a, b in apart)]
-    raises, calls = _raises(body)
+    raises, calls = raises_and_calls(body)
     return DefShape(
         qualname=raw.qualname, kind=raw.kind,
         start_line=extent.start_point[0] + 1, end_line=extent.end_point[0] + 1,
@@ -487,7 +423,7 @@ def _class_shape(shape: DefShape, raw: _RawDef, kids: list[_RawDef], leaves: lis
     params = _params(_find(ctor.node, PARAM_FIELDS), leaves, starts) if ctor is not None else ()
     named = {p.name for p in params}
     params += tuple(f for f in fields if f.name not in named)
-    names = {k.name for k in kids} | {f.name for f in fields} | _assigned(body)
+    names = {k.name for k in kids} | {f.name for f in fields} | assigned(body)
     members = tuple(sorted(n for n in names if not n.startswith("_")))
     return shape.model_copy(update={"params": params, "members": members, "raises": (),
                                     "calls": (),
@@ -524,21 +460,6 @@ def _said(value: str | None) -> str:
     return value if value is not None else "(none)"
 
 
-def _untyped(signature: str) -> str:
-    """A signature without its type parameters (`function f < T extends Object >` ->
-    `function f`): what they constrain is an annotation, not a base or a decorator."""
-    out: list[str] = []
-    depth = 0
-    for token in signature.split(" "):
-        if token == "<" and (depth or (out and _NAME.fullmatch(out[-1]))):
-            depth += 1
-        elif token == ">" and depth:
-            depth -= 1
-        elif not depth:
-            out.append(token)
-    return " ".join(out) if not depth else signature  # `a < b` in a decorator: no brackets
-
-
 def changes(old: DefShape, new: DefShape) -> list[CodeChange]:
     """What changed between two shapes of one definition; [] when only its form did."""
     if old.tokens == new.tokens:
@@ -550,7 +471,7 @@ def changes(old: DefShape, new: DefShape) -> list[CodeChange]:
                               detail=f"returns {old.returns or '(none)'} -> "
                                      f"{new.returns or '(none)'}", names=("return",)))
     if old.signature != new.signature:  # decorators, modifiers, bases
-        was, now = _untyped(old.signature), _untyped(new.signature)
+        was, now = untyped(old.signature), untyped(new.signature)
         gone = sorted(set(_NAME.findall(was)) - set(_NAME.findall(now)))
         out.append(CodeChange(kind="signature" if was != now else "annotations",
                               detail=f"{old.signature} -> {new.signature}",
