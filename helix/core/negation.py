@@ -293,15 +293,17 @@ def _alone(cl: _Clauses, at: int, length: int) -> bool:
 
 
 def _replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
-    """Sentences that ask a question the next sentence answers no ("kPa? No: ...")."""
+    """Sentences that ask a question the next sentence answers no ("kPa? No: ..."), or
+    answers with a negation of time, whatever follows it ("GPa? Not since 2.0.")."""
     out = set()
     for i in range(len(tokens) - 1):
         if tokens[i].text != "?" or tokens[i + 1].sentence == tokens[i].sentence:
             continue
         n = _match(tokens, i + 1, c.negative_replies)
         after = i + 1 + n
-        if n and (after >= len(tokens) or tokens[after].sentence != tokens[i + 1].sentence
-                  or not tokens[after].text[:1].isalnum()):
+        if (n and (after >= len(tokens) or tokens[after].sentence != tokens[i + 1].sentence
+                   or not tokens[after].text[:1].isalnum())) \
+                or _match(tokens, i + 1, c.elliptical):
             out.add(tokens[i].sentence)
     return out
 
