@@ -1,6 +1,6 @@
 """Every written unit-line set (issue 32), tune sets included: no line that denies the unit is
 answered "the evidence gives it in <unit>" or gated `confirmed`, and every line that states it
-still is. unit_lines_tune7.json (81 denials, 32 statements) was written by the absence5 helper
+still is. unit_lines_tune7.json (99 denials, 36 statements) was written by the absence5 helper
 in structures the earlier sets lacked; on the code before it, 4 of its denials were confirmed
 and 1 statement was not, and unit_lines_fresh6.json had 2 and 3."""
 
@@ -71,6 +71,9 @@ def test_every_statement_but_the_named_one_is_still_confirmed() -> None:
     ("The GPa figure for tile pressure is bogus.", False),
     ("Tile pressure moved off GPa in 2.0.", False),
     ("Tile pressure switched to GPa; MPa is gone.", True),
+    ("Assuming GPa for tile pressure will break the solver.", False),  # harm judges its subject
+    ("Tile pressure in GPa? That was the old API.", False),
+    ("The doc claiming GPa for tile pressure is out of date.", False),
     ("We no longer use MPa for the tile pressure; it is GPa now.", True),
     ("It is not true that tile pressure is in MPa; it is in GPa.", True),
     ("# TODO: keep GPa for tile pressure, the MPa migration was cancelled", True),
