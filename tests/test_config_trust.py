@@ -248,10 +248,9 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # by default, and index.history_*, off: issue 31; then retrieval.ranker.digest, the shipped
     # model's by default; then pools.verb_members, on: issue 29; then the association table
     # retired: retrieval.ranker.expand_words and assoc_k gone, the model retrained without it;
-    # then synthesis.absence's bars and cited_margin, chosen on every absence set after issue
-    # 32's data rotation)
+    # then synthesis.absence retuned on every set with cited_margin added: issue 32, absence5)
     assert HelixConfig().evidence_hash == (
-        "sha256:2d34b97bbdc963c28cb3cc426010aa6d0e332e50445c429abc2ba091ecc18c1f")
+        "sha256:6c252569743c9b35c71fd991754ac47ca7115c4ae7e69f26932ebfc97bcc1414")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

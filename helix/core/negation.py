@@ -27,7 +27,8 @@ through it, one opened inside ends at its ")". The cues (data: helix/core/negati
                 clause before it: "if you see GPa there, that label is wrong"
     reply       a question answered no denies the question: "kPa? No: it is pascal"
     elliptical  a clause that is only a negation denies the clause before: "bar in the beta,
-                not anymore"
+                not anymore"; as the reply to a question, the question ("GPa? Not since 2.0.")
+    harmful     a predicate of harm, the clause before it: "assuming GPa will break it"
     interjected a forward cue's scope skips an interjection: "not, as some say, in MPa"
     relative    a relative clause after a contrasted phrase describes it: "unlike the gauge
                 readings, which use bar, ..."
@@ -74,6 +75,7 @@ class Cues:
     anaphora: frozenset[str]
     negative_replies: Phrases
     elliptical: Phrases
+    harmful: Phrases
     relatives: frozenset[str]
     relatives_after: Phrases
     negators: Phrases
@@ -113,7 +115,7 @@ def cues() -> Cues:
         change_verbs=frozenset(cue["change_verbs"]), change_from=frozenset(cue["change_from"]),
         change_to=frozenset(cue["change_to"]), anaphora=frozenset(cue["anaphora"]),
         negative_replies=_phrases(cue["negative_replies"]),
-        elliptical=_phrases(cue["elliptical"]),
+        elliptical=_phrases(cue["elliptical"]), harmful=_phrases(cue["harmful"]),
         relatives=frozenset(cue["relatives"]), relatives_after=_phrases(cue["relatives_after"]),
         negators=_phrases(pred["negators"]),
         fillers=frozenset(pred["fillers"]),
@@ -293,15 +295,17 @@ def _alone(cl: _Clauses, at: int, length: int) -> bool:
 
 
 def _replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
-    """Sentences that ask a question the next sentence answers no ("kPa? No: ...")."""
+    """Sentences that ask a question the next sentence answers no ("kPa? No: ..."), or
+    answers with a negation of time, whatever follows it ("GPa? Not since 2.0.")."""
     out = set()
     for i in range(len(tokens) - 1):
         if tokens[i].text != "?" or tokens[i + 1].sentence == tokens[i].sentence:
             continue
         n = _match(tokens, i + 1, c.negative_replies)
         after = i + 1 + n
-        if n and (after >= len(tokens) or tokens[after].sentence != tokens[i + 1].sentence
-                  or not tokens[after].text[:1].isalnum()):
+        if (n and (after >= len(tokens) or tokens[after].sentence != tokens[i + 1].sentence
+                   or not tokens[after].text[:1].isalnum())) \
+                or _match(tokens, i + 1, c.elliptical):
             out.add(tokens[i].sentence)
     return out
 
@@ -442,6 +446,8 @@ def read(text: str) -> Reading:
             deny(_change_scope(cl, i))
         if (n := _match(tokens, i, c.elliptical)) and _alone(cl, i, n):
             deny(_previous_clause(cl, i))
+        if _match(tokens, i, c.harmful):
+            deny(cl.backward(i))
     return Reading(tokens=tokens, denied=tuple(d or r % 2 == 1 for d, r in zip(denied, reaches,
                                                                                strict=True)),
                    reaches=tuple(reaches))
