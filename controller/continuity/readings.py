@@ -33,7 +33,7 @@ from controller.continuity.spelling import respelled
 from controller.continuity.state import OptionSet
 from controller.continuity.turn_plan import Intent, Reading, Turn, TurnPlan
 from controller.continuity.wording import pivot_question
-from helix.core.english import FOLLOWUP_LEADS, plural_stem, word_alternation
+from helix.core.english import FOLLOWUP_LEADS, stems, word_alternation
 
 Builder = Callable[[Turn, Reading], TurnPlan | None]
 _DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
@@ -193,12 +193,15 @@ def _select(t: Turn, pool: OptionSet | None, where: str) -> TurnPlan | None:
                                 "select_item", f"read as an item of {where} ('{respelt}')",
                                 option_set_id=pool.id, selection_text=respelt,
                                 disabled=not t.settings.selection_lane))
-    # a name the lane matches itself ("the bm25 one", "the test one"): the message as typed
+    # a name the lane matches itself ("the bm25 one", "the test one"): the message as typed,
+    # without a lead of small talk ("Thank you. Would you open ...?" is no question)
+    message = say.without_small_talk_lead(t.text)
     return _gated(t, t.plan("explicit_selected_object_drilldown", "selection", "select_item",
                             f"read as an item of {where}", option_set_id=pool.id,
                             choice_index=named.index if named else None,
                             selection_text=f"open {named.index}" if named and not said
-                            else None, disabled=not t.settings.selection_lane))
+                            else message if message != t.text.strip() else None,
+                            disabled=not t.settings.selection_lane))
 
 
 MIN_NOUN_CHARS = 4
@@ -214,7 +217,7 @@ def _unshown_noun(t: Turn, pool: OptionSet) -> str | None:
     noun = words[at + 1]
     shown = " ".join(f"{i.label} {i.sublabel} {i.target.path or ''}" for i in pool.items).lower()
     if len(noun) < MIN_NOUN_CHARS or not noun.isalpha() or noun in say.LIST_NOUNS \
-            or plural_stem(noun) in say.SCOPE_KIND or noun in say.SCOPE_KIND \
+            or stems(noun)[0] in say.SCOPE_KIND or noun in say.SCOPE_KIND \
             or noun[:MIN_NOUN_CHARS] in shown:
         return None
     return noun
