@@ -1,14 +1,17 @@
 """The answer contract on paraphrased absence claims (issue 32): rules only, and with the
 sentence encoder against absence exemplars.
 
-    python benchmarks/absence_meaning.py [--data FILE] [--out FILE] [--tune]
+    python benchmarks/absence_meaning.py [--data FILE ...] [--out FILE] [--tune [--tune-splits S]]
 
 Every answer of the data file (hand-written; data/evals/meaning/absence_answers.json) is checked
 by `helix.synthesis.contract.check_answer` against its scenario's evidence, which holds the
 answer. Counted per split: absence claims accepted (target 0) and ordinary answers refused as
 absence claims (false alarms), with the phrase rules alone (the baseline, same run) and with
 `AbsenceMeaning` on the shipped all-MiniLM-L6-v2 (numpy encoder) at the configured thresholds
-(`synthesis.absence`). `--tune` searches the thresholds on the `tune` split only (the setting
+(`synthesis.absence`). `--data` takes one file or several (their answers pooled, each keeping
+its split). `--tune` searches the thresholds on the splits named by `--tune-splits` only
+(default `tune`; `all` for every answer given: after a data rotation every set measured so far
+is a tune set, docs/benchmarks.md) (the setting
 whose grid neighbourhood makes the fewest errors: a threshold on a knife's edge is not chosen)
 and reports every split at the chosen ones; the configured defaults are what a tuning run
 chose. Writes benchmarks/results/absence_meaning.json.
@@ -115,11 +118,13 @@ def _choose(grid: dict[tuple[int, float, float], int]) -> tuple[int, float, floa
     return k, sim, margin, mean
 
 
-def tune(cases: list[dict[str, Any]], embedder: Any, base: Any) -> dict[str, Any]:
-    """The thresholds chosen on the tune split alone (`_choose`)."""
+def tune(cases: list[dict[str, Any]], embedder: Any, base: Any,
+         splits: str = "tune") -> dict[str, Any]:
+    """The thresholds chosen on the named splits alone (`_choose`)."""
     from helix.synthesis.absence_meaning import AbsenceMeaning
 
-    tuning = [c for c in cases if c["split"] == "tune"]
+    named = set(splits.split(","))
+    tuning = [c for c in cases if "all" in named or c["split"] in named]
     grid: dict[tuple[int, float, float], int] = {}
     for k in NEIGHBOURS:
         for sim in SIMILARITY_GRID:
@@ -130,30 +135,33 @@ def tune(cases: list[dict[str, Any]], embedder: Any, base: Any) -> dict[str, Any
                 grid[(k, sim, margin)] = sum(
                     r != c["absence"] for c, r in zip(tuning, refused, strict=True))
     k, sim, margin, mean = _choose(grid)
-    return {"fewest_errors": min(grid.values()), "errors": grid[(k, sim, margin)],
+    return {"splits": sorted({c["split"] for c in tuning}), "answers": len(tuning),
+            "fewest_errors": min(grid.values()), "errors": grid[(k, sim, margin)],
             "neighbourhood_mean_errors": mean, "neighbours": k, "similarity_min": sim,
             "margin_min": margin}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=str(DATA))
+    parser.add_argument("--data", nargs="+", default=[str(DATA)])
     parser.add_argument("--out", default=str(OUT))
     parser.add_argument("--tune", action="store_true")
+    parser.add_argument("--tune-splits", default="tune")
     args = parser.parse_args()
     from helix.core.config import HelixConfig, IndexSettings
     from helix.synthesis.absence_meaning import AbsenceMeaning
     from indexers.encoder import query_embedder
 
-    data = json.loads(Path(args.data).read_text(encoding="utf-8"))
-    cases = _cases(data)
+    cases = [case for path in args.data
+             for case in _cases(json.loads(Path(path).read_text(encoding="utf-8")))]
     started = time.perf_counter()
     embedder = Memo(query_embedder(IndexSettings()))
     load_s = time.perf_counter() - started
     policy = HelixConfig().synthesis.absence
-    result: dict[str, Any] = {"data": Path(args.data).name, "model_key": embedder.model_key}
+    result: dict[str, Any] = {"data": ", ".join(Path(p).name for p in args.data),
+                              "model_key": embedder.model_key}
     if args.tune:
-        result["tuning"] = tune(cases, embedder, policy)
+        result["tuning"] = tune(cases, embedder, policy, args.tune_splits)
         policy = policy.model_copy(update={k: result["tuning"][k] for k in (
             "neighbours", "similarity_min", "margin_min")})
     result["policy"] = policy.model_dump()
@@ -166,12 +174,23 @@ def main() -> None:
         t = time.perf_counter()
         verdicts([case], AbsenceMeaning(embedder, policy))
         per_answer.append((time.perf_counter() - t) * 1000)
+    # an answer's spans are embedded once each (the encoder keeps what it embedded): the
+    # spans an answer has compared, and one text's embedding in CPU ms, never seen before
+    compared = [len(meaning.score(c["text"], frozenset())) for c in cases]
+    fresh: list[float] = []
+    for n in range(5):
+        cpu = time.process_time()
+        embedder.inner.embed([f"The excerpts shown say nothing about item {n} of {time.time()}"])
+        fresh.append((time.process_time() - cpu) * 1000)
     splits = sorted({c["split"] for c in cases})
     result["rules_only"] = {s: count(cases, rules, s) for s in splits}
     result["meaning"] = {s: count(cases, with_meaning, s) for s in splits}
     result["timing"] = {"encoder_load_s": round(load_s, 3),
                         "first_pass_s": round(time.perf_counter() - checked, 3),
                         "contract_ms_median_cached": round(statistics.median(per_answer), 3),
+                        "spans_compared_median": statistics.median(compared),
+                        "spans_compared_max": max(compared),
+                        "embed_cpu_ms_per_span": round(statistics.median(fresh), 3),
                         "texts_embedded": embedder.calls}
     Path(args.out).write_text(json.dumps(result, indent=1, sort_keys=True) + "\n",
                               encoding="utf-8")

@@ -10,8 +10,10 @@ history field (its features and the candidates only it brought); without the cal
 features (calls in and out, tests, PageRank, nearness to named definitions); and the hand order
 itself. (The association table was a variant too until it was retired: it added nothing,
 validation file Acc@1 0.440 without it against 0.443 with it, function Acc@5 0.414 against
-0.405.) `all` retrained from the
-shipped model's rows reproduces it (`all_is_shipped`: the same model digest).
+0.405.) `all` retrained from the shipped model's rows scores as it does (the manifest's
+validation figures); `all_is_shipped` says whether the model text is byte-identical too (it was
+not on 2026-11-29: same figures, another digest). The result carries the command, the load
+average at the start and the end, and the CPU seconds.
 With `--test-rows DIR` (`helix eval corpus ranker-rows --split test`), the same models
 are also scored on the test split, reported apart: nothing is chosen on it. `--models DIR`
 keeps each variant's model (DIR/<variant>/). Writes benchmarks/results/ranker_ablation.json.
@@ -21,7 +23,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shlex
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +80,10 @@ def main() -> int:
     train_all = split_groups(args.rows, cases, "train", repos)
     valid_all = split_groups(args.rows, cases, "validation", repos)
     results: dict[str, Any] = {"benchmark": "ranker_ablation", "split": "validation",
-                               "params": params, "trees": shipped["trees"]}
+                               "params": params, "trees": shipped["trees"],
+                               "command": shlex.join(["python", *sys.argv]),
+                               "model_digest": shipped["model_digest"]}
+    load_start, started = os.getloadavg(), time.process_time()
     hand = without_sources(valid_all, ("history",))
     results["hand"] = {**accuracy(hand_scores(hand), hand), "pool_recall": pool_recall(hand)}
     test_all = None
@@ -111,6 +119,9 @@ def main() -> int:
             write_model(args.models / name, chosen["text"],
                         {"variant": name, "without": list(groups)})
         print(json.dumps({name: results[name]}), flush=True)
+    results["load_average"] = {"start": [round(v, 2) for v in load_start],
+                               "end": [round(v, 2) for v in os.getloadavg()]}
+    results["cpu_s"] = round(time.process_time() - started, 1)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return 0

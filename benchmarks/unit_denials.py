@@ -9,8 +9,9 @@ controller's slot coverage (`controller.coverage.measure`), the deterministic an
 (`controller.continuity.optionsets.coverage_of`: confirmed / limited / unsupported). Counted:
 denying lines answered "the evidence gives it in <unit>" or gated `confirmed` (target 0), and
 stating lines not so (target 0); the unit named instead ("in pascal, not in GPa") where the
-data names one. The baseline, run on the same lines: the adjacency rule the unit check had
-before (a negation right before the unit). Writes benchmarks/results/unit_denials.json.
+data names one (an alias names the same unit: "megapascals" is MPa). The baseline, run on the
+same lines: the adjacency rule the unit check had before (a negation right before the unit).
+`--data` takes any file of this format. Writes benchmarks/results/unit_denials.json.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ def baseline_states(line: str, unit: str) -> bool:
 
 
 def summarize(rows: list[dict[str, Any]], lines: list[dict[str, Any]]) -> dict[str, Any]:
+    from controller.units import unit_name
+
     denials = [r for r in rows if r["reading"] == "denies"]
     states = [r for r in rows if r["reading"] == "states"]
     named = [(r, line["instead"]) for r, line in zip(rows, lines, strict=True)
@@ -50,7 +53,9 @@ def summarize(rows: list[dict[str, Any]], lines: list[dict[str, Any]]) -> dict[s
         "denials": len(denials), "affirmations": len(states),
         "denials_confirmed_or_given": len(wrong_denials),
         "affirmations_not_confirmed": len(wrong_states),
-        "instead_named_right": sum(r["instead"] == want for r, want in named),
+        "instead_named_right": sum(r["instead"] == want or (
+            r["instead"] is not None and unit_name(r["instead"]) == unit_name(want) is not None)
+            for r, want in named),
         "instead_expected": len(named),
         "by_truth_mode": {mode: sum(r["truth_mode"] == mode for r in denials)
                           for mode in sorted({r["truth_mode"] for r in denials})},

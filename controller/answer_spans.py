@@ -9,6 +9,8 @@ import re
 from collections.abc import Sequence
 
 from controller.answer_text import (
+    DEF_KINDS,
+    DEF_MODIFIER,
     cite,
     discusses,
     doc_sentences,
@@ -27,9 +29,6 @@ from helix.core.policy import AnswerPolicy
 
 MAX_CLAIM_CHARS = 200
 INDENT = "    "
-DEF_KINDS = {"class": "a class", "def": "a function", "fn": "a function", "func": "a function",
-             "function": "a function", "interface": "an interface", "struct": "a struct",
-             "enum": "an enum", "trait": "a trait", "type": "a type", "module": "a module"}
 
 
 class Answer:
@@ -176,8 +175,7 @@ def indented(text: str) -> str:
 
 
 def def_kind(item: EvidenceItem, signature: str) -> str:
-    first = re.sub(r"^(?:export|pub(?:\([^)]*\))?|public|private|protected|static|abstract|"
-                   r"final|async)\s+", "", signature).split(" ", 1)[0]
+    first = re.sub(rf"^{DEF_MODIFIER}\s+", "", signature).split(" ", 1)[0]
     kind = DEF_KINDS.get(first, "")
     if kind == "a function" and item.symbol and "." in item.symbol:
         return "a method"

@@ -281,10 +281,17 @@ def code_line(line: str) -> str:
     return quote(line)
 
 
-_DEF_LINE = re.compile(
-    r"(?:export\s+|pub(?:\([^)]*\))?\s+|public\s+|private\s+|protected\s+|static\s+|"
-    r"abstract\s+|final\s+|async\s+)*"
-    r"(?:def|class|fn|func|function|interface|struct|enum|trait|impl|module|type)\b")
+# A definition's keyword, and the kind of thing it defines, across languages (`impl` opens a
+# definition but names no kind), and the modifiers that may come before it ("export",
+# "pub(crate)", "public static"): one list for the signature finder and the answer writer.
+DEF_KINDS = {"class": "a class", "def": "a function", "fn": "a function", "func": "a function",
+             "function": "a function", "interface": "an interface", "struct": "a struct",
+             "enum": "an enum", "trait": "a trait", "type": "a type", "module": "a module"}
+DEF_KEYWORDS = (*DEF_KINDS, "impl")
+DEF_MODIFIERS = ("export", "public", "private", "protected", "static", "abstract", "final",
+                 "async")
+DEF_MODIFIER = rf"(?:{word_alternation(DEF_MODIFIERS)}|pub(?:\([^)]*\))?)"
+_DEF_LINE = re.compile(rf"(?:{DEF_MODIFIER}\s+)*(?:{word_alternation(DEF_KEYWORDS)})\b")
 _SIGNATURE_END = re.compile(r"(?::|\{|;|=>|\bdo)\s*(?:#.*)?$")
 _COMMENT = re.compile(r"^\s*(?://+|/\*+|\*+/?|#(?!\[))\s?")
 

@@ -20,8 +20,8 @@ from controller.members import verb_members
 from controller.name_words import name_table
 from controller.reasons import Reason
 from controller.revision_cache import PerRevision
-from controller.text import held_at_most, name_tokens, stem, token_set
-from helix.core.english import QUESTION_LEADS
+from controller.text import held_at_most, name_tokens, token_set
+from helix.core.english import QUESTION_LEADS, stems
 from helix.core.policy import Pools
 from helix.core.ports import Embedder
 from helix.core.schemas import Chunk, ChunkHead, Frozen, Hit, SymbolDef
@@ -348,7 +348,8 @@ class PathTable:
     files under each word: built once per index revision, not once per question."""
 
     def __init__(self, paths: Sequence[str]) -> None:
-        self.words = {path: frozenset(stem(t) for t in tokenize(module_of(path).replace("/", " ")))
+        self.words = {path: frozenset(stems(t)[0] for t in
+                                      tokenize(module_of(path).replace("/", " ")))
                       for path in paths}
         self.under: dict[str, list[str]] = {}
         for path, tokens in self.words.items():
@@ -382,7 +383,8 @@ def _path_words(index: IndexReader, request: Request, pools: Pools) -> list[Pair
     """Files whose path words (directories, stem) the query uses ("the websocket close code"
     -> `websockets.py`, "percent encoding in urlparse" -> `_urlparse.py`): scored by the idf
     of the shared words, each file shown by its best chunk for the query."""
-    query = {stem(t) for t in tokenize(request.query) if len(t) >= pools.path_word_min_chars}
+    query = {stems(t)[0] for t in tokenize(request.query)
+             if len(t) >= pools.path_word_min_chars}
     if not query:
         return []
     return _files_shown(index, path_table(index).ranked(query), request, {})

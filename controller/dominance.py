@@ -17,8 +17,9 @@ from collections.abc import Mapping, Sequence
 
 from controller.coverage import states
 from controller.evidence import CODE_CHUNK_KINDS, defines, is_test
-from controller.text import contains_phrase, jaccard, phrase_tokens, stem, token_set
+from controller.text import contains_phrase, jaccard, phrase_tokens, token_set
 from helix.core.config import RetrievalSettings
+from helix.core.english import stems
 from helix.core.schemas import Chunk, Frozen
 
 LABEL_WORDS = 3  # distinctive words that name a sense
@@ -198,7 +199,7 @@ def _proves(chunk: Chunk, term: str, names: frozenset[str]) -> bool:
     of it (`OpticalCavity`, a heading "The optical cavity"), or states it in prose."""
     if defines(chunk, names) is not None:
         return True
-    wanted = {term.lower(), stem(term.lower())}
+    wanted = set(stems(term.lower()))
     if chunk.kind == "code_def" and chunk.symbol and _last_word(chunk.symbol) in wanted:
         return True
     if chunk.heading_path and _last_word(chunk.heading_path[-1].replace(" ", "_")) in wanted:
@@ -214,7 +215,7 @@ def score_senses(senses: Sequence[Sense], term: str,
     Mass: retrieved chunks that mention the term and belong to the sense (its files, or closest
     by context); proofs: those that define it (a def/class named for it) or state it in prose.
     """
-    names = frozenset({term.lower(), stem(term.lower())})
+    names = frozenset(stems(term.lower()))
     out: list[SenseScore] = []
     for sense in senses:
         mass: set[str] = set()

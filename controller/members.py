@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from controller.text import stem
+from helix.core.english import stems
 from helix.core.schemas import SymbolDef
 from indexers.graph import is_test_path
 
@@ -50,7 +50,7 @@ def first_word(member: str) -> str:
     """A member name's first word, lowercased and stemmed: `build_with_files`, `buildIndex`,
     `builds` -> build."""
     match = _FIRST_WORD.search(member.lstrip("_"))
-    return stem(match.group(0).lower()) if match else ""
+    return stems(match.group(0).lower())[0] if match else ""
 
 
 def _path_of(graph: Any, node: str) -> str:

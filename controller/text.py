@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from helix.core.english import LONG_FORMS, plural_stem
+from helix.core.english import LONG_FORMS, stems
 from indexers.tokenize import expand, tokenize, words
 
 # An identifier worth keeping whole: snake_case, CamelCase, dotted, or with digits.
@@ -27,9 +27,6 @@ def is_identifier(word: str) -> bool:
     return bool(_IDENT.match(word))
 
 
-stem = plural_stem  # helix.core.english: the one home of the stemmers
-
-
 TOKEN_CACHE = 32768  # distinct texts whose token sets are remembered (chunks repeat a lot)
 
 
@@ -39,7 +36,7 @@ _WORDS_KEPT = 500_000
 
 @lru_cache(maxsize=TOKEN_CACHE)
 def token_set(text: str) -> frozenset[str]:
-    """`frozenset(stem(t) for t in tokenize(text))`, each distinct word expanded and stemmed
+    """`frozenset(stems(t)[0] for t in tokenize(text))`, each distinct word expanded and stemmed
     once (the cost of a question is mostly this, for the chunks it has not seen before)."""
     memo = _WORD_TOKENS
     out: set[str] = set()
@@ -48,7 +45,7 @@ def token_set(text: str) -> frozenset[str]:
         if tokens is None:
             if len(memo) >= _WORDS_KEPT:
                 memo.clear()
-            tokens = memo[word] = frozenset(map(stem, expand(word)))
+            tokens = memo[word] = frozenset(stems(t)[0] for t in expand(word))
         out |= tokens
     return frozenset(out)
 
@@ -78,8 +75,8 @@ def phrase_tokens(phrase: str) -> tuple[str, ...]:
         return ()
     # For an identifier, the whole lowercased name is the first token; its parts follow.
     if is_identifier(phrase.strip("`")):
-        return (stem(parts[0]),)
-    return tuple(dict.fromkeys(stem(p) for p in parts))
+        return (stems(parts[0])[0],)
+    return tuple(dict.fromkeys(stems(p)[0] for p in parts))
 
 
 def contains_phrase(tokens: frozenset[str], phrase: str) -> bool:
@@ -124,4 +121,4 @@ def spelled_out(tokens: frozenset[str]) -> frozenset[str]:
 def name_tokens(symbol: str) -> frozenset[str]:
     """An identifier's words, stemmed like the question's: `OutputStreamFormatter.format_rules`
     -> {output, stream, formatter, format, rule}."""
-    return frozenset(stem(p.lower()) for p in _NAME_PARTS.findall(symbol) if len(p) > 1)
+    return frozenset(stems(p.lower())[0] for p in _NAME_PARTS.findall(symbol) if len(p) > 1)

@@ -18,6 +18,7 @@ one (unit names by dimension: controller/units.toml).
     states_unit(line, unit)      -> the line states the quantity in `unit`
     denies_unit(line, unit)      -> the line names `unit` and only denies it
     stated_instead(line, unit)   -> the unit the line states where it denies `unit`
+    unit_name(word)              -> the unit's first name ("megapascals" -> MPa)
     text_states_unit(text, unit, quantity=()) -> some line of `text` states it
 """
 
@@ -83,6 +84,12 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int) -> str | No
             return token.text
         previous = token.lower
     return None
+
+
+def unit_name(word: str) -> str | None:
+    """The first name of the unit `word` names ("megapascals" -> MPa), or None."""
+    found = _unit_names().unit_of.get(_key(word))
+    return found[1] if found else None
 
 
 def _is_number(word: str) -> bool:
@@ -166,8 +173,13 @@ def _elsewhere(reading: Reading, text: str, quantity: tuple[str, ...]) -> set[in
     """Sentences that name the asked quantity only where a negation reaches it as an object
     ("GPa is for the modulus, not for the tile pressure", "bar has nothing to do with the
     tile pressure"): a unit such a sentence names outside every negation's reach belongs to
-    something else."""
+    something else. Not when a negation reaching the quantity reaches a unit too: it denies
+    that unit for the quantity ("We no longer use MPa for the tile pressure; it is GPa now",
+    "It is not true that tile pressure is in MPa; it is in GPa")."""
     said: dict[int, set[bool]] = {}
+    with_unit = {token.sentence for token, reached in zip(reading.tokens, reading.reaches,
+                                                          strict=False)
+                 if reached and _is_unit_name(token.text, "")}
     for phrase in quantity:
         pattern = _quantity_pattern(phrase)
         for match in pattern.finditer(text) if pattern else ():
@@ -175,7 +187,8 @@ def _elsewhere(reading: Reading, text: str, quantity: tuple[str, ...]) -> set[in
             if index is not None and reading.reaches:
                 said.setdefault(reading.tokens[index].sentence, set()).add(
                     reading.reaches[index] % 2 == 1)
-    return {sentence for sentence, reached in said.items() if reached == {True}}
+    return {sentence for sentence, reached in said.items()
+            if reached == {True} and sentence not in with_unit}
 
 
 def _unreached(reading: Reading, index: int | None) -> bool:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from helix.core.english import inflection_variants
+from helix.core.english import stems
 from helix.core.schemas import Chunk
 from indexers.tokenize import tokenize
 
@@ -356,10 +356,8 @@ class BM25Index:
     def known_forms(self, tokens: Sequence[str]) -> list[str]:
         out: list[str] = []
         for token in tokens:
-            if token in self._vocab:
-                out.append(token)
-                continue
-            base = next((v for v in inflection_variants(token) if v in self._vocab), None)
+            base = next((v for v in (token, *stems(token, "inflection")) if v in self._vocab),
+                        None)
             if base is not None:
                 out.append(base)
         return out
@@ -378,8 +376,8 @@ class BM25Index:
         if len(word) < SPELL_MIN_CHARS or self.known_forms([word]):
             return None
         near = [c for c in one_edit_words(word) if self.doc_freq(c) >= 1]
-        bases = {word, *inflection_variants(word)}
-        if any(bases & {c, *inflection_variants(c)} for c in near):
+        bases = set(stems(word, "inflection"))
+        if any(bases.intersection(stems(c, "inflection")) for c in near):
             return None  # another form of a word the repository has ('applied', 'applies')
         found = [(0 if len(c) == len(word) and sorted(c) == sorted(word) else 1,
                   -self.doc_freq(c), c) for c in near if self.doc_freq(c) >= min_docs]

@@ -29,7 +29,7 @@ from typing import Any
 
 import orjson
 
-from helix.core.english import plural_stem
+from helix.core.english import stems
 from helix.core.git import GitOutputTooLarge, run_git, stream_git
 from indexers.formats import DefRow
 from indexers.tokenize import expand, words
@@ -206,7 +206,7 @@ def read_commits(root: Path, head: str, max_commits: int, stop: str | None = Non
 
 def message_words(message: str) -> frozenset[str]:
     """The message's words as the controller reads a question (`controller.text.token_set`)."""
-    return frozenset(plural_stem(t) for w in set(words(message)) for t in expand(w))
+    return frozenset(stems(t)[0] for w in set(words(message)) for t in expand(w))
 
 
 BIG = 1 << 40  # the last line of an open-ended segment

@@ -276,14 +276,14 @@ def test_path_table_is_built_once_per_index_and_ranks_as_a_scan_of_every_path() 
     import math
 
     from controller.channels import PathTable, path_table
-    from controller.text import stem
+    from helix.core.english import stems
     from indexers.tokenize import tokenize
 
     index = _index()
     assert path_table(index) is path_table(index)  # not rebuilt per question
     paths = sorted(r.path for r in index.files())
     table = PathTable(paths)
-    words = {p: frozenset(stem(t) for t in tokenize(module_of(p).replace("/", " ")))
+    words = {p: frozenset(stems(t)[0] for t in tokenize(module_of(p).replace("/", " ")))
              for p in paths}
     df: dict[str, int] = {}
     for tokens in words.values():

@@ -247,9 +247,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # contract's absence thresholds, synthesis.absence, issue 32; retrieval.ranker, the hand order
     # by default, and index.history_*, off: issue 31; then retrieval.ranker.digest, the shipped
     # model's by default; then pools.verb_members, on: issue 29; then the association table
-    # retired: retrieval.ranker.expand_words and assoc_k gone, the model retrained without it)
+    # retired: retrieval.ranker.expand_words and assoc_k gone, the model retrained without it;
+    # then synthesis.absence retuned on every set with cited_margin added: issue 32, absence5)
     assert HelixConfig().evidence_hash == (
-        "sha256:064f72a598c02a3986a7c26535af3e38d78dff227ad193b66e26af89642c6e79")
+        "sha256:6c252569743c9b35c71fd991754ac47ca7115c4ae7e69f26932ebfc97bcc1414")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -1,18 +1,18 @@
 from __future__ import annotations
 
-from helix.core.english import inflection_variants
+from helix.core.english import stems
 from indexers.bm25 import BM25Index
 from indexers.tokenize import tokenize
 
 
-def test_inflection_variants_offer_base_forms() -> None:
-    assert inflection_variants("decided")[0] == "decide"
-    assert inflection_variants("built") == ("build",)
-    assert inflection_variants("indexes")[0] == "index"
-    assert "build" in inflection_variants("building")
-    assert "stop" in inflection_variants("stopped")
-    assert inflection_variants("policies")[0] == "policy"
-    assert inflection_variants("class") == ()
+def test_the_inflection_strength_offers_base_forms() -> None:
+    assert stems("decided", "inflection")[0] == "decide"
+    assert stems("built", "inflection") == ("build", "built")
+    assert stems("indexes", "inflection")[0] == "index"
+    assert "build" in stems("building", "inflection")
+    assert "stop" in stems("stopped", "inflection")
+    assert stems("policies", "inflection")[0] == "policy"
+    assert stems("class", "inflection") == ("class",)
 
 
 def test_query_word_unknown_to_the_corpus_matches_its_base_form() -> None:

@@ -29,13 +29,14 @@ from controller.continuity.state import (
     PendingKind,
     PendingState,
 )
-from controller.continuity.vocabulary_data import compiled, filler
+from controller.continuity.vocabulary_data import VOCABULARY, compiled, filler
 from helix.core.config import ContinuitySettings
 from helix.core.english import (
     LAST,
     ORDINAL_SUFFIX,
     ordinal_alternation,
     ordinal_value,
+    word_alternation,
 )
 from helix.core.schemas import Frozen
 
@@ -45,10 +46,12 @@ LABEL_SEPARATOR = "|"
 
 _FILLER = filler("choice")
 _CHOICE_VERB = compiled("CHOICE_VERB")
+_LEADS = word_alternation(tuple(VOCABULARY["lists"]["choice_leads"]))
+_TAILS = word_alternation(tuple(VOCABULARY["lists"]["choice_tails"]))
 _ORDINAL = re.compile(
-    r"^(?:the\s+)?(?:(?:option|number|no\.?|item|choice|#)\s*)?"
+    rf"^(?:the\s+)?(?:(?:{_LEADS})\s*)?"
     rf"(?P<n>\d+(?={ORDINAL_SUFFIX}|\b)|{ordinal_alternation(numbers=True)}){ORDINAL_SUFFIX}?"
-    r"(?:\s+(?:one|option|sense|meaning|choice))?$")
+    rf"(?:\s+(?:{_TAILS}))?$")
 _YES = compiled("REPLY_YES")
 _NO = compiled("REPLY_NO")
 _SCOPE = compiled("REPLY_SCOPE")

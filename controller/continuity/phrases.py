@@ -28,8 +28,8 @@ def _compiled(name: str, flags: int = 0) -> re.Pattern[str]:
 
 # --- small talk: a whole message that is not about the repository ----------------------------
 _WORDS = VOCABULARY["words"]
-_GREETING, _THANKS, _ACK, _FAREWELL = (_WORDS["greeting"], _WORDS["thanks"], _WORDS["ack"],
-                                       _WORDS["farewell"])
+_GREETING, _THANKS, _ACK, _FAREWELL, _JOIN = (
+    _WORDS["greeting"], _WORDS["thanks"], _WORDS["ack"], _WORDS["farewell"], _WORDS["join"])
 _CAPABILITIES = _compiled("_CAPABILITIES")
 _IDENTITY = _compiled("_IDENTITY")
 _SMALL_TALK_WORDS = re.compile(
@@ -42,8 +42,8 @@ _KIND_ORDER: tuple[tuple[SmallTalkKind, re.Pattern[str]], ...] = (
 )
 # a small-talk lead-in before the real message ("thanks, where is ...", "ok so open it")
 _SMALL_TALK_LEAD = re.compile(
-    rf"^\s*(?:(?:(?:{_GREETING}|{_THANKS}|{_ACK})\s*)+[,;:!.]+\s*(?:(?:so|and|now|then|but)\s+)*|"
-    rf"(?:(?:{_THANKS}|{_ACK})\s+)+(?:so|and|now|then|but)\s+)", re.IGNORECASE)
+    rf"^\s*(?:(?:(?:{_GREETING}|{_THANKS}|{_ACK})\s*)+[,;:!.]+\s*(?:{_JOIN}\s+)*|"
+    rf"(?:(?:{_THANKS}|{_ACK})\s+)+{_JOIN}\s+)", re.IGNORECASE)
 
 # --- hard interrupts, corrections, "tell me more", pivots ------------------------------------
 RESET = _compiled("RESET")

@@ -33,7 +33,7 @@ from controller.continuity.spelling import respelled
 from controller.continuity.state import OptionSet
 from controller.continuity.turn_plan import Intent, Reading, Turn, TurnPlan
 from controller.continuity.wording import pivot_question
-from helix.core.english import FOLLOWUP_LEADS, plural_stem, word_alternation
+from helix.core.english import FOLLOWUP_LEADS, stems, word_alternation
 
 Builder = Callable[[Turn, Reading], TurnPlan | None]
 _DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
@@ -214,7 +214,7 @@ def _unshown_noun(t: Turn, pool: OptionSet) -> str | None:
     noun = words[at + 1]
     shown = " ".join(f"{i.label} {i.sublabel} {i.target.path or ''}" for i in pool.items).lower()
     if len(noun) < MIN_NOUN_CHARS or not noun.isalpha() or noun in say.LIST_NOUNS \
-            or plural_stem(noun) in say.SCOPE_KIND or noun in say.SCOPE_KIND \
+            or stems(noun)[0] in say.SCOPE_KIND or noun in say.SCOPE_KIND \
             or noun[:MIN_NOUN_CHARS] in shown:
         return None
     return noun

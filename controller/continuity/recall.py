@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from controller.continuity.optionsets import SUBJECT_SLOTS
 from controller.continuity.turn import TurnResult
 from helix.core.changes import SPAN_WORDS, QuestionDrift
-from helix.core.english import RECAP_WORDS, suffix_stem
+from helix.core.english import RECAP_WORDS, stems
 
 RECAP_MAX_MATCHES = 5
 META_MAX_PLACES = 8
@@ -69,7 +69,7 @@ def meta_answer(answer_turn: TurnResult, question: str) -> tuple[str, str]:
 
 def topic_terms(topic: str) -> list[str]:
     words = re.findall(r"[a-z0-9_]+", topic.lower())
-    return [suffix_stem(w) for w in words if w not in RECAP_WORDS and len(w) >= 3]
+    return [stems(w, "suffix")[0] for w in words if w not in RECAP_WORDS and len(w) >= 3]
 
 
 def _turn_text(turn: TurnResult) -> str:

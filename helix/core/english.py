@@ -22,11 +22,11 @@ Ordinals (one table, one parser: the continuity lanes read "the second one", "op
     ORDINAL_WORDS, NUMBER_WORDS, LAST_WORD, ORDINAL_SUFFIX
     ordinal_value       "second" / "2nd" / "2" / "two" -> 2, "last" -> LAST (-1), else None
     ordinal_alternation the words as one regex alternation, longest first
-Stemmers:
-    plural_stem         "tiles" -> "tile": how the controller matches words (tiny, exact)
-    suffix_stem         "tokenizers" -> "token": a recap topic's looser match
-    inflection_variants "decided" -> "decide", "decid": the base forms a query word may stand
-                        for (the BM25 query side keeps those its vocabulary has)
+The stemmer, one function at three strengths (and two helpers that are not stemmers):
+    stems               "tiles" -> ("tile", "tiles"): plural (the controller's exact match),
+                        suffix ("tokenizers" -> "token": a recap topic's looser match),
+                        inflection ("decided" -> "decide", "decid": the base forms a query word
+                        may stand for; the BM25 query side keeps those its vocabulary has)
     plural_forms        "tests" -> {"test", "tests", "testes", ...}: an absence claim's term
                         looked up among the evidence's words
     looks_past_tense    "decided": a question's closing verb, not its subject's last word
@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Literal
 
 _FUNCTION_WORDS = """
     a an the of to in on at by for with from into onto as about over under than then and or but
@@ -98,11 +99,62 @@ RECAP_WORDS: frozenset[str] = frozenset(
      "is", "are", "did", "do", "you", "talk", "what"})
 
 
-def plural_stem(token: str) -> str:
-    """Plural-insensitive matching ("tiles" ~ "tile"); deliberately tiny and deterministic."""
-    if len(token) > 3 and token.endswith("s") and not token.endswith("ss"):
-        return token[:-1]
-    return token
+Strength = Literal["plural", "suffix", "inflection"]
+_SUFFIXES = ("ization", "izer", "izers", "ing", "ers", "er", "ed", "es", "s")
+_SUFFIX_KEEPS = 4  # letters a suffix cut leaves at least
+# Irregular verbs a question uses for what code names in the base form ("where is it built?").
+_IRREGULAR = {"built": "build", "made": "make", "ran": "run", "written": "write",
+              "wrote": "write", "chosen": "choose", "chose": "choose", "sent": "send",
+              "kept": "keep", "found": "find", "held": "hold", "read": "read", "set": "set",
+              "split": "split", "thrown": "throw", "taken": "take", "given": "give"}
+
+
+def stems(word: str, strength: Strength = "plural") -> tuple[str, ...]:
+    """The one stemmer: the base forms `word` may stand for, most likely first, and last the
+    word itself (so `stems(w)[0]` is w's stem, `w` when nothing is cut). The strength is the
+    caller's:
+
+        plural      "tiles" -> ("tile", "tiles"); "class" -> ("class",): a final "s" (not
+                    "ss") cut when three letters remain. How the controller, the index's
+                    history words and the continuity lanes match words: tiny and exact.
+        suffix      "tokenizers" -> ("token", "tokenizers"); "uses" -> ("uses",): the first
+                    common suffix cut when four letters remain. A recap topic's and an
+                    absence claim's looser match.
+        inflection  "decided" -> ("decide", "decid", "decided"); "built" -> ("build",
+                    "built"): every base an inflection (irregular verbs too) may come from;
+                    the BM25 query side keeps the first its vocabulary has, so a wrong guess
+                    costs nothing.
+    """
+    if strength == "plural":
+        cut = len(word) > 3 and word.endswith("s") and not word.endswith("ss")
+        return (word[:-1], word) if cut else (word,)
+    if strength == "suffix":
+        return next(((word[: -len(s)], word) for s in _SUFFIXES
+                     if word.endswith(s) and len(word) - len(s) >= _SUFFIX_KEEPS), (word,))
+    bases = (v for v in _inflection_bases(word) if len(v) > 2 and v != word)
+    return (*dict.fromkeys(bases), word)
+
+
+def _inflection_bases(token: str) -> list[str]:
+    """`stems(token, "inflection")`'s guesses, most likely first (before the short ones go)."""
+    out: list[str] = []
+    if token in _IRREGULAR:
+        out.append(_IRREGULAR[token])
+    if token.endswith("ied") and len(token) > 4:
+        out.append(token[:-3] + "y")
+    if token.endswith("ed") and len(token) > 4:
+        out += [token[:-1], token[:-2]]
+        if len(token) > 5 and token[-3] == token[-4]:  # stopped -> stop
+            out.append(token[:-3])
+    if token.endswith("ing") and len(token) > 5:
+        out += [token[:-3], token[:-3] + "e"]
+        if token[-4] == token[-5]:  # running -> run
+            out.append(token[:-4])
+    if token.endswith("ies") and len(token) > 4:
+        out.append(token[:-3] + "y")
+    if token.endswith("es") and len(token) > 4:
+        out.append(token[:-2])
+    return [*out, *stems(token)[:-1]]  # and the plural cut, last
 
 
 # How code shortens words a question spells out (general programming usage, nothing of one
@@ -129,58 +181,13 @@ def _long_forms(text: str) -> dict[str, frozenset[str]]:
     out: dict[str, frozenset[str]] = {}
     for entry in text.split(";"):
         short, *longs = entry.split()
-        forms = {plural_stem(w) for w in longs} | {plural_stem(w + "s") for w in longs}
-        forms |= {plural_stem(w[:-1] + "ies") for w in longs if w.endswith("y")}
-        out[plural_stem(short)] = frozenset(forms)
+        forms = {stems(w)[0] for w in longs} | {stems(w + "s")[0] for w in longs}
+        forms |= {stems(w[:-1] + "ies")[0] for w in longs if w.endswith("y")}
+        out[stems(short)[0]] = frozenset(forms)
     return out
 
 
 LONG_FORMS: dict[str, frozenset[str]] = _long_forms(_SHORT_FORMS_TEXT)
-
-
-_SUFFIXES = ("ization", "izer", "izers", "ing", "ers", "er", "ed", "es", "s")
-
-
-def suffix_stem(word: str) -> str:
-    """The first common suffix cut when at least four letters remain ("tokenizers" ->
-    "token"... "tokenizer" -> "token"): loose, for matching a remembered topic."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
-
-
-# Irregular verbs a question uses for what code names in the base form ("where is it built?").
-_IRREGULAR = {"built": "build", "made": "make", "ran": "run", "written": "write",
-              "wrote": "write", "chosen": "choose", "chose": "choose", "sent": "send",
-              "kept": "keep", "found": "find", "held": "hold", "read": "read", "set": "set",
-              "split": "split", "thrown": "throw", "taken": "take", "given": "give"}
-
-
-def inflection_variants(token: str) -> tuple[str, ...]:
-    """Base forms a query word may stand for, most likely first (`decided` -> `decide`,
-    `decid`; `indexes` -> `index`; `building` -> `build`). The caller keeps only variants its
-    vocabulary has, so a wrong guess costs nothing."""
-    out: list[str] = []
-    if token in _IRREGULAR:
-        out.append(_IRREGULAR[token])
-    if token.endswith("ied") and len(token) > 4:
-        out.append(token[:-3] + "y")
-    if token.endswith("ed") and len(token) > 4:
-        out += [token[:-1], token[:-2]]
-        if len(token) > 5 and token[-3] == token[-4]:  # stopped -> stop
-            out.append(token[:-3])
-    if token.endswith("ing") and len(token) > 5:
-        out += [token[:-3], token[:-3] + "e"]
-        if token[-4] == token[-5]:  # running -> run
-            out.append(token[:-4])
-    if token.endswith("ies") and len(token) > 4:
-        out.append(token[:-3] + "y")
-    if token.endswith("es") and len(token) > 4:
-        out.append(token[:-2])
-    if token.endswith("s") and not token.endswith("ss") and len(token) > 3:
-        out.append(token[:-1])
-    return tuple(dict.fromkeys(v for v in out if len(v) > 2 and v != token))
 
 
 def plural_forms(term: str) -> set[str]:

@@ -27,7 +27,8 @@ through it, one opened inside ends at its ")". The cues (data: helix/core/negati
                 clause before it: "if you see GPa there, that label is wrong"
     reply       a question answered no denies the question: "kPa? No: it is pascal"
     elliptical  a clause that is only a negation denies the clause before: "bar in the beta,
-                not anymore"
+                not anymore"; as the reply to a question, the question ("GPa? Not since 2.0.")
+    harmful     a predicate of harm, the clause before it: "assuming GPa will break it"
     interjected a forward cue's scope skips an interjection: "not, as some say, in MPa"
     relative    a relative clause after a contrasted phrase describes it: "unlike the gauge
                 readings, which use bar, ..."
@@ -74,6 +75,7 @@ class Cues:
     anaphora: frozenset[str]
     negative_replies: Phrases
     elliptical: Phrases
+    harmful: Phrases
     relatives: frozenset[str]
     relatives_after: Phrases
     negators: Phrases
@@ -86,6 +88,7 @@ class Cues:
     label_marks: frozenset[str]
     label_predicates: frozenset[str]
     participle_endings: tuple[str, ...]
+    validity: frozenset[str]
 
 
 def _phrases(words: list[str]) -> Phrases:
@@ -112,7 +115,7 @@ def cues() -> Cues:
         change_verbs=frozenset(cue["change_verbs"]), change_from=frozenset(cue["change_from"]),
         change_to=frozenset(cue["change_to"]), anaphora=frozenset(cue["anaphora"]),
         negative_replies=_phrases(cue["negative_replies"]),
-        elliptical=_phrases(cue["elliptical"]),
+        elliptical=_phrases(cue["elliptical"]), harmful=_phrases(cue["harmful"]),
         relatives=frozenset(cue["relatives"]), relatives_after=_phrases(cue["relatives_after"]),
         negators=_phrases(pred["negators"]),
         fillers=frozenset(pred["fillers"]),
@@ -120,7 +123,8 @@ def cues() -> Cues:
         infinitive=frozenset(pred["infinitive"]), determiners=frozenset(pred["determiners"]),
         subject_words=int(pred["subject_words"]), label_marks=frozenset(pred["label_marks"]),
         label_predicates=frozenset(pred["label_predicates"]),
-        participle_endings=tuple(pred["participle_endings"]))
+        participle_endings=tuple(pred["participle_endings"]),
+        validity=frozenset(pred["validity"]))
 
 
 @dataclass(frozen=True)
@@ -291,15 +295,17 @@ def _alone(cl: _Clauses, at: int, length: int) -> bool:
 
 
 def _replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
-    """Sentences that ask a question the next sentence answers no ("kPa? No: ...")."""
+    """Sentences that ask a question the next sentence answers no ("kPa? No: ..."), or
+    answers with a negation of time, whatever follows it ("GPa? Not since 2.0.")."""
     out = set()
     for i in range(len(tokens) - 1):
         if tokens[i].text != "?" or tokens[i + 1].sentence == tokens[i].sentence:
             continue
         n = _match(tokens, i + 1, c.negative_replies)
         after = i + 1 + n
-        if n and (after >= len(tokens) or tokens[after].sentence != tokens[i + 1].sentence
-                  or not tokens[after].text[:1].isalnum()):
+        if (n and (after >= len(tokens) or tokens[after].sentence != tokens[i + 1].sentence
+                   or not tokens[after].text[:1].isalnum())) \
+                or _match(tokens, i + 1, c.elliptical):
             out.add(tokens[i].sentence)
     return out
 
@@ -327,26 +333,39 @@ def _subject(cl: _Clauses, negator: int) -> list[int]:
     i = negator - 1
     while i >= 0 and tokens[i].lower in c.fillers and not cl.boundary[i]:
         i -= 1
-    verb = _negative(tokens[negator]) or i < negator - 1
+    validity = _validity_after(cl, negator)  # "GPa not accepted": no verb needed
+    verb = _negative(tokens[negator]) or i < negator - 1 or validity
     if not verb or i < 0 or cl.boundary[i] or not tokens[i].text[:1].isalnum():
         return []
-    return _noun_phrase(cl, i)
+    return _noun_phrase(cl, i, whole=validity)
 
 
-def _noun_phrase(cl: _Clauses, head: int) -> list[int]:
+def _validity_after(cl: _Clauses, negator: int) -> bool:
+    """The negated predicate is one of validity ("is no longer supported", "isn't used")."""
+    tokens, c = cl.tokens, cl.c
+    after = negator + (_match(tokens, negator, c.negators) or 1)
+    while after < len(tokens) and tokens[after].lower in c.fillers:
+        after += 1
+    return after < len(tokens) and tokens[after].lower in c.validity
+
+
+def _noun_phrase(cl: _Clauses, head: int, *, whole: bool = False) -> list[int]:
     """The subject ending at token `head`: its head and the words before it that modify it
     ("Bar readings are not ...", "the GPa values aren't ..."), up to `subject_words` words; none
-    when the head is the object of a preposition ("values in GPa are not rounded")."""
+    when the head is the object of a preposition ("values in GPa are not rounded"), unless the
+    `whole` phrase is judged (a validity predicate: "pressure in GPa is not supported"), which
+    runs through its prepositions, up to twice as many words."""
     tokens, c = cl.tokens, cl.c
     phrase = [head]
     i = head - 1
-    while i >= 0 and len(phrase) < c.subject_words and not cl.boundary[i] \
-            and tokens[i].sentence == tokens[head].sentence and tokens[i].text[:1].isalnum() \
-            and tokens[i].lower not in c.prepositions | c.determiners | c.coordinators \
+    stops = c.determiners | c.coordinators | (frozenset() if whole else c.prepositions)
+    while i >= 0 and len(phrase) < c.subject_words * (2 if whole else 1) \
+            and not cl.boundary[i] and tokens[i].sentence == tokens[head].sentence \
+            and tokens[i].text[:1].isalnum() and tokens[i].lower not in stops \
             and tokens[i].lower not in c.fillers:
         phrase.append(i)
         i -= 1
-    if i >= 0 and not cl.boundary[i] and tokens[i].lower in c.prepositions:
+    if not whole and i >= 0 and not cl.boundary[i] and tokens[i].lower in c.prepositions:
         return []
     return phrase
 
@@ -427,6 +446,8 @@ def read(text: str) -> Reading:
             deny(_change_scope(cl, i))
         if (n := _match(tokens, i, c.elliptical)) and _alone(cl, i, n):
             deny(_previous_clause(cl, i))
+        if _match(tokens, i, c.harmful):
+            deny(cl.backward(i))
     return Reading(tokens=tokens, denied=tuple(d or r % 2 == 1 for d, r in zip(denied, reaches,
                                                                                strict=True)),
                    reaches=tuple(reaches))

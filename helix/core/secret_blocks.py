@@ -59,6 +59,15 @@ _VALUE_MARKER = re.compile(
     r"|(?:<value>[ \t]*)")
 
 
+# The key of a mapping under a secret name that holds the secret itself (Travis CI's
+# `password:` / `secure: <encrypted>`, a schema's `value:` or `default:`)
+_VALUE_HOLDERS = frozenset({"secure", "value", "plain", "plaintext", "default", "content"})
+
+
+def _child_key(mapping: str) -> str:
+    return mapping.rstrip(" \t:").strip("\"'").lower()
+
+
 def _lines(text: str, at: int, count: int) -> list[tuple[int, int]]:
     """(start, end) of the `count` lines after the line holding `at`."""
     out: list[tuple[int, int]] = []
@@ -115,7 +124,7 @@ def _block(text: str, lines: list[tuple[int, int]], indent: int, strength: str
     first = body[0][0] + (_indent(text, *body[0]) or 0)
     value = text[first:body[-1][1]]
     joined = "".join(value.split())
-    if (strength == "weak" and not credential_like(joined)) or (
+    if (strength in ("weak", "paired") and not credential_like(joined)) or (
             strength == "keyed" and not random_token(joined)):
         return None
     if len(value.strip()) < MIN_VALUE:
@@ -155,8 +164,11 @@ def _yaml(text: str) -> Iterator[Found]:
                 if found is not None:
                     yield found
             continue
-        if _MAPPING.match(text, at, end):
-            continue  # a nested mapping: its own keys are named
+        child = _MAPPING.match(text, at, end)
+        if child is not None:  # a nested mapping: its own keys are named, unless the key
+            if _child_key(child.group()) not in _VALUE_HOLDERS:  # only holds the value
+                continue
+            at = child.end()
         found = _scalar(text, at, end, strength)
         if found is not None:
             yield found

@@ -55,6 +55,10 @@ MIN_BODY_ENTROPY = 4.0  # bits per character of a bare run of key-body lines
 MIN_WORDLESS_ENTROPY = 4.3  # bits per character of a token body without digits
 MIN_RANDOM_LETTERS = 16  # a letters-only value under a token/key name read as random ...
 RANDOM_LETTERS_SLACK = 0.3  # ... when its entropy is within this of log2(its length)
+# a letters-only value whose case switches at random (secret_values.scattered_case): at least
+MIN_CASE_RUNS = 4  # this many runs of lower case letters,
+MAX_LOWER_RUN_MEAN = 2.0  # shorter than this on average,
+MIN_UPPER_SHARE = 0.35  # and capitals at least this share of its letters
 DISTINCT_PREFIX = 8  # a token prefix this long is a token whatever its body reads like
 MIN_KNOWN_VALUE = 8  # a held secret shorter than this is not looked for (it would mask words)
 DENSE_FRACTION = 0.5  # windows holding more of a text than this: the detectors read it whole

@@ -43,7 +43,7 @@ from helix.core.secret_tokens import prefixes
 # value reads random), `sig` as a word (not assign, design).
 KEYWORDS = (r"(?i)pass(?:w|phrase|code|[_\-:.])|[a-z0-9_.\-]pass\b|"
             r"\bpass\b[\"'\]]?[ \t]*[:=>]|pwd|pw\b|secret|token|auth|cred|salt|bearer|contras|"
-            r"login|identified|\bpins?\b|"
+            r"login|identified|\bpins?\b|access[_.\-]?id|bundle_[a-z0-9_]*__|"
             r"(?:api|auth|service|account|db|database|priv|private|client|access|secret|deploy|"
             r"signing|license|master|session|encryption|cloudant|clou|cl|softlayer|sl|ibm|iam|"
             r"cloud|storage|shared|x)[_.\- ]?key|key[_.\-]?pass|[?&;]key=|"
@@ -80,6 +80,7 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"xox", ("regex", "format:slack_token")),
     (r"hooks\.", ("regex", "format:slack_token", "structure")),
     (r"AIza", ("regex",)),
+    (r"[0-9]{15}\|", ("regex",)),
     (r"eyJ", ("regex", "format:jwt")),
     (r"(?i)mysql|mariadb|sshpass|mongo|redis-cli|htpasswd", ("regex", "structure")),
     (r"(?:^|\s)(?:-u|--user|--proxy-user|-U|-p)(?:\S|\s)", ("structure",)),

@@ -36,6 +36,7 @@ class Token:
     body: frozenset[str]
     min: int
     infix: bool  # the marker stands inside the token (`<id>.atlasv1.<secret>`)
+    suffix: bool = False  # the marker ends the token, its body before it (`<body>-NRMA`)
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,8 @@ def _flag(raw: dict[str, Any]) -> Flag:
 
 def parse(data: dict[str, Any]) -> Rules:
     tokens = tuple(Token(prefix=str(t["prefix"]), body=frozenset(BODY_CHARS[t["body"]]),
-                         min=int(t["min"]), infix=bool(t.get("infix", False)))
+                         min=int(t["min"]), infix=bool(t.get("infix", False)),
+                         suffix=bool(t.get("suffix", False)))
                    for t in data["tokens"])
     commands = tuple(Command(programs=tuple(c["programs"]),
                              flags=tuple(_flag(f) for f in c.get("flags", ())),

@@ -24,7 +24,10 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
+import re2
+
 from helix.core.secret_gates import MAX_NAME, MAX_VALUE, MIN_VALUE
+from helix.core.secret_held import held_literal
 from helix.core.secret_values import (
     credential_like,
     is_label,
@@ -98,7 +101,15 @@ _META_SUFFIXES = frozenset({
     "mapping", "list", "dict", "set", "table", "db", "model", "schema", "generator", "service",
     "server", "client", "request", "response", "number", "num", "state", "status",
 })
-_TRIGGER = re.compile(r"(?i)pass|pwd|pw\b|secret|token|key|auth|cred|salt|bearer|sig")
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False
+# a secret word inside a name: RE2 (linear, and an order faster than `re` over every window)
+_TRIGGER = re2.compile(r"(?i)pass|pwd|pw\b|secret|token|key|auth|cred|salt|bearer|sig|login|"
+                       r"access[_.\-]?id|BUNDLE_", options=_RE2_OPTIONS)
+# Bundler's credentials for a gem server, by its host (`BUNDLE_GEMS__EXAMPLE__COM=user:pw`:
+# dots as `__`), apart from its settings keyed by a gem or a URL the same way
+_BUNDLER_HOST = re.compile(r"BUNDLE_([A-Z0-9]+)(?:_[A-Z0-9]+)*__[A-Z0-9_]*[A-Z0-9]")
+_BUNDLER_SETTINGS = frozenset({"BUILD", "MIRROR", "LOCAL", "GEMFILE", "PATH", "WITH", "WITHOUT"})
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
 _SEGMENT = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _HEADER_SCHEMES = ("basic ", "bearer ", "token ", "digest ", "negotiate ", "apikey ", "ntlm ",
@@ -127,10 +138,19 @@ def _segments(name: str) -> list[str]:
 
 def name_strength(name: str) -> str | None:
     """'strong' when a name says it holds a secret, 'weak' when it may (token, auth, key),
-    None when it does not or describes one (a field, a label, a URL, a length ...)."""
-    parts = _segments(name.strip("\"'`$@-."))
+    'keyed' when its value must read random (stripe_key, sonar.login), 'paired' for the ID
+    half of an access key pair (a weak name whose UUID is a record's), None when it does not
+    or describes one (a field, a label, a URL, a length ...)."""
+    bare = name.strip("\"'`$@-.")
+    host = _BUNDLER_HOST.fullmatch(bare)
+    if host is not None and host.group(1) not in _BUNDLER_SETTINGS:
+        return "strong"  # BUNDLE_GEMS__EXAMPLE__COM: Bundler's credentials for that host
+    parts = _segments(bare)
     while len(parts) > 1 and parts[-1].isdigit():
         parts.pop()  # token1, DB_PASSWORD_2: a numbered name is the name
+    if parts and (parts[-2:] == ["access", "id"] or parts[-3:] == ["access", "key", "id"]
+                  or parts[-1] in ("accessid", "accesskeyid")):
+        return "paired"  # access_id, accessKeyId: the issued half of an access key pair
     if not parts or parts[-1] in _META_SUFFIXES or "_".join(parts[-2:]) in _META_SUFFIXES:
         return None
     if parts[-1] in ("is", "are", "must", "should", "will", "can"):
@@ -151,6 +171,8 @@ def name_strength(name: str) -> str | None:
         return "keyed"  # stripe_key, MAILGUN_KEY: a vendor's key when its value reads random
     if parts == ["key"]:
         return "keyed"  # `Key=...`, `new relic user key = '...'`: the same test of the value
+    if parts[-1] == "login":
+        return "keyed"  # sonar.login: a login that reads like an issued token is one
     return None
 
 
@@ -226,6 +248,9 @@ def _after_operator(text: str, at: int, before_op: int, name_start: int, line_st
     elif (text[at] == "-" and at > before_op and text[at + 1:at + 2] in (" ", "\t")
           and _quote_at(text, _skip_spaces(text, at + 1, line_end))):
         at += 1  # `vendor token - 'value'`: a dash between spaces before a literal (a list)
+    elif (text[at] == "|" and text[at + 1:at + 2] != "|"
+          and text[line_start:name_start].strip() in ("", "|")):
+        at += 1  # a table row, `| api_key | value |`, `apiKey |value` (a name opening it)
     elif text[at] in "=:":
         if text[at] == ":" and not _quote_at(text, at + 1):
             annotated = _TYPE_ANNOTATION.match(text, at + 1, line_end)
@@ -314,10 +339,15 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
     env_style = glued and (name.isupper() or "." in name or "-" in name) and (
         head in ("", "export", "set", "ENV", "-", "- ")
         or (name.isupper() and strength == "strong"))
-    end = _unquoted_end(text, at, line_end, " \t;,&\"'`")  # `#` after a space: a comment
+    table = text[after_op - 1] == "|"
+    # `#` after a space: a comment; a table's cell ends at its bar
+    end = _unquoted_end(text, at, line_end, " \t|" if table else " \t;,&\"'`")
     value = text[at:end]
     opened = text[name_start - 1] if name_start > line_start else ""
-    if not env_style and _expression_follows(text[end:line_end].strip(), opened, strength):
+    rest = text[end:line_end].strip()
+    if table and rest.startswith("|"):
+        rest = ""  # the cell's end
+    if not env_style and _expression_follows(rest, opened, strength):
         return None
     if not unquoted_ok(value, strength, env_style):
         return None
@@ -374,7 +404,9 @@ def line_bounds(text: str, at: int) -> tuple[int, int]:
 def _named_values(text: str) -> Iterator[Found]:
     seen_names: set[tuple[int, int]] = set()
     size = len(text)
-    for match in _TRIGGER.finditer(text):
+    # ASCII text as bytes: RE2 reads UTF-8, and its byte offsets are then character offsets
+    subject: str | bytes = text.encode("ascii") if text.isascii() else text
+    for match in _TRIGGER.finditer(subject):
         name_start, name_end = _grow(text, match.start(), match.end())
         if (name_start, name_end) in seen_names:
             continue
@@ -384,7 +416,9 @@ def _named_values(text: str) -> Iterator[Found]:
             after += 1
         if ((after >= size or text[after] not in _OPERATOR_START) and text[name_start] != "-"
                 and _GO_TYPED.match(text, name_end) is None):
-            continue  # `pass`, `tokens.append(...)`: no value follows the name
+            if text[name_end:name_end + 1] in ("(", " ", "\t"):
+                yield from _held(text, name_start, name_end)
+            continue  # `pass`, `tokens.append(...)`: no operator follows the name
         line_start, line_end = line_bounds(text, name_start)
         name = text[name_start:name_end]
         if name.startswith("-") and (name_start == line_start or text[name_start - 1] in " \t"):
@@ -403,6 +437,19 @@ def _named_values(text: str) -> Iterator[Found]:
         found = _assignment(text, core_start, name_end, line_start, line_end, strength)
         if found is not None:
             yield found
+
+
+def _held(text: str, name_start: int, name_end: int) -> Iterator[Found]:
+    """A literal the name holds with no operator (`secret_held`): a directive's or an
+    initialisation's only under a name that says secret."""
+    held = held_literal(text, name_start, name_end)
+    if held is None:
+        return
+    strength = name_strength(held.name)
+    if strength is None or (held.form in ("directive", "init") and strength != "strong"):
+        return
+    if quoted_ok(text[held.start:held.end], strength):
+        yield Found(held.start, held.end, "assignment")
 
 
 def _xml(text: str) -> Iterator[Found]:

@@ -1,5 +1,6 @@
-"""Credentials known by their prefix alone (`hf_...`, `dop_v1_...`, `shpat_...`): the prefixes,
-their bodies' characters and least lengths are data (`secret_rules.toml` [[tokens]]).
+"""Credentials known by their prefix alone (`hf_...`, `dop_v1_...`, `shpat_...`), or by a marker
+inside or after their body (`<id>.atlasv1.<secret>`, `<body>-NRMA`): the markers, their bodies'
+characters and least lengths are data (`secret_rules.toml` [[tokens]]).
 
     token_findings(text) -> (start, end, "prefixed_token") spans
 
@@ -78,14 +79,21 @@ def token_findings(text: str) -> Iterator[tuple[int, int, str]]:
     for match in table.pattern.finditer(text):
         token = table.by_prefix[match.group()]
         start, body_start = match.start(), match.end()
-        if token.infix:
+        if token.suffix:  # the body stands before the marker: `<body>-NRMA`
             start = _run(text, start - 1, token.body, -1) + 1
-        elif start > 0 and token.prefix[0] in _WORD and text[start - 1] in _WORD:
-            continue  # inside a longer word
-        end = _run(text, body_start, token.body, 1)
-        while end > body_start and text[end - 1] in _TRAILING:
-            end -= 1
-        body = text[body_start:end]
+            end = body_start
+            if end < len(text) and text[end] in _WORD:
+                continue  # the marker begins a longer word
+            body = text[start:match.start()]
+        else:
+            if token.infix:
+                start = _run(text, start - 1, token.body, -1) + 1
+            elif start > 0 and token.prefix[0] in _WORD and text[start - 1] in _WORD:
+                continue  # inside a longer word
+            end = _run(text, body_start, token.body, 1)
+            while end > body_start and text[end - 1] in _TRAILING:
+                end -= 1
+            body = text[body_start:end]
         if len(body) < token.min or placeholder_body(body):
             continue
         if len(token.prefix) < DISTINCT_PREFIX and not _random_body(body):

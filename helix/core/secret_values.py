@@ -13,11 +13,14 @@ import math
 import re
 
 from helix.core.secret_gates import (
+    MAX_LOWER_RUN_MEAN,
+    MIN_CASE_RUNS,
     MIN_KEYED_ENTROPY,
     MIN_KEYED_VALUE,
     MIN_RANDOM_DIGITS,
     MIN_RANDOM_LETTERS,
     MIN_RANDOM_PART,
+    MIN_UPPER_SHARE,
     MIN_VALUE,
     MIN_WEAK_VALUE,
     RANDOM_LETTERS_SLACK,
@@ -53,6 +56,8 @@ _CAPITALIZED_WORD = re.compile(r"[A-Z][a-z]{3,}")  # `Private`, `Types`: a name'
 MIN_NAME_WORDS = 2  # words of a name that make a value a name (`PKCS7PrivateKeyTypes`)
 _SNAKE_WORDS = re.compile(r"[a-z]{2,}_[a-z]{2,}")  # `sig_st`: snake_case words
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# an access ID that is a UUID names a record (`report_access_id`); issued IDs are not UUIDs
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
 
 
@@ -62,6 +67,20 @@ def random_letters(value: str) -> bool:
     return (len(value) >= MIN_RANDOM_LETTERS and value.isascii() and value.isalpha()
             and not value.islower() and not value.isupper()
             and shannon_entropy(value) >= math.log2(len(value)) - RANDOM_LETTERS_SLACK)
+
+
+_LOWER_RUN = re.compile(r"[a-z]+")
+
+
+def scattered_case(value: str) -> bool:
+    """Letters whose case switches at random (`qaPkWbYtsRmZ`): an issued token's; a name's
+    words are runs of lower case letters after a capital (`getElementById`, `XMLHttpRequest`)."""
+    if not (value.isascii() and value.isalpha()):
+        return False
+    runs = [len(run) for run in _LOWER_RUN.findall(value)]
+    upper = sum(c.isupper() for c in value)
+    return (len(runs) >= MIN_CASE_RUNS and sum(runs) < MAX_LOWER_RUN_MEAN * len(runs)
+            and upper >= MIN_UPPER_SHARE * len(value))
 
 
 def recurring_secret(value: str) -> bool:
@@ -123,8 +142,8 @@ def is_label(value: str) -> bool:
 def quoted_ok(value: str, strength: str) -> bool:
     if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
         return False
-    if strength == "weak":
-        return credential_like(value)
+    if strength in ("weak", "paired"):
+        return credential_like(value) and not (strength == "paired" and _UUID.fullmatch(value))
     if strength == "keyed":
         return random_token(value)
     # a location is not the secret (a URL with user info is its own rule)
@@ -166,8 +185,8 @@ def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
         return False
     if _code_expression(value) or any(c.isspace() for c in value):
         return False
-    if strength == "weak":
-        return credential_like(value)
+    if strength in ("weak", "paired"):
+        return credential_like(value) and not (strength == "paired" and _UUID.fullmatch(value))
     if strength == "keyed":
         return random_token(value)
     if value.isdigit():
@@ -176,6 +195,7 @@ def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
         return False
     if _IDENT.fullmatch(value):  # a variable in code, a word in YAML: a password only in .env
         mixed = any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
-        random = len(value) >= MIN_RANDOM_PART and not _HUMAN_NAME.fullmatch(value)
+        random = len(value) >= MIN_RANDOM_PART and (
+            not _HUMAN_NAME.fullmatch(value) or scattered_case(value))
         return env_style or mixed or random
     return True

@@ -98,6 +98,9 @@ _REGEX_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
         r"https://hooks\.slack\.com/services/[A-Za-z0-9]+/[A-Za-z0-9]+/[A-Za-z0-9]+"), 0),
     ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"), 0),
     ("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), 0),
+    # an app access token: the app's ID, `|`, its secret or a signature (Facebook/Meta Graph)
+    ("facebook_app_token", re.compile(r"\b[0-9]{15,16}\|(?=[A-Za-z_\-]*[0-9])"
+                                      r"(?=[0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{26,43}\b"), 0),
     ("bearer_token", re.compile(r"(?i)\bbearer[ \t]+([A-Za-z0-9\-._~+/]{16,}=*)"), 1),
     ("aws_secret_key", re.compile(
         r"(?i)aws_?secret_?access_?key[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9/+=]{40})"), 1),
@@ -121,7 +124,8 @@ _RULE_LITERALS: dict[str, tuple[str, ...]] = {
     "github_token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     "gitlab_token": ("glpat-",), "anthropic_key": ("sk-ant-",), "openai_key": ("sk-",),
     "stripe_key": ("_live_", "_test_"), "slack_token": ("xox",),
-    "slack_webhook": ("hooks.slack.com",), "google_api_key": ("AIza",), "jwt": ("eyJ",),
+    "slack_webhook": ("hooks.slack.com",), "facebook_app_token": ("|",),
+    "google_api_key": ("AIza",), "jwt": ("eyJ",),
     "bearer_token": ("earer", "EARER"), "aws_secret_key": ("ecret", "ECRET"),
     "url_password": ("://",), "command_password_spaced": ("mysql", "mariadb", "sshpass",
                                                           "mongo", "redis-cli"),

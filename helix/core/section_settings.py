@@ -189,13 +189,18 @@ class AbsencePolicy(_Frozen):
     """The answer contract's absence check by meaning (`helix.synthesis.absence_meaning`): a
     sentence of a model's answer that speaks of the material is a claim that it lacks the
     answer when its mean cosine to its `neighbours` nearest absence exemplars is at least
-    `similarity_min` and beats the same mean over the answer exemplars by `margin_min`; every
-    cosine rounded to `decimals` first (the same verdict on any machine). Chosen on the tuning
-    half of data/evals/meaning/absence_answers.json (benchmarks/absence_meaning.py --tune)."""
+    `similarity_min` and beats the same mean over the answer exemplars by `margin_min`, and by
+    `cited_margin` more when the sentence cites the evidence itself (it reports from it: "X
+    does not look at Y [E1]"); every cosine rounded to `decimals` first (the same verdict on
+    any machine). Chosen on every absence_answers*.json set (all tune sets after issue 32's
+    data rotation): `benchmarks/absence_meaning.py --tune --tune-splits all`, `cited_margin`
+    by a sweep of 0 to 0.14 (0.1: fewest errors, 16 of 527 answers with absence5's fourth
+    probe)."""
 
     enabled: bool = True
     similarity_min: float = Field(default=0.25, ge=-1, le=1)
-    margin_min: float = Field(default=0.0, ge=-2, le=2)
+    margin_min: float = Field(default=-0.06, ge=-2, le=2)
+    cited_margin: float = Field(default=0.1, ge=0, le=2)
     neighbours: int = Field(default=3, ge=1)
     decimals: int = Field(default=3, ge=1, le=6)
 

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from helix.core.config import AbsencePolicy
-from helix.core.english import CLAIM_WORDS, NEGATION_WORDS, plural_stem, suffix_stem
+from helix.core.english import CLAIM_WORDS, NEGATION_WORDS, stems
 from helix.core.hashing import hash_obj
 from helix.core.ports import Embedder
 from helix.synthesis.absence import _CITATION, AbsenceClaim, content_terms
@@ -49,6 +49,8 @@ _SENTENCE = re.compile(r"(?:[^.!?;\n]|[.!?](?=[^\s.!?]))+(?:[.!?;]+|(?=\n)|$)")
 _TOKEN = re.compile(r"[\w$~./'’()=-]*\w(?:[\w$~./'’()=-]*[\w)])?|[^\w\s]")
 _WORD = re.compile(r"[a-z]+")
 _IDENTIFIER_MARKS = frozenset("_./$~()=")
+_CITED_AFTER = re.compile(r"\s*\[\s*E\d+", re.I)  # a citation right after a span
+_FILE_PATH = re.compile(r"\w[\w.-]*/[\w./-]*\w")  # a path names the material: "a/b.py"
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,7 @@ class Exemplars:
     reference_words: frozenset[str]
     polarity_words: frozenset[str]
     clause: re.Pattern[str]
+    contrast: re.Pattern[str]  # a contrast word opening a clause: ", but", " though"
     placeholder: str
     kept: frozenset[str]  # never replaced: the vocabulary of claiming and of the exemplars
     digest: str
@@ -69,11 +72,14 @@ def load_exemplars() -> Exemplars:
         data = tomllib.load(handle)
     words = "|".join(map(re.escape, data["clause_words"]))
     clause = re.compile(rf"\s*[;—–]\s+|,\s+(?=(?:{words})\b)", re.I)
+    contrasts = "|".join(map(re.escape, data["contrast_words"]))
+    contrast = re.compile(rf",?\s+(?:{contrasts})\b,?", re.I)
     vocabulary = {w for text in data["absence"] for w in _WORD.findall(text.lower())}
     return Exemplars(
         absence=tuple(data["absence"]), answer=tuple(data["answer"]),
         reference_words=frozenset(data["reference_words"]),
         polarity_words=frozenset(data["polarity_words"]) | NEGATION_WORDS, clause=clause,
+        contrast=contrast,
         placeholder=data["placeholder"],
         kept=CLAIM_WORDS | NEGATION_WORDS | frozenset(data["reference_words"]) | vocabulary,
         digest=hash_obj(data))
@@ -110,7 +116,7 @@ def masked(text: str, held: frozenset[str], ex: Exemplars) -> str:
             out.append(token)
             continue
         forms = {f for part in word.split("-") if part
-                 for f in (part, plural_stem(part), suffix_stem(part))}
+                 for f in (*stems(part), *stems(part, "suffix"))}
         if word not in ex.kept and (_identifier(token) or forms & held):
             if not out or out[-1] != ex.placeholder:
                 out.append(ex.placeholder)
@@ -120,9 +126,10 @@ def masked(text: str, held: frozenset[str], ex: Exemplars) -> str:
 
 
 def _may_claim(sentence: str, ex: Exemplars) -> bool:
-    """The sentence speaks of the material or the speaker, and of something missing."""
+    """The sentence speaks of the material or the speaker (a reference word, or a file path:
+    "Neither mail/send.py nor ..."), and of something missing."""
     words = set(re.findall(r"[a-z]+(?:['’]t)?", sentence.lower()))
-    return bool(words & ex.reference_words) and bool(
+    return bool(words & ex.reference_words or _FILE_PATH.search(sentence)) and bool(
         words & ex.polarity_words or any(w.endswith(("'t", "’t")) for w in words))
 
 
@@ -200,12 +207,15 @@ class AbsenceMeaning:
 
     def claims(self, text: str, held: frozenset[str]) -> list[AbsenceClaim]:
         """The spans that claim absence, one per sentence (the first), as AbsenceClaims whose
-        terms are the span's content words."""
+        terms are the span's content words. A span that cites the evidence (a citation in it
+        or right after it) must beat the answer exemplars by `cited_margin` more."""
         out: list[AbsenceClaim] = []
         for scored in self.score(text, held):
+            start, end = scored.span.start, scored.span.end
+            cited = _CITATION.search(text[start:end]) or _CITED_AFTER.match(text, end)
+            need = self.policy.margin_min + (self.policy.cited_margin if cited else 0.0)
             if (scored.absence >= self.policy.similarity_min
-                    and scored.margin >= self.policy.margin_min
-                    and not any(c.start <= scored.span.start < c.end for c in out)):
-                start, end = scored.span.start, scored.span.end
+                    and scored.margin >= round(need, self.policy.decimals)
+                    and not any(c.start <= start < c.end for c in out)):
                 out.append(AbsenceClaim(start, end, content_terms(text[start:end])))
         return out

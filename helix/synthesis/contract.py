@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from helix.core.english import plural_stem, suffix_stem
+from helix.core.english import NEGATION_WORDS, stems
 from helix.core.envelope import Citation, EvidenceItem
 from helix.core.lookalike import canonical, without_format
 from helix.core.schemas import Frozen
@@ -32,11 +32,13 @@ from helix.synthesis.absence import (
     _CLAIM_RE,
     NO_EVIDENCE_PATTERNS,
     AbsenceClaim,
+    _sentence,
     absence_claims,
+    content_terms,
     contradicted,
     evidence_words,
 )
-from helix.synthesis.absence_meaning import AbsenceMeaning
+from helix.synthesis.absence_meaning import AbsenceMeaning, load_exemplars
 from helix.synthesis.prompt import CitationRef
 
 __all__ = ["ABSTAIN", "NO_EVIDENCE_CLAIM", "NO_EVIDENCE_PATTERNS", "NO_VALID_CITATION",
@@ -224,17 +226,44 @@ def _tidy(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.splitlines()).strip()
 
 
+def _held_forms(words: frozenset[str] | None) -> frozenset[str]:
+    return frozenset() if words is None else frozenset(
+        f for w in words for strength in ("plural", "suffix") for f in stems(w, strength))
+
+
 def _claims(text: str, words: frozenset[str] | None,
             meaning: AbsenceMeaning | None) -> list[AbsenceClaim]:
     """The claims the phrase rules find, and those found by meaning (the sentence encoder when
     given, else the rules' negation cues) in sentences the phrases left alone, in order."""
     claims = absence_claims(text, cues=meaning is None)
     if meaning is not None:
-        held = frozenset() if words is None else words | {suffix_stem(w) for w in words} | {
-            plural_stem(w) for w in words}
-        claims += [c for c in meaning.claims(text, held)
+        claims += [c for c in meaning.claims(text, _held_forms(words))
                    if not any(o.start < c.end and c.start < o.end for o in claims)]
     return sorted(claims)
+
+
+def _negates(text: str) -> bool:
+    return any(w in NEGATION_WORDS or w.endswith(("n't", "n’t"))
+               for w in re.findall(r"[a-z]+(?:['’]t)?", text.lower()))
+
+
+def _limit_note(text: str, claim: AbsenceClaim, refs: Sequence[CitationRef],
+                words: frozenset[str] | None,
+                meaning: AbsenceMeaning | None) -> AbsenceClaim | None:
+    """The claim as a note on the answer's limits, when its sentence goes on after a contrast
+    word (data: `contrast_words`) with a clause that cites sent evidence, negates nothing and
+    claims nothing, while the words before the contrast make the claim on their own ("Where
+    the secret comes from isn't shown, but the check itself is HMAC-SHA256 [E1]"): the claim
+    then ends at the contrast and its terms are the words before it. None otherwise."""
+    head, tail = _sentence(text, claim.start, claim.end)
+    mark = load_exemplars().contrast.search(text, claim.start, tail)
+    if mark is None:
+        return None
+    before, after = text[head:mark.start()], text[mark.end():tail]
+    if not extract_citations(after, refs)[1] or _negates(after) \
+            or _claims(after, words, meaning) or not _claims(before, words, meaning):
+        return None
+    return AbsenceClaim(claim.start, mark.start(), content_terms(before))
 
 
 def _absence_verdict(text: str, refs: Sequence[CitationRef],
@@ -247,8 +276,10 @@ def _absence_verdict(text: str, refs: Sequence[CitationRef],
     claims = _claims(text, words, meaning)
     if not claims:
         return False
-    if not extract_citations(text[:claims[0].start], refs)[1]:
+    note = _limit_note(text, claims[0], refs, words, meaning)
+    if note is None and not extract_citations(text[:claims[0].start], refs)[1]:
         return True
+    claims = [note or claims[0], *claims[1:]]
     return any(claim.blanket or (words is not None and contradicted(claim, words))
                for claim in claims)
 
