@@ -206,18 +206,6 @@ def test_a_pick_of_a_thing_never_shown_is_a_boundary(repo):
 
 
 
-def test_a_polite_pick_after_thanks_is_no_question_to_the_selection_lane(repo):
-    """'Thank you. Would you open the SearchEngine item, please?' read as a pick opens it: the
-    lane gets the message without its lead of small talk, so the question mark does not
-    make it a question the lane escapes from."""
-    text = "Thank you. Would you open the SearchEngine item, please?"
-    talk = ReaderTalk(repo, fixed("pick", on=text))
-    talk("where does the tokenizer lower-case text?")
-    turn = talk(text)
-    assert (turn.transition, turn.lane) == ("T3", "selection")
-    assert turn.opened is not None and turn.opened.target.symbol == "SearchEngine"
-
-
 def test_a_misspelt_ordinal_picks_that_item(repo):
     """A pick whose ordinal word has a one-edit typo opens that item, as the rules read it."""
     talk = ReaderTalk(repo, fixed("pick", on="open the seocnd one"))
