@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -63,7 +64,9 @@ def write(out: Path, runs: Sequence[RepoRun], *, no_embed: bool, started: float,
                           "limit": dev.limit, "since": dev.since}
     payload["run"] = {"wall_s": round(time.perf_counter() - started, 1),
                       "per_repo_s": {r.name: r.seconds for r in runs},
-                      "cpus": os.cpu_count()}
+                      "cpus": os.cpu_count(),
+                      "command": shlex.join(["python", *sys.argv]),
+                      "load_average": [round(v, 2) for v in os.getloadavg()]}
     payload["markdown"] = markdown(payload)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")

@@ -21,7 +21,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shlex
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +78,10 @@ def main() -> int:
     train_all = split_groups(args.rows, cases, "train", repos)
     valid_all = split_groups(args.rows, cases, "validation", repos)
     results: dict[str, Any] = {"benchmark": "ranker_ablation", "split": "validation",
-                               "params": params, "trees": shipped["trees"]}
+                               "params": params, "trees": shipped["trees"],
+                               "command": shlex.join(["python", *sys.argv]),
+                               "model_digest": shipped["model_digest"]}
+    load_start, started = os.getloadavg(), time.process_time()
     hand = without_sources(valid_all, ("history",))
     results["hand"] = {**accuracy(hand_scores(hand), hand), "pool_recall": pool_recall(hand)}
     test_all = None
@@ -111,6 +117,9 @@ def main() -> int:
             write_model(args.models / name, chosen["text"],
                         {"variant": name, "without": list(groups)})
         print(json.dumps({name: results[name]}), flush=True)
+    results["load_average"] = {"start": [round(v, 2) for v in load_start],
+                               "end": [round(v, 2) for v in os.getloadavg()]}
+    results["cpu_s"] = round(time.process_time() - started, 1)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return 0

@@ -133,10 +133,15 @@ def show(args: argparse.Namespace) -> None:
           f"{' > '.join(item['heading'])} (touched {item['touched'][:12]})")
     print("\n".join(doc[item["start_line"] - 1:item["end_line"]][:args.lines]))
     for d in item["definitions"]:
-        print(f"-- {d['symbol']} {d['path']} {d['kinds']} commits "
-              f"{[c[:12] for c in d['commits']]}")
+        # blind: what the alarm says changed (its kinds) is not shown, only the code
+        print(f"-- {d['symbol']} {d['path']} "
+              + ("" if args.blind else f"{d['kinds']} ")
+              + f"commits {[c[:12] for c in d['commits']]}")
         if "removed" in d["kinds"]:
             print(git(repo, "show", "--stat", "--format=%h %s", d["commits"][0])[:1500])
+            if args.blind:
+                print("\n".join(_def_text(repo, f"{d['commits'][0]}^", d["path"],
+                                           d["symbol"])[:args.lines]))
             continue
         then = _def_text(repo, item["touched"], d["path"], d["symbol"])
         now = _def_text(repo, "HEAD", d["path"], d["symbol"])
@@ -225,15 +230,19 @@ def recall(args: argparse.Namespace) -> None:
     cases = json.loads(args.cases.read_text())
     cases = cases["cases"] if isinstance(cases, dict) else cases
     out = []
+    reports: dict[tuple[str, str], dict[str, Any]] = {}  # one run per fix's parent
     for number, case in enumerate(cases, start=1):
         source = args.repos_root / case["repo"]
-        tree = args.work / f"case-{number}"
-        shutil.rmtree(tree, ignore_errors=True)
-        subprocess.run([*GIT, "clone", "-q", "--shared", "--no-checkout", str(source),
-                        str(tree)], check=True)
-        subprocess.run([*GIT, "-C", str(tree), "checkout", "-q", f"{case['fix']}^"],
-                       check=True)
-        report = stale_docs(tree, args.work / "home")
+        if (case["repo"], case["fix"]) not in reports:
+            tree = args.work / f"case-{number}"
+            shutil.rmtree(tree, ignore_errors=True)
+            subprocess.run([*GIT, "clone", "-q", "--shared", "--no-checkout", str(source),
+                            str(tree)], check=True)
+            subprocess.run([*GIT, "-C", str(tree), "checkout", "-q", f"{case['fix']}^"],
+                           check=True)
+            reports[case["repo"], case["fix"]] = stale_docs(tree, args.work / "home")
+            shutil.rmtree(tree, ignore_errors=True)
+        report = reports[case["repo"], case["fix"]]
         edited = _edited_lines(source, case["fix"], case["doc"])
         hits = [s for s in report["stale"] if s["doc_path"] == case["doc"]
                 and any(s["start_line"] <= line <= s["end_line"] for line in edited)]
@@ -241,7 +250,7 @@ def recall(args: argparse.Namespace) -> None:
                     "symbols": sorted({d["symbol"] for s in hits for d in s["definitions"]})})
         print(f"{number}. {case['repo']} {case['fix'][:12]} {case['doc']}: "
               f"{'flagged' if hits else 'missed'}", file=sys.stderr)
-        shutil.rmtree(tree, ignore_errors=True)
+        _write(args.out, out)  # case by case: a run stopped keeps what it found
     _write(args.out, out)
 
 
@@ -371,6 +380,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("id", type=int)
     p.add_argument("--repos-root", type=Path, required=True)
     p.add_argument("--lines", type=int, default=40, help="lines of the section and each diff")
+    p.add_argument("--blind", action="store_true",
+                   help="the code only: not the kinds of change the alarm names")
     p = sub.add_parser("mine")
     p.add_argument("--repo", type=Path, required=True)
     p.add_argument("--limit", type=int, default=3000)

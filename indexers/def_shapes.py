@@ -33,10 +33,10 @@ from tree_sitter import Node, QueryCursor
 from helix.core.changes import CodeChange
 from helix.core.hashing import digest
 from helix.core.schemas import Frozen
+from indexers.def_parts import assigned, raises_and_calls, untyped
 from indexers.symbols import CLASS_LIKE, _qualify, _raw_def, _RawDef, _tools, supported
 
 CONSTRUCTORS = frozenset({"__init__", "constructor", "initialize", "__construct", "new"})
-THROWS = frozenset({"raise_statement", "throw_statement", "throw_expression"})
 CLOSERS = frozenset({")", "]", "}"})
 QUOTES = {"'": '"', "'''": '"""', "`": "`"}
 DOCSTRING_OWNERS = frozenset({"function_definition", "class_definition", "module"})
@@ -71,6 +71,9 @@ class DefShape(Frozen):
     # a signature without a body (a TypeScript overload, an `@overload` stub): what runs is
     # the implementation written after it under the same name
     stub: bool = False
+    # the names the body calls (the last name of each callee): where an error it raises
+    # through a helper comes from (never compared: a change of them is one of the body)
+    calls: tuple[str, ...] = ()
 
 
 Leaf = tuple[int, str]  # start byte, normalized text
@@ -269,34 +272,6 @@ def _params(node: Node | None, leaves: list[Leaf], starts: list[int]) -> tuple[P
     return tuple(p for p in found if p is not None and p.name not in ("self", "cls"))
 
 
-def _thrown(node: Node) -> str | None:
-    named = [c for c in node.named_children if "comment" not in c.type]
-    if not named:
-        return None  # a bare `raise`: the error being handled, raised again
-    target = named[0]
-    if target.type in ("call", "call_expression"):
-        target = target.child_by_field_name("function") or target
-    elif target.type in ("new_expression", "object_creation_expression"):
-        target = target.child_by_field_name("constructor") or target.child_by_field_name(
-            "type") or target
-    return " ".join(_text(target).split()) or None
-
-
-def _raises(body: Node | None) -> tuple[str, ...]:
-    if body is None:
-        return ()
-    names: set[str] = set()
-    stack = [body]
-    while stack:
-        node = stack.pop()
-        if node.type in THROWS:
-            name = _thrown(node)
-            if name:
-                names.add(name)
-        stack.extend(node.named_children)
-    return tuple(sorted(names))
-
-
 def _fields(body: Node | None, leaves: list[Leaf], starts: list[int]) -> list[Param]:
     """A class body's annotated assignments (`x: int = 5`): dataclass-style fields."""
     out: list[Param] = []
@@ -328,13 +303,14 @@ def _shape_of(raw: _RawDef, leaves: list[Leaf], starts: list[int],
     params, returns = _find(node, PARAM_FIELDS), _find(node, RETURN_FIELDS)
     apart = [(n.start_byte, n.end_byte) for n in (params, returns) if n is not None]
     rest = [leaf for leaf in head if not any(a <= leaf[0] < b for a, b in apart)]
+    raises, calls = raises_and_calls(body)
     return DefShape(
         qualname=raw.qualname, kind=raw.kind,
         start_line=extent.start_point[0] + 1, end_line=extent.end_point[0] + 1,
         signature=_unsubscripted(annotation_text([t for _, t in rest])),
         params=_params(params, leaves, starts),
         returns=annotation_text([t for _, t in _span(leaves, starts, returns)]) or None,
-        raises=_raises(body), members=(), body=digest(_joined(body_leaves)),
+        raises=raises, calls=calls, members=(), body=digest(_joined(body_leaves)),
         stub=(body is None and raw.kind not in CLASS_LIKE) or bool(OVERLOAD.search(
             " ".join(t for _, t in rest))),
         tokens=digest(_joined(leaves[lo:bisect.bisect_left(starts, extent.end_byte)])))
@@ -346,8 +322,41 @@ def shapes(lang: str, source: bytes, wanted: frozenset[str] | None = None,
     of two definitions with one qualname (a redefinition, a property's setter) is kept, but
     for `@overload` stubs: the implementation after them is. {} when the
     language has no query or the file defines more than `max_defs` names."""
-    if not supported(lang):
+    root, defs = _definitions(lang, source, max_defs)
+    if root is None or not defs:
         return {}
+    picked = [d for d in defs if wanted is None or d.qualname in wanted
+              or _owns(d.qualname, wanted)]
+    if not picked:
+        return {}
+    # the token stream of what is read only: a definition's tokens are those under it
+    leaves = _leaves(root) if wanted is None else \
+        _leaves_under([d.extent for d in picked])
+    starts = [leaf[0] for leaf in leaves]
+    children: dict[str, list[_RawDef]] = {}
+    for d in defs:
+        if d.parent is not None:
+            children.setdefault(d.parent.qualname, []).append(d)
+    out: dict[str, DefShape] = {}
+    for d in picked:
+        if d.qualname in out and not stub(out[d.qualname]):
+            continue
+        kids = children.get(d.qualname, [])
+        nested = [(k.extent.start_byte, k.extent.end_byte) for k in kids]
+        shape = _shape_of(d, leaves, starts, nested)
+        if d.kind in CLASS_LIKE:
+            shape = _class_shape(shape, d, kids, leaves, starts)
+        if d.qualname not in out or not stub(shape):  # the implementation after its stubs
+            out[d.qualname] = shape
+    return {q: s for q, s in out.items() if wanted is None or q in wanted}
+
+
+def _definitions(lang: str, source: bytes, max_defs: int | None = None
+                 ) -> tuple[Node | None, list[_RawDef]]:
+    """The parse's root and the file's definitions, qualified (none when the language has
+    no query or the file defines more than `max_defs` names)."""
+    if not supported(lang):
+        return None, []
     parser, query = _tools(lang)
     tree = parser.parse(source)
     raw = []
@@ -358,28 +367,29 @@ def shapes(lang: str, source: bytes, wanted: frozenset[str] | None = None,
                 if item is not None:
                     raw.append(item)
         if max_defs is not None and len(raw) > max_defs:
-            return {}
-    defs = [d for d in _qualify(raw) if d.kind != "impl"]
-    leaves = _leaves(tree.root_node)
-    starts = [leaf[0] for leaf in leaves]
-    children: dict[str, list[_RawDef]] = {}
-    for d in defs:
-        if d.parent is not None:
-            children.setdefault(d.parent.qualname, []).append(d)
-    out: dict[str, DefShape] = {}
-    for d in defs:
-        if (d.qualname in out and not stub(out[d.qualname])) or (
-                wanted is not None and d.qualname not in wanted
-                and not _owns(d.qualname, wanted)):
-            continue
-        kids = children.get(d.qualname, [])
-        nested = [(k.extent.start_byte, k.extent.end_byte) for k in kids]
-        shape = _shape_of(d, leaves, starts, nested)
-        if d.kind in CLASS_LIKE:
-            shape = _class_shape(shape, d, kids, leaves, starts)
-        if d.qualname not in out or not stub(shape):  # the implementation after its stubs
-            out[d.qualname] = shape
-    return {q: s for q, s in out.items() if wanted is None or q in wanted}
+            return None, []
+    return tree.root_node, [d for d in _qualify(raw) if d.kind != "impl"]
+
+
+def defined(lang: str, source: bytes) -> dict[str, str]:
+    """qualname -> kind of every definition of the file: what `shapes` finds, without
+    reading any of them (no token stream): for asking which names a version defines."""
+    return {d.qualname: d.kind for d in _definitions(lang, source)[1]}
+
+
+def _leaves_under(nodes: Sequence[Node]) -> list[Leaf]:
+    """The token stream under each of `nodes` (one nested in another read once), in order:
+    for a definition the same tokens `_leaves` of the whole file has under it."""
+    out: list[Leaf] = []
+    end = -1
+    for node in sorted(nodes, key=lambda n: (n.start_byte, -n.end_byte)):
+        if node.start_byte >= end:
+            out += _leaves(node)
+            end = node.end_byte
+        elif node.end_byte > end:  # overlapping, not nested: the rest of it
+            out += [leaf for leaf in _leaves(node) if leaf[0] >= end]
+            end = node.end_byte
+    return out
 
 
 def stub(shape: DefShape) -> bool:
@@ -413,9 +423,10 @@ def _class_shape(shape: DefShape, raw: _RawDef, kids: list[_RawDef], leaves: lis
     params = _params(_find(ctor.node, PARAM_FIELDS), leaves, starts) if ctor is not None else ()
     named = {p.name for p in params}
     params += tuple(f for f in fields if f.name not in named)
-    names = {k.name for k in kids} | {f.name for f in fields}
+    names = {k.name for k in kids} | {f.name for f in fields} | assigned(body)
     members = tuple(sorted(n for n in names if not n.startswith("_")))
     return shape.model_copy(update={"params": params, "members": members, "raises": (),
+                                    "calls": (),
                                     "params_known": ctor is not None or bool(fields)})
 
 
@@ -460,9 +471,11 @@ def changes(old: DefShape, new: DefShape) -> list[CodeChange]:
                               detail=f"returns {old.returns or '(none)'} -> "
                                      f"{new.returns or '(none)'}", names=("return",)))
     if old.signature != new.signature:  # decorators, modifiers, bases
-        gone = sorted(set(_NAME.findall(old.signature)) - set(_NAME.findall(new.signature)))
-        out.append(CodeChange(kind="signature", detail=f"{old.signature} -> {new.signature}",
-                              names=tuple(gone)))
+        was, now = untyped(old.signature), untyped(new.signature)
+        gone = sorted(set(_NAME.findall(was)) - set(_NAME.findall(now)))
+        out.append(CodeChange(kind="signature" if was != now else "annotations",
+                              detail=f"{old.signature} -> {new.signature}",
+                              names=tuple(gone) if was != now else ("type parameters",)))
     gone, came = sorted(set(old.raises) - set(new.raises)), sorted(set(new.raises) - set(
         old.raises))
     if gone or came:

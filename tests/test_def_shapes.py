@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from indexers.def_shapes import changes, code_tokens, shapes
+from indexers.def_shapes import changes, code_tokens, defined, shapes
 
 BEFORE = '''
 @dataclass
@@ -116,3 +116,45 @@ def test_a_function_bound_to_a_name_keeps_its_body_out_of_its_signature() -> Non
     old, new = shapes("typescript", before)["mark"], shapes("typescript", after)["mark"]
     assert [(p.name, p.default) for p in old.params] == [("value", None), ("flag", "1")]
     assert [c.kind for c in changes(old, new)] == ["body"]
+
+
+WIDE = '''import os
+
+
+class Store:
+    """A store."""
+
+    def __init__(self, path, mode="r"):
+        self.path = path
+
+    def read(self, key):
+        if key is None:
+            raise KeyError(key)
+        return os.path.join(self.path, key)
+
+    alias = read
+
+
+def helper(x, *args, **kwargs):
+    return check(x) if args else x
+
+
+def check(x):
+    raise ValueError(x) if x else TypeError
+'''
+
+
+def test_reading_some_definitions_gives_the_shapes_of_the_whole_file() -> None:
+    whole = shapes("python", WIDE.encode())
+    for name in whole:
+        assert shapes("python", WIDE.encode(), frozenset({name}))[name] == whole[name], name
+    assert shapes("python", WIDE.encode(), frozenset({"Store", "check"})) == {
+        "Store": whole["Store"], "check": whole["check"]}
+
+
+def test_shapes_know_the_calls_conditional_raises_and_aliased_members() -> None:
+    found = shapes("python", WIDE.encode())
+    assert found["check"].raises == ("TypeError", "ValueError")
+    assert found["helper"].calls == ("check",)
+    assert found["Store"].members == ("alias", "read")
+    assert defined("python", WIDE.encode()) == {q: s.kind for q, s in found.items()}

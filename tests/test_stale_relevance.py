@@ -116,3 +116,14 @@ def test_spelled_out_kwargs_and_a_dropped_object_base_are_no_findings() -> None:
     dropped = CodeChange(kind="signature", detail="class Collection ( object ) -> class "
                          "Collection", names=("object",))
     assert not _kept(dropped, "```python\nns = Collection(object())\n```")
+
+
+def test_an_rst_literal_block_is_code_and_its_calls_keywords_are_the_callees() -> None:
+    said = words("Send through a proxy like this::\n\n    from pkg import Client\n"
+                 "    client = Client(proxies={'all': 'http://p'},\n"
+                 "                    transport=Rotating(proxies=many))\n\n"
+                 "Then the Client class.\n")
+    assert {"pkg", "Client", "client"} <= said.code
+    assert said.passed_to("Client") == {"proxies", "transport"}
+    assert said.passed_to("Rotating") == {"proxies"}
+    assert "proxies" not in said.prose and "pkg" not in said.named

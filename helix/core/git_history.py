@@ -72,7 +72,7 @@ class History:
     prefix: str = ""  # `versions` takes paths relative to this directory of the work tree
     _by_path: dict[str, list[tuple[int, FileChange]]] = field(default_factory=dict)
     _position: dict[str, int] = field(default_factory=dict)
-    _ancestors: dict[str, frozenset[str]] = field(default_factory=dict)
+    _masks: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for number, commit in enumerate(self.commits):
@@ -106,22 +106,44 @@ class History:
             after = number
         return out
 
-    def ancestors(self, sha: str) -> frozenset[str]:
+    def ancestors(self, sha: str) -> Ancestors:
         """`sha` and every commit reachable from it, among the commits read."""
-        cached = self._ancestors.get(sha)
-        if cached is not None:
-            return cached
-        seen: set[str] = set()
+        return Ancestors(self._position, self._mask(sha))
+
+    def _mask(self, sha: str) -> int:
+        """The ancestors of `sha` as a bit set over the commits' positions: each commit's
+        set is its own bit and its parents' sets, each computed once (a walk per question
+        is a walk of the whole history per section)."""
+        masks = self._masks
         stack = [sha]
         while stack:
-            current = stack.pop()
-            if current in seen or current not in self._position:
+            current = stack[-1]
+            if current in masks or current not in self._position:
+                stack.pop()
                 continue
-            seen.add(current)
-            stack.extend(self.commits[self._position[current]].parents)
-        found = frozenset(seen)
-        self._ancestors[sha] = found
-        return found
+            parents = [p for p in self.commits[self._position[current]].parents
+                       if p in self._position and p not in masks]
+            if parents:
+                stack.extend(parents)
+                continue
+            stack.pop()
+            mask = 1 << self._position[current]
+            for parent in self.commits[self._position[current]].parents:
+                mask |= masks.get(parent, 0)
+            masks[current] = mask
+        return masks.get(sha, 0)
+
+
+@dataclass(frozen=True)
+class Ancestors:
+    """A set of commits (`sha in ancestors`), kept as a bit set over the log's positions."""
+
+    position: dict[str, int]
+    mask: int
+
+    def __contains__(self, sha: object) -> bool:
+        at = self.position.get(sha) if isinstance(sha, str) else None
+        return at is not None and bool(self.mask >> at & 1)
 
 
 def _changes(tail: bytes) -> tuple[FileChange, ...]:
@@ -172,13 +194,15 @@ def parse_record(record: bytes) -> tuple[Commit, tuple[FileChange, ...]] | None:
 
 
 def read_log(repo: Path, *, rev: str = "HEAD", max_commits: int, max_bytes: int,
-             timeout: float, exclude: Sequence[str] = (), lines_matching: str | None = None
-             ) -> History:
+             timeout: float, exclude: Sequence[str] = (), lines_matching: str | None = None,
+             paths: Sequence[str] = ()) -> History:
     """The history reachable from `rev` (and not from the commits in `exclude`), newest
     first, at most `max_commits` commits and `max_bytes` of log (past either, what was read,
     with `cut` set). Renames are detected (`-M`); merges list no changes of their own.
     `lines_matching` (a POSIX extended regex): only the commits that add or remove a line it
-    matches (`-G`, git's own diff: no external program, no textconv). Empty outside git."""
+    matches (`-G`, git's own diff: no external program, no textconv). `paths`: git pathspecs
+    the log is limited to (`:(glob)**/*.py`; each given as a literal argument after `--`).
+    Empty outside git."""
     if any(not _SHA.match(sha) for sha in exclude):
         raise ValueError("exclude takes commit ids")
     args = ["log", "--raw", "-z", "--no-abbrev", "-M", "--no-color", "--no-ext-diff",
@@ -187,6 +211,8 @@ def read_log(repo: Path, *, rev: str = "HEAD", max_commits: int, max_bytes: int,
     if lines_matching is not None:
         args.append(f"-G{lines_matching}")
     args += ["--end-of-options", rev, *(f"^{sha}" for sha in exclude)]
+    if paths:
+        args += ["--", *paths]
     commits: list[Commit] = []
     changes: dict[str, tuple[FileChange, ...]] = {}
     pending = b""

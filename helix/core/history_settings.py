@@ -52,6 +52,9 @@ class StaleDocsSettings(FrozenSettings):
     # levels of a class's bases (defined in the project) read for the members it inherits:
     # a method moved into a base is not removed
     inherit_depth: int = Field(default=3, ge=0, le=20)
+    # calls followed from a function for the errors it raises through them: a raise moved
+    # into a helper it calls is no error it stopped raising
+    raise_depth: int = Field(default=3, ge=0, le=20)
     # commits listed per stale definition
     max_commits_listed: int = Field(default=5, ge=1, le=1000)
     # documentation files that describe history, not the code as it is: never stale

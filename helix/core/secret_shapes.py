@@ -54,24 +54,6 @@ _NAMED_ARGUMENT = re.compile(
 _COMPARED = re.compile(
     r"(?<![\w.$])([A-Za-z_$][\w.$]{0,79})[ \t]*[!=]==?[ \t]*([\"'])([^\"'\n]{1,4096})\2"
     r"|([\"'])([^\"'\n]{1,4096})\4[ \t]*[!=]==?[ \t]*([A-Za-z_$][\w.$]{0,79})")
-# A literal a secret name holds with no operator between them (`name`: group 1, the literal:
-# group 3): a config directive opening its line (`requirepass "X";`, nginx, Ruby and Chef
-# DSLs), a value set on the object (`secret.assign("X", n)`, `password.set("X")`), or a
-# getter returning it (`getApiToken() { return "X" }`, `def get_secret(self): return "X"`,
-# Kotlin's `fun getToken() = "X"`).
-_HELD_LITERALS = (
-    re.compile(r"^[ \t]*([A-Za-z_][\w.\-]{0,79})[ \t]+([\"'])([^\"'\n]{1,4096})\2[ \t]*;?"
-               r"[ \t]*(?:(?:#|//)[^\n]*)?$", re.M),
-    re.compile(r"(?<![\w.$])([A-Za-z_$][\w$]{0,79})\.(?:assign|set|setValue|set_value)\([ \t]*"
-               r"([\"'])([^\"'\n]{1,4096})\2[ \t]*(?:,[ \t]*\d{1,6}[ \t]*)?\)"),
-    re.compile(r"\b((?:get_?|Get)[A-Za-z_]\w{0,79})[ \t]*\([ \t]*(?:self|this)?[ \t]*\)"
-               r"[^\n{:=(]{0,60}?(?:[{:][ \t]*return[ \t]+|=[ \t]*)([\"'])([^\"'\n]{1,4096})\2"))
-# C++ direct initialisation, `std::string secret("X");`: a type (group 1), the name, the literal
-_DIRECT_INIT = re.compile(r"([\w:<>*&]+)[ \t]+([A-Za-z_]\w{0,79})\([ \t]*([\"'])([^\"'\n]{1,4096})"
-                          r"\3[ \t]*\)[ \t]*[;,]")
-_NOT_TYPES = frozenset({"return", "new", "throw", "yield", "await", "print", "echo", "else",
-                        "case", "in", "not", "and", "or", "delete", "typeof", "def", "fn", "func",
-                        "function", "assert", "raise", "call", "go", "defer"})
 _VALUE_WORDS = frozenset({"pass", "pw", "pwd"})  # short enough to be the password itself
 _CREDENTIAL_WORD = re.compile(r"[^\s\"'`,;()<>\[\]{}]+")
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
@@ -144,21 +126,6 @@ def _named(text: str) -> Iterator[Found]:
             yield Found(match.start(4), match.end(4), "assignment")
 
 
-def _held_literals(text: str) -> Iterator[Found]:
-    for pattern in _HELD_LITERALS:
-        for match in pattern.finditer(text):
-            strength = name_strength(match.group(1))
-            if pattern is _HELD_LITERALS[0] and strength != "strong":
-                continue  # a directive's literal only under a name that says secret
-            if strength is not None and quoted_ok(match.group(3), strength):
-                yield Found(match.start(3), match.end(3), "assignment")
-    for match in _DIRECT_INIT.finditer(text):
-        if match.group(1) in _NOT_TYPES or name_strength(match.group(2)) != "strong":
-            continue  # `return password("x");`: a call, not a declaration
-        if quoted_ok(match.group(4), "strong"):
-            yield Found(match.start(4), match.end(4), "assignment")
-
-
 def _comparisons(text: str) -> Iterator[Found]:
     for match in _COMPARED.finditer(text):
         name, group = (match.group(1), 3) if match.group(1) is not None else (match.group(6), 5)
@@ -182,7 +149,7 @@ def _prose_values(text: str) -> Iterator[Found]:
 
 def shape_findings(text: str) -> list[Found]:
     lowered = text.lower()
-    found = [*_lines_and_connections(text, lowered), *_named(text), *_held_literals(text)]
+    found = [*_lines_and_connections(text, lowered), *_named(text)]
     if "==" in text or "!=" in text:
         found += _comparisons(text)
     if any(name in lowered for name in ("pass", "secret", "token", "key", "pin", "credential")):

@@ -24,7 +24,10 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
+import re2
+
 from helix.core.secret_gates import MAX_NAME, MAX_VALUE, MIN_VALUE
+from helix.core.secret_held import held_literal
 from helix.core.secret_values import (
     credential_like,
     is_label,
@@ -98,8 +101,11 @@ _META_SUFFIXES = frozenset({
     "mapping", "list", "dict", "set", "table", "db", "model", "schema", "generator", "service",
     "server", "client", "request", "response", "number", "num", "state", "status",
 })
-_TRIGGER = re.compile(r"(?i)pass|pwd|pw\b|secret|token|key|auth|cred|salt|bearer|sig|login|"
-                      r"access[_.\-]?id|BUNDLE_")
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False
+# a secret word inside a name: RE2 (linear, and an order faster than `re` over every window)
+_TRIGGER = re2.compile(r"(?i)pass|pwd|pw\b|secret|token|key|auth|cred|salt|bearer|sig|login|"
+                       r"access[_.\-]?id|BUNDLE_", options=_RE2_OPTIONS)
 # Bundler's credentials for a gem server, by its host (`BUNDLE_GEMS__EXAMPLE__COM=user:pw`:
 # dots as `__`), apart from its settings keyed by a gem or a URL the same way
 _BUNDLER_HOST = re.compile(r"BUNDLE_([A-Z0-9]+)(?:_[A-Z0-9]+)*__[A-Z0-9_]*[A-Z0-9]")
@@ -398,7 +404,9 @@ def line_bounds(text: str, at: int) -> tuple[int, int]:
 def _named_values(text: str) -> Iterator[Found]:
     seen_names: set[tuple[int, int]] = set()
     size = len(text)
-    for match in _TRIGGER.finditer(text):
+    # ASCII text as bytes: RE2 reads UTF-8, and its byte offsets are then character offsets
+    subject: str | bytes = text.encode("ascii") if text.isascii() else text
+    for match in _TRIGGER.finditer(subject):
         name_start, name_end = _grow(text, match.start(), match.end())
         if (name_start, name_end) in seen_names:
             continue
@@ -408,7 +416,9 @@ def _named_values(text: str) -> Iterator[Found]:
             after += 1
         if ((after >= size or text[after] not in _OPERATOR_START) and text[name_start] != "-"
                 and _GO_TYPED.match(text, name_end) is None):
-            continue  # `pass`, `tokens.append(...)`: no value follows the name
+            if text[name_end:name_end + 1] in ("(", " ", "\t"):
+                yield from _held(text, name_start, name_end)
+            continue  # `pass`, `tokens.append(...)`: no operator follows the name
         line_start, line_end = line_bounds(text, name_start)
         name = text[name_start:name_end]
         if name.startswith("-") and (name_start == line_start or text[name_start - 1] in " \t"):
@@ -427,6 +437,19 @@ def _named_values(text: str) -> Iterator[Found]:
         found = _assignment(text, core_start, name_end, line_start, line_end, strength)
         if found is not None:
             yield found
+
+
+def _held(text: str, name_start: int, name_end: int) -> Iterator[Found]:
+    """A literal the name holds with no operator (`secret_held`): a directive's or an
+    initialisation's only under a name that says secret."""
+    held = held_literal(text, name_start, name_end)
+    if held is None:
+        return
+    strength = name_strength(held.name)
+    if strength is None or (held.form in ("directive", "init") and strength != "strong"):
+        return
+    if quoted_ok(text[held.start:held.end], strength):
+        yield Found(held.start, held.end, "assignment")
 
 
 def _xml(text: str) -> Iterator[Found]:

@@ -15,19 +15,26 @@ version is parsed once, whatever number of definitions it holds.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from helix.core.changes import CodeChange, CommitRef, StaleDefinition
 from helix.core.git import blob_sha
-from helix.core.git_history import Commit, History, Version, read_blobs, read_log
+from helix.core.git_history import (
+    Commit,
+    FileChange,
+    History,
+    Version,
+    read_blobs,
+    read_log,
+)
 from helix.core.history_settings import StaleDocsSettings
 from helix.core.schemas import SymbolDef
 from helix.staledocs import relevance
-from helix.staledocs.sections import DocSection, section_texts
-from indexers.def_shapes import DefShape, changes, shapes
-from indexers.languages import classify
+from helix.staledocs.sections import TEST_DIRS, DocSection, section_texts, test_code
+from indexers.def_shapes import DefShape, changes, defined, shapes
+from indexers.languages import CODE_EXTENSIONS, classify
 
 WORKTREE = "(working tree)"
 # where a removed definition is no project interface a document describes
@@ -42,6 +49,12 @@ NOT_LIBRARY = frozenset({"test", "tests", "testing", "testsuite", "example", "ex
 VENDORED = re.compile(r"(?:[.-]min|\.bundle|[-_.]v?\d+\.\d+(?:\.\d+)*(?:[.-]min)?)"
                       r"\.(?:c|m)?js$", re.I)
 DECLARATIONS = (".d.ts", ".d.mts", ".d.cts", ".pyi")
+# what `removals` asks git to search (`-G` diffs every file a commit changed: documents and
+# tests never hold a removal it reports): the project's code files outside the directories
+# `library` passes over (the same test is applied again to what is found)
+LIBRARY_PATHS = (*(f":(glob,icase)**/*{ext}" for ext in sorted(set(CODE_EXTENSIONS))),
+                 *(f":(exclude,glob,icase)**/{d}/**" for d in sorted(NOT_LIBRARY | TEST_DIRS)),
+                 ":(exclude,glob)**/.*/**")
 BATCH = 16  # versions of a document read at a time while looking for a section's last touch
 NOT_A_NAME = re.compile(r"[^A-Za-z0-9_]")
 
@@ -56,7 +69,8 @@ class Blobs:
     def __init__(self, repo: Path, settings: StaleDocsSettings) -> None:
         self.repo, self.settings = repo, settings
         self._data: dict[str, bytes | None] = {}
-        self._shapes: dict[tuple[str, str], dict[str, DefShape]] = {}
+        self._shapes: dict[tuple[str, str, frozenset[str] | None], dict[str, DefShape]] = {}
+        self._defined: dict[tuple[str, str], dict[str, str]] = {}
         self._sections: dict[tuple[str, str], dict[tuple[tuple[str, ...], int], str]] = {}
 
     def read(self, ids: Sequence[str]) -> None:
@@ -72,14 +86,37 @@ class Blobs:
         data = self._data.get(blob)
         return data.decode("utf-8", "replace") if data is not None else None
 
-    def shapes(self, path: str, blob: str) -> dict[str, DefShape]:
-        key = (path, blob)
+    def _source(self, path: str, blob: str) -> tuple[str | None, bytes | None]:
+        lang = classify(path)[1]
+        data = self.text(blob) if lang is not None else None
+        return lang, data.encode("utf-8", "replace") if data is not None else None
+
+    def shapes(self, path: str, blob: str, wanted: frozenset[str] | None = None
+               ) -> dict[str, DefShape]:
+        """The shapes of the version's definitions (those in `wanted`, when given: only
+        they are read, each the same as in the whole file's)."""
+        whole = self._shapes.get((path, blob, None))
+        if whole is not None:
+            return whole if wanted is None else {q: s for q, s in whole.items() if q in wanted}
+        key = (path, blob, wanted)
         if key not in self._shapes:
-            lang = classify(path)[1]
-            data = self.text(blob) if lang is not None else None
-            self._shapes[key] = (shapes(lang, data.encode("utf-8", "replace"))
+            lang, data = self._source(path, blob)
+            self._shapes[key] = (shapes(lang, data, wanted)
                                  if lang is not None and data is not None else {})
         return self._shapes[key]
+
+    def shape(self, path: str, blob: str, qualname: str) -> DefShape | None:
+        """One definition's shape in a version (None: not defined there)."""
+        return self.shapes(path, blob, frozenset({qualname})).get(qualname)
+
+    def defined(self, path: str, blob: str) -> dict[str, str]:
+        """qualname -> kind of the version's definitions, none of them read."""
+        key = (path, blob)
+        if key not in self._defined:
+            lang, data = self._source(path, blob)
+            self._defined[key] = (defined(lang, data)
+                                  if lang is not None and data is not None else {})
+        return self._defined[key]
 
     def sections(self, path: str, blob: str, window_lines: int
                  ) -> dict[tuple[tuple[str, ...], int], str]:
@@ -221,23 +258,55 @@ def still_has(drifted: Drifted, kept: frozenset[str]) -> Drifted | None:
     """The drift without the removed members the definition still has (`kept`: through a
     base); None when nothing else changed."""
 
-    def left(found: Sequence[CodeChange]) -> tuple[CodeChange, ...]:
-        out = []
-        for change in found:
-            if change.kind == "members":
-                names = tuple(n for n in change.names if n not in kept)
-                if not names:
-                    continue
-                if names != change.names:
-                    change = CodeChange(kind="members", detail=f"removed {', '.join(names)}",
-                                        names=names)
-            out.append(change)
-        return tuple(out)
+    def left(change: CodeChange) -> CodeChange | None:
+        if change.kind != "members":
+            return change
+        names = tuple(n for n in change.names if n not in kept)
+        if names == change.names or not names:
+            return change if names else None
+        return CodeChange(kind="members", detail=f"removed {', '.join(names)}", names=names)
 
-    total = left(drifted.changes)
+    return _kept(drifted, left)
+
+
+def still_raises(drifted: Drifted, reachable: frozenset[str]) -> Drifted | None:
+    """The drift without the errors it says are raised no more that the definition still
+    raises through what it calls (`reachable`, bare names: a raise moved into a helper);
+    None when nothing else changed."""
+
+    def left(change: CodeChange) -> CodeChange | None:
+        if change.kind != "raises":
+            return change
+        came = _listed(change.detail, "now raises ")
+        gone = [n for n in _listed(change.detail, "no longer raises ")
+                if n.rsplit(".", 1)[-1] not in reachable]
+        if not came and not gone:
+            return None
+        return CodeChange(kind="raises", detail="; ".join(part for part in (
+            f"now raises {', '.join(came)}" if came else "",
+            f"no longer raises {', '.join(gone)}" if gone else "") if part),
+            names=tuple(sorted({*came, *gone})))
+
+    return _kept(drifted, left)
+
+
+def _listed(detail: str, lead: str) -> list[str]:
+    """The names after `lead` in a change's detail ("now raises A, B; no longer raises C")."""
+    for part in detail.split("; "):
+        if part.startswith(lead):
+            return [n.strip() for n in part[len(lead):].split(",") if n.strip()]
+    return []
+
+
+def _kept(drifted: Drifted, left: Callable[[CodeChange], CodeChange | None]
+          ) -> Drifted | None:
+    def kept(found: Sequence[CodeChange]) -> tuple[CodeChange, ...]:
+        return tuple(c for c in (left(change) for change in found) if c is not None)
+
+    total = kept(drifted.changes)
     if not total:
         return None
-    commits = tuple((c, left(found)) for c, found in drifted.commits if left(found))
+    commits = tuple((c, kept(found)) for c, found in drifted.commits if kept(found))
     return Drifted(definition=drifted.definition, params_then=drifted.params_then,
                    changes=total, commits=commits, now=drifted.now)
 
@@ -259,8 +328,8 @@ def definition_drift(history: History, blobs: Blobs, definition: SymbolDef, sinc
         base = after.pop()
     blobs.read([base.blob, head, *(v.blob for v in after)])
     name = definition.qualname
-    then = blobs.shapes(base.path, base.blob).get(name)
-    current = worktree or blobs.shapes(versions[0].path, head).get(name)
+    then = blobs.shape(base.path, base.blob, name)
+    current = worktree or blobs.shape(versions[0].path, head, name)
     if then is None or current is None:
         return None  # added after the section, or not a definition it had then
     total = changes(then, current)
@@ -268,7 +337,7 @@ def definition_drift(history: History, blobs: Blobs, definition: SymbolDef, sinc
         return None
     made = _commits(blobs, name, then, list(reversed(after)))
     if worktree is not None:
-        committed = blobs.shapes(versions[0].path, head).get(name)
+        committed = blobs.shape(versions[0].path, head, name)
         edits = changes(committed, worktree) if committed is not None else total
         if edits:
             made.insert(0, (CommitRef(sha=WORKTREE, time=0, subject="uncommitted changes"),
@@ -284,7 +353,8 @@ def for_section(drifted: Drifted, section: DocSection, text: str,
     def kept(found: Sequence[CodeChange]) -> list[CodeChange]:
         return relevance.counted(found, params_then=drifted.params_then,
                                  heading=section.heading, symbol=drifted.definition.qualname,
-                                 text=text, settings=settings)
+                                 text=text, settings=settings,
+                                 params_now=tuple(p.name for p in drifted.now.params))
 
     total = kept(drifted.changes)
     if not total:
@@ -303,7 +373,7 @@ def _commits(blobs: Blobs, name: str, then: DefShape, oldest_first: Sequence[Ver
     made: list[tuple[CommitRef, tuple[CodeChange, ...]]] = []
     previous = then
     for version in oldest_first:
-        shape = blobs.shapes(version.path, version.blob).get(name)
+        shape = blobs.shape(version.path, version.blob, name)
         if shape is None:
             continue
         found = changes(previous, shape)
@@ -335,8 +405,9 @@ def removals(repo: Path, blobs: Blobs, names: set[str], oldest: str | None,
     pattern = f"(^|[^A-Za-z0-9_])({'|'.join(safe)})([^A-Za-z0-9_]|$)"
     log = read_log(repo, max_commits=settings.max_commits, max_bytes=settings.max_log_bytes,
                    timeout=settings.git_timeout_s, exclude=[oldest] if oldest else [],
-                   lines_matching=pattern)
+                   lines_matching=pattern, paths=LIBRARY_PATHS)
     wanted = set(safe)
+    mentioned = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(safe) + r")(?![A-Za-z0-9_])")
     out: list[Removal] = []
     for commit in log.commits:
         for change in log.changes.get(commit.sha, ()):
@@ -344,16 +415,36 @@ def removals(repo: Path, blobs: Blobs, names: set[str], oldest: str | None,
                     or not change.old_path.startswith(prefix) or not library(change.old_path):
                 continue
             blobs.read([change.old_blob, change.new_blob])
-            old = blobs.shapes(change.old_path, change.old_blob)
-            new = blobs.shapes(change.path, change.new_blob) if change.status != "D" else {}
-            left = {q.rsplit(".", 1)[-1] for q in new}
-            for qualname, shape in sorted(old.items()):
-                bare = qualname.rsplit(".", 1)[-1]
-                if bare in wanted and bare not in left:
-                    out.append(Removal(name=bare, path=change.old_path.removeprefix(prefix),
-                                       qualname=qualname,
-                                       start_line=shape.start_line, end_line=shape.end_line,
-                                       commit=commit, renamed_to=_renamed(shape, old, new)))
+            text = blobs.text(change.old_blob) or ""
+            if not wanted & set(mentioned.findall(text)):
+                continue  # the file never had one of the names: nothing of theirs to parse
+            out += _removed_by(blobs, change, wanted, commit, prefix)
+    return out
+
+
+def _removed_by(blobs: Blobs, change: FileChange, wanted: set[str], commit: Commit,
+                prefix: str) -> list[Removal]:
+    """The definitions named in `wanted` that one file's change removed: the names each
+    side defines are found without reading a definition; only a removed one is read."""
+    old = blobs.defined(change.old_path, change.old_blob)
+    candidates = [q for q in old if q.rsplit(".", 1)[-1] in wanted]
+    if not candidates:
+        return []
+    new = blobs.defined(change.path, change.new_blob) if change.status != "D" else {}
+    left = {q.rsplit(".", 1)[-1] for q in new}
+    gone = [q for q in candidates if q.rsplit(".", 1)[-1] not in left]
+    if not gone:
+        return []
+    was = blobs.shapes(change.old_path, change.old_blob, frozenset(gone))
+    kinds = {old[q] for q in gone}
+    added = frozenset(q for q, kind in new.items() if q not in old and kind in kinds)
+    now = blobs.shapes(change.path, change.new_blob, added) if added else {}
+    out = []
+    for qualname, shape in sorted(was.items()):
+        out.append(Removal(name=qualname.rsplit(".", 1)[-1],
+                           path=change.old_path.removeprefix(prefix), qualname=qualname,
+                           start_line=shape.start_line, end_line=shape.end_line,
+                           commit=commit, renamed_to=_renamed(shape, now)))
     return out
 
 
@@ -367,15 +458,12 @@ def library(path: str) -> bool:
     not the project's."""
     parts = path.split("/")
     name = parts[-1]
-    return not (NOT_LIBRARY & {p.lower() for p in parts[:-1]} or name.startswith("test_")
+    return not (NOT_LIBRARY & {p.lower() for p in parts[:-1]} or test_code(path)
                 or any(p.startswith(".") for p in parts[:-1]) or VENDORED.search(name)
-                or name.endswith(DECLARATIONS)
-                or name.endswith(("_test.py", "_test.go", ".test.ts", ".test.js", ".spec.ts",
-                                  ".spec.js")) or name == "conftest.py")
+                or name.endswith(DECLARATIONS))
 
 
-def _renamed(shape: DefShape, old: dict[str, DefShape], new: dict[str, DefShape]
-             ) -> str | None:
-    added = [s for q, s in sorted(new.items()) if q not in old and s.kind == shape.kind]
-    same = [s for s in added if s.body == shape.body]
+def _renamed(shape: DefShape, added: dict[str, DefShape]) -> str | None:
+    """A definition of the same kind and body the change added (`added`: those it added)."""
+    same = [s for _, s in sorted(added.items()) if s.kind == shape.kind and s.body == shape.body]
     return same[0].qualname if same else None

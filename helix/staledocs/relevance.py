@@ -47,12 +47,19 @@ _VALUE = re.compile(r"\S+")
 _INLINE = re.compile(r"``?([^`\n]+)``?")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _DOCTEST = re.compile(r"^\s*(>>>|\.\.\.) ")
+# a line opening an RST literal block: `Like this::`, `.. code-block:: python`
+_RST_CODE_DIRECTIVES = ("code-block", "code", "sourcecode", "doctest", "testcode", "ipython",
+                        "literalinclude")
+_LITERAL = re.compile(rf"(?:::\s*$|^\s*\.\.\s+(?:{'|'.join(_RST_CODE_DIRECTIVES)})::)")
 _CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*[=(]")
 _DISTINCT = re.compile(r"\b(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*|_+[A-Za-z0-9_]+|"
                        r"[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b")
 
 
 _STRING = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
+# the root of a language's errors: one raised as a subclass now is raised still
+ROOT_ERRORS = frozenset({"Error", "Exception", "BaseException", "Throwable", "StandardError"})
+CONSTRUCTORS = frozenset({"__init__", "constructor", "initialize", "__construct", "new"})
 # a "not given" default (`helix.staledocs.relevance.sentinel`)
 NOT_GIVEN = frozenset({"None", "null", "undefined", "...", "Ellipsis", "object()", "nil"})
 # words of a header that are no base or decorator a reader could lose (`class` -> `def`)
@@ -67,40 +74,100 @@ _PASSED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\s*=(?!=)")  # `name=value`: an arg
 _PUNCT = re.compile(r"[`,;:()\[\]{}|=]")
 _KEYWORD = re.compile(r"[(,]\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)")  # a keyword argument
 _SET = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)=(?!=)")  # `timeout=5` written in prose
+# a callee and its opening bracket, any other bracket, or a keyword argument (`, name=`)
+_CALL_TOKEN = re.compile(r"(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*)?(?P<bracket>[()\[\]{}])"
+                         r"|(?<=[(,])\s*(?P<keyword>[A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)")
 
 
 @dataclass(frozen=True)
 class Said:
-    """What a section mentions as code: any identifier in code (strings left out), and the
-    names it states deliberately (inline code, a keyword argument, a distinctive name)."""
+    """What a section mentions as code: any identifier in code (strings left out), the
+    names it states deliberately (inline code, a keyword argument, a distinctive name), those
+    of them its prose states (not an example's code), and the keyword arguments its code
+    passes to each callee (by the callee's last name: `httpx.Client(proxies=p)` -> Client)."""
 
     code: frozenset[str]
     named: frozenset[str]
+    prose: frozenset[str] = frozenset()
+    passed: tuple[tuple[str, frozenset[str]], ...] = ()
 
     def __contains__(self, name: object) -> bool:
         return name in self.code or name in self.named
+
+    def passed_to(self, callee: str) -> frozenset[str]:
+        return next((kws for name, kws in self.passed if name == callee), frozenset())
 
 
 def words(text: str) -> Said:
     """The identifiers `text` mentions as code (see the module docstring)."""
     code: set[str] = set()
     named: set[str] = set()
+    prose: set[str] = set()
+    examples: list[str] = []
     fenced = False
+    literal: int | None = None  # the indentation of the line opening an RST literal block
     for line in text.splitlines():
         if _FENCE.match(line):
             fenced = not fenced
             continue
-        if fenced or _DOCTEST.match(line):
+        indent = len(line) - len(line.lstrip())
+        if literal is not None and line.strip() and indent <= literal:
+            literal = None
+        if not fenced and literal is None and _LITERAL.search(line):
+            literal = indent
+            if not line.lstrip().startswith(".."):  # `Call it like this::` is prose
+                _prose(line, named, prose, code, examples)
+            continue
+        if fenced or literal is not None or _DOCTEST.match(line):
             bare = _STRING.sub(" ", line)
             code.update(_WORD.findall(bare))
             named.update(_KEYWORD.findall(bare))
+            examples.append(_DOCTEST.sub("", bare))
             continue
-        for span in _INLINE.findall(line):
-            named.update(_WORD.findall(_STRING.sub(" ", span)))
-        named.update(_SET.findall(line))
-        code.update(_CALLED.findall(line))
-        named.update(_DISTINCT.findall(line))
-    return Said(code=frozenset(code), named=frozenset(named))
+        _prose(line, named, prose, code, examples)
+    passed: dict[str, set[str]] = {}
+    for callee, keyword in keyword_arguments("\n".join(examples)):
+        passed.setdefault(callee, set()).add(keyword)
+    return Said(code=frozenset(code), named=frozenset(named), prose=frozenset(prose),
+                passed=tuple(sorted((k, frozenset(v)) for k, v in passed.items())))
+
+
+def _prose(line: str, named: set[str], prose: set[str], code: set[str],
+           examples: list[str]) -> None:
+    """What a line of prose mentions as code (its inline code, `name=`, distinctive names,
+    calls)."""
+    for span in _INLINE.findall(line):
+        found = _WORD.findall(_STRING.sub(" ", span))
+        named.update(found)
+        prose.update(found)
+        examples.append(_STRING.sub(" ", span))
+    said = {*_SET.findall(line), *_DISTINCT.findall(line)}
+    named |= said
+    prose |= said
+    code.update(_CALLED.findall(line))
+
+
+def keyword_arguments(code: str) -> list[tuple[str, str]]:
+    """(callee's last name, keyword) for each keyword argument of a call in `code`
+    (`httpx.Client(proxies=p, timeout=5)` -> (Client, proxies), (Client, timeout)); a
+    keyword of a call nested in the arguments is that call's."""
+    out: list[tuple[str, str]] = []
+    open_calls: list[str | None] = []
+    at = 0
+    for match in _CALL_TOKEN.finditer(code):
+        if match.start() < at:
+            continue
+        name, bracket, keyword = match.group("name"), match.group("bracket"), \
+            match.group("keyword")
+        if bracket and bracket in "([{":
+            open_calls.append(name if bracket == "(" else None)
+        elif bracket:
+            if open_calls:
+                open_calls.pop()
+        elif keyword and open_calls and open_calls[-1]:
+            out.append((open_calls[-1], keyword))
+        at = match.end()
+    return out
 
 
 def _squeezed(text: str) -> str:
@@ -181,18 +248,36 @@ def _beside(text: str, gone: str, symbol: str) -> bool:
                for line in text.splitlines())
 
 
+def _callee(symbol: str) -> str:
+    """The name a call of the definition is written with (a constructor: its class's)."""
+    parts = symbol.split(".")
+    return parts[-2] if len(parts) > 1 and parts[-1] in CONSTRUCTORS else parts[-1]
+
+
+def _states_parameter(name: str, said: Said, symbol: str) -> bool:
+    """The section states the parameter of this definition: its prose names it as code
+    (`proxies`, `proxies=`, `max_redirects`), or its example passes it to a call of the
+    definition (`Client(proxies=...)`, not `ProxyRoundRobin(proxies=...)`, an example's own
+    class taking a parameter of that name)."""
+    bare = name.lstrip("*")
+    return bare in said.prose or bare in said.passed_to(_callee(symbol))
+
+
 def counts(change: CodeChange, *, params_then: Sequence[str], said: Said,
-           text: str, is_about: bool, settings: StaleDocsSettings, symbol: str = "") -> bool:
+           text: str, is_about: bool, settings: StaleDocsSettings, symbol: str = "",
+           params_now: Sequence[str] = ()) -> bool:
     """Whether `change` makes the section (its identifiers `said`, its `text`) stale."""
     mentioned = any(name.lstrip("*") in said for name in change.names)
-    stated = any(name.lstrip("*") in said.named for name in change.names)
     kind = change.kind
     if kind == "removed":
         return True
     if kind == "parameters":
         gone = [n for n in change.names if n in params_then]
         if gone and len(gone) == len(change.names):
-            return stated  # `proxies=` or `proxies`: not an example's own `proxies`
+            if all(n.startswith("*") for n in gone) and any(
+                    p not in params_then and not p.startswith("*") for p in params_now):
+                return False  # `*args, **kwargs` spelled out: every call still works
+            return any(_states_parameter(n, said, symbol) for n in gone)
         if all(n.startswith("_") for n in change.names):
             return False  # a private parameter is never documented
         named = [p for p in params_then if not p.startswith("*")]  # every example has kwargs
@@ -202,7 +287,9 @@ def counts(change: CodeChange, *, params_then: Sequence[str], said: Said,
     if kind == "defaults":
         return _default_stated(change, text)
     if kind == "raises":  # an error it says is raised that no longer is
-        return any(name in said for name in _no_longer(change))
+        coded = "now raises " in change.detail  # a root error raised as others now
+        return any(name in said for name in _no_longer(change)
+                   if not (coded and name.rsplit(".", 1)[-1] in ROOT_ERRORS))
     if kind == "members":
         return mentioned
     if kind == "signature":  # a base or decorator it names is gone (`object`: no base at all)
@@ -214,8 +301,10 @@ def counts(change: CodeChange, *, params_then: Sequence[str], said: Said,
 
 
 def counted(found: Sequence[CodeChange], *, params_then: Sequence[str], heading: Sequence[str],
-            symbol: str, text: str, settings: StaleDocsSettings) -> list[CodeChange]:
+            symbol: str, text: str, settings: StaleDocsSettings,
+            params_now: Sequence[str] = ()) -> list[CodeChange]:
     said = words(text)
     is_about = about(heading, symbol)
     return [c for c in found if counts(c, params_then=params_then, said=said, text=text,
-                                       is_about=is_about, settings=settings, symbol=symbol)]
+                                       is_about=is_about, settings=settings, symbol=symbol,
+                                       params_now=params_now)]

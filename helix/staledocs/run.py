@@ -29,6 +29,7 @@ from helix.core.errors import UserError
 from helix.core.git import tracked_blobs
 from helix.core.git_history import Commit, History, read_log, resolve, show_prefix
 from helix.core.hashing import short_id
+from helix.staledocs.aliases import still_bound
 from helix.staledocs.history import (
     BATCH,
     WORKTREE,
@@ -41,11 +42,19 @@ from helix.staledocs.history import (
     ref,
     removals,
     still_has,
+    still_raises,
     touched,
 )
 from helix.staledocs.history import window as history_window
 from helix.staledocs.inherited import Bases
-from helix.staledocs.sections import DocSection, doc_paths, history_path, sections_of
+from helix.staledocs.reachable import Reach
+from helix.staledocs.sections import (
+    DocSection,
+    doc_paths,
+    history_path,
+    js_packages,
+    sections_of,
+)
 
 MS = 1000.0
 BASELINE_VERSION = 1
@@ -72,6 +81,28 @@ def _qualifies(qualifier: str, removal: Removal, text: str) -> bool:
     return qualifier.lstrip("_") in places or qualifier == owner
 
 
+def _named_here(qualifiers: list[str], removal: Removal, text: str) -> bool:
+    """The section names the removed definition: qualified as it (`httpx.SSLContext`), or
+    bare in a section that qualifies that name as nothing else: beside
+    `<TimerContext.Provider>`, a bare `Provider` is the same context's, not the project's."""
+    hits = [q for q in qualifiers if _qualifies(q, removal, text)]
+    if any(hits):
+        return True
+    return bool(hits) and all(not q for q in qualifiers)
+
+
+def _unbound(work: WorkTree, gone: list[Removal]) -> list[Removal]:
+    """The removals of names the project binds no more (`aliases.still_bound`: an alias or a
+    re-export of the name is the name still there)."""
+    modules = {r.name for r in gone if "." not in r.qualname}
+    members: dict[str, set[str]] = {}
+    for removal in gone:
+        if removal.name not in modules:
+            members.setdefault(removal.name, set()).add(removal.path)
+    bound = still_bound(work, {r.name for r in gone}, members)
+    return [r for r in gone if r.name not in bound]
+
+
 def _still_there(work: WorkTree, bases: Bases) -> Callable[[Removal], bool]:
     """Whether a removed member is one its class still has: moved into a base of the
     project the class now inherits."""
@@ -95,9 +126,8 @@ def _removed(section: DocSection, since: Commit, history: History,
         named.setdefault(base, []).append(qualifier)
     out: dict[str, StaleDefinition] = {}
     for removal in gone:
-        if removal.commit.sha in before or not any(
-                _qualifies(q, removal, section.text) for q in named.get(removal.name, ())) \
-                or there(removal):
+        if removal.commit.sha in before or not _named_here(
+                named.get(removal.name, []), removal, section.text) or there(removal):
             continue
         if removal.name in out:
             continue
@@ -129,10 +159,13 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
     window = config.index.window_lines
     work = WorkTree(root, config.index.max_file_bytes, tracked_blobs(root))
     bases = Bases(index, work, settings.inherit_depth)
+    reach = Reach(index, work, settings.raise_depth)
+    packages = js_packages(sorted(work.head), work.text)
     checked: list[DocSection] = []
     for path in doc_paths(index, paths, settings.skip, settings.history_dirs):
         checked += sections_of(index, path, settings.max_definitions_per_section,
-                               history_path(root, path), settings.min_version_headings)
+                               history_path(root, path), settings.min_version_headings,
+                               packages)
     wanted = [s for s in checked if s.aligned or s.unresolved]
     blobs.read([v.blob for path in sorted({s.history_path for s in wanted})  # one batch
                 for v in history.versions(path, settings.max_versions)[:BATCH]])
@@ -148,8 +181,8 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
     names = {n for i in whens for n, _ in checked[i].unresolved}
     oldest = min((whens[i] for i in whens if checked[i].unresolved), key=lambda c: c.time,
                  default=None)
-    gone = removals(root, blobs, names, oldest.sha if oldest else None, settings,
-                    history.prefix)
+    gone = _unbound(work, removals(root, blobs, names, oldest.sha if oldest else None,
+                                   settings, history.prefix))
     drifted: dict[tuple[str, str], Drifted | None] = {}
     stale: list[StaleSection] = []
     for number, since in sorted(whens.items()):
@@ -160,8 +193,10 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
             if cache not in drifted:
                 found_drift = definition_drift(history, blobs, definition, since, work,
                                                settings)
-                drifted[cache] = found_drift and still_has(found_drift,
-                                                           bases.members(found_drift.now))
+                found_drift = found_drift and still_has(found_drift,
+                                                        bases.members(found_drift.now))
+                drifted[cache] = found_drift and still_raises(
+                    found_drift, reach.raises(found_drift.now, definition.path))
             raw = drifted[cache]
             kept = for_section(raw, section, section.text, settings) if raw else None
             if kept is not None:

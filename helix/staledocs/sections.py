@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,12 +38,22 @@ DOC_SECTION = "doc_section"
 GENERATED = re.compile(r"^\s*(?::::\s+\S|\.\. auto\w+::)", re.M)
 HISTORICAL = re.compile(r"\b(?:upgrad\w*|migrat\w*|change ?log|release notes|what'?s new|"
                         r"deprecat\w*|backward[s -]compat\w*)\b", re.I)
-OWN = re.compile(r"\b(?:class|def|func|function|fn|interface|struct|type)\s+([A-Za-z_]\w*)")
+# a name an example defines itself: `class Provider`, `function DisplayName()`, `const Context
+# = ...`, `Provider = make_provider()` at the start of a line
+OWN = re.compile(r"\b(?:class|def|func|function|fn|interface|struct|type|const|let|var)\s+"
+                 r"([A-Za-z_$][\w$]*)|^[ \t]*(?:>>>[ \t]+)?([A-Za-z_]\w*)[ \t]*=(?!=)", re.M)
 IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*[A-Za-z_][\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)",
                     re.M)
+# JavaScript: `import A, { B, C as D } from 'mod'`, `const { B } = require('mod')`
+JS_IMPORT = re.compile(r"\bimport[ \t]+(?:type[ \t]+)?(?:([A-Za-z_$][\w$]*)[ \t]*,?[ \t]*)?"
+                       r"(?:\{([^}]*)\})?[ \t]*from[ \t]*['\"]([^'\"]+)['\"]"
+                       r"|\b(?:const|let|var)[ \t]*\{([^}]*)\}[ \t]*=[ \t]*require\([ \t]*"
+                       r"['\"]([^'\"]+)['\"][ \t]*\)")
 TEST_DIRS = frozenset({"test", "tests", "testing", "testsuite", "__tests__", "spec"})
 TEST_ENDINGS = ("_test.py", "_test.go", ".test.ts", ".test.js", ".spec.ts", ".spec.js",
+                ".test.tsx", ".test.jsx", ".spec.tsx", ".spec.jsx", ".test.mjs", ".test.cjs",
                 "test.java", "tests.java", "_spec.rb", "_test.rs")
+PACKAGE_NAME = re.compile(r'^\s*"name"\s*:\s*"([^"]+)"', re.M)
 MIN_NAME = 2  # a name shorter (`_`, `x`) is no definition a document means
 
 
@@ -122,10 +132,13 @@ def _grouped(chunks: Sequence[Chunk]) -> list[list[Chunk]]:
     return sorted(groups.values(), key=lambda g: (g[0].start_line, g[0].id))
 
 
-def imported(text: str) -> dict[str, str]:
+def imported(text: str, packages: frozenset[str] = frozenset()) -> dict[str, str]:
     """The names an example imports, each with its module's top package
-    (`from collections.abc import Iterable` -> Iterable: collections): a name imported from
-    the standard library or a dependency is that module's, whatever the project defines."""
+    (`from collections.abc import Iterable` -> Iterable: collections; `import { Provider }
+    from 'react'` -> Provider: react): a name imported from the standard library or a
+    dependency is that module's, whatever the project defines. A JavaScript import from the
+    project's own package (`packages`: the names its package.json files give) or a relative
+    one is the project's: no module is said."""
     out: dict[str, str] = {}
     for module, names in IMPORT.findall(text):
         for part in names.strip("()").split(","):
@@ -133,14 +146,24 @@ def imported(text: str) -> dict[str, str]:
             if words and words[0].isidentifier():
                 out.setdefault(words[-1] if len(words) == 3 and words[1] == "as" else words[0],
                                module.lstrip(".").split(".", 1)[0])
+    for default, braced, module, required, required_from in JS_IMPORT.findall(text):
+        spec = module or required_from
+        top = "/".join(spec.split("/")[:2 if spec.startswith("@") else 1])
+        if spec.startswith(".") or top in packages:
+            continue
+        for part in [default, *(braced or required).split(",")]:
+            words = part.replace(":", " as ").split()
+            if words and words[-1].isidentifier():
+                out.setdefault(words[-1], top)
     return out
 
 
-def _unresolved(index: IndexReader, texts: Sequence[str], known: set[str]
-                ) -> list[tuple[str, str]]:
+def _unresolved(index: IndexReader, texts: Sequence[str], known: set[str],
+                packages: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
-    seen: set[str] = set(OWN.findall("\n".join(texts)))  # the example's own definitions
-    imports = imported("\n".join(texts))
+    # the example's own definitions
+    seen: set[str] = {a or b for a, b in OWN.findall("\n".join(texts))}
+    imports = imported("\n".join(texts), packages)
     for name in (n for text in texts for n in named_identifiers(text)):
         qualifier, _, base = name.rpartition(".")
         if not qualifier and base in imports:
@@ -174,7 +197,8 @@ def _past(heading: Sequence[str]) -> bool:
 
 
 def sections_of(index: IndexReader, path: str, limit: int, history: str | None = None,
-                min_version_headings: int = 0) -> list[DocSection]:
+                min_version_headings: int = 0, packages: frozenset[str] = frozenset()
+                ) -> list[DocSection]:
     """The sections of one documentation file as the index has it, each with its code (none
     in a release history: `min_version_headings` headings that are versions, 0: never)."""
     out: list[DocSection] = []
@@ -202,7 +226,7 @@ def sections_of(index: IndexReader, path: str, limit: int, history: str | None =
                 if definition.path != path and len(aligned) < limit and (
                         not test_code(definition.path) or test_code(path)):
                     aligned.setdefault(definition.node_id, definition)
-        unresolved = _unresolved(index, [c.text for c in group], names)
+        unresolved = _unresolved(index, [c.text for c in group], names, packages)
         out.append(DocSection(path=path, heading=heading, occurrence=occurrence,
                               history_path=history or path,
                               start=group[0].start_line, end=group[-1].end_line,
@@ -222,3 +246,18 @@ def section_texts(path: str, lang: str | None, text: str, window_lines: int
         seen[heading] = occurrence + 1
         out[(heading, occurrence)] = "\n".join(lines[start - 1:end])
     return out
+
+
+def js_packages(work_files: Sequence[str], read: Callable[[str], str | None]) -> frozenset[str]:
+    """The names the project's package.json files give its packages (`"name": "redux"`):
+    an example importing from one imports the project's code."""
+    out: set[str] = set()
+    for path in work_files:
+        if path.rsplit("/", 1)[-1] != "package.json" or test_code(path) or any(
+                part in ("node_modules", "examples", "example", "fixtures")
+                for part in path.split("/")):
+            continue
+        found = PACKAGE_NAME.search(read(path) or "")
+        if found:
+            out.add(found.group(1))
+    return frozenset(out)
