@@ -59,6 +59,7 @@ class Exemplars:
     answer: tuple[str, ...]
     reference_words: frozenset[str]
     polarity_words: frozenset[str]
+    behaviour_words: frozenset[str]
     clause: re.Pattern[str]
     contrast: re.Pattern[str]  # a contrast word opening a clause: ", but", " though"
     placeholder: str
@@ -78,7 +79,8 @@ def load_exemplars() -> Exemplars:
     return Exemplars(
         absence=tuple(data["absence"]), answer=tuple(data["answer"]),
         reference_words=frozenset(data["reference_words"]),
-        polarity_words=frozenset(data["polarity_words"]) | NEGATION_WORDS, clause=clause,
+        polarity_words=frozenset(data["polarity_words"]) | NEGATION_WORDS,
+        behaviour_words=frozenset(data["behaviour_words"]), clause=clause,
         contrast=contrast,
         placeholder=data["placeholder"],
         kept=CLAIM_WORDS | NEGATION_WORDS | frozenset(data["reference_words"]) | vocabulary,
@@ -127,8 +129,11 @@ def masked(text: str, held: frozenset[str], ex: Exemplars) -> str:
 
 def _may_claim(sentence: str, ex: Exemplars) -> bool:
     """The sentence speaks of the material or the speaker (a reference word, or a file path:
-    "Neither mail/send.py nor ..."), and of something missing."""
+    "Neither mail/send.py nor ..."), and of something missing, not of when the code does
+    something (a `behaviour_words` word: "Nothing is parsed until ...")."""
     words = set(re.findall(r"[a-z]+(?:['’]t)?", sentence.lower()))
+    if words & ex.behaviour_words:
+        return False
     return bool(words & ex.reference_words or _FILE_PATH.search(sentence)) and bool(
         words & ex.polarity_words or any(w.endswith(("'t", "’t")) for w in words))
 
