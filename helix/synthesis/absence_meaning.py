@@ -30,6 +30,7 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -137,7 +138,7 @@ def _may_claim(sentence: str, ex: Exemplars) -> bool:
     said = re.findall(r"[a-z]+(?:['’]t)?", sentence.lower())
     words = set(said)
     if words & ex.behaviour_words or any(
-            w in NEGATION_WORDS and nxt in ex.exclusive_words for w, nxt in zip(said, said[1:])):
+            w in NEGATION_WORDS and nxt in ex.exclusive_words for w, nxt in pairwise(said)):
         return False
     return bool(words & ex.reference_words or _FILE_PATH.search(sentence)) and bool(
         words & ex.polarity_words or any(w.endswith(("'t", "’t")) for w in words))
