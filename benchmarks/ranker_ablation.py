@@ -10,8 +10,10 @@ history field (its features and the candidates only it brought); without the cal
 features (calls in and out, tests, PageRank, nearness to named definitions); and the hand order
 itself. (The association table was a variant too until it was retired: it added nothing,
 validation file Acc@1 0.440 without it against 0.443 with it, function Acc@5 0.414 against
-0.405.) `all` retrained from the
-shipped model's rows reproduces it (`all_is_shipped`: the same model digest).
+0.405.) `all` retrained from the shipped model's rows scores as it does (the manifest's
+validation figures); `all_is_shipped` says whether the model text is byte-identical too (it was
+not on 2026-11-29: same figures, another digest). The result carries the command, the load
+average at the start and the end, and the CPU seconds.
 With `--test-rows DIR` (`helix eval corpus ranker-rows --split test`), the same models
 are also scored on the test split, reported apart: nothing is chosen on it. `--models DIR`
 keeps each variant's model (DIR/<variant>/). Writes benchmarks/results/ranker_ablation.json.

@@ -14,9 +14,10 @@ file are listed without their texts. `--files` scores further held-apart files o
 (sessions written by someone else, measured once) in the same run, each under its file name, their
 misses listed without texts like the reported file's. `--before-model DIR` adds the router
 `meaning_before`: the meaning router with the model files of DIR (an earlier
-controller/continuity/meaning_model/, e.g. main's) and the rescue/override settings its manifest
-records (`continuity_settings`, else the defaults of main before they were recorded: 0.45/0.9),
-so a retrained model is compared with the one it replaces in one run.
+controller/continuity/meaning_model/, e.g. main's; a feature it predates weighs nothing) and the
+rescue/override settings its manifest records (`continuity_settings`, else the defaults of main
+before they were recorded: 0.45/0.9), so a retrained model is compared with the one it replaces in
+one run.
 
 The router's cost, measured in the same run (`timing`):
   warm   every follow-up of the tuning file routed twice in the meaning run: with the reader
@@ -189,7 +190,7 @@ class BeforeModel:
         from helix.session import reader
 
         self.saved = reader.shipped_model
-        model = MeaningModel.load(self.root)
+        model = MeaningModel.load(self.root, earlier=True)
         reader.shipped_model = lambda: model  # type: ignore[assignment]
         reader._REFITTED.clear()
         return self

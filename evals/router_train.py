@@ -4,10 +4,10 @@
 
 Training turns are the tuning data only: the held-apart tuning file
 (data/evals/continuity/heldapart_tune.jsonl), the scenario files (T0.jsonl ... T10.jsonl,
-conversations.jsonl), the paraphrase suite's tuning half and two other writers' follow-ups
-(train_writer2.jsonl and train_writer4.jsonl, written for training: TRAIN_WRITER2.md,
-TRAIN_WRITER4.md). The reported files
-(heldapart_report.jsonl, paraphrase_report.jsonl) are never opened (`FORBIDDEN`). Hand-written
+conversations.jsonl), the paraphrase suite's tuning half and other writers' follow-ups
+(train_writer2/4/6.jsonl, written for training: TRAIN_WRITER2.md ... TRAIN_WRITER6.md). The
+reported files (heldapart_report.jsonl, paraphrase_report.jsonl) are never opened
+(`FORBIDDEN`). Hand-written
 exemplars per class are data/router/exemplars.jsonl; data/router/labels.jsonl gives the class of
 the held-apart turns whose (transition, lane) label does not name it (the other sense is T2 like
 a narrowed question; a T10 is a pick, a "who calls it?" ... with nothing to act on).
@@ -62,7 +62,8 @@ FORBIDDEN = frozenset({"heldapart_report.jsonl", "paraphrase_report.jsonl"})
 TRAIN_FILES = ("heldapart_tune.jsonl", "conversations.jsonl", "paraphrase_tune.jsonl",
                *(f"T{n}.jsonl" for n in range(11)),
                # follow-ups by other writers, for training only (TRAIN_WRITER2.md,
-               # TRAIN_WRITER4.md, TRAIN_WRITER6.md: new questions asked mid-session)
+               # TRAIN_WRITER4.md, TRAIN_WRITER6.md: new questions asked mid-session; not yet
+               # train_writer7.jsonl: the model retrained with it was not shipped, TRAIN_WRITER7.md)
                "train_writer2.jsonl", "train_writer4.jsonl", "train_writer6.jsonl")
 # the class a (transition, lane) label names when nothing says otherwise
 DEFAULT_CLASS = {("T0", "chat"): "chat", ("T1", "root"): "new_question",

@@ -85,6 +85,28 @@ def test_the_shipped_model_matches_its_manifest_and_the_code():
     assert manifest["model_key"] == model.model_key and manifest["metrics"]["cv_accuracy"] > 0
 
 
+def test_an_earlier_model_with_fewer_features_loads_for_a_benchmark(tmp_path):
+    """`router_heldapart --before-model` runs the model a retraining replaces: one trained
+    before a feature existed loads with that feature weighing nothing; as the shipped model
+    it would be refused."""
+    import shutil
+
+    from helix.core.errors import ConfigError
+
+    for name in ("exemplars.jsonl", "exemplars.npy"):
+        shutil.copy(MODEL_DIR / name, tmp_path / name)
+    head = json.loads((MODEL_DIR / "head.json").read_text(encoding="utf-8"))
+    dropped = FEATURE_NAMES.index("pronoun")
+    head["features"] = [n for n in head["features"] if n != "pronoun"]
+    head["weights"] = [w for i, w in enumerate(head["weights"]) if i != dropped]
+    (tmp_path / "head.json").write_text(json.dumps(head), encoding="utf-8")
+    earlier = MeaningModel.load(tmp_path, earlier=True)
+    assert earlier.weights.shape == MeaningModel.load().weights.shape
+    assert not earlier.weights[dropped].any()
+    with pytest.raises(ConfigError):
+        MeaningModel.load(tmp_path)
+
+
 def test_the_model_was_trained_on_the_current_tuning_data_only():
     manifest = json.loads((MODEL_DIR / "manifest.json").read_text(encoding="utf-8"))
     trained = manifest["training_data"]
@@ -184,6 +206,18 @@ def test_a_pick_of_a_thing_never_shown_is_a_boundary(repo):
 
 
 
+def test_a_polite_pick_after_thanks_is_no_question_to_the_selection_lane(repo):
+    """'Thank you. Would you open the SearchEngine item, please?' read as a pick opens it: the
+    lane gets the message without its lead of small talk, so the question mark does not
+    make it a question the lane escapes from."""
+    text = "Thank you. Would you open the SearchEngine item, please?"
+    talk = ReaderTalk(repo, fixed("pick", on=text))
+    talk("where does the tokenizer lower-case text?")
+    turn = talk(text)
+    assert (turn.transition, turn.lane) == ("T3", "selection")
+    assert turn.opened is not None and turn.opened.target.symbol == "SearchEngine"
+
+
 def test_a_misspelt_ordinal_picks_that_item(repo):
     """A pick whose ordinal word has a one-edit typo opens that item, as the rules read it."""
     talk = ReaderTalk(repo, fixed("pick", on="open the seocnd one"))
@@ -193,6 +227,45 @@ def test_a_misspelt_ordinal_picks_that_item(repo):
     turn = talk("open the seocnd one")
     assert (turn.transition, turn.lane) == ("T3", "selection")
     assert second is not None and turn.opened == second
+
+def test_readings_that_would_do_the_same_add_up_against_the_bar(repo):
+    """'any tests hitting it?' read as tests (0.40) and callers (0.38): neither alone passes
+    the rescue bar against the rules' new question, but both follow the graph from the
+    focused object: that is acted on (the tests), neither searched for nor asked about."""
+    text = "any tests hittign it?"
+    talk = ReaderTalk(repo, fixed("tests", 0.40, "callers", 0.38, on=text))
+    talk(Q)
+    talk("open the second one")
+    turn = talk(text)
+    assert (turn.transition, turn.lane, turn.intent) == ("T4", "graph", "graph_tests")
+
+
+def test_a_new_question_and_a_follow_up_do_not_add_up(repo):
+    """Follow-up readings of different actions (explain vs callers) are not summed: below the
+    bar, the rules' new question stands (announced)."""
+    text = "Now other topic. What is OpticalCavity?"
+    talk = ReaderTalk(repo, lambda f: Reading(
+        meaning="explain", confidence=0.28, alternatives=(("callers", 0.23),
+                                                          ("new_question", 0.21)))
+        if f.text == text else fixed("pick")(f))
+    talk(Q)
+    turn = talk(text)
+    assert (turn.transition, turn.intent) == ("T1", "root_question")
+
+
+def test_a_reading_the_state_rules_out_passes_its_probability_on(repo):
+    """A narrowing that names no folder cannot be acted on; given that, the other sense of
+    the question (0.30 of the remaining 0.50) is the reading: the root question again in the
+    sense not chosen (T2)."""
+    text = "now the light one too please"
+    talk = ReaderTalk(repo, fixed("narrow", 0.50, "other", 0.30, on=text))
+    talk("what is a cavity?")
+    talk("the second one")
+    chosen = talk.state().root_frame.sense
+    turn = talk(text)
+    assert (turn.transition, turn.lane, turn.intent) == ("T2", "root", "correct_choice")
+    assert talk.state().root_frame.sense not in (None, chosen)
+
 
 # --- saying what was understood ------------------------------------------------------------------
 

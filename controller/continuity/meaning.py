@@ -225,8 +225,9 @@ class MeaningModel:
     bias: np.ndarray  # (classes,)
 
     @classmethod
-    def load(cls, root: Any = None) -> MeaningModel:
-        """The shipped model, or the one in directory `root` (a benchmark's earlier model)."""
+    def load(cls, root: Any = None, *, earlier: bool = False) -> MeaningModel:
+        """The shipped model, or the one in directory `root`; `earlier`: a benchmark's earlier
+        model, which may know fewer features (the ones it lacks weigh nothing)."""
         root = root or resources.files("controller.continuity").joinpath(MODEL_DIR)
         try:
             head = json.loads(root.joinpath("head.json").read_text(encoding="utf-8"))
@@ -236,14 +237,17 @@ class MeaningModel:
                 vectors = np.load(handle, allow_pickle=False).astype(np.float32)
         except (OSError, ValueError) as exc:
             raise ConfigError(f"the meaning router's model cannot be read: {exc}") from None
-        if tuple(head["features"]) != FEATURE_NAMES or tuple(head["classes"]) != CLASSES:
+        names = tuple(head["features"])
+        if tuple(head["classes"]) != CLASSES or (names != FEATURE_NAMES and not (
+                earlier and set(names) <= set(FEATURE_NAMES))):
             raise ConfigError("the meaning router's model was trained for other features or "
                               "classes: run `python -m evals.router_train`")
+        weights = np.zeros((len(FEATURE_NAMES), len(CLASSES)), dtype=np.float64)
+        weights[[FEATURE_NAMES.index(n) for n in names]] = np.array(head["weights"])
         return cls(model_key=head["model_key"], texts=tuple(r["text"] for r in rows),
                    labels=np.array([CLASSES.index(r["meaning"]) for r in rows], dtype=np.int64),
                    details=tuple(r.get("detail") for r in rows), vectors=vectors,
-                   weights=np.array(head["weights"], dtype=np.float64),
-                   bias=np.array(head["bias"], dtype=np.float64))
+                   weights=weights, bias=np.array(head["bias"], dtype=np.float64))
 
     def with_vectors(self, model_key: str, vectors: np.ndarray) -> MeaningModel:
         """The same model over another encoder's vectors of the same exemplar texts."""

@@ -193,12 +193,15 @@ def _select(t: Turn, pool: OptionSet | None, where: str) -> TurnPlan | None:
                                 "select_item", f"read as an item of {where} ('{respelt}')",
                                 option_set_id=pool.id, selection_text=respelt,
                                 disabled=not t.settings.selection_lane))
-    # a name the lane matches itself ("the bm25 one", "the test one"): the message as typed
+    # a name the lane matches itself ("the bm25 one", "the test one"): the message as typed,
+    # without a lead of small talk ("Thank you. Would you open ...?" is no question)
+    message = say.without_small_talk_lead(t.text)
     return _gated(t, t.plan("explicit_selected_object_drilldown", "selection", "select_item",
                             f"read as an item of {where}", option_set_id=pool.id,
                             choice_index=named.index if named else None,
                             selection_text=f"open {named.index}" if named and not said
-                            else None, disabled=not t.settings.selection_lane))
+                            else message if message != t.text.strip() else None,
+                            disabled=not t.settings.selection_lane))
 
 
 MIN_NOUN_CHARS = 4

@@ -147,16 +147,16 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading) -> TurnPlan:
     and against another reading unless that one is sure (`router_override`); a message the
     rules took for a new question or could not act on is planned from its reading."""
     meaning, rules = reading.meaning, meaning_of(rules_plan)
-    s = t.settings
     plan: TurnPlan | None = rules_plan
     if meaning == rules:
         if meaning == "pick" and _unplaced(t, rules_plan):
             plan = plan_for(meaning, t, reading)
     elif meaning == "reopen" and rules == "pick" and names_focus(t):
         plan = plan_for(meaning, t, reading)  # picking what is in focus shows it again (T5)
-    elif reading.forced or reading.confidence >= (
-            s.router_rescue if rules in ("new_question", "boundary") else s.router_override):
+    elif reading.forced:
         plan = plan_for(meaning, t, reading)
+    else:
+        plan = _acted_on(t, reading, rules)
     if plan is None:  # the meaning cannot be acted on here: the rules' reading stands
         plan = rules_plan
     # a vocabulary pattern that matched is a sure reading (the classifier agreeing or not);
@@ -171,6 +171,46 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading) -> TurnPlan:
     if close is not None:
         return close
     return _announced(t, plan, reading, rules, agreed)
+
+
+def _action(plan: TurnPlan) -> tuple[str, str, str]:
+    """What a plan does: its transition, lane and intent, a graph question's edge kind aside
+    ("who calls it" and "which tests cover it" both follow the graph from the object)."""
+    intent = "graph" if plan.intent.startswith("graph_") else plan.intent
+    return plan.transition, plan.lane, intent
+
+
+def _same_action(a: TurnPlan, b: TurnPlan) -> bool:
+    """Two plans that do the same kind of thing (a boundary is no action)."""
+    return a.transition != "T10" and _action(a) == _action(b)
+
+
+def _acted_on(t: Turn, reading: Reading, rules: str) -> TurnPlan | None:
+    """The plan of the first reading that can be acted on in this state, when it is sure
+    enough against the rules' reading (`router_rescue` against a new question or nothing,
+    `router_override` against another rule): the bars apply to what the router would do,
+    not to one class. A reading the state rules out (a narrowing that names no scope, a
+    pick with nothing to pick) passes its probability on: the others are read given that
+    it is not meant; readings that would do the same ("which tests cover it" / "who calls
+    it": one graph follow-up on the object) add up. None: the rules' reading stands."""
+    s = t.settings
+    bar = s.router_rescue if rules in ("new_question", "boundary") else s.router_override
+    first = plan_for(reading.meaning, t, reading)
+    if first is not None and reading.confidence >= bar:
+        return first
+    readings = ((reading.meaning, reading.confidence), *reading.alternatives)
+    plans = [(readings[0][0], readings[0][1], first), *(
+        (m, p, plan_for(m, t, reading) if m != rules else None) for m, p in readings[1:])]
+    left = 1.0 - sum(p for m, p, plan in plans if plan is None and m != rules)
+    for m, p, plan in plans:
+        if m == rules or left <= 0:
+            return None
+        if plan is None:
+            continue
+        same = sum(q for n, q, other in plans if n != m and other is not None
+                   and _same_action(other, plan))
+        return plan if (p + same) / left >= bar else None
+    return None
 
 
 def _unplaced(t: Turn, plan: TurnPlan) -> bool:
