@@ -52,6 +52,20 @@ def test_a_limit_note_before_a_cited_answer_passes_and_a_claim_after_it_does_not
                             "excerpts, but docs/ledger.md [E2] describes retrying posts.")
 
 
+def test_a_sentence_about_when_the_code_acts_is_never_compared() -> None:
+    from helix.synthesis.absence_meaning import spans
+
+    ex = load_exemplars()
+    assert "until" in ex.behaviour_words
+    assert not spans("Nothing is parsed until verify_signature returns True, per "
+                     "docs/webhooks.md:20-23.", frozenset(), ex)
+    assert spans("Nothing in the docs says when it is parsed.", frozenset(), ex)
+    # nor one saying what is given is all there is
+    assert not spans("Pascal. No other unit shows up for it in either the code or the docs "
+                     "[E1][E2].", frozenset(), ex)
+    assert spans("The docs show no unit for it.", frozenset(), ex)
+
+
 def test_the_contrast_words_are_data() -> None:
     ex = load_exemplars()
     assert ex.contrast.search("x isn't shown, but y is") and not ex.contrast.search("x is shown")
@@ -94,7 +108,7 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     assert claims >= 300 and ordinary >= 197
     # on the code before absence5: 22 of 238 accepted, 7 of 165 refused (the sets before
     # tune6; benchmarks/results/absence_meaning*.json); ceilings, lowered when it gets better
-    assert wrong.get(("tune", True), 0) <= 7 and wrong.get(("tune", False), 0) <= 6, wrong
+    assert wrong.get(("tune", True), 0) <= 7 and wrong.get(("tune", False), 0) <= 4, wrong
     # absence5's probe3, never tuned on: 3 of 20 accepted (the old code too), 0 of 10 refused
     assert wrong.get(("probe3", True), 0) <= 3 and not wrong.get(("probe3", False)), wrong
 

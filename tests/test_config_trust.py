@@ -248,7 +248,8 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # by default, and index.history_*, off: issue 31; then retrieval.ranker.digest, the shipped
     # model's by default; then pools.verb_members, on: issue 29; then the association table
     # retired: retrieval.ranker.expand_words and assoc_k gone, the model retrained without it;
-    # then synthesis.absence retuned on every set with cited_margin added: issue 32, absence5)
+    # then synthesis.absence's bars and cited_margin, chosen on every absence set after issue
+    # 32's data rotation; then chosen again with absence5's fourth probe: cited_margin 0.1)
     assert HelixConfig().evidence_hash == (
         "sha256:6c252569743c9b35c71fd991754ac47ca7115c4ae7e69f26932ebfc97bcc1414")
 

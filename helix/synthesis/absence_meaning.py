@@ -30,6 +30,7 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -59,6 +60,8 @@ class Exemplars:
     answer: tuple[str, ...]
     reference_words: frozenset[str]
     polarity_words: frozenset[str]
+    behaviour_words: frozenset[str]
+    exclusive_words: frozenset[str]
     clause: re.Pattern[str]
     contrast: re.Pattern[str]  # a contrast word opening a clause: ", but", " though"
     placeholder: str
@@ -78,7 +81,9 @@ def load_exemplars() -> Exemplars:
     return Exemplars(
         absence=tuple(data["absence"]), answer=tuple(data["answer"]),
         reference_words=frozenset(data["reference_words"]),
-        polarity_words=frozenset(data["polarity_words"]) | NEGATION_WORDS, clause=clause,
+        polarity_words=frozenset(data["polarity_words"]) | NEGATION_WORDS,
+        behaviour_words=frozenset(data["behaviour_words"]),
+        exclusive_words=frozenset(data["exclusive_words"]), clause=clause,
         contrast=contrast,
         placeholder=data["placeholder"],
         kept=CLAIM_WORDS | NEGATION_WORDS | frozenset(data["reference_words"]) | vocabulary,
@@ -127,8 +132,14 @@ def masked(text: str, held: frozenset[str], ex: Exemplars) -> str:
 
 def _may_claim(sentence: str, ex: Exemplars) -> bool:
     """The sentence speaks of the material or the speaker (a reference word, or a file path:
-    "Neither mail/send.py nor ..."), and of something missing."""
-    words = set(re.findall(r"[a-z]+(?:['’]t)?", sentence.lower()))
+    "Neither mail/send.py nor ..."), and of something missing, not of when the code does
+    something (a `behaviour_words` word: "Nothing is parsed until ...") nor of all there is
+    (a negation right before an `exclusive_words` word: "No other unit shows up for it")."""
+    said = re.findall(r"[a-z]+(?:['’]t)?", sentence.lower())
+    words = set(said)
+    if words & ex.behaviour_words or any(
+            w in NEGATION_WORDS and nxt in ex.exclusive_words for w, nxt in pairwise(said)):
+        return False
     return bool(words & ex.reference_words or _FILE_PATH.search(sentence)) and bool(
         words & ex.polarity_words or any(w.endswith(("'t", "’t")) for w in words))
 
