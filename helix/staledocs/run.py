@@ -178,6 +178,9 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
     blobs.read([b for number, since in whens.items() for d in checked[number].aligned
                 for b in history_window(history, d, since, settings,
                                         work.head_blob(d.path)).blobs])
+    for number in whens:
+        for definition in checked[number].aligned:
+            blobs.want(definition.path, (definition.qualname,))
     names = {n for i in whens for n, _ in checked[i].unresolved}
     oldest = min((whens[i] for i in whens if checked[i].unresolved), key=lambda c: c.time,
                  default=None)
