@@ -15,7 +15,7 @@ version is parsed once, whatever number of definitions it holds.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,6 +71,7 @@ class Blobs:
         self._data: dict[str, bytes | None] = {}
         self._shapes: dict[tuple[str, str, frozenset[str] | None], dict[str, DefShape]] = {}
         self._defined: dict[tuple[str, str], dict[str, str]] = {}
+        self._wanted: dict[str, frozenset[str]] = {}
         self._sections: dict[tuple[str, str], dict[tuple[tuple[str, ...], int], str]] = {}
 
     def read(self, ids: Sequence[str]) -> None:
@@ -105,9 +106,16 @@ class Blobs:
                                  if lang is not None and data is not None else {})
         return self._shapes[key]
 
+    def want(self, path: str, qualnames: Iterable[str]) -> None:
+        """Say which definitions of `path` will be asked for (`shape`): each version of the
+        file is then parsed once for all of them, not once per definition."""
+        self._wanted[path] = self._wanted.get(path, frozenset()) | frozenset(qualnames)
+
     def shape(self, path: str, blob: str, qualname: str) -> DefShape | None:
         """One definition's shape in a version (None: not defined there)."""
-        return self.shapes(path, blob, frozenset({qualname})).get(qualname)
+        wanted = self._wanted.get(path, frozenset())
+        return self.shapes(path, blob, wanted if qualname in wanted else frozenset(
+            {qualname})).get(qualname)
 
     def defined(self, path: str, blob: str) -> dict[str, str]:
         """qualname -> kind of the version's definitions, none of them read."""

@@ -5,14 +5,18 @@ connections" says nothing of the client's fourteen parameters. A change counts a
 section only when the section says something it touches:
 
     removed       the definition the section names is gone                       always
-    parameters    a removed parameter the section names (inline code, a keyword argument);
-                  an added one when the section is about the definition and lists its
-                  parameters (names half of the named ones, two at least: `*args` and
-                  `**kwargs` list nothing); a guide's call of it misses no new option
+    parameters    a removed parameter the section's prose names as code, or its example
+                  passes to a call of the definition (`Client(proxies=...)`, not to an
+                  example's own class); `*args, **kwargs` spelled out as named parameters
+                  remove none; an added one when the section is about the definition and
+                  lists its parameters (names half of the named ones, two at least: `*args`
+                  and `**kwargs` list nothing); a guide's call of it misses no new option
     defaults      the section states it: a line naming the parameter says "default" or shows
                   the old value (not as an argument passed); a value that now stands for
                   "not given" (`None`, `_MISSING`) is chosen in the body: none
-    raises        the section mentions an exception no longer raised
+    raises        the section mentions an exception no longer raised, itself or through
+                  the project's functions it calls (`reachable`); a root error (`Error`)
+                  now raised as coded subclasses is raised still
     members       the section mentions a removed method or field
     signature     decorators, modifiers, bases: the section mentions one that is gone on a
                   line naming the definition ("a `Request` is a `Mapping`"; dropping
@@ -20,7 +24,8 @@ section only when the section says something it touches:
     body          the section is about the definition (its heading is it), when
                   `stale_docs.body_changes` (off: documents state interfaces; measured on
                   other repositories, body changes alone were no alarm a reader needed)
-    annotations   only when `stale_docs.annotation_changes` (documents seldom state types)
+    annotations   only when `stale_docs.annotation_changes` (documents seldom state types;
+                  a change of type parameters only, `<T extends Object>`, is one)
 
 "Mentions" means as code: in an inline code span or a code block (fenced, doctest; not in
 its strings), as a keyword argument (`timeout=`) or a call, or a name no prose would use by
