@@ -16,11 +16,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from helix.core.english import word_alternation
 from helix.staledocs.history import WorkTree, library
 from indexers.languages import classify
 
-# JavaScript / TypeScript keywords that declare a name
-_JS_DECLARATIONS = ("const", "let", "var", "type", "interface", "enum")
+# JavaScript / TypeScript keywords that bind a name: `export { N }`, `const N = ...`
+MODULE_WORDS = ("export", "import")
+DECLARING = ("const", "let", "var", "type", "interface", "enum")
 
 
 def _binders(name: str) -> re.Pattern[str]:
@@ -33,9 +35,9 @@ def _binders(name: str) -> re.Pattern[str]:
         rf"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import[ \t]+[^\n(]*{word}",
         rf"^[ \t]*from[ \t]+\S+[ \t]+import[ \t]*\([^)]*{word}",
         # JavaScript / TypeScript: `export { name }`, `import { name } from`, declarations
-        rf"\b(?:export|import)(?:[ \t]+type)?[ \t]*\{{[^}}]*{word}",
+        rf"\b(?:{word_alternation(MODULE_WORDS)})(?:[ \t]+type)?[ \t]*\{{[^}}]*{word}",
         rf"\bimport[ \t]+(?:\*[ \t]+as[ \t]+)?{n}\b",
-        rf"\b(?:{'|'.join(_JS_DECLARATIONS)})[ \t]+{n}\b",
+        rf"\b(?:{word_alternation(DECLARING)})[ \t]+{n}\b",
         rf"\bexports\.{n}[ \t]*=(?!=)",
         rf"\bmodule\.exports[ \t]*=[ \t]*\{{[^}}]*{word}",
     )), re.M)

@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from helix.core.changes import CodeChange
-from helix.core.english import SENTINEL_WORDS
+from helix.core.english import SENTINEL_WORDS, word_alternation
 from helix.core.history_settings import StaleDocsSettings
 
 LISTS_AT_LEAST = 2  # parameters a section names before it counts as listing them
@@ -53,9 +53,10 @@ _INLINE = re.compile(r"``?([^`\n]+)``?")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _DOCTEST = re.compile(r"^\s*(>>>|\.\.\.) ")
 # a line opening an RST literal block: `Like this::`, `.. code-block:: python`
-_RST_CODE_DIRECTIVES = ("code-block", "code", "sourcecode", "doctest", "testcode", "ipython",
-                        "literalinclude")
-_LITERAL = re.compile(rf"(?:::\s*$|^\s*\.\.\s+(?:{'|'.join(_RST_CODE_DIRECTIVES)})::)")
+# RST directives whose indented body is code
+CODE_DIRECTIVES = ("code-block", "code", "sourcecode", "doctest", "testcode", "ipython",
+                   "literalinclude")
+_LITERAL = re.compile(rf"(?:::\s*$|^\s*\.\.\s+(?:{word_alternation(CODE_DIRECTIVES)})::)")
 _CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*[=(]")
 _DISTINCT = re.compile(r"\b(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*|_+[A-Za-z0-9_]+|"
                        r"[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b")
