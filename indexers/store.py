@@ -257,8 +257,8 @@ def _refuse_misplaced(directory: Path) -> None:
         path = directory / name
         if path.is_symlink() or (path.exists() and not path.is_file()):
             raise IndexCorruptError(
-                f"{path} should be Helix's {name} file but is a directory or a link; remove "
-                f"it (rm -r '{path}') and run the command again")
+                f"Helix's {name} file of this index is a directory or a link, which Helix does "
+                f"not remove; remove it and run the command again: rm -r '{path}'")
 
 
 def _fsync_write(path: Path, data: bytes) -> None:

@@ -193,3 +193,20 @@ def test_lock_or_current_replaced_by_a_directory_is_named_with_its_fix(
     assert code == 1 and len(err.strip().splitlines()) == 1
     assert f"rm -r '{target}'" in err and "internal error" not in err
     assert (target / "inside").exists()  # not Helix's to delete
+
+
+def test_the_fix_for_a_misplaced_file_survives_a_long_home(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Under a long $HELIX_HOME the one-line error is elided to its bound: the command that
+    fixes it (its end) is still whole, not cut in the middle of its path."""
+    home = tmp_path / ("h" * max(1, 130 - len(str(tmp_path))))
+    monkeypatch.setenv("HELIX_HOME", str(home))
+    monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
+    assert run(["index", str(repo)], capsys)[0] == 0
+    target = index_dir_for(repo) / "CURRENT"
+    target.unlink()
+    target.mkdir()
+    code, _, err = run(["index", str(repo)], capsys)
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert err.strip().endswith(f"rm -r '{target}'"), err

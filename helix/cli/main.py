@@ -75,19 +75,20 @@ def cli() -> None:
 
 
 MAX_ERROR_CHARS = 300  # an error line names the input, never echoes 100,000 characters of it
+ERROR_HEAD_CHARS = 100  # of those, the start kept (what was wrong); the rest is the end (the fix)
 
 
 def error_line(message: str) -> str:
     """`helix: <message>` as exactly one terminal-safe line of bounded length: newlines
     folded, control characters made visible, the middle of a long message elided (its start
-    says what was wrong, its end why)."""
+    says what was wrong; its longer end keeps the fix a message ends with, a command to run)."""
     from helix.core.secrets import redact_text  # only when there is an error to print
 
     # an error may quote what caused it (a provider's body, a file's line): masked first
     text = visible(" ".join(redact_text(str(message))[0].split()))
     if len(text) > MAX_ERROR_CHARS:
-        half = MAX_ERROR_CHARS // 2
-        text = f"{text[:half]} ...({len(text) - 2 * half} characters)... {text[-half:]}"
+        head, tail = ERROR_HEAD_CHARS, MAX_ERROR_CHARS - ERROR_HEAD_CHARS
+        text = f"{text[:head]} ...({len(text) - head - tail} characters)... {text[-tail:]}"
     return f"helix: {text}"
 
 
