@@ -76,7 +76,7 @@ def test_every_statement_but_the_named_one_is_still_confirmed() -> None:
     ("The doc claiming GPa for tile pressure is out of date.", False),
     ("We no longer use MPa for the tile pressure; it is GPa now.", True),
     ("It is not true that tile pressure is in MPa; it is in GPa.", True),
-    ("# TODO: keep GPa for tile pressure, the MPa migration was cancelled", True),
+    ("# Note: keep GPa for tile pressure, the MPa migration was cancelled", True),
 ])
 def test_negation_scope_by_structure(text: str, states: bool) -> None:
     assert states_unit(text, "GPa", QUANTITY) == states
