@@ -28,6 +28,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from pathlib import Path
 
 from helix.core.negation import Reading, read
@@ -36,6 +37,10 @@ UNITS_FILE = Path(__file__).with_name("units.toml")
 _EXACT_CASE_LEN = 2  # "Pa", "ms", "A": a short unit name matches only as written
 _SENTENCE_END = re.compile(r"[.;:!?]\s*$")
 _CONTINUES = re.compile(r"^\s*[a-z]")
+_CLAUSE_MARKS = frozenset(",;:—–|")
+_DIFF_REMOVED = re.compile(r"^\s*-(?!-)\s")
+_DIFF_ADDED = re.compile(r"^\s*\+(?!\+)\s")
+_CONDITION = re.compile(r"^\s*(?:if|elif|else\s+if|when|case)\b")
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,8 @@ class _Names:
     long: frozenset[str]  # lowercase
     one_letter_after: frozenset[str]
     unit_of: dict[str, tuple[str, str]]  # name as matched -> (dimension, the unit's first name)
+    anaphors: frozenset[str]
+    rejects: frozenset[str]
 
 
 def _key(name: str) -> str:
@@ -63,7 +70,8 @@ def _unit_names() -> _Names:
     return _Names(short=frozenset(n for n in names if len(n) <= _EXACT_CASE_LEN),
                   long=frozenset(n for n in names if len(n) > _EXACT_CASE_LEN),
                   one_letter_after=frozenset(data["mentions"]["one_letter_after"]),
-                  unit_of=unit_of)
+                  unit_of=unit_of, anaphors=frozenset(data["lines"]["anaphors"]),
+                  rejects=frozenset(data["lines"]["rejects"]))
 
 
 def _rival(word: str, unit: str) -> bool:
@@ -119,13 +127,14 @@ class UnitLine:
 
 def _joined(text: str) -> str:
     """`text` with a line break that continues a sentence made a space (same offsets), so a
-    negation on one line reaches the unit on the next ("it is not\\nexpressed in GPa")."""
+    negation on one line reaches the unit on the next ("it is not\\nexpressed in GPa"), and a
+    question is read with the line that answers it ("Q: Is it in GPa?\\nA: No.")."""
     lines = text.split("\n")
     out = []
     for number, line in enumerate(lines):
         nxt = lines[number + 1] if number + 1 < len(lines) else ""
-        joins = bool(line.strip()) and not _SENTENCE_END.search(line) and bool(
-            _CONTINUES.match(nxt))
+        joins = bool(line.strip()) and ((not _SENTENCE_END.search(line) and bool(
+            _CONTINUES.match(nxt))) or (line.rstrip().endswith("?") and bool(nxt.strip())))
         out.append(line + (" " if joins else "\n"))
     return "".join(out)[:len(text)]
 
@@ -195,12 +204,41 @@ def _unreached(reading: Reading, index: int | None) -> bool:
     return index is not None and bool(reading.reaches) and reading.reaches[index] == 0
 
 
+def _anaphoric(reading: Reading, index: int | None) -> bool:
+    """The clause of token `index` names the quantity back before it ("..., it is in GPa")."""
+    if index is None:
+        return False
+    sentence, anaphors = reading.tokens[index].sentence, _unit_names().anaphors
+    for token in reversed(reading.tokens[:index]):
+        if token.sentence != sentence or token.text in _CLAUSE_MARKS:
+            return False
+        if token.lower in anaphors:
+            return True
+    return False
+
+
+def _retracted(text: str) -> set[int]:
+    """Lines whose mentions do not hold: a diff's removed line (a "-" line right before the
+    "+" line that replaces it), and a code condition whose next line rejects what it tests
+    (`if unit == "GPa":` then `raise ...`)."""
+    lines = text.split("\n")
+    out = {n for n, (line, nxt) in enumerate(pairwise(lines))
+           if _DIFF_REMOVED.match(line) and _DIFF_ADDED.match(nxt)}
+    rejects = _unit_names().rejects
+    for n, line in enumerate(lines):
+        body = next((b.split() for b in lines[n + 1:] if b.strip()), [""])
+        if _CONDITION.match(line) and re.split(r"\W", body[0])[0].lower() in rejects:
+            out.add(n)
+    return out
+
+
 def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[UnitLine]:
     """Every line of `text` that names `unit`, read in its sentence, in order. Only the
     paragraphs naming the unit are read. A mention in a sentence that names the asked
     `quantity` only as what a negation reaches is not stated for it."""
     pattern = _unit_pattern(unit)
     out: list[UnitLine] = []
+    retracted = _retracted(text)
     for first, _, para in _paragraphs(text):
         mentions = list(pattern.finditer(para))
         if not mentions:
@@ -213,8 +251,9 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
             sentence = reading.tokens[index].sentence if index is not None else None
             line = first + para.count("\n", 0, mention.start())
             by_line.setdefault(line, []).append(
-                (not reading.denied_at(mention.start())
-                 and not (sentence in elsewhere and _unreached(reading, index)), sentence))
+                (not reading.denied_at(mention.start()) and line not in retracted
+                 and not (sentence in elsewhere and _unreached(reading, index)
+                          and not _anaphoric(reading, index)), sentence))
         mixed = _mixed_sentences(by_line)
         by_line = {line: [(stated and s not in mixed, s) for stated, s in found]
                    for line, found in by_line.items()}

@@ -250,3 +250,30 @@ def test_a_unit_in_a_sentence_that_denies_the_asked_quantity_is_not_its_unit() -
     assert states_unit("No caller gets the tile pressure in anything other than psi.", "psi",
                        quantity)
     assert states_unit("psi is for the inlet, not for the tile pressure.", "psi")  # not asked
+
+
+# Mechanisms of the meaning6 round (issue 32), each in wordings of no data set: polarity
+# composes (a negation of a negative predicate states), an exception or a verb of doubt is a
+# negation, and the structure of a line (a decimal, a question and its answer on the next
+# line, a diff, a rejecting condition, a label heading the sentence, a manner naming back)
+# decides what a negation reaches. Each case read wrong on the code before.
+@pytest.mark.parametrize(("text", "states"), [
+    ("Reading the value as GPa is not a mistake.", True),  # a negated evaluative predicate
+    ("It would not be wrong to quote the value in GPa.", True),
+    ("GPa is not deprecated.", True),
+    ("No unit except GPa is accepted.", True),  # an exception inside a negation
+    ("All units apart from GPa are accepted.", False),  # an exception alone
+    ("No one ever doubted that the value is in GPa.", True),  # a negated verb of doubt
+    ("The team disputes that the value is in GPa.", False),
+    ('expected "2.5 MPa", not "2.5 GPa"', False),  # a decimal ends no sentence
+    ("Obsolete: GPa values for the pressure.", False),  # an evaluative label heads it
+    ("Older notes quote GPa; the value is not stored like that.", False),  # manner names back
+    ("Q: Is the value in GPa?\nA: Nope.", False),  # the answer on the next line
+    ("- unit = 'GPa'\n+ unit = 'MPa'", False),  # a diff's removed line
+    ('if unit == "GPa":\n    raise ValueError("bad unit")', False),  # a rejecting condition
+    ('if unit == "GPa":\n    return value', True),
+    ("Don't rescale the tile pressure; it is stored in GPa.", True),  # "it" names it back
+])
+def test_negation_composes_and_the_line_structure_decides_its_reach(text: str,
+                                                                    states: bool) -> None:
+    assert states_unit(text, "GPa", QUANTITY) is states, text

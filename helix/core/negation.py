@@ -29,12 +29,19 @@ through it, one opened inside ends at its ")". The cues (data: helix/core/negati
     elliptical  a clause that is only a negation denies the clause before: "bar in the beta,
                 not anymore"; as the reply to a question, the question ("GPa? Not since 2.0.")
     harmful     a predicate of harm, the clause before it: "assuming GPa will break it"
+    manner      a negated manner that names back what came before denies the sentence up to
+                it: "(drafts said GPa,) it is not expressed that way anywhere"
     interjected a forward cue's scope skips an interjection: "not, as some say, in MPa"
     relative    a relative clause after a contrasted phrase describes it: "unlike the gauge
                 readings, which use bar, ..."
     double      a forward cue inside another's scope negates that negation ("we never
-                stopped using GPa", "nothing here is in anything other than GPa"), unless it
-                joins a list ("never GPa and not MPa", "neither GPa nor kPa")
+                stopped using GPa", "nothing here is in anything other than GPa", "no unit
+                except GPa", "nobody questioned that it is GPa"), unless it joins a list
+                ("never GPa and not MPa", "neither GPa nor kPa"); so does a forward cue
+                reaching an evaluative one ("it is not wrong to read it as GPa", "GPa is
+                not deprecated"): the evaluative cue denies nothing, what both reach is stated
+    heading     an evaluative cue heading its sentence as a label judges the rest of it
+                ("Deprecated: the GPa field for tile pressure")
 """
 
 from __future__ import annotations
@@ -46,7 +53,8 @@ from functools import lru_cache
 from pathlib import Path
 
 CUES_FILE = Path(__file__).with_name("negation.toml")
-_TOKEN = re.compile(r"\w+(?:['’]\w+)*|!=|[^\w\s]")
+# a decimal number is one token ("3.0 GPa": its point never ends a sentence)
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)+|\w+(?:['’]\w+)*|!=|[^\w\s]")
 _SENTENCE_END = frozenset({".", "!", "?"})
 _OPEN, _CLOSE = "(", ")"
 _NEGATIVE_ENDING = "n't"
@@ -76,6 +84,7 @@ class Cues:
     negative_replies: Phrases
     elliptical: Phrases
     harmful: Phrases
+    manner_anaphora: Phrases
     relatives: frozenset[str]
     relatives_after: Phrases
     negators: Phrases
@@ -116,6 +125,7 @@ def cues() -> Cues:
         change_to=frozenset(cue["change_to"]), anaphora=frozenset(cue["anaphora"]),
         negative_replies=_phrases(cue["negative_replies"]),
         elliptical=_phrases(cue["elliptical"]), harmful=_phrases(cue["harmful"]),
+        manner_anaphora=_phrases(cue["manner_anaphora"]),
         relatives=frozenset(cue["relatives"]), relatives_after=_phrases(cue["relatives_after"]),
         negators=_phrases(pred["negators"]),
         fillers=frozenset(pred["fillers"]),
@@ -328,7 +338,8 @@ def _subject(cl: _Clauses, negator: int) -> list[int]:
     """The subject a negated predicate denies: "GPa is not the unit", "GPa isn't" -> GPa; a
     verb stands between them (never "pascal not GPa")."""
     tokens, c = cl.tokens, cl.c
-    if not (_match(tokens, negator, c.negators) or _negative(tokens[negator])):
+    if not (_match(tokens, negator, c.negators) or _negative(tokens[negator])) \
+            or _predicate_evaluative(cl, negator):
         return []
     i = negator - 1
     while i >= 0 and tokens[i].lower in c.fillers and not cl.boundary[i]:
@@ -338,6 +349,27 @@ def _subject(cl: _Clauses, negator: int) -> list[int]:
     if not verb or i < 0 or cl.boundary[i] or not tokens[i].text[:1].isalnum():
         return []
     return _noun_phrase(cl, i, whole=validity)
+
+
+def _heading(cl: _Clauses, at: int, length: int) -> list[int]:
+    """An evaluative cue heading its sentence as a label ("Deprecated: the GPa field ..."):
+    the clause after the mark."""
+    tokens, c = cl.tokens, cl.c
+    mark = at + length
+    opens = at == 0 or tokens[at - 1].sentence != tokens[at].sentence
+    if not opens or mark + 1 >= len(tokens) or tokens[mark].lower not in c.label_marks \
+            or tokens[mark + 1].sentence != tokens[at].sentence:
+        return []
+    return cl.forward(mark, mark + 1)
+
+
+def _predicate_evaluative(cl: _Clauses, negator: int) -> bool:
+    """The negated predicate is an evaluative cue ("GPa is not wrong"): a double negation."""
+    tokens, c = cl.tokens, cl.c
+    after = negator + (_match(tokens, negator, c.negators) or 1)
+    while after < len(tokens) and tokens[after].lower in c.fillers:
+        after += 1
+    return after < len(tokens) and bool(_match(tokens, after, c.evaluative))
 
 
 def _validity_after(cl: _Clauses, negator: int) -> bool:
@@ -435,9 +467,13 @@ def read(text: str) -> Reading:
                 reaches[j] += 1
             deny(_subject(cl, i))
             deny(_label(cl, i))
-        if n := _match(tokens, i, c.evaluative):
+        if (n := _match(tokens, i, c.evaluative)) and reaches[i] % 2 == 1:
+            for j in _evaluative_scope(cl, i, n):  # negated: "not wrong to read it as GPa"
+                reaches[j] += reaches[j] % 2
+        elif n:
             deny(_evaluative_scope(cl, i, n))
             deny(_label(cl, i, evaluative=True))
+            deny(_heading(cl, i, n))
         if _match(tokens, i, c.past):
             deny(cl.clause(i))
         if _match(tokens, i, c.past_tense) and token.sentence in now:
@@ -448,6 +484,8 @@ def read(text: str) -> Reading:
             deny(_previous_clause(cl, i))
         if _match(tokens, i, c.harmful):
             deny(cl.backward(i))
+        if _match(tokens, i, c.manner_anaphora) and reaches[i] % 2 == 1:
+            deny([j for j in range(i) if tokens[j].sentence == token.sentence])
     return Reading(tokens=tokens, denied=tuple(d or r % 2 == 1 for d, r in zip(denied, reaches,
                                                                                strict=True)),
                    reaches=tuple(reaches))
