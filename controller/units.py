@@ -40,7 +40,6 @@ _CONTINUES = re.compile(r"^\s*[a-z]")
 _CLAUSE_MARKS = frozenset(",;:—–|")
 _DIFF_REMOVED = re.compile(r"^\s*-(?!-)\s")
 _DIFF_ADDED = re.compile(r"^\s*\+(?!\+)\s")
-_CONDITION = re.compile(r"^\s*(?:if|elif|else\s+if|when|case)\b")
 
 
 @dataclass(frozen=True)
@@ -51,6 +50,7 @@ class _Names:
     unit_of: dict[str, tuple[str, str]]  # name as matched -> (dimension, the unit's first name)
     anaphors: frozenset[str]
     rejects: frozenset[str]
+    condition: re.Pattern[str]  # a line opening a code condition
 
 
 def _key(name: str) -> str:
@@ -71,7 +71,10 @@ def _unit_names() -> _Names:
                   long=frozenset(n for n in names if len(n) > _EXACT_CASE_LEN),
                   one_letter_after=frozenset(data["mentions"]["one_letter_after"]),
                   unit_of=unit_of, anaphors=frozenset(data["lines"]["anaphors"]),
-                  rejects=frozenset(data["lines"]["rejects"]))
+                  rejects=frozenset(data["lines"]["rejects"]),
+                  condition=re.compile(r"^\s*(?:" + r"|".join(
+                      re.escape(w).replace(r"\ ", r"\s+") for w in data["lines"]["conditions"])
+                      + r")\b"))
 
 
 def _rival(word: str, unit: str) -> bool:
@@ -227,7 +230,7 @@ def _retracted(text: str) -> set[int]:
     rejects = _unit_names().rejects
     for n, line in enumerate(lines):
         body = next((b.split() for b in lines[n + 1:] if b.strip()), [""])
-        if _CONDITION.match(line) and re.split(r"\W", body[0])[0].lower() in rejects:
+        if _unit_names().condition.match(line) and re.split(r"\W", body[0])[0].lower() in rejects:
             out.add(n)
     return out
 

@@ -108,7 +108,10 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     assert claims >= 300 and ordinary >= 197
     # on the code before absence5: 22 of 238 accepted, 7 of 165 refused (the sets before
     # tune6; benchmarks/results/absence_meaning*.json); ceilings, lowered when it gets better
-    assert wrong.get(("tune", True), 0) <= 7 and wrong.get(("tune", False), 0) <= 4, wrong
+    # fresh7 (writer8; 50 claims, 31 ordinary) joined the tune sets in meaning6 with 4 accepted
+    # and 3 refused as measured held apart; with meaning6's rules: 7 of 350 accepted in all
+    # (fresh7 2), 7 of 228 refused (fresh7 3)
+    assert wrong.get(("tune", True), 0) <= 7 and wrong.get(("tune", False), 0) <= 7, wrong
     # absence5's probe3, never tuned on: 3 of 20 accepted (the old code too), 0 of 10 refused
     assert wrong.get(("probe3", True), 0) <= 3 and not wrong.get(("probe3", False)), wrong
 
@@ -117,3 +120,20 @@ def test_absence5s_own_wordings_are_thirty_or_more() -> None:
     data = json.loads((MEANING / "absence_answers_tune5.json").read_text(encoding="utf-8"))
     assert sum(a["absence"] for a in data["answers"]) >= 30
     assert AbsencePolicy().cited_margin == HelixConfig().synthesis.absence.cited_margin
+
+
+@pytest.mark.parametrize(("text", "refused"), [
+    # a citation names the evidence as well as "the files" do (meaning6, issue 32)
+    ("Nothing in [E2] says how the retry decision is made.", True),
+    ("Nothing in docs/ledger.md:1-4 explains which errors are retried.", True),
+    ("Nothing in [E1] or [E2] names the cap.", True),
+    # an inability to answer from what was sent is a blanket claim
+    ("Can't say from this which errors get retried.", True),
+    ("Couldn't tell from what was shown which errors are retried.", True),
+    # what nothing in a cited excerpt does is not always to say: no claim
+    ("decide_retry [E1] retries transient errors; nothing in [E2] contradicts that.", False),
+])
+def test_a_citation_names_the_material_and_inability_is_a_claim(text: str,
+                                                                refused: bool) -> None:
+    ledger = _case("decide_retry in ledger/retry.py makes the call")
+    assert _refused(ledger, text) is refused, text

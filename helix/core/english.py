@@ -323,3 +323,21 @@ SCOPE_PREPOSITIONS: tuple[str, ...] = ("in", "under", "within", "inside", "for")
 # a condition makes a negation a statement about behaviour ("if the file does not exist")
 CODE_CONDITIONS: frozenset[str] = frozenset(
     {"if", "when", "unless", "whenever", "until", "once", "whether"})
+
+
+# what an absence claim says the material does not do ("Nothing in [E1] indicates ...": a
+# verb of saying; "nothing in [E2] contradicts that" is no claim)
+SAYING_VERBS: tuple[str, ...] = (
+    "says", "say", "shows", "show", "indicates", "indicate", "explains", "explain", "tells",
+    "tell", "mentions", "mention", "names", "name", "covers", "cover", "describes", "describe",
+    "specifies", "states", "state", "reveals", "reveal", "suggests", "suggest", "addresses",
+    "answers", "answer", "documents", "document", "defines", "define")
+# an inability to answer ("Can't answer from this", "couldn't tell from what was shown"), and
+# what it is unable to do
+INABILITY_WORDS: tuple[str, ...] = ("can't", "cannot", "can not", "couldn't", "could not",
+                                    "unable to")
+ANSWERING_VERBS: tuple[str, ...] = ("answer", "tell", "say", "determine", "judge")
+# what such an inability is "from": the material sent ("from this", "from the provided ...")
+FROM_MATERIAL: tuple[str, ...] = ("this", "that", "these", "those", "what", "the provided",
+                                  "the given", "the shown", "the available", "the retrieved",
+                                  "the supplied")

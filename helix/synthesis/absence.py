@@ -21,22 +21,29 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from helix.core.english import (
+    ANSWERING_VERBS,
     CLAIM_WORDS,
     CODE_CONDITIONS,
     FINDING_WORDS,
     FIRST_PERSON,
+    FROM_MATERIAL,
+    INABILITY_WORDS,
     LEFT_OPEN_WORDS,
     MATERIAL_OR_CODE_WORDS,
     MATERIAL_WORDS,
     NEGATION_WORDS,
     OPEN_WORD,
+    SAYING_VERBS,
     THIS_SEARCH_WORDS,
     plural_forms,
+    word_alternation,
 )
 
 _SOURCES = (r"(?:provided|given|available|supplied|retrieved|tool|search|context|evidence|"
             r"results|documents?|code|codebase|code base|files?|snippets?|excerpts?|repository|"
             r"repo|project|TOOL_RESULTS)")
+# a citation names the evidence it cites ("Nothing in [E1] indicates ...")
+_CITED = r"(?:\[\s*E\d+(?:\s*[,;\-–]\s*E\d+)*\s*\]|[\w./-]+:\d+(?:-\d+)?)"
 _PLACE = r"(?:the |this |your |any )?(?:repository|repo|codebase|code base|project|source code)"
 NO_EVIDENCE_PATTERNS: tuple[str, ...] = (
     r"\bno (?:direct |relevant |specific |supporting |clear |concrete |actual )?evidence\b",
@@ -58,8 +65,15 @@ NO_EVIDENCE_PATTERNS: tuple[str, ...] = (
     r"(?:mention|contain|include|say|describe|cover|address|specify|define|show|provide|"
     r"explain|have|implement)",
     r"\b(?:not|isn't|is not) enough (?:information|evidence|context|details)\b",
+    # unable to answer from what was sent: "Can't answer from this", "can't tell from what's here"
+    r"\b(?:" + word_alternation(INABILITY_WORDS) + r") (?:" + word_alternation(ANSWERING_VERBS)
+    + r")(?: \w+)? (?:from|with|given) (?:" + word_alternation(FROM_MATERIAL) + r")\b",
     r"\binsufficient (?:information|evidence|context|details)\b",
     r"\bnothing (?:in|within) the " + _SOURCES,
+    # nothing in a cited excerpt says it ("Nothing in [E1] indicates ..."; never "nothing in
+    # [E2] contradicts that")
+    r"\bnothing (?:in|within) " + _CITED + r"(?:\s*(?:,|\w+)\s*" + _CITED + r")*\s+"
+    r"(?:\w+\s+)?(?:" + word_alternation(SAYING_VERBS) + r")\b",
     r"\b(?:there is|there's|there are) no (?:mention|information|evidence)\b",
     r"\b(?:none|neither) of the (?:provided|given|retrieved|tool|search|evidence|results?|"
     r"excerpts?|snippets?|files?)\b.{0,40}\b(?:mention|contain|address|cover|describe|define)",
