@@ -109,9 +109,10 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     # on the code before absence5: 22 of 238 accepted, 7 of 165 refused (the sets before
     # tune6; benchmarks/results/absence_meaning*.json); ceilings, lowered when it gets better
     # fresh7 (writer8; 50 claims, 31 ordinary) joined the tune sets in meaning6 with 4 accepted
-    # and 3 refused as measured held apart; with meaning6's rules: 7 of 350 accepted in all
-    # (fresh7 2), 7 of 228 refused (fresh7 3)
-    assert wrong.get(("tune", True), 0) <= 7 and wrong.get(("tune", False), 0) <= 7, wrong
+    # and 3 refused as measured held apart; with meaning6's changes: 3 of 350 accepted in all
+    # (fresh7 1), 8 of 228 refused (fresh7 3; one more, "The results agree: ... has no unit
+    # argument; it always returns pascal [E1][E2]", since a ";" no longer ends a sentence)
+    assert wrong.get(("tune", True), 0) <= 3 and wrong.get(("tune", False), 0) <= 8, wrong
     # absence5's probe3, never tuned on: 3 of 20 accepted (the old code too), 0 of 10 refused
     assert wrong.get(("probe3", True), 0) <= 3 and not wrong.get(("probe3", False)), wrong
 
@@ -127,6 +128,7 @@ def test_absence5s_own_wordings_are_thirty_or_more() -> None:
     ("Nothing in [E2] says how the retry decision is made.", True),
     ("Nothing in docs/ledger.md:1-4 explains which errors are retried.", True),
     ("Nothing in [E1] or [E2] names the cap.", True),
+    ("Nowhere in the shown files is the cap defined [E1].", True),  # as "nowhere in the repo"
     # an inability to answer from what was sent is a blanket claim
     ("Can't say from this which errors get retried.", True),
     ("Couldn't tell from what was shown which errors are retried.", True),
@@ -137,3 +139,13 @@ def test_a_citation_names_the_material_and_inability_is_a_claim(text: str,
                                                                 refused: bool) -> None:
     ledger = _case("decide_retry in ledger/retry.py makes the call")
     assert _refused(ledger, text) is refused, text
+
+
+def test_a_clause_after_a_semicolon_speaks_of_the_material_the_clause_before_names() -> None:
+    from helix.synthesis.absence_meaning import spans
+
+    ex = load_exemplars()
+    text = "The excerpts are about the backoff; the decision itself isn't covered."
+    # one sentence (the clause before names the material): it and its clauses are compared
+    assert [text[s.start:s.end] for s in spans(text, frozenset(), ex)] == [text]
+    assert not spans("Backoff doubles each time; the cap isn't covered.", frozenset(), ex)

@@ -86,6 +86,7 @@ NO_EVIDENCE_PATTERNS: tuple[str, ...] = (
     + r"\b",
     r"\b" + _PLACE + r" (?:lacks|has no|contains no|includes no|defines no|provides no)\b",
     r"\bnowhere in " + _PLACE + r"\b",
+    r"\bnowhere (?:in|within|among) (?:\w+ ){0,2}" + _SOURCES + r"\b",
     r"\b(?:there is|there's|there are) no \S+(?: \S+){0,4} (?:in|within) " + _PLACE + r"\b",
 )
 _CLAIM_RE = tuple(re.compile(p, re.I | re.S) for p in NO_EVIDENCE_PATTERNS)

@@ -45,8 +45,10 @@ if TYPE_CHECKING:
 
 EXEMPLARS_FILE = Path(__file__).with_name("absence_exemplars.toml")
 # a sentence ends at ".", "!" or "?" before a space or the end (never inside a path or a name:
-# "export/csv_writer.py:5-11 but ..."), at ";" (it joins two sentences) and at a line break
-_SENTENCE = re.compile(r"(?:[^.!?;\n]|[.!?](?=[^\s.!?]))+(?:[.!?;]+|(?=\n)|$)")
+# "export/csv_writer.py:5-11 but ..."), and at a line break; never at ";": a clause after it
+# speaks of what the clause before names ("The evidence is about the welcome mails; the reset
+# email isn't covered": the second says what the evidence lacks), and each is a clause too
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|(?=\n)|$)")
 _TOKEN = re.compile(r"[\w$~./'’()=-]*\w(?:[\w$~./'’()=-]*[\w)])?|[^\w\s]")
 _WORD = re.compile(r"[a-z]+")
 _IDENTIFIER_MARKS = frozenset("_./$~()=")
