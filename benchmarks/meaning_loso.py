@@ -1,0 +1,196 @@
+"""Leave-one-set-out for the meaning checks of issue 32: how a learned reading would carry
+to a set it never saw, against the rules as they stand.
+
+    python benchmarks/meaning_loso.py [--out FILE] [--absence-neighbours 3]
+
+Unit lines (data/evals/meaning/unit_lines*.json, one set per file): every line judged as
+benchmarks/unit_denials.py judges it (`evals.unit_lines.judge`); the rules' errors per set
+(denials confirmed or given, statements not confirmed) are in-sample, the rules having been
+written on every set. A logistic regression over the line's words (the asked unit, other unit
+names, numbers and the quantity's words each one token; words, word pairs and the five words
+either side of the unit), with and without the rules' reading as a feature, is fit on the other
+sets and scored on each held one, alone and as a veto on the rules (a line is confirmed only
+when both say it states the unit).
+
+Absence answers (data/evals/meaning/absence_answers*.json, one set per split): for each split,
+the encoder thresholds (`synthesis.absence`) chosen on the other splits by
+benchmarks/absence_meaning.py's grid and rule (`_choose`), and the held split's errors at
+them, beside its errors at the shipped thresholds. `--absence-neighbours` limits the grid's
+neighbour counts (default: the shipped one) to keep the run short.
+
+Writes benchmarks/results/meaning_loso.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+MEANING = ROOT / "data" / "evals" / "meaning"
+OUT = ROOT / "benchmarks" / "results" / "meaning_loso.json"
+L2 = 1.0  # ridge of the regression
+STEPS = 2000  # gradient steps (full batch, step 1/L: deterministic)
+WINDOW = 5  # words either side of the unit
+THRESHOLDS = (0.5, 0.3, 0.2)  # probability of "states" a line must reach
+_TOKEN = re.compile(r"\w+(?:['’]\w+)*|!=|==|[^\w\s]")
+
+
+def _token(word: str, unit: str, quantity: set[str]) -> str:
+    from controller.units import unit_name
+
+    low = word.lower()
+    if unit_name(word) is not None:
+        return "<U>" if unit_name(word) == unit_name(unit) else "<OTHER>"
+    if word.isdigit():
+        return "<N>"
+    if low in quantity:
+        return "<Q>"
+    return "<ID>" if "_" in word or word[1:] != word[1:].lower() else low
+
+
+def line_features(text: str, unit: str, quantity: str, rule: bool | None) -> dict[str, float]:
+    words = [_token(w, unit, set(quantity.split())) for w in _TOKEN.findall(text)]
+    out = {"bias": 1.0, **({"rule": 1.0 if rule else -1.0} if rule is not None else {})}
+    out.update({f"w:{w}": 1.0 for w in words})
+    out.update({f"b:{a}_{b}": 1.0 for a, b in pairwise(words)})
+    for i in (i for i, w in enumerate(words) if w == "<U>"):
+        out.update({f"pre:{w}": 1.0 for w in words[max(0, i - WINDOW):i]})
+        out.update({f"post:{w}": 1.0 for w in words[i + 1:i + 1 + WINDOW]})
+    return out
+
+
+def fit(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    w = np.zeros(x.shape[1])
+    step = np.linalg.norm(x, 2) ** 2 / 4 + L2
+    for _ in range(STEPS):
+        p = 1 / (1 + np.exp(-(x @ w)))
+        w -= (x.T @ (p - y) + L2 * w) / step
+    return w
+
+
+def unit_rows() -> list[dict[str, Any]]:
+    from evals.unit_lines import judge
+    from helix.core.config import HelixConfig
+
+    threshold = HelixConfig().retrieval.coverage_threshold
+    rows = []
+    for path in sorted(MEANING.glob("unit_lines*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for line in data["lines"]:
+            judged = judge(line, data["quantity"], threshold)
+            rows.append({"set": path.stem, "text": line["text"], "unit": line["unit"],
+                         "quantity": data["quantity"], "states": line["reading"] == "states",
+                         "rule": judged["confirmed"] and judged["gives_unit"]})
+    return rows
+
+
+def _held_probabilities(rows: list[dict[str, Any]], with_rule: bool) -> np.ndarray:
+    feats = [line_features(r["text"], r["unit"], r["quantity"], r["rule"] if with_rule else None)
+             for r in rows]
+    y = np.array([r["states"] for r in rows], dtype=float)
+    out = np.zeros(len(rows))
+    for held in sorted({r["set"] for r in rows}):
+        train = np.array([r["set"] != held for r in rows])
+        names = sorted({k for f, t in zip(feats, train, strict=True) if t for k in f})
+        index = {k: n for n, k in enumerate(names)}
+        x = np.zeros((len(rows), len(names)))
+        for n, f in enumerate(feats):
+            for k, v in f.items():
+                if k in index:
+                    x[n, index[k]] = v
+        out[~train] = 1 / (1 + np.exp(-(x[~train] @ fit(x[train], y[train]))))
+    return out
+
+
+def _errors(rows: list[dict[str, Any]], said: np.ndarray) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for r, states in zip(rows, said, strict=True):
+        tally = out.setdefault(r["set"], [0, 0])
+        tally[0] += int(bool(states) and not r["states"])
+        tally[1] += int(not states and r["states"])
+    return out
+
+
+def units() -> dict[str, Any]:
+    rows = unit_rows()
+    rule = np.array([r["rule"] for r in rows])
+    result: dict[str, Any] = {
+        "sets": {s: {"denials": sum(not r["states"] for r in rows if r["set"] == s),
+                     "statements": sum(r["states"] for r in rows if r["set"] == s)}
+                 for s in sorted({r["set"] for r in rows})},
+        "rules_in_sample": _errors(rows, rule)}
+    for with_rule in (False, True):
+        p = _held_probabilities(rows, with_rule)
+        name = "lr_with_rules_feature" if with_rule else "lr_words"
+        for t in THRESHOLDS:
+            result[f"{name}_at_{t}"] = _errors(rows, p > t)
+            result[f"rules_and_{name}_at_{t}"] = _errors(rows, rule & (p > t))
+    result["columns"] = "per set: [denials confirmed, statements missed]"
+    result["totals"] = {k: [sum(v[0] for v in e.values()), sum(v[1] for v in e.values())]
+                        for k, e in result.items() if isinstance(e, dict) and k != "sets"
+                        and all(isinstance(v, list) for v in e.values())}
+    return result
+
+
+def absence(neighbours: tuple[int, ...]) -> dict[str, Any]:
+    import absence_meaning as bench
+
+    from helix.core.config import HelixConfig, IndexSettings
+    from helix.synthesis.absence_meaning import AbsenceMeaning
+    from indexers.encoder import query_embedder
+
+    cases = [c for p in sorted(MEANING.glob("absence_answers*.json"))
+             for c in bench._cases(json.loads(p.read_text(encoding="utf-8")))]
+    embedder, base = bench.Memo(query_embedder(IndexSettings())), HelixConfig().synthesis.absence
+    splits = sorted({c["split"] for c in cases})
+    per: dict[tuple[int, float, float], dict[str, list[int]]] = {}
+    for key in [(k, s, m) for k in neighbours for s in bench.SIMILARITY_GRID
+                for m in bench.MARGIN_GRID]:
+        policy = base.model_copy(update=dict(zip(
+            ("neighbours", "similarity_min", "margin_min"), key, strict=True)))
+        tally = {s: [0, 0] for s in splits}
+        for c, refused in zip(cases, bench.verdicts(cases, AbsenceMeaning(embedder, policy)),
+                              strict=True):
+            tally[c["split"]][0 if c["absence"] else 1] += int(refused != c["absence"])
+        per[key] = tally
+    shipped = (base.neighbours, base.similarity_min, base.margin_min)
+    out: dict[str, Any] = {"columns": "per split: [claims accepted, ordinary refused]"}
+    for held in splits:
+        k, sim, margin, _ = bench._choose({key: sum(sum(v) for s, v in t.items() if s != held)
+                                           for key, t in per.items()})
+        out[held] = {"chosen": [k, sim, margin], "held_errors": per[(k, sim, margin)][held],
+                     "at_shipped": per[shipped][held] if shipped in per else None}
+    out["totals"] = {"held_errors": [sum(out[s]["held_errors"][i] for s in splits)
+                                     for i in (0, 1)]}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--absence-neighbours", default="3")
+    parser.add_argument("--note", default="", help="what was run and why, kept in the result")
+    args = parser.parse_args()
+    started = time.process_time()
+    result: dict[str, Any] = {"note": args.note, "units": units()}
+    result["absence"] = absence(tuple(int(k) for k in args.absence_neighbours.split(",")))
+    result["cpu_seconds"] = round(time.process_time() - started, 1)
+    Path(args.out).write_text(json.dumps(result, indent=1, sort_keys=True) + "\n",
+                              encoding="utf-8")
+    print(json.dumps({"units": result["units"]["totals"],
+                      "absence": result["absence"]["totals"]}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
