@@ -277,3 +277,21 @@ def test_a_unit_in_a_sentence_that_denies_the_asked_quantity_is_not_its_unit() -
 def test_negation_composes_and_the_line_structure_decides_its_reach(text: str,
                                                                     states: bool) -> None:
     assert states_unit(text, "GPa", QUANTITY) is states, text
+
+
+@pytest.mark.parametrize(("text", "states"), [
+    ("We never moved the value away from GPa.", True),  # a negated change keeps the unit
+    ("The value moved away from GPa.", False),  # the change's verb further from "from"
+    ("expect(value.unit).not.toBe('GPa')", False),  # a member access is no clause end
+    ("Is the value in GPa? No way.", False),
+    ("The value in GPa is a thing of the past.", False),
+    ("Stating the value in GPa is no longer possible.", False),  # a validity predicate
+    ("Passing GPa for the value fails validation.", False),  # a predicate of harm
+    ("The value was once GPa.", False),  # a past that is over
+    ("We plan to drop GPa for the value.", False),  # removing it
+    ("We didn't drop GPa for the value.", True),  # ... negated: kept
+    ("There is no doubt the value is in GPa.", True),  # doubt, negated
+])
+def test_a_negated_change_or_removal_keeps_the_unit_and_code_reads_as_one_clause(
+        text: str, states: bool) -> None:
+    assert states_unit(text, "GPa", QUANTITY) is states, text

@@ -80,6 +80,7 @@ class Cues:
     change_verbs: frozenset[str]
     change_from: frozenset[str]
     change_to: frozenset[str]
+    change_verb_words: int
     anaphora: frozenset[str]
     negative_replies: Phrases
     elliptical: Phrases
@@ -122,7 +123,8 @@ def cues() -> Cues:
         past=_phrases(cue["past"]), past_tense=_phrases(cue["past_tense"]),
         superseded_by=_phrases(cue["superseded_by"]),
         change_verbs=frozenset(cue["change_verbs"]), change_from=frozenset(cue["change_from"]),
-        change_to=frozenset(cue["change_to"]), anaphora=frozenset(cue["anaphora"]),
+        change_to=frozenset(cue["change_to"]),
+        change_verb_words=int(cue["change_verb_words"]), anaphora=frozenset(cue["anaphora"]),
         negative_replies=_phrases(cue["negative_replies"]),
         elliptical=_phrases(cue["elliptical"]), harmful=_phrases(cue["harmful"]),
         manner_anaphora=_phrases(cue["manner_anaphora"]),
@@ -201,6 +203,9 @@ class _Clauses:
 
     def _is_boundary(self, i: int) -> bool:
         token, c = self.tokens[i], self.c
+        if token.text == "." and 0 < i < len(self.tokens) - 1 \
+                and self.tokens[i - 1].end == token.start == self.tokens[i + 1].start - 1:
+            return False  # a member access joins its name: "unit).not.toBe('GPa')"
         if token.lower in c.punctuation or token.lower in c.boundary_words:
             return True
         nxt = self.tokens[i + 1].lower if i + 1 < len(self.tokens) else ""
@@ -320,11 +325,16 @@ def _replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
     return out
 
 
+def _change_verb(cl: _Clauses, at: int) -> int | None:
+    """The change verb before "from" at token `at`, in its clause ("switched ... from")."""
+    before = cl.backward(at)[:cl.c.change_verb_words]
+    return next((i for i in before if cl.tokens[i].lower in cl.c.change_verbs), None)
+
+
 def _change_scope(cl: _Clauses, at: int) -> list[int]:
     """"switched from GPa to pascal": the words after "from", up to "to"."""
     tokens, c = cl.tokens, cl.c
-    verbs = [t.lower for t in tokens[max(0, at - 3):at]]
-    if not any(v in c.change_verbs for v in verbs):
+    if _change_verb(cl, at) is None:
         return []
     scope = []
     for i in cl.forward(at, at + 1):
@@ -479,7 +489,12 @@ def read(text: str) -> Reading:
         if _match(tokens, i, c.past_tense) and token.sentence in now:
             deny(cl.clause(i))
         if token.lower in c.change_from:
-            deny(_change_scope(cl, i))
+            verb = _change_verb(cl, i)
+            if verb is not None and reaches[verb] % 2 == 1:  # "never switched away from GPa"
+                for j in _change_scope(cl, i):
+                    reaches[j] += reaches[j] % 2
+            else:
+                deny(_change_scope(cl, i))
         if (n := _match(tokens, i, c.elliptical)) and _alone(cl, i, n):
             deny(_previous_clause(cl, i))
         if _match(tokens, i, c.harmful):
