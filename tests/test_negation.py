@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from controller.units import denies_unit, stated_instead, states_unit, unit_lines
-from helix.core.negation import CUES_FILE, read
+from helix.core.negation import read
+from helix.core.negation_cues import CUES_FILE
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "evals" / "meaning" / "unit_lines.json"
 WRITTEN = json.loads(DATA.read_text(encoding="utf-8"))

@@ -1,0 +1,93 @@
+"""The cue words of negation (helix/core/negation.toml), loaded once (pure): what
+`helix.core.negation` reads a sentence's negations with.
+
+    cues() -> Cues: each phrase list by its first word, longest first
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+CUES_FILE = Path(__file__).with_name("negation.toml")
+
+
+Phrases = dict[str, tuple[tuple[str, ...], ...]]  # by first word
+
+
+@dataclass(frozen=True)
+class Cues:
+    """The cue words of negation.toml, each phrase a tuple of lowercase words."""
+
+    punctuation: frozenset[str]
+    boundary_words: frozenset[str]
+    coordinators: frozenset[str]
+    predicate_starts: frozenset[str]
+    forward: Phrases
+    coordinating: frozenset[str]
+    evaluative: Phrases
+    past: Phrases
+    past_tense: Phrases
+    superseded_by: Phrases
+    change_verbs: frozenset[str]
+    change_from: frozenset[str]
+    change_to: frozenset[str]
+    change_verb_words: int
+    anaphora: frozenset[str]
+    negative_replies: Phrases
+    elliptical: Phrases
+    harmful: Phrases
+    manner_anaphora: Phrases
+    relatives: frozenset[str]
+    relatives_after: Phrases
+    negators: Phrases
+    fillers: frozenset[str]
+    copulas: frozenset[str]
+    prepositions: frozenset[str]
+    infinitive: frozenset[str]
+    determiners: frozenset[str]
+    subject_words: int
+    label_marks: frozenset[str]
+    label_predicates: frozenset[str]
+    participle_endings: tuple[str, ...]
+    validity: frozenset[str]
+
+
+def _phrases(words: list[str]) -> Phrases:
+    """Phrases by their first word, longest first ("no longer" is tried before "no")."""
+    out: dict[str, list[tuple[str, ...]]] = {}
+    for phrase in sorted({tuple(w.split()) for w in words}, key=lambda p: (-len(p), p)):
+        out.setdefault(phrase[0], []).append(phrase)
+    return {first: tuple(found) for first, found in out.items()}
+
+
+@lru_cache(maxsize=1)
+def cues() -> Cues:
+    with CUES_FILE.open("rb") as handle:
+        data = tomllib.load(handle)
+    bounds, cue, pred = data["boundaries"], data["cues"], data["predicate"]
+    return Cues(
+        punctuation=frozenset(bounds["punctuation"]), boundary_words=frozenset(bounds["words"]),
+        coordinators=frozenset(bounds["coordinators"]),
+        predicate_starts=frozenset(bounds["predicate_starts"]),
+        forward=_phrases(cue["forward"]), coordinating=frozenset(cue["coordinating"]),
+        evaluative=_phrases(cue["evaluative"]),
+        past=_phrases(cue["past"]), past_tense=_phrases(cue["past_tense"]),
+        superseded_by=_phrases(cue["superseded_by"]),
+        change_verbs=frozenset(cue["change_verbs"]), change_from=frozenset(cue["change_from"]),
+        change_to=frozenset(cue["change_to"]),
+        change_verb_words=int(cue["change_verb_words"]), anaphora=frozenset(cue["anaphora"]),
+        negative_replies=_phrases(cue["negative_replies"]),
+        elliptical=_phrases(cue["elliptical"]), harmful=_phrases(cue["harmful"]),
+        manner_anaphora=_phrases(cue["manner_anaphora"]),
+        relatives=frozenset(cue["relatives"]), relatives_after=_phrases(cue["relatives_after"]),
+        negators=_phrases(pred["negators"]),
+        fillers=frozenset(pred["fillers"]),
+        copulas=frozenset(pred["copulas"]), prepositions=frozenset(pred["prepositions"]),
+        infinitive=frozenset(pred["infinitive"]), determiners=frozenset(pred["determiners"]),
+        subject_words=int(pred["subject_words"]), label_marks=frozenset(pred["label_marks"]),
+        label_predicates=frozenset(pred["label_predicates"]),
+        participle_endings=tuple(pred["participle_endings"]),
+        validity=frozenset(pred["validity"]))
