@@ -292,6 +292,8 @@ def test_negation_composes_and_the_line_structure_decides_its_reach(text: str,
     ("We plan to drop GPa for the value.", False),  # removing it
     ("We didn't drop GPa for the value.", True),  # ... negated: kept
     ("There is no doubt the value is in GPa.", True),  # doubt, negated
+    ("Setting the value in GPa raises a ValueError.", False),  # raising an error is harm
+    ("Returns the value in GPa; raises ValueError if the gap is negative.", True),
 ])
 def test_a_negated_change_or_removal_keeps_the_unit_and_code_reads_as_one_clause(
         text: str, states: bool) -> None:

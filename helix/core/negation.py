@@ -417,13 +417,19 @@ def read(text: str) -> Reading:
                 deny(_change_scope(cl, i))
         if (n := _match(tokens, i, c.elliptical)) and _alone(cl, i, n):
             deny(_previous_clause(cl, i))
-        if _match(tokens, i, c.harmful):
+        if _match(tokens, i, c.harmful) or _raises_error(tokens, i, c):
             deny(cl.backward(i))
         if _match(tokens, i, c.manner_anaphora) and reaches[i] % 2 == 1:
             deny([j for j in range(i) if tokens[j].sentence == token.sentence])
     return Reading(tokens=tokens, denied=tuple(d or r % 2 == 1 for d, r in zip(denied, reaches,
                                                                                strict=True)),
                    reaches=tuple(reaches))
+
+
+def _raises_error(tokens: tuple[Token, ...], at: int, c: Cues) -> bool:
+    """"raises a ValueError": an error verb, then an error's name within two words."""
+    return tokens[at].lower in c.error_verbs and any(
+        t.lower.endswith(c.error_endings) for t in tokens[at + 1:at + 3])
 
 
 def _coordinated(tokens: tuple[Token, ...], at: int, c: Cues) -> bool:
