@@ -220,6 +220,14 @@ def _anaphoric(reading: Reading, index: int | None) -> bool:
     return False
 
 
+def _replacement(text: str, line: int, unit: str) -> str | None:
+    """The unit of `unit`'s dimension the line after a retracted one names (a diff's "+"
+    line: `- unit = "GPa"` / `+ unit = "kPa"` -> kPa)."""
+    lines = text.split("\n")
+    after = lines[line + 1] if line + 1 < len(lines) else ""
+    return next((w for w in re.findall(r"[A-Za-zµ]+", after) if _rival(w, unit)), None)
+
+
 def _retracted(text: str) -> set[int]:
     """Lines whose mentions do not hold: a diff's removed line (a "-" line right before the
     "+" line that replaces it), and a code condition whose next line rejects what it tests
@@ -268,6 +276,8 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
             denied = [s for stated, s in found if not stated and s is not None]
             instead = rival if rival is not None else (
                 None if states or not denied else _instead(reading, unit, denied[0]))
+            if instead is None and line in retracted:
+                instead = _replacement(text, line, unit)
             out.append(UnitLine(offset=line, states=states, instead=instead))
     return out
 

@@ -298,3 +298,8 @@ def test_negation_composes_and_the_line_structure_decides_its_reach(text: str,
 def test_a_negated_change_or_removal_keeps_the_unit_and_code_reads_as_one_clause(
         text: str, states: bool) -> None:
     assert states_unit(text, "GPa", QUANTITY) is states, text
+
+
+def test_a_retracted_diff_line_names_the_unit_that_replaced_it() -> None:
+    assert stated_instead("- unit = 'GPa'\n+ unit = 'kPa'", "GPa") == "kPa"
+    assert stated_instead("Rather than GPa, the log uses millibar.", "GPa") == "millibar"
