@@ -1,7 +1,8 @@
 """Replicas of `helix mcp --http` (the MCP SDK's streamable HTTP), as `tests/test_replicas.py`
 does for `helix serve`: two real processes, each with its own HELIX_HOME, on one real
-PostgreSQL. A conversation whose turns alternate between them goes as on one, and turns of one
-session sent to both at once run one after the other (none refused, lost or interleaved)."""
+PostgreSQL. A conversation whose turns alternate between them goes as on one, turns of one
+session sent to both at once run one after the other (none refused, lost or interleaved), and a
+question across the registered group (`repos`) is routed alike by either."""
 
 from __future__ import annotations
 
@@ -29,8 +30,8 @@ def _start(repo: Path, home: Path, url: str) -> tuple[subprocess.Popen[str], str
     env = {**os.environ, "HELIX_HOME": str(home), "HELIX_DATABASE_URL": url,
            "HELIX_INDEX__EMBED_ENABLED": "false"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "helix.cli.main", "mcp", "--repo", str(repo), "--http",
-         f"127.0.0.1:{port}"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [sys.executable, "-m", "helix.cli.main", "mcp", "--repo", str(repo), "--repos", "all",
+         "--http", f"127.0.0.1:{port}"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         text=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and process.poll() is None:
@@ -45,8 +46,16 @@ def _start(repo: Path, home: Path, url: str) -> tuple[subprocess.Popen[str], str
 
 @pytest.fixture
 def mcp_replicas(tmp_path: Path, database_url: str) -> Iterator[tuple[str, str]]:
+    from helix.cluster.fleet import index_fleet
+    from helix.cluster.repos_file import RepoSource
+
     repo = tmp_path / "repo"
     shutil.copytree(FIXTURE, repo)
+    shutil.copytree(ANSWER_REPO, tmp_path / "fetchy")
+    index_fleet([RepoSource(name="search", path=str(repo), group="g"),
+                 RepoSource(name="fetchy", path=str(tmp_path / "fetchy"), group="g")],
+                cluster=None, store_root=tmp_path / "store",
+                flags={"index.embed_enabled": False})  # registered in the shared database
     started = [_start(repo, tmp_path / f"home-{n}", database_url) for n in ("a", "b")]
     try:
         yield started[0][1], started[1][1]
@@ -56,12 +65,16 @@ def mcp_replicas(tmp_path: Path, database_url: str) -> Iterator[tuple[str, str]]
             process.communicate()
 
 
-async def _turn(url: str, session: str, text: str) -> dict[str, Any]:
+ANSWER_REPO = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "answer_repo"
+
+
+async def _turn(url: str, session: str | None, text: str, **more: str) -> dict[str, Any]:
     from mcp.client import Client
 
+    asked = {"question": text, "dry_run": True, **more}
     async with Client(url) as client:
-        result = await client.call_tool("ask", {"question": text, "session": session,
-                                                "dry_run": True})
+        result = await client.call_tool("ask", {**asked, **({"session": session}
+                                                            if session else {})})
     assert not result.is_error, result.content
     if result.structured_content is not None:
         return dict(result.structured_content)
@@ -102,3 +115,13 @@ def test_mcp_replicas_share_a_conversation_and_serialize_its_turns(
             " WHERE s.name = 'busy' ORDER BY t.turn_id").fetchall()
     assert [n for n, _ in stored] == [1, 2, 3, 4, 5, 6]
     assert {n: text for n, text in stored} == {r["turn_id"]: r["text"] for r in replies}
+
+    async def across() -> list[dict[str, Any]]:
+        return [await _turn(url, None, "where is the retry policy decided?", repos="g")
+                for url in (a, b)]
+
+    for answer in anyio.run(across):
+        routing = answer["envelope"]["repo_routing"]
+        assert routing["group"] == "g" and routing["considered"] == 2
+        assert routing["searched"][0]["name"] == "fetchy"
+        assert answer["envelope"]["evidence"][0]["path"].startswith("fetchy:")
