@@ -214,6 +214,26 @@ def test_a_cluster_without_ray_installed_is_one_line(
         "helix: --cluster needs Ray: pip install 'helix[cluster]'"]
 
 
+def test_an_unreachable_or_malformed_cluster_address_is_one_line_at_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ray retries a dead address for minutes, logging as it goes: Helix checks it first."""
+    import socket
+    import time
+
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        dead = f"127.0.0.1:{probe.getsockname()[1]}"
+    for address, said in ((dead, f"cannot reach the Ray cluster at {dead}: "),
+                          (f"ray://{dead}", "cannot reach the Ray cluster at ray://"),
+                          ("nonsense", "is not a Ray address"),
+                          ("host:99999", "is not a Ray address")):
+        started = time.monotonic()
+        code, _, err = run(["index", str(FIXTURES / "answer_repo"), "--cluster", address,
+                            "--store-root", str(tmp_path / "store"), "--no-embed"], capsys)
+        assert code == 1 and err.count("\n") == 1 and said in err, (address, err)
+        assert time.monotonic() - started < 30, address
+
+
 @pytest.mark.slow
 def test_cluster_local_starts_a_cluster_of_its_own(tmp_path: Path) -> None:
     """`--cluster local` never joins the cluster RAY_ADDRESS (or a running `ray start`) names:
