@@ -10,7 +10,7 @@ than the parse on data files, so a build
 - has worker processes read and scan those files in path order, ahead of the parse that
   consumes them (`index.scan_workers`, default one per CPU but the one this process parses
   on, up to `index.scan_workers_max`; only when they hold `index.scan_parallel_min_bytes` or
-  more, since a process costs ~0.4 s of CPU to start). The indexing process never waits for
+  more, since a process costs ~0.5 s of CPU to start). The indexing process never waits for
   a worker: a file whose batch is not done when the parse reaches it (a worker still
   starting, or behind) is scanned where it is read, the batch taken back when no worker has
   begun it; so is a file whose bytes changed after a worker read them, or whose worker died.

@@ -84,7 +84,7 @@ class IndexSettings(_Frozen):
     # but the one the build parses on, at most scan_workers_max; 1: none, the indexing
     # process scans). The build never waits for them: a file they have not scanned when it
     # is read is scanned there. They start only when the files to scan hold
-    # scan_parallel_min_bytes or more: a process costs ~0.4 s of CPU to start (it imports
+    # scan_parallel_min_bytes or more: a process costs ~0.5 s of CPU to start (it imports
     # detect-secrets), on another CPU, while the parse of 4 MiB of code takes ~2 s, time
     # enough for a worker to start and scan ahead of it (benchmarks/scan_cost_bench.py).
     # User-only (a repository never starts processes).
