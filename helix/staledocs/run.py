@@ -29,6 +29,7 @@ from helix.core.errors import UserError
 from helix.core.git import tracked_blobs
 from helix.core.git_history import Commit, History, read_log, resolve, show_prefix
 from helix.core.hashing import short_id
+from helix.staledocs import evidence
 from helix.staledocs.aliases import still_bound
 from helix.staledocs.history import (
     BATCH,
@@ -57,6 +58,10 @@ from helix.staledocs.sections import (
 )
 
 MS = 1000.0
+# bare names a section uses that the project never had (nor removed), from which on a removed
+# name it names bare is taken to be that other package's (`PeriodicTask` beside
+# `IntervalSchedule` and `CrontabSchedule`: django-celery-beat's models)
+FOREIGN_NAMES = 2
 BASELINE_VERSION = 1
 
 
@@ -118,12 +123,20 @@ def _still_there(work: WorkTree, bases: Bases) -> Callable[[Removal], bool]:
 
 
 def _removed(section: DocSection, since: Commit, history: History,
-             gone: Iterable[Removal], there: Callable[[Removal], bool]
-             ) -> list[StaleDefinition]:
+             gone: Iterable[Removal], there: Callable[[Removal], bool],
+             lines: Sequence[evidence.Line] = ()) -> list[StaleDefinition]:
+    """The removed definitions the section names, each with its evidence (`lines`: the
+    section's) when it names it as the project's: qualified so, or bare where it is no
+    deprecated shim (one kept for another package's class of the name) and the section does
+    not use another package's vocabulary (`FOREIGN_NAMES`)."""
     before = history.ancestors(since.sha)
     named: dict[str, list[str]] = {}
     for base, qualifier in section.unresolved:
         named.setdefault(base, []).append(qualifier)
+    gone = list(gone)
+    removed = {r.name for r in gone}
+    # bare names nothing defines that no commit removed: another package's vocabulary
+    foreign = len({b for b, q in section.unresolved if not q and b not in removed})
     out: dict[str, StaleDefinition] = {}
     for removal in gone:
         if removal.commit.sha in before or not _named_here(
@@ -133,10 +146,15 @@ def _removed(section: DocSection, since: Commit, history: History,
             continue
         detail = f"{removal.qualname} removed" + (
             f" (now {removal.renamed_to}?)" if removal.renamed_to else "")
-        out[removal.name] = StaleDefinition(
+        qualified = any(q and _qualifies(q, removal, section.text)
+                        for q in named.get(removal.name, []))
+        anchored = qualified or (not removal.deprecated and foreign < FOREIGN_NAMES)
+        found = StaleDefinition(
             symbol=removal.qualname, path=removal.path, start_line=removal.start_line,
             end_line=removal.end_line, changes=(CodeChange(kind="removed", detail=detail),),
             commits=(ref(removal.commit),))
+        out[removal.name] = found.model_copy(update={"evidence": evidence.of_definition(
+            found, lines, section.text, anchored=anchored)})
     return list(out.values())
 
 
@@ -190,6 +208,7 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
     stale: list[StaleSection] = []
     for number, since in sorted(whens.items()):
         section = checked[number]
+        lines = _lines(work, section)
         found: list[StaleDefinition] = []
         for definition in section.aligned:
             cache = (definition.node_id, since.sha)
@@ -206,25 +225,40 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
                 drifted[cache] = found_drift
             raw = drifted[cache]
             kept = for_section(raw, section, section.text, settings) if raw else None
-            if kept is not None:
-                found.append(kept)
-        found += _removed(section, since, history, gone, _still_there(work, bases))
+            if kept is not None and raw is not None:
+                found.append(kept.model_copy(update={"evidence": evidence.of_definition(
+                    kept, lines, section.text, raw.params_then)}))
+        found += _removed(section, since, history, gone, _still_there(work, bases), lines)
         if found:
             stale.append(StaleSection(
                 key=key_of(section, found), doc_path=section.path, heading=section.heading,
                 start_line=section.start, end_line=section.end, touched=ref(since),
-                definitions=tuple(found)))
+                definitions=tuple(found),
+                severity="stale" if any(d.evidence for d in found) else "changed"))
     known = set(baseline)
-    listed = [s for s in stale if s.key not in known]
+    listed = [s for s in stale if s.key not in known and s.severity == "stale"]
+    changed = [s for s in stale if s.key not in known and s.severity == "changed"]
     notes = (f"history cut at {len(history.commits):,} commits (stale_docs.max_commits)",
              ) if history.cut else ()
     return StaleReport(
         repo_root=str(root), head_rev=index.repo_rev, sections=len(checked),
         aligned=sum(1 for s in checked if s.aligned),
         definitions=len({d.node_id for s in checked for d in s.aligned}),
-        stale=tuple(listed), acknowledged=len(stale) - len(listed), notes=notes,
+        stale=tuple(listed), changed=tuple(changed),
+        acknowledged=len(stale) - len(listed) - len(changed), notes=notes,
         timings_ms={"index": round((indexed - started) * MS, 3),
                     "total": round((time.monotonic() - started) * MS, 3)})
+
+
+def _lines(work: WorkTree, section: DocSection) -> list[evidence.Line]:
+    """The section's lines as the work tree has them (numbered as in the document), or as
+    the index does when the file cannot be read (a link)."""
+    text = work.text(section.path)
+    if text is not None:
+        numbered = text.split("\n")[section.start - 1:section.end]
+        if "\n".join(numbered).strip():
+            return evidence.lines_of("\n".join(numbered), section.start)
+    return evidence.lines_of(section.text, section.start)
 
 
 def read_baseline(path: Path, data: bytes) -> set[str]:
