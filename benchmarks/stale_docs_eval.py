@@ -10,14 +10,16 @@ judged by hand on a sample, and recall on documentation fixes mined from history
     python benchmarks/stale_docs_eval.py replay J.json --repos-root DIR --out J2.json
 
 `findings` runs `helix stale-docs --json` on each work tree (a clone of a fetched snapshot,
-under /work/tmp, never committed) in a fresh HELIX_HOME. `sample` picks the alarms to judge:
-the same share from each repository, by a seeded hash of their keys. `show` prints one alarm
-for a person to judge: the section as it is, and each definition then (at the section's last
-commit) and now, as a diff. The judgments are a JSON list (committed: paths, commits, names
-and a verdict only) of {"id", "repo", "head", "doc", "start_line", "symbols", "commits",
-"verdict": "right" | "wrong", "why"}: an alarm is right when the section's text says
-something about the changed definition that the change made untrue or incomplete (a
-parameter, a default, an error, a removed name, behaviour it describes), wrong otherwise.
+under /work/tmp, never committed) in a fresh HELIX_HOME: its alarms are the sections found
+stale (with evidence, rules v6), not those listed as only `changed`. `sample` picks the
+alarms to judge: the same share from each repository, by a seeded hash of their keys. `show`
+prints one alarm for a person to judge: the section as it is, and each definition then (at
+the section's last commit) and now, as a diff. The judgments are a JSON list (committed:
+paths, commits, names and a verdict only) of {"id", "repo", "head", "doc", "start_line",
+"symbols", "commits", "verdict": "right" | "wrong", "why"}: an alarm is right when the
+section's text says something about the changed definition that the change made untrue or
+incomplete (a parameter, a default, an error, a removed name, behaviour it describes), wrong
+otherwise.
 
 `mine` lists candidate documentation fixes: a commit that changes documentation only, whose
 changed lines name a definition of the code, which a commit changed (a line naming it)
@@ -27,7 +29,8 @@ describes that code change (the cases file: {"repo", "fix", "doc", "symbol", "co
 fix. `mine --renames` starts from the other end: a code commit whose subject says it renames
 or removes and whose diff drops a public definition, then the first documentation-only commit
 naming it. `recall` checks out each fix's parent and asks whether `helix stale-docs` flags a
-section of that document holding a line the fix changed.
+section of that document holding a line the fix changed (found stale; one listed only as
+`changed` is not flagged: `changed_only` says so).
 """
 
 from __future__ import annotations
@@ -84,10 +87,14 @@ def findings(args: argparse.Namespace) -> None:
                         "definitions": [{"symbol": d["symbol"], "path": d["path"],
                                          "kinds": sorted({c["kind"] for c in d["changes"]}),
                                          "changes": [c["detail"] for c in d["changes"]],
-                                         "commits": [c["sha"] for c in d["commits"]]}
+                                         "commits": [c["sha"] for c in d["commits"]],
+                                         "evidence": [{k: e[k] for k in ("kind", "name",
+                                                                         "line")}
+                                                      for e in d.get("evidence", [])]}
                                         for d in section["definitions"]]})
-        print(f"{repo.name}: {len(report['stale'])} stale of {report['aligned']} aligned "
-              f"sections ({report['timings_ms']['total'] / 1000:.1f} s)", file=sys.stderr)
+        print(f"{repo.name}: {len(report['stale'])} stale ({len(report.get('changed', []))} "
+              f"changed only) of {report['aligned']} aligned sections "
+              f"({report['timings_ms']['total'] / 1000:.1f} s)", file=sys.stderr)
     _write(args.out, out)
 
 
@@ -244,14 +251,23 @@ def recall(args: argparse.Namespace) -> None:
             shutil.rmtree(tree, ignore_errors=True)
         report = reports[case["repo"], case["fix"]]
         edited = _edited_lines(source, case["fix"], case["doc"])
-        hits = [s for s in report["stale"] if s["doc_path"] == case["doc"]
-                and any(s["start_line"] <= line <= s["end_line"] for line in edited)]
-        out.append({**case, "flagged": bool(hits),
-                    "symbols": sorted({d["symbol"] for s in hits for d in s["definitions"]})})
+        hits, demoted = (_holding(report.get(part, []), case["doc"], edited)
+                         for part in ("stale", "changed"))
+        out.append({**case, "flagged": bool(hits), "changed_only": bool(demoted and not hits),
+                    "symbols": sorted({d["symbol"] for s in hits for d in s["definitions"]}),
+                    "evidence": sorted({e["kind"] for s in hits for d in s["definitions"]
+                                        for e in d.get("evidence", [])})})
         print(f"{number}. {case['repo']} {case['fix'][:12]} {case['doc']}: "
               f"{'flagged' if hits else 'missed'}", file=sys.stderr)
         _write(args.out, out)  # case by case: a run stopped keeps what it found
     _write(args.out, out)
+
+
+def _holding(sections: list[dict[str, Any]], doc: str, lines: list[int]
+             ) -> list[dict[str, Any]]:
+    """The sections of `doc` holding one of `lines`."""
+    return [s for s in sections if s["doc_path"] == doc
+            and any(s["start_line"] <= line <= s["end_line"] for line in lines)]
 
 
 def _edited_lines(repo: Path, fix: str, doc: str) -> list[int]:
