@@ -234,3 +234,39 @@ def test_an_example_restating_a_base_is_no_finding(
     _, report = _report(repo, capsys)
     assert _evidence(report) == {"Inputs": [("removed-base", "Widget", 15)]}
     assert [s["heading"][-1] for s in report["changed"]] == ["Naming"]
+
+
+ADMIN = '''class AMQPAdmin:
+    def run(self):
+        return 0
+
+
+class Worker:
+    def start(self):
+        return 1
+'''
+TREE_DOC = """# Internals
+
+## Dependency tree
+
+* ``pkg.bin.worker.WorkerCommand``
+    * ``pkg.apps.Worker``
+* ``pkg.task.sets.TaskSet``
+* ``pkg.bin.AMQPAdmin``
+
+## Admin
+
+Run ``pkg.bin.AMQPAdmin`` to declare queues.
+"""
+
+
+def test_a_record_of_the_past_is_no_finding(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = _repo(tmp_path, {"pkg/bin.py": ADMIN, "pkg/apps.py": "class Worker:\n    pass\n",
+                            "docs/internals.md": TREE_DOC})
+    commit(repo, "no amqp admin", {"pkg/bin.py": ADMIN.split("class Worker")[0].replace(
+        "AMQPAdmin", "Queues")}, EPOCH + DAY)
+    _, report = _report(repo, capsys)
+    # the tree names two classes gone before it was written: it records an old design
+    assert _evidence(report) == {"Admin": [("removed-definition", "AMQPAdmin", 12)]}
+    assert [s["heading"][-1] for s in report["changed"]] == ["Dependency tree"]

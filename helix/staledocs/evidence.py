@@ -119,7 +119,7 @@ def callee(symbol: str) -> str:
 
 
 def _split_args(text: str) -> Iterator[str]:
-    depth, part = 0, []
+    depth, part = 0, list[str]()
     for char in text:
         if char in "([{<":
             depth += 1
@@ -182,7 +182,9 @@ def _param_fields(lines: Sequence[Line], name: str) -> Iterator[tuple[Line, str]
 
 def removed_parameter(lines: Sequence[Line], symbol: str, param: str) -> Evidence | None:
     """The section documents `param` of the definition: a signature or call of it holding
-    the name, a `:param:` field under its directive, or a prose line naming both as code."""
+    the name, a `:param:` field under its directive, or (when no directive documents its
+    signature) a prose line naming the definition and the parameter as code of its own
+    (`` `proxies` ``, `proxies=`; not `Application.router`, an attribute)."""
     name = callee(symbol)
     bare = param.lstrip("*")
     for line, names in signatures(lines, name):
@@ -191,13 +193,19 @@ def removed_parameter(lines: Sequence[Line], symbol: str, param: str) -> Evidenc
     for line, field in _param_fields(lines, name):
         if field == bare:
             return _found("removed-parameter", bare, line)
-    word = _word(name)
+    if any(_DIRECTIVE.match(line.text) and word_in(line.text, name) for line in lines):
+        return None  # its signature is documented, without the parameter
     for line in lines:
-        coded = any(bare in _IDENT.findall(span) for span in _inline(line)) or re.search(
+        coded = any(re.fullmatch(rf"\**{re.escape(bare)}\s*(?:=.*)?", span)
+                    for span in _inline(line)) or re.search(
             rf"(?<![A-Za-z0-9_.]){re.escape(bare)}=(?!=)", line.text)
-        if not line.code and coded and word.search(line.text):
+        if not line.code and coded and word_in(line.text, name):
             return _found("removed-parameter", bare, line)
     return None
+
+
+def word_in(text: str, name: str) -> bool:
+    return _word(name).search(text) is not None
 
 
 def missing_parameter(lines: Sequence[Line], text: str, symbol: str, added: str,

@@ -56,11 +56,12 @@ from helix.staledocs.sections import (
     js_packages,
     sections_of,
 )
+from indexers.languages import classify
 
 MS = 1000.0
-# bare names a section uses that the project never had (nor removed), from which on a removed
-# name it names bare is taken to be that other package's (`PeriodicTask` beside
-# `IntervalSchedule` and `CrontabSchedule`: django-celery-beat's models)
+# names a section uses that nothing defines nor removed since it was written, from which on
+# it is taken to use another package's vocabulary (bare) or to record the past (qualified by
+# the project): `_anchored`
 FOREIGN_NAMES = 2
 BASELINE_VERSION = 1
 
@@ -122,21 +123,54 @@ def _still_there(work: WorkTree, bases: Bases) -> Callable[[Removal], bool]:
     return there
 
 
+def _anchored(section: DocSection, removal: Removal, qualifiers: list[str], after: set[str],
+              roots: frozenset[str]) -> bool:
+    """Whether the section names the removed definition as the project's, in a text kept in
+    step with the code:
+    - not a record of the past: of the names it qualifies with the project's packages
+      (`roots`) that nothing defines, fewer were gone already when it was last edited
+      (`FOREIGN_NAMES` at least, more than those removed since: a design note listing
+      `celery.task.sets.TaskSet` and `celery.bin.worker.WorkerCommand` long after they went);
+    - qualified as the project's, or bare where it is no deprecated shim (kept for another
+      package's class of the name) in a section without another package's vocabulary (bare
+      names nothing here defines nor removed since: `PeriodicTask` beside
+      `IntervalSchedule` and `CrontabSchedule` is django-celery-beat's model)."""
+    past = {b for b, q in section.unresolved if q in roots and b not in after}
+    if len(past) >= FOREIGN_NAMES and len(past) > len(after & {b for b, _ in
+                                                               section.unresolved}):
+        return False
+    if any(q and _qualifies(q, removal, section.text) for q in qualifiers):
+        return True
+    foreign = {b for b, q in section.unresolved if not q and b not in after}
+    return not removal.deprecated and len(foreign) < FOREIGN_NAMES
+
+
+def project_roots(paths: Iterable[str]) -> frozenset[str]:
+    """The names the project's code is imported by: each code file's top directory (under
+    `src/` or `lib/`, the next one) or a top-level module's stem."""
+    out = set()
+    for path in paths:
+        parts = path.split("/")
+        if parts[0] in ("src", "lib") and len(parts) > 1:
+            parts = parts[1:]
+        if classify(path)[0] == "code":
+            out.add(parts[0].rsplit(".", 1)[0] if len(parts) == 1 else parts[0])
+    return frozenset(out)
+
+
 def _removed(section: DocSection, since: Commit, history: History,
              gone: Iterable[Removal], there: Callable[[Removal], bool],
-             lines: Sequence[evidence.Line] = ()) -> list[StaleDefinition]:
+             lines: Sequence[evidence.Line] = (), roots: frozenset[str] = frozenset()
+             ) -> list[StaleDefinition]:
     """The removed definitions the section names, each with its evidence (`lines`: the
-    section's) when it names it as the project's: qualified so, or bare where it is no
-    deprecated shim (one kept for another package's class of the name) and the section does
-    not use another package's vocabulary (`FOREIGN_NAMES`)."""
+    section's) when it names it as the project's and keeps in step with the code: see
+    `_anchored`."""
     before = history.ancestors(since.sha)
     named: dict[str, list[str]] = {}
     for base, qualifier in section.unresolved:
         named.setdefault(base, []).append(qualifier)
     gone = list(gone)
-    removed = {r.name for r in gone}
-    # bare names nothing defines that no commit removed: another package's vocabulary
-    foreign = len({b for b, q in section.unresolved if not q and b not in removed})
+    after = {r.name for r in gone if r.commit.sha not in before}
     out: dict[str, StaleDefinition] = {}
     for removal in gone:
         if removal.commit.sha in before or not _named_here(
@@ -146,15 +180,13 @@ def _removed(section: DocSection, since: Commit, history: History,
             continue
         detail = f"{removal.qualname} removed" + (
             f" (now {removal.renamed_to}?)" if removal.renamed_to else "")
-        qualified = any(q and _qualifies(q, removal, section.text)
-                        for q in named.get(removal.name, []))
-        anchored = qualified or (not removal.deprecated and foreign < FOREIGN_NAMES)
         found = StaleDefinition(
             symbol=removal.qualname, path=removal.path, start_line=removal.start_line,
             end_line=removal.end_line, changes=(CodeChange(kind="removed", detail=detail),),
             commits=(ref(removal.commit),))
         out[removal.name] = found.model_copy(update={"evidence": evidence.of_definition(
-            found, lines, section.text, anchored=anchored)})
+            found, lines, section.text,
+            anchored=_anchored(section, removal, named.get(removal.name, []), after, roots))})
     return list(out.values())
 
 
@@ -179,6 +211,7 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
     bases = Bases(index, work, settings.inherit_depth)
     reach = Reach(index, work, settings.raise_depth)
     packages = js_packages(sorted(work.head), work.text)
+    roots = project_roots(work.head)
     checked: list[DocSection] = []
     for path in doc_paths(index, paths, settings.skip, settings.history_dirs):
         checked += sections_of(index, path, settings.max_definitions_per_section,
@@ -228,7 +261,8 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
             if kept is not None and raw is not None:
                 found.append(kept.model_copy(update={"evidence": evidence.of_definition(
                     kept, lines, section.text, raw.params_then)}))
-        found += _removed(section, since, history, gone, _still_there(work, bases), lines)
+        found += _removed(section, since, history, gone, _still_there(work, bases), lines,
+                          roots)
         if found:
             stale.append(StaleSection(
                 key=key_of(section, found), doc_path=section.path, heading=section.heading,
