@@ -241,14 +241,17 @@ def recall(args: argparse.Namespace) -> None:
     for number, case in enumerate(cases, start=1):
         source = args.repos_root / case["repo"]
         if (case["repo"], case["fix"]) not in reports:
-            tree = args.work / f"case-{number}"
-            shutil.rmtree(tree, ignore_errors=True)
-            subprocess.run([*GIT, "clone", "-q", "--shared", "--no-checkout", str(source),
-                            str(tree)], check=True)
-            subprocess.run([*GIT, "-C", str(tree), "checkout", "-q", f"{case['fix']}^"],
-                           check=True)
+            tree = args.work / (f"{case['repo']}-{case['fix'][:12]}" if args.keep
+                                else f"case-{number}")
+            if not (args.keep and (tree / ".git").is_dir()):
+                shutil.rmtree(tree, ignore_errors=True)
+                subprocess.run([*GIT, "clone", "-q", "--shared", "--no-checkout", str(source),
+                                str(tree)], check=True)
+                subprocess.run([*GIT, "-C", str(tree), "checkout", "-q", f"{case['fix']}^"],
+                               check=True)
             reports[case["repo"], case["fix"]] = stale_docs(tree, args.work / "home")
-            shutil.rmtree(tree, ignore_errors=True)
+            if not args.keep:
+                shutil.rmtree(tree, ignore_errors=True)
         report = reports[case["repo"], case["fix"]]
         edited = _edited_lines(source, case["fix"], case["doc"])
         hits, demoted = (_holding(report.get(part, []), case["doc"], edited)
@@ -409,6 +412,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("cases", type=Path)
     p.add_argument("--repos-root", type=Path, required=True)
     p.add_argument("--work", type=Path, required=True)
+    p.add_argument("--keep", action="store_true",
+                   help="keep each fix's parent tree (and its index) under --work and reuse "
+                        "it in a later run: only stale-docs runs again")
     p.add_argument("--out", type=Path, required=True)
     p = sub.add_parser("replay")
     p.add_argument("judgments", type=Path)
