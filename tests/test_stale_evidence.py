@@ -270,3 +270,33 @@ def test_a_record_of_the_past_is_no_finding(
     # the tree names two classes gone before it was written: it records an old design
     assert _evidence(report) == {"Admin": [("removed-definition", "AMQPAdmin", 12)]}
     assert [s["heading"][-1] for s in report["changed"]] == ["Dependency tree"]
+
+
+VALIDATOR = '''class UniqueValidator:
+    def __init__(self, queryset, fields, message=None):
+        self.queryset, self.fields, self.message = queryset, fields, message
+'''
+VALIDATOR_DOC = """# Validators
+
+## UniqueValidator
+
+It takes two required arguments and an optional one:
+
+* `queryset` *required*: the rows to check.
+* `fields` *required*: the fields to check.
+* `message`: the error message.
+
+## Usage
+
+Pass a `UniqueValidator` the `queryset` to check, or none of its `fields` at all.
+"""
+
+
+def test_an_added_parameter_a_list_of_them_misses(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = _repo(tmp_path, {"pkg/validators.py": VALIDATOR, "docs/validators.md": VALIDATOR_DOC})
+    commit(repo, "a condition", {"pkg/validators.py": VALIDATOR.replace(
+        "message=None)", "message=None, condition=None)")}, EPOCH + DAY)
+    code, report = _report(repo, capsys)
+    assert _evidence(report) == {"UniqueValidator": [("missing-parameter", "condition", 7)]}
+    assert code == 1

@@ -43,6 +43,7 @@ from helix.staledocs.relevance import (
     _LITERAL,
     _STRING,
     CONSTRUCTORS,
+    LISTS_AT_LEAST,
     ROOT_ERRORS,
     _no_longer,
     _unquoted,
@@ -211,18 +212,25 @@ def word_in(text: str, name: str) -> bool:
 def missing_parameter(lines: Sequence[Line], text: str, symbol: str, added: str,
                       params_then: Sequence[str]) -> Evidence | None:
     """A parameter the change added that the section's list of the definition's
-    parameters (a signature naming two or more of them, else the line naming most) lacks."""
+    parameters lacks: a signature naming two or more of them, else its prose naming two or
+    more as code (a list, one a line)."""
     if _word(added).search(text):
         return None  # the section mentions it already
     then = {p.lstrip("*") for p in params_then}
-    listed = [(line, names & then) for line, names in signatures(lines, callee(symbol))]
-    best = max(listed, key=lambda pair: len(pair[1]), default=None)
-    if best is not None and len(best[1]) >= 2:
+    listed = [(line, names & then) for name in {callee(symbol), *CONSTRUCTORS}
+              for line, names in signatures(lines, name)]
+    best = max(listed, key=lambda pair: (len(pair[1]), -pair[0].number), default=None)
+    if best is not None and len(best[1]) >= LISTS_AT_LEAST:
         return _found("missing-parameter", added, best[0])
-    named = [(sum(bool(_word(p).search(line.text)) for p in then), line) for line in lines]
-    count, line = max(named, key=lambda pair: pair[0], default=(0, None))
-    if line is not None and count:
-        return _found("missing-parameter", added, line)
+    seen: set[str] = set()
+    first: Line | None = None
+    for line in lines:  # a list of them, one a line: `queryset` *required*, ...
+        spans = {w for span in _inline(line) for w in _IDENT.findall(span)} & then
+        if spans - seen and first is None:
+            first = line
+        seen |= spans
+    if first is not None and len(seen) >= LISTS_AT_LEAST:
+        return _found("missing-parameter", added, first)
     return None
 
 
