@@ -181,18 +181,25 @@ Between attempts the client sleeps `compute_backoff(attempt)` seconds.
 
 The schedule is read from the `PeriodicTask` model, with the `IntervalSchedule`
 and `CrontabSchedule` helper tables.
+
+## Catalogs
+
+Run `init_catalog -l pt_BR` to write `messages.po` under `LC_MESSAGES`, as `pt_PT` does.
 """
 
 
 def test_a_removed_name_of_another_package_is_no_finding(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = SHIM + "\n\nclass PeriodicTask:\n    run_every = 5\n"
+    code = SHIM + "\n\nclass PeriodicTask:\n    run_every = 5\n\n\ndef init_catalog():\n" \
+        "    return 1\n"
     repo = _repo(tmp_path, {"pkg/filters.py": code, "docs/filtering.md": SHIM_DOC})
     commit(repo, "drop the shims", {"pkg/filters.py": (
         "def backoff_delay(attempt):\n    return 2 ** attempt\n")}, EPOCH + DAY)
     _, report = _report(repo, capsys)
     # a deprecated shim's name, and a name beside another package's vocabulary: changed only
-    assert _evidence(report) == {"Backoff": [("removed-definition", "compute_backoff", 9)]}
+    # (locale codes and file names beside `init_catalog` are no other package's functions)
+    assert _evidence(report) == {"Backoff": [("removed-definition", "compute_backoff", 9)],
+                                 "Catalogs": [("removed-definition", "init_catalog", 18)]}
     assert {s["heading"][-1] for s in report["changed"]} == {"Third party", "Beat"}
 
 

@@ -133,16 +133,30 @@ def _anchored(section: DocSection, removal: Removal, qualifiers: list[str], afte
       `celery.task.sets.TaskSet` and `celery.bin.worker.WorkerCommand` long after they went);
     - qualified as the project's, or bare where it is no deprecated shim (kept for another
       package's class of the name) in a section without another package's vocabulary (bare
-      names nothing here defines nor removed since: `PeriodicTask` beside
-      `IntervalSchedule` and `CrontabSchedule` is django-celery-beat's model)."""
+      names of its kind, `_shape`, nothing here defines nor removed since: `PeriodicTask`
+      beside `IntervalSchedule` and `CrontabSchedule` is django-celery-beat's model; file
+      names and locale codes beside `init_catalog` are no other package's functions)."""
     past = {b for b, q in section.unresolved if q in roots and b not in after}
     if len(past) >= FOREIGN_NAMES and len(past) > len(after & {b for b, _ in
                                                                section.unresolved}):
         return False
     if any(q and _qualifies(q, removal, section.text) for q in qualifiers):
         return True
-    foreign = {b for b, q in section.unresolved if not q and b not in after}
+    shape = _shape(removal.name)
+    foreign = {b for b, q in section.unresolved
+               if not q and b not in after and _shape(b) == shape}
     return not removal.deprecated and len(foreign) < FOREIGN_NAMES
+
+
+def _shape(name: str) -> str:
+    """A name's kind by its spelling: a class (`PeriodicTask`), a function or command
+    (`init_catalog`), or another (`pt_BR`, `LC_MESSAGES`, `messages.po`)."""
+    bare = name.strip("_")
+    if re.fullmatch(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*", bare):
+        return "class"
+    if re.fullmatch(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*", bare):
+        return "function"
+    return "other"
 
 
 def project_roots(paths: Iterable[str]) -> frozenset[str]:
