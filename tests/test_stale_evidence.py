@@ -185,21 +185,27 @@ and `CrontabSchedule` helper tables.
 ## Catalogs
 
 Run `init_catalog -l pt_BR` to write `messages.po` under `LC_MESSAGES`, as `pt_PT` does.
+
+## Dates
+
+Compare two ``Moment`` instances; pass ``None`` for now, ``True`` for `Localization`.
 """
 
 
 def test_a_removed_name_of_another_package_is_no_finding(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = SHIM + "\n\nclass PeriodicTask:\n    run_every = 5\n\n\ndef init_catalog():\n" \
-        "    return 1\n"
+        "    return 1\n\n\nclass Moment:\n    pass\n"
     repo = _repo(tmp_path, {"pkg/filters.py": code, "docs/filtering.md": SHIM_DOC})
     commit(repo, "drop the shims", {"pkg/filters.py": (
         "def backoff_delay(attempt):\n    return 2 ** attempt\n")}, EPOCH + DAY)
     _, report = _report(repo, capsys)
     # a deprecated shim's name, and a name beside another package's vocabulary: changed only
-    # (locale codes and file names beside `init_catalog` are no other package's functions)
+    # (locale codes and file names beside `init_catalog` are no other package's functions,
+    # `None`, `True` and `Localization` beside `Moment` no other package's classes)
     assert _evidence(report) == {"Backoff": [("removed-definition", "compute_backoff", 9)],
-                                 "Catalogs": [("removed-definition", "init_catalog", 18)]}
+                                 "Catalogs": [("removed-definition", "init_catalog", 18)],
+                                 "Dates": [("removed-definition", "Moment", 22)]}
     assert {s["heading"][-1] for s in report["changed"]} == {"Third party", "Beat"}
 
 

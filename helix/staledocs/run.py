@@ -143,16 +143,18 @@ def _anchored(section: DocSection, removal: Removal, qualifiers: list[str], afte
     if any(q and _qualifies(q, removal, section.text) for q in qualifiers):
         return True
     shape = _shape(removal.name)
-    foreign = {b for b, q in section.unresolved
-               if not q and b not in after and _shape(b) == shape}
+    foreign = {b for b, q in section.unresolved if not q and b not in after
+               and shape != "other" and _shape(b, compound=True) == shape}
     return not removal.deprecated and len(foreign) < FOREIGN_NAMES
 
 
-def _shape(name: str) -> str:
-    """A name's kind by its spelling: a class (`PeriodicTask`), a function or command
-    (`init_catalog`), or another (`pt_BR`, `LC_MESSAGES`, `messages.po`)."""
+def _shape(name: str, compound: bool = False) -> str:
+    """A name's kind by its spelling: a class (`PeriodicTask`; `compound`: of two words at
+    least, not `None` or `True`), a function or command (`init_catalog`), or another
+    (`pt_BR`, `LC_MESSAGES`, `messages.po`)."""
     bare = name.strip("_")
-    if re.fullmatch(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*", bare):
+    words = "{2,}" if compound else "+"
+    if re.fullmatch(rf"(?:[A-Z][a-z0-9]+){words}", bare):
         return "class"
     if re.fullmatch(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*", bare):
         return "function"
