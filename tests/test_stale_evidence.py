@@ -313,3 +313,16 @@ def test_an_added_parameter_a_list_of_them_misses(
     code, report = _report(repo, capsys)
     assert _evidence(report) == {"UniqueValidator": [("missing-parameter", "condition", 7)]}
     assert code == 1
+
+
+def test_a_plain_name_the_project_qualifies_is_checked_for_removal(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    init = "def create(year, month):\n    return (year, month)\n\n\ndef now():\n    return 0\n"
+    repo = _repo(tmp_path, {"pkg/__init__.py": init, "docs/dates.md": (
+        "# Dates\n\n## Making one\n\n```python\nd = pkg.create(2012, 1)\n```\n\n"
+        "## Plain\n\nCall `create` with a year.\n")})
+    commit(repo, "create() is gone", {"pkg/__init__.py": init.split("\n\n\n")[1]},
+           EPOCH + DAY)
+    _, report = _report(repo, capsys)
+    # `pkg.create` is the project's; a bare `create` is no name a reader looks up
+    assert _evidence(report) == {"Making one": [("removed-definition", "create", 6)]}

@@ -232,7 +232,7 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
     for path in doc_paths(index, paths, settings.skip, settings.history_dirs):
         checked += sections_of(index, path, settings.max_definitions_per_section,
                                history_path(root, path), settings.min_version_headings,
-                               packages)
+                               packages, roots)
     wanted = [s for s in checked if s.aligned or s.unresolved]
     blobs.read([v.blob for path in sorted({s.history_path for s in wanted})  # one batch
                 for v in history.versions(path, settings.max_versions)[:BATCH]])
