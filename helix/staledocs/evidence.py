@@ -36,6 +36,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from helix.core.changes import CodeChange, Evidence, EvidenceKind, StaleDefinition
+from helix.core.english import word_alternation
 from helix.staledocs.relevance import (
     _DOCTEST,
     _FENCE,
@@ -52,11 +53,16 @@ from helix.staledocs.relevance import (
 QUOTE_CHARS = 160  # of an evidence line kept in the report
 SCAN_CHARS = 4000  # of a signature's argument list read at most
 _COMMENT = re.compile(r"(?:^|\s)(?:#|//).*$")
-_PARAM_FIELD = re.compile(r"^\s*:(?:param|parameter|arg|argument|key|keyword|kwarg)\s+"
+# RST fields naming a parameter, and directives documenting a definition
+PARAM_FIELDS = ("param", "parameter", "arg", "argument", "key", "keyword", "kwarg")
+DIRECTIVES = ("class", "method", "function", "classmethod", "staticmethod", "coroutinemethod",
+              "coroutinefunction", "decorator", "attribute", "data", "exception", "module")
+# the keywords that open a definition an example writes of its own
+OWN_KEYWORDS = ("class", "def", "function", "func", "interface", "const", "let", "var")
+_PARAM_FIELD = re.compile(rf"^\s*:(?:{word_alternation(PARAM_FIELDS)})\s+"
                           r"(?:[^:]*\s)?\**([A-Za-z_][A-Za-z0-9_]*)\s*:")
-_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:py:|js:)?(?:class|method|function|classmethod|"
-                        r"staticmethod|coroutinemethod|coroutinefunction|decorator|"
-                        r"attribute|data|exception|module)::\s*([A-Za-z_][\w.]*)")
+_DIRECTIVE = re.compile(rf"^\s*\.\.\s+(?:py:|js:)?(?:{word_alternation(DIRECTIVES)})::\s*"
+                        r"([A-Za-z_][\w.]*)")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DECORATOR = re.compile(r"@\s*((?:[A-Za-z_]\w*\s*\.\s*)*[A-Za-z_]\w*)")
 _BASES = re.compile(r"\bclass\s+[A-Za-z_]\w*\s*(?:<[^>]*>\s*)?\(([^()]*)\)")
@@ -309,7 +315,7 @@ def removed_base(lines: Sequence[Line], symbol: str, change: CodeChange) -> Evid
     roles = lost_bases(was)
     last = symbol.rsplit(".", 1)[-1]
     name = _word(last)
-    own = re.compile(rf"\b(?:class|def|function|interface)\s+{re.escape(last)}\b")
+    own = _own(last)
     for gone in (n for n in change.names if n in roles):
         word = _word(gone)
         for line in lines:
@@ -329,13 +335,18 @@ def asked_for(lines: Sequence[Line], change: CodeChange) -> Evidence:
     return _found("asked-for", change.kind, line)
 
 
+def _own(name: str) -> re.Pattern[str]:
+    """An example's own definition of `name` (`class Input(Widget):`, `def create(...)`)."""
+    return re.compile(rf"\b(?:{word_alternation(OWN_KEYWORDS)})\s+{re.escape(name)}\b")
+
+
 def removed_definition(lines: Sequence[Line], name: str, anchored: bool) -> Evidence | None:
     """The removed definition named on a line (not where an example defines its own), when
     the section is about the project (`anchored`)."""
     if not anchored:
         return None
     word = _word(name)
-    own = re.compile(rf"\b(?:class|def|function|func|const|let|var)\s+{re.escape(name)}\b")
+    own = _own(name)
     for line in lines:
         if word.search(line.text) and not own.search(line.text):
             return _found("removed-definition", name, line)
