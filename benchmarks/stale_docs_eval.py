@@ -79,8 +79,10 @@ def findings(args: argparse.Namespace) -> None:
     for repo in args.repos:
         report = stale_docs(repo.resolve(), args.home or args.work / "home" / repo.name)
         head = git(repo, "rev-parse", "HEAD").strip()
-        for section in report["stale"]:
+        sections = report["stale"] + (report.get("changed", []) if args.changed else [])
+        for section in sections:
             out.append({"repo": repo.name, "head": head, "key": section["key"],
+                        "severity": section.get("severity", "stale"),
                         "doc": section["doc_path"], "start_line": section["start_line"],
                         "end_line": section["end_line"], "heading": section["heading"],
                         "touched": section["touched"]["sha"] if section["touched"] else None,
@@ -388,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--work", type=Path, required=True)
     p.add_argument("--home", type=Path, default=None,
                    help="one HELIX_HOME for every repository (indexes built before)")
+    p.add_argument("--changed", action="store_true",
+                   help="also the sections only changed (severity 'changed': no evidence)")
     p.add_argument("--out", type=Path, required=True)
     p = sub.add_parser("sample")
     p.add_argument("findings", type=Path)
