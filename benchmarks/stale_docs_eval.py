@@ -10,14 +10,16 @@ judged by hand on a sample, and recall on documentation fixes mined from history
     python benchmarks/stale_docs_eval.py replay J.json --repos-root DIR --out J2.json
 
 `findings` runs `helix stale-docs --json` on each work tree (a clone of a fetched snapshot,
-under /work/tmp, never committed) in a fresh HELIX_HOME. `sample` picks the alarms to judge:
-the same share from each repository, by a seeded hash of their keys. `show` prints one alarm
-for a person to judge: the section as it is, and each definition then (at the section's last
-commit) and now, as a diff. The judgments are a JSON list (committed: paths, commits, names
-and a verdict only) of {"id", "repo", "head", "doc", "start_line", "symbols", "commits",
-"verdict": "right" | "wrong", "why"}: an alarm is right when the section's text says
-something about the changed definition that the change made untrue or incomplete (a
-parameter, a default, an error, a removed name, behaviour it describes), wrong otherwise.
+under /work/tmp, never committed) in a fresh HELIX_HOME: its alarms are the sections found
+stale (with evidence, rules v6), not those listed as only `changed`. `sample` picks the
+alarms to judge: the same share from each repository, by a seeded hash of their keys. `show`
+prints one alarm for a person to judge: the section as it is, and each definition then (at
+the section's last commit) and now, as a diff. The judgments are a JSON list (committed:
+paths, commits, names and a verdict only) of {"id", "repo", "head", "doc", "start_line",
+"symbols", "commits", "verdict": "right" | "wrong", "why"}: an alarm is right when the
+section's text says something about the changed definition that the change made untrue or
+incomplete (a parameter, a default, an error, a removed name, behaviour it describes), wrong
+otherwise.
 
 `mine` lists candidate documentation fixes: a commit that changes documentation only, whose
 changed lines name a definition of the code, which a commit changed (a line naming it)
@@ -27,7 +29,8 @@ describes that code change (the cases file: {"repo", "fix", "doc", "symbol", "co
 fix. `mine --renames` starts from the other end: a code commit whose subject says it renames
 or removes and whose diff drops a public definition, then the first documentation-only commit
 naming it. `recall` checks out each fix's parent and asks whether `helix stale-docs` flags a
-section of that document holding a line the fix changed.
+section of that document holding a line the fix changed (found stale; one listed only as
+`changed` is not flagged: `changed_only` says so).
 """
 
 from __future__ import annotations
@@ -76,18 +79,24 @@ def findings(args: argparse.Namespace) -> None:
     for repo in args.repos:
         report = stale_docs(repo.resolve(), args.home or args.work / "home" / repo.name)
         head = git(repo, "rev-parse", "HEAD").strip()
-        for section in report["stale"]:
+        sections = report["stale"] + (report.get("changed", []) if args.changed else [])
+        for section in sections:
             out.append({"repo": repo.name, "head": head, "key": section["key"],
+                        "severity": section.get("severity", "stale"),
                         "doc": section["doc_path"], "start_line": section["start_line"],
                         "end_line": section["end_line"], "heading": section["heading"],
                         "touched": section["touched"]["sha"] if section["touched"] else None,
                         "definitions": [{"symbol": d["symbol"], "path": d["path"],
                                          "kinds": sorted({c["kind"] for c in d["changes"]}),
                                          "changes": [c["detail"] for c in d["changes"]],
-                                         "commits": [c["sha"] for c in d["commits"]]}
+                                         "commits": [c["sha"] for c in d["commits"]],
+                                         "evidence": [{k: e[k] for k in ("kind", "name",
+                                                                         "line")}
+                                                      for e in d.get("evidence", [])]}
                                         for d in section["definitions"]]})
-        print(f"{repo.name}: {len(report['stale'])} stale of {report['aligned']} aligned "
-              f"sections ({report['timings_ms']['total'] / 1000:.1f} s)", file=sys.stderr)
+        print(f"{repo.name}: {len(report['stale'])} stale ({len(report.get('changed', []))} "
+              f"changed only) of {report['aligned']} aligned sections "
+              f"({report['timings_ms']['total'] / 1000:.1f} s)", file=sys.stderr)
     _write(args.out, out)
 
 
@@ -234,24 +243,36 @@ def recall(args: argparse.Namespace) -> None:
     for number, case in enumerate(cases, start=1):
         source = args.repos_root / case["repo"]
         if (case["repo"], case["fix"]) not in reports:
-            tree = args.work / f"case-{number}"
-            shutil.rmtree(tree, ignore_errors=True)
-            subprocess.run([*GIT, "clone", "-q", "--shared", "--no-checkout", str(source),
-                            str(tree)], check=True)
-            subprocess.run([*GIT, "-C", str(tree), "checkout", "-q", f"{case['fix']}^"],
-                           check=True)
+            tree = args.work / (f"{case['repo']}-{case['fix'][:12]}" if args.keep
+                                else f"case-{number}")
+            if not (args.keep and (tree / ".git").is_dir()):
+                shutil.rmtree(tree, ignore_errors=True)
+                subprocess.run([*GIT, "clone", "-q", "--shared", "--no-checkout", str(source),
+                                str(tree)], check=True)
+                subprocess.run([*GIT, "-C", str(tree), "checkout", "-q", f"{case['fix']}^"],
+                               check=True)
             reports[case["repo"], case["fix"]] = stale_docs(tree, args.work / "home")
-            shutil.rmtree(tree, ignore_errors=True)
+            if not args.keep:
+                shutil.rmtree(tree, ignore_errors=True)
         report = reports[case["repo"], case["fix"]]
         edited = _edited_lines(source, case["fix"], case["doc"])
-        hits = [s for s in report["stale"] if s["doc_path"] == case["doc"]
-                and any(s["start_line"] <= line <= s["end_line"] for line in edited)]
-        out.append({**case, "flagged": bool(hits),
-                    "symbols": sorted({d["symbol"] for s in hits for d in s["definitions"]})})
+        hits, demoted = (_holding(report.get(part, []), case["doc"], edited)
+                         for part in ("stale", "changed"))
+        out.append({**case, "flagged": bool(hits), "changed_only": bool(demoted and not hits),
+                    "symbols": sorted({d["symbol"] for s in hits for d in s["definitions"]}),
+                    "evidence": sorted({e["kind"] for s in hits for d in s["definitions"]
+                                        for e in d.get("evidence", [])})})
         print(f"{number}. {case['repo']} {case['fix'][:12]} {case['doc']}: "
               f"{'flagged' if hits else 'missed'}", file=sys.stderr)
         _write(args.out, out)  # case by case: a run stopped keeps what it found
     _write(args.out, out)
+
+
+def _holding(sections: list[dict[str, Any]], doc: str, lines: list[int]
+             ) -> list[dict[str, Any]]:
+    """The sections of `doc` holding one of `lines`."""
+    return [s for s in sections if s["doc_path"] == doc
+            and any(s["start_line"] <= line <= s["end_line"] for line in lines)]
 
 
 def _edited_lines(repo: Path, fix: str, doc: str) -> list[int]:
@@ -369,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--work", type=Path, required=True)
     p.add_argument("--home", type=Path, default=None,
                    help="one HELIX_HOME for every repository (indexes built before)")
+    p.add_argument("--changed", action="store_true",
+                   help="also the sections only changed (severity 'changed': no evidence)")
     p.add_argument("--out", type=Path, required=True)
     p = sub.add_parser("sample")
     p.add_argument("findings", type=Path)
@@ -393,6 +416,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("cases", type=Path)
     p.add_argument("--repos-root", type=Path, required=True)
     p.add_argument("--work", type=Path, required=True)
+    p.add_argument("--keep", action="store_true",
+                   help="keep each fix's parent tree (and its index) under --work and reuse "
+                        "it in a later run: only stale-docs runs again")
     p.add_argument("--out", type=Path, required=True)
     p = sub.add_parser("replay")
     p.add_argument("judgments", type=Path)

@@ -195,18 +195,21 @@ def _changes_figures(payload: dict[str, Any]) -> list[Figure]:
                                   for c in d["changes"])
     names = sorted(kinds)
     figures.append(_bar(f"stale documentation sections: {len(stale['stale'])} of "
-                        f"{stale['aligned']} aligned to code, by kind of code change", names,
+                        f"{stale['aligned']} aligned to code ({len(stale.get('changed', []))} "
+                        "more whose code only changed), by kind of code change", names,
                         {"changes": [kinds[n] for n in names]}, "changes", percent=False))
     if stale["stale"]:
         rows = [[f"{s['doc_path']}:{s['start_line']}", _cut(" > ".join(s["heading"])),
                  _cut("; ".join(f"{d['symbol']}: " + ", ".join(
                      f"{c['kind']} {c['detail']}" for c in d["changes"])
                      for d in s["definitions"])),
+                 _cut("; ".join(f"line {e['line']} {e['kind']} {e['name']}"
+                                for d in s["definitions"] for e in d.get("evidence", []))),
                  ", ".join(sorted({c["sha"][:12] for d in s["definitions"]
                                    for c in d["commits"]}))]
                 for s in stale["stale"]]
         figures.append(_table("stale sections", ["section", "heading", "what changed",
-                                                 "commits"], rows))
+                                                 "evidence", "commits"], rows))
     return figures
 
 

@@ -115,4 +115,5 @@ def test_the_changes_page_draws_drift_and_stale_docs(tmp_path: Path,
     assert payload["drift"]["counts"]["changed"] == 2 and len(payload["stale_docs"]["stale"]) == 2
     html = page.read_text()
     assert "timeout: 5.0 -\\u003e 10.0" in html or "timeout: 5.0 -> 10.0" in html
+    assert "line 5 old-default timeout" in html  # each section's evidence
     _assert_drawn(page, 4)  # severities, drifted questions, change kinds, stale sections

@@ -110,6 +110,23 @@ class CommitRef(Frozen):
     subject: str
 
 
+EvidenceKind = Literal["removed-definition", "removed-parameter", "old-default",
+                       "unraised-error", "removed-member", "missing-parameter", "removed-base",
+                       "asked-for"]
+# a stale section's severity: `stale` when its text states something a change made untrue or
+# incomplete (evidence), `changed` when only the code changed after it (not a finding)
+StaleSeverity = Literal["stale", "changed"]
+
+
+class Evidence(Frozen):
+    """A line of the section that a change contradicts (`helix.staledocs.evidence`)."""
+
+    kind: EvidenceKind
+    name: str  # the parameter, default's parameter, error, member, base or definition
+    line: int  # the document's line
+    quote: str
+
+
 class StaleDefinition(Frozen):
     symbol: str
     path: str  # where it is now (where it was, when removed)
@@ -117,6 +134,7 @@ class StaleDefinition(Frozen):
     end_line: int
     changes: tuple[CodeChange, ...]
     commits: tuple[CommitRef, ...]  # the commits after the section that changed it, newest first
+    evidence: tuple[Evidence, ...] = ()
 
 
 class StaleSection(Frozen):
@@ -127,6 +145,7 @@ class StaleSection(Frozen):
     end_line: int
     touched: CommitRef | None  # the last commit that touched the section
     definitions: tuple[StaleDefinition, ...]
+    severity: StaleSeverity = "stale"
 
 
 class StaleReport(Frozen):
@@ -135,7 +154,9 @@ class StaleReport(Frozen):
     sections: int  # documentation sections read
     aligned: int  # of those, aligned to at least one definition
     definitions: int  # aligned definitions whose history was read
-    stale: tuple[StaleSection, ...]
+    stale: tuple[StaleSection, ...]  # with evidence: the findings
+    # the code changed after them, but their text states nothing it contradicts
+    changed: tuple[StaleSection, ...] = ()
     acknowledged: int = 0  # found, but in the baseline
     notes: tuple[str, ...] = ()
     timings_ms: dict[str, float] = Field(default_factory=dict)

@@ -57,6 +57,7 @@ LIBRARY_PATHS = (*(f":(glob,icase)**/*{ext}" for ext in sorted(set(CODE_EXTENSIO
                  ":(exclude,glob)**/.*/**")
 BATCH = 16  # versions of a document read at a time while looking for a section's last touch
 NOT_A_NAME = re.compile(r"[^A-Za-z0-9_]")
+DEPRECATED = re.compile(r"deprecat", re.I)
 
 
 def ref(commit: Commit) -> CommitRef:
@@ -400,6 +401,9 @@ class Removal:
     end_line: int
     commit: Commit
     renamed_to: str | None  # a definition of the same body the commit added, if one
+    # its text said it was deprecated when it was removed (a shim kept for another's
+    # class of that name, or an old alias): a section naming it bare may mean the other
+    deprecated: bool = False
 
 
 def removals(repo: Path, blobs: Blobs, names: set[str], oldest: str | None,
@@ -448,11 +452,14 @@ def _removed_by(blobs: Blobs, change: FileChange, wanted: set[str], commit: Comm
     added = frozenset(q for q, kind in new.items() if q not in old and kind in kinds)
     now = blobs.shapes(change.path, change.new_blob, added) if added else {}
     out = []
+    lines = (blobs.text(change.old_blob) or "").split("\n")
     for qualname, shape in sorted(was.items()):
+        text = "\n".join(lines[shape.start_line - 1:shape.end_line])
         out.append(Removal(name=qualname.rsplit(".", 1)[-1],
                            path=change.old_path.removeprefix(prefix), qualname=qualname,
                            start_line=shape.start_line, end_line=shape.end_line,
-                           commit=commit, renamed_to=_renamed(shape, now)))
+                           commit=commit, renamed_to=_renamed(shape, now),
+                           deprecated=DEPRECATED.search(text) is not None))
     return out
 
 

@@ -1,5 +1,7 @@
 """The human view of a stale-docs report: each stale section with the code that changed under
-it and the commits. Plain text; the CLI makes every line terminal-safe."""
+it, the commits, and the lines of the section the change contradicts (its evidence); the
+sections whose code only changed after them are counted. Plain text; the CLI makes every line
+terminal-safe."""
 
 from __future__ import annotations
 
@@ -33,6 +35,9 @@ def section_lines(section: StaleSection) -> list[str]:
                      f"({visible_field(found.path)}:{found.start_line}) changed after it:")
         lines += [f"    {c.kind}: {c.detail}" for c in found.changes]
         lines += [f"    in {_commit(c)}" for c in found.commits]
+    for found in section.definitions:
+        lines += [f"  evidence ({e.kind} {visible_field(e.name)}) line {e.line}: "
+                  f"{visible_field(e.quote)}" for e in found.evidence]
     return lines
 
 
@@ -40,6 +45,9 @@ def render(report: StaleReport) -> str:
     head = (f"stale-docs at {report.head_rev[:SHORT_SHA]}: {len(report.stale)} stale "
             f"section(s) of {report.aligned} aligned to code ({report.sections} sections, "
             f"{report.definitions} definitions)")
+    if report.changed:
+        head += (f"; {len(report.changed)} whose code changed after them but whose text "
+                 "states nothing it contradicts (--json lists them)")
     if report.acknowledged:
         head += f"; {report.acknowledged} acknowledged in the baseline"
     lines = [head, *(f"note: {n}" for n in report.notes)]

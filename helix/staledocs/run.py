@@ -29,6 +29,7 @@ from helix.core.errors import UserError
 from helix.core.git import tracked_blobs
 from helix.core.git_history import Commit, History, read_log, resolve, show_prefix
 from helix.core.hashing import short_id
+from helix.staledocs import evidence
 from helix.staledocs.aliases import still_bound
 from helix.staledocs.history import (
     BATCH,
@@ -55,8 +56,13 @@ from helix.staledocs.sections import (
     js_packages,
     sections_of,
 )
+from indexers.languages import classify
 
 MS = 1000.0
+# names a section uses that nothing defines nor removed since it was written, from which on
+# it is taken to use another package's vocabulary (bare) or to record the past (qualified by
+# the project): `_anchored`
+FOREIGN_NAMES = 2
 BASELINE_VERSION = 1
 
 
@@ -117,13 +123,70 @@ def _still_there(work: WorkTree, bases: Bases) -> Callable[[Removal], bool]:
     return there
 
 
+def _anchored(section: DocSection, removal: Removal, qualifiers: list[str], after: set[str],
+              roots: frozenset[str]) -> bool:
+    """Whether the section names the removed definition as the project's, in a text kept in
+    step with the code:
+    - not a record of the past: of the names it qualifies with the project's packages
+      (`roots`) that nothing defines, fewer were gone already when it was last edited
+      (`FOREIGN_NAMES` at least, more than those removed since: a design note listing
+      `celery.task.sets.TaskSet` and `celery.bin.worker.WorkerCommand` long after they went);
+    - qualified as the project's, or bare where it is no deprecated shim (kept for another
+      package's class of the name) in a section without another package's vocabulary (bare
+      names of its kind, `_shape`, nothing here defines nor removed since: `PeriodicTask`
+      beside `IntervalSchedule` and `CrontabSchedule` is django-celery-beat's model; file
+      names and locale codes beside `init_catalog` are no other package's functions)."""
+    past = {b for b, q in section.unresolved if q in roots and b not in after}
+    if len(past) >= FOREIGN_NAMES and len(past) > len(after & {b for b, _ in
+                                                               section.unresolved}):
+        return False
+    if any(q and _qualifies(q, removal, section.text) for q in qualifiers):
+        return True
+    shape = _shape(removal.name)
+    foreign = {b for b, q in section.unresolved if not q and b not in after
+               and shape != "other" and _shape(b, compound=True) == shape}
+    return not removal.deprecated and len(foreign) < FOREIGN_NAMES
+
+
+def _shape(name: str, compound: bool = False) -> str:
+    """A name's kind by its spelling: a class (`PeriodicTask`; `compound`: of two words at
+    least, not `None` or `True`), a function or command (`init_catalog`), or another
+    (`pt_BR`, `LC_MESSAGES`, `messages.po`)."""
+    bare = name.strip("_")
+    words = "{2,}" if compound else "+"
+    if re.fullmatch(rf"(?:[A-Z][a-z0-9]+){words}", bare):
+        return "class"
+    if re.fullmatch(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*", bare):
+        return "function"
+    return "other"
+
+
+def project_roots(paths: Iterable[str]) -> frozenset[str]:
+    """The names the project's code is imported by: each code file's top directory (under
+    `src/` or `lib/`, the next one) or a top-level module's stem."""
+    out = set()
+    for path in paths:
+        parts = path.split("/")
+        if parts[0] in ("src", "lib") and len(parts) > 1:
+            parts = parts[1:]
+        if classify(path)[0] == "code":
+            out.add(parts[0].rsplit(".", 1)[0] if len(parts) == 1 else parts[0])
+    return frozenset(out)
+
+
 def _removed(section: DocSection, since: Commit, history: History,
-             gone: Iterable[Removal], there: Callable[[Removal], bool]
+             gone: Iterable[Removal], there: Callable[[Removal], bool],
+             lines: Sequence[evidence.Line] = (), roots: frozenset[str] = frozenset()
              ) -> list[StaleDefinition]:
+    """The removed definitions the section names, each with its evidence (`lines`: the
+    section's) when it names it as the project's and keeps in step with the code: see
+    `_anchored`."""
     before = history.ancestors(since.sha)
     named: dict[str, list[str]] = {}
     for base, qualifier in section.unresolved:
         named.setdefault(base, []).append(qualifier)
+    gone = list(gone)
+    after = {r.name for r in gone if r.commit.sha not in before}
     out: dict[str, StaleDefinition] = {}
     for removal in gone:
         if removal.commit.sha in before or not _named_here(
@@ -133,10 +196,13 @@ def _removed(section: DocSection, since: Commit, history: History,
             continue
         detail = f"{removal.qualname} removed" + (
             f" (now {removal.renamed_to}?)" if removal.renamed_to else "")
-        out[removal.name] = StaleDefinition(
+        found = StaleDefinition(
             symbol=removal.qualname, path=removal.path, start_line=removal.start_line,
             end_line=removal.end_line, changes=(CodeChange(kind="removed", detail=detail),),
             commits=(ref(removal.commit),))
+        out[removal.name] = found.model_copy(update={"evidence": evidence.of_definition(
+            found, lines, section.text,
+            anchored=_anchored(section, removal, named.get(removal.name, []), after, roots))})
     return list(out.values())
 
 
@@ -161,11 +227,12 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
     bases = Bases(index, work, settings.inherit_depth)
     reach = Reach(index, work, settings.raise_depth)
     packages = js_packages(sorted(work.head), work.text)
+    roots = project_roots(work.head)
     checked: list[DocSection] = []
     for path in doc_paths(index, paths, settings.skip, settings.history_dirs):
         checked += sections_of(index, path, settings.max_definitions_per_section,
                                history_path(root, path), settings.min_version_headings,
-                               packages)
+                               packages, roots)
     wanted = [s for s in checked if s.aligned or s.unresolved]
     blobs.read([v.blob for path in sorted({s.history_path for s in wanted})  # one batch
                 for v in history.versions(path, settings.max_versions)[:BATCH]])
@@ -190,6 +257,7 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
     stale: list[StaleSection] = []
     for number, since in sorted(whens.items()):
         section = checked[number]
+        lines = _lines(work, section)
         found: list[StaleDefinition] = []
         for definition in section.aligned:
             cache = (definition.node_id, since.sha)
@@ -206,25 +274,41 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
                 drifted[cache] = found_drift
             raw = drifted[cache]
             kept = for_section(raw, section, section.text, settings) if raw else None
-            if kept is not None:
-                found.append(kept)
-        found += _removed(section, since, history, gone, _still_there(work, bases))
+            if kept is not None and raw is not None:
+                found.append(kept.model_copy(update={"evidence": evidence.of_definition(
+                    kept, lines, section.text, raw.params_then)}))
+        found += _removed(section, since, history, gone, _still_there(work, bases), lines,
+                          roots)
         if found:
             stale.append(StaleSection(
                 key=key_of(section, found), doc_path=section.path, heading=section.heading,
                 start_line=section.start, end_line=section.end, touched=ref(since),
-                definitions=tuple(found)))
+                definitions=tuple(found),
+                severity="stale" if any(d.evidence for d in found) else "changed"))
     known = set(baseline)
-    listed = [s for s in stale if s.key not in known]
+    listed = [s for s in stale if s.key not in known and s.severity == "stale"]
+    changed = [s for s in stale if s.key not in known and s.severity == "changed"]
     notes = (f"history cut at {len(history.commits):,} commits (stale_docs.max_commits)",
              ) if history.cut else ()
     return StaleReport(
         repo_root=str(root), head_rev=index.repo_rev, sections=len(checked),
         aligned=sum(1 for s in checked if s.aligned),
         definitions=len({d.node_id for s in checked for d in s.aligned}),
-        stale=tuple(listed), acknowledged=len(stale) - len(listed), notes=notes,
+        stale=tuple(listed), changed=tuple(changed),
+        acknowledged=len(stale) - len(listed) - len(changed), notes=notes,
         timings_ms={"index": round((indexed - started) * MS, 3),
                     "total": round((time.monotonic() - started) * MS, 3)})
+
+
+def _lines(work: WorkTree, section: DocSection) -> list[evidence.Line]:
+    """The section's lines as the work tree has them (numbered as in the document), or as
+    the index does when the file cannot be read (a link)."""
+    text = work.text(section.path)
+    if text is not None:
+        numbered = text.split("\n")[section.start - 1:section.end]
+        if "\n".join(numbered).strip():
+            return evidence.lines_of("\n".join(numbered), section.start)
+    return evidence.lines_of(section.text, section.start)
 
 
 def read_baseline(path: Path, data: bytes) -> set[str]:

@@ -159,7 +159,11 @@ def imported(text: str, packages: frozenset[str] = frozenset()) -> dict[str, str
 
 
 def _unresolved(index: IndexReader, texts: Sequence[str], known: set[str],
-                packages: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+                packages: frozenset[str] = frozenset(), roots: frozenset[str] = frozenset()
+                ) -> list[tuple[str, str]]:
+    """The names the texts mention that nothing defines: distinctive ones, or any a
+    project's package qualifies (`pendulum.create`: `roots`), each with its qualifier's top
+    package."""
     out: list[tuple[str, str]] = []
     # the example's own definitions
     seen: set[str] = {a or b for a, b in OWN.findall("\n".join(texts))}
@@ -168,8 +172,9 @@ def _unresolved(index: IndexReader, texts: Sequence[str], known: set[str],
         qualifier, _, base = name.rpartition(".")
         if not qualifier and base in imports:
             qualifier = imports[base]
-        if name in seen or name in known or base in known or not distinctive(base) \
-                or len(base.strip("_")) < MIN_NAME:
+        ours = bool(qualifier) and qualifier.split(".", 1)[0] in roots
+        if name in seen or name in known or base in known or not (
+                distinctive(base) or ours) or len(base.strip("_")) < MIN_NAME:
             continue
         seen.add(name)
         if not index.find_definitions(name, limit=1) and not index.find_definitions(
@@ -197,8 +202,8 @@ def _past(heading: Sequence[str]) -> bool:
 
 
 def sections_of(index: IndexReader, path: str, limit: int, history: str | None = None,
-                min_version_headings: int = 0, packages: frozenset[str] = frozenset()
-                ) -> list[DocSection]:
+                min_version_headings: int = 0, packages: frozenset[str] = frozenset(),
+                roots: frozenset[str] = frozenset()) -> list[DocSection]:
     """The sections of one documentation file as the index has it, each with its code (none
     in a release history: `min_version_headings` headings that are versions, 0: never)."""
     out: list[DocSection] = []
@@ -226,7 +231,7 @@ def sections_of(index: IndexReader, path: str, limit: int, history: str | None =
                 if definition.path != path and len(aligned) < limit and (
                         not test_code(definition.path) or test_code(path)):
                     aligned.setdefault(definition.node_id, definition)
-        unresolved = _unresolved(index, [c.text for c in group], names, packages)
+        unresolved = _unresolved(index, [c.text for c in group], names, packages, roots)
         out.append(DocSection(path=path, heading=heading, occurrence=occurrence,
                               history_path=history or path,
                               start=group[0].start_line, end=group[-1].end_line,
