@@ -151,6 +151,50 @@ def candidates(inputs: RankInputs, limit: int) -> list[Pooled]:
     return list(out.values())[:limit]
 
 
+@dataclass(frozen=True)
+class SelectWeights:
+    """`select`'s weights (`RankerPolicy.select_*`)."""
+
+    bm25: float
+    body: float
+    name: float
+    file: float
+
+
+def select(inputs: RankInputs, pooled: Sequence[Pooled], limit: int, weights: SelectWeights,
+           scoring: FileDefsPolicy) -> list[Pooled]:
+    """At most `limit` of `pooled`: the hand order's, then the others with the best cheap
+    score (the question's BM25 score of the chunk over the best one, `inputs.bm25`; its
+    damped name-and-body score; its name words' idf share; 1 / its file's place in the hand
+    order), ties by pool order; kept in pool order."""
+    if len(pooled) <= limit:
+        return list(pooled)
+    hand = [n for n, p in enumerate(pooled) if p.source == "hand"][:limit]
+    words = question_tokens(inputs.plan)
+    q = len(words) or 1
+    total = _idf_total(words, inputs.idf, inputs.idf_unseen)
+    file_order: dict[str, int] = {}
+    for c in inputs.hand:
+        file_order.setdefault(c.chunk.path, len(file_order) + 1)
+    suffix = _static_suffix(scoring)
+    scored: list[tuple[float, int]] = []
+    for n, p in enumerate(pooled):
+        if p.source == "hand":
+            continue
+        st = _static(p.chunk, scoring, suffix)
+        body = (scoring.name_weight * len(st.long_name & words)
+                + len(st.body & words) / st.damp) / q if words else 0.0
+        place = file_order.get(p.chunk.path)
+        score = (weights.bm25 * inputs.bm25.get(p.chunk.id, 0.0) + weights.body * body
+                 + weights.name * _idf_share(st.name, words, inputs.idf, inputs.idf_unseen,
+                                             total)
+                 + (weights.file / place if place else 0.0))
+        scored.append((-score, n))
+    scored.sort()
+    keep = set(hand) | {n for _s, n in scored[:max(limit - len(hand), 0)]}
+    return [p for n, p in enumerate(pooled) if n in keep]
+
+
 def _channel_ranks(lists: Sequence[Ranked]) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
     best: dict[str, dict[str, int]] = {}
     count: dict[str, int] = {}

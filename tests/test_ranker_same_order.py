@@ -117,8 +117,11 @@ def _record(root: Path) -> list[dict[str, Any]]:
     from helix.service import ask
 
     _repository(root)
+    # lead 1000: the evidence in the model's order itself (the spread over files after the
+    # first `lead` items is `tests/test_learned_rank.py`'s)
     _index, config, _s = index_tree(root, {"index.history_commits": 1000,
-                                           "retrieval.ranker": {"mode": "learned"}})
+                                           "retrieval.ranker": {"mode": "learned",
+                                                                "lead": 1000}})
     scorer = _Recording(load_ranker(config.retrieval.ranker))
     runlog = RunLog(sqlite_utils.Database(memory=True))
     out = []

@@ -302,6 +302,23 @@ class RankerPolicy(_Frozen):
     callees: int = Field(default=3, ge=0, le=100)
     # the definitions whose history words (index.history_commits) best match the question
     history_k: int = Field(default=20, ge=0, le=1000)
+    # the pool's budget: when the hand order, the files' definitions, the callees, the
+    # history hits and the channels' other finds are more than `max_candidates`, the hand
+    # order is kept and the rest are chosen by a cheap score (`controller.rank_features.
+    # select`: the question's BM25 score of the chunk, its damped name-and-body score, its
+    # name words' idf share, 1 / its file's place in the hand order), at most `considered`
+    # read. 0: the first found are kept (the pool's order: the files' definitions used most
+    # of it and the channels' finds were cut)
+    considered: int = Field(default=0, ge=0, le=20_000)
+    select_bm25: float = Field(default=1.0, ge=0, le=100)
+    select_body: float = Field(default=1.0, ge=0, le=100)
+    select_name: float = Field(default=1.0, ge=0, le=100)
+    select_file: float = Field(default=0.5, ge=0, le=100)
+    # the evidence: the model's first `lead` items, then the best item of each file not yet
+    # listed, then the rest (`controller.learned_rank.spread`): the model's first places go
+    # to few files, and a file-level reader (the history benchmark) found the answering file
+    # past them unlisted. Function Acc@1/5/10 unchanged at 10 (validation split)
+    lead: int = Field(default=10, ge=0, le=1000)
 
 
 class AnswerPolicy(_Frozen):
