@@ -211,15 +211,16 @@ def _stack(names: tuple[str, ...], trees: list[dict[str, str]]) -> TreeModel:
 
 
 def spread(ranked: Sequence[int], paths: Sequence[str], limit: int, lead: int) -> list[int]:
-    """The first `lead` of `ranked` as they are, then the first of each file not yet listed,
-    then the rest, in `ranked`'s order: at most `limit`. The model spends its first places on
-    the definitions of few files; the evidence's tail names more files (`lead` >= `limit`:
-    the model's order unchanged)."""
+    """The first `lead` of `ranked` (the model's order) as they are, then the first candidate
+    (in pool order: the hand order's first) of each file not yet listed, then the rest in
+    `ranked`'s order: at most `limit`. The model spends its first places on the definitions
+    of few files; the evidence's tail names more, in the order the hand order found them
+    (`lead` >= `limit`: the model's order unchanged)."""
     out = list(ranked[:min(lead, limit)])
     files = {paths[n] for n in out}
     rest = ranked[len(out):]
     taken: set[int] = set()
-    for n in rest:
+    for n in sorted(rest):
         if len(out) >= limit:
             return out
         if paths[n] not in files:

@@ -177,18 +177,26 @@ def select(inputs: RankInputs, pooled: Sequence[Pooled], limit: int, weights: Se
     for c in inputs.hand:
         file_order.setdefault(c.chunk.path, len(file_order) + 1)
     suffix = _static_suffix(scoring)
+    bm25 = inputs.bm25
+    name_weight = scoring.name_weight
     scored: list[tuple[float, int]] = []
     for n, p in enumerate(pooled):
         if p.source == "hand":
             continue
-        st = _static(p.chunk, scoring, suffix)
-        body = (scoring.name_weight * len(st.long_name & words)
-                + len(st.body & words) / st.damp) / q if words else 0.0
-        place = file_order.get(p.chunk.path)
-        score = (weights.bm25 * inputs.bm25.get(p.chunk.id, 0.0) + weights.body * body
-                 + weights.name * _idf_share(st.name, words, inputs.idf, inputs.idf_unseen,
-                                             total)
-                 + (weights.file / place if place else 0.0))
+        chunk = p.chunk
+        st = _static(chunk, scoring, suffix)
+        # summed in one order (bm25, body, name, file); a term a disjoint set makes 0 is not
+        # added (adding 0.0 changes no bit)
+        score = weights.bm25 * bm25.get(chunk.id, 0.0)
+        if not st.body.isdisjoint(words) or not st.long_name.isdisjoint(words):
+            score += weights.body * ((name_weight * len(st.long_name & words)
+                                      + len(st.body & words) / st.damp) / q)
+        if not st.name.isdisjoint(words):
+            score += weights.name * _idf_share(st.name, words, inputs.idf, inputs.idf_unseen,
+                                               total)
+        place = file_order.get(chunk.path)
+        if place:
+            score += weights.file / place
         scored.append((-score, n))
     scored.sort()
     keep = set(hand) | {n for _s, n in scored[:max(limit - len(hand), 0)]}

@@ -85,11 +85,15 @@ def test_spread_keeps_the_lead_then_names_more_files() -> None:
     plain = order(pooled, scores, limit=4)
     assert [c.chunk.id for c in plain] == ["c0", "c3", "c6", "c1"]
     spread_out = order(pooled, scores, limit=4, lead=2)
-    # the model's first two, then the best of each file not yet listed, then the rest
+    # the model's first two, then the first in pool order of each file not yet listed
     assert [c.chunk.id for c in spread_out] == ["c0", "c3", "c1", "c2"]
     assert [c.chunk.id for c in order(pooled, scores, limit=6, lead=1)] == [
         "c0", "c1", "c2", "c3", "c6", "c4"]
     assert order(pooled, scores, limit=4, lead=4) == plain
+    # the new files come in pool order (the hand order's), not the model's; then the rest
+    # in the model's order
+    assert spread([3, 0, 4, 1, 2], ["a", "b", "a", "c", "b"], limit=5, lead=1) == [
+        3, 0, 1, 4, 2]
     assert spread([0, 1, 2], ["a", "a", "b"], limit=5, lead=0) == [0, 2, 1]
 
 
