@@ -16,12 +16,13 @@ candidate, uncut), and writes DIR/<repo>.json (each candidate's path, symbol, li
 and whether it is a target) and DIR/<repo>.npy (its feature row). Use a HELIX_HOME of its own
 (`index.history_commits = 1000`, as the rows were collected).
 
-The report reads such a probe: for each cap, the share of cases whose every target definition
-(and every target file) is among the first `cap` candidates in the order found (today's cut)
-and among the `cap` that `select` keeps for each weight setting (its score recomputed from
-the rows' columns: `bm25_q`, `body_score`, `name_idf_share`, `file_rr`, the same sums), overall,
-by route (the rows' `q_route`) and by what the message names (an error or stack frame, a
-path, an identifier, nothing: `controller.issue_text`, `controller.route`). Writes
+The report reads such probes (keyed by the directory's name): for each cap, the share of
+cases whose every target definition (and every target file) is among the first `cap`
+candidates in the order found (the cut before the budget) and among the `cap` that `select`
+keeps for each weight setting (its score recomputed from the rows' columns: `bm25_q`,
+`body_score`, `name_idf_share`, `file_rr`, the same sums), overall, by route (the rows'
+`q_route`) and by what the message names (an error or stack frame, a path, an identifier,
+nothing: `controller.issue_text`, `controller.route`). Writes
 benchmarks/results/ranker_pool.json with the command and the load average.
 """
 
@@ -224,7 +225,8 @@ def main() -> int:
         "benchmark": "ranker_pool",
         "command": shlex.join(["python", "benchmarks/ranker_pool.py", *sys.argv[1:]]),
         "load_average": [round(v, 2) for v in load],
-        "probes": {str(p): report(p, args.split, caps, weights) for p in args.probe},
+        "probe_dirs": {p.name: str(p) for p in args.probe},
+        "probes": {p.name: report(p, args.split, caps, weights) for p in args.probe},
         "cpu_s": round(time.process_time() - started, 1)}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
