@@ -1,6 +1,7 @@
 """The learned ranker's cost per warm question, against the hand order, in one process.
 
     python benchmarks/ranker_latency.py [--repeat 2] [--out FILE] [--candidate-config TOML]
+        [--ranker JSON] [--against-learned [--baseline-ranker JSON]]
 
 The standard library's index (`evals.runner.materialize_stdlib`, lexical) answers the 51
 questions of data/evals/stdlib_bench.jsonl through `run_controller` twice over: once with the
@@ -12,7 +13,12 @@ in alternating order (hand first, then learned first), so that neither always me
 warm caches. Reported: p50/p95 of each, and the median of the per-question differences
 (learned - hand; target: at most 10 ms), in wall time and in the process's CPU time (the
 machine is shared: the CPU time is what the ranker costs, the wall time what a user waits), with
-the load average at the start and the end. Writes benchmarks/results/ranker_latency.json.
+the load average at the start and the end. `--ranker '{"considered": 1000}'` sets
+`retrieval.ranker` keys of the learned side; with `--against-learned` the baseline ("hand" in
+the result) is the learned ranker without them, with `--baseline-ranker`'s keys (e.g. the
+pool before the budget: `{"files": 6, "max_candidates": 160, "considered": 0}`): what a
+setting costs.
+Writes benchmarks/results/ranker_latency.json.
 """
 
 from __future__ import annotations
@@ -61,6 +67,12 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--candidate-config", default=None)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--ranker", default=None, help="retrieval.ranker keys (JSON object) "
+                        "for the learned side")
+    parser.add_argument("--against-learned", action="store_true",
+                        help="the baseline is the learned ranker without --ranker's keys")
+    parser.add_argument("--baseline-ranker", default=None, help="retrieval.ranker keys (JSON "
+                        "object) for the baseline's learned side (--against-learned)")
     args = parser.parse_args()
     from evals.cli.run_common import candidate_overrides
     from evals.runner import PreparedRepo, materialize_stdlib
@@ -71,7 +83,14 @@ def main() -> int:
     scratch = tempfile.TemporaryDirectory()
     learned = candidate_overrides(args.candidate_config) if args.candidate_config else \
         every_route(Path(scratch.name))
-    repos = {"hand": PreparedRepo(root, {}, no_embed=True),
+    baseline = learned if args.against_learned else {}
+    if args.against_learned and args.baseline_ranker:
+        baseline = {**learned, "retrieval.ranker": {**learned["retrieval.ranker"],
+                                                    **json.loads(args.baseline_ranker)}}
+    if args.ranker:
+        learned = {**learned, "retrieval.ranker": {**learned["retrieval.ranker"],
+                                                   **json.loads(args.ranker)}}
+    repos = {"hand": PreparedRepo(root, baseline, no_embed=True),
              "learned": PreparedRepo(root, learned, no_embed=True)}
     for repo in repos.values():
         repo.ask("warm-up: where is json.dumps defined?")  # first-touch loads are not latency
@@ -93,7 +112,11 @@ def main() -> int:
         "benchmark": "ranker_latency", "questions": len(questions), "repeat": args.repeat,
         "learned_overrides": learned if args.candidate_config else {
             "model": "data/ranker, every route", "mode": "learned",
-            "digest": learned["retrieval.ranker"]["digest"]},
+            "digest": learned["retrieval.ranker"]["digest"],
+            **({"ranker": json.loads(args.ranker)} if args.ranker else {})},
+        "baseline": (f"the learned ranker, retrieval.ranker {args.baseline_ranker or '{}'}"
+                     if args.against_learned else "the hand order"),
+        "command": " ".join(["python", "benchmarks/ranker_latency.py", *sys.argv[1:]]),
         "load_average": {"start": [round(v, 2) for v in load_start],
                          "end": [round(v, 2) for v in os.getloadavg()]},
         "target_ms": TARGET_MS}

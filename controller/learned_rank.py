@@ -210,11 +210,36 @@ def _stack(names: tuple[str, ...], trees: list[dict[str, str]]) -> TreeModel:
         leaf_value=np.asarray(leaves, dtype=np.float64))
 
 
-def order(pooled: Sequence[Pooled], scores: Sequence[float], limit: int) -> list[Candidate]:
-    """The candidates by score (ties: their pool order), the first `limit`, as evidence
-    candidates: a hand candidate keeps its reasons, a definition only the widening found says
-    where it came from (its file leads the evidence; a callee of a leading definition)."""
-    ranked = sorted(range(len(pooled)), key=lambda n: (-round(scores[n], 12), n))[:limit]
+def spread(ranked: Sequence[int], paths: Sequence[str], limit: int, lead: int) -> list[int]:
+    """The first `lead` of `ranked` (the model's order) as they are, then the first candidate
+    (in pool order: the hand order's first) of each file not yet listed, then the rest in
+    `ranked`'s order: at most `limit`. The model spends its first places on the definitions
+    of few files; the evidence's tail names more, in the order the hand order found them
+    (`lead` >= `limit`: the model's order unchanged)."""
+    out = list(ranked[:min(lead, limit)])
+    files = {paths[n] for n in out}
+    rest = ranked[len(out):]
+    taken: set[int] = set()
+    for n in sorted(rest):
+        if len(out) >= limit:
+            return out
+        if paths[n] not in files:
+            files.add(paths[n])
+            out.append(n)
+            taken.add(n)
+    out.extend(n for n in rest if n not in taken)
+    return out[:limit]
+
+
+def order(pooled: Sequence[Pooled], scores: Sequence[float], limit: int,
+          lead: int | None = None) -> list[Candidate]:
+    """The candidates by score (ties: their pool order), the first `limit` (`spread` over
+    files after the first `lead`; None: by score alone), as evidence candidates: a hand
+    candidate keeps its reasons, a definition only the widening found says where it came from
+    (its file leads the evidence; a callee of a leading definition)."""
+    ranked = sorted(range(len(pooled)), key=lambda n: (-round(scores[n], 12), n))
+    ranked = (ranked[:limit] if lead is None
+              else spread(ranked, [p.chunk.path for p in pooled], limit, lead))
     out: list[Candidate] = []
     for n in ranked:
         p = pooled[n]

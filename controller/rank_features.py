@@ -151,6 +151,58 @@ def candidates(inputs: RankInputs, limit: int) -> list[Pooled]:
     return list(out.values())[:limit]
 
 
+@dataclass(frozen=True)
+class SelectWeights:
+    """`select`'s weights (`RankerPolicy.select_*`)."""
+
+    bm25: float
+    body: float
+    name: float
+    file: float
+
+
+def select(inputs: RankInputs, pooled: Sequence[Pooled], limit: int, weights: SelectWeights,
+           scoring: FileDefsPolicy) -> list[Pooled]:
+    """At most `limit` of `pooled`: the hand order's, then the others with the best cheap
+    score (the question's BM25 score of the chunk over the best one, `inputs.bm25`; its
+    damped name-and-body score; its name words' idf share; 1 / its file's place in the hand
+    order), ties by pool order; kept in pool order."""
+    if len(pooled) <= limit:
+        return list(pooled)
+    hand = [n for n, p in enumerate(pooled) if p.source == "hand"][:limit]
+    words = question_tokens(inputs.plan)
+    q = len(words) or 1
+    total = _idf_total(words, inputs.idf, inputs.idf_unseen)
+    file_order: dict[str, int] = {}
+    for c in inputs.hand:
+        file_order.setdefault(c.chunk.path, len(file_order) + 1)
+    suffix = _static_suffix(scoring)
+    bm25 = inputs.bm25
+    name_weight = scoring.name_weight
+    scored: list[tuple[float, int]] = []
+    for n, p in enumerate(pooled):
+        if p.source == "hand":
+            continue
+        chunk = p.chunk
+        st = _static(chunk, scoring, suffix)
+        # summed in one order (bm25, body, name, file); a term a disjoint set makes 0 is not
+        # added (adding 0.0 changes no bit)
+        score = weights.bm25 * bm25.get(chunk.id, 0.0)
+        if not st.body.isdisjoint(words) or not st.long_name.isdisjoint(words):
+            score += weights.body * ((name_weight * len(st.long_name & words)
+                                      + len(st.body & words) / st.damp) / q)
+        if not st.name.isdisjoint(words):
+            score += weights.name * _idf_share(st.name, words, inputs.idf, inputs.idf_unseen,
+                                               total)
+        place = file_order.get(chunk.path)
+        if place:
+            score += weights.file / place
+        scored.append((-score, n))
+    scored.sort()
+    keep = set(hand) | {n for _s, n in scored[:max(limit - len(hand), 0)]}
+    return [p for n, p in enumerate(pooled) if n in keep]
+
+
 def _channel_ranks(lists: Sequence[Ranked]) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
     best: dict[str, dict[str, int]] = {}
     count: dict[str, int] = {}

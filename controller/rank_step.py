@@ -28,8 +28,10 @@ from controller.rank_features import (
     NodeSignals,
     Pooled,
     RankInputs,
+    SelectWeights,
     candidates,
     feature_rows,
+    select,
 )
 from helix.core.config import HelixConfig
 from helix.core.errors import RankerModelError
@@ -199,20 +201,16 @@ def _signals(nodes: Sequence[str], index: IndexReader, words: frozenset[str]
     return out
 
 
-def _bm25_scores(index: IndexReader, query: str, pooled: Sequence[Pooled]
-                 ) -> tuple[dict[str, float], dict[str, float]]:
-    """Each candidate's chunk BM25 score for the question, and its file's whole-file score,
-    over the best one of the repository (an index without the batch lookups: none)."""
-    out: list[dict[str, float]] = []
-    for name, keys in (("bm25_scores_of", [p.chunk.id for p in pooled]),
-                       ("file_scores_of", list(dict.fromkeys(p.chunk.path for p in pooled)))):
-        lookup = getattr(index, name, None)
-        if not callable(lookup) or not query.strip():
-            out.append({})
-            continue
-        best, scores = lookup(query, keys)
-        out.append({k: v / best for k, v in scores.items()} if best > 0 else {})
-    return out[0], out[1]
+def _scores_of(index: IndexReader, lookup_name: str, query: str, keys: Sequence[str]
+               ) -> dict[str, float]:
+    """The question's BM25 score of each of `keys` over the best one of the repository:
+    chunks (`bm25_scores_of`) or whole files (`file_scores_of`); an index without the batch
+    lookup: none."""
+    lookup = getattr(index, lookup_name, None)
+    if not callable(lookup) or not query.strip():
+        return {}
+    best, scores = lookup(query, keys)
+    return {k: v / best for k, v in scores.items()} if best > 0 else {}
 
 
 def _history_hits(index: IndexReader, words: frozenset[str], k: int) -> list[Chunk]:
@@ -268,12 +266,22 @@ def learned_order(state: LoopState, ranked: Sequence[Candidate], index: IndexRea
                   config: HelixConfig, scorer: Scorer) -> list[Candidate]:
     """The evidence in the learned order: the candidates scored, the best
     `retrieval.max_evidence` first."""
+    policy = config.retrieval.ranker
     inputs = rank_inputs(state, ranked, index, config)
-    pooled = candidates(inputs, config.retrieval.ranker.max_candidates)
+    pooled = candidates(inputs, max(policy.considered, policy.max_candidates))
+    bm25 = _scores_of(index, "bm25_scores_of", state.plan.text, [p.chunk.id for p in pooled])
+    if len(pooled) > policy.max_candidates:
+        pooled = select(RankInputs(**{**inputs.__dict__, "bm25": bm25}), pooled,
+                        policy.max_candidates,
+                        SelectWeights(bm25=policy.select_bm25, body=policy.select_body,
+                                      name=policy.select_name, file=policy.select_file),
+                        config.retrieval.file_defs)
     signals = _signals([p.chunk.node_id for p in pooled], index,
                        question_tokens(state.plan))
-    bm25, file_bm25 = _bm25_scores(index, state.plan.text, pooled)
+    file_bm25 = _scores_of(index, "file_scores_of", state.plan.text,
+                           list(dict.fromkeys(p.chunk.path for p in pooled)))
     inputs = RankInputs(**{**inputs.__dict__, "signals": signals, "bm25": bm25,
                            "file_bm25": file_bm25})
     rows = feature_rows(inputs, pooled, config.retrieval.file_defs)
-    return order(pooled, scorer.score(pooled, rows), config.retrieval.max_evidence)
+    return order(pooled, scorer.score(pooled, rows), config.retrieval.max_evidence,
+                 config.retrieval.ranker.lead)

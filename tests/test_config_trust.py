@@ -249,9 +249,11 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # model's by default; then pools.verb_members, on: issue 29; then the association table
     # retired: retrieval.ranker.expand_words and assoc_k gone, the model retrained without it;
     # then synthesis.absence's bars and cited_margin, chosen on every absence set after issue
-    # 32's data rotation; then chosen again with absence5's fourth probe: cited_margin 0.1)
+    # 32's data rotation; then chosen again with absence5's fourth probe: cited_margin 0.1;
+    # then the learned ranker's pool budget and spread: retrieval.ranker.considered,
+    # select_*, lead, max_candidates 240, files 12, read only when the ranker is on)
     assert HelixConfig().evidence_hash == (
-        "sha256:6c252569743c9b35c71fd991754ac47ca7115c4ae7e69f26932ebfc97bcc1414")
+        "sha256:c99deae2a570c5e29bd23b78f157f8faf4578b6e53c6d0b7380f454976f74a97")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from controller.learned_rank import order, parse_model
+from controller.learned_rank import order, parse_model, spread
 from controller.rank_features import FEATURES, Pooled
 from controller.rank_step import load_ranker
 from helix.core.errors import RankerModelError
@@ -76,6 +76,25 @@ def test_order_is_by_score_then_pool_order() -> None:
     assert [c.chunk.id for c in ranked] == ["c1", "c4", "c0", "c2"]
     assert [c.score for c in ranked] == [2.0, 2.0, 0.5, 0.5]
     assert all(r.code == "in_file" for c in ranked for r in c.reasons)
+
+
+def test_spread_keeps_the_lead_then_names_more_files() -> None:
+    # c0..c8: files m0, m1, m2 in turn; scores put m0's three first, then m1's, then m2's
+    pooled = [Pooled(_chunk(n), "pool") for n in range(9)]
+    scores = [9.0, 5.0, 2.0, 8.0, 4.0, 1.0, 7.0, 3.0, 0.0]
+    plain = order(pooled, scores, limit=4)
+    assert [c.chunk.id for c in plain] == ["c0", "c3", "c6", "c1"]
+    spread_out = order(pooled, scores, limit=4, lead=2)
+    # the model's first two, then the first in pool order of each file not yet listed
+    assert [c.chunk.id for c in spread_out] == ["c0", "c3", "c1", "c2"]
+    assert [c.chunk.id for c in order(pooled, scores, limit=6, lead=1)] == [
+        "c0", "c1", "c2", "c3", "c6", "c4"]
+    assert order(pooled, scores, limit=4, lead=4) == plain
+    # the new files come in pool order (the hand order's), not the model's; then the rest
+    # in the model's order
+    assert spread([3, 0, 4, 1, 2], ["a", "b", "a", "c", "b"], limit=5, lead=1) == [
+        3, 0, 1, 4, 2]
+    assert spread([0, 1, 2], ["a", "a", "b"], limit=5, lead=0) == [0, 2, 1]
 
 
 def test_a_model_of_other_features_or_malformed_is_one_line() -> None:

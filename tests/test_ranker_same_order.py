@@ -117,8 +117,13 @@ def _record(root: Path) -> list[dict[str, Any]]:
     from helix.service import ask
 
     _repository(root)
+    # the pool the model was trained on (160 candidates, 6 files, the first found kept: the
+    # budget's cut is `tests/test_ranker_pool.py`'s) and lead 1000: the evidence in the
+    # model's order itself (the spread over files is `tests/test_learned_rank.py`'s)
+    trained_pool = {"max_candidates": 160, "files": 6, "considered": 0, "lead": 1000}
     _index, config, _s = index_tree(root, {"index.history_commits": 1000,
-                                           "retrieval.ranker": {"mode": "learned"}})
+                                           "retrieval.ranker": {"mode": "learned",
+                                                                **trained_pool}})
     scorer = _Recording(load_ranker(config.retrieval.ranker))
     runlog = RunLog(sqlite_utils.Database(memory=True))
     out = []
