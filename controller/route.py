@@ -130,6 +130,14 @@ class RoutePlan(Frozen):
 
 
 
+def with_bare_names(phrases: tuple[str, ...]) -> tuple[str, ...]:
+    """A subject's phrases and each without a trailing code-kind noun: code names "the tokenize
+    function" `def tokenize`, never "function" (the phrase as asked stays first: the answer
+    echoes it)."""
+    bare = (_KIND_NOUN.sub("", p).strip() for p in phrases)
+    return tuple(dict.fromkeys((*phrases, *(b for b in bare if b))))
+
+
 def question_core(text: str) -> str:
     """The question a message asks, without what is said around it: "ok then, could you tell
     me where the index is built, please?" -> "where the index is built?". A message that is
@@ -248,9 +256,6 @@ def _subjects(route: Route, groups: dict[str, str], terms: tuple[str, ...]
             subjects["owner"] = (owner,)
     if route == "relation" and "x" in subjects and "y" in subjects:
         subjects["link"] = (subjects["x"][0], subjects["y"][0])
-    if route == "location" and subjects.get("target"):
-        # where a function is defined: the code names it `def tokenize`, never "function"
-        subjects["target"] = (_KIND_NOUN.sub("", subjects["target"][0]).strip(),)
     if route in ("location", "explanation") and not subjects.get(slots[0]) and terms:
         subjects[slots[0]] = (" ".join(terms[:4]),)
     if route == "doc_summary" and not subjects.get("topic") and subjects.get("document"):

@@ -39,7 +39,8 @@ CONVERSATIONAL = [
     ("Do you know where ledger entries are posted?", "location", "target", "ledger entries"),
     ("I'd like to know where parse_header is tested.", "location", "target", "parse_header"),
     ("Where is raised TimeoutError?", "location", "target", "TimeoutError"),
-    ("where is the decode_frame function defined", "location", "target", "decode_frame"),
+    ("where is the decode_frame function defined", "location", "target",
+     "decode_frame function"),
     ("ok where's ConfigLoader defined", "location", "target", "ConfigLoader"),
     ("Would you be able to tell me what a ledger is?", "definition", "term", "ledger"),
     ("could you explain what a frame means here?", "definition", "term", "frame"),
@@ -54,6 +55,14 @@ def test_the_question_inside_a_conversational_message_is_routed(question: str, r
                                                                 slot: str, subject: str) -> None:
     plan = route_question(question)
     assert (plan.intent.route, plan.subjects[slot]) == (route, (subject,))
+
+
+def test_a_subject_is_also_read_without_its_code_kind_noun() -> None:
+    from controller.route import with_bare_names
+
+    assert with_bare_names(("decode_frame function",)) == ("decode_frame function",
+                                                           "decode_frame")
+    assert with_bare_names(("retry policy",)) == ("retry policy",)
 
 
 def test_a_message_of_conversational_words_only_is_kept_whole() -> None:
