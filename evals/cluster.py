@@ -11,6 +11,8 @@
     ranker rows (`helix eval corpus ranker-rows`) one task per repository, each asking its
                 cases through helix.service.ask over its tree and writing its row files
                 under --out
+    ranker      (`helix eval corpus train-ranker`) one task per grid point
+                (`evals.corpus.ranker_train.grid_task`), the rows put in the object store once
 
 Every task runs under the run's HELIX_HOME (set for its duration: the trees, indexes and
 copies the run prepared are found where they are, on a file system every worker sees). The

@@ -8,13 +8,14 @@ than the parse on data files, so a build
   (`indexers.scan_cache`: kept between builds, keyed by the detector's digest) and scans only
   the bytes it never saw;
 - has worker processes read and scan those files in path order, ahead of the parse that
-  consumes them (`index.scan_workers`, default one per CPU up to `index.scan_workers_max`;
-  only when they hold `index.scan_parallel_min_bytes` or more, since a process costs ~0.3 s
-  to start). The indexing process waits for a file's batch when it reaches the file; a file
-  whose bytes changed after a worker read it, whose batch no worker has started yet (the
-  workers are behind: this process takes the batch back) or whose worker died, is scanned
-  where it is read. A finding depends only on the text, so the index is the same whoever
-  scanned it.
+  consumes them (`index.scan_workers`, default one per CPU but the one this process parses
+  on, up to `index.scan_workers_max`; only when they hold `index.scan_parallel_min_bytes` or
+  more, since a process costs ~0.5 s of CPU to start). The indexing process never waits for
+  a worker: a file whose batch is not done when the parse reaches it (a worker still
+  starting, or behind) is scanned where it is read, the batch taken back when no worker has
+  begun it; so is a file whose bytes changed after a worker read them, or whose worker died.
+  A finding depends only on the text, so the index is the same whoever scanned it (a file
+  scanned twice, here and by a worker, keeps the first findings: the same).
 
 Workers are started with `spawn` (never `fork`: a server indexes from a thread, and a forked
 child would inherit locks other threads hold). They get paths already checked by the walk and
@@ -87,14 +88,16 @@ def scan_batch(jobs: Sequence[Job]) -> list[Result]:
 
 
 def worker_count(settings: IndexSettings) -> int:
-    """`index.scan_workers`, or (0) the CPUs this process may use, capped."""
+    """The worker processes to start: `index.scan_workers` (1: none, this process scans), or
+    (0) one per CPU this process may use but the one it parses on, capped (none on one CPU:
+    a worker there only takes turns with the parse)."""
     if settings.scan_workers:
-        return settings.scan_workers
+        return settings.scan_workers if settings.scan_workers > 1 else 0
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 1
-    return max(1, min(cpus, settings.scan_workers_max))
+    return max(0, min(cpus - 1, settings.scan_workers_max))
 
 
 def _group(jobs: Sequence[tuple[Job, int]]) -> list[list[Job]]:
@@ -140,7 +143,7 @@ class Scanner:
             seen.add(record.content_hash)
             jobs.append(((record.content_hash, wf.target, wf.limit), record.size))
         workers = worker_count(self.settings)
-        if (workers < 2 or len(jobs) < 2
+        if (workers < 1 or len(jobs) < 2
                 or sum(n for _, n in jobs) < self.settings.scan_parallel_min_bytes):
             return
         batches = _group(jobs)
@@ -157,11 +160,13 @@ class Scanner:
         if self.cache is None:
             return text
         future = self._pending.get(content_hash)
-        if future is not None and future.cancel():  # the workers are behind: scan it here
+        if future is not None and future.done():
+            self._collect(future)
+        elif future is not None and future.cancel():  # no worker began it: scan it here
             for pending in self._batches.pop(future, ()):
                 self._pending.pop(pending, None)
-        elif future is not None:
-            self._collect(future)
+        # a batch a worker is on (or will be, once it has started) is not waited for: the
+        # file is scanned here, and the batch's findings are kept when it is done
         spans = self.cache.get(content_hash)
         if spans is None:
             started = time.perf_counter()
@@ -175,8 +180,8 @@ class Scanner:
         return mask(text, spans)
 
     def _collect(self, future: Future[list[Result]]) -> None:
-        """Wait for a batch and keep what it found (a dead worker: its files are scanned
-        where they are read)."""
+        """Keep what a finished batch found (a dead worker: its files are scanned where
+        they are read)."""
         assert self.cache is not None
         started = time.perf_counter()
         try:

@@ -143,3 +143,43 @@ def test_ranker_rows_collected_on_a_ray_cluster_are_the_serial_rows(
     side = json.loads(outputs["ray"]["twin.json"])
     assert [c["id"] for c in side["cases"]] == ["twin@0", "twin@1", "twin@2"]
     assert all(c["in_pool"] == 1 for c in side["cases"])  # each target was a candidate
+
+
+@pytest.mark.slow
+def test_the_ranker_trained_on_a_ray_cluster_is_the_model_trained_here(
+        ray_session: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`train-ranker --cluster local`: each grid point a Ray task (the rows put in the object
+    store once); the model and its manifest are the bytes one machine writes."""
+    pytest.importorskip("lightgbm")
+    from evals.corpus.features import collect_repo, save
+    from evals.corpus.ranker_train import GRID
+    from tests.test_ranker_export import _listing, _toy
+    from tests.test_ranker_toy import _cases
+
+    root = _toy(tmp_path)
+    repos, names = _listing()
+    (tmp_path / "repos.json").write_text(json.dumps({"split_seed": 31, "repos": repos}),
+                                         encoding="utf-8")
+    cases = []
+    for name, split in names.items():
+        mine = [c.model_copy(update={"repo": name, "split": split,
+                                     "id": c.id.replace("toy", name)})
+                for c in _cases(root) if (c.split == "train") == (split == "train")]
+        save(collect_repo(root, mine, {})[0], tmp_path / "rows" / name,
+             {"repo": name, "split": split})
+        cases += mine
+    (tmp_path / "cases.jsonl").write_text(
+        "".join(c.model_dump_json() + "\n" for c in cases), encoding="utf-8")
+    args = ["eval", "corpus", "train-ranker", "--repos", str(tmp_path / "repos.json"),
+            "--cases", str(tmp_path / "cases.jsonl"), "--rows", str(tmp_path / "rows")]
+    written = {}
+    for label, extra in (("here", []), ("ray", ["--cluster", "local"])):
+        code, _out, err = run([*args, "--out", str(tmp_path / label), *extra], capsys)
+        assert code == 0, err
+        written[label] = {p.name: p.read_bytes() for p in sorted((tmp_path / label).iterdir())}
+    assert f"{len(GRID)} tasks on local" in err
+    assert sorted(written["ray"]) == ["manifest.json", "model.txt"]
+    assert written["ray"] == written["here"]
+    code, _, err = run([*args, "--out", str(tmp_path / "x"), "--cluster", "local", "--jobs",
+                        "2"], capsys)
+    assert code == 2 and err.count("\n") == 1 and "give one" in err

@@ -169,6 +169,39 @@ def test_repositories_indexed_on_a_ray_cluster_match_a_laptop_build(
         Workspace([search]).ask("where is the retry policy?", group="net")
 
 
+def test_git_sources_follow_pushes_and_pinned_ones_stay(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Re-indexing after a push indexes what was pushed for a moving revision (the default
+    HEAD, a branch); a tag and a full commit id stay where they are."""
+    origin = tmp_path / "origin"
+    tagged = _git_repo(FIXTURES / "answer_repo", origin)
+    revs = {"head": None, "branch": "main", "tag": "v1", "pinned": tagged}
+    repos_file = tmp_path / "repos.toml"
+    repos_file.write_text("".join(
+        f'[[repo]]\nname = "{name}"\ngit = "{origin}"\n' + (f'rev = "{rev}"\n' if rev else "")
+        for name, rev in revs.items()), encoding="utf-8")
+    argv = ["index", "--repos-file", str(repos_file), "--store-root", str(tmp_path / "store"),
+            "--no-embed", "--json"]
+
+    def indexed() -> dict[str, str]:
+        code, out, err = run(argv, capsys)
+        assert code == 0, err
+        return {r["name"]: r["rev"] for r in json.loads(out)["repos"]}
+
+    second = subprocess.run([*GIT, "rev-parse", "HEAD"], cwd=origin, check=True,
+                            capture_output=True, text=True).stdout.strip()
+    assert indexed() == {"head": second, "branch": second, "tag": tagged, "pinned": tagged}
+    (origin / "pushed.py").write_text("def pushed():\n    return 2\n", encoding="utf-8")
+    for args in (["add", "-A"], ["commit", "-q", "-m", "three"]):
+        subprocess.run([*GIT, *args], cwd=origin, check=True, capture_output=True)
+    third = subprocess.run([*GIT, "rev-parse", "HEAD"], cwd=origin, check=True,
+                           capture_output=True, text=True).stdout.strip()
+    assert indexed() == {"head": third, "branch": third, "tag": tagged, "pinned": tagged}
+    checkouts = tmp_path / "store" / "checkouts"
+    assert (checkouts / "head" / "pushed.py").is_file()
+    assert not (checkouts / "tag" / "later.py").exists()
+
+
 def test_a_cluster_without_ray_installed_is_one_line(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
@@ -179,6 +212,26 @@ def test_a_cluster_without_ray_installed_is_one_line(
                         "--store-root", str(tmp_path / "store")], capsys)
     assert code == 1 and err.strip().splitlines() == [
         "helix: --cluster needs Ray: pip install 'helix[cluster]'"]
+
+
+def test_an_unreachable_or_malformed_cluster_address_is_one_line_at_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ray retries a dead address for minutes, logging as it goes: Helix checks it first."""
+    import socket
+    import time
+
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        dead = f"127.0.0.1:{probe.getsockname()[1]}"
+    for address, said in ((dead, f"cannot reach the Ray cluster at {dead}: "),
+                          (f"ray://{dead}", "cannot reach the Ray cluster at ray://"),
+                          ("nonsense", "is not a Ray address"),
+                          ("host:99999", "is not a Ray address")):
+        started = time.monotonic()
+        code, _, err = run(["index", str(FIXTURES / "answer_repo"), "--cluster", address,
+                            "--store-root", str(tmp_path / "store"), "--no-embed"], capsys)
+        assert code == 1 and err.count("\n") == 1 and said in err, (address, err)
+        assert time.monotonic() - started < 30, address
 
 
 @pytest.mark.slow

@@ -8,9 +8,11 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Iterator
-from concurrent.futures import Future
+from concurrent.futures import Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from threading import Timer
+from typing import Any, ClassVar
 
 import pytest
 
@@ -134,17 +136,36 @@ def test_the_detector_digest_covers_its_files(tmp_path: Path) -> None:
 
 
 def test_parallel_scan_builds_the_same_index(tmp_path: Path) -> None:
-    """Workers scan every file (the two copies once); the index, chunk by chunk, is the one
-    a serial build writes."""
+    """With workers (whichever files they scan before the parse reaches them: the build never
+    waits), the index, chunk by chunk, is the one a serial build writes."""
     repo = _secret_repo(tmp_path / "repo")
     serial = build_index(repo, _config(SERIAL), index_dir=tmp_path / "a")
     parallel = build_index(repo, _config(PARALLEL), index_dir=tmp_path / "b")
     assert parallel.secret_scan["workers"] == 2
-    assert parallel.secret_scan["scanned_by_workers"] == parallel.secret_scan["scanned"]
     assert parallel.secret_scan["scanned"] == serial.secret_scan["scanned"]
     assert parallel.index_rev == serial.index_rev
     assert (list(_texts(repo, tmp_path / "b", _config(PARALLEL)))
             == list(_texts(repo, tmp_path / "a", _config(SERIAL))))
+
+
+def test_workers_find_what_the_indexing_process_finds(tmp_path: Path,
+                                                      counted: list[str]) -> None:
+    """Files the workers scanned before they are read (every one, here: the test waits for
+    them) are masked as the indexing process masks them, none scanned again; the two copies
+    of one file once."""
+    repo = _secret_repo(tmp_path / "repo")
+    files = walk(repo, PARALLEL).files
+    with secret_scan.Scanner(PARALLEL) as scanner:
+        scanner.start(files)
+        assert scanner.workers == 2
+        wait(list(scanner._batches))
+        for wf in files:
+            raw = (repo / wf.record.path).read_bytes()
+            text = raw.decode("utf-8", errors="replace")
+            assert scanner.mask(wf.record.content_hash, text) == redact_text(text)[0]
+        contents = {wf.record.content_hash for wf in files}
+        assert counted == [] and scanner.stats()["scanned_by_workers"] == len(contents)
+        assert len(contents) < len(files)
 
 
 def test_small_scans_start_no_process(tmp_path: Path) -> None:
@@ -155,24 +176,54 @@ def test_small_scans_start_no_process(tmp_path: Path) -> None:
     assert default.secret_scan["scanned"] > 0
 
 
-def test_a_networkx_sized_scan_starts_no_process(tmp_path: Path) -> None:
-    """Two workers cost ~1 s of CPU to start (each imports detect-secrets): more than the scan
-    of 8 MB of code they would take (scan_cost_bench on networkx)."""
+class _Pool:
+    """A pool that starts no process: records how many workers were asked for; its batches
+    are never begun."""
+
+    started: ClassVar[list[int]] = []
+
+    def __init__(self, workers: int, **_: object) -> None:
+        _Pool.started.append(workers)
+
+    def submit(self, *_: object) -> Future[object]:
+        return Future()
+
+    def shutdown(self, **_: object) -> None:
+        pass
+
+
+def _modules(root: Path, total: int) -> list[Any]:
+    """Python modules of `total` bytes in all (64 files), walked."""
     line = "def handler(value):\n    return compute(value, 'label')\n"
     for i in range(64):
-        write(tmp_path, f"pkg/mod{i}.py", f"# module {i}\n" + line * (128 * 1024 // len(line)))
+        write(root, f"pkg/mod{i}.py", f"# module {i}\n" + line * (total // 64 // len(line)))
+    return walk(root, IndexSettings(embed_enabled=False)).files
+
+
+def test_a_networkx_sized_scan_starts_a_worker(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past 4 MiB (networkx: 6 MB), a worker starts: the parse of that much code takes long
+    enough for one to start and scan ahead of it, and the build never waits for it. Under
+    4 MiB the indexing process scans alone."""
+    monkeypatch.setattr(secret_scan, "ProcessPoolExecutor", _Pool)
+    _Pool.started = []
     settings = IndexSettings(embed_enabled=False, scan_workers=2)
-    files = walk(tmp_path, settings).files
-    assert sum(wf.record.size for wf in files) > 8_000_000
-    with secret_scan.Scanner(settings, tmp_path / "cache") as scanner:
-        scanner.start(files)
-        assert scanner.workers == 0
+    for total, workers in ((3_500_000, 0), (6_000_000, 2)):
+        files = _modules(tmp_path / str(total), total)
+        with secret_scan.Scanner(settings, tmp_path / "cache") as scanner:
+            scanner.start(files)
+            assert scanner.workers == workers
+    assert _Pool.started == [2]
 
 
-def test_worker_count_is_the_setting_or_the_cpus_capped() -> None:
+def test_worker_count_is_the_setting_or_the_cpus_capped(monkeypatch: pytest.MonkeyPatch) -> None:
     assert secret_scan.worker_count(IndexSettings(scan_workers=3)) == 3
+    assert secret_scan.worker_count(IndexSettings(scan_workers=1)) == 0  # this process scans
+    # by default one per CPU but the one the build parses on: none on one CPU
+    for cpus, workers in ((1, 0), (2, 1), (4, 3), (16, IndexSettings().scan_workers_max)):
+        monkeypatch.setattr(secret_scan.os, "sched_getaffinity", lambda _, n=cpus: set(range(n)))
+        assert secret_scan.worker_count(IndexSettings()) == workers
     assert secret_scan.worker_count(IndexSettings(scan_workers_max=1)) == 1
-    assert 1 <= secret_scan.worker_count(IndexSettings()) <= IndexSettings().scan_workers_max
 
 
 def _done(value: object = None, error: BaseException | None = None) -> Future[object]:
@@ -212,6 +263,32 @@ def test_a_batch_no_worker_started_is_taken_back(counted: list[str]) -> None:
     assert scanner.mask(hashes[0], first) == redact_text(first)[0]
     assert waiting.cancelled() and scanner._pending == {} and len(counted) == 1
     assert scanner.mask(hashes[1], second) == redact_text(second)[0] and len(counted) == 2
+
+
+def test_a_batch_a_worker_is_on_is_not_waited_for(counted: list[str]) -> None:
+    """A worker still starting or behind holds the file's batch: the indexing process scans
+    the file itself rather than wait (here the worker would take a second); the batch's
+    findings are kept once it is done, and the file it holds that the indexing process has
+    not read yet is not scanned again."""
+    scanner = secret_scan.Scanner(SERIAL)
+    first, second = CORPUS[0][1], CORPUS[1][1]
+    hashes = [digest(first.encode()), digest(second.encode())]
+    running: Future[list[secret_scan.Result]] = Future()
+    assert running.set_running_or_notify_cancel()  # a worker began it: it cannot be cancelled
+    scanner._batches[running] = hashes
+    scanner._pending.update(dict.fromkeys(hashes, running))
+    results = [(h, h, secret_scan.scan(t)) for h, t in zip(hashes, (first, second), strict=True)]
+    counted.clear()
+    late = Timer(1.0, running.set_result, [results])
+    late.start()
+    try:
+        assert scanner.mask(hashes[0], first) == redact_text(first)[0]
+        assert len(counted) == 1 and not running.done()  # scanned here, not waited for
+    finally:
+        late.join()
+    assert scanner.mask(hashes[1], second) == redact_text(second)[0]
+    assert len(counted) == 1 and scanner._pending == {}  # the worker's findings, kept
+    assert scanner.stats()["scanned"] == 2 and scanner.stats()["scanned_by_workers"] == 1
 
 
 def test_a_repository_cannot_turn_the_scan_off_or_start_processes(

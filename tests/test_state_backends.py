@@ -117,6 +117,32 @@ def test_postgres_migrations_are_numbered_and_applied_once(database_url: str) ->
     assert steps == [("events", 1), ("registry", 1), ("runlog", 1), ("sessions", 1)]
 
 
+def test_a_later_migration_step_upgrades_a_database_in_place_on_both_backends(
+        backend_kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step appended to a namespace is applied once to a database holding the earlier ones
+    (its rows kept), recorded under its number, and never again (a second ALTER would fail)."""
+    from helix.store import pg_schema, postgres, repos
+
+    registry = Registry()
+    registry.put(RepoRow(name="kept", group="g", source="path:/k", rev="r", root="/k",
+                         index_dir="/i", index_rev="sha256:1", summary={}))
+    registry.close()
+    step = "ALTER TABLE repos ADD COLUMN owner_team TEXT NOT NULL DEFAULT 'none'"
+    monkeypatch.setattr(repos, "SCHEMA", repos.Schema(
+        repos.NAMESPACE, (*repos.MIGRATIONS, step), repos.SCHEMA.tables))
+    monkeypatch.setitem(pg_schema.PG_MIGRATIONS, "registry",
+                        (*pg_schema.PG_MIGRATIONS["registry"], step))
+    for _ in range(2):  # a new process each time: checks again, applies nothing the 2nd time
+        postgres.drop_process_state()
+        registry = Registry()
+        assert [r.name for r in registry.rows()] == ["kept"]
+        assert registry.backend.rows("SELECT owner_team FROM repos") == [("none",)]
+        steps = registry.backend.rows(
+            "SELECT step FROM _migrations WHERE namespace = 'registry' ORDER BY step")
+        registry.close()
+        assert [tuple(row) for row in steps] == [(1,), (2,)]
+
+
 def test_a_pending_run_of_a_killed_process_is_interrupted_for_every_reader(
         database_url: str) -> None:
     script = ("import sys, time\n"

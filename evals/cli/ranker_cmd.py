@@ -5,7 +5,8 @@
         features and labels per repository (resumable); --cluster: one Ray task a repository
     helix eval corpus train-ranker --rows ROWS --out DIR [--export FILE --export-repo DIR]
         LightGBM lambdarank on the train split, chosen on the validation split; model.txt and
-        manifest.json under DIR, and the digest to pin in `retrieval.ranker.digest`
+        manifest.json under DIR, and the digest to pin in `retrieval.ranker.digest`;
+        --cluster: one Ray task a grid point (the same model bytes as on one machine)
 """
 
 from __future__ import annotations
@@ -97,6 +98,9 @@ def rows_cmd(repos_file: str, cases_file: str, trees: str, out_dir: str,
 @click.option("--jobs", "jobs", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Grid points trained at once (worker processes; the same model as one "
                    "at a time).")
+@click.option("--cluster", metavar="ADDRESS|local", default=None,
+              help="Train each grid point as a Ray task on this cluster (`local`: one started "
+                   "on this machine; the same model as one at a time).")
 @click.option("--min-route-share", "min_route_share", type=click.FloatRange(0.0, 1.0),
               default=0.05, show_default=True,
               help="The model orders only questions of the routes that hold at least this "
@@ -108,8 +112,8 @@ def rows_cmd(repos_file: str, cases_file: str, trees: str, out_dir: str,
 @click.option("-v", "--verbose", is_flag=True, help="Progress on stderr.")
 def train_cmd(repos_file: str, cases_file: str, rows_dir: str, out_dir: str,
               exports: tuple[str, ...], export_repo: str | None,
-              without: tuple[str, ...], jobs: int, min_route_share: float,
-              params_from: str | None, verbose: bool) -> None:
+              without: tuple[str, ...], jobs: int, cluster: str | None,
+              min_route_share: float, params_from: str | None, verbose: bool) -> None:
     """Train the learned ranker (LightGBM lambdarank, deterministic) on the train split,
     choose it on the validation split, write it with its manifest; print the digest to pin."""
     import json
@@ -142,6 +146,8 @@ def train_cmd(repos_file: str, cases_file: str, rows_dir: str, out_dir: str,
                           f"{', '.join(sorted(FEATURE_GROUPS))})")
     if exports and not export_repo:
         raise ConfigError("--export needs --export-repo: the repository the records are about")
+    if cluster is not None and jobs > 1:
+        raise ConfigError("--jobs trains on this machine, --cluster on the cluster: give one")
     dropped = {f for g in without for f in FEATURE_GROUPS[g]}
     columns = [n for n, f in enumerate(FEATURES) if f not in dropped]
     listing = load_repo_list(user_path(repos_file))
@@ -157,8 +163,15 @@ def train_cmd(repos_file: str, cases_file: str, rows_dir: str, out_dir: str,
         if extra:
             train_data = Groups.concat([train_data, rows_groups(extra)])
     grid = GRID if params_from is None else (grid_point(user_path(params_from)),)
+    fan = None
+    if cluster is not None:
+        from evals.cluster import FanOut
+
+        fan = FanOut(cluster)
     chosen = train(train_data, valid, columns, grid=grid,
-                   progress=_progress(verbose), jobs=jobs)  # type: ignore[arg-type]
+                   progress=_progress(verbose), jobs=jobs, fan=fan)  # type: ignore[arg-type]
+    if fan is not None:
+        echo(f"helix: {fan.line()}", err=True)
     beside = user_path(cases_file).parent / "manifest.json"  # the corpus's own manifest
     corpus = json.loads(beside.read_text(encoding="utf-8")) if beside.is_file() else {}
     manifest = {

@@ -257,18 +257,44 @@ def _grid_point(job: tuple[Mapping[str, Any], Sequence[int]]) -> dict[str, Any]:
             "text": str(booster.model_to_string(num_iteration=rounds))}
 
 
+def grid_task(item: tuple[Mapping[str, Any], Sequence[int], Any]) -> dict[str, Any]:
+    """One grid point as a cluster task: the rows come with it (on Ray, a reference to the
+    one copy the driver put in the object store)."""
+    params, keep, rows = item
+    if not isinstance(rows, tuple):  # an ObjectRef: fetched from the object store
+        import ray
+
+        rows = ray.get(rows)
+    _SHARED[:] = list(rows)
+    try:
+        return _grid_point((params, keep))
+    finally:
+        _SHARED.clear()
+
+
+def _on_cluster(points: Sequence[tuple[Mapping[str, Any], Sequence[int]]], rows: tuple[
+        Groups, Groups], fan: Any) -> list[dict[str, Any]]:
+    """The grid points as tasks of `fan` (`evals.cluster.FanOut`), the rows put once."""
+    shared = fan.runner.ray.put(rows) if fan.runner.name == "ray" else rows
+    return list(fan.map(grid_task, [(params, keep, shared) for params, keep in points]))
+
+
 def train(train_data: Groups, valid_data: Groups, columns: Sequence[int] | None = None,
           grid: Sequence[Mapping[str, Any]] = GRID, progress: Progress | None = None,
-          jobs: int = 1) -> dict[str, Any]:
+          jobs: int = 1, fan: Any = None) -> dict[str, Any]:
     """The best model of the grid on the validation split (its parameters, trees, metrics,
     text: a model over every feature, the left-out columns zero). `jobs` > 1 trains that many
-    grid points at once in worker processes; each point is deterministic on its own, so the
-    choice is the same as one at a time (the first best in grid order)."""
+    grid points at once in worker processes, `fan` (an `evals.cluster.FanOut`) each as a task
+    on its cluster; each point is deterministic on its own (LightGBM, one thread, a fixed
+    seed), so the choice and the model's bytes are the same as one at a time (the first best
+    in grid order)."""
     keep = list(range(len(FEATURES))) if columns is None else list(columns)
     points = [(params, keep) for params in grid]
     _SHARED[:] = [train_data, valid_data]
     try:
-        if jobs > 1 and len(points) > 1:
+        if fan is not None:
+            results = _on_cluster(points, (train_data, valid_data), fan)
+        elif jobs > 1 and len(points) > 1:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 

@@ -4,7 +4,8 @@
     name = "billing"                       # unique; the registry's key
     path = "/srv/src/billing"              # a directory every worker sees, or:
     git = "https://git.example.com/billing.git"
-    rev = "v2.4.1"                         # with git: a commit, tag or branch (default HEAD)
+    rev = "v2.4.1"                         # with git: a commit, tag or branch (default HEAD,
+                                           # the default branch; a branch follows pushes)
     group = "payments"                     # `helix ask --repos payments` (default "default")
 
 The file is the user's (a platform team's), not a repository's: it may name any path or URL.

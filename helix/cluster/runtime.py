@@ -9,6 +9,8 @@ never which task finished first.
 from __future__ import annotations
 
 import os
+import re
+import socket
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -17,6 +19,8 @@ from typing import Any
 from helix.core.errors import ClusterError, HelixError
 
 LOCAL = "local"
+AUTO = "auto"  # Ray's own: the cluster a `ray start` on this machine recorded
+_ADDRESS = re.compile(r"(?:ray://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(?P<port>\d{1,5})")
 
 
 @dataclass(frozen=True)
@@ -53,10 +57,31 @@ def _ray() -> Any:
     return ray
 
 
+def check_reachable(address: str, timeout_s: float) -> None:
+    """A one-line ClusterError unless `address` is `local`, `auto` or a HOST:PORT (optionally
+    ray://) that accepts a connection within `timeout_s`: Ray would retry a dead address for
+    minutes, logging as it goes."""
+    if address in (LOCAL, AUTO):
+        return
+    match = _ADDRESS.fullmatch(address)
+    if match is None or not 0 < int(match["port"]) < 65536:
+        raise ClusterError(f"--cluster {address!r} is not a Ray address (HOST:PORT, "
+                           "ray://HOST:PORT, auto or local)")
+    host = match["host"].strip("[]")
+    try:
+        socket.create_connection((host, int(match["port"])), timeout=timeout_s).close()
+    except OSError as exc:
+        why = exc.strerror or str(exc) or type(exc).__name__
+        raise ClusterError(f"cannot reach the Ray cluster at {address}: {why}") from None
+
+
 def connect(address: str) -> Any:
     """The ray module, connected to the cluster at `address` (or a local one started for this
     process: `local`); a Ray already initialised in this process is used as it is."""
+    from helix.core.config import resolve_config
+
     ray = _ray()
+    check_reachable(address, resolve_config(None)[0].cluster.connect_timeout_s)
     if ray.is_initialized():
         return ray
     options: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}

@@ -58,3 +58,6 @@ class ClusterSettings(FrozenSettings):
     cases_per_task: int = Field(default=4, ge=1, le=10_000)
     # seconds one git clone, fetch or checkout of a git source may take
     git_timeout_s: float = Field(default=1800.0, gt=0)
+    # seconds to reach a Ray cluster's address (`--cluster HOST:PORT`) before it counts as
+    # unreachable (Ray itself would keep retrying for minutes)
+    connect_timeout_s: float = Field(default=10.0, gt=0, le=600)

@@ -80,15 +80,17 @@ class IndexSettings(_Frozen):
     # The worker publishes a generation every this many new vectors or seconds, at the latest.
     dense_publish_vectors: int = Field(default=1000, ge=1)
     dense_publish_seconds: float = Field(default=30.0, gt=0)
-    # Processes that read and scan files for secrets while the build parses (0: one per CPU,
-    # at most scan_workers_max; 1: none, the indexing process scans). They start only when
-    # the files to scan hold scan_parallel_min_bytes or more: a process costs ~0.5 s of CPU
-    # to start (it imports detect-secrets), the scan ~0.1 s a megabyte of code, ~0.2 s of
-    # data files (benchmarks/scan_cost_bench.py: on networkx, 8 MB, two workers cost more CPU
-    # and time than the scan they take). User-only (a repository never starts processes).
+    # Processes that read and scan files for secrets while the build parses (0: one per CPU
+    # but the one the build parses on, at most scan_workers_max; 1: none, the indexing
+    # process scans). The build never waits for them: a file they have not scanned when it
+    # is read is scanned there. They start only when the files to scan hold
+    # scan_parallel_min_bytes or more: a process costs ~0.5 s of CPU to start (it imports
+    # detect-secrets), on another CPU, while the parse of 4 MiB of code takes ~2 s, time
+    # enough for a worker to start and scan ahead of it (benchmarks/scan_cost_bench.py).
+    # User-only (a repository never starts processes).
     scan_workers: int = Field(default=0, ge=0, le=64)
     scan_workers_max: int = Field(default=8, ge=1, le=64)
-    scan_parallel_min_bytes: int = Field(default=16 * 1024 * 1024, ge=0)
+    scan_parallel_min_bytes: int = Field(default=4 * 1024 * 1024, ge=0)
 
 
 # Index settings that decide how and when the index is built, never what it holds: left out of
