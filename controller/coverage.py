@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from controller.channels import path_matches
 from controller.evidence import CODE_CHUNK_KINDS, Candidate, defines, definition_names, evidence_id
 from controller.reasons import has, is_site
-from controller.route import RoutePlan
+from controller.route import RoutePlan, with_bare_names
 from controller.text import contains_phrase, is_identifier, phrase_tokens, token_set
 from controller.units import text_states_unit
 from helix.core.english import DEFINING_VERBS, word_alternation
@@ -86,7 +86,7 @@ def _value_line(c: Candidate, phrases: Sequence[str]) -> bool:
 def slot_test(slot: str, plan: RoutePlan) -> Callable[[Candidate], bool] | None:
     """The predicate that says an evidence item covers `slot`; None when it cannot be known."""
     subjects = plan.subjects
-    main = subjects.get(plan.intent.slots[0], ())
+    main = with_bare_names(subjects.get(plan.intent.slots[0], ()))
     names = definition_names(plan)
     # An identifier is defined by code: a doc sentence about it does not cover its definition.
     code_term = bool(main) and is_identifier(main[0].strip("`"))
@@ -124,7 +124,7 @@ def slot_test(slot: str, plan: RoutePlan) -> Callable[[Candidate], bool] | None:
     if slot == "topic" and plan.intent.route == "doc_summary":
         topic = subjects.get("topic", ())
         return lambda c: _from_document(c, plan) and _contains_any(c, topic)
-    phrases = subjects.get(slot, ())
+    phrases = with_bare_names(subjects.get(slot, ()))
     return lambda c: bool(phrases) and _contains_any(c, phrases)
 
 

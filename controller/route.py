@@ -77,6 +77,18 @@ _ACTION = VOCABULARY["ACTION"]  # "where is X built?"
 # Trailing verbs that only say where something is (no action to search code for).
 WHERE_VERBS = VOCABULARY.lists["where_verbs"]
 _TRAILING_VERB = VOCABULARY["TRAILING_VERB"]
+_LEAD_WHERE_VERB = VOCABULARY["LEAD_WHERE_VERB"]  # "where is defined X" (the verb first)
+_KIND_NOUN = VOCABULARY["KIND_NOUN"]  # "the tokenize function": the name is "tokenize"
+# what a message says around its question: fillers and greetings before it, a polite frame
+# ("could you tell me where ..."), a courtesy after it (", please")
+_CONVERSATIONAL_LEAD = VOCABULARY["CONVERSATIONAL_LEAD"]
+_POLITE_FRAME = VOCABULARY["POLITE_FRAME"]
+_POLITE_REQUEST = VOCABULARY["POLITE_REQUEST"]
+_TRAILING_COURTESY = VOCABULARY["TRAILING_COURTESY"]
+# the question words misspelt ("whre is", "how dose"), read as meant before anything routes
+_RESPELL = VOCABULARY.respell
+_RESPELT = re.compile(r"\b(" + "|".join(map(re.escape, _RESPELL)) + r")\b", re.IGNORECASE)
+_AUX_TYPO = VOCABULARY["AUX_TYPO"]
 
 
 # routes whose policy says what the answer is (the call sites, a value, a document, a report):
@@ -118,11 +130,36 @@ class RoutePlan(Frozen):
 
 
 
+def with_bare_names(phrases: tuple[str, ...]) -> tuple[str, ...]:
+    """A subject's phrases and each without a trailing code-kind noun: code names "the tokenize
+    function" `def tokenize`, never "function" (the phrase as asked stays first: the answer
+    echoes it)."""
+    bare = (_KIND_NOUN.sub("", p).strip() for p in phrases)
+    return tuple(dict.fromkeys((*phrases, *(b for b in bare if b))))
+
+
+def question_core(text: str) -> str:
+    """The question a message asks, without what is said around it: "ok then, could you tell
+    me where the index is built, please?" -> "where the index is built?". A message that is
+    nothing but those words is kept whole."""
+    core = _AUX_TYPO.sub(r"\1 does", _RESPELT.sub(lambda m: _RESPELL[m.group(1).lower()], text))
+    while True:
+        new = _CONVERSATIONAL_LEAD.sub("", core, count=1)
+        new = _POLITE_REQUEST.sub("", _POLITE_FRAME.sub("", new, count=1), count=1)
+        new = _TRAILING_COURTESY.sub(r"\1", new, count=1).strip()
+        if new == core:
+            break
+        core = new
+    rest = _CONVERSATIONAL_LEAD.match(f"{core} .")
+    return text if not _WORD.search(core) or (rest and rest.end() >= len(core)) else core
+
+
 def _clean_subject(text: str) -> str:
     text = _BACKTICK.sub(r"\1", text.strip().strip("?.!").strip())
     text = _SCOPE.sub("", text).strip()
     text = _TRAILING_VERB.sub("", text).strip()
     text = _LEAD_VERB.sub("", text).strip()
+    text = _LEAD_WHERE_VERB.sub("", text).strip() or text
     while True:
         new = _ARTICLE.sub("", text).strip()
         if new == text:
@@ -229,7 +266,7 @@ def _subjects(route: Route, groups: dict[str, str], terms: tuple[str, ...]
 def route_question(question: str, *, routing: RoutingPolicy, scope: str | None = None,
                    sense: str | None = None) -> RoutePlan:
     """Classify `question` and name the slots its answer needs. Total: every question routes."""
-    text = " ".join(question.split())
+    text = question_core(" ".join(question.split()))
     # A pasted report (traceback, several lines, many words) is an issue whatever it says; its
     # "in src/x/" is part of the story, not a scope the user set.
     pasted = is_pasted(question, routing)
@@ -241,7 +278,8 @@ def route_question(question: str, *, routing: RoutingPolicy, scope: str | None =
     hints = _path_hints(body)
     matched = None if pasted else _match(body)
     if matched is None:
-        route, groups, terms, hints = _unmatched(question, body, pasted, routing, terms, hints)
+        route, groups, terms, hints = _unmatched(question if pasted else text, body, pasted,
+                                                 routing, terms, hints)
     else:
         route, groups = matched
     subjects, doc_words, unit = _subjects(route, groups, terms)

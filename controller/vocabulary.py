@@ -2,7 +2,8 @@
 
 A vocabulary file holds English as data: `[fragments]` (regex pieces), `[lists]` (word lists,
 each entry a word, a phrase or a small regex of its inflections), `[actions]` (a table whose keys
-are words), the ordered `[[route]]` patterns and the named `[patterns.NAME]`. In a regex,
+are words), `[respell]` (a misspelt word -> the word it stands for), the ordered `[[route]]`
+patterns and the named `[patterns.NAME]`. In a regex,
 `{name}` stands for a fragment, or for a list's or a table's entries joined by "|" (a quantifier
 such as `{0,3}` is left alone). Every pattern ignores case unless its `flags` says otherwise
 ("" for none, letters of `re` flags: "i", "m", "s"). Nothing here knows what a route is: the
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,7 @@ class Vocabulary:
     patterns: dict[str, Phrase]
     lists: dict[str, tuple[str, ...]]
     actions: dict[str, str]
+    respell: dict[str, str] = field(default_factory=dict)
 
     def __getitem__(self, name: str) -> re.Pattern[str]:
         return self.patterns[name].regex
@@ -74,7 +76,8 @@ def compile_vocabulary(data: dict[str, Any]) -> Vocabulary:
     routes = tuple(_phrase(entry["name"], entry, parts) for entry in data.get("route", ()))
     patterns = {name: _phrase(name, entry, parts)
                 for name, entry in data.get("patterns", {}).items()}
-    return Vocabulary(routes=routes, patterns=patterns, lists=lists, actions=actions)
+    return Vocabulary(routes=routes, patterns=patterns, lists=lists, actions=actions,
+                      respell=dict(data.get("respell", {})))
 
 
 @cache

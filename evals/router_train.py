@@ -5,7 +5,7 @@
 Training turns are the tuning data only: the held-apart tuning file
 (data/evals/continuity/heldapart_tune.jsonl), the scenario files (T0.jsonl ... T10.jsonl,
 conversations.jsonl), the paraphrase suite's tuning half and other writers' follow-ups
-(train_writer2/4/6.jsonl, written for training: TRAIN_WRITER2.md ... TRAIN_WRITER6.md). The
+(every train_writer<n>.jsonl, written for training: TRAIN_WRITER<n>.md). The
 reported files (heldapart_report.jsonl, paraphrase_report.jsonl) are never opened
 (`FORBIDDEN`). Hand-written
 exemplars per class are data/router/exemplars.jsonl; data/router/labels.jsonl gives the class of
@@ -59,12 +59,13 @@ from helix.core.hashing import canonical_json, digest, digest_file, short_id
 ROUTER_DIR = DATA_DIR / "router"
 MODEL_DIR = Path(__file__).resolve().parents[1] / "controller" / "continuity" / "meaning_model"
 FORBIDDEN = frozenset({"heldapart_report.jsonl", "paraphrase_report.jsonl"})
+# follow-ups by other writers, written for training only (TRAIN_WRITER<n>.md): every
+# train_writer<n>.jsonl of the suite directory, in the order of n
+TRAIN_WRITERS = tuple(sorted((p.name for p in SUITE_DIR.glob("train_writer*.jsonl")),
+                             key=lambda name: int(name.removeprefix("train_writer")
+                                                  .removesuffix(".jsonl"))))
 TRAIN_FILES = ("heldapart_tune.jsonl", "conversations.jsonl", "paraphrase_tune.jsonl",
-               *(f"T{n}.jsonl" for n in range(11)),
-               # follow-ups by other writers, for training only (TRAIN_WRITER2.md,
-               # TRAIN_WRITER4.md, TRAIN_WRITER6.md: new questions asked mid-session; not yet
-               # train_writer7.jsonl: the model retrained with it was not shipped, TRAIN_WRITER7.md)
-               "train_writer2.jsonl", "train_writer4.jsonl", "train_writer6.jsonl")
+               *(f"T{n}.jsonl" for n in range(11)), *TRAIN_WRITERS)
 # the class a (transition, lane) label names when nothing says otherwise
 DEFAULT_CLASS = {("T0", "chat"): "chat", ("T1", "root"): "new_question",
                  ("T1", "interrupt"): "reset", ("T2", "root"): "narrow",

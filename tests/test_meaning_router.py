@@ -117,6 +117,14 @@ def test_the_model_was_trained_on_the_current_tuning_data_only():
         assert digest_file(path) == hashed, f"{name} changed: python -m evals.router_train"
 
 
+def test_the_trainer_reads_every_training_writers_file_and_the_model_was_trained_on_them():
+    written = {p.name for p in SUITE_DIR.glob("train_writer*.jsonl")}
+    assert written and written <= set(TRAIN_FILES)
+    manifest = json.loads((MODEL_DIR / "manifest.json").read_text(encoding="utf-8"))
+    trained = {n for n in manifest["training_data"] if not n.startswith("router/")}
+    assert trained == set(TRAIN_FILES)
+
+
 def test_a_turn_is_labelled_from_its_transition_and_lane_or_the_overrides():
     session = {"id": "s", "turns": [{"text": "x", "expect": {"transition": "T4",
                                                              "lane": "graph"}}]}

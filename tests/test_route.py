@@ -26,6 +26,53 @@ MATRIX = [
 ]
 
 
+# what a message says around its question (fillers, greetings, a polite frame, a courtesy), the
+# embedded word order such a frame leaves, a verb before its subject, misspelt question words:
+# the subject is the same as the plain question's (before: "ok then" or "could you tell me"
+# kept any pattern from matching, and the subject was every content word of the message)
+CONVERSATIONAL = [
+    ("ok then, where is the retry policy decided?", "location", "target", "retry policy"),
+    ("Hello — where would I find the session store?", "location", "target", "session store"),
+    ("Sorry, first: where is defined RetryPolicy?", "location", "target", "RetryPolicy"),
+    ("could you tell me where the session store is created, please?", "location", "target",
+     "session store"),
+    ("Do you know where ledger entries are posted?", "location", "target", "ledger entries"),
+    ("I'd like to know where parse_header is tested.", "location", "target", "parse_header"),
+    ("Where is raised TimeoutError?", "location", "target", "TimeoutError"),
+    ("where is the decode_frame function defined", "location", "target",
+     "decode_frame function"),
+    ("ok where's ConfigLoader defined", "location", "target", "ConfigLoader"),
+    ("Would you be able to tell me what a ledger is?", "definition", "term", "ledger"),
+    ("could you explain what a frame means here?", "definition", "term", "frame"),
+    ("whats teh retry policy", "definition", "term", "retry policy"),
+    ("um so how dose the decoder work", "explanation", "topic", "decoder"),
+    ("whre is the ledger built", "location", "target", "ledger"),
+]
+
+
+@pytest.mark.parametrize(("question", "route", "slot", "subject"), CONVERSATIONAL)
+def test_the_question_inside_a_conversational_message_is_routed(question: str, route: str,
+                                                                slot: str, subject: str) -> None:
+    plan = route_question(question)
+    assert (plan.intent.route, plan.subjects[slot]) == (route, (subject,))
+
+
+def test_a_subject_is_also_read_without_its_code_kind_noun() -> None:
+    from controller.route import with_bare_names
+
+    assert with_bare_names(("decode_frame function",)) == ("decode_frame function",
+                                                           "decode_frame")
+    assert with_bare_names(("retry policy",)) == ("retry policy",)
+
+
+def test_a_message_of_conversational_words_only_is_kept_whole() -> None:
+    from controller.route import question_core
+
+    assert question_core("thanks") == "thanks"
+    assert question_core("ok, thanks!") == "ok, thanks!"
+    assert question_core("well-formed input handling") == "well-formed input handling"
+
+
 @pytest.mark.parametrize(("question", "route", "slot", "subject"), MATRIX)
 def test_matrix_routes_and_slots(question: str, route: str, slot: str, subject: str) -> None:
     plan = route_question(question)
