@@ -38,16 +38,14 @@ from dataclasses import dataclass
 from helix.core.changes import CodeChange, Evidence, EvidenceKind, StaleDefinition
 from helix.core.english import word_alternation
 from helix.staledocs.relevance import (
-    _DOCTEST,
-    _FENCE,
     _INLINE,
-    _LITERAL,
     _STRING,
     CONSTRUCTORS,
     LISTS_AT_LEAST,
     ROOT_ERRORS,
     _no_longer,
     _unquoted,
+    block_lines,
 )
 
 QUOTE_CHARS = 160  # of an evidence line kept in the report
@@ -80,24 +78,8 @@ class Line:
 def lines_of(text: str, first: int) -> list[Line]:
     """The section's lines, each marked code or prose (fenced and RST literal blocks,
     doctests), a code line without its comment."""
-    out: list[Line] = []
-    fenced = False
-    literal: int | None = None
-    for offset, raw in enumerate(text.splitlines()):
-        number = first + offset
-        if _FENCE.match(raw):
-            fenced = not fenced
-            continue
-        indent = len(raw) - len(raw.lstrip())
-        if literal is not None and raw.strip() and indent <= literal:
-            literal = None
-        if not fenced and literal is None and _LITERAL.search(raw):
-            literal = indent
-            out.append(Line(number, raw, False))
-            continue
-        code = fenced or literal is not None or bool(_DOCTEST.match(raw))
-        out.append(Line(number, _COMMENT.sub("", raw) if code else raw, code))
-    return out
+    return [Line(first + offset, _COMMENT.sub("", raw) if kind == "code" else raw, kind == "code")
+            for offset, kind, raw in block_lines(text)]
 
 
 def _word(name: str) -> re.Pattern[str]:

@@ -38,7 +38,7 @@ definition" is its heading being it: its name (spaces, underscores and case asid
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from helix.core.changes import CodeChange
@@ -104,15 +104,13 @@ class Said:
         return next((kws for name, kws in self.passed if name == callee), frozenset())
 
 
-def words(text: str) -> Said:
-    """The identifiers `text` mentions as code (see the module docstring)."""
-    code: set[str] = set()
-    named: set[str] = set()
-    prose: set[str] = set()
-    examples: list[str] = []
+def block_lines(text: str) -> Iterator[tuple[int, str, str]]:
+    """Each line of `text` but the fence markers, with its offset and what it is: "code" (in a
+    fenced or RST literal block, or a doctest), "opens" (the line opening an RST literal block)
+    or "prose"."""
     fenced = False
     literal: int | None = None  # the indentation of the line opening an RST literal block
-    for line in text.splitlines():
+    for offset, line in enumerate(text.splitlines()):
         if _FENCE.match(line):
             fenced = not fenced
             continue
@@ -121,10 +119,24 @@ def words(text: str) -> Said:
             literal = None
         if not fenced and literal is None and _LITERAL.search(line):
             literal = indent
+            yield offset, "opens", line
+            continue
+        code = fenced or literal is not None or bool(_DOCTEST.match(line))
+        yield offset, "code" if code else "prose", line
+
+
+def words(text: str) -> Said:
+    """The identifiers `text` mentions as code (see the module docstring)."""
+    code: set[str] = set()
+    named: set[str] = set()
+    prose: set[str] = set()
+    examples: list[str] = []
+    for _, kind, line in block_lines(text):
+        if kind == "opens":
             if not line.lstrip().startswith(".."):  # `Call it like this::` is prose
                 _prose(line, named, prose, code, examples)
             continue
-        if fenced or literal is not None or _DOCTEST.match(line):
+        if kind == "code":
             bare = _STRING.sub(" ", line)
             code.update(_WORD.findall(bare))
             named.update(_KEYWORD.findall(bare))
