@@ -184,6 +184,7 @@ def select(inputs: RankInputs, pooled: Sequence[Pooled], limit: int, weights: Se
     name_weight = scoring.name_weight
     cache = _STATIC
     w_bm25, w_body, w_name, w_file = weights.bm25, weights.body, weights.name, weights.file
+    asked = word_bits(words)
     scored: list[tuple[float, int]] = []
     for n, p in enumerate(pooled):
         if p.source == "hand":
@@ -193,11 +194,13 @@ def select(inputs: RankInputs, pooled: Sequence[Pooled], limit: int, weights: Se
         # summed in one order (bm25, body, name, file); a term a disjoint set makes 0 is not
         # added (adding 0.0 changes no bit)
         score = w_bm25 * bm25.get(chunk.id, 0.0)
-        if not st.body.isdisjoint(words) or not st.long_name.isdisjoint(words):
-            score += w_body * ((name_weight * len(st.long_name & words)
-                                + len(st.body & words) / st.damp) / q)
-        if not st.name.isdisjoint(words):
-            score += w_name * _idf_share(st.name, words, inputs.idf, inputs.idf_unseen, total)
+        if st.bits & asked:  # else no word of the question is in its name or body
+            if not st.body.isdisjoint(words) or not st.long_name.isdisjoint(words):
+                score += w_body * ((name_weight * len(st.long_name & words)
+                                    + len(st.body & words) / st.damp) / q)
+            if not st.name.isdisjoint(words):
+                score += w_name * _idf_share(st.name, words, inputs.idf, inputs.idf_unseen,
+                                             total)
         place = file_order.get(chunk.path)
         if place:
             score += w_file / place
@@ -252,6 +255,21 @@ class _Static:
     body: frozenset[str]
     damp: float  # `file_defs.definition_score`'s body damping
     fixed: tuple[float, ...]  # kind, size, test, depth, private
+    # a bit per word of its name, long name and body (`word_bits`): no bit in common with the
+    # question's means no word in common, so `select` skips the set tests (most candidates)
+    bits: int = 0
+
+
+SIGNATURE_BITS = 1024  # 136 bytes a cached chunk; 87% of the disjoint skipped (stdlib questions)
+
+
+def word_bits(words: AbstractSet[str]) -> int:
+    """One bit of SIGNATURE_BITS per word (by its hash, the same within a process): two sets
+    whose signatures share no bit share no word (the converse need not hold)."""
+    bits = 0
+    for word in words:
+        bits |= 1 << (hash(word) % SIGNATURE_BITS)
+    return bits
 
 
 _STATIC: dict[str, _Static] = {}
@@ -274,8 +292,9 @@ def _static(chunk: Chunk, scoring: FileDefsPolicy, suffix: str = "") -> _Static:
                   and not ln.lstrip().startswith("@")), "")
     body = token_set(chunk.text)
     last = last_name.lower()
+    long_name = spelled_out(whole) if scoring.long_forms else whole
     found = _Static(
-        name=name, owner=owner, long_name=spelled_out(whole) if scoring.long_forms else whole,
+        name=name, owner=owner, long_name=long_name,
         last=last,
         path=token_set(chunk.path.replace("/", " ")),
         stem=token_set(chunk.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]),
@@ -288,7 +307,8 @@ def _static(chunk: Chunk, scoring: FileDefsPolicy, suffix: str = "") -> _Static:
                1.0 if chunk.def_kind in ("function", "method") else 0.0,
                math.log1p(chunk.end_line - chunk.start_line + 1),
                1.0 if is_test(chunk) else 0.0, float(chunk.path.count("/")),
-               1.0 if last.startswith("_") else 0.0))
+               1.0 if last.startswith("_") else 0.0),
+        bits=word_bits(name | long_name | body))
     if len(_STATIC) >= _STATIC_KEPT:
         _STATIC.clear()
     _STATIC[key] = found

@@ -61,3 +61,39 @@ def test_the_weights_decide() -> None:
     by_words = select(inputs, found, 3, WEIGHTS, FileDefsPolicy())
     assert answer in [p.chunk for p in by_words]
     assert isinstance(by_words[0], Pooled)
+
+
+def test_word_signatures_never_call_sets_sharing_a_word_disjoint() -> None:
+    """`select` skips the set tests of a candidate whose signature shares no bit with the
+    question's: exact only if a shared word always shares a bit (checked on many pairs, under
+    whatever string hash this process has)."""
+    import random
+
+    from controller.rank_features import word_bits
+
+    rng = random.Random(31)
+    vocabulary = [f"w{n}" for n in range(400)]
+    skipped = 0
+    for _ in range(2000):
+        a = frozenset(rng.sample(vocabulary, rng.randint(1, 60)))
+        b = frozenset(rng.sample(vocabulary, rng.randint(1, 8)))
+        if not word_bits(a) & word_bits(b):
+            skipped += 1
+            assert a.isdisjoint(b)
+        if not a.isdisjoint(b):
+            assert word_bits(a) & word_bits(b)
+    assert skipped > 0  # the signature does skip some
+
+
+def test_a_candidate_holding_no_question_word_scores_by_bm25_and_file_alone() -> None:
+    """The skipped candidates are scored as before: a chunk without a question word keeps its
+    file term (the helpers tie; the first found wins) and its BM25 term (it breaks the tie)."""
+    inputs, answer = _inputs()
+    pooled = candidates(inputs, 100)
+    kept = select(inputs, pooled, 3, WEIGHTS, FileDefsPolicy())
+    assert [p.chunk.id for p in kept] == ["pkg/pool.py::close_pool", "pkg/pool.py::helper_0",
+                                          answer.id]
+    worded = RankInputs(**{**inputs.__dict__, "bm25": {"pkg/pool.py::helper_3": 0.5}})
+    kept = select(worded, pooled, 3, WEIGHTS, FileDefsPolicy())
+    assert [p.chunk.id for p in kept] == ["pkg/pool.py::close_pool", "pkg/pool.py::helper_3",
+                                          answer.id]
