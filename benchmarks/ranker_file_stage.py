@@ -9,7 +9,8 @@ split's rows, and on `--folds` folds of the train split's repositories (each fol
 model trained on the others: out-of-fold scores, so the file model never learns from scores
 the definition model fitted). Each question's candidate files then get one row: the definition
 scores of their candidates (best, second, mean of the best three, mean, how many, the gap to
-the question's best, the file's place, its share of the softmax mass) and, per feature, the
+the question's best, the file's place, its share of the softmax mass, how many of them the
+definition order puts in its first 5 and 10) and, per feature, the
 best value among its candidates. A LightGBM lambdarank model over files (label: a changed
 file) is trained on the train split's file rows over a small grid and scored on the
 validation split's; reported per grid point and tree count: file Acc@1 of the file model's
@@ -34,7 +35,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 OUT = ROOT / "benchmarks" / "results" / "ranker_file_stage.json"
 SCORE_FEATURES = ("s_max", "s_second", "s_top3", "s_mean", "log_count", "s_gap", "s_place_rr",
-                  "s_share")
+                  "s_share", "in_top5", "in_top10")
+TOP_K = (5, 10)  # how many of the file's candidates the definition order puts in its first k
 GRID = tuple({"num_leaves": leaves, "min_data_in_leaf": leaf, "learning_rate": 0.05}
              for leaves in (7, 15) for leaf in (20, 100))
 TREES = (50, 100, 200, 300, 400, 600)
@@ -47,13 +49,17 @@ def file_rows(x: np.ndarray, paths: list[str], s: np.ndarray) -> tuple[list[str]
         groups.setdefault(paths[n], []).append(n)
     top = float(s.max())
     mass = np.exp(s - top)
+    rank = {n: r for r, n in enumerate(
+        sorted(range(len(s)), key=lambda n: (-round(float(s[n]), 12), n)))}
     out = []
     for place, members in enumerate(groups.values(), start=1):
         own = s[members]
         second = float(own[1]) if len(own) > 1 else float(own[0]) - 1.0
         out.append([float(own[0]), second, float(own[:3].mean()), float(own.mean()),
                     math.log1p(len(own)), float(own[0]) - top, 1.0 / place,
-                    float(mass[members].sum() / mass.sum()), *x[members].max(axis=0)])
+                    float(mass[members].sum() / mass.sum()),
+                    *(float(sum(rank[n] < k for n in members)) for k in TOP_K),
+                    *x[members].max(axis=0)])
     return list(groups), np.asarray(out)
 
 
@@ -147,7 +153,7 @@ def main() -> int:
     base = result["definition_order"]["validation_file_acc@1_of_files"]
     result["best_file_stage_file_acc@1"] = best
     result["gain_points"] = round(100 * (best - base), 2)
-    result["note"] = (f"python benchmarks/ranker_file_stage.py --rows {args.rows}; "
+    result["note"] = (f"python benchmarks/ranker_file_stage.py {' '.join(sys.argv[1:])}; "
                       f"{time.monotonic() - started:.0f} s; load average at the start "
                       f"{[round(v, 2) for v in load]}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
