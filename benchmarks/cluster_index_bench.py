@@ -30,16 +30,16 @@ from __future__ import annotations
 
 import argparse
 import heapq
-import json
 import math
 import os
-import platform
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from _result import load_1m, machine, show, write_result
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -176,8 +176,7 @@ def main(argv: list[str] | None = None) -> int:
                               cluster.shard_above_files) for key in ("seconds", "cpu_s")}
     per_file = _per_file(rows)
     result = {
-        "machine": {"cpus": cpus, "python": platform.python_version(),
-                    "platform": platform.platform()},
+        "machine": machine(),
         "repos": len(sources), "indexed": {"serial": len(serial.repos), "ray": len(on_ray.repos)},
         "failed": {"serial": serial.failed, "ray": on_ray.failed},
         "files": sum(r["files"] for r in rows), "chunks": sum(r["chunks"] for r in rows),
@@ -193,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         "per_file_ms": {stage: round(value * 1000, 4) for stage, value in per_file.items()},
         "serial_task_s": serial.task_s,
         "serial_cpu_s": round(sum(r["cpu_s"] for r in rows), 1),
-        "load_average_1m_at_end": round(os.getloadavg()[0], 2),
+        "load_average_1m_at_end": load_1m(),
         "projected_s": {f"{m}_machines_x_{cpus}_cores": round(_makespan(costs["seconds"],
                                                                         m * cpus), 1)
                         for m in MACHINES},
@@ -207,9 +206,8 @@ def main(argv: list[str] | None = None) -> int:
         "monorepo_1m_files": _monorepo(per_file, cluster.shard_files, overhead_s),
         "rows": rows,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    print(json.dumps({k: v for k, v in result.items() if k != "rows"}, indent=2))
+    write_result(args.out, result)
+    show({k: v for k, v in result.items() if k != "rows"})
     return 0
 
 

@@ -21,10 +21,12 @@ import _result  # noqa: E402
 
 # The scripts whose tail is `_result` (module name: the indent of the result files it writes).
 CONVERTED = {"ask_model_bench": 2, "baseline_bm25_files": 2, "controller_bench": 2,
-             "parse_bench": 2, "synthesis_bench": 2, "tree_bench": 2}
+             "parse_bench": 2, "synthesis_bench": 2, "tree_bench": 2,
+             "cluster_index_bench": 2, "corpus_cluster_bench": 1, "corpus_baseline": 1,
+             "paraphrase_router": 1, "qa_dev": 1, "encoder_tolerance": 2}
 # What a script writing its own tail calls; a converted script leaves it to `_result`.
 OWN_TAIL = ("os.getloadavg(", "platform.platform(", "platform.python_version(", "sort_keys=True",
-            "RUSAGE_CHILDREN)\n", ".replace(args.out)", "os.replace(")
+            ".replace(args.out)", "os.replace(")
 
 
 def test_result_text_is_canonical_sorted_and_stable() -> None:
@@ -79,6 +81,16 @@ def test_write_result_failing_mid_write_keeps_the_old_file(
         _result.write_result(target, {"run": "nan", "x": math.nan})
     assert target.read_bytes() == old
     assert [p.name for p in tmp_path.iterdir()] == ["bench.json"]
+
+
+def test_importing_it_binds_no_helix() -> None:
+    """A script measuring another tree's Helix (redaction_scan.py --src) puts that tree on
+    sys.path after its imports: `_result` must not have bound the installed `helix` by then."""
+    code = ("import sys\nsys.path.insert(0, sys.argv[1])\nimport _result\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'helix'))")
+    done = subprocess.run([sys.executable, "-c", code, str(BENCHMARKS)], capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.strip() == "[]"
 
 
 def test_machine_load_and_cpu_seconds() -> None:
