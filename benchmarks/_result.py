@@ -15,7 +15,8 @@ writing its result file.
     show(obj)             print a summary the same way
 
 A script run as `python benchmarks/NAME.py` imports this as `_result` (its folder is first on
-sys.path).
+sys.path). Helix is imported only when a result is written: a script that measures another
+tree's Helix (redaction_scan.py --src) puts that tree on sys.path first.
 """
 
 from __future__ import annotations
@@ -26,9 +27,6 @@ import resource
 import time
 from pathlib import Path
 from typing import Any
-
-from helix.core.hashing import canonical_json
-from helix.outfile import write_out
 
 
 def machine(*, with_platform: bool = True) -> dict[str, Any]:
@@ -59,14 +57,20 @@ def cpu_seconds(*, children: bool = False) -> float:
 
 def result_text(result: Any, indent: int = 2) -> str:
     """`result` as canonical JSON laid out `indent` a level, ending in a newline."""
+    from helix.core.hashing import canonical_json
+
     return canonical_json(result, indent=indent) + "\n"
 
 
 def write_result(path: Path | str, result: Any, indent: int = 2) -> None:
     """Write `result` to `path` atomically (its folder made when missing)."""
+    from helix.outfile import write_out
+
     write_out(Path(path), result_text(result, indent).encode("utf-8"))
 
 
 def show(obj: Any, indent: int | None = 2) -> None:
     """Print `obj` (a result or a summary of one) as canonical JSON."""
+    from helix.core.hashing import canonical_json
+
     print(canonical_json(obj, indent=indent))

@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _result import load_average, show, write_result
+
 RESULT = Path(__file__).parent / "results" / "index_bench.json"
 CHANGED_FILE = "json/encoder.py"
 N_QUERIES = 100
@@ -137,7 +139,7 @@ def main() -> None:
     config = load_config(root, flags={"index.embed_enabled": embed})
     results: dict[str, Any] = {"source": str(source), "copy_s": copy_s, "embed": embed,
                                "cpu_count": os.cpu_count(),
-                               "load_avg_start": os.getloadavg()}
+                               "load_avg_start": load_average(None)}
     try:
         cold, cold_s = _timed(lambda: build_index(root, config, index_dir=tmp / "idx-cold"))
         results["cold_build"] = {
@@ -187,12 +189,11 @@ def main() -> None:
         results["fresh_process_part_load_s"] = _fresh_process(root, tmp / "idx", "parts", embed)
         results["fresh_process_ask_path_s"] = _fresh_process(root, tmp / "idx", "ensure",
                                                              embed)
-        results["load_avg_end"] = os.getloadavg()
+        results["load_avg_end"] = load_average(None)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", "utf-8")
-    print(json.dumps(results, indent=2, sort_keys=True))
+    write_result(RESULT, results)
+    show(results)
 
 
 if __name__ == "__main__":
