@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from _result import load_average, machine, show, write_result
+from _trees import STDLIB_EXCLUDED_TOP, copy_tree
 
 RESULT = Path(__file__).parent / "results" / "first_answer_bench.json"
 CATCH_UP_TIMEOUT_S = 3600.0
@@ -54,11 +55,7 @@ QUESTIONS = {
 
 
 def _copy(source: Path, target: Path, excluded_top: tuple[str, ...] = ()) -> int:
-    def ignore(directory: str, names: list[str]) -> list[str]:
-        top = Path(directory) == source
-        return [n for n in names if n == "__pycache__" or (top and n in excluded_top)]
-
-    shutil.copytree(source, target, ignore=ignore, symlinks=True)
+    copy_tree(source, target, excluded_top)
     return sum(1 for p in target.rglob("*") if p.is_file())
 
 
@@ -156,7 +153,7 @@ def main() -> None:
     corpora = {
         "networkx": lambda: _copy(Path(networkx.__file__).parent, tmp / "networkx"),
         "stdlib": lambda: _copy(Path(sysconfig.get_paths()["stdlib"]), tmp / "stdlib",
-                                ("site-packages", "test")),
+                                STDLIB_EXCLUDED_TOP),
     }
     results: dict[str, Any] = {"machine": machine(with_platform=False)}
     try:

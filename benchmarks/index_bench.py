@@ -31,11 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from _result import load_average, show, write_result
+from _trees import STDLIB_EXCLUDED_TOP, copy_tree
 
 RESULT = Path(__file__).parent / "results" / "index_bench.json"
 CHANGED_FILE = "json/encoder.py"
 N_QUERIES = 100
-EXCLUDED_TOP = ("site-packages", "test")
 
 LOAD_SCRIPT = """
 import json, sys, time
@@ -77,14 +77,6 @@ if mode == "parts":
 out["total"] = round(time.perf_counter() - t0, 4)
 print(json.dumps(out))
 """
-
-
-def _copy_stdlib(source: Path, target: Path) -> None:
-    def ignore(directory: str, names: list[str]) -> list[str]:
-        top = Path(directory) == source
-        return [n for n in names if n == "__pycache__" or (top and n in EXCLUDED_TOP)]
-
-    shutil.copytree(source, target, ignore=ignore, symlinks=True)
 
 
 def _timed(fn: Any) -> tuple[Any, float]:
@@ -135,7 +127,7 @@ def main() -> None:
     from indexers.store import IndexStore
 
     root = tmp / "stdlib"
-    _, copy_s = _timed(lambda: _copy_stdlib(source, root))
+    _, copy_s = _timed(lambda: copy_tree(source, root, STDLIB_EXCLUDED_TOP))
     config = load_config(root, flags={"index.embed_enabled": embed})
     results: dict[str, Any] = {"source": str(source), "copy_s": copy_s, "embed": embed,
                                "cpu_count": os.cpu_count(),

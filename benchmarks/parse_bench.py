@@ -10,31 +10,21 @@ no-op refresh's walk + hash). Writes benchmarks/results/parse_bench.json.
 
 from __future__ import annotations
 
-import shutil
 import sys
 import sysconfig
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 
 from _result import cpu_seconds, load_1m, show, write_result
+from _trees import STDLIB_EXCLUDED_TOP, copy_tree
 
 from helix.core.config import IndexSettings
 from indexers.parse import parse_file
 from indexers.walker import walk
 
-EXCLUDED_TOP = ("site-packages", "test")
 RESULT = Path(__file__).parent / "results" / "parse_bench.json"
-
-
-def _excluded(source: Path) -> Callable[[str, list[str]], list[str]]:
-    def ignore(directory: str, names: list[str]) -> list[str]:
-        top = Path(directory) == source
-        return [n for n in names if n == "__pycache__" or (top and n in EXCLUDED_TOP)]
-
-    return ignore
 
 
 def main() -> None:
@@ -42,7 +32,7 @@ def main() -> None:
     settings = IndexSettings()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "stdlib"
-        shutil.copytree(source, root, symlinks=True, ignore=_excluded(source))
+        copy_tree(source, root, STDLIB_EXCLUDED_TOP)
         c0, t0 = cpu_seconds(), time.perf_counter()
         walked = walk(root, settings)
         t1 = time.perf_counter()
