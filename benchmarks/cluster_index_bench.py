@@ -35,10 +35,10 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
+from _ray import local_ray
 from _result import load_1m, machine, show, write_result
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +48,7 @@ SKIPPED = ("SWE-QA",)  # a data set of questions, not a code base
 STAGES = ("walk", "parse", "bm25", "graph", "write")  # parse includes parse_shards
 MACHINES = (1, 10, 100)
 MONOREPO_FILES = 1_000_000
+EMPTY_TASKS = 200  # timed to measure Ray's per-task overhead
 MONOREPO_WORKERS = (1, 10, 100, 1000)
 
 
@@ -77,17 +78,6 @@ def _sources(mirrors: Path, work: Path, generated: int, total: int) -> list[Any]
         sources.append(RepoSource(name=f"gen-{number:02d}", path=str(out),
                                   group="generated"))
     return sources
-
-
-def _overhead_ms(ray: Any, n: int = 200) -> float:
-    @ray.remote(num_cpus=1)
-    def empty(x: int) -> int:
-        return x
-
-    ray.get([empty.remote(i) for i in range(8)])  # workers up
-    started = time.perf_counter()
-    ray.get([empty.remote(i) for i in range(n)])
-    return (time.perf_counter() - started) / n * 1000.0
 
 
 def _makespan(costs: list[float], slots: int) -> float:
@@ -150,7 +140,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ["HELIX_HOME"] = str(args.work / "home")
     from helix.cluster.fleet import index_fleet
-    from helix.cluster.runtime import connect
     from helix.core.config import resolve_config
 
     cluster = resolve_config(None)[0].cluster
@@ -160,10 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(args.work / name, ignore_errors=True)
     serial = index_fleet(sources, cluster=None, store_root=args.work / "serial", flags=flags,
                          register=False)
-    started = time.perf_counter()
-    ray = connect("local")
-    startup = time.perf_counter() - started
-    overhead_ms = _overhead_ms(ray)
+    _, startup, overhead_ms = local_ray(EMPTY_TASKS, warm=8)
     on_ray = index_fleet(sources, cluster="local", store_root=args.work / "ray", flags=flags,
                          register=False)
     cpus = os.cpu_count() or 1

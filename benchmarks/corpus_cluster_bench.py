@@ -30,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from _ray import local_ray
 from _result import cpu_seconds, load_1m, machine, show, write_result
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,17 +50,6 @@ def _timed(home: Path, run: Callable[[], Any]) -> tuple[Any, float, float]:
     wall, cpu = time.perf_counter(), cpu_seconds()
     value = run()
     return value, time.perf_counter() - wall, cpu_seconds() - cpu
-
-
-def _overhead_ms(ray: Any) -> float:
-    @ray.remote(num_cpus=1)
-    def empty(x: int) -> int:
-        return x
-
-    ray.get([empty.remote(i) for i in range(4)])  # workers up
-    started = time.perf_counter()
-    ray.get([empty.remote(i) for i in range(EMPTY_TASKS)])
-    return (time.perf_counter() - started) / EMPTY_TASKS * 1000.0
 
 
 def _stage(serial: tuple[Any, float, float], fan: Any, serial_task_s: float,
@@ -91,7 +81,6 @@ def main(argv: list[str] | None = None) -> int:
     from evals.corpus.build import build, load_cases
     from evals.corpus.features import collect
     from evals.corpus.repos import load_repo_list
-    from helix.cluster.runtime import connect
 
     listing = load_repo_list(args.repos)
     listing = listing.model_copy(update={
@@ -113,10 +102,7 @@ def main(argv: list[str] | None = None) -> int:
 
     build_serial = _timed(work / "home-build-serial", lambda: mine("serial"))
     rows_serial = _timed(work / "home-rows-serial", lambda: rows("serial"))
-    started = time.perf_counter()
-    ray = connect("local")
-    startup = time.perf_counter() - started
-    overhead_ms = _overhead_ms(ray)
+    _, startup, overhead_ms = local_ray(EMPTY_TASKS, warm=4)
     os.environ["HELIX_HOME"] = str(work / "home-build-ray")
     shutil.rmtree(work / "home-build-ray", ignore_errors=True)
     build_fan = FanOut("local")  # its tasks run under the HELIX_HOME set when it is made
