@@ -5,8 +5,8 @@
 
 The repositories: every bare git snapshot under `--mirrors` (`<owner>+<name>/repo`, checked
 out by the tasks under the store root: the git-source path of `helix index --repos-file`),
-but reserved projects and data sets, plus `--generated` trees of
-`benchmarks/gen_large_repo.py` (long-tailed sizes; the largest above
+but reserved projects, data sets and snapshots whose HEAD tree lacks an object (listed),
+plus `--generated` trees of `benchmarks/gen_large_repo.py` (long-tailed sizes; the largest above
 `cluster.shard_above_files`, so its parse runs in shard tasks), up to 100 in all. Both runs
 index all of them without embeddings into their own store root (`--work`/serial,
 `--work`/ray), from nothing: the serial loop in this process (`index_fleet(cluster=None)`),
@@ -52,7 +52,20 @@ EMPTY_TASKS = 200  # timed to measure Ray's per-task overhead
 MONOREPO_WORKERS = (1, 10, 100, 1000)
 
 
-def _sources(mirrors: Path, work: Path, generated: int, total: int) -> list[Any]:
+def _complete(bare: Path) -> bool:
+    """Every object of the tree at HEAD is in the snapshot (a fetched snapshot can lack one,
+    and then no task can check it out)."""
+    listed = subprocess.run(["git", "-C", str(bare), "ls-tree", "-r", "-t", "--object-only",
+                             "HEAD"], capture_output=True, text=True, check=False)
+    if listed.returncode != 0:
+        return False
+    checked = subprocess.run(["git", "-C", str(bare), "cat-file", "--batch-check"],
+                             input=listed.stdout, capture_output=True, text=True, check=False)
+    return checked.returncode == 0 and " missing" not in checked.stdout
+
+
+def _sources(mirrors: Path, work: Path, generated: int, total: int,
+             incomplete: list[str]) -> list[Any]:
     from evals.reserved import names_reserved
     from helix.cluster.repos_file import RepoSource
 
@@ -63,6 +76,9 @@ def _sources(mirrors: Path, work: Path, generated: int, total: int) -> list[Any]
             continue
         owner, _, name = entry.name.partition("+")
         if names_reserved(name, owner):
+            continue
+        if len(sources) < total - generated and not _complete(bare):
+            incomplete.append(entry.name)  # counted apart, not among the repositories
             continue
         sources.append(RepoSource(name=entry.name.replace("+", "-"), git=str(bare),
                                   group="mirrors"))
@@ -143,7 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     from helix.core.config import resolve_config
 
     cluster = resolve_config(None)[0].cluster
-    sources = _sources(args.mirrors, args.work, args.generated, args.limit)
+    incomplete: list[str] = []
+    sources = _sources(args.mirrors, args.work, args.generated, args.limit, incomplete)
     flags = {"index.embed_enabled": False}
     for name in ("serial", "ray"):
         shutil.rmtree(args.work / name, ignore_errors=True)
@@ -165,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine(),
         "repos": len(sources), "indexed": {"serial": len(serial.repos), "ray": len(on_ray.repos)},
         "failed": {"serial": serial.failed, "ray": on_ray.failed},
+        "snapshots_incomplete_skipped": incomplete,
         "files": sum(r["files"] for r in rows), "chunks": sum(r["chunks"] for r in rows),
         "same_index_revs": same,
         "serial_wall_s": serial.wall_s, "ray_wall_s": on_ray.wall_s,
