@@ -21,8 +21,8 @@ import anyio
 import psycopg
 import pytest
 
-from tests.talk_fixtures import FIXTURE
 from tests.net_helpers import free_port
+from tests.talk_fixtures import FIXTURE
 from tests.test_replicas import TALK, _same
 
 
