@@ -39,6 +39,7 @@ class Cues:
     negative_replies: Phrases
     elliptical: Phrases
     harmful: Phrases
+    conditions: frozenset[str]
     error_verbs: frozenset[str]
     error_endings: tuple[str, ...]
     manner_anaphora: Phrases
@@ -83,7 +84,8 @@ def cues() -> Cues:
         change_verb_words=int(cue["change_verb_words"]), anaphora=frozenset(cue["anaphora"]),
         negative_replies=_phrases(cue["negative_replies"]),
         elliptical=_phrases(cue["elliptical"]), harmful=_phrases(cue["harmful"]),
-        error_verbs=frozenset(cue["error_verbs"]), error_endings=tuple(cue["error_endings"]),
+        conditions=frozenset(cue["conditions"]), error_verbs=frozenset(cue["error_verbs"]),
+        error_endings=tuple(cue["error_endings"]),
         manner_anaphora=_phrases(cue["manner_anaphora"]),
         relatives=frozenset(cue["relatives"]), relatives_after=_phrases(cue["relatives_after"]),
         negators=_phrases(pred["negators"]),
