@@ -3,6 +3,7 @@ checked against the evidence that was sent.
 
     absence_claims(text) -> AbsenceClaim(start, end, terms) for every claim, in order
     contradicted(claim, evidence_words) -> the evidence says otherwise
+    answers_from(text, evidence_words) -> `text` says something the evidence holds
 
 A claim's terms are the content words of its sentence outside the claim phrase (identifiers,
 backticked names, words that are not function words or the vocabulary of claiming: "the
@@ -95,6 +96,7 @@ _CITATION = re.compile(r"\[\s*E\d+(?:\s*[,;\-–]\s*E\d+)*\s*\]|\S+:\d+(?:-\d+)?
 _WORD = re.compile(r"`[^`\n]+`|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 MIN_TERM = 3
 CONTRADICTED_SHARE = 0.5  # more than this share of a claim's terms in the evidence
+ANSWERING_TERMS = 3  # content words of the evidence that make a sentence an answer from it
 
 # function words and the vocabulary of claiming: never a claim's object
 
@@ -207,6 +209,30 @@ def _held(term: str, words: frozenset[str]) -> bool:
         return True
     parts = [p for p in re.split(r"[_.]", term) if p]
     return len(parts) > 1 and all(p in words for p in parts)
+
+
+_REPORTED = re.compile(r"`[^`\n]+`|[A-Za-z_$][\w.$]*|\d+(?:\.\d+)?")
+_IDENTIFIER = re.compile(r"[_.$`]|\d|[a-z][A-Z]")
+_FILE_NAME = re.compile(r"^[\w.-]*/[\w./-]*$|^[\w-]+\.[a-z0-9]{1,5}$")
+_TRIVIAL_NUMBERS = frozenset({"0", "1"})
+
+
+def answers_from(text: str, words: frozenset[str]) -> bool:
+    """`text` says something the evidence holds: an identifier (not a file's name: that names
+    the material, as a claim does) or a number of the evidence ("SESSION_TTL is 12 hours",
+    "Rotation at 50 MiB"), or `ANSWERING_TERMS` of its content words ("Priority first, name
+    second" where the excerpts sort by priority and name)."""
+    for raw in _REPORTED.findall(_CITATION.sub(" ", text)):
+        token = raw.strip("`").strip()
+        word = token.lower().strip("$")
+        if _FILE_NAME.match(word):
+            continue
+        if word.replace(".", "", 1).isdigit():
+            if word in words and word not in _TRIVIAL_NUMBERS:
+                return True
+        elif _IDENTIFIER.search(raw) and _held(word, words):
+            return True
+    return sum(_held(term, words) for term in content_terms(text)) >= ANSWERING_TERMS
 
 
 def contradicted(claim: AbsenceClaim, words: frozenset[str]) -> bool:
