@@ -115,8 +115,9 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     # meaning7: fresh8 (writer13; 52 claims, 33 ordinary; held apart: 2 accepted, 12 refused)
     # and tune9 (writer17, 7 new scenarios; 50 claims, 35 ordinary; 2 accepted, 16 refused on
     # the code before meaning7) joined: 7 of 452 accepted, 36 of 296 refused before meaning7's
-    # change, 7 and 31 after (an answer from the evidence makes a claim a note, cited or not)
-    assert wrong.get(("tune", True), 0) <= 7 and wrong.get(("tune", False), 0) <= 31, wrong
+    # changes, 7 and 21 after (an answer from the evidence makes a claim a note, cited or not;
+    # a span that reports what the evidence holds is no claim)
+    assert wrong.get(("tune", True), 0) <= 7 and wrong.get(("tune", False), 0) <= 21, wrong
     # absence5's probe3, never tuned on: 3 of 20 accepted (the old code too), 0 of 10 refused
     assert wrong.get(("probe3", True), 0) <= 3 and not wrong.get(("probe3", False)), wrong
 

@@ -240,7 +240,7 @@ def _claims(text: str, words: frozenset[str] | None,
     given, else the rules' negation cues) in sentences the phrases left alone, in order."""
     claims = absence_claims(text, cues=meaning is None)
     if meaning is not None:
-        claims += [c for c in meaning.claims(text, _held_forms(words))
+        claims += [c for c in meaning.claims(text, _held_forms(words), words)
                    if not any(o.start < c.end and c.start < o.end for o in claims)]
     return sorted(claims)
 
