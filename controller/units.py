@@ -58,6 +58,7 @@ class _Names:
     rejects: frozenset[str]
     condition: re.Pattern[str]  # a line opening a code condition
     unreal: frozenset[str]  # modals of what is only supposed
+    contrasts: frozenset[str]  # words opening a clause about another subject
 
 
 def _key(name: str) -> str:
@@ -80,6 +81,7 @@ def _unit_names() -> _Names:
                   unit_of=unit_of, anaphors=frozenset(data["lines"]["anaphors"]),
                   rejects=frozenset(data["lines"]["rejects"]),
                   unreal=frozenset(data["lines"]["unreal"]),
+                  contrasts=frozenset(data["lines"]["contrasts"]),
                   condition=re.compile(r"^\s*(?:" + r"|".join(
                       re.escape(w).replace(r"\ ", r"\s+") for w in data["lines"]["conditions"])
                       + r")\b"))
@@ -92,7 +94,8 @@ def _rival(word: str, unit: str) -> bool:
     return found is not None and asked is not None and found[0] == asked[0] and found != asked
 
 
-def _other_stated(reading: Reading, unit: str, start: int, end: int) -> str | None:
+def _other_stated(reading: Reading, unit: str, start: int, end: int,
+                  quantity: tuple[str, ...] = ()) -> str | None:
     """The first other unit of `unit`'s dimension that characters `start`..`end` state
     plainly: not denied, and not a value ("1 GPa = 1e9 Pa", "about 3 bar": a number before
     it)."""
@@ -100,10 +103,25 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int) -> str | No
     for at, (token, denied) in enumerate(zip(reading.tokens, reading.denied, strict=True)):
         if (start <= token.start < end and not denied and _is_unit_name(token.text, previous)
                 and _rival(token.text, unit) and not _is_number(previous)
-                and not _supposed(reading, at)):
+                and not _supposed(reading, at) and not _contrasted(reading, at, quantity)):
             return token.text
         previous = token.lower
     return None
+
+
+def _contrasted(reading: Reading, at: int, quantity: tuple[str, ...]) -> bool:
+    """Token `at` is in a clause a contrast word opens about another subject ("the request
+    timeout is in ms, while the retry delay is in seconds"): not the quantity, not "it"."""
+    names = _unit_names()
+    for n in range(at - 1, -1, -1):
+        token = reading.tokens[n]
+        if token.sentence != reading.tokens[at].sentence:
+            return False
+        if token.lower in names.contrasts:
+            between = reading.tokens[n + 1:at]
+            return bool(between) and not any(t.lower in names.anaphors for t in between) \
+                and not _names_quantity(" ".join(t.text for t in between), quantity)
+    return False
 
 
 def _supposed(reading: Reading, at: int) -> bool:
@@ -373,7 +391,7 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
         starts = [0, *(i + 1 for i, c in enumerate(para) if c == "\n"), len(para) + 1]
         for line, found in sorted(by_line.items()):
             at = line - first
-            rival = _other_stated(reading, unit, starts[at], starts[at + 1] - 1)
+            rival = _other_stated(reading, unit, starts[at], starts[at + 1] - 1, quantity)
             states = any(stated for stated, _ in found) and rival is None
             denied = [s for stated, s in found if not stated and s is not None]
             instead = rival if rival is not None else (

@@ -115,6 +115,11 @@ def test_an_alias_names_the_unit_instead() -> None:
     ("Anything over the quota (in MB) is refused.", "MB", "quota", True),
     # a harm after a conditional: what the condition supposes is wrong
     ("If you pass the quota in MB, the uploader will fail.", "MB", "quota", False),
+    # a clause a contrast word opens about another subject names that subject's unit
+    ("The flush interval is in ms, whereas the retry delay is in seconds.", "ms",
+     "flush interval", True),
+    ("The flush interval is logged in ms, whereas it is configured in seconds.", "ms",
+     "flush interval", False),
 ])
 def test_any_name_of_a_unit_other_than_gpa(text: str, unit: str, quantity: str,
                                             states: bool) -> None:
