@@ -312,3 +312,10 @@ def test_a_harm_after_a_conditional_denies_what_the_condition_supposes(word: str
     assert "GPa" in _denied_words(text)
     assert "GPa" not in _denied_words(f"{word.capitalize()} the tile pressure is in GPa, "
                                       "the solver reports it.")
+
+
+@pytest.mark.parametrize("word", CUES["boundaries"]["factives"])
+def test_a_factives_complement_is_not_reached_by_its_negation(word: str) -> None:
+    # meaning7: "nobody should be surprised that ... GPa" states GPa; "nobody said that" does not
+    assert "GPa" not in _denied_words(f"Nobody {word} that tile pressure is in GPa.")
+    assert "GPa" in _denied_words("Nobody said that tile pressure is in GPa.")

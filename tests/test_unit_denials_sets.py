@@ -34,12 +34,9 @@ DENIALS = [(q, line) for q, line in LINES if line["reading"] == "denies"]
 STATES = [(q, line) for q, line in LINES if line["reading"] == "states"]
 # a statement left unconfirmed (the safe side): a second unit stated in the line for another
 # use makes neither unit confirmed (controller/units.py: two answers)
-# (meaning7) fresh8, measured held apart with 3 statements missed, now a tune set: two are left
-# ("nobody should be surprised that ..." keeps a factive complement under the negation; "any
-# unit but GPa" is an exception inside "can't" that the clause boundary at "but" cuts off)
+# (meaning7) fresh8, measured held apart with 3 statements missed, now a tune set: one is left
+# ("any unit but GPa" is an exception inside "can't" that the clause boundary at "but" cuts off)
 LEFT = {"Tile pressure is stored in GPa; MPa is only used for display.",
-        "Nobody should be surprised that tile pressure comes back in GPa: at these gaps, MPa "
-        "would give unreadably large numbers.",
         "You can't pass tile pressure in any unit but GPa."}
 
 

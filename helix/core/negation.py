@@ -4,9 +4,11 @@
     Reading.denied_at(offset) -> whether the word at a character offset is denied
 
 A sentence ends at `.`, `!`, `?` or a line break; a clause at other punctuation (`, ; : | #`),
-at a word that starts a new clause ("but", "when", "now", ...) and at "and"/"or" followed by a
-new predicate. A parenthetical is a clause inside its clause: a scope opened outside runs
-through it, one opened inside ends at its ")". The cues (data: helix/core/negation.toml) reach:
+at a word that starts a new clause ("but", "when", "now", ...), at "and"/"or" followed by a
+new predicate, and at "that" after a factive predicate ("nobody should be surprised that it is
+GPa": what a factive's complement says holds, negated or not). A parenthetical is a clause
+inside its clause: a scope opened outside runs through it, one opened inside ends at its ")".
+The cues (data: helix/core/negation.toml) reach:
 
     forward     what follows, to the end of the clause: "never expressed in GPa",
                 "pascal rather than GPa", "unlike the modulus (GPa)", "isn't in GPa"
@@ -130,6 +132,8 @@ class _Clauses:
             return False  # a member access joins its name: "unit).not.toBe('GPa')"
         if token.lower in c.punctuation or token.lower in c.boundary_words:
             return True
+        if token.lower == "that" and i > 0 and self.tokens[i - 1].lower in c.factives:
+            return True  # a factive's complement holds whatever is said of the factive
         nxt = self.tokens[i + 1].lower if i + 1 < len(self.tokens) else ""
         return token.lower in c.coordinators and nxt in c.predicate_starts
 

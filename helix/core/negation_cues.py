@@ -25,6 +25,7 @@ class Cues:
     boundary_words: frozenset[str]
     coordinators: frozenset[str]
     predicate_starts: frozenset[str]
+    factives: frozenset[str]
     forward: Phrases
     coordinating: frozenset[str]
     evaluative: Phrases
@@ -75,6 +76,7 @@ def cues() -> Cues:
         punctuation=frozenset(bounds["punctuation"]), boundary_words=frozenset(bounds["words"]),
         coordinators=frozenset(bounds["coordinators"]),
         predicate_starts=frozenset(bounds["predicate_starts"]),
+        factives=frozenset(bounds["factives"]),
         forward=_phrases(cue["forward"]), coordinating=frozenset(cue["coordinating"]),
         evaluative=_phrases(cue["evaluative"]),
         past=_phrases(cue["past"]), past_tense=_phrases(cue["past_tense"]),
