@@ -127,6 +127,8 @@ def test_any_name_of_a_unit_other_than_gpa(text: str, unit: str, quantity: str,
     ("Q: Is the quota in MB?\nA: No, it is in GiB.", "MB", "GiB"),  # the answer's sentence
     ("- oven temp: K\n- room temp: °C", "°C", "K"),  # the asked quantity's row
     ("The oven temperature isn't Celsius. Kelvin, throughout.", "°C", "Kelvin"),
+    ("oven_temp = 450  # kelvin rather than C", "°C", "kelvin"),  # "than C" names a unit
+    ("The oven temperature moved from degC to K in 3.0.", "°C", "K"),  # "to K" names a unit
 ])
 def test_the_unit_named_instead_is_of_the_same_dimension(text: str, unit: str,
                                                           instead: str) -> None:
