@@ -115,9 +115,9 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     # meaning7: fresh8 (writer13; 52 claims, 33 ordinary; held apart: 2 accepted, 12 refused)
     # and tune9 (writer17, 7 new scenarios; 50 claims, 35 ordinary; 2 accepted, 16 refused on
     # the code before meaning7) joined: 7 of 452 accepted, 36 of 296 refused before meaning7's
-    # changes, 7 and 21 after (an answer from the evidence makes a claim a note, cited or not;
-    # a span that reports what the evidence holds is no claim)
-    assert wrong.get(("tune", True), 0) <= 7 and wrong.get(("tune", False), 0) <= 21, wrong
+    # changes, 6 and 21 after (an answer from the evidence makes a claim a note, cited or not;
+    # a span that reports what the evidence holds is no claim; "answerable" claims nothing)
+    assert wrong.get(("tune", True), 0) <= 6 and wrong.get(("tune", False), 0) <= 21, wrong
     # absence5's probe3, never tuned on: 3 of 20 accepted (the old code too), 0 of 10 refused
     assert wrong.get(("probe3", True), 0) <= 3 and not wrong.get(("probe3", False)), wrong
 
@@ -171,4 +171,13 @@ def test_a_clause_after_a_semicolon_speaks_of_the_material_the_clause_before_nam
 def test_an_answer_from_the_evidence_makes_a_claim_a_note(text: str, refused: bool) -> None:
     ledger = _case("decide_retry in ledger/retry.py makes the call")
     assert _refused(ledger, text) is refused, text
+
+
+def test_answerable_is_the_vocabulary_of_claiming() -> None:
+    # meaning7: "not answerable from this evidence" claims nothing in particular is missing:
+    # a blanket claim, refused whatever the answer cited before it
+    from helix.synthesis.absence import content_terms
+
+    assert content_terms("So: not answerable from this evidence.") == ()
+    assert content_terms("The cap is undeterminable from these excerpts.") == ("cap",)
 
