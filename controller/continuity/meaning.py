@@ -65,6 +65,10 @@ EXACT_FLAGS = ("ordinal_whole", "ordinal_in_text", "ordinal_in_range", "number_o
                "label_overlap", "quoted", "slash", "question_mark", "question_lead",
                "pronoun", *(f"words_{lo}" for lo, _ in WORD_BUCKETS))
 RULE_FLAGS = (*(f"rule_{c}" for c in CLASSES), "rule_boundary")
+# what makes a vocabulary rule's reading exact: a number in the list's range, a path or a name
+# the list shows, a quoted name (against these the classifier needs `router_override`; against
+# a rule that read the message from its phrases alone, `router_phrase`)
+EXACT_RULE_FLAGS = ("ordinal_in_range", "path_listed", "identifier_listed", "quoted")
 FLAG_NAMES = (*STATE_FLAGS, *EXACT_FLAGS, *RULE_FLAGS)
 TEXT_NAMES = (*(f"sim_max_{c}" for c in CLASSES), *(f"sim_top_{c}" for c in CLASSES))
 OPTION_NAMES = ("option_max", "option_margin")
@@ -107,6 +111,11 @@ class Features:
 
     def flag(self, name: str) -> float:
         return self.flags[FLAG_NAMES.index(name)]
+
+    @property
+    def exact(self) -> bool:
+        """The message holds something the rules read exactly (`EXACT_RULE_FLAGS`)."""
+        return any(self.flag(n) for n in EXACT_RULE_FLAGS)
 
 
 Reader = Callable[[Features], Reading]

@@ -267,6 +267,10 @@ class ContinuitySettings(_Frozen):
     # outside the fixture repository.
     router_override: float = Field(default=0.9, ge=0.0, le=1.0)
     router_rescue: float = Field(default=0.45, ge=0.0, le=1.0)
+    # the bar against a vocabulary rule that read the message from its phrases alone (no number
+    # in the list's range, listed path or name, quoted name: meaning.EXACT_RULE_FLAGS); the
+    # override bar stays for a rule that read something exact
+    router_phrase: float = Field(default=0.9, ge=0.0, le=1.0)
     # a new search is said back when a follow-up reading had at least this probability
     router_follow_up_floor: float = Field(default=0.15, ge=0.0, le=1.0)
     # two readings closer than this, the second at least `router_clarify_floor`: both are
