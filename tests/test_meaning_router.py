@@ -528,3 +528,20 @@ def test_a_t2_label_after_a_sense_choice_naming_no_scope_is_the_other_sense():
     assert normalised("narrow", seen("search/ only", path=True)) == "narrow"
     assert normalised("narrow", seen("now the storage one", sense=False)) == "narrow"
     assert normalised("pick", seen("now the storage one")) == "pick"
+
+
+def test_the_manifest_says_how_each_writer_left_out_routes_at_the_shipped_bars():
+    """Leave-one-writer-out: every writer's training file held out in turn, its class accuracy
+    and the routed share per (router_rescue, router_phrase); the shipped pair is on the curve,
+    at the override the curves hold."""
+    from evals.router_train import PHRASE_CURVE_OVERRIDE, WRITER_FILES
+    from helix.core.config import ContinuitySettings
+
+    manifest = json.loads((MODEL_DIR / "manifest.json").read_text(encoding="utf-8"))
+    lowo = manifest["metrics"]["lowo"]
+    assert set(lowo["by_writer"]) == {w.removesuffix(".jsonl") for w in WRITER_FILES}
+    s = ContinuitySettings()
+    assert s.router_override == PHRASE_CURVE_OVERRIDE
+    key = f"{s.router_rescue:.2f}/{s.router_phrase:.2f}"
+    assert 0 < lowo["mean_routed_by_rescue_phrase"][key] <= 1
+    assert all(0 < w["accuracy"] <= 1 for w in lowo["by_writer"].values())

@@ -162,8 +162,10 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading, *,
     if plan is None:  # the meaning cannot be acted on here: the rules' reading stands
         plan = rules_plan
     # a vocabulary pattern that matched is a sure reading (the classifier agreeing or not);
-    # the rules' fallback (a new question) is no reading
-    agreed = plan is rules_plan and rules not in ("new_question", "boundary")
+    # the rules' fallback (a new question) is no reading, but the classifier reading a new
+    # question too is: no two-readings clarifier then (a follow-up-looking one is still said)
+    agreed = plan is rules_plan and (rules not in ("new_question", "boundary")
+                                     or meaning == rules)
     plan = plan.model_copy(update={"reading": reading, "reasons": (
         *plan.reasons[:-1], f"read as {meaning} ({reading.confidence:.2f})",
         *plan.reasons[-1:])})
