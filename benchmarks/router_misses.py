@@ -18,7 +18,8 @@ with the vocabulary rules' reading of the turn). The stage that decided a turn:
   reading      the classifier's reading was acted on (`readings.plan_for`)
   alternative  a second reading was acted on (`router._acted_on`)
   clarifier    two close readings offered (`clarify_reading`)
-and `gated` when the coverage gate turned the plan into a boundary. A miss whose classifier
+and `gated` when the coverage gate turned the plan into a boundary (a miss of kind `gate`,
+whatever read it). A miss whose classifier
 reading was its labelled class is a structure miss (the reading was right, what was done with it
 was not); one whose reading was another class is a classifier miss.
 Writes benchmarks/results/router_misses.json (per file and stage: turns, misses, and each miss
@@ -122,13 +123,16 @@ def run_file(name: str, recorder: Recorder) -> list[dict[str, Any]]:
                          "reasons": list(turn.reasons),
                          **{k: seen.get(k) for k in ("rules", "reading", "confidence",
                                                       "second")},
-                         **{k: row[k] for k in ("ok", "expected", "got", "intent")}})
+                         **{k: row[k] for k in ("ok", "expected", "got", "intent",
+                                                "silent_search")}})
     return rows
 
 
 def kind(row: dict[str, Any]) -> str:
     """A miss's kind: the stage that decided it, and whether the classifier's reading was the
     labelled class (structure) or not (classifier)."""
+    if row["gated"]:
+        return "gate"  # the coverage gate refused the last answer's carryover (a boundary)
     if row["stage"] == "exact":
         return "exact"
     right = row["label"] is not None and row["reading"] == row["label"]
@@ -141,6 +145,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     for r in rows:
         by_class.setdefault(r["expected"], []).append(r["ok"])
     return {"turns": len(rows), "accuracy": round(sum(r["ok"] for r in rows) / len(rows), 4),
+            "silent_new_searches": sum(r["silent_search"] for r in rows),
             "stages": dict(sorted(Counter(r["stage"] for r in rows).items())),
             "misses_by_kind": dict(sorted(Counter(kind(r) for r in misses).items())),
             "by_class": {k: round(sum(v) / len(v), 4) for k, v in sorted(by_class.items())},
@@ -167,7 +172,8 @@ def main() -> None:
         for name in names:
             result["files"][name] = summarize(run_file(name, recorder))
     args.out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(json.dumps({n: {k: r[k] for k in ("turns", "accuracy", "misses_by_kind")}
+    print(json.dumps({n: {k: r[k] for k in ("turns", "accuracy", "silent_new_searches",
+                                            "misses_by_kind")}
                       for n, r in result["files"].items()}, indent=1))
 
 
