@@ -545,3 +545,16 @@ def test_the_manifest_says_how_each_writer_left_out_routes_at_the_shipped_bars()
     key = f"{s.router_rescue:.2f}/{s.router_phrase:.2f}"
     assert 0 < lowo["mean_routed_by_rescue_phrase"][key] <= 1
     assert all(0 < w["accuracy"] <= 1 for w in lowo["by_writer"].values())
+
+
+def test_a_new_question_both_readers_read_is_asked_not_clarified_and_said_when_unsure(repo):
+    """The rules and the classifier both read a new question, the classifier unsure with a
+    follow-up close behind: the question is searched (no two-readings clarifier), and how it
+    was read is said."""
+    question = "where is the tokenizer defined?"
+    talk = ReaderTalk(repo, fixed("new_question", 0.42, "callers", 0.40, on=question))
+    talk(Q)
+    talk("open the second one")
+    turn = talk(question)
+    assert (turn.transition, turn.lane, turn.intent) == ("T1", "root", "root_question")
+    assert "reading_announced" in {e.name for e in turn.events}

@@ -162,16 +162,16 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading, *,
     if plan is None:  # the meaning cannot be acted on here: the rules' reading stands
         plan = rules_plan
     # a vocabulary pattern that matched is a sure reading (the classifier agreeing or not);
-    # the rules' fallback (a new question) is no reading, but the classifier reading a new
-    # question too is: no two-readings clarifier then (a follow-up-looking one is still said)
-    agreed = plan is rules_plan and (rules not in ("new_question", "boundary")
-                                     or meaning == rules)
+    # the rules' fallback (a new question) is no reading: an unsure one is said back, but
+    # with the classifier reading a new question too there is no two-readings clarifier
+    agreed = plan is rules_plan and rules not in ("new_question", "boundary")
+    both_new = plan is rules_plan and meaning == rules == "new_question"
     plan = plan.model_copy(update={"reading": reading, "reasons": (
         *plan.reasons[:-1], f"read as {meaning} ({reading.confidence:.2f})",
         *plan.reasons[-1:])})
     if reading.forced:
         return plan
-    close = None if agreed else _close_reading(t, plan, reading)
+    close = None if agreed or both_new else _close_reading(t, plan, reading)
     if close is not None:
         return close
     return _announced(t, plan, reading, rules, agreed)
