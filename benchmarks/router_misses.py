@@ -53,10 +53,10 @@ class Recorder:
 
         self.router, self.read_plan = router, router.read_plan
 
-        def read_plan(t: Any, rules_plan: Any, reading: Any) -> Any:
+        def read_plan(t: Any, rules_plan: Any, reading: Any, **kw: Any) -> Any:
             from controller.continuity.meaning import meaning_of
 
-            plan = self.read_plan(t, rules_plan, reading)
+            plan = self.read_plan(t, rules_plan, reading, **kw)
             self.turn.update(stage=self._stage(t, rules_plan, reading, plan),
                              rules=meaning_of(rules_plan),
                              reading=reading.meaning, confidence=reading.confidence,
@@ -149,8 +149,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "stages": dict(sorted(Counter(r["stage"] for r in rows).items())),
             "misses_by_kind": dict(sorted(Counter(kind(r) for r in misses).items())),
             "by_class": {k: round(sum(v) / len(v), 4) for k, v in sorted(by_class.items())},
-            "misses": [{**r, "kind": kind(r)} for r in misses],
-            "routes": [[r["session"], r["turn"], r["got"], r["ok"]] for r in rows]}
+            "misses": [{**r, "kind": kind(r)} for r in misses]}
 
 
 def main() -> None:
