@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -49,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
+from _result import cpu_seconds, load_1m, show, write_result
 from model_stub import ModelStub
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -138,11 +138,10 @@ def import_cpu(rounds: int) -> dict[str, float]:
     for name, code in _IMPORTS.items():
         seconds = []
         for _ in range(rounds):
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            before = cpu_seconds(children=True)
             subprocess.run([sys.executable, "-c", code], env=env, check=True,
                            capture_output=True)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            seconds.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+            seconds.append(cpu_seconds(children=True) - before)
         out[name] = round(statistics.median(seconds), 3)
     return out
 
@@ -160,7 +159,7 @@ def run(repo: Path, rounds: int, modes: tuple[str, ...] = MODES) -> dict[str, An
     work = Path(tempfile.mkdtemp(prefix="ask_model_bench-"))
     model = "openai/stub"
     out: dict[str, Any] = {"repo": str(repo), "question": QUESTION, "rounds": rounds,
-                           "target_over_s": TARGET_OVER_S, "load_avg_start": os.getloadavg()[0]}
+                           "target_over_s": TARGET_OVER_S, "load_avg_start": load_1m(None)}
     with ModelStub() as stub:
         base = stub.base
         cold_index = {"no_model": _ask(repo, work / "cold-none", None, base, "off", "c")[0]}
@@ -212,7 +211,7 @@ def run(repo: Path, rounds: int, modes: tuple[str, ...] = MODES) -> dict[str, An
     out["hung"] = dict(sorted(HUNG.items()))
     out["ask_timeout_s"] = LIMITS["ask_timeout_s"]
     out["import_cpu_s"] = import_cpu(rounds)
-    out["load_avg_end"] = os.getloadavg()[0]
+    out["load_avg_end"] = load_1m(None)
     return out
 
 
@@ -232,12 +231,8 @@ def main() -> None:
     result = run(args.repo.resolve(), args.rounds, modes)
     result["command"] = ("python benchmarks/ask_model_bench.py --rounds "
                          f"{args.rounds} --modes {','.join(modes)} --out {args.out}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = args.out.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(args.out)
-    print(json.dumps({k: result[k] for k in ("median_s", "over_no_model_s", "within_target")},
-                     indent=2))
+    write_result(args.out, result)
+    show({k: result[k] for k in ("median_s", "over_no_model_s", "within_target")})
 
 
 if __name__ == "__main__":

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
+
+from _result import show, write_result
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -36,15 +37,11 @@ def main() -> None:
     if args.helix:
         saved = json.loads(Path(args.helix).read_text(encoding="utf-8"))
         result["helix"] = saved["summary"].get(suite.name, {}).get("helix_vs_bm25_files")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, out)
+    write_result(args.out, result)
     shown = dict(result)
     shown["bm25_files"] = {k: v for k, v in result["bm25_files"].items()  # type: ignore[union-attr]
                            if k != "ranks"}
-    print(json.dumps(shown, indent=2, sort_keys=True))
+    show(shown)
 
 
 if __name__ == "__main__":

@@ -5,8 +5,8 @@
 
 The repositories: every bare git snapshot under `--mirrors` (`<owner>+<name>/repo`, checked
 out by the tasks under the store root: the git-source path of `helix index --repos-file`),
-but reserved projects and data sets, plus `--generated` trees of
-`benchmarks/gen_large_repo.py` (long-tailed sizes; the largest above
+but reserved projects, data sets and snapshots whose HEAD tree lacks an object (listed),
+plus `--generated` trees of `benchmarks/gen_large_repo.py` (long-tailed sizes; the largest above
 `cluster.shard_above_files`, so its parse runs in shard tasks), up to 100 in all. Both runs
 index all of them without embeddings into their own store root (`--work`/serial,
 `--work`/ray), from nothing: the serial loop in this process (`index_fleet(cluster=None)`),
@@ -30,16 +30,16 @@ from __future__ import annotations
 
 import argparse
 import heapq
-import json
 import math
 import os
-import platform
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
+
+from _ray import local_ray
+from _result import load_1m, machine, show, write_result
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -48,10 +48,24 @@ SKIPPED = ("SWE-QA",)  # a data set of questions, not a code base
 STAGES = ("walk", "parse", "bm25", "graph", "write")  # parse includes parse_shards
 MACHINES = (1, 10, 100)
 MONOREPO_FILES = 1_000_000
+EMPTY_TASKS = 200  # timed to measure Ray's per-task overhead
 MONOREPO_WORKERS = (1, 10, 100, 1000)
 
 
-def _sources(mirrors: Path, work: Path, generated: int, total: int) -> list[Any]:
+def _complete(bare: Path) -> bool:
+    """Every object of the tree at HEAD is in the snapshot (a fetched snapshot can lack one,
+    and then no task can check it out)."""
+    listed = subprocess.run(["git", "-C", str(bare), "ls-tree", "-r", "-t", "--object-only",
+                             "HEAD"], capture_output=True, text=True, check=False)
+    if listed.returncode != 0:
+        return False
+    checked = subprocess.run(["git", "-C", str(bare), "cat-file", "--batch-check"],
+                             input=listed.stdout, capture_output=True, text=True, check=False)
+    return checked.returncode == 0 and " missing" not in checked.stdout
+
+
+def _sources(mirrors: Path, work: Path, generated: int, total: int,
+             incomplete: list[str]) -> list[Any]:
     from evals.reserved import names_reserved
     from helix.cluster.repos_file import RepoSource
 
@@ -62,6 +76,9 @@ def _sources(mirrors: Path, work: Path, generated: int, total: int) -> list[Any]
             continue
         owner, _, name = entry.name.partition("+")
         if names_reserved(name, owner):
+            continue
+        if len(sources) < total - generated and not _complete(bare):
+            incomplete.append(entry.name)  # counted apart, not among the repositories
             continue
         sources.append(RepoSource(name=entry.name.replace("+", "-"), git=str(bare),
                                   group="mirrors"))
@@ -77,17 +94,6 @@ def _sources(mirrors: Path, work: Path, generated: int, total: int) -> list[Any]
         sources.append(RepoSource(name=f"gen-{number:02d}", path=str(out),
                                   group="generated"))
     return sources
-
-
-def _overhead_ms(ray: Any, n: int = 200) -> float:
-    @ray.remote(num_cpus=1)
-    def empty(x: int) -> int:
-        return x
-
-    ray.get([empty.remote(i) for i in range(8)])  # workers up
-    started = time.perf_counter()
-    ray.get([empty.remote(i) for i in range(n)])
-    return (time.perf_counter() - started) / n * 1000.0
 
 
 def _makespan(costs: list[float], slots: int) -> float:
@@ -150,20 +156,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ["HELIX_HOME"] = str(args.work / "home")
     from helix.cluster.fleet import index_fleet
-    from helix.cluster.runtime import connect
     from helix.core.config import resolve_config
 
     cluster = resolve_config(None)[0].cluster
-    sources = _sources(args.mirrors, args.work, args.generated, args.limit)
+    incomplete: list[str] = []
+    sources = _sources(args.mirrors, args.work, args.generated, args.limit, incomplete)
     flags = {"index.embed_enabled": False}
     for name in ("serial", "ray"):
         shutil.rmtree(args.work / name, ignore_errors=True)
     serial = index_fleet(sources, cluster=None, store_root=args.work / "serial", flags=flags,
                          register=False)
-    started = time.perf_counter()
-    ray = connect("local")
-    startup = time.perf_counter() - started
-    overhead_ms = _overhead_ms(ray)
+    _, startup, overhead_ms = local_ray(EMPTY_TASKS, warm=8)
     on_ray = index_fleet(sources, cluster="local", store_root=args.work / "ray", flags=flags,
                          register=False)
     cpus = os.cpu_count() or 1
@@ -176,10 +179,10 @@ def main(argv: list[str] | None = None) -> int:
                               cluster.shard_above_files) for key in ("seconds", "cpu_s")}
     per_file = _per_file(rows)
     result = {
-        "machine": {"cpus": cpus, "python": platform.python_version(),
-                    "platform": platform.platform()},
+        "machine": machine(),
         "repos": len(sources), "indexed": {"serial": len(serial.repos), "ray": len(on_ray.repos)},
         "failed": {"serial": serial.failed, "ray": on_ray.failed},
+        "snapshots_incomplete_skipped": incomplete,
         "files": sum(r["files"] for r in rows), "chunks": sum(r["chunks"] for r in rows),
         "same_index_revs": same,
         "serial_wall_s": serial.wall_s, "ray_wall_s": on_ray.wall_s,
@@ -193,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         "per_file_ms": {stage: round(value * 1000, 4) for stage, value in per_file.items()},
         "serial_task_s": serial.task_s,
         "serial_cpu_s": round(sum(r["cpu_s"] for r in rows), 1),
-        "load_average_1m_at_end": round(os.getloadavg()[0], 2),
+        "load_average_1m_at_end": load_1m(),
         "projected_s": {f"{m}_machines_x_{cpus}_cores": round(_makespan(costs["seconds"],
                                                                         m * cpus), 1)
                         for m in MACHINES},
@@ -207,9 +210,8 @@ def main(argv: list[str] | None = None) -> int:
         "monorepo_1m_files": _monorepo(per_file, cluster.shard_files, overhead_s),
         "rows": rows,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    print(json.dumps({k: v for k, v in result.items() if k != "rows"}, indent=2))
+    write_result(args.out, result)
+    show({k: v for k, v in result.items() if k != "rows"})
     return 0
 
 

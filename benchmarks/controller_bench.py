@@ -20,13 +20,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from _result import machine, show, write_result
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -121,8 +122,7 @@ def main() -> None:
     warm_result, root = warm(args.no_embed)
     cold_result = cold(root, args.no_embed, args.cold, warm_result.pop("item_hashes"))
     result = {
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                    "platform": platform.platform()},
+        "machine": machine(),
         "no_embed": args.no_embed,
         "questions": SUITE,
         "warm": warm_result,
@@ -134,16 +134,10 @@ def main() -> None:
             "cold_p50_met": cold_result["latency"]["p50_ms"] < COLD_TARGET_P50_MS,
         },
     }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, out)
-    print(json.dumps({"warm": warm_result["latency"], "cold_cli": cold_result["latency"],
-                      "cross_process_hash_equal_rate":
-                          cold_result["cross_process_hash_equal_rate"],
-                      "quality": warm_result["quality"], "targets": result["targets"]},
-                     indent=2))
+    write_result(args.out, result)
+    show({"warm": warm_result["latency"], "cold_cli": cold_result["latency"],
+          "cross_process_hash_equal_rate": cold_result["cross_process_hash_equal_rate"],
+          "quality": warm_result["quality"], "targets": result["targets"]})
 
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from _result import show, write_result
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -137,10 +139,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "pooled_no_name": summary([r for r in all_rows if not r["names_target"]]),
         "repos": results,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(json.dumps({k: payload[k] for k in ("pooled", "pooled_names_target",
-                                              "pooled_no_name")}))
+    write_result(args.out, payload, indent=1)
+    show({k: payload[k] for k in ("pooled", "pooled_names_target", "pooled_no_name")},
+         indent=None)
     return 0
 
 

@@ -23,13 +23,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from _ray import local_ray
+from _result import cpu_seconds, load_1m, machine, show, write_result
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -45,20 +47,9 @@ def _timed(home: Path, run: Callable[[], Any]) -> tuple[Any, float, float]:
     """(value, wall s, this process's CPU s) of `run` under a fresh HELIX_HOME."""
     shutil.rmtree(home, ignore_errors=True)
     os.environ["HELIX_HOME"] = str(home)
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu = time.perf_counter(), cpu_seconds()
     value = run()
-    return value, time.perf_counter() - wall, time.process_time() - cpu
-
-
-def _overhead_ms(ray: Any) -> float:
-    @ray.remote(num_cpus=1)
-    def empty(x: int) -> int:
-        return x
-
-    ray.get([empty.remote(i) for i in range(4)])  # workers up
-    started = time.perf_counter()
-    ray.get([empty.remote(i) for i in range(EMPTY_TASKS)])
-    return (time.perf_counter() - started) / EMPTY_TASKS * 1000.0
+    return value, time.perf_counter() - wall, cpu_seconds() - cpu
 
 
 def _stage(serial: tuple[Any, float, float], fan: Any, serial_task_s: float,
@@ -90,7 +81,6 @@ def main(argv: list[str] | None = None) -> int:
     from evals.corpus.build import build, load_cases
     from evals.corpus.features import collect
     from evals.corpus.repos import load_repo_list
-    from helix.cluster.runtime import connect
 
     listing = load_repo_list(args.repos)
     listing = listing.model_copy(update={
@@ -100,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     work = args.work
     for name in ("build-serial", "build-ray", "rows-serial", "rows-ray"):
         shutil.rmtree(work / name, ignore_errors=True)
-    load_before = os.getloadavg()[0]
+    load_before = load_1m()
 
     def mine(label: str, mine_map: Any = None) -> Any:
         return build(listing, args.mirrors, work / f"build-{label}" / "work",
@@ -112,10 +102,7 @@ def main(argv: list[str] | None = None) -> int:
 
     build_serial = _timed(work / "home-build-serial", lambda: mine("serial"))
     rows_serial = _timed(work / "home-rows-serial", lambda: rows("serial"))
-    started = time.perf_counter()
-    ray = connect("local")
-    startup = time.perf_counter() - started
-    overhead_ms = _overhead_ms(ray)
+    _, startup, overhead_ms = local_ray(EMPTY_TASKS, warm=4)
     os.environ["HELIX_HOME"] = str(work / "home-build-ray")
     shutil.rmtree(work / "home-build-ray", ignore_errors=True)
     build_fan = FanOut("local")  # its tasks run under the HELIX_HOME set when it is made
@@ -128,8 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     for path in sorted((work / "build-serial" / "work").glob("*.json")):
         mined_s[path.stem] = json.loads(path.read_text(encoding="utf-8"))["seconds"]
     result = {
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                    "platform": platform.platform()},
+        "machine": machine(),
         "repos": repos, "cases": len(cases),
         "cases_per_repo": {n: sum(c.repo == n for c in cases) for n, _ in repos},
         "ray_startup_s": round(startup, 2),
@@ -142,12 +128,10 @@ def main(argv: list[str] | None = None) -> int:
         "per_repo_serial_s": {"build": mined_s,
                               "rows": {n: v["seconds"] for n, v in rows_serial[0].items()}},
         "per_repo_ray_s": {"rows": {n: v["seconds"] for n, v in rows_ray.items()}},
-        "load_average_1m": {"before": round(load_before, 2),
-                            "after": round(os.getloadavg()[0], 2)},
+        "load_average_1m": {"before": load_before, "after": load_1m()},
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(json.dumps({k: result[k] for k in ("build", "rows", "load_average_1m")}, indent=1))
+    write_result(args.out, result, indent=1)
+    show({k: result[k] for k in ("build", "rows", "load_average_1m")}, indent=1)
     return 0 if result["build"]["same_bytes"] and result["rows"]["same_bytes"] else 1
 
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import re
 import shutil
@@ -37,6 +36,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from _result import load_average, machine, write_result
 
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent
@@ -76,7 +77,7 @@ def run(cmd: list[str], env: dict[str, str]) -> dict[str, Any]:
     cpu = re.search(r"CPU_S=([\d.]+)", done.stderr)
     return {"code": done.returncode, "wall_s": round(wall, 3),
             "cpu_s": round(float(cpu.group(1)), 3) if cpu else None,
-            "load": [round(x, 2) for x in os.getloadavg()],
+            "load": load_average(),
             "peak_rss_mb": round(int(match.group(1)) / 1024, 1) if match else None,
             "stdout": done.stdout, "stderr": done.stderr[-2000:]}
 
@@ -161,9 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     env = {**os.environ, "HELIX_HOME": str(home), "HELIX_INDEX__EMBED_ENABLED": "false",
            "HELIX_INDEX__MAX_FILES": str(10 * args.files), "PYTHONPATH": str(CHECKOUT),
            "HELIX_NO_SERVER": "1"}
-    out: dict[str, Any] = {"machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
-                                       "python": platform.python_version(),
-                                       "load_at_start": [round(x, 2) for x in os.getloadavg()]},
+    out: dict[str, Any] = {"machine": {**machine(), "load_at_start": load_average()},
                            "repo": {"files": args.files, "seed": args.seed},
                            "targets_s": {"drift": TARGET_DRIFT_S, "stale_docs": TARGET_STALE_S}}
     index = run(helix("index", "--repo", str(repo), "--json"), env)
@@ -216,9 +215,8 @@ def main(argv: list[str] | None = None) -> int:
                          "ratio_to_baseline": round(stale["wall_s"] / status["wall_s"], 3)
                          if status["wall_s"] else None,
                          "under_target": stale["wall_s"] < TARGET_STALE_S}
-    out["machine"]["load_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    out["machine"]["load_at_end"] = load_average()
+    write_result(args.out, out)
     print(json.dumps({"drift_s": out["drift"]["wall_s"], "stale_docs_s": stale["wall_s"],
                       "counts": out["drift"]["counts"], "stale": out["stale_docs"]["stale"]}))
     return 0

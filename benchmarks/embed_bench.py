@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _result import load_average, write_result
 
 RESULT = Path(__file__).parent / "results" / "embed_bench.json"
 BATCH_SIZES = (1, 16, 32, 64, 128)
@@ -272,11 +273,6 @@ def _summarise(rows: dict[str, dict[str, Any]], reference: np.ndarray,
     return table
 
 
-def _write(result: dict[str, Any]) -> None:
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--texts", type=int, default=600)
@@ -324,13 +320,13 @@ def main() -> None:
             "texts": len(texts), "cards_selected_networkx": selected,
             "mean_chars": round(sum(map(len, texts)) / len(texts), 1),
             "rounds": args.rounds, "cpu_count": os.cpu_count(),
-            "load_average_end": list(os.getloadavg()), **exports,
+            "load_average_end": load_average(None), **exports,
             "startup_s_all_rounds": startups, "today": today,
             "fastest_with_cos_min_ge_0.99": fastest, "table": table}
-        _write(result)
+        write_result(RESULT, result)
         if args.cold_index:
             result["cold_index_networkx"] = _cold_index(tmp, env)
-            _write(result)
+            write_result(RESULT, result)
     for row in table:
         print("{encoder:20} b={batch:<4} t={threads} w={workers} sorted={sorted!s:5} "
               "{texts_per_s:7.1f}/s x{ratio_vs_today:<5} {texts_per_cpu_s:7.1f}/cpu-s "

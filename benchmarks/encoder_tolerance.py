@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _result import show, write_result
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULT = ROOT / "benchmarks" / "results" / "encoder_tolerance.json"
@@ -89,10 +90,8 @@ def main() -> None:
     lowest = {k: min(r["min"][k] for r in runs if k in r["min"])
               for k in sorted({k for r in runs for k in r["min"]})}
     out = {"runs": runs, "lowest_across_runs": lowest}
-    tmp = RESULT.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(out, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(RESULT)
-    print(json.dumps({"this_run": run["min"], "versions": key, "lowest": lowest}, indent=2))
+    write_result(RESULT, out)
+    show({"this_run": run["min"], "versions": key, "lowest": lowest})
 
 
 if __name__ == "__main__":

@@ -33,6 +33,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _result import load_average, machine, show, write_result
+from _trees import STDLIB_EXCLUDED_TOP, copy_tree
+
 RESULT = Path(__file__).parent / "results" / "first_answer_bench.json"
 CATCH_UP_TIMEOUT_S = 3600.0
 POLL_S = 2.0
@@ -52,11 +55,7 @@ QUESTIONS = {
 
 
 def _copy(source: Path, target: Path, excluded_top: tuple[str, ...] = ()) -> int:
-    def ignore(directory: str, names: list[str]) -> list[str]:
-        top = Path(directory) == source
-        return [n for n in names if n == "__pycache__" or (top and n in excluded_top)]
-
-    shutil.copytree(source, target, ignore=ignore, symlinks=True)
+    copy_tree(source, target, excluded_top)
     return sum(1 for p in target.rglob("*") if p.is_file())
 
 
@@ -105,7 +104,7 @@ def _envelope_facts(env: dict[str, Any]) -> dict[str, Any]:
 def bench(name: str, root: Path, files: int, tmp: Path) -> dict[str, Any]:
     questions = QUESTIONS[name]
     today_home, new_home = tmp / f"{name}_home_today", tmp / f"{name}_home_new"
-    load_before = os.getloadavg()
+    load_before = load_average()
     print(f"[{name}] today (--wait) ...", flush=True)
     today_env, today_s = _ask(questions[0], root, today_home, wait=True)
     print(f"[{name}] today {today_s} s; lexical first ...", flush=True)
@@ -127,7 +126,7 @@ def bench(name: str, root: Path, files: int, tmp: Path) -> dict[str, Any]:
                       **({} if equal else {"today_evidence_top5": old["evidence"]})})
     target = TARGETS_S[name]
     return {
-        "files": files, "load_avg_before": [round(x, 2) for x in load_before],
+        "files": files, "load_avg_before": load_before,
         "today_wait_s": today_s,
         "today_index_ms": today_env["timings_ms"].get("index"),
         "first_answer_s": first_s,
@@ -154,10 +153,9 @@ def main() -> None:
     corpora = {
         "networkx": lambda: _copy(Path(networkx.__file__).parent, tmp / "networkx"),
         "stdlib": lambda: _copy(Path(sysconfig.get_paths()["stdlib"]), tmp / "stdlib",
-                                ("site-packages", "test")),
+                                STDLIB_EXCLUDED_TOP),
     }
-    results: dict[str, Any] = {"machine": {"cpus": os.cpu_count(),
-                                           "python": sys.version.split()[0]}}
+    results: dict[str, Any] = {"machine": machine(with_platform=False)}
     try:
         for name, copy in corpora.items():
             if args.only and name != args.only:
@@ -169,13 +167,11 @@ def main() -> None:
             shutil.rmtree(tmp, ignore_errors=True)
     if args.only and RESULT.is_file():  # one corpus re-measured: the other one kept
         results = {**json.loads(RESULT.read_text("utf-8")), **results}
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", "utf-8")
-    print(json.dumps({k: {m: v.get(m) for m in ("files", "today_wait_s", "first_answer_s",
-                                               "speedup_vs_today", "meets_target",
-                                               "dense_caught_up_s",
-                                               "answers_equal_after_catch_up")}
-                      for k, v in results.items() if k != "machine"}, indent=1))
+    write_result(RESULT, results, indent=1)
+    show({k: {m: v.get(m) for m in ("files", "today_wait_s", "first_answer_s",
+                                    "speedup_vs_today", "meets_target", "dense_caught_up_s",
+                                    "answers_equal_after_catch_up")}
+          for k, v in results.items() if k != "machine"}, indent=1)
 
 
 if __name__ == "__main__":

@@ -30,10 +30,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _result import load_average, show, write_result
+from _trees import STDLIB_EXCLUDED_TOP, copy_tree
+
 RESULT = Path(__file__).parent / "results" / "index_bench.json"
 CHANGED_FILE = "json/encoder.py"
 N_QUERIES = 100
-EXCLUDED_TOP = ("site-packages", "test")
 
 LOAD_SCRIPT = """
 import json, sys, time
@@ -75,14 +77,6 @@ if mode == "parts":
 out["total"] = round(time.perf_counter() - t0, 4)
 print(json.dumps(out))
 """
-
-
-def _copy_stdlib(source: Path, target: Path) -> None:
-    def ignore(directory: str, names: list[str]) -> list[str]:
-        top = Path(directory) == source
-        return [n for n in names if n == "__pycache__" or (top and n in EXCLUDED_TOP)]
-
-    shutil.copytree(source, target, ignore=ignore, symlinks=True)
 
 
 def _timed(fn: Any) -> tuple[Any, float]:
@@ -133,11 +127,11 @@ def main() -> None:
     from indexers.store import IndexStore
 
     root = tmp / "stdlib"
-    _, copy_s = _timed(lambda: _copy_stdlib(source, root))
+    _, copy_s = _timed(lambda: copy_tree(source, root, STDLIB_EXCLUDED_TOP))
     config = load_config(root, flags={"index.embed_enabled": embed})
     results: dict[str, Any] = {"source": str(source), "copy_s": copy_s, "embed": embed,
                                "cpu_count": os.cpu_count(),
-                               "load_avg_start": os.getloadavg()}
+                               "load_avg_start": load_average(None)}
     try:
         cold, cold_s = _timed(lambda: build_index(root, config, index_dir=tmp / "idx-cold"))
         results["cold_build"] = {
@@ -187,12 +181,11 @@ def main() -> None:
         results["fresh_process_part_load_s"] = _fresh_process(root, tmp / "idx", "parts", embed)
         results["fresh_process_ask_path_s"] = _fresh_process(root, tmp / "idx", "ensure",
                                                              embed)
-        results["load_avg_end"] = os.getloadavg()
+        results["load_avg_end"] = load_average(None)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", "utf-8")
-    print(json.dumps(results, indent=2, sort_keys=True))
+    write_result(RESULT, results)
+    show(results)
 
 
 if __name__ == "__main__":

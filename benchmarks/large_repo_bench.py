@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import re
 import shutil
 import subprocess
@@ -39,6 +38,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from _result import machine, write_result
 
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent
@@ -373,8 +374,7 @@ def main(argv: list[str] | None = None) -> int:
         variants.append(("after", args.after_src.resolve() if args.after_src else None))
     results: dict[str, Any] = {
         "repo": repo_info, "embed": args.embed,
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                    "platform": platform.platform()},
+        "machine": machine(),
         "questions": questions,
     }
     if args.out.exists():  # keep the other variant of an earlier run (--only)
@@ -387,8 +387,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{name}] {src or CHECKOUT}", file=sys.stderr, flush=True)
         results[name] = bench_variant(name, src, repo, work, args.embed, questions)
         print(json.dumps(results[name]["summary"]), file=sys.stderr, flush=True)
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", "utf-8")
+        write_result(args.out, results, indent=1)
     return 0
 
 

@@ -12,12 +12,13 @@ benchmarks/results/paraphrase_router.json; the README quotes both halves' accura
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
+
+from _result import show, write_result
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -66,9 +67,9 @@ def main() -> None:
     for suite, loaded in zip(run.suites, suites, strict=True):
         raw = {case["id"]: case for case in loaded.raw_cases}
         result[suite.name.split("/", 1)[1]] = score(suite, raw)
-    args.out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(json.dumps({name: {"turns": r["turns"], "accuracy": r["accuracy"]}
-                      for name, r in result.items()}))
+    write_result(args.out, result, indent=1)
+    show({name: {"turns": r["turns"], "accuracy": r["accuracy"]} for name, r in result.items()},
+         indent=None)
 
 
 if __name__ == "__main__":

@@ -10,31 +10,21 @@ no-op refresh's walk + hash). Writes benchmarks/results/parse_bench.json.
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
 import sys
 import sysconfig
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
+
+from _result import cpu_seconds, load_1m, show, write_result
+from _trees import STDLIB_EXCLUDED_TOP, copy_tree
 
 from helix.core.config import IndexSettings
 from indexers.parse import parse_file
 from indexers.walker import walk
 
-EXCLUDED_TOP = ("site-packages", "test")
 RESULT = Path(__file__).parent / "results" / "parse_bench.json"
-
-
-def _excluded(source: Path) -> Callable[[str, list[str]], list[str]]:
-    def ignore(directory: str, names: list[str]) -> list[str]:
-        top = Path(directory) == source
-        return [n for n in names if n == "__pycache__" or (top and n in EXCLUDED_TOP)]
-
-    return ignore
 
 
 def main() -> None:
@@ -42,12 +32,12 @@ def main() -> None:
     settings = IndexSettings()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "stdlib"
-        shutil.copytree(source, root, symlinks=True, ignore=_excluded(source))
-        c0, t0 = time.process_time(), time.perf_counter()
+        copy_tree(source, root, STDLIB_EXCLUDED_TOP)
+        c0, t0 = cpu_seconds(), time.perf_counter()
         walked = walk(root, settings)
         t1 = time.perf_counter()
         parsed = [parse_file(item.record, item.text, settings) for item in walked.files]
-        c2, t2 = time.process_time(), time.perf_counter()
+        c2, t2 = cpu_seconds(), time.perf_counter()
         again = walk(root, settings)
         t3 = time.perf_counter()
     chunk_kinds = Counter(chunk.kind for p in parsed for chunk in p.chunks)
@@ -60,7 +50,7 @@ def main() -> None:
         "walk_parse_s": round(t2 - t0, 3),
         # CPU seconds of this process: the figure that does not depend on the machine's load.
         "walk_parse_cpu_s": round(c2 - c0, 3),
-        "load_average_1m": round(os.getloadavg()[0], 2),
+        "load_average_1m": load_1m(),
         "rewalk_s": round(t3 - t2, 3),
         "rewalk_same": again == walked,
         "chunks": sum(chunk_kinds.values()),
@@ -69,9 +59,8 @@ def main() -> None:
         "refs": sum(len(p.refs) for p in parsed),
         "files_per_s": round(len(walked.files) / max(t2 - t0, 1e-9), 1),
     }
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    print(json.dumps(result, indent=2, sort_keys=True))
+    write_result(RESULT, result)
+    show(result)
 
 
 if __name__ == "__main__":

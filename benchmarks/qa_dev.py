@@ -20,6 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _result import write_result
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 OUT = ROOT / "benchmarks" / "results" / "qa_dev.json"
@@ -94,7 +96,7 @@ def main() -> None:
     pooled = _pooled(results)
     print(json.dumps({"pooled": pooled}))
     payload = {"embed": args.embed, "pooled": pooled, "results": results}
-    args.out.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    write_result(args.out, payload, indent=1)
 
 
 if __name__ == "__main__":

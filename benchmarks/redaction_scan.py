@@ -31,6 +31,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from _result import cpu_seconds, write_result
+
 ROOT = Path(__file__).resolve().parent.parent
 SUFFIXES = {".py", ".md", ".rst", ".txt", ".toml", ".yaml", ".yml", ".json", ".cfg", ".ini",
             ".sh"}
@@ -62,10 +64,10 @@ def scan(root: Path, prefilter: bool = True) -> dict[str, object]:
         text = path.read_text(encoding="utf-8", errors="replace")
         files += 1
         lines += text.count("\n")
-        at, at_cpu = time.perf_counter(), time.process_time()
+        at, at_cpu = time.perf_counter(), cpu_seconds()
         found = find_secrets(text) if prefilter else find_secrets(text, prefilter=False)
         scanning += time.perf_counter() - at
-        scanning_cpu += time.process_time() - at_cpu
+        scanning_cpu += cpu_seconds() - at_cpu
         for finding in found:
             kinds[finding.kind] += 1
             values.add((str(path), digest(text[finding.start:finding.end])))
@@ -151,7 +153,7 @@ def main() -> None:
                                   strict=True):
             result["baseline"] = timing
             print(json.dumps({"root": result["root"], **timing}))
-    OUT.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_result(OUT, results)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import re
 import shutil
 import subprocess
@@ -46,6 +45,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from _result import load_1m, machine, write_result
 
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent
@@ -77,7 +78,7 @@ VARIANT_ENV = {"off": {"HELIX_INDEX__MASK_SECRETS": "false"},
 
 def index_run(repo: Path, env: dict[str, str], *extra: str) -> dict[str, Any]:
     """`helix index REPO --json` through the wrapper: wall, CPU, the report's figures."""
-    load = os.getloadavg()[0]
+    load = load_1m()
     started = time.perf_counter()
     proc = subprocess.run([sys.executable, "-P", "-c", CPU_WRAPPER, "index", str(repo),
                            "--json", *extra], env=env, capture_output=True, text=True,
@@ -90,7 +91,7 @@ def index_run(repo: Path, env: dict[str, str], *extra: str) -> dict[str, Any]:
     main_cpu, workers_cpu = (float(match.group(1)), float(match.group(2))) if match else (0, 0)
     return {"wall_s": round(wall, 3), "cpu_s": round(main_cpu + workers_cpu, 3),
             "main_cpu_s": main_cpu, "workers_cpu_s": workers_cpu,
-            "load_before": round(load, 2), "seconds": report.get("seconds"),
+            "load_before": load, "seconds": report.get("seconds"),
             "secret_scan": report.get("secret_scan"), "files_indexed": report["files_indexed"],
             "files_parsed": report["files_parsed"], "index_rev": report["index_rev"]}
 
@@ -233,8 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         results = json.loads(args.out.read_text("utf-8"))
     results.update({"commit": commit, "targets": {"scan_share_below": TARGET_SHARE,
                                                   "ratio_at_most": TARGET_RATIO},
-                    "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                                "platform": platform.platform()},
+                    "machine": machine(),
                     "baseline_src": str(args.baseline_src) if args.baseline_src else None,
                     "command": " ".join(["python", "benchmarks/scan_cost_bench.py",
                                          *(argv if argv is not None else sys.argv[1:])])})
@@ -245,8 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         out.update(info)
         results["repos"][name] = out
         print(json.dumps({name: out["summary"]}, indent=1), file=sys.stderr, flush=True)
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", "utf-8")
+        write_result(args.out, results, indent=1)
     return 0
 
 

@@ -21,7 +21,6 @@ Writes benchmarks/results/search_bench.json. The machine is shared: timings are 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import statistics
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _result import load_1m, show, write_result
 
 from helix.core.config import IndexSettings
 from helix.core.schemas import Chunk
@@ -309,7 +309,7 @@ def main() -> None:
     settings = IndexSettings()
     result: dict[str, Any] = {"source": str(source), "note": "2-core machine shared by 8 "
                               "engineers; one run; timings are noisy",
-                              "loadavg_1min_start": round(os.getloadavg()[0], 2)}
+                              "loadavg_1min_start": load_1m()}
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         root = tmp / "stdlib"
@@ -331,10 +331,9 @@ def main() -> None:
             picked = select_for_embedding(chunks, settings)
             step = max(1, len(picked) // N_EMBED_TEXTS)
             result["embedding"] = bench_embedding(picked[::step][:N_EMBED_TEXTS], tmp)
-    result["loadavg_1min_end"] = round(os.getloadavg()[0], 2)
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    print(json.dumps(result, indent=2, sort_keys=True))
+    result["loadavg_1min_end"] = load_1m()
+    write_result(RESULT, result)
+    show(result)
 
 
 if __name__ == "__main__":

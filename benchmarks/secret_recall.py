@@ -25,6 +25,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from _result import show, write_result
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -136,7 +138,7 @@ def main() -> None:
     result = score(records)
     summary = {k: v for k, v in result.items()
                if k not in ("misses", "misses_held", "false_positives")}
-    print(json.dumps(summary, sort_keys=True))
+    show(summary, indent=None)
     for title in ("misses", "false_positives"):
         print(f"{title}: {len(result[title])}")
         for line in result[title][: args.show]:
@@ -148,7 +150,7 @@ def main() -> None:
     command = " ".join(["python", "benchmarks/secret_recall.py", "--corpus", str(args.corpus),
                         *(["--skip-code"] if args.skip_code else [])])
     result["note"] = f"{command}; {args.note}" if args.note else command
-    args.out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_result(args.out, result)
 
 
 if __name__ == "__main__":

@@ -24,13 +24,14 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from _result import load_1m, machine, show, write_result
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -254,8 +255,7 @@ def main() -> None:
     same = sum(1 for a, b, c in zip(http_hashes, mcp_hashes, cold_hashes, strict=False)
                if a == b == c)
     result = {
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                    "load_average_end": os.getloadavg()[0]},
+        "machine": {**machine(with_platform=False), "load_average_end": load_1m(None)},
         "repo": "stdlib (no embeddings)", "questions": len(questions),
         "http_warm": _stats(http_ms), "mcp_warm": _stats(mcp_ms), "cli_cold": _stats(cold_ms),
         "cli_through_server": _stats(cli_warm_ms),
@@ -265,8 +265,8 @@ def main() -> None:
         "load": load,
         "with_model": with_model,
     }
-    args.out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    print(json.dumps(result, indent=2, sort_keys=True))
+    write_result(args.out, result)
+    show(result)
 
 
 if __name__ == "__main__":

@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import json
 import os
-import platform
 import shutil
 import socket
 import subprocess
@@ -34,6 +32,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from _result import load_1m, machine, show, write_result
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -201,12 +201,10 @@ def main(argv: list[str] | None = None) -> int:
         if server is not None:
             server.stop()
         shutil.rmtree(work, ignore_errors=True)
-    result = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                          "load_average_1m": round(os.getloadavg()[0], 2)},
+    result = {"machine": {**machine(with_platform=False), "load_average_1m": load_1m()},
               "postgres_started_here": server is not None, "turn": latency, "load": load}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    print(json.dumps(result, indent=2))
+    write_result(args.out, result)
+    show(result)
     return 0
 
 

@@ -11,7 +11,6 @@ importing litellm, reported separately). Writes benchmarks/results/synthesis_ben
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -19,8 +18,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from _result import show, write_result
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
 QUESTION = "where is the tool-result contract checked?"
 MOCK = "The contract is checked in check_answer [E1]."
 
@@ -81,10 +83,8 @@ def main() -> None:
         time.perf_counter() - t, 3)
     result["ask_mocked_model"] = _ms(timed(config=model_config, dry_run=False,
                                            llm=LiteLLMClient(mock_response=MOCK)))
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    print(json.dumps(result, indent=2, sort_keys=True))
+    write_result(args.out, result)
+    show(result)
 
 
 if __name__ == "__main__":

@@ -16,12 +16,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from _result import load_1m, show, write_result
 
 from helix.core.config import HelixConfig, IndexSettings
 from indexers.trees import containment_edges, parse_tree_file
@@ -95,10 +96,9 @@ def main() -> None:
     args = parser.parse_args()
     result = {"shapes": {shape: measure_shape(shape, args.repeat) for shape in SHAPES},
               "index_28000_nodes": index_repo(args.repeat),
-              "repeat": args.repeat, "load_average_1m": round(os.getloadavg()[0], 2)}
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    print(json.dumps(result, indent=2, sort_keys=True))
+              "repeat": args.repeat, "load_average_1m": load_1m()}
+    write_result(RESULT, result)
+    show(result)
 
 
 if __name__ == "__main__":

@@ -217,12 +217,11 @@ def test_a_cluster_without_ray_installed_is_one_line(
 def test_an_unreachable_or_malformed_cluster_address_is_one_line_at_once(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Ray retries a dead address for minutes, logging as it goes: Helix checks it first."""
-    import socket
     import time
 
-    with socket.socket() as probe:  # a loopback port nothing listens on
-        probe.bind(("127.0.0.1", 0))
-        dead = f"127.0.0.1:{probe.getsockname()[1]}"
+    from tests.net_helpers import free_port
+
+    dead = f"127.0.0.1:{free_port()}"  # a loopback port nothing listens on
     for address, said in ((dead, f"cannot reach the Ray cluster at {dead}: "),
                           (f"ray://{dead}", "cannot reach the Ray cluster at ray://"),
                           ("nonsense", "is not a Ray address"),

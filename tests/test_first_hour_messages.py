@@ -22,6 +22,7 @@ import pytest
 from helix.core.envelope import Citation
 from tests.cli_helpers import run
 from tests.index_fixtures import write_repo
+from tests.net_helpers import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 ANSWER_REPO = ROOT / "data" / "fixtures" / "answer_repo"
@@ -76,12 +77,6 @@ def test_index_note_says_built_or_refreshed() -> None:
                        "changed_files": ["a", "b"]}) == "index refreshed (2 changed file(s))"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def _first_line_of(argv: list[str], home: Path, pattern: str,
                    seen: list[str] | None = None) -> str:
     """Start `helix ARGV`, wait (bounded) for a stderr line matching `pattern`, stop it, return
@@ -122,7 +117,7 @@ def _first_line_of(argv: list[str], home: Path, pattern: str,
 
 
 def test_helix_serve_says_where_it_listens(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     line = _first_line_of(["serve", "--repo", str(ANSWER_REPO), "--port", str(port)],
                           tmp_path / "home", r"listens?|on http")
     assert line == (f"helix: serving {ANSWER_REPO} over HTTP (OpenAPI at /openapi.json) on "
@@ -130,7 +125,7 @@ def test_helix_serve_says_where_it_listens(tmp_path: Path) -> None:
 
 
 def test_helix_mcp_http_says_where_it_listens(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     line = _first_line_of(["mcp", "--repo", str(ANSWER_REPO), "--http", f"127.0.0.1:{port}"],
                           tmp_path / "home", r"^helix: ")
     assert line == (f"helix: serving MCP (streamable HTTP) on http://127.0.0.1:{port}/mcp "
@@ -140,7 +135,7 @@ def test_helix_mcp_http_says_where_it_listens(tmp_path: Path) -> None:
 def test_helix_mcp_http_starts_without_the_sdks_info_lines(tmp_path: Path) -> None:
     """The MCP SDK set the root logger to INFO: its session manager's "StreamableHTTP session
     manager started" (and any library's INFO line) reached stderr before Helix's own line."""
-    port, seen = _free_port(), []
+    port, seen = free_port(), []
     _first_line_of(["mcp", "--repo", str(ANSWER_REPO), "--http", f"127.0.0.1:{port}"],
                    tmp_path / "home", r"^helix: serving", seen)
     assert [line for line in seen if not line.startswith("helix: ")] == [], seen
@@ -166,7 +161,7 @@ def test_a_model_servers_500_is_the_providers_error_not_the_networks(
                           "transport_error)")
     # a server that is not there at all is still the network's problem
     code, _, err = run(["ask", "--repo", str(ANSWER_REPO), "--model", "openai/stub",
-                        "--api-base", f"http://127.0.0.1:{_free_port()}/v1", QUESTION], capsys)
+                        "--api-base", f"http://127.0.0.1:{free_port()}/v1", QUESTION], capsys)
     lines = [line for line in err.splitlines() if line.startswith("helix: the model call")]
     assert code == 3 and "could not be reached: check the network and --api-base" in lines[0]
 

@@ -10,7 +10,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,15 +19,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.net_helpers import free_port
+
 REPO = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "continuity_repo"
 TOKEN = "test-token-0123456789abcdef"
 QUESTION = "where is the BM25 index built?"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -58,7 +53,7 @@ def _served(tmp_path: Path, extra: dict[str, str] | None = None
     repo, home = tmp_path / "repo", tmp_path / "home"
     shutil.copytree(REPO, repo)
     assert _helix("index", str(repo), home=home).returncode == 0
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-c", "import sys; from helix.cli.main import main; sys.exit(main())",
          "serve", "--repo", str(repo), "--port", str(port), "--max-concurrent", "1"],

@@ -15,7 +15,6 @@ import json
 import os
 import shlex
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,8 @@ from pathlib import Path
 import httpx
 import pytest
 from cli_helpers import run
+
+from tests.net_helpers import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -37,12 +38,6 @@ def platform_commands() -> list[str]:
     section = README.read_text(encoding="utf-8").split("## For an organisation", 1)[1]
     block = section.split("```", 2)[1].split("\n", 1)[1]
     return [line for line in block.replace("\\\n", " ").splitlines() if line.strip()]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _words(line: str, store: Path, url: str, port: int) -> list[str]:
@@ -69,7 +64,7 @@ def test_the_readme_platform_commands_work_together(
         f'[[repo]]\nname = "search"\npath = "{src / "continuity_repo"}"\ngroup = "payments"\n'
         f'[[repo]]\nname = "fetchy"\npath = "{src / "answer_repo"}"\ngroup = "payments"\n',
         encoding="utf-8")
-    store, port = tmp_path / "shared", _free_port()
+    store, port = tmp_path / "shared", free_port()
     lines = platform_commands()
     commands = [line for line in lines if not line.startswith("export ")]
     assert [shlex.split(c)[[w.startswith("helix") for w in shlex.split(c)].index(True) + 1]

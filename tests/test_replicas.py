@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.net_helpers import free_port
 from tests.talk_fixtures import FIXTURE, Q
 
 TOKEN = "replica-token-0123456789abcdef"
@@ -30,15 +31,9 @@ TALK = [Q, "open the second one", "who calls it?", "open the first one"]
 ROOT = "how does the search engine rank documents?"  # a root question: it calls the model
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 class Replica:
     def __init__(self, repo: Path, home: Path, url: str, extra: dict[str, str]) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "HELIX_HOME": str(home), "HELIX_DATABASE_URL": url,
                "HELIX_INDEX__EMBED_ENABLED": "false", "HELIX_SERVE_TOKEN": TOKEN, **extra}

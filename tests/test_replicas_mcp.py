@@ -21,12 +21,13 @@ import anyio
 import psycopg
 import pytest
 
+from tests.net_helpers import free_port
 from tests.talk_fixtures import FIXTURE
-from tests.test_replicas import TALK, _free_port, _same
+from tests.test_replicas import TALK, _same
 
 
 def _start(repo: Path, home: Path, url: str) -> tuple[subprocess.Popen[str], str]:
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "HELIX_HOME": str(home), "HELIX_DATABASE_URL": url,
            "HELIX_INDEX__EMBED_ENABLED": "false"}
     process = subprocess.Popen(

@@ -24,6 +24,7 @@ import pytest
 
 from helix.core.server_settings import ServerSettings
 from helix.servers.http_api import create_app
+from tests.net_helpers import free_port
 
 REPO = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "continuity_repo"
 CHUNK = 64 * 1024
@@ -98,9 +99,7 @@ def _uvicorn(app: Any, settings: ServerSettings) -> Iterator[int]:
 
     from helix.servers.serving import uvicorn_options
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = int(probe.getsockname()[1])
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
                                            **uvicorn_options(settings)))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -195,18 +194,12 @@ def test_a_prompt_client_is_answered_on_a_kept_alive_connection() -> None:
     assert second.json()["answer"] == "asked: two"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def mcp_http(tmp_path: Path) -> Iterator[int]:
     """`helix mcp --http` on a loopback port, its deadlines at 1 s, `myhost` allowed."""
     repo = tmp_path / "repo"
     shutil.copytree(REPO, repo)
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "HELIX_HOME": str(tmp_path / "home"),
            "HELIX_INDEX__EMBED_ENABLED": "false", "HELIX_SERVER__HEADER_TIMEOUT_S": "1",
            "HELIX_SERVER__BODY_TIMEOUT_S": "1", "HELIX_SERVER__ALLOWED_HOSTS": "myhost"}

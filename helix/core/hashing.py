@@ -34,13 +34,15 @@ def _default(obj: Any) -> Any:
     raise TypeError(f"not canonically serialisable: {type(obj).__name__}")
 
 
-def canonical_json(obj: Any) -> str:
-    """Sorted keys, compact separators, UTF-8 kept as is; pydantic models dumped in JSON mode."""
+def canonical_json(obj: Any, *, indent: int | None = None) -> str:
+    """Sorted keys, compact separators, UTF-8 kept as is; pydantic models dumped in JSON mode.
+    `indent`: the same document laid out one value a line for people to read (a result file):
+    the same keys and values, and the same bytes for the same object every time."""
     if _is_model(obj):
         obj = obj.model_dump(mode="json")
     return json.dumps(
-        obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_default,
-        allow_nan=False,
+        obj, sort_keys=True, separators=(",", ":") if indent is None else (",", ": "),
+        indent=indent, ensure_ascii=False, default=_default, allow_nan=False,
     )
 
 
