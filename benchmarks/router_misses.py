@@ -38,6 +38,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _result import cpu_seconds, load_1m, machine, write_result  # noqa: E402
+
 OUT = ROOT / "benchmarks" / "results" / "router_misses.json"
 GATED = "so its result is not carried into"
 
@@ -166,11 +169,13 @@ def main() -> None:
     from evals.heldapart import fresh_home
 
     os.environ["HELIX_HOME"] = fresh_home()
-    result: dict[str, Any] = {"files": {}}
+    result: dict[str, Any] = {"files": {}, "load": [load_1m()], "machine": machine()}
     with Recorder() as recorder:
         for name in names:
             result["files"][name] = summarize(run_file(name, recorder))
-    args.out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    result["load"].append(load_1m())
+    result["cpu_seconds"] = round(cpu_seconds(), 1)
+    write_result(args.out, result, indent=1)
     print(json.dumps({n: {k: r[k] for k in ("turns", "accuracy", "silent_new_searches",
                                             "misses_by_kind")}
                       for n, r in result["files"].items()}, indent=1))

@@ -18,7 +18,6 @@ Writes benchmarks/results/router_stages.json.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -30,6 +29,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _result import cpu_seconds, load_1m, machine, write_result  # noqa: E402
+
 OUT = ROOT / "benchmarks" / "results" / "router_stages.json"
 MS = 1000.0
 PASSES = 2
@@ -144,13 +146,14 @@ def main() -> None:
     models: dict[str, Path | None] = {"shipped": None}
     if args.before_model is not None:
         models = {"before": args.before_model, **models}
-    result: dict[str, Any] = {"passes": {}, "load": [os.getloadavg()[0]]}
+    result: dict[str, Any] = {"passes": {}, "load": [load_1m()], "machine": machine()}
     for n in range(PASSES):
         for name, path in models.items():
             result["passes"][f"{n + 1}-{name}"] = run_model(path)
-    result["load"].append(os.getloadavg()[0])
+    result["load"].append(load_1m())
+    result["cpu_seconds"] = round(cpu_seconds(), 1)
     result["before_model"] = str(args.before_model) if args.before_model else None
-    args.out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    write_result(args.out, result, indent=1)
     keys = sorted(k for k in next(iter(result["passes"].values()))["stages"]
                   if not k.endswith("_wall"))
     print("CPU ms median/p95".ljust(20), *(k.ljust(16) for k in result["passes"]))
