@@ -407,7 +407,7 @@ def test_picking_what_is_in_focus_by_its_file_shows_it_again(repo):
 
 
 def test_a_reading_is_acted_on_by_the_rescue_and_override_bars():
-    from evals.router_train import routed_class
+    from evals.router_curves import routed_class
 
     assert routed_class("meta", 0.3, "meta", 0.45, 0.9) == "meta"  # the rules agree
     assert routed_class("meta", 0.3, "new_question", 0.25, 0.9) == "meta"  # rescued
@@ -421,7 +421,7 @@ def test_the_manifest_says_how_the_routing_settings_do_in_cross_validation():
     """The trainer writes, per (router_rescue, router_override) of its grid, how often the
     class the router acts on is right with the head's cross-validated readings (sessions
     left out), and the best pair; the shipped pair is on the grid."""
-    from evals.router_train import OVERRIDE_GRID, RESCUE_GRID, best_settings
+    from evals.router_curves import OVERRIDE_GRID, RESCUE_GRID, best_settings
     from helix.core.config import ContinuitySettings
 
     manifest = json.loads((MODEL_DIR / "manifest.json").read_text(encoding="utf-8"))
@@ -502,7 +502,7 @@ def test_a_phrase_rule_yields_at_the_phrase_bar_an_exact_rule_only_at_the_overri
 
 
 def test_routed_class_holds_a_phrase_rule_to_the_phrase_bar():
-    from evals.router_train import routed_class
+    from evals.router_curves import routed_class
 
     assert routed_class("meta", 0.7, "pick", 0.45, 0.9, 0.6, exact=False) == "meta"
     assert routed_class("meta", 0.7, "pick", 0.45, 0.9, 0.6, exact=True) == "pick"
@@ -534,7 +534,8 @@ def test_the_manifest_says_how_each_writer_left_out_routes_at_the_shipped_bars()
     """Leave-one-writer-out: every writer's training file held out in turn, its class accuracy
     and the routed share per (router_rescue, router_phrase); the shipped pair is on the curve,
     at the override the curves hold."""
-    from evals.router_train import PHRASE_CURVE_OVERRIDE, WRITER_FILES
+    from evals.router_curves import PHRASE_CURVE_OVERRIDE
+    from evals.router_train import WRITER_FILES
     from helix.core.config import ContinuitySettings
 
     manifest = json.loads((MODEL_DIR / "manifest.json").read_text(encoding="utf-8"))
