@@ -1,13 +1,14 @@
 """The tail every benchmark shares: the machine it ran on, the load average, CPU seconds, and
 writing its result file.
 
-    machine()             {"cpus", "python", "platform"} (platform=False: without it)
+    machine()             {"cpus", "python", "platform"} (with_platform=False: without it)
     load_average(digits)  the 1, 5 and 15-minute load averages (digits=None: as the kernel
                           gives them); load_1m(digits) the first of them
     cpu_seconds()         this process's CPU seconds (children=True: its waited-for children's,
                           user + system)
     result_text(result)   the result as canonical JSON (helix.core.hashing: sorted keys, the
-                          same bytes for the same result every time), laid out `indent` a level
+                          same bytes for the same result every time), laid out `indent` a level;
+                          NaN and infinity are refused (ValueError), as everywhere in Helix
     write_result(path, result)
                           that text written atomically (helix.outfile.write_out: a temporary
                           file in the same folder, fsync, rename): a run killed or failing

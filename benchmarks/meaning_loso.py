@@ -16,7 +16,10 @@ Absence answers (data/evals/meaning/absence_answers*.json, one set per split): f
 the encoder thresholds (`synthesis.absence`) chosen on the other splits by
 benchmarks/absence_meaning.py's grid and rule (`_choose`), and the held split's errors at
 them, beside its errors at the shipped thresholds. `--absence-neighbours` limits the grid's
-neighbour counts (default: the shipped one) to keep the run short.
+neighbour counts (default: the shipped one) to keep the run short. And a learned head
+(`absence_learned`: a logistic regression over the shipped verdict, the rules' claims, the
+encoder's best span scores, citing / answering from the evidence, with and without that span's
+embedding) fit on the other splits, against the shipped contract on each held split.
 
 Writes benchmarks/results/meaning_loso.json.
 """
@@ -173,7 +176,75 @@ def absence(neighbours: tuple[int, ...]) -> dict[str, Any]:
                      "at_shipped": per[shipped][held] if shipped in per else None}
     out["totals"] = {"held_errors": [sum(out[s]["held_errors"][i] for s in splits)
                                      for i in (0, 1)]}
+    out["learned"] = absence_learned(cases, embedder, base)
     return out
+
+
+def _absence_features(case: dict[str, Any], meaning: Any, embedder: Any,
+                      shipped: bool) -> tuple[list[float], Any]:
+    """An answer's reading as a learned head would see it: the shipped verdict, the phrase
+    rules' claims, the encoder's best span (similarity to the absence exemplars, margin over
+    the answer exemplars), whether the answer cites or answers from the evidence; and the
+    embedding of its most claim-like span (zeros when no span is compared)."""
+    import numpy as np
+
+    from helix.synthesis.absence import absence_claims, answers_from, evidence_words
+    from helix.synthesis.contract import _held_forms, extract_citations
+
+    words = evidence_words(part for e in case["evidence"]
+                           for part in (e.text, e.path, e.symbol or "", e.heading or ""))
+    scored = meaning.score(case["text"], _held_forms(words))
+    best = max(scored, key=lambda s: s.margin) if scored else None
+    vector = (embedder.embed([best.span.masked])[0] if best is not None
+              else np.zeros(embedder.dim, dtype=np.float32))
+    return [1.0 if shipped else -1.0,
+            1.0 if absence_claims(case["text"], cues=False) else -1.0,
+            best.absence if best else 0.0, best.margin if best else -1.0,
+            1.0 if extract_citations(case["text"], case["refs"])[1] else -1.0,
+            1.0 if answers_from(case["text"], words) else -1.0,
+            float(len(scored))], vector
+
+
+def absence_learned(cases: list[dict[str, Any]], embedder: Any, base: Any) -> dict[str, Any]:
+    """Leave-one-split-out for a learned absence head (logistic regression, `fit`) over
+    `_absence_features`, with and without the span's embedding, against the shipped contract
+    (rules + encoder at the configured thresholds) on each held split: [claims accepted,
+    ordinary refused]."""
+    import absence_meaning as bench
+
+    from helix.synthesis.absence_meaning import AbsenceMeaning
+
+    meaning = AbsenceMeaning(embedder, base)
+    shipped = bench.verdicts(cases, meaning)
+    rows = [_absence_features(c, meaning, embedder, s) for c, s in zip(cases, shipped,
+                                                                        strict=True)]
+    structure = np.array([r[0] for r in rows], dtype=float)
+    vectors = np.array([r[1] for r in rows], dtype=float)
+    y = np.array([c["absence"] for c in cases], dtype=float)
+    splits = sorted({c["split"] for c in cases})
+    out: dict[str, Any] = {"columns": "per split: [claims accepted, ordinary refused]"}
+    for name, x in (("lr_structure", structure),
+                    ("lr_structure_and_embedding", np.hstack([structure, vectors]))):
+        said = np.zeros(len(cases), dtype=bool)
+        for held in splits:
+            train = np.array([c["split"] != held for c in cases])
+            mean, std = x[train].mean(axis=0), x[train].std(axis=0) + 1e-9
+            z = np.hstack([np.ones((len(cases), 1)), (x - mean) / std])
+            w = fit(z[train], y[train])
+            said[~train] = (z[~train] @ w) > 0
+        out[name] = _absence_tally(cases, said, splits)
+    out["shipped"] = _absence_tally(cases, np.array(shipped), splits)
+    out["totals"] = {k: [sum(v[0] for v in t.values()), sum(v[1] for v in t.values())]
+                     for k, t in out.items() if k != "columns"}
+    return out
+
+
+def _absence_tally(cases: list[dict[str, Any]], said: np.ndarray,
+                   splits: list[str]) -> dict[str, list[int]]:
+    tally = {s: [0, 0] for s in splits}
+    for c, refused in zip(cases, said, strict=True):
+        tally[c["split"]][0 if c["absence"] else 1] += int(bool(refused) != c["absence"])
+    return tally
 
 
 def main() -> None:
@@ -189,7 +260,8 @@ def main() -> None:
     Path(args.out).write_text(json.dumps(result, indent=1, sort_keys=True) + "\n",
                               encoding="utf-8")
     print(json.dumps({"units": result["units"]["totals"],
-                      "absence": result["absence"]["totals"]}, indent=1))
+                      "absence": result["absence"]["totals"],
+                      "absence_learned": result["absence"]["learned"]["totals"]}, indent=1))
 
 
 if __name__ == "__main__":

@@ -40,6 +40,12 @@ _CONTINUES = re.compile(r"^\s*[a-z]")
 _CLAUSE_MARKS = frozenset(",;:—–|")
 _DIFF_REMOVED = re.compile(r"^\s*-(?!-)\s")
 _DIFF_ADDED = re.compile(r"^\s*\+(?!\+)\s")
+# a row of a list or a table and its label: "- `max_upload_size`: bytes", "| cooling_temp | K |"
+_ROW = re.compile(r"^\s*(?:[-*]\s+(?P<item>[^:|—–]+?)\s*[:—–]|\|\s*(?P<cell>[^|]+?)\s*\|)"
+                  r"(?=.*\S)")
+_COMMENT_MARKS = frozenset({"#", "/"})  # a value's unit in its comment: "12  # C", "5 // s"
+_MIN_ROWS = 2  # a list or a table has two rows at least
+_SHORT_WORD = 3  # a word cut short still has three letters ("max", "temp")
 
 
 @dataclass(frozen=True)
@@ -51,6 +57,8 @@ class _Names:
     anaphors: frozenset[str]
     rejects: frozenset[str]
     condition: re.Pattern[str]  # a line opening a code condition
+    unreal: frozenset[str]  # modals of what is only supposed
+    contrasts: frozenset[str]  # words opening a clause about another subject
 
 
 def _key(name: str) -> str:
@@ -72,6 +80,8 @@ def _unit_names() -> _Names:
                   one_letter_after=frozenset(data["mentions"]["one_letter_after"]),
                   unit_of=unit_of, anaphors=frozenset(data["lines"]["anaphors"]),
                   rejects=frozenset(data["lines"]["rejects"]),
+                  unreal=frozenset(data["lines"]["unreal"]),
+                  contrasts=frozenset(data["lines"]["contrasts"]),
                   condition=re.compile(r"^\s*(?:" + r"|".join(
                       re.escape(w).replace(r"\ ", r"\s+") for w in data["lines"]["conditions"])
                       + r")\b"))
@@ -84,17 +94,60 @@ def _rival(word: str, unit: str) -> bool:
     return found is not None and asked is not None and found[0] == asked[0] and found != asked
 
 
-def _other_stated(reading: Reading, unit: str, start: int, end: int) -> str | None:
+def _other_stated(reading: Reading, unit: str, start: int, end: int,
+                  quantity: tuple[str, ...] = ()) -> str | None:
     """The first other unit of `unit`'s dimension that characters `start`..`end` state
     plainly: not denied, and not a value ("1 GPa = 1e9 Pa", "about 3 bar": a number before
     it)."""
     previous = ""
-    for token, denied in zip(reading.tokens, reading.denied, strict=True):
+    for at, (token, denied) in enumerate(zip(reading.tokens, reading.denied, strict=True)):
         if (start <= token.start < end and not denied and _is_unit_name(token.text, previous)
-                and _rival(token.text, unit) and not _is_number(previous)):
+                and _rival(token.text, unit) and not _is_number(previous)
+                and not _supposed(reading, at) and not _contrasted(reading, at, quantity)):
             return token.text
         previous = token.lower
     return None
+
+
+def _contrasted(reading: Reading, at: int, quantity: tuple[str, ...]) -> bool:
+    """Token `at` is in a clause a contrast word opens about another subject ("the request
+    timeout is in ms, while the retry delay is in seconds"): not the quantity, not "it"."""
+    names = _unit_names()
+    for n in range(at - 1, -1, -1):
+        token = reading.tokens[n]
+        if token.sentence != reading.tokens[at].sentence:
+            return False
+        if token.lower in names.contrasts:
+            between = reading.tokens[n + 1:at]
+            return bool(between) and not any(t.lower in names.anaphors for t in between) \
+                and not _names_quantity(" ".join(t.text for t in between), quantity)
+    return False
+
+
+def _supposed(reading: Reading, at: int) -> bool:
+    """The clause of token `at` only supposes it: a modal of the unreal after it ("at these
+    gaps, MPa would give unreadably large numbers")."""
+    for token in reading.tokens[at + 1:]:
+        if token.sentence != reading.tokens[at].sentence or token.text in _CLAUSE_MARKS:
+            return False
+        if token.lower in _unit_names().unreal:
+            return True
+    return False
+
+
+def _annotated(para: str, start: int, end: int, quantity: tuple[str, ...]) -> bool:
+    """The mention at `start`..`end` is the quantity's unit in parentheses right after its
+    name ("the maximum upload size (in MB) is rejected"): it states the unit, whatever the
+    sentence says of the quantity."""
+    if not re.match(r"\s*\)", para[end:]):
+        return False
+    for phrase in quantity:
+        pattern = _quantity_pattern(phrase)
+        head = re.search(r"\(\s*(?:in\s+|as\s+)?$", para[:start])
+        if pattern and head and any(m.end() == len(para[:head.start()].rstrip())
+                                    for m in pattern.finditer(para[:head.start()].rstrip())):
+            return True
+    return False
 
 
 def unit_name(word: str) -> str | None:
@@ -116,9 +169,41 @@ def _is_unit_name(word: str, previous: str) -> bool:
     return word in names.short
 
 
+def _aliases(unit: str) -> tuple[str, ...]:
+    """Every name of the unit `unit` names ("MB" -> MB, megabyte, megabytes), longest first;
+    `unit` alone when it names no known unit."""
+    names = _unit_names()
+    found = names.unit_of.get(_key(unit))
+    if found is None:
+        return (unit,)
+    same = [n for n, of in names.unit_of.items() if of == found]
+    return tuple(sorted({unit, *same}, key=lambda n: (-len(n), n)))
+
+
 @lru_cache(maxsize=256)
 def _unit_pattern(unit: str) -> re.Pattern[str]:
-    return re.compile(rf"(?i)(?<![\w]){re.escape(unit)}(?![\w])")
+    """A mention of the unit in any of its names: a short name as written ("MB", "°C"), a
+    longer one in any case ("Megabytes", "degrees Celsius"); never inside a word or an
+    identifier ("MAX_SIZE_MB", "°CX"), but right after a number ("25MB")."""
+    parts = [re.escape(n).replace(r"\ ", r"\s+") if len(n) <= _EXACT_CASE_LEN
+             else "(?i:" + re.escape(n).replace(r"\ ", r"\s+") + ")"
+             for n in _aliases(unit)]
+    return re.compile(r"(?<![A-Za-z_°])(?:" + "|".join(parts) + r")(?![\w°])")
+
+
+def _mentions(text: str, unit: str) -> list[re.Match[str]]:
+    """The mentions of the unit in `text`; a one-letter name only where it is a unit ("in C",
+    "12 C", "(C)"), never the word or letter it also is ("C code", "plan C")."""
+    out = []
+    for match in _unit_pattern(unit).finditer(text):
+        before = re.findall(r"[\w.,]+|[^\w\s]", text[:match.start()])
+        previous = before[-1].lower() if before else ""
+        noted = previous in _COMMENT_MARKS and len(before) > 1 and _is_number(before[-2])
+        if len(match.group()) == 1 and not (
+                previous in _unit_names().one_letter_after or _is_number(previous) or noted):
+            continue
+        out.append(match)
+    return out
 
 
 @dataclass(frozen=True)
@@ -143,12 +228,16 @@ def _joined(text: str) -> str:
 
 
 def _instead(reading: Reading, unit: str, sentence: int) -> str | None:
-    previous = ""
-    for token, denied in zip(reading.tokens, reading.denied, strict=True):
-        if (token.sentence == sentence and not denied and token.lower != unit.lower()
-                and _is_unit_name(token.text, previous)):
-            return token.text
-        previous = token.lower
+    """The first unit of `unit`'s dimension that sentence `sentence` states, else the next
+    sentence (the answer to a question, "Is it in MB? No, it's in GB."; "It isn't in Celsius.
+    It's in millikelvin.")."""
+    for at in (sentence, sentence + 1):
+        previous = ""
+        for token, denied in zip(reading.tokens, reading.denied, strict=True):
+            if (token.sentence == at and not denied and _is_unit_name(token.text, previous)
+                    and _rival(token.text, unit)):
+                return token.text
+            previous = token.lower
     return None
 
 
@@ -225,7 +314,7 @@ def _replacement(text: str, line: int, unit: str) -> str | None:
     line: `- unit = "GPa"` / `+ unit = "kPa"` -> kPa)."""
     lines = text.split("\n")
     after = lines[line + 1] if line + 1 < len(lines) else ""
-    return next((w for w in re.findall(r"[A-Za-zµ]+", after) if _rival(w, unit)), None)
+    return next((w for w in re.findall(r"°?[A-Za-zµ]+", after) if _rival(w, unit)), None)
 
 
 def _retracted(text: str) -> set[int]:
@@ -243,15 +332,44 @@ def _retracted(text: str) -> set[int]:
     return out
 
 
+def _names_quantity(text: str, quantity: tuple[str, ...]) -> bool:
+    """`text` names one of the quantity's phrases, each word whole or cut short ("max upload
+    size", "`max_upload_size`", "cooling_temp" for "maximum upload size", "cooling temperature")."""
+    for phrase in quantity:
+        words = re.findall(r"[a-z0-9]+", phrase.lower())
+        found = re.findall(r"[a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", text).lower())
+        for at in range(len(found) - len(words) + 1):
+            if words and all(w == t or (len(t) >= _SHORT_WORD and w.startswith(t))
+                             for w, t in zip(words, found[at:at + len(words)], strict=True)):
+                return True
+    return False
+
+
+def _foreign_rows(text: str, quantity: tuple[str, ...]) -> tuple[set[int], list[str]]:
+    """Rows of a list or table (a line opening with "-", "*" or "|", or a `label: value` line)
+    whose label names something other than the asked quantity, where another row of the text
+    names it: "- cooling temperature: K" / "- ambient temperature: °C" (°C is the ambient's)."""
+    rows: dict[int, str] = {}
+    for n, line in enumerate(text.split("\n")):
+        match = _ROW.match(line)
+        if match:
+            rows[n] = match.group("item") or match.group("cell")
+    if len(rows) < _MIN_ROWS or not quantity:
+        return set(), []
+    named = {n for n, label in rows.items() if _names_quantity(label, quantity)}
+    lines = text.split("\n")
+    return (set(rows) - named if named else set()), [lines[n] for n in sorted(named)]
+
+
 def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[UnitLine]:
     """Every line of `text` that names `unit`, read in its sentence, in order. Only the
     paragraphs naming the unit are read. A mention in a sentence that names the asked
     `quantity` only as what a negation reaches is not stated for it."""
-    pattern = _unit_pattern(unit)
     out: list[UnitLine] = []
     retracted = _retracted(text)
+    foreign, own_rows = _foreign_rows(text, quantity)
     for first, _, para in _paragraphs(text):
-        mentions = list(pattern.finditer(para))
+        mentions = _mentions(para, unit)
         if not mentions:
             continue
         reading = read(para.replace("\n", " "))
@@ -261,8 +379,10 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
             index = reading.index_at(mention.start())
             sentence = reading.tokens[index].sentence if index is not None else None
             line = first + para.count("\n", 0, mention.start())
+            held = (_annotated(para, mention.start(), mention.end(), quantity)
+                    or not reading.denied_at(mention.start()))
             by_line.setdefault(line, []).append(
-                (not reading.denied_at(mention.start()) and line not in retracted
+                (held and line not in retracted | foreign
                  and not (sentence in elsewhere and _unreached(reading, index)
                           and not _anaphoric(reading, index)), sentence))
         mixed = _mixed_sentences(by_line)
@@ -271,13 +391,16 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
         starts = [0, *(i + 1 for i, c in enumerate(para) if c == "\n"), len(para) + 1]
         for line, found in sorted(by_line.items()):
             at = line - first
-            rival = _other_stated(reading, unit, starts[at], starts[at + 1] - 1)
+            rival = _other_stated(reading, unit, starts[at], starts[at + 1] - 1, quantity)
             states = any(stated for stated, _ in found) and rival is None
             denied = [s for stated, s in found if not stated and s is not None]
             instead = rival if rival is not None else (
                 None if states or not denied else _instead(reading, unit, denied[0]))
             if instead is None and line in retracted:
                 instead = _replacement(text, line, unit)
+            if instead is None and line in foreign:  # the unit of the row naming the quantity
+                instead = next((w for row in own_rows for w in re.findall(r"°?[A-Za-zµ]+", row)
+                                if _rival(w, unit)), None)
             out.append(UnitLine(offset=line, states=states, instead=instead))
     return out
 

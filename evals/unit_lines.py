@@ -5,8 +5,11 @@ gate see it: the benchmark (benchmarks/unit_denials.py) and the tests judge line
                                         asked unit, and the gate's truth mode
 
 The line is the one evidence span of "Is the <quantity> in <unit>?": a doc section under the
-quantity's heading, or a line of a code definition. Coverage is `controller.coverage.measure`,
-the answer `controller.answer.build_answer`, the gate `coverage_of` (what a session records).
+quantity's heading, or a line of a code definition named after the quantity (`def
+tile_pressure(gap):` for "tile pressure", `def request_timeout(gap):` for "request timeout";
+before meaning7 it was `tile_pressure` whatever the quantity). Coverage is
+`controller.coverage.measure`, the answer `controller.answer.build_answer`, the gate
+`coverage_of` (what a session records).
 """
 
 from __future__ import annotations
@@ -21,15 +24,16 @@ def _evidence(text: str, kind: str, quantity: str) -> Any:
     from helix.core.schemas import Chunk
 
     code = kind == "code"
+    name = "_".join(re.findall(r"[a-z0-9]+", quantity.lower()))  # tile pressure -> tile_pressure
     path = "lumen/tiles.py" if code else "docs/units.md"
-    body = (f"def tile_pressure(gap):\n    {text}\n    return 1.0\n" if code
+    body = (f"def {name}(gap):\n    {text}\n    return 1.0\n" if code
             else f"## {quantity.capitalize()}\n\n{text}\n")
     chunk = Chunk(id=f"c-{digest(body)[7:19]}", path=path, kind="code_def" if code
                   else "doc_section", lang="python" if code else "markdown", start_line=4,
                   end_line=4 + body.count("\n") - 1, text=body, content_hash=digest(body),
                   heading_path=() if code else (quantity.capitalize(),),
-                  symbol="tile_pressure" if code else None,
-                  node_id="def:lumen/tiles.py::tile_pressure" if code
+                  symbol=name if code else None,
+                  node_id=f"def:lumen/tiles.py::{name}" if code
                   else "sec:docs/units.md#4")
     return Candidate(chunk=chunk, score=1.0, reasons=(), step=0)
 

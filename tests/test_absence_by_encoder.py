@@ -205,3 +205,20 @@ def test_the_absence_check_never_imports_torch() -> None:
     out = subprocess.run([sys.executable, "-c", _NO_TORCH], capture_output=True, text=True,
                          timeout=300, check=True)
     assert out.stdout.strip() == "LOADED:", out.stdout + out.stderr
+
+
+def test_a_sentence_that_reports_what_the_evidence_holds_is_no_claim() -> None:
+    """meaning7: a clause that negates nothing and names an identifier or a number of the
+    evidence says what the evidence says; the sentence is no absence claim whatever the
+    encoder makes of it. A name under the negation is what is said to be missing."""
+    meaning = AbsenceMeaning(Marker(), AbsencePolicy())
+
+    def refused(text: str) -> bool:
+        return check_answer(text, REFS, evidence=ENV.evidence,
+                            meaning=meaning).reason == NO_EVIDENCE_CLAIM
+
+    assert not refused("Nothing in the docs is unrelated: decide_retry makes the call.")
+    assert not refused("Nothing in the docs is unrelated, and it gives up after 5 tries.")
+    assert refused("The excerpts are unrelated to how decide_retry is scheduled.")
+    # a file's name names the material, as a claim does
+    assert refused("src/retry.py shows something unrelated to the policy.")

@@ -303,3 +303,19 @@ def test_a_negated_change_or_removal_keeps_the_unit_and_code_reads_as_one_clause
 def test_a_retracted_diff_line_names_the_unit_that_replaced_it() -> None:
     assert stated_instead("- unit = 'GPa'\n+ unit = 'kPa'", "GPa") == "kPa"
     assert stated_instead("Rather than GPa, the log uses millibar.", "GPa") == "millibar"
+
+
+@pytest.mark.parametrize("word", CUES["cues"]["conditions"])
+def test_a_harm_after_a_conditional_denies_what_the_condition_supposes(word: str) -> None:
+    # meaning7: the condition opening the sentence is what does the harm
+    text = f"{word.capitalize()} you read the tile pressure as GPa, the solver will fault."
+    assert "GPa" in _denied_words(text)
+    assert "GPa" not in _denied_words(f"{word.capitalize()} the tile pressure is in GPa, "
+                                      "the solver reports it.")
+
+
+@pytest.mark.parametrize("word", CUES["boundaries"]["factives"])
+def test_a_factives_complement_is_not_reached_by_its_negation(word: str) -> None:
+    # meaning7: "nobody should be surprised that ... GPa" states GPa; "nobody said that" does not
+    assert "GPa" not in _denied_words(f"Nobody {word} that tile pressure is in GPa.")
+    assert "GPa" in _denied_words("Nobody said that tile pressure is in GPa.")

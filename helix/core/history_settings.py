@@ -63,7 +63,9 @@ class StaleDocsSettings(FrozenSettings):
                              "LICENCE*", "AUTHORS*", "CONTRIBUTORS*", "COPYING*", "NOTICE*",
                              "*upgrading*", "*migrat*", "*whatsnew*", "*whats-new*",
                              "*what-s-new*", "*archive*", "versions.*", "*-history.*",
-                             "*_history.*", "*announcement*")
+                             "*_history.*", "*announcement*",
+                             # records of work done (a session's transcript, a dev journal)
+                             "*transcript*", "*journal*", "*worklog*", "*devlog*")
     # directories whose documents record the past (release notes, news, blog posts, an
     # earlier version's documentation): never stale (`helix.staledocs.archives`)
     history_dirs: tuple[str, ...] = ("release", "releases", "release-notes", "release_notes",

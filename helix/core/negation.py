@@ -4,9 +4,11 @@
     Reading.denied_at(offset) -> whether the word at a character offset is denied
 
 A sentence ends at `.`, `!`, `?` or a line break; a clause at other punctuation (`, ; : | #`),
-at a word that starts a new clause ("but", "when", "now", ...) and at "and"/"or" followed by a
-new predicate. A parenthetical is a clause inside its clause: a scope opened outside runs
-through it, one opened inside ends at its ")". The cues (data: helix/core/negation.toml) reach:
+at a word that starts a new clause ("but", "when", "now", ...), at "and"/"or" followed by a
+new predicate, and at "that" after a factive predicate ("nobody should be surprised that it is
+GPa": what a factive's complement says holds, negated or not). A parenthetical is a clause
+inside its clause: a scope opened outside runs through it, one opened inside ends at its ")".
+The cues (data: helix/core/negation.toml) reach:
 
     forward     what follows, to the end of the clause: "never expressed in GPa",
                 "pascal rather than GPa", "unlike the modulus (GPa)", "isn't in GPa"
@@ -28,7 +30,8 @@ through it, one opened inside ends at its ")". The cues (data: helix/core/negati
     reply       a question answered no denies the question: "kPa? No: it is pascal"
     elliptical  a clause that is only a negation denies the clause before: "bar in the beta,
                 not anymore"; as the reply to a question, the question ("GPa? Not since 2.0.")
-    harmful     a predicate of harm, the clause before it: "assuming GPa will break it"
+    harmful     a predicate of harm, the clause before it: "assuming GPa will break it", and
+                a conditional clause opening its sentence ("if you pass GPa, it will fail")
     manner      a negated manner that names back what came before denies the sentence up to
                 it: "(drafts said GPa,) it is not expressed that way anywhere"
     interjected a forward cue's scope skips an interjection: "not, as some say, in MPa"
@@ -53,7 +56,8 @@ from functools import lru_cache
 from helix.core.negation_cues import Cues, Phrases, cues
 
 # a decimal number is one token ("3.0 GPa": its point never ends a sentence)
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)+|\w+(?:['’]\w+)*|!=|[^\w\s]")
+# and a degree sign is part of the unit it marks ("°C")
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)+|°?\w+(?:['’]\w+)*|!=|[^\w\s]")
 _SENTENCE_END = frozenset({".", "!", "?"})
 _OPEN, _CLOSE = "(", ")"
 _NEGATIVE_ENDING = "n't"
@@ -128,6 +132,8 @@ class _Clauses:
             return False  # a member access joins its name: "unit).not.toBe('GPa')"
         if token.lower in c.punctuation or token.lower in c.boundary_words:
             return True
+        if token.lower == "that" and i > 0 and self.tokens[i - 1].lower in c.factives:
+            return True  # a factive's complement holds whatever is said of the factive
         nxt = self.tokens[i + 1].lower if i + 1 < len(self.tokens) else ""
         return token.lower in c.coordinators and nxt in c.predicate_starts
 
@@ -419,11 +425,23 @@ def read(text: str) -> Reading:
             deny(_previous_clause(cl, i))
         if _match(tokens, i, c.harmful) or _raises_error(tokens, i, c):
             deny(cl.backward(i))
+            deny(_condition(tokens, i, c))
         if _match(tokens, i, c.manner_anaphora) and reaches[i] % 2 == 1:
             deny([j for j in range(i) if tokens[j].sentence == token.sentence])
     return Reading(tokens=tokens, denied=tuple(d or r % 2 == 1 for d, r in zip(denied, reaches,
                                                                                strict=True)),
                    reaches=tuple(reaches))
+
+
+def _condition(tokens: tuple[Token, ...], at: int, c: Cues) -> list[int]:
+    """The conditional clause that opens the sentence of a predicate of harm at `at`: what it
+    supposes is what does the harm ("If you enter 20 expecting °C, the chiller ... faults")."""
+    sentence = tokens[at].sentence
+    first = next(j for j in range(at, -1, -1) if j == 0 or tokens[j - 1].sentence != sentence)
+    if tokens[first].lower not in c.conditions:
+        return []
+    end = next((j for j in range(first, at) if tokens[j].text == ","), None)
+    return list(range(first, end)) if end is not None else []
 
 
 def _raises_error(tokens: tuple[Token, ...], at: int, c: Cues) -> bool:

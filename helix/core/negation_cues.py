@@ -25,6 +25,7 @@ class Cues:
     boundary_words: frozenset[str]
     coordinators: frozenset[str]
     predicate_starts: frozenset[str]
+    factives: frozenset[str]
     forward: Phrases
     coordinating: frozenset[str]
     evaluative: Phrases
@@ -39,6 +40,7 @@ class Cues:
     negative_replies: Phrases
     elliptical: Phrases
     harmful: Phrases
+    conditions: frozenset[str]
     error_verbs: frozenset[str]
     error_endings: tuple[str, ...]
     manner_anaphora: Phrases
@@ -74,6 +76,7 @@ def cues() -> Cues:
         punctuation=frozenset(bounds["punctuation"]), boundary_words=frozenset(bounds["words"]),
         coordinators=frozenset(bounds["coordinators"]),
         predicate_starts=frozenset(bounds["predicate_starts"]),
+        factives=frozenset(bounds["factives"]),
         forward=_phrases(cue["forward"]), coordinating=frozenset(cue["coordinating"]),
         evaluative=_phrases(cue["evaluative"]),
         past=_phrases(cue["past"]), past_tense=_phrases(cue["past_tense"]),
@@ -83,7 +86,8 @@ def cues() -> Cues:
         change_verb_words=int(cue["change_verb_words"]), anaphora=frozenset(cue["anaphora"]),
         negative_replies=_phrases(cue["negative_replies"]),
         elliptical=_phrases(cue["elliptical"]), harmful=_phrases(cue["harmful"]),
-        error_verbs=frozenset(cue["error_verbs"]), error_endings=tuple(cue["error_endings"]),
+        conditions=frozenset(cue["conditions"]), error_verbs=frozenset(cue["error_verbs"]),
+        error_endings=tuple(cue["error_endings"]),
         manner_anaphora=_phrases(cue["manner_anaphora"]),
         relatives=frozenset(cue["relatives"]), relatives_after=_phrases(cue["relatives_after"]),
         negators=_phrases(pred["negators"]),

@@ -4,7 +4,9 @@
 time only when the section's text states something one of them contradicts. Each piece of
 evidence is a line of the section:
 
-    removed-definition  it names a definition a later commit removed, as the project's: the
+    removed-definition  it names a definition a later commit removed, as code (in a code
+                        block, inline, called or qualified; a plain word of prose is the
+                        thing's English name), as the project's: the
                         name qualified by the project's module or class, or in a section that
                         names some other definition the project still has (a bare
                         `DjangoFilterBackend` in a note on another package is that package's)
@@ -330,9 +332,19 @@ def removed_definition(lines: Sequence[Line], name: str, anchored: bool) -> Evid
     word = _word(name)
     own = _own(name)
     for line in lines:
-        if word.search(line.text) and not own.search(line.text):
+        if word.search(line.text) and not own.search(line.text) and _as_code(line, name):
             return _found("removed-definition", name, line)
     return None
+
+
+def _as_code(line: Line, name: str) -> bool:
+    """The line writes `name` as code: in a code block, as inline code, called (`name()`)
+    or qualified (`mod.name`, `name.attr`); a plain word of prose (a heading 'WikiLinks', a
+    link's text) is the thing's name in English, which a renamed class leaves true."""
+    if line.code or any(name in _IDENT.findall(span) for span in _inline(line)):
+        return True
+    return re.search(rf"(?<![A-Za-z0-9_])(?:[A-Za-z_]\w*\.{re.escape(name)}(?![A-Za-z0-9_])|"
+                     rf"{re.escape(name)}(?:\(|\.[A-Za-z_]))", line.text) is not None
 
 
 def of_definition(found: StaleDefinition, lines: Sequence[Line], text: str,

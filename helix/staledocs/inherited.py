@@ -5,6 +5,9 @@ inherits (`Configurator` gaining `ActionConfiguratorMixin`) is no member a reade
                                                  defined in the project, as the work tree
                                                  has them (bases of bases to `depth`)
 
+    assigned(text, shape)                    -> the instance attributes its methods assign
+                                                 (a property made a plain attribute)
+
 A base defined outside the project (a dependency's class) is not read: what it provides is
 not known here, so nothing is taken as inherited from it.
 """
@@ -19,6 +22,8 @@ from indexers.def_shapes import DefShape
 from indexers.symbols import CLASS_LIKE
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# `self.renderer = ...` / `self.renderer: Renderer = ...` in a method: an instance attribute
+_ASSIGNED = re.compile(r"\bself\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::[^=\n]+)?=(?!=)")
 LOOKUPS = 5  # definitions of one base name read (a name defined in several files)
 
 
@@ -28,6 +33,15 @@ def base_names(shape: DefShape) -> list[str]:
     own = shape.qualname.rsplit(".", 1)[-1]
     _, _, after = shape.signature.partition(f" {own} ")
     return list(dict.fromkeys(_NAME.findall(after)))
+
+
+def assigned(text: str | None, shape: DefShape) -> frozenset[str]:
+    """The instance attributes a class's methods assign (`self.renderer = renderer`): a
+    property made a plain attribute is still a member a reader can use."""
+    if text is None or shape.kind not in CLASS_LIKE:
+        return frozenset()
+    body = "\n".join(text.splitlines()[shape.start_line - 1:shape.end_line])
+    return frozenset(_ASSIGNED.findall(body))
 
 
 class Bases:

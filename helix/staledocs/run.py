@@ -47,7 +47,7 @@ from helix.staledocs.history import (
     touched,
 )
 from helix.staledocs.history import window as history_window
-from helix.staledocs.inherited import Bases
+from helix.staledocs.inherited import Bases, assigned
 from helix.staledocs.reachable import Reach
 from helix.staledocs.sections import (
     DocSection,
@@ -264,8 +264,8 @@ def stale_docs(root: Path, config: HelixConfig, *, paths: Sequence[str] = (),
             if cache not in drifted:
                 found_drift = definition_drift(history, blobs, definition, since, work,
                                                settings)
-                found_drift = found_drift and still_has(found_drift,
-                                                        bases.members(found_drift.now))
+                found_drift = found_drift and still_has(found_drift, bases.members(
+                    found_drift.now) | assigned(work.text(definition.path), found_drift.now))
                 if found_drift and any("no longer raises" in c.detail
                                        for c in found_drift.changes if c.kind == "raises"):
                     # the callees are read only for an error said to be raised no more

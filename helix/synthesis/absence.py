@@ -3,6 +3,9 @@ checked against the evidence that was sent.
 
     absence_claims(text) -> AbsenceClaim(start, end, terms) for every claim, in order
     contradicted(claim, evidence_words) -> the evidence says otherwise
+    answers_from(text, evidence_words) -> `text` says something the evidence holds
+    reports_from(text, evidence_words, missing) -> a clause of `text` that negates nothing
+                                                   names what the evidence holds
 
 A claim's terms are the content words of its sentence outside the claim phrase (identifiers,
 backticked names, words that are not function words or the vocabulary of claiming: "the
@@ -95,6 +98,7 @@ _CITATION = re.compile(r"\[\s*E\d+(?:\s*[,;\-–]\s*E\d+)*\s*\]|\S+:\d+(?:-\d+)?
 _WORD = re.compile(r"`[^`\n]+`|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 MIN_TERM = 3
 CONTRADICTED_SHARE = 0.5  # more than this share of a claim's terms in the evidence
+ANSWERING_TERMS = 3  # content words of the evidence that make a sentence an answer from it
 
 # function words and the vocabulary of claiming: never a claim's object
 
@@ -207,6 +211,50 @@ def _held(term: str, words: frozenset[str]) -> bool:
         return True
     parts = [p for p in re.split(r"[_.]", term) if p]
     return len(parts) > 1 and all(p in words for p in parts)
+
+
+_REPORTED = re.compile(r"`[^`\n]+`|[A-Za-z_$][\w.$]*|\d+(?:\.\d+)?")
+_IDENTIFIER = re.compile(r"[_.$`]|\d|[a-z][A-Z]")
+_FILE_NAME = re.compile(r"^[\w.-]*/[\w./-]*$|^[\w-]+\.[a-z0-9]{1,5}$")
+_TRIVIAL_NUMBERS = frozenset({"0", "1"})
+_REPORT_CLAUSE = re.compile(r"[^,;:—–()\n]+")
+
+
+def _reported(raw: str, words: frozenset[str]) -> bool:
+    """`raw` (a `_REPORTED` match) is an identifier or a number the evidence holds, not a
+    file's name (that names the material, as a claim does)."""
+    word = raw.strip("`").strip().lower().strip("$")
+    if _FILE_NAME.match(word):
+        return False
+    if word.replace(".", "", 1).isdigit():
+        return word in words and word not in _TRIVIAL_NUMBERS
+    return bool(_IDENTIFIER.search(raw)) and _held(word, words)
+
+
+def reports_from(text: str, words: frozenset[str], missing: frozenset[str]) -> bool:
+    """Some clause of `text` with no word of something missing (`missing`: negations and
+    polarity words) names what the evidence holds (`_reported`): the span says what the
+    evidence says ("`needs_full_rebuild` returns True when ...", "Per docs/gpu.md: cached
+    blocks are released first, and if there's still no room, `PoolExhausted` is raised"),
+    whatever else it says; in "The unit of tile_pressure is not stated" the name is what is
+    said to be missing."""
+    for clause in _REPORT_CLAUSE.findall(_CITATION.sub(" ", text)):
+        said = re.findall(r"[a-z]+(?:['’]t)?", clause.lower())
+        if any(w in missing or w.endswith(("'t", "’t")) for w in said):
+            continue
+        if any(_reported(raw, words) for raw in _REPORTED.findall(clause)):
+            return True
+    return False
+
+
+def answers_from(text: str, words: frozenset[str]) -> bool:
+    """`text` says something the evidence holds: an identifier (not a file's name: that names
+    the material, as a claim does) or a number of the evidence ("SESSION_TTL is 12 hours",
+    "Rotation at 50 MiB"), or `ANSWERING_TERMS` of its content words ("Priority first, name
+    second" where the excerpts sort by priority and name)."""
+    if any(_reported(raw, words) for raw in _REPORTED.findall(_CITATION.sub(" ", text))):
+        return True
+    return sum(_held(term, words) for term in content_terms(text)) >= ANSWERING_TERMS
 
 
 def contradicted(claim: AbsenceClaim, words: frozenset[str]) -> bool:

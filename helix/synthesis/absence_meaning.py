@@ -38,7 +38,7 @@ from helix.core.config import AbsencePolicy
 from helix.core.english import CLAIM_WORDS, NEGATION_WORDS, stems
 from helix.core.hashing import hash_obj
 from helix.core.ports import Embedder
-from helix.synthesis.absence import _CITATION, AbsenceClaim, content_terms
+from helix.synthesis.absence import _CITATION, AbsenceClaim, content_terms, reports_from
 
 if TYPE_CHECKING:
     import numpy as np
@@ -218,13 +218,18 @@ class AbsenceMeaning:
                 zip(found, nearest(vectors @ absence.T), nearest(vectors @ answer.T),
                     strict=True)]
 
-    def claims(self, text: str, held: frozenset[str]) -> list[AbsenceClaim]:
+    def claims(self, text: str, held: frozenset[str],
+               evidence: frozenset[str] | None = None) -> list[AbsenceClaim]:
         """The spans that claim absence, one per sentence (the first), as AbsenceClaims whose
         terms are the span's content words. A span that cites the evidence (a citation in it
-        or right after it) must beat the answer exemplars by `cited_margin` more."""
+        or right after it) must beat the answer exemplars by `cited_margin` more; one that
+        reports from the `evidence` words (`absence.reports_from`) is none."""
         out: list[AbsenceClaim] = []
         for scored in self.score(text, held):
             start, end = scored.span.start, scored.span.end
+            if evidence is not None and reports_from(text[start:end], evidence,
+                                                     self.ex.polarity_words):
+                continue
             cited = _CITATION.search(text[start:end]) or _CITED_AFTER.match(text, end)
             need = self.policy.margin_min + (self.policy.cited_margin if cited else 0.0)
             if (scored.absence >= self.policy.similarity_min

@@ -4,7 +4,9 @@
 2. Evidence was sent and the answer claims the repository (or the evidence) lacks something
    -> `contract_no_evidence_claim`, whatever the answer cites, when the claim
    - comes before anything cites sent evidence ("There is no evidence ... [E1]", "I couldn't
-     find it"), or
+     find it") and nothing before or after its sentence answers from the evidence (names an
+     identifier or number the excerpts hold, or three of their words: "SESSION_TTL is 12
+     hours. The evidence doesn't show ..." is an answer with a note), or
    - is a blanket one ("None of this is in the repository... See [E1]"), or
    - is contradicted by the evidence: most of what it says is missing is in the sent excerpts
      (`helix.synthesis.absence`).
@@ -34,6 +36,7 @@ from helix.synthesis.absence import (
     AbsenceClaim,
     _sentence,
     absence_claims,
+    answers_from,
     content_terms,
     contradicted,
     evidence_words,
@@ -237,7 +240,7 @@ def _claims(text: str, words: frozenset[str] | None,
     given, else the rules' negation cues) in sentences the phrases left alone, in order."""
     claims = absence_claims(text, cues=meaning is None)
     if meaning is not None:
-        claims += [c for c in meaning.claims(text, _held_forms(words))
+        claims += [c for c in meaning.claims(text, _held_forms(words), words)
                    if not any(o.start < c.end and c.start < o.end for o in claims)]
     return sorted(claims)
 
@@ -266,6 +269,18 @@ def _limit_note(text: str, claim: AbsenceClaim, refs: Sequence[CitationRef],
     return AbsenceClaim(claim.start, mark.start(), content_terms(before))
 
 
+def _answered(text: str, claims: Sequence[AbsenceClaim], words: frozenset[str] | None) -> bool:
+    """The answer answers from the evidence before its first claim's sentence or after its
+    last one, citing or not ("SESSION_TTL is 12 hours. The evidence doesn't show whether
+    ..."; "Nothing about callers is shown. `handle` retries 5 times."): its claims are then
+    notes on its limits, checked as cited ones are."""
+    if words is None:
+        return False
+    head, _ = _sentence(text, claims[0].start, claims[0].end)
+    _, tail = _sentence(text, claims[-1].start, claims[-1].end)
+    return answers_from(text[:head], words) or answers_from(text[tail:], words)
+
+
 def _absence_verdict(text: str, refs: Sequence[CitationRef],
                      evidence: Sequence[EvidenceItem] | None,
                      meaning: AbsenceMeaning | None = None) -> bool:
@@ -277,7 +292,8 @@ def _absence_verdict(text: str, refs: Sequence[CitationRef],
     if not claims:
         return False
     note = _limit_note(text, claims[0], refs, words, meaning)
-    if note is None and not extract_citations(text[:claims[0].start], refs)[1]:
+    if note is None and not extract_citations(text[:claims[0].start], refs)[1] \
+            and not _answered(text, claims, words):
         return True
     claims = [note or claims[0], *claims[1:]]
     return any(claim.blanket or (words is not None and contradicted(claim, words))
