@@ -22,6 +22,13 @@ a narrowed question; a T10 is a pick, a "who calls it?" ... with nothing to act 
    session is reported in the manifest, and with it, per (`continuity.router_rescue`,
    `router_override`) of a grid, how often the class the router would act on is right
    (`routing_curve`) and the best of the grid (the shipped settings: helix/core/config.py).
+4. Leave-one-writer-out (`leave_one_writer_out`): each writer's file (heldapart_tune and every
+   train_writer<n>) held out in turn, the head fit on the rest and the held turns' text features
+   computed without the exemplars only that writer gave; per writer and class, and the mean
+   over writers of the routed share per (`router_rescue`, `router_phrase`) (`phrase_curve`: the
+   bar against a rule that read the message from its phrases alone, nothing exact in it).
+Labels are read by HELDAPART.md's label rules where writers' conventions differ (`normalised`:
+a T2 turn after a sense was chosen that names no scope is the other sense, not a narrowing).
 `--check` trains into a temporary directory and fails unless the result equals the shipped
 model byte for byte.
 """
@@ -32,6 +39,7 @@ import argparse
 import functools
 import json
 import os
+import re
 import sys
 import tempfile
 from collections import Counter
@@ -52,6 +60,7 @@ from controller.continuity.meaning import (
     text_features,
 )
 from controller.continuity.turn_plan import Reading
+from evals.router_curves import best_settings, phrase_curve, routing_curve
 from evals.scenarios import SUITE_DIR, resolve_repo
 from evals.suites import DATA_DIR, read_jsonl
 from helix.core.hashing import canonical_json, digest, digest_file, short_id
@@ -108,14 +117,14 @@ class Sample:
 
 @dataclass
 class ForcedReader:
-    """The trainer's reader: the labelled class (`labeller` of the rules' own reading), and a
+    """The trainer's reader: the labelled class (`labeller` of what the router saw), and a
     record of what the router saw."""
 
-    labeller: Callable[[str], str | None] = lambda rules: None
+    labeller: Callable[[Features], str | None] = lambda f: None
     seen: list[tuple[Features, str | None]] = field(default_factory=list)
 
     def __call__(self, f: Features) -> Reading:
-        label = self.labeller(f.rules)
+        label = self.labeller(f)
         self.seen.append((f, label))
         return Reading(meaning=label or f.rules, confidence=1.0, forced=True)
 
@@ -126,9 +135,10 @@ def _overrides() -> dict[tuple[str, str, int], dict[str, Any]]:
 
 
 def label_of(file: str, session: dict[str, Any], number: int,
-             overrides: dict[tuple[str, str, int], dict[str, Any]], rules: str) -> str | None:
+             overrides: dict[tuple[str, str, int], dict[str, Any]], rules: str,
+             seen: Features | None = None) -> str | None:
     """The class of one training turn (None: not a training turn); `rules`: the vocabulary
-    router's reading of it."""
+    router's reading of it; `seen`: what the router saw (for `normalised`)."""
     turn = session["turns"][number - 1]
     key = (file.removesuffix(".jsonl"), session["id"], number)
     if key in overrides:
@@ -143,7 +153,36 @@ def label_of(file: str, session: dict[str, Any], number: int,
         return None
     if rules in REACHES and transition in REACHES[rules]:
         return rules  # the vocabulary rules read it the way the label says
-    return None if transition == "T10" or not lane else DEFAULT_CLASS.get((transition, lane))
+    if transition == "T10" or not lane:
+        return None
+    return normalised(DEFAULT_CLASS.get((transition, lane)), seen)
+
+
+def _label_seen(file: str, session: dict[str, Any], number: int,
+                overrides: dict[tuple[str, str, int], dict[str, Any]],
+                f: Features) -> str | None:
+    return label_of(file, session, number, overrides, f.rules, f)
+
+
+_SCOPE_NOUNS = frozenset({"folder", "folders", "dir", "directory", "directories", "module",
+                          "package", "file", "files"})
+
+
+def normalised(meaning: str | None, seen: Features | None) -> str | None:
+    """The class a label's (transition, lane) names, read by HELDAPART.md's label rules where
+    writers' conventions differ. T2 root is "the same question with a changed scope, or the
+    other sense after an answer": after a sense was chosen, a T2 turn that names no scope (no
+    path, no kind of file, nothing left out, no folder) asks for the other sense (`other`),
+    not a narrowing (`narrow`), whichever way its writer counted it."""
+    if meaning != "narrow" or seen is None or not seen.flag("choice_sense") \
+            or seen.flag("path"):
+        return meaning
+    from controller.continuity import phrases as say
+
+    words = set(re.findall(r"[a-z]+", seen.text.lower()))
+    if words & (set(say.SCOPE_KIND) | _SCOPE_NOUNS) or say.SCOPE_EXCLUDE.search(seen.text):
+        return meaning
+    return "other"
 
 
 def training_sessions() -> Iterator[tuple[str, dict[str, Any]]]:
@@ -176,7 +215,7 @@ def collect(flags: dict[str, Any]) -> list[Sample]:
         clock = FakeClock(start=1_700_000_000.0, step=0.001)
         for number, turn in enumerate(session["turns"], start=1):
             reader.seen.clear()
-            reader.labeller = functools.partial(label_of, file, session, number, overrides)
+            reader.labeller = functools.partial(_label_seen, file, session, number, overrides)
             run_turn(name, turn["text"], root=root, config=config, dry_run=True, db=db,
                      clock=clock, reply_to=turn.get("reply_to"), reader=reader)
             if not reader.seen or reader.seen[-1][1] is None:
@@ -199,6 +238,7 @@ class Bank:
     details: list[str | None]
     groups: list[frozenset[str]]
     vectors: np.ndarray
+    sources: list[frozenset[str]] = field(default_factory=list)  # the files each row came from
 
 
 def _norm(text: str) -> str:
@@ -213,28 +253,35 @@ def build_bank(samples: list[Sample], vectors: dict[str, np.ndarray]) -> Bank:
     for _, r in read_jsonl(ROUTER_DIR / "exemplars.jsonl"):
         rows.setdefault((_norm(r["text"]), r["meaning"]), {
             "text": r["text"], "meaning": r["meaning"], "detail": r.get("detail"),
-            "groups": {"hand"}})
+            "groups": {"hand"}, "sources": {"hand"}})
     for s in samples:
         row = rows.setdefault((_norm(s.text), s.meaning), {
-            "text": s.text, "meaning": s.meaning, "groups": set(),
+            "text": s.text, "meaning": s.meaning, "groups": set(), "sources": set(),
             "detail": say.small_talk(s.text) if s.meaning == "chat" else None})
         row["groups"].add(s.group)
+        row["sources"].add(s.source)
     ordered = list(rows.values())
     return Bank(texts=[r["text"] for r in ordered],
                 labels=np.array([CLASSES.index(r["meaning"]) for r in ordered]),
                 details=[r["detail"] for r in ordered],
                 groups=[frozenset(r["groups"]) for r in ordered],
+                sources=[frozenset(r["sources"]) for r in ordered],
                 vectors=np.stack([vectors[r["text"]] for r in ordered]).astype(np.float32))
 
 
-def design(samples: list[Sample], bank: Bank, vectors: dict[str, np.ndarray]) -> np.ndarray:
+def design(samples: list[Sample], bank: Bank, vectors: dict[str, np.ndarray],
+           writer: str | None = None) -> np.ndarray:
     """The feature matrix: each turn's text features without its own session's exemplars
-    and without its own wording (what a new message would see)."""
+    and without its own wording (what a new message would see); with `writer`, without any
+    exemplar only that writer's file gave (what a writer never trained on would see)."""
     norms = [_norm(t) for t in bank.texts]
     rows = []
     for s in samples:
-        keep = np.array([s.group not in g and n != _norm(s.text)
-                         for g, n in zip(bank.groups, norms, strict=True)])
+        if writer is None:
+            keep = np.array([s.group not in g and n != _norm(s.text)
+                             for g, n in zip(bank.groups, norms, strict=True)])
+        else:
+            keep = np.array([bool(src - {writer}) for src in bank.sources])
         sims = similarities(bank.vectors, vectors[s.text])
         scores = [float(v) for v in similarities(
             np.stack([vectors[o] for o in s.options]), vectors[s.text])] if s.options else []
@@ -282,76 +329,65 @@ def cross_validate(x: np.ndarray, y: np.ndarray, groups: list[str]) -> dict[str,
             "predicted": predicted.tolist(), "confidence": confidence.round(4).tolist()}
 
 
-def rules_reading(flags: tuple[float, ...]) -> str:
-    """The vocabulary router's reading of a turn, from its `rule_*` flags."""
-    from controller.continuity.meaning import FLAG_NAMES
-
-    named = [n.removeprefix("rule_") for n, v in zip(FLAG_NAMES, flags, strict=True)
-             if n.startswith("rule_") and v]
-    return named[0] if named else "boundary"
-
-
-def routed_class(reading: str, confidence: float, rules: str, rescue: float,
-                 override: float) -> str:
-    """The class `router.read_plan` acts on: the reading when the rules agree, when the rules
-    took the message for a new question (or read nothing) and the reading is `rescue` sure,
-    or when it is `override` sure; else the rules' reading."""
-    if reading == rules:
-        return reading
-    bar = rescue if rules in ("new_question", "boundary") else override
-    return reading if confidence >= bar else rules
-
-
-RESCUE_GRID = tuple(round(0.1 + 0.05 * i, 2) for i in range(13))  # 0.1 .. 0.7
-OVERRIDE_GRID = (0.6, 0.7, 0.8, 0.9, 0.95)
-
-
-def routing_curve(cv: dict[str, Any], samples: list[Sample]) -> dict[str, float]:
-    """Per (`continuity.router_rescue`, `router_override`) of the grids ("0.45/0.90"): the
-    share of training turns whose routed class (`routed_class`, with the cross-validated
-    reading: the head fit without the turn's session) is their label. The settings are
-    chosen by this, never by a reported file."""
-    y = [s.meaning for s in samples]
-    rules = [rules_reading(s.flags) for s in samples]
-    out = {}
-    for rescue in RESCUE_GRID:
-        for override in OVERRIDE_GRID:
-            right = [routed_class(CLASSES[p], c, r, rescue, override) == want
-                     for p, c, r, want in zip(cv["predicted"], cv["confidence"], rules, y,
-                                              strict=True)]
-            out[f"{rescue:.2f}/{override:.2f}"] = round(sum(right) / len(right), 4)
-    return out
-
-
-def best_settings(curve: dict[str, float]) -> dict[str, float]:
-    """The (rescue, override) of `routing_curve` that is right most often; among equals the
-    most cautious: the highest bars (the vocabulary's reading kept where it does as well)."""
-    best = max(curve.values())
-    key = max(k for k, v in curve.items() if v == best)
-    rescue, override = (float(v) for v in key.split("/"))
-    return {"router_rescue": rescue, "router_override": override, "cv_routed": best}
-
-
 TUNE_FILE = "heldapart_tune.jsonl"  # the held-apart writer's tuning half: settings are chosen
 # by its cross-validated turns (the other training turns are other writers' or the vocabulary's)
 
 
 def tune_metrics(cv: dict[str, Any], samples: list[Sample]) -> dict[str, Any]:
     """The cross-validated class accuracy on the held-apart tuning half's turns, and how often
-    the class the router acts on is right there at the shipped rescue/override settings."""
-    from helix.core.config import ContinuitySettings
-
+    the class the router acts on is right there per (`router_rescue`, `router_phrase`)."""
     mine = [i for i, s in enumerate(samples) if s.source == TUNE_FILE]
     if not mine:
         return {}
-    settings = ContinuitySettings()
     right = [CLASSES[cv["predicted"][i]] == samples[i].meaning for i in mine]
-    routed = [routed_class(CLASSES[cv["predicted"][i]], cv["confidence"][i],
-                           rules_reading(samples[i].flags), settings.router_rescue,
-                           settings.router_override) == samples[i].meaning for i in mine]
-    return {"cv_tune_accuracy": round(sum(right) / len(mine), 4),
-            "cv_tune_routed_shipped": round(sum(routed) / len(mine), 4),
-            "tune_turns": len(mine)}
+    held = {"predicted": [cv["predicted"][i] for i in mine],
+            "confidence": [cv["confidence"][i] for i in mine]}
+    return {"cv_tune_accuracy": round(sum(right) / len(mine), 4), "tune_turns": len(mine),
+            "cv_tune_routed_by_rescue_phrase": phrase_curve(held, [samples[i] for i in mine])}
+
+
+WRITER_FILES = (TUNE_FILE, *TRAIN_WRITERS)  # the files written by one writer each
+
+
+def leave_one_writer_out(samples: list[Sample], bank: Bank, vectors: dict[str, np.ndarray],
+                         x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+    """Each writer's file (`WRITER_FILES`) held out in turn: the head fit on every other
+    turn, the held turns' text features computed without the exemplars only that writer gave
+    (the other turns' features are the usual ones). Per writer: class accuracy and the routed
+    share per (`router_rescue`, `router_phrase`) (`phrase_curve`); the means over writers; per
+    class over all held turns. Settings are chosen by these and by the curves of the 5-fold
+    cross-validation, never by a reported file."""
+    predicted = np.zeros(len(y), dtype=np.int64)
+    confidence = np.zeros(len(y))
+    writers = [w for w in WRITER_FILES if any(s.source == w for s in samples)]
+    for writer in writers:
+        held = np.array([s.source == writer for s in samples])
+        w, b = fit(x[~held], y[~held])
+        p = probabilities(w, b, design([s for s, h in zip(samples, held, strict=True) if h],
+                                       bank, vectors, writer))
+        predicted[held] = p.argmax(axis=1)
+        confidence[held] = p.max(axis=1)
+    per: dict[str, dict[str, Any]] = {}
+    mine_all: list[int] = []
+    for writer in writers:
+        mine = [i for i, s in enumerate(samples) if s.source == writer]
+        mine_all += mine
+        held_cv = {"predicted": [int(predicted[i]) for i in mine],
+                   "confidence": [float(confidence[i]) for i in mine]}
+        per[writer.removesuffix(".jsonl")] = {
+            "turns": len(mine),
+            "accuracy": round(float((predicted[mine] == y[mine]).mean()), 4),
+            "routed_by_rescue_phrase": phrase_curve(held_cv, [samples[i] for i in mine])}
+    right = predicted[mine_all] == y[mine_all]
+    labels = y[mine_all]
+    curves = [v["routed_by_rescue_phrase"] for v in per.values()]
+    return {"by_writer": per,
+            "mean_accuracy": round(float(np.mean([v["accuracy"] for v in per.values()])), 4),
+            "by_class": {c: round(float(right[labels == i].mean()), 4)
+                         for i, c in enumerate(CLASSES) if (labels == i).any()},
+            "mean_routed_by_rescue_phrase": {
+                k: round(float(np.mean([c[k] for c in curves])), 4) for k in curves[0]}
+            if curves else {}}
 
 
 def embed(texts: list[str]) -> dict[str, np.ndarray]:
@@ -415,7 +451,9 @@ def train(out: Path) -> dict[str, Any]:
                "cv_by_class": cv["by_class"], "turns": len(samples),
                "cv_routed_by_rescue_override": routing_curve(cv, samples)}
     metrics["cv_best"] = best_settings(metrics["cv_routed_by_rescue_override"])
+    metrics["cv_routed_by_rescue_phrase"] = phrase_curve(cv, samples)
     metrics.update(tune_metrics(cv, samples))
+    metrics["lowo"] = leave_one_writer_out(samples, bank, vectors, x, y)
     from helix.session.reader import router_embedder
 
     write_model(out, bank, w, b, router_embedder().model_key, metrics, samples)
@@ -429,7 +467,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=MODEL_DIR)
     args = parser.parse_args(argv)
     out = Path(tempfile.mkdtemp(prefix="helix-router-model-")) if args.check else args.out
-    result = train(out)
+    from threadpoolctl import threadpool_limits
+
+    # one BLAS thread: the sixteen fits' thousands of small products gain nothing from a
+    # second thread, and on a shared machine its spinning made a training many times slower
+    with threadpool_limits(limits=1, user_api="blas"):
+        result = train(out)
     print(json.dumps(result["metrics"], sort_keys=True))
     if args.check:
         differ = [p.name for p in sorted(MODEL_DIR.iterdir()) if p.is_file()

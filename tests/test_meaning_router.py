@@ -407,7 +407,7 @@ def test_picking_what_is_in_focus_by_its_file_shows_it_again(repo):
 
 
 def test_a_reading_is_acted_on_by_the_rescue_and_override_bars():
-    from evals.router_train import routed_class
+    from evals.router_curves import routed_class
 
     assert routed_class("meta", 0.3, "meta", 0.45, 0.9) == "meta"  # the rules agree
     assert routed_class("meta", 0.3, "new_question", 0.25, 0.9) == "meta"  # rescued
@@ -421,7 +421,7 @@ def test_the_manifest_says_how_the_routing_settings_do_in_cross_validation():
     """The trainer writes, per (router_rescue, router_override) of its grid, how often the
     class the router acts on is right with the head's cross-validated readings (sessions
     left out), and the best pair; the shipped pair is on the grid."""
-    from evals.router_train import OVERRIDE_GRID, RESCUE_GRID, best_settings
+    from evals.router_curves import OVERRIDE_GRID, RESCUE_GRID, best_settings
     from helix.core.config import ContinuitySettings
 
     manifest = json.loads((MODEL_DIR / "manifest.json").read_text(encoding="utf-8"))
@@ -481,3 +481,81 @@ def test_the_same_text_and_state_route_the_same_under_two_hash_seeds(repo, tmp_p
         outputs.append(json.loads(done.stdout))
     assert outputs[0] == outputs[1]
     assert all(reading is not None for _, _, reading in outputs[0][1:])
+
+
+def test_a_phrase_rule_yields_at_the_phrase_bar_an_exact_rule_only_at_the_override(repo):
+    """The rules stay where they read something exact (a number in the list's range, a listed
+    path or name, a quoted name): only a reading `router_override` sure replaces them. A rule
+    that read the message from its phrases alone yields to a reading `router_phrase` sure."""
+    cfg = config(repo, **{"continuity.router_phrase": 0.6})
+    phrase = "is that the only place?"  # the vocabulary's meta phrase: nothing exact in it
+    talk = ReaderTalk(repo, fixed("recap", 0.8, on=phrase), cfg=cfg)
+    talk(Q)
+    assert talk(phrase).transition == "T9"  # the reading (0.8 >= 0.6)
+    talk.reader = fixed("meta", 0.8, on="open the second one")
+    picked = talk("open the second one")  # an ordinal in the list's range: exact
+    assert (picked.transition, picked.lane) == ("T3", "selection")
+    strict = ReaderTalk(repo, fixed("recap", 0.8, on=phrase), cfg=config(
+        repo, **{"continuity.router_phrase": 0.9}), name="s2")
+    strict(Q)
+    assert strict(phrase).transition == "T8"  # 0.8 < 0.9: the rule's reading stands
+
+
+def test_routed_class_holds_a_phrase_rule_to_the_phrase_bar():
+    from evals.router_curves import routed_class
+
+    assert routed_class("meta", 0.7, "pick", 0.45, 0.9, 0.6, exact=False) == "meta"
+    assert routed_class("meta", 0.7, "pick", 0.45, 0.9, 0.6, exact=True) == "pick"
+    assert routed_class("meta", 0.5, "pick", 0.45, 0.9, 0.6, exact=False) == "pick"
+
+
+def test_a_t2_label_after_a_sense_choice_naming_no_scope_is_the_other_sense():
+    """HELDAPART.md: T2 is the same question in another scope, or the other sense after an
+    answer. Writers counted the second as T2 like a narrowing; the trainer reads it as `other`
+    when a sense was chosen and the message names no scope."""
+    from controller.continuity.meaning import Features
+    from evals.router_train import normalised
+
+    def seen(text: str, sense: bool = True, path: bool = False) -> Features:
+        named = {"choice_sense": sense, "path": path}
+        return Features(text=text, flags=tuple(float(named.get(n, False)) for n in FLAG_NAMES),
+                        rules="new_question")
+
+    assert normalised("narrow", seen("now the storage one plz")) == "other"
+    assert normalised("narrow", seen("Same question, but for the allocator sense.")) == "other"
+    for scoped in ("code only", "only the search folder", "leave out the docs", "tests?"):
+        assert normalised("narrow", seen(scoped)) == "narrow"
+    assert normalised("narrow", seen("search/ only", path=True)) == "narrow"
+    assert normalised("narrow", seen("now the storage one", sense=False)) == "narrow"
+    assert normalised("pick", seen("now the storage one")) == "pick"
+
+
+def test_the_manifest_says_how_each_writer_left_out_routes_at_the_shipped_bars():
+    """Leave-one-writer-out: every writer's training file held out in turn, its class accuracy
+    and the routed share per (router_rescue, router_phrase); the shipped pair is on the curve,
+    at the override the curves hold."""
+    from evals.router_curves import PHRASE_CURVE_OVERRIDE
+    from evals.router_train import WRITER_FILES
+    from helix.core.config import ContinuitySettings
+
+    manifest = json.loads((MODEL_DIR / "manifest.json").read_text(encoding="utf-8"))
+    lowo = manifest["metrics"]["lowo"]
+    assert set(lowo["by_writer"]) == {w.removesuffix(".jsonl") for w in WRITER_FILES}
+    s = ContinuitySettings()
+    assert s.router_override == PHRASE_CURVE_OVERRIDE
+    key = f"{s.router_rescue:.2f}/{s.router_phrase:.2f}"
+    assert 0 < lowo["mean_routed_by_rescue_phrase"][key] <= 1
+    assert all(0 < w["accuracy"] <= 1 for w in lowo["by_writer"].values())
+
+
+def test_a_new_question_both_readers_read_is_asked_not_clarified_and_said_when_unsure(repo):
+    """The rules and the classifier both read a new question, the classifier unsure with a
+    follow-up close behind: the question is searched (no two-readings clarifier), and how it
+    was read is said."""
+    question = "where is the tokenizer defined?"
+    talk = ReaderTalk(repo, fixed("new_question", 0.42, "callers", 0.40, on=question))
+    talk(Q)
+    talk("open the second one")
+    turn = talk(question)
+    assert (turn.transition, turn.lane, turn.intent) == ("T1", "root", "root_question")
+    assert "reading_announced" in {e.name for e in turn.events}

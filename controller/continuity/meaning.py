@@ -19,6 +19,7 @@ meanings.toml. Interface for the question parser of issue 30: text + state flags
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 import tomllib
@@ -64,6 +65,10 @@ EXACT_FLAGS = ("ordinal_whole", "ordinal_in_text", "ordinal_in_range", "number_o
                "label_overlap", "quoted", "slash", "question_mark", "question_lead",
                "pronoun", *(f"words_{lo}" for lo, _ in WORD_BUCKETS))
 RULE_FLAGS = (*(f"rule_{c}" for c in CLASSES), "rule_boundary")
+# what makes a vocabulary rule's reading exact: a number in the list's range, a path or a name
+# the list shows, a quoted name (against these the classifier needs `router_override`; against
+# a rule that read the message from its phrases alone, `router_phrase`)
+EXACT_RULE_FLAGS = ("ordinal_in_range", "path_listed", "identifier_listed", "quoted")
 FLAG_NAMES = (*STATE_FLAGS, *EXACT_FLAGS, *RULE_FLAGS)
 TEXT_NAMES = (*(f"sim_max_{c}" for c in CLASSES), *(f"sim_top_{c}" for c in CLASSES))
 OPTION_NAMES = ("option_max", "option_margin")
@@ -106,6 +111,11 @@ class Features:
 
     def flag(self, name: str) -> float:
         return self.flags[FLAG_NAMES.index(name)]
+
+    @property
+    def exact(self) -> bool:
+        """The message holds something the rules read exactly (`EXACT_RULE_FLAGS`)."""
+        return any(self.flag(n) for n in EXACT_RULE_FLAGS)
 
 
 Reader = Callable[[Features], Reading]
@@ -226,9 +236,19 @@ class MeaningModel:
     bias: np.ndarray  # (classes,)
 
     @functools.cached_property
-    def detailed(self) -> np.ndarray:
-        """Per exemplar: has a detail (what a small-talk exemplar says back)."""
-        return np.array([bool(d) for d in self.details], dtype=bool)
+    def bounds(self) -> tuple[tuple[int, int], ...]:
+        """Per class, the [start, end) of its exemplars (grouped by class: `load`)."""
+        if np.any(np.diff(self.labels) < 0):
+            raise ConfigError("the meaning router's exemplars are not grouped by class")
+        starts = np.searchsorted(self.labels, np.arange(len(CLASSES) + 1))
+        return tuple((int(a), int(b)) for a, b in itertools.pairwise(starts))
+
+    @functools.cached_property
+    def detailed(self) -> tuple[np.ndarray, ...]:
+        """Per class, the exemplars that have a detail (what a small-talk exemplar says
+        back), in order."""
+        has = np.array([bool(d) for d in self.details], dtype=bool)
+        return tuple(np.flatnonzero((self.labels == c) & has) for c in range(len(CLASSES)))
 
     @classmethod
     def load(cls, root: Any = None, *, earlier: bool = False) -> MeaningModel:
@@ -250,10 +270,14 @@ class MeaningModel:
                               "classes: run `python -m evals.router_train`")
         weights = np.zeros((len(FEATURE_NAMES), len(CLASSES)), dtype=np.float64)
         weights[[FEATURE_NAMES.index(n) for n in names]] = np.array(head["weights"])
-        return cls(model_key=head["model_key"], texts=tuple(r["text"] for r in rows),
-                   labels=np.array([CLASSES.index(r["meaning"]) for r in rows], dtype=np.int64),
-                   details=tuple(r.get("detail") for r in rows), vectors=vectors,
-                   weights=weights, bias=np.array(head["bias"], dtype=np.float64))
+        labels = np.array([CLASSES.index(r["meaning"]) for r in rows], dtype=np.int64)
+        # the exemplars grouped by class, in their order within it (a stable sort): a class's
+        # similarities are then one slice of the product (`class_features`)
+        order = np.argsort(labels, kind="stable")
+        return cls(model_key=head["model_key"], texts=tuple(rows[i]["text"] for i in order),
+                   labels=labels[order], details=tuple(rows[i].get("detail") for i in order),
+                   vectors=np.ascontiguousarray(vectors[order]), weights=weights,
+                   bias=np.array(head["bias"], dtype=np.float64))
 
     def with_vectors(self, model_key: str, vectors: np.ndarray) -> MeaningModel:
         """The same model over another encoder's vectors of the same exemplar texts."""
@@ -273,6 +297,22 @@ def text_features(labels: np.ndarray, sims: np.ndarray,
         if mine.size:
             out[c] = mine[0]
             out[len(CLASSES) + c] = mine[:TOP_K].mean()
+    return np.round(out, ROUND)
+
+
+def class_features(sims: np.ndarray, bounds: Sequence[tuple[int, int]]) -> np.ndarray:
+    """`text_features` of exemplars grouped by class (`MeaningModel.bounds`), the same
+    numbers: each class's best TOP_K found by a partition of its slice, not a mask and a sort
+    of the whole bank per class (a warm turn's cost would grow with classes x exemplars)."""
+    out = np.zeros(2 * len(CLASSES), dtype=np.float64)
+    for c, (lo, hi) in enumerate(bounds):
+        if hi <= lo:
+            continue
+        part = sims[lo:hi]
+        best = np.partition(part, hi - lo - TOP_K)[-TOP_K:] if hi - lo > TOP_K else part
+        mine = sorted(best.tolist(), reverse=True)
+        out[c] = mine[0]
+        out[len(CLASSES) + c] = sum(mine) / len(mine)  # numpy's mean of so few: the same bits
     return np.round(out, ROUND)
 
 
@@ -305,7 +345,7 @@ def classify(model: MeaningModel, f: Features, vector: np.ndarray,
     sims = similarities(model.vectors, vector)
     scores = (tuple(float(s) for s in similarities(option_vectors, vector))
               if option_vectors is not None and len(option_vectors) else ())
-    x = np.concatenate([text_features(model.labels, sims), option_features(scores),
+    x = np.concatenate([class_features(sims, model.bounds), option_features(scores),
                         np.array(f.flags, dtype=np.float64)])
     probs = probabilities(model.weights, model.bias, x)
     order = sorted(range(len(CLASSES)), key=lambda c: (-probs[c], c))
@@ -313,7 +353,7 @@ def classify(model: MeaningModel, f: Features, vector: np.ndarray,
     # the detail of the most similar exemplar of the class read that has one (the first such
     # exemplar among equals); found without sorting the whole bank (a sort and a Python scan of
     # a few thousand exemplars cost a warm turn about a millisecond)
-    mine = np.flatnonzero((model.labels == top) & model.detailed)
+    mine = model.detailed[top]
     best = int(mine[np.argmax(sims[mine])]) if mine.size else None
     return Reading(meaning=CLASSES[top], confidence=float(probs[top]),
                    alternatives=tuple((CLASSES[c], float(probs[c])) for c in order[1:3]),

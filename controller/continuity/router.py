@@ -81,8 +81,8 @@ def route_turn(state: ContinuityState, text: str, reply_to: int | None,
     if t.pending.status == "applied" or say.RESET.match(t.body) or say.CANCEL.match(t.body) \
             or say.SOURCE_CUE.search(t.body):
         return hold_selection_pending(t, plan)  # exact: the rules decide alone
-    reading = reader(features(t, plan))
-    return hold_selection_pending(t, read_plan(t, plan, reading))
+    f = features(t, plan)
+    return hold_selection_pending(t, read_plan(t, plan, reader(f), exact=f.exact))
 
 
 def _by_rules(state: ContinuityState, text: str, reply_to: int | None,
@@ -139,13 +139,15 @@ def _route(state: ContinuityState, text: str, reply_to: int | None,
 
 # --- the meaning router's reading ----------------------------------------------------------
 
-def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading) -> TurnPlan:
+def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading, *,
+              exact: bool = True) -> TurnPlan:
     """The plan for `reading`, then whether to say how the turn was read, or to ask which of
     two readings it was. The vocabulary's rules are exact where they match: their plan stands
     when they read the same meaning (a pick they could not place is placed by the reading:
     a described option of a pending clarifier, a number or a name anywhere in the message),
-    and against another reading unless that one is sure (`router_override`); a message the
-    rules took for a new question or could not act on is planned from its reading."""
+    and against another reading unless that one is sure (`router_override` when the rules read
+    something `exact` in it, else `router_phrase`); a message the rules took for a new question
+    or could not act on is planned from its reading."""
     meaning, rules = reading.meaning, meaning_of(rules_plan)
     plan: TurnPlan | None = rules_plan
     if meaning == rules:
@@ -156,18 +158,20 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading) -> TurnPlan:
     elif reading.forced:
         plan = plan_for(meaning, t, reading)
     else:
-        plan = _acted_on(t, reading, rules)
+        plan = _acted_on(t, reading, rules, exact)
     if plan is None:  # the meaning cannot be acted on here: the rules' reading stands
         plan = rules_plan
     # a vocabulary pattern that matched is a sure reading (the classifier agreeing or not);
-    # the rules' fallback (a new question) is no reading
+    # the rules' fallback (a new question) is no reading: an unsure one is said back, but
+    # with the classifier reading a new question too there is no two-readings clarifier
     agreed = plan is rules_plan and rules not in ("new_question", "boundary")
+    both_new = plan is rules_plan and meaning == rules == "new_question"
     plan = plan.model_copy(update={"reading": reading, "reasons": (
         *plan.reasons[:-1], f"read as {meaning} ({reading.confidence:.2f})",
         *plan.reasons[-1:])})
     if reading.forced:
         return plan
-    close = None if agreed else _close_reading(t, plan, reading)
+    close = None if agreed or both_new else _close_reading(t, plan, reading)
     if close is not None:
         return close
     return _announced(t, plan, reading, rules, agreed)
@@ -185,16 +189,18 @@ def _same_action(a: TurnPlan, b: TurnPlan) -> bool:
     return a.transition != "T10" and _action(a) == _action(b)
 
 
-def _acted_on(t: Turn, reading: Reading, rules: str) -> TurnPlan | None:
+def _acted_on(t: Turn, reading: Reading, rules: str, exact: bool = True) -> TurnPlan | None:
     """The plan of the first reading that can be acted on in this state, when it is sure
     enough against the rules' reading (`router_rescue` against a new question or nothing,
-    `router_override` against another rule): the bars apply to what the router would do,
+    `router_override` against another rule's exact reading, `router_phrase` against one read
+    from its phrases alone): the bars apply to what the router would do,
     not to one class. A reading the state rules out (a narrowing that names no scope, a
     pick with nothing to pick) passes its probability on: the others are read given that
     it is not meant; readings that would do the same ("which tests cover it" / "who calls
     it": one graph follow-up on the object) add up. None: the rules' reading stands."""
     s = t.settings
-    bar = s.router_rescue if rules in ("new_question", "boundary") else s.router_override
+    bar = s.router_rescue if rules in ("new_question", "boundary") else (
+        s.router_override if exact else s.router_phrase)
     first = plan_for(reading.meaning, t, reading)
     if first is not None and reading.confidence >= bar:
         return first
