@@ -85,6 +85,7 @@ _CONVERSATIONAL_LEAD = VOCABULARY["CONVERSATIONAL_LEAD"]
 _POLITE_FRAME = VOCABULARY["POLITE_FRAME"]
 _POLITE_REQUEST = VOCABULARY["POLITE_REQUEST"]
 _TRAILING_COURTESY = VOCABULARY["TRAILING_COURTESY"]
+_HEDGE = VOCABULARY["HEDGE"]  # "is X actually built": the adverb only stresses
 # the question words misspelt ("whre is", "how dose"), read as meant before anything routes
 _RESPELL = VOCABULARY.respell
 _RESPELT = re.compile(r"\b(" + "|".join(map(re.escape, _RESPELL)) + r")\b", re.IGNORECASE)
@@ -150,6 +151,7 @@ def question_core(text: str) -> str:
         if new == core:
             break
         core = new
+    core = _HEDGE.sub("", core)
     rest = _CONVERSATIONAL_LEAD.match(f"{core} .")
     return text if not _WORD.search(core) or (rest and rest.end() >= len(core)) else core
 

@@ -47,6 +47,10 @@ CONVERSATIONAL = [
     ("whats teh retry policy", "definition", "term", "retry policy"),
     ("um so how dose the decoder work", "explanation", "topic", "decoder"),
     ("whre is the ledger built", "location", "target", "ledger"),
+    ("I was wondering where the frame decoder is actually built?", "location", "target",
+     "frame decoder"),
+    ("I've been wondering where parse_header is tested", "location", "target", "parse_header"),
+    ("i wondered where the decoder is really defined", "location", "target", "decoder"),
 ]
 
 
