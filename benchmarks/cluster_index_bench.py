@@ -54,14 +54,15 @@ MONOREPO_WORKERS = (1, 10, 100, 1000)
 
 def _complete(bare: Path) -> bool:
     """Every object of the tree at HEAD is in the snapshot (a fetched snapshot can lack one,
-    and then no task can check it out)."""
-    listed = subprocess.run(["git", "-C", str(bare), "ls-tree", "-r", "-t", "--object-only",
-                             "HEAD"], capture_output=True, text=True, check=False)
-    if listed.returncode != 0:
+    and then no task can check it out); read through Helix's read-only git plumbing."""
+    from helix.core.git import git_command, git_env, run_git
+
+    listed = run_git(bare, "ls-tree", "-r", "-t", "--object-only", "HEAD", timeout=60)
+    if listed is None:
         return False
-    checked = subprocess.run(["git", "-C", str(bare), "cat-file", "--batch-check"],
-                             input=listed.stdout, capture_output=True, text=True, check=False)
-    return checked.returncode == 0 and " missing" not in checked.stdout
+    checked = subprocess.run(git_command(bare, "cat-file", "--batch-check"), input=listed,
+                             capture_output=True, check=False, env=git_env(), timeout=60)
+    return checked.returncode == 0 and b" missing" not in checked.stdout
 
 
 def _sources(mirrors: Path, work: Path, generated: int, total: int,

@@ -17,8 +17,6 @@ comparable within one run's load. Writes benchmarks/results/ranker_parts.json (o
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import shlex
 import statistics
 import sys
@@ -32,6 +30,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from _result import load_average, show, write_result  # noqa: E402
+
 OUT = ROOT / "benchmarks" / "results" / "ranker_parts.json"
 PARTS = ("learned_order", "rank_inputs", "candidates", "_scores_of", "select", "_signals",
          "feature_rows", "trees", "order")
@@ -77,7 +77,7 @@ def main() -> int:
     learned_rank.TreeModel.scores = _timed(spent, "trees", scores)  # type: ignore[method-assign]
     for question in questions:  # warm: first-touch loads and caches are not the step's cost
         repo.ask(question)
-    load_start = os.getloadavg()
+    load_start = load_average()
     best: list[dict[str, float]] = [{} for _ in questions]
     for _ in range(args.repeat):
         for n, question in enumerate(questions):
@@ -91,13 +91,11 @@ def main() -> int:
         "benchmark": "ranker_parts", "label": args.label, "questions": len(questions),
         "repeat": args.repeat,
         "command": shlex.join(["python", "benchmarks/ranker_parts.py", *sys.argv[1:]]),
-        "load_average": {"start": [round(v, 2) for v in load_start],
-                         "end": [round(v, 2) for v in os.getloadavg()]},
+        "load_average": {"start": load_start, "end": load_average()},
         "cpu_ms": {part: {"median": round(statistics.median(b.get(part, 0.0) for b in best), 2),
                           "p95": _p95([b.get(part, 0.0) for b in best])} for part in PARTS}}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(json.dumps(result, indent=1))
+    write_result(args.out, result, indent=1)
+    show(result, indent=1)
     return 0
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
 import sys
 import time
@@ -29,6 +28,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _result import load_average, write_result  # noqa: E402
+
 OUT = ROOT / "benchmarks" / "results" / "ranker_retrain.json"
 
 
@@ -116,7 +118,7 @@ def main() -> int:
     from evals.corpus.repos import load_repo_list
 
     started, cpu = time.monotonic(), time.process_time()
-    load_start = os.getloadavg()
+    load_start = load_average()
     listing = load_repo_list(ROOT / "data" / "evals" / "corpus_repos.json")
     cases = load_cases(ROOT / "data" / "corpus" / "cases.jsonl")
     valid = split_groups(args.rows, cases, "validation",
@@ -133,12 +135,10 @@ def main() -> int:
         "command": shlex.join(["python", "benchmarks/ranker_retrain.py", *sys.argv[1:]]),
         "rows": str(args.rows), "hand_order": accuracy(hand_scores(valid), valid),
         "models": models,
-        "load_average": {"start": [round(v, 2) for v in load_start],
-                         "end": [round(v, 2) for v in os.getloadavg()]},
+        "load_average": {"start": load_start, "end": load_average()},
         "cpu_s": round(time.process_time() - cpu, 1),
         "wall_s": round(time.monotonic() - started, 1)}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    write_result(args.out, result, indent=1)
     return 0
 
 
