@@ -208,9 +208,9 @@ def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: Inde
     """`controller.file_defs`: the best definition of each of the first files joins the
     evidence after the file's first item (the file's chunks are read here, scored there)."""
     policy = config.retrieval.file_defs
-    if not policy.enabled or not ranked or plan.intent.route not in policy.routes:
-        return ranked
     question = file_defs.question_tokens(plan)
+    if not ranked or not file_defs.applies(question, plan.intent.route, policy):
+        return ranked
     paths = list(dict.fromkeys(c.chunk.path for c in ranked))[:policy.files * 3]
     chunks = _PathChunks(index, paths)  # read when scored, not before
     promoted = file_defs.promotions(question, [c.chunk for c in ranked], chunks, policy)

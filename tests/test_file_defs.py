@@ -112,3 +112,41 @@ def test_bounded_scoring_keeps_what_scoring_every_definition_keeps(
                          for c in defs), key=lambda t: (-t[0], t[1], t[2]))
     expected = [t for t in everything[:count] if t[0] >= min_score]
     assert best_definitions(question, defs, policy, count) == expected
+
+
+# a descriptive question: a dozen content words (`FileDefsPolicy.descriptive_words`)
+DESCRIPTIVE = frozenset({"json", "deserialization", "factory", "method", "browser", "context",
+                         "identifier", "type", "wrapper", "instead", "direct", "constructor"})
+FROM_JSON = _chunk("cdp/browser.py", "BrowserContextID.from_json",
+                   "def from_json(cls, json):\n    return cls(json)\n", 25)
+CANCEL = _chunk("cdp/browser.py", "cancel_download",
+                "def cancel_download(guid, browser_context_id=None):\n    \"\"\"Cancel a "
+                "download in the browser context.\"\"\"\n    return {'guid': guid}\n", 423,
+                def_kind="function")
+
+
+def test_a_descriptive_question_gets_the_files_best_definition_before_its_function() -> None:
+    """A file led by a function a few shared words chose: for a descriptive question its
+    definition the question's words name goes first when it scores `over_lead` times more;
+    a short question keeps what retrieval chose."""
+    files = {"cdp/browser.py": [CANCEL, FROM_JSON]}
+    assert len(DESCRIPTIVE) >= POLICY.descriptive_words
+    assert definition_score(DESCRIPTIVE, FROM_JSON, POLICY) >= POLICY.over_lead * \
+        definition_score(DESCRIPTIVE, CANCEL, POLICY)
+    assert promotions(DESCRIPTIVE, [CANCEL], files, POLICY) == [(0, FROM_JSON)]
+    short = frozenset({"browser", "context", "identifier", "json"})
+    assert promotions(short, [CANCEL], files, POLICY) == []
+    off = POLICY.model_copy(update={"over_lead": 0.0})
+    assert promotions(DESCRIPTIVE, [CANCEL], files, off) == []
+    higher = POLICY.model_copy(update={"over_lead": 100.0})
+    assert promotions(DESCRIPTIVE, [CANCEL], files, higher) == []
+
+
+def test_the_definition_route_picks_in_files_for_descriptive_questions_only() -> None:
+    from controller.file_defs import applies
+
+    assert applies(DESCRIPTIVE, "definition", POLICY)
+    assert not applies(frozenset({"cavity"}), "definition", POLICY)
+    assert applies(frozenset({"cavity"}), "explanation", POLICY)
+    assert not applies(DESCRIPTIVE, "usage", POLICY)
+    assert not applies(DESCRIPTIVE, "explanation", POLICY.model_copy(update={"enabled": False}))
