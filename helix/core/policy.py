@@ -271,6 +271,11 @@ class FileDefsPolicy(_Frozen):
     descriptive_words: int = Field(default=12, ge=1, le=1000)
     descriptive_routes: tuple[str, ...] = ("definition",)
     over_lead: float = Field(default=1.25, ge=0, le=100)
+    # and the evidence is led by the first `lead_files` files' one whose best definition
+    # scores highest, less `lead_rank_cost` for each place down (`file_defs.lead_choice`; the
+    # file the question names keeps its place; 1: retrieval's first file always leads)
+    lead_files: int = Field(default=5, ge=1, le=50)
+    lead_rank_cost: float = Field(default=0.05, ge=0, le=100)
 
 
 class CalleesPolicy(_Frozen):
