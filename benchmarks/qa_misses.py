@@ -18,6 +18,8 @@ it:
                 `inside` (a piece of the gold definition that misses a stated line range),
                 `sibling` (another definition of the file), with whether the gold definition
                 was in the pool
+  budget        the gold definition was a candidate the loop admitted, but the ranked evidence
+                was cut before it (`retrieval.max_evidence`: the in-file picks take the tail)
   rank          the gold definition was a candidate (in the pool or promoted), ranked below five;
                 what put the items above it (their reason codes) is counted
   pool          no candidate overlaps the gold: the gold file was a candidate (`file_in_pool`)
@@ -25,7 +27,7 @@ it:
 
 Gold shapes are counted over every question (a whole-file span, a class of more than
 `--wide-lines` lines). A recall miss (nothing sent overlaps the gold) is put down to `pool`,
-`rank` (a candidate past `retrieval.max_evidence`) or `compaction`.
+`budget` (a candidate past `retrieval.max_evidence`) or `compaction`.
 Writes benchmarks/results/qa_misses.json (per repository and pooled: counts per stage, each
 miss with its question head, gold, top five and the stage's detail).
 """
@@ -50,7 +52,7 @@ from qa_dev import DEV, _questions  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "qa_misses.json"
 TOP = 5
-STAGES = ("gold_odd", "compaction", "span_in_file", "rank", "pool")
+STAGES = ("gold_odd", "compaction", "span_in_file", "budget", "rank", "pool")
 
 
 def overlaps(a: tuple[str, int, int], b: tuple[str, int, int]) -> bool:
@@ -101,7 +103,8 @@ def classify(gold: Sequence[tuple[str, int, int]], hittable: bool,
             return "span_in_file", {"shape": file_shape(item, gold), "gold_in_pool": in_pool,
                                     "rank": first_hit(ranked, gold)}
     if in_pool:
-        return "rank", {"rank": first_hit(ranked, gold)}
+        rank = first_hit(ranked, gold)
+        return ("rank", {"rank": rank}) if rank is not None else ("budget", {})
     return "pool", {"file_in_pool": any(p[0] in gold_files for p in pool)}
 
 
@@ -114,7 +117,7 @@ def recall_stage(gold: Sequence[tuple[str, int, int]], hittable: bool,
         return "gold_odd"
     if first_hit(ranked, gold) is not None:
         return "compaction"
-    return "rank" if first_hit(pool, gold) is not None else "pool"
+    return "budget" if first_hit(pool, gold) is not None else "pool"
 
 
 class Recorder:

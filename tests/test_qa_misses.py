@@ -48,3 +48,8 @@ def test_a_candidate_ranked_too_low_and_one_never_found() -> None:
         "pool", {"file_in_pool": True})
     assert recall_stage(GOLD, True, [*OTHERS, SIBLING], OTHERS, OTHERS) == "pool"
     assert recall_stage(GOLD, True, [METHOD], [METHOD], OTHERS) == "compaction"
+
+
+def test_a_candidate_cut_with_the_evidence_list_is_the_budgets() -> None:
+    assert classify(GOLD, True, [*OTHERS, METHOD], OTHERS, OTHERS) == ("budget", {})
+    assert recall_stage(GOLD, True, [*OTHERS, METHOD], OTHERS, OTHERS) == "budget"
