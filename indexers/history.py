@@ -12,8 +12,13 @@ history document. Only allowlisted plumbing runs (`helix.core.git`; `--no-ext-di
 `--no-textconv`: no program of the repository's).
 
 Incremental: the previous generation's table is kept when HEAD has not moved (definitions that
-no longer exist dropped); when HEAD moved forward, only the new commits are read and put in
-front of the kept commits.
+no longer exist dropped); when HEAD moved forward, only the new commits are read, put in front
+of the commits the table kept (each commit's files and hunks, not its text), cut to
+`index.history_commits`, and the whole list is attributed again to the new HEAD's definitions:
+the table equals the one a build from scratch at that HEAD makes (on a history without merges;
+the learned ranker was trained on tables built from scratch, and a user's index moves forward).
+Carrying the old attributions forward instead kept commits whose lines later commits rewrote,
+and more than `index.history_commits` commits (benchmarks/results/ranker_combine.json's skew).
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from helix.core.git import GitOutputTooLarge, run_git, stream_git
 from indexers.formats import DefRow
 from indexers.tokenize import expand, words
 
-HISTORY_FORMAT = 1
+HISTORY_FORMAT = 2  # 2: the commits read (files and hunks) kept for the next build
 HISTORY_TIMEOUT_S = 120.0
 HISTORY_MAX_BYTES = 64 << 20  # of patch text read for one build
 MAX_MESSAGE_CHARS = 2000  # of one message, for its words
@@ -328,6 +333,9 @@ class HistoryTable:
     settings: dict[str, Any]
     defs: dict[str, list[str]]  # node id -> commits, newest first
     words: dict[str, frozenset[str]]  # commit -> its message's words
+    # the commits read, newest first, their messages left out (what the next build attributes
+    # again with the commits after them)
+    log: list[Commit] = field(default_factory=list)
 
     def of(self, node: str) -> tuple[frozenset[str], int]:
         """A definition's history words and how many commits they come from."""
@@ -338,13 +346,24 @@ class HistoryTable:
 
 
 def dump(table: HistoryTable) -> bytes:
-    used = sorted({s for shas in table.defs.values() for s in shas})
+    kept = {s for shas in table.defs.values() for s in shas} | {c.sha for c in table.log}
     return orjson.dumps({"format": HISTORY_FORMAT, "head": table.head,
                          "settings": table.settings,
                          "commits": {s: " ".join(sorted(table.words.get(s, ()))[:MAX_WORDS])
-                                     for s in used},
-                         "defs": dict(sorted(table.defs.items()))},
+                                     for s in sorted(kept)},
+                         "defs": dict(sorted(table.defs.items())),
+                         "log": [[c.sha, [[f.old, f.new, [list(h) for h in f.hunks]]
+                                          for f in c.files]] for c in table.log]},
                         option=orjson.OPT_SORT_KEYS)
+
+
+def _log(raw: Any) -> list[Commit]:
+    return [Commit(str(sha), "", [FileChange(None if old is None else str(old),
+                                             None if new is None else str(new),
+                                             [(int(a), int(b), int(c), int(d))
+                                              for a, b, c, d in hunks])
+                                  for old, new, hunks in files])
+            for sha, files in raw]
 
 
 def load(raw: bytes) -> HistoryTable | None:
@@ -356,7 +375,8 @@ def load(raw: bytes) -> HistoryTable | None:
         return HistoryTable(
             str(data["head"]), dict(data["settings"]),
             {str(n): [str(s) for s in shas] for n, shas in data["defs"].items()},
-            {str(s): frozenset(str(w).split()) for s, w in data["commits"].items()})
+            {str(s): frozenset(str(w).split()) for s, w in data["commits"].items()},
+            _log(data["log"]))
     except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError, ValueError):
         return None
 
@@ -366,26 +386,6 @@ def is_ancestor(root: Path, old: str, new: str) -> bool:
         return False
     out = run_git(root, "rev-list", "--max-count=1", "--end-of-options", old, f"^{new}")
     return out is not None and not out.strip()
-
-
-def renamed(commits: Sequence[Commit]) -> dict[str, str]:
-    """A path before `commits` (newest first) -> its path after them, for the renamed ones."""
-    now: dict[str, str] = {}
-    for commit in reversed(commits):  # oldest first
-        for change in commit.files:
-            if change.old is not None and change.new is not None and change.old != change.new:
-                for before, after in list(now.items()):
-                    if after == change.old:
-                        now[before] = change.new
-                now.setdefault(change.old, change.new)
-    return now
-
-
-def _moved(node: str, moved: Mapping[str, str]) -> str:
-    if not node.startswith("def:") or "::" not in node:
-        return node
-    path, _, qualname = node[4:].partition("::")
-    return f"def:{moved[path]}::{qualname}" if path in moved else node
 
 
 def build_history(root: Path, head: str, defs_by_path: Mapping[str, Sequence[DefRow]],
@@ -399,25 +399,23 @@ def build_history(root: Path, head: str, defs_by_path: Mapping[str, Sequence[Def
         old = None
     if old is not None and old.head == head:
         kept = {n: shas for n, shas in old.defs.items() if n in known}
-        return dump(HistoryTable(head, dict(settings), kept, old.words)), {
+        return dump(HistoryTable(head, dict(settings), kept, old.words, old.log)), {
             "commits_read": 0, "reused": True, "defs": len(kept)}
     stop = old.head if old is not None and is_ancestor(root, old.head, head) else None
     suffixes = sorted({"*." + p.rsplit(".", 1)[1] for p in defs_by_path
                        if "." in p.rsplit("/", 1)[-1]})
     commits, complete = read_commits(root, head, max_commits, stop, suffixes)
-    defs = attribute(commits, defs_by_path, per_def)
+    read = len(commits)
     words = {c.sha: message_words(c.message) for c in commits}
     if stop is not None and old is not None:
-        moved = renamed(commits)
-        for node, shas in old.defs.items():
-            node = _moved(node, moved)
-            if node in known:
-                mine = defs.setdefault(node, [])
-                mine.extend(s for s in shas if s not in mine)
-                del mine[per_def:]
-        words |= {s: w for s, w in old.words.items() if s not in words}
-    return dump(HistoryTable(head, dict(settings), defs, words)), {
-        "commits_read": len(commits), "reused": False, "incremental": stop is not None,
+        new = {c.sha for c in commits}
+        commits = [*commits, *(c for c in old.log if c.sha not in new)][:max_commits]
+        words |= {c.sha: old.words.get(c.sha, frozenset()) for c in commits
+                  if c.sha not in words}
+    log = [Commit(c.sha, "", c.files) for c in commits]
+    defs = attribute(log, defs_by_path, per_def)
+    return dump(HistoryTable(head, dict(settings), defs, words, log)), {
+        "commits_read": read, "reused": False, "incremental": stop is not None,
         "complete": complete, "defs": len(defs)}
 
 
