@@ -251,9 +251,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # then synthesis.absence's bars and cited_margin, chosen on every absence set after issue
     # 32's data rotation; then chosen again with absence5's fourth probe: cited_margin 0.1;
     # then the learned ranker's pool budget and spread: retrieval.ranker.considered,
-    # select_*, lead, max_candidates 240, files 12, read only when the ranker is on)
+    # select_*, lead, max_candidates 240, files 12, read only when the ranker is on; then
+    # retrieval.ranker.keep_text and keep_file, the hand order's first item or file kept, off)
     assert HelixConfig().evidence_hash == (
-        "sha256:c99deae2a570c5e29bd23b78f157f8faf4578b6e53c6d0b7380f454976f74a97")
+        "sha256:f60f5f320c11ca0ef82d34f96e48635db1d07177f9b124541452ead2fd15fc2a")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(
