@@ -14,9 +14,11 @@ history document. Only allowlisted plumbing runs (`helix.core.git`; `--no-ext-di
 Incremental: the previous generation's table is kept when HEAD has not moved (definitions that
 no longer exist dropped); when HEAD moved forward, only the new commits are read, put in front
 of the commits the table kept (each commit's files and hunks, not its text), cut to
-`index.history_commits`, and the whole list is attributed again to the new HEAD's definitions:
-the table equals the one a build from scratch at that HEAD makes (on a history without merges;
-the learned ranker was trained on tables built from scratch, and a user's index moves forward).
+`index.history_commits` in the order `git log` lists them from the new HEAD (`git rev-list`,
+no patches; when that list holds a commit the table never read, every commit is read again), and
+the whole list is attributed again to the new HEAD's definitions: the table equals the one a
+build from scratch at that HEAD makes (the learned ranker was trained on tables built from
+scratch, and a user's index moves forward).
 Carrying the old attributions forward instead kept commits whose lines later commits rewrote,
 and more than `index.history_commits` commits (benchmarks/results/ranker_combine.json's skew).
 """
@@ -381,6 +383,16 @@ def load(raw: bytes) -> HistoryTable | None:
         return None
 
 
+def _walk(root: Path, head: str, count: int, paths: Sequence[str]) -> list[str] | None:
+    """The commits `read_commits` would read from `head` (their ids, in its order), without
+    their patches; None when git cannot list them."""
+    out = run_git(root, "rev-list", f"--max-count={count}", *_run_args(head, None, paths))
+    if out is None:
+        return None
+    shas = out.decode("ascii", "replace").split()
+    return shas if all(_SHA.match(s) for s in shas) else None
+
+
 def is_ancestor(root: Path, old: str, new: str) -> bool:
     if not (_SHA.match(old) and _SHA.match(new)):
         return False
@@ -408,10 +420,18 @@ def build_history(root: Path, head: str, defs_by_path: Mapping[str, Sequence[Def
     read = len(commits)
     words = {c.sha: message_words(c.message) for c in commits}
     if stop is not None and old is not None:
-        new = {c.sha for c in commits}
-        commits = [*commits, *(c for c in old.log if c.sha not in new)][:max_commits]
-        words |= {c.sha: old.words.get(c.sha, frozenset()) for c in commits
-                  if c.sha not in words}
+        walk = _walk(root, head, max_commits, suffixes)
+        known = {c.sha: c for c in (*old.log, *commits)}
+        if walk is None or any(s not in known for s in walk):
+            # the newest commits from HEAD hold one the table never read (a merged branch's,
+            # past the old bound): read them all, as a build from scratch does
+            stop = None
+            commits, complete = read_commits(root, head, max_commits, None, suffixes)
+            read = len(commits)
+            words = {c.sha: message_words(c.message) for c in commits}
+        else:  # in the order `git log` gives from HEAD (a merged branch's commits interleave)
+            commits = [known[s] for s in walk]
+            words |= {s: old.words.get(s, frozenset()) for s in walk if s not in words}
     log = [Commit(c.sha, "", c.files) for c in commits]
     defs = attribute(log, defs_by_path, per_def)
     return dump(HistoryTable(head, dict(settings), defs, words, log)), {

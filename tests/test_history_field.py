@@ -196,3 +196,38 @@ def test_a_moved_head_gives_the_table_a_new_build_gives(tmp_path: Path,
             assert incremental.commits == fresh.commits  # type: ignore[attr-defined]
     last_inc, _ = _tables(tmp_path / "again", 100)[-1]
     assert "whitespac" not in last_inc.docs["def:src/a.py::parse"]  # type: ignore[attr-defined]
+
+
+M0 = "def f(x):\n    a = 1\n    b = 2\n    c = 3\n    return a + b + c + x\n"
+M_BRANCH = M0.replace("a = 1", "a = 10")
+M_MAIN = M0.replace("c = 3", "c = 30")
+
+
+def test_a_merged_branch_is_ordered_as_git_log_orders_it(tmp_path: Path,
+                                                         helix_home: Path) -> None:
+    """A branch's commit older than main's newest, merged: from the merge, `git log` lists
+    main's commit first; the table moved forward to the merge keeps that order (with one
+    commit per definition, the newest is main's), as a build from scratch does."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    commit(repo, "initial", {"src/m.py": M0}, EPOCH)
+    git(repo, "checkout", "-q", "-b", "side")
+    commit(repo, "walrus tenfold", {"src/m.py": M_BRANCH}, EPOCH + 20)
+    git(repo, "checkout", "-q", "main")
+    before = commit(repo, "yak thirtyfold", {"src/m.py": M_MAIN}, EPOCH + 30)
+    git(repo, "merge", "-q", "--no-edit", "side", when=EPOCH + 40)
+    merged = git(repo, "rev-parse", "HEAD").strip()
+    flags = {"index.embed_enabled": False, "index.history_commits": 100,
+             "index.history_per_def": 1}
+    docs = []
+    for name, revisions in (("moved", (before, merged)), ("fresh", (merged,))):
+        tree = tmp_path / name
+        writer = TreeWriter(repo / ".git", tree)
+        for sha in revisions:
+            writer.move_to(sha)
+            point_head(tree, repo / ".git", sha)
+            index, _ = ensure_index(tree, load_config(tree, flags=flags))
+        docs.append(index.history_index().docs)
+    assert docs[0] == docs[1]
+    assert "yak" in docs[1]["def:src/m.py::f"]
