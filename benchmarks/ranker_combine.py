@@ -248,6 +248,74 @@ def skew(cases: Sequence[HistoryCase], routes: frozenset[str] | None, limit: int
         r: differ.count(r) for r in sorted(set(differ))}}
 
 
+def causes(cases: Sequence[HistoryCase], routes: frozenset[str] | None, limit: int,
+           lead: int, features: Sequence[str]) -> dict[str, dict[str, int]]:
+    """The tuning repositories' cases where the hand order puts a changed file first and the
+    model's order does not (hand_wins), and the reverse (learned_wins), counted by what is
+    true of them: the hand order's first item is not a definition (the corpus's targets
+    always are); the model's first candidate is not in the hand order (the pool's widening
+    brought it); it carries a higher history score (hist_bm25) or more commits than the best
+    candidate of the changed file; the changed file has no candidate."""
+    col = {name: features.index(name) for name in (
+        "is_def", "hand_rr", "hist_bm25", "hist_commits")}
+    learned = _by_score_combine()
+    out: dict[str, dict[str, int]] = {"hand_wins": {}, "learned_wins": {}}
+    for case in cases:
+        if case.held_out:
+            continue
+        hand_hit = _ranks(hand_files(case, limit), case.gold)[1] == 1
+        mine_hit = _ranks(history_files(case, learned, routes, limit, lead), case.gold)[1] == 1
+        if hand_hit == mine_hit:
+            continue
+        group = out["hand_wins" if hand_hit else "learned_wins"]
+        x, order = case.x, _by_score(case.scores)
+        top = order[0]
+        gold = next((n for n in order if case.paths[n] in case.gold), None)
+        flags = ["all"]
+        if not x[0, col["is_def"]]:
+            flags.append("hand_first_not_a_definition")
+        if not x[top, col["hand_rr"]]:
+            flags.append("model_first_not_in_hand_order")
+        if gold is None:
+            flags.append("changed_file_no_candidate")
+        elif top != gold:
+            if x[top, col["hist_bm25"]] > x[gold, col["hist_bm25"]]:
+                flags.append("model_first_higher_history_score")
+            if x[top, col["hist_commits"]] > x[gold, col["hist_commits"]]:
+                flags.append("model_first_more_commits")
+        for flag in flags:
+            group[flag] = group.get(flag, 0) + 1
+    return out
+
+
+def same_rows(mine: Path, other: Path) -> dict[str, dict[str, int]]:
+    """Per repository of both history rows directories: cases, cases with the same
+    candidates, cases with identical rows (every cell), and within 1e-9."""
+    out: dict[str, dict[str, int]] = {}
+    for side_path in sorted(mine.glob("*.json")):
+        theirs = other / side_path.name
+        if not theirs.is_file():
+            continue
+        cases = []
+        for path in (side_path, theirs):
+            side = json.loads(path.read_text(encoding="utf-8"))
+            with np.load(path.with_suffix(".npz")) as data:
+                x, group = data["x"], data["group"]
+            starts = np.concatenate([[0], np.cumsum(group)[:-1]]).astype(np.int64)
+            cases.append([(c["candidates"], x[a:a + g]) for c, a, g in
+                          zip(side["cases"], starts, group, strict=True)])
+        same = [a[0] == b[0] for a, b in zip(*cases, strict=True)]
+        pairs = [(a[1], b[1]) for s, a, b in zip(same, *cases, strict=True)
+                 if s and a[1].shape == b[1].shape]
+        out[side_path.stem] = {
+            "cases": len(same), "same_candidates": sum(same),
+            "identical_rows": sum(bool(np.all(a == b)) for a, b in pairs),
+            # a sum over a set of words (hist_bm25) may differ in its last bits between
+            # processes: string hashes, and so the set's order, differ
+            "rows_within_1e-9": sum(bool(np.all(np.abs(a - b) <= 1e-9)) for a, b in pairs)}
+    return out
+
+
 def _by_score_combine() -> Combine:
     return lambda s, x, p: _by_score(s)
 
@@ -259,6 +327,9 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--test-rows", type=Path, default=None)
     parser.add_argument("--combination", default=None)
+    parser.add_argument("--compare-rows", type=Path, action="append", default=[],
+                        metavar="DIR", help="other history rows of the same cases: how many "
+                        "cases have the same candidates and identical rows")
     parser.add_argument("--combinations", default=None,
                         help="comma-separated combinations to score (default: every one)")
     parser.add_argument("--leads", default=None,
@@ -322,7 +393,9 @@ def main() -> int:
         "command": shlex.join(["python", "benchmarks/ranker_combine.py", *sys.argv[1:]]),
         "model": str(SHIPPED_MANIFEST.relative_to(ROOT)), "model_digest": ranker.digest,
         "rows": str(args.rows), "history_rows": str(args.history_rows), "leads": leads,
-        "skew": skew(history, ranker.routes, limit, lead)}
+        "skew": skew(history, ranker.routes, limit, lead),
+        "causes": causes(history, ranker.routes, limit, lead, FEATURES),
+        "same_rows": {str(d): same_rows(args.history_rows, d) for d in args.compare_rows}}
     if args.test_rows is not None:
         result["test"] = corpus("test", args.test_rows, ["hand", "learned", chosen])
     else:
