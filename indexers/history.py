@@ -354,8 +354,10 @@ def dump(table: HistoryTable) -> bytes:
                          "commits": {s: " ".join(sorted(table.words.get(s, ()))[:MAX_WORDS])
                                      for s in sorted(kept)},
                          "defs": dict(sorted(table.defs.items())),
-                         "log": [[c.sha, [[f.old, f.new, [list(h) for h in f.hunks]]
-                                          for f in c.files]] for c in table.log]},
+                         # one string: a question's load parses it as one value
+                         "log": orjson.dumps([[c.sha, [[f.old, f.new, [list(h) for h in f.hunks]]
+                                                      for f in c.files]]
+                                              for c in table.log]).decode()},
                         option=orjson.OPT_SORT_KEYS)
 
 
@@ -368,17 +370,20 @@ def _log(raw: Any) -> list[Commit]:
             for sha, files in raw]
 
 
-def load(raw: bytes) -> HistoryTable | None:
-    """The table of a history part; None when it is not one."""
+def load(raw: bytes, with_log: bool = False) -> HistoryTable | None:
+    """The table of a history part; None when it is not one. Its commits' files and hunks
+    (`log`) only `with_log`: the next build reads them, a question never does."""
     try:
         data = orjson.loads(raw)
         if not isinstance(data, dict) or data.get("format") != HISTORY_FORMAT:
             return None
+        defs = {str(n): [str(s) for s in shas] for n, shas in data["defs"].items()}
+        commits = data["commits"]
+        wanted = commits if with_log else {s for shas in defs.values() for s in shas}
         return HistoryTable(
-            str(data["head"]), dict(data["settings"]),
-            {str(n): [str(s) for s in shas] for n, shas in data["defs"].items()},
-            {str(s): frozenset(str(w).split()) for s, w in data["commits"].items()},
-            _log(data["log"]))
+            str(data["head"]), dict(data["settings"]), defs,
+            {str(s): frozenset(str(commits[s]).split()) for s in wanted if s in commits},
+            _log(orjson.loads(data["log"])) if with_log else [])
     except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError, ValueError):
         return None
 
@@ -406,7 +411,7 @@ def build_history(root: Path, head: str, defs_by_path: Mapping[str, Sequence[Def
     """The history part of a generation and what building it did."""
     max_commits, per_def = int(settings["commits"]), int(settings["per_def"])
     known = {d.node_id for defs in defs_by_path.values() for d in defs}
-    old = load(previous) if previous is not None else None
+    old = load(previous, with_log=True) if previous is not None else None
     if old is not None and old.settings != dict(settings):
         old = None
     if old is not None and old.head == head:
