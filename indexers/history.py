@@ -426,8 +426,8 @@ def build_history(root: Path, head: str, defs_by_path: Mapping[str, Sequence[Def
     words = {c.sha: message_words(c.message) for c in commits}
     if stop is not None and old is not None:
         walk = _walk(root, head, max_commits, suffixes)
-        known = {c.sha: c for c in (*old.log, *commits)}
-        if walk is None or any(s not in known for s in walk):
+        held = {c.sha: c for c in (*old.log, *commits)}
+        if walk is None or any(s not in held for s in walk):
             # the newest commits from HEAD hold one the table never read (a merged branch's,
             # past the old bound): read them all, as a build from scratch does
             stop = None
@@ -435,7 +435,7 @@ def build_history(root: Path, head: str, defs_by_path: Mapping[str, Sequence[Def
             read = len(commits)
             words = {c.sha: message_words(c.message) for c in commits}
         else:  # in the order `git log` gives from HEAD (a merged branch's commits interleave)
-            commits = [known[s] for s in walk]
+            commits = [held[s] for s in walk]
             words |= {s: old.words.get(s, frozenset()) for s in walk if s not in words}
     log = [Commit(c.sha, "", c.files) for c in commits]
     defs = attribute(log, defs_by_path, per_def)
