@@ -252,9 +252,11 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # 32's data rotation; then chosen again with absence5's fourth probe: cited_margin 0.1;
     # then the learned ranker's pool budget and spread: retrieval.ranker.considered,
     # select_*, lead, max_candidates 240, files 12, read only when the ranker is on; then
+    # file_defs.descriptive_words, descriptive_routes and over_lead: descriptive questions;
+    # then file_defs.lead_files and lead_rank_cost, their first file; then
     # retrieval.ranker.keep_text and keep_file, the hand order's first item or file kept, off)
     assert HelixConfig().evidence_hash == (
-        "sha256:f60f5f320c11ca0ef82d34f96e48635db1d07177f9b124541452ead2fd15fc2a")
+        "sha256:583f831486b0fcdca99352b3c027c1611f791b0edd4c089c708dd906f429dcad")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(
