@@ -253,9 +253,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # then the learned ranker's pool budget and spread: retrieval.ranker.considered,
     # select_*, lead, max_candidates 240, files 12, read only when the ranker is on; then
     # file_defs.descriptive_words, descriptive_routes and over_lead: descriptive questions;
-    # then file_defs.lead_files and lead_rank_cost, their first file)
+    # then file_defs.lead_files and lead_rank_cost, their first file; then
+    # retrieval.ranker.keep_text and keep_file, the hand order's first item or file kept, off)
     assert HelixConfig().evidence_hash == (
-        "sha256:a3b0e02eeb21ec9bc632999eeb6de4f64bed761395ee257c5c2af90b55a72925")
+        "sha256:583f831486b0fcdca99352b3c027c1611f791b0edd4c089c708dd906f429dcad")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

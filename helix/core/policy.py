@@ -336,6 +336,13 @@ class RankerPolicy(_Frozen):
     # to few files, and a file-level reader (the history benchmark) found the answering file
     # past them unlisted. Function Acc@1/5/10 unchanged at 10 (validation split)
     lead: int = Field(default=10, ge=0, le=1000)
+    # the hand order's first item kept first (`controller.learned_rank.keep_hand`): when it is
+    # not a definition (`keep_text`: a module's or a document's text; the corpus's targets are
+    # definitions, so the model never saw one answer), or when the model's best candidate
+    # leads the best of the hand order's first file by at most `keep_file` (that candidate
+    # first; negative: never). Off by default (benchmarks/results/ranker_combine.json)
+    keep_text: bool = False
+    keep_file: float = Field(default=-1.0, ge=-1.0, le=100)
 
 
 class AnswerPolicy(_Frozen):
