@@ -474,7 +474,10 @@ class HistoryIndex:
         if not found:
             return 0.0
         norm = 1.0 - self.B + self.B * len(found) / self.average
-        return sum(self.idf[w] for w in words & found) * (self.K1 + 1) / (1.0 + self.K1 * norm)
+        # fsum: exact, so the same whatever order the set iterates in (string hashes differ
+        # from process to process: a plain sum's last bit did)
+        return (math.fsum(self.idf[w] for w in words & found) * (self.K1 + 1)
+                / (1.0 + self.K1 * norm))
 
     def search(self, words: frozenset[str], k: int) -> list[tuple[str, float]]:
         """The `k` definitions whose history holds the most of `words` (BM25), best first,
