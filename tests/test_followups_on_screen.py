@@ -26,3 +26,28 @@ def test_a_polite_request_to_open_a_listed_item_opens_it(repo, request_text):
     turn = talk(request_text)
     assert (turn.transition, turn.lane) == ("T3", "selection"), turn.answer
     assert turn.opened is not None and turn.opened.target.path == "tests/test_cavity_pool.py"
+
+
+# the list shows storage/cavity_pool.py as a file and Cavity, CavityPool defined in it
+LISTS_THE_FILE = "how is the free spectral range computed?"
+
+
+@pytest.mark.parametrize("request_text", ["cavity_pool", "open the cavity_pool module",
+                                          "show me cavity_pool.py file pls",
+                                          "open cavity_pool.py"])
+def test_naming_a_listed_file_opens_the_file_and_it_is_what_it_means_next(repo, request_text):
+    talk = Talk(repo)
+    talk(LISTS_THE_FILE)
+    opened = talk(request_text)
+    assert opened.transition == "T3" and opened.opened is not None, opened.answer
+    target = opened.opened.target
+    assert (target.path, target.symbol) == ("storage/cavity_pool.py", None)
+    callers = talk("what tests use that")
+    assert (callers.transition, callers.lane) == ("T4", "graph"), callers.answer
+
+
+def test_a_definition_named_with_its_file_is_the_definition(repo):
+    talk = Talk(repo)
+    talk(LISTS_THE_FILE)
+    opened = talk("open CavityPool in cavity_pool.py")
+    assert opened.opened is not None and opened.opened.target.symbol == "CavityPool"
