@@ -51,3 +51,14 @@ def test_a_definition_named_with_its_file_is_the_definition(repo):
     talk(LISTS_THE_FILE)
     opened = talk("open CavityPool in cavity_pool.py")
     assert opened.opened is not None and opened.opened.target.symbol == "CavityPool"
+
+
+@pytest.mark.parametrize("text", ["now the other sense", "no, the other meaning please",
+                                  "same question but for the allocator sense"])
+def test_after_a_sense_was_chosen_the_other_sense_is_the_question_in_that_sense(repo, text):
+    talk = Talk(repo)
+    assert talk("what is a cavity?").answer.startswith("'cavity' means different things")
+    talk("the optical one")
+    turn = talk(text)
+    assert (turn.transition, turn.lane) == ("T2", "root"), turn.answer
+    assert "storage/cavity_pool.py" in (talk.state().root_frame.sense or "")

@@ -339,7 +339,10 @@ def narrow(t: Turn, r: Reading) -> TurnPlan | None:
         return t.boundary("no earlier question to re-ask in a narrower scope")
     scope = scope_of_words(t)
     if scope is None:
-        return None
+        # no scope named after a sense was chosen: the same question in the other sense
+        # ("other sense now", "same question, but for the allocator sense"; HELDAPART.md: T2
+        # is a changed scope or the other sense)
+        return _other_sense(t)
     return _gated(t, t.plan("root_followup_scope_change", "root", "scope_rerun",
                             f"read as the same question in {scope}", question=root.question,
                             scope=scope, sense=root.sense))

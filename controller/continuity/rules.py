@@ -138,7 +138,9 @@ def correction(t: Turn) -> TurnPlan | None:
     rest = say.correction_rest(match.group("rest"))
     last = t.state.last_resolved_action
     source = t.state.option_set(last.option_set_id) if last and last.option_set_id else None
-    if rejected.startswith(_SENSE_PREFIX) and t.state.root_frame is not None and not rest:
+    # "the other one" / "the other meaning" after a sense was chosen: the other sense
+    about_sense = not rest or not say.SENSE_WORDS.sub("", rest).strip()
+    if rejected.startswith(_SENSE_PREFIX) and t.state.root_frame is not None and about_sense:
         options = next((s for s in t.state.option_sets
                         if any(i.id == rejected for i in s.items)), None)
         others = [i for i in (options.items if options else ()) if i.id != rejected]
