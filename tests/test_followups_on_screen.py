@@ -54,7 +54,9 @@ def test_a_definition_named_with_its_file_is_the_definition(repo):
 
 
 @pytest.mark.parametrize("text", ["now the other sense", "no, the other meaning please",
-                                  "same question but for the allocator sense"])
+                                  "same question but for the allocator sense",
+                                  "and the other sort of cavity, the storage one?",
+                                  "Good. Now please the other meaning, of the memory."])
 def test_after_a_sense_was_chosen_the_other_sense_is_the_question_in_that_sense(repo, text):
     talk = Talk(repo)
     assert talk("what is a cavity?").answer.startswith("'cavity' means different things")
