@@ -19,6 +19,9 @@ def repo(tmp_path: Path) -> Path:
     "Thank you. Would you open the test one, please?",
     "thanks! could you open the test one?",
     "ok, can you please open the test one?",
+    "May I see that test?",  # a request in the first person is no question either
+    "Could we open the test one?",
+    "Might I see the test, please?",
 ])
 def test_a_polite_request_to_open_a_listed_item_opens_it(repo, request_text):
     talk = Talk(repo)

@@ -179,7 +179,7 @@ def _select(t: Turn, pool: OptionSet | None, where: str) -> TurnPlan | None:
     cues = parse_selection_input(t.core.rstrip("?"))
     words = [w for w in cues.remainder.split() if len(w) >= MIN_NAME_CHARS]
     named = named_item(t)
-    if named is None and not words:
+    if named is None and not words and cues.kind_word is None:
         return None  # no name at all ("open it"): the rules' reading stands
     known = named is not None or cues.kind_word is not None or respelt_names(t) is not None or any(
         w in item.label.lower() or w in (item.target.path or "").lower()
