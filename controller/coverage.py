@@ -31,6 +31,7 @@ from helix.core.english import (
     FUNCTION_WORDS,
     QUESTION_WORDS,
     stems,
+    verb_form_of,
     word_alternation,
 )
 from helix.core.envelope import SlotCoverage
@@ -53,10 +54,8 @@ def _frame_word(word: str) -> bool:
     """An asking word in any verb form ("computes", "compute" for "computed"; an -ing form
     is a noun as often as a verb: "setting"), a hedge, a kind noun, a filler."""
     low = word.lower()
-    if low in QUESTION_WORDS or low in _FRAME_WORDS or low in _ASKING_BASES:
-        return True
-    return not low.endswith("ing") and any(b in _ASKING_BASES
-                                           for b in stems(low, "inflection")[:-1])
+    return (low in QUESTION_WORDS or low in _FRAME_WORDS or low in _ASKING_BASES
+            or verb_form_of(low, _ASKING_BASES))
 
 
 @lru_cache(maxsize=4096)
@@ -75,18 +74,9 @@ def subject_tokens(phrase: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out)) or phrase_tokens(phrase)
 
 
-_INFLECTIONS = ("ing", "ed", "es", "s")  # the endings a word may carry as a verb or a noun
-_BASE_KEEPS = 4  # letters an ending's cut leaves at least ("ranking" -> "rank"; "used" stays)
-
-
-def _base(token: str) -> str:
-    return next((token[:-len(e)] for e in _INFLECTIONS
-                 if token.endswith(e) and len(token) - len(e) >= _BASE_KEEPS), token)
-
-
 @lru_cache(maxsize=TOKEN_CACHE)
 def _bases(tokens: frozenset[str]) -> frozenset[str]:
-    return frozenset(_base(t) for t in tokens)
+    return frozenset(stems(t, "ending")[0] for t in tokens)
 
 
 def shows_subject(tokens: frozenset[str], phrase: str) -> bool:
@@ -96,7 +86,7 @@ def shows_subject(tokens: frozenset[str], phrase: str) -> bool:
     missing = [t for t in need if t not in tokens]
     if missing:
         bases = _bases(tokens)
-        missing = [t for t in missing if _base(t) not in bases]
+        missing = [t for t in missing if stems(t, "ending")[0] not in bases]
     return bool(need) and not missing
 
 
