@@ -28,7 +28,7 @@ CONVERTED = {"ask_model_bench": 2, "baseline_bm25_files": 2, "controller_bench":
              "large_repo_bench": 1, "redaction_scan": 2,
              "scan_cost_bench": 1, "search_bench": 2, "secret_recall": 2, "serve_bench": 2,
              "state_bench": 2, "router_stages": 1, "router_misses": 1,
-             "ranker_parts": 1, "ranker_retrain": 1}
+             "ranker_parts": 1, "ranker_retrain": 1, "qa_misses": 1}
 # What a script writing its own tail calls; a converted script leaves it to `_result`.
 OWN_TAIL = ("os.getloadavg(", "platform.platform(", "platform.python_version(", "sort_keys=True",
             ".replace(args.out)", "os.replace(")

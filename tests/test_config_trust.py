@@ -251,9 +251,11 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # then synthesis.absence's bars and cited_margin, chosen on every absence set after issue
     # 32's data rotation; then chosen again with absence5's fourth probe: cited_margin 0.1;
     # then the learned ranker's pool budget and spread: retrieval.ranker.considered,
-    # select_*, lead, max_candidates 240, files 12, read only when the ranker is on)
+    # select_*, lead, max_candidates 240, files 12, read only when the ranker is on; then
+    # file_defs.descriptive_words, descriptive_routes and over_lead: descriptive questions;
+    # then file_defs.lead_files and lead_rank_cost, their first file)
     assert HelixConfig().evidence_hash == (
-        "sha256:c99deae2a570c5e29bd23b78f157f8faf4578b6e53c6d0b7380f454976f74a97")
+        "sha256:a3b0e02eeb21ec9bc632999eeb6de4f64bed761395ee257c5c2af90b55a72925")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

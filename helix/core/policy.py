@@ -261,6 +261,21 @@ class FileDefsPolicy(_Frozen):
     # `id`, `dict`...). Dev set (no embeddings): span@5 0.684 -> 0.691, recall 0.809 -> 0.824
     # (3 questions better, 1 a rank worse); the eval suites unchanged
     long_forms: bool = True
+    # A descriptive question (at least `descriptive_words` content words: SWE-QA's "how does
+    # the method that merges configuration values in the spacing dataclass...") names what
+    # it asks for by many words, and the share of them a definition holds picks it out; a
+    # short one ("where is the retry policy decided?") leaves that share to one or two words.
+    # For a descriptive question the in-file pick also runs on `descriptive_routes`, and a
+    # file led by a function or method gets its best definition first when that scores at
+    # least `over_lead` times what the evidence shows of the file (0: never).
+    descriptive_words: int = Field(default=12, ge=1, le=1000)
+    descriptive_routes: tuple[str, ...] = ("definition",)
+    over_lead: float = Field(default=1.25, ge=0, le=100)
+    # and the evidence is led by the first `lead_files` files' one whose best definition
+    # scores highest, less `lead_rank_cost` for each place down (`file_defs.lead_choice`; the
+    # file the question names keeps its place; 1: retrieval's first file always leads)
+    lead_files: int = Field(default=5, ge=1, le=50)
+    lead_rank_cost: float = Field(default=0.05, ge=0, le=100)
 
 
 class CalleesPolicy(_Frozen):
