@@ -51,6 +51,9 @@ CONVERSATIONAL = [
      "frame decoder"),
     ("I've been wondering where parse_header is tested", "location", "target", "parse_header"),
     ("i wondered where the decoder is really defined", "location", "target", "decoder"),
+    ("If possible, could you show me where the frame decoder is built?", "location", "target",
+     "frame decoder"),
+    ("if you can, where is parse_header tested", "location", "target", "parse_header"),
 ]
 
 

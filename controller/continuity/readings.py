@@ -179,7 +179,7 @@ def _select(t: Turn, pool: OptionSet | None, where: str) -> TurnPlan | None:
     cues = parse_selection_input(t.core.rstrip("?"))
     words = [w for w in cues.remainder.split() if len(w) >= MIN_NAME_CHARS]
     named = named_item(t)
-    if named is None and not words:
+    if named is None and not words and cues.kind_word is None:
         return None  # no name at all ("open it"): the rules' reading stands
     known = named is not None or cues.kind_word is not None or respelt_names(t) is not None or any(
         w in item.label.lower() or w in (item.target.path or "").lower()
@@ -339,7 +339,10 @@ def narrow(t: Turn, r: Reading) -> TurnPlan | None:
         return t.boundary("no earlier question to re-ask in a narrower scope")
     scope = scope_of_words(t)
     if scope is None:
-        return None
+        # no scope named after a sense was chosen: the same question in the other sense
+        # ("other sense now", "same question, but for the allocator sense"; HELDAPART.md: T2
+        # is a changed scope or the other sense)
+        return _other_sense(t)
     return _gated(t, t.plan("root_followup_scope_change", "root", "scope_rerun",
                             f"read as the same question in {scope}", question=root.question,
                             scope=scope, sense=root.sense))

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from controller.continuity import phrases as say
 from controller.continuity.pending import parse_ordinal
-from controller.continuity.state import OptionSetKind
+from controller.continuity.state import OptionItem, OptionSetKind
 from controller.continuity.transitions import REGISTRY, prior_state_ok
 from controller.continuity.turn_plan import ORDINAL_SHAPE_MAX, Intent, Turn, TurnPlan
 from controller.continuity.wording import entity_in_scope, gate_sentence, pivot_question
@@ -129,6 +129,29 @@ def scope_rerun(t: Turn) -> TurnPlan | None:
     return None
 
 
+def _other_sense_option(t: Turn, rejected: str, rest: str) -> OptionItem | None:
+    """After a sense was chosen, the one other sense a correction means: "the other one",
+    "the other meaning, of the light" (a word of sense), "the other cavity, the storage kind"
+    (a word of the other sense's description); None for another item of a list."""
+    if not rejected.startswith(_SENSE_PREFIX) or t.state.root_frame is None:
+        return None
+    options = next((s for s in t.state.option_sets
+                    if any(i.id == rejected for i in s.items)), None)
+    items = options.items if options else ()
+    others = [i for i in items if i.id != rejected]
+    if len(others) != 1 or not others[0].sense:
+        return None
+
+    def words(item: OptionItem) -> set[str]:
+        return set(re.findall(r"[a-z]{4,}", item.label.lower()))
+
+    # the words that tell the other sense from the chosen one (never the term itself)
+    described = words(others[0]) - set().union(*(words(i) for i in items if i.id == rejected))
+    if rest and not say.SENSE_WORDS.search(rest) and not described & set(rest.split()):
+        return None
+    return others[0]
+
+
 def correction(t: Turn) -> TurnPlan | None:
     """ "no, the other one": the last accepted choice is rejected, another one is wanted."""
     match = say.CORRECTION.match(t.body)
@@ -138,17 +161,15 @@ def correction(t: Turn) -> TurnPlan | None:
     rest = say.correction_rest(match.group("rest"))
     last = t.state.last_resolved_action
     source = t.state.option_set(last.option_set_id) if last and last.option_set_id else None
-    if rejected.startswith(_SENSE_PREFIX) and t.state.root_frame is not None and not rest:
-        options = next((s for s in t.state.option_sets
-                        if any(i.id == rejected for i in s.items)), None)
-        others = [i for i in (options.items if options else ()) if i.id != rejected]
-        if len(others) == 1 and others[0].sense:
-            root = t.state.root_frame
-            return t.plan("root_followup_scope_change", "root", "correct_choice",
-                          f"correction: sense {others[0].sense} instead of "
-                          f"{rejected[len(_SENSE_PREFIX):]}", question=root.question,
-                          scope=root.path_scope, sense=others[0].sense,
-                          rejected_choice_id=rejected)
+    other_sense = _other_sense_option(t, rejected, rest)
+    if other_sense is not None:
+        root = t.state.root_frame
+        return t.plan("root_followup_scope_change", "root", "correct_choice",
+                      f"correction: sense {other_sense.sense} instead of "
+                      f"{rejected[len(_SENSE_PREFIX):]}",
+                      question=root.question if root else None,
+                      scope=root.path_scope if root else None, sense=other_sense.sense,
+                      rejected_choice_id=rejected)
     pool = t.pool() if rest else (source or t.pool())
     if pool is None:
         return t.boundary("no list to pick another one from", "selection")

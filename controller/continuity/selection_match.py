@@ -281,7 +281,27 @@ def _narrowed(cues: SelectionCues,
         if word_hits and len(word_hits) < len(narrowed):
             narrowed = word_hits
             signals.append("words " + " ".join(words))
+    named = _file_named(cues, narrowed) if len(narrowed) > 1 else None
+    if named is not None:
+        narrowed = (named,)
+        signals.append(f"the file {named.label}")
     return narrowed, signals
+
+
+def _is_file(item: OptionItem) -> bool:
+    """A listed file as a whole (its label is its path), not a definition in it."""
+    return not item.target.symbol and bool(item.target.path) and item.label == item.target.path
+
+
+def _file_named(cues: SelectionCues, narrowed: tuple[OptionItem, ...]) -> OptionItem | None:
+    """The one listed file the message names by its file name or its module name ("open
+    resonator.py", "test_cli") among candidates that are that file and definitions in it:
+    naming the file means the file, not one of its definitions."""
+    names = {t.rstrip("/").rsplit("/", 1)[-1].lower() for t in cues.path_tokens} | set(cues.words)
+    files = [i for i in narrowed if _is_file(i) and (
+        (stem := (i.target.path or "").rsplit("/", 1)[-1].lower()) in names
+        or stem.rsplit(".", 1)[0] in names)]
+    return files[0] if len(files) == 1 else None
 
 
 def _picks(cues: SelectionCues, narrowed: tuple[OptionItem, ...], state: ContinuityState,

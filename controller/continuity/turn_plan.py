@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
 from controller.continuity import phrases as say
 from controller.continuity.focus import FocusContext
-from controller.continuity.pending import PendingMatch
+from controller.continuity.pending import PendingMatch, normalize
 from controller.continuity.state import (
     CarryoverEligibility,
     ContinuityState,
@@ -103,12 +104,25 @@ class Turn:
         """A plan for the transition named `transition` (`root_query_entry`, ...)."""
         cls = CLASS_OF[transition]
         retrieval = bool(kw.pop("retrieval", REGISTRY[cls].root_retrieval))
+        if lane == "selection" and not kw.get("selection_text"):
+            kw["selection_text"] = self.as_read()
         pending = kw.pop("pending", None) or self.pending
         return TurnPlan(lane=lane, transition=cls, transition_name=transition, intent=intent,
                         text=self.text, focus=self.focus,
                         pending=pending,  # type: ignore[arg-type]
                         reasons=(*self.reasons, why), retrieval=retrieval,
                         **kw)  # type: ignore[arg-type]
+
+    def as_read(self) -> str | None:
+        """The message as the router read it, in the user's own letters: a courtesy or polite
+        frame around a request dropped ("Thank you. Would you open the test one, please?" ->
+        "open the test one"), so the selection lane never takes the request for a question.
+        None when nothing was dropped (the lane reads the text)."""
+        words = re.findall(r"[\w./#'-]+", self.body)
+        if not words or self.body == normalize(self.text):
+            return None
+        found = re.search(r"\W+".join(map(re.escape, words)), self.text, re.IGNORECASE)
+        return found.group(0) if found else self.body
 
     def boundary(self, why: str, lane: Lane = "boundary") -> TurnPlan:
         return self.plan("unsupported_or_blocked_boundary", lane, "boundary", why)

@@ -99,9 +99,10 @@ RECAP_WORDS: frozenset[str] = frozenset(
      "is", "are", "did", "do", "you", "talk", "what"})
 
 
-Strength = Literal["plural", "suffix", "inflection"]
+Strength = Literal["plural", "suffix", "inflection", "ending"]
 _SUFFIXES = ("ization", "izer", "izers", "ing", "ers", "er", "ed", "es", "s")
 _SUFFIX_KEEPS = 4  # letters a suffix cut leaves at least
+_ENDINGS = ("ing", "ed", "es", "s")  # a verb's or a plural noun's ending ("ending" strength)
 # Irregular verbs a question uses for what code names in the base form ("where is it built?").
 _IRREGULAR = {"built": "build", "made": "make", "ran": "run", "written": "write",
               "wrote": "write", "chosen": "choose", "chose": "choose", "sent": "send",
@@ -120,6 +121,9 @@ def stems(word: str, strength: Strength = "plural") -> tuple[str, ...]:
         suffix      "tokenizers" -> ("token", "tokenizers"); "uses" -> ("uses",): the first
                     common suffix cut when four letters remain. A recap topic's and an
                     absence claim's looser match.
+        ending      "ranking", "ranked", "ranks" -> ("rank", ...): a verb's or plural's
+                    ending cut when four letters remain ("tokenizer" keeps its "-er"). How
+                    the coverage gate matches a word the evidence inflects otherwise.
         inflection  "decided" -> ("decide", "decid", "decided"); "built" -> ("build",
                     "built"): every base an inflection (irregular verbs too) may come from;
                     the BM25 query side keeps the first its vocabulary has, so a wrong guess
@@ -128,6 +132,9 @@ def stems(word: str, strength: Strength = "plural") -> tuple[str, ...]:
     if strength == "plural":
         cut = len(word) > 3 and word.endswith("s") and not word.endswith("ss")
         return (word[:-1], word) if cut else (word,)
+    if strength == "ending":
+        return next(((word[: -len(e)], word) for e in _ENDINGS
+                     if word.endswith(e) and len(word) - len(e) >= _SUFFIX_KEEPS), (word,))
     if strength == "suffix":
         return next(((word[: -len(s)], word) for s in _SUFFIXES
                      if word.endswith(s) and len(word) - len(s) >= _SUFFIX_KEEPS), (word,))
@@ -194,6 +201,14 @@ def plural_forms(term: str) -> set[str]:
     """The term with and without a plural ending, both ways ("tests" ~ "test", "matches" ~
     "match"): how an absence claim's term is looked up among the evidence's words."""
     return {term, term.rstrip("s"), term + "s", term.removesuffix("es"), term + "es"}
+
+
+def verb_form_of(word: str, bases: frozenset[str]) -> bool:
+    """`word` is an -s, -es, -ed or irregular form of one of `bases` ("computes", "handled",
+    "made"); an -ing form is a noun as often as a verb ("setting"), so never."""
+    if word.endswith("ing"):
+        return False
+    return any(b in bases for b in stems(word, "inflection")[:-1])
 
 
 def looks_past_tense(word: str) -> bool:
