@@ -117,7 +117,10 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     # the code before meaning7) joined: 7 of 452 accepted, 36 of 296 refused before meaning7's
     # changes, 6 and 21 after (an answer from the evidence makes a claim a note, cited or not;
     # a span that reports what the evidence holds is no claim; "answerable" claims nothing)
-    assert wrong.get(("tune", True), 0) <= 6 and wrong.get(("tune", False), 0) <= 21, wrong
+    # meaning8: fresh9 (writer16; 58 claims, 37 ordinary; held apart after meaning7: 1
+    # accepted, 16 refused) joined: 7 of 510 accepted, 37 of 333 refused before meaning8's
+    # changes
+    assert wrong.get(("tune", True), 0) <= 7 and wrong.get(("tune", False), 0) <= 37, wrong
     # absence5's probe3, never tuned on: 3 of 20 accepted (the old code too), 0 of 10 refused
     assert wrong.get(("probe3", True), 0) <= 3 and not wrong.get(("probe3", False)), wrong
 
