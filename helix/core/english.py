@@ -67,8 +67,8 @@ _CLAIMING_WORDS = """
     contains contained include includes included cover covers covered describe describes
     described explain explains explained define defines defined show shows shown provide
     provides provided given available supplied retrieved tool tools search searches searched
-    context evidence result results document documents documentation code codebase base file
-    files snippet snippets excerpt excerpts repository repositories repo project source
+    context evidence result results document documents documentation docs doc code codebase
+    base file files snippet snippets excerpt excerpts repository repositories repo project source
     information relevant specific direct clear concrete actual supporting details detail data
     enough sufficient insufficient answer answers question questions seem seems appear appears
     missing absent present part exist exists existing implement implements implemented
@@ -336,7 +336,7 @@ SAYING_VERBS: tuple[str, ...] = (
 # what it is unable to do
 INABILITY_WORDS: tuple[str, ...] = ("can't", "cannot", "can not", "couldn't", "could not",
                                     "unable to")
-ANSWERING_VERBS: tuple[str, ...] = ("answer", "tell", "say", "determine", "judge")
+ANSWERING_VERBS: tuple[str, ...] = ("answer", "tell", "say", "determine", "judge", "confirm")
 # what such an inability is "from": the material sent ("from this", "from the provided ...")
 FROM_MATERIAL: tuple[str, ...] = ("this", "that", "these", "those", "what", "the provided",
                                   "the given", "the shown", "the available", "the retrieved",

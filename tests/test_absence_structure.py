@@ -1,0 +1,87 @@
+"""Absence claims read by their structure (issue 32, meaning8): which clause makes the claim,
+whether what it says is missing is what the question asks or a side detail, and whether the
+answer goes on to answer from the evidence. Every case marked `old` is judged the other way by
+the contract before meaning8 (01f2e65); the rest guard what it already got right."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from helix.synthesis.contract import NO_EVIDENCE_CLAIM, check_answer
+
+ROOT = Path(__file__).resolve().parents[1]
+QUESTION = "Where is the retry policy for ledger posts decided?"
+
+
+def _ledger() -> dict:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from absence_meaning import _cases
+
+    data = json.loads((ROOT / "data" / "evals" / "meaning" / "absence_answers_fresh4.json")
+                      .read_text(encoding="utf-8"))
+    return next(c for c in _cases(data) if c["scenario"] == "ledger")
+
+
+def _refused(text: str, question: str | None = QUESTION, meaning: object = None) -> bool:
+    case = _ledger()
+    return check_answer(text, case["refs"], evidence=case["evidence"], question=question,
+                        meaning=meaning).reason == NO_EVIDENCE_CLAIM  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("text", "refused"), [
+    # old: the claim's terms were its whole sentence's, the answer after "but" among them
+    ("The excerpts don't show how the cap was chosen, but decide_retry retries transient "
+     "errors only.", False),
+    # old: an answer in backticked code ("`path::name`") named nothing the evidence holds
+    ("`ledger/retry.py::decide_retry`. The excerpts don't mention jitter.", False),
+    # old: a citation anywhere before the claim answered, even one that only says what was
+    # shown; now a clause telling where something was seen answers nothing
+    ("ledger/retry.py:4-8 is shown, but I couldn't find where retries are decided.", True),
+    # old: a sentence that is only an inability to answer claimed nothing
+    ("decide_retry in ledger/retry.py, I think. Can't say.", True),
+    ("Probably decide_retry? Can't confirm - nothing shown decides retries.", True),
+    # guards: a sighting is no answer; "see" alone points at one
+    ("The excerpts don't show where retries are decided, but decide_retry is listed.", True),
+    ("I can see decide_retry in ledger/retry.py, but I couldn't find the policy.", True),
+    ("Retries: see ledger/retry.py:4-8. I couldn't find where jitter is configured.", False),
+    # a label before a colon is not what a claim says is missing: a blanket claim
+    ("**Short answer:** I couldn't find it.\n- [E1] ledger/retry.py: a helper", True),
+])
+def test_the_claims_clause_and_the_answer_around_it(text: str, refused: bool) -> None:
+    assert _refused(text) is refused, text
+
+
+def test_a_side_detail_is_a_note_and_what_was_asked_is_a_claim() -> None:
+    # the evidence holds that the backoff doubles: a false claim, but about a side detail of
+    # "where is the retry policy decided?", after a cited answer: a note (old: refused)
+    side = "decide_retry decides [E1]. The excerpts don't show whether the backoff doubles."
+    assert not _refused(side)
+    assert _refused(side, question=None)  # no question told: judged as before
+    # a claim naming what was asked, the evidence covering the question: refused whatever
+    # was cited before it (old: accepted, most of its terms not in the evidence)
+    asked = "decide_retry decides [E1]. The excerpts don't show where the retry policy is decided."
+    assert _refused(asked)
+    assert not _refused(asked, question="How long is a session valid?")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("text", [
+    # old: a claim found by meaning began with the space before its sentence, so the answer
+    # before it was never seen
+    "decide_retry decides. The snippets never mention a jitter setting.",
+    "Transient errors get retried until MAX_ATTEMPTS. The docs don't say who picked that cap, "
+    "but the backoff doubles each time.",
+])
+def test_an_answer_around_a_claim_found_by_meaning(text: str) -> None:
+    from helix.core.config import HelixConfig, IndexSettings
+    from helix.synthesis.absence_meaning import AbsenceMeaning
+    from indexers.encoder import query_embedder
+
+    meaning = AbsenceMeaning(query_embedder(IndexSettings()), HelixConfig().synthesis.absence)
+    assert not _refused(text, meaning=meaning), text
+    assert _refused("The excerpts are about something else; where retries are decided isn't "
+                    "in them.", meaning=meaning)
