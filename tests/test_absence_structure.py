@@ -85,3 +85,26 @@ def test_an_answer_around_a_claim_found_by_meaning(text: str) -> None:
     assert not _refused(text, meaning=meaning), text
     assert _refused("The excerpts are about something else; where retries are decided isn't "
                     "in them.", meaning=meaning)
+
+
+def test_a_yes_or_no_reply_answers_a_yes_or_no_question() -> None:
+    # old: "No." named nothing the evidence holds, so the note after it was a claim
+    polar = "Does decide_retry retry permanent errors?"
+    assert not _refused("No. The excerpts don't show how the backoff is capped.", polar)
+    assert _refused("No. The excerpts don't show how the backoff is capped.", QUESTION)
+    # a reply does not make a blanket claim a note ("anything" claims nothing in particular)
+    assert _refused("No. The excerpts don't show anything about it.", polar)
+
+
+@pytest.mark.slow
+def test_a_negative_word_the_question_asks_about_is_no_claim() -> None:
+    # "fails" is asked about: "the failed posts" are its subject, not something missing (old:
+    # refused, the encoder reading "The docs list ... the failed posts" as a claim)
+    from helix.core.config import HelixConfig, IndexSettings
+    from helix.synthesis.absence_meaning import AbsenceMeaning
+    from indexers.encoder import query_embedder
+
+    meaning = AbsenceMeaning(query_embedder(IndexSettings()), HelixConfig().synthesis.absence)
+    text = ("Transient ones are retried. The docs list what happens to the failed posts in the "
+            "results.")
+    assert not _refused(text, "What happens when a ledger post fails?", meaning)

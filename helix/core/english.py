@@ -79,7 +79,8 @@ _CLAIMING_WORDS = """
     look looks like specifically either whatever
     left leave leaves leaving open goes go going lies lie sits sit handed material materials
     silent mute unmentioned unexplained unsaid unstated unaddressed unanswered unspecified
-    outside beyond scope answerable unanswerable determinable undeterminable
+    outside beyond scope answerable unanswerable determinable undeterminable anything
+    something everything
 """
 # words that can be a claim's object ("nothing sets it up", "does not show who calls X": the
 # callers are what is claimed missing), so never dropped there

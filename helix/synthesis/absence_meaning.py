@@ -65,6 +65,8 @@ class Exemplars:
     behaviour_words: frozenset[str]
     exclusive_words: frozenset[str]
     sighting_words: frozenset[str]
+    polar_leads: frozenset[str]
+    replies: frozenset[str]
     clause: re.Pattern[str]
     contrast: re.Pattern[str]  # a contrast word opening a clause: ", but", " though"
     placeholder: str
@@ -87,7 +89,9 @@ def load_exemplars() -> Exemplars:
         polarity_words=frozenset(data["polarity_words"]) | NEGATION_WORDS,
         behaviour_words=frozenset(data["behaviour_words"]),
         exclusive_words=frozenset(data["exclusive_words"]),
-        sighting_words=frozenset(data["sighting_words"]), clause=clause,
+        sighting_words=frozenset(data["sighting_words"]),
+        polar_leads=frozenset(data["polar_leads"]), replies=frozenset(data["replies"]),
+        clause=clause,
         contrast=contrast,
         placeholder=data["placeholder"],
         kept=CLAIM_WORDS | NEGATION_WORDS | frozenset(data["reference_words"]) | vocabulary,

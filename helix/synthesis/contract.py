@@ -235,16 +235,30 @@ def _held_forms(words: frozenset[str] | None) -> frozenset[str]:
         f for w in words for strength in ("plural", "suffix") for f in stems(w, strength))
 
 
-def _claims(text: str, words: frozenset[str] | None,
-            meaning: AbsenceMeaning | None) -> list[AbsenceClaim]:
+def _claims(text: str, words: frozenset[str] | None, meaning: AbsenceMeaning | None,
+            question: str | None = None) -> list[AbsenceClaim]:
     """The claims the phrase rules find (their terms those of their clause: `_in_clause`), and
     those found by meaning (the sentence encoder when given, else the rules' negation cues) in
     sentences the phrases left alone, in order."""
     claims = [_in_clause(text, c) for c in absence_claims(text, cues=meaning is None)]
     if meaning is not None:
         claims += [_unlabelled(text, c) for c in meaning.claims(text, _held_forms(words), words)
-                   if not any(o.start < c.end and c.start < o.end for o in claims)]
+                   if not any(o.start < c.end and c.start < o.end for o in claims)
+                   and not _asked_polarity(text[c.start:c.end], question)]
     return sorted(claims)
+
+
+def _asked_polarity(span: str, question: str | None) -> bool:
+    """Every word of the span that may say something is missing is one the question asks
+    about ("rows with a *missing* email": "the importer records them with the reason
+    'missing email'" says what happens to them): no claim."""
+    if question is None:
+        return False
+    said = _said(span)
+    polar = {w for w in said if w in load_exemplars().polarity_words} | {
+        w for w in re.findall(r"[a-z]+['’]t", span.lower())}
+    asked = {f for w in _said(question) for f in _forms(w)}
+    return bool(polar) and all(_forms(w) & asked for w in polar)
 
 
 def _negates(text: str) -> bool:
@@ -339,6 +353,15 @@ def _cites(clause: str, refs: Sequence[CitationRef]) -> bool:
         " ", _REF_GROUP_RE.sub(" ", text)))))
 
 
+def _replies(text: str, question: str | None) -> bool:
+    """The question asks yes or no and the answer opens with a reply ("Yes; width and height
+    get the same factor")."""
+    ex = load_exemplars()
+    return question is not None and _said(question)[:1] != [] and \
+        _said(question)[0] in ex.polar_leads and _said(text)[:1] != [] and \
+        _said(text)[0] in ex.replies
+
+
 def _answered(text: str, claims: Sequence[AbsenceClaim], words: frozenset[str] | None,
               refs: Sequence[CitationRef]) -> bool:
     """The answer answers from the evidence outside its claims' clauses, citing or not
@@ -388,11 +411,12 @@ def _absence_verdict(text: str, refs: Sequence[CitationRef],
     words = evidence_words(
         part for e in evidence for part in (e.text, e.path, e.symbol or "", e.heading or "")
     ) if evidence is not None else None
-    claims = _claims(text, words, meaning)
+    claims = _claims(text, words, meaning, question)
     if not claims:
         return False
     note = _limit_note(text, claims[0], refs, words, meaning)
-    if note is None and not _answered(text, claims, words, refs):
+    if note is None and not _answered(text, claims, words, refs) \
+            and not _replies(text, question):
         return True
     claims = [note or claims[0], *claims[1:]]
     return any(claim.blanket or (words is not None and _targets(claim, words, question))
