@@ -405,7 +405,7 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
     out = envelope.model_copy(update={
         "answer_mode": "llm", "answer": verdict.answer, "citations": verdict.citations,
         "fallback_reason": None, "llm_steps": 1, "model": completion.model,
-        "answer_cut": cut,
+        "answer_cut": cut, "answer_limits": verdict.limits,
     })
     return SynthesisResult(envelope=timed(out, ms),
                            removed_citations=verdict.removed, **common, **tokens)

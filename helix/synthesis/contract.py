@@ -3,17 +3,23 @@
 1. Empty or abstaining output -> `abstain`.
 2. Evidence was sent and the answer claims the repository (or the evidence) lacks something
    -> `contract_no_evidence_claim`, whatever the answer cites, when the claim
-   - comes before anything cites sent evidence ("There is no evidence ... [E1]", "I couldn't
-     find it") and nothing before or after its sentence answers from the evidence (names an
-     identifier or number the excerpts hold, or three of their words: "SESSION_TTL is 12
-     hours. The evidence doesn't show ..." is an answer with a note), or
-   - is a blanket one ("None of this is in the repository... See [E1]"), or
-   - is contradicted by the evidence: most of what it says is missing is in the sent excerpts
-     (`helix.synthesis.absence`).
-   "X is decided in [E1]. The evidence does not cover Y." (Y in no excerpt) is an answer followed
-   by an honest note on its limits, which the prompt asks for. Claims are found by the phrase
-   rules of `helix.synthesis.absence` and, given an `AbsenceMeaning` (the sentence encoder
-   against exemplars, `helix.synthesis.absence_meaning`), in any other wording.
+   - stands alone: nothing outside the claims' clauses answers from the evidence (cites it
+     in a clause that says something, names an identifier or number the excerpts hold, or
+     three of their words; a clause that tells where something was seen, "I can see X in
+     a.py", answers nothing; a yes or no opening the reply to a yes-or-no question answers):
+     "SESSION_TTL is 12 hours. The evidence doesn't show ..." is an answer with a note, or
+   - is a blanket one ("None of this is in the repository... See [E1]", "Can't say."), or
+   - names what was asked while the evidence holds it: most of what it says is missing is in
+     the sent excerpts (`helix.synthesis.absence`) and, the question known, it shares a word
+     with the question; or it is mostly the question's words and the excerpts hold most of
+     those. A claim's words are those of its own clause ("The docs don't say how the secret
+     is rotated, but the check is HMAC-SHA256": secret, rotated), and a claim about a side
+     detail ("how is the webhook verified?") is a note.
+   "X is decided in [E1]. The evidence does not cover Y." is an answer followed by an honest
+   note on its limits, which the prompt asks for: the result carries the notes (`limits`),
+   which make the answer's gate `limited`. Claims are found by the phrase rules of
+   `helix.synthesis.absence` and, given an `AbsenceMeaning` (the sentence encoder against
+   exemplars, `helix.synthesis.absence_meaning`), in any other wording.
 3. Citations (`[E3]`, `path:10-20`, `path:12`) must name evidence that was sent: an id the prompt
    defined, or a path + line range inside a sent span. Others are removed from the text and
    recorded: a path that was not sent, an absolute path (`/etc/passwd:1-5`), one that climbs out
@@ -63,6 +69,8 @@ _ABSTAIN_RE = tuple(re.compile(p, re.I | re.S) for p in ABSTAIN_PATTERNS)
 _REF_GROUP_RE = re.compile(r"\[\s*E\d+(?:\s*[,;\-–]\s*E\d+)*\s*\]", re.I)
 _REF_RANGE_RE = re.compile(r"E(\d+)(?:\s*[\-–]\s*E(\d+))?", re.I)
 MAX_REF_RANGE = 50  # [E1-E9999] is not a citation of 9999 items
+MAX_LIMITS = 5  # notes on an answer's limits kept in its result
+MAX_LIMIT_CHARS = 300  # characters of one note kept
 # path:10-20, path:12, path:L10-L20, optionally in backticks; not part of a URL. A leading
 # `/`, `~/`, `./` or `../` is part of the path (so an absolute or climbing path is a citation of
 # something that was not sent, and is removed).
@@ -80,6 +88,9 @@ class ContractResult(Frozen):
     answer: str  # the answer with invalid citations removed
     citations: tuple[Citation, ...]
     removed: tuple[str, ...]  # citation strings removed from the answer, in order
+    # what an accepted answer notes the evidence does not show (its absence claims judged
+    # notes on its limits), each clause as written, at most MAX_LIMITS
+    limits: tuple[str, ...] = ()
 
 
 def claims_no_evidence(text: str) -> bool:
@@ -406,21 +417,35 @@ def _forms(word: str) -> set[str]:
 def _absence_verdict(text: str, refs: Sequence[CitationRef],
                      evidence: Sequence[EvidenceItem] | None,
                      meaning: AbsenceMeaning | None = None,
-                     question: str | None = None) -> bool:
-    """True when an absence claim in `text` breaks the contract (see the module doc)."""
+                     question: str | None = None) -> tuple[bool, tuple[str, ...]]:
+    """(whether an absence claim in `text` breaks the contract (see the module doc), the
+    claims kept as notes on the answer's limits when none does)."""
     words = evidence_words(
         part for e in evidence for part in (e.text, e.path, e.symbol or "", e.heading or "")
     ) if evidence is not None else None
     claims = _claims(text, words, meaning, question)
     if not claims:
-        return False
+        return False, ()
     note = _limit_note(text, claims[0], refs, words, meaning)
     if note is None and not _answered(text, claims, words, refs) \
             and not _replies(text, question):
-        return True
+        return True, ()
     claims = [note or claims[0], *claims[1:]]
-    return any(claim.blanket or (words is not None and _targets(claim, words, question))
-               for claim in claims)
+    if any(claim.blanket or (words is not None and _targets(claim, words, question))
+           for claim in claims):
+        return True, ()
+    return False, _notes(text, claims)
+
+
+def _notes(text: str, claims: Sequence[AbsenceClaim]) -> tuple[str, ...]:
+    """Each claim's clause as written, bounded."""
+    notes: list[str] = []
+    for claim in claims[:MAX_LIMITS]:
+        head, tail = _clause(text, claim.start, claim.end)
+        note = " ".join(text[head:tail].split()).strip(" .;,—–-")
+        if note and note not in notes:
+            notes.append(note[:MAX_LIMIT_CHARS])
+    return tuple(notes)
 
 
 def check_answer(text: str, refs: Sequence[CitationRef],
@@ -435,7 +460,9 @@ def check_answer(text: str, refs: Sequence[CitationRef],
     if is_abstention(text):
         return ContractResult(ok=False, reason=ABSTAIN, answer=text.strip(), citations=(),
                               removed=())
-    if evidence_exists and _absence_verdict(text, refs, evidence, meaning, question):
+    refused, limits = _absence_verdict(text, refs, evidence, meaning, question) \
+        if evidence_exists else (False, ())
+    if refused:
         return ContractResult(ok=False, reason=NO_EVIDENCE_CLAIM, answer=text.strip(),
                               citations=(), removed=())
     answer, citations, removed = extract_citations(text.strip(), refs)
@@ -443,4 +470,4 @@ def check_answer(text: str, refs: Sequence[CitationRef],
         return ContractResult(ok=False, reason=NO_VALID_CITATION, answer=answer, citations=(),
                               removed=removed)
     return ContractResult(ok=True, reason=None, answer=answer, citations=citations,
-                          removed=removed)
+                          removed=removed, limits=limits)
