@@ -108,3 +108,19 @@ def test_a_negative_word_the_question_asks_about_is_no_claim() -> None:
     text = ("Transient ones are retried. The docs list what happens to the failed posts in the "
             "results.")
     assert not _refused(text, "What happens when a ledger post fails?", meaning)
+
+
+def test_a_participle_that_qualifies_a_thing_of_the_code_is_no_reference() -> None:
+    # old: "given" and "shared" were references to the material wherever they stood, so a
+    # sentence about the code with "never" or "without" was compared with the exemplars
+    from helix.synthesis.absence_meaning import load_exemplars, spans
+
+    ex = load_exemplars()
+    assert not spans("The same user lands in the same bucket for a given flag, so raising the "
+                     "rate never drops anyone.", frozenset(), ex)
+    assert not spans("It is signed with the shared key and dropped without a reply.",
+                     frozenset(), ex)
+    assert spans("The provided context never mentions the key.", frozenset(), ex)
+    assert spans("The retrieved content is about something else, so it stays unexplained.",
+                 frozenset(), ex)
+    assert spans("Nothing was given about the key.", frozenset(), ex)

@@ -65,6 +65,9 @@ class Exemplars:
     behaviour_words: frozenset[str]
     exclusive_words: frozenset[str]
     sighting_words: frozenset[str]
+    qualifying_words: frozenset[str]
+    determiners: frozenset[str]
+    material_nouns: frozenset[str]
     polar_leads: frozenset[str]
     replies: frozenset[str]
     clause: re.Pattern[str]
@@ -90,6 +93,9 @@ def load_exemplars() -> Exemplars:
         behaviour_words=frozenset(data["behaviour_words"]),
         exclusive_words=frozenset(data["exclusive_words"]),
         sighting_words=frozenset(data["sighting_words"]),
+        qualifying_words=frozenset(data["qualifying_words"]),
+        determiners=frozenset(data["determiners"]),
+        material_nouns=frozenset(data["material_nouns"]),
         polar_leads=frozenset(data["polar_leads"]), replies=frozenset(data["replies"]),
         clause=clause,
         contrast=contrast,
@@ -148,8 +154,21 @@ def _may_claim(sentence: str, ex: Exemplars) -> bool:
     if words & ex.behaviour_words or any(
             w in NEGATION_WORDS and nxt in ex.exclusive_words for w, nxt in pairwise(said)):
         return False
-    return bool(words & ex.reference_words or _FILE_PATH.search(sentence)) and bool(
+    return bool(_references(said, ex) or _FILE_PATH.search(sentence)) and bool(
         words & ex.polarity_words or any(w.endswith(("'t", "’t")) for w in words))
+
+
+def _references(said: list[str], ex: Exemplars) -> set[str]:
+    """The reference words of a sentence, a participle that qualifies a noun of the code
+    aside ("for a *given* flag", "the *shared* secret"; never "the provided context")."""
+    out: set[str] = set()
+    padded = ["", *said, ""]
+    for before, word, after in zip(padded, padded[1:], padded[2:], strict=False):
+        qualifies = (word in ex.qualifying_words and before in ex.determiners and after
+                     and not {after} & (ex.reference_words | ex.kept | ex.material_nouns))
+        if word in ex.reference_words and not qualifies:
+            out.add(word)
+    return out
 
 
 def spans(text: str, held: frozenset[str], ex: Exemplars) -> list[Span]:
