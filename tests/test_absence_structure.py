@@ -61,6 +61,7 @@ def test_a_side_detail_is_a_note_and_what_was_asked_is_a_claim() -> None:
     side = "decide_retry decides [E1]. The excerpts don't show whether the backoff doubles."
     assert not _refused(side)
     assert _refused(side, question=None)  # no question told: judged as before
+    assert _refused(side, question="and?")  # nor one with a word to compare
     # a claim naming what was asked, the evidence covering the question: refused whatever
     # was cited before it (old: accepted, most of its terms not in the evidence)
     asked = "decide_retry decides [E1]. The excerpts don't show where the retry policy is decided."

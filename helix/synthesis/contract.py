@@ -393,9 +393,9 @@ def _targets(claim: AbsenceClaim, words: frozenset[str], question: str | None) -
     """The claim says missing what the evidence holds (`absence.contradicted`) and, the
     question known, names something it asks about: a claim on a side detail ("the docs don't
     say how the secret is rotated" for "how is the webhook verified?") is a note."""
-    if question is None:
+    asked = {f for t in content_terms(question or "") for f in _forms(t)}
+    if not asked:  # no question told, or none with a word to compare
         return contradicted(claim, words)
-    asked = {f for t in content_terms(question) for f in _forms(t)}
     named = [t for t in claim.terms if _forms(t) & asked]
     if not named:
         return False
