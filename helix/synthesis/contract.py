@@ -392,9 +392,10 @@ def _answered(text: str, claims: Sequence[AbsenceClaim], words: frozenset[str] |
 def _targets(claim: AbsenceClaim, words: frozenset[str], question: str | None) -> bool:
     """The claim says missing what the evidence holds (`absence.contradicted`) and, the
     question known, names something it asks about: a claim on a side detail ("the docs don't
-    say how the secret is rotated" for "how is the webhook verified?") is a note."""
+    say how the secret is rotated" for "how is the webhook verified?") is a note; one mostly
+    of the question's words is refused when the evidence covers the question."""
     asked = {f for t in content_terms(question or "") for f in _forms(t)}
-    if not asked:  # no question told, or none with a word to compare
+    if question is None or not asked:  # no question told, or none with a word to compare
         return contradicted(claim, words)
     named = [t for t in claim.terms if _forms(t) & asked]
     if not named:
