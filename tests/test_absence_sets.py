@@ -123,8 +123,9 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     # claims' clauses, a sighting aside, makes them notes; told the question, a claim about a
     # side detail is a note, one naming what was asked while the evidence covers it is not)
     # (a yes-or-no reply answers; a negative word the question asks about claims nothing): 13;
-    # (a participle qualifying a thing of the code is no reference to the material): 11
-    assert wrong.get(("tune", True), 0) <= 7 and wrong.get(("tune", False), 0) <= 11, wrong
+    # (a participle qualifying a thing of the code is no reference to the material): 11;
+    # claims accepted 7 -> 4 ("nothing here tells", "no way to tell", "not enough to say")
+    assert wrong.get(("tune", True), 0) <= 4 and wrong.get(("tune", False), 0) <= 11, wrong
     # absence5's probe3, never tuned on: 3 of 20 accepted (the old code too), 0 of 10 refused
     assert wrong.get(("probe3", True), 0) <= 3 and not wrong.get(("probe3", False)), wrong
 

@@ -125,3 +125,16 @@ def test_a_participle_that_qualifies_a_thing_of_the_code_is_no_reference() -> No
     assert spans("The retrieved content is about something else, so it stays unexplained.",
                  frozenset(), ex)
     assert spans("Nothing was given about the key.", frozenset(), ex)
+
+
+@pytest.mark.parametrize(("text", "refused"), [
+    # an inability told by what is missing (old: no phrase named these; all accepted)
+    ("Nothing here explains which errors get another attempt.", True),
+    ("There is no way to tell from this which errors are retried.", True),
+    ("I don't have enough to go on to say which errors are retried.", True),
+    # the same words about the code are no claim
+    ("decide_retry [E1]: there is no way to disable the retry for transient errors.", False),
+    ("decide_retry [E1] decides; nothing here retries a permanent error.", False),
+])
+def test_an_inability_told_by_what_is_missing(text: str, refused: bool) -> None:
+    assert _refused(text) is refused, text

@@ -72,6 +72,12 @@ NO_EVIDENCE_PATTERNS: tuple[str, ...] = (
     r"\b(?:" + word_alternation(INABILITY_WORDS) + r") (?:" + word_alternation(ANSWERING_VERBS)
     + r")(?: \w+)? (?:from|with|given) (?:" + word_alternation(FROM_MATERIAL) + r")\b",
     r"\binsufficient (?:information|evidence|context|details)\b",
+    # nothing here says it, no way to tell, not enough to say: an inability by what is missing
+    r"\bnothing (?:here|in here|over here|on hand) (?:that |which )?(?:"
+    + word_alternation(SAYING_VERBS) + r")\b",
+    r"\bno way to (?:" + word_alternation(ANSWERING_VERBS) + r"|know)\b",
+    r"\b(?:do not|don't|did not|didn't) have enough(?: \w+){0,3} to (?:"
+    + word_alternation(ANSWERING_VERBS) + r")\b",
     # a sentence that is only an inability to answer: "Can't say.", "Can't confirm — ..."
     r"(?:^|[.!?]\s+)(?:i )?(?:" + word_alternation(INABILITY_WORDS) + r") (?:"
     + word_alternation(ANSWERING_VERBS) + r")(?= *(?:[.!?;—–]|-\s|$))",
