@@ -88,3 +88,28 @@ def test_the_cli_the_turn_view_and_the_server_reply_show_it() -> None:
     assert "limited: the answer notes" in render_turn(turn)
     reply = _answer(env, repo="/repo", run_id="r1", dry_run=False)
     assert reply["answer_limits"] == list(env.answer_limits)
+
+
+def test_helix_ask_shows_the_limit_and_json_lists_it(tmp_path: Any,
+                                                     monkeypatch: Any) -> None:
+    from click.testing import CliRunner
+    from retry_fixture import RETRIES_MD, RETRY_PY
+
+    from helix.cli.main import cli
+
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "docs").mkdir()
+    (root / "src" / "retry.py").write_text(RETRY_PY, encoding="utf-8")
+    (root / "docs" / "retries.md").write_text(RETRIES_MD, encoding="utf-8")
+    monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
+    model = ("fake/say:The policy is `decide_retry` [E1]. The excerpts don't show who wrote "
+             "the jitter tables.")
+    args = ["ask", "--repo", str(root), "--model", model, "where is the retry policy decided?"]
+    out = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert out.exit_code == 0, out.output
+    assert "limited: the answer notes the evidence does not show: The excerpts don't show " \
+           "who wrote the jitter tables" in out.stdout
+    shown = CliRunner().invoke(cli, [*args, "--json"], catch_exceptions=False)
+    assert json.loads(shown.stdout)["answer_limits"] == [
+        "The excerpts don't show who wrote the jitter tables"]
