@@ -338,6 +338,11 @@ SAYING_VERBS: tuple[str, ...] = (
 INABILITY_WORDS: tuple[str, ...] = ("can't", "cannot", "can not", "couldn't", "could not",
                                     "unable to")
 ANSWERING_VERBS: tuple[str, ...] = ("answer", "tell", "say", "determine", "judge", "confirm")
+# where "nothing" is said to be when it is the material ("nothing here tells ..."), the negated
+# having of "don't have enough ... to say", and who sees ("I can see X in a.py": a sighting)
+HERE_WORDS: tuple[str, ...] = ("here", "in here", "over here", "on hand")
+NOT_HAVING: tuple[str, ...] = ("do not", "don't", "did not", "didn't")
+SEERS: tuple[str, ...] = ("i", "we", "you", "can", "could")
 # what such an inability is "from": the material sent ("from this", "from the provided ...")
 FROM_MATERIAL: tuple[str, ...] = ("this", "that", "these", "those", "what", "the provided",
                                   "the given", "the shown", "the available", "the retrieved",

@@ -30,11 +30,13 @@ from helix.core.english import (
     FINDING_WORDS,
     FIRST_PERSON,
     FROM_MATERIAL,
+    HERE_WORDS,
     INABILITY_WORDS,
     LEFT_OPEN_WORDS,
     MATERIAL_OR_CODE_WORDS,
     MATERIAL_WORDS,
     NEGATION_WORDS,
+    NOT_HAVING,
     OPEN_WORD,
     SAYING_VERBS,
     THIS_SEARCH_WORDS,
@@ -73,10 +75,10 @@ NO_EVIDENCE_PATTERNS: tuple[str, ...] = (
     + r")(?: \w+)? (?:from|with|given) (?:" + word_alternation(FROM_MATERIAL) + r")\b",
     r"\binsufficient (?:information|evidence|context|details)\b",
     # nothing here says it, no way to tell, not enough to say: an inability by what is missing
-    r"\bnothing (?:here|in here|over here|on hand) (?:that |which )?(?:"
+    r"\bnothing (?:" + word_alternation(HERE_WORDS) + r") (?:that |which )?(?:"
     + word_alternation(SAYING_VERBS) + r")\b",
-    r"\bno way to (?:" + word_alternation(ANSWERING_VERBS) + r"|know)\b",
-    r"\b(?:do not|don't|did not|didn't) have enough(?: \w+){0,3} to (?:"
+    r"\bno way to (?:" + word_alternation((*ANSWERING_VERBS, "know")) + r")\b",
+    r"\b(?:" + word_alternation(NOT_HAVING) + r") have enough(?: \w+){0,3} to (?:"
     + word_alternation(ANSWERING_VERBS) + r")\b",
     # a sentence that is only an inability to answer: "Can't say.", "Can't confirm — ..."
     r"(?:^|[.!?]\s+)(?:i )?(?:" + word_alternation(INABILITY_WORDS) + r") (?:"

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from helix.core.english import NEGATION_WORDS, stems
+from helix.core.english import NEGATION_WORDS, SEERS, stems, word_alternation
 from helix.core.envelope import Citation, EvidenceItem
 from helix.core.lookalike import canonical, without_format
 from helix.core.schemas import Frozen
@@ -297,7 +297,7 @@ def _limit_note(text: str, claim: AbsenceClaim, refs: Sequence[CitationRef],
 
 
 _BUT = re.compile(r"(?<!,)\s+but\b", re.I)  # "x isn't shown but y is": a clause without its comma
-_SEER = re.compile(r"\b(?:i|we|you|can|could)\s+(?:\w+\s+)?see\b", re.I)
+_SEER = re.compile(r"\b(?:" + word_alternation(SEERS) + r")\s+(?:\w+\s+)?see\b", re.I)
 _COLON = re.compile(r":[*_`]*\s")  # "**Short answer:** not determinable ...": a label before it
 _CLAUSE_MARK = re.compile(r"[.!?;,—–()\n]+\s|\s[-—–]\s")
 
@@ -435,15 +435,17 @@ def _absence_verdict(text: str, refs: Sequence[CitationRef],
     if any(claim.blanket or (words is not None and _targets(claim, words, question))
            for claim in claims):
         return True, ()
-    return False, _notes(text, claims)
+    return False, _notes(text, claims, refs)
 
 
-def _notes(text: str, claims: Sequence[AbsenceClaim]) -> tuple[str, ...]:
-    """Each claim's clause as written, bounded."""
+def _notes(text: str, claims: Sequence[AbsenceClaim],
+           refs: Sequence[CitationRef]) -> tuple[str, ...]:
+    """Each claim's clause as written, citations of what was not sent removed, bounded."""
     notes: list[str] = []
     for claim in claims[:MAX_LIMITS]:
         head, tail = _clause(text, claim.start, claim.end)
-        note = " ".join(text[head:tail].split()).strip(" .;,—–-")
+        kept = extract_citations(text[head:tail], refs)[0]
+        note = " ".join(kept.split()).strip(" .;,—–-")
         if note and note not in notes:
             notes.append(note[:MAX_LIMIT_CHARS])
     return tuple(notes)
