@@ -8,7 +8,10 @@ writing its result file.
                           user + system)
     result_text(result)   the result as canonical JSON (helix.core.hashing: sorted keys, the
                           same bytes for the same result every time), laid out `indent` a level;
-                          NaN and infinity are refused (ValueError), as everywhere in Helix
+                          NaN and infinity are refused (ValueError), as everywhere in Helix.
+                          ensure_ascii=True: each character past "~" written as a \\u escape, as
+                          json.dumps writes it by default (a script whose files were written
+                          that way keeps their bytes)
     write_result(path, result)
                           that text written atomically (helix.outfile.write_out: a temporary
                           file in the same folder, fsync, rename): a run killed or failing
@@ -24,10 +27,14 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import resource
 import time
 from pathlib import Path
 from typing import Any
+
+# what json.dumps escapes beyond what canonical JSON escapes when asked for ASCII (DEL and up)
+_PAST_TILDE = re.compile("[\x7f-\U0010ffff]")
 
 
 def machine(*, with_platform: bool = True) -> dict[str, Any]:
@@ -56,18 +63,31 @@ def cpu_seconds(*, children: bool = False) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def result_text(result: Any, indent: int = 2) -> str:
-    """`result` as canonical JSON laid out `indent` a level, ending in a newline."""
+def _escaped(char: str) -> str:
+    """`char` as JSON's \\u escape (a pair of surrogates past the first plane)."""
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 | (code >> 10):04x}\\u{0xDC00 | (code & 0x3FF):04x}"
+
+
+def result_text(result: Any, indent: int = 2, *, ensure_ascii: bool = False) -> str:
+    """`result` as canonical JSON laid out `indent` a level, ending in a newline; `ensure_ascii`:
+    each character past "~" escaped (only strings hold one: the rest of the text is ASCII)."""
     from helix.core.hashing import canonical_json
 
-    return canonical_json(result, indent=indent) + "\n"
+    text = canonical_json(result, indent=indent) + "\n"
+    return _PAST_TILDE.sub(lambda m: _escaped(m.group()), text) if ensure_ascii else text
 
 
-def write_result(path: Path | str, result: Any, indent: int = 2) -> None:
+def write_result(path: Path | str, result: Any, indent: int = 2, *,
+                 ensure_ascii: bool = False) -> None:
     """Write `result` to `path` atomically (its folder made when missing)."""
     from helix.outfile import write_out
 
-    write_out(Path(path), result_text(result, indent).encode("utf-8"))
+    text = result_text(result, indent, ensure_ascii=ensure_ascii)
+    write_out(Path(path), text.encode("utf-8"))
 
 
 def show(obj: Any, indent: int | None = 2) -> None:

@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from _result import write_result
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -93,9 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    "splits": {s: pooled(results, s) for s in splits
                               if any(r["split"] == s for r in results.values())},
                    "repos": results}
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n",
-                            encoding="utf-8")
+        write_result(args.out, payload, indent=1)
     print(json.dumps(payload.get("splits", {}), indent=1))
     return 0
 

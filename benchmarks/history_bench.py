@@ -17,7 +17,6 @@ Use a fixed HELIX_HOME (indexes and the embedding cache are reused between runs)
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import sys
@@ -25,6 +24,8 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from _result import load_average, write_result
 
 from evals.history import devset
 from evals.history.run import RepoRun, result_json, run_repo
@@ -66,12 +67,9 @@ def write(out: Path, runs: Sequence[RepoRun], *, no_embed: bool, started: float,
                       "per_repo_s": {r.name: r.seconds for r in runs},
                       "cpus": os.cpu_count(),
                       "command": shlex.join(["python", *sys.argv]),
-                      "load_average": [round(v, 2) for v in os.getloadavg()]}
+                      "load_average": load_average()}
     payload["markdown"] = markdown(payload)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, out)
+    write_result(out, payload)
     return payload
 
 

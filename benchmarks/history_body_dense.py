@@ -14,8 +14,6 @@ the body channel's files; Acc@k for Helix, bodies alone and each fusion weight.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -23,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _result import write_result
 
 from evals.history import devset
 from evals.history.bm25 import is_code_file
@@ -136,10 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     payload = {"benchmark": "history_body_dense", "cases": len(rows), "per_repo": args.per_repo,
                "rrf_k": RRF_K, "systems": systems, "rows": rows,
                "wall_s": round(time.perf_counter() - started, 1)}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = args.out.with_name(f".{args.out.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, args.out)
+    write_result(args.out, payload)
     for name, acc in systems.items():
         print(f"{name:18s} " + " ".join(f"{k}={v:.3f}" for k, v in acc.items()))
     return 0

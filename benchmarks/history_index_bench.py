@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _result import load_average, write_result
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 OUT = ROOT / "benchmarks" / "results" / "history_index_bench.json"
@@ -152,9 +154,8 @@ def main() -> int:
                                     **compare(big, args.history, args.repeat)}
             print(json.dumps({"generated": {k: results["generated"][k]
                                             for k in ("best_s", "ratio")}}), flush=True)
-    results["load_average"] = [round(x, 2) for x in os.getloadavg()]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    results["load_average"] = load_average()
+    write_result(args.out, results, indent=1)
     return 0
 
 

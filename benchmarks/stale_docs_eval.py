@@ -47,6 +47,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from _result import write_result
+
 CHECKOUT = Path(__file__).resolve().parents[1]
 GIT = ["git", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
        "-c", "diff.external=", "--no-pager"]
@@ -378,8 +380,9 @@ def replay(args: argparse.Namespace) -> None:
 
 
 def _write(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    """Atomically, in the layout of the committed data files (data/evals/stale_docs/): indent 2,
+    non-ASCII escaped as json.dumps does."""
+    write_result(path, data, ensure_ascii=True)
 
 
 def main(argv: list[str] | None = None) -> int:

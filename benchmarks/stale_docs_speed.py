@@ -17,12 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from _result import cpu_seconds, load_1m, write_result
 
 
 def _env(code: Path, home: Path) -> dict[str, str]:
@@ -30,25 +31,20 @@ def _env(code: Path, home: Path) -> dict[str, str]:
             "HELIX_INDEX__EMBED_ENABLED": "false", "HELIX_NO_SERVER": "1"}
 
 
-def _cpu() -> float:
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
-
-
 def one(code: Path, home: Path, repo: Path) -> dict[str, Any]:
     env = _env(code, home)
     subprocess.run([sys.executable, "-m", "helix.cli.main", "index", "--no-embed", "--repo",
                     str(repo)], env=env, capture_output=True, check=False)
-    cpu, wall, load = _cpu(), time.monotonic(), os.getloadavg()[0]
+    cpu, wall, load = cpu_seconds(children=True), time.monotonic(), load_1m(1)
     done = subprocess.run([sys.executable, "-m", "helix.cli.main", "stale-docs", "--repo",
                            str(repo), "--json"], env=env, capture_output=True, text=True,
                           check=False)
-    cpu, wall = _cpu() - cpu, time.monotonic() - wall
+    cpu, wall = cpu_seconds(children=True) - cpu, time.monotonic() - wall
     if done.returncode not in (0, 1):
         return {"error": done.stderr[-300:], "cpu_s": round(cpu, 2)}
     report = json.loads(done.stdout)
     return {"cpu_s": round(cpu, 2), "wall_s": round(wall, 1),
-            "load": [round(load, 1), round(os.getloadavg()[0], 1)],
+            "load": [load, load_1m(1)],
             "aligned_sections": report["aligned"],
             "alarms": sorted(f"{s['doc_path']}:{s['start_line']} "
                              + ",".join(d["symbol"] for d in s["definitions"])
@@ -80,14 +76,13 @@ def main(argv: list[str] | None = None) -> int:
 def _write(out: Path, args: argparse.Namespace, rows: dict[str, Any]) -> None:
     done = [r for r in rows.values() if r["ratio"] is not None]
     total = {side: round(sum(r[side]["cpu_s"] for r in done), 2) for side in ("before", "after")}
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({
+    write_result(out, {
         "command": "python benchmarks/stale_docs_speed.py --before B --after A --repos R... "
                    "--work W --out OUT",
         "before": str(args.before), "after": str(args.after),
         "cpu_s_total": total,
         "ratio_total": round(total["after"] / total["before"], 3) if total["before"] else None,
-        "repos": rows}, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        "repos": rows})
 
 
 if __name__ == "__main__":

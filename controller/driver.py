@@ -33,6 +33,7 @@ from controller.question import Question, respell
 from controller.rank_step import Scorer, applies, learned_order, load_ranker
 from controller.reasons import Reason
 from controller.route import RoutePlan
+from controller.text import is_identifier
 from controller.treewalk import selected_trees, walk
 from helix.core.config import HelixConfig
 from helix.core.envelope import (
@@ -44,6 +45,7 @@ from helix.core.envelope import (
     ReferenceSite,
     TreeWalk,
 )
+from helix.core.policy import FileDefsPolicy
 from helix.core.ports import Clock, Embedder
 from helix.core.schemas import Chunk
 from indexers.api import IndexReader
@@ -51,6 +53,9 @@ from indexers.tokenize import tokenize
 
 CODE_EDGES = ("calls", "tests")  # imports are hubs (a shared constants module)
 DOC_EDGE = "documents"
+# reasons that tie the evidence's first file to the question's own words: an exact name it
+# asks for, a definition of it, a path it gives (`_file_lead` keeps such a file first)
+ANCHORS = frozenset({"symbol_exact", "defines", "path_hint"})
 DOMINANCE_STEPS = 2  # discovery + per-sense retrieval, outside the loop's step budget
 # The live trace: trace(event name, JSON-ready data), called as the run goes (`helix ask
 # --trace`): one "controller_step" per step, "stop", "tree_walk", then one "tree_walk_node"
@@ -208,18 +213,21 @@ def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: Inde
     """`controller.file_defs`: the best definition of each of the first files joins the
     evidence after the file's first item (the file's chunks are read here, scored there)."""
     policy = config.retrieval.file_defs
-    if not policy.enabled or not ranked or plan.intent.route not in policy.routes:
-        return ranked
     question = file_defs.question_tokens(plan)
+    asks = plan.asked.reads_as_question
+    if not ranked or not file_defs.applies(question, plan.intent.route, policy, asks):
+        return ranked
     paths = list(dict.fromkeys(c.chunk.path for c in ranked))[:policy.files * 3]
     chunks = _PathChunks(index, paths)  # read when scored, not before
-    promoted = file_defs.promotions(question, [c.chunk for c in ranked], chunks, policy)
+    promoted = file_defs.promotions(question, [c.chunk for c in ranked], chunks, policy, asks)
     out = list(ranked)
     for position, chunk in sorted(promoted, key=lambda p: -p[0]):
         anchor = ranked[position]
         out.insert(position if policy.lead else position + 1, Candidate(
             chunk=chunk, score=anchor.score, step=anchor.step,
             reasons=(Reason(code="in_file", name=chunk.symbol or ""),)))
+    if policy.lead_files > 1 and file_defs.descriptive(question, policy, asks):
+        out = _file_lead(plan, question, out, policy)
     deep = file_defs.depth_picks(question, [c.chunk for c in out], chunks, policy)
     if deep:
         room = max(config.retrieval.max_evidence - len(deep), 0)
@@ -229,6 +237,32 @@ def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: Inde
                                                       name=chunk.symbol or ""),))
                             for chunk in deep]
     return out
+
+
+def _file_lead(plan: RoutePlan, question: frozenset[str], ranked: list[Candidate],
+               policy: FileDefsPolicy) -> list[Candidate]:
+    """`controller.file_defs.lead_choice`: the first files' leading runs of items, and the one
+    that answers best moved to the front (the rest keep their order)."""
+    runs: dict[str, list[Candidate]] = {}
+    end = 0
+    for position, c in enumerate(ranked):
+        path = c.chunk.path
+        if path not in runs:
+            if len(runs) >= policy.lead_files:
+                break
+            runs[path] = [c]
+        elif runs[path][-1] is ranked[position - 1]:
+            runs[path].append(c)  # a run: the file's first items, one after the other
+        end = position + 1
+    paths = list(runs)
+    anchored = any(r.code in ANCHORS for c in runs[paths[0]] for r in c.reasons)
+    named = frozenset(t.lower() for t in plan.intent.terms if is_identifier(t))
+    choice = file_defs.lead_choice(question, [[c.chunk for c in runs[p]] for p in paths],
+                                   anchored, named, policy)
+    if choice == 0:
+        return ranked
+    lead = runs[paths[choice]]
+    return lead + [c for c in ranked[:end] if all(c is not x for x in lead)] + ranked[end:]
 
 
 def _canonical_first(plan: RoutePlan, ranked: list[Candidate], index: IndexReader,

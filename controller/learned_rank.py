@@ -231,13 +231,37 @@ def spread(ranked: Sequence[int], paths: Sequence[str], limit: int, lead: int) -
     return out[:limit]
 
 
+def keep_hand(pooled: Sequence[Pooled], scores: Sequence[float], ranked: list[int],
+              keep_text: bool, keep_file: float) -> list[int]:
+    """`ranked` (the model's order) with one candidate moved first: the hand order's first
+    item when `keep_text` and it is not a definition; else, when `keep_file` >= 0, the
+    model's best candidate of the hand order's first file unless the model's best leads it
+    by more than `keep_file`. Unchanged when neither applies (or no hand order)."""
+    if not ranked or pooled[0].hand is None:
+        return ranked
+    first: int | None = None
+    if keep_text and pooled[0].chunk.kind != "code_def":
+        first = 0
+    elif keep_file >= 0:
+        path = pooled[0].chunk.path
+        best = next(n for n in ranked if pooled[n].chunk.path == path)
+        if scores[ranked[0]] - scores[best] <= keep_file:
+            first = best
+    if first is None or first == ranked[0]:
+        return ranked
+    return [first, *(n for n in ranked if n != first)]
+
+
 def order(pooled: Sequence[Pooled], scores: Sequence[float], limit: int,
-          lead: int | None = None) -> list[Candidate]:
+          lead: int | None = None, keep_text: bool = False,
+          keep_file: float = -1.0) -> list[Candidate]:
     """The candidates by score (ties: their pool order), the first `limit` (`spread` over
     files after the first `lead`; None: by score alone), as evidence candidates: a hand
     candidate keeps its reasons, a definition only the widening found says where it came from
     (its file leads the evidence; a callee of a leading definition)."""
-    ranked = sorted(range(len(pooled)), key=lambda n: (-round(scores[n], 12), n))
+    ranked = keep_hand(pooled, scores,
+                       sorted(range(len(pooled)), key=lambda n: (-round(scores[n], 12), n)),
+                       keep_text, keep_file)
     ranked = (ranked[:limit] if lead is None
               else spread(ranked, [p.chunk.path for p in pooled], limit, lead))
     out: list[Candidate] = []

@@ -284,4 +284,4 @@ def learned_order(state: LoopState, ranked: Sequence[Candidate], index: IndexRea
                            "file_bm25": file_bm25})
     rows = feature_rows(inputs, pooled, config.retrieval.file_defs)
     return order(pooled, scorer.score(pooled, rows), config.retrieval.max_evidence,
-                 config.retrieval.ranker.lead)
+                 policy.lead, policy.keep_text, policy.keep_file)

@@ -65,7 +65,9 @@ BARE_FILENAMES = ("README", "CHANGELOG", "LICENSE", "CONTRIBUTING", "Makefile", 
 # "in tests/", "under indexers/": a directory (the slash ends the name: "in HTTP/1.1" is not one)
 _SCOPE = VOCABULARY["SCOPE"]
 _BACKTICK = re.compile(r"`([^`]+)`")
-_QUOTED = re.compile(r"\"([^\"]+)\"|'([^']{2,})'")
+# a single quote opens and closes only at a word's edge: the apostrophes of "the class's
+# dependency on the protocol's parser" quote nothing
+_QUOTED = re.compile(r"\"([^\"]+)\"|(?<![\w'])'([^']{2,})'(?![\w'])")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*|\d+(?:\.\d+)?")
 _PATHLIKE = re.compile(
     r"(?<![\w/.])([\w.-]+(?:/[\w.-]+)+|[\w-]+\.(?:" + "|".join(KNOWN_EXTENSIONS) + r"))(?![\w/])")

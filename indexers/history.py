@@ -12,8 +12,15 @@ history document. Only allowlisted plumbing runs (`helix.core.git`; `--no-ext-di
 `--no-textconv`: no program of the repository's).
 
 Incremental: the previous generation's table is kept when HEAD has not moved (definitions that
-no longer exist dropped); when HEAD moved forward, only the new commits are read and put in
-front of the kept commits.
+no longer exist dropped); when HEAD moved forward, only the new commits are read, put in front
+of the commits the table kept (each commit's files and hunks, not its text), cut to
+`index.history_commits` in the order `git log` lists them from the new HEAD (`git rev-list`,
+no patches; when that list holds a commit the table never read, every commit is read again), and
+the whole list is attributed again to the new HEAD's definitions: the table equals the one a
+build from scratch at that HEAD makes (the learned ranker was trained on tables built from
+scratch, and a user's index moves forward).
+Carrying the old attributions forward instead kept commits whose lines later commits rewrote,
+and more than `index.history_commits` commits (benchmarks/results/ranker_combine.json's skew).
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ from helix.core.git import GitOutputTooLarge, run_git, stream_git
 from indexers.formats import DefRow
 from indexers.tokenize import expand, words
 
-HISTORY_FORMAT = 1
+HISTORY_FORMAT = 2  # 2: the commits read (files and hunks) kept for the next build
 HISTORY_TIMEOUT_S = 120.0
 HISTORY_MAX_BYTES = 64 << 20  # of patch text read for one build
 MAX_MESSAGE_CHARS = 2000  # of one message, for its words
@@ -328,6 +335,9 @@ class HistoryTable:
     settings: dict[str, Any]
     defs: dict[str, list[str]]  # node id -> commits, newest first
     words: dict[str, frozenset[str]]  # commit -> its message's words
+    # the commits read, newest first, their messages left out (what the next build attributes
+    # again with the commits after them)
+    log: list[Commit] = field(default_factory=list)
 
     def of(self, node: str) -> tuple[frozenset[str], int]:
         """A definition's history words and how many commits they come from."""
@@ -338,27 +348,54 @@ class HistoryTable:
 
 
 def dump(table: HistoryTable) -> bytes:
-    used = sorted({s for shas in table.defs.values() for s in shas})
+    kept = {s for shas in table.defs.values() for s in shas} | {c.sha for c in table.log}
     return orjson.dumps({"format": HISTORY_FORMAT, "head": table.head,
                          "settings": table.settings,
                          "commits": {s: " ".join(sorted(table.words.get(s, ()))[:MAX_WORDS])
-                                     for s in used},
-                         "defs": dict(sorted(table.defs.items()))},
+                                     for s in sorted(kept)},
+                         "defs": dict(sorted(table.defs.items())),
+                         # one string: a question's load parses it as one value
+                         "log": orjson.dumps([[c.sha, [[f.old, f.new, [list(h) for h in f.hunks]]
+                                                      for f in c.files]]
+                                              for c in table.log]).decode()},
                         option=orjson.OPT_SORT_KEYS)
 
 
-def load(raw: bytes) -> HistoryTable | None:
-    """The table of a history part; None when it is not one."""
+def _log(raw: Any) -> list[Commit]:
+    return [Commit(str(sha), "", [FileChange(None if old is None else str(old),
+                                             None if new is None else str(new),
+                                             [(int(a), int(b), int(c), int(d))
+                                              for a, b, c, d in hunks])
+                                  for old, new, hunks in files])
+            for sha, files in raw]
+
+
+def load(raw: bytes, with_log: bool = False) -> HistoryTable | None:
+    """The table of a history part; None when it is not one. Its commits' files and hunks
+    (`log`) only `with_log`: the next build reads them, a question never does."""
     try:
         data = orjson.loads(raw)
         if not isinstance(data, dict) or data.get("format") != HISTORY_FORMAT:
             return None
+        defs = {str(n): [str(s) for s in shas] for n, shas in data["defs"].items()}
+        commits = data["commits"]
+        wanted = commits if with_log else {s for shas in defs.values() for s in shas}
         return HistoryTable(
-            str(data["head"]), dict(data["settings"]),
-            {str(n): [str(s) for s in shas] for n, shas in data["defs"].items()},
-            {str(s): frozenset(str(w).split()) for s, w in data["commits"].items()})
+            str(data["head"]), dict(data["settings"]), defs,
+            {str(s): frozenset(str(commits[s]).split()) for s in wanted if s in commits},
+            _log(orjson.loads(data["log"])) if with_log else [])
     except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError, ValueError):
         return None
+
+
+def _walk(root: Path, head: str, count: int, paths: Sequence[str]) -> list[str] | None:
+    """The commits `read_commits` would read from `head` (their ids, in its order), without
+    their patches; None when git cannot list them."""
+    out = run_git(root, "rev-list", f"--max-count={count}", *_run_args(head, None, paths))
+    if out is None:
+        return None
+    shas = out.decode("ascii", "replace").split()
+    return shas if all(_SHA.match(s) for s in shas) else None
 
 
 def is_ancestor(root: Path, old: str, new: str) -> bool:
@@ -368,56 +405,42 @@ def is_ancestor(root: Path, old: str, new: str) -> bool:
     return out is not None and not out.strip()
 
 
-def renamed(commits: Sequence[Commit]) -> dict[str, str]:
-    """A path before `commits` (newest first) -> its path after them, for the renamed ones."""
-    now: dict[str, str] = {}
-    for commit in reversed(commits):  # oldest first
-        for change in commit.files:
-            if change.old is not None and change.new is not None and change.old != change.new:
-                for before, after in list(now.items()):
-                    if after == change.old:
-                        now[before] = change.new
-                now.setdefault(change.old, change.new)
-    return now
-
-
-def _moved(node: str, moved: Mapping[str, str]) -> str:
-    if not node.startswith("def:") or "::" not in node:
-        return node
-    path, _, qualname = node[4:].partition("::")
-    return f"def:{moved[path]}::{qualname}" if path in moved else node
-
-
 def build_history(root: Path, head: str, defs_by_path: Mapping[str, Sequence[DefRow]],
                   settings: Mapping[str, int], previous: bytes | None
                   ) -> tuple[bytes, dict[str, Any]]:
     """The history part of a generation and what building it did."""
     max_commits, per_def = int(settings["commits"]), int(settings["per_def"])
     known = {d.node_id for defs in defs_by_path.values() for d in defs}
-    old = load(previous) if previous is not None else None
+    old = load(previous, with_log=True) if previous is not None else None
     if old is not None and old.settings != dict(settings):
         old = None
     if old is not None and old.head == head:
         kept = {n: shas for n, shas in old.defs.items() if n in known}
-        return dump(HistoryTable(head, dict(settings), kept, old.words)), {
+        return dump(HistoryTable(head, dict(settings), kept, old.words, old.log)), {
             "commits_read": 0, "reused": True, "defs": len(kept)}
     stop = old.head if old is not None and is_ancestor(root, old.head, head) else None
     suffixes = sorted({"*." + p.rsplit(".", 1)[1] for p in defs_by_path
                        if "." in p.rsplit("/", 1)[-1]})
     commits, complete = read_commits(root, head, max_commits, stop, suffixes)
-    defs = attribute(commits, defs_by_path, per_def)
+    read = len(commits)
     words = {c.sha: message_words(c.message) for c in commits}
     if stop is not None and old is not None:
-        moved = renamed(commits)
-        for node, shas in old.defs.items():
-            node = _moved(node, moved)
-            if node in known:
-                mine = defs.setdefault(node, [])
-                mine.extend(s for s in shas if s not in mine)
-                del mine[per_def:]
-        words |= {s: w for s, w in old.words.items() if s not in words}
-    return dump(HistoryTable(head, dict(settings), defs, words)), {
-        "commits_read": len(commits), "reused": False, "incremental": stop is not None,
+        walk = _walk(root, head, max_commits, suffixes)
+        held = {c.sha: c for c in (*old.log, *commits)}
+        if walk is None or any(s not in held for s in walk):
+            # the newest commits from HEAD hold one the table never read (a merged branch's,
+            # past the old bound): read them all, as a build from scratch does
+            stop = None
+            commits, complete = read_commits(root, head, max_commits, None, suffixes)
+            read = len(commits)
+            words = {c.sha: message_words(c.message) for c in commits}
+        else:  # in the order `git log` gives from HEAD (a merged branch's commits interleave)
+            commits = [held[s] for s in walk]
+            words |= {s: old.words.get(s, frozenset()) for s in walk if s not in words}
+    log = [Commit(c.sha, "", c.files) for c in commits]
+    defs = attribute(log, defs_by_path, per_def)
+    return dump(HistoryTable(head, dict(settings), defs, words, log)), {
+        "commits_read": read, "reused": False, "incremental": stop is not None,
         "complete": complete, "defs": len(defs)}
 
 

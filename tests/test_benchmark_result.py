@@ -28,7 +28,15 @@ CONVERTED = {"ask_model_bench": 2, "baseline_bm25_files": 2, "controller_bench":
              "large_repo_bench": 1, "redaction_scan": 2,
              "scan_cost_bench": 1, "search_bench": 2, "secret_recall": 2, "serve_bench": 2,
              "state_bench": 2, "router_stages": 1, "router_misses": 1,
-             "ranker_parts": 1, "ranker_retrain": 1}
+             "ranker_parts": 1, "ranker_retrain": 1, "stale_docs_eval": 2,
+             "stale_docs_speed": 2, "history_bench": 2, "history_body_dense": 2,
+             "history_index_bench": 1, "corpus_rank": 1,
+             "qa_misses": 1, "ranker_combine": 1}
+# The converted scripts whose files escape non-ASCII as json.dumps does by default
+# (`ensure_ascii=True`), and the committed files each wrote that need it to keep their bytes.
+ENSURE_ASCII = {"stale_docs_eval": ("data/evals/stale_docs/judgments_v2.json",
+                                    "data/evals/stale_docs/judgments_v6.json",
+                                    "data/evals/stale_docs/judgments_v7_tune.json")}
 # What a script writing its own tail calls; a converted script leaves it to `_result`.
 OWN_TAIL = ("os.getloadavg(", "platform.platform(", "platform.python_version(", "sort_keys=True",
             ".replace(args.out)", "os.replace(")
@@ -45,6 +53,27 @@ def test_result_text_is_canonical_sorted_and_stable() -> None:
     assert _result.result_text(one, indent=1).startswith('{\n "a": {\n  "c"')
 
 
+def test_ensure_ascii_escapes_as_json_dumps_does() -> None:
+    """Past "~" (DEL, accents, a dash, a character past the first plane, a lone surrogate):
+    the bytes json.dumps writes by default; without the flag the text keeps them as they are."""
+    text = "caf\u00e9 \u2014 \x7f \U0001f600 \ud800 \t \"q\" \\ ~"
+    result = {text: [text, {"\u00dcber": 1.5}], "a": None}
+    expected = json.dumps(result, indent=2, sort_keys=True) + "\n"
+    assert _result.result_text(result, ensure_ascii=True) == expected
+    assert expected.isascii() and "\\ud83d\\ude00" in expected and "\\u007f" in expected
+    plain = _result.result_text({"k": "caf\u00e9 \U0001f600"})
+    assert plain == '{\n  "k": "caf\u00e9 \U0001f600"\n}\n'
+
+
+@pytest.mark.parametrize("path", sorted(p for paths in ENSURE_ASCII.values() for p in paths))
+def test_ascii_data_files_keep_their_bytes(path: str) -> None:
+    """The files a script wrote with json.dumps' escapes re-serialise byte for byte with
+    `ensure_ascii` (and would not without it: they hold non-ASCII text)."""
+    text = (ROOT / path).read_text(encoding="utf-8")
+    assert _result.result_text(json.loads(text), ensure_ascii=True) == text
+    assert _result.result_text(json.loads(text)) != text
+
+
 def test_result_text_refuses_what_is_not_json() -> None:
     with pytest.raises(ValueError):
         _result.result_text({"x": math.nan})
@@ -57,7 +86,8 @@ def test_result_files_keep_their_bytes(name: str) -> None:
     """A converted script's result, written again through `_result`, is byte for byte the file
     its own tail wrote: the same keys, values and layout (docs/benchmarks.md is made of them)."""
     text = (BENCHMARKS / "results" / f"{name}.json").read_text(encoding="utf-8")
-    assert _result.result_text(json.loads(text), CONVERTED[name]) == text
+    assert _result.result_text(json.loads(text), CONVERTED[name],
+                               ensure_ascii=name in ENSURE_ASCII) == text
 
 
 def test_write_result_replaces_the_file_whole(tmp_path: Path) -> None:
@@ -131,3 +161,4 @@ def test_converted_scripts_import_and_write_no_tail_of_their_own() -> None:
         text = (BENCHMARKS / f"{name}.py").read_text(encoding="utf-8")
         assert "from _result import" in text, name
         assert [t for t in OWN_TAIL if t in text] == [], name
+        assert name not in ENSURE_ASCII or "ensure_ascii=True" in text, name

@@ -251,9 +251,12 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # then synthesis.absence's bars and cited_margin, chosen on every absence set after issue
     # 32's data rotation; then chosen again with absence5's fourth probe: cited_margin 0.1;
     # then the learned ranker's pool budget and spread: retrieval.ranker.considered,
-    # select_*, lead, max_candidates 240, files 12, read only when the ranker is on)
+    # select_*, lead, max_candidates 240, files 12, read only when the ranker is on; then
+    # file_defs.descriptive_words, descriptive_routes and over_lead: descriptive questions;
+    # then file_defs.lead_files and lead_rank_cost, their first file; then
+    # retrieval.ranker.keep_text and keep_file, the hand order's first item or file kept, off)
     assert HelixConfig().evidence_hash == (
-        "sha256:c99deae2a570c5e29bd23b78f157f8faf4578b6e53c6d0b7380f454976f74a97")
+        "sha256:583f831486b0fcdca99352b3c027c1611f791b0edd4c089c708dd906f429dcad")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

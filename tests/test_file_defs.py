@@ -112,3 +112,96 @@ def test_bounded_scoring_keeps_what_scoring_every_definition_keeps(
                          for c in defs), key=lambda t: (-t[0], t[1], t[2]))
     expected = [t for t in everything[:count] if t[0] >= min_score]
     assert best_definitions(question, defs, policy, count) == expected
+
+
+# a descriptive question: a dozen content words (`FileDefsPolicy.descriptive_words`)
+DESCRIPTIVE = frozenset({"json", "deserialization", "factory", "method", "browser", "context",
+                         "identifier", "type", "wrapper", "instead", "direct", "constructor"})
+FROM_JSON = _chunk("cdp/browser.py", "BrowserContextID.from_json",
+                   "def from_json(cls, json):\n    return cls(json)\n", 25)
+CANCEL = _chunk("cdp/browser.py", "cancel_download",
+                "def cancel_download(guid, browser_context_id=None):\n    \"\"\"Cancel a "
+                "download in the browser context.\"\"\"\n    return {'guid': guid}\n", 423,
+                def_kind="function")
+
+
+def test_a_descriptive_question_gets_the_files_best_definition_before_its_function() -> None:
+    """A file led by a function a few shared words chose: for a descriptive question its
+    definition the question's words name goes first when it scores `over_lead` times more;
+    a short question keeps what retrieval chose."""
+    files = {"cdp/browser.py": [CANCEL, FROM_JSON]}
+    assert len(DESCRIPTIVE) >= POLICY.descriptive_words
+    assert definition_score(DESCRIPTIVE, FROM_JSON, POLICY) >= POLICY.over_lead * \
+        definition_score(DESCRIPTIVE, CANCEL, POLICY)
+    assert promotions(DESCRIPTIVE, [CANCEL], files, POLICY, True) == [(0, FROM_JSON)]
+    # the same words as a report or a commit message (not a question): retrieval's choice
+    assert promotions(DESCRIPTIVE, [CANCEL], files, POLICY, False) == []
+    short = frozenset({"browser", "context", "identifier", "json"})
+    assert promotions(short, [CANCEL], files, POLICY, True) == []
+    off = POLICY.model_copy(update={"over_lead": 0.0})
+    assert promotions(DESCRIPTIVE, [CANCEL], files, off, True) == []
+    higher = POLICY.model_copy(update={"over_lead": 100.0})
+    assert promotions(DESCRIPTIVE, [CANCEL], files, higher, True) == []
+
+
+def test_the_definition_route_picks_in_files_for_descriptive_questions_only() -> None:
+    from controller.file_defs import applies
+
+    assert applies(DESCRIPTIVE, "definition", POLICY, True)
+    assert not applies(DESCRIPTIVE, "definition", POLICY, False)  # a statement, not a question
+    assert not applies(frozenset({"cavity"}), "definition", POLICY, True)
+    assert applies(frozenset({"cavity"}), "explanation", POLICY, False)
+    assert not applies(DESCRIPTIVE, "usage", POLICY, True)
+    assert not applies(DESCRIPTIVE, "explanation", POLICY.model_copy(update={"enabled": False}),
+                       True)
+
+
+def test_the_first_files_best_answering_run_leads_a_descriptive_question() -> None:
+    """Among the first files' leading runs, the one whose best definition scores highest
+    (less `lead_rank_cost` a place down) leads; retrieval's first file keeps its place when
+    the question anchors it (an exact name, a path) or names its file."""
+    from controller.file_defs import lead_choice
+
+    trade = _chunk("fx/FxNdfTrade.java", "FxNdfTrade.Builder.product",
+                   "Builder product(FxNdf product) { return this; }\n", 389)
+    runs = [[CANCEL], [OTHER], [FROM_JSON]]
+    assert lead_choice(DESCRIPTIVE, runs, False, frozenset(), POLICY) == 2
+    assert lead_choice(DESCRIPTIVE, runs, True, frozenset(), POLICY) == 0  # anchored
+    assert lead_choice(DESCRIPTIVE, [[FROM_JSON], [CANCEL]], False, frozenset(), POLICY) == 0
+    assert lead_choice(DESCRIPTIVE, [[CANCEL]], False, frozenset(), POLICY) == 0
+    # a cost per place larger than any score difference keeps retrieval's order
+    costly = POLICY.model_copy(update={"lead_rank_cost": 10.0})
+    assert lead_choice(DESCRIPTIVE, runs, False, frozenset(), costly) == 0
+    # the question spells the first file's name: `FxNdf` keeps FxNdf.java first
+    ndf = _chunk("fx/FxNdf.java", "FxNdf.equals", "boolean equals(Object o) {}\n", 255)
+    words = frozenset({"fxndf", "builder", "product", "pattern", "serialization"})
+    assert lead_choice(words, [[ndf], [trade]], False, frozenset(), POLICY) == 1
+    assert lead_choice(words, [[ndf], [trade]], False, frozenset({"fxndf"}), POLICY) == 0
+
+
+def test_the_driver_moves_the_answering_run_first_and_keeps_the_rest_in_order() -> None:
+    from controller.driver import _file_lead
+    from controller.evidence import Candidate
+    from controller.file_defs import question_tokens
+    from controller.reasons import Reason
+    from controller.route import route_question
+    from helix.core.policy import RoutingPolicy
+
+    plan = route_question("Why is a JSON deserialization factory method implemented in a "
+                          "browser context identifier type wrapper instead of using direct "
+                          "deserialization through the class constructor?",
+                          routing=RoutingPolicy())
+    question = question_tokens(plan)
+    assert len(question) >= POLICY.descriptive_words
+    found = Reason(code="rank", channel="bm25", rank=1)
+    ranked = [Candidate(chunk=c, score=1.0 - i / 10, reasons=(found,), step=1)
+              for i, c in enumerate([CANCEL, OTHER, MERGE, FROM_JSON, HEADER])]
+    # FROM_JSON shares cdp/browser.py with CANCEL: the runs are CANCEL, OTHER+MERGE, FROM_JSON
+    order = [c.chunk for c in _file_lead(plan, question, ranked, POLICY)]
+    assert order == [CANCEL, OTHER, MERGE, FROM_JSON, HEADER]  # CANCEL's file holds the best
+    moved = [ranked[1], ranked[2], ranked[3]]
+    order = [c.chunk for c in _file_lead(plan, question, moved, POLICY)]
+    assert order == [FROM_JSON, OTHER, MERGE]
+    exact = Reason(code="symbol_exact", name="from_json")
+    anchored = [moved[0].model_copy(update={"reasons": (exact,)}), *moved[1:]]
+    assert _file_lead(plan, question, anchored, POLICY) == anchored

@@ -150,3 +150,84 @@ def test_history_is_off_by_default_and_outside_git(tmp_path: Path, helix_home: P
     (plain / "a.py").write_text(F1, encoding="utf-8")
     index, _report = _index(plain, 100)  # type: ignore[misc]
     assert index.history_index() is None
+
+
+P1 = "def parse(text):\n    return text\n\n\ndef render(node):\n    return node\n"
+P2 = "def parse(text):\n    return text.strip()\n\n\ndef render(node):\n    return node\n"
+P3 = "def parse(text):\n    return text.lower()\n\n\ndef render(node):\n    return node\n"
+P4 = "def parse(text):\n    return text.lower()\n\n\ndef render(node):\n    return [node]\n"
+
+
+def _tables(tmp_path: Path, history: int) -> list[tuple[object, object]]:
+    """(incremental, from scratch) history fields at each of three revisions: one tree moved
+    forward commit by commit (its index refreshed), and a new tree per revision."""
+    repo = tmp_path / "repo"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q")
+    shas = [commit(repo, "initial wombat parser", {"src/a.py": P1}, EPOCH),
+            commit(repo, "strip whitespace first", {"src/a.py": P2}, EPOCH + 10),
+            commit(repo, "lower case instead", {"src/a.py": P3}, EPOCH + 20),
+            commit(repo, "render zebra lists", {"src/a.py": P4}, EPOCH + 30)]
+    moved = tmp_path / "moved"
+    writer = TreeWriter(repo / ".git", moved)
+    out = []
+    for n, sha in enumerate(shas[1:], start=1):
+        writer.move_to(sha)
+        point_head(moved, repo / ".git", sha)
+        incremental, _ = _index(moved, history)  # type: ignore[misc]
+        fresh_tree = tmp_path / f"fresh{n}"
+        fresh_writer = TreeWriter(repo / ".git", fresh_tree)
+        fresh_writer.move_to(sha)
+        point_head(fresh_tree, repo / ".git", sha)
+        fresh, _ = _index(fresh_tree, history)  # type: ignore[misc]
+        out.append((incremental.history_index(), fresh.history_index()))
+    return out
+
+
+def test_a_moved_head_gives_the_table_a_new_build_gives(tmp_path: Path,
+                                                        helix_home: Path) -> None:
+    """The learned ranker was trained on history fields built from scratch at one revision;
+    an index moved forward must serve the same: a commit whose lines a later one rewrote no
+    longer counts ('strip whitespace first' once parse's body is rewritten), and the bound
+    on commits holds across moves."""
+    for history in (100, 2):
+        for incremental, fresh in _tables(tmp_path / str(history), history):
+            assert incremental.docs == fresh.docs  # type: ignore[attr-defined]
+            assert incremental.commits == fresh.commits  # type: ignore[attr-defined]
+    last_inc, _ = _tables(tmp_path / "again", 100)[-1]
+    assert "whitespac" not in last_inc.docs["def:src/a.py::parse"]  # type: ignore[attr-defined]
+
+
+M0 = "def f(x):\n    a = 1\n    b = 2\n    c = 3\n    return a + b + c + x\n"
+M_BRANCH = M0.replace("a = 1", "a = 10")
+M_MAIN = M0.replace("c = 3", "c = 30")
+
+
+def test_a_merged_branch_is_ordered_as_git_log_orders_it(tmp_path: Path,
+                                                         helix_home: Path) -> None:
+    """A branch's commit older than main's newest, merged: from the merge, `git log` lists
+    main's commit first; the table moved forward to the merge keeps that order (with one
+    commit per definition, the newest is main's), as a build from scratch does."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    commit(repo, "initial", {"src/m.py": M0}, EPOCH)
+    git(repo, "checkout", "-q", "-b", "side")
+    commit(repo, "walrus tenfold", {"src/m.py": M_BRANCH}, EPOCH + 20)
+    git(repo, "checkout", "-q", "main")
+    before = commit(repo, "yak thirtyfold", {"src/m.py": M_MAIN}, EPOCH + 30)
+    git(repo, "merge", "-q", "--no-edit", "side", when=EPOCH + 40)
+    merged = git(repo, "rev-parse", "HEAD").strip()
+    flags = {"index.embed_enabled": False, "index.history_commits": 100,
+             "index.history_per_def": 1}
+    docs = []
+    for name, revisions in (("moved", (before, merged)), ("fresh", (merged,))):
+        tree = tmp_path / name
+        writer = TreeWriter(repo / ".git", tree)
+        for sha in revisions:
+            writer.move_to(sha)
+            point_head(tree, repo / ".git", sha)
+            index, _ = ensure_index(tree, load_config(tree, flags=flags))
+        docs.append(index.history_index().docs)
+    assert docs[0] == docs[1]
+    assert "yak" in docs[1]["def:src/m.py::f"]

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from controller.evidence import Candidate
 from controller.learned_rank import order, parse_model, spread
 from controller.rank_features import FEATURES, Pooled
 from controller.rank_step import load_ranker
@@ -95,6 +96,31 @@ def test_spread_keeps_the_lead_then_names_more_files() -> None:
     assert spread([3, 0, 4, 1, 2], ["a", "b", "a", "c", "b"], limit=5, lead=1) == [
         3, 0, 1, 4, 2]
     assert spread([0, 1, 2], ["a", "a", "b"], limit=5, lead=0) == [0, 2, 1]
+
+
+def _hand(chunk: Chunk) -> Pooled:
+    return Pooled(chunk, "hand", Candidate(chunk=chunk, score=1.0, reasons=(), step=0))
+
+
+def test_the_hand_orders_first_item_or_file_kept_first() -> None:
+    """retrieval.ranker.keep_text: the hand order's first item stays first when it is not a
+    definition; keep_file: the hand order's first file leads unless the model's best leads
+    its best by more than the margin; the rest in the model's order; off, the model's."""
+    module = _chunk(0).model_copy(update={"kind": "code_module", "symbol": None})
+    pooled = [_hand(module), *(Pooled(_chunk(n), "pool") for n in range(1, 7))]
+    # m0: c0 (module), c3, c6; m1: c1, c4; m2: c2, c5
+    scores = [-3.0, 5.0, 1.0, 4.0, 0.5, 0.0, 2.0]
+    ids = lambda **keep: [c.chunk.id for c in order(pooled, scores, limit=4, **keep)]  # noqa: E731
+    assert ids() == ["c1", "c3", "c6", "c2"]
+    assert ids(keep_text=True) == ["c0", "c1", "c3", "c6"]
+    assert ids(keep_file=1.0) == ["c3", "c1", "c6", "c2"]  # c1 leads m0's best c3 by 1.0
+    assert ids(keep_file=0.5) == ["c1", "c3", "c6", "c2"]
+    definition = [_hand(_chunk(0)), *pooled[1:]]
+    assert [c.chunk.id for c in order(definition, scores, limit=2, keep_text=True)] == [
+        "c1", "c3"]  # a definition first in the hand order: the model's order
+    unhanded = [Pooled(module, "pool"), *pooled[1:]]
+    assert [c.chunk.id for c in order(unhanded, scores, limit=2, keep_text=True,
+                                      keep_file=9.0)] == ["c1", "c3"]  # no hand order
 
 
 def test_a_model_of_other_features_or_malformed_is_one_line() -> None:

@@ -102,6 +102,17 @@ def test_terms_identifiers_kept_whole_and_stopwords_dropped() -> None:
     assert "what" not in plan.intent.terms and "does" not in plan.intent.terms
 
 
+def test_possessive_apostrophes_quote_nothing() -> None:
+    """"the class's dependency ... the protocol's parser": no phrase between the two
+    apostrophes becomes a term; a quoted phrase beside a possessive still does."""
+    plan = route_question("What is the impact of the event class's dependency on the "
+                          "browser protocol's parser?")
+    assert all(" " not in term for term in plan.intent.terms)
+    assert "dependency" in plan.intent.terms and "protocol" in plan.intent.terms
+    plan = route_question("How does Reflex's 'state manager' pick a backend?")
+    assert plan.intent.terms[0] == "state manager"
+
+
 def test_path_hints_and_scope() -> None:
     plan = route_question("what does indexers/bm25.py say about ties?")
     assert plan.intent.path_hints == ("indexers/bm25.py",)

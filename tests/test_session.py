@@ -20,7 +20,6 @@ from controller.continuity.state import (
     initial_state,
 )
 from controller.continuity.transitions import REGISTRY
-from helix.core.config import HelixConfig
 from helix.core.errors import ConcurrentTurnError
 from helix.core.ports import FakeClock
 from helix.session import eventlog
@@ -30,7 +29,7 @@ from helix.session.store import ensure_schema, get_session, load_turns, state_af
 from helix.store.db import open_db
 from helix.synthesis.fake_llm import FakeLLM
 from tests.lane_fixtures import run_selection_lane
-from tests.talk_fixtures import FIXTURE, Q, copy_fixture
+from tests.talk_fixtures import FIXTURE, Q, Talk, copy_fixture
 from tests.talk_fixtures import config as _config
 
 OPEN_B = "open the build_bm25_index one"  # by label: independent of the evidence ranking
@@ -40,29 +39,6 @@ OPEN_I = "open the BM25Index one"
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return copy_fixture(tmp_path)
-
-
-class Talk:
-    """One session over the fixture, dry run (no LLM) unless an LLM is given."""
-
-    def __init__(self, root: Path, config: HelixConfig | None = None, llm: object = None,
-                 name: str = "s") -> None:
-        self.root, self.config, self.llm, self.name = root, config or _config(root), llm, name
-        self.clock = FakeClock(start=1_700_000_000.0, step=0.001)
-        self.asked: list[tuple[str, str | None, str | None]] = []
-
-    def __call__(self, text: str, reply_to: int | None = None):
-        from helix.session.runner import default_asker
-
-        def asker(question: str, *, scope: str | None, sense: str | None):
-            self.asked.append((question, scope, sense))
-            return default_asker(self.root, self.config, llm=None, dry_run=True,
-                                 session_id="test", turn_number=0, clock=self.clock)(
-                question, scope=scope, sense=sense)
-
-        return run_turn(self.name, text, root=self.root, config=self.config,
-                        reply_to=reply_to, llm=self.llm, clock=self.clock, dry_run=True,
-                        asker=asker)
 
 
 def verdict_llm(verdict: dict) -> FakeLLM:

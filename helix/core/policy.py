@@ -261,6 +261,21 @@ class FileDefsPolicy(_Frozen):
     # `id`, `dict`...). Dev set (no embeddings): span@5 0.684 -> 0.691, recall 0.809 -> 0.824
     # (3 questions better, 1 a rank worse); the eval suites unchanged
     long_forms: bool = True
+    # A descriptive question (at least `descriptive_words` content words: SWE-QA's "how does
+    # the method that merges configuration values in the spacing dataclass...") names what
+    # it asks for by many words, and the share of them a definition holds picks it out; a
+    # short one ("where is the retry policy decided?") leaves that share to one or two words.
+    # For a descriptive question the in-file pick also runs on `descriptive_routes`, and a
+    # file led by a function or method gets its best definition first when that scores at
+    # least `over_lead` times what the evidence shows of the file (0: never).
+    descriptive_words: int = Field(default=12, ge=1, le=1000)
+    descriptive_routes: tuple[str, ...] = ("definition",)
+    over_lead: float = Field(default=1.25, ge=0, le=100)
+    # and the evidence is led by the first `lead_files` files' one whose best definition
+    # scores highest, less `lead_rank_cost` for each place down (`file_defs.lead_choice`; the
+    # file the question names keeps its place; 1: retrieval's first file always leads)
+    lead_files: int = Field(default=5, ge=1, le=50)
+    lead_rank_cost: float = Field(default=0.05, ge=0, le=100)
 
 
 class CalleesPolicy(_Frozen):
@@ -321,6 +336,13 @@ class RankerPolicy(_Frozen):
     # to few files, and a file-level reader (the history benchmark) found the answering file
     # past them unlisted. Function Acc@1/5/10 unchanged at 10 (validation split)
     lead: int = Field(default=10, ge=0, le=1000)
+    # the hand order's first item kept first (`controller.learned_rank.keep_hand`): when it is
+    # not a definition (`keep_text`: a module's or a document's text; the corpus's targets are
+    # definitions, so the model never saw one answer), or when the model's best candidate
+    # leads the best of the hand order's first file by at most `keep_file` (that candidate
+    # first; negative: never). Off by default (benchmarks/results/ranker_combine.json)
+    keep_text: bool = False
+    keep_file: float = Field(default=-1.0, ge=-1.0, le=100)
 
 
 class AnswerPolicy(_Frozen):

@@ -1,0 +1,295 @@
+"""The natural-question dev set's misses, each put down to the stage that lost it.
+
+    python benchmarks/qa_misses.py --swe-qa DIR --repo reflex=DIR --repo sqlfluff=DIR \\
+        --repo streamlink=DIR --repo shiro=DIR --repo strata=DIR [--out FILE]
+
+The same questions, trees and dry run as benchmarks/qa_dev.py (no embeddings); the controller's
+stages are recorded as each question runs (`controller.driver`: the pool the loop admitted, the
+order `_ranked` gave, what compaction kept). A question whose gold has spans and whose first
+five evidence items overlap none of them is a span miss, put down to the first stage that lost
+it:
+
+  gold_odd      no chunk of the index overlaps any gold span (a line range past the file's end,
+                a file the index does not chunk): no evidence can hit it. Counted apart.
+  compaction    the order before compaction had a gold hit in its first five; compaction
+                dropped it or cut it to lines outside the gold (`controller.compaction`)
+  span_in_file  a gold file is among the files of the first five items, but its item there is
+                another span of it: `container` (the class holding the gold method),
+                `inside` (a piece of the gold definition that misses a stated line range),
+                `sibling` (another definition of the file), with whether the gold definition
+                was in the pool
+  budget        the gold definition was a candidate the loop admitted, but the ranked evidence
+                was cut before it (`retrieval.max_evidence`: the in-file picks take the tail)
+  rank          the gold definition was a candidate (in the pool or promoted), ranked below five;
+                what put the items above it (their reason codes) is counted
+  pool          no candidate overlaps the gold: the gold file was a candidate (`file_in_pool`)
+                or not even that
+
+Gold shapes are counted over every question (a whole-file span, a class of more than
+`--wide-lines` lines). A recall miss (nothing sent overlaps the gold) is put down to `pool`,
+`budget` (a candidate past `retrieval.max_evidence`) or `compaction`.
+Writes benchmarks/results/qa_misses.json (per repository and pooled: counts per stage, each
+miss with its question head, gold, top five and the stage's detail).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _result import cpu_seconds, load_1m, machine, write_result  # noqa: E402
+from qa_dev import DEV, _questions  # noqa: E402
+
+OUT = ROOT / "benchmarks" / "results" / "qa_misses.json"
+TOP = 5
+STAGES = ("gold_odd", "compaction", "span_in_file", "budget", "rank", "pool")
+
+
+def overlaps(a: tuple[str, int, int], b: tuple[str, int, int]) -> bool:
+    return a[0] == b[0] and a[1] <= b[2] and b[1] <= a[2]
+
+
+def first_hit(spans: Sequence[tuple[str, int, int]], gold: Sequence[tuple[str, int, int]]
+              ) -> int | None:
+    for rank, span in enumerate(spans, start=1):
+        if any(overlaps(span, g) for g in gold):
+            return rank
+    return None
+
+
+def _within(inner: tuple[str, int, int], outer: tuple[str, int, int]) -> bool:
+    return inner[0] == outer[0] and outer[1] <= inner[1] and inner[2] <= outer[2]
+
+
+def file_shape(item: tuple[str, int, int], gold: Sequence[tuple[str, int, int]]) -> str:
+    """How an item of a gold file misses it: the class around the gold, a piece of a gold
+    definition beside a stated range, or another definition of the file."""
+    same = [g for g in gold if g[0] == item[0]]
+    if any(_within(g, item) for g in same):
+        return "container"
+    if any(_within(item, g) for g in same):
+        return "inside"
+    return "sibling"
+
+
+def classify(gold: Sequence[tuple[str, int, int]], hittable: bool,
+             pool: Sequence[tuple[str, int, int]], ranked: Sequence[tuple[str, int, int]],
+             sent: Sequence[tuple[str, int, int]]) -> tuple[str, dict[str, Any]] | None:
+    """The stage that lost a question's span (None: a hit in the first five of `sent`).
+    `pool`: every candidate the loop admitted or the ranking promoted; `ranked`: their order
+    before compaction; `sent`: the evidence after it, in rank order (pure)."""
+    if first_hit(sent[:TOP], gold) is not None:
+        return None
+    if not hittable:
+        return "gold_odd", {}
+    before = first_hit(ranked[:TOP], gold)
+    if before is not None:
+        kept = first_hit(sent, gold)
+        return "compaction", {"rank_before": before, "kept_at": kept}
+    gold_files = {g[0] for g in gold}
+    in_pool = first_hit(pool, gold) is not None
+    for item in sent[:TOP]:
+        if item[0] in gold_files:
+            return "span_in_file", {"shape": file_shape(item, gold), "gold_in_pool": in_pool,
+                                    "rank": first_hit(ranked, gold)}
+    if in_pool:
+        rank = first_hit(ranked, gold)
+        return ("rank", {"rank": rank}) if rank is not None else ("budget", {})
+    return "pool", {"file_in_pool": any(p[0] in gold_files for p in pool)}
+
+
+def recall_stage(gold: Sequence[tuple[str, int, int]], hittable: bool,
+                 pool: Sequence[tuple[str, int, int]], ranked: Sequence[tuple[str, int, int]],
+                 sent: Sequence[tuple[str, int, int]]) -> str | None:
+    if first_hit(sent, gold) is not None:
+        return None
+    if not hittable:
+        return "gold_odd"
+    if first_hit(ranked, gold) is not None:
+        return "compaction"
+    return "budget" if first_hit(pool, gold) is not None else "pool"
+
+
+class Recorder:
+    """Notes, per question, the loop's pool, the order before compaction and its reasons."""
+
+    def __init__(self) -> None:
+        self.pool: list[Any] = []
+        self.ranked: list[Any] = []
+
+    @contextmanager
+    def installed(self) -> Iterator[Recorder]:
+        import controller.driver as driver
+
+        retrieved, ranked = driver._retrieved, driver._ranked
+
+        def _retrieved(*args: Any, **kwargs: Any) -> Any:
+            state = retrieved(*args, **kwargs)
+            self.pool = list(state.evidence)
+            return state
+
+        def _ranked(*args: Any, **kwargs: Any) -> Any:
+            out = ranked(*args, **kwargs)
+            self.ranked = list(out)
+            return out
+
+        driver._retrieved, driver._ranked = _retrieved, _ranked  # type: ignore[assignment]
+        try:
+            yield self
+        finally:
+            driver._retrieved, driver._ranked = retrieved, ranked  # type: ignore[assignment]
+
+
+def _span(c: Any) -> tuple[str, int, int]:
+    return (c.chunk.path, c.chunk.start_line, c.chunk.end_line)
+
+
+def _reason(c: Any) -> str:
+    codes = [r.channel if r.code == "rank" else r.code for r in c.reasons]
+    return "+".join(dict.fromkeys(codes)) or "none"
+
+
+def _hittable(index: Any, gold: Sequence[tuple[str, int, int]]) -> bool:
+    for path in dict.fromkeys(g[0] for g in gold):
+        spans = [(c.path, c.start_line, c.end_line) for c in index.chunks_for_path(path)]
+        if any(first_hit(spans, [g]) for g in gold if g[0] == path):
+            return True
+    return False
+
+
+def _shapes(index: Any, gold: Any, wide: int) -> list[str]:
+    out = []
+    for g in gold.spans:
+        chunks = index.chunks_for_path(g.path)
+        last = max((c.end_line for c in chunks), default=0)
+        if g.start_line <= 1 and g.end_line >= last:
+            out.append("whole_file")
+        elif g.end_line - g.start_line + 1 > wide:
+            out.append("wide")
+    return out
+
+
+def run_repo(name: str, questions: Path, repo: Path, rev: str, wide: int) -> dict[str, Any]:
+    from evals.history.trees import terminate_as_interrupt
+    from evals.qa.gold import derive_gold
+    from evals.qa.run import QAContext, load_cases, tree_for
+    from evals.reserved import names_reserved
+
+    cases, _ = load_cases(questions)
+    rows: list[dict[str, Any]] = []
+    with terminate_as_interrupt():
+        root, _sha = tree_for(repo, rev)
+        context = QAContext(root, {}, no_embed=True)
+        recorder = Recorder()
+        with recorder.installed():
+            for case in cases:
+                gold = derive_gold(case.answer, context.files, context.index.find_definitions)
+                if not gold.files or not gold.spans or names_reserved(
+                        case.question, case.answer, *gold.files):
+                    continue
+                env = context.helix.ask(case.question)
+                rows.append(_row(case, gold, env, recorder, context.index, wide))
+    return {"questions": len(rows), **_counts(rows), "misses": [r for r in rows if r["stage"]]}
+
+
+def _row(case: Any, gold: Any, env: Any, recorder: Recorder, index: Any, wide: int
+         ) -> dict[str, Any]:
+    from evals.reserved import shown_path
+
+    spans = [(g.path, g.start_line, g.end_line) for g in gold.spans]
+    symbols = [(g.path, g.start_line, g.end_line) for g in gold.symbols]
+    pool = [_span(c) for c in recorder.pool]
+    pool += [_span(c) for c in recorder.ranked if _span(c) not in set(pool)]
+    ranked = [_span(c) for c in recorder.ranked]
+    sent = [(e.path, e.start_line, e.end_line) for e in env.evidence]
+    hittable = _hittable(index, spans)
+    verdict = classify(spans, hittable, pool, ranked, sent)
+    row: dict[str, Any] = {
+        "id": case.id, "question_head": " ".join(case.question.split())[:100],
+        "route": env.route, "stage": verdict[0] if verdict else None,
+        "detail": verdict[1] if verdict else {},
+        "symbol_hit": bool(symbols) and first_hit(sent[:TOP], symbols) is not None,
+        "with_symbols": bool(symbols),
+        "recall_stage": recall_stage(spans, hittable, pool, ranked, sent),
+        "gold_shapes": _shapes(index, gold, wide),
+        "gold": [f"{p}:{s}-{e}" for p, s, e in spans[:8]],
+        "top": [f"{shown_path(p)}:{s}-{e}" for p, s, e in sent[:TOP]]}
+    if verdict and verdict[0] in ("rank", "span_in_file"):
+        gold_at = first_hit(ranked, spans)
+        above = recorder.ranked[:(gold_at or len(ranked) + 1) - 1][:10]
+        row["above"] = [_reason(c) for c in above]
+        if gold_at is not None:
+            row["gold_reasons"] = _reason(recorder.ranked[gold_at - 1])
+    return row
+
+
+def _counts(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    stages = Counter(r["stage"] for r in rows if r["stage"])
+    recall = Counter(r["recall_stage"] for r in rows if r["recall_stage"])
+    shapes = Counter(s for r in rows for s in set(r["gold_shapes"]))
+    in_file = Counter(r["detail"]["shape"] for r in rows if r["stage"] == "span_in_file")
+    pooled = Counter("file_in_pool" if r["detail"]["file_in_pool"] else "file_not_in_pool"
+                     for r in rows if r["stage"] == "pool")
+    above = Counter(code for r in rows if r["stage"] in ("rank", "span_in_file")
+                    for code in r.get("above", [])[:TOP])
+    with_symbols = [r for r in rows if r["with_symbols"]]
+    return {"span_hits": sum(1 for r in rows if not r["stage"]),
+            "symbol_hits": sum(1 for r in with_symbols if r["symbol_hit"]),
+            "with_symbols": len(with_symbols),
+            "stages": {s: stages.get(s, 0) for s in STAGES},
+            "recall_stages": dict(sorted(recall.items())),
+            "span_in_file": dict(sorted(in_file.items())),
+            "pool": dict(sorted(pooled.items())),
+            "above_gold_reasons": dict(sorted(above.items())),
+            "gold_shapes": dict(sorted(shapes.items()))}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--swe-qa", type=Path, required=True)
+    parser.add_argument("--repo", action="append", default=[], metavar="NAME=DIR")
+    parser.add_argument("--wide-lines", type=int, default=150)
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    repos = dict(item.split("=", 1) for item in args.repo)
+    started = cpu_seconds()
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (file, rev) in DEV.items():
+            if name not in repos:
+                continue
+            questions = _questions(args.swe_qa, name, file, Path(tmp))
+            results[name] = run_repo(name, questions, Path(repos[name]), rev, args.wide_lines)
+            print(json.dumps({"repo": name, "questions": results[name]["questions"],
+                              "span_hits": results[name]["span_hits"],
+                              "stages": results[name]["stages"]}))
+    rows = [m for r in results.values() for m in r["misses"]]
+    pooled = {"questions": sum(r["questions"] for r in results.values()),
+              "span_hits": sum(r["span_hits"] for r in results.values()),
+              "symbol_hits": sum(r["symbol_hits"] for r in results.values()),
+              "with_symbols": sum(r["with_symbols"] for r in results.values()),
+              "stages": {s: sum(r["stages"][s] for r in results.values()) for s in STAGES},
+              "recall_stages": dict(sorted(sum((Counter(r["recall_stages"])
+                                                for r in results.values()), Counter()).items())),
+              "span_in_file": dict(sorted(Counter(
+                  m["detail"]["shape"] for m in rows if m["stage"] == "span_in_file").items())),
+              "gold_shapes": dict(sorted(sum((Counter(r["gold_shapes"])
+                                              for r in results.values()), Counter()).items()))}
+    print(json.dumps({"pooled": pooled}))
+    write_result(args.out, {"pooled": pooled, "results": results, "wide_lines": args.wide_lines,
+                            "cpu_s": round(cpu_seconds() - started, 1), "load_1m": load_1m(),
+                            "machine": machine(with_platform=False)}, indent=1)
+
+
+if __name__ == "__main__":
+    main()
