@@ -5,8 +5,9 @@ sentence encoder against absence exemplars.
 
 Every answer of the data file (hand-written; data/evals/meaning/absence_answers.json) is checked
 by `helix.synthesis.contract.check_answer` against its scenario's evidence, which holds the
-answer. Counted per split: absence claims accepted (target 0) and ordinary answers refused as
-absence claims (false alarms), with the phrase rules alone (the baseline, same run) and with
+answer, told the scenario's question (as `helix ask` tells it the asked one). Counted per
+split: absence claims accepted (target 0) and ordinary answers refused as absence claims
+(false alarms), with the phrase rules alone (the baseline, same run) and with
 `AbsenceMeaning` on the shipped all-MiniLM-L6-v2 (numpy encoder) at the configured thresholds
 (`synthesis.absence`). `--data` takes one file or several (their answers pooled, each keeping
 its split). `--tune` searches the thresholds on the splits named by `--tune-splits` only
@@ -76,15 +77,17 @@ def _cases(data: dict[str, Any]) -> list[dict[str, Any]]:
             reasons=(), heading=e.get("heading"), symbol=e.get("symbol"), text=e["text"])
             for e in scenario["evidence"])
     return [{**a, "evidence": evidence[a["scenario"]],
-             "refs": citation_refs(evidence[a["scenario"]])} for a in data["answers"]]
+             "refs": citation_refs(evidence[a["scenario"]]),
+             "question": data["scenarios"][a["scenario"]].get("question")}
+            for a in data["answers"]]
 
 
 def verdicts(cases: list[dict[str, Any]], meaning: Any) -> list[bool]:
     """Whether the contract refuses each answer as an absence claim."""
     from helix.synthesis.contract import NO_EVIDENCE_CLAIM, check_answer
 
-    return [check_answer(c["text"], c["refs"], evidence=c["evidence"], meaning=meaning).reason
-            == NO_EVIDENCE_CLAIM for c in cases]
+    return [check_answer(c["text"], c["refs"], evidence=c["evidence"], meaning=meaning,
+                         question=c["question"]).reason == NO_EVIDENCE_CLAIM for c in cases]
 
 
 def count(cases: list[dict[str, Any]], refused: list[bool], split: str) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Leave-one-set-out for the meaning checks of issue 32: how a learned reading would carry
 to a set it never saw, against the rules as they stand.
 
-    python benchmarks/meaning_loso.py [--out FILE] [--absence-neighbours 3]
+    python benchmarks/meaning_loso.py [--out FILE] [--absence-neighbours 3] [--learned-only]
 
 Unit lines (data/evals/meaning/unit_lines*.json, one set per file): every line judged as
 benchmarks/unit_denials.py judges it (`evals.unit_lines.judge`); the rules' errors per set
@@ -20,6 +20,10 @@ neighbour counts (default: the shipped one) to keep the run short. And a learned
 (`absence_learned`: a logistic regression over the shipped verdict, the rules' claims, the
 encoder's best span scores, citing / answering from the evidence, with and without that span's
 embedding) fit on the other splits, against the shipped contract on each held split.
+
+`--learned-only` runs the learned head against the shipped contract alone (no unit lines, no
+threshold grid: seconds instead of many minutes) and writes
+benchmarks/results/meaning_loso_learned.json unless `--out` says otherwise.
 
 Writes benchmarks/results/meaning_loso.json.
 """
@@ -42,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 MEANING = ROOT / "data" / "evals" / "meaning"
 OUT = ROOT / "benchmarks" / "results" / "meaning_loso.json"
+LEARNED_OUT = ROOT / "benchmarks" / "results" / "meaning_loso_learned.json"
 L2 = 1.0  # ridge of the regression
 STEPS = 2000  # gradient steps (full batch, step 1/L: deterministic)
 WINDOW = 5  # words either side of the unit
@@ -247,13 +252,34 @@ def _absence_tally(cases: list[dict[str, Any]], said: np.ndarray,
     return tally
 
 
+def learned_only(note: str, out: str, started: float) -> None:
+    """The learned head against the shipped contract, leave-one-split-out, alone."""
+    import absence_meaning as bench
+
+    from helix.core.config import HelixConfig, IndexSettings
+    from indexers.encoder import query_embedder
+
+    cases = [c for p in sorted(MEANING.glob("absence_answers*.json"))
+             for c in bench._cases(json.loads(p.read_text(encoding="utf-8")))]
+    learned = absence_learned(cases, bench.Memo(query_embedder(IndexSettings())),
+                              HelixConfig().synthesis.absence)
+    result = {"note": note, "learned": learned,
+              "cpu_seconds": round(time.process_time() - started, 1)}
+    Path(out).write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(json.dumps(learned["totals"], indent=1))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=str(OUT))
     parser.add_argument("--absence-neighbours", default="3")
     parser.add_argument("--note", default="", help="what was run and why, kept in the result")
+    parser.add_argument("--learned-only", action="store_true")
     args = parser.parse_args()
     started = time.process_time()
+    if args.learned_only:
+        learned_only(args.note, args.out if args.out != str(OUT) else str(LEARNED_OUT), started)
+        return
     result: dict[str, Any] = {"note": args.note, "units": units()}
     result["absence"] = absence(tuple(int(k) for k in args.absence_neighbours.split(",")))
     result["cpu_seconds"] = round(time.process_time() - started, 1)

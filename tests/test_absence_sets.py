@@ -35,7 +35,7 @@ def _case(text_start: str) -> dict:
 def _refused(case: dict, text: str | None = None, meaning: AbsenceMeaning | None = None
              ) -> bool:
     return check_answer(text or case["text"], case["refs"], evidence=case["evidence"],
-                        meaning=meaning).reason == NO_EVIDENCE_CLAIM
+                        meaning=meaning, question=case["question"]).reason == NO_EVIDENCE_CLAIM
 
 
 def test_a_limit_note_before_a_cited_answer_passes_and_a_claim_after_it_does_not() -> None:
@@ -117,7 +117,15 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     # the code before meaning7) joined: 7 of 452 accepted, 36 of 296 refused before meaning7's
     # changes, 6 and 21 after (an answer from the evidence makes a claim a note, cited or not;
     # a span that reports what the evidence holds is no claim; "answerable" claims nothing)
-    assert wrong.get(("tune", True), 0) <= 6 and wrong.get(("tune", False), 0) <= 21, wrong
+    # meaning8: fresh9 (writer16; 58 claims, 37 ordinary; held apart after meaning7: 1
+    # accepted, 16 refused) joined: 7 of 510 accepted, 37 of 333 refused before meaning8's
+    # changes, 7 and 16 after (a claim's terms are its clause's; an answer outside the
+    # claims' clauses, a sighting aside, makes them notes; told the question, a claim about a
+    # side detail is a note, one naming what was asked while the evidence covers it is not)
+    # (a yes-or-no reply answers; a negative word the question asks about claims nothing): 13;
+    # (a participle qualifying a thing of the code is no reference to the material): 11;
+    # claims accepted 7 -> 4 ("nothing here tells", "no way to tell", "not enough to say")
+    assert wrong.get(("tune", True), 0) <= 4 and wrong.get(("tune", False), 0) <= 11, wrong
     # absence5's probe3, never tuned on: 3 of 20 accepted (the old code too), 0 of 10 refused
     assert wrong.get(("probe3", True), 0) <= 3 and not wrong.get(("probe3", False)), wrong
 

@@ -150,9 +150,12 @@ def coverage_of(envelope: Envelope, threshold: float) -> CoverageGateState:
                                  carryover_eligibility="object_only",
                                  reason_codes=(*reasons, "subject_not_found"))
     full = ratio >= threshold and not envelope.fallback_reason
+    if envelope.answer_limits:  # the answer itself notes what the evidence does not show
+        reasons.append("answer_limits")
     return CoverageGateState(coverage_status="full" if full else "partial", evidence_grade=ratio,
                              grounding_status="grounded",
-                             truth_mode="confirmed" if full else "limited",
+                             truth_mode="confirmed" if full and not envelope.answer_limits
+                             else "limited",
                              carryover_eligibility="full", reason_codes=tuple(reasons))
 
 

@@ -62,8 +62,11 @@ def meta_answer(answer_turn: TurnResult, question: str) -> tuple[str, str]:
                      + ", ".join(f"{h.path}:{h.start_line}" for h in unkept[:3]) + ".")
     lines.append(f"Coverage {coverage.ratio:.2f} ({', '.join(coverage.missing) or 'no slot'} "
                  f"missing); stop reason {env.stop_reason}.")
-    truth = ("unsupported" if unanswered else
-             "confirmed" if coverage.ratio >= 1.0 and not coverage.missing else "limited")
+    if env.answer_limits:
+        lines.append("The answer itself noted what the evidence does not show: "
+                     + "; ".join(env.answer_limits) + ".")
+    truth = ("unsupported" if unanswered else "confirmed" if coverage.ratio >= 1.0
+             and not coverage.missing and not env.answer_limits else "limited")
     return "\n".join(lines), truth
 
 

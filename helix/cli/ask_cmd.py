@@ -168,6 +168,9 @@ def render_envelope(env: Envelope, console: Console) -> None:
                       f"[dim]{node.kind}[/]{bound}")
     console.print(f"[bold]answer[/] ({env.answer_mode})")
     console.print(escape(env.answer))
+    if env.answer_limits:
+        console.print("[dim]limited: the answer notes the evidence does not show: "
+                      + escape(visible_field("; ".join(env.answer_limits))) + "[/]")
 
 
 @click.command()
@@ -435,6 +438,9 @@ def render_answer(env: Envelope, console: Console, *, text: bool = True) -> None
 
     if text:
         console.print(escape(env.answer))
+    if env.answer_limits:
+        console.print("[dim]limited: the answer notes the evidence does not show: "
+                      + escape(visible_field("; ".join(env.answer_limits))) + "[/]")
     if env.citations:
         console.print("\n[bold]citations[/]")
         for c in citations_in_order(env.citations):

@@ -36,6 +36,9 @@ def render_turn(turn: TurnResult, *, answer_shown: bool = False) -> str:
         for item in turn.shown.items:
             extra = f"  {item.sublabel}" if item.sublabel else ""
             lines.append(f"  {item.index}. {item.label}{extra}")
+    if env is not None and env.answer_limits:
+        lines.append("limited: the answer notes the evidence does not show: "
+                     + visible_field("; ".join(env.answer_limits)))
     if turn.envelope is not None and turn.envelope.citations:
         lines.append("citations: " + ", ".join(
             f"[{c.ref}] {visible_field(c.path)}:{c.start_line}"

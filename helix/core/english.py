@@ -67,8 +67,8 @@ _CLAIMING_WORDS = """
     contains contained include includes included cover covers covered describe describes
     described explain explains explained define defines defined show shows shown provide
     provides provided given available supplied retrieved tool tools search searches searched
-    context evidence result results document documents documentation code codebase base file
-    files snippet snippets excerpt excerpts repository repositories repo project source
+    context evidence result results document documents documentation docs doc code codebase
+    base file files snippet snippets excerpt excerpts repository repositories repo project source
     information relevant specific direct clear concrete actual supporting details detail data
     enough sufficient insufficient answer answers question questions seem seems appear appears
     missing absent present part exist exists existing implement implements implemented
@@ -79,7 +79,8 @@ _CLAIMING_WORDS = """
     look looks like specifically either whatever
     left leave leaves leaving open goes go going lies lie sits sit handed material materials
     silent mute unmentioned unexplained unsaid unstated unaddressed unanswered unspecified
-    outside beyond scope answerable unanswerable determinable undeterminable
+    outside beyond scope answerable unanswerable determinable undeterminable anything
+    something everything
 """
 # words that can be a claim's object ("nothing sets it up", "does not show who calls X": the
 # callers are what is claimed missing), so never dropped there
@@ -351,7 +352,12 @@ SAYING_VERBS: tuple[str, ...] = (
 # what it is unable to do
 INABILITY_WORDS: tuple[str, ...] = ("can't", "cannot", "can not", "couldn't", "could not",
                                     "unable to")
-ANSWERING_VERBS: tuple[str, ...] = ("answer", "tell", "say", "determine", "judge")
+ANSWERING_VERBS: tuple[str, ...] = ("answer", "tell", "say", "determine", "judge", "confirm")
+# where "nothing" is said to be when it is the material ("nothing here tells ..."), the negated
+# having of "don't have enough ... to say", and who sees ("I can see X in a.py": a sighting)
+HERE_WORDS: tuple[str, ...] = ("here", "in here", "over here", "on hand")
+NOT_HAVING: tuple[str, ...] = ("do not", "don't", "did not", "didn't")
+SEERS: tuple[str, ...] = ("i", "we", "you", "can", "could")
 # what such an inability is "from": the material sent ("from this", "from the provided ...")
 FROM_MATERIAL: tuple[str, ...] = ("this", "that", "these", "those", "what", "the provided",
                                   "the given", "the shown", "the available", "the retrieved",

@@ -262,6 +262,10 @@ class Envelope(Frozen):
     references: tuple[ReferenceSite, ...] = ()
     # The model's answer was cut at the character cap (`AnswerCut`); left out when None.
     answer_cut: AnswerCut | None = None
+    # What the model's accepted answer notes the evidence does not show (the contract's
+    # `limits`: "the backoff cap isn't in these snippets"); its gate is then `limited`. Left
+    # out of the JSON when empty.
+    answer_limits: tuple[str, ...] = ()
     # The clock safety stop ended retrieval (`ClockStop`); left out of the JSON when None.
     clock_stopped: ClockStop | None = None
     # A question across a group of repositories: which were searched and why; left out when
@@ -272,7 +276,7 @@ class Envelope(Frozen):
     def _without_unset_state(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
         data: dict[str, object] = handler(self)
         for optional in ("dense_state", "question_cut", "references", "answer_cut",
-                         "clock_stopped", "repo_routing"):
+                         "answer_limits", "clock_stopped", "repo_routing"):
             if not data.get(optional):
                 data.pop(optional, None)
         return data

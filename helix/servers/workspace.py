@@ -56,10 +56,12 @@ def _identity(path: Path) -> tuple[int, int] | None:
 
 def _answer(envelope: Any, *, repo: str | list[str], run_id: str, dry_run: bool
             ) -> dict[str, Any]:
-    """A question's reply: the answer, its citations and item hashes, the envelope."""
+    """A question's reply: the answer, its citations, what it notes the evidence does not
+    show (`answer_limits`), its item hashes, the envelope."""
     dumped = envelope.model_dump(mode="json")
     return {"repo": repo, "run_id": run_id, "dry_run": dry_run, "answer": dumped["answer"],
             "answer_mode": dumped["answer_mode"], "citations": dumped["citations"],
+            "answer_limits": dumped.get("answer_limits", []),
             "item_hashes": dumped["item_hashes"], "envelope": dumped}
 
 

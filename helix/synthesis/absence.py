@@ -30,11 +30,13 @@ from helix.core.english import (
     FINDING_WORDS,
     FIRST_PERSON,
     FROM_MATERIAL,
+    HERE_WORDS,
     INABILITY_WORDS,
     LEFT_OPEN_WORDS,
     MATERIAL_OR_CODE_WORDS,
     MATERIAL_WORDS,
     NEGATION_WORDS,
+    NOT_HAVING,
     OPEN_WORD,
     SAYING_VERBS,
     THIS_SEARCH_WORDS,
@@ -72,6 +74,15 @@ NO_EVIDENCE_PATTERNS: tuple[str, ...] = (
     r"\b(?:" + word_alternation(INABILITY_WORDS) + r") (?:" + word_alternation(ANSWERING_VERBS)
     + r")(?: \w+)? (?:from|with|given) (?:" + word_alternation(FROM_MATERIAL) + r")\b",
     r"\binsufficient (?:information|evidence|context|details)\b",
+    # nothing here says it, no way to tell, not enough to say: an inability by what is missing
+    r"\bnothing (?:" + word_alternation(HERE_WORDS) + r") (?:that |which )?(?:"
+    + word_alternation(SAYING_VERBS) + r")\b",
+    r"\bno way to (?:" + word_alternation((*ANSWERING_VERBS, "know")) + r")\b",
+    r"\b(?:" + word_alternation(NOT_HAVING) + r") have enough(?: \w+){0,3} to (?:"
+    + word_alternation(ANSWERING_VERBS) + r")\b",
+    # a sentence that is only an inability to answer: "Can't say.", "Can't confirm — ..."
+    r"(?:^|[.!?]\s+)(?:i )?(?:" + word_alternation(INABILITY_WORDS) + r") (?:"
+    + word_alternation(ANSWERING_VERBS) + r")(?= *(?:[.!?;—–]|-\s|$))",
     r"\bnothing (?:in|within) the " + _SOURCES,
     # nothing in a cited excerpt says it ("Nothing in [E1] indicates ..."; never "nothing in
     # [E2] contradicts that")
@@ -217,12 +228,16 @@ _REPORTED = re.compile(r"`[^`\n]+`|[A-Za-z_$][\w.$]*|\d+(?:\.\d+)?")
 _IDENTIFIER = re.compile(r"[_.$`]|\d|[a-z][A-Z]")
 _FILE_NAME = re.compile(r"^[\w.-]*/[\w./-]*$|^[\w-]+\.[a-z0-9]{1,5}$")
 _TRIVIAL_NUMBERS = frozenset({"0", "1"})
+_CODE_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")  # a name in code
 _REPORT_CLAUSE = re.compile(r"[^,;:—–()\n]+")
 
 
 def _reported(raw: str, words: frozenset[str]) -> bool:
     """`raw` (a `_REPORTED` match) is an identifier or a number the evidence holds, not a
-    file's name (that names the material, as a claim does)."""
+    file's name (that names the material, as a claim does); code in backticks names one when
+    a name in it does ("`allow_overlap=True`", "`ledger/retry.py::decide_retry`")."""
+    if raw.startswith("`") and not _held(raw.strip("`").strip().lower(), words):
+        return any(_reported(name, words) for name in _CODE_NAME.findall(raw.strip("`")))
     word = raw.strip("`").strip().lower().strip("$")
     if _FILE_NAME.match(word):
         return False
@@ -247,14 +262,14 @@ def reports_from(text: str, words: frozenset[str], missing: frozenset[str]) -> b
     return False
 
 
-def answers_from(text: str, words: frozenset[str]) -> bool:
+def answers_from(text: str, words: frozenset[str], terms: bool = True) -> bool:
     """`text` says something the evidence holds: an identifier (not a file's name: that names
     the material, as a claim does) or a number of the evidence ("SESSION_TTL is 12 hours",
-    "Rotation at 50 MiB"), or `ANSWERING_TERMS` of its content words ("Priority first, name
-    second" where the excerpts sort by priority and name)."""
+    "Rotation at 50 MiB"), or (`terms`) `ANSWERING_TERMS` of its content words ("Priority
+    first, name second" where the excerpts sort by priority and name)."""
     if any(_reported(raw, words) for raw in _REPORTED.findall(_CITATION.sub(" ", text))):
         return True
-    return sum(_held(term, words) for term in content_terms(text)) >= ANSWERING_TERMS
+    return terms and sum(_held(term, words) for term in content_terms(text)) >= ANSWERING_TERMS
 
 
 def contradicted(claim: AbsenceClaim, words: frozenset[str]) -> bool:

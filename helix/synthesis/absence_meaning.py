@@ -64,6 +64,12 @@ class Exemplars:
     polarity_words: frozenset[str]
     behaviour_words: frozenset[str]
     exclusive_words: frozenset[str]
+    sighting_words: frozenset[str]
+    qualifying_words: frozenset[str]
+    determiners: frozenset[str]
+    material_nouns: frozenset[str]
+    polar_leads: frozenset[str]
+    replies: frozenset[str]
     clause: re.Pattern[str]
     contrast: re.Pattern[str]  # a contrast word opening a clause: ", but", " though"
     placeholder: str
@@ -85,7 +91,13 @@ def load_exemplars() -> Exemplars:
         reference_words=frozenset(data["reference_words"]),
         polarity_words=frozenset(data["polarity_words"]) | NEGATION_WORDS,
         behaviour_words=frozenset(data["behaviour_words"]),
-        exclusive_words=frozenset(data["exclusive_words"]), clause=clause,
+        exclusive_words=frozenset(data["exclusive_words"]),
+        sighting_words=frozenset(data["sighting_words"]),
+        qualifying_words=frozenset(data["qualifying_words"]),
+        determiners=frozenset(data["determiners"]),
+        material_nouns=frozenset(data["material_nouns"]),
+        polar_leads=frozenset(data["polar_leads"]), replies=frozenset(data["replies"]),
+        clause=clause,
         contrast=contrast,
         placeholder=data["placeholder"],
         kept=CLAIM_WORDS | NEGATION_WORDS | frozenset(data["reference_words"]) | vocabulary,
@@ -142,8 +154,21 @@ def _may_claim(sentence: str, ex: Exemplars) -> bool:
     if words & ex.behaviour_words or any(
             w in NEGATION_WORDS and nxt in ex.exclusive_words for w, nxt in pairwise(said)):
         return False
-    return bool(words & ex.reference_words or _FILE_PATH.search(sentence)) and bool(
+    return bool(_references(said, ex) or _FILE_PATH.search(sentence)) and bool(
         words & ex.polarity_words or any(w.endswith(("'t", "’t")) for w in words))
+
+
+def _references(said: list[str], ex: Exemplars) -> set[str]:
+    """The reference words of a sentence, a participle that qualifies a noun of the code
+    aside ("for a *given* flag", "the *shared* secret"; never "the provided context")."""
+    out: set[str] = set()
+    padded = ["", *said, ""]
+    for before, word, after in zip(padded, padded[1:], padded[2:], strict=False):
+        qualifies = (word in ex.qualifying_words and before in ex.determiners and after
+                     and not {after} & (ex.reference_words | ex.kept | ex.material_nouns))
+        if word in ex.reference_words and not qualifies:
+            out.add(word)
+    return out
 
 
 def spans(text: str, held: frozenset[str], ex: Exemplars) -> list[Span]:
@@ -161,6 +186,7 @@ def spans(text: str, held: frozenset[str], ex: Exemplars) -> list[Span]:
         if cut != sentence.start():
             parts.append((cut, sentence.end()))
         for start, end in parts:
+            start += len(text[start:end]) - len(text[start:end].lstrip())  # from its first word
             shown = masked(text[start:end], held, ex)
             if _may_claim(text[start:end], ex) and re.search(r"\w", shown):
                 out.append(Span(start, end, shown))
@@ -218,22 +244,31 @@ class AbsenceMeaning:
                 zip(found, nearest(vectors @ absence.T), nearest(vectors @ answer.T),
                     strict=True)]
 
+    def _claiming(self, text: str, scored: Scored, evidence: frozenset[str] | None) -> bool:
+        start, end = scored.span.start, scored.span.end
+        if evidence is not None and reports_from(text[start:end], evidence,
+                                                 self.ex.polarity_words):
+            return False
+        cited = _CITATION.search(text[start:end]) or _CITED_AFTER.match(text, end)
+        need = self.policy.margin_min + (self.policy.cited_margin if cited else 0.0)
+        return (scored.absence >= self.policy.similarity_min
+                and scored.margin >= round(need, self.policy.decimals))
+
     def claims(self, text: str, held: frozenset[str],
                evidence: frozenset[str] | None = None) -> list[AbsenceClaim]:
-        """The spans that claim absence, one per sentence (the first), as AbsenceClaims whose
-        terms are the span's content words. A span that cites the evidence (a citation in it
-        or right after it) must beat the answer exemplars by `cited_margin` more; one that
-        reports from the `evidence` words (`absence.reports_from`) is none."""
+        """The spans that claim absence, as AbsenceClaims whose terms are the span's content
+        words: in each sentence the first clause that claims, else the sentence when only it
+        does ("The value of MAX isn't shown" in "`f` returns False ...; the value of MAX isn't
+        shown": the rest of the sentence may answer). A span that cites the evidence (a
+        citation in it or right after it) must beat the answer exemplars by `cited_margin`
+        more; one that reports from the `evidence` words (`absence.reports_from`) is none."""
+        found = [s.span for s in self.score(text, held) if self._claiming(text, s, evidence)]
         out: list[AbsenceClaim] = []
-        for scored in self.score(text, held):
-            start, end = scored.span.start, scored.span.end
-            if evidence is not None and reports_from(text[start:end], evidence,
-                                                     self.ex.polarity_words):
-                continue
-            cited = _CITATION.search(text[start:end]) or _CITED_AFTER.match(text, end)
-            need = self.policy.margin_min + (self.policy.cited_margin if cited else 0.0)
-            if (scored.absence >= self.policy.similarity_min
-                    and scored.margin >= round(need, self.policy.decimals)
-                    and not any(c.start <= start < c.end for c in out)):
-                out.append(AbsenceClaim(start, end, content_terms(text[start:end])))
-        return out
+        for span in found:
+            inner = [o for o in found if o != span and span.start <= o.start
+                     and o.end <= span.end]
+            if not inner and not any(c.start <= span.start < c.end
+                                     or span.start <= c.start < span.end for c in out):
+                out.append(AbsenceClaim(span.start, span.end,
+                                        content_terms(text[span.start:span.end])))
+        return sorted(out)

@@ -288,17 +288,20 @@ def failure_line(error: LLMError, model: str) -> str:
 def _checked(text: str, envelope: Envelope, refs: tuple[CitationRef, ...],
              settings: SynthesisSettings, embedder: Embedder | None,
              exemplar_embedder: Embedder | None, notify: Notify | None) -> ContractResult:
-    """The contract on the model's answer; with an embedder, absence claims by meaning too
-    (when the encoder cannot be loaded: the phrase rules alone, and the user told)."""
+    """The contract on the model's answer, told the question (a claim about a side detail is a
+    note); with an embedder, absence claims by meaning too (when the encoder cannot be
+    loaded: the phrase rules alone, and the user told)."""
+    question = envelope.question
     if embedder is None or not settings.absence.enabled:
-        return check_answer(text, refs, evidence=envelope.evidence)
+        return check_answer(text, refs, evidence=envelope.evidence, question=question)
     meaning = AbsenceMeaning(embedder, settings.absence, exemplar_embedder)
     try:
-        return check_answer(text, refs, evidence=envelope.evidence, meaning=meaning)
+        return check_answer(text, refs, evidence=envelope.evidence, meaning=meaning,
+                            question=question)
     except (HelixError, ImportError, OSError) as exc:
         if notify is not None:
             notify(f"absence claims checked by phrase only (the sentence encoder failed: {exc})")
-        return check_answer(text, refs, evidence=envelope.evidence)
+        return check_answer(text, refs, evidence=envelope.evidence, question=question)
 
 
 def _answer_cut(completion: Completion, settings: SynthesisSettings,
@@ -402,7 +405,7 @@ def synthesize(envelope: Envelope, *, llm: LLM | None, settings: SynthesisSettin
     out = envelope.model_copy(update={
         "answer_mode": "llm", "answer": verdict.answer, "citations": verdict.citations,
         "fallback_reason": None, "llm_steps": 1, "model": completion.model,
-        "answer_cut": cut,
+        "answer_cut": cut, "answer_limits": verdict.limits,
     })
     return SynthesisResult(envelope=timed(out, ms),
                            removed_citations=verdict.removed, **common, **tokens)
