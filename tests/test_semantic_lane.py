@@ -476,3 +476,17 @@ def test_a_verb_with_no_such_action_asks_instead_of_answering_another():
     d = run("why did you list those?", state)  # only an open happened
     assert d.kind == "clarify" and d.bound_action is None
     assert clarifiers(d) == 1
+
+
+def test_a_retry_after_an_explanation_only_binding_logs_the_changed_fingerprint() -> None:
+    """An entity bound only through the last explanation is looked for in the evidence first;
+    when that enrichment changes the evidence, the retry event records the fingerprint before
+    and after it (the A/B gate counts a retry whose two are equal as an unchanged-fingerprint
+    retry, which the umbrella contract forbids)."""
+    state = opened_state().model_copy(update={
+        "last_assistant_explanation": "tokenize splits identifiers on case and underscores."})
+    d = run("what does that mean?", state, explanation_scope="evidence",
+            enricher=Enricher(SemanticEnrichment(snapshots=(snap(SUMMARY_1),))))
+    retried = [e for e in d.events if e.name == "semantic_enrichment_retry_called"]
+    assert retried
+    assert all(e.fingerprint_before != e.fingerprint_after for e in retried)

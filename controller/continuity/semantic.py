@@ -292,7 +292,8 @@ def bind_slots(a: _Ask) -> Steps[SemanticDecision | None]:
             t.step += 1
             got = yield from a.enricher.enrich(t.step, a.intent, ("scopedEvidence",), a.scope)
             a.snapshots += got.snapshots
-            if a.fingerprint() != fp:
+            t.fp_before, t.fp_after = fp, a.fingerprint()
+            if t.fp_after != fp:
                 t.emit("semantic_enrichment_retry_called", "continuity_enrichment_retry_called")
             continue
         t.emit("semantic_followup_missing_slot", "required slot missing",
