@@ -24,6 +24,7 @@ from helix.cli.common import (
     citations_in_order,
     echo_json,
     index_note,
+    limits_line,
     one_repo,
     repo_option,
     repo_root,
@@ -169,8 +170,7 @@ def render_envelope(env: Envelope, console: Console) -> None:
     console.print(f"[bold]answer[/] ({env.answer_mode})")
     console.print(escape(env.answer))
     if env.answer_limits:
-        console.print("[dim]limited: the answer notes the evidence does not show: "
-                      + escape(visible_field("; ".join(env.answer_limits))) + "[/]")
+        console.print(f"[dim]{escape(limits_line(env.answer_limits))}[/]")
 
 
 @click.command()
@@ -439,8 +439,7 @@ def render_answer(env: Envelope, console: Console, *, text: bool = True) -> None
     if text:
         console.print(escape(env.answer))
     if env.answer_limits:
-        console.print("[dim]limited: the answer notes the evidence does not show: "
-                      + escape(visible_field("; ".join(env.answer_limits))) + "[/]")
+        console.print(f"[dim]{escape(limits_line(env.answer_limits))}[/]")
     if env.citations:
         console.print("\n[bold]citations[/]")
         for c in citations_in_order(env.citations):

@@ -11,7 +11,7 @@ import click
 from pydantic import BaseModel
 
 import helix.inputs as inputs
-from helix.cli.safe_text import echo, json_visible
+from helix.cli.safe_text import echo, json_visible, visible_field
 from helix.core.errors import BadPathError
 from helix.core.paths import user_path
 
@@ -110,3 +110,10 @@ def citations_in_order(citations: Sequence[Any]) -> list[Any]:
         return (0, number) if number is not None else (1, pair[0])
 
     return [c for _, c in sorted(enumerate(citations), key=key)]
+
+
+def limits_line(limits: Sequence[str]) -> str:
+    """The line that shows what an accepted answer notes the evidence does not show (the
+    envelope's `answer_limits`), as every view prints it."""
+    return ("limited: the answer notes the evidence does not show: "
+            + visible_field("; ".join(limits)))

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from helix.cli.common import citations_in_order, echo_json, repo_root
+from helix.cli.common import citations_in_order, echo_json, limits_line, repo_root
 from helix.cli.safe_text import echo, visible_field
 from helix.core.errors import UserError
 
@@ -37,8 +37,7 @@ def render_turn(turn: TurnResult, *, answer_shown: bool = False) -> str:
             extra = f"  {item.sublabel}" if item.sublabel else ""
             lines.append(f"  {item.index}. {item.label}{extra}")
     if env is not None and env.answer_limits:
-        lines.append("limited: the answer notes the evidence does not show: "
-                     + visible_field("; ".join(env.answer_limits)))
+        lines.append(limits_line(env.answer_limits))
     if turn.envelope is not None and turn.envelope.citations:
         lines.append("citations: " + ", ".join(
             f"[{c.ref}] {visible_field(c.path)}:{c.start_line}"
