@@ -2,17 +2,18 @@
 order as the baseline and the learned ranker as the candidate, on the eval suites.
 
     python benchmarks/ranker_gate.py [--suite NAME ...] [--baseline NAME]
-        [--candidate-config FILE] [--out FILE]
+        [--candidate-config FILE] [--baseline-config FILE] [--out FILE]
 
-The same as `helix eval SUITES --no-embed --pin-baseline NAME` then `helix eval SUITES
---no-embed --baseline NAME --candidate-config evals/configs/learned_ranker.toml`: the hand
-order's run is the baseline pinned as NAME in $HELIX_HOME when there is one (made by that first
-command, with the same suites; `evaluate_gates` refuses runs that asked other questions), else
-it is run here first and pinned as NAME (default: run here, not pinned). Both with the same
-suites (default: every suite `helix eval` runs by default) and no embeddings (the ranker was
-trained on lexical candidates). The decision is promote, hold, rollback or halt (`evaluate_gates`);
-only promote switches the default (`retrieval.ranker.mode`). Writes
-benchmarks/results/ranker_gate.json.
+The same as `helix eval SUITES --no-embed --candidate-config hand_ranker --pin-baseline NAME` then
+`helix eval SUITES --no-embed --baseline NAME --candidate-config
+evals/configs/learned_ranker.toml`: the hand order's run (evals/configs/hand_ranker.toml, the
+default before the gate promoted the learned ranker; `--baseline-config` names another) is the
+baseline pinned as NAME in $HELIX_HOME when there is one (made by that first command, with the same
+suites; `evaluate_gates` refuses runs that asked other questions), else it is run here first and
+pinned as NAME (default: run here, not pinned). Both with the same suites (default: every suite
+`helix eval` runs by default) and no embeddings (the ranker was trained on lexical candidates). The
+decision is promote, hold, rollback or halt (`evaluate_gates`); only promote switches the default
+(`retrieval.ranker.mode`). Writes benchmarks/results/ranker_gate.json.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 OUT = ROOT / "benchmarks" / "results" / "ranker_gate.json"
 CANDIDATE = ROOT / "evals" / "configs" / "learned_ranker.toml"
+HAND = ROOT / "evals" / "configs" / "hand_ranker.toml"
 
 
 def main() -> int:
@@ -36,6 +38,7 @@ def main() -> int:
     parser.add_argument("--suite", action="append", default=[])
     parser.add_argument("--baseline", default=None, metavar="NAME")
     parser.add_argument("--candidate-config", default=str(CANDIDATE))
+    parser.add_argument("--baseline-config", default=str(HAND))
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     from evals.gates import (
@@ -52,11 +55,12 @@ def main() -> int:
     names = args.suite or default_suites()
     suites = [load_suite(name) for name in names]
     label, overrides = load_named_config(args.candidate_config)
+    _, hand = load_named_config(args.baseline_config)
     runs = {}
     seconds: dict[str, float | None] = {}
     if args.baseline is not None and args.baseline in list_baselines():
         runs["hand"], seconds["hand"] = load_baseline(args.baseline), None
-    for name, ovr, lab in (("hand", {}, "hand"), ("learned", overrides, label)):
+    for name, ovr, lab in (("hand", hand, "hand"), ("learned", overrides, label)):
         if name in runs:
             continue
         started = time.monotonic()
@@ -68,7 +72,7 @@ def main() -> int:
     decision = evaluate_gates(runs["hand"], runs["learned"])
     result: dict[str, Any] = {
         "benchmark": "ranker_gate", "suites": names, "baseline": args.baseline,
-        "candidate": dict(sorted(overrides.items())),
+        "candidate": dict(sorted(overrides.items())), "hand": dict(sorted(hand.items())),
         "decision": decision.decision, "reasons": list(decision.reasons),
         "gates": [g.model_dump(mode="json") for g in decision.gates],
         "summary": {name: summary(run) for name, run in runs.items()},

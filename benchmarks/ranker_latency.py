@@ -83,7 +83,9 @@ def main() -> int:
     scratch = tempfile.TemporaryDirectory()
     learned = candidate_overrides(args.candidate_config) if args.candidate_config else \
         every_route(Path(scratch.name))
-    baseline = learned if args.against_learned else {}
+    # the hand order as it was the default (evals/configs/hand_ranker.toml); the learned
+    # ranker is the default since the A/B gate promoted it
+    baseline = learned if args.against_learned else candidate_overrides("hand_ranker")
     if args.against_learned and args.baseline_ranker:
         baseline = {**learned, "retrieval.ranker": {**learned["retrieval.ranker"],
                                                     **json.loads(args.baseline_ranker)}}
@@ -115,7 +117,7 @@ def main() -> int:
             "digest": learned["retrieval.ranker"]["digest"],
             **({"ranker": json.loads(args.ranker)} if args.ranker else {})},
         "baseline": (f"the learned ranker, retrieval.ranker {args.baseline_ranker or '{}'}"
-                     if args.against_learned else "the hand order"),
+                     if args.against_learned else "the hand order (hand_ranker.toml)"),
         "command": " ".join(["python", "benchmarks/ranker_latency.py", *sys.argv[1:]]),
         "load_average": {"start": [round(v, 2) for v in load_start],
                          "end": [round(v, 2) for v in os.getloadavg()]},

@@ -146,7 +146,7 @@ def _turn_times(run: RunResult) -> list[float]:
 def comparable(baseline: RunResult, candidate: RunResult) -> None:
     """UserError unless the two runs asked the same questions the same way (the same suites
     and cases, embeddings on or off alike, the same index of every repository unless the
-    candidate changes an index setting): only the candidate's settings may differ."""
+    candidate or the baseline changes an index setting): only their settings may differ."""
     def shape(run: RunResult) -> dict[str, list[str]]:
         return {suite.name: sorted(c.id for c in suite.cases)
                 + sorted(str(c.get("id")) for c in (suite.continuity or {}).get("cases", ()))
@@ -164,9 +164,10 @@ def comparable(baseline: RunResult, candidate: RunResult) -> None:
     if baseline.no_embed != candidate.no_embed:
         raise UserError("the runs are not comparable: one ran with embeddings and one "
                         "without (--no-embed)")
-    if not any(str(k).startswith("index.") for k in candidate.overrides):
-        # the candidate changes no index setting: the same repositories must give the same
-        # index (a repository edited between the runs is not the candidate's doing)
+    if not any(str(k).startswith("index.") for k in (*baseline.overrides, *candidate.overrides)):
+        # neither run changes an index setting (a baseline may: the old default's
+        # evals/configs/hand_ranker.toml reads no history): the same repositories must give the
+        # same index (a repository edited between the runs is not the candidate's doing)
         moved = sorted(repo for repo, rev in baseline.index_revs.items()
                        if repo in candidate.index_revs and candidate.index_revs[repo] != rev)
         if moved:

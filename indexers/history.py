@@ -405,11 +405,28 @@ def is_ancestor(root: Path, old: str, new: str) -> bool:
     return out is not None and not out.strip()
 
 
+def grafted(root: Path, head: str) -> frozenset[str]:
+    """In a shallow clone, the commits at its boundary (their parents were not fetched): git
+    shows each as adding every file it holds, so its message would reach every definition.
+    Empty in a complete repository (its root commits are real)."""
+    shallow = run_git(root, "rev-parse", "--is-shallow-repository")
+    if shallow is None or shallow.strip() != b"true" or not _SHA.match(head):
+        return frozenset()
+    out = run_git(root, "rev-list", "--max-parents=0", "--end-of-options", head)
+    return frozenset(out.decode("ascii", "replace").split()) if out else frozenset()
+
+
+def _real(commits: list[Commit], boundary: frozenset[str]) -> list[Commit]:
+    return [c for c in commits if c.sha not in boundary] if boundary else commits
+
+
 def build_history(root: Path, head: str, defs_by_path: Mapping[str, Sequence[DefRow]],
                   settings: Mapping[str, int], previous: bytes | None
                   ) -> tuple[bytes, dict[str, Any]]:
-    """The history part of a generation and what building it did."""
+    """The history part of a generation and what building it did. A shallow clone's boundary
+    commits are left out (`grafted`): a depth-1 clone's field is empty."""
     max_commits, per_def = int(settings["commits"]), int(settings["per_def"])
+    boundary = grafted(root, head)
     known = {d.node_id for defs in defs_by_path.values() for d in defs}
     old = load(previous, with_log=True) if previous is not None else None
     if old is not None and old.settings != dict(settings):
@@ -422,17 +439,19 @@ def build_history(root: Path, head: str, defs_by_path: Mapping[str, Sequence[Def
     suffixes = sorted({"*." + p.rsplit(".", 1)[1] for p in defs_by_path
                        if "." in p.rsplit("/", 1)[-1]})
     commits, complete = read_commits(root, head, max_commits, stop, suffixes)
-    read = len(commits)
+    read, commits = len(commits), _real(commits, boundary)
     words = {c.sha: message_words(c.message) for c in commits}
     if stop is not None and old is not None:
         walk = _walk(root, head, max_commits, suffixes)
+        if walk is not None and boundary:
+            walk = [s for s in walk if s not in boundary]
         held = {c.sha: c for c in (*old.log, *commits)}
         if walk is None or any(s not in held for s in walk):
             # the newest commits from HEAD hold one the table never read (a merged branch's,
             # past the old bound): read them all, as a build from scratch does
             stop = None
             commits, complete = read_commits(root, head, max_commits, None, suffixes)
-            read = len(commits)
+            read, commits = len(commits), _real(commits, boundary)
             words = {c.sha: message_words(c.message) for c in commits}
         else:  # in the order `git log` gives from HEAD (a merged branch's commits interleave)
             commits = [held[s] for s in walk]

@@ -254,9 +254,11 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # select_*, lead, max_candidates 240, files 12, read only when the ranker is on; then
     # file_defs.descriptive_words, descriptive_routes and over_lead: descriptive questions;
     # then file_defs.lead_files and lead_rank_cost, their first file; then
-    # retrieval.ranker.keep_text and keep_file, the hand order's first item or file kept, off)
+    # retrieval.ranker.keep_text and keep_file, the hand order's first item or file kept, off;
+    # then the learned ranker promoted by the A/B gate: ranker.mode "learned", keep_text, lead
+    # 5 and index.history_commits 1000, benchmarks/results/ranker_gate_round8.json)
     assert HelixConfig().evidence_hash == (
-        "sha256:583f831486b0fcdca99352b3c027c1611f791b0edd4c089c708dd906f429dcad")
+        "sha256:29eed0e7684047a590b18b45658b2477bdc0b9e7b7e6e3b75080db9ac31ef42b")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

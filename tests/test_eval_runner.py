@@ -431,3 +431,7 @@ def test_a_changed_index_is_not_comparable_unless_the_candidate_changed_it():
         evaluate_gates(base, moved)
     reindexed = moved.model_copy(update={"overrides": {"index.max_chunk_lines": 40}})
     assert evaluate_gates(base, reindexed).decision in ("promote", "hold")
+    # a baseline run with an index setting of its own (hand_ranker.toml: no history field)
+    # against today's default: its indexes differ by that setting, not by an edit
+    old_default = base.model_copy(update={"overrides": {"index.history_commits": 0}})
+    assert evaluate_gates(old_default, moved).decision in ("promote", "hold")

@@ -1,6 +1,7 @@
 """The shipped learned ranker (issue 31): the model under data/ranker/ is whole, small, pinned by
-the eval configuration that the A/B gate runs, and the default order follows the gate's
-decision."""
+the eval configuration that the A/B gate ran, and the default order follows the gate's decision
+(benchmarks/results/ranker_gate_round8.json: promote); the hand order stays one configuration
+away (evals/configs/hand_ranker.toml) for the next A/B."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from helix.core.hashing import digest
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "data" / "ranker"
 GATE_CONFIG = ROOT / "evals" / "configs" / "learned_ranker.toml"
+HAND_CONFIG = ROOT / "evals" / "configs" / "hand_ranker.toml"
+GATE_RESULT = ROOT / "benchmarks" / "results" / "ranker_gate_round8.json"
 MAX_SHIPPED_BYTES = 10 * 1024 * 1024  # the issue's bound: model and tables together
 
 
@@ -76,15 +79,42 @@ def test_learned_alone_names_the_shipped_model() -> None:
     assert load_ranker(RankerPolicy(mode="learned")).digest == shipped
 
 
+def test_the_default_is_the_promoted_candidate_and_the_hand_order_is_its_opposite(
+        helix_home: Path) -> None:
+    """The gate promoted learned_ranker.toml: every setting it names is now the default (the
+    file is kept, a no-op, so the gate's command reproduces); hand_ranker.toml sets each of
+    them back to what it was, so `--candidate-config hand_ranker` is the old default."""
+    from evals.gates import load_named_config
+    from helix.core.config import HelixConfig, load_config
+
+    result = json.loads(GATE_RESULT.read_text(encoding="utf-8"))
+    assert result["decision"] == "promote"
+    _, learned = load_named_config(str(GATE_CONFIG))
+    assert learned == result["candidate"]
+    _, hand = load_named_config(str(HAND_CONFIG))
+    assert set(hand) == set(learned) - {"retrieval.ranker.digest"}
+    default = HelixConfig()
+    assert load_config(None, flags=dict(learned)).evidence_hash == default.evidence_hash
+    old = load_config(None, flags=dict(hand))
+    assert old.retrieval.ranker.mode == "hand" and old.index.history_commits == 0
+    for key in hand:
+        section, name = key.split(".", 1)
+        now, before = (getattr(c, section) for c in (default, old))
+        for part in name.split(".")[:-1]:
+            now, before = getattr(now, part), getattr(before, part)
+        leaf = name.split(".")[-1]
+        assert getattr(now, leaf) == learned[key] != getattr(before, leaf) == hand[key]
+
+
 def test_the_gate_runs_the_hand_order_against_the_learned_one(helix_home) -> None:
     from evals.gates import evaluate_gates, load_named_config
     from evals.runner import Runner
     from evals.suites import load_suite
 
-    _, overrides = load_named_config(str(GATE_CONFIG))
+    _, overrides = load_named_config(str(HAND_CONFIG))
     suite = load_suite("matrix")
-    hand = Runner(no_embed=True, label="hand").run([suite])
-    learned = Runner(overrides, no_embed=True, label="learned").run([suite])
+    hand = Runner(overrides, no_embed=True, label="hand").run([suite])
+    learned = Runner(no_embed=True, label="learned").run([suite])
     assert hand.config_hash != learned.config_hash  # the model is part of the configuration
     decision = evaluate_gates(hand, learned)
     assert decision.decision in ("promote", "hold", "rollback", "halt")

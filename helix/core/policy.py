@@ -304,9 +304,11 @@ class RankerPolicy(_Frozen):
     or the learned ranker (`controller.learned_rank`), which orders definitions and spans from
     a candidate pool (`controller.rank_features`). The model is named by its manifest (None:
     the one shipped in data/ranker/) and pinned by its digest, so a new model is a new config
-    hash; `helix eval --candidate-config` compares it with the hand order."""
+    hash. The learned ranker is the default since the A/B gate promoted it
+    (benchmarks/results/ranker_gate_round8.json, with `index.history_commits = 1000`);
+    `helix eval --candidate-config hand_ranker` compares it with the hand order."""
 
-    mode: RankerMode = "hand"
+    mode: RankerMode = "learned"
     # the model's manifest (user-only: it decides which file is loaded) and its digest
     manifest: str | None = None
     digest: str = SHIPPED_RANKER_DIGEST
@@ -334,14 +336,16 @@ class RankerPolicy(_Frozen):
     # the evidence: the model's first `lead` items, then the best item of each file not yet
     # listed, then the rest (`controller.learned_rank.spread`): the model's first places go
     # to few files, and a file-level reader (the history benchmark) found the answering file
-    # past them unlisted. Function Acc@1/5/10 unchanged at 10 (validation split)
-    lead: int = Field(default=10, ge=0, le=1000)
+    # past them unlisted. 5 (with keep_text): the history benchmark's tuning Acc@10 0.870 ->
+    # 0.880, validation function Acc@5 0.431 kept, Acc@10 0.516 -> 0.460 (ranker_combine.json)
+    lead: int = Field(default=5, ge=0, le=1000)
     # the hand order's first item kept first (`controller.learned_rank.keep_hand`): when it is
     # not a definition (`keep_text`: a module's or a document's text; the corpus's targets are
     # definitions, so the model never saw one answer), or when the model's best candidate
     # leads the best of the hand order's first file by at most `keep_file` (that candidate
-    # first; negative: never). Off by default (benchmarks/results/ranker_combine.json)
-    keep_text: bool = False
+    # first; negative: never). keep_text on: the history benchmark's tuning Acc@1 0.453 ->
+    # 0.480 (the hand order's), keep_file off (benchmarks/results/ranker_combine.json)
+    keep_text: bool = True
     keep_file: float = Field(default=-1.0, ge=-1.0, le=100)
 
 

@@ -64,8 +64,10 @@ class IndexSettings(_Frozen):
     trees: tuple[str, ...] = ()
     # Words bridged through history (`indexers.history`): each definition carries the words
     # of the messages of the commits that changed it, read from at most this many commits
-    # before HEAD (0: none), keeping its newest `history_per_def`.
-    history_commits: int = Field(default=0, ge=0, le=1_000_000)
+    # before HEAD (0: none), keeping its newest `history_per_def`. 1000: what the learned
+    # ranker (the default order) was trained with; none outside git, a shallow clone's boundary
+    # commits left out.
+    history_commits: int = Field(default=1000, ge=0, le=1_000_000)
     history_per_def: int = Field(default=20, ge=1, le=10_000)
     max_tree_nodes: int = Field(default=100_000, ge=1)
     max_tree_depth: int = Field(default=200, ge=1)
