@@ -83,9 +83,13 @@ def main() -> int:
     scratch = tempfile.TemporaryDirectory()
     learned = candidate_overrides(args.candidate_config) if args.candidate_config else \
         every_route(Path(scratch.name))
-    # the hand order as it was the default (evals/configs/hand_ranker.toml); the learned
-    # ranker is the default since the A/B gate promoted it
-    baseline = learned if args.against_learned else candidate_overrides("hand_ranker")
+    # the hand order as it was the default (evals/configs/hand_ranker.toml's retrieval keys;
+    # the learned ranker is the default since the A/B gate promoted it). Its index key
+    # (history_commits 0) is left out: the standard library's copy has no git history, and
+    # one index serves both sides
+    hand = {k: v for k, v in candidate_overrides("hand_ranker").items()
+            if not k.startswith("index.")}
+    baseline = learned if args.against_learned else hand
     if args.against_learned and args.baseline_ranker:
         baseline = {**learned, "retrieval.ranker": {**learned["retrieval.ranker"],
                                                     **json.loads(args.baseline_ranker)}}
