@@ -416,7 +416,7 @@ def run_controller(question: Question, index: IndexReader, config: HelixConfig, 
     if config.retrieval.ranker.mode == "learned" and state.stop_reason != "dominance_split":
         scorer = ranker or load_ranker(config.retrieval.ranker)
         if applies(scorer, plan.intent.route):
-            ranked = learned_order(state, ranked, index, config, scorer)
+            ranked = learned_order(state, ranked, index, config, scorer, question.asked)
     all_items = _items(state, ranked)
     kept = compact(list(all_items.values()), config.retrieval.token_budget,
                    plan.intent.terms, config.retrieval.excerpt_context_lines,

@@ -231,16 +231,26 @@ def spread(ranked: Sequence[int], paths: Sequence[str], limit: int, lead: int) -
     return out[:limit]
 
 
+def _framed(path: str, frames: Sequence[str]) -> bool:
+    """`path` is a file a stack frame names (`controller.issue_text.frame_paths`: its last
+    two parts, so `src/httpx/_client.py` is named by `httpx/_client.py`)."""
+    return any(path == f or path.endswith("/" + f) for f in frames)
+
+
 def keep_hand(pooled: Sequence[Pooled], scores: Sequence[float], ranked: list[int],
-              keep_text: bool, keep_file: float) -> list[int]:
+              keep_text: bool, keep_file: float, frames: Sequence[str] = ()) -> list[int]:
     """`ranked` (the model's order) with one candidate moved first: the hand order's first
-    item when `keep_text` and it is not a definition; else, when `keep_file` >= 0, the
-    model's best candidate of the hand order's first file unless the model's best leads it
-    by more than `keep_file`. Unchanged when neither applies (or no hand order)."""
+    item when `keep_text` and it is not a definition, or when it lies in a file the
+    question's stack frames name (`frames`: the corpus's commit messages seldom hold a
+    traceback, so the model never learned that the frame where an error arises answers);
+    else, when `keep_file` >= 0, the model's best candidate of the hand order's first file
+    unless the model's best leads it by more than `keep_file`. Unchanged when none applies
+    (or no hand order)."""
     if not ranked or pooled[0].hand is None:
         return ranked
     first: int | None = None
-    if keep_text and pooled[0].chunk.kind != "code_def":
+    if (keep_text and pooled[0].chunk.kind != "code_def") or _framed(pooled[0].chunk.path,
+                                                                     frames):
         first = 0
     elif keep_file >= 0:
         path = pooled[0].chunk.path
@@ -254,14 +264,14 @@ def keep_hand(pooled: Sequence[Pooled], scores: Sequence[float], ranked: list[in
 
 def order(pooled: Sequence[Pooled], scores: Sequence[float], limit: int,
           lead: int | None = None, keep_text: bool = False,
-          keep_file: float = -1.0) -> list[Candidate]:
+          keep_file: float = -1.0, frames: Sequence[str] = ()) -> list[Candidate]:
     """The candidates by score (ties: their pool order), the first `limit` (`spread` over
     files after the first `lead`; None: by score alone), as evidence candidates: a hand
     candidate keeps its reasons, a definition only the widening found says where it came from
     (its file leads the evidence; a callee of a leading definition)."""
     ranked = keep_hand(pooled, scores,
                        sorted(range(len(pooled)), key=lambda n: (-round(scores[n], 12), n)),
-                       keep_text, keep_file)
+                       keep_text, keep_file, frames)
     ranked = (ranked[:limit] if lead is None
               else spread(ranked, [p.chunk.path for p in pooled], limit, lead))
     out: list[Candidate] = []

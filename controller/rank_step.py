@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from controller.evidence import CODE_CHUNK_KINDS, Candidate
 from controller.file_defs import question_tokens
 from controller.fusion import FAMILIES, rrf_scores
+from controller.issue_text import frame_paths
 from controller.learned_rank import TreeModel, order, parse_model
 from controller.loop import LoopState
 from controller.name_words import name_table
@@ -263,9 +264,9 @@ def rank_inputs(state: LoopState, ranked: Sequence[Candidate], index: IndexReade
 
 
 def learned_order(state: LoopState, ranked: Sequence[Candidate], index: IndexReader,
-                  config: HelixConfig, scorer: Scorer) -> list[Candidate]:
+                  config: HelixConfig, scorer: Scorer, asked: str = "") -> list[Candidate]:
     """The evidence in the learned order: the candidates scored, the best
-    `retrieval.max_evidence` first."""
+    `retrieval.max_evidence` first (`asked`: the question as read, for its stack frames)."""
     policy = config.retrieval.ranker
     inputs = rank_inputs(state, ranked, index, config)
     pooled = candidates(inputs, max(policy.considered, policy.max_candidates))
@@ -283,5 +284,6 @@ def learned_order(state: LoopState, ranked: Sequence[Candidate], index: IndexRea
     inputs = RankInputs(**{**inputs.__dict__, "signals": signals, "bm25": bm25,
                            "file_bm25": file_bm25})
     rows = feature_rows(inputs, pooled, config.retrieval.file_defs)
+    frames = frame_paths(asked) if policy.keep_frame else []
     return order(pooled, scorer.score(pooled, rows), config.retrieval.max_evidence,
-                 policy.lead, policy.keep_text, policy.keep_file)
+                 policy.lead, policy.keep_text, policy.keep_file, frames)

@@ -256,9 +256,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # then file_defs.lead_files and lead_rank_cost, their first file; then
     # retrieval.ranker.keep_text and keep_file, the hand order's first item or file kept, off;
     # then the learned ranker promoted by the A/B gate: ranker.mode "learned", keep_text, lead
-    # 5 and index.history_commits 1000, benchmarks/results/ranker_gate_round8.json)
+    # 5 and index.history_commits 1000, benchmarks/results/ranker_gate_round8.json; with
+    # retrieval.ranker.keep_frame, on: a traceback's frame kept first)
     assert HelixConfig().evidence_hash == (
-        "sha256:29eed0e7684047a590b18b45658b2477bdc0b9e7b7e6e3b75080db9ac31ef42b")
+        "sha256:009f7abb1055633071d8d879a4226114628cd67612a84e6bd8e90882a7fe4857")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -118,6 +118,13 @@ def test_the_hand_orders_first_item_or_file_kept_first() -> None:
     definition = [_hand(_chunk(0)), *pooled[1:]]
     assert [c.chunk.id for c in order(definition, scores, limit=2, keep_text=True)] == [
         "c1", "c3"]  # a definition first in the hand order: the model's order
+    # keep_frame: a definition first in the hand order stays first when a stack frame of
+    # the question names its file (by its last two path parts), not when none does
+    framed = [_hand(_chunk(0).model_copy(update={"path": "src/pkg/m0.py"})), *pooled[1:]]
+    assert [c.chunk.id for c in order(framed, scores, limit=2, frames=["pkg/m0.py"])] == [
+        "c0", "c1"]
+    assert [c.chunk.id for c in order(framed, scores, limit=2, frames=["kg/m0.py"])] == [
+        "c1", "c3"]
     unhanded = [Pooled(module, "pool"), *pooled[1:]]
     assert [c.chunk.id for c in order(unhanded, scores, limit=2, keep_text=True,
                                       keep_file=9.0)] == ["c1", "c3"]  # no hand order

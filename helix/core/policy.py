@@ -347,6 +347,10 @@ class RankerPolicy(_Frozen):
     # 0.480 (the hand order's), keep_file off (benchmarks/results/ranker_combine.json)
     keep_text: bool = True
     keep_file: float = Field(default=-1.0, ge=-1.0, le=100)
+    # ... and when it lies in a file the question's stack frames name (`keep_frame`): the
+    # corpus's messages seldom hold a traceback, and the model put a long report's log words
+    # before the frame where its error arose (tests/test_long_report.py)
+    keep_frame: bool = True
 
 
 class AnswerPolicy(_Frozen):
