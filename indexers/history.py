@@ -12,15 +12,12 @@ history document. Only allowlisted plumbing runs (`helix.core.git`; `--no-ext-di
 `--no-textconv`: no program of the repository's).
 
 Incremental: the previous generation's table is kept when HEAD has not moved (definitions that
-no longer exist dropped); when HEAD moved forward, only the new commits are read, put in front
-of the commits the table kept (each commit's files and hunks, not its text), cut to
-`index.history_commits` in the order `git log` lists them from the new HEAD (`git rev-list`,
-no patches; when that list holds a commit the table never read, every commit is read again), and
-the whole list is attributed again to the new HEAD's definitions: the table equals the one a
-build from scratch at that HEAD makes (the learned ranker was trained on tables built from
-scratch, and a user's index moves forward).
-Carrying the old attributions forward instead kept commits whose lines later commits rewrote,
-and more than `index.history_commits` commits (benchmarks/results/ranker_combine.json's skew).
+no longer exist dropped); when HEAD moved forward, the new commits are read, put before the
+commits the table kept (files and hunks, not text), cut to `index.history_commits` in `git log`'s
+order from the new HEAD (`git rev-list`; one the table never read: all read again), and all are
+attributed again to the new HEAD's definitions, as a build from scratch does (the ranker was
+trained on such tables; carrying attributions forward kept commits whose lines were rewritten,
+and more than the bound: benchmarks/results/ranker_combine.json's skew).
 """
 
 from __future__ import annotations
@@ -406,18 +403,13 @@ def is_ancestor(root: Path, old: str, new: str) -> bool:
 
 
 def grafted(root: Path, head: str) -> frozenset[str]:
-    """In a shallow clone, the commits at its boundary (their parents were not fetched): git
-    shows each as adding every file it holds, so its message would reach every definition.
-    Empty in a complete repository (its root commits are real)."""
+    """A shallow clone's boundary commits (parents not fetched: git shows each as adding every
+    file, its message would reach every definition); none in a complete repository."""
     shallow = run_git(root, "rev-parse", "--is-shallow-repository")
     if shallow is None or shallow.strip() != b"true" or not _SHA.match(head):
         return frozenset()
     out = run_git(root, "rev-list", "--max-parents=0", "--end-of-options", head)
     return frozenset(out.decode("ascii", "replace").split()) if out else frozenset()
-
-
-def _real(commits: list[Commit], boundary: frozenset[str]) -> list[Commit]:
-    return [c for c in commits if c.sha not in boundary] if boundary else commits
 
 
 def build_history(root: Path, head: str, defs_by_path: Mapping[str, Sequence[DefRow]],
@@ -426,7 +418,6 @@ def build_history(root: Path, head: str, defs_by_path: Mapping[str, Sequence[Def
     """The history part of a generation and what building it did. A shallow clone's boundary
     commits are left out (`grafted`): a depth-1 clone's field is empty."""
     max_commits, per_def = int(settings["commits"]), int(settings["per_def"])
-    boundary = grafted(root, head)
     known = {d.node_id for defs in defs_by_path.values() for d in defs}
     old = load(previous, with_log=True) if previous is not None else None
     if old is not None and old.settings != dict(settings):
@@ -436,10 +427,11 @@ def build_history(root: Path, head: str, defs_by_path: Mapping[str, Sequence[Def
         return dump(HistoryTable(head, dict(settings), kept, old.words, old.log)), {
             "commits_read": 0, "reused": True, "defs": len(kept)}
     stop = old.head if old is not None and is_ancestor(root, old.head, head) else None
+    boundary = grafted(root, head)
     suffixes = sorted({"*." + p.rsplit(".", 1)[1] for p in defs_by_path
                        if "." in p.rsplit("/", 1)[-1]})
     commits, complete = read_commits(root, head, max_commits, stop, suffixes)
-    read, commits = len(commits), _real(commits, boundary)
+    read, commits = len(commits), [c for c in commits if c.sha not in boundary]
     words = {c.sha: message_words(c.message) for c in commits}
     if stop is not None and old is not None:
         walk = _walk(root, head, max_commits, suffixes)
@@ -451,7 +443,7 @@ def build_history(root: Path, head: str, defs_by_path: Mapping[str, Sequence[Def
             # past the old bound): read them all, as a build from scratch does
             stop = None
             commits, complete = read_commits(root, head, max_commits, None, suffixes)
-            read, commits = len(commits), _real(commits, boundary)
+            read, commits = len(commits), [c for c in commits if c.sha not in boundary]
             words = {c.sha: message_words(c.message) for c in commits}
         else:  # in the order `git log` gives from HEAD (a merged branch's commits interleave)
             commits = [held[s] for s in walk]
