@@ -1,5 +1,6 @@
-"""File-level signals the learned ranker's rows lack (issue 31's file target), chosen on the
-validation split: does a file's own history (its commits before the revision, their recency,
+"""File-level signals the learned ranker's rows lack (issue 31's file target), on validation.
+
+Does a file's own history (its commits before the revision, their recency,
 a BM25 of the question over their messages), its share of the question's BM25 mass and its
 in-degree in the graph (`evals.corpus.file_signals`) raise file Acc@1, as columns of every
 candidate row or as a file model added to the definition model?
