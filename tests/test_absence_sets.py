@@ -125,7 +125,10 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     # (a yes-or-no reply answers; a negative word the question asks about claims nothing): 13;
     # (a participle qualifying a thing of the code is no reference to the material): 11;
     # claims accepted 7 -> 4 ("nothing here tells", "no way to tell", "not enough to say")
-    assert wrong.get(("tune", True), 0) <= 4 and wrong.get(("tune", False), 0) <= 11, wrong
+    # meaning9: fresh10 (writer18; 56 claims, 40 ordinary; held apart after meaning8: 7
+    # accepted, 2 refused) joined: 11 of 566 accepted, 13 of 373 refused before meaning9's
+    # changes
+    assert wrong.get(("tune", True), 0) <= 11 and wrong.get(("tune", False), 0) <= 13, wrong
     # absence5's probe3, never tuned on: 3 of 20 accepted (the old code too), 0 of 10 refused
     assert wrong.get(("probe3", True), 0) <= 3 and not wrong.get(("probe3", False)), wrong
 
