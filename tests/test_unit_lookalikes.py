@@ -59,3 +59,23 @@ def test_units_by_structure(text: str, unit: str, quantity: tuple[str, ...],
 def test_the_unit_named_instead_of_hours(text: str, instead: str) -> None:
     found = stated_instead(text, "h", LIFETIME)
     assert found is not None and unit_name(found) == unit_name(instead), (text, found)
+
+
+@pytest.mark.parametrize(("text", "instead"), [
+    # a one-letter name after "not" is the unit denied (old: not read as a unit)
+    ("| `cache_lifetime` | integer | 300 | seconds (not h) |", "seconds"),
+    # a hyphen written as a dash ends a clause: the negation before it does not reach the unit
+    # after it (old: "seconds" read as denied too)
+    ("Is `ttl` in hours? It isn't -- the cache lifetime is read as seconds.", "seconds"),
+    ("Is `ttl` in hours? It isn't - the cache lifetime is read as seconds.", "seconds"),
+])
+def test_not_before_a_letter_and_a_dash(text: str, instead: str) -> None:
+    assert stated_instead(text, "h", LIFETIME) == instead, text
+
+
+def test_a_hyphen_inside_a_word_or_before_a_number_is_no_dash() -> None:
+    from helix.core.negation import read
+
+    reading = read("It is not a per-second value in hours")
+    assert reading.denied_at(len("It is not a per-second value in ")), reading
+    assert read("never -5 hours").denied_at(len("never -5 ")), "a sign"
