@@ -87,7 +87,8 @@ def load_exemplars() -> Exemplars:
     contrasts = "|".join(map(re.escape, data["contrast_words"]))
     contrast = re.compile(rf",?\s+(?:{contrasts})\b,?", re.I)
     place = re.compile(r"\b(?:" + "|".join(map(re.escape, data["place_prepositions"]))
-                       + r")\s+(?:(?:any|all|either|none|each|one)\s+of\s+)?(?:"
+                       + r")\s+(?:(?:" + "|".join(map(re.escape, data["place_quantifiers"]))
+                       + r")\s+of\s+)?(?:"
                        + "|".join(map(re.escape, data["place_pronouns"])) + r")\b(?!\s+\w)",
                        re.I)
     vocabulary = {w for text in data["absence"] for w in _WORD.findall(text.lower())}
