@@ -19,3 +19,24 @@ from helix.synthesis.absence_meaning import load_exemplars, spans
 ])
 def test_a_pronoun_after_a_preposition_names_the_material(text: str, compared: bool) -> None:
     assert bool(spans(text, frozenset(), load_exemplars())) is compared, text
+
+
+@pytest.mark.parametrize("text", [
+    "sorry i dont see any of that described here",
+    "I couldnt find where it is decided.",
+    "The provided snippets doesnt mention the cap.",
+    "The context doesn’t say which errors are retried.",  # a typographic apostrophe
+    "the evidence didnt cover it",
+])
+def test_the_phrase_rules_read_a_contraction_however_it_is_written(text: str) -> None:
+    from helix.synthesis.contract import claims_no_evidence
+
+    assert claims_no_evidence(text), text
+
+
+def test_this_one_names_the_question_so_the_claim_is_a_blanket_one() -> None:
+    from helix.synthesis.absence import content_terms
+
+    assert content_terms("So I can't answer this one from the repo as shown.") == ()
+    # "every one" and "one" elsewhere keep their word
+    assert "one" in content_terms("the snippets may not show every one")

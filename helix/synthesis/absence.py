@@ -103,7 +103,15 @@ NO_EVIDENCE_PATTERNS: tuple[str, ...] = (
     r"\bnowhere (?:in|within|among) (?:\w+ ){0,2}" + _SOURCES + r"\b",
     r"\b(?:there is|there's|there are) no \S+(?: \S+){0,4} (?:in|within) " + _PLACE + r"\b",
 )
-_CLAIM_RE = tuple(re.compile(p, re.I | re.S) for p in NO_EVIDENCE_PATTERNS)
+
+
+def _contracted(pattern: str) -> str:
+    """A pattern's "n't" matching it written without an apostrophe or with a typographic one
+    ("dont", "couldn’t"), as hurried or non-native answers write it."""
+    return pattern.replace("n't", "n['’]?t")
+
+
+_CLAIM_RE = tuple(re.compile(_contracted(p), re.I | re.S) for p in NO_EVIDENCE_PATTERNS)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
 _CITATION = re.compile(r"\[\s*E\d+(?:\s*[,;\-–]\s*E\d+)*\s*\]|\S+:\d+(?:-\d+)?", re.I)
 _WORD = re.compile(r"`[^`\n]+`|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -134,11 +142,16 @@ def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
     return head, tail.start() if tail else len(text)
 
 
+# "this one", "that one": the question itself, as "this" or "it" is ("can't answer this one")
+_THIS_ONE = re.compile(r"\b(?:this|that)\s+one\b", re.I)
+
+
 def content_terms(text: str) -> tuple[str, ...]:
     """The words of `text` that can name something: identifiers, backticked names, content
-    words of three letters or more; lowercased, in order, each once."""
+    words of three letters or more (never "this one", which names the question); lowercased,
+    in order, each once."""
     out: list[str] = []
-    for raw in _WORD.findall(_CITATION.sub(" ", text)):
+    for raw in _WORD.findall(_THIS_ONE.sub(" ", _CITATION.sub(" ", text))):
         word = raw.strip("`").strip().lower()
         if len(word) < MIN_TERM or word in STOP_WORDS or word in out:
             continue
