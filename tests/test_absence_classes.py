@@ -40,3 +40,18 @@ def test_this_one_names_the_question_so_the_claim_is_a_blanket_one() -> None:
     assert content_terms("So I can't answer this one from the repo as shown.") == ()
     # "every one" and "one" elsewhere keep their word
     assert "one" in content_terms("the snippets may not show every one")
+
+
+@pytest.mark.parametrize(("text", "claim"), [
+    # a negated subject the material is said not to show (old: no rule named it)
+    ("no retention period or purge job mentioned in these snippets so cant tell", True),
+    ("No retry cap is listed in the excerpts.", True),
+    ("no jitter documented anywhere in the provided files", True),
+    # what the code is said not to do, or a note with no material, is left to the rest
+    ("No retry happens in the code path for permanent errors.", False),
+    ("Per the doc the backoff doubles; no jitter is mentioned.", False),
+])
+def test_no_thing_shown_in_the_material_is_a_claim(text: str, claim: bool) -> None:
+    from helix.synthesis.contract import claims_no_evidence
+
+    assert claims_no_evidence(text) is claim, text

@@ -129,8 +129,9 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     # meaning9: fresh10 (writer18; 56 claims, 40 ordinary; held apart after meaning8: 7
     # accepted, 2 refused) joined: 11 of 566 accepted, 13 of 373 refused before meaning9's
     # changes; (the material named by a pronoun after a preposition, "not in there"): 9, 13;
-    # (the phrase rules read "dont", "couldn’t"; "this one" names the question): 7, 13
-    assert wrong.get(("tune", True), 0) <= 7 and wrong.get(("tune", False), 0) <= 13, wrong
+    # (the phrase rules read "dont", "couldn’t"; "this one" names the question): 7, 13;
+    # ("no X mentioned in these snippets": a negated subject the material does not show): 6, 13
+    assert wrong.get(("tune", True), 0) <= 6 and wrong.get(("tune", False), 0) <= 13, wrong
     # absence5's probe3, never tuned on: 3 of 20 accepted (the old code too), 0 of 10 refused
     assert wrong.get(("probe3", True), 0) <= 3 and not wrong.get(("probe3", False)), wrong
     # meaning9's probe9 (absence_answers_probe9.json), never tuned on: before meaning9's

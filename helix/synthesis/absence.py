@@ -34,11 +34,14 @@ from helix.core.english import (
     INABILITY_WORDS,
     LEFT_OPEN_WORDS,
     MATERIAL_OR_CODE_WORDS,
+    MATERIAL_POINTERS,
     MATERIAL_WORDS,
     NEGATION_WORDS,
     NOT_HAVING,
     OPEN_WORD,
     SAYING_VERBS,
+    SHOWN_AUXILIARIES,
+    SHOWN_PARTICIPLES,
     THIS_SEARCH_WORDS,
     plural_forms,
     word_alternation,
@@ -58,6 +61,11 @@ NO_EVIDENCE_PATTERNS: tuple[str, ...] = (
     r"\b(?:i|we) (?:could not|couldn't|cannot|can't|can not|was unable to|am unable to|"
     r"were unable to|did not|didn't|do not|don't) (?:find|locate|identify|see|determine)\b",
     r"(?:^|[.!?]\s+)(?:could not|couldn't|unable to|can't|cannot) (?:find|locate|identify)\b",
+    # a negated subject the material is said not to show ("no retention period mentioned in
+    # these snippets", "No cap is listed in the excerpts")
+    r"\bno(?: [\w-]+){1,6}? (?:(?:" + word_alternation(SHOWN_AUXILIARIES) + r") )?(?:"
+    + word_alternation(SHOWN_PARTICIPLES) + r") (?:in|within|among|anywhere in) (?:(?:"
+    + word_alternation(MATERIAL_POINTERS) + r") )?" + _SOURCES + r"\b",
     r"\bnot (?:found|present|mentioned|included|covered|available|shown|described|addressed|"
     r"specified|provided|defined|implemented) (?:in|within|among|by|anywhere in) (?:the |any )?"
     + _SOURCES,
