@@ -123,6 +123,13 @@ def test_an_alias_names_the_unit_instead() -> None:
      "flush interval", True),
     ("The flush interval is logged in ms, whereas it is configured in seconds.", "ms",
      "flush interval", False),
+    # the angle's usual short names (deg, °) name the degree: the first three fail on the
+    # table before them, which listed only "degree(s)"
+    ("The heading is measured in degrees, clockwise from north.", "deg", "heading", True),
+    ("heading = 270  # deg", "degrees", "heading", True),
+    ("The heading is stored as 270°.", "deg", "heading", True),
+    ("The heading is in radians rather than deg.", "deg", "heading", False),
+    ("The heading is in milliradians, not degrees.", "deg", "heading", False),
 ])
 def test_any_name_of_a_unit_other_than_gpa(text: str, unit: str, quantity: str,
                                             states: bool) -> None:
