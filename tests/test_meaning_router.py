@@ -204,6 +204,17 @@ def test_leaving_a_folder_out_narrows_to_the_others(repo):
     assert kept == listed - {"docs/"}
 
 
+def test_a_narrowing_after_an_answer_that_missed_its_subject_is_asked_again_in_scope(repo):
+    # the writers' T2 turns after an opening whose evidence lacked its subject ("onyl search
+    # folder", "exlcude tests"): the question is asked again in the scope, never a boundary
+    talk = ReaderTalk(repo, fixed("narrow", on="just the search folder please"))
+    talk("where is the tokenizer cache configured?")
+    assert talk.state().coverage_gate_state.carryover_eligibility == "object_only"
+    turn = talk("just the search folder please")
+    assert (turn.transition, turn.intent, turn.retrieval) == ("T2", "scope_rerun", True)
+    assert talk.state().root_frame.path_scope == "search/"
+
+
 def test_a_pick_of_a_thing_never_shown_is_a_boundary(repo):
     talk = ReaderTalk(repo, fixed("pick"))
     talk(Q)
