@@ -215,6 +215,16 @@ def test_a_narrowing_after_an_answer_that_missed_its_subject_is_asked_again_in_s
     assert talk.state().root_frame.path_scope == "search/"
 
 
+def test_a_graph_question_naming_the_focused_method_by_its_own_name_acts_on_the_focus(repo):
+    # "callers of carve" with CavityPool.carve open: the focused object, not a new pick of it
+    talk = ReaderTalk(repo, fixed("callers", on="so who calls rebuild then"))
+    talk(Q)
+    talk("open the third one")
+    assert talk.state().selected_object.focus_object_ref.symbol == "SearchEngine.rebuild"
+    turn = talk("so who calls rebuild then")
+    assert (turn.transition, turn.lane, turn.intent) == ("T4", "graph", "graph_callers")
+
+
 def test_a_pick_of_a_thing_never_shown_is_a_boundary(repo):
     talk = ReaderTalk(repo, fixed("pick"))
     talk(Q)

@@ -83,6 +83,12 @@ def respelt_names(t: Turn) -> str | None:
 
 
 def focus_named(t: Turn) -> bool:
+    """The message names the focused object: its symbol, the symbol's last part ("carve" of
+    CavityPool.carve, as a listed item is named: `item_names`) or its label."""
     target = t.focused()
-    names = {n.lower() for n in (target.symbol, target.label) if n} if target else set()
-    return bool(names & set(_WORD.findall(t.text.lower())))
+    if target is None:
+        return False
+    symbol = (target.symbol or "").lower()
+    names = {n for n in (symbol, symbol.rsplit(".", 1)[-1], (target.label or "").lower())
+             if len(n) >= MIN_NAME_CHARS}
+    return bool(names & message_tokens(t.text))
