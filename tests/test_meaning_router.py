@@ -225,6 +225,16 @@ def test_a_graph_question_naming_the_focused_method_by_its_own_name_acts_on_the_
     assert (turn.transition, turn.lane, turn.intent) == ("T4", "graph", "graph_callers")
 
 
+def test_a_listed_name_typed_with_two_letters_swapped_is_that_name():
+    from controller.continuity.item_names import name_like
+
+    # the writers' "scroe method", "searhc method", "open crave": below difflib's ratio bar
+    assert name_like("scroe", "score") and name_like("searhc", "search")
+    assert name_like("crave", "carve") and name_like("engien.py", "engine.py")
+    assert not name_like("scare", "score") and not name_like("sorce", "score")
+    assert not name_like("mian", "main")  # too short to be read as a typo
+
+
 def test_a_pick_of_a_thing_never_shown_is_a_boundary(repo):
     talk = ReaderTalk(repo, fixed("pick"))
     talk(Q)
