@@ -26,6 +26,26 @@ def copy_fixture(tmp: Path) -> Path:
     return root
 
 
+def built_indexes(root: Path, tmp: Path) -> Path:
+    """`root` indexed once (as `Talk` indexes it, without embeddings) in a home of its own:
+    its `indexes` directory, for `seed_home` to copy into each test's $HELIX_HOME."""
+    import pytest
+
+    from indexers.build import ensure_index
+
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("HELIX_HOME", str(tmp))
+        ensure_index(root, config(root))
+    return tmp / "indexes"
+
+
+def seed_home(indexes: Path, home: Path) -> None:
+    """A module's built index (`built_indexes`) copied into this test's home: the test's
+    first turn finds it fresh (the same repository, unchanged) instead of building it again;
+    a changed repository would be refreshed as usual."""
+    shutil.copytree(indexes, home / "indexes")
+
+
 def config(root: Path, **flags: object) -> HelixConfig:
     return load_config(root, flags={"index.embed_enabled": False, **flags})
 
