@@ -58,11 +58,7 @@ def indexed_copy(tmp: Path) -> Path:
         atexit.register(shutil.rmtree, scratch, True)
         source = copy_fixture(scratch)
         built_indexes(source, scratch / "home")
-        import pytest
-
-        with pytest.MonkeyPatch.context() as env:
-            env.setenv("HELIX_HOME", str(scratch / "home"))
-            _BUILT.append(index_dir_for(source))
+        _BUILT.append(index_dir_for(source, env={"HELIX_HOME": str(scratch / "home")}))
     shutil.copytree(_BUILT[0], index_dir_for(root))
     return root
 
