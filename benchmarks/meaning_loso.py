@@ -194,7 +194,8 @@ def _absence_features(case: dict[str, Any], meaning: Any, embedder: Any,
     import numpy as np
 
     from helix.synthesis.absence import absence_claims, answers_from, evidence_words
-    from helix.synthesis.contract import _held_forms, extract_citations
+    from helix.synthesis.absence_verdict import _held_forms
+    from helix.synthesis.citations import extract_citations
 
     words = evidence_words(part for e in case["evidence"]
                            for part in (e.text, e.path, e.symbol or "", e.heading or ""))

@@ -59,6 +59,8 @@ class _Names:
     condition: re.Pattern[str]  # a line opening a code condition
     unreal: frozenset[str]  # modals of what is only supposed
     contrasts: frozenset[str]  # words opening a clause about another subject
+    dimension_nouns: frozenset[str]  # "2d array": a count of dimensions, no unit
+    number_words: frozenset[str]  # "one hour": a value, as "1 hour"
 
 
 def _key(name: str) -> str:
@@ -82,6 +84,8 @@ def _unit_names() -> _Names:
                   rejects=frozenset(data["lines"]["rejects"]),
                   unreal=frozenset(data["lines"]["unreal"]),
                   contrasts=frozenset(data["lines"]["contrasts"]),
+                  dimension_nouns=frozenset(data["mentions"]["dimension_nouns"]),
+                  number_words=frozenset(data["mentions"]["number_words"]),
                   condition=re.compile(r"^\s*(?:" + r"|".join(
                       re.escape(w).replace(r"\ ", r"\s+") for w in data["lines"]["conditions"])
                       + r")\b"))
@@ -157,7 +161,9 @@ def unit_name(word: str) -> str | None:
 
 
 def _is_number(word: str) -> bool:
-    return bool(re.fullmatch(r"[\d.,e+-]+", word)) and any(c.isdigit() for c in word)
+    """A number in digits, or in words ("one", "twelve", "half")."""
+    return (bool(re.fullmatch(r"[\d.,e+-]+", word)) and any(c.isdigit() for c in word)) or (
+        word.lower() in _unit_names().number_words)
 
 
 def _is_unit_name(word: str, previous: str) -> bool:
@@ -191,19 +197,59 @@ def _unit_pattern(unit: str) -> re.Pattern[str]:
     return re.compile(r"(?<![A-Za-z_°])(?:" + "|".join(parts) + r")(?![\w°])")
 
 
-def _mentions(text: str, unit: str) -> list[re.Match[str]]:
-    """The mentions of the unit in `text`; a one-letter name only where it is a unit ("in C",
-    "12 C", "(C)"), never the word or letter it also is ("C code", "plan C")."""
+# what only looks like a unit, blanked before a text is read (same length, so offsets hold):
+# a plural mark ("hour(s)": never "(s)" seconds), a printf or format specifier ("%s", "%5d",
+# "%H", "{:>5s}"): never a unit
+_NOT_UNITS = re.compile(r"(?<=[A-Za-z])\((?:s|es)\)|%[-+ #0]*\d*(?:\.\d+)?[A-Za-z]"
+                        r"|\{[^{}\s]*:[^{}\s]*\}")
+# an identifier's words: snake_case, SCREAMING_CASE, camelCase ("cacheLifetimeHours")
+_IDENTIFIER = re.compile(r"(?<![\w.])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w])"
+                         r"|(?<![\w.])[a-z]+(?:[A-Z][a-z0-9]*)+(?![\w])")
+
+
+def _blanked(text: str) -> str:
+    return _NOT_UNITS.sub(lambda m: " " * len(m.group()), text)
+
+
+def _suffixed(text: str, unit: str, quantity: tuple[str, ...]) -> list[re.Match[str]]:
+    """Identifiers named after the asked quantity with the unit as their last word
+    (`CACHE_LIFETIME_HOURS`, `request_timeout_ms`, `cacheLifetimeHours`): the unit's mention
+    is that last word."""
+    names = {n.lower() for n in _aliases(unit)}
     out = []
+    for match in _IDENTIFIER.finditer(text):
+        words = [w.strip() for w in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", match.group()) if w]
+        if len(words) > 1 and words[-1].lower() in names \
+                and _names_quantity(" ".join(words[:-1]), quantity):
+            last = match.end() - len(words[-1])
+            found = re.compile(re.escape(words[-1])).match(text, last)
+            if found is not None:
+                out.append(found)
+    return out
+
+
+def _mentions(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[re.Match[str]]:
+    """The mentions of the unit in `text`; a one-letter name only where it is a unit ("in C",
+    "12 C", "(C)"), never the word or letter it also is ("C code", "plan C") nor a count of
+    dimensions ("a 2d array"); and the last word of an identifier named after the quantity
+    (`_suffixed`)."""
+    out = []
+    names = _unit_names()
     for match in _unit_pattern(unit).finditer(text):
         before = re.findall(r"[\w.,]+|[^\w\s]", text[:match.start()])
         previous = before[-1].lower() if before else ""
         noted = previous in _COMMENT_MARKS and len(before) > 1 and _is_number(before[-2])
         if len(match.group()) == 1 and not (
-                previous in _unit_names().one_letter_after or _is_number(previous) or noted):
+                previous in names.one_letter_after or _is_number(previous) or noted):
+            continue
+        after = re.match(r"\s+([A-Za-z]+)", text[match.end():])
+        if len(match.group()) == 1 and match.start() and text[match.start() - 1].isdigit() \
+                and after and after.group(1).lower() in names.dimension_nouns:
             continue
         out.append(match)
-    return out
+    taken = {m.start() for m in out}
+    out += [m for m in _suffixed(text, unit, quantity) if m.start() not in taken]
+    return sorted(out, key=lambda m: m.start())
 
 
 @dataclass(frozen=True)
@@ -366,26 +412,34 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
     paragraphs naming the unit are read. A mention in a sentence that names the asked
     `quantity` only as what a negation reaches is not stated for it."""
     out: list[UnitLine] = []
+    text = _blanked(text)
     retracted = _retracted(text)
     foreign, own_rows = _foreign_rows(text, quantity)
     for first, _, para in _paragraphs(text):
-        mentions = _mentions(para, unit)
+        mentions = _mentions(para, unit, quantity)
         if not mentions:
             continue
         reading = read(para.replace("\n", " "))
         elsewhere = _elsewhere(reading, para, quantity)
         by_line: dict[int, list[tuple[bool, int | None]]] = {}
+        values: dict[int, list[tuple[bool, int | None]]] = {}  # denied values: "below one hour"
         for mention in mentions:
             index = reading.index_at(mention.start())
             sentence = reading.tokens[index].sentence if index is not None else None
             line = first + para.count("\n", 0, mention.start())
             held = (_annotated(para, mention.start(), mention.end(), quantity)
                     or not reading.denied_at(mention.start()))
-            by_line.setdefault(line, []).append(
-                (held and line not in retracted | foreign
-                 and not (sentence in elsewhere and _unreached(reading, index)
-                          and not _anaphoric(reading, index)), sentence))
+            stated = (held and line not in retracted | foreign
+                      and not (sentence in elsewhere and _unreached(reading, index)
+                               and not _anaphoric(reading, index)))
+            before = re.findall(r"[\w.,]+", para[:mention.start()])
+            value = not stated and bool(before) and _is_number(before[-1])
+            (values if value else by_line).setdefault(line, []).append((stated, sentence))
+        # a negation that reaches a value ("can't be set below one hour") denies the value, not
+        # the unit: the sentence is not mixed by it
         mixed = _mixed_sentences(by_line)
+        for line, found in values.items():
+            by_line.setdefault(line, []).extend(found)
         by_line = {line: [(stated and s not in mixed, s) for stated, s in found]
                    for line, found in by_line.items()}
         starts = [0, *(i + 1 for i, c in enumerate(para) if c == "\n"), len(para) + 1]

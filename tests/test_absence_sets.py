@@ -18,6 +18,7 @@ from helix.synthesis.contract import NO_EVIDENCE_CLAIM, check_answer
 
 MEANING = Path(__file__).resolve().parents[1] / "data" / "evals" / "meaning"
 SETS = sorted(MEANING.glob("absence_answers*.json"))
+PROBES = ("probe3", "probe9")  # written before a round's tuning, measured, never tuned on
 
 
 def _cases(path: Path) -> list[dict]:
@@ -99,11 +100,11 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     for path in SETS:
         for case in _cases(path):
             refused = _refused(case, meaning=meaning)
-            probe = case["split"] == "probe3"
+            probe = case["split"] in PROBES
             claims += case["absence"] and not probe
             ordinary += not case["absence"] and not probe
             if refused != case["absence"]:
-                key = ("probe3" if probe else "tune", case["absence"])
+                key = (case["split"] if probe else "tune", case["absence"])
                 wrong[key] = wrong.get(key, 0) + 1
     assert claims >= 300 and ordinary >= 197
     # on the code before absence5: 22 of 238 accepted, 7 of 165 refused (the sets before
@@ -125,9 +126,18 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     # (a yes-or-no reply answers; a negative word the question asks about claims nothing): 13;
     # (a participle qualifying a thing of the code is no reference to the material): 11;
     # claims accepted 7 -> 4 ("nothing here tells", "no way to tell", "not enough to say")
-    assert wrong.get(("tune", True), 0) <= 4 and wrong.get(("tune", False), 0) <= 11, wrong
+    # meaning9: fresh10 (writer18; 56 claims, 40 ordinary; held apart after meaning8: 7
+    # accepted, 2 refused) joined: 11 of 566 accepted, 13 of 373 refused before meaning9's
+    # changes; (the material named by a pronoun after a preposition, "not in there"): 9, 13;
+    # (the phrase rules read "dont", "couldn’t"; "this one" names the question): 7, 13;
+    # ("no X mentioned in these snippets": a negated subject the material does not show): 6, 13
+    assert wrong.get(("tune", True), 0) <= 6 and wrong.get(("tune", False), 0) <= 13, wrong
     # absence5's probe3, never tuned on: 3 of 20 accepted (the old code too), 0 of 10 refused
     assert wrong.get(("probe3", True), 0) <= 3 and not wrong.get(("probe3", False)), wrong
+    # meaning9's probe9 (absence_answers_probe9.json), never tuned on: before meaning9's
+    # changes 5 of 18 accepted (the phrase rules alone 15), 1 of 12 refused; after them 1
+    # and 2 (one more ordinary answer refused, left: the probe is never tuned on)
+    assert wrong.get(("probe9", True), 0) <= 1 and wrong.get(("probe9", False), 0) <= 2, wrong
 
 
 def test_absence5s_own_wordings_are_thirty_or_more() -> None:

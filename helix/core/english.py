@@ -348,6 +348,14 @@ SAYING_VERBS: tuple[str, ...] = (
     "tell", "mentions", "mention", "names", "name", "covers", "cover", "describes", "describe",
     "specifies", "states", "state", "reveals", "reveal", "suggests", "suggest", "addresses",
     "answers", "answer", "documents", "document", "defines", "define")
+# what the material is said not to hold a thing in ("no retry cap mentioned in these
+# snippets", "no cap is shown in the excerpts"): a participle of showing
+SHOWN_PARTICIPLES: tuple[str, ...] = (
+    "found", "present", "mentioned", "included", "covered", "shown", "described", "specified",
+    "documented", "listed", "given", "visible", "stated")
+# the auxiliaries before such a participle, and the words that point at the material after it
+SHOWN_AUXILIARIES: tuple[str, ...] = ("is", "are", "was", "were", "gets", "get", "being")
+MATERIAL_POINTERS: tuple[str, ...] = ("the", "these", "this", "those", "any")
 # an inability to answer ("Can't answer from this", "couldn't tell from what was shown"), and
 # what it is unable to do
 INABILITY_WORDS: tuple[str, ...] = ("can't", "cannot", "can not", "couldn't", "could not",

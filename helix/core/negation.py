@@ -125,12 +125,23 @@ class _Clauses:
         self.tokens, self.c = tokens, c
         self.boundary = [self._is_boundary(i) for i in range(len(tokens))]
 
+    def _dash(self, i: int) -> bool:
+        """A hyphen written as a dash, " - " or " -- ", not one joining words ("e-mail") or a
+        sign ("-5")."""
+        tokens = self.tokens
+        spaced_before = i == 0 or tokens[i - 1].end < tokens[i].start or tokens[i - 1].text == "-"
+        spaced_after = i == len(tokens) - 1 or tokens[i].end < tokens[i + 1].start \
+            or tokens[i + 1].text == "-"
+        return spaced_before and spaced_after
+
     def _is_boundary(self, i: int) -> bool:
         token, c = self.tokens[i], self.c
         if token.text == "." and 0 < i < len(self.tokens) - 1 \
                 and self.tokens[i - 1].end == token.start == self.tokens[i + 1].start - 1:
             return False  # a member access joins its name: "unit).not.toBe('GPa')"
         if token.lower in c.punctuation or token.lower in c.boundary_words:
+            return True
+        if token.text == "-" and self._dash(i):
             return True
         if token.lower == "that" and i > 0 and self.tokens[i - 1].lower in c.factives:
             return True  # a factive's complement holds whatever is said of the factive

@@ -34,11 +34,14 @@ from helix.core.english import (
     INABILITY_WORDS,
     LEFT_OPEN_WORDS,
     MATERIAL_OR_CODE_WORDS,
+    MATERIAL_POINTERS,
     MATERIAL_WORDS,
     NEGATION_WORDS,
     NOT_HAVING,
     OPEN_WORD,
     SAYING_VERBS,
+    SHOWN_AUXILIARIES,
+    SHOWN_PARTICIPLES,
     THIS_SEARCH_WORDS,
     plural_forms,
     word_alternation,
@@ -58,6 +61,11 @@ NO_EVIDENCE_PATTERNS: tuple[str, ...] = (
     r"\b(?:i|we) (?:could not|couldn't|cannot|can't|can not|was unable to|am unable to|"
     r"were unable to|did not|didn't|do not|don't) (?:find|locate|identify|see|determine)\b",
     r"(?:^|[.!?]\s+)(?:could not|couldn't|unable to|can't|cannot) (?:find|locate|identify)\b",
+    # a negated subject the material is said not to show ("no retention period mentioned in
+    # these snippets", "No cap is listed in the excerpts")
+    r"\bno(?: [\w-]+){1,6}? (?:(?:" + word_alternation(SHOWN_AUXILIARIES) + r") )?(?:"
+    + word_alternation(SHOWN_PARTICIPLES) + r") (?:in|within|among|anywhere in) (?:(?:"
+    + word_alternation(MATERIAL_POINTERS) + r") )?" + _SOURCES + r"\b",
     r"\bnot (?:found|present|mentioned|included|covered|available|shown|described|addressed|"
     r"specified|provided|defined|implemented) (?:in|within|among|by|anywhere in) (?:the |any )?"
     + _SOURCES,
@@ -103,7 +111,15 @@ NO_EVIDENCE_PATTERNS: tuple[str, ...] = (
     r"\bnowhere (?:in|within|among) (?:\w+ ){0,2}" + _SOURCES + r"\b",
     r"\b(?:there is|there's|there are) no \S+(?: \S+){0,4} (?:in|within) " + _PLACE + r"\b",
 )
-_CLAIM_RE = tuple(re.compile(p, re.I | re.S) for p in NO_EVIDENCE_PATTERNS)
+
+
+def _contracted(pattern: str) -> str:
+    """A pattern's "n't" matching it written without an apostrophe or with a typographic one
+    ("dont", "couldn’t"), as hurried or non-native answers write it."""
+    return pattern.replace("n't", "n['’]?t")
+
+
+_CLAIM_RE = tuple(re.compile(_contracted(p), re.I | re.S) for p in NO_EVIDENCE_PATTERNS)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
 _CITATION = re.compile(r"\[\s*E\d+(?:\s*[,;\-–]\s*E\d+)*\s*\]|\S+:\d+(?:-\d+)?", re.I)
 _WORD = re.compile(r"`[^`\n]+`|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -134,11 +150,16 @@ def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
     return head, tail.start() if tail else len(text)
 
 
+# "this one", "that one": the question itself, as "this" or "it" is ("can't answer this one")
+_THIS_ONE = re.compile(r"\b(?:this|that)\s+one\b", re.I)
+
+
 def content_terms(text: str) -> tuple[str, ...]:
     """The words of `text` that can name something: identifiers, backticked names, content
-    words of three letters or more; lowercased, in order, each once."""
+    words of three letters or more (never "this one", which names the question); lowercased,
+    in order, each once."""
     out: list[str] = []
-    for raw in _WORD.findall(_CITATION.sub(" ", text)):
+    for raw in _WORD.findall(_THIS_ONE.sub(" ", _CITATION.sub(" ", text))):
         word = raw.strip("`").strip().lower()
         if len(word) < MIN_TERM or word in STOP_WORDS or word in out:
             continue

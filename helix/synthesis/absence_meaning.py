@@ -72,6 +72,7 @@ class Exemplars:
     replies: frozenset[str]
     clause: re.Pattern[str]
     contrast: re.Pattern[str]  # a contrast word opening a clause: ", but", " though"
+    place: re.Pattern[str]  # the material named by a pronoun: "in there", "in any of these"
     placeholder: str
     kept: frozenset[str]  # never replaced: the vocabulary of claiming and of the exemplars
     digest: str
@@ -85,6 +86,11 @@ def load_exemplars() -> Exemplars:
     clause = re.compile(rf"\s*[;—–]\s+|,\s+(?=(?:{words})\b)", re.I)
     contrasts = "|".join(map(re.escape, data["contrast_words"]))
     contrast = re.compile(rf",?\s+(?:{contrasts})\b,?", re.I)
+    place = re.compile(r"\b(?:" + "|".join(map(re.escape, data["place_prepositions"]))
+                       + r")\s+(?:(?:" + "|".join(map(re.escape, data["place_quantifiers"]))
+                       + r")\s+of\s+)?(?:"
+                       + "|".join(map(re.escape, data["place_pronouns"])) + r")\b(?!\s+\w)",
+                       re.I)
     vocabulary = {w for text in data["absence"] for w in _WORD.findall(text.lower())}
     return Exemplars(
         absence=tuple(data["absence"]), answer=tuple(data["answer"]),
@@ -98,7 +104,7 @@ def load_exemplars() -> Exemplars:
         material_nouns=frozenset(data["material_nouns"]),
         polar_leads=frozenset(data["polar_leads"]), replies=frozenset(data["replies"]),
         clause=clause,
-        contrast=contrast,
+        contrast=contrast, place=place,
         placeholder=data["placeholder"],
         kept=CLAIM_WORDS | NEGATION_WORDS | frozenset(data["reference_words"]) | vocabulary,
         digest=hash_obj(data))
@@ -145,16 +151,18 @@ def masked(text: str, held: frozenset[str], ex: Exemplars) -> str:
 
 
 def _may_claim(sentence: str, ex: Exemplars) -> bool:
-    """The sentence speaks of the material or the speaker (a reference word, or a file path:
-    "Neither mail/send.py nor ..."), and of something missing, not of when the code does
-    something (a `behaviour_words` word: "Nothing is parsed until ...") nor of all there is
-    (a negation right before an `exclusive_words` word: "No other unit shows up for it")."""
+    """The sentence speaks of the material or the speaker (a reference word, a file path:
+    "Neither mail/send.py nor ...", or a pronoun after a preposition: "not in there"), and of
+    something missing, not of when the code does something (a `behaviour_words` word: "Nothing
+    is parsed until ...") nor of all there is (a negation right before an `exclusive_words`
+    word: "No other unit shows up for it")."""
     said = re.findall(r"[a-z]+(?:['’]t)?", sentence.lower())
     words = set(said)
     if words & ex.behaviour_words or any(
             w in NEGATION_WORDS and nxt in ex.exclusive_words for w, nxt in pairwise(said)):
         return False
-    return bool(_references(said, ex) or _FILE_PATH.search(sentence)) and bool(
+    return bool(_references(said, ex) or _FILE_PATH.search(sentence)
+                or ex.place.search(sentence)) and bool(
         words & ex.polarity_words or any(w.endswith(("'t", "’t")) for w in words))
 
 
