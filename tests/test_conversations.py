@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from cli_helpers import run as run_cli
-from talk_fixtures import FIXTURE, Q, Talk, config, copy_fixture, recording_llm
+from talk_fixtures import FIXTURE, Q, Talk, config, indexed_copy, recording_llm
 
 from controller.continuity import router, rules, selection, semantic
 from controller.continuity.caps import CAPS
@@ -31,7 +31,7 @@ UNANSWERED = "where is the tokenizer cache configured?"  # evidence, but not its
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    return copy_fixture(tmp_path)
+    return indexed_copy(tmp_path)
 
 
 def _events(turn: Any) -> list[str]:

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from talk_fixtures import Q, Talk, config, copy_fixture
+from talk_fixtures import Q, Talk, config, indexed_copy
 
 from controller.continuity.meaning import (
     CLASSES,
@@ -29,7 +29,7 @@ from helix.session.reader import session_reader
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    return copy_fixture(tmp_path)
+    return indexed_copy(tmp_path)
 
 
 def _reading(turn) -> dict | None:

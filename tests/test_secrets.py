@@ -144,3 +144,12 @@ def test_helix_own_source_has_no_false_positives() -> None:
             hits += [f"{path.relative_to(root)}: {text[f.start:f.end][:40]!r}"
                      for f in find_secrets(text)]
     assert hits == []
+
+
+def test_text_with_undecodable_bytes_is_scanned_at_the_same_offsets() -> None:
+    # a file's bytes decoded with surrogateescape (what the corpus trees write from): RE2
+    # refused the lone surrogates with a UnicodeEncodeError before
+    raw = b'\xc9t\xe9 = 1\npassword = "' + PROSE_PW.encode() + b'"\n'
+    text = raw.decode("utf-8", "surrogateescape")
+    findings = find_secrets(text)
+    assert findings and all(PROSE_PW in text[f.start:f.end] for f in findings)

@@ -254,12 +254,28 @@ def _in_pieces(text: str, pieces: Windows, detect: Detector,
     return found
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _scannable(text: str) -> str:
+    """The text RE2 can read: a lone surrogate (a byte a file's decoding escaped) becomes
+    U+FFFD, one character for one, so the findings' offsets are those of `text`."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
+
+
 def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
     """Every secret span in `text`, sorted by start, overlapping findings merged (the first
     rule's kind wins: the specific formats come first). `prefilter=False` runs every detector
     on the whole text (what the prefilter must agree with)."""
     if not text:
         return []
+    text = _scannable(text)
     if not prefilter:
         return _recurrences(text, _merge(_detect(text, all_detectors())))
     chosen = plan(text)
