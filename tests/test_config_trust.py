@@ -254,9 +254,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # select_*, lead, max_candidates 240, files 12, read only when the ranker is on; then
     # file_defs.descriptive_words, descriptive_routes and over_lead: descriptive questions;
     # then file_defs.lead_files and lead_rank_cost, their first file; then
-    # retrieval.ranker.keep_text and keep_file, the hand order's first item or file kept, off)
+    # retrieval.ranker.keep_text and keep_file, the hand order's first item or file kept, off;
+    # then retrieval.ranker.questions, off: a question keeps the hand order)
     assert HelixConfig().evidence_hash == (
-        "sha256:583f831486b0fcdca99352b3c027c1611f791b0edd4c089c708dd906f429dcad")
+        "sha256:f1f90db0991bf28916a1acb556c5f55a8f7e1af56ab28adf0f15b45b52af064b")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -343,6 +343,12 @@ class RankerPolicy(_Frozen):
     # first; negative: never). Off by default (benchmarks/results/ranker_combine.json)
     keep_text: bool = False
     keep_file: float = Field(default=-1.0, ge=-1.0, le=100)
+    # a text of those routes that ends with a question mark is ordered by the model too. Off:
+    # the model was trained on commit messages (3 of the corpus's 6,090 end with one), and a
+    # long question the length rule sends down the `issue` route keeps the hand order; a
+    # model whose manifest names no routes orders every text. SWE-QA dev, the learned
+    # configuration: docs/ranker.md ("Questions keep the hand order")
+    questions: bool = False
 
 
 class AnswerPolicy(_Frozen):
