@@ -131,7 +131,7 @@ class Recorder:
     def installed(self) -> Iterator[Recorder]:
         import controller.driver as driver
 
-        retrieved, ranked = driver._retrieved, driver._ranked
+        retrieved, ranked, learned = driver._retrieved, driver._ranked, driver.learned_order
 
         def _retrieved(*args: Any, **kwargs: Any) -> Any:
             state = retrieved(*args, **kwargs)
@@ -143,11 +143,19 @@ class Recorder:
             self.ranked = list(out)
             return out
 
+        def _learned(*args: Any, **kwargs: Any) -> Any:  # the model's order replaces the hand's
+            out = learned(*args, **kwargs)
+            self.pool += [c for c in self.ranked if c not in self.pool]
+            self.ranked = list(out)
+            return out
+
         driver._retrieved, driver._ranked = _retrieved, _ranked  # type: ignore[assignment]
+        driver.learned_order = _learned  # type: ignore[assignment]
         try:
             yield self
         finally:
             driver._retrieved, driver._ranked = retrieved, ranked  # type: ignore[assignment]
+            driver.learned_order = learned  # type: ignore[assignment]
 
 
 def _span(c: Any) -> tuple[str, int, int]:
@@ -179,7 +187,8 @@ def _shapes(index: Any, gold: Any, wide: int) -> list[str]:
     return out
 
 
-def run_repo(name: str, questions: Path, repo: Path, rev: str, wide: int) -> dict[str, Any]:
+def run_repo(name: str, questions: Path, repo: Path, rev: str, wide: int,
+             overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     from evals.history.trees import terminate_as_interrupt
     from evals.qa.gold import derive_gold
     from evals.qa.run import QAContext, load_cases, tree_for
@@ -189,7 +198,7 @@ def run_repo(name: str, questions: Path, repo: Path, rev: str, wide: int) -> dic
     rows: list[dict[str, Any]] = []
     with terminate_as_interrupt():
         root, _sha = tree_for(repo, rev)
-        context = QAContext(root, {}, no_embed=True)
+        context = QAContext(root, overrides or {}, no_embed=True)
         recorder = Recorder()
         with recorder.installed():
             for case in cases:
@@ -260,8 +269,13 @@ def main() -> None:
     parser.add_argument("--repo", action="append", default=[], metavar="NAME=DIR")
     parser.add_argument("--wide-lines", type=int, default=150)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--candidate-config", metavar="TOML",
+                        help="settings to try (as `helix eval qa --candidate-config`)")
     args = parser.parse_args()
     repos = dict(item.split("=", 1) for item in args.repo)
+    from evals.cli.run_common import candidate_overrides
+
+    overrides = candidate_overrides(args.candidate_config)
     started = cpu_seconds()
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -269,7 +283,8 @@ def main() -> None:
             if name not in repos:
                 continue
             questions = _questions(args.swe_qa, name, file, Path(tmp))
-            results[name] = run_repo(name, questions, Path(repos[name]), rev, args.wide_lines)
+            results[name] = run_repo(name, questions, Path(repos[name]), rev, args.wide_lines,
+                                     overrides)
             print(json.dumps({"repo": name, "questions": results[name]["questions"],
                               "span_hits": results[name]["span_hits"],
                               "stages": results[name]["stages"]}))

@@ -415,7 +415,8 @@ def run_controller(question: Question, index: IndexReader, config: HelixConfig, 
     ranked = _ranked(state, index, config)
     if config.retrieval.ranker.mode == "learned" and state.stop_reason != "dominance_split":
         scorer = ranker or load_ranker(config.retrieval.ranker)
-        if applies(scorer, plan.intent.route):
+        if applies(scorer, plan.intent.route, question.asked.rstrip().endswith("?"),
+                   config.retrieval.ranker):
             ranked = learned_order(state, ranked, index, config, scorer, question.asked)
     all_items = _items(state, ranked)
     kept = compact(list(all_items.values()), config.retrieval.token_budget,

@@ -135,9 +135,15 @@ def _routes(value: object, path: Path) -> frozenset[str] | None:
     return frozenset(value)
 
 
-def applies(scorer: Scorer, route: str) -> bool:
-    """Whether `scorer` orders a question of `route` (see `Ranker.routes`)."""
-    return scorer.routes is None or route in scorer.routes
+def applies(scorer: Scorer, route: str, question: bool = False,
+            policy: RankerPolicy | None = None) -> bool:
+    """Whether `scorer` orders a text of `route` (see `Ranker.routes`); `question`: the text
+    ends with a question mark, which a model of named routes orders only when
+    `policy.questions` (its training messages were commit messages, not questions)."""
+    if scorer.routes is None:
+        return True
+    return route in scorer.routes and (not question or (policy is not None
+                                                        and policy.questions))
 
 
 def _callees(ranked: Sequence[Candidate], index: IndexReader, leads: int) -> list[Chunk]:

@@ -26,6 +26,50 @@ def copy_fixture(tmp: Path) -> Path:
     return root
 
 
+def built_indexes(root: Path, tmp: Path) -> Path:
+    """`root` indexed once (as `Talk` indexes it, without embeddings) in a home of its own:
+    its `indexes` directory, for `seed_home` to copy into each test's $HELIX_HOME."""
+    import pytest
+
+    from indexers.build import ensure_index
+
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("HELIX_HOME", str(tmp))
+        ensure_index(root, config(root))
+    return tmp / "indexes"
+
+
+_BUILT: list[Path] = []  # this process's indexed copy of FIXTURE (its index directory)
+
+
+def indexed_copy(tmp: Path) -> Path:
+    """`copy_fixture`, and the fixture's index (built once per process, as `Talk` builds it)
+    copied to where this copy's index lives in the test's $HELIX_HOME: the first turn finds
+    it fresh (the same files: the same index_rev, nothing parsed) instead of building it;
+    a test that changes a file gets the usual refresh."""
+    import atexit
+    import tempfile
+
+    from helix.core.paths import index_dir_for
+
+    root = copy_fixture(tmp)
+    if not _BUILT:
+        scratch = Path(tempfile.mkdtemp(prefix="helix-talk-index-"))
+        atexit.register(shutil.rmtree, scratch, True)
+        source = copy_fixture(scratch)
+        built_indexes(source, scratch / "home")
+        _BUILT.append(index_dir_for(source, env={"HELIX_HOME": str(scratch / "home")}))
+    shutil.copytree(_BUILT[0], index_dir_for(root))
+    return root
+
+
+def seed_home(indexes: Path, home: Path) -> None:
+    """A module's built index (`built_indexes`) copied into this test's home: the test's
+    first turn finds it fresh (the same repository, unchanged) instead of building it again;
+    a changed repository would be refreshed as usual."""
+    shutil.copytree(indexes, home / "indexes")
+
+
 def config(root: Path, **flags: object) -> HelixConfig:
     return load_config(root, flags={"index.embed_enabled": False, **flags})
 

@@ -255,11 +255,12 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # file_defs.descriptive_words, descriptive_routes and over_lead: descriptive questions;
     # then file_defs.lead_files and lead_rank_cost, their first file; then
     # retrieval.ranker.keep_text and keep_file, the hand order's first item or file kept, off;
-    # then the learned ranker promoted by the A/B gate: ranker.mode "learned", keep_text, lead
-    # 5 and index.history_commits 1000, benchmarks/results/ranker_gate_round8.json; with
+    # then retrieval.ranker.questions, off: a question keeps the hand order; then the learned
+    # ranker promoted by the A/B gate: ranker.mode "learned", keep_text, lead 5 and
+    # index.history_commits 1000, benchmarks/results/ranker_gate_round8.json; with
     # retrieval.ranker.keep_frame, on: a traceback's frame kept first)
     assert HelixConfig().evidence_hash == (
-        "sha256:009f7abb1055633071d8d879a4226114628cd67612a84e6bd8e90882a7fe4857")
+        "sha256:1d2dbdc43746184439caa6ac78bcfae8a15a69b364dfee26dcde2ace8a662aa1")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

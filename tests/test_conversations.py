@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 from cli_helpers import run as run_cli
-from talk_fixtures import FIXTURE, Q, Talk, config, copy_fixture, recording_llm
+from talk_fixtures import FIXTURE, Q, Talk, config, indexed_copy, recording_llm
 
 from controller.continuity import router, rules, selection, semantic
 from controller.continuity.caps import CAPS
 from controller.continuity.pending import make_pending
 from controller.continuity.router import route_turn
-from controller.continuity.state import CoverageGateState
+from controller.continuity.state import ContinuityState, CoverageGateState
 from controller.continuity.transitions import CLASS_OF, REGISTRY
 from evals.scenarios import SUITE_DIR, load_cases, resolve_repo, run_case
 from helix.core.config import ContinuitySettings
@@ -31,7 +31,7 @@ UNANSWERED = "where is the tokenizer cache configured?"  # evidence, but not its
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    return copy_fixture(tmp_path)
+    return indexed_copy(tmp_path)
 
 
 def _events(turn: Any) -> list[str]:
@@ -157,12 +157,14 @@ def test_coverage_gate_controls_carryover(repo):
     more = talk("tell me more about that")
     assert (more.transition, more.retrieval) == ("T10", False)
     assert "tokenizer cache" in more.answer and "coverage gate" in more.answer
-    rerun = talk("same question but only in tests/")
-    assert (rerun.transition, rerun.retrieval, len(talk.asked)) == ("T10", False, asked)
     opened = talk("open the first one")  # its listed spans are real: they may still be opened
     assert opened.transition == "T3" and opened.opened is not None
     meta = talk("is that the only place?")
     assert "did not find what was asked" in meta.answer and "only place." not in meta.answer
+    # re-asking the question in another scope takes nothing from that answer: its own search
+    rerun = talk("same question but only in tests/")
+    assert (rerun.transition, rerun.retrieval) == ("T2", True), rerun.answer
+    assert "coverage gate" not in rerun.answer and len(talk.asked) == asked + 1
 
 
 def test_prior_state_ok_gates_every_gated_transition():
@@ -176,10 +178,15 @@ def test_prior_state_ok_gates_every_gated_transition():
         assert (plan.transition == "T3") is allowed, eligibility
         plan = route_turn(_after_open(gated), "who calls it?", None, ContinuitySettings())
         assert (plan.transition == "T4") is allowed, eligibility
-    ungrounded = state.model_copy(update={"coverage_gate_state": CoverageGateState(
-        carryover_eligibility="object_only")})
-    assert route_turn(ungrounded, "same question but only in tests/", None,
-                      ContinuitySettings()).transition == "T10"
+    # T2 re-asks the root question (the user's words) with its own search: not gated; without
+    # a root question it still needs one
+    for eligibility in ("object_only", "meta_only", "none"):
+        ungrounded = state.model_copy(update={"coverage_gate_state": CoverageGateState(
+            carryover_eligibility=eligibility)})  # type: ignore[arg-type]
+        assert route_turn(ungrounded, "same question but only in tests/", None,
+                          ContinuitySettings()).transition == "T2", eligibility
+    assert route_turn(ContinuityState(session_id="s"), "same question but only in tests/",
+                      None, ContinuitySettings()).transition == "T10"
 
 
 # --- the loop guard works in sessions -------------------------------------------------------

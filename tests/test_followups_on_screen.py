@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from talk_fixtures import Talk, copy_fixture
+from talk_fixtures import Talk, indexed_copy
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    return copy_fixture(tmp_path)
+    return indexed_copy(tmp_path)
 
 
 @pytest.mark.parametrize("request_text", [

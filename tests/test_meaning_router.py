@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from talk_fixtures import Q, Talk, config, copy_fixture
+from talk_fixtures import Q, Talk, config, indexed_copy
 
 from controller.continuity.meaning import (
     CLASSES,
@@ -29,7 +29,7 @@ from helix.session.reader import session_reader
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    return copy_fixture(tmp_path)
+    return indexed_copy(tmp_path)
 
 
 def _reading(turn) -> dict | None:
@@ -202,6 +202,37 @@ def test_leaving_a_folder_out_narrows_to_the_others(repo):
     assert "docs/" in listed
     kept = set(talk.state().root_frame.path_scope.split(","))
     assert kept == listed - {"docs/"}
+
+
+def test_a_narrowing_after_an_answer_that_missed_its_subject_is_asked_again_in_scope(repo):
+    # the writers' T2 turns after an opening whose evidence lacked its subject ("onyl search
+    # folder", "exlcude tests"): the question is asked again in the scope, never a boundary
+    talk = ReaderTalk(repo, fixed("narrow", on="just the search folder please"))
+    talk("where is the tokenizer cache configured?")
+    assert talk.state().coverage_gate_state.carryover_eligibility == "object_only"
+    turn = talk("just the search folder please")
+    assert (turn.transition, turn.intent, turn.retrieval) == ("T2", "scope_rerun", True)
+    assert talk.state().root_frame.path_scope == "search/"
+
+
+def test_a_graph_question_naming_the_focused_method_by_its_own_name_acts_on_the_focus(repo):
+    # "callers of carve" with CavityPool.carve open: the focused object, not a new pick of it
+    talk = ReaderTalk(repo, fixed("callers", on="so who calls rebuild then"))
+    talk(Q)
+    talk("open the third one")
+    assert talk.state().selected_object.focus_object_ref.symbol == "SearchEngine.rebuild"
+    turn = talk("so who calls rebuild then")
+    assert (turn.transition, turn.lane, turn.intent) == ("T4", "graph", "graph_callers")
+
+
+def test_a_listed_name_typed_with_two_letters_swapped_is_that_name():
+    from controller.continuity.item_names import name_like
+
+    # the writers' "scroe method", "searhc method", "open crave": below difflib's ratio bar
+    assert name_like("scroe", "score") and name_like("searhc", "search")
+    assert name_like("crave", "carve") and name_like("engien.py", "engine.py")
+    assert not name_like("scare", "score") and not name_like("sorce", "score")
+    assert not name_like("mian", "main")  # too short to be read as a typo
 
 
 def test_a_pick_of_a_thing_never_shown_is_a_boundary(repo):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-from qa_misses import classify, file_shape, recall_stage
+from qa_misses import Recorder, classify, file_shape, recall_stage
 
 GOLD = [("a.py", 40, 50)]
 CLASS = ("a.py", 10, 90)
@@ -53,3 +53,41 @@ def test_a_candidate_ranked_too_low_and_one_never_found() -> None:
 def test_a_candidate_cut_with_the_evidence_list_is_the_budgets() -> None:
     assert classify(GOLD, True, [*OTHERS, METHOD], OTHERS, OTHERS) == ("budget", {})
     assert recall_stage(GOLD, True, [*OTHERS, METHOD], OTHERS, OTHERS) == "budget"
+
+
+def test_the_learned_order_is_the_ranked_stage(tmp_path: Path) -> None:
+    """Under the learned ranker the order compaction reads is the model's: the recorder keeps
+    it as `ranked`, and the hand order's candidates stay in the pool."""
+    from collections.abc import Sequence
+    from typing import Any
+
+    from golden_files import real_index
+
+    from controller.driver import run_controller
+    from controller.evidence import evidence_id
+    from controller.question import read_question
+    from helix.core.ports import FakeClock
+
+    class Reversed:
+        routes = None
+
+        def score(self, pooled: Sequence[Any], rows: Sequence[Sequence[float]]
+                  ) -> Sequence[float]:
+            return [float(n) for n in range(len(pooled))]
+
+    repo = real_index({"a.py": "def backoff(attempt):\n    return 2 ** attempt\n",
+                       "b.py": "def retry(request):\n    return backoff(1)\n"},
+                      tmp_path, embed=False)
+    retrieval = repo.config.retrieval.model_copy(update={
+        "ranker": repo.config.retrieval.ranker.model_copy(update={"mode": "learned"})})
+    config = repo.config.model_copy(update={"retrieval": retrieval})
+    recorder = Recorder()
+    with recorder.installed():
+        env = run_controller(read_question("retry backoff attempt fails", config.retrieval),
+                             repo.index, config, query_embedder=None, clock=FakeClock(),
+                             ranker=Reversed())
+    ranked = [evidence_id(c.chunk) for c in recorder.ranked]
+    sent = [e.id for e in env.evidence]
+    assert len(sent) > 1 and sent == [i for i in ranked if i in set(sent)]
+    assert ranked[0] != evidence_id(recorder.pool[0].chunk)  # the model's order, not the hand's
+    assert {evidence_id(c.chunk) for c in recorder.pool} >= set(ranked)

@@ -29,7 +29,7 @@ from helix.session.store import ensure_schema, get_session, load_turns, state_af
 from helix.store.db import open_db
 from helix.synthesis.fake_llm import FakeLLM
 from tests.lane_fixtures import run_selection_lane
-from tests.talk_fixtures import FIXTURE, Q, Talk, copy_fixture
+from tests.talk_fixtures import FIXTURE, Q, Talk, indexed_copy
 from tests.talk_fixtures import config as _config
 
 OPEN_B = "open the build_bm25_index one"  # by label: independent of the evidence ranking
@@ -38,7 +38,7 @@ OPEN_I = "open the BM25Index one"
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    return copy_fixture(tmp_path)
+    return indexed_copy(tmp_path)
 
 
 def verdict_llm(verdict: dict) -> FakeLLM:

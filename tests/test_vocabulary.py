@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from talk_fixtures import Q, Talk, copy_fixture
+from talk_fixtures import Q, Talk, built_indexes, copy_fixture, seed_home
 
 from controller.continuity import phrases
 from controller.continuity.vocabulary_data import CUES, compiled
@@ -51,12 +51,19 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return copy_fixture(tmp_path_factory.mktemp("vocabulary"))
 
 
+@pytest.fixture(scope="module")
+def indexes(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository indexed once for the module (each test's home gets a copy)."""
+    return built_indexes(repo, tmp_path_factory.mktemp("vocabulary_home"))
+
+
 @pytest.mark.parametrize(("name", "example", "intent"), ROUTED,
                          ids=[f"{n}:{e}" for n, e, _ in ROUTED])
 def test_a_whole_message_routes_to_its_intent(name: str, example: str, intent: str,
-                                             repo: Path, monkeypatch: pytest.MonkeyPatch
-                                             ) -> None:
+                                             repo: Path, indexes: Path, helix_home: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
+    seed_home(indexes, helix_home)
     talk = Talk(repo, name=f"voc-{name}-{abs(hash(example)) % 10**8}")
     talk(Q)
     talk("open the build_bm25_index one")

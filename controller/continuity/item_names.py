@@ -47,9 +47,20 @@ def item_names(item: OptionItem) -> tuple[set[str], set[str]]:
 
 
 def name_like(token: str, name: str) -> bool:
-    """The same name, or a typo of it ("engien.py" for "engine.py")."""
-    return token == name or (len(token) >= MIN_FUZZY_CHARS and SequenceMatcher(
-        None, token, name).ratio() >= FUZZY_RATIO)
+    """The same name, or a typo of it ("engien.py" for "engine.py"; two letters swapped in a
+    short name, "scroe" for "score", which difflib's ratio puts below the bar)."""
+    if token == name or len(token) < MIN_FUZZY_CHARS:
+        return token == name
+    return SequenceMatcher(None, token, name).ratio() >= FUZZY_RATIO or _swapped(token, name)
+
+
+def _swapped(token: str, name: str) -> bool:
+    """`name` with two neighbouring letters swapped."""
+    if len(token) != len(name):
+        return False
+    diff = [i for i, (a, b) in enumerate(zip(token, name, strict=True)) if a != b]
+    return len(diff) == 2 and diff[1] == diff[0] + 1 and token[diff[0]] == name[diff[1]] \
+        and token[diff[1]] == name[diff[0]]
 
 
 def message_tokens(text: str) -> set[str]:
@@ -83,6 +94,12 @@ def respelt_names(t: Turn) -> str | None:
 
 
 def focus_named(t: Turn) -> bool:
+    """The message names the focused object: its symbol, the symbol's last part ("carve" of
+    CavityPool.carve, as a listed item is named: `item_names`) or its label."""
     target = t.focused()
-    names = {n.lower() for n in (target.symbol, target.label) if n} if target else set()
-    return bool(names & set(_WORD.findall(t.text.lower())))
+    if target is None:
+        return False
+    symbol = (target.symbol or "").lower()
+    names = {n for n in (symbol, symbol.rsplit(".", 1)[-1], (target.label or "").lower())
+             if len(n) >= MIN_NAME_CHARS}
+    return bool(names & message_tokens(t.text))

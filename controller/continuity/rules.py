@@ -12,7 +12,7 @@ from collections.abc import Callable
 from controller.continuity import phrases as say
 from controller.continuity.pending import parse_ordinal
 from controller.continuity.state import OptionItem, OptionSetKind
-from controller.continuity.transitions import REGISTRY, prior_state_ok
+from controller.continuity.transitions import REGISTRY, missing_prior_state, prior_state_ok
 from controller.continuity.turn_plan import ORDINAL_SHAPE_MAX, Intent, Turn, TurnPlan
 from controller.continuity.wording import entity_in_scope, gate_sentence, pivot_question
 from helix.core.english import SCOPE_LIMITERS, SCOPE_PREPOSITIONS, word_alternation
@@ -409,7 +409,8 @@ def gate(t: Turn, plan: TurnPlan) -> TurnPlan:
     Binding "that" to what the answer said needs a grounded answer (`full` carryover)."""
     if plan.transition == "T10":
         return plan
-    if not REGISTRY[plan.transition].gated and plan.carryover_depth is None:
+    spec = REGISTRY[plan.transition]
+    if not spec.gated and plan.carryover_depth is None and not missing_prior_state(spec, t.state):
         return plan
     ok, why = prior_state_ok(t.state, plan.transition, plan.carryover_depth)
     if ok:

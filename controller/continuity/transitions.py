@@ -85,7 +85,9 @@ class TransitionSpec(Frozen):
     root_retrieval: bool  # whether the controller runs over the repository
     must_not: str
     # the class consumes the last answer's result: the coverage gate must admit its carryover
-    # depth (`prior_state_ok`); interrupts, clarifier answers, meta and recap are never gated
+    # depth (`prior_state_ok`); interrupts, clarifier answers, meta and recap are never gated,
+    # nor is T2: it re-asks the root question (the user's words) in a new scope and runs its own
+    # retrieval with its own gate, so a last answer that missed its subject does not bar it
     gated: bool = False
     # the root frame may change, but never its path scope (organization scope, T6)
     keeps_root_scope: bool = False
@@ -132,8 +134,7 @@ REGISTRY: dict[TransitionClass, TransitionSpec] = {
                              "clarification"),
         must_preserve=("root_frame",), expected_answer_mode="scoped_root_answer",
         living_mode="address_data", root_retrieval=True,
-        must_not="downgrade to an unknown route or lose the root question and sense",
-        gated=True),
+        must_not="downgrade to an unknown route or lose the root question and sense"),
     "T3": TransitionSpec(
         cls="T3", name="explicit_selected_object_drilldown", lanes=("selection",),
         entry_condition="an item of the active numbered list is chosen by ordinal, number or "
