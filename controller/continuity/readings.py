@@ -402,14 +402,32 @@ def pivot(t: Turn, r: Reading) -> TurnPlan | None:
                   retrieval=True)
 
 
-def meta(t: Turn, r: Reading) -> TurnPlan:
+# a name shaped like code: snake_case, camelCase or dotted (one word of prose never is)
+_CODE_NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9]*(?:_[A-Za-z0-9]+|[a-z][A-Z][A-Za-z0-9]*"
+                        r"|\.[A-Za-z_][A-Za-z0-9_]*)+\b")
+
+
+def names_other_code(t: Turn) -> bool:
+    """The message names code that neither the last answer nor its question mentions ("what
+    does deploy_key_body return?" after an answer about the billing database): a question
+    about that code, not about the answer."""
+    context = t.state.answer_context_state
+    if context is None:
+        return False
+    shown = f"{context.question}\n{context.answer_excerpt}".lower()
+    return any(name.lower() not in shown for name in _CODE_NAME.findall(t.text))
+
+
+def meta(t: Turn, r: Reading) -> TurnPlan | None:
     if t.state.answer_context_state is None:
         return t.boundary("no earlier answer to discuss", "meta")
+    if not r.forced and names_other_code(t):
+        return None  # how sure / where from is asked of the answer, not of other code
     return t.plan("meta_followup_over_answer", "meta", "meta_answer",
                   "read as a question about the last answer")
 
 
-def why(t: Turn, r: Reading) -> TurnPlan:
+def why(t: Turn, r: Reading) -> TurnPlan | None:
     if t.state.last_resolved_action is None and t.state.answer_context_state is None:
         return t.boundary("nothing was done yet to explain", "semantic")
     if t.state.last_resolved_action is None or t.state.last_resolved_action.type in (
