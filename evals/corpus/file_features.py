@@ -32,6 +32,13 @@ FILE_FEATURES: tuple[str, ...] = (
 K1, B = 1.2, 0.75
 
 
+def words_bm25(found: frozenset[str], question: frozenset[str], idf: Mapping[str, float],
+               average: float) -> float:
+    """BM25 of `question` against one bag of words (`found`: a file's commit words)."""
+    norm = 1.0 - B + B * len(found) / average
+    return math.fsum(idf[w] for w in sorted(question & found)) * (K1 + 1) / (1.0 + K1 * norm)
+
+
 @dataclass(frozen=True)
 class FileHistory:
     """Per file: the words of the messages of the commits that changed its definitions, and
@@ -44,10 +51,7 @@ class FileHistory:
 
     def score(self, path: str, question: frozenset[str]) -> float:
         found = self.words.get(path)
-        if not found:
-            return 0.0
-        norm = 1.0 - B + B * len(found) / self.average
-        return math.fsum(self.idf[w] for w in question & found) * (K1 + 1) / (1.0 + K1 * norm)
+        return words_bm25(found, question, self.idf, self.average) if found else 0.0
 
 
 def file_history(defs: Mapping[str, Sequence[str]], messages: Mapping[str, frozenset[str]]

@@ -31,12 +31,13 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from evals.corpus.file_features import words_bm25
+
 SIGNALS: tuple[str, ...] = (
     "g_commits", "g_recent", "g_since", "g_bm25", "g_bm25_top", "g_bm25_rr", "g_cov",
     "g_last_cov", "f_mass", "f_mass_rr", "f_imports_in", "f_calls_in", "f_tests_in",
 )
 RECENT = 100
-K1, B = 1.2, 0.75
 # a commit: its sha and its changed files' (old path, new path); None for a side that is absent
 LogEntry = tuple[str, Sequence[tuple[str | None, str | None]]]
 
@@ -55,11 +56,7 @@ class FileLog:
 
     def score(self, path: str, question: frozenset[str]) -> float:
         found = self.words.get(path)
-        if not found:
-            return 0.0
-        norm = 1.0 - B + B * len(found) / self.average
-        return math.fsum(self.idf[w] for w in sorted(question & found)) * (K1 + 1) / (
-            1.0 + K1 * norm)
+        return words_bm25(found, question, self.idf, self.average) if found else 0.0
 
 
 def file_log(log: Sequence[LogEntry], messages: Mapping[str, frozenset[str]]) -> FileLog:
