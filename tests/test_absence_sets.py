@@ -131,7 +131,10 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     # changes; (the material named by a pronoun after a preposition, "not in there"): 9, 13;
     # (the phrase rules read "dont", "couldn’t"; "this one" names the question): 7, 13;
     # ("no X mentioned in these snippets": a negated subject the material does not show): 6, 13
-    assert wrong.get(("tune", True), 0) <= 6 and wrong.get(("tune", False), 0) <= 13, wrong
+    # absence10: fresh11 (writer21; 63 claims, 44 ordinary; held apart after meaning9: 6
+    # accepted, 9 refused) joined: 12 of 629 accepted, 22 of 417 refused before absence10's
+    # changes
+    assert wrong.get(("tune", True), 0) <= 12 and wrong.get(("tune", False), 0) <= 22, wrong
     # absence5's probe3, never tuned on: 3 of 20 accepted (the old code too), 0 of 10 refused
     assert wrong.get(("probe3", True), 0) <= 3 and not wrong.get(("probe3", False)), wrong
     # meaning9's probe9 (absence_answers_probe9.json), never tuned on: before meaning9's

@@ -41,8 +41,22 @@ STATES = [(q, line) for q, line in LINES if line["reading"] == "states"]
 # (meaning9) fresh10, measured held apart with 5 statements missed (hours: a name's suffix,
 # "hrs"/"hr", a "(s)" plural mark read as seconds, "can't ... below one hour"), now a tune
 # set: meaning9 confirms all five (tests/test_unit_lookalikes.py)
+# (absence10) fresh11 (rotation angle in degrees), measured after the lead's angle units with
+# 8 statements missed (a second unit for display or for another use, "no longer rounded to
+# whole degrees", a name's suffix, "not radians" after the value), now a tune set
 LEFT = {"Tile pressure is stored in GPa; MPa is only used for display.",
-        "You can't pass tile pressure in any unit but GPa."}
+        "You can't pass tile pressure in any unit but GPa.",
+        "Set `rotation` in degrees (the inspector also shows the equivalent in radians for "
+        "convenience).",
+        "Changed in 3.2: the rotation angle is no longer rounded to whole degrees; fractional "
+        "degrees such as 12.5 are kept.",
+        "Note that the rotation angle is in degrees even though `math.sin` expects radians; do "
+        "not pass radians here.",
+        "angle_deg: float = 0.0  # rotation, clockwise, not normalized",
+        "theta = math.radians(rotation)  # rotation is stored in degrees",
+        'log.debug("rotating by %.2f degrees (%.4f rad)", angle, math.radians(angle))',
+        "#define ROTATION_IN_DEGREES 1",
+        "let rotation_deg = 90.0; // not radians"}
 
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:
