@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
@@ -39,6 +38,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="answers timed (0: all)")
     args = parser.parse_args()
     import absence_meaning as bench
+    from _result import cpu_seconds, load_average, machine, show, write_result
 
     from helix.core.config import HelixConfig, IndexSettings
     from helix.synthesis.absence_head import AbsenceHead
@@ -51,7 +51,7 @@ def main() -> None:
     cases = cases[:args.limit] if args.limit else cases
     embedder = bench.Memo(query_embedder(IndexSettings()))
     policy, head = HelixConfig().synthesis.absence, AbsenceHead.load()
-    load = os.getloadavg()
+    load = load_average()
     sides: dict[str, list[float]] = {"without": [], "with": [], "encoder": []}
     for case in cases:
         def run(with_head: bool, c: dict[str, Any] = case) -> float:
@@ -71,17 +71,16 @@ def main() -> None:
     added = [b - a for a, b in zip(sides["without"], sides["with"], strict=True)]
     ms = 1000.0
     result = {
-        "answers": len(cases), "load_before": [round(v, 2) for v in load],
-        "load_after": [round(v, 2) for v in os.getloadavg()],
+        "answers": len(cases), "load_before": load, "load_after": load_average(),
+        "machine": machine(), "cpu_seconds": round(cpu_seconds(), 1),
         "ms_per_answer": {
             name: {"median": round(statistics.median(v) * ms, 3), "p95": round(_p95(v) * ms, 3)}
             for name, v in (*sides.items(), ("added", added)) if v},
         "note": "CPU ms of this process; 'encoder' is the first (untimed-side) pass of an "
                 "answer whose spans were not yet embedded, the same with or without the head",
     }
-    Path(args.out).write_text(json.dumps(result, indent=1, sort_keys=True) + "\n",
-                              encoding="utf-8")
-    print(json.dumps(result["ms_per_answer"], indent=1))
+    write_result(args.out, result, 1)
+    show(result["ms_per_answer"])
 
 
 if __name__ == "__main__":
