@@ -100,3 +100,29 @@ def test_the_head_decides_a_class_the_rules_misjudge(name: str, start: str, text
 
     assert judged(AbsenceHead.load()) is refused
     assert judged(None) is not refused  # the rules and the encoder alone
+
+
+def test_the_setting_is_chosen_writer_by_writer_and_never_refuses_more() -> None:
+    import numpy as np
+
+    from evals.absence_train import choose, decide, tally
+
+    rng = np.random.default_rng(7)
+    writers = np.repeat(np.array(["a", "b", "c", "d"]), 40)
+    y = (np.arange(160) % 2).astype(float)
+    noise = rng.normal(size=160)
+    verdict = y > 0.5
+    verdict[:6] = ~verdict[:6]  # the rules err on a few answers of writer a
+    # a feature that separates the classes a little better than chance, and the verdict
+    x = np.column_stack([y + noise, verdict.astype(float)])
+    setting = choose(x, y, verdict, writers)
+    assert setting["mode"] in ("none", "stack", "union")
+    if setting["mode"] != "none":
+        from evals.absence_train import fit, probability
+
+        refused = decide(setting["mode"], probability(fit(x, y, setting["l2"]), x), verdict,
+                         setting["threshold"])
+        assert tally(refused, y)[0] <= tally(verdict, y)[0] + 6
+    # a feature of pure noise and no verdict column: nothing beats the contract
+    flat = choose(np.column_stack([noise]), y, y > 0.5, writers)
+    assert flat["mode"] == "none"
