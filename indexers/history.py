@@ -38,7 +38,7 @@ from helix.core.git import GitOutputTooLarge, run_git, stream_git
 from indexers.formats import DefRow
 from indexers.tokenize import expand, words
 
-HISTORY_FORMAT = 2  # 2: the commits read (files and hunks) kept for the next build
+HISTORY_FORMAT = 3  # 2: the commits read kept for the next build; 3: paths below the root
 HISTORY_TIMEOUT_S = 120.0
 HISTORY_MAX_BYTES = 64 << 20  # of patch text read for one build
 MAX_MESSAGE_CHARS = 2000  # of one message, for its words
@@ -130,7 +130,7 @@ def _one_log(root: Path, start: str, count: int, stop: str | None, paths: Sequen
              budget: int) -> tuple[list[Commit], bool, bool]:
     """(commits, failed, cut) of one `git log -p` from `start`: `failed` when git stopped at a
     commit whose patch it cannot produce (a blob missing), `cut` when the bytes ran out."""
-    args = ["log", "-M", "-U0", "-p", "--no-color", "--no-ext-diff", "--no-textconv",
+    args = ["log", "-M", "-U0", "-p", "--relative", "--no-color", "--no-ext-diff", "--no-textconv",
             "--no-show-signature", "--no-mailmap", f"--max-count={count}",
             "--format=%x1e%H%x1f%B%x1f", *_run_args(start, stop, paths)]
     commits: list[Commit] = []

@@ -259,3 +259,22 @@ def test_history_score_is_the_same_whatever_order_a_set_iterates_in() -> None:
                              capture_output=True, text=True, check=True, cwd=ROOT)
         seen.add(out.stdout.strip())
     assert len(seen) == 1
+
+
+def test_an_index_root_below_the_git_top_level_reads_its_own_paths(tmp_path: Path) -> None:
+    """A package indexed inside a larger repository (a monorepo's subdirectory): the commits'
+    paths are read relative to the index root, so their messages reach its definitions, and a
+    commit that touched only files outside the root changes none of them."""
+    repo = tmp_path / "mono"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    shas = [commit(repo, "initial wombat parser", {"pkg/src/a.py": F1, "other/b.py": F1}, EPOCH),
+            commit(repo, "strip whitespace in the tokenizer", {"pkg/src/a.py": F2}, EPOCH + 10),
+            commit(repo, "outside only: quokka", {"other/b.py": F2}, EPOCH + 20)]
+    root = repo / "pkg"
+    commits, complete = read_commits(root, shas[-1], 100, paths=("*.py",))
+    assert complete and [c.sha for c in commits] == [shas[1], shas[0]]
+    assert {f.new for c in commits for f in c.files} == {"src/a.py"}
+    defs = {"src/a.py": [DefRow("parse", "parse", "function", "src/a.py", 1, 2, None, "p"),
+                         DefRow("render", "render", "function", "src/a.py", 5, 6, None, "r")]}
+    assert attribute(commits, defs, per_def=10) == {"p": [shas[1], shas[0]], "r": [shas[0]]}
