@@ -425,7 +425,7 @@ def build_history(root: Path, head: str, defs_by_path: Mapping[str, Sequence[Def
     if old is not None and old.head == head:
         kept = {n: shas for n, shas in old.defs.items() if n in known}
         return dump(HistoryTable(head, dict(settings), kept, old.words, old.log)), {
-            "commits_read": 0, "reused": True, "defs": len(kept)}
+            "commits_read": 0, "reused": True, "defs": len(kept), "head": head}
     stop = old.head if old is not None and is_ancestor(root, old.head, head) else None
     boundary = grafted(root, head)
     suffixes = sorted({"*." + p.rsplit(".", 1)[1] for p in defs_by_path
@@ -452,7 +452,7 @@ def build_history(root: Path, head: str, defs_by_path: Mapping[str, Sequence[Def
     defs = attribute(log, defs_by_path, per_def)
     return dump(HistoryTable(head, dict(settings), defs, words, log)), {
         "commits_read": read, "reused": False, "incremental": stop is not None,
-        "complete": complete, "defs": len(defs)}
+        "complete": complete, "defs": len(defs), "head": head}
 
 
 class HistoryIndex:
