@@ -82,12 +82,14 @@ def _cases(data: dict[str, Any]) -> list[dict[str, Any]]:
             for a in data["answers"]]
 
 
-def verdicts(cases: list[dict[str, Any]], meaning: Any) -> list[bool]:
-    """Whether the contract refuses each answer as an absence claim."""
+def verdicts(cases: list[dict[str, Any]], meaning: Any, head: Any = None) -> list[bool]:
+    """Whether the contract refuses each answer as an absence claim (`head`: the learned
+    absence head `helix ask` loads, deciding over the rules' and the encoder's readings)."""
     from helix.synthesis.contract import NO_EVIDENCE_CLAIM, check_answer
 
     return [check_answer(c["text"], c["refs"], evidence=c["evidence"], meaning=meaning,
-                         question=c["question"]).reason == NO_EVIDENCE_CLAIM for c in cases]
+                         question=c["question"], head=head).reason == NO_EVIDENCE_CLAIM
+            for c in cases]
 
 
 def count(cases: list[dict[str, Any]], refused: list[bool], split: str) -> dict[str, Any]:
@@ -188,6 +190,10 @@ def main() -> None:
     splits = sorted({c["split"] for c in cases})
     result["rules_only"] = {s: count(cases, rules, s) for s in splits}
     result["meaning"] = {s: count(cases, with_meaning, s) for s in splits}
+    from helix.synthesis.absence_head import AbsenceHead
+
+    with_head = verdicts(cases, meaning, AbsenceHead.load())
+    result["shipped"] = {s: count(cases, with_head, s) for s in splits}  # as helix ask checks
     result["timing"] = {"encoder_load_s": round(load_s, 3),
                         "first_pass_s": round(time.perf_counter() - checked, 3),
                         "contract_ms_median_cached": round(statistics.median(per_answer), 3),
