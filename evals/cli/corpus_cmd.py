@@ -167,6 +167,7 @@ def _ranker_commands() -> None:
     corpus.add_command(train_cmd)
     corpus.add_command(qranker_cmd.add_cmd)
     corpus.add_command(qranker_cmd.rows_cmd)
+    corpus.add_command(qranker_cmd.train_cmd)
 
 
 _ranker_commands()

@@ -78,3 +78,58 @@ def rows_cmd(list_file: str, mirrors: str, out_dir: str, home: str | None,
                                     mirror_dir(user_path(mirrors), entry.source),
                                     entry.revision, out, entry.split, where, overrides)
         echo(f"{entry.name}: {json.dumps(summary, sort_keys=True)}")
+
+
+@click.command(name="train-qranker")
+@_QA_LIST
+@click.option("--rows", "rows_dir", required=True, metavar="DIR",
+              help="The question rows (`helix eval corpus qa-rows --out DIR`).")
+@click.option("--out", "out_dir", required=True, metavar="DIR",
+              help="Where model.txt and manifest.json go.")
+@click.option("--lopo-out", "lopo_out", default=None, metavar="FILE",
+              help="Write the leave-one-project-out table (JSON) here too.")
+@click.option("--min-route-share", "min_route_share", type=click.FloatRange(0.0, 1.0),
+              default=0.05, show_default=True,
+              help="The model orders questions of the routes that hold at least this share "
+                   "of the training questions (the manifest's `routes`).")
+def train_cmd(list_file: str, rows_dir: str, out_dir: str, lopo_out: str | None,
+              min_route_share: float) -> None:
+    """Train the question model: parameters and trees chosen by leave-one-project-out, then
+    trained on every project; print the digest to pin."""
+    import json
+
+    from evals.corpus.qa_cases import load_question_list, read_questions
+    from evals.corpus.qa_train import dump, fit, lopo, project_groups, question_routes
+    from evals.corpus.ranker_train import BASE_PARAMS, write_model
+    from helix.core.hashing import digest
+
+    manifest_path = user_path(list_file)
+    entries = load_question_list(manifest_path)
+    rows = user_path(rows_dir)
+    projects = {e.name: project_groups(rows, e.name) for e in entries}
+    result = lopo(projects)
+    if lopo_out:
+        user_path(lopo_out).write_text(dump(result) + "\n", encoding="utf-8")
+    best = result["best"]
+    names = sorted(projects)
+    booster = fit([projects[n] for n in names], [1.0] * len(names), best["params"],
+                  best["trees"])
+    questions = [q.question for e in entries
+                 for q in read_questions(manifest_path.parent / e.file)]
+    model = {
+        "description": "The question model (issue 31, round 10): LightGBM lambdarank over "
+                       "controller.rank_features.FEATURES trained on natural questions "
+                       "(helix eval corpus train-qranker); it orders questions only.",
+        "questions_digest": digest(manifest_path.read_bytes()),
+        "projects": {e.name: e.questions for e in entries},
+        "params": {**BASE_PARAMS, **best["params"]}, "trees": best["trees"],
+        "questions": True,
+        "routes": question_routes(questions, min_route_share),
+        "metrics": {"lopo": best["mean"], "lopo_hand": result["hand"]["mean"]},
+    }
+    pinned = write_model(user_path(out_dir),
+                         str(booster.model_to_string(num_iteration=best["trees"])), model)
+    echo(json.dumps(model["metrics"], sort_keys=True))
+    echo(f"model written to {user_path(out_dir)}; to use it:\n  [retrieval.ranker]\n"
+         f"  question_manifest = \"{user_path(out_dir) / 'manifest.json'}\"\n"
+         f"  question_digest = \"{pinned}\"")
