@@ -71,7 +71,7 @@ def main() -> None:
         name, _, path = item.partition("=")
         other = per_repo(json.loads(Path(path).read_text(encoding="utf-8")))
         result["variants"][name] = {"counts": other, "gate": decide(hand, other)}
-    print(json.dumps(result["gate"], sort_keys=True))
+    print(json.dumps(dict(sorted(result["gate"].items()))))
     write_result(args.out, result, indent=1)
 
 
