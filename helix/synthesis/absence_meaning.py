@@ -206,10 +206,15 @@ _VECTORS_LOCK = threading.Lock()
 
 
 def _embed_each(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """Each text's vector, each embedded alone; an embedder that embeds each text alone itself
+    (`embeds_each_alone`: the embedding cache's) gets them all in one call: the same vectors,
+    one cache lookup and write instead of one a text."""
     import numpy as np
 
     if not texts:
         return np.zeros((0, embedder.dim), dtype=np.float32)
+    if getattr(embedder, "embeds_each_alone", False):
+        return np.asarray(embedder.embed(list(texts)), dtype=np.float32)
     return np.vstack([embedder.embed([t]) for t in texts]).astype(np.float32)
 
 
