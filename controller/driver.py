@@ -30,7 +30,13 @@ from controller.evidence import (
 from controller.loop import LoopState, ToolResults, initial_state, step
 from controller.moves import asks_tests
 from controller.question import Question, respell
-from controller.rank_step import Scorer, applies, learned_order, load_ranker
+from controller.rank_step import (
+    Scorer,
+    applies,
+    learned_order,
+    load_question_ranker,
+    load_ranker,
+)
 from controller.reasons import Reason
 from controller.route import RoutePlan
 from controller.text import is_identifier
@@ -415,9 +421,16 @@ def run_controller(question: Question, index: IndexReader, config: HelixConfig, 
     ranked = _ranked(state, index, config)
     if config.retrieval.ranker.mode == "learned" and state.stop_reason != "dominance_split":
         scorer = ranker or load_ranker(config.retrieval.ranker)
-        if applies(scorer, plan.intent.route, question.asked.rstrip().endswith("?"),
-                   config.retrieval.ranker):
-            ranked = learned_order(state, ranked, index, config, scorer, question.asked)
+        asks = question.asked.rstrip().endswith("?")
+        chosen: Scorer | None = scorer
+        if not applies(scorer, plan.intent.route, asks, config.retrieval.ranker):
+            # what the first model leaves in the hand order, a question model may order
+            chosen = None if ranker is not None else load_question_ranker(
+                config.retrieval.ranker)
+            if chosen is not None and not applies(chosen, plan.intent.route, asks):
+                chosen = None
+        if chosen is not None:
+            ranked = learned_order(state, ranked, index, config, chosen, question.asked)
     all_items = _items(state, ranked)
     kept = compact(list(all_items.values()), config.retrieval.token_budget,
                    plan.intent.terms, config.retrieval.excerpt_context_lines,

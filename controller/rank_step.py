@@ -42,6 +42,7 @@ from helix.core.schemas import Chunk
 from indexers.api import IndexReader
 
 SHIPPED_MANIFEST = Path(__file__).resolve().parent.parent / "data" / "ranker" / "manifest.json"
+QUESTION_MANIFEST = SHIPPED_MANIFEST.parent.parent / "ranker_questions" / "manifest.json"
 MAX_MODEL_BYTES = 64 << 20
 
 
@@ -64,6 +65,9 @@ class Ranker:
     # the routes of the questions it was trained on (the manifest's `routes`); a question
     # of another route keeps the hand order: the model never saw one. None: every route
     routes: frozenset[str] | None = None
+    # trained on natural questions (the manifest's `questions`): it orders a text of its
+    # routes whether or not it ends with a question mark
+    questions: bool = False
 
     def score(self, pooled: Sequence[Pooled], rows: Sequence[Sequence[float]]
               ) -> Sequence[float]:
@@ -100,19 +104,33 @@ def load_ranker(policy: RankerPolicy) -> Ranker:
     """The model named by `policy` (its manifest, pinned by `policy.digest`), read once per
     process; RankerModelError (one line) when it cannot be used."""
     path = Path(policy.manifest).expanduser() if policy.manifest else SHIPPED_MANIFEST
-    key = (str(path), policy.digest)
+    return _load(path, policy.digest, bool(policy.manifest), "retrieval.ranker.digest")
+
+
+def load_question_ranker(policy: RankerPolicy) -> Ranker | None:
+    """The question model `policy` names (`question_manifest`, pinned by `question_digest`),
+    or None when it names none (an empty digest)."""
+    if not policy.question_digest:
+        return None
+    path = (Path(policy.question_manifest).expanduser() if policy.question_manifest
+            else QUESTION_MANIFEST)
+    return _load(path, policy.question_digest, bool(policy.question_manifest),
+                 "retrieval.ranker.question_digest")
+
+
+def _load(path: Path, pinned: str, named: bool, setting: str) -> Ranker:
+    key = (str(path), pinned)
     cached = _LOADED.get(key)
     if cached is not None:
         return cached
     raw = _read(path, "manifest")
     found = digest(raw)
-    if found != policy.digest:
+    if found != pinned:
         raise RankerModelError(f"the ranker manifest {path} has digest {found}; set "
-                               f"retrieval.ranker.digest to it to use this model"
-                               if not policy.digest or (policy.manifest and policy.digest
-                                                        == SHIPPED_RANKER_DIGEST) else
-                               f"the ranker manifest {path} has digest {found}, not "
-                               f"retrieval.ranker.digest {policy.digest}")
+                               f"{setting} to it to use this model"
+                               if not pinned or (named and pinned == SHIPPED_RANKER_DIGEST)
+                               else f"the ranker manifest {path} has digest {found}, not "
+                               f"{setting} {pinned}")
     try:
         manifest = json.loads(raw)
     except ValueError:
@@ -121,7 +139,8 @@ def load_ranker(policy: RankerPolicy) -> Ranker:
         raise RankerModelError(f"the ranker manifest {path} is not a JSON object")
     model = parse_model(_part(path.parent, manifest, "model").decode("utf-8", "replace"),
                         FEATURES)
-    ranker = Ranker(model=model, digest=found, routes=_routes(manifest.get("routes"), path))
+    ranker = Ranker(model=model, digest=found, routes=_routes(manifest.get("routes"), path),
+                    questions=manifest.get("questions") is True)
     with _LOCK:
         _LOADED[key] = ranker
     return ranker
@@ -142,8 +161,8 @@ def applies(scorer: Scorer, route: str, question: bool = False,
     `policy.questions` (its training messages were commit messages, not questions)."""
     if scorer.routes is None:
         return True
-    return route in scorer.routes and (not question or (policy is not None
-                                                        and policy.questions))
+    return route in scorer.routes and (not question or getattr(scorer, "questions", False)
+                                       or (policy is not None and policy.questions))
 
 
 def _callees(ranked: Sequence[Candidate], index: IndexReader, leads: int) -> list[Chunk]:

@@ -258,9 +258,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # then retrieval.ranker.questions, off: a question keeps the hand order; then the learned
     # ranker promoted by the A/B gate: ranker.mode "learned", keep_text, lead 5 and
     # index.history_commits 1000, benchmarks/results/ranker_gate_round8.json; with
-    # retrieval.ranker.keep_frame, on: a traceback's frame kept first)
+    # retrieval.ranker.keep_frame, on: a traceback's frame kept first; then
+    # retrieval.ranker.question_manifest and question_digest, none: no question model)
     assert HelixConfig().evidence_hash == (
-        "sha256:1d2dbdc43746184439caa6ac78bcfae8a15a69b364dfee26dcde2ace8a662aa1")
+        "sha256:edfa648b1cd4db3b691237cf49e4efeb148736fa373b9feb6821a77bb0cb5845")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

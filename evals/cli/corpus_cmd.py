@@ -8,6 +8,7 @@
     helix eval corpus trees --mirrors DIR --into DIR [--split S]
                                               each repository's tree at R, from git objects
     helix eval corpus ranker-rows / train-ranker  the learned ranker (evals/cli/ranker_cmd.py)
+    helix eval corpus qa-add / qa-rows / train-qranker  the question model (qranker_cmd.py)
 """
 
 from __future__ import annotations
@@ -159,10 +160,14 @@ def trees_cmd(repos_file: str, mirrors: str, into: str, splits: tuple[str, ...],
 
 
 def _ranker_commands() -> None:
+    from evals.cli import qranker_cmd
     from evals.cli.ranker_cmd import rows_cmd, train_cmd
 
     corpus.add_command(rows_cmd)
     corpus.add_command(train_cmd)
+    corpus.add_command(qranker_cmd.add_cmd)
+    corpus.add_command(qranker_cmd.rows_cmd)
+    corpus.add_command(qranker_cmd.train_cmd)
 
 
 _ranker_commands()

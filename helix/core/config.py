@@ -117,6 +117,7 @@ REPO_FORBIDDEN: dict[str, str] = {
     "index.skip_secrets": "it decides whether secret-bearing files are read",
     "index.max_files": "it decides whether a large directory is indexed by accident",
     "retrieval.ranker.manifest": "it decides which model file is loaded",
+    "retrieval.ranker.question_manifest": "it decides which model file is loaded",
     "index.mask_secrets": "it decides whether secrets are stored in clear",
     "index.scan_workers": "it decides how many processes Helix starts",
     "index.scan_workers_max": "it decides how many processes Helix starts",

@@ -357,6 +357,12 @@ class RankerPolicy(_Frozen):
     # model whose manifest names no routes orders every text. SWE-QA dev, the learned
     # configuration: docs/ranker.md ("Questions keep the hand order")
     questions: bool = False
+    # a second model trained on natural questions (`helix eval corpus train-qranker`), which
+    # orders the texts of its manifest's routes the first model leaves in the hand order
+    # (questions); named by its manifest (None: data/ranker_questions/) and pinned by its
+    # digest. "": none (docs/ranker.md, "A question model": the A/B gate on SWE-QA dev)
+    question_manifest: str | None = None
+    question_digest: str = ""
 
 
 class AnswerPolicy(_Frozen):
