@@ -22,7 +22,6 @@ of CPU for all files on the shared machine); a replay a few minutes.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import pickle
@@ -86,6 +85,7 @@ def capture(out: Path, files: list[str]) -> None:
 def replay(calls: Path, out: Path) -> None:
     from controller.continuity.router import route_turn
     from evals.heldapart import fresh_home
+    from helix.core.hashing import canonical_json, digest
     from helix.session.reader import session_reader
 
     os.environ["HELIX_HOME"] = fresh_home()
@@ -102,10 +102,10 @@ def replay(calls: Path, out: Path) -> None:
             dumped = plan.model_dump_json()
             same += dumped == row["plan"]
             reading = plan.reading.model_dump(mode="json") if plan.reading else None
-            handle.write(json.dumps({
+            handle.write(canonical_json({
                 "file": row["file"], "n": n, "route": [plan.transition, plan.lane, plan.intent],
                 "reading": reading, "announce": plan.announce,
-                "plan": hashlib.sha256(dumped.encode()).hexdigest()[:16]}, sort_keys=True) + "\n")
+                "plan": digest(dumped)[:16]}) + "\n")
     print(json.dumps({"turns": len(rows), "plans_as_captured": same,
                       "cpu_seconds": round(time.process_time() - started, 1)}))
 
