@@ -148,10 +148,18 @@ def _with_worker(store: IndexStore, root: Path, config: HelixConfig, report: Bui
     return report.model_copy(update={"worker_pid": pid})
 
 
-def _is_current(manifest: Manifest, hashes: dict[str, str], config: HelixConfig) -> bool:
-    """The generation is what a build of these files under this config would write."""
-    return (manifest.files == hashes and manifest.index_hash == config.index_hash
-            and manifest.counts.get("parse_hash") == parse_hash(config.index))
+def _is_current(manifest: Manifest, hashes: dict[str, str], config: HelixConfig,
+                root: Path) -> bool:
+    """The generation is what a build of these files under this config would write: with the
+    history field on, at the same HEAD too (a commit that changed no indexed file still adds
+    its message to the field)."""
+    if not (manifest.files == hashes and manifest.index_hash == config.index_hash
+            and manifest.counts.get("parse_hash") == parse_hash(config.index)):
+        return False
+    if not config.index.history_commits:
+        return True
+    head = head_commit(root)
+    return head is None or (manifest.report.get("history") or {}).get("head") == head
 
 
 def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
@@ -188,7 +196,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     prev_manifest = prev_index.manifest if prev_index else None
     added, modified, removed = _diff(prev_manifest.files if prev_manifest else {}, hashes)
     unchanged = (prev_index is not None and prev_manifest is not None
-                 and _is_current(prev_manifest, hashes, config))
+                 and _is_current(prev_manifest, hashes, config, root))
     if unchanged and prev_index is not None:
         reason = is_sound(store, prev_index)
         if reason is not None:
@@ -423,7 +431,7 @@ def _read_unlocked(root: Path, config: HelixConfig, store: IndexStore,
     seen = {"files_seen": walked.seen, "files_skipped": {
         reason: len(paths) for reason, paths in sorted(walked.skipped.items())}}
     seconds = {"total": round(time.perf_counter() - started, 4)}
-    if _is_current(manifest, hashes, config):
+    if _is_current(manifest, hashes, config, root):
         return current, kept_report(manifest.report, noop=True, seconds=seconds, **seen)
     if holder is None:
         pid = dense_worker.running_pid(store)

@@ -38,7 +38,7 @@ from helix.core.git import GitOutputTooLarge, run_git, stream_git
 from indexers.formats import DefRow
 from indexers.tokenize import expand, words
 
-HISTORY_FORMAT = 2  # 2: the commits read (files and hunks) kept for the next build
+HISTORY_FORMAT = 3  # 2: the commits read kept for the next build; 3: paths below the root
 HISTORY_TIMEOUT_S = 120.0
 HISTORY_MAX_BYTES = 64 << 20  # of patch text read for one build
 MAX_MESSAGE_CHARS = 2000  # of one message, for its words
@@ -130,7 +130,7 @@ def _one_log(root: Path, start: str, count: int, stop: str | None, paths: Sequen
              budget: int) -> tuple[list[Commit], bool, bool]:
     """(commits, failed, cut) of one `git log -p` from `start`: `failed` when git stopped at a
     commit whose patch it cannot produce (a blob missing), `cut` when the bytes ran out."""
-    args = ["log", "-M", "-U0", "-p", "--no-color", "--no-ext-diff", "--no-textconv",
+    args = ["log", "-M", "-U0", "-p", "--relative", "--no-color", "--no-ext-diff", "--no-textconv",
             "--no-show-signature", "--no-mailmap", f"--max-count={count}",
             "--format=%x1e%H%x1f%B%x1f", *_run_args(start, stop, paths)]
     commits: list[Commit] = []
@@ -425,7 +425,7 @@ def build_history(root: Path, head: str, defs_by_path: Mapping[str, Sequence[Def
     if old is not None and old.head == head:
         kept = {n: shas for n, shas in old.defs.items() if n in known}
         return dump(HistoryTable(head, dict(settings), kept, old.words, old.log)), {
-            "commits_read": 0, "reused": True, "defs": len(kept)}
+            "commits_read": 0, "reused": True, "defs": len(kept), "head": head}
     stop = old.head if old is not None and is_ancestor(root, old.head, head) else None
     boundary = grafted(root, head)
     suffixes = sorted({"*." + p.rsplit(".", 1)[1] for p in defs_by_path
@@ -452,7 +452,7 @@ def build_history(root: Path, head: str, defs_by_path: Mapping[str, Sequence[Def
     defs = attribute(log, defs_by_path, per_def)
     return dump(HistoryTable(head, dict(settings), defs, words, log)), {
         "commits_read": read, "reused": False, "incremental": stop is not None,
-        "complete": complete, "defs": len(defs)}
+        "complete": complete, "defs": len(defs), "head": head}
 
 
 class HistoryIndex:

@@ -259,3 +259,42 @@ def test_history_score_is_the_same_whatever_order_a_set_iterates_in() -> None:
                              capture_output=True, text=True, check=True, cwd=ROOT)
         seen.add(out.stdout.strip())
     assert len(seen) == 1
+
+
+def test_an_index_root_below_the_git_top_level_reads_its_own_paths(tmp_path: Path) -> None:
+    """A package indexed inside a larger repository (a monorepo's subdirectory): the commits'
+    paths are read relative to the index root, so their messages reach its definitions, and a
+    commit that touched only files outside the root changes none of them."""
+    repo = tmp_path / "mono"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    shas = [commit(repo, "initial wombat parser", {"pkg/src/a.py": F1, "other/b.py": F1}, EPOCH),
+            commit(repo, "strip whitespace in the tokenizer", {"pkg/src/a.py": F2}, EPOCH + 10),
+            commit(repo, "outside only: quokka", {"other/b.py": F2}, EPOCH + 20)]
+    root = repo / "pkg"
+    commits, complete = read_commits(root, shas[-1], 100, paths=("*.py",))
+    assert complete and [c.sha for c in commits] == [shas[1], shas[0]]
+    assert {f.new for c in commits for f in c.files} == {"src/a.py"}
+    defs = {"src/a.py": [DefRow("parse", "parse", "function", "src/a.py", 1, 2, None, "p"),
+                         DefRow("render", "render", "function", "src/a.py", 5, 6, None, "r")]}
+    assert attribute(commits, defs, per_def=10) == {"p": [shas[1], shas[0]], "r": [shas[0]]}
+
+
+def test_committing_what_was_indexed_brings_its_message_in(tmp_path: Path,
+                                                           helix_home: Path) -> None:
+    """An edit indexed before it was committed: committing it moves HEAD without changing a
+    file, and the next build reads the new commit (the index is not current at a new HEAD)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    commit(repo, "initial wombat parser", {"src/a.py": F1}, EPOCH)
+    (repo / "src" / "a.py").write_text(F2, encoding="utf-8")  # edited, not committed
+    index, report = _index(repo, 100)  # type: ignore[misc]
+    assert "zebra" not in index.history_index().docs["def:src/a.py::parse"]
+    git(repo, "commit", "-q", "-am", "zebra guard in the parser", when=EPOCH + 10)
+    index, report = _index(repo, 100)  # type: ignore[misc]
+    info = report.model_dump()
+    assert not info["noop"] and info["history"]["commits_read"] == 1
+    assert "zebra" in index.history_index().docs["def:src/a.py::parse"]
+    _, report = _index(repo, 100)  # type: ignore[misc]
+    assert report.model_dump()["noop"]  # current at this HEAD: nothing built again
