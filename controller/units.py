@@ -1,15 +1,14 @@
 """Whether a text states a quantity in a unit, or says it is *not* in that unit (pure).
 
-"is the tile pressure in GPa?" against "it is never expressed in GPa" must not read as "in
-GPa". Each mention of the unit is read in its sentence (`helix.core.negation`): a mention that
-a negation reaches ("never expressed in GPa", "GPa is deprecated in favour of pascal", "was
-GPa, now pascal", "quoting it in GPa would be wrong") denies the unit; any other mention states
-it, unless its sentence also denies the unit (then the sentence qualifies the unit and states
-nothing plainly) or its line plainly states the quantity in another unit of the same
-dimension ("Returns pascal. (Callers that expect psi must convert.)": two answers, neither
-confirmed; a number before a unit makes it a value, "1 GPa = 1e9 Pa", never a rival). A line
-that only denies the unit is answered with the unit it does state ("in pascal"), when it names
-one (unit names by dimension: controller/units.toml).
+"Is the tile pressure in GPa?" against "it is never expressed in GPa" must not read "in GPa".
+Each mention of the unit is read in its sentence (`helix.core.negation`): a mention a negation
+reaches ("never expressed in GPa", "GPa is deprecated in favour of pascal", "was GPa, now
+pascal", "quoting it in GPa would be wrong") denies the unit; any other states it, unless its
+sentence also denies the unit (it qualifies the unit, states nothing plainly) or its line
+plainly states the quantity in another unit of the dimension ("Returns pascal. (Callers that
+expect psi must convert.)": two answers, neither confirmed; a number before a unit makes it a
+value, "1 GPa = 1e9 Pa", never a rival). A line that only denies the unit is answered with the
+unit it states ("in pascal"), if any (unit names by dimension: controller/units.toml).
 
     unit_lines(text, unit, quantity=()) -> UnitLine(offset, states, instead) per line naming
                                     the unit (with the asked quantity: a sentence that
@@ -61,6 +60,7 @@ class _Names:
     contrasts: frozenset[str]  # words opening a clause about another subject
     dimension_nouns: frozenset[str]  # "2d array": a count of dimensions, no unit
     number_words: frozenset[str]  # "one hour": a value, as "1 hour"
+    connectors: frozenset[str]  # "ROTATION_IN_DEGREES": no word of the quantity's name
 
 
 def _key(name: str) -> str:
@@ -86,6 +86,7 @@ def _unit_names() -> _Names:
                   contrasts=frozenset(data["lines"]["contrasts"]),
                   dimension_nouns=frozenset(data["mentions"]["dimension_nouns"]),
                   number_words=frozenset(data["mentions"]["number_words"]),
+                  connectors=frozenset(data["mentions"]["connectors"]),
                   condition=re.compile(r"^\s*(?:" + r"|".join(
                       re.escape(w).replace(r"\ ", r"\s+") for w in data["lines"]["conditions"])
                       + r")\b"))
@@ -101,13 +102,13 @@ def _rival(word: str, unit: str) -> bool:
 def _other_stated(reading: Reading, unit: str, start: int, end: int,
                   quantity: tuple[str, ...] = ()) -> str | None:
     """The first other unit of `unit`'s dimension that characters `start`..`end` state
-    plainly: not denied, and not a value ("1 GPa = 1e9 Pa", "about 3 bar": a number before
-    it)."""
+    plainly: not denied, not a value ("1 GPa = 1e9 Pa", "about 3 bar"), not a call."""
     previous = ""
     for at, (token, denied) in enumerate(zip(reading.tokens, reading.denied, strict=True)):
         if (start <= token.start < end and not denied and _is_unit_name(token.text, previous)
                 and _rival(token.text, unit) and not _is_number(previous)
-                and not _supposed(reading, at) and not _contrasted(reading, at, quantity)):
+                and not _code_name(reading, at) and not _supposed(reading, at)
+                and not _contrasted(reading, at, quantity)):
             return token.text
         previous = token.lower
     return None
@@ -126,6 +127,12 @@ def _contrasted(reading: Reading, at: int, quantity: tuple[str, ...]) -> bool:
             return bool(between) and not any(t.lower in names.anaphors for t in between) \
                 and not _names_quantity(" ".join(t.text for t in between), quantity)
     return False
+
+
+def _code_name(reading: Reading, at: int) -> bool:
+    """Token `at` is a function called, "(" touching it (`math.radians(x)`): not a unit."""
+    after = reading.tokens[at + 1:at + 2]
+    return bool(after) and after[0].text == "(" and after[0].start == reading.tokens[at].end
 
 
 def _supposed(reading: Reading, at: int) -> bool:
@@ -198,8 +205,9 @@ def _unit_pattern(unit: str) -> re.Pattern[str]:
 
 
 # what only looks like a unit, blanked before a text is read (same length, so offsets hold):
-# a plural mark ("hour(s)": never "(s)" seconds), a printf or format specifier ("%s", "%5d",
-# "%H", "{:>5s}"): never a unit
+# a plural mark ("hour(s)": never "(s)" seconds), a printf or format specifier ("%s", "%H",
+# "{:>5s}"): never a unit; a number's ("%.4f", "%5d") reads as a number (a value's unit after)
+_FORMAT_NUMBER = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[dfeEgGiu](?![A-Za-z])")
 _NOT_UNITS = re.compile(r"(?<=[A-Za-z])\((?:s|es)\)|%[-+ #0]*\d*(?:\.\d+)?[A-Za-z]"
                         r"|\{[^{}\s]*:[^{}\s]*\}")
 # an identifier's words: snake_case, SCREAMING_CASE, camelCase ("cacheLifetimeHours")
@@ -208,6 +216,7 @@ _IDENTIFIER = re.compile(r"(?<![\w.])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\
 
 
 def _blanked(text: str) -> str:
+    text = _FORMAT_NUMBER.sub(lambda m: "0" * len(m.group()), text)
     return _NOT_UNITS.sub(lambda m: " " * len(m.group()), text)
 
 
@@ -220,12 +229,23 @@ def _suffixed(text: str, unit: str, quantity: tuple[str, ...]) -> list[re.Match[
     for match in _IDENTIFIER.finditer(text):
         words = [w.strip() for w in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", match.group()) if w]
         if len(words) > 1 and words[-1].lower() in names \
-                and _names_quantity(" ".join(words[:-1]), quantity):
+                and _named_by_part(words[:-1], quantity):
             last = match.end() - len(words[-1])
             found = re.compile(re.escape(words[-1])).match(text, last)
             if found is not None:
                 out.append(found)
     return out
+
+
+def _named_by_part(words: list[str], quantity: tuple[str, ...]) -> bool:
+    """An identifier's words name the quantity: its phrase, or only words of it, connectors
+    aside (`angle_deg`, `ROTATION_IN_DEGREES` for "rotation angle"; not `session_ttl_h`)."""
+    if _names_quantity(" ".join(words), quantity):
+        return True
+    said = [w.lower() for w in words if w.lower() not in _unit_names().connectors]
+    return bool(said) and any(all(any(q == w or (len(w) >= _SHORT_WORD and q.startswith(w))
+                                      for q in re.findall(r"[a-z0-9]+", phrase.lower()))
+                                  for w in said) for phrase in quantity)
 
 
 def _mentions(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[re.Match[str]]:
@@ -279,9 +299,9 @@ def _instead(reading: Reading, unit: str, sentence: int) -> str | None:
     It's in millikelvin.")."""
     for at in (sentence, sentence + 1):
         previous = ""
-        for token, denied in zip(reading.tokens, reading.denied, strict=True):
+        for n, (token, denied) in enumerate(zip(reading.tokens, reading.denied, strict=True)):
             if (token.sentence == at and not denied and _is_unit_name(token.text, previous)
-                    and _rival(token.text, unit)):
+                    and _rival(token.text, unit) and not _code_name(reading, n)):
                 return token.text
             previous = token.lower
     return None

@@ -43,6 +43,10 @@ def load_sessions(path: Path) -> list[dict[str, Any]]:
                 "text" not in t or "transition" not in t.get("expect", {}) for t in turns):
             raise ConfigError(f"{path.name}:{number}: a session needs 'id' and turns with "
                               "'text' and expect.transition")
+        for turn in turns:  # a writer's `alt` beside `expect` (the training files' layout)
+            if turn.get("alt"):
+                turn["expect"] = {**turn["expect"],
+                                  "alt": [*turn["expect"].get("alt", ()), *turn["alt"]]}
         sessions.append(session)
     return sessions
 

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.errors import BadPathError, IndexCorruptError, IndexLockedError
-from helix.core.git import head_commit, repo_revision
+from helix.core.git import repo_revision
 from helix.core.notices import notify
 from helix.core.paths import index_dir_for, user_path
 from helix.core.ports import Embedder, Progress
@@ -36,6 +36,7 @@ from indexers import dense_worker, version
 from indexers.blob_stats import revision
 from indexers.build_dense import cached_dense, complete_dense, plan_dense, selection_settings
 from indexers.build_embed import embed
+from indexers.build_history import build_history_part, is_current
 from indexers.build_lexical import Lexical, build_lexical
 from indexers.formats import (
     PART_CARDS,
@@ -59,7 +60,6 @@ from indexers.store import (
     DIR_DENSE,
     GenerationWriter,
     IndexStore,
-    Manifest,
     dense_state,
     now,
 )
@@ -148,20 +148,6 @@ def _with_worker(store: IndexStore, root: Path, config: HelixConfig, report: Bui
     return report.model_copy(update={"worker_pid": pid})
 
 
-def _is_current(manifest: Manifest, hashes: dict[str, str], config: HelixConfig,
-                root: Path) -> bool:
-    """The generation is what a build of these files under this config would write: with the
-    history field on, at the same HEAD too (a commit that changed no indexed file still adds
-    its message to the field)."""
-    if not (manifest.files == hashes and manifest.index_hash == config.index_hash
-            and manifest.counts.get("parse_hash") == parse_hash(config.index)):
-        return False
-    if not config.index.history_commits:
-        return True
-    head = head_commit(root)
-    return head is None or (manifest.report.get("history") or {}).get("head") == head
-
-
 def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
                   embedder: Embedder | None, progress: Progress | None,
                   force: bool, parts: dict[str, Any] | None = None,
@@ -196,7 +182,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     prev_manifest = prev_index.manifest if prev_index else None
     added, modified, removed = _diff(prev_manifest.files if prev_manifest else {}, hashes)
     unchanged = (prev_index is not None and prev_manifest is not None
-                 and _is_current(prev_manifest, hashes, config, root))
+                 and is_current(prev_manifest, hashes, config, root))
     if unchanged and prev_index is not None:
         reason = is_sound(store, prev_index)
         if reason is not None:
@@ -243,7 +229,7 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
             scanner.close(set(hashes))
         seconds.update(lexical.seconds)
         clock = time.perf_counter()
-        history = _history(root, settings, lexical, prev_index)
+        history = build_history_part(root, settings, lexical, prev_index)
         if history is not None:
             seconds["history"] = round(time.perf_counter() - clock, 4)
             clock = time.perf_counter()
@@ -270,29 +256,6 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
     except BaseException:
         writer.abort()
         raise
-
-
-def _history(root: Path, settings: IndexSettings, lexical: Lexical, prev_index: Any
-             ) -> tuple[bytes, dict[str, Any]] | None:
-    """The history part (`indexers.history`) of HEAD's commits, with what building it did;
-    None when it is off or the repository has no git history."""
-    from indexers.history import build_history
-
-    if not settings.history_commits:
-        return None
-    head = head_commit(root)
-    if head is None:
-        return None
-    by_path: dict[str, list[Any]] = {}
-    for row in lexical.rows.all_def_rows():
-        by_path.setdefault(row.path, []).append(row)
-    previous = None
-    if prev_index is not None and PART_HISTORY in prev_index.manifest.parts:
-        with contextlib.suppress(IndexCorruptError):
-            previous = prev_index.history_bytes()
-    return build_history(root, head, by_path, {"commits": settings.history_commits,
-                                                "per_def": settings.history_per_def},
-                         previous)
 
 
 def _dense_phase(chunks: Sequence[Chunk], settings: IndexSettings, embedder: Embedder | None,
@@ -431,7 +394,7 @@ def _read_unlocked(root: Path, config: HelixConfig, store: IndexStore,
     seen = {"files_seen": walked.seen, "files_skipped": {
         reason: len(paths) for reason, paths in sorted(walked.skipped.items())}}
     seconds = {"total": round(time.perf_counter() - started, 4)}
-    if _is_current(manifest, hashes, config, root):
+    if is_current(manifest, hashes, config, root):
         return current, kept_report(manifest.report, noop=True, seconds=seconds, **seen)
     if holder is None:
         pid = dense_worker.running_pid(store)

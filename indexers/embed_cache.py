@@ -189,6 +189,8 @@ class CachedEmbedder:
     each missing text is embedded alone. A cache that cannot be read or written (a read-only
     $HELIX_HOME) costs time, never an answer."""
 
+    embeds_each_alone = True  # a text's vector never depends on the others in the call
+
     def __init__(self, inner: Embedder, directory: Path) -> None:
         self._inner, self._directory = inner, directory
 

@@ -82,3 +82,42 @@ def test_deterministic_answers_make_no_claim_their_evidence_contradicts(question
     assert env.evidence
     bad = [c for c in absence_claims(env.answer or "") if contradicted(c, words)]
     assert bad == [], env.answer
+
+
+def test_exemplar_vectors_through_the_embedding_cache_are_one_lookup(tmp_path, monkeypatch):
+    """The exemplars' vectors through the embedding cache (`helix ask`'s exemplar embedder):
+    one call for each list, each text still embedded alone (the same vectors), and a later
+    process reads them back without embedding any (one cache lookup, not one a text)."""
+    import numpy as np
+
+    from helix.core.config import HelixConfig
+    from helix.core.ports import FakeEmbedder
+    from helix.synthesis import absence_meaning as am
+    from indexers.embed_cache import CachedEmbedder
+
+    calls: list[int] = []
+    real = CachedEmbedder.embed
+
+    def counted(self, texts):  # type: ignore[no-untyped-def]
+        calls.append(len(texts))
+        return real(self, texts)
+
+    monkeypatch.setattr(CachedEmbedder, "embed", counted)
+    policy = HelixConfig().synthesis.absence
+    monkeypatch.setattr(am, "_VECTORS", {})
+    inner = FakeEmbedder()
+    meaning = am.AbsenceMeaning(FakeEmbedder(), policy,
+                                exemplar_embedder=CachedEmbedder(inner, tmp_path / "cache"))
+    absence, answer = meaning._exemplar_vectors()
+    sizes = [len(meaning.ex.absence), len(meaning.ex.answer)]
+    assert calls == sizes and inner.calls == inner.texts_embedded == sum(sizes)
+    alone = FakeEmbedder()
+    for got, texts in ((absence, meaning.ex.absence), (answer, meaning.ex.answer)):
+        np.testing.assert_array_equal(got, np.vstack([alone.embed([t]) for t in texts]))
+    monkeypatch.setattr(am, "_VECTORS", {})  # another process: the cache has them
+    later = FakeEmbedder()
+    again = am.AbsenceMeaning(FakeEmbedder(), policy,
+                              exemplar_embedder=CachedEmbedder(later, tmp_path / "cache"))
+    read_back = again._exemplar_vectors()
+    assert later.calls == 0 and len(calls) == 4
+    np.testing.assert_array_equal(read_back[0], absence)

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from cli_helpers import run
 from fakes import write_repo
 
 FILES = {
@@ -26,10 +31,31 @@ KEYS = {"question", "repo_rev", "config_hash", "route", "slots", "controller_ste
 
 def _helix(args: list[str], home: Path,
            stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """A real `helix` process (what a cold process does is what such a test is about)."""
     env = {"HELIX_HOME": str(home), "PATH": "/usr/bin:/bin", "HELIX_INDEX__EMBED_ENABLED": "false",
            "HF_HUB_OFFLINE": "1"}
     return subprocess.run([sys.executable, "-m", "helix.cli.main", *args], input=stdin,
                           capture_output=True, text=True, env=env, check=False)
+
+
+@pytest.fixture
+def helix(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+          ) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """`helix` in this process (its entry point, `helix.cli.main.main`), with the environment
+    `_helix` gives a process: what is printed and the exit code are what these tests read, and
+    a process costs a second or two of imports each (test_dry_run_json_envelope and
+    test_cold_dry_run_imports_no_heavy_modules keep real processes)."""
+    monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
+
+    def call(args: list[str], home: Path,
+             stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        assert os.environ["HELIX_HOME"] == str(home)
+        with monkeypatch.context() as m:
+            m.setattr(sys, "stdin", io.StringIO(stdin or ""))
+            code, out, err = run(args, capsys)
+        return subprocess.CompletedProcess(args, code, out, err)
+
+    return call
 
 
 @pytest.fixture(scope="module")
@@ -54,59 +80,64 @@ def test_dry_run_json_envelope(repo: Path, helix_home: Path) -> None:
                                        "slot_coverage_report"}
 
 
-def test_question_from_file_and_stdin(repo: Path, helix_home: Path, tmp_path: Path) -> None:
+def test_question_from_file_and_stdin(repo: Path, helix_home: Path,
+                                      helix: Callable[..., Any], tmp_path: Path) -> None:
     qfile = tmp_path / "q.txt"
     qfile.write_text("where is the retry policy decided?\n", encoding="utf-8")
-    a = _helix(["ask", "--question-file", str(qfile), "--repo", str(repo), "--dry-run",
-                "--json"], helix_home)
-    b = _helix(["ask", "-", "--repo", str(repo), "--dry-run", "--json"], helix_home,
-               stdin="where is the retry policy decided?")
+    a = helix(["ask", "--question-file", str(qfile), "--repo", str(repo), "--dry-run",
+              "--json"], helix_home)
+    b = helix(["ask", "-", "--repo", str(repo), "--dry-run", "--json"], helix_home,
+              stdin="where is the retry policy decided?")
     assert a.returncode == 0 and b.returncode == 0, a.stderr + b.stderr
     ja, jb = json.loads(a.stdout), json.loads(b.stdout)
     assert ja["question"] == jb["question"] == "where is the retry policy decided?"
     assert ja["item_hashes"] == jb["item_hashes"]
 
 
-def test_human_rendering_and_errors(repo: Path, helix_home: Path) -> None:
-    run = _helix(["ask", "where is the retry policy decided?", "--repo", str(repo),
-                  "--dry-run"], helix_home)
+def test_human_rendering_and_errors(repo: Path, helix_home: Path,
+                                    helix: Callable[..., Any]) -> None:
+    run = helix(["ask", "where is the retry policy decided?", "--repo", str(repo),
+                "--dry-run"], helix_home)
     assert run.returncode == 0, run.stderr
     for word in ("route", "step 0", "stop", "tree walk", "answer", "client/backoff.py:"):
         assert word in run.stdout
-    as_json = json.loads(_helix(["ask", "where is the retry policy decided?", "--repo",
-                                 str(repo), "--dry-run", "--json"], helix_home).stdout)
+    as_json = json.loads(helix(["ask", "where is the retry policy decided?", "--repo",
+                               str(repo), "--dry-run", "--json"], helix_home).stdout)
     covered = as_json["controller_steps"][0]["covered_slots"]
     assert covered and f"covered=[{', '.join(covered)}]" in run.stdout  # not eaten as markup
-    bad = _helix(["ask", "x", "--repo", str(repo / "missing"), "--dry-run"], helix_home)
+    bad = helix(["ask", "x", "--repo", str(repo / "missing"), "--dry-run"], helix_home)
     assert bad.returncode == 2 and bad.stderr.startswith("helix: ")
     assert "Traceback" not in bad.stderr
-    empty = _helix(["ask", "--repo", str(repo), "--dry-run"], helix_home, stdin="")
+    empty = helix(["ask", "--repo", str(repo), "--dry-run"], helix_home, stdin="")
     assert empty.returncode == 2 and "no question" in empty.stderr
 
 
-def test_trace_streams_json_lines_to_stderr(repo: Path, helix_home: Path) -> None:
-    run = _helix(["ask", "where is the retry policy decided?", "--repo", str(repo), "--dry-run",
-                  "--json", "--trace"], helix_home)
+def test_trace_streams_json_lines_to_stderr(repo: Path, helix_home: Path,
+                                            helix: Callable[..., Any]) -> None:
+    run = helix(["ask", "where is the retry policy decided?", "--repo", str(repo), "--dry-run",
+                "--json", "--trace"], helix_home)
     assert run.returncode == 0, run.stderr
     events = [json.loads(line) for line in run.stderr.splitlines() if line.startswith("{")]
     names = [e["event"] for e in events]
     assert names[0] == "controller_step" and "stop" in names and "tree_walk" in names
     envelope = json.loads(run.stdout)  # stdout stays the envelope alone
     assert names.count("tree_walk_node") == len(envelope["tree_walk"]["nodes"])
-    with_session = _helix(["ask", "why?", "--repo", str(repo), "--session", "s", "--trace"],
-                          helix_home)
+    with_session = helix(["ask", "why?", "--repo", str(repo), "--session", "s", "--trace"],
+                         helix_home)
     assert with_session.returncode == 2 and "--trace does not combine" in with_session.stderr
     assert "Traceback" not in with_session.stderr
 
 
-def test_without_dry_run_is_deterministic_mode(repo: Path, helix_home: Path) -> None:
-    run = _helix(["ask", "where is the retry policy decided?", "--repo", str(repo), "--json"],
-                 helix_home)
+def test_without_dry_run_is_deterministic_mode(repo: Path, helix_home: Path,
+                                               helix: Callable[..., Any]) -> None:
+    run = helix(["ask", "where is the retry policy decided?", "--repo", str(repo), "--json"],
+                helix_home)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["answer_mode"] in ("deterministic", "llm", "fallback")
 
 
-def test_cold_dry_run_imports_no_heavy_modules(repo: Path, helix_home: Path) -> None:
+def test_cold_dry_run_imports_no_heavy_modules(repo: Path, helix_home: Path,
+                                               helix: Callable[..., Any]) -> None:
     code = (
         "import sys\n"
         "from helix.cli.main import main\n"
@@ -118,7 +149,7 @@ def test_cold_dry_run_imports_no_heavy_modules(repo: Path, helix_home: Path) -> 
         "heavy = [m for m in ('torch', 'sentence_transformers', 'litellm') if m in sys.modules]\n"
         "print('HEAVY=' + ','.join(heavy), file=sys.stderr)\n"
     )
-    _helix(["ask", "warm", "--repo", str(repo), "--dry-run"], helix_home)  # index first
+    helix(["ask", "warm", "--repo", str(repo), "--dry-run"], helix_home)  # index first
     env = {"HELIX_HOME": str(helix_home), "PATH": "/usr/bin:/bin",
            "HELIX_INDEX__EMBED_ENABLED": "false"}
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
@@ -128,8 +159,6 @@ def test_cold_dry_run_imports_no_heavy_modules(repo: Path, helix_home: Path) -> 
 
 def test_the_dry_run_table_never_cuts_a_path_off_a_terminal(tmp_path, capsys, monkeypatch):
     """Piped output keeps every `path:line` whole (no 80-column ellipsis)."""
-    from cli_helpers import run
-
     deep = tmp_path / "a_rather_long_directory_name" / "with_more_levels_below_it" / "and_more"
     deep.mkdir(parents=True)
     (deep / "the_retry_policy_module.py").write_text(

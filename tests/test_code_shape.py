@@ -53,7 +53,7 @@ MAX_MODULE_LINES = 500  # the house limit ("modules under ~500 lines")
 # module joins them (helix/core/config.py left this list at 630 -> 393 lines, issue 30).
 MODULES_OVER = {
     "controller/loop.py": 509,
-    "indexers/build.py": 551,
+    "indexers/build.py": 522,
     "indexers/calls.py": 535,
     "indexers/store.py": 502,
     "indexers/symbols.py": 506,

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import run
 from click.testing import CliRunner
 
 from helix.cli.main import cli
@@ -207,7 +208,16 @@ def test_session_persists_across_processes(repo):
     assert (turn["turn_id"], turn["lane"], turn["transition"]) == (2, "selection", "T3")
 
 
-def test_cli_errors_are_one_line(repo):
+def test_cli_errors_are_one_line(repo, capsys):
+    """The one-line errors of `helix.cli.main.main`, the entry point, in this process (a
+    process of its own costs a second or two of imports each and shows nothing more here:
+    test_session_persists_across_processes and test_chat_interactive_through_stdin run real
+    ones)."""
+
+    def _helix(*args: str) -> subprocess.CompletedProcess[str]:
+        code, out, err = run(list(args), capsys)
+        return subprocess.CompletedProcess(args, code, out, err)
+
     bad_reply = _helix("ask", "open it", "--repo", str(repo), "--reply-to", "3")
     assert bad_reply.returncode == 2 and bad_reply.stderr.strip() == (
         "helix: --reply-to needs --session NAME")

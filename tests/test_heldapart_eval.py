@@ -47,3 +47,20 @@ def test_misses_are_counted_by_kind_and_reported_texts_are_left_out():
     assert hidden["misses_by_kind"] == {"gate": 1} and "text" not in hidden["misses"][0]
     assert hidden["misses_by_class"] == {"T4 graph": {"gate": 1}}
     assert summarize(rows, with_texts=True)["misses"][0]["text"] == "secret words"
+
+
+def test_alt_readings_beside_expect_are_accepted(tmp_path):
+    """Writers who followed the training files' layout put `alt` beside `expect`, not in it:
+    their alternative readings count the same (they were dropped before)."""
+    import json
+
+    from evals.heldapart import load_sessions
+
+    turn = {"text": "recap pls", "expect": {"transition": "T9", "lane": "recap"},
+            "alt": [{"transition": "T9", "lane": "semantic"}]}
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps({"id": "w-1", "turns": [{"text": "hi", "expect": {
+        "transition": "T0", "lane": "chat"}}, turn]}) + "\n", encoding="utf-8")
+    expect = load_sessions(path)[0]["turns"][1]["expect"]
+    assert score_turn(_turn("T9", "semantic", "summarize_recent_activity"), expect)["ok"]
+    assert not score_turn(_turn("T8", "meta", "explain_last_action"), expect)["ok"]

@@ -18,11 +18,13 @@ code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 sys.exit(code)
 """
-SMALL, LARGE = 500, 2000
-# Indexing 1,500 more files of the generated monorepo may add at most this much peak memory
+SMALL, LARGE = 250, 1000
+# Indexing 750 more files of the generated monorepo may add at most this much peak memory
 # (~87 KB a file). Before issue 13 (every file's text, chunks, references and the networkx
-# graph held at once) it added ~190 MB; the streaming build adds ~80 MB.
-MAX_GROWTH_MB = 130
+# graph held at once) 1,500 more added ~190 MB (~127 KB a file); the streaming build adds ~43
+# KB a file (measured on 8dd3360: 250 -> 1000 files 101 -> 134 MB, 500 -> 2000 114 -> 177 MB,
+# the same bar at half the files and half the CPU).
+MAX_GROWTH_MB = 65
 
 
 def _generate(out: Path, files: int, seed: int = 13) -> dict:

@@ -41,8 +41,18 @@ STATES = [(q, line) for q, line in LINES if line["reading"] == "states"]
 # (meaning9) fresh10, measured held apart with 5 statements missed (hours: a name's suffix,
 # "hrs"/"hr", a "(s)" plural mark read as seconds, "can't ... below one hour"), now a tune
 # set: meaning9 confirms all five (tests/test_unit_lookalikes.py)
+# (absence10) fresh11 (rotation angle in degrees), measured after the lead's angle units with
+# 8 statements missed, now a tune set: absence10 confirms six (a function named after a unit,
+# `math.radians(x)`, is no rival; nor a unit after a number's format specifier, "%.4f rad";
+# "even though" opens a clause about another subject; an identifier made of words of the
+# quantity and the unit, `angle_deg`, `ROTATION_IN_DEGREES`); two are left (a second unit
+# shown for display, "no longer rounded to whole degrees")
 LEFT = {"Tile pressure is stored in GPa; MPa is only used for display.",
-        "You can't pass tile pressure in any unit but GPa."}
+        "You can't pass tile pressure in any unit but GPa.",
+        "Set `rotation` in degrees (the inspector also shows the equivalent in radians for "
+        "convenience).",
+        "Changed in 3.2: the rotation angle is no longer rounded to whole degrees; fractional "
+        "degrees such as 12.5 are kept."}
 
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:
@@ -130,6 +140,18 @@ def test_an_alias_names_the_unit_instead() -> None:
     ("The heading is stored as 270°.", "deg", "heading", True),
     ("The heading is in radians rather than deg.", "deg", "heading", False),
     ("The heading is in milliradians, not degrees.", "deg", "heading", False),
+    # (absence10) a function named after another unit converts, it states no unit; a unit
+    # after a number's format specifier is a value's; "though" opens a clause about another
+    # subject; an identifier of the quantity's words and the unit names it: each fails before
+    ("theta = math.radians(heading)  # heading is kept in degrees", "deg", "heading", True),
+    ('log.info("heading %.1f degrees (%.3f rad)", h, r)', "deg", "heading", True),
+    ("The flush interval is in ms even though the scheduler works in seconds.", "ms",
+     "flush interval", True),
+    ("The flush interval is never in ms, although the retry delay is.", "ms",
+     "flush interval", False),
+    ("interval_ms = 250", "ms", "flush interval", True),
+    ("FLUSH_IN_MS = 250", "ms", "flush interval", True),
+    ("retry_ms = 250", "ms", "flush interval", False),
 ])
 def test_any_name_of_a_unit_other_than_gpa(text: str, unit: str, quantity: str,
                                             states: bool) -> None:

@@ -70,6 +70,7 @@ class Exemplars:
     material_nouns: frozenset[str]
     polar_leads: frozenset[str]
     replies: frozenset[str]
+    hedge_words: frozenset[str]  # an answer's hedges: a feature of the learned head
     clause: re.Pattern[str]
     contrast: re.Pattern[str]  # a contrast word opening a clause: ", but", " though"
     place: re.Pattern[str]  # the material named by a pronoun: "in there", "in any of these"
@@ -103,6 +104,7 @@ def load_exemplars() -> Exemplars:
         determiners=frozenset(data["determiners"]),
         material_nouns=frozenset(data["material_nouns"]),
         polar_leads=frozenset(data["polar_leads"]), replies=frozenset(data["replies"]),
+        hedge_words=frozenset(data["hedge_words"]),
         clause=clause,
         contrast=contrast, place=place,
         placeholder=data["placeholder"],
@@ -203,13 +205,19 @@ def spans(text: str, held: frozenset[str], ex: Exemplars) -> list[Span]:
 
 _VECTORS: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
 _VECTORS_LOCK = threading.Lock()
+_KEPT_SCORES = 4
 
 
 def _embed_each(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """Each text's vector, each embedded alone; an embedder that embeds each text alone itself
+    (`embeds_each_alone`: the embedding cache's) gets them all in one call: the same vectors,
+    one cache lookup and write instead of one a text."""
     import numpy as np
 
     if not texts:
         return np.zeros((0, embedder.dim), dtype=np.float32)
+    if getattr(embedder, "embeds_each_alone", False):
+        return np.asarray(embedder.embed(list(texts)), dtype=np.float32)
     return np.vstack([embedder.embed([t]) for t in texts]).astype(np.float32)
 
 
@@ -220,6 +228,7 @@ class AbsenceMeaning:
         self.embedder, self.policy = embedder, policy
         self._exemplar_embedder = exemplar_embedder or embedder
         self.ex = exemplars or load_exemplars()
+        self._scored: dict[tuple[str, frozenset[str]], list[Scored]] = {}
 
     def _exemplar_vectors(self) -> tuple[np.ndarray, np.ndarray]:
         key = (self.embedder.model_key, self.ex.digest)
@@ -233,7 +242,16 @@ class AbsenceMeaning:
         return found
 
     def score(self, text: str, held: frozenset[str]) -> list[Scored]:
-        """Every compared span of `text` with its two similarities, in order."""
+        """Every compared span of `text` with its two similarities, in order (kept for the
+        last few texts: the verdict and the learned head read the same answer)."""
+        key = (text, held)
+        if key not in self._scored:
+            if len(self._scored) >= _KEPT_SCORES:
+                self._scored.clear()
+            self._scored[key] = self._score(text, held)
+        return self._scored[key]
+
+    def _score(self, text: str, held: frozenset[str]) -> list[Scored]:
         import numpy as np
 
         found = spans(text, held, self.ex)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from helix.core.english import NEGATION_WORDS, SEERS, stems, word_alternation
 from helix.core.envelope import EvidenceItem
@@ -42,7 +43,8 @@ from helix.synthesis.absence_meaning import AbsenceMeaning, load_exemplars
 from helix.synthesis.citations import _PATH_CITE_RE, _REF_GROUP_RE, extract_citations
 from helix.synthesis.prompt import CitationRef
 
-__all__ = ["MAX_LIMITS", "MAX_LIMIT_CHARS", "absence_verdict"]
+__all__ = ["MAX_LIMITS", "MAX_LIMIT_CHARS", "Reading", "absence_reading", "absence_verdict",
+           "notes_of"]
 
 MAX_LIMITS = 5  # notes on an answer's limits kept in its result
 MAX_LIMIT_CHARS = 300  # characters of one note kept
@@ -223,30 +225,55 @@ def _forms(word: str) -> set[str]:
     return {*stems(word, "inflection"), *stems(word, "suffix")}
 
 
-def absence_verdict(text: str, refs: Sequence[CitationRef],
-                     evidence: Sequence[EvidenceItem] | None,
-                     meaning: AbsenceMeaning | None = None,
-                     question: str | None = None) -> tuple[bool, tuple[str, ...]]:
-    """(whether an absence claim in `text` breaks the contract (see the module doc), the
-    claims kept as notes on the answer's limits when none does)."""
-    words = evidence_words(
-        part for e in evidence for part in (e.text, e.path, e.symbol or "", e.heading or "")
-    ) if evidence is not None else None
+class Reading(NamedTuple):
+    """What the verdict read in an answer: its claims and the parts of the judgement (the
+    learned head's structural features, `helix.synthesis.absence_head`)."""
+
+    refused: bool
+    notes: tuple[str, ...]
+    claims: tuple[AbsenceClaim, ...]
+    answered: bool  # answers from the evidence outside its claims' clauses
+    note: bool  # the first claim is a note before a cited contrast
+    replies: bool  # a yes or no opening the reply to a yes-or-no question
+    targets: bool  # some claim is blanket or names what was asked while the evidence holds it
+    blanket: bool
+
+
+def absence_reading(text: str, refs: Sequence[CitationRef],
+                    evidence: Sequence[EvidenceItem] | None,
+                    meaning: AbsenceMeaning | None = None,
+                    question: str | None = None,
+                    words: frozenset[str] | None = None) -> Reading:
+    """The verdict (`absence_verdict`) with what it read on the way."""
+    if words is None and evidence is not None:
+        words = evidence_words(part for e in evidence
+                               for part in (e.text, e.path, e.symbol or "", e.heading or ""))
     claims = _claims(text, words, meaning, question)
     if not claims:
-        return False, ()
+        return Reading(False, (), (), True, False, False, False, False)
     note = _limit_note(text, claims[0], refs, words, meaning)
-    if note is None and not _answered(text, claims, words, refs) \
-            and not _replies(text, question):
-        return True, ()
-    claims = [note or claims[0], *claims[1:]]
-    if any(claim.blanket or (words is not None and _targets(claim, words, question))
-           for claim in claims):
-        return True, ()
-    return False, _notes(text, claims, refs)
+    answered, replies = _answered(text, claims, words, refs), _replies(text, question)
+    kept = [note or claims[0], *claims[1:]]
+    targets = any(claim.blanket or (words is not None and _targets(claim, words, question))
+                  for claim in kept)
+    blanket = any(claim.blanket for claim in kept)
+    parts = (tuple(kept), answered, note is not None, replies, targets, blanket)
+    if (note is None and not answered and not replies) or targets:
+        return Reading(True, (), *parts)
+    return Reading(False, notes_of(text, kept, refs), *parts)
 
 
-def _notes(text: str, claims: Sequence[AbsenceClaim],
+def absence_verdict(text: str, refs: Sequence[CitationRef],
+                    evidence: Sequence[EvidenceItem] | None,
+                    meaning: AbsenceMeaning | None = None,
+                    question: str | None = None) -> tuple[bool, tuple[str, ...]]:
+    """(whether an absence claim in `text` breaks the contract (see the module doc), the
+    claims kept as notes on the answer's limits when none does)."""
+    reading = absence_reading(text, refs, evidence, meaning, question)
+    return reading.refused, reading.notes
+
+
+def notes_of(text: str, claims: Sequence[AbsenceClaim],
            refs: Sequence[CitationRef]) -> tuple[str, ...]:
     """Each claim's clause as written, citations of what was not sent removed, bounded."""
     notes: list[str] = []

@@ -34,6 +34,7 @@ from helix.core.hashing import hash_obj
 from helix.core.ports import LLM, Clock, Completion, Embedder, Waiting
 from helix.core.schemas import Frozen
 from helix.core.visible import visible_field
+from helix.synthesis.absence_head import AbsenceHead
 from helix.synthesis.absence_meaning import AbsenceMeaning
 from helix.synthesis.contract import ContractResult, check_answer, extract_citations
 from helix.synthesis.prompt import (
@@ -297,7 +298,7 @@ def _checked(text: str, envelope: Envelope, refs: tuple[CitationRef, ...],
     meaning = AbsenceMeaning(embedder, settings.absence, exemplar_embedder)
     try:
         return check_answer(text, refs, evidence=envelope.evidence, meaning=meaning,
-                            question=question)
+                            question=question, head=AbsenceHead.load())
     except (HelixError, ImportError, OSError) as exc:
         if notify is not None:
             notify(f"absence claims checked by phrase only (the sentence encoder failed: {exc})")

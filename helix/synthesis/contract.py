@@ -22,8 +22,9 @@ from collections.abc import Sequence
 from helix.core.envelope import Citation, EvidenceItem
 from helix.core.schemas import Frozen
 from helix.synthesis.absence import _CLAIM_RE, NO_EVIDENCE_PATTERNS
+from helix.synthesis.absence_head import AbsenceHead, answer_features
 from helix.synthesis.absence_meaning import AbsenceMeaning
-from helix.synthesis.absence_verdict import absence_verdict
+from helix.synthesis.absence_verdict import absence_verdict, notes_of
 from helix.synthesis.citations import extract_citations
 from helix.synthesis.prompt import CitationRef
 
@@ -73,17 +74,26 @@ def is_abstention(text: str) -> bool:
 def check_answer(text: str, refs: Sequence[CitationRef],
                  evidence: Sequence[EvidenceItem] | None = None,
                  meaning: AbsenceMeaning | None = None,
-                 question: str | None = None) -> ContractResult:
+                 question: str | None = None,
+                 head: AbsenceHead | None = None) -> ContractResult:
     """Apply the contract to one completion. `refs` are the ids the prompt defined; `evidence`,
     when given, is what an absence claim is checked against; `meaning`, when given, finds
     absence claims in wordings the phrase rules do not name; `question`, when given, tells a
-    claim about what was asked from a note on a side detail."""
+    claim about what was asked from a note on a side detail; `head` (with `meaning`), the
+    learned head, decides from what the rules and the encoder read
+    (`helix.synthesis.absence_head`)."""
     evidence_exists = bool(refs)
     if is_abstention(text):
         return ContractResult(ok=False, reason=ABSTAIN, answer=text.strip(), citations=(),
                               removed=())
-    refused, limits = absence_verdict(text, refs, evidence, meaning, question) \
-        if evidence_exists else (False, ())
+    refused: bool = False
+    limits: tuple[str, ...] = ()
+    if evidence_exists and meaning is not None and head is not None:
+        reading, vector = answer_features(text, refs, evidence, meaning, question)
+        refused = head.refuses(vector, reading)
+        limits = reading.notes or notes_of(text, reading.claims, refs)
+    elif evidence_exists:
+        refused, limits = absence_verdict(text, refs, evidence, meaning, question)
     if refused:
         return ContractResult(ok=False, reason=NO_EVIDENCE_CLAIM, answer=text.strip(),
                               citations=(), removed=())
