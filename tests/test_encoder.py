@@ -177,3 +177,19 @@ def test_numpy_encoder_with_broken_weights_is_a_user_error(tmp_path: Path) -> No
               str(copy / "model.safetensors"))
     with pytest.raises(UnknownModelError, match="lacks weights"):
         NumpyMiniLMEncoder(str(copy))
+
+
+@pytest.mark.slow
+def test_a_first_embed_copies_no_weight_and_later_ones_give_the_same_bits() -> None:
+    """The first product with each dense layer takes the mapped file's transposed view (a
+    process that embeds one message copies none of the 42 MB); the second makes the
+    contiguous copy the warm path multiplies by: the same vector to the bit."""
+    texts = ["who calls the second one?", "and where is the retry policy decided"]
+    viewed, copied = [], []
+    for order in (texts, texts[::-1]):  # each text once first (views), once after (copies)
+        encoder = NumpyMiniLMEncoder(default_model_path(IndexSettings()))
+        viewed.append(encoder.embed([order[0]]))
+        assert encoder._transposed == {}
+        copied.append(encoder.embed([order[1]]))
+        assert len(encoder._transposed) == 6 * encoder._layers
+    assert np.array_equal(viewed[0], copied[1]) and np.array_equal(viewed[1], copied[0])

@@ -4,6 +4,7 @@ is read once per process (benchmarks/router_stages.py measures the stages)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -114,3 +115,43 @@ def test_the_model_is_read_once_per_process(monkeypatch: pytest.MonkeyPatch, tmp
     finally:
         reader.shipped_model.cache_clear()
     assert len(loads) == 1 and embedder.calls == 1
+
+
+def test_the_model_reads_the_rows_each_line_holds():
+    """The exemplar rows are parsed in one piece: the same texts, details and classes as
+    line by line, and the float16 vectors widened after they are grouped."""
+    model = MeaningModel.load()
+    rows = [json.loads(line) for line in (MODEL_DIR / "exemplars.jsonl").read_text(
+        encoding="utf-8").splitlines() if line.strip()]
+    with (MODEL_DIR / "exemplars.npy").open("rb") as handle:
+        vectors = np.load(handle).astype(np.float32)
+    order = np.argsort([CLASSES.index(r["meaning"]) for r in rows], kind="stable")
+    assert model.texts == tuple(rows[i]["text"] for i in order)
+    assert model.details == tuple(rows[i].get("detail") for i in order)
+    assert model.vectors.dtype == np.float32 and model.vectors.flags["C_CONTIGUOUS"]
+    assert np.array_equal(model.vectors, vectors[order])
+
+
+def test_a_name_far_from_a_typed_word_is_ruled_out_before_the_ratio(monkeypatch):
+    """`name_like` asks difflib's two cheap upper bounds first: a name of another length or
+    other letters never gets the ratio's matching (the same answers: the bounds are bounds)."""
+    from difflib import SequenceMatcher
+
+    from controller.continuity.item_names import FUZZY_RATIO, _swapped, name_like
+
+    pairs = [("engien.py", "engine.py"), ("scroe", "score"), ("tokenizer", "cavity_pool.py"),
+             ("carve", "carver"), ("search", "searches"), ("retry", "policy")]
+    rng = np.random.default_rng(11)
+    letters = list("abcdeinorst_.")
+    pairs += [("".join(rng.choice(letters, size=int(rng.integers(5, 9)))),
+               "".join(rng.choice(letters, size=int(rng.integers(3, 12))))) for _ in range(400)]
+    for token, name in pairs:
+        reference = token == name or (SequenceMatcher(None, token, name).ratio() >= FUZZY_RATIO
+                                      or _swapped(token, name))
+        assert name_like(token, name) == reference, (token, name)
+    ratios = []
+    real = SequenceMatcher.ratio
+    monkeypatch.setattr(SequenceMatcher, "ratio", lambda self: ratios.append(1) or real(self))
+    assert not name_like("tokenizer", "cavity_pool.py") and not name_like("retry", "policy")
+    assert ratios == []
+    assert name_like("engien.py", "engine.py") and ratios == [1]

@@ -51,7 +51,12 @@ def name_like(token: str, name: str) -> bool:
     short name, "scroe" for "score", which difflib's ratio puts below the bar)."""
     if token == name or len(token) < MIN_FUZZY_CHARS:
         return token == name
-    return SequenceMatcher(None, token, name).ratio() >= FUZZY_RATIO or _swapped(token, name)
+    matcher = SequenceMatcher(None, token, name)
+    # the ratio's two upper bounds first (lengths alone, letters alone): most names are
+    # ruled out without the ratio's own matching
+    alike = matcher.real_quick_ratio() >= FUZZY_RATIO and matcher.quick_ratio() >= FUZZY_RATIO \
+        and matcher.ratio() >= FUZZY_RATIO
+    return alike or _swapped(token, name)
 
 
 def _swapped(token: str, name: str) -> bool:

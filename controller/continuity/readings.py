@@ -181,13 +181,13 @@ def _select(t: Turn, pool: OptionSet | None, where: str) -> TurnPlan | None:
     named = named_item(t)
     if named is None and not words and cues.kind_word is None:
         return None  # no name at all ("open it"): the rules' reading stands
-    known = named is not None or cues.kind_word is not None or respelt_names(t) is not None or any(
+    respelt = respelt_names(t) if named is None else None
+    known = named is not None or cues.kind_word is not None or respelt is not None or any(
         w in item.label.lower() or w in (item.target.path or "").lower()
         for item in pool.items for w in words)
     if not known:
         return t.boundary(f"nothing like '{t.text.strip()}' is in {where}", "selection")
     said = named is not None and named.label.lower() in t.text.lower()
-    respelt = respelt_names(t) if named is None else None
     if respelt is not None:  # a mistyped name: the lane matches the name written right
         return _gated(t, t.plan("explicit_selected_object_drilldown", "selection",
                                 "select_item", f"read as an item of {where} ('{respelt}')",

@@ -39,6 +39,28 @@ def vocabulary_words() -> frozenset[str]:
     return frozenset(w for w in words if len(w) >= MIN_TRANSPOSED)
 
 
+def _deletions(word: str) -> set[str]:
+    return {word[:i] + word[i + 1:] for i in range(len(word))}
+
+
+@lru_cache(maxsize=1)
+def _by_deletion() -> dict[str, frozenset[str]]:
+    """Every vocabulary word under itself and each string one letter shorter: two words one
+    edit apart (`one_edit`: a swap, a letter replaced, missing or extra) share a key."""
+    index: dict[str, set[str]] = {}
+    for word in vocabulary_words():
+        for key in (word, *_deletions(word)):
+            index.setdefault(key, set()).add(word)
+    return {key: frozenset(words) for key, words in index.items()}
+
+
+def near_words(word: str) -> set[str]:
+    """The vocabulary words that may be one edit from `word` (every one that is, and a few
+    more: `one_edit` decides), found by key instead of comparing the whole vocabulary."""
+    index = _by_deletion()
+    return set().union(*(index.get(key, ()) for key in (word, *_deletions(word))))
+
+
 def one_edit(a: str, b: str) -> bool:
     """`a` and `b` differ by one swap of adjacent letters, or (both long enough) one letter
     missing, extra or replaced."""
@@ -66,7 +88,8 @@ def respelled(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
         low = word.lower()
         if len(low) < MIN_TRANSPOSED or low in vocabulary:
             return word
-        close = [v for v in vocabulary if abs(len(v) - len(low)) <= 1 and one_edit(low, v)]
+        close = [v for v in near_words(low) if abs(len(v) - len(low)) <= 1
+                 and one_edit(low, v)]
         swapped = [v for v in close if len(v) == len(low) and sorted(v) == sorted(low)]
         close = swapped if len(swapped) == 1 else close  # a swap is the likelier slip
         if len(close) != 1:
