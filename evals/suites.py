@@ -79,7 +79,9 @@ def read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise NotFoundError(f"cannot read suite {path}: {exc}") from None
+        raise NotFoundError(f"cannot read {path}: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path.name}: not UTF-8 text: {exc.reason}") from None
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue

@@ -86,6 +86,12 @@ def test_a_malformed_question_file_is_one_line_error(tmp_path: Path) -> None:
     bad.write_text('{"question": 3}\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"bad\.jsonl:1"):
         read_questions(bad)
+    bad.write_text("not json\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"bad\.jsonl:1: not JSON"):
+        read_questions(bad)
+    bad.write_bytes(b'{"question": "caf\xe9?", "answer": "a"}\n')  # Latin-1, not UTF-8
+    with pytest.raises(ConfigError, match=r"bad\.jsonl: not UTF-8"):
+        read_questions(bad)
 
 
 def test_the_committed_question_list_matches_its_digests(tmp_path: Path) -> None:

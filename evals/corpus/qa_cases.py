@@ -28,6 +28,7 @@ from typing import Any
 
 from evals.corpus.mine import CorpusCase, Target
 from evals.qa.gold import Gold, GoldSpan, derive_gold
+from evals.suites import read_jsonl
 from helix.core.errors import ConfigError
 from helix.core.schemas import SymbolDef
 
@@ -41,22 +42,11 @@ class Question:
 
 def read_questions(path: Path) -> list[Question]:
     """A question file's lines (ConfigError in one line for a malformed one)."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read the question file {path}: {exc}") from None
     out: list[Question] = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except ValueError:
-            raise ConfigError(f"{path}:{number}: not a JSON line") from None
-        question = data.get("question") if isinstance(data, dict) else None
-        answer = data.get("answer") if isinstance(data, dict) else None
+    for number, data in read_jsonl(path):
+        question, answer = data.get("question"), data.get("answer")
         if not isinstance(question, str) or not isinstance(answer, str) or not question.strip():
-            raise ConfigError(f"{path}:{number}: not a {{\"question\", \"answer\"}} line")
+            raise ConfigError(f"{path.name}:{number}: not a {{\"question\", \"answer\"}} line")
         out.append(Question(question, answer, str(data.get("kind") or "")))
     return out
 
