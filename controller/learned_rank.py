@@ -287,3 +287,16 @@ def order(pooled: Sequence[Pooled], scores: Sequence[float], limit: int,
         out.append(Candidate(chunk=p.chunk, score=score, reasons=p.reasons or (reason,),
                              step=0))
     return out
+
+
+BLEND_K = 60.0  # reciprocal rank fusion's constant (`controller.fusion`'s)
+
+
+def blend(scores: Sequence[float], share: float, k: float = BLEND_K) -> list[float]:
+    """The model's order fused with the pool's (the candidates' own order: the hand order
+    first) by reciprocal rank: `share` / (k + the model's place) + (1 - `share`) / (k + the
+    pool's place), places from 1, the model's ties broken by pool order."""
+    places = sorted(range(len(scores)), key=lambda n: (-round(scores[n], 12), n))
+    model_place = {n: place for place, n in enumerate(places, start=1)}
+    return [share / (k + model_place[n]) + (1.0 - share) / (k + n + 1)
+            for n in range(len(scores))]

@@ -21,9 +21,10 @@ from controller.evidence import CODE_CHUNK_KINDS, Candidate
 from controller.file_defs import question_tokens
 from controller.fusion import FAMILIES, rrf_scores
 from controller.issue_text import frame_paths
-from controller.learned_rank import TreeModel, order, parse_model
+from controller.learned_rank import TreeModel, blend, order, parse_model
 from controller.loop import LoopState
 from controller.name_words import name_table
+from controller.rank_bridge import QUESTION_FEATURES, bridge_rows
 from controller.rank_features import (
     FEATURES,
     NodeSignals,
@@ -68,10 +69,16 @@ class Ranker:
     # trained on natural questions (the manifest's `questions`): it orders a text of its
     # routes whether or not it ends with a question mark
     questions: bool = False
+    # its rows hold the question model's bridging columns (`QUESTION_FEATURES`)
+    wide: bool = False
+    # the model's order fused with the pool's (the hand order first) by reciprocal rank,
+    # the model's share `blend` (1.0: the model's order alone; the manifest's `blend`)
+    blend: float = 1.0
 
     def score(self, pooled: Sequence[Pooled], rows: Sequence[Sequence[float]]
               ) -> Sequence[float]:
-        return self.model.scores(rows)
+        scores = self.model.scores(rows)
+        return scores if self.blend >= 1.0 else blend(scores, self.blend)
 
 
 _LOADED: dict[tuple[str, str], Ranker] = {}
@@ -137,10 +144,15 @@ def _load(path: Path, pinned: str, named: bool, setting: str) -> Ranker:
         raise RankerModelError(f"the ranker manifest {path} is not JSON") from None
     if not isinstance(manifest, dict):
         raise RankerModelError(f"the ranker manifest {path} is not a JSON object")
+    wide = manifest.get("features") == list(QUESTION_FEATURES)
     model = parse_model(_part(path.parent, manifest, "model").decode("utf-8", "replace"),
-                        FEATURES)
+                        QUESTION_FEATURES if wide else FEATURES)
+    share = manifest.get("blend", 1.0)
+    if not isinstance(share, (int, float)) or isinstance(share, bool) or not 0 < share <= 1:
+        raise RankerModelError(f"the ranker manifest {path} has a `blend` outside (0, 1]")
     ranker = Ranker(model=model, digest=found, routes=_routes(manifest.get("routes"), path),
-                    questions=manifest.get("questions") is True)
+                    questions=manifest.get("questions") is True, wide=wide,
+                    blend=float(share))
     with _LOCK:
         _LOADED[key] = ranker
     return ranker
@@ -309,6 +321,9 @@ def learned_order(state: LoopState, ranked: Sequence[Candidate], index: IndexRea
     inputs = RankInputs(**{**inputs.__dict__, "signals": signals, "bm25": bm25,
                            "file_bm25": file_bm25})
     rows = feature_rows(inputs, pooled, config.retrieval.file_defs)
+    if getattr(scorer, "wide", False):
+        rows = [row + extra for row, extra in zip(
+            rows, bridge_rows(inputs, pooled, question_tokens(state.plan)), strict=True)]
     frames = frame_paths(asked) if policy.keep_frame else []
     return order(pooled, scorer.score(pooled, rows), config.retrieval.max_evidence,
                  policy.lead, policy.keep_text, policy.keep_file, frames)

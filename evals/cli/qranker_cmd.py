@@ -1,15 +1,18 @@
 """`helix eval corpus qa-add`, `qa-rows` and `train-qranker`: the question model's data and model.
 
     helix eval corpus qa-add --name NAME --source github:OWNER/NAME --revision SHA \\
-            --file FILE --writer WHO [--list MANIFEST]
+            --file FILE --writer WHO [--style named|hidden] [--list MANIFEST]
         copy a question file (SWE-QA format, written about NAME at SHA) into the question list
-        (default data/evals/qa_train/) with its digest
+        (default data/evals/qa_train/) with its digest and style
     helix eval corpus qa-rows --mirrors DIR --out ROWS [--list MANIFEST] [--home DIR]
         each listed question converted to a case (the cited lines' definitions) and asked with
         a recorder in the model's place: the same candidates and features as a commit case
     helix eval corpus train-qranker --rows ROWS --out DIR [--list MANIFEST]
-        LightGBM lambdarank on the question cases, its parameters and trees chosen by
-        leave-one-project-out; model.txt and manifest.json under DIR
+            [--blend-out DIR] [--lopo-out FILE]
+        LightGBM lambdarank on the question cases, its feature list (with or without the
+        bridging columns), parameters and trees chosen by leave-one-project-out (the files
+        of one repository held out together); model.txt and manifest.json under DIR; with
+        --blend-out, the best blend with the hand order too
 """
 
 from __future__ import annotations
@@ -36,15 +39,18 @@ _QA_LIST = click.option("--list", "list_file", default=str(DEFAULT_QA_LIST), sho
 @click.option("--writer", required=True, help="Who wrote the questions.")
 @click.option("--split", default="train", show_default=True,
               type=click.Choice(["train", "validation"]))
+@click.option("--style", default="named", show_default=True,
+              type=click.Choice(["named", "hidden"]),
+              help="named: the questions name what they ask about; hidden: SWE-QA's style.")
 def add_cmd(list_file: str, name: str, source: str, revision: str, jsonl: str, writer: str,
-            split: str) -> None:
+            split: str, style: str) -> None:
     """Copy a question file into the question list, with its digest."""
     import json
 
     from evals.corpus.qa_cases import add_question_file
 
     entry = add_question_file(user_path(list_file), name, source, revision, user_path(jsonl),
-                              writer, split)
+                              writer, split, style)
     echo(json.dumps(entry.__dict__, sort_keys=True))
 
 
@@ -86,50 +92,84 @@ def rows_cmd(list_file: str, mirrors: str, out_dir: str, home: str | None,
               help="The question rows (`helix eval corpus qa-rows --out DIR`).")
 @click.option("--out", "out_dir", required=True, metavar="DIR",
               help="Where model.txt and manifest.json go.")
+@click.option("--blend-out", "blend_dir", default=None, metavar="DIR",
+              help="Also write the model LOPO chose fused with the hand order here.")
 @click.option("--lopo-out", "lopo_out", default=None, metavar="FILE",
-              help="Write the leave-one-project-out table (JSON) here too.")
+              help="Write the leave-one-project-out tables (JSON) here too.")
 @click.option("--min-route-share", "min_route_share", type=click.FloatRange(0.0, 1.0),
               default=0.05, show_default=True,
               help="The model orders questions of the routes that hold at least this share "
                    "of the training questions (the manifest's `routes`).")
-def train_cmd(list_file: str, rows_dir: str, out_dir: str, lopo_out: str | None,
-              min_route_share: float) -> None:
-    """Train the question model: parameters and trees chosen by leave-one-project-out, then
-    trained on every project; print the digest to pin."""
+def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None,
+              lopo_out: str | None, min_route_share: float) -> None:
+    """Train the question model: features, parameters and trees chosen by
+    leave-one-project-out, then trained on every project; print the digest to pin."""
     import json
 
+    from controller.rank_bridge import QUESTION_FEATURES
+    from controller.rank_features import FEATURES
     from evals.corpus.qa_cases import load_question_list, read_questions
-    from evals.corpus.qa_train import dump, fit, lopo, project_groups, question_routes
+    from evals.corpus.qa_train import (
+        BLENDS,
+        by_style,
+        dump,
+        fit,
+        lopo,
+        project_groups,
+        question_routes,
+        selection,
+    )
     from evals.corpus.ranker_train import BASE_PARAMS, write_model
     from helix.core.hashing import digest
 
     manifest_path = user_path(list_file)
     entries = load_question_list(manifest_path)
     rows = user_path(rows_dir)
-    projects = {e.name: project_groups(rows, e.name) for e in entries}
-    result = lopo(projects)
+    fold_of = {e.name: e.source for e in entries}
+    style_of = {e.name: e.style for e in entries}
+    results = {}
+    for label, features in (("base", FEATURES), ("bridge", QUESTION_FEATURES)):
+        projects = {e.name: project_groups(rows, e.name, features) for e in entries}
+        results[label] = (features, projects, lopo(projects, fold_of=fold_of,
+                                                   features=features, blends=BLENDS))
+    chosen = max(results, key=lambda k: (selection(results[k][2]["best"]["mean"]), k))
+    features, projects, result = results[chosen]
     if lopo_out:
-        user_path(lopo_out).write_text(dump(result) + "\n", encoding="utf-8")
-    best = result["best"]
+        tables = {label: {"result": r, "by_style": by_style(r, style_of),
+                          "by_style_blend": by_style(r, style_of, "best_blend")}
+                  for label, (_f, _p, r) in results.items()}
+        user_path(lopo_out).write_text(dump({"chosen": chosen, "tables": tables}) + "\n",
+                                       encoding="utf-8")
     names = sorted(projects)
-    booster = fit([projects[n] for n in names], [1.0] * len(names), best["params"],
-                  best["trees"])
     questions = [q.question for e in entries
                  for q in read_questions(manifest_path.parent / e.file)]
-    model = {
-        "description": "The question model (issue 31, round 10): LightGBM lambdarank over "
-                       "controller.rank_features.FEATURES trained on natural questions "
-                       "(helix eval corpus train-qranker); it orders questions only.",
-        "questions_digest": digest(manifest_path.read_bytes()),
-        "projects": {e.name: e.questions for e in entries},
-        "params": {**BASE_PARAMS, **best["params"]}, "trees": best["trees"],
-        "questions": True,
-        "routes": question_routes(questions, min_route_share),
-        "metrics": {"lopo": best["mean"], "lopo_hand": result["hand"]["mean"]},
-    }
-    pinned = write_model(user_path(out_dir),
-                         str(booster.model_to_string(num_iteration=best["trees"])), model)
-    echo(json.dumps(model["metrics"], sort_keys=True))
-    echo(f"model written to {user_path(out_dir)}; to use it:\n  [retrieval.ranker]\n"
-         f"  question_manifest = \"{user_path(out_dir) / 'manifest.json'}\"\n"
-         f"  question_digest = \"{pinned}\"")
+    targets = [(user_path(out_dir), result["best"], 1.0)]
+    if blend_dir:
+        targets.append((user_path(blend_dir), result["best_blend"],
+                        float(result["best_blend"]["blend"])))
+    for where, best, share in targets:
+        booster = fit([projects[n] for n in names], [1.0] * len(names), best["params"],
+                      best["trees"], features)
+        model = {
+            "description": "The question model (issue 31): LightGBM lambdarank over "
+                           "controller.rank_features.FEATURES (and, when listed, "
+                           "controller.rank_bridge.BRIDGE_FEATURES) trained on natural "
+                           "questions (helix eval corpus train-qranker); it orders questions "
+                           "only.",
+            "features": list(features),
+            "questions_digest": digest(manifest_path.read_bytes()),
+            "projects": {e.name: e.questions for e in entries},
+            "params": {**BASE_PARAMS, **best["params"]}, "trees": best["trees"],
+            "questions": True,
+            "routes": question_routes(questions, min_route_share),
+            "metrics": {"lopo": best["mean"], "lopo_hand": result["hand"]["mean"],
+                        "by_style": by_style({**result, "best": best}, style_of)},
+        }
+        if share < 1.0:
+            model["blend"] = share
+        pinned = write_model(where, str(booster.model_to_string(num_iteration=best["trees"])),
+                             model)
+        echo(json.dumps({"blend": share, **model["metrics"]}, sort_keys=True))
+        echo(f"model written to {where}; to use it:\n  [retrieval.ranker]\n"
+             f"  question_manifest = \"{where / 'manifest.json'}\"\n"
+             f"  question_digest = \"{pinned}\"")

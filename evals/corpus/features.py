@@ -39,6 +39,7 @@ class Recorder:
     pooled: list[Pooled] = field(default_factory=list)
     rows: list[list[float]] = field(default_factory=list)
     routes: frozenset[str] | None = None  # it records every route's candidates
+    wide: bool = False  # with the question model's bridging columns (`QUESTION_FEATURES`)
 
     def score(self, pooled: Sequence[Pooled], rows: Sequence[Sequence[float]]
               ) -> list[float]:
@@ -67,8 +68,9 @@ def label_case(case: CorpusCase, pooled: Sequence[Pooled], rows: Sequence[Sequen
 
 
 def collect_repo(root: Path, cases: Sequence[CorpusCase], overrides: Mapping[str, Any],
-                 progress: Progress | None = None) -> tuple[list[CaseRows], float]:
-    """(one CaseRows per case, index seconds)."""
+                 progress: Progress | None = None, wide: bool = False
+                 ) -> tuple[list[CaseRows], float]:
+    """(one CaseRows per case, index seconds); `wide`: rows of `QUESTION_FEATURES`."""
     import sqlite_utils
 
     from helix.runlog import RunLog
@@ -78,7 +80,7 @@ def collect_repo(root: Path, cases: Sequence[CorpusCase], overrides: Mapping[str
     runlog = RunLog(sqlite_utils.Database(memory=True))
     out: list[CaseRows] = []
     for number, case in enumerate(cases, start=1):
-        recorder = Recorder()
+        recorder = Recorder(wide=wide)
         ask(case.message, root=root, config=config, dry_run=True, runlog=runlog,
             notify=lambda _line: None, ranker=recorder)
         out.append(label_case(case, recorder.pooled, recorder.rows))
@@ -88,17 +90,18 @@ def collect_repo(root: Path, cases: Sequence[CorpusCase], overrides: Mapping[str
     return out, index_s
 
 
-def save(rows: Sequence[CaseRows], path: Path, meta: Mapping[str, Any]) -> None:
+def save(rows: Sequence[CaseRows], path: Path, meta: Mapping[str, Any],
+         features: Sequence[str] = FEATURES) -> None:
     """`path`.npz and `path`.json, written whole or not at all (no measured time in either:
-    the same cases give the same bytes)."""
+    the same cases give the same bytes); `features`: the rows' columns."""
     x = np.asarray([r for c in rows for r in c.rows], dtype=np.float64).reshape(
-        -1, len(FEATURES))
+        -1, len(features))
     y = np.asarray([v for c in rows for v in c.labels], dtype=np.int32)
     group = np.asarray([len(c.labels) for c in rows], dtype=np.int64)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp.npz")  # names hold dots (chart.js): no with_suffix
     np.savez_compressed(tmp, x=x, y=y, group=group)  # zip entries dated 1980: same bytes
-    side = {**meta, "features": list(FEATURES),
+    side = {**meta, "features": list(features),
             "cases": [{"id": c.case_id, "targets": c.targets, "in_pool": c.targets_in_pool,
                        "candidates": c.candidates} for c in rows]}
     tmp_json = path.with_name(path.name + ".tmp.json")

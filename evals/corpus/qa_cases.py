@@ -137,6 +137,7 @@ def collect_questions(jsonl: Path, project: str, repo: Path, revision: str, out:
     the model's place. Writes `out`/<project>.npz, .json (`evals.corpus.features.save`) and
     .cases.jsonl (the converted cases, which the trainer reads the targets from); returns a
     summary."""
+    from controller.rank_bridge import QUESTION_FEATURES
     from evals.corpus.features import collect_repo, learned, save
     from evals.corpus.history_git import drop_head
     from evals.corpus.policy import index_tree
@@ -152,12 +153,12 @@ def collect_questions(jsonl: Path, project: str, repo: Path, revision: str, out:
         converted = convert(questions, project, split, sha,
                             [r.path for r in index.files()], index_definitions(index),
                             index.find_definitions)
-        rows, _ = collect_repo(root, converted.cases, overrides)
+        rows, _ = collect_repo(root, converted.cases, overrides, wide=True)
     finally:
         drop_head(root)
         TreeWriter(git_dir(repo), root).remove()
     save(rows, out / project, {"repo": project, "split": split, "source": "questions",
-                               "revision": sha})
+                               "revision": sha}, QUESTION_FEATURES)
     lines = "".join(c.model_dump_json() + "\n" for c in converted.cases)
     tmp = out / f".{project}.cases.jsonl.tmp"
     tmp.write_text(lines, encoding="utf-8")
@@ -179,6 +180,12 @@ class QuestionFile:
     writer: str
     questions: int
     split: str
+    # how the questions are worded: "named" (they name what they ask about, like commit
+    # messages) or "hidden" (SWE-QA's style: names hidden behind role descriptions)
+    style: str = "named"
+
+
+STYLES = ("named", "hidden")
 
 
 def load_question_list(manifest: Path) -> list[QuestionFile]:
@@ -193,6 +200,9 @@ def load_question_list(manifest: Path) -> list[QuestionFile]:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ConfigError(f"{manifest} is not a question list: {exc}") from None
     for entry in entries:
+        if entry.style not in STYLES:
+            raise ConfigError(f"{manifest}: {entry.name}'s style {entry.style!r} is not one of "
+                              f"{', '.join(STYLES)}")
         path = manifest.parent / entry.file
         if "/" in entry.file or not path.is_file() or digest(path.read_bytes()) != entry.digest:
             raise ConfigError(f"{path} is missing or does not match {manifest}'s digest")
@@ -200,7 +210,7 @@ def load_question_list(manifest: Path) -> list[QuestionFile]:
 
 
 def add_question_file(manifest: Path, name: str, source: str, revision: str, jsonl: Path,
-                      writer: str, split: str = "train") -> QuestionFile:
+                      writer: str, split: str = "train", style: str = "named") -> QuestionFile:
     """Copy `jsonl` beside `manifest` as <name>.jsonl and list it (a new manifest is made; the
     project's earlier entry is replaced). Both written whole or not at all."""
     from helix.core.hashing import digest
@@ -208,13 +218,15 @@ def add_question_file(manifest: Path, name: str, source: str, revision: str, jso
     raw = jsonl.read_bytes()
     entry = QuestionFile(name=name, source=source, revision=revision, file=f"{name}.jsonl",
                          digest=digest(raw), writer=writer,
-                         questions=len(read_questions(jsonl)), split=split)
+                         questions=len(read_questions(jsonl)), split=split, style=style)
     data: dict[str, Any] = (json.loads(manifest.read_text(encoding="utf-8"))
                             if manifest.is_file() else {"split": split, "projects": {}})
     if data.get("split") != split:
         raise ConfigError(f"{manifest} lists the {data.get('split')} split, not {split}")
+    if style not in STYLES:
+        raise ConfigError(f"style {style!r} is not one of {', '.join(STYLES)}")
     data["projects"][name] = {k: v for k, v in entry.__dict__.items()
-                              if k not in ("name", "split")}
+                              if k not in ("name", "split") and (k != "style" or v != "named")}
     manifest.parent.mkdir(parents=True, exist_ok=True)
     for path, body in ((manifest.parent / entry.file, raw), (manifest, (json.dumps(
             data, indent=1, sort_keys=True) + "\n").encode("utf-8"))):

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from controller.learned_rank import blend
 from controller.rank_features import FEATURES
 from evals.corpus.mine import CorpusCase
 from evals.corpus.ranker_train import BASE_PARAMS, Groups, _orders, hand_scores, repo_groups
@@ -36,6 +37,8 @@ QA_GRID: tuple[dict[str, Any], ...] = tuple(
      "lambda_l2": 10.0}
     for leaves in (3, 7) for leaf in (50, 200))
 ROUNDS = (10, 20, 40, 80, 120, 160, 240)
+# the model's share when its order is fused with the hand order's (1.0: the model alone)
+BLENDS = (1.0, 0.75, 0.5, 0.25)
 # the hand order's own signals the linear weights may use
 LINEAR_FEATURES = ("hand_rr", "fused_score", "bm25_q", "file_bm25_q", "file_rr", "name_cov",
                    "name_idf_share", "sig_cov", "doc_cov", "body_cov", "is_def", "is_test",
@@ -47,12 +50,26 @@ def load_cases(path: Path) -> dict[str, CorpusCase]:
                               path.read_text(encoding="utf-8").splitlines() if line.strip())}
 
 
-def project_groups(rows: Path, name: str) -> Groups:
-    """A question project's rows (`qa-rows` wrote <name>.npz, .json, .cases.jsonl)."""
+def project_groups(rows: Path, name: str, features: Sequence[str] = FEATURES) -> Groups:
+    """A question project's rows (`qa-rows` wrote <name>.npz, .json, .cases.jsonl), in
+    `features`' columns."""
     cases = rows / f"{name}.cases.jsonl"
     if not cases.is_file():
         raise ConfigError(f"no question rows of {name} under {rows} (helix eval corpus qa-rows)")
-    return repo_groups(rows / name, load_cases(cases))
+    return repo_groups(rows / name, load_cases(cases), features)
+
+
+def blended(scores: np.ndarray, group: np.ndarray, share: float) -> np.ndarray:
+    """`scores` fused with each question's pool order (`controller.learned_rank.blend`, as
+    the served model fuses them); share 1.0: the scores as they are."""
+    if share >= 1.0:
+        return scores
+    out: list[float] = []
+    at = 0
+    for size in group:
+        out.extend(blend([float(v) for v in scores[at:at + size]], share))
+        at += int(size)
+    return np.asarray(out, dtype=np.float64)
 
 
 def question_metrics(scores: np.ndarray, data: Groups) -> dict[str, float]:
@@ -86,43 +103,79 @@ def _dataset(parts: Sequence[Groups], weights: Sequence[float]) -> tuple[Any, ..
 
 
 def fit(parts: Sequence[Groups], weights: Sequence[float], params: Mapping[str, Any],
-        rounds: int) -> Any:
-    """A LightGBM lambdarank booster on `parts` (each part's rows weighted)."""
+        rounds: int, features: Sequence[str] = FEATURES) -> Any:
+    """A LightGBM lambdarank booster on `parts` (each part's rows weighted, in `features`'
+    columns)."""
     import lightgbm as lgb
 
     data, w = _dataset(parts, weights)
     params = {**BASE_PARAMS, **params}
     dtrain = lgb.Dataset(data.x, label=data.y, group=data.group, weight=w,
-                         feature_name=list(FEATURES), free_raw_data=False)
+                         feature_name=list(features), free_raw_data=False)
     return lgb.train(params, dtrain, num_boost_round=rounds)
 
 
 def lopo(projects: Mapping[str, Groups], grid: Sequence[Mapping[str, Any]] = QA_GRID,
          rounds: Sequence[int] = ROUNDS, extra: Groups | None = None,
-         extra_weight: float = 0.0) -> dict[str, Any]:
-    """Each grid point and tree count scored on each held-out project (trained on the
-    others, plus `extra` at `extra_weight` when given); the best by mean selection."""
+         extra_weight: float = 0.0, fold_of: Mapping[str, str] | None = None,
+         features: Sequence[str] = FEATURES, blends: Sequence[float] = (1.0,)
+         ) -> dict[str, Any]:
+    """Each grid point, tree count and blend share scored on each question file, by a model
+    trained on every file of the other folds (`fold_of`: a file's fold, its repository, so
+    two files about one project are held out together; None: each file its own fold), plus
+    `extra` at `extra_weight` when given. `best`: the best by mean selection with the model
+    alone (share 1.0); `best_blend`: the best of any share (ties: the larger share)."""
     names = sorted(projects)
+    folds = dict(fold_of or {n: n for n in names})
     table: list[dict[str, Any]] = []
     for params in grid:
-        per: dict[int, dict[str, dict[str, float]]] = {r: {} for r in rounds}
-        for held in names:
-            parts = [projects[n] for n in names if n != held]
+        per: dict[tuple[int, float], dict[str, dict[str, float]]] = {
+            (r, b): {} for r in rounds for b in blends}
+        for held in sorted(set(folds[n] for n in names)):
+            train = [n for n in names if folds[n] != held]
+            parts = [projects[n] for n in train]
             weights = [1.0] * len(parts)
             if extra is not None and extra_weight > 0:
                 parts.append(extra)
                 weights.append(extra_weight)
-            booster = fit(parts, weights, params, max(rounds))
-            test = projects[held]
-            for r in rounds:
-                per[r][held] = question_metrics(
-                    np.asarray(booster.predict(test.x, num_iteration=r)), test)
-        for r in rounds:
-            table.append({"params": dict(params), "trees": r, "folds": per[r],
-                          "mean": _mean(per[r].values())})
-    best = max(table, key=lambda row: (selection(row["mean"]), -row["trees"]))
+            booster = fit(parts, weights, params, max(rounds), features)
+            for name in (n for n in names if folds[n] == held):
+                test = projects[name]
+                for r in rounds:
+                    raw = np.asarray(booster.predict(test.x, num_iteration=r))
+                    for b in blends:
+                        per[(r, b)][name] = question_metrics(blended(raw, test.group, b),
+                                                             test)
+        for (r, b), folds_of in per.items():
+            table.append({"params": dict(params), "trees": r, "blend": b, "folds": folds_of,
+                          "mean": _mean(folds_of.values())})
+    alone = [row for row in table if row["blend"] >= 1.0] or table
+    best = max(alone, key=lambda row: (selection(row["mean"]), -row["trees"]))
+    best_blend = max(table, key=lambda row: (selection(row["mean"]), row["blend"],
+                                             -row["trees"]))
     hand = {n: question_metrics(hand_scores(projects[n]), projects[n]) for n in names}
-    return {"table": table, "best": best, "hand": {"folds": hand, "mean": _mean(hand.values())}}
+    return {"table": table, "best": best, "best_blend": best_blend,
+            "hand": {"folds": hand, "mean": _mean(hand.values())}}
+
+
+def by_style(result: Mapping[str, Any], style_of: Mapping[str, str], row: str = "best"
+             ) -> dict[str, dict[str, Any]]:
+    """The hand order's and `result[row]`'s held-out metrics per question style, each style's
+    files' metrics weighted by their questions (pooled questions)."""
+    out: dict[str, dict[str, Any]] = {}
+    for style in sorted(set(style_of.values())):
+        mine = [n for n in sorted(style_of) if style_of[n] == style]
+        out[style] = {"files": mine,
+                      "hand": _pooled([result["hand"]["folds"][n] for n in mine]),
+                      "model": _pooled([result[row]["folds"][n] for n in mine])}
+    return out
+
+
+def _pooled(metrics: Sequence[Mapping[str, float]]) -> dict[str, float]:
+    total = sum(m["questions"] for m in metrics) or 1
+    return {k: round(sum(m[k] * m["questions"] for m in metrics) / total, 4)
+            for k in ("hit@1", "hit@5", "hit@10", "file@1")} | {
+        "questions": sum(m["questions"] for m in metrics)}
 
 
 def _mean(metrics: Any) -> dict[str, float]:

@@ -86,14 +86,19 @@ _RETIRED_FEATURES = frozenset({*RETIRED_SOURCES, "assoc_score", "assoc_hits"})
 
 
 def _current(x: np.ndarray, y: np.ndarray, group: np.ndarray, side: Mapping[str, Any],
-             path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[list[Any]]]:
-    """(rows, labels, group sizes, each case's candidates) in `FEATURES`' columns: rows of
-    this feature list as they are, rows of a wider one (retired features) narrowed."""
+             path: Path, features: Sequence[str] = FEATURES
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[list[Any]]]:
+    """(rows, labels, group sizes, each case's candidates) in `features`' columns: rows of
+    this feature list as they are, rows of a wider one (retired features, the question
+    model's bridging columns) narrowed."""
+    from controller.rank_bridge import BRIDGE_FEATURES
+
     names = list(side.get("features") or [])
     entries = [list(e["candidates"]) for e in side["cases"]]
-    if names == list(FEATURES):
+    if names == list(features):
         return x, y, group, entries
-    if not set(FEATURES) <= set(names) or set(names) - set(FEATURES) - _RETIRED_FEATURES:
+    if not set(features) <= set(names) or (
+            set(names) - set(features) - _RETIRED_FEATURES - set(BRIDGE_FEATURES)):
         raise ConfigError(f"{path}: rows of another feature list; collect them again")
     flags = [names.index(f) for f in RETIRED_SOURCES if f in names]
     keep = ~np.any(x[:, flags] != 0, axis=1) if flags else np.ones(len(x), dtype=bool)
@@ -103,14 +108,16 @@ def _current(x: np.ndarray, y: np.ndarray, group: np.ndarray, side: Mapping[str,
         sizes.append(int(mask.sum()))
         kept.append([c for c, k in zip(candidates, mask, strict=True) if k])
         at += size
-    return (x[keep][:, [names.index(f) for f in FEATURES]], y[keep],
+    return (x[keep][:, [names.index(f) for f in features]], y[keep],
             np.asarray(sizes, dtype=np.int64), kept)
 
 
-def repo_groups(path: Path, cases: Mapping[str, CorpusCase]) -> Groups:
-    """A repository's collected rows with each candidate's target index (from the case list)."""
+def repo_groups(path: Path, cases: Mapping[str, CorpusCase],
+                features: Sequence[str] = FEATURES) -> Groups:
+    """A repository's collected rows with each candidate's target index (from the case list),
+    in `features`' columns."""
     x, y, group, side = load(path)
-    x, y, group, entries = _current(x, y, group, side, path)
+    x, y, group, entries = _current(x, y, group, side, path, features)
     target_of: list[int] = []
     targets: list[int] = []
     files: list[list[str]] = []
@@ -339,12 +346,12 @@ def trained_routes(cases: Sequence[CorpusCase], repos: Sequence[tuple[str, str]]
 
 
 def write_model(out: Path, text: str, manifest: dict[str, Any]) -> str:
-    """model.txt and manifest.json under `out`; the manifest's digest (what
-    `retrieval.ranker.digest` pins)."""
+    """model.txt and manifest.json under `out` (its features `FEATURES` unless `manifest`
+    names them); the manifest's digest (what `retrieval.ranker.digest` pins)."""
     out.mkdir(parents=True, exist_ok=True)
     model_bytes = text.encode("utf-8")
-    manifest = {**manifest, "model": "model.txt", "model_digest": digest(model_bytes),
-                "features": list(FEATURES)}
+    manifest = {"features": list(FEATURES), **manifest, "model": "model.txt",
+                "model_digest": digest(model_bytes)}
     _atomic(out / "model.txt", model_bytes)
     raw = (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode("utf-8")
     _atomic(out / "manifest.json", raw)
