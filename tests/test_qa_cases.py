@@ -99,9 +99,19 @@ def test_the_committed_question_list_matches_its_digests(tmp_path: Path) -> None
 
     root = Path(__file__).resolve().parents[1] / "data" / "evals" / "qa_train"
     entries = load_question_list(root / "manifest.json")
-    assert {e.name for e in entries} == {"structlog", "tqdm", "arrow", "typer", "boltons",
-                                         "pendulum"}
+    named = {"structlog", "tqdm", "arrow", "typer", "boltons", "pendulum",  # round 10
+             "more_itertools", "toolz", "pint", "jsoup", "zod", "express"}  # qa_train_next
+    hidden = {"starlette", "python_fire", "commons_lang", "joda_time", "commons_io", "javapoet",
+              "tqdm_hidden", "boltons_hidden", "more_itertools_hidden"}  # round 11's writers
+    assert {e.name for e in entries} == named | hidden
+    assert {e.name for e in entries if e.style == "hidden"} == hidden
     assert all(e.split == "train" and len(e.revision) == 40 for e in entries)
+    assert sum(e.questions for e in entries) == 630
+    # a repository's two files cite the same commit (one fold of leave-one-project-out)
+    by_source: dict[str, set[str]] = {}
+    for e in entries:
+        by_source.setdefault(e.source, set()).add(e.revision)
+    assert all(len(revs) == 1 for revs in by_source.values()) and len(by_source) == 18
     # a copy whose file changed after it was listed is refused
     source = tmp_path / "src.jsonl"
     source.write_text(json.dumps({"question": "q?", "answer": "a", "kind": "how"}) + "\n",
@@ -109,6 +119,10 @@ def test_the_committed_question_list_matches_its_digests(tmp_path: Path) -> None
     listed = tmp_path / "list" / "manifest.json"
     add_question_file(listed, "toy", "github:o/toy", "a" * 40, source, "w")
     assert [e.questions for e in load_question_list(listed)] == [1]
+    add_question_file(listed, "toy2", "github:o/toy", "a" * 40, source, "w", style="hidden")
+    assert [e.style for e in load_question_list(listed)] == ["named", "hidden"]
+    with pytest.raises(ConfigError, match="style"):
+        add_question_file(listed, "toy3", "github:o/toy", "a" * 40, source, "w", style="x")
     (listed.parent / "toy.jsonl").write_text("{}\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="does not match"):
         load_question_list(listed)
