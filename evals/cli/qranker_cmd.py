@@ -100,8 +100,12 @@ def rows_cmd(list_file: str, mirrors: str, out_dir: str, home: str | None,
               default=0.05, show_default=True,
               help="The model orders questions of the routes that hold at least this share "
                    "of the training questions (the manifest's `routes`).")
+@click.option("--features", "feature_set", default="both", show_default=True,
+              type=click.Choice(["both", "base", "bridge"]),
+              help="The feature lists LOPO chooses among: the commit model's, with the "
+                   "bridging columns, or both (one list each: two runs side by side).")
 def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None,
-              lopo_out: str | None, min_route_share: float) -> None:
+              lopo_out: str | None, min_route_share: float, feature_set: str) -> None:
     """Train the question model: features, parameters and trees chosen by
     leave-one-project-out, then trained on every project; print the digest to pin."""
     import json
@@ -129,6 +133,8 @@ def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None
     style_of = {e.name: e.style for e in entries}
     results = {}
     for label, features in (("base", FEATURES), ("bridge", QUESTION_FEATURES)):
+        if feature_set not in ("both", label):
+            continue
         projects = {e.name: project_groups(rows, e.name, features) for e in entries}
         results[label] = (features, projects, lopo(projects, fold_of=fold_of,
                                                    features=features, blends=BLENDS))
