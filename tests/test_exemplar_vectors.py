@@ -45,6 +45,7 @@ def test_a_new_home_embeds_only_the_answer_with_the_shipped_encoder(
     assert meaning.claims(text, frozenset())  # the shipped vectors decide as before
     assert counted.texts and len(counted.texts) <= 3  # the answer's spans, no exemplar
     assert not set(counted.texts) & set(meaning.ex.absence + meaning.ex.answer)
+    assert (encoder.model_key, meaning.ex.digest) in am._VECTORS  # read once a process
 
 
 def test_the_shipped_vectors_are_the_shipped_encoders(encoder: Any) -> None:

@@ -237,10 +237,10 @@ class AbsenceMeaning:
         with _VECTORS_LOCK:
             found = _VECTORS.get(key)
         if found is None:
-            found = shipped_vectors(*key)  # the shipped encoder's: no exemplar embedded
-        if found is None:
-            source = self._exemplar_embedder
-            found = (_embed_each(source, self.ex.absence), _embed_each(source, self.ex.answer))
+            # the shipped encoder's ship with Helix: no exemplar embedded
+            found = shipped_vectors(*key) or (
+                _embed_each(self._exemplar_embedder, self.ex.absence),
+                _embed_each(self._exemplar_embedder, self.ex.answer))
             with _VECTORS_LOCK:
                 _VECTORS[key] = found
         return found
