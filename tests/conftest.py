@@ -18,13 +18,24 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
+@pytest.fixture(scope="session")
+def shared_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One directory of exported embedding models for the session (`HELIX_MODELS_DIR`): the
+    first test that indexes with embeddings exports the model there, the others load it (an
+    export is ~1.2 CPU s in every new home). tests/test_encoder_onnx.py exports from scratch
+    into homes of its own, and tests/test_models_dir.py into $HELIX_HOME/models."""
+    return tmp_path_factory.mktemp("shared_models")
+
+
 @pytest.fixture(autouse=True)
-def helix_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def helix_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
+               shared_models: Path) -> Path:
     home = tmp_path_factory.mktemp("helix_home")
     monkeypatch.setenv("HELIX_HOME", str(home))
     for name in list(os.environ):
         if name.startswith("HELIX_") and name != "HELIX_HOME":
             monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HELIX_MODELS_DIR", str(shared_models))
     # no background model helper outlives a test (tests/test_model_helper.py turns it on)
     monkeypatch.setenv("HELIX_SYNTHESIS__MODEL_HELPER", "off")
     return home
