@@ -52,6 +52,23 @@ def shared_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("shared_models")
 
 
+@pytest.fixture(scope="session")
+def _embeddings_for_session(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("shared_embeddings")
+
+
+@pytest.fixture
+def shared_embeddings(helix_home: Path, _embeddings_for_session: Path,
+                      monkeypatch: pytest.MonkeyPatch) -> Path:
+    """One embedding cache for the session (`HELIX_EMBEDDINGS_DIR`), for the modules that ask
+    for it (`pytestmark = pytest.mark.usefixtures("shared_embeddings")`): modules that index the
+    same small repositories test after test (tests/change_fixtures.py, history_helpers.py) and
+    test what is built from the vectors, not their embedding. Every other test starts with an
+    empty cache in its own home; tests/test_embeddings_dir.py checks the variable."""
+    monkeypatch.setenv("HELIX_EMBEDDINGS_DIR", str(_embeddings_for_session))
+    return _embeddings_for_session
+
+
 @pytest.fixture(autouse=True)
 def helix_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
                shared_models: Path) -> Path:

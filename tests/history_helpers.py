@@ -22,15 +22,19 @@ def git(repo: Path, *args: str, when: int | None = None, input_text: str | None 
 
 
 def commit(repo: Path, message: str, files: Mapping[str, str | None], when: int) -> str:
-    """Write (or, for None, delete) `files`, commit them with `message` at time `when`."""
-    for path, text in files.items():
+    """Write (or, for None, delete) `files`, commit them with `message` at time `when` (one
+    `git rm` and one `git add` for all of them: a git process costs ~3 ms CPU, and the history
+    tests make hundreds of commits)."""
+    removed = [path for path, text in files.items() if text is None]
+    written = [path for path, text in files.items() if text is not None]
+    for path in written:
         target = repo / path
-        if text is None:
-            git(repo, "rm", "-q", path)
-            continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-        git(repo, "add", path)
+        target.write_text(files[path] or "", encoding="utf-8")
+    if removed:
+        git(repo, "rm", "-q", "--", *removed)
+    if written:
+        git(repo, "add", "--", *written)
     git(repo, "commit", "-q", "--allow-empty", "-m", message, when=when)
     return git(repo, "rev-parse", "HEAD").strip()
 

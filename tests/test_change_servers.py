@@ -18,6 +18,8 @@ from helix.servers.workspace import Workspace
 from helix.service import ask
 from tests import change_fixtures as cf
 
+pytestmark = pytest.mark.usefixtures("shared_embeddings")  # tests/conftest.py
+
 HOST = {"Host": "127.0.0.1:8765"}
 
 

@@ -20,6 +20,8 @@ from tests import change_fixtures as cf
 from tests.cli_helpers import run
 from tests.history_helpers import git
 
+pytestmark = pytest.mark.usefixtures("shared_embeddings")  # tests/conftest.py
+
 
 def _asked(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     repo, shas = cf.build(tmp_path)

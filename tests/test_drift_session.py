@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from talk_fixtures import Talk, config
 
 from tests import change_fixtures as cf
+
+pytestmark = pytest.mark.usefixtures("shared_embeddings")  # tests/conftest.py
 
 
 def test_a_recap_of_what_changed_since_a_turn(tmp_path: Path) -> None:

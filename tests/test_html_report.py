@@ -15,6 +15,8 @@ from cli_helpers import run
 
 from evals.html_report import compare, render
 
+pytestmark = pytest.mark.usefixtures("shared_embeddings")  # tests/conftest.py
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "evals" / "qa" / "answer_repo_sample.jsonl"
 ANSWER_REPO = ROOT / "data" / "fixtures" / "answer_repo"

@@ -11,6 +11,8 @@ import pytest
 from tests import change_fixtures as cf
 from tests.cli_helpers import run
 
+pytestmark = pytest.mark.usefixtures("shared_embeddings")  # tests/conftest.py
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 VARYING = ((re.compile(r"turn [0-9a-f]{12}"), "turn T"),
            (re.compile(r"asked \d{4}-\d\d-\d\d \d\d:\d\d UTC"), "asked WHEN"))

@@ -13,6 +13,8 @@ import pytest
 from tests.cli_helpers import run
 from tests.history_helpers import DAY, EPOCH, commit, git
 
+pytestmark = pytest.mark.usefixtures("shared_embeddings")  # tests/conftest.py
+
 
 def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
     repo = tmp_path / "proj"

@@ -11,6 +11,8 @@ import pytest
 from tests.history_helpers import DAY, EPOCH, commit
 from tests.test_stale_classes import _alarms, _repo
 
+pytestmark = pytest.mark.usefixtures("shared_embeddings")  # tests/conftest.py
+
 TIMEOUTS = '''def fail_after(delay):
     if delay < 0:
         raise TimeoutError("late")

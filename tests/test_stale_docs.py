@@ -13,6 +13,8 @@ from tests import change_fixtures as cf
 from tests.cli_helpers import run
 from tests.history_helpers import DAY, EPOCH, commit, git
 
+pytestmark = pytest.mark.usefixtures("shared_embeddings")  # tests/conftest.py
+
 
 def _stale(repo: Path, capsys: pytest.CaptureFixture[str], *args: str
            ) -> tuple[int, dict[str, Any]]:

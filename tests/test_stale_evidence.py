@@ -15,6 +15,8 @@ from tests.cli_helpers import run
 from tests.history_helpers import DAY, EPOCH, commit
 from tests.test_stale_classes import _repo
 
+pytestmark = pytest.mark.usefixtures("shared_embeddings")  # tests/conftest.py
+
 
 def _report(repo: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
     code, out, err = run(["stale-docs", "--repo", str(repo), "--json"], capsys)

@@ -12,6 +12,8 @@ from tests.history_helpers import DAY, EPOCH, commit
 from tests.test_stale_classes import _repo
 from tests.test_stale_evidence import _evidence, _report
 
+pytestmark = pytest.mark.usefixtures("shared_embeddings")  # tests/conftest.py
+
 LINKS = '''class WikiLinks:
     def run(self, text):
         return text

@@ -117,13 +117,12 @@ def stream_git(repo: Path, *args: str, max_bytes: int,
 
 
 def head_commit(root: Path) -> str | None:
-    """HEAD's commit id when `root` is in a git work tree, else None."""
-    inside = run_git(root, "rev-parse", "--is-inside-work-tree")
-    if inside is None or inside.strip() != b"true":
-        return None
-    out = run_git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}")
-    text = out.decode("ascii", "replace").strip() if out else ""
-    return text or None
+    """HEAD's commit id when `root` is in a git work tree, else None. One git process (every
+    refresh of an index with the history field asks): `true` then the id; it fails outside a
+    repository and before the first commit."""
+    out = run_git(root, "rev-parse", "--is-inside-work-tree", "--verify", "-q", "HEAD^{commit}")
+    words = out.decode("ascii", "replace").split() if out else []
+    return words[1] if len(words) == 2 and words[0] == "true" else None
 
 
 def tracked_blobs(root: Path, rev: str = "HEAD") -> dict[str, tuple[str, str]] | None:

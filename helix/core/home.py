@@ -39,3 +39,17 @@ def models_dir(env: Mapping[str, str] | None = None) -> Path:
             raise ConfigError(f"HELIX_MODELS_DIR={env['HELIX_MODELS_DIR']!r} cannot be used: "
                               f"{exc}") from None
     return helix_home(env) / "models"
+
+
+def embeddings_dir(env: Mapping[str, str] | None = None) -> Path | None:
+    """Where the embedding cache is kept when the user names it: `$HELIX_EMBEDDINGS_DIR` (the
+    user's environment only, never a repository's config: one cache of vectors, keyed by model
+    and text, shared by several homes), else None (`$HELIX_HOME/embeddings`)."""
+    env = os.environ if env is None else env
+    if not env.get("HELIX_EMBEDDINGS_DIR"):
+        return None
+    try:
+        return Path(env["HELIX_EMBEDDINGS_DIR"]).expanduser().resolve()
+    except (RuntimeError, OSError) as exc:
+        raise ConfigError(f"HELIX_EMBEDDINGS_DIR={env['HELIX_EMBEDDINGS_DIR']!r} cannot be "
+                          f"used: {exc}") from None

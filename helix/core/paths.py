@@ -12,7 +12,7 @@ from pathlib import Path
 from helix.core.config import helix_home
 from helix.core.errors import BadPathError, UserError
 from helix.core.hashing import short_id
-from helix.core.home import PRIVATE_UMASK
+from helix.core.home import PRIVATE_UMASK, embeddings_dir
 
 
 def private_files() -> None:
@@ -146,8 +146,9 @@ def index_dir_for(root: Path, env: Mapping[str, str] | None = None) -> Path:
 
 
 def embedding_cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    """Shared by all indexes: embeddings keyed by model + chunk content hash."""
-    return in_home("embeddings", env=env)
+    """Shared by all indexes: embeddings keyed by model + chunk content hash; in
+    `$HELIX_EMBEDDINGS_DIR` when the user sets it (`helix.core.home.embeddings_dir`)."""
+    return embeddings_dir(env) or in_home("embeddings", env=env)
 
 
 def runlog_path(env: Mapping[str, str] | None = None) -> Path:
