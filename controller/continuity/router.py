@@ -65,6 +65,10 @@ from helix.core.config import ContinuitySettings
 FOLLOW_UP_WORDS_MAX = 4  # a message this short after an answer looks like a follow-up
 # a message that opens with one of these continues the conversation ("and what about X?")
 CONTINUING_LEADS = ("and", "what about", "how about")
+# the rescue bar for a message that does not ask a question in full (`_asks_in_full`): read
+# by its meaning at a lower probability than `router_rescue` (leave-one-writer-out scored as
+# held-apart sets are, benchmarks/router_lowo_audit.py: see the commit adding it)
+RESCUE_NOT_ASKED = 0.35
 
 
 def route_turn(state: ContinuityState, text: str, reply_to: int | None,
@@ -192,6 +196,7 @@ def _same_action(a: TurnPlan, b: TurnPlan) -> bool:
 def _acted_on(t: Turn, reading: Reading, rules: str, exact: bool = True) -> TurnPlan | None:
     """The plan of the first reading that can be acted on in this state, when it is sure
     enough against the rules' reading (`router_rescue` against a new question or nothing,
+    at most `RESCUE_NOT_ASKED` for a message that does not ask a question in full,
     `router_override` against another rule's exact reading, `router_phrase` against one read
     from its phrases alone): the bars apply to what the router would do,
     not to one class. A reading the state rules out (a narrowing that names no scope, a
@@ -201,6 +206,8 @@ def _acted_on(t: Turn, reading: Reading, rules: str, exact: bool = True) -> Turn
     s = t.settings
     bar = s.router_rescue if rules in ("new_question", "boundary") else (
         s.router_override if exact else s.router_phrase)
+    if rules in ("new_question", "boundary") and not _asks_in_full(t):
+        bar = min(bar, RESCUE_NOT_ASKED)
     first = plan_for(reading.meaning, t, reading)
     if first is not None and reading.confidence >= bar:
         return first
@@ -217,6 +224,12 @@ def _acted_on(t: Turn, reading: Reading, rules: str, exact: bool = True) -> Turn
                    and _same_action(other, plan))
         return plan if (p + same) / left >= bar else None
     return None
+
+
+def _asks_in_full(t: Turn) -> bool:
+    """A message that asks a question of its own: it opens with a question word and is longer
+    than a follow-up (`FOLLOW_UP_WORDS_MAX` words)."""
+    return bool(say.QUESTION_LEAD.match(t.body)) and len(t.text.split()) > FOLLOW_UP_WORDS_MAX
 
 
 def _unplaced(t: Turn, plan: TurnPlan) -> bool:
