@@ -111,10 +111,12 @@ def test_the_model_is_read_once_per_process(monkeypatch: pytest.MonkeyPatch, tmp
     config = load_config(tmp_path, flags={"continuity.router": "meaning"})
     try:
         for _ in range(3):
-            assert reader.session_reader(config, tmp_path, embedder=embedder) is not None
+            read = reader.session_reader(config, tmp_path, embedder=embedder)
+            assert read is not None and read(Features(text="who calls it?", flags=FLAGS,
+                                                      rules="new_question")) is not None
     finally:
         reader.shipped_model.cache_clear()
-    assert len(loads) == 1 and embedder.calls == 1
+    assert len(loads) == 1 and embedder.calls == 1 + 3  # the exemplars once, then each message
 
 
 def test_the_model_reads_the_rows_each_line_holds():
@@ -155,3 +157,52 @@ def test_a_name_far_from_a_typed_word_is_ruled_out_before_the_ratio(monkeypatch)
     assert not name_like("tokenizer", "cavity_pool.py") and not name_like("retry", "policy")
     assert ratios == []
     assert name_like("engien.py", "engine.py") and ratios == [1]
+
+
+def test_a_turn_the_rules_decide_alone_loads_no_model(monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path: Path):
+    """The reader loads its encoder and model at its first read: a process whose turn is
+    exact ("start over") pays for neither (a cold `helix ask --session`)."""
+    from controller.continuity.router import route_turn
+    from controller.continuity.state import initial_state
+    from helix.core.config import load_config
+    from helix.session import reader
+
+    loads: list[str] = []
+    model_for = reader.model_for
+
+    def counted(embedder):
+        loads.append(embedder.model_key)
+        return model_for(embedder)
+
+    monkeypatch.setattr(reader, "model_for", counted)
+    config = load_config(tmp_path, flags={"continuity.router": "meaning"})
+    read = reader.session_reader(config, tmp_path, embedder=FakeEmbedder())
+    assert read is not None and loads == []
+    exact = route_turn(initial_state("s"), "start over", None, config.continuity, reader=read)
+    assert exact.reading is None and loads == []
+    route_turn(initial_state("s"), "where is the tokenizer built?", None, config.continuity,
+               reader=read)
+    route_turn(initial_state("s"), "who calls it?", None, config.continuity, reader=read)
+    assert len(loads) == 1
+
+
+def test_a_reader_that_cannot_load_its_model_leaves_the_rules_plan(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    from controller.continuity.router import route_turn
+    from controller.continuity.state import initial_state
+    from helix.core.config import load_config
+    from helix.core.errors import ConfigError
+    from helix.session import reader
+
+    def broken(_embedder):
+        raise ConfigError("the meaning router's model cannot be read")
+
+    monkeypatch.setattr(reader, "model_for", broken)
+    config = load_config(tmp_path, flags={"continuity.router": "meaning"})
+    read = reader.session_reader(config, tmp_path, embedder=FakeEmbedder())
+    assert read is not None
+    assert read(Features(text="who calls it?", flags=FLAGS, rules="new_question")) is None
+    for text in ("where is the tokenizer built?", "pull that up again"):
+        plan = route_turn(initial_state("s"), text, None, config.continuity, reader=read)
+        assert plan == route_turn(initial_state("s"), text, None, config.continuity)

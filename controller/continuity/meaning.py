@@ -118,7 +118,8 @@ class Features:
         return any(self.flag(n) for n in EXACT_RULE_FLAGS)
 
 
-Reader = Callable[[Features], Reading]
+# None: no reading (the reader's model could not be loaded): the rules' plan stands
+Reader = Callable[[Features], Reading | None]
 
 
 def _words(text: str) -> set[str]:

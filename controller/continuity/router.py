@@ -86,7 +86,10 @@ def route_turn(state: ContinuityState, text: str, reply_to: int | None,
             or say.SOURCE_CUE.search(t.body):
         return hold_selection_pending(t, plan)  # exact: the rules decide alone
     f = features(t, plan)
-    return hold_selection_pending(t, read_plan(t, plan, reader(f), exact=f.exact))
+    reading = reader(f)
+    if reading is None:  # the reader could not load its model: the rules decide alone
+        return hold_selection_pending(t, plan)
+    return hold_selection_pending(t, read_plan(t, plan, reading, exact=f.exact))
 
 
 def _by_rules(state: ContinuityState, text: str, reply_to: int | None,

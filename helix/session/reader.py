@@ -9,7 +9,7 @@ port; the pure classifier does the rest. The encoder is the packaged sentence mo
 (all-MiniLM-L6-v2, the numpy query encoder: no torch on this path), loaded once per process;
 its exemplar vectors ship with the model. Another embedder (a test's fake) gets the exemplars
 embedded by itself, once. None (the vocabulary rules alone) when `continuity.router` is
-"rules" or the model cannot be loaded.
+"rules"; the model and encoder are loaded by the first read (`session_reader`).
 """
 
 from __future__ import annotations
@@ -72,15 +72,28 @@ def describe(root: Path, option: OptionItem, max_bytes: int) -> str:
 
 def session_reader(config: HelixConfig, root: Path,
                    embedder: Embedder | None = None) -> Reader | None:
+    """The reader of a session's turns. Its encoder and model are loaded by its first read, not
+    here: a process whose turn the rules decide alone (a strict answer to a pending question,
+    "start over", "stop") loads neither. A read whose load failed reads nothing (None), and the
+    rules' plan stands, as with `continuity.router = "rules"`."""
     if config.continuity.router != "meaning":
         return None
-    try:
-        encoder = embedder or router_embedder()
-        model = model_for(encoder)
-    except (HelixError, ImportError, OSError):
-        return None
+    loaded: list[tuple[Embedder, MeaningModel] | None] = []
 
-    def read(f: Features) -> Reading:
+    def load() -> tuple[Embedder, MeaningModel] | None:
+        if not loaded:
+            try:
+                encoder = embedder or router_embedder()
+                loaded.append((encoder, model_for(encoder)))
+            except (HelixError, ImportError, OSError):
+                loaded.append(None)
+        return loaded[0]
+
+    def read(f: Features) -> Reading | None:
+        ready = load()
+        if ready is None:
+            return None
+        encoder, model = ready
         vector = encoder.embed([f.text])[0]
         options: np.ndarray | None = None
         if f.options:
