@@ -137,7 +137,9 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     # accepted, 9 refused) joined: 12 of 629 accepted, 22 of 417 refused before absence10's
     # changes; with the learned head (helix/synthesis/absence_model/, trained on every set,
     # the probes too: in sample) 8 and 15
-    assert wrong.get(("tune", True), 0) <= 8 and wrong.get(("tune", False), 0) <= 15, wrong
+    # meaning11: fresh12 (writer24; 64 claims, 48 ordinary; held apart after absence10, with
+    # the head: 7 accepted, 6 refused) joined: 15 of 693 accepted, 21 of 465 refused
+    assert wrong.get(("tune", True), 0) <= 15 and wrong.get(("tune", False), 0) <= 21, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it)
     assert not wrong.get(("probe3", True)) and not wrong.get(("probe3", False)), wrong
