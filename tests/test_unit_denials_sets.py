@@ -47,56 +47,15 @@ STATES = [(q, line) for q, line in LINES if line["reading"] == "states"]
 # "even though" opens a clause about another subject; an identifier made of words of the
 # quantity and the unit, `angle_deg`, `ROTATION_IN_DEGREES`); two are left (a second unit
 # shown for display, "no longer rounded to whole degrees")
-LEFT = {"Tile pressure is stored in GPa; MPa is only used for display.",
-        "You can't pass tile pressure in any unit but GPa.",
-        "Set `rotation` in degrees (the inspector also shows the equivalent in radians for "
-        "convenience).",
-        "Changed in 3.2: the rotation angle is no longer rounded to whole degrees; fractional "
-        "degrees such as 12.5 are kept."}
 # (meaning11) fresh12 (bandwidth limit in Mbit/s), measured held apart by the lead with 13
 # statements missed and 9 denials confirmed (the units table knew no data-rate unit), now a
-# tune set: left as measured at the rotation
-LEFT |= {
-    "`bandwidth_limit`: megabits per second. The status page also shows it converted to MB/s, "
-    "but that is only for display.",
-    "It is not true that the bandwidth limit is in megabytes per second; it is in megabits per "
-    "second.",
-    "Don't convert to bytes: the bandwidth limit is entered in Mbps, exactly as your ISP "
-    "quotes it.",
-    "The bandwidth limit can't go below 1 Mbit/s.",
-    "No suffix is needed: the bandwidth limit is always read as megabits per second.",
-    "#define BW_LIMIT_MBPS 100 /* bandwidth limit, megabits/s, never rounded */",
-    "bandwidth_limit: 20  # in Mbps",
-    "The bandwidth limit is not measured in bytes at all, but in megabits per second.",
-    "Not a typo: the bandwidth limit really is Mb/s (megabits), unlike the disk throughput "
-    "setting, which is MB/s.",
-    "Set the bandwidth limit in megabits per second; the dashboard divides by 8 and shows "
-    "MB/s, which is for display only.",
-    "/// Bandwidth limit in megabits per second. A value of 0 is not allowed.",
-    "bandwidth limit = 40 Mbps (megabits, lowercase b)",
-    "Bandwidth limit in Mb/s. If you don't know your line speed, run a speed test first; "
-    "nothing bad happens if you set it too high.",
-}
-CONFIRMED_LEFT = {
-    "log.warning(\"bandwidth limit %d looks like an Mbit/s figure; this setting is KiB/s\", "
-    "limit)",
-    "/* bandwidth limit, in MiB/s (the old Mbit/s meaning went away in v5) */",
-    "Mbit/s is what almost every router UI uses, and it is what most people type into the "
-    "bandwidth limit field the first time. After a long discussion in #412 we agreed that this "
-    "is not what the field means, and the docs were updated accordingly.",
-    "> **Warning**\n> The bandwidth limit is in MB/s, not Mbit/s. Entering your Mbit/s figure "
-    "will give you eight times the throughput you intended.",
-    "People keep filing bugs because they assume the bandwidth limit is in Mbit/s. It isn't. "
-    "As the table below shows, it's MB/s.",
-    "If you are thinking in Mbit/s, stop: the bandwidth limit takes kilobits per second, so "
-    "what you'd call 5 Mbit/s has to be written as 5000.",
-    "Would `bandwidth_limit: 100` mean 100 Mbit/s? It would not; it means 100 megabytes per "
-    "second.",
-    "Old forum posts say the bandwidth limit is in Mbit/s. That stopped being true a long time "
-    "ago.",
-    "    bandwidth_limit_mibps: u32, // MiB/s; an earlier version of this struct used Mbit/s "
-    "here",
-}
+# tune set: meaning11 reads all of them (data rates and a unit shown for display,
+# controller/unit_names.py; a bound on a value, "can't go below 1 Mbit/s"; a demonstrative
+# naming back the sentence before, helix/core/negation.py), and fresh11's and
+# unit_lines.json's unit shown for display
+LEFT = {"You can't pass tile pressure in any unit but GPa.",
+        "Changed in 3.2: the rotation angle is no longer rounded to whole degrees; fractional "
+        "degrees such as 12.5 are kept."}
 
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:
@@ -108,8 +67,6 @@ def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:
                          ids=[line["text"][:50] for _, line in DENIALS])
 def test_a_denial_is_never_answered_in_the_unit_nor_confirmed(quantity: str,
                                                                line: dict[str, str]) -> None:
-    if line["text"] in CONFIRMED_LEFT:
-        pytest.xfail("confirmed as measured at the rotation (meaning11)")
     judged = judge(line, quantity, THRESHOLD)
     assert not judged["gives_unit"] and not judged["confirmed"], judged
 
