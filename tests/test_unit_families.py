@@ -97,3 +97,26 @@ def test_the_unit_named_instead_is_the_rate_the_line_states(text: str, unit: str
 def test_a_unit_for_display_or_a_bounded_value_states_the_unit(text: str,
                                                                states: bool) -> None:
     assert states_unit(text, "Mbit/s", ("sync rate cap",)) == states, text
+
+
+def test_a_question_in_a_rate_written_in_words_is_a_unit_check() -> None:
+    from controller.route import route_question
+    from evals.unit_lines import judge
+    from helix.core.config import HelixConfig, RetrievalSettings
+
+    plan = route_question("Is the sync rate cap in megabytes per second?",
+                          routing=RetrievalSettings().routing)
+    assert plan.intent.route == "value_check" and plan.unit == "megabytes per second"
+    # "per" joins a rate only: another three words are no unit
+    other = route_question("is the config loaded in the main thread?",
+                           routing=RetrievalSettings().routing)
+    assert other.intent.route != "value_check"
+    threshold = HelixConfig().retrieval.coverage_threshold
+    stated = judge({"text": "sync_rate_cap = 40  # MBps", "kind": "code",
+                    "unit": "megabytes per second", "reading": "states"}, "sync rate cap",
+                   threshold)
+    assert stated["confirmed"] and stated["gives_unit"], stated
+    denied = judge({"text": "The sync rate cap is in Mbps, not megabytes per second.",
+                    "kind": "doc", "unit": "megabytes per second", "reading": "denies"},
+                   "sync rate cap", threshold)
+    assert not denied["confirmed"] and denied["instead"] == "Mbps", denied
