@@ -5,7 +5,8 @@ one run; `ADOPTED_VARIANT` says what builds use and why.
 
 The model is exported once per user from the sentence-transformers directory's safetensors by
 `indexers.onnx_graph` (pure numpy + onnx, a second or two) into
-`$HELIX_HOME/models/<model>-<variant>-<graph digest>.onnx`, written to a temporary file and
+`$HELIX_HOME/models/<model>-<variant>-<graph digest>.onnx` (`$HELIX_MODELS_DIR/...` when the
+user sets it: one export for several homes), written to a temporary file and
 renamed into place, so a killed export never leaves a half-written model (its temporary file
 is swept by a later export) and two processes exporting at once both end with the same complete
 file (the export is deterministic). Later runs load the file in a fraction of a second.
@@ -34,9 +35,10 @@ from typing import Any
 
 import numpy as np
 
-from helix.core.config import IndexSettings, helix_home
+from helix.core.config import IndexSettings
 from helix.core.errors import HelixError, UnknownModelError
 from helix.core.hashing import digest
+from helix.core.home import models_dir
 from indexers.encoder import (
     BERT_LAYER_NORM_EPS,
     ST_NORMALIZE,
@@ -104,7 +106,8 @@ def model_file(model_path: Path, variant: str, home: Path | None = None) -> Path
     if variant not in VARIANTS:
         raise UnknownModelError(f"unknown ONNX variant {variant!r} (one of {', '.join(VARIANTS)})")
     base = model_key_for(model_path).replace(":", "-")
-    return (home or helix_home()) / MODELS_DIR / f"{base}-{variant}-{_graph_digest()}.onnx"
+    models = home / MODELS_DIR if home is not None else models_dir()  # $HELIX_MODELS_DIR
+    return models / f"{base}-{variant}-{_graph_digest()}.onnx"
 
 
 STALE_TMP_S = 3600.0  # a temporary export file this old belongs to no live export

@@ -18,13 +18,49 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
+# The longest modules start first, so the two workers end together (scripts/test runs
+# `--dist loadfile --no-loadscope-reorder`: xdist would order modules by their number of tests,
+# and start a 600-test module of pure logic first). CPU seconds per module (self + children),
+# measured on main at the start of round 11 (/work/tmp/suite11); the order of the rest is
+# kept. The three modules that start a Ray cluster (a session fixture, ~7 CPU s) come 1st, 3rd
+# and 5th: xdist gives the first worker units 1 and 3, and the 5th to the first to finish one,
+# so a run most often starts one cluster, not two.
+FIRST = (
+    "test_cluster_index.py", "test_absence_sets.py", "test_readme_platform.py",
+    "test_encoder.py", "test_cluster_evals.py", "test_http_api.py", "test_replicas_mcp.py",
+    "test_eval_runner.py",
+    "test_conversations.py", "test_html_report.py", "test_encoder_onnx.py",
+    "test_model_helper.py", "test_verb_members.py", "test_named_concept.py",
+    "test_secrets_at_rest.py", "test_server_reach.py", "test_large_repo.py",
+    "test_stale_docs.py", "test_model_helper_early.py", "test_meaning_router.py",
+    "test_build.py", "test_secret_formats.py", "test_parse.py", "test_continuity_cli.py",
+    "test_vocabulary.py", "test_drift.py", "test_hash_seed_determinism.py", "test_replicas.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: n for n, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(FIRST)))  # stable: in-module order
+
+
+@pytest.fixture(scope="session")
+def shared_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One directory of exported embedding models for the session (`HELIX_MODELS_DIR`): the
+    first test that indexes with embeddings exports the model there, the others load it (an
+    export is ~1.2 CPU s in every new home). tests/test_encoder_onnx.py exports from scratch
+    into homes of its own, and tests/test_models_dir.py into $HELIX_HOME/models."""
+    return tmp_path_factory.mktemp("shared_models")
+
+
 @pytest.fixture(autouse=True)
-def helix_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def helix_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
+               shared_models: Path) -> Path:
     home = tmp_path_factory.mktemp("helix_home")
     monkeypatch.setenv("HELIX_HOME", str(home))
     for name in list(os.environ):
         if name.startswith("HELIX_") and name != "HELIX_HOME":
             monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HELIX_MODELS_DIR", str(shared_models))
     # no background model helper outlives a test (tests/test_model_helper.py turns it on)
     monkeypatch.setenv("HELIX_SYNTHESIS__MODEL_HELPER", "off")
     return home

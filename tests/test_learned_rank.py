@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -20,7 +21,12 @@ from helix.core.hashing import digest
 from helix.core.policy import RankerPolicy
 from helix.core.schemas import Chunk
 
-lgb = pytest.importorskip("lightgbm")
+
+def _lgb() -> Any:
+    """lightgbm, imported by the tests that train (not at collection: ~2 CPU s a worker)."""
+    return pytest.importorskip("lightgbm")
+
+
 NAMES = [f"f{n}" for n in range(6)]
 
 
@@ -31,6 +37,7 @@ def _model(missing: bool = True, rounds: int = 25) -> tuple[str, np.ndarray]:
     if missing:
         x[rng.random(600) < 0.2, 4] = np.nan  # missing values: LightGBM's NaN type
     y = (x[:, 0] + 0.5 * np.nan_to_num(x[:, 4]) > 0.2).astype(int) + (x[:, 1] > 1).astype(int)
+    lgb = _lgb()
     data = lgb.Dataset(x, label=y, group=[20] * 30, feature_name=NAMES)
     booster = lgb.train({"objective": "lambdarank", "deterministic": True, "num_threads": 1,
                          "force_row_wise": True, "seed": 3, "verbosity": -1, "num_leaves": 7,
@@ -41,7 +48,7 @@ def _model(missing: bool = True, rounds: int = 25) -> tuple[str, np.ndarray]:
 def test_scores_equal_lightgbm_predict_bit_for_bit() -> None:
     text, x = _model()
     model = parse_model(text, NAMES)
-    booster = lgb.Booster(model_str=text)
+    booster = _lgb().Booster(model_str=text)
     want = booster.predict(x, raw_score=True)
     got = model.scores(x.tolist())
     assert got == [float(v) for v in want]  # the same sums, in the same order

@@ -19,7 +19,12 @@ from helix.core.hashing import hash_obj
 from helix.service import ask
 from tests.test_ranker_toy import FILES, _cases, _module
 
-pytest.importorskip("lightgbm")
+
+@pytest.fixture(autouse=True, scope="module")
+def _lightgbm() -> None:
+    """Skipped without lightgbm, imported at the first test (not at collection)."""
+    pytest.importorskip("lightgbm")
+
 
 
 def _record(envelope: object, question: str, cite: int) -> dict[str, object]:

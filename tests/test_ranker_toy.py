@@ -25,7 +25,12 @@ from evals.corpus.ranker_train import (
 )
 from evals.corpus.ranker_train import write_model as write_ranker
 
-pytest.importorskip("lightgbm")
+
+@pytest.fixture(autouse=True, scope="module")
+def _lightgbm() -> None:
+    """Skipped without lightgbm, imported at the first test (not at collection)."""
+    pytest.importorskip("lightgbm")
+
 _WORD_TEXT = ("amber basil cedar delta ember fable garnet harbor indigo jasper kettle lumen "
               "maple nectar onyx pepper quartz raven saffron tundra umber velvet willow xenon")
 WORDS = tuple(_WORD_TEXT.split())

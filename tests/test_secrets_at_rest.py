@@ -2,7 +2,8 @@
 repository planted with a secret in every syntax of `tests/secret_corpus.py` is indexed, asked
 about (with the test model, so a prompt is built and logged; and in a session) and exported;
 no planted value is in anything printed, in any file under $HELIX_HOME (index parts, run log,
-sessions, caches), or in the export, and every file Helix wrote there is private to the user."""
+sessions, caches), or in the export, and every file Helix wrote there is private to the user.
+The commands run through the entry point one after another in one fresh process."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,14 +35,40 @@ def test_every_format_is_redacted() -> None:
         assert clean.count("\n") == text.count("\n")  # line numbers stay true
 
 
-def _helix(args: list[str], home: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+# every command through the real entry point, one after another in one fresh process (a
+# `helix` process each cost ~1.7 CPU s): what each printed, its exit code, and what the
+# process itself wrote to its descriptors (checked too)
+_DRIVER = """
+import contextlib, io, json, sys
+from helix.cli.main import main
+done = []
+for argv in json.loads(sys.argv[2]):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(argv)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+    done.append({"code": code, "out": out.getvalue(), "err": err.getvalue()})
+with open(sys.argv[1], "w", encoding="utf-8") as handle:
+    json.dump(done, handle)
+"""
+
+
+def _helix(commands: list[list[str]], home: Path, cwd: Path) -> tuple[list[dict[str, Any]],
+                                                                       list[str]]:
     env = {**os.environ, "HELIX_HOME": str(home), "HELIX_INDEX__EMBED_ENABLED": "false",
            "OPENAI_API_KEY": "test-key-not-sent"}
-    return subprocess.run(
-        [sys.executable, "-P", "-c", "import sys; from helix.cli.main import main; "
-         "sys.exit(main(sys.argv[1:]))", *args],
+    results = cwd / "results.json"
+    process = subprocess.run(
+        [sys.executable, "-P", "-c", _DRIVER, str(results), json.dumps(commands)],
         cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
         preexec_fn=lambda: os.umask(0o022))  # a permissive umask: Helix must tighten it
+    assert process.returncode == 0, process.stderr
+    done = json.loads(results.read_text(encoding="utf-8"))
+    results.unlink()
+    return done, [process.stdout, process.stderr]
 
 
 @pytest.mark.slow
@@ -48,27 +76,24 @@ def test_no_planted_secret_is_printed_stored_or_exported(tmp_path: Path) -> None
     repo, home = tmp_path / "repo", tmp_path / "home"
     for name, text, _ in CORPUS:
         write(repo, f"conf/{name}", text)
-    indexed = _helix(["index", str(repo), "--json"], home, tmp_path)
-    assert indexed.returncode == 0, indexed.stderr
-    assert json.loads(indexed.stdout)["files_indexed"] >= 60
-    outputs = [indexed.stdout, indexed.stderr]
-    for question in QUESTIONS:
-        # the echo model quotes the first evidence item back: a secret the redaction missed
-        # would come back in the answer
-        asked = _helix(["ask", "--repo", str(repo), "--model", "fake/echo", "--json",
-                        question], home, tmp_path)
-        assert asked.returncode in (0, 3), asked.stderr
-        outputs += [asked.stdout, asked.stderr]
-    for question in (*QUESTIONS[:1], "and which password does it use?"):  # a session's turns
-        turn = _helix(["ask", "--repo", str(repo), "--session", "audit", "--dry-run", "--json",
-                       question], home, tmp_path)
-        assert turn.returncode == 0, turn.stderr
-        outputs += [turn.stdout, turn.stderr]
-    shown = _helix(["show", "last", "--json"], home, tmp_path)
-    exported = _helix(["export", "--out", str(tmp_path / "out.jsonl"), "--include-diagnostic"],
-                      home, tmp_path)
-    outputs += [shown.stdout, exported.stdout, exported.stderr,
-                (tmp_path / "out.jsonl").read_text(encoding="utf-8")]
+    # the echo model quotes the first evidence item back: a secret the redaction missed
+    # would come back in the answer; then a session's turns, the run shown and exported
+    commands = [["index", str(repo), "--json"],
+                *(["ask", "--repo", str(repo), "--model", "fake/echo", "--json", question]
+                  for question in QUESTIONS),
+                *(["ask", "--repo", str(repo), "--session", "audit", "--dry-run", "--json",
+                   question] for question in (*QUESTIONS[:1], "and which password does it use?")),
+                ["show", "last", "--json"],
+                ["export", "--out", str(tmp_path / "out.jsonl"), "--include-diagnostic"]]
+    done, outputs = _helix(commands, home, tmp_path)
+    indexed, asked, turns = done[0], done[1:1 + len(QUESTIONS)], done[1 + len(QUESTIONS):-2]
+    assert indexed["code"] == 0, indexed["err"]
+    assert json.loads(indexed["out"])["files_indexed"] >= 60
+    assert all(a["code"] in (0, 3) for a in asked), asked
+    assert len(turns) == 2 and all(t["code"] == 0 for t in turns), turns
+    assert done[-1]["code"] == 0 and done[-2]["code"] == 0, done[-2:]
+    outputs += [text for result in done for text in (result["out"], result["err"])]
+    outputs.append((tmp_path / "out.jsonl").read_text(encoding="utf-8"))
     stored = [path for path in home.rglob("*") if path.is_file()]
     assert stored
     blobs = [path.read_bytes() for path in stored]

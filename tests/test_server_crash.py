@@ -9,16 +9,23 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-# imported here, not under capfd: mcp.client.stdio binds sys.stderr as a default argument at
-# import, and capfd's stream is closed after the test (a later stdio client then fails)
-from mcp.client import Client
-from mcp.shared.exceptions import MCPError
-
 from helix.servers.crash import crash_line
 from helix.servers.http_api import create_app
 
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 HOST = {"Host": "127.0.0.1:8765"}
+
+
+@pytest.fixture(scope="module")
+def mcp_client() -> Any:
+    """mcp's client and error, imported once for the module before any test's capfd (not
+    at collection: ~1.5 CPU s a worker): mcp.client.stdio binds sys.stderr as a default
+    argument at import, and capfd's stream is closed after the test (a later stdio client then
+    fails)."""
+    from mcp.client import Client
+    from mcp.shared.exceptions import MCPError
+
+    return Client, MCPError
 
 
 class Broken:
@@ -79,17 +86,20 @@ def _one_logged_line(err: str, error_id: str, debug: str) -> None:
 
 
 @pytest.mark.parametrize("debug", ["", "1"])
-def test_an_mcp_tool_that_meets_a_bug_is_one_line_and_an_id(capfd: pytest.CaptureFixture[str],
+def test_an_mcp_tool_that_meets_a_bug_is_one_line_and_an_id(mcp_client: Any,
+                                                             capfd: pytest.CaptureFixture[str],
                                                              monkeypatch: pytest.MonkeyPatch,
                                                              debug: str) -> None:
     import asyncio
+
+    client_type = mcp_client[0]
 
     from helix.servers.mcp_server import build_server
 
     monkeypatch.setenv("HELIX_DEBUG", debug)
 
     async def call() -> Any:
-        async with Client(build_server(Broken())) as client:  # type: ignore[arg-type]
+        async with client_type(build_server(Broken())) as client:  # type: ignore[arg-type]
             return await client.call_tool("repos", {})
 
     capfd.readouterr()
@@ -131,17 +141,20 @@ def test_the_mcp_http_app_ends_a_bug_with_a_500_and_an_id(capfd: pytest.CaptureF
 
 @pytest.mark.parametrize("debug", ["", "1"])
 def test_an_mcp_resource_that_meets_a_bug_is_one_line_and_an_id(
-        capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, debug: str) -> None:
+        mcp_client: Any, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        debug: str) -> None:
     # the SDK logged a 160-line traceback holding the exception's text (a secret here)
     import asyncio
+
+    client_type, refused_type = mcp_client
 
     from helix.servers.mcp_server import build_server
 
     monkeypatch.setenv("HELIX_DEBUG", debug)
 
     async def read() -> str:
-        async with Client(build_server(Broken())) as client:  # type: ignore[arg-type]
-            with pytest.raises(MCPError) as refused:
+        async with client_type(build_server(Broken())) as client:  # type: ignore[arg-type]
+            with pytest.raises(refused_type) as refused:
                 await client.read_resource("helix://turn/abc")
             return str(refused.value)
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
+import io
 import json
-import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -48,21 +47,25 @@ def _error(response: Any, status: int) -> str:
 @pytest.fixture
 def two_repos(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
               ) -> Iterator[tuple[Path, Path, dict[str, str]]]:
-    """Repositories A and B, each asked once through the CLI (one $HELIX_HOME): the run ids
-    by repository."""
+    """Repositories A and B, each asked once through the CLI's entry point, in this process
+    (one $HELIX_HOME): the run ids by repository."""
+    from helix.cli.main import main
+
     home = tmp_path / "home"
-    env = {**os.environ, "HELIX_HOME": str(home), "HELIX_INDEX__EMBED_ENABLED": "false",
-           "HELIX_NO_SERVER": "1"}
     monkeypatch.setenv("HELIX_HOME", str(home))
     monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
+    monkeypatch.setenv("HELIX_NO_SERVER", "1")
     runs: dict[str, str] = {}
     roots = []
+
     def helix(*args: str) -> str:
-        done = subprocess.run([sys.executable, "-c", "import sys; from helix.cli.main import"
-                               " main; sys.exit(main())", *args], env=env, capture_output=True,
-                              text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
-        return done.stdout
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main(list(args))
+            except SystemExit as exc:
+                assert not exc.code, err.getvalue()
+        return out.getvalue()
 
     for name, question in (("alpha", "where is the BM25 index built?"),
                            ("beta", "what does the search engine do? beta-only-question")):

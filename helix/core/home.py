@@ -25,3 +25,17 @@ def helix_home(env: Mapping[str, str] | None = None) -> Path:
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir("helix", appauthor=False))
+
+
+def models_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where exported embedding models are kept: `$HELIX_MODELS_DIR` (the user's environment
+    only, never a repository's config: one export shared by several homes, or a directory
+    prepared once for a fleet), else `$HELIX_HOME/models`."""
+    env = os.environ if env is None else env
+    if env.get("HELIX_MODELS_DIR"):
+        try:
+            return Path(env["HELIX_MODELS_DIR"]).expanduser().resolve()
+        except (RuntimeError, OSError) as exc:
+            raise ConfigError(f"HELIX_MODELS_DIR={env['HELIX_MODELS_DIR']!r} cannot be used: "
+                              f"{exc}") from None
+    return helix_home(env) / "models"

@@ -18,8 +18,9 @@ exemplars reaches `similarity_min` and beats the answer exemplars by `margin_min
 
 The embedder is injected (a port: the shipped all-MiniLM-L6-v2 through the numpy encoder in
 `helix ask`, a fake in tests); each text is embedded alone, so a vector never depends on what
-else was embedded with it. Exemplar vectors are kept per model key for the process
-(`exemplar_embedder` may be a cached one that keeps them across processes).
+else was embedded with it. Exemplar vectors are kept per model key for the process; the
+shipped encoder's ship with Helix (`helix.synthesis.exemplar_vectors`), another encoder's are
+embedded (`exemplar_embedder` may be a cached one that keeps them across processes).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from helix.core.english import CLAIM_WORDS, NEGATION_WORDS, stems
 from helix.core.hashing import hash_obj
 from helix.core.ports import Embedder
 from helix.synthesis.absence import _CITATION, AbsenceClaim, content_terms, reports_from
+from helix.synthesis.exemplar_vectors import shipped_vectors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -235,8 +237,10 @@ class AbsenceMeaning:
         with _VECTORS_LOCK:
             found = _VECTORS.get(key)
         if found is None:
-            source = self._exemplar_embedder
-            found = (_embed_each(source, self.ex.absence), _embed_each(source, self.ex.answer))
+            # the shipped encoder's ship with Helix: no exemplar embedded
+            found = shipped_vectors(*key) or (
+                _embed_each(self._exemplar_embedder, self.ex.absence),
+                _embed_each(self._exemplar_embedder, self.ex.answer))
             with _VECTORS_LOCK:
                 _VECTORS[key] = found
         return found
