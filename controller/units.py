@@ -24,16 +24,25 @@ unit it states ("in pascal"), if any (unit names by dimension: controller/units.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
-from pathlib import Path
 
+from controller.unit_names import (
+    WORD,
+    is_number,
+    is_unit_name,
+    join_compounds,
+    names,
+    rival,
+    same_unit,
+    shown,
+    unit_pattern,
+)
+from controller.unit_names import aliases as _aliases
+from controller.unit_names import unit_name as unit_name
 from helix.core.negation import Reading, read
 
-UNITS_FILE = Path(__file__).with_name("units.toml")
-_EXACT_CASE_LEN = 2  # "Pa", "ms", "A": a short unit name matches only as written
 _SENTENCE_END = re.compile(r"[.;:!?]\s*$")
 _CONTINUES = re.compile(r"^\s*[a-z]")
 _CLAUSE_MARKS = frozenset(",;:—–|")
@@ -45,58 +54,7 @@ _ROW = re.compile(r"^\s*(?:[-*]\s+(?P<item>[^:|—–]+?)\s*[:—–]|\|\s*(?P<c
 _COMMENT_MARKS = frozenset({"#", "/"})  # a value's unit in its comment: "12  # C", "5 // s"
 _MIN_ROWS = 2  # a list or a table has two rows at least
 _SHORT_WORD = 3  # a word cut short still has three letters ("max", "temp")
-
-
-@dataclass(frozen=True)
-class _Names:
-    short: frozenset[str]  # exact case
-    long: frozenset[str]  # lowercase
-    one_letter_after: frozenset[str]
-    unit_of: dict[str, tuple[str, str]]  # name as matched -> (dimension, the unit's first name)
-    anaphors: frozenset[str]
-    rejects: frozenset[str]
-    condition: re.Pattern[str]  # a line opening a code condition
-    unreal: frozenset[str]  # modals of what is only supposed
-    contrasts: frozenset[str]  # words opening a clause about another subject
-    dimension_nouns: frozenset[str]  # "2d array": a count of dimensions, no unit
-    number_words: frozenset[str]  # "one hour": a value, as "1 hour"
-    connectors: frozenset[str]  # "ROTATION_IN_DEGREES": no word of the quantity's name
-
-
-def _key(name: str) -> str:
-    return name if len(name) <= _EXACT_CASE_LEN else name.lower()
-
-
-@lru_cache(maxsize=1)
-def _unit_names() -> _Names:
-    with UNITS_FILE.open("rb") as handle:
-        data = tomllib.load(handle)
-    unit_of: dict[str, tuple[str, str]] = {}
-    for dim, units in data["dimensions"].items():
-        for entry in units:
-            aliases = [entry] if isinstance(entry, str) else entry
-            unit_of.update({_key(n): (dim, aliases[0]) for n in aliases})
-    names = list(unit_of)
-    return _Names(short=frozenset(n for n in names if len(n) <= _EXACT_CASE_LEN),
-                  long=frozenset(n for n in names if len(n) > _EXACT_CASE_LEN),
-                  one_letter_after=frozenset(data["mentions"]["one_letter_after"]),
-                  unit_of=unit_of, anaphors=frozenset(data["lines"]["anaphors"]),
-                  rejects=frozenset(data["lines"]["rejects"]),
-                  unreal=frozenset(data["lines"]["unreal"]),
-                  contrasts=frozenset(data["lines"]["contrasts"]),
-                  dimension_nouns=frozenset(data["mentions"]["dimension_nouns"]),
-                  number_words=frozenset(data["mentions"]["number_words"]),
-                  connectors=frozenset(data["mentions"]["connectors"]),
-                  condition=re.compile(r"^\s*(?:" + r"|".join(
-                      re.escape(w).replace(r"\ ", r"\s+") for w in data["lines"]["conditions"])
-                      + r")\b"))
-
-
-def _rival(word: str, unit: str) -> bool:
-    """`word` names another unit of `unit`'s dimension (not an alias of it: "Pa", "pascals")."""
-    units = _unit_names().unit_of
-    found, asked = units.get(_key(word)), units.get(_key(unit))
-    return found is not None and asked is not None and found[0] == asked[0] and found != asked
+_REPLY_WORDS = 3  # a reply alone ("A: No.") has at most this many words
 
 
 def _other_stated(reading: Reading, unit: str, start: int, end: int,
@@ -105,11 +63,11 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int,
     plainly: not denied, not a value ("1 GPa = 1e9 Pa", "about 3 bar"), not a call."""
     previous = ""
     for at, (token, denied) in enumerate(zip(reading.tokens, reading.denied, strict=True)):
-        if (start <= token.start < end and not denied and _is_unit_name(token.text, previous)
-                and _rival(token.text, unit) and not _is_number(previous)
+        if (start <= token.start < end and not denied and is_unit_name(token.text, previous)
+                and rival(token.text, unit) and not is_number(previous)
                 and not _code_name(reading, at) and not _supposed(reading, at)
-                and not _contrasted(reading, at, quantity)):
-            return token.text
+                and not _contrasted(reading, at, quantity) and not _displayed(reading, at)):
+            return shown(token.text)
         previous = token.lower
     return None
 
@@ -117,14 +75,14 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int,
 def _contrasted(reading: Reading, at: int, quantity: tuple[str, ...]) -> bool:
     """Token `at` is in a clause a contrast word opens about another subject ("the request
     timeout is in ms, while the retry delay is in seconds"): not the quantity, not "it"."""
-    names = _unit_names()
+    table = names()
     for n in range(at - 1, -1, -1):
         token = reading.tokens[n]
         if token.sentence != reading.tokens[at].sentence:
             return False
-        if token.lower in names.contrasts:
+        if token.lower in table.contrasts:
             between = reading.tokens[n + 1:at]
-            return bool(between) and not any(t.lower in names.anaphors for t in between) \
+            return bool(between) and not any(t.lower in table.anaphors for t in between) \
                 and not _names_quantity(" ".join(t.text for t in between), quantity)
     return False
 
@@ -141,9 +99,30 @@ def _supposed(reading: Reading, at: int) -> bool:
     for token in reading.tokens[at + 1:]:
         if token.sentence != reading.tokens[at].sentence or token.text in _CLAUSE_MARKS:
             return False
-        if token.lower in _unit_names().unreal:
+        if token.lower in names().unreal:
             return True
     return False
+
+
+def _displayed(reading: Reading, at: int) -> bool:
+    """The clause of token `at` says where it is shown ("the dashboard shows MB/s", "MPa is
+    only used for display"): a unit for display, no second answer."""
+    tokens, sentence = reading.tokens, reading.tokens[at].sentence
+    for step in (-1, 1):
+        n = at + step
+        while 0 <= n < len(tokens) and tokens[n].sentence == sentence \
+                and tokens[n].text not in _CLAUSE_MARKS:
+            if tokens[n].lower in names().display:
+                return True
+            n += step
+    return False
+
+
+def _bounded(words: list[str]) -> bool:
+    """`words` end with a bound a value is held to ("below", "at least", "more than"): a
+    negation of it ("can't go below 1 Mbit/s") denies the value, in the unit."""
+    said = [w.lower() for w in words[-3:]]
+    return any(said[len(said) - len(b):] == b for b in names().bounds if len(b) <= len(said))
 
 
 def _annotated(para: str, start: int, end: int, quantity: tuple[str, ...]) -> bool:
@@ -159,49 +138,6 @@ def _annotated(para: str, start: int, end: int, quantity: tuple[str, ...]) -> bo
                                     for m in pattern.finditer(para[:head.start()].rstrip())):
             return True
     return False
-
-
-def unit_name(word: str) -> str | None:
-    """The first name of the unit `word` names ("megapascals" -> MPa), or None."""
-    found = _unit_names().unit_of.get(_key(word))
-    return found[1] if found else None
-
-
-def _is_number(word: str) -> bool:
-    """A number in digits, or in words ("one", "twelve", "half")."""
-    return (bool(re.fullmatch(r"[\d.,e+-]+", word)) and any(c.isdigit() for c in word)) or (
-        word.lower() in _unit_names().number_words)
-
-
-def _is_unit_name(word: str, previous: str) -> bool:
-    names = _unit_names()
-    if len(word) > _EXACT_CASE_LEN:
-        return word.lower() in names.long
-    if len(word) == 1 and not (previous in names.one_letter_after or previous.isdigit()):
-        return False
-    return word in names.short
-
-
-def _aliases(unit: str) -> tuple[str, ...]:
-    """Every name of the unit `unit` names ("MB" -> MB, megabyte, megabytes), longest first;
-    `unit` alone when it names no known unit."""
-    names = _unit_names()
-    found = names.unit_of.get(_key(unit))
-    if found is None:
-        return (unit,)
-    same = [n for n, of in names.unit_of.items() if of == found]
-    return tuple(sorted({unit, *same}, key=lambda n: (-len(n), n)))
-
-
-@lru_cache(maxsize=256)
-def _unit_pattern(unit: str) -> re.Pattern[str]:
-    """A mention of the unit in any of its names: a short name as written ("MB", "°C"), a
-    longer one in any case ("Megabytes", "degrees Celsius"); never inside a word or an
-    identifier ("MAX_SIZE_MB", "°CX"), but right after a number ("25MB")."""
-    parts = [re.escape(n).replace(r"\ ", r"\s+") if len(n) <= _EXACT_CASE_LEN
-             else "(?i:" + re.escape(n).replace(r"\ ", r"\s+") + ")"
-             for n in _aliases(unit)]
-    return re.compile(r"(?<![A-Za-z_°])(?:" + "|".join(parts) + r")(?![\w°])")
 
 
 # what only looks like a unit, blanked before a text is read (same length, so offsets hold):
@@ -242,7 +178,7 @@ def _named_by_part(words: list[str], quantity: tuple[str, ...]) -> bool:
     aside (`angle_deg`, `ROTATION_IN_DEGREES` for "rotation angle"; not `session_ttl_h`)."""
     if _names_quantity(" ".join(words), quantity):
         return True
-    said = [w.lower() for w in words if w.lower() not in _unit_names().connectors]
+    said = [w.lower() for w in words if w.lower() not in names().connectors]
     return bool(said) and any(all(any(q == w or (len(w) >= _SHORT_WORD and q.startswith(w))
                                       for q in re.findall(r"[a-z0-9]+", phrase.lower()))
                                   for w in said) for phrase in quantity)
@@ -254,17 +190,19 @@ def _mentions(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[re.M
     dimensions ("a 2d array"); and the last word of an identifier named after the quantity
     (`_suffixed`)."""
     out = []
-    names = _unit_names()
-    for match in _unit_pattern(unit).finditer(text):
+    table = names()
+    for match in unit_pattern(unit).finditer(text):
+        if not same_unit(match.group(), unit, elliptic=True):
+            continue
         before = re.findall(r"[\w.,]+|[^\w\s]", text[:match.start()])
         previous = before[-1].lower() if before else ""
-        noted = previous in _COMMENT_MARKS and len(before) > 1 and _is_number(before[-2])
+        noted = previous in _COMMENT_MARKS and len(before) > 1 and is_number(before[-2])
         if len(match.group()) == 1 and not (
-                previous in names.one_letter_after or _is_number(previous) or noted):
+                previous in table.one_letter_after or is_number(previous) or noted):
             continue
         after = re.match(r"\s+([A-Za-z]+)", text[match.end():])
         if len(match.group()) == 1 and match.start() and text[match.start() - 1].isdigit() \
-                and after and after.group(1).lower() in names.dimension_nouns:
+                and after and after.group(1).lower() in table.dimension_nouns:
             continue
         out.append(match)
     taken = {m.start() for m in out}
@@ -296,13 +234,16 @@ def _joined(text: str) -> str:
 def _instead(reading: Reading, unit: str, sentence: int) -> str | None:
     """The first unit of `unit`'s dimension that sentence `sentence` states, else the next
     sentence (the answer to a question, "Is it in MB? No, it's in GB."; "It isn't in Celsius.
-    It's in millikelvin.")."""
-    for at in (sentence, sentence + 1):
+    It's in millikelvin."), or the one after a reply alone ("Q: ... in MB?\nA: No. It's GB.")."""
+    reply = sum(1 for t in reading.tokens if t.sentence == sentence + 1 and t.text[:1].isalnum())
+    for at in (sentence, sentence + 1, sentence + 2):
+        if at == sentence + 2 and reply > _REPLY_WORDS:  # past a reply alone ("A: No.")
+            break
         previous = ""
         for n, (token, denied) in enumerate(zip(reading.tokens, reading.denied, strict=True)):
-            if (token.sentence == at and not denied and _is_unit_name(token.text, previous)
-                    and _rival(token.text, unit) and not _code_name(reading, n)):
-                return token.text
+            if (token.sentence == at and not denied and is_unit_name(token.text, previous)
+                    and rival(token.text, unit, elliptic=True) and not _code_name(reading, n)):
+                return shown(token.text)
             previous = token.lower
     return None
 
@@ -346,7 +287,7 @@ def _elsewhere(reading: Reading, text: str, quantity: tuple[str, ...]) -> set[in
     said: dict[int, set[bool]] = {}
     with_unit = {token.sentence for token, reached in zip(reading.tokens, reading.reaches,
                                                           strict=False)
-                 if reached and _is_unit_name(token.text, "")}
+                 if reached and is_unit_name(token.text, "")}
     for phrase in quantity:
         pattern = _quantity_pattern(phrase)
         for match in pattern.finditer(text) if pattern else ():
@@ -366,7 +307,7 @@ def _anaphoric(reading: Reading, index: int | None) -> bool:
     """The clause of token `index` names the quantity back before it ("..., it is in GPa")."""
     if index is None:
         return False
-    sentence, anaphors = reading.tokens[index].sentence, _unit_names().anaphors
+    sentence, anaphors = reading.tokens[index].sentence, names().anaphors
     for token in reversed(reading.tokens[:index]):
         if token.sentence != sentence or token.text in _CLAUSE_MARKS:
             return False
@@ -380,7 +321,7 @@ def _replacement(text: str, line: int, unit: str) -> str | None:
     line: `- unit = "GPa"` / `+ unit = "kPa"` -> kPa)."""
     lines = text.split("\n")
     after = lines[line + 1] if line + 1 < len(lines) else ""
-    return next((w for w in re.findall(r"°?[A-Za-zµ]+", after) if _rival(w, unit)), None)
+    return next((shown(w) for w in WORD.findall(after) if rival(w, unit)), None)
 
 
 def _retracted(text: str) -> set[int]:
@@ -390,10 +331,10 @@ def _retracted(text: str) -> set[int]:
     lines = text.split("\n")
     out = {n for n, (line, nxt) in enumerate(pairwise(lines))
            if _DIFF_REMOVED.match(line) and _DIFF_ADDED.match(nxt)}
-    rejects = _unit_names().rejects
+    rejects = names().rejects
     for n, line in enumerate(lines):
         body = next((b.split() for b in lines[n + 1:] if b.strip()), [""])
-        if _unit_names().condition.match(line) and re.split(r"\W", body[0])[0].lower() in rejects:
+        if names().condition.match(line) and re.split(r"\W", body[0])[0].lower() in rejects:
             out.add(n)
     return out
 
@@ -432,7 +373,7 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
     paragraphs naming the unit are read. A mention in a sentence that names the asked
     `quantity` only as what a negation reaches is not stated for it."""
     out: list[UnitLine] = []
-    text = _blanked(text)
+    text = join_compounds(_blanked(text))
     retracted = _retracted(text)
     foreign, own_rows = _foreign_rows(text, quantity)
     for first, _, para in _paragraphs(text):
@@ -453,7 +394,9 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
                       and not (sentence in elsewhere and _unreached(reading, index)
                                and not _anaphoric(reading, index)))
             before = re.findall(r"[\w.,]+", para[:mention.start()])
-            value = not stated and bool(before) and _is_number(before[-1])
+            value = not stated and bool(before) and is_number(before[-1])
+            if value and _bounded(before[:-1]) and line not in retracted | foreign:
+                stated, value = True, False
             (values if value else by_line).setdefault(line, []).append((stated, sentence))
         # a negation that reaches a value ("can't be set below one hour") denies the value, not
         # the unit: the sentence is not mixed by it
@@ -465,16 +408,16 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
         starts = [0, *(i + 1 for i, c in enumerate(para) if c == "\n"), len(para) + 1]
         for line, found in sorted(by_line.items()):
             at = line - first
-            rival = _other_stated(reading, unit, starts[at], starts[at + 1] - 1, quantity)
-            states = any(stated for stated, _ in found) and rival is None
+            other = _other_stated(reading, unit, starts[at], starts[at + 1] - 1, quantity)
+            states = any(stated for stated, _ in found) and other is None
             denied = [s for stated, s in found if not stated and s is not None]
-            instead = rival if rival is not None else (
+            instead = other if other is not None else (
                 None if states or not denied else _instead(reading, unit, denied[0]))
             if instead is None and line in retracted:
                 instead = _replacement(text, line, unit)
             if instead is None and line in foreign:  # the unit of the row naming the quantity
-                instead = next((w for row in own_rows for w in re.findall(r"°?[A-Za-zµ]+", row)
-                                if _rival(w, unit)), None)
+                instead = next((shown(w) for row in own_rows for w in WORD.findall(row)
+                                if rival(w, unit)), None)
             out.append(UnitLine(offset=line, states=states, instead=instead))
     return out
 

@@ -72,7 +72,7 @@ def judge(line: dict[str, Any], quantity: str, threshold: float) -> dict[str, An
     gate = coverage_of(_envelope(question, plan, item, coverage, answer), threshold)
     gives_unit = (lead.startswith("The evidence gives") and f" in {unit}, in " in lead
                   and f"not in {unit}, in " not in lead)
-    instead = re.match(r"The evidence gives .* in (\S+), not in ", lead)
+    instead = re.match(r"The evidence gives .* in (.+?), not in ", lead)  # "megabytes per second"
     return {"text": line["text"], "reading": line["reading"], "unit": unit, "lead": lead,
             "truth_mode": gate.truth_mode, "confirmed": gate.truth_mode == "confirmed",
             "gives_unit": gives_unit, "instead": instead.group(1) if instead else None}

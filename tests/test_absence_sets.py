@@ -137,14 +137,20 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     # accepted, 9 refused) joined: 12 of 629 accepted, 22 of 417 refused before absence10's
     # changes; with the learned head (helix/synthesis/absence_model/, trained on every set,
     # the probes too: in sample) 8 and 15
-    assert wrong.get(("tune", True), 0) <= 8 and wrong.get(("tune", False), 0) <= 15, wrong
+    # meaning11: fresh12 (writer24; 64 claims, 48 ordinary; held apart after absence10, with
+    # the head: 7 accepted, 6 refused) joined: 15 of 693 accepted, 21 of 465 refused; the
+    # head retrained with fresh12 as a twelfth writer (leave-one-writer-out chose l2 10,
+    # threshold 0.35: held out writer by writer 25 -> 18 accepted, 32 -> 31 refused): 13, 25;
+    # with the answer's shape as features (helix/synthesis/absence_shape.py; held out writer
+    # by writer 13 accepted, 32 refused): 6, 21
+    assert wrong.get(("tune", True), 0) <= 6 and wrong.get(("tune", False), 0) <= 21, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
-    # the head (which was trained on it)
+    # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     assert not wrong.get(("probe3", True)) and not wrong.get(("probe3", False)), wrong
     # meaning9's probe9 (absence_answers_probe9.json): before meaning9's changes 5 of 18
     # accepted (the phrase rules alone 15), 1 of 12 refused; after them 1 and 2; with the
-    # head (trained on it) 0 and 1
-    assert not wrong.get(("probe9", True)) and wrong.get(("probe9", False), 0) <= 1, wrong
+    # head (trained on it) 0 and 1; with the answer's shape 0 and 0
+    assert not wrong.get(("probe9", True)) and not wrong.get(("probe9", False)), wrong
 
 
 def test_absence5s_own_wordings_are_thirty_or_more() -> None:

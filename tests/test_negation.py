@@ -319,3 +319,26 @@ def test_a_factives_complement_is_not_reached_by_its_negation(word: str) -> None
     # meaning7: "nobody should be surprised that ... GPa" states GPa; "nobody said that" does not
     assert "GPa" not in _denied_words(f"Nobody {word} that tile pressure is in GPa.")
     assert "GPa" in _denied_words("Nobody said that tile pressure is in GPa.")
+
+
+# (meaning11) a demonstrative names back the sentence before when it opens its sentence or a
+# complement: an evaluative predicate of it, or a negated truth, judges that sentence (both
+# fail on the code before meaning11, which judged only a clause of the same sentence)
+@pytest.mark.parametrize("demonstrative", CUES["cues"]["demonstratives"])
+def test_a_demonstrative_opening_a_sentence_names_back_the_sentence_before(
+        demonstrative: str) -> None:
+    head = demonstrative.capitalize()
+    verb = "" if demonstrative.endswith("'s") else " is"
+    assert denies_unit(f"Some notes give kPa. {head}{verb} wrong.", "kPa"), demonstrative
+    assert denies_unit(f"Some notes give kPa. {head}{verb} not true any more.", "kPa")
+    assert denies_unit(f"Some notes give kPa. We agreed that {demonstrative}{verb} not "
+                       "correct.", "kPa"), demonstrative
+    # a negation of anything but its truth leaves the sentence before alone
+    assert states_unit(f"It is in kPa. {head}{verb} not configurable.", "kPa"), demonstrative
+
+
+@pytest.mark.parametrize("truth", CUES["cues"]["truths"])
+def test_a_negated_truth_of_a_demonstrative_judges_what_it_names_back(truth: str) -> None:
+    assert denies_unit(f"Old posts say kPa. That stopped being {truth} in 2.0.", "kPa"), truth
+    assert denies_unit(f"It was kPa, but that is no longer {truth} here.", "kPa"), truth
+    assert states_unit(f"It is kPa. The old rule is not {truth} here.", "kPa"), truth

@@ -49,73 +49,21 @@ The cues (data: helix/core/negation.toml) reach:
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from functools import lru_cache
 
-from helix.core.negation_cues import Cues, Phrases, cues
+from helix.core.negation_cues import Cues, cues
+from helix.core.negation_tokens import (
+    CLOSE,
+    OPEN,
+    Reading,
+    Token,
+    replied_no,
+    superseded,
+    tokenize,
+)
+from helix.core.negation_tokens import match as _match
 
-# a decimal number is one token ("3.0 GPa": its point never ends a sentence)
-# and a degree sign is part of the unit it marks ("°C")
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)+|°?\w+(?:['’]\w+)*|!=|[^\w\s]")
-_SENTENCE_END = frozenset({".", "!", "?"})
-_OPEN, _CLOSE = "(", ")"
 _NEGATIVE_ENDING = "n't"
-
-
-@dataclass(frozen=True)
-class Token:
-    text: str
-    lower: str
-    start: int
-    end: int
-    depth: int  # parentheses around it
-    sentence: int
-
-
-@dataclass(frozen=True)
-class Reading:
-    tokens: tuple[Token, ...]
-    denied: tuple[bool, ...]
-    # how many forward cues reach each token (an object, a complement: "not for the
-    # pressure", "nothing to do with the pressure"; an odd count denies it)
-    reaches: tuple[int, ...] = ()
-
-    def index_at(self, offset: int) -> int | None:
-        for index, token in enumerate(self.tokens):
-            if token.start <= offset < token.end:
-                return index
-        return None
-
-    def denied_at(self, offset: int) -> bool:
-        index = self.index_at(offset)
-        return index is not None and self.denied[index]
-
-
-def tokenize(text: str) -> tuple[Token, ...]:
-    out: list[Token] = []
-    depth = sentence = 0
-    for match in _TOKEN.finditer(text):
-        word = match.group()
-        gap = text[out[-1].end:match.start()] if out else ""
-        if "\n" in gap or (out and out[-1].text in _SENTENCE_END and gap):
-            sentence, depth = sentence + 1, 0
-        if word == _CLOSE:
-            depth = max(0, depth - 1)
-        out.append(Token(word, word.lower().replace("’", "'"), match.start(), match.end(),
-                         depth, sentence))
-        if word == _OPEN:
-            depth += 1
-    return tuple(out)
-
-
-def _match(tokens: tuple[Token, ...], at: int, phrases: Phrases) -> int:
-    """The length of the longest phrase starting at token `at` (0: none)."""
-    for phrase in phrases.get(tokens[at].lower, ()):
-        end = at + len(phrase)
-        if end <= len(tokens) and all(tokens[at + k].lower == w for k, w in enumerate(phrase)):
-            return len(phrase)
-    return 0
 
 
 class _Clauses:
@@ -153,7 +101,7 @@ class _Clauses:
         here, there = self.tokens[i], self.tokens[origin]
         if here.sentence != there.sentence or here.depth < there.depth:
             return True
-        if here.text in (_OPEN, _CLOSE):
+        if here.text in (OPEN, CLOSE):
             return here.depth < there.depth
         return here.depth == there.depth and self.boundary[i]
 
@@ -193,7 +141,9 @@ def _evaluative_scope(cl: _Clauses, at: int, length: int) -> list[int]:
     if any(w in c.copulas for w in before):  # "GPa is wrong", "would be wrong", "was dropped"
         scope = cl.backward(at)
         first = min(scope, default=at)
-        if tokens[first].lower in c.anaphora or (
+        if tokens[first].lower in c.demonstratives:  # "That page is wrong."
+            scope += _named_back(cl, first)
+        elif tokens[first].lower in c.anaphora or (
                 first > 0 and tokens[first - 1].lower in c.anaphora):  # "that label is wrong"
             scope += _previous_clause(cl, first)
         return scope
@@ -214,6 +164,39 @@ def _previous_clause(cl: _Clauses, first: int) -> list[int]:
     if i < 0 or cl.tokens[i].sentence != cl.tokens[first].sentence:
         return []
     return [i, *cl.backward(i)]
+
+
+def _named_back(cl: _Clauses, at: int) -> list[int]:
+    """What the demonstrative at token `at` names back: the clause before it in its sentence,
+    or the sentence before when it opens its sentence or a complement ("Old posts say GPa.
+    That stopped being true."; "... we agreed that this is not what it means")."""
+    tokens, sentence = cl.tokens, cl.tokens[at].sentence
+    if at > 0 and tokens[at - 1].sentence == sentence \
+            and tokens[at - 1].lower not in cl.c.complementizers:
+        return _previous_clause(cl, at)
+    return [j for j in range(at) if tokens[j].sentence == sentence - 1]
+
+
+def _refuted(cl: _Clauses, at: int, length: int) -> list[int]:
+    """A negated truth whose subject is a demonstrative ("That stopped being true", "that is
+    no longer the case", "this is not what the field means"): what the demonstrative names
+    back (`_named_back`)."""
+    tokens, c = cl.tokens, cl.c
+    after = at + length
+    while after < len(tokens) and tokens[after].lower in c.fillers:
+        after += 1
+    if after >= len(tokens) or not _match(tokens, after, c.truths):
+        return []
+    i = at - 1
+    while i > 0 and tokens[i].lower in c.fillers:
+        i -= 1
+    if i > 0 and tokens[i].lower not in c.demonstratives \
+            and tokens[i - 1].lower in c.demonstratives and tokens[i].text[:1].isalpha():
+        i -= 1  # "that page isn't right"
+    if i < 0 or tokens[i].sentence != tokens[at].sentence \
+            or tokens[i].lower not in c.demonstratives:
+        return []
+    return _named_back(cl, i)
 
 
 def _forward_scope(cl: _Clauses, at: int, length: int) -> list[int]:
@@ -244,22 +227,6 @@ def _alone(cl: _Clauses, at: int, length: int) -> bool:
              or cl.tokens[before].sentence != cl.tokens[at].sentence)
             and (after >= len(cl.tokens) or cl.boundary[after]
                  or cl.tokens[after].sentence != cl.tokens[at].sentence))
-
-
-def _replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
-    """Sentences that ask a question the next sentence answers no ("kPa? No: ..."), or
-    answers with a negation of time, whatever follows it ("GPa? Not since 2.0.")."""
-    out = set()
-    for i in range(len(tokens) - 1):
-        if tokens[i].text != "?" or tokens[i + 1].sentence == tokens[i].sentence:
-            continue
-        n = _match(tokens, i + 1, c.negative_replies)
-        after = i + 1 + n
-        if (n and (after >= len(tokens) or tokens[after].sentence != tokens[i + 1].sentence
-                   or not tokens[after].text[:1].isalnum())) \
-                or _match(tokens, i + 1, c.elliptical):
-            out.add(tokens[i].sentence)
-    return out
 
 
 def _change_verb(cl: _Clauses, at: int) -> int | None:
@@ -385,18 +352,13 @@ def _label_before(cl: _Clauses, mark: int) -> list[int]:
     return label
 
 
-def _superseded(tokens: tuple[Token, ...], c: Cues) -> set[int]:
-    """Sentences that say what holds now or when it changed."""
-    return {tokens[i].sentence for i in range(len(tokens)) if _match(tokens, i, c.superseded_by)}
-
-
 @lru_cache(maxsize=1024)
 def read(text: str) -> Reading:
     c = cues()
     tokens = tokenize(text)
     cl = _Clauses(tokens, c)
-    now = _superseded(tokens, c)
-    answered_no = _replied_no(tokens, c)
+    now = superseded(tokens, c)
+    answered_no = replied_no(tokens, c)
     denied = [token.sentence in answered_no for token in tokens]
 
     def deny(indexes: list[int]) -> None:
@@ -414,6 +376,7 @@ def read(text: str) -> Reading:
                 reaches[j] += 1
             deny(_subject(cl, i))
             deny(_label(cl, i))
+            deny(_refuted(cl, i, n))
         if (n := _match(tokens, i, c.evaluative)) and reaches[i] % 2 == 1:
             for j in _evaluative_scope(cl, i, n):  # negated: "not wrong to read it as GPa"
                 reaches[j] += reaches[j] % 2

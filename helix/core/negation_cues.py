@@ -37,6 +37,9 @@ class Cues:
     change_to: frozenset[str]
     change_verb_words: int
     anaphora: frozenset[str]
+    demonstratives: frozenset[str]
+    complementizers: frozenset[str]
+    truths: Phrases
     negative_replies: Phrases
     elliptical: Phrases
     harmful: Phrases
@@ -84,6 +87,8 @@ def cues() -> Cues:
         change_verbs=frozenset(cue["change_verbs"]), change_from=frozenset(cue["change_from"]),
         change_to=frozenset(cue["change_to"]),
         change_verb_words=int(cue["change_verb_words"]), anaphora=frozenset(cue["anaphora"]),
+        demonstratives=frozenset(cue["demonstratives"]),
+        complementizers=frozenset(cue["complementizers"]), truths=_phrases(cue["truths"]),
         negative_replies=_phrases(cue["negative_replies"]),
         elliptical=_phrases(cue["elliptical"]), harmful=_phrases(cue["harmful"]),
         conditions=frozenset(cue["conditions"]), error_verbs=frozenset(cue["error_verbs"]),

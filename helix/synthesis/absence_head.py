@@ -32,6 +32,7 @@ from helix.core.envelope import EvidenceItem
 from helix.core.errors import ConfigError
 from helix.synthesis.absence import content_terms, evidence_words
 from helix.synthesis.absence_meaning import AbsenceMeaning
+from helix.synthesis.absence_shape import SHAPE, shape
 from helix.synthesis.absence_verdict import Reading, _forms, _held_forms, absence_reading
 from helix.synthesis.citations import extract_citations
 from helix.synthesis.prompt import CitationRef
@@ -42,7 +43,7 @@ HEAD_FILE = Path(__file__).with_name("absence_model") / "head.json"
 FEATURES = ("spans", "best_absence", "best_margin", "claims", "phrase_claims", "answered",
             "note", "targets", "blanket", "cites", "answers_from", "replies", "held_share",
             "question_share", "negations", "hedges", "words", "sentences", "verdict",
-            "rules_verdict")
+            "rules_verdict", *SHAPE)
 DECIMALS = 6
 NO_MARGIN = -0.5  # the margin of an answer with no compared span
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|(?=\n)|$)")
@@ -79,7 +80,8 @@ def answer_features(text: str, refs: Sequence[CitationRef],
         math.log1p(sum(1 for w in said if w in NEGATION_WORDS or w.endswith(("'t", "’t")))),
         sum(1 for w in said if w in hedges), math.log1p(len(said)),
         math.log1p(sum(1 for s in _SENTENCE.finditer(text) if s.group().strip())),
-        reading.refused, rules.refused)
+        reading.refused, rules.refused,
+        *shape(text, reading.claims, words, question, said, hedges))
     return reading, tuple(float(v) for v in values)
 
 

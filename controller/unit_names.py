@@ -1,0 +1,252 @@
+"""The names of units (`controller/units.toml`) and what a word of a text names (pure).
+
+A unit is its identity, (dimension, first name): "megapascals" and "MPa" are one unit. A unit
+per a unit of time is one unit of its own ("MB/s", "megabytes per second", "MBps": data/time,
+MB/s): `join_compounds` writes the separator of such a compound as a letter (`JOIN`, same
+length, so offsets hold), so it reads as one word and the numerator alone ("MB" in "MB/s") is
+never a mention of a size. A name of one or two letters matches only as written ("Pa", "ms",
+"Mb" is a megabit, "MB" a megabyte); a longer one in any case, unless another unit's name
+differs from it only in case: then each as written, and in any other case the one with fewer
+capitals ("MBps" megabytes; "Mbps", "mbps" megabits). A long name typed with two letters
+swapped ("secnod") is that name.
+
+    identity(word)      -> (dimension, first name) of the unit `word` names, or None
+    unit_name(word)     -> the unit's first name ("megapascals" -> MPa, "Mbps" -> Mbit/s)
+    rival(word, unit)   -> `word` names another unit of `unit`'s dimension
+    same_unit(word, unit, elliptic=False) -> `word` names `unit` (`elliptic`: or, for a data
+                           rate, the quantity of data alone: "megabits" for Mbit/s)
+    unit_pattern(unit)  -> a regex of the unit's mentions in a joined text
+    shown(word)         -> a joined word as a reader writes it ("MBˍs" -> "MB/s")
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+UNITS_FILE = Path(__file__).with_name("units.toml")
+EXACT_CASE_LEN = 2  # "Pa", "ms", "A": a short unit name matches only as written
+JOIN = "\u02cd"  # a letter (so a word character) no text uses: "MB/s" -> "MBˍs"
+# a unit's name as a word of a joined text ("°C", "MBˍs", "megabitsˍperˍsecond")
+WORD = re.compile(r"°?[A-Za-zµ%‰][A-Za-zµ" + JOIN + r"]*")
+_MIN_SWAPPED = 6  # a name this long is still read with two neighbouring letters swapped
+
+Identity = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Names:
+    exact: dict[str, Identity]  # names matched as written (short, or mixed-case ones)
+    folded: dict[str, Identity]  # longer names, lowercase
+    per: tuple[str, ...]  # words between a unit and a unit of time ("per")
+    over: str  # the dimension a compound's second unit is of ("time")
+    elliptic: frozenset[str]  # dimensions whose unit alone names its rate ("megabits")
+    one_letter_after: frozenset[str]
+    dimension_nouns: frozenset[str]
+    number_words: frozenset[str]
+    connectors: frozenset[str]
+    anaphors: frozenset[str]
+    rejects: frozenset[str]
+    unreal: frozenset[str]
+    contrasts: frozenset[str]
+    display: frozenset[str]  # words of a clause saying where a unit is shown
+    bounds: tuple[list[str], ...]  # a bound a value is held to, as lowercase words
+    condition: re.Pattern[str]  # a line opening a code condition
+    compound: re.Pattern[str]  # a unit, a separator, a unit of time
+
+
+def _split(compound: str) -> tuple[str, str] | None:
+    """The two units a compound is written with ("MB/s", "bytes per second")."""
+    parts = re.split(r"\s*/\s*|\s+per\s+", compound, maxsplit=1)
+    return (parts[0], parts[1]) if len(parts) == 2 else None
+
+
+@lru_cache(maxsize=1)
+def names() -> Names:
+    with UNITS_FILE.open("rb") as handle:
+        data = tomllib.load(handle)
+    named: list[tuple[str, Identity]] = []
+    simple: dict[str, Identity] = {}
+    for dim, units in data["dimensions"].items():
+        for entry in units:
+            aliases = [entry] if isinstance(entry, str) else entry
+            for name in aliases:
+                named.append((name, (dim, aliases[0])))
+                simple[name] = (dim, aliases[0])
+    per = data["compounds"]
+    for entry in per["named"]:
+        parts = _split(entry[0])
+        first = parts and (simple.get(parts[0]), simple.get(parts[1]))
+        if not first or first[0] is None or first[1] is None:
+            raise ValueError(f"units.toml: {entry[0]!r} is not a unit per a unit")
+        unit = (f"{first[0][0]}/{first[1][0]}", f"{first[0][1]}/{first[1][1]}")
+        named += [(name, unit) for name in entry[1:]]
+    # a longer name matches in any case, unless it differs only in case from another unit's:
+    # then each matches as written, and in any other case the one with fewer capitals does
+    # ("Mbps", "mbps", "MBPS": megabits; "MBps": megabytes)
+    by_fold: dict[str, list[tuple[str, Identity]]] = {}
+    for name, unit in named:
+        if len(name) > EXACT_CASE_LEN:
+            by_fold.setdefault(name.lower(), []).append((name, unit))
+    exact = {name: unit for name, unit in named if len(name) <= EXACT_CASE_LEN}
+    folded: dict[str, Identity] = {}
+    for key, found in by_fold.items():
+        if len({unit for _, unit in found}) > 1:
+            exact.update(found)
+        folded[key] = min(found, key=lambda f: sum(c.isupper() for c in f[0]))[1]
+    words = "|".join(re.escape(w) for w in per["per"])
+    # two words and a separator, a unit per a unit of time where `identity` says so (a typo
+    # of a long name too: "megabytes per secnod")
+    compound = re.compile(r"(?<![A-Za-z_°" + JOIN + r"])(°?[A-Za-zµ]+)(\s*/\s*|\s+(?:" + words
+                          + r")\s+)([A-Za-z]+)(?![\w°/])", re.IGNORECASE)
+    lines, mentions = data["lines"], data["mentions"]
+    return Names(
+        exact=exact, folded=folded, per=tuple(per["per"]),
+        over=per["over"], elliptic=frozenset(per["elliptic"]),
+        one_letter_after=frozenset(mentions["one_letter_after"]),
+        dimension_nouns=frozenset(mentions["dimension_nouns"]),
+        number_words=frozenset(mentions["number_words"]),
+        connectors=frozenset(mentions["connectors"]), anaphors=frozenset(lines["anaphors"]),
+        rejects=frozenset(lines["rejects"]), unreal=frozenset(lines["unreal"]),
+        contrasts=frozenset(lines["contrasts"]), compound=compound,
+        display=frozenset(lines["display"]),
+        bounds=tuple(b.split() for b in mentions["bounds"]),
+        condition=re.compile(r"^\s*(?:" + r"|".join(
+            re.escape(w).replace(r"\ ", r"\s+") for w in lines["conditions"]) + r")\b"))
+
+
+@lru_cache(maxsize=4096)
+def _simple(word: str) -> Identity | None:
+    n = names()
+    if len(word) <= EXACT_CASE_LEN:
+        return n.exact.get(word)
+    found = n.exact.get(word) or n.folded.get(word.lower())
+    if found is None and len(word) >= _MIN_SWAPPED and word.isalpha():
+        low = word.lower()
+        for at in range(len(low) - 1):
+            found = n.folded.get(low[:at] + low[at + 1] + low[at] + low[at + 2:])
+            if found is not None and low[at] != low[at + 1]:
+                return found
+        return None
+    return found
+
+
+@lru_cache(maxsize=4096)
+def identity(word: str) -> Identity | None:
+    """The unit `word` names: one name, or a unit per a unit of time however written ("MB/s",
+    "MBˍs", "megabytes per second")."""
+    word = word.replace(JOIN, " ") if JOIN in word else word
+    found = _simple(word.strip())
+    if found is not None:
+        return found
+    n = names()
+    parts = re.split(r"\s*/\s*|\s+(?:" + "|".join(map(re.escape, n.per)) + r")\s+|\s+",
+                     word.strip(), maxsplit=1)
+    if len(parts) != 2:
+        return None
+    top, bottom = _simple(parts[0]), _simple(parts[1])
+    if top is None or bottom is None or bottom[0] != n.over or "/" in top[0]:
+        return None
+    return (f"{top[0]}/{bottom[0]}", f"{top[1]}/{bottom[1]}")
+
+
+def join_compounds(text: str) -> str:
+    """`text` with the separator of every unit per a unit of time written as `JOIN` (same
+    length): "5 MB/s" -> "5 MBˍs", "megabits per second" -> "megabitsˍperˍsecond"."""
+    if "/" not in text and not any(w in text.lower() for w in names().per):
+        return text
+
+    def joined(match: re.Match[str]) -> str:
+        if identity(f"{match.group(1)} {match.group(3)}") is None:
+            return match.group()
+        return match.group(1) + re.sub(r"[\s/]", JOIN, match.group(2)) + match.group(3)
+
+    return names().compound.sub(joined, text)
+
+
+def shown(word: str) -> str:
+    """A word of a joined text as it was written, its separators a reader's ("MBˍs" -> MB/s,
+    "megabytesˍperˍsecond" -> megabytes per second)."""
+    if JOIN not in word:
+        return word
+    spaced = re.sub(JOIN + "+", " ", word).strip()
+    parts = spaced.split(" ")
+    return spaced if len(parts) > 2 else "/".join(parts)
+
+
+def unit_name(word: str) -> str | None:
+    """The first name of the unit `word` names ("megapascals" -> MPa), or None."""
+    found = identity(join_compounds(word))
+    return found[1] if found else None
+
+
+def is_number(word: str) -> bool:
+    """A number in digits, or in words ("one", "twelve", "half")."""
+    return (bool(re.fullmatch(r"[\d.,e+_-]+", word)) and any(c.isdigit() for c in word)) or (
+        word.lower() in names().number_words)
+
+
+def is_unit_name(word: str, previous: str) -> bool:
+    if len(word) == 1 and not (previous in names().one_letter_after or previous.isdigit()):
+        return False
+    return identity(word) is not None
+
+
+def _numerator(unit: Identity) -> Identity | None:
+    """The quantity of data a data rate counts ("Mbit" of Mbit/s), where such a unit alone
+    names the rate ("megabits" for "megabits per second")."""
+    dims, firsts = unit[0].split("/"), unit[1].split("/")
+    if len(dims) == 2 and dims[0] in names().elliptic:
+        return (dims[0], firsts[0])
+    return None
+
+
+def same_unit(word: str, unit: str, elliptic: bool = False) -> bool:
+    asked, found = identity(join_compounds(unit)), identity(word)
+    if asked is None:
+        return word == unit or (word.lower() == unit.lower() and len(unit) > EXACT_CASE_LEN)
+    return found == asked or (elliptic and found is not None and found == _numerator(asked))
+
+
+def rival(word: str, unit: str, elliptic: bool = False) -> bool:
+    """`word` names another unit of `unit`'s dimension (not an alias of it: "Pa", "pascals");
+    `elliptic`: for a data rate, a quantity of data alone names its rate too ("megabytes")."""
+    found, asked = identity(word), identity(join_compounds(unit))
+    if found is None or asked is None:
+        return False
+    if found[0] == asked[0]:
+        return found != asked
+    top = _numerator(asked)
+    return elliptic and top is not None and found[0] == top[0] and found != top
+
+
+def aliases(unit: str) -> tuple[str, ...]:
+    """Every single-word name of the unit `unit` names ("MB" -> MB, megabyte, megabytes), and
+    for a data rate its named forms and its quantity of data's ("Mbps", "Mbit", "megabits"),
+    longest first; `unit` alone when it names no known unit."""
+    n = names()
+    found = identity(join_compounds(unit))
+    if found is None:
+        return (unit,)
+    top = _numerator(found)
+    same = [name for table in (n.exact, n.folded) for name, of in table.items()
+            if of == found or (top is not None and of == top)]
+    return tuple(sorted({unit, *same}, key=lambda s: (-len(s), s)))
+
+
+@lru_cache(maxsize=256)
+def unit_pattern(unit: str) -> re.Pattern[str]:
+    """A mention of the unit in any of its names, in a joined text: a short name as written
+    ("MB", "°C"), a longer one in any case ("Megabytes", "degrees Celsius"), a compound in
+    any of its spellings ("MBˍs", "megabytesˍperˍsecond"); never inside a word or an
+    identifier ("MAX_SIZE_MB", "°CX", the "MB" of "MBˍs"), but right after a number ("25MB").
+    A match is a mention only where `same_unit` says so (case: "MBps" is not "Mbps")."""
+    found = identity(join_compounds(unit))
+    parts = [re.escape(n).replace(r"\ ", r"\s+") if len(n) <= EXACT_CASE_LEN
+             else "(?i:" + re.escape(n).replace(r"\ ", r"\s+") + ")" for n in aliases(unit)]
+    if found is not None and "/" in found[0]:
+        parts.insert(0, r"[A-Za-zµ°]+" + JOIN + r"+(?:[A-Za-z]+" + JOIN + r"+)?[A-Za-z]+")
+    return re.compile(r"(?<![A-Za-z_°" + JOIN + r"])(?:" + "|".join(parts) + r")(?![\w°])")

@@ -1,0 +1,97 @@
+"""Tokens of a sentence for `helix.core.negation`, and what sentences say of one another
+(pure): a question the next sentence answers no, a sentence saying what holds now.
+
+    tokenize(text) -> Token per word, number or mark, with its sentence and parenthesis depth
+    match(tokens, at, phrases) -> the length of the longest phrase at token `at`
+    replied_no(tokens, cues) -> sentences that ask a question the next one answers no
+    superseded(tokens, cues) -> sentences that say what holds now or when it changed
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from helix.core.negation_cues import Cues, Phrases
+
+# a decimal number is one token ("3.0 GPa": its point never ends a sentence)
+# and a degree sign is part of the unit it marks ("°C")
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)+|°?\w+(?:['’]\w+)*|!=|[^\w\s]")
+_SENTENCE_END = frozenset({".", "!", "?"})
+OPEN, CLOSE = "(", ")"
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    lower: str
+    start: int
+    end: int
+    depth: int  # parentheses around it
+    sentence: int
+
+
+@dataclass(frozen=True)
+class Reading:
+    tokens: tuple[Token, ...]
+    denied: tuple[bool, ...]
+    # how many forward cues reach each token (an object, a complement: "not for the
+    # pressure", "nothing to do with the pressure"; an odd count denies it)
+    reaches: tuple[int, ...] = ()
+
+    def index_at(self, offset: int) -> int | None:
+        for index, token in enumerate(self.tokens):
+            if token.start <= offset < token.end:
+                return index
+        return None
+
+    def denied_at(self, offset: int) -> bool:
+        index = self.index_at(offset)
+        return index is not None and self.denied[index]
+
+
+def tokenize(text: str) -> tuple[Token, ...]:
+    out: list[Token] = []
+    depth = sentence = 0
+    for match in _TOKEN.finditer(text):
+        word = match.group()
+        gap = text[out[-1].end:match.start()] if out else ""
+        if "\n" in gap or (out and out[-1].text in _SENTENCE_END and gap):
+            sentence, depth = sentence + 1, 0
+        if word == CLOSE:
+            depth = max(0, depth - 1)
+        out.append(Token(word, word.lower().replace("’", "'"), match.start(), match.end(),
+                         depth, sentence))
+        if word == OPEN:
+            depth += 1
+    return tuple(out)
+
+
+def match(tokens: tuple[Token, ...], at: int, phrases: Phrases) -> int:
+    """The length of the longest phrase starting at token `at` (0: none)."""
+    for phrase in phrases.get(tokens[at].lower, ()):
+        end = at + len(phrase)
+        if end <= len(tokens) and all(tokens[at + k].lower == w for k, w in enumerate(phrase)):
+            return len(phrase)
+    return 0
+
+
+def replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
+    """Sentences that ask a question the next sentence answers no ("kPa? No: ..."), or
+    answers with a negation of time, whatever follows it ("GPa? Not since 2.0.")."""
+    out = set()
+    for i in range(len(tokens) - 1):
+        if tokens[i].text != "?" or tokens[i + 1].sentence == tokens[i].sentence:
+            continue
+        n = match(tokens, i + 1, c.negative_replies)
+        after = i + 1 + n
+        if (n and (after >= len(tokens) or tokens[after].sentence != tokens[i + 1].sentence
+                   or not tokens[after].text[:1].isalnum())) \
+                or match(tokens, i + 1, c.elliptical):
+            out.add(tokens[i].sentence)
+    return out
+
+
+def superseded(tokens: tuple[Token, ...], c: Cues) -> set[int]:
+    """Sentences that say what holds now or when it changed."""
+    return {tokens[i].sentence for i in range(len(tokens)) if match(tokens, i, c.superseded_by)}
