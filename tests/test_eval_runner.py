@@ -29,6 +29,9 @@ from evals.suites import Case
 from helix.core.errors import BadPathError, NotFoundError, UserError
 from tests import eval_fakes as fakes
 
+# a repository built under the same configuration as before this session is a copy of that
+# build (tests/_index_cache.py): networkx is built once for this module and test_build.py
+pytestmark = pytest.mark.usefixtures("cached_builds")
 
 def mk_case(i: int, files=("a.py",), repo="self", **expect) -> Case:
     return Case.model_validate({"id": f"c{i}", "question": f"question {i}?", "repo": repo,
