@@ -2,15 +2,16 @@
 same configuration test after test (`pytestmark = pytest.mark.usefixtures("cached_builds")`)
 builds it once; every later build from nothing of that repository's content is a copy of that
 build's index directory, and returns that build's report (naming the root and the directory
-asked for). The index holds no absolute path: a copy checked against another root with the same
-files is current (tests/test_index_copy.py), which is what makes the copy the index a build
-there would write.
+asked for). Nothing in a generation ties it to its root's path (the walk's stat cache names
+its root and starts again elsewhere): a copy checked against another root with the same files
+is current (tests/test_index_copy.py), the index a build there would write.
 
 Served from the cache only what a build from nothing under the same inputs gives: no current
-generation in the directory, not forced, no progress callback, vectors embedded before the
-build returns (or none), and the key is everything the build reads: every file under the root
-(the index directory excepted), the git revision (HEAD and whether the work tree differs), the
-whole configuration and the embedder's model. Each test gets its own copy, so no test sees
+generation in the directory, not forced, no progress callback. Kept only a build that embedded
+every vector it selects before it returned, or none (one that left vectors to the dense worker
+is built again each time). The key is everything the build reads: every file under the root
+(the index directory excepted), the git revision (HEAD, and whether the work tree differs),
+the whole configuration and the embedder's model. Each test gets its own copy, so no test sees
 another's changes. Tests whose subject is building (incremental refreshes, atomic writes,
 staleness, the report of a build, what was embedded) do not ask for the cache.
 
@@ -97,8 +98,7 @@ class BuildCache:
                         embed_all=embed_all, parse_map=parse_map)
 
         if (force or progress is not None or embed_all or parse_map is not None
-                or store.current_dir() is not None
-                or (config.index.embed_enabled and dense != "wait")):
+                or store.current_dir() is not None):
             return build()
         key = build_key(root, config, store.directory, embedder)
         held = self.directory / key
@@ -106,9 +106,10 @@ class BuildCache:
             saved = held / "report.json"
             if not saved.is_file():
                 report = build()
-                shutil.copytree(store.directory, held / "index", symlinks=True,
-                                ignore=shutil.ignore_patterns("lock"))
-                saved.write_text(report.model_dump_json(), encoding="utf-8")
+                if report.dense_state is None or report.dense_state.get("complete"):
+                    shutil.copytree(store.directory, held / "index", symlinks=True,
+                                    ignore=shutil.ignore_patterns("lock"))
+                    saved.write_text(report.model_dump_json(), encoding="utf-8")
                 return report
             _copy_into(held / "index", store.directory)
         HITS.append(key)
@@ -132,3 +133,16 @@ def shared_directory(factory: pytest.TempPathFactory) -> Path:
     """The session's temporary directory all xdist workers share (each has its own below)."""
     base = factory.getbasetemp()
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def networkx_tree(directory: Path) -> Path:
+    """The installed networkx package without its tests (nor bytecode) at `directory`/networkx:
+    real code nobody here wrote, the same files wherever it is copied, so that the tests
+    indexing it under the evals' configuration (`evals.runner.eval_config`, no vectors) share
+    one build a session."""
+    import networkx
+
+    root = directory / "networkx"
+    shutil.copytree(Path(networkx.__file__).resolve().parent, root,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "tests"))
+    return root

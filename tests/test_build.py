@@ -206,11 +206,12 @@ def test_noop_never_imports_torch(repo: Path, tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("cached_builds")
 def test_networkx_smoke(tmp_path: Path) -> None:
-    """networkx as the evals copy it, under their configuration: one build a session serves
-    this test and tests/test_eval_runner.py's questions (tests/_index_cache.py)."""
-    from evals.runner import eval_config, materialize_networkx
+    """networkx under the evals' configuration: one build a session serves this test and
+    tests/test_eval_runner.py's networkx questions (tests/_index_cache.py)."""
+    from evals.runner import eval_config
+    from tests._index_cache import networkx_tree
 
-    root = materialize_networkx(tmp_path / "home")
+    root = networkx_tree(tmp_path)
     config = eval_config(root, {}, no_embed=True)
     report = build_index(root, config, index_dir=tmp_path / "idx")
     assert report.files_indexed > 100 and report.symbols["defs"] > 1000
