@@ -143,7 +143,9 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     # threshold 0.35: held out writer by writer 25 -> 18 accepted, 32 -> 31 refused): 13, 25;
     # with the answer's shape as features (helix/synthesis/absence_shape.py; held out writer
     # by writer 13 accepted, 32 refused): 6, 21
-    assert wrong.get(("tune", True), 0) <= 6 and wrong.get(("tune", False), 0) <= 21, wrong
+    # meaning12: fresh13 (writer31; 64 claims, 48 ordinary; held apart after meaning11, with
+    # the head: 7 accepted, 5 refused) joined: 13 of 757 accepted, 26 of 513 refused
+    assert wrong.get(("tune", True), 0) <= 13 and wrong.get(("tune", False), 0) <= 26, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     assert not wrong.get(("probe3", True)) and not wrong.get(("probe3", False)), wrong
