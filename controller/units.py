@@ -173,6 +173,20 @@ def _suffixed(text: str, unit: str, quantity: tuple[str, ...]) -> list[re.Match[
     return out
 
 
+def _suffixed_rival(reading: Reading, text: str, unit: str, quantity: tuple[str, ...]
+                    ) -> str | None:
+    """The other unit of `unit`'s dimension an identifier named after the asked quantity ends
+    with, outside every negation (`rotation_rad`, `COOLING_TEMP_F`, `tile_pressure_mpa`): what
+    a line denying `unit` names instead."""
+    for match in _IDENTIFIER.finditer(text):
+        words = [w for w in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", match.group()) if w]
+        if len(words) > 1 and rival(words[-1], unit, elliptic=True) \
+                and _named_by_part(words[:-1], quantity) \
+                and not reading.denied_at(match.start()):
+            return words[-1]
+    return None
+
+
 def _named_by_part(words: list[str], quantity: tuple[str, ...]) -> bool:
     """An identifier's words name the quantity: its phrase, or only words of it, connectors
     aside (`angle_deg`, `ROTATION_IN_DEGREES` for "rotation angle"; not `session_ttl_h`)."""
@@ -451,6 +465,8 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
                 None if states or not denied else _instead(reading, unit, denied[0]))
             if instead is None and line in retracted:
                 instead = _replacement(text, line, unit)
+            if instead is None and denied and not states:
+                instead = _suffixed_rival(reading, para, unit, quantity)
             if instead is None and line in foreign:  # the unit of the row naming the quantity
                 instead = next((shown(w) for row in own_rows for w in WORD.findall(row)
                                 if rival(w, unit)), None)

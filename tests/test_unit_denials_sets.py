@@ -221,3 +221,20 @@ def test_hertz_in_lower_case_is_hertz() -> None:
     assert unit_name("hz") == "Hz"
     assert stated_instead("the refresh rate is in hz, not khz", "kHz",
                           ("refresh rate",)) == "hz"
+
+
+@pytest.mark.parametrize(("text", "unit", "quantity", "instead"), [
+    # (meaning12) an identifier named after the quantity whose last word is another unit of
+    # the dimension names the unit instead (None on main); a denied one, or another
+    # quantity's, does not
+    ("The heading is never in degrees. Store it in heading_rad.", "deg", "heading", "rad"),
+    ("Don't pass Celsius here; OVEN_TEMP_K is what the controller reads.", "°C",
+     "oven temperature", "K"),
+    ("Don't pass Celsius here, and don't use oven_temp_k either.", "°C", "oven temperature",
+     None),
+    ("Don't pass Celsius here; room_temp_k is read.", "°C", "oven temperature", None),
+])
+def test_an_identifier_of_the_quantity_names_the_unit_instead(text: str, unit: str,
+                                                              quantity: str,
+                                                              instead: str | None) -> None:
+    assert stated_instead(text, unit, (quantity,)) == instead, text
