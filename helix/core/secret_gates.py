@@ -49,6 +49,9 @@ MIN_RANDOM_PART = 12  # a part of a dotted value this long, with digits, is a to
 MIN_RANDOM_DIGITS = 3
 MIN_KEYED_VALUE = 16  # a value under `<vendor>_key`: an issued key is long and varied
 MIN_KEYED_ENTROPY = 3.5
+MIN_SYMBOL_ENTROPY = 4.0  # a keyed literal of printable symbols (a generated salt) this varied
+SEED_WORDS = (12, 15, 18, 21, 24)  # the words of a wallet's recovery phrase (BIP-39)
+SEED_WORD_LENGTH = (3, 8)  # letters of each of its words
 MIN_WEAK_VALUE = 8  # a value under a weak name (token, auth, key) must read like a credential
 MIN_KEY_LINE = 16  # a base64 line inside a BEGIN block; shorter only as the block's last
 MIN_BODY_ENTROPY = 4.0  # bits per character of a bare run of key-body lines
@@ -67,6 +70,16 @@ DFA_MEMORY = 64 << 20  # bytes of RE2's DFA cache: enough that a set of triggers
 
 PLACEHOLDER_WORDS = ("changeme", "example", "placeholder", "your", "xxxx", "****", "redacted",
                      "dummy", "secret_here", "<", "${", "{{", "env(", "getenv", "environ", "...")
+# A reference to a secret a manager holds (AWS Secrets Manager and SSM, Azure Key Vault, GCP
+# Secret Manager, 1Password, Vault, helm-secrets/vals, CloudFormation dynamic references): the
+# value names where the secret is, it is not the secret.
+MANAGER_REFERENCE = re.compile(
+    r"(?i)arn:aws[\w-]*:(?:secretsmanager|ssm|kms):|^op://|^vault:|ref\+[a-z0-9]+://|"
+    r"@microsoft\.keyvault\b|\{\{resolve:|(?<![a-z0-9])(?:awssecretsmanager|secretsmanager|azurekeyvault|"
+    r"akv|sm|gcpsm|ssm|keyvault)://|projects/[^/\s]{1,80}/secrets/|\.vault\.azure\.net/secrets/")
+# Keys issued to be public (a page's publishable payment key, a map's public token, an
+# analytics project key): shipped in every browser, no credential
+PUBLIC_TOKEN = re.compile(r"(?:pk_(?:live|test)_|pk\.eyJ|phc_)[A-Za-z0-9_.\-]{8,}")
 _CODE_CHARS = re.compile(r"[()\[\]{}<>\s]|\\[nrt\"']")
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _WORDISH = re.compile(r"[A-Za-z_\-]+")  # identifiers and words: no digit, no symbol
@@ -110,7 +123,8 @@ def may_exceed(value: str, limit: float) -> bool:
 def _is_placeholder(value: str) -> bool:
     lowered = value.lower()
     return (any(word in lowered for word in PLACEHOLDER_WORDS) or value.startswith("$")
-            or value.startswith("%") or not any(c.isalnum() for c in value))
+            or value.startswith("%") or not any(c.isalnum() for c in value)
+            or MANAGER_REFERENCE.search(value) is not None)
 
 
 def looks_secret(value: str) -> bool:

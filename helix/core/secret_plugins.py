@@ -11,6 +11,7 @@ named by a settings file), and the per-line detectors that go with them:
 
 from __future__ import annotations
 
+import base64
 import re
 import string
 from collections.abc import Callable, Iterable, Iterator
@@ -25,10 +26,12 @@ from helix.core.secret_gates import (
     GATED,
     HEX_LIMIT,
     HEX_NAMED,
+    MANAGER_REFERENCE,
     MAX_LINE,
     MIN_BARE_TOKEN,
     MIN_HEX,
     MIN_SECRET_LEN,
+    PUBLIC_TOKEN,
     WINDOW_OVERLAP,
     Finding,
     gate,
@@ -37,6 +40,17 @@ from helix.core.secret_gates import (
 )
 from helix.core.secret_tokens import filler
 
+# A digest named by its algorithm (`sha512-...` subresource integrity, `sha256:...`, go.sum's
+# `h1:...`, `SHA256:...` key fingerprints): a checksum anyone may read, not a credential
+_DIGEST_LABEL = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)|sha3-(?:224|256|384|512)|md5|"
+                           r"blake2[bs]?(?:-\d{3})?|h1|xxh(?:32|64|128|3)?|crc32c?)[-:=]$")
+_DIGEST_PREFIX = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)|md5|h1)[-:]")
+# An extended public key of a wallet (BIP-32: xpub, ypub, zpub, tpub ...): public by design
+_EXTENDED_PUBLIC = re.compile(r"[xyzt]pub[1-9A-HJ-NP-Za-km-z]{100,}")
+# A JSON Web Key's public members (the modulus `n`, the curve point `x`/`y`, the certificate
+# chain `x5c`); its private ones (`d`, `p`, `q`, `dp`, `dq`, `qi`, `k`) stay found
+_JWK_PUBLIC = re.compile(r"[\"'](?:n|e|x|y|x5c|x5t(?:#S256)?)[\"'][ \t]*:[ \t]*\[?[ \t]*[\"']$")
+_SSH_KEY_TYPES = (b"ssh-", b"ecdsa-", b"sk-ssh-", b"sk-ecdsa-", b"rsa-sha2-")
 _PATH = re.compile(r"(?:~|\.{1,2})?(?:/[A-Za-z0-9_.\-]+){2,}/?")
 _BARE_TOKEN = re.compile(rf"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{{{MIN_BARE_TOKEN},}}={{0,2}}"
                          r"(?![A-Za-z0-9+/_\-])")
@@ -211,8 +225,46 @@ def _keyword_findings(line: str) -> Iterator[Finding]:
                     continue
                 for start in _occurrences(line, value):
                     end = start + len(value)
+                    if MANAGER_REFERENCE.search(_token_at(line, start, end)):
+                        continue  # a part of `arn:aws:secretsmanager:...`: where it is kept
                     if gate("keyword", value, line, _quoted_at(line, start, end)):
                         yield Finding(start, end, "keyword")
+
+
+def _ssh_public(value: str) -> bool:
+    """The base64 of an SSH public key (`AAAAB3NzaC1yc2E...` in authorized_keys, known_hosts):
+    a length-prefixed key type name opens it."""
+    if not value.startswith("AAAA"):
+        return False
+    head = value[:40]
+    try:
+        raw = base64.b64decode(head[: len(head) // 4 * 4])
+    except ValueError:
+        return False
+    size = int.from_bytes(raw[:4], "big")
+    return 3 <= size <= 40 and raw[4:4 + size].startswith(_SSH_KEY_TYPES)
+
+
+def public_value(value: str, before: str) -> bool:
+    """A high-entropy value that is public by what it is: a digest its algorithm names (in
+    the value or just before it), an SSH public key, a wallet's extended public key, a key
+    issued to be public, a JSON Web Key's public member, a documentation's example."""
+    return (_DIGEST_PREFIX.match(value) is not None or _DIGEST_LABEL.search(before[-24:])
+            is not None or _ssh_public(value) or _EXTENDED_PUBLIC.fullmatch(value) is not None
+            or PUBLIC_TOKEN.fullmatch(value) is not None or filler(value)
+            or _JWK_PUBLIC.search(before[-16:]) is not None)
+
+
+_TOKEN_STOPS = " \t\"'`=,;[]{}<>"
+
+
+def _token_at(line: str, start: int, end: int) -> str:
+    """The run of characters around line[start:end] up to a space, quote or bracket."""
+    while start > 0 and line[start - 1] not in _TOKEN_STOPS:
+        start -= 1
+    while end < len(line) and line[end] not in _TOKEN_STOPS:
+        end += 1
+    return line[start:end]
 
 
 def _entropy_findings(line: str) -> Iterator[Finding]:
@@ -235,6 +287,8 @@ def _entropy_findings(line: str) -> Iterator[Finding]:
             for start in _occurrences(line, value):
                 if kind == "high_entropy_hex" and HEX_NAMED.search(line[:start]):
                     continue  # a hash, id or revision the line names as such
+                if public_value(value, line[:start]):
+                    continue
                 yield Finding(start, start + len(value), kind)
 
 
@@ -255,7 +309,7 @@ def _bare_token_findings(line: str) -> Iterator[Finding]:
             continue  # part of a URL, or a path
         if not may_exceed(value, BASE64_LIMIT) or shannon_entropy(value) <= BASE64_LIMIT:
             continue
-        if p.filters["sequential"](value):
+        if p.filters["sequential"](value) or public_value(value, line[:match.start()]):
             continue
         yield Finding(match.start(), match.end(), "high_entropy_base64")
 

@@ -34,6 +34,7 @@ from helix.core.secret_values import (
     placeholder,
     quoted_ok,
     random_token,
+    seed_phrase,
     unquoted_ok,
 )
 
@@ -53,11 +54,11 @@ class Found(NamedTuple):
 _STRONG = ("password", "passwd", "passphrase", "secret", "credential", "apikey", "accesskey",
            "privatekey", "authtoken", "accesstoken", "refreshtoken", "signingkey", "sessionkey",
            "encryptionkey", "masterkey", "clientsecret", "webhooksecret", "storepass", "keypass",
-           "dbpass", "storepassword")
+           "dbpass", "storepassword", "presharedkey")
 # Whole segments that say so (a segment is a snake/kebab/dotted/camel part of the name).
 _STRONG_SEGMENTS = frozenset({"pwd", "pass", "pw", "passwd", "password", "passwords",
                               "secret", "secrets", "passphrase", "credentials", "credential",
-                              "creds"})
+                              "creds", "psk"})
 # What makes a `<x>_key` a key that is no secret (a database's, a cache's, a keyboard's)
 _KEY_NOT_SECRET = frozenset({
     "primary", "foreign", "sort", "cache", "dict", "partition", "routing", "row", "lookup",
@@ -69,7 +70,7 @@ _KEY_NOT_SECRET = frozenset({
     "prev", "old", "new", "this", "that", "other", "lang", "locale", "translation", "i18n",
     "message", "msg", "label", "name", "type", "kind", "id", "uid", "uuid", "s3", "bucket",
     "storage_account", "module", "data", "value", "values", "query", "search", "filter", "order",
-    "event", "metric", "tag"})
+    "event", "metric", "tag", "publishable"})
 _LAST_ONLY = frozenset({"pass", "pw", "pwd"})  # db_pass is one; pass_rate, pw_hash are not
 _WEAK_SEGMENTS = frozenset({"token", "auth", "authorization", "apikey", "salt", "bearer", "sig",
                             "signature"})
@@ -99,13 +100,15 @@ _META_SUFFIXES = frozenset({
     "changed", "strength", "rules", "rule", "scope", "scopes", "audience", "issuer",
     "algorithm", "algorithms", "alg", "kwarg", "kwargs", "arg", "args", "lookup", "map",
     "mapping", "list", "dict", "set", "table", "db", "model", "schema", "generator", "service",
-    "server", "client", "request", "response", "number", "num", "state", "status",
+    "server", "client", "request", "response", "number", "num", "state", "status", "color",
+    "colour", "arn", "ref", "reference", "version", "icon", "fingerprint", "checksum", "digest",
 })
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
 # a secret word inside a name: RE2 (linear, and an order faster than `re` over every window)
 _TRIGGER = re2.compile(r"(?i)pass|pwd|pw\b|secret|token|key|auth|cred|salt|bearer|sig|login|"
-                       r"access[_.\-]?id|BUNDLE_", options=_RE2_OPTIONS)
+                       r"access[_.\-]?id|BUNDLE_|mnemonic|seed|phrase|psk|sess|appid",
+                       options=_RE2_OPTIONS)
 # Bundler's credentials for a gem server, by its host (`BUNDLE_GEMS__EXAMPLE__COM=user:pw`:
 # dots as `__`), apart from its settings keyed by a gem or a URL the same way
 _BUNDLER_HOST = re.compile(r"BUNDLE_([A-Z0-9]+)(?:_[A-Z0-9]+)*__[A-Z0-9_]*[A-Z0-9]")
@@ -136,11 +139,21 @@ def _segments(name: str) -> list[str]:
     return [s.lower() for s in _SEGMENT.findall(name)]
 
 
+# A wallet's recovery phrase by its name (`MNEMONIC`, `seed_phrase`, `recovery_words`): its
+# value must read as one (an assembler's `mnemonic`, a random `seed`, are no phrases)
+_PHRASE_WORDS = frozenset({"mnemonic", "mnemonics", "seed", "seeds"})
+_PHRASE_QUALIFIERS = frozenset({"recovery", "backup", "seed", "wallet", "mnemonic"})
+# A session's key in a cookie or a store (`sessionid`, `JSESSIONID`, `session_id`): issued
+# and random, a credential while it lives
+_SESSION_NAMES = frozenset({"sessionid", "sessid", "phpsessid", "jsessionid", "aspsessionid"})
+
+
 def name_strength(name: str) -> str | None:
     """'strong' when a name says it holds a secret, 'weak' when it may (token, auth, key),
     'keyed' when its value must read random (stripe_key, sonar.login), 'paired' for the ID
-    half of an access key pair (a weak name whose UUID is a record's), None when it does not
-    or describes one (a field, a label, a URL, a length ...)."""
+    half of an access key pair (a weak name whose UUID is a record's), 'phrase' when it must
+    be a wallet's recovery phrase, None when it does not or describes one (a field, a label,
+    a URL, a length ...)."""
     bare = name.strip("\"'`$@-.")
     host = _BUNDLER_HOST.fullmatch(bare)
     if host is not None and host.group(1) not in _BUNDLER_SETTINGS:
@@ -148,6 +161,12 @@ def name_strength(name: str) -> str | None:
     parts = _segments(bare)
     while len(parts) > 1 and parts[-1].isdigit():
         parts.pop()  # token1, DB_PASSWORD_2: a numbered name is the name
+    flat = "".join(parts)
+    if flat in _SESSION_NAMES or parts[-2:] == ["session", "id"] or flat == "appid":
+        return "keyed"  # a session's key, an API's `appid`: when the value reads random
+    if parts and (parts[-1] in _PHRASE_WORDS or (
+            parts[-1] in ("phrase", "words") and _PHRASE_QUALIFIERS.intersection(parts))):
+        return "phrase"
     if parts and (parts[-2:] == ["access", "id"] or parts[-3:] == ["access", "key", "id"]
                   or parts[-1] in ("accessid", "accesskeyid")):
         return "paired"  # access_id, accessKeyId: the issued half of an access key pair
@@ -155,7 +174,6 @@ def name_strength(name: str) -> str | None:
         return None
     if parts[-1] in ("is", "are", "must", "should", "will", "can"):
         return None
-    flat = "".join(parts)
     if any(word in flat for word in _STRONG) or any(p in _STRONG_SEGMENTS for p in parts[:-1]
                                                     if p not in _LAST_ONLY):
         return "strong"
@@ -331,6 +349,10 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
             if len(value) >= MIN_VALUE and not placeholder(value):
                 return Found(at, end, "assignment")
             return None
+    if strength in ("phrase", "strong"):  # `mnemonic: word word ...` unquoted to the line's end
+        phrase_end = len(text[at:line_end].rstrip(" \t\r"))
+        if seed_phrase(text[at:at + phrase_end]):
+            return Found(at, at + phrase_end, "assignment")
     head = text[line_start:name_start].strip()
     name = text[name_start:name_end]
     glued = not spaced and text[name_end:name_end + 1] == "="
@@ -367,6 +389,8 @@ def _flag(text: str, name_start: int, name_end: int, line_end: int) -> Found | N
     if not secret_flag or flag.endswith(("file", "path", "fd", "env", "stdin", "cmd",
                                          "command", "-len", "-length")):
         return None
+    if len(parts) > 1 and parts[-1] in _META_SUFFIXES:
+        return None  # `--secret-id prod/db`, `--token-ttl 3600`: what names or bounds it
     at = name_end
     if at < line_end and text[at] == "=":
         at += 1
@@ -428,6 +452,8 @@ def _named_values(text: str) -> Iterator[Found]:
             continue
         if name_start > 0 and text[name_start - 1] in "/\\":
             continue  # a path: /etc/passwd
+        if text[name_start - 1:name_start] == ":" and _in_resource_name(text, name_start):
+            continue  # arn:aws:secretsmanager:...:secret:prod/db: a resource's name
         core_start = name_start
         while core_start < name_end and text[core_start] in "$@.-":
             core_start += 1
@@ -437,6 +463,17 @@ def _named_values(text: str) -> Iterator[Found]:
         found = _assignment(text, core_start, name_end, line_start, line_end, strength)
         if found is not None:
             yield found
+
+
+_RESOURCE_SCHEMES = ("arn:", "urn:")
+
+
+def _in_resource_name(text: str, at: int) -> bool:
+    """`at` stands inside an ARN or URN (its parts are separated by `:`)."""
+    start = at
+    while start > 0 and at - start < MAX_VALUE and text[start - 1] not in " \t\n\"'`=(,[{<":
+        start -= 1
+    return text.startswith(_RESOURCE_SCHEMES, start)
 
 
 def _held(text: str, name_start: int, name_end: int) -> Iterator[Found]:

@@ -30,7 +30,7 @@ _PLACEHOLDER_PARTS = ("xxxx", "****", "example", "your_", "your-", "redacted", "
                       "placeholder")
 _WORD = frozenset(string.ascii_letters + string.digits + "_")
 _TRAILING = "."  # a sentence's full stop after a body that may hold dots
-_FILLER_RUN = re.compile(r"[xX]{8}|\*{8}")
+_FILLER_RUN = re.compile(r"[xX]{8}|\*{8}|EXAMPLE")  # AKIAIOSFODNN7EXAMPLE: a documented one
 
 
 class _Table(NamedTuple):
@@ -57,7 +57,8 @@ def placeholder_body(body: str) -> bool:
 
 
 def filler(value: str) -> bool:
-    """A token written as a placeholder: a run of x's (`ghu_xxxx...`, `AKIAXXXXXXXX...`)."""
+    """A token written as a placeholder: a run of x's (`ghu_xxxx...`, `AKIAXXXXXXXX...`), or
+    a documentation's example (`...EXAMPLEKEY`)."""
     return _FILLER_RUN.search(value) is not None
 
 

@@ -13,6 +13,7 @@ import math
 import re
 
 from helix.core.secret_gates import (
+    MANAGER_REFERENCE,
     MAX_LOWER_RUN_MEAN,
     MIN_CASE_RUNS,
     MIN_KEYED_ENTROPY,
@@ -20,10 +21,14 @@ from helix.core.secret_gates import (
     MIN_RANDOM_DIGITS,
     MIN_RANDOM_LETTERS,
     MIN_RANDOM_PART,
+    MIN_SYMBOL_ENTROPY,
     MIN_UPPER_SHARE,
     MIN_VALUE,
     MIN_WEAK_VALUE,
+    PUBLIC_TOKEN,
     RANDOM_LETTERS_SLACK,
+    SEED_WORD_LENGTH,
+    SEED_WORDS,
     shannon_entropy,
 )
 
@@ -107,6 +112,25 @@ def random_token(value: str) -> bool:
             and not (_DOTTED.fullmatch(value) and not _random_part(value)))  # a.b.v8_name
 
 
+def seed_phrase(value: str) -> bool:
+    """A wallet's recovery phrase: 12 to 24 lower case words of a few letters (BIP-39's
+    shape), one space (or a comma) between them."""
+    words = value.replace(",", " ").split()
+    low, high = SEED_WORD_LENGTH
+    return len(words) in SEED_WORDS and all(
+        low <= len(w) <= high and w.isascii() and w.isalpha() and w.islower() for w in words)
+
+
+def random_symbols(value: str) -> bool:
+    """A generated literal of printable symbols (`q8#Lm2!Xp7@Kv4$Rt6`, a CMS's salts): long, no
+    space, letters of both cases, digits and symbols, varied."""
+    if len(value) < MIN_KEYED_VALUE or any(c.isspace() for c in value) or not value.isascii():
+        return False
+    classes = (any(c.isupper() for c in value) + any(c.islower() for c in value)
+               + any(c.isdigit() for c in value) + any(not c.isalnum() for c in value))
+    return classes == 4 and shannon_entropy(value) >= MIN_SYMBOL_ENTROPY
+
+
 def placeholder(value: str) -> bool:
     """A template, a dummy or a word that stands for the secret instead of being it."""
     lowered = value.lower()
@@ -114,6 +138,8 @@ def placeholder(value: str) -> bool:
             or _TEMPLATE.search(value) is not None
             or lowered in _NEVER_VALUES or lowered.strip("_-.") in _NEVER_VALUES
             or not any(c.isalnum() for c in value) or "REDACTED" in value
+            or MANAGER_REFERENCE.search(value) is not None
+            or PUBLIC_TOKEN.fullmatch(value) is not None
             or len(set(value)) == 1)  # "aaaaaaaa", "00000000": a dummy
 
 
@@ -140,12 +166,14 @@ def is_label(value: str) -> bool:
 
 
 def quoted_ok(value: str, strength: str) -> bool:
+    if strength == "phrase":
+        return seed_phrase(value)
     if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
         return False
     if strength in ("weak", "paired"):
         return credential_like(value) and not (strength == "paired" and _UUID.fullmatch(value))
     if strength == "keyed":
-        return random_token(value)
+        return random_token(value) or random_symbols(value)
     # a location is not the secret (a URL with user info is its own rule)
     return not (value.startswith(("http://", "https://", "/", "./", "~/")) and "@" not in value)
 
@@ -181,6 +209,8 @@ def _code_expression(value: str) -> bool:
 
 def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
     """An unquoted value: a literal in config and `.env` files, an expression in code."""
+    if strength == "phrase":
+        return seed_phrase(value)
     if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
         return False
     if _code_expression(value) or any(c.isspace() for c in value):

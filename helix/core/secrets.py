@@ -277,16 +277,35 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
         return []
     text = _scannable(text)
     if not prefilter:
-        return _recurrences(text, _merge(_detect(text, all_detectors())))
+        return _recurrences(text, _public(text, _merge(_detect(text, all_detectors()))))
     chosen = plan(text)
     if chosen is None:
         return []
     pieces = Windows(chosen.windows, chosen.whole)
     rules = chosen.detectors & RULES
-    return _recurrences(text, _merge([
+    return _recurrences(text, _public(text, _merge([
         *_in_pieces(text, pieces, _early, chosen.detectors),
         *(_in_pieces(text, chosen.rules, _view_findings, rules) if rules else ()),
-        *_in_pieces(text, pieces, _late, chosen.detectors)]))
+        *_in_pieces(text, pieces, _late, chosen.detectors)])))
+
+
+# A block of public material (a certificate, a public key, a signature, a CSR): its body is
+# high-entropy base64, and no secret
+_PUBLIC_BLOCK = re.compile(r"-----BEGIN ((?:(?!PRIVATE)[A-Z0-9 ])+)-----.*?-----END \1-----",
+                           re.S)
+_GUESSED_KINDS = ("high_entropy_base64", "high_entropy_hex", "private_key")
+
+
+def _public(text: str, found: list[Finding]) -> list[Finding]:
+    """The findings without the guesses (entropy, a bare run of key-body lines) that lie
+    inside a block of public material."""
+    if "-----BEGIN" not in text or not found:
+        return found
+    blocks = [m.span() for m in _PUBLIC_BLOCK.finditer(text) if "PRIVATE" not in m.group(1)]
+    if not blocks:
+        return found
+    return [f for f in found if not (f.kind in _GUESSED_KINDS and any(
+        start <= f.start and f.end <= end for start, end in blocks))]
 
 
 def _recurrences(text: str, found: list[Finding]) -> list[Finding]:
