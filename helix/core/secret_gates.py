@@ -15,6 +15,8 @@ from collections import Counter
 from functools import cache
 from typing import NamedTuple
 
+from helix.core.english import word_alternation
+
 
 class Finding(NamedTuple):
     start: int
@@ -73,10 +75,13 @@ PLACEHOLDER_WORDS = ("changeme", "example", "placeholder", "your", "xxxx", "****
 # A reference to a secret a manager holds (AWS Secrets Manager and SSM, Azure Key Vault, GCP
 # Secret Manager, 1Password, Vault, helm-secrets/vals, CloudFormation dynamic references): the
 # value names where the secret is, it is not the secret.
+_MANAGER_SCHEMES = ("awssecretsmanager", "secretsmanager", "azurekeyvault", "akv", "sm", "gcpsm",
+                    "ssm", "keyvault")
 MANAGER_REFERENCE = re.compile(
     r"(?i)arn:aws[\w-]*:(?:secretsmanager|ssm|kms):|^op://|^vault:|ref\+[a-z0-9]+://|"
-    r"@microsoft\.keyvault\b|\{\{resolve:|(?<![a-z0-9])(?:awssecretsmanager|secretsmanager|azurekeyvault|"
-    r"akv|sm|gcpsm|ssm|keyvault)://|projects/[^/\s]{1,80}/secrets/|\.vault\.azure\.net/secrets/")
+    r"@microsoft\.keyvault\b|\{\{resolve:|(?<![a-z0-9])(?:"
+    + word_alternation(_MANAGER_SCHEMES)
+    + r")://|projects/[^/\s]{1,80}/secrets/|\.vault\.azure\.net/secrets/")
 # Keys issued to be public (a page's publishable payment key, a map's public token, an
 # analytics project key): shipped in every browser, no credential
 PUBLIC_TOKEN = re.compile(r"(?:pk_(?:live|test)_|pk\.eyJ|phc_)[A-Za-z0-9_.\-]{8,}")

@@ -38,6 +38,7 @@ from helix.core.secret_gates import (
     may_exceed,
     shannon_entropy,
 )
+from helix.core.secret_keys import encoded_pem
 from helix.core.secret_tokens import filler
 
 # A digest named by its algorithm (`sha512-...` subresource integrity, `sha256:...`, go.sum's
@@ -249,6 +250,8 @@ def public_value(value: str, before: str) -> bool:
     """A high-entropy value that is public by what it is: a digest its algorithm names (in
     the value or just before it), an SSH public key, a wallet's extended public key, a key
     issued to be public, a JSON Web Key's public member, a documentation's example."""
+    if value.startswith("LS0tLS1CRUdJTi"):  # a PEM block in base64: a certificate's is public
+        return b"PRIVATE" not in encoded_pem(value) and b"SEED" not in encoded_pem(value)
     return (_DIGEST_PREFIX.match(value) is not None or _DIGEST_LABEL.search(before[-24:])
             is not None or _ssh_public(value) or _EXTENDED_PUBLIC.fullmatch(value) is not None
             or PUBLIC_TOKEN.fullmatch(value) is not None or filler(value)

@@ -28,7 +28,14 @@ from helix.core.secret_gates import (
     MIN_VALUE,
 )
 from helix.core.secret_rules import rules
-from helix.core.secret_structure import Found, name_strength, placeholder, quoted_ok
+from helix.core.secret_structure import (
+    Found,
+    name_strength,
+    placeholder,
+    quoted_ok,
+    random_token,
+    unquoted_ok,
+)
 
 _NETRC = re.compile(r"\bmachine[ \t]+\S+[ \t]+(?:login|account)[ \t]+\S+[ \t]+password[ \t]+"
                     r"([^\s\"'`]+)|^[ \t]*(?:(?:login|account)[ \t]+\S+[ \t]+)?password[ \t]+"
@@ -112,7 +119,37 @@ def _lines_and_connections(text: str, lowered: str) -> Iterator[Found]:
             yield Found(span[0], span[1], kind)
 
 
+# a config directive, its name then its value (redis.conf `requirepass X`, fluent-bit
+# `Splunk_Token X`, nginx `auth_basic_user_file`-like lines): the whole line, nothing after
+_DIRECTIVE = re.compile(r"^[ \t]*([A-Za-z_][\w.\-]{0,79})[ \t]+([^\s\"'=:#;|][^\s\"';]{0,4095})"
+                        r"[ \t]*;?[ \t]*(?:#[^\n]*)?$", re.M)
+
+
+# a cookie jar's line (Netscape format: domain, subdomains, path, secure, expiry, name, value):
+# a cookie that reads like an issued token is a session's credential
+_COOKIE_JAR = re.compile(r"^(?:#HttpOnly_)?[^\s#][^\t\n]{0,252}\t(?:TRUE|FALSE)\t[^\t\n]{1,1024}\t"
+                         r"(?:TRUE|FALSE)\t\d{1,12}\t[^\t\n]{1,256}\t([^\s]{1,4096})[ \t]*$", re.M)
+
+
+def _cookies(text: str) -> Iterator[Found]:
+    for match in _COOKIE_JAR.finditer(text):
+        if random_token(match.group(1)) and not placeholder(match.group(1)):
+            yield Found(match.start(1), match.end(1), "assignment")
+
+
+def _directives(text: str) -> Iterator[Found]:
+    for match in _DIRECTIVE.finditer(text):
+        strength = name_strength(match.group(1))
+        value = match.group(2)
+        if strength is not None and unquoted_ok(value, strength, False) and (
+                strength != "strong" or password_word(value)):  # not `password combination.`
+            yield Found(match.start(2), match.end(2), "assignment")
+
+
 def _named(text: str) -> Iterator[Found]:
+    yield from _directives(text)
+    if "\tTRUE\t" in text or "\tFALSE\t" in text:
+        yield from _cookies(text)
     for match in _ENV_SPACED.finditer(text):
         strength = name_strength(match.group(1))
         value = match.group(3)

@@ -30,7 +30,8 @@ _PLACEHOLDER_PARTS = ("xxxx", "****", "example", "your_", "your-", "redacted", "
                       "placeholder")
 _WORD = frozenset(string.ascii_letters + string.digits + "_")
 _TRAILING = "."  # a sentence's full stop after a body that may hold dots
-_FILLER_RUN = re.compile(r"[xX]{8}|\*{8}|EXAMPLE")  # AKIAIOSFODNN7EXAMPLE: a documented one
+# AKIAIOSFODNN7EXAMPLE, ...EXAMPLEKEY: a documentation's key ends so
+_FILLER_RUN = re.compile(r"[xX]{8}|\*{8}|EXAMPLE(?:KEY)?$")
 
 
 class _Table(NamedTuple):

@@ -13,6 +13,7 @@ import math
 import re
 
 from helix.core.secret_gates import (
+    HEX_LIMIT,
     MANAGER_REFERENCE,
     MAX_LOWER_RUN_MEAN,
     MIN_CASE_RUNS,
@@ -32,7 +33,8 @@ from helix.core.secret_gates import (
     shannon_entropy,
 )
 
-_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-+/=.~]+")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-+/=.~%]+")
 _NEVER_VALUES = frozenset({
     "none", "null", "nil", "true", "false", "undefined", "required", "optional", "str",
     "string", "bytes", "int", "integer", "bool", "boolean", "any", "object", "secret",
@@ -108,7 +110,8 @@ def random_token(value: str) -> bool:
     return (len(value) >= MIN_KEYED_VALUE and _TOKEN_CHARS.fullmatch(value) is not None
             and ((any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
                  or random_letters(value))
-            and shannon_entropy(value) >= MIN_KEYED_ENTROPY
+            and shannon_entropy(value) >= (HEX_LIMIT if _HEX.fullmatch(value)
+                                           else MIN_KEYED_ENTROPY)  # hex: 16 symbols at most
             and not (_DOTTED.fullmatch(value) and not _random_part(value)))  # a.b.v8_name
 
 
@@ -131,10 +134,13 @@ def random_symbols(value: str) -> bool:
     return classes == 4 and shannon_entropy(value) >= MIN_SYMBOL_ENTROPY
 
 
-def placeholder(value: str) -> bool:
-    """A template, a dummy or a word that stands for the secret instead of being it."""
+def placeholder(value: str, quoted: bool = False) -> bool:
+    """A template, a dummy or a word that stands for the secret instead of being it. Unquoted,
+    a YAML alias, anchor or tag (`*db_pw`, `&pw`, `!vault`) is none; quoted, `*`, `&` and `!`
+    open a literal like any other character (`"*V1dWx..."`)."""
     lowered = value.lower()
-    return (any(word in lowered for word in _PLACEHOLDER_WORDS) or value[0] in "$%{*&!<"
+    opener = "$%{<" if quoted and not value.startswith("**") else "$%{*&!<"
+    return (any(word in lowered for word in _PLACEHOLDER_WORDS) or value[0] in opener
             or _TEMPLATE.search(value) is not None
             or lowered in _NEVER_VALUES or lowered.strip("_-.") in _NEVER_VALUES
             or not any(c.isalnum() for c in value) or "REDACTED" in value
@@ -168,7 +174,7 @@ def is_label(value: str) -> bool:
 def quoted_ok(value: str, strength: str) -> bool:
     if strength == "phrase":
         return seed_phrase(value)
-    if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
+    if len(value) < MIN_VALUE or placeholder(value, quoted=True) or is_label(value):
         return False
     if strength in ("weak", "paired"):
         return credential_like(value) and not (strength == "paired" and _UUID.fullmatch(value))

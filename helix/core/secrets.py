@@ -101,6 +101,8 @@ _REGEX_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
     # an app access token: the app's ID, `|`, its secret or a signature (Facebook/Meta Graph)
     ("facebook_app_token", re.compile(r"\b[0-9]{15,16}\|(?=[A-Za-z_\-]*[0-9])"
                                       r"(?=[0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{26,43}\b"), 0),
+    # an Ably key: the app's ID, `.`, the key's ID, `:`, the key's secret
+    ("ably_key", re.compile(r"\b[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}\b"), 0),
     ("bearer_token", re.compile(r"(?i)\bbearer[ \t]+([A-Za-z0-9\-._~+/]{16,}=*)"), 1),
     ("aws_secret_key", re.compile(
         r"(?i)aws_?secret_?access_?key[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9/+=]{40})"), 1),
@@ -125,7 +127,7 @@ _RULE_LITERALS: dict[str, tuple[str, ...]] = {
     "gitlab_token": ("glpat-",), "anthropic_key": ("sk-ant-",), "openai_key": ("sk-",),
     "stripe_key": ("_live_", "_test_"), "slack_token": ("xox",),
     "slack_webhook": ("hooks.slack.com",), "facebook_app_token": ("|",),
-    "google_api_key": ("AIza",), "jwt": ("eyJ",),
+    "google_api_key": ("AIza",), "jwt": ("eyJ",), "ably_key": (":",),
     "bearer_token": ("earer", "EARER"), "aws_secret_key": ("ecret", "ECRET"),
     "url_password": ("://",), "command_password_spaced": ("mysql", "mariadb", "sshpass",
                                                           "mongo", "redis-cli"),
@@ -301,7 +303,8 @@ def _public(text: str, found: list[Finding]) -> list[Finding]:
     inside a block of public material."""
     if "-----BEGIN" not in text or not found:
         return found
-    blocks = [m.span() for m in _PUBLIC_BLOCK.finditer(text) if "PRIVATE" not in m.group(1)]
+    blocks = [m.span() for m in _PUBLIC_BLOCK.finditer(text)
+              if not any(word in m.group(1) for word in ("PRIVATE", "SEED", "SECRET"))]
     if not blocks:
         return found
     return [f for f in found if not (f.kind in _GUESSED_KINDS and any(
