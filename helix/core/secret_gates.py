@@ -9,6 +9,7 @@ the context a rule reads around its line, the prefilter's bounds).
 
 from __future__ import annotations
 
+import base64
 import math
 import re
 from collections import Counter
@@ -85,13 +86,15 @@ MANAGER_REFERENCE = re.compile(
 # Keys issued to be public (a page's publishable payment key, a map's public token, an
 # analytics project key): shipped in every browser, no credential
 PUBLIC_TOKEN = re.compile(r"(?:pk_(?:live|test)_|pk\.eyJ|phc_)[A-Za-z0-9_.\-]{8,}")
+_BASE64_WORD = re.compile(r"[A-Za-z0-9+/]{4,60}={0,2}")
 _CODE_CHARS = re.compile(r"[()\[\]{}<>\s]|\\[nrt\"']")
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _WORDISH = re.compile(r"[A-Za-z_\-]+")  # identifiers and words: no digit, no symbol
 # names as people write them: snake_case, kebab-case, dotted, CONSTANT_CASE, camelCase
 _NAME = re.compile(r"[a-z]+(?:[_\-.][a-z0-9]+)*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*|"
                    r"[A-Za-z][a-z]+(?:[A-Z][a-z]+)*[A-Z]?")
-HEX_NAMED = re.compile(r"(?i)(?:sha|commit|rev|revision|hash|digest|checksum|etag|parent|oid|"
+HEX_NAMED = re.compile(r"(?i)(?:sha\d*|md5|commit|rev|revision|hash|digest|checksum|etag|"
+                       r"parent|oid|"
                         r"(?:^|[^a-z])id)s?\b[^=:\n]{0,30}[=:(\[]?[^\n]{0,12}$")
 
 
@@ -125,8 +128,20 @@ def may_exceed(value: str, limit: float) -> bool:
     return len(value) >= least and len(set(value)) >= least
 
 
+def decoded_word(value: str) -> str:
+    """A short base64 value decoded, when it decodes to printable text ("" otherwise): a k8s
+    Secret's `Y2hhbmdlbWU=` is "changeme"."""
+    if len(value) % 4 or not value.endswith("=") or not _BASE64_WORD.fullmatch(value):
+        return ""
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("ascii")
+    except ValueError:
+        return ""
+    return decoded if decoded.isprintable() else ""
+
+
 def _is_placeholder(value: str) -> bool:
-    lowered = value.lower()
+    lowered = value.lower() + " " + decoded_word(value).lower()
     return (any(word in lowered for word in PLACEHOLDER_WORDS) or value.startswith("$")
             or value.startswith("%") or not any(c.isalnum() for c in value)
             or MANAGER_REFERENCE.search(value) is not None)
@@ -156,6 +171,8 @@ def looks_password(value: str) -> bool:
 def gate(kind: str, value: str, line: str, quoted: bool) -> bool:
     if "REDACTED" in value:
         return False
+    if kind == "url_password" and value.count(":") == 1 and len(set(value.split(":"))) == 1:
+        return False  # `postgres:postgres@`: a local default, the user's own name again
     if kind in _STRUCTURAL:  # the value's place says it is a password: only templates survive
         return not (value[0] in "$%{<*" or value.endswith("}"))
     if kind in ("assignment", "keyword") and quoted:

@@ -108,7 +108,8 @@ def _blocks(text: str) -> Iterator[Finding]:
                    and _BODY_LINE.fullmatch(lines[last + 1])):
                 last += 1
             body = "".join(lines[index: last + 1]).replace(" ", "").replace("\t", "")
-            if last > index and shannon_entropy(body) > MIN_BODY_ENTROPY:
+            if (last > index and shannon_entropy(body) > MIN_BODY_ENTROPY
+                    and not body.islower()):  # age1... recipients: bech32, lower case
                 tail = last + 1  # the block's short last line and its END line
                 while tail < total and tail <= last + 2 and (
                         _PEM_END.search(lines[tail]) or _B64_LINE.fullmatch(lines[tail].strip())):

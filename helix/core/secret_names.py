@@ -78,6 +78,7 @@ def _segments(name: str) -> list[str]:
 
 # A wallet's recovery phrase by its name (`MNEMONIC`, `seed_phrase`, `recovery_words`): its
 # value must read as one (an assembler's `mnemonic`, a random `seed`, are no phrases)
+_REFERENCE_QUALIFIERS = frozenset({"existing", "external"})
 _PHRASE_WORDS = frozenset({"mnemonic", "mnemonics", "seed", "seeds"})
 _PHRASE_QUALIFIERS = frozenset({"recovery", "backup", "seed", "wallet", "mnemonic"})
 # A session's key in a cookie or a store (`sessionid`, `JSESSIONID`, `session_id`): issued
@@ -98,6 +99,8 @@ def name_strength(name: str) -> str | None:
     parts = _segments(bare)
     while len(parts) > 1 and parts[-1].isdigit():
         parts.pop()  # token1, DB_PASSWORD_2: a numbered name is the name
+    if parts and parts[0] in _REFERENCE_QUALIFIERS:
+        return None  # existingSecret, external_secret: the name of a secret kept elsewhere
     flat = "".join(parts)
     if (flat in _SESSION_NAMES or parts[-2:] == ["session", "id"] or flat == "appid"
             or parts in (["sid"], ["connect", "sid"])):

@@ -61,6 +61,7 @@ _NAMED_ARGUMENT = re.compile(
 _COMPARED = re.compile(
     r"(?<![\w.$])([A-Za-z_$][\w.$]{0,79})[ \t]*[!=]==?[ \t]*([\"'])([^\"'\n]{1,4096})\2"
     r"|([\"'])([^\"'\n]{1,4096})\4[ \t]*[!=]==?[ \t]*([A-Za-z_$][\w.$]{0,79})")
+_HEX_PAIRS = re.compile(r"(?:[0-9a-fA-F]{2}:){5,}[0-9a-fA-F]{2}")
 _VALUE_WORDS = frozenset({"pass", "pw", "pwd"})  # short enough to be the password itself
 _CREDENTIAL_WORD = re.compile(r"[^\s\"'`,;()<>\[\]{}]+")
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
@@ -116,6 +117,8 @@ def _lines_and_connections(text: str, lowered: str) -> Iterator[Found]:
                 continue  # `login("user", "pass")`: a test's dummy
             if pattern in (_PGPASS, _NETRC) and not password_word(span[2].rstrip(".,;:")):
                 continue  # `password combination.` in prose, `01:00:5e:00:00:01`
+            if pattern is _PGPASS and _HEX_PAIRS.search(match.group()):
+                continue  # `MD5:99:66:0a:c9:...`: a fingerprint, a MAC address
             yield Found(span[0], span[1], kind)
 
 

@@ -188,7 +188,12 @@ def _expression_follows(rest: str, opened: str, strength: str, value: str) -> bo
     `secret: str = None`), unless it closes a literal the line stands in (`"X-Api-Key: abc"`,
     `secret: abc"`) or is a comment or separator."""
     if opened and opened in _QUOTES and rest.startswith(opened):
-        return False  # the literal the name opened closes: `-H "X-Auth-Key: abc" https://...`
+        after = rest[1:].strip()
+        if not after or after.startswith(("#", "//", ";", ",", "&", "\\")):
+            return False
+        # the literal the name opened closes, more follows: `-H "X-Auth-Key: abc" https://...`
+        # (under a weak name an issued token's value, not `'AUTH=CRAM-MD5' in capabilities`)
+        return not (strength == "strong" or random_token(value))
     if (rest and rest[0] in _QUOTES and (strength == "strong" or random_token(value))
             and not rest.rstrip(";,)]}").lstrip(rest[0]).strip()):
         rest = ""  # the line is inside a literal opened before it
@@ -375,8 +380,14 @@ def _held(text: str, name_start: int, name_end: int) -> Iterator[Found]:
     strength = name_strength(held.name)
     if strength is None or (held.form in ("directive", "init") and strength != "strong"):
         return
-    if quoted_ok(text[held.start:held.end], strength):
-        yield Found(held.start, held.end, "assignment")
+    value = text[held.start:held.end]
+    if quoted_ok(value, strength) and (held.form != "call" or strength != "strong"
+                                       or credential_like(value) or _symbols(value)):
+        yield Found(held.start, held.end, "assignment")  # not `zip.setpassword("unicode")`
+
+
+def _symbols(value: str) -> bool:
+    return any(not c.isalnum() and c not in "._-" for c in value)
 
 
 def _xml(text: str) -> Iterator[Found]:

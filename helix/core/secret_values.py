@@ -30,6 +30,7 @@ from helix.core.secret_gates import (
     RANDOM_LETTERS_SLACK,
     SEED_WORD_LENGTH,
     SEED_WORDS,
+    decoded_word,
     shannon_entropy,
 )
 
@@ -40,8 +41,11 @@ _NEVER_VALUES = frozenset({
     "string", "bytes", "int", "integer", "bool", "boolean", "any", "object", "secret",
     "password", "token", "empty", "unset", "notset", "n/a", "na", "todo", "tbd", "hidden",
     "redacted", "masked", "sensitive", "yes", "no", "on", "off", "env", "environment",
-    "pass", "pwd", "pw",
+    "pass", "pwd", "pw", "test", "testing", "tests", "foo", "bar", "baz", "foobar", "qux",
 })
+# a value that is encrypted (SOPS, ansible-vault): safe to keep in a repository
+_SEALED = re.compile(r"ENC\[[A-Z0-9_]+,|\$ANSIBLE_VAULT;")
+_PARAMETER = re.compile(r"[A-Za-z_]\w{0,20}=")
 _PLACEHOLDER_WORDS = ("changeme", "change_me", "change-me", "placeholder", "your_", "your-",
                       "yourpassword", "xxxx", "****", "....", "redacted", "getenv", "environ",
                       "process.env", "os.env", "example", "dummy", "sample", "fake",
@@ -134,6 +138,12 @@ def random_symbols(value: str) -> bool:
     return classes == 4 and shannon_entropy(value) >= MIN_SYMBOL_ENTROPY
 
 
+def _encoded_placeholder(value: str) -> bool:
+    """A placeholder in base64 (a k8s Secret's `Y2hhbmdlbWU=`, "changeme")."""
+    decoded = decoded_word(value)
+    return bool(decoded) and placeholder(decoded)
+
+
 def placeholder(value: str, quoted: bool = False) -> bool:
     """A template, a dummy or a word that stands for the secret instead of being it. Unquoted,
     a YAML alias, anchor or tag (`*db_pw`, `&pw`, `!vault`) is none; quoted, `*`, `&` and `!`
@@ -146,6 +156,8 @@ def placeholder(value: str, quoted: bool = False) -> bool:
             or not any(c.isalnum() for c in value) or "REDACTED" in value
             or MANAGER_REFERENCE.search(value) is not None
             or PUBLIC_TOKEN.fullmatch(value) is not None
+            or value.endswith(("...", "\u2026")) or _SEALED.match(value) is not None
+            or _encoded_placeholder(value)
             or len(set(value)) == 1)  # "aaaaaaaa", "00000000": a dummy
 
 
@@ -221,6 +233,8 @@ def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
         return False
     if _code_expression(value) or any(c.isspace() for c in value):
         return False
+    if strength != "strong" and _PARAMETER.match(value):
+        return False  # `t=1492774577,v1=...`: a signature header's parameters
     if strength in ("weak", "paired"):
         return credential_like(value) and not (strength == "paired" and _UUID.fullmatch(value))
     if strength == "keyed":

@@ -58,6 +58,7 @@ from helix.core.secret_keys import key_findings
 from helix.core.secret_places import place_findings
 from helix.core.secret_plugins import format_findings, format_kinds, line_findings
 from helix.core.secret_prefilter import RULES, Windows, all_detectors, compact, map_back, plan
+from helix.core.secret_rules import rules
 from helix.core.secret_shapes import shape_findings
 from helix.core.secret_structure import structural_findings
 from helix.core.secret_tokens import filler, token_findings
@@ -299,8 +300,12 @@ _GUESSED_KINDS = ("high_entropy_base64", "high_entropy_hex", "private_key")
 
 
 def _public(text: str, found: list[Finding]) -> list[Finding]:
-    """The findings without the guesses (entropy, a bare run of key-body lines) that lie
-    inside a block of public material."""
+    """The findings without documented example values (`secret_rules.toml` [examples]) and
+    without the guesses (entropy, a bare run of key-body lines) that lie inside a block of
+    public material."""
+    examples = rules().examples
+    if found and any(text[f.start:f.end] in examples for f in found):
+        found = [f for f in found if text[f.start:f.end] not in examples]
     if "-----BEGIN" not in text or not found:
         return found
     blocks = [m.span() for m in _PUBLIC_BLOCK.finditer(text)
