@@ -74,6 +74,16 @@ SEED = "orbit velvet ladder tornado carpet oyster mirror elbow gentle sunset pad
     ('network={\n    ssid="Office"\n    psk="blueHeron42!"\n}\n', "blueHeron42!"),
     ("define('NONCE_KEY', 'q8#Lm2!Xp7@Kv4$Rt6^Nb1&Xc3*Jd5(Hf');\n",
      "q8#Lm2!Xp7@Kv4$Rt6^Nb1&Xc3*Jd5(Hf"),
+    # a log line's name=value pairs, words after them
+    ("2026-01-02 03:04:05 DEBUG retry with token=Qw3Er5Ty7Ui9Op1As3 for user bob\n",
+     "Qw3Er5Ty7Ui9Op1As3"),
+    # a URL whose user part alone is the key (a Sentry-style DSN)
+    ('init(dsn="https://0a1b2c3d4e5f60718293a4b5c6d7e8f9@o4411.ingest.example.io/77")\n',
+     "0a1b2c3d4e5f60718293a4b5c6d7e8f9"),
+    # a (name, value) pair of literals
+    ("metadata = [('x-api-key', 'Qw3Er5Ty7Ui9Op1A')]\n", "Qw3Er5Ty7Ui9Op1A"),
+    # prose naming what the password is for before saying it
+    ("fyi the password for the staging box is: Marigold2026\n", "Marigold2026"),
 ])
 def test_each_class_is_masked(text: str, value: str) -> None:
     assert masked(text, value), redact_text(text)[0]
@@ -85,6 +95,9 @@ def test_each_class_is_masked(text: str, value: str) -> None:
     "RANDOM_SEED = 1234567\n",
     "password combination.\n",  # prose, no directive
     "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX\n",
+    "the password for this account expired yesterday\n",
+    "git clone https://github.com/acme/widgets.git\n",
+    "INFO request done status=200 for user bob\n",
 ])
 def test_near_cases_stay_readable(text: str) -> None:
     assert find_secrets(text) == [], redact_text(text)[0]

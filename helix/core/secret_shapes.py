@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
+from helix.core.english import word_alternation
 from helix.core.secret_gates import (
     MIN_PASSWORD_LEN,
     MIN_VALUE,
@@ -46,6 +47,12 @@ _CONNECTION = re.compile(
     r"(?i)\bjdbc:oracle:(?:thin|oci\d*):@?[^\s/@:;\"']{1,80}/([^\s@;\"']{1,4096})@"
     r"|(?<![\w.\-])[\w.\-]{1,80}:([^\s@/:\"'`]{3,4096})@(?:tcp|unix|udp)\("
     r"|://:([^\s/@\"'`]{3,4096})@")
+# a URL whose user part alone is a key (a Sentry DSN `https://<key>@o1.ingest.../1`, a git
+# remote `https://<token>@host/repo`): no password, the user name is the credential
+_USERINFO_KEY = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]{0,20}://([A-Za-z0-9_\-.~%]{20,256})@[\w\-]")
+# a (name, value) pair of literals: gRPC metadata, a header list, a tuple of settings
+_PAIR_TUPLE = re.compile(r"[(\[][ \t]*([\"'])([A-Za-z_][\w.\-]{0,79})\1[ \t]*,[ \t]*([\"'])"
+                         r"([^\"'\n]{1,4096})\3[ \t]*[)\]]")
 _ENV_SPACED = re.compile(r"^[ \t]*(?:ENV|set[ \t]+-[a-zA-Z]+|setenv)[ \t]+([A-Za-z_][\w.]{0,79})"
                          r"[ \t]+([\"']?)([^\s\"'=][^\s\"']{0,4095})\2[ \t]*$", re.M)
 _SET_PASSWORD = re.compile(r"(?i)\bset[ \t]+password[ \t]+(?:for[ \t]+[^=\n]{1,200}?)?=[ \t]*"
@@ -67,11 +74,19 @@ _CREDENTIAL_WORD = re.compile(r"[^\s\"'`,;()<>\[\]{}]+")
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
 
 
+# words that say what a secret is for before it is said (`the password for the guest network
+# is: ...`)
+_QUALIFIERS = ("for", "to", "of", "on", "at")
+
+
 @cache
 def _prose() -> re.Pattern[str]:
     names = "|".join(re.escape(n).replace(r"\ ", "[ \t]+") for n in rules().prose_names)
-    return re.compile(rf"(?i)\b(?:{names})s?\b(?:[ \t]+(is|was)[ \t]*:?|[ \t]*(:))?[ \t]+"
-                      r"[\"'`]?(?=[^\s\"'`])")
+    return re.compile(rf"(?i)\b(?:{names})s?\b"
+                      r"((?:[ \t]+(?:" + word_alternation(_QUALIFIERS) + r")"
+                      r"(?:[ \t]+[\w.\-]{1,30}){1,5}?)"
+                      r"(?=[ \t]+(?:is|was)\b|[ \t]*:))?"
+                      r"(?:[ \t]+(is|was)[ \t]*:?|[ \t]*(:))?[ \t]+[\"'`]?(?=[^\s\"'`])")
 
 
 def password_word(word: str) -> bool:
@@ -149,8 +164,28 @@ def _directives(text: str) -> Iterator[Found]:
             yield Found(match.start(2), match.end(2), "assignment")
 
 
+def _keys_as_users(text: str) -> Iterator[Found]:
+    for match in _USERINFO_KEY.finditer(text):
+        value = match.group(1)
+        if random_token(value) and not placeholder(value):
+            yield Found(match.start(1), match.end(1), "url_password")
+
+
+def _pairs(text: str) -> Iterator[Found]:
+    for match in _PAIR_TUPLE.finditer(text):
+        strength = name_strength(match.group(2))
+        value = match.group(4)
+        if strength is not None and quoted_ok(value, strength) and random_token(value):
+            yield Found(match.start(4), match.end(4), "assignment")  # an issued key, not
+            # ("detect-secrets", "google-re2")
+
+
 def _named(text: str) -> Iterator[Found]:
     yield from _directives(text)
+    if "://" in text:
+        yield from _keys_as_users(text)
+    if "," in text:
+        yield from _pairs(text)
     if "\tTRUE\t" in text or "\tFALSE\t" in text:
         yield from _cookies(text)
     for match in _ENV_SPACED.finditer(text):
@@ -179,9 +214,12 @@ def _prose_values(text: str) -> Iterator[Found]:
         if word is None:
             continue
         value = word.group().rstrip(".,;:!?")
-        if match.group(2) and _IDENTIFIER.fullmatch(value):
+        qualified, said, colon = match.group(1), match.group(2), match.group(3)
+        if qualified and not (said or colon):
+            continue  # `the password for the guest network`: no value said
+        if colon and _IDENTIFIER.fullmatch(value):
             continue  # `token: token_v2`: a name in code, not a password in prose
-        if not match.group(1) and not match.group(2) and not any(c.isdigit() for c in value):
+        if not said and not colon and not any(c.isdigit() for c in value):
             continue  # `password and/or ...`: right after the word, only what has digits
         if password_word(value):
             yield Found(word.start(), word.start() + len(value), "keyword")

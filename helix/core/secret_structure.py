@@ -78,6 +78,7 @@ _XML_PAIR = re.compile(r"(?i)\b(?:key|name|id)[ \t]*=[ \t]*([\"'])([^\"'<>\n]{1,
 # a literal converted to bytes or a string where it is assigned (Go, Node, Python, C#, Java)
 _WRAPPER = re.compile(r"(?:\[\]byte|Buffer\.from|bytes|bytearray|Encoding\.\w{1,20}\.GetBytes|"
                       r"str|String|new[ \t]+String|SecretStr|Secret)\(")
+_LOGFMT_REST = re.compile(r"[A-Za-z_][\w.\-]*(?:=|[ \t]|$)")  # `user=42 ...`, `for user alice`
 _TYPE_ANNOTATION = re.compile(r"[ \t]*[A-Za-z_][\w.\[\]<>|?, ]{0,60}?[ \t]+=(?!=)")
 
 
@@ -264,7 +265,9 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
     rest = text[end:line_end].strip()
     if table and rest.startswith("|"):
         rest = ""  # the cell's end
-    if not env_style and _expression_follows(rest, opened, strength, value):
+    # a log line's `name=value` pairs (logfmt): words follow, no operator
+    logfmt = glued and _LOGFMT_REST.match(rest) is not None and random_token(value)
+    if not env_style and not logfmt and _expression_follows(rest, opened, strength, value):
         return None
     if not unquoted_ok(value, strength, env_style):
         return None
