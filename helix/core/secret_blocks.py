@@ -127,6 +127,8 @@ def _block(text: str, lines: list[tuple[int, int]], indent: int, strength: str
     if placeholder(text[first:body[0][1]].strip()):
         return None  # `$ANSIBLE_VAULT;1.1;AES256` and its lines: encrypted
     joined = "".join(value.split())
+    if strength == "phrase":
+        return None  # a recovery phrase stands on its name's line (the prefilter's trigger)
     if (strength in ("weak", "paired") and not credential_like(joined)) or (
             strength == "keyed" and not random_token(joined)):
         return None

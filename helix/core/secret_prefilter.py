@@ -43,8 +43,10 @@ from helix.core.secret_tokens import prefixes
 # value reads random), `sig` as a word (not assign, design).
 KEYWORDS = (r"(?i)pass(?:w|phrase|code|[_\-:.])|[a-z0-9_.\-]pass\b|"
             r"\bpass\b[\"'\]]?[ \t]*[:=>]|pwd|pw\b|secret|token|auth|cred|salt|bearer|contras|"
-            r"login|identified|\bpins?\b|access[_.\-]?id|bundle_[a-z0-9_]*__|mnemonic|seed|"
-            r"(?:recovery|backup|wallet)[_.\-]?(?:phrase|words)|psk|sess(?:ion)?[_.\-]?id|appid|\bsid\b|"
+            r"login|identified|\bpins?\b|access[_.\-]?id|bundle_[a-z0-9_]*__|"
+            r"(?:mnemonic|seed|phrase|words)[\"']?[ \t]*[:=][ \t]*[\"']?"
+            r"[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]|"
+            r"psk|sess(?:ion)?[_.\-]?id|appid|\bsid\b|"
             r"(?:api|auth|service|account|db|database|priv|private|client|access|secret|deploy|"
             r"signing|license|master|session|encryption|cloudant|clou|cl|softlayer|sl|ibm|iam|"
             r"cloud|storage|shared|x)[_.\- ]?key|key[_.\-]?pass|[?&;]key=|"
