@@ -148,7 +148,9 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     # head retrained with fresh13 as a thirteenth writer and a report of a search as a feature
     # (absence_shape "searched"; leave-one-writer-out chose l2 1, threshold 0.25: held out
     # writer by writer 13 accepted, 35 refused): 7, 30
-    assert wrong.get(("tune", True), 0) <= 7 and wrong.get(("tune", False), 0) <= 30, wrong
+    # meaning13: fresh14 (writer39; 64 claims, 48 ordinary; held apart after meaning12, with
+    # the head: 3 accepted, 5 refused) joined: 10 of 821 accepted, 35 of 561 refused
+    assert wrong.get(("tune", True), 0) <= 10 and wrong.get(("tune", False), 0) <= 35, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)
