@@ -173,18 +173,26 @@ def xdist_unit(nodeid: str) -> str:
     return RAY_UNIT if path.rsplit("/", 1)[-1] in RAY_MODULES else path
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """`--dist loadfile` (scripts/test), with the Ray modules as one unit."""
-    if config.getvalue("dist") != "loadfile":
-        return None
-    from xdist.scheduler import LoadFileScheduling
+class _RayUnit:
+    """The xdist hook, registered only where xdist runs (`-p no:xdist` knows no such hook)."""
 
-    class RayUnitScheduling(LoadFileScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            return xdist_unit(nodeid)
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        """`--dist loadfile` (scripts/test), with the Ray modules as one unit."""
+        if config.getvalue("dist") != "loadfile":
+            return None
+        from xdist.scheduler import LoadFileScheduling
 
-    return RayUnitScheduling(config, log)
+        class RayUnitScheduling(LoadFileScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                return xdist_unit(nodeid)
+
+        return RayUnitScheduling(config, log)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_RayUnit(), "helix-ray-unit")
 
 
 @pytest.fixture
