@@ -252,9 +252,11 @@ def _on_object(t: Turn, intent: Intent) -> TurnPlan | None:
     explain = intent in ("explain_focused", "explain_item")
     item_intent: Intent = "explain_item" if explain else intent
     pool = t.pool()
-    number = item_position(t)
-    named = named_item(t) if not focus_named(t) else None
     target = t.focused()
+    # with an object in focus, a number in the sentence is a value of that object unless it
+    # is said as a position; with nothing focused the list is all the question can be about
+    number = item_position(t) if target is not None else _number(t)
+    named = named_item(t) if not focus_named(t) else None
     if number is None and named is not None and target is not None \
             and same_object(named.target, target):
         target, named = named.target, None  # a part of the focused object, or its whole
