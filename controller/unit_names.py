@@ -49,6 +49,9 @@ class Names:
     number_words: frozenset[str]
     connectors: frozenset[str]
     anaphors: frozenset[str]
+    instructions: frozenset[str]  # verbs opening an instruction about the quantity's value
+    instruction_leads: frozenset[str]
+    ellipsis: str  # a pattern of "<quantity>, however, is not", the quantity's phrase {q}
     rejects: frozenset[str]
     unreal: frozenset[str]
     contrasts: frozenset[str]
@@ -62,6 +65,16 @@ def _split(compound: str) -> tuple[str, str] | None:
     """The two units a compound is written with ("MB/s", "bytes per second")."""
     parts = re.split(r"\s*/\s*|\s+per\s+", compound, maxsplit=1)
     return (parts[0], parts[1]) if len(parts) == 2 else None
+
+
+def _ellipsis(auxiliaries: list[str], asides: list[str]) -> str:
+    """A clause of the quantity's phrase (`{q}`, filled in by `controller.units`) and an
+    auxiliary alone, negated or not, up to the end of its clause."""
+    aside = r"(?:" + "|".join(re.escape(a).replace(r"\ ", r"\s+") for a in asides) + r")"
+    aux = r"(?:" + "|".join(map(re.escape, auxiliaries)) + r")"
+    return (r"(?i)(?:^|[;,:—–]|\s-{1,2}\s|\b(?:but|and|while|whereas|yet))\s*"
+            r"(?:(?:the|its|our|their)\s+)?`?{q}`?\s*(?:,\s*" + aside + r"\s*,\s*)?" + aux
+            + r"(?P<no>n['’]t|\s+not|\s+never)?(?:\s*,?\s*" + aside + r")?\s*(?=[.;,!)]|$)")
 
 
 @lru_cache(maxsize=1)
@@ -110,6 +123,9 @@ def names() -> Names:
         dimension_nouns=frozenset(mentions["dimension_nouns"]),
         number_words=frozenset(mentions["number_words"]),
         connectors=frozenset(mentions["connectors"]), anaphors=frozenset(lines["anaphors"]),
+        instructions=frozenset(lines["instructions"]),
+        instruction_leads=frozenset(lines["instruction_leads"]),
+        ellipsis=_ellipsis(lines["auxiliaries"], lines["ellipsis_asides"]),
         rejects=frozenset(lines["rejects"]), unreal=frozenset(lines["unreal"]),
         contrasts=frozenset(lines["contrasts"]), compound=compound,
         display=frozenset(lines["display"]),

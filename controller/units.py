@@ -173,6 +173,20 @@ def _suffixed(text: str, unit: str, quantity: tuple[str, ...]) -> list[re.Match[
     return out
 
 
+def _suffixed_rival(reading: Reading, text: str, unit: str, quantity: tuple[str, ...]
+                    ) -> str | None:
+    """The other unit of `unit`'s dimension an identifier named after the asked quantity ends
+    with, outside every negation (`rotation_rad`, `COOLING_TEMP_F`, `tile_pressure_mpa`): what
+    a line denying `unit` names instead."""
+    for match in _IDENTIFIER.finditer(text):
+        words = [w for w in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", match.group()) if w]
+        if len(words) > 1 and rival(words[-1], unit, elliptic=True) \
+                and _named_by_part(words[:-1], quantity) \
+                and not reading.denied_at(match.start()):
+            return words[-1]
+    return None
+
+
 def _named_by_part(words: list[str], quantity: tuple[str, ...]) -> bool:
     """An identifier's words name the quantity: its phrase, or only words of it, connectors
     aside (`angle_deg`, `ROTATION_IN_DEGREES` for "rotation angle"; not `session_ttl_h`)."""
@@ -299,21 +313,52 @@ def _elsewhere(reading: Reading, text: str, quantity: tuple[str, ...]) -> set[in
             if reached == {True} and sentence not in with_unit}
 
 
+@lru_cache(maxsize=64)
+def _ellipsis_pattern(phrase: str) -> re.Pattern[str] | None:
+    words = re.findall(r"[A-Za-z0-9]+", phrase)
+    return re.compile(names().ellipsis.replace("{q}", r"[\s_-]+".join(map(re.escape, words)))
+                      ) if words else None
+
+
+def _elliptic(reading: Reading, text: str, quantity: tuple[str, ...]
+              ) -> list[tuple[int, int | None, bool]]:
+    """Clauses naming the quantity with an auxiliary alone (`names().ellipsis`: "the tile
+    pressure, however, is not", "but tile_pressure does"): (offset, sentence, whether the
+    clause before's predicate holds for the quantity), in order."""
+    out = []
+    for phrase in quantity:
+        pattern = _ellipsis_pattern(phrase)
+        for match in pattern.finditer(text) if pattern else ():
+            index = reading.index_at(match.end() - 1)
+            sentence = reading.tokens[index].sentence if index is not None else None
+            out.append((match.start(), sentence, match.group("no") is None))
+    return sorted(out, key=lambda e: e[0])
+
+
 def _unreached(reading: Reading, index: int | None) -> bool:
     return index is not None and bool(reading.reaches) and reading.reaches[index] == 0
 
 
-def _anaphoric(reading: Reading, index: int | None) -> bool:
-    """The clause of token `index` names the quantity back before it ("..., it is in GPa")."""
+def _anaphoric(reading: Reading, index: int | None, text: str = "") -> bool:
+    """The clause of token `index` names the quantity back before it ("..., it is in GPa"), or
+    opens with an instruction about its value ("Don't round the tile pressure -- just pass
+    the GPa figure": `instructions`, after `instruction_leads`)."""
     if index is None:
         return False
-    sentence, anaphors = reading.tokens[index].sentence, names().anaphors
+    sentence, table = reading.tokens[index].sentence, names()
+    opening: list[str] = []
     for token in reversed(reading.tokens[:index]):
-        if token.sentence != sentence or token.text in _CLAUSE_MARKS:
-            return False
-        if token.lower in anaphors:
+        dash = token.text == "-" and text[token.start - 1:token.start] in (" ", "-")
+        if token.sentence != sentence or token.text in _CLAUSE_MARKS or dash:
+            break
+        if token.lower in table.anaphors:
             return True
-    return False
+        opening.insert(0, token.lower)
+    else:
+        return False
+    while opening and opening[0] in table.instruction_leads:
+        opening.pop(0)
+    return bool(opening) and opening[0] in table.instructions
 
 
 def _replacement(text: str, line: int, unit: str) -> str | None:
@@ -382,6 +427,7 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
             continue
         reading = read(para.replace("\n", " "))
         elsewhere = _elsewhere(reading, para, quantity)
+        ellipses = _elliptic(reading, para, quantity)
         by_line: dict[int, list[tuple[bool, int | None]]] = {}
         values: dict[int, list[tuple[bool, int | None]]] = {}  # denied values: "below one hour"
         for mention in mentions:
@@ -392,7 +438,11 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
                     or not reading.denied_at(mention.start()))
             stated = (held and line not in retracted | foreign
                       and not (sentence in elsewhere and _unreached(reading, index)
-                               and not _anaphoric(reading, index)))
+                               and not _anaphoric(reading, index, para)))
+            # a clause after it that names the quantity with an auxiliary alone says whether
+            # the mention's predicate holds for the quantity
+            stated = next((holds for at, s, holds in ellipses
+                           if at >= mention.end() and s == sentence), stated)
             before = re.findall(r"[\w.,]+", para[:mention.start()])
             value = not stated and bool(before) and is_number(before[-1])
             if value and _bounded(before[:-1]) and line not in retracted | foreign:
@@ -415,6 +465,8 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
                 None if states or not denied else _instead(reading, unit, denied[0]))
             if instead is None and line in retracted:
                 instead = _replacement(text, line, unit)
+            if instead is None and denied and not states:
+                instead = _suffixed_rival(reading, para, unit, quantity)
             if instead is None and line in foreign:  # the unit of the row naming the quantity
                 instead = next((shown(w) for row in own_rows for w in WORD.findall(row)
                                 if rival(w, unit)), None)

@@ -69,6 +69,27 @@ def shared_embeddings(helix_home: Path, _embeddings_for_session: Path,
     return _embeddings_for_session
 
 
+@pytest.fixture(scope="session")
+def _build_cache(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from tests._index_cache import BuildCache, shared_directory
+
+    return BuildCache(shared_directory(tmp_path_factory) / "index_cache")
+
+
+@pytest.fixture
+def cached_builds(_build_cache: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Builds from nothing of a repository already built under the same inputs this session
+    are copies of that build's index (tests/_index_cache.py), for the modules that ask
+    (`pytestmark = pytest.mark.usefixtures("cached_builds")`)."""
+    import functools
+
+    import indexers.build
+
+    build = functools.partial(_build_cache.build, indexers.build._build_locked)
+    monkeypatch.setattr(indexers.build, "_build_locked", build)
+    return _build_cache
+
+
 @pytest.fixture(autouse=True)
 def helix_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
                shared_models: Path) -> Path:
