@@ -384,11 +384,14 @@ def query_embedder(settings: IndexSettings) -> NumpyMiniLMEncoder | SentenceTran
     onnxruntime or an exported model (see benchmarks/embed_bench.py, query start)."""
     path = default_model_path(settings)
     if numpy_compatible(model_dir(path)):
-        return _shared_numpy_encoder(path)
+        return shared_numpy_encoder(path)
     return SentenceTransformerEmbedder(path, batch_size=settings.embed_batch_size)
 
 
 @functools.lru_cache(maxsize=4)
-def _shared_numpy_encoder(path: str) -> NumpyMiniLMEncoder:
-    """One loaded model per path and process (evals open many indexes in one run)."""
+def shared_numpy_encoder(path: str) -> NumpyMiniLMEncoder:
+    """One loaded model per path and process, for queries and for the builds that embed a few
+    texts (`indexers.build_embed`): loading it (the tokenizer, the weights' map, the key) is
+    ~70 ms of CPU, paid once however many indexes a process opens or refreshes (evals, a
+    server, a session's turns)."""
     return NumpyMiniLMEncoder(path)
