@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from helix.core.english import word_alternation
+
 UNITS_FILE = Path(__file__).with_name("units.toml")
 EXACT_CASE_LEN = 2  # "Pa", "ms", "A": a short unit name matches only as written
 JOIN = "\u02cd"  # a letter (so a word character) no text uses: "MB/s" -> "MBˍs"
@@ -69,13 +71,16 @@ def _split(compound: str) -> tuple[str, str] | None:
     return (parts[0], parts[1]) if len(parts) == 2 else None
 
 
-def _ellipsis(auxiliaries: list[str], asides: list[str]) -> str:
+def _ellipsis(auxiliaries: list[str], asides: list[str], joins: list[str],
+              determiners: list[str]) -> str:
     """A clause of the quantity's phrase (`{q}`, filled in by `controller.units`) and an
     auxiliary alone, negated or not, up to the end of its clause."""
     aside = r"(?:" + "|".join(re.escape(a).replace(r"\ ", r"\s+") for a in asides) + r")"
-    aux = r"(?:" + "|".join(map(re.escape, auxiliaries)) + r")"
-    return (r"(?i)(?:^|[;,:—–]|\s-{1,2}\s|\b(?:but|and|while|whereas|yet))\s*"
-            r"(?:(?:the|its|our|their)\s+)?`?{q}`?\s*(?:,\s*" + aside + r"\s*,\s*)?" + aux
+    aux = r"(?:" + word_alternation(tuple(auxiliaries)) + r")"
+    join = r"(?:" + word_alternation(tuple(joins)) + r")"
+    determiner = r"(?:" + word_alternation(tuple(determiners)) + r")"
+    return (r"(?i)(?:^|[;,:—–]|\s-{1,2}\s|\b" + join + r")\s*"
+            r"(?:" + determiner + r"\s+)?`?{q}`?\s*(?:,\s*" + aside + r"\s*,\s*)?" + aux
             + r"(?P<no>n['’]t|\s+not|\s+never)?(?:\s*,?\s*" + aside + r")?\s*(?=[.;,!)]|$)")
 
 
@@ -135,7 +140,8 @@ def names() -> Names:
         connectors=frozenset(mentions["connectors"]), anaphors=frozenset(lines["anaphors"]),
         instructions=frozenset(lines["instructions"]),
         instruction_leads=frozenset(lines["instruction_leads"]),
-        ellipsis=_ellipsis(lines["auxiliaries"], lines["ellipsis_asides"]),
+        ellipsis=_ellipsis(lines["auxiliaries"], lines["ellipsis_asides"],
+                           lines["ellipsis_joins"], lines["ellipsis_determiners"]),
         rejects=frozenset(lines["rejects"]), unreal=frozenset(lines["unreal"]),
         contrasts=frozenset(lines["contrasts"]), shares=frozenset(lines["shares"]),
         compound=compound,
