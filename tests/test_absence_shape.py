@@ -91,3 +91,13 @@ def test_the_share_of_the_question_the_claims_name() -> None:
 def test_a_report_of_a_search_is_counted(text: str, searched: int) -> None:
     assert _shape(text)["searched"] == searched, text
 
+
+# (meaning13) a search reported by what was looked for, as a label ("Looked for: ...", a kind
+# fresh14's writer used); wordings written for this test, in no data set
+@pytest.mark.parametrize(("text", "searched"), [
+    ("Looked for: the retry cap.\nFound: the worker loop.\nMissing: the cap itself.", 1),
+    ("- **Looked for** a max_retries setting\n- Nothing in either file.", 1),
+    ("It looked for a lock before writing, so nothing is lost.", 0),
+])
+def test_a_search_reported_by_what_was_looked_for(text: str, searched: int) -> None:
+    assert _shape(text)["searched"] == searched, text

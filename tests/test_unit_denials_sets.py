@@ -60,6 +60,10 @@ LEFT = {"You can't pass tile pressure in any unit but GPa.",
 # with 2 statements missed and 1 denial confirmed, now a tune set: meaning12 reads all three
 # (a clause naming the quantity with an auxiliary alone, "..., but sample_rate does", "the
 # sample rate, however, is not"; an instruction opening a clause after a dash)
+# (meaning13) fresh14 (battery cutoff voltage in mV), measured held apart by the lead before
+# and after meaning12 with 2 statements missed and 1 denial confirmed, now a tune set:
+# meaning13 reads all three (a two-letter name in lower case, "in mv"; an identifier ending in
+# a mixed-case unit, `cutoff_mV`; struck-out markup, "~~mV~~ V": tests/test_unit_structure.py)
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:
     tune7 = json.loads((MEANING / "unit_lines_tune7.json").read_text(encoding="utf-8"))
