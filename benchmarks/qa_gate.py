@@ -2,7 +2,7 @@
 hand order (today's default) and the candidate, compared per repository and pooled.
 
     python benchmarks/qa_gate.py --hand HAND.json --candidate CAND.json [--variant NAME=FILE]
-        [--validation VAL.json --validation-config NAME] [--out FILE]
+        [--validation VAL.json ... --validation-config NAME] [--out FILE]
 
 The rule (docs/ranker.md, "A question model", stated before a dev number of a question model
 was read): promote only if (1) the pooled number of questions right, summed over file@1,
@@ -81,8 +81,11 @@ def main() -> None:
     parser.add_argument("--hand", type=Path, required=True)
     parser.add_argument("--candidate", type=Path, required=True)
     parser.add_argument("--variant", action="append", default=[], metavar="NAME=FILE",
-                        help="Another configuration's result, reported beside (not gated).")
-    parser.add_argument("--validation", type=Path, default=None, metavar="VAL.json")
+                        help="Another configuration's dev result, reported beside (with "
+                             "--validation: gated as well when the validation result holds a "
+                             "configuration of that NAME).")
+    parser.add_argument("--validation", type=Path, action="append", default=[],
+                        metavar="VAL.json", help="a qa_validation.py result (repeatable)")
     parser.add_argument("--validation-config", default=None, metavar="NAME")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
@@ -90,12 +93,21 @@ def main() -> None:
     cand = per_repo(json.loads(args.candidate.read_text(encoding="utf-8")))
     result: dict = {"measures": list(MEASURES), "hand": hand, "candidate": cand,
                     "gate": decide(hand, cand), "variants": {}}
+    val: dict = {}
+    for path in args.validation:  # runs of qa_validation.py, each with its own hand order
+        configs = json.loads(path.read_text(encoding="utf-8"))["configs"]
+        if "hand" in val and val["hand"]["counts"] != configs["hand"]["counts"]:
+            parser.error(f"{path}: its hand order differs from the first run's")
+        val.update(configs)
     for item in args.variant:
         name, _, path = item.partition("=")
         other = per_repo(json.loads(Path(path).read_text(encoding="utf-8")))
         result["variants"][name] = {"counts": other, "gate": decide(hand, other)}
-    if args.validation is not None:
-        val = json.loads(args.validation.read_text(encoding="utf-8"))["configs"]
+        if name in val:  # the same configuration measured on the validation set
+            result["variants"][name]["validation"] = val[name]["counts"]
+            result["variants"][name]["extended_gate"] = extended(
+                hand, other, val["hand"]["counts"], val[name]["counts"])
+    if args.validation_config is not None:
         if args.validation_config not in val:
             parser.error(f"{args.validation} holds no configuration {args.validation_config!r}")
         result["validation"] = {"hand": val["hand"]["counts"],
