@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from helix.core.english import word_alternation
+
 UNITS_FILE = Path(__file__).with_name("units.toml")
 EXACT_CASE_LEN = 2  # "Pa", "ms", "A": a short unit name matches only as written
 JOIN = "\u02cd"  # a letter (so a word character) no text uses: "MB/s" -> "MBˍs"
@@ -41,6 +43,7 @@ Identity = tuple[str, str]
 class Names:
     exact: dict[str, Identity]  # names matched as written (short, or mixed-case ones)
     folded: dict[str, Identity]  # longer names, lowercase
+    lowered: dict[str, Identity]  # two-letter names typed in lower case ("mv", "kv")
     per: tuple[str, ...]  # words between a unit and a unit of time ("per")
     over: str  # the dimension a compound's second unit is of ("time")
     elliptic: frozenset[str]  # dimensions whose unit alone names its rate ("megabits")
@@ -49,9 +52,13 @@ class Names:
     number_words: frozenset[str]
     connectors: frozenset[str]
     anaphors: frozenset[str]
+    instructions: frozenset[str]  # verbs opening an instruction about the quantity's value
+    instruction_leads: frozenset[str]
+    ellipsis: str  # a pattern of "<quantity>, however, is not", the quantity's phrase {q}
     rejects: frozenset[str]
     unreal: frozenset[str]
     contrasts: frozenset[str]
+    shares: frozenset[str]  # dimensions a quantity of any dimension is given in as a share
     display: frozenset[str]  # words of a clause saying where a unit is shown
     bounds: tuple[list[str], ...]  # a bound a value is held to, as lowercase words
     condition: re.Pattern[str]  # a line opening a code condition
@@ -62,6 +69,19 @@ def _split(compound: str) -> tuple[str, str] | None:
     """The two units a compound is written with ("MB/s", "bytes per second")."""
     parts = re.split(r"\s*/\s*|\s+per\s+", compound, maxsplit=1)
     return (parts[0], parts[1]) if len(parts) == 2 else None
+
+
+def _ellipsis(auxiliaries: list[str], asides: list[str], joins: list[str],
+              determiners: list[str]) -> str:
+    """A clause of the quantity's phrase (`{q}`, filled in by `controller.units`) and an
+    auxiliary alone, negated or not, up to the end of its clause."""
+    aside = r"(?:" + "|".join(re.escape(a).replace(r"\ ", r"\s+") for a in asides) + r")"
+    aux = r"(?:" + word_alternation(tuple(auxiliaries)) + r")"
+    join = r"(?:" + word_alternation(tuple(joins)) + r")"
+    determiner = r"(?:" + word_alternation(tuple(determiners)) + r")"
+    return (r"(?i)(?:^|[;,:—–]|\s-{1,2}\s|\b" + join + r")\s*"
+            r"(?:" + determiner + r"\s+)?`?{q}`?\s*(?:,\s*" + aside + r"\s*,\s*)?" + aux
+            + r"(?P<no>n['’]t|\s+not|\s+never)?(?:\s*,?\s*" + aside + r")?\s*(?=[.;,!)]|$)")
 
 
 @lru_cache(maxsize=1)
@@ -97,6 +117,12 @@ def names() -> Names:
         if len({unit for _, unit in found}) > 1:
             exact.update(found)
         folded[key] = min(found, key=lambda f: sum(c.isupper() for c in f[0]))[1]
+    # a two-letter name with a capital typed in lower case ("mv", "kv") names its unit where
+    # no name is so written and no other unit's name folds to it ("mw": mW or MW, neither)
+    lowered: dict[str, set[Identity]] = {}
+    for name, unit in named:
+        if len(name) == EXACT_CASE_LEN and not name.islower() and name.lower() not in exact:
+            lowered.setdefault(name.lower(), set()).add(unit)
     words = "|".join(re.escape(w) for w in per["per"])
     # two words and a separator, a unit per a unit of time where `identity` says so (a typo
     # of a long name too: "megabytes per secnod")
@@ -104,14 +130,21 @@ def names() -> Names:
                           + r")\s+)([A-Za-z]+)(?![\w°/])", re.IGNORECASE)
     lines, mentions = data["lines"], data["mentions"]
     return Names(
-        exact=exact, folded=folded, per=tuple(per["per"]),
+        exact=exact, folded=folded,
+        lowered={k: next(iter(v)) for k, v in sorted(lowered.items()) if len(v) == 1},
+        per=tuple(per["per"]),
         over=per["over"], elliptic=frozenset(per["elliptic"]),
         one_letter_after=frozenset(mentions["one_letter_after"]),
         dimension_nouns=frozenset(mentions["dimension_nouns"]),
         number_words=frozenset(mentions["number_words"]),
         connectors=frozenset(mentions["connectors"]), anaphors=frozenset(lines["anaphors"]),
+        instructions=frozenset(lines["instructions"]),
+        instruction_leads=frozenset(lines["instruction_leads"]),
+        ellipsis=_ellipsis(lines["auxiliaries"], lines["ellipsis_asides"],
+                           lines["ellipsis_joins"], lines["ellipsis_determiners"]),
         rejects=frozenset(lines["rejects"]), unreal=frozenset(lines["unreal"]),
-        contrasts=frozenset(lines["contrasts"]), compound=compound,
+        contrasts=frozenset(lines["contrasts"]), shares=frozenset(lines["shares"]),
+        compound=compound,
         display=frozenset(lines["display"]),
         bounds=tuple(b.split() for b in mentions["bounds"]),
         condition=re.compile(r"^\s*(?:" + r"|".join(
@@ -122,7 +155,7 @@ def names() -> Names:
 def _simple(word: str) -> Identity | None:
     n = names()
     if len(word) <= EXACT_CASE_LEN:
-        return n.exact.get(word)
+        return n.exact.get(word) or n.lowered.get(word)
     found = n.exact.get(word) or n.folded.get(word.lower())
     if found is None and len(word) >= _MIN_SWAPPED and word.isalpha():
         low = word.lower()
@@ -190,7 +223,10 @@ def is_number(word: str) -> bool:
 
 
 def is_unit_name(word: str, previous: str) -> bool:
-    if len(word) == 1 and not (previous in names().one_letter_after or previous.isdigit()):
+    """`word` names a unit; a one-letter name or a lower-cased two-letter one ("mv") only
+    where a unit stands (after `one_letter_after` or a number: "in V", "3300 mv")."""
+    if (len(word) == 1 or word in names().lowered) and not (
+            previous in names().one_letter_after or previous.isdigit()):
         return False
     return identity(word) is not None
 
@@ -223,6 +259,14 @@ def rival(word: str, unit: str, elliptic: bool = False) -> bool:
     return elliptic and top is not None and found[0] == top[0] and found != top
 
 
+def share(word: str, unit: str) -> bool:
+    """`word` names a share (`shares`: "percentage", "%") where `unit` is of another
+    dimension: what a line denying `unit` may give the quantity in instead."""
+    found, asked = identity(word), identity(join_compounds(unit))
+    return (found is not None and asked is not None and found[0] in names().shares
+            and asked[0] not in names().shares)
+
+
 def aliases(unit: str) -> tuple[str, ...]:
     """Every single-word name of the unit `unit` names ("MB" -> MB, megabyte, megabytes), and
     for a data rate its named forms and its quantity of data's ("Mbps", "Mbit", "megabits"),
@@ -232,7 +276,7 @@ def aliases(unit: str) -> tuple[str, ...]:
     if found is None:
         return (unit,)
     top = _numerator(found)
-    same = [name for table in (n.exact, n.folded) for name, of in table.items()
+    same = [name for table in (n.exact, n.folded, n.lowered) for name, of in table.items()
             if of == found or (top is not None and of == top)]
     return tuple(sorted({unit, *same}, key=lambda s: (-len(s), s)))
 

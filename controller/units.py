@@ -28,18 +28,22 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
+from controller.unit_identifiers import names_quantity as _names_quantity
+from controller.unit_identifiers import suffixed as _suffixed
+from controller.unit_identifiers import suffixed_rival as _suffixed_rival
 from controller.unit_names import (
     WORD,
+    identity,
     is_number,
     is_unit_name,
     join_compounds,
     names,
     rival,
     same_unit,
+    share,
     shown,
     unit_pattern,
 )
-from controller.unit_names import aliases as _aliases
 from controller.unit_names import unit_name as unit_name
 from helix.core.negation import Reading, read
 
@@ -51,9 +55,11 @@ _DIFF_ADDED = re.compile(r"^\s*\+(?!\+)\s")
 # a row of a list or a table and its label: "- `max_upload_size`: bytes", "| cooling_temp | K |"
 _ROW = re.compile(r"^\s*(?:[-*]\s+(?P<item>[^:|—–]+?)\s*[:—–]|\|\s*(?P<cell>[^|]+?)\s*\|)"
                   r"(?=.*\S)")
+# struck-out text, retracted by markup: "~~mV~~ V", "<del>GPa</del> pascal"
+_STRUCK = re.compile(r"~~(?=\S)[^~\n]+?~~|<(del|s|strike)>[^<\n]+?</\1>", re.I)
+_CORRECTIONS = frozenset({"but"})  # "not X but Y": Y corrects X
 _COMMENT_MARKS = frozenset({"#", "/"})  # a value's unit in its comment: "12  # C", "5 // s"
 _MIN_ROWS = 2  # a list or a table has two rows at least
-_SHORT_WORD = 3  # a word cut short still has three letters ("max", "temp")
 _REPLY_WORDS = 3  # a reply alone ("A: No.") has at most this many words
 
 
@@ -146,42 +152,9 @@ def _annotated(para: str, start: int, end: int, quantity: tuple[str, ...]) -> bo
 _FORMAT_NUMBER = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[dfeEgGiu](?![A-Za-z])")
 _NOT_UNITS = re.compile(r"(?<=[A-Za-z])\((?:s|es)\)|%[-+ #0]*\d*(?:\.\d+)?[A-Za-z]"
                         r"|\{[^{}\s]*:[^{}\s]*\}")
-# an identifier's words: snake_case, SCREAMING_CASE, camelCase ("cacheLifetimeHours")
-_IDENTIFIER = re.compile(r"(?<![\w.])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w])"
-                         r"|(?<![\w.])[a-z]+(?:[A-Z][a-z0-9]*)+(?![\w])")
-
-
 def _blanked(text: str) -> str:
     text = _FORMAT_NUMBER.sub(lambda m: "0" * len(m.group()), text)
     return _NOT_UNITS.sub(lambda m: " " * len(m.group()), text)
-
-
-def _suffixed(text: str, unit: str, quantity: tuple[str, ...]) -> list[re.Match[str]]:
-    """Identifiers named after the asked quantity with the unit as their last word
-    (`CACHE_LIFETIME_HOURS`, `request_timeout_ms`, `cacheLifetimeHours`): the unit's mention
-    is that last word."""
-    names = {n.lower() for n in _aliases(unit)}
-    out = []
-    for match in _IDENTIFIER.finditer(text):
-        words = [w.strip() for w in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", match.group()) if w]
-        if len(words) > 1 and words[-1].lower() in names \
-                and _named_by_part(words[:-1], quantity):
-            last = match.end() - len(words[-1])
-            found = re.compile(re.escape(words[-1])).match(text, last)
-            if found is not None:
-                out.append(found)
-    return out
-
-
-def _named_by_part(words: list[str], quantity: tuple[str, ...]) -> bool:
-    """An identifier's words name the quantity: its phrase, or only words of it, connectors
-    aside (`angle_deg`, `ROTATION_IN_DEGREES` for "rotation angle"; not `session_ttl_h`)."""
-    if _names_quantity(" ".join(words), quantity):
-        return True
-    said = [w.lower() for w in words if w.lower() not in names().connectors]
-    return bool(said) and any(all(any(q == w or (len(w) >= _SHORT_WORD and q.startswith(w))
-                                      for q in re.findall(r"[a-z0-9]+", phrase.lower()))
-                                  for w in said) for phrase in quantity)
 
 
 def _mentions(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[re.Match[str]]:
@@ -197,7 +170,7 @@ def _mentions(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[re.M
         before = re.findall(r"[\w.,]+|[^\w\s]", text[:match.start()])
         previous = before[-1].lower() if before else ""
         noted = previous in _COMMENT_MARKS and len(before) > 1 and is_number(before[-2])
-        if len(match.group()) == 1 and not (
+        if (len(match.group()) == 1 or match.group() in table.lowered) and not (
                 previous in table.one_letter_after or is_number(previous) or noted):
             continue
         after = re.match(r"\s+([A-Za-z]+)", text[match.end():])
@@ -239,12 +212,18 @@ def _instead(reading: Reading, unit: str, sentence: int) -> str | None:
     for at in (sentence, sentence + 1, sentence + 2):
         if at == sentence + 2 and reply > _REPLY_WORDS:  # past a reply alone ("A: No.")
             break
-        previous = ""
+        previous = earlier = ""
         for n, (token, denied) in enumerate(zip(reading.tokens, reading.denied, strict=True)):
-            if (token.sentence == at and not denied and is_unit_name(token.text, previous)
-                    and rival(token.text, unit, elliptic=True) and not _code_name(reading, n)):
+            # in a sentence denying the unit, a one-letter name also stands as the correction
+            # ("not mV but V") and in a value's comment ("3.2  # V, not mV")
+            named = is_unit_name(token.text, previous) or (
+                identity(token.text) is not None and (previous in _CORRECTIONS or (
+                    previous in _COMMENT_MARKS and is_number(earlier))))
+            if (token.sentence == at and not denied and named
+                    and (rival(token.text, unit, elliptic=True) or share(token.text, unit))
+                    and not _code_name(reading, n)):
                 return shown(token.text)
-            previous = token.lower
+            previous, earlier = token.lower, previous
     return None
 
 
@@ -299,21 +278,52 @@ def _elsewhere(reading: Reading, text: str, quantity: tuple[str, ...]) -> set[in
             if reached == {True} and sentence not in with_unit}
 
 
+@lru_cache(maxsize=64)
+def _ellipsis_pattern(phrase: str) -> re.Pattern[str] | None:
+    words = re.findall(r"[A-Za-z0-9]+", phrase)
+    return re.compile(names().ellipsis.replace("{q}", r"[\s_-]+".join(map(re.escape, words)))
+                      ) if words else None
+
+
+def _elliptic(reading: Reading, text: str, quantity: tuple[str, ...]
+              ) -> list[tuple[int, int | None, bool]]:
+    """Clauses naming the quantity with an auxiliary alone (`names().ellipsis`: "the tile
+    pressure, however, is not", "but tile_pressure does"): (offset, sentence, whether the
+    clause before's predicate holds for the quantity), in order."""
+    out = []
+    for phrase in quantity:
+        pattern = _ellipsis_pattern(phrase)
+        for match in pattern.finditer(text) if pattern else ():
+            index = reading.index_at(match.end() - 1)
+            sentence = reading.tokens[index].sentence if index is not None else None
+            out.append((match.start(), sentence, match.group("no") is None))
+    return sorted(out, key=lambda e: e[0])
+
+
 def _unreached(reading: Reading, index: int | None) -> bool:
     return index is not None and bool(reading.reaches) and reading.reaches[index] == 0
 
 
-def _anaphoric(reading: Reading, index: int | None) -> bool:
-    """The clause of token `index` names the quantity back before it ("..., it is in GPa")."""
+def _anaphoric(reading: Reading, index: int | None, text: str = "") -> bool:
+    """The clause of token `index` names the quantity back before it ("..., it is in GPa"), or
+    opens with an instruction about its value ("Don't round the tile pressure -- just pass
+    the GPa figure": `instructions`, after `instruction_leads`)."""
     if index is None:
         return False
-    sentence, anaphors = reading.tokens[index].sentence, names().anaphors
+    sentence, table = reading.tokens[index].sentence, names()
+    opening: list[str] = []
     for token in reversed(reading.tokens[:index]):
-        if token.sentence != sentence or token.text in _CLAUSE_MARKS:
-            return False
-        if token.lower in anaphors:
+        dash = token.text == "-" and text[token.start - 1:token.start] in (" ", "-")
+        if token.sentence != sentence or token.text in _CLAUSE_MARKS or dash:
+            break
+        if token.lower in table.anaphors:
             return True
-    return False
+        opening.insert(0, token.lower)
+    else:
+        return False
+    while opening and opening[0] in table.instruction_leads:
+        opening.pop(0)
+    return bool(opening) and opening[0] in table.instructions
 
 
 def _replacement(text: str, line: int, unit: str) -> str | None:
@@ -322,6 +332,15 @@ def _replacement(text: str, line: int, unit: str) -> str | None:
     lines = text.split("\n")
     after = lines[line + 1] if line + 1 < len(lines) else ""
     return next((shown(w) for w in WORD.findall(after) if rival(w, unit)), None)
+
+
+def _struck(para: str, at: int) -> str | None:
+    """Where the mention at `at` is struck out by markup: what follows the strike on its line
+    (what replaces it, "~~mV~~ V (fixed)" -> " V (fixed)"), else None."""
+    for match in _STRUCK.finditer(para):
+        if match.start() <= at < match.end():
+            return para[match.end():].split("\n", 1)[0]
+    return None
 
 
 def _retracted(text: str) -> set[int]:
@@ -337,19 +356,6 @@ def _retracted(text: str) -> set[int]:
         if names().condition.match(line) and re.split(r"\W", body[0])[0].lower() in rejects:
             out.add(n)
     return out
-
-
-def _names_quantity(text: str, quantity: tuple[str, ...]) -> bool:
-    """`text` names one of the quantity's phrases, each word whole or cut short ("max upload
-    size", "`max_upload_size`", "cooling_temp" for "maximum upload size", "cooling temperature")."""
-    for phrase in quantity:
-        words = re.findall(r"[a-z0-9]+", phrase.lower())
-        found = re.findall(r"[a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", text).lower())
-        for at in range(len(found) - len(words) + 1):
-            if words and all(w == t or (len(t) >= _SHORT_WORD and w.startswith(t))
-                             for w, t in zip(words, found[at:at + len(words)], strict=True)):
-                return True
-    return False
 
 
 def _foreign_rows(text: str, quantity: tuple[str, ...]) -> tuple[set[int], list[str]]:
@@ -382,17 +388,27 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
             continue
         reading = read(para.replace("\n", " "))
         elsewhere = _elsewhere(reading, para, quantity)
+        ellipses = _elliptic(reading, para, quantity)
         by_line: dict[int, list[tuple[bool, int | None]]] = {}
+        replaced: dict[int, str | None] = {}  # lines with a struck-out mention: its replacement
         values: dict[int, list[tuple[bool, int | None]]] = {}  # denied values: "below one hour"
         for mention in mentions:
             index = reading.index_at(mention.start())
             sentence = reading.tokens[index].sentence if index is not None else None
             line = first + para.count("\n", 0, mention.start())
-            held = (_annotated(para, mention.start(), mention.end(), quantity)
-                    or not reading.denied_at(mention.start()))
+            struck = _struck(para, mention.start())
+            held = struck is None and (_annotated(para, mention.start(), mention.end(), quantity)
+                                       or not reading.denied_at(mention.start()))
+            if struck is not None:
+                replaced[line] = next((shown(w) for w in WORD.findall(struck)
+                                       if rival(w, unit)), None)
             stated = (held and line not in retracted | foreign
                       and not (sentence in elsewhere and _unreached(reading, index)
-                               and not _anaphoric(reading, index)))
+                               and not _anaphoric(reading, index, para)))
+            # a clause after it that names the quantity with an auxiliary alone says whether
+            # the mention's predicate holds for the quantity
+            stated = next((holds for at, s, holds in ellipses
+                           if at >= mention.end() and s == sentence), stated)
             before = re.findall(r"[\w.,]+", para[:mention.start()])
             value = not stated and bool(before) and is_number(before[-1])
             if value and _bounded(before[:-1]) and line not in retracted | foreign:
@@ -413,8 +429,12 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
             denied = [s for stated, s in found if not stated and s is not None]
             instead = other if other is not None else (
                 None if states or not denied else _instead(reading, unit, denied[0]))
+            if instead is None and not states:
+                instead = replaced.get(line)
             if instead is None and line in retracted:
                 instead = _replacement(text, line, unit)
+            if instead is None and denied and not states:
+                instead = _suffixed_rival(reading, para, unit, quantity)
             if instead is None and line in foreign:  # the unit of the row naming the quantity
                 instead = next((shown(w) for row in own_rows for w in WORD.findall(row)
                                 if rival(w, unit)), None)

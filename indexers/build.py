@@ -203,10 +203,12 @@ def _build_locked(root: Path, config: HelixConfig, store: IndexStore,
             assert current is not None
             manifest = store.read_manifest(current)
             seconds["total"] = round(time.perf_counter() - started, 4)
-            return kept_report(manifest.report, refreshed=True, seconds=seconds,
+            return kept_report(manifest.report, root, store.directory, refreshed=True,
+                               seconds=seconds,
                                embeddings=manifest.report.get("embeddings", {}), **seen)
         seconds["total"] = round(time.perf_counter() - started, 4)
-        return kept_report(prev_manifest.report, noop=True, seconds=seconds, **seen)
+        return kept_report(prev_manifest.report, root, store.directory, noop=True,
+                           seconds=seconds, **seen)
 
     previous, parse_reason = reusable(prev_index, config)
     reason = reason or parse_reason
@@ -395,7 +397,8 @@ def _read_unlocked(root: Path, config: HelixConfig, store: IndexStore,
         reason: len(paths) for reason, paths in sorted(walked.skipped.items())}}
     seconds = {"total": round(time.perf_counter() - started, 4)}
     if is_current(manifest, hashes, config, root):
-        return current, kept_report(manifest.report, noop=True, seconds=seconds, **seen)
+        return current, kept_report(manifest.report, root, store.directory, noop=True,
+                                    seconds=seconds, **seen)
     if holder is None:
         pid = dense_worker.running_pid(store)
         if pid is not None:  # it makes way at its next batch: the next ask refreshes
@@ -407,8 +410,8 @@ def _read_unlocked(root: Path, config: HelixConfig, store: IndexStore,
             f"answering from the generation built at {_when(manifest.created)} "
             f"(repo_rev {manifest.repo_rev}), without the changes since")
     notify(note)
-    return current, kept_report(manifest.report, stale=True, seconds=seconds,
-                                warnings=(note,), **seen)
+    return current, kept_report(manifest.report, root, store.directory, stale=True,
+                                seconds=seconds, warnings=(note,), **seen)
 
 
 def declined_embeddings(root: Path, config: HelixConfig, index_dir: Path | None = None,

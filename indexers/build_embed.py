@@ -74,15 +74,16 @@ def _default_embedder(items: Sequence[tuple[str, str]], settings: IndexSettings,
       than NUMPY_EMBED_MAX_TEXTS texts, however few of them miss the cache: a refresh, a resumed
       dense worker and a fresh build then compute a text with the same encoder, and that encoder
       runs each text alone, so its bits do not depend on what else was embedded with it;
-    - the numpy encoder (no export, no torch) for a small selection, or when nothing misses;
+    - the numpy encoder (no export, no torch; one per process) for a small selection, or
+      when nothing misses;
     - sentence-transformers, in bulk, when onnxruntime is not installed."""
     from indexers.dense import text_hash
     from indexers.encoder import (
-        NumpyMiniLMEncoder,
         SentenceTransformerEmbedder,
         default_model_path,
         model_key_for,
         numpy_compatible,
+        shared_numpy_encoder,
     )
 
     path = default_model_path(settings)
@@ -95,5 +96,5 @@ def _default_embedder(items: Sequence[tuple[str, str]], settings: IndexSettings,
         if missing > 0 and len(hashes) > NUMPY_EMBED_MAX_TEXTS and onnx_available():
             return shared_encoder(path, helix_home())
         if missing <= NUMPY_EMBED_MAX_TEXTS:
-            return NumpyMiniLMEncoder(path)
+            return shared_numpy_encoder(path)
     return SentenceTransformerEmbedder(path, batch_size=settings.embed_batch_size)

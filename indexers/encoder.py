@@ -27,6 +27,7 @@ import numpy as np
 from helix.core.config import IndexSettings
 from helix.core.errors import UnknownModelError
 from helix.core.hashing import hash_obj
+from indexers.wordpiece import WordPiece
 
 # Files whose content defines the vectors (weights are named by file name + size: hashing
 # 90 MB on every start would cost more than the whole query).
@@ -245,8 +246,6 @@ class NumpyMiniLMEncoder:
         self._dir = model_dir(model_path)
         if not numpy_compatible(self._dir):
             raise UnknownModelError(f"not a mean-pooled BERT sentence model: {model_path}")
-        from tokenizers import Tokenizer
-
         config = read_json(self._dir / "config.json")
         self._heads = int(config["num_attention_heads"])
         self._layers = int(config["num_hidden_layers"])
@@ -257,15 +256,18 @@ class NumpyMiniLMEncoder:
                               for m in read_json(self._dir / "modules.json"))
         try:
             self._w = mmap_safetensors(self._dir / "model.safetensors")
-            self._tokenizer = Tokenizer.from_file(str(self._dir / "tokenizer.json"))
-        except Exception as exc:  # safetensors / tokenizers raise their own error types
+        except Exception as exc:  # safetensors raises its own error types
             raise UnknownModelError(f"cannot load embedding model {model_path}: {exc}") from None
         missing = sorted(set(_required_weights(self._layers)) - set(self._w))
         if missing:
             raise UnknownModelError(
                 f"embedding model {model_path} lacks weights: {', '.join(missing[:3])}")
-        self._tokenizer.no_padding()
-        self._tokenizer.enable_truncation(max_length=self._max_len)
+        # the plain-Python BERT tokenizer for the texts it reads exactly (`indexers.wordpiece`);
+        # `tokenizers` is imported and built only for another text or another tokenizer
+        self._wordpiece = WordPiece.load(self._dir, self._max_len)
+        self._hf_tokenizer: Any = None
+        if self._wordpiece is None:
+            self._tokenizer()
         self._key = model_key_for(self._dir)
         from threadpoolctl import ThreadpoolController
 
@@ -278,6 +280,33 @@ class NumpyMiniLMEncoder:
     @classmethod
     def from_settings(cls, settings: IndexSettings) -> NumpyMiniLMEncoder:
         return cls(default_model_path(settings))
+
+    def _tokenizer(self) -> Any:
+        """`tokenizers`' tokenizer of the model, built by its first use."""
+        if self._hf_tokenizer is None:
+            from tokenizers import Tokenizer
+
+            try:
+                tokenizer = Tokenizer.from_file(str(self._dir / "tokenizer.json"))
+            except Exception as exc:  # tokenizers raises its own error types
+                raise UnknownModelError(f"cannot load embedding model {self._dir}: {exc}") from None
+            tokenizer.no_padding()
+            tokenizer.enable_truncation(max_length=self._max_len)
+            self._hf_tokenizer = tokenizer
+        return self._hf_tokenizer
+
+    def _token_ids(self, texts: Sequence[str]) -> list[tuple[list[int], list[int]]]:
+        """Each text's token ids and type ids (zeros for a single text's template)."""
+        out: list[tuple[list[int], list[int]] | None] = []
+        for text in texts:
+            ids = self._wordpiece.ids(text) if self._wordpiece is not None else None
+            out.append((ids, [0] * len(ids)) if ids is not None else None)
+        rest = [i for i, got in enumerate(out) if got is None]
+        if rest:
+            encodings = self._tokenizer().encode_batch([texts[i] for i in rest])
+            for i, enc in zip(rest, encodings, strict=True):
+                out[i] = (list(enc.ids), list(enc.type_ids))
+        return [got for got in out if got is not None]
 
     @property
     def model_key(self) -> str:
@@ -357,19 +386,19 @@ class NumpyMiniLMEncoder:
         out = np.zeros((len(texts), self._hidden), dtype=np.float32)
         if not texts:
             return out
-        encodings = self._tokenizer.encode_batch(list(texts))
-        order = sorted(range(len(texts)), key=lambda i: (-len(encodings[i].ids), i))
+        encodings = self._token_ids(texts)
+        order = sorted(range(len(texts)), key=lambda i: (-len(encodings[i][0]), i))
         for start in range(0, len(order), _NUMPY_BATCH):
             rows = order[start:start + _NUMPY_BATCH]
-            length = max(len(encodings[i].ids) for i in rows)
+            length = max(len(encodings[i][0]) for i in rows)
             ids = np.zeros((len(rows), length), dtype=np.int64)
             types = np.zeros((len(rows), length), dtype=np.int64)
             mask = np.zeros((len(rows), length), dtype=np.float32)
             for r, i in enumerate(rows):
-                enc = encodings[i]
-                n = len(enc.ids)
-                ids[r, :n] = enc.ids
-                types[r, :n] = enc.type_ids
+                token_ids, type_ids = encodings[i]
+                n = len(token_ids)
+                ids[r, :n] = token_ids
+                types[r, :n] = type_ids
                 mask[r, :n] = 1.0
             out[np.array(rows, dtype=np.int64)] = self._forward(ids, types, mask)
         if self._normalize:
@@ -384,11 +413,14 @@ def query_embedder(settings: IndexSettings) -> NumpyMiniLMEncoder | SentenceTran
     onnxruntime or an exported model (see benchmarks/embed_bench.py, query start)."""
     path = default_model_path(settings)
     if numpy_compatible(model_dir(path)):
-        return _shared_numpy_encoder(path)
+        return shared_numpy_encoder(path)
     return SentenceTransformerEmbedder(path, batch_size=settings.embed_batch_size)
 
 
 @functools.lru_cache(maxsize=4)
-def _shared_numpy_encoder(path: str) -> NumpyMiniLMEncoder:
-    """One loaded model per path and process (evals open many indexes in one run)."""
+def shared_numpy_encoder(path: str) -> NumpyMiniLMEncoder:
+    """One loaded model per path and process, for queries and for the builds that embed a few
+    texts (`indexers.build_embed`): loading it (the tokenizer, the weights' map, the key) is
+    ~70 ms of CPU, paid once however many indexes a process opens or refreshes (evals, a
+    server, a session's turns)."""
     return NumpyMiniLMEncoder(path)

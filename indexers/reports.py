@@ -7,6 +7,7 @@ it is).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field
@@ -78,9 +79,12 @@ class StatusReport(Frozen):
     worker: dict[str, Any] | None = None
 
 
-def kept_report(built: dict[str, Any], **update: Any) -> BuildReport:
-    """The report of a generation used as it is (a no-op, or a reader's stale use)."""
-    kept = dict(built)
+def kept_report(built: dict[str, Any], root: Path, directory: Path, **update: Any
+                ) -> BuildReport:
+    """The report of a generation used as it is (a no-op, or a reader's stale use), naming
+    the root and the index directory it is used for, not those it was built in (a moved
+    checkout, an index directory copied or moved: the generation holds no absolute path)."""
+    kept = dict(built, root=str(root), index_dir=str(directory))
     kept.update(noop=False, refreshed=False, built_whole=False, changed_files=(), added=(),
                 modified=(), removed=(), files_parsed=0, rebuild_reason=None,
                 embeddings={"cached": 0, "computed": 0,

@@ -22,9 +22,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # `--dist loadfile --no-loadscope-reorder`: xdist would order modules by their number of tests,
 # and start a 600-test module of pure logic first). CPU seconds per module (self + children),
 # measured on main at the start of round 11 (/work/tmp/suite11); the order of the rest is
-# kept. The three modules that start a Ray cluster (a session fixture, ~7 CPU s) come 1st, 3rd
-# and 5th: xdist gives the first worker units 1 and 3, and the 5th to the first to finish one,
-# so a run most often starts one cluster, not two.
+# kept. The three modules that use a Ray cluster are one unit, the first (RAY_UNIT, below).
 FIRST = (
     "test_cluster_index.py", "test_absence_sets.py", "test_readme_platform.py",
     "test_encoder.py", "test_cluster_evals.py", "test_http_api.py", "test_replicas_mcp.py",
@@ -40,7 +38,9 @@ FIRST = (
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {name: n for n, name in enumerate(FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(FIRST)))  # stable: in-module order
+    # stable: in-module order, but a Ray module's tests that use the cluster last (below)
+    items.sort(key=lambda item: (rank.get(item.path.name, len(FIRST)),
+                                 item.path.name in RAY_MODULES and _uses_ray(item)))
 
 
 @pytest.fixture(scope="session")
@@ -67,6 +67,27 @@ def shared_embeddings(helix_home: Path, _embeddings_for_session: Path,
     empty cache in its own home; tests/test_embeddings_dir.py checks the variable."""
     monkeypatch.setenv("HELIX_EMBEDDINGS_DIR", str(_embeddings_for_session))
     return _embeddings_for_session
+
+
+@pytest.fixture(scope="session")
+def _build_cache(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from tests._index_cache import BuildCache, shared_directory
+
+    return BuildCache(shared_directory(tmp_path_factory) / "index_cache")
+
+
+@pytest.fixture
+def cached_builds(_build_cache: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Builds from nothing of a repository already built under the same inputs this session
+    are copies of that build's index (tests/_index_cache.py), for the modules that ask
+    (`pytestmark = pytest.mark.usefixtures("cached_builds")`)."""
+    import functools
+
+    import indexers.build
+
+    build = functools.partial(_build_cache.build, indexers.build._build_locked)
+    monkeypatch.setattr(indexers.build, "_build_locked", build)
+    return _build_cache
 
 
 @pytest.fixture(autouse=True)
@@ -152,10 +173,70 @@ def database_url(postgres_server: Any, monkeypatch: pytest.MonkeyPatch) -> Itera
     drop_process_state()
 
 
-@pytest.fixture(scope="session")
-def ray_session() -> Iterator[Any]:
-    """One real local Ray cluster for the session (`tests.engines`)."""
-    from tests.engines import ray_cluster
+# ---- The Ray cluster: one test unit, started once, stopped when no later test needs it ----
+# The three modules that use `ray_session` are one xdist unit (one worker runs them one after
+# another, the cluster's tests last in test_cluster_index.py so that they follow each other),
+# and the cluster is stopped as soon as the next test of the worker does not ask for it: an idle
+# cluster's nine processes cost ~0.06 CPU s a second for the rest of the session (~25 CPU s a
+# run), and starting one ~11 CPU s (measured at load 11, /work/tmp/suite14).
+RAY_MODULES = ("test_cluster_index.py", "test_readme_platform.py", "test_cluster_evals.py")
+RAY_UNIT = "tests/<ray cluster: " + " ".join(RAY_MODULES) + ">"
+_RAY: list[Any] = []  # the running cluster's context manager and the ray module
 
-    with ray_cluster() as ray:
-        yield ray
+
+def _uses_ray(item: pytest.Item) -> bool:
+    return "ray_session" in getattr(item, "fixturenames", ())
+
+
+def xdist_unit(nodeid: str) -> str:
+    """The unit of `--dist loadfile`: the test's file, or RAY_UNIT for the Ray modules."""
+    path = nodeid.split("::", 1)[0]
+    return RAY_UNIT if path.rsplit("/", 1)[-1] in RAY_MODULES else path
+
+
+class _RayUnit:
+    """The xdist hook, registered only where xdist runs (`-p no:xdist` knows no such hook)."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        """`--dist loadfile` (scripts/test), with the Ray modules as one unit."""
+        if config.getvalue("dist") != "loadfile":
+            return None
+        from xdist.scheduler import LoadFileScheduling
+
+        class RayUnitScheduling(LoadFileScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                return xdist_unit(nodeid)
+
+        return RayUnitScheduling(config, log)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_RayUnit(), "helix-ray-unit")
+
+
+@pytest.fixture
+def ray_session() -> Any:
+    """A real local Ray cluster (`tests.engines`): started by the first test that asks for
+    it, kept for the next ones that do, stopped after the last of a run (below)."""
+    if not _RAY:
+        from tests.engines import ray_cluster
+
+        cluster: Any = ray_cluster()
+        _RAY[:] = [cluster, cluster.__enter__()]
+    return _RAY[1]
+
+
+def stop_unless_next_uses(running: list[Any], nextitem: pytest.Item | None) -> None:
+    """Stop the cluster in `running` (emptied) unless the next test asks for it."""
+    if running and (nextitem is None or not _uses_ray(nextitem)):
+        cluster = running[0]
+        running.clear()
+        cluster.__exit__(None, None, None)
+
+
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    yield
+    stop_unless_next_uses(_RAY, nextitem)

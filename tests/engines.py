@@ -6,8 +6,9 @@
   database of its own (`fresh_database`).
 - A local Ray cluster (`ray.init` with the machine's CPUs, no dashboard, a small object store).
 
-One of each per test session (conftest's session fixtures); a missing engine fails the tests
-that need it with the command that installs it, never skips them."""
+One PostgreSQL per test session, one Ray cluster per run of the Ray modules (conftest's
+fixtures); a missing engine fails the tests that need it with the command that installs it,
+never skips them."""
 
 from __future__ import annotations
 

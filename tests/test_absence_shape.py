@@ -75,3 +75,29 @@ def test_the_share_of_the_question_the_claims_name() -> None:
     aside = _shape(text, (_claim(text, "It backs off exponentially"),),
                    question="how many retries does the worker make?")
     assert named["asked"] > aside["asked"]
+
+
+# (meaning12) one more kind held-out writers' claims hid in: a report of where the answer
+# looked, not of what it found; wordings written for this test, in no data set (the feature
+# is not on main)
+@pytest.mark.parametrize(("text", "searched"), [
+    ("I went through the worker and the docs. Neither sets a limit.", 1),
+    ("1. Reviewed: worker.py\n2. Checked: docs/retry.md\nNothing on the limit.", 2),
+    ("**Searched:** the queue module.", 1),
+    ("I've checked the queue code and it retries 3 times.", 1),
+    ("The worker retries 3 times; checked exceptions are never retried.", 0),
+    ("Retries are read from max_retries.", 0),
+])
+def test_a_report_of_a_search_is_counted(text: str, searched: int) -> None:
+    assert _shape(text)["searched"] == searched, text
+
+
+# (meaning13) a search reported by what was looked for, as a label ("Looked for: ...", a kind
+# fresh14's writer used); wordings written for this test, in no data set
+@pytest.mark.parametrize(("text", "searched"), [
+    ("Looked for: the retry cap.\nFound: the worker loop.\nMissing: the cap itself.", 1),
+    ("- **Looked for** a max_retries setting\n- Nothing in either file.", 1),
+    ("It looked for a lock before writing, so nothing is lost.", 0),
+])
+def test_a_search_reported_by_what_was_looked_for(text: str, searched: int) -> None:
+    assert _shape(text)["searched"] == searched, text

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import subprocess
 import sys
@@ -205,13 +204,15 @@ def test_noop_never_imports_torch(repo: Path, tmp_path: Path) -> None:
     assert "HEAVY []" in done.stdout
 
 
+@pytest.mark.usefixtures("cached_builds")
 def test_networkx_smoke(tmp_path: Path) -> None:
-    import networkx
+    """networkx under the evals' configuration: one build a session serves this test and
+    tests/test_eval_runner.py's networkx questions (tests/_index_cache.py)."""
+    from evals.runner import eval_config
+    from tests._index_cache import networkx_tree
 
-    source = Path(networkx.__file__).parent
-    root = tmp_path / "networkx"
-    shutil.copytree(source, root, ignore=shutil.ignore_patterns("__pycache__", "tests"))
-    config = HelixConfig(index=IndexSettings(embed_enabled=False))
+    root = networkx_tree(tmp_path)
+    config = eval_config(root, {}, no_embed=True)
     report = build_index(root, config, index_dir=tmp_path / "idx")
     assert report.files_indexed > 100 and report.symbols["defs"] > 1000
     assert report.graph_edges["imports"] > 100 and report.graph_edges["calls"] > 500

@@ -12,6 +12,8 @@ from helix.core.config import load_config
 from helix.core.errors import ConfigError
 
 SUITES = sorted(SUITE_DIR.glob("T*.jsonl"), key=lambda p: int(p.stem[1:]))
+# the fixture repository, built once under each configuration (tests/_index_cache.py)
+pytestmark = pytest.mark.usefixtures("cached_builds")
 
 
 def test_there_is_one_suite_per_transition_class():

@@ -27,6 +27,8 @@ from helix.session.runner import run_turn
 OPEN_B = "open the build_bm25_index one"
 OPEN_I = "open the BM25Index one"
 UNANSWERED = "where is the tokenizer cache configured?"  # evidence, but not its subject
+# the fixture repository, built once under each configuration (tests/_index_cache.py)
+pytestmark = pytest.mark.usefixtures("cached_builds")
 
 
 @pytest.fixture

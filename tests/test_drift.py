@@ -20,7 +20,8 @@ from tests import change_fixtures as cf
 from tests.cli_helpers import run
 from tests.history_helpers import git
 
-pytestmark = pytest.mark.usefixtures("shared_embeddings")  # tests/conftest.py
+# tests/conftest.py; a repository built before under the same inputs is a copy of that build
+pytestmark = pytest.mark.usefixtures("shared_embeddings", "cached_builds")
 
 
 def _asked(tmp_path: Path) -> tuple[Path, dict[str, str]]:

@@ -29,6 +29,9 @@ from evals.suites import Case
 from helix.core.errors import BadPathError, NotFoundError, UserError
 from tests import eval_fakes as fakes
 
+# a repository built under the same configuration as before this session is a copy of that
+# build (tests/_index_cache.py): networkx is built once for this module and test_build.py
+pytestmark = pytest.mark.usefixtures("cached_builds")
 
 def mk_case(i: int, files=("a.py",), repo="self", **expect) -> Case:
     return Case.model_validate({"id": f"c{i}", "question": f"question {i}?", "repo": repo,
@@ -335,13 +338,20 @@ def test_matrix_suite_runs_end_to_end_without_embeddings(helix_home):
     assert suite.bm25_files is not None and suite.bm25_files["cases"] == len(suite.cases)
 
 
-def test_three_networkx_questions_without_embeddings(helix_home):
+def test_three_networkx_questions_without_embeddings(helix_home, tmp_path):
+    """Asked of networkx without its tests (the tree test_build.py's smoke test indexes: one
+    build a session between them, tests/_index_cache.py); the copy the suite names is
+    test_networkx_is_copied_once_into_helix_home's."""
     from evals.runner import Runner
     from evals.suites import load_suite
+    from tests._index_cache import networkx_tree
 
     picked = {"nx-dijkstra-path-where", "nx-pagerank-alpha", "nx-read-graphml"}
     suite = load_suite("networkx")
-    small = suite.model_copy(update={"cases": tuple(c for c in suite.cases if c.id in picked)})
+    root = str(networkx_tree(tmp_path))
+    small = suite.model_copy(update={"cases": tuple(
+        c.model_copy(update={"repo": root}) for c in suite.cases if c.id in picked)})
+    assert len(small.cases) == 3 and {c.repo for c in suite.cases} == {"networkx"}
     [result] = Runner(no_embed=True).run([small]).suites
     assert {c.id for c in result.cases} == picked
     for case in result.cases:

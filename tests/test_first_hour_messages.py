@@ -124,20 +124,17 @@ def test_helix_serve_says_where_it_listens(tmp_path: Path) -> None:
                     f"http://127.0.0.1:{port} (Ctrl-C stops it)")
 
 
-def test_helix_mcp_http_says_where_it_listens(tmp_path: Path) -> None:
-    port = free_port()
+def test_helix_mcp_http_says_where_it_listens_without_the_sdks_info_lines(
+        tmp_path: Path) -> None:
+    """One `helix mcp --http` run, two facets: its first line of Helix's own says where it
+    listens, and nothing came before it: the MCP SDK set the root logger to INFO, and its
+    session manager's "StreamableHTTP session manager started" (and any library's INFO line)
+    reached stderr before Helix's own line."""
+    port, seen = free_port(), []
     line = _first_line_of(["mcp", "--repo", str(ANSWER_REPO), "--http", f"127.0.0.1:{port}"],
-                          tmp_path / "home", r"^helix: ")
+                          tmp_path / "home", r"^helix: ", seen)
     assert line == (f"helix: serving MCP (streamable HTTP) on http://127.0.0.1:{port}/mcp "
                     "(Ctrl-C stops it)")
-
-
-def test_helix_mcp_http_starts_without_the_sdks_info_lines(tmp_path: Path) -> None:
-    """The MCP SDK set the root logger to INFO: its session manager's "StreamableHTTP session
-    manager started" (and any library's INFO line) reached stderr before Helix's own line."""
-    port, seen = free_port(), []
-    _first_line_of(["mcp", "--repo", str(ANSWER_REPO), "--http", f"127.0.0.1:{port}"],
-                   tmp_path / "home", r"^helix: serving", seen)
     assert [line for line in seen if not line.startswith("helix: ")] == [], seen
 
 

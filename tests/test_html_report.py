@@ -1,19 +1,19 @@
 """`helix eval --html`: one self-contained page per result (suites with their gates, history,
 natural questions, a comparison), loaded in a real headless Chromium: no script error, no
-request leaves the page, and every chart has drawn marks."""
+request leaves the page, and every chart has drawn marks. One browser for the module
+(`tests/browser.py`): each page in a tab of its own."""
 
 from __future__ import annotations
 
 import json
-import re
-import shutil
-import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cli_helpers import run
 
 from evals.html_report import compare, render
+from tests.browser import Browser
 
 pytestmark = pytest.mark.usefixtures("shared_embeddings")  # tests/conftest.py
 
@@ -23,33 +23,23 @@ ANSWER_REPO = ROOT / "data" / "fixtures" / "answer_repo"
 HISTORY = ROOT / "benchmarks" / "results" / "history_bench_no_embed.json"
 
 
-def _load_in_chromium(page: Path) -> dict[str, str]:
-    """The page's <html> data attributes after its scripts ran, and the browser's log."""
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    assert chromium, "Chromium is needed (scripts/test installs Debian's chromium)"
-    done = subprocess.run(
-        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-         "--virtual-time-budget=20000", "--enable-logging=stderr", "--v=0",
-         "--host-resolver-rules=MAP * ~NOTFOUND", "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=180)
-    head = re.search(r"<html[^>]*>", done.stdout)
-    assert head, done.stderr[-2000:]
-    attributes = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', head.group()))
-    attributes["log"] = done.stderr
-    return attributes
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with Browser() as started:
+        yield started
 
 
-def _assert_drawn(page: Path, charts: int) -> None:
-    shown = _load_in_chromium(page)
+def _assert_drawn(browser: Browser, page: Path, charts: int) -> None:
+    shown = browser.load(page)
     assert shown.get("errors") == "0", shown.get("error-text")
     assert shown.get("charts") == str(charts) and shown.get("drawn") == str(charts), (
         {k: v for k, v in shown.items() if k != "log"})
-    console = [line for line in shown["log"].splitlines() if "CONSOLE" in line]
-    assert not [line for line in console if "rror" in line], console
+    errors = [line for line in shown["log"].splitlines() if "rror" in line]
+    assert not errors, errors
 
 
 @pytest.mark.slow
-def test_suites_report_with_gates_draws_every_chart(tmp_path: Path,
+def test_suites_report_with_gates_draws_every_chart(browser: Browser, tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
@@ -65,30 +55,30 @@ def test_suites_report_with_gates_draws_every_chart(tmp_path: Path,
     html = page.read_text()
     assert "<script src=" not in html and "https://" not in html.split("plotly.js v")[0]
     # hit@k, Helix vs BM25, hit@5 by kind, latency, stop reasons, routes, transition classes
-    _assert_drawn(page, 7)
+    _assert_drawn(browser, page, 7)
     assert "A/B gates" in gated.read_text()
-    _assert_drawn(gated, 8)  # the seven above, and the gates table
+    _assert_drawn(browser, gated, 8)  # the seven above, and the gates table
     comparison = tmp_path / "compare.html"
     code, _, err = run(["eval", "--compare", str(out), str(out), "--html", str(comparison)],
                        capsys)
     assert code == 0, err
-    _assert_drawn(comparison, 4)  # hit@1, hit@5, mrr, pass_rate
+    _assert_drawn(browser, comparison, 4)  # hit@1, hit@5, mrr, pass_rate
     assert payload["summary"]["matrix"]["hit@5"] is not None
 
 
 @pytest.mark.slow
-def test_history_and_qa_reports_draw_every_chart(tmp_path: Path,
+def test_history_and_qa_reports_draw_every_chart(browser: Browser, tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HELIX_INDEX__EMBED_ENABLED", "false")
     history = tmp_path / "history.html"
     history.write_text(render(json.loads(HISTORY.read_text()), "history"))
-    _assert_drawn(history, 5)  # Acc@1/3/5/10, the tuning and held-out totals
+    _assert_drawn(browser, history, 5)  # Acc@1/3/5/10, the tuning and held-out totals
     qa = tmp_path / "qa.html"
     code, _, err = run(["eval", "qa", str(SAMPLE), "--repo", str(ANSWER_REPO), "--no-embed",
                         "--html", str(qa)], capsys)
     assert code == 0, err
-    _assert_drawn(qa, 3)  # file@k, span/symbol/recall, by wording
+    _assert_drawn(browser, qa, 3)  # file@k, span/symbol/recall, by wording
 
 
 def test_results_of_different_kinds_are_not_compared() -> None:
@@ -98,7 +88,7 @@ def test_results_of_different_kinds_are_not_compared() -> None:
 
 
 @pytest.mark.slow
-def test_the_changes_page_draws_drift_and_stale_docs(tmp_path: Path,
+def test_the_changes_page_draws_drift_and_stale_docs(browser: Browser, tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     from helix.core.config import load_config
     from helix.service import ask
@@ -118,4 +108,4 @@ def test_the_changes_page_draws_drift_and_stale_docs(tmp_path: Path,
     html = page.read_text()
     assert "timeout: 5.0 -\\u003e 10.0" in html or "timeout: 5.0 -> 10.0" in html
     assert "line 5 old-default timeout" in html  # each section's evidence
-    _assert_drawn(page, 4)  # severities, drifted questions, change kinds, stale sections
+    _assert_drawn(browser, page, 4)  # severities, drifted questions, change kinds, stale docs

@@ -95,16 +95,16 @@ def test_the_model_is_read_once_per_process(monkeypatch: pytest.MonkeyPatch, tmp
     """Every turn asks for the session's reader; the model files are read once, and another
     encoder's exemplar vectors are computed once."""
     from helix.core.config import load_config
-    from helix.session import reader
+    from helix.session import meaning_bank, reader
 
     loads: list[int] = []
-    load = MeaningModel.load.__func__  # type: ignore[attr-defined]
+    load = meaning_bank.shipped  # the model files, or their bank (helix.session.meaning_bank)
 
-    def counted(cls, *args, **kw):
+    def counted(*args, **kw):
         loads.append(1)
-        return load(cls, *args, **kw)
+        return load(*args, **kw)
 
-    monkeypatch.setattr(MeaningModel, "load", classmethod(counted))
+    monkeypatch.setattr(meaning_bank, "shipped", counted)
     reader.shipped_model.cache_clear()
     monkeypatch.setattr(reader, "_REFITTED", {})
     embedder = FakeEmbedder()

@@ -125,32 +125,28 @@ def test_a_helper_that_cannot_start_is_not_required(
     assert "[E1]" in done.text and client.helper is None and client.calls == 1
 
 
-def test_an_idle_helper_stops_and_removes_its_socket(home: Path) -> None:
-    helper = ModelHelper(home, idle_s=1, start_s=STOP_WAIT_S)
-    helper.start()
-    process = helper._process
-    assert process is not None
-    helper.request({"op": "preflight", "model": "openai/stub", "api_base": "http://127.0.0.1:9",
-                    "extra": {}})  # waits for it to be ready: it answers
-    assert helper.path.exists()
-    process.wait(timeout=STOP_WAIT_S)  # one idle second later it is gone
-    assert not helper.path.exists()
-
-
-def test_the_helpers_errors_are_the_providers_errors(home: Path) -> None:
+def test_a_helper_answers_the_providers_errors_then_stops_when_idle(home: Path) -> None:
+    """One helper process: a provider's error comes back as Helix's (class, status, message),
+    and one idle second after its last answer the helper is gone with its socket."""
     from helix.core.errors import LLMServerError
     from helix.synthesis.llm import LiteLLMClient
 
-    helper = ModelHelper(home, idle_s=30, start_s=STOP_WAIT_S)
-    helper.start()
-    client = LiteLLMClient(helper=helper, extra={"api_key": "sk-stub"})
-    started = time.perf_counter()
-    with ModelStub(status=500, reason="boom") as stub, pytest.raises(LLMServerError) as info:
-        client.complete([{"role": "user", "content": "see [E1]"}], model="openai/stub",
-                        timeout_s=30, max_tokens=50, temperature=0, api_base=stub.base)
-    assert info.value.status == 500 and "HTTP 500: boom" in str(info.value)
-    assert client.helper is helper and client.calls == 1
-    assert client.import_s + client.call_s <= time.perf_counter() - started
+    helper = ModelHelper(home, idle_s=1, start_s=STOP_WAIT_S)
+    with ModelStub(status=500, reason="boom") as stub:
+        helper.start()
+        process = helper._process
+        assert process is not None
+        client = LiteLLMClient(helper=helper, extra={"api_key": "sk-stub"})
+        started = time.perf_counter()
+        with pytest.raises(LLMServerError) as info:  # waits for it to be ready: it answers
+            client.complete([{"role": "user", "content": "see [E1]"}], model="openai/stub",
+                            timeout_s=30, max_tokens=50, temperature=0, api_base=stub.base)
+        assert info.value.status == 500 and "HTTP 500: boom" in str(info.value)
+        assert client.helper is helper and client.calls == 1
+        assert client.import_s + client.call_s <= time.perf_counter() - started
+        assert helper.path.exists()
+    process.wait(timeout=STOP_WAIT_S)  # one idle second later it is gone
+    assert not helper.path.exists()
 
 
 def test_the_helper_starts_before_the_question_is_retrieved(

@@ -13,7 +13,8 @@ from tests import change_fixtures as cf
 from tests.cli_helpers import run
 from tests.history_helpers import DAY, EPOCH, commit, git
 
-pytestmark = pytest.mark.usefixtures("shared_embeddings")  # tests/conftest.py
+# tests/conftest.py; a repository built before under the same inputs is a copy of that build
+pytestmark = pytest.mark.usefixtures("shared_embeddings", "cached_builds")
 
 
 def _stale(repo: Path, capsys: pytest.CaptureFixture[str], *args: str

@@ -1,13 +1,18 @@
-"""The items of the list on screen named in a message: by their own name, their file's name, or
-a typo of either (`difflib`), and what kind each item is (code, test, document)."""
+"""The items of the list on screen named in a message: by their own name, their file's name, a
+typo of either (`difflib`), or their position (`item_position`); what kind each item is (code,
+test, document), and whether a named item is the focused object at another grain."""
 
 from __future__ import annotations
 
 import re
 from difflib import SequenceMatcher
 
-from controller.continuity.state import OptionItem
-from controller.continuity.turn_plan import Turn
+from controller.continuity import phrases as say
+from controller.continuity.pending import parse_ordinal
+from controller.continuity.spelling import respelled
+from controller.continuity.state import OptionItem, TargetRef
+from controller.continuity.turn_plan import ORDINAL_SHAPE_MAX, Turn
+from helix.core.english import LAST_WORD, ORDINAL_WORDS, ordinal_value
 from indexers.graph import is_test_path
 
 _DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
@@ -108,3 +113,57 @@ def focus_named(t: Turn) -> bool:
     names = {n for n in (symbol, symbol.rsplit(".", 1)[-1], (target.label or "").lower())
              if len(n) >= MIN_NAME_CHARS}
     return bool(names & message_tokens(t.text))
+
+
+def same_object(named: TargetRef, focus: TargetRef) -> bool:
+    """A listed item that is the focused object at another grain: a definition inside the
+    focused file or class ("who calls carve?" while storage/cavity_pool.py is open), or the
+    file or class the focused definition is in. A short action on the selected object (T4)
+    then, not a drilldown into another item."""
+    if not named.path or named.path != focus.path or named.id == focus.id \
+            or "section" in (named.kind, focus.kind):
+        return False
+    inner, outer = named.symbol or "", focus.symbol or ""
+    return not inner or not outer or inner.startswith(f"{outer}.") \
+        or outer.startswith(f"{inner}.")
+
+
+# the words after which a bare number names an item of the list ("explain 3", "who calls 2",
+# "tests for 4"): a request's verb or the preposition that takes its object
+_ITEM_NUMBER_AFTER = frozenset({"open", "show", "explain", "calls", "call", "callers", "tests",
+                                "test", "for", "of", "on", "about", "into"})
+_TOKEN = re.compile(r"#?[a-z0-9_]+(?:\.[0-9]+)?")
+
+
+def item_position(t: Turn) -> int | None:
+    """The list position a question about an object names: a message that is only a position
+    ("2", "the second"), a position with its ordinal form ("the second", "2nd", "the third
+    result"), a number after a list noun or '#' ("number 2", "item 3", "#2"), or a bare number
+    right after the request's verb or preposition ("explain 3", "tests for 2"). Any other
+    number in a sentence is a value the question is about ("why does it return 2", "the +0.5
+    bit", "why 1 - r in the denominator", "is 10 always?"), never a position."""
+    whole = parse_ordinal(t.body, ORDINAL_SHAPE_MAX)
+    if whole is not None:
+        return whole
+    typed = t.text.lower()
+    for text in dict.fromkeys((typed, respelled(t.text)[0].lower())):
+        words = _TOKEN.findall(text)
+        for before, word, after in zip(["", *words[:-1]], words, [*words[1:], ""], strict=True):
+            bare = word.lstrip("#")
+            value = ordinal_value(bare) if "." not in bare else None  # "0.5" is a value
+            listed = before in say.LIST_NOUNS and before not in ("one", "ones")
+            if listed and bare in say.SPOKEN_NUMBERS:
+                return say.SPOKEN_NUMBERS[bare]  # a dictated "number to"
+            if value is None:
+                continue
+            if bare.isdigit():
+                if word.startswith("#") or listed or before in _ITEM_NUMBER_AFTER:
+                    return value
+            elif not bare.isalpha():
+                return value  # "2nd"
+            elif bare in ORDINAL_WORDS or (bare == LAST_WORD and text == typed):
+                if before == "the" or listed or after in say.LIST_NOUNS:
+                    return value  # "the second", "number two", "second one"
+            elif listed:
+                return value  # a number word after a list noun: "option two"
+    return None

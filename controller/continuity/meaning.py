@@ -272,13 +272,15 @@ class MeaningModel:
                               "classes: run `python -m evals.router_train`")
         weights = np.zeros((len(FEATURE_NAMES), len(CLASSES)), dtype=np.float64)
         weights[[FEATURE_NAMES.index(n) for n in names]] = np.array(head["weights"])
-        labels = np.array([CLASSES.index(r["meaning"]) for r in rows], dtype=np.int64)
+        index = {name: c for c, name in enumerate(CLASSES)}
+        labels = np.array([index[r["meaning"]] for r in rows], dtype=np.int64)
         # the exemplars grouped by class, in their order within it (a stable sort): a class's
-        # similarities are then one slice of the product (`class_features`)
+        # similarities are then one slice of the product (`class_features`); the rows are
+        # gathered before they are widened (float16 -> float32: exact, the same bits)
         order = np.argsort(labels, kind="stable")
         return cls(model_key=head["model_key"], texts=tuple(rows[i]["text"] for i in order),
                    labels=labels[order], details=tuple(rows[i].get("detail") for i in order),
-                   vectors=np.ascontiguousarray(vectors[order], dtype=np.float32),
+                   vectors=np.ascontiguousarray(vectors.take(order, axis=0), dtype=np.float32),
                    weights=weights,
                    bias=np.array(head["bias"], dtype=np.float64))
 

@@ -22,9 +22,11 @@ from controller.continuity.item_names import (
     MIN_NAME_CHARS,
     focus_named,
     item_kind,
+    item_position,
     message_tokens,
     named_item,
     respelt_names,
+    same_object,
 )
 from controller.continuity.meaning import ordinals_in
 from controller.continuity.pending import PendingMatch, parse_choice, selection_labels
@@ -250,8 +252,14 @@ def _on_object(t: Turn, intent: Intent) -> TurnPlan | None:
     explain = intent in ("explain_focused", "explain_item")
     item_intent: Intent = "explain_item" if explain else intent
     pool = t.pool()
-    number = _number(t)
+    target = t.focused()
+    # with an object in focus, a number in the sentence is a value of that object unless it
+    # is said as a position; with nothing focused the list is all the question can be about
+    number = item_position(t) if target is not None else _number(t)
     named = named_item(t) if not focus_named(t) else None
+    if number is None and named is not None and target is not None \
+            and same_object(named.target, target):
+        target, named = named.target, None  # a part of the focused object, or its whole
     index = number if number is not None else (named.index if named else None)
     if index is not None:
         if pool is None:
@@ -263,7 +271,6 @@ def _on_object(t: Turn, intent: Intent) -> TurnPlan | None:
                                 f"read as item {index} of the list", option_set_id=pool.id,
                                 choice_index=index, selection_text=f"open {index}",
                                 retrieval=explain, disabled=not t.settings.selection_lane))
-    target = t.focused()
     if target is not None:
         if explain:
             return _gated(t, t.plan("short_action_on_selected_object", "explain",

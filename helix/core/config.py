@@ -263,12 +263,14 @@ def _baseline(loaded: _Loaded) -> dict[str, Any]:
 
 
 def _read_repo(loaded: _Loaded, repo_root: Path) -> None:
-    baseline = _baseline(loaded)
+    """The repository's tables (.helix.toml, pyproject's [tool.helix]), each merged against
+    the settings in force before either (validated only when there is a table to merge)."""
+    tables: list[tuple[Mapping[str, Any], str]] = []
     repo_file = repo_root / ".helix.toml"
     if repo_file.is_file():
         table = _read_toml(repo_file).get("helix", {})
         if isinstance(table, Mapping):
-            _merge_repo(loaded, table, str(repo_file), baseline)
+            tables.append((table, str(repo_file)))
     pyproject = repo_root / "pyproject.toml"
     if pyproject.is_file():
         try:
@@ -277,7 +279,11 @@ def _read_repo(loaded: _Loaded, repo_root: Path) -> None:
             tool = {}  # someone else's broken pyproject is not our config error
         helix_table = tool.get("helix", {}) if isinstance(tool, dict) else {}
         if isinstance(helix_table, Mapping) and helix_table:
-            _merge_repo(loaded, helix_table, f"{pyproject} [tool.helix]", baseline)
+            tables.append((helix_table, f"{pyproject} [tool.helix]"))
+    if tables:
+        baseline = _baseline(loaded)
+        for table, origin in tables:
+            _merge_repo(loaded, table, origin, baseline)
 
 
 def _shown(value: Any) -> str:

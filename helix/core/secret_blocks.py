@@ -34,6 +34,7 @@ from helix.core.secret_structure import (
     Found,
     credential_like,
     name_strength,
+    placeholder,
     quoted_ok,
     random_token,
     unquoted_ok,
@@ -123,7 +124,11 @@ def _block(text: str, lines: list[tuple[int, int]], indent: int, strength: str
         return None
     first = body[0][0] + (_indent(text, *body[0]) or 0)
     value = text[first:body[-1][1]]
+    if placeholder(text[first:body[0][1]].strip()):
+        return None  # `$ANSIBLE_VAULT;1.1;AES256` and its lines: encrypted
     joined = "".join(value.split())
+    if strength == "phrase":
+        return None  # a recovery phrase stands on its name's line (the prefilter's trigger)
     if (strength in ("weak", "paired") and not credential_like(joined)) or (
             strength == "keyed" and not random_token(joined)):
         return None

@@ -9,11 +9,14 @@ the context a rule reads around its line, the prefilter's bounds).
 
 from __future__ import annotations
 
+import base64
 import math
 import re
 from collections import Counter
 from functools import cache
 from typing import NamedTuple
+
+from helix.core.english import word_alternation
 
 
 class Finding(NamedTuple):
@@ -49,6 +52,9 @@ MIN_RANDOM_PART = 12  # a part of a dotted value this long, with digits, is a to
 MIN_RANDOM_DIGITS = 3
 MIN_KEYED_VALUE = 16  # a value under `<vendor>_key`: an issued key is long and varied
 MIN_KEYED_ENTROPY = 3.5
+MIN_SYMBOL_ENTROPY = 4.0  # a keyed literal of printable symbols (a generated salt) this varied
+SEED_WORDS = (12, 15, 18, 21, 24)  # the words of a wallet's recovery phrase (BIP-39)
+SEED_WORD_LENGTH = (3, 8)  # letters of each of its words
 MIN_WEAK_VALUE = 8  # a value under a weak name (token, auth, key) must read like a credential
 MIN_KEY_LINE = 16  # a base64 line inside a BEGIN block; shorter only as the block's last
 MIN_BODY_ENTROPY = 4.0  # bits per character of a bare run of key-body lines
@@ -67,13 +73,28 @@ DFA_MEMORY = 64 << 20  # bytes of RE2's DFA cache: enough that a set of triggers
 
 PLACEHOLDER_WORDS = ("changeme", "example", "placeholder", "your", "xxxx", "****", "redacted",
                      "dummy", "secret_here", "<", "${", "{{", "env(", "getenv", "environ", "...")
+# A reference to a secret a manager holds (AWS Secrets Manager and SSM, Azure Key Vault, GCP
+# Secret Manager, 1Password, Vault, helm-secrets/vals, CloudFormation dynamic references): the
+# value names where the secret is, it is not the secret.
+_MANAGER_SCHEMES = ("awssecretsmanager", "secretsmanager", "azurekeyvault", "akv", "sm", "gcpsm",
+                    "ssm", "keyvault")
+MANAGER_REFERENCE = re.compile(
+    r"(?i)arn:aws[\w-]*:(?:secretsmanager|ssm|kms):|^op://|^vault:|ref\+[a-z0-9]+://|"
+    r"@microsoft\.keyvault\b|\{\{resolve:|(?<![a-z0-9])(?:"
+    + word_alternation(_MANAGER_SCHEMES)
+    + r")://|projects/[^/\s]{1,80}/secrets/|\.vault\.azure\.net/secrets/")
+# Keys issued to be public (a page's publishable payment key, a map's public token, an
+# analytics project key): shipped in every browser, no credential
+PUBLIC_TOKEN = re.compile(r"(?:pk_(?:live|test)_|pk\.eyJ|phc_)[A-Za-z0-9_.\-]{8,}")
+_BASE64_WORD = re.compile(r"[A-Za-z0-9+/]{4,60}={0,2}")
 _CODE_CHARS = re.compile(r"[()\[\]{}<>\s]|\\[nrt\"']")
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _WORDISH = re.compile(r"[A-Za-z_\-]+")  # identifiers and words: no digit, no symbol
 # names as people write them: snake_case, kebab-case, dotted, CONSTANT_CASE, camelCase
 _NAME = re.compile(r"[a-z]+(?:[_\-.][a-z0-9]+)*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*|"
                    r"[A-Za-z][a-z]+(?:[A-Z][a-z]+)*[A-Z]?")
-HEX_NAMED = re.compile(r"(?i)(?:sha|commit|rev|revision|hash|digest|checksum|etag|parent|oid|"
+HEX_NAMED = re.compile(r"(?i)(?:sha\d*|md5|commit|rev|revision|hash|digest|checksum|etag|"
+                       r"parent|oid|"
                         r"(?:^|[^a-z])id)s?\b[^=:\n]{0,30}[=:(\[]?[^\n]{0,12}$")
 
 
@@ -107,10 +128,23 @@ def may_exceed(value: str, limit: float) -> bool:
     return len(value) >= least and len(set(value)) >= least
 
 
+def decoded_word(value: str) -> str:
+    """A short base64 value decoded, when it decodes to printable text ("" otherwise): a k8s
+    Secret's `Y2hhbmdlbWU=` is "changeme"."""
+    if len(value) % 4 or not value.endswith("=") or not _BASE64_WORD.fullmatch(value):
+        return ""
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("ascii")
+    except ValueError:
+        return ""
+    return decoded if decoded.isprintable() else ""
+
+
 def _is_placeholder(value: str) -> bool:
-    lowered = value.lower()
+    lowered = value.lower() + " " + decoded_word(value).lower()
     return (any(word in lowered for word in PLACEHOLDER_WORDS) or value.startswith("$")
-            or value.startswith("%") or not any(c.isalnum() for c in value))
+            or value.startswith("%") or not any(c.isalnum() for c in value)
+            or MANAGER_REFERENCE.search(value) is not None)
 
 
 def looks_secret(value: str) -> bool:
@@ -137,6 +171,8 @@ def looks_password(value: str) -> bool:
 def gate(kind: str, value: str, line: str, quoted: bool) -> bool:
     if "REDACTED" in value:
         return False
+    if kind == "url_password" and value.count(":") == 1 and len(set(value.split(":"))) == 1:
+        return False  # `postgres:postgres@`: a local default, the user's own name again
     if kind in _STRUCTURAL:  # the value's place says it is a password: only templates survive
         return not (value[0] in "$%{<*" or value.endswith("}"))
     if kind in ("assignment", "keyword") and quoted:

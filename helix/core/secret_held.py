@@ -4,7 +4,9 @@
 - a value set on the object the name is, `secret.assign("X", n)`, `password.set("X")`;
 - a getter returning it, `getApiToken() { return "X" }`, `def get_secret(self): return "X"`,
   Kotlin's `fun getToken() = "X"`;
-- C++ direct initialisation, `std::string secret("X");`.
+- C++ direct initialisation, `std::string secret("X");`;
+- a setter or a builder's step named after the secret, `ds.setPassword("X")`,
+  `.apiSecret("X")`, `.withToken("X")`, `client.access_token("X")`.
 
     held_literal(text, name_start, name_end) -> Held(start, end, name, form) | None
 
@@ -34,7 +36,33 @@ class Held(NamedTuple):
     start: int
     end: int
     name: str  # the name the literal is held by (a setter's object, a getter's name)
-    form: str  # "directive", "setter", "getter" or "init"
+    form: str  # "directive", "setter", "getter", "init" or "call"
+
+
+_SETTER_PREFIX = re.compile(r"(?:set|with|use)(?=[A-Z_])|(?:Set|With|Use)(?=[A-Z])")
+# what a call's first word says it does with a secret, other than set it
+_VERBS = frozenset({
+    "check", "verify", "validate", "hash", "encode", "decode", "encrypt", "decrypt", "compare",
+    "reset", "change", "update", "generate", "create", "make", "new", "is", "has", "find", "load",
+    "read", "fetch", "parse", "revoke", "delete", "remove", "rotate", "mask", "redact", "sign",
+    "hmac", "test", "assert", "expect", "mock", "fake", "print", "log", "format", "to", "from",
+    "as", "get", "require", "prompt", "ask"})
+_FIRST_WORD = re.compile(r"[a-z]+|[A-Z][a-z]*")
+
+
+def _called(name: str) -> str | None:
+    """The secret a call sets, by the method's name: a setter or a builder's step
+    (`ds.setPassword`, `.withApiKey`, `.apiSecret`, `client.access_token`), the name without
+    its verb; None for a function doing something with a secret (`check_password`, `hash`)."""
+    dotted = "." in name
+    method = name.rsplit(".", 1)[-1]
+    prefix = _SETTER_PREFIX.match(method)
+    if prefix is not None:
+        return method[prefix.end():].lstrip("_") or None
+    first = _FIRST_WORD.match(method)
+    if not dotted or first is None or first.group().lower() in _VERBS:
+        return None
+    return method
 
 
 def _head(text: str, name_start: int) -> str:
@@ -54,6 +82,11 @@ def held_literal(text: str, name_start: int, name_end: int) -> Held | None:
         if name.startswith(("get", "Get")):
             match = _GETTER.match(text, name_end)
             form = "getter"
+        elif (called := _called(name)) is not None:
+            match = _CALL.match(text, name_end)
+            if match is None:
+                return None
+            return Held(match.start(2), match.end(2), called, "call")
         else:
             match, form = _INIT.match(text, name_end), "init"
             typed = _TYPE_BEFORE.search(_head(text, name_start)) if match is not None else None

@@ -9,6 +9,7 @@ prefilter's windows reach.
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterator
 
@@ -21,8 +22,12 @@ from helix.core.secret_gates import (
     shannon_entropy,
 )
 
-_PEM_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d")
-_PEM_END = re.compile(r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
+_PEM_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|SEED)-----|"
+                        r"PuTTY-User-Key-File-\d")
+_PEM_END = re.compile(r"-----END[A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|SEED)-----")
+# a PEM block in base64 on one line (kubeconfig's `client-key-data`, a k8s Secret's `tls.key`)
+_ENCODED_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}")
+ENCODED_HEAD = 64  # characters of it decoded to read the block's kind
 _KEY_HEADER = re.compile(r"[A-Za-z][A-Za-z\-]*: [^\n]*")
 _B64_LINE = re.compile(r"[A-Za-z0-9+/]+={0,2}|=[A-Za-z0-9+/]{4}")  # a body line, a PGP checksum
 _BODY_LINE = re.compile(rf"[ \t]*[A-Za-z0-9+/]{{{MIN_KEY_BODY_LINE},}}={{0,2}}[ \t]*")
@@ -49,7 +54,30 @@ def _after_begin(line: str, next_line: str | None) -> bool:
             or not next_line.strip() or bool(_PEM_END.search(next_line)))
 
 
+def encoded_pem(value: str) -> bytes:
+    """The head of a base64 PEM block, decoded (b"" when it does not decode)."""
+    head = value[:ENCODED_HEAD]
+    try:
+        return base64.b64decode(head[: len(head) // 4 * 4])
+    except ValueError:
+        return b""
+
+
+def _encoded_keys(text: str) -> Iterator[Finding]:
+    for match in _ENCODED_PEM.finditer(text):
+        head = encoded_pem(match.group())
+        if b"PRIVATE KEY" in head or b"SEED" in head:
+            yield Finding(match.start(), match.end(), "private_key")
+
+
 def key_findings(text: str) -> Iterator[Finding]:
+    """Private key blocks, as PEM or in base64 on one line, and runs of key-body lines."""
+    if "LS0tLS1CRUdJTi" in text:
+        yield from _encoded_keys(text)
+    yield from _blocks(text)
+
+
+def _blocks(text: str) -> Iterator[Finding]:
     """Private key blocks: BEGIN .. END, or BEGIN and the key-body lines after it; and runs
     of two or more base64 key-body lines (a block whose BEGIN line is elsewhere)."""
     cap = KEY_BLOCK_LINES
@@ -80,7 +108,8 @@ def key_findings(text: str) -> Iterator[Finding]:
                    and _BODY_LINE.fullmatch(lines[last + 1])):
                 last += 1
             body = "".join(lines[index: last + 1]).replace(" ", "").replace("\t", "")
-            if last > index and shannon_entropy(body) > MIN_BODY_ENTROPY:
+            if (last > index and shannon_entropy(body) > MIN_BODY_ENTROPY
+                    and not body.islower()):  # age1... recipients: bech32, lower case
                 tail = last + 1  # the block's short last line and its END line
                 while tail < total and tail <= last + 2 and (
                         _PEM_END.search(lines[tail]) or _B64_LINE.fullmatch(lines[tail].strip())):

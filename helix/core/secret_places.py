@@ -21,15 +21,22 @@ from helix.core.secret_structure import (
     placeholder,
     quoted_value,
 )
+from helix.core.secret_tokens import filler, placeholder_body
 
 _QUERY = re.compile(r"(?i)[?&;](?:access_token|id_token|refresh_token|token|api_key|apikey|key|"
                     r"sig|signature|secret|client_secret|password|passwd|pwd|auth|code)="
                     r"([^&\s#\"'<>]{1,4096})")
+# URLs that are credentials themselves: whoever holds one can post (a chat's incoming webhook,
+# a bot's send URL, a log intake keyed by its path); the whole URL is masked
 _WEBHOOK = re.compile(
     r"https://(?:discord(?:app)?\.com/api/webhooks/[0-9]+/|[\w.\-]*webhook\.office\.com/"
     r"webhookb2/|hooks\.zapier\.com/hooks/catch/|"
     r"chat\.googleapis\.com/v1/spaces/|api\.telegram\.org/bot|"
-    r"[\w.\-]+/(?:api/)?webhooks?/)([A-Za-z0-9_\-/.%=+:@]{8,4096})"
+    r"open\.(?:feishu\.cn|larksuite\.com)/open-apis/bot/v2/hook/|"
+    r"oapi\.dingtalk\.com/robot/send\?access_token=|qyapi\.weixin\.qq\.com/cgi-bin/webhook/send\?key=|"
+    r"maker\.ifttt\.com/(?:trigger/[\w\-]{1,80}/(?:json/)?with/)?key/|"
+    r"logs-\d{1,3}\.loggly\.com/(?:inputs|bulk)/|hc-ping\.com/|"
+    r"[\w.\-]+/(?:api/)?(?:webhooks?|hooks)/)([A-Za-z0-9_\-/.%=+:@]{8,4096})"
     r"|(?<![\w.])((?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/"
     r"[A-Za-z0-9_\-/]{8,4096})")
 _CURL_USER = re.compile(r"(?:^|\s)(?:-u|--user|--proxy-user|-U)(?:[ \t]+|=)([\"']?)"
@@ -113,7 +120,10 @@ def _urls(text: str) -> Iterator[Found]:
             yield Found(match.start(1), match.end(1), "url_secret")
     for match in _WEBHOOK.finditer(text):
         group = 1 if match.group(1) is not None else 2
-        yield Found(match.start(group), match.end(group), "webhook_url")
+        if placeholder_body(match.group(group)) or filler(match.group(group)):
+            continue  # `.../T00000000/B00000000/XXXXXXXX`: a documentation's shape
+        yield Found(match.start() if group == 1 else match.start(2), match.end(group),
+                    "webhook_url")
 
 
 def place_findings(text: str) -> list[Found]:

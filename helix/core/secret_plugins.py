@@ -11,6 +11,8 @@ named by a settings file), and the per-line detectors that go with them:
 
 from __future__ import annotations
 
+import base64
+import itertools
 import re
 import string
 from collections.abc import Callable, Iterable, Iterator
@@ -19,24 +21,57 @@ from typing import Any, NamedTuple
 
 import re2
 
+from helix.core.english import word_alternation
 from helix.core.secret_gates import (
     BASE64_LIMIT,
     DIGEST_LENGTHS,
     GATED,
     HEX_LIMIT,
     HEX_NAMED,
+    MANAGER_REFERENCE,
     MAX_LINE,
     MIN_BARE_TOKEN,
     MIN_HEX,
     MIN_SECRET_LEN,
+    PUBLIC_TOKEN,
     WINDOW_OVERLAP,
     Finding,
     gate,
     may_exceed,
     shannon_entropy,
 )
+from helix.core.secret_keys import encoded_pem
 from helix.core.secret_tokens import filler
 
+# A digest named by its algorithm (`sha512-...` subresource integrity, `sha256:...`, go.sum's
+# `h1:...`, `SHA256:...` key fingerprints): a checksum anyone may read, not a credential
+_DIGEST_LABEL = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)|sha3-(?:224|256|384|512)|md5|"
+                           r"blake2[bs]?(?:-\d{3})?|h1|xxh(?:32|64|128|3)?|crc32c?)[-:=]$")
+_DIGEST_PREFIX = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)|md5|h1)[-:]")
+# An extended public key of a wallet (BIP-32: xpub, ypub, zpub, tpub ...): public by design
+_EXTENDED_PUBLIC = re.compile(r"[xyzt]pub[1-9A-HJ-NP-Za-km-z]{100,}")
+# A JSON Web Key's public members (the modulus `n`, the curve point `x`/`y`, the certificate
+# chain `x5c`); its private ones (`d`, `p`, `q`, `dp`, `dq`, `qi`, `k`) stay found
+_JWK_PUBLIC = re.compile(r"[\"'](?:n|e|x|y|x5c|x5t(?:#S256)?)[\"'][ \t]*:[ \t]*\[?[ \t]*[\"']$")
+_PUBLIC_NAMES = ("public", "pub", "fingerprint", "checksum", "integrity", "digest", "hash", "etag")
+_BECH32_PREFIXES = ("age", "npub", "bc", "tb", "ltc")
+# what stands just before a value that is no secret: a data URI's payload, a password hash's
+# algorithm and salt (`$2b$12$`, `$6$salt$`), a name saying the value is public or a digest
+# the modular crypt formats' ids (`$2b$`, `$6$`, `$apr1$`, `$argon2id$` ...)
+_CRYPT_IDS = ("2", "2a", "2b", "2x", "2y", "1", "5", "6", "y", "apr1", "scrypt", "argon2id",
+              "argon2i", "argon2d")
+_PUBLIC_BEFORE = re.compile(
+    r"(?i)(?:;base64,|\$(?:" + word_alternation(_CRYPT_IDS) + r"|pbkdf2[-\w]*)\$[^\s'\"]*|"
+    r"ENC\[[A-Z0-9_]{1,20},[^\]\s]*|(?:" + word_alternation(_PUBLIC_NAMES) + r")[\w\-]*"
+    r"[\"']?[ \t]*[:=][ \t]*[\"']?)$")
+# a wallet's or age's public recipient (bech32: lower case letters and digits after `1`)
+_BECH32_PUBLIC = re.compile(
+    r"(?:" + word_alternation(_BECH32_PREFIXES) + r")1[02-9ac-hj-np-z]{38,90}")
+MAX_SORTED_RUNS = 3  # an alphabet (`ABC...XYZ234567`) runs in order; a random value does not
+MIN_READABLE = 0.95  # printable share of a base64 value decoded: encoded text, not a key
+_SECRET_WORDS = (b"private", b"secret", b"password", b"token", b"credential", b"apikey",
+                 b"api_key", b"passwd")
+_SSH_KEY_TYPES = (b"ssh-", b"ecdsa-", b"sk-ssh-", b"sk-ecdsa-", b"rsa-sha2-")
 _PATH = re.compile(r"(?:~|\.{1,2})?(?:/[A-Za-z0-9_.\-]+){2,}/?")
 _BARE_TOKEN = re.compile(rf"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{{{MIN_BARE_TOKEN},}}={{0,2}}"
                          r"(?![A-Za-z0-9+/_\-])")
@@ -128,6 +163,7 @@ def format_kinds() -> tuple[str, ...]:
 
 
 _DELIMITERS = " \t\r\n\"'=:"  # what a plugin's match may hold around its value
+MIN_GROUP = 4  # a plugin's group this short is a prefix it names, the match is the value
 
 
 def _plugin_spans(detector: Any, text: str) -> Iterator[tuple[int, int]]:
@@ -136,7 +172,8 @@ def _plugin_spans(detector: Any, text: str) -> Iterator[tuple[int, int]]:
     occurrence of the value elsewhere in the text)."""
     for regex in detector.denylist:
         for match in regex.finditer(text):
-            groups = [i for i in range(1, (regex.groups or 0) + 1) if match.group(i)]
+            groups = [i for i in range(1, (regex.groups or 0) + 1) if match.group(i)
+                      and len(match.group(i)) > MIN_GROUP]  # not `ghp` of `ghp_...` alone
             for group in groups or [0]:
                 start, end = match.span(group)
                 while start < end and text[start] in _DELIMITERS:
@@ -182,6 +219,15 @@ def _may_find(kind: str, subject: bytes | None) -> bool:
     return subject is None or _gates()[kind].search(subject) is not None
 
 
+def _same_user(text: str, start: int, value: str) -> bool:
+    """A URL's password that is its user's name again (`//app:app@`)."""
+    userinfo = value.strip("/@")
+    if userinfo.count(":") == 1:
+        user, password = userinfo.split(":")
+        return user == password
+    return text.endswith(value + ":", 0, start)
+
+
 def format_findings(text: str, kinds: Iterable[str] | None = None) -> Iterator[Finding]:
     """detect-secrets' token-format detectors (those of `kinds`, default all, and whose gate
     the text passes), each run once over the whole text."""
@@ -197,6 +243,8 @@ def format_findings(text: str, kinds: Iterable[str] | None = None) -> Iterator[F
             if kind in GATED and not gate(kind, value, _line_at(text, start, end),
                                           _quoted_at(text, start, end)):
                 continue
+            if kind == "url_password" and _same_user(text, start, value):
+                continue  # postgres:postgres@localhost: a default, the user's own name
             yield Finding(start, end, kind)
 
 
@@ -211,8 +259,76 @@ def _keyword_findings(line: str) -> Iterator[Finding]:
                     continue
                 for start in _occurrences(line, value):
                     end = start + len(value)
+                    if MANAGER_REFERENCE.search(_token_at(line, start, end)):
+                        continue  # a part of `arn:aws:secretsmanager:...`: where it is kept
                     if gate("keyword", value, line, _quoted_at(line, start, end)):
                         yield Finding(start, end, "keyword")
+
+
+def _ssh_public(value: str) -> bool:
+    """The base64 of an SSH public key (`AAAAB3NzaC1yc2E...` in authorized_keys, known_hosts):
+    a length-prefixed key type name opens it."""
+    if not value.startswith("AAAA"):
+        return False
+    head = value[:40]
+    try:
+        raw = base64.b64decode(head[: len(head) // 4 * 4])
+    except ValueError:
+        return False
+    size = int.from_bytes(raw[:4], "big")
+    return 3 <= size <= 40 and raw[4:4 + size].startswith(_SSH_KEY_TYPES)
+
+
+def _sorted_runs(value: str) -> bool:
+    """A value written in order (`abc...xyz`, `ABC...Z234567`): an alphabet, not a key."""
+    breaks = sum(1 for a, b in itertools.pairwise(value) if ord(b) != ord(a) + 1)
+    return breaks < MAX_SORTED_RUNS
+
+
+def _encoded_text(value: str) -> bool:
+    """Base64 that decodes to readable text with no secret word in it (a JSON fixture, a
+    sentence): encoded data, not a key. `user:password` (Basic auth) is no such text."""
+    body = value.rstrip("=")
+    if len(body) < MIN_SECRET_LEN or not value.isascii():
+        return False
+    try:
+        raw = base64.b64decode(body[: len(body) // 4 * 4], altchars=b"-_", validate=True)
+    except ValueError:
+        return False
+    printable = sum(32 <= b < 127 or b in (9, 10, 13) for b in raw)
+    if not raw or printable < MIN_READABLE * len(raw):
+        return False
+    lowered = raw.lower()
+    if any(word in lowered for word in _SECRET_WORDS):
+        return False
+    return raw[:1] in (b"{", b"[", b"<") or raw.count(b" ") >= 2
+
+
+def public_value(value: str, before: str) -> bool:
+    """A high-entropy value that is public by what it is: a digest its algorithm names (in
+    the value or just before it), an SSH public key, a wallet's extended public key, a key
+    issued to be public, a JSON Web Key's public member, a documentation's example."""
+    if (_PUBLIC_BEFORE.search(before[-48:]) is not None or _sorted_runs(value)
+            or _BECH32_PUBLIC.fullmatch(value) is not None or _encoded_text(value)):
+        return True
+    if value.startswith("LS0tLS1CRUdJTi"):  # a PEM block in base64: a certificate's is public
+        return b"PRIVATE" not in encoded_pem(value) and b"SEED" not in encoded_pem(value)
+    return (_DIGEST_PREFIX.match(value) is not None or _DIGEST_LABEL.search(before[-24:])
+            is not None or _ssh_public(value) or _EXTENDED_PUBLIC.fullmatch(value) is not None
+            or PUBLIC_TOKEN.fullmatch(value) is not None or filler(value)
+            or _JWK_PUBLIC.search(before[-16:]) is not None)
+
+
+_TOKEN_STOPS = " \t\"'`=,;[]{}<>"
+
+
+def _token_at(line: str, start: int, end: int) -> str:
+    """The run of characters around line[start:end] up to a space, quote or bracket."""
+    while start > 0 and line[start - 1] not in _TOKEN_STOPS:
+        start -= 1
+    while end < len(line) and line[end] not in _TOKEN_STOPS:
+        end += 1
+    return line[start:end]
 
 
 def _entropy_findings(line: str) -> Iterator[Finding]:
@@ -235,6 +351,8 @@ def _entropy_findings(line: str) -> Iterator[Finding]:
             for start in _occurrences(line, value):
                 if kind == "high_entropy_hex" and HEX_NAMED.search(line[:start]):
                     continue  # a hash, id or revision the line names as such
+                if public_value(value, line[:start]):
+                    continue
                 yield Finding(start, start + len(value), kind)
 
 
@@ -255,7 +373,7 @@ def _bare_token_findings(line: str) -> Iterator[Finding]:
             continue  # part of a URL, or a path
         if not may_exceed(value, BASE64_LIMIT) or shannon_entropy(value) <= BASE64_LIMIT:
             continue
-        if p.filters["sequential"](value):
+        if p.filters["sequential"](value) or public_value(value, line[:match.start()]):
             continue
         yield Finding(match.start(), match.end(), "high_entropy_base64")
 

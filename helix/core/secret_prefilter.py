@@ -44,6 +44,9 @@ from helix.core.secret_tokens import prefixes
 KEYWORDS = (r"(?i)pass(?:w|phrase|code|[_\-:.])|[a-z0-9_.\-]pass\b|"
             r"\bpass\b[\"'\]]?[ \t]*[:=>]|pwd|pw\b|secret|token|auth|cred|salt|bearer|contras|"
             r"login|identified|\bpins?\b|access[_.\-]?id|bundle_[a-z0-9_]*__|"
+            r"(?:mnemonic|seed|phrase|words)[\"']?[ \t]*[:=][ \t]*[\"']?"
+            r"[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]|"
+            r"psk|sess(?:ion)?[_.\-]?id|appid|\bsid\b|"
             r"(?:api|auth|service|account|db|database|priv|private|client|access|secret|deploy|"
             r"signing|license|master|session|encryption|cloudant|clou|cl|softlayer|sl|ibm|iam|"
             r"cloud|storage|shared|x)[_.\- ]?key|key[_.\-]?pass|[?&;]key=|"
@@ -84,8 +87,12 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"eyJ", ("regex", "format:jwt")),
     (r"(?i)mysql|mariadb|sshpass|mongo|redis-cli|htpasswd", ("regex", "structure")),
     (r"(?:^|\s)(?:-u|--user|--proxy-user|-U|-p)(?:\S|\s)", ("structure",)),
-    (r"(?i)[?&;]code=|webhook|chat\.googleapis\.com|api\.telegram\.org/bot|discord",
+    (r"(?i)[?&;]code=|webhook|chat\.googleapis\.com|api\.telegram\.org/bot|discord|"
+     r"open-apis/bot|dingtalk|qyapi\.weixin|ifttt\.com|loggly\.com|hc-ping\.com|/hooks/",
      ("structure",)),
+    (r"\t(?:TRUE|FALSE)\t", ("shapes",)),  # a cookie jar's line
+    (r"\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}", ("regex",)),  # an Ably key
+    (r"LS0tLS1CRUdJTi", ("keys",)),  # a PEM block in base64 (a kubeconfig's key data)
     (r"(?:^|[\s=:\"])(?:AKC|AP[0-9A-F])[a-zA-Z0-9]{4}", ("format:artifactory_token",)),
     (r"AccountKey=", ("format:azure_storage_key",)),
     (r"[MNO][a-zA-Z0-9_-]{23,25}\.[a-zA-Z0-9_-]{6}\.[a-zA-Z0-9_-]{27}",
@@ -97,7 +104,7 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"(?m)^[ \t]*[\w.*\-\[\]]+:(?:\d{1,5}|\*):[\w.*\-]+:[\w.*\-@]+:\S", ("shapes",)),
     (r"(?i)jdbc:oracle:|@(?:tcp|unix|udp)\(", ("shapes",)),
 )
-_KEY_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY|PuTTY-User-Key-File")
+_KEY_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]*(?:PRIVATE KEY|SEED)|PuTTY-User-Key-File")
 _KEY_LINE = re.compile(r"[ \t]*(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z][A-Za-z\-]*: [^\n]*|-----END[^\n]*)?"
                        r"[ \t]*\r?")
 # A trigger line that opens a value the next lines hold: a YAML/JSON/INI key with nothing after

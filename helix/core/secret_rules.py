@@ -1,6 +1,6 @@
 """The secret detector's data (`secret_rules.toml`), read once and typed.
 
-    rules() -> Rules(tokens, commands, prose_names)
+    rules() -> Rules(tokens, commands, prose_names, examples)
 
 The file ships with the package (package data) and is part of the index code digest
 (`indexers/version.py`): what is masked is decided by it as much as by the code.
@@ -62,6 +62,7 @@ class Rules:
     tokens: tuple[Token, ...]
     commands: tuple[Command, ...]
     prose_names: tuple[str, ...]
+    examples: frozenset[str] = frozenset()  # documented example values, no credentials
 
     def commands_of(self, program: str) -> tuple[Command, ...]:
         return tuple(c for c in self.commands if program in c.programs)
@@ -88,7 +89,8 @@ def parse(data: dict[str, Any]) -> Rules:
                              form=str(c.get("form", "password")))
                      for c in data["commands"])
     return Rules(tokens=tokens, commands=commands,
-                 prose_names=tuple(data["prose"]["names"]))
+                 prose_names=tuple(data["prose"]["names"]),
+                 examples=frozenset(data.get("examples", {}).get("values", ())))
 
 
 @cache

@@ -23,12 +23,20 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
+from helix.core.english import word_alternation
 from helix.core.secret_gates import (
     MIN_PASSWORD_LEN,
     MIN_VALUE,
 )
 from helix.core.secret_rules import rules
-from helix.core.secret_structure import Found, name_strength, placeholder, quoted_ok
+from helix.core.secret_structure import (
+    Found,
+    name_strength,
+    placeholder,
+    quoted_ok,
+    random_token,
+    unquoted_ok,
+)
 
 _NETRC = re.compile(r"\bmachine[ \t]+\S+[ \t]+(?:login|account)[ \t]+\S+[ \t]+password[ \t]+"
                     r"([^\s\"'`]+)|^[ \t]*(?:(?:login|account)[ \t]+\S+[ \t]+)?password[ \t]+"
@@ -39,6 +47,12 @@ _CONNECTION = re.compile(
     r"(?i)\bjdbc:oracle:(?:thin|oci\d*):@?[^\s/@:;\"']{1,80}/([^\s@;\"']{1,4096})@"
     r"|(?<![\w.\-])[\w.\-]{1,80}:([^\s@/:\"'`]{3,4096})@(?:tcp|unix|udp)\("
     r"|://:([^\s/@\"'`]{3,4096})@")
+# a URL whose user part alone is a key (a Sentry DSN `https://<key>@o1.ingest.../1`, a git
+# remote `https://<token>@host/repo`): no password, the user name is the credential
+_USERINFO_KEY = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]{0,20}://([A-Za-z0-9_\-.~%]{20,256})@[\w\-]")
+# a (name, value) pair of literals: gRPC metadata, a header list, a tuple of settings
+_PAIR_TUPLE = re.compile(r"[(\[][ \t]*([\"'])([A-Za-z_][\w.\-]{0,79})\1[ \t]*,[ \t]*([\"'])"
+                         r"([^\"'\n]{1,4096})\3[ \t]*[)\]]")
 _ENV_SPACED = re.compile(r"^[ \t]*(?:ENV|set[ \t]+-[a-zA-Z]+|setenv)[ \t]+([A-Za-z_][\w.]{0,79})"
                          r"[ \t]+([\"']?)([^\s\"'=][^\s\"']{0,4095})\2[ \t]*$", re.M)
 _SET_PASSWORD = re.compile(r"(?i)\bset[ \t]+password[ \t]+(?:for[ \t]+[^=\n]{1,200}?)?=[ \t]*"
@@ -54,16 +68,25 @@ _NAMED_ARGUMENT = re.compile(
 _COMPARED = re.compile(
     r"(?<![\w.$])([A-Za-z_$][\w.$]{0,79})[ \t]*[!=]==?[ \t]*([\"'])([^\"'\n]{1,4096})\2"
     r"|([\"'])([^\"'\n]{1,4096})\4[ \t]*[!=]==?[ \t]*([A-Za-z_$][\w.$]{0,79})")
+_HEX_PAIRS = re.compile(r"(?:[0-9a-fA-F]{2}:){5,}[0-9a-fA-F]{2}")
 _VALUE_WORDS = frozenset({"pass", "pw", "pwd"})  # short enough to be the password itself
 _CREDENTIAL_WORD = re.compile(r"[^\s\"'`,;()<>\[\]{}]+")
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
 
 
+# words that say what a secret is for before it is said (`the password for the guest network
+# is: ...`)
+_QUALIFIERS = ("for", "to", "of", "on", "at")
+
+
 @cache
 def _prose() -> re.Pattern[str]:
     names = "|".join(re.escape(n).replace(r"\ ", "[ \t]+") for n in rules().prose_names)
-    return re.compile(rf"(?i)\b(?:{names})s?\b(?:[ \t]+(is|was)[ \t]*:?|[ \t]*(:))?[ \t]+"
-                      r"[\"'`]?(?=[^\s\"'`])")
+    return re.compile(rf"(?i)\b(?:{names})s?\b"
+                      r"((?:[ \t]+(?:" + word_alternation(_QUALIFIERS) + r")"
+                      r"(?:[ \t]+[\w.\-]{1,30}){1,5}?)"
+                      r"(?=[ \t]+(?:is|was)\b|[ \t]*:))?"
+                      r"(?:[ \t]+(is|was)[ \t]*:?|[ \t]*(:))?[ \t]+[\"'`]?(?=[^\s\"'`])")
 
 
 def password_word(word: str) -> bool:
@@ -109,10 +132,62 @@ def _lines_and_connections(text: str, lowered: str) -> Iterator[Found]:
                 continue  # `login("user", "pass")`: a test's dummy
             if pattern in (_PGPASS, _NETRC) and not password_word(span[2].rstrip(".,;:")):
                 continue  # `password combination.` in prose, `01:00:5e:00:00:01`
+            if pattern is _PGPASS and _HEX_PAIRS.search(match.group()):
+                continue  # `MD5:99:66:0a:c9:...`: a fingerprint, a MAC address
             yield Found(span[0], span[1], kind)
 
 
+# a config directive, its name then its value (redis.conf `requirepass X`, fluent-bit
+# `Splunk_Token X`, nginx `auth_basic_user_file`-like lines): the whole line, nothing after
+_DIRECTIVE = re.compile(r"^[ \t]*([A-Za-z_][\w.\-]{0,79})[ \t]+([^\s\"'=:#;|][^\s\"';]{0,4095})"
+                        r"[ \t]*;?[ \t]*(?:#[^\n]*)?$", re.M)
+
+
+# a cookie jar's line (Netscape format: domain, subdomains, path, secure, expiry, name, value):
+# a cookie that reads like an issued token is a session's credential
+_COOKIE_JAR = re.compile(r"^(?:#HttpOnly_)?[^\s#][^\t\n]{0,252}\t(?:TRUE|FALSE)\t[^\t\n]{1,1024}\t"
+                         r"(?:TRUE|FALSE)\t\d{1,12}\t[^\t\n]{1,256}\t([^\s]{1,4096})[ \t]*$", re.M)
+
+
+def _cookies(text: str) -> Iterator[Found]:
+    for match in _COOKIE_JAR.finditer(text):
+        if random_token(match.group(1)) and not placeholder(match.group(1)):
+            yield Found(match.start(1), match.end(1), "assignment")
+
+
+def _directives(text: str) -> Iterator[Found]:
+    for match in _DIRECTIVE.finditer(text):
+        strength = name_strength(match.group(1))
+        value = match.group(2)
+        if strength is not None and unquoted_ok(value, strength, False) and (
+                strength != "strong" or password_word(value)):  # not `password combination.`
+            yield Found(match.start(2), match.end(2), "assignment")
+
+
+def _keys_as_users(text: str) -> Iterator[Found]:
+    for match in _USERINFO_KEY.finditer(text):
+        value = match.group(1)
+        if random_token(value) and not placeholder(value):
+            yield Found(match.start(1), match.end(1), "url_password")
+
+
+def _pairs(text: str) -> Iterator[Found]:
+    for match in _PAIR_TUPLE.finditer(text):
+        strength = name_strength(match.group(2))
+        value = match.group(4)
+        if strength is not None and quoted_ok(value, strength) and random_token(value):
+            yield Found(match.start(4), match.end(4), "assignment")  # an issued key, not
+            # ("detect-secrets", "google-re2")
+
+
 def _named(text: str) -> Iterator[Found]:
+    yield from _directives(text)
+    if "://" in text:
+        yield from _keys_as_users(text)
+    if "," in text:
+        yield from _pairs(text)
+    if "\tTRUE\t" in text or "\tFALSE\t" in text:
+        yield from _cookies(text)
     for match in _ENV_SPACED.finditer(text):
         strength = name_strength(match.group(1))
         value = match.group(3)
@@ -139,9 +214,12 @@ def _prose_values(text: str) -> Iterator[Found]:
         if word is None:
             continue
         value = word.group().rstrip(".,;:!?")
-        if match.group(2) and _IDENTIFIER.fullmatch(value):
+        qualified, said, colon = match.group(1), match.group(2), match.group(3)
+        if qualified and not (said or colon):
+            continue  # `the password for the guest network`: no value said
+        if colon and _IDENTIFIER.fullmatch(value):
             continue  # `token: token_v2`: a name in code, not a password in prose
-        if not match.group(1) and not match.group(2) and not any(c.isdigit() for c in value):
+        if not said and not colon and not any(c.isdigit() for c in value):
             continue  # `password and/or ...`: right after the word, only what has digits
         if password_word(value):
             yield Found(word.start(), word.start() + len(value), "keyword")

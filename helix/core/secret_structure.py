@@ -28,12 +28,14 @@ import re2
 
 from helix.core.secret_gates import MAX_NAME, MAX_VALUE, MIN_VALUE
 from helix.core.secret_held import held_literal
+from helix.core.secret_names import META_SUFFIXES, name_strength
 from helix.core.secret_values import (
     credential_like,
     is_label,
     placeholder,
     quoted_ok,
     random_token,
+    seed_phrase,
     unquoted_ok,
 )
 
@@ -49,69 +51,13 @@ class Found(NamedTuple):
 
 
 
-# Normalised (lower case, no separators) names that say "secret" whatever surrounds them.
-_STRONG = ("password", "passwd", "passphrase", "secret", "credential", "apikey", "accesskey",
-           "privatekey", "authtoken", "accesstoken", "refreshtoken", "signingkey", "sessionkey",
-           "encryptionkey", "masterkey", "clientsecret", "webhooksecret", "storepass", "keypass",
-           "dbpass", "storepassword")
-# Whole segments that say so (a segment is a snake/kebab/dotted/camel part of the name).
-_STRONG_SEGMENTS = frozenset({"pwd", "pass", "pw", "passwd", "password", "passwords",
-                              "secret", "secrets", "passphrase", "credentials", "credential",
-                              "creds"})
-# What makes a `<x>_key` a key that is no secret (a database's, a cache's, a keyboard's)
-_KEY_NOT_SECRET = frozenset({
-    "primary", "foreign", "sort", "cache", "dict", "partition", "routing", "row", "lookup",
-    "hash", "index", "map", "group", "sequence", "composite", "unique", "public", "pub", "hot",
-    "short", "shortcut", "keyboard", "press", "up", "down", "left", "right", "meta", "alt",
-    "ctrl", "shift", "escape", "enter", "tab", "space", "sub", "parent", "child", "node", "edge",
-    "attr", "attribute", "json", "yaml", "config", "setting", "field", "column", "table",
-    "object", "item", "entry", "record", "cell", "col", "max", "min", "first", "last", "next",
-    "prev", "old", "new", "this", "that", "other", "lang", "locale", "translation", "i18n",
-    "message", "msg", "label", "name", "type", "kind", "id", "uid", "uuid", "s3", "bucket",
-    "storage_account", "module", "data", "value", "values", "query", "search", "filter", "order",
-    "event", "metric", "tag"})
-_LAST_ONLY = frozenset({"pass", "pw", "pwd"})  # db_pass is one; pass_rate, pw_hash are not
-_WEAK_SEGMENTS = frozenset({"token", "auth", "authorization", "apikey", "salt", "bearer", "sig",
-                            "signature"})
-# What qualifies a token that is not a credential (a parser's or a language model's tokens).
-_TOKEN_NOT_CREDENTIAL = frozenset({
-    "max", "min", "num", "next", "prev", "last", "first", "start", "end", "special", "eos", "bos",
-    "pad", "unk", "sep", "cls", "mask", "current", "cur", "new", "old", "this", "that", "each",
-    "lexer", "parser", "string", "str", "name", "op", "operator", "csrf", "xsrf", "cancel",
-    "cancellation", "page", "continuation", "sync", "stop", "input", "output", "prompt", "text",
-    "word", "sub", "split", "bad", "peek", "lookahead", "other", "raw", "python", "generate",
-    "expected", "actual", "all", "extra", "result", "results", "source", "valid", "invalid",
-    "test", "sample", "dummy", "fake", "mock", "unicode", "ascii", "byte", "bytes", "char",
-    "authenticity"})
-# A last segment that makes the name describe the secret rather than hold it.
-_META_SUFFIXES = frozenset({
-    "field", "fields", "name", "names", "label", "labels", "prompt", "url", "uri", "urls", "type",
-    "types", "file", "files", "path", "paths", "env", "var", "vars", "variable", "length", "len",
-    "pattern", "patterns", "regex", "re", "rx", "hint", "help", "message", "msg", "text", "attr",
-    "attribute", "id", "ids", "kind", "mode", "policy", "count", "min", "max", "format", "fmt",
-    "class", "dir", "endpoint", "prefix", "suffix", "param", "parameter", "key_name", "ttl",
-    "expiry", "expires", "expiration", "timeout", "lifetime", "age", "size", "bits", "hash",
-    "hashes", "hasher", "validator", "validators", "reset", "required", "enabled", "error",
-    "errors", "input", "widget", "form", "manager", "provider", "store", "cache", "helper",
-    "column", "col", "index", "idx", "option", "options", "setting", "settings", "desc",
-    "description", "doc", "docs", "title", "placeholder", "example", "header_name", "location",
-    "command", "cmd", "callback", "func", "fn", "handler", "method", "source", "sources",
-    "changed", "strength", "rules", "rule", "scope", "scopes", "audience", "issuer",
-    "algorithm", "algorithms", "alg", "kwarg", "kwargs", "arg", "args", "lookup", "map",
-    "mapping", "list", "dict", "set", "table", "db", "model", "schema", "generator", "service",
-    "server", "client", "request", "response", "number", "num", "state", "status",
-})
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
 # a secret word inside a name: RE2 (linear, and an order faster than `re` over every window)
 _TRIGGER = re2.compile(r"(?i)pass|pwd|pw\b|secret|token|key|auth|cred|salt|bearer|sig|login|"
-                       r"access[_.\-]?id|BUNDLE_", options=_RE2_OPTIONS)
-# Bundler's credentials for a gem server, by its host (`BUNDLE_GEMS__EXAMPLE__COM=user:pw`:
-# dots as `__`), apart from its settings keyed by a gem or a URL the same way
-_BUNDLER_HOST = re.compile(r"BUNDLE_([A-Z0-9]+)(?:_[A-Z0-9]+)*__[A-Z0-9_]*[A-Z0-9]")
-_BUNDLER_SETTINGS = frozenset({"BUILD", "MIRROR", "LOCAL", "GEMFILE", "PATH", "WITH", "WITHOUT"})
+                       r"access[_.\-]?id|BUNDLE_|mnemonic|seed|phrase|psk|sess|appid|sid\b",
+                       options=_RE2_OPTIONS)
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
-_SEGMENT = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _HEADER_SCHEMES = ("basic ", "bearer ", "token ", "digest ", "negotiate ", "apikey ", "ntlm ",
                    "hmac ", "key ")
 _QUOTES = "\"'`"
@@ -129,51 +75,11 @@ _XML_ELEMENT = re.compile(r"<([A-Za-z_][\w:.\-]{0,79})(?:\s[^<>\n]{0,400})?>([^<
 _XML_PAIR = re.compile(r"(?i)\b(?:key|name|id)[ \t]*=[ \t]*([\"'])([^\"'<>\n]{1,80})\1"
                        r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)"
                        r"(?:value|content)[ \t]*=[ \t]*([\"'])([^\"'\n]{1,4096})\3")
+# a literal converted to bytes or a string where it is assigned (Go, Node, Python, C#, Java)
+_WRAPPER = re.compile(r"(?:\[\]byte|Buffer\.from|bytes|bytearray|Encoding\.\w{1,20}\.GetBytes|"
+                      r"str|String|new[ \t]+String|SecretStr|Secret)\(")
+_LOGFMT_REST = re.compile(r"[A-Za-z_][\w.\-]*(?:=|[ \t]|$)")  # `user=42 ...`, `for user alice`
 _TYPE_ANNOTATION = re.compile(r"[ \t]*[A-Za-z_][\w.\[\]<>|?, ]{0,60}?[ \t]+=(?!=)")
-
-
-def _segments(name: str) -> list[str]:
-    return [s.lower() for s in _SEGMENT.findall(name)]
-
-
-def name_strength(name: str) -> str | None:
-    """'strong' when a name says it holds a secret, 'weak' when it may (token, auth, key),
-    'keyed' when its value must read random (stripe_key, sonar.login), 'paired' for the ID
-    half of an access key pair (a weak name whose UUID is a record's), None when it does not
-    or describes one (a field, a label, a URL, a length ...)."""
-    bare = name.strip("\"'`$@-.")
-    host = _BUNDLER_HOST.fullmatch(bare)
-    if host is not None and host.group(1) not in _BUNDLER_SETTINGS:
-        return "strong"  # BUNDLE_GEMS__EXAMPLE__COM: Bundler's credentials for that host
-    parts = _segments(bare)
-    while len(parts) > 1 and parts[-1].isdigit():
-        parts.pop()  # token1, DB_PASSWORD_2: a numbered name is the name
-    if parts and (parts[-2:] == ["access", "id"] or parts[-3:] == ["access", "key", "id"]
-                  or parts[-1] in ("accessid", "accesskeyid")):
-        return "paired"  # access_id, accessKeyId: the issued half of an access key pair
-    if not parts or parts[-1] in _META_SUFFIXES or "_".join(parts[-2:]) in _META_SUFFIXES:
-        return None
-    if parts[-1] in ("is", "are", "must", "should", "will", "can"):
-        return None
-    flat = "".join(parts)
-    if any(word in flat for word in _STRONG) or any(p in _STRONG_SEGMENTS for p in parts[:-1]
-                                                    if p not in _LAST_ONLY):
-        return "strong"
-    if parts[-1] in _STRONG_SEGMENTS:
-        return "strong"
-    if (parts[-1] in ("token", "tokens") and len(parts) > 1
-            and parts[-2] not in _TOKEN_NOT_CREDENTIAL):
-        return "strong"  # github_token, DEPLOY_TOKEN, authToken: a qualified token is one
-    if parts[-1] in _WEAK_SEGMENTS or (len(parts) > 1 and parts[-1] == "key" and parts[-2] in (
-            "api", "access", "private", "secret", "deploy", "signing", "license", "master")):
-        return "weak"
-    if len(parts) > 1 and parts[-1] in ("key", "keys") and parts[-2] not in _KEY_NOT_SECRET:
-        return "keyed"  # stripe_key, MAILGUN_KEY: a vendor's key when its value reads random
-    if parts == ["key"]:
-        return "keyed"  # `Key=...`, `new relic user key = '...'`: the same test of the value
-    if parts[-1] == "login":
-        return "keyed"  # sonar.login: a login that reads like an issued token is one
-    return None
 
 
 def _quote_at(text: str, at: int) -> bool:
@@ -278,14 +184,19 @@ def _quoted_found(text: str, at: int, line_end: int, strength: str,
     return Found(start, end, "assignment")
 
 
-def _expression_follows(rest: str, opened: str, strength: str) -> bool:
+def _expression_follows(rest: str, opened: str, strength: str, value: str) -> bool:
     """What follows an unquoted value makes it part of an expression (`password = a + b`,
     `secret: str = None`), unless it closes a literal the line stands in (`"X-Api-Key: abc"`,
     `secret: abc"`) or is a comment or separator."""
     if opened and opened in _QUOTES and rest.startswith(opened):
-        rest = rest[1:].strip()
-    elif (strength == "strong" and rest and rest[0] in _QUOTES
-          and not rest.rstrip(";,)").lstrip(rest[0]).strip()):
+        after = rest[1:].strip()
+        if not after or after.startswith(("#", "//", ";", ",", "&", "\\")):
+            return False
+        # the literal the name opened closes, more follows: `-H "X-Auth-Key: abc" https://...`
+        # (under a weak name an issued token's value, not `'AUTH=CRAM-MD5' in capabilities`)
+        return not (strength == "strong" or random_token(value))
+    if (rest and rest[0] in _QUOTES and (strength == "strong" or random_token(value))
+            and not rest.rstrip(";,)]}").lstrip(rest[0]).strip()):
         rest = ""  # the line is inside a literal opened before it
     return bool(rest) and not rest.startswith(("#", "//", ";", ",", "&", "\\"))
 
@@ -315,6 +226,9 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
         at = anchor.end()
     if at >= line_end:
         return None
+    wrapper = _WRAPPER.match(text, at, line_end)
+    if wrapper is not None and _quote_at(text, wrapper.end()):
+        at = wrapper.end() - 1  # []byte("..."), Buffer.from("..."): the literal converted
     parenthesized = text[at] == "(" and _quote_at(text, at + 1)
     if parenthesized:
         at += 1  # a parenthesized literal: ("abc"), not a tuple ("a", "b")
@@ -331,6 +245,10 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
             if len(value) >= MIN_VALUE and not placeholder(value):
                 return Found(at, end, "assignment")
             return None
+    if strength in ("phrase", "strong"):  # `mnemonic: word word ...` unquoted to the line's end
+        phrase_end = len(text[at:line_end].rstrip(" \t\r"))
+        if seed_phrase(text[at:at + phrase_end]):
+            return Found(at, at + phrase_end, "assignment")
     head = text[line_start:name_start].strip()
     name = text[name_start:name_end]
     glued = not spaced and text[name_end:name_end + 1] == "="
@@ -347,7 +265,9 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
     rest = text[end:line_end].strip()
     if table and rest.startswith("|"):
         rest = ""  # the cell's end
-    if not env_style and _expression_follows(rest, opened, strength):
+    # a log line's `name=value` pairs (logfmt): words follow, no operator
+    logfmt = glued and _LOGFMT_REST.match(rest) is not None and random_token(value)
+    if not env_style and not logfmt and _expression_follows(rest, opened, strength, value):
         return None
     if not unquoted_ok(value, strength, env_style):
         return None
@@ -367,6 +287,8 @@ def _flag(text: str, name_start: int, name_end: int, line_end: int) -> Found | N
     if not secret_flag or flag.endswith(("file", "path", "fd", "env", "stdin", "cmd",
                                          "command", "-len", "-length")):
         return None
+    if len(parts) > 1 and parts[-1] in META_SUFFIXES:
+        return None  # `--secret-id prod/db`, `--token-ttl 3600`: what names or bounds it
     at = name_end
     if at < line_end and text[at] == "=":
         at += 1
@@ -428,6 +350,8 @@ def _named_values(text: str) -> Iterator[Found]:
             continue
         if name_start > 0 and text[name_start - 1] in "/\\":
             continue  # a path: /etc/passwd
+        if text[name_start - 1:name_start] == ":" and _in_resource_name(text, name_start):
+            continue  # arn:aws:secretsmanager:...:secret:prod/db: a resource's name
         core_start = name_start
         while core_start < name_end and text[core_start] in "$@.-":
             core_start += 1
@@ -439,6 +363,17 @@ def _named_values(text: str) -> Iterator[Found]:
             yield found
 
 
+_RESOURCE_SCHEMES = ("arn:", "urn:")
+
+
+def _in_resource_name(text: str, at: int) -> bool:
+    """`at` stands inside an ARN or URN (its parts are separated by `:`)."""
+    start = at
+    while start > 0 and at - start < MAX_VALUE and text[start - 1] not in " \t\n\"'`=(,[{<":
+        start -= 1
+    return text.startswith(_RESOURCE_SCHEMES, start)
+
+
 def _held(text: str, name_start: int, name_end: int) -> Iterator[Found]:
     """A literal the name holds with no operator (`secret_held`): a directive's or an
     initialisation's only under a name that says secret."""
@@ -448,8 +383,14 @@ def _held(text: str, name_start: int, name_end: int) -> Iterator[Found]:
     strength = name_strength(held.name)
     if strength is None or (held.form in ("directive", "init") and strength != "strong"):
         return
-    if quoted_ok(text[held.start:held.end], strength):
-        yield Found(held.start, held.end, "assignment")
+    value = text[held.start:held.end]
+    if quoted_ok(value, strength) and (held.form != "call" or strength != "strong"
+                                       or credential_like(value) or _symbols(value)):
+        yield Found(held.start, held.end, "assignment")  # not `zip.setpassword("unicode")`
+
+
+def _symbols(value: str) -> bool:
+    return any(not c.isalnum() and c not in "._-" for c in value)
 
 
 def _xml(text: str) -> Iterator[Found]:

@@ -27,10 +27,11 @@ from helix.core.secret_rules import Token, rules
 KIND = "prefixed_token"
 _FILLER = frozenset("xX*.0-_<>")
 _PLACEHOLDER_PARTS = ("xxxx", "****", "example", "your_", "your-", "redacted", "dummy",
-                      "placeholder")
+                      "placeholder", "fake")
 _WORD = frozenset(string.ascii_letters + string.digits + "_")
 _TRAILING = "."  # a sentence's full stop after a body that may hold dots
-_FILLER_RUN = re.compile(r"[xX]{8}|\*{8}")
+# AKIAIOSFODNN7EXAMPLE, ...EXAMPLEKEY: a documentation's key ends so
+_FILLER_RUN = re.compile(r"[xX]{8}|\*{8}|EXAMPLE(?:KEY)?$|(?i:fake|dummy){2}")
 
 
 class _Table(NamedTuple):
@@ -57,7 +58,8 @@ def placeholder_body(body: str) -> bool:
 
 
 def filler(value: str) -> bool:
-    """A token written as a placeholder: a run of x's (`ghu_xxxx...`, `AKIAXXXXXXXX...`)."""
+    """A token written as a placeholder: a run of x's (`ghu_xxxx...`, `AKIAXXXXXXXX...`), or
+    a documentation's example (`...EXAMPLEKEY`), a dummy's word repeated (`FAKEFAKE...`)."""
     return _FILLER_RUN.search(value) is not None
 
 

@@ -13,6 +13,8 @@ import math
 import re
 
 from helix.core.secret_gates import (
+    HEX_LIMIT,
+    MANAGER_REFERENCE,
     MAX_LOWER_RUN_MEAN,
     MIN_CASE_RUNS,
     MIN_KEYED_ENTROPY,
@@ -20,21 +22,30 @@ from helix.core.secret_gates import (
     MIN_RANDOM_DIGITS,
     MIN_RANDOM_LETTERS,
     MIN_RANDOM_PART,
+    MIN_SYMBOL_ENTROPY,
     MIN_UPPER_SHARE,
     MIN_VALUE,
     MIN_WEAK_VALUE,
+    PUBLIC_TOKEN,
     RANDOM_LETTERS_SLACK,
+    SEED_WORD_LENGTH,
+    SEED_WORDS,
+    decoded_word,
     shannon_entropy,
 )
 
-_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-+/=.~]+")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-+/=.~%]+")
 _NEVER_VALUES = frozenset({
     "none", "null", "nil", "true", "false", "undefined", "required", "optional", "str",
     "string", "bytes", "int", "integer", "bool", "boolean", "any", "object", "secret",
     "password", "token", "empty", "unset", "notset", "n/a", "na", "todo", "tbd", "hidden",
     "redacted", "masked", "sensitive", "yes", "no", "on", "off", "env", "environment",
-    "pass", "pwd", "pw",
+    "pass", "pwd", "pw", "test", "testing", "tests", "foo", "bar", "baz", "foobar", "qux",
 })
+# a value that is encrypted (SOPS, ansible-vault): safe to keep in a repository
+_SEALED = re.compile(r"ENC\[[A-Z0-9_]+,|\$ANSIBLE_VAULT;")
+_PARAMETER = re.compile(r"[A-Za-z_]\w{0,20}=")
 _PLACEHOLDER_WORDS = ("changeme", "change_me", "change-me", "placeholder", "your_", "your-",
                       "yourpassword", "xxxx", "****", "....", "redacted", "getenv", "environ",
                       "process.env", "os.env", "example", "dummy", "sample", "fake",
@@ -103,17 +114,50 @@ def random_token(value: str) -> bool:
     return (len(value) >= MIN_KEYED_VALUE and _TOKEN_CHARS.fullmatch(value) is not None
             and ((any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
                  or random_letters(value))
-            and shannon_entropy(value) >= MIN_KEYED_ENTROPY
+            and shannon_entropy(value) >= (HEX_LIMIT if _HEX.fullmatch(value)
+                                           else MIN_KEYED_ENTROPY)  # hex: 16 symbols at most
             and not (_DOTTED.fullmatch(value) and not _random_part(value)))  # a.b.v8_name
 
 
-def placeholder(value: str) -> bool:
-    """A template, a dummy or a word that stands for the secret instead of being it."""
+def seed_phrase(value: str) -> bool:
+    """A wallet's recovery phrase: 12 to 24 lower case words of a few letters (BIP-39's
+    shape), one space (or a comma) between them."""
+    words = value.replace(",", " ").split()
+    low, high = SEED_WORD_LENGTH
+    return len(words) in SEED_WORDS and all(
+        low <= len(w) <= high and w.isascii() and w.isalpha() and w.islower() for w in words)
+
+
+def random_symbols(value: str) -> bool:
+    """A generated literal of printable symbols (`q8#Lm2!Xp7@Kv4$Rt6`, a CMS's salts): long, no
+    space, letters of both cases, digits and symbols, varied."""
+    if len(value) < MIN_KEYED_VALUE or any(c.isspace() for c in value) or not value.isascii():
+        return False
+    classes = (any(c.isupper() for c in value) + any(c.islower() for c in value)
+               + any(c.isdigit() for c in value) + any(not c.isalnum() for c in value))
+    return classes == 4 and shannon_entropy(value) >= MIN_SYMBOL_ENTROPY
+
+
+def _encoded_placeholder(value: str) -> bool:
+    """A placeholder in base64 (a k8s Secret's `Y2hhbmdlbWU=`, "changeme")."""
+    decoded = decoded_word(value)
+    return bool(decoded) and placeholder(decoded)
+
+
+def placeholder(value: str, quoted: bool = False) -> bool:
+    """A template, a dummy or a word that stands for the secret instead of being it. Unquoted,
+    a YAML alias, anchor or tag (`*db_pw`, `&pw`, `!vault`) is none; quoted, `*`, `&` and `!`
+    open a literal like any other character (`"*V1dWx..."`)."""
     lowered = value.lower()
-    return (any(word in lowered for word in _PLACEHOLDER_WORDS) or value[0] in "$%{*&!<"
+    opener = "$%{<" if quoted and not value.startswith("**") else "$%{*&!<"
+    return (any(word in lowered for word in _PLACEHOLDER_WORDS) or value[0] in opener
             or _TEMPLATE.search(value) is not None
             or lowered in _NEVER_VALUES or lowered.strip("_-.") in _NEVER_VALUES
             or not any(c.isalnum() for c in value) or "REDACTED" in value
+            or MANAGER_REFERENCE.search(value) is not None
+            or PUBLIC_TOKEN.fullmatch(value) is not None
+            or value.endswith(("...", "\u2026")) or _SEALED.match(value) is not None
+            or _encoded_placeholder(value)
             or len(set(value)) == 1)  # "aaaaaaaa", "00000000": a dummy
 
 
@@ -140,12 +184,14 @@ def is_label(value: str) -> bool:
 
 
 def quoted_ok(value: str, strength: str) -> bool:
-    if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
+    if strength == "phrase":
+        return seed_phrase(value)
+    if len(value) < MIN_VALUE or placeholder(value, quoted=True) or is_label(value):
         return False
     if strength in ("weak", "paired"):
         return credential_like(value) and not (strength == "paired" and _UUID.fullmatch(value))
     if strength == "keyed":
-        return random_token(value)
+        return random_token(value) or random_symbols(value)
     # a location is not the secret (a URL with user info is its own rule)
     return not (value.startswith(("http://", "https://", "/", "./", "~/")) and "@" not in value)
 
@@ -181,10 +227,14 @@ def _code_expression(value: str) -> bool:
 
 def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
     """An unquoted value: a literal in config and `.env` files, an expression in code."""
+    if strength == "phrase":
+        return seed_phrase(value)
     if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
         return False
     if _code_expression(value) or any(c.isspace() for c in value):
         return False
+    if strength != "strong" and _PARAMETER.match(value):
+        return False  # `t=1492774577,v1=...`: a signature header's parameters
     if strength in ("weak", "paired"):
         return credential_like(value) and not (strength == "paired" and _UUID.fullmatch(value))
     if strength == "keyed":

@@ -58,6 +58,7 @@ from helix.core.secret_keys import key_findings
 from helix.core.secret_places import place_findings
 from helix.core.secret_plugins import format_findings, format_kinds, line_findings
 from helix.core.secret_prefilter import RULES, Windows, all_detectors, compact, map_back, plan
+from helix.core.secret_rules import rules
 from helix.core.secret_shapes import shape_findings
 from helix.core.secret_structure import structural_findings
 from helix.core.secret_tokens import filler, token_findings
@@ -101,6 +102,8 @@ _REGEX_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
     # an app access token: the app's ID, `|`, its secret or a signature (Facebook/Meta Graph)
     ("facebook_app_token", re.compile(r"\b[0-9]{15,16}\|(?=[A-Za-z_\-]*[0-9])"
                                       r"(?=[0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{26,43}\b"), 0),
+    # an Ably key: the app's ID, `.`, the key's ID, `:`, the key's secret
+    ("ably_key", re.compile(r"\b[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}\b"), 0),
     ("bearer_token", re.compile(r"(?i)\bbearer[ \t]+([A-Za-z0-9\-._~+/]{16,}=*)"), 1),
     ("aws_secret_key", re.compile(
         r"(?i)aws_?secret_?access_?key[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9/+=]{40})"), 1),
@@ -125,7 +128,7 @@ _RULE_LITERALS: dict[str, tuple[str, ...]] = {
     "gitlab_token": ("glpat-",), "anthropic_key": ("sk-ant-",), "openai_key": ("sk-",),
     "stripe_key": ("_live_", "_test_"), "slack_token": ("xox",),
     "slack_webhook": ("hooks.slack.com",), "facebook_app_token": ("|",),
-    "google_api_key": ("AIza",), "jwt": ("eyJ",),
+    "google_api_key": ("AIza",), "jwt": ("eyJ",), "ably_key": (":",),
     "bearer_token": ("earer", "EARER"), "aws_secret_key": ("ecret", "ECRET"),
     "url_password": ("://",), "command_password_spaced": ("mysql", "mariadb", "sshpass",
                                                           "mongo", "redis-cli"),
@@ -277,16 +280,40 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
         return []
     text = _scannable(text)
     if not prefilter:
-        return _recurrences(text, _merge(_detect(text, all_detectors())))
+        return _recurrences(text, _public(text, _merge(_detect(text, all_detectors()))))
     chosen = plan(text)
     if chosen is None:
         return []
     pieces = Windows(chosen.windows, chosen.whole)
     rules = chosen.detectors & RULES
-    return _recurrences(text, _merge([
+    return _recurrences(text, _public(text, _merge([
         *_in_pieces(text, pieces, _early, chosen.detectors),
         *(_in_pieces(text, chosen.rules, _view_findings, rules) if rules else ()),
-        *_in_pieces(text, pieces, _late, chosen.detectors)]))
+        *_in_pieces(text, pieces, _late, chosen.detectors)])))
+
+
+# A block of public material (a certificate, a public key, a signature, a CSR): its body is
+# high-entropy base64, and no secret
+_PUBLIC_BLOCK = re.compile(r"-----BEGIN ((?:(?!PRIVATE)[A-Z0-9 ])+)-----.*?-----END \1-----",
+                           re.S)
+_GUESSED_KINDS = ("high_entropy_base64", "high_entropy_hex", "private_key")
+
+
+def _public(text: str, found: list[Finding]) -> list[Finding]:
+    """The findings without documented example values (`secret_rules.toml` [examples]) and
+    without the guesses (entropy, a bare run of key-body lines) that lie inside a block of
+    public material."""
+    examples = rules().examples
+    if found and any(text[f.start:f.end] in examples for f in found):
+        found = [f for f in found if text[f.start:f.end] not in examples]
+    if "-----BEGIN" not in text or not found:
+        return found
+    blocks = [m.span() for m in _PUBLIC_BLOCK.finditer(text)
+              if not any(word in m.group(1) for word in ("PRIVATE", "SEED", "SECRET"))]
+    if not blocks:
+        return found
+    return [f for f in found if not (f.kind in _GUESSED_KINDS and any(
+        start <= f.start and f.end <= end for start, end in blocks))]
 
 
 def _recurrences(text: str, found: list[Finding]) -> list[Finding]:

@@ -34,7 +34,11 @@ _OPTION_CACHE: dict[tuple[str, str], np.ndarray] = {}
 
 @functools.lru_cache(maxsize=1)
 def shipped_model() -> MeaningModel:
-    return MeaningModel.load()
+    """The shipped model, its exemplar bank mapped from the models directory once it has been
+    laid out there (`helix.session.meaning_bank`: the same arrays)."""
+    from helix.session.meaning_bank import shipped
+
+    return shipped()
 
 
 def router_embedder() -> Embedder:

@@ -15,6 +15,8 @@ wording hides from the rules and the encoder, each a class of wordings, never a 
     structured  lines of a report: list items, headings, bold labels ("- Not found: ...",
                 "## Why", "**Short answer:** unknown")
     hedged_no   a negation hedged ("doesn't appear to retry", "don't seem to")
+    searched    sentences reporting a search (`search_leads`: "I went through both files.",
+                "Checked: a.py, b.md"): where the answer looked, not what it found (meaning12)
 
 Word lists are data (absence_exemplars.toml); deterministic, no encoder call.
 """
@@ -33,19 +35,28 @@ from helix.synthesis.absence import AbsenceClaim, answers_from, content_terms
 __all__ = ["SHAPE", "shape"]
 
 SHAPE = ("leads", "continues", "first_at", "asked", "suggests", "questions", "structured",
-         "hedged_no")
+         "hedged_no", "searched")
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|(?=\n)|$)")
 _REPORT_LINE = re.compile(r"^\s*(?:[-*•]\s|\d+[.)]\s|#{1,6}\s|\*\*[^*\n]+\*\*)", re.M)
 _HEDGE_REACH = 3  # a hedge this many words after a negation hedges it
+_OPENING = re.compile(r"[a-z]+(?:['’][a-z]+)?")
+_MARKS = "*_`>-#•0123456789.) \t"  # a list's or a heading's marks before a sentence's words
 
 
-@lru_cache(maxsize=1)
-def _leads() -> tuple[tuple[str, ...], ...]:
+@lru_cache(maxsize=2)
+def _leads(key: str = "suggestion_leads") -> tuple[tuple[str, ...], ...]:
     from helix.synthesis.absence_meaning import EXEMPLARS_FILE
 
     with EXEMPLARS_FILE.open("rb") as handle:
         data = tomllib.load(handle)
-    return tuple(tuple(lead.split()) for lead in data["suggestion_leads"])
+    return tuple(tuple(lead.split()) for lead in data[key])
+
+
+def _opens(sentence: str, leads: Sequence[tuple[str, ...]]) -> bool:
+    """Whether the sentence's first words (a list's or a heading's marks and punctuation
+    aside: "1. Searched: ...") are one of `leads`."""
+    said = _OPENING.findall(sentence.lstrip(_MARKS).lower().replace("’", "'"))
+    return any(tuple(said[:len(lead)]) == lead for lead in leads)
 
 
 def _negative(word: str) -> bool:
@@ -74,7 +85,8 @@ def shape(text: str, claims: Sequence[AbsenceClaim], words: frozenset[str],
         for lead in leads_of))
     hedged = sum(1 for at, w in enumerate(said) if _negative(w)
                  and any(h in hedges for h in said[at + 1:at + 1 + _HEDGE_REACH]))
+    searched = sum(1 for s in sentences if _opens(s.group(), _leads("search_leads")))
     return (float(leads), float(continues), round(first_at, 6),
             sum(1 for a in asked if a in named) / len(asked) if asked else 0.0,
             float(suggests), float(text.count("?")),
-            math.log1p(len(_REPORT_LINE.findall(text))), float(hedged))
+            math.log1p(len(_REPORT_LINE.findall(text))), float(hedged), float(searched))

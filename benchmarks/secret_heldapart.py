@@ -1,0 +1,115 @@
+"""The secret detector on snippets written by someone who never saw its rules (held apart).
+
+    python benchmarks/secret_heldapart.py --secrets FILE --lookalikes FILE [--out FILE]
+        [--note TEXT]
+
+Each file is JSON lines `{"id", "path", "text", "secrets": [...], "service", "context"}`,
+written by hand by a helper that read no scanner's rules (gitleaks, TruffleHog, detect-secrets,
+Helix's): realistic snippets in many file kinds with one or more invented credentials each
+(`--secrets`), and snippets with none that a careless detector might flag (`--lookalikes`).
+Scored as `benchmarks/secret_recall.py` scores the public samples: a secret is caught when
+every character of every occurrence lies inside a span `find_secrets` returns; a lookalike is
+flagged when anything at all is found. Recall is per secret and per snippet (every secret of
+the snippet caught), by service and by file context.
+
+Writes benchmarks/results/secret_heldapart.json: counts, recall, the ids, services and contexts
+of the misses and of the flagged lookalikes, never their text (the set stays held apart).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from _result import load_average, show, write_result
+from secret_recall import covered
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+OUT = ROOT / "benchmarks" / "results" / "secret_heldapart.json"
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    records = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise SystemExit(f"{path}:{number}: not JSON ({exc.msg})") from None
+        if not isinstance(record.get("text"), str) or not isinstance(record.get("secrets"), list):
+            raise SystemExit(f"{path}:{number}: a record needs 'text' and 'secrets'")
+        records.append(record)
+    return records
+
+
+def _share(hit: int, total: int) -> float | None:
+    return round(hit / total, 4) if total else None
+
+
+def score(secrets: list[dict[str, Any]], lookalikes: list[dict[str, Any]]) -> dict[str, Any]:
+    from helix.core.secrets import find_secrets
+
+    values = values_caught = snippets_caught = 0
+    by_service: dict[str, Counter[str]] = {}
+    by_context: dict[str, Counter[str]] = {}
+    misses = []
+    for record in secrets:
+        spans = [(s, e) for s, e, _ in find_secrets(record["text"])]
+        caught = [covered(record["text"], value, spans) for value in record["secrets"]]
+        values += len(caught)
+        values_caught += sum(caught)
+        whole = all(caught)
+        snippets_caught += whole
+        for key, table in ((str(record.get("service", "")), by_service),
+                           (str(record.get("context", "")), by_context)):
+            table.setdefault(key, Counter())["snippets"] += 1
+            table[key]["caught"] += whole
+        if not whole:
+            misses.append({"id": record.get("id"), "service": record.get("service"),
+                           "context": record.get("context"),
+                           "missed": len(caught) - sum(caught), "of": len(caught)})
+    flagged = []
+    for record in lookalikes:
+        kinds = sorted({kind for _, _, kind in find_secrets(record["text"])})
+        if kinds:
+            flagged.append({"id": record.get("id"), "service": record.get("service"),
+                            "context": record.get("context"), "kinds": kinds})
+    return {
+        "secret_snippets": len(secrets), "secret_values": values,
+        "recall_values": _share(values_caught, values),
+        "recall_snippets": _share(snippets_caught, len(secrets)),
+        "services": len(by_service),
+        "services_all_caught": sum(1 for c in by_service.values()
+                                   if c["caught"] == c["snippets"]),
+        "by_context": {k: {"snippets": c["snippets"], "caught": c["caught"]}
+                       for k, c in sorted(by_context.items())},
+        "lookalikes": len(lookalikes), "lookalikes_flagged": len(flagged),
+        "false_positive_rate": _share(len(flagged), len(lookalikes)),
+        "misses": misses, "flagged": flagged,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--secrets", required=True, type=Path)
+    parser.add_argument("--lookalikes", required=True, type=Path)
+    parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--note", default="", help="what was run and why, kept in the result")
+    args = parser.parse_args(argv)
+    load = load_average()
+    result = {"benchmark": "secret_heldapart", "note": args.note, "load": load,
+              "secrets_file": args.secrets.name, "lookalikes_file": args.lookalikes.name,
+              **score(_records(args.secrets), _records(args.lookalikes))}
+    write_result(args.out, result)
+    show({k: v for k, v in result.items() if k not in ("misses", "flagged", "by_context")})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

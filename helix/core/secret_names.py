@@ -1,0 +1,135 @@
+"""What a name says of the value it holds: a secret (`password`, `client_secret`), maybe one
+(`token`, `auth`, `api_key`), one when the value reads random (`stripe_key`, `sonar.login`),
+the ID half of a key pair, a wallet's recovery phrase, or nothing (a field, a label, a URL, a
+length ...). The vocabulary is data: words, segments and suffixes.
+
+    name_strength(name) -> "strong" | "weak" | "keyed" | "paired" | "phrase" | None
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["META_SUFFIXES", "name_strength"]
+
+# Normalised (lower case, no separators) names that say "secret" whatever surrounds them.
+_STRONG = ("password", "passwd", "passphrase", "secret", "credential", "apikey", "accesskey",
+           "privatekey", "authtoken", "accesstoken", "refreshtoken", "signingkey", "sessionkey",
+           "encryptionkey", "masterkey", "clientsecret", "webhooksecret", "storepass", "keypass",
+           "dbpass", "storepassword", "presharedkey", "requirepass", "masterauth")
+# Whole segments that say so (a segment is a snake/kebab/dotted/camel part of the name).
+_STRONG_SEGMENTS = frozenset({"pwd", "pass", "pw", "passwd", "password", "passwords",
+                              "secret", "secrets", "passphrase", "credentials", "credential",
+                              "creds", "psk"})
+# What makes a `<x>_key` a key that is no secret (a database's, a cache's, a keyboard's)
+_KEY_NOT_SECRET = frozenset({
+    "primary", "foreign", "sort", "cache", "dict", "partition", "routing", "row", "lookup",
+    "hash", "index", "map", "group", "sequence", "composite", "unique", "public", "pub", "hot",
+    "short", "shortcut", "keyboard", "press", "up", "down", "left", "right", "meta", "alt",
+    "ctrl", "shift", "escape", "enter", "tab", "space", "sub", "parent", "child", "node", "edge",
+    "attr", "attribute", "json", "yaml", "config", "setting", "field", "column", "table",
+    "object", "item", "entry", "record", "cell", "col", "max", "min", "first", "last", "next",
+    "prev", "old", "new", "this", "that", "other", "lang", "locale", "translation", "i18n",
+    "message", "msg", "label", "name", "type", "kind", "id", "uid", "uuid", "s3", "bucket",
+    "storage_account", "module", "data", "value", "values", "query", "search", "filter", "order",
+    "event", "metric", "tag", "publishable"})
+_LAST_ONLY = frozenset({"pass", "pw", "pwd"})  # db_pass is one; pass_rate, pw_hash are not
+_WEAK_SEGMENTS = frozenset({"token", "auth", "authorization", "apikey", "salt", "bearer", "sig",
+                            "signature"})
+# What qualifies a token that is not a credential (a parser's or a language model's tokens).
+_TOKEN_NOT_CREDENTIAL = frozenset({
+    "max", "min", "num", "next", "prev", "last", "first", "start", "end", "special", "eos", "bos",
+    "pad", "unk", "sep", "cls", "mask", "current", "cur", "new", "old", "this", "that", "each",
+    "lexer", "parser", "string", "str", "name", "op", "operator", "csrf", "xsrf", "cancel",
+    "cancellation", "page", "continuation", "sync", "stop", "input", "output", "prompt", "text",
+    "word", "sub", "split", "bad", "peek", "lookahead", "other", "raw", "python", "generate",
+    "expected", "actual", "all", "extra", "result", "results", "source", "valid", "invalid",
+    "test", "sample", "dummy", "fake", "mock", "unicode", "ascii", "byte", "bytes", "char",
+    "authenticity"})
+# A last segment that makes the name describe the secret rather than hold it.
+META_SUFFIXES = frozenset({
+    "field", "fields", "name", "names", "label", "labels", "prompt", "url", "uri", "urls", "type",
+    "types", "file", "files", "path", "paths", "env", "var", "vars", "variable", "length", "len",
+    "pattern", "patterns", "regex", "re", "rx", "hint", "help", "message", "msg", "text", "attr",
+    "attribute", "id", "ids", "kind", "mode", "policy", "count", "min", "max", "format", "fmt",
+    "class", "dir", "endpoint", "prefix", "suffix", "param", "parameter", "key_name", "ttl",
+    "expiry", "expires", "expiration", "timeout", "lifetime", "age", "size", "bits", "hash",
+    "hashes", "hasher", "validator", "validators", "reset", "required", "enabled", "error",
+    "errors", "input", "widget", "form", "manager", "provider", "store", "cache", "helper",
+    "column", "col", "index", "idx", "option", "options", "setting", "settings", "desc",
+    "description", "doc", "docs", "title", "placeholder", "example", "header_name", "location",
+    "command", "cmd", "callback", "func", "fn", "handler", "method", "source", "sources",
+    "changed", "strength", "rules", "rule", "scope", "scopes", "audience", "issuer",
+    "algorithm", "algorithms", "alg", "kwarg", "kwargs", "arg", "args", "lookup", "map",
+    "mapping", "list", "dict", "set", "table", "db", "model", "schema", "generator", "service",
+    "server", "client", "request", "response", "number", "num", "state", "status", "color",
+    "colour", "arn", "ref", "reference", "version", "icon", "fingerprint", "checksum", "digest",
+})
+# Bundler's credentials for a gem server, by its host (`BUNDLE_GEMS__EXAMPLE__COM=user:pw`:
+# dots as `__`), apart from its settings keyed by a gem or a URL the same way
+_BUNDLER_HOST = re.compile(r"BUNDLE_([A-Z0-9]+)(?:_[A-Z0-9]+)*__[A-Z0-9_]*[A-Z0-9]")
+_BUNDLER_SETTINGS = frozenset({"BUILD", "MIRROR", "LOCAL", "GEMFILE", "PATH", "WITH", "WITHOUT"})
+_SEGMENT = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+
+
+def _segments(name: str) -> list[str]:
+    return [s.lower() for s in _SEGMENT.findall(name)]
+
+
+# A wallet's recovery phrase by its name (`MNEMONIC`, `seed_phrase`, `recovery_words`): its
+# value must read as one (an assembler's `mnemonic`, a random `seed`, are no phrases)
+_REFERENCE_QUALIFIERS = frozenset({"existing", "external"})
+_PHRASE_WORDS = frozenset({"mnemonic", "mnemonics", "seed", "seeds"})
+_PHRASE_QUALIFIERS = frozenset({"recovery", "backup", "seed", "wallet", "mnemonic"})
+# A session's key in a cookie or a store (`sessionid`, `JSESSIONID`, `session_id`): issued
+# and random, a credential while it lives
+_SESSION_NAMES = frozenset({"sessionid", "sessid", "phpsessid", "jsessionid", "aspsessionid"})
+
+
+def name_strength(name: str) -> str | None:
+    """'strong' when a name says it holds a secret, 'weak' when it may (token, auth, key),
+    'keyed' when its value must read random (stripe_key, sonar.login), 'paired' for the ID
+    half of an access key pair (a weak name whose UUID is a record's), 'phrase' when it must
+    be a wallet's recovery phrase, None when it does not or describes one (a field, a label,
+    a URL, a length ...)."""
+    bare = name.strip("\"'`$@-.")
+    host = _BUNDLER_HOST.fullmatch(bare)
+    if host is not None and host.group(1) not in _BUNDLER_SETTINGS:
+        return "strong"  # BUNDLE_GEMS__EXAMPLE__COM: Bundler's credentials for that host
+    parts = _segments(bare)
+    while len(parts) > 1 and parts[-1].isdigit():
+        parts.pop()  # token1, DB_PASSWORD_2: a numbered name is the name
+    if parts and parts[0] in _REFERENCE_QUALIFIERS:
+        return None  # existingSecret, external_secret: the name of a secret kept elsewhere
+    flat = "".join(parts)
+    if (flat in _SESSION_NAMES or parts[-2:] == ["session", "id"] or flat == "appid"
+            or parts in (["sid"], ["connect", "sid"])):
+        return "keyed"  # a session's key, an API's `appid`: when the value reads random
+    if parts and (parts[-1] in _PHRASE_WORDS or (
+            parts[-1] in ("phrase", "words") and _PHRASE_QUALIFIERS.intersection(parts))):
+        return "phrase"
+    if parts and (parts[-2:] == ["access", "id"] or parts[-3:] == ["access", "key", "id"]
+                  or parts[-1] in ("accessid", "accesskeyid")):
+        return "paired"  # access_id, accessKeyId: the issued half of an access key pair
+    if not parts or parts[-1] in META_SUFFIXES or "_".join(parts[-2:]) in META_SUFFIXES:
+        return None
+    if parts[-1] in ("is", "are", "must", "should", "will", "can"):
+        return None
+    if any(word in flat for word in _STRONG) or any(p in _STRONG_SEGMENTS for p in parts[:-1]
+                                                    if p not in _LAST_ONLY):
+        return "strong"
+    if parts[-1] in _STRONG_SEGMENTS:
+        return "strong"
+    if (parts[-1] in ("token", "tokens") and len(parts) > 1
+            and parts[-2] not in _TOKEN_NOT_CREDENTIAL):
+        return "strong"  # github_token, DEPLOY_TOKEN, authToken: a qualified token is one
+    if parts[-1] in _WEAK_SEGMENTS or (len(parts) > 1 and parts[-1] == "key" and parts[-2] in (
+            "api", "access", "private", "secret", "deploy", "signing", "license", "master")):
+        return "weak"
+    if len(parts) > 1 and parts[-1] in ("key", "keys") and parts[-2] not in _KEY_NOT_SECRET:
+        return "keyed"  # stripe_key, MAILGUN_KEY: a vendor's key when its value reads random
+    if parts == ["key"]:
+        return "keyed"  # `Key=...`, `new relic user key = '...'`: the same test of the value
+    if parts[-1] == "login":
+        return "keyed"  # sonar.login: a login that reads like an issued token is one
+    return None

@@ -1,0 +1,132 @@
+"""Which object a follow-up about an object means (router12, issue 32): a number in a sentence
+is a value, not a list position; a listed item that is part of the focused object (or its
+whole) keeps the follow-up on the selected object (T4). Pure: the meaning router's reading is
+given."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.continuity.caps import CAPS
+from controller.continuity.item_names import item_position
+from controller.continuity.meaning import Features
+from controller.continuity.router import route_turn
+from controller.continuity.state import (
+    AnswerContextState,
+    CoverageGateState,
+    OptionItem,
+    OptionSet,
+    RootFrameState,
+    SelectedObjectFrameState,
+    TargetRef,
+    initial_state,
+)
+from controller.continuity.transitions import apply_transition
+from controller.continuity.turn_plan import Reading
+from helix.core.config import ContinuitySettings
+
+ON = ContinuitySettings()
+GROUNDED = CoverageGateState(coverage_status="full", evidence_grade=1.0,
+                             grounding_status="grounded", truth_mode="confirmed",
+                             carryover_eligibility="full")
+PATH = "search/bm25.py"
+TARGETS = (
+    TargetRef(kind="file", id=f"file:{PATH}", label=PATH, path=PATH),
+    TargetRef(kind="symbol", id=f"def:{PATH}::BM25Index", label="BM25Index", path=PATH,
+              start_line=5, end_line=40, symbol="BM25Index"),
+    TargetRef(kind="symbol", id=f"def:{PATH}::BM25Index.idf", label="BM25Index.idf",
+              path=PATH, start_line=20, end_line=24, symbol="BM25Index.idf"),
+    TargetRef(kind="symbol", id=f"def:{PATH}::BM25Index.score", label="BM25Index.score",
+              path=PATH, start_line=26, end_line=40, symbol="BM25Index.score"),
+    TargetRef(kind="symbol", id="def:search/cli.py::main", label="main", path="search/cli.py",
+              start_line=1, end_line=9, symbol="main"),
+)
+
+
+def _state(focus: int | None):
+    items = tuple(OptionItem(id=f"e{i}", index=i, label=t.label, target=t)
+                  for i, t in enumerate(TARGETS, start=1))
+    frame = RootFrameState(question="how is a document scored?", domain_id="search",
+                           root_route_id="explanation", path_scope=None, revision="r",
+                           root_result_set_id="ev-1", root_answer_object_ref=1)
+    answer = AnswerContextState(turn_id=1, question=frame.question, answer_excerpt="...",
+                                answer_mode="dry_run", route="explanation",
+                                stop_reason="coverage_ok", evidence_ids=("e4",),
+                                evidence_paths=(PATH,), lane="root", transition="T1",
+                                lead_evidence_id="e4")
+    state = apply_transition(initial_state("s1"), "T1", caps=CAPS, turn_id=1, updates={
+        "root_frame": frame, "answer_context": answer, "coverage_gate": GROUNDED,
+        "option_sets": OptionSet(id="os-1", kind="evidence", scope="evidence",
+                                 origin_turn_id=1, items=items)}).state
+    if focus is None:
+        return state
+    obj = SelectedObjectFrameState(focus_object_ref=TARGETS[focus - 1],
+                                   focus_object_kind=TARGETS[focus - 1].kind,
+                                   source_result_set_id="ev-1",
+                                   compatible_route_family="object",
+                                   provenance_bundle_ref="os-1", temporal_ceiling="r")
+    return apply_transition(state, "T3", caps=CAPS, turn_id=2,
+                            updates={"selected_object": obj}).state
+
+
+def _read(meaning: str):
+    def reader(f: Features) -> Reading:
+        return Reading(meaning=meaning, confidence=0.97, alternatives=(("new_question", 0.02),))
+    return reader
+
+
+@pytest.mark.parametrize("text", [
+    "why is there a 1 + inside the log?", "the +0.5 bit, why", "why does it return 2 there",
+    "Why is there max with 1?", "is 10 always the default?"])
+def test_a_number_in_an_explanation_is_a_value_not_an_item(text):
+    plan = route_turn(_state(focus=3), text, None, ON, reader=_read("explain"))
+    assert (plan.transition, plan.lane, plan.intent) == ("T4", "explain", "explain_focused")
+    assert plan.target is not None and plan.target.id == TARGETS[2].id
+
+
+@pytest.mark.parametrize(("text", "index"), [
+    ("explain the second one", 2), ("explain 3", 3), ("who calls number 4?", 4),
+    ("tests for #2", 2), ("explain the 3rd result", 3)])
+def test_a_position_still_picks_the_item(text, index):
+    meaning = "explain" if text.startswith("explain") else "callers"
+    plan = route_turn(_state(focus=5), text, None, ON, reader=_read(meaning))
+    assert (plan.transition, plan.lane) == ("T3", "selection")
+    # the item by its index, or the words the selection lane resolves ("open the second one")
+    assert plan.choice_index == index or (plan.choice_index is None and plan.selection_text)
+
+
+def test_a_part_of_the_focused_file_is_asked_about_on_the_selected_object():
+    # storage of the whole file is open; "score" is a listed definition inside it
+    plan = route_turn(_state(focus=1), "who calls score?", None, ON, reader=_read("callers"))
+    assert (plan.transition, plan.lane) == ("T4", "graph")
+    assert plan.target is not None and plan.target.id == TARGETS[3].id
+    # a method of the focused class, and the class of the focused method
+    plan = route_turn(_state(focus=2), "explain idf", None, ON, reader=_read("explain"))
+    assert (plan.transition, plan.lane, plan.target.id) == ("T4", "explain", TARGETS[2].id)
+    plan = route_turn(_state(focus=3), "who uses BM25Index?", None, ON,
+                      reader=_read("callers"))
+    assert (plan.transition, plan.lane, plan.target.id) == ("T4", "graph", TARGETS[1].id)
+
+
+def test_another_listed_object_is_still_a_drilldown_into_it():
+    plan = route_turn(_state(focus=3), "who calls main?", None, ON, reader=_read("callers"))
+    assert (plan.transition, plan.lane, plan.choice_index) == ("T3", "selection", 5)
+    plan = route_turn(_state(focus=3), "explain score", None, ON, reader=_read("explain"))
+    assert (plan.transition, plan.lane, plan.choice_index) == ("T3", "selection", 4)
+
+
+def _turn(text: str):
+    from controller.continuity.router import _turn as make
+
+    return make(_state(focus=None), text, None, ON, (), 0, None)
+
+
+@pytest.mark.parametrize(("text", "position"), [
+    ("2", 2), ("the second", 2), ("the seocnd one", 2), ("number two", 2), ("option to", 2),
+    ("#3", 3), ("the 3rd", 3), ("explain 4", 4), ("tests for 2", 2), ("second one please", 2),
+    ("why return 2", None), ("the +0.5 bit", None), ("why 1 - r in the denominator", None),
+    ("the two can get out of sync", None), ("One thing: what is the sort order?", None),
+    ("First fit over a sorted list is best fit, right?", None), ("B is 0.75, why?", None),
+    ("what is the blast radius of that", None)])
+def test_item_position(text, position):
+    assert item_position(_turn(text)) == position
