@@ -2,7 +2,7 @@
 hand order (today's default) and the candidate, compared per repository and pooled.
 
     python benchmarks/qa_gate.py --hand HAND.json --candidate CAND.json [--variant NAME=FILE]
-        [--out FILE]
+        [--validation VAL.json ... --validation-config NAME] [--out FILE]
 
 The rule (docs/ranker.md, "A question model", stated before a dev number of a question model
 was read): promote only if (1) the pooled number of questions right, summed over file@1,
@@ -10,6 +10,11 @@ span@5, symbol@5 and recall, is higher than the hand order's and pooled span@5 i
 and (2) no repository loses more than one question on span@5. Counts are questions (a share
 times its denominator: all questions for file@1, those with spans for span@5 and recall,
 those with symbols for symbol@5). Writes benchmarks/results/qa_gate.json.
+
+With --validation (a `benchmarks/qa_validation.py` result holding the hand order and the
+candidate's configuration NAME), the extended gate of round 12 (docs/ranker.md, "The question
+model, round 12"): rule 1 on dev and again on the validation set, pooled, and per project of
+both sets no more than one question lost on span@5 and no more than two on file@1.
 """
 
 from __future__ import annotations
@@ -55,22 +60,62 @@ def decide(hand: dict[str, dict[str, int]], cand: dict[str, dict[str, int]]) -> 
             "promote": whole > 0 and span >= 0 and worst <= 1}
 
 
+def extended(dev_hand: dict[str, dict[str, int]], dev_cand: dict[str, dict[str, int]],
+             val_hand: dict[str, dict[str, int]], val_cand: dict[str, dict[str, int]]) -> dict:
+    """Round 12's gate over SWE-QA dev and the validation set (both as `per_repo` counts)."""
+    dev, val = decide(dev_hand, dev_cand), decide(val_hand, val_cand)
+    lost = {f"{where}:{r}": {m: hand[r][m] - cand[r][m] for m in ("file@1", "span@5")}
+            for where, hand, cand in (("dev", dev_hand, dev_cand), ("validation", val_hand,
+                                                                     val_cand))
+            for r in hand if r != "pooled"}
+    per_project = all(v["span@5"] <= 1 and v["file@1"] <= 2 for v in lost.values())
+    return {"dev": dev, "validation": val, "lost_by_project": lost,
+            "rule_1_dev": dev["rule_1_whole"], "rule_2_validation": val["rule_1_whole"],
+            "rule_3_per_project": per_project,
+            "sum_delta_both": dev["sum_delta"] + val["sum_delta"],
+            "promote": dev["rule_1_whole"] and val["rule_1_whole"] and per_project}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hand", type=Path, required=True)
     parser.add_argument("--candidate", type=Path, required=True)
     parser.add_argument("--variant", action="append", default=[], metavar="NAME=FILE",
-                        help="Another configuration's result, reported beside (not gated).")
+                        help="Another configuration's dev result, reported beside (with "
+                             "--validation: gated as well when the validation result holds a "
+                             "configuration of that NAME).")
+    parser.add_argument("--validation", type=Path, action="append", default=[],
+                        metavar="VAL.json", help="a qa_validation.py result (repeatable)")
+    parser.add_argument("--validation-config", default=None, metavar="NAME")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     hand = per_repo(json.loads(args.hand.read_text(encoding="utf-8")))
     cand = per_repo(json.loads(args.candidate.read_text(encoding="utf-8")))
     result: dict = {"measures": list(MEASURES), "hand": hand, "candidate": cand,
                     "gate": decide(hand, cand), "variants": {}}
+    val: dict = {}
+    for path in args.validation:  # runs of qa_validation.py, each with its own hand order
+        configs = json.loads(path.read_text(encoding="utf-8"))["configs"]
+        if "hand" in val and val["hand"]["counts"] != configs["hand"]["counts"]:
+            parser.error(f"{path}: its hand order differs from the first run's")
+        val.update(configs)
     for item in args.variant:
         name, _, path = item.partition("=")
         other = per_repo(json.loads(Path(path).read_text(encoding="utf-8")))
         result["variants"][name] = {"counts": other, "gate": decide(hand, other)}
+        if name in val:  # the same configuration measured on the validation set
+            result["variants"][name]["validation"] = val[name]["counts"]
+            result["variants"][name]["extended_gate"] = extended(
+                hand, other, val["hand"]["counts"], val[name]["counts"])
+    if args.validation_config is not None:
+        if args.validation_config not in val:
+            parser.error(f"{args.validation} holds no configuration {args.validation_config!r}")
+        result["validation"] = {"hand": val["hand"]["counts"],
+                                "candidate": val[args.validation_config]["counts"]}
+        result["extended_gate"] = extended(hand, cand, val["hand"]["counts"],
+                                           val[args.validation_config]["counts"])
+        print(json.dumps({k: v for k, v in sorted(result["extended_gate"].items())
+                          if k.startswith(("rule", "promote", "sum"))}))
     print(json.dumps(dict(sorted(result["gate"].items()))))
     write_result(args.out, result, indent=1)
 

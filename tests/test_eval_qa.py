@@ -50,6 +50,18 @@ def test_gold_files_line_ranges_and_backticked_definitions() -> None:
     assert all(s.path == "src/pkg/cli/formatters.py" for s in gold.spans)
 
 
+def test_a_fenced_blocks_info_string_is_a_line_range() -> None:
+    answer = ("`format_rules()` lists them.\n\n```120:124:src/pkg/cli/formatters.py\n"
+              "def format_rules(self):\n    ...\n```\n\n```python\nx = 1\n```")
+    gold = derive_gold(answer, FILES, find)
+    assert gold.files == ("src/pkg/cli/formatters.py",)
+    assert GoldSpan(path="src/pkg/cli/formatters.py", start_line=120, end_line=124,
+                    source="line_range") in gold.spans
+    assert {s.symbol for s in gold.symbols} == {"format_rules"}
+    # an info string naming no file of the tree, or a language, gives no span
+    assert derive_gold("```3:9:nowhere/file.py\nx\n```", FILES, find).spans == ()
+
+
 def test_an_answer_naming_no_file_uses_names_one_file_defines() -> None:
     gold = derive_gold("The OutputStreamFormatter class and the helper() function.", FILES, find)
     assert gold.files == ("src/pkg/cli/formatters.py",)  # helper is defined twice: no gold

@@ -6,6 +6,7 @@ enclosing definition's first line), a backticked name in a cited file its defini
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,31 @@ def test_a_malformed_question_file_is_one_line_error(tmp_path: Path) -> None:
     bad.write_bytes(b'{"question": "caf\xe9?", "answer": "a"}\n')  # Latin-1, not UTF-8
     with pytest.raises(ConfigError, match=r"bad\.jsonl: not UTF-8"):
         read_questions(bad)
+
+
+def test_the_validation_questions_are_listed_validation_projects_read_as_dev_gold() -> None:
+    """data/evals/qa_validation/: each file matches its digest, its project is in the corpus's
+    validation split at the commit the list names, and every answer's fenced blocks give gold
+    line ranges (the reader dev's gold goes through)."""
+    from evals.corpus.qa_cases import load_question_list, read_questions
+    from evals.qa.gold import derive_gold
+
+    root = Path(__file__).resolve().parents[1] / "data" / "evals"
+    entries = load_question_list(root / "qa_validation" / "manifest.json")
+    corpus = {r["source"]: r for r in json.loads(
+        (root / "corpus_repos.json").read_text(encoding="utf-8"))["repos"]}
+    assert {e.name for e in entries} == {"tenacity", "lark", "marshmallow", "mockito",
+                                         "retrofit", "commander"}
+    assert sum(e.questions for e in entries) == 200
+    for e in entries:
+        assert e.split == "validation" and e.style == "hidden"
+        assert corpus[e.source]["split"] == "validation"
+        assert corpus[e.source]["until"] == e.revision
+        for q in read_questions(root / "qa_validation" / e.file):
+            cited = re.findall(r"```(\d+):(\d+):(\S+)\n", q.answer)
+            gold = derive_gold(q.answer, sorted({p for _, _, p in cited}), lambda _n: [])
+            assert cited and {(s.path, s.start_line, s.end_line) for s in gold.spans} == {
+                (p, int(a), int(b)) for a, b, p in cited}
 
 
 def test_the_committed_question_list_matches_its_digests(tmp_path: Path) -> None:

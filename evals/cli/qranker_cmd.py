@@ -8,11 +8,15 @@
         each listed question converted to a case (the cited lines' definitions) and asked with
         a recorder in the model's place: the same candidates and features as a commit case
     helix eval corpus train-qranker --rows ROWS --out DIR [--list MANIFEST]
-            [--blend-out DIR] [--lopo-out FILE]
+            [--blend-out DIR] [--lopo-out FILE] [--labels exact|overlap] [--tests keep|drop]
+            [--params-from MANIFEST]
         LightGBM lambdarank on the question cases, its feature list (with or without the
         bridging columns), parameters and trees chosen by leave-one-project-out (the files
         of one repository held out together); model.txt and manifest.json under DIR; with
-        --blend-out, the best blend with the hand order too
+        --blend-out, the best blend with the hand order too. --labels overlap and --tests
+        drop train on dev-like labels and without test candidates (evals.corpus.qa_labels);
+        --params-from trains one model with a manifest's features, parameters and trees
+        (no leave-one-project-out)
 """
 
 from __future__ import annotations
@@ -104,8 +108,19 @@ def rows_cmd(list_file: str, mirrors: str, out_dir: str, home: str | None,
               type=click.Choice(["both", "base", "bridge"]),
               help="The feature lists LOPO chooses among: the commit model's, with the "
                    "bridging columns, or both (one list each: two runs side by side).")
+@click.option("--labels", default="exact", show_default=True,
+              type=click.Choice(["exact", "overlap"]),
+              help="exact: a target definition is positive; overlap: any candidate overlapping "
+                   "a target or a cited range (as SWE-QA dev's gold counts a hit).")
+@click.option("--tests", "tests", default="keep", show_default=True,
+              type=click.Choice(["keep", "drop"]),
+              help="drop: leave test candidates out of training and zero is_test.")
+@click.option("--params-from", "params_from", default=None, metavar="MANIFEST",
+              help="Train one model with this model manifest's features, parameters and "
+                   "trees (no leave-one-project-out).")
 def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None,
-              lopo_out: str | None, min_route_share: float, feature_set: str) -> None:
+              lopo_out: str | None, min_route_share: float, feature_set: str, labels: str,
+              tests: str, params_from: str | None) -> None:
     """Train the question model: features, parameters and trees chosen by
     leave-one-project-out, then trained on every project; print the digest to pin."""
     import json
@@ -115,6 +130,7 @@ def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None
     from evals.corpus.qa_cases import load_question_list, read_questions
     from evals.corpus.qa_train import (
         BLENDS,
+        QA_GRID,
         by_style,
         dump,
         fit,
@@ -123,7 +139,7 @@ def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None
         question_routes,
         selection,
     )
-    from evals.corpus.ranker_train import BASE_PARAMS, write_model
+    from evals.corpus.ranker_train import BASE_PARAMS, Groups, write_model
     from helix.core.hashing import digest
 
     manifest_path = user_path(list_file)
@@ -131,16 +147,31 @@ def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None
     rows = user_path(rows_dir)
     fold_of = {e.name: e.source for e in entries}
     style_of = {e.name: e.style for e in entries}
+    if params_from:
+        fixed = json.loads(user_path(params_from).read_text(encoding="utf-8"))
+        feature_set = "bridge" if fixed.get("features") == list(QUESTION_FEATURES) else "base"
+
+    def groups(name: str, file: str, features: tuple[str, ...]) -> Groups:
+        from evals.corpus.qa_labels import overlap_groups, without_tests
+
+        data = (overlap_groups(rows, name, [q.answer for q in read_questions(
+            manifest_path.parent / file)], features) if labels == "overlap"
+            else project_groups(rows, name, features))
+        return without_tests(data, features) if tests == "drop" else data
+
     results = {}
     for label, features in (("base", FEATURES), ("bridge", QUESTION_FEATURES)):
         if feature_set not in ("both", label):
             continue
-        projects = {e.name: project_groups(rows, e.name, features) for e in entries}
-        results[label] = (features, projects, lopo(projects, fold_of=fold_of,
-                                                   features=features, blends=BLENDS))
-    chosen = max(results, key=lambda k: (selection(results[k][2]["best"]["mean"]), k))
+        projects = {e.name: groups(e.name, e.file, tuple(features)) for e in entries}
+        results[label] = (features, projects, {"best": {
+            "params": {k: fixed["params"][k] for k in QA_GRID[0]}, "trees": fixed["trees"],
+            "mean": {}}, "hand": {"mean": {}}, "best_blend": None} if params_from else lopo(
+                projects, fold_of=fold_of, features=features, blends=BLENDS))
+    chosen = max(results, key=lambda k: (selection(results[k][2]["best"]["mean"])
+                                         if not params_from else 0.0, k))
     features, projects, result = results[chosen]
-    if lopo_out:
+    if lopo_out and not params_from:
         tables = {label: {"result": r, "by_style": by_style(r, style_of),
                           "by_style_blend": by_style(r, style_of, "best_blend")}
                   for label, (_f, _p, r) in results.items()}
@@ -150,7 +181,7 @@ def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None
     questions = [q.question for e in entries
                  for q in read_questions(manifest_path.parent / e.file)]
     targets = [(user_path(out_dir), result["best"], 1.0)]
-    if blend_dir:
+    if blend_dir and not params_from:
         targets.append((user_path(blend_dir), result["best_blend"],
                         float(result["best_blend"]["blend"])))
     for where, best, share in targets:
@@ -169,8 +200,11 @@ def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None
             "questions": True,
             "routes": question_routes(questions, min_route_share),
             "metrics": {"lopo": best["mean"], "lopo_hand": result["hand"]["mean"],
-                        "by_style": by_style({**result, "best": best}, style_of)},
+                        "by_style": by_style({**result, "best": best}, style_of)}
+            if not params_from else {},
         }
+        if labels != "exact" or tests != "keep":
+            model["training"] = {"labels": labels, "tests": tests}
         if share < 1.0:
             model["blend"] = share
         pinned = write_model(where, str(booster.model_to_string(num_iteration=best["trees"])),

@@ -6,7 +6,8 @@ in prose. Gold is what it names that the repository has at the revision:
 - files: a path the answer names (`src/sqlfluff/cli/formatters.py`, `formatters.py`) that is a
   file of the tree, exactly or as the unique file ending in it;
 - line spans: a line range stated next to such a path (`lines 62-66 in formatters.py`,
-  `formatters.py:62-66`, `(line 639 in commands.py)`);
+  `formatters.py:62-66`, `(line 639 in commands.py)`), or a fenced code block's info string
+  `START:END:path` (```` ```62:66:src/pkg/formatters.py ````, the lines the block quotes);
 - symbol spans: a backticked name (`` `format_rules()` ``, `` `OutputStreamFormatter` ``)
   defined in a gold file, its definition's lines as the symbol index has them;
 - when the answer names no file: a backticked or code-shaped name (CamelCase, snake_case,
@@ -34,6 +35,7 @@ _RANGE_BEFORE = re.compile(r"\blines?\s+(\d+)(?:\s*(?:-|–|to)\s*(\d+))?\s+(?:i
 _RANGE_AFTER = re.compile(r"^`?\s*(?:[,(]\s*|\s+)(?:at\s+|on\s+)?lines?\s+(\d+)"
                           r"(?:\s*(?:-|–|to)\s*(\d+))?", re.I)
 _COLON_RANGE = re.compile(r"^:L?(\d+)(?:\s*[-–]\s*L?(\d+))?")
+_FENCE_INFO = re.compile(r"```(\d+):(\d+):$")  # a fenced block's START:END:path info string
 _BACKTICKED = re.compile(r"`([^`\n]{1,120})`")
 _CODE_NAME = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b|\b_?[a-z][a-z0-9]*(?:_[a-z0-9]+)+"
                         r"\b|\b[A-Za-z_]\w*(?=\(\))")
@@ -94,7 +96,8 @@ def _line_spans(answer: str, mentions: list[tuple[int, int, str]]) -> list[GoldS
     for start, end, path in mentions:
         for match in (_RANGE_BEFORE.search(answer[max(0, start - 40):start]),
                       _RANGE_AFTER.match(answer[end:end + 40]),
-                      _COLON_RANGE.match(answer[end:end + 20])):
+                      _COLON_RANGE.match(answer[end:end + 20]),
+                      _FENCE_INFO.search(answer[max(0, start - 30):start])):
             if match is not None and (lines := _range(match.group(1), match.group(2))):
                 spans.append(GoldSpan(path=path, start_line=lines[0], end_line=lines[1],
                                       source="line_range"))
