@@ -26,6 +26,7 @@ import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from helix.core.english import word_alternation
 
@@ -84,10 +85,9 @@ def _ellipsis(auxiliaries: list[str], asides: list[str], joins: list[str],
             + r"(?P<no>n['’]t|\s+not|\s+never)?(?:\s*,?\s*" + aside + r")?\s*(?=[.;,!)]|$)")
 
 
-@lru_cache(maxsize=1)
-def names() -> Names:
-    with UNITS_FILE.open("rb") as handle:
-        data = tomllib.load(handle)
+def _named(data: dict[str, Any]) -> list[tuple[str, Identity]]:
+    """Every name of the table with the unit it names: the dimensions' units and aliases, and
+    the named compounds ("Mbps": megabits per second)."""
     named: list[tuple[str, Identity]] = []
     simple: dict[str, Identity] = {}
     for dim, units in data["dimensions"].items():
@@ -96,14 +96,19 @@ def names() -> Names:
             for name in aliases:
                 named.append((name, (dim, aliases[0])))
                 simple[name] = (dim, aliases[0])
-    per = data["compounds"]
-    for entry in per["named"]:
+    for entry in data["compounds"]["named"]:
         parts = _split(entry[0])
         first = parts and (simple.get(parts[0]), simple.get(parts[1]))
         if not first or first[0] is None or first[1] is None:
             raise ValueError(f"units.toml: {entry[0]!r} is not a unit per a unit")
         unit = (f"{first[0][0]}/{first[1][0]}", f"{first[0][1]}/{first[1][1]}")
         named += [(name, unit) for name in entry[1:]]
+    return named
+
+
+def _by_case(named: list[tuple[str, Identity]]
+             ) -> tuple[dict[str, Identity], dict[str, Identity], dict[str, Identity]]:
+    """The names matched as written, folded to lower case, and typed in lower case."""
     # a longer name matches in any case, unless it differs only in case from another unit's:
     # then each matches as written, and in any other case the one with fewer capitals does
     # ("Mbps", "mbps", "MBPS": megabits; "MBps": megabytes)
@@ -123,6 +128,15 @@ def names() -> Names:
     for name, unit in named:
         if len(name) == EXACT_CASE_LEN and not name.islower() and name.lower() not in exact:
             lowered.setdefault(name.lower(), set()).add(unit)
+    return exact, folded, {k: next(iter(v)) for k, v in sorted(lowered.items()) if len(v) == 1}
+
+
+@lru_cache(maxsize=1)
+def names() -> Names:
+    with UNITS_FILE.open("rb") as handle:
+        data = tomllib.load(handle)
+    exact, folded, lowered = _by_case(_named(data))
+    per = data["compounds"]
     words = "|".join(re.escape(w) for w in per["per"])
     # two words and a separator, a unit per a unit of time where `identity` says so (a typo
     # of a long name too: "megabytes per secnod")
@@ -130,8 +144,7 @@ def names() -> Names:
                           + r")\s+)([A-Za-z]+)(?![\w°/])", re.IGNORECASE)
     lines, mentions = data["lines"], data["mentions"]
     return Names(
-        exact=exact, folded=folded,
-        lowered={k: next(iter(v)) for k, v in sorted(lowered.items()) if len(v) == 1},
+        exact=exact, folded=folded, lowered=lowered,
         per=tuple(per["per"]),
         over=per["over"], elliptic=frozenset(per["elliptic"]),
         one_letter_after=frozenset(mentions["one_letter_after"]),

@@ -414,13 +414,7 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
             if value and _bounded(before[:-1]) and line not in retracted | foreign:
                 stated, value = True, False
             (values if value else by_line).setdefault(line, []).append((stated, sentence))
-        # a negation that reaches a value ("can't be set below one hour") denies the value, not
-        # the unit: the sentence is not mixed by it
-        mixed = _mixed_sentences(by_line)
-        for line, found in values.items():
-            by_line.setdefault(line, []).extend(found)
-        by_line = {line: [(stated and s not in mixed, s) for stated, s in found]
-                   for line, found in by_line.items()}
+        by_line = _settled(by_line, values)
         starts = [0, *(i + 1 for i, c in enumerate(para) if c == "\n"), len(para) + 1]
         for line, found in sorted(by_line.items()):
             at = line - first
@@ -429,17 +423,43 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
             denied = [s for stated, s in found if not stated and s is not None]
             instead = other if other is not None else (
                 None if states or not denied else _instead(reading, unit, denied[0]))
-            if instead is None and not states:
-                instead = replaced.get(line)
-            if instead is None and line in retracted:
-                instead = _replacement(text, line, unit)
-            if instead is None and denied and not states:
-                instead = _suffixed_rival(reading, para, unit, quantity)
-            if instead is None and line in foreign:  # the unit of the row naming the quantity
-                instead = next((shown(w) for row in own_rows for w in WORD.findall(row)
-                                if rival(w, unit)), None)
+            if instead is None:
+                instead = _fallback_instead(
+                    line, unit, quantity, text=text, para=para, reading=reading,
+                    struck=None if states else replaced.get(line), retracted=retracted,
+                    denied=bool(denied) and not states, foreign=foreign, own_rows=own_rows)
             out.append(UnitLine(offset=line, states=states, instead=instead))
     return out
+
+
+def _settled(by_line: dict[int, list[tuple[bool, int | None]]],
+             values: dict[int, list[tuple[bool, int | None]]]
+             ) -> dict[int, list[tuple[bool, int | None]]]:
+    """The mentions of each line with the denied values added. A negation that reaches a value
+    ("can't be set below one hour") denies the value, not the unit: the sentence is not mixed
+    by it."""
+    mixed = _mixed_sentences(by_line)
+    for line, found in values.items():
+        by_line.setdefault(line, []).extend(found)
+    return {line: [(stated and s not in mixed, s) for stated, s in found]
+            for line, found in by_line.items()}
+
+
+def _fallback_instead(line: int, unit: str, quantity: tuple[str, ...], *, text: str, para: str,
+                      reading: Reading, struck: str | None, retracted: set[int], denied: bool,
+                      foreign: set[int], own_rows: list[str]) -> str | None:
+    """The unit a line gives instead when its sentence names none: the replacement of a
+    struck-out mention, of a retracted line, an identifier's unit suffix where the line denies,
+    the unit of the row naming the quantity."""
+    instead = struck
+    if instead is None and line in retracted:
+        instead = _replacement(text, line, unit)
+    if instead is None and denied:
+        instead = _suffixed_rival(reading, para, unit, quantity)
+    if instead is None and line in foreign:
+        instead = next((shown(w) for row in own_rows for w in WORD.findall(row)
+                        if rival(w, unit)), None)
+    return instead
 
 
 def states_unit(line: str, unit: str, quantity: tuple[str, ...] = ()) -> bool:

@@ -38,18 +38,8 @@ from indexers.build_dense import cached_dense, complete_dense, plan_dense, selec
 from indexers.build_embed import embed
 from indexers.build_history import build_history_part, is_current
 from indexers.build_lexical import Lexical, build_lexical
-from indexers.formats import (
-    PART_CARDS,
-    PART_HISTORY,
-    dump_cards,
-    paused_gc,
-)
-from indexers.previous import (
-    is_sound,
-    load_previous,
-    parse_hash,
-    reusable,
-)
+from indexers.formats import PART_CARDS, PART_HISTORY, dump_cards, paused_gc
+from indexers.previous import is_sound, load_previous, parse_hash, reusable
 from indexers.reader import Index
 from indexers.reports import BuildReport, StatusReport, kept_report
 from indexers.secret_scan import Scanner
