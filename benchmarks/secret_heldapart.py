@@ -19,7 +19,6 @@ of the misses and of the flagged lookalikes, never their text (the set stays hel
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -34,14 +33,12 @@ OUT = ROOT / "benchmarks" / "results" / "secret_heldapart.json"
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
+    """The file's records (`evals.suites.read_jsonl`: one JSON object a line); a record without
+    `text` and `secrets` stops the run with its file and line."""
+    from evals.suites import read_jsonl
+
     records = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SystemExit(f"{path}:{number}: not JSON ({exc.msg})") from None
+    for number, record in read_jsonl(path):
         if not isinstance(record.get("text"), str) or not isinstance(record.get("secrets"), list):
             raise SystemExit(f"{path}:{number}: a record needs 'text' and 'secrets'")
         records.append(record)
@@ -103,9 +100,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--note", default="", help="what was run and why, kept in the result")
     args = parser.parse_args(argv)
     load = load_average()
+    from helix.core.errors import HelixError
+
+    try:
+        secrets, lookalikes = _records(args.secrets), _records(args.lookalikes)
+    except HelixError as exc:  # unreadable, not UTF-8, not JSON, not an object: one line
+        raise SystemExit(str(exc)) from None
     result = {"benchmark": "secret_heldapart", "note": args.note, "load": load,
               "secrets_file": args.secrets.name, "lookalikes_file": args.lookalikes.name,
-              **score(_records(args.secrets), _records(args.lookalikes))}
+              **score(secrets, lookalikes)}
     write_result(args.out, result)
     show({k: v for k, v in result.items() if k not in ("misses", "flagged", "by_context")})
     return 0

@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
@@ -47,10 +49,17 @@ def test_a_snippet_counts_only_when_every_secret_is_masked(tmp_path: Path) -> No
 def test_a_line_that_is_not_json_is_a_one_line_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text("{not json\n", encoding="utf-8")
-    try:
+    with pytest.raises(SystemExit) as raised:
         secret_heldapart.main(["--secrets", str(bad), "--lookalikes", str(bad),
                                "--out", str(tmp_path / "r.json")])
-    except SystemExit as exc:
-        assert str(exc).startswith(f"{bad}:1: not JSON")
-    else:
-        raise AssertionError("a broken line must stop the run")
+    assert str(raised.value).startswith("bad.jsonl:1: not JSON")
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_a_missing_file_is_a_one_line_error(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as raised:
+        secret_heldapart.main(["--secrets", str(tmp_path / "none.jsonl"),
+                               "--lookalikes", str(tmp_path / "none.jsonl"),
+                               "--out", str(tmp_path / "r.json")])
+    assert str(raised.value).startswith("cannot read ")
+    assert "\n" not in str(raised.value)
