@@ -300,3 +300,19 @@ def blend(scores: Sequence[float], share: float, k: float = BLEND_K) -> list[flo
     model_place = {n: place for place, n in enumerate(places, start=1)}
     return [share / (k + model_place[n]) + (1.0 - share) / (k + n + 1)
             for n in range(len(scores))]
+
+
+def reorder_head(ranked: Sequence[Candidate], pooled: Sequence[Pooled],
+                 scores: Sequence[float], head: int) -> list[Candidate]:
+    """The hand order `ranked` with its first `head` items reordered by the model's `scores`
+    (ties: the hand order's), the rest as they are: the evidence is the hand order's, only
+    the order of its head moves. An item of the head the pool does not hold keeps its place."""
+    score_of = {p.hand.chunk.id: float(scores[n]) for n, p in enumerate(pooled)
+                if p.hand is not None}
+    top = list(ranked[:head])
+    places = [n for n, c in enumerate(top) if c.chunk.id in score_of]
+    moved = sorted(places, key=lambda n: (-round(score_of[top[n].chunk.id], 12), n))
+    out = list(top)
+    for place, n in zip(places, moved, strict=True):
+        out[place] = top[n]
+    return [*out, *ranked[head:]]

@@ -21,7 +21,7 @@ from controller.evidence import CODE_CHUNK_KINDS, Candidate
 from controller.file_defs import question_tokens
 from controller.fusion import FAMILIES, rrf_scores
 from controller.issue_text import frame_paths
-from controller.learned_rank import TreeModel, blend, order, parse_model
+from controller.learned_rank import TreeModel, blend, order, parse_model, reorder_head
 from controller.loop import LoopState
 from controller.name_words import name_table
 from controller.rank_bridge import QUESTION_FEATURES, bridge_rows
@@ -74,6 +74,9 @@ class Ranker:
     # the model's order fused with the pool's (the hand order first) by reciprocal rank,
     # the model's share `blend` (1.0: the model's order alone; the manifest's `blend`)
     blend: float = 1.0
+    # when > 0, the model reorders only the hand order's first `head` items and the rest of
+    # the evidence stays the hand order's (the manifest's `head`; 0: the model's own list)
+    head: int = 0
 
     def score(self, pooled: Sequence[Pooled], rows: Sequence[Sequence[float]]
               ) -> Sequence[float]:
@@ -150,9 +153,12 @@ def _load(path: Path, pinned: str, named: bool, setting: str) -> Ranker:
     share = manifest.get("blend", 1.0)
     if not isinstance(share, (int, float)) or isinstance(share, bool) or not 0 < share <= 1:
         raise RankerModelError(f"the ranker manifest {path} has a `blend` outside (0, 1]")
+    head = manifest.get("head", 0)
+    if not isinstance(head, int) or isinstance(head, bool) or not 0 <= head <= 1000:
+        raise RankerModelError(f"the ranker manifest {path} has a `head` outside 0 to 1000")
     ranker = Ranker(model=model, digest=found, routes=_routes(manifest.get("routes"), path),
                     questions=manifest.get("questions") is True, wide=wide,
-                    blend=float(share))
+                    blend=float(share), head=head)
     with _LOCK:
         _LOADED[key] = ranker
     return ranker
@@ -324,6 +330,9 @@ def learned_order(state: LoopState, ranked: Sequence[Candidate], index: IndexRea
     if getattr(scorer, "wide", False):
         rows = [row + extra for row, extra in zip(
             rows, bridge_rows(inputs, pooled, question_tokens(state.plan)), strict=True)]
+    head = int(getattr(scorer, "head", 0))
+    if head > 0:
+        return reorder_head(ranked, pooled, scorer.score(pooled, rows), head)
     frames = frame_paths(asked) if policy.keep_frame else []
     return order(pooled, scorer.score(pooled, rows), config.retrieval.max_evidence,
                  policy.lead, policy.keep_text, policy.keep_file, frames)

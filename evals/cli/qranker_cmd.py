@@ -9,14 +9,16 @@
         a recorder in the model's place: the same candidates and features as a commit case
     helix eval corpus train-qranker --rows ROWS --out DIR [--list MANIFEST]
             [--blend-out DIR] [--lopo-out FILE] [--labels exact|overlap] [--tests keep|drop]
-            [--params-from MANIFEST]
+            [--params-from MANIFEST] [--heads 5,10 --head-out DIR] [--head K]
         LightGBM lambdarank on the question cases, its feature list (with or without the
         bridging columns), parameters and trees chosen by leave-one-project-out (the files
         of one repository held out together); model.txt and manifest.json under DIR; with
         --blend-out, the best blend with the hand order too. --labels overlap and --tests
         drop train on dev-like labels and without test candidates (evals.corpus.qa_labels);
         --params-from trains one model with a manifest's features, parameters and trees
-        (no leave-one-project-out)
+        (no leave-one-project-out); --heads adds to leave-one-project-out the model
+        reordering only the hand order's first K items (the rest of the evidence the hand
+        order's), --head-out writes the best such model, --head K pins K with --params-from
 """
 
 from __future__ import annotations
@@ -44,8 +46,10 @@ _QA_LIST = click.option("--list", "list_file", default=str(DEFAULT_QA_LIST), sho
 @click.option("--split", default="train", show_default=True,
               type=click.Choice(["train", "validation"]))
 @click.option("--style", default="named", show_default=True,
-              type=click.Choice(["named", "hidden"]),
-              help="named: the questions name what they ask about; hidden: SWE-QA's style.")
+              type=click.Choice(["named", "hidden", "process"]),
+              help="named: the questions name what they ask about; hidden: SWE-QA's style; "
+                   "process: made by SWE-QA's own process (its templates by category, tests "
+                   "included, answers citing several places).")
 def add_cmd(list_file: str, name: str, source: str, revision: str, jsonl: str, writer: str,
             split: str, style: str) -> None:
     """Copy a question file into the question list, with its digest."""
@@ -118,9 +122,18 @@ def rows_cmd(list_file: str, mirrors: str, out_dir: str, home: str | None,
 @click.option("--params-from", "params_from", default=None, metavar="MANIFEST",
               help="Train one model with this model manifest's features, parameters and "
                    "trees (no leave-one-project-out).")
+@click.option("--heads", "heads_text", default="", metavar="K,K",
+              help="Head sizes leave-one-project-out also scores: the model reorders only "
+                   "the hand order's first K items.")
+@click.option("--head-out", "head_dir", default=None, metavar="DIR",
+              help="Also write the best model of a head size (--heads) here.")
+@click.option("--head", "head", type=click.IntRange(0, 1000), default=0, show_default=True,
+              help="With --params-from: the model reorders only the hand order's first K "
+                   "items (0: its own order).")
 def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None,
               lopo_out: str | None, min_route_share: float, feature_set: str, labels: str,
-              tests: str, params_from: str | None) -> None:
+              tests: str, params_from: str | None, heads_text: str, head_dir: str | None,
+              head: int) -> None:
     """Train the question model: features, parameters and trees chosen by
     leave-one-project-out, then trained on every project; print the digest to pin."""
     import json
@@ -142,6 +155,14 @@ def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None
     from evals.corpus.ranker_train import BASE_PARAMS, Groups, write_model
     from helix.core.hashing import digest
 
+    try:
+        heads = tuple(int(k) for k in heads_text.split(",") if k.strip())
+    except ValueError:
+        raise click.BadParameter(f"{heads_text!r} is not a list of whole numbers",
+                                 param_hint="--heads") from None
+    if any(k <= 0 for k in heads) or (head_dir and not heads):
+        raise click.BadParameter("head sizes are positive and --head-out needs them",
+                                 param_hint="--heads")
     manifest_path = user_path(list_file)
     entries = load_question_list(manifest_path)
     rows = user_path(rows_dir)
@@ -166,8 +187,9 @@ def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None
         projects = {e.name: groups(e.name, e.file, tuple(features)) for e in entries}
         results[label] = (features, projects, {"best": {
             "params": {k: fixed["params"][k] for k in QA_GRID[0]}, "trees": fixed["trees"],
-            "mean": {}}, "hand": {"mean": {}}, "best_blend": None} if params_from else lopo(
-                projects, fold_of=fold_of, features=features, blends=BLENDS))
+            "mean": {}, "head": head}, "hand": {"mean": {}}, "best_blend": None}
+            if params_from else lopo(projects, fold_of=fold_of, features=features,
+                                     blends=BLENDS, heads=(0, *heads)))
     chosen = max(results, key=lambda k: (selection(results[k][2]["best"]["mean"])
                                          if not params_from else 0.0, k))
     features, projects, result = results[chosen]
@@ -184,6 +206,9 @@ def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None
     if blend_dir and not params_from:
         targets.append((user_path(blend_dir), result["best_blend"],
                         float(result["best_blend"]["blend"])))
+    if head_dir and not params_from:
+        targets.append((user_path(head_dir), result["best_head"],
+                        float(result["best_head"]["blend"])))
     for where, best, share in targets:
         booster = fit([projects[n] for n in names], [1.0] * len(names), best["params"],
                       best["trees"], features)
@@ -207,6 +232,8 @@ def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None
             model["training"] = {"labels": labels, "tests": tests}
         if share < 1.0:
             model["blend"] = share
+        if best.get("head"):
+            model["head"] = int(best["head"])
         pinned = write_model(where, str(booster.model_to_string(num_iteration=best["trees"])),
                              model)
         echo(json.dumps({"blend": share, **model["metrics"]}, sort_keys=True))

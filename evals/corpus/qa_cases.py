@@ -6,7 +6,8 @@ Each becomes a `CorpusCase` whose message is the question and whose targets are 
 that commit's tree, derived from the answer the way `helix eval qa` derives gold
 (`evals.qa.gold.derive_gold`):
 
-- a cited line range (`path:a-b`, `lines a-b in path`) -> the definitions overlapping it, the
+- a cited line range (`path:a-b`, `lines a-b in path`, a fenced block's ```START:END:path``` info
+  string, tests and docs as any other file) -> the definitions overlapping it, the
   innermost ones: a definition enclosing another overlapping one is a target only when the
   range holds its first line (citing a method does not make its class a target; citing a
   whole function makes its nested helpers targets too, as `span@5` would count them);
@@ -38,6 +39,7 @@ class Question:
     question: str
     answer: str
     kind: str
+    category: str = ""  # the SWE-QA template category it was made from, when given
 
 
 def read_questions(path: Path) -> list[Question]:
@@ -47,7 +49,8 @@ def read_questions(path: Path) -> list[Question]:
         question, answer = data.get("question"), data.get("answer")
         if not isinstance(question, str) or not isinstance(answer, str) or not question.strip():
             raise ConfigError(f"{path.name}:{number}: not a {{\"question\", \"answer\"}} line")
-        out.append(Question(question, answer, str(data.get("kind") or "")))
+        out.append(Question(question, answer, str(data.get("kind") or ""),
+                            str(data.get("category") or "")))
     return out
 
 
@@ -181,11 +184,13 @@ class QuestionFile:
     questions: int
     split: str
     # how the questions are worded: "named" (they name what they ask about, like commit
-    # messages) or "hidden" (SWE-QA's style: names hidden behind role descriptions)
+    # messages), "hidden" (SWE-QA's style: names hidden behind role descriptions) or
+    # "process" (made by SWE-QA's own process: its question templates by category, tests
+    # included, roles in the words of names and users, answers citing several places)
     style: str = "named"
 
 
-STYLES = ("named", "hidden")
+STYLES = ("named", "hidden", "process")
 
 
 def load_question_list(manifest: Path) -> list[QuestionFile]:

@@ -74,6 +74,18 @@ def blended(scores: np.ndarray, group: np.ndarray, share: float) -> np.ndarray:
     return np.asarray(out, dtype=np.float64)
 
 
+def headed(scores: np.ndarray, data: Groups, head: int, features: Sequence[str]
+           ) -> np.ndarray:
+    """`scores` applied to the hand order's first `head` candidates only (those whose
+    `hand_rr`, 1 / the hand order's place, is at least 1 / `head`), every other candidate after
+    them in pool order (the hand order's): `controller.learned_rank.reorder_head` offline.
+    head 0: the scores as they are."""
+    if head <= 0:
+        return scores
+    rr = data.x[:, list(features).index("hand_rr")]
+    return np.where(rr >= 1.0 / head - 1e-9, scores, -1e9)
+
+
 def question_metrics(scores: np.ndarray, data: Groups) -> dict[str, float]:
     """hit@1, hit@5, hit@10 and file@1 of the candidates ordered by `scores` (ties: pool
     order), as shares of the questions."""
@@ -120,19 +132,21 @@ def fit(parts: Sequence[Groups], weights: Sequence[float], params: Mapping[str, 
 def lopo(projects: Mapping[str, Groups], grid: Sequence[Mapping[str, Any]] = QA_GRID,
          rounds: Sequence[int] = ROUNDS, extra: Groups | None = None,
          extra_weight: float = 0.0, fold_of: Mapping[str, str] | None = None,
-         features: Sequence[str] = FEATURES, blends: Sequence[float] = (1.0,)
-         ) -> dict[str, Any]:
+         features: Sequence[str] = FEATURES, blends: Sequence[float] = (1.0,),
+         heads: Sequence[int] = (0,)) -> dict[str, Any]:
     """Each grid point, tree count and blend share scored on each question file, by a model
     trained on every file of the other folds (`fold_of`: a file's fold, its repository, so
     two files about one project are held out together; None: each file its own fold), plus
-    `extra` at `extra_weight` when given. `best`: the best by mean selection with the model
-    alone (share 1.0); `best_blend`: the best of any share (ties: the larger share)."""
+    `extra` at `extra_weight` when given; each `heads` value reorders only the hand order's
+    first that many candidates (0: the model's whole order, `headed`). `best`: the best by
+    mean selection with the model alone (share 1.0, head 0); `best_blend`: the best of any
+    share (ties: the larger share); `best_head`: the best of a head > 0 (None without one)."""
     names = sorted(projects)
     folds = dict(fold_of or {n: n for n in names})
     table: list[dict[str, Any]] = []
     for params in grid:
-        per: dict[tuple[int, float], dict[str, dict[str, float]]] = {
-            (r, b): {} for r in rounds for b in blends}
+        per: dict[tuple[int, float, int], dict[str, dict[str, float]]] = {
+            (r, b, h): {} for r in rounds for b in blends for h in heads}
         for held in sorted(set(folds[n] for n in names)):
             train = [n for n in names if folds[n] != held]
             parts = [projects[n] for n in train]
@@ -146,17 +160,22 @@ def lopo(projects: Mapping[str, Groups], grid: Sequence[Mapping[str, Any]] = QA_
                 for r in rounds:
                     raw = np.asarray(booster.predict(test.x, num_iteration=r))
                     for b in blends:
-                        per[(r, b)][name] = question_metrics(blended(raw, test.group, b),
-                                                             test)
-        for (r, b), folds_of in per.items():
-            table.append({"params": dict(params), "trees": r, "blend": b, "folds": folds_of,
-                          "mean": _mean(folds_of.values())})
-    alone = [row for row in table if row["blend"] >= 1.0] or table
+                        for h in heads:
+                            per[(r, b, h)][name] = question_metrics(headed(
+                                blended(raw, test.group, b), test, h, features), test)
+        for (r, b, h), folds_of in per.items():
+            table.append({"params": dict(params), "trees": r, "blend": b, "head": h,
+                          "folds": folds_of, "mean": _mean(folds_of.values())})
+    whole = [row for row in table if not row["head"]] or table
+    alone = [row for row in whole if row["blend"] >= 1.0] or whole
+    with_head = [row for row in table if row["head"]]
     best = max(alone, key=lambda row: (selection(row["mean"]), -row["trees"]))
-    best_blend = max(table, key=lambda row: (selection(row["mean"]), row["blend"],
+    best_blend = max(whole, key=lambda row: (selection(row["mean"]), row["blend"],
                                              -row["trees"]))
+    best_head = max(with_head, key=lambda row: (selection(row["mean"]), row["blend"],
+                                                -row["head"], -row["trees"]), default=None)
     hand = {n: question_metrics(hand_scores(projects[n]), projects[n]) for n in names}
-    return {"table": table, "best": best, "best_blend": best_blend,
+    return {"table": table, "best": best, "best_blend": best_blend, "best_head": best_head,
             "hand": {"folds": hand, "mean": _mean(hand.values())}}
 
 
