@@ -303,14 +303,15 @@ def blend(scores: Sequence[float], share: float, k: float = BLEND_K) -> list[flo
 
 
 def reorder_head(ranked: Sequence[Candidate], pooled: Sequence[Pooled],
-                 scores: Sequence[float], head: int) -> list[Candidate]:
-    """The hand order `ranked` with its first `head` items reordered by the model's `scores`
-    (ties: the hand order's), the rest as they are: the evidence is the hand order's, only
-    the order of its head moves. An item of the head the pool does not hold keeps its place."""
+                 scores: Sequence[float], head: int, start: int = 0) -> list[Candidate]:
+    """The hand order `ranked` with its items `start` to `head` - 1 (from 0) reordered by the
+    model's `scores` (ties: the hand order's), the others where they are: the evidence is the
+    hand order's, only the order of its head moves (`start` 1: the hand order's first item
+    stays first). An item of the head the pool does not hold keeps its place."""
     score_of = {p.hand.chunk.id: float(scores[n]) for n, p in enumerate(pooled)
                 if p.hand is not None}
     top = list(ranked[:head])
-    places = [n for n, c in enumerate(top) if c.chunk.id in score_of]
+    places = [n for n, c in enumerate(top) if c.chunk.id in score_of and n >= start]
     moved = sorted(places, key=lambda n: (-round(score_of[top[n].chunk.id], 12), n))
     out = list(top)
     for place, n in zip(places, moved, strict=True):

@@ -77,6 +77,9 @@ class Ranker:
     # when > 0, the model reorders only the hand order's first `head` items and the rest of
     # the evidence stays the hand order's (the manifest's `head`; 0: the model's own list)
     head: int = 0
+    # the hand order's items before this place stay where they are (the manifest's
+    # `head_start`; 1: its first item stays first, so the first file is the hand order's)
+    head_start: int = 0
 
     def score(self, pooled: Sequence[Pooled], rows: Sequence[Sequence[float]]
               ) -> Sequence[float]:
@@ -153,12 +156,15 @@ def _load(path: Path, pinned: str, named: bool, setting: str) -> Ranker:
     share = manifest.get("blend", 1.0)
     if not isinstance(share, (int, float)) or isinstance(share, bool) or not 0 < share <= 1:
         raise RankerModelError(f"the ranker manifest {path} has a `blend` outside (0, 1]")
-    head = manifest.get("head", 0)
-    if not isinstance(head, int) or isinstance(head, bool) or not 0 <= head <= 1000:
-        raise RankerModelError(f"the ranker manifest {path} has a `head` outside 0 to 1000")
+    head, start = manifest.get("head", 0), manifest.get("head_start", 0)
+    for name, value in (("head", head), ("head_start", start)):
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 1000:
+            raise RankerModelError(f"the ranker manifest {path} has a `{name}` outside 0 to "
+                                   "1000")
     ranker = Ranker(model=model, digest=found, routes=_routes(manifest.get("routes"), path),
                     questions=manifest.get("questions") is True, wide=wide,
-                    blend=float(share), head=head)
+                    blend=float(share), head=head,
+                    head_start=start)
     with _LOCK:
         _LOADED[key] = ranker
     return ranker
@@ -332,7 +338,8 @@ def learned_order(state: LoopState, ranked: Sequence[Candidate], index: IndexRea
             rows, bridge_rows(inputs, pooled, question_tokens(state.plan)), strict=True)]
     head = int(getattr(scorer, "head", 0))
     if head > 0:
-        return reorder_head(ranked, pooled, scorer.score(pooled, rows), head)
+        return reorder_head(ranked, pooled, scorer.score(pooled, rows), head,
+                            int(getattr(scorer, "head_start", 0)))
     frames = frame_paths(asked) if policy.keep_frame else []
     return order(pooled, scorer.score(pooled, rows), config.retrieval.max_evidence,
                  policy.lead, policy.keep_text, policy.keep_file, frames)

@@ -43,6 +43,9 @@ def test_the_head_is_reordered_by_the_model_and_the_rest_keeps_the_hand_order() 
     out = reorder_head(ranked, pooled[1:], [0.3, 0.3, 0.9, -1.0, 5.0], head=4)
     assert [c.chunk.id for c in out] == ["c0", "c3", "c1", "c2", "c4", "c5", "c6"]
     assert reorder_head(ranked, pooled, scores, head=1) == ranked
+    # start 1: the hand order's first item stays first, the next three are reordered
+    out = reorder_head(ranked, pooled, scores, head=4, start=1)
+    assert [c.chunk.id for c in out] == ["c0", "c3", "c1", "c2", "c4", "c5", "c6"]
 
 
 def test_headed_scores_what_reorder_head_serves() -> None:
@@ -66,6 +69,21 @@ def test_headed_scores_what_reorder_head_serves() -> None:
     lifted = headed(np.asarray([0.0, 0.0, 5.0, 0.0, 0.0, 9.0]), data, 3, FEATURES)
     assert question_metrics(lifted, data)["hit@1"] == 1.0  # the third hand item led
     assert question_metrics(headed(scores, data, 2, FEATURES), data)["hit@1"] == 0.0
+    # the first kept first: the third hand item can rise to second, not first
+    kept = headed(np.asarray([0.0, 0.0, 5.0, 0.0, 0.0, 9.0]), data, 3, FEATURES, start=1)
+    assert list(np.lexsort((np.arange(size), -kept))[:3]) == [0, 2, 1]
+
+
+def test_a_head_is_k_or_start_colon_k() -> None:
+    import click
+
+    from evals.corpus.qa_train import parse_head
+
+    assert parse_head("10") == (0, 10) and parse_head("1:10") == (1, 10)
+    assert parse_head("0") == (0, 0)
+    for bad in ("x", "10:1", "-1:3", "3:3"):
+        with pytest.raises(click.BadParameter):
+            parse_head(bad)
 
 
 def test_a_manifest_names_the_head_it_reorders(tmp_path: Path) -> None:
@@ -74,13 +92,16 @@ def test_a_manifest_names_the_head_it_reorders(tmp_path: Path) -> None:
 
     from controller.rank_step import load_question_ranker
 
-    ranker = load_question_ranker(_model(tmp_path / "h", FEATURES, {"head": 8}))
-    assert ranker is not None and ranker.head == 8
+    ranker = load_question_ranker(_model(tmp_path / "h", FEATURES, {"head": 8,
+                                                                     "head_start": 1}))
+    assert ranker is not None and ranker.head == 8 and ranker.head_start == 1
     plain = load_question_ranker(_model(tmp_path / "p", FEATURES, {}))
     assert plain is not None and plain.head == 0
     for bad in (-1, 2.5, True):
         with pytest.raises(RankerModelError, match="head"):
             load_question_ranker(_model(tmp_path / f"b{bad}", FEATURES, {"head": bad}))
+        with pytest.raises(RankerModelError, match="head_start"):
+            load_question_ranker(_model(tmp_path / f"s{bad}", FEATURES, {"head_start": bad}))
 
 
 def test_a_process_style_file_is_listed_and_its_category_read(tmp_path: Path) -> None:

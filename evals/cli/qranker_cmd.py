@@ -9,7 +9,7 @@
         a recorder in the model's place: the same candidates and features as a commit case
     helix eval corpus train-qranker --rows ROWS --out DIR [--list MANIFEST]
             [--blend-out DIR] [--lopo-out FILE] [--labels exact|overlap] [--tests keep|drop]
-            [--params-from MANIFEST] [--heads 5,10 --head-out DIR] [--head K]
+            [--params-from MANIFEST] [--heads 5,1:10 --head-out DIR] [--head [S:]K]
         LightGBM lambdarank on the question cases, its feature list (with or without the
         bridging columns), parameters and trees chosen by leave-one-project-out (the files
         of one repository held out together); model.txt and manifest.json under DIR; with
@@ -18,7 +18,8 @@
         --params-from trains one model with a manifest's features, parameters and trees
         (no leave-one-project-out); --heads adds to leave-one-project-out the model
         reordering only the hand order's first K items (the rest of the evidence the hand
-        order's), --head-out writes the best such model, --head K pins K with --params-from
+        order's; S:K: its items S+1 to K, the first S kept), --head-out writes the best such
+        model, --head pins one with --params-from
 """
 
 from __future__ import annotations
@@ -122,18 +123,18 @@ def rows_cmd(list_file: str, mirrors: str, out_dir: str, home: str | None,
 @click.option("--params-from", "params_from", default=None, metavar="MANIFEST",
               help="Train one model with this model manifest's features, parameters and "
                    "trees (no leave-one-project-out).")
-@click.option("--heads", "heads_text", default="", metavar="K,K",
-              help="Head sizes leave-one-project-out also scores: the model reorders only "
-                   "the hand order's first K items.")
+@click.option("--heads", "heads_text", default="", metavar="[S:]K,...",
+              help="Heads leave-one-project-out also scores: the model reorders only the "
+                   "hand order's first K items (S:K: the first S kept in place).")
 @click.option("--head-out", "head_dir", default=None, metavar="DIR",
               help="Also write the best model of a head size (--heads) here.")
-@click.option("--head", "head", type=click.IntRange(0, 1000), default=0, show_default=True,
+@click.option("--head", "head_text", default="0", show_default=True, metavar="[S:]K",
               help="With --params-from: the model reorders only the hand order's first K "
-                   "items (0: its own order).")
+                   "items, the first S kept (0: its own order).")
 def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None,
               lopo_out: str | None, min_route_share: float, feature_set: str, labels: str,
               tests: str, params_from: str | None, heads_text: str, head_dir: str | None,
-              head: int) -> None:
+              head_text: str) -> None:
     """Train the question model: features, parameters and trees chosen by
     leave-one-project-out, then trained on every project; print the digest to pin."""
     import json
@@ -148,6 +149,7 @@ def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None
         dump,
         fit,
         lopo,
+        parse_head,
         project_groups,
         question_routes,
         selection,
@@ -155,12 +157,9 @@ def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None
     from evals.corpus.ranker_train import BASE_PARAMS, Groups, write_model
     from helix.core.hashing import digest
 
-    try:
-        heads = tuple(int(k) for k in heads_text.split(",") if k.strip())
-    except ValueError:
-        raise click.BadParameter(f"{heads_text!r} is not a list of whole numbers",
-                                 param_hint="--heads") from None
-    if any(k <= 0 for k in heads) or (head_dir and not heads):
+    heads = tuple(parse_head(k, "--heads") for k in heads_text.split(",") if k.strip())
+    head = parse_head(head_text, "--head")
+    if any(k <= 0 for _s, k in heads) or (head_dir and not heads):
         raise click.BadParameter("head sizes are positive and --head-out needs them",
                                  param_hint="--heads")
     manifest_path = user_path(list_file)
@@ -187,9 +186,10 @@ def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None
         projects = {e.name: groups(e.name, e.file, tuple(features)) for e in entries}
         results[label] = (features, projects, {"best": {
             "params": {k: fixed["params"][k] for k in QA_GRID[0]}, "trees": fixed["trees"],
-            "mean": {}, "head": head}, "hand": {"mean": {}}, "best_blend": None}
+            "mean": {}, "head": head[1], "head_start": head[0]}, "hand": {"mean": {}},
+            "best_blend": None}
             if params_from else lopo(projects, fold_of=fold_of, features=features,
-                                     blends=BLENDS, heads=(0, *heads)))
+                                     blends=BLENDS, heads=((0, 0), *heads)))
     chosen = max(results, key=lambda k: (selection(results[k][2]["best"]["mean"])
                                          if not params_from else 0.0, k))
     features, projects, result = results[chosen]
@@ -234,6 +234,8 @@ def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None
             model["blend"] = share
         if best.get("head"):
             model["head"] = int(best["head"])
+            if best.get("head_start"):
+                model["head_start"] = int(best["head_start"])
         pinned = write_model(where, str(booster.model_to_string(num_iteration=best["trees"])),
                              model)
         echo(json.dumps({"blend": share, **model["metrics"]}, sort_keys=True))

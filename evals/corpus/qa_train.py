@@ -74,16 +74,31 @@ def blended(scores: np.ndarray, group: np.ndarray, share: float) -> np.ndarray:
     return np.asarray(out, dtype=np.float64)
 
 
-def headed(scores: np.ndarray, data: Groups, head: int, features: Sequence[str]
-           ) -> np.ndarray:
+def headed(scores: np.ndarray, data: Groups, head: int, features: Sequence[str],
+           start: int = 0) -> np.ndarray:
     """`scores` applied to the hand order's first `head` candidates only (those whose
     `hand_rr`, 1 / the hand order's place, is at least 1 / `head`), every other candidate after
-    them in pool order (the hand order's): `controller.learned_rank.reorder_head` offline.
-    head 0: the scores as they are."""
+    them in pool order (the hand order's), the first `start` kept first in the hand order's
+    order: `controller.learned_rank.reorder_head` offline. head 0: the scores as they are."""
     if head <= 0:
         return scores
     rr = data.x[:, list(features).index("hand_rr")]
-    return np.where(rr >= 1.0 / head - 1e-9, scores, -1e9)
+    out = np.where(rr >= 1.0 / head - 1e-9, scores, -1e9)
+    return np.where(rr >= 1.0 / start - 1e-9, 1e9 + rr, out) if start > 0 else out
+
+
+def parse_head(text: str, option: str = "--head") -> tuple[int, int]:
+    """`K` or `S:K` -> (S, K): the hand order's items S+1 to K reordered (S < K; 0: none)."""
+    import click
+
+    start, _, head = text.strip().rpartition(":")
+    try:
+        pair = (int(start or 0), int(head))
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not K or S:K", param_hint=option) from None
+    if pair[0] < 0 or pair[1] < 0 or (pair[1] and pair[0] >= pair[1]):
+        raise click.BadParameter(f"{text!r}: 0 <= S < K", param_hint=option)
+    return pair
 
 
 def question_metrics(scores: np.ndarray, data: Groups) -> dict[str, float]:
@@ -133,19 +148,20 @@ def lopo(projects: Mapping[str, Groups], grid: Sequence[Mapping[str, Any]] = QA_
          rounds: Sequence[int] = ROUNDS, extra: Groups | None = None,
          extra_weight: float = 0.0, fold_of: Mapping[str, str] | None = None,
          features: Sequence[str] = FEATURES, blends: Sequence[float] = (1.0,),
-         heads: Sequence[int] = (0,)) -> dict[str, Any]:
+         heads: Sequence[tuple[int, int]] = ((0, 0),)) -> dict[str, Any]:
     """Each grid point, tree count and blend share scored on each question file, by a model
     trained on every file of the other folds (`fold_of`: a file's fold, its repository, so
     two files about one project are held out together; None: each file its own fold), plus
-    `extra` at `extra_weight` when given; each `heads` value reorders only the hand order's
-    first that many candidates (0: the model's whole order, `headed`). `best`: the best by
+    `extra` at `extra_weight` when given; each `heads` pair (start, head) reorders only the
+    hand order's candidates from place start + 1 to head ((0, 0): the model's whole order,
+    `headed`). `best`: the best by
     mean selection with the model alone (share 1.0, head 0); `best_blend`: the best of any
     share (ties: the larger share); `best_head`: the best of a head > 0 (None without one)."""
     names = sorted(projects)
     folds = dict(fold_of or {n: n for n in names})
     table: list[dict[str, Any]] = []
     for params in grid:
-        per: dict[tuple[int, float, int], dict[str, dict[str, float]]] = {
+        per: dict[tuple[int, float, tuple[int, int]], dict[str, dict[str, float]]] = {
             (r, b, h): {} for r in rounds for b in blends for h in heads}
         for held in sorted(set(folds[n] for n in names)):
             train = [n for n in names if folds[n] != held]
@@ -160,12 +176,14 @@ def lopo(projects: Mapping[str, Groups], grid: Sequence[Mapping[str, Any]] = QA_
                 for r in rounds:
                     raw = np.asarray(booster.predict(test.x, num_iteration=r))
                     for b in blends:
-                        for h in heads:
-                            per[(r, b, h)][name] = question_metrics(headed(
-                                blended(raw, test.group, b), test, h, features), test)
-        for (r, b, h), folds_of in per.items():
-            table.append({"params": dict(params), "trees": r, "blend": b, "head": h,
-                          "folds": folds_of, "mean": _mean(folds_of.values())})
+                        for pair in heads:
+                            per[(r, b, pair)][name] = question_metrics(headed(
+                                blended(raw, test.group, b), test, pair[1], features,
+                                pair[0]), test)
+        for (r, b, (start, size)), folds_of in per.items():
+            table.append({"params": dict(params), "trees": r, "blend": b, "head": size,
+                          "head_start": start, "folds": folds_of,
+                          "mean": _mean(folds_of.values())})
     whole = [row for row in table if not row["head"]] or table
     alone = [row for row in whole if row["blend"] >= 1.0] or whole
     with_head = [row for row in table if row["head"]]
