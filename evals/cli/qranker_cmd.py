@@ -9,14 +9,16 @@
         a recorder in the model's place: the same candidates and features as a commit case
     helix eval corpus train-qranker --rows ROWS --out DIR [--list MANIFEST]
             [--blend-out DIR] [--lopo-out FILE] [--labels exact|overlap] [--tests keep|drop]
-            [--params-from MANIFEST] [--heads 5,1:10 --head-out DIR] [--head [S:]K]
+            [--params-from MANIFEST | --grid-from MANIFEST] [--heads 5,1:10 --head-out DIR]
+            [--head [S:]K]
         LightGBM lambdarank on the question cases, its feature list (with or without the
         bridging columns), parameters and trees chosen by leave-one-project-out (the files
         of one repository held out together); model.txt and manifest.json under DIR; with
         --blend-out, the best blend with the hand order too. --labels overlap and --tests
         drop train on dev-like labels and without test candidates (evals.corpus.qa_labels);
         --params-from trains one model with a manifest's features, parameters and trees
-        (no leave-one-project-out); --heads adds to leave-one-project-out the model
+        (no leave-one-project-out), --grid-from runs leave-one-project-out at its grid
+        point only; --heads adds to leave-one-project-out the model
         reordering only the hand order's first K items (the rest of the evidence the hand
         order's; S:K: its items S+1 to K, the first S kept), --head-out writes the best such
         model, --head pins one with --params-from
@@ -123,6 +125,9 @@ def rows_cmd(list_file: str, mirrors: str, out_dir: str, home: str | None,
 @click.option("--params-from", "params_from", default=None, metavar="MANIFEST",
               help="Train one model with this model manifest's features, parameters and "
                    "trees (no leave-one-project-out).")
+@click.option("--grid-from", "grid_from", default=None, metavar="MANIFEST",
+              help="Leave-one-project-out over this model manifest's features and grid point "
+                   "only (the number of trees, blends and heads still chosen by it).")
 @click.option("--heads", "heads_text", default="", metavar="[S:]K,...",
               help="Heads leave-one-project-out also scores: the model reorders only the "
                    "hand order's first K items (S:K: the first S kept in place).")
@@ -133,7 +138,8 @@ def rows_cmd(list_file: str, mirrors: str, out_dir: str, home: str | None,
                    "items, the first S kept (0: its own order).")
 def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None,
               lopo_out: str | None, min_route_share: float, feature_set: str, labels: str,
-              tests: str, params_from: str | None, heads_text: str, head_dir: str | None,
+              tests: str, params_from: str | None, grid_from: str | None, heads_text: str,
+              head_dir: str | None,
               head_text: str) -> None:
     """Train the question model: features, parameters and trees chosen by
     leave-one-project-out, then trained on every project; print the digest to pin."""
@@ -167,6 +173,11 @@ def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None
     rows = user_path(rows_dir)
     fold_of = {e.name: e.source for e in entries}
     style_of = {e.name: e.style for e in entries}
+    grid = QA_GRID
+    if grid_from:
+        point = json.loads(user_path(grid_from).read_text(encoding="utf-8"))
+        feature_set = "bridge" if point.get("features") == list(QUESTION_FEATURES) else "base"
+        grid = ({k: point["params"][k] for k in QA_GRID[0]},)
     if params_from:
         fixed = json.loads(user_path(params_from).read_text(encoding="utf-8"))
         feature_set = "bridge" if fixed.get("features") == list(QUESTION_FEATURES) else "base"
@@ -188,7 +199,7 @@ def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None
             "params": {k: fixed["params"][k] for k in QA_GRID[0]}, "trees": fixed["trees"],
             "mean": {}, "head": head[1], "head_start": head[0]}, "hand": {"mean": {}},
             "best_blend": None}
-            if params_from else lopo(projects, fold_of=fold_of, features=features,
+            if params_from else lopo(projects, grid, fold_of=fold_of, features=features,
                                      blends=BLENDS, heads=((0, 0), *heads)))
     chosen = max(results, key=lambda k: (selection(results[k][2]["best"]["mean"])
                                          if not params_from else 0.0, k))
