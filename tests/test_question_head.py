@@ -125,3 +125,19 @@ def test_a_process_style_file_is_listed_and_its_category_read(tmp_path: Path) ->
     assert [e.style for e in load_question_list(listed)] == ["process"]
     with pytest.raises(ConfigError, match="style"):
         add_question_file(listed, "toy2", "github:o/toy", "a" * 40, source, "w", style="swe")
+
+
+def test_lopo_scores_heads_beside_the_whole_order() -> None:
+    pytest.importorskip("lightgbm")
+    from test_question_model import _toy_rows
+
+    from evals.corpus.qa_train import lopo
+
+    projects = {"a": _toy_rows(1), "b": _toy_rows(2)}
+    params = {"num_leaves": 3, "min_data_in_leaf": 20, "learning_rate": 0.1}
+    result = lopo(projects, grid=[params], rounds=(5,), heads=((0, 0), (0, 5), (1, 10)))
+    assert {(row["head_start"], row["head"]) for row in result["table"]} == {
+        (0, 0), (0, 5), (1, 10)}
+    assert result["best"]["head"] == 0 and result["best_blend"]["head"] == 0
+    assert (result["best_head"]["head_start"], result["best_head"]["head"]) in {(0, 5), (1, 10)}
+    assert lopo(projects, grid=[params], rounds=(5,))["best_head"] is None
