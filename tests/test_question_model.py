@@ -150,7 +150,10 @@ def test_the_shipped_question_model_is_whole_and_pinned() -> None:
 
     entries = load_question_list(listed)  # every listed file trained it, by its name
     assert manifest["projects"] == {e.name: e.questions for e in entries}
-    assert set(manifest["metrics"]["by_style"]) == {e.style for e in entries}
+    if manifest["metrics"]:  # chosen by leave one project out: its measure of every style
+        assert set(manifest["metrics"]["by_style"]) == {e.style for e in entries}
+    else:  # trained at the point an earlier run chose (train-qranker --params-from)
+        assert manifest["params_from"].startswith("sha256:")
     assert 0 < manifest.get("blend", 1.0) <= 1.0
     ranker = load_question_ranker(RankerPolicy(question_digest=digest(
         (base / "manifest.json").read_bytes())))

@@ -239,6 +239,8 @@ def train_cmd(list_file: str, rows_dir: str, out_dir: str, blend_dir: str | None
                         "by_style": by_style({**result, "best": best}, style_of)}
             if not params_from else {},
         }
+        if params_from:  # the point another run chose: that run's model manifest, by digest
+            model["params_from"] = digest(user_path(params_from).read_bytes())
         if labels != "exact" or tests != "keep":
             model["training"] = {"labels": labels, "tests": tests}
         if share < 1.0:
