@@ -154,7 +154,9 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     # search (leave-one-writer-out chose l2 10, threshold 0.3: held out writer by writer 14
     # accepted, 47 refused, the contract 50 and 47): 10, 38 (fresh14 3 -> 2 accepted, fresh13
     # 1 -> 2; refused fresh10 0 -> 1, fresh11 4 -> 5, tune9 2 -> 3)
-    assert wrong.get(("tune", True), 0) <= 10 and wrong.get(("tune", False), 0) <= 38, wrong
+    # meaning14: fresh15 (writer42; 64 claims, 48 ordinary; held apart, with meaning13's head:
+    # 1 accepted, 4 refused) joined: 11 of 885 accepted, 42 of 609 refused
+    assert wrong.get(("tune", True), 0) <= 11 and wrong.get(("tune", False), 0) <= 42, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)
