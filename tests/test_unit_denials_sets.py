@@ -66,13 +66,9 @@ LEFT = {"You can't pass tile pressure in any unit but GPa.",
 # a mixed-case unit, `cutoff_mV`; struck-out markup, "~~mV~~ V": tests/test_unit_structure.py)
 # (meaning14) fresh15 (a weight in kg), measured held apart by the lead before meaning12 and
 # after meaning12 and meaning13 with 4 statements missed and 2 -> 2 -> 1 denial confirmed, now
-# a tune set: left as measured at the rotation
-LEFT |= {"`weight_kg` -- yes, kilograms, despite what the old wiki said about grams.",
-         "KG is the only accepted unit for `cargo.weight`; there is no lb option.",
-         "The shipping quote takes the weight in kilogrammes, rounded up to the next 0.5.",
-         "Q: does `weight` take pounds?\nA: No. Use kilograms; convert lb with `lb * 0.4536`."}
-CONFIRMED_LEFT = {"> Is the `w` column kg?\n\nNope. Unitless weight for the graph edge, nothing "
-                  "to do with mass."}
+# a tune set: meaning14 reads all five (a question answered past a blank line; "KG" typed in
+# capitals; "kilogrammes"; a unit in a concession, "despite what ... said about grams"; a unit
+# converted from, "convert lb with ...": tests/test_unit_wordings.py)
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:
     tune7 = json.loads((MEANING / "unit_lines_tune7.json").read_text(encoding="utf-8"))
@@ -83,8 +79,6 @@ def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:
                          ids=[line["text"][:50] for _, line in DENIALS])
 def test_a_denial_is_never_answered_in_the_unit_nor_confirmed(quantity: str,
                                                                line: dict[str, str]) -> None:
-    if line["text"] in CONFIRMED_LEFT:
-        pytest.xfail("confirmed as measured at the rotation (meaning14)")
     judged = judge(line, quantity, THRESHOLD)
     assert not judged["gives_unit"] and not judged["confirmed"], judged
 
