@@ -12,7 +12,7 @@ import pytest
 
 from controller.driver import run_controller
 from controller.question import read_question
-from helix.core.config import load_config
+from helix.core.config import HelixConfig, load_config
 from helix.core.ports import FakeClock, FakeEmbedder
 from indexers.build import ensure_index
 
@@ -57,7 +57,7 @@ def indexes(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[bool, 
     return {False: work / "lexical", True: work / "vectors"}
 
 
-def _config(repo: Path, embed: bool):  # type: ignore[no-untyped-def]
+def _config(repo: Path, embed: bool) -> HelixConfig:
     return load_config(repo, flags={"index.embed_enabled": embed,
                                     "index.background_dense": False})
 
