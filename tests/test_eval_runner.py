@@ -380,7 +380,7 @@ def _timed_by_the_test(monkeypatch):
     """Every question of a Runner timed by a ticking clock (10 ms an ask): the gates compare
     the evidence; the p95 gate itself is tested on fake times above, and latency is measured
     by benchmarks, not by a test (on a busy machine the second run of the same configuration
-    was once 250 ms slower than the first, and "hold" became "rollback")."""
+    can be 250 ms slower than the first at p95, and "hold" becomes "rollback")."""
     import evals.runner
 
     real = evals.runner.run_cases
