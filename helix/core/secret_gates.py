@@ -50,6 +50,7 @@ MAX_NAME = 80  # characters of a name grown around its secret word
 SEPARATOR = "\n\u0000\n"  # what joins the prefilter's windows (no rule reads across it)
 MIN_RANDOM_PART = 12  # a part of a dotted value this long, with digits, is a token's
 MIN_RANDOM_DIGITS = 3
+MIN_DASHED_PASSWORD = 10  # past its dash, a generated password under a password's name
 MIN_KEYED_VALUE = 16  # a value under `<vendor>_key`: an issued key is long and varied
 MIN_KEYED_ENTROPY = 3.5
 MIN_SYMBOL_ENTROPY = 4.0  # a keyed literal of printable symbols (a generated salt) this varied

@@ -24,6 +24,7 @@ from functools import cache, lru_cache
 import re2
 
 from helix.core.secret_blocks import YAML_KEY
+from helix.core.secret_calls import CALL_TRIGGER
 from helix.core.secret_commands import programs
 from helix.core.secret_gates import (
     BLOCK_LINES,
@@ -91,6 +92,7 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
      r"open-apis/bot|dingtalk|qyapi\.weixin|ifttt\.com|loggly\.com|hc-ping\.com|/hooks/",
      ("structure",)),
     (r"\t(?:TRUE|FALSE)\t", ("shapes",)),  # a cookie jar's line
+    (CALL_TRIGGER, ("shapes",)),  # a call opening a client, a literal among its arguments
     (r"\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}", ("regex",)),  # an Ably key
     (r"LS0tLS1CRUdJTi", ("keys",)),  # a PEM block in base64 (a kubeconfig's key data)
     (r"(?:^|[\s=:\"])(?:AKC|AP[0-9A-F])[a-zA-Z0-9]{4}", ("format:artifactory_token",)),

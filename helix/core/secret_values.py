@@ -17,6 +17,7 @@ from helix.core.secret_gates import (
     MANAGER_REFERENCE,
     MAX_LOWER_RUN_MEAN,
     MIN_CASE_RUNS,
+    MIN_DASHED_PASSWORD,
     MIN_KEYED_ENTROPY,
     MIN_KEYED_VALUE,
     MIN_RANDOM_DIGITS,
@@ -197,10 +198,13 @@ def quoted_ok(value: str, strength: str) -> bool:
 
 
 def _random_part(value: str) -> bool:
-    """A dotted value one of whose parts is a random run (`s.ZC9Ecf4M5g9o34Q6`, `pat6s6ed.d2dd`),
-    not an attribute path (`settings.DB_PASSWORD`)."""
-    return any(len(p) >= MIN_RANDOM_PART and sum(c.isdigit() for c in p) >= MIN_RANDOM_DIGITS
-               for p in value.split("."))
+    """A dotted value one of whose parts is a random run (`s.ZC9Ecf4M5g9o34Q6`, `pat6s6ed.d2dd`,
+    digits and letters whose case switches at random), not an attribute path
+    (`settings.DB_PASSWORD`)."""
+    return any(len(p) >= MIN_RANDOM_PART and (
+        sum(c.isdigit() for c in p) >= MIN_RANDOM_DIGITS
+        or (any(c.isdigit() for c in p) and scattered_case("".join(filter(str.isalpha, p)))))
+        for p in value.split("."))
 
 
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
@@ -225,13 +229,26 @@ def _code_expression(value: str) -> bool:
             or value.endswith((",", "\\")) or value.startswith(("-", "=", "+", "|", "#", "//")))
 
 
+def _dashed_password(value: str) -> bool:
+    """A generated password that opens with a dash (`-H=!833Whih`): past the dash, letters of
+    both cases, digits and other symbols, long enough; a flag (`-Xmx512m`, `--stdin`) is not."""
+    rest = value[1:]
+    return (value.startswith("-") and len(rest) >= MIN_DASHED_PASSWORD
+            and not rest.startswith("-") and not any(c in value for c in "()[]{}<>,\\")
+            and any(c.isupper() for c in rest) and any(c.islower() for c in rest)
+            and any(c.isdigit() for c in rest)
+            and any(not c.isalnum() and c != "-" for c in rest))
+
+
 def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
     """An unquoted value: a literal in config and `.env` files, an expression in code."""
     if strength == "phrase":
         return seed_phrase(value)
     if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
         return False
-    if _code_expression(value) or any(c.isspace() for c in value):
+    if any(c.isspace() for c in value):
+        return False
+    if _code_expression(value) and not (strength == "strong" and _dashed_password(value)):
         return False
     if strength != "strong" and _PARAMETER.match(value):
         return False  # `t=1492774577,v1=...`: a signature header's parameters

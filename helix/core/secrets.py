@@ -280,16 +280,34 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
         return []
     text = _scannable(text)
     if not prefilter:
-        return _recurrences(text, _public(text, _merge(_detect(text, all_detectors()))))
+        return _recurrences(text, _encoded(text, _public(text, _merge(
+            _detect(text, all_detectors())))))
     chosen = plan(text)
     if chosen is None:
         return []
     pieces = Windows(chosen.windows, chosen.whole)
     rules = chosen.detectors & RULES
-    return _recurrences(text, _public(text, _merge([
+    return _recurrences(text, _encoded(text, _public(text, _merge([
         *_in_pieces(text, pieces, _early, chosen.detectors),
         *(_in_pieces(text, chosen.rules, _view_findings, rules) if rules else ()),
-        *_in_pieces(text, pieces, _late, chosen.detectors)])))
+        *_in_pieces(text, pieces, _late, chosen.detectors)]))))
+
+
+# the encoding a value names before itself (Laravel's `APP_KEY=base64:...`): part of the value
+_ENCODINGS = ("base64:",)
+
+
+def _encoded(text: str, found: list[Finding]) -> list[Finding]:
+    """The findings, each grown over an encoding's name right before it."""
+    if not any(encoding in text for encoding in _ENCODINGS):
+        return found
+    out = []
+    for start, end, kind in found:
+        for encoding in _ENCODINGS:
+            if text.startswith(encoding, start - len(encoding)) and start >= len(encoding):
+                start -= len(encoding)
+        out.append(Finding(start, end, kind))
+    return _merge(out)
 
 
 # A block of public material (a certificate, a public key, a signature, a CSR): its body is
