@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from helix.core.secret_gates import MIN_KEYED_VALUE
 from helix.core.secret_names import segments
 from helix.core.secret_structure import Found, placeholder, random_token
 
@@ -31,7 +32,12 @@ _STEPS = frozenset({"new", "init", "initialize", "create"})
 CALL_TRIGGER = (r"(?:[Cc]lient|[Ss]ession|[Ww]allet|[Ss]igner|[Bb]ind|[Ff]actory|PDO|"
                 r"[Cc]onnect|[Aa]uthenticate|[Aa]uthorize|PlainText|[Nn]ew|[Ii]nit|"
                 r"[Ii]nitialize|[Cc]reate)[ \t]*\([^\n]*[\"']")
-_CALLEE = re.compile(r"(?<![\w$])((?:[A-Za-z_$][\w$]*(?:\.|::|->))*[A-Za-z_$][\w$]*)[ \t]*\(")
+_CALL_WORD = re.compile(CALL_TRIGGER.removesuffix(r"[^\n]*[\"']"))  # where a callee can end
+_CALLEE = re.compile(r"(?<![\w$])((?:[A-Za-z_$][\w$]*(?:\.|::|->))*[A-Za-z_$][\w$]*)[ \t]*\($")
+_MAX_CALLEE = 200  # characters of a callee read back from its parenthesis
+# a literal as long as an issued key and of its characters (`random_token` reads it)
+_TOKEN_LITERAL = re.compile(r"([\"'`])([A-Za-z0-9_\-+/=.~%]{" + str(MIN_KEYED_VALUE)
+                            + r",4096})\1")
 _MAX_ARGUMENTS = 400  # characters of a call's arguments read
 _LOGIN_COMMAND = re.compile(
     r"^[ \t]*(?:[-$>][ \t]+)?(?:run:[ \t]+)?[\w.\-]{1,40}(?:[ \t]+[\w.\-]{1,40})?[ \t]+"
@@ -75,13 +81,20 @@ def _literals(text: str, at: int) -> Iterator[tuple[int, int]]:
 
 
 def _calls(text: str) -> Iterator[Found]:
-    for match in _CALLEE.finditer(text):
-        if not _opens_client(match.group(1)):
+    """Each literal long enough to be an issued key, when a call before it on its line opens a
+    client and holds it among its own arguments."""
+    for literal in _TOKEN_LITERAL.finditer(text):
+        start, end = literal.span(2)
+        value = literal.group(2)
+        if not random_token(value) or placeholder(value, quoted=True):
             continue
-        for start, end in _literals(text, match.end()):
-            value = text[start:end]
-            if random_token(value) and not placeholder(value, quoted=True):
+        line_start = text.rfind("\n", 0, start) + 1
+        for word in _CALL_WORD.finditer(text, line_start, start):
+            callee = _CALLEE.search(text, max(line_start, word.end() - _MAX_CALLEE), word.end())
+            if (callee is not None and _opens_client(callee.group(1))
+                    and (start, end) in _literals(text, word.end())):
                 yield Found(start, end, "assignment")
+                break
 
 
 def _logins(text: str) -> Iterator[Found]:

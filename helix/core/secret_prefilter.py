@@ -165,12 +165,15 @@ def _triggers() -> _Triggers:
                     + "|".join(re.escape(p) for p in others), ("tokens",)))
     names = "|".join(re.escape(p) for p in sorted(programs(), key=len, reverse=True))
     entries.append((rf"(?:^|[\s/(`'\"|;&])(?:{names})(?:\.exe)?[ \t]", ("commands",)))
-    # Two sets: a DFA for the long counted runs (`{20,}`) and one for the words stay small
-    # apart; together their product outgrows any cache and RE2 slows to its NFA.
+    # Three sets: a DFA for the long counted runs (`{20,}`), one for the case-blind words and
+    # one for the literal formats stay small apart; together their product outgrows the DFA's
+    # cache (the words and the formats in one set cost twice their passes apart).
     counted = tuple(i for i, (p, _) in enumerate(entries) if _COUNTED.search(p))
-    plain = tuple(i for i in range(len(entries)) if i not in counted)
+    blind = tuple(i for i, (p, _) in enumerate(entries)
+                  if i not in counted and p.startswith("(?i)"))
+    plain = tuple(i for i in range(len(entries)) if i not in counted and i not in blind)
     groups = []
-    for ids in (plain, counted):
+    for ids in (blind, plain, counted):
         search_set = re2.Set.SearchSet(_options())
         for i in ids:
             search_set.Add(entries[i][0])
@@ -180,9 +183,12 @@ def _triggers() -> _Triggers:
 
 
 @cache
-def _rule_triggers() -> tuple[int, ...]:
-    """The triggers that wake a RULES detector."""
-    return tuple(i for i, owners in enumerate(_triggers().owners) if RULES.intersection(owners))
+def _rule_triggers() -> tuple[tuple[int, ...], ...]:
+    """The triggers that wake a RULES detector, by trigger group (one pass each)."""
+    triggers = _triggers()
+    ids = {i for i, owners in enumerate(triggers.owners) if RULES.intersection(owners)}
+    return tuple(group for group in (tuple(i for i in group_ids if i in ids)
+                                     for group_ids, _ in triggers.groups) if group)
 
 
 def all_detectors() -> frozenset[str]:
@@ -361,10 +367,11 @@ def plan(text: str) -> Plan | None:
         return None
     detectors = frozenset(name for i in found for name in triggers.owners[i])
     pieces = _pieces(text, lines)
-    rule_ids = _rule_triggers()  # their own windows only when the others read the text whole
-    rules = (pieces if not pieces.whole or found <= set(rule_ids)
-             or not found.intersection(rule_ids)
-             else _pieces(text, set(_trigger_lines(text, subject, rule_ids))))
+    rule_groups = _rule_triggers()  # their own windows only when the others read it whole
+    rule_ids = {i for group in rule_groups for i in group}
+    rules = (pieces if not pieces.whole or found <= rule_ids or not found.intersection(rule_ids)
+             else _pieces(text, {line for group in rule_groups
+                                 for line in _trigger_lines(text, subject, group)}))
     return Plan(detectors, pieces.spans, pieces.whole, rules)
 
 
