@@ -9,6 +9,7 @@ length ...). The vocabulary is data: words, segments and suffixes.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["META_SUFFIXES", "name_strength", "segments"]
 
@@ -90,6 +91,7 @@ _PHRASE_QUALIFIERS = frozenset({"recovery", "backup", "seed", "wallet", "mnemoni
 _SESSION_NAMES = frozenset({"sessionid", "sessid", "phpsessid", "jsessionid", "aspsessionid"})
 
 
+@lru_cache(maxsize=4096)
 def name_strength(name: str) -> str | None:
     """'strong' when a name says it holds a secret, 'weak' when it may (token, auth, key),
     'keyed' when its value must read random (stripe_key, sonar.login), 'paired' for the ID
