@@ -76,3 +76,22 @@ def test_an_encoding_named_before_a_value_is_part_of_it() -> None:
 ])
 def test_what_only_looks_so_is_left(text: str) -> None:
     assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    # digests named by their algorithm: an HTTP Digest header, a pin set, a pin element
+    "Digest: sha-256=Xq4Rvj0nrL7LvCfdirpBZz49hfcmt083PGm6PG7cmzk=\n",
+    '    "backup_pin": "sha256/Kq9EfRWB/0WXcNzM/EWFM9FeKt/1SvZ/oDtJPy2a7OA="\n',
+    '        <pin digest="SHA-256">Ht7Dh1Y4UyQ6K6gtTFEA4QvEsqW6WjY7VgUxNQumGVjc=</pin>\n',
+    # an account's address
+    '{"Token": "0x3fA9b2C4d5E6f7081a2B3c4D5e6F708192a3B4c5"}\n',
+    # where the password goes, not a password; prose about a flag; a log's masks; dummies
+    "DATABASE_URL=mysql://USER:PASSWORD@db.internal:3306/shop\n",
+    "WARNING: passing --password on the command line is unsafe\n",
+    "Authorization: Bearer [FILTERED]\n",
+    "STRIPE_API_KEY=test-key\n",
+    # a sealed secret's ciphertext
+    "kind: SealedSecret\nspec:\n  encryptedData:\n    password: Ag" + "Bq7x/Kd2+Lm9" * 12 + "==\n",
+])
+def test_public_and_dummy_values_are_left(text: str) -> None:
+    assert find_secrets(text) == []

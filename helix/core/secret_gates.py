@@ -16,7 +16,7 @@ from collections import Counter
 from functools import cache
 from typing import NamedTuple
 
-from helix.core.english import word_alternation
+from helix.core.english import FUNCTION_WORDS, word_alternation
 
 
 class Finding(NamedTuple):
@@ -169,11 +169,21 @@ def looks_password(value: str) -> bool:
     return True
 
 
+# a URL's user and password written as the names of what goes there (`USER:PASSWORD`)
+_CAPITAL_NAMES = re.compile(r"[A-Z][A-Z_]*:[A-Z][A-Z_]*")
+_PASSWORD_NAMES = frozenset({"PASSWORD", "PASS", "PASSWD", "PWD", "PW", "SECRET", "TOKEN"})
+
+
 def gate(kind: str, value: str, line: str, quoted: bool) -> bool:
     if "REDACTED" in value:
         return False
-    if kind == "url_password" and value.count(":") == 1 and len(set(value.split(":"))) == 1:
-        return False  # `postgres:postgres@`: a local default, the user's own name again
+    if kind == "url_password" and value.count(":") == 1 and (
+            len(set(value.split(":"))) == 1 or _CAPITAL_NAMES.fullmatch(value)):
+        return False  # `postgres:postgres@`: the user's own name again; `USER:PASSWORD@`: names
+    if kind == "url_password" and value.rpartition(":")[2] in _PASSWORD_NAMES:
+        return False  # `://user:PASSWORD@`: where the password goes
+    if kind == "command_password" and value.lower() in FUNCTION_WORDS:
+        return False  # `Using --password via the CLI is insecure`: prose about the flag
     if kind in _STRUCTURAL:  # the value's place says it is a password: only templates survive
         return not (value[0] in "$%{<*" or value.endswith("}"))
     if kind in ("assignment", "keyword") and quoted:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 
+from helix.core.english import FUNCTION_WORDS
 from helix.core.secret_gates import (
     HEX_LIMIT,
     MANAGER_REFERENCE,
@@ -51,6 +52,15 @@ _PLACEHOLDER_WORDS = ("changeme", "change_me", "change-me", "placeholder", "your
                       "yourpassword", "xxxx", "****", "....", "redacted", "getenv", "environ",
                       "process.env", "os.env", "example", "dummy", "sample", "fake",
                       "insert_", "_here", "-here")
+# an account's address (Ethereum's: 20 bytes in hex, checksummed by case): public
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
+# what a log writes where it hid a value (`[FILTERED]`, `[MASKED]`)
+_MASK = re.compile(r"\[[A-Za-z][A-Za-z _\-]{0,30}\]")
+# a dummy made of the secret's own words and a few digits (`test-key`, `password123`, `secret_1`)
+_DUMMY_WORDS = ("test", "testing", "password", "passwd", "pass", "secret", "token", "key",
+                "dummy", "fake", "sample", "demo", "changeme", "foo", "bar")
+_DUMMY = re.compile(r"(?:" + "|".join(_DUMMY_WORDS) + r")(?:[-_]?(?:" + "|".join(_DUMMY_WORDS)
+                    + r"))*[-_]?[0-9]{0,4}")
 # A well-formed template in a value (`${DB_PASSWORD}`, `{{ vault_pw }}`, `$(cat f)`, `%(pw)s`,
 # `{0}`, `{password}`, `<your token>`, `<%= pw %>`, `#{pw}`): the value stands for a secret.
 _TEMPLATE = re.compile(
@@ -158,13 +168,16 @@ def placeholder(value: str, quoted: bool = False) -> bool:
             or MANAGER_REFERENCE.search(value) is not None
             or PUBLIC_TOKEN.fullmatch(value) is not None
             or value.endswith(("...", "\u2026")) or _SEALED.match(value) is not None
-            or _encoded_placeholder(value)
+            or _encoded_placeholder(value) or lowered in FUNCTION_WORDS  # `--password via`
+            or _MASK.fullmatch(value) is not None  # a log's mask
+            or _DUMMY.fullmatch(lowered) is not None  # `test-key`, `password123`
             or len(set(value)) == 1)  # "aaaaaaaa", "00000000": a dummy
 
 
 def credential_like(value: str) -> bool:
     """A value under a weak name: one token, long enough, with digits or mixed case."""
-    if len(value) < MIN_WEAK_VALUE or any(c.isspace() for c in value):
+    if (len(value) < MIN_WEAK_VALUE or any(c.isspace() for c in value)
+            or _ADDRESS.fullmatch(value) is not None):
         return False
     digits = any(c.isdigit() for c in value)
     mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
