@@ -154,7 +154,14 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     # search (leave-one-writer-out chose l2 10, threshold 0.3: held out writer by writer 14
     # accepted, 47 refused, the contract 50 and 47): 10, 38 (fresh14 3 -> 2 accepted, fresh13
     # 1 -> 2; refused fresh10 0 -> 1, fresh11 4 -> 5, tune9 2 -> 3)
-    assert wrong.get(("tune", True), 0) <= 10 and wrong.get(("tune", False), 0) <= 38, wrong
+    # meaning14: fresh15 (writer42; 64 claims, 48 ordinary; held apart, with meaning13's head:
+    # 1 accepted, 4 refused) joined: 11 of 885 accepted, 42 of 609 refused; a reference word
+    # the evidence uses itself names its subject (absence_exemplars.toml subject_nouns) and the
+    # head retrained with fresh15 as a fifteenth writer (leave-one-writer-out chose l2 1,
+    # threshold 0.3: held out writer by writer 15 accepted, 49 refused; retrained without
+    # subject_nouns 15 and 53): 10, 35 (fresh15 1 -> 0 accepted, 4 -> 1 refused; fresh11
+    # 3/5 -> 4/3, fresh14 2/5 -> 3/3, fresh13 2/5 -> 0/5, fresh10 2/1 -> 2/0)
+    assert wrong.get(("tune", True), 0) <= 10 and wrong.get(("tune", False), 0) <= 35, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)
@@ -162,8 +169,8 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     # meaning9's probe9 (absence_answers_probe9.json): before meaning9's changes 5 of 18
     # accepted (the phrase rules alone 15), 1 of 12 refused; after them 1 and 2; with the
     # head (trained on it) 0 and 1; with the answer's shape 0 and 0; with meaning13's head
-    # (l2 10) 0 and 1
-    assert not wrong.get(("probe9", True)) and wrong.get(("probe9", False), 0) <= 1, wrong
+    # (l2 10) 0 and 1; with meaning14's (l2 1) 0 and 0
+    assert not wrong.get(("probe9", True)) and not wrong.get(("probe9", False)), wrong
 
 
 def test_absence5s_own_wordings_are_thirty_or_more() -> None:

@@ -64,6 +64,11 @@ LEFT = {"You can't pass tile pressure in any unit but GPa.",
 # and after meaning12 with 2 statements missed and 1 denial confirmed, now a tune set:
 # meaning13 reads all three (a two-letter name in lower case, "in mv"; an identifier ending in
 # a mixed-case unit, `cutoff_mV`; struck-out markup, "~~mV~~ V": tests/test_unit_structure.py)
+# (meaning14) fresh15 (a weight in kg), measured held apart by the lead before meaning12 and
+# after meaning12 and meaning13 with 4 statements missed and 2 -> 2 -> 1 denial confirmed, now
+# a tune set: meaning14 reads all five (a question answered past a blank line; "KG" typed in
+# capitals; "kilogrammes"; a unit in a concession, "despite what ... said about grams"; a unit
+# converted from, "convert lb with ...": tests/test_unit_wordings.py)
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:
     tune7 = json.loads((MEANING / "unit_lines_tune7.json").read_text(encoding="utf-8"))
