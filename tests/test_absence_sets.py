@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
+import numpy as np
 import pytest
 
 from helix.core.config import AbsencePolicy, HelixConfig
@@ -91,23 +93,57 @@ def test_a_sentence_that_cites_must_look_more_like_a_claim() -> None:
     assert _refused(ledger, answer, flat)
 
 
-@pytest.mark.slow
-def test_the_shipped_encoder_on_every_written_set() -> None:
-    from helix.core.config import IndexSettings
-    from indexers.encoder import query_embedder
+class Sweep(NamedTuple):
+    wrong: dict[tuple[str, bool], int]
+    claims: int
+    ordinary: int
+    texts: list[str]  # what the encoder was asked for
 
-    meaning = AbsenceMeaning(query_embedder(IndexSettings()), HelixConfig().synthesis.absence)
+
+@pytest.fixture(scope="module")
+def sweep() -> Sweep:
+    """The contract with the shipped encoder over every written set; the encoder's vectors of
+    the same texts are kept across runs (tests/_vector_cache.py: ~30 CPU s embedded)."""
+    from tests._vector_cache import Recorded, shipped_encoder_cached
+
+    encoder = Recorded(shipped_encoder_cached())
+    meaning = AbsenceMeaning(encoder, HelixConfig().synthesis.absence)
     wrong: dict[tuple[str, bool], int] = {}
     claims = ordinary = 0
+    head = AbsenceHead.load()
     for path in SETS:
         for case in _cases(path):
-            refused = _refused(case, meaning=meaning, head=AbsenceHead.load())
+            refused = _refused(case, meaning=meaning, head=head)
             probe = case["split"] in PROBES
             claims += case["absence"] and not probe
             ordinary += not case["absence"] and not probe
             if refused != case["absence"]:
                 key = (case["split"] if probe else "tune", case["absence"])
                 wrong[key] = wrong.get(key, 0) + 1
+    return Sweep(wrong, claims, ordinary, encoder.texts)
+
+
+@pytest.mark.slow
+def test_the_cached_vectors_are_the_encoders(sweep: Sweep) -> None:
+    """The vectors the sweep read back are the ones the shipped encoder gives: a sample of its
+    texts (one in 25 and the longest) embedded again, each alone, bit for bit."""
+    from helix.core.config import IndexSettings
+    from indexers.encoder import NumpyMiniLMEncoder, default_model_path
+    from tests._vector_cache import sample, shipped_encoder_cached
+
+    assert len(set(sweep.texts)) >= 1500
+    fresh = NumpyMiniLMEncoder(default_model_path(IndexSettings()))  # no vector kept in memory
+    cached = shipped_encoder_cached()
+    assert fresh.model_key == cached.model_key
+    picked = sample(sweep.texts, 25)
+    assert len(picked) >= 60
+    for text in picked:
+        assert np.array_equal(cached.embed([text])[0], fresh.embed([text])[0]), text
+
+
+@pytest.mark.slow
+def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
+    wrong, claims, ordinary = sweep.wrong, sweep.claims, sweep.ordinary
     assert claims >= 300 and ordinary >= 197
     # on the code before absence5: 22 of 238 accepted, 7 of 165 refused (the sets before
     # tune6; benchmarks/results/absence_meaning*.json); ceilings, lowered when it gets better
