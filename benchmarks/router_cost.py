@@ -5,11 +5,14 @@ Issue 32's limits: at most 15 ms warm and 300 ms to a cold `helix ask --session`
     python benchmarks/router_cost.py --before-src DIR [--cold-runs N] [--skip-warm] [--out FILE]
 
 warm   every follow-up of the held-apart tuning file (never the reported file) through the
-       real session path with the meaning router; each turn that has a reader is routed three
-       times, the order alternating turn by turn: with the reader as shipped, with the same
-       reader whose encoder tokenizes with `tokenizers` (`before_tokenizer`: main's encoder,
-       the same forward pass) and without a reader (the rules alone). The CPU
-       (`time.process_time`) and wall ms the reader adds to a turn: median, p95, max.
+       real session path with the meaning router, as the eval runner (a long-lived process)
+       runs it; each turn that has a reader is routed three times, the order alternating turn
+       by turn: as the long-lived process reads it (`warm`: ONNX Runtime where that cannot
+       change the route, `helix.session.warm`), with the numpy encoder (`numpy`: main's reader,
+       and a one-shot process's) and without a reader (the rules alone). The CPU
+       (`time.process_time`) and wall ms the reader adds to a turn: median, p95, max; the warm
+       turns' CPU split by whether a garbage collection ran in them and whether ONNX Runtime
+       met the message's length (in words) for the first time.
 cold   a follow-up (`COLD_FOLLOW_UP`) asked with `helix ask --session` in a fresh process,
        `continuity.router` "meaning" against "rules", for this checkout ("after") and
        `--before-src` (e.g. a `git archive` of main), the four interleaved run after run; per
@@ -81,6 +84,7 @@ got = read(meaning.Features(text=sys.argv[2], flags=(0.0,) * len(meaning.FLAG_NA
 parts["reader_total"] = [(time.process_time() - cpu) * 1000.0,
                          (time.perf_counter() - wall) * 1000.0]
 print(json.dumps({"parts": parts, "tokenizers": "tokenizers" in sys.modules,
+                  "onnxruntime": "onnxruntime" in sys.modules,
                   "reading": [got.meaning, got.confidence]}))
 """
 
@@ -92,55 +96,75 @@ def summary(values: list[float]) -> dict[str, float]:
             "max": round(ordered[-1], 2), "turns": len(ordered)}
 
 
-def _before_tokenizer() -> Any:
-    """The shipped encoder tokenizing every text with `tokenizers` (what main's encoder did;
-    the forward pass and its weights are shared), with a cache of its own."""
-    import copy
+class TurnNotes:
+    """What happened during a timed call: garbage collections (by generation), and whether
+    ONNX Runtime met a message length (its token count) for the first time."""
 
-    from helix.session.reader import router_embedder
+    def __init__(self) -> None:
+        import gc
 
-    encoder = copy.copy(router_embedder())
-    encoder._wordpiece = None  # type: ignore[attr-defined]
-    encoder._recent = {}  # type: ignore[attr-defined]
-    return encoder
+        self.collections: list[int] = []
+        self.lengths: set[int] = set()
+        gc.callbacks.append(self._gc)
+
+    def _gc(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self.collections.append(int(info["generation"]))
+
+    def close(self) -> None:
+        import gc
+
+        gc.callbacks.remove(self._gc)
 
 
 def warm() -> dict[str, Any]:
-    """The tuning file's follow-ups, each reader-routed turn timed three ways."""
+    """The tuning file's follow-ups, each reader-routed turn timed three ways: as a long-lived
+    process reads it (ONNX Runtime where certain, `helix.session.warm`), with the numpy
+    encoder (main's reader; a one-shot process's) and without a reader (the rules alone); the
+    order alternating turn by turn. The warm turns' tail is split by what happened in them."""
     import helix.session.runner as runner
     from evals.heldapart import heldapart_path, run_file
+    from helix.session.reader import router_embedder
+    from helix.session.warm import is_warm
 
     route, make_reader = runner.route_turn, runner.session_reader
     twins: dict[int, Any] = {}
-    added: dict[str, list[float]] = {"after_cpu": [], "after_wall": [],
-                                     "before_tokenizer_cpu": [], "before_tokenizer_wall": []}
-
-    before = _before_tokenizer()
+    added: dict[str, list[float]] = {f"{w}_{u}": [] for w in ("warm", "numpy")
+                                     for u in ("cpu", "wall")}
+    tail: dict[str, list[float]] = {"gc": [], "no_gc": [], "new_length": [], "seen_length": []}
+    notes = TurnNotes()
+    numpy_encoder = router_embedder()
 
     def spy_reader(config: Any, root: Path, *args: Any, **kw: Any) -> Any:
         made = make_reader(config, root, *args, **kw)
         if made is not None:
-            twins[id(made)] = make_reader(config, root, embedder=before)
+            twins[id(made)] = make_reader(config, root, embedder=numpy_encoder)
         return made
 
     def timed(*args: Any, **kw: Any) -> Any:
         reader = kw.get("reader")
-        if reader is None or id(reader) not in twins:
+        if reader is None or id(reader) not in twins or not is_warm():
             return route(*args, **kw)
-        ways = [("after", reader), ("before_tokenizer", twins[id(reader)]), ("rules", None)]
-        if len(added["after_cpu"]) % 2:
+        ways = [("warm", reader), ("numpy", twins[id(reader)]), ("rules", None)]
+        if len(added["warm_cpu"]) % 2:
             ways = [ways[1], ways[0], ways[2]]
         cost: dict[str, tuple[float, float]] = {}
         plan = None
         for name, one in ways:
+            collected = len(notes.collections)
             cpu, wall = time.process_time(), time.perf_counter()
             got = route(*args, **{**kw, "reader": one})
             cost[name] = ((time.process_time() - cpu) * MS, (time.perf_counter() - wall) * MS)
-            if name == "after":
-                plan = got
-        for name in ("after", "before_tokenizer"):
+            if name == "warm":
+                plan, gc_ran = got, len(notes.collections) > collected
+        for name in ("warm", "numpy"):
             added[f"{name}_cpu"].append(cost[name][0] - cost["rules"][0])
             added[f"{name}_wall"].append(cost[name][1] - cost["rules"][1])
+        warm_cpu = added["warm_cpu"][-1]
+        tail["gc" if gc_ran else "no_gc"].append(warm_cpu)
+        length = len(args[1].split())
+        tail["seen_length" if length in notes.lengths else "new_length"].append(warm_cpu)
+        notes.lengths.add(length)
         return plan
 
     runner.route_turn, runner.session_reader = timed, spy_reader
@@ -149,7 +173,10 @@ def warm() -> dict[str, Any]:
             pass
     finally:
         runner.route_turn, runner.session_reader = route, make_reader
-    return {name: summary(values) for name, values in added.items()}
+        notes.close()
+    out: dict[str, Any] = {name: summary(values) for name, values in added.items()}
+    out["warm_cpu_by_turn_kind"] = {k: summary(v) for k, v in tail.items() if v}
+    return out
 
 
 def _env(src: Path, home: str) -> dict[str, str]:
@@ -182,6 +209,7 @@ def _medians(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "wall_ms": {k: round(statistics.median(r["parts"].get(k, [0, 0])[1] for r in rows), 1)
                         for k in labels},
             "tokenizers_imported": sorted({r["tokenizers"] for r in rows}),
+            "onnxruntime_imported": sorted({r.get("onnxruntime", False) for r in rows}),
             "readings": sorted({json.dumps(r["reading"]) for r in rows})}
 
 

@@ -13,10 +13,13 @@ checkout whose state classes are the same. `replay` routes those inputs again wi
 checkout's router and the packaged encoder and writes per turn the route (transition, lane,
 intent), the reading (meaning, confidence, alternatives, option scores, detail), the line said
 back and a hash of the whole plan; it prints how many plans equal the captured ones (a replay
-on the capturing checkout: all). `diff` compares two replays turn by turn and writes the count
-of turns whose route, reading or plan differ (the first few listed) to
-benchmarks/results/router_routes.json. The capture takes the session path's time (about an hour
-of CPU for all files on the shared machine); a replay a few minutes.
+on the capturing checkout: all). `replay --warm` reads as a long-lived process does (ONNX
+Runtime where certain, `helix.session.warm`) and counts its warm reads, the ones with several
+possible readings and the turns routed with numpy after all. `diff` compares two replays turn
+by turn and writes the count of turns whose route, reading or plan differ (the first few
+listed; `--replay-log`: the after replay's counts) to benchmarks/results/router_routes.json.
+The capture takes the session path's time (about an hour of CPU for all files on the shared
+machine); a replay a few minutes.
 """
 
 from __future__ import annotations
@@ -82,18 +85,40 @@ def capture(out: Path, files: list[str]) -> None:
         pickle.dump(rows, handle)
 
 
-def replay(calls: Path, out: Path) -> None:
-    from controller.continuity.router import route_turn
+def replay(calls: Path, out: Path, warm: bool = False) -> None:
+    from contextlib import nullcontext
+
+    import helix.session.certain as certain
+    import helix.session.reader as reader_module
     from evals.heldapart import fresh_home
     from helix.core.hashing import canonical_json, digest
     from helix.session.reader import session_reader
+    from helix.session.warm import route_turn, warm_reading  # the runner's
 
     os.environ["HELIX_HOME"] = fresh_home()
     with calls.open("rb") as handle:
         rows = pickle.load(handle)
     readers: dict[tuple[str, int], Any] = {}
     same, started = 0, time.process_time()
-    with out.open("w", encoding="utf-8") as handle:
+    counts = {"warm_reads": 0, "too_unsure": 0, "several_readings": 0, "routed_exactly": 0}
+    candidates, note = certain.candidate_readings, reader_module.note_unsure
+
+    def counted(*args: Any, **kw: Any) -> Any:
+        got = candidates(*args, **kw)
+        counts["warm_reads"] += 1
+        counts["too_unsure"] += got is None
+        counts["several_readings"] += got is not None and len(got) > 1
+        return got
+
+    def noted(others: Any, exact: Any) -> bool:
+        def counted_exact(f: Any) -> Any:
+            counts["routed_exactly"] += 1
+            return exact(f)
+        return note(others, counted_exact)
+
+    certain.candidate_readings = counted
+    reader_module.note_unsure = noted
+    with out.open("w", encoding="utf-8") as out_file, warm_reading() if warm else nullcontext():
         for n, row in enumerate(rows):
             key = (row["root"], id(row["config"]))
             if key not in readers:
@@ -102,15 +127,16 @@ def replay(calls: Path, out: Path) -> None:
             dumped = plan.model_dump_json()
             same += dumped == row["plan"]
             reading = plan.reading.model_dump(mode="json") if plan.reading else None
-            handle.write(canonical_json({
+            out_file.write(canonical_json({
                 "file": row["file"], "n": n, "route": [plan.transition, plan.lane, plan.intent],
                 "reading": reading, "announce": plan.announce,
                 "plan": digest(dumped)[:16]}) + "\n")
-    print(json.dumps({"turns": len(rows), "plans_as_captured": same,
+    certain.candidate_readings, reader_module.note_unsure = candidates, note
+    print(json.dumps({"turns": len(rows), "plans_as_captured": same, "warm": warm, **counts,
                       "cpu_seconds": round(time.process_time() - started, 1)}))
 
 
-def diff(before: Path, after: Path, out: Path) -> None:
+def diff(before: Path, after: Path, out: Path, replay_log: Path | None = None) -> None:
     def read(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
@@ -128,6 +154,9 @@ def diff(before: Path, after: Path, out: Path) -> None:
               "first_differences": [{"before": x, "after": y} for x, y in differing[:SHOWN]],
               "before": before.name, "after": after.name, "load": load_1m(),
               "machine": machine()}
+    if replay_log is not None:  # what the after replay printed (its warm reads' counts)
+        lines = replay_log.read_text(encoding="utf-8").strip().splitlines()
+        result["after_replay"] = json.loads(lines[-1])
     write_result(out, result, indent=1)
     print(json.dumps({k: result[k] for k in ("turns", "differing_turns", "differing_routes",
                                              "differing_readings")}))
@@ -142,17 +171,21 @@ def main() -> None:
     rep = sub.add_parser("replay")
     rep.add_argument("calls", type=Path)
     rep.add_argument("routes", type=Path)
+    rep.add_argument("--warm", action="store_true",
+                     help="read as a long-lived process does (helix.session.warm)")
     dif = sub.add_parser("diff")
     dif.add_argument("before", type=Path)
     dif.add_argument("after", type=Path)
     dif.add_argument("--out", type=Path, default=OUT)
+    dif.add_argument("--replay-log", type=Path, default=None,
+                     help="the after replay's output (its last line is kept in the result)")
     args = parser.parse_args()
     if args.command == "capture":
         capture(args.calls, [f for f in args.files.split(",") if f] or training_files())
     elif args.command == "replay":
-        replay(args.calls, args.routes)
+        replay(args.calls, args.routes, warm=args.warm)
     else:
-        diff(args.before, args.after, args.out)
+        diff(args.before, args.after, args.out, args.replay_log)
 
 
 if __name__ == "__main__":

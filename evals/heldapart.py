@@ -174,6 +174,8 @@ def summarize(rows: Sequence[dict[str, Any]], *, with_texts: bool) -> dict[str, 
 def run_file(path: Path, flags: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
     """Every scored follow-up of one held-apart file under the settings `flags` (the index
     built without vectors: the router's own encoder is not the index's)."""
+    from helix.session.warm import warm_reading
+
     sessions = load_sessions(path)
     runners: dict[str, TurnRunner] = {}
     for session in sessions:
@@ -182,7 +184,9 @@ def run_file(path: Path, flags: dict[str, Any] | None = None) -> Iterator[dict[s
             root = resolve_repo(spec)
             runners[spec] = session_runner(root, load_config(root, flags={
                 "index.embed_enabled": False, **(flags or {})}))
-        yield from run_session(session, runners[spec])
+        with warm_reading():  # a router that reads many turns: the warm encoder
+            rows = run_session(session, runners[spec])
+        yield from rows
 
 
 def heldapart_path(name: str) -> Path:

@@ -381,7 +381,10 @@ class Runner:
         if self.no_embed:
             flags["index.embed_enabled"] = False
         config = load_config(None, flags=flags)
-        results = tuple(self.run_suite(s) for s in suites)
+        from helix.session.warm import warm_reading
+
+        with warm_reading():  # a router that reads many turns: the warm encoder
+            results = tuple(self.run_suite(s) for s in suites)
         return RunResult(label=self.label, overrides=self.overrides,
                          config_hash=config.evidence_hash, no_embed=self.no_embed,
                          suites=results,

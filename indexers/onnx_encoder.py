@@ -101,11 +101,13 @@ def _graph_digest() -> str:
     return digest(Path(onnx_graph.__file__).read_bytes()).split(":", 1)[1][:_DIGEST_CHARS]
 
 
-def model_file(model_path: Path, variant: str, home: Path | None = None) -> Path:
-    """Where the exported model of `variant` lives (it may not exist yet)."""
+def model_file(model_path: Path, variant: str, home: Path | None = None,
+               key: str | None = None) -> Path:
+    """Where the exported model of `variant` lives (it may not exist yet); `key`: the model's
+    `model_key_for`, when the caller has it already (it reads and hashes the model's files)."""
     if variant not in VARIANTS:
         raise UnknownModelError(f"unknown ONNX variant {variant!r} (one of {', '.join(VARIANTS)})")
-    base = model_key_for(model_path).replace(":", "-")
+    base = (key or model_key_for(model_path)).replace(":", "-")
     models = home / MODELS_DIR if home is not None else models_dir()  # $HELIX_MODELS_DIR
     return models / f"{base}-{variant}-{_graph_digest()}.onnx"
 

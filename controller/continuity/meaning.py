@@ -334,15 +334,24 @@ def probabilities(weights: np.ndarray, bias: np.ndarray, x: np.ndarray) -> np.nd
     return np.round(exp / exp.sum(axis=-1, keepdims=True), ROUND)
 
 
-def similarities(vectors: np.ndarray, vector: np.ndarray) -> np.ndarray:
-    """Cosines of `vector` to each row, rounded. Taken `BLAS_ROWS` rows at a time: one
-    matrix-vector product over a few thousand exemplars wakes BLAS's threads, whose spinning
-    doubled a warm router turn's CPU time on two cores (10 -> 21 ms); each row's product is
-    the same bits either way."""
+def products(vectors: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """The float32 products of `vector` with each row, before rounding. Taken `BLAS_ROWS` rows
+    at a time: one matrix-vector product over a few thousand exemplars wakes BLAS's threads,
+    whose spinning doubled a warm router turn's CPU time on two cores (10 -> 21 ms); each
+    row's product is the same bits either way."""
     v = vector.astype(np.float32)
     parts = [vectors[i:i + BLAS_ROWS] @ v for i in range(0, len(vectors), BLAS_ROWS)]
-    product = np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+
+
+def rounded(product: np.ndarray) -> np.ndarray:
+    """Products as the classifier compares them (`ROUND` decimals, then float64)."""
     return np.round(product, ROUND).astype(np.float64)
+
+
+def similarities(vectors: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """Cosines of `vector` to each row, rounded (`products`, `rounded`)."""
+    return rounded(products(vectors, vector))
 
 
 def classify(model: MeaningModel, f: Features, vector: np.ndarray,
@@ -350,6 +359,12 @@ def classify(model: MeaningModel, f: Features, vector: np.ndarray,
     sims = similarities(model.vectors, vector)
     scores = (tuple(float(s) for s in similarities(option_vectors, vector))
               if option_vectors is not None and len(option_vectors) else ())
+    return classify_rounded(model, f, sims, scores)
+
+
+def classify_rounded(model: MeaningModel, f: Features, sims: np.ndarray,
+                     scores: tuple[float, ...]) -> Reading:
+    """`classify` from the rounded similarities to the exemplars and to the options."""
     x = np.concatenate([class_features(sims, model.bounds), option_features(scores),
                         np.array(f.flags, dtype=np.float64)])
     probs = probabilities(model.weights, model.bias, x)

@@ -26,7 +26,9 @@ from helix.core.errors import (
 )
 
 if TYPE_CHECKING:
-    pass
+    from pathlib import Path
+
+    from helix.core.config import HelixConfig
 
 PROMPT = "you> "
 HELP = ("commands: /reply N <text> (answer turn N), /history, /new (fresh session), /help, "
@@ -127,6 +129,14 @@ def chat(repos: tuple[str, ...], session: str | None, dry_run: bool, as_json: bo
     if interactive:
         import readline  # noqa: F401  (line editing and history for input())
     echo(f"helix chat: session '{name}' on {root}  ({HELP})", err=True)
+    from helix.session.warm import warm_reading
+
+    with warm_reading():  # a router that reads many turns: the warm encoder
+        _loop(name, root, config, interactive, dry_run=dry_run, as_json=as_json)
+
+
+def _loop(name: str, root: Path, config: HelixConfig, interactive: bool, *, dry_run: bool,
+          as_json: bool) -> None:
     number = 0
     while True:
         number += 1

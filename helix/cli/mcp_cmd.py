@@ -46,16 +46,19 @@ def mcp(repos: tuple[str, ...], http: str | None, group: str | None) -> None:
     roots = [repo_root(r) for r in repos] or ([] if group else [repo_root(None)])
     workspace = Workspace(roots, group=group)
     server = build_server(workspace)
-    try:
-        if address is None:
-            server.run("stdio")
-        else:
-            from helix.cli.listen import listening
-            from helix.servers import serving
+    from helix.session.warm import warm_reading
 
-            serving.run(http_app(server, port=address[1], settings=settings),
-                        host=address[0], port=address[1], settings=settings,
-                        on_listening=listening("serving MCP (streamable HTTP)", address[0],
-                                               address[1], MCP_PATH))
+    try:
+        with warm_reading():  # a router that reads many turns: the warm encoder
+            if address is None:
+                server.run("stdio")
+            else:
+                from helix.cli.listen import listening
+                from helix.servers import serving
+
+                serving.run(http_app(server, port=address[1], settings=settings),
+                            host=address[0], port=address[1], settings=settings,
+                            on_listening=listening("serving MCP (streamable HTTP)", address[0],
+                                                   address[1], MCP_PATH))
     finally:
         workspace.close()

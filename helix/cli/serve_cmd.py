@@ -76,10 +76,13 @@ def serve(repos: tuple[str, ...], host: str, port: int, max_concurrent: int,
     info = discovery.ServerInfo(pid=os.getpid(), host=host, port=port, token=token,
                                 repos=tuple(str(root) for root in workspace.roots))
     discovery.write_server_file(home, info)
+    from helix.session.warm import warm_reading
+
     try:
-        serving.run(app, host=host, port=port, settings=settings, graceful_s=GRACEFUL_S,
-                    on_listening=listening(f"serving {_repositories(workspace.roots)} over HTTP "
-                                           "(OpenAPI at /openapi.json)", host, port))
+        with warm_reading():  # a router that reads many turns: the warm encoder
+            serving.run(app, host=host, port=port, settings=settings, graceful_s=GRACEFUL_S,
+                        on_listening=listening(f"serving {_repositories(workspace.roots)} over "
+                                               "HTTP (OpenAPI at /openapi.json)", host, port))
     finally:
         workspace.close()
         discovery.remove_server_file(home, os.getpid())

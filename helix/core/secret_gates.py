@@ -16,7 +16,7 @@ from collections import Counter
 from functools import cache
 from typing import NamedTuple
 
-from helix.core.english import word_alternation
+from helix.core.english import FUNCTION_WORDS, word_alternation
 
 
 class Finding(NamedTuple):
@@ -50,6 +50,7 @@ MAX_NAME = 80  # characters of a name grown around its secret word
 SEPARATOR = "\n\u0000\n"  # what joins the prefilter's windows (no rule reads across it)
 MIN_RANDOM_PART = 12  # a part of a dotted value this long, with digits, is a token's
 MIN_RANDOM_DIGITS = 3
+MIN_DASHED_PASSWORD = 10  # past its dash, a generated password under a password's name
 MIN_KEYED_VALUE = 16  # a value under `<vendor>_key`: an issued key is long and varied
 MIN_KEYED_ENTROPY = 3.5
 MIN_SYMBOL_ENTROPY = 4.0  # a keyed literal of printable symbols (a generated salt) this varied
@@ -168,11 +169,21 @@ def looks_password(value: str) -> bool:
     return True
 
 
+# a URL's user and password written as the names of what goes there (`USER:PASSWORD`)
+_CAPITAL_NAMES = re.compile(r"[A-Z][A-Z_]*:[A-Z][A-Z_]*")
+_PASSWORD_NAMES = frozenset({"PASSWORD", "PASS", "PASSWD", "PWD", "PW", "SECRET", "TOKEN"})
+
+
 def gate(kind: str, value: str, line: str, quoted: bool) -> bool:
     if "REDACTED" in value:
         return False
-    if kind == "url_password" and value.count(":") == 1 and len(set(value.split(":"))) == 1:
-        return False  # `postgres:postgres@`: a local default, the user's own name again
+    if kind == "url_password" and value.count(":") == 1 and (
+            len(set(value.split(":"))) == 1 or _CAPITAL_NAMES.fullmatch(value)):
+        return False  # `postgres:postgres@`: the user's own name again; `USER:PASSWORD@`: names
+    if kind == "url_password" and value.rpartition(":")[2] in _PASSWORD_NAMES:
+        return False  # `://user:PASSWORD@`: where the password goes
+    if kind == "command_password" and value.lower() in FUNCTION_WORDS:
+        return False  # `Using --password via the CLI is insecure`: prose about the flag
     if kind in _STRUCTURAL:  # the value's place says it is a password: only templates survive
         return not (value[0] in "$%{<*" or value.endswith("}"))
     if kind in ("assignment", "keyword") and quoted:

@@ -9,8 +9,9 @@ length ...). The vocabulary is data: words, segments and suffixes.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-__all__ = ["META_SUFFIXES", "name_strength"]
+__all__ = ["META_SUFFIXES", "name_strength", "segments"]
 
 # Normalised (lower case, no separators) names that say "secret" whatever surrounds them.
 _STRONG = ("password", "passwd", "passphrase", "secret", "credential", "apikey", "accesskey",
@@ -23,7 +24,7 @@ _STRONG_SEGMENTS = frozenset({"pwd", "pass", "pw", "passwd", "password", "passwo
                               "creds", "psk"})
 # What makes a `<x>_key` a key that is no secret (a database's, a cache's, a keyboard's)
 _KEY_NOT_SECRET = frozenset({
-    "primary", "foreign", "sort", "cache", "dict", "partition", "routing", "row", "lookup",
+    "primary", "foreign", "sort", "cache", "dict", "partition", "row", "lookup",
     "hash", "index", "map", "group", "sequence", "composite", "unique", "public", "pub", "hot",
     "short", "shortcut", "keyboard", "press", "up", "down", "left", "right", "meta", "alt",
     "ctrl", "shift", "escape", "enter", "tab", "space", "sub", "parent", "child", "node", "edge",
@@ -72,8 +73,12 @@ _BUNDLER_SETTINGS = frozenset({"BUILD", "MIRROR", "LOCAL", "GEMFILE", "PATH", "W
 _SEGMENT = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 
 
-def _segments(name: str) -> list[str]:
+def segments(name: str) -> list[str]:
+    """A name's words, lower case (snake, kebab, dotted and camel parts, digits apart)."""
     return [s.lower() for s in _SEGMENT.findall(name)]
+
+
+_segments = segments
 
 
 # A wallet's recovery phrase by its name (`MNEMONIC`, `seed_phrase`, `recovery_words`): its
@@ -86,6 +91,7 @@ _PHRASE_QUALIFIERS = frozenset({"recovery", "backup", "seed", "wallet", "mnemoni
 _SESSION_NAMES = frozenset({"sessionid", "sessid", "phpsessid", "jsessionid", "aspsessionid"})
 
 
+@lru_cache(maxsize=4096)
 def name_strength(name: str) -> str | None:
     """'strong' when a name says it holds a secret, 'weak' when it may (token, auth, key),
     'keyed' when its value must read random (stripe_key, sonar.login), 'paired' for the ID

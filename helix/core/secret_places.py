@@ -20,11 +20,13 @@ from helix.core.secret_structure import (
     line_bounds,
     placeholder,
     quoted_value,
+    random_token,
 )
 from helix.core.secret_tokens import filler, placeholder_body
 
 _QUERY = re.compile(r"(?i)[?&;](?:access_token|id_token|refresh_token|token|api_key|apikey|key|"
-                    r"sig|signature|secret|client_secret|password|passwd|pwd|auth|code)="
+                    r"sig|signature|secret|client_secret|password|passwd|pwd|auth|code|appid|app_?key|"
+                    r"access_key|subscription-key)="
                     r"([^&\s#\"'<>]{1,4096})")
 # URLs that are credentials themselves: whoever holds one can post (a chat's incoming webhook,
 # a bot's send URL, a log intake keyed by its path); the whole URL is masked
@@ -56,6 +58,10 @@ _SQL = re.compile(r"(?i)\b(?:identified[ \t]+by|password)[ \t]+(['\"])([^'\"\n]{
 _AUTH_HEADER = re.compile(r"(?i)\b(?:proxy-)?authorization\b[\"']?[ \t]*[:=]?[ \t]*[\"']?"
                           r"(?:basic|bearer|token|digest|negotiate|apikey|ntlm)[ \t]+"
                           r"([A-Za-z0-9+/=._~\-]{3,4096})")
+# any other scheme (a vendor's: `Splunk`, `SSWS`, `GenieKey`, `Klaviyo-API-Key`) before an
+# issued token (`secret_values.random_token`)
+_AUTH_SCHEME = re.compile(r"(?i)\b(?:proxy-)?authorization\b[\"']?[ \t]*[:=]?[ \t]*[\"']?"
+                          r"[A-Za-z][A-Za-z0-9\-]{1,40}[ \t]+([A-Za-z0-9+/=._~\-]{16,4096})")
 
 
 def _commands(text: str) -> Iterator[Found]:
@@ -92,6 +98,9 @@ def _sql_and_headers(text: str) -> Iterator[Found]:
     for match in _AUTH_HEADER.finditer(text):
         if not placeholder(match.group(1)):
             yield Found(match.start(1), match.end(1), "assignment")
+    for match in _AUTH_SCHEME.finditer(text):
+        if random_token(match.group(1)) and not placeholder(match.group(1)):
+            yield Found(match.start(1), match.end(1), "assignment")
 
 
 def _prose(text: str) -> Iterator[Found]:
@@ -113,7 +122,19 @@ def _prose(text: str) -> Iterator[Found]:
             yield Found(at, at + len(value), "keyword")
 
 
+# an API's key as the path's last part after its version (an RPC node's URL: Alchemy's
+# `/v2/<key>`, Infura's `/v3/<key>`): whoever holds the URL spends the key's quota
+_PATH_KEY = re.compile(r"://[\w.\-]{1,253}(?::\d{1,5})?/(?:[\w.\-]{1,40}/)?v\d{1,2}/"
+                       r"([A-Za-z0-9_\-]{20,128})(?=[\"'`\s<>)]|$)")
+_UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+
+
 def _urls(text: str) -> Iterator[Found]:
+    for match in _PATH_KEY.finditer(text):
+        value = match.group(1)
+        if (random_token(value) and not _UUID.fullmatch(value) and not placeholder(value)
+                and not value.isdigit()):
+            yield Found(match.start(1), match.end(1), "url_secret")
     for match in _QUERY.finditer(text):
         value = match.group(1)
         if len(value) >= MIN_VALUE and not placeholder(value) and not is_label(value):

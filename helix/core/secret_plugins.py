@@ -45,9 +45,11 @@ from helix.core.secret_tokens import filler
 
 # A digest named by its algorithm (`sha512-...` subresource integrity, `sha256:...`, go.sum's
 # `h1:...`, `SHA256:...` key fingerprints): a checksum anyone may read, not a credential
-_DIGEST_LABEL = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)|sha3-(?:224|256|384|512)|md5|"
-                           r"blake2[bs]?(?:-\d{3})?|h1|xxh(?:32|64|128|3)?|crc32c?)[-:=]$")
-_DIGEST_PREFIX = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)|md5|h1)[-:]")
+_DIGEST_LABEL = re.compile(r"(?i)(?:sha-?(?:1|224|256|384|512)|sha3-(?:224|256|384|512)|md5|"
+                           r"blake2[bs]?(?:-\d{3})?|h1|xxh(?:32|64|128|3)?|crc32c?)"
+                           r"(?:[-:=/]|[\"']>)$")  # `Digest: sha-256=`, pins' `sha256/`,
+# `<pin digest="SHA-256">`
+_DIGEST_PREFIX = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)|md5|h1)[-:/]")
 # An extended public key of a wallet (BIP-32: xpub, ypub, zpub, tpub ...): public by design
 _EXTENDED_PUBLIC = re.compile(r"[xyzt]pub[1-9A-HJ-NP-Za-km-z]{100,}")
 # A JSON Web Key's public members (the modulus `n`, the curve point `x`/`y`, the certificate

@@ -24,6 +24,7 @@ from functools import cache, lru_cache
 import re2
 
 from helix.core.secret_blocks import YAML_KEY
+from helix.core.secret_calls import CALL_TRIGGER
 from helix.core.secret_commands import programs
 from helix.core.secret_gates import (
     BLOCK_LINES,
@@ -91,6 +92,7 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
      r"open-apis/bot|dingtalk|qyapi\.weixin|ifttt\.com|loggly\.com|hc-ping\.com|/hooks/",
      ("structure",)),
     (r"\t(?:TRUE|FALSE)\t", ("shapes",)),  # a cookie jar's line
+    (CALL_TRIGGER, ("shapes",)),  # a call opening a client, a literal among its arguments
     (r"\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}", ("regex",)),  # an Ably key
     (r"LS0tLS1CRUdJTi", ("keys",)),  # a PEM block in base64 (a kubeconfig's key data)
     (r"(?:^|[\s=:\"])(?:AKC|AP[0-9A-F])[a-zA-Z0-9]{4}", ("format:artifactory_token",)),
@@ -163,12 +165,15 @@ def _triggers() -> _Triggers:
                     + "|".join(re.escape(p) for p in others), ("tokens",)))
     names = "|".join(re.escape(p) for p in sorted(programs(), key=len, reverse=True))
     entries.append((rf"(?:^|[\s/(`'\"|;&])(?:{names})(?:\.exe)?[ \t]", ("commands",)))
-    # Two sets: a DFA for the long counted runs (`{20,}`) and one for the words stay small
-    # apart; together their product outgrows any cache and RE2 slows to its NFA.
+    # Three sets: a DFA for the long counted runs (`{20,}`), one for the case-blind words and
+    # one for the literal formats stay small apart; together their product outgrows the DFA's
+    # cache (the words and the formats in one set cost twice their passes apart).
     counted = tuple(i for i, (p, _) in enumerate(entries) if _COUNTED.search(p))
-    plain = tuple(i for i in range(len(entries)) if i not in counted)
+    blind = tuple(i for i, (p, _) in enumerate(entries)
+                  if i not in counted and p.startswith("(?i)"))
+    plain = tuple(i for i in range(len(entries)) if i not in counted and i not in blind)
     groups = []
-    for ids in (plain, counted):
+    for ids in (blind, plain, counted):
         search_set = re2.Set.SearchSet(_options())
         for i in ids:
             search_set.Add(entries[i][0])
@@ -178,9 +183,12 @@ def _triggers() -> _Triggers:
 
 
 @cache
-def _rule_triggers() -> tuple[int, ...]:
-    """The triggers that wake a RULES detector."""
-    return tuple(i for i, owners in enumerate(_triggers().owners) if RULES.intersection(owners))
+def _rule_triggers() -> tuple[tuple[int, ...], ...]:
+    """The triggers that wake a RULES detector, by trigger group (one pass each)."""
+    triggers = _triggers()
+    ids = {i for i, owners in enumerate(triggers.owners) if RULES.intersection(owners)}
+    return tuple(group for group in (tuple(i for i in group_ids if i in ids)
+                                     for group_ids, _ in triggers.groups) if group)
 
 
 def all_detectors() -> frozenset[str]:
@@ -359,10 +367,11 @@ def plan(text: str) -> Plan | None:
         return None
     detectors = frozenset(name for i in found for name in triggers.owners[i])
     pieces = _pieces(text, lines)
-    rule_ids = _rule_triggers()  # their own windows only when the others read the text whole
-    rules = (pieces if not pieces.whole or found <= set(rule_ids)
-             or not found.intersection(rule_ids)
-             else _pieces(text, set(_trigger_lines(text, subject, rule_ids))))
+    rule_groups = _rule_triggers()  # their own windows only when the others read it whole
+    rule_ids = {i for group in rule_groups for i in group}
+    rules = (pieces if not pieces.whole or found <= rule_ids or not found.intersection(rule_ids)
+             else _pieces(text, {line for group in rule_groups
+                                 for line in _trigger_lines(text, subject, group)}))
     return Plan(detectors, pieces.spans, pieces.whole, rules)
 
 

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from functools import cache
 
 from helix.core.english import word_alternation
+from helix.core.secret_calls import call_findings
 from helix.core.secret_gates import (
     MIN_PASSWORD_LEN,
     MIN_VALUE,
@@ -227,7 +228,7 @@ def _prose_values(text: str) -> Iterator[Found]:
 
 def shape_findings(text: str) -> list[Found]:
     lowered = text.lower()
-    found = [*_lines_and_connections(text, lowered), *_named(text)]
+    found = [*_lines_and_connections(text, lowered), *_named(text), *call_findings(text)]
     if "==" in text or "!=" in text:
         found += _comparisons(text)
     if any(name in lowered for name in ("pass", "secret", "token", "key", "pin", "credential")):

@@ -351,7 +351,7 @@ def _named_values(text: str) -> Iterator[Found]:
         if name_start > 0 and text[name_start - 1] in "/\\":
             continue  # a path: /etc/passwd
         if text[name_start - 1:name_start] == ":" and _in_resource_name(text, name_start):
-            continue  # arn:aws:secretsmanager:...:secret:prod/db: a resource's name
+            continue  # arn:aws:secretsmanager:...:secret:prod/db, ://USER:PASSWORD@: a part
         core_start = name_start
         while core_start < name_end and text[core_start] in "$@.-":
             core_start += 1
@@ -367,11 +367,11 @@ _RESOURCE_SCHEMES = ("arn:", "urn:")
 
 
 def _in_resource_name(text: str, at: int) -> bool:
-    """`at` stands inside an ARN or URN (its parts are separated by `:`)."""
+    """`at` stands inside an ARN or URN (its parts are separated by `:`) or a URL."""
     start = at
     while start > 0 and at - start < MAX_VALUE and text[start - 1] not in " \t\n\"'`=(,[{<":
         start -= 1
-    return text.startswith(_RESOURCE_SCHEMES, start)
+    return text.startswith(_RESOURCE_SCHEMES, start) or "://" in text[start:at]  # a URL's
 
 
 def _held(text: str, name_start: int, name_end: int) -> Iterator[Found]:

@@ -12,11 +12,13 @@ from __future__ import annotations
 import math
 import re
 
+from helix.core.english import FUNCTION_WORDS
 from helix.core.secret_gates import (
     HEX_LIMIT,
     MANAGER_REFERENCE,
     MAX_LOWER_RUN_MEAN,
     MIN_CASE_RUNS,
+    MIN_DASHED_PASSWORD,
     MIN_KEYED_ENTROPY,
     MIN_KEYED_VALUE,
     MIN_RANDOM_DIGITS,
@@ -50,6 +52,15 @@ _PLACEHOLDER_WORDS = ("changeme", "change_me", "change-me", "placeholder", "your
                       "yourpassword", "xxxx", "****", "....", "redacted", "getenv", "environ",
                       "process.env", "os.env", "example", "dummy", "sample", "fake",
                       "insert_", "_here", "-here")
+# an account's address (Ethereum's: 20 bytes in hex, checksummed by case): public
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
+# what a log writes where it hid a value (`[FILTERED]`, `[MASKED]`)
+_MASK = re.compile(r"\[[A-Za-z][A-Za-z _\-]{0,30}\]")
+# a dummy made of the secret's own words and a few digits (`test-key`, `password123`, `secret_1`)
+_DUMMY_WORDS = ("test", "testing", "password", "passwd", "pass", "secret", "token", "key",
+                "dummy", "fake", "sample", "demo", "changeme", "foo", "bar")
+_DUMMY = re.compile(r"(?:" + "|".join(_DUMMY_WORDS) + r")(?:[-_]?(?:" + "|".join(_DUMMY_WORDS)
+                    + r"))*[-_]?[0-9]{0,4}")
 # A well-formed template in a value (`${DB_PASSWORD}`, `{{ vault_pw }}`, `$(cat f)`, `%(pw)s`,
 # `{0}`, `{password}`, `<your token>`, `<%= pw %>`, `#{pw}`): the value stands for a secret.
 _TEMPLATE = re.compile(
@@ -157,13 +168,16 @@ def placeholder(value: str, quoted: bool = False) -> bool:
             or MANAGER_REFERENCE.search(value) is not None
             or PUBLIC_TOKEN.fullmatch(value) is not None
             or value.endswith(("...", "\u2026")) or _SEALED.match(value) is not None
-            or _encoded_placeholder(value)
+            or _encoded_placeholder(value) or lowered in FUNCTION_WORDS  # `--password via`
+            or _MASK.fullmatch(value) is not None  # a log's mask
+            or _DUMMY.fullmatch(lowered) is not None  # `test-key`, `password123`
             or len(set(value)) == 1)  # "aaaaaaaa", "00000000": a dummy
 
 
 def credential_like(value: str) -> bool:
     """A value under a weak name: one token, long enough, with digits or mixed case."""
-    if len(value) < MIN_WEAK_VALUE or any(c.isspace() for c in value):
+    if (len(value) < MIN_WEAK_VALUE or any(c.isspace() for c in value)
+            or _ADDRESS.fullmatch(value) is not None):
         return False
     digits = any(c.isdigit() for c in value)
     mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
@@ -197,10 +211,13 @@ def quoted_ok(value: str, strength: str) -> bool:
 
 
 def _random_part(value: str) -> bool:
-    """A dotted value one of whose parts is a random run (`s.ZC9Ecf4M5g9o34Q6`, `pat6s6ed.d2dd`),
-    not an attribute path (`settings.DB_PASSWORD`)."""
-    return any(len(p) >= MIN_RANDOM_PART and sum(c.isdigit() for c in p) >= MIN_RANDOM_DIGITS
-               for p in value.split("."))
+    """A dotted value one of whose parts is a random run (`s.ZC9Ecf4M5g9o34Q6`, `pat6s6ed.d2dd`,
+    digits and letters whose case switches at random), not an attribute path
+    (`settings.DB_PASSWORD`)."""
+    return any(len(p) >= MIN_RANDOM_PART and (
+        sum(c.isdigit() for c in p) >= MIN_RANDOM_DIGITS
+        or (any(c.isdigit() for c in p) and scattered_case("".join(filter(str.isalpha, p)))))
+        for p in value.split("."))
 
 
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
@@ -225,13 +242,26 @@ def _code_expression(value: str) -> bool:
             or value.endswith((",", "\\")) or value.startswith(("-", "=", "+", "|", "#", "//")))
 
 
+def _dashed_password(value: str) -> bool:
+    """A generated password that opens with a dash (`-H=!833Whih`): past the dash, letters of
+    both cases, digits and other symbols, long enough; a flag (`-Xmx512m`, `--stdin`) is not."""
+    rest = value[1:]
+    return (value.startswith("-") and len(rest) >= MIN_DASHED_PASSWORD
+            and not rest.startswith("-") and not any(c in value for c in "()[]{}<>,\\")
+            and any(c.isupper() for c in rest) and any(c.islower() for c in rest)
+            and any(c.isdigit() for c in rest)
+            and any(not c.isalnum() and c != "-" for c in rest))
+
+
 def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
     """An unquoted value: a literal in config and `.env` files, an expression in code."""
     if strength == "phrase":
         return seed_phrase(value)
     if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
         return False
-    if _code_expression(value) or any(c.isspace() for c in value):
+    if any(c.isspace() for c in value):
+        return False
+    if _code_expression(value) and not (strength == "strong" and _dashed_password(value)):
         return False
     if strength != "strong" and _PARAMETER.match(value):
         return False  # `t=1492774577,v1=...`: a signature header's parameters

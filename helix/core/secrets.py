@@ -280,16 +280,34 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
         return []
     text = _scannable(text)
     if not prefilter:
-        return _recurrences(text, _public(text, _merge(_detect(text, all_detectors()))))
+        return _recurrences(text, _encoded(text, _public(text, _merge(
+            _detect(text, all_detectors())))))
     chosen = plan(text)
     if chosen is None:
         return []
     pieces = Windows(chosen.windows, chosen.whole)
     rules = chosen.detectors & RULES
-    return _recurrences(text, _public(text, _merge([
+    return _recurrences(text, _encoded(text, _public(text, _merge([
         *_in_pieces(text, pieces, _early, chosen.detectors),
         *(_in_pieces(text, chosen.rules, _view_findings, rules) if rules else ()),
-        *_in_pieces(text, pieces, _late, chosen.detectors)])))
+        *_in_pieces(text, pieces, _late, chosen.detectors)]))))
+
+
+# the encoding a value names before itself (Laravel's `APP_KEY=base64:...`): part of the value
+_ENCODINGS = ("base64:",)
+
+
+def _encoded(text: str, found: list[Finding]) -> list[Finding]:
+    """The findings, each grown over an encoding's name right before it."""
+    if not any(encoding in text for encoding in _ENCODINGS):
+        return found
+    out = []
+    for start, end, kind in found:
+        for encoding in _ENCODINGS:
+            if text.startswith(encoding, start - len(encoding)) and start >= len(encoding):
+                start -= len(encoding)
+        out.append(Finding(start, end, kind))
+    return _merge(out)
 
 
 # A block of public material (a certificate, a public key, a signature, a CSR): its body is
@@ -297,6 +315,8 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
 _PUBLIC_BLOCK = re.compile(r"-----BEGIN ((?:(?!PRIVATE)[A-Z0-9 ])+)-----.*?-----END \1-----",
                            re.S)
 _GUESSED_KINDS = ("high_entropy_base64", "high_entropy_hex", "private_key")
+# Bitnami's SealedSecret `encryptedData` value: the cluster's key sealed it (base64, `Ag...`)
+_SEALED_CIPHERTEXT = re.compile(r"Ag[A-Za-z0-9+/]{100,}={0,2}")
 
 
 def _public(text: str, found: list[Finding]) -> list[Finding]:
@@ -306,6 +326,8 @@ def _public(text: str, found: list[Finding]) -> list[Finding]:
     examples = rules().examples
     if found and any(text[f.start:f.end] in examples for f in found):
         found = [f for f in found if text[f.start:f.end] not in examples]
+    if "SealedSecret" in text and found:  # a sealed secret's ciphertext: safe to commit
+        found = [f for f in found if not _SEALED_CIPHERTEXT.fullmatch(text, f.start, f.end)]
     if "-----BEGIN" not in text or not found:
         return found
     blocks = [m.span() for m in _PUBLIC_BLOCK.finditer(text)

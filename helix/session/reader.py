@@ -7,7 +7,9 @@ The message, and the options of a pending clarifier (each described by its label
 lines of the span it stands for, read inside the repository), are embedded through the Embedder
 port; the pure classifier does the rest. The encoder is the packaged sentence model
 (all-MiniLM-L6-v2, the numpy query encoder: no torch on this path), loaded once per process;
-its exemplar vectors ship with the model. Another embedder (a test's fake) gets the exemplars
+its exemplar vectors ship with the model. A long-lived process (`helix.session.warm`) reads
+with ONNX Runtime instead wherever that is certain to give the same reading
+(`helix.session.certain`). Another embedder (a test's fake) gets the exemplars
 embedded by itself, once. None (the vocabulary rules alone) when `continuity.router` is
 "rules"; the model and encoder are loaded by the first read (`session_reader`).
 """
@@ -19,17 +21,18 @@ from pathlib import Path
 
 import numpy as np
 
-from controller.continuity.meaning import Features, MeaningModel, Reader, classify
+from controller.continuity.meaning import Features, MeaningModel, Reader, classify, products
 from controller.continuity.state import OptionItem
 from controller.continuity.turn_plan import Reading
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.errors import BadPathError, HelixError
 from helix.core.ports import Embedder
+from helix.session.warm import note_read, note_unsure, warm_encoder
 
 OPTION_LINES = 6  # lines of an option's span that describe it
 OPTION_VECTORS = 64  # option descriptions whose vectors are kept (a clarifier is re-read)
 _REFITTED: dict[str, MeaningModel] = {}
-_OPTION_CACHE: dict[tuple[str, str], np.ndarray] = {}
+_OPTION_CACHE: dict[tuple[str, str, str], np.ndarray] = {}
 
 
 @functools.lru_cache(maxsize=1)
@@ -98,24 +101,47 @@ def session_reader(config: HelixConfig, root: Path,
         if ready is None:
             return None
         encoder, model = ready
-        vector = encoder.embed([f.text])[0]
-        options: np.ndarray | None = None
-        if f.options:
-            options = option_vectors(encoder, [describe(root, o, config.index.max_file_bytes)
-                                              for o in f.options])
-        return classify(model, f, vector, options)
+
+        def exact(f: Features) -> Reading:  # the numpy encoder's reading
+            vector = encoder.embed([f.text])[0]
+            texts = [describe(root, o, config.index.max_file_bytes) for o in f.options]
+            options = option_vectors(encoder, texts) if texts else None
+            return classify(model, f, vector, options)
+
+        note_read()
+        warm = warm_encoder(encoder, model) if embedder is None else None
+        if warm is None:
+            return exact(f)
+        found = warm_readings(warm, model, f, [describe(root, o, config.index.max_file_bytes)
+                                               for o in f.options])
+        # several: routed with each (`helix.session.warm.route_turn`), else read exactly
+        if found is None or (len(found) > 1 and not note_unsure(found[1:], exact)):
+            return exact(f)
+        return found[0]
 
     return read
+
+
+def warm_readings(warm: Embedder, model: MeaningModel, f: Features,
+                  texts: list[str]) -> tuple[Reading, ...] | None:
+    """Every reading the numpy encoder could make of the turn, from `warm`'s vectors
+    (`helix.session.certain`); None when too many similarities are unsure."""
+    from helix.session.certain import candidate_readings
+
+    vector = warm.embed([f.text])[0]
+    options = products(option_vectors(warm, texts), vector) if texts else None
+    return candidate_readings(model, f, products(model.vectors, vector), options)
 
 
 def option_vectors(encoder: Embedder, texts: list[str]) -> np.ndarray:
     """The vectors of a clarifier's option descriptions, each embedded alone (its vector
     depends on its text only) and kept for the process (a pending clarifier is read again
     each turn)."""
-    key = encoder.model_key
+    # by runtime too: ONNX Runtime's vectors share the numpy encoder's key, not its bits
+    kind, key = type(encoder).__name__, encoder.model_key
     for text in texts:
-        if (key, text) not in _OPTION_CACHE:
+        if (kind, key, text) not in _OPTION_CACHE:
             if len(_OPTION_CACHE) >= OPTION_VECTORS:
                 _OPTION_CACHE.pop(next(iter(_OPTION_CACHE)))
-            _OPTION_CACHE[(key, text)] = encoder.embed([text])[0]
-    return np.stack([_OPTION_CACHE[(key, t)] for t in texts])
+            _OPTION_CACHE[(kind, key, text)] = encoder.embed([text])[0]
+    return np.stack([_OPTION_CACHE[(kind, key, t)] for t in texts])

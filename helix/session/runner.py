@@ -20,7 +20,6 @@ from typing import Any
 from controller.continuity.events import ContinuityEvent
 from controller.continuity.lanes import TurnContext, execute
 from controller.continuity.meaning import Reader
-from controller.continuity.router import route_turn
 from controller.continuity.settle import before_lane, readmit_anchor_list, settle_turn
 from controller.continuity.turn import TurnResult, summaries
 from controller.question import Question, read_question
@@ -45,6 +44,7 @@ from helix.session.store import (
     turn_lock,
     validate_name,
 )
+from helix.session.warm import route_turn  # the router's, sure of its route warm
 from helix.store.backend import State, as_backend, open_backend
 
 MS_PER_S = 1000
