@@ -120,13 +120,18 @@ print(json.dumps(done))
 
 
 @pytest.fixture(scope="module")
-def missing_path_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+def missing_path_runs(tmp_path_factory: pytest.TempPathFactory,
+                      shared_models: Path) -> dict[str, dict[str, Any]]:
     """Each command given a path that does not exist, in one `helix` process (one start, not
-    one a command)."""
-    missing = str(tmp_path_factory.mktemp("missing") / "does-not-exist")
+    one a command), with a home of its own as every test has (conftest's helix_home)."""
+    where = tmp_path_factory.mktemp("missing")
+    missing = str(where / "does-not-exist")
     argvs = [[*command, missing] for command in MISSING_PATH_COMMANDS]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HELIX_")}
+    env.update(HELIX_HOME=str(where / "home"), HELIX_MODELS_DIR=str(shared_models),
+               HELIX_SYNTHESIS__MODEL_HELPER="off")
     done = subprocess.run([sys.executable, "-c", _RUN_EACH, json.dumps(argvs)],
-                          capture_output=True, text=True, env=dict(os.environ), check=False)
+                          capture_output=True, text=True, env=env, check=False)
     assert done.returncode == 0 and done.stderr == "", done.stderr
     return {" ".join(command): {**run, "missing": missing}
             for command, run in zip(MISSING_PATH_COMMANDS, json.loads(done.stdout), strict=True)}
