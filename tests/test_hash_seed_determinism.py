@@ -39,6 +39,10 @@ index.average = 40.0
 print(json.dumps({"defines": defines(chunk, names), "score": repr(index.score("n", words))}))
 """
 
+# the questions through the controller on an index of a copy of matrix_repo built here, and
+# one question as tests/controller_helpers.py asks it of its own build of matrix_repo (what
+# test_controller.py's in-process tests read), keyed by CONTROLLER
+CONTROLLER = "controller_helpers: Explain the ingest pipeline."
 _ASK = """
 import json, sys
 from pathlib import Path
@@ -55,6 +59,9 @@ for question in json.loads(sys.argv[2]):
     env = run_controller(read_question(question, config.retrieval), index, config,
                          query_embedder=FakeEmbedder(), clock=FakeClock())
     out[question] = env.item_hashes
+sys.path.insert(0, sys.argv[3])
+from controller_helpers import ask, fixture_index
+out[sys.argv[4]] = ask(fixture_index("matrix_repo"), "Explain the ingest pipeline.").item_hashes
 print(json.dumps(out, sort_keys=True))
 """
 
@@ -82,10 +89,14 @@ def test_a_definitions_name_and_a_history_score_do_not_depend_on_the_hash_seed(
 
 
 def test_item_hashes_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
+    from tests.test_controller import ITEM_LISTS
+
     repo = tmp_path / "repo"
     shutil.copytree(MATRIX, repo)
-    questions = json.dumps(QUESTIONS)
-    first = json.loads(_run(_ASK, "1", tmp_path / "home", str(repo), questions))
-    second = json.loads(_run(_ASK, "2", tmp_path / "home", str(repo), questions))
-    assert set(first) == set(QUESTIONS)
+    asked = (str(repo), json.dumps(QUESTIONS), str(ROOT / "tests"), CONTROLLER)
+    first = json.loads(_run(_ASK, "1", tmp_path / "home", *asked))
+    second = json.loads(_run(_ASK, "2", tmp_path / "home", *asked))
+    assert set(first) == {*QUESTIONS, CONTROLLER}
     assert first == second
+    # (test_controller.py's test_item_hashes_identical_across_processes, asked here)
+    assert set(first[CONTROLLER]) == ITEM_LISTS
