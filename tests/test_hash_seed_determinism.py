@@ -43,6 +43,9 @@ print(json.dumps({"defines": defines(chunk, names), "score": repr(index.score("n
 # one question as tests/controller_helpers.py asks it of its own build of matrix_repo (what
 # test_controller.py's in-process tests read), keyed by CONTROLLER
 CONTROLLER = "controller_helpers: Explain the ingest pipeline."
+# and the walk and parse of a directory of Python, Markdown and reStructuredText (test_parse.py's
+# texts) hashed, keyed by PARSED
+PARSED = "walk and parse"
 _ASK = """
 import json, sys
 from pathlib import Path
@@ -62,6 +65,12 @@ for question in json.loads(sys.argv[2]):
 sys.path.insert(0, sys.argv[3])
 from controller_helpers import ask, fixture_index
 out[sys.argv[4]] = ask(fixture_index("matrix_repo"), "Explain the ingest pipeline.").item_hashes
+from helix.core.config import IndexSettings
+from helix.core.hashing import hash_obj
+from indexers.parse import parse_file
+from indexers.walker import walk
+s = IndexSettings(); w = walk(Path(sys.argv[5]), s)
+out[sys.argv[6]] = hash_obj([w, [parse_file(f.record, f.text, s) for f in w.files]])
 print(json.dumps(out, sort_keys=True))
 """
 
@@ -89,14 +98,23 @@ def test_a_definitions_name_and_a_history_score_do_not_depend_on_the_hash_seed(
 
 
 def test_item_hashes_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
-    from tests.test_controller import ITEM_LISTS
+    from test_controller import ITEM_LISTS  # the modules as pytest imported them
+    from test_parse import MARKDOWN, PYTHON, RST
 
     repo = tmp_path / "repo"
     shutil.copytree(MATRIX, repo)
-    asked = (str(repo), json.dumps(QUESTIONS), str(ROOT / "tests"), CONTROLLER)
+    texts = tmp_path / "texts"
+    (texts / "pkg").mkdir(parents=True)
+    (texts / "pkg" / "retry.py").write_text(PYTHON, encoding="utf-8")
+    (texts / "docs.md").write_text(MARKDOWN, encoding="utf-8")
+    (texts / "index.rst").write_text(RST, encoding="utf-8")
+    asked = (str(repo), json.dumps(QUESTIONS), str(ROOT / "tests"), CONTROLLER, str(texts),
+             PARSED)
     first = json.loads(_run(_ASK, "1", tmp_path / "home", *asked))
     second = json.loads(_run(_ASK, "2", tmp_path / "home", *asked))
-    assert set(first) == {*QUESTIONS, CONTROLLER}
+    assert set(first) == {*QUESTIONS, CONTROLLER, PARSED}
     assert first == second
     # (test_controller.py's test_item_hashes_identical_across_processes, asked here)
     assert set(first[CONTROLLER]) == ITEM_LISTS
+    # (test_parse.py's test_same_hashes_in_processes_with_different_hash_seeds, hashed here)
+    assert first[PARSED].startswith("sha256:")
