@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from controller.channels import Request, RequestResult
 from controller.coverage import states
 from controller.evidence import CODE_CHUNK_KINDS, defines, is_test
-from controller.text import contains_phrase, jaccard, phrase_tokens, token_set
+from controller.text import contains_phrase, jaccard, phrase_tokens, symbol_variants, token_set
 from helix.core.config import RetrievalSettings
 from helix.core.english import stems
 from helix.core.schemas import Chunk, Frozen
@@ -247,3 +248,25 @@ def sense_prefixes(sense: str, known: Mapping[str, Sense] | None = None) -> tupl
     if known and sense in known:
         return known[sense].prefixes
     return tuple(p.strip() for p in sense.split(",") if p.strip())
+
+
+def sense_requests(term: str, sense: Sense, budget: int) -> list[Request]:
+    """One sense's small-budget retrieval: its words with the term, and definitions of the term
+    inside the sense's directories (every sense gets the same requests and budget)."""
+    reqs = [Request(channel="bm25", query=" ".join((term, *sense.words)), k=budget,
+                    prefixes=sense.dirs)]
+    reqs += [Request(channel="symbol", query=name, k=budget, prefixes=sense.dirs)
+             for name in symbol_variants(term)]
+    return reqs
+
+
+def found_by_sense(results: Sequence[RequestResult], term: str, senses: Sequence[Sense],
+                   around: int = CONTEXT_LINES) -> dict[str, list[str]]:
+    """Sense key -> the found chunks' ids that sense's context words claim, in found order."""
+    per_sense: dict[str, list[str]] = {s.key: [] for s in senses}
+    for result in results:
+        for f in result.found:
+            key = assign(f.chunk, term, senses, around)
+            if key is not None and f.chunk.id not in per_sense[key]:
+                per_sense[key].append(f.chunk.id)
+    return per_sense

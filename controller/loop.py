@@ -18,7 +18,15 @@ from pydantic import Field
 
 from controller.channels import Request, RequestResult
 from controller.coverage import measure
-from controller.dominance import Sense, SenseScore, decide, detect_senses, score_senses
+from controller.dominance import (
+    Sense,
+    SenseScore,
+    decide,
+    detect_senses,
+    found_by_sense,
+    score_senses,
+    sense_requests,
+)
 from controller.evidence import (
     Candidate,
     defines,
@@ -31,7 +39,7 @@ from controller.moves import MoveContext, asks_tests, req, requests_for
 from controller.names import capitalised_only, question_names
 from controller.reasons import Reason
 from controller.route import RoutePlan
-from controller.text import phrase_tokens, symbol_variants, token_set
+from controller.text import phrase_tokens, token_set
 from helix.core.config import RetrievalSettings
 from helix.core.envelope import (
     ClockStop,
@@ -180,19 +188,9 @@ def _discovery(state: LoopState, term: str) -> Action:
     return Action(phase="dominance", requests=reqs, note=f"sense discovery for '{term}'")
 
 
-def _sense_requests(state: LoopState, term: str, sense: Sense) -> list[Request]:
-    """One sense's small-budget retrieval: its words with the term, and definitions of the term
-    inside the sense's directories (every sense gets the same requests and budget)."""
-    budget = state.settings.sense_budget
-    reqs = [Request(channel="bm25", query=" ".join((term, *sense.words)), k=budget,
-                    prefixes=sense.dirs)]
-    reqs += [Request(channel="symbol", query=name, k=budget, prefixes=sense.dirs)
-             for name in symbol_variants(term)]
-    return reqs
-
-
 def _per_sense(state: LoopState, term: str) -> Action:
-    reqs = [r for sense in state.senses for r in _sense_requests(state, term, sense)]
+    budget = state.settings.sense_budget
+    reqs = [r for sense in state.senses for r in sense_requests(term, sense, budget)]
     return Action(phase="dominance", requests=tuple(reqs), note="per-sense retrieval")
 
 
@@ -383,8 +381,10 @@ def _discover(state: LoopState, tools: ToolResults, term: str
     senses = detect_senses(term, found, state.settings, tools.file_links)
     note = f"{len(senses)} sense(s): " + "; ".join(s.label for s in senses[:4])
     steps = _record(state, tools.action, [], coverage, note)
+    # a sense check only leaves the question's own searches to run as asked
+    searched = state.searched if state.plan.sense_check_only else _searched(state, tools.action)
     state = state.model_copy(update={"steps": steps, "coverage": coverage,
-                                     "searched": _searched(state, tools.action)})
+                                     "searched": searched})
     if len(senses) < 2:
         return state, _seed(state)
     state = state.model_copy(update={"senses": tuple(senses[:4]),
@@ -393,32 +393,22 @@ def _discover(state: LoopState, tools: ToolResults, term: str
     return state, _per_sense(state, term)
 
 
-def _by_sense(state: LoopState, tools: ToolResults, term: str) -> dict[str, list[str]]:
-    """Sense key -> the found chunks' ids that sense's context words claim, in found order."""
-    from controller.dominance import assign
-
-    per_sense: dict[str, list[str]] = {s.key: [] for s in state.senses}
-    for result in tools.results:
-        for f in result.found:
-            key = assign(f.chunk, term, state.senses, state.settings.sense_context_lines)
-            if key is not None and f.chunk.id not in per_sense[key]:
-                per_sense[key].append(f.chunk.id)
-    return per_sense
-
-
 def _dominance(state: LoopState, tools: ToolResults) -> tuple[LoopState, Action | None]:
     term = state.plan.ambiguous_term or ""
     settings = state.settings
     if not state.senses:
         return _discover(state, tools, term)
     discovery = set(state.sense_evidence.get("__discovery__", ()))
-    per = len(_sense_requests(state, term, state.senses[0]))
+    per = len(sense_requests(term, state.senses[0], settings.sense_budget))
     retrieved = {sense.key: [f.chunk for result in tools.results[i * per:(i + 1) * per]
                              for f in result.found]
                  for i, sense in enumerate(state.senses)}
     scores = score_senses(state.senses, term, retrieved, settings)
     winner = decide(scores, settings)
-    per_sense = _by_sense(state, tools, term)
+    if winner is not None and state.plan.sense_check_only:
+        return _checked(state, tools, scores, winner)
+    per_sense = found_by_sense(tools.results, term, state.senses,
+                               settings.sense_context_lines)
     top_two = [s.key for s in scores[:2]]
     keep = set(per_sense.get(winner, [])) if winner else \
         {cid for key in top_two for cid in per_sense[key][:settings.clarify_evidence]}
@@ -448,6 +438,16 @@ def _dominance(state: LoopState, tools: ToolResults) -> tuple[LoopState, Action 
     update |= {"plan": plan, "prefixes": state.prefixes or sense.dirs,
                "sense_words": sense.words[:1]}
     state = state.model_copy(update=update)
+    return state, _seed(state)
+
+
+def _checked(state: LoopState, tools: ToolResults, scores: Sequence[SenseScore],
+             winner: str) -> tuple[LoopState, Action | None]:
+    """A sense check with a dominant sense: noted; the question runs as asked, unrestricted."""
+    note = f"dominant: {winner} (" + ", ".join(f"{s.key}={s.score:g}" for s in scores[:2]) + ")"
+    steps = _record(state, tools.action, [], state.coverage or measure(state.plan, state.evidence),
+                    f"{note}; the question runs as asked")
+    state = state.model_copy(update={"steps": steps, "senses": (), "sense_evidence": {}})
     return state, _seed(state)
 
 

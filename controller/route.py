@@ -107,6 +107,10 @@ class RoutePlan(Frozen):
     doc_words: tuple[str, ...] = ()  # name words of the document a doc_summary asks about
     unit: str | None = None  # value_check: the unit or value asked about
     ambiguous_term: str | None = None  # a bare one-word subject: dominance may apply
+    # the term came from a question about one plain word asked in other words than a bare
+    # definition ("where is cavity defined?", "explain the cavity"): the senses are checked,
+    # a split asks the two-option clarifier, a dominant sense leaves the run as asked
+    sense_check_only: bool = False
     text: str = ""  # the question's words as asked (scope clause removed): whole-file matching
     # location: what is done to the subject, in the base form code names it ("where is the
     # index built?" -> "build"); None for verbs that only say "where" (defined, located...)
@@ -267,6 +271,20 @@ def _subjects(route: Route, groups: dict[str, str], terms: tuple[str, ...]
     return subjects, doc_words, unit
 
 
+# routes whose question may be about one plain word whatever its framing ("where is cavity
+# defined?", "explain the cavity", "cavity. what is it."): its senses are checked
+SENSE_CHECK_ROUTES = frozenset({"definition", "location", "explanation", "issue"})
+
+
+def _one_plain_word(route: Route, terms: tuple[str, ...], hints: tuple[str, ...],
+                    scope: str | None, pasted: bool) -> bool:
+    """The question's only search term is one plain word (no identifier, path or scope):
+    whatever the framing, it asks about that word, which may mean two things here."""
+    return (route in SENSE_CHECK_ROUTES and len(terms) == 1 and not pasted and not hints
+            and scope is None and not is_identifier(terms[0])
+            and len(_content(terms[0])) == 1)
+
+
 def route_question(question: str, *, routing: RoutingPolicy, scope: str | None = None,
                    sense: str | None = None) -> RoutePlan:
     """Classify `question` and name the slots its answer needs. Total: every question routes."""
@@ -293,6 +311,9 @@ def route_question(question: str, *, routing: RoutingPolicy, scope: str | None =
             and not is_identifier(main[0]) and not _path_hints(body) and scope is None
             and len(_content(body)) <= routing.short_question_words):
         ambiguous = main[0].lower()
+    check_only = ambiguous is None and _one_plain_word(route, terms, hints, scope, pasted)
+    if check_only:
+        ambiguous = terms[0].lower()
     intent = Intent(route=route, slots=SLOTS[route], terms=terms, path_hints=hints,
                     scope=scope, sense=sense)
     action_match = _ACTION.search(body) if route == "location" else None
@@ -300,7 +321,7 @@ def route_question(question: str, *, routing: RoutingPolicy, scope: str | None =
                      and len(_WORD.findall(body)) >= routing.long_question_words)
     words = " ".join(_WORD.findall(body))
     return RoutePlan(intent=intent, subjects=subjects, doc_words=doc_words, unit=unit,
-                     ambiguous_term=ambiguous, text=words,
+                     ambiguous_term=ambiguous, sense_check_only=check_only, text=words,
                      action=ACTIONS[action_match.group(1).lower()] if action_match else None,
                      policy_route="long_question" if long_question else None,
                      groups=groups if matched else {},

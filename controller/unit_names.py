@@ -5,7 +5,8 @@ per a unit of time is one unit of its own ("MB/s", "megabytes per second", "MBps
 MB/s): `join_compounds` writes the separator of such a compound as a letter (`JOIN`, same
 length, so offsets hold), so it reads as one word and the numerator alone ("MB" in "MB/s") is
 never a mention of a size. A name of one or two letters matches only as written ("Pa", "ms",
-"Mb" is a megabit, "MB" a megabyte); a longer one in any case, unless another unit's name
+"Mb" is a megabit, "MB" a megabyte; typed all in one case, "mv", "KG", only where a unit
+stands and no other unit is so typed); a longer one in any case, unless another unit's name
 differs from it only in case: then each as written, and in any other case the one with fewer
 capitals ("MBps" megabytes; "Mbps", "mbps" megabits). A long name typed with two letters
 swapped ("secnod") is that name.
@@ -44,11 +45,13 @@ Identity = tuple[str, str]
 class Names:
     exact: dict[str, Identity]  # names matched as written (short, or mixed-case ones)
     folded: dict[str, Identity]  # longer names, lowercase
-    lowered: dict[str, Identity]  # two-letter names typed in lower case ("mv", "kv")
+    recased: dict[str, Identity]  # two-letter names typed in one case ("mv", "KG")
+    spellings: tuple[tuple[str, str], ...]  # another spelling of a name's part, the table's
     per: tuple[str, ...]  # words between a unit and a unit of time ("per")
     over: str  # the dimension a compound's second unit is of ("time")
     elliptic: frozenset[str]  # dimensions whose unit alone names its rate ("megabits")
     one_letter_after: frozenset[str]
+    unit_nouns: frozenset[str]  # a clause calling a word a unit ("KG is the only unit")
     dimension_nouns: frozenset[str]
     number_words: frozenset[str]
     connectors: frozenset[str]
@@ -61,6 +64,8 @@ class Names:
     contrasts: frozenset[str]
     shares: frozenset[str]  # dimensions a quantity of any dimension is given in as a share
     display: frozenset[str]  # words of a clause saying where a unit is shown
+    concessions: tuple[tuple[str, ...], ...]  # phrases opening what is granted, set aside
+    converts: frozenset[str]  # verbs whose object is a unit converted from
     bounds: tuple[list[str], ...]  # a bound a value is held to, as lowercase words
     condition: re.Pattern[str]  # a line opening a code condition
     compound: re.Pattern[str]  # a unit, a separator, a unit of time
@@ -108,7 +113,7 @@ def _named(data: dict[str, Any]) -> list[tuple[str, Identity]]:
 
 def _by_case(named: list[tuple[str, Identity]]
              ) -> tuple[dict[str, Identity], dict[str, Identity], dict[str, Identity]]:
-    """The names matched as written, folded to lower case, and typed in lower case."""
+    """The names matched as written, folded to lower case, and typed in one case."""
     # a longer name matches in any case, unless it differs only in case from another unit's:
     # then each matches as written, and in any other case the one with fewer capitals does
     # ("Mbps", "mbps", "MBPS": megabits; "MBps": megabytes)
@@ -122,20 +127,23 @@ def _by_case(named: list[tuple[str, Identity]]
         if len({unit for _, unit in found}) > 1:
             exact.update(found)
         folded[key] = min(found, key=lambda f: sum(c.isupper() for c in f[0]))[1]
-    # a two-letter name with a capital typed in lower case ("mv", "kv") names its unit where
-    # no name is so written and no other unit's name folds to it ("mw": mW or MW, neither)
-    lowered: dict[str, set[Identity]] = {}
+    # a two-letter name typed all in lower case ("mv", "kv") or all in capitals ("KG", "MV")
+    # names its unit where no name is so written and no other unit's name is so typed ("mw":
+    # mW or MW, neither)
+    recased: dict[str, set[Identity]] = {}
     for name, unit in named:
-        if len(name) == EXACT_CASE_LEN and not name.islower() and name.lower() not in exact:
-            lowered.setdefault(name.lower(), set()).add(unit)
-    return exact, folded, {k: next(iter(v)) for k, v in sorted(lowered.items()) if len(v) == 1}
+        typings = {name.lower(), *([name.upper()] if name.isascii() else [])} - {name}
+        for typed in typings if len(name) == EXACT_CASE_LEN else ():
+            if typed not in exact:
+                recased.setdefault(typed, set()).add(unit)
+    return exact, folded, {k: next(iter(v)) for k, v in sorted(recased.items()) if len(v) == 1}
 
 
 @lru_cache(maxsize=1)
 def names() -> Names:
     with UNITS_FILE.open("rb") as handle:
         data = tomllib.load(handle)
-    exact, folded, lowered = _by_case(_named(data))
+    exact, folded, recased = _by_case(_named(data))
     per = data["compounds"]
     words = "|".join(re.escape(w) for w in per["per"])
     # two words and a separator, a unit per a unit of time where `identity` says so (a typo
@@ -144,10 +152,12 @@ def names() -> Names:
                           + r")\s+)([A-Za-z]+)(?![\w°/])", re.IGNORECASE)
     lines, mentions = data["lines"], data["mentions"]
     return Names(
-        exact=exact, folded=folded, lowered=lowered,
+        exact=exact, folded=folded, recased=recased,
+        spellings=tuple((a, b) for a, b in data["mentions"]["spellings"]),
         per=tuple(per["per"]),
         over=per["over"], elliptic=frozenset(per["elliptic"]),
         one_letter_after=frozenset(mentions["one_letter_after"]),
+        unit_nouns=frozenset(mentions["unit_nouns"]),
         dimension_nouns=frozenset(mentions["dimension_nouns"]),
         number_words=frozenset(mentions["number_words"]),
         connectors=frozenset(mentions["connectors"]), anaphors=frozenset(lines["anaphors"]),
@@ -159,6 +169,8 @@ def names() -> Names:
         contrasts=frozenset(lines["contrasts"]), shares=frozenset(lines["shares"]),
         compound=compound,
         display=frozenset(lines["display"]),
+        concessions=tuple(tuple(c.split()) for c in lines["concessions"]),
+        converts=frozenset(lines["converts"]),
         bounds=tuple(b.split() for b in mentions["bounds"]),
         condition=re.compile(r"^\s*(?:" + r"|".join(
             re.escape(w).replace(r"\ ", r"\s+") for w in lines["conditions"]) + r")\b"))
@@ -168,8 +180,12 @@ def names() -> Names:
 def _simple(word: str) -> Identity | None:
     n = names()
     if len(word) <= EXACT_CASE_LEN:
-        return n.exact.get(word) or n.lowered.get(word)
+        return n.exact.get(word) or n.recased.get(word)
     found = n.exact.get(word) or n.folded.get(word.lower())
+    if found is None:  # another spelling of a part ("kilogrammes")
+        low = word.lower()
+        respelt = next((low.replace(a, b) for a, b in n.spellings if a in low), low)
+        found = n.folded.get(respelt) if respelt != low else None
     if found is None and len(word) >= _MIN_SWAPPED and word.isalpha():
         low = word.lower()
         for at in range(len(low) - 1):
@@ -236,9 +252,9 @@ def is_number(word: str) -> bool:
 
 
 def is_unit_name(word: str, previous: str) -> bool:
-    """`word` names a unit; a one-letter name or a lower-cased two-letter one ("mv") only
-    where a unit stands (after `one_letter_after` or a number: "in V", "3300 mv")."""
-    if (len(word) == 1 or word in names().lowered) and not (
+    """`word` names a unit; a one-letter name or a two-letter one typed in one case ("mv",
+    "KG") only where a unit stands (after `one_letter_after` or a number: "in V", "3300 mv")."""
+    if (len(word) == 1 or word in names().recased) and not (
             previous in names().one_letter_after or previous.isdigit()):
         return False
     return identity(word) is not None
@@ -289,8 +305,11 @@ def aliases(unit: str) -> tuple[str, ...]:
     if found is None:
         return (unit,)
     top = _numerator(found)
-    same = [name for table in (n.exact, n.folded, n.lowered) for name, of in table.items()
+    same = [name for table in (n.exact, n.folded, n.recased) for name, of in table.items()
             if of == found or (top is not None and of == top)]
+    respelt = [name.replace(b, a) for name in same if len(name) > EXACT_CASE_LEN
+               for a, b in n.spellings if b in name]  # "kilograms" -> "kilogrammes"
+    same += [name for name in respelt if identity(name) in (found, top)]
     return tuple(sorted({unit, *same}, key=lambda s: (-len(s), s)))
 
 

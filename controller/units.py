@@ -26,11 +26,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import pairwise
 
 from controller.unit_identifiers import names_quantity as _names_quantity
 from controller.unit_identifiers import suffixed as _suffixed
 from controller.unit_identifiers import suffixed_rival as _suffixed_rival
+from controller.unit_markup import blanked as _blanked
+from controller.unit_markup import foreign_rows as _foreign_rows
+from controller.unit_markup import noted as _noted
+from controller.unit_markup import paragraphs as _paragraphs
+from controller.unit_markup import replacement as _replacement
+from controller.unit_markup import retracted as _retracted
+from controller.unit_markup import struck as _struck
 from controller.unit_names import (
     WORD,
     identity,
@@ -47,19 +53,10 @@ from controller.unit_names import (
 from controller.unit_names import unit_name as unit_name
 from helix.core.negation import Reading, read
 
-_SENTENCE_END = re.compile(r"[.;:!?]\s*$")
-_CONTINUES = re.compile(r"^\s*[a-z]")
 _CLAUSE_MARKS = frozenset(",;:—–|")
-_DIFF_REMOVED = re.compile(r"^\s*-(?!-)\s")
-_DIFF_ADDED = re.compile(r"^\s*\+(?!\+)\s")
-# a row of a list or a table and its label: "- `max_upload_size`: bytes", "| cooling_temp | K |"
-_ROW = re.compile(r"^\s*(?:[-*]\s+(?P<item>[^:|—–]+?)\s*[:—–]|\|\s*(?P<cell>[^|]+?)\s*\|)"
-                  r"(?=.*\S)")
-# struck-out text, retracted by markup: "~~mV~~ V", "<del>GPa</del> pascal"
-_STRUCK = re.compile(r"~~(?=\S)[^~\n]+?~~|<(del|s|strike)>[^<\n]+?</\1>", re.I)
+_CLAUSE_ENDS = (*_CLAUSE_MARKS, ".", "!", "?", "\n", "(", ")")
+_TARGETS = frozenset({"to", "into"})  # what a value is converted to
 _CORRECTIONS = frozenset({"but"})  # "not X but Y": Y corrects X
-_COMMENT_MARKS = frozenset({"#", "/"})  # a value's unit in its comment: "12  # C", "5 // s"
-_MIN_ROWS = 2  # a list or a table has two rows at least
 _REPLY_WORDS = 3  # a reply alone ("A: No.") has at most this many words
 
 
@@ -72,7 +69,8 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int,
         if (start <= token.start < end and not denied and is_unit_name(token.text, previous)
                 and rival(token.text, unit) and not is_number(previous)
                 and not _code_name(reading, at) and not _supposed(reading, at)
-                and not _contrasted(reading, at, quantity) and not _displayed(reading, at)):
+                and not _contrasted(reading, at, quantity) and not _displayed(reading, at)
+                and not _conceded(reading, at) and not _converted(reading, at)):
             return shown(token.text)
         previous = token.lower
     return None
@@ -90,6 +88,32 @@ def _contrasted(reading: Reading, at: int, quantity: tuple[str, ...]) -> bool:
             between = reading.tokens[n + 1:at]
             return bool(between) and not any(t.lower in table.anaphors for t in between) \
                 and not _names_quantity(" ".join(t.text for t in between), quantity)
+    return False
+
+
+def _conceded(reading: Reading, at: int) -> bool:
+    """Token `at` is in a phrase a concession opens ("despite what the wiki said about grams"),
+    which runs to its clause's end: what is granted and set aside, no second answer."""
+    words = [t.lower for t in reading.tokens]
+    for n in range(at - 1, -1, -1):
+        token = reading.tokens[n]
+        if token.sentence != reading.tokens[at].sentence or token.text in _CLAUSE_MARKS:
+            return False
+        if any(tuple(words[n:n + len(c)]) == c for c in names().concessions):
+            return True
+    return False
+
+
+def _converted(reading: Reading, at: int) -> bool:
+    """Token `at` follows a verb of converting in its clause, not after "to" ("convert lb with
+    `lb * 0.4536`", "converting the old lb values"): what a value is converted from, no second
+    answer ("the agent converts to MB/s" is what it is converted to)."""
+    for token in reversed(reading.tokens[:at]):
+        if token.sentence != reading.tokens[at].sentence or token.text in _CLAUSE_MARKS \
+                or token.lower in _TARGETS:
+            return False
+        if token.lower in names().converts:
+            return True
     return False
 
 
@@ -146,22 +170,12 @@ def _annotated(para: str, start: int, end: int, quantity: tuple[str, ...]) -> bo
     return False
 
 
-# what only looks like a unit, blanked before a text is read (same length, so offsets hold):
-# a plural mark ("hour(s)": never "(s)" seconds), a printf or format specifier ("%s", "%H",
-# "{:>5s}"): never a unit; a number's ("%.4f", "%5d") reads as a number (a value's unit after)
-_FORMAT_NUMBER = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[dfeEgGiu](?![A-Za-z])")
-_NOT_UNITS = re.compile(r"(?<=[A-Za-z])\((?:s|es)\)|%[-+ #0]*\d*(?:\.\d+)?[A-Za-z]"
-                        r"|\{[^{}\s]*:[^{}\s]*\}")
-def _blanked(text: str) -> str:
-    text = _FORMAT_NUMBER.sub(lambda m: "0" * len(m.group()), text)
-    return _NOT_UNITS.sub(lambda m: " " * len(m.group()), text)
-
-
 def _mentions(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[re.Match[str]]:
-    """The mentions of the unit in `text`; a one-letter name only where it is a unit ("in C",
-    "12 C", "(C)"), never the word or letter it also is ("C code", "plan C") nor a count of
-    dimensions ("a 2d array"); and the last word of an identifier named after the quantity
-    (`_suffixed`)."""
+    """The mentions of the unit in `text`; a one-letter name or a two-letter one typed in one
+    case ("kv", "KG") only where it is a unit ("in C", "12 C", "(C)"; the two-letter one also
+    where its clause calls it a unit, "KG is the only unit accepted"), never the word or
+    letter it also is ("C code", "plan C") nor a count of dimensions ("a 2d array"); and the
+    last word of an identifier named after the quantity (`_suffixed`)."""
     out = []
     table = names()
     for match in unit_pattern(unit).finditer(text):
@@ -169,9 +183,10 @@ def _mentions(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[re.M
             continue
         before = re.findall(r"[\w.,]+|[^\w\s]", text[:match.start()])
         previous = before[-1].lower() if before else ""
-        noted = previous in _COMMENT_MARKS and len(before) > 1 and is_number(before[-2])
-        if (len(match.group()) == 1 or match.group() in table.lowered) and not (
-                previous in table.one_letter_after or is_number(previous) or noted):
+        noted = _noted([t.lower() for t in before])
+        if (len(match.group()) == 1 or match.group() in table.recased) and not (
+                previous in table.one_letter_after or is_number(previous) or noted
+                or (len(match.group()) > 1 and _called_unit(text, match))):
             continue
         after = re.match(r"\s+([A-Za-z]+)", text[match.end():])
         if len(match.group()) == 1 and match.start() and text[match.start() - 1].isdigit() \
@@ -183,25 +198,20 @@ def _mentions(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[re.M
     return sorted(out, key=lambda m: m.start())
 
 
+def _called_unit(text: str, match: re.Match[str]) -> bool:
+    """The clause of `match` calls it a unit ("KG is the only accepted unit", "the unit is
+    MV"): a short name typed in one case is a unit there."""
+    start = max((text.rfind(mark, 0, match.start()) for mark in _CLAUSE_ENDS), default=-1)
+    ends = [at for at in (text.find(mark, match.end()) for mark in _CLAUSE_ENDS) if at >= 0]
+    clause = text[start + 1:min(ends, default=len(text))]
+    return any(w.lower() in names().unit_nouns for w in re.findall(r"[A-Za-z]+", clause))
+
+
 @dataclass(frozen=True)
 class UnitLine:
     offset: int  # line number within the text, from 0
     states: bool  # some mention on the line states the unit
     instead: str | None  # the unit the line's sentence states, where the line only denies
-
-
-def _joined(text: str) -> str:
-    """`text` with a line break that continues a sentence made a space (same offsets), so a
-    negation on one line reaches the unit on the next ("it is not\\nexpressed in GPa"), and a
-    question is read with the line that answers it ("Q: Is it in GPa?\\nA: No.")."""
-    lines = text.split("\n")
-    out = []
-    for number, line in enumerate(lines):
-        nxt = lines[number + 1] if number + 1 < len(lines) else ""
-        joins = bool(line.strip()) and ((not _SENTENCE_END.search(line) and bool(
-            _CONTINUES.match(nxt))) or (line.rstrip().endswith("?") and bool(nxt.strip())))
-        out.append(line + (" " if joins else "\n"))
-    return "".join(out)[:len(text)]
 
 
 def _instead(reading: Reading, unit: str, sentence: int) -> str | None:
@@ -212,31 +222,20 @@ def _instead(reading: Reading, unit: str, sentence: int) -> str | None:
     for at in (sentence, sentence + 1, sentence + 2):
         if at == sentence + 2 and reply > _REPLY_WORDS:  # past a reply alone ("A: No.")
             break
-        previous = earlier = ""
+        said: list[str] = []
         for n, (token, denied) in enumerate(zip(reading.tokens, reading.denied, strict=True)):
             # in a sentence denying the unit, a one-letter name also stands as the correction
-            # ("not mV but V") and in a value's comment ("3.2  # V, not mV")
+            # ("not mV but V") and in a value's comment ("3.2  # V, not mV", "2000 /* g */")
+            previous = said[-1] if said else ""
             named = is_unit_name(token.text, previous) or (
-                identity(token.text) is not None and (previous in _CORRECTIONS or (
-                    previous in _COMMENT_MARKS and is_number(earlier))))
+                identity(token.text) is not None and (previous in _CORRECTIONS
+                                                      or _noted(said)))
             if (token.sentence == at and not denied and named
                     and (rival(token.text, unit, elliptic=True) or share(token.text, unit))
                     and not _code_name(reading, n)):
                 return shown(token.text)
-            previous, earlier = token.lower, previous
+            said.append(token.lower)
     return None
-
-
-def _paragraphs(text: str) -> list[tuple[int, int, str]]:
-    """(first line, start offset, text) of each run of lines one sentence may span."""
-    out: list[tuple[int, int, str]] = []
-    line = offset = 0
-    for part in _joined(text).split("\n"):
-        original = text[offset:offset + len(part)]
-        out.append((line, offset, original))
-        line += original.count("\n") + 1
-        offset += len(part) + 1
-    return out
 
 
 def _mixed_sentences(by_line: dict[int, list[tuple[bool, int | None]]]) -> set[int | None]:
@@ -324,54 +323,6 @@ def _anaphoric(reading: Reading, index: int | None, text: str = "") -> bool:
     while opening and opening[0] in table.instruction_leads:
         opening.pop(0)
     return bool(opening) and opening[0] in table.instructions
-
-
-def _replacement(text: str, line: int, unit: str) -> str | None:
-    """The unit of `unit`'s dimension the line after a retracted one names (a diff's "+"
-    line: `- unit = "GPa"` / `+ unit = "kPa"` -> kPa)."""
-    lines = text.split("\n")
-    after = lines[line + 1] if line + 1 < len(lines) else ""
-    return next((shown(w) for w in WORD.findall(after) if rival(w, unit)), None)
-
-
-def _struck(para: str, at: int) -> str | None:
-    """Where the mention at `at` is struck out by markup: what follows the strike on its line
-    (what replaces it, "~~mV~~ V (fixed)" -> " V (fixed)"), else None."""
-    for match in _STRUCK.finditer(para):
-        if match.start() <= at < match.end():
-            return para[match.end():].split("\n", 1)[0]
-    return None
-
-
-def _retracted(text: str) -> set[int]:
-    """Lines whose mentions do not hold: a diff's removed line (a "-" line right before the
-    "+" line that replaces it), and a code condition whose next line rejects what it tests
-    (`if unit == "GPa":` then `raise ...`)."""
-    lines = text.split("\n")
-    out = {n for n, (line, nxt) in enumerate(pairwise(lines))
-           if _DIFF_REMOVED.match(line) and _DIFF_ADDED.match(nxt)}
-    rejects = names().rejects
-    for n, line in enumerate(lines):
-        body = next((b.split() for b in lines[n + 1:] if b.strip()), [""])
-        if names().condition.match(line) and re.split(r"\W", body[0])[0].lower() in rejects:
-            out.add(n)
-    return out
-
-
-def _foreign_rows(text: str, quantity: tuple[str, ...]) -> tuple[set[int], list[str]]:
-    """Rows of a list or table (a line opening with "-", "*" or "|", or a `label: value` line)
-    whose label names something other than the asked quantity, where another row of the text
-    names it: "- cooling temperature: K" / "- ambient temperature: °C" (°C is the ambient's)."""
-    rows: dict[int, str] = {}
-    for n, line in enumerate(text.split("\n")):
-        match = _ROW.match(line)
-        if match:
-            rows[n] = match.group("item") or match.group("cell")
-    if len(rows) < _MIN_ROWS or not quantity:
-        return set(), []
-    named = {n for n, label in rows.items() if _names_quantity(label, quantity)}
-    lines = text.split("\n")
-    return (set(rows) - named if named else set()), [lines[n] for n in sorted(named)]
 
 
 def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[UnitLine]:

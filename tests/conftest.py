@@ -18,6 +18,20 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
+# ---- Hypothesis: no deadline. A property test asserts behaviour; how long an example takes
+# is measured in benchmarks/, not here: the 200 ms default failed examples of pure functions
+# when the machine was busy (tests/test_parse.py's windows, test_fusion, test_core, ...).
+# A test's own @settings still sets its max_examples (and may set a deadline of its own).
+def _hypothesis_profile() -> None:
+    from hypothesis import settings
+
+    settings.register_profile("helix", deadline=None)
+    settings.load_profile("helix")
+
+
+_hypothesis_profile()
+
+
 # The longest modules start first, so the two workers end together (scripts/test runs
 # `--dist loadfile --no-loadscope-reorder`: xdist would order modules by their number of tests,
 # and start a 600-test module of pure logic first). CPU seconds per module (self + children),

@@ -168,10 +168,11 @@ def _cases() -> list[dict]:
 
 @pytest.mark.slow
 def test_the_shipped_encoder_refuses_the_written_absence_claims() -> None:
-    from helix.core.config import IndexSettings
-    from indexers.encoder import query_embedder
+    # the shipped encoder's vectors of these texts, kept across runs (tests/_vector_cache.py;
+    # tests/test_absence_sets.py proves a sample of them against the encoder)
+    from tests._vector_cache import shipped_encoder_cached
 
-    meaning = AbsenceMeaning(query_embedder(IndexSettings()), HelixConfig().synthesis.absence)
+    meaning = AbsenceMeaning(shipped_encoder_cached(), HelixConfig().synthesis.absence)
     wrong = {}
     for case in _cases():
         result = check_answer(case["text"], case["refs"], evidence=case["evidence"],

@@ -80,10 +80,11 @@ def _case(name: str, start: str) -> dict:
     ("absence_answers_fresh11.json", "`healthz` checks", None, False),
     ("absence_answers_fresh11.json", "`main` catches `ValidationError`", None, False),
     # (meaning13) the head retrained with fresh14 as a fourteenth writer (leave-one-writer-out
-    # chose l2 10, threshold 0.3) refuses this one: a side detail the code does not use, said
-    # last ("... Gravatar is not used."); left as measured for the lead to judge
-    pytest.param("absence_answers_fresh11.json", "An initials avatar.", None, False,
-                 marks=pytest.mark.xfail(reason="refused by the meaning13 head", strict=True)),
+    # chose l2 10, threshold 0.3) refused this one: a side detail the code does not use, said
+    # last ("... Gravatar is not used."); (meaning14) retrained with fresh15 and with the
+    # contract refusing fewer ordinary answers (a reference word the evidence uses names its
+    # subject), leave-one-writer-out chose l2 1 again and the head accepts it
+    ("absence_answers_fresh11.json", "An initials avatar.", None, False),
     ("absence_answers_fresh4.json", "decide_retry in ledger/retry.py makes the call",
      "Can't answer this from the evidence: the failure handling path isn't covered.", True),
 ])

@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
+import numpy as np
 import pytest
 
 from helix.core.config import AbsencePolicy, HelixConfig
@@ -91,23 +93,57 @@ def test_a_sentence_that_cites_must_look_more_like_a_claim() -> None:
     assert _refused(ledger, answer, flat)
 
 
-@pytest.mark.slow
-def test_the_shipped_encoder_on_every_written_set() -> None:
-    from helix.core.config import IndexSettings
-    from indexers.encoder import query_embedder
+class Sweep(NamedTuple):
+    wrong: dict[tuple[str, bool], int]
+    claims: int
+    ordinary: int
+    texts: list[str]  # what the encoder was asked for
 
-    meaning = AbsenceMeaning(query_embedder(IndexSettings()), HelixConfig().synthesis.absence)
+
+@pytest.fixture(scope="module")
+def sweep() -> Sweep:
+    """The contract with the shipped encoder over every written set; the encoder's vectors of
+    the same texts are kept across runs (tests/_vector_cache.py: ~30 CPU s embedded)."""
+    from tests._vector_cache import Recorded, shipped_encoder_cached
+
+    encoder = Recorded(shipped_encoder_cached())
+    meaning = AbsenceMeaning(encoder, HelixConfig().synthesis.absence)
     wrong: dict[tuple[str, bool], int] = {}
     claims = ordinary = 0
+    head = AbsenceHead.load()
     for path in SETS:
         for case in _cases(path):
-            refused = _refused(case, meaning=meaning, head=AbsenceHead.load())
+            refused = _refused(case, meaning=meaning, head=head)
             probe = case["split"] in PROBES
             claims += case["absence"] and not probe
             ordinary += not case["absence"] and not probe
             if refused != case["absence"]:
                 key = (case["split"] if probe else "tune", case["absence"])
                 wrong[key] = wrong.get(key, 0) + 1
+    return Sweep(wrong, claims, ordinary, encoder.texts)
+
+
+@pytest.mark.slow
+def test_the_cached_vectors_are_the_encoders(sweep: Sweep) -> None:
+    """The vectors the sweep read back are the ones the shipped encoder gives: a sample of its
+    texts (one in 25 and the longest) embedded again, each alone, bit for bit."""
+    from helix.core.config import IndexSettings
+    from indexers.encoder import NumpyMiniLMEncoder, default_model_path
+    from tests._vector_cache import sample, shipped_encoder_cached
+
+    assert len(set(sweep.texts)) >= 1500
+    fresh = NumpyMiniLMEncoder(default_model_path(IndexSettings()))  # no vector kept in memory
+    cached = shipped_encoder_cached()
+    assert fresh.model_key == cached.model_key
+    picked = sample(sweep.texts, 25)
+    assert len(picked) >= 60
+    for text in picked:
+        assert np.array_equal(cached.embed([text])[0], fresh.embed([text])[0]), text
+
+
+@pytest.mark.slow
+def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
+    wrong, claims, ordinary = sweep.wrong, sweep.claims, sweep.ordinary
     assert claims >= 300 and ordinary >= 197
     # on the code before absence5: 22 of 238 accepted, 7 of 165 refused (the sets before
     # tune6; benchmarks/results/absence_meaning*.json); ceilings, lowered when it gets better
@@ -154,7 +190,14 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     # search (leave-one-writer-out chose l2 10, threshold 0.3: held out writer by writer 14
     # accepted, 47 refused, the contract 50 and 47): 10, 38 (fresh14 3 -> 2 accepted, fresh13
     # 1 -> 2; refused fresh10 0 -> 1, fresh11 4 -> 5, tune9 2 -> 3)
-    assert wrong.get(("tune", True), 0) <= 10 and wrong.get(("tune", False), 0) <= 38, wrong
+    # meaning14: fresh15 (writer42; 64 claims, 48 ordinary; held apart, with meaning13's head:
+    # 1 accepted, 4 refused) joined: 11 of 885 accepted, 42 of 609 refused; a reference word
+    # the evidence uses itself names its subject (absence_exemplars.toml subject_nouns) and the
+    # head retrained with fresh15 as a fifteenth writer (leave-one-writer-out chose l2 1,
+    # threshold 0.3: held out writer by writer 15 accepted, 49 refused; retrained without
+    # subject_nouns 15 and 53): 10, 35 (fresh15 1 -> 0 accepted, 4 -> 1 refused; fresh11
+    # 3/5 -> 4/3, fresh14 2/5 -> 3/3, fresh13 2/5 -> 0/5, fresh10 2/1 -> 2/0)
+    assert wrong.get(("tune", True), 0) <= 10 and wrong.get(("tune", False), 0) <= 35, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)
@@ -162,8 +205,8 @@ def test_the_shipped_encoder_on_every_written_set() -> None:
     # meaning9's probe9 (absence_answers_probe9.json): before meaning9's changes 5 of 18
     # accepted (the phrase rules alone 15), 1 of 12 refused; after them 1 and 2; with the
     # head (trained on it) 0 and 1; with the answer's shape 0 and 0; with meaning13's head
-    # (l2 10) 0 and 1
-    assert not wrong.get(("probe9", True)) and wrong.get(("probe9", False), 0) <= 1, wrong
+    # (l2 10) 0 and 1; with meaning14's (l2 1) 0 and 0
+    assert not wrong.get(("probe9", True)) and not wrong.get(("probe9", False)), wrong
 
 
 def test_absence5s_own_wordings_are_thirty_or_more() -> None:

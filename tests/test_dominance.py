@@ -6,8 +6,10 @@ from controller_helpers import ask, files_index, fixture_index
 
 from controller.channels import Found, Request, RequestResult
 from controller.dominance import SenseScore, decide
-from controller.driver import file_links
-from helix.core.config import RetrievalSettings
+from controller.driver import file_links, run_controller
+from controller.question import read_question
+from helix.core.config import HelixConfig, RetrievalSettings
+from helix.core.ports import FakeClock, FakeEmbedder
 
 
 def test_balanced_senses_split_with_two_option_clarifier() -> None:
@@ -36,6 +38,34 @@ def test_dominant_sense_answers_without_clarifier() -> None:
     paths = [e.path for e in env.evidence]
     assert "optics/cavity.py" in paths or "docs/cavity.md" in paths
     assert "buffers/ring.py" not in paths[:3]
+
+
+def test_a_plain_word_asked_in_other_words_asks_which_sense() -> None:
+    """'where is cavity defined?' is about one plain word as much as 'what is a cavity?': with
+    the senses split it asks the same two-option clarifier (main searched it as asked)."""
+    env = ask(fixture_index("matrix_repo"), "Where is cavity defined in this project?")
+    assert env.stop_reason == "dominance_split"
+    assert env.clarify is not None and len(env.clarify.options) == 2
+    assert [s.phase for s in env.controller_steps] == ["dominance", "dominance"]
+
+
+def test_a_sense_check_with_a_dominant_sense_runs_the_question_as_asked() -> None:
+    """A dominant sense after a sense check leaves the run as asked: the same evidence in the
+    same order as without the check, the check's steps noted first."""
+    index = fixture_index("matrix_repo_dominant")
+    config = HelixConfig()
+    question = read_question("Please explain me the cavity", config.retrieval)
+    assert question.plan.sense_check_only
+    env = run_controller(question, index, config, query_embedder=FakeEmbedder(),
+                         clock=FakeClock())
+    assert env.clarify is None and env.items.intent.sense is None
+    dominance = [s for s in env.controller_steps if s.phase == "dominance"]
+    assert len(dominance) == 2 and "runs as asked" in dominance[-1].note
+    unchecked = question.model_copy(update={"plan": question.plan.model_copy(update={
+        "ambiguous_term": None, "sense_check_only": False})})
+    plain = run_controller(unchecked, index, config, query_embedder=FakeEmbedder(),
+                           clock=FakeClock())
+    assert [e.id for e in env.evidence] == [e.id for e in plain.evidence]
 
 
 def test_qualified_question_never_clarifies() -> None:

@@ -64,8 +64,11 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def reference() -> np.ndarray:
     """The reference vectors (sentence-transformers computes the same, to cosine >= 0.999:
-    tests/test_encoder.py); numpy keeps this module free of a torch import."""
-    return NumpyMiniLMEncoder(MODEL_PATH).embed(TEXTS)
+    tests/test_encoder.py); numpy keeps this module free of a torch import. The text beyond
+    max_seq_length is embedded alone: in one batch it padded the others to its 256 tokens
+    (padding changes no vector: tests/test_encoder.py)."""
+    encoder = NumpyMiniLMEncoder(MODEL_PATH)
+    return np.vstack([encoder.embed(TEXTS[:-1]), encoder.embed(TEXTS[-1:])])
 
 
 def _seed(models: Path, home: Path) -> None:
@@ -106,8 +109,21 @@ def test_second_use_does_not_export_again(models: Path, monkeypatch: pytest.Monk
         assert OnnxEncoder(MODEL_PATH, variant, home=models).embed(["x"]).shape == (1, 384)
 
 
-def test_export_is_atomic_a_failure_leaves_nothing(tmp_path: Path,
+def _export_by_copy(models: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fp32 export writes the module's exported model (through the same atomic write)
+    instead of building the graph again: for the tests of what is around the build (the
+    build itself: test_export_lands_..., test_export_is_deterministic)."""
+    import shutil
+
+    source = model_file(MODEL_DIR, VARIANT_FP32, models)
+    monkeypatch.setattr(onnx_encoder, "_export_fp32", lambda model_path, target: (
+        onnx_encoder._write_atomically(target, lambda tmp: shutil.copyfile(source, tmp))))
+
+
+def test_export_is_atomic_a_failure_leaves_nothing(tmp_path: Path, models: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    _export_by_copy(models, monkeypatch)
+
     def broken_write(target: Path, write: object) -> None:
         def half(tmp: Path) -> None:
             tmp.write_bytes(b"half a model")
@@ -125,7 +141,9 @@ def test_export_is_atomic_a_failure_leaves_nothing(tmp_path: Path,
     assert [p.name for p in (tmp_path / "models").iterdir()] == [path.name]
 
 
-def test_a_killed_exports_leftover_is_swept_a_live_one_kept(tmp_path: Path) -> None:
+def test_a_killed_exports_leftover_is_swept_a_live_one_kept(
+        tmp_path: Path, models: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _export_by_copy(models, monkeypatch)
     target = model_file(MODEL_DIR, VARIANT_FP32, tmp_path)
     target.parent.mkdir(parents=True)
     stale = target.with_name(f".{target.name}.dead.tmp")

@@ -4,13 +4,36 @@ stemmers and token estimates behave as named, and no other module keeps a word l
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from helix.core import english
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("helix", "indexers", "controller", "evals")
+
+
+class _Found(NamedTuple):
+    path: Path
+    word_sets: list[int]
+    alternation_sites: list[int]
+    suffix_cuts: list[int]
+
+
+@functools.lru_cache(maxsize=1)
+def _modules() -> tuple[_Found, ...]:
+    """What each guard below finds in every module of PACKAGES, each module parsed once for
+    the three (its tree is not kept: half a million nodes alive slowed every later test's
+    garbage collection)."""
+    found = []
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            found.append(_Found(path, _word_sets(tree), _alternation_sites(tree),
+                                _suffix_cuts(tree)))
+    return tuple(found)
 
 
 def test_the_lists_relate_as_documented() -> None:
@@ -98,10 +121,8 @@ def _word_sets(tree: ast.AST) -> list[int]:
 
 def test_no_other_module_keeps_a_word_list() -> None:
     owner = ROOT / "helix" / "core" / "english.py"
-    stray = [f"{path.relative_to(ROOT)}:{line}"
-             for package in PACKAGES for path in sorted((ROOT / package).rglob("*.py"))
-             if path != owner
-             for line in _word_sets(ast.parse(path.read_text(encoding="utf-8")))]
+    stray = [f"{m.path.relative_to(ROOT)}:{line}" for m in _modules() if m.path != owner
+             for line in m.word_sets]
     assert stray == []
 
 
@@ -160,11 +181,9 @@ def test_the_guard_sees_a_word_list_written_as_a_regex() -> None:
 
 def test_no_new_regex_alternation_of_english_words() -> None:
     counts: dict[str, int] = {}
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            sites = _alternation_sites(ast.parse(path.read_text(encoding="utf-8")))
-            if sites:
-                counts[str(path.relative_to(ROOT))] = len(sites)
+    for m in _modules():
+        if m.alternation_sites:
+            counts[str(m.path.relative_to(ROOT))] = len(m.alternation_sites)
     grown = {name: (count, ALTERNATIONS_LEFT.get(name, 0)) for name, count in counts.items()
              if count > ALTERNATIONS_LEFT.get(name, 0)}
     assert grown == {}, "word lists written as regexes (found, allowed): move them to data"
@@ -192,10 +211,8 @@ def test_one_home_of_the_stemmers() -> None:
     """stems, plural_forms, looks_past_tense: no other
     module cuts an English ending off a word."""
     owner = ROOT / "helix" / "core" / "english.py"
-    stray = [f"{path.relative_to(ROOT)}:{line}"
-             for package in PACKAGES for path in sorted((ROOT / package).rglob("*.py"))
-             if path != owner
-             for line in _suffix_cuts(ast.parse(path.read_text(encoding="utf-8")))]
+    stray = [f"{m.path.relative_to(ROOT)}:{line}" for m in _modules() if m.path != owner
+             for line in m.suffix_cuts]
     assert stray == []
     assert english.stems("decided", "inflection")[0] == "decide"
     assert {"test", "tests"} <= english.plural_forms("tests")

@@ -12,7 +12,7 @@ import pytest
 
 from controller.driver import run_controller
 from controller.question import read_question
-from helix.core.config import load_config
+from helix.core.config import HelixConfig, load_config
 from helix.core.ports import FakeClock, FakeEmbedder
 from indexers.build import ensure_index
 
@@ -38,15 +38,40 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def indexes(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[bool, Path]:
+    """The lexical index built from nothing, and the index with vectors as a user gets it by
+    turning embeddings on afterwards: a copy of the lexical one refreshed under the new
+    settings (its parsed files reused, the vectors added): one parse of the 800 files, not
+    two."""
+    import shutil
+
+    work = tmp_path_factory.mktemp("named_concept")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("HELIX_HOME", str(work / "home"))
+        ensure_index(repo, _config(repo, False), index_dir=work / "lexical")
+        shutil.copytree(work / "lexical", work / "vectors")
+        _, report = ensure_index(repo, _config(repo, True), index_dir=work / "vectors",
+                                 embedder=FakeEmbedder(), query_embedder=FakeEmbedder())
+    assert report.files_parsed == 0 and report.embeddings["computed"] > 0, report
+    return {False: work / "lexical", True: work / "vectors"}
+
+
+def _config(repo: Path, embed: bool) -> HelixConfig:
+    return load_config(repo, flags={"index.embed_enabled": embed,
+                                    "index.background_dense": False})
+
+
 @pytest.mark.parametrize("embed", [False, True], ids=["lexical", "with-vectors"])
 def test_the_named_concept_document_comes_first(repo: Path, embed: bool, tmp_path: Path,
+                                                indexes: dict[bool, Path],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HELIX_HOME", str(tmp_path / "home"))
-    config = load_config(repo, flags={"index.embed_enabled": embed,
-                                      "index.background_dense": False})
+    config = _config(repo, embed)
     embedder = FakeEmbedder() if embed else None
-    index, _ = ensure_index(repo, config, index_dir=tmp_path / "idx", embedder=embedder,
-                            query_embedder=embedder)
+    index, report = ensure_index(repo, config, index_dir=indexes[embed], embedder=embedder,
+                                 query_embedder=embedder)
+    assert report.noop, report  # the module's index, current under this configuration
     concepts = json.loads((repo / "concepts.json").read_text(encoding="utf-8"))
     assert len(concepts) >= 20
     for concept, document in sorted(concepts.items()):

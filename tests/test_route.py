@@ -129,8 +129,30 @@ def test_path_hints_and_scope() -> None:
 def test_ambiguity_only_for_bare_one_word_terms() -> None:
     assert route_question("What is a cavity?").ambiguous_term == "cavity"
     assert route_question("cavity").ambiguous_term == "cavity"
+    assert not route_question("cavity").sense_check_only
     assert route_question("What is the optical cavity in this repo?").ambiguous_term is None
     assert route_question("Define TS_ratio").ambiguous_term is None
+
+
+@pytest.mark.parametrize("question", [
+    "Where is cavity defined in this project?", "Please explain me the cavity",
+    "so the cavity what is that about", "cavity. what is it.",
+    "Could you show me where cavities are defined?"])
+def test_a_question_about_one_plain_word_checks_its_senses(question: str) -> None:
+    """Asked in other words than a bare definition, a question whose only search term is one
+    plain word still gets the sense check (a split asks which sense; controller.loop)."""
+    plan = route_question(question)
+    assert plan.sense_check_only
+    assert plan.ambiguous_term is not None and plan.ambiguous_term.startswith("cavit")
+
+
+@pytest.mark.parametrize("question", [
+    "where is the optical cavity defined?", "who calls `tokenize`?", "where is carve_cave defined",
+    "where is cavity defined in storage/?", "what does storage/cavity_pool.py say about cavity?"])
+def test_no_sense_check_for_two_words_a_name_a_path_or_a_scope(question: str) -> None:
+    plan = route_question(question)
+    assert not plan.sense_check_only
+    assert plan.ambiguous_term is None
 
 
 @settings(max_examples=200, deadline=None)

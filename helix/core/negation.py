@@ -3,10 +3,11 @@
     read(text) -> Reading: the tokens of `text` and, for each, whether a cue denies it
     Reading.denied_at(offset) -> whether the word at a character offset is denied
 
-A sentence ends at `.`, `!`, `?` or a line break; a clause at other punctuation (`, ; : | #`),
-at a word that starts a new clause ("but", "when", "now", ...), at "and"/"or" followed by a
-new predicate, and at "that" after a factive predicate ("nobody should be surprised that it is
-GPa": what a factive's complement says holds, negated or not). A parenthetical is a clause
+A sentence ends at `.`, `!`, `?` or a line break; a clause at other punctuation (`, ; : | #`)
+and a code comment's marks (`//`, `/*`, `*/`), at a word that starts a new clause ("but",
+"when", "now", ...), at "and"/"or" followed by a new predicate, and at "that" after a factive
+predicate ("nobody should be surprised that it is GPa": what a factive's complement says
+holds, negated or not). A parenthetical is a clause
 inside its clause: a scope opened outside runs through it, one opened inside ends at its ")".
 The cues (data: helix/core/negation.toml) reach:
 
@@ -64,6 +65,7 @@ from helix.core.negation_tokens import (
 from helix.core.negation_tokens import match as _match
 
 _NEGATIVE_ENDING = "n't"
+_COMMENT_MARKS = frozenset({"//", "/*", "*/"})
 
 
 class _Clauses:
@@ -82,6 +84,13 @@ class _Clauses:
             or tokens[i + 1].text == "-"
         return spaced_before and spaced_after
 
+    def _comment_mark(self, i: int) -> bool:
+        """A code comment's opener or closer, "//", "/*" or "*/": what follows the code."""
+        tokens = self.tokens
+        return any(a >= 0 and b < len(tokens) and tokens[a].end == tokens[b].start
+                   and tokens[a].text + tokens[b].text in _COMMENT_MARKS
+                   for a, b in ((i - 1, i), (i, i + 1)))
+
     def _is_boundary(self, i: int) -> bool:
         token, c = self.tokens[i], self.c
         if token.text == "." and 0 < i < len(self.tokens) - 1 \
@@ -90,6 +99,8 @@ class _Clauses:
         if token.lower in c.punctuation or token.lower in c.boundary_words:
             return True
         if token.text == "-" and self._dash(i):
+            return True
+        if self._comment_mark(i):
             return True
         if token.lower == "that" and i > 0 and self.tokens[i - 1].lower in c.factives:
             return True  # a factive's complement holds whatever is said of the factive

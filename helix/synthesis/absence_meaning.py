@@ -70,6 +70,7 @@ class Exemplars:
     qualifying_words: frozenset[str]
     determiners: frozenset[str]
     material_nouns: frozenset[str]
+    subject_nouns: frozenset[str]  # reference words that may name a thing of the subject
     polar_leads: frozenset[str]
     replies: frozenset[str]
     hedge_words: frozenset[str]  # an answer's hedges: a feature of the learned head
@@ -105,6 +106,7 @@ def load_exemplars() -> Exemplars:
         qualifying_words=frozenset(data["qualifying_words"]),
         determiners=frozenset(data["determiners"]),
         material_nouns=frozenset(data["material_nouns"]),
+        subject_nouns=frozenset(data["subject_nouns"]),
         polar_leads=frozenset(data["polar_leads"]), replies=frozenset(data["replies"]),
         hedge_words=frozenset(data["hedge_words"]),
         clause=clause,
@@ -154,33 +156,43 @@ def masked(text: str, held: frozenset[str], ex: Exemplars) -> str:
     return re.sub(r"\s+([,.;:?!])", r"\1", " ".join(out)).strip()
 
 
-def _may_claim(sentence: str, ex: Exemplars) -> bool:
-    """The sentence speaks of the material or the speaker (a reference word, a file path:
-    "Neither mail/send.py nor ...", or a pronoun after a preposition: "not in there"), and of
-    something missing, not of when the code does something (a `behaviour_words` word: "Nothing
-    is parsed until ...") nor of all there is (a negation right before an `exclusive_words`
-    word: "No other unit shows up for it")."""
+def _may_claim(sentence: str, ex: Exemplars, held: frozenset[str] = frozenset()) -> bool:
+    """The sentence speaks of the material or the speaker (a reference word, not one of
+    `subject_nouns` the evidence uses itself; a file path: "Neither mail/send.py nor ...", or
+    a pronoun after a preposition: "not in there"), and of something missing, not of when the
+    code does something (a `behaviour_words` word: "Nothing is parsed until ...") nor of all
+    there is (a negation right before an `exclusive_words` word: "No other unit shows up for
+    it")."""
     said = re.findall(r"[a-z]+(?:['’]t)?", sentence.lower())
     words = set(said)
     if words & ex.behaviour_words or any(
             w in NEGATION_WORDS and nxt in ex.exclusive_words for w, nxt in pairwise(said)):
         return False
-    return bool(_references(said, ex) or _FILE_PATH.search(sentence)
+    return bool(_references(said, ex, held) or _FILE_PATH.search(sentence)
                 or ex.place.search(sentence)) and bool(
         words & ex.polarity_words or any(w.endswith(("'t", "’t")) for w in words))
 
 
-def _references(said: list[str], ex: Exemplars) -> set[str]:
+def _references(said: list[str], ex: Exemplars, held: frozenset[str] = frozenset()
+                ) -> set[str]:
     """The reference words of a sentence, a participle that qualifies a noun of the code
-    aside ("for a *given* flag", "the *shared* secret"; never "the provided context")."""
+    aside ("for a *given* flag", "the *shared* secret"; never "the provided context"), and one
+    of `subject_nouns` the evidence uses itself aside: a thing of its subject ("the nightly job
+    archives the *project*" where the evidence speaks of projects; "*code*" among the tags an
+    allow-list holds), not the material."""
     out: set[str] = set()
     padded = ["", *said, ""]
     for before, word, after in zip(padded, padded[1:], padded[2:], strict=False):
         qualifies = (word in ex.qualifying_words and before in ex.determiners and after
                      and not {after} & (ex.reference_words | ex.kept | ex.material_nouns))
-        if word in ex.reference_words and not qualifies:
+        if word in ex.reference_words and not qualifies and not (
+                word in ex.subject_nouns and _uses(word, held)):
             out.add(word)
     return out
+
+
+def _uses(word: str, held: frozenset[str]) -> bool:
+    return bool(held) and bool({*stems(word), *stems(word, "suffix")} & held)
 
 
 def spans(text: str, held: frozenset[str], ex: Exemplars) -> list[Span]:
@@ -188,7 +200,7 @@ def spans(text: str, held: frozenset[str], ex: Exemplars) -> list[Span]:
     out: list[Span] = []
     for sentence in _SENTENCE.finditer(text):
         said = sentence.group()
-        if not _may_claim(said, ex):
+        if not _may_claim(said, ex, held):
             continue
         parts = [(sentence.start(), sentence.end())]
         cut = sentence.start()
@@ -200,7 +212,7 @@ def spans(text: str, held: frozenset[str], ex: Exemplars) -> list[Span]:
         for start, end in parts:
             start += len(text[start:end]) - len(text[start:end].lstrip())  # from its first word
             shown = masked(text[start:end], held, ex)
-            if _may_claim(text[start:end], ex) and re.search(r"\w", shown):
+            if _may_claim(text[start:end], ex, held) and re.search(r"\w", shown):
                 out.append(Span(start, end, shown))
     return out
 
