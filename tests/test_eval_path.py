@@ -54,23 +54,50 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _helix_ask(question: str, root: Path, home: Path, tmp_path: Path) -> dict[str, object]:
-    asked = tmp_path / "question.txt"
-    asked.write_text(question, encoding="utf-8")
-    env = {"HELIX_HOME": str(home), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1",
+# `helix ask --dry-run --json` for each question file, one after another in one fresh process
+# (the entry point's `main`, as `python -m helix.cli.main` runs it): exit code and stdout each
+_ASK_EACH = """
+import contextlib, io, json, sys
+from helix.cli.main import main
+done = []
+for asked in sys.argv[2:]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            main(["ask", "--question-file", asked, "--repo", sys.argv[1], "--dry-run", "--json"])
+            code = 0
+        except SystemExit as exc:
+            code = exc.code or 0
+    done.append({"code": code, "out": out.getvalue()})
+print(json.dumps(done))
+"""
+
+
+@pytest.fixture(scope="module")
+def cli_answers(root: Path,
+                tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, object]]:
+    """Every question's `helix ask --dry-run --json` envelope, asked in one fresh process with
+    a home of its own and no Helix setting in its environment (one start, not one a question)."""
+    where = tmp_path_factory.mktemp("evalpath_cli")
+    names = sorted(QUESTIONS)
+    for name in names:
+        (where / f"{name}.txt").write_text(QUESTIONS[name], encoding="utf-8")
+    env = {"HELIX_HOME": str(where / "home"), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1",
            "HELIX_INDEX__EMBED_ENABLED": "false", "HELIX_NO_SERVER": "1"}
-    run = subprocess.run([sys.executable, "-m", "helix.cli.main", "ask", "--question-file",
-                          str(asked), "--repo", str(root), "--dry-run", "--json"],
+    run = subprocess.run([sys.executable, "-c", _ASK_EACH, str(root),
+                          *(str(where / f"{name}.txt") for name in names)],
                          capture_output=True, text=True, env=env, check=False)
     assert run.returncode == 0, run.stderr
-    return dict(json.loads(run.stdout))
+    done = json.loads(run.stdout)
+    assert [d["code"] for d in done] == [0] * len(names), run.stderr
+    return {name: dict(json.loads(d["out"])) for name, d in zip(names, done, strict=True)}
 
 
 @pytest.mark.parametrize("name", sorted(QUESTIONS))
 def test_helix_ask_and_the_evals_give_the_same_item_hashes(
-        name: str, root: Path, helix_home: Path, tmp_path: Path) -> None:
+        name: str, root: Path, cli_answers: dict[str, dict[str, object]]) -> None:
     question = QUESTIONS[name]
-    cli = _helix_ask(question, root, helix_home, tmp_path)
+    cli = cli_answers[name]
     prepared = PreparedRepo(root, {}, no_embed=True).ask(question)
     history = HelixSide(root, {}, no_embed=True).ask(question)
     assert prepared.item_hashes == cli["item_hashes"]

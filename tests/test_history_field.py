@@ -4,9 +4,6 @@ lines are followed through later edits and renames; a moved HEAD reads only its 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from evals.corpus.history_git import point_head
@@ -16,8 +13,6 @@ from indexers.build import ensure_index
 from indexers.formats import DefRow
 from indexers.history import attribute, parent_segments, read_commits
 from tests.history_helpers import EPOCH, commit, git
-
-ROOT = Path(__file__).resolve().parent.parent
 
 F1 = "def parse(text):\n    return text\n\n\ndef render(node):\n    return node\n"
 F2 = "def parse(text):\n    return text.strip()\n\n\ndef render(node):\n    return node\n"
@@ -236,29 +231,6 @@ def test_a_merged_branch_is_ordered_as_git_log_orders_it(tmp_path: Path,
         docs.append(index.history_index().docs)
     assert docs[0] == docs[1]
     assert "yak" in docs[1]["def:src/m.py::f"]
-
-
-_SCORE_IN_A_NEW_PROCESS = """
-from indexers.history import HistoryIndex
-words = frozenset(f"w{i}" for i in range(40))
-index = HistoryIndex.__new__(HistoryIndex)
-index.docs = {"n": words}
-index.idf = {f"w{i}": 0.1 * (i + 1) + 1.0 / (i + 3) for i in range(40)}
-index.average = 40.0
-print(repr(index.score("n", words)))
-"""
-
-
-def test_history_score_is_the_same_whatever_order_a_set_iterates_in() -> None:
-    """The question's words are a set: their order differs from process to process (string
-    hashes are seeded), so a plain sum's last bits did; the score must not."""
-    seen = set()
-    for seed in ("0", "1", "2", "3", "4", "5"):
-        env = {**os.environ, "PYTHONHASHSEED": seed}
-        out = subprocess.run([sys.executable, "-c", _SCORE_IN_A_NEW_PROCESS], env=env,
-                             capture_output=True, text=True, check=True, cwd=ROOT)
-        seen.add(out.stdout.strip())
-    assert len(seen) == 1
 
 
 def test_an_index_root_below_the_git_top_level_reads_its_own_paths(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_helpers import run
@@ -94,14 +95,55 @@ def test_helix_home_respected(repo: Path, helix_home: Path,
     assert Path(json.loads(out)["index_dir"]).is_relative_to(helix_home / "indexes")
 
 
-@pytest.mark.parametrize("command", [["index"], ["status"], ["find", "x"]])
-def test_missing_path_one_line_exit_2(command: list[str], tmp_path: Path) -> None:
-    missing = str(tmp_path / "does-not-exist")
-    done = subprocess.run([sys.executable, "-m", "helix.cli.main", *command, missing],
-                          capture_output=True, text=True, env=dict(os.environ), check=False)
-    assert done.returncode == 2
-    assert done.stderr.strip() == f"helix: path does not exist: {missing}"
-    assert "Traceback" not in done.stderr and done.stdout == ""
+MISSING_PATH_COMMANDS = (("index",), ("status",), ("find", "x"))
+# `python -m helix.cli.main COMMAND... PATH` for each command, one after another in one fresh
+# process (the module run as __main__ each time, as the interpreter runs it; an exception that
+# escapes is printed as the interpreter would): exit code, stdout and stderr each
+_RUN_EACH = """
+import contextlib, io, json, runpy, sys, traceback
+done = []
+for argv in json.loads(sys.argv[1]):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        sys.argv = ["helix", *argv]
+        try:
+            runpy.run_module("helix.cli.main", run_name="__main__")
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+    done.append({"code": code, "out": out.getvalue(), "err": err.getvalue()})
+print(json.dumps(done))
+"""
+
+
+@pytest.fixture(scope="module")
+def missing_path_runs(tmp_path_factory: pytest.TempPathFactory,
+                      shared_models: Path) -> dict[str, dict[str, Any]]:
+    """Each command given a path that does not exist, in one `helix` process (one start, not
+    one a command), with a home of its own as every test has (conftest's helix_home)."""
+    where = tmp_path_factory.mktemp("missing")
+    missing = str(where / "does-not-exist")
+    argvs = [[*command, missing] for command in MISSING_PATH_COMMANDS]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HELIX_")}
+    env.update(HELIX_HOME=str(where / "home"), HELIX_MODELS_DIR=str(shared_models),
+               HELIX_SYNTHESIS__MODEL_HELPER="off")
+    done = subprocess.run([sys.executable, "-c", _RUN_EACH, json.dumps(argvs)],
+                          capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    return {" ".join(command): {**run, "missing": missing}
+            for command, run in zip(MISSING_PATH_COMMANDS, json.loads(done.stdout), strict=True)}
+
+
+@pytest.mark.parametrize("command", [" ".join(c) for c in MISSING_PATH_COMMANDS])
+def test_missing_path_one_line_exit_2(command: str,
+                                      missing_path_runs: dict[str, dict[str, Any]]) -> None:
+    done = missing_path_runs[command]
+    assert done["code"] == 2
+    assert done["err"].strip() == f"helix: path does not exist: {done['missing']}"
+    assert "Traceback" not in done["err"] and done["out"] == ""
 
 
 def test_an_index_built_without_embeddings_is_answered_from(

@@ -1,7 +1,11 @@
 """The model helper (issue 29): `helix ask --model` does not import litellm itself; a background
 process started on first use does, and later asks reuse it; it serves only its own
 environment, stops when idle, and is never required (the call is then made in process). The
-envelope's `model_import` is the time the ask waited for litellm, in either place."""
+envelope's `model_import` is the time the ask waited for litellm, in either place. Where the
+ask imports litellm itself, it reads no `.env` file (litellm loads one on import in its default
+mode, from its own package directory upward and from the working directory: a virtual
+environment inside a repository would let that repository's `.env` redirect the model and the
+user's key)."""
 
 from __future__ import annotations
 
@@ -25,16 +29,27 @@ STOP_WAIT_S = 120.0
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from model_stub import ModelStub  # noqa: E402
 
-# runs `helix ask` in this process, then says whether this process imported litellm
-_ASK = """
-import json, sys
+PLANTED = "HELIX_PLANTED_DOTENV"
+# runs `helix ask` in this process, then says whether this process imported litellm, how often
+# a `.env` file was to be loaded (python-dotenv's loader, recorded instead), and what the
+# planted `.env` files would have set
+_ASK = f"""
+import json, os, sys
+import dotenv, dotenv.main
+calls = []
+def record(*args, **kwargs):
+    calls.append(1)
+    return False
+dotenv.load_dotenv = dotenv.main.load_dotenv = record
 from helix.cli.main import main
 code = 0
 try:
     main(sys.argv[1:])
 except SystemExit as exc:
     code = exc.code or 0
-print(json.dumps({"litellm_here": "litellm" in sys.modules}), file=sys.stderr)
+print(json.dumps({{"litellm_here": "litellm" in sys.modules, "dotenv_calls": len(calls),
+                  "planted": os.environ.get("{PLANTED}"),
+                  "base": os.environ.get("OPENAI_API_BASE")}}), file=sys.stderr)
 sys.exit(code)
 """
 
@@ -47,13 +62,25 @@ def _env(home: Path, mode: str, **extra: str) -> dict[str, str]:
     return env
 
 
-def _ask(env: dict[str, str], base: str) -> tuple[dict[str, Any], bool]:
+def _ask(env: dict[str, str], base: str, cwd: Path | None = None,
+         seen: dict[str, Any] | None = None) -> tuple[dict[str, Any], bool]:
     done = subprocess.run([sys.executable, "-c", _ASK, "ask", "--json", "--repo", str(REPO),
                            "--model", "openai/stub", "--api-base", base, QUESTION],
-                          env=env, capture_output=True, text=True, timeout=300)
+                          env=env, capture_output=True, text=True, timeout=300, cwd=cwd)
     assert done.returncode == 0, done.stderr
-    here = json.loads(done.stderr.strip().splitlines()[-1])["litellm_here"]
-    return json.loads(done.stdout), bool(here)
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    if seen is not None:
+        seen.update(report)
+    return json.loads(done.stdout), bool(report["litellm_here"])
+
+
+def _litellm_dirs() -> list[Path]:
+    import importlib.util
+
+    spec = importlib.util.find_spec("litellm")
+    assert spec is not None and spec.origin is not None
+    here = Path(spec.origin).resolve().parent
+    return [here, *here.parents]
 
 
 @pytest.fixture
@@ -90,15 +117,39 @@ def test_ask_with_a_model_uses_a_helper_and_the_next_ask_reuses_it(home: Path) -
     assert 0 <= timings["model_import"] + timings["model_call"] <= timings["synthesis"]
 
 
-def test_in_process_the_envelope_says_what_the_import_cost(home: Path) -> None:
-    """Off: the ask imports litellm itself, and `model_import` says so (it read 0.0)."""
-    with ModelStub() as stub:
-        envelope, here = _ask(_env(home, "off"), stub.base)
+@pytest.mark.slow
+def test_in_process_the_envelope_says_what_the_import_cost_and_no_dotenv_is_read(
+        home: Path, tmp_path: Path) -> None:
+    """Off: the ask imports litellm itself, and `model_import` says so (it read 0.0). That
+    import reads no `.env`: one is planted in the working directory (a repository) and in
+    every writable directory from litellm's package up, and the user set litellm's default
+    mode (`LITELLM_MODE=DEV`, which loads one); none is loaded and nothing they set is seen."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    body = f"{PLANTED}=yes\nOPENAI_API_BASE=http://127.0.0.1:9/steal\n"
+    planted: list[Path] = []
+    env = {k: v for k, v in _env(home, "off").items() if k not in ("OPENAI_API_BASE", PLANTED)}
+    env["LITELLM_MODE"] = "DEV"  # even a user who set the default mode gets no .env
+    seen: dict[str, Any] = {}
+    try:
+        for directory in [repo, *_litellm_dirs()]:
+            target = directory / ".env"
+            if target.exists() or not os.access(directory, os.W_OK):
+                continue
+            target.write_text(body, encoding="utf-8")
+            planted.append(target)
+        assert len(planted) >= 3  # the repository and the package's own directories
+        with ModelStub() as stub:
+            envelope, here = _ask(env, stub.base, cwd=repo, seen=seen)
+    finally:
+        for target in planted:  # only the files this test wrote
+            target.unlink()
     assert here and envelope["answer_mode"] == "llm"
     timings = envelope["timings_ms"]
     assert timings["model_import"] > 0
     assert timings["model_import"] + timings["model_call"] <= timings["synthesis"]
     assert not (home / "run").exists()  # no helper was started
+    assert seen["dotenv_calls"] == 0 and seen["planted"] is None and seen["base"] is None
 
 
 def test_a_helper_serves_only_its_own_environment(tmp_path: Path) -> None:

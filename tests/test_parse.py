@@ -669,34 +669,6 @@ def test_python_except_clauses_reference_exception_types() -> None:
     ]
 
 
-def test_same_hashes_in_processes_with_different_hash_seeds(tmp_path: Path) -> None:
-    import os
-    import subprocess
-    import sys
-
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "retry.py").write_text(PYTHON, encoding="utf-8")
-    (tmp_path / "docs.md").write_text(MARKDOWN, encoding="utf-8")
-    (tmp_path / "index.rst").write_text(RST, encoding="utf-8")
-    script = (
-        "import sys; from pathlib import Path\n"
-        "from helix.core.config import IndexSettings\n"
-        "from helix.core.hashing import hash_obj\n"
-        "from indexers.parse import parse_file\nfrom indexers.walker import walk\n"
-        "s = IndexSettings(); w = walk(Path(sys.argv[1]), s)\n"
-        "print(hash_obj([w, [parse_file(f.record, f.text, s) for f in w.files]]))\n"
-    )
-    outputs = set()
-    for seed in ("1", "4242"):
-        env = {**os.environ, "PYTHONHASHSEED": seed}
-        done = subprocess.run(
-            [sys.executable, "-c", script, str(tmp_path)], env=env, capture_output=True,
-            text=True, check=True,
-        )
-        outputs.add(done.stdout.strip())
-    assert len(outputs) == 1 and next(iter(outputs)).startswith("sha256:")
-
-
 def test_byte_order_mark_before_the_first_heading() -> None:
     assert [c.heading_path for c in parse("b.md", "\ufeff# Title\ntext\n").chunks] == [("Title",)]
     rst = parse("b.rst", "\ufeffTitle\n=====\n\ntext\n")

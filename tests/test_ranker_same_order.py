@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from helix.core.hashing import digest
 from tests.history_helpers import DAY, EPOCH, commit, git
 
@@ -160,32 +162,47 @@ def _write_budget(root: str, out: str) -> None:
                                      ).encode("utf-8"))
 
 
-def test_the_budgets_cut_keeps_the_candidates_and_rows_it_kept_before(tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = tmp_path / "recorded.json"
-    subprocess.run([sys.executable, "-c", "import sys; from tests.test_ranker_same_order "
-                    "import _write_budget; _write_budget(sys.argv[1], sys.argv[2])",
-                    str(tmp_path / "client"), str(out)], check=True, env=env, cwd=ROOT,
-                   timeout=600)
-    recorded = json.loads(out.read_bytes())
+# the recordings, in child processes under two string hash seeds (a feature summed over a set
+# in the set's order would take its last bit from the process): `QUESTIONS` under the trained
+# pool in each, and under `BUDGET` in the first too (one process start fewer), each on a
+# repository of its own
+_CHILD = ("import sys; from tests.test_ranker_same_order import _write, _write_budget; "
+          "_write(sys.argv[1], sys.argv[2]); "
+          "_write_budget(sys.argv[3], sys.argv[4]) if len(sys.argv) > 3 else None")
+
+
+@pytest.fixture(scope="module")
+def recordings(tmp_path_factory: pytest.TempPathFactory,
+               shared_models: Path) -> dict[str, bytes]:
+    where = tmp_path_factory.mktemp("ranker_same_order")
+    found = {}
+    # a home of its own for each process, as every test has (conftest's helix_home)
+    base = {k: v for k, v in os.environ.items() if not k.startswith("HELIX_")}
+    for seed in ("0", "4242"):
+        env = {**base, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT),
+               "HELIX_HOME": str(where / f"home-{seed}"), "HELIX_MODELS_DIR": str(shared_models),
+               "HELIX_SYNTHESIS__MODEL_HELPER": "off"}
+        out = where / f"recorded-{seed}.json"
+        budget = [str(where / "client-budget"), str(where / "budget.json")] if seed == "0" else []
+        subprocess.run([sys.executable, "-c", _CHILD, str(where / f"client-{seed}"), str(out),
+                        *budget], check=True, env=env, cwd=ROOT, timeout=600)
+        found[seed] = out.read_bytes()
+    found["budget"] = (where / "budget.json").read_bytes()
+    return found
+
+
+def test_the_budgets_cut_keeps_the_candidates_and_rows_it_kept_before(
+        recordings: dict[str, bytes]) -> None:
+    recorded = json.loads(recordings["budget"])
     # the budget cut something in most questions: more found than kept
     assert sum(len(r["candidates"]) == BUDGET["max_candidates"] for r in recorded) >= 4
-    assert digest(out.read_bytes()) == EXPECTED_BUDGET
+    assert digest(recordings["budget"]) == EXPECTED_BUDGET
 
 
 def test_the_features_and_the_order_are_those_of_the_trained_implementation(
-        tmp_path: Path) -> None:
-    # child processes under two string hash seeds: a feature summed over a set in the set's
-    # order would take its last bit from the process; the same bytes in both
-    raws = []
-    for seed in ("0", "4242"):
-        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
-        out = tmp_path / f"recorded-{seed}.json"
-        subprocess.run([sys.executable, "-c", "import sys; from tests.test_ranker_same_order "
-                        "import _write; _write(sys.argv[1], sys.argv[2])",
-                        str(tmp_path / f"client-{seed}"), str(out)], check=True, env=env,
-                       cwd=ROOT, timeout=600)
-        raws.append(out.read_bytes())
+        recordings: dict[str, bytes]) -> None:
+    # the same bytes under both hash seeds
+    raws = [recordings["0"], recordings["4242"]]
     assert raws[0] == raws[1]
     raw = raws[0]
     recorded = json.loads(raw)
