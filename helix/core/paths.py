@@ -9,10 +9,11 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from helix.core.config import helix_home
 from helix.core.errors import BadPathError, UserError
 from helix.core.hashing import short_id
-from helix.core.home import PRIVATE_UMASK, embeddings_dir
+# the settings (pydantic models, ~0.2 CPU s) only where a function reads them: every `helix`
+# process imports this module at start (`private_files`)
+from helix.core.home import PRIVATE_UMASK, embeddings_dir, helix_home
 
 
 def private_files() -> None:
