@@ -61,7 +61,7 @@ class Lexical:
     token_table: TokenTable
     bm25: Any
     file_bm25: Any
-    graph: Any  # indexers.graph_store.LazyGraph over the written graph.sqlite
+    graph: Any  # indexers.lazy_graph.LazyGraph over the written graph.sqlite
     graph_summary: GraphSummary
     graph_updated: bool
     files_parsed: int
@@ -239,7 +239,7 @@ def _build_lexical(walked_files: Sequence[Any], config: HelixConfig, previous: P
                    warnings: list[str], progress: Progress | None, out: Path,
                    scanner: Scanner, parsed: Mapping[str, Any] | None) -> Lexical:
     from indexers.bm25 import BM25Index
-    from indexers.graph_store import load_lazy
+    from indexers.lazy_graph import load_lazy
     from indexers.tokenize import tokenize
 
     settings = config.index

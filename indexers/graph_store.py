@@ -1,4 +1,5 @@
-"""The graph on disk (`graph.sqlite`) and a `networkx.MultiDiGraph` that reads it lazily.
+"""The graph on disk (`graph.sqlite`) and the mappings a `networkx.MultiDiGraph` reads it through
+lazily (`LazyGraph`, in `indexers.lazy_graph`: networkx is imported only where a graph is read).
 
 A question walks a few dozen nodes (containment paths, callers, tests, importers): loading a
 large repository's whole graph (hundreds of thousands of nodes and edges) for that cost seconds
@@ -31,11 +32,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-import networkx as nx
 import orjson
 
 from helix.core.errors import IndexCorruptError
-from indexers.formats import PART_GRAPH_DB, edge_triples, paused_gc
+from indexers.formats import PART_GRAPH_DB, edge_triples
 
 GRAPH_DB_FORMAT = "helix-graph-sqlite 2"
 _SCHEMA = (
@@ -406,46 +406,3 @@ class _Adjacency(_ReadOnly, Mapping[str, dict[str, dict[str, Any]]]):
                 rows.append((pending[1], pending[2], pending[3]))
                 pending = next(edges, None)
             yield node, _adjacency(rows)
-
-
-class LazyGraph(nx.MultiDiGraph):
-    """The stored graph, read on demand (see the module docstring)."""
-
-    def __init__(self, reader: GraphReader) -> None:
-        super().__init__()
-        self._reader = reader
-        nodes = _Nodes(reader)
-        self._node = nodes
-        self._adj = _Adjacency(reader, nodes, outgoing=True)
-        self._pred = _Adjacency(reader, nodes, outgoing=False)
-        self.graph.update(reader.graph_attrs)
-
-    def edge_counts(self, nodes: Sequence[str]) -> dict[str, dict[str, tuple[int, int]]]:
-        """`GraphReader.edge_counts`: (in, out) edges per kind of each node, read at once."""
-        return self._reader.edge_counts(nodes)
-
-    def pagerank_of(self, nodes: Sequence[str]) -> dict[str, float]:
-        """`GraphReader.pagerank_of`: the calls graph's PageRank of the given nodes."""
-        return self._reader.pagerank_of(nodes)
-
-    def materialize(self) -> nx.MultiDiGraph:
-        """An ordinary (mutable, in-memory) copy with the same nodes, edges and orders."""
-        graph = nx.MultiDiGraph()
-        graph.graph.update(self.graph)
-        with paused_gc():
-            node, succ, pred = graph._node, graph._succ, graph._pred
-            for node_id, attrs in self._node.items():
-                node[node_id] = dict(attrs)
-                succ[node_id] = {}
-                pred[node_id] = {}
-            for batch in self._reader.all_edges():
-                for u, v, key, attrs in batch:
-                    keydict = succ[u].get(v)
-                    if keydict is None:
-                        keydict = succ[u][v] = pred[v][u] = {}
-                    keydict[key] = GraphReader._json(attrs) if attrs else {}
-        return graph
-
-
-def load_lazy(path: Path) -> LazyGraph:
-    return LazyGraph(GraphReader(path))

@@ -31,7 +31,7 @@ from helix.core.schemas import (
 )
 from indexers.formats import PART_HISTORY, DefRow, RefRow, paused_gc, trusted
 from indexers.fuzzy import FuzzyNames
-from indexers.graph_store import PART_GRAPH_DB, GraphReader, LazyGraph
+from indexers.graph_store import PART_GRAPH_DB, GraphReader
 from indexers.history import HistoryIndex
 from indexers.history import load as history_load
 from indexers.project import project_names
@@ -55,6 +55,7 @@ from indexers.trees import TreeNode
 if TYPE_CHECKING:
     from indexers.bm25 import BM25Index
     from indexers.dense import DenseIndex
+    from indexers.lazy_graph import LazyGraph
 
 
 SEEDED = frozenset({"bm25", "bm25_files", "dense", "tokens"})
@@ -212,6 +213,8 @@ class Index:
     @property
     def graph(self) -> LazyGraph:
         """The stored graph, read node by node as it is walked (`indexers.graph_store`)."""
+        from indexers.lazy_graph import LazyGraph  # networkx: only where a graph is read
+
         return self._part("graph", lambda: LazyGraph(GraphReader(self._checked(PART_GRAPH_DB))))
 
     def files(self) -> Sequence[FileRecord]:

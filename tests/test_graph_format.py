@@ -21,7 +21,8 @@ from helix.core.ports import FakeEmbedder
 from indexers.build import build_index, ensure_index
 from indexers.formats import PART_GRAPH_DB, edge_triples, graph_digest
 from indexers.graph import build_graph
-from indexers.graph_store import GraphReader, LazyGraph, load_lazy, write_graph
+from indexers.graph_store import GraphReader, write_graph
+from indexers.lazy_graph import LazyGraph, load_lazy
 from indexers.parse import parse_file
 from indexers.reader import Index
 from indexers.store import CURRENT, MANIFEST, IndexStore

@@ -11,9 +11,10 @@ from pathlib import Path
 
 from helix.core.errors import BadPathError, UserError
 from helix.core.hashing import short_id
-# the settings (pydantic models, ~0.2 CPU s) only where a function reads them: every `helix`
-# process imports this module at start (`private_files`)
 from helix.core.home import PRIVATE_UMASK, embeddings_dir, helix_home
+
+# helix_home from helix.core.home, the settings (pydantic models, ~0.2 CPU s) imported only in
+# the functions that read them: every `helix` process imports this module at start
 
 
 def private_files() -> None:
