@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from pydantic import BaseModel
 
 import helix.inputs as inputs
 from helix.cli.safe_text import echo, json_visible, visible_field
@@ -19,6 +18,8 @@ from helix.core.paths import user_path
 def echo_json(obj: Any, *, lines: bool = False) -> None:
     """`obj` as exact JSON (the characters a terminal acts on that json.dumps leaves raw are
     escaped as \\uXXXX); `lines`: on one line (JSON Lines, one object per stream record)."""
+    from pydantic import BaseModel  # not at start: a command's bad input is refused before it
+
     if isinstance(obj, BaseModel):
         obj = obj.model_dump(mode="json")
     dumped = json.dumps(obj, indent=None if lines else 2, sort_keys=True, ensure_ascii=False,

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 import helix.inputs as inputs
 from helix.cli.common import echo_json, index_note, one_repo, repo_option, yes_option
-from helix.cli.progress import dense_line, progress_bar, wanted
 from helix.cli.safe_text import echo, visible_field
-from helix.core.config import HelixConfig, load_config
 from helix.core.errors import (
     UserError,
 )
 from helix.core.paths import find_repo_root, user_path
+
+if TYPE_CHECKING:
+    from helix.core.config import HelixConfig
 
 DEFAULT_FIND_LIMIT = 20
 
@@ -46,6 +47,8 @@ def _root(path: str | None, guard: bool = False) -> Path:
 
 
 def _config(root: Path, no_embed: bool = False) -> HelixConfig:
+    from helix.core.config import load_config  # the settings: after the input is checked
+
     return load_config(root, flags={"index.embed_enabled": False if no_embed else None})
 
 
@@ -54,6 +57,8 @@ def _kv(counts: dict[str, Any]) -> str:
 
 
 def _render_report(report: Any) -> None:
+    from helix.cli.progress import dense_line
+
     if report.noop:
         echo(f"index is up to date (no changes) - {report.files_indexed} files, "
              f"{report.chunks.get('total', 0)} chunks, {report.seconds['total']:.2f} s")
@@ -131,8 +136,6 @@ def index(paths: tuple[str, ...], repos: tuple[str, ...], as_json: bool, cluster
     cluster, or one after another here) into --store-root and register them for
     `helix ask --repos`.
     """
-    from indexers.build import build_index
-
     # several PATHs are many repositories; `--repo` names the one (twice: refused below)
     if cluster or repos_file or store_root or group or len(set(paths)) > 1:
         from helix.cli.fleet_cmd import index_many
@@ -154,6 +157,9 @@ def index(paths: tuple[str, ...], repos: tuple[str, ...], as_json: bool, cluster
         _stop_worker(_root(path), index_dir, as_json)
         return
     root = _root(one_repo(repos, path), guard=not yes)
+    from helix.cli.progress import progress_bar, wanted
+    from indexers.build import build_index  # after the input is checked: a bad one is quick
+
     with progress_bar(wanted(as_json)) as progress:
         report = build_index(root, _config(root, no_embed), index_dir=index_dir,
                              progress=progress, force=force,
@@ -193,12 +199,11 @@ def _stop_worker(root: Path, index_dir: Path | None, as_json: bool) -> None:
 def status(path: str | None, repos: tuple[str, ...], as_json: bool,
            index_dir: Path | None) -> None:
     """Say whether the index is fresh: changed files, revisions, size on disk."""
-    path = one_repo(repos, path)
+    root = _root(one_repo(repos, path))
     from helix.core.config import helix_home
     from helix.servers.discovery import running_server
     from indexers.build import declined_embeddings, index_status
 
-    root = _root(path)
     config = declined_embeddings(root, _config(root), index_dir, quiet=True)
     report = index_status(root, config, index_dir=index_dir)
     server = running_server(helix_home())
@@ -290,12 +295,12 @@ def find(name: str, path: str | None, repos: tuple[str, ...], as_json: bool, lim
 
     Exact matches on name or qualified name; close names (labelled fuzzy) when none.
     """
-    from helix.lookups import find_symbol
-    from indexers.build import ensure_index
-
     if not name.strip():
         raise UserError("empty symbol name (give the name of a class, function or method)")
     root = _root(one_repo(repos, path))
+    from helix.lookups import find_symbol
+    from indexers.build import ensure_index
+
     idx, report = ensure_index(root, _config(root), index_dir=index_dir, dense="background")
     found = find_symbol(idx, name, limit)
     fuzzy, rows = found["fuzzy"], found["definitions"]
