@@ -146,7 +146,8 @@ def test_cold_dry_run_imports_no_heavy_modules(repo: Path, helix_home: Path,
         " '--dry-run', '--json'])\n"
         "except SystemExit:\n"
         "    pass\n"
-        "heavy = [m for m in ('torch', 'sentence_transformers', 'litellm') if m in sys.modules]\n"
+        "heavy = [m for m in ('torch', 'sentence_transformers', 'litellm', 'ssl')"
+        " if m in sys.modules]\n"
         "print('HEAVY=' + ','.join(heavy), file=sys.stderr)\n"
     )
     helix(["ask", "warm", "--repo", str(repo), "--dry-run"], helix_home)  # index first
