@@ -231,6 +231,8 @@ def _ask_here(request: AskRequest, plan: AskPlan, repo: str | None, *, as_json: 
               verbose: bool, yes: bool) -> None:
     """One question in this repository: through a warm server when the plan offers it and one
     answers, else through `helix.service.ask` in this process; rendered either way."""
+    text, dry_run = request.text, request.dry_run
+    root = repo_root(repo, yes)  # before the imports below (~0.5 CPU s): a bad one is quick
     from helix.cli.live_answer import live_answer
     from helix.cli.progress import progress_bar, wait_timer, wanted
     from helix.core.config import load_config
@@ -238,8 +240,6 @@ def _ask_here(request: AskRequest, plan: AskPlan, repo: str | None, *, as_json: 
     from helix.service import ask as service_ask
     from helix.service import cli_llm, open_runlog
 
-    text, dry_run = request.text, request.dry_run
-    root = repo_root(repo, yes)
     if plan.try_server:
         streaming = live_answer(sys.stdout, None, as_json=as_json, dry_run=dry_run)
         served = _ask_server(text, root, dry_run=dry_run, scope=request.scope,
