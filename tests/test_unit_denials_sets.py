@@ -71,16 +71,13 @@ LEFT = {"You can't pass tile pressure in any unit but GPa.",
 # converted from, "convert lb with ...": tests/test_unit_wordings.py)
 # (meaning15) fresh16 (a length in mm), measured held apart by the lead before and after
 # meaning14 with 4 statements missed and 6 -> 5 denials confirmed, now a tune set: left as
-# measured at the rotation
+# measured at the rotation; meaning15 reads two of the denials (pint's units, "points", "dots":
+# controller/units_library.toml, tests/test_unit_library.py)
 LEFT |= {"Die Ränder werden in Millimetern angegeben.",
          "Toutes les cotes sont en millimètres.",
          "MARGIN_MM = 12.7  # half an inch, expressed in mm",
          "#define NOZZLE_DIA_MM 0.4f  // don't change without recalibrating"}
 CONFIRMED_LEFT = {
-    "Heads up: the printer datasheet lists everything in mm, but the driver's `x_offset` takes "
-    "dots (203 dpi).",
-    "FAQ: *Can I give the margin in mm?* No. Margins are in points; use the `mm()` helper to "
-    "convert first.",
     "Warning: although the UI shows mm, the stored `depth` value is in micrometres.",
     "Q: the gap between labels, mm?\nA: Points. Always points.",
     "Corner radius: EMU (English Metric Units), not mm. 1 mm = 36000 EMU."}
