@@ -37,8 +37,10 @@ DIMENSIONS = {
 # pint's bit and byte are dimensionless, as are its angles and counts: no dimension of pint's
 # tells these apart, so the table's data, angle and ratio units stay the table's alone
 # the typographic symbols where pint's is another unit's: "pt" is pint's pint, but a point in
-# typesetting (PostScript, TeX, CSS), where lengths are written in it; given to the unit named
-SYMBOLS = {"point": ["pt"]}
+# typesetting (PostScript, TeX, CSS), where lengths are written in it; "px" (pint's CSS pixel)
+# is written for any pixel; "mil" (pint's mil_length, its "mil" an angle) a thousandth of an
+# inch in drawings and boards: each given to the unit named
+SYMBOLS = {"point": ["pt"], "pixel": ["px"], "thou": ["mil", "mils"]}
 # everyday English words among pint's names: as a word of a sentence they are seldom the unit
 # ("at this point" is read; "a line", "a hand", "a span", "a second" are not)
 _COMMON_WORDS = """

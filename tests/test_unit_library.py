@@ -20,6 +20,8 @@ from controller.units import stated_instead, states_unit, unit_name
     ("nanograms", "nanogram"), ("hundredweight", "hundredweight"), ("kgf", "kgf"),
     ("tablespoons", "tablespoon"), ("hogsheads", "hogshead"), ("millennia", "millennium"),
     ("gigajoules", "gigajoule"), ("microlitres", "microliter"),
+    # a symbol pint gives another unit, given to the one a text means ("pt", "px", "mil")
+    ("pt", "point"), ("px", "pixel"), ("mils", "thou"),
 ])
 def test_a_unit_of_the_library_is_named(word: str, name: str) -> None:
     assert unit_name(word) == name
