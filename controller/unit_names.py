@@ -32,6 +32,9 @@ from typing import Any
 from helix.core.english import word_alternation
 
 UNITS_FILE = Path(__file__).with_name("units.toml")
+# every unit of a library's registry (pint's) of the table's dimensions, generated once by
+# scripts/units_from_pint.py: read after the table, whose names decide
+LIBRARY_FILE = Path(__file__).with_name("units_library.toml")
 EXACT_CASE_LEN = 2  # "Pa", "ms", "A": a short unit name matches only as written
 JOIN = "\u02cd"  # a letter (so a word character) no text uses: "MB/s" -> "MBˍs"
 # a unit's name as a word of a joined text ("°C", "MBˍs", "megabitsˍperˍsecond")
@@ -62,6 +65,7 @@ class Names:
     rejects: frozenset[str]
     unreal: frozenset[str]
     contrasts: frozenset[str]
+    rebuttals: frozenset[str]  # "but" after a comma: the clause before is set against
     shares: frozenset[str]  # dimensions a quantity of any dimension is given in as a share
     display: frozenset[str]  # words of a clause saying where a unit is shown
     concessions: tuple[tuple[str, ...], ...]  # phrases opening what is granted, set aside
@@ -108,6 +112,13 @@ def _named(data: dict[str, Any]) -> list[tuple[str, Identity]]:
             raise ValueError(f"units.toml: {entry[0]!r} is not a unit per a unit")
         unit = (f"{first[0][0]}/{first[1][0]}", f"{first[0][1]}/{first[1][1]}")
         named += [(name, unit) for name in entry[1:]]
+    held = {name.lower() for name, _ in named}
+    with LIBRARY_FILE.open("rb") as handle:
+        library = tomllib.load(handle)
+    for dim, units in library["dimensions"].items():
+        for aliases in units:
+            if dim in data["dimensions"] and not any(n.lower() in held for n in aliases):
+                named += [(name, (dim, aliases[0])) for name in aliases]
     return named
 
 
@@ -166,7 +177,8 @@ def names() -> Names:
         ellipsis=_ellipsis(lines["auxiliaries"], lines["ellipsis_asides"],
                            lines["ellipsis_joins"], lines["ellipsis_determiners"]),
         rejects=frozenset(lines["rejects"]), unreal=frozenset(lines["unreal"]),
-        contrasts=frozenset(lines["contrasts"]), shares=frozenset(lines["shares"]),
+        contrasts=frozenset(lines["contrasts"]), rebuttals=frozenset(lines["rebuttals"]),
+        shares=frozenset(lines["shares"]),
         compound=compound,
         display=frozenset(lines["display"]),
         concessions=tuple(tuple(c.split()) for c in lines["concessions"]),

@@ -70,6 +70,7 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int,
                 and rival(token.text, unit) and not is_number(previous)
                 and not _code_name(reading, at) and not _supposed(reading, at)
                 and not _contrasted(reading, at, quantity) and not _displayed(reading, at)
+                and not _set_against(reading, at, unit, quantity)
                 and not _conceded(reading, at) and not _converted(reading, at)):
             return shown(token.text)
         previous = token.lower
@@ -88,6 +89,24 @@ def _contrasted(reading: Reading, at: int, quantity: tuple[str, ...]) -> bool:
             between = reading.tokens[n + 1:at]
             return bool(between) and not any(t.lower in table.anaphors for t in between) \
                 and not _names_quantity(" ".join(t.text for t in between), quantity)
+    return False
+
+
+def _set_against(reading: Reading, at: int, unit: str, quantity: tuple[str, ...]) -> bool:
+    """Token `at` is in a clause about another subject (not the quantity, not "it") that a
+    rebuttal after a comma sets against a clause stating `unit` ("PDF coordinates are points
+    internally, but every value you pass is in millimetres"): that subject's unit."""
+    tokens, sentence = reading.tokens, reading.tokens[at].sentence
+    before = [t for t in tokens[:at] if t.sentence == sentence]
+    if any(t.lower in names().anaphors for t in before) or _names_quantity(
+            " ".join(t.text for t in before), quantity):
+        return False
+    for n in range(at + 1, len(tokens)):
+        if tokens[n].sentence != sentence:
+            return False
+        if tokens[n].lower in names().rebuttals and tokens[n - 1].text == ",":
+            return any(same_unit(t.text, unit) for t in tokens[n + 1:]
+                       if t.sentence == sentence)
     return False
 
 
