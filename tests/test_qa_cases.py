@@ -135,7 +135,7 @@ def test_the_committed_question_list_matches_its_digests(tmp_path: Path) -> None
     assert {e.name for e in entries if e.style == "hidden"} == hidden
     assert {e.name for e in entries if e.style == "process"} == process
     assert all(e.split == "train" and len(e.revision) == 40 for e in entries)
-    assert sum(e.questions for e in entries) == 810
+    assert sum(e.questions for e in entries) == 804  # 6 naming a reserved project removed
     # a repository's two files cite the same commit (one fold of leave-one-project-out)
     by_source: dict[str, set[str]] = {}
     for e in entries:
@@ -152,6 +152,14 @@ def test_the_committed_question_list_matches_its_digests(tmp_path: Path) -> None
     assert [e.style for e in load_question_list(listed)] == ["named", "hidden"]
     with pytest.raises(ConfigError, match="style"):
         add_question_file(listed, "toy3", "github:o/toy", "a" * 40, source, "w", style="x")
+    # a question or answer naming a reserved project is refused, as `helix eval qa` drops it
+    naming = tmp_path / "naming.jsonl"
+    naming.write_text(json.dumps({"question": "q?", "answer": "a", "kind": "how"}) + "\n"
+                      + json.dumps({"question": "How are Jinja2Templates set up?",
+                                    "answer": "a", "kind": "how"}) + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"line\(s\) 2 name a project reserved"):
+        add_question_file(listed, "toy4", "github:o/toy", "a" * 40, naming, "w")
+    assert [e.name for e in load_question_list(listed)] == ["toy", "toy2"]
     (listed.parent / "toy.jsonl").write_text("{}\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="does not match"):
         load_question_list(listed)

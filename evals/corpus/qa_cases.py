@@ -29,6 +29,7 @@ from typing import Any
 
 from evals.corpus.mine import CorpusCase, Target
 from evals.qa.gold import Gold, GoldSpan, derive_gold
+from evals.reserved import names_reserved
 from evals.suites import read_jsonl
 from helix.core.errors import ConfigError
 from helix.core.schemas import SymbolDef
@@ -221,9 +222,14 @@ def add_question_file(manifest: Path, name: str, source: str, revision: str, jso
     from helix.core.hashing import digest
 
     raw = jsonl.read_bytes()
+    questions = read_questions(jsonl)
+    reserved = [str(n) for n, q in enumerate(questions, 1) if names_reserved(q.question, q.answer)]
+    if reserved:
+        raise ConfigError(f"{jsonl.name}: line(s) {', '.join(reserved)} name a project reserved "
+                          "for checks run elsewhere (data/reserved_projects.txt): remove them")
     entry = QuestionFile(name=name, source=source, revision=revision, file=f"{name}.jsonl",
                          digest=digest(raw), writer=writer,
-                         questions=len(read_questions(jsonl)), split=split, style=style)
+                         questions=len(questions), split=split, style=style)
     data: dict[str, Any] = (json.loads(manifest.read_text(encoding="utf-8"))
                             if manifest.is_file() else {"split": split, "projects": {}})
     if data.get("split") != split:
