@@ -189,7 +189,11 @@ def _select(t: Turn, pool: OptionSet | None, where: str) -> TurnPlan | None:
         for item in pool.items for w in words)
     if not known:
         return t.boundary(f"nothing like '{t.text.strip()}' is in {where}", "selection")
-    said = named is not None and named.label.lower() in t.text.lower()
+    # the one listed item named by its own name, of the kind the message names if any ("the
+    # SearchEngine class, open it" -> item N, not a clarifier between SearchEngine and
+    # SearchEngine.search): handed to the lane as its position; else the lane reads the name
+    said = named is not None and named.label.lower() in t.text.lower() and not (
+        cues.kind_word is None or cues.kind_word == item_kind(named))
     if respelt is not None:  # a mistyped name: the lane matches the name written right
         return _gated(t, t.plan("explicit_selected_object_drilldown", "selection",
                                 "select_item", f"read as an item of {where} ('{respelt}')",

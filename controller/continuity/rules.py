@@ -255,9 +255,14 @@ def selection(t: Turn) -> TurnPlan | None:
             return t.boundary("nothing is focused and no list is active", "selection")
         t.reasons.append("pronoun with no focused object: resolve in the active list")
     if pool is not None:
+        position = parse_ordinal(rest, len(pool.items))
+        # a position the rules read exactly is handed to the lane as one ("open number three"
+        # -> "open 3"); the lane's own reading takes names, kinds and source cues
+        placed = f"open {position}" + (f" and {t.clause}" if t.clause else "") \
+            if position is not None and cue is None else None
         return t.plan("explicit_selected_object_drilldown", "selection", "select_item",
                       "command on the active list", option_set_id=pool.id,
-                      choice_index=parse_ordinal(rest, len(pool.items)), source_cue=cue,
+                      choice_index=position, source_cue=cue, selection_text=placed,
                       followup_clause=t.clause, disabled=not t.settings.selection_lane)
     if ordinal_like or cue is not None or labelled:
         where = f"list {source.group(0)}" if source else "numbered list"

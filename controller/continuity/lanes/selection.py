@@ -150,7 +150,8 @@ def resolve(ctx: TurnContext) -> Steps[tuple[MixedOutcome, ContinuityState]]:
             rejected, *lane_state.recent_rejected_choice_ids)[:window]})
     mixed = yield from mixed_intent_steps(
         plan.selection_text or plan.text, lane_state, ctx.config.continuity, now_ms=ctx.now_ms,
-        model_ready=ctx.model_ready("selection_advisory"), enricher=RepoSnapshotEnricher())
+        model_ready=ctx.model_ready("selection_advisory"), enricher=RepoSnapshotEnricher(),
+        said=plan.text)
     return mixed, lane_state
 
 
