@@ -83,21 +83,12 @@ CONFIRMED_LEFT = {
     "Corner radius: EMU (English Metric Units), not mm. 1 mm = 36000 EMU."}
 # (meaning16) fresh17 (a monetary amount in cents), measured held apart by the lead before and
 # after meaning15 with 5 statements missed and 6 -> 6 denials confirmed (no unit of money in
-# the vocabulary), now a tune set: left as measured at the rotation
-LEFT |= {"Der Betrag wird in Cent angegeben (z. B. 500 = 5,00 €).",
-         "El importe va en céntimos: 1000 equivale a 10 €.",
-         "price_cents — the item price in ¢. Not validated against the catalogue.",
-         "#define MAX_CHARGE_CENTS 50000  /* $500.00 */",
-         "let price: u64 = 1250; // ¢, i.e. $12.50"}
-CONFIRMED_LEFT |= {
-    '**Is `amount` in cents?** No. It\'s dollars, as a string like "10.00".',
-    "Only `fee_cents` is in cents. `price`, on the other hand, is not — it's in dollars.",
-    "In our CSV export the Amount column is dollars; the previous export used cents, this one "
-    "doesn't.",
-    "TO" "DO: docs say `refund` is cents but the code has always treated it as dollars; update the "
-    "docs, the value is dollars.",
-    'assert order.total < 10_000, "total looks like cents; this field is dollars"',
-    'log.warn("price %s looks like it was sent in cents; expected dollars", price)'}
+# the vocabulary), now a tune set: meaning16 reads all but one (units of money,
+# controller/units_money.toml; a question in emphasis ends before its reply; a currency before
+# a value or saying whose the cent is: tests/test_unit_money.py); left: a constant named after
+# the unit alone, not the quantity
+LEFT |= {"#define MAX_CHARGE_CENTS 50000  /* $500.00 */"}
+
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:
     tune7 = json.loads((MEANING / "unit_lines_tune7.json").read_text(encoding="utf-8"))
