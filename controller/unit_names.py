@@ -70,6 +70,7 @@ class Names:
     contrasts: frozenset[str]
     rebuttals: frozenset[str]  # "but" after a comma: the clause before is set against
     qualifiers: frozenset[str]  # "cents for USD": the unit after says whose the unit is
+    contrast: dict[str, tuple[str, ...]]  # a word set against the unit ("tokens, not chars")
     shares: frozenset[str]  # dimensions a quantity of any dimension is given in as a share
     display: frozenset[str]  # words of a clause saying where a unit is shown
     concessions: tuple[tuple[str, ...], ...]  # phrases opening what is granted, set aside
@@ -197,6 +198,7 @@ def names() -> Names:
         rejects=frozenset(lines["rejects"]), unreal=frozenset(lines["unreal"]),
         contrasts=frozenset(lines["contrasts"]), rebuttals=frozenset(lines["rebuttals"]),
         qualifiers=frozenset(lines["qualifiers"]),
+        contrast={key: tuple(words) for key, words in data["contrast"].items()},
         shares=frozenset(lines["shares"]),
         compound=compound,
         display=frozenset(lines["display"]),

@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from controller.unit_contrast import contrast_instead
 from controller.unit_identifiers import names_quantity as _names_quantity
 from controller.unit_identifiers import suffixed as _suffixed
 from controller.unit_identifiers import suffixed_rival as _suffixed_rival
@@ -425,6 +426,8 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
                     line, unit, quantity, text=text, para=para, reading=reading,
                     struck=None if states else replaced.get(line), retracted=retracted,
                     denied=bool(denied) and not states, foreign=foreign, own_rows=own_rows)
+            if instead is None and denied and not states:
+                instead = contrast_instead(reading, unit, denied[0])
             out.append(UnitLine(offset=line, states=states, instead=instead))
     return out
 
