@@ -198,8 +198,11 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # subject_nouns 15 and 53): 10, 35 (fresh15 1 -> 0 accepted, 4 -> 1 refused; fresh11
     # 3/5 -> 4/3, fresh14 2/5 -> 3/3, fresh13 2/5 -> 0/5, fresh10 2/1 -> 2/0)
     # meaning16: fresh16 (writer43; 64 claims, 48 ordinary; held apart, measured by the lead
-    # before and after meaning14: 2 accepted, 1 refused) joined as measured: 12 of 949, 36 of 657
-    assert wrong.get(("tune", True), 0) <= 12 and wrong.get(("tune", False), 0) <= 36, wrong
+    # before and after meaning14: 2 accepted, 1 refused) joined as measured: 12 of 949, 36 of 657;
+    # a time reported from the evidence ("08:00") no path:line citation, "isn't shown in the
+    # retrieved code" a claim, "the part you care about" no claim's terms: 11, 34 (fresh16
+    # 2/1 -> 1/0, fresh14 refused 3 -> 2; tests/test_absence_wording16.py)
+    assert wrong.get(("tune", True), 0) <= 11 and wrong.get(("tune", False), 0) <= 34, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)
