@@ -59,3 +59,26 @@ def test_a_second_currency_and_what_is_no_second_answer(text: str, states: bool)
 ])
 def test_a_question_in_emphasis_ends_before_its_reply(text: str, unit: str, states: bool) -> None:
     assert states_unit(text, unit, ("fare",)) == states, text
+
+
+@pytest.mark.parametrize(("question", "unit"), [
+    ("Is the fare in ₹?", "₹"), ("is the tip in ¢?", "¢"), ("Is the toll in £?", "£")])
+def test_a_question_asked_in_a_currency_sign_is_a_unit_check(question: str, unit: str) -> None:
+    from controller.route import route_question
+    from helix.core.config import RetrievalSettings
+
+    plan = route_question(question, routing=RetrievalSettings().routing)
+    assert plan.intent.route == "value_check" and plan.unit == unit  # a definition on main
+
+
+def test_a_sign_asked_is_answered_by_the_units_name() -> None:
+    from evals.unit_lines import judge
+    from helix.core.config import HelixConfig
+
+    threshold = HelixConfig().retrieval.coverage_threshold
+    stated = judge({"text": "The fare is stored in rupees.", "kind": "doc", "unit": "₹",
+                    "reading": "states"}, "fare", threshold)
+    assert stated["confirmed"] and stated["gives_unit"], stated
+    denied = judge({"text": "The fare is in paise, never rupees.", "kind": "doc", "unit": "₹",
+                    "reading": "denies"}, "fare", threshold)
+    assert not denied["confirmed"] and denied["instead"] == "paise", denied
