@@ -25,6 +25,7 @@ from functools import cache
 
 from helix.core.english import word_alternation
 from helix.core.secret_calls import call_findings
+from helix.core.secret_defaults import default_findings
 from helix.core.secret_gates import (
     MIN_PASSWORD_LEN,
     MIN_VALUE,
@@ -228,7 +229,8 @@ def _prose_values(text: str) -> Iterator[Found]:
 
 def shape_findings(text: str) -> list[Found]:
     lowered = text.lower()
-    found = [*_lines_and_connections(text, lowered), *_named(text), *call_findings(text)]
+    found = [*_lines_and_connections(text, lowered), *_named(text), *call_findings(text),
+             *default_findings(text)]
     if "==" in text or "!=" in text:
         found += _comparisons(text)
     if any(name in lowered for name in ("pass", "secret", "token", "key", "pin", "credential")):

@@ -55,7 +55,8 @@ _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
 # a secret word inside a name: RE2 (linear, and an order faster than `re` over every window)
 _TRIGGER = re2.compile(r"(?i)pass|pwd|pw\b|secret|token|key|auth|cred|salt|bearer|sig|login|"
-                       r"access[_.\-]?id|BUNDLE_|mnemonic|seed|phrase|psk|sess|appid|sid\b",
+                       r"access[_.\-]?id|BUNDLE_|mnemonic|seed|phrase|psk|sess|appid|sid\b|"
+                       r"[_.\-]pat\b",
                        options=_RE2_OPTIONS)
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
 _HEADER_SCHEMES = ("basic ", "bearer ", "token ", "digest ", "negotiate ", "apikey ", "ntlm ",

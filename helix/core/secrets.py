@@ -16,7 +16,8 @@ The detectors, each in its module:
 - `secret_blocks`: values on more than one line (YAML blocks and next-line values, TOML and
   triple-quoted strings, XML elements over lines, name/value pairs such as k8s env entries);
 - `secret_shapes`: .netrc/.pgpass lines, connection strings, `ENV NAME value`, SQL
-  `SET PASSWORD`, calls taking a secret, passwords in prose and questions;
+  `SET PASSWORD`, calls taking a secret, passwords in prose and questions, a lookup's
+  literal default (`secret_defaults`: `ENV.fetch('API_KEY') { 'X' }`, `|| 'X'`, `${T:-X}`);
 - `secret_commands`: a table of programs and the flags that take a password;
 - `secret_tokens`: a table of token prefixes (`hf_`, `dop_v1_`, `shpat_`, ...);
 - `secret_keys`: private key blocks and bare runs of key-body lines.
