@@ -21,39 +21,50 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+import re2
+
 from helix.core.secret_names import name_strength
 from helix.core.secret_structure import Found
 from helix.core.secret_values import quoted_ok, unquoted_ok
 
 __all__ = ["default_findings"]
 
-# a looked-up name (bare, quoted, or a lookup's argument) and what closes its lookup
-_NAME = r"([A-Za-z_][\w.\-]{0,79})[\"'`]?[ \t]*[\])]{0,2}"
-_LITERAL = r"(?:String::from\(|String\(|str\()?([\"'`])([^\"'`\n]{1,4096})\3"
-# the fallback: an operator, a block `{ 'X' }` (Ruby, its `|key|` maybe), a method taking the
-# default (maybe through a closure: `|_|`, `() =>`, `() ->`), a `default=` argument
-_FALLBACK = re.compile(
-    _NAME + r"(?:[ \t]*(?:\|\||\?\?|\?:|\bor\b)[ \t]*"
-    r"|(?<=\))[ \t]*(\{)[ \t]*(?:\|[\w, ]{0,40}\|[ \t]*)?"
-    r"|\.(?:unwrap_or(?:_else)?|or_else|orElse(?:Get)?|getOrElse|or|value_or)\([ \t]*"
-    r"(?:\|[\w, ]{0,40}\|[ \t]*|\([\w, ]{0,40}\)[ \t]*(?:=>|->)[ \t]*)?"
-    r"|(?<=[\"'`])[ \t]*,[ \t]*default[ \t]*[=:][ \t]*)" + _LITERAL)
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False
+_QUOTE = "[\"'`]"
+# a looked-up name (bare, quoted, or a lookup's argument), then the fallback: an operator, a
+# block `{ 'X' }` after the lookup's call (Ruby; its `|key|` maybe), a method taking the
+# default (maybe through a closure: `|_|`, `() =>`, `() ->`), a `default=` argument; then
+# the literal (one RE2 pass: linear, and no backtracking from each name's every start)
+_FALLBACK = re2.compile(
+    r"([A-Za-z_][\w.\-]*)"
+    r"(?:" + _QUOTE + r"?[ \t]*[\])]{0,2}[ \t]*(?:\|\||\?\?|\?:|\bor\b)[ \t]*"
+    r"|" + _QUOTE + r"?[ \t]*\)[ \t]*(\{)[ \t]*(?:\|[\w, ]{0,40}\|[ \t]*)?"
+    r"|" + _QUOTE + r"?[ \t]*[\])]{0,2}\.(?:unwrap_or(?:_else)?|or_else|orElse(?:Get)?|"
+    r"getOrElse|or|value_or)\([ \t]*(?:\|[\w, ]{0,40}\|[ \t]*|\([\w, ]{0,40}\)[ \t]*"
+    r"(?:=>|->)[ \t]*)?"
+    r"|" + _QUOTE + r"[ \t]*,[ \t]*default[ \t]*[=:][ \t]*)"
+    r"(?:String::from\(|String\(|str\()?"
+    r"(?:\"([^\"\n]+)\"|'([^'\n]+)'|`([^`\n]+)`)",
+    options=_RE2_OPTIONS)
 _BLOCK_END = re.compile(r"[ \t]*\}")
 _SHELL_DEFAULT = re.compile(r"\$\{([A-Za-z_]\w{0,79}):?[-=]([^\s}\"'$`]{1,4096})\}")
-# the words one of which a line must hold for a fallback to be read on it
+# the words one of which a text must hold for a fallback to be read in it
 _FALLBACK_WORDS = ("||", "??", "?:", " or ", "{", "unwrap_or", "or_else", "orElse", ".or(",
                    "getOrElse", "value_or", "default")
 
 
 def _fallbacks(text: str) -> Iterator[Found]:
-    for match in _FALLBACK.finditer(text):
-        strength = name_strength(match.group(1))
-        value = match.group(4)
-        if strength is None or not quoted_ok(value, strength):
+    subject: str | bytes = text.encode("ascii") if text.isascii() else text
+    for match in _FALLBACK.finditer(subject):
+        group = next(g for g in (3, 4, 5) if match.start(g) != -1)
+        start, end = match.start(group), match.end(group)
+        strength = name_strength(text[match.start(1):match.end(1)])
+        if strength is None or not quoted_ok(text[start:end], strength):
             continue
-        if match.group(2) is not None and not _BLOCK_END.match(text, match.end()):
+        if match.start(2) != -1 and not _BLOCK_END.match(text, end + 1):
             continue  # a block that does more than give the literal
-        yield Found(match.start(4), match.end(4), "assignment")
+        yield Found(start, end, "assignment")
 
 
 def _shell_defaults(text: str) -> Iterator[Found]:
