@@ -73,7 +73,8 @@ _COMPARED = re.compile(
 _HEX_PAIRS = re.compile(r"(?:[0-9a-fA-F]{2}:){5,}[0-9a-fA-F]{2}")
 _VALUE_WORDS = frozenset({"pass", "pw", "pwd"})  # short enough to be the password itself
 _CREDENTIAL_WORD = re.compile(r"[^\s\"'`,;()<>\[\]{}]+")
-_IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
+# a name in code (`token_v2`, `Aws::Credentials.new(`: a qualified name, a call opened)
+_IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*(?:(?:::|->)[A-Za-z_][\w.]*)*\(?")
 
 
 # words that say what a secret is for before it is said (`the password for the guest network

@@ -56,6 +56,7 @@ from helix.core.secret_gates import (
     shannon_entropy,
 )
 from helix.core.secret_keys import key_findings
+from helix.core.secret_lookalikes import PUBLISHABLE_PREFIXES, empty_key_block
 from helix.core.secret_places import place_findings
 from helix.core.secret_plugins import format_findings, format_kinds, line_findings
 from helix.core.secret_prefilter import RULES, Windows, all_detectors, compact, map_back, plan
@@ -327,6 +328,8 @@ def _public(text: str, found: list[Finding]) -> list[Finding]:
     examples = rules().examples
     if found and any(text[f.start:f.end] in examples for f in found):
         found = [f for f in found if text[f.start:f.end] not in examples]
+    if found and ("PRIVATE" in text or "pk." in text):
+        found = [f for f in found if not _no_secret(text, f)]
     if "SealedSecret" in text and found:  # a sealed secret's ciphertext: safe to commit
         found = [f for f in found if not _SEALED_CIPHERTEXT.fullmatch(text, f.start, f.end)]
     if "-----BEGIN" not in text or not found:
@@ -337,6 +340,15 @@ def _public(text: str, found: list[Finding]) -> list[Finding]:
         return found
     return [f for f in found if not (f.kind in _GUESSED_KINDS and any(
         start <= f.start and f.end <= end for start, end in blocks))]
+
+
+def _no_secret(text: str, found: Finding) -> bool:
+    """A found value that is none by what it is (`secret_lookalikes`): a private key's markers
+    with no body, a token after a publishable key's prefix."""
+    value = text[found.start:found.end]
+    return ((found.kind == "private_key" and empty_key_block(value))
+            or any(text.startswith(prefix, found.start - len(prefix))
+                   for prefix in PUBLISHABLE_PREFIXES))
 
 
 def _recurrences(text: str, found: list[Finding]) -> list[Finding]:
