@@ -63,8 +63,8 @@ _CREDENTIAL_CALL = re.compile(
     r"(?i)(?:auth|login|credentials?)\w*[ \t]*(?:=[ \t]*)?\([ \t]*([\"'])([^\"'\n]{1,200})\1"
     r"[ \t]*,[ \t]*([\"'])([^\"'\n]{1,4096})\3")
 # a call (a name right before its parenthesis: not a tuple), at most two arguments before
-_NAMED_ARGUMENT = re.compile(
-    r"(?<=[\w\]])\([ \t]*(?:[^(),\n]{1,100},[ \t]*){0,2}([\"'])([A-Za-z_][\w.\-]{0,79})\1"
+_NAMED_ARGUMENT = re.compile(  # the parenthesis first: a literal the search skips to
+    r"\((?<=[\w\]]\()[ \t]*(?:[^(),\n]{1,100},[ \t]*){0,2}([\"'])([A-Za-z_][\w.\-]{0,79})\1"
     r"[ \t]*,[ \t]*([\"'])([^\"'\n]{1,4096})\3")
 # a secret name compared with a literal: a hard-coded credential check
 _COMPARED = re.compile(
