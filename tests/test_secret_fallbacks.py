@@ -67,3 +67,30 @@ def test_fallbacks_that_are_no_secret_are_left(text: str) -> None:
 def test_scoped_keys_and_pats_are_masked_whole(text: str, value: str) -> None:
     spans = [text[s:e] for s, e, _ in find_secrets(text)]
     assert value in spans, (text, spans)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    # an API key given as the user name beside its secret (a SASL/PLAIN login's pair)
+    ('sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required '
+     'username="QW7R2KX9TZ4LM8PN" password="Tq8vWm2LxR7nZp4KHx3Kq9vLm2Tz8WnR5sYb6Fc1Ga";\n',
+     "QW7R2KX9TZ4LM8PN"),
+    ("sasl.username=8KQ2ZT4WX7RM9LPN\nsasl.password=Tq8vWm2LxR7nZp4KHx3Kq9vLm2Tz8WnR5sYb\n",
+     "8KQ2ZT4WX7RM9LPN"),
+    # a setter's name and value given as flags
+    ("Set-Variable -Name AdminPassword -Value 'Hq7Lm2Zx9Rv4Wn8Tp3Sy6B'\n",
+     "Hq7Lm2Zx9Rv4Wn8Tp3Sy6B"),
+    ("az keyvault secret set --vault-name kv --name db-password --value Hq7Lm2Zx9Rv4Wn8Tp3Sy6B\n",
+     "Hq7Lm2Zx9Rv4Wn8Tp3Sy6B"),
+])
+def test_pairs_and_setters_are_masked(text: str, value: str) -> None:
+    assert value in [text[s:e] for s, e, _ in find_secrets(text)], text
+
+
+@pytest.mark.parametrize("text", [
+    'username = "ADMIN_USER_TEAM"\npassword = read_password()\n',
+    "Set-Variable -Name Region -Value 'eu-west-1'\n",
+    # a password flag given an expression: no literal
+    "New-LocalUser -Name 'svc' -Password (ConvertTo-SecureString $Pw -AsPlainText -Force)\n",
+])
+def test_names_and_expressions_beside_them_are_left(text: str) -> None:
+    assert find_secrets(text) == [], text

@@ -204,6 +204,60 @@ def _named(text: str) -> Iterator[Found]:
             yield Found(match.start(4), match.end(4), "assignment")
 
 
+# a user name given beside a password (`username="..." password="..."` in a JAAS config,
+# `sasl.username=` over `sasl.password=`): when it reads as an issued key (upper case letters
+# and digits, random), the pair is an API key and its secret (a cloud's SASL/PLAIN login)
+_PAIRED_USER = re.compile(r"(?i)(?<![\w.\-])(?:sasl[._])?user(?:name)?[\"']?[ \t]*[:=][ \t]*"
+                          r"([\"']?)([A-Za-z0-9+/=_\-]{16,128})\1(?![\w+/=\-])")
+_PASSWORD_WORDS = ("password", "secret")
+
+
+def _paired_users(text: str, lowered: str) -> Iterator[Found]:
+    for match in _PAIRED_USER.finditer(text):
+        value = match.group(2)
+        if not (random_token(value) and value.upper() == value
+                and sum(c.isdigit() for c in value) >= 2):
+            continue
+        start = _back_lines(text, match.start(), 1)
+        end = _ahead_lines(text, match.end(), 1)
+        if any(word in lowered[start:end] for word in _PASSWORD_WORDS):
+            yield Found(match.start(2), match.end(2), "assignment")
+
+
+def _back_lines(text: str, at: int, count: int) -> int:
+    start = text.rfind("\n", 0, at) + 1
+    for _ in range(count):
+        if start == 0:
+            break
+        start = text.rfind("\n", 0, start - 1) + 1
+    return start
+
+
+def _ahead_lines(text: str, at: int, count: int) -> int:
+    end = text.find("\n", at)
+    for _ in range(count):
+        if end == -1:
+            break
+        end = text.find("\n", end + 1)
+    return len(text) if end == -1 else end
+
+
+# a setter given a name and a value as flags (`Set-Variable -Name AdminPassword -Value 'X'`,
+# `secret set --name db-password --value X`): the name says what the value is
+_NAME_VALUE_FLAGS = re.compile(
+    r"(?i)(?<![\w\-])--?name(?:[ \t]+|=)([\"']?)([\w.\-/]{1,80})\1[ \t]+"
+    r"(?:[^\n]{0,200}?[ \t])?--?value(?:[ \t]+|=)([\"']?)([^\s\"']{1,4096})\3")
+
+
+def _name_value_flags(text: str) -> Iterator[Found]:
+    for match in _NAME_VALUE_FLAGS.finditer(text):
+        strength = name_strength(match.group(2).rsplit("/", 1)[-1])
+        value = match.group(4)
+        if strength is not None and (quoted_ok(value, strength) if match.group(3)
+                                     else unquoted_ok(value, strength, False)):
+            yield Found(match.start(4), match.end(4), "assignment")
+
+
 def _comparisons(text: str) -> Iterator[Found]:
     for match in _COMPARED.finditer(text):
         name, group = (match.group(1), 3) if match.group(1) is not None else (match.group(6), 5)
@@ -234,6 +288,10 @@ def shape_findings(text: str) -> list[Found]:
              *default_findings(text)]
     if "==" in text or "!=" in text:
         found += _comparisons(text)
+    if "-value" in lowered:
+        found += _name_value_flags(text)
+    if "user" in lowered and ("password" in lowered or "secret" in lowered):
+        found += _paired_users(text, lowered)
     if any(name in lowered for name in ("pass", "secret", "token", "key", "pin", "credential")):
         found += _prose_values(text)
     return found

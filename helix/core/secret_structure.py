@@ -299,7 +299,9 @@ def _flag(text: str, name_start: int, name_end: int, line_end: int) -> Found | N
         return None
     if at >= line_end or text[at] == "-":
         return None
-    if text[at] == "(" and _quote_at(text, at + 1):
+    if text[at] == "(":
+        if not _quote_at(text, at + 1):
+            return None  # `-Password (ConvertTo-SecureString $pw ...)`: an expression
         at += 1  # a parenthesized literal: ("abc")
     if text[at] in _QUOTES:
         span = quoted_value(text, at, line_end)
