@@ -127,3 +127,15 @@ def test_trigger_lines_of_text_beyond_ascii_are_in_its_characters_offsets() -> N
     assert find_secrets(text) == find_secrets(text, prefilter=False)
     assert {text[s:e] for s, e, _ in find_secrets(text)} == {"Hq7Lm2Zx9Rv4Wn8Tp3",
                                                             "Zr5nQ8wL2mX7vT4kP9bY"}
+
+
+def test_lines_with_a_word_are_each_line_once() -> None:
+    """The one-line rules read only the lines holding their words (each once, in order); a
+    text whose lower case is longer than itself is read whole."""
+    from helix.core.secret_shapes import lines_with
+
+    text = "a = 1\nPassword: x password\n\nb == c != d\nlast password"
+    assert [text[s:e] for s, e in lines_with(text, text.lower(), ("password", "=="))] == [
+        "Password: x password", "b == c != d", "last password"]
+    wide = "\u0130 password\nx\n"  # 'İ' lowers to two characters
+    assert lines_with(wide, wide.lower(), ("password",)) == [(0, len(wide))]

@@ -126,7 +126,9 @@ def _lines_and_connections(text: str, lowered: str) -> Iterator[Found]:
     for pattern, groups, kind, words in _LINE_RULES:
         if not any(word in lowered for word in words):
             continue
-        for match in pattern.finditer(text):
+        lines = ([(0, len(text))] if pattern is _PGPASS  # ":" holds on most lines
+                 else lines_with(text, lowered, words))  # each rule reads one line
+        for match in (m for start, end in lines for m in pattern.finditer(text, start, end)):
             span = _group(match, *groups)
             if span is None or len(span[2]) < min_value or placeholder(span[2]):
                 continue
@@ -212,7 +214,7 @@ _PAIRED_USER = re.compile(r"(?i)(?<![\w.\-])(?:sasl[._])?user(?:name)?[\"']?[ \t
 _PASSWORD_WORDS = ("password", "secret")
 
 
-def _paired_users(text: str, lowered: str) -> Iterator[Found]:
+def _paired_users(text: str) -> Iterator[Found]:
     for match in _PAIRED_USER.finditer(text):
         value = match.group(2)
         if not (random_token(value) and value.upper() == value
@@ -220,7 +222,7 @@ def _paired_users(text: str, lowered: str) -> Iterator[Found]:
             continue
         start = _back_lines(text, match.start(), 1)
         end = _ahead_lines(text, match.end(), 1)
-        if any(word in lowered[start:end] for word in _PASSWORD_WORDS):
+        if any(word in text[start:end].lower() for word in _PASSWORD_WORDS):
             yield Found(match.start(2), match.end(2), "assignment")
 
 
@@ -259,14 +261,46 @@ def _name_value_flags(text: str) -> Iterator[Found]:
 
 
 def _comparisons(text: str) -> Iterator[Found]:
-    for match in _COMPARED.finditer(text):
+    for line_start, line_end in lines_with(text, text, ("==", "!=")):
+        yield from _compared(_COMPARED.finditer(text, line_start, line_end))
+
+
+def _compared(matches: Iterator[re.Match[str]]) -> Iterator[Found]:
+    for match in matches:
         name, group = (match.group(1), 3) if match.group(1) is not None else (match.group(6), 5)
         if name_strength(name) == "strong" and quoted_ok(match.group(group), "strong"):
             yield Found(match.start(group), match.end(group), "assignment")
 
 
-def _prose_values(text: str) -> Iterator[Found]:
-    for match in _prose().finditer(text):
+def lines_with(text: str, lowered: str, words: tuple[str, ...]) -> list[tuple[int, int]]:
+    """The (start, end) of the lines holding one of `words` (in `lowered`, the text in lower
+    case of the same length), sorted, each once: where a one-line rule can match."""
+    if len(lowered) != len(text):  # a character whose lower case is longer: read it all
+        return [(0, len(text))]
+    starts: set[int] = set()
+    for word in words:
+        at = lowered.find(word)
+        while at != -1:
+            start = text.rfind("\n", 0, at) + 1
+            starts.add(start)
+            end = text.find("\n", at)
+            at = -1 if end == -1 else lowered.find(word, end)
+    out = []
+    for start in sorted(starts):
+        end = text.find("\n", start)
+        out.append((start, len(text) if end == -1 else end))
+    return out
+
+
+def _prose_values(text: str, lowered: str) -> Iterator[Found]:
+    pattern = _prose()
+    names = tuple(name.split()[0] for name in rules().prose_names)
+    for line_start, line_end in lines_with(text, lowered, names):
+        yield from _prose_line(text, pattern.finditer(text, line_start, line_end))
+
+
+def _prose_line(text: str, matches: Iterator[re.Match[str]]) -> Iterator[Found]:
+    for match in matches:
         word = _CREDENTIAL_WORD.match(text, match.end())
         if word is None:
             continue
@@ -291,7 +325,7 @@ def shape_findings(text: str) -> list[Found]:
     if "-value" in lowered:
         found += _name_value_flags(text)
     if "user" in lowered and ("password" in lowered or "secret" in lowered):
-        found += _paired_users(text, lowered)
+        found += _paired_users(text)
     if any(name in lowered for name in ("pass", "secret", "token", "key", "pin", "credential")):
-        found += _prose_values(text)
+        found += _prose_values(text, lowered)
     return found
