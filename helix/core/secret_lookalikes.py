@@ -28,7 +28,7 @@ _MEDIA_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"RIFF", b"%PDF", b"OggS",
                 b"wOF2")
 _TYPED = re.compile(r"([a-z]{2,12})_[A-Za-z0-9]{8,}")
 _NAME_BEFORE = re.compile(r"([A-Za-z_][\w\-]{0,79})[\"'`]?[ \t]*[:=][ \t]*[\"'`]?$")
-_KEY_BODY = re.compile(r"[A-Za-z0-9+/]{16,}")
+_KEY_BODY = re.compile(r"[A-Za-z0-9+/]{12,}")  # a body line, or a truncated one
 PUBLISHABLE_PREFIXES = ("pk.",)  # a token after one is a publishable key's (Mapbox's `pk.`)
 
 
