@@ -272,21 +272,16 @@ def _subjects(route: Route, groups: dict[str, str], terms: tuple[str, ...]
 
 
 # words that never name what a one-word sense question asks about (route_phrases.toml's
-# sense_asides, fillers, asides and hedges, one word each), and a phrase naming the whole
-# repository, its name included ("in the core repo", "in this codebase")
-_SENSE_ASIDE = re.compile("|".join(
-    w for name in ("sense_asides", "fillers", "asides", "hedges")
-    for w in VOCABULARY.lists[name] if " " not in w), re.IGNORECASE)
-_REPOSITORY_SCOPE = re.compile(
-    r"\b(?:in|of|across|within|throughout|for|from)\s+(?:(?:the|this|our|that|your)\s+)?"
-    r"(?:(?:[a-z]+\s+)?(?:repo|repository|codebase|project)|code(?:\s*base)?)\b", re.IGNORECASE)
+# sense_asides, fillers, asides and hedges), and a phrase naming the whole repository
+_SENSE_ASIDE = VOCABULARY["SENSE_ASIDE"]
+_REPOSITORY_SCOPE = VOCABULARY["REPOSITORY_SCOPE"]
 
 
 def sense_terms(body: str, terms: tuple[str, ...]) -> tuple[str, ...]:
     """The terms a sense check reads: the question's terms less the words that never name its
     subject ("um so, totally unrelated, but what's a cavity in the core repo?" -> "cavity")."""
     kept = {w.lower() for w in _WORD.findall(_REPOSITORY_SCOPE.sub(" ", body))}
-    return tuple(t for t in terms if not _SENSE_ASIDE.fullmatch(t)
+    return tuple(t for t in terms if not _SENSE_ASIDE.match(t)
                  and (" " in t or t.lower() in kept))
 
 
