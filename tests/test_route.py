@@ -160,7 +160,8 @@ def test_no_sense_check_for_two_words_a_name_a_path_or_a_scope(question: str) ->
     "anyway, separate topic — where is cavity defined in the optics project?",
     "the cavity stuff, could you explain it please",
     "oh wait, different thing: what does cavity mean in this codebase?",
-    "quick one, honestly: cavity, what's the idea?"])
+    "quick one, honestly: cavity, what's the idea?",
+    "would you help me understand cavity, if possible?"])
 def test_fillers_asides_and_repository_scope_do_not_hide_the_one_word(question: str) -> None:
     """Fillers, hedges, asides, politeness, "thing"/"stuff" nouns and a phrase naming the whole
     repository are no search terms for the sense check (route_phrases.toml sense_asides): the
