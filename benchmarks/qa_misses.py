@@ -2,6 +2,10 @@
 
     python benchmarks/qa_misses.py --swe-qa DIR --repo reflex=DIR --repo sqlfluff=DIR \\
         --repo streamlink=DIR --repo shiro=DIR --repo strata=DIR [--out FILE]
+    python benchmarks/qa_misses.py --mirrors DIR --out benchmarks/results/qa_misses_validation.json
+
+(the second: the validation set, data/evals/qa_validation, as benchmarks/qa_validation.py).
+Each miss is also given one of round 14's classes (`CLASSES`, docs/ranker.md "Round 14").
 
 The same questions, trees and dry run as benchmarks/qa_dev.py (no embeddings); the controller's
 stages are recorded as each question runs (`controller.driver`: the pool the loop admitted, the

@@ -276,6 +276,12 @@ class FileDefsPolicy(_Frozen):
     # file the question names keeps its place; 1: retrieval's first file always leads)
     lead_files: int = Field(default=5, ge=1, le=50)
     lead_rank_cost: float = Field(default=0.05, ge=0, le=100)
+    # the first `depth_lead` of those next best definitions (the first file's best, first)
+    # go to place `depth_at` + 1 instead of the tail (0: all to the tail)
+    depth_lead: int = Field(default=0, ge=0, le=50)
+    depth_at: int = Field(default=4, ge=0, le=50)
+    depth_over: float = Field(default=1.0, ge=0, le=100)
+    depth_tests: bool = True
 
 
 class CalleesPolicy(_Frozen):
