@@ -158,8 +158,8 @@ def depth_picks(question: frozenset[str], ranked: Sequence[Chunk],
 def picks_ahead(question: frozenset[str], picks: Sequence[Chunk], ranked: Sequence[Chunk],
                 policy: FileDefsPolicy) -> int:
     """How many of the depth picks go to place `depth_at` + 1: up to `depth_lead`, each
-    while it answers the question at least as well (`definition_score`) as the item it
-    pushes out of that place."""
+    while it answers the question at least `depth_over` times as well (`definition_score`)
+    as the item it pushes out of that place and, unless `depth_tests`, is not a test's."""
     count = 0
     for pick in picks[:policy.depth_lead]:
         place = policy.depth_at + count

@@ -233,3 +233,21 @@ def test_a_depth_pick_enters_the_first_five_only_over_a_weaker_item() -> None:
     assert picks_ahead(question, [MERGE], [HEADER], lead) == 0  # nothing there to push out
     assert picks_ahead(question, [MERGE], [HEADER, OTHER],
                        lead.model_copy(update={"depth_lead": 0})) == 0
+    assert picks_ahead(question, [MERGE], [OTHER, HEADER], lead) == 1
+    assert picks_ahead(question, [MERGE], [OTHER, HEADER],
+                       lead.model_copy(update={"depth_over": 100.0})) == 0
+    in_tests = MERGE.model_copy(update={"path": "tests/test_config.py"})
+    assert picks_ahead(question, [in_tests], [HEADER, OTHER], lead) == 0  # a test's: the tail
+    assert picks_ahead(question, [in_tests], [HEADER, OTHER],
+                       lead.model_copy(update={"depth_tests": True})) == 1
+
+
+def test_by_default_a_questions_first_file_pick_reaches_place_five() -> None:
+    """The shipped policy: one depth pick at place 5 (fails before round 14: all at the
+    tail)."""
+    from controller.file_defs import picks_ahead, with_picks
+
+    question = frozenset({"merge", "spacing", "value", "override"})
+    ranked = [HEADER, OTHER, OTHER, OTHER, OTHER, OTHER]
+    lead = picks_ahead(question, [MERGE], ranked, POLICY)
+    assert lead == 1 and with_picks(ranked, [MERGE], lead, POLICY.depth_at)[4] == MERGE
