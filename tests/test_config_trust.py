@@ -260,9 +260,9 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # index.history_commits 1000, benchmarks/results/ranker_gate_round8.json; with
     # retrieval.ranker.keep_frame, on: a traceback's frame kept first; then
     # retrieval.ranker.question_manifest and question_digest, none: no question model; then
-    # file_defs.depth_lead 1, depth_at, depth_over, depth_tests: round 14's first-file pick)
+    # file_defs.depth_lead (off), depth_at, depth_over, depth_tests: round 14's first-file pick)
     assert HelixConfig().evidence_hash == (
-        "sha256:d6210f05313eaabf0b6fbd92632a190c2bec2a11392af5857bc7daf92244e99c")
+        "sha256:f08ef831bb858a957aac630d5e4a794491679b58c4d6b2af0a3e38b0fcc4c3e1")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

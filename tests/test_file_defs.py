@@ -242,12 +242,14 @@ def test_a_depth_pick_enters_the_first_five_only_over_a_weaker_item() -> None:
                        lead.model_copy(update={"depth_tests": True})) == 1
 
 
-def test_by_default_a_questions_first_file_pick_reaches_place_five() -> None:
-    """The shipped policy: one depth pick at place 5 (fails before round 14: all at the
+def test_round_14s_first_file_pick_reaches_place_five() -> None:
+    """Round 14's candidate: one depth pick at place 5 (fails before round 14: all at the
     tail)."""
     from controller.file_defs import picks_ahead, with_picks
 
     question = frozenset({"merge", "spacing", "value", "override"})
     ranked = [HEADER, OTHER, OTHER, OTHER, OTHER, OTHER]
-    lead = picks_ahead(question, [MERGE], ranked, POLICY)
+    assert picks_ahead(question, [MERGE], ranked, POLICY) == POLICY.depth_lead
+    on = POLICY.model_copy(update={"depth_lead": 1})
+    lead = picks_ahead(question, [MERGE], ranked, on)
     assert lead == 1 and with_picks(ranked, [MERGE], lead, POLICY.depth_at)[4] == MERGE

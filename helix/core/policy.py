@@ -282,7 +282,9 @@ class FileDefsPolicy(_Frozen):
     # (`depth_tests` false) is not in a test file (`file_defs.picks_ahead`). Round 14
     # (docs/ranker.md): SWE-QA dev span@5 94 -> 96, symbol@5 93 -> 95 of 131 / 128;
     # validation span@5 140 -> 146, symbol@5 114 -> 122 of 200; file@1 and recall unchanged
-    depth_lead: int = Field(default=1, ge=0, le=50)
+    # Off until the eval suites' candidate run (benchmarks/ranker_gate.py) confirms no drop:
+    # the round's gate passed on dev, validation and the history benchmark; set 1 to ship.
+    depth_lead: int = Field(default=0, ge=0, le=50)
     depth_at: int = Field(default=4, ge=0, le=50)
     depth_over: float = Field(default=1.0, ge=0, le=100)
     depth_tests: bool = False
