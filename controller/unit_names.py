@@ -35,6 +35,9 @@ UNITS_FILE = Path(__file__).with_name("units.toml")
 # every unit of a library's registry (pint's) of the table's dimensions, generated once by
 # scripts/units_from_pint.py: read after the table, whose names decide
 LIBRARY_FILE = Path(__file__).with_name("units_library.toml")
+# units of money (ISO 4217's currencies, CLDR's names, the minor units), generated once by
+# scripts/units_from_cldr.py: a dimension of its own; its codes are matched as written
+MONEY_FILE = Path(__file__).with_name("units_money.toml")
 EXACT_CASE_LEN = 2  # "Pa", "ms", "A": a short unit name matches only as written
 JOIN = "\u02cd"  # a letter (so a word character) no text uses: "MB/s" -> "MBˍs"
 # a unit's name as a word of a joined text ("°C", "MBˍs", "megabitsˍperˍsecond")
@@ -66,6 +69,8 @@ class Names:
     unreal: frozenset[str]
     contrasts: frozenset[str]
     rebuttals: frozenset[str]  # "but" after a comma: the clause before is set against
+    qualifiers: frozenset[str]  # "cents for USD": the unit after says whose the unit is
+    contrast: dict[str, tuple[str, ...]]  # a word set against the unit ("tokens, not chars")
     shares: frozenset[str]  # dimensions a quantity of any dimension is given in as a share
     display: frozenset[str]  # words of a clause saying where a unit is shown
     concessions: tuple[tuple[str, ...], ...]  # phrases opening what is granted, set aside
@@ -119,7 +124,19 @@ def _named(data: dict[str, Any]) -> list[tuple[str, Identity]]:
         for aliases in units:
             if dim in data["dimensions"] and not any(n.lower() in held for n in aliases):
                 named += [(name, (dim, aliases[0])) for name in aliases]
+    with MONEY_FILE.open("rb") as handle:
+        money = tomllib.load(handle)
+    for dim, units in money["dimensions"].items():
+        for aliases in units:
+            kept = [n for n in aliases if n.lower() not in held]
+            named += [(name, (dim, kept[0])) for name in kept]
     return named
+
+
+def _as_written() -> frozenset[str]:
+    """Names matched only as written: the currencies' codes ("ALL", "TOP", "TRY")."""
+    with MONEY_FILE.open("rb") as handle:
+        return frozenset(tomllib.load(handle)["as_written"])
 
 
 def _by_case(named: list[tuple[str, Identity]]
@@ -129,10 +146,12 @@ def _by_case(named: list[tuple[str, Identity]]
     # then each matches as written, and in any other case the one with fewer capitals does
     # ("Mbps", "mbps", "MBPS": megabits; "MBps": megabytes)
     by_fold: dict[str, list[tuple[str, Identity]]] = {}
+    written = _as_written()
     for name, unit in named:
-        if len(name) > EXACT_CASE_LEN:
+        if len(name) > EXACT_CASE_LEN and name not in written:
             by_fold.setdefault(name.lower(), []).append((name, unit))
-    exact = {name: unit for name, unit in named if len(name) <= EXACT_CASE_LEN}
+    exact = {name: unit for name, unit in named
+             if len(name) <= EXACT_CASE_LEN or name in written}
     folded: dict[str, Identity] = {}
     for key, found in by_fold.items():
         if len({unit for _, unit in found}) > 1:
@@ -178,6 +197,8 @@ def names() -> Names:
                            lines["ellipsis_joins"], lines["ellipsis_determiners"]),
         rejects=frozenset(lines["rejects"]), unreal=frozenset(lines["unreal"]),
         contrasts=frozenset(lines["contrasts"]), rebuttals=frozenset(lines["rebuttals"]),
+        qualifiers=frozenset(lines["qualifiers"]),
+        contrast={key: tuple(words) for key, words in data["contrast"].items()},
         shares=frozenset(lines["shares"]),
         compound=compound,
         display=frozenset(lines["display"]),

@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from controller.unit_contrast import contrast_instead
 from controller.unit_identifiers import names_quantity as _names_quantity
 from controller.unit_identifiers import suffixed as _suffixed
 from controller.unit_identifiers import suffixed_rival as _suffixed_rival
@@ -57,6 +58,7 @@ _CLAUSE_MARKS = frozenset(",;:—–|")
 _CLAUSE_ENDS = (*_CLAUSE_MARKS, ".", "!", "?", "\n", "(", ")")
 _TARGETS = frozenset({"to", "into"})  # what a value is converted to
 _CORRECTIONS = frozenset({"but"})  # "not X but Y": Y corrects X
+_ARTICLES = frozenset({"a", "an", "the"})
 _REPLY_WORDS = 3  # a reply alone ("A: No.") has at most this many words
 
 
@@ -71,10 +73,36 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int,
                 and not _code_name(reading, at) and not _supposed(reading, at)
                 and not _contrasted(reading, at, quantity) and not _displayed(reading, at)
                 and not _set_against(reading, at, unit, quantity)
-                and not _conceded(reading, at) and not _converted(reading, at)):
+                and not _conceded(reading, at) and not _converted(reading, at)
+                and not _qualifying(reading, at, unit) and not _sign_of_value(reading, at)):
             return shown(token.text)
         previous = token.lower
     return None
+
+
+def _qualifying(reading: Reading, at: int, unit: str) -> bool:
+    """Token `at` says whose the asked unit is: right before a mention of it ("EUR cents"),
+    or after one and a qualifier ("cents for USD", "cents of a dollar")."""
+    tokens = reading.tokens
+    after = tokens[at + 1] if at + 1 < len(tokens) else None
+    if after is not None and after.sentence == tokens[at].sentence \
+            and same_unit(after.text, unit):
+        return True
+    before = [t for t in tokens[max(0, at - 3):at] if t.sentence == tokens[at].sentence]
+    words = [t.lower for t in before]
+    while words and words[-1] in _ARTICLES:
+        words.pop()
+    return len(words) >= 2 and words[-1] in names().qualifiers and any(
+        same_unit(t.text, unit) for t in before[:len(words) - 1][-1:])
+
+
+def _sign_of_value(reading: Reading, at: int) -> bool:
+    """Token `at` is a sign written before a value ("$12.50", "€5") or a template's
+    placeholder ("${total}"): the value's, or code; no second answer."""
+    token, tokens = reading.tokens[at], reading.tokens
+    if token.text[:1].isalnum() or at + 1 >= len(tokens) or tokens[at + 1].start != token.end:
+        return False
+    return is_number(tokens[at + 1].text) or tokens[at + 1].text == "{"
 
 
 def _contrasted(reading: Reading, at: int, quantity: tuple[str, ...]) -> bool:
@@ -398,6 +426,8 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
                     line, unit, quantity, text=text, para=para, reading=reading,
                     struck=None if states else replaced.get(line), retracted=retracted,
                     denied=bool(denied) and not states, foreign=foreign, own_rows=own_rows)
+            if instead is None and denied and not states:
+                instead = contrast_instead(reading, unit, denied[0])
             out.append(UnitLine(offset=line, states=states, instead=instead))
     return out
 

@@ -197,7 +197,15 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # threshold 0.3: held out writer by writer 15 accepted, 49 refused; retrained without
     # subject_nouns 15 and 53): 10, 35 (fresh15 1 -> 0 accepted, 4 -> 1 refused; fresh11
     # 3/5 -> 4/3, fresh14 2/5 -> 3/3, fresh13 2/5 -> 0/5, fresh10 2/1 -> 2/0)
-    assert wrong.get(("tune", True), 0) <= 10 and wrong.get(("tune", False), 0) <= 35, wrong
+    # meaning16: fresh16 (writer43; 64 claims, 48 ordinary; held apart, measured by the lead
+    # before and after meaning14: 2 accepted, 1 refused) joined as measured: 12 of 949, 36 of 657;
+    # a time reported from the evidence ("08:00") no path:line citation, "isn't shown in the
+    # retrieved code" a claim, "the part you care about" no claim's terms: 11, 34 (fresh16
+    # 2/1 -> 1/0, fresh14 refused 3 -> 2; tests/test_absence_wording16.py); the head retrained
+    # with fresh16 as a sixteenth writer (the same setting chosen: stack, l2 1, threshold 0.3;
+    # held out writer by writer 15 accepted, 50 refused): 10, 37 (fresh14 3/2 -> 2/2, fresh10
+    # 2/0 -> 2/2, fresh8 refused 3 -> 4)
+    assert wrong.get(("tune", True), 0) <= 10 and wrong.get(("tune", False), 0) <= 37, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)

@@ -92,9 +92,9 @@ def test_a_guessed_value_is_not_masked_where_it_recurs() -> None:
 def test_an_identifier_taken_for_a_value_is_not_masked_where_it_recurs(text: str) -> None:
     """A rule may take a name in code for a value; masking its every use would hide the
     code: an identifier is not spread, whatever found it."""
-    found = find_secrets(text)
-    assert len(found) == 1
-    assert found[0].start < text.index("\n")
+    found = find_secrets(text)  # the first: no finding at all since round 15 (a name whose
+    assert len(found) <= 1  # last word describes, `_TYPES`, holds no password by the keyword
+    assert all(f.start < text.index("\n") for f in found)  # detector either)
 
 
 def test_recurrences_agree_with_the_unfiltered_scan() -> None:

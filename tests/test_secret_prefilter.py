@@ -11,7 +11,7 @@ import string
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helix.core.secret_prefilter import compact, map_back, plan
+from helix.core.secret_prefilter import _trigger_lines, _triggers, compact, map_back, plan
 from helix.core.secret_rules import BODY_CHARS, rules
 from helix.core.secrets import find_secrets, redact_text
 from tests.secret_corpus import CORPUS
@@ -108,3 +108,34 @@ def test_body_kinds_are_known() -> None:
     names = {name for name, chars in BODY_CHARS.items() if chars}
     assert all(token.body <= set("".join(BODY_CHARS[n] for n in names))
                for token in rules().tokens)
+
+
+def test_trigger_lines_of_text_beyond_ascii_are_in_its_characters_offsets() -> None:
+    """The trigger lines found in the text's UTF-8 bytes are mapped back to its characters:
+    each window starts and ends on a line of the text, wherever wide characters stand."""
+    text = ("# Café — conﬁguration ✓\n" + "x = 'ü' * 3\n" * 3
+            + "db_password = 'Hq7Lm2Zx9Rv4Wn8Tp3'  # 密码\n" + "ünïcode = 1\n"
+            + "api_token = \"Zr5nQ8wL2mX7vT4kP9bY\"\n")
+    lines = [line for ids, _ in _triggers().groups
+             for line in _trigger_lines(text, text.encode("utf-8"), ids)]
+    assert {text[s:e].split(" = ")[0] for s, e in lines} >= {"db_password", "api_token"}
+    chosen = plan(text)
+    assert chosen is not None
+    for start, end in [*lines, *chosen.windows]:
+        assert start == 0 or text[start - 1] == "\n"
+        assert end == len(text) or text[end] == "\n"
+    assert find_secrets(text) == find_secrets(text, prefilter=False)
+    assert {text[s:e] for s, e, _ in find_secrets(text)} == {"Hq7Lm2Zx9Rv4Wn8Tp3",
+                                                            "Zr5nQ8wL2mX7vT4kP9bY"}
+
+
+def test_lines_with_a_word_are_each_line_once() -> None:
+    """The one-line rules read only the lines holding their words (each once, in order); a
+    text whose lower case is longer than itself is read whole."""
+    from helix.core.secret_shapes import lines_with
+
+    text = "a = 1\nPassword: x password\n\nb == c != d\nlast password"
+    assert [text[s:e] for s, e in lines_with(text, text.lower(), ("password", "=="))] == [
+        "Password: x password", "b == c != d", "last password"]
+    wide = "\u0130 password\nx\n"  # 'İ' lowers to two characters
+    assert lines_with(wide, wide.lower(), ("password",)) == [(0, len(wide))]

@@ -81,6 +81,7 @@ _CLAIMING_WORDS = """
     silent mute unmentioned unexplained unsaid unstated unaddressed unanswered unspecified
     outside beyond scope answerable unanswerable determinable undeterminable anything
     something everything
+    care cares asked asking wondering
 """
 # words that can be a claim's object ("nothing sets it up", "does not show who calls X": the
 # callers are what is claimed missing), so never dropped there

@@ -18,6 +18,9 @@ from helix.core.negation_cues import Cues, Phrases
 # and a degree sign is part of the unit it marks ("°C")
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)+|°?\w+(?:['’]\w+)*|!=|[^\w\s]")
 _SENTENCE_END = frozenset({".", "!", "?"})
+# marks that close an emphasis or a quotation right after a sentence's end ("**Is it kPa?**
+# No.", '"Use kPa." Then'): the sentence ends after them
+_CLOSING_MARKS = frozenset({"*", "_", "`", '"', "'", "”", "’", "»"})
 OPEN, CLOSE = "(", ")"
 
 
@@ -53,11 +56,13 @@ class Reading:
 def tokenize(text: str) -> tuple[Token, ...]:
     out: list[Token] = []
     depth = sentence = 0
+    ended = False  # the last token ends a sentence, or closes a mark after its end
     for match in _TOKEN.finditer(text):
         word = match.group()
         gap = text[out[-1].end:match.start()] if out else ""
-        if "\n" in gap or (out and out[-1].text in _SENTENCE_END and gap):
+        if "\n" in gap or (ended and gap):
             sentence, depth = sentence + 1, 0
+        ended = word in _SENTENCE_END or (ended and not gap and word in _CLOSING_MARKS)
         if word == CLOSE:
             depth = max(0, depth - 1)
         out.append(Token(word, word.lower().replace("’", "'"), match.start(), match.end(),
@@ -81,13 +86,19 @@ def replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
     answers with a negation of time, whatever follows it ("GPa? Not since 2.0.")."""
     out = set()
     for i in range(len(tokens) - 1):
-        if tokens[i].text != "?" or tokens[i + 1].sentence == tokens[i].sentence:
+        if tokens[i].text != "?":
             continue
-        n = match(tokens, i + 1, c.negative_replies)
-        after = i + 1 + n
-        if (n and (after >= len(tokens) or tokens[after].sentence != tokens[i + 1].sentence
+        first = i + 1  # past the marks closing an emphasis after it ("in kPa?** No.")
+        while first < len(tokens) - 1 and tokens[first].sentence == tokens[i].sentence \
+                and tokens[first].text in _CLOSING_MARKS:
+            first += 1
+        if tokens[first].sentence == tokens[i].sentence:
+            continue
+        n = match(tokens, first, c.negative_replies)
+        after = first + n
+        if (n and (after >= len(tokens) or tokens[after].sentence != tokens[first].sentence
                    or not tokens[after].text[:1].isalnum())) \
-                or match(tokens, i + 1, c.elliptical):
+                or match(tokens, first, c.elliptical):
             out.add(tokens[i].sentence)
     return out
 

@@ -136,6 +136,6 @@ def name_strength(name: str) -> str | None:
         return "keyed"  # stripe_key, MAILGUN_KEY: a vendor's key when its value reads random
     if parts == ["key"]:
         return "keyed"  # `Key=...`, `new relic user key = '...'`: the same test of the value
-    if parts[-1] == "login":
-        return "keyed"  # sonar.login: a login that reads like an issued token is one
+    if parts[-1] == "login" or (parts[-1] == "pat" and len(parts) > 1):
+        return "keyed"  # sonar.login, ASANA_PAT (a personal access token): when it reads issued
     return None

@@ -41,7 +41,10 @@ from helix.core.secret_gates import (
     shannon_entropy,
 )
 from helix.core.secret_keys import encoded_pem
+from helix.core.secret_lookalikes import media_base64, typed_id
+from helix.core.secret_names import META_SUFFIXES, segments
 from helix.core.secret_tokens import filler
+from helix.core.secret_values import placeholder
 
 # A digest named by its algorithm (`sha512-...` subresource integrity, `sha256:...`, go.sum's
 # `h1:...`, `SHA256:...` key fingerprints): a checksum anyone may read, not a credential
@@ -55,7 +58,8 @@ _EXTENDED_PUBLIC = re.compile(r"[xyzt]pub[1-9A-HJ-NP-Za-km-z]{100,}")
 # A JSON Web Key's public members (the modulus `n`, the curve point `x`/`y`, the certificate
 # chain `x5c`); its private ones (`d`, `p`, `q`, `dp`, `dq`, `qi`, `k`) stay found
 _JWK_PUBLIC = re.compile(r"[\"'](?:n|e|x|y|x5c|x5t(?:#S256)?)[\"'][ \t]*:[ \t]*\[?[ \t]*[\"']$")
-_PUBLIC_NAMES = ("public", "pub", "fingerprint", "checksum", "integrity", "digest", "hash", "etag")
+_PUBLIC_NAMES = ("public", "pub", "fingerprint", "checksum", "integrity", "digest", "hash", "etag",
+                 "sitekey", "site_key", "site-key", "plaintext", "ciphertext", "expected")
 _BECH32_PREFIXES = ("age", "npub", "bc", "tb", "ltc")
 # what stands just before a value that is no secret: a data URI's payload, a password hash's
 # algorithm and salt (`$2b$12$`, `$6$salt$`), a name saying the value is public or a digest
@@ -65,7 +69,10 @@ _CRYPT_IDS = ("2", "2a", "2b", "2x", "2y", "1", "5", "6", "y", "apr1", "scrypt",
 _PUBLIC_BEFORE = re.compile(
     r"(?i)(?:;base64,|\$(?:" + word_alternation(_CRYPT_IDS) + r"|pbkdf2[-\w]*)\$[^\s'\"]*|"
     r"ENC\[[A-Z0-9_]{1,20},[^\]\s]*|(?:" + word_alternation(_PUBLIC_NAMES) + r")[\w\-]*"
-    r"[\"']?[ \t]*[:=][ \t]*[\"']?)$")
+    r"[\"']?[ \t]*[:=][ \t]*(?:[\w.]{1,30}\([ \t]*)?[\"']?)$")
+# a SOPS envelope's parts (`ENC[AES256_GCM,data:...,iv:...,tag:...]`): ciphertext and its
+# parameters, safe to commit
+_ENVELOPE = re.compile(r"ENC\[[A-Z0-9_]{1,20},[^\]\s]*$")
 # a wallet's or age's public recipient (bech32: lower case letters and digits after `1`)
 _BECH32_PUBLIC = re.compile(
     r"(?:" + word_alternation(_BECH32_PREFIXES) + r")1[02-9ac-hj-np-z]{38,90}")
@@ -263,8 +270,28 @@ def _keyword_findings(line: str) -> Iterator[Finding]:
                     end = start + len(value)
                     if MANAGER_REFERENCE.search(_token_at(line, start, end)):
                         continue  # a part of `arn:aws:secretsmanager:...`: where it is kept
-                    if gate("keyword", value, line, _quoted_at(line, start, end)):
+                    quoted = _quoted_at(line, start, end)
+                    if (placeholder(value, quoted) or "(" in (value[-1:], line[end:end + 1])
+                            or _describing_name(line[:start]) or _WORD_PATH.fullmatch(value)):
+                        continue  # `password123`, `Credentials.new(`, `secret_path = ...`,
+                        # `"prod/db/master"` (where a secret is kept: a path of words)
+                    if gate("keyword", value, line, quoted):
                         yield Finding(start, end, "keyword")
+
+
+_NAME_BEFORE = re.compile(r"([A-Za-z_][\w.\-]{0,79})[\"'`]?[ \t]*[:=][ \t]*[\"'`]?$")
+
+
+def _describing_name(before: str) -> bool:
+    """The name a value is given to describes a secret instead of holding it (its last word
+    `path`, `id`, `name`, ...: `secret_names.META_SUFFIXES`), as the structural rule reads it."""
+    named = _NAME_BEFORE.search(before[-100:])
+    parts = segments(named.group(1)) if named is not None else []
+    return bool(parts) and parts[-1] in META_SUFFIXES and parts[-1] not in _KEY_IDS
+
+
+_KEY_IDS = frozenset({"id", "ids"})  # `private_key_id`: a key's issued ID is kept secret too
+_WORD_PATH = re.compile(r"[a-z][a-z0-9_\-]{0,40}(?:/[a-z][a-z0-9_\-]{0,40}){1,10}")
 
 
 def _ssh_public(value: str) -> bool:
@@ -311,6 +338,8 @@ def public_value(value: str, before: str) -> bool:
     the value or just before it), an SSH public key, a wallet's extended public key, a key
     issued to be public, a JSON Web Key's public member, a documentation's example."""
     if (_PUBLIC_BEFORE.search(before[-48:]) is not None or _sorted_runs(value)
+            or ("ENC[" in before and _ENVELOPE.search(before) is not None)
+            or media_base64(value) or typed_id(value, before)
             or _BECH32_PUBLIC.fullmatch(value) is not None or _encoded_text(value)):
         return True
     if value.startswith("LS0tLS1CRUdJTi"):  # a PEM block in base64: a certificate's is public

@@ -47,7 +47,7 @@ KEYWORDS = (r"(?i)pass(?:w|phrase|code|[_\-:.])|[a-z0-9_.\-]pass\b|"
             r"login|identified|\bpins?\b|access[_.\-]?id|bundle_[a-z0-9_]*__|"
             r"(?:mnemonic|seed|phrase|words)[\"']?[ \t]*[:=][ \t]*[\"']?"
             r"[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]|"
-            r"psk|sess(?:ion)?[_.\-]?id|appid|\bsid\b|"
+            r"psk|sess(?:ion)?[_.\-]?id|appid|\bsid\b|[_.\-]pat\b|"
             r"(?:api|auth|service|account|db|database|priv|private|client|access|secret|deploy|"
             r"signing|license|master|session|encryption|cloudant|clou|cl|softlayer|sl|ibm|iam|"
             r"cloud|storage|shared|x)[_.\- ]?key|key[_.\-]?pass|[?&;]key=|"
@@ -92,6 +92,10 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
      r"open-apis/bot|dingtalk|qyapi\.weixin|ifttt\.com|loggly\.com|hc-ping\.com|/hooks/",
      ("structure",)),
     (r"\t(?:TRUE|FALSE)\t", ("shapes",)),  # a cookie jar's line
+    # a user name that may be an API key beside its secret (`secret_shapes._paired_users`)
+    # (case spelled out and a short run: the plain set's DFA, not the counted one's)
+    (r"[Uu][Ss][Ee][Rr](?:[Nn][Aa][Mm][Ee])?[\"']?[ \t]*[:=][ \t]*[\"']?[A-Z0-9]{8}",
+     ("shapes",)),
     (CALL_TRIGGER, ("shapes",)),  # a call opening a client, a literal among its arguments
     (r"\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}", ("regex",)),  # an Ably key
     (r"LS0tLS1CRUdJTi", ("keys",)),  # a PEM block in base64 (a kubeconfig's key data)
@@ -115,7 +119,11 @@ _KEY_LINE = re.compile(r"[ \t]*(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z][A-Za-z\-]*: [^\n
 _OPENS = re.compile(r"(?:[\[(+\\>]|\"\"\"|\'\'\')[ \t]*\r?$")
 _PAIR_MARKER = re.compile(r"(?i)\b(?:name|key|variable|id|env)[\"']?[ \t]*[:=]|<(?:name|key)>|"
                           r"\bvariable[ \t]+\"")
-_PAIR_HINT = re.compile(r"(?i)name|key|variable|\bid\b|env|BEGIN|[A-Za-z0-9+/]{40}")
+# what `_PAIR_MARKER` or a key body needs (`_pair_hint`: words found by `in`, cheaper than
+# one case-blind alternation tried at each character)
+_HINT_WORDS = ("name", "key", "variable", "env", "begin")
+_ID_WORD = re.compile(r"(?i)\bid\b")
+_LONG_RUN = re.compile(r"[A-Za-z0-9+/]{40}")
 _KEY_ENDS = frozenset(":=|>-+0123456789")  # what a YAML key line may end with (or a comment)
 _CLOSES_QUOTE = re.compile(r"[\"'][ \t]*\r?$")  # a literal the next line may continue
 _BODY = re.compile(r"[ \t]*[A-Za-z0-9+/]{40,}={0,2}[ \t]*\r?")  # a key body line
@@ -279,11 +287,19 @@ def _continued(text: str, end: int) -> int:
     return end
 
 
+def _pair_hint(line: str) -> bool:
+    """The line holds a word a pair's marker needs, `id` as a word, or a key body's run."""
+    lowered = line.lower()
+    return (any(word in lowered for word in _HINT_WORDS)
+            or ("id" in lowered and _ID_WORD.search(line) is not None)
+            or (len(line) >= 40 and _LONG_RUN.search(line) is not None))
+
+
 def _context(line: str) -> tuple[int, int]:
     """Lines a trigger line's rules may read before and after it: none for most lines; the
     rules' reach for a line that opens a value below it or names a pair."""
     last = line.rstrip()[-1:]
-    if (last.isalnum() or last in ")];}.!?%*`&$@~^_") and not _PAIR_HINT.search(line):
+    if (last.isalnum() or last in ")];}.!?%*`&$@~^_") and not _pair_hint(line):
         return 0, 0  # a line that neither opens a value nor names a pair (most of them)
     pair = _PAIR_MARKER.search(line) is not None
     before = CONTEXT_BEFORE if pair else 0
@@ -340,10 +356,27 @@ def _pieces(text: str, lines: set[tuple[int, int]]) -> Windows:
     return Windows(windows, covered > DENSE_FRACTION * len(text))
 
 
-def _trigger_lines(text: str, subject: str | bytes, ids: tuple[int, ...]) -> list[
-        tuple[int, int]]:
-    return [(text.rfind("\n", 0, match.start()) + 1, match.end())
-            for match in _line_pattern(ids).finditer(subject)]  # type: ignore[attr-defined]
+def _trigger_lines(text: str, subject: bytes, ids: tuple[int, ...]) -> list[tuple[int, int]]:
+    """The trigger lines' (start, end), in `text`'s offsets (`subject`: its UTF-8 bytes)."""
+    matches = _line_pattern(ids).finditer(subject)  # type: ignore[attr-defined]
+    if len(subject) == len(text):  # ASCII: a byte offset is a character offset
+        return [(text.rfind("\n", 0, match.start()) + 1, match.end()) for match in matches]
+    lines = []
+    at_byte = at_char = 0  # a line boundary's offset in bytes and in characters
+    for match in matches:
+        start = subject.rfind(b"\n", 0, match.start()) + 1
+        start_char = _chars(subject, at_byte, at_char, start)
+        at_byte, at_char = match.end(), _chars(subject, start, start_char, match.end())
+        lines.append((start_char, at_char))
+    return lines
+
+
+def _chars(subject: bytes, at_byte: int, at_char: int, offset: int) -> int:
+    """The character offset of the byte `offset` (both on a character's boundary), from a
+    known pair: the bytes between decoded (a line or a few: linear over the text)."""
+    if offset >= at_byte:
+        return at_char + len(subject[at_byte:offset].decode("utf-8"))
+    return at_char - len(subject[offset:at_byte].decode("utf-8"))
 
 
 def plan(text: str) -> Plan | None:
@@ -354,8 +387,9 @@ def plan(text: str) -> Plan | None:
     triggers = _triggers()
     found: set[int] = set()
     lines: set[tuple[int, int]] = set()
-    # ASCII text as bytes: RE2 reads UTF-8, and its byte offsets are then character offsets
-    subject: str | bytes = text.encode("ascii") if text.isascii() else text
+    # the text as UTF-8 bytes: RE2 reads them as they are (a str it encodes again at each
+    # search and maps every match's offsets back); the lines' offsets are mapped back once
+    subject = text.encode("utf-8")
     for group_ids, search_set in triggers.groups:
         group_lines = _trigger_lines(text, subject, group_ids)
         if not group_lines:

@@ -25,6 +25,7 @@ from functools import cache
 
 from helix.core.english import word_alternation
 from helix.core.secret_calls import call_findings
+from helix.core.secret_defaults import default_findings
 from helix.core.secret_gates import (
     MIN_PASSWORD_LEN,
     MIN_VALUE,
@@ -62,8 +63,8 @@ _CREDENTIAL_CALL = re.compile(
     r"(?i)(?:auth|login|credentials?)\w*[ \t]*(?:=[ \t]*)?\([ \t]*([\"'])([^\"'\n]{1,200})\1"
     r"[ \t]*,[ \t]*([\"'])([^\"'\n]{1,4096})\3")
 # a call (a name right before its parenthesis: not a tuple), at most two arguments before
-_NAMED_ARGUMENT = re.compile(
-    r"(?<=[\w\]])\([ \t]*(?:[^(),\n]{1,100},[ \t]*){0,2}([\"'])([A-Za-z_][\w.\-]{0,79})\1"
+_NAMED_ARGUMENT = re.compile(  # the parenthesis first: a literal the search skips to
+    r"\((?<=[\w\]]\()[ \t]*(?:[^(),\n]{1,100},[ \t]*){0,2}([\"'])([A-Za-z_][\w.\-]{0,79})\1"
     r"[ \t]*,[ \t]*([\"'])([^\"'\n]{1,4096})\3")
 # a secret name compared with a literal: a hard-coded credential check
 _COMPARED = re.compile(
@@ -72,7 +73,8 @@ _COMPARED = re.compile(
 _HEX_PAIRS = re.compile(r"(?:[0-9a-fA-F]{2}:){5,}[0-9a-fA-F]{2}")
 _VALUE_WORDS = frozenset({"pass", "pw", "pwd"})  # short enough to be the password itself
 _CREDENTIAL_WORD = re.compile(r"[^\s\"'`,;()<>\[\]{}]+")
-_IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
+# a name in code (`token_v2`, `Aws::Credentials.new(`: a qualified name, a call opened)
+_IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*(?:(?:::|->)[A-Za-z_][\w.]*)*\(?")
 
 
 # words that say what a secret is for before it is said (`the password for the guest network
@@ -124,7 +126,9 @@ def _lines_and_connections(text: str, lowered: str) -> Iterator[Found]:
     for pattern, groups, kind, words in _LINE_RULES:
         if not any(word in lowered for word in words):
             continue
-        for match in pattern.finditer(text):
+        lines = ([(0, len(text))] if pattern is _PGPASS  # ":" holds on most lines
+                 else lines_with(text, lowered, words))  # each rule reads one line
+        for match in (m for start, end in lines for m in pattern.finditer(text, start, end)):
             span = _group(match, *groups)
             if span is None or len(span[2]) < min_value or placeholder(span[2]):
                 continue
@@ -202,15 +206,101 @@ def _named(text: str) -> Iterator[Found]:
             yield Found(match.start(4), match.end(4), "assignment")
 
 
+# a user name given beside a password (`username="..." password="..."` in a JAAS config,
+# `sasl.username=` over `sasl.password=`): when it reads as an issued key (upper case letters
+# and digits, random), the pair is an API key and its secret (a cloud's SASL/PLAIN login)
+_PAIRED_USER = re.compile(r"(?i)(?<![\w.\-])(?:sasl[._])?user(?:name)?[\"']?[ \t]*[:=][ \t]*"
+                          r"([\"']?)([A-Za-z0-9+/=_\-]{16,128})\1(?![\w+/=\-])")
+_PASSWORD_WORDS = ("password", "secret")
+
+
+def _paired_users(text: str) -> Iterator[Found]:
+    for match in _PAIRED_USER.finditer(text):
+        value = match.group(2)
+        if not (random_token(value) and value.upper() == value
+                and sum(c.isdigit() for c in value) >= 2):
+            continue
+        start = _back_lines(text, match.start(), 1)
+        end = _ahead_lines(text, match.end(), 1)
+        if any(word in text[start:end].lower() for word in _PASSWORD_WORDS):
+            yield Found(match.start(2), match.end(2), "assignment")
+
+
+def _back_lines(text: str, at: int, count: int) -> int:
+    start = text.rfind("\n", 0, at) + 1
+    for _ in range(count):
+        if start == 0:
+            break
+        start = text.rfind("\n", 0, start - 1) + 1
+    return start
+
+
+def _ahead_lines(text: str, at: int, count: int) -> int:
+    end = text.find("\n", at)
+    for _ in range(count):
+        if end == -1:
+            break
+        end = text.find("\n", end + 1)
+    return len(text) if end == -1 else end
+
+
+# a setter given a name and a value as flags (`Set-Variable -Name AdminPassword -Value 'X'`,
+# `secret set --name db-password --value X`): the name says what the value is
+_NAME_VALUE_FLAGS = re.compile(
+    r"(?i)(?<![\w\-])--?name(?:[ \t]+|=)([\"']?)([\w.\-/]{1,80})\1[ \t]+"
+    r"(?:[^\n]{0,200}?[ \t])?--?value(?:[ \t]+|=)([\"']?)([^\s\"']{1,4096})\3")
+
+
+def _name_value_flags(text: str) -> Iterator[Found]:
+    for match in _NAME_VALUE_FLAGS.finditer(text):
+        strength = name_strength(match.group(2).rsplit("/", 1)[-1])
+        value = match.group(4)
+        if strength is not None and (quoted_ok(value, strength) if match.group(3)
+                                     else unquoted_ok(value, strength, False)):
+            yield Found(match.start(4), match.end(4), "assignment")
+
+
 def _comparisons(text: str) -> Iterator[Found]:
-    for match in _COMPARED.finditer(text):
+    for line_start, line_end in lines_with(text, text, ("==", "!=")):
+        yield from _compared(_COMPARED.finditer(text, line_start, line_end))
+
+
+def _compared(matches: Iterator[re.Match[str]]) -> Iterator[Found]:
+    for match in matches:
         name, group = (match.group(1), 3) if match.group(1) is not None else (match.group(6), 5)
         if name_strength(name) == "strong" and quoted_ok(match.group(group), "strong"):
             yield Found(match.start(group), match.end(group), "assignment")
 
 
-def _prose_values(text: str) -> Iterator[Found]:
-    for match in _prose().finditer(text):
+def lines_with(text: str, lowered: str, words: tuple[str, ...]) -> list[tuple[int, int]]:
+    """The (start, end) of the lines holding one of `words` (in `lowered`, the text in lower
+    case of the same length), sorted, each once: where a one-line rule can match."""
+    if len(lowered) != len(text):  # a character whose lower case is longer: read it all
+        return [(0, len(text))]
+    starts: set[int] = set()
+    for word in words:
+        at = lowered.find(word)
+        while at != -1:
+            start = text.rfind("\n", 0, at) + 1
+            starts.add(start)
+            end = text.find("\n", at)
+            at = -1 if end == -1 else lowered.find(word, end)
+    out = []
+    for start in sorted(starts):
+        end = text.find("\n", start)
+        out.append((start, len(text) if end == -1 else end))
+    return out
+
+
+def _prose_values(text: str, lowered: str) -> Iterator[Found]:
+    pattern = _prose()
+    names = tuple(name.split()[0] for name in rules().prose_names)
+    for line_start, line_end in lines_with(text, lowered, names):
+        yield from _prose_line(text, pattern.finditer(text, line_start, line_end))
+
+
+def _prose_line(text: str, matches: Iterator[re.Match[str]]) -> Iterator[Found]:
+    for match in matches:
         word = _CREDENTIAL_WORD.match(text, match.end())
         if word is None:
             continue
@@ -228,9 +318,14 @@ def _prose_values(text: str) -> Iterator[Found]:
 
 def shape_findings(text: str) -> list[Found]:
     lowered = text.lower()
-    found = [*_lines_and_connections(text, lowered), *_named(text), *call_findings(text)]
+    found = [*_lines_and_connections(text, lowered), *_named(text), *call_findings(text),
+             *default_findings(text)]
     if "==" in text or "!=" in text:
         found += _comparisons(text)
+    if "-value" in lowered:
+        found += _name_value_flags(text)
+    if "user" in lowered and ("password" in lowered or "secret" in lowered):
+        found += _paired_users(text)
     if any(name in lowered for name in ("pass", "secret", "token", "key", "pin", "credential")):
-        found += _prose_values(text)
+        found += _prose_values(text, lowered)
     return found

@@ -55,7 +55,8 @@ _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
 # a secret word inside a name: RE2 (linear, and an order faster than `re` over every window)
 _TRIGGER = re2.compile(r"(?i)pass|pwd|pw\b|secret|token|key|auth|cred|salt|bearer|sig|login|"
-                       r"access[_.\-]?id|BUNDLE_|mnemonic|seed|phrase|psk|sess|appid|sid\b",
+                       r"access[_.\-]?id|BUNDLE_|mnemonic|seed|phrase|psk|sess|appid|sid\b|"
+                       r"[_.\-]pat\b",
                        options=_RE2_OPTIONS)
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
 _HEADER_SCHEMES = ("basic ", "bearer ", "token ", "digest ", "negotiate ", "apikey ", "ntlm ",
@@ -298,7 +299,9 @@ def _flag(text: str, name_start: int, name_end: int, line_end: int) -> Found | N
         return None
     if at >= line_end or text[at] == "-":
         return None
-    if text[at] == "(" and _quote_at(text, at + 1):
+    if text[at] == "(":
+        if not _quote_at(text, at + 1):
+            return None  # `-Password (ConvertTo-SecureString $pw ...)`: an expression
         at += 1  # a parenthesized literal: ("abc")
     if text[at] in _QUOTES:
         span = quoted_value(text, at, line_end)

@@ -130,6 +130,16 @@ def random_token(value: str) -> bool:
             and not (_DOTTED.fullmatch(value) and not _random_part(value)))  # a.b.v8_name
 
 
+def issued_key(value: str) -> bool:
+    """`random_token`, or a key issued with its scope before a colon (`2/1204/5568:<hex>`,
+    `workspace:<token>`): the part after the last colon reads as one."""
+    if random_token(value):
+        return True
+    scope, _, key = value.rpartition(":")
+    return (bool(scope) and _TOKEN_CHARS.fullmatch(scope) is not None
+            and random_token(key) and len(key) >= MIN_KEYED_VALUE)
+
+
 def seed_phrase(value: str) -> bool:
     """A wallet's recovery phrase: 12 to 24 lower case words of a few letters (BIP-39's
     shape), one space (or a comma) between them."""
@@ -205,7 +215,7 @@ def quoted_ok(value: str, strength: str) -> bool:
     if strength in ("weak", "paired"):
         return credential_like(value) and not (strength == "paired" and _UUID.fullmatch(value))
     if strength == "keyed":
-        return random_token(value) or random_symbols(value)
+        return issued_key(value) or random_symbols(value)
     # a location is not the secret (a URL with user info is its own rule)
     return not (value.startswith(("http://", "https://", "/", "./", "~/")) and "@" not in value)
 
@@ -268,7 +278,7 @@ def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
     if strength in ("weak", "paired"):
         return credential_like(value) and not (strength == "paired" and _UUID.fullmatch(value))
     if strength == "keyed":
-        return random_token(value)
+        return issued_key(value)
     if value.isdigit():
         return len(value) >= 6
     if _NUMBER.fullmatch(value):

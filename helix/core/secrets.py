@@ -16,7 +16,8 @@ The detectors, each in its module:
 - `secret_blocks`: values on more than one line (YAML blocks and next-line values, TOML and
   triple-quoted strings, XML elements over lines, name/value pairs such as k8s env entries);
 - `secret_shapes`: .netrc/.pgpass lines, connection strings, `ENV NAME value`, SQL
-  `SET PASSWORD`, calls taking a secret, passwords in prose and questions;
+  `SET PASSWORD`, calls taking a secret, passwords in prose and questions, a lookup's
+  literal default (`secret_defaults`: `ENV.fetch('API_KEY') { 'X' }`, `|| 'X'`, `${T:-X}`);
 - `secret_commands`: a table of programs and the flags that take a password;
 - `secret_tokens`: a table of token prefixes (`hf_`, `dop_v1_`, `shpat_`, ...);
 - `secret_keys`: private key blocks and bare runs of key-body lines.
@@ -55,6 +56,7 @@ from helix.core.secret_gates import (
     shannon_entropy,
 )
 from helix.core.secret_keys import key_findings
+from helix.core.secret_lookalikes import PUBLISHABLE_PREFIXES, empty_key_block
 from helix.core.secret_places import place_findings
 from helix.core.secret_plugins import format_findings, format_kinds, line_findings
 from helix.core.secret_prefilter import RULES, Windows, all_detectors, compact, map_back, plan
@@ -326,6 +328,8 @@ def _public(text: str, found: list[Finding]) -> list[Finding]:
     examples = rules().examples
     if found and any(text[f.start:f.end] in examples for f in found):
         found = [f for f in found if text[f.start:f.end] not in examples]
+    if found and ("PRIVATE" in text or "pk." in text):
+        found = [f for f in found if not _no_secret(text, f)]
     if "SealedSecret" in text and found:  # a sealed secret's ciphertext: safe to commit
         found = [f for f in found if not _SEALED_CIPHERTEXT.fullmatch(text, f.start, f.end)]
     if "-----BEGIN" not in text or not found:
@@ -336,6 +340,15 @@ def _public(text: str, found: list[Finding]) -> list[Finding]:
         return found
     return [f for f in found if not (f.kind in _GUESSED_KINDS and any(
         start <= f.start and f.end <= end for start, end in blocks))]
+
+
+def _no_secret(text: str, found: Finding) -> bool:
+    """A found value that is none by what it is (`secret_lookalikes`): a private key's markers
+    with no body, a token after a publishable key's prefix."""
+    value = text[found.start:found.end]
+    return ((found.kind == "private_key" and empty_key_block(value))
+            or any(text.startswith(prefix, found.start - len(prefix))
+                   for prefix in PUBLISHABLE_PREFIXES))
 
 
 def _recurrences(text: str, found: list[Finding]) -> list[Finding]:

@@ -66,7 +66,8 @@ NO_EVIDENCE_PATTERNS: tuple[str, ...] = (
     r"\bno(?: [\w-]+){1,6}? (?:(?:" + word_alternation(SHOWN_AUXILIARIES) + r") )?(?:"
     + word_alternation(SHOWN_PARTICIPLES) + r") (?:in|within|among|anywhere in) (?:(?:"
     + word_alternation(MATERIAL_POINTERS) + r") )?" + _SOURCES + r"\b",
-    r"\bnot (?:found|present|mentioned|included|covered|available|shown|described|addressed|"
+    r"\b(?:not|isn't|aren't|wasn't|weren't) (?:found|present|mentioned|included|covered|"
+    r"available|shown|described|addressed|"
     r"specified|provided|defined|implemented) (?:in|within|among|by|anywhere in) (?:the |any )?"
     + _SOURCES,
     r"\b(?:i|we) (?:do not|don't|did not|didn't) have (?:enough|sufficient|any|the) "
@@ -121,7 +122,10 @@ def _contracted(pattern: str) -> str:
 
 _CLAIM_RE = tuple(re.compile(_contracted(p), re.I | re.S) for p in NO_EVIDENCE_PATTERNS)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
-_CITATION = re.compile(r"\[\s*E\d+(?:\s*[,;\-–]\s*E\d+)*\s*\]|\S+:\d+(?:-\d+)?", re.I)
+# a path:line citation; a number written with a colon is no path ("08:00", "16:9": a time, a
+# ratio, which an answer may report from the evidence)
+_CITATION = re.compile(r"\[\s*E\d+(?:\s*[,;\-–]\s*E\d+)*\s*\]|(?![\d:]+\b)\S+:\d+(?:-\d+)?",
+                       re.I)
 _WORD = re.compile(r"`[^`\n]+`|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 MIN_TERM = 3
 CONTRADICTED_SHARE = 0.5  # more than this share of a claim's terms in the evidence

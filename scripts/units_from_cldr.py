@@ -1,0 +1,135 @@
+"""Generate controller/units_money.toml: units of money (run once, by hand).
+
+    PYTHONPATH=<a dir with babel and iso4217> python scripts/units_from_cldr.py
+
+The units table (`controller/units.toml`) and pint's registry (`units_library.toml`) hold
+physical units only: an amount stated in cents, dollars or euros named no unit, so "in dollars,
+not cents" had no unit instead and "$" no rival. This writes every currency of ISO 4217's
+current list (the `iso4217` package's copy of the maintenance agency's table: codes and minor
+unit exponents) with its names from CLDR (through `babel`: the English name, its plural, the
+English symbol), and the minor units of the currencies that have one (exponent > 0). Pint and
+CLDR hold no names of minor units: `MINOR` below gives their usual English names and the
+Romance spellings of the cent. Neither package is a dependency of Helix: the file is committed
+with its sources recorded.
+
+A currency's bare word ("dollar" of "US Dollar") names it where no other current currency's
+name ends in that word, or where its English symbol is a sign alone ("$" is USD's, "CA$"
+Canada's): "dollars" is the US dollar, "euros" the euro, "rupees" the Indian rupee. A bare word
+that is an everyday English word ("real", "won", "mark") or a name the units table holds
+("pound": a mass) is left out. Codes are matched as written ("ALL", "TOP", "TRY" are codes,
+"all", "top", "try" words).
+"""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from pathlib import Path
+
+import babel  # type: ignore[import-not-found]
+import iso4217  # type: ignore[import-not-found]
+from babel.core import get_cldr_version  # type: ignore[import-not-found]
+from babel.numbers import get_currency_name, get_currency_symbol  # type: ignore[import-not-found]
+
+ROOT = Path(__file__).resolve().parents[1]
+TABLE = ROOT / "controller" / "units.toml"
+OUT = ROOT / "controller" / "units_money.toml"
+DIMENSION = "money"
+# minor units: a hundredth (or tenth, thousandth) of a currency, by their usual English names;
+# the cent also as German, French, Spanish, Italian and Portuguese write it ("Cent",
+# "centime", "céntimo", "centesimo", "centavo": the Latin hundredth), and the unit's signs
+MINOR = [
+    ["cent", "cents", "ct", "cts", "¢", "centime", "centimes", "céntimo", "céntimos", "centimo",
+     "centimos", "centesimo", "centesimi", "centavo", "centavos", "eurocent", "eurocents"],
+    ["penny", "pennies", "pence"],
+    ["öre", "øre"],
+    ["kopeck", "kopecks", "kopek", "kopeks"],
+    ["paisa", "paise"],
+    ["grosz", "groszy"],
+    ["satang", "satangs"],
+    ["halala", "halalas"],
+    ["fils"],
+]
+# everyday English words among currencies' bare names: in a sentence they are seldom money
+_COMMON_WORDS = """
+real reals won mark marks dong dongs kip kips dram drams rand rands lev leva lek leke som
+soms unit units vatu vatus gold sol soles kina tala
+"""
+COMMON_WORDS = frozenset(_COMMON_WORDS.split())
+
+
+def _table_names() -> set[str]:
+    data = tomllib.loads(TABLE.read_text(encoding="utf-8"))
+    out: set[str] = set()
+    for units in data["dimensions"].values():
+        for entry in units:
+            out.update(n.lower() for n in ([entry] if isinstance(entry, str) else entry))
+    return out
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def main() -> int:
+    known = _table_names()
+    current = sorted(c.code for c in iso4217.Currency
+                     if c.exponent is not None and c.code[0] != "X")  # X..: gold, funds, tests
+    names = {code: (get_currency_name(code, locale="en"),
+                    get_currency_name(code, count=2, locale="en")) for code in current}
+    symbols = {code: get_currency_symbol(code, "en") for code in current}
+    by_word: dict[str, list[str]] = {}
+    for code, (one, _) in names.items():
+        by_word.setdefault(one.split()[-1].lower(), []).append(code)
+    units: list[list[str]] = []
+    codes: list[str] = []
+    for code in current:
+        one, many = names[code]
+        group = [code, one, many]
+        symbol = symbols[code]
+        if symbol != code and not any(ch.isalpha() for ch in symbol):
+            group.append(symbol)
+        word, words = one.split()[-1].lower(), many.split()[-1].lower()
+        sharing = by_word[word]
+        if word.isalpha() and (len(sharing) == 1 or not any(ch.isalpha() for ch in symbol)):
+            group += [word, words] if words.isalpha() else [word]
+        taken = {n for g in units for n in g}
+        kept: list[str] = []
+        for n in group:
+            if n in kept or n in taken or n.lower() in known or n.lower() in COMMON_WORDS:
+                continue
+            kept.append(n)
+        if kept and kept[0] == code:
+            units.append(kept)
+            codes.append(code)
+    units += [[n for n in minor if n.lower() not in known] for minor in MINOR]
+    lines = [
+        "# Generated by scripts/units_from_cldr.py from ISO 4217's current list (iso4217 "
+        f"{iso4217.__version__})",
+        f"# and CLDR {get_cldr_version()} (babel {babel.__version__}, English names and "
+        "symbols), with the minor units'",
+        "# usual names (the script's MINOR). Do not edit: regenerate. "
+        "controller/unit_names.py reads it.",
+        "# names matched only as written (a code is an English word in any other case)",
+        "as_written = [",
+        *("    " + ", ".join(_quote(c) for c in codes[at:at + 12]) + ","
+          for at in range(0, len(codes), 12)),
+        "]",
+        "",
+        "[source]",
+        f'codes = "iso4217 {iso4217.__version__} (ISO 4217 list one, published '
+        f'{iso4217.__published__.isoformat()})"',
+        f'names = "babel {babel.__version__}, CLDR {get_cldr_version()}"',
+        "",
+        "[dimensions]",
+        f"{DIMENSION} = [",
+        *("    [" + ", ".join(_quote(n) for n in g) + "]," for g in units),
+        "]",
+    ]
+    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"{OUT.relative_to(ROOT)}: {len(units)} units")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
