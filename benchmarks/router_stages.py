@@ -185,15 +185,44 @@ def one_pass() -> dict[str, Any]:
         lengths.add(length)
         return plan
 
+    prepared: list[dict[str, float]] = []  # the turns that embedded a clarifier's options
+    prepare, run_turn = getattr(runner, "prepare_options", None), runner.run_turn
+
+    def timed_prepare(*args: Any, **kw: Any) -> Any:
+        import helix.session.reader as reader
+
+        before, cpu = set(reader._OPTION_CACHE), time.process_time()
+        wall = time.perf_counter()
+        try:
+            return prepare(*args, **kw)  # type: ignore[misc]
+        finally:
+            if set(reader._OPTION_CACHE) - before:  # it embedded
+                prepared.append({"cpu": (time.process_time() - cpu) * MS,
+                                 "wall": (time.perf_counter() - wall) * MS})
+
+    def timed_turn(*args: Any, **kw: Any) -> Any:  # the whole turn of one that prepared
+        count, cpu = len(prepared), time.process_time()
+        try:
+            return run_turn(*args, **kw)
+        finally:
+            if len(prepared) > count:
+                prepared[-1]["turn_cpu"] = (time.process_time() - cpu) * MS
+
     runner.route_turn = timed
+    runner.run_turn = timed_turn
+    if prepare is not None:
+        runner.prepare_options = timed_prepare
     started = time.perf_counter()
     try:
         with instrumented(turn):
             scored = list(run_file(heldapart_path("heldapart_tune"),
                                    {"continuity.router": "meaning"}))
     finally:
-        runner.route_turn = route
-    return {"rows": rows, "seconds": round(time.perf_counter() - started, 1),
+        runner.route_turn, runner.run_turn = route, run_turn
+        if prepare is not None:
+            runner.prepare_options = prepare
+    return {"rows": rows, "prepared": prepared,
+            "seconds": round(time.perf_counter() - started, 1),
             "accuracy": round(sum(r["ok"] for r in scored) / len(scored), 4)}
 
 
@@ -226,8 +255,14 @@ def child(src: Path) -> None:
 
     os.environ["HELIX_HOME"] = os.environ.get("ROUTER_STAGES_HOME") or fresh_home()
     got = one_pass()
+    prepared = got["prepared"]
     print(json.dumps({"report": report(got["rows"]), "seconds": got["seconds"],
-                      "accuracy": got["accuracy"]}))
+                      "accuracy": got["accuracy"],
+                      "prepared": {"cpu_ms": summary([p["cpu"] for p in prepared]),
+                                   "wall_ms": summary([p["wall"] for p in prepared]),
+                                   "turn_cpu_ms": summary([p.get("turn_cpu", 0.0)
+                                                           for p in prepared])}
+                      if prepared else None}))
 
 
 def run_pass(src: Path, home: str) -> dict[str, Any]:
