@@ -205,7 +205,10 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # with fresh16 as a sixteenth writer (the same setting chosen: stack, l2 1, threshold 0.3;
     # held out writer by writer 15 accepted, 50 refused): 10, 37 (fresh14 3/2 -> 2/2, fresh10
     # 2/0 -> 2/2, fresh8 refused 3 -> 4)
-    assert wrong.get(("tune", True), 0) <= 10 and wrong.get(("tune", False), 0) <= 37, wrong
+    # meaning17: fresh18 (writer48; 64 claims, 48 ordinary; held apart, measured by the lead
+    # before and after meaning16: 2 -> 2 accepted, 4 -> 3 refused) joined as measured: 12 of
+    # 1013, 40 of 705
+    assert wrong.get(("tune", True), 0) <= 12 and wrong.get(("tune", False), 0) <= 40, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)

@@ -88,6 +88,11 @@ CONFIRMED_LEFT = {
 # a value or saying whose the cent is: tests/test_unit_money.py); left: a constant named after
 # the unit alone, not the quantity
 LEFT |= {"#define MAX_CHARGE_CENTS 50000  /* $500.00 */"}
+# (meaning17) fresh18 (an electric current in mA), measured held apart by the lead before and
+# after meaning16 with 0 statements missed and 1 -> 1 denial confirmed, now a tune set: left
+# as measured at the rotation
+CONFIRMED_LEFT |= {
+    'limit_a = cfg["limit"]  # cfg value is A; the mA conversion happens only for display'}
 
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:
