@@ -57,6 +57,7 @@ class Names:
     over: str  # the dimension a compound's second unit is of ("time")
     elliptic: frozenset[str]  # dimensions whose unit alone names its rate ("megabits")
     one_letter_after: frozenset[str]
+    complement_after: frozenset[str]  # "value is A;": a one-letter unit ending its clause
     unit_nouns: frozenset[str]  # a clause calling a word a unit ("KG is the only unit")
     dimension_nouns: frozenset[str]
     number_words: frozenset[str]
@@ -187,6 +188,7 @@ def names() -> Names:
         per=tuple(per["per"]),
         over=per["over"], elliptic=frozenset(per["elliptic"]),
         one_letter_after=frozenset(mentions["one_letter_after"]),
+        complement_after=frozenset(mentions["complement_after"]),
         unit_nouns=frozenset(mentions["unit_nouns"]),
         dimension_nouns=frozenset(mentions["dimension_nouns"]),
         number_words=frozenset(mentions["number_words"]),
