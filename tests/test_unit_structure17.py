@@ -47,3 +47,20 @@ def test_the_line_denies_the_unit(text: str, unit: str, instead: str) -> None:
 ])
 def test_the_line_still_states_the_unit(text: str, unit: str) -> None:
     assert states_unit(text, unit, QUANTITY)
+
+
+@pytest.mark.parametrize(("text", "unit", "instead"), [
+    ("The fee is in pounds rather than pence.", "pence", "pounds"),
+    ("Fees are charged in pounds, not cents.", "cents", "pounds"),
+    ("The parcel weight is in kilograms, not pounds.", "pounds", "kilograms"),
+])
+def test_a_name_of_two_dimensions_is_read_in_the_asked_one(text: str, unit: str,
+                                                           instead: str) -> None:
+    """"pounds" is a mass in the table and the pound sterling where money is asked (units.toml
+    [elsewhere]; main named no unit instead of pence or cents)."""
+    assert not states_unit(text, unit, QUANTITY)
+    assert stated_instead(text, unit, QUANTITY) == instead
+
+
+def test_a_value_in_pounds_is_no_second_answer_for_money() -> None:
+    assert states_unit("The fee is in pence; the parcel weighs 2 pounds.", "pence", QUANTITY)
