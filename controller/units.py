@@ -78,6 +78,7 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int,
         if (start <= token.start < end and not denied
                 and (is_unit_name(token.text, previous) or _complement(reading, at))
                 and rival(token.text, unit) and not is_number(previous)
+                and not _counted(reading, at)
                 and not _code_name(reading, at) and not _supposed(reading, at)
                 and not _contrasted(reading, at, quantity) and not _displayed(reading, at)
                 and not _set_against(reading, at, unit, quantity)
@@ -86,6 +87,13 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int,
             return shown(token.text)
         previous = token.lower
     return None
+
+
+def _counted(reading: Reading, at: int) -> bool:
+    """Token `at` follows a number in words and an article ("half an inch", "one and a half
+    a ..."): a value, as after a digit, no second answer."""
+    before = [t.lower for t in reading.tokens[max(0, at - 2):at]]
+    return len(before) == 2 and before[1] in ("a", "an") and is_number(before[0])
 
 
 def _bounded(words: list[str]) -> bool:

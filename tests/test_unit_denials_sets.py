@@ -72,10 +72,10 @@ LEFT = {"You can't pass tile pressure in any unit but GPa.",
 # (meaning15) fresh16 (a length in mm), measured held apart by the lead before and after
 # meaning14 with 4 statements missed and 6 -> 5 denials confirmed, now a tune set: left as
 # measured at the rotation; meaning15 reads two of the denials (pint's units, "points", "dots":
-# controller/units_library.toml, tests/test_unit_library.py)
+# controller/units_library.toml, tests/test_unit_library.py); meaning17 reads "MARGIN_MM = 12.7
+# # half an inch, expressed in mm" (a unit after a number in words and an article is a value)
 LEFT |= {"Die Ränder werden in Millimetern angegeben.",
          "Toutes les cotes sont en millimètres.",
-         "MARGIN_MM = 12.7  # half an inch, expressed in mm",
          "#define NOZZLE_DIA_MM 0.4f  // don't change without recalibrating"}
 # meaning17 reads its three confirmed denials (a fronted contrast clause, a question answered
 # in another unit, a unit's definition: tests/test_unit_structure17.py)

@@ -64,3 +64,12 @@ def test_a_name_of_two_dimensions_is_read_in_the_asked_one(text: str, unit: str,
 
 def test_a_value_in_pounds_is_no_second_answer_for_money() -> None:
     assert states_unit("The fee is in pence; the parcel weighs 2 pounds.", "pence", QUANTITY)
+
+
+@pytest.mark.parametrize("text", [
+    "PRESSURE_GPA = 0.05  # about half a bar short of the limit, in GPa",
+    "Tile pressure is reported in GPa; one psi is a tiny fraction of it.",
+])
+def test_a_unit_after_a_number_in_words_and_an_article_is_a_value(text: str) -> None:
+    """"half a bar" is a value, as "0.5 bar" is: no second answer (main read a rival)."""
+    assert states_unit(text, "GPa", QUANTITY)
