@@ -65,6 +65,7 @@ META_SUFFIXES = frozenset({
     "mapping", "list", "dict", "set", "table", "db", "model", "schema", "generator", "service",
     "server", "client", "request", "response", "number", "num", "state", "status", "color",
     "colour", "arn", "ref", "reference", "version", "icon", "fingerprint", "checksum", "digest",
+    "ssid", "host", "hostname", "port", "user", "username", "email",  # SECRET_SSID, SECRET_USER
 })
 # Bundler's credentials for a gem server, by its host (`BUNDLE_GEMS__EXAMPLE__COM=user:pw`:
 # dots as `__`), apart from its settings keyed by a gem or a URL the same way

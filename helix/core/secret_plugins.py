@@ -77,6 +77,9 @@ _ENVELOPE = re.compile(r"ENC\[[A-Z0-9_]{1,20},[^\]\s]*$")
 # a wallet's or age's public recipient (bech32: lower case letters and digits after `1`)
 _BECH32_PUBLIC = re.compile(
     r"(?:" + word_alternation(_BECH32_PREFIXES) + r")1[02-9ac-hj-np-z]{38,90}")
+# an IPFS content identifier (CIDv0 `Qm` + 44 base58, CIDv1 base32 `baf...`), after `ipfs://`
+# or alone in a pin list: a hash of public content, no key
+_CONTENT_ID = re.compile(r"/{0,2}(?:Qm[1-9A-HJ-NP-Za-km-z]{44}|baf[a-z2-7]{56})")
 MAX_SORTED_RUNS = 3  # an alphabet (`ABC...XYZ234567`) runs in order; a random value does not
 MIN_READABLE = 0.95  # printable share of a base64 value decoded: encoded text, not a key
 _SECRET_WORDS = (b"private", b"secret", b"password", b"token", b"credential", b"apikey",
@@ -341,7 +344,8 @@ def public_value(value: str, before: str) -> bool:
     if (_PUBLIC_BEFORE.search(before[-48:]) is not None or _sorted_runs(value)
             or ("ENC[" in before and _ENVELOPE.search(before) is not None)
             or media_base64(value) or typed_id(value, before)
-            or _BECH32_PUBLIC.fullmatch(value) is not None or _encoded_text(value)):
+            or _BECH32_PUBLIC.fullmatch(value) is not None or _encoded_text(value)
+            or _CONTENT_ID.fullmatch(value) is not None):
         return True
     if value.startswith("LS0tLS1CRUdJTi"):  # a PEM block in base64: a certificate's is public
         return b"PRIVATE" not in encoded_pem(value) and b"SEED" not in encoded_pem(value)

@@ -84,6 +84,7 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"xox", ("regex", "format:slack_token")),
     (r"hooks\.", ("regex", "format:slack_token", "structure")),
     (r"AIza", ("regex",)),
+    (r"pat[A-Za-z0-9]{14}\.", ("regex",)),  # an Airtable token
     (r"[0-9]{15}\|", ("regex",)),
     (r"eyJ", ("regex", "format:jwt")),
     (r"(?i)mysql|mariadb|sshpass|mongo|redis-cli|htpasswd", ("regex", "structure")),

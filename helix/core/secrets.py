@@ -106,6 +106,8 @@ _REGEX_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
                                       r"(?=[0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{26,43}\b"), 0),
     # an Ably key: the app's ID, `.`, the key's ID, `:`, the key's secret
     ("ably_key", re.compile(r"\b[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}\b"), 0),
+    # an Airtable personal access token: `pat`, the token's ID, `.`, its secret (64 hex)
+    ("airtable_token", re.compile(r"\bpat[A-Za-z0-9]{14}\.[0-9a-f]{64}\b"), 0),
     ("bearer_token", re.compile(r"(?i)\bbearer[ \t]+([A-Za-z0-9\-._~+/]{16,}=*)"), 1),
     ("aws_secret_key", re.compile(
         r"(?i)aws_?secret_?access_?key[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9/+=]{40})"), 1),
@@ -130,7 +132,7 @@ _RULE_LITERALS: dict[str, tuple[str, ...]] = {
     "gitlab_token": ("glpat-",), "anthropic_key": ("sk-ant-",), "openai_key": ("sk-",),
     "stripe_key": ("_live_", "_test_"), "slack_token": ("xox",),
     "slack_webhook": ("hooks.slack.com",), "facebook_app_token": ("|",),
-    "google_api_key": ("AIza",), "jwt": ("eyJ",), "ably_key": (":",),
+    "google_api_key": ("AIza",), "jwt": ("eyJ",), "ably_key": (":",), "airtable_token": ("pat",),
     "bearer_token": ("earer", "EARER"), "aws_secret_key": ("ecret", "ECRET"),
     "url_password": ("://",), "command_password_spaced": ("mysql", "mariadb", "sshpass",
                                                           "mongo", "redis-cli"),
