@@ -64,3 +64,61 @@ def test_an_ipfs_content_id_is_no_secret_but_a_key_beside_it_is() -> None:
     assert _agree(text) == []
     keyed = text + 'PINATA_SECRET="c83Ld9Xq2RtV7mZp4KwB1nHs6JfYe0Ga"\n'
     assert _agree(keyed) == ["c83Ld9Xq2RtV7mZp4KwB1nHs6JfYe0Ga"]
+
+
+@pytest.mark.parametrize(("comment", "value"), [
+    ("// 本番サーバーのパスワード: Qm7TzK2wLp9x （変更したら連絡）", "Qm7TzK2wLp9x"),
+    ("# compte de service, mot de passe : Rb4!kTz92mQ", "Rb4!kTz92mQ"),
+    ("// 관리자 비밀번호: Wq8Ls3Xv7Nk! (운영)", "Wq8Ls3Xv7Nk!"),
+    ("# Testserver (nur intern), Passwort: Tg5wZ8pLq2Xc", "Tg5wZ8pLq2Xc"),
+    ("-- пароль: Vx83kqLm2zPr", "Vx83kqLm2zPr"),
+    ("# 数据库密码：Hn6vB2xQ9tWs", "Hn6vB2xQ9tWs"),
+])
+def test_a_password_in_a_comment_in_another_language_is_found(comment: str,
+                                                               value: str) -> None:
+    assert _agree(f"{comment}\nHOST = 'db.internal'\n") == [value]
+
+
+def test_prose_in_another_language_naming_no_value_is_left() -> None:
+    text = ("# Mot de passe oublié ? Cliquez ici.\n// パスワードを入力してください\n"
+            'label = "Passwort: bitte eingeben"\n# пароль: см. хранилище\n')
+    assert _agree(text) == []
+
+
+def test_a_user_and_password_after_a_login_word_in_a_comment_are_found() -> None:
+    text = ("# temp admin login for staging: admin / Zp4Lq9Tw2Xv7\n"
+            "# Zugang zum Dashboard: admin / Kc8vRt3Qm6Ws\nPORT = 8080\n")
+    assert _agree(text) == ["Zp4Lq9Tw2Xv7", "Kc8vRt3Qm6Ws"]
+    assert _agree("# login: read / write access\n# login flow: GET /login then POST\n") == []
+
+
+def test_a_key_file_holding_one_token_alone_is_masked_not_a_digest_or_an_id() -> None:
+    for key in ("4be2c7a91d0f3e6b8a5c2d7f1e9b3a60", "Vq3Zt8LmR2xW9pKs4Nb7Hc1Jd6Fy0GeA"):
+        assert _agree(key + "\n") == [key]
+    for text in ("da39a3ee5e6b4b0d3255bfef95601890afd80709\n", "ref: refs/heads/main\n",
+                 "3b0f6e4c-2a7d-4e1f-9c8b-5d6a7e8f9a0b\n", "3.11.7\n",
+                 "aGVsbG8gd29ybGQsIHRoaXMgaXMgbm90IGEga2V5--" * 4 + "\n"):
+        assert _agree(text) == [], text
+
+
+@pytest.mark.parametrize(("line", "value"), [
+    ('my $dbh = DBI->connect("DBI:Pg:dbname=crm;host=db", "export", "Hs72kQpLz9", {});',
+     "Hs72kQpLz9"),
+    ('$link = mysqli_connect("localhost", "shop", "Kx93!mmQ2z", "shop");', "Kx93!mmQ2z"),
+    ('client.username_pw_set("sensor-7", "Tq82LmZx4Wp")', "Tq82LmZx4Wp"),
+    ("const driver = neo4j.driver(uri, neo4j.auth.basic('app', 'Pz5-Rk8Wq2Lm'));",
+     "Pz5-Rk8Wq2Lm"),
+    ("const api = new Api(new BearerTokenAuthenticator('N7qR2xLp9ZkW4tVm8sB3'));",
+     "N7qR2xLp9ZkW4tVm8sB3"),
+    ("$lib = new \\Vendor\\Sdk($client_id, $client_secret, 'c4e9a1f7b3d8e2a6f0c5b9d1e7a3f8c2');",
+     "c4e9a1f7b3d8e2a6f0c5b9d1e7a3f8c2"),
+])
+def test_a_secret_passed_by_position_to_a_login_call_is_found(line: str, value: str) -> None:
+    assert _agree(line + "\n") == [value]
+
+
+def test_calls_with_dummies_or_no_secret_beside_a_literal_are_left() -> None:
+    text = ("conn = connect('localhost', 'root', 'password')\n"
+            "self.assertEqual(len(password), 3)\n"
+            "render(template_name, 'N7qR2xLp9ZkW4tVm8sB3')\n")
+    assert _agree(text) == []

@@ -93,10 +93,12 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
      r"open-apis/bot|dingtalk|qyapi\.weixin|ifttt\.com|loggly\.com|hc-ping\.com|/hooks/",
      ("structure",)),
     (r"\t(?:TRUE|FALSE)\t", ("shapes",)),  # a cookie jar's line
+    (r"(?i)logon|zugang|anmeldung|identifiant|acceso|acesso|accès", ("shapes",)),  # a login
     # a user name that may be an API key beside its secret (`secret_shapes._paired_users`)
     # (case spelled out and a short run: the plain set's DFA, not the counted one's)
     (r"[Uu][Ss][Ee][Rr](?:[Nn][Aa][Mm][Ee])?[\"']?[ \t]*[:=][ \t]*[\"']?[A-Z0-9]{8}",
      ("shapes",)),
+    (r"_pw_set[ \t]*\(", ("shapes",)),  # a client's user and password set (MQTT)
     (CALL_TRIGGER, ("shapes",)),  # a call opening a client, a literal among its arguments
     (r"\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}", ("regex",)),  # an Ably key
     (r"LS0tLS1CRUdJTi", ("keys",)),  # a PEM block in base64 (a kubeconfig's key data)
@@ -172,6 +174,10 @@ def _triggers() -> _Triggers:
     others = sorted(set(prefixes()) - starts, key=len, reverse=True)
     entries.append((r"\b(?:" + "|".join(re.escape(p) for p in words) + ")|"
                     + "|".join(re.escape(p) for p in others), ("tokens",)))
+    # prose naming a secret in another language (`mot de passe :`, `パスワード:`)
+    foreign = [n for n in rules().prose_names if re.search(KEYWORDS, n) is None]
+    if foreign:
+        entries.append(("(?i)" + "|".join(re.escape(n) for n in foreign), ("shapes",)))
     names = "|".join(re.escape(p) for p in sorted(programs(), key=len, reverse=True))
     entries.append((rf"(?:^|[\s/(`'\"|;&])(?:{names})(?:\.exe)?[ \t]", ("commands",)))
     # Three sets: a DFA for the long counted runs (`{20,}`), one for the case-blind words and

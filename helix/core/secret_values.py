@@ -14,13 +14,16 @@ import re
 
 from helix.core.english import FUNCTION_WORDS
 from helix.core.secret_gates import (
+    DIGEST_LENGTHS,
     HEX_LIMIT,
     MANAGER_REFERENCE,
+    MAX_LONE_TOKEN,
     MAX_LOWER_RUN_MEAN,
     MIN_CASE_RUNS,
     MIN_DASHED_PASSWORD,
     MIN_KEYED_ENTROPY,
     MIN_KEYED_VALUE,
+    MIN_LONE_TOKEN,
     MIN_RANDOM_DIGITS,
     MIN_RANDOM_LETTERS,
     MIN_RANDOM_PART,
@@ -289,3 +292,28 @@ def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
             not _HUMAN_NAME.fullmatch(value) or scattered_case(value))
         return env_style or mixed or random
     return True
+
+
+def lone_token(text: str) -> tuple[int, int] | None:
+    """Where the one token a whole text consists of stands, when it reads as an issued key:
+    a key file (Rails' `config/master.key`, an Ansible vault's password file) holds its secret
+    alone. Letters and digits only (no `name=value`, no dotted or dashed format's near miss),
+    hex of one case but not a digest's length (a commit id, a checksum file), or both cases in
+    short runs (no words) with digits among them."""
+    if len(text) > MAX_LONE_TOKEN + 8:
+        return None
+    value = text.strip()
+    if (not MIN_LONE_TOKEN <= len(value) <= MAX_LONE_TOKEN or not value.isascii()
+            or not value.isalnum() or not random_token(value) or placeholder(value)
+            or value.startswith("eyJ")):  # base64 of JSON: a token's header, no key
+        return None
+    if _HEX.fullmatch(value) is not None:
+        if len(value) in DIGEST_LENGTHS or not (value.islower() or value.isupper()):
+            return None
+    else:
+        runs = [len(run) for run in _LOWER_RUN.findall(value)]
+        if not (len(runs) >= MIN_CASE_RUNS and sum(runs) < MAX_LOWER_RUN_MEAN * len(runs)
+                and any(c.isupper() for c in value) and any(c.isdigit() for c in value)):
+            return None  # `testAP6withinsomeirrelevantstring`, `AIZASYCO2...`: words, one case
+    start = text.index(value)
+    return start, start + len(value)

@@ -64,7 +64,7 @@ from helix.core.secret_rules import rules
 from helix.core.secret_shapes import shape_findings
 from helix.core.secret_structure import structural_findings
 from helix.core.secret_tokens import filler, token_findings
-from helix.core.secret_values import recurring_secret
+from helix.core.secret_values import lone_token, recurring_secret
 from helix.core.secret_views import joined_changes
 
 __all__ = [
@@ -283,18 +283,20 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
     if not text:
         return []
     text = _scannable(text)
+    lone = lone_token(text)  # a key file: the whole text is the key (after every other rule)
+    alone = [Finding(*lone, "secret_file")] if lone is not None else []
     if not prefilter:
         return _recurrences(text, _encoded(text, _public(text, _merge(
-            _detect(text, all_detectors())))))
+            [*_detect(text, all_detectors()), *alone]))))
     chosen = plan(text)
     if chosen is None:
-        return []
+        return _recurrences(text, _encoded(text, _public(text, alone))) if alone else []
     pieces = Windows(chosen.windows, chosen.whole)
     rules = chosen.detectors & RULES
     return _recurrences(text, _encoded(text, _public(text, _merge([
         *_in_pieces(text, pieces, _early, chosen.detectors),
         *(_in_pieces(text, chosen.rules, _view_findings, rules) if rules else ()),
-        *_in_pieces(text, pieces, _late, chosen.detectors)]))))
+        *_in_pieces(text, pieces, _late, chosen.detectors), *alone]))))
 
 
 # the encoding a value names before itself (Laravel's `APP_KEY=base64:...`): part of the value
