@@ -122,3 +122,49 @@ def test_calls_with_dummies_or_no_secret_beside_a_literal_are_left() -> None:
             "self.assertEqual(len(password), 3)\n"
             "render(template_name, 'N7qR2xLp9ZkW4tVm8sB3')\n")
     assert _agree(text) == []
+
+
+def test_a_generated_key_of_symbols_in_a_dotenv_line_is_found_whole() -> None:
+    django = "x9!m$k2(q^z7@w#e4+r)t8&y-u3%i6=o1*p5_a"
+    text = (f"APP_SECRET_KEY=!Tq7#Lm2@Zx9%Wp4&Rt8*Vb3_Nc6^Yd1\nENV DJANGO_SECRET_KEY={django}\n"
+            "DEBUG=false\n")
+    assert _agree(text) == ["!Tq7#Lm2@Zx9%Wp4&Rt8*Vb3_Nc6^Yd1", django]
+    assert _agree("key: !vault |\n  $ANSIBLE_VAULT\nsecret: *db_pw\n") == []
+
+
+def test_names_a_vendor_gives_its_secret_are_read_as_such() -> None:
+    text = ("exporters:\n  otlp:\n    headers:\n      x-honeycomb-team: Qx7Lm2Zw9Kp4Rt8V\n"
+            "      x-honeycomb-dataset: orders\n"
+            "RABBITMQ_ERLANG_COOKIE: WQ7TZ2LK9PXM4RB8VN3C\n"
+            "const ETSY_KEYSTRING = 'k7q2m9x4t8w1z5r3v6b0n2c8';\n")
+    assert _agree(text) == ["Qx7Lm2Zw9Kp4Rt8V", "WQ7TZ2LK9PXM4RB8VN3C", "k7q2m9x4t8w1z5r3v6b0n2c8"]
+    assert _agree("x-honeycomb-team: my-team\nERLANG_COOKIE_PATH=/var/lib/rabbitmq\n") == []
+
+
+def test_a_secret_in_a_value_child_of_a_password_element_is_found() -> None:
+    text = ("<AutoLogon>\n  <Password>\n    <Value>Tz8wQm2LkP4x</Value>\n"
+            "    <PlainText>true</PlainText>\n  </Password>\n</AutoLogon>\n"
+            "<AdministratorPassword><Value>Kq7Lm2Zx9Wp</Value></AdministratorPassword>\n")
+    assert _agree(text) == ["Tz8wQm2LkP4x", "Kq7Lm2Zx9Wp"]
+    assert _agree("<PasswordPolicy>\n  <Value>12</Value>\n</PasswordPolicy>\n") == []
+
+
+def test_the_entries_of_a_block_of_tokens_are_found() -> None:
+    first, second = "3f1c9a2e-7b4d-4e8a-9c1f-2d6b8e0a4c7f", "8b2e4d6f-1a3c-4e5b-9d7f-0c2a4e6b8d1f"
+    text = ('acl {\n  enabled = true\n  default_policy = "deny"\n  tokens {\n'
+            f'    agent = "{first}"\n    replication = "{second}"\n  }}\n}}\n')
+    assert _agree(text) == [first, second]
+    assert _agree('tokens {\n  lparen = "("\n  arrow = "=>"\n}\n') == []
+
+
+def test_documented_examples_and_stand_ins_are_no_secrets() -> None:
+    text = ("`otpauth://totp/Acme:alice@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Acme`\n"
+            'const refSecret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"\n'
+            "const s = new FakeStripe({ webhookSecret: 'whsec_test', apiKey: 'sk_live_demo' });\n"
+            '{"settings.apiKey.revokeConfirm": "Revoke this key? Apps using it will stop."}\n'
+            "export const FLAGS = { apiKeyRotation: 'ops-api-key-rotation-ui' };\n")
+    assert _agree(text) == []
+    real = "otpauth://totp/Acme:bob@example.com?secret=KQ7TZL2WM4XP9VRB&issuer=Acme\n"
+    assert _agree(real) == ["KQ7TZL2WM4XP9VRB"]  # the query's next parameter left out
+    assert _agree('password = "Correct horse battery staple"\n') == [
+        "Correct horse battery staple"]  # a passphrase is no sentence

@@ -55,6 +55,7 @@ MIN_KEYED_VALUE = 16  # a value under `<vendor>_key`: an issued key is long and 
 MIN_LONE_TOKEN = 24  # a text that is one random token this long and nothing else: a key file
 MAX_LONE_TOKEN = 100  # longer: encrypted data (a credentials.yml.enc), no key
 MIN_KEYED_ENTROPY = 3.5
+MIN_GENERATED_KEY = 32  # a generated key of symbols in `.env` (Django's is 50 long)
 MIN_SYMBOL_ENTROPY = 4.0  # a keyed literal of printable symbols (a generated salt) this varied
 SEED_WORDS = (12, 15, 18, 21, 24)  # the words of a wallet's recovery phrase (BIP-39)
 SEED_WORD_LENGTH = (3, 8)  # letters of each of its words

@@ -261,6 +261,9 @@ def format_findings(text: str, kinds: Iterable[str] | None = None) -> Iterator[F
             yield Finding(start, end, kind)
 
 
+_QUERY_NAME = re.compile(r"[?&][\w.\-]{1,80}=$")  # a URL query parameter's name, its value next
+
+
 def _keyword_findings(line: str) -> Iterator[Finding]:
     """detect-secrets' keyword detector on one line."""
     p = _plugins()
@@ -272,6 +275,11 @@ def _keyword_findings(line: str) -> Iterator[Finding]:
                     continue
                 for start in _occurrences(line, value):
                     end = start + len(value)
+                    if "&" in value and _QUERY_NAME.search(line, 0, start) is not None:
+                        end = start + value.index("&")  # `?secret=X&issuer=Y`: X alone
+                        value = line[start:end]
+                        if not value:
+                            continue
                     if MANAGER_REFERENCE.search(_token_at(line, start, end)):
                         continue  # a part of `arn:aws:secretsmanager:...`: where it is kept
                     quoted = _quoted_at(line, start, end)

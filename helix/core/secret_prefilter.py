@@ -23,7 +23,7 @@ from functools import cache, lru_cache
 
 import re2
 
-from helix.core.secret_blocks import YAML_KEY
+from helix.core.secret_blocks import YAML_KEY, secret_block_opener
 from helix.core.secret_calls import CALL_TRIGGER
 from helix.core.secret_commands import programs
 from helix.core.secret_gates import (
@@ -60,6 +60,8 @@ NAMED = ("structure", "blocks", "shapes", "lines", "regex")
 _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (KEYWORDS, NAMED),
     (BARE_KEY, ("structure",)),
+    # names that hold a secret without a secret word in them
+    (r"(?i)erlang[_.\-]?cookie|honeycomb-team|keystring", ("structure",)),
     (r"(?i)cl(?:oudant|ou)?[_-]?(?:api)?(?:key|pwd|pw|pass|token)|cloudant\.com",
      ("format:cloudant_key",)),
     (r"(?i)secret[-_]?(?:access)?[-_]?key", ("format:ibm_cos_hmac_key",)),
@@ -308,6 +310,8 @@ def _context(line: str) -> tuple[int, int]:
     last = line.rstrip()[-1:]
     if (last.isalnum() or last in ")];}.!?%*`&$@~^_") and not _pair_hint(line):
         return 0, 0  # a line that neither opens a value nor names a pair (most of them)
+    if last == "{" and secret_block_opener(line):
+        return 0, CONTEXT_AFTER  # `tokens {`: its entries on the lines below
     pair = _PAIR_MARKER.search(line) is not None
     before = CONTEXT_BEFORE if pair else 0
     if pair or _OPENS.search(line) or YAML_KEY.fullmatch(line.rstrip("\r")):

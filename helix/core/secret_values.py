@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import cache
 
 from helix.core.english import FUNCTION_WORDS
 from helix.core.secret_gates import (
@@ -21,6 +22,7 @@ from helix.core.secret_gates import (
     MAX_LOWER_RUN_MEAN,
     MIN_CASE_RUNS,
     MIN_DASHED_PASSWORD,
+    MIN_GENERATED_KEY,
     MIN_KEYED_ENTROPY,
     MIN_KEYED_VALUE,
     MIN_LONE_TOKEN,
@@ -38,6 +40,7 @@ from helix.core.secret_gates import (
     decoded_word,
     shannon_entropy,
 )
+from helix.core.secret_rules import rules
 
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-+/=.~%]+")
@@ -184,6 +187,7 @@ def placeholder(value: str, quoted: bool = False) -> bool:
             or _encoded_placeholder(value) or lowered in FUNCTION_WORDS  # `--password via`
             or _MASK.fullmatch(value) is not None  # a log's mask
             or _DUMMY.fullmatch(lowered) is not None  # `test-key`, `password123`
+            or _stub_token(value)
             or len(set(value)) == 1)  # "aaaaaaaa", "00000000": a dummy
 
 
@@ -219,8 +223,40 @@ def quoted_ok(value: str, strength: str) -> bool:
         return credential_like(value) and not (strength == "paired" and _UUID.fullmatch(value))
     if strength == "keyed":
         return issued_key(value) or random_symbols(value)
+    if _sentence(value):
+        return False  # a message under a setting's name (`"apiKey.revokeConfirm": "Revoke ..."`)
     # a location is not the secret (a URL with user info is its own rule)
     return not (value.startswith(("http://", "https://", "/", "./", "~/")) and "@" not in value)
+
+
+_SENTENCE_END = (".", "?", "!")
+MIN_SENTENCE_WORDS = 4
+
+
+def _sentence(value: str) -> bool:
+    """A sentence: a capital, words of letters with single spaces, a full stop or a question
+    mark at its end."""
+    words = value.split(" ")
+    return (len(words) >= MIN_SENTENCE_WORDS and value[:1].isupper()
+            and value.endswith(_SENTENCE_END)
+            and all(w.strip(".,;:?!'\"()").isalpha() for w in words))
+
+
+@cache
+def _prefixes() -> tuple[tuple[str, ...], dict[str, int]]:
+    tokens = [t for t in rules().tokens if not t.infix and not t.suffix]
+    return tuple(t.prefix for t in tokens), {t.prefix: t.min for t in tokens}
+
+
+def _stub_token(value: str) -> bool:
+    """A vendor's token prefix before a word too short to be its body (`whsec_test`,
+    `sk_live_demo`): a test double's stand-in."""
+    starts, least = _prefixes()
+    if not value.startswith(starts):
+        return False
+    prefix = max((p for p in starts if value.startswith(p)), key=len)
+    body = value[len(prefix):]
+    return body.isalpha() and len(body) < least[prefix]
 
 
 def _random_part(value: str) -> bool:
@@ -270,6 +306,8 @@ def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
     """An unquoted value: a literal in config and `.env` files, an expression in code."""
     if strength == "phrase":
         return seed_phrase(value)
+    if strength == "strong" and env_style and generated_key(value):
+        return not placeholder(value, quoted=True)  # `NAME=!x#...`: no YAML tag after `=`
     if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
         return False
     if any(c.isspace() for c in value):
@@ -292,6 +330,16 @@ def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
             not _HUMAN_NAME.fullmatch(value) or scattered_case(value))
         return env_style or mixed or random
     return True
+
+
+def generated_key(value: str) -> bool:
+    """A framework's generated key of printable symbols (Django's `SECRET_KEY`: lower case
+    letters, digits and punctuation, 50 long): long, varied, letters, digits and symbols."""
+    return (len(value) >= MIN_GENERATED_KEY and value.isascii()
+            and not any(c.isspace() for c in value)
+            and any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
+            and any(not c.isalnum() for c in value)
+            and shannon_entropy(value) >= MIN_SYMBOL_ENTROPY)
 
 
 def lone_token(text: str) -> tuple[int, int] | None:
