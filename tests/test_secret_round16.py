@@ -168,3 +168,21 @@ def test_documented_examples_and_stand_ins_are_no_secrets() -> None:
     assert _agree(real) == ["KQ7TZL2WM4XP9VRB"]  # the query's next parameter left out
     assert _agree('password = "Correct horse battery staple"\n') == [
         "Correct horse battery staple"]  # a passphrase is no sentence
+
+
+def test_an_openvpn_static_key_block_is_a_private_key() -> None:
+    lines = [f"{(0x1D2C3B4A59687F8E9DACBBCAED0F1E2D * (i + 3)) % (1 << 128):032x}"
+             for i in range(8)]
+    block = ("-----BEGIN OpenVPN Static key V1-----\n" + "\n".join(lines)
+             + "\n-----END OpenVPN Static key V1-----")
+    assert _agree(f"#\n# 2048 bit OpenVPN Static key\n#\n{block}\n") == [block]
+
+
+@pytest.mark.parametrize("url", [
+    "https://hook.eu2.make.com/q7w2e9r4t1y8u3i6o5p0a2s7d4f9g1h8",
+    "https://status.example.net/api/push/Kq7TzL2wMp?status=up&msg=OK&ping=",
+    "https://chat.googleapis.com/v1/spaces/AAAAq7W2e9R/messages?key=k7Q2m9X4t8W1z5R3v6B0n2C8"
+    "&token=Zq8LmX2vKp4Wt9RbQx7Lm2Zw9Kp4Rt8V%3D",
+])
+def test_a_webhook_url_is_masked_whole_with_its_query(url: str) -> None:
+    assert _agree(f'WEBHOOK = "{url}"\n') == [url]

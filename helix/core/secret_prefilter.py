@@ -92,7 +92,8 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"(?i)mysql|mariadb|sshpass|mongo|redis-cli|htpasswd", ("regex", "structure")),
     (r"(?:^|\s)(?:-u|--user|--proxy-user|-U|-p)(?:\S|\s)", ("structure",)),
     (r"(?i)[?&;]code=|webhook|chat\.googleapis\.com|api\.telegram\.org/bot|discord|"
-     r"open-apis/bot|dingtalk|qyapi\.weixin|ifttt\.com|loggly\.com|hc-ping\.com|/hooks/",
+     r"open-apis/bot|dingtalk|qyapi\.weixin|ifttt\.com|loggly\.com|hc-ping\.com|/hooks/|"
+     r"hook\.|/api/push/",
      ("structure",)),
     (r"\t(?:TRUE|FALSE)\t", ("shapes",)),  # a cookie jar's line
     (r"(?i)logon|zugang|anmeldung|identifiant|acceso|acesso|accès", ("shapes",)),  # a login
@@ -115,7 +116,8 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"(?m)^[ \t]*[\w.*\-\[\]]+:(?:\d{1,5}|\*):[\w.*\-]+:[\w.*\-@]+:\S", ("shapes",)),
     (r"(?i)jdbc:oracle:|@(?:tcp|unix|udp)\(", ("shapes",)),
 )
-_KEY_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]*(?:PRIVATE KEY|SEED)|PuTTY-User-Key-File")
+_KEY_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]*(?:PRIVATE KEY|SEED)|PuTTY-User-Key-File|"
+                        r"-----BEGIN OpenVPN Static key")
 _KEY_LINE = re.compile(r"[ \t]*(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z][A-Za-z\-]*: [^\n]*|-----END[^\n]*)?"
                        r"[ \t]*\r?")
 # A trigger line that opens a value the next lines hold: a YAML/JSON/INI key with nothing after
