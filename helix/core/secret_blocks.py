@@ -347,9 +347,14 @@ def secret_block_opener(line: str) -> bool:
     return match is not None and _names_secrets(match.group(1))
 
 
+_BRACE_ENDS = re.compile(r"\{[ \t]*\r?$", re.M)  # a line ending in `{`: where a block opens
+
+
 def _secret_blocks(text: str) -> Iterator[Found]:
-    for match in _SECRET_BLOCK.finditer(text):
-        if not _names_secrets(match.group(1)):
+    for brace in _BRACE_ENDS.finditer(text):
+        match = _SECRET_BLOCK.fullmatch(text, text.rfind("\n", 0, brace.start()) + 1,
+                                        brace.end())
+        if match is None or not _names_secrets(match.group(1)):
             continue
         for start, end in _lines(text, match.end(), CONTEXT_AFTER):
             entry = _BLOCK_ENTRY.fullmatch(text, start, end)

@@ -93,10 +93,11 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"(?:^|\s)(?:-u|--user|--proxy-user|-U|-p)(?:\S|\s)", ("structure",)),
     (r"(?i)[?&;]code=|webhook|chat\.googleapis\.com|api\.telegram\.org/bot|discord|"
      r"open-apis/bot|dingtalk|qyapi\.weixin|ifttt\.com|loggly\.com|hc-ping\.com|/hooks/|"
-     r"hook\.|/api/push/",
+     r"(?:make|integromat)\.com/|/api/push/",
      ("structure",)),
     (r"\t(?:TRUE|FALSE)\t", ("shapes",)),  # a cookie jar's line
-    (r"(?i)logon|zugang|anmeldung|identifiant|acceso|acesso|accès", ("shapes",)),  # a login
+    (r"(?i)logon|zugang|anmeldung|identifiant|acceso|acesso", ("shapes",)),  # a login's word
+    (r"accès|Accès|ACCÈS", ("shapes",)),  # (outside ASCII: its cases spelled out)
     # a user name that may be an API key beside its secret (`secret_shapes._paired_users`)
     # (case spelled out and a short run: the plain set's DFA, not the counted one's)
     (r"[Uu][Ss][Ee][Rr](?:[Nn][Aa][Mm][Ee])?[\"']?[ \t]*[:=][ \t]*[\"']?[A-Z0-9]{8}",
@@ -178,10 +179,12 @@ def _triggers() -> _Triggers:
     others = sorted(set(prefixes()) - starts, key=len, reverse=True)
     entries.append((r"\b(?:" + "|".join(re.escape(p) for p in words) + ")|"
                     + "|".join(re.escape(p) for p in others), ("tokens",)))
-    # prose naming a secret in another language (`mot de passe :`, `パスワード:`)
-    foreign = [n for n in rules().prose_names if re.search(KEYWORDS, n) is None]
+    # prose naming a secret in another language (`mot de passe :`, `パスワード:`), its cases
+    # spelled out: a case-blind set of words outside ASCII outgrows the DFA's cache
+    foreign = sorted({form for n in rules().prose_names if re.search(KEYWORDS, n) is None
+                      for form in (n, n.capitalize(), n.title(), n.upper())})
     if foreign:
-        entries.append(("(?i)" + "|".join(re.escape(n) for n in foreign), ("shapes",)))
+        entries.append(("|".join(re.escape(n) for n in foreign), ("shapes",)))
     names = "|".join(re.escape(p) for p in sorted(programs(), key=len, reverse=True))
     entries.append((rf"(?:^|[\s/(`'\"|;&])(?:{names})(?:\.exe)?[ \t]", ("commands",)))
     # Three sets: a DFA for the long counted runs (`{20,}`), one for the case-blind words and

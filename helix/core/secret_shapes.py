@@ -60,7 +60,7 @@ _ENV_SPACED = re.compile(r"^[ \t]*(?:ENV|set[ \t]+-[a-zA-Z]+|setenv)[ \t]+([A-Za
 _SET_PASSWORD = re.compile(r"(?i)\bset[ \t]+password[ \t]+(?:for[ \t]+[^=\n]{1,200}?)?=[ \t]*"
                            r"(?:password[ \t]*\([ \t]*)?(['\"])([^'\"\n]{1,4096})\1")
 _CREDENTIAL_CALL = re.compile(
-    r"(?i)(?:(?:auth|login|credentials?)(?:\w*|\.basic)|\w*_pw_set)[ \t]*(?:=[ \t]*)?\([ \t]*"
+    r"(?i)(?:(?:auth|login|credentials?)(?:\w*|\.basic)|_pw_set)[ \t]*(?:=[ \t]*)?\([ \t]*"
     r"([\"'])([^\"'\n]{1,200})\1[ \t]*,[ \t]*([\"'])([^\"'\n]{1,4096})\3")
 # a database's connect call given its address, a user and the password, all three literals
 # (Perl's `DBI->connect("DBI:mysql:...", "u", "X")`, PHP's `mysqli_connect("h", "u", "X")`)
@@ -311,8 +311,7 @@ def lines_with(text: str, lowered: str, words: tuple[str, ...]) -> list[tuple[in
 
 def _prose_values(text: str, lowered: str) -> Iterator[Found]:
     pattern = _prose()
-    names = tuple(name.split()[0] for name in rules().prose_names)
-    for line_start, line_end in lines_with(text, lowered, names):
+    for line_start, line_end in lines_with(text, lowered, _prose_line_words()):
         yield from _prose_line(text, pattern.finditer(text, line_start, line_end))
 
 
@@ -340,13 +339,25 @@ def _prose_line(text: str, matches: Iterator[re.Match[str]]) -> Iterator[Found]:
             yield Found(word.start(), word.start() + len(value), "keyword")
 
 
+_ENGLISH_PARTS = ("pass", "secret", "token", "key", "pin", "credential")
+
+
+def _foreign(name: str) -> bool:
+    return not any(word in name for word in _ENGLISH_PARTS)
+
+
 @cache
 def _prose_words() -> tuple[str, ...]:
-    """What a line must hold for a prose rule to match: the English words' common parts and
-    every other language's name."""
-    english = ("pass", "secret", "token", "key", "pin", "credential")
-    return english + tuple(n.split()[0] for n in rules().prose_names
-                           if not any(word in n for word in english))
+    """What a text must hold for a prose rule to match: the English words' common parts and
+    every other language's name whole (`mot de passe`: `mot` is in `remote`)."""
+    return _ENGLISH_PARTS + tuple(n for n in rules().prose_names if _foreign(n))
+
+
+@cache
+def _prose_line_words() -> tuple[str, ...]:
+    """What a line must hold for the prose rule: a name's first word, or a name in another
+    language whole."""
+    return tuple(n if _foreign(n) else n.split()[0] for n in rules().prose_names)
 
 
 def shape_findings(text: str) -> list[Found]:

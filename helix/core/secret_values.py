@@ -242,6 +242,9 @@ def _sentence(value: str) -> bool:
             and all(w.strip(".,;:?!'\"()").isalpha() for w in words))
 
 
+MAX_STUB = 40  # characters of a prefix and its stand-in word
+
+
 @cache
 def _prefixes() -> tuple[tuple[str, ...], dict[str, int]]:
     tokens = [t for t in rules().tokens if not t.infix and not t.suffix]
@@ -251,6 +254,8 @@ def _prefixes() -> tuple[tuple[str, ...], dict[str, int]]:
 def _stub_token(value: str) -> bool:
     """A vendor's token prefix before a word too short to be its body (`whsec_test`,
     `sk_live_demo`): a test double's stand-in."""
+    if len(value) > MAX_STUB or value.isalnum():
+        return False  # a stand-in follows a prefix ending in `_`, `-`, `.` or `:`
     starts, least = _prefixes()
     if not value.startswith(starts):
         return False
