@@ -241,13 +241,7 @@ def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: Inde
         picks = [Candidate(chunk=chunk, score=0.0, step=last.step,
                            reasons=(Reason(code="in_file_more", name=chunk.symbol or ""),))
                  for chunk in deep]
-        kept = [c.chunk for c in out[:room]]
-        if policy.depth_exchange:
-            place = file_defs.exchange_place(question, deep[0], kept, policy) \
-                if asks else None  # a question, not a report
-            return file_defs.with_picks(out[:room], picks, 0, policy.depth_at) \
-                if place is None else file_defs.exchanged(out[:room], picks, place)
-        lead = file_defs.picks_ahead(question, deep, kept,
+        lead = file_defs.picks_ahead(question, deep, [c.chunk for c in out[:room]],
                                      policy) if asks else 0  # a question, not a report
         out = file_defs.with_picks(out[:room], picks, lead, policy.depth_at)
     return out

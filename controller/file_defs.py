@@ -159,47 +159,22 @@ def picks_ahead(question: frozenset[str], picks: Sequence[Chunk], ranked: Sequen
                 policy: FileDefsPolicy) -> int:
     """How many of the depth picks go to place `depth_at` + 1: up to `depth_lead`, each
     while it answers the question at least `depth_over` times as well (`definition_score`)
-    as the item it pushes out of that place and, unless `depth_tests`, is not a test's."""
+    as the item it pushes out of that place, unless `depth_tests` is not a test's and, with
+    `depth_repeats`, pushes out only an item whose file is shown above it (the first places
+    keep every file they showed)."""
     count = 0
     for pick in picks[:policy.depth_lead]:
         place = policy.depth_at + count
-        if place >= len(ranked) or (not policy.depth_tests and is_test_path(pick.path)) or \
-                definition_score(question, pick, policy) < (
-                policy.depth_over * definition_score(question, ranked[place - count], policy)):
+        if place >= len(ranked) or (not policy.depth_tests and is_test_path(pick.path)):
+            break
+        pushed = ranked[place - count]
+        if definition_score(question, pick, policy) < (
+                policy.depth_over * definition_score(question, pushed, policy)) or (
+                policy.depth_repeats
+                and pushed.path not in {c.path for c in ranked[:place - count]}):
             break
         count += 1
     return count
-
-
-def exchange_place(question: frozenset[str], pick: Chunk, ranked: Sequence[Chunk],
-                   policy: FileDefsPolicy) -> int | None:
-    """Where the first depth pick trades places (`depth_exchange`): the weakest item
-    (`definition_score`) of the first `depth_at` + 1 that repeats a file shown above it and
-    is not a header (a class or a module's top stands for more than its own words), when
-    the pick answers at least `depth_over` times as well and, unless `depth_tests`, is not a
-    test's; None when there is no such item. The files of the first places and every later
-    place stay as they were: the pick replaces another span of a file already shown."""
-    if policy.depth_lead <= 0 or (not policy.depth_tests and is_test_path(pick.path)):
-        return None
-    seen: set[str] = set()
-    repeats: list[tuple[float, int]] = []
-    for place, chunk in enumerate(ranked[:policy.depth_at + 1]):
-        if chunk.path in seen and not is_header(chunk):
-            repeats.append((definition_score(question, chunk, policy), place))
-        seen.add(chunk.path)
-    if not repeats:
-        return None
-    score, place = min(repeats, key=lambda t: (t[0], -t[1]))  # a tie: the later place
-    return place if definition_score(question, pick, policy) >= policy.depth_over * score \
-        else None
-
-
-def exchanged(ranked: Sequence[T], picks: Sequence[T], place: int) -> list[T]:
-    """`ranked` (cut to make room) then the depth picks, the first pick and `ranked[place]`
-    trading places."""
-    out = [*ranked, *picks]
-    out[place], out[len(ranked)] = out[len(ranked)], out[place]
-    return out
 
 
 def with_picks(ranked: Sequence[T], picks: Sequence[T], lead: int, at: int) -> list[T]:

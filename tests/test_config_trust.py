@@ -261,9 +261,9 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # retrieval.ranker.keep_frame, on: a traceback's frame kept first; then
     # retrieval.ranker.question_manifest and question_digest, none: no question model; then
     # file_defs.depth_lead (off), depth_at, depth_over, depth_tests: round 14's first-file pick;
-    # then file_defs.depth_exchange (off): round 15's pick trading places with a repeat)
+    # then file_defs.depth_repeats (off): round 15's pick only over a repeat of a shown file)
     assert HelixConfig().evidence_hash == (
-        "sha256:b50f82c4e8aeb8c4122eaa2df552d1438e21b511a207d47d3469462504c53594")
+        "sha256:1aa528bf1f31cb30ba11b97df19c11c0176aa8c22a186b08a1f38d7594a9c0d0")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -255,31 +255,17 @@ def test_round_14s_first_file_pick_reaches_place_five() -> None:
     assert lead == 1 and with_picks(ranked, [MERGE], lead, POLICY.depth_at)[4] == MERGE
 
 
-def test_a_depth_pick_trades_places_with_a_weaker_repeat_of_a_shown_file() -> None:
-    """Round 15 (`depth_exchange`): inserted at place 5, the pick pushed every later place one
-    down, and where the first file was the wrong one a later file's answer with it (the eval
-    suites: rich's markup.py 5 -> 6, four hits past place 5 one place down). Traded with the
-    weakest repeat of a file shown above it (not a header), the first places' files and every
-    later place stay; with no such repeat, or a stronger one, the pick stays at the tail."""
-    from controller.file_defs import exchange_place, exchanged
+def test_a_depth_pick_pushes_out_only_a_repeat_of_a_shown_file() -> None:
+    """Round 15 (`depth_repeats`): at place 5 the pick pushed a later file's only place in
+    the first five out of them (the eval suites: rich's markup.py 5 -> 6) and every later
+    place one down; it now enters only over an item whose file is shown above it."""
+    from controller.file_defs import picks_ahead
 
     question = frozenset({"merge", "spacing", "value", "override"})
-    on = POLICY.model_copy(update={"depth_lead": 1, "depth_exchange": True})
-    cli, web, api = (_chunk(f"reflow/{name}.py", "main", "def main():\n    run()\n", 5)
-                     for name in ("cli", "web", "api"))
-    ranked = [HEADER, cli, OTHER, web, api]
-    assert exchange_place(question, MERGE, ranked, on) == 2  # OTHER repeats config.py
-    assert exchanged(ranked, [MERGE], 2) == [HEADER, cli, MERGE, web, api, OTHER]
-    again = OTHER.model_copy(update={"id": "reflow/config.py:70", "start_line": 70})
-    assert exchange_place(question, MERGE, [HEADER, OTHER, again, cli], on) == 2  # a tie:
-    # the later place
-    header_twice = HEADER.model_copy(update={"id": "reflow/config.py:11"})
-    assert exchange_place(question, MERGE, [cli, HEADER, header_twice], on) is None  # a header
-    assert exchange_place(question, MERGE, [HEADER, cli, web, api], on) is None  # no repeat
-    assert exchange_place(question, OTHER, [HEADER, MERGE], on) is None  # MERGE answers better
-    assert exchange_place(question, MERGE, ranked,
-                          on.model_copy(update={"depth_lead": 0})) is None
-    assert exchange_place(question, MERGE.model_copy(update={"path": "tests/test_config.py"}),
-                          ranked, on) is None  # a test's
-    assert exchange_place(question, MERGE, [HEADER, cli, web, api, api, OTHER], on) == 4  # the
-    # first five only (`depth_at` 4)
+    lead = POLICY.model_copy(update={"depth_lead": 1, "depth_at": 2, "depth_repeats": True})
+    cli, web = (_chunk(f"reflow/{name}.py", "main", "def main():\n    run()\n", 5)
+                for name in ("cli", "web"))
+    assert picks_ahead(question, [MERGE], [HEADER, cli, web], lead) == 0  # web.py's only place
+    assert picks_ahead(question, [MERGE], [HEADER, cli, OTHER], lead) == 1  # config.py again
+    assert picks_ahead(question, [MERGE], [HEADER, cli, web],
+                       lead.model_copy(update={"depth_repeats": False})) == 1

@@ -288,10 +288,10 @@ class FileDefsPolicy(_Frozen):
     depth_at: int = Field(default=4, ge=0, le=50)
     depth_over: float = Field(default=1.0, ge=0, le=100)
     depth_tests: bool = False
-    # the first pick trades places with the weakest item of the first `depth_at` + 1 that
-    # repeats a file shown above it, instead of entering at place `depth_at` + 1
-    # (`file_defs.exchange_place`): the first places' files and every later place stay
-    depth_exchange: bool = False
+    # and (`depth_repeats`) only over an item that repeats a file shown above it: the pick
+    # never pushes a file's only place out of the first `depth_at` + 1 (round 15: every
+    # loss of the eval suites' gate was a file's only place pushed, docs/ranker.md)
+    depth_repeats: bool = False
 
 
 class CalleesPolicy(_Frozen):
