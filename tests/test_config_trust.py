@@ -261,9 +261,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # retrieval.ranker.keep_frame, on: a traceback's frame kept first; then
     # retrieval.ranker.question_manifest and question_digest, none: no question model; then
     # file_defs.depth_lead (off), depth_at, depth_over, depth_tests: round 14's first-file pick;
-    # then file_defs.depth_repeats (off): round 15's pick only over a repeat of a shown file)
+    # then file_defs.depth_repeats: round 15's pick only over a repeat of a shown file, and with
+    # it depth_lead 1, on: docs/ranker.md "Round 15")
     assert HelixConfig().evidence_hash == (
-        "sha256:1aa528bf1f31cb30ba11b97df19c11c0176aa8c22a186b08a1f38d7594a9c0d0")
+        "sha256:1feb94777608848b00d4eceffb96bc4679a5bd94d629431e5838b832e3b1900a")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(
