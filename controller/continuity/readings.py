@@ -189,7 +189,11 @@ def _select(t: Turn, pool: OptionSet | None, where: str) -> TurnPlan | None:
         for item in pool.items for w in words)
     if not known:
         return t.boundary(f"nothing like '{t.text.strip()}' is in {where}", "selection")
-    said = named is not None and named.label.lower() in t.text.lower()
+    # the one listed item named by its own name, of the kind the message names if any ("the
+    # SearchEngine class, open it" -> item N, not a clarifier between SearchEngine and
+    # SearchEngine.search): handed to the lane as its position; else the lane reads the name
+    said = named is not None and named.label.lower() in t.text.lower() and not (
+        cues.kind_word is None or cues.kind_word == item_kind(named))
     if respelt is not None:  # a mistyped name: the lane matches the name written right
         return _gated(t, t.plan("explicit_selected_object_drilldown", "selection",
                                 "select_item", f"read as an item of {where} ('{respelt}')",
@@ -254,8 +258,9 @@ def _on_object(t: Turn, intent: Intent) -> TurnPlan | None:
     pool = t.pool()
     target = t.focused()
     # with an object in focus, a number in the sentence is a value of that object unless it
-    # is said as a position; with nothing focused the list is all the question can be about
-    number = item_position(t) if target is not None else _number(t)
+    # is said as a position; with nothing chosen (at most the answer's lead) the list is all
+    # the question can be about
+    number = item_position(t) if target is not None and not t.answer_lead() else _number(t)
     named = named_item(t) if not focus_named(t) else None
     if number is None and named is not None and target is not None \
             and same_object(named.target, target):

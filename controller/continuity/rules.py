@@ -18,6 +18,7 @@ from controller.continuity.wording import entity_in_scope, gate_sentence, pivot_
 from helix.core.english import SCOPE_LIMITERS, SCOPE_PREPOSITIONS, word_alternation
 
 _SENSE_PREFIX = "sense:"
+_AGAIN = re.compile(r"\b(?:again|same)\b")  # "open it again": the object shown before
 Matcher = Callable[[Turn], TurnPlan | None]
 
 
@@ -246,6 +247,14 @@ def selection(t: Turn) -> TurnPlan | None:
                           option_set_id=pool.id, choice_index=index,
                           selection_text=f"open {index}", followup_clause=t.clause,
                           disabled=not t.settings.selection_lane)
+        lead = t.lead_item() if t.answer_lead() and not _AGAIN.search(rest) else None
+        if lead is not None:  # "open it" after an answer: its lead, opened the first time
+            pool, index = lead
+            return t.plan("explicit_selected_object_drilldown", "selection", "select_item",
+                          f"pronoun -> what the last answer led with (item {index})",
+                          option_set_id=pool.id, choice_index=index,
+                          selection_text=f"open {index}", followup_clause=t.clause,
+                          disabled=not t.settings.selection_lane)
         target = t.focused()
         if target is not None:
             return t.plan("pronoun_object_followup", "selection", "select_focused",
@@ -255,9 +264,14 @@ def selection(t: Turn) -> TurnPlan | None:
             return t.boundary("nothing is focused and no list is active", "selection")
         t.reasons.append("pronoun with no focused object: resolve in the active list")
     if pool is not None:
+        position = parse_ordinal(rest, len(pool.items))
+        # a position the rules read exactly is handed to the lane as one ("open number three"
+        # -> "open 3"); the lane's own reading takes names, kinds and source cues
+        placed = f"open {position}" + (f" and {t.clause}" if t.clause else "") \
+            if position is not None and cue is None else None
         return t.plan("explicit_selected_object_drilldown", "selection", "select_item",
                       "command on the active list", option_set_id=pool.id,
-                      choice_index=parse_ordinal(rest, len(pool.items)), source_cue=cue,
+                      choice_index=position, source_cue=cue, selection_text=placed,
                       followup_clause=t.clause, disabled=not t.settings.selection_lane)
     if ordinal_like or cue is not None or labelled:
         where = f"list {source.group(0)}" if source else "numbered list"

@@ -140,8 +140,9 @@ class _Cycle:
 
     def __init__(self, text: str, state: ContinuityState, settings: ContinuitySettings,
                  now_ms: int, model_ready: bool, enricher: SelectionEnricher | None,
-                 caps: ContinuityCaps) -> None:
+                 caps: ContinuityCaps, said: str | None = None) -> None:
         self.text, self.state, self.settings, self.now_ms = text, state, settings, now_ms
+        self.said = said or text  # the user's own words (the action quotes them)
         self.model_ready, self.enricher, self.caps = model_ready, enricher, caps
         self.cues: SelectionCues = parse_selection_input(text)
         self.option_set, self.pool, scope = scoped_pool(state, self.cues)
@@ -192,7 +193,7 @@ class _Cycle:
                                  option_set_id=self.option_set.id, timestamp=self.now_ms,
                                  outcome="executed")
         return LaneMutations(
-            last_resolved_action=ResolvedAction(**entry.model_dump(), user_text=self.text,
+            last_resolved_action=ResolvedAction(**entry.model_dump(), user_text=self.said,
                                                 turn_id=self.state.turn_count + 1, reason=why),
             push_trace=entry, accept_choice_id=winner.id,
             pending_clarifier_type="none", clear_selection_loop_guard=True)
@@ -412,12 +413,13 @@ LADDER: tuple[tuple[str, Rung], ...] = (
 def selection_steps(
     text: str, state: ContinuityState, settings: ContinuitySettings, *, now_ms: int,
     model_ready: bool = False, enricher: SelectionEnricher | None = None,
-    caps: ContinuityCaps | None = None,
+    caps: ContinuityCaps | None = None, said: str | None = None,
 ) -> Steps[SelectionDecision]:
     """Decide one selection turn. Executes only ids of the bounded pool; asks the model
-    (`model_ready`: one is configured) at most `caps.selection_max_llm_calls` times."""
+    (`model_ready`: one is configured) at most `caps.selection_max_llm_calls` times. `said`:
+    the user's words when `text` is the router's reading of them ("open 3")."""
     caps = caps or settings.caps  # the settings' limits unless a caller names others
-    cycle = _Cycle(text, state, settings, now_ms, model_ready, enricher, caps)
+    cycle = _Cycle(text, state, settings, now_ms, model_ready, enricher, caps, said)
     for _name, step in LADDER:
         decided = yield from step(cycle)
         if decided is not None:

@@ -150,7 +150,8 @@ def resolve(ctx: TurnContext) -> Steps[tuple[MixedOutcome, ContinuityState]]:
             rejected, *lane_state.recent_rejected_choice_ids)[:window]})
     mixed = yield from mixed_intent_steps(
         plan.selection_text or plan.text, lane_state, ctx.config.continuity, now_ms=ctx.now_ms,
-        model_ready=ctx.model_ready("selection_advisory"), enricher=RepoSnapshotEnricher())
+        model_ready=ctx.model_ready("selection_advisory"), enricher=RepoSnapshotEnricher(),
+        said=plan.text)
     return mixed, lane_state
 
 
@@ -167,6 +168,11 @@ def clarified(ctx: TurnContext, decision: SelectionDecision,
                                      "option_sets": offered}
     if plan.rejected_choice_id:
         updates["choices"] = ChoiceUpdate(rejected=plan.rejected_choice_id)
+    selected = lane_state.selected_object
+    if selected is not None and selected.from_answer:
+        # a choice was started: "it" is no longer what the last answer led with
+        updates["selected_object"] = None
+        updates["focus"] = ctx.plan.focus.as_state().model_copy(update={"object_ref": None})
     if settings.pending_state:
         updates["pending"] = make_pending(
             kind="workflow_waiting",
