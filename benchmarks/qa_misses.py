@@ -2,6 +2,10 @@
 
     python benchmarks/qa_misses.py --swe-qa DIR --repo reflex=DIR --repo sqlfluff=DIR \\
         --repo streamlink=DIR --repo shiro=DIR --repo strata=DIR [--out FILE]
+    python benchmarks/qa_misses.py --mirrors DIR --out benchmarks/results/qa_misses_validation.json
+
+(the second: the validation set, data/evals/qa_validation, as benchmarks/qa_validation.py).
+Each miss is also given one of round 14's classes (`CLASSES`, docs/ranker.md "Round 14").
 
 The same questions, trees and dry run as benchmarks/qa_dev.py (no embeddings); the controller's
 stages are recorded as each question runs (`controller.driver`: the pool the loop admitted, the
@@ -36,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 from collections import Counter
@@ -51,8 +56,42 @@ from _result import cpu_seconds, load_1m, machine, write_result  # noqa: E402
 from qa_dev import DEV, _questions  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "qa_misses.json"
+VALIDATION = ROOT / "data" / "evals" / "qa_validation" / "manifest.json"
 TOP = 5
 STAGES = ("gold_odd", "compaction", "span_in_file", "budget", "rank", "pool")
+# the classes of issue 31's round 14 (every span miss in exactly one): (a) no candidate of any
+# channel overlaps the gold, (b) a candidate cut before the evidence (the evidence list's
+# length, compaction), (c) in the evidence past place 5, (d) a gold file in places 1 to 5 as a
+# span missing the gold lines, (e) the gold is all tests or docs and the question names them
+CLASSES = ("a_pool", "b_cut", "c_past5", "d_span", "e_testdoc", "odd")
+DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc", ".mdx")
+TESTDOC_WORDS = re.compile(r"\b(?:tests?|testing|tested|test suite|fixtures?|unit tests?|"
+                           r"docs?|documentation|readme|tutorials?|guides?)\b", re.I)
+
+
+def testdoc(path: str) -> bool:
+    """A test file by the index's rule, or a documentation file by its suffix."""
+    from indexers.graph import is_test_path
+
+    return is_test_path(path) or path.lower().endswith(DOC_SUFFIXES)
+
+
+def miss_class(stage: str | None, detail: dict[str, Any], gold: Sequence[tuple[str, int, int]],
+               question: str, sent: Sequence[tuple[str, int, int]]) -> str | None:
+    """The round 14 class of a span miss (None: a hit), from its stage (pure)."""
+    if stage is None:
+        return None
+    if stage == "gold_odd":
+        return "odd"
+    if all(testdoc(g[0]) for g in gold) and TESTDOC_WORDS.search(question):
+        return "e_testdoc"
+    if stage == "span_in_file":
+        return "d_span"
+    if stage == "pool":
+        return "a_pool"
+    if stage == "rank" and first_hit(sent, gold) is not None:
+        return "c_past5"
+    return "b_cut"
 
 
 def overlaps(a: tuple[str, int, int], b: tuple[str, int, int]) -> bool:
@@ -223,9 +262,19 @@ def _row(case: Any, gold: Any, env: Any, recorder: Recorder, index: Any, wide: i
     sent = [(e.path, e.start_line, e.end_line) for e in env.evidence]
     hittable = _hittable(index, spans)
     verdict = classify(spans, hittable, pool, ranked, sent)
+    kind = miss_class(verdict[0] if verdict else None, verdict[1] if verdict else {}, spans,
+                      case.question, sent)
     row: dict[str, Any] = {
         "id": case.id, "question_head": " ".join(case.question.split())[:100],
-        "route": env.route, "stage": verdict[0] if verdict else None,
+        "route": env.route, "stage": verdict[0] if verdict else None, "class": kind,
+        "at": {"pool": first_hit(pool, spans), "ranked": first_hit(ranked, spans),
+               "sent": first_hit(sent, spans), "sent_len": len(sent)},
+        "gold_testdoc": [testdoc(p) for p, _s, _e in spans[:8]],
+        "asks_testdoc": bool(TESTDOC_WORDS.search(case.question)),
+        "file_top5": bool({p for p, _s, _e in spans} & {p for p, _s, _e in sent[:TOP]}),
+        "top10": [{"span": f"{shown_path(c.chunk.path)}:{c.chunk.start_line}-"
+                           f"{c.chunk.end_line}", "kind": c.chunk.kind,
+                   "symbol": c.chunk.symbol, "why": _reason(c)} for c in recorder.ranked[:10]],
         "detail": verdict[1] if verdict else {},
         "symbol_hit": bool(symbols) and first_hit(sent[:TOP], symbols) is not None,
         "with_symbols": bool(symbols),
@@ -244,6 +293,7 @@ def _row(case: Any, gold: Any, env: Any, recorder: Recorder, index: Any, wide: i
 
 def _counts(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     stages = Counter(r["stage"] for r in rows if r["stage"])
+    classes = Counter(r["class"] for r in rows if r["class"])
     recall = Counter(r["recall_stage"] for r in rows if r["recall_stage"])
     shapes = Counter(s for r in rows for s in set(r["gold_shapes"]))
     in_file = Counter(r["detail"]["shape"] for r in rows if r["stage"] == "span_in_file")
@@ -256,6 +306,7 @@ def _counts(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
             "symbol_hits": sum(1 for r in with_symbols if r["symbol_hit"]),
             "with_symbols": len(with_symbols),
             "stages": {s: stages.get(s, 0) for s in STAGES},
+            "classes": {c: classes.get(c, 0) for c in CLASSES},
             "recall_stages": dict(sorted(recall.items())),
             "span_in_file": dict(sorted(in_file.items())),
             "pool": dict(sorted(pooled.items())),
@@ -263,9 +314,27 @@ def _counts(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
             "gold_shapes": dict(sorted(shapes.items()))}
 
 
+def _sets(args: argparse.Namespace, repos: dict[str, str], tmp: Path
+          ) -> Iterator[tuple[str, Path, Path, str]]:
+    """(name, questions file, repository, revision) of the dev set or the validation set."""
+    if args.mirrors is not None:
+        from evals.corpus.qa_cases import load_question_list
+        from evals.corpus.repos import mirror_dir
+
+        for entry in load_question_list(VALIDATION):
+            yield (entry.name, VALIDATION.parent / entry.file,
+                   mirror_dir(args.mirrors, entry.source), entry.revision)
+        return
+    for name, (file, rev) in DEV.items():
+        if name in repos:
+            yield name, _questions(args.swe_qa, name, file, tmp), Path(repos[name]), rev
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--swe-qa", type=Path, required=True)
+    parser.add_argument("--swe-qa", type=Path, help="SWE-QA's snapshot (the dev set)")
+    parser.add_argument("--mirrors", type=Path, help="the validation set's snapshots "
+                        "(data/evals/qa_validation, as benchmarks/qa_validation.py)")
     parser.add_argument("--repo", action="append", default=[], metavar="NAME=DIR")
     parser.add_argument("--wide-lines", type=int, default=150)
     parser.add_argument("--out", type=Path, default=OUT)
@@ -279,21 +348,18 @@ def main() -> None:
     started = cpu_seconds()
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, (file, rev) in DEV.items():
-            if name not in repos:
-                continue
-            questions = _questions(args.swe_qa, name, file, Path(tmp))
-            results[name] = run_repo(name, questions, Path(repos[name]), rev, args.wide_lines,
-                                     overrides)
+        for name, questions, repo, rev in _sets(args, repos, Path(tmp)):
+            results[name] = run_repo(name, questions, repo, rev, args.wide_lines, overrides)
             print(json.dumps({"repo": name, "questions": results[name]["questions"],
                               "span_hits": results[name]["span_hits"],
-                              "stages": results[name]["stages"]}))
+                              "classes": results[name]["classes"]}), flush=True)
     rows = [m for r in results.values() for m in r["misses"]]
     pooled = {"questions": sum(r["questions"] for r in results.values()),
               "span_hits": sum(r["span_hits"] for r in results.values()),
               "symbol_hits": sum(r["symbol_hits"] for r in results.values()),
               "with_symbols": sum(r["with_symbols"] for r in results.values()),
               "stages": {s: sum(r["stages"][s] for r in results.values()) for s in STAGES},
+              "classes": {c: sum(r["classes"][c] for r in results.values()) for c in CLASSES},
               "recall_stages": dict(sorted(sum((Counter(r["recall_stages"])
                                                 for r in results.values()), Counter()).items())),
               "span_in_file": dict(sorted(Counter(

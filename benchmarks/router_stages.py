@@ -1,25 +1,45 @@
-"""Where a warm meaning-router turn spends its CPU time, stage by stage, for the shipped model
-and an earlier one in the same run (`--before-model DIR`, e.g. a model of main's history).
+"""Where a warm meaning-router turn spends its CPU time, stage by stage and turn by turn, for
+this checkout and an earlier one (`--before-src DIR`, e.g. a `git archive` of main), in one run.
 
-    python benchmarks/router_stages.py [--before-model DIR] [--out FILE]
+    python benchmarks/router_stages.py [--before-src DIR] [--passes N] [--out FILE]
 
 Every follow-up of the held-apart tuning file (training data; never the reported file) runs
-through the real session path (dry run) as benchmarks/router_heldapart.py runs it. A turn
-routed with the reader is timed by stage with `time.process_time` (the process's CPU time,
-which the shared machine's load does not inflate; wall time beside it): `rules_route` (the
-vocabulary router), `embed` (the packaged encoder on the message), `features`, `classify` (the
-exemplar product, the text features, the head), `read_plan` (the reading made a plan), and the
-whole turn with the reader and again without it (`total_with_reader`, `total_rules_only`).
-Per stage: median, mean and p95 in ms. The models run in the order before, shipped, before,
-shipped (each model twice: a first pass's caches are warm for the second).
-Writes benchmarks/results/router_stages.json.
+through the real session path (dry run) as the eval runner, a long-lived process, runs it
+(`helix.session.warm`: ONNX Runtime where certain). Each turn the meaning router reads is routed
+twice, in alternating order: with its reader (the turn as a long-lived process routes it) and
+without (the rules alone); what the reader adds is the difference, in CPU ms
+(`time.process_time`, which the shared machine's load inflates less than the wall) and wall
+ms. The reader's turn is timed by stage:
+
+  rules_route      the vocabulary router (`_by_rules`, every routing of the turn)
+  features         the classifier's features       read_plan   the reading made a plan
+  encode           ONNX Runtime's forward pass (`QueryOnnxEncoder._run`, tokenizing included;
+                   option descriptions too), of which `tokenize`
+  products         the message against the exemplar bank
+  certain          the readings the numpy encoder could make (`certain.candidate_readings`)
+  reroute          the routings after the first: a turn with several possible readings is
+                   routed with each (`helix.session.warm.route_turn`)
+  numpy            the numpy encoder and classifier (a turn too unsure for ONNX Runtime)
+  options          a pending clarifier's options described and embedded
+  gc               garbage collections inside the turn
+  other_threads    CPU of the process's other threads during the turn (BLAS or ONNX Runtime
+                   pools: process time minus the calling thread's)
+
+Per stage: median, p95, mean and the turns it ran in; `tail`: the mean of each stage over the
+turns at or above the added CPU's p95 against the others' (what makes the p95); the first-seen
+message lengths (ONNX Runtime's first call per input shape) apart. Each checkout runs in its
+own process (`--passes` each, alternating after, before, after, ...); the load average is
+recorded around each pass. Writes benchmarks/results/router_stages.json.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -28,139 +48,233 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from _result import cpu_seconds, load_1m, machine, write_result  # noqa: E402
+from _result import cpu_seconds, load_average, machine, write_result  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "router_stages.json"
 MS = 1000.0
-PASSES = 2
+STAGES = ("rules_route", "features", "read_plan", "encode", "tokenize", "products", "certain",
+          "reroute", "numpy", "options", "gc", "other_threads")
 
 
-class Stages:
-    """CPU and wall ms per stage of the turns routed with a reader."""
+def summary(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {"median": round(statistics.median(ordered), 3),
+            "p95": round(ordered[max(0, int(0.95 * len(ordered)) - 1)], 3),
+            "mean": round(statistics.fmean(ordered), 3),
+            "turns_with": sum(v > 0 for v in ordered)}
+
+
+class Turn:
+    """The CPU ms of each stage of the turn being routed with its reader."""
 
     def __init__(self) -> None:
-        self.turn: dict[str, float] = {}
-        self.rows: dict[str, list[float]] = {}
+        self.cpu: dict[str, float] = {}
         self.active = False
+        self.routes = 0
+        self._gc = 0.0
+        gc.callbacks.append(self._collected)
 
     def timed(self, label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         def run(*args: Any, **kw: Any) -> Any:
             if not self.active:
                 return fn(*args, **kw)
-            cpu, wall = time.process_time(), time.perf_counter()
+            cpu = time.process_time()
             try:
                 return fn(*args, **kw)
             finally:
-                self.add(label, cpu, wall)
+                self.add(label, (time.process_time() - cpu) * MS)
         return run
 
-    def add(self, label: str, cpu: float, wall: float) -> None:
-        for key, value in ((label, time.process_time() - cpu),
-                           (f"{label}_wall", time.perf_counter() - wall)):
-            self.turn[key] = self.turn.get(key, 0.0) + value * MS
+    def add(self, label: str, ms: float) -> None:
+        self.cpu[label] = self.cpu.get(label, 0.0) + ms
 
-    def keep(self) -> None:
-        for key, value in self.turn.items():
-            self.rows.setdefault(key, []).append(value)
-        self.turn.clear()
+    def _collected(self, phase: str, _info: dict[str, Any]) -> None:
+        if not self.active:
+            return
+        if phase == "start":
+            self._gc = time.process_time()
+        else:
+            self.add("gc", (time.process_time() - self._gc) * MS)
 
-    def summary(self) -> dict[str, dict[str, float]]:
-        out = {}
-        for key, values in sorted(self.rows.items()):
-            ordered = sorted(values)
-            out[key] = {"median": round(statistics.median(ordered), 3),
-                        "mean": round(statistics.fmean(ordered), 3),
-                        "p95": round(ordered[max(0, int(0.95 * len(ordered)) - 1)], 3),
-                        "turns": len(ordered)}
-        return out
+
+def _patch(owner: Any, name: str, wrapped: Callable[..., Any],
+           saved: list[tuple[Any, str, Any]]) -> None:
+    saved.append((owner, name, getattr(owner, name)))
+    setattr(owner, name, wrapped)
 
 
 @contextmanager
-def instrumented(stages: Stages) -> Iterator[None]:
-    """The router's stages wrapped for timing while open (restored after)."""
+def instrumented(turn: Turn) -> Iterator[None]:
+    """The warm turn's stages wrapped for timing while open (restored after)."""
     import controller.continuity.router as router
+    import helix.session.certain as certain
     import helix.session.reader as reader
-    import helix.session.runner as runner
+    import indexers.onnx_query as onnx_query
     from indexers.encoder import NumpyMiniLMEncoder
 
-    saved = [(router, "_by_rules"), (router, "features"), (router, "read_plan"),
-             (reader, "classify"), (NumpyMiniLMEncoder, "embed"), (runner, "route_turn")]
-    originals = [getattr(owner, name) for owner, name in saved]
-    labels = {"_by_rules": "rules_route"}
-    for owner, name in saved[:-1]:
-        setattr(owner, name, stages.timed(labels.get(name, name), getattr(owner, name)))
-    route = originals[-1]
+    saved: list[tuple[Any, str, Any]] = []
+    for owner, name, label in (
+            (router, "_by_rules", "rules_route"), (router, "features", "features"),
+            (router, "read_plan", "read_plan"), (onnx_query.QueryOnnxEncoder, "_run", "encode"),
+            (reader, "products", "products"), (certain, "candidate_readings", "certain"),
+            (NumpyMiniLMEncoder, "embed", "numpy"), (reader, "classify", "numpy"),
+            (reader, "describe", "options"), (reader, "option_vectors", "options")):
+        _patch(owner, name, turn.timed(label, getattr(owner, name)), saved)
+    tokens = getattr(onnx_query, "ModelTokenizer", None)  # this checkout's, else the encoder's
+    if tokens is not None:
+        _patch(tokens, "ids", turn.timed("tokenize", tokens.ids), saved)
+    else:
+        own, name = onnx_query.QueryOnnxEncoder, "_token_ids"  # main's before routercost14
+        _patch(own, name, turn.timed("tokenize", getattr(own, name)), saved)
+    route = router.route_turn
 
-    def turn(*args: Any, **kw: Any) -> Any:
-        if kw.get("reader") is None:
+    def counted(*args: Any, **kw: Any) -> Any:  # helix.session.warm imports it per turn
+        if not turn.active:
             return route(*args, **kw)
-        stages.active = True
-        cpu, wall = time.process_time(), time.perf_counter()
+        turn.routes += 1
+        if turn.routes == 1:
+            return route(*args, **kw)
+        cpu = time.process_time()
         try:
-            plan = route(*args, **kw)
+            return route(*args, **kw)
         finally:
-            stages.active = False
-        stages.add("total_with_reader", cpu, wall)
-        cpu, wall = time.process_time(), time.perf_counter()
-        route(*args, **{**kw, "reader": None})
-        stages.add("total_rules_only", cpu, wall)
-        stages.keep()
-        return plan
+            turn.add("reroute", (time.process_time() - cpu) * MS)
 
-    runner.route_turn = turn  # type: ignore[assignment]
+    _patch(router, "route_turn", counted, saved)
     try:
         yield
     finally:
-        for (owner, name), original in zip(saved, originals, strict=True):
+        for owner, name, original in reversed(saved):
             setattr(owner, name, original)
 
 
-def run_model(before: Path | None) -> dict[str, Any]:
-    """One pass over the tuning file with the shipped model (or the one in `before`)."""
-    from contextlib import nullcontext
-
-    from benchmarks.router_heldapart import BeforeModel, before_flags
+def one_pass() -> dict[str, Any]:
+    """The tuning file's follow-ups, each reader-routed turn timed with and without its reader
+    (alternating order) and by stage."""
+    import helix.session.runner as runner
     from evals.heldapart import heldapart_path, run_file
+    from helix.session.warm import is_warm
 
-    stages = Stages()
-    flags = before_flags(before) if before else {"continuity.router": "meaning"}
+    route = runner.route_turn
+    turn = Turn()
+    rows: list[dict[str, Any]] = []
+    lengths: set[int] = set()
+
+    def timed(*args: Any, **kw: Any) -> Any:
+        if kw.get("reader") is None or not is_warm():
+            return route(*args, **kw)
+        ways = [("reader", kw["reader"]), ("rules", None)]
+        cost: dict[str, tuple[float, float]] = {}
+        plan = None
+        for name, one in ways if len(rows) % 2 == 0 else ways[::-1]:
+            turn.cpu, turn.routes, turn.active = {}, 0, name == "reader"
+            cpu, wall = time.process_time(), time.perf_counter()
+            own = time.thread_time()
+            got = route(*args, **{**kw, "reader": one})
+            spent = time.process_time() - cpu
+            cost[name] = (spent * MS, (time.perf_counter() - wall) * MS)
+            if name == "reader":
+                plan, stages = got, dict(turn.cpu)
+                stages["other_threads"] = max(0.0, (spent - (time.thread_time() - own)) * MS)
+            turn.active = False
+        length = len(args[1].split())
+        rows.append({"added_cpu": cost["reader"][0] - cost["rules"][0],
+                     "added_wall": cost["reader"][1] - cost["rules"][1],
+                     "stages": stages, "new_length": length not in lengths})
+        lengths.add(length)
+        return plan
+
+    runner.route_turn = timed
     started = time.perf_counter()
-    with BeforeModel(before) if before else nullcontext(), instrumented(stages):
-        rows = list(run_file(heldapart_path("heldapart_tune"), flags))
-    return {"stages": stages.summary(), "seconds": round(time.perf_counter() - started, 1),
-            "accuracy": round(sum(r["ok"] for r in rows) / len(rows), 4)}
+    try:
+        with instrumented(turn):
+            scored = list(run_file(heldapart_path("heldapart_tune"),
+                                   {"continuity.router": "meaning"}))
+    finally:
+        runner.route_turn = route
+    return {"rows": rows, "seconds": round(time.perf_counter() - started, 1),
+            "accuracy": round(sum(r["ok"] for r in scored) / len(scored), 4)}
+
+
+def report(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Added CPU and wall, each stage's distribution, and the p95 turns against the rest."""
+    added = [r["added_cpu"] for r in rows]
+    p95 = summary(added)["p95"]
+    tail = [r for r in rows if r["added_cpu"] >= p95]
+    rest = [r for r in rows if r["added_cpu"] < p95]
+
+    def mean(group: list[dict[str, Any]], stage: str) -> float:
+        return round(statistics.fmean(r["stages"].get(stage, 0.0) for r in group), 3)
+
+    return {"added_cpu_ms": summary(added),
+            "added_wall_ms": summary([r["added_wall"] for r in rows]),
+            "added_cpu_ms_seen_lengths": summary([r["added_cpu"] for r in rows
+                                                  if not r["new_length"]]),
+            "stages_cpu_ms": {s: summary([r["stages"].get(s, 0.0) for r in rows])
+                              for s in STAGES},
+            "tail": {"turns": len(tail),
+                     "stage_mean_ms": {s: [mean(tail, s), mean(rest, s)] for s in STAGES},
+                     "several_routings": [sum(r["stages"].get("reroute", 0) > 0 for r in g)
+                                          for g in (tail, rest)]}}
+
+
+def child(src: Path) -> None:
+    """One pass in this process over checkout `src`; its report as the last line."""
+    sys.path[:0] = [str(src), str(src / "evals")]
+    from evals.heldapart import fresh_home
+
+    os.environ["HELIX_HOME"] = os.environ.get("ROUTER_STAGES_HOME") or fresh_home()
+    got = one_pass()
+    print(json.dumps({"report": report(got["rows"]), "seconds": got["seconds"],
+                      "accuracy": got["accuracy"]}))
+
+
+def run_pass(src: Path, home: str) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{src / 'evals'}",
+           "ROUTER_STAGES_HOME": home}
+    load = load_average()
+    done = subprocess.run([sys.executable, __file__, "--child", str(src)], env=env, check=True,
+                          capture_output=True, text=True, cwd=src)
+    out = dict(json.loads(done.stdout.strip().splitlines()[-1]))
+    out["load"] = [load, load_average()]
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT)
-    parser.add_argument("--before-model", type=Path, default=None)
+    parser.add_argument("--before-src", type=Path, default=None,
+                        help="an earlier checkout (e.g. git archive main) timed as 'before'")
+    parser.add_argument("--passes", type=int, default=2)
+    parser.add_argument("--child", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.before_model is not None and not (args.before_model / "head.json").is_file():
-        sys.exit(f"router_stages: no model in {args.before_model}")
-    from evals.heldapart import fresh_home
+    if args.child is not None:
+        child(args.child)
+        return
+    if args.before_src is not None and not (args.before_src / "helix").is_dir():
+        sys.exit(f"router_stages: no Helix checkout in {args.before_src}")
+    import tempfile
 
-    os.environ["HELIX_HOME"] = fresh_home()
-    models: dict[str, Path | None] = {"shipped": None}
-    if args.before_model is not None:
-        models = {"before": args.before_model, **models}
-    result: dict[str, Any] = {"passes": {}, "load": [load_1m()], "machine": machine()}
-    for n in range(PASSES):
-        for name, path in models.items():
-            result["passes"][f"{n + 1}-{name}"] = run_model(path)
-    result["load"].append(load_1m())
-    result["cpu_seconds"] = round(cpu_seconds(), 1)
-    result["before_model"] = str(args.before_model) if args.before_model else None
+    sources = {"after": ROOT}
+    if args.before_src is not None:
+        sources["before"] = args.before_src
+    # one home per checkout, shared by its passes: the models laid out once (its first pass)
+    homes = {name: tempfile.mkdtemp(prefix=f"helix-router-stages-{name}-") for name in sources}
+    started = cpu_seconds(children=True)
+    passes: dict[str, Any] = {}
+    for n in range(args.passes):
+        for name in sources if n % 2 == 0 else list(sources)[::-1]:
+            passes[f"{n + 1}-{name}"] = run_pass(sources[name], homes[name])
+    result = {"passes": passes, "before_src": str(args.before_src) if args.before_src else None,
+              "cpu_seconds": round(cpu_seconds(children=True) - started, 1),
+              "machine": machine()}
     write_result(args.out, result, indent=1)
-    keys = sorted(k for k in next(iter(result["passes"].values()))["stages"]
-                  if not k.endswith("_wall"))
-    print("CPU ms median/p95".ljust(20), *(k.ljust(16) for k in result["passes"]))
-    for key in keys:
-        print(key.ljust(20), *(f"{r['stages'][key]['median']:6.3f} {r['stages'][key]['p95']:6.3f}"
-                               .ljust(16) for r in result["passes"].values()))
-    print("load", result["load"])
+    print("added CPU ms median/p95 (wall median), load:")
+    for name, got in passes.items():
+        rep = got["report"]
+        print(name.ljust(10), rep["added_cpu_ms"]["median"], rep["added_cpu_ms"]["p95"],
+              f"({rep['added_wall_ms']['median']})", got["load"])
 
 
 if __name__ == "__main__":

@@ -238,10 +238,12 @@ def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: Inde
     if deep:
         room = max(config.retrieval.max_evidence - len(deep), 0)
         last = out[-1]
-        out = out[:room] + [Candidate(chunk=chunk, score=0.0, step=last.step,
-                                      reasons=(Reason(code="in_file_more",
-                                                      name=chunk.symbol or ""),))
-                            for chunk in deep]
+        picks = [Candidate(chunk=chunk, score=0.0, step=last.step,
+                           reasons=(Reason(code="in_file_more", name=chunk.symbol or ""),))
+                 for chunk in deep]
+        lead = file_defs.picks_ahead(question, deep, [c.chunk for c in out[:room]],
+                                     policy) if asks else 0  # a question, not a report
+        out = file_defs.with_picks(out[:room], picks, lead, policy.depth_at)
     return out
 
 

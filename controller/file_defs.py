@@ -28,13 +28,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
 from controller.route import RoutePlan
 from controller.text import held_at_most, name_tokens, spelled_out, token_set
 from helix.core.english import QUESTION_LEADS
 from helix.core.policy import FileDefsPolicy
 from helix.core.schemas import Chunk
+from indexers.graph import is_test_path
 
+T = TypeVar("T")
 _CONTAINERS = frozenset({"class", "interface", "struct", "trait", "enum", "module", "impl",
                          "namespace", "object"})
 
@@ -150,6 +153,30 @@ def depth_picks(question: frozenset[str], ranked: Sequence[Chunk],
                 and c.id not in present]
         out.extend(t[3] for t in best_definitions(question, defs, policy, policy.depth))
     return out
+
+
+def picks_ahead(question: frozenset[str], picks: Sequence[Chunk], ranked: Sequence[Chunk],
+                policy: FileDefsPolicy) -> int:
+    """How many of the depth picks go to place `depth_at` + 1: up to `depth_lead`, each
+    while it answers the question at least `depth_over` times as well (`definition_score`)
+    as the item it pushes out of that place and, unless `depth_tests`, is not a test's."""
+    count = 0
+    for pick in picks[:policy.depth_lead]:
+        place = policy.depth_at + count
+        if place >= len(ranked) or (not policy.depth_tests and is_test_path(pick.path)) or \
+                definition_score(question, pick, policy) < (
+                policy.depth_over * definition_score(question, ranked[place - count], policy)):
+            break
+        count += 1
+    return count
+
+
+def with_picks(ranked: Sequence[T], picks: Sequence[T], lead: int, at: int) -> list[T]:
+    """`ranked` (cut to make room) with the depth picks: the first `lead` of them at place
+    `at` + 1 (the first file's best not yet shown, within the first five), the rest at the
+    tail."""
+    at = min(at, len(ranked))
+    return [*ranked[:at], *picks[:lead], *ranked[at:], *picks[lead:]]
 
 
 def lead_choice(question: frozenset[str], runs: Sequence[Sequence[Chunk]], anchored: bool,

@@ -271,6 +271,20 @@ def _subjects(route: Route, groups: dict[str, str], terms: tuple[str, ...]
     return subjects, doc_words, unit
 
 
+# words that never name what a one-word sense question asks about (route_phrases.toml's
+# sense_asides, fillers, asides and hedges), and a phrase naming the whole repository
+_SENSE_ASIDE = VOCABULARY["SENSE_ASIDE"]
+_REPOSITORY_SCOPE = VOCABULARY["REPOSITORY_SCOPE"]
+
+
+def sense_terms(body: str, terms: tuple[str, ...]) -> tuple[str, ...]:
+    """The terms a sense check reads: the question's terms less the words that never name its
+    subject ("um so, totally unrelated, but what's a cavity in the core repo?" -> "cavity")."""
+    kept = {w.lower() for w in _WORD.findall(_REPOSITORY_SCOPE.sub(" ", body))}
+    return tuple(t for t in terms if not _SENSE_ASIDE.match(t)
+                 and (" " in t or t.lower() in kept))
+
+
 # routes whose question may be about one plain word whatever its framing ("where is cavity
 # defined?", "explain the cavity", "cavity. what is it."): its senses are checked
 SENSE_CHECK_ROUTES = frozenset({"definition", "location", "explanation", "issue"})
@@ -311,9 +325,10 @@ def route_question(question: str, *, routing: RoutingPolicy, scope: str | None =
             and not is_identifier(main[0]) and not _path_hints(body) and scope is None
             and len(_content(body)) <= routing.short_question_words):
         ambiguous = main[0].lower()
-    check_only = ambiguous is None and _one_plain_word(route, terms, hints, scope, pasted)
+    subject = sense_terms(body, terms)
+    check_only = ambiguous is None and _one_plain_word(route, subject, hints, scope, pasted)
     if check_only:
-        ambiguous = terms[0].lower()
+        ambiguous = subject[0].lower()
     intent = Intent(route=route, slots=SLOTS[route], terms=terms, path_hints=hints,
                     scope=scope, sense=sense)
     action_match = _ACTION.search(body) if route == "location" else None

@@ -27,7 +27,7 @@ import numpy as np
 from helix.core.config import IndexSettings
 from helix.core.errors import UnknownModelError
 from helix.core.hashing import hash_obj
-from indexers.wordpiece import WordPiece
+from indexers.wordpiece import ModelTokenizer
 
 # Files whose content defines the vectors (weights are named by file name + size: hashing
 # 90 MB on every start would cost more than the whole query).
@@ -264,10 +264,9 @@ class NumpyMiniLMEncoder:
                 f"embedding model {model_path} lacks weights: {', '.join(missing[:3])}")
         # the plain-Python BERT tokenizer for the texts it reads exactly (`indexers.wordpiece`);
         # `tokenizers` is imported and built only for another text or another tokenizer
-        self._wordpiece = WordPiece.load(self._dir, self._max_len)
-        self._hf_tokenizer: Any = None
-        if self._wordpiece is None:
-            self._tokenizer()
+        self._tokens = ModelTokenizer(self._dir, self._max_len)
+        if self._tokens.wordpiece is None:
+            self._tokens.tokenizer()
         self._key = model_key_for(self._dir)
         from threadpoolctl import ThreadpoolController
 
@@ -280,33 +279,6 @@ class NumpyMiniLMEncoder:
     @classmethod
     def from_settings(cls, settings: IndexSettings) -> NumpyMiniLMEncoder:
         return cls(default_model_path(settings))
-
-    def _tokenizer(self) -> Any:
-        """`tokenizers`' tokenizer of the model, built by its first use."""
-        if self._hf_tokenizer is None:
-            from tokenizers import Tokenizer
-
-            try:
-                tokenizer = Tokenizer.from_file(str(self._dir / "tokenizer.json"))
-            except Exception as exc:  # tokenizers raises its own error types
-                raise UnknownModelError(f"cannot load embedding model {self._dir}: {exc}") from None
-            tokenizer.no_padding()
-            tokenizer.enable_truncation(max_length=self._max_len)
-            self._hf_tokenizer = tokenizer
-        return self._hf_tokenizer
-
-    def _token_ids(self, texts: Sequence[str]) -> list[tuple[list[int], list[int]]]:
-        """Each text's token ids and type ids (zeros for a single text's template)."""
-        out: list[tuple[list[int], list[int]] | None] = []
-        for text in texts:
-            ids = self._wordpiece.ids(text) if self._wordpiece is not None else None
-            out.append((ids, [0] * len(ids)) if ids is not None else None)
-        rest = [i for i, got in enumerate(out) if got is None]
-        if rest:
-            encodings = self._tokenizer().encode_batch([texts[i] for i in rest])
-            for i, enc in zip(rest, encodings, strict=True):
-                out[i] = (list(enc.ids), list(enc.type_ids))
-        return [got for got in out if got is not None]
 
     @property
     def model_key(self) -> str:
@@ -386,7 +358,7 @@ class NumpyMiniLMEncoder:
         out = np.zeros((len(texts), self._hidden), dtype=np.float32)
         if not texts:
             return out
-        encodings = self._token_ids(texts)
+        encodings = self._tokens.ids(texts)
         order = sorted(range(len(texts)), key=lambda i: (-len(encodings[i][0]), i))
         for start in range(0, len(order), _NUMPY_BATCH):
             rows = order[start:start + _NUMPY_BATCH]

@@ -38,7 +38,7 @@ from indexers.onnx_encoder import (
     import_onnxruntime,
     model_file,
 )
-from indexers.wordpiece import WordPiece
+from indexers.wordpiece import ModelTokenizer
 
 OPTIMIZED_TAG = "opt"
 DATA_SUFFIX = ".data"
@@ -129,8 +129,7 @@ class QueryOnnxEncoder:
         self._max_len = min(max_seq_length(self._dir), int(config["max_position_embeddings"]))
         # the numpy encoder's tokenizers: plain-Python WordPiece for the texts it reads
         # exactly, `tokenizers` (built by its first use) for the others
-        self._wordpiece = WordPiece.load(self._dir, self._max_len)
-        self._hf_tokenizer: Any = None
+        self._tokens = ModelTokenizer(self._dir, self._max_len)
         ort = import_onnxruntime()
         try:
             self._session = ort.InferenceSession(str(self._file),
@@ -167,22 +166,8 @@ class QueryOnnxEncoder:
             out[i] = hit
         return out
 
-    def _token_ids(self, text: str) -> tuple[list[int], list[int]]:
-        ids = self._wordpiece.ids(text) if self._wordpiece is not None else None
-        if ids is not None:
-            return ids, [0] * len(ids)
-        if self._hf_tokenizer is None:
-            from tokenizers import Tokenizer
-
-            tokenizer = Tokenizer.from_file(str(self._dir / "tokenizer.json"))
-            tokenizer.no_padding()
-            tokenizer.enable_truncation(max_length=self._max_len)
-            self._hf_tokenizer = tokenizer
-        enc = self._hf_tokenizer.encode(text)
-        return list(enc.ids), list(enc.type_ids)
-
     def _run(self, text: str) -> np.ndarray:
-        token_ids, type_ids = self._token_ids(text)
+        token_ids, type_ids = self._tokens.ids([text])[0]
         ids = np.array([token_ids], dtype=np.int64)
         feed = {"input_ids": ids, "attention_mask": np.ones_like(ids),
                 "token_type_ids": np.array([type_ids], dtype=np.int64)}

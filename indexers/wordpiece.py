@@ -6,6 +6,9 @@ benchmarks/router_cost.py).
     WordPiece.load(model_dir) -> WordPiece | None    None unless tokenizer.json is the plain
                                                      uncased BERT tokenizer this module knows
     WordPiece.ids(text) -> list[int] | None          None for a character outside `SAFE`
+    ModelTokenizer(model_dir, max_length).ids(texts) each text's ids and type ids: WordPiece
+                                                     where it reads the text exactly, else
+                                                     `tokenizers` (built by its first use)
 
 What it reproduces (tokenizers' AddedVocabulary, BertNormalizer, BertPreTokenizer, WordPiece
 and TemplateProcessing): the special tokens are split out of the raw text first; the rest is
@@ -25,9 +28,12 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from helix.core.errors import UnknownModelError
 
 # characters read exactly: ASCII, Latin-1 Supplement, Latin Extended-A and -B, General
 # Punctuation (assigned since Unicode 1.1: every table agrees on their category, case and
@@ -133,6 +139,46 @@ class WordPiece:
             out.append(found)
             start = end
         return out
+
+
+class ModelTokenizer:
+    """A sentence model's tokenizer, as both query encoders prepare their input (the numpy
+    encoder's and ONNX Runtime's, `indexers.encoder`, `indexers.onnx_query`): the plain-Python
+    WordPiece for the texts it reads exactly, `tokenizers` (built by its first use) for the
+    others and for a model whose tokenizer WordPiece does not reproduce."""
+
+    def __init__(self, model_dir: Path, max_length: int) -> None:
+        self.model_dir, self.max_length = model_dir, max_length
+        self.wordpiece = WordPiece.load(model_dir, max_length)
+        self.built: Any = None  # tokenizers' Tokenizer, once built
+
+    def tokenizer(self) -> Any:
+        """`tokenizers`' tokenizer of the model, built by its first use."""
+        if self.built is None:
+            from tokenizers import Tokenizer
+
+            try:
+                tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
+            except Exception as exc:  # tokenizers raises its own error types
+                raise UnknownModelError(
+                    f"cannot load embedding model {self.model_dir}: {exc}") from None
+            tokenizer.no_padding()
+            tokenizer.enable_truncation(max_length=self.max_length)
+            self.built = tokenizer
+        return self.built
+
+    def ids(self, texts: Sequence[str]) -> list[tuple[list[int], list[int]]]:
+        """Each text's token ids and type ids (zeros for a single text's template)."""
+        out: list[tuple[list[int], list[int]] | None] = []
+        for text in texts:
+            ids = self.wordpiece.ids(text) if self.wordpiece is not None else None
+            out.append((ids, [0] * len(ids)) if ids is not None else None)
+        rest = [i for i, got in enumerate(out) if got is None]
+        if rest:
+            encodings = self.tokenizer().encode_batch([texts[i] for i in rest])
+            for i, enc in zip(rest, encodings, strict=True):
+                out[i] = (list(enc.ids), list(enc.type_ids))
+        return [got for got in out if got is not None]
 
 
 def _split_specials(text: str, specials: dict[str, int]) -> list[str | int]:

@@ -12,13 +12,21 @@ A changed model changes the model key, a changed encoder the directory: no vecto
 that the encoder would not give now. A directory that cannot be written costs time, never a
 result (the embedding cache's rule). tests/test_absence_sets.py's
 test_the_cached_vectors_are_the_encoders embeds a sample of the cached texts again with the
-encoder alone and asserts the same bits."""
+encoder alone and asserts the same bits.
+
+A run with no cache (CI has no persistent home directory) starts from the vectors shipped in
+tests/fixtures/test_vectors/<the same digest>.npz (scripts/test_vectors writes them: the
+sweeps run against an empty cache, every vector they embedded kept): they are copied into the
+cache first, so only a text the file lacks is embedded. On another CPU, other library versions
+or a changed encoder the digest differs, the file is not read and the vectors are computed as
+before; the same sample test checks the vectors read back either way."""
 
 from __future__ import annotations
 
 import functools
 import os
 import platform
+import sqlite3
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -29,6 +37,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # what the numpy encoder's vectors are computed by, besides the model (its key)
 CODE = ("indexers/encoder.py", "indexers/wordpiece.py")
 LIBRARIES = ("numpy", "safetensors", "tokenizers", "threadpoolctl")
+SHIPPED = ROOT / "tests" / "fixtures" / "test_vectors"
+FROM_SCRATCH = "TEST_VECTORS_FROM_SCRATCH"  # set: the shipped vectors are not read (the script)
 
 
 def _cpu() -> str:
@@ -65,6 +75,33 @@ def cache_directory() -> Path:
     return base / "helix" / "test-vectors" / encoder_digest()
 
 
+def shipped_file(digest: str) -> Path:
+    """The vectors shipped for an encoder digest (scripts/test_vectors writes them)."""
+    return SHIPPED / f"{digest}.npz"
+
+
+def seed_from_shipped(directory: Path, digest: str, model_key: str) -> int:
+    """Copies the shipped vectors of this digest and model into the cache at `directory` when
+    it holds fewer for the model; returns how many the file gave (0: no file, another model)."""
+    from indexers.embed_cache import EmbeddingCache
+
+    path = shipped_file(digest)
+    if os.environ.get(FROM_SCRATCH) or not path.is_file():
+        return 0
+    with np.load(path, allow_pickle=False) as shipped:
+        if str(shipped["model_key"]) != model_key:
+            return 0
+        hashes = [str(h) for h in shipped["text_hashes"]]
+        vectors = np.asarray(shipped["vectors"], dtype=np.float32)
+    try:
+        with EmbeddingCache(directory) as cache:
+            if cache.count(model_key) < len(hashes):
+                cache.put_many(model_key, dict(zip(hashes, vectors, strict=True)))
+    except (sqlite3.Error, OSError):  # a cache that cannot be written costs time only
+        return 0
+    return len(hashes)
+
+
 class Recorded:
     """An embedder that records the texts asked of it (and keeps the inner's each-alone)."""
 
@@ -85,7 +122,10 @@ def shipped_encoder_cached() -> Any:
     from indexers.embed_cache import CachedEmbedder
     from indexers.encoder import query_embedder
 
-    return CachedEmbedder(query_embedder(IndexSettings()), cache_directory())
+    encoder = query_embedder(IndexSettings())
+    directory = cache_directory()
+    seed_from_shipped(directory, directory.name, encoder.model_key)
+    return CachedEmbedder(encoder, directory)
 
 
 def sample(texts: list[str], every: int) -> list[str]:

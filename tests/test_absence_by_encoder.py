@@ -157,6 +157,29 @@ def test_exemplar_vectors_are_kept_in_the_embedding_cache(tmp_path: Path) -> Non
     assert CachedEmbedder(inner, blocked).embed(["e f"]).shape == (1, inner.dim)
 
 
+def test_shipped_test_vectors_fill_an_empty_cache_of_their_digest_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """tests/_vector_cache.py: a run with no cache (CI) reads the vectors shipped for its
+    encoder digest instead of embedding them; another digest or model reads nothing."""
+    import tests._vector_cache as vc
+    from helix.core.hashing import digest
+
+    inner = FakeEmbedder()
+    vectors = inner.embed(["a b", "c d"])
+    monkeypatch.setattr(vc, "SHIPPED", tmp_path / "shipped")
+    vc.SHIPPED.mkdir()
+    np.savez_compressed(vc.shipped_file("d1"), model_key=np.array(inner.model_key),
+                        text_hashes=np.array([digest("a b"), digest("c d")]), vectors=vectors)
+    assert vc.seed_from_shipped(tmp_path / "other", "d2", inner.model_key) == 0
+    assert vc.seed_from_shipped(tmp_path / "other", "d1", "another model") == 0
+    assert vc.seed_from_shipped(tmp_path / "cache", "d1", inner.model_key) == 2
+    counted = FakeEmbedder()
+    read = CachedEmbedder(counted, tmp_path / "cache").embed(["c d", "a b"])
+    assert counted.calls == 0 and np.array_equal(read, vectors[::-1])
+    monkeypatch.setenv(vc.FROM_SCRATCH, "1")  # scripts/test_vectors.py: nothing read
+    assert vc.seed_from_shipped(tmp_path / "again", "d1", inner.model_key) == 0
+
+
 # --- the shipped encoder on the hand-written answers ------------------------------------------
 
 def _cases() -> list[dict]:

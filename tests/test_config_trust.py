@@ -259,9 +259,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # ranker promoted by the A/B gate: ranker.mode "learned", keep_text, lead 5 and
     # index.history_commits 1000, benchmarks/results/ranker_gate_round8.json; with
     # retrieval.ranker.keep_frame, on: a traceback's frame kept first; then
-    # retrieval.ranker.question_manifest and question_digest, none: no question model)
+    # retrieval.ranker.question_manifest and question_digest, none: no question model; then
+    # file_defs.depth_lead (off), depth_at, depth_over, depth_tests: round 14's first-file pick)
     assert HelixConfig().evidence_hash == (
-        "sha256:edfa648b1cd4db3b691237cf49e4efeb148736fa373b9feb6821a77bb0cb5845")
+        "sha256:f08ef831bb858a957aac630d5e4a794491679b58c4d6b2af0a3e38b0fcc4c3e1")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -49,6 +49,15 @@ def test_a_plain_word_asked_in_other_words_asks_which_sense() -> None:
     assert [s.phase for s in env.controller_steps] == ["dominance", "dominance"]
 
 
+def test_a_plain_word_wrapped_in_fillers_asks_which_sense() -> None:
+    """Words around the question that never name its subject (an aside, a hedge, the repository
+    named) do not turn a one-word sense question into an ordinary search (main answered it)."""
+    env = ask(fixture_index("matrix_repo"),
+              "ok, totally different topic: what's a cavity in the optics repo, honestly?")
+    assert env.stop_reason == "dominance_split"
+    assert env.clarify is not None and len(env.clarify.options) == 2
+
+
 def test_a_sense_check_with_a_dominant_sense_runs_the_question_as_asked() -> None:
     """A dominant sense after a sense check leaves the run as asked: the same evidence in the
     same order as without the check, the check's steps noted first."""

@@ -65,12 +65,12 @@ def test_a_plain_text_is_tokenized_without_tokenizers(home: Path,
     """The numpy encoder's plain-Python WordPiece reads the texts it reads exactly (the same
     ids as `tokenizers`); `tokenizers` is built only for another text."""
     query = QueryOnnxEncoder(MODEL_PATH, home)
-    assert query._token_ids("open the second one")[0] == NumpyMiniLMEncoder(
-        MODEL_PATH)._token_ids(["open the second one"])[0][0]
-    assert query._hf_tokenizer is None
-    assert query._token_ids(TEXTS[6])[0] == NumpyMiniLMEncoder(MODEL_PATH)._token_ids(
+    assert query._tokens.ids(["open the second one"])[0][0] == NumpyMiniLMEncoder(
+        MODEL_PATH)._tokens.ids(["open the second one"])[0][0]
+    assert query._tokens.built is None
+    assert query._tokens.ids([TEXTS[6]])[0][0] == NumpyMiniLMEncoder(MODEL_PATH)._tokens.ids(
         [TEXTS[6]])[0][0]
-    assert query._hf_tokenizer is not None
+    assert query._tokens.built is not None
 
 
 def test_each_text_is_run_alone_and_a_repeated_one_is_served_from_memory(

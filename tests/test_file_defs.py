@@ -205,3 +205,51 @@ def test_the_driver_moves_the_answering_run_first_and_keeps_the_rest_in_order() 
     exact = Reason(code="symbol_exact", name="from_json")
     anchored = [moved[0].model_copy(update={"reasons": (exact,)}), *moved[1:]]
     assert _file_lead(plan, question, anchored, POLICY) == anchored
+
+
+def test_the_first_files_next_best_definition_can_reach_the_first_five() -> None:
+    """Round 14: the depth picks (the first files' next best definitions) went to the tail,
+    where 16 of the validation set's 44 span misses inside a leading file had the answering
+    definition; `depth_lead` of them go to place `depth_at` + 1, the rest stay at the tail."""
+    from controller.file_defs import with_picks
+
+    ranked, picks = ["a", "b", "c", "d", "e", "f"], ["p1", "p2", "q1"]
+    assert with_picks(ranked, picks, 0, 4) == ranked + picks  # off: all at the tail
+    out = with_picks(ranked, picks, 1, 4)
+    assert out == ["a", "b", "c", "d", "p1", "e", "f", "p2", "q1"]
+    assert with_picks(ranked, picks, 1, 1)[:3] == ["a", "p1", "b"]
+    assert with_picks(["a"], picks, 1, 4) == ["a", "p1", "p2", "q1"]  # shorter than the place
+
+
+def test_a_depth_pick_enters_the_first_five_only_over_a_weaker_item() -> None:
+    """The first file's next best definition takes place `depth_at` + 1 when it answers the
+    question at least as well as the item it pushes out of that place (`picks_ahead`)."""
+    from controller.file_defs import picks_ahead
+
+    question = frozenset({"merge", "spacing", "value", "override"})
+    lead = POLICY.model_copy(update={"depth_lead": 1, "depth_at": 1})
+    assert picks_ahead(question, [MERGE], [HEADER, OTHER], lead) == 1  # OTHER: no word shared
+    assert picks_ahead(question, [OTHER], [HEADER, MERGE], lead) == 0  # MERGE answers better
+    assert picks_ahead(question, [MERGE], [HEADER], lead) == 0  # nothing there to push out
+    assert picks_ahead(question, [MERGE], [HEADER, OTHER],
+                       lead.model_copy(update={"depth_lead": 0})) == 0
+    assert picks_ahead(question, [MERGE], [OTHER, HEADER], lead) == 1
+    assert picks_ahead(question, [MERGE], [OTHER, HEADER],
+                       lead.model_copy(update={"depth_over": 100.0})) == 0
+    in_tests = MERGE.model_copy(update={"path": "tests/test_config.py"})
+    assert picks_ahead(question, [in_tests], [HEADER, OTHER], lead) == 0  # a test's: the tail
+    assert picks_ahead(question, [in_tests], [HEADER, OTHER],
+                       lead.model_copy(update={"depth_tests": True})) == 1
+
+
+def test_round_14s_first_file_pick_reaches_place_five() -> None:
+    """Round 14's candidate: one depth pick at place 5 (fails before round 14: all at the
+    tail)."""
+    from controller.file_defs import picks_ahead, with_picks
+
+    question = frozenset({"merge", "spacing", "value", "override"})
+    ranked = [HEADER, OTHER, OTHER, OTHER, OTHER, OTHER]
+    assert picks_ahead(question, [MERGE], ranked, POLICY) == POLICY.depth_lead
+    on = POLICY.model_copy(update={"depth_lead": 1})
+    lead = picks_ahead(question, [MERGE], ranked, on)
+    assert lead == 1 and with_picks(ranked, [MERGE], lead, POLICY.depth_at)[4] == MERGE

@@ -155,6 +155,30 @@ def test_no_sense_check_for_two_words_a_name_a_path_or_a_scope(question: str) ->
     assert plan.ambiguous_term is None
 
 
+@pytest.mark.parametrize("question", [
+    "hmm, random question: what exactly is a cavity here?",
+    "anyway, separate topic — where is cavity defined in the optics project?",
+    "the cavity stuff, could you explain it please",
+    "oh wait, different thing: what does cavity mean in this codebase?",
+    "quick one, honestly: cavity, what's the idea?",
+    "would you help me understand cavity, if possible?"])
+def test_fillers_asides_and_repository_scope_do_not_hide_the_one_word(question: str) -> None:
+    """Fillers, hedges, asides, politeness, "thing"/"stuff" nouns and a phrase naming the whole
+    repository are no search terms for the sense check (route_phrases.toml sense_asides): the
+    question is still about one plain word (main counted them and searched as asked)."""
+    plan = route_question(question)
+    assert plan.sense_check_only
+    assert plan.ambiguous_term == "cavity"
+
+
+@pytest.mark.parametrize("question", [
+    "um, where is the optical cavity defined in this codebase, please?",
+    "what is cavity in the parser code?", "quick one: who calls cavity_mode?",
+    "anyway, cavity tests?"])
+def test_a_second_real_word_still_keeps_the_sense_check_off(question: str) -> None:
+    assert not route_question(question).sense_check_only
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=120))
 def test_routing_is_total_and_deterministic(question: str) -> None:

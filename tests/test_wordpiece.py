@@ -79,12 +79,12 @@ def test_a_text_it_cannot_read_exactly_goes_to_tokenizers() -> None:
     encoder = NumpyMiniLMEncoder(str(MODEL_DIR))
     for text in ("warm", "warm again"):  # the weights' contiguous copies made (`_dense`)
         encoder.embed([text])
-    assert encoder._hf_tokenizer is None
+    assert encoder._tokens.built is None
     texts = ["emoji \U0001f680 and 日本語", "where is the retry policy decided?"]
     got = encoder._embed(texts)
-    assert encoder._hf_tokenizer is not None
+    assert encoder._tokens.built is not None
     # the same vectors as with tokenizers for both (its ids into the same forward pass)
-    encoder._wordpiece = None
+    encoder._tokens.wordpiece = None
     assert np.array_equal(got, encoder._embed(texts))
 
 

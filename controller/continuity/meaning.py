@@ -366,8 +366,14 @@ def classify(model: MeaningModel, f: Features, vector: np.ndarray,
 def classify_rounded(model: MeaningModel, f: Features, sims: np.ndarray,
                      scores: tuple[float, ...]) -> Reading:
     """`classify` from the rounded similarities to the exemplars and to the options."""
-    x = np.concatenate([class_features(sims, model.bounds), option_features(scores),
-                        np.array(f.flags, dtype=np.float64)])
+    return classify_text(model, f, class_features(sims, model.bounds), sims, scores)
+
+
+def classify_text(model: MeaningModel, f: Features, text: np.ndarray, sims: np.ndarray,
+                  scores: tuple[float, ...]) -> Reading:
+    """`classify_rounded` given `text = class_features(sims, model.bounds)` (the certainty
+    check of a warm read: only the classes whose similarities it varies are computed again)."""
+    x = np.concatenate([text, option_features(scores), np.array(f.flags, dtype=np.float64)])
     probs = probabilities(model.weights, model.bias, x)
     order = sorted(range(len(CLASSES)), key=lambda c: (-probs[c], c))
     top = order[0]

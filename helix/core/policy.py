@@ -276,6 +276,18 @@ class FileDefsPolicy(_Frozen):
     # file the question names keeps its place; 1: retrieval's first file always leads)
     lead_files: int = Field(default=5, ge=1, le=50)
     lead_rank_cost: float = Field(default=0.05, ge=0, le=100)
+    # for a question (not a report), the first `depth_lead` of those next best definitions
+    # (the first file's best, first) go to place `depth_at` + 1 instead of the tail, each
+    # when it scores at least `depth_over` times the item it pushes out of that place and
+    # (`depth_tests` false) is not in a test file (`file_defs.picks_ahead`). Round 14
+    # (docs/ranker.md): SWE-QA dev span@5 94 -> 96, symbol@5 93 -> 95 of 131 / 128;
+    # validation span@5 140 -> 146, symbol@5 114 -> 122 of 200; file@1 and recall unchanged
+    # Off until the eval suites' candidate run (benchmarks/ranker_gate.py) confirms no drop:
+    # the round's gate passed on dev, validation and the history benchmark; set 1 to ship.
+    depth_lead: int = Field(default=0, ge=0, le=50)
+    depth_at: int = Field(default=4, ge=0, le=50)
+    depth_over: float = Field(default=1.0, ge=0, le=100)
+    depth_tests: bool = False
 
 
 class CalleesPolicy(_Frozen):
