@@ -206,6 +206,15 @@ def _reason(c: Any) -> str:
     return "+".join(dict.fromkeys(codes)) or "none"
 
 
+def ranked_item(c: Any) -> dict[str, Any]:
+    """One ranked candidate as the result lists it: span, kind, symbol and channels, a path or a
+    symbol naming a reserved project replaced by its placeholder (`evals.reserved`)."""
+    from evals.reserved import shown_name, shown_path
+
+    return {"span": f"{shown_path(c.chunk.path)}:{c.chunk.start_line}-{c.chunk.end_line}",
+            "kind": c.chunk.kind, "symbol": shown_name(c.chunk.symbol), "why": _reason(c)}
+
+
 def _hittable(index: Any, gold: Sequence[tuple[str, int, int]]) -> bool:
     for path in dict.fromkeys(g[0] for g in gold):
         spans = [(c.path, c.start_line, c.end_line) for c in index.chunks_for_path(path)]
@@ -272,9 +281,7 @@ def _row(case: Any, gold: Any, env: Any, recorder: Recorder, index: Any, wide: i
         "gold_testdoc": [testdoc(p) for p, _s, _e in spans[:8]],
         "asks_testdoc": bool(TESTDOC_WORDS.search(case.question)),
         "file_top5": bool({p for p, _s, _e in spans} & {p for p, _s, _e in sent[:TOP]}),
-        "top10": [{"span": f"{shown_path(c.chunk.path)}:{c.chunk.start_line}-"
-                           f"{c.chunk.end_line}", "kind": c.chunk.kind,
-                   "symbol": c.chunk.symbol, "why": _reason(c)} for c in recorder.ranked[:10]],
+        "top10": [ranked_item(c) for c in recorder.ranked[:10]],
         "detail": verdict[1] if verdict else {},
         "symbol_hit": bool(symbols) and first_hit(sent[:TOP], symbols) is not None,
         "with_symbols": bool(symbols),

@@ -53,6 +53,7 @@ def _share(hit: int, total: int) -> float | None:
 
 
 def score(secrets: list[dict[str, Any]], lookalikes: list[dict[str, Any]]) -> dict[str, Any]:
+    from evals.reserved import shown_name
     from helix.core.secrets import find_secrets
 
     values = values_caught = snippets_caught = 0
@@ -71,14 +72,14 @@ def score(secrets: list[dict[str, Any]], lookalikes: list[dict[str, Any]]) -> di
             table.setdefault(key, Counter())["snippets"] += 1
             table[key]["caught"] += whole
         if not whole:
-            misses.append({"id": record.get("id"), "service": record.get("service"),
+            misses.append({"id": record.get("id"), "service": shown_name(record.get("service")),
                            "context": record.get("context"),
                            "missed": len(caught) - sum(caught), "of": len(caught)})
     flagged = []
     for record in lookalikes:
         kinds = sorted({kind for _, _, kind in find_secrets(record["text"])})
         if kinds:
-            flagged.append({"id": record.get("id"), "service": record.get("service"),
+            flagged.append({"id": record.get("id"), "service": shown_name(record.get("service")),
                             "context": record.get("context"), "kinds": kinds})
     return {
         "secret_snippets": len(secrets), "secret_values": values,

@@ -47,7 +47,16 @@ def names_reserved(*texts: str) -> bool:
 RESERVED_PATH = "(a path naming a reserved project)"
 
 
+RESERVED_NAME = "(a name naming a reserved project)"
+
+
 def shown_path(path: str) -> str:
     """`path`, or `RESERVED_PATH` when it names a reserved project: a result file lists what
     Helix ranked (a `templaters/<name>.py` of the repository asked about) without naming it."""
     return RESERVED_PATH if names_reserved(path) else path
+
+
+def shown_name(name: str | None) -> str | None:
+    """`name` (a symbol Helix ranked, a label a writer gave), or `RESERVED_NAME` when it names a
+    reserved project: as `shown_path`, for the names a result file lists beside paths."""
+    return RESERVED_NAME if name and names_reserved(name) else name

@@ -23,16 +23,13 @@ that is an everyday English word ("real", "won", "mark") or a name the units tab
 from __future__ import annotations
 
 import sys
-import tomllib
-from pathlib import Path
 
 import babel  # type: ignore[import-not-found]
 import iso4217  # type: ignore[import-not-found]
 from babel.core import get_cldr_version  # type: ignore[import-not-found]
 from babel.numbers import get_currency_name, get_currency_symbol  # type: ignore[import-not-found]
+from unit_tables import ROOT, quote, table_names  # scripts/: the directory run from
 
-ROOT = Path(__file__).resolve().parents[1]
-TABLE = ROOT / "controller" / "units.toml"
 OUT = ROOT / "controller" / "units_money.toml"
 DIMENSION = "money"
 # minor units: a hundredth (or tenth, thousandth) of a currency, by their usual English names;
@@ -58,21 +55,8 @@ soms unit units vatu vatus gold sol soles kina tala
 COMMON_WORDS = frozenset(_COMMON_WORDS.split())
 
 
-def _table_names() -> set[str]:
-    data = tomllib.loads(TABLE.read_text(encoding="utf-8"))
-    out: set[str] = set()
-    for units in data["dimensions"].values():
-        for entry in units:
-            out.update(n.lower() for n in ([entry] if isinstance(entry, str) else entry))
-    return out
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def main() -> int:
-    known = _table_names()
+    known = table_names()
     current = sorted(c.code for c in iso4217.Currency
                      if c.exponent is not None and c.code[0] != "X")  # X..: gold, funds, tests
     names = {code: (get_currency_name(code, locale="en"),
@@ -112,7 +96,7 @@ def main() -> int:
         "controller/unit_names.py reads it.",
         "# names matched only as written (a code is an English word in any other case)",
         "as_written = [",
-        *("    " + ", ".join(_quote(c) for c in codes[at:at + 12]) + ","
+        *("    " + ", ".join(quote(c) for c in codes[at:at + 12]) + ","
           for at in range(0, len(codes), 12)),
         "]",
         "",
@@ -123,7 +107,7 @@ def main() -> int:
         "",
         "[dimensions]",
         f"{DIMENSION} = [",
-        *("    [" + ", ".join(_quote(n) for n in g) + "]," for g in units),
+        *("    [" + ", ".join(quote(n) for n in g) + "]," for g in units),
         "]",
     ]
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -16,13 +16,10 @@ from __future__ import annotations
 
 import re
 import sys
-import tomllib
-from pathlib import Path
 
 import pint  # type: ignore[import-not-found]
+from unit_tables import ROOT, quote, table_names  # scripts/: the directory run from
 
-ROOT = Path(__file__).resolve().parents[1]
-TABLE = ROOT / "controller" / "units.toml"
 OUT = ROOT / "controller" / "units_library.toml"
 # the table's dimensions, each by one of pint's units of it: a unit of the same
 # dimensionality is of that dimension
@@ -66,19 +63,6 @@ PREFIXED = ("meter", "gram", "second", "liter", "pascal", "hertz", "joule", "wat
 _WORD = re.compile(r"^[A-Za-zµÅå°]+$")
 
 
-def _table_names() -> set[str]:
-    data = tomllib.loads(TABLE.read_text(encoding="utf-8"))
-    out: set[str] = set()
-    for units in data["dimensions"].values():
-        for entry in units:
-            out.update(n.lower() for n in ([entry] if isinstance(entry, str) else entry))
-    return out
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def main() -> int:
     registry = pint.UnitRegistry()
 
@@ -87,7 +71,7 @@ def main() -> int:
         return next((d.strip() for d, ref in DIMENSIONS.items()
                      if frozenset(dict(registry.get_dimensionality(ref)).items()) == key), None)
 
-    known = _table_names()
+    known = table_names()
     taken: set[str] = set()
     by_dim: dict[str, list[list[str]]] = {}
     taken.update(n for names in SYMBOLS.values() for n in names)
@@ -156,7 +140,7 @@ def main() -> int:
     for dim in sorted(by_dim):
         groups = sorted(by_dim[dim], key=lambda g: g[0])
         lines.append(f"{dim} = [")
-        lines += ["    [" + ", ".join(_quote(n) for n in g) + "]," for g in groups]
+        lines += ["    [" + ", ".join(quote(n) for n in g) + "]," for g in groups]
         lines.append("]")
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"{OUT.relative_to(ROOT)}: {sum(map(len, by_dim.values()))} units")

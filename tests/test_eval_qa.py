@@ -157,6 +157,14 @@ def test_reserved_names_match_a_words_start_and_a_path() -> None:
     assert not names_reserved("the ninja build", "requests and click")
 
 
+def test_a_name_naming_a_reserved_project_is_shown_as_a_placeholder() -> None:
+    from evals.reserved import RESERVED_NAME, shown_name
+
+    assert shown_name("JinjaAnalyzer._get_tag_configuration") == RESERVED_NAME
+    assert shown_name("Django SECRET_KEY") == RESERVED_NAME
+    assert shown_name("Tracer.slice") == "Tracer.slice" and shown_name(None) is None
+
+
 def test_a_ranked_path_naming_a_reserved_project_is_scored_but_not_written() -> None:
     gold = derive_gold("In `format_rules` of src/pkg/cli/formatters.py.", FILES, find)
     items = [Span(path="src/pkg/templaters/jinja.py", start_line=3, end_line=9),

@@ -91,3 +91,21 @@ def test_the_learned_order_is_the_ranked_stage(tmp_path: Path) -> None:
     assert len(sent) > 1 and sent == [i for i in ranked if i in set(sent)]
     assert ranked[0] != evidence_id(recorder.pool[0].chunk)  # the model's order, not the hand's
     assert {evidence_id(c.chunk) for c in recorder.pool} >= set(ranked)
+
+
+def test_a_ranked_symbol_or_path_naming_a_reserved_project_is_not_written() -> None:
+    from types import SimpleNamespace
+
+    from qa_misses import ranked_item
+
+    from evals.reserved import RESERVED_NAME, RESERVED_PATH
+
+    def item(path: str, symbol: str | None) -> SimpleNamespace:
+        chunk = SimpleNamespace(path=path, start_line=3, end_line=9, kind="code_def",
+                                symbol=symbol)
+        return SimpleNamespace(chunk=chunk, reasons=[SimpleNamespace(code="bm25", channel="")])
+
+    assert ranked_item(item("src/tracer.py", "JinjaAnalyzer.slice")) == {
+        "span": "src/tracer.py:3-9", "kind": "code_def", "symbol": RESERVED_NAME, "why": "bm25"}
+    assert ranked_item(item("src/templaters/jinja.py", None))["span"] == f"{RESERVED_PATH}:3-9"
+    assert ranked_item(item("src/tracer.py", "Tracer.slice"))["symbol"] == "Tracer.slice"

@@ -63,3 +63,19 @@ def test_a_missing_file_is_a_one_line_error(tmp_path: Path) -> None:
                                "--out", str(tmp_path / "r.json")])
     assert str(raised.value).startswith("cannot read ")
     assert "\n" not in str(raised.value)
+
+
+def test_a_service_label_naming_a_reserved_project_is_not_written(tmp_path: Path) -> None:
+    from evals.reserved import RESERVED_NAME
+
+    secrets = _write(tmp_path / "s.jsonl", [
+        {"id": "a", "text": "note: tulip", "secrets": ["tulip"], "service": "Django word",
+         "context": "text"}])
+    looks = _write(tmp_path / "l.jsonl", [
+        {"id": "c", "text": KEY, "secrets": [], "service": "Flask key", "context": "pem"}])
+    out = tmp_path / "r.json"
+    assert secret_heldapart.main(["--secrets", str(secrets), "--lookalikes", str(looks),
+                                  "--out", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert [m["service"] for m in result["misses"] + result["flagged"]] == [RESERVED_NAME] * 2
+    assert "Django" not in out.read_text() and "Flask" not in out.read_text()

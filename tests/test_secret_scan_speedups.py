@@ -141,3 +141,11 @@ def test_the_distinct_bound_never_hides_an_entropy_above_the_limit(value: str) -
 def test_the_merge_by_bisection_is_the_quadratic_merge(spans: list[tuple[int, int, str]]) -> None:
     found = [Finding(start, start + size, kind) for start, size, kind in spans]
     assert secrets._merge(found) == _reference_merge(found)
+
+
+def test_the_keyword_lines_are_found_when_lower_case_changes_a_texts_length() -> None:
+    # "İ".lower() is two characters: offsets in the lowered text no longer fit the text, so the
+    # keyword detector reads it whole rather than the wrong lines (the value is invented)
+    text = "İ" * 40 + "\npassword = 'Zx9vQ2mLr8Tp'\n" + "x\n" * 30
+    start = text.index("Zx9v")
+    assert (start, start + 12, "keyword") in secret_plugins.line_findings(text)

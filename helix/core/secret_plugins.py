@@ -43,6 +43,7 @@ from helix.core.secret_gates import (
 from helix.core.secret_keys import encoded_pem
 from helix.core.secret_lookalikes import media_base64, typed_id
 from helix.core.secret_names import META_SUFFIXES, segments
+from helix.core.secret_shapes import lines_with
 from helix.core.secret_tokens import filler
 from helix.core.secret_values import placeholder
 
@@ -451,19 +452,7 @@ _KEYWORD_ANCHORS = ("key", "pass", "pwd", "secret", "contras")  # one in each ke
 def _keyword_lines(text: str) -> list[tuple[int, int]]:
     """The lines holding a word of detect-secrets' keyword list (each holds an anchor: a
     fast search of the lowered text finds them)."""
-    lowered = text.lower()
-    starts: set[int] = set()
-    for anchor in _KEYWORD_ANCHORS:
-        at = lowered.find(anchor)
-        while at != -1:
-            start = text.rfind("\n", 0, at) + 1
-            starts.add(start)
-            end = text.find("\n", at)
-            if end == -1:
-                break
-            at = lowered.find(anchor, end)
-    return [(start, len(text) if text.find("\n", start) == -1 else text.find("\n", start))
-            for start in sorted(starts)]
+    return lines_with(text, text.lower(), _KEYWORD_ANCHORS)
 
 
 def line_findings(text: str) -> list[Finding]:

@@ -1,0 +1,25 @@
+"""What the unit-table generators share (scripts/units_from_pint.py, units_from_cldr.py): the
+names the hand-written units table already holds, and a TOML string of a name."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TABLE = ROOT / "controller" / "units.toml"
+
+
+def table_names() -> set[str]:
+    """Every unit name of the units table (`controller/units.toml`), lower-cased."""
+    data = tomllib.loads(TABLE.read_text(encoding="utf-8"))
+    out: set[str] = set()
+    for units in data["dimensions"].values():
+        for entry in units:
+            out.update(n.lower() for n in ([entry] if isinstance(entry, str) else entry))
+    return out
+
+
+def quote(name: str) -> str:
+    """`name` as a TOML basic string."""
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
