@@ -210,12 +210,17 @@ def select(inputs: RankInputs, pooled: Sequence[Pooled], limit: int, weights: Se
     return [p for n, p in enumerate(pooled) if n in keep]
 
 
-def _channel_ranks(lists: Sequence[Ranked]) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+def _channel_ranks(lists: Sequence[Ranked], wanted: AbstractSet[str] | None = None
+                   ) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+    """(chunk id -> channel -> its best place, chunk id -> the lists holding it), of the
+    `wanted` ids only (None: every id; a row reads only its own)."""
     best: dict[str, dict[str, int]] = {}
     count: dict[str, int] = {}
     for ranked in lists:
         channel = ranked.channel
         for position, chunk_id in enumerate(ranked.chunk_ids, start=1):
+            if wanted is not None and chunk_id not in wanted:
+                continue
             mine = best.setdefault(chunk_id, {})
             if position < mine.get(channel, 1 << 30):
                 mine[channel] = position
@@ -380,7 +385,7 @@ def _reason_flags(codes: AbstractSet[str], source: str) -> list[float]:
 
 def _list_view(inputs: RankInputs, pooled: Sequence[Pooled]) -> _ListView:
     words, question_row = _question(inputs.plan)
-    best, list_count = _channel_ranks(inputs.lists)
+    best, list_count = _channel_ranks(inputs.lists, {p.chunk.id for p in pooled})
     fused = {f.chunk_id: f.score for f in inputs.fused}
     hand_pos = {p.chunk.id: n for n, p in enumerate(pooled, start=1) if p.source == "hand"}
     file_order: dict[str, int] = {}
