@@ -89,6 +89,7 @@ def record(args: argparse.Namespace) -> int:
     from ranker_latency import every_route
 
     from evals.runner import PreparedRepo
+    from helix.core.hashing import canonical_json
 
     scratch = tempfile.TemporaryDirectory()
     overrides = every_route(Path(scratch.name))
@@ -105,16 +106,18 @@ def record(args: argparse.Namespace) -> int:
                 repos[root] = PreparedRepo(root, overrides, no_embed=True)
             sink.clear()
             repos[root].ask(question)
-            out.write(json.dumps({"key": key, "pool": sink.get("pool"),
-                                  "scores": sink.get("scores"), "order": sink.get("order")},
-                                 sort_keys=True) + "\n")
+            out.write(canonical_json({"key": key, "pool": sink.get("pool"),
+                                      "scores": sink.get("scores"),
+                                      "order": sink.get("order")}) + "\n")
             done += 1
     print(f"{done} questions -> {args.out}")
     return 0
 
 
 def compare(args: argparse.Namespace) -> int:
-    from helix.core.hashing import digest
+    from _result import load_average, show, write_result
+
+    from helix.core.hashing import canonical_json, digest
 
     def read(path: Path) -> dict[str, dict[str, Any]]:
         return {r["key"]: r for r in map(json.loads, path.read_text(encoding="utf-8")
@@ -130,11 +133,14 @@ def compare(args: argparse.Namespace) -> int:
         "ordered": sum(1 for k in a.keys() & b.keys() if a[k]["order"] is not None),
         "differences": {part: len(keys) for part, keys in diff.items()},
         "first_differences": {part: keys[:5] for part, keys in diff.items()},
-        "digest_a": digest(args.a.read_bytes()), "digest_b": digest(args.b.read_bytes())}
-    text = json.dumps(result, indent=1, sort_keys=True) + "\n"
+        # of the records, key by key (whatever the file's layout)
+        "digest_a": digest(canonical_json([a[k] for k in sorted(a)])),
+        "digest_b": digest(canonical_json([b[k] for k in sorted(b)])),
+        "command": " ".join(["python", "benchmarks/ranker_orders.py", *sys.argv[1:]]),
+        "load_average": load_average(), "note": args.note}
     if args.out:
-        args.out.write_text(text, encoding="utf-8")
-    print(text, end="")
+        write_result(args.out, result, indent=1)
+    show(result, indent=1)
     same = not any(diff.values()) and not result["only_a"] and not result["only_b"]
     return 0 if same else 1
 
@@ -152,6 +158,7 @@ def main() -> int:
     cmp.add_argument("a", type=Path)
     cmp.add_argument("b", type=Path)
     cmp.add_argument("--out", type=Path)
+    cmp.add_argument("--note", default="", help="what A and B are (checkouts, commits)")
     args = parser.parse_args()
     return record(args) if args.command == "record" else compare(args)
 
