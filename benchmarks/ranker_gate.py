@@ -13,7 +13,8 @@ suites; `evaluate_gates` refuses runs that asked other questions), else it is ru
 pinned as NAME (default: run here, not pinned). Both with the same suites (default: every suite
 `helix eval` runs by default) and no embeddings (the ranker was trained on lexical candidates). The
 decision is promote, hold, rollback or halt (`evaluate_gates`); only promote switches the default
-(`retrieval.ranker.mode`). Writes benchmarks/results/ranker_gate.json.
+(`retrieval.ranker.mode`). Writes benchmarks/results/ranker_gate.json, with every retrieval
+case whose ranks moved (`changed`: each run's ranks and first five items).
 """
 
 from __future__ import annotations
@@ -31,6 +32,23 @@ sys.path.insert(0, str(ROOT))
 OUT = ROOT / "benchmarks" / "results" / "ranker_gate.json"
 CANDIDATE = ROOT / "evals" / "configs" / "learned_ranker.toml"
 HAND = ROOT / "evals" / "configs" / "hand_ranker.toml"
+
+
+def changed_cases(hand: Any, cand: Any) -> list[dict[str, Any]]:
+    """Each retrieval case whose ranks differ between the two runs: its first hit of any
+    kind, file and symbol ranks under each, and each run's first items (what moved)."""
+    out: list[dict[str, Any]] = []
+    before = {(s.name, c.id): c for s in hand.suites for c in s.cases}
+    for suite in cand.suites:
+        for case in suite.cases:
+            old = before.get((suite.name, case.id))
+            ranks = ("rank", "file_rank", "symbol_rank")
+            if old is None or all(getattr(old, k) == getattr(case, k) for k in ranks):
+                continue
+            out.append({"suite": suite.name, "id": case.id,
+                        **{k: [getattr(old, k), getattr(case, k)] for k in ranks},
+                        "top": [list(old.top), list(case.top)]})
+    return out
 
 
 def main() -> int:
@@ -76,6 +94,7 @@ def main() -> int:
         "decision": decision.decision, "reasons": list(decision.reasons),
         "gates": [g.model_dump(mode="json") for g in decision.gates],
         "summary": {name: summary(run) for name, run in runs.items()},
+        "changed": changed_cases(runs["hand"], runs["learned"]),
         "seconds": seconds, "load_average": [round(x, 2) for x in os.getloadavg()],
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)

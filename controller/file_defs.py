@@ -159,13 +159,19 @@ def picks_ahead(question: frozenset[str], picks: Sequence[Chunk], ranked: Sequen
                 policy: FileDefsPolicy) -> int:
     """How many of the depth picks go to place `depth_at` + 1: up to `depth_lead`, each
     while it answers the question at least `depth_over` times as well (`definition_score`)
-    as the item it pushes out of that place and, unless `depth_tests`, is not a test's."""
+    as the item it pushes out of that place, unless `depth_tests` is not a test's and, with
+    `depth_repeats`, pushes out only an item whose file is shown above it (the first places
+    keep every file they showed)."""
     count = 0
     for pick in picks[:policy.depth_lead]:
         place = policy.depth_at + count
-        if place >= len(ranked) or (not policy.depth_tests and is_test_path(pick.path)) or \
-                definition_score(question, pick, policy) < (
-                policy.depth_over * definition_score(question, ranked[place - count], policy)):
+        if place >= len(ranked) or (not policy.depth_tests and is_test_path(pick.path)):
+            break
+        pushed = ranked[place - count]
+        if definition_score(question, pick, policy) < (
+                policy.depth_over * definition_score(question, pushed, policy)) or (
+                policy.depth_repeats
+                and pushed.path not in {c.path for c in ranked[:place - count]}):
             break
         count += 1
     return count

@@ -260,9 +260,11 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # index.history_commits 1000, benchmarks/results/ranker_gate_round8.json; with
     # retrieval.ranker.keep_frame, on: a traceback's frame kept first; then
     # retrieval.ranker.question_manifest and question_digest, none: no question model; then
-    # file_defs.depth_lead (off), depth_at, depth_over, depth_tests: round 14's first-file pick)
+    # file_defs.depth_lead (off), depth_at, depth_over, depth_tests: round 14's first-file pick;
+    # then file_defs.depth_repeats: round 15's pick only over a repeat of a shown file, and with
+    # it depth_lead 1, on: docs/ranker.md "Round 15")
     assert HelixConfig().evidence_hash == (
-        "sha256:f08ef831bb858a957aac630d5e4a794491679b58c4d6b2af0a3e38b0fcc4c3e1")
+        "sha256:1feb94777608848b00d4eceffb96bc4679a5bd94d629431e5838b832e3b1900a")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -253,3 +253,31 @@ def test_round_14s_first_file_pick_reaches_place_five() -> None:
     on = POLICY.model_copy(update={"depth_lead": 1})
     lead = picks_ahead(question, [MERGE], ranked, on)
     assert lead == 1 and with_picks(ranked, [MERGE], lead, POLICY.depth_at)[4] == MERGE
+
+
+def test_a_depth_pick_pushes_out_only_a_repeat_of_a_shown_file() -> None:
+    """Round 15 (`depth_repeats`): at place 5 the pick pushed a later file's only place in
+    the first five out of them (the eval suites: rich's markup.py 5 -> 6) and every later
+    place one down; it now enters only over an item whose file is shown above it."""
+    from controller.file_defs import picks_ahead
+
+    question = frozenset({"merge", "spacing", "value", "override"})
+    lead = POLICY.model_copy(update={"depth_lead": 1, "depth_at": 2, "depth_repeats": True})
+    cli, web = (_chunk(f"reflow/{name}.py", "main", "def main():\n    run()\n", 5)
+                for name in ("cli", "web"))
+    assert picks_ahead(question, [MERGE], [HEADER, cli, web], lead) == 0  # web.py's only place
+    assert picks_ahead(question, [MERGE], [HEADER, cli, OTHER], lead) == 1  # config.py again
+    assert picks_ahead(question, [MERGE], [HEADER, cli, web],
+                       lead.model_copy(update={"depth_repeats": False})) == 1
+
+
+def test_the_first_file_pick_is_on_by_default_over_a_repeat_only() -> None:
+    """Round 15's default: one pick at place 5 over an item whose file is shown above it
+    (dev and validation up, the eval suites' gate holds); never over a file's only place."""
+    from controller.file_defs import picks_ahead
+
+    question = frozenset({"merge", "spacing", "value", "override"})
+    cli, web, api, net = (_chunk(f"reflow/{name}.py", "main", "def main():\n    run()\n", 5)
+                          for name in ("cli", "web", "api", "net"))
+    assert picks_ahead(question, [MERGE], [HEADER, cli, web, api, OTHER], POLICY) == 1
+    assert picks_ahead(question, [MERGE], [HEADER, cli, web, api, net], POLICY) == 0

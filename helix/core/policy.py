@@ -281,13 +281,17 @@ class FileDefsPolicy(_Frozen):
     # when it scores at least `depth_over` times the item it pushes out of that place and
     # (`depth_tests` false) is not in a test file (`file_defs.picks_ahead`). Round 14
     # (docs/ranker.md): SWE-QA dev span@5 94 -> 96, symbol@5 93 -> 95 of 131 / 128;
-    # validation span@5 140 -> 146, symbol@5 114 -> 122 of 200; file@1 and recall unchanged
-    # Off until the eval suites' candidate run (benchmarks/ranker_gate.py) confirms no drop:
-    # the round's gate passed on dev, validation and the history benchmark; set 1 to ship.
-    depth_lead: int = Field(default=0, ge=0, le=50)
+    # validation span@5 140 -> 146, symbol@5 114 -> 122 of 200; file@1 and recall unchanged;
+    # the eval suites' gate rolled it back (a later file's only place pushed out of place 5).
+    depth_lead: int = Field(default=1, ge=0, le=50)
     depth_at: int = Field(default=4, ge=0, le=50)
     depth_over: float = Field(default=1.0, ge=0, le=100)
     depth_tests: bool = False
+    # and (`depth_repeats`) only over an item that repeats a file shown above it: the pick
+    # never pushes a file's only place out of the first `depth_at` + 1 (round 15: every
+    # loss of the eval suites' gate was a file's only place pushed; docs/ranker.md: dev and
+    # validation up, the suites' gate holds)
+    depth_repeats: bool = True
 
 
 class CalleesPolicy(_Frozen):
