@@ -25,9 +25,16 @@ ms. The reader's turn is timed by stage:
   other_threads    CPU of the process's other threads during the turn (BLAS or ONNX Runtime
                    pools: process time minus the calling thread's)
 
+A warm process embeds a sense clarifier's options on the turn that asks it
+(`helix.session.reader.prepare_options`): `prepared` is what that costs the asking turns (CPU
+and wall ms of the embedding, and the whole turn's CPU), which the answering turns no longer
+pay (`options`).
+
 Per stage: median, p95, mean and the turns it ran in; `tail`: the mean of each stage over the
 turns at or above the added CPU's p95 against the others' (what makes the p95); the first-seen
-message lengths (ONNX Runtime's first call per input shape) apart. Each checkout runs in its
+message lengths (ONNX Runtime's first call per input shape) apart; `floor_cpu_ms`: the
+stages every warm read runs (the encoder, the products, the certainty check) summed per turn,
+below which no other change takes the added CPU. Each checkout runs in its
 own process (`--passes` each, alternating after, before, after, ...); the load average is
 recorded around each pass. Writes benchmarks/results/router_stages.json.
 """
@@ -53,6 +60,7 @@ from _result import cpu_seconds, load_average, machine, write_result  # noqa: E4
 
 OUT = ROOT / "benchmarks" / "results" / "router_stages.json"
 MS = 1000.0
+FLOOR = (("encode",), ("encode", "products"), ("encode", "products", "certain"))
 STAGES = ("rules_route", "features", "read_plan", "encode", "tokenize", "products", "certain",
           "reroute", "numpy", "options", "gc", "other_threads")
 
@@ -185,15 +193,44 @@ def one_pass() -> dict[str, Any]:
         lengths.add(length)
         return plan
 
+    prepared: list[dict[str, float]] = []  # the turns that embedded a clarifier's options
+    prepare, run_turn = getattr(runner, "prepare_options", None), runner.run_turn
+
+    def timed_prepare(*args: Any, **kw: Any) -> Any:
+        import helix.session.reader as reader
+
+        before, cpu = set(reader._OPTION_CACHE), time.process_time()
+        wall = time.perf_counter()
+        try:
+            return prepare(*args, **kw)  # type: ignore[misc]
+        finally:
+            if set(reader._OPTION_CACHE) - before:  # it embedded
+                prepared.append({"cpu": (time.process_time() - cpu) * MS,
+                                 "wall": (time.perf_counter() - wall) * MS})
+
+    def timed_turn(*args: Any, **kw: Any) -> Any:  # the whole turn of one that prepared
+        count, cpu = len(prepared), time.process_time()
+        try:
+            return run_turn(*args, **kw)
+        finally:
+            if len(prepared) > count:
+                prepared[-1]["turn_cpu"] = (time.process_time() - cpu) * MS
+
     runner.route_turn = timed
+    runner.run_turn = timed_turn
+    if prepare is not None:
+        runner.prepare_options = timed_prepare
     started = time.perf_counter()
     try:
         with instrumented(turn):
             scored = list(run_file(heldapart_path("heldapart_tune"),
                                    {"continuity.router": "meaning"}))
     finally:
-        runner.route_turn = route
-    return {"rows": rows, "seconds": round(time.perf_counter() - started, 1),
+        runner.route_turn, runner.run_turn = route, run_turn
+        if prepare is not None:
+            runner.prepare_options = prepare
+    return {"rows": rows, "prepared": prepared,
+            "seconds": round(time.perf_counter() - started, 1),
             "accuracy": round(sum(r["ok"] for r in scored) / len(scored), 4)}
 
 
@@ -213,6 +250,10 @@ def report(rows: list[dict[str, Any]]) -> dict[str, Any]:
                                                   if not r["new_length"]]),
             "stages_cpu_ms": {s: summary([r["stages"].get(s, 0.0) for r in rows])
                               for s in STAGES},
+            # the added CPU's floor: the stages every warm read runs, summed per turn
+            "floor_cpu_ms": {"+".join(parts): summary([sum(r["stages"].get(s, 0.0)
+                                                           for s in parts) for r in rows])
+                             for parts in FLOOR},
             "tail": {"turns": len(tail),
                      "stage_mean_ms": {s: [mean(tail, s), mean(rest, s)] for s in STAGES},
                      "several_routings": [sum(r["stages"].get("reroute", 0) > 0 for r in g)
@@ -226,8 +267,14 @@ def child(src: Path) -> None:
 
     os.environ["HELIX_HOME"] = os.environ.get("ROUTER_STAGES_HOME") or fresh_home()
     got = one_pass()
+    prepared = got["prepared"]
     print(json.dumps({"report": report(got["rows"]), "seconds": got["seconds"],
-                      "accuracy": got["accuracy"]}))
+                      "accuracy": got["accuracy"],
+                      "prepared": {"cpu_ms": summary([p["cpu"] for p in prepared]),
+                                   "wall_ms": summary([p["wall"] for p in prepared]),
+                                   "turn_cpu_ms": summary([p.get("turn_cpu", 0.0)
+                                                           for p in prepared])}
+                      if prepared else None}))
 
 
 def run_pass(src: Path, home: str) -> dict[str, Any]:

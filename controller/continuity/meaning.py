@@ -32,7 +32,7 @@ import numpy as np
 
 from controller.continuity import phrases as say
 from controller.continuity.pending import SLOT_PREFIX, parse_ordinal
-from controller.continuity.state import OptionItem
+from controller.continuity.state import ContinuityState, OptionItem
 from controller.continuity.turn_plan import ORDINAL_SHAPE_MAX, Reading, Turn, TurnPlan
 from helix.core.english import NUMBER_WORDS, ORDINAL_SUFFIX, ordinal_value
 from helix.core.english import ORDINAL_WORDS as _ORDINALS
@@ -207,11 +207,17 @@ def _exact_flags(t: Turn) -> dict[str, bool]:
 def pending_options(t: Turn) -> tuple[OptionItem, ...]:
     """The options of a pending sense clarifier (a few senses, each described by its span:
     "the one with the mirrors" is matched against them)."""
-    pending = t.state.pending
-    if pending is None or t.state.clarification_state is None \
+    return state_options(t.state)
+
+
+def state_options(state: ContinuityState) -> tuple[OptionItem, ...]:
+    """`pending_options` of the turn after `state` (the turn asking the clarifier embeds them
+    in a warm process: `helix.session.reader.prepare_options`)."""
+    pending = state.pending
+    if pending is None or state.clarification_state is None \
             or not pending.expected_type.startswith("selection:"):
         return ()
-    option_set = t.state.option_set(pending.option_set_id or "") or t.state.active_option_set()
+    option_set = state.option_set(pending.option_set_id or "") or state.active_option_set()
     return option_set.items if option_set else ()
 
 

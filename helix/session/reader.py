@@ -11,7 +11,9 @@ its exemplar vectors ship with the model. A long-lived process (`helix.session.w
 with ONNX Runtime instead wherever that is certain to give the same reading
 (`helix.session.certain`). Another embedder (a test's fake) gets the exemplars
 embedded by itself, once. None (the vocabulary rules alone) when `continuity.router` is
-"rules"; the model and encoder are loaded by the first read (`session_reader`).
+"rules"; the model and encoder are loaded by the first read (`session_reader`). In a warm
+process the turn that asks a sense clarifier embeds its options (`prepare_options`): the
+turn answering it does not.
 """
 
 from __future__ import annotations
@@ -21,13 +23,20 @@ from pathlib import Path
 
 import numpy as np
 
-from controller.continuity.meaning import Features, MeaningModel, Reader, classify, products
-from controller.continuity.state import OptionItem
+from controller.continuity.meaning import (
+    Features,
+    MeaningModel,
+    Reader,
+    classify,
+    products,
+    state_options,
+)
+from controller.continuity.state import ContinuityState, OptionItem
 from controller.continuity.turn_plan import Reading
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.errors import BadPathError, HelixError
 from helix.core.ports import Embedder
-from helix.session.warm import note_read, note_unsure, warm_encoder
+from helix.session.warm import loaded_encoder, note_read, note_unsure, warm_encoder
 
 OPTION_LINES = 6  # lines of an option's span that describe it
 OPTION_VECTORS = 64  # option descriptions whose vectors are kept (a clarifier is re-read)
@@ -145,3 +154,23 @@ def option_vectors(encoder: Embedder, texts: list[str]) -> np.ndarray:
                 _OPTION_CACHE.pop(next(iter(_OPTION_CACHE)))
             _OPTION_CACHE[(kind, key, text)] = encoder.embed([text])[0]
     return np.stack([_OPTION_CACHE[(kind, key, t)] for t in texts])
+
+
+def prepare_options(config: HelixConfig, root: Path, before: ContinuityState,
+                    after: ContinuityState) -> None:
+    """The options of a sense clarifier the turn from `before` to `after` asked, embedded now
+    by the warm encoder into `option_vectors`' cache: the turn answering it, a router turn
+    (issue 32: at most 15 ms warm), reads their vectors instead of embedding each option's
+    description (label and the first lines of its span: ONNX Runtime takes such a text about
+    as long as the rest of the turn). The asking turn pays, after its retrieval
+    (benchmarks/router_stages.py, `prepared`). Nothing unless the process is warm and an
+    earlier read loaded the warm encoder (a one-shot process's next turn is another process;
+    nothing is loaded here), with `continuity.router` "meaning" and a clarifier new in `after`."""
+    if config.continuity.router != "meaning" or after.pending is None \
+            or after.pending == before.pending:
+        return
+    encoder = loaded_encoder()
+    options = state_options(after) if encoder is not None else ()
+    if encoder is not None and options:
+        option_vectors(encoder, [describe(root, o, config.index.max_file_bytes)
+                                 for o in options])

@@ -35,7 +35,7 @@ from helix.session.lane_driver import (
     client,
     lane_models,
 )
-from helix.session.reader import session_reader
+from helix.session.reader import prepare_options, session_reader
 from helix.session.store import (
     SCHEMAS,
     commit_turn,
@@ -135,6 +135,7 @@ def _locked_turn(db: State, session_name: str, question: Question, *, root: Path
     readmitted: list[ContinuityEvent] = []
     if reply_to is not None:
         state, readmitted = readmit_anchor_list(state, turns, reply_to)
+    default_reader = reader is None
     if reader is None:
         reader = session_reader(config, root)
     plan = route_turn(state, text, reply_to, config.continuity, turns=summaries(turns),
@@ -157,4 +158,6 @@ def _locked_turn(db: State, session_name: str, question: Question, *, root: Path
         turn_id=turn_id, text=text, reply_to=reply_to, now_ms=now_ms, created_at=clock.now(),
         continuity_hash=config.continuity_hash, caps=config.continuity.caps)
     commit_turn(db, record, turn, new_state, turn.events)
+    if default_reader:  # a sense clarifier asked: the answering turn finds its options embedded
+        prepare_options(config, root, state, new_state)
     return turn

@@ -78,6 +78,15 @@ def warm_encoder(reference: Embedder, model: MeaningModel) -> Embedder | None:
         return _LOADED["encoder"]
 
 
+def loaded_encoder() -> Embedder | None:
+    """The warm encoder inside `warm_reading` once an earlier read of this process loaded it
+    and found it trustworthy; else None (nothing is loaded here)."""
+    if not is_warm():
+        return None
+    with _LOCK:
+        return _LOADED.get("encoder")
+
+
 def _load(reference: Embedder, model: MeaningModel) -> Embedder | None:
     from indexers.onnx_encoder import onnx_available
 
