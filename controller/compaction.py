@@ -13,7 +13,9 @@ kept. Tokens are estimated as ceil(chars / chars_per_token). The numbers are pol
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from itertools import accumulate
 
 from controller.text import lines_matching
 from helix.core.english import tokens_by_chars
@@ -41,28 +43,31 @@ def excerpt(item: EvidenceItem, terms: Sequence[str], budget: int, context: int,
             chars_per_token: int = DEFAULT.chars_per_token) -> EvidenceItem:
     """The item cut to <= budget tokens around its first matching lines (the head if none)."""
 
-    def tokens(text: str) -> int:
-        return tokens_by_chars(text, chars_per_token)
-
     lines = item.text.splitlines()
-    hits = lines_matching(item.text, terms) or [0]
-    centre = hits[0]
+    # the tokens of "\n".join(lines[lo:hi]) from the lines' lengths (`tokens_by_chars` reads
+    # only the length), not a joined text per step
+    ends = [0, *accumulate(len(line) for line in lines)]
+
+    def tokens(lo: int, hi: int) -> int:
+        return math.ceil((ends[hi] - ends[lo] + max(hi - lo - 1, 0)) / chars_per_token)
+
+    centre = (lines_matching(item.text, terms, first=True) or [0])[0]
     lo, hi = max(0, centre - context), min(len(lines), centre + context + 1)
     while lo > 0 or hi < len(lines):  # grow while it fits
         grown = False
-        if hi < len(lines) and tokens("\n".join(lines[lo:hi + 1])) <= budget:
+        if hi < len(lines) and tokens(lo, hi + 1) <= budget:
             hi, grown = hi + 1, True
-        if lo > 0 and tokens("\n".join(lines[lo - 1:hi])) <= budget:
+        if lo > 0 and tokens(lo - 1, hi) <= budget:
             lo, grown = lo - 1, True
         if not grown:
             break
-    while hi - lo > 1 and tokens("\n".join(lines[lo:hi])) > budget:  # shrink towards the hit
+    while hi - lo > 1 and tokens(lo, hi) > budget:  # shrink towards the hit
         if hi - 1 > centre:
             hi -= 1
         else:
             lo += 1
     text = "\n".join(lines[lo:hi])
-    if tokens(text) > budget:
+    if tokens_by_chars(text, chars_per_token) > budget:
         text = text[:budget * chars_per_token]
     start = item.start_line + lo
     end = max(start, item.start_line + hi - 1)

@@ -76,6 +76,28 @@ class TreeModel:
             (self.missing == _MISSING_NAN) & nan)
         return np.asarray(np.where(default, ~self.default_left, ~(value <= self.threshold)))
 
+    @cached_property
+    def _exits(self) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray, np.ndarray] | None:
+        """The plain tests' fast path (`scores`), for trees of at most 8 leaves: per node
+        place, which distinct test each tree makes there and the leaves it rules out when
+        that test fails (a uint8 each); each tree's leaf value for every set of leaves left
+        (its lowest bit), flat, and where each tree's table starts. None: wider trees."""
+        counts = np.diff(np.append(self.leaf_base, len(self.leaf_value)))
+        width = 1 << int(counts.max())
+        if width > 256:
+            return None
+        _feature, _threshold, which = self._tests
+        keep = self.mask.dtype.type(width - 1)
+        ruled = [np.ascontiguousarray(~self.mask[:, w] & keep).astype(np.uint8)[:, None]
+                 for w in range(which.shape[1])]
+        tests = [np.ascontiguousarray(which[:, w]) for w in range(which.shape[1])]
+        sets = np.arange(width, dtype=np.int64)
+        lowest = np.zeros(width, dtype=np.int64)
+        lowest[1:] = np.log2((sets & -sets)[1:].astype(np.float64)).astype(np.int64)
+        place = self.leaf_base[:, None] + np.minimum(lowest[None, :], counts[:, None] - 1)
+        starts = (np.arange(self.trees, dtype=np.int64) * width)[:, None]
+        return tests, ruled, self.leaf_value[place].ravel(), starts
+
     def scores(self, rows: Sequence[Sequence[float]] | np.ndarray) -> list[float]:
         """The model's raw score of each row."""
         x = np.asarray(rows, dtype=np.float64)
@@ -84,6 +106,10 @@ class TreeModel:
         if x.ndim != 2 or x.shape[1] != len(self.features):
             raise RankerModelError(f"the ranker model takes {len(self.features)} features, "
                                    f"not {x.shape[-1] if x.ndim else 0}")
+        fast = self._exits
+        if fast is not None and not (np.isnan(x).any()
+                                     or (self.missing == _MISSING_ZERO).any()):
+            return self._plain_scores(x, *fast)
         # the AND of the failed nodes' masks, as NOT the OR of the leaves they rule out
         ruled = np.bitwise_or.reduce(self._goes_right(x) * ~self.mask, axis=2)
         reached = ~ruled  # rows x trees
@@ -93,6 +119,23 @@ class TreeModel:
         total = np.zeros(x.shape[0], dtype=np.float64)
         for tree in range(self.trees):  # in tree order: the same sum everywhere
             total += leaves[tree]
+        return [float(v) for v in total.tolist()]
+
+    def _plain_scores(self, x: np.ndarray, tests: list[np.ndarray], ruled: list[np.ndarray],
+                      table: np.ndarray, starts: np.ndarray) -> list[float]:
+        """`scores` of rows without NaN under plain tests, trees x rows throughout: each
+        distinct test made once per row, the leaves the failed ones rule out OR-ed a node
+        place at a time, each tree's exit value read from its table by the leaves left, and
+        the values summed in tree order (`np.add.accumulate`: sequential by definition, as
+        the loop of the general path; + 0.0 as its sum starts from 0.0)."""
+        feature, threshold, _which = self._tests
+        failed = np.ascontiguousarray((x[:, feature] > threshold).T)  # tests x rows
+        out = failed[tests[0]] * ruled[0]
+        for place in range(1, len(tests)):
+            out |= failed[tests[place]] * ruled[place]
+        mask = np.uint8(len(table) // max(self.trees, 1) - 1)
+        values = table[(~out & mask) + starts]
+        total = np.add.accumulate(values, axis=0)[-1] + 0.0
         return [float(v) for v in total.tolist()]
 
 

@@ -210,12 +210,17 @@ def select(inputs: RankInputs, pooled: Sequence[Pooled], limit: int, weights: Se
     return [p for n, p in enumerate(pooled) if n in keep]
 
 
-def _channel_ranks(lists: Sequence[Ranked]) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+def _channel_ranks(lists: Sequence[Ranked], wanted: AbstractSet[str] | None = None
+                   ) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+    """(chunk id -> channel -> its best place, chunk id -> the lists holding it), of the
+    `wanted` ids only (None: every id; a row reads only its own)."""
     best: dict[str, dict[str, int]] = {}
     count: dict[str, int] = {}
     for ranked in lists:
         channel = ranked.channel
         for position, chunk_id in enumerate(ranked.chunk_ids, start=1):
+            if wanted is not None and chunk_id not in wanted:
+                continue
             mine = best.setdefault(chunk_id, {})
             if position < mine.get(channel, 1 << 30):
                 mine[channel] = position
@@ -237,7 +242,9 @@ def _idf_share(found: frozenset[str], question: frozenset[str], idf: Mapping[str
                default: float, total: float) -> float:
     if not total:
         return 0.0
-    return math.fsum(idf.get(w, default) for w in found & question) / total
+    common = found & question
+    # fsum of nothing is 0.0, and 0.0 / total is 0.0: the same value without the sum
+    return math.fsum(idf.get(w, default) for w in common) / total if common else 0.0
 
 
 @dataclass(frozen=True)
@@ -258,6 +265,9 @@ class _Static:
     # a bit per word of its name, long name and body (`word_bits`): no bit in common with the
     # question's means no word in common, so `select` skips the set tests (most candidates)
     bits: int = 0
+    # the same of every word field (name, owner, long name, path, stem, signature, comments,
+    # body): no bit in common, every word feature of its row but `name_exact` is 0
+    every: int = 0
 
 
 SIGNATURE_BITS = 1024  # 136 bytes a cached chunk; 87% of the disjoint skipped (stdlib questions)
@@ -293,13 +303,14 @@ def _static(chunk: Chunk, scoring: FileDefsPolicy, suffix: str = "") -> _Static:
     body = token_set(chunk.text)
     last = last_name.lower()
     long_name = spelled_out(whole) if scoring.long_forms else whole
+    path = token_set(chunk.path.replace("/", " "))
+    stem = token_set(chunk.path.rsplit("/", 1)[-1].rsplit(".", 1)[0])
+    sig = token_set(first)
+    doc = token_set(" ".join(ln for ln in lines if _COMMENT.match(ln)))
     found = _Static(
         name=name, owner=owner, long_name=long_name,
-        last=last,
-        path=token_set(chunk.path.replace("/", " ")),
-        stem=token_set(chunk.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]),
-        sig=token_set(first), doc=token_set(" ".join(ln for ln in lines if _COMMENT.match(ln))),
-        body=body, damp=1.0 + math.log1p(len(body) / scoring.body_norm),
+        last=last, path=path, stem=stem, sig=sig, doc=doc, body=body,
+        damp=1.0 + math.log1p(len(body) / scoring.body_norm),
         fixed=(1.0 if chunk.kind == "code_def" else 0.0,
                1.0 if chunk.kind == "code_module" else 0.0,
                1.0 if chunk.kind in DOC_CHUNK_KINDS else 0.0,
@@ -308,7 +319,8 @@ def _static(chunk: Chunk, scoring: FileDefsPolicy, suffix: str = "") -> _Static:
                math.log1p(chunk.end_line - chunk.start_line + 1),
                1.0 if is_test(chunk) else 0.0, float(chunk.path.count("/")),
                1.0 if last.startswith("_") else 0.0),
-        bits=word_bits(name | long_name | body))
+        bits=word_bits(name | long_name | body),
+        every=word_bits(name | owner | long_name | path | stem | sig | doc | body))
     if len(_STATIC) >= _STATIC_KEPT:
         _STATIC.clear()
     _STATIC[key] = found
@@ -329,6 +341,7 @@ def _question(plan: RoutePlan) -> tuple[frozenset[str], list[float]]:
 
 _NO_SIGNALS = NodeSignals()
 _NO_RANKS = (0.0,) * len(CHANNELS)
+_NO_WORDS = (0.0,) * 8  # owner, path, stem, signature, comments, body, body score, idf share
 _IN_FILE = frozenset({"in_file", "in_file_more"})
 
 
@@ -355,6 +368,7 @@ class _ListView:
     higher: dict[int, bool]
     history_rank: dict[str, int]
     total: int
+    bits: int = 0  # `word_bits(words)`
 
 
 def _reason_flags(codes: AbstractSet[str], source: str) -> list[float]:
@@ -371,7 +385,7 @@ def _reason_flags(codes: AbstractSet[str], source: str) -> list[float]:
 
 def _list_view(inputs: RankInputs, pooled: Sequence[Pooled]) -> _ListView:
     words, question_row = _question(inputs.plan)
-    best, list_count = _channel_ranks(inputs.lists)
+    best, list_count = _channel_ranks(inputs.lists, {p.chunk.id for p in pooled})
     fused = {f.chunk_id: f.score for f in inputs.fused}
     hand_pos = {p.chunk.id: n for n, p in enumerate(pooled, start=1) if p.source == "hand"}
     file_order: dict[str, int] = {}
@@ -410,7 +424,7 @@ def _list_view(inputs: RankInputs, pooled: Sequence[Pooled]) -> _ListView:
         lowered_terms={t.lower() for t in inputs.plan.intent.terms},
         place_in_file=place_in_file, higher=higher,
         history_rank={c.id: n for n, c in enumerate(inputs.history_hits, start=1)},
-        total=len(pooled))
+        total=len(pooled), bits=word_bits(words))
 
 
 def feature_rows(inputs: RankInputs, pooled: Sequence[Pooled],
@@ -441,12 +455,25 @@ def _content_row(v: _ListView, inputs: RankInputs, n: int, p: Pooled,
     """The candidate's file, its own text, kind, graph signals, reasons and history."""
     chunk = p.chunk
     words = v.words
-    st = _static(chunk, scoring, suffix)
+    st = _STATIC.get(chunk.id + suffix) if suffix else None
+    if st is None:
+        st = _static(chunk, scoring, suffix)
     signals = inputs.signals.get(chunk.node_id, _NO_SIGNALS)
     codes = {r.code for r in (p.hand.reasons if p.hand is not None else p.reasons)}
-    name_hits = len(st.name & words)
-    body_hits = len(st.body & words)
+    exact = 1.0 if st.last and st.last in v.lowered_terms else 0.0
     q = len(words) or 1
+    if st.every & v.bits:
+        name_hits = len(st.name & words)
+        body_hits = len(st.body & words)
+        said = [name_hits / q, float(name_hits), name_hits / len(st.name) if st.name else 0.0,
+                exact, len(st.owner & words) / q, len(st.path & words) / q,
+                len(st.stem & words) / q, len(st.sig & words) / q, len(st.doc & words) / q,
+                body_hits / q,
+                (scoring.name_weight * len(st.long_name & words) + body_hits / st.damp) / q
+                if words else 0.0,
+                _idf_share(st.name, words, inputs.idf, inputs.idf_unseen, v.idf_total)]
+    else:  # no word of the question in any of its fields (`_Static.every`): each share is 0
+        said = [0.0, 0.0, 0.0, exact, *_NO_WORDS]
     return [
         inputs.bm25.get(chunk.id, 0.0), inputs.file_bm25.get(chunk.path, 0.0),
         1.0 / v.file_order[chunk.path] if chunk.path in v.file_order else 0.0,
@@ -454,13 +481,7 @@ def _content_row(v: _ListView, inputs: RankInputs, n: int, p: Pooled,
         1.0 / v.place_in_file[n], 1.0 if v.higher[n] else 0.0,
         1.0 if p.source == "file" else 0.0, 1.0 if p.source == "callee" else 0.0,
         1.0 if p.source == "history" else 0.0,
-        name_hits / q, float(name_hits), name_hits / len(st.name) if st.name else 0.0,
-        1.0 if st.last and st.last in v.lowered_terms else 0.0,
-        len(st.owner & words) / q, len(st.path & words) / q, len(st.stem & words) / q,
-        len(st.sig & words) / q, len(st.doc & words) / q, body_hits / q,
-        (scoring.name_weight * len(st.long_name & words) + body_hits / st.damp) / q
-        if words else 0.0,
-        _idf_share(st.name, words, inputs.idf, inputs.idf_unseen, v.idf_total),
+        *said,
         *st.fixed,
         math.log1p(signals.calls_in), math.log1p(signals.calls_out),
         math.log1p(signals.tests_in), math.log1p(signals.documented), signals.pagerank,

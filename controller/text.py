@@ -84,14 +84,19 @@ def contains_phrase(tokens: frozenset[str], phrase: str) -> bool:
     return bool(need) and all(t in tokens for t in need)
 
 
-def lines_matching(text: str, phrases: Iterable[str]) -> list[int]:
-    """0-based line numbers whose tokens contain any phrase's tokens (all of them)."""
+def lines_matching(text: str, phrases: Iterable[str], first: bool = False) -> list[int]:
+    """0-based line numbers whose tokens contain any phrase's tokens (all of them); `first`:
+    only the first such line (the lines after it are not read)."""
     wanted = [p for p in phrases if phrase_tokens(p)]
     out: list[int] = []
+    if not wanted:
+        return out
     for number, line in enumerate(text.splitlines()):
         toks = token_set(line)
         if any(contains_phrase(toks, p) for p in wanted):
             out.append(number)
+            if first:
+                break
     return out
 
 

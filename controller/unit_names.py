@@ -57,6 +57,7 @@ class Names:
     over: str  # the dimension a compound's second unit is of ("time")
     elliptic: frozenset[str]  # dimensions whose unit alone names its rate ("megabits")
     one_letter_after: frozenset[str]
+    complement_after: frozenset[str]  # "value is A;": a one-letter unit ending its clause
     unit_nouns: frozenset[str]  # a clause calling a word a unit ("KG is the only unit")
     dimension_nouns: frozenset[str]
     number_words: frozenset[str]
@@ -70,6 +71,7 @@ class Names:
     contrasts: frozenset[str]
     rebuttals: frozenset[str]  # "but" after a comma: the clause before is set against
     qualifiers: frozenset[str]  # "cents for USD": the unit after says whose the unit is
+    elsewhere: dict[str, Identity]  # "pounds": also GBP where money is asked
     contrast: dict[str, tuple[str, ...]]  # a word set against the unit ("tokens, not chars")
     shares: frozenset[str]  # dimensions a quantity of any dimension is given in as a share
     display: frozenset[str]  # words of a clause saying where a unit is shown
@@ -187,6 +189,7 @@ def names() -> Names:
         per=tuple(per["per"]),
         over=per["over"], elliptic=frozenset(per["elliptic"]),
         one_letter_after=frozenset(mentions["one_letter_after"]),
+        complement_after=frozenset(mentions["complement_after"]),
         unit_nouns=frozenset(mentions["unit_nouns"]),
         dimension_nouns=frozenset(mentions["dimension_nouns"]),
         number_words=frozenset(mentions["number_words"]),
@@ -198,6 +201,8 @@ def names() -> Names:
         rejects=frozenset(lines["rejects"]), unreal=frozenset(lines["unreal"]),
         contrasts=frozenset(lines["contrasts"]), rebuttals=frozenset(lines["rebuttals"]),
         qualifiers=frozenset(lines["qualifiers"]),
+        elsewhere={name.lower(): (dim, group[0]) for dim, groups in data["elsewhere"].items()
+                   for group in groups for name in group[1:]},
         contrast={key: tuple(words) for key, words in data["contrast"].items()},
         shares=frozenset(lines["shares"]),
         compound=compound,
@@ -315,6 +320,9 @@ def rival(word: str, unit: str, elliptic: bool = False) -> bool:
     found, asked = identity(word), identity(join_compounds(unit))
     if found is None or asked is None:
         return False
+    other = names().elsewhere.get(word.lower())
+    if found[0] != asked[0] and other is not None and other[0] == asked[0]:
+        found = other  # "pounds" where money is asked: the pound sterling
     if found[0] == asked[0]:
         return found != asked
     top = _numerator(asked)

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from controller.unit_contrast import contrast_instead
-from controller.unit_identifiers import names_quantity as _names_quantity
 from controller.unit_identifiers import suffixed as _suffixed
 from controller.unit_identifiers import suffixed_rival as _suffixed_rival
 from controller.unit_markup import blanked as _blanked
@@ -52,13 +51,21 @@ from controller.unit_names import (
     unit_pattern,
 )
 from controller.unit_names import unit_name as unit_name
+from controller.unit_rivals import CLAUSE_ENDS as _CLAUSE_ENDS
+from controller.unit_rivals import CLAUSE_MARKS as _CLAUSE_MARKS
+from controller.unit_rivals import code_name as _code_name
+from controller.unit_rivals import complement as _complement
+from controller.unit_rivals import conceded as _conceded
+from controller.unit_rivals import contrasted as _contrasted
+from controller.unit_rivals import converted as _converted
+from controller.unit_rivals import displayed as _displayed
+from controller.unit_rivals import qualifying as _qualifying
+from controller.unit_rivals import set_against as _set_against
+from controller.unit_rivals import sign_of_value as _sign_of_value
+from controller.unit_rivals import supposed as _supposed
 from helix.core.negation import Reading, read
 
-_CLAUSE_MARKS = frozenset(",;:—–|")
-_CLAUSE_ENDS = (*_CLAUSE_MARKS, ".", "!", "?", "\n", "(", ")")
-_TARGETS = frozenset({"to", "into"})  # what a value is converted to
 _CORRECTIONS = frozenset({"but"})  # "not X but Y": Y corrects X
-_ARTICLES = frozenset({"a", "an", "the"})
 _REPLY_WORDS = 3  # a reply alone ("A: No.") has at most this many words
 
 
@@ -68,8 +75,10 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int,
     plainly: not denied, not a value ("1 GPa = 1e9 Pa", "about 3 bar"), not a call."""
     previous = ""
     for at, (token, denied) in enumerate(zip(reading.tokens, reading.denied, strict=True)):
-        if (start <= token.start < end and not denied and is_unit_name(token.text, previous)
+        if (start <= token.start < end and not denied
+                and (is_unit_name(token.text, previous) or _complement(reading, at))
                 and rival(token.text, unit) and not is_number(previous)
+                and not _counted(reading, at)
                 and not _code_name(reading, at) and not _supposed(reading, at)
                 and not _contrasted(reading, at, quantity) and not _displayed(reading, at)
                 and not _set_against(reading, at, unit, quantity)
@@ -80,119 +89,11 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int,
     return None
 
 
-def _qualifying(reading: Reading, at: int, unit: str) -> bool:
-    """Token `at` says whose the asked unit is: right before a mention of it ("EUR cents"),
-    or after one and a qualifier ("cents for USD", "cents of a dollar")."""
-    tokens = reading.tokens
-    after = tokens[at + 1] if at + 1 < len(tokens) else None
-    if after is not None and after.sentence == tokens[at].sentence \
-            and same_unit(after.text, unit):
-        return True
-    before = [t for t in tokens[max(0, at - 3):at] if t.sentence == tokens[at].sentence]
-    words = [t.lower for t in before]
-    while words and words[-1] in _ARTICLES:
-        words.pop()
-    return len(words) >= 2 and words[-1] in names().qualifiers and any(
-        same_unit(t.text, unit) for t in before[:len(words) - 1][-1:])
-
-
-def _sign_of_value(reading: Reading, at: int) -> bool:
-    """Token `at` is a sign written before a value ("$12.50", "€5") or a template's
-    placeholder ("${total}"): the value's, or code; no second answer."""
-    token, tokens = reading.tokens[at], reading.tokens
-    if token.text[:1].isalnum() or at + 1 >= len(tokens) or tokens[at + 1].start != token.end:
-        return False
-    return is_number(tokens[at + 1].text) or tokens[at + 1].text == "{"
-
-
-def _contrasted(reading: Reading, at: int, quantity: tuple[str, ...]) -> bool:
-    """Token `at` is in a clause a contrast word opens about another subject ("the request
-    timeout is in ms, while the retry delay is in seconds"): not the quantity, not "it"."""
-    table = names()
-    for n in range(at - 1, -1, -1):
-        token = reading.tokens[n]
-        if token.sentence != reading.tokens[at].sentence:
-            return False
-        if token.lower in table.contrasts:
-            between = reading.tokens[n + 1:at]
-            return bool(between) and not any(t.lower in table.anaphors for t in between) \
-                and not _names_quantity(" ".join(t.text for t in between), quantity)
-    return False
-
-
-def _set_against(reading: Reading, at: int, unit: str, quantity: tuple[str, ...]) -> bool:
-    """Token `at` is in a clause about another subject (not the quantity, not "it") that a
-    rebuttal after a comma sets against a clause stating `unit` ("PDF coordinates are points
-    internally, but every value you pass is in millimetres"): that subject's unit."""
-    tokens, sentence = reading.tokens, reading.tokens[at].sentence
-    before = [t for t in tokens[:at] if t.sentence == sentence]
-    if any(t.lower in names().anaphors for t in before) or _names_quantity(
-            " ".join(t.text for t in before), quantity):
-        return False
-    for n in range(at + 1, len(tokens)):
-        if tokens[n].sentence != sentence:
-            return False
-        if tokens[n].lower in names().rebuttals and tokens[n - 1].text == ",":
-            return any(same_unit(t.text, unit) for t in tokens[n + 1:]
-                       if t.sentence == sentence)
-    return False
-
-
-def _conceded(reading: Reading, at: int) -> bool:
-    """Token `at` is in a phrase a concession opens ("despite what the wiki said about grams"),
-    which runs to its clause's end: what is granted and set aside, no second answer."""
-    words = [t.lower for t in reading.tokens]
-    for n in range(at - 1, -1, -1):
-        token = reading.tokens[n]
-        if token.sentence != reading.tokens[at].sentence or token.text in _CLAUSE_MARKS:
-            return False
-        if any(tuple(words[n:n + len(c)]) == c for c in names().concessions):
-            return True
-    return False
-
-
-def _converted(reading: Reading, at: int) -> bool:
-    """Token `at` follows a verb of converting in its clause, not after "to" ("convert lb with
-    `lb * 0.4536`", "converting the old lb values"): what a value is converted from, no second
-    answer ("the agent converts to MB/s" is what it is converted to)."""
-    for token in reversed(reading.tokens[:at]):
-        if token.sentence != reading.tokens[at].sentence or token.text in _CLAUSE_MARKS \
-                or token.lower in _TARGETS:
-            return False
-        if token.lower in names().converts:
-            return True
-    return False
-
-
-def _code_name(reading: Reading, at: int) -> bool:
-    """Token `at` is a function called, "(" touching it (`math.radians(x)`): not a unit."""
-    after = reading.tokens[at + 1:at + 2]
-    return bool(after) and after[0].text == "(" and after[0].start == reading.tokens[at].end
-
-
-def _supposed(reading: Reading, at: int) -> bool:
-    """The clause of token `at` only supposes it: a modal of the unreal after it ("at these
-    gaps, MPa would give unreadably large numbers")."""
-    for token in reading.tokens[at + 1:]:
-        if token.sentence != reading.tokens[at].sentence or token.text in _CLAUSE_MARKS:
-            return False
-        if token.lower in names().unreal:
-            return True
-    return False
-
-
-def _displayed(reading: Reading, at: int) -> bool:
-    """The clause of token `at` says where it is shown ("the dashboard shows MB/s", "MPa is
-    only used for display"): a unit for display, no second answer."""
-    tokens, sentence = reading.tokens, reading.tokens[at].sentence
-    for step in (-1, 1):
-        n = at + step
-        while 0 <= n < len(tokens) and tokens[n].sentence == sentence \
-                and tokens[n].text not in _CLAUSE_MARKS:
-            if tokens[n].lower in names().display:
-                return True
-            n += step
-    return False
+def _counted(reading: Reading, at: int) -> bool:
+    """Token `at` follows a number in words and an article ("half an inch", "one and a half
+    a ..."): a value, as after a digit, no second answer."""
+    before = [t.lower for t in reading.tokens[max(0, at - 2):at]]
+    return len(before) == 2 and before[1] in ("a", "an") and is_number(before[0])
 
 
 def _bounded(words: list[str]) -> bool:
@@ -239,10 +140,23 @@ def _mentions(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[re.M
         if len(match.group()) == 1 and match.start() and text[match.start() - 1].isdigit() \
                 and after and after.group(1).lower() in table.dimension_nouns:
             continue
+        if _defined(text, match):
+            continue
         out.append(match)
     taken = {m.start() for m in out}
     out += [m for m in _suffixed(text, unit, quantity) if m.start() not in taken]
     return sorted(out, key=lambda m: m.start())
+
+
+def _defined(text: str, match: re.Match[str]) -> bool:
+    """`match` is one of the unit in a definition of a unit by another ("1 mm = 36000 EMU",
+    "1000 mA = 1 A"): an equation of one unit, which says what a unit is worth, not which the
+    quantity is given in."""
+    one = r"(?<![\w.,])1\s*"
+    return bool(re.search(one + r"$", text[:match.start()])
+                and re.match(r"\s*[=≈]\s*[\d.,]+\s*[^\W\d_]", text[match.end():])) or bool(
+        re.search(r"(?<![\w.,])[\d.,]*\d\s*[^\W\d_][^\s=≈]*\s*[=≈]\s*1\s*$",
+                  text[:match.start()]))
 
 
 def _called_unit(text: str, match: re.Match[str]) -> bool:
@@ -346,6 +260,23 @@ def _elliptic(reading: Reading, text: str, quantity: tuple[str, ...]
     return sorted(out, key=lambda e: e[0])
 
 
+def _answered_otherwise(reading: Reading, index: int | None, unit: str) -> bool:
+    """Token `index` is in a question whose reply, the next sentence, names another unit of
+    its dimension and not `unit` ("Q: the gap between labels, mm?\nA: Points."): the reply
+    says no without the word."""
+    if index is None:
+        return False
+    tokens, sentence = reading.tokens, reading.tokens[index].sentence
+    asked = [t for t in tokens if t.sentence == sentence]
+    if not asked or asked[-1].text != "?":
+        return False
+    reply = [(n, t) for n, t in enumerate(tokens) if t.sentence == sentence + 1]
+    previous = [tokens[n - 1].lower if n else "" for n, _ in reply]
+    return not any(same_unit(t.text, unit) for _, t in reply) and any(
+        is_unit_name(t.text, before) and rival(t.text, unit) and not reading.denied[n]
+        for (n, t), before in zip(reply, previous, strict=True))
+
+
 def _unreached(reading: Reading, index: int | None) -> bool:
     return index is not None and bool(reading.reaches) and reading.reaches[index] == 0
 
@@ -400,6 +331,7 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
             if struck is not None:
                 replaced[line] = next((shown(w) for w in WORD.findall(struck)
                                        if rival(w, unit)), None)
+            held = held and not _answered_otherwise(reading, index, unit)
             stated = (held and line not in retracted | foreign
                       and not (sentence in elsewhere and _unreached(reading, index)
                                and not _anaphoric(reading, index, para)))

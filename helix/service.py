@@ -261,6 +261,10 @@ def retrieve(question: str | Question, *, root: Path, config: HelixConfig, clock
                               query_embedder=lazy if _has_embeddings(index) else None,
                               clock=clock, refreshed=report.refreshed, trace=trace,
                               ranker=ranker)
+    if not config.index.mask_secrets:  # an index in clear (its scan's cost measured): masked
+        from helix.synthesis.redact import redact_stored  # here, before a log, session or model
+
+        envelope = redact_stored(envelope)
     controlled = clock.monotonic()
     stop = envelope.clock_stopped
     if stop is not None:

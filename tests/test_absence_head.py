@@ -107,6 +107,28 @@ def test_the_head_decides_a_class_the_rules_misjudge(name: str, start: str, text
     assert judged(None) is not refused  # the rules and the encoder alone
 
 
+# (meaning17) An answer set out as a list under a markdown heading, its items the evidence's
+# values and names, reports no absence (absence_shape `structured` counts only the report
+# lines that say nothing the evidence holds): main's head, which counted every item, refused
+# both; the rules alone accept them.
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "start"), [
+    ("absence_answers_fresh18.json", "## Answer\n\n- Files: `0o640`"),
+    ("absence_answers_fresh15.json", "## Short answer"),
+])
+def test_an_answer_set_out_as_a_list_is_accepted(name: str, start: str) -> None:
+    from helix.core.config import HelixConfig, IndexSettings
+    from helix.synthesis.absence_meaning import AbsenceMeaning
+    from helix.synthesis.contract import NO_EVIDENCE_CLAIM, check_answer
+    from indexers.encoder import query_embedder
+
+    case = _case(name, start)
+    meaning = AbsenceMeaning(query_embedder(IndexSettings()), HelixConfig().synthesis.absence)
+    assert check_answer(case["text"], case["refs"], evidence=case["evidence"], meaning=meaning,
+                        question=case["question"],
+                        head=AbsenceHead.load()).reason != NO_EVIDENCE_CLAIM
+
+
 def test_the_setting_is_chosen_writer_by_writer_and_never_refuses_more() -> None:
     import numpy as np
 

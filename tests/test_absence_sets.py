@@ -205,7 +205,15 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # with fresh16 as a sixteenth writer (the same setting chosen: stack, l2 1, threshold 0.3;
     # held out writer by writer 15 accepted, 50 refused): 10, 37 (fresh14 3/2 -> 2/2, fresh10
     # 2/0 -> 2/2, fresh8 refused 3 -> 4)
-    assert wrong.get(("tune", True), 0) <= 10 and wrong.get(("tune", False), 0) <= 37, wrong
+    # meaning17: fresh18 (writer48; 64 claims, 48 ordinary; held apart, measured by the lead
+    # before and after meaning16: 2 -> 2 accepted, 4 -> 3 refused) joined as measured: 12 of
+    # 1013, 40 of 705; an answer set out as a list of the evidence's values no report
+    # (absence_shape `structured`) and the head retrained with fresh18 as a seventeenth writer
+    # (leave-one-writer-out chose stack, l2 1, threshold 0.35; held out writer by writer 17
+    # accepted, 50 refused; retrained without the change 17 and 51, in sample 15 and 36): 14,
+    # 35 (fresh10 2 -> 3 and fresh14 2 -> 3 accepted; refused fresh15 1 -> 0, fresh18 3 -> 2,
+    # fresh7 1 -> 0, fresh8 4 -> 3, the original set 5 -> 4)
+    assert wrong.get(("tune", True), 0) <= 14 and wrong.get(("tune", False), 0) <= 35, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)

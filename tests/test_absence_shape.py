@@ -49,6 +49,18 @@ def test_a_report_a_question_back_and_a_suggestion_are_read() -> None:
     assert _shape("Looking at the code, three times.")["suggests"] == 0
 
 
+def test_a_list_of_what_the_evidence_holds_is_no_report() -> None:
+    """(meaning17) An answer set out under a heading as a list of values and names of the
+    evidence reports no absence: only the heading and the items that say nothing the evidence
+    holds are report lines (main counted every item: 3 here)."""
+    import math
+
+    listed = "## Answer\n\n- Attempts: 3 (`max_retries`)\n- Bound by `retry_limit`"
+    assert _shape(listed)["structured"] == pytest.approx(math.log1p(1))
+    report = "## Answer\n\n- Searched: both files\n- Not found: the limit"
+    assert _shape(report)["structured"] == pytest.approx(math.log1p(3))
+
+
 @pytest.mark.parametrize(("text", "hedged"), [
     ("The worker doesn't appear to retry at all.", 1),
     ("It does not seem to cap the retries.", 1),

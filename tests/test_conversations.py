@@ -116,8 +116,8 @@ def test_tell_me_more_about_the_first_one_binds_to_the_numbered_item(repo):
 def test_tell_me_more_after_an_answer_binds_to_what_the_answer_led_with(repo):
     talk = Talk(repo)
     talk(Q)  # "The BM25 index is built in `build_bm25_index`, search/bm25.py:42-51"
-    turn = talk("tell me more about that")
-    assert (turn.transition, turn.retrieval) == ("T3", True)
+    turn = talk("tell me more about that")  # the answer selected its lead: T4 on it
+    assert (turn.transition, turn.lane, turn.retrieval) == ("T4", "explain", True)
     assert talk.asked[-1][0] == "explain build_bm25_index"
     assert "Nothing in the repository" not in turn.answer
 
@@ -321,13 +321,15 @@ def test_t6_is_a_root_only_pivot_that_keeps_the_path_scope(repo):
     talk = Talk(repo)
     talk(Q)
     talk("same question but only in tests/")
-    talk("open the first one")
+    opened = talk("open the first one")
     turn = talk("what about the tokenizer?")
     assert (turn.lane, turn.transition, turn.transition_name, turn.retrieval) == (
         "root", "T6", "pivot_root_only_carryover", True)
     assert talk.asked[-1] == ("where is the tokenizer built?", "tests/", None)
     state = talk.state()
-    assert state.selected_object is None and state.root_frame.path_scope == "tests/"
+    # the opened object is dropped (at most the pivot's own answer leads with another)
+    assert state.chosen_object is None and state.root_frame.path_scope == "tests/"
+    assert opened.opened is not None
     assert all(e.path.startswith("tests/") for e in turn.envelope.evidence)
 
 
@@ -528,16 +530,19 @@ def test_a_scope_named_without_its_slash_reruns_the_question(repo, text):
 
 
 def test_who_calls_it_after_an_answer_binds_to_what_the_answer_led_with(repo):
-    """"who calls it?" with nothing opened: the item the last answer led with is selected,
-    the answer says which one, and its callers are listed from the graph (no retrieval)."""
+    """"who calls it?" with nothing opened: a grounded answer selected the item it led with
+    (the one it puts first), so this is a short action on that object (T4): the answer says
+    which one, and its callers are listed from the graph (no retrieval)."""
     talk = Talk(repo)
     first = talk(Q)  # leads with build_bm25_index
     lead = next(i for i in first.shown.items if "build_bm25_index" in i.label)
+    selected = talk.state().selected_object
+    assert selected.from_answer and selected.focus_object_ref.id == lead.target_id
     asked = len(talk.asked)
     turn = talk("who calls it?")
-    assert (turn.lane, turn.transition, turn.intent) == ("selection", "T3", "graph_callers")
+    assert (turn.lane, turn.transition, turn.intent) == ("graph", "T4", "graph_callers")
     assert turn.retrieval is False and len(talk.asked) == asked
-    assert turn.answer.startswith(f"Taking item {lead.index}, build_bm25_index")
+    assert turn.answer.startswith("Taking build_bm25_index (search/bm25.py:42-51)")
     assert "the item the last answer led with" in turn.answer.splitlines()[0]
     assert talk.state().selected_object.focus_object_ref.id == lead.target_id
     assert turn.shown is not None and turn.shown.items  # the callers are the new list

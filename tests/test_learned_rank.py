@@ -185,3 +185,22 @@ def test_idf_shares_do_not_depend_on_the_order_a_set_iterates_in() -> None:
     idf = {1: 1.0, 2: 1e16, 3: -1e16}  # 1 + 1e16 loses the 1 before -1e16 comes
     assert _idf_total(words, idf, 0.0) == 1.0  # type: ignore[arg-type]
     assert _idf_share(words, words, idf, 0.0, 2.0) == 0.5  # type: ignore[arg-type]
+
+
+def test_plain_rows_are_scored_without_testing_each_node(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """Rows without NaN under plain tests (the shipped model's case) take the fast path: each
+    distinct test made once, the exit values read from per-tree tables, summed in tree order;
+    LightGBM's scores bit for bit, one row and many (numpy sums one row pairwise: not used)."""
+    from controller.learned_rank import TreeModel
+
+    text, x = _model(missing=False, rounds=60)
+    model = parse_model(text, NAMES)
+    want = [float(v) for v in _lgb().Booster(model_str=text).predict(x, raw_score=True)]
+
+    def per_node(self: TreeModel, rows: np.ndarray) -> np.ndarray:
+        raise AssertionError("every node tested per tree")
+
+    monkeypatch.setattr(TreeModel, "_goes_right", per_node)
+    assert model.scores(x) == want
+    assert [model.scores(x[n:n + 1])[0] for n in range(40)] == want[:40]

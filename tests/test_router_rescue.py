@@ -30,3 +30,21 @@ def test_a_follow_up_read_at_0_40_is_rescued_but_a_full_question_is_not(
     talk("open the second one")
     turn = talk(text)
     assert (turn.transition, turn.lane) == expected
+
+
+@pytest.mark.parametrize(("text", "confidence", "expected"), [
+    ("where is the tokenizer defined in the search package?", 0.60, ("T1", "root")),
+    ("where is the tokenizer defined in the search package?", 0.85, ("T4", "graph")),
+    ("where is it called from in the search package?", 0.60, ("T4", "graph"))])
+def test_a_full_question_that_never_points_at_the_focus_needs_a_sure_reading(
+        repo: Path, text: str, confidence: float, expected: tuple[str, str]) -> None:
+    """A full question that names neither the opened item nor 'it'/'that' is self-contained
+    (T1), not a short action on the selected object (T4): read as 'callers' above
+    router_rescue (0.45) but below router_phrase (0.8) it stays the rules' new question; a
+    sure reading, or the same question pointing at the item with 'it', is acted on. The first
+    case fails on main (a graph question on the opened item)."""
+    talk = ReaderTalk(repo, fixed("callers", confidence, "new_question", 0.30, on=text))
+    talk(Q)
+    talk("open the second one")
+    turn = talk(text)
+    assert (turn.transition, turn.lane) == expected

@@ -92,8 +92,9 @@ def test_open_it_after_a_semantic_answer_opens_what_it_explained(retry_repo):
 
 def test_a_packed_semantic_clarifier_sets_pending_clarifier_type(retry_repo):
     talk = Talk(retry_repo)
-    talk(ASKED)
-    turn = talk("what does it mean?")  # nothing opened, no name: one packed clarifier
+    # nothing answered or opened yet and no name: one packed clarifier (after a grounded answer
+    # "it" is the item the answer led with: tests/test_answer_lead.py)
+    turn = talk("what does it mean?")
     assert (turn.lane, turn.answer_mode) == ("semantic", "clarify")
     state = talk.state()
     assert state.pending_clarifier_type == "missing_slot"

@@ -307,7 +307,7 @@ def test_failed_write_leaves_no_partial_turn(repo, monkeypatch):
     monkeypatch.setattr("helix.session.store.insert_events", eventlog.insert_events)
     db = open_db()
     record = get_session(db, "s")
-    assert record is not None and record.turn_count == 1 and record.state.selected_object is None
+    assert record is not None and record.turn_count == 1 and record.state.chosen_object is None
     assert len(load_turns(db, record.id)) == 1
     assert talk("open the second one").turn_id == 2
 

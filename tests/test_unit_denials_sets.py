@@ -72,15 +72,14 @@ LEFT = {"You can't pass tile pressure in any unit but GPa.",
 # (meaning15) fresh16 (a length in mm), measured held apart by the lead before and after
 # meaning14 with 4 statements missed and 6 -> 5 denials confirmed, now a tune set: left as
 # measured at the rotation; meaning15 reads two of the denials (pint's units, "points", "dots":
-# controller/units_library.toml, tests/test_unit_library.py)
+# controller/units_library.toml, tests/test_unit_library.py); meaning17 reads "MARGIN_MM = 12.7
+# # half an inch, expressed in mm" (a unit after a number in words and an article is a value)
 LEFT |= {"Die Ränder werden in Millimetern angegeben.",
          "Toutes les cotes sont en millimètres.",
-         "MARGIN_MM = 12.7  # half an inch, expressed in mm",
          "#define NOZZLE_DIA_MM 0.4f  // don't change without recalibrating"}
-CONFIRMED_LEFT = {
-    "Warning: although the UI shows mm, the stored `depth` value is in micrometres.",
-    "Q: the gap between labels, mm?\nA: Points. Always points.",
-    "Corner radius: EMU (English Metric Units), not mm. 1 mm = 36000 EMU."}
+# meaning17 reads its three confirmed denials (a fronted contrast clause, a question answered
+# in another unit, a unit's definition: tests/test_unit_structure17.py)
+CONFIRMED_LEFT: set[str] = set()
 # (meaning16) fresh17 (a monetary amount in cents), measured held apart by the lead before and
 # after meaning15 with 5 statements missed and 6 -> 6 denials confirmed (no unit of money in
 # the vocabulary), now a tune set: meaning16 reads all but one (units of money,
@@ -88,6 +87,9 @@ CONFIRMED_LEFT = {
 # a value or saying whose the cent is: tests/test_unit_money.py); left: a constant named after
 # the unit alone, not the quantity
 LEFT |= {"#define MAX_CHARGE_CENTS 50000  /* $500.00 */"}
+# (meaning17) fresh18 (an electric current in mA), measured held apart by the lead before and
+# after meaning16 with 0 statements missed and 1 -> 1 denial confirmed, now a tune set:
+# meaning17 reads the denial (a one-letter unit after "is" ending its clause)
 
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:

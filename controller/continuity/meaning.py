@@ -154,7 +154,8 @@ def _state_flags(t: Turn) -> dict[str, bool]:
         "has_answer": state.answer_context_state is not None, "has_list": active is not None,
         "list_options": active is not None and active.kind == "options",
         "list_graph": active is not None and active.kind in ("callers", "tests"),
-        "has_focus": state.selected_object is not None,
+        # an object the user chose or opened (an answer's lead is read as before: no focus)
+        "has_focus": state.chosen_object is not None,
         "pending_sense": pending is not None and state.clarification_state is not None
         and expected.startswith("selection:"),
         "pending_offer": expected == "boolean",
@@ -180,7 +181,7 @@ def _exact_flags(t: Turn) -> dict[str, bool]:
               for i in (active.items if active else ())]
     idents = [m.group(0).strip("`()").lower() for m in _IDENT.finditer(text)]
     paths = [m.group(0).lower() for m in _PATH.finditer(text)]
-    focus = state.selected_object.focus_object_ref if state.selected_object else None
+    focus = state.chosen_object.focus_object_ref if state.chosen_object else None
     focus_names = {x.lower() for x in (focus.symbol, focus.label) if x} if focus else set()
     content = {w for w in _words(t.body) if len(w) > 3}
     n_words = len(text.split())

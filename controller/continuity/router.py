@@ -51,16 +51,19 @@ from collections.abc import Sequence
 
 from controller.continuity import phrases as say
 from controller.continuity.focus import TurnSummary, resolve_focus
+from controller.continuity.item_names import MIN_NAME_CHARS, focus_named, message_tokens
 from controller.continuity.meaning import MEANINGS, Reader, features, meaning_of, said
 from controller.continuity.pending import match_pending_turn, normalize, strip_filler
 from controller.continuity.readings import names_focus, plan_for
 from controller.continuity.rules import RULES, gate
 from controller.continuity.spelling import respelled
-from controller.continuity.state import ContinuityState
+from controller.continuity.state import ContinuityState, TargetRef
 from controller.continuity.transitions import prior_state_ok
 from controller.continuity.turn_plan import Reading, Turn, TurnPlan
 from controller.continuity.wording import pivot_question
+from controller.route import route_question
 from helix.core.config import ContinuitySettings
+from helix.core.policy import RoutingPolicy
 
 FOLLOW_UP_WORDS_MAX = 4  # a message this short after an answer looks like a follow-up
 # a message that opens with one of these continues the conversation ("and what about X?")
@@ -207,12 +210,18 @@ def _acted_on(t: Turn, reading: Reading, rules: str, exact: bool = True) -> Turn
     it is not meant; readings that would do the same ("which tests cover it" / "who calls
     it": one graph follow-up on the object) add up. None: the rules' reading stands."""
     s = t.settings
-    bar = s.router_rescue if rules in ("new_question", "boundary") else (
+    base = s.router_rescue if rules in ("new_question", "boundary") else (
         s.router_override if exact else s.router_phrase)
     if rules in ("new_question", "boundary") and not _asks_in_full(t):
-        bar = min(bar, RESCUE_NOT_ASKED)
+        base = min(base, RESCUE_NOT_ASKED)
+
+    def bar(plan: TurnPlan) -> float:
+        if rules == "new_question" and _unpointed_focus_action(t, plan):
+            return max(base, s.router_phrase)
+        return base
+
     first = plan_for(reading.meaning, t, reading)
-    if first is not None and reading.confidence >= bar:
+    if first is not None and reading.confidence >= bar(first):
         return first
     readings = ((reading.meaning, reading.confidence), *reading.alternatives)
     plans = [(readings[0][0], readings[0][1], first), *(
@@ -225,8 +234,34 @@ def _acted_on(t: Turn, reading: Reading, rules: str, exact: bool = True) -> Turn
             continue
         same = sum(q for n, q, other in plans if n != m and other is not None
                    and _same_action(other, plan))
-        return plan if (p + same) / left >= bar else None
+        return plan if (p + same) / left >= bar(plan) else None
     return None
+
+
+def _unpointed_focus_action(t: Turn, plan: TurnPlan | None) -> bool:
+    """A plan acting on the object in focus (T4 graph / explain, T5 show again) for a message
+    that asks in full (`_asks_in_full`) where something is defined or found (the controller's
+    `location` route, no action named) and never points at that object: no pronoun or "that"
+    (focus-context-pending-state, step 4), not its name nor its file's stem. Such a message
+    locates another thing: a new root question (T1: it "must not inherit stale
+    focus_object"), not a short action on the selected object (T4: its relations, its
+    explanation) nor a pronoun follow-up (T5); read as one only when the reading is as sure
+    as against a rule's phrase (`router_phrase`)."""
+    target = t.focused()
+    if plan is None or target is None or plan.target is None or plan.target.id != target.id \
+            or not _asks_in_full(t):
+        return False
+    if t.focus.pronoun_hint is not None or say.DEICTIC.search(t.body) or focus_named(t) \
+            or names_focus(t) or _file_stem(target) in message_tokens(t.text):
+        return False
+    route = route_question(t.text, routing=RoutingPolicy())
+    return route.intent.route == "location" and route.action is None
+
+
+def _file_stem(target: TargetRef) -> str:
+    """The focused object's file by its stem ("bm25" for search/bm25.py): a name for it."""
+    stem = (target.path or "").rsplit("/", 1)[-1].split(".", 1)[0].lower()
+    return stem if len(stem) >= MIN_NAME_CHARS else "\0"
 
 
 def _asks_in_full(t: Turn) -> bool:

@@ -18,6 +18,7 @@ from controller.continuity.wording import entity_in_scope, gate_sentence, pivot_
 from helix.core.english import SCOPE_LIMITERS, SCOPE_PREPOSITIONS, word_alternation
 
 _SENSE_PREFIX = "sense:"
+_AGAIN = re.compile(r"\b(?:again|same)\b")  # "open it again": the object shown before
 Matcher = Callable[[Turn], TurnPlan | None]
 
 
@@ -243,6 +244,14 @@ def selection(t: Turn) -> TurnPlan | None:
             pool, index = explained
             return t.plan("explicit_selected_object_drilldown", "selection", "select_item",
                           f"pronoun -> what the last answer explained (item {index})",
+                          option_set_id=pool.id, choice_index=index,
+                          selection_text=f"open {index}", followup_clause=t.clause,
+                          disabled=not t.settings.selection_lane)
+        lead = t.lead_item() if t.answer_lead() and not _AGAIN.search(rest) else None
+        if lead is not None:  # "open it" after an answer: its lead, opened the first time
+            pool, index = lead
+            return t.plan("explicit_selected_object_drilldown", "selection", "select_item",
+                          f"pronoun -> what the last answer led with (item {index})",
                           option_set_id=pool.id, choice_index=index,
                           selection_text=f"open {index}", followup_clause=t.clause,
                           disabled=not t.settings.selection_lane)

@@ -158,14 +158,25 @@ class RootFrameState(_Owned):
     frame_status: FrameStatus = "active"
 
 
+# `compatible_route_family` of the object a grounded root answer led with: selected by the
+# answer (the one item it puts first), not yet chosen or opened by the user
+ANSWER_LEAD_FAMILY = "answer"
+
+
 class SelectedObjectFrameState(_Owned):
     focus_object_ref: TargetRef
     focus_object_kind: TargetKind
     source_result_set_id: str | None
-    compatible_route_family: str  # "object" (span/symbol actions), "file", "section"
+    # "object" (span/symbol actions), "file", "section"; ANSWER_LEAD_FAMILY: the answer's lead
+    compatible_route_family: str
     provenance_bundle_ref: str | None  # option-set id the object was chosen from
     temporal_ceiling: str  # revision of the root frame it came from
     frame_status: FrameStatus = "active"
+
+    @property
+    def from_answer(self) -> bool:
+        """Selected by a root answer (its lead), not chosen or opened by the user."""
+        return self.compatible_route_family == ANSWER_LEAD_FAMILY
 
 
 class MetaFrameState(_Owned):
@@ -328,6 +339,12 @@ class ContinuityState(_Owned):
     @property
     def selected_object(self) -> SelectedObjectFrameState | None:
         return self.address_navigation_state.selected_object
+
+    @property
+    def chosen_object(self) -> SelectedObjectFrameState | None:
+        """The selected object when the user chose or opened it (not an answer's lead)."""
+        selected = self.address_navigation_state.selected_object
+        return None if selected is None or selected.from_answer else selected
 
     def option_set(self, option_set_id: str) -> OptionSet | None:
         for option_set in self.option_sets:

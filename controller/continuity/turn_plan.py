@@ -134,6 +134,12 @@ class Turn:
         selected = self.state.selected_object
         return selected.focus_object_ref if selected else None
 
+    def answer_lead(self) -> bool:
+        """The object "it" means is the one the last answer led with (not chosen or opened)."""
+        selected = self.state.selected_object
+        return self.focus.source != "reply_anchor" and selected is not None \
+            and selected.from_answer
+
     def lead_item(self) -> tuple[OptionSet, int] | None:
         """(active list, index) of the item the last answer led with, when it is listed."""
         pool = self.pool()

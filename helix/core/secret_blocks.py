@@ -231,6 +231,11 @@ def _xml(text: str) -> Iterator[Found]:
             if end == -1:
                 continue
             start, after = at, end
+            if not text[at:end].strip() and text[end:end + 7].lower() == "<value>":
+                found = _child_value(text, end + 7, limit, strength)
+                if found is not None:  # <Password><Value>X</Value> (Windows' unattend.xml)
+                    yield found
+                continue
         if text.count("\n", at, after) > CONTEXT_AFTER:
             continue
         rest = after
@@ -245,6 +250,19 @@ def _xml(text: str) -> Iterator[Found]:
         if value and not any(c in value for c in "\n\r") and quoted_ok(braced, strength):
             begin = start + inner.index(value)
             yield Found(begin, begin + len(value), "xml_secret")
+
+
+def _child_value(text: str, at: int, limit: int, strength: str) -> Found | None:
+    """The text of a `<Value>` element opening right before `at`, when it reads as a secret
+    under its parent's name."""
+    close = text.find("</", at, limit)
+    if close == -1 or text[close:close + 8].lower() != "</value>" or "\n" in text[at:close]:
+        return None
+    value = text[at:close].strip()
+    if not value or not quoted_ok(value, strength):
+        return None
+    begin = at + text[at:close].index(value)
+    return Found(begin, begin + len(value), "xml_secret")
 
 
 def _pair_value(text: str, start: int, end: int, strength: str) -> Found | None:
@@ -311,8 +329,46 @@ def _pair_before(text: str, line_start: int, strength: str) -> Found | None:
     return None
 
 
+# a block of settings opened under a name that says its entries are secrets (HCL's `tokens {`,
+# `credentials = {`), and its entries `name = "X"` on the lines below
+_SECRET_BLOCK = re.compile(r"^[ \t]*([A-Za-z_][\w\-]{0,79})[ \t]*=?[ \t]*\{[ \t]*\r?$", re.M)
+_BLOCK_ENTRY = re.compile(r"[ \t]*[A-Za-z_][\w\-]{0,79}[ \t]*=[ \t]*\"([^\"\n]{1,4096})\"[ \t]*\r?")
+_SECRET_PLURALS = frozenset({"tokens", "secrets", "credentials", "passwords"})
+
+
+def _names_secrets(name: str) -> bool:
+    parts = name.replace("-", "_").lower().split("_")
+    return parts[-1] in _SECRET_PLURALS or name_strength(name) in ("strong", "weak")
+
+
+def secret_block_opener(line: str) -> bool:
+    """The line opens a block of secrets (`tokens {`): its entries below are read."""
+    match = _SECRET_BLOCK.fullmatch(line.rstrip("\n"))
+    return match is not None and _names_secrets(match.group(1))
+
+
+_BRACE_ENDS = re.compile(r"\{[ \t]*\r?$", re.M)  # a line ending in `{`: where a block opens
+
+
+def _secret_blocks(text: str) -> Iterator[Found]:
+    for brace in _BRACE_ENDS.finditer(text):
+        match = _SECRET_BLOCK.fullmatch(text, text.rfind("\n", 0, brace.start()) + 1,
+                                        brace.end())
+        if match is None or not _names_secrets(match.group(1)):
+            continue
+        for start, end in _lines(text, match.end(), CONTEXT_AFTER):
+            entry = _BLOCK_ENTRY.fullmatch(text, start, end)
+            if entry is None:
+                break  # the block's end, or what is not an entry
+            value = entry.group(1)
+            if random_token(value) and not placeholder(value, quoted=True):
+                yield Found(entry.start(1), entry.end(1), "assignment")
+
+
 def block_findings(text: str) -> list[Found]:
     found: list[Found] = []
+    if "{" in text:
+        found += _secret_blocks(text)
     if ":" in text or "=" in text:
         found += _yaml(text)
     if "[" in text:

@@ -1,6 +1,7 @@
 """A literal a secret name holds with no assignment operator between them:
 
-- a config directive opening its line, `name "X";` (nginx, redis, Ruby and Chef DSLs);
+- a config directive opening its line, `name "X";` (nginx, redis, Ruby and Chef DSLs), and
+  a C macro's value, `#define WIFI_PASS "X"` (the macro is a constant's declaration);
 - a value set on the object the name is, `secret.assign("X", n)`, `password.set("X")`;
 - a getter returning it, `getApiToken() { return "X" }`, `def get_secret(self): return "X"`,
   Kotlin's `fun getToken() = "X"`;
@@ -26,6 +27,7 @@ _GETTER = re.compile(r"[ \t]*\([ \t]*(?:self|this)?[ \t]*\)[^\n{:=(]{0,60}?"
                      rf"(?:[{{:][ \t]*return[ \t]+|=[ \t]*){_LITERAL}")
 _INIT = re.compile(rf"\([ \t]*{_LITERAL}[ \t]*\)[ \t]*[;,]")
 _TYPE_BEFORE = re.compile(r"(?:^|[ \t;{(])([\w:<>*&]+)[ \t]+$")
+_DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+")  # C's `#define NAME "X"`: the name is set
 _SETTERS = (".assign", ".setValue", ".set_value", ".set")
 _NOT_TYPES = frozenset({"return", "new", "throw", "yield", "await", "print", "echo", "else",
                         "case", "in", "not", "and", "or", "delete", "typeof", "def", "fn",
@@ -36,7 +38,7 @@ class Held(NamedTuple):
     start: int
     end: int
     name: str  # the name the literal is held by (a setter's object, a getter's name)
-    form: str  # "directive", "setter", "getter", "init" or "call"
+    form: str  # "directive", "define", "setter", "getter", "init" or "call"
 
 
 _SETTER_PREFIX = re.compile(r"(?:set|with|use)(?=[A-Z_])|(?:Set|With|Use)(?=[A-Z])")
@@ -96,6 +98,8 @@ def held_literal(text: str, name_start: int, name_end: int) -> Held | None:
         match, form = _GETTER.match(text, name_end), "getter"
     elif not _head(text, name_start).strip():
         match, form = _DIRECTIVE.match(text, name_end), "directive"
+    elif _DEFINE.fullmatch(_head(text, name_start)):
+        match, form = _DIRECTIVE.match(text, name_end), "define"
     else:
         return None
     if match is None:

@@ -22,9 +22,11 @@ from helix.core.secret_gates import (
     shannon_entropy,
 )
 
+# (an OpenVPN static key, `tls-auth`'s shared secret, is a private key block too)
 _PEM_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|SEED)-----|"
-                        r"PuTTY-User-Key-File-\d")
-_PEM_END = re.compile(r"-----END[A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|SEED)-----")
+                        r"PuTTY-User-Key-File-\d|-----BEGIN OpenVPN Static key V1-----")
+_PEM_END = re.compile(r"-----END[A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|SEED)-----|"
+                      r"-----END OpenVPN Static key V1-----")
 # a PEM block in base64 on one line (kubeconfig's `client-key-data`, a k8s Secret's `tls.key`)
 _ENCODED_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}")
 ENCODED_HEAD = 64  # characters of it decoded to read the block's kind

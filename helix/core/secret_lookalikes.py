@@ -4,7 +4,8 @@ lookalikes, by class):
 - base64 whose bytes open with a media file's magic (PNG, JPEG, GIF, RIFF/WebP, PDF, Ogg,
   WOFF): a file's data, not a key;
 - a typed object ID: its type's prefix abbreviates the name it is assigned to (`"price":
-  "price_1a4X..."`, `"payment_intent": "pi_3Zk..."`), the name no secret's;
+  "price_1a4X..."`, `"payment_intent": "pi_3Zk..."`), or that name is an ID's (`"id":
+  "evt_1P8d..."`), the name no secret's;
 - a private key block with no body (`"-----BEGIN PRIVATE KEY-----"` as a constant): a marker;
 - a token right after a publishable key's prefix (`pk.eyJ...`): public by design.
 
@@ -55,6 +56,8 @@ def typed_id(value: str, before: str) -> bool:
     parts = segments(name)
     if not parts or name_strength(name) is not None:
         return False
+    if parts[-1] == "id":  # `"id": "evt_1P8d..."`, `"customer_id": "cus_..."`: an object's ID
+        return True
     prefix = match.group(1)
     flat = "".join(parts)
     return flat.startswith(prefix) or "".join(p[0] for p in parts) == prefix

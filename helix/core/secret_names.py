@@ -17,7 +17,11 @@ __all__ = ["META_SUFFIXES", "name_strength", "segments"]
 _STRONG = ("password", "passwd", "passphrase", "secret", "credential", "apikey", "accesskey",
            "privatekey", "authtoken", "accesstoken", "refreshtoken", "signingkey", "sessionkey",
            "encryptionkey", "masterkey", "clientsecret", "webhooksecret", "storepass", "keypass",
-           "dbpass", "storepassword", "presharedkey", "requirepass", "masterauth")
+           "dbpass", "storepassword", "presharedkey", "requirepass", "masterauth",
+           "erlangcookie")  # RabbitMQ's cluster secret
+# Names a vendor gives its issued key (Etsy's `keystring`, Honeycomb's `x-honeycomb-team`
+# header): a key when the value reads random
+_KEYED_ENDINGS = ("keystring", "honeycombteam")
 # Whole segments that say so (a segment is a snake/kebab/dotted/camel part of the name).
 _STRONG_SEGMENTS = frozenset({"pwd", "pass", "pw", "passwd", "password", "passwords",
                               "secret", "secrets", "passphrase", "credentials", "credential",
@@ -65,6 +69,8 @@ META_SUFFIXES = frozenset({
     "mapping", "list", "dict", "set", "table", "db", "model", "schema", "generator", "service",
     "server", "client", "request", "response", "number", "num", "state", "status", "color",
     "colour", "arn", "ref", "reference", "version", "icon", "fingerprint", "checksum", "digest",
+    "ssid", "host", "hostname", "port", "user", "username", "email",  # SECRET_SSID, SECRET_USER
+    "rotation",  # apiKeyRotation: a feature's name
 })
 # Bundler's credentials for a gem server, by its host (`BUNDLE_GEMS__EXAMPLE__COM=user:pw`:
 # dots as `__`), apart from its settings keyed by a gem or a URL the same way
@@ -134,7 +140,7 @@ def name_strength(name: str) -> str | None:
         return "weak"
     if len(parts) > 1 and parts[-1] in ("key", "keys") and parts[-2] not in _KEY_NOT_SECRET:
         return "keyed"  # stripe_key, MAILGUN_KEY: a vendor's key when its value reads random
-    if parts == ["key"]:
+    if parts == ["key"] or flat.endswith(_KEYED_ENDINGS):
         return "keyed"  # `Key=...`, `new relic user key = '...'`: the same test of the value
     if parts[-1] == "login" or (parts[-1] == "pat" and len(parts) > 1):
         return "keyed"  # sonar.login, ASANA_PAT (a personal access token): when it reads issued

@@ -38,7 +38,9 @@ _WEBHOOK = re.compile(
     r"oapi\.dingtalk\.com/robot/send\?access_token=|qyapi\.weixin\.qq\.com/cgi-bin/webhook/send\?key=|"
     r"maker\.ifttt\.com/(?:trigger/[\w\-]{1,80}/(?:json/)?with/)?key/|"
     r"logs-\d{1,3}\.loggly\.com/(?:inputs|bulk)/|hc-ping\.com/|"
-    r"[\w.\-]+/(?:api/)?(?:webhooks?|hooks)/)([A-Za-z0-9_\-/.%=+:@]{8,4096})"
+    r"hook\.(?:[a-z0-9]{2,6}\.)?(?:make|integromat)\.com/|[\w.\-]+/api/push/|"
+    r"[\w.\-]+/(?:api/)?(?:webhooks?|hooks)/)([A-Za-z0-9_\-/.%=+:@]{8,4096}"
+    r"(?:\?[A-Za-z0-9_\-/.%=+:@&]{1,4096})?)"
     r"|(?<![\w.])((?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/"
     r"[A-Za-z0-9_\-/]{8,4096})")
 _CURL_USER = re.compile(r"(?:^|\s)(?:-u|--user|--proxy-user|-U)(?:[ \t]+|=)([\"']?)"

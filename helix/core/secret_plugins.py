@@ -77,6 +77,9 @@ _ENVELOPE = re.compile(r"ENC\[[A-Z0-9_]{1,20},[^\]\s]*$")
 # a wallet's or age's public recipient (bech32: lower case letters and digits after `1`)
 _BECH32_PUBLIC = re.compile(
     r"(?:" + word_alternation(_BECH32_PREFIXES) + r")1[02-9ac-hj-np-z]{38,90}")
+# an IPFS content identifier (CIDv0 `Qm` + 44 base58, CIDv1 base32 `baf...`), after `ipfs://`
+# or alone in a pin list: a hash of public content, no key
+_CONTENT_ID = re.compile(r"/{0,2}(?:Qm[1-9A-HJ-NP-Za-km-z]{44}|baf[a-z2-7]{56})")
 MAX_SORTED_RUNS = 3  # an alphabet (`ABC...XYZ234567`) runs in order; a random value does not
 MIN_READABLE = 0.95  # printable share of a base64 value decoded: encoded text, not a key
 _SECRET_WORDS = (b"private", b"secret", b"password", b"token", b"credential", b"apikey",
@@ -258,6 +261,9 @@ def format_findings(text: str, kinds: Iterable[str] | None = None) -> Iterator[F
             yield Finding(start, end, kind)
 
 
+_QUERY_NAME = re.compile(r"[?&][\w.\-]{1,80}=$")  # a URL query parameter's name, its value next
+
+
 def _keyword_findings(line: str) -> Iterator[Finding]:
     """detect-secrets' keyword detector on one line."""
     p = _plugins()
@@ -269,6 +275,11 @@ def _keyword_findings(line: str) -> Iterator[Finding]:
                     continue
                 for start in _occurrences(line, value):
                     end = start + len(value)
+                    if "&" in value and _QUERY_NAME.search(line, 0, start) is not None:
+                        end = start + value.index("&")  # `?secret=X&issuer=Y`: X alone
+                        value = line[start:end]
+                        if not value:
+                            continue
                     if MANAGER_REFERENCE.search(_token_at(line, start, end)):
                         continue  # a part of `arn:aws:secretsmanager:...`: where it is kept
                     quoted = _quoted_at(line, start, end)
@@ -341,7 +352,8 @@ def public_value(value: str, before: str) -> bool:
     if (_PUBLIC_BEFORE.search(before[-48:]) is not None or _sorted_runs(value)
             or ("ENC[" in before and _ENVELOPE.search(before) is not None)
             or media_base64(value) or typed_id(value, before)
-            or _BECH32_PUBLIC.fullmatch(value) is not None or _encoded_text(value)):
+            or _BECH32_PUBLIC.fullmatch(value) is not None or _encoded_text(value)
+            or _CONTENT_ID.fullmatch(value) is not None):
         return True
     if value.startswith("LS0tLS1CRUdJTi"):  # a PEM block in base64: a certificate's is public
         return b"PRIVATE" not in encoded_pem(value) and b"SEED" not in encoded_pem(value)

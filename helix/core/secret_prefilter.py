@@ -23,7 +23,7 @@ from functools import cache, lru_cache
 
 import re2
 
-from helix.core.secret_blocks import YAML_KEY
+from helix.core.secret_blocks import YAML_KEY, secret_block_opener
 from helix.core.secret_calls import CALL_TRIGGER
 from helix.core.secret_commands import programs
 from helix.core.secret_gates import (
@@ -60,6 +60,8 @@ NAMED = ("structure", "blocks", "shapes", "lines", "regex")
 _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (KEYWORDS, NAMED),
     (BARE_KEY, ("structure",)),
+    # names that hold a secret without a secret word in them
+    (r"(?i)erlang[_.\-]?cookie|honeycomb-team|keystring", ("structure",)),
     (r"(?i)cl(?:oudant|ou)?[_-]?(?:api)?(?:key|pwd|pw|pass|token)|cloudant\.com",
      ("format:cloudant_key",)),
     (r"(?i)secret[-_]?(?:access)?[-_]?key", ("format:ibm_cos_hmac_key",)),
@@ -84,18 +86,23 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"xox", ("regex", "format:slack_token")),
     (r"hooks\.", ("regex", "format:slack_token", "structure")),
     (r"AIza", ("regex",)),
+    (r"pat[A-Za-z0-9]{14}\.", ("regex",)),  # an Airtable token
     (r"[0-9]{15}\|", ("regex",)),
     (r"eyJ", ("regex", "format:jwt")),
     (r"(?i)mysql|mariadb|sshpass|mongo|redis-cli|htpasswd", ("regex", "structure")),
     (r"(?:^|\s)(?:-u|--user|--proxy-user|-U|-p)(?:\S|\s)", ("structure",)),
     (r"(?i)[?&;]code=|webhook|chat\.googleapis\.com|api\.telegram\.org/bot|discord|"
-     r"open-apis/bot|dingtalk|qyapi\.weixin|ifttt\.com|loggly\.com|hc-ping\.com|/hooks/",
+     r"open-apis/bot|dingtalk|qyapi\.weixin|ifttt\.com|loggly\.com|hc-ping\.com|/hooks/|"
+     r"(?:make|integromat)\.com/|/api/push/",
      ("structure",)),
     (r"\t(?:TRUE|FALSE)\t", ("shapes",)),  # a cookie jar's line
+    (r"(?i)logon|zugang|anmeldung|identifiant|acceso|acesso", ("shapes",)),  # a login's word
+    (r"accès|Accès|ACCÈS", ("shapes",)),  # (outside ASCII: its cases spelled out)
     # a user name that may be an API key beside its secret (`secret_shapes._paired_users`)
     # (case spelled out and a short run: the plain set's DFA, not the counted one's)
     (r"[Uu][Ss][Ee][Rr](?:[Nn][Aa][Mm][Ee])?[\"']?[ \t]*[:=][ \t]*[\"']?[A-Z0-9]{8}",
      ("shapes",)),
+    (r"_pw_set[ \t]*\(", ("shapes",)),  # a client's user and password set (MQTT)
     (CALL_TRIGGER, ("shapes",)),  # a call opening a client, a literal among its arguments
     (r"\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}", ("regex",)),  # an Ably key
     (r"LS0tLS1CRUdJTi", ("keys",)),  # a PEM block in base64 (a kubeconfig's key data)
@@ -110,7 +117,8 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"(?m)^[ \t]*[\w.*\-\[\]]+:(?:\d{1,5}|\*):[\w.*\-]+:[\w.*\-@]+:\S", ("shapes",)),
     (r"(?i)jdbc:oracle:|@(?:tcp|unix|udp)\(", ("shapes",)),
 )
-_KEY_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]*(?:PRIVATE KEY|SEED)|PuTTY-User-Key-File")
+_KEY_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]*(?:PRIVATE KEY|SEED)|PuTTY-User-Key-File|"
+                        r"-----BEGIN OpenVPN Static key")
 _KEY_LINE = re.compile(r"[ \t]*(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z][A-Za-z\-]*: [^\n]*|-----END[^\n]*)?"
                        r"[ \t]*\r?")
 # A trigger line that opens a value the next lines hold: a YAML/JSON/INI key with nothing after
@@ -171,6 +179,12 @@ def _triggers() -> _Triggers:
     others = sorted(set(prefixes()) - starts, key=len, reverse=True)
     entries.append((r"\b(?:" + "|".join(re.escape(p) for p in words) + ")|"
                     + "|".join(re.escape(p) for p in others), ("tokens",)))
+    # prose naming a secret in another language (`mot de passe :`, `パスワード:`), its cases
+    # spelled out: a case-blind set of words outside ASCII outgrows the DFA's cache
+    foreign = sorted({form for n in rules().prose_names if re.search(KEYWORDS, n) is None
+                      for form in (n, n.capitalize(), n.title(), n.upper())})
+    if foreign:
+        entries.append(("|".join(re.escape(n) for n in foreign), ("shapes",)))
     names = "|".join(re.escape(p) for p in sorted(programs(), key=len, reverse=True))
     entries.append((rf"(?:^|[\s/(`'\"|;&])(?:{names})(?:\.exe)?[ \t]", ("commands",)))
     # Three sets: a DFA for the long counted runs (`{20,}`), one for the case-blind words and
@@ -301,6 +315,8 @@ def _context(line: str) -> tuple[int, int]:
     last = line.rstrip()[-1:]
     if (last.isalnum() or last in ")];}.!?%*`&$@~^_") and not _pair_hint(line):
         return 0, 0  # a line that neither opens a value nor names a pair (most of them)
+    if last == "{" and secret_block_opener(line):
+        return 0, CONTEXT_AFTER  # `tokens {`: its entries on the lines below
     pair = _PAIR_MARKER.search(line) is not None
     before = CONTEXT_BEFORE if pair else 0
     if pair or _OPENS.search(line) or YAML_KEY.fullmatch(line.rstrip("\r")):

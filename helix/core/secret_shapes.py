@@ -60,7 +60,12 @@ _ENV_SPACED = re.compile(r"^[ \t]*(?:ENV|set[ \t]+-[a-zA-Z]+|setenv)[ \t]+([A-Za
 _SET_PASSWORD = re.compile(r"(?i)\bset[ \t]+password[ \t]+(?:for[ \t]+[^=\n]{1,200}?)?=[ \t]*"
                            r"(?:password[ \t]*\([ \t]*)?(['\"])([^'\"\n]{1,4096})\1")
 _CREDENTIAL_CALL = re.compile(
-    r"(?i)(?:auth|login|credentials?)\w*[ \t]*(?:=[ \t]*)?\([ \t]*([\"'])([^\"'\n]{1,200})\1"
+    r"(?i)(?:(?:auth|login|credentials?)(?:\w*|\.basic)|_pw_set)[ \t]*(?:=[ \t]*)?\([ \t]*"
+    r"([\"'])([^\"'\n]{1,200})\1[ \t]*,[ \t]*([\"'])([^\"'\n]{1,4096})\3")
+# a database's connect call given its address, a user and the password, all three literals
+# (Perl's `DBI->connect("DBI:mysql:...", "u", "X")`, PHP's `mysqli_connect("h", "u", "X")`)
+_DSN_CONNECT = re.compile(
+    r"(?i)connect[ \t]*\([ \t]*([\"'])[^\"'\n]{1,400}\1[ \t]*,[ \t]*([\"'])[\w.@\-]{1,80}\2"
     r"[ \t]*,[ \t]*([\"'])([^\"'\n]{1,4096})\3")
 # a call (a name right before its parenthesis: not a tuple), at most two arguments before
 _NAMED_ARGUMENT = re.compile(  # the parenthesis first: a literal the search skips to
@@ -84,12 +89,15 @@ _QUALIFIERS = ("for", "to", "of", "on", "at")
 
 @cache
 def _prose() -> re.Pattern[str]:
-    names = "|".join(re.escape(n).replace(r"\ ", "[ \t]+") for n in rules().prose_names)
-    return re.compile(rf"(?i)\b(?:{names})s?\b"
+    # a name in a script without spaces between words (パスワード, 密码) may follow a word
+    names = "|".join((r"\b" if n[0].isascii() else "") + re.escape(n).replace(r"\ ", "[ \t]+")
+                     for n in rules().prose_names)
+    return re.compile(rf"(?i)(?:{names})s?\b"
                       r"((?:[ \t]+(?:" + word_alternation(_QUALIFIERS) + r")"
                       r"(?:[ \t]+[\w.\-]{1,30}){1,5}?)"
                       r"(?=[ \t]+(?:is|was)\b|[ \t]*:))?"
-                      r"(?:[ \t]+(is|was)[ \t]*:?|[ \t]*(:))?[ \t]+[\"'`]?(?=[^\s\"'`])")
+                      r"(?:[ \t]+(is|was)[ \t]*:?|[ \t]*([:\uff1a]))?(?:[ \t]+|(?<=\uff1a))"
+                      r"[\"'`]?(?=[^\s\"'`])")
 
 
 def password_word(word: str) -> bool:
@@ -112,13 +120,21 @@ def _group(match: re.Match[str], *groups: int) -> tuple[int, int, str] | None:
     return None
 
 
+# a login given as `user / password` after a word naming it and a colon, in a comment or a
+# note (`temp admin login for staging: admin / X`, `Zugang: admin / X`)
+LOGIN_WORDS = ("login", "logon", "cred", "zugang", "anmeldung", "identifiant", "acceso",
+               "acesso", "accès")
+_LOGIN_PAIR = re.compile(r"(?i)(?:" + "|".join(LOGIN_WORDS) + r")[^\n:\uff1a]{0,60}[:\uff1a]"
+                         r"[ \t]*[\w.@\-]{1,40}[ \t]+/[ \t]+([^\s\"'`]{1,200})")
 # (rule, its groups, kind, words one of which the text must hold for the rule to match)
 _LINE_RULES = ((_NETRC, (1, 2), "keyword", ("password",)),
                (_PGPASS, (1,), "keyword", (":",)),
                (_CONNECTION, (1, 2, 3), "url_password", ("jdbc:", "@tcp(", "@unix(", "@udp(",
                                                         "://:")),
                (_SET_PASSWORD, (2,), "assignment", ("password",)),
-               (_CREDENTIAL_CALL, (4,), "assignment", ("auth", "login", "credential")))
+               (_CREDENTIAL_CALL, (4,), "assignment", ("auth", "login", "credential", "_pw_set")),
+               (_DSN_CONNECT, (4,), "assignment", ("connect",)),
+               (_LOGIN_PAIR, (1,), "keyword", LOGIN_WORDS))
 
 
 def _lines_and_connections(text: str, lowered: str) -> Iterator[Found]:
@@ -135,7 +151,8 @@ def _lines_and_connections(text: str, lowered: str) -> Iterator[Found]:
             if pattern is _CREDENTIAL_CALL and not (
                     quoted_ok(span[2], "strong") and len(span[2]) >= MIN_PASSWORD_LEN):
                 continue  # `login("user", "pass")`: a test's dummy
-            if pattern in (_PGPASS, _NETRC) and not password_word(span[2].rstrip(".,;:")):
+            if pattern in (_PGPASS, _NETRC, _LOGIN_PAIR, _DSN_CONNECT) and not password_word(
+                    span[2].rstrip(".,;:")):
                 continue  # `password combination.` in prose, `01:00:5e:00:00:01`
             if pattern is _PGPASS and _HEX_PAIRS.search(match.group()):
                 continue  # `MD5:99:66:0a:c9:...`: a fingerprint, a MAC address
@@ -294,9 +311,15 @@ def lines_with(text: str, lowered: str, words: tuple[str, ...]) -> list[tuple[in
 
 def _prose_values(text: str, lowered: str) -> Iterator[Found]:
     pattern = _prose()
-    names = tuple(name.split()[0] for name in rules().prose_names)
-    for line_start, line_end in lines_with(text, lowered, names):
+    for line_start, line_end in lines_with(text, lowered, _prose_line_words()):
         yield from _prose_line(text, pattern.finditer(text, line_start, line_end))
+
+
+def _mixed(value: str) -> bool:
+    """One run of capitals, lower case letters and digits, all three (`zWiP6ETtHz1O`): a
+    generated password, not a name in code (`token_v2`, `apiKey`, `self.token`)."""
+    return (value.isalnum() and any(c.isupper() for c in value)
+            and any(c.islower() for c in value) and any(c.isdigit() for c in value))
 
 
 def _prose_line(text: str, matches: Iterator[re.Match[str]]) -> Iterator[Found]:
@@ -304,16 +327,37 @@ def _prose_line(text: str, matches: Iterator[re.Match[str]]) -> Iterator[Found]:
         word = _CREDENTIAL_WORD.match(text, match.end())
         if word is None:
             continue
-        value = word.group().rstrip(".,;:!?")
+        value = word.group().rstrip(".,;:?")  # a final `!` may be the password's own
         qualified, said, colon = match.group(1), match.group(2), match.group(3)
         if qualified and not (said or colon):
             continue  # `the password for the guest network`: no value said
-        if colon and _IDENTIFIER.fullmatch(value):
+        if colon and _IDENTIFIER.fullmatch(value) and not _mixed(value):
             continue  # `token: token_v2`: a name in code, not a password in prose
         if not said and not colon and not any(c.isdigit() for c in value):
             continue  # `password and/or ...`: right after the word, only what has digits
         if password_word(value):
             yield Found(word.start(), word.start() + len(value), "keyword")
+
+
+_ENGLISH_PARTS = ("pass", "secret", "token", "key", "pin", "credential")
+
+
+def _foreign(name: str) -> bool:
+    return not any(word in name for word in _ENGLISH_PARTS)
+
+
+@cache
+def _prose_words() -> tuple[str, ...]:
+    """What a text must hold for a prose rule to match: the English words' common parts and
+    every other language's name whole (`mot de passe`: `mot` is in `remote`)."""
+    return _ENGLISH_PARTS + tuple(n for n in rules().prose_names if _foreign(n))
+
+
+@cache
+def _prose_line_words() -> tuple[str, ...]:
+    """What a line must hold for the prose rule: a name's first word, or a name in another
+    language whole."""
+    return tuple(n if _foreign(n) else n.split()[0] for n in rules().prose_names)
 
 
 def shape_findings(text: str) -> list[Found]:
@@ -326,6 +370,6 @@ def shape_findings(text: str) -> list[Found]:
         found += _name_value_flags(text)
     if "user" in lowered and ("password" in lowered or "secret" in lowered):
         found += _paired_users(text)
-    if any(name in lowered for name in ("pass", "secret", "token", "key", "pin", "credential")):
+    if any(name in lowered for name in _prose_words()):
         found += _prose_values(text, lowered)
     return found

@@ -56,7 +56,7 @@ _RE2_OPTIONS.log_errors = False
 # a secret word inside a name: RE2 (linear, and an order faster than `re` over every window)
 _TRIGGER = re2.compile(r"(?i)pass|pwd|pw\b|secret|token|key|auth|cred|salt|bearer|sig|login|"
                        r"access[_.\-]?id|BUNDLE_|mnemonic|seed|phrase|psk|sess|appid|sid\b|"
-                       r"[_.\-]pat\b",
+                       r"[_.\-]pat\b|erlang[_.\-]?cookie|honeycomb-team",
                        options=_RE2_OPTIONS)
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
 _HEADER_SCHEMES = ("basic ", "bearer ", "token ", "digest ", "negotiate ", "apikey ", "ntlm ",
@@ -260,7 +260,9 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
         or (name.isupper() and strength == "strong"))
     table = text[after_op - 1] == "|"
     # `#` after a space: a comment; a table's cell ends at its bar
-    end = _unquoted_end(text, at, line_end, " \t|" if table else " \t;,&\"'`")
+    # in a `.env` file or a Dockerfile's ENV, `;`, `,` and `&` are the value's own characters
+    stops = " \t|" if table else " \t\"'`" if env_style and head in ("", "ENV") else " \t;,&\"'`"
+    end = _unquoted_end(text, at, line_end, stops)
     value = text[at:end]
     opened = text[name_start - 1] if name_start > line_start else ""
     rest = text[end:line_end].strip()

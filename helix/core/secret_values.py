@@ -11,16 +11,21 @@ from __future__ import annotations
 
 import math
 import re
+from functools import cache
 
 from helix.core.english import FUNCTION_WORDS
 from helix.core.secret_gates import (
+    DIGEST_LENGTHS,
     HEX_LIMIT,
     MANAGER_REFERENCE,
+    MAX_LONE_TOKEN,
     MAX_LOWER_RUN_MEAN,
     MIN_CASE_RUNS,
     MIN_DASHED_PASSWORD,
+    MIN_GENERATED_KEY,
     MIN_KEYED_ENTROPY,
     MIN_KEYED_VALUE,
+    MIN_LONE_TOKEN,
     MIN_RANDOM_DIGITS,
     MIN_RANDOM_LETTERS,
     MIN_RANDOM_PART,
@@ -35,6 +40,7 @@ from helix.core.secret_gates import (
     decoded_word,
     shannon_entropy,
 )
+from helix.core.secret_rules import rules
 
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-+/=.~%]+")
@@ -181,6 +187,7 @@ def placeholder(value: str, quoted: bool = False) -> bool:
             or _encoded_placeholder(value) or lowered in FUNCTION_WORDS  # `--password via`
             or _MASK.fullmatch(value) is not None  # a log's mask
             or _DUMMY.fullmatch(lowered) is not None  # `test-key`, `password123`
+            or _stub_token(value)
             or len(set(value)) == 1)  # "aaaaaaaa", "00000000": a dummy
 
 
@@ -216,8 +223,45 @@ def quoted_ok(value: str, strength: str) -> bool:
         return credential_like(value) and not (strength == "paired" and _UUID.fullmatch(value))
     if strength == "keyed":
         return issued_key(value) or random_symbols(value)
+    if _sentence(value):
+        return False  # a message under a setting's name (`"apiKey.revokeConfirm": "Revoke ..."`)
     # a location is not the secret (a URL with user info is its own rule)
     return not (value.startswith(("http://", "https://", "/", "./", "~/")) and "@" not in value)
+
+
+_SENTENCE_END = (".", "?", "!")
+MIN_SENTENCE_WORDS = 4
+
+
+def _sentence(value: str) -> bool:
+    """A sentence: a capital, words of letters with single spaces, a full stop or a question
+    mark at its end."""
+    words = value.split(" ")
+    return (len(words) >= MIN_SENTENCE_WORDS and value[:1].isupper()
+            and value.endswith(_SENTENCE_END)
+            and all(w.strip(".,;:?!'\"()").isalpha() for w in words))
+
+
+MAX_STUB = 40  # characters of a prefix and its stand-in word
+
+
+@cache
+def _prefixes() -> tuple[tuple[str, ...], dict[str, int]]:
+    tokens = [t for t in rules().tokens if not t.infix and not t.suffix]
+    return tuple(t.prefix for t in tokens), {t.prefix: t.min for t in tokens}
+
+
+def _stub_token(value: str) -> bool:
+    """A vendor's token prefix before a word too short to be its body (`whsec_test`,
+    `sk_live_demo`): a test double's stand-in."""
+    if len(value) > MAX_STUB or value.isalnum():
+        return False  # a stand-in follows a prefix ending in `_`, `-`, `.` or `:`
+    starts, least = _prefixes()
+    if not value.startswith(starts):
+        return False
+    prefix = max((p for p in starts if value.startswith(p)), key=len)
+    body = value[len(prefix):]
+    return body.isalpha() and len(body) < least[prefix]
 
 
 def _random_part(value: str) -> bool:
@@ -267,6 +311,8 @@ def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
     """An unquoted value: a literal in config and `.env` files, an expression in code."""
     if strength == "phrase":
         return seed_phrase(value)
+    if strength == "strong" and env_style and generated_key(value):
+        return not placeholder(value, quoted=True)  # `NAME=!x#...`: no YAML tag after `=`
     if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
         return False
     if any(c.isspace() for c in value):
@@ -289,3 +335,38 @@ def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
             not _HUMAN_NAME.fullmatch(value) or scattered_case(value))
         return env_style or mixed or random
     return True
+
+
+def generated_key(value: str) -> bool:
+    """A framework's generated key of printable symbols (Django's `SECRET_KEY`: lower case
+    letters, digits and punctuation, 50 long): long, varied, letters, digits and symbols."""
+    return (len(value) >= MIN_GENERATED_KEY and value.isascii()
+            and not any(c.isspace() for c in value)
+            and any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
+            and any(not c.isalnum() for c in value)
+            and shannon_entropy(value) >= MIN_SYMBOL_ENTROPY)
+
+
+def lone_token(text: str) -> tuple[int, int] | None:
+    """Where the one token a whole text consists of stands, when it reads as an issued key:
+    a key file (Rails' `config/master.key`, an Ansible vault's password file) holds its secret
+    alone. Letters and digits only (no `name=value`, no dotted or dashed format's near miss),
+    hex of one case but not a digest's length (a commit id, a checksum file), or both cases in
+    short runs (no words) with digits among them."""
+    if len(text) > MAX_LONE_TOKEN + 8:
+        return None
+    value = text.strip()
+    if (not MIN_LONE_TOKEN <= len(value) <= MAX_LONE_TOKEN or not value.isascii()
+            or not value.isalnum() or not random_token(value) or placeholder(value)
+            or value.startswith("eyJ")):  # base64 of JSON: a token's header, no key
+        return None
+    if _HEX.fullmatch(value) is not None:
+        if len(value) in DIGEST_LENGTHS or not (value.islower() or value.isupper()):
+            return None
+    else:
+        runs = [len(run) for run in _LOWER_RUN.findall(value)]
+        if not (len(runs) >= MIN_CASE_RUNS and sum(runs) < MAX_LOWER_RUN_MEAN * len(runs)
+                and any(c.isupper() for c in value) and any(c.isdigit() for c in value)):
+            return None  # `testAP6withinsomeirrelevantstring`, `AIZASYCO2...`: words, one case
+    start = text.index(value)
+    return start, start + len(value)

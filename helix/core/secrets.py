@@ -64,7 +64,7 @@ from helix.core.secret_rules import rules
 from helix.core.secret_shapes import shape_findings
 from helix.core.secret_structure import structural_findings
 from helix.core.secret_tokens import filler, token_findings
-from helix.core.secret_values import recurring_secret
+from helix.core.secret_values import lone_token, recurring_secret
 from helix.core.secret_views import joined_changes
 
 __all__ = [
@@ -106,6 +106,8 @@ _REGEX_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
                                       r"(?=[0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{26,43}\b"), 0),
     # an Ably key: the app's ID, `.`, the key's ID, `:`, the key's secret
     ("ably_key", re.compile(r"\b[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}\b"), 0),
+    # an Airtable personal access token: `pat`, the token's ID, `.`, its secret (64 hex)
+    ("airtable_token", re.compile(r"\bpat[A-Za-z0-9]{14}\.[0-9a-f]{64}\b"), 0),
     ("bearer_token", re.compile(r"(?i)\bbearer[ \t]+([A-Za-z0-9\-._~+/]{16,}=*)"), 1),
     ("aws_secret_key", re.compile(
         r"(?i)aws_?secret_?access_?key[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9/+=]{40})"), 1),
@@ -130,7 +132,7 @@ _RULE_LITERALS: dict[str, tuple[str, ...]] = {
     "gitlab_token": ("glpat-",), "anthropic_key": ("sk-ant-",), "openai_key": ("sk-",),
     "stripe_key": ("_live_", "_test_"), "slack_token": ("xox",),
     "slack_webhook": ("hooks.slack.com",), "facebook_app_token": ("|",),
-    "google_api_key": ("AIza",), "jwt": ("eyJ",), "ably_key": (":",),
+    "google_api_key": ("AIza",), "jwt": ("eyJ",), "ably_key": (":",), "airtable_token": ("pat",),
     "bearer_token": ("earer", "EARER"), "aws_secret_key": ("ecret", "ECRET"),
     "url_password": ("://",), "command_password_spaced": ("mysql", "mariadb", "sshpass",
                                                           "mongo", "redis-cli"),
@@ -281,18 +283,20 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
     if not text:
         return []
     text = _scannable(text)
+    lone = lone_token(text)  # a key file: the whole text is the key (after every other rule)
+    alone = [Finding(*lone, "secret_file")] if lone is not None else []
     if not prefilter:
         return _recurrences(text, _encoded(text, _public(text, _merge(
-            _detect(text, all_detectors())))))
+            [*_detect(text, all_detectors()), *alone]))))
     chosen = plan(text)
     if chosen is None:
-        return []
+        return _recurrences(text, _encoded(text, _public(text, alone))) if alone else []
     pieces = Windows(chosen.windows, chosen.whole)
     rules = chosen.detectors & RULES
     return _recurrences(text, _encoded(text, _public(text, _merge([
         *_in_pieces(text, pieces, _early, chosen.detectors),
         *(_in_pieces(text, chosen.rules, _view_findings, rules) if rules else ()),
-        *_in_pieces(text, pieces, _late, chosen.detectors)]))))
+        *_in_pieces(text, pieces, _late, chosen.detectors), *alone]))))
 
 
 # the encoding a value names before itself (Laravel's `APP_KEY=base64:...`): part of the value

@@ -12,8 +12,10 @@ wording hides from the rules and the encoder, each a class of wordings, never a 
     suggests    sentences that send the user elsewhere (`suggestion_leads`: "try ...", "you
                 might look at ...", "I'd check ...")
     questions   question marks: a question back, or the question restated
-    structured  lines of a report: list items, headings, bold labels ("- Not found: ...",
-                "## Why", "**Short answer:** unknown")
+    structured  lines of a report that report nothing the evidence holds: list items,
+                headings, bold labels ("- Not found: ...", "## Why", "**Short answer:**
+                unknown"); an item giving a value or a name of the evidence ("- Files:
+                `0o640`") is an answer set out as a list, no report of an absence (meaning17)
     hedged_no   a negation hedged ("doesn't appear to retry", "don't seem to")
     searched    sentences reporting a search (`search_leads`: "I went through both files.",
                 "Checked: a.py, b.md"): where the answer looked, not what it found (meaning12)
@@ -89,4 +91,15 @@ def shape(text: str, claims: Sequence[AbsenceClaim], words: frozenset[str],
     return (float(leads), float(continues), round(first_at, 6),
             sum(1 for a in asked if a in named) / len(asked) if asked else 0.0,
             float(suggests), float(text.count("?")),
-            math.log1p(len(_REPORT_LINE.findall(text))), float(hedged), float(searched))
+            math.log1p(_reporting(text, words)), float(hedged), float(searched))
+
+
+def _reporting(text: str, words: frozenset[str]) -> int:
+    """The report lines of `text` (list items, headings, bold labels) that say nothing the
+    evidence holds (`answers_from` without terms: an identifier or a number of it)."""
+    count = 0
+    for m in _REPORT_LINE.finditer(text):
+        end = text.find("\n", m.end())
+        count += not answers_from(text[m.start():end if end >= 0 else len(text)], words,
+                                  terms=False)
+    return count

@@ -98,6 +98,34 @@ def redact_envelope(envelope: Envelope) -> tuple[Envelope, RedactionReport]:
     return envelope.model_copy(update={"evidence": items, "question": question}), report
 
 
+# what names a hash or a revision in an envelope: no secret, and masked it would no longer
+# name its content
+_HASH_KEYS = ("hash", "hashes", "rev")
+
+
+def _redact_texts(value: Any, counts: Counter[str]) -> Any:
+    if isinstance(value, str):
+        clean, found = redact_text(value)
+        counts.update(found)
+        return clean
+    if isinstance(value, list):
+        return [_redact_texts(v, counts) for v in value]
+    if isinstance(value, dict):
+        return {k: v if k.endswith(_HASH_KEYS) else _redact_texts(v, counts)
+                for k, v in value.items()}
+    return value
+
+
+def redact_stored(envelope: Envelope) -> Envelope:
+    """The envelope with every text in it masked (the evidence, the answer built from it, the
+    references, a clarifier's options, the question), its hashes kept: a run over an index
+    that holds its texts in clear (`index.mask_secrets = false`) as the run log, a session and
+    a model may see it."""
+    counts: Counter[str] = Counter()
+    clean = _redact_texts(envelope.model_dump(mode="json"), counts)
+    return Envelope.model_validate(clean) if counts else envelope
+
+
 def _redact_json(value: Any, counts: Counter[str]) -> Any:
     if isinstance(value, str):
         clean, found = redact_text(value)

@@ -43,12 +43,14 @@ from controller.continuity.optionsets import (
 from controller.continuity.pending import make_pending, selection_expected_type
 from controller.continuity.requests import Retrieve, Steps
 from controller.continuity.state import (
+    ANSWER_LEAD_FAMILY,
     ActionOutcome,
     ActionType,
     ClarificationState,
     InvestigationState,
     OptionSet,
     RootFrameState,
+    SelectedObjectFrameState,
     TargetRef,
 )
 from controller.continuity.transitions import ChoiceUpdate, StateSlot
@@ -126,6 +128,8 @@ def run_root(ctx: TurnContext) -> Steps[LaneOutcome]:
         kind, outcome, answer_mode = "clarify", "clarified", "clarify"
         answer_text = envelope.clarify.question
         updates.update(_clarification_updates(ctx, envelope, frame, question, option_set))
+    else:
+        updates.update(_lead_updates(ctx, updates, option_set))
     updates.update(_choice_updates(ctx))
     target = TargetRef(kind="question", id=frame.root_result_set_id, label=question)
     done = action(ctx, kind, target, scope=plan.scope or "repo",
@@ -165,6 +169,29 @@ def _root_updates(ctx: TurnContext, envelope: Envelope, frame: RootFrameState,
             root_questions=(question, *[q for q in investigation.root_questions
                                         if q != question])[:4]),
         "explanation": envelope.answer, "clarification": None, "pending": None}
+
+
+def _lead_updates(ctx: TurnContext, updates: dict[StateSlot, Any],
+                  option_set: OptionSet | None) -> dict[StateSlot, Any]:
+    """A grounded answer's lead (the one item it puts first, listed) is the selected object
+    (focus-context-pending-state: "it" is what the last answer is about), so "who calls it?",
+    "explain it", "show it again" act on it (T4 / T5). An answer that never showed what was
+    asked (the coverage gate admits less than `full`) selects nothing: its closest match is
+    not what "it" means."""
+    gate, context = updates["coverage_gate"], updates["answer_context"]
+    lead = context.lead_evidence_id
+    item = next((i for i in option_set.items if i.id == lead), None) \
+        if option_set is not None and lead else None
+    if item is None or gate.carryover_eligibility != "full":
+        return {}
+    frame = updates["root_frame"]
+    selected = SelectedObjectFrameState(
+        focus_object_ref=item.target, focus_object_kind=item.target.kind,
+        source_result_set_id=frame.root_result_set_id,
+        compatible_route_family=ANSWER_LEAD_FAMILY, provenance_bundle_ref=option_set.id
+        if option_set else None, temporal_ceiling=frame.revision)
+    return {"selected_object": selected,
+            "focus": ctx.plan.focus.as_state().model_copy(update={"object_ref": item.target})}
 
 
 def _clarification_updates(ctx: TurnContext, envelope: Envelope, frame: RootFrameState,

@@ -46,8 +46,17 @@ def _section_text(ctx: TurnContext, target: TargetRef) -> Steps[str]:
 def run_graph(ctx: TurnContext) -> Steps[LaneOutcome]:
     """T4 on the focused object: resolved to definitions (or its file) over the index graph;
     the graph only, no root retrieval."""
-    assert ctx.plan.target is not None
-    return (yield from _graph_of(ctx, ctx.plan.target))
+    target = ctx.plan.target
+    assert target is not None
+    out = yield from _graph_of(ctx, target)
+    selected = ctx.state.selected_object
+    if out.transition == "T10" or selected is None or not selected.from_answer \
+            or selected.focus_object_ref.id != target.id:
+        return out
+    # nothing was opened: say which object "it" was taken to be
+    taken = (f"Taking {target.symbol or target.label}{_where(target)}, the item the last "
+             "answer led with.")
+    return replace(out, answer=f"{taken}\n{out.answer}", reasons=(*out.reasons, taken))
 
 
 def _choose(ctx: TurnContext

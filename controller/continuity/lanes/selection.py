@@ -168,6 +168,11 @@ def clarified(ctx: TurnContext, decision: SelectionDecision,
                                      "option_sets": offered}
     if plan.rejected_choice_id:
         updates["choices"] = ChoiceUpdate(rejected=plan.rejected_choice_id)
+    selected = lane_state.selected_object
+    if selected is not None and selected.from_answer:
+        # a choice was started: "it" is no longer what the last answer led with
+        updates["selected_object"] = None
+        updates["focus"] = ctx.plan.focus.as_state().model_copy(update={"object_ref": None})
     if settings.pending_state:
         updates["pending"] = make_pending(
             kind="workflow_waiting",

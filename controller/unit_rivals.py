@@ -1,0 +1,150 @@
+"""What makes another unit a line names no second answer to "is it in <unit>?" (pure; split
+from controller/units.py): a unit saying whose the asked one is, a sign before a value, a
+clause about another subject (a contrast, a rebuttal), a concession, a unit converted from,
+a function called, a modal of the unreal, a display; and a unit's short name that is the
+complement of "is" ("cfg value is A;"), a unit there though no "in" stands before it.
+"""
+
+from __future__ import annotations
+
+from controller.unit_identifiers import names_quantity as _names_quantity
+from controller.unit_names import identity, is_number, names, same_unit
+from helix.core.negation import Reading
+
+CLAUSE_MARKS = frozenset(",;:—–|")
+CLAUSE_ENDS = (*CLAUSE_MARKS, ".", "!", "?", "\n", "(", ")")
+_TARGETS = frozenset({"to", "into"})  # what a value is converted to
+_ARTICLES = frozenset({"a", "an", "the"})
+
+
+def complement(reading: Reading, at: int) -> bool:
+    """Token `at` is a unit's short name that ends its clause after a form of "be" ("cfg
+    value is A;", "the supply is V, ..."): the unit is the predicate's complement."""
+    tokens = reading.tokens
+    if at == 0 or tokens[at - 1].lower not in names().complement_after \
+            or identity(tokens[at].text) is None:
+        return False
+    after = tokens[at + 1] if at + 1 < len(tokens) else None
+    return after is None or after.sentence != tokens[at].sentence or after.text in CLAUSE_ENDS
+
+
+def qualifying(reading: Reading, at: int, unit: str) -> bool:
+    """Token `at` says whose the asked unit is: right before a mention of it ("EUR cents"),
+    or after one and a qualifier ("cents for USD", "cents of a dollar")."""
+    tokens = reading.tokens
+    after = tokens[at + 1] if at + 1 < len(tokens) else None
+    if after is not None and after.sentence == tokens[at].sentence \
+            and same_unit(after.text, unit):
+        return True
+    before = [t for t in tokens[max(0, at - 3):at] if t.sentence == tokens[at].sentence]
+    words = [t.lower for t in before]
+    while words and words[-1] in _ARTICLES:
+        words.pop()
+    return len(words) >= 2 and words[-1] in names().qualifiers and any(
+        same_unit(t.text, unit) for t in before[:len(words) - 1][-1:])
+
+
+def sign_of_value(reading: Reading, at: int) -> bool:
+    """Token `at` is a sign written before a value ("$12.50", "€5") or a template's
+    placeholder ("${total}"): the value's, or code; no second answer."""
+    token, tokens = reading.tokens[at], reading.tokens
+    if token.text[:1].isalnum() or at + 1 >= len(tokens) or tokens[at + 1].start != token.end:
+        return False
+    return is_number(tokens[at + 1].text) or tokens[at + 1].text == "{"
+
+
+def contrasted(reading: Reading, at: int, quantity: tuple[str, ...]) -> bool:
+    """Token `at` is in a clause a contrast word opens about another subject ("the request
+    timeout is in ms, while the retry delay is in seconds"): not the quantity, not "it". A
+    contrast word opening its sentence or a label's clause ("Warning: although the UI shows
+    mm, the stored value is in micrometres") opens a clause fronted before the main one,
+    which starts after its comma: a unit there is the sentence's own."""
+    table = names()
+    for n in range(at - 1, -1, -1):
+        token = reading.tokens[n]
+        if token.sentence != reading.tokens[at].sentence:
+            return False
+        if token.lower in table.contrasts:
+            between = reading.tokens[n + 1:at]
+            fronted = n == 0 or reading.tokens[n - 1].sentence != token.sentence \
+                or reading.tokens[n - 1].text == ":"
+            if fronted and any(t.text == "," for t in between):
+                return False
+            return bool(between) and not any(t.lower in table.anaphors for t in between) \
+                and not _names_quantity(" ".join(t.text for t in between), quantity)
+    return False
+
+
+def set_against(reading: Reading, at: int, unit: str, quantity: tuple[str, ...]) -> bool:
+    """Token `at` is in a clause about another subject (not the quantity, not "it") that a
+    rebuttal after a comma sets against a clause stating `unit` ("PDF coordinates are points
+    internally, but every value you pass is in millimetres"): that subject's unit."""
+    tokens, sentence = reading.tokens, reading.tokens[at].sentence
+    before = [t for t in tokens[:at] if t.sentence == sentence]
+    if any(t.lower in names().anaphors for t in before) or _names_quantity(
+            " ".join(t.text for t in before), quantity):
+        return False
+    for n in range(at + 1, len(tokens)):
+        if tokens[n].sentence != sentence:
+            return False
+        if tokens[n].lower in names().rebuttals and tokens[n - 1].text == ",":
+            return any(same_unit(t.text, unit) for t in tokens[n + 1:]
+                       if t.sentence == sentence)
+    return False
+
+
+def conceded(reading: Reading, at: int) -> bool:
+    """Token `at` is in a phrase a concession opens ("despite what the wiki said about grams"),
+    which runs to its clause's end: what is granted and set aside, no second answer."""
+    words = [t.lower for t in reading.tokens]
+    for n in range(at - 1, -1, -1):
+        token = reading.tokens[n]
+        if token.sentence != reading.tokens[at].sentence or token.text in CLAUSE_MARKS:
+            return False
+        if any(tuple(words[n:n + len(c)]) == c for c in names().concessions):
+            return True
+    return False
+
+
+def converted(reading: Reading, at: int) -> bool:
+    """Token `at` follows a verb of converting in its clause, not after "to" ("convert lb with
+    `lb * 0.4536`", "converting the old lb values"): what a value is converted from, no second
+    answer ("the agent converts to MB/s" is what it is converted to)."""
+    for token in reversed(reading.tokens[:at]):
+        if token.sentence != reading.tokens[at].sentence or token.text in CLAUSE_MARKS \
+                or token.lower in _TARGETS:
+            return False
+        if token.lower in names().converts:
+            return True
+    return False
+
+
+def code_name(reading: Reading, at: int) -> bool:
+    """Token `at` is a function called, "(" touching it (`math.radians(x)`): not a unit."""
+    after = reading.tokens[at + 1:at + 2]
+    return bool(after) and after[0].text == "(" and after[0].start == reading.tokens[at].end
+
+
+def supposed(reading: Reading, at: int) -> bool:
+    """The clause of token `at` only supposes it: a modal of the unreal after it ("at these
+    gaps, MPa would give unreadably large numbers")."""
+    for token in reading.tokens[at + 1:]:
+        if token.sentence != reading.tokens[at].sentence or token.text in CLAUSE_MARKS:
+            return False
+        if token.lower in names().unreal:
+            return True
+    return False
+
+
+def displayed(reading: Reading, at: int) -> bool:
+    """The clause of token `at` says where it is shown ("the dashboard shows MB/s", "MPa is
+    only used for display"): a unit for display, no second answer."""
+    tokens, sentence = reading.tokens, reading.tokens[at].sentence
+    for step in (-1, 1):
+        n = at + step
+        while 0 <= n < len(tokens) and tokens[n].sentence == sentence \
+                and tokens[n].text not in CLAUSE_MARKS:
+            if tokens[n].lower in names().display:
+                return True
+            n += step
+    return False

@@ -1,0 +1,71 @@
+"""The object "it" means after an answer, and items the rules place exactly (issue 32,
+router14): a grounded answer selects the item it leads with (T4 / T5 act on it, "open it" opens
+it); a position or a listed name the router read exactly reaches the selection lane as a
+position, not as words the lane has to match again. Real sessions over the continuity fixture
+(dry run)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from talk_fixtures import Q, Talk, indexed_copy
+
+UNANSWERED = "where is the tokenizer cache configured?"  # evidence, but not its subject
+pytestmark = pytest.mark.usefixtures("cached_builds")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return indexed_copy(tmp_path)
+
+
+def test_after_an_answer_open_it_opens_its_lead_and_show_it_again_reopens_it(repo):
+    """The answer's lead is what "it" means: "open it" opens it the first time (T3, an item
+    of the list), "show it again" / "explain it" act on the object (T5 / T4); on main
+    nothing was focused, so "show it again" asked which item of the list."""
+    talk = Talk(repo)
+    first = talk(Q)
+    lead = next(i for i in first.shown.items if "build_bm25_index" in i.label)
+    again = talk("show it again")
+    assert (again.transition, again.lane) == ("T5", "selection")
+    assert again.opened is not None and again.opened.target.id == lead.target_id
+    talk2 = Talk(repo, name="s2")
+    talk2(Q)
+    opened = talk2("open it")
+    assert (opened.transition, opened.intent) == ("T3", "select_item")
+    assert opened.opened is not None and opened.opened.target.id == lead.target_id
+    more = talk2("explain it")
+    assert (more.transition, more.lane) == ("T4", "explain")
+
+
+def test_an_ungrounded_answer_selects_nothing(repo):
+    """An answer that never showed what was asked leaves nothing selected: its closest match
+    is not what "it" means (the coverage gate decides, as before)."""
+    talk = Talk(repo)
+    talk(UNANSWERED)
+    assert talk.state().selected_object is None
+    assert talk("who calls it?").transition == "T10"
+
+
+def test_a_position_the_rules_read_is_opened_without_a_clarifier(repo):
+    """"open number three": the rules read position 3 exactly and hand it to the selection
+    lane as one; on main the lane re-read the words, found no ordinal in "number three" and
+    asked which item was meant."""
+    talk = Talk(repo)
+    first = talk(Q)
+    turn = talk("open number three")
+    assert (turn.transition, turn.answer_mode) == ("T3", "continuity"), turn.answer
+    assert turn.opened is not None and turn.opened.target.id == first.shown.items[2].target_id
+
+
+def test_a_listed_name_said_with_its_kind_opens_that_item(repo):
+    """"The SearchEngine class, open it please.": one listed item is named by its own name
+    (SearchEngine, not SearchEngine.search) and the kind agrees: it opens; on main the lane
+    matched the words "class" and "open" against the labels and asked which one."""
+    talk = Talk(repo)
+    first = talk("Could you please show me where the search engine is defined?")
+    engine = next(i for i in first.shown.items if i.label == "SearchEngine")
+    turn = talk("The SearchEngine class, open it please.")
+    assert turn.transition == "T3" and turn.opened is not None, turn.answer
+    assert turn.opened.target.id == engine.target_id
