@@ -39,9 +39,9 @@ _hypothesis_profile()
 # kept. The three modules that use a Ray cluster are one unit, the first (RAY_UNIT, below).
 FIRST = (
     "test_cluster_index.py", "test_absence_sets.py", "test_readme_platform.py",
-    "test_encoder.py", "test_cluster_evals.py", "test_http_api.py", "test_replicas_mcp.py",
+    "test_encoder_onnx.py", "test_cluster_evals.py", "test_http_api.py", "test_replicas_mcp.py",
     "test_eval_runner.py",
-    "test_conversations.py", "test_html_report.py", "test_encoder_onnx.py",
+    "test_conversations.py", "test_html_report.py", "test_encoder.py",
     "test_model_helper.py", "test_verb_members.py", "test_named_concept.py",
     "test_secrets_at_rest.py", "test_server_reach.py", "test_large_repo.py",
     "test_stale_docs.py", "test_model_helper_early.py", "test_meaning_router.py",

@@ -11,7 +11,6 @@ import pytest
 
 from helix.core.config import IndexSettings
 from helix.core.errors import UnknownModelError
-from helix.core.ports import Embedder
 from indexers.encoder import (
     NumpyMiniLMEncoder,
     SentenceTransformerEmbedder,
@@ -22,31 +21,6 @@ from indexers.encoder import (
 )
 
 MODEL_DIR = Path(default_model_path(IndexSettings()))
-
-TEXTS = [
-    "where is the retry policy decided?",
-    "def get_user_name(self) -> str:\n    return self._name",
-    "HTTPServerError raised when the upstream server fails",
-    "x",
-    "",
-    "Ünïcödé — naïve café, 日本語のテキスト, emoji 🚀",
-    "class LRUCache:\n    \"\"\"A least-recently-used cache with a fixed capacity.\"\"\"",
-    "networkx/algorithms/shortest_paths/weighted.py :: dijkstra_path (function)",
-    "   leading and trailing whitespace   ",
-    "SELECT * FROM users WHERE id = ? AND name LIKE '%bob%'",
-    "The quick brown fox jumps over the lazy dog.",
-    "import os\nimport sys\nfrom pathlib import Path",
-    "docs/guide.md\nGuide > Installation\nRun pip install helix to set it up.",
-    "1234567890 3.14159 0xdeadbeef",
-    "async def fetch(session, url):\n    async with session.get(url) as r:\n"
-    "        return await r.json()",
-    "Note: remove this hack once the upstream bug is fixed",
-    "func Retry(n int) error { return nil }",
-    "a b c d e f g h i j k l m n o p",
-    "How do I configure the embedding model?",
-    "long " + " ".join(f"token{i} word" for i in range(400)),  # far beyond max_seq_length
-]
-
 
 def _copy_configs(target: Path) -> Path:
     target.mkdir()
@@ -89,47 +63,6 @@ def test_unknown_model_path_is_a_user_error(tmp_path: Path) -> None:
 def test_default_model_path_honours_setting(tmp_path: Path) -> None:
     assert default_model_path(IndexSettings(embed_model=str(tmp_path))) == str(tmp_path)
     assert (MODEL_DIR / "modules.json").is_file()
-
-
-@pytest.mark.slow
-def test_numpy_encoder_matches_sentence_transformers() -> None:
-    fast = NumpyMiniLMEncoder(default_model_path(IndexSettings()))
-    assert isinstance(fast, Embedder)
-    slow = SentenceTransformerEmbedder.from_settings(IndexSettings())
-    assert fast.model_key == slow.model_key and fast.dim == slow.dim == 384
-    # the text beyond max_seq_length in a batch of its own: a batch pads every text to its
-    # longest, and the other 19 padded to its 256 tokens cost ~6x the CPU of what they are
-    # (padding changes no vector: checked below, to those 256 tokens)
-    ours = np.vstack([fast.embed(TEXTS[:-1]), fast.embed(TEXTS[-1:])])
-    reference = np.vstack([slow.embed(TEXTS[:-1]), slow.embed(TEXTS[-1:])])
-    assert ours.shape == reference.shape == (len(TEXTS), 384)
-    assert ours.dtype == reference.dtype == np.float32
-    np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1.0, rtol=1e-5)
-    cosines = (ours * reference).sum(axis=1)
-    # measured 1.000000 (6 places) under the lock's versions and onnxruntime 1.20.1 / 1.26.0
-    # (benchmarks/encoder_tolerance.py): the bar leaves room for another BLAS's rounding
-    assert float(cosines.min()) >= 0.999, cosines
-    # one at a time (the query path) gives the same vectors as a padded batch
-    single = np.stack([fast.embed([t])[0] for t in TEXTS[:4]])
-    np.testing.assert_allclose(single, ours[:4], atol=1e-5)
-    # ... and as one padded to the longest text's 256 tokens ("x" beside the long text)
-    padded = fast.embed([TEXTS[-1], TEXTS[3]])
-    np.testing.assert_allclose(padded, np.stack([ours[-1], single[3]]), atol=1e-5)
-    # the wrapper restores input order after sorting by length
-    bare = slow._load().encode(TEXTS[:-1], normalize_embeddings=True, convert_to_numpy=True)
-    np.testing.assert_allclose(reference[:-1], bare, atol=1e-5)
-    # the build's ONNX encoder against the same reference: fp32 shares the vectors (and key),
-    # int8 keeps the bar measured across CPUs and versions (tests/test_encoder_onnx.py says
-    # what was measured, and covers the rest)
-    from indexers.onnx_encoder import VARIANT_FP32, VARIANT_INT8, OnnxEncoder
-    from tests.test_encoder_onnx import FP32_MIN_COSINE, INT8_MIN_COSINE
-
-    path = default_model_path(IndexSettings())
-    fp32 = OnnxEncoder(path, VARIANT_FP32)
-    assert fp32.model_key == slow.model_key
-    assert float((fp32.embed(TEXTS) * reference).sum(axis=1).min()) >= FP32_MIN_COSINE
-    int8 = (OnnxEncoder(path, VARIANT_INT8).embed(TEXTS) * reference).sum(axis=1)
-    assert float(int8.min()) >= INT8_MIN_COSINE, int8
 
 
 _NO_TORCH = """

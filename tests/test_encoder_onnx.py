@@ -52,6 +52,31 @@ TEXTS = [
     "long " + " ".join(f"token{i} word" for i in range(400)),  # beyond max_seq_length
 ]
 
+# sentence-transformers' reference texts (tests/test_encoder.py kept them before)
+ST_TEXTS = [
+    "where is the retry policy decided?",
+    "def get_user_name(self) -> str:\n    return self._name",
+    "HTTPServerError raised when the upstream server fails",
+    "x",
+    "",
+    "Ünïcödé — naïve café, 日本語のテキスト, emoji 🚀",
+    "class LRUCache:\n    \"\"\"A least-recently-used cache with a fixed capacity.\"\"\"",
+    "networkx/algorithms/shortest_paths/weighted.py :: dijkstra_path (function)",
+    "   leading and trailing whitespace   ",
+    "SELECT * FROM users WHERE id = ? AND name LIKE '%bob%'",
+    "The quick brown fox jumps over the lazy dog.",
+    "import os\nimport sys\nfrom pathlib import Path",
+    "docs/guide.md\nGuide > Installation\nRun pip install helix to set it up.",
+    "1234567890 3.14159 0xdeadbeef",
+    "async def fetch(session, url):\n    async with session.get(url) as r:\n"
+    "        return await r.json()",
+    "Note: remove this hack once the upstream bug is fixed",
+    "func Retry(n int) error { return nil }",
+    "a b c d e f g h i j k l m n o p",
+    "How do I configure the embedding model?",
+    "long " + " ".join(f"token{i} word" for i in range(400)),  # far beyond max_seq_length
+]
+
 
 @pytest.fixture(scope="module")
 def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -64,9 +89,9 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def reference() -> np.ndarray:
     """The reference vectors (sentence-transformers computes the same, to cosine >= 0.999:
-    tests/test_encoder.py); numpy keeps this module free of a torch import. The text beyond
-    max_seq_length is embedded alone: in one batch it padded the others to its 256 tokens
-    (padding changes no vector: tests/test_encoder.py)."""
+    test_numpy_encoder_matches_sentence_transformers); numpy spares the other tests a torch
+    import. The text beyond max_seq_length is embedded alone: in one batch it padded the
+    others to its 256 tokens (padding changes no vector: checked in that test)."""
     encoder = NumpyMiniLMEncoder(MODEL_PATH)
     return np.vstack([encoder.embed(TEXTS[:-1]), encoder.embed(TEXTS[-1:])])
 
@@ -82,6 +107,49 @@ def _seed(models: Path, home: Path) -> None:
 
 def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.asarray((a * b).sum(axis=1))
+
+
+@pytest.mark.slow
+def test_numpy_encoder_matches_sentence_transformers(models: Path) -> None:
+    """The numpy encoder (the query path) and the build's ONNX encoders against
+    sentence-transformers (moved here from tests/test_encoder.py: the ONNX encoders are the
+    module's export, not a second export and int8 quantization of their own)."""
+    from indexers.encoder import SentenceTransformerEmbedder
+
+    fast = NumpyMiniLMEncoder(MODEL_PATH)
+    assert isinstance(fast, Embedder)
+    slow = SentenceTransformerEmbedder.from_settings(IndexSettings())
+    assert fast.model_key == slow.model_key and fast.dim == slow.dim == 384
+    # the text beyond max_seq_length in a batch of its own: a batch pads every text to its
+    # longest, and the other 19 padded to its 256 tokens cost ~6x the CPU of what they are
+    # (padding changes no vector: checked below, to those 256 tokens)
+    ours = np.vstack([fast.embed(ST_TEXTS[:-1]), fast.embed(ST_TEXTS[-1:])])
+    reference = np.vstack([slow.embed(ST_TEXTS[:-1]), slow.embed(ST_TEXTS[-1:])])
+    assert ours.shape == reference.shape == (len(ST_TEXTS), 384)
+    assert ours.dtype == reference.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1.0, rtol=1e-5)
+    cosines = (ours * reference).sum(axis=1)
+    # measured 1.000000 (6 places) under the lock's versions and onnxruntime 1.20.1 / 1.26.0
+    # (benchmarks/encoder_tolerance.py): the bar leaves room for another BLAS's rounding
+    assert float(cosines.min()) >= 0.999, cosines
+    # one at a time (the query path) gives the same vectors as a padded batch
+    single = np.stack([fast.embed([t])[0] for t in ST_TEXTS[:4]])
+    np.testing.assert_allclose(single, ours[:4], atol=1e-5)
+    # ... and as one padded to the longest text's 256 tokens ("x" beside the long text)
+    padded = fast.embed([ST_TEXTS[-1], ST_TEXTS[3]])
+    np.testing.assert_allclose(padded, np.stack([ours[-1], single[3]]), atol=1e-5)
+    # the wrapper restores input order after sorting by length
+    bare = slow._load().encode(ST_TEXTS[:-1], normalize_embeddings=True, convert_to_numpy=True)
+    np.testing.assert_allclose(reference[:-1], bare, atol=1e-5)
+    # the build's ONNX encoder against the same reference: fp32 shares the vectors (and key),
+    # int8 keeps the bar measured across CPUs and versions (said above; the tests below cover
+    # the rest); the module's export (one export and quantization for both modules' checks)
+    fp32 = OnnxEncoder(MODEL_PATH, VARIANT_FP32, home=models)
+    assert fp32.model_key == slow.model_key
+    assert float((fp32.embed(ST_TEXTS) * reference).sum(axis=1).min()) >= FP32_MIN_COSINE
+    int8 = (OnnxEncoder(MODEL_PATH, VARIANT_INT8, home=models).embed(ST_TEXTS)
+            * reference).sum(axis=1)
+    assert float(int8.min()) >= INT8_MIN_COSINE, int8
 
 
 def test_export_lands_in_helix_home_models_and_is_reused(models: Path) -> None:
