@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from controller.continuity import phrases as say
 from controller.continuity.pending import parse_ordinal
-from controller.continuity.state import OptionItem, OptionSetKind
+from controller.continuity.state import OptionItem, OptionSet, OptionSetKind
 from controller.continuity.transitions import REGISTRY, missing_prior_state, prior_state_ok
 from controller.continuity.turn_plan import ORDINAL_SHAPE_MAX, Intent, Turn, TurnPlan
 from controller.continuity.wording import entity_in_scope, gate_sentence, pivot_question
@@ -217,6 +217,14 @@ def tell_me_more(t: Turn) -> TurnPlan | None:
                       "name, or open an item of a list first")
 
 
+def _open_item(t: Turn, pool: OptionSet, index: int, what: str) -> TurnPlan:
+    """A pronoun's command ("open it") on one item of a list: `what` says which item it is."""
+    return t.plan("explicit_selected_object_drilldown", "selection", "select_item",
+                  f"pronoun -> {what} (item {index})", option_set_id=pool.id,
+                  choice_index=index, selection_text=f"open {index}", followup_clause=t.clause,
+                  disabled=not t.settings.selection_lane)
+
+
 def selection(t: Turn) -> TurnPlan | None:
     body = t.core
     if any(p.match(body) for p in (say.CALLERS, say.TESTS, say.BACK)):
@@ -241,20 +249,10 @@ def selection(t: Turn) -> TurnPlan | None:
     if command and cue is None and (say.FOCUS_WORDS.match(rest) or not rest):
         explained = t.explained_item()
         if explained is not None:  # "open it" right after "what's X mean?": X
-            pool, index = explained
-            return t.plan("explicit_selected_object_drilldown", "selection", "select_item",
-                          f"pronoun -> what the last answer explained (item {index})",
-                          option_set_id=pool.id, choice_index=index,
-                          selection_text=f"open {index}", followup_clause=t.clause,
-                          disabled=not t.settings.selection_lane)
+            return _open_item(t, *explained, "what the last answer explained")
         lead = t.lead_item() if t.answer_lead() and not _AGAIN.search(rest) else None
         if lead is not None:  # "open it" after an answer: its lead, opened the first time
-            pool, index = lead
-            return t.plan("explicit_selected_object_drilldown", "selection", "select_item",
-                          f"pronoun -> what the last answer led with (item {index})",
-                          option_set_id=pool.id, choice_index=index,
-                          selection_text=f"open {index}", followup_clause=t.clause,
-                          disabled=not t.settings.selection_lane)
+            return _open_item(t, *lead, "what the last answer led with")
         target = t.focused()
         if target is not None:
             return t.plan("pronoun_object_followup", "selection", "select_focused",

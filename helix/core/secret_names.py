@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["META_SUFFIXES", "name_strength", "segments"]
+__all__ = ["LOGIN_WORDS", "META_SUFFIXES", "VENDOR_KEY_NAMES", "name_strength", "segments"]
 
 # Normalised (lower case, no separators) names that say "secret" whatever surrounds them.
 _STRONG = ("password", "passwd", "passphrase", "secret", "credential", "apikey", "accesskey",
@@ -22,6 +22,13 @@ _STRONG = ("password", "passwd", "passphrase", "secret", "credential", "apikey",
 # Names a vendor gives its issued key (Etsy's `keystring`, Honeycomb's `x-honeycomb-team`
 # header): a key when the value reads random
 _KEYED_ENDINGS = ("keystring", "honeycombteam")
+# how those names and RabbitMQ's `erlang.cookie` are written in a text: the prefilter's trigger
+# for the structure detector (secret_prefilter.TRIGGERS)
+VENDOR_KEY_NAMES = ("erlang_cookie", "erlang.cookie", "erlang-cookie", "erlangcookie",
+                    "honeycomb-team", "keystring")
+# a login's word in other languages' prose and comments, and Windows' `logon`: the prefilter's
+# trigger for the shapes detector
+LOGIN_WORDS = ("logon", "zugang", "anmeldung", "identifiant", "acceso", "acesso")
 # Whole segments that say so (a segment is a snake/kebab/dotted/camel part of the name).
 _STRONG_SEGMENTS = frozenset({"pwd", "pass", "pw", "passwd", "password", "passwords",
                               "secret", "secrets", "passphrase", "credentials", "credential",

@@ -23,6 +23,7 @@ from functools import cache, lru_cache
 
 import re2
 
+from helix.core.english import word_alternation
 from helix.core.secret_blocks import YAML_KEY, secret_block_opener
 from helix.core.secret_calls import CALL_TRIGGER
 from helix.core.secret_commands import programs
@@ -35,6 +36,7 @@ from helix.core.secret_gates import (
     KEY_BLOCK_LINES,
     SEPARATOR,
 )
+from helix.core.secret_names import LOGIN_WORDS, VENDOR_KEY_NAMES
 from helix.core.secret_rules import rules
 from helix.core.secret_tokens import prefixes
 
@@ -61,7 +63,7 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (KEYWORDS, NAMED),
     (BARE_KEY, ("structure",)),
     # names that hold a secret without a secret word in them
-    (r"(?i)erlang[_.\-]?cookie|honeycomb-team|keystring", ("structure",)),
+    (rf"(?i){word_alternation(VENDOR_KEY_NAMES)}", ("structure",)),
     (r"(?i)cl(?:oudant|ou)?[_-]?(?:api)?(?:key|pwd|pw|pass|token)|cloudant\.com",
      ("format:cloudant_key",)),
     (r"(?i)secret[-_]?(?:access)?[-_]?key", ("format:ibm_cos_hmac_key",)),
@@ -96,7 +98,7 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
      r"(?:make|integromat)\.com/|/api/push/",
      ("structure",)),
     (r"\t(?:TRUE|FALSE)\t", ("shapes",)),  # a cookie jar's line
-    (r"(?i)logon|zugang|anmeldung|identifiant|acceso|acesso", ("shapes",)),  # a login's word
+    (rf"(?i){word_alternation(LOGIN_WORDS)}", ("shapes",)),  # a login's word
     (r"accès|Accès|ACCÈS", ("shapes",)),  # (outside ASCII: its cases spelled out)
     # a user name that may be an API key beside its secret (`secret_shapes._paired_users`)
     # (case spelled out and a short run: the plain set's DFA, not the counted one's)
