@@ -125,10 +125,10 @@ def test_calls_with_dummies_or_no_secret_beside_a_literal_are_left() -> None:
 
 
 def test_a_generated_key_of_symbols_in_a_dotenv_line_is_found_whole() -> None:
-    django = "x9!m$k2(q^z7@w#e4+r)t8&y-u3%i6=o1*p5_a"
-    text = (f"APP_SECRET_KEY=!Tq7#Lm2@Zx9%Wp4&Rt8*Vb3_Nc6^Yd1\nENV DJANGO_SECRET_KEY={django}\n"
+    generated = "x9!m$k2(q^z7@w#e4+r)t8&y-u3%i6=o1*p5_a"
+    text = (f"APP_SECRET_KEY=!Tq7#Lm2@Zx9%Wp4&Rt8*Vb3_Nc6^Yd1\nENV WEB_SECRET_KEY={generated}\n"
             "DEBUG=false\n")
-    assert _agree(text) == ["!Tq7#Lm2@Zx9%Wp4&Rt8*Vb3_Nc6^Yd1", django]
+    assert _agree(text) == ["!Tq7#Lm2@Zx9%Wp4&Rt8*Vb3_Nc6^Yd1", generated]
     assert _agree("key: !vault |\n  $ANSIBLE_VAULT\nsecret: *db_pw\n") == []
 
 

@@ -103,15 +103,17 @@ def redact_envelope(envelope: Envelope) -> tuple[Envelope, RedactionReport]:
 _HASH_KEYS = ("hash", "hashes", "rev")
 
 
-def _redact_texts(value: Any, counts: Counter[str]) -> Any:
+def _redact_json(value: Any, counts: Counter[str], keep: tuple[str, ...] = ()) -> Any:
+    """Every string in a JSON value masked, the values of keys ending in `keep` left as they
+    are; what was found counted into `counts`."""
     if isinstance(value, str):
         clean, found = redact_text(value)
         counts.update(found)
         return clean
     if isinstance(value, list):
-        return [_redact_texts(v, counts) for v in value]
+        return [_redact_json(v, counts, keep) for v in value]
     if isinstance(value, dict):
-        return {k: v if k.endswith(_HASH_KEYS) else _redact_texts(v, counts)
+        return {k: v if keep and k.endswith(keep) else _redact_json(v, counts, keep)
                 for k, v in value.items()}
     return value
 
@@ -122,20 +124,8 @@ def redact_stored(envelope: Envelope) -> Envelope:
     that holds its texts in clear (`index.mask_secrets = false`) as the run log, a session and
     a model may see it."""
     counts: Counter[str] = Counter()
-    clean = _redact_texts(envelope.model_dump(mode="json"), counts)
+    clean = _redact_json(envelope.model_dump(mode="json"), counts, _HASH_KEYS)
     return Envelope.model_validate(clean) if counts else envelope
-
-
-def _redact_json(value: Any, counts: Counter[str]) -> Any:
-    if isinstance(value, str):
-        clean, found = redact_text(value)
-        counts.update(found)
-        return clean
-    if isinstance(value, list):
-        return [_redact_json(v, counts) for v in value]
-    if isinstance(value, dict):
-        return {k: _redact_json(v, counts) for k, v in value.items()}
-    return value
 
 
 def redact_content(content: str) -> tuple[str, Counter[str]]:
