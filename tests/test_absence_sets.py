@@ -213,7 +213,10 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # accepted, 50 refused; retrained without the change 17 and 51, in sample 15 and 36): 14,
     # 35 (fresh10 2 -> 3 and fresh14 2 -> 3 accepted; refused fresh15 1 -> 0, fresh18 3 -> 2,
     # fresh7 1 -> 0, fresh8 4 -> 3, the original set 5 -> 4)
-    assert wrong.get(("tune", True), 0) <= 14 and wrong.get(("tune", False), 0) <= 35, wrong
+    # meaning18: fresh19 (writer50; 64 claims, 48 ordinary; held apart, measured by the lead
+    # before and after meaning17: 2 -> 2 accepted, 1 -> 1 refused) joined as measured: 16 of
+    # 1077, 36 of 753
+    assert wrong.get(("tune", True), 0) <= 16 and wrong.get(("tune", False), 0) <= 36, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)
