@@ -91,15 +91,10 @@ LEFT |= {"#define MAX_CHARGE_CENTS 50000  /* $500.00 */"}
 # after meaning16 with 0 statements missed and 1 -> 1 denial confirmed, now a tune set:
 # meaning17 reads the denial (a one-letter unit after "is" ending its clause)
 # (meaning18) fresh19 (energy in kWh), measured held apart by the lead before and after
-# meaning17 with 5 -> 5 statements missed and 1 -> 1 denial confirmed, now a tune set: left
-# as measured at the rotation
-LEFT |= {"`energy_total` is a float number of kilowatt-hours, e.g. 12.5.",
-         'print(f"{energy:.2f} kWh ({energy * 3.6:.1f} MJ)")',
-         "capacity_kwh = 13.5 # kilowatt-hours",
-         "Energy is always given in kilowatt hours; no other unit is used anywhere in the API.",
-         "/// Energy in kilowatt-hours. Not rounded; callers format with `{:.1}`."}
-CONFIRMED_LEFT |= {
-    "`energy` — integer, watt-hours. (Older firmware sent kWh; current firmware does not.)"}
+# meaning17 with 5 -> 5 statements missed and 1 -> 1 denial confirmed, now a tune set:
+# meaning18 reads all six (a unit's name spelled from the table's, "kilowatt-hours"; a past
+# subject set against a present one; a number's format placeholder a value:
+# tests/test_unit_structure18.py)
 
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:
