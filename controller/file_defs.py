@@ -27,6 +27,7 @@ the eval suites unchanged.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TypeVar
 
@@ -192,9 +193,13 @@ def reach_places(question: frozenset[str], ranked: Sequence[Chunk], reach: Seque
                  keep: int, limit: int, policy: FileDefsPolicy) -> dict[int, Chunk]:
     """place -> the reach pick that takes it: each reach pick, the best first, takes the
     place (after the first `keep`, before `limit`) of the code item that answers the question
-    least (`definition_score`; the later one of a tie) when it answers it better."""
+    least (`definition_score`; the later one of a tie) when it answers it better; with
+    `depth_repeats`, only an item whose file has another place before `limit` (the evidence
+    keeps every file it held, as the place-5 pick keeps the first five's)."""
+    shown = Counter(c.path for c in ranked[:limit])
     places = [(definition_score(question, c, policy), -p) for p, c in enumerate(ranked)
-              if keep <= p < limit and c.kind in ("code_def", "code_module")]
+              if keep <= p < limit and c.kind in ("code_def", "code_module")
+              and (not policy.depth_repeats or shown[c.path] > 1)]
     scored = sorted(((definition_score(question, c, policy), -i, c) for i, c in enumerate(reach)),
                     key=lambda t: (-t[0], -t[1]))
     out: dict[int, Chunk] = {}
@@ -206,6 +211,11 @@ def reach_places(question: frozenset[str], ranked: Sequence[Chunk], reach: Seque
             break
         places.remove(weakest)
         out[-weakest[1]] = chunk
+        if policy.depth_repeats:  # the place's file has one place fewer now
+            path = ranked[-weakest[1]].path
+            shown[path] -= 1
+            if shown[path] == 1:
+                places = [t for t in places if ranked[-t[1]].path != path]
     return out
 
 

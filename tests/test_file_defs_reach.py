@@ -39,11 +39,24 @@ def test_reach_takes_the_definitions_after_the_depth_picks() -> None:
 
 def test_a_reach_pick_replaces_only_a_weaker_code_item_past_the_first_places() -> None:
     ranked = [HEAD, HEAD, NONE, DOC, NONE.model_copy(update={"id": "cli:2"})]
-    places = reach_places(QUESTION, ranked, [NEXT], 2, 5, POLICY)
+    anywhere = POLICY.model_copy(update={"depth_repeats": False})
+    places = reach_places(QUESTION, ranked, [NEXT], 2, 5, anywhere)
     assert places == {4: NEXT}  # the later of the two weakest code items; the doc stays
-    assert reach_places(QUESTION, ranked, [NEXT, BEST], 2, 5, POLICY) == {4: BEST, 2: NEXT}
-    assert reach_places(QUESTION, ranked, [NEXT], 2, 4, POLICY) == {2: NEXT}  # the limit
-    assert reach_places(QUESTION, [HEAD, BEST, NEXT], [THIRD], 1, 3, POLICY) == {}  # all better
+    assert reach_places(QUESTION, ranked, [NEXT, BEST], 2, 5, anywhere) == {4: BEST, 2: NEXT}
+    assert reach_places(QUESTION, ranked, [NEXT], 2, 4, anywhere) == {2: NEXT}  # the limit
+    assert reach_places(QUESTION, [HEAD, BEST, NEXT], [THIRD], 1, 3, anywhere) == {}  # better
+
+
+def test_a_reach_pick_never_takes_a_files_only_place() -> None:
+    """With `depth_repeats` (the default) a reach pick replaces an item only while its file
+    keeps another place in the evidence: the suites' gate lost a file's only place at 14."""
+    cli2 = NONE.model_copy(update={"id": "cli:2"})
+    ranked = [HEAD, HEAD, NONE, DOC, cli2]
+    assert reach_places(QUESTION, ranked, [NEXT, BEST], 2, 5, POLICY) == {4: BEST}
+    assert reach_places(QUESTION, ranked, [NEXT], 2, 4, POLICY) == {}  # cli.py's only place
+    web = _chunk("reflow/web.py", "main", "def main():\n    run()\n", 5)
+    assert reach_places(QUESTION, [HEAD, HEAD, web, NONE, cli2], [NEXT], 2, 5, POLICY) == {
+        4: NEXT}  # not web.py's only place, though it answers as little
 
 
 def test_the_lead_pick_is_the_best_of_the_shown_files_picks() -> None:
