@@ -80,3 +80,39 @@ def test_reach_reads_past_the_depth_picks_least_score() -> None:
     wide = strict.model_copy(update={"reach_min": 0.5})
     assert deeper(QUESTION, [HEAD], chunks, wide) == ([BEST], [NEXT, THIRD])
     assert deeper(QUESTION, [HEAD], chunks, wide.model_copy(update={"reach": 0})) == ([BEST], [])
+
+
+def _driver_run(reads_as_question: bool, reach: int) -> list[str]:
+    """`controller.driver._with_file_definitions` on a three-item evidence list: the first
+    file's reach picks take the weakest repeat place past the first `depth_at` + 1."""
+    from types import SimpleNamespace
+    from typing import Any, cast
+
+    from controller.driver import _with_file_definitions
+    from controller.evidence import Candidate
+    from helix.core.config import HelixConfig
+
+    cli = [NONE.model_copy(update={"id": f"cli:{i}"}) for i in range(3)]
+    ranked = [Candidate(chunk=c, score=1.0, reasons=(), step=0) for c in (HEAD, *cli)]
+    files = {"reflow/config.py": [HEAD, BEST, NEXT, THIRD], "reflow/cli.py": cli}
+    index = SimpleNamespace(chunks_for_path=lambda path: files.get(path, []))
+    plan = SimpleNamespace(term_words=QUESTION, intent=SimpleNamespace(route="explanation"),
+                           asked=SimpleNamespace(reads_as_question=reads_as_question))
+    config = HelixConfig().model_copy(deep=True)
+    policy = config.retrieval.file_defs.model_copy(update={
+        "reach": reach, "depth": 0, "depth_at": 1, "depth_lead": 0, "lead_files": 1})
+    config = config.model_copy(update={"retrieval": config.retrieval.model_copy(
+        update={"file_defs": policy})})
+    out = _with_file_definitions(cast(Any, plan), ranked, cast(Any, index), config)
+    return [c.chunk.id for c in out]
+
+
+def test_the_driver_gives_a_question_reach_picks_and_a_report_none() -> None:
+    """Off (reach 0), and for a text that does not read as a question, the evidence stays as
+    retrieval ranked it; on, the first file's next two definitions take cli.py's repeats past
+    place 2, the best one the weakest (the later of a tie), cli.py keeping its first place."""
+    plain = _driver_run(True, 0)
+    assert plain == ["reflow/config.py:1", "cli:0", "cli:1", "cli:2"]
+    assert _driver_run(False, 2) == plain
+    assert _driver_run(True, 2) == ["reflow/config.py:1", "cli:0", "reflow/config.py:20",
+                                    "reflow/config.py:10"]
