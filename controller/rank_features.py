@@ -339,7 +339,6 @@ def _question(plan: RoutePlan) -> tuple[frozenset[str], list[float]]:
                    1.0 if plan.policy_route == "long_question" else 0.0]
 
 
-_NO_SIGNALS = NodeSignals()
 _NO_RANKS = (0.0,) * len(CHANNELS)
 _NO_WORDS = (0.0,) * 8  # owner, path, stem, signature, comments, body, body score, idf share
 _IN_FILE = frozenset({"in_file", "in_file_more"})
@@ -429,11 +428,25 @@ def _list_view(inputs: RankInputs, pooled: Sequence[Pooled]) -> _ListView:
 
 def feature_rows(inputs: RankInputs, pooled: Sequence[Pooled],
                  scoring: FileDefsPolicy) -> list[list[float]]:
-    """One row of `FEATURES` per candidate, in order."""
+    """One row of `FEATURES` per candidate, in order. What a row shares with others is made
+    once: the question's part, each file's part (`_file_parts`), the flags of a source, the
+    graph and history part of a candidate without signals; each value as a row of its own
+    would compute it."""
     view = _list_view(inputs, pooled)
     suffix = _static_suffix(scoring)
-    return [_place_row(view, n, p) + _content_row(view, inputs, n, p, scoring, suffix)
+    files = _file_parts(view, inputs)
+    return [_place_row(view, n, p) + _content_row(view, inputs, n, p, scoring, suffix, files)
             for n, p in enumerate(pooled)]
+
+
+def _file_parts(v: _ListView, inputs: RankInputs) -> dict[str, tuple[float, ...]]:
+    """path -> its file's features (`file_bm25_q`, `file_rr`, `file_fused`,
+    `file_pool_share`), once per file of the candidates."""
+    file_bm25, file_order, file_best = inputs.file_bm25, v.file_order, v.file_best
+    return {path: (file_bm25.get(path, 0.0),
+                   1.0 / file_order[path] if path in file_order else 0.0,
+                   file_best.get(path, 0.0) / v.top, count / v.total)
+            for path, count in v.file_count.items()}
 
 
 def _place_row(v: _ListView, n: int, p: Pooled) -> list[float]:
@@ -450,16 +463,27 @@ def _place_row(v: _ListView, n: int, p: Pooled) -> list[float]:
     ]
 
 
+# from_file, from_callee, from_history of a source
+_SOURCE_FLAGS = {"file": (1.0, 0.0, 0.0), "callee": (0.0, 1.0, 0.0),
+                 "history": (0.0, 0.0, 1.0)}
+_NO_SOURCE = (0.0, 0.0, 0.0)
+# a candidate without signals: its calls, tests, documenting sections (log1p(0) = 0.0) and
+# PageRank; its history's cover, idf share, commits (log1p(0)) and BM25
+_NO_GRAPH = (0.0,) * 5
+_NO_HISTORY = (0.0,) * 4
+_NO_REASONS = {source: tuple(_reason_flags(frozenset(), source)) for source in SOURCES}
+
+
 def _content_row(v: _ListView, inputs: RankInputs, n: int, p: Pooled,
-                 scoring: FileDefsPolicy, suffix: str = "") -> list[float]:
-    """The candidate's file, its own text, kind, graph signals, reasons and history."""
+                 scoring: FileDefsPolicy, suffix: str = "",
+                 files: Mapping[str, tuple[float, ...]] | None = None) -> list[float]:
+    """The candidate's file, its own text, kind, graph signals, reasons and history
+    (`files`: `_file_parts`, made once for the rows)."""
     chunk = p.chunk
     words = v.words
     st = _STATIC.get(chunk.id + suffix) if suffix else None
     if st is None:
         st = _static(chunk, scoring, suffix)
-    signals = inputs.signals.get(chunk.node_id, _NO_SIGNALS)
-    codes = {r.code for r in (p.hand.reasons if p.hand is not None else p.reasons)}
     exact = 1.0 if st.last and st.last in v.lowered_terms else 0.0
     q = len(words) or 1
     if st.every & v.bits:
@@ -474,24 +498,35 @@ def _content_row(v: _ListView, inputs: RankInputs, n: int, p: Pooled,
                 _idf_share(st.name, words, inputs.idf, inputs.idf_unseen, v.idf_total)]
     else:  # no word of the question in any of its fields (`_Static.every`): each share is 0
         said = [0.0, 0.0, 0.0, exact, *_NO_WORDS]
+    path = chunk.path
+    node = chunk.node_id
+    signals = inputs.signals.get(node)
+    if signals is None:
+        graph, history = _NO_GRAPH, _NO_HISTORY
+    else:
+        graph = (math.log1p(signals.calls_in), math.log1p(signals.calls_out),
+                 math.log1p(signals.tests_in), math.log1p(signals.documented),
+                 signals.pagerank)
+        history = (len(signals.history & words) / q,
+                   _idf_share(signals.history, words, inputs.history_idf,
+                              inputs.history_unseen, v.hist_total),
+                   math.log1p(signals.commits), signals.history_bm25)
+    reasons = p.hand.reasons if p.hand is not None else p.reasons
+    flags: Sequence[float] | None = None if reasons else _NO_REASONS.get(p.source)
+    if flags is None:
+        flags = _reason_flags({r.code for r in reasons}, p.source)
     return [
-        inputs.bm25.get(chunk.id, 0.0), inputs.file_bm25.get(chunk.path, 0.0),
-        1.0 / v.file_order[chunk.path] if chunk.path in v.file_order else 0.0,
-        v.file_best.get(chunk.path, 0.0) / v.top, v.file_count[chunk.path] / v.total,
+        inputs.bm25.get(chunk.id, 0.0),
+        *(files[path] if files is not None else _file_parts(v, inputs)[path]),
         1.0 / v.place_in_file[n], 1.0 if v.higher[n] else 0.0,
-        1.0 if p.source == "file" else 0.0, 1.0 if p.source == "callee" else 0.0,
-        1.0 if p.source == "history" else 0.0,
+        *_SOURCE_FLAGS.get(p.source, _NO_SOURCE),
         *said,
         *st.fixed,
-        math.log1p(signals.calls_in), math.log1p(signals.calls_out),
-        math.log1p(signals.tests_in), math.log1p(signals.documented), signals.pagerank,
-        1.0 if chunk.node_id in inputs.named else 0.0,
-        1.0 if chunk.node_id in inputs.near_named else 0.0,
-        1.0 if chunk.path in v.named_paths else 0.0,
-        *_reason_flags(codes, p.source),
-        len(signals.history & words) / q,
-        _idf_share(signals.history, words, inputs.history_idf, inputs.history_unseen,
-                   v.hist_total),
-        math.log1p(signals.commits), signals.history_bm25,
+        *graph,
+        1.0 if node in inputs.named else 0.0,
+        1.0 if node in inputs.near_named else 0.0,
+        1.0 if path in v.named_paths else 0.0,
+        *flags,
+        *history,
         1.0 / v.history_rank[chunk.id] if chunk.id in v.history_rank else 0.0,
     ]
