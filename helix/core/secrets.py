@@ -107,7 +107,8 @@ _REGEX_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
     # an Ably key: the app's ID, `.`, the key's ID, `:`, the key's secret
     ("ably_key", re.compile(r"\b[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}\b"), 0),
     # an Airtable personal access token: `pat`, the token's ID, `.`, its secret (64 hex)
-    ("airtable_token", re.compile(r"\bpat[A-Za-z0-9]{14}\.[0-9a-f]{64}\b"), 0),
+    # (`pat` first, its word's start checked behind it: a leading literal is a fast scan)
+    ("airtable_token", re.compile(r"pat(?<!\wpat)[A-Za-z0-9]{14}\.[0-9a-f]{64}\b"), 0),
     ("bearer_token", re.compile(r"(?i)\bbearer[ \t]+([A-Za-z0-9\-._~+/]{16,}=*)"), 1),
     ("aws_secret_key", re.compile(
         r"(?i)aws_?secret_?access_?key[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9/+=]{40})"), 1),
@@ -138,6 +139,14 @@ _RULE_LITERALS: dict[str, tuple[str, ...]] = {
                                                           "mongo", "redis-cli"),
 }
 
+# What a rule's match must hold where its literal is common (`:` and `://` in most code): a
+# pattern that starts with a literal, searched fast, before the rule's own that starts with a
+# class tried at every character
+_RULE_HINTS: dict[str, re.Pattern[str]] = {
+    "ably_key": re.compile(r"\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}"),
+    "url_password": re.compile(r"://[^\s:/@\"'`]+:[^\s/@\"'`]+@"),
+}
+
 
 def _may_match(kind: str, pattern: re.Pattern[str], text: str) -> bool:
     if kind == "command_password":
@@ -145,7 +154,10 @@ def _may_match(kind: str, pattern: re.Pattern[str], text: str) -> bool:
             "command_password_spaced"]
     else:
         literals = _RULE_LITERALS.get(kind, ("",))
-    return any(literal in text for literal in literals)
+    if not any(literal in text for literal in literals):
+        return False
+    hint = _RULE_HINTS.get(kind)
+    return hint is None or hint.search(text) is not None
 
 
 def _regex_findings(text: str) -> Iterator[Finding]:
