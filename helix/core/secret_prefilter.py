@@ -45,7 +45,8 @@ from helix.core.secret_tokens import prefixes
 # make it a secret (api_key, private key) or ending a name (stripe_key: a vendor's key when its
 # value reads random), `sig` as a word (not assign, design).
 KEYWORDS = (r"(?i)pass(?:w|phrase|code|[_\-:.])|[a-z0-9_.\-]pass\b|"
-            r"\bpass\b[\"'\]]?[ \t]*[:=>]|pwd|pw\b|secret|token|auth|cred|salt|bearer|contras|"
+            r"\bpass\b(?:\[[0-9]*\])?[\"'\]]?[ \t]*[:=>]|"
+            r"pwd|pw\b|secret|token|auth|cred|salt|bearer|contras|"
             r"login|identified|\bpins?\b|access[_.\-]?id|bundle_[a-z0-9_]*__|"
             r"(?:mnemonic|seed|phrase|words)[\"']?[ \t]*[:=][ \t]*[\"']?"
             r"[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]|"

@@ -20,7 +20,8 @@ The detectors, each in its module:
   literal default (`secret_defaults`: `ENV.fetch('API_KEY') { 'X' }`, `|| 'X'`, `${T:-X}`);
 - `secret_commands`: a table of programs and the flags that take a password;
 - `secret_tokens`: a table of token prefixes (`hf_`, `dop_v1_`, `shpat_`, ...);
-- `secret_keys`: private key blocks and bare runs of key-body lines.
+- `secret_keys`: private key blocks and bare runs of key-body lines;
+- `secret_parts`: a secret written in parts and joined (`token = a + b`, `"${A}${B}"`).
 The structural, block, shape and command rules also read two views of the text
 (`secret_views.joined_view`: continued lines and split string literals joined;
 `escapes.unescaped_view`: a notebook's escaped strings), mapped back to the text's offsets.
@@ -57,6 +58,7 @@ from helix.core.secret_gates import (
 )
 from helix.core.secret_keys import key_findings
 from helix.core.secret_lookalikes import PUBLISHABLE_PREFIXES, empty_key_block
+from helix.core.secret_parts import part_findings
 from helix.core.secret_places import place_findings
 from helix.core.secret_plugins import format_findings, format_kinds, line_findings
 from helix.core.secret_prefilter import RULES, Windows, all_detectors, compact, map_back, plan
@@ -298,9 +300,13 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
     lone = lone_token(text)  # a key file: the whole text is the key (after every other rule)
     alone = [Finding(*lone, "secret_file")] if lone is not None else []
     if not prefilter:
+        alone += (Finding(*f) for f in part_findings(text, find_secrets))  # a secret in parts
         return _recurrences(text, _encoded(text, _public(text, _merge(
             [*_detect(text, all_detectors()), *alone]))))
     chosen = plan(text)
+    named = (chosen.rules.spans if chosen is not None and "structure" in chosen.detectors
+             else ())
+    alone += (Finding(*f) for f in part_findings(text, find_secrets, named))
     if chosen is None:
         return _recurrences(text, _encoded(text, _public(text, alone))) if alone else []
     pieces = Windows(chosen.windows, chosen.whole)
