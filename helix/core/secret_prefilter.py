@@ -187,9 +187,12 @@ def _triggers() -> _Triggers:
     # spelled out: a case-blind set of words outside ASCII outgrows the DFA's cache
     foreign = sorted({form for n in rules().prose_names if re.search(KEYWORDS, n) is None
                       for form in (n, n.capitalize(), n.title(), n.upper())})
-    for forms in ([n for n in foreign if n.isascii()], [n for n in foreign if not n.isascii()]):
-        if forms:
-            entries.append(("|".join(re.escape(n) for n in forms), ("shapes",)))
+    plain_forms = sorted({n.lower() for n in foreign if n.isascii()})
+    if plain_forms:  # ASCII: one case-blind set of words is cheap
+        entries.append(("(?i)" + "|".join(re.escape(n) for n in plain_forms), ("shapes",)))
+    wide_forms = [n for n in foreign if not n.isascii()]
+    if wide_forms:
+        entries.append(("|".join(re.escape(n) for n in wide_forms), ("shapes",)))
     names = "|".join(re.escape(p) for p in sorted(programs(), key=len, reverse=True))
     entries.append((rf"(?:^|[\s/(`'\"|;&])(?:{names})(?:\.exe)?[ \t]", ("commands",)))
     # Three sets: a DFA for the long counted runs (`{20,}`), one for the case-blind words and
