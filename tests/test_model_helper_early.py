@@ -100,13 +100,27 @@ def _wait_for(condition: Any, what: str) -> None:
 
 def test_the_helper_starts_before_helix_imports_its_modules_and_the_ask_adopts_it(
         home: Path) -> None:
+    """`helix ask --model` imports no litellm itself: the helper it starts first answers, its
+    socket the user's alone, and the next ask reuses it (one model call per ask). (The next
+    ask's reuse and the socket's modes were tests/test_model_helper.py's first test, whose
+    asks ran a second helper of their own through `main()`: that start, in `cli_llm`, is
+    test_the_helper_starts_before_the_question_is_retrieved's there.)"""
+    args = ["ask", "--json", "--repo", str(REPO), "--model", "openai/stub", "--api-base"]
     with ModelStub() as stub:
-        done, seen = _helix(_env(home), "ask", "--json", "--repo", str(REPO), "--model",
-                            "openai/stub", "--api-base", stub.base, QUESTION)
+        done, seen = _helix(_env(home), *args, stub.base, QUESTION)
         assert len(stub.requests) == 1
+        sockets = list((home / "run").glob("model-*.sock"))
+        assert len(sockets) == 1 and sockets[0].stat().st_mode & 0o777 == 0o600
+        assert (home / "run").stat().st_mode & 0o777 == 0o700
+        again, seen_again = _helix(_env(home), *args, stub.base, QUESTION)
+        assert seen_again == {"spawned": [], "litellm_here": False}  # the first ask's helper
+        assert list((home / "run").glob("model-*.sock")) == sockets  # the same helper
+        assert len(stub.requests) == 2  # one model call per ask
     assert seen == {"spawned": [[]], "litellm_here": False}  # one helper, started first
     envelope = json.loads(done.stdout)
     assert envelope["answer_mode"] == "llm"
+    assert json.loads(again.stdout)["answer_mode"] == "llm"
+    assert envelope["answer"] == json.loads(again.stdout)["answer"]
     timings = envelope["timings_ms"]
     assert timings["model_import"] == 0  # this process imported nothing: it waited
     assert timings["model_wait"] + timings["model_call"] <= timings["synthesis"]
