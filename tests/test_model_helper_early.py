@@ -173,15 +173,36 @@ def test_which_commands_start_a_helper(tmp_path: Path) -> None:
     assert helper_settings(["ask", "q"], env, tmp_path) == ("openai/m", 30.0)
 
 
-def test_an_early_helper_stops_when_idle(home: Path) -> None:
+def test_an_early_helper_stops_when_idle(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`helix index` with a model configured starts the helper early (the entry point's own
+    function, `start_early`, called here with the command's arguments and environment: a
+    real `helix` process starting one is the ask's and the status's test above), and the
+    helper stops after its idle second."""
+    from helix.cli.early_helper import start_early
+    from helix.synthesis import model_helper
+
     env = _env(home, HELIX_MODEL="openai/stub", HELIX_SYNTHESIS__HELPER_IDLE_S="1")
-    _helix(env, "index", "--repo", str(REPO))
+    for key in [k for k in os.environ if k.startswith("HELIX_")]:
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    # the environment a `helix` process snapshots at its start (this process's first may be
+    # an earlier test's)
+    monkeypatch.setattr(model_helper, "_PROCESS_ENV", {})
+    started: dict[Path, Any] = {}
+    monkeypatch.setattr(model_helper, "_STARTED", started)
+    assert start_early(["index", "--repo", str(REPO)])
+    assert len(started) == 1  # one helper process, started (not waited for)
+    # the helper writes its pid file first thing (the `helix index` process this test ran
+    # before outlasted that)
+    _wait_for(lambda: list((home / "run").glob("model-*.pid")), "the helper wrote no pid file")
     pid_files = list((home / "run").glob("model-*.pid"))
     assert len(pid_files) == 1
     sock = pid_files[0].with_suffix(".sock")
     _wait_for(lambda: sock.exists() or not pid_files[0].exists(), "the helper never listened")
     _wait_for(lambda: helper_pid(sock) is None and not sock.exists(),
               "the helper did not stop after its idle second")
+    assert [process.wait(timeout=WAIT_S) for process in started.values()] == [0]  # it exited
 
 
 def _silent_listener(path: Path) -> socket.socket:
