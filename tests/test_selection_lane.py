@@ -119,6 +119,33 @@ def test_blocker_02_true_ambiguity_still_clarifies() -> None:
     assert run("open it").kind == "clarify"
 
 
+def test_candidates_all_in_the_one_file_named_are_that_file_not_an_ambiguity() -> None:
+    """Naming a file whose listed parts are the only candidates left ("the cli.py one" over
+    two spans of search/cli.py, "the test cli one" over tests/test_cli.py and a test in it)
+    opens the file: its whole-file item, else the part listed first. Two files stay a
+    clarifier (blocker 02), and so does a kind word alone over one file's definitions."""
+    spans = option_set("os3", (item(1, "c1", "search/cli.py", "search/cli.py", kind="file"),
+                               item(2, "m", "main", "search/cli.py", "main"),
+                               item(3, "e", "SearchEngine", "search/engine.py", "SearchEngine"),
+                               item(4, "c2", "search/cli.py", "search/cli.py", kind="file")))
+    d = run("the cli.py one", state_with(spans))
+    assert d.kind == "execute" and d.candidate is not None and d.candidate.id == "c1"
+    parts = option_set("os4", (item(1, "t1", "test_min_length", "tests/test_tokenizer.py",
+                                    "test_min_length"),
+                               item(2, "b", "build", "search/bm25.py", "build"),
+                               item(3, "t2", "test_stop_words", "tests/test_tokenizer.py",
+                                    "test_stop_words"),
+                               item(4, "f", "tests/test_tokenizer.py",
+                                    "tests/test_tokenizer.py", kind="file")))
+    for text in ("test_tokenizer.py please", "the test tokenizer one"):
+        d = run(text, state_with(parts))
+        assert d.kind == "execute" and d.candidate is not None and d.candidate.id == "f", text
+    only_defs = option_set("os5", (parts.items[0], parts.items[1], parts.items[2]))
+    d = run("open test_tokenizer.py", state_with(only_defs))
+    assert d.kind == "execute" and d.candidate is not None and d.candidate.id == "t1"
+    assert run("open the test one", state_with(only_defs)).kind == "clarify"
+
+
 def test_blocker_03_stale_option_set_does_not_force_old_winner() -> None:
     """Stale `activeOptionSetId` does not force old winner."""
     old = EVIDENCE

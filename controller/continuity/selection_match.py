@@ -295,13 +295,27 @@ def _is_file(item: OptionItem) -> bool:
 
 def _file_named(cues: SelectionCues, narrowed: tuple[OptionItem, ...]) -> OptionItem | None:
     """The one listed file the message names by its file name or its module name ("open
-    resonator.py", "test_cli") among candidates that are that file and definitions in it:
-    naming the file means the file, not one of its definitions."""
+    resonator.py", "test_cli", "the test cli one") among candidates that are that file and
+    definitions in it: naming the file means the file, not one of its definitions. Candidates
+    that all lie in the one file the message names are one referent, not an ambiguity ("the
+    cli.py one" over two listed spans of search/cli.py): the file, by its whole-file item,
+    else the one the list puts first."""
     names = {t.rstrip("/").rsplit("/", 1)[-1].lower() for t in cues.path_tokens} | set(cues.words)
-    files = [i for i in narrowed if _is_file(i) and (
-        (stem := (i.target.path or "").rsplit("/", 1)[-1].lower()) in names
-        or stem.rsplit(".", 1)[0] in names)]
-    return files[0] if len(files) == 1 else None
+    said = names | ({cues.kind_word} if cues.kind_word else set())
+
+    def named(item: OptionItem) -> bool:
+        base = (item.target.path or "").rsplit("/", 1)[-1].lower()
+        stem = base.rsplit(".", 1)[0]
+        parts = {p for p in stem.split("_") if p}
+        return bool(base) and (base in names or stem in names or (
+            len(parts) > 1 and parts <= said))
+
+    files = [i for i in narrowed if _is_file(i) and named(i)]
+    if len(files) == 1:
+        return files[0]
+    if len({i.target.path for i in narrowed}) == 1 and named(narrowed[0]):
+        return files[0] if files else min(narrowed, key=lambda i: i.index)
+    return None
 
 
 def _picks(cues: SelectionCues, narrowed: tuple[OptionItem, ...], state: ContinuityState,
