@@ -146,6 +146,23 @@ def test_candidates_all_in_the_one_file_named_are_that_file_not_an_ambiguity() -
     assert run("open the test one", state_with(only_defs)).kind == "clarify"
 
 
+def test_a_name_said_with_its_kind_noun_is_that_name() -> None:
+    """"the Tokenizer class item", "the section on carving": the kind of thing a name is
+    (class, function, method, section, module) is no part of the name (vocabulary.toml's
+    label fillers), so the name still picks its item instead of matching nothing."""
+    listed = option_set("os6", (
+        item(1, "a", "tokenize", "search/tokenizer.py", "tokenize"),
+        item(2, "b", "Tokenizer", "search/tokenizer.py", "Tokenizer"),
+        item(3, "c", "Search > Tokenizer", "docs/search.md", kind="section"),
+        item(4, "d", "The cavity pool > Carving", "docs/storage/cavity-pool.md", kind="section"),
+        item(5, "e", "CavityPool.carve", "storage/cavity_pool.py", "CavityPool.carve")))
+    for text, want in (("open the Tokenizer class item, please", "b"),
+                       ("could you open the section on carving", "d"),
+                       ("the carve method", "e")):
+        d = run(text, state_with(listed))
+        assert d.kind == "execute" and d.candidate is not None and d.candidate.id == want, text
+
+
 def test_blocker_03_stale_option_set_does_not_force_old_winner() -> None:
     """Stale `activeOptionSetId` does not force old winner."""
     old = EVIDENCE
