@@ -296,10 +296,10 @@ def _is_file(item: OptionItem) -> bool:
 def _file_named(cues: SelectionCues, narrowed: tuple[OptionItem, ...]) -> OptionItem | None:
     """The one listed file the message names by its file name or its module name ("open
     resonator.py", "test_cli", "the test cli one") among candidates that are that file and
-    definitions in it: naming the file means the file, not one of its definitions. Candidates
-    that all lie in the one file the message names are one referent, not an ambiguity ("the
-    cli.py one" over two listed spans of search/cli.py): the file, by its whole-file item,
-    else the one the list puts first."""
+    definitions in it: naming the file means the file, not one of its definitions. The file
+    listed as a whole more than once (two spans of search/cli.py, "the cli.py one") is one
+    referent, not an ambiguity: the span the list puts first. Two definitions in the named
+    file with the file not listed as a whole stay a choice (which definition is meant)."""
     names = {t.rstrip("/").rsplit("/", 1)[-1].lower() for t in cues.path_tokens} | set(cues.words)
     said = names | ({cues.kind_word} if cues.kind_word else set())
 
@@ -311,10 +311,8 @@ def _file_named(cues: SelectionCues, narrowed: tuple[OptionItem, ...]) -> Option
             len(parts) > 1 and parts <= said))
 
     files = [i for i in narrowed if _is_file(i) and named(i)]
-    if len(files) == 1:
-        return files[0]
-    if len({i.target.path for i in narrowed}) == 1 and named(narrowed[0]):
-        return files[0] if files else min(narrowed, key=lambda i: i.index)
+    if len({i.target.path for i in files}) == 1:  # one file, listed as a whole once or more
+        return min(files, key=lambda i: i.index)
     return None
 
 
