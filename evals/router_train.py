@@ -15,8 +15,9 @@ a narrowed question; a T10 is a pick, a "who calls it?" ... with nothing to act 
 1. Every session runs through the real session path (dry run, the fixture repository) with the
    labelled class forced (teacher forcing: each turn starts from the state the right routes
    leave), recording the features the router computed for it.
-2. Every text is embedded with the packaged encoder; the exemplars are the hand-written ones
-   and every labelled turn.
+2. Every text is embedded with the packaged encoder's first `ENCODER_LAYERS` layers
+   (`helix.session.reader.encoder_of`; the model's key names them, and the router reads with
+   them); the exemplars are the hand-written ones and every labelled turn.
 3. The head (softmax regression) is fit on the features, each turn's text features computed
    without the exemplars of its own session or its own wording; 5-fold cross-validation by
    session is reported in the manifest, and with it, per (`continuity.router_rescue`,
@@ -103,6 +104,11 @@ STEPS = 4000  # full-batch gradient steps (deterministic: no sampling)
 RATE = 0.5
 FOLDS = 5
 DECIMALS = 6  # of the shipped weights
+# the sentence model's first transformer layers the router reads with (`indexers.first_layers`;
+# routercost16): a sentence's kind, not its topic. On the training writers' follow-ups read
+# leave-one-writer-out by nearest exemplars, 4 layers 0.822, 3 0.810, 5 0.798, all 6 0.711;
+# ONNX Runtime's CPU for a tuning turn, median/p95 ms, 9.7/13.9 (6) -> 6.6/9.6 (4) -> 4.8/6.8 (3)
+ENCODER_LAYERS = 4
 
 
 @dataclass
@@ -391,9 +397,9 @@ def leave_one_writer_out(samples: list[Sample], bank: Bank, vectors: dict[str, n
 
 
 def embed(texts: list[str]) -> dict[str, np.ndarray]:
-    from helix.session.reader import router_embedder
+    from helix.session.reader import encoder_of
 
-    encoder = router_embedder()
+    encoder = encoder_of(ENCODER_LAYERS)
     unique = sorted(set(texts))
     vectors = encoder.embed(unique)
     return {t: vectors[i] for i, t in enumerate(unique)}
@@ -454,9 +460,9 @@ def train(out: Path) -> dict[str, Any]:
     metrics["cv_routed_by_rescue_phrase"] = phrase_curve(cv, samples)
     metrics.update(tune_metrics(cv, samples))
     metrics["lowo"] = leave_one_writer_out(samples, bank, vectors, x, y)
-    from helix.session.reader import router_embedder
+    from helix.session.reader import encoder_of
 
-    write_model(out, bank, w, b, router_embedder().model_key, metrics, samples)
+    write_model(out, bank, w, b, encoder_of(ENCODER_LAYERS).model_key, metrics, samples)
     return {"metrics": metrics, "cv": cv, "samples": samples}
 
 
