@@ -107,8 +107,9 @@ DECIMALS = 6  # of the shipped weights
 # the sentence model's first transformer layers the router reads with (`indexers.first_layers`;
 # routercost16): a sentence's kind, not its topic. On the training writers' follow-ups read
 # leave-one-writer-out by nearest exemplars, 4 layers 0.822, 3 0.810, 5 0.798, all 6 0.711;
-# ONNX Runtime's CPU for a tuning turn, median/p95 ms, 9.7/13.9 (6) -> 6.6/9.6 (4) -> 4.8/6.8 (3)
-ENCODER_LAYERS = 4
+# ONNX Runtime's CPU for a tuning turn, median/p95 ms, 9.7/13.9 (6) -> 6.6/9.6 (4) -> 4.8/6.8
+# (3): 3, the one whose warm turn fits issue 32's 15 ms at its p95
+ENCODER_LAYERS = 3
 
 
 @dataclass

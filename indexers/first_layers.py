@@ -11,9 +11,10 @@ the model's middle layers keep better than its last ones, trained for topical si
 the training writers' follow-ups read leave-one-writer-out by their nearest exemplars (the top
 3 per class, every other writer's turns and the hand-written exemplars as the bank), the first
 4 layers were right for 0.822 of the turns, 3 for 0.810, 5 for 0.798 and all 6 for 0.711; and
-a third of the encoder's CPU less than the whole model's, in both encoders (this one, cold;
-ONNX Runtime's export of the same layers, `indexers.onnx_query`, warm: the same fp32 math, so
-their products agree within the bound `helix.session.certain` rests on). Its key is the whole
+the encoder's CPU falls with the layers (3: half the whole model's), in both encoders (this
+one in a cold process, ONNX Runtime's export of the same layers in a warm one,
+`indexers.onnx_query`: the same fp32 math, so their products agree within the bound
+`helix.session.certain` rests on). Its key is the whole
 model's with the layer count: an embedding cache never mixes the two, and the index and its
 queries keep the whole model (`indexers.encoder.query_embedder`). The router reads with the
 layers its shipped model's key names (`helix.session.reader.router_embedder`): a model trained

@@ -78,3 +78,7 @@ def test_an_export_of_the_first_layers_has_a_file_of_its_own(tmp_path: Path) -> 
     assert first != whole and first.parent == whole.parent
     with pytest.raises(UnknownModelError):
         model_file(MODEL_DIR, VARIANT_INT8, tmp_path, layers=ENCODER_LAYERS)
+
+
+def test_the_shipped_model_was_trained_on_the_trainers_layers() -> None:
+    assert layers_of(MeaningModel.load().model_key) == ENCODER_LAYERS
