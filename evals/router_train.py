@@ -15,9 +15,9 @@ a narrowed question; a T10 is a pick, a "who calls it?" ... with nothing to act 
 1. Every session runs through the real session path (dry run, the fixture repository) with the
    labelled class forced (teacher forcing: each turn starts from the state the right routes
    leave), recording the features the router computed for it.
-2. Every text is embedded with the packaged encoder's first `ENCODER_LAYERS` layers
-   (`helix.session.reader.encoder_of`; the model's key names them, and the router reads with
-   them); the exemplars are the hand-written ones and every labelled turn.
+2. Every text is embedded with the packaged encoder (its first `ENCODER_LAYERS` layers when
+   set: `helix.session.reader.encoder_of`; the model's key names them and the router reads
+   with them); the exemplars are the hand-written ones and every labelled turn.
 3. The head (softmax regression) is fit on the features, each turn's text features computed
    without the exemplars of its own session or its own wording; 5-fold cross-validation by
    session is reported in the manifest, and with it, per (`continuity.router_rescue`,
@@ -104,12 +104,14 @@ STEPS = 4000  # full-batch gradient steps (deterministic: no sampling)
 RATE = 0.5
 FOLDS = 5
 DECIMALS = 6  # of the shipped weights
-# the sentence model's first transformer layers the router reads with (`indexers.first_layers`;
-# routercost16): a sentence's kind, not its topic. On the training writers' follow-ups read
-# leave-one-writer-out by nearest exemplars, 4 layers 0.822, 3 0.810, 5 0.798, all 6 0.711;
-# ONNX Runtime's CPU for a tuning turn, median/p95 ms, 9.7/13.9 (6) -> 6.6/9.6 (4) -> 4.8/6.8
-# (3): 3, the one whose warm turn fits issue 32's 15 ms at its p95
-ENCODER_LAYERS = 3
+# the sentence model's first transformer layers the router's encoder keeps (`indexers.
+# first_layers`), None for the whole model (routercost16). Fewer layers cost less (ONNX
+# Runtime's CPU per tuning turn, median/p95 ms: 9.7/13.9 whole, 6.6/9.6 with 4, 4.8/6.8 with 3)
+# and their nearest exemplars read other writers' follow-ups better (leave-one-writer-out: 4
+# layers 0.822, 3 0.810, whole 0.711), but this head on their rounded similarities read worse:
+# with 3 layers and train_writer52, 5-fold CV 0.8199 and heldapart_tune's CV 0.7708, against
+# the shipped model's 0.8878 and 0.8554 (without writer52). Kept whole until the head reads them.
+ENCODER_LAYERS: int | None = None
 
 
 @dataclass

@@ -18,7 +18,8 @@ one in a cold process, ONNX Runtime's export of the same layers in a warm one,
 model's with the layer count: an embedding cache never mixes the two, and the index and its
 queries keep the whole model (`indexers.encoder.query_embedder`). The router reads with the
 layers its shipped model's key names (`helix.session.reader.router_embedder`): a model trained
-on the whole model's vectors is read with the whole model.
+on the whole model's vectors is read with the whole model (the trainer's `ENCODER_LAYERS`,
+whole for now: `evals.router_train` says why).
 """
 
 from __future__ import annotations

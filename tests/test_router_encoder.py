@@ -1,6 +1,6 @@
-"""The meaning router reads a turn with the sentence model's first `ENCODER_LAYERS` layers
-(`indexers.first_layers`), in both encoders, under a key of its own; the index and its queries
-keep the whole model."""
+"""The meaning router reads a turn with the layers its model was trained on: the whole sentence
+model, or its first layers (`indexers.first_layers`, the trainer's `ENCODER_LAYERS`), in both
+encoders, under a key of its own; the index and its queries keep the whole model."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from indexers.onnx_encoder import VARIANT_FP32, VARIANT_INT8, model_file
 
 PATH = default_model_path(IndexSettings())
 MODEL_DIR = model_dir(PATH)
+LAYERS = 3  # a first-layers encoder (the trainer's ENCODER_LAYERS may be the whole model)
 TEXTS = ("open the second one", "who calls it?", "only in the storage folder",
          "cool, can you pull up the resonator.py one from that list and explain it?")
 
@@ -34,9 +35,10 @@ TEXTS = ("open the second one", "who calls it?", "only in the storage folder",
 def test_the_router_reads_with_the_layers_its_model_was_trained_on(
         monkeypatch: pytest.MonkeyPatch) -> None:
     whole = model_key_for(MODEL_DIR)
-    trained = reader.encoder_of(ENCODER_LAYERS)  # what the trainer embeds with
-    assert trained.model_key == first_layers_key(whole, ENCODER_LAYERS) != whole
-    assert layers_of(trained.model_key) == ENCODER_LAYERS and layers_of(whole) is None
+    assert reader.encoder_of(None).model_key == whole
+    trained = reader.encoder_of(LAYERS)
+    assert trained.model_key == first_layers_key(whole, LAYERS) != whole
+    assert layers_of(trained.model_key) == LAYERS and layers_of(whole) is None
     shipped = MeaningModel.load()
     for key in (whole, trained.model_key):
         monkeypatch.setattr(reader, "shipped_model", lambda k=key: replace(shipped, model_key=k))
@@ -47,7 +49,7 @@ def test_the_router_reads_with_the_layers_its_model_was_trained_on(
 
 def test_the_first_layers_are_another_encoder_and_all_of_them_the_whole_model() -> None:
     whole = NumpyMiniLMEncoder(PATH).embed(list(TEXTS))
-    first = FirstLayersEncoder(PATH, ENCODER_LAYERS).embed(list(TEXTS))
+    first = FirstLayersEncoder(PATH, LAYERS).embed(list(TEXTS))
     assert np.allclose(np.linalg.norm(first, axis=1), 1.0, atol=1e-5)
     assert float((whole * first).sum(axis=1).max()) < 0.99
     every = FirstLayersEncoder(PATH, 6)
@@ -61,8 +63,8 @@ def test_onnx_runtime_reads_the_same_layers_within_the_bound(
     from indexers.onnx_query import QueryOnnxEncoder
 
     monkeypatch.setenv("HELIX_MODELS_DIR", str(shared_models))
-    query = QueryOnnxEncoder(PATH, layers=ENCODER_LAYERS)
-    exact = reader.encoder_of(ENCODER_LAYERS)
+    query = QueryOnnxEncoder(PATH, layers=LAYERS)
+    exact = reader.encoder_of(LAYERS)
     assert query.model_key == exact.model_key
     assert query.model_file.name != QueryOnnxEncoder(PATH).model_file.name
     model = MeaningModel.load()
@@ -74,10 +76,10 @@ def test_onnx_runtime_reads_the_same_layers_within_the_bound(
 
 def test_an_export_of_the_first_layers_has_a_file_of_its_own(tmp_path: Path) -> None:
     whole = model_file(MODEL_DIR, VARIANT_FP32, tmp_path)
-    first = model_file(MODEL_DIR, VARIANT_FP32, tmp_path, layers=ENCODER_LAYERS)
+    first = model_file(MODEL_DIR, VARIANT_FP32, tmp_path, layers=LAYERS)
     assert first != whole and first.parent == whole.parent
     with pytest.raises(UnknownModelError):
-        model_file(MODEL_DIR, VARIANT_INT8, tmp_path, layers=ENCODER_LAYERS)
+        model_file(MODEL_DIR, VARIANT_INT8, tmp_path, layers=LAYERS)
 
 
 def test_the_shipped_model_was_trained_on_the_trainers_layers() -> None:
