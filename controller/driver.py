@@ -234,7 +234,10 @@ def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: Inde
             reasons=(Reason(code="in_file", name=chunk.symbol or ""),)))
     if policy.lead_files > 1 and file_defs.descriptive(question, policy, asks):
         out = _file_lead(plan, question, out, policy)
-    deep = file_defs.depth_picks(question, [c.chunk for c in out], chunks, policy)
+    deep, reach = file_defs.deeper(question, [c.chunk for c in out], chunks, policy)
+    if policy.reach_lead and asks:
+        deep, reach = file_defs.lead_first(question, deep, reach,
+                                           [c.chunk for c in out[:policy.depth_at]], policy)
     if deep:
         room = max(config.retrieval.max_evidence - len(deep), 0)
         last = out[-1]
@@ -244,6 +247,14 @@ def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: Inde
         lead = file_defs.picks_ahead(question, deep, [c.chunk for c in out[:room]],
                                      policy) if asks else 0  # a question, not a report
         out = file_defs.with_picks(out[:room], picks, lead, policy.depth_at)
+    if reach and asks:  # a question: reports and commit messages keep their tail
+        last = out[-1]
+        places = file_defs.reach_places(question, [c.chunk for c in out], reach,
+                                        policy.depth_at + 1, config.retrieval.max_evidence,
+                                        policy)
+        for place, chunk in places.items():
+            out[place] = Candidate(chunk=chunk, score=0.0, step=last.step,
+                                   reasons=(Reason(code="in_file_more", name=chunk.symbol or ""),))
     return out
 
 

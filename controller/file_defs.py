@@ -27,6 +27,7 @@ the eval suites unchanged.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TypeVar
 
@@ -143,15 +144,78 @@ def depth_picks(question: frozenset[str], ranked: Sequence[Chunk],
     """For each of the first `policy.depth_files` code files of the evidence, its next
     `policy.depth` best definitions not in the evidence yet (scoring at least `min_score`),
     in file order then score: the evidence's tail makes room for them (`driver`)."""
-    if policy.depth <= 0:
-        return []
+    return deeper(question, ranked, file_chunks, policy)[0]
+
+
+def deeper(question: frozenset[str], ranked: Sequence[Chunk],
+           file_chunks: Mapping[str, Sequence[Chunk]],
+           policy: FileDefsPolicy) -> tuple[list[Chunk], list[Chunk]]:
+    """(the depth picks, the reach picks): each of the first `policy.depth_files` code files'
+    next `depth` best definitions not in the evidence (scoring at least `min_score`), then its
+    `reach` after those (scoring at least `reach_min`)."""
+    if policy.depth + policy.reach <= 0:
+        return [], []
+    wide = policy if not policy.reach else policy.model_copy(
+        update={"min_score": min(policy.min_score, policy.reach_min)})
     present = {c.id for c in ranked}
     files = list(dict.fromkeys(c.path for c in ranked if c.kind in ("code_def", "code_module")))
-    out: list[Chunk] = []
+    picks: list[Chunk] = []
+    reach: list[Chunk] = []
     for path in files[:policy.depth_files]:
         defs = [c for c in file_chunks.get(path, ()) if c.kind == "code_def"
                 and c.id not in present]
-        out.extend(t[3] for t in best_definitions(question, defs, policy, policy.depth))
+        best = best_definitions(question, defs, wide, policy.depth + policy.reach)
+        deep = [t[3] for t in best[:policy.depth] if t[0] >= policy.min_score]
+        picks.extend(deep)
+        reach.extend(t[3] for t in best[len(deep):len(deep) + policy.reach]
+                     if t[0] >= policy.reach_min)
+    return picks, reach
+
+
+def lead_first(question: frozenset[str], picks: Sequence[Chunk], reach: Sequence[Chunk],
+               shown: Sequence[Chunk], policy: FileDefsPolicy) -> tuple[list[Chunk], list[Chunk]]:
+    """`reach_lead`: the depth and reach picks of the files `shown` (the first places), not a
+    test's unless `depth_tests`, the one that answers the question best goes first among the
+    depth picks (the one `picks_ahead` considers for place `depth_at` + 1), taken out of
+    `reach` if it came from there. Ties keep the picks' order."""
+    paths = {c.path for c in shown}
+    pool = [*picks, *reach]
+    eligible = [(definition_score(question, c, policy), -i) for i, c in enumerate(pool)
+                if c.path in paths and (policy.depth_tests or not is_test_path(c.path))]
+    if not eligible:
+        return list(picks), list(reach)
+    best = pool[-max(eligible)[1]]
+    return ([best, *(c for c in picks if c is not best)],
+            [c for c in reach if c is not best])
+
+
+def reach_places(question: frozenset[str], ranked: Sequence[Chunk], reach: Sequence[Chunk],
+                 keep: int, limit: int, policy: FileDefsPolicy) -> dict[int, Chunk]:
+    """place -> the reach pick that takes it: each reach pick, the best first, takes the
+    place (after the first `keep`, before `limit`) of the code item that answers the question
+    least (`definition_score`; the later one of a tie) when it answers it better; with
+    `depth_repeats`, only an item whose file has another place before `limit` (the evidence
+    keeps every file it held, as the place-5 pick keeps the first five's)."""
+    shown = Counter(c.path for c in ranked[:limit])
+    places = [(definition_score(question, c, policy), -p) for p, c in enumerate(ranked)
+              if keep <= p < limit and c.kind in ("code_def", "code_module")
+              and (not policy.depth_repeats or shown[c.path] > 1)]
+    scored = sorted(((definition_score(question, c, policy), -i, c) for i, c in enumerate(reach)),
+                    key=lambda t: (-t[0], -t[1]))
+    out: dict[int, Chunk] = {}
+    for score, _, chunk in scored:
+        if not places:
+            break
+        weakest = min(places)
+        if score <= weakest[0]:
+            break
+        places.remove(weakest)
+        out[-weakest[1]] = chunk
+        if policy.depth_repeats:  # the place's file has one place fewer now
+            path = ranked[-weakest[1]].path
+            shown[path] -= 1
+            if shown[path] == 1:
+                places = [t for t in places if ranked[-t[1]].path != path]
     return out
 
 

@@ -39,8 +39,10 @@ _MIN_ROWS = 2  # a list or a table has two rows at least
 
 # what only looks like a unit, blanked before a text is read (same length, so offsets hold):
 # a plural mark ("hour(s)": never "(s)" seconds), a printf or format specifier ("%s", "%H",
-# "{:>5s}"): never a unit; a number's ("%.4f", "%5d") reads as a number (a value's unit after)
-_FORMAT_NUMBER = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[dfeEgGiu](?![A-Za-z])")
+# "{:>5s}"): never a unit; a number's ("%.4f", "%5d", "{:.1}", "{energy * 3.6:.1f}": a
+# precision or a number's type) reads as a number (a value's unit after)
+_FORMAT_NUMBER = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[dfeEgGiu](?![A-Za-z])"
+                            r"|\{[^{}\n:]*:[^{}\s]*?(?:\.\d+[A-Za-z%]?|[dfeEgGn%])\}")
 _NOT_UNITS = re.compile(r"(?<=[A-Za-z])\((?:s|es)\)|%[-+ #0]*\d*(?:\.\d+)?[A-Za-z]"
                         r"|\{[^{}\s]*:[^{}\s]*\}")
 _QUOTE_MARKS = re.compile(r"(?m)^[ \t]*>[> \t]*")  # a quote's marks opening a line: markup

@@ -80,6 +80,8 @@ class Names:
     bounds: tuple[list[str], ...]  # a bound a value is held to, as lowercase words
     condition: re.Pattern[str]  # a line opening a code condition
     compound: re.Pattern[str]  # a unit, a separator, a unit of time
+    products: re.Pattern[str] | None  # a product's spelled name in two words ("watt-hours")
+    prefixes: frozenset[str]  # the table's prefixes written out ("kilo", "milli")
 
 
 def _split(compound: str) -> tuple[str, str] | None:
@@ -101,6 +103,55 @@ def _ellipsis(auxiliaries: list[str], asides: list[str], joins: list[str],
             + r"(?P<no>n['’]t|\s+not|\s+never)?(?:\s*,?\s*" + aside + r")?\s*(?=[.;,!)]|$)")
 
 
+def _units(data: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    """The table's units, each (dimension, its names)."""
+    return [(dim, [entry] if isinstance(entry, str) else list(entry))
+            for dim, units in data["dimensions"].items() for entry in units]
+
+
+def _spelled(aliases: list[str]) -> list[str]:
+    return [n for n in aliases if len(n) > EXACT_CASE_LEN and n.isalpha() and n.islower()]
+
+
+def products(data: dict[str, Any]) -> list[tuple[str, Identity]]:
+    """The spelled names of a unit the table writes as two of its units' names run together,
+    the second a unit of `over`, the unit of a third dimension ("kWh": kW and h, an energy:
+    "kilowatt hours", "kilowatthour"; "Wh": "watt hour"), in two words (`join_compounds`
+    joins a space or a hyphen between them) and in one."""
+    units = _units(data)
+    by_name: dict[str, tuple[str, list[str]]] = {}
+    for dim, aliases in units:
+        for name in aliases:
+            by_name.setdefault(name, (dim, aliases))
+    out: list[tuple[str, Identity]] = []
+    for dim, aliases in units:
+        for name in aliases:
+            for cut in range(1, len(name)):
+                first, second = by_name.get(name[:cut]), by_name.get(name[cut:])
+                if first is None or second is None or second[0] != data["compounds"]["over"] \
+                        or dim in (first[0], second[0]):
+                    continue
+                out += [(a + sep + b, (dim, aliases[0])) for a in _spelled(first[1])
+                        for b in _spelled(second[1]) for sep in (" ", "")]
+    return out
+
+
+def prefixes(data: dict[str, Any]) -> frozenset[str]:
+    """The prefixes the table writes out: what a unit's spelled name adds to another's of its
+    dimension where its short name adds a letter or two to the other's ("kilo" of kilopascal
+    and pascal, kPa and Pa; "milli" of millisecond and second, ms and s)."""
+    out: set[str] = set()
+    for dim, aliases in _units(data):
+        for other_dim, others in _units(data):
+            if dim != other_dim or aliases is others:
+                continue
+            short = [(n, o) for n in aliases for o in others if len(n) <= EXACT_CASE_LEN + 1
+                     and 0 < len(o) < len(n) and n.endswith(o)]
+            out.update(n[:-len(o)] for n in _spelled(aliases) for o in _spelled(others)
+                       if short and n.endswith(o) and len(n) - len(o) > EXACT_CASE_LEN)
+    return frozenset(out)
+
+
 def _named(data: dict[str, Any]) -> list[tuple[str, Identity]]:
     """Every name of the table with the unit it names: the dimensions' units and aliases, and
     the named compounds ("Mbps": megabits per second)."""
@@ -119,6 +170,8 @@ def _named(data: dict[str, Any]) -> list[tuple[str, Identity]]:
             raise ValueError(f"units.toml: {entry[0]!r} is not a unit per a unit")
         unit = (f"{first[0][0]}/{first[1][0]}", f"{first[0][1]}/{first[1][1]}")
         named += [(name, unit) for name in entry[1:]]
+    held = {name.lower() for name, _ in named}
+    named += [(name, unit) for name, unit in products(data) if name.lower() not in held]
     held = {name.lower() for name, _ in named}
     with LIBRARY_FILE.open("rb") as handle:
         library = tomllib.load(handle)
@@ -183,7 +236,12 @@ def names() -> Names:
     compound = re.compile(r"(?<![A-Za-z_°" + JOIN + r"])(°?[A-Za-zµ]+)(\s*/\s*|\s+(?:" + words
                           + r")\s+)([A-Za-z]+)(?![\w°/])", re.IGNORECASE)
     lines, mentions = data["lines"], data["mentions"]
+    two_words = sorted({name for name, _ in products(data) if " " in name},
+                       key=lambda w: (-len(w), w))
     return Names(
+        products=re.compile(r"(?i)(?<![\w°" + JOIN + r"-])(?:" + "|".join(
+            re.escape(w).replace(r"\ ", r"[ \t-]+") for w in two_words) + r")(?![\w°-])")
+        if two_words else None, prefixes=prefixes(data),
         exact=exact, folded=folded, recased=recased,
         spellings=tuple((a, b) for a, b in data["mentions"]["spellings"]),
         per=tuple(per["per"]),
@@ -220,6 +278,9 @@ def _simple(word: str) -> Identity | None:
     if len(word) <= EXACT_CASE_LEN:
         return n.exact.get(word) or n.recased.get(word)
     found = n.exact.get(word) or n.folded.get(word.lower())
+    head, space, rest = word.partition(" ")
+    if found is None and space and head.lower() in n.prefixes:  # "milli-amps", joined
+        return n.folded.get((head + rest).lower())
     if found is None:  # another spelling of a part ("kilogrammes")
         low = word.lower()
         respelt = next((low.replace(a, b) for a, b in n.spellings if a in low), low)
@@ -238,7 +299,7 @@ def _simple(word: str) -> Identity | None:
 def identity(word: str) -> Identity | None:
     """The unit `word` names: one name, or a unit per a unit of time however written ("MB/s",
     "MBˍs", "megabytes per second")."""
-    word = word.replace(JOIN, " ") if JOIN in word else word
+    word = re.sub(JOIN + "+", " ", word) if JOIN in word else word
     found = _simple(word.strip())
     if found is not None:
         return found
@@ -253,9 +314,30 @@ def identity(word: str) -> Identity | None:
     return (f"{top[0]}/{bottom[0]}", f"{top[1]}/{bottom[1]}")
 
 
+def _join_spelled(text: str) -> str:
+    """`text` with the space or hyphen inside a unit's name spelled in two words written as
+    `JOIN`: a product ("kilowatt-hours" -> "kilowattˍhours") and a prefix written apart from
+    its unit ("milli-amps" -> "milliˍamps", where "milliamps" is a name)."""
+    n = names()
+    if n.products is not None:
+        text = n.products.sub(lambda m: re.sub(r"[ \t-]", JOIN, m.group()), text)
+    if "-" not in text:
+        return text
+
+    def prefixed(match: re.Match[str]) -> str:
+        head, rest = match.group(1), match.group(2)
+        return head + JOIN + rest if (head + rest).lower() in n.folded else match.group()
+
+    return re.sub(r"(?<![\w°" + JOIN + r"-])([A-Za-z]+)-([A-Za-zµ]+)(?![\w°-])",
+                  lambda m: prefixed(m) if m.group(1).lower() in n.prefixes else m.group(),
+                  text)
+
+
 def join_compounds(text: str) -> str:
     """`text` with the separator of every unit per a unit of time written as `JOIN` (same
-    length): "5 MB/s" -> "5 MBˍs", "megabits per second" -> "megabitsˍperˍsecond"."""
+    length): "5 MB/s" -> "5 MBˍs", "megabits per second" -> "megabitsˍperˍsecond"; and of a
+    unit's name spelled in two words (`_join_spelled`)."""
+    text = _join_spelled(text)
     if "/" not in text and not any(w in text.lower() for w in names().per):
         return text
 
@@ -274,7 +356,7 @@ def shown(word: str) -> str:
         return word
     spaced = re.sub(JOIN + "+", " ", word).strip()
     parts = spaced.split(" ")
-    return spaced if len(parts) > 2 else "/".join(parts)
+    return spaced if len(parts) > 2 or _simple(spaced) is not None else "/".join(parts)
 
 
 def unit_name(word: str) -> str | None:
@@ -362,8 +444,13 @@ def unit_pattern(unit: str) -> re.Pattern[str]:
     identifier ("MAX_SIZE_MB", "°CX", the "MB" of "MBˍs"), but right after a number ("25MB").
     A match is a mention only where `same_unit` says so (case: "MBps" is not "Mbps")."""
     found = identity(join_compounds(unit))
-    parts = [re.escape(n).replace(r"\ ", r"\s+") if len(n) <= EXACT_CASE_LEN
-             else "(?i:" + re.escape(n).replace(r"\ ", r"\s+") + ")" for n in aliases(unit)]
+    spaced = r"[\s" + JOIN + r"]+"  # a name in two words, or joined (`_join_spelled`)
+    table = names()
+    parts = [re.escape(n).replace(r"\ ", spaced) if len(n) <= EXACT_CASE_LEN
+             else "(?i:" + re.escape(n).replace(r"\ ", spaced) + ")" for n in aliases(unit)]
+    parts += ["(?i:" + re.escape(n[:len(p)]) + JOIN + re.escape(n[len(p):]) + ")"
+              for n in aliases(unit) for p in table.prefixes
+              if len(n) > len(p) and n.lower().startswith(p) and n.isalpha()]
     if found is not None and "/" in found[0]:
         parts.insert(0, r"[A-Za-zµ°]+" + JOIN + r"+(?:[A-Za-z]+" + JOIN + r"+)?[A-Za-z]+")
     return re.compile(r"(?<![A-Za-z_°" + JOIN + r"])(?:" + "|".join(parts) + r")(?![\w°])")

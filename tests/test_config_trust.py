@@ -262,9 +262,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # retrieval.ranker.question_manifest and question_digest, none: no question model; then
     # file_defs.depth_lead (off), depth_at, depth_over, depth_tests: round 14's first-file pick;
     # then file_defs.depth_repeats: round 15's pick only over a repeat of a shown file, and with
-    # it depth_lead 1, on: docs/ranker.md "Round 15")
+    # it depth_lead 1, on: docs/ranker.md "Round 15"; then file_defs.reach (0: off),
+    # reach_min and reach_lead (off): round 16's next definitions of the first files)
     assert HelixConfig().evidence_hash == (
-        "sha256:1feb94777608848b00d4eceffb96bc4679a5bd94d629431e5838b832e3b1900a")
+        "sha256:d96687f9b0f2189fb424129b0744c9c5cfe63a0905fa553dbff60a96c32ad387")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -90,6 +90,11 @@ LEFT |= {"#define MAX_CHARGE_CENTS 50000  /* $500.00 */"}
 # (meaning17) fresh18 (an electric current in mA), measured held apart by the lead before and
 # after meaning16 with 0 statements missed and 1 -> 1 denial confirmed, now a tune set:
 # meaning17 reads the denial (a one-letter unit after "is" ending its clause)
+# (meaning18) fresh19 (energy in kWh), measured held apart by the lead before and after
+# meaning17 with 5 -> 5 statements missed and 1 -> 1 denial confirmed, now a tune set:
+# meaning18 reads all six (a unit's name spelled from the table's, "kilowatt-hours"; a past
+# subject set against a present one; a number's format placeholder a value:
+# tests/test_unit_structure18.py)
 
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:

@@ -369,6 +369,8 @@ def read(text: str) -> Reading:
     tokens = tokenize(text)
     cl = _Clauses(tokens, c)
     now = superseded(tokens, c)
+    present = {t.sentence for i, t in enumerate(tokens)
+               if t.lower in c.present_subjects and _subject_of(cl, i)}
     answered_no = replied_no(tokens, c)
     denied = [token.sentence in answered_no for token in tokens]
 
@@ -399,6 +401,8 @@ def read(text: str) -> Reading:
             deny(cl.clause(i))
         if _match(tokens, i, c.past_tense) and token.sentence in now:
             deny(cl.clause(i))
+        if token.lower in c.past_subjects and _subject_of(cl, i) and token.sentence in present:
+            deny(cl.clause(i))
         if token.lower in c.change_from:
             verb = _change_verb(cl, i)
             if verb is not None and reaches[verb] % 2 == 1:  # "never switched away from GPa"
@@ -416,6 +420,15 @@ def read(text: str) -> Reading:
     return Reading(tokens=tokens, denied=tuple(d or r % 2 == 1 for d, r in zip(denied, reaches,
                                                                                strict=True)),
                    reaches=tuple(reaches))
+
+
+def _subject_of(cl: _Clauses, at: int) -> bool:
+    """Token `at` opens its clause, after a determiner at most, and a noun follows it
+    ("older firmware sent ...", "; the current one does not"): it qualifies the subject."""
+    before, after = cl.backward(at), cl.forward(at, at + 1)
+    return all(cl.tokens[j].lower in cl.c.determiners for j in before) and bool(after) \
+        and cl.tokens[after[0]].text[:1].isalpha() and cl.tokens[after[0]].lower not in (
+            cl.c.fillers | cl.c.copulas)
 
 
 def _condition(tokens: tuple[Token, ...], at: int, c: Cues) -> list[int]:

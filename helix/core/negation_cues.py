@@ -32,6 +32,8 @@ class Cues:
     past: Phrases
     past_tense: Phrases
     superseded_by: Phrases
+    past_subjects: frozenset[str]
+    present_subjects: frozenset[str]
     change_verbs: frozenset[str]
     change_from: frozenset[str]
     change_to: frozenset[str]
@@ -84,6 +86,8 @@ def cues() -> Cues:
         evaluative=_phrases(cue["evaluative"]),
         past=_phrases(cue["past"]), past_tense=_phrases(cue["past_tense"]),
         superseded_by=_phrases(cue["superseded_by"]),
+        past_subjects=frozenset(cue["past_subjects"]),
+        present_subjects=frozenset(cue["present_subjects"]),
         change_verbs=frozenset(cue["change_verbs"]), change_from=frozenset(cue["change_from"]),
         change_to=frozenset(cue["change_to"]),
         change_verb_words=int(cue["change_verb_words"]), anaphora=frozenset(cue["anaphora"]),

@@ -292,6 +292,16 @@ class FileDefsPolicy(_Frozen):
     # loss of the eval suites' gate was a file's only place pushed; docs/ranker.md: dev and
     # validation up, the suites' gate holds)
     depth_repeats: bool = True
+    # for a question, the first `depth_files` files' next `reach` definitions after the
+    # depth picks (0: none) each take the evidence place past place `depth_at` + 1 of the
+    # code item that answers it least (`definition_score`; with `depth_repeats` only a place
+    # whose file keeps another) when they answer it better (`file_defs.reach_places`); with
+    # `reach_lead`, the place-5 pick is the best of every shown file's depth and reach picks.
+    # Round 16 (docs/ranker.md): reach 2, validation recall 164 -> 175 of 200, span@5 and
+    # symbol@5 +1; dev unchanged, so off by the gate; reach_lead moved no span@5 result
+    reach: int = Field(default=0, ge=0, le=50)
+    reach_min: float = Field(default=0.25, ge=0, le=100)  # a reach pick's least score
+    reach_lead: bool = False
 
 
 class CalleesPolicy(_Frozen):
