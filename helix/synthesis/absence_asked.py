@@ -1,0 +1,181 @@
+"""A claim that the asked thing is not shown, in a passive or short wording (issue 32,
+meaning19): "The number isn't given", "whether 1.2 is accepted (the actual minimum) is not
+stated", "its production values aren't visible here", "shows the message but not the exit
+code", "key types? not in these results". Such a clause names no material or a short one, so
+the phrase rules miss it, and the encoder reads it as close to an answer's note on a side
+detail ("the default values of rate and burst are not in these excerpts"). What tells them
+apart is the clause's structure: its subject (the words before the negated participle, the
+noun phrase after "but not", or a question restated before a subjectless clause) names the
+noun the question asks for, or a noun standing for it (data: absence_asked.toml).
+
+    asked_nouns(question)               -> the forms of the nouns the question asks for
+    asked_missing(text, question, words) -> some clause says the asked thing is not shown,
+                                            while the evidence holds most of the question
+
+Deterministic, word lists as data, no encoder call.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from helix.core.english import CODE_CONDITIONS, MATERIAL_WORDS, SHOWN_PARTICIPLES, word_alternation
+from helix.synthesis.absence_verdict import _clause, _covers, _forms, _negates
+
+__all__ = ["ASKED_FILE", "asked_missing", "asked_nouns", "missing_subjects"]
+
+ASKED_FILE = Path(__file__).with_name("absence_asked.toml")
+_WORDS = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
+_LEADS = re.compile(r"^\W*(?:(?:but|so|and|though|although|yet|while|whereas|however|whether|"
+                    r"i\.e\.?|e\.g\.?)\W+)*", re.I)
+# a negated participle of showing: "isn't given", "are not stated", "is not explicitly shown"
+_NOT_SHOWN = re.compile(
+    r"\b(?:(?:is|are|was|were)\s+not|isn['’]?t|aren['’]?t|wasn['’]?t|weren['’]?t)\s+"
+    r"(?:\w+ly\s+)?(?:" + word_alternation(SHOWN_PARTICIPLES) + r")\b", re.I)
+_MATERIAL = word_alternation(tuple(sorted(
+    MATERIAL_WORDS | {"results", "result", "files", "file", "docs", "documents", "code"})))
+# a subjectless "not in these results", "not in the snippets"
+_NOT_IN = re.compile(r"(?:^|(?<=[.?!]\s))\s*not\s+(?:in|within|among)\s+(?:these|those|the|this|"
+                     r"any)\s+(?:\w+\s+)?(?:" + _MATERIAL + r")\b", re.I)
+_BUT_NOT = re.compile(r"\bbut\s+not\s+", re.I)
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|(?=\n)|$)")
+
+
+@dataclass(frozen=True)
+class _Asked:
+    lead: frozenset[str]
+    follow: frozenset[str]
+    links: frozenset[str]
+    proxies: dict[str, tuple[str, ...]]
+
+
+@lru_cache(maxsize=1)
+def _data() -> _Asked:
+    with ASKED_FILE.open("rb") as handle:
+        data = tomllib.load(handle)
+    return _Asked(frozenset(data["asked_words"]), frozenset(data["asked_follow"]),
+                  frozenset(data["asked_links"]),
+                  {k: tuple(v) for k, v in data["asked_proxies"].items()})
+
+
+# a condition makes the clause a statement about behaviour ("if the count isn't given, ..."); a
+# "whether" clause is what is not shown ("whether 1.2 is accepted is not stated")
+_CONDITIONS = CODE_CONDITIONS - {"whether"}
+_COPULA = frozenset({"is", "s", "are", "was", "were"})
+_DETERMINERS = frozenset({"the", "a", "an", "its", "their"})
+_ENDS = frozenset({"for", "in", "on", "to", "that", "when", "if", "with", "by", "from"})
+_FUNCTION = frozenset({"the", "a", "an", "its", "their", "this", "that", "these", "those",
+                       "it", "i", "e", "g", "not", "and", "or", "any", "still", "own", "itself",
+                       "actual", "exact", "exactly", "here"})
+
+
+def _nouns(text: str) -> list[str]:
+    """The words of `text` that may name a thing: letters, two or more, not a function word."""
+    return [w for w in _WORDS.findall(text.lower()) if len(w) > 1 and w not in _FUNCTION
+            and not w.isdigit()]
+
+
+def asked_nouns(question: str | None) -> frozenset[str]:
+    """The forms of the noun(s) the question asks for: after "what's the" up to the next
+    function word; after "what", "which", "how many" up to an auxiliary (none follows: the
+    wh-word is the subject of a verb, no noun is asked); with the proxies of the wh-phrase
+    and of the noun."""
+    if not question:
+        return frozenset()
+    data = _data()
+    said = [w.replace("’", "'") for w in _WORDS.findall(question.lower())]
+    nouns: list[str] = []
+    for at, word in enumerate(said):
+        phrase = " ".join(said[at:at + 2])
+        if word not in data.lead and phrase not in data.proxies:
+            continue
+        rest = said[at + (2 if phrase in data.proxies else 1):]
+        nouns += list(data.proxies.get(phrase, ()))
+        copula = word.endswith("'s") or (rest[:1] and rest[0] in _COPULA)
+        if copula:
+            rest = rest[1:] if not word.endswith("'s") else rest
+            rest = rest[1:] if rest[:1] and rest[0] in _DETERMINERS else rest
+        taken: list[str] = []
+        ended = False  # the noun ends at an auxiliary (or, after a copula, a function word)
+        for w in rest:
+            if w in data.follow or (copula and w in _ENDS):
+                ended = copula or w not in _DETERMINERS
+                break
+            taken.append(w)
+        if not ended and not copula and phrase not in data.proxies:
+            taken = []
+        terms = _nouns(" ".join(w for w in taken if w not in data.links))
+        nouns += terms
+        for term in terms:
+            nouns += list(data.proxies.get(term, ()))
+        break
+    return frozenset(f for n in nouns for f in _forms(n))
+
+
+_PREPOSITION = re.compile(r"\b(?:of|for|in|on|to|about|from|with|by|behind|beyond)\b", re.I)
+_RELATIVE = re.compile(r"[\s,]+(?:which|that|who)\s*$", re.I)
+_ANTECEDENT = re.compile(r"(?<![\w'’-])(?:(?:the|a|an|its|their|this|these|those)\s+)?"
+                         r"((?:[\w'’-]+\s+){0,2}[\w'’-]+)\s*$", re.I)
+
+
+def _head_terms(subject: str) -> set[str]:
+    """The content words of a subject before its first preposition ("the default values of
+    rate": values; "the reason for that value": reason): the thing it names, not what
+    qualifies it; a relative pronoun's subject is the
+    noun phrase before it, from its determiner or its last three words ("threads follow the
+    scheduler's defaults, which": scheduler's defaults)."""
+    relative = _RELATIVE.search(subject)
+    if relative:
+        antecedent = _ANTECEDENT.search(subject[:relative.start()])
+        subject = antecedent.group(1) if antecedent else ""
+    head = _PREPOSITION.split(_LEADS.sub("", subject), maxsplit=1)[0]
+    return {f for t in _nouns(head) for f in _forms(t)}
+
+
+def missing_subjects(text: str) -> list[tuple[int, str]]:
+    """(where it starts, its subject) for every clause of `text` that says its subject is not
+    shown: the words before a negated participle of showing in its clause, the noun phrase
+    after "but not", the question a subjectless "not in these results" follows."""
+    subjects: list[tuple[int, str]] = []
+    for m in _NOT_SHOWN.finditer(text):
+        head, _ = _clause(text, m.start(), m.end())
+        subjects.append((head, text[head:m.start()]))
+    for m in _BUT_NOT.finditer(text):
+        _, tail = _clause(text, m.end(), m.end())
+        subjects.append((m.start(), text[m.end():tail]))
+    for m in _NOT_IN.finditer(text):
+        before = [s for s in _SENTENCE.finditer(text[:m.start()]) if s.group().strip()]
+        if before and before[-1].group().rstrip().endswith("?"):
+            subjects.append((before[-1].start(), before[-1].group()))
+    return subjects
+
+
+def _given_before(text: str, start: int, named: set[str]) -> bool:
+    """A sentence or clause before `start` that negates nothing, is no question, and names
+    every asked noun the claim's subject names: the answer was given ("The exit code is 3;
+    the code for warnings is not stated"), the claim is a side remark on it."""
+    for part in re.split(r"[.!;:\n]|,\s+(?=(?:but|though|although|yet|so|while)\b)",
+                         text[:start]):
+        if part.strip() and not part.rstrip().endswith("?") and not _negates(part) \
+                and named <= {f for t in _nouns(part) for f in _forms(t)}:
+            return True
+    return False
+
+
+def asked_missing(text: str, question: str | None, words: frozenset[str]) -> bool:
+    """Some clause of `text` says the asked thing is not shown (`missing_subjects` naming an
+    `asked_nouns` noun) while the evidence holds most of the question's words."""
+    asked = asked_nouns(question)
+    if not asked or question is None or not _covers(question, words):
+        return False
+    for start, subject in missing_subjects(text):
+        if set(_nouns(subject)) & _CONDITIONS:  # "if the count isn't given, 6 applies"
+            continue
+        named = _head_terms(subject) & asked
+        if named and not _given_before(text, start, named):
+            return True
+    return False

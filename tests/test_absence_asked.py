@@ -1,0 +1,95 @@
+"""A claim that the asked thing is not shown, in a passive or short wording (issue 32,
+meaning19; helix.synthesis.absence_asked): the clause's subject names the noun the question
+asks for, or a noun standing for it, while the evidence holds the answer -> refused; a clause
+whose subject is a side detail, or one after the answer was given, stays a note. Wordings
+written here, none from a data set."""
+
+from __future__ import annotations
+
+from helix.core.envelope import EvidenceItem
+from helix.core.hashing import digest, short_id
+from helix.synthesis.contract import NO_EVIDENCE_CLAIM, check_answer
+from helix.synthesis.prompt import citation_refs
+
+
+def _item(path: str, text: str, kind: str = "code") -> EvidenceItem:
+    lines = text.count("\n") + 1
+    return EvidenceItem(id=short_id(path, 1, lines, digest(text)), path=path, start_line=1,
+                        end_line=lines, kind=kind, score=1.0, content_hash=digest(text),
+                        node_id=f"file:{path}", reasons=(), text=text)
+
+
+EVIDENCE = (
+    _item("indexer/pool.py", "WORKER_THREADS = 6\n\ndef start_pool(queue):\n"
+          "    # the indexer starts WORKER_THREADS worker threads at launch\n"
+          "    return [Thread(target=drain, args=(queue,)) for _ in range(WORKER_THREADS)]"),
+    _item("docs/indexer.md", "## Threads\nThe indexer starts a fixed pool of worker threads "
+          "when it launches; the pool size is WORKER_THREADS (6).", kind="doc"),
+)
+HOW_MANY = "how many worker threads does the indexer start?"
+WHAT_NOUN = "what pool size does the indexer use for its worker threads?"
+
+
+def _refused(text: str, question: str) -> bool:
+    return check_answer(text, citation_refs(EVIDENCE), evidence=EVIDENCE,
+                        question=question).reason == NO_EVIDENCE_CLAIM
+
+
+def test_a_proxy_of_how_many_said_not_shown_is_refused() -> None:
+    assert _refused("`start_pool` launches worker threads at startup, but their number is "
+                    "not stated.", HOW_MANY)
+    assert _refused("The pool is started by `start_pool` [E1]; the count isn't given.",
+                    HOW_MANY)
+
+
+def test_the_asked_noun_after_but_not_is_refused() -> None:
+    assert _refused("docs/indexer.md describes the thread pool but not the pool size.",
+                    WHAT_NOUN)
+
+
+def test_a_whether_clause_naming_the_asked_noun_is_refused() -> None:
+    assert _refused("Threads are started by `start_pool`, clearly, but whether that is "
+                    "fixed (the real pool size) isn't specified.", WHAT_NOUN)
+
+
+def test_a_restated_question_then_a_subjectless_not_in_is_refused() -> None:
+    assert _refused("pool size? not in these excerpts, they cover `start_pool` only",
+                    WHAT_NOUN)
+
+
+def test_a_side_detail_said_not_shown_stays_a_note() -> None:
+    # the subject names something the question does not ask for
+    assert not _refused("The indexer starts 6 worker threads (`WORKER_THREADS` [E1]); the "
+                        "thread names are not stated.", HOW_MANY)
+    # a proxy noun qualified by something else: the reason, not the number
+    assert not _refused("`WORKER_THREADS` is 6 [E1]; the reason for that number is not "
+                        "documented.", HOW_MANY)
+
+
+def test_a_clause_after_the_answer_was_given_stays_a_note() -> None:
+    assert not _refused("The pool size is 6 [E1]; the pool size under test runs is not "
+                        "shown.", WHAT_NOUN)
+
+
+def test_a_question_whose_wh_word_is_a_subject_asks_no_noun() -> None:
+    from helix.synthesis.absence_asked import asked_nouns
+
+    assert not asked_nouns("which module starts the worker threads?")
+    assert not asked_nouns("how does the indexer pick its worker count?")
+    assert {"size", "pool"} <= asked_nouns("what's the pool size the indexer uses?")
+    assert {"number", "count", "thread", "threads"} <= asked_nouns(HOW_MANY)
+    assert {"first", "order"} <= asked_nouns("in what order do the workers drain queues?")
+
+
+def test_a_relative_clause_speaks_of_the_noun_before_its_pronoun() -> None:
+    from helix.synthesis.absence import evidence_words
+    from helix.synthesis.absence_asked import asked_missing
+
+    words = evidence_words(e.text for e in EVIDENCE)
+    assert not asked_missing("6 at launch; extra worker threads follow the scheduler's "
+                             "defaults, which are not shown.", HOW_MANY, words)
+
+
+def test_a_condition_on_the_asked_thing_is_behaviour_not_a_claim() -> None:
+    assert not _refused("If the count isn't given, `start_pool` falls back to "
+                        "`WORKER_THREADS` [E1].", HOW_MANY)
