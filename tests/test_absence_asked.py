@@ -93,3 +93,42 @@ def test_a_relative_clause_speaks_of_the_noun_before_its_pronoun() -> None:
 def test_a_condition_on_the_asked_thing_is_behaviour_not_a_claim() -> None:
     assert not _refused("If the count isn't given, `start_pool` falls back to "
                         "`WORKER_THREADS` [E1].", HOW_MANY)
+
+
+def _refused_by_a_head_that_refuses_all(text: str, question: str) -> bool:
+    """The contract with a head that refuses every answer (and a fake encoder): only what
+    the contract decides after the head can accept."""
+    from helix.core.config import HelixConfig
+    from helix.core.ports import FakeEmbedder
+    from helix.synthesis.absence_head import FEATURES, AbsenceHead
+    from helix.synthesis.absence_meaning import AbsenceMeaning
+
+    n = len(FEATURES)
+    head = AbsenceHead(features=FEATURES, mean=(0.0,) * n, scale=(1.0,) * n,
+                       weights=(20.0,) + (0.0,) * n, threshold=0.5, mode="stack")
+    meaning = AbsenceMeaning(FakeEmbedder(), HelixConfig().synthesis.absence)
+    return check_answer(text, citation_refs(EVIDENCE), evidence=EVIDENCE, meaning=meaning,
+                        question=question, head=head).reason == NO_EVIDENCE_CLAIM
+
+
+def test_a_plain_answer_then_side_notes_closing_on_the_answer_is_accepted() -> None:
+    text = ("`start_pool` launches `WORKER_THREADS` threads, 6 of them [E1]. The excerpts don't "
+            "show who drains the queue, but the thread count itself is plain.")
+    assert not _refused_by_a_head_that_refuses_all(text, HOW_MANY)
+    result = check_answer(text, citation_refs(EVIDENCE), evidence=EVIDENCE, question=HOW_MANY)
+    assert result.ok and result.limits  # the note is kept as a limit
+
+
+def test_a_restatement_or_a_note_on_the_asked_thing_is_no_side_note() -> None:
+    # the first sentence restates the question: nothing was answered
+    assert _refused_by_a_head_that_refuses_all(
+        "You want how many worker threads the indexer starts. The excerpts don't show it, "
+        "but `start_pool` is there.", HOW_MANY)
+    # the note is about the asked thing (its count)
+    assert _refused_by_a_head_that_refuses_all(
+        "`start_pool` starts the pool. The excerpts don't show the thread count, but the pool "
+        "is plain.", HOW_MANY)
+    # no contrast closing the note on the answer
+    assert _refused_by_a_head_that_refuses_all(
+        "`start_pool` launches 6 threads. The excerpts don't show who drains the queue.",
+        HOW_MANY)

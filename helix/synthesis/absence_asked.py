@@ -11,6 +11,8 @@ noun the question asks for, or a noun standing for it (data: absence_asked.toml)
     asked_nouns(question)               -> the forms of the nouns the question asks for
     asked_missing(text, question, words) -> some clause says the asked thing is not shown,
                                             while the evidence holds most of the question
+    side_note(text, question, words)     -> a plain answer first, then only notes on side
+                                            details that close asserting the answer stands
 
 Deterministic, word lists as data, no encoder call.
 """
@@ -24,9 +26,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from helix.core.english import CODE_CONDITIONS, MATERIAL_WORDS, SHOWN_PARTICIPLES, word_alternation
+from helix.synthesis.absence import absence_claims, answers_from, content_terms
+from helix.synthesis.absence_meaning import load_exemplars
 from helix.synthesis.absence_verdict import _clause, _covers, _forms, _negates
 
-__all__ = ["ASKED_FILE", "asked_missing", "asked_nouns", "missing_subjects"]
+__all__ = ["ASKED_FILE", "asked_missing", "asked_nouns", "missing_subjects", "side_note"]
 
 ASKED_FILE = Path(__file__).with_name("absence_asked.toml")
 _WORDS = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
@@ -179,3 +183,49 @@ def asked_missing(text: str, question: str | None, words: frozenset[str]) -> boo
         if named and not _given_before(text, start, named):
             return True
     return False
+
+
+def side_note(text: str, question: str | None, words: frozenset[str]) -> bool:
+    """The answer opens with a plain answer (a sentence that negates nothing, no question,
+    claims nothing, and names an identifier or a number of the evidence, or three of its words
+    without restating the question), and
+    every later sentence that negates is a claim about the material on a side detail (no
+    `asked_nouns` noun) that closes with a contrast asserting the answer stands ("..., but the
+    lifetime itself is clear"): an answer with a note on its limits, whatever the head reads
+    (issue 32, meaning19)."""
+    sentences = [s.group() for s in _SENTENCE.finditer(text)
+                 if s.group().strip() and not s.group().lstrip().startswith("#")]
+    if len(sentences) < 2 or not _plain(sentences[0]) or absence_claims(sentences[0]):
+        return False
+    if not (answers_from(sentences[0], words, terms=False) or (
+            answers_from(sentences[0], words) and not _restates(sentences[0], question))):
+        return False
+    nouns, contrast = asked_nouns(question), load_exemplars().contrast
+    for sentence in sentences[1:]:
+        if _plain(sentence):
+            continue
+        mark = contrast.search(sentence)
+        if mark is None or set(_forms_of(sentence[:mark.start()])) & nouns \
+                or not absence_claims(sentence) \
+                or not _plain(sentence[mark.end():]):
+            return False
+    return True
+
+
+def _restates(sentence: str, question: str | None) -> bool:
+    """Half or more of the sentence's content words are the question's ("You're asking how
+    many threads start"): the question restated, no answer."""
+    asked = {f for t in content_terms(question or "") for f in _forms(t)}
+    terms = content_terms(sentence)
+    return not terms or 2 * sum(1 for t in terms if _forms(t) & asked) >= len(terms)
+
+
+def _plain(sentence: str) -> bool:
+    """Negates nothing, has no word of something missing (`polarity_words`), asks nothing."""
+    said = set(re.findall(r"[a-z]+", sentence.lower()))
+    return not _negates(sentence) and not said & load_exemplars().polarity_words \
+        and not sentence.rstrip().endswith("?")
+
+
+def _forms_of(text: str) -> list[str]:
+    return [f for t in content_terms(text) for f in _forms(t)]
