@@ -190,9 +190,9 @@ def side_note(text: str, question: str | None, words: frozenset[str]) -> bool:
     claims nothing, and names an identifier or a number of the evidence, or three of its words
     without restating the question), and
     every later sentence that negates is a claim about the material on a side detail (no
-    `asked_nouns` noun) that closes with a contrast asserting the answer stands ("..., but the
-    lifetime itself is clear"): an answer with a note on its limits, whatever the head reads
-    (issue 32, meaning19)."""
+    `asked_nouns` noun; never a blanket one) that closes with a contrast asserting something
+    ("..., but the lifetime itself is clear"; never a bare ", though"): an answer with a note
+    on its limits, whatever the head reads (issue 32, meaning19)."""
     sentences = [s.group() for s in _SENTENCE.finditer(text)
                  if s.group().strip() and not s.group().lstrip().startswith("#")]
     if len(sentences) < 2 or not _plain(sentences[0]) or absence_claims(sentences[0]):
@@ -205,9 +205,10 @@ def side_note(text: str, question: str | None, words: frozenset[str]) -> bool:
         if _plain(sentence):
             continue
         mark = contrast.search(sentence)
-        if mark is None or set(_forms_of(sentence[:mark.start()])) & nouns \
-                or not absence_claims(sentence) \
-                or not _plain(sentence[mark.end():]):
+        claims = absence_claims(sentence)
+        if mark is None or set(_forms_of(sentence[:mark.start()])) & nouns or not claims \
+                or any(c.blanket for c in claims) or not _plain(sentence[mark.end():]) \
+                or not content_terms(sentence[mark.end():]):
             return False
     return True
 
