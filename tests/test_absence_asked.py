@@ -52,6 +52,11 @@ def test_a_whether_clause_naming_the_asked_noun_is_refused() -> None:
                     "fixed (the real pool size) isn't specified.", WHAT_NOUN)
 
 
+def test_the_question_itself_said_unanswerable_is_refused() -> None:
+    assert _refused("`start_pool` and docs/indexer.md are about startup, so the question "
+                    "can't be answered from these.", HOW_MANY)
+
+
 def test_a_restated_question_then_a_subjectless_not_in_is_refused() -> None:
     assert _refused("pool size? not in these excerpts, they cover `start_pool` only",
                     WHAT_NOUN)
@@ -74,8 +79,10 @@ def test_a_clause_after_the_answer_was_given_stays_a_note() -> None:
 def test_a_question_whose_wh_word_is_a_subject_asks_no_noun() -> None:
     from helix.synthesis.absence_asked import asked_nouns
 
-    assert not asked_nouns("which module starts the worker threads?")
-    assert not asked_nouns("how does the indexer pick its worker count?")
+    itself = asked_nouns("why?")  # the nouns naming the question itself, asked always
+    assert {"question", "answer"} <= itself
+    assert asked_nouns("which module starts the worker threads?") == itself
+    assert asked_nouns("how does the indexer pick its worker count?") == itself
     assert {"size", "pool"} <= asked_nouns("what's the pool size the indexer uses?")
     assert {"number", "count", "thread", "threads"} <= asked_nouns(HOW_MANY)
     assert {"first", "order"} <= asked_nouns("in what order do the workers drain queues?")

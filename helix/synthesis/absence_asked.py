@@ -36,10 +36,14 @@ ASKED_FILE = Path(__file__).with_name("absence_asked.toml")
 _WORDS = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 _LEADS = re.compile(r"^\W*(?:(?:but|so|and|though|although|yet|while|whereas|however|whether|"
                     r"i\.e\.?|e\.g\.?)\W+)*", re.I)
+ANSWERED = ("answered", "determined", "told", "confirmed", "found", "seen", "said")
 # a negated participle of showing: "isn't given", "are not stated", "is not explicitly shown"
 _NOT_SHOWN = re.compile(
     r"\b(?:(?:is|are|was|were)\s+not|isn['’]?t|aren['’]?t|wasn['’]?t|weren['’]?t)\s+"
-    r"(?:\w+ly\s+)?(?:" + word_alternation(SHOWN_PARTICIPLES) + r")\b", re.I)
+    r"(?:\w+ly\s+)?(?:" + word_alternation(SHOWN_PARTICIPLES) + r")\b"
+    # or not answerable: "the question can't be answered from these"
+    r"|\b(?:can['’]?t|cannot|can\s+not|couldn['’]?t|could\s+not)\s+be\s+(?:"
+    + word_alternation(ANSWERED) + r")\b", re.I)
 _MATERIAL = word_alternation(tuple(sorted(
     MATERIAL_WORDS | {"results", "result", "files", "file", "docs", "documents", "code"})))
 # a subjectless "not in these results", "not in the snippets"
@@ -55,6 +59,7 @@ class _Asked:
     follow: frozenset[str]
     links: frozenset[str]
     proxies: dict[str, tuple[str, ...]]
+    itself: tuple[str, ...]  # nouns naming the question itself
 
 
 @lru_cache(maxsize=1)
@@ -63,7 +68,8 @@ def _data() -> _Asked:
         data = tomllib.load(handle)
     return _Asked(frozenset(data["asked_words"]), frozenset(data["asked_follow"]),
                   frozenset(data["asked_links"]),
-                  {k: tuple(v) for k, v in data["asked_proxies"].items()})
+                  {k: tuple(v) for k, v in data["asked_proxies"].items()},
+                  tuple(data["question_nouns"]))
 
 
 # a condition makes the clause a statement about behaviour ("if the count isn't given, ..."); a
@@ -92,7 +98,7 @@ def asked_nouns(question: str | None) -> frozenset[str]:
         return frozenset()
     data = _data()
     said = [w.replace("’", "'") for w in _WORDS.findall(question.lower())]
-    nouns: list[str] = []
+    nouns: list[str] = list(data.itself)
     for at, word in enumerate(said):
         phrase = " ".join(said[at:at + 2])
         if word not in data.lead and phrase not in data.proxies:
