@@ -74,6 +74,9 @@ def test_a_side_detail_said_not_shown_stays_a_note() -> None:
 def test_a_clause_after_the_answer_was_given_stays_a_note() -> None:
     assert not _refused("The pool size is 6 [E1]; the pool size under test runs is not "
                         "shown.", WHAT_NOUN)
+    # a number given before a quantity's proxy: the count asked was given
+    assert not _refused("6 worker threads [E1]; the number per CPU core is not stated.",
+                        HOW_MANY)
 
 
 def test_a_question_whose_wh_word_is_a_subject_asks_no_noun() -> None:

@@ -164,14 +164,22 @@ def missing_subjects(text: str) -> list[tuple[int, str]]:
     return subjects
 
 
-def _given_before(text: str, start: int, named: set[str]) -> bool:
+def _given_before(text: str, start: int, named: set[str], words: frozenset[str]) -> bool:
     """A sentence or clause before `start` that negates nothing, is no question, and names
-    every asked noun the claim's subject names: the answer was given ("The exit code is 3;
-    the code for warnings is not stated"), the claim is a side remark on it."""
+    every asked noun the claim's subject names, or, when those are nouns standing for a
+    quantity ("how many": number, count), gives a number the evidence holds: the answer was
+    given ("The exit code is 3; the code for warnings is not stated"; "6 threads [E1]; the
+    number per core isn't stated"), the claim is a side remark on it."""
+    quantity = {f for key, nouns in _data().proxies.items() if key.startswith("how ")
+                for n in nouns for f in _forms(n)}
     for part in re.split(r"[.!;:\n]|,\s+(?=(?:but|though|although|yet|so|while)\b)",
                          text[:start]):
-        if part.strip() and not part.rstrip().endswith("?") and not _negates(part) \
-                and named <= {f for t in _nouns(part) for f in _forms(t)}:
+        if not part.strip() or part.rstrip().endswith("?") or _negates(part):
+            continue
+        if named <= {f for t in _nouns(part) for f in _forms(t)}:
+            return True
+        if named <= quantity and any(n in words and n not in ("0", "1")
+                                     for n in re.findall(r"\b\d+(?:\.\d+)?\b", part)):
             return True
     return False
 
@@ -186,7 +194,7 @@ def asked_missing(text: str, question: str | None, words: frozenset[str]) -> boo
         if set(_nouns(subject)) & _CONDITIONS:  # "if the count isn't given, 6 applies"
             continue
         named = _head_terms(subject) & asked
-        if named and not _given_before(text, start, named):
+        if named and not _given_before(text, start, named, words):
             return True
     return False
 
