@@ -17,7 +17,8 @@ of the misses and of the flagged lookalikes, never their text (the set stays hel
 rotated to tuning keeps its last held-apart result under its own name (round 14: writer40's
 became secret_tune_writer40.json; round 15: writer44's secret_heldapart_w44.json became
 secret_tune_writer44.json; round 16: writer49's secret_heldapart_w49.json became
-secret_tune_writer49.json); the default file is the lead's next held-apart measurement.
+secret_tune_writer49.json; round 17: writer51's secret_heldapart_w51.json became
+secret_tune_writer51.json); the default file is the lead's next held-apart measurement.
 """
 
 from __future__ import annotations

@@ -13,6 +13,9 @@ from typing import Any
 
 import pytest
 
+# `--cpu-budget` (scripts/test): the tests' CPU seconds, and a bar for each (tests/cpu_budget.py)
+pytest_plugins = ("tests.cpu_budget",)
+
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -1,5 +1,6 @@
 """The model helper (issue 29): `helix ask --model` does not import litellm itself; a background
-process started on first use does, and later asks reuse it; it serves only its own
+process started on first use does, and later asks reuse it (a real `helix ask` through the
+helper, and the next one reusing it: tests/test_model_helper_early.py); it serves only its own
 environment, stops when idle, and is never required (the call is then made in process). The
 envelope's `model_import` is the time the ask waited for litellm, in either place. Where the
 ask imports litellm itself, it reads no `.env` file (litellm loads one on import in its default
@@ -97,24 +98,6 @@ def home() -> Any:
         helper.path = sock
         helper.stop()
     shutil.rmtree(home, ignore_errors=True)
-
-
-def test_ask_with_a_model_uses_a_helper_and_the_next_ask_reuses_it(home: Path) -> None:
-    env = _env(home, "process")
-    with ModelStub() as stub:
-        first, here = _ask(env, stub.base)
-        assert first["answer_mode"] == "llm"
-        assert not here  # the asking process never imported litellm
-        sockets = list((home / "run").glob("model-*.sock"))
-        assert len(sockets) == 1 and sockets[0].stat().st_mode & 0o777 == 0o600
-        assert (home / "run").stat().st_mode & 0o777 == 0o700
-        second, here = _ask(env, stub.base)
-        assert not here and second["answer_mode"] == "llm"
-        assert list((home / "run").glob("model-*.sock")) == sockets  # the same helper
-        assert len(stub.requests) == 2  # one model call per ask
-    assert first["answer"] == second["answer"]
-    timings = first["timings_ms"]
-    assert 0 <= timings["model_import"] + timings["model_call"] <= timings["synthesis"]
 
 
 @pytest.mark.slow

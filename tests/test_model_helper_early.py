@@ -100,13 +100,27 @@ def _wait_for(condition: Any, what: str) -> None:
 
 def test_the_helper_starts_before_helix_imports_its_modules_and_the_ask_adopts_it(
         home: Path) -> None:
+    """`helix ask --model` imports no litellm itself: the helper it starts first answers, its
+    socket the user's alone, and the next ask reuses it (one model call per ask). (The next
+    ask's reuse and the socket's modes were tests/test_model_helper.py's first test, whose
+    asks ran a second helper of their own through `main()`: that start, in `cli_llm`, is
+    test_the_helper_starts_before_the_question_is_retrieved's there.)"""
+    args = ["ask", "--json", "--repo", str(REPO), "--model", "openai/stub", "--api-base"]
     with ModelStub() as stub:
-        done, seen = _helix(_env(home), "ask", "--json", "--repo", str(REPO), "--model",
-                            "openai/stub", "--api-base", stub.base, QUESTION)
+        done, seen = _helix(_env(home), *args, stub.base, QUESTION)
         assert len(stub.requests) == 1
+        sockets = list((home / "run").glob("model-*.sock"))
+        assert len(sockets) == 1 and sockets[0].stat().st_mode & 0o777 == 0o600
+        assert (home / "run").stat().st_mode & 0o777 == 0o700
+        again, seen_again = _helix(_env(home), *args, stub.base, QUESTION)
+        assert seen_again == {"spawned": [], "litellm_here": False}  # the first ask's helper
+        assert list((home / "run").glob("model-*.sock")) == sockets  # the same helper
+        assert len(stub.requests) == 2  # one model call per ask
     assert seen == {"spawned": [[]], "litellm_here": False}  # one helper, started first
     envelope = json.loads(done.stdout)
     assert envelope["answer_mode"] == "llm"
+    assert json.loads(again.stdout)["answer_mode"] == "llm"
+    assert envelope["answer"] == json.loads(again.stdout)["answer"]
     timings = envelope["timings_ms"]
     assert timings["model_import"] == 0  # this process imported nothing: it waited
     assert timings["model_wait"] + timings["model_call"] <= timings["synthesis"]
@@ -159,15 +173,36 @@ def test_which_commands_start_a_helper(tmp_path: Path) -> None:
     assert helper_settings(["ask", "q"], env, tmp_path) == ("openai/m", 30.0)
 
 
-def test_an_early_helper_stops_when_idle(home: Path) -> None:
+def test_an_early_helper_stops_when_idle(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`helix index` with a model configured starts the helper early (the entry point's own
+    function, `start_early`, called here with the command's arguments and environment: a
+    real `helix` process starting one is the ask's and the status's test above), and the
+    helper stops after its idle second."""
+    from helix.cli.early_helper import start_early
+    from helix.synthesis import model_helper
+
     env = _env(home, HELIX_MODEL="openai/stub", HELIX_SYNTHESIS__HELPER_IDLE_S="1")
-    _helix(env, "index", "--repo", str(REPO))
+    for key in [k for k in os.environ if k.startswith("HELIX_")]:
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    # the environment a `helix` process snapshots at its start (this process's first may be
+    # an earlier test's)
+    monkeypatch.setattr(model_helper, "_PROCESS_ENV", {})
+    started: dict[Path, Any] = {}
+    monkeypatch.setattr(model_helper, "_STARTED", started)
+    assert start_early(["index", "--repo", str(REPO)])
+    assert len(started) == 1  # one helper process, started (not waited for)
+    # the helper writes its pid file first thing (the `helix index` process this test ran
+    # before outlasted that)
+    _wait_for(lambda: list((home / "run").glob("model-*.pid")), "the helper wrote no pid file")
     pid_files = list((home / "run").glob("model-*.pid"))
     assert len(pid_files) == 1
     sock = pid_files[0].with_suffix(".sock")
     _wait_for(lambda: sock.exists() or not pid_files[0].exists(), "the helper never listened")
     _wait_for(lambda: helper_pid(sock) is None and not sock.exists(),
               "the helper did not stop after its idle second")
+    assert [process.wait(timeout=WAIT_S) for process in started.values()] == [0]  # it exited
 
 
 def _silent_listener(path: Path) -> socket.socket:

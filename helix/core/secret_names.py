@@ -18,7 +18,8 @@ _STRONG = ("password", "passwd", "passphrase", "secret", "credential", "apikey",
            "privatekey", "authtoken", "accesstoken", "refreshtoken", "signingkey", "sessionkey",
            "encryptionkey", "masterkey", "clientsecret", "webhooksecret", "storepass", "keypass",
            "dbpass", "storepassword", "presharedkey", "requirepass", "masterauth",
-           "erlangcookie")  # RabbitMQ's cluster secret
+           "erlangcookie",  # RabbitMQ's cluster secret
+           "passwort")  # German (the structure's trigger `pass` reaches it)
 # Names a vendor gives its issued key (Etsy's `keystring`, Honeycomb's `x-honeycomb-team`
 # header): a key when the value reads random
 _KEYED_ENDINGS = ("keystring", "honeycombteam")

@@ -79,8 +79,9 @@ _BECH32_PUBLIC = re.compile(
     r"(?:" + word_alternation(_BECH32_PREFIXES) + r")1[02-9ac-hj-np-z]{38,90}")
 # an IPFS content identifier (CIDv0 `Qm` + 44 base58, CIDv1 base32 `baf...`), after `ipfs://`
 # or alone in a pin list: a hash of public content, no key
-_CONTENT_ID = re.compile(r"/{0,2}(?:Qm[1-9A-HJ-NP-Za-km-z]{44}|baf[a-z2-7]{56})")
+_CONTENT_ID = re.compile(r"/{0,2}(?:Qm[0-9A-Za-z]{44}|baf[a-z2-7]{56})")
 MAX_SORTED_RUNS = 3  # an alphabet (`ABC...XYZ234567`) runs in order; a random value does not
+MIN_SORTED_RUN = 8  # a long alphabet's runs average at least this many characters
 MIN_READABLE = 0.95  # printable share of a base64 value decoded: encoded text, not a key
 _SECRET_WORDS = (b"private", b"secret", b"password", b"token", b"credential", b"apikey",
                  b"api_key", b"passwd")
@@ -321,9 +322,11 @@ def _ssh_public(value: str) -> bool:
 
 
 def _sorted_runs(value: str) -> bool:
-    """A value written in order (`abc...xyz`, `ABC...Z234567`): an alphabet, not a key."""
+    """A value written in order (`abc...xyz`, `ABC...Z234567`): an alphabet, not a key; a
+    longer alphabet may skip a few letters (base58's `...HJKLMNP...`) and join its runs
+    (`A..Za..z0..9-_`), its runs still long (a random value's are one or two characters)."""
     breaks = sum(1 for a, b in itertools.pairwise(value) if ord(b) != ord(a) + 1)
-    return breaks < MAX_SORTED_RUNS
+    return breaks < max(MAX_SORTED_RUNS, len(value) // MIN_SORTED_RUN)
 
 
 def _encoded_text(value: str) -> bool:

@@ -45,7 +45,8 @@ from helix.core.secret_tokens import prefixes
 # make it a secret (api_key, private key) or ending a name (stripe_key: a vendor's key when its
 # value reads random), `sig` as a word (not assign, design).
 KEYWORDS = (r"(?i)pass(?:w|phrase|code|[_\-:.])|[a-z0-9_.\-]pass\b|"
-            r"\bpass\b[\"'\]]?[ \t]*[:=>]|pwd|pw\b|secret|token|auth|cred|salt|bearer|contras|"
+            r"\bpass\b(?:\[[0-9]*\])?[\"'\]]?[ \t]*[:=>]|"
+            r"pwd|pw\b|secret|token|auth|cred|salt|bearer|contras|"
             r"login|identified|\bpins?\b|access[_.\-]?id|bundle_[a-z0-9_]*__|"
             r"(?:mnemonic|seed|phrase|words)[\"']?[ \t]*[:=][ \t]*[\"']?"
             r"[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]|"
@@ -76,8 +77,9 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"[\"'][A-Za-z0-9+/\\_=-]{20,}", ("lines",)),
     # a long run of token characters: a bare high-entropy token, a key body line (40), and
     # the plugins' long values (Twilio 34, Mailchimp 32+, Telegram 35, IBM Cloud IAM 44)
+    # (and an Airtable token's 64 hex: the regular expressions)
     (r"[A-Za-z0-9+/_-]{32,}", ("lines", "keys", "format:twilio_key", "format:mailchimp_key",
-                               "format:telegram_token", "format:ibm_cloud_iam_key")),
+                               "format:telegram_token", "format:ibm_cloud_iam_key", "regex")),
     (r"AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA|A3T[A-Z0-9]",
      ("regex", "format:aws_access_key")),
     (r"gh[pousr]_|github_pat_", ("regex", "format:github_token")),
@@ -88,7 +90,6 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"xox", ("regex", "format:slack_token")),
     (r"hooks\.", ("regex", "format:slack_token", "structure")),
     (r"AIza", ("regex",)),
-    (r"pat[A-Za-z0-9]{14}\.", ("regex",)),  # an Airtable token
     (r"[0-9]{15}\|", ("regex",)),
     (r"eyJ", ("regex", "format:jwt")),
     (r"(?i)mysql|mariadb|sshpass|mongo|redis-cli|htpasswd", ("regex", "structure")),
@@ -164,6 +165,7 @@ class _Triggers:
     patterns: tuple[str, ...]
     owners: tuple[tuple[str, ...], ...]
     groups: tuple[tuple[tuple[int, ...], object], ...]  # (pattern ids, their RE2 set)
+    wide: tuple[int, ...]  # the triggers outside ASCII (their own group)
 
 
 def _options() -> object:
@@ -185,25 +187,35 @@ def _triggers() -> _Triggers:
     # spelled out: a case-blind set of words outside ASCII outgrows the DFA's cache
     foreign = sorted({form for n in rules().prose_names if re.search(KEYWORDS, n) is None
                       for form in (n, n.capitalize(), n.title(), n.upper())})
-    if foreign:
-        entries.append(("|".join(re.escape(n) for n in foreign), ("shapes",)))
+    plain_forms = sorted({n.lower() for n in foreign if n.isascii()})
+    if plain_forms:  # ASCII: one case-blind set of words is cheap
+        entries.append(("(?i)" + "|".join(re.escape(n) for n in plain_forms), ("shapes",)))
+    wide_forms = [n for n in foreign if not n.isascii()]
+    if wide_forms:
+        entries.append(("|".join(re.escape(n) for n in wide_forms), ("shapes",)))
     names = "|".join(re.escape(p) for p in sorted(programs(), key=len, reverse=True))
     entries.append((rf"(?:^|[\s/(`'\"|;&])(?:{names})(?:\.exe)?[ \t]", ("commands",)))
     # Three sets: a DFA for the long counted runs (`{20,}`), one for the case-blind words and
     # one for the literal formats stay small apart; together their product outgrows the DFA's
-    # cache (the words and the formats in one set cost twice their passes apart).
+    # cache (the words and the formats in one set cost twice their passes apart). A fourth
+    # holds the words outside ASCII (`accès`, `hasło`): its pass only over a text outside ASCII.
     counted = tuple(i for i, (p, _) in enumerate(entries) if _COUNTED.search(p))
+    wide = tuple(i for i, (p, _) in enumerate(entries) if i not in counted and not p.isascii())
     blind = tuple(i for i, (p, _) in enumerate(entries)
-                  if i not in counted and p.startswith("(?i)"))
-    plain = tuple(i for i in range(len(entries)) if i not in counted and i not in blind)
+                  if i not in counted and i not in wide and p.startswith("(?i)"))
+    plain = tuple(i for i in range(len(entries))
+                  if i not in counted and i not in blind and i not in wide)
     groups = []
-    for ids in (blind, plain, counted):
+    for ids in (blind, plain, counted, wide):
+        if not ids:
+            continue
         search_set = re2.Set.SearchSet(_options())
         for i in ids:
             search_set.Add(entries[i][0])
         search_set.Compile()
         groups.append((ids, search_set))
-    return _Triggers(tuple(p for p, _ in entries), tuple(o for _, o in entries), tuple(groups))
+    return _Triggers(tuple(p for p, _ in entries), tuple(o for _, o in entries), tuple(groups),
+                     wide)
 
 
 @cache
@@ -408,7 +420,10 @@ def plan(text: str) -> Plan | None:
     # the text as UTF-8 bytes: RE2 reads them as they are (a str it encodes again at each
     # search and maps every match's offsets back); the lines' offsets are mapped back once
     subject = text.encode("utf-8")
+    ascii_text = len(subject) == len(text)  # no trigger outside ASCII can match
     for group_ids, search_set in triggers.groups:
+        if ascii_text and group_ids == triggers.wide:
+            continue
         group_lines = _trigger_lines(text, subject, group_ids)
         if not group_lines:
             continue
@@ -423,6 +438,7 @@ def plan(text: str) -> Plan | None:
     rule_ids = {i for group in rule_groups for i in group}
     rules = (pieces if not pieces.whole or found <= rule_ids or not found.intersection(rule_ids)
              else _pieces(text, {line for group in rule_groups
+                                 if not (ascii_text and set(group) <= set(triggers.wide))
                                  for line in _trigger_lines(text, subject, group)}))
     return Plan(detectors, pieces.spans, pieces.whole, rules)
 

@@ -71,16 +71,25 @@ _OPERATOR_START = frozenset("=:{?+-.|")
 _OPERATORS = (":::=", "::=", "??=", "||=", ":=", "=>", "->", "?=", "+=", ".=")
 _GO_TYPED = re.compile(r"[ \t]+[A-Za-z_][\w.\[\]*]{0,40}[ \t]*=(?!=)")
 _ANCHOR = re.compile(r"(?:[&!][^\s,]*[ \t]+)+")  # YAML `&anchor ` and `!!tag ` before a value
-_XML_ELEMENT = re.compile(r"<([A-Za-z_][\w:.\-]{0,79})(?:\s[^<>\n]{0,400})?>([^<\n]{1,4096})"
+_XML_ELEMENT = re.compile(r"<([A-Za-z_][\w:.\-]{0,79})(\s[^<>\n]{0,400})?>([^<\n]{1,4096})"
                           r"</\1\s*>")
+# an element named by its attribute (Android's `<string name="api_key">`, `<add key="...">`)
+_NAME_ATTRIBUTE = re.compile(r"\b(?:name|key)[ \t]*=[ \t]*([\"'])([^\"'<>\n]{1,80})\1")
 _XML_PAIR = re.compile(r"(?i)\b(?:key|name|id)[ \t]*=[ \t]*([\"'])([^\"'<>\n]{1,80})\1"
                        r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)"
                        r"(?:value|content)[ \t]*=[ \t]*([\"'])([^\"'\n]{1,4096})\3")
 # a literal converted to bytes or a string where it is assigned (Go, Node, Python, C#, Java)
 _WRAPPER = re.compile(r"(?:\[\]byte|Buffer\.from|bytes|bytearray|Encoding\.\w{1,20}\.GetBytes|"
                       r"str|String|new[ \t]+String|SecretStr|Secret)\(")
+# a key's bytes as a list of numbers under its name (Zigbee's `network_key`, a C array)
+_BYTE_LIST = re.compile(r"[ \t]*((?:(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3})[ \t]*,[ \t]*){15,}"
+                        r"(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3}))[ \t]*,?[ \t]*[\]}]")
+MIN_KEY_BYTES = 16
+_QUERY_PAIR = re.compile(r"[A-Za-z_][\w.\-]{0,40}=")  # `&name=` after a value: a query's pair
 _LOGFMT_REST = re.compile(r"[A-Za-z_][\w.\-]*(?:=|[ \t]|$)")  # `user=42 ...`, `for user alice`
-_TYPE_ANNOTATION = re.compile(r"[ \t]*[A-Za-z_][\w.\[\]<>|?, ]{0,60}?[ \t]+=(?!=)")
+# (Rust's borrowed `&str` and `&'static str` too)
+_TYPE_ANNOTATION = re.compile(r"[ \t]*(?:&(?:'[a-z]+[ \t]+)?)?[A-Za-z_][\w.\[\]<>|?, ]{0,60}?"
+                              r"[ \t]+=(?!=)")
 
 
 def _quote_at(text: str, at: int) -> bool:
@@ -227,6 +236,10 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
         at = anchor.end()
     if at >= line_end:
         return None
+    if text[at] in "[{":
+        listed = _BYTE_LIST.match(text, at + 1, line_end)
+        if listed is not None and _key_bytes(listed.group(1)):
+            return Found(listed.start(1), listed.end(1), "assignment")
     wrapper = _WRAPPER.match(text, at, line_end)
     if wrapper is not None and _quote_at(text, wrapper.end()):
         at = wrapper.end() - 1  # []byte("..."), Buffer.from("..."): the literal converted
@@ -263,6 +276,9 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
     # in a `.env` file or a Dockerfile's ENV, `;`, `,` and `&` are the value's own characters
     stops = " \t|" if table else " \t\"'`" if env_style and head in ("", "ENV") else " \t;,&\"'`"
     end = _unquoted_end(text, at, line_end, stops)
+    while (end < line_end and text[end] == "&" and not head and strength == "strong"
+           and _QUERY_PAIR.match(text, end + 1, line_end) is None):
+        end = _unquoted_end(text, end + 1, line_end, stops)  # `pass=Tr0u&b4d`: no `&name=`
     value = text[at:end]
     opened = text[name_start - 1] if name_start > line_start else ""
     rest = text[end:line_end].strip()
@@ -272,9 +288,24 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
     logfmt = glued and _LOGFMT_REST.match(rest) is not None and random_token(value)
     if not env_style and not logfmt and _expression_follows(rest, opened, strength, value):
         return None
-    if not unquoted_ok(value, strength, env_style):
+    if not unquoted_ok(value, strength, env_style) and not _listed(value, strength, env_style):
         return None
     return Found(at, end, "assignment")
+
+
+def _key_bytes(listed: str) -> bool:
+    """At least MIN_KEY_BYTES bytes written as numbers (`[155, 25, ...]`, `{0x76, 0x6b, ...}`),
+    not one repeated nor counting up: a key's bytes."""
+    values = [int(n, 0) for n in listed.replace(" ", "").replace("\t", "").split(",") if n]
+    return (len(values) >= MIN_KEY_BYTES and max(values) <= 255 and len(set(values)) > 2
+            and values != list(range(values[0], values[0] + len(values))))
+
+
+def _listed(value: str, strength: str, env_style: bool) -> bool:
+    """A list of keys in one value (`APP_KEYS=k1,k2`: the old and the new while rotating),
+    each one a secret by itself."""
+    parts = value.split(",")
+    return len(parts) > 1 and all(unquoted_ok(part, strength, env_style) for part in parts)
 
 
 def _flag(text: str, name_start: int, name_end: int, line_end: int) -> Found | None:
@@ -401,10 +432,13 @@ def _symbols(value: str) -> bool:
 def _xml(text: str) -> Iterator[Found]:
     for match in _XML_ELEMENT.finditer(text):
         strength = name_strength(match.group(1).split(":")[-1])
-        value = match.group(2).strip()
+        attribute = _NAME_ATTRIBUTE.search(match.group(2) or "")
+        if strength is None and attribute is not None:  # <string name="app_secret">X</string>
+            strength = name_strength(attribute.group(2))
+        value = match.group(3).strip()
         if strength is None or not quoted_ok(value, strength):
             continue
-        start = match.start(2) + match.group(2).index(value)
+        start = match.start(3) + match.group(3).index(value)
         yield Found(start, start + len(value), "xml_secret")
     for match in _XML_PAIR.finditer(text):
         strength = name_strength(match.group(2))

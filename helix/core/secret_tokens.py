@@ -31,7 +31,9 @@ _PLACEHOLDER_PARTS = ("xxxx", "****", "example", "your_", "your-", "redacted", "
 _WORD = frozenset(string.ascii_letters + string.digits + "_")
 _TRAILING = "."  # a sentence's full stop after a body that may hold dots
 # AKIAIOSFODNN7EXAMPLE, ...EXAMPLEKEY: a documentation's key ends so
-_FILLER_RUN = re.compile(r"[xX]{8}|\*{8}|EXAMPLE(?:KEY)?$|(?i:fake|dummy){2}")
+_FILLER_RUN = re.compile(r"[xX]{8}|\*{8}|EXAMPLE(?:KEY)?$|(?i:fake|dummy){2}|"
+                         # words after the prefix (`xoxb-your-bot-token`, `sk_test_placeholder`)
+                         r"^[A-Za-z0-9]{1,8}[_\-](?:(?:live|test)_)?[a-z]{3,}(?:[_\-][a-z]+)*$")
 
 
 class _Table(NamedTuple):
@@ -59,7 +61,8 @@ def placeholder_body(body: str) -> bool:
 
 def filler(value: str) -> bool:
     """A token written as a placeholder: a run of x's (`ghu_xxxx...`, `AKIAXXXXXXXX...`), or
-    a documentation's example (`...EXAMPLEKEY`), a dummy's word repeated (`FAKEFAKE...`)."""
+    a documentation's example (`...EXAMPLEKEY`), a dummy's word repeated (`FAKEFAKE...`), lower
+    case words after its prefix (`xoxb-your-bot-token`: an issued token has digits)."""
     return _FILLER_RUN.search(value) is not None
 
 

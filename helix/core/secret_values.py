@@ -57,14 +57,15 @@ _PARAMETER = re.compile(r"[A-Za-z_]\w{0,20}=")
 _PLACEHOLDER_WORDS = ("changeme", "change_me", "change-me", "placeholder", "your_", "your-",
                       "yourpassword", "xxxx", "****", "....", "redacted", "getenv", "environ",
                       "process.env", "os.env", "example", "dummy", "sample", "fake",
-                      "insert_", "_here", "-here")
+                      "insert_", "_here", "-here",
+                      "你的", "您的", "あなたの")  # "your ..." in Chinese and Japanese docs
 # an account's address (Ethereum's: 20 bytes in hex, checksummed by case): public
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 # what a log writes where it hid a value (`[FILTERED]`, `[MASKED]`)
 _MASK = re.compile(r"\[[A-Za-z][A-Za-z _\-]{0,30}\]")
 # a dummy made of the secret's own words and a few digits (`test-key`, `password123`, `secret_1`)
 _DUMMY_WORDS = ("test", "testing", "password", "passwd", "pass", "secret", "token", "key",
-                "dummy", "fake", "sample", "demo", "changeme", "foo", "bar")
+                "dummy", "fake", "sample", "demo", "changeme", "foo", "bar", "api")
 _DUMMY = re.compile(r"(?:" + "|".join(_DUMMY_WORDS) + r")(?:[-_]?(?:" + "|".join(_DUMMY_WORDS)
                     + r"))*[-_]?[0-9]{0,4}")
 # A well-formed template in a value (`${DB_PASSWORD}`, `{{ vault_pw }}`, `$(cat f)`, `%(pw)s`,
@@ -202,13 +203,18 @@ def credential_like(value: str) -> bool:
             ) or random_letters(value)
 
 
+@cache
+def _prose_names() -> frozenset[str]:
+    return frozenset(rules().prose_names)
+
+
 def is_label(value: str) -> bool:
     """The value names or asks for the secret instead of being it: a phrase or a name that
     holds a secret word (`"Enter your password"`, `"api_token"`), or a prompt. A word with
     digits in it (`Password123!`, `lsToken9Oriole85`) is a credential that holds one."""
     lowered = value.lower()
-    if lowered.endswith((":", "?")):
-        return True
+    if lowered.endswith((":", "?")) or lowered.strip(" .!") in _prose_names():
+        return True  # a prompt; the secret's name itself in any language (`"Passwort"`)
     if not any(word in lowered for word in _LABEL_WORDS):
         return False
     return any(c.isspace() for c in value) or not any(c.isdigit() for c in value)

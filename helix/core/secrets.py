@@ -20,7 +20,8 @@ The detectors, each in its module:
   literal default (`secret_defaults`: `ENV.fetch('API_KEY') { 'X' }`, `|| 'X'`, `${T:-X}`);
 - `secret_commands`: a table of programs and the flags that take a password;
 - `secret_tokens`: a table of token prefixes (`hf_`, `dop_v1_`, `shpat_`, ...);
-- `secret_keys`: private key blocks and bare runs of key-body lines.
+- `secret_keys`: private key blocks and bare runs of key-body lines;
+- `secret_parts`: a secret written in parts and joined (`token = a + b`, `"${A}${B}"`).
 The structural, block, shape and command rules also read two views of the text
 (`secret_views.joined_view`: continued lines and split string literals joined;
 `escapes.unescaped_view`: a notebook's escaped strings), mapped back to the text's offsets.
@@ -57,6 +58,7 @@ from helix.core.secret_gates import (
 )
 from helix.core.secret_keys import key_findings
 from helix.core.secret_lookalikes import PUBLISHABLE_PREFIXES, empty_key_block
+from helix.core.secret_parts import part_findings
 from helix.core.secret_places import place_findings
 from helix.core.secret_plugins import format_findings, format_kinds, line_findings
 from helix.core.secret_prefilter import RULES, Windows, all_detectors, compact, map_back, plan
@@ -107,7 +109,8 @@ _REGEX_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
     # an Ably key: the app's ID, `.`, the key's ID, `:`, the key's secret
     ("ably_key", re.compile(r"\b[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}\b"), 0),
     # an Airtable personal access token: `pat`, the token's ID, `.`, its secret (64 hex)
-    ("airtable_token", re.compile(r"\bpat[A-Za-z0-9]{14}\.[0-9a-f]{64}\b"), 0),
+    # (`pat` first, its word's start checked behind it: a leading literal is a fast scan)
+    ("airtable_token", re.compile(r"pat(?<!\wpat)[A-Za-z0-9]{14}\.[0-9a-f]{64}\b"), 0),
     ("bearer_token", re.compile(r"(?i)\bbearer[ \t]+([A-Za-z0-9\-._~+/]{16,}=*)"), 1),
     ("aws_secret_key", re.compile(
         r"(?i)aws_?secret_?access_?key[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9/+=]{40})"), 1),
@@ -138,6 +141,14 @@ _RULE_LITERALS: dict[str, tuple[str, ...]] = {
                                                           "mongo", "redis-cli"),
 }
 
+# What a rule's match must hold where its literal is common (`:` and `://` in most code): a
+# pattern that starts with a literal, searched fast, before the rule's own that starts with a
+# class tried at every character
+_RULE_HINTS: dict[str, re.Pattern[str]] = {
+    "ably_key": re.compile(r"\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}"),
+    "url_password": re.compile(r"://[^\s:/@\"'`]+:[^\s/@\"'`]+@"),
+}
+
 
 def _may_match(kind: str, pattern: re.Pattern[str], text: str) -> bool:
     if kind == "command_password":
@@ -145,7 +156,10 @@ def _may_match(kind: str, pattern: re.Pattern[str], text: str) -> bool:
             "command_password_spaced"]
     else:
         literals = _RULE_LITERALS.get(kind, ("",))
-    return any(literal in text for literal in literals)
+    if not any(literal in text for literal in literals):
+        return False
+    hint = _RULE_HINTS.get(kind)
+    return hint is None or hint.search(text) is not None
 
 
 def _regex_findings(text: str) -> Iterator[Finding]:
@@ -286,9 +300,13 @@ def find_secrets(text: str, *, prefilter: bool = True) -> list[Finding]:
     lone = lone_token(text)  # a key file: the whole text is the key (after every other rule)
     alone = [Finding(*lone, "secret_file")] if lone is not None else []
     if not prefilter:
+        alone += (Finding(*f) for f in part_findings(text, find_secrets))  # a secret in parts
         return _recurrences(text, _encoded(text, _public(text, _merge(
             [*_detect(text, all_detectors()), *alone]))))
     chosen = plan(text)
+    named = (chosen.rules.spans if chosen is not None and "structure" in chosen.detectors
+             else ())
+    alone += (Finding(*f) for f in part_findings(text, find_secrets, named))
     if chosen is None:
         return _recurrences(text, _encoded(text, _public(text, alone))) if alone else []
     pieces = Windows(chosen.windows, chosen.whole)
