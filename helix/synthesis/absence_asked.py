@@ -34,23 +34,16 @@ __all__ = ["ASKED_FILE", "asked_missing", "asked_nouns", "missing_subjects", "si
 
 ASKED_FILE = Path(__file__).with_name("absence_asked.toml")
 _WORDS = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
-_LEADS = re.compile(r"^\W*(?:(?:but|so|and|though|although|yet|while|whereas|however|whether|"
-                    r"i\.e\.?|e\.g\.?)\W+)*", re.I)
-ANSWERED = ("answered", "determined", "told", "confirmed", "found", "seen", "said")
-# a negated participle of showing: "isn't given", "are not stated", "is not explicitly shown"
-_NOT_SHOWN = re.compile(
-    r"\b(?:(?:is|are|was|were)\s+not|isn['’]?t|aren['’]?t|wasn['’]?t|weren['’]?t)\s+"
-    r"(?:\w+ly\s+)?(?:" + word_alternation(SHOWN_PARTICIPLES) + r")\b"
-    # or not answerable: "the question can't be answered from these"
-    r"|\b(?:can['’]?t|cannot|can\s+not|couldn['’]?t|could\s+not)\s+be\s+(?:"
-    + word_alternation(ANSWERED) + r")\b", re.I)
-_MATERIAL = word_alternation(tuple(sorted(
-    MATERIAL_WORDS | {"results", "result", "files", "file", "docs", "documents", "code"})))
-# a subjectless "not in these results", "not in the snippets"
-_NOT_IN = re.compile(r"(?:^|(?<=[.?!]\s))\s*not\s+(?:in|within|among)\s+(?:these|those|the|this|"
-                     r"any)\s+(?:\w+\s+)?(?:" + _MATERIAL + r")\b", re.I)
 _BUT_NOT = re.compile(r"\bbut\s+not\s+", re.I)
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|(?=\n)|$)")
+# a condition makes the clause a statement about behaviour ("if the count isn't given, ..."); a
+# "whether" clause is what is not shown ("whether 1.2 is accepted is not stated")
+_CONDITIONS = CODE_CONDITIONS - {"whether"}
+
+
+def _spaced(words: list[str]) -> str:
+    """`words` as an alternation whose spaces match any run of white space."""
+    return word_alternation(tuple(words)).replace(r"\ ", r"\s+")
 
 
 @dataclass(frozen=True)
@@ -60,32 +53,50 @@ class _Asked:
     links: frozenset[str]
     proxies: dict[str, tuple[str, ...]]
     itself: tuple[str, ...]  # nouns naming the question itself
+    copula: frozenset[str]
+    determiners: frozenset[str]
+    ends: frozenset[str]
+    function: frozenset[str]
+    not_shown: re.Pattern[str]
+    not_in: re.Pattern[str]
+    leads: re.Pattern[str]
+    preposition: re.Pattern[str]
+    relative: re.Pattern[str]
+    antecedent: re.Pattern[str]
+    clause: re.Pattern[str]
 
 
 @lru_cache(maxsize=1)
 def _data() -> _Asked:
     with ASKED_FILE.open("rb") as handle:
         data = tomllib.load(handle)
-    return _Asked(frozenset(data["asked_words"]), frozenset(data["asked_follow"]),
-                  frozenset(data["asked_links"]),
-                  {k: tuple(v) for k, v in data["asked_proxies"].items()},
-                  tuple(data["question_nouns"]))
-
-
-# a condition makes the clause a statement about behaviour ("if the count isn't given, ..."); a
-# "whether" clause is what is not shown ("whether 1.2 is accepted is not stated")
-_CONDITIONS = CODE_CONDITIONS - {"whether"}
-_COPULA = frozenset({"is", "s", "are", "was", "were"})
-_DETERMINERS = frozenset({"the", "a", "an", "its", "their"})
-_ENDS = frozenset({"for", "in", "on", "to", "that", "when", "if", "with", "by", "from"})
-_FUNCTION = frozenset({"the", "a", "an", "its", "their", "this", "that", "these", "those",
-                       "it", "i", "e", "g", "not", "and", "or", "any", "still", "own", "itself",
-                       "actual", "exact", "exactly", "here"})
+    not_shown = re.compile(
+        r"\b(?:" + _spaced(data["negated_be"]) + r")\s+(?:\w+ly\s+)?(?:"
+        + word_alternation(SHOWN_PARTICIPLES) + r")\b|\b(?:" + _spaced(data["negated_can"])
+        + r")\s+be\s+(?:" + _spaced(data["answered"]) + r")\b", re.I)
+    material = sorted(MATERIAL_WORDS | set(data["not_in_material"]))
+    not_in = re.compile(r"(?:^|(?<=[.?!]\s))\s*not\s+(?:" + _spaced(data["not_in_prepositions"])
+                        + r")\s+(?:" + _spaced(data["not_in_pointers"]) + r")\s+(?:\w+\s+)?(?:"
+                        + _spaced(material) + r")\b", re.I)
+    leads = re.compile(r"^\W*(?:(?:" + _spaced(data["subject_leads"]) + r")(?:\W+|$))*", re.I)
+    clause_words = load_exemplars().clause.pattern  # ", but", "; ": the clause splitter's
+    return _Asked(
+        frozenset(data["asked_words"]), frozenset(data["asked_follow"]),
+        frozenset(data["asked_links"]),
+        {k: tuple(v) for k, v in data["asked_proxies"].items()}, tuple(data["question_nouns"]),
+        frozenset(data["copula"]), frozenset(data["determiners"]), frozenset(data["noun_ends"]),
+        frozenset(data["function_words"]), not_shown, not_in, leads,
+        re.compile(r"\b(?:" + _spaced(data["prepositions"]) + r")\b", re.I),
+        re.compile(r"[\s,]+(?:" + _spaced(data["relatives"]) + r")\s*$", re.I),
+        re.compile(r"(?<![\w'’-])(?:(?:" + _spaced(data["antecedent_determiners"])
+                   + r")\s+)?((?:[\w'’-]+\s+){0,2}[\w'’-]+)\s*$", re.I),
+        re.compile(r"[.!;:\n]|" + clause_words))
 
 
 def _nouns(text: str) -> list[str]:
     """The words of `text` that may name a thing: letters, two or more, not a function word."""
-    return [w for w in _WORDS.findall(text.lower()) if len(w) > 1 and w not in _FUNCTION
+    function = _data().function
+    return [w for w in _WORDS.findall(text.lower()) if len(w) > 1 and w not in function
             and not w.isdigit()]
 
 
@@ -105,15 +116,15 @@ def asked_nouns(question: str | None) -> frozenset[str]:
             continue
         rest = said[at + (2 if phrase in data.proxies else 1):]
         nouns += list(data.proxies.get(phrase, ()))
-        copula = word.endswith("'s") or (rest[:1] and rest[0] in _COPULA)
+        copula = word.endswith("'s") or (rest[:1] and rest[0] in data.copula)
         if copula:
             rest = rest[1:] if not word.endswith("'s") else rest
-            rest = rest[1:] if rest[:1] and rest[0] in _DETERMINERS else rest
+            rest = rest[1:] if rest[:1] and rest[0] in data.determiners else rest
         taken: list[str] = []
         ended = False  # the noun ends at an auxiliary (or, after a copula, a function word)
         for w in rest:
-            if w in data.follow or (copula and w in _ENDS):
-                ended = copula or w not in _DETERMINERS
+            if w in data.follow or (copula and w in data.ends):
+                ended = copula or w not in data.determiners
                 break
             taken.append(w)
         if not ended and not copula and phrase not in data.proxies:
@@ -126,23 +137,18 @@ def asked_nouns(question: str | None) -> frozenset[str]:
     return frozenset(f for n in nouns for f in _forms(n))
 
 
-_PREPOSITION = re.compile(r"\b(?:of|for|in|on|to|about|from|with|by|behind|beyond)\b", re.I)
-_RELATIVE = re.compile(r"[\s,]+(?:which|that|who)\s*$", re.I)
-_ANTECEDENT = re.compile(r"(?<![\w'’-])(?:(?:the|a|an|its|their|this|these|those)\s+)?"
-                         r"((?:[\w'’-]+\s+){0,2}[\w'’-]+)\s*$", re.I)
-
-
 def _head_terms(subject: str) -> set[str]:
     """The content words of a subject before its first preposition ("the default values of
     rate": values; "the reason for that value": reason): the thing it names, not what
     qualifies it; a relative pronoun's subject is the
     noun phrase before it, from its determiner or its last three words ("threads follow the
     scheduler's defaults, which": scheduler's defaults)."""
-    relative = _RELATIVE.search(subject)
+    data = _data()
+    relative = data.relative.search(subject)
     if relative:
-        antecedent = _ANTECEDENT.search(subject[:relative.start()])
+        antecedent = data.antecedent.search(subject[:relative.start()])
         subject = antecedent.group(1) if antecedent else ""
-    head = _PREPOSITION.split(_LEADS.sub("", subject), maxsplit=1)[0]
+    head = data.preposition.split(data.leads.sub("", subject), maxsplit=1)[0]
     return {f for t in _nouns(head) for f in _forms(t)}
 
 
@@ -151,13 +157,13 @@ def missing_subjects(text: str) -> list[tuple[int, str]]:
     shown: the words before a negated participle of showing in its clause, the noun phrase
     after "but not", the question a subjectless "not in these results" follows."""
     subjects: list[tuple[int, str]] = []
-    for m in _NOT_SHOWN.finditer(text):
+    for m in _data().not_shown.finditer(text):
         head, _ = _clause(text, m.start(), m.end())
         subjects.append((head, text[head:m.start()]))
     for m in _BUT_NOT.finditer(text):
         _, tail = _clause(text, m.end(), m.end())
         subjects.append((m.start(), text[m.end():tail]))
-    for m in _NOT_IN.finditer(text):
+    for m in _data().not_in.finditer(text):
         before = [s for s in _SENTENCE.finditer(text[:m.start()]) if s.group().strip()]
         if before and before[-1].group().rstrip().endswith("?"):
             subjects.append((before[-1].start(), before[-1].group()))
@@ -172,8 +178,7 @@ def _given_before(text: str, start: int, named: set[str], words: frozenset[str])
     number per core isn't stated"), the claim is a side remark on it."""
     quantity = {f for key, nouns in _data().proxies.items() if key.startswith("how ")
                 for n in nouns for f in _forms(n)}
-    for part in re.split(r"[.!;:\n]|,\s+(?=(?:but|though|although|yet|so|while)\b)",
-                         text[:start]):
+    for part in _data().clause.split(text[:start]):
         if not part.strip() or part.rstrip().endswith("?") or _negates(part):
             continue
         if named <= {f for t in _nouns(part) for f in _forms(t)}:
