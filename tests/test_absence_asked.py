@@ -142,3 +142,11 @@ def test_a_restatement_or_a_note_on_the_asked_thing_is_no_side_note() -> None:
     assert _refused_by_a_head_that_refuses_all(
         "`start_pool` launches 6 threads. The excerpts don't show who drains the queue.",
         HOW_MANY)
+
+
+def test_a_possessive_subject_names_what_the_code_name_before_it_names() -> None:
+    question = "which worker threads does the indexer start?"
+    assert _refused("`WORKER_THREADS` is referenced, but their names are not shown.", question)
+    # the owner is no asked thing: a side detail
+    assert not _refused("`start_pool` starts the worker threads [E1], but its docstring is "
+                        "not shown.", question)

@@ -57,6 +57,8 @@ class _Asked:
     determiners: frozenset[str]
     ends: frozenset[str]
     function: frozenset[str]
+    possessives: frozenset[str]
+    sighting: frozenset[str]
     not_shown: re.Pattern[str]
     not_in: re.Pattern[str]
     leads: re.Pattern[str]
@@ -85,7 +87,9 @@ def _data() -> _Asked:
         frozenset(data["asked_links"]),
         {k: tuple(v) for k, v in data["asked_proxies"].items()}, tuple(data["question_nouns"]),
         frozenset(data["copula"]), frozenset(data["determiners"]), frozenset(data["noun_ends"]),
-        frozenset(data["function_words"]), not_shown, not_in, leads,
+        frozenset(data["function_words"]), frozenset(data["possessives"]),
+        frozenset(data["sighting_words"]) | load_exemplars().sighting_words, not_shown, not_in,
+        leads,
         re.compile(r"\b(?:" + _spaced(data["prepositions"]) + r")\b", re.I),
         re.compile(r"[\s,]+(?:" + _spaced(data["relatives"]) + r")\s*$", re.I),
         re.compile(r"(?<![\w'’-])(?:(?:" + _spaced(data["antecedent_determiners"])
@@ -159,7 +163,7 @@ def missing_subjects(text: str) -> list[tuple[int, str]]:
     subjects: list[tuple[int, str]] = []
     for m in _data().not_shown.finditer(text):
         head, _ = _clause(text, m.start(), m.end())
-        subjects.append((head, text[head:m.start()]))
+        subjects.append((head, _owner(text, head) + text[head:m.start()]))
     for m in _BUT_NOT.finditer(text):
         _, tail = _clause(text, m.end(), m.end())
         subjects.append((m.start(), text[m.end():tail]))
@@ -170,16 +174,33 @@ def missing_subjects(text: str) -> list[tuple[int, str]]:
     return subjects
 
 
+def _owner(text: str, head: int) -> str:
+    """The code name a possessive opening the clause at `head` stands for: the last backticked
+    name of its sentence before it ("`x_origins` is referenced, but its values ...": the
+    subject is then "x_origins its values"), else nothing."""
+    data = _data()
+    said = _WORDS.findall(data.leads.sub("", text[head:head + 80]).lower())
+    if not said or said[0] not in data.possessives:
+        return ""
+    start = max((s.start() for s in _SENTENCE.finditer(text[:head]) if s.group().strip()),
+                default=0)
+    names = re.findall(r"`([^`\n]+)`", text[start:head])
+    return names[-1].replace("_", " ").replace(".", " ") + " " if names else ""
+
+
 def _given_before(text: str, start: int, named: set[str], words: frozenset[str]) -> bool:
-    """A sentence or clause before `start` that negates nothing, is no question, and names
+    """A sentence or clause before `start` that negates nothing, is no question, tells no
+    sighting ("`x` is referenced", "the excerpts show `x`"), and names
     every asked noun the claim's subject names, or, when those are nouns standing for a
     quantity ("how many": number, count), gives a number the evidence holds: the answer was
     given ("The exit code is 3; the code for warnings is not stated"; "6 threads [E1]; the
     number per core isn't stated"), the claim is a side remark on it."""
     quantity = {f for key, nouns in _data().proxies.items() if key.startswith("how ")
                 for n in nouns for f in _forms(n)}
-    for part in _data().clause.split(text[:start]):
-        if not part.strip() or part.rstrip().endswith("?") or _negates(part):
+    data = _data()
+    for part in data.clause.split(text[:start]):
+        if not part.strip() or part.rstrip().endswith("?") or _negates(part) \
+                or set(_WORDS.findall(part.lower())) & data.sighting:
             continue
         if named <= {f for t in _nouns(part) for f in _forms(t)}:
             return True
