@@ -285,6 +285,19 @@ def sense_terms(body: str, terms: tuple[str, ...]) -> tuple[str, ...]:
                  and (" " in t or t.lower() in kept))
 
 
+_CLAUSE_END = re.compile(r"(?<=[.?!:])\s+")
+
+
+def asked_clause(text: str) -> str | None:
+    """The one clause that asks, in a message of several ("What is a cavity? I saw this word
+    in two places.", "A user asks: what is a cavity?"): the sentence ending in a question
+    mark, or what follows a colon when that is the question. None for a message of one
+    clause, or with no or several questions."""
+    parts = [p.strip() for p in _CLAUSE_END.split(text) if p.strip()]
+    asks = [p for p in parts if p.endswith("?")]
+    return asks[0] if len(parts) > 1 and len(asks) == 1 else None
+
+
 # routes whose question may be about one plain word whatever its framing ("where is cavity
 # defined?", "explain the cavity", "cavity. what is it."): its senses are checked
 SENSE_CHECK_ROUTES = frozenset({"definition", "location", "explanation", "issue"})
@@ -329,6 +342,10 @@ def route_question(question: str, *, routing: RoutingPolicy, scope: str | None =
     check_only = ambiguous is None and _one_plain_word(route, subject, hints, scope, pasted)
     if check_only:
         ambiguous = subject[0].lower()
+    clause = None if ambiguous or pasted or scope else asked_clause(text)
+    if clause is not None:  # "A user asks: what is a cavity?": the word it asks about
+        ambiguous = route_question(clause, routing=routing).ambiguous_term
+        check_only = ambiguous is not None
     intent = Intent(route=route, slots=SLOTS[route], terms=terms, path_hints=hints,
                     scope=scope, sense=sense)
     action_match = _ACTION.search(body) if route == "location" else None

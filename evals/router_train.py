@@ -15,8 +15,9 @@ a narrowed question; a T10 is a pick, a "who calls it?" ... with nothing to act 
 1. Every session runs through the real session path (dry run, the fixture repository) with the
    labelled class forced (teacher forcing: each turn starts from the state the right routes
    leave), recording the features the router computed for it.
-2. Every text is embedded with the packaged encoder; the exemplars are the hand-written ones
-   and every labelled turn.
+2. Every text is embedded with the packaged encoder (its first `ENCODER_LAYERS` layers when
+   set: `helix.session.reader.encoder_of`; the model's key names them and the router reads
+   with them); the exemplars are the hand-written ones and every labelled turn.
 3. The head (softmax regression) is fit on the features, each turn's text features computed
    without the exemplars of its own session or its own wording; 5-fold cross-validation by
    session is reported in the manifest, and with it, per (`continuity.router_rescue`,
@@ -103,6 +104,16 @@ STEPS = 4000  # full-batch gradient steps (deterministic: no sampling)
 RATE = 0.5
 FOLDS = 5
 DECIMALS = 6  # of the shipped weights
+# the sentence model's first transformer layers the router's encoder keeps (`indexers.
+# first_layers`), None for the whole model (routercost16). Fewer layers cost less (ONNX
+# Runtime's CPU per tuning turn, median/p95 ms: 9.7/13.9 whole, 6.6/9.6 with 4, 4.8/6.8 with 3)
+# and their nearest exemplars read other writers' follow-ups better (leave-one-writer-out: 4
+# layers 0.822, 3 0.810, whole 0.711), but the head with the state and rules' features reads
+# them worse: with 3 layers and train_writer52, 5-fold CV 0.8199 and heldapart_tune's CV 0.7708
+# against the shipped model's 0.8878 and 0.8554 (without writer52); honest leave-one-writer-out
+# routes (benchmarks/router_lowo_audit.py's head, fit to convergence, one capture) lower for 6
+# of the first 7 writers (heldapart_tune 0.767 -> 0.645, writer2 0.590 -> 0.507). Kept whole.
+ENCODER_LAYERS: int | None = None
 
 
 @dataclass
@@ -391,9 +402,9 @@ def leave_one_writer_out(samples: list[Sample], bank: Bank, vectors: dict[str, n
 
 
 def embed(texts: list[str]) -> dict[str, np.ndarray]:
-    from helix.session.reader import router_embedder
+    from helix.session.reader import encoder_of
 
-    encoder = router_embedder()
+    encoder = encoder_of(ENCODER_LAYERS)
     unique = sorted(set(texts))
     vectors = encoder.embed(unique)
     return {t: vectors[i] for i, t in enumerate(unique)}
@@ -454,9 +465,9 @@ def train(out: Path) -> dict[str, Any]:
     metrics["cv_routed_by_rescue_phrase"] = phrase_curve(cv, samples)
     metrics.update(tune_metrics(cv, samples))
     metrics["lowo"] = leave_one_writer_out(samples, bank, vectors, x, y)
-    from helix.session.reader import router_embedder
+    from helix.session.reader import encoder_of
 
-    write_model(out, bank, w, b, router_embedder().model_key, metrics, samples)
+    write_model(out, bank, w, b, encoder_of(ENCODER_LAYERS).model_key, metrics, samples)
     return {"metrics": metrics, "cv": cv, "samples": samples}
 
 

@@ -102,14 +102,18 @@ def _graph_digest() -> str:
 
 
 def model_file(model_path: Path, variant: str, home: Path | None = None,
-               key: str | None = None) -> Path:
+               key: str | None = None, layers: int | None = None) -> Path:
     """Where the exported model of `variant` lives (it may not exist yet); `key`: the model's
-    `model_key_for`, when the caller has it already (it reads and hashes the model's files)."""
+    `model_key_for`, when the caller has it already (it reads and hashes the model's files);
+    `layers`: only the first `layers` transformer layers (`indexers.first_layers`; fp32 only)."""
     if variant not in VARIANTS:
         raise UnknownModelError(f"unknown ONNX variant {variant!r} (one of {', '.join(VARIANTS)})")
+    if layers is not None and variant != VARIANT_FP32:
+        raise UnknownModelError(f"a first-layers export is {VARIANT_FP32}, not {variant}")
     base = (key or model_key_for(model_path)).replace(":", "-")
     models = home / MODELS_DIR if home is not None else models_dir()  # $HELIX_MODELS_DIR
-    return models / f"{base}-{variant}-{_graph_digest()}.onnx"
+    cut = "" if layers is None else f"-l{layers}"
+    return models / f"{base}-{variant}{cut}-{_graph_digest()}.onnx"
 
 
 STALE_TMP_S = 3600.0  # a temporary export file this old belongs to no live export
@@ -142,12 +146,13 @@ def _write_atomically(target: Path, write: Any) -> None:
             tmp.unlink()
 
 
-def _export_fp32(model_path: Path, target: Path) -> None:
+def _export_fp32(model_path: Path, target: Path, layers: int | None = None) -> None:
     from indexers.onnx_graph import BertShape, build_bert_model
 
     config = read_json(model_path / "config.json")
     shape = BertShape(
-        layers=int(config["num_hidden_layers"]), heads=int(config["num_attention_heads"]),
+        layers=int(config["num_hidden_layers"]) if layers is None else layers,
+        heads=int(config["num_attention_heads"]),
         hidden=int(config["hidden_size"]),
         eps=float(config.get("layer_norm_eps", BERT_LAYER_NORM_EPS)),
         normalize=any(m["type"] == ST_NORMALIZE for m in read_json(model_path / "modules.json")))
@@ -177,15 +182,17 @@ def _quantize(source: Path, target: Path) -> None:
     _write_atomically(target, write)
 
 
-def ensure_model(model_path: Path, variant: str, home: Path | None = None) -> Path:
-    """The exported model file of `variant`, exported now if it is missing."""
-    target = model_file(model_path, variant, home)
+def ensure_model(model_path: Path, variant: str, home: Path | None = None,
+                 layers: int | None = None) -> Path:
+    """The exported model file of `variant` (of its first `layers` layers), exported now if it
+    is missing."""
+    target = model_file(model_path, variant, home, layers=layers)
     if target.is_file():
         return target
-    fp32 = model_file(model_path, VARIANT_FP32, home)
+    fp32 = model_file(model_path, VARIANT_FP32, home, layers=layers)
     try:
         if not fp32.is_file():
-            _export_fp32(model_path, fp32)
+            _export_fp32(model_path, fp32, layers)
         if variant == VARIANT_INT8:
             _quantize(fp32, target)
             file_digest(target)

@@ -30,6 +30,7 @@ import numpy as np
 
 from helix.core.errors import HelixError, UnknownModelError
 from indexers.encoder import max_seq_length, model_dir, model_key_for, numpy_compatible, read_json
+from indexers.first_layers import first_layers_key
 from indexers.onnx_encoder import (
     RECENT_QUERIES,
     STALE_TMP_S,
@@ -48,12 +49,14 @@ EXTERNAL_MIN_BYTES = 1024
 LOG_ERRORS_ONLY = 3
 
 
-def optimized_file(model_path: Path, home: Path | None = None, key: str | None = None) -> Path:
-    """The optimized graph of `model_path`'s fp32 export for this onnxruntime (it may not exist
-    yet); its weights are `<same name>.data` beside it. Beside the export: `home`'s models, or
-    where exported models are kept (`$HELIX_MODELS_DIR`, else `$HELIX_HOME/models`)."""
+def optimized_file(model_path: Path, home: Path | None = None, key: str | None = None,
+                   layers: int | None = None) -> Path:
+    """The optimized graph of `model_path`'s fp32 export (of its first `layers` layers) for
+    this onnxruntime (it may not exist yet); its weights are `<same name>.data` beside it.
+    Beside the export: `home`'s models, or where exported models are kept
+    (`$HELIX_MODELS_DIR`, else `$HELIX_HOME/models`)."""
     ort = import_onnxruntime()
-    export = model_file(model_path, VARIANT_FP32, home, key)
+    export = model_file(model_path, VARIANT_FP32, home, key, layers)
     return export.with_name(f"{export.stem}-{OPTIMIZED_TAG}-ort{ort.__version__}.onnx")
 
 
@@ -71,15 +74,15 @@ def _session_options(ort: Any, *, optimize: bool) -> Any:
 
 
 def ensure_optimized(model_path: Path, home: Path | None = None,
-                     key: str | None = None) -> Path:
+                     key: str | None = None, layers: int | None = None) -> Path:
     """The optimized graph file, written now (from the export, exported first if missing) when
     absent. Both files are written in a private directory and renamed into place, the weights
     first: the graph file appears only when its weights are complete."""
-    target = optimized_file(model_path, home, key)
+    target = optimized_file(model_path, home, key, layers)
     if target.is_file() and target.with_suffix(DATA_SUFFIX).is_file():
         return target
     ort = import_onnxruntime()
-    source = ensure_model(model_path, VARIANT_FP32, home)
+    source = ensure_model(model_path, VARIANT_FP32, home, layers)
     _sweep_stale_work(target)
     try:
         work = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.stem}."))
@@ -116,15 +119,20 @@ def _sweep_stale_work(target: Path) -> None:
 
 class QueryOnnxEncoder:
     """Embedder for a few short texts per call, each run alone (its vector depends on its text
-    only); vectors of texts seen before in the process are kept (`RECENT_QUERIES`)."""
+    only); vectors of texts seen before in the process are kept (`RECENT_QUERIES`). With
+    `layers`, the first `layers` transformer layers only (`FirstLayersEncoder`'s, same key)."""
 
-    def __init__(self, model_path: str, home: Path | None = None) -> None:
+    def __init__(self, model_path: str, home: Path | None = None,
+                 layers: int | None = None) -> None:
         self._dir = model_dir(model_path)
         if not numpy_compatible(self._dir):
             raise UnknownModelError(f"not a mean-pooled BERT sentence model: {model_path}")
-        self._key = model_key_for(self._dir)  # the fp32 export's: the reference's key
-        self._file = ensure_optimized(self._dir, home, self._key)
         config = read_json(self._dir / "config.json")
+        if layers is not None and not 1 <= layers <= int(config["num_hidden_layers"]):
+            raise UnknownModelError(f"embedding model {model_path} has no {layers} layers")
+        base = model_key_for(self._dir)  # the fp32 export's: the reference's key
+        self._key = first_layers_key(base, layers)
+        self._file = ensure_optimized(self._dir, home, base, layers)
         self._hidden = int(config["hidden_size"])
         self._max_len = min(max_seq_length(self._dir), int(config["max_position_embeddings"]))
         # the numpy encoder's tokenizers: plain-Python WordPiece for the texts it reads
@@ -174,15 +182,16 @@ class QueryOnnxEncoder:
         return np.asarray(self._session.run(None, feed)[0][0], dtype=np.float32)
 
 
-_SHARED: dict[str, QueryOnnxEncoder] = {}
+_SHARED: dict[tuple[str, int | None], QueryOnnxEncoder] = {}
 _SHARED_LOCK = threading.Lock()
 
 
-def shared_query_encoder(model_path: str, home: Path | None = None) -> QueryOnnxEncoder:
-    """One session per model and process, its files made where the first caller's models are
-    (the model decides the vectors, not where its optimized copy lies: a process serving or
-    testing many homes loads it once)."""
+def shared_query_encoder(model_path: str, home: Path | None = None,
+                         layers: int | None = None) -> QueryOnnxEncoder:
+    """One session per model (and layer count) and process, its files made where the first
+    caller's models are (the model decides the vectors, not where its optimized copy lies: a
+    process serving or testing many homes loads it once)."""
     with _SHARED_LOCK:
-        if model_path not in _SHARED:
-            _SHARED[model_path] = QueryOnnxEncoder(model_path, home)
-        return _SHARED[model_path]
+        if (model_path, layers) not in _SHARED:
+            _SHARED[model_path, layers] = QueryOnnxEncoder(model_path, home, layers)
+        return _SHARED[model_path, layers]

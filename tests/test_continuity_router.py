@@ -317,9 +317,20 @@ def test_an_out_of_range_ordinal_is_a_selection_not_a_new_question():
     empty = initial_state("s1")
     plan = route_turn(empty, "open the 99th one", None, ON)
     assert (plan.lane, plan.transition) == ("selection", "T10")  # no list: said so
-    plan = route_turn(_after_root(), "open the 12th one", None, ON)
-    assert (plan.lane, plan.transition, plan.choice_index) == ("selection", "T3", None)
     assert route_turn(_after_root(), "open the 2nd one", None, ON).choice_index == 2
+
+
+def test_a_position_beyond_the_list_is_a_boundary_even_with_a_source_cue():
+    """A position the list does not have is a pick of nothing (T10, the selection lane says
+    how long the list is), whichever way it is said, and with a source cue too (an exact
+    turn the rules decide alone): never a name handed to the lane to match."""
+    for text in ("open the 12th one", "could you open test number 45 from that list?",
+                 "open item 40 from the evidence, please"):
+        plan = route_turn(_after_root(), text, None, ON)
+        assert (plan.lane, plan.transition) == ("selection", "T10"), text
+        assert "the list has 3" in plan.reasons[-1], text
+    plan = route_turn(_after_root(), "open item 3 from the evidence", None, ON)
+    assert (plan.transition, plan.choice_index) == ("T3", 3)
 
 
 def test_a_reply_to_another_turn_never_answers_the_pending_question():

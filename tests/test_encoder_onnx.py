@@ -184,7 +184,7 @@ def _export_by_copy(models: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil
 
     source = model_file(MODEL_DIR, VARIANT_FP32, models)
-    monkeypatch.setattr(onnx_encoder, "_export_fp32", lambda model_path, target: (
+    monkeypatch.setattr(onnx_encoder, "_export_fp32", lambda model_path, target, layers=None: (
         onnx_encoder._write_atomically(target, lambda tmp: shutil.copyfile(source, tmp))))
 
 

@@ -153,8 +153,9 @@ def test_an_export_missing_from_the_home_is_made_first(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     made: list[Path] = []
 
-    def export(model_path: Path, variant: str, home: Path | None = None) -> Path:
-        made.append(model_file(model_path, variant, home))
+    def export(model_path: Path, variant: str, home: Path | None = None,
+               layers: int | None = None) -> Path:
+        made.append(model_file(model_path, variant, home, layers=layers))
         raise HelixError("stop here")
 
     monkeypatch.setattr(onnx_query, "ensure_model", export)

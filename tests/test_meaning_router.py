@@ -308,6 +308,22 @@ def test_a_follow_up_that_becomes_a_new_search_is_announced(repo):
     assert "reading_announced" in {e.name for e in turn.events}
 
 
+def test_a_source_cue_in_a_message_taken_for_a_new_question_is_read_not_exact(repo):
+    """A source cue ("from tests") makes a turn exact only when the rules acted on it: in a
+    message they took for a new question the reader reads it (a question about the answer:
+    T8), and a search for its words is never silent (main searched, unannounced)."""
+    text = "Where is that documented? Did you take it from tests?"
+    talk = ReaderTalk(repo, fixed("meta", 0.9, on=text))
+    talk(Q)
+    turn = talk(text)
+    assert (turn.transition, turn.lane) == ("T8", "meta")
+    unsure = ReaderTalk(repo, fixed("new_question", 0.6, "meta", 0.3, on=text))
+    unsure(Q)
+    turn = unsure(text)
+    assert _routed(turn) == "root_question"
+    assert "reading_announced" in {e.name for e in turn.events}
+
+
 def test_a_sure_reading_the_rules_agree_with_is_not_announced(repo):
     talk = ReaderTalk(repo, fixed("pick", 0.95, on="open the second one"))
     talk(Q)

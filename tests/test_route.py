@@ -179,6 +179,26 @@ def test_a_second_real_word_still_keeps_the_sense_check_off(question: str) -> No
     assert not route_question(question).sense_check_only
 
 
+@pytest.mark.parametrize("question", [
+    "What is a cavity? I saw this word in two places.",
+    "I am a bot in the team's chat. A user asks: what is a cavity?",
+    'Working for the user, I need to know: what does "cavity" refer to in this codebase?'])
+def test_the_one_clause_that_asks_is_sense_checked(question: str) -> None:
+    """A message of several clauses of which one asks (a question mark ends it, or it follows
+    a colon) asks about what that clause asks: the same sense check as asked alone (main
+    counted the other clauses' words as search terms and answered)."""
+    plan = route_question(question)
+    assert plan.sense_check_only and plan.ambiguous_term == "cavity"
+
+
+@pytest.mark.parametrize("question", [
+    "What is a cavity? And where is it defined in storage/?",
+    "I saw cavity twice. Where is the optical cavity defined?",
+    "Some context: the pool. Where is carve_cave defined?"])
+def test_a_clause_that_asks_about_more_than_one_word_is_no_sense_check(question: str) -> None:
+    assert not route_question(question).sense_check_only
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=120))
 def test_routing_is_total_and_deterministic(question: str) -> None:

@@ -119,6 +119,49 @@ def test_blocker_02_true_ambiguity_still_clarifies() -> None:
     assert run("open it").kind == "clarify"
 
 
+def test_candidates_all_in_the_one_file_named_are_that_file_not_an_ambiguity() -> None:
+    """Naming a file listed as a whole ("the cli.py one" over two spans of search/cli.py,
+    "the test cli one" over tests/test_cli.py and a test in it) opens the file: the span the
+    list puts first. Two files stay a clarifier (blocker 02), and so do two definitions of a
+    file not listed as a whole (which one is meant)."""
+    spans = option_set("os3", (item(1, "c1", "search/cli.py", "search/cli.py", kind="file"),
+                               item(2, "m", "main", "search/cli.py", "main"),
+                               item(3, "e", "SearchEngine", "search/engine.py", "SearchEngine"),
+                               item(4, "c2", "search/cli.py", "search/cli.py", kind="file")))
+    d = run("the cli.py one", state_with(spans))
+    assert d.kind == "execute" and d.candidate is not None and d.candidate.id == "c1"
+    parts = option_set("os4", (item(1, "t1", "test_min_length", "tests/test_tokenizer.py",
+                                    "test_min_length"),
+                               item(2, "b", "build", "search/bm25.py", "build"),
+                               item(3, "t2", "test_stop_words", "tests/test_tokenizer.py",
+                                    "test_stop_words"),
+                               item(4, "f", "tests/test_tokenizer.py",
+                                    "tests/test_tokenizer.py", kind="file")))
+    for text in ("test_tokenizer.py please", "the test tokenizer one"):
+        d = run(text, state_with(parts))
+        assert d.kind == "execute" and d.candidate is not None and d.candidate.id == "f", text
+    only_defs = option_set("os5", (parts.items[0], parts.items[1], parts.items[2]))
+    for text in ("open test_tokenizer.py", "open the test one"):  # which test is meant
+        assert run(text, state_with(only_defs)).kind == "clarify", text
+
+
+def test_a_name_said_with_its_kind_noun_is_that_name() -> None:
+    """"the Tokenizer class item", "the section on carving": the kind of thing a name is
+    (class, function, method, section, module) is no part of the name (vocabulary.toml's
+    label fillers), so the name still picks its item instead of matching nothing."""
+    listed = option_set("os6", (
+        item(1, "a", "tokenize", "search/tokenizer.py", "tokenize"),
+        item(2, "b", "Tokenizer", "search/tokenizer.py", "Tokenizer"),
+        item(3, "c", "Search > Tokenizer", "docs/search.md", kind="section"),
+        item(4, "d", "The cavity pool > Carving", "docs/storage/cavity-pool.md", kind="section"),
+        item(5, "e", "CavityPool.carve", "storage/cavity_pool.py", "CavityPool.carve")))
+    for text, want in (("open the Tokenizer class item, please", "b"),
+                       ("could you open the section on carving", "d"),
+                       ("the carve method", "e")):
+        d = run(text, state_with(listed))
+        assert d.kind == "execute" and d.candidate is not None and d.candidate.id == want, text
+
+
 def test_blocker_03_stale_option_set_does_not_force_old_winner() -> None:
     """Stale `activeOptionSetId` does not force old winner."""
     old = EVIDENCE

@@ -27,7 +27,8 @@ from controller.continuity.turn_plan import Reading
 from helix.core.config import IndexSettings, load_config
 from helix.core.ports import FakeEmbedder
 from helix.session import certain, reader, warm
-from indexers.encoder import NumpyMiniLMEncoder, default_model_path
+from indexers.encoder import default_model_path
+from indexers.first_layers import layers_of
 
 FLAGS = tuple(0.0 for _ in FLAG_NAMES)
 F = Features(text="who calls it?", flags=FLAGS, rules="new_question")
@@ -113,7 +114,8 @@ def test_the_numpy_encoders_reading_is_among_onnx_runtimes(model: Any, shared_mo
 
     monkeypatch.setenv("HELIX_MODELS_DIR", str(shared_models))
     path = default_model_path(IndexSettings())
-    ort, exact = shared_query_encoder(path), NumpyMiniLMEncoder(path)
+    exact = reader.router_embedder()  # the shipped model's layers, and ONNX Runtime's of them
+    ort = shared_query_encoder(path, layers=layers_of(exact.model_key))
     texts = ("open the second one", "who calls it?", "hmm what about scoring", "ok thanks",
              "cool, can you pull up the resonator.py one from that list?")
     # the bound the certainty rests on holds here with room (the process checks it too)
@@ -213,7 +215,7 @@ def test_only_a_warm_process_loads_the_onnx_encoder(fresh_warm: pytest.MonkeyPat
 
     made: list[str] = []
 
-    def shared(path: str, home: Any = None) -> Any:
+    def shared(path: str, home: Any = None, layers: int | None = None) -> Any:
         made.append(path)
         return _Shifted(0.0)
 
@@ -232,7 +234,7 @@ def test_an_encoder_further_from_numpy_than_the_bound_is_not_trusted(
     import indexers.onnx_query as onnx_query
 
     fresh_warm.setattr(onnx_query, "shared_query_encoder",
-                       lambda path, home=None: _Shifted(2 * certain.SLACK))
+                       lambda path, home=None, layers=None: _Shifted(2 * certain.SLACK))
     with warm.warm_reading():
         assert warm.warm_encoder(reader.router_embedder(), model) is None
 

@@ -85,9 +85,11 @@ def route_turn(state: ContinuityState, text: str, reply_to: int | None,
     if pending is not None and pending.clarifier_type == "repair" \
             and t.pending.status == "applied":
         return _repaired(state, t, reply_to, settings, turns, now_ms, last)
+    # exact: the rules decide alone (a source cue only when they acted on it: a cue inside a
+    # message they took for a new question is no reading of it, "did you take it from tests?")
     if t.pending.status == "applied" or say.RESET.match(t.body) or say.CANCEL.match(t.body) \
-            or say.SOURCE_CUE.search(t.body):
-        return hold_selection_pending(t, plan)  # exact: the rules decide alone
+            or (say.SOURCE_CUE.search(t.body) and plan.intent != "root_question"):
+        return hold_selection_pending(t, plan)
     f = features(t, plan)
     reading = reader(f)
     if reading is None:  # the reader could not load its model: the rules decide alone

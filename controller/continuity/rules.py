@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 
 from controller.continuity import phrases as say
+from controller.continuity.item_names import item_position
 from controller.continuity.pending import parse_ordinal
 from controller.continuity.state import OptionItem, OptionSet, OptionSetKind
 from controller.continuity.transitions import REGISTRY, missing_prior_state, prior_state_ok
@@ -263,6 +264,10 @@ def selection(t: Turn) -> TurnPlan | None:
         t.reasons.append("pronoun with no focused object: resolve in the active list")
     if pool is not None:
         position = parse_ordinal(rest, len(pool.items))
+        beyond = _beyond(t, pool) if position is None else None
+        if beyond is not None:  # "open item 40 from the results" over 24: nothing to open
+            return t.boundary(f"there is no item {beyond}: the list has {len(pool.items)}",
+                              "selection")
         # a position the rules read exactly is handed to the lane as one ("open number three"
         # -> "open 3"); the lane's own reading takes names, kinds and source cues
         placed = f"open {position}" + (f" and {t.clause}" if t.clause else "") \
@@ -275,6 +280,14 @@ def selection(t: Turn) -> TurnPlan | None:
         where = f"list {source.group(0)}" if source else "numbered list"
         return t.boundary(f"no {where} is active", "selection")
     return None
+
+
+def _beyond(t: Turn, pool: OptionSet) -> int | None:
+    """The list position the message names (`item_names.item_position`: "number 45", "item
+    40", "the 12th") when the list has fewer items: an out-of-range pick (T10), never a
+    name for the lane to match."""
+    said = item_position(t)
+    return said if said is not None and said > len(pool.items) else None
 
 
 def graph(t: Turn) -> TurnPlan | None:

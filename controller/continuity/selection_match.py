@@ -295,13 +295,25 @@ def _is_file(item: OptionItem) -> bool:
 
 def _file_named(cues: SelectionCues, narrowed: tuple[OptionItem, ...]) -> OptionItem | None:
     """The one listed file the message names by its file name or its module name ("open
-    resonator.py", "test_cli") among candidates that are that file and definitions in it:
-    naming the file means the file, not one of its definitions."""
+    resonator.py", "test_cli", "the test cli one") among candidates that are that file and
+    definitions in it: naming the file means the file, not one of its definitions. The file
+    listed as a whole more than once (two spans of search/cli.py, "the cli.py one") is one
+    referent, not an ambiguity: the span the list puts first. Two definitions in the named
+    file with the file not listed as a whole stay a choice (which definition is meant)."""
     names = {t.rstrip("/").rsplit("/", 1)[-1].lower() for t in cues.path_tokens} | set(cues.words)
-    files = [i for i in narrowed if _is_file(i) and (
-        (stem := (i.target.path or "").rsplit("/", 1)[-1].lower()) in names
-        or stem.rsplit(".", 1)[0] in names)]
-    return files[0] if len(files) == 1 else None
+    said = names | ({cues.kind_word} if cues.kind_word else set())
+
+    def named(item: OptionItem) -> bool:
+        base = (item.target.path or "").rsplit("/", 1)[-1].lower()
+        stem = base.rsplit(".", 1)[0]
+        parts = {p for p in stem.split("_") if p}
+        return bool(base) and (base in names or stem in names or (
+            len(parts) > 1 and parts <= said))
+
+    files = [i for i in narrowed if _is_file(i) and named(i)]
+    if len({i.target.path for i in files}) == 1:  # one file, listed as a whole once or more
+        return min(files, key=lambda i: i.index)
+    return None
 
 
 def _picks(cues: SelectionCues, narrowed: tuple[OptionItem, ...], state: ContinuityState,

@@ -5,9 +5,10 @@
 
 The message, and the options of a pending clarifier (each described by its label and the first
 lines of the span it stands for, read inside the repository), are embedded through the Embedder
-port; the pure classifier does the rest. The encoder is the packaged sentence model
-(all-MiniLM-L6-v2, the numpy query encoder: no torch on this path), loaded once per process;
-its exemplar vectors ship with the model. A long-lived process (`helix.session.warm`) reads
+port; the pure classifier does the rest. The encoder is the packaged sentence model's first layers
+the shipped model names (all-MiniLM-L6-v2's numpy forward pass, `indexers.first_layers`: no
+torch on this path; a search keeps the whole model), loaded once per process; its exemplar
+vectors ship with the model. A long-lived process (`helix.session.warm`) reads
 with ONNX Runtime instead wherever that is certain to give the same reading
 (`helix.session.certain`). Another embedder (a test's fake) gets the exemplars
 embedded by itself, once. None (the vocabulary rules alone) when `continuity.router` is
@@ -54,10 +55,26 @@ def shipped_model() -> MeaningModel:
 
 
 def router_embedder() -> Embedder:
-    """The packaged sentence encoder the shipped exemplars were embedded with."""
-    from indexers.encoder import query_embedder
+    """The packaged sentence encoder the shipped exemplars were embedded with: of the first
+    layers the shipped model's key names (`indexers.first_layers`), else the whole model's (as
+    a search's queries)."""
+    from indexers.first_layers import layers_of
 
-    return query_embedder(IndexSettings())
+    return encoder_of(layers_of(shipped_model().model_key))
+
+
+def encoder_of(layers: int | None) -> Embedder:
+    """The numpy query encoder of the packaged model's first `layers` layers (None: the whole
+    model); the whole model where it has no numpy forward pass (the exemplars are then
+    embedded again by it: `model_for`). The trainer embeds with `ENCODER_LAYERS`."""
+    from indexers.encoder import default_model_path, model_dir, numpy_compatible, query_embedder
+    from indexers.first_layers import shared_first_layers_encoder
+
+    settings = IndexSettings()
+    path = default_model_path(settings)
+    if layers is not None and numpy_compatible(model_dir(path)):
+        return shared_first_layers_encoder(path, layers)
+    return query_embedder(settings)
 
 
 def model_for(embedder: Embedder) -> MeaningModel:

@@ -93,10 +93,12 @@ def _load(reference: Embedder, model: MeaningModel) -> Embedder | None:
     if not onnx_available():
         return None
     from indexers.encoder import default_model_path
+    from indexers.first_layers import layers_of
     from indexers.onnx_query import shared_query_encoder
 
     try:  # beside the exported models ($HELIX_MODELS_DIR, else $HELIX_HOME/models)
-        encoder = shared_query_encoder(default_model_path(IndexSettings()))
+        encoder = shared_query_encoder(default_model_path(IndexSettings()),
+                                       layers=layers_of(reference.model_key))
     except (HelixError, OSError, ImportError):
         return None
     if encoder.model_key != reference.model_key or largest_difference(
