@@ -220,7 +220,12 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # refused): 14, 48 (fresh10 3 -> 2 and fresh19 2 -> 1 accepted; refused fresh11 3 -> 5,
     # fresh8 3 -> 5, tune9 2 -> 4, fresh10 2 -> 3 (two more, one fewer), the original set,
     # fresh13, fresh14, fresh15 and fresh18 one more each; probe9 0 -> 1)
-    assert wrong.get(("tune", True), 0) <= 14 and wrong.get(("tune", False), 0) <= 48, wrong
+    # meaning19: a passive or short clause whose subject names the asked noun is a claim, and
+    # a plain answer whose later sentences are only side notes closing on it is accepted,
+    # both after the head (helix/synthesis/absence_asked.py): 14, 48 -> 6, 43 (accepted
+    # fresh11 4 -> 0, fresh12 1 -> 0, fresh14 3 -> 1, fresh18 2 -> 1; refused fresh8 5 -> 2,
+    # fresh12 4 -> 3, tune9 4 -> 3; no set the wrong way)
+    assert wrong.get(("tune", True), 0) <= 6 and wrong.get(("tune", False), 0) <= 43, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)

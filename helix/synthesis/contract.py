@@ -4,7 +4,11 @@
 2. Evidence was sent and the answer claims the repository (or the evidence) lacks something
    -> `contract_no_evidence_claim`, whatever the answer cites, when the claim stands alone, is
    a blanket one, or names what was asked while the evidence holds it
-   (`helix.synthesis.absence_verdict`, which says how); the other claims are honest notes on
+   (`helix.synthesis.absence_verdict`, which says how), or says in a passive or short clause
+   that the asked thing is not shown ("The number isn't given", "but not the exit code":
+   `helix.synthesis.absence_asked`); a plain answer followed only by notes on side details
+   that close asserting the answer stands ("The cap is 6 [E1]. The excerpts don't show who
+   sets it, but the cap itself is plain") is never refused; the other claims are honest notes on
    the answer's limits ("X is decided in [E1]. The evidence does not cover Y."), which the
    prompt asks for: the result carries them (`limits`), which make the answer's gate `limited`.
 3. Citations (`[E3]`, `path:10-20`, `path:12`) must name evidence that was sent: an id the prompt
@@ -21,7 +25,13 @@ from collections.abc import Sequence
 
 from helix.core.envelope import Citation, EvidenceItem
 from helix.core.schemas import Frozen
-from helix.synthesis.absence import _CLAIM_RE, NO_EVIDENCE_PATTERNS
+from helix.synthesis.absence import (
+    _CLAIM_RE,
+    NO_EVIDENCE_PATTERNS,
+    absence_claims,
+    evidence_words,
+)
+from helix.synthesis.absence_asked import asked_missing, side_note
 from helix.synthesis.absence_head import AbsenceHead, answer_features
 from helix.synthesis.absence_meaning import AbsenceMeaning
 from helix.synthesis.absence_verdict import absence_verdict, notes_of
@@ -94,6 +104,12 @@ def check_answer(text: str, refs: Sequence[CitationRef],
         limits = reading.notes or notes_of(text, reading.claims, refs)
     elif evidence_exists:
         refused, limits = absence_verdict(text, refs, evidence, meaning, question)
+    if evidence_exists and evidence is not None:
+        words = evidence_words(part for e in evidence
+                               for part in (e.text, e.path, e.symbol or "", e.heading or ""))
+        if refused and side_note(text, question, words):
+            refused, limits = False, limits or notes_of(text, absence_claims(text), refs)
+        refused = refused or asked_missing(text, question, words)
     if refused:
         return ContractResult(ok=False, reason=NO_EVIDENCE_CLAIM, answer=text.strip(),
                               citations=(), removed=())
