@@ -26,18 +26,18 @@ manifest names them; a model trained on another list is refused at load):
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from controller.evidence import DOC_CHUNK_KINDS, Candidate, is_test
+from controller.evidence import Candidate
 from controller.file_defs import question_tokens
 from controller.fusion import Ranked, Voted
+from controller.rank_static import _STATIC, _static, _static_suffix, word_bits
 from controller.reasons import Reason
 from controller.route import RoutePlan
-from controller.text import is_identifier, name_tokens, spelled_out, token_set
+from controller.text import is_identifier
 from helix.core.policy import FileDefsPolicy
 from helix.core.schemas import Chunk
 
@@ -46,9 +46,6 @@ CHANNELS = ("bm25", "dense", "symbol", "related", "path", "graph", "refs", "file
             "sense")
 ROUTES = ("definition", "location", "explanation", "relation", "value_check", "usage",
           "doc_summary", "issue")
-_CONTAINERS = frozenset({"class", "interface", "struct", "trait", "enum", "module", "impl",
-                         "namespace", "object", "type"})
-_COMMENT = re.compile(r"^\s*(?:#|//|/\*|\*|\"\"\"|'''|///|//!)")
 SOURCES = ("hand", "pool", "file", "callee", "history")
 
 FEATURES: tuple[str, ...] = (
@@ -247,90 +244,6 @@ def _idf_share(found: frozenset[str], question: frozenset[str], idf: Mapping[str
     return math.fsum(idf.get(w, default) for w in common) / total if common else 0.0
 
 
-@dataclass(frozen=True)
-class _Static:
-    """What a candidate's features need of it whatever the question (kept per chunk id)."""
-
-    name: frozenset[str]  # the last part of its qualified name
-    owner: frozenset[str]
-    long_name: frozenset[str]  # the whole qualified name, short forms spelled out
-    last: str  # the last part, lower-cased
-    path: frozenset[str]
-    stem: frozenset[str]
-    sig: frozenset[str]  # the first code line
-    doc: frozenset[str]  # comment and docstring lines
-    body: frozenset[str]
-    damp: float  # `file_defs.definition_score`'s body damping
-    fixed: tuple[float, ...]  # kind, size, test, depth, private
-    # a bit per word of its name, long name and body (`word_bits`): no bit in common with the
-    # question's means no word in common, so `select` skips the set tests (most candidates)
-    bits: int = 0
-    # the same of every word field (name, owner, long name, path, stem, signature, comments,
-    # body): no bit in common, every word feature of its row but `name_exact` is 0
-    every: int = 0
-
-
-SIGNATURE_BITS = 1024  # 136 bytes a cached chunk; 87% of the disjoint skipped (stdlib questions)
-
-
-def word_bits(words: AbstractSet[str]) -> int:
-    """One bit of SIGNATURE_BITS per word (by its hash, the same within a process): two sets
-    whose signatures share no bit share no word (the converse need not hold)."""
-    bits = 0
-    for word in words:
-        bits |= 1 << (hash(word) % SIGNATURE_BITS)
-    return bits
-
-
-_STATIC: dict[str, _Static] = {}
-_STATIC_KEPT = 50_000
-
-
-def _static(chunk: Chunk, scoring: FileDefsPolicy, suffix: str = "") -> _Static:
-    """`suffix`: `_static_suffix(scoring)`, made once for many chunks."""
-    key = chunk.id + (suffix or _static_suffix(scoring))
-    found = _STATIC.get(key)
-    if found is not None:
-        return found
-    symbol = chunk.symbol or ""
-    owner_name, _, last_name = symbol.rpartition(".")
-    name = name_tokens(last_name)
-    owner = name_tokens(owner_name) if owner_name else frozenset()
-    whole = name_tokens(symbol)
-    lines = chunk.text.splitlines()
-    first = next((ln for ln in lines if ln.strip() and not _COMMENT.match(ln)
-                  and not ln.lstrip().startswith("@")), "")
-    body = token_set(chunk.text)
-    last = last_name.lower()
-    long_name = spelled_out(whole) if scoring.long_forms else whole
-    path = token_set(chunk.path.replace("/", " "))
-    stem = token_set(chunk.path.rsplit("/", 1)[-1].rsplit(".", 1)[0])
-    sig = token_set(first)
-    doc = token_set(" ".join(ln for ln in lines if _COMMENT.match(ln)))
-    found = _Static(
-        name=name, owner=owner, long_name=long_name,
-        last=last, path=path, stem=stem, sig=sig, doc=doc, body=body,
-        damp=1.0 + math.log1p(len(body) / scoring.body_norm),
-        fixed=(1.0 if chunk.kind == "code_def" else 0.0,
-               1.0 if chunk.kind == "code_module" else 0.0,
-               1.0 if chunk.kind in DOC_CHUNK_KINDS else 0.0,
-               1.0 if chunk.def_kind in _CONTAINERS else 0.0,
-               1.0 if chunk.def_kind in ("function", "method") else 0.0,
-               math.log1p(chunk.end_line - chunk.start_line + 1),
-               1.0 if is_test(chunk) else 0.0, float(chunk.path.count("/")),
-               1.0 if last.startswith("_") else 0.0),
-        bits=word_bits(name | long_name | body),
-        every=word_bits(name | owner | long_name | path | stem | sig | doc | body))
-    if len(_STATIC) >= _STATIC_KEPT:
-        _STATIC.clear()
-    _STATIC[key] = found
-    return found
-
-
-def _static_suffix(scoring: FileDefsPolicy) -> str:
-    return f":{scoring.body_norm}:{scoring.long_forms}"
-
-
 def _question(plan: RoutePlan) -> tuple[frozenset[str], list[float]]:
     words = question_tokens(plan)
     identifiers = sum(1 for t in plan.intent.terms if is_identifier(t))
@@ -339,7 +252,6 @@ def _question(plan: RoutePlan) -> tuple[frozenset[str], list[float]]:
                    1.0 if plan.policy_route == "long_question" else 0.0]
 
 
-_NO_SIGNALS = NodeSignals()
 _NO_RANKS = (0.0,) * len(CHANNELS)
 _NO_WORDS = (0.0,) * 8  # owner, path, stem, signature, comments, body, body score, idf share
 _IN_FILE = frozenset({"in_file", "in_file_more"})
@@ -429,11 +341,25 @@ def _list_view(inputs: RankInputs, pooled: Sequence[Pooled]) -> _ListView:
 
 def feature_rows(inputs: RankInputs, pooled: Sequence[Pooled],
                  scoring: FileDefsPolicy) -> list[list[float]]:
-    """One row of `FEATURES` per candidate, in order."""
+    """One row of `FEATURES` per candidate, in order. What a row shares with others is made
+    once: the question's part, each file's part (`_file_parts`), the flags of a source, the
+    graph and history part of a candidate without signals; each value as a row of its own
+    would compute it."""
     view = _list_view(inputs, pooled)
     suffix = _static_suffix(scoring)
-    return [_place_row(view, n, p) + _content_row(view, inputs, n, p, scoring, suffix)
+    files = _file_parts(view, inputs)
+    return [_place_row(view, n, p) + _content_row(view, inputs, n, p, scoring, suffix, files)
             for n, p in enumerate(pooled)]
+
+
+def _file_parts(v: _ListView, inputs: RankInputs) -> dict[str, tuple[float, ...]]:
+    """path -> its file's features (`file_bm25_q`, `file_rr`, `file_fused`,
+    `file_pool_share`), once per file of the candidates."""
+    file_bm25, file_order, file_best = inputs.file_bm25, v.file_order, v.file_best
+    return {path: (file_bm25.get(path, 0.0),
+                   1.0 / file_order[path] if path in file_order else 0.0,
+                   file_best.get(path, 0.0) / v.top, count / v.total)
+            for path, count in v.file_count.items()}
 
 
 def _place_row(v: _ListView, n: int, p: Pooled) -> list[float]:
@@ -450,16 +376,27 @@ def _place_row(v: _ListView, n: int, p: Pooled) -> list[float]:
     ]
 
 
+# from_file, from_callee, from_history of a source
+_SOURCE_FLAGS = {"file": (1.0, 0.0, 0.0), "callee": (0.0, 1.0, 0.0),
+                 "history": (0.0, 0.0, 1.0)}
+_NO_SOURCE = (0.0, 0.0, 0.0)
+# a candidate without signals: its calls, tests, documenting sections (log1p(0) = 0.0) and
+# PageRank; its history's cover, idf share, commits (log1p(0)) and BM25
+_NO_GRAPH = (0.0,) * 5
+_NO_HISTORY = (0.0,) * 4
+_NO_REASONS = {source: tuple(_reason_flags(frozenset(), source)) for source in SOURCES}
+
+
 def _content_row(v: _ListView, inputs: RankInputs, n: int, p: Pooled,
-                 scoring: FileDefsPolicy, suffix: str = "") -> list[float]:
-    """The candidate's file, its own text, kind, graph signals, reasons and history."""
+                 scoring: FileDefsPolicy, suffix: str = "",
+                 files: Mapping[str, tuple[float, ...]] | None = None) -> list[float]:
+    """The candidate's file, its own text, kind, graph signals, reasons and history
+    (`files`: `_file_parts`, made once for the rows)."""
     chunk = p.chunk
     words = v.words
     st = _STATIC.get(chunk.id + suffix) if suffix else None
     if st is None:
         st = _static(chunk, scoring, suffix)
-    signals = inputs.signals.get(chunk.node_id, _NO_SIGNALS)
-    codes = {r.code for r in (p.hand.reasons if p.hand is not None else p.reasons)}
     exact = 1.0 if st.last and st.last in v.lowered_terms else 0.0
     q = len(words) or 1
     if st.every & v.bits:
@@ -474,24 +411,35 @@ def _content_row(v: _ListView, inputs: RankInputs, n: int, p: Pooled,
                 _idf_share(st.name, words, inputs.idf, inputs.idf_unseen, v.idf_total)]
     else:  # no word of the question in any of its fields (`_Static.every`): each share is 0
         said = [0.0, 0.0, 0.0, exact, *_NO_WORDS]
+    path = chunk.path
+    node = chunk.node_id
+    signals = inputs.signals.get(node)
+    if signals is None:
+        graph, history = _NO_GRAPH, _NO_HISTORY
+    else:
+        graph = (math.log1p(signals.calls_in), math.log1p(signals.calls_out),
+                 math.log1p(signals.tests_in), math.log1p(signals.documented),
+                 signals.pagerank)
+        history = (len(signals.history & words) / q,
+                   _idf_share(signals.history, words, inputs.history_idf,
+                              inputs.history_unseen, v.hist_total),
+                   math.log1p(signals.commits), signals.history_bm25)
+    reasons = p.hand.reasons if p.hand is not None else p.reasons
+    flags: Sequence[float] | None = None if reasons else _NO_REASONS.get(p.source)
+    if flags is None:
+        flags = _reason_flags({r.code for r in reasons}, p.source)
     return [
-        inputs.bm25.get(chunk.id, 0.0), inputs.file_bm25.get(chunk.path, 0.0),
-        1.0 / v.file_order[chunk.path] if chunk.path in v.file_order else 0.0,
-        v.file_best.get(chunk.path, 0.0) / v.top, v.file_count[chunk.path] / v.total,
+        inputs.bm25.get(chunk.id, 0.0),
+        *(files[path] if files is not None else _file_parts(v, inputs)[path]),
         1.0 / v.place_in_file[n], 1.0 if v.higher[n] else 0.0,
-        1.0 if p.source == "file" else 0.0, 1.0 if p.source == "callee" else 0.0,
-        1.0 if p.source == "history" else 0.0,
+        *_SOURCE_FLAGS.get(p.source, _NO_SOURCE),
         *said,
         *st.fixed,
-        math.log1p(signals.calls_in), math.log1p(signals.calls_out),
-        math.log1p(signals.tests_in), math.log1p(signals.documented), signals.pagerank,
-        1.0 if chunk.node_id in inputs.named else 0.0,
-        1.0 if chunk.node_id in inputs.near_named else 0.0,
-        1.0 if chunk.path in v.named_paths else 0.0,
-        *_reason_flags(codes, p.source),
-        len(signals.history & words) / q,
-        _idf_share(signals.history, words, inputs.history_idf, inputs.history_unseen,
-                   v.hist_total),
-        math.log1p(signals.commits), signals.history_bm25,
+        *graph,
+        1.0 if node in inputs.named else 0.0,
+        1.0 if node in inputs.near_named else 0.0,
+        1.0 if path in v.named_paths else 0.0,
+        *flags,
+        *history,
         1.0 / v.history_rank[chunk.id] if chunk.id in v.history_rank else 0.0,
     ]

@@ -89,6 +89,7 @@ def lucene_idf(df: np.ndarray, n_docs: int) -> np.ndarray:
 
 IDF_FUNCTIONS = {"lucene": lucene_idf, "okapi": okapi_idf}
 DEFAULT_IDF = "lucene"
+RECENT = 4  # score vectors a BM25Index keeps (`scores_for_tokens`)
 
 
 def top_k(ids: Sequence[str], id_rank: np.ndarray, scores: np.ndarray,
@@ -216,6 +217,9 @@ class BM25Index:
         self._indices = indices
         self._indptr = indptr
         self._id_rank = id_rank
+        # the last few queries' score vectors (read-only): a question asks the same query of
+        # the chunk index in the bm25 channel and again in the learned ranker's lookups
+        self._recent: tuple[tuple[tuple[str, ...], np.ndarray], ...] = ()
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -314,6 +318,13 @@ class BM25Index:
         return chunks, cls._from_pairs(files, vocab, file_pairs, file_lengths, params)
 
     def scores_for_tokens(self, tokens: Sequence[str]) -> np.ndarray:
+        """Every document's score for `tokens` (read-only; the same tokens asked again
+        within the last RECENT queries get the same array, not a second sum)."""
+        key = tuple(tokens)
+        recent = self._recent
+        for seen, found in recent:
+            if seen == key:
+                return found
         scores = np.zeros(len(self._ids), dtype=np.float32)
         for token in tokens:  # a repeated query token counts again, as in rank-bm25
             col = self._vocab.get(token)
@@ -321,6 +332,8 @@ class BM25Index:
                 continue
             start, end = int(self._indptr[col]), int(self._indptr[col + 1])
             scores[self._indices[start:end]] += self._data[start:end]
+        scores.flags.writeable = False
+        self._recent = ((key, scores), *recent[:RECENT - 1])  # one assignment: thread-safe
         return scores
 
     def scores_of(self, query: str, ids: Sequence[str]) -> tuple[float, dict[str, float]]:
@@ -444,6 +457,9 @@ class RankBM25Reference:
         id_rank[np.array(sorted(range(len(self._ids)), key=self._ids.__getitem__),
                          dtype=np.int64)] = np.arange(len(self._ids), dtype=np.int32)
         self._id_rank = id_rank
+        # the last few queries' score vectors (read-only): a question asks the same query of
+        # the chunk index in the bm25 channel and again in the learned ranker's lookups
+        self._recent: tuple[tuple[tuple[str, ...], np.ndarray], ...] = ()
 
     def __len__(self) -> int:
         return len(self._ids)
