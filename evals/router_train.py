@@ -109,10 +109,11 @@ DECIMALS = 6  # of the shipped weights
 # Runtime's CPU per tuning turn, median/p95 ms: 9.7/13.9 whole, 6.6/9.6 with 4, 4.8/6.8 with 3)
 # and their nearest exemplars read other writers' follow-ups better (leave-one-writer-out: 4
 # layers 0.822, 3 0.810, whole 0.711), but the head with the state and rules' features reads
-# them worse: with 3 layers and train_writer52, 5-fold CV 0.8199 and heldapart_tune's CV 0.7708
-# against the shipped model's 0.8878 and 0.8554 (without writer52); honest leave-one-writer-out
-# routes (benchmarks/router_lowo_audit.py's head, fit to convergence, one capture) lower for 6
-# of the first 7 writers (heldapart_tune 0.767 -> 0.645, writer2 0.590 -> 0.507). Kept whole.
+# them worse: with 3 layers and writer52 (now tune_writer52) in training, 5-fold CV 0.8199
+# and heldapart_tune's CV 0.7708 against the shipped model's 0.8878 and 0.8554 (without
+# writer52); honest leave-one-writer-out routes (benchmarks/router_lowo_audit.py's head, fit
+# to convergence, one capture) lower for 6 of the first 7 writers (heldapart_tune 0.767 ->
+# 0.645, writer2 0.590 -> 0.507). Kept whole.
 ENCODER_LAYERS: int | None = None
 
 
