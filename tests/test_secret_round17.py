@@ -9,17 +9,7 @@ import pytest
 
 from helix.core import secret_prefilter, secrets
 from helix.core.secrets import find_secrets
-
-
-def _found(text: str) -> list[str]:
-    return [text[start:end] for start, end, _ in find_secrets(text)]
-
-
-def _agree(text: str) -> list[str]:
-    """The findings, the same with and without the prefilter."""
-    plain = [text[start:end] for start, end, _ in find_secrets(text, prefilter=False)]
-    assert _found(text) == plain
-    return plain
+from tests.secret_helpers import agreed_texts, found_texts
 
 
 def test_the_triggers_outside_ascii_are_one_group_passed_over_only_a_text_outside_ascii(
@@ -36,10 +26,10 @@ def test_the_triggers_outside_ascii_are_one_group_passed_over_only_a_text_outsid
         return lines(text, subject, ids)
 
     monkeypatch.setattr(secret_prefilter, "_trigger_lines", counted)
-    assert _found("[sftp]\nuser = ops\npassword = Vq8dL2xTr9Kw\n") == ["Vq8dL2xTr9Kw"]
+    assert found_texts("[sftp]\nuser = ops\npassword = Vq8dL2xTr9Kw\n") == ["Vq8dL2xTr9Kw"]
     assert triggers.wide not in passes
     passes.clear()
-    assert _found("Zugang (Server):\n  Hasło: Vq8dL2xTr9Kw\n") == ["Vq8dL2xTr9Kw"]
+    assert found_texts("Zugang (Server):\n  Hasło: Vq8dL2xTr9Kw\n") == ["Vq8dL2xTr9Kw"]
     assert triggers.wide in passes
 
 
@@ -57,8 +47,8 @@ def test_a_rule_whose_literal_is_in_most_code_runs_only_where_its_shape_may_be(k
     ("mirror = ftp://deploy:Zr8vQ2mLx7Tk@files.example.net/out\n", "deploy:Zr8vQ2mLx7Tk"),
     ("tok = 'patQ3rT8vLk2MzX9w." + "9f2c7a1e" * 8 + "'\n", "patQ3rT8vLk2MzX9w." + "9f2c7a1e" * 8),
 ])
-def test_the_cheaper_rules_find_what_they_found(text: str, value: str) -> None:
-    assert value in "".join(_agree(text))
+def test_the_cheaper_rules_find_what_theyfound_texts(text: str, value: str) -> None:
+    assert value in "".join(agreed_texts(text))
 
 
 def test_an_airtable_shape_inside_a_longer_word_is_not_a_token() -> None:
@@ -92,8 +82,8 @@ def test_an_airtable_shape_inside_a_longer_word_is_not_a_token() -> None:
      "0x3a, 0x91, 0x0c, 0xe7, 0x55, 0x2b, 0xd4, 0x80, 0x1f, 0x6e, 0xa3, 0x47, 0xb9, 0x02, 0xcc, "
      "0x78"),
 ])
-def test_a_secret_in_these_places_is_found(text: str, value: str) -> None:
-    assert value in _agree(text)
+def test_a_secret_in_these_places_isfound_texts(text: str, value: str) -> None:
+    assert value in agreed_texts(text)
 
 
 @pytest.mark.parametrize("text, parts", [
@@ -107,8 +97,8 @@ def test_a_secret_in_these_places_is_found(text: str, value: str) -> None:
     ("const k = ['sk-proj-Tz4q', 'Lm8vW2xK9pQr', 'B7nH3jD6fG1s'].join('');\n",
      ["sk-proj-Tz4q", "Lm8vW2xK9pQr", "B7nH3jD6fG1s"]),
 ])
-def test_a_secret_written_in_parts_has_every_part_found(text: str, parts: list[str]) -> None:
-    found = _agree(text)
+def test_a_secret_written_in_parts_has_every_partfound_texts(text: str, parts: list[str]) -> None:
+    found = agreed_texts(text)
     assert all(part in found for part in parts), found
 
 
@@ -118,7 +108,7 @@ def test_a_secret_written_in_parts_has_every_part_found(text: str, parts: list[s
     "const path = ['src', 'components', 'forms'].join('');\n",
 ])
 def test_text_written_in_parts_is_no_secret(text: str) -> None:
-    assert _agree(text) == []
+    assert agreed_texts(text) == []
 
 
 @pytest.mark.parametrize("text", [
@@ -140,7 +130,7 @@ def test_text_written_in_parts_is_no_secret(text: str) -> None:
     "pinned: Qm0aZk8lWfT3xG7qR2vN9bY4cH6dJ1sL5eP8uM3oK7tVwX\n",
 ])
 def test_these_lookalikes_are_no_secret(text: str) -> None:
-    assert _agree(text) == []
+    assert agreed_texts(text) == []
 
 
 @pytest.mark.parametrize("text, value", [
@@ -151,4 +141,4 @@ def test_these_lookalikes_are_no_secret(text: str) -> None:
     ('{"password": "Passwort2024!"}\n', "Passwort2024!"),
 ])
 def test_secrets_beside_those_lookalikes_are_kept(text: str, value: str) -> None:
-    assert value in "".join(_agree(text))
+    assert value in "".join(agreed_texts(text))
