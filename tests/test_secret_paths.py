@@ -19,6 +19,7 @@ from helix.core.ports import FakeClock
 from helix.service import ask
 from helix.session.runner import run_turn
 from helix.synthesis.fake_llm import FakeLLM
+from tests.index_fixtures import write
 
 MACRO = "Mq7Tz2LwK9pX"
 COMMENT = "Rb4Wk8Tz2mQv"
@@ -40,8 +41,7 @@ QUESTION = f"where is DB_PASSWORD defined? ours is Passwort: {PASTED}"
 def repo(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+        write(root, rel, text)
     return root
 
 
