@@ -96,14 +96,10 @@ LEFT |= {"#define MAX_CHARGE_CENTS 50000  /* $500.00 */"}
 # subject set against a present one; a number's format placeholder a value:
 # tests/test_unit_structure18.py)
 # (meaning20) fresh20 (power in W), measured held apart by the lead before and after round 16
-# with 3 -> 3 statements missed and 1 -> 1 denial confirmed, now a tune set: left as measured
-# at the rotation
-LEFT |= {"# the unit is W; don't convert",
-         "History: the field was mW in 1.x, then kW briefly in 2.0, and since 2.1 it's plain "
-         "watts.",
-         "The sensor reports mW internally, but `read_power()` returns W after dividing by 1000."}
-CONFIRMED_LEFT |= {"**Q:** Does `--power` take watts?\n**A:** No. It takes dBm (0-20 on most "
-                   "cards)."}
+# with 3 -> 3 statements missed and 1 -> 1 denial confirmed, now a tune set: meaning20 reads
+# all four (a reply's label in emphasis, "**A:** No."; a one-letter name where the sentence
+# puts a unit, "the unit is W;", "returns W"; a past clause's sequel, "then kW briefly":
+# tests/test_unit_structure20.py)
 
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:
