@@ -108,6 +108,22 @@ def test_how_long_asks_for_a_duration_not_for_its_subject() -> None:
                         "is not stated.", HOW_MANY)
 
 
+def test_a_reported_question_then_only_what_is_missing_is_a_claim() -> None:
+    # meaning20 (helix/synthesis/absence_report.py): an opening that reports the question back
+    # answers nothing; what follows says only what the material lacks
+    assert _refused("You're asking how many threads the indexer starts. The excerpts [E1][E2] "
+                    "are about draining the queue; the startup policy itself isn't included.",
+                    HOW_MANY)  # main: accepted
+    assert _refused("Restating: you want the indexer's thread setup. The snippets [E1][E2] talk "
+                    "about the drain loop, and the launch policy is not described there.",
+                    HOW_MANY)
+    # a later sentence gives the evidence's value plainly: an answer with a note
+    assert not _refused("You asked how many threads the indexer starts. It starts 6 "
+                        "(`WORKER_THREADS` [E1]). The docs don't say why 6.", HOW_MANY)
+    # no report of the question: left to the other checks
+    assert not _refused("The indexer starts 6 worker threads [E1].", HOW_MANY)
+
+
 def test_a_relative_clause_speaks_of_the_noun_before_its_pronoun() -> None:
     from helix.synthesis.absence import evidence_words
     from helix.synthesis.absence_asked import asked_missing
