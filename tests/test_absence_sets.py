@@ -231,8 +231,10 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # setting chosen: stack, l2 10, threshold 0.3), a side note closing on a negation of
     # behaviour accepted, "how long" / "how often" asking for a measure
     # (helix/synthesis/absence_asked.py): 7, 41 (fresh20 2 -> 1 accepted; refused fresh13
-    # 6 -> 5, fresh18 3 -> 1; no set the wrong way)
-    assert wrong.get(("tune", True), 0) <= 7 and wrong.get(("tune", False), 0) <= 41, wrong
+    # 6 -> 5, fresh18 3 -> 1; no set the wrong way); an answer opening with a reported
+    # question then saying only what is missing a claim (helix/synthesis/absence_report.py):
+    # 4, 41 (accepted fresh20 1 -> 0, fresh14 1 -> 0, fresh16 1 -> 0)
+    assert wrong.get(("tune", True), 0) <= 4 and wrong.get(("tune", False), 0) <= 41, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)
