@@ -302,6 +302,13 @@ class FileDefsPolicy(_Frozen):
     reach: int = Field(default=0, ge=0, le=50)
     reach_min: float = Field(default=0.25, ge=0, le=100)  # a reach pick's least score
     reach_lead: bool = False
+    # for a question, the `callees` best definitions of other files that the first
+    # `depth_files` files' evidence items call (`controller.callees.across`, scoring at least
+    # `reach_min`; 0: none) and (`recut`) the items the depth picks cut from the tail compete
+    # with the reach picks for the same places (`reach_places`): the budget never grows.
+    # Round 17 (docs/ranker.md)
+    callees: int = Field(default=0, ge=0, le=50)
+    recut: bool = False
 
 
 class CalleesPolicy(_Frozen):
