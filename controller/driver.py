@@ -272,9 +272,8 @@ def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: Inde
 
 def _calls_of(index: IndexReader) -> Callable[[Chunk], list[Chunk]]:
     """A definition's callees: the graph's resolved `calls` edges, read when asked."""
-    graph = index.graph
-
     def callees_of(chunk: Chunk) -> list[Chunk]:
+        graph = index.graph
         if chunk.node_id not in graph:
             return []
         targets = sorted({v for _, v, key in graph.out_edges(chunk.node_id, keys=True)

@@ -264,10 +264,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # then file_defs.depth_repeats: round 15's pick only over a repeat of a shown file, and with
     # it depth_lead 1, on: docs/ranker.md "Round 15"; then file_defs.reach (0: off),
     # reach_min and reach_lead (off): round 16's next definitions of the first files; then
-    # file_defs.callees (0: off) and recut (off): round 17's callees of the first files and
-    # the tail's cut items)
+    # file_defs.callees and recut: round 17's callees of the first files and the tail's cut
+    # items, on with reach 2: docs/ranker.md "Round 17")
     assert HelixConfig().evidence_hash == (
-        "sha256:ffa06cc3882688c64aa8927d186d3f1565579975c082431633d0d6e79a9e9e9c")
+        "sha256:9166807e42d69fd6386ac1ac3555d9c3f423e08ef2905e0097084f937ff93978")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(
