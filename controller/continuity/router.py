@@ -29,6 +29,7 @@ a truthful boundary (T10) that says why.
                                                                      lane's gates, not the pending
     small_talk           "hello", "thanks!", "ok", "what can you do?"  T0 small_talk (no retrieval)
     scope_rerun          "same question but only in tests/"          T2 root_followup_scope_change
+    other_sense          "now the other meaning" (a sense chosen)     T2 root, the other sense
     correction           "no, the other one", "wrong one"            T3 (T2 for another sense)
     tell_me_more         "tell me more about the first one"          T3 + retrieval around it
                          "explain it", "tell me more about that"     T4 (focus) / T3 (answer lead)
