@@ -130,3 +130,26 @@ def _turn(text: str):
     ("what is the blast radius of that", None)])
 def test_item_position(text, position):
     assert item_position(_turn(text)) == position
+
+
+def _unsure(meaning: str, p: float, second: str, q: float):
+    def reader(f: Features) -> Reading:
+        return Reading(meaning=meaning, confidence=p, alternatives=((second, q),))
+    return reader
+
+
+@pytest.mark.parametrize("text", ["and teh Cavity class itslef?",
+                                  "And about the Tokenizer class, is same thing?",
+                                  "what about tokenize() itself"])
+def test_a_continuing_lead_read_as_a_pivot_is_the_pivot_however_unsure(text):
+    # router18: every tune turn that opens with "and" / "what about" and is read as a pivot
+    # first is a T6 (29 of 29); below the rescue bar they became searches for their own words
+    # or a two-readings clarifier
+    plan = route_turn(_state(focus=3), text, None, ON, reader=_unsure("pivot", 0.31, "callers",
+                                                                      0.30))
+    assert (plan.transition, plan.lane, plan.intent) == ("T6", "root", "pivot")
+    # without the lead the unsure reading does not carry it: the message is searched as asked
+    plan = route_turn(_state(focus=3), "teh Cavity class itslef?", None, ON,
+                      reader=_unsure("pivot", 0.31, "new_question", 0.30))
+    assert plan.intent == "root_question" and plan.announce
+

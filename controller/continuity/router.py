@@ -170,6 +170,10 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading, *,
         plan = plan_for(meaning, t, reading)  # picking what is in focus shows it again (T5)
     elif reading.forced:
         plan = plan_for(meaning, t, reading)
+    elif meaning == "pivot" and rules == "new_question" and _continues(t):
+        # "and teh Cavity class itslef?": the lead says the message continues the
+        # conversation, the reading says how (the root question of another subject, T6)
+        plan = plan_for(meaning, t, reading)
     else:
         plan = _acted_on(t, reading, rules, exact)
     if plan is None:  # the meaning cannot be acted on here: the rules' reading stands
@@ -179,12 +183,13 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading, *,
     # with the classifier reading a new question too there is no two-readings clarifier
     agreed = plan is rules_plan and rules not in ("new_question", "boundary")
     both_new = plan is rules_plan and meaning == rules == "new_question"
+    led = meaning == "pivot" and plan is not rules_plan and _continues(t)  # no two readings
     plan = plan.model_copy(update={"reading": reading, "reasons": (
         *plan.reasons[:-1], f"read as {meaning} ({reading.confidence:.2f})",
         *plan.reasons[-1:])})
     if reading.forced:
         return plan
-    close = None if agreed or both_new else _close_reading(t, plan, reading)
+    close = None if agreed or both_new or led else _close_reading(t, plan, reading)
     if close is not None:
         return close
     return _announced(t, plan, reading, rules, agreed)
@@ -299,6 +304,14 @@ def _close_reading(t: Turn, plan: TurnPlan, reading: Reading) -> TurnPlan | None
                   f"({p:.2f})", reading=reading, readings=(reading.meaning, second))
 
 
+def _continues(t: Turn) -> bool:
+    """A message after an answer that opens with a continuing lead ("and ...", "what about
+    ...", `CONTINUING_LEADS`)."""
+    words = t.plain.split()
+    return t.state.turn_count > 0 and any(
+        words[:len(lead.split())] == lead.split() for lead in CONTINUING_LEADS)
+
+
 def _follow_up_looking(t: Turn, reading: Reading, rules_meaning: str) -> bool:
     """A message that points back: a pronoun, a few words after an answer, a continuing lead
     ("and what about ..."), a rule that read a follow-up, or a follow-up as the second
@@ -308,9 +321,7 @@ def _follow_up_looking(t: Turn, reading: Reading, rules_meaning: str) -> bool:
     readings = ((reading.meaning, reading.confidence), *reading.alternatives)
     follow_ups = [p for m, p in readings if m != "new_question"]
     terse = len(t.text.split()) <= FOLLOW_UP_WORDS_MAX and not say.QUESTION_LEAD.match(t.body)
-    words = t.plain.split()
-    continuing = any(words[:len(lead.split())] == lead.split() for lead in CONTINUING_LEADS)
-    return (bool(t.focus.pronoun_hint) or terse or continuing
+    return (bool(t.focus.pronoun_hint) or terse or _continues(t)
             or rules_meaning not in ("new_question", "boundary")
             or max(follow_ups, default=0.0) >= t.settings.router_follow_up_floor)
 
