@@ -153,3 +153,16 @@ def test_a_continuing_lead_read_as_a_pivot_is_the_pivot_however_unsure(text):
                       reader=_unsure("pivot", 0.31, "new_question", 0.30))
     assert plan.intent == "root_question" and plan.announce
 
+
+@pytest.mark.parametrize(("text", "first", "second"), [
+    ("Okay, is enough, thank you very much.", "chat", "cancel"),
+    ("never mind that's all for now thanks", "chat", "cancel"),
+    ("plugin: abort current request chain", "cancel", "chat")])
+def test_a_closing_read_as_small_talk_and_as_a_cancel_is_no_search(text, first, second):
+    # router18: both readings end the exchange without retrieval, so together they clear the
+    # bar against a new question; neither is a two-readings clarifier
+    plan = route_turn(_state(focus=3), text, None, ON, reader=_unsure(first, 0.39, second, 0.35))
+    assert plan.intent in ("small_talk", "cancel") and plan.retrieval is False
+    assert (plan.transition, plan.lane) == (("T0", "chat") if first == "chat"
+                                            else ("T6", "interrupt"))
+

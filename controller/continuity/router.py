@@ -202,9 +202,16 @@ def _action(plan: TurnPlan) -> tuple[str, str, str]:
     return plan.transition, plan.lane, intent
 
 
+# plans that end the exchange without a search: small talk ("thanks, that's all") and a cancel
+# ("never mind, that's enough"); a closing read as both is no question to search for
+_CLOSINGS = frozenset({("T0", "chat", "small_talk"), ("T6", "interrupt", "cancel")})
+
+
 def _same_action(a: TurnPlan, b: TurnPlan) -> bool:
-    """Two plans that do the same kind of thing (a boundary is no action)."""
-    return a.transition != "T10" and _action(a) == _action(b)
+    """Two plans that do the same kind of thing (a boundary is no action), or two closings
+    (`_CLOSINGS`)."""
+    return a.transition != "T10" and (_action(a) == _action(b)
+                                      or {_action(a), _action(b)} <= _CLOSINGS)
 
 
 def _acted_on(t: Turn, reading: Reading, rules: str, exact: bool = True) -> TurnPlan | None:
@@ -297,7 +304,8 @@ def _close_reading(t: Turn, plan: TurnPlan, reading: Reading) -> TurnPlan | None
     if reading.margin >= s.router_clarify_margin or p < s.router_clarify_floor:
         return None
     other = plan_for(second, t, reading)
-    if other is None or (other.transition, other.lane) == (plan.transition, plan.lane):
+    if other is None or (other.transition, other.lane) == (plan.transition, plan.lane) \
+            or {_action(plan), _action(other)} <= _CLOSINGS:  # either way the exchange ends
         return None
     return t.plan("small_talk", "clarify", "clarify_reading",
                   f"two readings: {reading.meaning} ({reading.confidence:.2f}) / {second} "
