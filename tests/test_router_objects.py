@@ -166,3 +166,33 @@ def test_a_closing_read_as_small_talk_and_as_a_cancel_is_no_search(text, first, 
     assert (plan.transition, plan.lane) == (("T0", "chat") if first == "chat"
                                             else ("T6", "interrupt"))
 
+
+def _lead_state():
+    """The grounded answer's lead (item 4) selected by the answer, nothing chosen yet."""
+    from controller.continuity.state import ANSWER_LEAD_FAMILY
+
+    state = _state(focus=None)
+    obj = SelectedObjectFrameState(focus_object_ref=TARGETS[3], focus_object_kind="symbol",
+                                   source_result_set_id="ev-1",
+                                   compatible_route_family=ANSWER_LEAD_FAMILY,
+                                   provenance_bundle_ref="os-1", temporal_ceiling="r")
+    return apply_transition(state, "T1", caps=CAPS, turn_id=1,
+                            updates={"selected_object": obj}).state
+
+
+@pytest.mark.parametrize("text", ["y is there +0.5 evreywhere",
+                                  "I'd appreciate an explanation of the max(1, ...) part."])
+def test_a_number_in_a_question_about_the_answers_lead_is_a_value(text):
+    # router18: the lead a grounded answer selected is what the question is about, as a chosen
+    # object is; "0.5" and "max(1, ...)" were taken for items 0 / 1 of the list (T3)
+    plan = route_turn(_lead_state(), text, None, ON, reader=_read("explain"))
+    assert (plan.transition, plan.lane, plan.intent) == ("T4", "explain", "explain_focused")
+    assert plan.target is not None and plan.target.id == TARGETS[3].id
+
+
+@pytest.mark.parametrize(("text", "index"), [("2, explain", 2), ("1 — what does it do", 1),
+                                             ("explain the second one", 2), ("#3 explain", 3)])
+def test_a_position_said_first_or_as_one_still_picks_with_the_lead_in_focus(text, index):
+    plan = route_turn(_lead_state(), text, None, ON, reader=_read("explain"))
+    assert (plan.transition, plan.lane) == ("T3", "selection")
+    assert plan.choice_index == index or (plan.choice_index is None and plan.selection_text)
