@@ -154,9 +154,6 @@ def _other_sense_option(t: Turn, rejected: str, rest: str) -> OptionItem | None:
     return others[0]
 
 
-_OTHER_WORD = re.compile(r"\b(?:other|another)\b")
-
-
 def other_sense(t: Turn) -> TurnPlan | None:
     """ "now the other meaning", "could we look at the storage meaning now?": after a sense of
     the root question was chosen, a message that speaks of a sense (`SENSE_WORDS`) and points
@@ -171,7 +168,7 @@ def other_sense(t: Turn) -> TurnPlan | None:
     if chosen is None or chosen[len(_SENSE_PREFIX):] != root.sense:
         return None
     other = _other_sense_option(t, chosen, t.body)
-    if other is None or not (_OTHER_WORD.search(t.body) or _described(t, chosen, other)):
+    if other is None or not (say.AWAY_WORDS.search(t.body) or _described(t, chosen, other)):
         return None
     return t.plan("root_followup_scope_change", "root", "correct_choice",
                   f"the other sense {other.sense} instead of {root.sense}",
