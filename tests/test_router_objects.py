@@ -196,3 +196,12 @@ def test_a_position_said_first_or_as_one_still_picks_with_the_lead_in_focus(text
     plan = route_turn(_lead_state(), text, None, ON, reader=_read("explain"))
     assert (plan.transition, plan.lane) == ("T3", "selection")
     assert plan.choice_index == index or (plan.choice_index is None and plan.selection_text)
+
+
+@pytest.mark.parametrize("text", ["um how do we send text messages to customers",
+                                  "migrations, how do I run them, quick"])
+def test_a_question_read_as_small_talk_and_as_a_cancel_is_still_searched(text):
+    # a clause that asks ("how do I run them") is no closing: the two readings do not add up
+    plan = route_turn(_state(focus=3), text, None, ON, reader=_unsure("chat", 0.30, "cancel",
+                                                                      0.25))
+    assert plan.intent == "root_question"

@@ -48,6 +48,7 @@ a truthful boundary (T10) that says why.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from controller.continuity import phrases as say
@@ -207,11 +208,25 @@ def _action(plan: TurnPlan) -> tuple[str, str, str]:
 _CLOSINGS = frozenset({("T0", "chat", "small_talk"), ("T6", "interrupt", "cancel")})
 
 
-def _same_action(a: TurnPlan, b: TurnPlan) -> bool:
-    """Two plans that do the same kind of thing (a boundary is no action), or two closings
-    (`_CLOSINGS`)."""
-    return a.transition != "T10" and (_action(a) == _action(b)
-                                      or {_action(a), _action(b)} <= _CLOSINGS)
+def _same_action(a: TurnPlan, b: TurnPlan, closings: bool = False) -> bool:
+    """Two plans that do the same kind of thing (a boundary is no action), or, with
+    `closings`, two closings (`_CLOSINGS`)."""
+    return a.transition != "T10" and (_action(a) == _action(b) or (
+        closings and {_action(a), _action(b)} <= _CLOSINGS))
+
+
+ASKING_CLAUSE_WORDS = 3  # a clause this long that opens with a question word asks something
+
+
+def _asks_somewhere(t: Turn) -> bool:
+    """A clause of the message opens with a question word (after at most one word) and says more
+    than two ("migrations, how do I run them, quick"): it asks something, so it is no closing."""
+    for clause in (say.body(c).split() for c in re.split(r"[,.;:!?]", t.text)):
+        # the question word first, or after one word of lead-in ("um how do we ...")
+        for words in (clause, clause[1:]):
+            if len(words) >= ASKING_CLAUSE_WORDS and say.QUESTION_LEAD.match(" ".join(words)):
+                return True
+    return False
 
 
 def _acted_on(t: Turn, reading: Reading, rules: str, exact: bool = True) -> TurnPlan | None:
@@ -247,8 +262,9 @@ def _acted_on(t: Turn, reading: Reading, rules: str, exact: bool = True) -> Turn
             return None
         if plan is None:
             continue
+        closings = not _asks_somewhere(t)
         same = sum(q for n, q, other in plans if n != m and other is not None
-                   and _same_action(other, plan))
+                   and _same_action(other, plan, closings))
         return plan if (p + same) / left >= bar(plan) else None
     return None
 
