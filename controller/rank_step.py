@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+import numpy as np
+
 from controller.evidence import CODE_CHUNK_KINDS, Candidate
 from controller.file_defs import question_tokens
 from controller.fusion import FAMILIES, rrf_scores
@@ -32,9 +34,9 @@ from controller.rank_features import (
     RankInputs,
     SelectWeights,
     candidates,
-    feature_rows,
     select,
 )
+from controller.rank_matrix import Rows, feature_matrix
 from helix.core.config import HelixConfig
 from helix.core.errors import RankerModelError
 from helix.core.hashing import digest
@@ -55,8 +57,7 @@ class Scorer(Protocol):
         """The question routes it orders (the routes its training questions took); None: all."""
         ...
 
-    def score(self, pooled: Sequence[Pooled], rows: Sequence[Sequence[float]]
-              ) -> Sequence[float]: ...
+    def score(self, pooled: Sequence[Pooled], rows: Rows) -> Sequence[float]: ...
 
 
 @dataclass(frozen=True)
@@ -81,8 +82,7 @@ class Ranker:
     # `head_start`; 1: its first item stays first, so the first file is the hand order's)
     head_start: int = 0
 
-    def score(self, pooled: Sequence[Pooled], rows: Sequence[Sequence[float]]
-              ) -> Sequence[float]:
+    def score(self, pooled: Sequence[Pooled], rows: Rows) -> Sequence[float]:
         scores = self.model.scores(rows)
         return scores if self.blend >= 1.0 else blend(scores, self.blend)
 
@@ -332,10 +332,13 @@ def learned_order(state: LoopState, ranked: Sequence[Candidate], index: IndexRea
                            list(dict.fromkeys(p.chunk.path for p in pooled)))
     inputs = RankInputs(**{**inputs.__dict__, "signals": signals, "bm25": bm25,
                            "file_bm25": file_bm25})
-    rows = feature_rows(inputs, pooled, config.retrieval.file_defs)
+    # the rows as one float64 matrix (`feature_rows`' values; the trees read it as it is)
+    rows = feature_matrix(inputs, pooled, config.retrieval.file_defs)
     if getattr(scorer, "wide", False):
-        rows = [row + extra for row, extra in zip(
-            rows, bridge_rows(inputs, pooled, question_tokens(state.plan)), strict=True)]
+        extra = np.asarray(bridge_rows(inputs, pooled, question_tokens(state.plan)),
+                           dtype=np.float64).reshape(len(pooled),
+                                                     len(QUESTION_FEATURES) - len(FEATURES))
+        rows = np.hstack([rows, extra])
     head = int(getattr(scorer, "head", 0))
     if head > 0:
         return reorder_head(ranked, pooled, scorer.score(pooled, rows), head,
