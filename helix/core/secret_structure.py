@@ -26,9 +26,10 @@ from typing import NamedTuple
 
 import re2
 
+from helix.core.english import word_alternation
 from helix.core.secret_gates import MAX_NAME, MAX_VALUE, MIN_VALUE
 from helix.core.secret_held import held_literal
-from helix.core.secret_names import META_SUFFIXES, name_strength
+from helix.core.secret_names import FOREIGN_NAME_FORMS, META_SUFFIXES, name_strength
 from helix.core.secret_values import (
     credential_like,
     is_label,
@@ -56,8 +57,8 @@ _RE2_OPTIONS.log_errors = False
 # a secret word inside a name: RE2 (linear, and an order faster than `re` over every window)
 _TRIGGER = re2.compile(r"(?i)pass|pwd|pw\b|secret|token|key|auth|cred|salt|bearer|sig|login|"
                        r"access[_.\-]?id|BUNDLE_|mnemonic|seed|phrase|psk|sess|appid|sid\b|"
-                       r"[_.\-]pat\b|erlang[_.\-]?cookie|honeycomb-team",
-                       options=_RE2_OPTIONS)
+                       r"[_.\-]pat\b|erlang[_.\-]?cookie|honeycomb-team|"
+                       + word_alternation(FOREIGN_NAME_FORMS), options=_RE2_OPTIONS)
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
 _HEADER_SCHEMES = ("basic ", "bearer ", "token ", "digest ", "negotiate ", "apikey ", "ntlm ",
                    "hmac ", "key ")
@@ -99,11 +100,17 @@ def _quote_at(text: str, at: int) -> bool:
 def _grow(text: str, start: int, end: int) -> tuple[int, int]:
     """The name around a secret word: identifier characters, `-` and `.`, at most MAX_NAME."""
     left, right = start, end
-    while left > 0 and end - left < MAX_NAME and text[left - 1] in _NAME_CHARS:
+    while left > 0 and end - left < MAX_NAME and _name_char(text[left - 1]):
         left -= 1
-    while right < len(text) and right - start < MAX_NAME and text[right] in _NAME_CHARS:
+    while right < len(text) and right - start < MAX_NAME and _name_char(text[right]):
         right += 1
     return left, right
+
+
+def _name_char(char: str) -> bool:
+    """An identifier's character: ASCII's, `-`, `.`, `$`, `@`, or a letter or digit outside
+    ASCII (`пароль_бд`, `数据库密码`)."""
+    return char in _NAME_CHARS or (char > "\x7f" and char.isalnum())
 
 
 def _skip_spaces(text: str, at: int, limit: int) -> int:

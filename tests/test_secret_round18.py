@@ -1,0 +1,70 @@
+"""Round 18's classes of the tune sets' misses and flagged lookalikes (writer54's, with
+writer40's, 41's, 44's, 49's and 51's), each with values invented here."""
+
+from __future__ import annotations
+
+import pytest
+
+from helix.core.secret_names import name_strength
+from tests.secret_helpers import agreed_texts
+
+
+@pytest.mark.parametrize("text, value", [
+    ("[lager]\nbenutzer = lvs\nkennwort = Rk4%T.qwz_H+-+=\n", "Rk4%T.qwz_H+-+="),
+    ("DB_SENHA=Vb7#Nk2Qz9Lx\n", "Vb7#Nk2Qz9Lx"),
+    ('$cfg["mot_de_passe"] = "Az9!Er4Ty7Ui";\n', "Az9!Er4Ty7Ui"),
+    ('{"motDePasse": "Lq3!Er4Ty7Pw"}\n', "Lq3!Er4Ty7Pw"),
+    ("пароль_бд = 'Qw8!Ez3Rt6Yu'\n", "Qw8!Ez3Rt6Yu"),
+    ("データベースパスワード: Hq7mZ2xpL9aa\n", "Hq7mZ2xpL9aa"),
+    ("hasło=Tk9!Vb3Nq7Lz\n", "Tk9!Vb3Nq7Lz"),
+    ("jelszo: \"Jh8!Gf3Ds7Aq\"\n", "Jh8!Gf3Ds7Aq"),
+    ('токен = "Kf83jLm2Qx9Zr7Tp4Vw1"\n', "Kf83jLm2Qx9Zr7Tp4Vw1"),
+])
+def test_a_value_under_a_name_in_another_language_is_found(text: str, value: str) -> None:
+    assert agreed_texts(text) == [value]
+
+
+@pytest.mark.parametrize("text", [
+    'senha_label = "Digite sua senha"\n', "kennwort = ${KENNWORT}\n", 'theslot = "Kf83jLm2"\n',
+    'пароль = "********"\n'])
+def test_a_foreign_name_that_describes_or_refers_to_a_secret_is_not_one(text: str) -> None:
+    assert agreed_texts(text) == []
+
+
+def test_a_short_foreign_word_counts_as_a_whole_segment_a_long_one_anywhere() -> None:
+    assert name_strength("adminSenha") == "strong"
+    assert name_strength("adminkennwort") == "strong"
+    assert name_strength("theslot") is None
+
+
+@pytest.mark.parametrize("text, values", [
+    ("$api = new AcmePayGateway(\n    '7730193551',   // terminal\n"
+     "    'q7vx2mr9kd4ta8we'  // its key\n);\n",
+     ["q7vx2mr9kd4ta8we"]),
+    ('var creds = Credentials.FromKeyAndSecret(\n    "d41c8e2a",\n    "Vt5kPq8ZmL2rXw9N"\n);\n',
+     ["Vt5kPq8ZmL2rXw9N"]),
+    ("$sms = new SmsHub('4F1A77C2-90DE-4B3A-8C5E-2D6F0B91A7E4');\n",
+     ["4F1A77C2-90DE-4B3A-8C5E-2D6F0B91A7E4"]),
+    ("$shop = new Client(\n    'https://shop.example.org',\n    'kk_91c0e4b7a2d85f6e3c1b',\n"
+     "    'ks_0f7a3c9e1b5d2846ae7c',\n    ['version' => 'v3']\n);\n",
+     ["kk_91c0e4b7a2d85f6e3c1b", "ks_0f7a3c9e1b5d2846ae7c"]),
+    ('api = netscan.NetScan("Hq2Lr8vT0pXk5mWz")\n', ["Hq2Lr8vT0pXk5mWz"]),
+    ("  m = Postbox::API.new 'pb-Xk29mVqLr7TzW'\n", ["pb-Xk29mVqLr7TzW"]),
+    ('Flags.initApp("2C0B8E51-7A44-4F0B-9D26-E1A3C5B7D9F0", "k3Lm9QxZ2vR8tW5p");\n',
+     ["2C0B8E51-7A44-4F0B-9D26-E1A3C5B7D9F0", "k3Lm9QxZ2vR8tW5p"]),
+])
+def test_a_key_passed_by_position_to_an_sdk_client_is_found(text: str, values: list[str]) -> None:
+    assert agreed_texts(text) == values
+
+
+@pytest.mark.parametrize("text", [
+    'final ThreadGroup group = new ThreadGroup("thread_group_DDZZ99__");\n',
+    'const doc = new ObjectId("65a1f0c2e4b0d8a9");\n',
+    'const g = new Guid("0D24D16C-8EC7-408A-BE3E-BF40FD069FE8");\n',
+    'File f = new File("src/main/resources/app2.properties");\n',
+    'buf = new Buffer("aGVsbG8gd29ybGQ9MTIz", "base64");\n',
+    "meta = DirectMetaProperty.ofImmutable(\n    this, \"legalEntityGroup\", Bean.class);\n",
+    'const owner = new PublicKey("7Xq2mVb9LkR4tWz8");\n',
+])
+def test_a_value_a_constructor_builds_is_no_key(text: str) -> None:
+    assert agreed_texts(text) == []
