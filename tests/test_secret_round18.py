@@ -68,3 +68,26 @@ def test_a_key_passed_by_position_to_an_sdk_client_is_found(text: str, values: l
 ])
 def test_a_value_a_constructor_builds_is_no_key(text: str) -> None:
     assert agreed_texts(text) == []
+
+
+@pytest.mark.parametrize("text, value", [
+    ('$grant = "sp=rl&st=2026-02-01T00:00:00Z&se=2027-02-01T00:00:00Z&spr=https&sv=2022-11-02'
+     '&sr=c&sig=Mx7pQ2vLk9Rt4Wz8Nb3Yc6Df1Hj5Gs0A%2BeU7iO%3D"\n',
+     "sp=rl&st=2026-02-01T00:00:00Z&se=2027-02-01T00:00:00Z&spr=https&sv=2022-11-02&sr=c"
+     "&sig=Mx7pQ2vLk9Rt4Wz8Nb3Yc6Df1Hj5Gs0A%2BeU7iO%3D"),
+    ("curl -o a.csv 'https://acct.blob.core.windows.net/c/a.csv?sv=2021-06-08&se=2026-09-01"
+     "&sr=b&sp=r&sig=Zq8vN3kP2wX9yT4mL7bR1cF6hJ0dS5aE%2BuI8oQ%3D'\n",
+     "sv=2021-06-08&se=2026-09-01&sr=b&sp=r&sig=Zq8vN3kP2wX9yT4mL7bR1cF6hJ0dS5aE%2BuI8oQ%3D"),
+    ("GET /k.txt?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20260101T000000Z&X-Amz-Expires=600"
+     "&X-Amz-Signature=4be1c07d92a3f85e6d0b7c1a9e3f5d2b8c6a4e0f1d3b5a7c9e2f4d6b8a0c1e3f5"
+     " HTTP/1.1\n",
+     "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20260101T000000Z&X-Amz-Expires=600"
+     "&X-Amz-Signature=4be1c07d92a3f85e6d0b7c1a9e3f5d2b8c6a4e0f1d3b5a7c9e2f4d6b8a0c1e3f5"),
+])
+def test_a_signed_query_string_is_masked_whole(text: str, value: str) -> None:
+    assert agreed_texts(text) == [value]
+
+
+def test_a_signature_without_a_grant_s_parameters_is_masked_alone() -> None:
+    text = "https://img.example.org/a.png?w=200&sig=Kq8mZ2xLp9Rv4TwB\n"
+    assert agreed_texts(text) == ["Kq8mZ2xLp9Rv4TwB"]
