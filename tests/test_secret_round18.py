@@ -91,3 +91,16 @@ def test_a_signed_query_string_is_masked_whole(text: str, value: str) -> None:
 def test_a_signature_without_a_grant_s_parameters_is_masked_alone() -> None:
     text = "https://img.example.org/a.png?w=200&sig=Kq8mZ2xLp9Rv4TwB\n"
     assert agreed_texts(text) == ["Kq8mZ2xLp9Rv4TwB"]
+
+
+@pytest.mark.parametrize("text", [
+    "DATABASE_URL=postgres://app:password@localhost:5432/app\n",
+    "INFO db: connecting to mysql://svc_orders:****@db-1:3306/orders\n",
+    "BROKER=amqp://guest:secret@rabbit/\n",
+])
+def test_a_url_whose_password_is_where_one_goes_or_masked_is_no_secret(text: str) -> None:
+    assert agreed_texts(text) == []
+
+
+def test_a_url_s_real_password_is_still_found() -> None:
+    assert agreed_texts("DATABASE_URL=postgres://app:Xk29mVq7@db:5432/app\n") == ["app:Xk29mVq7"]
