@@ -48,10 +48,10 @@ def test_a_short_foreign_word_counts_as_a_whole_segment_a_long_one_anywhere() ->
     ("$shop = new Client(\n    'https://shop.example.org',\n    'kk_91c0e4b7a2d85f6e3c1b',\n"
      "    'ks_0f7a3c9e1b5d2846ae7c',\n    ['version' => 'v3']\n);\n",
      ["kk_91c0e4b7a2d85f6e3c1b", "ks_0f7a3c9e1b5d2846ae7c"]),
-    ('api = netscan.NetScan("Hq2Lr8vT0pXk5mWz")\n', ["Hq2Lr8vT0pXk5mWz"]),
+    ('api = netscan.NetScan("Hq2Lr8vT0pXk5mWzR4Nb")\n', ["Hq2Lr8vT0pXk5mWzR4Nb"]),
     ("  m = Postbox::API.new 'pb-Xk29mVqLr7TzW'\n", ["pb-Xk29mVqLr7TzW"]),
-    ('Flags.initApp("2C0B8E51-7A44-4F0B-9D26-E1A3C5B7D9F0", "k3Lm9QxZ2vR8tW5p");\n',
-     ["2C0B8E51-7A44-4F0B-9D26-E1A3C5B7D9F0", "k3Lm9QxZ2vR8tW5p"]),
+    ('Flags.initApp("2C0B8E51-7A44-4F0B-9D26-E1A3C5B7D9F0", "k3Lm9QxZ2vR8tW5pJ7Dc");\n',
+     ["2C0B8E51-7A44-4F0B-9D26-E1A3C5B7D9F0", "k3Lm9QxZ2vR8tW5pJ7Dc"]),
 ])
 def test_a_key_passed_by_position_to_an_sdk_client_is_found(text: str, values: list[str]) -> None:
     assert agreed_texts(text) == values

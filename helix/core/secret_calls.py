@@ -31,8 +31,7 @@ _STEPS = frozenset({"new", "init", "initialize", "create"})
 # The last word of a callee that names an API's client or credential (`TinkoffMerchantAPI`,
 # `FromApiKeyAndSecret`, `AccessToken`), and the words of a value's type a constructor builds
 # from a literal that may read random (`new Guid("...")`, `new Buffer("...", "base64")`)
-_API_WORDS = frozenset({"api", "sdk", "credentials", "credential", "secret", "token",
-                        "apikey"})
+_API_WORDS = frozenset({"api", "sdk", "credentials", "credential", "secret", "token"})
 _VALUE_TYPES = frozenset({
     "uuid", "guid", "id", "ids", "oid", "hash", "digest", "checksum", "hex", "base64", "md5",
     "sha1", "sha256", "date", "time", "datetime", "timestamp", "decimal", "integer", "int",
@@ -49,12 +48,17 @@ _PATH_LIKE = re.compile(r"\.[A-Za-z]{2,5}$|^[./]|/[A-Za-z]+/")  # a file's or ro
 CALL_TRIGGER = (r"(?:[Cc]lient|[Ss]ession|[Ww]allet|[Ss]igner|[Bb]ind|[Ff]actory|PDO|"
                 r"[Cc]onnect|[Aa]uthenticat(?:e|or)|[Aa]uthorize|PlainText|[Nn]ew|[Ii]nit|"
                 r"[Ii]nitialize|[Cc]reate)[ \t]*\([^\n]*[\"']")
-# The prefilter's trigger for a client built by position (`_builds_client`): a constructor, a
-# callee ending in an API's word or starting with a step, a package's class, a literal or the
-# line's end after its parenthesis; Ruby's `X.new '...'`
-BUILD_TRIGGER = (r"(?:\bnew[ \t]+\\?[A-Za-z_][\w\\.]*|API|Api|Sdk|SDK|Credentials?|Secret|Token|"
-                 r"[Bb]uild|\.(?:init|create|initialize)\w*|\b[a-z]\w*\.[A-Z]\w*)[ \t]*\("
-                 r"(?:[^\n]*[\"']|[ \t]*\r?(?m:$))|\.new[ \t]+[\"']")
+# The prefilter's trigger for a client built by position (`_builds_client`): a literal of 20
+# token characters as an argument; a constructor, a callee ending in an API's or a client's
+# word with the line's end after its parenthesis (`_opens_over_lines`); Ruby's `X.new '...'`
+BUILD_TRIGGER = (r"[(,][ \t]*[\"'`][A-Za-z0-9+/_=\-]{20}|"
+                 r"(?:\bnew[ \t]+\\?[A-Za-z_][\w\\.]*|[Aa]pi|API|[Ss]dk|SDK|[Cc]redentials?|"
+                 r"CREDENTIALS?|[Ss]ecret|SECRET|[Tt]oken|TOKEN|"
+                 + CALL_TRIGGER.removesuffix(r"[ \t]*\([^\n]*[\"']").removeprefix("(?:")
+                 + r"[ \t]*\([ \t]*\r?(?m:$)|\.new[ \t]+[\"']")
+# a literal the first alternative wakes: an argument (after `(` or `,`) of 20 such characters
+_WOKEN = re.compile(r"[A-Za-z0-9+/_=\-]{20,}")
+_ARGUMENT_START = re.compile(r"[(,][ \t]*$")
 _RUBY_NEW = re.compile(r"\b[A-Z]\w*(?:::[A-Z]\w*)*\.new[ \t]+([\"'])([A-Za-z0-9_\-+/=.~%]{"
                        + str(MIN_KEYED_VALUE) + r",4096})\1")
 _CALL_WORD = re.compile(CALL_TRIGGER.removesuffix(r"[^\n]*[\"']"))  # where a callee can end
@@ -189,7 +193,9 @@ def _calls(text: str) -> Iterator[Found]:
             while at != -1:
                 if (text[at - 1:at] in _NAME_CHARS and (start, end) in _literals(text, at + 1)
                         and (_named_argument(text, at + 1)
-                             or (_issued(value) and _built(text, line_start, at)))):
+                             or (_issued(value) and _WOKEN.fullmatch(value) is not None
+                                 and _ARGUMENT_START.search(text, line_start, start - 1)
+                                 is not None and _built(text, line_start, at)))):
                     yield Found(start, end, "assignment")
                     break
                 at = text.find("(", at + 1, start)
@@ -205,6 +211,15 @@ def _issued(value: str) -> bool:
                         for part in _SEPARATED.split(value)))
 
 
+def _opens_over_lines(text: str, callee_start: int, callee: str) -> bool:
+    """A callee whose arguments the prefilter reads on the lines below (BUILD_TRIGGER's):
+    a constructor, a client's or an API's word last (`new X(`, `Client(`, `MerchantAPI(`)."""
+    last = segments(re.split(r"\.|::|->", callee)[-1])
+    return bool(last) and not _VALUE_TYPES.intersection(last) and (
+        last[-1] in _API_WORDS or _opens_client(callee)
+        or _NEW_BEFORE.search(text, max(0, callee_start - 8), callee_start) is not None)
+
+
 def _built(text: str, line_start: int, at: int) -> bool:
     """The call whose parenthesis is at `at` builds an SDK's client (`_builds_client`)."""
     callee = _CALLEE.search(text, max(line_start, at - _MAX_CALLEE), at + 1)
@@ -214,9 +229,19 @@ def _built(text: str, line_start: int, at: int) -> bool:
 def _open_calls(text: str) -> Iterator[Found]:
     """A client built over lines (`new Client(` ending its line, the keys on the lines
     below): each literal among its own arguments that reads as an issued key."""
-    for match in _OPEN_CALL.finditer(text):
-        line_start = text.rfind("\n", 0, match.start()) + 1
-        if not _built(text, line_start, match.start(1)):
+    at = text.find("(\n")
+    while at != -1:
+        found = at
+        at = text.find("(\n", at + 2)
+        if found == 0 or text[found - 1] not in _NAME_CHARS:
+            continue
+        line_start = text.rfind("\n", 0, found) + 1
+        match = _OPEN_CALL.match(text, found - 1)
+        if match is None:
+            continue
+        at_paren = found
+        callee = _CALLEE.search(text, max(line_start, at_paren - _MAX_CALLEE), at_paren + 1)
+        if callee is None or not _opens_over_lines(text, callee.start(1), callee.group(1)):
             continue
         for start, end in _literals(text, match.end(), lines=True):
             value = text[start:end]

@@ -20,6 +20,7 @@ placeholders (`${DB_PASSWORD}`, `<your token>`, `%(pw)s`, `changeme`), and, for 
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Iterator
 from typing import NamedTuple
@@ -58,7 +59,11 @@ _RE2_OPTIONS.log_errors = False
 _TRIGGER = re2.compile(r"(?i)pass|pwd|pw\b|secret|token|key|auth|cred|salt|bearer|sig|login|"
                        r"access[_.\-]?id|BUNDLE_|mnemonic|seed|phrase|psk|sess|appid|sid\b|"
                        r"[_.\-]pat\b|erlang[_.\-]?cookie|honeycomb-team|"
-                       + word_alternation(FOREIGN_NAME_FORMS), options=_RE2_OPTIONS)
+                       + word_alternation(tuple(n for n in FOREIGN_NAME_FORMS if n.isascii())),
+                       options=_RE2_OPTIONS)
+# the names outside ASCII (`пароль`, `密码`): their own pass, only over a text outside ASCII
+_WIDE_TRIGGER = re2.compile("(?i)" + word_alternation(
+    tuple(n for n in FOREIGN_NAME_FORMS if not n.isascii())), options=_RE2_OPTIONS)
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
 _HEADER_SCHEMES = ("basic ", "bearer ", "token ", "digest ", "negotiate ", "apikey ", "ntlm ",
                    "hmac ", "key ")
@@ -100,17 +105,14 @@ def _quote_at(text: str, at: int) -> bool:
 def _grow(text: str, start: int, end: int) -> tuple[int, int]:
     """The name around a secret word: identifier characters, `-` and `.`, at most MAX_NAME."""
     left, right = start, end
-    while left > 0 and end - left < MAX_NAME and _name_char(text[left - 1]):
-        left -= 1
-    while right < len(text) and right - start < MAX_NAME and _name_char(text[right]):
+    while left > 0 and end - left < MAX_NAME and (
+            text[left - 1] in _NAME_CHARS
+            or (text[left - 1] > "\x7f" and text[left - 1].isalnum())):
+        left -= 1  # (a letter or digit outside ASCII too: `пароль_бд`, `数据库密码`)
+    while right < len(text) and right - start < MAX_NAME and (
+            text[right] in _NAME_CHARS or (text[right] > "\x7f" and text[right].isalnum())):
         right += 1
     return left, right
-
-
-def _name_char(char: str) -> bool:
-    """An identifier's character: ASCII's, `-`, `.`, `$`, `@`, or a letter or digit outside
-    ASCII (`пароль_бд`, `数据库密码`)."""
-    return char in _NAME_CHARS or (char > "\x7f" and char.isalnum())
 
 
 def _skip_spaces(text: str, at: int, limit: int) -> int:
@@ -370,8 +372,12 @@ def _named_values(text: str) -> Iterator[Found]:
     seen_names: set[tuple[int, int]] = set()
     size = len(text)
     # ASCII text as bytes: RE2 reads UTF-8, and its byte offsets are then character offsets
-    subject: str | bytes = text.encode("ascii") if text.isascii() else text
-    for match in _TRIGGER.finditer(subject):
+    wide = not text.isascii()
+    subject: str | bytes = text if wide else text.encode("ascii")
+    matches = heapq.merge(_TRIGGER.finditer(subject),
+                          _WIDE_TRIGGER.finditer(subject) if wide else iter(()),
+                          key=lambda match: match.start())
+    for match in matches:
         name_start, name_end = _grow(text, match.start(), match.end())
         if (name_start, name_end) in seen_names:
             continue
