@@ -104,3 +104,52 @@ def test_a_url_whose_password_is_where_one_goes_or_masked_is_no_secret(text: str
 
 def test_a_url_s_real_password_is_still_found() -> None:
     assert agreed_texts("DATABASE_URL=postgres://app:Xk29mVq7@db:5432/app\n") == ["app:Xk29mVq7"]
+
+
+_KEY_HEX = "5c0e9a7f31b24d86a1f3e8c27b90d4a6f15e3c8b72d09a4e6b1f8c35d27a90e4"
+
+
+@pytest.mark.parametrize("text", [
+    f'  networks: {{\n    goerli: {{\n      accounts: ["0x{_KEY_HEX}"],\n    }},\n  }},\n',
+    f'accounts: [\n  "0x{_KEY_HEX}",\n  "0x{_KEY_HEX[::-1]}"\n]\n',
+])
+def test_a_chain_config_s_account_keys_are_found(text: str) -> None:
+    assert agreed_texts(text) and all(v.startswith("0x") and len(v) == 66
+                                      for v in agreed_texts(text))
+
+
+def test_an_account_list_of_addresses_is_no_key() -> None:
+    assert agreed_texts('accounts: ["0x8ba1f109551bD432803012645Ac136ddd64DBA72"]\n') == []
+
+
+def test_a_file_that_is_64_bytes_in_an_array_is_a_keypair() -> None:
+    numbers = ",".join(str((n * 97 + 31) % 256) for n in range(64))
+    assert agreed_texts(f"[{numbers}]\n") == [f"[{numbers}]"]
+
+
+@pytest.mark.parametrize("text", [
+    "[" + ",".join(str(n) for n in range(63)) + "]\n",
+    "[" + ",".join(str(n * 5) for n in range(64)) + "]\n",  # 315 is no byte
+    "x = [" + ",".join(str(n) for n in range(64)) + "]\n",
+])
+def test_an_array_that_is_not_a_whole_keypair_file_is_no_key(text: str) -> None:
+    assert agreed_texts(text) == []
+
+
+@pytest.mark.parametrize("text, value", [
+    ('DARAJA_PASSKEY = "b7e2c91f4a0d3e68c5f1a2b9d7e04c3a81f6b2d9e5c07a4f3b1d8e6c2a9f5b07"\n',
+     "b7e2c91f4a0d3e68c5f1a2b9d7e04c3a81f6b2d9e5c07a4f3b1d8e6c2a9f5b07"),
+    ("ldap_default_authtok = Wq9*Lm+2zX#r\n", "Wq9*Lm+2zX#r"),
+    ("sms.gateway.appkey=Rt7vKq2mWx9LpZ3b\n", "Rt7vKq2mWx9LpZ3b"),
+])
+def test_a_passkey_an_authtok_and_an_appkey_hold_secrets(text: str, value: str) -> None:
+    assert agreed_texts(text) == [value]
+
+
+def test_a_device_config_s_passwords_and_communities_are_found() -> None:
+    text = ("hostname EDGE-7\nenable secret 5 $1$pQ7z$Vb3Nk8LmQx2Rt9Wz4YcDe0\n"
+            "username noc privilege 15 password 7 1F0A3B5C7D9E2846\n"
+            "snmp-server community Hv7qLm2xPz RW\nsnmp-server community public RO\n")
+    assert agreed_texts(text) == ["$1$pQ7z$Vb3Nk8LmQx2Rt9Wz4YcDe0", "1F0A3B5C7D9E2846",
+                                  "Hv7qLm2xPz"]
+    assert agreed_texts("rwcommunity Tq8-Lm2vXz9K 10.1.0.0/16\n") == ["Tq8-Lm2vXz9K"]

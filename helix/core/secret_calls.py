@@ -20,7 +20,7 @@ from helix.core.secret_gates import CONTEXT_AFTER, MIN_KEYED_VALUE
 from helix.core.secret_names import name_strength, segments
 from helix.core.secret_structure import Found, placeholder, random_token
 
-__all__ = ["BUILD_TRIGGER", "CALL_TRIGGER", "call_findings"]
+__all__ = ["BUILD_TRIGGER", "CALL_TRIGGER", "LITERAL_TRIGGER", "call_findings"]
 
 # The words of a callee that opens or builds an authenticated client (one segment of its last
 # name: DeepgramClient, APISession, get_factory, Wallet, Bind), or a qualified constructor
@@ -48,15 +48,16 @@ _PATH_LIKE = re.compile(r"\.[A-Za-z]{2,5}$|^[./]|/[A-Za-z]+/")  # a file's or ro
 CALL_TRIGGER = (r"(?:[Cc]lient|[Ss]ession|[Ww]allet|[Ss]igner|[Bb]ind|[Ff]actory|PDO|"
                 r"[Cc]onnect|[Aa]uthenticat(?:e|or)|[Aa]uthorize|PlainText|[Nn]ew|[Ii]nit|"
                 r"[Ii]nitialize|[Cc]reate)[ \t]*\([^\n]*[\"']")
-# The prefilter's trigger for a client built by position (`_builds_client`): a literal of 20
-# token characters as an argument; a constructor, a callee ending in an API's or a client's
-# word with the line's end after its parenthesis (`_opens_over_lines`); Ruby's `X.new '...'`
-BUILD_TRIGGER = (r"[(,][ \t]*[\"'`][A-Za-z0-9+/_=\-]{20}|"
-                 r"(?:\bnew[ \t]+\\?[A-Za-z_][\w\\.]*|[Aa]pi|API|[Ss]dk|SDK|[Cc]redentials?|"
+# The prefilter's trigger for a client built over lines: a constructor, a callee ending in an
+# API's or a client's word with the line's end after its parenthesis (`_opens_over_lines`);
+# Ruby's `X.new '...'` (a call a line holds: LITERAL_TRIGGER)
+BUILD_TRIGGER = (r"(?:\bnew[ \t]+\\?[A-Za-z_][\w\\.]*|[Aa]pi|API|[Ss]dk|SDK|[Cc]redentials?|"
                  r"CREDENTIALS?|[Ss]ecret|SECRET|[Tt]oken|TOKEN|"
                  + CALL_TRIGGER.removesuffix(r"[ \t]*\([^\n]*[\"']").removeprefix("(?:")
                  + r"[ \t]*\([ \t]*\r?(?m:$)|\.new[ \t]+[\"']")
-# a literal the first alternative wakes: an argument (after `(` or `,`) of 20 such characters
+# a literal as an argument (after `(` or `,`) of 20 token characters: what the prefilter wakes
+# (its own trigger, counted, apart from BUILD_TRIGGER's words) and what `_calls` then takes
+LITERAL_TRIGGER = r"[(,][ \t]*[\"'][A-Za-z0-9+/_=\-]{20}"
 _WOKEN = re.compile(r"[A-Za-z0-9+/_=\-]{20,}")
 _ARGUMENT_START = re.compile(r"[(,][ \t]*$")
 _RUBY_NEW = re.compile(r"\b[A-Z]\w*(?:::[A-Z]\w*)*\.new[ \t]+([\"'])([A-Za-z0-9_\-+/=.~%]{"
@@ -194,6 +195,7 @@ def _calls(text: str) -> Iterator[Found]:
                 if (text[at - 1:at] in _NAME_CHARS and (start, end) in _literals(text, at + 1)
                         and (_named_argument(text, at + 1)
                              or (_issued(value) and _WOKEN.fullmatch(value) is not None
+                                 and text[start - 1] in "\"'"
                                  and _ARGUMENT_START.search(text, line_start, start - 1)
                                  is not None and _built(text, line_start, at)))):
                     yield Found(start, end, "assignment")

@@ -51,7 +51,8 @@ _SEPARATORS = str.maketrans("", "", "_-. ")
 # Whole segments that say so (a segment is a snake/kebab/dotted/camel part of the name).
 _STRONG_SEGMENTS = frozenset({"pwd", "pass", "pw", "passwd", "password", "passwords",
                               "secret", "secrets", "passphrase", "credentials", "credential",
-                              "creds", "psk"})
+                              "creds", "psk",
+                              "passkey", "authtok"})  # Daraja's passkey, sssd's authtok
 # What makes a `<x>_key` a key that is no secret (a database's, a cache's, a keyboard's)
 _KEY_NOT_SECRET = frozenset({
     "primary", "foreign", "sort", "cache", "dict", "partition", "row", "lookup",
@@ -144,8 +145,8 @@ def name_strength(name: str) -> str | None:
         return None  # existingSecret, external_secret: the name of a secret kept elsewhere
     flat = "".join(parts)
     if (flat in _SESSION_NAMES or parts[-2:] == ["session", "id"] or flat == "appid"
-            or parts in (["sid"], ["connect", "sid"])):
-        return "keyed"  # a session's key, an API's `appid`: when the value reads random
+            or parts in (["sid"], ["connect", "sid"]) or parts[-1:] == ["appkey"]):
+        return "keyed"  # a session's key, an API's `appid`/`appkey`: when the value reads random
     if parts and (parts[-1] in _PHRASE_WORDS or (
             parts[-1] in ("phrase", "words") and _PHRASE_QUALIFIERS.intersection(parts))):
         return "phrase"

@@ -25,7 +25,7 @@ import re2
 
 from helix.core.english import word_alternation
 from helix.core.secret_blocks import YAML_KEY, secret_block_opener
-from helix.core.secret_calls import BUILD_TRIGGER, CALL_TRIGGER
+from helix.core.secret_calls import BUILD_TRIGGER, CALL_TRIGGER, LITERAL_TRIGGER
 from helix.core.secret_commands import programs
 from helix.core.secret_gates import (
     BLOCK_LINES,
@@ -38,6 +38,7 @@ from helix.core.secret_gates import (
 )
 from helix.core.secret_names import FOREIGN_NAME_FORMS, LOGIN_WORDS, VENDOR_KEY_NAMES
 from helix.core.secret_rules import rules
+from helix.core.secret_shapes import ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER
 from helix.core.secret_tokens import prefixes
 
 # The words of secret names, narrowed to the forms a rule can use: `pass` as a name's part
@@ -114,6 +115,9 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"_pw_set[ \t]*\(", ("shapes",)),  # a client's user and password set (MQTT)
     (CALL_TRIGGER, ("shapes",)),  # a call opening a client, a literal among its arguments
     (BUILD_TRIGGER, ("shapes",)),  # a client built by position (a constructor, an SDK's)
+    (LITERAL_TRIGGER, ("shapes",)),  # a long literal as an argument (a key passed to one)
+    (ACCOUNTS_TRIGGER, ("shapes",)),  # a chain's accounts: their private keys
+    (COMMUNITY_TRIGGER, ("shapes",)),  # SNMP's community string
     (r"\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}", ("regex",)),  # an Ably key
     (r"LS0tLS1CRUdJTi", ("keys",)),  # a PEM block in base64 (a kubeconfig's key data)
     (r"(?:^|[\s=:\"])(?:AKC|AP[0-9A-F])[a-zA-Z0-9]{4}", ("format:artifactory_token",)),
