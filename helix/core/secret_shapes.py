@@ -406,7 +406,8 @@ def shape_findings(text: str) -> list[Found]:
         found += _comparisons(text)
     if "accounts" in text:
         found += _accounts(text)
-    if "secret" in lowered or "password" in lowered or "community" in lowered:
+    if "community" in lowered or (("enable " in lowered or "username " in lowered)
+                                  and ("secret " in lowered or "password " in lowered)):
         found += _device_secrets(text)
     if "-value" in lowered:
         found += _name_value_flags(text)
