@@ -62,9 +62,9 @@ _TRIGGER = re2.compile(r"(?i)pass|pwd|pw\b|secret|token|key|auth|cred|salt|beare
                        + word_alternation(tuple(n for n in FOREIGN_NAME_FORMS if n.isascii())),
                        options=_RE2_OPTIONS)
 # the names outside ASCII (`пароль`, `密码`): their own pass, only over a text outside ASCII
-_WIDE_TRIGGER = re2.compile(word_alternation(tuple(  # its cases spelled out: no case-blind DFA
-    f for n in FOREIGN_NAME_FORMS if not n.isascii()
-    for f in sorted({n, n.capitalize(), n.upper()}))), options=_RE2_OPTIONS)
+_WIDE_FORMS = tuple(f for n in FOREIGN_NAME_FORMS if not n.isascii()
+                    for f in sorted({n, n.capitalize(), n.upper()}))  # cases spelled out
+_WIDE_TRIGGER = re2.compile(word_alternation(_WIDE_FORMS), options=_RE2_OPTIONS)
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
 _HEADER_SCHEMES = ("basic ", "bearer ", "token ", "digest ", "negotiate ", "apikey ", "ntlm ",
                    "hmac ", "key ")
@@ -377,7 +377,8 @@ def _named_values(text: str) -> Iterator[Found]:
     subject: str | bytes = text if wide else text.encode("ascii")
     matches = (heapq.merge(_TRIGGER.finditer(subject), _WIDE_TRIGGER.finditer(subject),
                            key=lambda match: match.start())
-               if wide else _TRIGGER.finditer(subject))
+               if wide and any(form in text for form in _WIDE_FORMS)  # (`in`: a fast scan)
+               else _TRIGGER.finditer(subject))
     for match in matches:
         name_start, name_end = _grow(text, match.start(), match.end())
         if (name_start, name_end) in seen_names:
