@@ -449,7 +449,9 @@ def write_model(out: Path, bank: Bank, w: np.ndarray, b: np.ndarray, model_key: 
 
 
 def train(out: Path) -> dict[str, Any]:
-    os.environ["HELIX_HOME"] = tempfile.mkdtemp(prefix="helix-router-train-")
+    from evals.heldapart import fresh_home
+
+    os.environ["HELIX_HOME"] = fresh_home(prefix="helix-router-train-")
     samples = collect({"index.embed_enabled": False})
     hand = [r["text"] for _, r in read_jsonl(ROUTER_DIR / "exemplars.jsonl")]
     vectors = embed([s.text for s in samples] + [o for s in samples for o in s.options] + hand)
