@@ -44,7 +44,7 @@ def compute(texts: list[str], model_path: str) -> np.ndarray:
 
 
 def manifest(texts: list[str], model_dir: Path, vectors: np.ndarray) -> dict[str, Any]:
-    from _encoder_reference import library_versions, model_files, vectors_digest
+    from tests._encoder_reference import library_versions, model_files, vectors_digest
 
     return {"texts": texts, "model_files": model_files(model_dir),
             "libraries": library_versions(), "shape": list(vectors.shape),
@@ -57,10 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true",
                         help="recompute with sentence-transformers and compare; write nothing")
     args = parser.parse_args(argv)
-    from _encoder_reference import MANIFEST, REFERENCE, VECTORS
     from test_encoder_onnx import MODEL_DIR, MODEL_PATH, ST_TEXTS
 
     from helix.core.hashing import canonical_json
+    from tests._encoder_reference import MANIFEST, REFERENCE, VECTORS
 
     vectors = compute(list(ST_TEXTS), MODEL_PATH)
     made = manifest(list(ST_TEXTS), MODEL_DIR, vectors)

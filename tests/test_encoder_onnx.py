@@ -120,9 +120,14 @@ def test_numpy_encoder_matches_the_reference_model(models: Path) -> None:
     script is run again."""
     import json
 
-    from _encoder_reference import MANIFEST, VECTORS, library_versions, model_files, vectors_digest
-
     from indexers.encoder import SentenceTransformerEmbedder
+    from tests._encoder_reference import (
+        MANIFEST,
+        VECTORS,
+        library_versions,
+        model_files,
+        vectors_digest,
+    )
 
     made = json.loads(MANIFEST.read_text(encoding="utf-8"))
     reference = np.load(VECTORS, allow_pickle=False)
