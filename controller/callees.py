@@ -48,3 +48,27 @@ def promotions(question: frozenset[str], ranked: Sequence[Chunk], callees_of: Ca
             out.append((position, callee))
             present.add(callee.id)
     return out
+
+
+def across(question: frozenset[str], shown: Sequence[Chunk], callees_of: CalleesOf,
+           count: int, scoring: FileDefsPolicy) -> list[tuple[Chunk, Chunk]]:
+    """(callee, its caller) for the `count` best definitions in other files that the code
+    items `shown` call, each answering the question at least `scoring.reach_min`
+    (`definition_score` on every question word), best first (ties by path, line, id). The
+    in-file picks stop at a file's edge; a question about a component often answers in what
+    the component calls (the tag's prop helpers, the exception a validator raises)."""
+    if count <= 0 or not question:
+        return []
+    present = {c.id for c in shown}
+    paths = {c.path for c in shown}
+    found: dict[str, tuple[Chunk, Chunk]] = {}
+    for caller in shown:
+        if caller.kind != "code_def":
+            continue
+        for callee in callees_of(caller):
+            if (callee.kind == "code_def" and callee.path not in paths
+                    and callee.id not in present and callee.id not in found):
+                found[callee.id] = (callee, caller)
+    scored = sorted(((definition_score(question, c, scoring), c.path, c.start_line, c.id)
+                     for c, _ in found.values()), key=lambda t: (-t[0], t[1], t[2], t[3]))
+    return [found[t[3]] for t in scored[:count] if t[0] >= scoring.reach_min]

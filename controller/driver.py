@@ -238,8 +238,11 @@ def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: Inde
     if policy.reach_lead and asks:
         deep, reach = file_defs.lead_first(question, deep, reach,
                                            [c.chunk for c in out[:policy.depth_at]], policy)
+    limit = config.retrieval.max_evidence
+    cut: list[Candidate] = []
     if deep:
-        room = max(config.retrieval.max_evidence - len(deep), 0)
+        room = max(limit - len(deep), 0)
+        cut = out[room:limit] if policy.recut else []
         last = out[-1]
         picks = [Candidate(chunk=chunk, score=0.0, step=last.step,
                            reasons=(Reason(code="in_file_more", name=chunk.symbol or ""),))
@@ -247,15 +250,38 @@ def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: Inde
         lead = file_defs.picks_ahead(question, deep, [c.chunk for c in out[:room]],
                                      policy) if asks else 0  # a question, not a report
         out = file_defs.with_picks(out[:room], picks, lead, policy.depth_at)
-    if reach and asks:  # a question: reports and commit messages keep their tail
-        last = out[-1]
-        places = file_defs.reach_places(question, [c.chunk for c in out], reach,
-                                        policy.depth_at + 1, config.retrieval.max_evidence,
-                                        policy)
-        for place, chunk in places.items():
-            out[place] = Candidate(chunk=chunk, score=0.0, step=last.step,
-                                   reasons=(Reason(code="in_file_more", name=chunk.symbol or ""),))
+    if not asks:  # a question: reports and commit messages keep their tail
+        return out
+    step = out[-1].step
+    more = {c.id: Candidate(chunk=c, score=0.0, step=step, reasons=(
+        Reason(code="in_file_more", name=c.symbol or ""),)) for c in reach}
+    first = list(dict.fromkeys(c.chunk.path for c in out if c.chunk.kind in (
+        "code_def", "code_module")))[:policy.depth_files] if policy.callees else []
+    for callee, caller in callees.across(question, [c.chunk for c in out if c.chunk.path in first],
+                                         _calls_of(index), policy.callees, policy) if first else ():
+        more.setdefault(callee.id, Candidate(chunk=callee, score=0.0, step=step, reasons=(
+            Reason(code="neighbour", edge="called by", name=caller.symbol or ""),)))
+    more.update((c.chunk.id, c) for c in cut if c.chunk.id not in more)
+    places = file_defs.reach_places(question, [c.chunk for c in out],
+                                    [c.chunk for c in more.values()], policy.depth_at + 1, limit,
+                                    policy) if more else {}
+    for place, chunk in places.items():
+        out[place] = more[chunk.id]
     return out
+
+
+def _calls_of(index: IndexReader) -> Callable[[Chunk], list[Chunk]]:
+    """A definition's callees: the graph's resolved `calls` edges, read when asked."""
+    def callees_of(chunk: Chunk) -> list[Chunk]:
+        graph = index.graph
+        if chunk.node_id not in graph:
+            return []
+        targets = sorted({v for _, v, key in graph.out_edges(chunk.node_id, keys=True)
+                          if key == "calls" and v != chunk.node_id})
+        found = (index.chunk_for_node(v) for v in targets)
+        return [c for c in found if c is not None]
+
+    return callees_of
 
 
 def _file_lead(plan: RoutePlan, question: frozenset[str], ranked: list[Candidate],
@@ -313,18 +339,8 @@ def _with_callees(plan: RoutePlan, ranked: list[Candidate], index: IndexReader,
     policy = config.retrieval.callees
     if not policy.enabled or not ranked or plan.intent.route not in policy.routes:
         return ranked
-    graph = index.graph
-
-    def callees_of(chunk: Chunk) -> list[Chunk]:
-        if chunk.node_id not in graph:
-            return []
-        targets = sorted({v for _, v, key in graph.out_edges(chunk.node_id, keys=True)
-                          if key == "calls" and v != chunk.node_id})
-        found = (index.chunk_for_node(v) for v in targets)
-        return [c for c in found if c is not None]
-
     promoted = callees.promotions(file_defs.question_tokens(plan), [c.chunk for c in ranked],
-                                  callees_of, policy, config.retrieval.file_defs)
+                                  _calls_of(index), policy, config.retrieval.file_defs)
     out = list(ranked)
     for position, chunk in sorted(promoted, key=lambda p: -p[0]):
         caller = ranked[position]

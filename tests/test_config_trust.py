@@ -263,9 +263,11 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # file_defs.depth_lead (off), depth_at, depth_over, depth_tests: round 14's first-file pick;
     # then file_defs.depth_repeats: round 15's pick only over a repeat of a shown file, and with
     # it depth_lead 1, on: docs/ranker.md "Round 15"; then file_defs.reach (0: off),
-    # reach_min and reach_lead (off): round 16's next definitions of the first files)
+    # reach_min and reach_lead (off): round 16's next definitions of the first files; then
+    # file_defs.callees and recut: round 17's callees of the first files and the tail's cut
+    # items, on with reach 2: docs/ranker.md "Round 17")
     assert HelixConfig().evidence_hash == (
-        "sha256:d96687f9b0f2189fb424129b0744c9c5cfe63a0905fa553dbff60a96c32ad387")
+        "sha256:9166807e42d69fd6386ac1ac3555d9c3f423e08ef2905e0097084f937ff93978")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -100,7 +100,8 @@ def _driver_run(reads_as_question: bool, reach: int) -> list[str]:
                            asked=SimpleNamespace(reads_as_question=reads_as_question))
     config = HelixConfig().model_copy(deep=True)
     policy = config.retrieval.file_defs.model_copy(update={
-        "reach": reach, "depth": 0, "depth_at": 1, "depth_lead": 0, "lead_files": 1})
+        "reach": reach, "depth": 0, "depth_at": 1, "depth_lead": 0, "lead_files": 1,
+        "callees": 0, "recut": False})
     config = config.model_copy(update={"retrieval": config.retrieval.model_copy(
         update={"file_defs": policy})})
     out = _with_file_definitions(cast(Any, plan), ranked, cast(Any, index), config)

@@ -297,11 +297,19 @@ class FileDefsPolicy(_Frozen):
     # code item that answers it least (`definition_score`; with `depth_repeats` only a place
     # whose file keeps another) when they answer it better (`file_defs.reach_places`); with
     # `reach_lead`, the place-5 pick is the best of every shown file's depth and reach picks.
-    # Round 16 (docs/ranker.md): reach 2, validation recall 164 -> 175 of 200, span@5 and
-    # symbol@5 +1; dev unchanged, so off by the gate; reach_lead moved no span@5 result
-    reach: int = Field(default=0, ge=0, le=50)
+    # Round 16 (docs/ranker.md): reach 2, validation recall 164 -> 175 of 200; dev unchanged,
+    # so off by the gate; reach_lead moved no span@5 result. On since round 17 (below)
+    reach: int = Field(default=2, ge=0, le=50)
     reach_min: float = Field(default=0.25, ge=0, le=100)  # a reach pick's least score
     reach_lead: bool = False
+    # for a question, the `callees` best definitions of other files that the first
+    # `depth_files` files' evidence items call (`controller.callees.across`, scoring at least
+    # `reach_min`; 0: none) and (`recut`) the items the depth picks cut from the tail compete
+    # with the reach picks for the same places (`reach_places`): the budget never grows.
+    # Round 17 (docs/ranker.md), with reach 2: dev recall 110 -> 112 of 131, validation
+    # 164 -> 175 of 200, file@1, span@5 and symbol@5 unchanged on both
+    callees: int = Field(default=3, ge=0, le=50)
+    recut: bool = True
 
 
 class CalleesPolicy(_Frozen):
