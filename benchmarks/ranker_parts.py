@@ -7,11 +7,12 @@ questions of data/evals/stdlib_bench.jsonl with the shipped model ordering every
 manifest copied without `routes`, as `ranker_latency.py` does), `--repeat` times after a warm-up
 pass. Each part of `controller.rank_step.learned_order` is timed in the calling thread's CPU
 time (the machine is shared: wall time measures the neighbours): the inputs, the candidates,
-the BM25 lookups, the budget's cut (`select`), the graph signals, the feature rows, the trees,
-the order. Per question the fastest of its runs (by the whole step) is kept; reported: median
-and p95 over the questions of each part, the candidates scored, and the load average at the
-start and the end. Run it on two checkouts (`--label`) to compare them: its figures are only
-comparable within one run's load. Writes benchmarks/results/ranker_parts.json (or --out).
+the BM25 lookups, the budget's cut (`select`), the graph signals, the feature rows
+(`feature_matrix`, or `feature_rows` before it), the trees, the order. Per question the
+fastest of its runs (by the whole step) is kept; reported: median and p95 over the questions
+of each part, the candidates scored, and the load average at the start and the end. Run it
+on two checkouts (`--label`) to compare them: its figures are only comparable within one
+run's load. Writes benchmarks/results/ranker_parts.json (or --out).
 """
 
 from __future__ import annotations
@@ -72,7 +73,11 @@ def main() -> int:
     # timed before the first question: the driver binds `learned_order` when it is imported
     spent: Counter[str] = Counter()
     for name in (*PARTS[:-2], "order"):
-        setattr(rank_step, name, _timed(spent, name, getattr(rank_step, name)))
+        # the rows: `feature_matrix` since round 17 (a checkout before it: `feature_rows`)
+        held = ("feature_matrix" if name == "feature_rows" and hasattr(rank_step,
+                                                                        "feature_matrix")
+                else name)
+        setattr(rank_step, held, _timed(spent, name, getattr(rank_step, held)))
     scores = learned_rank.TreeModel.scores
     learned_rank.TreeModel.scores = _timed(spent, "trees", scores)  # type: ignore[method-assign]
     for question in questions:  # warm: first-touch loads and caches are not the step's cost

@@ -4,7 +4,9 @@
 
 The 51 stdlib_bench questions are asked once (warm) with the shipped model ordering every
 route (`ranker_latency.every_route`), recording the inputs and outputs of `feature_rows`,
-`select`, `candidates`, the trees (`TreeModel.scores`) and `compaction.compact`; then each stage
+`select`, `candidates`, the trees (`TreeModel.scores`) and `compaction.compact`, and (since
+round 17) the rows and their scores together (`rows_and_trees`: DIR's `feature_rows` and
+trees against this checkout's `feature_matrix` and trees); then each stage
 of DIR's code (its module files loaded beside this checkout's) and of this checkout's runs on
 the same inputs, alternating, `--repeat` times a question, the fastest CPU time (process_time)
 of each kept. Reported: median and p95 over the questions, whether both give the recorded
@@ -65,7 +67,9 @@ def main() -> int:
     for question in questions:
         repo.ask(question)
     seen: list[dict[str, Any]] = []
-    kept = {n: getattr(rank_step, n) for n in STAGES}
+    # the rows: `feature_matrix` since round 17 (its inputs are `feature_rows`')
+    rows_at = "feature_matrix" if hasattr(rank_step, "feature_matrix") else "feature_rows"
+    kept = {n: getattr(rank_step, rows_at if n == "feature_rows" else n) for n in STAGES}
     kept["compact"] = driver.compact
 
     def recording(name: str) -> Callable[..., Any]:
@@ -76,13 +80,13 @@ def main() -> int:
         return run
 
     for name in STAGES:
-        setattr(rank_step, name, recording(name))
+        setattr(rank_step, rows_at if name == "feature_rows" else name, recording(name))
     driver.compact = recording("compact")
     for question in questions:
         seen.append({})
         repo.ask(question)
     for name in STAGES:
-        setattr(rank_step, name, kept[name])
+        setattr(rank_step, rows_at if name == "feature_rows" else name, kept[name])
     driver.compact = kept["compact"]
     manifest = json.loads((ROOT / "data" / "ranker" / "manifest.json").read_text("utf-8"))
     text = (ROOT / "data" / "ranker" / manifest["model"]).read_text("utf-8")
@@ -91,12 +95,25 @@ def main() -> int:
     old_compaction = _other(args.against, "_ab_compaction", "controller/compaction.py")
     models = (old_trees.parse_model(text, rank_features.FEATURES),
               learned_rank.parse_model(text, rank_features.FEATURES))
+    matrix_equals_rows = True  # the step's rows (a matrix since round 17) are feature_rows'
     for record in seen:
-        rows = record["feature_rows"][1]
-        record["trees"] = ((rows,), models[1].scores(rows))
+        args_rows, made = record["feature_rows"]
+        record["feature_rows"] = (args_rows, rank_features.feature_rows(*args_rows))
+        matrix_equals_rows = matrix_equals_rows and [[float(v).hex() for v in r] for r in made] \
+            == [[float(v).hex() for v in r] for r in record["feature_rows"][1]]
+        record["trees"] = ((record["feature_rows"][1],),
+                           models[1].scores(record["feature_rows"][1]))
+        # the rows and their scores: a list per candidate and its conversion, or the matrix
+        record["rows_and_trees"] = (args_rows, record["trees"][1])
+    matrix = getattr(importlib.import_module("controller.rank_matrix"), "feature_matrix",
+                     None) if (ROOT / "controller" / "rank_matrix.py").exists() else None
     pairs = {**{n: (getattr(old_features, n), getattr(rank_features, n)) for n in STAGES},
              "trees": (models[0].scores, models[1].scores),
              "compact": (old_compaction.compact, compaction.compact)}
+    if matrix is not None:
+        pairs["rows_and_trees"] = (
+            lambda *a: models[0].scores(old_features.feature_rows(*a)),
+            lambda *a: models[1].scores(matrix(*a)))
     load_start = load_average()
     stages: dict[str, Any] = {}
     for name, (old, new) in pairs.items():
@@ -124,7 +141,7 @@ def main() -> int:
               "command": shlex.join(["python", "benchmarks/ranker_stages_ab.py",
                                      *sys.argv[1:]]),
               "load_average": {"start": load_start, "end": load_average()},
-              "cpu_ms": stages}
+              "step_rows_equal_feature_rows": matrix_equals_rows, "cpu_ms": stages}
     write_result(args.out, result, indent=1)
     show(result, indent=1)
     return 0

@@ -18,7 +18,8 @@ rotated to tuning keeps its last held-apart result under its own name (round 14:
 became secret_tune_writer40.json; round 15: writer44's secret_heldapart_w44.json became
 secret_tune_writer44.json; round 16: writer49's secret_heldapart_w49.json became
 secret_tune_writer49.json; round 17: writer51's secret_heldapart_w51.json became
-secret_tune_writer51.json); the default file is the lead's next held-apart measurement.
+secret_tune_writer51.json; round 18: writer54's secret_heldapart_w54.json became
+secret_tune_writer54.json); the default file is the lead's next held-apart measurement.
 """
 
 from __future__ import annotations

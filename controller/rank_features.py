@@ -78,9 +78,9 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True)
-class NodeSignals:
-    """What the index says of one definition (read by the driver)."""
+class NodeSignals(NamedTuple):
+    """What the index says of one definition (read by the driver; a named tuple, not a frozen
+    dataclass: one is made per pooled definition a question, in half the time)."""
 
     calls_in: int = 0
     calls_out: int = 0

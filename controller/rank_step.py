@@ -12,10 +12,13 @@ from __future__ import annotations
 import json
 import math
 import threading
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
+
+import numpy as np
 
 from controller.evidence import CODE_CHUNK_KINDS, Candidate
 from controller.file_defs import question_tokens
@@ -32,9 +35,9 @@ from controller.rank_features import (
     RankInputs,
     SelectWeights,
     candidates,
-    feature_rows,
     select,
 )
+from controller.rank_matrix import Rows, feature_matrix
 from helix.core.config import HelixConfig
 from helix.core.errors import RankerModelError
 from helix.core.hashing import digest
@@ -55,8 +58,7 @@ class Scorer(Protocol):
         """The question routes it orders (the routes its training questions took); None: all."""
         ...
 
-    def score(self, pooled: Sequence[Pooled], rows: Sequence[Sequence[float]]
-              ) -> Sequence[float]: ...
+    def score(self, pooled: Sequence[Pooled], rows: Rows) -> Sequence[float]: ...
 
 
 @dataclass(frozen=True)
@@ -81,8 +83,7 @@ class Ranker:
     # `head_start`; 1: its first item stays first, so the first file is the hand order's)
     head_start: int = 0
 
-    def score(self, pooled: Sequence[Pooled], rows: Sequence[Sequence[float]]
-              ) -> Sequence[float]:
+    def score(self, pooled: Sequence[Pooled], rows: Rows) -> Sequence[float]:
         scores = self.model.scores(rows)
         return scores if self.blend >= 1.0 else blend(scores, self.blend)
 
@@ -227,27 +228,67 @@ def history_of(index: IndexReader) -> Any:
     return read() if callable(read) else None
 
 
-def _signals(nodes: Sequence[str], index: IndexReader, words: frozenset[str]
-             ) -> dict[str, NodeSignals]:
-    wanted = [n for n in dict.fromkeys(nodes) if n.startswith("def:")]
-    history = history_of(index)
-    graph = index.graph
+# a node's signals but the question's history score (`history_bm25` 0.0), or None (no edges,
+# no history), kept per loaded stored graph and its history field: a generation's graph file
+# and history part never change, so a node is read once per loaded index, not per question
+_KEPT: weakref.WeakKeyDictionary[Any, tuple[Any, dict[str, NodeSignals | None]]] = (
+    weakref.WeakKeyDictionary())
+_KEPT_NODES = 200_000
+
+
+def _index_signals(wanted: Sequence[str], graph: Any, history: Any
+                   ) -> dict[str, NodeSignals | None]:
     ranks = getattr(graph, "pagerank_of", None)
     pagerank: dict[str, float] = dict(ranks(wanted)) if callable(ranks) else {}
     counts = edge_counts(graph, wanted)
-    out: dict[str, NodeSignals] = {}
+    out: dict[str, NodeSignals | None] = {}
     for node in wanted:
         kinds = counts.get(node, {})
         past = history.docs.get(node, frozenset()) if history is not None else frozenset()
-        if not kinds and not past:
-            continue
         out[node] = NodeSignals(calls_in=kinds.get("calls", (0, 0))[0],
                                 calls_out=kinds.get("calls", (0, 0))[1],
                                 tests_in=kinds.get("tests", (0, 0))[0],
                                 documented=kinds.get("documents", (0, 0))[0],
                                 pagerank=pagerank.get(node, 0.0), history=past,
-                                commits=history.commits.get(node, 0) if past else 0,
-                                history_bm25=history.score(node, words) if past else 0.0)
+                                commits=history.commits.get(node, 0) if past else 0
+                                ) if kinds or past else None
+    return out
+
+
+def _kept_signals(wanted: Sequence[str], graph: Any, history: Any
+                  ) -> dict[str, NodeSignals | None]:
+    """`_index_signals` of `wanted`, each node read once per loaded stored graph (one with
+    the batch `edge_counts`: an in-memory graph may change, so it is read every time)."""
+    if not callable(getattr(graph, "edge_counts", None)):
+        return _index_signals(wanted, graph, history)
+    with _LOCK:
+        held = _KEPT.get(graph)
+        if held is None or held[0] is not history:
+            held = _KEPT[graph] = (history, {})
+    memo = held[1]
+    known = {n: memo[n] for n in wanted if n in memo}
+    missing = [n for n in wanted if n not in known]
+    if not missing:
+        return known
+    found = _index_signals(missing, graph, history)
+    with _LOCK:
+        if len(memo) + len(found) > _KEPT_NODES:
+            memo.clear()  # a bounded memory
+        memo.update(found)
+    return {**known, **found}
+
+
+def _signals(nodes: Sequence[str], index: IndexReader, words: frozenset[str]
+             ) -> dict[str, NodeSignals]:
+    wanted = [n for n in dict.fromkeys(nodes) if n.startswith("def:")]
+    history = history_of(index)
+    base = _kept_signals(wanted, index.graph, history)
+    out: dict[str, NodeSignals] = {}
+    for node in wanted:
+        kept = base[node]
+        if kept is not None:  # the question's history score: only a node with history has one
+            out[node] = (kept._replace(history_bm25=history.score(node, words))
+                         if kept.history else kept)
     return out
 
 
@@ -332,10 +373,13 @@ def learned_order(state: LoopState, ranked: Sequence[Candidate], index: IndexRea
                            list(dict.fromkeys(p.chunk.path for p in pooled)))
     inputs = RankInputs(**{**inputs.__dict__, "signals": signals, "bm25": bm25,
                            "file_bm25": file_bm25})
-    rows = feature_rows(inputs, pooled, config.retrieval.file_defs)
+    # the rows as one float64 matrix (`feature_rows`' values; the trees read it as it is)
+    rows = feature_matrix(inputs, pooled, config.retrieval.file_defs)
     if getattr(scorer, "wide", False):
-        rows = [row + extra for row, extra in zip(
-            rows, bridge_rows(inputs, pooled, question_tokens(state.plan)), strict=True)]
+        extra = np.asarray(bridge_rows(inputs, pooled, question_tokens(state.plan)),
+                           dtype=np.float64).reshape(len(pooled),
+                                                     len(QUESTION_FEATURES) - len(FEATURES))
+        rows = np.hstack([rows, extra])
     head = int(getattr(scorer, "head", 0))
     if head > 0:
         return reorder_head(ranked, pooled, scorer.score(pooled, rows), head,

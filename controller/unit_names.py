@@ -59,6 +59,7 @@ class Names:
     one_letter_after: frozenset[str]
     complement_after: frozenset[str]  # "value is A;": a one-letter unit ending its clause
     unit_nouns: frozenset[str]  # a clause calling a word a unit ("KG is the only unit")
+    unit_verbs: frozenset[str]  # "take W": a capital letter a verb of giving a unit takes
     dimension_nouns: frozenset[str]
     number_words: frozenset[str]
     connectors: frozenset[str]
@@ -82,6 +83,7 @@ class Names:
     compound: re.Pattern[str]  # a unit, a separator, a unit of time
     products: re.Pattern[str] | None  # a product's spelled name in two words ("watt-hours")
     prefixes: frozenset[str]  # the table's prefixes written out ("kilo", "milli")
+    quotients: dict[str, str]  # "energy/time" -> power: a compound's dimension named
 
 
 def _split(compound: str) -> tuple[str, str] | None:
@@ -152,6 +154,13 @@ def prefixes(data: dict[str, Any]) -> frozenset[str]:
     return frozenset(out)
 
 
+def _quotients(data: dict[str, Any]) -> dict[str, str]:
+    """The dimension a unit per a unit of `over` is of where the table names it ("energy/time"
+    -> power: "BTU/h" rivals "W")."""
+    over = data["compounds"]["over"]
+    return {f"{top}/{over}": dim for top, dim in data["compounds"].get("quotients", [])}
+
+
 def _named(data: dict[str, Any]) -> list[tuple[str, Identity]]:
     """Every name of the table with the unit it names: the dimensions' units and aliases, and
     the named compounds ("Mbps": megabits per second)."""
@@ -168,7 +177,9 @@ def _named(data: dict[str, Any]) -> list[tuple[str, Identity]]:
         first = parts and (simple.get(parts[0]), simple.get(parts[1]))
         if not first or first[0] is None or first[1] is None:
             raise ValueError(f"units.toml: {entry[0]!r} is not a unit per a unit")
-        unit = (f"{first[0][0]}/{first[1][0]}", f"{first[0][1]}/{first[1][1]}")
+        unit = (_quotients(data).get(f"{first[0][0]}/{first[1][0]}",
+                                     f"{first[0][0]}/{first[1][0]}"),
+                f"{first[0][1]}/{first[1][1]}")
         named += [(name, unit) for name in entry[1:]]
     held = {name.lower() for name, _ in named}
     named += [(name, unit) for name, unit in products(data) if name.lower() not in held]
@@ -241,7 +252,7 @@ def names() -> Names:
     return Names(
         products=re.compile(r"(?i)(?<![\w°" + JOIN + r"-])(?:" + "|".join(
             re.escape(w).replace(r"\ ", r"[ \t-]+") for w in two_words) + r")(?![\w°-])")
-        if two_words else None, prefixes=prefixes(data),
+        if two_words else None, prefixes=prefixes(data), quotients=_quotients(data),
         exact=exact, folded=folded, recased=recased,
         spellings=tuple((a, b) for a, b in data["mentions"]["spellings"]),
         per=tuple(per["per"]),
@@ -249,6 +260,7 @@ def names() -> Names:
         one_letter_after=frozenset(mentions["one_letter_after"]),
         complement_after=frozenset(mentions["complement_after"]),
         unit_nouns=frozenset(mentions["unit_nouns"]),
+        unit_verbs=frozenset(mentions["unit_verbs"]),
         dimension_nouns=frozenset(mentions["dimension_nouns"]),
         number_words=frozenset(mentions["number_words"]),
         connectors=frozenset(mentions["connectors"]), anaphors=frozenset(lines["anaphors"]),
@@ -311,7 +323,8 @@ def identity(word: str) -> Identity | None:
     top, bottom = _simple(parts[0]), _simple(parts[1])
     if top is None or bottom is None or bottom[0] != n.over or "/" in top[0]:
         return None
-    return (f"{top[0]}/{bottom[0]}", f"{top[1]}/{bottom[1]}")
+    dim = f"{top[0]}/{bottom[0]}"
+    return (n.quotients.get(dim, dim), f"{top[1]}/{bottom[1]}")
 
 
 def _join_spelled(text: str) -> str:
@@ -375,7 +388,8 @@ def is_unit_name(word: str, previous: str) -> bool:
     """`word` names a unit; a one-letter name or a two-letter one typed in one case ("mv",
     "KG") only where a unit stands (after `one_letter_after` or a number: "in V", "3300 mv")."""
     if (len(word) == 1 or word in names().recased) and not (
-            previous in names().one_letter_after or previous.isdigit()):
+            previous in names().one_letter_after or previous.isdigit()
+            or (len(word) == 1 and word.isupper() and previous in names().unit_verbs)):
         return False
     return identity(word) is not None
 

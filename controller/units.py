@@ -30,6 +30,7 @@ from functools import lru_cache
 from controller.unit_contrast import contrast_instead
 from controller.unit_identifiers import suffixed as _suffixed
 from controller.unit_identifiers import suffixed_rival as _suffixed_rival
+from controller.unit_letters import stands
 from controller.unit_markup import blanked as _blanked
 from controller.unit_markup import foreign_rows as _foreign_rows
 from controller.unit_markup import noted as _noted
@@ -134,7 +135,8 @@ def _mentions(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[re.M
         noted = _noted([t.lower() for t in before])
         if (len(match.group()) == 1 or match.group() in table.recased) and not (
                 previous in table.one_letter_after or is_number(previous) or noted
-                or (len(match.group()) > 1 and _called_unit(text, match))):
+                or (len(match.group()) > 1 and _called_unit(text, match))
+                or (len(match.group()) == 1 and stands(text, match.start(), match.end()))):
             continue
         after = re.match(r"\s+([A-Za-z]+)", text[match.end():])
         if len(match.group()) == 1 and match.start() and text[match.start() - 1].isdigit() \
@@ -180,9 +182,9 @@ def _instead(reading: Reading, unit: str, sentence: int) -> str | None:
     sentence (the answer to a question, "Is it in MB? No, it's in GB."; "It isn't in Celsius.
     It's in millikelvin."), or the one after a reply alone ("Q: ... in MB?\nA: No. It's GB.")."""
     reply = sum(1 for t in reading.tokens if t.sentence == sentence + 1 and t.text[:1].isalnum())
-    for at in (sentence, sentence + 1, sentence + 2):
+    for at in (sentence, sentence + 1, sentence + 2, sentence - 1):
         if at == sentence + 2 and reply > _REPLY_WORDS:  # past a reply alone ("A: No.")
-            break
+            continue
         said: list[str] = []
         for n, (token, denied) in enumerate(zip(reading.tokens, reading.denied, strict=True)):
             # in a sentence denying the unit, a one-letter name also stands as the correction

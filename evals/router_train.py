@@ -42,7 +42,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -61,6 +60,7 @@ from controller.continuity.meaning import (
     text_features,
 )
 from controller.continuity.turn_plan import Reading
+from evals.heldapart import fresh_home
 from evals.router_curves import best_settings, phrase_curve, routing_curve
 from evals.scenarios import SUITE_DIR, resolve_repo
 from evals.suites import DATA_DIR, read_jsonl
@@ -449,7 +449,7 @@ def write_model(out: Path, bank: Bank, w: np.ndarray, b: np.ndarray, model_key: 
 
 
 def train(out: Path) -> dict[str, Any]:
-    os.environ["HELIX_HOME"] = tempfile.mkdtemp(prefix="helix-router-train-")
+    os.environ["HELIX_HOME"] = fresh_home(prefix="helix-router-train-")
     samples = collect({"index.embed_enabled": False})
     hand = [r["text"] for _, r in read_jsonl(ROUTER_DIR / "exemplars.jsonl")]
     vectors = embed([s.text for s in samples] + [o for s in samples for o in s.options] + hand)
@@ -478,7 +478,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="fail unless training reproduces the shipped model")
     parser.add_argument("--out", type=Path, default=MODEL_DIR)
     args = parser.parse_args(argv)
-    out = Path(tempfile.mkdtemp(prefix="helix-router-model-")) if args.check else args.out
+    out = Path(fresh_home(prefix="helix-router-model-")) if args.check else args.out
     from threadpoolctl import threadpool_limits
 
     # one BLAS thread: the sixteen fits' thousands of small products gain nothing from a

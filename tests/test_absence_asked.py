@@ -91,6 +91,39 @@ def test_a_question_whose_wh_word_is_a_subject_asks_no_noun() -> None:
     assert {"first", "order"} <= asked_nouns("in what order do the workers drain queues?")
 
 
+def test_how_long_asks_for_a_duration_not_for_its_subject() -> None:
+    from helix.synthesis.absence_asked import asked_nouns
+
+    # meaning20: "how long" and "how often" ask for a measure (data, absence_asked.toml
+    # asked_measures): its proxies are asked, the words after it are its subject
+    asked = asked_nouns("how long does the indexer keep its worker threads?")
+    assert {"duration", "lifetime", "time"} <= asked  # main: none of them
+    assert not {"indexer", "worker", "threads"} & asked
+    assert {"interval", "frequency"} <= asked_nouns("how often does the pool restart?")
+    question = "how long do the indexer's worker threads start for?"
+    assert _refused("`start_pool` launches the worker threads [E1], but their lifetime is not "
+                    "stated.", question)  # main: accepted
+    # a side remark after the answer was given (a number of the evidence) stays a note
+    assert not _refused("The indexer starts 6 worker threads [E1]; how long each one lives "
+                        "is not stated.", HOW_MANY)
+
+
+def test_a_reported_question_then_only_what_is_missing_is_a_claim() -> None:
+    # meaning20 (helix/synthesis/absence_report.py): an opening that reports the question back
+    # answers nothing; what follows says only what the material lacks
+    assert _refused("You're asking how many threads the indexer starts. The excerpts [E1][E2] "
+                    "are about draining the queue; the startup policy itself isn't included.",
+                    HOW_MANY)  # main: accepted
+    assert _refused("Restating: you want the indexer's thread setup. The snippets [E1][E2] talk "
+                    "about the drain loop, and the launch policy is not described there.",
+                    HOW_MANY)
+    # a later sentence gives the evidence's value plainly: an answer with a note
+    assert not _refused("You asked how many threads the indexer starts. It starts 6 "
+                        "(`WORKER_THREADS` [E1]). The docs don't say why 6.", HOW_MANY)
+    # no report of the question: left to the other checks
+    assert not _refused("The indexer starts 6 worker threads [E1].", HOW_MANY)
+
+
 def test_a_relative_clause_speaks_of_the_noun_before_its_pronoun() -> None:
     from helix.synthesis.absence import evidence_words
     from helix.synthesis.absence_asked import asked_missing
@@ -127,6 +160,22 @@ def test_a_plain_answer_then_side_notes_closing_on_the_answer_is_accepted() -> N
     assert not _refused_by_a_head_that_refuses_all(text, HOW_MANY)
     result = check_answer(text, citation_refs(EVIDENCE), evidence=EVIDENCE, question=HOW_MANY)
     assert result.ok and result.limits  # the note is kept as a limit
+
+
+def test_a_side_note_may_close_on_a_negation_of_behaviour() -> None:
+    # meaning20: the note before the contrast negates (it is the claim on a side detail); what
+    # the contrast closes on negates how the code behaves, no claim about the material
+    text = ("`start_pool` launches `WORKER_THREADS` threads, 6 of them [E1]. The excerpts don't "
+            "show who drains the queue, but the pool can't grow past that.")
+    assert not _refused_by_a_head_that_refuses_all(text, HOW_MANY)  # main: refused
+    # the contrast's clause is itself a claim about the material: refused still
+    assert _refused_by_a_head_that_refuses_all(
+        "`start_pool` launches 6 threads [E1]. The excerpts don't show who drains the queue, "
+        "but nothing here says how long they live either.", HOW_MANY)
+    # the claim comes after the contrast, the words before it negate nothing: refused still
+    assert _refused_by_a_head_that_refuses_all(
+        "I read `start_pool` and docs/indexer.md. They mention the pool, but the thread count "
+        "isn't given, so I can't say.", HOW_MANY)
 
 
 def test_a_restatement_or_a_note_on_the_asked_thing_is_no_side_note() -> None:

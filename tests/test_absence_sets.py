@@ -225,7 +225,16 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # both after the head (helix/synthesis/absence_asked.py): 14, 48 -> 6, 43 (accepted
     # fresh11 4 -> 0, fresh12 1 -> 0, fresh14 3 -> 1, fresh18 2 -> 1; refused fresh8 5 -> 2,
     # fresh12 4 -> 3, tune9 4 -> 3; no set the wrong way)
-    assert wrong.get(("tune", True), 0) <= 6 and wrong.get(("tune", False), 0) <= 43, wrong
+    # meaning20: fresh20 (writer53; 64 claims, 48 ordinary; held apart, measured by the lead
+    # before and after round 16: 3 -> 2 accepted, 1 -> 1 refused) joined as measured: 8 of
+    # 1141, 44 of 801; the head retrained with fresh20 as a nineteenth writer (the same
+    # setting chosen: stack, l2 10, threshold 0.3), a side note closing on a negation of
+    # behaviour accepted, "how long" / "how often" asking for a measure
+    # (helix/synthesis/absence_asked.py): 7, 41 (fresh20 2 -> 1 accepted; refused fresh13
+    # 6 -> 5, fresh18 3 -> 1; no set the wrong way); an answer opening with a reported
+    # question then saying only what is missing a claim (helix/synthesis/absence_report.py):
+    # 4, 41 (accepted fresh20 1 -> 0, fresh14 1 -> 0, fresh16 1 -> 0)
+    assert wrong.get(("tune", True), 0) <= 4 and wrong.get(("tune", False), 0) <= 41, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)

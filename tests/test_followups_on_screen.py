@@ -67,3 +67,19 @@ def test_after_a_sense_was_chosen_the_other_sense_is_the_question_in_that_sense(
     turn = talk(text)
     assert (turn.transition, turn.lane) == ("T2", "root"), turn.answer
     assert "storage/cavity_pool.py" in (talk.state().root_frame.sense or "")
+
+
+@pytest.mark.parametrize("text", ["alright now the other meaning please",
+                                  "could we look at the storage meaning now?"])
+def test_the_other_sense_after_an_item_of_the_chosen_sense_was_opened(repo, text):
+    # router18: the last accepted choice is then the opened item, not the sense; a message
+    # about a sense that points away from the chosen one still means the other sense (T2)
+    talk = Talk(repo)
+    talk("what is a cavity?")
+    talk("the optical one")
+    opened = talk("open the first one")
+    assert opened.transition == "T3" and opened.opened is not None
+    turn = talk(text)
+    assert (turn.transition, turn.lane, turn.intent) == ("T2", "root", "correct_choice"), \
+        turn.answer
+    assert "storage/cavity_pool.py" in (talk.state().root_frame.sense or "")

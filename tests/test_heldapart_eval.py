@@ -64,3 +64,21 @@ def test_alt_readings_beside_expect_are_accepted(tmp_path):
     expect = load_sessions(path)[0]["turns"][1]["expect"]
     assert score_turn(_turn("T9", "semantic", "summarize_recent_activity"), expect)["ok"]
     assert not score_turn(_turn("T8", "meta", "explain_last_action"), expect)["ok"]
+
+
+def test_a_benchmark_home_is_removed_when_the_process_exits(monkeypatch):
+    import atexit
+    import os
+
+    from evals import heldapart
+
+    at_exit: list[tuple[object, tuple[object, ...], dict[str, object]]] = []
+    monkeypatch.setattr(atexit, "register",
+                        lambda fn, *args, **kw: at_exit.append((fn, args, kw)))
+    home = heldapart.fresh_home(prefix="helix-test-home-")
+    with open(os.path.join(home, "sessions.db"), "w") as f:
+        f.write("x")
+    assert os.path.basename(home).startswith("helix-test-home-")
+    for fn, args, kw in at_exit:  # what the interpreter runs at exit
+        fn(*args, **kw)  # type: ignore[operator]
+    assert not os.path.exists(home)

@@ -130,3 +130,26 @@ def test_the_selection_lane_decides_the_same_on_the_same_reply() -> None:
     without = drive(selection_steps("open the one about ranking", state, SETTINGS,
                                     now_ms=NOW_MS), _scripted({})[1])
     assert without.reason == "llm_unavailable"  # no model configured: no request at all
+
+
+def test_a_search_that_finds_nothing_leaves_the_earlier_answers_gate() -> None:
+    # router18: the list and answer on screen are still the earlier root's; a new question
+    # that found nothing must not judge them ("2" was refused as if turn 1 found nothing)
+    from controller.continuity.state import AddressNavigationState, RootFrameState
+
+    partial = CoverageGateState(coverage_status="partial", evidence_grade=0.5,
+                                grounding_status="ungrounded", truth_mode="unsupported",
+                                carryover_eligibility="object_only")
+    frame = RootFrameState(question="where is the index built?", domain_id="search",
+                           root_route_id="location", path_scope=None, revision="r",
+                           root_result_set_id="ev-1", root_answer_object_ref=1)
+    earlier = state_with(option_set("os1", EVIDENCE_ITEMS), coverage_gate_state=partial,
+                         address_navigation_state=AddressNavigationState(root_frame=frame))
+    empty = ask(files_index(FILES), "zyzzyva quuxplonk frobnitz")
+    assert not empty.evidence and empty.clarify is None
+    _seen, perform = _scripted({Retrieve: empty})
+    out = drive(execute(_context("where is the zyzzyva quuxplonk frobnitz?", earlier)), perform)
+    assert out.transition == "T10" and "coverage_gate" not in out.updates
+    # with no earlier root, the gate records that nothing was found
+    first = drive(execute(_context("where is the zyzzyva quuxplonk frobnitz?")), perform)
+    assert first.updates["coverage_gate"].carryover_eligibility == "meta_only"

@@ -130,3 +130,78 @@ def _turn(text: str):
     ("what is the blast radius of that", None)])
 def test_item_position(text, position):
     assert item_position(_turn(text)) == position
+
+
+def _unsure(meaning: str, p: float, second: str, q: float):
+    def reader(f: Features) -> Reading:
+        return Reading(meaning=meaning, confidence=p, alternatives=((second, q),))
+    return reader
+
+
+@pytest.mark.parametrize("text", ["and teh Cavity class itslef?",
+                                  "And about the Tokenizer class, is same thing?",
+                                  "what about tokenize() itself"])
+def test_a_continuing_lead_read_as_a_pivot_is_the_pivot_however_unsure(text):
+    # router18: every tune turn that opens with "and" / "what about" and is read as a pivot
+    # first is a T6 (29 of 29); below the rescue bar they became searches for their own words
+    # or a two-readings clarifier
+    plan = route_turn(_state(focus=3), text, None, ON, reader=_unsure("pivot", 0.31, "callers",
+                                                                      0.30))
+    assert (plan.transition, plan.lane, plan.intent) == ("T6", "root", "pivot")
+    # without the lead the unsure reading does not carry it: the message is searched as asked
+    plan = route_turn(_state(focus=3), "teh Cavity class itslef?", None, ON,
+                      reader=_unsure("pivot", 0.31, "new_question", 0.30))
+    assert plan.intent == "root_question" and plan.announce
+
+
+@pytest.mark.parametrize(("text", "first", "second"), [
+    ("Okay, is enough, thank you very much.", "chat", "cancel"),
+    ("never mind that's all for now thanks", "chat", "cancel"),
+    ("plugin: abort current request chain", "cancel", "chat")])
+def test_a_closing_read_as_small_talk_and_as_a_cancel_is_no_search(text, first, second):
+    # router18: both readings end the exchange without retrieval, so together they clear the
+    # bar against a new question; neither is a two-readings clarifier
+    plan = route_turn(_state(focus=3), text, None, ON, reader=_unsure(first, 0.39, second, 0.35))
+    assert plan.intent in ("small_talk", "cancel") and plan.retrieval is False
+    assert (plan.transition, plan.lane) == (("T0", "chat") if first == "chat"
+                                            else ("T6", "interrupt"))
+
+
+def _lead_state():
+    """The grounded answer's lead (item 4) selected by the answer, nothing chosen yet."""
+    from controller.continuity.state import ANSWER_LEAD_FAMILY
+
+    state = _state(focus=None)
+    obj = SelectedObjectFrameState(focus_object_ref=TARGETS[3], focus_object_kind="symbol",
+                                   source_result_set_id="ev-1",
+                                   compatible_route_family=ANSWER_LEAD_FAMILY,
+                                   provenance_bundle_ref="os-1", temporal_ceiling="r")
+    return apply_transition(state, "T1", caps=CAPS, turn_id=1,
+                            updates={"selected_object": obj}).state
+
+
+@pytest.mark.parametrize("text", ["y is there +0.5 evreywhere",
+                                  "I'd appreciate an explanation of the max(1, ...) part."])
+def test_a_number_in_a_question_about_the_answers_lead_is_a_value(text):
+    # router18: the lead a grounded answer selected is what the question is about, as a chosen
+    # object is; "0.5" and "max(1, ...)" were taken for items 0 / 1 of the list (T3)
+    plan = route_turn(_lead_state(), text, None, ON, reader=_read("explain"))
+    assert (plan.transition, plan.lane, plan.intent) == ("T4", "explain", "explain_focused")
+    assert plan.target is not None and plan.target.id == TARGETS[3].id
+
+
+@pytest.mark.parametrize(("text", "index"), [("2, explain", 2), ("1 — what does it do", 1),
+                                             ("explain the second one", 2), ("#3 explain", 3)])
+def test_a_position_said_first_or_as_one_still_picks_with_the_lead_in_focus(text, index):
+    plan = route_turn(_lead_state(), text, None, ON, reader=_read("explain"))
+    assert (plan.transition, plan.lane) == ("T3", "selection")
+    assert plan.choice_index == index or (plan.choice_index is None and plan.selection_text)
+
+
+@pytest.mark.parametrize("text", ["um how do we send text messages to customers",
+                                  "migrations, how do I run them, quick"])
+def test_a_question_read_as_small_talk_and_as_a_cancel_is_still_searched(text):
+    # a clause that asks ("how do I run them") is no closing: the two readings do not add up
+    plan = route_turn(_state(focus=3), text, None, ON, reader=_unsure("chat", 0.30, "cancel",
+                                                                      0.25))
+    assert plan.intent == "root_question"

@@ -3,8 +3,9 @@ writer41's, by class; every value here invented for the test): a JWT signed by n
 of a media file, a typed object ID under its type's name, crypto test data named as such, a
 site key, a SOPS envelope's parameters, a private key's markers with no body, a publishable
 token, dummies and references the keyword detector read as passwords, a qualified call after
-`credentials:`. (An unsigned JWT and a URL's `user:password@` stay found: the public samples
-count them as secrets.)"""
+`credentials:`. (An unsigned JWT stays found: the public samples count it as a secret. A
+URL's `user:password@` did too until round 18: three tune sets' templates showed it flagged,
+against one public sample, detect-secrets' own `https://username:password@yelp.com`.)"""
 
 from __future__ import annotations
 
@@ -42,11 +43,10 @@ def test_lookalikes_of_these_classes_are_left(text: str) -> None:
 
 
 @pytest.mark.parametrize(("text", "value"), [
-    # an unsigned JWT and `user:password@` (the public samples count them), a signed token,
+    # an unsigned JWT (the public samples count it), a signed token,
     # an ID under a secret's name, a real URL password, a key's ID: kept
     ('bad = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJxYS03In0."\n',
      "eyJhbGciOiJub25lIn0.eyJzdWIiOiJxYS03In0."),
-    ("DATABASE_URL=postgres://user:password@localhost:5432/app\n", "password"),
     ('token = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJxYS03In0.Tq8vWm2LxR7nZp4KHx3Kq9vLm2Tz8"\n',
      "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJxYS03In0.Tq8vWm2LxR7nZp4KHx3Kq9vLm2Tz8"),
     ('api_secret = "sec_Tq8vWm2LxR7nZp4KHx3K"\n', "sec_Tq8vWm2LxR7nZp4KHx3K"),

@@ -95,6 +95,11 @@ LEFT |= {"#define MAX_CHARGE_CENTS 50000  /* $500.00 */"}
 # meaning18 reads all six (a unit's name spelled from the table's, "kilowatt-hours"; a past
 # subject set against a present one; a number's format placeholder a value:
 # tests/test_unit_structure18.py)
+# (meaning20) fresh20 (power in W), measured held apart by the lead before and after round 16
+# with 3 -> 3 statements missed and 1 -> 1 denial confirmed, now a tune set: meaning20 reads
+# all four (a reply's label in emphasis, "**A:** No."; a one-letter name where the sentence
+# puts a unit, "the unit is W;", "returns W"; a past clause's sequel, "then kW briefly":
+# tests/test_unit_structure20.py)
 
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:

@@ -135,6 +135,10 @@ _ITEM_NUMBER_AFTER = frozenset({"open", "show", "explain", "calls", "call", "cal
 _TOKEN = re.compile(r"#?[a-z0-9_]+(?:\.[0-9]+)?")
 
 
+# a number that opens the message, set off from the request after it
+_POSITION_FIRST = re.compile(r"^\s*#?(\d{1,3})\s*(?:[,:;\u2013\u2014]|-\s|\.\s)")
+
+
 def item_position(t: Turn) -> int | None:
     """The list position a question about an object names: a message that is only a position
     ("2", "the second"), a position with its ordinal form ("the second", "2nd", "the third
@@ -145,6 +149,9 @@ def item_position(t: Turn) -> int | None:
     whole = parse_ordinal(t.body, ORDINAL_SHAPE_MAX)
     if whole is not None:
         return whole
+    said_first = _POSITION_FIRST.match(t.text)
+    if said_first:  # "2, explain", "1 — what does it do": the position, then the request
+        return int(said_first.group(1))
     typed = t.text.lower()
     for text in dict.fromkeys((typed, respelled(t.text)[0].lower())):
         words = _TOKEN.findall(text)

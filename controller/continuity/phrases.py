@@ -74,6 +74,7 @@ SOURCE_KIND: dict[str, OptionSetKind] = dict(VOCABULARY["source_kind"])
 QUESTION_LEAD = _compiled("QUESTION_LEAD")
 DEICTIC = _compiled("DEICTIC")
 SENSE_WORDS = _compiled("SENSE_WORDS")
+AWAY_WORDS = _compiled("AWAY_WORDS")
 
 # --- object follow-ups over the graph; semantic follow-ups; meta; recap ------------------------
 CALLERS = _compiled("CALLERS")

@@ -257,10 +257,10 @@ def _on_object(t: Turn, intent: Intent) -> TurnPlan | None:
     item_intent: Intent = "explain_item" if explain else intent
     pool = t.pool()
     target = t.focused()
-    # with an object in focus, a number in the sentence is a value of that object unless it
-    # is said as a position; with nothing chosen (at most the answer's lead) the list is all
-    # the question can be about
-    number = item_position(t) if target is not None and not t.answer_lead() else _number(t)
+    # with an object in focus (chosen, or the grounded answer's lead), a number in the
+    # sentence is a value of that object unless it is said as a position; with nothing in
+    # focus the list is all the question can be about
+    number = item_position(t) if target is not None else _number(t)
     named = named_item(t) if not focus_named(t) else None
     if number is None and named is not None and target is not None \
             and same_object(named.target, target):

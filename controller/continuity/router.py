@@ -29,6 +29,7 @@ a truthful boundary (T10) that says why.
                                                                      lane's gates, not the pending
     small_talk           "hello", "thanks!", "ok", "what can you do?"  T0 small_talk (no retrieval)
     scope_rerun          "same question but only in tests/"          T2 root_followup_scope_change
+    other_sense          "now the other meaning" (a sense chosen)     T2 root, the other sense
     correction           "no, the other one", "wrong one"            T3 (T2 for another sense)
     tell_me_more         "tell me more about the first one"          T3 + retrieval around it
                          "explain it", "tell me more about that"     T4 (focus) / T3 (answer lead)
@@ -47,6 +48,7 @@ a truthful boundary (T10) that says why.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from controller.continuity import phrases as say
@@ -169,6 +171,10 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading, *,
         plan = plan_for(meaning, t, reading)  # picking what is in focus shows it again (T5)
     elif reading.forced:
         plan = plan_for(meaning, t, reading)
+    elif meaning == "pivot" and rules == "new_question" and _continues(t):
+        # "and teh Cavity class itslef?": the lead says the message continues the
+        # conversation, the reading says how (the root question of another subject, T6)
+        plan = plan_for(meaning, t, reading)
     else:
         plan = _acted_on(t, reading, rules, exact)
     if plan is None:  # the meaning cannot be acted on here: the rules' reading stands
@@ -178,12 +184,13 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading, *,
     # with the classifier reading a new question too there is no two-readings clarifier
     agreed = plan is rules_plan and rules not in ("new_question", "boundary")
     both_new = plan is rules_plan and meaning == rules == "new_question"
+    led = meaning == "pivot" and plan is not rules_plan and _continues(t)  # no two readings
     plan = plan.model_copy(update={"reading": reading, "reasons": (
         *plan.reasons[:-1], f"read as {meaning} ({reading.confidence:.2f})",
         *plan.reasons[-1:])})
     if reading.forced:
         return plan
-    close = None if agreed or both_new else _close_reading(t, plan, reading)
+    close = None if agreed or both_new or led else _close_reading(t, plan, reading)
     if close is not None:
         return close
     return _announced(t, plan, reading, rules, agreed)
@@ -196,9 +203,30 @@ def _action(plan: TurnPlan) -> tuple[str, str, str]:
     return plan.transition, plan.lane, intent
 
 
-def _same_action(a: TurnPlan, b: TurnPlan) -> bool:
-    """Two plans that do the same kind of thing (a boundary is no action)."""
-    return a.transition != "T10" and _action(a) == _action(b)
+# plans that end the exchange without a search: small talk ("thanks, that's all") and a cancel
+# ("never mind, that's enough"); a closing read as both is no question to search for
+_CLOSINGS = frozenset({("T0", "chat", "small_talk"), ("T6", "interrupt", "cancel")})
+
+
+def _same_action(a: TurnPlan, b: TurnPlan, closings: bool = False) -> bool:
+    """Two plans that do the same kind of thing (a boundary is no action), or, with
+    `closings`, two closings (`_CLOSINGS`)."""
+    return a.transition != "T10" and (_action(a) == _action(b) or (
+        closings and {_action(a), _action(b)} <= _CLOSINGS))
+
+
+ASKING_CLAUSE_WORDS = 3  # a clause this long that opens with a question word asks something
+
+
+def _asks_somewhere(t: Turn) -> bool:
+    """A clause of the message opens with a question word (after at most one word) and says more
+    than two ("migrations, how do I run them, quick"): it asks something, so it is no closing."""
+    for clause in (say.body(c).split() for c in re.split(r"[,.;:!?]", t.text)):
+        # the question word first, or after one word of lead-in ("um how do we ...")
+        for words in (clause, clause[1:]):
+            if len(words) >= ASKING_CLAUSE_WORDS and say.QUESTION_LEAD.match(" ".join(words)):
+                return True
+    return False
 
 
 def _acted_on(t: Turn, reading: Reading, rules: str, exact: bool = True) -> TurnPlan | None:
@@ -234,8 +262,9 @@ def _acted_on(t: Turn, reading: Reading, rules: str, exact: bool = True) -> Turn
             return None
         if plan is None:
             continue
+        closings = not _asks_somewhere(t)
         same = sum(q for n, q, other in plans if n != m and other is not None
-                   and _same_action(other, plan))
+                   and _same_action(other, plan, closings))
         return plan if (p + same) / left >= bar(plan) else None
     return None
 
@@ -291,11 +320,20 @@ def _close_reading(t: Turn, plan: TurnPlan, reading: Reading) -> TurnPlan | None
     if reading.margin >= s.router_clarify_margin or p < s.router_clarify_floor:
         return None
     other = plan_for(second, t, reading)
-    if other is None or (other.transition, other.lane) == (plan.transition, plan.lane):
+    if other is None or (other.transition, other.lane) == (plan.transition, plan.lane) \
+            or {_action(plan), _action(other)} <= _CLOSINGS:  # either way the exchange ends
         return None
     return t.plan("small_talk", "clarify", "clarify_reading",
                   f"two readings: {reading.meaning} ({reading.confidence:.2f}) / {second} "
                   f"({p:.2f})", reading=reading, readings=(reading.meaning, second))
+
+
+def _continues(t: Turn) -> bool:
+    """A message after an answer that opens with a continuing lead ("and ...", "what about
+    ...", `CONTINUING_LEADS`)."""
+    words = t.plain.split()
+    return t.state.turn_count > 0 and any(
+        words[:len(lead.split())] == lead.split() for lead in CONTINUING_LEADS)
 
 
 def _follow_up_looking(t: Turn, reading: Reading, rules_meaning: str) -> bool:
@@ -307,9 +345,7 @@ def _follow_up_looking(t: Turn, reading: Reading, rules_meaning: str) -> bool:
     readings = ((reading.meaning, reading.confidence), *reading.alternatives)
     follow_ups = [p for m, p in readings if m != "new_question"]
     terse = len(t.text.split()) <= FOLLOW_UP_WORDS_MAX and not say.QUESTION_LEAD.match(t.body)
-    words = t.plain.split()
-    continuing = any(words[:len(lead.split())] == lead.split() for lead in CONTINUING_LEADS)
-    return (bool(t.focus.pronoun_hint) or terse or continuing
+    return (bool(t.focus.pronoun_hint) or terse or _continues(t)
             or rules_meaning not in ("new_question", "boundary")
             or max(follow_ups, default=0.0) >= t.settings.router_follow_up_floor)
 

@@ -154,6 +154,38 @@ def _other_sense_option(t: Turn, rejected: str, rest: str) -> OptionItem | None:
     return others[0]
 
 
+def other_sense(t: Turn) -> TurnPlan | None:
+    """ "now the other meaning", "could we look at the storage meaning now?": after a sense of
+    the root question was chosen, a message that speaks of a sense (`SENSE_WORDS`) and points
+    away from the chosen one (the other, another, or a word only the other sense's option
+    says) asks the root question in the other sense (T2), even when an item was opened since
+    (the last accepted choice is then that item, not the sense)."""
+    root = t.state.root_frame
+    if root is None or root.sense is None or not say.SENSE_WORDS.search(t.body):
+        return None
+    chosen = next((c for c in t.state.recent_accepted_choice_ids
+                   if c.startswith(_SENSE_PREFIX)), None)
+    if chosen is None or chosen[len(_SENSE_PREFIX):] != root.sense:
+        return None
+    other = _other_sense_option(t, chosen, t.body)
+    if other is None or not (say.AWAY_WORDS.search(t.body) or _described(t, chosen, other)):
+        return None
+    return t.plan("root_followup_scope_change", "root", "correct_choice",
+                  f"the other sense {other.sense} instead of {root.sense}",
+                  question=root.question, scope=root.path_scope, sense=other.sense,
+                  rejected_choice_id=chosen)
+
+
+def _described(t: Turn, chosen: str, other: OptionItem) -> bool:
+    """The message names a word of the other sense's option that the chosen one's lacks."""
+    options = next((s for s in t.state.option_sets if any(i.id == chosen for i in s.items)),
+                   None)
+    mine = next((i for i in options.items if i.id == chosen), None) if options else None
+    words = set(re.findall(r"[a-z]{4,}", other.label.lower()))
+    words -= set(re.findall(r"[a-z]{4,}", mine.label.lower())) if mine else set()
+    return bool(words & set(re.findall(r"[a-z]+", t.body)))
+
+
 def correction(t: Turn) -> TurnPlan | None:
     """ "no, the other one": the last accepted choice is rejected, another one is wanted."""
     match = say.CORRECTION.match(t.body)
@@ -415,6 +447,7 @@ RULES: tuple[tuple[str, Matcher], ...] = (
     ("pending_answer", pending_answer),
     ("small_talk", small_talk),
     ("scope_rerun", scope_rerun),
+    ("other_sense", other_sense),
     ("correction", correction),
     ("tell_me_more", tell_me_more),
     ("selection", selection),

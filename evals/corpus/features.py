@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from controller.rank_features import FEATURES, Pooled
+from controller.rank_matrix import Rows
 from evals.corpus.mine import CorpusCase
 from evals.corpus.policy import index_tree, is_target
 
@@ -41,10 +42,11 @@ class Recorder:
     routes: frozenset[str] | None = None  # it records every route's candidates
     wide: bool = False  # with the question model's bridging columns (`QUESTION_FEATURES`)
 
-    def score(self, pooled: Sequence[Pooled], rows: Sequence[Sequence[float]]
-              ) -> list[float]:
+    def score(self, pooled: Sequence[Pooled], rows: Rows) -> list[float]:
         self.pooled = list(pooled)
-        self.rows = [list(r) for r in rows]
+        # Python floats either way (the learned step hands in a float64 matrix)
+        self.rows = (rows.tolist() if isinstance(rows, np.ndarray)
+                     else [list(r) for r in rows])
         return [-float(n) for n in range(len(pooled))]
 
 

@@ -401,6 +401,7 @@ def read(text: str) -> Reading:
             deny(cl.clause(i))
         if _match(tokens, i, c.past_tense) and token.sentence in now:
             deny(cl.clause(i))
+            deny(_sequels(cl, i))
         if token.lower in c.past_subjects and _subject_of(cl, i) and token.sentence in present:
             deny(cl.clause(i))
         if token.lower in c.change_from:
@@ -420,6 +421,22 @@ def read(text: str) -> Reading:
     return Reading(tokens=tokens, denied=tuple(d or r % 2 == 1 for d, r in zip(denied, reaches,
                                                                                strict=True)),
                    reaches=tuple(reaches))
+
+
+def _sequels(cl: _Clauses, at: int) -> list[int]:
+    """The clauses after the past clause of token `at` that a sequel opens ("..., then kW in
+    2.0"), each up to one saying what holds now ("since", "now")."""
+    tokens, out = cl.tokens, []
+    end = max(cl.clause(at))
+    while end + 2 < len(tokens) and tokens[end + 1].sentence == tokens[at].sentence:
+        clause = cl.clause(end + 2)
+        words = [j for j in clause if tokens[j].lower not in cl.c.coordinators]
+        if not words or tokens[words[0]].lower not in cl.c.sequels or any(
+                _match(tokens, j, cl.c.superseded_by) for j in clause):
+            break
+        out += clause
+        end = max(clause)
+    return out
 
 
 def _subject_of(cl: _Clauses, at: int) -> bool:

@@ -32,6 +32,7 @@ class Cues:
     past: Phrases
     past_tense: Phrases
     superseded_by: Phrases
+    sequels: frozenset[str]  # "was mW, then kW in 2.0, now W": a clause going on in the past
     past_subjects: frozenset[str]
     present_subjects: frozenset[str]
     change_verbs: frozenset[str]
@@ -86,6 +87,7 @@ def cues() -> Cues:
         evaluative=_phrases(cue["evaluative"]),
         past=_phrases(cue["past"]), past_tense=_phrases(cue["past_tense"]),
         superseded_by=_phrases(cue["superseded_by"]),
+        sequels=frozenset(cue["sequels"]),
         past_subjects=frozenset(cue["past_subjects"]),
         present_subjects=frozenset(cue["present_subjects"]),
         change_verbs=frozenset(cue["change_verbs"]), change_from=frozenset(cue["change_from"]),

@@ -21,6 +21,7 @@ _SENTENCE_END = frozenset({".", "!", "?"})
 # marks that close an emphasis or a quotation right after a sentence's end ("**Is it kPa?**
 # No.", '"Use kPa." Then'): the sentence ends after them
 _CLOSING_MARKS = frozenset({"*", "_", "`", '"', "'", "”", "’", "»"})
+_EMPHASIS = frozenset({"*", "_"})  # marks of an emphasis in markdown, no word
 OPEN, CLOSE = "(", ")"
 
 
@@ -94,11 +95,13 @@ def replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
             first += 1
         if tokens[first].sentence == tokens[i].sentence:
             continue
-        n = match(tokens, first, c.negative_replies)
-        after = first + n
-        if (n and (after >= len(tokens) or tokens[after].sentence != tokens[first].sentence
-                   or not tokens[after].text[:1].isalnum())) \
-                or match(tokens, first, c.elliptical):
+        # the reply read past the marks of an emphasis around it or its label ("**A:** No.")
+        reply = tuple(t for t in tokens[first:] if t.text not in _EMPHASIS)
+        if not reply or reply[0].sentence != tokens[first].sentence:
+            continue
+        n = match(reply, 0, c.negative_replies)
+        if (n and (n >= len(reply) or reply[n].sentence != reply[0].sentence
+                   or not reply[n].text[:1].isalnum())) or match(reply, 0, c.elliptical):
             out.add(tokens[i].sentence)
     return out
 

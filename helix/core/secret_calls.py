@@ -16,11 +16,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from helix.core.secret_gates import MIN_KEYED_VALUE
+from helix.core.secret_gates import CONTEXT_AFTER, MIN_KEYED_VALUE
 from helix.core.secret_names import name_strength, segments
 from helix.core.secret_structure import Found, placeholder, random_token
 
-__all__ = ["CALL_TRIGGER", "call_findings"]
+__all__ = ["BUILD_TRIGGER", "CALL_TRIGGER", "LITERAL_TRIGGER", "call_findings"]
 
 # The words of a callee that opens or builds an authenticated client (one segment of its last
 # name: DeepgramClient, APISession, get_factory, Wallet, Bind), or a qualified constructor
@@ -28,10 +28,40 @@ __all__ = ["CALL_TRIGGER", "call_findings"]
 CALL_WORDS = frozenset({"client", "session", "wallet", "signer", "bind", "factory", "pdo",
                         "connect", "authenticate", "authorize", "plaintext", "authenticator"})
 _STEPS = frozenset({"new", "init", "initialize", "create"})
+# The last word of a callee that names an API's client or credential (`TinkoffMerchantAPI`,
+# `FromApiKeyAndSecret`, `AccessToken`), and the words of a value's type a constructor builds
+# from a literal that may read random (`new Guid("...")`, `new Buffer("...", "base64")`)
+_API_WORDS = frozenset({"api", "sdk", "credentials", "credential", "secret", "token"})
+_VALUE_TYPES = frozenset({
+    "uuid", "guid", "id", "ids", "oid", "hash", "digest", "checksum", "hex", "base64", "md5",
+    "sha1", "sha256", "date", "time", "datetime", "timestamp", "decimal", "integer", "int",
+    "number", "big", "color", "colour", "regexp", "regex", "pattern", "url", "uri", "path",
+    "file", "version", "buffer", "bytes", "array", "string", "str", "text", "error",
+    "exception", "locale", "public", "pub", "publishable", "address", "random", "nonce", "tag",
+    "test", "mock", "fake", "dummy", "csrf", "xsrf"})
+_NEW_BEFORE = re.compile(r"\bnew[ \t]+\\?$")  # a constructor's keyword
+# a call's parenthesis ending its line, its arguments on the lines below (CONTEXT_AFTER)
+_OPEN_CALL = re.compile(r"[\w$\\](\()[ \t]*\r?$", re.M)
+_SEPARATED = re.compile(r"[_\-.~+/=%]")
+_PATH_LIKE = re.compile(r"\.[A-Za-z]{2,5}$|^[./]|/[A-Za-z]+/")  # a file's or route's
 # The prefilter's trigger (RE2): a callee word right before its parenthesis, a quote after it
 CALL_TRIGGER = (r"(?:[Cc]lient|[Ss]ession|[Ww]allet|[Ss]igner|[Bb]ind|[Ff]actory|PDO|"
                 r"[Cc]onnect|[Aa]uthenticat(?:e|or)|[Aa]uthorize|PlainText|[Nn]ew|[Ii]nit|"
                 r"[Ii]nitialize|[Cc]reate)[ \t]*\([^\n]*[\"']")
+# The prefilter's trigger for a client built over lines: a constructor, a callee ending in an
+# API's or a client's word with the line's end after its parenthesis (`_opens_over_lines`);
+# Ruby's `X.new '...'` (a call a line holds: LITERAL_TRIGGER)
+BUILD_TRIGGER = (r"(?:\bnew[ \t]+\\?[A-Za-z_][\w\\.]*|[Aa]pi|API|[Ss]dk|SDK|[Cc]redentials?|"
+                 r"CREDENTIALS?|[Ss]ecret|SECRET|[Tt]oken|TOKEN|"
+                 + CALL_TRIGGER.removesuffix(r"[ \t]*\([^\n]*[\"']").removeprefix("(?:")
+                 + r"[ \t]*\([ \t]*\r?(?m:$)|\.new[ \t]+[\"']")
+# a literal as an argument (after `(` or `,`) of 20 token characters: what the prefilter wakes
+# (its own trigger, counted, apart from BUILD_TRIGGER's words) and what `_calls` then takes
+LITERAL_TRIGGER = r"[(,][ \t]*[\"'][A-Za-z0-9+/_=\-]{20}"
+_WOKEN = re.compile(r"[A-Za-z0-9+/_=\-]{20,}")
+_ARGUMENT_START = re.compile(r"[(,][ \t]*$")
+_RUBY_NEW = re.compile(r"\b[A-Z]\w*(?:::[A-Z]\w*)*\.new[ \t]+([\"'])([A-Za-z0-9_\-+/=.~%]{"
+                       + str(MIN_KEYED_VALUE) + r",4096})\1")
 _CALL_WORD = re.compile(CALL_TRIGGER.removesuffix(r"[^\n]*[\"']"))  # where a callee can end
 _CALLEE = re.compile(r"(?<![\w$])((?:[A-Za-z_$][\w$]*(?:\.|::|->))*[A-Za-z_$][\w$]*)[ \t]*\($")
 _MAX_CALLEE = 200  # characters of a callee read back from its parenthesis
@@ -58,15 +88,45 @@ def _opens_client(callee: str) -> bool:
     return "".join(last) in _STEPS and len(names) > 1  # a package's or a class's constructor
 
 
-def _literals(text: str, at: int) -> Iterator[tuple[int, int]]:
+def _builds_client(text: str, callee_start: int, callee: str) -> bool:
+    """An SDK's client built by position: a constructor (`new SMSRU(`, `new \\DeepL\\X(`),
+    a callee whose last word names an API's credential or client (`TinkoffMerchantAPI(`,
+    `Credentials.FromApiKeyAndSecret(`, `AccessToken(`), a package's or class's step
+    (`Backendless.initApp(`, `Logger.create_default_logger(`, `Builder.build(`), a package's
+    own class (`shodan.Shodan(`); never a value's type (`new Guid(`, `new Buffer(`)."""
+    names = [n for n in re.split(r"\.|::|->|\\", callee) if n]
+    if not names:
+        return False
+    last = segments(names[-1])
+    if not last or _VALUE_TYPES.intersection(last):
+        return False
+    if last[-1] in _API_WORDS or _opens_client(callee):
+        return True
+    if _NEW_BEFORE.search(text, max(0, callee_start - 8), callee_start) is not None:
+        return True
+    if len(names) > 1 and (last[0] in _STEPS or last == ["build"]):
+        return True
+    return len(names) > 1 and names[-1].lower() == names[-2].lower()
+
+
+def _literals(text: str, at: int, lines: bool = False) -> Iterator[tuple[int, int]]:
     """The string literals among a call's own arguments (not a nested call's), from just past
-    its parenthesis to its close or the line's end."""
+    its parenthesis to its close or the line's end (with `lines`, over lines to its close, a
+    `//` or `#` comment skipped)."""
     depth = 1
     end = min(len(text), at + _MAX_ARGUMENTS)
+    below = 0
     while at < end:
         char = text[at]
         if char == "\n":
-            return
+            below += 1
+            if not lines or below > CONTEXT_AFTER:
+                return
+        if lines and (char == "#" or text.startswith("//", at)):
+            at = text.find("\n", at)
+            if at == -1:
+                return
+            continue
         if char in "([{":
             depth += 1
         elif char in ")]}":
@@ -133,10 +193,63 @@ def _calls(text: str) -> Iterator[Found]:
             at = text.find("(", line_start, start)
             while at != -1:
                 if (text[at - 1:at] in _NAME_CHARS and (start, end) in _literals(text, at + 1)
-                        and _named_argument(text, at + 1)):
+                        and (_named_argument(text, at + 1)
+                             or (_issued(value) and _WOKEN.fullmatch(value) is not None
+                                 and text[start - 1] in "\"'"
+                                 and _ARGUMENT_START.search(text, line_start, start - 1)
+                                 is not None and _built(text, line_start, at)))):
                     yield Found(start, end, "assignment")
                     break
                 at = text.find("(", at + 1, start)
+
+
+def _issued(value: str) -> bool:
+    """A literal a client is built from that reads as an issued key: random, letters and
+    digits, no word between its separators (`thread_group_DD99`, `legalEntityGroup`), no
+    file's or route's shape."""
+    return (random_token(value) and any(c.isdigit() for c in value)
+            and any(c.isalpha() for c in value) and _PATH_LIKE.search(value) is None
+            and not any(part.isalpha() and part.islower() and len(part) >= 4
+                        for part in _SEPARATED.split(value)))
+
+
+def _opens_over_lines(text: str, callee_start: int, callee: str) -> bool:
+    """A callee whose arguments the prefilter reads on the lines below (BUILD_TRIGGER's):
+    a constructor, a client's or an API's word last (`new X(`, `Client(`, `MerchantAPI(`)."""
+    last = segments(re.split(r"\.|::|->", callee)[-1])
+    return bool(last) and not _VALUE_TYPES.intersection(last) and (
+        last[-1] in _API_WORDS or _opens_client(callee)
+        or _NEW_BEFORE.search(text, max(0, callee_start - 8), callee_start) is not None)
+
+
+def _built(text: str, line_start: int, at: int) -> bool:
+    """The call whose parenthesis is at `at` builds an SDK's client (`_builds_client`)."""
+    callee = _CALLEE.search(text, max(line_start, at - _MAX_CALLEE), at + 1)
+    return callee is not None and _builds_client(text, callee.start(1), callee.group(1))
+
+
+def _open_calls(text: str) -> Iterator[Found]:
+    """A client built over lines (`new Client(` ending its line, the keys on the lines
+    below): each literal among its own arguments that reads as an issued key."""
+    at = text.find("(\n")
+    while at != -1:
+        found = at
+        at = text.find("(\n", at + 2)
+        if found == 0 or text[found - 1] not in _NAME_CHARS:
+            continue
+        line_start = text.rfind("\n", 0, found) + 1
+        match = _OPEN_CALL.match(text, found - 1)
+        if match is None:
+            continue
+        at_paren = found
+        callee = _CALLEE.search(text, max(line_start, at_paren - _MAX_CALLEE), at_paren + 1)
+        if callee is None or not _opens_over_lines(text, callee.start(1), callee.group(1)):
+            continue
+        for start, end in _literals(text, match.end(), lines=True):
+            value = text[start:end]
+            if (_TOKEN_LITERAL.fullmatch(text, start - 1, end + 1) is not None
+                    and _issued(value) and not placeholder(value, quoted=True)):
+                yield Found(start, end, "assignment")
 
 
 def _logins(text: str) -> Iterator[Found]:
@@ -151,6 +264,10 @@ def call_findings(text: str) -> list[Found]:
     found: list[Found] = []
     if "(" in text:
         found += _calls(text)
+        found += _open_calls(text)
+    if ".new " in text:
+        found += (Found(m.start(2), m.end(2), "assignment") for m in _RUBY_NEW.finditer(text)
+                  if _issued(m.group(2)) and not placeholder(m.group(2), quoted=True))
     lowered = text.lower()
     if "auth" in lowered or "login" in lowered:
         found += _logins(text)

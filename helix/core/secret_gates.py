@@ -183,8 +183,10 @@ def gate(kind: str, value: str, line: str, quoted: bool) -> bool:
     if kind == "url_password" and value.count(":") == 1 and (
             len(set(value.split(":"))) == 1 or _CAPITAL_NAMES.fullmatch(value)):
         return False  # `postgres:postgres@`: the user's own name again; `USER:PASSWORD@`: names
-    if kind == "url_password" and value.rpartition(":")[2] in _PASSWORD_NAMES:
-        return False  # `://user:PASSWORD@`: where the password goes
+    password = value.rpartition(":")[2]
+    if kind == "url_password" and (password.upper() in _PASSWORD_NAMES
+                                   or not any(c.isalnum() for c in password)):
+        return False  # `://user:PASSWORD@`, `://user:password@`: where it goes; `user:***@`
     if kind == "command_password" and value.lower() in FUNCTION_WORDS:
         return False  # `Using --password via the CLI is insecure`: prose about the flag
     if kind in _STRUCTURAL:  # the value's place says it is a password: only templates survive

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["LOGIN_WORDS", "META_SUFFIXES", "VENDOR_KEY_NAMES", "name_strength", "segments"]
+__all__ = ["FOREIGN_NAME_FORMS", "LOGIN_WORDS", "META_SUFFIXES", "VENDOR_KEY_NAMES",
+           "name_strength", "segments"]
 
 # Normalised (lower case, no separators) names that say "secret" whatever surrounds them.
 _STRONG = ("password", "passwd", "passphrase", "secret", "credential", "apikey", "accesskey",
@@ -30,10 +31,28 @@ VENDOR_KEY_NAMES = ("erlang_cookie", "erlang.cookie", "erlang-cookie", "erlangco
 # a login's word in other languages' prose and comments, and Windows' `logon`: the prefilter's
 # trigger for the shapes detector
 LOGIN_WORDS = ("logon", "zugang", "anmeldung", "identifiant", "acceso", "acesso")
+# "Password" and "token" in other languages, as a name is written (`kennwort`, `senha_db`,
+# `mot_de_passe`, `пароль`, `データベースパスワード`): a name holding one says secret (the
+# password's words) or may (the token's); the words as comments write them (secret_rules.toml
+# [prose]) and their ASCII spellings. A word of letters outside ASCII counts anywhere in the
+# name (a compound: `数据库密码`), an ASCII one of 8 letters or more too (`adminkennwort`),
+# a shorter one as a whole segment (`senha`, not `theslot`'s `heslo`).
+FOREIGN_SECRET_WORDS = ("kennwort", "motdepasse", "contrasena", "contraseña", "senha",
+                        "wachtwoord", "haslo", "hasło", "losenord", "lösenord", "salasana",
+                        "heslo", "jelszo", "jelszó", "sifre", "şifre", "matkhau", "mậtkhẩu",
+                        "пароль", "κωδικός", "パスワード", "비밀번호", "암호", "密码", "密碼",
+                        "口令")
+FOREIGN_TOKEN_WORDS = ("токен", "トークン", "토큰", "令牌")
+# how those names are written in a text: the prefilter's trigger for the structure detector
+# (`mot_de_passe`, `mot-de-passe`, `motDePasse`: the separated forms of the compound)
+FOREIGN_NAME_FORMS = (*FOREIGN_SECRET_WORDS, *FOREIGN_TOKEN_WORDS, "mot_de_passe",
+                      "mot-de-passe", "mot.de.passe", "motdepasse")
+_SEPARATORS = str.maketrans("", "", "_-. ")
 # Whole segments that say so (a segment is a snake/kebab/dotted/camel part of the name).
 _STRONG_SEGMENTS = frozenset({"pwd", "pass", "pw", "passwd", "password", "passwords",
                               "secret", "secrets", "passphrase", "credentials", "credential",
-                              "creds", "psk"})
+                              "creds", "psk",
+                              "passkey", "authtok"})  # Daraja's passkey, sssd's authtok
 # What makes a `<x>_key` a key that is no secret (a database's, a cache's, a keyboard's)
 _KEY_NOT_SECRET = frozenset({
     "primary", "foreign", "sort", "cache", "dict", "partition", "row", "lookup",
@@ -116,6 +135,9 @@ def name_strength(name: str) -> str | None:
     host = _BUNDLER_HOST.fullmatch(bare)
     if host is not None and host.group(1) not in _BUNDLER_SETTINGS:
         return "strong"  # BUNDLE_GEMS__EXAMPLE__COM: Bundler's credentials for that host
+    foreign = _foreign_strength(bare)
+    if foreign is not None:
+        return foreign
     parts = _segments(bare)
     while len(parts) > 1 and parts[-1].isdigit():
         parts.pop()  # token1, DB_PASSWORD_2: a numbered name is the name
@@ -123,8 +145,8 @@ def name_strength(name: str) -> str | None:
         return None  # existingSecret, external_secret: the name of a secret kept elsewhere
     flat = "".join(parts)
     if (flat in _SESSION_NAMES or parts[-2:] == ["session", "id"] or flat == "appid"
-            or parts in (["sid"], ["connect", "sid"])):
-        return "keyed"  # a session's key, an API's `appid`: when the value reads random
+            or parts in (["sid"], ["connect", "sid"]) or parts[-1:] == ["appkey"]):
+        return "keyed"  # a session's key, an API's `appid`/`appkey`: when the value reads random
     if parts and (parts[-1] in _PHRASE_WORDS or (
             parts[-1] in ("phrase", "words") and _PHRASE_QUALIFIERS.intersection(parts))):
         return "phrase"
@@ -153,3 +175,28 @@ def name_strength(name: str) -> str | None:
     if parts[-1] == "login" or (parts[-1] == "pat" and len(parts) > 1):
         return "keyed"  # sonar.login, ASANA_PAT (a personal access token): when it reads issued
     return None
+
+
+def _foreign_word(word: str, flat: str, parts: list[str]) -> bool:
+    if not word.isascii() or len(word) >= 8:
+        return word in flat
+    return word in parts
+
+
+def _foreign_strength(bare: str) -> str | None:
+    """'strong' for a name holding a password's word of another language, 'weak' for a
+    token's, None for a name holding neither (or describing one: `senha_label`)."""
+    flat = bare.lower().translate(_SEPARATORS)
+    if flat.isascii() and not any(w in flat for w in _FOREIGN_ASCII_STEMS):
+        return None  # (most names: none of the ASCII words' first letters in a row)
+    parts = _segments(bare)
+    if parts and (parts[-1] in META_SUFFIXES or "_".join(parts[-2:]) in META_SUFFIXES):
+        return None
+    if any(_foreign_word(w, flat, parts) for w in FOREIGN_SECRET_WORDS):
+        return "strong"
+    if any(_foreign_word(w, flat, parts) for w in FOREIGN_TOKEN_WORDS):
+        return "weak"
+    return None
+
+
+_FOREIGN_ASCII_STEMS = tuple(sorted({w[:4] for w in FOREIGN_SECRET_WORDS if w.isascii()}))

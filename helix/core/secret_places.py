@@ -26,7 +26,7 @@ from helix.core.secret_tokens import filler, placeholder_body
 
 _QUERY = re.compile(r"(?i)[?&;](?:access_token|id_token|refresh_token|token|api_key|apikey|key|"
                     r"sig|signature|secret|client_secret|password|passwd|pwd|auth|code|appid|app_?key|"
-                    r"access_key|subscription-key)="
+                    r"access_key|subscription-key|x-amz-signature|x-goog-signature)="
                     r"([^&\s#\"'<>]{1,4096})")
 # URLs that are credentials themselves: whoever holds one can post (a chat's incoming webhook,
 # a bot's send URL, a log intake keyed by its path); the whole URL is masked
@@ -128,7 +128,33 @@ def _prose(text: str) -> Iterator[Found]:
 # `/v2/<key>`, Infura's `/v3/<key>`): whoever holds the URL spends the key's quota
 _PATH_KEY = re.compile(r"://[\w.\-]{1,253}(?::\d{1,5})?/(?:[\w.\-]{1,40}/)?v\d{1,2}/"
                        r"([A-Za-z0-9_\-]{20,128})(?=[\"'`\s<>)]|$)")
+MAX_QUERY = 4096  # characters of a query string read either side of its signature
 _UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+
+
+# A signed query string's parameters (Azure's SAS: `sv=...&se=...&sp=...&sig=...`; S3's and
+# GCS's presigned URLs): whoever holds the string holds the grant, its signature with them
+_SIGNED_PARAMETERS = frozenset({
+    "sv", "ss", "srt", "sp", "se", "st", "spr", "sr", "si", "sip", "skoid", "sktid", "skt",
+    "ske", "sks", "skv", "sdd", "x-amz-algorithm", "x-amz-credential", "x-amz-date",
+    "x-amz-expires", "x-amz-signedheaders", "x-amz-security-token", "x-goog-algorithm",
+    "x-goog-credential", "x-goog-date", "x-goog-expires", "x-goog-signedheaders"})
+_QUERY_STOPS = frozenset(" \t\r\n\"'`<>?#(),;")
+
+
+def _signed_query(text: str, at: int) -> tuple[int, int] | None:
+    """The whole query string around its signature at `at` (its `&` or `?`), when two of
+    its other parameters are a signed grant's (`sv=`, `se=`, `sp=`, `X-Amz-Date=`)."""
+    start = at
+    while start > 0 and at - start < MAX_QUERY and text[start - 1] not in _QUERY_STOPS:
+        start -= 1
+    end = at + 1
+    while end < len(text) and end - at < MAX_QUERY and text[end] not in _QUERY_STOPS:
+        end += 1
+    names = {pair.partition("=")[0].lower() for pair in text[start:end].split("&")}
+    if len(names & _SIGNED_PARAMETERS) < 2:
+        return None
+    return start, end
 
 
 def _urls(text: str) -> Iterator[Found]:
@@ -141,6 +167,10 @@ def _urls(text: str) -> Iterator[Found]:
         value = match.group(1)
         if len(value) >= MIN_VALUE and not placeholder(value) and not is_label(value):
             yield Found(match.start(1), match.end(1), "url_secret")
+            if "sig" in match.group(0).lower():  # sig=, signature=, X-Amz-Signature=
+                signed = _signed_query(text, match.start())
+                if signed is not None:
+                    yield Found(*signed, "url_secret")
     for match in _WEBHOOK.finditer(text):
         group = 1 if match.group(1) is not None else 2
         if placeholder_body(match.group(group)) or filler(match.group(group)):

@@ -25,7 +25,7 @@ import re2
 
 from helix.core.english import word_alternation
 from helix.core.secret_blocks import YAML_KEY, secret_block_opener
-from helix.core.secret_calls import CALL_TRIGGER
+from helix.core.secret_calls import BUILD_TRIGGER, CALL_TRIGGER, LITERAL_TRIGGER
 from helix.core.secret_commands import programs
 from helix.core.secret_gates import (
     BLOCK_LINES,
@@ -36,8 +36,9 @@ from helix.core.secret_gates import (
     KEY_BLOCK_LINES,
     SEPARATOR,
 )
-from helix.core.secret_names import LOGIN_WORDS, VENDOR_KEY_NAMES
+from helix.core.secret_names import FOREIGN_NAME_FORMS, LOGIN_WORDS, VENDOR_KEY_NAMES
 from helix.core.secret_rules import rules
+from helix.core.secret_shapes import ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER
 from helix.core.secret_tokens import prefixes
 
 # The words of secret names, narrowed to the forms a rule can use: `pass` as a name's part
@@ -65,6 +66,12 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (BARE_KEY, ("structure",)),
     # names that hold a secret without a secret word in them
     (rf"(?i){word_alternation(VENDOR_KEY_NAMES)}", ("structure",)),
+    # "password" and "token" in other languages as a name writes them (`kennwort = `,
+    # `senha:`, `пароль=`): the ASCII spellings case-blind, the others as written
+    (rf"(?i){word_alternation(tuple(n for n in FOREIGN_NAME_FORMS if n.isascii()))}",
+     ("structure",)),
+    (word_alternation(tuple(f for n in FOREIGN_NAME_FORMS if not n.isascii()
+                            for f in sorted({n, n.capitalize(), n.upper()}))), ("structure",)),
     (r"(?i)cl(?:oudant|ou)?[_-]?(?:api)?(?:key|pwd|pw|pass|token)|cloudant\.com",
      ("format:cloudant_key",)),
     (r"(?i)secret[-_]?(?:access)?[-_]?key", ("format:ibm_cos_hmac_key",)),
@@ -107,6 +114,10 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
      ("shapes",)),
     (r"_pw_set[ \t]*\(", ("shapes",)),  # a client's user and password set (MQTT)
     (CALL_TRIGGER, ("shapes",)),  # a call opening a client, a literal among its arguments
+    (BUILD_TRIGGER, ("shapes",)),  # a client built by position (a constructor, an SDK's)
+    (LITERAL_TRIGGER, ("shapes",)),  # a long literal as an argument (a key passed to one)
+    (ACCOUNTS_TRIGGER, ("shapes",)),  # a chain's accounts: their private keys
+    (COMMUNITY_TRIGGER, ("shapes",)),  # SNMP's community string
     (r"\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}", ("regex",)),  # an Ably key
     (r"LS0tLS1CRUdJTi", ("keys",)),  # a PEM block in base64 (a kubeconfig's key data)
     (r"(?:^|[\s=:\"])(?:AKC|AP[0-9A-F])[a-zA-Z0-9]{4}", ("format:artifactory_token",)),

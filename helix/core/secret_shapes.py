@@ -360,12 +360,55 @@ def _prose_line_words() -> tuple[str, ...]:
     return tuple(n if _foreign(n) else n.split()[0] for n in rules().prose_names)
 
 
+# A chain's network config lists the private keys it deploys with (Hardhat's and Truffle's
+# `accounts: ["0x<64 hex>"]`): a key there is an account's, 32 bytes (an address is 20)
+ACCOUNTS_TRIGGER = r"accounts[\"']?[ \t]*[:=][ \t]*\["
+_ACCOUNTS = re.compile(r"accounts[\"']?[ \t]*[:=][ \t]*\[((?:\s*[\"'`]0x[0-9a-fA-F]{64}[\"'`]"
+                       r"\s*,?){1,20})")
+_ACCOUNT_KEY = re.compile(r"0x[0-9a-fA-F]{64}")
+
+
+# A network device's saved config and net-snmp's snmpd.conf: `enable secret 5 <hash>`,
+# `username u privilege 15 password 7 <hex>`, `snmp-server community <string> RW`,
+# `rocommunity <string> 10.0.0.0/8` (a community string is SNMP's password)
+COMMUNITY_TRIGGER = r"snmp-server[ \t]+community|r[ow]community6?[ \t]"
+_DEVICE_WORDS = ("secret", "password")
+_DEVICE_SECRET = re.compile(
+    r"(?m)^[ \t]*(?:enable[ \t]+(?:" + word_alternation(_DEVICE_WORDS) + r")|username[ \t]+\S+"
+    r"(?:[ \t]+privilege[ \t]+[0-9]+)?[ \t]+(?:" + word_alternation(_DEVICE_WORDS) + r"))"
+    r"[ \t]+(?:[0-9][ \t]+)?(\S+)[ \t]*\r?$|"
+    r"^[ \t]*(?:snmp-server[ \t]+community|r[ow]community6?)[ \t]+(\S+)")
+_DEFAULT_COMMUNITIES = frozenset({"public", "private"})
+_CRYPT = re.compile(r"\$[0-9a-z]{1,2}\$[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{8,}$")  # `$1$salt$hash`
+
+
+def _device_secrets(text: str) -> Iterator[Found]:
+    for match in _DEVICE_SECRET.finditer(text):
+        group = 1 if match.group(1) is not None else 2
+        value = match.group(group)
+        if (len(value) >= MIN_PASSWORD_LEN and value.lower() not in _DEFAULT_COMMUNITIES
+                and (not placeholder(value) or _CRYPT.match(value) is not None)):
+            yield Found(match.start(group), match.end(group), "assignment")
+
+
+def _accounts(text: str) -> Iterator[Found]:
+    for match in _ACCOUNTS.finditer(text):
+        for key in _ACCOUNT_KEY.finditer(text, match.start(1), match.end(1)):
+            if not placeholder(key.group()):
+                yield Found(key.start(), key.end(), "private_key")
+
+
 def shape_findings(text: str) -> list[Found]:
     lowered = text.lower()
     found = [*_lines_and_connections(text, lowered), *_named(text), *call_findings(text),
              *default_findings(text)]
     if "==" in text or "!=" in text:
         found += _comparisons(text)
+    if "accounts" in text:
+        found += _accounts(text)
+    if "community" in lowered or (("enable " in lowered or "username " in lowered)
+                                  and ("secret " in lowered or "password " in lowered)):
+        found += _device_secrets(text)
     if "-value" in lowered:
         found += _name_value_flags(text)
     if "user" in lowered and ("password" in lowered or "secret" in lowered):

@@ -20,15 +20,17 @@ placeholders (`${DB_PASSWORD}`, `<your token>`, `%(pw)s`, `changeme`), and, for 
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
 import re2
 
+from helix.core.english import word_alternation
 from helix.core.secret_gates import MAX_NAME, MAX_VALUE, MIN_VALUE
 from helix.core.secret_held import held_literal
-from helix.core.secret_names import META_SUFFIXES, name_strength
+from helix.core.secret_names import FOREIGN_NAME_FORMS, META_SUFFIXES, name_strength
 from helix.core.secret_values import (
     credential_like,
     is_label,
@@ -56,8 +58,13 @@ _RE2_OPTIONS.log_errors = False
 # a secret word inside a name: RE2 (linear, and an order faster than `re` over every window)
 _TRIGGER = re2.compile(r"(?i)pass|pwd|pw\b|secret|token|key|auth|cred|salt|bearer|sig|login|"
                        r"access[_.\-]?id|BUNDLE_|mnemonic|seed|phrase|psk|sess|appid|sid\b|"
-                       r"[_.\-]pat\b|erlang[_.\-]?cookie|honeycomb-team",
+                       r"[_.\-]pat\b|erlang[_.\-]?cookie|honeycomb-team|"
+                       + word_alternation(tuple(n for n in FOREIGN_NAME_FORMS if n.isascii())),
                        options=_RE2_OPTIONS)
+# the names outside ASCII (`пароль`, `密码`): their own pass, only over a text outside ASCII
+_WIDE_FORMS = tuple(f for n in FOREIGN_NAME_FORMS if not n.isascii()
+                    for f in sorted({n, n.capitalize(), n.upper()}))  # cases spelled out
+_WIDE_TRIGGER = re2.compile(word_alternation(_WIDE_FORMS), options=_RE2_OPTIONS)
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
 _HEADER_SCHEMES = ("basic ", "bearer ", "token ", "digest ", "negotiate ", "apikey ", "ntlm ",
                    "hmac ", "key ")
@@ -99,9 +106,12 @@ def _quote_at(text: str, at: int) -> bool:
 def _grow(text: str, start: int, end: int) -> tuple[int, int]:
     """The name around a secret word: identifier characters, `-` and `.`, at most MAX_NAME."""
     left, right = start, end
-    while left > 0 and end - left < MAX_NAME and text[left - 1] in _NAME_CHARS:
-        left -= 1
-    while right < len(text) and right - start < MAX_NAME and text[right] in _NAME_CHARS:
+    while left > 0 and end - left < MAX_NAME and (
+            text[left - 1] in _NAME_CHARS
+            or (text[left - 1] > "\x7f" and text[left - 1].isalnum())):
+        left -= 1  # (a letter or digit outside ASCII too: `пароль_бд`, `数据库密码`)
+    while right < len(text) and right - start < MAX_NAME and (
+            text[right] in _NAME_CHARS or (text[right] > "\x7f" and text[right].isalnum())):
         right += 1
     return left, right
 
@@ -363,8 +373,13 @@ def _named_values(text: str) -> Iterator[Found]:
     seen_names: set[tuple[int, int]] = set()
     size = len(text)
     # ASCII text as bytes: RE2 reads UTF-8, and its byte offsets are then character offsets
-    subject: str | bytes = text.encode("ascii") if text.isascii() else text
-    for match in _TRIGGER.finditer(subject):
+    wide = not text.isascii()
+    subject: str | bytes = text if wide else text.encode("ascii")
+    matches = (heapq.merge(_TRIGGER.finditer(subject), _WIDE_TRIGGER.finditer(subject),
+                           key=lambda match: match.start())
+               if wide and any(form in text for form in _WIDE_FORMS)  # (`in`: a fast scan)
+               else _TRIGGER.finditer(subject))
+    for match in matches:
         name_start, name_end = _grow(text, match.start(), match.end())
         if (name_start, name_end) in seen_names:
             continue

@@ -359,6 +359,8 @@ def lone_token(text: str) -> tuple[int, int] | None:
     alone. Letters and digits only (no `name=value`, no dotted or dashed format's near miss),
     hex of one case but not a digest's length (a commit id, a checksum file), or both cases in
     short runs (no words) with digits among them."""
+    if text.lstrip()[:1] == "[":
+        return key_bytes(text)
     if len(text) > MAX_LONE_TOKEN + 8:
         return None
     value = text.strip()
@@ -374,5 +376,22 @@ def lone_token(text: str) -> tuple[int, int] | None:
         if not (len(runs) >= MIN_CASE_RUNS and sum(runs) < MAX_LOWER_RUN_MEAN * len(runs)
                 and any(c.isupper() for c in value) and any(c.isdigit() for c in value)):
             return None  # `testAP6withinsomeirrelevantstring`, `AIZASYCO2...`: words, one case
+    start = text.index(value)
+    return start, start + len(value)
+
+
+KEY_BYTES = 64  # an Ed25519 keypair's secret key: its seed and its public key, 32 bytes each
+_BYTE_ARRAY = re.compile(r"\[\s*(?:[0-9]{1,3}\s*,\s*){" + str(KEY_BYTES - 1)
+                         + r"}[0-9]{1,3}\s*\]")
+
+
+def key_bytes(text: str) -> tuple[int, int] | None:
+    """Where the keypair a whole text consists of stands: a JSON array of 64 bytes (Solana's
+    `id.json`, a deployer's keypair file) is a wallet's secret key written alone."""
+    value = text.strip()
+    if len(value) > KEY_BYTES * 5 or _BYTE_ARRAY.fullmatch(value) is None:
+        return None
+    if any(int(n) > 255 for n in re.findall(r"[0-9]+", value)):
+        return None
     start = text.index(value)
     return start, start + len(value)

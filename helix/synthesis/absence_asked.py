@@ -66,6 +66,7 @@ class _Asked:
     relative: re.Pattern[str]
     antecedent: re.Pattern[str]
     clause: re.Pattern[str]
+    measures: frozenset[str]  # "how long": what follows is its subject, not the asked noun
 
 
 @lru_cache(maxsize=1)
@@ -94,7 +95,7 @@ def _data() -> _Asked:
         re.compile(r"[\s,]+(?:" + _spaced(data["relatives"]) + r")\s*$", re.I),
         re.compile(r"(?<![\w'’-])(?:(?:" + _spaced(data["antecedent_determiners"])
                    + r")\s+)?((?:[\w'’-]+\s+){0,2}[\w'’-]+)\s*$", re.I),
-        re.compile(r"[.!;:\n]|" + clause_words))
+        re.compile(r"[.!;:\n]|" + clause_words), frozenset(data["asked_measures"]))
 
 
 def _nouns(text: str) -> list[str]:
@@ -120,6 +121,8 @@ def asked_nouns(question: str | None) -> frozenset[str]:
             continue
         rest = said[at + (2 if phrase in data.proxies else 1):]
         nouns += list(data.proxies.get(phrase, ()))
+        if phrase in data.measures:  # "how long is a reset token valid": no noun of it asked
+            continue
         copula = word.endswith("'s") or (rest[:1] and rest[0] in data.copula)
         if copula:
             rest = rest[1:] if not word.endswith("'s") else rest
@@ -247,10 +250,21 @@ def side_note(text: str, question: str | None, words: frozenset[str]) -> bool:
         mark = contrast.search(sentence)
         claims = absence_claims(sentence)
         if mark is None or set(_forms_of(sentence[:mark.start()])) & nouns or not claims \
-                or any(c.blanket for c in claims) or not _plain(sentence[mark.end():]) \
-                or not content_terms(sentence[mark.end():]):
+                or any(c.blanket for c in claims) \
+                or not _asserts(sentence[mark.end():], sentence[:mark.start()]):
             return False
     return True
+
+
+def _asserts(clause: str, before: str) -> bool:
+    """A contrast's clause asserts something: it has content words and negates nothing, or,
+    where the note before it negates (the claim is there), it makes no claim about the
+    material itself: a negation of behaviour ("The snippets don't show the proxy, but the
+    gateway itself won't accept anything below 1.2")."""
+    if not content_terms(clause):
+        return False
+    return _plain(clause) or (_negates(before) and not absence_claims(clause) and not (
+        set(re.findall(r"[a-z]+", clause.lower())) & load_exemplars().polarity_words))
 
 
 def _restates(sentence: str, question: str | None) -> bool:

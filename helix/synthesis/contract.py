@@ -34,6 +34,7 @@ from helix.synthesis.absence import (
 from helix.synthesis.absence_asked import asked_missing, side_note
 from helix.synthesis.absence_head import AbsenceHead, answer_features
 from helix.synthesis.absence_meaning import AbsenceMeaning
+from helix.synthesis.absence_report import reported_question
 from helix.synthesis.absence_verdict import absence_verdict, notes_of
 from helix.synthesis.citations import extract_citations
 from helix.synthesis.prompt import CitationRef
@@ -109,7 +110,8 @@ def check_answer(text: str, refs: Sequence[CitationRef],
                                for part in (e.text, e.path, e.symbol or "", e.heading or ""))
         if refused and side_note(text, question, words):
             refused, limits = False, limits or notes_of(text, absence_claims(text), refs)
-        refused = refused or asked_missing(text, question, words)
+        refused = refused or asked_missing(text, question, words) \
+            or reported_question(text, words)
     if refused:
         return ContractResult(ok=False, reason=NO_EVIDENCE_CLAIM, answer=text.strip(),
                               citations=(), removed=())

@@ -84,7 +84,11 @@ def _nothing_found(ctx: TurnContext, question: str, envelope: Any,
         "No evidence was found for this question"
         + (f" in {plan.scope}" if plan.scope else "") + "; nothing is confirmed.")
     extra: dict[StateSlot, Any] = {}
-    if plan.transition != "T2":  # a narrower re-run finding nothing leaves the root's gate
+    # a search that found nothing makes no frame, answer or list: the earlier root's stay on
+    # screen, and so does the gate that judged them (the documents' coverage gate is the
+    # result's admissibility; "open the second one" picks from that result, "are you sure?"
+    # asks of that answer). With no earlier root, the gate records that nothing was found.
+    if state.root_frame is None:
         extra["coverage_gate"] = coverage_of(envelope, ctx.config.retrieval.coverage_threshold)
     if plan.scope and ctx.config.continuity.pending_state:
         # a typed offer: "yes" re-runs the question over the whole repository (T7)
