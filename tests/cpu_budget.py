@@ -22,8 +22,6 @@ import pytest
 LISTED: dict[str, tuple[float, str]] = {
     "tests/test_verb_members.py::test_the_readme_question_on_this_repository_cites_build_with_"
     "files_first": (36.0, "the README's first command on this whole repository"),
-    "tests/test_encoder_onnx.py::test_numpy_encoder_matches_sentence_transformers":
-        (34.0, "imports torch and sentence-transformers: the encoders' reference"),
     "tests/test_replicas_mcp.py::test_mcp_replicas_share_a_conversation_and_serialize_its_"
     "turns": (28.0, "three MCP server processes and a kill"),
     "tests/test_cluster_evals.py::test_the_ranker_trained_on_a_ray_cluster_is_the_model_"

@@ -60,6 +60,22 @@ def test_unknown_model_path_is_a_user_error(tmp_path: Path) -> None:
         query_embedder(IndexSettings(embed_model=str(tmp_path / "nope")))
 
 
+def test_the_sentence_transformers_wrapper_gives_the_vectors_in_input_order() -> None:
+    """It embeds the texts longest first (each batch pads to similar lengths) and puts the
+    vectors back in the input's order (tests/test_encoder_onnx.py checked it against the bare
+    model with torch; scripts/encoder_reference.py still does, writing the reference)."""
+
+    class Model:  # a vector that names its text: the length and a sum of its characters
+        def encode(self, texts: list[str], **_: object) -> np.ndarray:
+            return np.array([[len(t), sum(map(ord, t))] for t in texts], dtype=np.float32)
+
+    embedder = SentenceTransformerEmbedder(str(MODEL_DIR), batch_size=2)
+    embedder._model = Model()  # the model is loaded on the first embed: this one instead
+    texts = ["bb", "a", "dddd", "ccc", "a", "ba"]
+    np.testing.assert_array_equal(embedder.embed(texts), Model().encode(texts))
+    assert embedder.embed([]).shape == (0, 384)
+
+
 def test_default_model_path_honours_setting(tmp_path: Path) -> None:
     assert default_model_path(IndexSettings(embed_model=str(tmp_path))) == str(tmp_path)
     assert (MODEL_DIR / "modules.json").is_file()
