@@ -215,7 +215,8 @@ class _PathChunks(Mapping[str, Sequence[Chunk]]):
 
 
 def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: IndexReader,
-                           config: HelixConfig) -> list[Candidate]:
+                           config: HelixConfig, prefixes: tuple[str, ...] = ()
+                           ) -> list[Candidate]:
     """`controller.file_defs`: the best definition of each of the first files joins the
     evidence after the file's first item (the file's chunks are read here, scored there)."""
     policy = config.retrieval.file_defs
@@ -257,8 +258,9 @@ def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: Inde
         Reason(code="in_file_more", name=c.symbol or ""),)) for c in reach}
     first = list(dict.fromkeys(c.chunk.path for c in out if c.chunk.kind in (
         "code_def", "code_module")))[:policy.depth_files] if policy.callees else []
-    for callee, caller in callees.across(question, [c.chunk for c in out if c.chunk.path in first],
-                                         _calls_of(index), policy.callees, policy) if first else ():
+    shown = [c.chunk for c in out if c.chunk.path in first]
+    for callee, caller in callees.across(question, shown, _calls_of(index, prefixes),
+                                         policy.callees, policy) if first else ():
         more.setdefault(callee.id, Candidate(chunk=callee, score=0.0, step=step, reasons=(
             Reason(code="neighbour", edge="called by", name=caller.symbol or ""),)))
     more.update((c.chunk.id, c) for c in cut if c.chunk.id not in more)
@@ -270,8 +272,10 @@ def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: Inde
     return out
 
 
-def _calls_of(index: IndexReader) -> Callable[[Chunk], list[Chunk]]:
-    """A definition's callees: the graph's resolved `calls` edges, read when asked."""
+def _calls_of(index: IndexReader, prefixes: tuple[str, ...] = ()
+              ) -> Callable[[Chunk], list[Chunk]]:
+    """A definition's callees: the graph's resolved `calls` edges, read when asked; a scoped
+    question's only under its prefixes ("only in tests/" keeps its evidence there)."""
     def callees_of(chunk: Chunk) -> list[Chunk]:
         graph = index.graph
         if chunk.node_id not in graph:
@@ -279,7 +283,8 @@ def _calls_of(index: IndexReader) -> Callable[[Chunk], list[Chunk]]:
         targets = sorted({v for _, v, key in graph.out_edges(chunk.node_id, keys=True)
                           if key == "calls" and v != chunk.node_id})
         found = (index.chunk_for_node(v) for v in targets)
-        return [c for c in found if c is not None]
+        return [c for c in found if c is not None
+                and (not prefixes or c.path.startswith(prefixes))]
 
     return callees_of
 
@@ -333,14 +338,15 @@ def _canonical_first(plan: RoutePlan, ranked: list[Candidate], index: IndexReade
 
 
 def _with_callees(plan: RoutePlan, ranked: list[Candidate], index: IndexReader,
-                  config: HelixConfig) -> list[Candidate]:
+                  config: HelixConfig, prefixes: tuple[str, ...] = ()) -> list[Candidate]:
     """`controller.callees`: the callee that does the work joins the evidence after the
     function the evidence leads with (its `calls` edges are read here, scored there)."""
     policy = config.retrieval.callees
     if not policy.enabled or not ranked or plan.intent.route not in policy.routes:
         return ranked
     promoted = callees.promotions(file_defs.question_tokens(plan), [c.chunk for c in ranked],
-                                  _calls_of(index), policy, config.retrieval.file_defs)
+                                  _calls_of(index, prefixes), policy,
+                                  config.retrieval.file_defs)
     out = list(ranked)
     for position, chunk in sorted(promoted, key=lambda p: -p[0]):
         caller = ranked[position]
@@ -418,8 +424,8 @@ def _ranked(state: LoopState, index: IndexReader, config: HelixConfig) -> list[C
     ranked = rank_for_route(plan, state.evidence, policy.code_first, policy.source_first,
                             asks_tests(plan, config.retrieval, state.prefixes))
     ranked = _canonical_first(plan, ranked, index, config)
-    ranked = _with_file_definitions(plan, ranked, index, config)
-    return _with_callees(plan, ranked, index, config)
+    ranked = _with_file_definitions(plan, ranked, index, config, state.prefixes)
+    return _with_callees(plan, ranked, index, config, state.prefixes)
 
 
 def _walked(index: IndexReader, evidence: tuple[EvidenceItem, ...], config: HelixConfig,
