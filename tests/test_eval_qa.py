@@ -190,3 +190,31 @@ def test_an_unreadable_or_empty_reserved_list_is_a_clear_error(
         with pytest.raises(UserError, match="reserved-project list"):
             reserved.reserved_names()
     reserved.reserved_names.cache_clear()
+
+
+def test_a_second_run_at_a_revision_waits_for_the_first_tree(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Two runs of one repository share its written-out tree, which a run rewrites and then
+    removes: the second waits for the first (here 0.1 s, then a one-line error), instead of
+    reading a tree removed under it (seen: BadPathError on the second run's questions)."""
+    import shutil
+    import subprocess
+
+    from evals.qa import run as qa_run
+
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURE, repo)
+    for args in (["init", "-q"], ["add", "-A"],
+                 ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    home = tmp_path / "home"
+    monkeypatch.setenv("HELIX_HOME", str(home))
+    monkeypatch.setattr(qa_run, "TREE_WAIT_S", 0.1)
+    with qa_run.one_run_per_tree(repo, "HEAD"):  # the first run, still going
+        code, _, err = run(["eval", "qa", str(SAMPLE), "--repo", str(repo), "--rev", "HEAD",
+                            "--no-embed", "--out", str(tmp_path / "qa.json")], capsys)
+    assert code == 2 and err.count("\n") == 1 and "another run has held" in err
+    code, _, err = run(["eval", "qa", str(SAMPLE), "--repo", str(repo), "--rev", "HEAD",
+                        "--no-embed", "--out", str(tmp_path / "qa.json")], capsys)
+    assert code == 0, err  # the first run ended: its lock is free

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from evals.reserved import names_reserved
 from helix.core.errors import BadPathError, UserError
 from helix.core.paths import in_home
 from helix.core.schemas import Frozen
+from indexers.locking import acquire
 
 Progress = Callable[[str], None]
 
@@ -70,6 +72,34 @@ def load_cases(path: Path) -> tuple[list[QACase], int]:
     return cases, malformed
 
 
+# how long a run waits for another run of the same repository's tree to end
+TREE_WAIT_S = 3600.0
+
+
+def _tree_home(repo: Path, home: Path | None) -> Path:
+    gitdir = git_dir(repo)
+    return in_home("qa", repo_key(gitdir)) if home is None else home / "qa" / repo_key(gitdir)
+
+
+@contextmanager
+def one_run_per_tree(repo: Path, rev: str | None, home: Path | None = None) -> Iterator[None]:
+    """Runs at a revision share the repository's written-out tree (and its index), which a
+    run rewrites to its revision and removes when it ends: a second run waits for the first
+    (`TREE_WAIT_S` at most) instead of reading a tree the first changes under it."""
+    if rev is None:
+        yield
+        return
+    folder = _tree_home(repo, home)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    release = acquire(folder / "tree.lock", TREE_WAIT_S)
+    if release is None:
+        raise UserError(f"another run has held {folder / 'tree'} for over {TREE_WAIT_S:.0f} s")
+    try:
+        yield
+    finally:
+        release()
+
+
 def tree_for(repo: Path, rev: str | None, home: Path | None = None) -> tuple[Path, str]:
     """(root to index, revision): the work tree itself, or the tree of `rev` written out."""
     if rev is None:
@@ -78,8 +108,7 @@ def tree_for(repo: Path, rev: str | None, home: Path | None = None) -> tuple[Pat
         return repo.resolve(), "worktree"
     gitdir = git_dir(repo)
     sha = resolve_rev(gitdir, rev)
-    target = (in_home("qa", repo_key(gitdir), "tree") if home is None
-              else home / "qa" / repo_key(gitdir) / "tree")
+    target = _tree_home(repo, home) / "tree"
     target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     TreeWriter(gitdir, target).move_to(sha)
     point_head(target, gitdir, sha)  # its history is the commit's, nothing after it
@@ -102,7 +131,7 @@ def run_qa(jsonl: Path, repo: Path, *, rev: str | None = None, limit: int | None
     cases, malformed = load_cases(jsonl)
     if limit is not None:
         cases = cases[:limit]
-    with terminate_as_interrupt():
+    with terminate_as_interrupt(), one_run_per_tree(repo, rev, home):
         root, revision = tree_for(repo, rev, home)
         try:
             return _run_cases(cases, malformed, jsonl, repo, root, revision,
