@@ -86,7 +86,10 @@ class ModelStub:
         self._server.requests = []
         self._server.status = status
         self._server.reason = reason
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # polled every 50 ms, not the default 500: `shutdown` waits for the loop to look
+        # again, and each `with` block ended up to half a second later than its last answer
+        self._thread = threading.Thread(target=self._server.serve_forever,
+                                        kwargs={"poll_interval": 0.05}, daemon=True)
 
     @property
     def base(self) -> str:
