@@ -15,6 +15,7 @@ from controller.question import read_question
 from helix.core.config import HelixConfig
 from helix.core.envelope import Envelope
 from helix.core.ports import FakeClock, FakeEmbedder
+from helix.core.schemas import Chunk
 from indexers.api import IndexReader
 
 FIXTURES = Path(__file__).resolve().parent.parent / "data" / "fixtures"
@@ -49,3 +50,11 @@ def ask(index: IndexReader, question: str, config: HelixConfig | None = None,
     return run_controller(read_question(question, config.retrieval, **reading),  # type: ignore[arg-type]
                           index, config, query_embedder=FakeEmbedder(), clock=FakeClock(),
                           **kwargs)  # type: ignore[arg-type]
+
+
+def def_chunk(path: str, symbol: str, text: str, start: int, kind: str = "code_def") -> Chunk:
+    """A definition's chunk for the file-definition and callee tests (no index behind it)."""
+    return Chunk(id=f"{path}:{start}", path=path, kind=kind, lang="python",  # type: ignore[arg-type]
+                 start_line=start, end_line=start + text.count("\n"), text=text,
+                 content_hash="sha256:0", symbol=symbol, def_kind="method",
+                 node_id=f"def:{path}::{symbol}")

@@ -8,6 +8,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any, cast
 
+from controller_helpers import def_chunk
+
 from controller.callees import across
 from helix.core.policy import FileDefsPolicy
 from helix.core.schemas import Chunk
@@ -16,19 +18,12 @@ POLICY = FileDefsPolicy(enabled=True)
 QUESTION = frozenset({"paste", "targets", "props", "remove", "key"})
 
 
-def _chunk(path: str, symbol: str, text: str, start: int, kind: str = "code_def") -> Chunk:
-    return Chunk(id=f"{path}:{start}", path=path, kind=kind, lang="python",  # type: ignore[arg-type]
-                 start_line=start, end_line=start + text.count("\n"), text=text,
-                 content_hash="sha256:0", symbol=symbol, def_kind="method",
-                 node_id=f"def:{path}::{symbol}")
-
-
-PASTE = _chunk("ui/clipboard.py", "Clipboard", "class Clipboard:\n    targets = []\n", 1)
-RENDER = _chunk("ui/clipboard.py", "Clipboard.render", "def render(self):\n    tag()\n", 10)
-REMOVE = _chunk("ui/tag.py", "Tag.remove_props", "def remove_props(self, *names):\n", 80)
-ADD = _chunk("ui/tag.py", "Tag.add", "def add(self, child):\n", 60)
-SAME = _chunk("ui/clipboard.py", "Clipboard.remove_props_key", "def remove_props_key():\n", 30)
-WEAK = _chunk("ui/misc.py", "helper", "def helper():\n    pass\n", 5)
+PASTE = def_chunk("ui/clipboard.py", "Clipboard", "class Clipboard:\n    targets = []\n", 1)
+RENDER = def_chunk("ui/clipboard.py", "Clipboard.render", "def render(self):\n    tag()\n", 10)
+REMOVE = def_chunk("ui/tag.py", "Tag.remove_props", "def remove_props(self, *names):\n", 80)
+ADD = def_chunk("ui/tag.py", "Tag.add", "def add(self, child):\n", 60)
+SAME = def_chunk("ui/clipboard.py", "Clipboard.remove_props_key", "def remove_props_key():\n", 30)
+WEAK = def_chunk("ui/misc.py", "helper", "def helper():\n    pass\n", 5)
 CALLS = {RENDER.id: [REMOVE, ADD, SAME], PASTE.id: [REMOVE]}
 
 
@@ -55,7 +50,7 @@ def _driver(callees: int, recut: bool, asks: bool = True) -> list[str]:
     from helix.core.config import HelixConfig
 
     weak = [WEAK.model_copy(update={"id": f"misc:{i}"}) for i in range(2)]
-    answer = _chunk("ui/keys.py", "paste_key_targets", "def paste_key_targets():\n", 3)
+    answer = def_chunk("ui/keys.py", "paste_key_targets", "def paste_key_targets():\n", 3)
     ranked = [Candidate(chunk=c, score=1.0, reasons=(), step=0)
               for c in (PASTE, RENDER, *weak, answer)]
     files = {"ui/clipboard.py": [PASTE, RENDER, SAME]}

@@ -4,27 +4,21 @@ round 15's code (no `deeper`, `lead_first` or `reach_places`)."""
 
 from __future__ import annotations
 
+from controller_helpers import def_chunk
+
 from controller.file_defs import deeper, depth_picks, lead_first, reach_places
 from helix.core.policy import FileDefsPolicy
-from helix.core.schemas import Chunk
 
 POLICY = FileDefsPolicy(enabled=True)
 QUESTION = frozenset({"merge", "spacing", "value", "override"})
 
 
-def _chunk(path: str, symbol: str, text: str, start: int, kind: str = "code_def") -> Chunk:
-    return Chunk(id=f"{path}:{start}", path=path, kind=kind, lang="python",  # type: ignore[arg-type]
-                 start_line=start, end_line=start + text.count("\n"), text=text,
-                 content_hash="sha256:0", symbol=symbol, def_kind="method",
-                 node_id=f"def:{path}::{symbol}")
-
-
-HEAD = _chunk("reflow/config.py", "ReflowConfig", "class ReflowConfig:\n    pass\n", 1)
-BEST = _chunk("reflow/config.py", "merge_spacing_value", "def merge_spacing_value(o):\n", 10)
-NEXT = _chunk("reflow/config.py", "merge_spacing", "def merge_spacing(o):\n", 20)
-THIRD = _chunk("reflow/config.py", "spacing", "def spacing(self):\n    return 1\n", 30)
-NONE = _chunk("reflow/cli.py", "main", "def main():\n    run()\n", 5)
-DOC = _chunk("README.md", "", "Nothing of the question here.\n", 1, kind="doc_section")
+HEAD = def_chunk("reflow/config.py", "ReflowConfig", "class ReflowConfig:\n    pass\n", 1)
+BEST = def_chunk("reflow/config.py", "merge_spacing_value", "def merge_spacing_value(o):\n", 10)
+NEXT = def_chunk("reflow/config.py", "merge_spacing", "def merge_spacing(o):\n", 20)
+THIRD = def_chunk("reflow/config.py", "spacing", "def spacing(self):\n    return 1\n", 30)
+NONE = def_chunk("reflow/cli.py", "main", "def main():\n    run()\n", 5)
+DOC = def_chunk("README.md", "", "Nothing of the question here.\n", 1, kind="doc_section")
 
 
 def test_reach_takes_the_definitions_after_the_depth_picks() -> None:
@@ -54,13 +48,13 @@ def test_a_reach_pick_never_takes_a_files_only_place() -> None:
     ranked = [HEAD, HEAD, NONE, DOC, cli2]
     assert reach_places(QUESTION, ranked, [NEXT, BEST], 2, 5, POLICY) == {4: BEST}
     assert reach_places(QUESTION, ranked, [NEXT], 2, 4, POLICY) == {}  # cli.py's only place
-    web = _chunk("reflow/web.py", "main", "def main():\n    run()\n", 5)
+    web = def_chunk("reflow/web.py", "main", "def main():\n    run()\n", 5)
     assert reach_places(QUESTION, [HEAD, HEAD, web, NONE, cli2], [NEXT], 2, 5, POLICY) == {
         4: NEXT}  # not web.py's only place, though it answers as little
 
 
 def test_the_lead_pick_is_the_best_of_the_shown_files_picks() -> None:
-    other = _chunk("reflow/cli.py", "spacing_value_override_merge",
+    other = def_chunk("reflow/cli.py", "spacing_value_override_merge",
                    "def spacing_value_override_merge():\n", 50)
     picks, reach = lead_first(QUESTION, [THIRD], [BEST, other], [HEAD, NONE], POLICY)
     assert picks == [other, THIRD] and reach == [BEST]  # cli.py is shown: its best leads
