@@ -8,7 +8,8 @@ Runs the two sweeps (tests/test_absence_sets.py, tests/test_absence_by_encoder.p
 empty cache of their own and the shipped file unread, then writes every vector they embedded
 (sorted by text hash, with the model key) and removes the files of other digests. Run it after
 a change to the sets, the encoder, its model or the locked numpy/tokenizers versions; the
-file's name is the digest the tests compute on this machine (its CPU included)."""
+file's name is the portable digest (encoder code, library versions, architecture: not the CPU
+model, which the file records), so a new machine reads it too."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ SWEEPS = ("tests/test_absence_sets.py::test_the_shipped_encoder_on_every_written
 def main() -> int:
     sys.path.insert(0, str(ROOT))
     from indexers.embed_cache import CACHE_FILE
-    from tests._vector_cache import FROM_SCRATCH, SHIPPED, encoder_digest
+    from tests._vector_cache import FROM_SCRATCH, SHIPPED, cpu_name, encoder_digest, portable_digest
 
     with tempfile.TemporaryDirectory() as scratch:
         env = dict(os.environ, XDG_CACHE_HOME=scratch, **{FROM_SCRATCH: "1"})
@@ -49,9 +50,9 @@ def main() -> int:
         print(f"test_vectors: expected one model key, found {sorted(keys)}", file=sys.stderr)
         return 1
     SHIPPED.mkdir(parents=True, exist_ok=True)
-    out = SHIPPED / f"{digest}.npz"
+    out = SHIPPED / f"{portable_digest()}.npz"
     tmp = out.with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, model_key=np.array(keys.pop()),
+    np.savez_compressed(tmp, model_key=np.array(keys.pop()), cpu=np.array(cpu_name()),
                         text_hashes=np.array([h for _, h, _ in rows]),
                         vectors=np.stack([np.frombuffer(v, dtype=np.float32) for _, _, v in rows]))
     tmp.replace(out)

@@ -246,3 +246,18 @@ def test_a_sentence_that_reports_what_the_evidence_holds_is_no_claim() -> None:
     assert refused("The excerpts are unrelated to how decide_retry is scheduled.")
     # a file's name names the material, as a claim does
     assert refused("src/retry.py shows something unrelated to the policy.")
+
+
+def test_the_shipped_vectors_are_named_for_any_cpu_the_cache_for_this_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new machine (another CPU model) reads the shipped vectors (their name leaves the CPU
+    out) into a cache of its own CPU's digest; the sample test then allows VECTOR_TOLERANCE."""
+    import tests._vector_cache as vc
+
+    here_portable, here_full = vc.portable_digest(), vc.encoder_digest()
+    monkeypatch.setattr(vc, "_cpu", lambda: "model name : another CPU")
+    assert vc.portable_digest() == here_portable
+    assert vc.encoder_digest() != here_full
+    shipped = sorted(vc.SHIPPED.glob("*.npz"))
+    assert [p.stem for p in shipped] == [here_portable]
+    assert vc.shipped_cpu(here_portable)  # the file says which CPU computed it
