@@ -304,10 +304,12 @@ def signature_and_doc(item: EvidenceItem) -> tuple[str, str]:
         return "", ""
     # decorators (`@...`, Rust `#[...]`, and their continuation lines) come before the
     # signature: the signature is the first line that opens a definition, else the first
-    # line that is neither a decorator nor a comment
+    # line that is neither a decorator (nor inside one's open brackets) nor a comment; a
+    # window of a long decorator stack without its definition line shows the first decorator
+    decorated = _decorator_lines(lines)
     at = next((i for i, ln in enumerate(lines) if _DEF_LINE.match(ln)),
               next((i for i, ln in enumerate(lines)
-                    if not ln.startswith(("@", "#[")) and not _COMMENT.match(ln)), 0))
+                    if i not in decorated and not _COMMENT.match(ln)), 0))
     end = at
     while (end < len(lines) - 1 and end - at < MAX_SIGNATURE_LINES - 1
            and not _SIGNATURE_END.search(lines[end]) and _DEF_LINE.match(lines[at])):
@@ -322,6 +324,20 @@ def signature_and_doc(item: EvidenceItem) -> tuple[str, str]:
         comments = [_COMMENT.sub("", ln).strip() for ln in lines[:at] if _COMMENT.match(ln)]
         doc = next((c for c in comments if c), "")
     return quote(signature.rstrip(":{ ").rstrip()), quote(doc)
+
+
+def _decorator_lines(lines: Sequence[str]) -> set[int]:
+    """The lines that belong to a decorator: one that starts with `@` or `#[`, and every line
+    after it while its brackets are open (`@click.option("--x",\n help="...")`)."""
+    inside: set[int] = set()
+    depth = 0
+    for number, line in enumerate(lines):
+        if depth <= 0 and not line.startswith(("@", "#[")):
+            depth = 0
+            continue
+        inside.add(number)
+        depth += sum(line.count(c) for c in "([{") - sum(line.count(c) for c in ")]}")
+    return inside
 
 
 _QUOTES = ('"""', "'''")

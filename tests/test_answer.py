@@ -483,3 +483,17 @@ def test_a_section_that_introduces_a_list_is_summarised_with_its_items() -> None
     assert ("Rollbacks restore the previous release: run `deploy rollback` with the release "
             "id; the database migrations are reverted first; caches are flushed after the "
             "switch [docs/deploy.md:22-26]") in answer
+
+
+def test_a_window_of_decorators_without_its_definition_line_shows_no_string_fragment() -> None:
+    """A long decorated definition is cut into windows; the first may hold only decorators,
+    whose continuation lines are strings: none of them is taken for a docstring."""
+    head = _code("cli/index_cmd.py", "index",
+                 '@click.command()\n@click.option("--cluster", metavar="ADDRESS",\n'
+                 '              help="Index every repository as a task (`local`: one "\n'
+                 '                   "started on this machine); see docs/deploy.md.")\n'
+                 '@click.option("--force", is_flag=True, help="Rebuild from scratch.")\n',
+                 start=97)
+    lines = _answer("where is the index command?", [head]).splitlines()
+    assert "started on this machine" not in "\n".join(lines)
+    assert any("@click.command()" in line for line in lines)
