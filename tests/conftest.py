@@ -5,7 +5,9 @@ no network access needed either)."""
 from __future__ import annotations
 
 import ipaddress
+import itertools
 import os
+import re
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -107,10 +109,48 @@ def cached_builds(_build_cache: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     return _build_cache
 
 
+_TMP_NUMBERS = itertools.count()
+
+
+@pytest.fixture
+def tmp_path(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
+    """pytest's tmp_path (a new empty directory in the session's temporary directory, named
+    for the test: its first 30 word characters and a number; kept after the run, pytest's
+    default retention) numbered by a counter: pytest's own finds the next number by reading
+    every entry of that directory, each test slower than the last (a worker makes ~2,000)."""
+    name = re.sub(r"[\W]", "_", request.node.name)[:30]
+    base = tmp_path_factory.getbasetemp()
+    while True:
+        path = base / f"{name}{next(_TMP_NUMBERS)}"
+        try:
+            path.mkdir()
+            return path
+        except FileExistsError:  # (a number taken by something else: the next one)
+            continue
+
+
+@pytest.fixture(scope="session")
+def _homes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("helix_homes")
+
+
+_HOME_NUMBERS = itertools.count()
+
+
 @pytest.fixture(autouse=True)
-def helix_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
-               shared_models: Path) -> Path:
-    home = tmp_path_factory.mktemp("helix_home")
+def helix_home(_homes: Path, monkeypatch: pytest.MonkeyPatch, shared_models: Path) -> Path:
+    """A new empty $HELIX_HOME for each test: helix_homes0/helix_home<n>, numbered by a counter
+    in a directory of their own. Not `tmp_path_factory.mktemp`: it finds its next number by
+    reading every entry of the session's temporary directory, so a worker's ~2,000 homes made
+    each later mktemp (and each test's tmp_path) slower than the last: ~2 CPU s a 1,000 tests
+    at the start of a session, growing with the square of the count."""
+    while True:
+        home = _homes / f"helix_home{next(_HOME_NUMBERS)}"
+        try:
+            home.mkdir()
+            break
+        except FileExistsError:  # (a number taken by something else: the next one)
+            continue
     monkeypatch.setenv("HELIX_HOME", str(home))
     for name in list(os.environ):
         if name.startswith("HELIX_") and name != "HELIX_HOME":
