@@ -224,3 +224,15 @@ def test_another_item_asked_for_again_is_still_a_pick():
     assert (plan.transition, plan.lane) == ("T3", "selection")
     plan = route_turn(_state(focus=4), "open number 5 again", None, ON, reader=_read("pick"))
     assert (plan.transition, plan.choice_index) == ("T3", 5)
+
+
+def test_a_listed_file_named_in_a_question_about_the_answer_is_no_other_code():
+    # router19: the files the lists on screen drew from are what the answer rests on ("did you
+    # look at all the test files or just test_cavity_pool?"); a definition nothing showed is
+    # still other code (tests/test_no_secret_reaches_model.py's deploy_key_body)
+    plan = route_turn(_state(focus=None), "sure? did you read all of them or just cli.py?",
+                      None, ON, reader=_read("meta"))
+    assert (plan.transition, plan.lane) == ("T8", "meta")
+    plan = route_turn(_state(focus=None), "what does deploy_key_body return?", None, ON,
+                      reader=_read("meta"))
+    assert plan.lane != "meta"

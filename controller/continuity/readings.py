@@ -440,13 +440,15 @@ _CODE_NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9]*(?:_[A-Za-z0-9]+|[a-z][A-Z][A-Z
 
 
 def names_other_code(t: Turn) -> bool:
-    """The message names code that neither the last answer nor its question mentions ("what
-    does deploy_key_body return?" after an answer about the billing database): a question
-    about that code, not about the answer."""
+    """The message names code that neither the last answer, its question nor a listed file
+    mentions ("what does deploy_key_body return?" after an answer about the billing
+    database): a question about that code, not about the answer. A listed file's name asks
+    what the answer rests on ("did you look at all the test files or just test_cavity_pool?")."""
     context = t.state.answer_context_state
     if context is None:
         return False
-    shown = f"{context.question}\n{context.answer_excerpt}".lower()
+    files = " ".join(i.target.path or "" for s in t.state.option_sets for i in s.items)
+    shown = f"{context.question}\n{context.answer_excerpt}\n{files}".lower()
     return any(name.lower() not in shown for name in _CODE_NAME.findall(t.text))
 
 
