@@ -183,15 +183,17 @@ def _lead_updates(ctx: TurnContext, updates: dict[StateSlot, Any],
     (focus-context-pending-state: "it" is what the last answer is about), so "who calls it?",
     "explain it", "show it again" act on it (T4 / T5). An answer that never showed what was
     asked (the coverage gate admits less than `full`) selects nothing: its closest match is
-    not what "it" means, unless the question named that item itself (`_asked_of`): then the
-    object asked about is on screen, though what was asked of it was not found, and the
-    gate's `object_only` carryover admits acting on it (T4 / T5), not the answer's claims."""
+    not what "it" means, unless the question named that item itself (`_asked_of`) and the
+    gate found the thing the question looks for (no `missing:target`: "where is the BM25Index
+    cache built?" finds no cache): then the object asked about is on screen, though what was
+    asked of it (a topic, a mechanism) was not found, and the gate's `object_only` carryover
+    admits acting on it (T4 / T5), not the answer's claims."""
     gate, context = updates["coverage_gate"], updates["answer_context"]
     lead = context.lead_evidence_id
     item = next((i for i in option_set.items if i.id == lead), None) \
         if option_set is not None and lead else None
     if item is None or not (gate.carryover_eligibility == "full" or (
-            gate.carryover_eligibility == "object_only"
+            gate.carryover_eligibility == "object_only" and TARGET_MISSING not in gate.reason_codes
             and _asked_of(item, ctx.plan.question or ctx.plan.text))):
         return {}
     frame = updates["root_frame"]
@@ -202,6 +204,9 @@ def _lead_updates(ctx: TurnContext, updates: dict[StateSlot, Any],
         if option_set else None, temporal_ceiling=frame.revision)
     return {"selected_object": selected,
             "focus": ctx.plan.focus.as_state().model_copy(update={"object_ref": item.target})}
+
+
+TARGET_MISSING = "missing:target"  # the coverage gate's reason: the thing looked for not found
 
 
 def _asked_of(item: OptionItem, question: str) -> bool:
