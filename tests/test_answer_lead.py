@@ -45,3 +45,17 @@ def test_an_ungrounded_answer_selects_nothing(repo):
     assert talk.state().selected_object is None
     assert talk("who calls it?").transition == "T10"
 
+
+
+def test_an_ungrounded_answer_selects_its_lead_when_the_question_named_it(repo):
+    """router19: the question named the item the answer leads with ("SearchEngine.search
+    tie breaking"), so that object is on screen though what was asked of it was not found:
+    "it" is that object (the gate's object_only carryover admits acting on it, T4 / T5),
+    while the answer's claims still carry nothing. On main "who calls it?" was refused."""
+    talk = Talk(repo)
+    first = talk("SearchEngine.search tie breaking")
+    assert talk.state().coverage_gate_state.carryover_eligibility == "object_only"
+    lead = next(i for i in first.shown.items if i.label == "SearchEngine.search")
+    assert talk.state().selected_object.focus_object_ref.id == lead.target_id
+    callers = talk("who calls it?")
+    assert (callers.transition, callers.lane) == ("T4", "graph")

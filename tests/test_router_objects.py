@@ -205,3 +205,34 @@ def test_a_question_read_as_small_talk_and_as_a_cancel_is_still_searched(text):
     plan = route_turn(_state(focus=3), text, None, ON, reader=_unsure("chat", 0.30, "cancel",
                                                                       0.25))
     assert plan.intent == "root_question"
+
+
+@pytest.mark.parametrize(("text", "meaning"), [
+    ("show that file again", "pick"), ("can you show me the bm25.py file again please", "pick"),
+    ("reopen BM25Index.score", "pick"), ("pull the score code up once more", "pick")])
+def test_showing_the_object_in_focus_again_is_the_pronoun_follow_up(text, meaning):
+    # router19: the object is selected already (T3's output); asked for again by a pronoun,
+    # its name, its file or a part of it, it is shown again (T5), not picked anew from the list
+    plan = route_turn(_state(focus=4), text, None, ON, reader=_read(meaning))
+    assert (plan.transition, plan.lane, plan.intent) == ("T5", "selection", "select_focused")
+    assert plan.target is not None and plan.target.id == TARGETS[3].id
+
+
+def test_another_item_asked_for_again_is_still_a_pick():
+    # main is listed but not in focus: "again" does not make it the focused object
+    plan = route_turn(_state(focus=4), "show main again", None, ON, reader=_read("pick"))
+    assert (plan.transition, plan.lane) == ("T3", "selection")
+    plan = route_turn(_state(focus=4), "open number 5 again", None, ON, reader=_read("pick"))
+    assert (plan.transition, plan.choice_index) == ("T3", 5)
+
+
+def test_a_listed_file_named_in_a_question_about_the_answer_is_no_other_code():
+    # router19: the files the lists on screen drew from are what the answer rests on ("did you
+    # look at all the test files or just test_cavity_pool?"); a definition nothing showed is
+    # still other code (tests/test_no_secret_reaches_model.py's deploy_key_body)
+    plan = route_turn(_state(focus=None), "sure? did you read all of them or just cli.py?",
+                      None, ON, reader=_read("meta"))
+    assert (plan.transition, plan.lane) == ("T8", "meta")
+    plan = route_turn(_state(focus=None), "what does deploy_key_body return?", None, ON,
+                      reader=_read("meta"))
+    assert plan.lane != "meta"

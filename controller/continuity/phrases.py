@@ -73,6 +73,7 @@ CARDINALS: frozenset[str] = frozenset(VOCABULARY["lists"]["cardinals"])
 SOURCE_KIND: dict[str, OptionSetKind] = dict(VOCABULARY["source_kind"])
 QUESTION_LEAD = _compiled("QUESTION_LEAD")
 DEICTIC = _compiled("DEICTIC")
+AGAIN = _compiled("AGAIN")
 SENSE_WORDS = _compiled("SENSE_WORDS")
 AWAY_WORDS = _compiled("AWAY_WORDS")
 

@@ -70,6 +70,26 @@ def names_focus(t: Turn) -> bool:
     return bool(path) and (path in tokens or path.rsplit("/", 1)[-1] in tokens)
 
 
+def shows_focus_again(t: Turn, plan: TurnPlan) -> bool:
+    """A pick (T3) asking for the object in focus again (`AGAIN`): the item it picks is that
+    object, its file, a part of it or what it is in, or it names no item, position or kind
+    ("show that file again"). That object is selected already: shown again, it is T5."""
+    target = t.focused()
+    if target is None or (plan.transition, plan.intent) != ("T3", "select_item") \
+            or plan.source_cue or not say.AGAIN.search(t.body):
+        return False
+    if names_focus(t):
+        return True
+    pool = t.state.option_set(plan.option_set_id or "") or t.pool()
+    named = named_item(t) if plan.choice_index is None else next(
+        (i for i in pool.items if i.index == plan.choice_index), None) if pool else None
+    if named is not None or plan.choice_index is not None:
+        return named is not None and (named.target.id == target.id
+                                      or same_object(named.target, target))
+    return _number(t) is None and respelt_names(t) is None \
+        and parse_selection_input(t.core.rstrip("?")).kind_word is None
+
+
 def _number(t: Turn) -> int | None:
     """The first number or ordinal the message names, an ordinal word misspelt by one edit
     read as that word ("the seocnd one"), as the rules read it."""
@@ -420,13 +440,15 @@ _CODE_NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9]*(?:_[A-Za-z0-9]+|[a-z][A-Z][A-Z
 
 
 def names_other_code(t: Turn) -> bool:
-    """The message names code that neither the last answer nor its question mentions ("what
-    does deploy_key_body return?" after an answer about the billing database): a question
-    about that code, not about the answer."""
+    """The message names code that neither the last answer, its question nor a listed file
+    mentions ("what does deploy_key_body return?" after an answer about the billing
+    database): a question about that code, not about the answer. A listed file's name asks
+    what the answer rests on ("did you look at all the test files or just test_cavity_pool?")."""
     context = t.state.answer_context_state
     if context is None:
         return False
-    shown = f"{context.question}\n{context.answer_excerpt}".lower()
+    files = " ".join(i.target.path or "" for s in t.state.option_sets for i in s.items)
+    shown = f"{context.question}\n{context.answer_excerpt}\n{files}".lower()
     return any(name.lower() not in shown for name in _CODE_NAME.findall(t.text))
 
 

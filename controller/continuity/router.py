@@ -56,7 +56,7 @@ from controller.continuity.focus import TurnSummary, resolve_focus
 from controller.continuity.item_names import MIN_NAME_CHARS, focus_named, message_tokens
 from controller.continuity.meaning import MEANINGS, Reader, features, meaning_of, said
 from controller.continuity.pending import match_pending_turn, normalize, strip_filler
-from controller.continuity.readings import names_focus, plan_for
+from controller.continuity.readings import names_focus, plan_for, shows_focus_again
 from controller.continuity.rules import RULES, gate
 from controller.continuity.spelling import respelled
 from controller.continuity.state import ContinuityState, TargetRef
@@ -179,11 +179,14 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading, *,
         plan = _acted_on(t, reading, rules, exact)
     if plan is None:  # the meaning cannot be acted on here: the rules' reading stands
         plan = rules_plan
+    kept = plan is rules_plan
+    if shows_focus_again(t, plan):  # "show that file again": the focused object (T5)
+        plan = plan_for("reopen", t, reading) or plan
     # a vocabulary pattern that matched is a sure reading (the classifier agreeing or not);
     # the rules' fallback (a new question) is no reading: an unsure one is said back, but
     # with the classifier reading a new question too there is no two-readings clarifier
-    agreed = plan is rules_plan and rules not in ("new_question", "boundary")
-    both_new = plan is rules_plan and meaning == rules == "new_question"
+    agreed = kept and rules not in ("new_question", "boundary")
+    both_new = kept and meaning == rules == "new_question"
     led = meaning == "pivot" and plan is not rules_plan and _continues(t)  # no two readings
     plan = plan.model_copy(update={"reading": reading, "reasons": (
         *plan.reasons[:-1], f"read as {meaning} ({reading.confidence:.2f})",

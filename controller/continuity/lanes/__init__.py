@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from controller.continuity.events import ContinuityEvent
+from controller.continuity.item_names import item_names, message_tokens, name_like
 from controller.continuity.lanes.chat import run_chat, run_reading_clarifier
 from controller.continuity.lanes.context import (
     Executor,
@@ -48,6 +49,7 @@ from controller.continuity.state import (
     ActionType,
     ClarificationState,
     InvestigationState,
+    OptionItem,
     OptionSet,
     RootFrameState,
     SelectedObjectFrameState,
@@ -181,12 +183,18 @@ def _lead_updates(ctx: TurnContext, updates: dict[StateSlot, Any],
     (focus-context-pending-state: "it" is what the last answer is about), so "who calls it?",
     "explain it", "show it again" act on it (T4 / T5). An answer that never showed what was
     asked (the coverage gate admits less than `full`) selects nothing: its closest match is
-    not what "it" means."""
+    not what "it" means, unless the question named that item itself (`_asked_of`) and the
+    gate found the thing the question looks for (no `missing:target`: "where is the BM25Index
+    cache built?" finds no cache): then the object asked about is on screen, though what was
+    asked of it (a topic, a mechanism) was not found, and the gate's `object_only` carryover
+    admits acting on it (T4 / T5), not the answer's claims."""
     gate, context = updates["coverage_gate"], updates["answer_context"]
     lead = context.lead_evidence_id
     item = next((i for i in option_set.items if i.id == lead), None) \
         if option_set is not None and lead else None
-    if item is None or gate.carryover_eligibility != "full":
+    if item is None or not (gate.carryover_eligibility == "full" or (
+            gate.carryover_eligibility == "object_only" and TARGET_MISSING not in gate.reason_codes
+            and _asked_of(item, ctx.plan.question or ctx.plan.text))):
         return {}
     frame = updates["root_frame"]
     selected = SelectedObjectFrameState(
@@ -196,6 +204,18 @@ def _lead_updates(ctx: TurnContext, updates: dict[StateSlot, Any],
         if option_set else None, temporal_ceiling=frame.revision)
     return {"selected_object": selected,
             "focus": ctx.plan.focus.as_state().model_copy(update={"object_ref": item.target})}
+
+
+TARGET_MISSING = "missing:target"  # the coverage gate's reason: the thing looked for not found
+
+
+def _asked_of(item: OptionItem, question: str) -> bool:
+    """The question names the item by its own name (its symbol, the symbol's last part, its
+    label; a typo of a long one: `item_names.name_like`), not by its file or a word of it
+    ("SearchEngine.search tie breaking" names SearchEngine.search; "where is the tokenizer
+    cache configured?" names no part of Tokenizer.__init__)."""
+    own = item_names(item)[0]
+    return any(name_like(token, name) for token in message_tokens(question) for name in own)
 
 
 def _clarification_updates(ctx: TurnContext, envelope: Envelope, frame: RootFrameState,
