@@ -286,16 +286,22 @@ def sense_terms(body: str, terms: tuple[str, ...]) -> tuple[str, ...]:
 
 
 _CLAUSE_END = re.compile(r"(?<=[.?!:])\s+")
+_REFERS_BACK = VOCABULARY["REFERS_BACK"]
 
 
 def asked_clause(text: str) -> str | None:
     """The one clause that asks, in a message of several ("What is a cavity? I saw this word
     in two places.", "A user asks: what is a cavity?"): the sentence ending in a question
     mark, or what follows a colon when that is the question. None for a message of one
-    clause, or with no or several questions."""
+    clause, or with no or several questions, or when the clause points back at the others
+    ("The bar turns red when I interrupt it. Where does that happen?": a report whose
+    sentences are part of what is asked; the repository named is no pointer)."""
     parts = [p.strip() for p in _CLAUSE_END.split(text) if p.strip()]
     asks = [p for p in parts if p.endswith("?")]
-    return asks[0] if len(parts) > 1 and len(asks) == 1 else None
+    if len(parts) < 2 or len(asks) != 1 or _REFERS_BACK.search(
+            _REPOSITORY_SCOPE.sub(" ", asks[0])):
+        return None
+    return asks[0]
 
 
 # routes whose question may be about one plain word whatever its framing ("where is cavity

@@ -199,6 +199,21 @@ def test_a_clause_that_asks_about_more_than_one_word_is_no_sense_check(question:
     assert not route_question(question).sense_check_only
 
 
+@pytest.mark.parametrize("question", [
+    "The pool hands out the same cavity twice after a release. Where does that happen?",
+    "My search results come back in a different order each run. What controls it?",
+    "Stop words are dropped from queries but not from documents. Is this intended?",
+    "Ranking ignores the title field completely. Who decides that?"])
+def test_a_short_question_pointing_back_at_a_report_is_no_sense_check(question: str) -> None:
+    """A few sentences of what the user saw, then a short question pointing back at them
+    ("that", "it", "this"): the sentences are part of what is asked. main sense-checked the
+    clause's one word ('happen', 'controls', 'intended') and searched for it alone (writer65's
+    reports cut to under 30 words: 66 of 114 did; file@1 0.456 -> 0.500)."""
+    plan = route_question(question)
+    assert not plan.sense_check_only and plan.ambiguous_term is None
+    assert plan.intent.route == "issue" or len(plan.intent.terms) > 1
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=120))
 def test_routing_is_total_and_deterministic(question: str) -> None:

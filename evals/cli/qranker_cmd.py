@@ -49,10 +49,11 @@ _QA_LIST = click.option("--list", "list_file", default=str(DEFAULT_QA_LIST), sho
 @click.option("--split", default="train", show_default=True,
               type=click.Choice(["train", "validation"]))
 @click.option("--style", default="named", show_default=True,
-              type=click.Choice(["named", "hidden", "process"]),
+              type=click.Choice(["named", "hidden", "process", "report"]),
               help="named: the questions name what they ask about; hidden: SWE-QA's style; "
                    "process: made by SWE-QA's own process (its templates by category, tests "
-                   "included, answers citing several places).")
+                   "included, answers citing several places); report: a few sentences of what "
+                   "the user saw ending in a short question referring back to them.")
 def add_cmd(list_file: str, name: str, source: str, revision: str, jsonl: str, writer: str,
             split: str, style: str) -> None:
     """Copy a question file into the question list, with its digest."""

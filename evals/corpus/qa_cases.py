@@ -187,11 +187,13 @@ class QuestionFile:
     # how the questions are worded: "named" (they name what they ask about, like commit
     # messages), "hidden" (SWE-QA's style: names hidden behind role descriptions) or
     # "process" (made by SWE-QA's own process: its question templates by category, tests
-    # included, roles in the words of names and users, answers citing several places)
+    # included, roles in the words of names and users, answers citing several places) or
+    # "report" (a few sentences of what the user saw, ending in one short question that
+    # refers back to them: "... Where does that happen?")
     style: str = "named"
 
 
-STYLES = ("named", "hidden", "process")
+STYLES = ("named", "hidden", "process", "report")
 
 
 def load_question_list(manifest: Path) -> list[QuestionFile]:
