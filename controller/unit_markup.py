@@ -34,6 +34,8 @@ _ROW = re.compile(r"^\s*(?:[-*]\s+(?P<item>[^:|—–]+?)\s*[:—–]|\|\s*(?P<c
 _STRUCK = re.compile(r"~~(?=\S)[^~\n]+?~~|<(del|s|strike)>[^<\n]+?</\1>", re.I)
 # a value's unit in its comment: "12  # C", "5 // s", "2000 /* g */", "3 -- V"
 _COMMENT_OPENERS = frozenset({"#", "/", "//", "/*", "--", "(*"})
+# a line that is a code comment: its sentence ends with the line where code follows
+_LINE_COMMENT = re.compile(r"^\s*(?://|#|--|/?\*)")
 _MIN_ROWS = 2  # a list or a table has two rows at least
 
 
@@ -58,7 +60,8 @@ def _joined(text: str) -> str:
     """`text` with a line break that continues a sentence made a space (same offsets), so a
     negation on one line reaches the unit on the next ("it is not\\nexpressed in GPa"), and a
     question is read with the line that answers it ("Q: Is it in GPa?\\nA: No."), past blank
-    lines and lines of markup alone ("> Is it in GPa?\\n>\\n> No, pascal.")."""
+    lines and lines of markup alone ("> Is it in GPa?\\n>\\n> No, pascal."); never a code
+    comment's line into the code after it ("// gain in dB, not validated\\nfloat gain_db")."""
     lines = text.split("\n")
     out = []
     asked = False  # a question waits for the line that answers it
@@ -66,8 +69,9 @@ def _joined(text: str) -> str:
         nxt = lines[number + 1] if number + 1 < len(lines) else ""
         bare = _MARKUP_ONLY.match(line) is not None
         asked = (asked and bare) or (not bare and line.rstrip().endswith("?"))
-        joins = (not bare and not _SENTENCE_END.search(line) and bool(_CONTINUES.match(nxt))) \
-            or (asked and number + 1 < len(lines))
+        commented = _LINE_COMMENT.match(line) is not None and not _LINE_COMMENT.match(nxt)
+        joins = (not bare and not _SENTENCE_END.search(line) and bool(_CONTINUES.match(nxt))
+                 and not commented) or (asked and number + 1 < len(lines))
         out.append(line + (" " if joins else "\n"))
     return "".join(out)[:len(text)]
 

@@ -248,7 +248,17 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # 6 -> 5, fresh18 3 -> 1; no set the wrong way); an answer opening with a reported
     # question then saying only what is missing a claim (helix/synthesis/absence_report.py):
     # 4, 41 (accepted fresh20 1 -> 0, fresh14 1 -> 0, fresh16 1 -> 0)
-    assert wrong.get(("tune", True), 0) <= 4 and wrong.get(("tune", False), 0) <= 41, wrong
+    # meaning21: fresh21 (writer57; 64 claims, 48 ordinary; held apart, measured by the lead
+    # before and after meaning20: 3 -> 3 accepted, 3 -> 3 refused) joined: 7 of 1205, 44 of
+    # 849 with meaning20's head; the head retrained with fresh21 as a twentieth writer (stack,
+    # l2 10, threshold 0.3 chosen; held out writer by writer 18 accepted, 66 refused): 6, 46;
+    # an answer opening with "The question asks ..." reports the question
+    # (absence_asked.toml question_reports) and a clause telling what a file defines tells
+    # what the material holds, no answer (absence_exemplars.toml sighting_words), the head
+    # retrained again (leave-one-writer-out chose stack, l2 10, threshold 0.25; held out
+    # writer by writer 17 accepted, 63 refused): 3, 58 (fresh21 3 -> 0 accepted, 3 -> 4
+    # refused; in sample the lower threshold refuses 12 more ordinary answers over 11 sets)
+    assert wrong.get(("tune", True), 0) <= 3 and wrong.get(("tune", False), 0) <= 58, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)

@@ -100,6 +100,13 @@ LEFT |= {"#define MAX_CHARGE_CENTS 50000  /* $500.00 */"}
 # all four (a reply's label in emphasis, "**A:** No."; a one-letter name where the sentence
 # puts a unit, "the unit is W;", "returns W"; a past clause's sequel, "then kW briefly":
 # tests/test_unit_structure20.py)
+# (meaning21) fresh21 (gain in dB), measured held apart by the lead before and after meaning20
+# with 6 -> 6 statements missed and 8 -> 8 denials confirmed (the real unit a linear factor,
+# in no unit table), now a tune set: meaning21 reads all fourteen (a level's dimensionless
+# rivals and the decibel's names in the table; a mark inside inline code no boundary; a
+# reported question, "asked whether ... . It isn't."; a negation after what it denies,
+# "dB ではなく"; a comment's line no sentence with the code after it:
+# tests/test_unit_structure21.py)
 
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:

@@ -7,7 +7,7 @@ A sentence ends at `.`, `!`, `?` or a line break; a clause at other punctuation 
 and a code comment's marks (`//`, `/*`, `*/`), at a word that starts a new clause ("but",
 "when", "now", ...), at "and"/"or" followed by a new predicate, and at "that" after a factive
 predicate ("nobody should be surprised that it is GPa": what a factive's complement says
-holds, negated or not). A parenthetical is a clause
+holds, negated or not); never at a mark inside inline code. A parenthetical is a clause
 inside its clause: a scope opened outside runs through it, one opened inside ends at its ")".
 The cues (data: helix/core/negation.toml) reach:
 
@@ -28,7 +28,9 @@ The cues (data: helix/core/negation.toml) reach:
     change      "switched from GPa to pascal": the words from "from" up to "to"
     anaphora    an evaluative predicate of "that label" / "this assumption" / "which" judges the
                 clause before it: "if you see GPa there, that label is wrong"
-    reply       a question answered no denies the question: "kPa? No: it is pascal"
+    reply       a question answered no denies the question: "kPa? No: it is pascal"; so
+                does a reported one ("asked whether it is in dB. It isn't.")
+    postpositive a negation after what it denies ("dB ではなく"): its clause's words before it
     elliptical  a clause that is only a negation denies the clause before: "bar in the beta,
                 not anymore"; as the reply to a question, the question ("GPa? Not since 2.0.")
     harmful     a predicate of harm, the clause before it: "assuming GPa will break it", and
@@ -58,6 +60,7 @@ from helix.core.negation_tokens import (
     OPEN,
     Reading,
     Token,
+    in_code,
     replied_no,
     superseded,
     tokenize,
@@ -73,6 +76,7 @@ class _Clauses:
 
     def __init__(self, tokens: tuple[Token, ...], c: Cues) -> None:
         self.tokens, self.c = tokens, c
+        self.code = in_code(tokens)
         self.boundary = [self._is_boundary(i) for i in range(len(tokens))]
 
     def _dash(self, i: int) -> bool:
@@ -93,6 +97,8 @@ class _Clauses:
 
     def _is_boundary(self, i: int) -> bool:
         token, c = self.tokens[i], self.c
+        if i in self.code:
+            return False  # a mark inside inline code is the code's: "read `gain: 6` as dB"
         if token.text == "." and 0 < i < len(self.tokens) - 1 \
                 and self.tokens[i - 1].end == token.start == self.tokens[i + 1].start - 1:
             return False  # a member access joins its name: "unit).not.toBe('GPa')"
@@ -134,6 +140,19 @@ class _Clauses:
 
     def clause(self, origin: int) -> list[int]:
         return [*self.backward(origin), origin, *self.forward(origin, origin + 1)]
+
+
+def _postpositive(cl: _Clauses, at: int) -> list[int]:
+    """A negation written after what it denies (`postpositive`: "dB ではなく"): the words before
+    it in its clause, back to a particle marking the topic or subject."""
+    if not cl.tokens[at].lower.startswith(cl.c.postpositive):
+        return []
+    out = []
+    for i in cl.backward(at):
+        if cl.tokens[i].text.endswith(cl.c.postpositive_stops):  # "は", "ゲインは"
+            break
+        out.append(i)
+    return out
 
 
 def _negative(token: Token) -> bool:
@@ -397,6 +416,7 @@ def read(text: str) -> Reading:
             deny(_evaluative_scope(cl, i, n))
             deny(_label(cl, i, evaluative=True))
             deny(_heading(cl, i, n))
+        deny(_postpositive(cl, i))
         if _match(tokens, i, c.past):
             deny(cl.clause(i))
         if _match(tokens, i, c.past_tense) and token.sentence in now:

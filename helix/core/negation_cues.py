@@ -44,6 +44,9 @@ class Cues:
     complementizers: frozenset[str]
     truths: Phrases
     negative_replies: Phrases
+    indirect_questions: frozenset[str]  # "asked whether it is dB. It isn't."
+    postpositive: tuple[str, ...]  # a negation after what it denies ("dB ではなく")
+    postpositive_stops: tuple[str, ...]  # a particle ending the words it denies
     elliptical: Phrases
     harmful: Phrases
     conditions: frozenset[str]
@@ -96,6 +99,9 @@ def cues() -> Cues:
         demonstratives=frozenset(cue["demonstratives"]),
         complementizers=frozenset(cue["complementizers"]), truths=_phrases(cue["truths"]),
         negative_replies=_phrases(cue["negative_replies"]),
+        indirect_questions=frozenset(cue["indirect_questions"]),
+        postpositive=tuple(cue["postpositive"]),
+        postpositive_stops=tuple(cue["postpositive_stops"]),
         elliptical=_phrases(cue["elliptical"]), harmful=_phrases(cue["harmful"]),
         conditions=frozenset(cue["conditions"]), error_verbs=frozenset(cue["error_verbs"]),
         error_endings=tuple(cue["error_endings"]),

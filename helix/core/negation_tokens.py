@@ -84,10 +84,14 @@ def match(tokens: tuple[Token, ...], at: int, phrases: Phrases) -> int:
 
 def replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
     """Sentences that ask a question the next sentence answers no ("kPa? No: ..."), or
-    answers with a negation of time, whatever follows it ("GPa? Not since 2.0.")."""
+    answers with a negation of time, whatever follows it ("GPa? Not since 2.0."); a sentence
+    that reports a question (`indirect_questions`: "asked whether it is dB. It isn't.") asks
+    one too."""
     out = set()
+    asking = {t.sentence for t in tokens if t.lower in c.indirect_questions}
     for i in range(len(tokens) - 1):
-        if tokens[i].text != "?":
+        reported = tokens[i].sentence in asking and tokens[i + 1].sentence != tokens[i].sentence
+        if tokens[i].text != "?" and not reported:
             continue
         first = i + 1  # past the marks closing an emphasis after it ("in kPa?** No.")
         while first < len(tokens) - 1 and tokens[first].sentence == tokens[i].sentence \
@@ -109,3 +113,17 @@ def replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
 def superseded(tokens: tuple[Token, ...], c: Cues) -> set[int]:
     """Sentences that say what holds now or when it changed."""
     return {tokens[i].sentence for i in range(len(tokens)) if match(tokens, i, c.superseded_by)}
+
+
+def in_code(tokens: tuple[Token, ...]) -> frozenset[int]:
+    """The tokens inside inline code, between a backtick and the next one of its sentence."""
+    out: set[int] = set()
+    opened: int | None = None
+    for i, token in enumerate(tokens):
+        if opened is not None and tokens[opened].sentence != token.sentence:
+            opened = None
+        if token.text == "`":
+            if opened is not None:
+                out.update(range(opened + 1, i))
+            opened = None if opened is not None else i
+    return frozenset(out)
