@@ -98,6 +98,17 @@ def test_value_check_unit() -> None:
     assert route_question("Is the Casimir tile pressure in GPa?").unit == "GPa"
 
 
+def test_a_unit_written_as_a_product_is_the_unit_asked() -> None:
+    """A product of units written with a middle dot (Pa·s, kW·h, N⋅m) is one unit: the
+    question is a unit check, not a definition of the quantity (whose gate confirmed it
+    whatever the line said)."""
+    for question, unit in (("Is the viscosity in Pa·s?", "Pa·s"),
+                           ("is the energy measured in kW·h?", "kW·h"),
+                           ("Is the moment in N⋅m?", "N⋅m")):
+        plan = route_question(question)
+        assert (plan.intent.route, plan.unit) == ("value_check", unit), question
+
+
 def test_terms_identifiers_kept_whole_and_stopwords_dropped() -> None:
     plan = route_question('what does `os.path.join` do with "retry budget" and TS_ratio?')
     assert plan.intent.terms[:2] == ("os.path.join", "retry budget")
