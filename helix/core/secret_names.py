@@ -38,7 +38,8 @@ LOGIN_WORDS = ("logon", "zugang", "anmeldung", "identifiant", "acceso", "acesso"
 # name (a compound: `数据库密码`), an ASCII one of 8 letters or more too (`adminkennwort`),
 # a shorter one as a whole segment (`senha`, not `theslot`'s `heslo`).
 FOREIGN_SECRET_WORDS = ("kennwort", "motdepasse", "contrasena", "contraseña", "senha",
-                        "wachtwoord", "haslo", "hasło", "losenord", "lösenord", "salasana",
+                        "wachtwoord", "passord", "adgangskode", "haslo", "hasło", "losenord",
+                        "lösenord", "salasana",
                         "heslo", "jelszo", "jelszó", "sifre", "şifre", "matkhau", "mậtkhẩu",
                         "пароль", "κωδικός", "パスワード", "비밀번호", "암호", "密码", "密碼",
                         "口令")
