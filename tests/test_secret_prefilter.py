@@ -139,3 +139,17 @@ def test_lines_with_a_word_are_each_line_once() -> None:
         "Password: x password", "b == c != d", "last password"]
     wide = "\u0130 password\nx\n"  # 'İ' lowers to two characters
     assert lines_with(wide, wide.lower(), ("password",)) == [(0, len(wide))]
+
+
+def test_a_line_with_several_triggers_is_one_trigger_line() -> None:
+    """A trigger is matched alone and its line found from it: a line holding several
+    triggers is one line, and the search goes on from its end (the last line too)."""
+    text = ("x = 1\napi_token = 'a' + secret + password + AKIA\nplain\n"
+            "first token\nno trigger here\npassword token secret")
+    lines = sorted({line for ids, _ in _triggers().groups
+                    for line in _trigger_lines(text, text.encode("utf-8"), ids)})
+    assert [text[s:e] for s, e in lines] == [
+        "api_token = 'a' + secret + password + AKIA", "first token", "password token secret"]
+    for ids, _ in _triggers().groups:
+        found = _trigger_lines(text, text.encode("utf-8"), ids)
+        assert len(found) == len(set(found))

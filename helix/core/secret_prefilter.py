@@ -244,11 +244,10 @@ def all_detectors() -> frozenset[str]:
 
 @lru_cache(maxsize=256)
 def _line_pattern(ids: tuple[int, ...]) -> object:
-    """One RE2 pattern matching a trigger line from the trigger and to the line's end (so a
-    line is matched once)."""
+    """One RE2 pattern matching a trigger (no `[^\n]*` to the line's end: RE2 finds a match's
+    start with a reverse DFA run back from its end, over the whole line and its own states)."""
     patterns = _triggers().patterns
-    return re2.compile("(?:" + "|".join(f"(?:{patterns[i]})" for i in ids) + r")[^\n]*",
-                       options=_options())
+    return re2.compile("|".join(f"(?:{patterns[i]})" for i in ids), options=_options())
 
 
 def _back(text: str, start: int, count: int) -> int:
@@ -399,17 +398,31 @@ def _pieces(text: str, lines: set[tuple[int, int]]) -> Windows:
 
 def _trigger_lines(text: str, subject: bytes, ids: tuple[int, ...]) -> list[tuple[int, int]]:
     """The trigger lines' (start, end), in `text`'s offsets (`subject`: its UTF-8 bytes)."""
-    matches = _line_pattern(ids).finditer(subject)  # type: ignore[attr-defined]
+    spans = _line_spans(_line_pattern(ids), subject)
     if len(subject) == len(text):  # ASCII: a byte offset is a character offset
-        return [(text.rfind("\n", 0, match.start()) + 1, match.end()) for match in matches]
+        return [(subject.rfind(b"\n", 0, start) + 1, end) for start, end in spans]
     lines = []
     at_byte = at_char = 0  # a line boundary's offset in bytes and in characters
-    for match in matches:
-        start = subject.rfind(b"\n", 0, match.start()) + 1
+    for match_start, end in spans:
+        start = subject.rfind(b"\n", 0, match_start) + 1
         start_char = _chars(subject, at_byte, at_char, start)
-        at_byte, at_char = match.end(), _chars(subject, start, start_char, match.end())
+        at_byte, at_char = end, _chars(subject, start, start_char, end)
         lines.append((start_char, at_char))
     return lines
+
+
+def _line_spans(pattern: object, subject: bytes) -> list[tuple[int, int]]:
+    """Each trigger match's start and the end of the line it ends on; the next search from
+    that line's end (a line is matched once)."""
+    spans = []
+    at = 0
+    while (match := pattern.search(subject, at)) is not None:  # type: ignore[attr-defined]
+        end = subject.find(b"\n", match.end())
+        at = len(subject) if end == -1 else end
+        spans.append((match.start(), at))
+        if at == len(subject):
+            break
+    return spans
 
 
 def _chars(subject: bytes, at_byte: int, at_char: int, offset: int) -> int:
