@@ -17,7 +17,7 @@ from controller.units import stated_instead, states_unit
     ("newton metres", "N·m"), ("Newtonmetern", "N·m"), ("lbf·ft", "lbf·ft"), ("ft-lb", "lbf·ft"),
     ("lb-ft", "lbf·ft"), ("foot-pounds", "lbf·ft"), ("in-lb", "lbf·in"),
     ("inch pounds", "lbf·in"), ("kg-cm", "kgf·cm"), ("oz·in", "oz·in"), ("Pa·s", "Pa·s"),
-    ("kW·h", "kWh"),
+    ("kW·h", "kWh"), ("ftlb", "lbf·ft"), ("per-mille", "permille"),  # a name in two parts
 ])
 def test_a_product_is_one_unit_however_written(written: str, unit: str) -> None:
     assert unit_name(written) == unit, written
