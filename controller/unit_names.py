@@ -39,6 +39,7 @@ LIBRARY_FILE = Path(__file__).with_name("units_library.toml")
 # scripts/units_from_cldr.py: a dimension of its own; its codes are matched as written
 MONEY_FILE = Path(__file__).with_name("units_money.toml")
 EXACT_CASE_LEN = 2  # "Pa", "ms", "A": a short unit name matches only as written
+DOT = "·"  # the table's product of two units ("N·m"); read joined as "N m"
 JOIN = "\u02cd"  # a letter (so a word character) no text uses: "MB/s" -> "MBˍs"
 # a unit's name as a word of a joined text ("°C", "MBˍs", "megabitsˍperˍsecond")
 WORD = re.compile(r"°?[A-Za-zµ%‰][A-Za-zµ" + JOIN + r"]*")
@@ -82,6 +83,7 @@ class Names:
     condition: re.Pattern[str]  # a line opening a code condition
     compound: re.Pattern[str]  # a unit, a separator, a unit of time
     products: re.Pattern[str] | None  # a product's spelled name in two words ("watt-hours")
+    dotted: re.Pattern[str] | None  # a product the table names with a dot ("N·m", "lb-ft")
     prefixes: frozenset[str]  # the table's prefixes written out ("kilo", "milli")
     quotients: dict[str, str]  # "energy/time" -> power: a compound's dimension named
 
@@ -138,6 +140,27 @@ def products(data: dict[str, Any]) -> list[tuple[str, Identity]]:
     return out
 
 
+def dotted(data: dict[str, Any]) -> re.Pattern[str] | None:
+    """A product the table names ("N·m", "lbf·ft", "newton·metres") as a text writes it: a
+    middle dot or a hyphen between its parts ("N⋅m", "ft-lb"), or a space between two spelled
+    ones ("newton metres"); a part of one or two letters as written, a longer in any case."""
+    found = sorted({n for _, aliases in _units(data) for n in aliases if DOT in n},
+                   key=lambda n: (-len(n), n))
+    if not found:
+        return None
+
+    def part(p: str) -> str:
+        return re.escape(p) if len(p) <= EXACT_CASE_LEN else "(?i:" + re.escape(p) + ")"
+
+    def written(name: str) -> str:
+        a, b = name.split(DOT, 1)
+        sep = r"\s?[·⋅]\s?|-" + (r"|[ \t]+" if min(len(a), len(b)) > EXACT_CASE_LEN else "")
+        return part(a) + "(?:" + sep + ")" + part(b)
+
+    return re.compile(r"(?<![\w°" + JOIN + r"·⋅-])(?:" + "|".join(map(written, found))
+                      + r")(?![\w°·⋅-])")
+
+
 def prefixes(data: dict[str, Any]) -> frozenset[str]:
     """The prefixes the table writes out: what a unit's spelled name adds to another's of its
     dimension where its short name adds a letter or two to the other's ("kilo" of kilopascal
@@ -169,8 +192,8 @@ def _named(data: dict[str, Any]) -> list[tuple[str, Identity]]:
     for dim, units in data["dimensions"].items():
         for entry in units:
             aliases = [entry] if isinstance(entry, str) else entry
-            for name in aliases:
-                named.append((name, (dim, aliases[0])))
+            for name in aliases:  # a product ("N·m") also as `identity` reads it joined
+                named += [(n, (dim, aliases[0])) for n in {name, name.replace(DOT, " ")}]
                 simple[name] = (dim, aliases[0])
     for entry in data["compounds"]["named"]:
         parts = _split(entry[0])
@@ -252,7 +275,8 @@ def names() -> Names:
     return Names(
         products=re.compile(r"(?i)(?<![\w°" + JOIN + r"-])(?:" + "|".join(
             re.escape(w).replace(r"\ ", r"[ \t-]+") for w in two_words) + r")(?![\w°-])")
-        if two_words else None, prefixes=prefixes(data), quotients=_quotients(data),
+        if two_words else None, dotted=dotted(data), prefixes=prefixes(data),
+        quotients=_quotients(data),
         exact=exact, folded=folded, recased=recased,
         spellings=tuple((a, b) for a, b in data["mentions"]["spellings"]),
         per=tuple(per["per"]),
@@ -334,6 +358,8 @@ def _join_spelled(text: str) -> str:
     n = names()
     if n.products is not None:
         text = n.products.sub(lambda m: re.sub(r"[ \t-]", JOIN, m.group()), text)
+    if n.dotted is not None:
+        text = n.dotted.sub(lambda m: re.sub(r"[ \t·⋅-]", JOIN, m.group()), text)
     if "-" not in text:
         return text
 
@@ -355,7 +381,8 @@ def join_compounds(text: str) -> str:
         return text
 
     def joined(match: re.Match[str]) -> str:
-        if identity(f"{match.group(1)} {match.group(3)}") is None:
+        found = identity(f"{match.group(1)} {match.group(3)}")
+        if found is None or "/" not in found[1]:  # "Pa/s" is no Pa·s
             return match.group()
         return match.group(1) + re.sub(r"[\s/]", JOIN, match.group(2)) + match.group(3)
 
@@ -369,6 +396,8 @@ def shown(word: str) -> str:
         return word
     spaced = re.sub(JOIN + "+", " ", word).strip()
     parts = spaced.split(" ")
+    if len(parts) == 2 and DOT in ((_simple(spaced) or ("", ""))[1]):
+        return DOT.join(parts)  # a product: "lbfˍft" -> lbf·ft
     return spaced if len(parts) > 2 or _simple(spaced) is not None else "/".join(parts)
 
 

@@ -107,6 +107,24 @@ LEFT |= {"#define MAX_CHARGE_CENTS 50000  /* $500.00 */"}
 # reported question, "asked whether ... . It isn't."; a negation after what it denies,
 # "dB ではなく"; a comment's line no sentence with the code after it:
 # tests/test_unit_structure21.py)
+# (meaning22) fresh22 (torque in N·m), measured held apart by the lead before c9c7efa and after
+# meaning21 with 40 of 40 statements missed and 61 of 61 denials confirmed (the question parser
+# read no middle dot), 10 and 10 after the lead's 29ecd2b, now a tune set: meaning22 reads
+# units written as products (controller/units.toml's torque, `unit_names.dotted`:
+# tests/test_unit_products.py); left: a label set against the values ("shows an Nm label but
+# the values are ft-lbs"), a denial ending in a conversion to the unit, a statement set after
+# a history of rivals or beside a rival's conversion, and "anything but N·m"
+CONFIRMED_LEFT |= {
+    "The servo listing says 20 kg-cm and people keep treating it as 20 Nm. It is not Nm; "
+    "20 kgf·cm is about 1.96 N·m.",
+    "Torque wrench profile shows an Nm label but the values are ft-lbs"}
+LEFT |= {
+    "/// Peak torque in newton-metres. Callers working in lbf·ft should use "
+    "`Torque::from_lbft`.",
+    "History: 1.0 used kgf·cm, 2.0 switched to lbf·in, and since 3.0 every torque value is N·m.",
+    "> Torque shows 40 but the box says 29.5 ft-lb. That's expected: 40 is N·m, and 29.5 is "
+    "the ft-lb conversion printed on the box.",
+    "You can't set torque in anything but N·m; there is no unit option."}
 
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:
