@@ -11,7 +11,14 @@ import string
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helix.core.secret_prefilter import _trigger_lines, _triggers, compact, map_back, plan
+from helix.core.secret_prefilter import (
+    _line_spans,
+    _trigger_lines,
+    _triggers,
+    compact,
+    map_back,
+    plan,
+)
 from helix.core.secret_rules import BODY_CHARS, rules
 from helix.core.secrets import find_secrets, redact_text
 from tests.secret_corpus import CORPUS
@@ -139,6 +146,14 @@ def test_lines_with_a_word_are_each_line_once() -> None:
         "Password: x password", "b == c != d", "last password"]
     wide = "\u0130 password\nx\n"  # 'İ' lowers to two characters
     assert lines_with(wide, wide.lower(), ("password",)) == [(0, len(wide))]
+
+
+def test_a_trigger_that_can_match_nothing_still_ends() -> None:
+    """A trigger pattern that matches the empty string (a rule written so by mistake) on an
+    empty line: the search moves past the newline instead of finding it again forever."""
+    import re2
+
+    assert _line_spans(re2.compile(r"x*"), b"a\n\nxx") == [(0, 1), (1, 1), (2, 2), (3, 5)]
 
 
 def test_a_line_with_several_triggers_is_one_trigger_line() -> None:

@@ -418,10 +418,11 @@ def _line_spans(pattern: object, subject: bytes) -> list[tuple[int, int]]:
     at = 0
     while (match := pattern.search(subject, at)) is not None:  # type: ignore[attr-defined]
         end = subject.find(b"\n", match.end())
-        at = len(subject) if end == -1 else end
-        spans.append((match.start(), at))
-        if at == len(subject):
+        end = len(subject) if end == -1 else end
+        spans.append((match.start(), end))
+        if end == len(subject):
             break
+        at = max(end, match.start() + 1)  # an empty match on a newline still moves on
     return spans
 
 
