@@ -15,10 +15,13 @@ Round 20's tune sets (writer63, writer64):
 - a value under a name that calls it a GUID or UUID (`"PersistentGuid": "..."`), or under an
   HTTP header's `x-...-id` name (`x-amz-cf-id: ...`, `x-request-id`), naming no secret: an
   identifier (`id_named`). A bare `..._id` stays found: a key pair's ID half (`fmfw_id` beside
-  `fmfw_key`) counts as a secret in the public samples; `x-api-key-id` names a key.
+  `fmfw_key`) counts as a secret in the public samples; `x-api-key-id` names a key;
+- a value that is a word of its own name (`POSTGRES_PASSWORD=postgres`, `REDIS_PASS=redis`):
+  a service's default, the user's or the service's name, not a secret (`own_word`), as
+  `postgres:postgres@` in a URL already was.
 
     media_base64(value), typed_id(value, before), empty_key_block(value),
-    encoded_text(value), id_named(before)
+    encoded_text(value), id_named(before), own_word(value, name)
 
 An unsigned JWT (`"alg": "none"`, no signature) and a URL's `user:password@` stay found: the
 public samples (gitleaks, detect-secrets) count them as secrets where the writers did not.
@@ -34,7 +37,7 @@ from helix.core.secret_gates import MIN_SECRET_LEN
 from helix.core.secret_names import name_strength, segments
 
 __all__ = ["PUBLISHABLE_PREFIXES", "empty_key_block", "encoded_text", "id_named", "media_base64",
-           "typed_id"]
+           "own_word", "typed_id"]
 
 _MEDIA_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"RIFF", b"%PDF", b"OggS", b"wOFF",
                 b"wOF2")
@@ -118,3 +121,9 @@ def id_named(before: str) -> bool:
     if len(parts) < 2 or _SECRET_ID_WORDS.intersection(parts[:-1]):
         return False
     return parts[-1] in _ID_WORDS or (len(parts) > 2 and (parts[0], parts[-1]) == _HEADER_ID)
+
+
+def own_word(value: str, name: str) -> bool:
+    """The value is a word of the name it is given to, in any case (`POSTGRES_PASSWORD=postgres`,
+    `admin_password: admin`): a default, not a secret."""
+    return value.isalpha() and value.lower() in segments(name)

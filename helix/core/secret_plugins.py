@@ -45,7 +45,7 @@ from helix.core.secret_lookalikes import encoded_text, id_named, media_base64, t
 from helix.core.secret_names import META_SUFFIXES, segments
 from helix.core.secret_shapes import lines_with
 from helix.core.secret_tokens import filler
-from helix.core.secret_values import placeholder
+from helix.core.secret_values import WORD_PATH, placeholder
 
 # A digest named by its algorithm (`sha512-...` subresource integrity, `sha256:...`, go.sum's
 # `h1:...`, `SHA256:...` key fingerprints): a checksum anyone may read, not a credential
@@ -284,7 +284,7 @@ def _keyword_findings(line: str) -> Iterator[Finding]:
                         continue  # a part of `arn:aws:secretsmanager:...`: where it is kept
                     quoted = _quoted_at(line, start, end)
                     if (placeholder(value, quoted) or "(" in (value[-1:], line[end:end + 1])
-                            or _describing_name(line[:start]) or _WORD_PATH.fullmatch(value)):
+                            or _describing_name(line[:start]) or WORD_PATH.fullmatch(value)):
                         continue  # `password123`, `Credentials.new(`, `secret_path = ...`,
                         # `"prod/db/master"` (where a secret is kept: a path of words)
                     if gate("keyword", value, line, quoted):
@@ -303,7 +303,6 @@ def _describing_name(before: str) -> bool:
 
 
 _KEY_IDS = frozenset({"id", "ids"})  # `private_key_id`: a key's issued ID is kept secret too
-_WORD_PATH = re.compile(r"[a-z][a-z0-9_\-]{0,40}(?:/[a-z][a-z0-9_\-]{0,40}){1,10}")
 
 
 def _ssh_public(value: str) -> bool:

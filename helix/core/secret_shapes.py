@@ -39,6 +39,7 @@ from helix.core.secret_structure import (
     random_token,
     unquoted_ok,
 )
+from helix.core.secret_values import WORD_PATH
 
 _NETRC = re.compile(r"\bmachine[ \t]+\S+[ \t]+(?:login|account)[ \t]+\S+[ \t]+password[ \t]+"
                     r"([^\s\"'`]+)|^[ \t]*(?:(?:login|account)[ \t]+\S+[ \t]+)?password[ \t]+"
@@ -335,6 +336,8 @@ def _prose_line(text: str, matches: Iterator[re.Match[str]]) -> Iterator[Found]:
             continue  # `token: token_v2`: a name in code, not a password in prose
         if not said and not colon and not any(c.isdigit() for c in value):
             continue  # `password and/or ...`: right after the word, only what has digits
+        if WORD_PATH.fullmatch(value):
+            continue  # `{{ with secret "secret/data/lab/nmr-600" }}`: where it is kept
         if password_word(value):
             yield Found(word.start(), word.start() + len(value), "keyword")
 

@@ -47,7 +47,8 @@ _TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-+/=.~%]+")
 _NEVER_VALUES = frozenset({
     "none", "null", "nil", "true", "false", "undefined", "required", "optional", "str",
     "string", "bytes", "int", "integer", "bool", "boolean", "any", "object", "secret",
-    "password", "token", "empty", "unset", "notset", "n/a", "na", "todo", "tbd", "hidden",
+    "password", "token", "empty", "unset", "notset", "not-set", "not_set", "n/a", "na",
+    "todo", "tbd", "hidden",
     "redacted", "masked", "sensitive", "yes", "no", "on", "off", "env", "environment",
     "pass", "pwd", "pw", "test", "testing", "tests", "foo", "bar", "baz", "foobar", "qux",
 })
@@ -59,6 +60,9 @@ _PLACEHOLDER_WORDS = ("changeme", "change_me", "change-me", "placeholder", "your
                       "process.env", "os.env", "example", "dummy", "sample", "fake",
                       "insert_", "_here", "-here",
                       "你的", "您的", "あなたの")  # "your ..." in Chinese and Japanese docs
+# where a secret is kept, not the secret: a path of words (`"prod/db/master"`, Vault's
+# `secret/data/instruments/nmr-600`)
+WORD_PATH = re.compile(r"[a-z][a-z0-9_\-]{0,40}(?:/[a-z][a-z0-9_\-]{0,40}){1,10}")
 # an account's address (Ethereum's: 20 bytes in hex, checksummed by case): public
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 # what a log writes where it hid a value (`[FILTERED]`, `[MASKED]`)
