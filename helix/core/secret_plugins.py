@@ -45,7 +45,7 @@ from helix.core.secret_lookalikes import encoded_text, id_named, media_base64, t
 from helix.core.secret_names import META_SUFFIXES, segments
 from helix.core.secret_shapes import lines_with
 from helix.core.secret_tokens import filler
-from helix.core.secret_values import WORD_PATH, placeholder
+from helix.core.secret_values import WORD_PATH, is_label, placeholder
 
 # A digest named by its algorithm (`sha512-...` subresource integrity, `sha256:...`, go.sum's
 # `h1:...`, `SHA256:...` key fingerprints): a checksum anyone may read, not a credential
@@ -283,10 +283,12 @@ def _keyword_findings(line: str) -> Iterator[Finding]:
                     if MANAGER_REFERENCE.search(_token_at(line, start, end)):
                         continue  # a part of `arn:aws:secretsmanager:...`: where it is kept
                     quoted = _quoted_at(line, start, end)
-                    if (placeholder(value, quoted) or "(" in (value[-1:], line[end:end + 1])
+                    if (placeholder(value, quoted) or is_label(value)
+                            or "(" in (value[-1:], line[end:end + 1])
                             or _describing_name(line[:start]) or WORD_PATH.fullmatch(value)):
                         continue  # `password123`, `Credentials.new(`, `secret_path = ...`,
-                        # `"prod/db/master"` (where a secret is kept: a path of words)
+                        # `"prod/db/master"` (where a secret is kept: a path of words),
+                        # `"API-Schlüssel"` (the secret's name as a label)
                     if gate("keyword", value, line, quoted):
                         yield Finding(start, end, "keyword")
 
@@ -396,8 +398,9 @@ def _bare_token_findings(line: str) -> Iterator[Finding]:
         if not (chars & _DIGITS and chars & _UPPER and chars & _LOWER):
             continue
         word_start = max(line.rfind(" ", 0, match.start()), line.rfind("\t", 0, match.start()))
-        if "://" in line[word_start + 1: match.start()] or value.count("/") > 2:
-            continue  # part of a URL, or a path
+        if ("://" in line[word_start + 1: match.start()] or value.count("/") > 2
+                or _PATH.fullmatch(value)):
+            continue  # part of a URL, or a path (`/StandaloneWindows64/group_assets_1a53...`)
         if not may_exceed(value, BASE64_LIMIT) or shannon_entropy(value) <= BASE64_LIMIT:
             continue
         if p.filters["sequential"](value) or public_value(value, line[:match.start()]):
