@@ -28,6 +28,7 @@ __all__ = ["BUILD_TRIGGER", "CALL_TRIGGER", "LITERAL_TRIGGER", "call_findings"]
 CALL_WORDS = frozenset({"client", "session", "wallet", "signer", "bind", "factory", "pdo",
                         "connect", "authenticate", "authorize", "plaintext", "authenticator"})
 _STEPS = frozenset({"new", "init", "initialize", "create"})
+_FROM_STEPS = frozenset({"from", "of", "valueof"})  # a type's factory: `ApiKey.from(`
 # The last word of a callee that names an API's client or credential (`TinkoffMerchantAPI`,
 # `FromApiKeyAndSecret`, `AccessToken`), and the words of a value's type a constructor builds
 # from a literal that may read random (`new Guid("...")`, `new Buffer("...", "base64")`)
@@ -93,7 +94,8 @@ def _builds_client(text: str, callee_start: int, callee: str) -> bool:
     a callee whose last word names an API's credential or client (`TinkoffMerchantAPI(`,
     `Credentials.FromApiKeyAndSecret(`, `AccessToken(`), a package's or class's step
     (`Backendless.initApp(`, `Logger.create_default_logger(`, `Builder.build(`), a package's
-    own class (`shodan.Shodan(`); never a value's type (`new Guid(`, `new Buffer(`)."""
+    own class (`shodan.Shodan(`), a credential's type's factory (`ApiKey.from(`,
+    `Secret.of(`); never a value's type (`new Guid(`, `new Buffer(`)."""
     names = [n for n in re.split(r"\.|::|->|\\", callee) if n]
     if not names:
         return False
@@ -106,6 +108,8 @@ def _builds_client(text: str, callee_start: int, callee: str) -> bool:
         return True
     if len(names) > 1 and (last[0] in _STEPS or last == ["build"]):
         return True
+    if len(names) > 1 and "".join(last) in _FROM_STEPS and name_strength(names[-2]) is not None:
+        return True  # a credential's type built from the literal: `ApiKey.from("...")`
     return len(names) > 1 and names[-1].lower() == names[-2].lower()
 
 
