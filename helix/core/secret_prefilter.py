@@ -25,7 +25,12 @@ import re2
 
 from helix.core.english import word_alternation
 from helix.core.secret_blocks import YAML_KEY, secret_block_opener
-from helix.core.secret_calls import BUILD_TRIGGER, CALL_TRIGGER, LITERAL_TRIGGER
+from helix.core.secret_calls import (
+    BUILD_TRIGGER,
+    CALL_TRIGGER,
+    LITERAL_TRIGGER,
+    RESOURCE_TRIGGER,
+)
 from helix.core.secret_commands import programs
 from helix.core.secret_gates import (
     BLOCK_LINES,
@@ -116,6 +121,7 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (CALL_TRIGGER, ("shapes",)),  # a call opening a client, a literal among its arguments
     (BUILD_TRIGGER, ("shapes",)),  # a client built by position (a constructor, an SDK's)
     (LITERAL_TRIGGER, ("shapes",)),  # a long literal as an argument (a key passed to one)
+    (RESOURCE_TRIGGER, ("shapes",)),  # a keystore's or a JDBC URL's password beside it
     (ACCOUNTS_TRIGGER, ("shapes",)),  # a chain's accounts: their private keys
     (COMMUNITY_TRIGGER, ("shapes",)),  # SNMP's community string
     (r"\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}", ("regex",)),  # an Ably key
