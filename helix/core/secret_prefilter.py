@@ -42,6 +42,7 @@ from helix.core.secret_gates import (
     SEPARATOR,
 )
 from helix.core.secret_names import FOREIGN_NAME_FORMS, LOGIN_WORDS, VENDOR_KEY_NAMES
+from helix.core.secret_places import AT_TRIGGER
 from helix.core.secret_rules import rules
 from helix.core.secret_shapes import ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER
 from helix.core.secret_tokens import prefixes
@@ -108,8 +109,9 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"(?:^|\s)(?:-u|--user|--proxy-user|-U|-p)(?:\S|\s)", ("structure",)),
     (r"(?i)[?&;]code=|webhook|chat\.googleapis\.com|api\.telegram\.org/bot|discord|"
      r"open-apis/bot|dingtalk|qyapi\.weixin|ifttt\.com|loggly\.com|hc-ping\.com|/hooks/|"
-     r"(?:make|integromat)\.com/|/api/push/",
+     r"(?:make|integromat)\.com/|/api/push/|backtrace\.io/",
      ("structure",)),
+    (AT_TRIGGER, ("structure",)),  # a modem's AT command setting its connection's password
     (r"\t(?:TRUE|FALSE)\t", ("shapes",)),  # a cookie jar's line
     (rf"(?i){word_alternation(LOGIN_WORDS)}", ("shapes",)),  # a login's word
     (r"accès|Accès|ACCÈS", ("shapes",)),  # (outside ASCII: its cases spelled out)
