@@ -44,7 +44,7 @@ from helix.core.secret_gates import (
 from helix.core.secret_names import FOREIGN_NAME_FORMS, LOGIN_WORDS, VENDOR_KEY_NAMES
 from helix.core.secret_places import AT_TRIGGER
 from helix.core.secret_rules import rules
-from helix.core.secret_shapes import ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER
+from helix.core.secret_shapes import ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER, P4TICKET_TRIGGER
 from helix.core.secret_tokens import prefixes
 
 # The words of secret names, narrowed to the forms a rule can use: `pass` as a name's part
@@ -126,6 +126,7 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (RESOURCE_TRIGGER, ("shapes",)),  # a keystore's or a JDBC URL's password beside it
     (ACCOUNTS_TRIGGER, ("shapes",)),  # a chain's accounts: their private keys
     (COMMUNITY_TRIGGER, ("shapes",)),  # SNMP's community string
+    (P4TICKET_TRIGGER, ("shapes",)),  # a Perforce ticket file's line
     (r"\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}", ("regex",)),  # an Ably key
     (r"LS0tLS1CRUdJTi", ("keys",)),  # a PEM block in base64 (a kubeconfig's key data)
     (r"(?:^|[\s=:\"])(?:AKC|AP[0-9A-F])[a-zA-Z0-9]{4}", ("format:artifactory_token",)),

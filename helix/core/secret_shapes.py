@@ -46,6 +46,10 @@ _NETRC = re.compile(r"\bmachine[ \t]+\S+[ \t]+(?:login|account)[ \t]+\S+[ \t]+pa
                     r"([^\s\"'`]+)[ \t]*$", re.M)
 _PGPASS = re.compile(r"^[ \t]*[\w.*\-\[\]]+:(?:\d{1,5}|\*):[\w.*\-]+:[\w.*\-@]+:(\S+)[ \t]*$",
                      re.M)
+# a Perforce ticket file's line (`.p4tickets`: `[ssl:]host:port=user:TICKET`, 32 hex)
+_P4TICKET = re.compile(r"^[ \t]*(?:ssl[46]?:|tcp[46]?:)?[\w.\-]{1,253}:\d{1,5}=[^\s:=]{1,128}:"
+                       r"([0-9A-F]{32})[ \t]*\r?$", re.M)
+P4TICKET_TRIGGER = r":\d{1,5}=[\w.\-@]{1,64}:[0-9A-F]{8}"  # the prefilter's trigger for it
 _CONNECTION = re.compile(
     r"(?i)\bjdbc:oracle:(?:thin|oci\d*):@?[^\s/@:;\"']{1,80}/([^\s@;\"']{1,4096})@"
     r"|(?<![\w.\-])[\w.\-]{1,80}:([^\s@/:\"'`]{3,4096})@(?:tcp|unix|udp)\("
@@ -135,7 +139,8 @@ _LINE_RULES = ((_NETRC, (1, 2), "keyword", ("password",)),
                (_SET_PASSWORD, (2,), "assignment", ("password",)),
                (_CREDENTIAL_CALL, (4,), "assignment", ("auth", "login", "credential", "_pw_set")),
                (_DSN_CONNECT, (4,), "assignment", ("connect",)),
-               (_LOGIN_PAIR, (1,), "keyword", LOGIN_WORDS))
+               (_LOGIN_PAIR, (1,), "keyword", LOGIN_WORDS),
+               (_P4TICKET, (1,), "keyword", ("=",)))
 
 
 def _lines_and_connections(text: str, lowered: str) -> Iterator[Found]:
