@@ -159,6 +159,7 @@ _KEY_ENDS = frozenset(":=|>-+0123456789")  # what a YAML key line may end with (
 _CLOSES_QUOTE = re.compile(r"[\"'][ \t]*\r?$")  # a literal the next line may continue
 _BODY = re.compile(r"[ \t]*[A-Za-z0-9+/]{40,}={0,2}[ \t]*\r?")  # a key body line
 _COUNTED = re.compile(r"\{\d{2,}")  # a trigger with a long counted repetition
+_RESOURCE = re.compile(RESOURCE_TRIGGER)  # a keystore's or JDBC URL's literal (secret_calls)
 
 
 # The detectors that read lines as code and config are written (and the text's views): the
@@ -350,6 +351,8 @@ def _context(line: str) -> tuple[int, int]:
         return 0, 0  # a line that neither opens a value nor names a pair (most of them)
     if last == "{" and secret_block_opener(line):
         return 0, CONTEXT_AFTER  # `tokens {`: its entries on the lines below
+    if last == "," and _RESOURCE.search(line) is not None:
+        return 0, CONTEXT_AFTER  # a keystore's or a JDBC URL's literal: its password below
     pair = _PAIR_MARKER.search(line) is not None
     before = CONTEXT_BEFORE if pair else 0
     if pair or _OPENS.search(line) or YAML_KEY.fullmatch(line.rstrip("\r")):
