@@ -88,7 +88,7 @@ _RESOURCE_LITERALS = {"jdbc:": 3, "": 2}  # (url, user, password); (file, [alias
 _CALL_CLOSE = re.compile(r"[ \t\r\n]*\)")
 # The prefilter's trigger for it (RE2): the resource literal's own marks
 RESOURCE_TRIGGER = r"jdbc:|\.(?:p12|pfx|jks|keystore|bks)[\"']"
-_RESOURCE_HINT = re.compile(RESOURCE_TRIGGER)
+_RESOURCE_MARKS = ("jdbc:", ".p12", ".pfx", ".jks", ".keystore", ".bks")  # found by `in`
 _LOGIN_COMMAND = re.compile(
     r"^[ \t]*(?:[-$>][ \t]+)?(?:run:[ \t]+)?[\w.\-]{1,40}(?:[ \t]+[\w.\-]{1,40})?[ \t]+"
     r"(?:auth|authorize|authenticate|login)[ \t]+([^\s\"'`\-][^\s\"'`]{0,4095})"
@@ -300,7 +300,7 @@ def call_findings(text: str) -> list[Found]:
     if "(" in text:
         found += _calls(text)
         found += _open_calls(text)
-    if ")" in text and _RESOURCE_HINT.search(text) is not None:
+    if ")" in text and any(mark in text for mark in _RESOURCE_MARKS):
         found += _resource_passwords(text)
     if ".new " in text:
         found += (Found(m.start(2), m.end(2), "assignment") for m in _RUBY_NEW.finditer(text)

@@ -49,7 +49,8 @@ _PGPASS = re.compile(r"^[ \t]*[\w.*\-\[\]]+:(?:\d{1,5}|\*):[\w.*\-]+:[\w.*\-@]+:
 # a Perforce ticket file's line (`.p4tickets`: `[ssl:]host:port=user:TICKET`, 32 hex)
 _P4TICKET = re.compile(r"^[ \t]*(?:ssl[46]?:|tcp[46]?:)?[\w.\-]{1,253}:\d{1,5}=[^\s:=]{1,128}:"
                        r"([0-9A-F]{32})[ \t]*\r?$", re.M)
-P4TICKET_TRIGGER = r":\d{1,5}=[\w.\-@]{1,64}:[0-9A-F]{8}"  # the prefilter's trigger for it
+_P4TICKET_END = re.compile(r":[0-9A-F]{32}[ \t]*\r?$", re.M)  # (a literal first: a fast scan)
+P4TICKET_TRIGGER = r":[0-9]{1,5}=[\w.\-@]"  # the prefilter's trigger for it
 _CONNECTION = re.compile(
     r"(?i)\bjdbc:oracle:(?:thin|oci\d*):@?[^\s/@:;\"']{1,80}/([^\s@;\"']{1,4096})@"
     r"|(?<![\w.\-])[\w.\-]{1,80}:([^\s@/:\"'`]{3,4096})@(?:tcp|unix|udp)\("
@@ -139,8 +140,7 @@ _LINE_RULES = ((_NETRC, (1, 2), "keyword", ("password",)),
                (_SET_PASSWORD, (2,), "assignment", ("password",)),
                (_CREDENTIAL_CALL, (4,), "assignment", ("auth", "login", "credential", "_pw_set")),
                (_DSN_CONNECT, (4,), "assignment", ("connect",)),
-               (_LOGIN_PAIR, (1,), "keyword", LOGIN_WORDS),
-               (_P4TICKET, (1,), "keyword", ("=",)))
+               (_LOGIN_PAIR, (1,), "keyword", LOGIN_WORDS))
 
 
 def _lines_and_connections(text: str, lowered: str) -> Iterator[Found]:
@@ -163,6 +163,15 @@ def _lines_and_connections(text: str, lowered: str) -> Iterator[Found]:
             if pattern is _PGPASS and _HEX_PAIRS.search(match.group()):
                 continue  # `MD5:99:66:0a:c9:...`: a fingerprint, a MAC address
             yield Found(span[0], span[1], kind)
+
+
+def _p4tickets(text: str) -> Iterator[Found]:
+    """A Perforce ticket file's lines (the ticket that ends one found first)."""
+    for end in _P4TICKET_END.finditer(text):
+        line_start = text.rfind("\n", 0, end.start()) + 1
+        match = _P4TICKET.match(text, line_start, end.end())
+        if match is not None:
+            yield Found(match.start(1), match.end(1), "keyword")
 
 
 # a config directive, its name then its value (redis.conf `requirepass X`, fluent-bit
@@ -414,6 +423,8 @@ def shape_findings(text: str) -> list[Found]:
         found += _comparisons(text)
     if "accounts" in text:
         found += _accounts(text)
+    if "=" in text:
+        found += _p4tickets(text)
     if "community" in lowered or (("enable " in lowered or "username " in lowered)
                                   and ("secret " in lowered or "password " in lowered)):
         found += _device_secrets(text)
