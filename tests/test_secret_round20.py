@@ -74,6 +74,11 @@ def test_the_secret_s_name_as_a_german_label_is_no_secret() -> None:
     assert agreed_texts('{\n  "settings.apiKey": "API-Schlüssel"\n}\n') == []
 
 
+def test_a_password_holding_the_word_password_stays_found() -> None:
+    text = "[pypi]\nusername:me\npassword:qz^%#rest-of-my-password\n"
+    assert agreed_texts(text) == ["qz^%#rest-of-my-password"]
+
+
 def test_a_bare_path_of_base64_characters_is_no_token() -> None:
     text = ('"ids": ["{Runtime}/StandaloneLinux64/'
             'shared_assets_all_7c1e9a3f5b2d4e6a8c0f1b3d5e7a9c2b.bundle"]\n')

@@ -45,7 +45,7 @@ from helix.core.secret_lookalikes import encoded_text, id_named, media_base64, t
 from helix.core.secret_names import META_SUFFIXES, segments
 from helix.core.secret_shapes import lines_with
 from helix.core.secret_tokens import filler
-from helix.core.secret_values import WORD_PATH, is_label, placeholder
+from helix.core.secret_values import WORD_PATH, names_secret, placeholder
 
 # A digest named by its algorithm (`sha512-...` subresource integrity, `sha256:...`, go.sum's
 # `h1:...`, `SHA256:...` key fingerprints): a checksum anyone may read, not a credential
@@ -283,7 +283,7 @@ def _keyword_findings(line: str) -> Iterator[Finding]:
                     if MANAGER_REFERENCE.search(_token_at(line, start, end)):
                         continue  # a part of `arn:aws:secretsmanager:...`: where it is kept
                     quoted = _quoted_at(line, start, end)
-                    if (placeholder(value, quoted) or is_label(value)
+                    if (placeholder(value, quoted) or names_secret(value)
                             or "(" in (value[-1:], line[end:end + 1])
                             or _describing_name(line[:start]) or WORD_PATH.fullmatch(value)):
                         continue  # `password123`, `Credentials.new(`, `secret_path = ...`,

@@ -212,6 +212,12 @@ def _prose_names() -> frozenset[str]:
     return frozenset(rules().prose_names)
 
 
+def names_secret(value: str) -> bool:
+    """The value is the secret's own name in some language (`"Passwort"`, `"API-Schlüssel"`):
+    a label, not the secret."""
+    return value.lower().strip(" .!") in _prose_names()
+
+
 def is_label(value: str) -> bool:
     """The value names or asks for the secret instead of being it: a phrase or a name that
     holds a secret word (`"Enter your password"`, `"api_token"`), or a prompt. A word with
@@ -220,7 +226,7 @@ def is_label(value: str) -> bool:
     if lowered.endswith((":", "?")) and (any(c.isspace() for c in value)
                                         or not any(c.isdigit() for c in value)):
         return True  # a prompt (words; one word with digits, `Saffron*6510fjord?`, is none)
-    if lowered.strip(" .!") in _prose_names():
+    if names_secret(value):
         return True  # the secret's name itself in any language (`"Passwort"`)
     if not any(word in lowered for word in _LABEL_WORDS):
         return False
