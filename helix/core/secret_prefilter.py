@@ -25,12 +25,7 @@ import re2
 
 from helix.core.english import word_alternation
 from helix.core.secret_blocks import YAML_KEY, secret_block_opener
-from helix.core.secret_calls import (
-    BUILD_TRIGGER,
-    CALL_TRIGGER,
-    LITERAL_TRIGGER,
-    RESOURCE_TRIGGER,
-)
+from helix.core.secret_calls import BUILD_TRIGGER, CALL_TRIGGER, LITERAL_TRIGGER, RESOURCE_TRIGGER
 from helix.core.secret_commands import programs
 from helix.core.secret_gates import (
     BLOCK_LINES,
