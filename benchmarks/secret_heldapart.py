@@ -19,7 +19,8 @@ became secret_tune_writer40.json; round 15: writer44's secret_heldapart_w44.json
 secret_tune_writer44.json; round 16: writer49's secret_heldapart_w49.json became
 secret_tune_writer49.json; round 17: writer51's secret_heldapart_w51.json became
 secret_tune_writer51.json; round 18: writer54's secret_heldapart_w54.json became
-secret_tune_writer54.json); the default file is the lead's next held-apart measurement.
+secret_tune_writer54.json; round 20: writer64's secret_heldapart_w64.json became
+secret_tune_writer64.json); the default file is the lead's next held-apart measurement.
 """
 
 from __future__ import annotations

@@ -76,7 +76,8 @@ def test_every_token_prefix_of_the_table_is_found() -> None:
         chars = "".join(sorted(token.body - set("xX*.0-_<>=")))
         body = _body(chars, token.min + 4, rng)
         value = (_body(string.ascii_lowercase + string.digits, 8, rng) + token.prefix + body
-                 if token.infix else token.prefix + body)
+                 if token.infix else body + token.prefix if token.suffix
+                 else token.prefix + body)  # a suffix ends its token: `<body>:fx`
         text = f"the value {value} here\n"
         clean, counts = redact_text(text)
         assert value not in clean, (token.prefix, clean)

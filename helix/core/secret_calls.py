@@ -6,7 +6,11 @@
   '...')`, `SecretValue.unsafePlainText("...")`): the callee's words say so (a vocabulary, as
   data), the literal must read as an issued key (`secret_values.random_token`);
 - a command line logging a tool in (`snyk auth <token>`, `b2 account authorize <id> <key>`):
-  the values after the verb that read as issued keys.
+  the values after the verb that read as issued keys;
+- the password passed with the resource it opens, all arguments literals: a keystore file's
+  (`new X509Certificate2("s2s.pfx", "<password>")`, `loadSigningKey("k.p12", "alias",
+  "<password>")`) or a JDBC URL's (`DriverManager.getConnection("jdbc:...", "user",
+  "<password>")`): the call's last argument, whatever it reads like.
 
     call_findings(text) -> [(start, end, kind)]
 """
@@ -16,11 +20,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from helix.core.secret_gates import CONTEXT_AFTER, MIN_KEYED_VALUE
+from helix.core.secret_gates import CONTEXT_AFTER, MIN_KEYED_VALUE, MIN_SECRET_LEN
 from helix.core.secret_names import name_strength, segments
 from helix.core.secret_structure import Found, placeholder, random_token
 
-__all__ = ["BUILD_TRIGGER", "CALL_TRIGGER", "LITERAL_TRIGGER", "call_findings"]
+__all__ = ["BUILD_TRIGGER", "CALL_TRIGGER", "LITERAL_TRIGGER", "RESOURCE_TRIGGER",
+           "call_findings"]
 
 # The words of a callee that opens or builds an authenticated client (one segment of its last
 # name: DeepgramClient, APISession, get_factory, Wallet, Bind), or a qualified constructor
@@ -28,6 +33,7 @@ __all__ = ["BUILD_TRIGGER", "CALL_TRIGGER", "LITERAL_TRIGGER", "call_findings"]
 CALL_WORDS = frozenset({"client", "session", "wallet", "signer", "bind", "factory", "pdo",
                         "connect", "authenticate", "authorize", "plaintext", "authenticator"})
 _STEPS = frozenset({"new", "init", "initialize", "create"})
+_FROM_STEPS = frozenset({"from", "of", "valueof"})  # a type's factory: `ApiKey.from(`
 # The last word of a callee that names an API's client or credential (`TinkoffMerchantAPI`,
 # `FromApiKeyAndSecret`, `AccessToken`), and the words of a value's type a constructor builds
 # from a literal that may read random (`new Guid("...")`, `new Buffer("...", "base64")`)
@@ -72,6 +78,17 @@ _MAX_ARGUMENTS = 400  # characters of a call's arguments read
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$@")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$@")
 _ARGUMENT = re.compile(r"[$@]?([A-Za-z_]\w*(?:(?:\.|->|::)[A-Za-z_]\w*)*)")
+# A resource opened with a password given beside it, as the call's first argument: a keystore
+# file (PKCS#12, Java's), a JDBC URL; and the least count of literals (with the password last)
+# (or the first on its line, its call's parenthesis ending the line above: the prefilter's
+# window may start at the line)
+_RESOURCE = re.compile(r"(?:\(|^)[ \t\r\n]*([\"'])(?:(jdbc:)[^\"'\n]{1,300}|"
+                       r"[^\"'\n]{1,300}\.(?:p12|pfx|jks|keystore|bks))\1", re.M)
+_RESOURCE_LITERALS = {"jdbc:": 3, "": 2}  # (url, user, password); (file, [alias,] password)
+_CALL_CLOSE = re.compile(r"[ \t\r\n]*\)")
+# The prefilter's trigger for it (RE2): the resource literal's own marks
+RESOURCE_TRIGGER = r"jdbc:|\.(?:p12|pfx|jks|keystore|bks)[\"']"
+_RESOURCE_MARKS = ("jdbc:", ".p12", ".pfx", ".jks", ".keystore", ".bks")  # found by `in`
 _LOGIN_COMMAND = re.compile(
     r"^[ \t]*(?:[-$>][ \t]+)?(?:run:[ \t]+)?[\w.\-]{1,40}(?:[ \t]+[\w.\-]{1,40})?[ \t]+"
     r"(?:auth|authorize|authenticate|login)[ \t]+([^\s\"'`\-][^\s\"'`]{0,4095})"
@@ -93,7 +110,8 @@ def _builds_client(text: str, callee_start: int, callee: str) -> bool:
     a callee whose last word names an API's credential or client (`TinkoffMerchantAPI(`,
     `Credentials.FromApiKeyAndSecret(`, `AccessToken(`), a package's or class's step
     (`Backendless.initApp(`, `Logger.create_default_logger(`, `Builder.build(`), a package's
-    own class (`shodan.Shodan(`); never a value's type (`new Guid(`, `new Buffer(`)."""
+    own class (`shodan.Shodan(`), a credential's type's factory (`ApiKey.from(`,
+    `Secret.of(`); never a value's type (`new Guid(`, `new Buffer(`)."""
     names = [n for n in re.split(r"\.|::|->|\\", callee) if n]
     if not names:
         return False
@@ -106,6 +124,8 @@ def _builds_client(text: str, callee_start: int, callee: str) -> bool:
         return True
     if len(names) > 1 and (last[0] in _STEPS or last == ["build"]):
         return True
+    if len(names) > 1 and "".join(last) in _FROM_STEPS and name_strength(names[-2]) is not None:
+        return True  # a credential's type built from the literal: `ApiKey.from("...")`
     return len(names) > 1 and names[-1].lower() == names[-2].lower()
 
 
@@ -260,11 +280,28 @@ def _logins(text: str) -> Iterator[Found]:
                 yield Found(match.start(group), match.end(group), "assignment")
 
 
+def _resource_passwords(text: str) -> Iterator[Found]:
+    """The last literal of a call whose first argument is a keystore file or a JDBC URL and
+    whose arguments are all literals, the password closing the call."""
+    for match in _RESOURCE.finditer(text):
+        opened = match.start() + (text[match.start()] == "(")
+        literals = list(_literals(text, opened, lines=True))
+        if len(literals) < _RESOURCE_LITERALS[match.group(2) or ""]:
+            continue
+        start, end = literals[-1]
+        value = text[start:end]
+        if (_CALL_CLOSE.match(text, end + 1) is not None
+                and len(value) >= MIN_SECRET_LEN and not placeholder(value, quoted=True)):
+            yield Found(start, end, "assignment")
+
+
 def call_findings(text: str) -> list[Found]:
     found: list[Found] = []
     if "(" in text:
         found += _calls(text)
         found += _open_calls(text)
+    if ")" in text and any(mark in text for mark in _RESOURCE_MARKS):
+        found += _resource_passwords(text)
     if ".new " in text:
         found += (Found(m.start(2), m.end(2), "assignment") for m in _RUBY_NEW.finditer(text)
                   if _issued(m.group(2)) and not placeholder(m.group(2), quoted=True))

@@ -111,7 +111,8 @@ def _flag_value(text: str, spans: list[tuple[int, int]], index: int, flag: Flag
 
 def _positional(text: str, spans: list[tuple[int, int]], command: Command
                 ) -> tuple[int, int] | None:
-    args = [s for s in spans if text[s[0]] not in "-/" and not _WINDOWS_DRIVE.fullmatch(
+    """The command's positional argument (flags `-x`, `/x` and SteamCMD's `+command` are none)."""
+    args = [s for s in spans if text[s[0]] not in "-/+" and not _WINDOWS_DRIVE.fullmatch(
         text[s[0]:s[1]])]
     if command.subcommands and (not args or text[args[0][0]:args[0][1]] not in
                                 command.subcommands):

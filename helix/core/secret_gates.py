@@ -175,6 +175,9 @@ def looks_password(value: str) -> bool:
 # a URL's user and password written as the names of what goes there (`USER:PASSWORD`)
 _CAPITAL_NAMES = re.compile(r"[A-Z][A-Z_]*:[A-Z][A-Z_]*")
 _PASSWORD_NAMES = frozenset({"PASSWORD", "PASS", "PASSWD", "PWD", "PW", "SECRET", "TOKEN"})
+# a usage line's metavar after a flag (`[--token TOKEN]`, `--password <PASSWORD>`): capitals
+_METAVAR = re.compile(r"[<\[]?[A-Z][A-Z_\-]*[>\]]?")
+_SPACED_FLAG = re.compile(r"--[A-Za-z][\w\-]*[ \t]+$")  # a long flag, a space: its metavar next
 
 
 def gate(kind: str, value: str, line: str, quoted: bool) -> bool:
@@ -189,6 +192,9 @@ def gate(kind: str, value: str, line: str, quoted: bool) -> bool:
         return False  # `://user:PASSWORD@`, `://user:password@`: where it goes; `user:***@`
     if kind == "command_password" and value.lower() in FUNCTION_WORDS:
         return False  # `Using --password via the CLI is insecure`: prose about the flag
+    if (kind == "command_password" and _METAVAR.fullmatch(value)
+            and _SPACED_FLAG.search(line[:line.rfind(value)]) is not None):
+        return False  # `usage: tool [--token TOKEN]`: the flag's metavar (not `-pSECRET`)
     if kind in _STRUCTURAL:  # the value's place says it is a password: only templates survive
         return not (value[0] in "$%{<*" or value.endswith("}"))
     if kind in ("assignment", "keyword") and quoted:

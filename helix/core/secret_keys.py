@@ -21,6 +21,7 @@ from helix.core.secret_gates import (
     Finding,
     shannon_entropy,
 )
+from helix.core.secret_lookalikes import encoded_text
 
 # (an OpenVPN static key, `tls-auth`'s shared secret, is a private key block too)
 _PEM_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|SEED)-----|"
@@ -111,7 +112,9 @@ def _blocks(text: str) -> Iterator[Finding]:
                 last += 1
             body = "".join(lines[index: last + 1]).replace(" ", "").replace("\t", "")
             if (last > index and shannon_entropy(body) > MIN_BODY_ENTROPY
-                    and not body.islower()):  # age1... recipients: bech32, lower case
+                    and not body.islower()  # age1... recipients: bech32, lower case
+                    and not all(encoded_text(lines[at].strip())  # encoded events, no key
+                                for at in range(index, last + 1))):
                 tail = last + 1  # the block's short last line and its END line
                 while tail < total and tail <= last + 2 and (
                         _PEM_END.search(lines[tail]) or _B64_LINE.fullmatch(lines[tail].strip())):

@@ -9,7 +9,19 @@ lookalikes, by class):
 - a private key block with no body (`"-----BEGIN PRIVATE KEY-----"` as a constant): a marker;
 - a token right after a publishable key's prefix (`pk.eyJ...`): public by design.
 
-    media_base64(value), typed_id(value, before), empty_key_block(value)
+Round 20's tune sets (writer63, writer64):
+- base64 that decodes to readable text (a JSON event, a sentence), one value or each line of
+  a run of lines: encoded data, not a key (`encoded_text`);
+- a value under a name that calls it a GUID or UUID (`"PersistentGuid": "..."`), or under an
+  HTTP header's `x-...-id` name (`x-amz-cf-id: ...`, `x-request-id`), naming no secret: an
+  identifier (`id_named`). A bare `..._id` stays found: a key pair's ID half (`fmfw_id` beside
+  `fmfw_key`) counts as a secret in the public samples; `x-api-key-id` names a key;
+- a value that is a word of its own name (`POSTGRES_PASSWORD=postgres`, `REDIS_PASS=redis`):
+  a service's default, the user's or the service's name, not a secret (`own_word`), as
+  `postgres:postgres@` in a URL already was.
+
+    media_base64(value), typed_id(value, before), empty_key_block(value),
+    encoded_text(value), id_named(before), own_word(value, name)
 
 An unsigned JWT (`"alg": "none"`, no signature) and a URL's `user:password@` stay found: the
 public samples (gitleaks, detect-secrets) count them as secrets where the writers did not.
@@ -21,9 +33,11 @@ import base64
 import binascii
 import re
 
+from helix.core.secret_gates import MIN_SECRET_LEN
 from helix.core.secret_names import name_strength, segments
 
-__all__ = ["PUBLISHABLE_PREFIXES", "empty_key_block", "media_base64", "typed_id"]
+__all__ = ["PUBLISHABLE_PREFIXES", "empty_key_block", "encoded_text", "id_named", "media_base64",
+           "own_word", "typed_id"]
 
 _MEDIA_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"RIFF", b"%PDF", b"OggS", b"wOFF",
                 b"wOF2")
@@ -31,6 +45,16 @@ _TYPED = re.compile(r"([a-z]{2,12})_[A-Za-z0-9]{8,}")
 _NAME_BEFORE = re.compile(r"([A-Za-z_][\w\-]{0,79})[\"'`]?[ \t]*[:=][ \t]*[\"'`]?$")
 _KEY_BODY = re.compile(r"[A-Za-z0-9+/]{12,}")  # a body line, or a truncated one
 PUBLISHABLE_PREFIXES = ("pk.",)  # a token after one is a publishable key's (Mapbox's `pk.`)
+MIN_READABLE = 0.95  # printable share of a base64 value decoded: encoded text, not a key
+_SECRET_WORDS = (b"private", b"secret", b"password", b"token", b"credential", b"apikey",
+                 b"api_key", b"passwd")
+# a name's last word that calls its value an identifier (`PersistentGuid`, `device_uuid`), a
+# header's (`x-request-id`), and the words that make such an ID a secret's own
+_ID_WORDS = frozenset({"guid", "uuid"})
+_HEADER_ID = ("x", "id")  # `x-amz-cf-id`: its first and last segments
+_SECRET_ID_WORDS = frozenset({"key", "secret", "token", "pass", "password", "pwd", "session",
+                              "auth", "private", "cred", "creds", "credential", "credentials",
+                              "api", "apikey", "access", "signing", "client_secret"})
 
 
 def _b64decode(text: str) -> bytes:
@@ -66,3 +90,40 @@ def typed_id(value: str, before: str) -> bool:
 def empty_key_block(value: str) -> bool:
     """A private key block's markers with no key body between them."""
     return _KEY_BODY.search(value) is None
+
+
+def encoded_text(value: str) -> bool:
+    """Base64 that decodes to readable text with no secret word in it (a JSON fixture, a
+    sentence): encoded data, not a key. `user:password` (Basic auth) is no such text."""
+    body = value.rstrip("=")
+    if len(body) < MIN_SECRET_LEN or not value.isascii():
+        return False
+    try:
+        raw = base64.b64decode(body[: len(body) // 4 * 4], altchars=b"-_", validate=True)
+    except ValueError:
+        return False
+    printable = sum(32 <= b < 127 or b in (9, 10, 13) for b in raw)
+    if not raw or printable < MIN_READABLE * len(raw):
+        return False
+    lowered = raw.lower()
+    if any(word in lowered for word in _SECRET_WORDS):
+        return False
+    return raw[:1] in (b"{", b"[", b"<") or raw.count(b" ") >= 2
+
+
+def id_named(before: str) -> bool:
+    """The value's name (just before it) calls it an identifier and names no secret:
+    `"PersistentGuid": "..."`, `x-amz-cf-id: ...`."""
+    named = _NAME_BEFORE.search(before[-100:])
+    if named is None:
+        return False
+    parts = segments(named.group(1))
+    if len(parts) < 2 or _SECRET_ID_WORDS.intersection(parts[:-1]):
+        return False
+    return parts[-1] in _ID_WORDS or (len(parts) > 2 and (parts[0], parts[-1]) == _HEADER_ID)
+
+
+def own_word(value: str, name: str) -> bool:
+    """The value is a word of the name it is given to, in any case (`POSTGRES_PASSWORD=postgres`,
+    `admin_password: admin`): a default, not a secret."""
+    return value.isalpha() and value.lower() in segments(name)

@@ -1,8 +1,9 @@
 """Secrets found by the place a value stands in, where no `name = value` names it: a database
 or HTTP client's command line (`curl -u user:X`, `mysql -pX`, `sshpass -p X`, `htpasswd -b f u
 X`), SQL (`IDENTIFIED BY 'X'`, `WITH PASSWORD 'X'`), an Authorization header wherever it stands,
-a URL's query parameter (`?access_token=X`) or a webhook URL, and prose that says so (`the
-password is: X`).
+a URL's query parameter (`?access_token=X`) or a webhook URL, prose that says so (`the
+password is: X`), and a cellular modem's AT command setting its data connection's password
+(`AT#SGACT=1,1,"user","X"`, `AT+QICSGP=1,1,"apn","user","X",1`, in a C string too).
 
     place_findings(text) -> [(start, end, kind)]
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from helix.core.secret_gates import MIN_VALUE
+from helix.core.secret_gates import MIN_PASSWORD_LEN, MIN_VALUE
 from helix.core.secret_structure import (
     Found,
     credential_like,
@@ -29,7 +30,8 @@ _QUERY = re.compile(r"(?i)[?&;](?:access_token|id_token|refresh_token|token|api_
                     r"access_key|subscription-key|x-amz-signature|x-goog-signature)="
                     r"([^&\s#\"'<>]{1,4096})")
 # URLs that are credentials themselves: whoever holds one can post (a chat's incoming webhook,
-# a bot's send URL, a log intake keyed by its path); the whole URL is masked
+# a bot's send URL, a log or crash intake keyed by its path: Loggly's, Backtrace's submission
+# URL `https://<universe>.backtrace.io/post/<universe>/<token>`); the whole URL is masked
 _WEBHOOK = re.compile(
     r"https://(?:discord(?:app)?\.com/api/webhooks/[0-9]+/|[\w.\-]*webhook\.office\.com/"
     r"webhookb2/|hooks\.zapier\.com/hooks/catch/|"
@@ -38,6 +40,7 @@ _WEBHOOK = re.compile(
     r"oapi\.dingtalk\.com/robot/send\?access_token=|qyapi\.weixin\.qq\.com/cgi-bin/webhook/send\?key=|"
     r"maker\.ifttt\.com/(?:trigger/[\w\-]{1,80}/(?:json/)?with/)?key/|"
     r"logs-\d{1,3}\.loggly\.com/(?:inputs|bulk)/|hc-ping\.com/|"
+    r"[\w\-]{1,63}\.backtrace\.io(?::\d{1,5})?/post/|submit\.backtrace\.io/|"
     r"hook\.(?:[a-z0-9]{2,6}\.)?(?:make|integromat)\.com/|[\w.\-]+/api/push/|"
     r"[\w.\-]+/(?:api/)?(?:webhooks?|hooks)/)([A-Za-z0-9_\-/.%=+:@]{8,4096}"
     r"(?:\?[A-Za-z0-9_\-/.%=+:@&]{1,4096})?)"
@@ -179,6 +182,30 @@ def _urls(text: str) -> Iterator[Found]:
                     "webhook_url")
 
 
+# AT commands that set a packet data connection's credentials, and which of their quoted
+# arguments is the password (Telit's #SGACT, 3GPP's +CGAUTH: user, password; Quectel's
+# +QICSGP and SIMCom's +CSTT: APN, user, password)
+AT_PASSWORD_ARGUMENT = {"#SGACT": 2, "+CGAUTH": 2, "+QICSGP": 3, "+CSTT": 3}
+AT_TRIGGER = r"AT(?:#SGACT|\+CGAUTH|\+QICSGP|\+CSTT)="
+_AT_ARGUMENT = r"(?:\\?\"[^\"\\\n]{0,200}\\?\"|[0-9]{0,5})"
+_AT_COMMAND = re.compile(r"AT([#+][A-Z]{2,10})=(" + _AT_ARGUMENT + r"(?:," + _AT_ARGUMENT
+                         + r"){1,8})")
+_AT_QUOTED = re.compile(r"\\?\"([^\"\\\n]*)\\?\"")
+
+
+def _modem_passwords(text: str) -> Iterator[Found]:
+    for match in _AT_COMMAND.finditer(text):
+        index = AT_PASSWORD_ARGUMENT.get(match.group(1))
+        if index is None:
+            continue
+        quoted = list(_AT_QUOTED.finditer(text, match.start(2), match.end(2)))
+        if len(quoted) < index:
+            continue
+        value = quoted[index - 1]
+        if value.end(1) - value.start(1) >= MIN_PASSWORD_LEN and not placeholder(value.group(1)):
+            yield Found(value.start(1), value.end(1), "assignment")
+
+
 def place_findings(text: str) -> list[Found]:
     found: list[Found] = []
     lowered = text.lower()  # which rules can match at all: a literal each must contain
@@ -191,4 +218,6 @@ def place_findings(text: str) -> list[Found]:
         found += _prose(text)
     if "=" in text or "://" in text or "hooks." in text:
         found += _urls(text)
+    if "AT#" in text or "AT+" in text:
+        found += _modem_passwords(text)
     return found

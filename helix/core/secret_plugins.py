@@ -41,11 +41,11 @@ from helix.core.secret_gates import (
     shannon_entropy,
 )
 from helix.core.secret_keys import encoded_pem
-from helix.core.secret_lookalikes import media_base64, typed_id
+from helix.core.secret_lookalikes import encoded_text, id_named, media_base64, typed_id
 from helix.core.secret_names import META_SUFFIXES, segments
 from helix.core.secret_shapes import lines_with
 from helix.core.secret_tokens import filler
-from helix.core.secret_values import placeholder
+from helix.core.secret_values import WORD_PATH, names_secret, placeholder
 
 # A digest named by its algorithm (`sha512-...` subresource integrity, `sha256:...`, go.sum's
 # `h1:...`, `SHA256:...` key fingerprints): a checksum anyone may read, not a credential
@@ -65,6 +65,8 @@ _BECH32_PREFIXES = ("age", "npub", "bc", "tb", "ltc")
 # what stands just before a value that is no secret: a data URI's payload, a password hash's
 # algorithm and salt (`$2b$12$`, `$6$salt$`), a name saying the value is public or a digest
 # the modular crypt formats' ids (`$2b$`, `$6$`, `$apr1$`, `$argon2id$` ...)
+# (how far back: argon2's `$argon2id$v=19$m=65536,t=3,p=4$<22 salt>$` is 53 characters)
+PUBLIC_BEFORE_REACH = 96
 _CRYPT_IDS = ("2", "2a", "2b", "2x", "2y", "1", "5", "6", "y", "apr1", "scrypt", "argon2id",
               "argon2i", "argon2d")
 _PUBLIC_BEFORE = re.compile(
@@ -82,9 +84,6 @@ _BECH32_PUBLIC = re.compile(
 _CONTENT_ID = re.compile(r"/{0,2}(?:Qm[0-9A-Za-z]{44}|baf[a-z2-7]{56})")
 MAX_SORTED_RUNS = 3  # an alphabet (`ABC...XYZ234567`) runs in order; a random value does not
 MIN_SORTED_RUN = 8  # a long alphabet's runs average at least this many characters
-MIN_READABLE = 0.95  # printable share of a base64 value decoded: encoded text, not a key
-_SECRET_WORDS = (b"private", b"secret", b"password", b"token", b"credential", b"apikey",
-                 b"api_key", b"passwd")
 _SSH_KEY_TYPES = (b"ssh-", b"ecdsa-", b"sk-ssh-", b"sk-ecdsa-", b"rsa-sha2-")
 _PATH = re.compile(r"(?:~|\.{1,2})?(?:/[A-Za-z0-9_.\-]+){2,}/?")
 _BARE_TOKEN = re.compile(rf"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{{{MIN_BARE_TOKEN},}}={{0,2}}"
@@ -284,10 +283,12 @@ def _keyword_findings(line: str) -> Iterator[Finding]:
                     if MANAGER_REFERENCE.search(_token_at(line, start, end)):
                         continue  # a part of `arn:aws:secretsmanager:...`: where it is kept
                     quoted = _quoted_at(line, start, end)
-                    if (placeholder(value, quoted) or "(" in (value[-1:], line[end:end + 1])
-                            or _describing_name(line[:start]) or _WORD_PATH.fullmatch(value)):
+                    if (placeholder(value, quoted) or names_secret(value)
+                            or "(" in (value[-1:], line[end:end + 1])
+                            or _describing_name(line[:start]) or WORD_PATH.fullmatch(value)):
                         continue  # `password123`, `Credentials.new(`, `secret_path = ...`,
-                        # `"prod/db/master"` (where a secret is kept: a path of words)
+                        # `"prod/db/master"` (where a secret is kept: a path of words),
+                        # `"API-Schlüssel"` (the secret's name as a label)
                     if gate("keyword", value, line, quoted):
                         yield Finding(start, end, "keyword")
 
@@ -304,7 +305,6 @@ def _describing_name(before: str) -> bool:
 
 
 _KEY_IDS = frozenset({"id", "ids"})  # `private_key_id`: a key's issued ID is kept secret too
-_WORD_PATH = re.compile(r"[a-z][a-z0-9_\-]{0,40}(?:/[a-z][a-z0-9_\-]{0,40}){1,10}")
 
 
 def _ssh_public(value: str) -> bool:
@@ -329,33 +329,15 @@ def _sorted_runs(value: str) -> bool:
     return breaks < max(MAX_SORTED_RUNS, len(value) // MIN_SORTED_RUN)
 
 
-def _encoded_text(value: str) -> bool:
-    """Base64 that decodes to readable text with no secret word in it (a JSON fixture, a
-    sentence): encoded data, not a key. `user:password` (Basic auth) is no such text."""
-    body = value.rstrip("=")
-    if len(body) < MIN_SECRET_LEN or not value.isascii():
-        return False
-    try:
-        raw = base64.b64decode(body[: len(body) // 4 * 4], altchars=b"-_", validate=True)
-    except ValueError:
-        return False
-    printable = sum(32 <= b < 127 or b in (9, 10, 13) for b in raw)
-    if not raw or printable < MIN_READABLE * len(raw):
-        return False
-    lowered = raw.lower()
-    if any(word in lowered for word in _SECRET_WORDS):
-        return False
-    return raw[:1] in (b"{", b"[", b"<") or raw.count(b" ") >= 2
-
-
 def public_value(value: str, before: str) -> bool:
     """A high-entropy value that is public by what it is: a digest its algorithm names (in
     the value or just before it), an SSH public key, a wallet's extended public key, a key
     issued to be public, a JSON Web Key's public member, a documentation's example."""
-    if (_PUBLIC_BEFORE.search(before[-48:]) is not None or _sorted_runs(value)
+    if (_PUBLIC_BEFORE.search(before[-PUBLIC_BEFORE_REACH:]) is not None or _sorted_runs(value)
             or ("ENC[" in before and _ENVELOPE.search(before) is not None)
             or media_base64(value) or typed_id(value, before)
-            or _BECH32_PUBLIC.fullmatch(value) is not None or _encoded_text(value)
+            or _BECH32_PUBLIC.fullmatch(value) is not None or encoded_text(value)
+            or id_named(before)
             or _CONTENT_ID.fullmatch(value) is not None):
         return True
     if value.startswith("LS0tLS1CRUdJTi"):  # a PEM block in base64: a certificate's is public
@@ -416,8 +398,9 @@ def _bare_token_findings(line: str) -> Iterator[Finding]:
         if not (chars & _DIGITS and chars & _UPPER and chars & _LOWER):
             continue
         word_start = max(line.rfind(" ", 0, match.start()), line.rfind("\t", 0, match.start()))
-        if "://" in line[word_start + 1: match.start()] or value.count("/") > 2:
-            continue  # part of a URL, or a path
+        if ("://" in line[word_start + 1: match.start()] or value.count("/") > 2
+                or _PATH.fullmatch(value)):
+            continue  # part of a URL, or a path (`/StandaloneWindows64/group_assets_1a53...`)
         if not may_exceed(value, BASE64_LIMIT) or shannon_entropy(value) <= BASE64_LIMIT:
             continue
         if p.filters["sequential"](value) or public_value(value, line[:match.start()]):

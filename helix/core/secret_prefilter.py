@@ -25,7 +25,7 @@ import re2
 
 from helix.core.english import word_alternation
 from helix.core.secret_blocks import YAML_KEY, secret_block_opener
-from helix.core.secret_calls import BUILD_TRIGGER, CALL_TRIGGER, LITERAL_TRIGGER
+from helix.core.secret_calls import BUILD_TRIGGER, CALL_TRIGGER, LITERAL_TRIGGER, RESOURCE_TRIGGER
 from helix.core.secret_commands import programs
 from helix.core.secret_gates import (
     BLOCK_LINES,
@@ -37,8 +37,9 @@ from helix.core.secret_gates import (
     SEPARATOR,
 )
 from helix.core.secret_names import FOREIGN_NAME_FORMS, LOGIN_WORDS, VENDOR_KEY_NAMES
+from helix.core.secret_places import AT_TRIGGER
 from helix.core.secret_rules import rules
-from helix.core.secret_shapes import ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER
+from helix.core.secret_shapes import ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER, P4TICKET_TRIGGER
 from helix.core.secret_tokens import prefixes
 
 # The words of secret names, narrowed to the forms a rule can use: `pass` as a name's part
@@ -103,8 +104,9 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"(?:^|\s)(?:-u|--user|--proxy-user|-U|-p)(?:\S|\s)", ("structure",)),
     (r"(?i)[?&;]code=|webhook|chat\.googleapis\.com|api\.telegram\.org/bot|discord|"
      r"open-apis/bot|dingtalk|qyapi\.weixin|ifttt\.com|loggly\.com|hc-ping\.com|/hooks/|"
-     r"(?:make|integromat)\.com/|/api/push/",
+     r"(?:make|integromat)\.com/|/api/push/|backtrace\.io/",
      ("structure",)),
+    (AT_TRIGGER, ("structure",)),  # a modem's AT command setting its connection's password
     (r"\t(?:TRUE|FALSE)\t", ("shapes",)),  # a cookie jar's line
     (rf"(?i){word_alternation(LOGIN_WORDS)}", ("shapes",)),  # a login's word
     (r"accès|Accès|ACCÈS", ("shapes",)),  # (outside ASCII: its cases spelled out)
@@ -116,8 +118,10 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (CALL_TRIGGER, ("shapes",)),  # a call opening a client, a literal among its arguments
     (BUILD_TRIGGER, ("shapes",)),  # a client built by position (a constructor, an SDK's)
     (LITERAL_TRIGGER, ("shapes",)),  # a long literal as an argument (a key passed to one)
+    (RESOURCE_TRIGGER, ("shapes",)),  # a keystore's or a JDBC URL's password beside it
     (ACCOUNTS_TRIGGER, ("shapes",)),  # a chain's accounts: their private keys
     (COMMUNITY_TRIGGER, ("shapes",)),  # SNMP's community string
+    (P4TICKET_TRIGGER, ("shapes",)),  # a Perforce ticket file's line
     (r"\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}", ("regex",)),  # an Ably key
     (r"LS0tLS1CRUdJTi", ("keys",)),  # a PEM block in base64 (a kubeconfig's key data)
     (r"(?:^|[\s=:\"])(?:AKC|AP[0-9A-F])[a-zA-Z0-9]{4}", ("format:artifactory_token",)),
@@ -150,6 +154,7 @@ _KEY_ENDS = frozenset(":=|>-+0123456789")  # what a YAML key line may end with (
 _CLOSES_QUOTE = re.compile(r"[\"'][ \t]*\r?$")  # a literal the next line may continue
 _BODY = re.compile(r"[ \t]*[A-Za-z0-9+/]{40,}={0,2}[ \t]*\r?")  # a key body line
 _COUNTED = re.compile(r"\{\d{2,}")  # a trigger with a long counted repetition
+_RESOURCE = re.compile(RESOURCE_TRIGGER)  # a keystore's or JDBC URL's literal (secret_calls)
 
 
 # The detectors that read lines as code and config are written (and the text's views): the
@@ -341,6 +346,8 @@ def _context(line: str) -> tuple[int, int]:
         return 0, 0  # a line that neither opens a value nor names a pair (most of them)
     if last == "{" and secret_block_opener(line):
         return 0, CONTEXT_AFTER  # `tokens {`: its entries on the lines below
+    if last == "," and _RESOURCE.search(line) is not None:
+        return 0, CONTEXT_AFTER  # a keystore's or a JDBC URL's literal: its password below
     pair = _PAIR_MARKER.search(line) is not None
     before = CONTEXT_BEFORE if pair else 0
     if pair or _OPENS.search(line) or YAML_KEY.fullmatch(line.rstrip("\r")):

@@ -39,12 +39,18 @@ from helix.core.secret_structure import (
     random_token,
     unquoted_ok,
 )
+from helix.core.secret_values import WORD_PATH
 
 _NETRC = re.compile(r"\bmachine[ \t]+\S+[ \t]+(?:login|account)[ \t]+\S+[ \t]+password[ \t]+"
                     r"([^\s\"'`]+)|^[ \t]*(?:(?:login|account)[ \t]+\S+[ \t]+)?password[ \t]+"
                     r"([^\s\"'`]+)[ \t]*$", re.M)
 _PGPASS = re.compile(r"^[ \t]*[\w.*\-\[\]]+:(?:\d{1,5}|\*):[\w.*\-]+:[\w.*\-@]+:(\S+)[ \t]*$",
                      re.M)
+# a Perforce ticket file's line (`.p4tickets`: `[ssl:]host:port=user:TICKET`, 32 hex)
+_P4TICKET = re.compile(r"^[ \t]*(?:ssl[46]?:|tcp[46]?:)?[\w.\-]{1,253}:\d{1,5}=[^\s:=]{1,128}:"
+                       r"([0-9A-F]{32})[ \t]*\r?$", re.M)
+_P4TICKET_END = re.compile(r":[0-9A-F]{32}[ \t]*\r?$", re.M)  # (a literal first: a fast scan)
+P4TICKET_TRIGGER = r":[0-9]{1,5}=[\w.\-@]"  # the prefilter's trigger for it
 _CONNECTION = re.compile(
     r"(?i)\bjdbc:oracle:(?:thin|oci\d*):@?[^\s/@:;\"']{1,80}/([^\s@;\"']{1,4096})@"
     r"|(?<![\w.\-])[\w.\-]{1,80}:([^\s@/:\"'`]{3,4096})@(?:tcp|unix|udp)\("
@@ -157,6 +163,15 @@ def _lines_and_connections(text: str, lowered: str) -> Iterator[Found]:
             if pattern is _PGPASS and _HEX_PAIRS.search(match.group()):
                 continue  # `MD5:99:66:0a:c9:...`: a fingerprint, a MAC address
             yield Found(span[0], span[1], kind)
+
+
+def _p4tickets(text: str) -> Iterator[Found]:
+    """A Perforce ticket file's lines (the ticket that ends one found first)."""
+    for end in _P4TICKET_END.finditer(text):
+        line_start = text.rfind("\n", 0, end.start()) + 1
+        match = _P4TICKET.match(text, line_start, end.end())
+        if match is not None:
+            yield Found(match.start(1), match.end(1), "keyword")
 
 
 # a config directive, its name then its value (redis.conf `requirepass X`, fluent-bit
@@ -335,6 +350,8 @@ def _prose_line(text: str, matches: Iterator[re.Match[str]]) -> Iterator[Found]:
             continue  # `token: token_v2`: a name in code, not a password in prose
         if not said and not colon and not any(c.isdigit() for c in value):
             continue  # `password and/or ...`: right after the word, only what has digits
+        if WORD_PATH.fullmatch(value):
+            continue  # `{{ with secret "secret/data/lab/nmr-600" }}`: where it is kept
         if password_word(value):
             yield Found(word.start(), word.start() + len(value), "keyword")
 
@@ -406,6 +423,8 @@ def shape_findings(text: str) -> list[Found]:
         found += _comparisons(text)
     if "accounts" in text:
         found += _accounts(text)
+    if "=" in text:
+        found += _p4tickets(text)
     if "community" in lowered or (("enable " in lowered or "username " in lowered)
                                   and ("secret " in lowered or "password " in lowered)):
         found += _device_secrets(text)

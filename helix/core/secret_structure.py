@@ -30,6 +30,7 @@ import re2
 from helix.core.english import word_alternation
 from helix.core.secret_gates import MAX_NAME, MAX_VALUE, MIN_VALUE
 from helix.core.secret_held import held_literal
+from helix.core.secret_lookalikes import own_word
 from helix.core.secret_names import FOREIGN_NAME_FORMS, META_SUFFIXES, name_strength
 from helix.core.secret_values import (
     credential_like,
@@ -410,8 +411,8 @@ def _named_values(text: str) -> Iterator[Found]:
         if strength is None:
             continue
         found = _assignment(text, core_start, name_end, line_start, line_end, strength)
-        if found is not None:
-            yield found
+        if found is not None and not own_word(text[found.start:found.end], name):
+            yield found  # not `POSTGRES_PASSWORD=postgres`: a default, the name's own word
 
 
 _RESOURCE_SCHEMES = ("arn:", "urn:")

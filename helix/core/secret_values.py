@@ -47,7 +47,8 @@ _TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-+/=.~%]+")
 _NEVER_VALUES = frozenset({
     "none", "null", "nil", "true", "false", "undefined", "required", "optional", "str",
     "string", "bytes", "int", "integer", "bool", "boolean", "any", "object", "secret",
-    "password", "token", "empty", "unset", "notset", "n/a", "na", "todo", "tbd", "hidden",
+    "password", "token", "empty", "unset", "notset", "not-set", "not_set", "n/a", "na",
+    "todo", "tbd", "hidden",
     "redacted", "masked", "sensitive", "yes", "no", "on", "off", "env", "environment",
     "pass", "pwd", "pw", "test", "testing", "tests", "foo", "bar", "baz", "foobar", "qux",
 })
@@ -59,6 +60,9 @@ _PLACEHOLDER_WORDS = ("changeme", "change_me", "change-me", "placeholder", "your
                       "process.env", "os.env", "example", "dummy", "sample", "fake",
                       "insert_", "_here", "-here",
                       "你的", "您的", "あなたの")  # "your ..." in Chinese and Japanese docs
+# where a secret is kept, not the secret: a path of words (`"prod/db/master"`, Vault's
+# `secret/data/instruments/nmr-600`)
+WORD_PATH = re.compile(r"[a-z][a-z0-9_\-]{0,40}(?:/[a-z][a-z0-9_\-]{0,40}){1,10}")
 # an account's address (Ethereum's: 20 bytes in hex, checksummed by case): public
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 # what a log writes where it hid a value (`[FILTERED]`, `[MASKED]`)
@@ -208,6 +212,12 @@ def _prose_names() -> frozenset[str]:
     return frozenset(rules().prose_names)
 
 
+def names_secret(value: str) -> bool:
+    """The value is the secret's own name in some language (`"Passwort"`, `"API-Schlüssel"`):
+    a label, not the secret."""
+    return value.lower().strip(" .!") in _prose_names()
+
+
 def is_label(value: str) -> bool:
     """The value names or asks for the secret instead of being it: a phrase or a name that
     holds a secret word (`"Enter your password"`, `"api_token"`), or a prompt. A word with
@@ -216,7 +226,7 @@ def is_label(value: str) -> bool:
     if lowered.endswith((":", "?")) and (any(c.isspace() for c in value)
                                         or not any(c.isdigit() for c in value)):
         return True  # a prompt (words; one word with digits, `Saffron*6510fjord?`, is none)
-    if lowered.strip(" .!") in _prose_names():
+    if names_secret(value):
         return True  # the secret's name itself in any language (`"Passwort"`)
     if not any(word in lowered for word in _LABEL_WORDS):
         return False

@@ -108,6 +108,10 @@ _REGEX_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
                                       r"(?=[0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{26,43}\b"), 0),
     # an Ably key: the app's ID, `.`, the key's ID, `:`, the key's secret
     ("ably_key", re.compile(r"\b[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}\b"), 0),
+    # X's (Twitter's) app-only bearer token: 21 A's, then the token URL-encoded (a `%3D` in
+    # it: not base64's run of zeros)
+    ("twitter_bearer_token", re.compile(r"\bA{21}(?=[A-Za-z0-9]{1,100}%[0-9A-F]{2})"
+                                        r"[A-Za-z0-9%]{50,}"), 0),
     # an Airtable personal access token: `pat`, the token's ID, `.`, its secret (64 hex)
     # (`pat` first, its word's start checked behind it: a leading literal is a fast scan)
     ("airtable_token", re.compile(r"pat(?<!\wpat)[A-Za-z0-9]{14}\.[0-9a-f]{64}\b"), 0),
@@ -135,7 +139,8 @@ _RULE_LITERALS: dict[str, tuple[str, ...]] = {
     "gitlab_token": ("glpat-",), "anthropic_key": ("sk-ant-",), "openai_key": ("sk-",),
     "stripe_key": ("_live_", "_test_"), "slack_token": ("xox",),
     "slack_webhook": ("hooks.slack.com",), "facebook_app_token": ("|",),
-    "google_api_key": ("AIza",), "jwt": ("eyJ",), "ably_key": (":",), "airtable_token": ("pat",),
+    "google_api_key": ("AIza",), "jwt": ("eyJ",), "twitter_bearer_token": ("A" * 21,),
+    "ably_key": (":",), "airtable_token": ("pat",),
     "bearer_token": ("earer", "EARER"), "aws_secret_key": ("ecret", "ECRET"),
     "url_password": ("://",), "command_password_spaced": ("mysql", "mariadb", "sshpass",
                                                           "mongo", "redis-cli"),
