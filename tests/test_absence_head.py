@@ -144,7 +144,8 @@ def test_the_setting_is_chosen_writer_by_writer_and_never_refuses_more() -> None
     verdict[:6] = ~verdict[:6]  # the rules err on a few answers of writer a
     # a feature that separates the classes a little better than chance, and the verdict
     x = np.column_stack([y + noise, verdict.astype(float)])
-    setting = choose(x, y, verdict, writers)
+    post = np.zeros((160, 3), dtype=bool)  # no rule after the head speaks
+    setting = choose(x, y, verdict, writers, post)
     assert setting["mode"] in ("none", "stack", "union")
     if setting["mode"] != "none":
         from evals.absence_train import fit, probability
@@ -153,5 +154,53 @@ def test_the_setting_is_chosen_writer_by_writer_and_never_refuses_more() -> None
                          setting["threshold"])
         assert tally(refused, y)[0] <= tally(verdict, y)[0] + 6
     # a feature of pure noise and no verdict column: nothing beats the contract
-    flat = choose(np.column_stack([noise]), y, y > 0.5, writers)
+    flat = choose(np.column_stack([noise]), y, y > 0.5, writers, post)
     assert flat["mode"] == "none"
+
+
+def test_the_choice_weighs_refusals_and_scores_the_contract() -> None:
+    """meaning23: a setting is chosen by the cost of the contract's errors (a claim accepted
+    costs CLAIM_COST ordinary answers refused), not by the fewest claims accepted under a bound
+    on refusals: catching two claims that look like ordinary answers is not worth refusing
+    every ordinary answer; and the rules after the head count (a side note clears a refusal,
+    an abstention is never one, a claim naming what was asked is refused whatever the head)."""
+    import numpy as np
+
+    from evals.absence_train import CLAIM_COST, choose, contract, decide, fit, probability, tally
+
+    assert CLAIM_COST >= 1
+    writers = np.repeat(np.array(["a", "b", "c", "d"]), 40)
+    y = np.tile(np.r_[np.ones(20), np.zeros(20)], 4)
+    x = np.where(y > 0, 2.0, -1.0)
+    x[np.flatnonzero(y > 0)[::10]] = -1.0  # two claims per writer worded like answers
+    x = x[:, None]
+    verdict = np.ones(160, dtype=bool)  # the rules refuse everything: the bound is lax
+    post = np.zeros((160, 3), dtype=bool)
+    setting = choose(x, y, verdict, writers, post)
+    assert setting["mode"] == "stack"
+    refused = decide("stack", probability(fit(x, y, setting["l2"]), x), verdict,
+                     setting["threshold"])
+    assert tally(contract(refused, post), y) == (8, 0)
+    flags = np.array([[True, False, False], [False, True, False], [False, False, True],
+                      [False, False, False]])
+    assert contract(np.array([True, True, False, True]), flags).tolist() == \
+        [False, False, True, True]
+
+
+def test_the_evidences_numbers_an_answer_gives_are_a_feature() -> None:
+    """meaning23: an answer states the material's values; a claim of absence names what is
+    missing. A citation marker, a name's digits and a path's line range are no values."""
+    from helix.core.envelope import EvidenceItem
+    from helix.core.hashing import digest
+    from helix.synthesis.absence_head import _values
+
+    text = "MAX_ATTEMPTS = 5\nBACKOFF = 0.5  # seconds, doubled up to 8 times\n"
+    item = EvidenceItem(id="e1", path="ledger/retry.py", start_line=4, end_line=8,
+                        kind="definition", score=1.0, content_hash=digest(text),
+                        node_id="file:ledger/retry.py", reasons=(), text=text)
+    assert "values" in FEATURES
+    assert _values("Up to 5 attempts, the first wait 0.5 s [E1].", [item]) > \
+        _values("Up to 5 attempts [E1].", [item]) > 0
+    assert _values("Up to 7 attempts.", [item]) == 0  # a number the evidence does not hold
+    assert _values("The excerpts [E1][E2] don't say; see ledger/retry.py:4-8.", [item]) == 0
+    assert _values("No number for it in v2 of the docs.", [item]) == 0

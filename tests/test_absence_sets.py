@@ -258,7 +258,16 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # retrained again (leave-one-writer-out chose stack, l2 10, threshold 0.25; held out
     # writer by writer 17 accepted, 63 refused): 3, 58 (fresh21 3 -> 0 accepted, 3 -> 4
     # refused; in sample the lower threshold refuses 12 more ordinary answers over 11 sets)
-    assert wrong.get(("tune", True), 0) <= 3 and wrong.get(("tune", False), 0) <= 58, wrong
+    # meaning23: fresh22 (writer62; 64 claims, 48 ordinary; held apart, measured by the lead
+    # before c9c7efa and after meaning21: 5 -> 3 accepted, 2 -> 2 refused) joined: 6 of 1269,
+    # 60 of 897 with meaning21's head; the head retrained with fresh22 as a twenty-first writer,
+    # the evidence's numbers an answer gives as a feature (absence_head `values`) and the
+    # setting chosen by the cost of the contract's errors, the rules after the head included
+    # (evals/absence_train.py: CLAIM_COST 2; chose stack, l2 10, threshold 0.4; held out writer
+    # by writer 12 accepted, 45 refused, with meaning21's trainer 10 and 62): 4, 37 (fresh22
+    # 3/2 -> 1/1, fresh10 refused 5 -> 2, fresh11 6 -> 4, fresh14 4 -> 1, fresh21 4 -> 1;
+    # no set the wrong way)
+    assert wrong.get(("tune", True), 0) <= 4 and wrong.get(("tune", False), 0) <= 37, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)

@@ -348,3 +348,18 @@ def test_a_negated_truth_of_a_demonstrative_judges_what_it_names_back(truth: str
     assert denies_unit(f"Old posts say kPa. That stopped being {truth} in 2.0.", "kPa"), truth
     assert denies_unit(f"It was kPa, but that is no longer {truth} here.", "kPa"), truth
     assert states_unit(f"It is kPa. The old rule is not {truth} here.", "kPa"), truth
+
+
+@pytest.mark.parametrize(("text", "states"), [
+    # meaning23: "but" after "anything" / "everything" takes the unit out of the set, as
+    # "except" does: no new clause. Alone it denies; inside a negation it states.
+    ("You can't set torque in anything but N·m; there is no unit option.", True),
+    ("Torque can be given in anything but N·m.", False),
+    ("The tool accepts everything but N·m for torque.", False),
+    ("Torque is never given in anything but N·m.", True),
+    # a "but" opening a clause still ends a scope
+    ("Torque is never N·m but anything is accepted.", False),
+    ("Torque is in N·m but anything else is rejected.", True),
+])
+def test_a_but_inside_an_exception_phrase_opens_no_clause(text: str, states: bool) -> None:
+    assert states_unit(text, "N·m", ("torque",)) is states, text

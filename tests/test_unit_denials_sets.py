@@ -123,8 +123,10 @@ LEFT |= {
     "`Torque::from_lbft`.",
     "History: 1.0 used kgf·cm, 2.0 switched to lbf·in, and since 3.0 every torque value is N·m.",
     "> Torque shows 40 but the box says 29.5 ft-lb. That's expected: 40 is N·m, and 29.5 is "
-    "the ft-lb conversion printed on the box.",
-    "You can't set torque in anything but N·m; there is no unit option."}
+    "the ft-lb conversion printed on the box."}
+# meaning23 reads "You can't set torque in anything but N·m; there is no unit option." (a
+# boundary word inside a cue phrase, "anything but", is no clause boundary: an exception
+# inside a negation states the unit; tests/test_negation.py)
 
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:

@@ -102,6 +102,9 @@ class _Clauses:
         if token.text == "." and 0 < i < len(self.tokens) - 1 \
                 and self.tokens[i - 1].end == token.start == self.tokens[i + 1].start - 1:
             return False  # a member access joins its name: "unit).not.toBe('GPa')"
+        if token.lower in c.boundary_words and i > 0 \
+                and _match(self.tokens, i - 1, c.forward) == 2:
+            return False  # a word of a cue phrase: "anything but N·m" is an exception
         if token.lower in c.punctuation or token.lower in c.boundary_words:
             return True
         if token.text == "-" and self._dash(i):

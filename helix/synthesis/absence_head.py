@@ -12,8 +12,9 @@ reply, a claim naming what was asked, a blanket claim), the phrase rules' verdic
 encoder's best compared span (its similarity to the absence exemplars and margin over the
 answer exemplars, `absence_meaning`: already computed for the verdict, no other encoder call),
 and the answer's shape (citations, negations, hedges, words, sentences, the share of its words
-the evidence holds and of the question's words it names). With `mode` "stack" the head decides
-(the rules' verdict is one of its features); with "union" it only adds refusals.
+the evidence holds and of the question's words it names, the evidence's numbers it gives).
+With `mode` "stack" the head decides (the rules' verdict is one of its features); with "union"
+it only adds refusals.
 Deterministic: float64 products of the shipped weights, the probability rounded to `DECIMALS`.
 """
 
@@ -43,11 +44,22 @@ HEAD_FILE = Path(__file__).with_name("absence_model") / "head.json"
 FEATURES = ("spans", "best_absence", "best_margin", "claims", "phrase_claims", "answered",
             "note", "targets", "blanket", "cites", "answers_from", "replies", "held_share",
             "question_share", "negations", "hedges", "words", "sentences", "verdict",
-            "rules_verdict", *SHAPE)
+            "rules_verdict", *SHAPE, "values")
 DECIMALS = 6
 NO_MARGIN = -0.5  # the margin of an answer with no compared span
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|(?=\n)|$)")
 _SAID = re.compile(r"[a-z]+(?:['’]t)?")
+# a number as written: "120", "0.8", "4.5:1", "08:00"; not a citation's "E1", a name's "v2"
+# nor a line range's "4-8" after a path
+_NUMBER = re.compile(r"(?<![\w.,:-])\d+(?:[.,:]\d+)*")
+
+
+def _values(text: str, evidence: Sequence[EvidenceItem] | None) -> float:
+    """How many numbers of the evidence the answer gives (log1p of the distinct ones): an
+    answer states the material's values, a claim of absence names what is missing (meaning23:
+    left out writer by writer, the head accepts fewer claims at the same refusals with it)."""
+    held = {n for e in evidence or () for n in _NUMBER.findall(e.text)}
+    return math.log1p(len({n for n in _NUMBER.findall(text) if n in held}))
 
 
 def _share(terms: Sequence[str], held: frozenset[str]) -> float:
@@ -81,7 +93,7 @@ def answer_features(text: str, refs: Sequence[CitationRef],
         sum(1 for w in said if w in hedges), math.log1p(len(said)),
         math.log1p(sum(1 for s in _SENTENCE.finditer(text) if s.group().strip())),
         reading.refused, rules.refused,
-        *shape(text, reading.claims, words, question, said, hedges))
+        *shape(text, reading.claims, words, question, said, hedges), _values(text, evidence))
     return reading, tuple(float(v) for v in values)
 
 
