@@ -235,7 +235,9 @@ def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: Inde
             reasons=(Reason(code="in_file", name=chunk.symbol or ""),)))
     if policy.lead_files > 1 and file_defs.descriptive(question, policy, asks):
         out = _file_lead(plan, question, out, policy)
-    deep, reach = file_defs.deeper(question, [c.chunk for c in out], chunks, policy)
+    # a question's next definitions by the depth measure, a report's by the in-file one
+    deep, reach = file_defs.deeper(question, [c.chunk for c in out], chunks,
+                                   policy if asks else file_defs.in_file_order(policy))
     if policy.reach_lead and asks:
         deep, reach = file_defs.lead_first(question, deep, reach,
                                            [c.chunk for c in out[:policy.depth_at]], policy)

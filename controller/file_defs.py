@@ -155,8 +155,9 @@ def deeper(question: frozenset[str], ranked: Sequence[Chunk],
     `reach` after those (scoring at least `reach_min`)."""
     if policy.depth + policy.reach <= 0:
         return [], []
-    wide = policy if not policy.reach else policy.model_copy(
-        update={"min_score": min(policy.min_score, policy.reach_min)})
+    least = min(policy.min_score, policy.reach_min) if policy.reach else policy.min_score
+    wide = policy.model_copy(update={"min_score": least})
+    order = depth_order(policy)
     present = {c.id for c in ranked}
     files = list(dict.fromkeys(c.path for c in ranked if c.kind in ("code_def", "code_module")))
     picks: list[Chunk] = []
@@ -164,12 +165,39 @@ def deeper(question: frozenset[str], ranked: Sequence[Chunk],
     for path in files[:policy.depth_files]:
         defs = [c for c in file_chunks.get(path, ()) if c.kind == "code_def"
                 and c.id not in present]
-        best = best_definitions(question, defs, wide, policy.depth + policy.reach)
+        best = best_definitions(question, defs, wide, policy.depth + policy.reach) \
+            if order is policy else _reordered(question, defs, policy, order, least)
         deep = [t[3] for t in best[:policy.depth] if t[0] >= policy.min_score]
         picks.extend(deep)
         reach.extend(t[3] for t in best[len(deep):len(deep) + policy.reach]
                      if t[0] >= policy.reach_min)
     return picks, reach
+
+
+def _reordered(question: frozenset[str], defs: Sequence[Chunk], policy: FileDefsPolicy,
+               order: FileDefsPolicy, least: float) -> list[tuple[float, int, str, Chunk]]:
+    """(in-file score, start line, id, chunk) of the `defs` scoring at least `least` by the
+    in-file measure (`policy`), best first by the depth measure (`order`)."""
+    held = [(definition_score(question, c, policy), c) for c in defs]
+    kept = sorted(((s, c) for s, c in held if s >= least), key=lambda t: (
+        -definition_score(question, t[1], order), t[1].start_line, t[1].id))
+    return [(s, c.start_line, c.id, c) for s, c in kept]
+
+
+def in_file_order(policy: FileDefsPolicy) -> FileDefsPolicy:
+    """`policy` with the depth measure set to the in-file one (what a report keeps)."""
+    if policy.depth_name_weight == policy.name_weight:
+        return policy
+    return policy.model_copy(update={"depth_name_weight": policy.name_weight})
+
+
+def depth_order(policy: FileDefsPolicy) -> FileDefsPolicy:
+    """The measure that orders a first file's next definitions (the depth and reach picks)
+    and decides the place-5 pick: the in-file measure with a name part weighing
+    `depth_name_weight` (`policy` itself when that is `name_weight`)."""
+    if policy.depth_name_weight == policy.name_weight:
+        return policy
+    return policy.model_copy(update={"name_weight": policy.depth_name_weight})
 
 
 def lead_first(question: frozenset[str], picks: Sequence[Chunk], reach: Sequence[Chunk],
@@ -227,13 +255,14 @@ def picks_ahead(question: frozenset[str], picks: Sequence[Chunk], ranked: Sequen
     `depth_repeats`, pushes out only an item whose file is shown above it (the first places
     keep every file they showed)."""
     count = 0
+    order = depth_order(policy)
     for pick in picks[:policy.depth_lead]:
         place = policy.depth_at + count
         if place >= len(ranked) or (not policy.depth_tests and is_test_path(pick.path)):
             break
         pushed = ranked[place - count]
-        if definition_score(question, pick, policy) < (
-                policy.depth_over * definition_score(question, pushed, policy)) or (
+        if definition_score(question, pick, order) < (
+                policy.depth_over * definition_score(question, pushed, order)) or (
                 policy.depth_repeats
                 and pushed.path not in {c.path for c in ranked[:place - count]}):
             break

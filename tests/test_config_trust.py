@@ -265,9 +265,11 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # it depth_lead 1, on: docs/ranker.md "Round 15"; then file_defs.reach (0: off),
     # reach_min and reach_lead (off): round 16's next definitions of the first files; then
     # file_defs.callees and recut: round 17's callees of the first files and the tail's cut
-    # items, on with reach 2: docs/ranker.md "Round 17")
+    # items, on with reach 2: docs/ranker.md "Round 17"; then file_defs.depth_name_weight 1:
+    # a question's next definitions of the first files ordered with a name part weighing a
+    # body word, docs/ranker.md "Round 20")
     assert HelixConfig().evidence_hash == (
-        "sha256:9166807e42d69fd6386ac1ac3555d9c3f423e08ef2905e0097084f937ff93978")
+        "sha256:dc25b801212120a9c64ddeeae8cb360d3b9fc29c4c21d3919221babfee273c7f")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(
