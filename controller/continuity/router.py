@@ -58,7 +58,7 @@ from controller.continuity.meaning import MEANINGS, Reader, features, meaning_of
 from controller.continuity.pending import match_pending_turn, normalize, strip_filler
 from controller.continuity.readings import names_focus, plan_for, shows_focus_again
 from controller.continuity.rules import RULES, gate
-from controller.continuity.spelling import respelled
+from controller.continuity.spelling import misspelt_words, respelled
 from controller.continuity.state import ContinuityState, TargetRef
 from controller.continuity.transitions import prior_state_ok
 from controller.continuity.turn_plan import Reading, Turn, TurnPlan
@@ -342,7 +342,7 @@ def _continues(t: Turn) -> bool:
 def _follow_up_looking(t: Turn, reading: Reading, rules_meaning: str) -> bool:
     """A message that points back: a pronoun, a few words after an answer, a continuing lead
     ("and what about ..."), a rule that read a follow-up, or a follow-up as the second
-    reading."""
+    reading; or one the reading cannot vouch for, with misspelt words (`_misspelt`)."""
     if t.state.turn_count == 0:
         return False
     readings = ((reading.meaning, reading.confidence), *reading.alternatives)
@@ -350,7 +350,25 @@ def _follow_up_looking(t: Turn, reading: Reading, rules_meaning: str) -> bool:
     terse = len(t.text.split()) <= FOLLOW_UP_WORDS_MAX and not say.QUESTION_LEAD.match(t.body)
     return (bool(t.focus.pronoun_hint) or terse or _continues(t)
             or rules_meaning not in ("new_question", "boundary")
-            or max(follow_ups, default=0.0) >= t.settings.router_follow_up_floor)
+            or max(follow_ups, default=0.0) >= t.settings.router_follow_up_floor
+            or _misspelt(t))
+
+
+_NAME_WORD = re.compile(r"[A-Z]?[a-z]+")
+
+
+def _misspelt(t: Turn) -> bool:
+    """The message has words the classifier cannot read, one edit from words it can
+    (`spelling.misspelt_words`: "what hapens if no cavty fits"): it reads their pieces, so
+    however sure its reading of a new question, that is no evidence the message stands alone
+    (the typist may be following up). The words of the names on screen and in focus are read
+    as they are ("carve", "tokenize")."""
+    pool, focused = t.pool(), t.focused()
+    said = [n for i in (pool.items if pool else ()) for n in (i.label, i.sublabel)]
+    for target in ([i.target for i in pool.items] if pool else []) + ([focused] if focused else []):
+        said += [target.label, target.symbol or "", target.path or ""]
+    names = frozenset(w.lower() for name in said for w in _NAME_WORD.findall(name))
+    return bool(misspelt_words(t.text, names))
 
 
 def _announced(t: Turn, plan: TurnPlan, reading: Reading, rules_meaning: str,
