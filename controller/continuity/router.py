@@ -69,7 +69,7 @@ from helix.core.policy import RoutingPolicy
 
 FOLLOW_UP_WORDS_MAX = 4  # a message this short after an answer looks like a follow-up
 # a message that opens with one of these continues the conversation ("and what about X?")
-CONTINUING_LEADS = ("and", "what about", "how about")
+CONTINUING_LEADS = ("and", "also", "what about", "how about")
 # the rescue bar for a message that does not ask a question in full (`_asks_in_full`): read
 # by its meaning at a lower probability than `router_rescue` (leave-one-writer-out scored as
 # held-apart sets are, benchmarks/router_lowo_audit.py: see the commit adding it)
@@ -164,7 +164,11 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading, *,
     or could not act on is planned from its reading."""
     meaning, rules = reading.meaning, meaning_of(rules_plan)
     plan: TurnPlan | None = rules_plan
-    if meaning == rules:
+    if meaning == rules == "new_question" and _continues(t):
+        # "also, how does the engine rebuild things?": read as a question of its own, but the
+        # lead says it continues the conversation: the root question of that subject (T6)
+        plan = plan_for("pivot", t, reading)
+    elif meaning == rules:
         if meaning == "pick" and _unplaced(t, rules_plan):
             plan = plan_for(meaning, t, reading)
     elif meaning == "reopen" and rules == "pick" and names_focus(t):
@@ -187,7 +191,8 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading, *,
     # with the classifier reading a new question too there is no two-readings clarifier
     agreed = kept and rules not in ("new_question", "boundary")
     both_new = kept and meaning == rules == "new_question"
-    led = meaning == "pivot" and plan is not rules_plan and _continues(t)  # no two readings
+    led = meaning in ("pivot", "new_question") and plan is not rules_plan \
+        and _continues(t)  # no two readings
     plan = plan.model_copy(update={"reading": reading, "reasons": (
         *plan.reasons[:-1], f"read as {meaning} ({reading.confidence:.2f})",
         *plan.reasons[-1:])})
