@@ -223,14 +223,3 @@ def _words(text: str) -> list[str]:
     if current:
         words.append("".join(current))
     return words
-
-
-def whole_words(model_dir: Path) -> frozenset[str]:
-    """The words the model's vocabulary holds whole (letters only, two or more; no '##' piece):
-    the words its tokenizer reads as themselves. Empty when `vocab.txt` cannot be read."""
-    try:
-        lines = (model_dir / "vocab.txt").read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return frozenset()
-    return frozenset(w for w in lines if len(w) >= 2 and w.isascii() and w.isalpha()
-                     and w.islower())

@@ -116,17 +116,20 @@ def respelled(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
 @lru_cache(maxsize=1)
 def known_words() -> frozenset[str]:
     """The words the router reads: the packaged sentence model's whole words (its tokenizer's
-    vocabulary, `indexers.wordpiece.whole_words`) and the router's vocabulary; the router's
+    vocabulary, `vocab.txt`) and the router's vocabulary; the router's
     alone when the model cannot be read (fewer words are then found misspelt, never more)."""
     from helix.core.config import IndexSettings
     from helix.core.errors import HelixError
     from indexers.encoder import default_model_path, model_dir
-    from indexers.wordpiece import whole_words
 
     try:
-        words = whole_words(model_dir(default_model_path(IndexSettings())))
-    except (HelixError, ImportError, OSError):
-        words = frozenset()
+        lines = (model_dir(default_model_path(IndexSettings())) / "vocab.txt").read_text(
+            encoding="utf-8").splitlines()
+    except (HelixError, ImportError, OSError, UnicodeDecodeError):
+        lines = []
+    # the whole words (letters only, two or more; no '##' piece): read as themselves
+    words = frozenset(w for w in lines if len(w) >= 2 and w.isascii() and w.isalpha()
+                      and w.islower())
     if not words:  # no English to read against: nothing is called a slip
         return frozenset()
     return words | vocabulary_words()
