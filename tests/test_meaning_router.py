@@ -493,6 +493,32 @@ def test_a_continuing_message_that_becomes_a_new_search_is_announced(repo):
     assert "reading_announced" in {e.name for e in turn.events}
 
 
+def test_a_misspelt_message_that_becomes_a_new_search_is_announced(repo):
+    """A message with words the classifier cannot read ('hapens', 'cavty': one edit from
+    words it can) that becomes a search mid-conversation says so, however sure the reading
+    of a new question: the reading is of the misspelt words' pieces, no evidence that the
+    message stands alone (writer59's typist meant a follow-up; main searched, unannounced).
+    The same message spelt right, or a name on screen ('carve'), is no slip."""
+    text = "what hapens if no cavty fits"
+    talk = ReaderTalk(repo, fixed("new_question", 0.95, "explain", 0.02, on=text))
+    talk(Q)
+    turn = talk(text)
+    assert turn.intent == "root_question"
+    assert "reading_announced" in {e.name for e in turn.events}
+    assert turn.answer.startswith(f"Read as a new question: searching for '{text}'.")
+    spelt = "what happens if no cavity fits"
+    right = ReaderTalk(repo, fixed("new_question", 0.95, "explain", 0.02, on=spelt),
+                       name="spelt")
+    right(Q)
+    assert "reading_announced" not in {e.name for e in right(spelt).events}
+    from controller.continuity.spelling import misspelt_words
+
+    assert [typed for typed, _ in misspelt_words(text)] == ["hapens", "cavty"]
+    assert misspelt_words("explain the split in carve") == ()  # a base form ('carved')
+    assert misspelt_words("who calss tokenize", frozenset({"tokenize"})) == (
+        ("calss", "class"),)
+
+
 _SEEDED_TALK = """
 import json, sys
 from pathlib import Path

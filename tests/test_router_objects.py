@@ -77,7 +77,8 @@ def _read(meaning: str):
 
 @pytest.mark.parametrize("text", [
     "why is there a 1 + inside the log?", "the +0.5 bit, why", "why does it return 2 there",
-    "Why is there max with 1?", "is 10 always the default?"])
+    "Why is there max with 1?", "is 10 always the default?",
+    "Why log of 1 plus? Explain.", "what is the log of 2 doing there"])  # router20: "of N"
 def test_a_number_in_an_explanation_is_a_value_not_an_item(text):
     plan = route_turn(_state(focus=3), text, None, ON, reader=_read("explain"))
     assert (plan.transition, plan.lane, plan.intent) == ("T4", "explain", "explain_focused")
@@ -93,6 +94,15 @@ def test_a_position_still_picks_the_item(text, index):
     assert (plan.transition, plan.lane) == ("T3", "selection")
     # the item by its index, or the words the selection lane resolves ("open the second one")
     assert plan.choice_index == index or (plan.choice_index is None and plan.selection_text)
+
+
+@pytest.mark.parametrize("text", ["Why 0.75 for B?", "why is k1 1.5", "why 0 there"])
+def test_a_decimal_or_zero_is_no_position_with_nothing_in_focus(text):
+    # router20: with nothing in focus the question is about the answer's lead; "0.75" was
+    # taken for item 0 (a clarifier over the whole list: "Which one do you mean?")
+    plan = route_turn(_state(focus=None), text, None, ON, reader=_read("explain"))
+    assert plan.choice_index == 4  # the item the answer led with
+    assert (plan.transition, plan.lane, plan.intent) == ("T3", "selection", "explain_item")
 
 
 def test_a_part_of_the_focused_file_is_asked_about_on_the_selected_object():
@@ -152,6 +162,21 @@ def test_a_continuing_lead_read_as_a_pivot_is_the_pivot_however_unsure(text):
     plan = route_turn(_state(focus=3), "teh Cavity class itslef?", None, ON,
                       reader=_unsure("pivot", 0.31, "new_question", 0.30))
     assert plan.intent == "root_question" and plan.announce
+
+
+@pytest.mark.parametrize("text", ["Also, how does the engine rebuild things?",
+                                  "And, relatedly, what does the engine module contain?"])
+def test_a_continuing_lead_read_as_a_new_question_is_the_pivot(text):
+    # router20: the reader took the clause after the lead for a question of its own (T1, the
+    # root scope dropped); the lead says it continues the conversation: the root question of
+    # that subject, root scope kept (T6), as a pivot read first is (writer59's two such turns)
+    plan = route_turn(_state(focus=3), text, None, ON, reader=_unsure("new_question", 0.6,
+                                                                      "pivot", 0.2))
+    assert (plan.transition, plan.lane, plan.intent) == ("T6", "root", "pivot")
+    # without the lead it is the new question it reads as
+    plan = route_turn(_state(focus=3), "how does the engine rebuild things?", None, ON,
+                      reader=_unsure("new_question", 0.6, "pivot", 0.2))
+    assert (plan.transition, plan.intent) == ("T1", "root_question")
 
 
 @pytest.mark.parametrize(("text", "first", "second"), [

@@ -8,6 +8,7 @@ import re
 from difflib import SequenceMatcher
 
 from controller.continuity import phrases as say
+from controller.continuity.meaning import ordinals_in
 from controller.continuity.pending import parse_ordinal
 from controller.continuity.spelling import respelled
 from controller.continuity.state import OptionItem, TargetRef
@@ -130,13 +131,27 @@ def same_object(named: TargetRef, focus: TargetRef) -> bool:
 
 # the words after which a bare number names an item of the list ("explain 3", "who calls 2",
 # "tests for 4"): a request's verb or the preposition that takes its object
+# the words a bare number names a position after ("explain 3", "tests for 2"); not "of": a number
+# after it is what something is of ("the log of 1 plus", "a power of 2"): "callers of #1"
 _ITEM_NUMBER_AFTER = frozenset({"open", "show", "explain", "calls", "call", "callers", "tests",
-                                "test", "for", "of", "on", "about", "into"})
+                                "test", "for", "on", "about", "into"})
 _TOKEN = re.compile(r"#?[a-z0-9_]+(?:\.[0-9]+)?")
 
 
 # a number that opens the message, set off from the request after it
 _POSITION_FIRST = re.compile(r"^\s*#?(\d{1,3})\s*(?:[,:;\u2013\u2014]|-\s|\.\s)")
+
+
+_DECIMAL = re.compile(r"\d*[.,]\d+")
+
+
+def number_named(t: Turn) -> int | None:
+    """The first number or ordinal the message names, an ordinal word misspelt by one edit
+    read as that word ("the seocnd one"), as the rules read it. A decimal ("why 0.75 for b?",
+    "is 1.5 a default") is a value, and a list counts from 1: neither is a position."""
+    text = _DECIMAL.sub(" ", t.text)
+    found = [n for n in ordinals_in(text) or ordinals_in(respelled(text)[0]) if n > 0]
+    return found[0] if found else None
 
 
 def item_position(t: Turn) -> int | None:
@@ -145,7 +160,8 @@ def item_position(t: Turn) -> int | None:
     result"), a number after a list noun or '#' ("number 2", "item 3", "#2"), or a bare number
     right after the request's verb or preposition ("explain 3", "tests for 2"). Any other
     number in a sentence is a value the question is about ("why does it return 2", "the +0.5
-    bit", "why 1 - r in the denominator", "is 10 always?"), never a position."""
+    bit", "why 1 - r in the denominator", "is 10 always?", "why log of 1 plus?"), never a
+    position."""
     whole = parse_ordinal(t.body, ORDINAL_SHAPE_MAX)
     if whole is not None:
         return whole

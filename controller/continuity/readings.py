@@ -25,13 +25,13 @@ from controller.continuity.item_names import (
     item_position,
     message_tokens,
     named_item,
+    number_named,
     respelt_names,
     same_object,
 )
 from controller.continuity.meaning import ordinals_in
 from controller.continuity.pending import PendingMatch, parse_choice, selection_labels
 from controller.continuity.selection_match import parse_selection_input
-from controller.continuity.spelling import respelled
 from controller.continuity.state import OptionSet
 from controller.continuity.turn_plan import Intent, Reading, Turn, TurnPlan
 from controller.continuity.wording import pivot_question
@@ -58,7 +58,7 @@ def names_focus(t: Turn) -> bool:
     me the avg_length code again"), or the file the focused object is in ("show me cli.py
     again" while `main` of search/cli.py is focused). No number: a number picks."""
     target = t.focused()
-    if target is None or _number(t) is not None:
+    if target is None or number_named(t) is not None:
         return False
     named = named_item(t)
     if named is not None:
@@ -86,15 +86,8 @@ def shows_focus_again(t: Turn, plan: TurnPlan) -> bool:
     if named is not None or plan.choice_index is not None:
         return named is not None and (named.target.id == target.id
                                       or same_object(named.target, target))
-    return _number(t) is None and respelt_names(t) is None \
+    return number_named(t) is None and respelt_names(t) is None \
         and parse_selection_input(t.core.rstrip("?")).kind_word is None
-
-
-def _number(t: Turn) -> int | None:
-    """The first number or ordinal the message names, an ordinal word misspelt by one edit
-    read as that word ("the seocnd one"), as the rules read it."""
-    found = ordinals_in(t.text) or ordinals_in(respelled(t.text)[0])
-    return found[0] if found else None
 
 
 # --- the builders ---------------------------------------------------------------------------
@@ -185,7 +178,7 @@ def pick(t: Turn, r: Reading) -> TurnPlan | None:
 def _select(t: Turn, pool: OptionSet | None, where: str) -> TurnPlan | None:
     if pool is None:
         return t.boundary("no numbered list is active", "selection")
-    number = _number(t)
+    number = number_named(t)
     if number is not None:
         if number > len(pool.items):
             return t.boundary(f"there is no item {number}: {where} has {len(pool.items)}",
@@ -280,7 +273,7 @@ def _on_object(t: Turn, intent: Intent) -> TurnPlan | None:
     # with an object in focus (chosen, or the grounded answer's lead), a number in the
     # sentence is a value of that object unless it is said as a position; with nothing in
     # focus the list is all the question can be about
-    number = item_position(t) if target is not None else _number(t)
+    number = item_position(t) if target is not None else number_named(t)
     named = named_item(t) if not focus_named(t) else None
     if number is None and named is not None and target is not None \
             and same_object(named.target, target):

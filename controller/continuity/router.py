@@ -58,7 +58,7 @@ from controller.continuity.meaning import MEANINGS, Reader, features, meaning_of
 from controller.continuity.pending import match_pending_turn, normalize, strip_filler
 from controller.continuity.readings import names_focus, plan_for, shows_focus_again
 from controller.continuity.rules import RULES, gate
-from controller.continuity.spelling import respelled
+from controller.continuity.spelling import misspelt_words, respelled
 from controller.continuity.state import ContinuityState, TargetRef
 from controller.continuity.transitions import prior_state_ok
 from controller.continuity.turn_plan import Reading, Turn, TurnPlan
@@ -69,7 +69,7 @@ from helix.core.policy import RoutingPolicy
 
 FOLLOW_UP_WORDS_MAX = 4  # a message this short after an answer looks like a follow-up
 # a message that opens with one of these continues the conversation ("and what about X?")
-CONTINUING_LEADS = ("and", "what about", "how about")
+CONTINUING_LEADS = ("and", "also", "what about", "how about")
 # the rescue bar for a message that does not ask a question in full (`_asks_in_full`): read
 # by its meaning at a lower probability than `router_rescue` (leave-one-writer-out scored as
 # held-apart sets are, benchmarks/router_lowo_audit.py: see the commit adding it)
@@ -164,7 +164,11 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading, *,
     or could not act on is planned from its reading."""
     meaning, rules = reading.meaning, meaning_of(rules_plan)
     plan: TurnPlan | None = rules_plan
-    if meaning == rules:
+    if meaning == rules == "new_question" and _continues(t):
+        # "also, how does the engine rebuild things?": read as a question of its own, but the
+        # lead says it continues the conversation: the root question of that subject (T6)
+        plan = plan_for("pivot", t, reading)
+    elif meaning == rules:
         if meaning == "pick" and _unplaced(t, rules_plan):
             plan = plan_for(meaning, t, reading)
     elif meaning == "reopen" and rules == "pick" and names_focus(t):
@@ -187,7 +191,8 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading, *,
     # with the classifier reading a new question too there is no two-readings clarifier
     agreed = kept and rules not in ("new_question", "boundary")
     both_new = kept and meaning == rules == "new_question"
-    led = meaning == "pivot" and plan is not rules_plan and _continues(t)  # no two readings
+    led = meaning in ("pivot", "new_question") and plan is not rules_plan \
+        and _continues(t)  # no two readings
     plan = plan.model_copy(update={"reading": reading, "reasons": (
         *plan.reasons[:-1], f"read as {meaning} ({reading.confidence:.2f})",
         *plan.reasons[-1:])})
@@ -342,7 +347,7 @@ def _continues(t: Turn) -> bool:
 def _follow_up_looking(t: Turn, reading: Reading, rules_meaning: str) -> bool:
     """A message that points back: a pronoun, a few words after an answer, a continuing lead
     ("and what about ..."), a rule that read a follow-up, or a follow-up as the second
-    reading."""
+    reading; or one the reading cannot vouch for, with misspelt words (`_misspelt`)."""
     if t.state.turn_count == 0:
         return False
     readings = ((reading.meaning, reading.confidence), *reading.alternatives)
@@ -350,7 +355,25 @@ def _follow_up_looking(t: Turn, reading: Reading, rules_meaning: str) -> bool:
     terse = len(t.text.split()) <= FOLLOW_UP_WORDS_MAX and not say.QUESTION_LEAD.match(t.body)
     return (bool(t.focus.pronoun_hint) or terse or _continues(t)
             or rules_meaning not in ("new_question", "boundary")
-            or max(follow_ups, default=0.0) >= t.settings.router_follow_up_floor)
+            or max(follow_ups, default=0.0) >= t.settings.router_follow_up_floor
+            or _misspelt(t))
+
+
+_NAME_WORD = re.compile(r"[A-Z]?[a-z]+")
+
+
+def _misspelt(t: Turn) -> bool:
+    """The message has words the classifier cannot read, one edit from words it can
+    (`spelling.misspelt_words`: "what hapens if no cavty fits"): it reads their pieces, so
+    however sure its reading of a new question, that is no evidence the message stands alone
+    (the typist may be following up). The words of the names on screen and in focus are read
+    as they are ("carve", "tokenize")."""
+    pool, focused = t.pool(), t.focused()
+    said = [n for i in (pool.items if pool else ()) for n in (i.label, i.sublabel)]
+    for target in ([i.target for i in pool.items] if pool else []) + ([focused] if focused else []):
+        said += [target.label, target.symbol or "", target.path or ""]
+    names = frozenset(w.lower() for name in said for w in _NAME_WORD.findall(name))
+    return bool(misspelt_words(t.text, names))
 
 
 def _announced(t: Turn, plan: TurnPlan, reading: Reading, rules_meaning: str,

@@ -5,6 +5,12 @@ small and closed, so a message word one edit away from exactly one vocabulary wo
 vocabulary word itself, is read as that word. The router uses the reading only as a second
 pass: when the message as typed is a new root question and the reading is a follow-up
 (`router.route_turn`), so a real question is never rewritten. Pure; the word set is built once.
+
+`misspelt_words` finds the slips in any word, not only the router's: a plain word the router
+cannot read (not in the packaged sentence model's whole-word vocabulary, the words its tokenizer
+keeps whole, nor the router's vocabulary, nor a name on screen) one edit from one it can. The
+classifier reads such a word as pieces, so its reading of the message is no evidence that the
+message stands alone (`router._follow_up_looking`).
 """
 
 from __future__ import annotations
@@ -13,10 +19,16 @@ import re
 from functools import lru_cache
 
 from controller.continuity.phrases import PATTERNS, VOCABULARY
+from helix.core.english import stems
 
 MIN_TRANSPOSED = 4  # "tset" -> "test": a swap of two letters in a word this long or longer
 MIN_EDITED = 5  # a letter missing, extra or wrong: longer words only ("thnks" -> "thanks")
 _WORD = re.compile(r"[a-z]+")
+# a plain word of a message: not part of an identifier, a path or a dotted name
+_PLAIN = re.compile(r"(?<![\w./-])[A-Za-z][a-z]+(?![\w./-])")
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+# the endings a base form takes ("carve" is read: the vocabulary holds "carved")
+_FORMS = ("s", "es", "d", "ed", "ing", "er")
 _ESCAPE = re.compile(r"\\[a-zA-Z]")
 
 
@@ -99,3 +111,60 @@ def respelled(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
 
     out = re.sub(r"[A-Za-z]+", fix, text)
     return out, tuple(read)
+
+
+@lru_cache(maxsize=1)
+def known_words() -> frozenset[str]:
+    """The words the router reads: the packaged sentence model's whole words (its tokenizer's
+    vocabulary, `vocab.txt`) and the router's vocabulary; the router's
+    alone when the model cannot be read (fewer words are then found misspelt, never more)."""
+    from helix.core.config import IndexSettings
+    from helix.core.errors import HelixError
+    from indexers.encoder import default_model_path, model_dir
+
+    try:
+        lines = (model_dir(default_model_path(IndexSettings())) / "vocab.txt").read_text(
+            encoding="utf-8").splitlines()
+    except (HelixError, ImportError, OSError, UnicodeDecodeError):
+        lines = []
+    # the whole words (letters only, two or more; no '##' piece): read as themselves
+    words = frozenset(w for w in lines if len(w) >= 2 and w.isascii() and w.isalpha()
+                      and w.islower())
+    if not words:  # no English to read against: nothing is called a slip
+        return frozenset()
+    return words | vocabulary_words()
+
+
+def _edits(word: str) -> set[str]:
+    """Every string one swap, deletion, replacement or insertion away from `word`."""
+    cuts = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    return ({a + b[1:] for a, b in cuts if b}
+            | {a + b[1] + b[0] + b[2:] for a, b in cuts if len(b) > 1}
+            | {a + c + b[1:] for a, b in cuts if b for c in _LETTERS}
+            | {a + c + b for a, b in cuts for c in _LETTERS})
+
+
+def _read(word: str, known: frozenset[str], names: frozenset[str]) -> bool:
+    return word in known or word in names or any(s in known for s in stems(word, "inflection")) \
+        or any(word + ending in known for ending in _FORMS)
+
+
+def misspelt_words(text: str, names: frozenset[str] = frozenset()
+                   ) -> tuple[tuple[str, str], ...]:
+    """The plain words of `text` the router cannot read that are one edit from a word it can
+    (`known_words`; `names`: the words of the names on screen, read as they are), each with
+    a word it may stand for (a swap first, then the first in order)."""
+    known = known_words()
+    if not known:
+        return ()
+    out: list[tuple[str, str]] = []
+    for match in _PLAIN.finditer(text):
+        low = match.group(0).lower()
+        if len(low) < MIN_TRANSPOSED or _read(low, known, names):
+            continue
+        edits = _edits(low)
+        near = sorted((0 if sorted(v) == sorted(low) else 1, v)
+                      for v in (edits & known) | (edits & names) if one_edit(low, v))
+        if near:
+            out.append((match.group(0), near[0][1]))
+    return tuple(out)
