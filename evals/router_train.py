@@ -31,7 +31,13 @@ a narrowed question; a T10 is a pick, a "who calls it?" ... with nothing to act 
 Labels are read by HELDAPART.md's label rules where writers' conventions differ (`normalised`:
 a T2 turn after a sense was chosen that names no scope is the other sense, not a narrowing).
 `--check` trains into a temporary directory and fails unless the result equals the shipped
-model byte for byte.
+model byte for byte (`--jobs N`: the capture and the fits in N processes, the same bytes). The
+manifest records what the model was trained from (`evals.router_manifest`: the training files
+and router data by digest, the trainer's code and settings, the captured turns' digest);
+tests/test_router_manifest.py recomputes the inputs in seconds and fails when one changed
+without a retraining. Only `--check` covers the capture (every turn through the session path: a
+change to the planner, state, rules or fixture that moves a turn's features or options), the
+encoder's vectors of every text, and the fits reproducing the weights byte for byte.
 """
 
 from __future__ import annotations
@@ -42,7 +48,6 @@ import json
 import os
 import re
 import sys
-from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,7 +57,6 @@ import numpy as np
 
 from controller.continuity.meaning import (
     CLASSES,
-    FEATURE_NAMES,
     Features,
     option_features,
     probabilities,
@@ -62,9 +66,10 @@ from controller.continuity.meaning import (
 from controller.continuity.turn_plan import Reading
 from evals.heldapart import fresh_home
 from evals.router_curves import best_settings, phrase_curve, routing_curve
+from evals.router_manifest import moved, write_model
 from evals.scenarios import SUITE_DIR, resolve_repo
 from evals.suites import DATA_DIR, read_jsonl
-from helix.core.hashing import canonical_json, digest, digest_file, short_id
+from helix.core.hashing import digest, short_id
 
 ROUTER_DIR = DATA_DIR / "router"
 MODEL_DIR = Path(__file__).resolve().parents[1] / "controller" / "continuity" / "meaning_model"
@@ -115,6 +120,16 @@ DECIMALS = 6  # of the shipped weights
 # to convergence, one capture) lower for 6 of the first 7 writers (heldapart_tune 0.767 ->
 # 0.645, writer2 0.590 -> 0.507). Kept whole.
 ENCODER_LAYERS: int | None = None
+# divides the fitted head (below 1: sharper). LOWO routes (router_lowo_audit's protocol, rescue
+# 0.45): 1.0 0.7145, 0.8 0.7240, 0.7 0.7275, 0.55 0.7278, but at 0.7 scope reruns and new questions
+# mid-session read as follow-ups (writer6 0.362 -> 0.325; 4 conversation/README tests fail): 1
+TEMPERATURE = 1.0
+
+
+def settings() -> dict[str, Any]:
+    """The constants the head is trained with (the manifest's `head` and `inputs.settings`)."""
+    return {"l2": L2, "steps": STEPS, "rate": RATE, "folds": FOLDS, "decimals": DECIMALS,
+            "encoder_layers": ENCODER_LAYERS, "temperature": TEMPERATURE}
 
 
 @dataclass
@@ -197,15 +212,17 @@ def normalised(meaning: str | None, seen: Features | None) -> str | None:
     return "other"
 
 
-def training_sessions() -> Iterator[tuple[str, dict[str, Any]]]:
-    for name in TRAIN_FILES:
+def training_sessions(files: tuple[str, ...] = TRAIN_FILES
+                      ) -> Iterator[tuple[str, dict[str, Any]]]:
+    for name in files:
         assert name not in FORBIDDEN
         for _, session in read_jsonl(SUITE_DIR / name):
             yield name, session
 
 
-def collect(flags: dict[str, Any]) -> list[Sample]:
-    """Every labelled turn, run with its class forced, and the features the router saw."""
+def collect(flags: dict[str, Any], files: tuple[str, ...] = TRAIN_FILES) -> list[Sample]:
+    """Every labelled turn of `files`, run with its class forced, and the features the router
+    saw."""
     from helix.core.config import load_config
     from helix.core.ports import FakeClock
     from helix.session.reader import describe
@@ -219,7 +236,7 @@ def collect(flags: dict[str, Any]) -> list[Sample]:
     reader = ForcedReader()
     samples: list[Sample] = []
     configs: dict[str, Any] = {}
-    for file, session in training_sessions():
+    for file, session in training_sessions(files):
         spec = str(session.get("repo", "fixture:continuity_repo"))
         root = resolve_repo(spec)
         config = configs.setdefault(spec, load_config(root, flags=flags))
@@ -302,8 +319,19 @@ def design(samples: list[Sample], bank: Bank, vectors: dict[str, np.ndarray],
     return np.array(rows, dtype=np.float64)
 
 
+FITTED: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # fits computed ahead (`--jobs`)
+
+
+def fit_key(x: np.ndarray, y: np.ndarray) -> str:
+    return digest(b"".join((str((x.shape, x.dtype, y.dtype)).encode(), x.tobytes(),
+                            y.tobytes())))
+
+
 def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Softmax regression, full-batch gradient descent from zeros (deterministic)."""
+    """Softmax regression, full-batch gradient descent from zeros (deterministic), its
+    weights and bias divided by `TEMPERATURE` (or the same fit computed ahead: `FITTED`)."""
+    if FITTED:
+        return FITTED[fit_key(x, y)]
     n, classes = len(y), len(CLASSES)
     onehot = np.eye(classes)[y]
     w = np.zeros((x.shape[1], classes))
@@ -316,7 +344,7 @@ def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         grad = p - onehot
         w -= RATE * (x.T @ grad / n + L2 * w)
         b -= RATE * grad.mean(axis=0)
-    return np.round(w, DECIMALS), np.round(b, DECIMALS)
+    return np.round(w / TEMPERATURE, DECIMALS), np.round(b / TEMPERATURE, DECIMALS)
 
 
 def fold_of(group: str) -> int:
@@ -411,51 +439,20 @@ def embed(texts: list[str]) -> dict[str, np.ndarray]:
     return {t: vectors[i] for i, t in enumerate(unique)}
 
 
-# --- the model files -----------------------------------------------------------------------
+def train(out: Path, jobs: int = 1) -> dict[str, Any]:
+    from evals import router_parallel
 
-def _atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
-def write_model(out: Path, bank: Bank, w: np.ndarray, b: np.ndarray, model_key: str,
-                metrics: dict[str, Any], samples: list[Sample]) -> None:
-    import io
-
-    out.mkdir(parents=True, exist_ok=True)
-    rows = "".join(canonical_json({"text": t, "meaning": CLASSES[int(c)], "detail": d}) + "\n"
-                   for t, c, d in zip(bank.texts, bank.labels, bank.details, strict=True))
-    buffer = io.BytesIO()
-    np.save(buffer, bank.vectors.astype(np.float16), allow_pickle=False)
-    head = {"model_key": model_key, "classes": list(CLASSES), "features": list(FEATURE_NAMES),
-            "weights": w.tolist(), "bias": b.tolist()}
-    files = {"exemplars.jsonl": rows.encode(), "exemplars.npy": buffer.getvalue(),
-             "head.json": (json.dumps(head, indent=0, sort_keys=True) + "\n").encode()}
-    for name, data in files.items():
-        _atomic(out / name, data)
-    manifest = {
-        "model_key": model_key, "classes": list(CLASSES), "features": len(FEATURE_NAMES),
-        "files": {name: digest(data) for name, data in sorted(files.items())},
-        "training_data": {name: digest_file(SUITE_DIR / name) for name in TRAIN_FILES} | {
-            f"router/{n}": digest_file(ROUTER_DIR / n) for n in ("exemplars.jsonl",
-                                                                   "labels.jsonl")},
-        "exemplars": dict(sorted(Counter(CLASSES[int(c)] for c in bank.labels).items())),
-        "training_turns": dict(sorted(Counter(s.meaning for s in samples).items())),
-        "head": {"kind": "softmax regression", "l2": L2, "steps": STEPS, "rate": RATE},
-        "metrics": metrics, "command": "python -m evals.router_train"}
-    _atomic(out / "manifest.json", (json.dumps(manifest, indent=1, sort_keys=True)
-                                    + "\n").encode())
-
-
-def train(out: Path) -> dict[str, Any]:
     os.environ["HELIX_HOME"] = fresh_home(prefix="helix-router-train-")
-    samples = collect({"index.embed_enabled": False})
+    flags = {"index.embed_enabled": False}
+    samples = router_parallel.collect(flags, jobs) if jobs > 1 else collect(flags)
     hand = [r["text"] for _, r in read_jsonl(ROUTER_DIR / "exemplars.jsonl")]
     vectors = embed([s.text for s in samples] + [o for s in samples for o in s.options] + hand)
     bank = build_bank(samples, vectors)
     x = design(samples, bank, vectors)
     y = np.array([CLASSES.index(s.meaning) for s in samples])
+    if jobs > 1:
+        router_parallel.prefit([(x[m], y[m]) for m in router_parallel.masks(samples)],
+                               jobs)
     cv = cross_validate(x, y, [s.group for s in samples])
     w, b = fit(x, y)
     train_acc = float((probabilities(w, b, x).argmax(axis=1) == y).mean())
@@ -469,6 +466,7 @@ def train(out: Path) -> dict[str, Any]:
     from helix.session.reader import encoder_of
 
     write_model(out, bank, w, b, encoder_of(ENCODER_LAYERS).model_key, metrics, samples)
+    FITTED.clear()
     return {"metrics": metrics, "cv": cv, "samples": samples}
 
 
@@ -477,6 +475,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true",
                         help="fail unless training reproduces the shipped model")
     parser.add_argument("--out", type=Path, default=MODEL_DIR)
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="processes for the capture and the fits (the same model)")
     args = parser.parse_args(argv)
     out = Path(fresh_home(prefix="helix-router-model-")) if args.check else args.out
     from threadpoolctl import threadpool_limits
@@ -484,14 +484,14 @@ def main(argv: list[str] | None = None) -> int:
     # one BLAS thread: the sixteen fits' thousands of small products gain nothing from a
     # second thread, and on a shared machine its spinning made a training many times slower
     with threadpool_limits(limits=1, user_api="blas"):
-        result = train(out)
+        result = train(out, max(1, args.jobs))
     print(json.dumps(result["metrics"], sort_keys=True))
     if args.check:
         differ = [p.name for p in sorted(MODEL_DIR.iterdir()) if p.is_file()
                   and (out / p.name).read_bytes() != p.read_bytes()]
         if differ:
-            print(f"the shipped model differs from a fresh training: {', '.join(differ)}",
-                  file=sys.stderr)
+            print(f"the shipped model differs from a fresh training: {', '.join(differ)}"
+                  f" ({moved(out, MODEL_DIR)})", file=sys.stderr)
             return 1
     return 0
 
