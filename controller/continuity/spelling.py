@@ -20,13 +20,13 @@ from functools import lru_cache
 
 from controller.continuity.phrases import PATTERNS, VOCABULARY
 from helix.core.english import stems
+from indexers.bm25 import one_edit_words
 
 MIN_TRANSPOSED = 4  # "tset" -> "test": a swap of two letters in a word this long or longer
 MIN_EDITED = 5  # a letter missing, extra or wrong: longer words only ("thnks" -> "thanks")
 _WORD = re.compile(r"[a-z]+")
 # a plain word of a message: not part of an identifier, a path or a dotted name
 _PLAIN = re.compile(r"(?<![\w./-])[A-Za-z][a-z]+(?![\w./-])")
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 # the endings a base form takes ("carve" is read: the vocabulary holds "carved")
 _FORMS = ("s", "es", "d", "ed", "ing", "er")
 _ESCAPE = re.compile(r"\\[a-zA-Z]")
@@ -135,15 +135,6 @@ def known_words() -> frozenset[str]:
     return words | vocabulary_words()
 
 
-def _edits(word: str) -> set[str]:
-    """Every string one swap, deletion, replacement or insertion away from `word`."""
-    cuts = [(word[:i], word[i:]) for i in range(len(word) + 1)]
-    return ({a + b[1:] for a, b in cuts if b}
-            | {a + b[1] + b[0] + b[2:] for a, b in cuts if len(b) > 1}
-            | {a + c + b[1:] for a, b in cuts if b for c in _LETTERS}
-            | {a + c + b for a, b in cuts for c in _LETTERS})
-
-
 def _read(word: str, known: frozenset[str], names: frozenset[str]) -> bool:
     return word in known or word in names or any(s in known for s in stems(word, "inflection")) \
         or any(word + ending in known for ending in _FORMS)
@@ -162,7 +153,7 @@ def misspelt_words(text: str, names: frozenset[str] = frozenset()
         low = match.group(0).lower()
         if len(low) < MIN_TRANSPOSED or _read(low, known, names):
             continue
-        edits = _edits(low)
+        edits = one_edit_words(low)
         near = sorted((0 if sorted(v) == sorted(low) else 1, v)
                       for v in (edits & known) | (edits & names) if one_edit(low, v))
         if near:
