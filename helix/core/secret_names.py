@@ -44,9 +44,16 @@ FOREIGN_SECRET_WORDS = ("kennwort", "motdepasse", "contrasena", "contraseña", "
                         "пароль", "κωδικός", "パスワード", "비밀번호", "암호", "密码", "密碼",
                         "口令")
 FOREIGN_TOKEN_WORDS = ("токен", "トークン", "토큰", "令牌")
+# "Key" in other languages (`chave_api`, `clave`, `Schluessel`, `ключ`): a key when the value
+# reads random, as an English `<vendor>_key` is (a short ASCII word as a whole segment only:
+# `chave`, not `enclave`'s `clave`)
+FOREIGN_KEY_WORDS = ("chave", "clave", "chiave", "schluessel", "schlüssel", "sleutel",
+                     "klucz", "nyckel", "nøgle", "nokkel", "nøkkel", "anahtar", "avain",
+                     "ключ", "密钥", "密鑰", "キー", "키")
 # how those names are written in a text: the prefilter's trigger for the structure detector
 # (`mot_de_passe`, `mot-de-passe`, `motDePasse`: the separated forms of the compound)
-FOREIGN_NAME_FORMS = (*FOREIGN_SECRET_WORDS, *FOREIGN_TOKEN_WORDS, "mot_de_passe",
+FOREIGN_NAME_FORMS = (*FOREIGN_SECRET_WORDS, *FOREIGN_TOKEN_WORDS, *FOREIGN_KEY_WORDS,
+                      "mot_de_passe",
                       "mot-de-passe", "mot.de.passe", "motdepasse")
 _SEPARATORS = str.maketrans("", "", "_-. ")
 # Whole segments that say so (a segment is a snake/kebab/dotted/camel part of the name).
@@ -68,7 +75,10 @@ _KEY_NOT_SECRET = frozenset({
     "event", "metric", "tag", "publishable"})
 _LAST_ONLY = frozenset({"pass", "pw", "pwd"})  # db_pass is one; pass_rate, pw_hash are not
 _WEAK_SEGMENTS = frozenset({"token", "auth", "authorization", "apikey", "salt", "bearer", "sig",
-                            "signature"})
+                            "signature", "hmac"})  # WEBHOOK_HMAC: the key signing its bodies
+# a last segment that holds an issued key when its value reads random (`ssl_pin`: a gateway's
+# PIN of 64 characters; a GPIO's `LED_PIN = 13` is none)
+_KEYED_LAST = frozenset({"pin"})
 # What qualifies a token that is not a credential (a parser's or a language model's tokens).
 _TOKEN_NOT_CREDENTIAL = frozenset({
     "max", "min", "num", "next", "prev", "last", "first", "start", "end", "special", "eos", "bos",
@@ -173,7 +183,8 @@ def name_strength(name: str) -> str | None:
         return "keyed"  # stripe_key, MAILGUN_KEY: a vendor's key when its value reads random
     if parts == ["key"] or flat.endswith(_KEYED_ENDINGS):
         return "keyed"  # `Key=...`, `new relic user key = '...'`: the same test of the value
-    if parts[-1] == "login" or (parts[-1] == "pat" and len(parts) > 1):
+    if parts[-1] == "login" or parts[-1] in _KEYED_LAST or (parts[-1] == "pat"
+                                                             and len(parts) > 1):
         return "keyed"  # sonar.login, ASANA_PAT (a personal access token): when it reads issued
     return None
 
@@ -197,7 +208,10 @@ def _foreign_strength(bare: str) -> str | None:
         return "strong"
     if any(_foreign_word(w, flat, parts) for w in FOREIGN_TOKEN_WORDS):
         return "weak"
+    if any(_foreign_word(w, flat, parts) for w in FOREIGN_KEY_WORDS):
+        return "keyed"
     return None
 
 
-_FOREIGN_ASCII_STEMS = tuple(sorted({w[:4] for w in FOREIGN_SECRET_WORDS if w.isascii()}))
+_FOREIGN_ASCII_STEMS = tuple(sorted({w[:4] for w in (*FOREIGN_SECRET_WORDS, *FOREIGN_KEY_WORDS)
+                                     if w.isascii()}))

@@ -181,8 +181,9 @@ def placeholder(value: str, quoted: bool = False) -> bool:
     a YAML alias, anchor or tag (`*db_pw`, `&pw`, `!vault`) is none; quoted, `*`, `&` and `!`
     open a literal like any other character (`"*V1dWx..."`)."""
     lowered = value.lower()
-    opener = "$%{<" if quoted and not value.startswith("**") else "$%{*&!<"
+    opener = "%{<" if quoted and not value.startswith("**") else "%{*&!<"
     return (any(word in lowered for word in _PLACEHOLDER_WORDS) or value[0] in opener
+            or _variable_opening(value)
             or _TEMPLATE.search(value) is not None
             or lowered in _NEVER_VALUES or lowered.strip("_-.") in _NEVER_VALUES
             or not any(c.isalnum() for c in value) or "REDACTED" in value
@@ -194,6 +195,19 @@ def placeholder(value: str, quoted: bool = False) -> bool:
             or _DUMMY.fullmatch(lowered) is not None  # `test-key`, `password123`
             or _stub_token(value)
             or len(set(value)) == 1)  # "aaaaaaaa", "00000000": a dummy
+
+
+# what a `$` opens when it stands for a value: a variable (`$DB_PW`, `${PW}`, `$(cmd)`), a
+# shell's positional or special parameter alone (`$1`, `$@`), a crypt(3) hash (`$2b$12$...`,
+# `$6$salt$...`, `$argon2id$...`); a `$` before other symbols and a run of letters is a
+# literal's first character (`'$#ptxF.USY6B7H'`, `"$9Ek-Xc6KX_AnO"`)
+_VARIABLE = re.compile(r"\$(?:[A-Za-z_{(\[$]|[0-9@*#?!-]$|[0-9A-Za-z]{1,12}\$)")
+
+
+def _variable_opening(value: str) -> bool:
+    """The value opens with `$` as a variable, a parameter or a hash's format does."""
+    return value.startswith("$") and (len(value) < MIN_WEAK_VALUE
+                                      or _VARIABLE.match(value) is not None)
 
 
 def credential_like(value: str) -> bool:
@@ -330,7 +344,7 @@ def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
     """An unquoted value: a literal in config and `.env` files, an expression in code."""
     if strength == "phrase":
         return seed_phrase(value)
-    if strength == "strong" and env_style and generated_key(value):
+    if strength == "strong" and env_style and (generated_key(value) or _env_literal(value)):
         return not placeholder(value, quoted=True)  # `NAME=!x#...`: no YAML tag after `=`
     if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
         return False
@@ -354,6 +368,14 @@ def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
             not _HUMAN_NAME.fullmatch(value) or scattered_case(value))
         return env_style or mixed or random
     return True
+
+
+def _env_literal(value: str) -> bool:
+    """A password in `NAME=value` that opens with a symbol YAML or a comment would read
+    (`LOSENORD=!*L8hMXo!wsH`, `db.wachtwoord=#BXMruN*UC2-`): after `=` no tag, alias or
+    comment opens; a credential's length, no space, letters and digits."""
+    return (value[:1] in "!*&#" and len(value) >= MIN_WEAK_VALUE
+            and not any(c.isspace() for c in value) and credential_like(value[1:]))
 
 
 def generated_key(value: str) -> bool:
