@@ -152,8 +152,10 @@ def name_strength(name: str) -> str | None:
     parts = _segments(bare)
     while len(parts) > 1 and parts[-1].isdigit():
         parts.pop()  # token1, DB_PASSWORD_2: a numbered name is the name
-    if parts and parts[0] in _REFERENCE_QUALIFIERS:
-        return None  # existingSecret, external_secret: the name of a secret kept elsewhere
+    if parts and (parts[0] in _REFERENCE_QUALIFIERS or (
+            len(parts) > 1 and parts[-2] in _REFERENCE_QUALIFIERS
+            and parts[-1] in ("secret", "secrets"))):
+        return None  # existingSecret, apiKeyExistingSecret: the name of a secret kept elsewhere
     flat = "".join(parts)
     if (flat in _SESSION_NAMES or parts[-2:] == ["session", "id"] or flat == "appid"
             or parts in (["sid"], ["connect", "sid"]) or parts[-1:] == ["appkey"]):

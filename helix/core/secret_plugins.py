@@ -60,7 +60,8 @@ _EXTENDED_PUBLIC = re.compile(r"[xyzt]pub[1-9A-HJ-NP-Za-km-z]{100,}")
 # chain `x5c`); its private ones (`d`, `p`, `q`, `dp`, `dq`, `qi`, `k`) stay found
 _JWK_PUBLIC = re.compile(r"[\"'](?:n|e|x|y|x5c|x5t(?:#S256)?)[\"'][ \t]*:[ \t]*\[?[ \t]*[\"']$")
 _PUBLIC_NAMES = ("public", "pub", "fingerprint", "checksum", "integrity", "digest", "hash", "etag",
-                 "sitekey", "site_key", "site-key", "plaintext", "ciphertext", "expected")
+                 "sitekey", "site_key", "site-key", "plaintext", "ciphertext", "expected",
+                 "pssh")  # a DRM system's header in a DASH manifest: a player's public data
 _BECH32_PREFIXES = ("age", "npub", "bc", "tb", "ltc")
 # what stands just before a value that is no secret: a data URI's payload, a password hash's
 # algorithm and salt (`$2b$12$`, `$6$salt$`), a name saying the value is public or a digest
@@ -72,7 +73,13 @@ _CRYPT_IDS = ("2", "2a", "2b", "2x", "2y", "1", "5", "6", "y", "apr1", "scrypt",
 _PUBLIC_BEFORE = re.compile(
     r"(?i)(?:;base64,|\$(?:" + word_alternation(_CRYPT_IDS) + r"|pbkdf2[-\w]*)\$[^\s'\"]*|"
     r"ENC\[[A-Z0-9_]{1,20},[^\]\s]*|(?:" + word_alternation(_PUBLIC_NAMES) + r")[\w\-]*"
-    r"[\"']?[ \t]*[:=][ \t]*(?:[\w.]{1,30}\([ \t]*)?[\"']?)$")
+    r"[\"']?[ \t]*[:=][ \t]*(?:[\w.]{1,30}\([ \t]*)?[\"']?|"
+    # the same names as an XML element's (`<cenc:pssh>`, `<Checksum>`), and a page's meta tag
+    # published for a search engine or a platform to read (`google-site-verification`,
+    # `msvalidate.01`, `facebook-domain-verification`)
+    r"<(?:[\w\-]{1,20}:)?(?:" + word_alternation(_PUBLIC_NAMES) + r")[\w\-]*(?:\s[^<>]{0,200})?>"
+    r"|\bname=[\"'][\w.:\-]{0,40}(?:verification|verify|validate)[\w.\-]{0,10}[\"'][ \t]+"
+    r"content=[\"'])$")
 # a SOPS envelope's parts (`ENC[AES256_GCM,data:...,iv:...,tag:...]`): ciphertext and its
 # parameters, safe to commit
 _ENVELOPE = re.compile(r"ENC\[[A-Z0-9_]{1,20},[^\]\s]*$")

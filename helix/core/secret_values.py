@@ -62,7 +62,9 @@ _PLACEHOLDER_WORDS = ("changeme", "change_me", "change-me", "placeholder", "your
                       "你的", "您的", "あなたの")  # "your ..." in Chinese and Japanese docs
 # where a secret is kept, not the secret: a path of words (`"prod/db/master"`, Vault's
 # `secret/data/instruments/nmr-600`)
-WORD_PATH = re.compile(r"[a-z][a-z0-9_\-]{0,40}(?:/[a-z][a-z0-9_\-]{0,40}){1,10}")
+# (and a field of it after `:`, as Ansible's and Vault's lookups write it: `secret/app:pin`)
+WORD_PATH = re.compile(r"[a-z][a-z0-9_\-]{0,40}(?:/[a-z][a-z0-9_\-]{0,40}){1,10}"
+                       r"(?::[a-z][a-z0-9_\-]{0,40})?")
 # an account's address (Ethereum's: 20 bytes in hex, checksummed by case): public
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 # what a log writes where it hid a value (`[FILTERED]`, `[MASKED]`)
@@ -91,6 +93,9 @@ _SNAKE_WORDS = re.compile(r"[a-z]{2,}_[a-z]{2,}")  # `sig_st`: snake_case words
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # an access ID that is a UUID names a record (`report_access_id`); issued IDs are not UUIDs
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+# a file's path: folders, then a name and its extension (an object's key in a bucket, a
+# cache's file); base64 holds no `.`, a dotted token no `/`
+_FILE_PATH = re.compile(r"(?:[\w\-.]{1,80}/){1,20}[\w\-]{1,80}(?:\.[A-Za-z][A-Za-z0-9]{0,5}){1,2}")
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
 
 
@@ -138,7 +143,8 @@ def random_token(value: str) -> bool:
                  or random_letters(value))
             and shannon_entropy(value) >= (HEX_LIMIT if _HEX.fullmatch(value)
                                            else MIN_KEYED_ENTROPY)  # hex: 16 symbols at most
-            and not (_DOTTED.fullmatch(value) and not _random_part(value)))  # a.b.v8_name
+            and not (_DOTTED.fullmatch(value) and not _random_part(value))  # a.b.v8_name
+            and _FILE_PATH.fullmatch(value) is None)  # `key=media/ep105_master.mxf`: an object's
 
 
 def issued_key(value: str) -> bool:
