@@ -67,7 +67,9 @@ _SET_PASSWORD = re.compile(r"(?i)\bset[ \t]+password[ \t]+(?:for[ \t]+[^=\n]{1,2
                            r"(?:password[ \t]*\([ \t]*)?(['\"])([^'\"\n]{1,4096})\1")
 _CREDENTIAL_CALL = re.compile(
     r"(?i)(?:(?:auth|login|credentials?)(?:\w*|\.basic)|_pw_set)[ \t]*(?:=[ \t]*)?\([ \t]*"
-    r"([\"'])([^\"'\n]{1,200})\1[ \t]*,[ \t]*([\"'])([^\"'\n]{1,4096})\3")
+    r"([\"'])([^\"'\n]{1,200})\1[ \t]*,[ \t]*"
+    # (the password wrapped: Rust's `Some("X")`, `SecretString::new("X")`, `Optional.of("X")`)
+    r"(?:[A-Za-z_][\w.:]{0,30}\([ \t]*)?([\"'])([^\"'\n]{1,4096})\3")
 # a database's connect call given its address, a user and the password, all three literals
 # (Perl's `DBI->connect("DBI:mysql:...", "u", "X")`, PHP's `mysqli_connect("h", "u", "X")`)
 _DSN_CONNECT = re.compile(
@@ -76,7 +78,8 @@ _DSN_CONNECT = re.compile(
 # a call (a name right before its parenthesis: not a tuple), at most two arguments before
 _NAMED_ARGUMENT = re.compile(  # the parenthesis first: a literal the search skips to
     r"\((?<=[\w\]]\()[ \t]*(?:[^(),\n]{1,100},[ \t]*){0,2}([\"'])([A-Za-z_][\w.\-]{0,79})\1"
-    r"[ \t]*,[ \t]*([\"'])([^\"'\n]{1,4096})\3")
+    r"[ \t]*,[ \t]*([\"'])(?:\\[\"'])?([^\"'\n]{1,4096}?)(?:\\[\"'])?\3")
+# (a value quoted again inside its literal, Gradle's `buildConfigField("String", "K", "\"X\"")`)
 # a secret name compared with a literal: a hard-coded credential check
 _COMPARED = re.compile(
     r"(?<![\w.$])([A-Za-z_$][\w.$]{0,79})[ \t]*[!=]==?[ \t]*([\"'])([^\"'\n]{1,4096})\2"
