@@ -141,8 +141,8 @@ _KEY_LINE = re.compile(r"[ \t]*(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z][A-Za-z\-]*: [^\n
                        r"[ \t]*\r?")
 # A trigger line that opens a value the next lines hold: a YAML/JSON/INI key with nothing after
 # it (`password:`, `"password":`, `secret: |`, `secrets =`), a line ending in `[` `(` `+` `\\`
-# `>` or a triple quote, or one naming a pair (`- name: X`, `<name>`, `variable "x" {`).
-_OPENS = re.compile(r"(?:[\[(+\\>]|\"\"\"|\'\'\')[ \t]*\r?$")
+# `>` `=` or a triple quote, or one naming a pair (`- name: X`, `<name>`, `variable "x" {`).
+_OPENS = re.compile(r"(?:[\[(+\\>=]|\"\"\"|\'\'\')[ \t]*\r?$")
 _PAIR_MARKER = re.compile(r"(?i)\b(?:name|key|variable|id|env)[\"']?[ \t]*[:=]|<(?:name|key)>|"
                           r"\bvariable[ \t]+\"")
 # what `_PAIR_MARKER` or a key body needs (`_pair_hint`: words found by `in`, cheaper than
