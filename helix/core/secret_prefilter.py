@@ -56,10 +56,11 @@ KEYWORDS = (r"(?i)pass(?:w|phrase|code|[_\-:.])|[a-z0-9_.\-]pass\b|"
             r"(?:api|auth|service|account|db|database|priv|private|client|access|secret|deploy|"
             r"signing|license|master|session|encryption|cloudant|clou|cl|softlayer|sl|ibm|iam|"
             r"cloud|storage|shared|x)[_.\- ]?key|key[_.\-]?pass|[?&;]key=|"
-            r"(?:^|[^a-z])sig(?:[^a-z]|$)|signature|[a-z0-9][_.\-]?keys?\b")
+            r"(?:^|[^a-z])sig(?:[^a-z]|$)|signature|[a-z0-9][_.\-]?keys?[0-9]?\b")
 # a bare `key` only before a long run of token characters (its value must read like an issued
-# key: secret_values.random_token); apart from KEYWORDS, whose set has no counted runs
-BARE_KEY = r"(?i)\bkey[0-9]*[\"']?[ \t]*(?::=|[:=])[ \t]*[\"']?[A-Za-z0-9+/=_.~\-]{16}"
+# key: secret_values.random_token); apart from KEYWORDS, whose set has no counted runs (PHP's
+# `'key' => '...'` too; a numbered name's `salesforce_key1`, `sumoKey2`: KEYWORDS)
+BARE_KEY = r"(?i)\bkey[0-9]*[\"']?[ \t]*(?::=|=>|[:=])[ \t]*[\"']?[A-Za-z0-9+/=_.~\-]{16}"
 NAMED = ("structure", "blocks", "shapes", "lines", "regex")
 # (trigger, the detectors it can wake): see each detector's module for what it reads
 _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
