@@ -176,9 +176,16 @@ def random_symbols(value: str) -> bool:
     return classes == 4 and shannon_entropy(value) >= MIN_SYMBOL_ENTROPY
 
 
+_ENCODED_VARIABLE = re.compile(r"\$\{?[A-Za-z_]\w*\}?")
+
+
 def _encoded_placeholder(value: str) -> bool:
-    """A placeholder in base64 (a k8s Secret's `Y2hhbmdlbWU=`, "changeme")."""
+    """A placeholder in base64 (a k8s Secret's `Y2hhbmdlbWU=`, "changeme"). Decoded data is
+    never expanded: a `$` opens a variable only as the whole value (`$DB_PASSWORD`), else it
+    is the password's first character (`$WbqoY.XPYKE...`)."""
     decoded = decoded_word(value)
+    if decoded.startswith("$") and _ENCODED_VARIABLE.fullmatch(decoded) is None:
+        decoded = decoded[1:]
     return bool(decoded) and placeholder(decoded)
 
 
