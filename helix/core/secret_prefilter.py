@@ -39,7 +39,12 @@ from helix.core.secret_gates import (
 from helix.core.secret_names import FOREIGN_NAME_FORMS, LOGIN_WORDS, VENDOR_KEY_NAMES
 from helix.core.secret_places import AT_TRIGGER
 from helix.core.secret_rules import rules
-from helix.core.secret_shapes import ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER, P4TICKET_TRIGGER
+from helix.core.secret_shapes import (
+    ACCOUNTS_TRIGGER,
+    CAT_TRIGGER,
+    COMMUNITY_TRIGGER,
+    P4TICKET_TRIGGER,
+)
 from helix.core.secret_tokens import prefixes
 
 # The words of secret names, narrowed to the forms a rule can use: `pass` as a name's part
@@ -123,6 +128,7 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (ACCOUNTS_TRIGGER, ("shapes",)),  # a chain's accounts: their private keys
     (COMMUNITY_TRIGGER, ("shapes",)),  # SNMP's community string
     (P4TICKET_TRIGGER, ("shapes",)),  # a Perforce ticket file's line
+    (CAT_TRIGGER, ("shapes",)),  # a transcript printing a key file: its content below
     (r"\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}", ("regex",)),  # an Ably key
     (r"LS0tLS1CRUdJTi", ("keys",)),  # a PEM block in base64 (a kubeconfig's key data)
     (r"(?:^|[\s=:\"])(?:AKC|AP[0-9A-F])[a-zA-Z0-9]{4}", ("format:artifactory_token",)),
@@ -156,6 +162,7 @@ _CLOSES_QUOTE = re.compile(r"[\"'][ \t]*\r?$")  # a literal the next line may co
 _BODY = re.compile(r"[ \t]*[A-Za-z0-9+/]{40,}={0,2}[ \t]*\r?")  # a key body line
 _COUNTED = re.compile(r"\{\d{2,}")  # a trigger with a long counted repetition
 _RESOURCE = re.compile(RESOURCE_TRIGGER)  # a keystore's or JDBC URL's literal (secret_calls)
+_CAT = re.compile(CAT_TRIGGER)  # a transcript's `cat <file>` (secret_shapes)
 
 
 # The detectors that read lines as code and config are written (and the text's views): the
@@ -343,8 +350,14 @@ def _context(line: str) -> tuple[int, int]:
     """Lines a trigger line's rules may read before and after it: none for most lines; the
     rules' reach for a line that opens a value below it or names a pair."""
     last = line.rstrip()[-1:]
-    if (last.isalnum() or last in ")];}.!?%*`&$@~^_") and not _pair_hint(line):
+    if ((last.isalnum() or last in ")];}.!?%*`&$@~^_") and not _pair_hint(line)
+            and not line.lstrip().startswith(("radius server", "tacacs server"))
+            and ("cat " not in line or _CAT.match(line) is None)):
         return 0, 0  # a line that neither opens a value nor names a pair (most of them)
+    if line.lstrip().startswith(("radius server", "tacacs server")):
+        return 0, CONTEXT_AFTER  # a RADIUS or TACACS+ server's block: its key below
+    if "cat " in line and _CAT.match(line) is not None:
+        return 0, 1  # a key file printed: its content on the next line
     if last == "{" and secret_block_opener(line):
         return 0, CONTEXT_AFTER  # `tokens {`: its entries on the lines below
     if last == "," and _RESOURCE.search(line) is not None:

@@ -391,7 +391,15 @@ _ACCOUNT_KEY = re.compile(r"0x[0-9a-fA-F]{64}")
 # A network device's saved config and net-snmp's snmpd.conf: `enable secret 5 <hash>`,
 # `username u privilege 15 password 7 <hex>`, `snmp-server community <string> RW`,
 # `rocommunity <string> 10.0.0.0/8` (a community string is SNMP's password)
-COMMUNITY_TRIGGER = r"snmp-server[ \t]+community|r[ow]community6?[ \t]"
+COMMUNITY_TRIGGER = (r"snmp-server[ \t]+community|r[ow]community6?[ \t]|"
+                     r"(?:radius|tacacs)(?:-server[ \t]+(?:host|key)|[ \t]+server)[ \t]")
+# a RADIUS or TACACS+ server's shared key: `radius-server key X`, `tacacs-server host h key
+# X`, or the `key X` line of a `radius server NAME` block (its other lines first: address,
+# ports, timeouts)
+_SERVER_KEY = re.compile(
+    r"(?m)^[ \t]*(?:radius|tacacs)(?:-server[ \t]+(?:host[ \t]+\S+(?:[ \t]+(?!key\b)\S+){0,8}"
+    r"[ \t]+)?|[ \t]+server[ \t]+\S+[ \t]*\r?\n(?:[ \t]+(?!key\b)\S[^\n]{0,200}\n){0,6}[ \t]+)"
+    r"key[ \t]+(?:[0-7][ \t]+)?(\S+)[ \t]*\r?$")
 _DEVICE_WORDS = ("secret", "password")
 _DEVICE_SECRET = re.compile(
     r"(?m)^[ \t]*(?:enable[ \t]+(?:" + word_alternation(_DEVICE_WORDS) + r")|username[ \t]+\S+"
@@ -409,6 +417,31 @@ def _device_secrets(text: str) -> Iterator[Found]:
         if (len(value) >= MIN_PASSWORD_LEN and value.lower() not in _DEFAULT_COMMUNITIES
                 and (not placeholder(value) or _CRYPT.match(value) is not None)):
             yield Found(match.start(group), match.end(group), "assignment")
+
+
+# a terminal's transcript printing a key file (`$ cat config/master.key`, `cat ~/.vault_pass`):
+# the line below is the file's content, a secret when the file's name says so and it reads
+# as an issued key
+CAT_TRIGGER = r"(?m)^[ \t]*(?:[$#>%][ \t]*)?(?:sudo[ \t]+)?cat[ \t]+[^\s|<>;&]"
+_CAT_KEY = re.compile(r"(?m)^[ \t]*(?:[$#>%][ \t]*)?(?:sudo[ \t]+)?cat[ \t]+([^\s|<>;&]{1,200})"
+                      r"[ \t]*\r?\n[ \t]*([A-Za-z0-9+/=_\-.~]{16,4096})[ \t]*\r?$")
+
+
+def _printed_keys(text: str) -> Iterator[Found]:
+    for match in _CAT_KEY.finditer(text):
+        base = match.group(1).rstrip("/").rsplit("/", 1)[-1].lstrip(".")
+        stem = base.rsplit(".", 1)[0] if base.endswith((".txt", ".secret", ".conf")) else base
+        if name_strength(stem) is None or not random_token(match.group(2)):
+            continue
+        if not placeholder(match.group(2)):
+            yield Found(match.start(2), match.end(2), "assignment")
+
+
+def _server_keys(text: str) -> Iterator[Found]:
+    for match in _SERVER_KEY.finditer(text):
+        value = match.group(1)
+        if len(value) >= MIN_PASSWORD_LEN and not placeholder(value):
+            yield Found(match.start(1), match.end(1), "assignment")
 
 
 def _accounts(text: str) -> Iterator[Found]:
@@ -431,6 +464,10 @@ def shape_findings(text: str) -> list[Found]:
     if "community" in lowered or (("enable " in lowered or "username " in lowered)
                                   and ("secret " in lowered or "password " in lowered)):
         found += _device_secrets(text)
+    if "cat " in text:
+        found += _printed_keys(text)
+    if "radius" in lowered or "tacacs" in lowered:
+        found += _server_keys(text)
     if "-value" in lowered:
         found += _name_value_flags(text)
     if "user" in lowered and ("password" in lowered or "secret" in lowered):
