@@ -79,6 +79,10 @@ _WEAK_SEGMENTS = frozenset({"token", "auth", "authorization", "apikey", "salt", 
 # a last segment that holds an issued key when its value reads random (`ssl_pin`: a gateway's
 # PIN of 64 characters; a GPIO's `LED_PIN = 13` is none)
 _KEYED_LAST = frozenset({"pin"})
+# an app's "certificate" issued with its ID as its signing secret (`APP_CERTIFICATE=<hex>`):
+# a key when its value reads random; a certificate proper is PEM or DER in base64
+# (secret_values.issued_key: no `MII...`, `-----BEGIN`, `LS0tLS1`), public
+_CERTIFICATE_WORDS = frozenset({"certificate", "cert"})
 # What qualifies a token that is not a credential (a parser's or a language model's tokens).
 _TOKEN_NOT_CREDENTIAL = frozenset({
     "max", "min", "num", "next", "prev", "last", "first", "start", "end", "special", "eos", "bos",
@@ -185,6 +189,8 @@ def name_strength(name: str) -> str | None:
         return "keyed"  # stripe_key, MAILGUN_KEY: a vendor's key when its value reads random
     if parts == ["key"] or flat.endswith(_KEYED_ENDINGS):
         return "keyed"  # `Key=...`, `new relic user key = '...'`: the same test of the value
+    if parts[-1] in _CERTIFICATE_WORDS and len(parts) > 1:
+        return "keyed"  # AGORA_APP_CERTIFICATE=<32 hex>: when its value reads as a key
     if parts[-1] == "login" or parts[-1] in _KEYED_LAST or (parts[-1] == "pat"
                                                              and len(parts) > 1):
         return "keyed"  # sonar.login, ASANA_PAT (a personal access token): when it reads issued

@@ -54,7 +54,7 @@ from helix.core.secret_tokens import prefixes
 KEYWORDS = (r"(?i)pass(?:w|phrase|code|[_\-:.])|[a-z0-9_.\-]pass\b|"
             r"\bpass\b(?:\[[0-9]*\])?[\"'\]]?[ \t]*[:=>]|"
             r"pwd|pw\b|secret|token|auth|cred|salt|bearer|contras|"
-            r"login|identified|\bpins?\b|[a-z0-9][_.\-]pin\b|hmac|access[_.\-]?id|bundle_[a-z0-9_]*__|"
+            r"login|identified|\bpins?\b|[a-z0-9][_.\-]pin\b|hmac|[a-z0-9][_.\-]cert(?:ificate)?\b|access[_.\-]?id|bundle_[a-z0-9_]*__|"
             r"(?:mnemonic|seed|phrase|words)[\"']?[ \t]*[:=][ \t]*[\"']?"
             r"[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]|"
             r"psk|sess(?:ion)?[_.\-]?id|appid|\bsid\b|[_.\-]pat\b|"

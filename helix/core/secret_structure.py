@@ -57,7 +57,8 @@ class Found(NamedTuple):
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
 # a secret word inside a name: RE2 (linear, and an order faster than `re` over every window)
-_TRIGGER = re2.compile(r"(?i)pass|pwd|pw\b|pin\b|hmac|secret|token|key|auth|cred|salt|bearer|"
+_TRIGGER = re2.compile(r"(?i)pass|pwd|pw\b|pin\b|hmac|[_.\-]cert(?:ificate)?\b|secret|token|key|"
+                       r"auth|cred|salt|bearer|"
                        r"sig|login|"
                        r"access[_.\-]?id|BUNDLE_|mnemonic|seed|phrase|psk|sess|appid|sid\b|"
                        r"[_.\-]pat\b|erlang[_.\-]?cookie|honeycomb-team|"

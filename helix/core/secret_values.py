@@ -94,8 +94,10 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # an access ID that is a UUID names a record (`report_access_id`); issued IDs are not UUIDs
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 # a file's path: folders, then a name and its extension (an object's key in a bucket, a
-# cache's file); base64 holds no `.`, a dotted token no `/`
-_FILE_PATH = re.compile(r"(?:[\w\-.]{1,80}/){1,20}[\w\-]{1,80}(?:\.[A-Za-z][A-Za-z0-9]{0,5}){1,2}")
+# cache's file), or a file's name with a short lower case extension (`ca-bundle-2024.crt`);
+# base64 holds no `.`, a dotted token's parts are long (`s.ZC9Ecf4M5g9o34Q6`)
+_FILE_PATH = re.compile(r"(?:[\w\-.]{1,80}/){1,20}[\w\-]{1,80}(?:\.[A-Za-z][A-Za-z0-9]{0,5}){1,2}"
+                        r"|[\w\-]{1,80}(?:\.[a-z][a-z0-9]{1,4}){1,2}")
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
 
 
@@ -147,9 +149,14 @@ def random_token(value: str) -> bool:
             and _FILE_PATH.fullmatch(value) is None)  # `key=media/ep105_master.mxf`: an object's
 
 
+_ENCODED_CERTIFICATE = ("MII", "LS0tLS1", "-----BEGIN")
+
+
 def issued_key(value: str) -> bool:
     """`random_token`, or a key issued with its scope before a colon (`2/1204/5568:<hex>`,
     `workspace:<token>`): the part after the last colon reads as one."""
+    if value.startswith(_ENCODED_CERTIFICATE):
+        return False  # a certificate's DER or PEM in base64: public
     if random_token(value):
         return True
     scope, _, key = value.rpartition(":")
