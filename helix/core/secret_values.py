@@ -96,7 +96,7 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 # a file's path: folders, then a name and its extension (an object's key in a bucket, a
 # cache's file), or a file's name with a short lower case extension (`ca-bundle-2024.crt`);
 # base64 holds no `.`, a dotted token's parts are long (`s.ZC9Ecf4M5g9o34Q6`)
-_FILE_PATH = re.compile(r"(?:[\w\-.]{1,80}/){1,20}[\w\-]{1,80}(?:\.[A-Za-z][A-Za-z0-9]{0,5}){1,2}"
+_FILE_PATH = re.compile(r"(?:~|\.{1,2})?/?(?:[\w\-.]{1,80}/){1,20}[\w\-]{1,80}(?:\.[A-Za-z][A-Za-z0-9]{0,5}){1,2}"
                         r"|[\w\-]{1,80}(?:\.[a-z][a-z0-9]{1,4}){1,2}")
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
 
