@@ -63,9 +63,11 @@ def test_a_pin_number_or_a_certificate_s_file_is_no_key(text: str) -> None:
 
 
 @pytest.mark.parametrize(("text", "value"), [
-    ('<meta-data android:name="io.crash.API_KEY" android:value="3c5e7b9d0f2a4c6e8b1d3f5e7a0c2e4b"/>\n',
+    ('<meta-data android:name="io.crash.API_KEY"'
+     ' android:value="3c5e7b9d0f2a4c6e8b1d3f5e7a0c2e4b"/>\n',
      "3c5e7b9d0f2a4c6e8b1d3f5e7a0c2e4b"),
-    ("EXEC sp_addlinkedsrvlogin @rmtsrvname = N'X', @rmtuser = N'u', @rmtpassword = N'k~7RbmQ.pZ';\n",
+    ("EXEC sp_addlinkedsrvlogin @rmtsrvname = N'X', @rmtuser = N'u',"
+     " @rmtpassword = N'k~7RbmQ.pZ';\n",
      "k~7RbmQ.pZ"),
     ('c = connect("host=db port=5432 user=ro password=7qk_30Zbxv__m sslmode=require")\n',
      "7qk_30Zbxv__m"),
@@ -135,7 +137,8 @@ def test_a_key_file_printed_in_a_transcript() -> None:
 @pytest.mark.parametrize("text", [
     "upload ok key=media/ep7_master.mxf etag=\"d3a1\" size=1932\n",
     "x-amz-id-2: Kp8Zr2Lx5Vt9Kp3Nw7Hb1Jc4Ms6Df0GaPq8Zr2Lx5Vt9Kp3Nw7Hb1Jc4Ms6Df0Ga9+Q=\n",
-    '<meta name="google-site-verification" content="Qr8Zt2Lx5Vt9Kp3Nw7Hb1Jc4Ms6Df0GaPq8Zr2Lx_y" />\n',
+    '<meta name="google-site-verification"'
+    ' content="Qr8Zt2Lx5Vt9Kp3Nw7Hb1Jc4Ms6Df0GaPq8Zr2Lx_y" />\n',
     "<cenc:pssh>AAAAW3Bzc2gAAAAA7e+LqXnWSs6jyCfc1R0h7QAAADsIARIQKp8Zr2Lx5Vt9Kp3Nw7Hb1J==</cenc:pssh>\n",
     "ssl_pin = {{ lookup('hashi_vault', 'secret=secret/kiosk/gw:pin') }}\n",
     "datadog:\n  apiKeyExistingSecret: datadog-keys\n",

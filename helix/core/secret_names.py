@@ -3,7 +3,7 @@
 the ID half of a key pair, a wallet's recovery phrase, or nothing (a field, a label, a URL, a
 length ...). The vocabulary is data: words, segments and suffixes.
 
-    name_strength(name) -> "strong" | "weak" | "keyed" | "paired" | "phrase" | None
+    name_strength(name) -> "strong" | "weak" | "keyed" | "pin" | "paired" | "phrase" | None
 """
 
 from __future__ import annotations
@@ -76,9 +76,10 @@ _KEY_NOT_SECRET = frozenset({
 _LAST_ONLY = frozenset({"pass", "pw", "pwd"})  # db_pass is one; pass_rate, pw_hash are not
 _WEAK_SEGMENTS = frozenset({"token", "auth", "authorization", "apikey", "salt", "bearer", "sig",
                             "signature", "hmac"})  # WEBHOOK_HMAC: the key signing its bodies
-# a last segment that holds an issued key when its value reads random (`ssl_pin`: a gateway's
-# PIN of 64 characters; a GPIO's `LED_PIN = 13` is none)
-_KEYED_LAST = frozenset({"pin"})
+# a last segment that holds an issued key when its value is letters and digits and reads
+# random (`ssl_pin`: a gateway's PIN of 64 characters; a GPIO's `LED_PIN = 13` and a
+# certificate's pin, a SHA-256 digest in base64 `...=`, are none): strength "pin"
+_PIN_LAST = frozenset({"pin"})
 # an app's "certificate" issued with its ID as its signing secret (`APP_CERTIFICATE=<hex>`):
 # a key when its value reads random; a certificate proper is PEM or DER in base64
 # (secret_values.issued_key: no `MII...`, `-----BEGIN`, `LS0tLS1`), public
@@ -145,7 +146,7 @@ def name_strength(name: str) -> str | None:
     'keyed' when its value must read random (stripe_key, sonar.login), 'paired' for the ID
     half of an access key pair (a weak name whose UUID is a record's), 'phrase' when it must
     be a wallet's recovery phrase, None when it does not or describes one (a field, a label,
-    a URL, a length ...)."""
+    a URL, a length ...); 'pin' when its value must be letters and digits reading random."""
     bare = name.strip("\"'`$@-.")
     host = _BUNDLER_HOST.fullmatch(bare)
     if host is not None and host.group(1) not in _BUNDLER_SETTINGS:
@@ -191,8 +192,9 @@ def name_strength(name: str) -> str | None:
         return "keyed"  # `Key=...`, `new relic user key = '...'`: the same test of the value
     if parts[-1] in _CERTIFICATE_WORDS and len(parts) > 1:
         return "keyed"  # AGORA_APP_CERTIFICATE=<32 hex>: when its value reads as a key
-    if parts[-1] == "login" or parts[-1] in _KEYED_LAST or (parts[-1] == "pat"
-                                                             and len(parts) > 1):
+    if parts[-1] in _PIN_LAST:
+        return "pin"
+    if parts[-1] == "login" or (parts[-1] == "pat" and len(parts) > 1):
         return "keyed"  # sonar.login, ASANA_PAT (a personal access token): when it reads issued
     return None
 

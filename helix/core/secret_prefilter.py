@@ -39,12 +39,7 @@ from helix.core.secret_gates import (
 from helix.core.secret_names import FOREIGN_NAME_FORMS, LOGIN_WORDS, VENDOR_KEY_NAMES
 from helix.core.secret_places import AT_TRIGGER
 from helix.core.secret_rules import rules
-from helix.core.secret_shapes import (
-    ACCOUNTS_TRIGGER,
-    CAT_TRIGGER,
-    COMMUNITY_TRIGGER,
-    P4TICKET_TRIGGER,
-)
+from helix.core.secret_shapes import SHAPE_TRIGGERS, reads_below
 from helix.core.secret_tokens import prefixes
 
 # The words of secret names, narrowed to the forms a rule can use: `pass` as a name's part
@@ -54,7 +49,8 @@ from helix.core.secret_tokens import prefixes
 KEYWORDS = (r"(?i)pass(?:w|phrase|code|[_\-:.])|[a-z0-9_.\-]pass\b|"
             r"\bpass\b(?:\[[0-9]*\])?[\"'\]]?[ \t]*[:=>]|"
             r"pwd|pw\b|secret|token|auth|cred|salt|bearer|contras|"
-            r"login|identified|\bpins?\b|[a-z0-9][_.\-]pin\b|hmac|[a-z0-9][_.\-]cert(?:ificate)?\b|access[_.\-]?id|bundle_[a-z0-9_]*__|"
+            r"login|identified|\bpins?\b|[a-z0-9][_.\-]pin\b|hmac|[a-z0-9][_.\-]cert(?:ificate)?\b|"
+            r"access[_.\-]?id|bundle_[a-z0-9_]*__|"
             r"(?:mnemonic|seed|phrase|words)[\"']?[ \t]*[:=][ \t]*[\"']?"
             r"[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]|"
             r"psk|sess(?:ion)?[_.\-]?id|appid|\bsid\b|[_.\-]pat\b|"
@@ -63,8 +59,7 @@ KEYWORDS = (r"(?i)pass(?:w|phrase|code|[_\-:.])|[a-z0-9_.\-]pass\b|"
             r"cloud|storage|shared|x)[_.\- ]?key|key[_.\-]?pass|[?&;]key=|"
             r"(?:^|[^a-z])sig(?:[^a-z]|$)|signature|[a-z0-9][_.\-]?keys?[0-9]?\b")
 # a bare `key` only before a long run of token characters (its value must read like an issued
-# key: secret_values.random_token); apart from KEYWORDS, whose set has no counted runs (PHP's
-# `'key' => '...'` too; a numbered name's `salesforce_key1`, `sumoKey2`: KEYWORDS)
+# key: secret_values.random_token; PHP's `'key' => '...'`); apart from KEYWORDS (no counted runs)
 BARE_KEY = r"(?i)\bkey[0-9]*[\"']?[ \t]*(?::=|=>|[:=])[ \t]*[\"']?[A-Za-z0-9+/=_.~\-]{16}"
 NAMED = ("structure", "blocks", "shapes", "lines", "regex")
 # (trigger, the detectors it can wake): see each detector's module for what it reads
@@ -125,10 +120,7 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (BUILD_TRIGGER, ("shapes",)),  # a client built by position (a constructor, an SDK's)
     (LITERAL_TRIGGER, ("shapes",)),  # a long literal as an argument (a key passed to one)
     (RESOURCE_TRIGGER, ("shapes",)),  # a keystore's or a JDBC URL's password beside it
-    (ACCOUNTS_TRIGGER, ("shapes",)),  # a chain's accounts: their private keys
-    (COMMUNITY_TRIGGER, ("shapes",)),  # SNMP's community string
-    (P4TICKET_TRIGGER, ("shapes",)),  # a Perforce ticket file's line
-    (CAT_TRIGGER, ("shapes",)),  # a transcript printing a key file: its content below
+    *((trigger, ("shapes",)) for trigger in SHAPE_TRIGGERS),  # (secret_shapes: each's rule)
     (r"\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}", ("regex",)),  # an Ably key
     (r"LS0tLS1CRUdJTi", ("keys",)),  # a PEM block in base64 (a kubeconfig's key data)
     (r"(?:^|[\s=:\"])(?:AKC|AP[0-9A-F])[a-zA-Z0-9]{4}", ("format:artifactory_token",)),
@@ -162,7 +154,6 @@ _CLOSES_QUOTE = re.compile(r"[\"'][ \t]*\r?$")  # a literal the next line may co
 _BODY = re.compile(r"[ \t]*[A-Za-z0-9+/]{40,}={0,2}[ \t]*\r?")  # a key body line
 _COUNTED = re.compile(r"\{\d{2,}")  # a trigger with a long counted repetition
 _RESOURCE = re.compile(RESOURCE_TRIGGER)  # a keystore's or JDBC URL's literal (secret_calls)
-_CAT = re.compile(CAT_TRIGGER)  # a transcript's `cat <file>` (secret_shapes)
 
 
 # The detectors that read lines as code and config are written (and the text's views): the
@@ -350,14 +341,8 @@ def _context(line: str) -> tuple[int, int]:
     """Lines a trigger line's rules may read before and after it: none for most lines; the
     rules' reach for a line that opens a value below it or names a pair."""
     last = line.rstrip()[-1:]
-    if ((last.isalnum() or last in ")];}.!?%*`&$@~^_") and not _pair_hint(line)
-            and not line.lstrip().startswith(("radius server", "tacacs server"))
-            and ("cat " not in line or _CAT.match(line) is None)):
-        return 0, 0  # a line that neither opens a value nor names a pair (most of them)
-    if line.lstrip().startswith(("radius server", "tacacs server")):
-        return 0, CONTEXT_AFTER  # a RADIUS or TACACS+ server's block: its key below
-    if "cat " in line and _CAT.match(line) is not None:
-        return 0, 1  # a key file printed: its content on the next line
+    if (last.isalnum() or last in ")];}.!?%*`&$@~^_") and not _pair_hint(line):
+        return 0, reads_below(line)  # (most lines: none; a RADIUS block's, a printed file's)
     if last == "{" and secret_block_opener(line):
         return 0, CONTEXT_AFTER  # `tokens {`: its entries on the lines below
     if last == "," and _RESOURCE.search(line) is not None:
@@ -368,7 +353,7 @@ def _context(line: str) -> tuple[int, int]:
         return before, CONTEXT_AFTER
     if _BODY.fullmatch(line):
         return before, 2  # a key body's short last line and its END line
-    return before, 1 if _CLOSES_QUOTE.search(line) else 0
+    return before, 1 if _CLOSES_QUOTE.search(line) else reads_below(line)
 
 
 def _started(text: str, start: int) -> int:

@@ -26,10 +26,7 @@ from functools import cache
 from helix.core.english import word_alternation
 from helix.core.secret_calls import call_findings
 from helix.core.secret_defaults import default_findings
-from helix.core.secret_gates import (
-    MIN_PASSWORD_LEN,
-    MIN_VALUE,
-)
+from helix.core.secret_gates import CONTEXT_AFTER, MIN_PASSWORD_LEN, MIN_VALUE
 from helix.core.secret_rules import rules
 from helix.core.secret_structure import (
     Found,
@@ -425,6 +422,22 @@ def _device_secrets(text: str) -> Iterator[Found]:
 CAT_TRIGGER = r"(?m)^[ \t]*(?:[$#>%][ \t]*)?(?:sudo[ \t]+)?cat[ \t]+[^\s|<>;&]"
 _CAT_KEY = re.compile(r"(?m)^[ \t]*(?:[$#>%][ \t]*)?(?:sudo[ \t]+)?cat[ \t]+([^\s|<>;&]{1,200})"
                       r"[ \t]*\r?\n[ \t]*([A-Za-z0-9+/=_\-.~]{16,4096})[ \t]*\r?$")
+
+
+_CAT = re.compile(CAT_TRIGGER)
+# the prefilter's triggers for the rules here that no secret word wakes: a chain's accounts
+# (their private keys), a device's SNMP community and RADIUS/TACACS+ key, a Perforce ticket
+# file's line, a transcript printing a key file
+SHAPE_TRIGGERS = (ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER, P4TICKET_TRIGGER, CAT_TRIGGER)
+_SERVER_BLOCKS = ("radius server", "tacacs server")
+
+
+def reads_below(line: str) -> int:
+    """Lines below a trigger line (one that opens no value and names no pair) a rule here
+    reads: a RADIUS or TACACS+ server's block (its key), a key file printed (its content)."""
+    if line.lstrip().startswith(_SERVER_BLOCKS):
+        return CONTEXT_AFTER
+    return 1 if "cat " in line and _CAT.match(line) is not None else 0
 
 
 def _printed_keys(text: str) -> Iterator[Found]:

@@ -87,7 +87,8 @@ _XML_ELEMENT = re.compile(r"<([A-Za-z_][\w:.\-]{0,79})(\s[^<>\n]{0,400})?>([^<\n
 _NAME_ATTRIBUTE = re.compile(r"\b(?:name|key)[ \t]*=[ \t]*([\"'])([^\"'<>\n]{1,80})\1")
 _XML_PAIR = re.compile(r"(?i)\b(?:key|name|id)[ \t]*=[ \t]*([\"'])([^\"'<>\n]{1,80})\1"
                        r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)"
-                       r"(?:[\w\-]{1,20}:)?(?:value|content)[ \t]*=[ \t]*([\"'])([^\"'\n]{1,4096})\3")
+                       r"(?:[\w\-]{1,20}:)?(?:value|content)[ \t]*=[ \t]*"  # (android:value)
+                       r"([\"'])([^\"'\n]{1,4096})\3")
 # a literal converted to bytes or a string where it is assigned (Go, Node, Python, C#, Java)
 _WRAPPER = re.compile(r"(?:\[\]byte|Buffer\.from|bytes|bytearray|Encoding\.\w{1,20}\.GetBytes|"
                       r"str|String|new[ \t]+String|SecretStr|Secret)\(")

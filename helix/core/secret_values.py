@@ -96,8 +96,8 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 # a file's path: folders, then a name and its extension (an object's key in a bucket, a
 # cache's file), or a file's name with a short lower case extension (`ca-bundle-2024.crt`);
 # base64 holds no `.`, a dotted token's parts are long (`s.ZC9Ecf4M5g9o34Q6`)
-_FILE_PATH = re.compile(r"(?:~|\.{1,2})?/?(?:[\w\-.]{1,80}/){1,20}[\w\-]{1,80}(?:\.[A-Za-z][A-Za-z0-9]{0,5}){1,2}"
-                        r"|[\w\-]{1,80}(?:\.[a-z][a-z0-9]{1,4}){1,2}")
+_FILE_PATH = re.compile(r"(?:~|\.{1,2})?/?(?:[\w\-.]{1,80}/){1,20}[\w\-]{1,80}"
+                        r"(?:\.[A-Za-z][A-Za-z0-9]{0,5}){1,2}|[\w\-]{1,80}(?:\.[a-z][a-z0-9]{1,4}){1,2}")
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
 
 
@@ -150,13 +150,14 @@ def random_token(value: str) -> bool:
 
 
 _ENCODED_CERTIFICATE = ("MII", "LS0tLS1", "-----BEGIN")
+_ALGORITHM_NAMED = re.compile(r"(?i)(?:sha|md5|blake|sri)[\w\-]{0,8}[/:]")  # `sha256/<pin>`
 
 
 def issued_key(value: str) -> bool:
     """`random_token`, or a key issued with its scope before a colon (`2/1204/5568:<hex>`,
     `workspace:<token>`): the part after the last colon reads as one."""
-    if value.startswith(_ENCODED_CERTIFICATE):
-        return False  # a certificate's DER or PEM in base64: public
+    if value.startswith(_ENCODED_CERTIFICATE) or _ALGORITHM_NAMED.match(value) is not None:
+        return False  # a certificate's DER or PEM in base64, a digest its algorithm names
     if random_token(value):
         return True
     scope, _, key = value.rpartition(":")
@@ -276,6 +277,8 @@ def quoted_ok(value: str, strength: str) -> bool:
         return credential_like(value) and not (strength == "paired" and _UUID.fullmatch(value))
     if strength == "keyed":
         return issued_key(value) or random_symbols(value)
+    if strength == "pin":
+        return value.isalnum() and issued_key(value)
     if _sentence(value):
         return False  # a message under a setting's name (`"apiKey.revokeConfirm": "Revoke ..."`)
     # a location is not the secret (a URL with user info is its own rule)
@@ -378,6 +381,8 @@ def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
         return credential_like(value) and not (strength == "paired" and _UUID.fullmatch(value))
     if strength == "keyed":
         return issued_key(value)
+    if strength == "pin":
+        return value.isalnum() and issued_key(value)
     if value.isdigit():
         return len(value) >= 6
     if _NUMBER.fullmatch(value):
