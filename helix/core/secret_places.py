@@ -138,9 +138,9 @@ _STREAM_KEY = re.compile(r"\brtmps?://[\w.\-]{1,253}(?::\d{1,5})?/(?:[\w.\-]{1,8
 # A capability URL: an intake's address whose last part is a long random token (a log
 # collector's HTTP source, a crash or event intake), no file's name: whoever holds the URL
 # posts to it, so the whole URL is masked as a webhook's is
+_LONG_URL = re.compile(r"https://[^\s\"'`<>)]{" + str(MIN_CAPABILITY + 12) + r",8192}")
 _CAPABILITY_URL = re.compile(r"https://[\w.\-]{1,253}(?::\d{1,5})?(?:/[\w.\-~%]{1,80}){1,8}/"
-                             r"([A-Za-z0-9_\-=+%]{" + str(MIN_CAPABILITY) + r",4096})"
-                             r"(?=[\"'`\s<>)]|$)")
+                             r"([A-Za-z0-9_\-=+%]{" + str(MIN_CAPABILITY) + r",4096})")
 MAX_QUERY = 4096  # characters of a query string read either side of its signature
 _UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 
@@ -194,11 +194,12 @@ def _urls(text: str) -> Iterator[Found]:
         for match in _STREAM_KEY.finditer(text):
             if random_token(match.group(1)) and not placeholder(match.group(1)):
                 yield Found(match.start(1), match.end(1), "url_secret")
-    for match in _CAPABILITY_URL.finditer(text):
-        value = match.group(1)
-        if (random_token(value) and _mixed_case(value) and not placeholder(value)
+    for long_url in _LONG_URL.finditer(text) if "https://" in text else ():
+        match = _CAPABILITY_URL.fullmatch(long_url.group())  # (most URLs are short: none)
+        value = match.group(1) if match is not None else ""
+        if (value and random_token(value) and _mixed_case(value) and not placeholder(value)
                 and not filler(value)):
-            yield Found(match.start(), match.end(), "webhook_url")
+            yield Found(long_url.start(), long_url.end(), "webhook_url")
     for match in _WEBHOOK.finditer(text):
         group = 1 if match.group(1) is not None else 2
         if placeholder_body(match.group(group)) or filler(match.group(group)):

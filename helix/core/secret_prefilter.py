@@ -27,6 +27,7 @@ from helix.core.english import word_alternation
 from helix.core.secret_blocks import YAML_KEY, secret_block_opener
 from helix.core.secret_calls import BUILD_TRIGGER, CALL_TRIGGER, LITERAL_TRIGGER, RESOURCE_TRIGGER
 from helix.core.secret_commands import programs
+from helix.core.secret_consoles import reads_below
 from helix.core.secret_gates import (
     BLOCK_LINES,
     CONTEXT_AFTER,
@@ -39,7 +40,7 @@ from helix.core.secret_gates import (
 from helix.core.secret_names import FOREIGN_NAME_FORMS, LOGIN_WORDS, VENDOR_KEY_NAMES
 from helix.core.secret_places import AT_TRIGGER
 from helix.core.secret_rules import rules
-from helix.core.secret_shapes import SHAPE_TRIGGERS, reads_below
+from helix.core.secret_shapes import SHAPE_TRIGGERS
 from helix.core.secret_tokens import prefixes
 
 # The words of secret names, narrowed to the forms a rule can use: `pass` as a name's part
@@ -49,7 +50,7 @@ from helix.core.secret_tokens import prefixes
 KEYWORDS = (r"(?i)pass(?:w|phrase|code|[_\-:.])|[a-z0-9_.\-]pass\b|"
             r"\bpass\b(?:\[[0-9]*\])?[\"'\]]?[ \t]*[:=>]|"
             r"pwd|pw\b|secret|token|auth|cred|salt|bearer|contras|"
-            r"login|identified|\bpins?\b|[a-z0-9][_.\-]pin\b|hmac|[a-z0-9][_.\-]cert(?:ificate)?\b|"
+            r"login|identified|\bpins?\b|[_.\-]pin\b|hmac|[_.\-]cert(?:ificate)?\b|"
             r"access[_.\-]?id|bundle_[a-z0-9_]*__|"
             r"(?:mnemonic|seed|phrase|words)[\"']?[ \t]*[:=][ \t]*[\"']?"
             r"[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]|"

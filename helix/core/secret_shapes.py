@@ -25,8 +25,9 @@ from functools import cache
 
 from helix.core.english import word_alternation
 from helix.core.secret_calls import call_findings
+from helix.core.secret_consoles import printed_keys, server_keys
 from helix.core.secret_defaults import default_findings
-from helix.core.secret_gates import CONTEXT_AFTER, MIN_PASSWORD_LEN, MIN_VALUE
+from helix.core.secret_gates import MIN_PASSWORD_LEN, MIN_VALUE
 from helix.core.secret_rules import rules
 from helix.core.secret_structure import (
     Found,
@@ -390,13 +391,6 @@ _ACCOUNT_KEY = re.compile(r"0x[0-9a-fA-F]{64}")
 # `rocommunity <string> 10.0.0.0/8` (a community string is SNMP's password)
 COMMUNITY_TRIGGER = (r"snmp-server[ \t]+community|r[ow]community6?[ \t]|"
                      r"(?:radius|tacacs)(?:-server[ \t]+(?:host|key)|[ \t]+server)[ \t]")
-# a RADIUS or TACACS+ server's shared key: `radius-server key X`, `tacacs-server host h key
-# X`, or the `key X` line of a `radius server NAME` block (its other lines first: address,
-# ports, timeouts)
-_SERVER_KEY = re.compile(
-    r"(?m)^[ \t]*(?:radius|tacacs)(?:-server[ \t]+(?:host[ \t]+\S+(?:[ \t]+(?!key\b)\S+){0,8}"
-    r"[ \t]+)?|[ \t]+server[ \t]+\S+[ \t]*\r?\n(?:[ \t]+(?!key\b)\S[^\n]{0,200}\n){0,6}[ \t]+)"
-    r"key[ \t]+(?:[0-7][ \t]+)?(\S+)[ \t]*\r?$")
 _DEVICE_WORDS = ("secret", "password")
 _DEVICE_SECRET = re.compile(
     r"(?m)^[ \t]*(?:enable[ \t]+(?:" + word_alternation(_DEVICE_WORDS) + r")|username[ \t]+\S+"
@@ -416,45 +410,10 @@ def _device_secrets(text: str) -> Iterator[Found]:
             yield Found(match.start(group), match.end(group), "assignment")
 
 
-# a terminal's transcript printing a key file (`$ cat config/master.key`, `cat ~/.vault_pass`):
-# the line below is the file's content, a secret when the file's name says so and it reads
-# as an issued key
-CAT_TRIGGER = r"(?m)^[ \t]*(?:[$#>%][ \t]*)?(?:sudo[ \t]+)?cat[ \t]+[^\s|<>;&]"
-_CAT_KEY = re.compile(r"(?m)^[ \t]*(?:[$#>%][ \t]*)?(?:sudo[ \t]+)?cat[ \t]+([^\s|<>;&]{1,200})"
-                      r"[ \t]*\r?\n[ \t]*([A-Za-z0-9+/=_\-.~]{16,4096})[ \t]*\r?$")
-
-
-_CAT = re.compile(CAT_TRIGGER)
 # the prefilter's triggers for the rules here that no secret word wakes: a chain's accounts
 # (their private keys), a device's SNMP community and RADIUS/TACACS+ key, a Perforce ticket
-# file's line, a transcript printing a key file
-SHAPE_TRIGGERS = (ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER, P4TICKET_TRIGGER, CAT_TRIGGER)
-_SERVER_BLOCKS = ("radius server", "tacacs server")
-
-
-def reads_below(line: str) -> int:
-    """Lines below a trigger line (one that opens no value and names no pair) a rule here
-    reads: a RADIUS or TACACS+ server's block (its key), a key file printed (its content)."""
-    if line.lstrip().startswith(_SERVER_BLOCKS):
-        return CONTEXT_AFTER
-    return 1 if "cat " in line and _CAT.match(line) is not None else 0
-
-
-def _printed_keys(text: str) -> Iterator[Found]:
-    for match in _CAT_KEY.finditer(text):
-        base = match.group(1).rstrip("/").rsplit("/", 1)[-1].lstrip(".")
-        stem = base.rsplit(".", 1)[0] if base.endswith((".txt", ".secret", ".conf")) else base
-        if name_strength(stem) is None or not random_token(match.group(2)):
-            continue
-        if not placeholder(match.group(2)):
-            yield Found(match.start(2), match.end(2), "assignment")
-
-
-def _server_keys(text: str) -> Iterator[Found]:
-    for match in _SERVER_KEY.finditer(text):
-        value = match.group(1)
-        if len(value) >= MIN_PASSWORD_LEN and not placeholder(value):
-            yield Found(match.start(1), match.end(1), "assignment")
+# file's line
+SHAPE_TRIGGERS = (ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER, P4TICKET_TRIGGER)
 
 
 def _accounts(text: str) -> Iterator[Found]:
@@ -478,9 +437,9 @@ def shape_findings(text: str) -> list[Found]:
                                   and ("secret " in lowered or "password " in lowered)):
         found += _device_secrets(text)
     if "cat " in text:
-        found += _printed_keys(text)
+        found += printed_keys(text)
     if "radius" in lowered or "tacacs" in lowered:
-        found += _server_keys(text)
+        found += server_keys(text)
     if "-value" in lowered:
         found += _name_value_flags(text)
     if "user" in lowered and ("password" in lowered or "secret" in lowered):

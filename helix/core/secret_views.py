@@ -21,8 +21,13 @@ _CONTINUED = re.compile(r"\\\r?\n[ \t]*")
 # quote, an optional `+`, the line break and indentation, and the opening quote
 _SPLIT_STRING = re.compile(r"([\"'])[ \t]*\+?[ \t]*\r?\n[ \t]*\+?[ \t]*\1")
 # an assignment's `=` ending a line, its literal opening the next (`API_SECRET =\n "abc" +`):
-# the line break and indentation before the literal
-_ASSIGNED_BELOW = re.compile(r"[\w\]\s]=[ \t]*(\r?\n[ \t]*)[\"']")
+# the line break and indentation before the literal (`=` first: a literal the search skips to;
+# `==`, `!=`, `<=` ... are no assignment's: `_assigning`)
+_ASSIGNED_BELOW = re.compile(r"=[ \t]*(\r?\n[ \t]*)[\"']")
+
+
+def _assigning(text: str, at: int) -> bool:
+    return at > 0 and (text[at - 1].isalnum() or text[at - 1] in "_] \t")
 
 
 def _closes(text: str, at: int) -> bool:
@@ -45,7 +50,8 @@ def _cuts(text: str) -> list[tuple[int, int]]:
     if "\n" in text and ("\"" in text or "'" in text):
         cuts += [(m.start(), m.end()) for m in _SPLIT_STRING.finditer(text)
                  if _closes(text, m.start())]
-        cuts += [(m.start(1), m.end(1)) for m in _ASSIGNED_BELOW.finditer(text)]
+        cuts += [(m.start(1), m.end(1)) for m in _ASSIGNED_BELOW.finditer(text)
+                 if _assigning(text, m.start())]
     cuts.sort()
     merged: list[tuple[int, int]] = []
     for start, end in cuts:
