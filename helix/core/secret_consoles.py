@@ -25,8 +25,9 @@ __all__ = ["printed_keys", "reads_below", "server_keys"]
 
 _PROTOCOLS = ("radius", "tacacs")
 _SERVER_KEY = re.compile(
-    r"(?m)^[ \t]*(?:" + word_alternation(_PROTOCOLS) + r")(?:-server[ \t]+(?:host[ \t]+\S+(?:[ \t]+(?!key\b)\S+){0,8}"
-    r"[ \t]+)?|[ \t]+server[ \t]+\S+[ \t]*\r?\n(?:[ \t]+(?!key\b)\S[^\n]{0,200}\n){0,6}[ \t]+)"
+    r"(?m)^[ \t]*(?:" + word_alternation(_PROTOCOLS) + r")"
+    r"(?:-server[ \t]+(?:host[ \t]+\S+(?:[ \t]+(?!key\b)\S+){0,8}[ \t]+)?|"
+    r"[ \t]+server[ \t]+\S+[ \t]*\r?\n(?:[ \t]+(?!key\b)\S[^\n]{0,200}\n){0,6}[ \t]+)"
     r"key[ \t]+(?:[0-7][ \t]+)?(\S+)[ \t]*\r?$")
 _SERVER_BLOCKS = ("radius server", "tacacs server")
 # `cat` first (a literal the search skips to), the prompt before it checked on its line
