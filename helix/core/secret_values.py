@@ -146,7 +146,7 @@ def random_token(value: str) -> bool:
             and shannon_entropy(value) >= (HEX_LIMIT if _HEX.fullmatch(value)
                                            else MIN_KEYED_ENTROPY)  # hex: 16 symbols at most
             and not (_DOTTED.fullmatch(value) and not _random_part(value))  # a.b.v8_name
-            and _FILE_PATH.fullmatch(value) is None)  # `key=media/ep105_master.mxf`: an object's
+            and not ("." in value and _FILE_PATH.fullmatch(value)))  # `key=media/ep1.mxf`
 
 
 _ENCODED_CERTIFICATE = ("MII", "LS0tLS1", "-----BEGIN")
