@@ -156,7 +156,8 @@ _ALGORITHM_NAMED = re.compile(r"(?i)(?:sha|md5|blake|sri)[\w\-]{0,8}[/:]")  # `s
 def issued_key(value: str) -> bool:
     """`random_token`, or a key issued with its scope before a colon (`2/1204/5568:<hex>`,
     `workspace:<token>`): the part after the last colon reads as one."""
-    if value.startswith(_ENCODED_CERTIFICATE) or _ALGORITHM_NAMED.match(value) is not None:
+    if value.startswith(_ENCODED_CERTIFICATE) or (
+            value[:1] in "sSmMbB" and _ALGORITHM_NAMED.match(value) is not None):
         return False  # a certificate's DER or PEM in base64, a digest its algorithm names
     if random_token(value):
         return True
@@ -204,7 +205,7 @@ def placeholder(value: str, quoted: bool = False) -> bool:
     lowered = value.lower()
     opener = "%{<" if quoted and not value.startswith("**") else "%{*&!<"
     return (any(word in lowered for word in _PLACEHOLDER_WORDS) or value[0] in opener
-            or _variable_opening(value)
+            or (value[0] == "$" and _variable_opening(value))
             or _TEMPLATE.search(value) is not None
             or lowered in _NEVER_VALUES or lowered.strip("_-.") in _NEVER_VALUES
             or not any(c.isalnum() for c in value) or "REDACTED" in value
@@ -226,9 +227,8 @@ _VARIABLE = re.compile(r"\$(?:[A-Za-z_{(\[$]|[0-9@*#?!-]$|[0-9A-Za-z]{1,12}\$)")
 
 
 def _variable_opening(value: str) -> bool:
-    """The value opens with `$` as a variable, a parameter or a hash's format does."""
-    return value.startswith("$") and (len(value) < MIN_WEAK_VALUE
-                                      or _VARIABLE.match(value) is not None)
+    """The value (opening with `$`) opens as a variable, a parameter or a hash's format does."""
+    return len(value) < MIN_WEAK_VALUE or _VARIABLE.match(value) is not None
 
 
 def credential_like(value: str) -> bool:
