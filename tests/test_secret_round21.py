@@ -154,3 +154,9 @@ def test_paths_ids_published_values_and_references_are_no_secrets(text: str) -> 
 def test_the_prefilter_and_the_whole_text_agree_on_kinds(text: str) -> None:
     assert find_secrets(text) == find_secrets(text, prefilter=False)
     assert find_secrets(text)
+
+
+def test_mosquitto_s_port_is_no_password_its_password_is() -> None:
+    text = "mosquitto_pub -h broker.local -p 1883 -u sensor -P Xq7mLp2Rz9 -t t/1 -m hi\n"
+    assert agreed_texts(text) == ["Xq7mLp2Rz9"]
+    assert agreed_texts("mosquitto_sub -h broker.local -p 8883 -t '#'\n") == []
