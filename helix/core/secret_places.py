@@ -195,8 +195,8 @@ def _urls(text: str) -> Iterator[Found]:
             if random_token(match.group(1)) and not placeholder(match.group(1)):
                 yield Found(match.start(1), match.end(1), "url_secret")
     for long_url in _LONG_URL.finditer(text) if "https://" in text else ():
-        match = _CAPABILITY_URL.fullmatch(long_url.group())  # (most URLs are short: none)
-        value = match.group(1) if match is not None else ""
+        capability = _CAPABILITY_URL.fullmatch(long_url.group())  # (most URLs: short, none)
+        value = capability.group(1) if capability is not None else ""
         if (value and random_token(value) and _mixed_case(value) and not placeholder(value)
                 and not filler(value)):
             yield Found(long_url.start(), long_url.end(), "webhook_url")
