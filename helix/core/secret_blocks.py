@@ -130,7 +130,8 @@ def _block(text: str, lines: list[tuple[int, int]], indent: int, strength: str
     if strength == "phrase":
         return None  # a recovery phrase stands on its name's line (the prefilter's trigger)
     if (strength in ("weak", "paired") and not credential_like(joined)) or (
-            strength == "keyed" and not random_token(joined)):
+            strength == "keyed" and not random_token(joined)) or (
+            strength == "pin" and not (joined.isalnum() and random_token(joined))):
         return None
     if len(value.strip()) < MIN_VALUE:
         return None

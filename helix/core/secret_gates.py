@@ -51,6 +51,7 @@ SEPARATOR = "\n\u0000\n"  # what joins the prefilter's windows (no rule reads ac
 MIN_RANDOM_PART = 12  # a part of a dotted value this long, with digits, is a token's
 MIN_RANDOM_DIGITS = 3
 MIN_DASHED_PASSWORD = 10  # past its dash, a generated password under a password's name
+MIN_CAPABILITY = 64  # a capability URL's last part: a collector's token, longer than any slug
 MIN_KEYED_VALUE = 16  # a value under `<vendor>_key`: an issued key is long and varied
 MIN_LONE_TOKEN = 24  # a text that is one random token this long and nothing else: a key file
 MAX_LONE_TOKEN = 100  # longer: encrypted data (a credentials.yml.enc), no key

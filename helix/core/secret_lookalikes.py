@@ -118,6 +118,8 @@ def id_named(before: str) -> bool:
     if named is None:
         return False
     parts = segments(named.group(1))
+    while len(parts) > 1 and parts[-1].isdigit():
+        parts.pop()  # `x-amz-id-2`: a numbered name is the name
     if len(parts) < 2 or _SECRET_ID_WORDS.intersection(parts[:-1]):
         return False
     return parts[-1] in _ID_WORDS or (len(parts) > 2 and (parts[0], parts[-1]) == _HEADER_ID)

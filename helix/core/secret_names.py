@@ -3,7 +3,7 @@
 the ID half of a key pair, a wallet's recovery phrase, or nothing (a field, a label, a URL, a
 length ...). The vocabulary is data: words, segments and suffixes.
 
-    name_strength(name) -> "strong" | "weak" | "keyed" | "paired" | "phrase" | None
+    name_strength(name) -> "strong" | "weak" | "keyed" | "pin" | "paired" | "phrase" | None
 """
 
 from __future__ import annotations
@@ -44,9 +44,17 @@ FOREIGN_SECRET_WORDS = ("kennwort", "motdepasse", "contrasena", "contraseña", "
                         "пароль", "κωδικός", "パスワード", "비밀번호", "암호", "密码", "密碼",
                         "口令")
 FOREIGN_TOKEN_WORDS = ("токен", "トークン", "토큰", "令牌")
+# "Key" in other languages (`chave_api`, `clave`, `Schluessel`, `ключ`): a key when the value
+# reads random, as an English `<vendor>_key` is (a short ASCII word as a whole segment only:
+# `chave`, not `enclave`'s `clave`)
+# (the languages' words a name is most often written in; each costs the prefilter's word set
+# a pass's share: benchmarks/scan_cost_bench.py)
+FOREIGN_KEY_WORDS = ("chave", "clave", "chiave", "schluessel", "schlüssel", "ключ", "密钥",
+                     "密鑰")
 # how those names are written in a text: the prefilter's trigger for the structure detector
 # (`mot_de_passe`, `mot-de-passe`, `motDePasse`: the separated forms of the compound)
-FOREIGN_NAME_FORMS = (*FOREIGN_SECRET_WORDS, *FOREIGN_TOKEN_WORDS, "mot_de_passe",
+FOREIGN_NAME_FORMS = (*FOREIGN_SECRET_WORDS, *FOREIGN_TOKEN_WORDS, *FOREIGN_KEY_WORDS,
+                      "mot_de_passe",
                       "mot-de-passe", "mot.de.passe", "motdepasse")
 _SEPARATORS = str.maketrans("", "", "_-. ")
 # Whole segments that say so (a segment is a snake/kebab/dotted/camel part of the name).
@@ -68,7 +76,15 @@ _KEY_NOT_SECRET = frozenset({
     "event", "metric", "tag", "publishable"})
 _LAST_ONLY = frozenset({"pass", "pw", "pwd"})  # db_pass is one; pass_rate, pw_hash are not
 _WEAK_SEGMENTS = frozenset({"token", "auth", "authorization", "apikey", "salt", "bearer", "sig",
-                            "signature"})
+                            "signature", "hmac"})  # WEBHOOK_HMAC: the key signing its bodies
+# a last segment that holds an issued key when its value is letters and digits and reads
+# random (`ssl_pin`: a gateway's PIN of 64 characters; a GPIO's `LED_PIN = 13` and a
+# certificate's pin, a SHA-256 digest in base64 `...=`, are none): strength "pin"
+_PIN_LAST = frozenset({"pin"})
+# an app's "certificate" issued with its ID as its signing secret (`APP_CERTIFICATE=<hex>`):
+# a key when its value reads random; a certificate proper is PEM or DER in base64
+# (secret_values.issued_key: no `MII...`, `-----BEGIN`, `LS0tLS1`), public
+_CERTIFICATE_WORDS = frozenset({"certificate", "cert"})
 # What qualifies a token that is not a credential (a parser's or a language model's tokens).
 _TOKEN_NOT_CREDENTIAL = frozenset({
     "max", "min", "num", "next", "prev", "last", "first", "start", "end", "special", "eos", "bos",
@@ -131,7 +147,7 @@ def name_strength(name: str) -> str | None:
     'keyed' when its value must read random (stripe_key, sonar.login), 'paired' for the ID
     half of an access key pair (a weak name whose UUID is a record's), 'phrase' when it must
     be a wallet's recovery phrase, None when it does not or describes one (a field, a label,
-    a URL, a length ...)."""
+    a URL, a length ...); 'pin' when its value must be letters and digits reading random."""
     bare = name.strip("\"'`$@-.")
     host = _BUNDLER_HOST.fullmatch(bare)
     if host is not None and host.group(1) not in _BUNDLER_SETTINGS:
@@ -142,8 +158,10 @@ def name_strength(name: str) -> str | None:
     parts = _segments(bare)
     while len(parts) > 1 and parts[-1].isdigit():
         parts.pop()  # token1, DB_PASSWORD_2: a numbered name is the name
-    if parts and parts[0] in _REFERENCE_QUALIFIERS:
-        return None  # existingSecret, external_secret: the name of a secret kept elsewhere
+    if parts and (parts[0] in _REFERENCE_QUALIFIERS or (
+            len(parts) > 1 and parts[-2] in _REFERENCE_QUALIFIERS
+            and parts[-1] in ("secret", "secrets"))):
+        return None  # existingSecret, apiKeyExistingSecret: the name of a secret kept elsewhere
     flat = "".join(parts)
     if (flat in _SESSION_NAMES or parts[-2:] == ["session", "id"] or flat == "appid"
             or parts in (["sid"], ["connect", "sid"]) or parts[-1:] == ["appkey"]):
@@ -173,6 +191,10 @@ def name_strength(name: str) -> str | None:
         return "keyed"  # stripe_key, MAILGUN_KEY: a vendor's key when its value reads random
     if parts == ["key"] or flat.endswith(_KEYED_ENDINGS):
         return "keyed"  # `Key=...`, `new relic user key = '...'`: the same test of the value
+    if parts[-1] in _CERTIFICATE_WORDS and len(parts) > 1:
+        return "keyed"  # AGORA_APP_CERTIFICATE=<32 hex>: when its value reads as a key
+    if parts[-1] in _PIN_LAST:
+        return "pin"
     if parts[-1] == "login" or (parts[-1] == "pat" and len(parts) > 1):
         return "keyed"  # sonar.login, ASANA_PAT (a personal access token): when it reads issued
     return None
@@ -197,7 +219,10 @@ def _foreign_strength(bare: str) -> str | None:
         return "strong"
     if any(_foreign_word(w, flat, parts) for w in FOREIGN_TOKEN_WORDS):
         return "weak"
+    if any(_foreign_word(w, flat, parts) for w in FOREIGN_KEY_WORDS):
+        return "keyed"
     return None
 
 
-_FOREIGN_ASCII_STEMS = tuple(sorted({w[:4] for w in FOREIGN_SECRET_WORDS if w.isascii()}))
+_FOREIGN_ASCII_STEMS = tuple(sorted({w[:4] for w in (*FOREIGN_SECRET_WORDS, *FOREIGN_KEY_WORDS)
+                                     if w.isascii()}))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from helix.core.secret_gates import MIN_PASSWORD_LEN, MIN_VALUE
+from helix.core.secret_gates import MIN_CAPABILITY, MIN_PASSWORD_LEN, MIN_VALUE
 from helix.core.secret_structure import (
     Found,
     credential_like,
@@ -131,6 +131,16 @@ def _prose(text: str) -> Iterator[Found]:
 # `/v2/<key>`, Infura's `/v3/<key>`): whoever holds the URL spends the key's quota
 _PATH_KEY = re.compile(r"://[\w.\-]{1,253}(?::\d{1,5})?/(?:[\w.\-]{1,40}/)?v\d{1,2}/"
                        r"([A-Za-z0-9_\-]{20,128})(?=[\"'`\s<>)]|$)")
+# A live stream's ingest URL (RTMP): its last part is the stream key, whoever holds it
+# broadcasts on the channel (`rtmp://<ingest host>/app/<key>`, `rtmps://.../live2/<key>`)
+_STREAM_KEY = re.compile(r"\brtmps?://[\w.\-]{1,253}(?::\d{1,5})?/(?:[\w.\-]{1,80}/){0,4}"
+                         r"([A-Za-z0-9_\-]{16,512})(?=[\"'`\s<>)?]|$)")
+# A capability URL: an intake's address whose last part is a long random token (a log
+# collector's HTTP source, a crash or event intake), no file's name: whoever holds the URL
+# posts to it, so the whole URL is masked as a webhook's is
+_LONG_URL = re.compile(r"https://[^\s\"'`<>)]{" + str(MIN_CAPABILITY + 12) + r",8192}")
+_CAPABILITY_URL = re.compile(r"https://[\w.\-]{1,253}(?::\d{1,5})?(?:/[\w.\-~%]{1,80}){1,8}/"
+                             r"([A-Za-z0-9_\-=+%]{" + str(MIN_CAPABILITY) + r",4096})")
 MAX_QUERY = 4096  # characters of a query string read either side of its signature
 _UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 
@@ -160,6 +170,12 @@ def _signed_query(text: str, at: int) -> tuple[int, int] | None:
     return start, end
 
 
+def _mixed_case(value: str) -> bool:
+    """Upper and lower case letters and digits (no hex digest, no slug of words)."""
+    return (any(c.isupper() for c in value) and any(c.islower() for c in value)
+            and any(c.isdigit() for c in value))
+
+
 def _urls(text: str) -> Iterator[Found]:
     for match in _PATH_KEY.finditer(text):
         value = match.group(1)
@@ -174,6 +190,16 @@ def _urls(text: str) -> Iterator[Found]:
                 signed = _signed_query(text, match.start())
                 if signed is not None:
                     yield Found(*signed, "url_secret")
+    if "rtmp" in text:
+        for match in _STREAM_KEY.finditer(text):
+            if random_token(match.group(1)) and not placeholder(match.group(1)):
+                yield Found(match.start(1), match.end(1), "url_secret")
+    for long_url in _LONG_URL.finditer(text) if "https://" in text else ():
+        capability = _CAPABILITY_URL.fullmatch(long_url.group())  # (most URLs: short, none)
+        value = capability.group(1) if capability is not None else ""
+        if (value and random_token(value) and _mixed_case(value) and not placeholder(value)
+                and not filler(value)):
+            yield Found(long_url.start(), long_url.end(), "webhook_url")
     for match in _WEBHOOK.finditer(text):
         group = 1 if match.group(1) is not None else 2
         if placeholder_body(match.group(group)) or filler(match.group(group)):

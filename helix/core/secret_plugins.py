@@ -60,7 +60,8 @@ _EXTENDED_PUBLIC = re.compile(r"[xyzt]pub[1-9A-HJ-NP-Za-km-z]{100,}")
 # chain `x5c`); its private ones (`d`, `p`, `q`, `dp`, `dq`, `qi`, `k`) stay found
 _JWK_PUBLIC = re.compile(r"[\"'](?:n|e|x|y|x5c|x5t(?:#S256)?)[\"'][ \t]*:[ \t]*\[?[ \t]*[\"']$")
 _PUBLIC_NAMES = ("public", "pub", "fingerprint", "checksum", "integrity", "digest", "hash", "etag",
-                 "sitekey", "site_key", "site-key", "plaintext", "ciphertext", "expected")
+                 "sitekey", "site_key", "site-key", "plaintext", "ciphertext", "expected",
+                 "pssh")  # a DRM system's header in a DASH manifest: a player's public data
 _BECH32_PREFIXES = ("age", "npub", "bc", "tb", "ltc")
 # what stands just before a value that is no secret: a data URI's payload, a password hash's
 # algorithm and salt (`$2b$12$`, `$6$salt$`), a name saying the value is public or a digest
@@ -73,6 +74,14 @@ _PUBLIC_BEFORE = re.compile(
     r"(?i)(?:;base64,|\$(?:" + word_alternation(_CRYPT_IDS) + r"|pbkdf2[-\w]*)\$[^\s'\"]*|"
     r"ENC\[[A-Z0-9_]{1,20},[^\]\s]*|(?:" + word_alternation(_PUBLIC_NAMES) + r")[\w\-]*"
     r"[\"']?[ \t]*[:=][ \t]*(?:[\w.]{1,30}\([ \t]*)?[\"']?)$")
+# the same names as an XML element's (`<cenc:pssh>`, `<Checksum>`), and a page's meta tag
+# published for a search engine or a platform to read (`google-site-verification`,
+# `msvalidate.01`, `facebook-domain-verification`): read only before a value a `>` or a
+# quote opens
+_PUBLIC_ELEMENT = re.compile(
+    r"<(?:[\w\-]{1,20}:)?(?:" + word_alternation(_PUBLIC_NAMES) + r")[\w\-]*(?:\s[^<>]{0,200})?>$"
+    r"|\bname=[\"'][\w.:\-]{0,40}(?:verification|verify|validate)[\w.\-]{0,10}[\"'][ \t]+"
+    r"content=[\"']$", re.I)
 # a SOPS envelope's parts (`ENC[AES256_GCM,data:...,iv:...,tag:...]`): ciphertext and its
 # parameters, safe to commit
 _ENVELOPE = re.compile(r"ENC\[[A-Z0-9_]{1,20},[^\]\s]*$")
@@ -334,6 +343,8 @@ def public_value(value: str, before: str) -> bool:
     the value or just before it), an SSH public key, a wallet's extended public key, a key
     issued to be public, a JSON Web Key's public member, a documentation's example."""
     if (_PUBLIC_BEFORE.search(before[-PUBLIC_BEFORE_REACH:]) is not None or _sorted_runs(value)
+            or (before[-1:] in (">", "\"", "'")
+                and _PUBLIC_ELEMENT.search(before[-PUBLIC_BEFORE_REACH * 3:]) is not None)
             or ("ENC[" in before and _ENVELOPE.search(before) is not None)
             or media_base64(value) or typed_id(value, before)
             or _BECH32_PUBLIC.fullmatch(value) is not None or encoded_text(value)

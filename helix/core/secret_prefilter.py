@@ -27,6 +27,7 @@ from helix.core.english import word_alternation
 from helix.core.secret_blocks import YAML_KEY, secret_block_opener
 from helix.core.secret_calls import BUILD_TRIGGER, CALL_TRIGGER, LITERAL_TRIGGER, RESOURCE_TRIGGER
 from helix.core.secret_commands import programs
+from helix.core.secret_consoles import reads_below
 from helix.core.secret_gates import (
     BLOCK_LINES,
     CONTEXT_AFTER,
@@ -39,7 +40,7 @@ from helix.core.secret_gates import (
 from helix.core.secret_names import FOREIGN_NAME_FORMS, LOGIN_WORDS, VENDOR_KEY_NAMES
 from helix.core.secret_places import AT_TRIGGER
 from helix.core.secret_rules import rules
-from helix.core.secret_shapes import ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER, P4TICKET_TRIGGER
+from helix.core.secret_shapes import SHAPE_TRIGGERS
 from helix.core.secret_tokens import prefixes
 
 # The words of secret names, narrowed to the forms a rule can use: `pass` as a name's part
@@ -49,17 +50,18 @@ from helix.core.secret_tokens import prefixes
 KEYWORDS = (r"(?i)pass(?:w|phrase|code|[_\-:.])|[a-z0-9_.\-]pass\b|"
             r"\bpass\b(?:\[[0-9]*\])?[\"'\]]?[ \t]*[:=>]|"
             r"pwd|pw\b|secret|token|auth|cred|salt|bearer|contras|"
-            r"login|identified|\bpins?\b|access[_.\-]?id|bundle_[a-z0-9_]*__|"
+            r"login|identified|\bpins?\b|[_.\-]pin\b|hmac|[_.\-]cert(?:ificate)?\b|"
+            r"access[_.\-]?id|bundle_[a-z0-9_]*__|"
             r"(?:mnemonic|seed|phrase|words)[\"']?[ \t]*[:=][ \t]*[\"']?"
             r"[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]|"
             r"psk|sess(?:ion)?[_.\-]?id|appid|\bsid\b|[_.\-]pat\b|"
             r"(?:api|auth|service|account|db|database|priv|private|client|access|secret|deploy|"
             r"signing|license|master|session|encryption|cloudant|clou|cl|softlayer|sl|ibm|iam|"
             r"cloud|storage|shared|x)[_.\- ]?key|key[_.\-]?pass|[?&;]key=|"
-            r"(?:^|[^a-z])sig(?:[^a-z]|$)|signature|[a-z0-9][_.\-]?keys?\b")
+            r"(?:^|[^a-z])sig(?:[^a-z]|$)|signature|[a-z0-9][_.\-]?keys?[0-9]?\b")
 # a bare `key` only before a long run of token characters (its value must read like an issued
-# key: secret_values.random_token); apart from KEYWORDS, whose set has no counted runs
-BARE_KEY = r"(?i)\bkey[0-9]*[\"']?[ \t]*(?::=|[:=])[ \t]*[\"']?[A-Za-z0-9+/=_.~\-]{16}"
+# key: secret_values.random_token; PHP's `'key' => '...'`); apart from KEYWORDS (no counted runs)
+BARE_KEY = r"(?i)\bkey[0-9]*[\"']?[ \t]*(?::=|=>|[:=])[ \t]*[\"']?[A-Za-z0-9+/=_.~\-]{16}"
 NAMED = ("structure", "blocks", "shapes", "lines", "regex")
 # (trigger, the detectors it can wake): see each detector's module for what it reads
 _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -119,9 +121,7 @@ _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
     (BUILD_TRIGGER, ("shapes",)),  # a client built by position (a constructor, an SDK's)
     (LITERAL_TRIGGER, ("shapes",)),  # a long literal as an argument (a key passed to one)
     (RESOURCE_TRIGGER, ("shapes",)),  # a keystore's or a JDBC URL's password beside it
-    (ACCOUNTS_TRIGGER, ("shapes",)),  # a chain's accounts: their private keys
-    (COMMUNITY_TRIGGER, ("shapes",)),  # SNMP's community string
-    (P4TICKET_TRIGGER, ("shapes",)),  # a Perforce ticket file's line
+    *((trigger, ("shapes",)) for trigger in SHAPE_TRIGGERS),  # (secret_shapes: each's rule)
     (r"\.[A-Za-z0-9_\-]{6}:[A-Za-z0-9_\-]{43}", ("regex",)),  # an Ably key
     (r"LS0tLS1CRUdJTi", ("keys",)),  # a PEM block in base64 (a kubeconfig's key data)
     (r"(?:^|[\s=:\"])(?:AKC|AP[0-9A-F])[a-zA-Z0-9]{4}", ("format:artifactory_token",)),
@@ -141,8 +141,8 @@ _KEY_LINE = re.compile(r"[ \t]*(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z][A-Za-z\-]*: [^\n
                        r"[ \t]*\r?")
 # A trigger line that opens a value the next lines hold: a YAML/JSON/INI key with nothing after
 # it (`password:`, `"password":`, `secret: |`, `secrets =`), a line ending in `[` `(` `+` `\\`
-# `>` or a triple quote, or one naming a pair (`- name: X`, `<name>`, `variable "x" {`).
-_OPENS = re.compile(r"(?:[\[(+\\>]|\"\"\"|\'\'\')[ \t]*\r?$")
+# `>` `=` or a triple quote, or one naming a pair (`- name: X`, `<name>`, `variable "x" {`).
+_OPENS = re.compile(r"(?:[\[(+\\>=]|\"\"\"|\'\'\')[ \t]*\r?$")
 _PAIR_MARKER = re.compile(r"(?i)\b(?:name|key|variable|id|env)[\"']?[ \t]*[:=]|<(?:name|key)>|"
                           r"\bvariable[ \t]+\"")
 # what `_PAIR_MARKER` or a key body needs (`_pair_hint`: words found by `in`, cheaper than
@@ -343,7 +343,7 @@ def _context(line: str) -> tuple[int, int]:
     rules' reach for a line that opens a value below it or names a pair."""
     last = line.rstrip()[-1:]
     if (last.isalnum() or last in ")];}.!?%*`&$@~^_") and not _pair_hint(line):
-        return 0, 0  # a line that neither opens a value nor names a pair (most of them)
+        return 0, reads_below(line)  # (most lines: none; a RADIUS block's, a printed file's)
     if last == "{" and secret_block_opener(line):
         return 0, CONTEXT_AFTER  # `tokens {`: its entries on the lines below
     if last == "," and _RESOURCE.search(line) is not None:
@@ -354,7 +354,7 @@ def _context(line: str) -> tuple[int, int]:
         return before, CONTEXT_AFTER
     if _BODY.fullmatch(line):
         return before, 2  # a key body's short last line and its END line
-    return before, 1 if _CLOSES_QUOTE.search(line) else 0
+    return before, 1 if _CLOSES_QUOTE.search(line) else reads_below(line)
 
 
 def _started(text: str, start: int) -> int:

@@ -25,11 +25,9 @@ from functools import cache
 
 from helix.core.english import word_alternation
 from helix.core.secret_calls import call_findings
+from helix.core.secret_consoles import printed_keys, server_keys
 from helix.core.secret_defaults import default_findings
-from helix.core.secret_gates import (
-    MIN_PASSWORD_LEN,
-    MIN_VALUE,
-)
+from helix.core.secret_gates import MIN_PASSWORD_LEN, MIN_VALUE
 from helix.core.secret_rules import rules
 from helix.core.secret_structure import (
     Found,
@@ -67,7 +65,9 @@ _SET_PASSWORD = re.compile(r"(?i)\bset[ \t]+password[ \t]+(?:for[ \t]+[^=\n]{1,2
                            r"(?:password[ \t]*\([ \t]*)?(['\"])([^'\"\n]{1,4096})\1")
 _CREDENTIAL_CALL = re.compile(
     r"(?i)(?:(?:auth|login|credentials?)(?:\w*|\.basic)|_pw_set)[ \t]*(?:=[ \t]*)?\([ \t]*"
-    r"([\"'])([^\"'\n]{1,200})\1[ \t]*,[ \t]*([\"'])([^\"'\n]{1,4096})\3")
+    r"([\"'])([^\"'\n]{1,200})\1[ \t]*,[ \t]*"
+    # (the password wrapped: Rust's `Some("X")`, `SecretString::new("X")`, `Optional.of("X")`)
+    r"(?:[A-Za-z_][\w.:]{0,30}\([ \t]*)?([\"'])([^\"'\n]{1,4096})\3")
 # a database's connect call given its address, a user and the password, all three literals
 # (Perl's `DBI->connect("DBI:mysql:...", "u", "X")`, PHP's `mysqli_connect("h", "u", "X")`)
 _DSN_CONNECT = re.compile(
@@ -76,7 +76,8 @@ _DSN_CONNECT = re.compile(
 # a call (a name right before its parenthesis: not a tuple), at most two arguments before
 _NAMED_ARGUMENT = re.compile(  # the parenthesis first: a literal the search skips to
     r"\((?<=[\w\]]\()[ \t]*(?:[^(),\n]{1,100},[ \t]*){0,2}([\"'])([A-Za-z_][\w.\-]{0,79})\1"
-    r"[ \t]*,[ \t]*([\"'])([^\"'\n]{1,4096})\3")
+    r"[ \t]*,[ \t]*([\"'])(?:\\[\"'])?([^\"'\n]{1,4096}?)(?:\\[\"'])?\3")
+# (a value quoted again inside its literal, Gradle's `buildConfigField("String", "K", "\"X\"")`)
 # a secret name compared with a literal: a hard-coded credential check
 _COMPARED = re.compile(
     r"(?<![\w.$])([A-Za-z_$][\w.$]{0,79})[ \t]*[!=]==?[ \t]*([\"'])([^\"'\n]{1,4096})\2"
@@ -388,7 +389,8 @@ _ACCOUNT_KEY = re.compile(r"0x[0-9a-fA-F]{64}")
 # A network device's saved config and net-snmp's snmpd.conf: `enable secret 5 <hash>`,
 # `username u privilege 15 password 7 <hex>`, `snmp-server community <string> RW`,
 # `rocommunity <string> 10.0.0.0/8` (a community string is SNMP's password)
-COMMUNITY_TRIGGER = r"snmp-server[ \t]+community|r[ow]community6?[ \t]"
+COMMUNITY_TRIGGER = (r"snmp-server[ \t]+community|r[ow]community6?[ \t]|"
+                     r"(?:radius|tacacs)(?:-server[ \t]+(?:host|key)|[ \t]+server)[ \t]")
 _DEVICE_WORDS = ("secret", "password")
 _DEVICE_SECRET = re.compile(
     r"(?m)^[ \t]*(?:enable[ \t]+(?:" + word_alternation(_DEVICE_WORDS) + r")|username[ \t]+\S+"
@@ -406,6 +408,12 @@ def _device_secrets(text: str) -> Iterator[Found]:
         if (len(value) >= MIN_PASSWORD_LEN and value.lower() not in _DEFAULT_COMMUNITIES
                 and (not placeholder(value) or _CRYPT.match(value) is not None)):
             yield Found(match.start(group), match.end(group), "assignment")
+
+
+# the prefilter's triggers for the rules here that no secret word wakes: a chain's accounts
+# (their private keys), a device's SNMP community and RADIUS/TACACS+ key, a Perforce ticket
+# file's line
+SHAPE_TRIGGERS = (ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER, P4TICKET_TRIGGER)
 
 
 def _accounts(text: str) -> Iterator[Found]:
@@ -428,6 +436,10 @@ def shape_findings(text: str) -> list[Found]:
     if "community" in lowered or (("enable " in lowered or "username " in lowered)
                                   and ("secret " in lowered or "password " in lowered)):
         found += _device_secrets(text)
+    if "cat " in text:
+        found += printed_keys(text)
+    if "radius" in lowered or "tacacs" in lowered:
+        found += server_keys(text)
     if "-value" in lowered:
         found += _name_value_flags(text)
     if "user" in lowered and ("password" in lowered or "secret" in lowered):

@@ -57,7 +57,9 @@ class Found(NamedTuple):
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
 # a secret word inside a name: RE2 (linear, and an order faster than `re` over every window)
-_TRIGGER = re2.compile(r"(?i)pass|pwd|pw\b|secret|token|key|auth|cred|salt|bearer|sig|login|"
+_TRIGGER = re2.compile(r"(?i)pass|pwd|pw\b|pin\b|hmac|[_.\-]cert(?:ificate)?\b|secret|token|key|"
+                       r"auth|cred|salt|bearer|"
+                       r"sig|login|"
                        r"access[_.\-]?id|BUNDLE_|mnemonic|seed|phrase|psk|sess|appid|sid\b|"
                        r"[_.\-]pat\b|erlang[_.\-]?cookie|honeycomb-team|"
                        + word_alternation(tuple(n for n in FOREIGN_NAME_FORMS if n.isascii())),
@@ -72,7 +74,7 @@ _HEADER_SCHEMES = ("basic ", "bearer ", "token ", "digest ", "negotiate ", "apik
 _QUOTES = "\"'`"
 _AFTER_NAME = frozenset("\"'`] \t[0123456789")  # between a name and its operator
 _DECLARATOR = re.compile(r"\[[0-9]{0,6}\]")  # a C array's size after its name
-_LITERAL_PREFIXES = frozenset("@rbuL")  # before a string literal's quote
+_LITERAL_PREFIXES = frozenset("@rbuLN")  # before a string literal's quote (N: T-SQL's Unicode)
 _OPERATOR_START = frozenset("=:{?+-.|")
 # assignment operators of two or more characters: Make's `::=` `:::=` `?=` `+=`, Go's `:=`,
 # PHP's `.=` `??=`, Ruby's `||=`, and `=>`
@@ -85,7 +87,8 @@ _XML_ELEMENT = re.compile(r"<([A-Za-z_][\w:.\-]{0,79})(\s[^<>\n]{0,400})?>([^<\n
 _NAME_ATTRIBUTE = re.compile(r"\b(?:name|key)[ \t]*=[ \t]*([\"'])([^\"'<>\n]{1,80})\1")
 _XML_PAIR = re.compile(r"(?i)\b(?:key|name|id)[ \t]*=[ \t]*([\"'])([^\"'<>\n]{1,80})\1"
                        r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)"
-                       r"(?:value|content)[ \t]*=[ \t]*([\"'])([^\"'\n]{1,4096})\3")
+                       r"(?:[\w\-]{1,20}:)?(?:value|content)[ \t]*=[ \t]*"  # (android:value)
+                       r"([\"'])([^\"'\n]{1,4096})\3")
 # a literal converted to bytes or a string where it is assigned (Go, Node, Python, C#, Java)
 _WRAPPER = re.compile(r"(?:\[\]byte|Buffer\.from|bytes|bytearray|Encoding\.\w{1,20}\.GetBytes|"
                       r"str|String|new[ \t]+String|SecretStr|Secret)\(")
@@ -258,7 +261,7 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
     if parenthesized:
         at += 1  # a parenthesized literal: ("abc"), not a tuple ("a", "b")
     if text[at] in _LITERAL_PREFIXES and _quote_at(text, at + 1):
-        at += 1  # @"..." (Objective-C, C#), r"..." b"..." u"..." L"..."
+        at += 1  # @"..." (Objective-C, C#), r"..." b"..." u"..." L"..." N'...'
     if text[at] in _QUOTES:
         return _quoted_found(text, at, line_end, strength, parenthesized)
     lowered = text[at:at + 12].lower()
@@ -296,7 +299,10 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
     if table and rest.startswith("|"):
         rest = ""  # the cell's end
     # a log line's `name=value` pairs (logfmt): words follow, no operator
-    logfmt = glued and _LOGFMT_REST.match(rest) is not None and random_token(value)
+    # (a strong name's value before more `name=value` pairs: a libpq connection string's
+    # `password=X sslmode=require`)
+    logfmt = glued and _LOGFMT_REST.match(rest) is not None and (
+        random_token(value) or (strength == "strong" and _QUERY_PAIR.match(rest) is not None))
     if not env_style and not logfmt and _expression_follows(rest, opened, strength, value):
         return None
     if not unquoted_ok(value, strength, env_style) and not _listed(value, strength, env_style):

@@ -62,7 +62,9 @@ _PLACEHOLDER_WORDS = ("changeme", "change_me", "change-me", "placeholder", "your
                       "你的", "您的", "あなたの")  # "your ..." in Chinese and Japanese docs
 # where a secret is kept, not the secret: a path of words (`"prod/db/master"`, Vault's
 # `secret/data/instruments/nmr-600`)
-WORD_PATH = re.compile(r"[a-z][a-z0-9_\-]{0,40}(?:/[a-z][a-z0-9_\-]{0,40}){1,10}")
+# (and a field of it after `:`, as Ansible's and Vault's lookups write it: `secret/app:pin`)
+WORD_PATH = re.compile(r"[a-z][a-z0-9_\-]{0,40}(?:/[a-z][a-z0-9_\-]{0,40}){1,10}"
+                       r"(?::[a-z][a-z0-9_\-]{0,40})?")
 # an account's address (Ethereum's: 20 bytes in hex, checksummed by case): public
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 # what a log writes where it hid a value (`[FILTERED]`, `[MASKED]`)
@@ -91,6 +93,11 @@ _SNAKE_WORDS = re.compile(r"[a-z]{2,}_[a-z]{2,}")  # `sig_st`: snake_case words
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # an access ID that is a UUID names a record (`report_access_id`); issued IDs are not UUIDs
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+# a file's path: folders, then a name and its extension (an object's key in a bucket, a
+# cache's file), or a file's name with a short lower case extension (`ca-bundle-2024.crt`);
+# base64 holds no `.`, a dotted token's parts are long (`s.ZC9Ecf4M5g9o34Q6`)
+_FILE_PATH = re.compile(r"(?:~|\.{1,2})?/?(?:[\w\-.]{1,80}/){1,20}[\w\-]{1,80}"
+                        r"(?:\.[A-Za-z][A-Za-z0-9]{0,5}){1,2}|[\w\-]{1,80}(?:\.[a-z][a-z0-9]{1,4}){1,2}")
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
 
 
@@ -138,12 +145,20 @@ def random_token(value: str) -> bool:
                  or random_letters(value))
             and shannon_entropy(value) >= (HEX_LIMIT if _HEX.fullmatch(value)
                                            else MIN_KEYED_ENTROPY)  # hex: 16 symbols at most
-            and not (_DOTTED.fullmatch(value) and not _random_part(value)))  # a.b.v8_name
+            and not (_DOTTED.fullmatch(value) and not _random_part(value))  # a.b.v8_name
+            and not ("." in value and _FILE_PATH.fullmatch(value)))  # `key=media/ep1.mxf`
+
+
+_ENCODED_CERTIFICATE = ("MII", "LS0tLS1", "-----BEGIN")
+_ALGORITHM_NAMED = re.compile(r"(?i)(?:sha|md5|blake|sri)[\w\-]{0,8}[/:]")  # `sha256/<pin>`
 
 
 def issued_key(value: str) -> bool:
     """`random_token`, or a key issued with its scope before a colon (`2/1204/5568:<hex>`,
     `workspace:<token>`): the part after the last colon reads as one."""
+    if value.startswith(_ENCODED_CERTIFICATE) or (
+            value[:1] in "sSmMbB" and _ALGORITHM_NAMED.match(value) is not None):
+        return False  # a certificate's DER or PEM in base64, a digest its algorithm names
     if random_token(value):
         return True
     scope, _, key = value.rpartition(":")
@@ -170,9 +185,16 @@ def random_symbols(value: str) -> bool:
     return classes == 4 and shannon_entropy(value) >= MIN_SYMBOL_ENTROPY
 
 
+_ENCODED_VARIABLE = re.compile(r"\$\{?[A-Za-z_]\w*\}?")
+
+
 def _encoded_placeholder(value: str) -> bool:
-    """A placeholder in base64 (a k8s Secret's `Y2hhbmdlbWU=`, "changeme")."""
+    """A placeholder in base64 (a k8s Secret's `Y2hhbmdlbWU=`, "changeme"). Decoded data is
+    never expanded: a `$` opens a variable only as the whole value (`$DB_PASSWORD`), else it
+    is the password's first character (`$WbqoY.XPYKE...`)."""
     decoded = decoded_word(value)
+    if decoded.startswith("$") and _ENCODED_VARIABLE.fullmatch(decoded) is None:
+        decoded = decoded[1:]
     return bool(decoded) and placeholder(decoded)
 
 
@@ -181,8 +203,9 @@ def placeholder(value: str, quoted: bool = False) -> bool:
     a YAML alias, anchor or tag (`*db_pw`, `&pw`, `!vault`) is none; quoted, `*`, `&` and `!`
     open a literal like any other character (`"*V1dWx..."`)."""
     lowered = value.lower()
-    opener = "$%{<" if quoted and not value.startswith("**") else "$%{*&!<"
+    opener = "%{<" if quoted and not value.startswith("**") else "%{*&!<"
     return (any(word in lowered for word in _PLACEHOLDER_WORDS) or value[0] in opener
+            or (value[0] == "$" and _variable_opening(value))
             or _TEMPLATE.search(value) is not None
             or lowered in _NEVER_VALUES or lowered.strip("_-.") in _NEVER_VALUES
             or not any(c.isalnum() for c in value) or "REDACTED" in value
@@ -194,6 +217,18 @@ def placeholder(value: str, quoted: bool = False) -> bool:
             or _DUMMY.fullmatch(lowered) is not None  # `test-key`, `password123`
             or _stub_token(value)
             or len(set(value)) == 1)  # "aaaaaaaa", "00000000": a dummy
+
+
+# what a `$` opens when it stands for a value: a variable (`$DB_PW`, `${PW}`, `$(cmd)`), a
+# shell's positional or special parameter alone (`$1`, `$@`), a crypt(3) hash (`$2b$12$...`,
+# `$6$salt$...`, `$argon2id$...`); a `$` before other symbols and a run of letters is a
+# literal's first character (`'$#ptxF.USY6B7H'`, `"$9Ek-Xc6KX_AnO"`)
+_VARIABLE = re.compile(r"\$(?:[A-Za-z_{(\[$]|[0-9@*#?!-]$|[0-9A-Za-z]{1,12}\$)")
+
+
+def _variable_opening(value: str) -> bool:
+    """The value (opening with `$`) opens as a variable, a parameter or a hash's format does."""
+    return len(value) < MIN_WEAK_VALUE or _VARIABLE.match(value) is not None
 
 
 def credential_like(value: str) -> bool:
@@ -242,6 +277,8 @@ def quoted_ok(value: str, strength: str) -> bool:
         return credential_like(value) and not (strength == "paired" and _UUID.fullmatch(value))
     if strength == "keyed":
         return issued_key(value) or random_symbols(value)
+    if strength == "pin":
+        return value.isalnum() and issued_key(value)
     if _sentence(value):
         return False  # a message under a setting's name (`"apiKey.revokeConfirm": "Revoke ..."`)
     # a location is not the secret (a URL with user info is its own rule)
@@ -330,7 +367,7 @@ def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
     """An unquoted value: a literal in config and `.env` files, an expression in code."""
     if strength == "phrase":
         return seed_phrase(value)
-    if strength == "strong" and env_style and generated_key(value):
+    if strength == "strong" and env_style and (generated_key(value) or _env_literal(value)):
         return not placeholder(value, quoted=True)  # `NAME=!x#...`: no YAML tag after `=`
     if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
         return False
@@ -344,6 +381,8 @@ def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
         return credential_like(value) and not (strength == "paired" and _UUID.fullmatch(value))
     if strength == "keyed":
         return issued_key(value)
+    if strength == "pin":
+        return value.isalnum() and issued_key(value)
     if value.isdigit():
         return len(value) >= 6
     if _NUMBER.fullmatch(value):
@@ -354,6 +393,14 @@ def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
             not _HUMAN_NAME.fullmatch(value) or scattered_case(value))
         return env_style or mixed or random
     return True
+
+
+def _env_literal(value: str) -> bool:
+    """A password in `NAME=value` that opens with a symbol YAML or a comment would read
+    (`LOSENORD=!*L8hMXo!wsH`, `db.wachtwoord=#BXMruN*UC2-`): after `=` no tag, alias or
+    comment opens; a credential's length, no space, letters and digits."""
+    return (value[:1] in "!*&#" and len(value) >= MIN_WEAK_VALUE
+            and not any(c.isspace() for c in value) and credential_like(value[1:]))
 
 
 def generated_key(value: str) -> bool:

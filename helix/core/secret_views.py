@@ -4,7 +4,8 @@ original offsets (pure), so the rules that read one line find it and mask it whe
 - `joined_view`: lines continued with a backslash (`.properties`, shell `export X=\\`, a curl
   command over several lines) joined, the next line's indentation dropped; and a string
   literal continued on the next line (`"abc"\\n "def"` in Python, `"abc" +\\n "def"` in
-  JavaScript and Java) joined into one literal.
+  JavaScript and Java) joined into one literal; a literal opening the line after its
+  assignment's `=` (`KEY =\n "abc" +\n "def";`) brought up to it.
 - `unescaped_view` (helix.core.escapes): a notebook's JSON strings with their escapes undone.
 
     joined_view(text) -> (view, offsets) | None   (offsets[i]: where view[i] stands in text)
@@ -19,6 +20,14 @@ _CONTINUED = re.compile(r"\\\r?\n[ \t]*")
 # a string literal closed at the end of a line and another opened on the next: the closing
 # quote, an optional `+`, the line break and indentation, and the opening quote
 _SPLIT_STRING = re.compile(r"([\"'])[ \t]*\+?[ \t]*\r?\n[ \t]*\+?[ \t]*\1")
+# an assignment's `=` ending a line, its literal opening the next (`API_SECRET =\n "abc" +`):
+# the line break and indentation before the literal (`=` first: a literal the search skips to;
+# `==`, `!=`, `<=` ... are no assignment's: `_assigning`)
+_ASSIGNED_BELOW = re.compile(r"=[ \t]*(\r?\n[ \t]*)[\"']")
+
+
+def _assigning(text: str, at: int) -> bool:
+    return at > 0 and (text[at - 1].isalnum() or text[at - 1] in "_] \t")
 
 
 def _closes(text: str, at: int) -> bool:
@@ -41,6 +50,8 @@ def _cuts(text: str) -> list[tuple[int, int]]:
     if "\n" in text and ("\"" in text or "'" in text):
         cuts += [(m.start(), m.end()) for m in _SPLIT_STRING.finditer(text)
                  if _closes(text, m.start())]
+        cuts += [(m.start(1), m.end(1)) for m in _ASSIGNED_BELOW.finditer(text)
+                 if _assigning(text, m.start())]
     cuts.sort()
     merged: list[tuple[int, int]] = []
     for start, end in cuts:
@@ -59,7 +70,8 @@ def joined_view(text: str) -> tuple[str, list[int]] | None:
 
 def joined_changes(text: str) -> tuple[str, list[int], list[int]] | None:
     """`joined_view`, and the view positions where lines were joined."""
-    if "\\\n" not in text and "\\\r\n" not in text and not _SPLIT_STRING.search(text):
+    if ("\\\n" not in text and "\\\r\n" not in text and not _SPLIT_STRING.search(text)
+            and not _ASSIGNED_BELOW.search(text)):
         return None
     cuts = _cuts(text)
     if not cuts:
