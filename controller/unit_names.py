@@ -41,8 +41,12 @@ MONEY_FILE = Path(__file__).with_name("units_money.toml")
 EXACT_CASE_LEN = 2  # "Pa", "ms", "A": a short unit name matches only as written
 DOT = "·"  # the table's product of two units ("N·m"); read joined as "N m"
 JOIN = "\u02cd"  # a letter (so a word character) no text uses: "MB/s" -> "MBˍs"
+# a unit's power, written after it: "m³", "ft²"; a compound's first unit also with a plain
+# digit ("m3/h", "ft3/min")
+POWER = "²³"
+CUBED = "[" + POWER + "23]?"
 # a unit's name as a word of a joined text ("°C", "MBˍs", "megabitsˍperˍsecond")
-WORD = re.compile(r"°?[A-Za-zµ%‰][A-Za-zµ" + JOIN + r"]*")
+WORD = re.compile(r"°?[A-Za-zµ%‰][A-Za-zµ" + POWER + JOIN + r"]*")
 _MIN_SWAPPED = 6  # a name this long is still read with two neighbouring letters swapped
 
 Identity = tuple[str, str]
@@ -267,8 +271,9 @@ def names() -> Names:
     words = "|".join(re.escape(w) for w in per["per"])
     # two words and a separator, a unit per a unit of time where `identity` says so (a typo
     # of a long name too: "megabytes per secnod")
-    compound = re.compile(r"(?<![A-Za-z_°" + JOIN + r"])(°?[A-Za-zµ]+)(\s*/\s*|\s+(?:" + words
-                          + r")\s+)([A-Za-z]+)(?![\w°/])", re.IGNORECASE)
+    compound = re.compile(r"(?<![A-Za-z_°" + JOIN + r"])(°?[A-Za-zµ]+" + CUBED
+                          + r")(\s*/\s*|\s+(?:" + words + r")\s+)([A-Za-z]+)(?![\w°/])",
+                          re.IGNORECASE)
     lines, mentions = data["lines"], data["mentions"]
     two_words = sorted({name for name, _ in products(data) if " " in name},
                        key=lambda w: (-len(w), w))
@@ -372,11 +377,27 @@ def _join_spelled(text: str) -> str:
                   text)
 
 
+INVERSE = "⁻¹"  # a unit to the power minus one: "L·min⁻¹" is litres per minute
+_INVERSE_COMPOUND = re.compile(r"(?<![A-Za-z_°" + JOIN + r"])(°?[A-Za-zµ]+" + CUBED
+                               + r")[·⋅ ]([A-Za-z]+)" + INVERSE + r"(?![\w°])")
+
+
+def _joined_inverse(match: re.Match[str]) -> str:
+    """A unit times a unit of time to the power minus one ("L·min⁻¹", "m³ h⁻¹") written as
+    the compound it is, the exponent blanked (same length): "Lˍmin  "."""
+    found = identity(f"{match.group(1)} {match.group(2)}")
+    if found is None or "/" not in found[1]:
+        return match.group()
+    return match.group(1) + JOIN + match.group(2) + " " * len(INVERSE)
+
+
 def join_compounds(text: str) -> str:
     """`text` with the separator of every unit per a unit of time written as `JOIN` (same
     length): "5 MB/s" -> "5 MBˍs", "megabits per second" -> "megabitsˍperˍsecond"; and of a
     unit's name spelled in two words (`_join_spelled`)."""
     text = _join_spelled(text)
+    if INVERSE in text:
+        text = _INVERSE_COMPOUND.sub(_joined_inverse, text)
     if "/" not in text and not any(w in text.lower() for w in names().per):
         return text
 
@@ -495,5 +516,6 @@ def unit_pattern(unit: str) -> re.Pattern[str]:
               for n in aliases(unit) for p in table.prefixes
               if len(n) > len(p) and n.lower().startswith(p) and n.isalpha()]
     if found is not None and "/" in found[0]:
-        parts.insert(0, r"[A-Za-zµ°]+" + JOIN + r"+(?:[A-Za-z]+" + JOIN + r"+)?[A-Za-z]+")
+        parts.insert(0, r"[A-Za-zµ°]+" + CUBED + JOIN + r"+(?:[A-Za-z]+" + JOIN
+                     + r"+)?[A-Za-z]+")
     return re.compile(r"(?<![A-Za-z_°" + JOIN + r"])(?:" + "|".join(parts) + r")(?![\w°])")
