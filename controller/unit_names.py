@@ -29,7 +29,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from helix.core.english import word_alternation
+from controller.unit_ellipsis import ellipsis_pattern
+from controller.unit_powers import CUBED, INVERSE, POWER, join_inverse
 
 UNITS_FILE = Path(__file__).with_name("units.toml")
 # every unit of a library's registry (pint's) of the table's dimensions, generated once by
@@ -41,10 +42,6 @@ MONEY_FILE = Path(__file__).with_name("units_money.toml")
 EXACT_CASE_LEN = 2  # "Pa", "ms", "A": a short unit name matches only as written
 DOT = "·"  # the table's product of two units ("N·m"); read joined as "N m"
 JOIN = "\u02cd"  # a letter (so a word character) no text uses: "MB/s" -> "MBˍs"
-# a unit's power, written after it: "m³", "ft²"; a compound's first unit also with a plain
-# digit ("m3/h", "ft3/min")
-POWER = "²³"
-CUBED = "[" + POWER + "23]?"
 # a unit's name as a word of a joined text ("°C", "MBˍs", "megabitsˍperˍsecond")
 WORD = re.compile(r"°?[A-Za-zµ%‰][A-Za-zµ" + POWER + JOIN + r"]*")
 _MIN_SWAPPED = 6  # a name this long is still read with two neighbouring letters swapped
@@ -96,19 +93,6 @@ def _split(compound: str) -> tuple[str, str] | None:
     """The two units a compound is written with ("MB/s", "bytes per second")."""
     parts = re.split(r"\s*/\s*|\s+per\s+", compound, maxsplit=1)
     return (parts[0], parts[1]) if len(parts) == 2 else None
-
-
-def _ellipsis(auxiliaries: list[str], asides: list[str], joins: list[str],
-              determiners: list[str]) -> str:
-    """A clause of the quantity's phrase (`{q}`, filled in by `controller.units`) and an
-    auxiliary alone, negated or not, up to the end of its clause."""
-    aside = r"(?:" + "|".join(re.escape(a).replace(r"\ ", r"\s+") for a in asides) + r")"
-    aux = r"(?:" + word_alternation(tuple(auxiliaries)) + r")"
-    join = r"(?:" + word_alternation(tuple(joins)) + r")"
-    determiner = r"(?:" + word_alternation(tuple(determiners)) + r")"
-    return (r"(?i)(?:^|[;,:—–]|\s-{1,2}\s|\b" + join + r")\s*"
-            r"(?:" + determiner + r"\s+)?`?{q}`?\s*(?:,\s*" + aside + r"\s*,\s*)?" + aux
-            + r"(?P<no>n['’]t|\s+not|\s+never)?(?:\s*,?\s*" + aside + r")?\s*(?=[.;,!)]|$)")
 
 
 def _units(data: dict[str, Any]) -> list[tuple[str, list[str]]]:
@@ -295,7 +279,7 @@ def names() -> Names:
         connectors=frozenset(mentions["connectors"]), anaphors=frozenset(lines["anaphors"]),
         instructions=frozenset(lines["instructions"]),
         instruction_leads=frozenset(lines["instruction_leads"]),
-        ellipsis=_ellipsis(lines["auxiliaries"], lines["ellipsis_asides"],
+        ellipsis=ellipsis_pattern(lines["auxiliaries"], lines["ellipsis_asides"],
                            lines["ellipsis_joins"], lines["ellipsis_determiners"]),
         rejects=frozenset(lines["rejects"]), unreal=frozenset(lines["unreal"]),
         contrasts=frozenset(lines["contrasts"]), rebuttals=frozenset(lines["rebuttals"]),
@@ -377,27 +361,13 @@ def _join_spelled(text: str) -> str:
                   text)
 
 
-INVERSE = "⁻¹"  # a unit to the power minus one: "L·min⁻¹" is litres per minute
-_INVERSE_COMPOUND = re.compile(r"(?<![A-Za-z_°" + JOIN + r"])(°?[A-Za-zµ]+" + CUBED
-                               + r")[·⋅ ]([A-Za-z]+)" + INVERSE + r"(?![\w°])")
-
-
-def _joined_inverse(match: re.Match[str]) -> str:
-    """A unit times a unit of time to the power minus one ("L·min⁻¹", "m³ h⁻¹") written as
-    the compound it is, the exponent blanked (same length): "Lˍmin  "."""
-    found = identity(f"{match.group(1)} {match.group(2)}")
-    if found is None or "/" not in found[1]:
-        return match.group()
-    return match.group(1) + JOIN + match.group(2) + " " * len(INVERSE)
-
-
 def join_compounds(text: str) -> str:
     """`text` with the separator of every unit per a unit of time written as `JOIN` (same
     length): "5 MB/s" -> "5 MBˍs", "megabits per second" -> "megabitsˍperˍsecond"; and of a
     unit's name spelled in two words (`_join_spelled`)."""
     text = _join_spelled(text)
-    if INVERSE in text:
-        text = _INVERSE_COMPOUND.sub(_joined_inverse, text)
+    if INVERSE in text:  # "L·min⁻¹": litres per minute
+        text = join_inverse(text, identity, JOIN, CUBED)
     if "/" not in text and not any(w in text.lower() for w in names().per):
         return text
 
