@@ -253,10 +253,11 @@ def names() -> Names:
     exact, folded, recased = _by_case(_named(data))
     per = data["compounds"]
     words = "|".join(re.escape(w) for w in per["per"])
-    # two words and a separator, a unit per a unit of time where `identity` says so (a typo
-    # of a long name too: "megabytes per secnod")
-    compound = re.compile(r"(?<![A-Za-z_°" + JOIN + r"])(°?[A-Za-zµ]+" + CUBED
-                          + r")(\s*/\s*|\s+(?:" + words + r")\s+)([A-Za-z]+)(?![\w°/])",
+    # two words (the first after up to two more: "imperial gallons") and a separator, a unit
+    # per a unit of time where `identity` says so (a typo of a long name too: "megabytes per
+    # secnod")
+    compound = re.compile(r"(?<![A-Za-z_°" + JOIN + r"])((?:[A-Za-z]+[ \t]){0,2}°?[A-Za-zµ]+"
+                          + CUBED + r")(\s*/\s*|\s+(?:" + words + r")\s+)([A-Za-z]+)(?![\w°/])",
                           re.IGNORECASE)
     lines, mentions = data["lines"], data["mentions"]
     two_words = sorted({name for name, _ in products(data) if " " in name},
@@ -329,15 +330,20 @@ def identity(word: str) -> Identity | None:
     if found is not None:
         return found
     n = names()
-    parts = re.split(r"\s*/\s*|\s+(?:" + "|".join(map(re.escape, n.per)) + r")\s+|\s+",
+    # a separator first, so a unit of two words keeps them ("imperial gallons per minute"),
+    # else the space before the unit of time ("imp gal min", joined from "imp gal/min")
+    parts = re.split(r"\s*/\s*|\s+(?:" + "|".join(map(re.escape, n.per)) + r")\s+",
                      word.strip(), maxsplit=1)
-    if len(parts) != 2:
-        return None
-    top, bottom = _simple(parts[0]), _simple(parts[1])
-    if top is None or bottom is None or bottom[0] != n.over or "/" in top[0]:
-        return None
-    dim = f"{top[0]}/{bottom[0]}"
-    return (n.quotients.get(dim, dim), f"{top[1]}/{bottom[1]}")
+    spaces = list(re.finditer(r"\s+", word.strip()))
+    splits = [parts] if len(parts) == 2 else [
+        [word.strip()[:m.start()], word.strip()[m.end():]] for m in spaces]
+    for top_name, bottom_name in splits:
+        top, bottom = _simple(top_name), _simple(bottom_name)
+        if top is not None and bottom is not None and bottom[0] == n.over \
+                and "/" not in top[0]:
+            dim = f"{top[0]}/{bottom[0]}"
+            return (n.quotients.get(dim, dim), f"{top[1]}/{bottom[1]}")
+    return None
 
 
 def _join_spelled(text: str) -> str:
@@ -372,10 +378,13 @@ def join_compounds(text: str) -> str:
         return text
 
     def joined(match: re.Match[str]) -> str:
-        found = identity(f"{match.group(1)} {match.group(3)}")
-        if found is None or "/" not in found[1]:  # "Pa/s" is no Pa·s
-            return match.group()
-        return match.group(1) + re.sub(r"[\s/]", JOIN, match.group(2)) + match.group(3)
+        top, over = match.group(1), match.group(3)
+        for cut in (0, *(m.end() for m in re.finditer(r"[ \t]+", top))):  # "imperial gallons"
+            found = identity(f"{top[cut:]} {over}")
+            if found is not None and "/" in found[1]:  # "Pa/s" is no Pa·s
+                return (top[:cut] + re.sub(r"[ \t]", JOIN, top[cut:])
+                        + re.sub(r"[\s/]", JOIN, match.group(2)) + over)
+        return match.group()
 
     return names().compound.sub(joined, text)
 
