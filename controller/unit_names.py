@@ -29,7 +29,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from helix.core.english import word_alternation
+from controller.unit_ellipsis import ellipsis_pattern
+from controller.unit_powers import CUBED, INVERSE, POWER, join_inverse
 
 UNITS_FILE = Path(__file__).with_name("units.toml")
 # every unit of a library's registry (pint's) of the table's dimensions, generated once by
@@ -42,7 +43,7 @@ EXACT_CASE_LEN = 2  # "Pa", "ms", "A": a short unit name matches only as written
 DOT = "·"  # the table's product of two units ("N·m"); read joined as "N m"
 JOIN = "\u02cd"  # a letter (so a word character) no text uses: "MB/s" -> "MBˍs"
 # a unit's name as a word of a joined text ("°C", "MBˍs", "megabitsˍperˍsecond")
-WORD = re.compile(r"°?[A-Za-zµ%‰][A-Za-zµ" + JOIN + r"]*")
+WORD = re.compile(r"°?[A-Za-zµ%‰][A-Za-zµ" + POWER + JOIN + r"]*")
 _MIN_SWAPPED = 6  # a name this long is still read with two neighbouring letters swapped
 
 Identity = tuple[str, str]
@@ -92,19 +93,6 @@ def _split(compound: str) -> tuple[str, str] | None:
     """The two units a compound is written with ("MB/s", "bytes per second")."""
     parts = re.split(r"\s*/\s*|\s+per\s+", compound, maxsplit=1)
     return (parts[0], parts[1]) if len(parts) == 2 else None
-
-
-def _ellipsis(auxiliaries: list[str], asides: list[str], joins: list[str],
-              determiners: list[str]) -> str:
-    """A clause of the quantity's phrase (`{q}`, filled in by `controller.units`) and an
-    auxiliary alone, negated or not, up to the end of its clause."""
-    aside = r"(?:" + "|".join(re.escape(a).replace(r"\ ", r"\s+") for a in asides) + r")"
-    aux = r"(?:" + word_alternation(tuple(auxiliaries)) + r")"
-    join = r"(?:" + word_alternation(tuple(joins)) + r")"
-    determiner = r"(?:" + word_alternation(tuple(determiners)) + r")"
-    return (r"(?i)(?:^|[;,:—–]|\s-{1,2}\s|\b" + join + r")\s*"
-            r"(?:" + determiner + r"\s+)?`?{q}`?\s*(?:,\s*" + aside + r"\s*,\s*)?" + aux
-            + r"(?P<no>n['’]t|\s+not|\s+never)?(?:\s*,?\s*" + aside + r")?\s*(?=[.;,!)]|$)")
 
 
 def _units(data: dict[str, Any]) -> list[tuple[str, list[str]]]:
@@ -265,10 +253,12 @@ def names() -> Names:
     exact, folded, recased = _by_case(_named(data))
     per = data["compounds"]
     words = "|".join(re.escape(w) for w in per["per"])
-    # two words and a separator, a unit per a unit of time where `identity` says so (a typo
-    # of a long name too: "megabytes per secnod")
-    compound = re.compile(r"(?<![A-Za-z_°" + JOIN + r"])(°?[A-Za-zµ]+)(\s*/\s*|\s+(?:" + words
-                          + r")\s+)([A-Za-z]+)(?![\w°/])", re.IGNORECASE)
+    # two words (the first after up to two more: "imperial gallons") and a separator, a unit
+    # per a unit of time where `identity` says so (a typo of a long name too: "megabytes per
+    # secnod")
+    compound = re.compile(r"(?<![A-Za-z_°" + JOIN + r"])((?:[A-Za-z]+[ \t]){0,2}°?[A-Za-zµ]+"
+                          + CUBED + r")(\s*/\s*|\s+(?:" + words + r")\s+)([A-Za-z]+)(?![\w°/])",
+                          re.IGNORECASE)
     lines, mentions = data["lines"], data["mentions"]
     two_words = sorted({name for name, _ in products(data) if " " in name},
                        key=lambda w: (-len(w), w))
@@ -290,7 +280,7 @@ def names() -> Names:
         connectors=frozenset(mentions["connectors"]), anaphors=frozenset(lines["anaphors"]),
         instructions=frozenset(lines["instructions"]),
         instruction_leads=frozenset(lines["instruction_leads"]),
-        ellipsis=_ellipsis(lines["auxiliaries"], lines["ellipsis_asides"],
+        ellipsis=ellipsis_pattern(lines["auxiliaries"], lines["ellipsis_asides"],
                            lines["ellipsis_joins"], lines["ellipsis_determiners"]),
         rejects=frozenset(lines["rejects"]), unreal=frozenset(lines["unreal"]),
         contrasts=frozenset(lines["contrasts"]), rebuttals=frozenset(lines["rebuttals"]),
@@ -340,15 +330,20 @@ def identity(word: str) -> Identity | None:
     if found is not None:
         return found
     n = names()
-    parts = re.split(r"\s*/\s*|\s+(?:" + "|".join(map(re.escape, n.per)) + r")\s+|\s+",
+    # a separator first, so a unit of two words keeps them ("imperial gallons per minute"),
+    # else the space before the unit of time ("imp gal min", joined from "imp gal/min")
+    parts = re.split(r"\s*/\s*|\s+(?:" + "|".join(map(re.escape, n.per)) + r")\s+",
                      word.strip(), maxsplit=1)
-    if len(parts) != 2:
-        return None
-    top, bottom = _simple(parts[0]), _simple(parts[1])
-    if top is None or bottom is None or bottom[0] != n.over or "/" in top[0]:
-        return None
-    dim = f"{top[0]}/{bottom[0]}"
-    return (n.quotients.get(dim, dim), f"{top[1]}/{bottom[1]}")
+    spaces = list(re.finditer(r"\s+", word.strip()))
+    splits = [parts] if len(parts) == 2 else [
+        [word.strip()[:m.start()], word.strip()[m.end():]] for m in spaces]
+    for top_name, bottom_name in splits:
+        top, bottom = _simple(top_name), _simple(bottom_name)
+        if top is not None and bottom is not None and bottom[0] == n.over \
+                and "/" not in top[0]:
+            dim = f"{top[0]}/{bottom[0]}"
+            return (n.quotients.get(dim, dim), f"{top[1]}/{bottom[1]}")
+    return None
 
 
 def _join_spelled(text: str) -> str:
@@ -377,14 +372,19 @@ def join_compounds(text: str) -> str:
     length): "5 MB/s" -> "5 MBˍs", "megabits per second" -> "megabitsˍperˍsecond"; and of a
     unit's name spelled in two words (`_join_spelled`)."""
     text = _join_spelled(text)
+    if INVERSE in text:  # "L·min⁻¹": litres per minute
+        text = join_inverse(text, identity, JOIN, CUBED)
     if "/" not in text and not any(w in text.lower() for w in names().per):
         return text
 
     def joined(match: re.Match[str]) -> str:
-        found = identity(f"{match.group(1)} {match.group(3)}")
-        if found is None or "/" not in found[1]:  # "Pa/s" is no Pa·s
-            return match.group()
-        return match.group(1) + re.sub(r"[\s/]", JOIN, match.group(2)) + match.group(3)
+        top, over = match.group(1), match.group(3)
+        for cut in (0, *(m.end() for m in re.finditer(r"[ \t]+", top))):  # "imperial gallons"
+            found = identity(f"{top[cut:]} {over}")
+            if found is not None and "/" in found[1]:  # "Pa/s" is no Pa·s
+                return (top[:cut] + re.sub(r"[ \t]", JOIN, top[cut:])
+                        + re.sub(r"[\s/]", JOIN, match.group(2)) + over)
+        return match.group()
 
     return names().compound.sub(joined, text)
 
@@ -495,5 +495,6 @@ def unit_pattern(unit: str) -> re.Pattern[str]:
               for n in aliases(unit) for p in table.prefixes
               if len(n) > len(p) and n.lower().startswith(p) and n.isalpha()]
     if found is not None and "/" in found[0]:
-        parts.insert(0, r"[A-Za-zµ°]+" + JOIN + r"+(?:[A-Za-z]+" + JOIN + r"+)?[A-Za-z]+")
+        parts.insert(0, r"[A-Za-zµ°]+" + CUBED + JOIN + r"+(?:[A-Za-z]+" + JOIN
+                     + r"+)?[A-Za-z]+")
     return re.compile(r"(?<![A-Za-z_°" + JOIN + r"])(?:" + "|".join(parts) + r")(?![\w°])")

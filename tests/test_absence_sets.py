@@ -267,7 +267,17 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # by writer 12 accepted, 45 refused, with meaning21's trainer 10 and 62): 4, 37 (fresh22
     # 3/2 -> 1/1, fresh10 refused 5 -> 2, fresh11 6 -> 4, fresh14 4 -> 1, fresh21 4 -> 1;
     # no set the wrong way)
-    assert wrong.get(("tune", True), 0) <= 4 and wrong.get(("tune", False), 0) <= 37, wrong
+    # meaning24: fresh23 (writer68; 64 claims, 48 ordinary; held apart, measured by the lead
+    # before 01ef952 and after bd14958: 5 -> 6 accepted, 4 -> 4 refused) joined: 10 of 1371,
+    # 41 of 967 with meaning23's head (fresh23 6/4); the head retrained with fresh23 as a
+    # twenty-second writer (python -m evals.absence_train: stack, l2 10, threshold 0.45 chosen;
+    # held out writer by writer 18 accepted, 52 refused, fresh23 held out 6/4; over the 21
+    # writers before 12 and 48, meaning23's head 12 and 45): 10, 41 (fresh23 6 -> 5 accepted,
+    # fresh19 1 -> 2; every other set unchanged). Tried and not kept: the object of a negated
+    # verb of telling as a claim's subject ("it doesn't specify the amount"): fresh23 unchanged
+    # with the retrained head, 4 more ordinary answers refused (fresh11, fresh14, fresh19,
+    # fresh21: "The snippets don't say whether ..., but ...")
+    assert wrong.get(("tune", True), 0) <= 10 and wrong.get(("tune", False), 0) <= 41, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)
