@@ -26,6 +26,7 @@ import numpy as np
 
 from helix.core.english import stems
 from helix.core.schemas import Chunk
+from indexers.english_words import short_respelling
 from indexers.tokenize import tokenize
 
 K1 = 1.5
@@ -402,24 +403,10 @@ class BM25Index:
         if any(bases.intersection(stems(c, "inflection")) for c in near):
             return None  # another form of a word the repository has ('applied', 'applies')
         if len(word) < SPELL_MIN_CHARS:
-            return self._short_spelled_as(word, near, min_docs, real_words)
+            return short_respelling(word, near, self.doc_freq, min_docs, real_words)
         found = [(0 if len(c) == len(word) and sorted(c) == sorted(word) else 1,
                   -self.doc_freq(c), c) for c in near if self.doc_freq(c) >= min_docs]
         return min(found)[2] if found else None
-
-    def _short_spelled_as(self, word: str, near: Sequence[str], min_docs: int,
-                          real_words: frozenset[str]) -> str | None:
-        from indexers.english_words import is_word
-
-        if not real_words or is_word(word, real_words):
-            return None
-        swaps = [c for c in near if len(c) == len(word) and sorted(c) == sorted(word)]
-        missing = [c for c in near if len(c) == len(word) + 1]
-        for fits in (swaps, missing):
-            held = [c for c in fits if self.doc_freq(c) >= min_docs]
-            if fits:
-                return held[0] if len(held) == 1 and len(fits) == 1 else None
-        return None
 
     def save(self, directory: Path) -> None:
         """Plain files into `directory` (the caller swaps directories to make it atomic)."""
