@@ -26,6 +26,7 @@ import numpy as np
 
 from helix.core.english import stems
 from helix.core.schemas import Chunk
+from indexers.english_words import short_respelling
 from indexers.tokenize import tokenize
 
 K1 = 1.5
@@ -57,7 +58,11 @@ def bm25_text_for(chunk: Chunk) -> str:
     return "\n".join([*head, chunk.text])
 
 
-SPELL_MIN_CHARS = 6  # shorter words are too close to too many others to respell
+SPELL_MIN_CHARS = 6  # shorter words are too close to too many others to respell freely
+# a word of 4-5 letters is read only as the one repository word it stands for with one letter
+# missing ("cavty" -> cavity, "memry" -> memory) or two adjacent letters swapped ("tset"),
+# and never when it is an English word ("pool", "wat", "gonna": `real_words`)
+SHORT_SPELL_MIN_CHARS = 4
 SPELL_MIN_DOCS = 2  # a neighbour one document holds is more likely a typo of its own
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -382,18 +387,23 @@ class BM25Index:
         col = self._vocab.get(token)
         return 0 if col is None else int(self._indptr[col + 1]) - int(self._indptr[col])
 
-    def spelled_as(self, word: str, min_docs: int = SPELL_MIN_DOCS) -> str | None:
+    def spelled_as(self, word: str, min_docs: int = SPELL_MIN_DOCS,
+                   real_words: frozenset[str] = frozenset()) -> str | None:
         """The vocabulary word a misspelt `word` stands for: one swap of adjacent letters (or
         one letter missing, extra or wrong) away, held by at least `min_docs` documents; a
         swap first, then the word more documents hold, then the word itself (deterministic).
         None for a known word (or an inflection of one, or another inflection of the same
-        base as a neighbour), a short word, or no such neighbour."""
-        if len(word) < SPELL_MIN_CHARS or self.known_forms([word]):
+        base as a neighbour), a short word, or no such neighbour. A word of
+        SHORT_SPELL_MIN_CHARS-5 letters: only a swap or one missing letter, only when one
+        neighbour fits, never a word of `real_words` (empty: no short word is respelt)."""
+        if len(word) < SHORT_SPELL_MIN_CHARS or self.known_forms([word]):
             return None
         near = [c for c in one_edit_words(word) if self.doc_freq(c) >= 1]
         bases = set(stems(word, "inflection"))
         if any(bases.intersection(stems(c, "inflection")) for c in near):
             return None  # another form of a word the repository has ('applied', 'applies')
+        if len(word) < SPELL_MIN_CHARS:
+            return short_respelling(word, near, self.doc_freq, min_docs, real_words)
         found = [(0 if len(c) == len(word) and sorted(c) == sorted(word) else 1,
                   -self.doc_freq(c), c) for c in near if self.doc_freq(c) >= min_docs]
         return min(found)[2] if found else None

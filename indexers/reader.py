@@ -310,7 +310,9 @@ class Index:
     def spelled_as(self, word: str) -> str | None:
         memo = self._memo("spelled")
         if word not in memo:
-            memo[word] = self._bm25().spelled_as(word)
+            from indexers.english_words import whole_words
+
+            memo[word] = self._bm25().spelled_as(word, real_words=whole_words())
         found: str | None = memo[word]
         return found
 

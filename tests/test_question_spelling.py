@@ -34,6 +34,33 @@ def test_the_index_reads_a_misspelt_word_and_leaves_known_ones() -> None:
     assert bm25.spelled_as("applied") is None  # another form of "applies", not a typo of it
 
 
+def test_a_short_word_is_read_only_as_the_one_word_it_misses_a_letter_of() -> None:
+    bm25 = BM25Index.build(["a", "b", "c"], [["cavity", "memory", "test", "pool", "pools"],
+                                             ["cavity", "memory", "test", "pool", "cavities"],
+                                             ["token", "mode"]])
+    english = frozenset({"pool", "wat", "code", "mode", "test"})
+    assert bm25.spelled_as("cavty", real_words=english) == "cavity"  # one letter missing
+    assert bm25.spelled_as("memry", real_words=english) == "memory"
+    assert bm25.spelled_as("tset", real_words=english) == "test"  # two letters swapped
+    assert bm25.spelled_as("cavty") is None  # no English to tell a slip from a word
+    assert bm25.spelled_as("code", real_words=english) is None  # an English word
+    assert bm25.spelled_as("wat", real_words=english) is None  # three letters: never
+    assert bm25.spelled_as("tokn", real_words=english) is None  # one document holds "token"
+    assert bm25.spelled_as("mmory", real_words=english) == "memory"
+    assert bm25.spelled_as("memorx", real_words=english) == "memory"  # six: the long rule
+    assert bm25.spelled_as("pol", real_words=english) is None
+    assert bm25.spelled_as("tesst", real_words=english) is None  # one letter extra: not short
+
+
+def test_a_short_misspelt_word_of_a_question_is_read_and_said() -> None:
+    files = {**FILES, "optics/cavity.py": "class Cavity:\n    \"\"\"An optical cavity.\"\"\"\n",
+             "docs/cavity.md": "# Cavity\n\nA cavity holds light between two mirrors.\n"}
+    env = ask(files_index(files), "where is the cavty defined?")
+    assert env.answer.splitlines()[0] == ("(Read 'cavty' as 'cavity': the repository has no "
+                                          "such word.)")
+    assert "Read" not in ask(files_index(files), "where is the pool defined?").answer
+
+
 def test_the_question_is_asked_with_the_word_read_and_the_answer_says_so() -> None:
     index = files_index(FILES)
     env = ask(index, "where is the tokneizer defined?")

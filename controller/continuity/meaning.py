@@ -55,6 +55,8 @@ _PATH = re.compile(r"[\w.-]+/[\w./-]*|\b[\w-]+\.[a-z]{1,5}\b")
 _NUMBER = re.compile(rf"(?<![\w./:-])#?(\d{{1,6}}){ORDINAL_SUFFIX}?(?![\w/])")
 _QUOTED = re.compile(r"[\"“‘'`][^\"“”‘’'`]{2,}[\"”’'`]")
 _WORD = re.compile(r"[a-z0-9]+")
+# words joined by hyphens: one word of their own ("third-party", "one-off", "first-class")
+_COMPOUND = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)+")
 
 STATE_FLAGS = ("first_turn", "has_root", "has_answer", "has_list", "list_options",
                "list_graph", "has_focus", "pending_sense", "pending_offer", "pending_choice",
@@ -128,8 +130,9 @@ def _words(text: str) -> set[str]:
 
 def ordinals_in(text: str) -> list[int]:
     """Every number or ordinal word the message names ("open result 40", "the third one",
-    a dictated "number to"), in order."""
-    words = _WORD.findall(text.lower())
+    a dictated "number to"), in order; never a word of a hyphenated compound ("the third-party
+    notices" names no position)."""
+    words = _WORD.findall(_COMPOUND.sub(" ", text.lower()))
     found = [int(m.group(1)) for m in _NUMBER.finditer(text)]
     for before, word in zip(["", *words], words, strict=False):
         if word.isdigit() or word not in ORDINAL_WORDS | say.SPOKEN_NUMBERS.keys():

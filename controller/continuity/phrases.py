@@ -57,6 +57,7 @@ PIVOT = _compiled("PIVOT")
 
 # --- selection: a command, an ordinal, a kind word, "the X one" -------------------------------
 POLITE_LEAD = _compiled("POLITE_LEAD")
+CHANNEL_TAG = _compiled("CHANNEL_TAG", re.IGNORECASE)
 COMMAND = _compiled("COMMAND")
 THE_X_ONE = _compiled("THE_X_ONE")
 FOCUS_WORDS = _compiled("FOCUS_WORDS")
@@ -114,6 +115,13 @@ def small_talk_kind(text: str) -> SmallTalkKind | None:
     """The kind of small talk a message contains anywhere ("awesome, thanks a bunch!")."""
     plain = re.sub(r"\s+", " ", re.sub(r"[,;:.!?]+", " ", normalize(text))).strip()
     return next((kind for kind, pattern in _KIND_ORDER if pattern.search(plain)), None)
+
+
+def without_channel_tag(text: str) -> str:
+    """`text` without a leading tag that says who sends it or which step it is ("[ci-bot] ",
+    "agent> ", "@helper maria asks: ", "Step 3: "): the rest is the message."""
+    match = CHANNEL_TAG.match(text)
+    return text[match.end():].strip() if match and match.end() < len(text.rstrip()) else text
 
 
 def without_small_talk_lead(text: str) -> str:

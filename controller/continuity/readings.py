@@ -223,6 +223,9 @@ def _select(t: Turn, pool: OptionSet | None, where: str) -> TurnPlan | None:
 MIN_NOUN_CHARS = 4
 
 
+_PARTICIPLE_ENDS = ("ed", "wn", "en")
+
+
 def _unshown_noun(t: Turn, pool: OptionSet) -> str | None:
     """The noun after the number when the list holds nothing by that name ("open the 3rd
     screenshot" over a list of code and docs): the thing was never shown."""
@@ -230,7 +233,10 @@ def _unshown_noun(t: Turn, pool: OptionSet) -> str | None:
     at = next((i for i, w in enumerate(words) if ordinals_in(w)), None)
     if at is None or at == 0 or at + 1 >= len(words) or words[at - 1] != "the":
         return None  # "the 3rd screenshot", not "#2 already"
-    noun = words[at + 1]
+    after = words[at + 1:]
+    while len(after) > 1 and after[0].endswith(_PARTICIPLE_ENDS):
+        after = after[1:]  # "the first listed result": a participle before the noun
+    noun = after[0]
     shown = " ".join(f"{i.label} {i.sublabel} {i.target.path or ''}" for i in pool.items).lower()
     if len(noun) < MIN_NOUN_CHARS or not noun.isalpha() or noun in say.LIST_NOUNS \
             or stems(noun)[0] in say.SCOPE_KIND or noun in say.SCOPE_KIND \

@@ -79,6 +79,7 @@ RESCUE_NOT_ASKED = 0.35
 def route_turn(state: ContinuityState, text: str, reply_to: int | None,
                settings: ContinuitySettings, *, turns: Sequence[TurnSummary] = (),
                now_ms: int = 0, reader: Reader | None = None) -> TurnPlan:
+    text = say.without_channel_tag(text)  # "[ci-bot] reopen: ...": the tag asks nothing
     last = turns[-1].transition if turns else None
     t, plan = _by_rules(state, text, reply_to, settings, turns, now_ms, last)
     if reader is None or not settings.grounding_continuity:
@@ -338,10 +339,11 @@ def _close_reading(t: Turn, plan: TurnPlan, reading: Reading) -> TurnPlan | None
 
 def _continues(t: Turn) -> bool:
     """A message after an answer that opens with a continuing lead ("and ...", "what about
-    ...", `CONTINUING_LEADS`)."""
-    words = t.plain.split()
+    ...", `CONTINUING_LEADS`), also after an assent ("ok and where is it used?": the small
+    talk read off the message takes its "and" with it)."""
+    said = (t.plain.split(), strip_filler(normalize(t.text)).split())
     return t.state.turn_count > 0 and any(
-        words[:len(lead.split())] == lead.split() for lead in CONTINUING_LEADS)
+        words[:len(lead.split())] == lead.split() for lead in CONTINUING_LEADS for words in said)
 
 
 def _follow_up_looking(t: Turn, reading: Reading, rules_meaning: str) -> bool:

@@ -19,16 +19,14 @@ import re
 from functools import lru_cache
 
 from controller.continuity.phrases import PATTERNS, VOCABULARY
-from helix.core.english import stems
 from indexers.bm25 import one_edit_words
+from indexers.english_words import is_word, whole_words
 
 MIN_TRANSPOSED = 4  # "tset" -> "test": a swap of two letters in a word this long or longer
 MIN_EDITED = 5  # a letter missing, extra or wrong: longer words only ("thnks" -> "thanks")
 _WORD = re.compile(r"[a-z]+")
 # a plain word of a message: not part of an identifier, a path or a dotted name
 _PLAIN = re.compile(r"(?<![\w./-])[A-Za-z][a-z]+(?![\w./-])")
-# the endings a base form takes ("carve" is read: the vocabulary holds "carved")
-_FORMS = ("s", "es", "d", "ed", "ing", "er")
 _ESCAPE = re.compile(r"\\[a-zA-Z]")
 
 
@@ -115,29 +113,17 @@ def respelled(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
 
 @lru_cache(maxsize=1)
 def known_words() -> frozenset[str]:
-    """The words the router reads: the packaged sentence model's whole words (its tokenizer's
-    vocabulary, `vocab.txt`) and the router's vocabulary; the router's
-    alone when the model cannot be read (fewer words are then found misspelt, never more)."""
-    from helix.core.config import IndexSettings
-    from helix.core.errors import HelixError
-    from indexers.encoder import default_model_path, model_dir
-
-    try:
-        lines = (model_dir(default_model_path(IndexSettings())) / "vocab.txt").read_text(
-            encoding="utf-8").splitlines()
-    except (HelixError, ImportError, OSError, UnicodeDecodeError):
-        lines = []
-    # the whole words (letters only, two or more; no '##' piece): read as themselves
-    words = frozenset(w for w in lines if len(w) >= 2 and w.isascii() and w.isalpha()
-                      and w.islower())
+    """The words the router reads: the packaged sentence model's whole words
+    (`indexers.english_words.whole_words`) and the router's vocabulary; none when the model
+    cannot be read (no word is then called a slip)."""
+    words = whole_words()
     if not words:  # no English to read against: nothing is called a slip
         return frozenset()
     return words | vocabulary_words()
 
 
 def _read(word: str, known: frozenset[str], names: frozenset[str]) -> bool:
-    return word in known or word in names or any(s in known for s in stems(word, "inflection")) \
-        or any(word + ending in known for ending in _FORMS)
+    return word in names or is_word(word, known)
 
 
 def misspelt_words(text: str, names: frozenset[str] = frozenset()
