@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 import re2
@@ -32,6 +32,7 @@ from helix.core.secret_gates import MAX_NAME, MAX_VALUE, MIN_VALUE
 from helix.core.secret_held import held_literal
 from helix.core.secret_lookalikes import own_word
 from helix.core.secret_names import FOREIGN_NAME_FORMS, META_SUFFIXES, name_strength
+from helix.core.secret_re2 import spans
 from helix.core.secret_values import (
     credential_like,
     is_label,
@@ -382,12 +383,15 @@ def _named_values(text: str) -> Iterator[Found]:
     # ASCII text as bytes: RE2 reads UTF-8, and its byte offsets are then character offsets
     wide = not text.isascii()
     subject: str | bytes = text if wide else text.encode("ascii")
-    matches = (heapq.merge(_TRIGGER.finditer(subject), _WIDE_TRIGGER.finditer(subject),
-                           key=lambda match: match.start())
-               if wide and any(form in text for form in _WIDE_FORMS)  # (`in`: a fast scan)
-               else _TRIGGER.finditer(subject))
-    for match in matches:
-        name_start, name_end = _grow(text, match.start(), match.end())
+    matches: Iterable[tuple[int, int]] = (
+        spans(_TRIGGER, subject) if not wide  # type: ignore[arg-type]
+        else (match.span() for match in heapq.merge(
+            _TRIGGER.finditer(subject), _WIDE_TRIGGER.finditer(subject),
+            key=lambda match: match.start()))
+        if any(form in text for form in _WIDE_FORMS)  # (`in`: a fast scan)
+        else (match.span() for match in _TRIGGER.finditer(subject)))
+    for match_start, match_end in matches:
+        name_start, name_end = _grow(text, match_start, match_end)
         if (name_start, name_end) in seen_names:
             continue
         seen_names.add((name_start, name_end))
