@@ -353,7 +353,7 @@ def _context(line: str) -> tuple[int, int]:
     last = line.rstrip()[-1:]
     lowered = line.lower()
     if (last.isalnum() or last in ")];}.!?%*`&$@~^_") and not _pair_hint(line, lowered):
-        return 0, reads_below(line)  # (most lines: none; a RADIUS block's, a printed file's)
+        return 0, _below(line, lowered)  # (most lines: none; a RADIUS block's, an INSERT's)
     if last == "{" and secret_block_opener(line):
         return 0, CONTEXT_AFTER  # `tokens {`: its entries on the lines below
     if last == "," and _RESOURCE.search(line) is not None:
@@ -364,7 +364,12 @@ def _context(line: str) -> tuple[int, int]:
         return before, CONTEXT_AFTER
     if _BODY.fullmatch(line):
         return before, 2  # a key body's short last line and its END line
-    return before, 1 if _CLOSES_QUOTE.search(line) else reads_below(line)
+    return before, 1 if _CLOSES_QUOTE.search(line) else _below(line, lowered)
+
+
+def _below(line: str, lowered: str) -> int:
+    """Lines below a line opening no value a rule reads: an INSERT's rows, a RADIUS key."""
+    return CONTEXT_AFTER if "insert" in lowered and "(" in line else reads_below(line)
 
 
 def _started(text: str, start: int) -> int:

@@ -77,6 +77,9 @@ _AFTER_NAME = frozenset("\"'`] \t[0123456789")  # between a name and its operato
 _DECLARATOR = re.compile(r"\[[0-9]{0,6}\]")  # a C array's size after its name
 _LITERAL_PREFIXES = frozenset("@rbuLN")  # before a string literal's quote (N: T-SQL's Unicode)
 _OPERATOR_START = frozenset("=:{?+-.|")
+# a note in parentheses between a label and its colon (`API key (sandbox):`, `Password
+# (prod):`): words, no quote nor operator of its own
+_QUALIFIER = re.compile(r"\([A-Za-z0-9][A-Za-z0-9 ,./\-]{0,40}\)(?=[ \t]*:(?![:=/]))")
 # assignment operators of two or more characters: Make's `::=` `:::=` `?=` `+=`, Go's `:=`,
 # PHP's `.=` `??=`, Ruby's `||=`, and `=>`
 _OPERATORS = (":::=", "::=", "??=", "||=", ":=", "=>", "->", "?=", "+=", ".=")
@@ -398,6 +401,12 @@ def _named_values(text: str) -> Iterator[Found]:
         after = name_end
         while after < size and text[after] in _AFTER_NAME:
             after += 1
+        op_from = name_end  # where the operator is read from
+        qualified = (_QUALIFIER.match(text, after)  # (a space before it: not a call's `(`)
+                     if text[after:after + 1] == "(" and text[after - 1] in " \t" else None)
+        if qualified is not None:  # `Pre-shared key (IPsec fallback): ...`: a label's note
+            op_from = qualified.end()
+            after = _skip_spaces(text, op_from, size)
         if ((after >= size or text[after] not in _OPERATOR_START) and text[name_start] != "-"
                 and _GO_TYPED.match(text, name_end) is None):
             if text[name_end:name_end + 1] in ("(", " ", "\t"):
@@ -420,7 +429,7 @@ def _named_values(text: str) -> Iterator[Found]:
         strength = name_strength(name)
         if strength is None:
             continue
-        found = _assignment(text, core_start, name_end, line_start, line_end, strength)
+        found = _assignment(text, core_start, op_from, line_start, line_end, strength)
         if found is not None and not own_word(text[found.start:found.end], name):
             yield found  # not `POSTGRES_PASSWORD=postgres`: a default, the name's own word
 
