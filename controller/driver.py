@@ -306,8 +306,8 @@ def _file_lead(plan: RoutePlan, question: frozenset[str], ranked: list[Candidate
         elif runs[path][-1] is ranked[position - 1]:
             runs[path].append(c)  # a run: the file's first items, one after the other
         end = position + 1
-    paths = list(runs)
-    anchored = any(r.code in ANCHORS for c in runs[paths[0]] for r in c.reasons)
+    paths, first = list(runs), [r for c in runs[next(iter(runs))] for r in c.reasons]
+    anchored = any(r.code in ANCHORS for r in first) or file_defs.whole_file_first(first, policy)
     named = frozenset(t.lower() for t in plan.intent.terms if is_identifier(t))
     choice = file_defs.lead_choice(question, [[c.chunk for c in runs[p]] for p in paths],
                                    anchored, named, policy)

@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TypeVar
 
+from controller.reasons import Reason
 from controller.route import RoutePlan
 from controller.text import held_at_most, name_tokens, spelled_out, token_set
 from helix.core.english import QUESTION_LEADS
@@ -291,6 +292,15 @@ def lead_choice(question: frozenset[str], runs: Sequence[Sequence[Chunk]], ancho
                  if c.kind in ("code_def", "code_module")), default=0.0)
             - policy.lead_rank_cost * place for place, run in enumerate(runs)]
     return min(range(len(runs)), key=lambda i: (-keys[i], i))
+
+
+def whole_file_first(reasons: Sequence[Reason], policy: FileDefsPolicy) -> bool:
+    """Both whole-file channels rank this file first (`reasons`: its leading items'), and
+    `lead_agreed` keeps such a file in the lead: the two measures of the file as a whole
+    agree, and a better-named definition elsewhere is more often a sibling module than the
+    answer (docs/ranker.md, round 21)."""
+    ranks = {r.channel for r in reasons if r.code == "rank" and r.rank == 1}
+    return policy.lead_agreed and {"files", "file_bm25"} <= ranks
 
 
 def _stem(path: str) -> str:

@@ -276,6 +276,10 @@ class FileDefsPolicy(_Frozen):
     # file the question names keeps its place; 1: retrieval's first file always leads)
     lead_files: int = Field(default=5, ge=1, le=50)
     lead_rank_cost: float = Field(default=0.05, ge=0, le=100)
+    # retrieval's first file also keeps its place when both whole-file channels (`files`,
+    # `file_bm25`) rank it first (`file_defs.whole_file_first`). Round 21 (docs/ranker.md):
+    # validation file@1 139 -> 147 of 200, SWE-QA dev 92 -> 92 of 144
+    lead_agreed: bool = True
     # for a question (not a report), the first `depth_lead` of those next best definitions
     # (the first file's best, first) go to place `depth_at` + 1 instead of the tail, each
     # when it scores at least `depth_over` times the item it pushes out of that place and
