@@ -286,7 +286,7 @@ def lead_choice(question: frozenset[str], runs: Sequence[Sequence[Chunk]], ancho
     (0) when it is anchored by the question (an exact name, a path it gives: `anchored`) or
     its file is named after an identifier the question spells (`named`: "FxNdf" keeps
     `FxNdf.java` first)."""
-    if len(runs) < 2 or anchored or _stem(runs[0][0].path) in named:
+    if len(runs) < 2 or anchored or stem(runs[0][0].path) in named:
         return 0
     keys = [max((definition_score(question, c, policy) for c in run
                  if c.kind in ("code_def", "code_module")), default=0.0)
@@ -303,5 +303,5 @@ def whole_file_first(reasons: Sequence[Reason], policy: FileDefsPolicy) -> bool:
     return policy.lead_agreed and {"files", "file_bm25"} <= ranks
 
 
-def _stem(path: str) -> str:
+def stem(path: str) -> str:
     return path.rsplit("/", 1)[-1].split(".", 1)[0].lower()

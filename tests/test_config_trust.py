@@ -267,10 +267,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # file_defs.callees and recut: round 17's callees of the first files and the tail's cut
     # items, on with reach 2: docs/ranker.md "Round 17"; then file_defs.depth_name_weight 1:
     # a question's next definitions of the first files ordered with a name part weighing a
-    # body word, docs/ranker.md "Round 20"; then file_defs.lead_agreed, on: a first file both
-    # whole-file channels rank first keeps the lead, docs/ranker.md "Round 21")
+    # body word, docs/ranker.md "Round 20"; then file_defs.lead_agreed (off) and
+    # lead_model_digest (none: the hand rule picks the first file), docs/ranker.md "Round 22")
     assert HelixConfig().evidence_hash == (
-        "sha256:084ef430c2a5b4b7c0c8a593e39cf2b49e4b19eecf61faece682dc8a99b9ba50")
+        "sha256:6037039209f3631f7f01c45cc039ba826748cee9f1020714355c1f373b4afa25")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -225,11 +225,11 @@ def test_a_file_both_whole_file_channels_rank_first_keeps_the_lead() -> None:
     question = question_tokens(plan)
     files, file_bm25 = (Reason(code="rank", channel=ch, rank=1) for ch in ("files", "file_bm25"))
     second = Reason(code="rank", channel="file_bm25", rank=2)
-    assert whole_file_first([files, file_bm25], POLICY)
-    assert not whole_file_first([files, second], POLICY)
-    assert not whole_file_first([files], POLICY)
-    assert not whole_file_first([files, file_bm25],
-                                POLICY.model_copy(update={"lead_agreed": False}))
+    on = POLICY.model_copy(update={"lead_agreed": True})  # off by default since round 22
+    assert whole_file_first([files, file_bm25], on)
+    assert not whole_file_first([files, second], on)
+    assert not whole_file_first([files], on)
+    assert not whole_file_first([files, file_bm25], POLICY)
 
     def ranked(*lead: Reason) -> list[Candidate]:
         found = Reason(code="rank", channel="bm25", rank=2)
@@ -238,11 +238,11 @@ def test_a_file_both_whole_file_channels_rank_first_keeps_the_lead() -> None:
                 Candidate(chunk=FROM_JSON, score=0.8, reasons=(found,), step=1)]
 
     agreed = ranked(files, file_bm25)
-    assert _file_lead(plan, question, agreed, POLICY) == agreed
-    off = POLICY.model_copy(update={"lead_agreed": False})
-    assert [c.chunk for c in _file_lead(plan, question, agreed, off)] == [FROM_JSON, OTHER, MERGE]
+    assert _file_lead(plan, question, agreed, on) == agreed
+    assert [c.chunk for c in _file_lead(plan, question, agreed, POLICY)] == [
+        FROM_JSON, OTHER, MERGE]
     one = ranked(files, second)
-    assert [c.chunk for c in _file_lead(plan, question, one, POLICY)] == [FROM_JSON, OTHER, MERGE]
+    assert [c.chunk for c in _file_lead(plan, question, one, on)] == [FROM_JSON, OTHER, MERGE]
 
 
 def test_the_first_files_next_best_definition_can_reach_the_first_five() -> None:
