@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from controller import callees, file_defs
+from controller import callees, file_defs, file_lead_step
 from controller.alignment import align
 from controller.answer import build_answer
 from controller.canonical import canonical_order
@@ -234,7 +234,7 @@ def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: Inde
             chunk=chunk, score=anchor.score, step=anchor.step,
             reasons=(Reason(code="in_file", name=chunk.symbol or ""),)))
     if policy.lead_files > 1 and file_defs.descriptive(question, policy, asks):
-        out = _file_lead(plan, question, out, policy)
+        out = _file_lead(plan, question, out, policy, index)
     # a question's next definitions by the depth measure, a report's by the in-file one
     deep, reach = file_defs.deeper(question, [c.chunk for c in out], chunks,
                                    policy if asks else file_defs.in_file_order(policy))
@@ -292,7 +292,7 @@ def _calls_of(index: IndexReader, prefixes: tuple[str, ...] = ()
 
 
 def _file_lead(plan: RoutePlan, question: frozenset[str], ranked: list[Candidate],
-               policy: FileDefsPolicy) -> list[Candidate]:
+               policy: FileDefsPolicy, index: IndexReader | None = None) -> list[Candidate]:
     """`controller.file_defs.lead_choice`: the first files' leading runs of items, and the one
     that answers best moved to the front (the rest keep their order)."""
     runs: dict[str, list[Candidate]] = {}
@@ -306,11 +306,11 @@ def _file_lead(plan: RoutePlan, question: frozenset[str], ranked: list[Candidate
         elif runs[path][-1] is ranked[position - 1]:
             runs[path].append(c)  # a run: the file's first items, one after the other
         end = position + 1
-    paths = list(runs)
-    anchored = any(r.code in ANCHORS for c in runs[paths[0]] for r in c.reasons)
+    paths, first = list(runs), [r for c in runs[next(iter(runs))] for r in c.reasons]
+    anchored = any(r.code in ANCHORS for r in first) or file_defs.whole_file_first(first, policy)
     named = frozenset(t.lower() for t in plan.intent.terms if is_identifier(t))
-    choice = file_defs.lead_choice(question, [[c.chunk for c in runs[p]] for p in paths],
-                                   anchored, named, policy)
+    choice = file_lead_step.choice(question, [runs[p] for p in paths], ranked, anchored,
+                                   named, policy, index)
     if choice == 0:
         return ranked
     lead = runs[paths[choice]]

@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TypeVar
 
+from controller.reasons import Reason
 from controller.route import RoutePlan
 from controller.text import held_at_most, name_tokens, spelled_out, token_set
 from helix.core.english import QUESTION_LEADS
@@ -285,7 +286,7 @@ def lead_choice(question: frozenset[str], runs: Sequence[Sequence[Chunk]], ancho
     (0) when it is anchored by the question (an exact name, a path it gives: `anchored`) or
     its file is named after an identifier the question spells (`named`: "FxNdf" keeps
     `FxNdf.java` first)."""
-    if len(runs) < 2 or anchored or _stem(runs[0][0].path) in named:
+    if len(runs) < 2 or anchored or stem(runs[0][0].path) in named:
         return 0
     keys = [max((definition_score(question, c, policy) for c in run
                  if c.kind in ("code_def", "code_module")), default=0.0)
@@ -293,5 +294,14 @@ def lead_choice(question: frozenset[str], runs: Sequence[Sequence[Chunk]], ancho
     return min(range(len(runs)), key=lambda i: (-keys[i], i))
 
 
-def _stem(path: str) -> str:
+def whole_file_first(reasons: Sequence[Reason], policy: FileDefsPolicy) -> bool:
+    """Both whole-file channels rank this file first (`reasons`: its leading items'), and
+    `lead_agreed` keeps such a file in the lead: the two measures of the file as a whole
+    agree, and a better-named definition elsewhere is more often a sibling module than the
+    answer (docs/ranker.md, round 21)."""
+    ranks = {r.channel for r in reasons if r.code == "rank" and r.rank == 1}
+    return policy.lead_agreed and {"files", "file_bm25"} <= ranks
+
+
+def stem(path: str) -> str:
     return path.rsplit("/", 1)[-1].split(".", 1)[0].lower()

@@ -267,9 +267,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # file_defs.callees and recut: round 17's callees of the first files and the tail's cut
     # items, on with reach 2: docs/ranker.md "Round 17"; then file_defs.depth_name_weight 1:
     # a question's next definitions of the first files ordered with a name part weighing a
-    # body word, docs/ranker.md "Round 20")
+    # body word, docs/ranker.md "Round 20"; then file_defs.lead_agreed (off) and
+    # lead_model_digest (none: the hand rule picks the first file), docs/ranker.md "Round 22")
     assert HelixConfig().evidence_hash == (
-        "sha256:dc25b801212120a9c64ddeeae8cb360d3b9fc29c4c21d3919221babfee273c7f")
+        "sha256:6037039209f3631f7f01c45cc039ba826748cee9f1020714355c1f373b4afa25")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

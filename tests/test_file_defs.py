@@ -207,6 +207,44 @@ def test_the_driver_moves_the_answering_run_first_and_keeps_the_rest_in_order() 
     assert _file_lead(plan, question, anchored, POLICY) == anchored
 
 
+def test_a_file_both_whole_file_channels_rank_first_keeps_the_lead() -> None:
+    """Round 21: retrieval's first file keeps its place when both whole-file channels (`files`
+    and `file_bm25`) rank it first (`lead_agreed`); one of them alone does not hold it, and
+    with `lead_agreed` off the answering run of another file leads as before."""
+    from controller.driver import _file_lead
+    from controller.evidence import Candidate
+    from controller.file_defs import question_tokens, whole_file_first
+    from controller.reasons import Reason
+    from controller.route import route_question
+    from helix.core.policy import RoutingPolicy
+
+    plan = route_question("Why is a JSON deserialization factory method implemented in a "
+                          "browser context identifier type wrapper instead of using direct "
+                          "deserialization through the class constructor?",
+                          routing=RoutingPolicy())
+    question = question_tokens(plan)
+    files, file_bm25 = (Reason(code="rank", channel=ch, rank=1) for ch in ("files", "file_bm25"))
+    second = Reason(code="rank", channel="file_bm25", rank=2)
+    on = POLICY.model_copy(update={"lead_agreed": True})  # off by default since round 22
+    assert whole_file_first([files, file_bm25], on)
+    assert not whole_file_first([files, second], on)
+    assert not whole_file_first([files], on)
+    assert not whole_file_first([files, file_bm25], POLICY)
+
+    def ranked(*lead: Reason) -> list[Candidate]:
+        found = Reason(code="rank", channel="bm25", rank=2)
+        return [Candidate(chunk=OTHER, score=1.0, reasons=(found, *lead), step=1),
+                Candidate(chunk=MERGE, score=0.9, reasons=(found,), step=1),
+                Candidate(chunk=FROM_JSON, score=0.8, reasons=(found,), step=1)]
+
+    agreed = ranked(files, file_bm25)
+    assert _file_lead(plan, question, agreed, on) == agreed
+    assert [c.chunk for c in _file_lead(plan, question, agreed, POLICY)] == [
+        FROM_JSON, OTHER, MERGE]
+    one = ranked(files, second)
+    assert [c.chunk for c in _file_lead(plan, question, one, on)] == [FROM_JSON, OTHER, MERGE]
+
+
 def test_the_first_files_next_best_definition_can_reach_the_first_five() -> None:
     """Round 14: the depth picks (the first files' next best definitions) went to the tail,
     where 16 of the validation set's 44 span misses inside a leading file had the answering

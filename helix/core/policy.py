@@ -276,6 +276,15 @@ class FileDefsPolicy(_Frozen):
     # file the question names keeps its place; 1: retrieval's first file always leads)
     lead_files: int = Field(default=5, ge=1, le=50)
     lead_rank_cost: float = Field(default=0.05, ge=0, le=100)
+    # retrieval's first file also keeps its place when both whole-file channels (`files`,
+    # `file_bm25`) rank it first (`file_defs.whole_file_first`). Round 21 (docs/ranker.md):
+    # validation file@1 139 -> 147 of 200, SWE-QA dev 92 -> 92 of 144; off (round 22): the
+    # qa_gate did not promote it (dev equal), and it is a feature of the learned choice below
+    lead_agreed: bool = False
+    # the lead chosen by a LightGBM model over the first files' columns
+    # (`controller.file_lead`) instead of the hand rule, when this pins the digest of
+    # data/file_lead/manifest.json ("": the hand rule). Round 22 (docs/ranker.md)
+    lead_model_digest: str = ""
     # for a question (not a report), the first `depth_lead` of those next best definitions
     # (the first file's best, first) go to place `depth_at` + 1 instead of the tail, each
     # when it scores at least `depth_over` times the item it pushes out of that place and
