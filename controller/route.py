@@ -275,6 +275,7 @@ def _subjects(route: Route, groups: dict[str, str], terms: tuple[str, ...]
 # words that never name what a one-word sense question asks about (route_phrases.toml's
 # sense_asides, fillers, asides and hedges), and a phrase naming the whole repository
 _SENSE_ASIDE = VOCABULARY["SENSE_ASIDE"]
+_ASKS_WHAT_A_WORD_IS = VOCABULARY["ASKS_WHAT_A_WORD_IS"]
 _REPOSITORY_SCOPE = VOCABULARY["REPOSITORY_SCOPE"]
 
 
@@ -285,14 +286,15 @@ def sense_terms(body: str, terms: tuple[str, ...], knows: Knows | None = None
                 ) -> tuple[str, ...]:
     """The terms a sense check reads: the question's terms less the words that never name its
     subject ("um so, totally unrelated, but what's a cavity in the core repo?" -> "cavity"),
-    and, when the index's vocabulary is at hand (`knows`), less the plain words the repository
-    never uses: they name nothing in it ("whats cavity lol", "so what even is a cavity, I keep
-    seeing the word everywhere" -> "cavity"; a phrase or an identifier is kept)."""
+    and, when the index's vocabulary is at hand (`knows`) and the message asks what a word is
+    or means, less the plain words the repository never uses: they name nothing in it ("whats
+    cavity lol", "so what even is a cavity, I keep seeing the word everywhere" -> "cavity"; a
+    phrase or an identifier is kept; "where is the cavity pull defined" asks no meaning)."""
     kept = {w.lower() for w in _WORD.findall(_REPOSITORY_SCOPE.sub(" ", body))}
     words = (_one_word(t) for t in terms)  # a quoted "the cavity" is the word cavity
     subject = tuple(dict.fromkeys(t for t in words if not _SENSE_ASIDE.match(t)
                                   and (" " in t or t.lower() in kept)))
-    if knows is None:
+    if knows is None or not _ASKS_WHAT_A_WORD_IS.search(body):
         return subject
     known = tuple(t for t in subject if " " in t or is_identifier(t) or knows(t.lower()))
     if len(known) == 1 and known != subject and not _heads_phrase(known[0], body):

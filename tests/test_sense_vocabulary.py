@@ -1,8 +1,9 @@
 """The sense check reads the index's vocabulary (router22, issue 32): an opening question about
 one plain word keeps its two-option clarifier when words around it name nothing in the
 repository ("whats a cavity lol", "so what even is a cavity, I keep seeing the word
-everywhere"); a word that follows another content word is no word asked about ("where the
-program counts how often each word appears"); main searched all of these as asked."""
+everywhere"); only a message asking what a word is or means, and a word that follows another
+content word is no word asked about ("where the program counts how often each word appears");
+main searched all of these as asked."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from helix.core.policy import RoutingPolicy
 
 # a small repository's words: what `IndexReader.knows` answers
 VOCABULARY = frozenset({"cavity", "pool", "carve", "count", "counts", "word", "def", "query",
-                        "index", "tokenizer"})
+                        "index", "tokenizer", "defined"})
 
 
 def knows(word: str) -> bool:
@@ -34,9 +35,8 @@ def plan(question: str, with_vocabulary: bool = True):  # type: ignore[no-untype
     "I was hoping you could explain what a cavity means here.",
     "So I keep hearing the word cavity in this codebase",
     "Hello hello. What's a cavity, in plain words?",
-    "accha ek aur sawaal, cavity kya hai is repo mein?",
     "I'd be grateful if you could tell me what a cavity is in this code.",
-    "cavity. go", "what is a cavity question mark"])
+    "what is a cavity question mark"])
 def test_words_the_repository_never_uses_leave_the_one_word_asked_about(question: str) -> None:
     assert not plan(question, with_vocabulary=False).sense_check_only  # as main read it
     read = plan(question)
@@ -46,7 +46,9 @@ def test_words_the_repository_never_uses_leave_the_one_word_asked_about(question
 @pytest.mark.parametrize("question", [
     "Please could you find where the program counts how often each word appears?",
     "where does the pool carve a cavity",  # two words the repository uses
-    "who calls the tokenizer, honestly"])
+    "who calls the tokenizer, honestly",
+    # no meaning asked: a word the repository lacks may still say which thing is meant
+    "where is the cavity pull defined", "what happens if no cavity is big enough"])
 def test_no_sense_check_for_a_question_about_more_than_one_word(question: str) -> None:
     assert not plan(question).sense_check_only
 
