@@ -451,7 +451,7 @@ def run_controller(question: Question, index: IndexReader, config: HelixConfig, 
     "learned" (default: the model the config names, `controller.rank_step.load_ranker`)."""
     started = clock.monotonic()
     timings: dict[str, float] = {}
-    question = respell(question, config.retrieval, index.spelled_as)
+    question = respell(question, config.retrieval, index.spelled_as, index.knows)
     plan = question.plan
     state = _retrieved(plan, index, config, query_embedder, clock, started, timings, trace)
     t = clock.monotonic()

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from controller.question_spelling import reading_note, respelled_question
 from controller.report_cut import RETRIEVAL_CHARS, cut_report
-from controller.route import RoutePlan, route_question
+from controller.route import SENSE_CHECK_ROUTES, Knows, RoutePlan, route_question
 from helix.core.config import RetrievalSettings
 from helix.core.envelope import QuestionCut
 from helix.core.schemas import Frozen
@@ -51,36 +51,44 @@ class Question(Frozen):
 
 
 def _routed(asked: str, settings: RetrievalSettings, spelled_as: SpelledAs | None,
-            scope: str | None, sense: str | None
+            scope: str | None, sense: str | None, knows: Knows | None = None
             ) -> tuple[RoutePlan, tuple[tuple[str, str], ...]]:
     text = asked
     read: tuple[tuple[str, str], ...] = ()
     if spelled_as is not None and settings.respell:
         text, read = respelled_question(asked, spelled_as)
-    return route_question(text, routing=settings.routing, scope=scope, sense=sense), read
+    return route_question(text, routing=settings.routing, scope=scope, sense=sense,
+                          knows=knows), read
 
 
 def read_question(raw: str, settings: RetrievalSettings, *,
                   spelled_as: SpelledAs | None = None, scope: str | None = None,
-                  sense: str | None = None) -> Question:
-    """Read `raw` once (redact, cut, respell when `spelled_as` is given, route)."""
+                  sense: str | None = None, knows: Knows | None = None) -> Question:
+    """Read `raw` once (redact, cut, respell when `spelled_as` is given, route; the sense
+    check reads the index's vocabulary when `knows` is given: `controller.route.sense_terms`)."""
     asked, cut = cut_report(redact_text(raw)[0], RETRIEVAL_CHARS)
-    plan, read = _routed(asked, settings, spelled_as, scope, sense)
+    plan, read = _routed(asked, settings, spelled_as, scope, sense, knows)
     return Question(asked=asked, cut=cut, scope=scope, sense=sense,
                     respelt=spelled_as is not None, read=read, plan=plan)
 
 
-def respell(question: Question, settings: RetrievalSettings, spelled_as: SpelledAs
-            ) -> Question:
+def respell(question: Question, settings: RetrievalSettings, spelled_as: SpelledAs,
+            knows: Knows | None = None) -> Question:
     """`question` with the index's vocabulary consulted (read before the index was open); the
-    plan unchanged when it already was or no word is misspelt."""
+    plan unchanged when it already was, or no word is misspelt and the sense check reads no
+    other term with the vocabulary (`knows`) than without."""
     if question.respelt:
         return question
-    if not settings.respell:
-        return question.model_copy(update={"respelt": True})
-    text, read = respelled_question(question.asked, spelled_as)
-    if not read:
+    text, read = (respelled_question(question.asked, spelled_as) if settings.respell
+                  else (question.asked, ()))
+    if not read and (knows is None or question.plan.intent.route not in SENSE_CHECK_ROUTES):
         return question.model_copy(update={"respelt": True})
     plan = route_question(text, routing=settings.routing, scope=question.scope,
-                          sense=question.sense)
+                          sense=question.sense, knows=knows)
+    if not read and _sense_check(plan) == _sense_check(question.plan):
+        return question.model_copy(update={"respelt": True})
     return question.model_copy(update={"respelt": True, "read": read, "plan": plan})
+
+
+def _sense_check(plan: RoutePlan) -> tuple[str | None, bool]:
+    return plan.ambiguous_term, plan.sense_check_only

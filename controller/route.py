@@ -17,6 +17,7 @@ Routes and the slots each needs (a slot is covered when evidence actually shows 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from pydantic import Field
 
@@ -274,15 +275,56 @@ def _subjects(route: Route, groups: dict[str, str], terms: tuple[str, ...]
 # words that never name what a one-word sense question asks about (route_phrases.toml's
 # sense_asides, fillers, asides and hedges), and a phrase naming the whole repository
 _SENSE_ASIDE = VOCABULARY["SENSE_ASIDE"]
+_ASKS_WHAT_A_WORD_IS = VOCABULARY["ASKS_WHAT_A_WORD_IS"]
 _REPOSITORY_SCOPE = VOCABULARY["REPOSITORY_SCOPE"]
 
 
-def sense_terms(body: str, terms: tuple[str, ...]) -> tuple[str, ...]:
+Knows = Callable[[str], bool]  # the repository's text uses this (lower-case) word
+
+
+def sense_terms(body: str, terms: tuple[str, ...], knows: Knows | None = None
+                ) -> tuple[str, ...]:
     """The terms a sense check reads: the question's terms less the words that never name its
-    subject ("um so, totally unrelated, but what's a cavity in the core repo?" -> "cavity")."""
+    subject ("um so, totally unrelated, but what's a cavity in the core repo?" -> "cavity"),
+    and, when the index's vocabulary is at hand (`knows`) and the message asks what a word is
+    or means, less the plain words the repository never uses: they name nothing in it ("whats
+    cavity lol", "so what even is a cavity, I keep seeing the word everywhere" -> "cavity"; a
+    phrase or an identifier is kept; "where is the cavity pull defined" asks no meaning)."""
     kept = {w.lower() for w in _WORD.findall(_REPOSITORY_SCOPE.sub(" ", body))}
-    return tuple(t for t in terms if not _SENSE_ASIDE.match(t)
-                 and (" " in t or t.lower() in kept))
+    words = (_one_word(t) for t in terms)  # a quoted "the cavity" is the word cavity
+    subject = tuple(dict.fromkeys(t for t in words if not _SENSE_ASIDE.match(t)
+                                  and (" " in t or t.lower() in kept)))
+    if knows is None or not _ASKS_WHAT_A_WORD_IS.search(body):
+        return subject
+    known = tuple(t for t in subject if " " in t or is_identifier(t) or knows(t.lower()))
+    if len(known) == 1 and known != subject and not _heads_phrase(known[0], body):
+        return subject  # "where the program counts how often ...": no word asked about
+    return known
+
+
+def _one_word(term: str) -> str:
+    """A quoted phrase of one content word and function words ('the cavity') as that word."""
+    content = _content(term) if " " in term else []
+    return content[0] if len(content) == 1 and not is_identifier(content[0]) else term
+
+
+_PRECEDING = re.compile(r"([\w'’]+)?[^\w'’]*$")
+
+
+def _heads_phrase(word: str, body: str) -> bool:
+    """`word` stands where a word asked about stands: first in its clause, quoted, or after a
+    function word or a word of asking about words ("what is a cavity", "cavity. go",
+    "the term 'cavity'"), not after another content word ("the program counts")."""
+    found = re.search(rf"(?<![\w'’])({re.escape(word)})(?![\w'’])", body, re.IGNORECASE)
+    if found is None:
+        return False
+    before = body[:found.start()]
+    if not before.strip() or re.search(r"[.,:;!?\"'“‘(\[]\s*$", before):
+        return True
+    previous = _PRECEDING.search(before)
+    lead = (previous.group(1) or "").lower() if previous else ""
+    clitic = re.sub(r"['’]?s$", "", lead)  # "whats", "what's": a question word and its 's
+    return lead in STOPWORDS or clitic in STOPWORDS or bool(_SENSE_ASIDE.match(lead))
 
 
 _CLAUSE_END = re.compile(r"(?<=[.?!:])\s+")
@@ -291,17 +333,35 @@ _REFERS_BACK = VOCABULARY["REFERS_BACK"]
 
 def asked_clause(text: str) -> str | None:
     """The one clause that asks, in a message of several ("What is a cavity? I saw this word
-    in two places.", "A user asks: what is a cavity?"): the sentence ending in a question
-    mark, or what follows a colon when that is the question. None for a message of one
-    clause, or with no or several questions, or when the clause points back at the others
-    ("The bar turns red when I interrupt it. Where does that happen?": a report whose
-    sentences are part of what is asked; the repository named is no pointer)."""
+    in two places.", "A user asks: what is a cavity?", a question quoted: 'relaying from
+    @oncall: "what is a cavity?"'): the sentence ending in a question mark, or what follows a
+    colon when that is the question, or what follows a label of a few words and a colon
+    when it reads as a question ("New query: define cavity.", "TASK: explain term 'cavity'").
+    None for a message of one clause, or with no or several questions, or when the clause
+    points back at the others ("The bar turns red when I interrupt it. Where does that
+    happen?": a report whose sentences are part of what is asked; the repository named is no
+    pointer)."""
     parts = [p.strip() for p in _CLAUSE_END.split(text) if p.strip()]
-    asks = [p for p in parts if p.endswith("?")]
-    if len(parts) < 2 or len(asks) != 1 or _REFERS_BACK.search(
-            _REPOSITORY_SCOPE.sub(" ", asks[0])):
+    asks = [_QUOTE_ENDS.sub("", p) for p in parts if _QUOTE_ENDS.sub("", p).endswith("?")]
+    if len(parts) < 2:
+        return None
+    if not asks:
+        return _after_label(text)
+    if len(asks) != 1 or _REFERS_BACK.search(_REPOSITORY_SCOPE.sub(" ", asks[0])):
         return None
     return asks[0]
+
+
+_QUOTE_ENDS = re.compile(r"^[\"“”'‘’]+|[\"“”'‘’]+$")
+_LABEL = re.compile(r"^\W*(?:\w[\w-]*\W+){0,2}?\w[\w-]*\s*:\s+(?P<rest>.+)$")
+
+
+def _after_label(text: str) -> str | None:
+    """What follows a label of at most three words and a colon, when it reads as a question
+    ("[ci-bot] query: what is a cavity", "TASK: explain term 'cavity' in repo")."""
+    found = _LABEL.match(text)
+    rest = found.group("rest").strip().rstrip(".") if found else ""
+    return rest if rest and reads_as_question(rest) else None
 
 
 # routes whose question may be about one plain word whatever its framing ("where is cavity
@@ -319,8 +379,9 @@ def _one_plain_word(route: Route, terms: tuple[str, ...], hints: tuple[str, ...]
 
 
 def route_question(question: str, *, routing: RoutingPolicy, scope: str | None = None,
-                   sense: str | None = None) -> RoutePlan:
-    """Classify `question` and name the slots its answer needs. Total: every question routes."""
+                   sense: str | None = None, knows: Knows | None = None) -> RoutePlan:
+    """Classify `question` and name the slots its answer needs. Total: every question routes.
+    `knows`: the index's vocabulary, read by the sense check only (`sense_terms`)."""
     text = question_core(" ".join(question.split()))
     # A pasted report (traceback, several lines, many words) is an issue whatever it says; its
     # "in src/x/" is part of the story, not a scope the user set.
@@ -343,14 +404,14 @@ def route_question(question: str, *, routing: RoutingPolicy, scope: str | None =
     if (route == "definition" and main and len(_content(main[0])) == 1
             and not is_identifier(main[0]) and not _path_hints(body) and scope is None
             and len(_content(body)) <= routing.short_question_words):
-        ambiguous = main[0].lower()
-    subject = sense_terms(body, terms)
+        ambiguous = _content(main[0])[0].lower()  # "cavity meaning" -> "cavity"
+    subject = sense_terms(body, terms, knows)
     check_only = ambiguous is None and _one_plain_word(route, subject, hints, scope, pasted)
     if check_only:
         ambiguous = subject[0].lower()
     clause = None if ambiguous or pasted or scope else asked_clause(text)
     if clause is not None:  # "A user asks: what is a cavity?": the word it asks about
-        ambiguous = route_question(clause, routing=routing).ambiguous_term
+        ambiguous = route_question(clause, routing=routing, knows=knows).ambiguous_term
         check_only = ambiguous is not None
     intent = Intent(route=route, slots=SLOTS[route], terms=terms, path_hints=hints,
                     scope=scope, sense=sense)

@@ -256,7 +256,7 @@ def retrieve(question: str | Question, *, root: Path, config: HelixConfig, clock
     indexed = clock.monotonic()
     if not isinstance(question, Question):  # a pasted secret is searched, logged, sent masked
         question = read_question(question, config.retrieval, spelled_as=index.spelled_as,
-                                 scope=scope, sense=sense)
+                                 scope=scope, sense=sense, knows=index.knows)
     envelope = run_controller(question, index, config,
                               query_embedder=lazy if _has_embeddings(index) else None,
                               clock=clock, refreshed=report.refreshed, trace=trace,

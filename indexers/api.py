@@ -71,6 +71,11 @@ class IndexReader(Protocol):
         (`indexers.bm25.BM25Index.spelled_as`)."""
         ...
 
+    def knows(self, word: str) -> bool:
+        """The repository's text uses the (lower-case) `word` or a base form of it
+        (`indexers.bm25.BM25Index.known_forms`)."""
+        ...
+
     def project_names(self) -> frozenset[str]:
         """The project's own names, lower-cased (`indexers.project`)."""
         ...

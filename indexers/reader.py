@@ -316,6 +316,9 @@ class Index:
         found: str | None = memo[word]
         return found
 
+    def knows(self, word: str) -> bool:
+        return bool(self._bm25().known_forms([word]))
+
     def search_bm25_scores(self, query: str, k: int) -> list[tuple[str, float]]:
         """`search_bm25` as (chunk id, score) pairs (a pool of a thousand, without a Hit each)."""
         if not query.strip() or k <= 0:
