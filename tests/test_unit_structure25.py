@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.units import stated_instead, states_unit
+from controller.units import stated_instead, states_unit, unit_name
 
 QUANTITY = ("tile pressure",)
 
@@ -51,3 +51,17 @@ def test_what_is_reckoned_or_asked_is_still_a_second_answer_where_it_is_stated()
     assert not states_unit("Tile pressure is in GPa. Is the gauge in MPa? Yes.", "GPa", QUANTITY)
     assert not states_unit("Tile pressure is in kPa, did you mean GPa?", "GPa", QUANTITY)
     assert stated_instead("Tile pressure is in kPa, did you mean GPa?", "GPa", QUANTITY) == "kPa"
+
+
+@pytest.mark.parametrize("text", [
+    "The anemometer gives the wind speed in knots, not m/s.",
+    "Wind speed: kn (never m/s).",
+    "Die Windgeschwindigkeit ist nicht in m/s, sondern in Knoten.",
+    "La velocidad del viento se da en nudos, no en m/s.",
+])
+def test_a_knot_is_a_speed_named_instead(text: str) -> None:
+    """A knot is a nautical mile per hour (units.toml's named compounds): the unit a line
+    denying m/s gives instead, in the names lines in English, German and Spanish use."""
+    instead = stated_instead(text, "m/s", ("wind speed",))
+    assert instead is not None and unit_name(instead) == unit_name("knots") == "nmi/h", text
+    assert not states_unit(text, "m/s", ("wind speed",))
