@@ -100,6 +100,13 @@ NO_EVIDENCE_PATTERNS: tuple[str, ...] = (
     r"\b(?:there is|there's|there are) no (?:mention|information|evidence)\b",
     r"\b(?:none|neither) of the (?:provided|given|retrieved|tool|search|evidence|results?|"
     r"excerpts?|snippets?|files?)\b.{0,40}\b(?:mention|contain|address|cover|describe|define)",
+    # "neither" the subject of a verb of telling, the files or excerpts named before it ("I
+    # checked a.py and b.md; neither states the default", "..., but neither one gives a limit")
+    r"\bneither(?: one| of (?:them|the two|these|those)| (?:file|snippet|excerpt|source|"
+    r"document|result|piece)s?)?(?: (?:actually|really|explicitly|clearly))?(?: (?:appears|"
+    r"seems) to)? (?:" + word_alternation((*SAYING_VERBS, "specify", "gives", "give", "lists",
+                                           "list", "contains", "contain", "includes",
+                                           "include", "discusses")) + r")\b",
     r"\b(?:appears|seems) (?:to be )?(?:absent|missing) (?:from|in) the " + _SOURCES,
     # the repository itself said to lack something, whatever the answer cites
     r"\bnone of (?:this|that|it|these|those|them)\b",
