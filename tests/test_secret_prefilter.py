@@ -12,13 +12,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from helix.core.secret_prefilter import (
-    _line_spans,
     _trigger_lines,
     _triggers,
     compact,
     map_back,
     plan,
 )
+from helix.core.secret_re2 import line_spans
 from helix.core.secret_rules import BODY_CHARS, rules
 from helix.core.secrets import find_secrets, redact_text
 from tests.secret_corpus import CORPUS
@@ -154,7 +154,7 @@ def test_a_trigger_that_can_match_nothing_still_ends() -> None:
     empty line: the search moves past the newline instead of finding it again forever."""
     import re2
 
-    assert _line_spans(re2.compile(r"x*"), b"a\n\nxx") == [(0, 1), (1, 1), (2, 2), (3, 5)]
+    assert line_spans(re2.compile(r"x*"), b"a\n\nxx") == [(0, 1), (1, 1), (2, 2), (3, 5)]
 
 
 def test_a_line_with_several_triggers_is_one_trigger_line() -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from helix.core.secret_gates import CONTEXT_AFTER, MIN_KEYED_VALUE, MIN_SECRET_LEN
+from helix.core.secret_gates import CONTEXT_AFTER, MIN_KEYED_VALUE, MIN_SECRET_LEN, looks_password
 from helix.core.secret_names import name_strength, segments
 from helix.core.secret_structure import Found, placeholder, random_token
 
@@ -52,7 +52,7 @@ _SEPARATED = re.compile(r"[_\-.~+/=%]")
 _PATH_LIKE = re.compile(r"\.[A-Za-z]{2,5}$|^[./]|/[A-Za-z]+/")  # a file's or route's
 # The prefilter's trigger (RE2): a callee word right before its parenthesis, a quote after it
 CALL_TRIGGER = (r"(?:[Cc]lient|[Ss]ession|[Ww]allet|[Ss]igner|[Bb]ind|[Ff]actory|PDO|"
-                r"[Cc]onnect|[Aa]uthenticat(?:e|or)|[Aa]uthorize|PlainText|[Nn]ew|[Ii]nit|"
+                r"[Cc]onnect(?:ion)?|[Aa]uthenticat(?:e|or)|[Aa]uthorize|PlainText|[Nn]ew|[Ii]nit|"
                 r"[Ii]nitialize|[Cc]reate)[ \t]*\([^\n]*[\"']")
 # The prefilter's trigger for a client built over lines: a constructor, a callee ending in an
 # API's or a client's word with the line's end after its parenthesis (`_opens_over_lines`);
@@ -91,8 +91,18 @@ RESOURCE_TRIGGER = r"jdbc:|\.(?:p12|pfx|jks|keystore|bks)[\"']"
 _RESOURCE_MARKS = ("jdbc:", ".p12", ".pfx", ".jks", ".keystore", ".bks")  # found by `in`
 _LOGIN_COMMAND = re.compile(
     r"^[ \t]*(?:[-$>][ \t]+)?(?:run:[ \t]+)?[\w.\-]{1,40}(?:[ \t]+[\w.\-]{1,40})?[ \t]+"
-    r"(?:auth|authorize|authenticate|login)[ \t]+([^\s\"'`\-][^\s\"'`]{0,4095})"
+    r"(?:auth|authorize|authenticate|login)(?:-account)?[ \t]+([^\s\"'`\-][^\s\"'`]{0,4095})"
     r"(?:[ \t]+([^\s\"'`\-][^\s\"'`]{0,4095}))?[ \t]*\r?$", re.M)
+
+
+# a call that logs in (`_login_calls`): its callee's last word, its parenthesis; what its
+# arguments may hold besides literals (numbers: a port); a value's host's or file's ending
+# (the words CALL_TRIGGER and the prefilter's KEYWORDS wake on)
+_LOGIN_CALL = re.compile(r"(?:[Cc]onnect(?:ion)?|[Ll]og[Ii]n|LOGIN)[ \t]*\(")
+_ARGUMENT_REST = re.compile(r"[\s,0-9]*")
+_HOST_OR_FILE = re.compile(r"\.[a-z]{2,5}$|[/\\:@]")
+_NUMBERED = re.compile(r"(?:[A-Z]?[a-z]+|[A-Z]+)[_\-.]?[0-9]+")  # a name numbered: Device01
+_VERSION = re.compile(r"[vV]?[0-9]+(?:\.[0-9]+)+(?:[-+.][0-9A-Za-z.]+)?")
 
 
 def _opens_client(callee: str) -> bool:
@@ -295,6 +305,39 @@ def _resource_passwords(text: str) -> Iterator[Found]:
             yield Found(start, end, "assignment")
 
 
+def _login_calls(text: str) -> Iterator[Found]:
+    """The last literal of a call that logs in (`iris.connect("host", 1972, "NS", "user",
+    "<password>")`, `cf.createConnection("user", "<password>")`) whose arguments are all
+    literals, at least a user's beside the password closing the call, when it reads as a
+    password: digits, letters of both cases or a symbol (no name, host, file, path, version)."""
+    for match in _LOGIN_CALL.finditer(text):
+        literals = list(_literals(text, match.end()))
+        if len(literals) < 2:
+            continue
+        start, end = literals[-1]
+        close = _CALL_CLOSE.match(text, end + 1)
+        if close is None or _ARGUMENT_REST.fullmatch(_without(text, match.end(), end + 1,
+                                                              literals)) is None:
+            continue
+        value = text[start:end]
+        if (looks_password(value) and _HOST_OR_FILE.search(value) is None
+                and any(c.isdigit() for c in value) and sum(c.isalpha() for c in value) >= 3
+                and (not value.islower() or any(c not in _NAME_CHARS for c in value))
+                and _VERSION.fullmatch(value) is None and _NUMBERED.fullmatch(value) is None
+                and not placeholder(value, quoted=True)):
+            yield Found(start, end, "assignment")
+
+
+def _without(text: str, start: int, end: int, literals: list[tuple[int, int]]) -> str:
+    """`text[start:end]` without the literals (their quotes too)."""
+    parts, at = [], start
+    for literal_start, literal_end in literals:
+        parts.append(text[at:literal_start - 1])
+        at = literal_end + 1
+    parts.append(text[at:end])
+    return "".join(parts)
+
+
 def call_findings(text: str) -> list[Found]:
     found: list[Found] = []
     if "(" in text:
@@ -308,4 +351,6 @@ def call_findings(text: str) -> list[Found]:
     lowered = text.lower()
     if "auth" in lowered or "login" in lowered:
         found += _logins(text)
+    if "(" in text and ("connect" in lowered or "login" in lowered):
+        found += _login_calls(text)
     return found

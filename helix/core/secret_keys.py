@@ -87,9 +87,10 @@ def _blocks(text: str) -> Iterator[Finding]:
     spans = _line_spans(text)
     lines = [text[s:e] for s, e in spans]
     index, total = 0, len(lines)
+    marked = "-----BEGIN" in text or "PuTTY-User-Key-File-" in text  # (`in`: a fast scan)
     while index < total:
         line = lines[index]
-        begin = _PEM_BEGIN.search(line)
+        begin = _PEM_BEGIN.search(line) if marked else None
         if begin is not None:
             last = index
             while last + 1 < total and last - index < cap:
@@ -105,7 +106,7 @@ def _blocks(text: str) -> Iterator[Finding]:
             yield Finding(spans[index][0] + begin.start(), stop, "private_key")
             index = last + 1
             continue
-        if _BODY_LINE.fullmatch(line):
+        if len(line) >= MIN_KEY_BODY_LINE and _BODY_LINE.fullmatch(line):
             last = index
             while (last + 1 < total and last - index < cap
                    and _BODY_LINE.fullmatch(lines[last + 1])):

@@ -74,6 +74,11 @@ _KEY_NOT_SECRET = frozenset({
     "message", "msg", "label", "name", "type", "kind", "id", "uid", "uuid", "s3", "bucket",
     "storage_account", "module", "data", "value", "values", "query", "search", "filter", "order",
     "event", "metric", "tag", "publishable"})
+# English words ending in `pass` that name no password (`_glued_pass`)
+_PASS_WORDS = frozenset({"bypass", "compass", "encompass", "surpass", "trespass", "overpass",
+                         "underpass", "impass", "multipass", "subpass", "firstpass", "onepass",
+                         "twopass", "singlepass", "renderpass", "skippass", "highpass",
+                         "lowpass", "bandpass", "allpass", "notchpass"})  # (filters' passbands)
 _LAST_ONLY = frozenset({"pass", "pw", "pwd"})  # db_pass is one; pass_rate, pw_hash are not
 _WEAK_SEGMENTS = frozenset({"token", "auth", "authorization", "apikey", "salt", "bearer", "sig",
                             "signature", "hmac"})  # WEBHOOK_HMAC: the key signing its bodies
@@ -179,7 +184,7 @@ def name_strength(name: str) -> str | None:
     if any(word in flat for word in _STRONG) or any(p in _STRONG_SEGMENTS for p in parts[:-1]
                                                     if p not in _LAST_ONLY):
         return "strong"
-    if parts[-1] in _STRONG_SEGMENTS:
+    if parts[-1] in _STRONG_SEGMENTS or _glued_pass(parts[-1]):
         return "strong"
     if (parts[-1] in ("token", "tokens") and len(parts) > 1
             and parts[-2] not in _TOKEN_NOT_CREDENTIAL):
@@ -198,6 +203,12 @@ def name_strength(name: str) -> str | None:
     if parts[-1] == "login" or (parts[-1] == "pat" and len(parts) > 1):
         return "keyed"  # sonar.login, ASANA_PAT (a personal access token): when it reads issued
     return None
+
+
+def _glued_pass(last: str) -> bool:
+    """A last word ending in `pass` glued to what it opens (`LDAP_ROOTPASS`, `adminpass`,
+    `CONFIGPASS`): a password's name, but a word that only ends so (`bypass`, `compass`)."""
+    return len(last) > len("pass") and last.endswith("pass") and last not in _PASS_WORDS
 
 
 def _foreign_word(word: str, flat: str, parts: list[str]) -> bool:

@@ -13,7 +13,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from helix.core.secret_gates import MIN_CAPABILITY, MIN_PASSWORD_LEN, MIN_VALUE
+from helix.core.secret_gates import (
+    CONTEXT_AFTER,
+    MIN_CAPABILITY,
+    MIN_PASSWORD_LEN,
+    MIN_VALUE,
+    looks_password,
+)
+from helix.core.secret_names import name_strength
 from helix.core.secret_structure import (
     Found,
     credential_like,
@@ -93,6 +100,14 @@ def _commands(text: str) -> Iterator[Found]:
             yield Found(match.start(4), match.end(4), "command_password")
 
 
+# an INSERT naming its columns (`_inserted`), its rows, a row's cells (a quoted literal or
+# any other expression without a comma or parenthesis)
+_INSERT = re.compile(r"(?i)\binsert[ \t]+into[ \t]+[^\s(]{1,80}[ \t]*\(([^()]{1,400})\)\s*"
+                     r"values\s*")
+_ROW = re.compile(r"\s*,?\s*\(((?:'(?:[^'\n]|'')*'|[^'()\n])*)\)")
+_CELL = re.compile(r"[ \t]*('(?:[^'\n]|'')*'|[^',]*?)[ \t]*(?:,|$)")
+
+
 def _sql_and_headers(text: str) -> Iterator[Found]:
     """`IDENTIFIED BY '...'`, `WITH PASSWORD '...'`, and an Authorization header's credential
     wherever it stands (`proxy_set_header Authorization "Basic ..."`, `-H 'Authorization: ...'`)."""
@@ -106,6 +121,41 @@ def _sql_and_headers(text: str) -> Iterator[Found]:
     for match in _AUTH_SCHEME.finditer(text):
         if random_token(match.group(1)) and not placeholder(match.group(1)):
             yield Found(match.start(1), match.end(1), "assignment")
+
+
+def _inserted(text: str) -> Iterator[Found]:
+    """`INSERT INTO users (email, password) VALUES ('a@b.example', 'X'), (...)`: the literal
+    in a column whose name holds a password (`name_strength` strong: not `password_hash`), in
+    each row; a crypt(3) hash or a placeholder there is none."""
+    for match in _INSERT.finditer(text):
+        columns = [name_strength(c.strip(" \t\n\"'`[]")) == "strong"
+                   for c in match.group(1).split(",")]
+        if not any(columns):
+            continue
+        at = match.end()
+        while (row := _ROW.match(text, at)) is not None and text.count(
+                "\n", match.start(), row.end()) <= CONTEXT_AFTER:  # (the prefilter's reach)
+            cells = _cells(row.group(1))
+            if len(cells) == len(columns):
+                for cell, secret in zip(cells, columns, strict=True):
+                    value = cell.group(1)[1:-1]
+                    if (secret and cell.group(1).startswith("'") and looks_password(value)
+                            and not value.startswith("$") and not placeholder(value)):
+                        start = row.start(1) + cell.start(1) + 1
+                        yield Found(start, start + len(value), "assignment")
+            at = row.end()
+
+
+def _cells(row: str) -> list[re.Match[str]]:
+    """A row's cells, left to right (each up to its comma, the last to the row's end)."""
+    cells = []
+    at = 0
+    while at <= len(row) and (cell := _CELL.match(row, at)) is not None:
+        cells.append(cell)
+        if cell.end() >= len(row) or cell.end() == at:
+            break
+        at = cell.end()
+    return cells
 
 
 def _prose(text: str) -> Iterator[Found]:
@@ -239,6 +289,8 @@ def place_findings(text: str) -> list[Found]:
         found += _commands(text)
     if "identified" in lowered or "password" in lowered or "authorization" in lowered:
         found += _sql_and_headers(text)
+    if "insert" in lowered and "values" in lowered:
+        found += _inserted(text)
     if any(word in lowered for word in _PROSE_WORDS) and (
             " is" in lowered or " was" in lowered or " will be" in lowered):
         found += _prose(text)

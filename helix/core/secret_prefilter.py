@@ -39,6 +39,7 @@ from helix.core.secret_gates import (
 )
 from helix.core.secret_names import FOREIGN_NAME_FORMS, LOGIN_WORDS, VENDOR_KEY_NAMES
 from helix.core.secret_places import AT_TRIGGER
+from helix.core.secret_re2 import line_spans
 from helix.core.secret_rules import rules
 from helix.core.secret_shapes import SHAPE_TRIGGERS
 from helix.core.secret_tokens import prefixes
@@ -148,6 +149,7 @@ _PAIR_MARKER = re.compile(r"(?i)\b(?:name|key|variable|id|env)[\"']?[ \t]*[:=]|<
 # what `_PAIR_MARKER` or a key body needs (`_pair_hint`: words found by `in`, cheaper than
 # one case-blind alternation tried at each character)
 _HINT_WORDS = ("name", "key", "variable", "env", "begin")
+_MARKER_WORDS = ("name", "key", "variable", "id", "env")  # one in each `_PAIR_MARKER` match
 _ID_WORD = re.compile(r"(?i)\bid\b")
 _LONG_RUN = re.compile(r"[A-Za-z0-9+/]{40}")
 _KEY_ENDS = frozenset(":=|>-+0123456789")  # what a YAML key line may end with (or a comment)
@@ -330,31 +332,44 @@ def _continued(text: str, end: int) -> int:
     return end
 
 
-def _pair_hint(line: str) -> bool:
+def _pair_hint(line: str, lowered: str) -> bool:
     """The line holds a word a pair's marker needs, `id` as a word, or a key body's run."""
-    lowered = line.lower()
     return (any(word in lowered for word in _HINT_WORDS)
             or ("id" in lowered and _ID_WORD.search(line) is not None)
             or (len(line) >= 40 and _LONG_RUN.search(line) is not None))
+
+
+def _pair_marked(line: str, lowered: str) -> bool:
+    """`_PAIR_MARKER` in the line, searched only when the words it needs are there (in an
+    ASCII line: outside it a case-blind match and `lower` may disagree, `İ`)."""
+    if line.isascii() and not any(word in lowered for word in _MARKER_WORDS):
+        return False
+    return _PAIR_MARKER.search(line) is not None
 
 
 def _context(line: str) -> tuple[int, int]:
     """Lines a trigger line's rules may read before and after it: none for most lines; the
     rules' reach for a line that opens a value below it or names a pair."""
     last = line.rstrip()[-1:]
-    if (last.isalnum() or last in ")];}.!?%*`&$@~^_") and not _pair_hint(line):
-        return 0, reads_below(line)  # (most lines: none; a RADIUS block's, a printed file's)
+    lowered = line.lower()
+    if (last.isalnum() or last in ")];}.!?%*`&$@~^_") and not _pair_hint(line, lowered):
+        return 0, _below(line, lowered)  # (most lines: none; a RADIUS block's, an INSERT's)
     if last == "{" and secret_block_opener(line):
         return 0, CONTEXT_AFTER  # `tokens {`: its entries on the lines below
     if last == "," and _RESOURCE.search(line) is not None:
         return 0, CONTEXT_AFTER  # a keystore's or a JDBC URL's literal: its password below
-    pair = _PAIR_MARKER.search(line) is not None
+    pair = _pair_marked(line, lowered)
     before = CONTEXT_BEFORE if pair else 0
     if pair or _OPENS.search(line) or YAML_KEY.fullmatch(line.rstrip("\r")):
         return before, CONTEXT_AFTER
     if _BODY.fullmatch(line):
         return before, 2  # a key body's short last line and its END line
-    return before, 1 if _CLOSES_QUOTE.search(line) else reads_below(line)
+    return before, 1 if _CLOSES_QUOTE.search(line) else _below(line, lowered)
+
+
+def _below(line: str, lowered: str) -> int:
+    """Lines below a line opening no value a rule reads: an INSERT's rows, a RADIUS key."""
+    return CONTEXT_AFTER if "insert" in lowered and "(" in line else reads_below(line)
 
 
 def _started(text: str, start: int) -> int:
@@ -405,7 +420,7 @@ def _pieces(text: str, lines: set[tuple[int, int]]) -> Windows:
 
 def _trigger_lines(text: str, subject: bytes, ids: tuple[int, ...]) -> list[tuple[int, int]]:
     """The trigger lines' (start, end), in `text`'s offsets (`subject`: its UTF-8 bytes)."""
-    spans = _line_spans(_line_pattern(ids), subject)
+    spans = line_spans(_line_pattern(ids), subject)
     if len(subject) == len(text):  # ASCII: a byte offset is a character offset
         return [(subject.rfind(b"\n", 0, start) + 1, end) for start, end in spans]
     lines = []
@@ -416,21 +431,6 @@ def _trigger_lines(text: str, subject: bytes, ids: tuple[int, ...]) -> list[tupl
         at_byte, at_char = end, _chars(subject, start, start_char, end)
         lines.append((start_char, at_char))
     return lines
-
-
-def _line_spans(pattern: object, subject: bytes) -> list[tuple[int, int]]:
-    """Each trigger match's start and the end of the line it ends on; the next search from
-    that line's end (a line is matched once)."""
-    spans = []
-    at = 0
-    while (match := pattern.search(subject, at)) is not None:  # type: ignore[attr-defined]
-        end = subject.find(b"\n", match.end())
-        end = len(subject) if end == -1 else end
-        spans.append((match.start(), end))
-        if end == len(subject):
-            break
-        at = max(end, match.start() + 1)  # an empty match on a newline still moves on
-    return spans
 
 
 def _chars(subject: bytes, at_byte: int, at_char: int, offset: int) -> int:

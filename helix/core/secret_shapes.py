@@ -27,7 +27,7 @@ from helix.core.english import word_alternation
 from helix.core.secret_calls import call_findings
 from helix.core.secret_consoles import printed_keys, server_keys
 from helix.core.secret_defaults import default_findings
-from helix.core.secret_gates import MIN_PASSWORD_LEN, MIN_VALUE
+from helix.core.secret_gates import MIN_PASSWORD_LEN, MIN_VALUE, looks_password
 from helix.core.secret_rules import rules
 from helix.core.secret_structure import (
     Found,
@@ -413,7 +413,28 @@ def _device_secrets(text: str) -> Iterator[Found]:
 # the prefilter's triggers for the rules here that no secret word wakes: a chain's accounts
 # (their private keys), a device's SNMP community and RADIUS/TACACS+ key, a Perforce ticket
 # file's line
-SHAPE_TRIGGERS = (ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER, P4TICKET_TRIGGER)
+# A login pasted in a chat or a note as `use <user> / <password>`: the password with a
+# symbol of a password's among digits and letters of both cases (`use ledger_ro / Neb*31x`; not
+# `use tabs / spaces`, `use python3 / Python3.11`, a path)
+USED_PAIR_TRIGGER = r"\b[Uu]se[ \t]+[A-Za-z][\w.\-]* / [^\s/]"  # (no count: a small DFA)
+# (`se` first: a literal the search skips to; the `U`/`u` and the word's start checked after)
+_USED_PAIR = re.compile(r"se[ \t]+[A-Za-z][\w.\-]{1,40} / ([^\s/]{8,64})")
+_PASSWORD_SYMBOLS = frozenset("!@#$%^&*+=?~")
+SHAPE_TRIGGERS = (ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER, P4TICKET_TRIGGER, USED_PAIR_TRIGGER)
+
+
+def _used_pairs(text: str) -> Iterator[Found]:
+    for match in _USED_PAIR.finditer(text):
+        at = match.start()
+        if text[at - 1:at] not in ("u", "U") or (at > 1 and (text[at - 2].isalnum()
+                                                             or text[at - 2] == "_")):
+            continue
+        value = match.group(1).rstrip(".,;:)")
+        if (_PASSWORD_SYMBOLS.intersection(value) and any(c.isdigit() for c in value)
+                and sum(c.isalpha() for c in value) >= 3 and not value.islower()
+                and not value.isupper() and looks_password(value)
+                and not placeholder(value)):
+            yield Found(match.start(1), match.start(1) + len(value), "assignment")
 
 
 def _accounts(text: str) -> Iterator[Found]:
@@ -446,4 +467,6 @@ def shape_findings(text: str) -> list[Found]:
         found += _paired_users(text)
     if any(name in lowered for name in _prose_words()):
         found += _prose_values(text, lowered)
+    if " / " in text and ("use " in text or "Use " in text):
+        found += _used_pairs(text)
     return found

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 import re2
@@ -32,6 +32,7 @@ from helix.core.secret_gates import MAX_NAME, MAX_VALUE, MIN_VALUE
 from helix.core.secret_held import held_literal
 from helix.core.secret_lookalikes import own_word
 from helix.core.secret_names import FOREIGN_NAME_FORMS, META_SUFFIXES, name_strength
+from helix.core.secret_re2 import spans
 from helix.core.secret_values import (
     credential_like,
     is_label,
@@ -76,6 +77,9 @@ _AFTER_NAME = frozenset("\"'`] \t[0123456789")  # between a name and its operato
 _DECLARATOR = re.compile(r"\[[0-9]{0,6}\]")  # a C array's size after its name
 _LITERAL_PREFIXES = frozenset("@rbuLN")  # before a string literal's quote (N: T-SQL's Unicode)
 _OPERATOR_START = frozenset("=:{?+-.|")
+# a note in parentheses between a label and its colon (`API key (sandbox):`, `Password
+# (prod):`): words, no quote nor operator of its own
+_QUALIFIER = re.compile(r"\([A-Za-z0-9][A-Za-z0-9 ,./\-]{0,40}\)(?=[ \t]*:(?![:=/]))")
 # assignment operators of two or more characters: Make's `::=` `:::=` `?=` `+=`, Go's `:=`,
 # PHP's `.=` `??=`, Ruby's `||=`, and `=>`
 _OPERATORS = (":::=", "::=", "??=", "||=", ":=", "=>", "->", "?=", "+=", ".=")
@@ -382,18 +386,27 @@ def _named_values(text: str) -> Iterator[Found]:
     # ASCII text as bytes: RE2 reads UTF-8, and its byte offsets are then character offsets
     wide = not text.isascii()
     subject: str | bytes = text if wide else text.encode("ascii")
-    matches = (heapq.merge(_TRIGGER.finditer(subject), _WIDE_TRIGGER.finditer(subject),
-                           key=lambda match: match.start())
-               if wide and any(form in text for form in _WIDE_FORMS)  # (`in`: a fast scan)
-               else _TRIGGER.finditer(subject))
-    for match in matches:
-        name_start, name_end = _grow(text, match.start(), match.end())
+    matches: Iterable[tuple[int, int]] = (
+        spans(_TRIGGER, subject) if not wide  # type: ignore[arg-type]
+        else (match.span() for match in heapq.merge(
+            _TRIGGER.finditer(subject), _WIDE_TRIGGER.finditer(subject),
+            key=lambda match: match.start()))
+        if any(form in text for form in _WIDE_FORMS)  # (`in`: a fast scan)
+        else (match.span() for match in _TRIGGER.finditer(subject)))
+    for match_start, match_end in matches:
+        name_start, name_end = _grow(text, match_start, match_end)
         if (name_start, name_end) in seen_names:
             continue
         seen_names.add((name_start, name_end))
         after = name_end
         while after < size and text[after] in _AFTER_NAME:
             after += 1
+        op_from = name_end  # where the operator is read from
+        qualified = (_QUALIFIER.match(text, after)  # (a space before it: not a call's `(`)
+                     if text[after:after + 1] == "(" and text[after - 1] in " \t" else None)
+        if qualified is not None:  # `Pre-shared key (IPsec fallback): ...`: a label's note
+            op_from = qualified.end()
+            after = _skip_spaces(text, op_from, size)
         if ((after >= size or text[after] not in _OPERATOR_START) and text[name_start] != "-"
                 and _GO_TYPED.match(text, name_end) is None):
             if text[name_end:name_end + 1] in ("(", " ", "\t"):
@@ -416,7 +429,7 @@ def _named_values(text: str) -> Iterator[Found]:
         strength = name_strength(name)
         if strength is None:
             continue
-        found = _assignment(text, core_start, name_end, line_start, line_end, strength)
+        found = _assignment(text, core_start, op_from, line_start, line_end, strength)
         if found is not None and not own_word(text[found.start:found.end], name):
             yield found  # not `POSTGRES_PASSWORD=postgres`: a default, the name's own word
 

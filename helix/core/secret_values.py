@@ -323,11 +323,15 @@ def _stub_token(value: str) -> bool:
 def _random_part(value: str) -> bool:
     """A dotted value one of whose parts is a random run (`s.ZC9Ecf4M5g9o34Q6`, `pat6s6ed.d2dd`,
     digits and letters whose case switches at random), not an attribute path
-    (`settings.DB_PASSWORD`)."""
+    (`settings.DB_PASSWORD`); or a generated password with a dot in it, its parts short
+    (`E3s.SDp1SyIj`): as long as such a run, with digits, its letters' case switching at
+    random over the whole (a path's parts are names: `config.Db2Pass` switches too seldom)."""
     return any(len(p) >= MIN_RANDOM_PART and (
         sum(c.isdigit() for c in p) >= MIN_RANDOM_DIGITS
         or (any(c.isdigit() for c in p) and scattered_case("".join(filter(str.isalpha, p)))))
-        for p in value.split("."))
+        for p in value.split(".")) or (
+        len(value) >= MIN_RANDOM_PART and any(c.isdigit() for c in value)
+        and scattered_case("".join(filter(str.isalpha, value))))
 
 
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
