@@ -68,7 +68,8 @@ def _joined(text: str) -> str:
     for number, line in enumerate(lines):
         nxt = lines[number + 1] if number + 1 < len(lines) else ""
         bare = _MARKUP_ONLY.match(line) is not None
-        asked = (asked and bare) or (not bare and line.rstrip().endswith("?"))
+        # a question in emphasis ("**Q: Is it in GPa?**") asks as one without it
+        asked = (asked and bare) or (not bare and line.rstrip().rstrip("*_").endswith("?"))
         commented = _LINE_COMMENT.match(line) is not None and not _LINE_COMMENT.match(nxt)
         joins = (not bare and not _SENTENCE_END.search(line) and bool(_CONTINUES.match(nxt))
                  and not commented) or (asked and number + 1 < len(lines))

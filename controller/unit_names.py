@@ -26,27 +26,29 @@ import re
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
-from typing import Any
 
 from controller.unit_ellipsis import ellipsis_pattern
 from controller.unit_powers import CUBED, INVERSE, POWER, join_inverse
+from controller.unit_table import (
+    DOT,
+    EXACT_CASE_LEN,
+    JOIN,
+    UNITS_FILE,
+    Identity,
+    by_case,
+    dotted,
+    named,
+    prefixes,
+    products,
+    quotients,
+)
+from controller.unit_table import LIBRARY_FILE as LIBRARY_FILE  # read by tests
+from controller.unit_table import MONEY_FILE as MONEY_FILE
 
-UNITS_FILE = Path(__file__).with_name("units.toml")
-# every unit of a library's registry (pint's) of the table's dimensions, generated once by
-# scripts/units_from_pint.py: read after the table, whose names decide
-LIBRARY_FILE = Path(__file__).with_name("units_library.toml")
-# units of money (ISO 4217's currencies, CLDR's names, the minor units), generated once by
-# scripts/units_from_cldr.py: a dimension of its own; its codes are matched as written
-MONEY_FILE = Path(__file__).with_name("units_money.toml")
-EXACT_CASE_LEN = 2  # "Pa", "ms", "A": a short unit name matches only as written
-DOT = "·"  # the table's product of two units ("N·m"); read joined as "N m"
-JOIN = "\u02cd"  # a letter (so a word character) no text uses: "MB/s" -> "MBˍs"
 # a unit's name as a word of a joined text ("°C", "MBˍs", "megabitsˍperˍsecond")
 WORD = re.compile(r"°?[A-Za-zµ%‰][A-Za-zµ" + POWER + JOIN + r"]*")
 _MIN_SWAPPED = 6  # a name this long is still read with two neighbouring letters swapped
 
-Identity = tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,8 @@ class Names:
     display: frozenset[str]  # words of a clause saying where a unit is shown
     concessions: tuple[tuple[str, ...], ...]  # phrases opening what is granted, set aside
     converts: frozenset[str]  # verbs whose object is a unit converted from
+    reckonings: frozenset[str]  # "Multiply by 3.6 for km/h": arithmetic the reader does
+    affirmations: frozenset[str]  # a reply of yes to a question ("Yes.")
     bounds: tuple[list[str], ...]  # a bound a value is held to, as lowercase words
     condition: re.Pattern[str]  # a line opening a code condition
     compound: re.Pattern[str]  # a unit, a separator, a unit of time
@@ -89,168 +93,11 @@ class Names:
     quotients: dict[str, str]  # "energy/time" -> power: a compound's dimension named
 
 
-def _split(compound: str) -> tuple[str, str] | None:
-    """The two units a compound is written with ("MB/s", "bytes per second")."""
-    parts = re.split(r"\s*/\s*|\s+per\s+", compound, maxsplit=1)
-    return (parts[0], parts[1]) if len(parts) == 2 else None
-
-
-def _units(data: dict[str, Any]) -> list[tuple[str, list[str]]]:
-    """The table's units, each (dimension, its names)."""
-    return [(dim, [entry] if isinstance(entry, str) else list(entry))
-            for dim, units in data["dimensions"].items() for entry in units]
-
-
-def _spelled(aliases: list[str]) -> list[str]:
-    return [n for n in aliases if len(n) > EXACT_CASE_LEN and n.isalpha() and n.islower()]
-
-
-def products(data: dict[str, Any]) -> list[tuple[str, Identity]]:
-    """The spelled names of a unit the table writes as two of its units' names run together,
-    the second a unit of `over`, the unit of a third dimension ("kWh": kW and h, an energy:
-    "kilowatt hours", "kilowatthour"; "Wh": "watt hour"), in two words (`join_compounds`
-    joins a space or a hyphen between them) and in one."""
-    units = _units(data)
-    by_name: dict[str, tuple[str, list[str]]] = {}
-    for dim, aliases in units:
-        for name in aliases:
-            by_name.setdefault(name, (dim, aliases))
-    out: list[tuple[str, Identity]] = []
-    for dim, aliases in units:
-        for name in aliases:
-            for cut in range(1, len(name)):
-                first, second = by_name.get(name[:cut]), by_name.get(name[cut:])
-                if first is None or second is None or second[0] != data["compounds"]["over"] \
-                        or dim in (first[0], second[0]):
-                    continue
-                out += [(a + sep + b, (dim, aliases[0])) for a in _spelled(first[1])
-                        for b in _spelled(second[1]) for sep in (" ", "")]
-    return out
-
-
-def dotted(data: dict[str, Any]) -> re.Pattern[str] | None:
-    """A product the table names ("N·m", "lbf·ft", "newton·metres") as a text writes it: a
-    middle dot or a hyphen between its parts ("N⋅m", "ft-lb"), or a space between two spelled
-    ones ("newton metres"); a part of one or two letters as written, a longer in any case."""
-    found = sorted({n for _, aliases in _units(data) for n in aliases if DOT in n},
-                   key=lambda n: (-len(n), n))
-    if not found:
-        return None
-
-    def part(p: str) -> str:
-        return re.escape(p) if len(p) <= EXACT_CASE_LEN else "(?i:" + re.escape(p) + ")"
-
-    def written(name: str) -> str:
-        a, b = name.split(DOT, 1)
-        sep = r"\s?[·⋅]\s?|-" + (r"|[ \t]+" if min(len(a), len(b)) > EXACT_CASE_LEN else "")
-        return part(a) + "(?:" + sep + ")" + part(b)
-
-    return re.compile(r"(?<![\w°" + JOIN + r"·⋅-])(?:" + "|".join(map(written, found))
-                      + r")(?![\w°·⋅-])")
-
-
-def prefixes(data: dict[str, Any]) -> frozenset[str]:
-    """The prefixes the table writes out: what a unit's spelled name adds to another's of its
-    dimension where its short name adds a letter or two to the other's ("kilo" of kilopascal
-    and pascal, kPa and Pa; "milli" of millisecond and second, ms and s)."""
-    out: set[str] = set()
-    for dim, aliases in _units(data):
-        for other_dim, others in _units(data):
-            if dim != other_dim or aliases is others:
-                continue
-            short = [(n, o) for n in aliases for o in others if len(n) <= EXACT_CASE_LEN + 1
-                     and 0 < len(o) < len(n) and n.endswith(o)]
-            out.update(n[:-len(o)] for n in _spelled(aliases) for o in _spelled(others)
-                       if short and n.endswith(o) and len(n) - len(o) > EXACT_CASE_LEN)
-    return frozenset(out)
-
-
-def _quotients(data: dict[str, Any]) -> dict[str, str]:
-    """The dimension a unit per a unit of `over` is of where the table names it ("energy/time"
-    -> power: "BTU/h" rivals "W")."""
-    over = data["compounds"]["over"]
-    return {f"{top}/{over}": dim for top, dim in data["compounds"].get("quotients", [])}
-
-
-def _named(data: dict[str, Any]) -> list[tuple[str, Identity]]:
-    """Every name of the table with the unit it names: the dimensions' units and aliases, and
-    the named compounds ("Mbps": megabits per second)."""
-    named: list[tuple[str, Identity]] = []
-    simple: dict[str, Identity] = {}
-    for dim, units in data["dimensions"].items():
-        for entry in units:
-            aliases = [entry] if isinstance(entry, str) else entry
-            for name in aliases:  # a product ("N·m") also as `identity` reads it joined
-                named += [(n, (dim, aliases[0])) for n in {name, name.replace(DOT, " ")}]
-                simple[name] = (dim, aliases[0])
-    for entry in data["compounds"]["named"]:
-        parts = _split(entry[0])
-        first = parts and (simple.get(parts[0]), simple.get(parts[1]))
-        if not first or first[0] is None or first[1] is None:
-            raise ValueError(f"units.toml: {entry[0]!r} is not a unit per a unit")
-        unit = (_quotients(data).get(f"{first[0][0]}/{first[1][0]}",
-                                     f"{first[0][0]}/{first[1][0]}"),
-                f"{first[0][1]}/{first[1][1]}")
-        named += [(name, unit) for name in entry[1:]]
-    held = {name.lower() for name, _ in named}
-    named += [(name, unit) for name, unit in products(data) if name.lower() not in held]
-    held = {name.lower() for name, _ in named}
-    with LIBRARY_FILE.open("rb") as handle:
-        library = tomllib.load(handle)
-    for dim, units in library["dimensions"].items():
-        for aliases in units:
-            if dim in data["dimensions"] and not any(n.lower() in held for n in aliases):
-                named += [(name, (dim, aliases[0])) for name in aliases]
-    with MONEY_FILE.open("rb") as handle:
-        money = tomllib.load(handle)
-    for dim, units in money["dimensions"].items():
-        for aliases in units:
-            kept = [n for n in aliases if n.lower() not in held]
-            named += [(name, (dim, kept[0])) for name in kept]
-    return named
-
-
-def _as_written() -> frozenset[str]:
-    """Names matched only as written: the currencies' codes ("ALL", "TOP", "TRY")."""
-    with MONEY_FILE.open("rb") as handle:
-        return frozenset(tomllib.load(handle)["as_written"])
-
-
-def _by_case(named: list[tuple[str, Identity]]
-             ) -> tuple[dict[str, Identity], dict[str, Identity], dict[str, Identity]]:
-    """The names matched as written, folded to lower case, and typed in one case."""
-    # a longer name matches in any case, unless it differs only in case from another unit's:
-    # then each matches as written, and in any other case the one with fewer capitals does
-    # ("Mbps", "mbps", "MBPS": megabits; "MBps": megabytes)
-    by_fold: dict[str, list[tuple[str, Identity]]] = {}
-    written = _as_written()
-    for name, unit in named:
-        if len(name) > EXACT_CASE_LEN and name not in written:
-            by_fold.setdefault(name.lower(), []).append((name, unit))
-    exact = {name: unit for name, unit in named
-             if len(name) <= EXACT_CASE_LEN or name in written}
-    folded: dict[str, Identity] = {}
-    for key, found in by_fold.items():
-        if len({unit for _, unit in found}) > 1:
-            exact.update(found)
-        folded[key] = min(found, key=lambda f: sum(c.isupper() for c in f[0]))[1]
-    # a two-letter name typed all in lower case ("mv", "kv") or all in capitals ("KG", "MV")
-    # names its unit where no name is so written and no other unit's name is so typed ("mw":
-    # mW or MW, neither)
-    recased: dict[str, set[Identity]] = {}
-    for name, unit in named:
-        typings = {name.lower(), *([name.upper()] if name.isascii() else [])} - {name}
-        for typed in typings if len(name) == EXACT_CASE_LEN else ():
-            if typed not in exact:
-                recased.setdefault(typed, set()).add(unit)
-    return exact, folded, {k: next(iter(v)) for k, v in sorted(recased.items()) if len(v) == 1}
-
-
 @lru_cache(maxsize=1)
 def names() -> Names:
     with UNITS_FILE.open("rb") as handle:
         data = tomllib.load(handle)
-    exact, folded, recased = _by_case(_named(data))
+    exact, folded, recased = by_case(named(data))
     per = data["compounds"]
     words = "|".join(re.escape(w) for w in per["per"])
     # two words (the first after up to two more: "imperial gallons") and a separator, a unit
@@ -266,7 +113,7 @@ def names() -> Names:
         products=re.compile(r"(?i)(?<![\w°" + JOIN + r"-])(?:" + "|".join(
             re.escape(w).replace(r"\ ", r"[ \t-]+") for w in two_words) + r")(?![\w°-])")
         if two_words else None, dotted=dotted(data), prefixes=prefixes(data),
-        quotients=_quotients(data),
+        quotients=quotients(data),
         exact=exact, folded=folded, recased=recased,
         spellings=tuple((a, b) for a, b in data["mentions"]["spellings"]),
         per=tuple(per["per"]),
@@ -292,7 +139,8 @@ def names() -> Names:
         compound=compound,
         display=frozenset(lines["display"]),
         concessions=tuple(tuple(c.split()) for c in lines["concessions"]),
-        converts=frozenset(lines["converts"]),
+        converts=frozenset(lines["converts"]), reckonings=frozenset(lines["reckonings"]),
+        affirmations=frozenset(lines["affirmations"]),
         bounds=tuple(b.split() for b in mentions["bounds"]),
         condition=re.compile(r"^\s*(?:" + r"|".join(
             re.escape(w).replace(r"\ ", r"\s+") for w in lines["conditions"]) + r")\b"))

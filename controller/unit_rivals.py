@@ -15,6 +15,8 @@ CLAUSE_MARKS = frozenset(",;:—–|")
 CLAUSE_ENDS = (*CLAUSE_MARKS, ".", "!", "?", "\n", "(", ")")
 _TARGETS = frozenset({"to", "into"})  # what a value is converted to
 _ARTICLES = frozenset({"a", "an", "the"})
+_BREAKS = frozenset({*CLAUSE_MARKS, "-", "/", "(", ")"})  # marks ending a clause in a line
+_MARKUP = frozenset({"*", "_", "`"})  # marks of emphasis or code around a sentence's words
 
 
 def complement(reading: Reading, at: int) -> bool:
@@ -148,3 +150,28 @@ def displayed(reading: Reading, at: int) -> bool:
                 return True
             n += step
     return False
+
+
+def reckoned(reading: Reading, at: int) -> bool:
+    """Token `at` is in a sentence, or a clause after a clause mark, that opens with arithmetic
+    the reader is told to do ("Multiply by 3.6 for km/h", "...; divide by 8 if you need MB/s"):
+    what the value comes to, no second answer."""
+    tokens, sentence = reading.tokens, reading.tokens[at].sentence
+    for n in range(at - 1, -1, -1):
+        if tokens[n].sentence != sentence or tokens[n].text in _BREAKS:
+            return False
+        if tokens[n].lower in names().reckonings and (
+                n == 0 or tokens[n - 1].sentence != sentence or tokens[n - 1].text in _BREAKS):
+            return True
+    return False
+
+
+def questioned(reading: Reading, at: int) -> bool:
+    """Token `at` is in the last clause of a question the line asks that the next sentence
+    does not answer yes ("got 120 -- did you pass km/h?"): only supposed, no second answer."""
+    tokens, sentence = reading.tokens, reading.tokens[at].sentence
+    own = [t for t in tokens[at:] if t.sentence == sentence and t.text not in _MARKUP]
+    if own[-1].text != "?" or any(t.text in _BREAKS for t in own):
+        return False  # not asked, or another clause between it and the question's mark
+    reply = [t for t in tokens if t.sentence == sentence + 1 and t.text not in _MARKUP]
+    return not reply or reply[0].lower not in names().affirmations

@@ -61,6 +61,8 @@ from controller.unit_rivals import contrasted as _contrasted
 from controller.unit_rivals import converted as _converted
 from controller.unit_rivals import displayed as _displayed
 from controller.unit_rivals import qualifying as _qualifying
+from controller.unit_rivals import questioned as _questioned
+from controller.unit_rivals import reckoned as _reckoned
 from controller.unit_rivals import set_against as _set_against
 from controller.unit_rivals import sign_of_value as _sign_of_value
 from controller.unit_rivals import supposed as _supposed
@@ -84,7 +86,8 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int,
                 and not _contrasted(reading, at, quantity) and not _displayed(reading, at)
                 and not _set_against(reading, at, unit, quantity)
                 and not _conceded(reading, at) and not _converted(reading, at)
-                and not _qualifying(reading, at, unit) and not _sign_of_value(reading, at)):
+                and not _qualifying(reading, at, unit) and not _sign_of_value(reading, at)
+                and not _reckoned(reading, at) and not _questioned(reading, at)):
             return shown(token.text)
         previous = token.lower
     return None

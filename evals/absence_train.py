@@ -87,10 +87,12 @@ def cases() -> list[dict[str, Any]]:
 
 def after_head(rows: list[dict[str, Any]]) -> np.ndarray:
     """Per answer, what `helix.synthesis.contract.check_answer` decides after the head:
-    [abstains (never a claim refused), a side note (clears a refusal), refused whatever the
-    head says (a claim naming what was asked, a reported question)]."""
+    [abstains (never a claim refused), a side note or a plain answer in another language
+    (clears a refusal), refused whatever the head says (a claim naming what was asked, a
+    reported question)]."""
     from helix.synthesis.absence import evidence_words
     from helix.synthesis.absence_asked import asked_missing, side_note
+    from helix.synthesis.absence_language import plain_foreign
     from helix.synthesis.absence_report import reported_question
     from helix.synthesis.contract import is_abstention
 
@@ -98,7 +100,8 @@ def after_head(rows: list[dict[str, Any]]) -> np.ndarray:
     for r in rows:
         words = evidence_words(part for e in r["evidence"]
                                for part in (e.text, e.path, e.symbol or "", e.heading or ""))
-        out.append((is_abstention(r["text"]), side_note(r["text"], r["question"], words),
+        out.append((is_abstention(r["text"]), side_note(r["text"], r["question"], words)
+                    or plain_foreign(r["text"]),
                     asked_missing(r["text"], r["question"], words)
                     or reported_question(r["text"], words)))
     return np.array(out, dtype=bool).reshape(len(rows), 3)

@@ -277,7 +277,20 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # verb of telling as a claim's subject ("it doesn't specify the amount"): fresh23 unchanged
     # with the retrained head, 4 more ordinary answers refused (fresh11, fresh14, fresh19,
     # fresh21: "The snippets don't say whether ..., but ...")
-    assert wrong.get(("tune", True), 0) <= 10 and wrong.get(("tune", False), 0) <= 41, wrong
+    # meaning25: fresh24 (writer71; 64 claims, 48 ordinary; held apart, measured by the lead
+    # before ff15bda and after d20da2d: 3 -> 3 accepted, 4 -> 4 refused) joined: 13 of 1435,
+    # 45 of 1015 with meaning24's head (fresh24 3/4); "neither" the subject of a verb of
+    # telling a claim (helix/synthesis/absence.py: "...; neither states the default") and an
+    # answer in another language that negates nothing and asks nothing accepted after the head
+    # (helix/synthesis/absence_language.py): 10, 41 with meaning24's head (fresh24 3/4 -> 1/2,
+    # fresh19 accepted 2 -> 1, fresh22 refused 1 -> 0, fresh23 refused 4 -> 3; no set the
+    # wrong way); the head retrained with fresh24 as a twenty-third writer and the plain
+    # answer in another language among the rules after the head (python -m
+    # evals.absence_train: stack, l2 10, threshold 0.4 chosen; held out writer by writer 15
+    # accepted, 50 refused, fresh24 held out 1/2; over the 22 writers before 14 and 48,
+    # meaning24's head 18 and 52): 10, 45 in sample (the original set, fresh7, fresh23 and
+    # tune9 one more refused each: the lower threshold)
+    assert wrong.get(("tune", True), 0) <= 10 and wrong.get(("tune", False), 0) <= 45, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)

@@ -357,6 +357,18 @@ SHOWN_PARTICIPLES: tuple[str, ...] = (
 # the auxiliaries before such a participle, and the words that point at the material after it
 SHOWN_AUXILIARIES: tuple[str, ...] = ("is", "are", "was", "were", "gets", "get", "being")
 MATERIAL_POINTERS: tuple[str, ...] = ("the", "these", "this", "those", "any")
+# "neither" as the subject of a verb of telling, the pieces of material named before it ("I
+# checked a.py and b.md; neither states the default", "neither one gives a limit", "neither
+# file seems to specify it"): what may follow "neither", an adverb, the verb
+NEITHER_SUBJECTS: tuple[str, ...] = (
+    "one", "of them", "of the two", "of these", "of those", "file", "files", "snippet",
+    "snippets", "excerpt", "excerpts", "source", "sources", "document", "documents", "result",
+    "results", "piece", "pieces")
+NEITHER_ADVERBS: tuple[str, ...] = ("actually", "really", "explicitly", "clearly",
+                                    "appears to", "seems to")
+NEITHER_TELLING: tuple[str, ...] = (
+    *SAYING_VERBS, "specify", "gives", "give", "lists", "list", "contains", "contain",
+    "includes", "include", "discusses")
 # an inability to answer ("Can't answer from this", "couldn't tell from what was shown"), and
 # what it is unable to do
 INABILITY_WORDS: tuple[str, ...] = ("can't", "cannot", "can not", "couldn't", "could not",

@@ -61,6 +61,7 @@ from helix.core.negation_tokens import (
     Reading,
     Token,
     in_code,
+    past_time,
     replied_no,
     superseded,
     tokenize,
@@ -304,6 +305,7 @@ def _heading(cl: _Clauses, at: int, length: int) -> list[int]:
     tokens, c = cl.tokens, cl.c
     mark = at + length
     opens = at == 0 or tokens[at - 1].sentence != tokens[at].sentence
+    mark = past_time(tokens, mark, c.heading_times, c.label_marks)
     if not opens or mark + 1 >= len(tokens) or tokens[mark].lower not in c.label_marks \
             or tokens[mark + 1].sentence != tokens[at].sentence:
         return []
@@ -420,8 +422,8 @@ def read(text: str) -> Reading:
             deny(_label(cl, i, evaluative=True))
             deny(_heading(cl, i, n))
         deny(_postpositive(cl, i))
-        if _match(tokens, i, c.past):
-            deny(cl.clause(i))
+        if _match(tokens, i, c.past):  # "originally mph, then km/h in 1.3, since 2.0 m/s"
+            deny(cl.clause(i) + (_sequels(cl, i) if token.sentence in now else []))
         if _match(tokens, i, c.past_tense) and token.sentence in now:
             deny(cl.clause(i))
             deny(_sequels(cl, i))

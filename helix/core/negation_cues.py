@@ -66,6 +66,7 @@ class Cues:
     label_predicates: frozenset[str]
     participle_endings: tuple[str, ...]
     validity: frozenset[str]
+    heading_times: Phrases  # "Deprecated since 2.4: ...": a label's time before its mark
 
 
 def _phrases(words: list[str]) -> Phrases:
@@ -114,4 +115,4 @@ def cues() -> Cues:
         subject_words=int(pred["subject_words"]), label_marks=frozenset(pred["label_marks"]),
         label_predicates=frozenset(pred["label_predicates"]),
         participle_endings=tuple(pred["participle_endings"]),
-        validity=frozenset(pred["validity"]))
+        validity=frozenset(pred["validity"]), heading_times=_phrases(cue["heading_times"]))

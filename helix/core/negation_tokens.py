@@ -23,6 +23,10 @@ _SENTENCE_END = frozenset({".", "!", "?"})
 _CLOSING_MARKS = frozenset({"*", "_", "`", '"', "'", "”", "’", "»"})
 _EMPHASIS = frozenset({"*", "_"})  # marks of an emphasis in markdown, no word
 OPEN, CLOSE = "(", ")"
+# the full-width marks of Chinese and Japanese text read as the marks they write ("（km/h
+# ではありません）" is a parenthesis, "。" ends a sentence, "，" / "、" end a clause)
+_FULL_WIDTH = {"（": "(", "）": ")", "。": ".", "，": ",", "、": ",", "；": ";", "：": ":",
+               "？": "?", "！": "!"}
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,7 @@ def tokenize(text: str) -> tuple[Token, ...]:
     depth = sentence = 0
     ended = False  # the last token ends a sentence, or closes a mark after its end
     for match in _TOKEN.finditer(text):
-        word = match.group()
+        word = _FULL_WIDTH.get(match.group(), match.group())
         gap = text[out[-1].end:match.start()] if out else ""
         if "\n" in gap or (ended and gap):
             sentence, depth = sentence + 1, 0
@@ -127,3 +131,16 @@ def in_code(tokens: tuple[Token, ...]) -> frozenset[int]:
                 out.update(range(opened + 1, i))
             opened = None if opened is not None else i
     return frozenset(out)
+
+
+def past_time(tokens: tuple[Token, ...], at: int, times: Phrases,
+              marks: frozenset[str]) -> int:
+    """The label's mark past a time or version opening at token `at` ("Deprecated since 2.4:",
+    "Removed in v3 -"), at most three words on in its sentence; else `at`."""
+    length = match(tokens, at, times) if at < len(tokens) else 0
+    for mark in range(at + length + 1, min(len(tokens), at + length + 4)) if length else ():
+        if tokens[mark].sentence != tokens[at].sentence:
+            return at
+        if tokens[mark].lower in marks:
+            return mark
+    return at

@@ -37,6 +37,9 @@ from helix.core.english import (
     MATERIAL_POINTERS,
     MATERIAL_WORDS,
     NEGATION_WORDS,
+    NEITHER_ADVERBS,
+    NEITHER_SUBJECTS,
+    NEITHER_TELLING,
     NOT_HAVING,
     OPEN_WORD,
     SAYING_VERBS,
@@ -100,6 +103,11 @@ NO_EVIDENCE_PATTERNS: tuple[str, ...] = (
     r"\b(?:there is|there's|there are) no (?:mention|information|evidence)\b",
     r"\b(?:none|neither) of the (?:provided|given|retrieved|tool|search|evidence|results?|"
     r"excerpts?|snippets?|files?)\b.{0,40}\b(?:mention|contain|address|cover|describe|define)",
+    # "neither" the subject of a verb of telling, the files or excerpts named before it ("I
+    # checked a.py and b.md; neither states the default", "..., but neither one gives a limit")
+    r"\bneither(?: (?:" + word_alternation(NEITHER_SUBJECTS) + r"))?(?: (?:"
+    + word_alternation(NEITHER_ADVERBS) + r"))? (?:" + word_alternation(NEITHER_TELLING)
+    + r")\b",
     r"\b(?:appears|seems) (?:to be )?(?:absent|missing) (?:from|in) the " + _SOURCES,
     # the repository itself said to lack something, whatever the answer cites
     r"\bnone of (?:this|that|it|these|those|them)\b",

@@ -33,6 +33,7 @@ from helix.synthesis.absence import (
 )
 from helix.synthesis.absence_asked import asked_missing, side_note
 from helix.synthesis.absence_head import AbsenceHead, answer_features
+from helix.synthesis.absence_language import plain_foreign
 from helix.synthesis.absence_meaning import AbsenceMeaning
 from helix.synthesis.absence_report import reported_question
 from helix.synthesis.absence_verdict import absence_verdict, notes_of
@@ -108,7 +109,7 @@ def check_answer(text: str, refs: Sequence[CitationRef],
     if evidence_exists and evidence is not None:
         words = evidence_words(part for e in evidence
                                for part in (e.text, e.path, e.symbol or "", e.heading or ""))
-        if refused and side_note(text, question, words):
+        if refused and (side_note(text, question, words) or plain_foreign(text)):
             refused, limits = False, limits or notes_of(text, absence_claims(text), refs)
         refused = refused or asked_missing(text, question, words) \
             or reported_question(text, words)
