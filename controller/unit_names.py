@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from controller.unit_ellipsis import ellipsis_pattern
-from controller.unit_powers import CUBED, INVERSE, POWER, join_inverse
+from controller.unit_powers import CUBED, INVERSE, POWER, join_inverse, superscripts
 from controller.unit_table import (
     DOT,
     EXACT_CASE_LEN,
@@ -47,7 +47,11 @@ from controller.unit_table import MONEY_FILE as MONEY_FILE
 
 # a unit's name as a word of a joined text ("°C", "MBˍs", "megabitsˍperˍsecond")
 WORD = re.compile(r"°?[A-Za-zµ%‰][A-Za-zµ" + POWER + JOIN + r"]*")
+LATIN = "À-ÖØ-öø-ÿ"  # the accented letters of a name in French, German, Spanish ("mètres")
 _MIN_SWAPPED = 6  # a name this long is still read with two neighbouring letters swapped
+# a unit's square written before it, in one word or two ("Quadratsekunde", "square metres")
+SQUARE_PREFIXES = ("quadrat", "square ", "sq ")
+CUBE_PREFIXES = ("kubik", "cubic ")
 
 
 
@@ -103,8 +107,10 @@ def names() -> Names:
     # two words (the first after up to two more: "imperial gallons") and a separator, a unit
     # per a unit of time where `identity` says so (a typo of a long name too: "megabytes per
     # secnod")
-    compound = re.compile(r"(?<![A-Za-z_°" + JOIN + r"])((?:[A-Za-z]+[ \t]){0,2}°?[A-Za-zµ]+"
-                          + CUBED + r")(\s*/\s*|\s+(?:" + words + r")\s+)([A-Za-z]+)(?![\w°/])",
+    compound = re.compile(r"(?<![A-Za-z_°" + LATIN + JOIN + r"])((?:[A-Za-z" + LATIN
+                          + r"]+[ \t]){0,2}°?[A-Za-zµ" + LATIN + r"]+"
+                          + CUBED + r")(\s*/\s*|\s+(?:" + words + r")\s+)([A-Za-z]+["
+                          + POWER + r"]?)(?![\w°/])",
                           re.IGNORECASE)
     lines, mentions = data["lines"], data["mentions"]
     two_words = sorted({name for name, _ in products(data) if " " in name},
@@ -148,6 +154,26 @@ def names() -> Names:
 
 @lru_cache(maxsize=4096)
 def _simple(word: str) -> Identity | None:
+    found = _named(word)
+    if found is None and len(word) > 1 and word[-1] in POWER:  # "s²", "ft²": any unit's power
+        found = _power(_named(word[:-1]), word[-1])
+    low = word.lower()
+    for heads, power in ((SQUARE_PREFIXES, "²"), (CUBE_PREFIXES, "³")):
+        before = next((p for p in heads if low.startswith(p) and len(low) > len(p)), None)
+        if found is None and before is not None:  # "square feet", "Kubikmeter"
+            found = _power(_named(word[len(before):].strip()), power)
+    return found
+
+
+def _power(base: Identity | None, power: str) -> Identity | None:
+    """A unit's square or cube: the table's name of it where it has one ("m³" a volume), else
+    the unit's own dimension to that power ("s²": time², "ft²": length²)."""
+    if base is None or base[0][-1:] in POWER:
+        return None
+    return _named(base[1] + power) or (base[0] + power, base[1] + power)
+
+
+def _named(word: str) -> Identity | None:
     n = names()
     if len(word) <= EXACT_CASE_LEN:
         return n.exact.get(word) or n.recased.get(word)
@@ -187,7 +213,7 @@ def identity(word: str) -> Identity | None:
         [word.strip()[:m.start()], word.strip()[m.end():]] for m in spaces]
     for top_name, bottom_name in splits:
         top, bottom = _simple(top_name), _simple(bottom_name)
-        if top is not None and bottom is not None and bottom[0] == n.over \
+        if top is not None and bottom is not None and bottom[0].rstrip(POWER) == n.over \
                 and "/" not in top[0]:
             dim = f"{top[0]}/{bottom[0]}"
             return (n.quotients.get(dim, dim), f"{top[1]}/{bottom[1]}")
@@ -219,7 +245,7 @@ def join_compounds(text: str) -> str:
     """`text` with the separator of every unit per a unit of time written as `JOIN` (same
     length): "5 MB/s" -> "5 MBˍs", "megabits per second" -> "megabitsˍperˍsecond"; and of a
     unit's name spelled in two words (`_join_spelled`)."""
-    text = _join_spelled(text)
+    text = _join_spelled(superscripts(text, JOIN, lambda phrase: _named(phrase) is not None))
     if INVERSE in text:  # "L·min⁻¹": litres per minute
         text = join_inverse(text, identity, JOIN, CUBED)
     if "/" not in text and not any(w in text.lower() for w in names().per):
@@ -263,10 +289,13 @@ def is_number(word: str) -> bool:
 
 def is_unit_name(word: str, previous: str) -> bool:
     """`word` names a unit; a one-letter name or a two-letter one typed in one case ("mv",
-    "KG") only where a unit stands (after `one_letter_after` or a number: "in V", "3300 mv")."""
+    "KG") only where a unit stands (after `one_letter_after` or a number: "in V", "3300 mv"; a
+    capital, or a name of another dimension's unit too (`elsewhere`: "takes g"), after a verb of
+    giving a unit)."""
     if (len(word) == 1 or word in names().recased) and not (
             previous in names().one_letter_after or previous.isdigit()
-            or (len(word) == 1 and word.isupper() and previous in names().unit_verbs)):
+            or (len(word) == 1 and (word.isupper() or word in names().elsewhere)
+                and previous in names().unit_verbs)):
         return False
     return identity(word) is not None
 
@@ -342,7 +371,11 @@ def unit_pattern(unit: str) -> re.Pattern[str]:
     parts += ["(?i:" + re.escape(n[:len(p)]) + JOIN + re.escape(n[len(p):]) + ")"
               for n in aliases(unit) for p in table.prefixes
               if len(n) > len(p) and n.lower().startswith(p) and n.isalpha()]
-    if found is not None and "/" in found[0]:
-        parts.insert(0, r"[A-Za-zµ°]+" + CUBED + JOIN + r"+(?:[A-Za-z]+" + JOIN
-                     + r"+)?[A-Za-z]+")
-    return re.compile(r"(?<![A-Za-z_°" + JOIN + r"])(?:" + "|".join(parts) + r")(?![\w°])")
+    if found is not None and found[1][-1:] in POWER and found[1][:-1]:  # "metres²", "feet³"
+        parts += ["(?i:" + re.escape(n) + ")" + found[1][-1] for n in aliases(found[1][:-1])
+                  if n.isalpha()]
+    if found is not None and "/" in found[1]:  # a quotient, named or not ("m/s²")
+        parts.insert(0, r"[A-Za-zµ°" + LATIN + r"]+" + CUBED + JOIN + r"+(?:[A-Za-z]+" + JOIN
+                     + r"+)?[A-Za-z]+[" + POWER + "]?")
+    return re.compile(r"(?<![A-Za-z_°" + LATIN + JOIN + r"])(?:" + "|".join(parts)
+                      + r")(?![\w°])")

@@ -107,9 +107,11 @@ def prefixes(data: dict[str, Any]) -> frozenset[str]:
 
 def quotients(data: dict[str, Any]) -> dict[str, str]:
     """The dimension a unit per a unit of `over` is of where the table names it ("energy/time"
-    -> power: "BTU/h" rivals "W")."""
+    -> power: "BTU/h" rivals "W"); a key with its own "/" is the whole quotient ("length/time²":
+    an acceleration, "m/s²", "ft/s²")."""
     over = data["compounds"]["over"]
-    return {f"{top}/{over}": dim for top, dim in data["compounds"].get("quotients", [])}
+    return {top if "/" in top else f"{top}/{over}": dim
+            for top, dim in data["compounds"].get("quotients", [])}
 
 
 def named(data: dict[str, Any]) -> list[tuple[str, Identity]]:
