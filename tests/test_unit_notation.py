@@ -48,6 +48,7 @@ def test_g_is_standard_gravity_only_where_an_acceleration_is_asked() -> None:
     assert rival("g", "m/s²") and rival("mg", "m/s²")
     assert unit_name("g") == "g" and rival("g", "kg")  # still the gram where a mass is asked
     assert not rival("g", "ms")
+    assert rival("gal", "m/s²") and rival("gal", "L")  # the galileo; the gallon where a volume
 
 
 @pytest.mark.parametrize("text", [
@@ -66,6 +67,7 @@ def test_a_statement_in_any_notation_states_the_unit(text: str) -> None:
     ("Values are not in metres per second squared but in ft/s².", "ft/s²"),
     ("Les valeurs ne sont pas en m/s² : elles sont en g.", "g"),
     ("The driver takes g, not m/s².", "g"),
+    ("Strong-motion records are stored in gal instead of m/s².", "gal"),  # the galileo
 ])
 def test_a_denial_in_any_notation_denies_and_names_the_unit_instead(text: str,
                                                                     instead: str) -> None:
