@@ -34,6 +34,7 @@ from helix.core.secret_gates import (
     MIN_HEX,
     MIN_SECRET_LEN,
     PUBLIC_TOKEN,
+    WEBPACK_HASH,
     WINDOW_OVERLAP,
     Finding,
     gate,
@@ -68,6 +69,7 @@ _BECH32_PREFIXES = ("age", "npub", "bc", "tb", "ltc")
 # the modular crypt formats' ids (`$2b$`, `$6$`, `$apr1$`, `$argon2id$` ...)
 # (how far back: argon2's `$argon2id$v=19$m=65536,t=3,p=4$<22 salt>$` is 53 characters)
 PUBLIC_BEFORE_REACH = 96
+WEBPACK_REACH = 240  # characters before a hex value read for webpack's runtime
 _CRYPT_IDS = ("2", "2a", "2b", "2x", "2y", "1", "5", "6", "y", "apr1", "scrypt", "argon2id",
               "argon2i", "argon2d")
 _PUBLIC_BEFORE = re.compile(
@@ -389,7 +391,9 @@ def _entropy_findings(line: str) -> Iterator[Finding]:
                     or p.filters["likely_id"](value, line) or _PATH.fullmatch(value)):
                 continue  # ... or a file's path (`/tmp/run-14abfb6a/CURRENT`)
             for start in _occurrences(line, value):
-                if kind == "high_entropy_hex" and HEX_NAMED.search(line[:start]):
+                if kind == "high_entropy_hex" and (
+                        HEX_NAMED.search(line[:start])
+                        or WEBPACK_HASH.search(line, max(0, start - WEBPACK_REACH), start)):
                     continue  # a hash, id or revision the line names as such
                 if public_value(value, line[:start]):
                     continue

@@ -1,0 +1,84 @@
+"""Round 23's lookalikes (writer78's and writer72's flagged ones, by cause), each with values
+invented here: a template's word, a registry's number, a request line's protocol, webpack's
+build hash and RFC 7519's example token are no secrets; real values next to them still are."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.secret_helpers import agreed_texts
+
+# --- `REPLACE_ME` and its kin stand for the secret (as `changeme` does)
+
+
+@pytest.mark.parametrize("text", [
+    "SMTP_PASSWORD=REPLACE_ME\n",
+    "vault:\n  unseal_key: \"replace-me\"\n",
+    "auth:\n  signing_key: \"ReplaceMe\"\n",
+    "STRIPE_SECRET=sk_live_REPLACEME\n",
+    "billing = {\n  key: 'sk_test_PLACEHOLDER',\n}\n",
+])
+def test_a_template_word_is_no_secret(text: str) -> None:
+    assert agreed_texts(text) == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("SMTP_PASSWORD=Vq7-Lm2pXe9w\n", "Vq7-Lm2pXe9w"),
+    ("billing = {\n  key: 'sk_test_51Hq8ZtRk2VbPq0Lm3Nx7Wc',\n}\n",
+     "sk_test_51Hq8ZtRk2VbPq0Lm3Nx7Wc"),
+])
+def test_a_real_value_in_the_same_place_is_found(text: str, value: str) -> None:
+    assert agreed_texts(text) == [value]
+
+
+# --- a Windows registry file's typed number
+
+
+@pytest.mark.parametrize("text", [
+    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Acme\\Client]\n\"UseToken\"=dword:00000001\n",
+    "[HKEY_CURRENT_USER\\Software\\Acme]\n\"SecretTimeout\"=qword:000000000000ea60\n",
+])
+def test_a_registry_number_is_no_secret(text: str) -> None:
+    assert agreed_texts(text) == []
+
+
+def test_a_registry_string_password_is_still_found() -> None:
+    text = "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Acme\\Client]\n\"Password\"=\"Tq4#mZ8vLp2w\"\n"
+    assert agreed_texts(text) == ["Tq4#mZ8vLp2w"]
+
+
+# --- an access log's request line: the protocol after a path that ends in `token`
+
+
+def test_a_request_lines_protocol_is_no_secret() -> None:
+    text = ('198.51.100.7 - - [02/Mar/2025:08:14:55 +0000] "POST /api/token HTTP/1.1" 200 91\n'
+            '198.51.100.7 - - [02/Mar/2025:08:14:56 +0000] "GET /login/token HTTP/2" 200 13\n')
+    assert agreed_texts(text) == []
+
+
+# --- webpack's runtime: the compilation's hash after the public path
+
+
+@pytest.mark.parametrize("text", [
+    'function r(e){return o[e].exports}r.p="/assets/",r.h="4c1e9a07b2d85f36e0a9";\n',
+    '__webpack_require__.p = "";\n__webpack_require__.h = "a07c3e91d5b4f28e6c1d";\n',
+])
+def test_a_webpack_build_hash_is_no_secret(text: str) -> None:
+    assert agreed_texts(text) == []
+
+
+def test_a_hex_key_in_a_bundle_is_still_found() -> None:
+    text = 'var cfg={apiSecret:"4c1e9a07b2d85f36e0a97d2b5e81f4c3"};r.p="/assets/";\n'
+    assert agreed_texts(text) == ["4c1e9a07b2d85f36e0a97d2b5e81f4c3"]
+
+
+# --- RFC 7519's example JWT (section 3.1), with and without its signature
+
+_RFC7519 = ("eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzO"
+            "DAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ")
+
+
+@pytest.mark.parametrize("token", [
+    _RFC7519, _RFC7519 + ".dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"])
+def test_the_rfc7519_example_token_is_public(token: str) -> None:
+    assert agreed_texts(f'EXAMPLE_JWT = "{token}"\n') == []
