@@ -82,3 +82,19 @@ _RFC7519 = ("eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleH
     _RFC7519, _RFC7519 + ".dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"])
 def test_the_rfc7519_example_token_is_public(token: str) -> None:
     assert agreed_texts(f'EXAMPLE_JWT = "{token}"\n') == []
+
+
+# --- a vendor's token prefix alone, the rest built by code
+
+
+@pytest.mark.parametrize("text", [
+    'STUB_GITHUB_TOKEN = "ghp_" + "0" * 36\n',
+    'SLACK_BOT_TOKEN = "xoxb-" + make_body()\n',
+])
+def test_a_bare_token_prefix_is_no_secret(text: str) -> None:
+    assert agreed_texts(text) == []
+
+
+def test_a_token_after_its_prefix_is_still_found() -> None:
+    text = 'GITHUB_TOKEN = "ghp_R8kd2LqZ0vXn5TmW3yPb7HcJ4sFg1AeU9oQi"\n'
+    assert agreed_texts(text) == ["ghp_R8kd2LqZ0vXn5TmW3yPb7HcJ4sFg1AeU9oQi"]

@@ -316,7 +316,8 @@ def _prefixes() -> tuple[tuple[str, ...], dict[str, int]]:
 
 def _stub_token(value: str) -> bool:
     """A vendor's token prefix before a word too short to be its body (`whsec_test`,
-    `sk_live_demo`): a test double's stand-in."""
+    `sk_live_demo`), or alone (`"ghp_" + "x" * 36`: code builds the rest): a test double's
+    stand-in."""
     if len(value) > MAX_STUB or value.isalnum():
         return False  # a stand-in follows a prefix ending in `_`, `-`, `.` or `:`
     starts, least = _prefixes()
@@ -324,7 +325,7 @@ def _stub_token(value: str) -> bool:
         return False
     prefix = max((p for p in starts if value.startswith(p)), key=len)
     body = value[len(prefix):]
-    return body.isalpha() and len(body) < least[prefix]
+    return (not body or body.isalpha()) and len(body) < least[prefix]
 
 
 def _random_part(value: str) -> bool:
