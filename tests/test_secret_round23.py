@@ -98,3 +98,20 @@ def test_a_bare_token_prefix_is_no_secret(text: str) -> None:
 def test_a_token_after_its_prefix_is_still_found() -> None:
     text = 'GITHUB_TOKEN = "ghp_R8kd2LqZ0vXn5TmW3yPb7HcJ4sFg1AeU9oQi"\n'
     assert agreed_texts(text) == ["ghp_R8kd2LqZ0vXn5TmW3yPb7HcJ4sFg1AeU9oQi"]
+
+
+# --- where a secret is kept: a path of words, relative or absolute
+
+
+@pytest.mark.parametrize("text", [
+    "[Service]\nLoadCredential=broker-password:/etc/credstore/broker-main\n",
+    'ROTATE = [\n    "crm/sfdc/password",\n    "mail/sendgrid/api_key",\n'
+    '    "plant/scada/svc_reader",\n]\n',
+])
+def test_a_secrets_path_is_no_secret(text: str) -> None:
+    assert agreed_texts(text) == []
+
+
+def test_a_password_with_a_slash_is_still_found() -> None:
+    text = 'db_password = "Zq8/vLm2#Xp4"\n'
+    assert agreed_texts(text) == ["Zq8/vLm2#Xp4"]

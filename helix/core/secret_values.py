@@ -221,6 +221,9 @@ def placeholder(value: str, quoted: bool = False) -> bool:
             or _encoded_placeholder(value) or lowered in FUNCTION_WORDS  # `--password via`
             or _MASK.fullmatch(value) is not None  # a log's mask
             or _REGISTRY_NUMBER.fullmatch(value) is not None
+            # where the secret is kept, relative or absolute (`ot/pi/svc_read`, systemd's
+            # `LoadCredential=mqtt-password:/etc/credstore/mqtt`)
+            or WORD_PATH.fullmatch(value, int(value[:1] == "/")) is not None
             or _DUMMY.fullmatch(lowered) is not None  # `test-key`, `password123`
             or _stub_token(value)
             or len(set(value)) == 1)  # "aaaaaaaa", "00000000": a dummy
