@@ -115,3 +115,17 @@ def test_a_secrets_path_is_no_secret(text: str) -> None:
 def test_a_password_with_a_slash_is_still_found() -> None:
     text = 'db_password = "Zq8/vLm2#Xp4"\n'
     assert agreed_texts(text) == ["Zq8/vLm2#Xp4"]
+
+
+# --- an ECDSA signature (DER, base64): public, verified with the public key
+
+_SIGNATURE = ("MEUCIQAHCAkKCwwNDg8QERITFBUWFxgZGhscHR4fICEiIyQlJgIgKCkqKywtLi8wMTIzNDU2Nzg5Ojs8PT4/"
+              "QEFCQ0RFRkc=")
+
+
+@pytest.mark.parametrize("text", [
+    f'{{"artifact": "fw-2.4.1.bin", "signature": "{_SIGNATURE}"}}\n',
+    f"release:\n  sig: {_SIGNATURE}\n",
+])
+def test_a_der_signature_is_no_secret(text: str) -> None:
+    assert agreed_texts(text) == []

@@ -46,7 +46,7 @@ from helix.core.secret_lookalikes import encoded_text, id_named, media_base64, t
 from helix.core.secret_names import META_SUFFIXES, segments
 from helix.core.secret_shapes import lines_with
 from helix.core.secret_tokens import filler
-from helix.core.secret_values import WORD_PATH, names_secret, placeholder
+from helix.core.secret_values import DER_SIGNATURE, WORD_PATH, names_secret, placeholder
 
 # A digest named by its algorithm (`sha512-...` subresource integrity, `sha256:...`, go.sum's
 # `h1:...`, `SHA256:...` key fingerprints): a checksum anyone may read, not a credential
@@ -358,6 +358,7 @@ def public_value(value: str, before: str) -> bool:
     return (_DIGEST_PREFIX.match(value) is not None or _DIGEST_LABEL.search(before[-24:])
             is not None or _ssh_public(value) or _EXTENDED_PUBLIC.fullmatch(value) is not None
             or PUBLIC_TOKEN.fullmatch(value) is not None or filler(value)
+            or DER_SIGNATURE.fullmatch(value) is not None
             or _JWK_PUBLIC.search(before[-16:]) is not None)
 
 

@@ -75,6 +75,9 @@ _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 _MASK = re.compile(r"\[[A-Za-z][A-Za-z _\-]{0,30}\]")
 # a Windows registry file's typed number (`"UseWindowsAuth"=dword:00000001`): an integer
 _REGISTRY_NUMBER = re.compile(r"(?i)(?:dword|qword):[0-9a-f]{1,16}")
+# an ECDSA signature in DER, base64 (`MEUCIQ...`: a SEQUENCE of two INTEGERs): a release's or a
+# message's signature, which anyone verifies with the public key; no secret
+DER_SIGNATURE = re.compile(r"ME[QUY]CI[A-Za-z0-9+/]{60,120}={0,2}")
 # a dummy made of the secret's own words and a few digits (`test-key`, `password123`, `secret_1`)
 _DUMMY_WORDS = ("test", "testing", "password", "passwd", "pass", "secret", "token", "key",
                 "dummy", "fake", "sample", "demo", "changeme", "foo", "bar", "api")
@@ -221,6 +224,7 @@ def placeholder(value: str, quoted: bool = False) -> bool:
             or _encoded_placeholder(value) or lowered in FUNCTION_WORDS  # `--password via`
             or _MASK.fullmatch(value) is not None  # a log's mask
             or _REGISTRY_NUMBER.fullmatch(value) is not None
+            or DER_SIGNATURE.fullmatch(value) is not None
             # where the secret is kept, relative or absolute (`ot/pi/svc_read`, systemd's
             # `LoadCredential=mqtt-password:/etc/credstore/mqtt`)
             or WORD_PATH.fullmatch(value, int(value[:1] == "/")) is not None
