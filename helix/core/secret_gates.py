@@ -76,7 +76,8 @@ DENSE_FRACTION = 0.5  # windows holding more of a text than this: the detectors 
 STREAM_LOOKAHEAD = 4  # words a streamed reply waits for before a piece is shown (masked)
 DFA_MEMORY = 64 << 20  # bytes of RE2's DFA cache: enough that a set of triggers stays linear
 
-PLACEHOLDER_WORDS = ("changeme", "example", "placeholder", "your", "xxxx", "****", "redacted",
+PLACEHOLDER_WORDS = ("changeme", "replace_me", "replace-me", "replaceme",
+                     "example", "placeholder", "your", "xxxx", "****", "redacted",
                      "dummy", "secret_here", "<", "${", "{{", "env(", "getenv", "environ", "...")
 # A reference to a secret a manager holds (AWS Secrets Manager and SSM, Azure Key Vault, GCP
 # Secret Manager, 1Password, Vault, helm-secrets/vals, CloudFormation dynamic references): the
@@ -101,6 +102,12 @@ _NAME = re.compile(r"[a-z]+(?:[_\-.][a-z0-9]+)*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*|"
 HEX_NAMED = re.compile(r"(?i)(?:sha\d*|md5|commit|rev|revision|hash|digest|checksum|etag|"
                        r"parent|oid|"
                         r"(?:^|[^a-z])id)s?\b[^=:\n]{0,30}[=:(\[]?[^\n]{0,12}$")
+
+
+# webpack's runtime sets the build's hash right after its public path (`__webpack_require__.h`,
+# minified `n.p="/static/",n.h="b69e0616..."`): a compilation's digest in every bundle
+WEBPACK_HASH = re.compile(r"(?:__webpack_require__|\.p=[\"'][^\"'\n]{0,200}[\"'],[\w$]{1,3})"
+                          r"\.h[ \t]*=[ \t]*[\"']$")
 
 
 GATED = {"assignment", "keyword", "command_password", "command_password_spaced",

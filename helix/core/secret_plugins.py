@@ -34,6 +34,7 @@ from helix.core.secret_gates import (
     MIN_HEX,
     MIN_SECRET_LEN,
     PUBLIC_TOKEN,
+    WEBPACK_HASH,
     WINDOW_OVERLAP,
     Finding,
     gate,
@@ -45,7 +46,7 @@ from helix.core.secret_lookalikes import encoded_text, id_named, media_base64, t
 from helix.core.secret_names import META_SUFFIXES, segments
 from helix.core.secret_shapes import lines_with
 from helix.core.secret_tokens import filler
-from helix.core.secret_values import WORD_PATH, names_secret, placeholder
+from helix.core.secret_values import DER_SIGNATURE, WORD_PATH, names_secret, placeholder
 
 # A digest named by its algorithm (`sha512-...` subresource integrity, `sha256:...`, go.sum's
 # `h1:...`, `SHA256:...` key fingerprints): a checksum anyone may read, not a credential
@@ -68,6 +69,7 @@ _BECH32_PREFIXES = ("age", "npub", "bc", "tb", "ltc")
 # the modular crypt formats' ids (`$2b$`, `$6$`, `$apr1$`, `$argon2id$` ...)
 # (how far back: argon2's `$argon2id$v=19$m=65536,t=3,p=4$<22 salt>$` is 53 characters)
 PUBLIC_BEFORE_REACH = 96
+WEBPACK_REACH = 240  # characters before a hex value read for webpack's runtime
 _CRYPT_IDS = ("2", "2a", "2b", "2x", "2y", "1", "5", "6", "y", "apr1", "scrypt", "argon2id",
               "argon2i", "argon2d")
 _PUBLIC_BEFORE = re.compile(
@@ -356,6 +358,7 @@ def public_value(value: str, before: str) -> bool:
     return (_DIGEST_PREFIX.match(value) is not None or _DIGEST_LABEL.search(before[-24:])
             is not None or _ssh_public(value) or _EXTENDED_PUBLIC.fullmatch(value) is not None
             or PUBLIC_TOKEN.fullmatch(value) is not None or filler(value)
+            or DER_SIGNATURE.fullmatch(value) is not None
             or _JWK_PUBLIC.search(before[-16:]) is not None)
 
 
@@ -389,7 +392,9 @@ def _entropy_findings(line: str) -> Iterator[Finding]:
                     or p.filters["likely_id"](value, line) or _PATH.fullmatch(value)):
                 continue  # ... or a file's path (`/tmp/run-14abfb6a/CURRENT`)
             for start in _occurrences(line, value):
-                if kind == "high_entropy_hex" and HEX_NAMED.search(line[:start]):
+                if kind == "high_entropy_hex" and (
+                        HEX_NAMED.search(line[:start])
+                        or WEBPACK_HASH.search(line, max(0, start - WEBPACK_REACH), start)):
                     continue  # a hash, id or revision the line names as such
                 if public_value(value, line[:start]):
                     continue

@@ -32,6 +32,8 @@ _WORD = frozenset(string.ascii_letters + string.digits + "_")
 _TRAILING = "."  # a sentence's full stop after a body that may hold dots
 # AKIAIOSFODNN7EXAMPLE, ...EXAMPLEKEY: a documentation's key ends so
 _FILLER_RUN = re.compile(r"[xX]{8}|\*{8}|EXAMPLE(?:KEY)?$|(?i:fake|dummy){2}|"
+                         # a template's word in any case (`sk_test_PLACEHOLDER`, `..._REPLACE_ME`)
+                         r"(?i:placeholder|replace[_\-]?me|change[_\-]?me)|"
                          # words after the prefix (`xoxb-your-bot-token`, `sk_test_placeholder`)
                          r"^[A-Za-z0-9]{1,8}[_\-](?:(?:live|test)_)?[a-z]{3,}(?:[_\-][a-z]+)*$")
 

@@ -51,11 +51,15 @@ _NEVER_VALUES = frozenset({
     "todo", "tbd", "hidden",
     "redacted", "masked", "sensitive", "yes", "no", "on", "off", "env", "environment",
     "pass", "pwd", "pw", "test", "testing", "tests", "foo", "bar", "baz", "foobar", "qux",
+    # a request line's protocol after a path ending in a secret's word (`POST /oauth/token
+    # HTTP/1.1` in an access log)
+    "http/1.0", "http/1.1", "http/2", "http/2.0", "http/3",
 })
 # a value that is encrypted (SOPS, ansible-vault): safe to keep in a repository
 _SEALED = re.compile(r"ENC\[[A-Z0-9_]+,|\$ANSIBLE_VAULT;")
 _PARAMETER = re.compile(r"[A-Za-z_]\w{0,20}=")
-_PLACEHOLDER_WORDS = ("changeme", "change_me", "change-me", "placeholder", "your_", "your-",
+_PLACEHOLDER_WORDS = ("changeme", "change_me", "change-me", "replaceme", "replace_me",
+                      "replace-me", "placeholder", "your_", "your-",
                       "yourpassword", "xxxx", "****", "....", "redacted", "getenv", "environ",
                       "process.env", "os.env", "example", "dummy", "sample", "fake",
                       "insert_", "_here", "-here",
@@ -69,6 +73,11 @@ WORD_PATH = re.compile(r"[a-z][a-z0-9_\-]{0,40}(?:/[a-z][a-z0-9_\-]{0,40}){1,10}
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 # what a log writes where it hid a value (`[FILTERED]`, `[MASKED]`)
 _MASK = re.compile(r"\[[A-Za-z][A-Za-z _\-]{0,30}\]")
+# a Windows registry file's typed number (`"UseWindowsAuth"=dword:00000001`): an integer
+_REGISTRY_NUMBER = re.compile(r"(?i)(?:dword|qword):[0-9a-f]{1,16}")
+# an ECDSA signature in DER, base64 (`MEUCIQ...`: a SEQUENCE of two INTEGERs): a release's or a
+# message's signature, which anyone verifies with the public key; no secret
+DER_SIGNATURE = re.compile(r"ME[QUY]CI[A-Za-z0-9+/]{60,120}={0,2}")
 # a dummy made of the secret's own words and a few digits (`test-key`, `password123`, `secret_1`)
 _DUMMY_WORDS = ("test", "testing", "password", "passwd", "pass", "secret", "token", "key",
                 "dummy", "fake", "sample", "demo", "changeme", "foo", "bar", "api")
@@ -214,6 +223,11 @@ def placeholder(value: str, quoted: bool = False) -> bool:
             or value.endswith(("...", "\u2026")) or _SEALED.match(value) is not None
             or _encoded_placeholder(value) or lowered in FUNCTION_WORDS  # `--password via`
             or _MASK.fullmatch(value) is not None  # a log's mask
+            or _REGISTRY_NUMBER.fullmatch(value) is not None
+            or DER_SIGNATURE.fullmatch(value) is not None
+            # where the secret is kept, relative or absolute (`ot/pi/svc_read`, systemd's
+            # `LoadCredential=mqtt-password:/etc/credstore/mqtt`)
+            or WORD_PATH.fullmatch(value, int(value[:1] == "/")) is not None
             or _DUMMY.fullmatch(lowered) is not None  # `test-key`, `password123`
             or _stub_token(value)
             or len(set(value)) == 1)  # "aaaaaaaa", "00000000": a dummy
@@ -309,7 +323,8 @@ def _prefixes() -> tuple[tuple[str, ...], dict[str, int]]:
 
 def _stub_token(value: str) -> bool:
     """A vendor's token prefix before a word too short to be its body (`whsec_test`,
-    `sk_live_demo`): a test double's stand-in."""
+    `sk_live_demo`), or alone (`"ghp_" + "x" * 36`: code builds the rest): a test double's
+    stand-in."""
     if len(value) > MAX_STUB or value.isalnum():
         return False  # a stand-in follows a prefix ending in `_`, `-`, `.` or `:`
     starts, least = _prefixes()
@@ -317,7 +332,7 @@ def _stub_token(value: str) -> bool:
         return False
     prefix = max((p for p in starts if value.startswith(p)), key=len)
     body = value[len(prefix):]
-    return body.isalpha() and len(body) < least[prefix]
+    return (not body or body.isalpha()) and len(body) < least[prefix]
 
 
 def _random_part(value: str) -> bool:
