@@ -15,7 +15,7 @@ from pathlib import Path
 
 from controller import file_defs, file_lead
 from controller.evidence import Candidate
-from controller.learned_rank import TreeModel, parse_model
+from controller.learned_rank import TreeModel, parse_model, read_model_file
 from helix.core.errors import RankerModelError
 from helix.core.hashing import digest
 from helix.core.policy import FileDefsPolicy
@@ -36,14 +36,7 @@ _LOCK = threading.Lock()
 
 
 def _read(path: Path) -> bytes:
-    try:
-        if path.stat().st_size > MAX_BYTES:
-            raise RankerModelError(f"the first-file model file {path} is larger than "
-                                   f"{MAX_BYTES >> 20} MiB")
-        return path.read_bytes()
-    except OSError as exc:
-        raise RankerModelError(f"cannot read the first-file model file {path}: "
-                               f"{exc.strerror or exc}") from None
+    return read_model_file(path, "first-file model file", MAX_BYTES)
 
 
 def load(pinned: str, path: Path = MANIFEST) -> LeadModel:

@@ -17,6 +17,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 
@@ -360,3 +361,14 @@ def reorder_head(ranked: Sequence[Candidate], pooled: Sequence[Pooled],
     for place, n in zip(places, moved, strict=True):
         out[place] = top[n]
     return [*out, *ranked[head:]]
+
+
+def read_model_file(path: Path, what: str, limit: int) -> bytes:
+    """A shipped model file's bytes, refused (one-line RankerModelError) above `limit` bytes or
+    when it cannot be read; `what` names it in the message ("ranker manifest", ...)."""
+    try:
+        if path.stat().st_size > limit:
+            raise RankerModelError(f"the {what} {path} is larger than {limit >> 20} MiB")
+        return path.read_bytes()
+    except OSError as exc:
+        raise RankerModelError(f"cannot read the {what} {path}: {exc.strerror or exc}") from None

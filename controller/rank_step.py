@@ -24,7 +24,14 @@ from controller.evidence import CODE_CHUNK_KINDS, Candidate
 from controller.file_defs import question_tokens
 from controller.fusion import FAMILIES, rrf_scores
 from controller.issue_text import frame_paths
-from controller.learned_rank import TreeModel, blend, order, parse_model, reorder_head
+from controller.learned_rank import (
+    TreeModel,
+    blend,
+    order,
+    parse_model,
+    read_model_file,
+    reorder_head,
+)
 from controller.loop import LoopState
 from controller.name_words import name_table
 from controller.rank_bridge import QUESTION_FEATURES, bridge_rows
@@ -93,14 +100,7 @@ _LOCK = threading.Lock()
 
 
 def _read(path: Path, what: str) -> bytes:
-    try:
-        if path.stat().st_size > MAX_MODEL_BYTES:
-            raise RankerModelError(f"the ranker {what} {path} is larger than "
-                                   f"{MAX_MODEL_BYTES >> 20} MiB")
-        return path.read_bytes()
-    except OSError as exc:
-        raise RankerModelError(f"cannot read the ranker {what} {path}: "
-                               f"{exc.strerror or exc}") from None
+    return read_model_file(path, f"ranker {what}", MAX_MODEL_BYTES)
 
 
 def _part(base: Path, manifest: Mapping[str, object], name: str) -> bytes:
