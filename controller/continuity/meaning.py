@@ -366,9 +366,13 @@ def similarities(vectors: np.ndarray, vector: np.ndarray) -> np.ndarray:
 
 
 def classify(model: MeaningModel, f: Features, vector: np.ndarray,
-             option_vectors: np.ndarray | None = None) -> Reading:
+             option_vectors: np.ndarray | None = None,
+             answer: np.ndarray | None = None) -> Reading:
+    """The reading of the message's `vector`; a pending clarifier's options scored against
+    `answer` when given (the message with a slip of an option's word read as that word)."""
     sims = similarities(model.vectors, vector)
-    scores = (tuple(float(s) for s in similarities(option_vectors, vector))
+    scored = vector if answer is None else answer
+    scores = (tuple(float(s) for s in similarities(option_vectors, scored))
               if option_vectors is not None and len(option_vectors) else ())
     return classify_rounded(model, f, sims, scores)
 
