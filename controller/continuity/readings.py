@@ -195,8 +195,7 @@ def _select(t: Turn, pool: OptionSet | None, where: str) -> TurnPlan | None:
     cues = parse_selection_input(t.core.rstrip("?"))
     words = [w for w in cues.remainder.split() if len(w) >= MIN_NAME_CHARS]
     named = named_item(t)
-    unseen = unshown_thing(t, pool)
-    if unseen is not None:
+    if (unseen := unshown_thing(t, pool)) is not None:
         return t.boundary(f"{where} shows no {unseen}", "selection")
     if named is None and not words and cues.kind_word is None:
         return None  # no name at all ("open it"): the rules' reading stands
@@ -225,8 +224,6 @@ def _select(t: Turn, pool: OptionSet | None, where: str) -> TurnPlan | None:
 
 
 MIN_NOUN_CHARS = 4
-
-
 _PARTICIPLE_ENDS = ("ed", "wn", "en")
 
 
