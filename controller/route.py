@@ -413,6 +413,10 @@ def route_question(question: str, *, routing: RoutingPolicy, scope: str | None =
     if clause is not None:  # "A user asks: what is a cavity?": the word it asks about
         ambiguous = route_question(clause, routing=routing, knows=knows).ambiguous_term
         check_only = ambiguous is not None
+    if sense is not None and ambiguous is not None and main:
+        # a sense chosen for the one word asked about ("whats cavity lol", then "storage"):
+        # that word is the subject the answer must show, not the words framing it
+        subjects = {**subjects, SLOTS[route][0]: (ambiguous,)}
     intent = Intent(route=route, slots=SLOTS[route], terms=terms, path_hints=hints,
                     scope=scope, sense=sense)
     action_match = _ACTION.search(body) if route == "location" else None

@@ -10,10 +10,12 @@ from difflib import SequenceMatcher
 from controller.continuity import phrases as say
 from controller.continuity.meaning import ordinals_in
 from controller.continuity.pending import parse_ordinal
+from controller.continuity.selection_match import parse_selection_input
 from controller.continuity.spelling import respelled
-from controller.continuity.state import OptionItem, TargetRef
+from controller.continuity.state import OptionItem, OptionSet, TargetRef
 from controller.continuity.turn_plan import ORDINAL_SHAPE_MAX, Turn
-from helix.core.english import LAST_WORD, ORDINAL_WORDS, ordinal_value
+from controller.route import VOCABULARY
+from helix.core.english import FUNCTION_WORDS, LAST_WORD, ORDINAL_WORDS, ordinal_value, stems
 from indexers.graph import is_test_path
 
 _DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
@@ -190,3 +192,43 @@ def item_position(t: Turn) -> int | None:
             elif listed:
                 return value  # a number word after a list noun: "option two"
     return None
+
+
+MIN_THING_CHARS = 4  # a shorter word of a thing asked for says nothing of what it is
+# the kinds of code a command may name its thing by ("the tokenize function")
+KIND_NOUNS = frozenset(VOCABULARY.lists["kind_nouns"])
+
+
+def unshown_thing(t: Turn, pool: OptionSet) -> str | None:
+    """What a command asks to see when no word of it names anything listed or in focus ("show
+    me the pie chart of cavity sizes", "open the Makefile target that runs its tests" over a
+    list of code and docs): the thing was never shown (T10), not an item for the lane to ask
+    about; a command to show something again ("show the max line again") means something
+    shown before, perhaps in an earlier list. Its words are the command's object up to the
+    first function word ("pie chart": not "cavity sizes" after "of"); a position, a word of a
+    listed name (or a slip of one), a kind or a part of an item ("the test one", "the section
+    on carving") or a word for a list's entries ("the third result") is no such thing."""
+    command = say.COMMAND.match(t.core)
+    if command is None or say.AGAIN.search(t.body) or number_named(t) is not None \
+            or parse_selection_input(t.core.rstrip("?")).kind_word is not None:
+        return None
+    words = _WORD.findall(command.group("rest"))
+    while words and words[0] in FUNCTION_WORDS:
+        words = words[1:]
+    thing = words[:next((i for i, w in enumerate(words) if w in FUNCTION_WORDS), len(words))]
+    if any(w in say.SCOPE_KIND or stems(w)[0] in say.SCOPE_KIND or w in KIND_NOUNS
+           or w in say.ITEM_PARTS for w in thing):
+        return None  # a kind or a part of an item ("the class", "the section on carving")
+    content = [w for w in thing if len(w) >= MIN_THING_CHARS and w.isalpha()
+               and w not in say.LIST_NOUNS]
+    if not content:
+        return None
+    target = t.focused()
+    shown = " ".join([f"{i.label} {i.sublabel} {i.target.path or ''} {i.target.symbol or ''}"
+                      for i in pool.items] + ([f"{target.label} {target.path or ''}"]
+                                              if target else [])).lower()
+    names = {n for i in pool.items for group in item_names(i) for n in group}
+    if any(w[:MIN_THING_CHARS] in shown or any(name_like(w, n) for n in names)
+           for w in content):
+        return None  # a word of a listed name, or a slip of one ("the resontor")
+    return " ".join(thing)

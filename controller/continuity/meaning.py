@@ -34,7 +34,7 @@ from controller.continuity import phrases as say
 from controller.continuity.pending import SLOT_PREFIX, parse_ordinal
 from controller.continuity.state import ContinuityState, OptionItem
 from controller.continuity.turn_plan import ORDINAL_SHAPE_MAX, Reading, Turn, TurnPlan
-from helix.core.english import NUMBER_WORDS, ORDINAL_SUFFIX, ordinal_value
+from helix.core.english import NUMBER_WORDS, ORDINAL_SUFFIX, ordinal_value, said_positions
 from helix.core.english import ORDINAL_WORDS as _ORDINALS
 from helix.core.errors import ConfigError
 
@@ -131,7 +131,8 @@ def _words(text: str) -> set[str]:
 def ordinals_in(text: str) -> list[int]:
     """Every number or ordinal word the message names ("open result 40", "the third one",
     a dictated "number to"), in order; never a word of a hyphenated compound ("the third-party
-    notices" names no position)."""
+    notices" names no position; "the top one" names the first: `said_positions`)."""
+    text = said_positions(text)
     words = _WORD.findall(_COMPOUND.sub(" ", text.lower()))
     found = [int(m.group(1)) for m in _NUMBER.finditer(text)]
     for before, word in zip(["", *words], words, strict=False):
@@ -365,9 +366,13 @@ def similarities(vectors: np.ndarray, vector: np.ndarray) -> np.ndarray:
 
 
 def classify(model: MeaningModel, f: Features, vector: np.ndarray,
-             option_vectors: np.ndarray | None = None) -> Reading:
+             option_vectors: np.ndarray | None = None,
+             answer: np.ndarray | None = None) -> Reading:
+    """The reading of the message's `vector`; a pending clarifier's options scored against
+    `answer` when given (the message with a slip of an option's word read as that word)."""
     sims = similarities(model.vectors, vector)
-    scores = (tuple(float(s) for s in similarities(option_vectors, vector))
+    scored = vector if answer is None else answer
+    scores = (tuple(float(s) for s in similarities(option_vectors, scored))
               if option_vectors is not None and len(option_vectors) else ())
     return classify_rounded(model, f, sims, scores)
 

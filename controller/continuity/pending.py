@@ -32,10 +32,11 @@ from controller.continuity.state import (
 from controller.continuity.vocabulary_data import VOCABULARY, compiled, filler
 from helix.core.config import ContinuitySettings
 from helix.core.english import (
-    LAST,
     ORDINAL_SUFFIX,
+    from_end,
     ordinal_alternation,
     ordinal_value,
+    said_positions,
     word_alternation,
 )
 from helix.core.schemas import Frozen
@@ -85,13 +86,14 @@ def selection_labels(expected_type: str) -> tuple[str, ...]:
 
 
 def parse_ordinal(text: str, count: int) -> int | None:
-    """1-based index when the whole (normalized, filler-free) text is an ordinal in 1..count."""
-    body = _CHOICE_VERB.sub("", strip_filler(normalize(text)))
+    """1-based index when the whole (normalized, filler-free) text is an ordinal in 1..count
+    (a position said without one read as one: "the top one", "the one before last")."""
+    body = _CHOICE_VERB.sub("", strip_filler(normalize(said_positions(text))))
     match = _ORDINAL.match(body)
     if not match:
         return None
     value = ordinal_value(match.group("n"))  # the pattern takes ordinals only: never None
-    n = count if value == LAST else value
+    n = None if value is None else from_end(value, count)
     return n if n is not None and 1 <= n <= count else None
 
 

@@ -16,6 +16,7 @@ from typing import Literal
 from controller.continuity.pending import normalize, strip_filler
 from controller.continuity.state import OptionSetKind
 from controller.continuity.vocabulary_data import PATTERNS, VOCABULARY, filler
+from helix.core.english import said_positions
 
 SmallTalkKind = Literal["greeting", "thanks", "acknowledgement", "farewell", "capabilities",
                         "identity"]
@@ -71,6 +72,7 @@ SPOKEN_NUMBERS: dict[str, int] = dict(VOCABULARY["spoken_numbers"])
 SCOPE_FOLDER: dict[str, str] = dict(VOCABULARY["scope_folder"])
 LIST_NOUNS: frozenset[str] = frozenset(VOCABULARY["lists"]["list_nouns"])
 CARDINALS: frozenset[str] = frozenset(VOCABULARY["lists"]["cardinals"])
+ITEM_PARTS: frozenset[str] = frozenset(VOCABULARY["lists"]["item_parts"])
 SOURCE_KIND: dict[str, OptionSetKind] = dict(VOCABULARY["source_kind"])
 QUESTION_LEAD = _compiled("QUESTION_LEAD")
 DEICTIC = _compiled("DEICTIC")
@@ -92,8 +94,10 @@ BACK = _compiled("BACK")
 
 
 def body(text: str) -> str:
-    """The message as the router reads it: normalized, filler and polite lead-ins dropped."""
-    return POLITE_LEAD.sub("", strip_filler(normalize(text))).strip()
+    """The message as the router reads it: normalized, filler and polite lead-ins dropped, a
+    position said without an ordinal written as one ("the one before last": the filler
+    "the one" would take it apart otherwise)."""
+    return POLITE_LEAD.sub("", strip_filler(normalize(said_positions(text)))).strip()
 
 
 def small_talk(text: str) -> SmallTalkKind | None:

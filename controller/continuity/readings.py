@@ -28,6 +28,7 @@ from controller.continuity.item_names import (
     number_named,
     respelt_names,
     same_object,
+    unshown_thing,
 )
 from controller.continuity.meaning import ordinals_in
 from controller.continuity.pending import PendingMatch, parse_choice, selection_labels
@@ -194,6 +195,8 @@ def _select(t: Turn, pool: OptionSet | None, where: str) -> TurnPlan | None:
     cues = parse_selection_input(t.core.rstrip("?"))
     words = [w for w in cues.remainder.split() if len(w) >= MIN_NAME_CHARS]
     named = named_item(t)
+    if (unseen := unshown_thing(t, pool)) is not None:
+        return t.boundary(f"{where} shows no {unseen}", "selection")
     if named is None and not words and cues.kind_word is None:
         return None  # no name at all ("open it"): the rules' reading stands
     respelt = respelt_names(t) if named is None else None
@@ -221,8 +224,6 @@ def _select(t: Turn, pool: OptionSet | None, where: str) -> TurnPlan | None:
 
 
 MIN_NOUN_CHARS = 4
-
-
 _PARTICIPLE_ENDS = ("ed", "wn", "en")
 
 

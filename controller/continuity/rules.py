@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 
 from controller.continuity import phrases as say
-from controller.continuity.item_names import item_position
+from controller.continuity.item_names import item_position, unshown_thing
 from controller.continuity.pending import parse_ordinal
 from controller.continuity.state import OptionItem, OptionSet, OptionSetKind
 from controller.continuity.transitions import REGISTRY, missing_prior_state, prior_state_ok
@@ -300,6 +300,9 @@ def selection(t: Turn) -> TurnPlan | None:
         if beyond is not None:  # "open item 40 from the results" over 24: nothing to open
             return t.boundary(f"there is no item {beyond}: the list has {len(pool.items)}",
                               "selection")
+        unseen = unshown_thing(t, pool) if position is None and cue is None else None
+        if unseen is not None:  # "show me the pie chart of cavity sizes": never shown
+            return t.boundary(f"the list on screen shows no {unseen}", "selection")
         # a position the rules read exactly is handed to the lane as one ("open number three"
         # -> "open 3"); the lane's own reading takes names, kinds and source cues
         placed = f"open {position}" + (f" and {t.clause}" if t.clause else "") \

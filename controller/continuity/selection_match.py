@@ -19,8 +19,10 @@ from controller.continuity.state import ContinuityState, OptionItem, OptionSet, 
 from controller.continuity.vocabulary_data import compiled, filler
 from helix.core.english import (
     ORDINAL_SUFFIX,
+    from_end,
     ordinal_alternation,
     ordinal_value,
+    said_positions,
 )
 from helix.core.schemas import Frozen
 from indexers.graph import is_test_path
@@ -63,7 +65,7 @@ class SelectionCues(Frozen):
     scope_kind: str | None = None  # "evidence", "options", "answer", "list", ...
     path_scope: str | None = None  # "tests/"
     scope_phrase: str = ""
-    ordinal: int | None = None  # 1-based, -1 = last
+    ordinal: int | None = None  # 1-based, -1 = last, -2 = the one before
     pronoun: bool = False
     other: bool = False  # "the other one"
     kind_word: str | None = None  # "test", "doc", "code"
@@ -99,7 +101,7 @@ def parse_selection_input(text: str) -> SelectionCues:
         path_scope = scoped.group(1)
         phrase = phrase or scoped.group(0)
         rest = rest[: scoped.start()] + " " + rest[scoped.end():]
-    rest = _COMMAND.sub("", rest)
+    rest = said_positions(_COMMAND.sub("", rest))  # "the top one": the first
     paths = tuple(m.group(1) for m in _PATH_TOKEN.finditer(rest))
     kind = _KIND_WORD.search(rest)
     kind_word = None
@@ -321,7 +323,7 @@ def _picks(cues: SelectionCues, narrowed: tuple[OptionItem, ...], state: Continu
     """The selectors (ordinal, label, else a pronoun's referent): selector -> the ids it picks."""
     picks: dict[str, set[str]] = {}
     if cues.ordinal is not None and narrowed:
-        index = len(narrowed) if cues.ordinal == -1 else cues.ordinal
+        index = from_end(cues.ordinal, len(narrowed))
         picks["ordinal"] = {narrowed[index - 1].id} if 1 <= index <= len(narrowed) else set()
     if cues.remainder:
         labels = {i.id for i in narrowed if cues.remainder in

@@ -145,3 +145,26 @@ def misspelt_words(text: str, names: frozenset[str] = frozenset()
         if near:
             out.append((match.group(0), near[0][1]))
     return tuple(out)
+
+
+def respelt_against(text: str, words: frozenset[str]) -> str | None:
+    """`text` with each plain word that `words` lacks, one edit from exactly one of them and
+    no word the router reads (`known_words`), written as that word: an answer to a clarifier
+    read against its options' descriptions ("the memroy one" -> "the memory one" when one
+    option speaks of memory). None when no word was read otherwise."""
+    known = known_words()
+    changed = False
+
+    def fix(match: re.Match[str]) -> str:
+        nonlocal changed
+        low = match.group(0).lower()
+        if len(low) < MIN_TRANSPOSED or low in words or is_word(low, known):
+            return match.group(0)
+        close = sorted(w for w in one_edit_words(low) & words if one_edit(low, w))
+        if len(close) != 1:
+            return match.group(0)
+        changed = True
+        return close[0]
+
+    out = _PLAIN.sub(fix, text)
+    return out if changed else None

@@ -19,8 +19,12 @@ Word lists (each a set of lowercase words):
                         ("cfg" -> configuration, "id" -> identifier), stemmed
     DEFINING_VERBS      "is", "means", "stands for": what says a named thing is something
 Ordinals (one table, one parser: the continuity lanes read "the second one", "option 3", "2nd"):
-    ORDINAL_WORDS, NUMBER_WORDS, LAST_WORD, ORDINAL_SUFFIX
-    ordinal_value       "second" / "2nd" / "2" / "two" -> 2, "last" -> LAST (-1), else None
+    ORDINAL_WORDS, NUMBER_WORDS, LAST_WORD, BEFORE_LAST_WORD, ORDINAL_SUFFIX
+    ordinal_value       "second" / "2nd" / "2" / "two" -> 2, "last" -> LAST (-1),
+                        "penultimate" -> BEFORE_LAST (-2), else None
+    from_end            a position counted from the end (LAST, BEFORE_LAST) in a list of n
+    said_positions      a position said without an ordinal as its ordinal ("the top one" ->
+                        "the first one", "the one before last" -> "the penultimate one")
     ordinal_alternation the words as one regex alternation, longest first
 The stemmer, one function at three strengths (and two helpers that are not stemmers):
     stems               "tiles" -> ("tile", "tiles"): plural (the controller's exact match),
@@ -290,6 +294,27 @@ NUMBER_WORDS: dict[str, int] = {
     "nine": 9, "ten": 10}
 LAST_WORD = "last"
 LAST = -1  # the position "last" stands for (the caller knows the count)
+BEFORE_LAST_WORD = "penultimate"
+BEFORE_LAST = -2  # the position before the last
+# a position said without an ordinal word (`said_positions`): the top of a list is its first
+# entry, the bottom its last, and the one before the last is said in several ways
+ENTRY_NOUNS: tuple[str, ...] = ("one", "result", "hit", "item", "entry", "entrie", "match",
+                                "matche", "link", "file", "option", "choice")  # + "s"
+TOP_WORDS: tuple[str, ...] = ("top", "topmost", "uppermost")
+BOTTOM_WORDS: tuple[str, ...] = ("bottom", "bottommost")
+BEFORE_LAST_PHRASES: tuple[str, ...] = ("second to last", "second-to-last", "next to last",
+                                        "next-to-last", "last but one", "second last",
+                                        "second-last")
+BEFORE_LAST_LEADS: tuple[str, ...] = ("right", "just")  # "the one right before last"
+_ENTRY = rf"(?:{'|'.join(ENTRY_NOUNS)})s?"
+_POSITION_PHRASES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(rf"\b(?:{'|'.join(TOP_WORDS)})(?=\s+{_ENTRY}\b)", re.I), "first"),
+    (re.compile(rf"\b(?:{'|'.join(BOTTOM_WORDS)})(?=\s+{_ENTRY}\b)", re.I), LAST_WORD),
+    (re.compile(rf"\bone\s+(?:(?:{'|'.join(BEFORE_LAST_LEADS)})\s+)?befor(?:e)?\s+"
+                rf"(?:the\s+)?{LAST_WORD}(?:\s+one)?\b", re.I), f"{BEFORE_LAST_WORD} one"),
+    (re.compile(rf"\b(?:{'|'.join(re.escape(p) for p in BEFORE_LAST_PHRASES)})\b", re.I),
+     BEFORE_LAST_WORD),
+)
 ORDINAL_SUFFIX = r"(?:st|nd|rd|th)"  # "1st", "2nd": the suffix a number may carry
 
 
@@ -301,16 +326,34 @@ DEFINING_VERBS: tuple[str, ...] = ("is", "are", "means", "refers to", "denotes",
 def ordinal_alternation(*, numbers: bool) -> str:
     """The ordinal words (and the number words when `numbers`), and "last", as one regex
     alternation, longest first (no word is cut short by a shorter one)."""
-    words = [*ORDINAL_WORDS, *(NUMBER_WORDS if numbers else ()), LAST_WORD]
+    words = [*ORDINAL_WORDS, *(NUMBER_WORDS if numbers else ()), LAST_WORD, BEFORE_LAST_WORD]
     return "|".join(sorted(words, key=lambda w: (-len(w), w)))
+
+
+def said_positions(text: str) -> str:
+    """`text` with each position said without an ordinal word written as its ordinal: "the
+    top one" / "top result" -> "the first one" / "first result", "the bottom one" -> "the
+    last one", "the one before last" / "second to last" -> "the penultimate one" /
+    "penultimate". A word of position before no list entry ("why is engine.py on top?") stays."""
+    for pattern, ordinal in _POSITION_PHRASES:
+        text = pattern.sub(ordinal, text)
+    return text
+
+
+def from_end(value: int, count: int) -> int:
+    """A 1-based position as counted from the start of a list of `count`: LAST -> count,
+    BEFORE_LAST -> count - 1; a position from the start as it is."""
+    return count + 1 + value if value < 0 else value
 
 
 def ordinal_value(token: str) -> int | None:
     """The 1-based position a token names: "second", "2nd", "2", "two" -> 2; "last" ->
-    LAST; anything else None."""
+    LAST, "penultimate" -> BEFORE_LAST; anything else None."""
     word = token.lower()
     if word == LAST_WORD:
         return LAST
+    if word == BEFORE_LAST_WORD:
+        return BEFORE_LAST
     if word in ORDINAL_WORDS or word in NUMBER_WORDS:
         return ORDINAL_WORDS.get(word) or NUMBER_WORDS[word]
     digits = re.fullmatch(r"(\d+)" + ORDINAL_SUFFIX + "?", word)

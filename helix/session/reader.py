@@ -20,6 +20,7 @@ turn answering it does not.
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +33,7 @@ from controller.continuity.meaning import (
     products,
     state_options,
 )
+from controller.continuity.spelling import respelt_against
 from controller.continuity.state import ContinuityState, OptionItem
 from controller.continuity.turn_plan import Reading
 from helix.core.config import HelixConfig, IndexSettings
@@ -132,7 +134,8 @@ def session_reader(config: HelixConfig, root: Path,
             vector = encoder.embed([f.text])[0]
             texts = [describe(root, o, config.index.max_file_bytes) for o in f.options]
             options = option_vectors(encoder, texts) if texts else None
-            return classify(model, f, vector, options)
+            answer = answer_vector(encoder, f.text, texts)
+            return classify(model, f, vector, options, answer)
 
         note_read()
         warm = warm_encoder(encoder, model) if embedder is None else None
@@ -155,8 +158,22 @@ def warm_readings(warm: Embedder, model: MeaningModel, f: Features,
     from helix.session.certain import candidate_readings
 
     vector = warm.embed([f.text])[0]
-    options = products(option_vectors(warm, texts), vector) if texts else None
+    answer = answer_vector(warm, f.text, texts)
+    options = products(option_vectors(warm, texts), vector if answer is None else answer) \
+        if texts else None
     return candidate_readings(model, f, products(model.vectors, vector), options)
+
+
+def answer_vector(encoder: Embedder, text: str, texts: list[str]) -> np.ndarray | None:
+    """The message as an answer to the options described by `texts`, when a word of it is a
+    slip of one of their words ("the memroy one": `spelling.respelt_against`): its vector,
+    which the options are scored against instead of the message's (a word read in pieces
+    scores near no option). None when no word was read otherwise."""
+    if not texts:
+        return None
+    words = frozenset(w for t in texts for w in re.findall(r"[a-z]+", t.lower()))
+    respelt = respelt_against(text, words)
+    return None if respelt is None else encoder.embed([respelt])[0]
 
 
 def option_vectors(encoder: Embedder, texts: list[str]) -> np.ndarray:
