@@ -14,9 +14,14 @@ from dataclasses import dataclass
 
 from helix.core.negation_cues import Cues, Phrases
 
+# the letters of Chinese, Japanese and Korean text (Han, kana, hangul), written with no space
+# before or after a Latin name ("単位はMiBです", "m/s²가"): a change of script ends a word
+CJK = ("\u1100-\u11ff\u3005\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
+       "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff")
 # a decimal number is one token ("3.0 GPa": its point never ends a sentence)
 # and a degree sign is part of the unit it marks ("°C")
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)+|°?\w+(?:['’]\w+)*|!=|[^\w\s]")
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)+|[" + CJK + r"]+|°?[^\W" + CJK + r"]+(?:['’][^\W" + CJK
+                    + r"]+)*|!=|[^\w\s]")
 _SENTENCE_END = frozenset({".", "!", "?"})
 # marks that close an emphasis or a quotation right after a sentence's end ("**Is it kPa?**
 # No.", '"Use kPa." Then'): the sentence ends after them
