@@ -424,7 +424,7 @@ def read(text: str) -> Reading:
         deny(_postpositive(cl, i))
         if _match(tokens, i, c.past):  # "originally mph, then km/h in 1.3, since 2.0 m/s"
             deny(cl.clause(i) + (_sequels(cl, i) if token.sentence in now else []))
-        if _match(tokens, i, c.past_tense) and token.sentence in now:
+        if _match(tokens, i, c.past_tense) and (token.sentence in now or _aside(tokens, i)):
             deny(cl.clause(i))
             deny(_sequels(cl, i))
         if token.lower in c.past_subjects and _subject_of(cl, i) and token.sentence in present:
@@ -438,6 +438,9 @@ def read(text: str) -> Reading:
                 deny(_change_scope(cl, i))
         if (n := _match(tokens, i, c.elliptical)) and _alone(cl, i, n):
             deny(_previous_clause(cl, i))
+        if _match(tokens, i, c.suppositions) and i > 0 and tokens[i - 1].sentence == \
+                token.sentence:  # "write `512Mi` if you mean mebibytes"
+            deny(cl.forward(i, i + 1))
         if _match(tokens, i, c.harmful) or _raises_error(tokens, i, c):
             deny(cl.backward(i))
             deny(_condition(tokens, i, c))
@@ -448,15 +451,30 @@ def read(text: str) -> Reading:
                    reaches=tuple(reaches))
 
 
+def _aside(tokens: tuple[Token, ...], at: int) -> bool:
+    """Token `at` opens a parenthesis after words of its sentence ("... in MiB (was bytes)"):
+    an aside set against what the sentence says."""
+    return at > 1 and tokens[at - 1].text == OPEN and tokens[at - 2].sentence == \
+        tokens[at].sentence and tokens[at - 2].text[:1].isalnum()
+
+
 def _sequels(cl: _Clauses, at: int) -> list[int]:
     """The clauses after the past clause of token `at` that a sequel opens ("..., then kW in
-    2.0"), each up to one saying what holds now ("since", "now")."""
+    2.0"; with no verb, "in bytes in 2.0"), each up to one saying what holds now ("since",
+    "now"); a clause saying when the past ended ("until 1.4") is passed over."""
     tokens, out = cl.tokens, []
     end = max(cl.clause(at))
     while end + 2 < len(tokens) and tokens[end + 1].sentence == tokens[at].sentence:
         clause = cl.clause(end + 2)
         words = [j for j in clause if tokens[j].lower not in cl.c.coordinators]
-        if not words or tokens[words[0]].lower not in cl.c.sequels or any(
+        verbless = not any(tokens[j].lower in cl.c.copulas | cl.c.predicate_starts
+                           for j in words)
+        first = tokens[words[0]].lower if words else ""
+        if verbless and tokens[end + 1].lower in cl.c.past_ends:  # "KiB until 1.4": its end
+            end = max(clause)
+            continue
+        if not words or (first not in cl.c.sequels and not (
+                verbless and first in cl.c.elided_sequels)) or any(
                 _match(tokens, j, cl.c.superseded_by) for j in clause):
             break
         out += clause
