@@ -44,6 +44,7 @@ from controller.unit_table import (
 )
 from controller.unit_table import LIBRARY_FILE as LIBRARY_FILE  # read by tests
 from controller.unit_table import MONEY_FILE as MONEY_FILE
+from helix.core.negation_tokens import CJK
 
 # a unit's name as a word of a joined text ("°C", "MBˍs", "megabitsˍperˍsecond")
 WORD = re.compile(r"°?[A-Za-zµ%‰][A-Za-zµ" + POWER + JOIN + r"]*")
@@ -378,4 +379,4 @@ def unit_pattern(unit: str) -> re.Pattern[str]:
         parts.insert(0, r"[A-Za-zµ°" + LATIN + r"]+" + CUBED + JOIN + r"+(?:[A-Za-z]+" + JOIN
                      + r"+)?[A-Za-z]+[" + POWER + "]?")
     return re.compile(r"(?<![A-Za-z_°" + LATIN + JOIN + r"])(?:" + "|".join(parts)
-                      + r")(?![\w°])")
+                      + r")(?![^\W" + CJK + r"]|°)")

@@ -69,6 +69,8 @@ from controller.unit_rivals import supposed as _supposed
 from helix.core.negation import Reading, read
 
 _CORRECTIONS = frozenset({"but"})  # "not X but Y": Y corrects X
+_COUNT = "count"  # units.toml: a count of things a quantity is given in (a share)
+_COUNT_LINKS = frozenset({"in"})  # "counts in units of 25 mW": a verb
 _REPLY_WORDS = 3  # a reply alone ("A: No.") has at most this many words
 
 
@@ -81,7 +83,7 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int,
         if (start <= token.start < end and not denied
                 and (is_unit_name(token.text, previous) or _complement(reading, at))
                 and rival(token.text, unit) and not is_number(previous)
-                and not _counted(reading, at)
+                and not _counted(reading, at) and not _counting(reading, at)
                 and not _code_name(reading, at) and not _supposed(reading, at)
                 and not _contrasted(reading, at, quantity) and not _displayed(reading, at)
                 and not _set_against(reading, at, unit, quantity)
@@ -198,10 +200,31 @@ def _instead(reading: Reading, unit: str, sentence: int) -> str | None:
                                                       or _noted(said)))
             if (token.sentence == at and not denied and named
                     and (rival(token.text, unit, elliptic=True) or share(token.text, unit))
-                    and not _code_name(reading, n)):
+                    and not _code_name(reading, n) and not _counting(reading, n)):
                 return shown(token.text)
             said.append(token.lower)
     return None
+
+
+def _counting(reading: Reading, at: int) -> bool:
+    """Token `at` is no unit a count is given in but what tells the count: "counts" as a verb
+    or before what it counts ("counts in units of 25 mW", "counts of 4 KiB pages", "it counts
+    WAL segments"), or a unit sizing the things counted after it ("4 KiB pages", "512-byte
+    blocks"): the count's own name follows."""
+    tokens = reading.tokens
+    after = [t for t in tokens[at + 1:at + 5] if t.sentence == tokens[at].sentence]
+    counted = any(_a_count(t.text) for t in after)
+    if _a_count(tokens[at].text):
+        return counted or (bool(after) and after[0].lower in _COUNT_LINKS)
+    before = [t.text for t in tokens[max(0, at - 2):at]]
+    sized = bool(before) and (is_number(before[-1]) or (before[-1] == "-" and len(before) == 2
+                              and is_number(before[0])))
+    return sized and bool(after) and _a_count(after[0].text)
+
+
+def _a_count(word: str) -> bool:
+    found = identity(word)
+    return found is not None and found[0] == _COUNT
 
 
 def _mixed_sentences(by_line: dict[int, list[tuple[bool, int | None]]]) -> set[int | None]:

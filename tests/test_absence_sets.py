@@ -293,7 +293,25 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # meaning26: fresh25 (writer77; 64 claims, 48 ordinary; held apart, measured by the lead
     # before 96a4152 and after 1d97432: 2 -> 2 accepted, 2 -> 1 refused) joined as measured,
     # the head not retrained (the round's brief): 12, 46 (fresh25 2/1)
-    assert wrong.get(("tune", True), 0) <= 12 and wrong.get(("tune", False), 0) <= 46, wrong
+    # meaning27: fresh26 (writer81; 64 claims, 48 ordinary; held apart, measured by the lead
+    # before 60c05ef and after 4fdc1af: 5 -> 5 accepted, 3 -> 3 refused) joined: 17 of 1525,
+    # 49 of 1089 with the lead's head (4fdc1af); the head retrained with fresh26 as a
+    # twenty-fourth writer (python -m evals.absence_train: stack, l2 1, threshold 0.5 chosen,
+    # was l2 10, threshold 0.4; in sample the cost is the same, 2 x 17 + 49 = 2 x 23 + 37):
+    # 23, 37 (accepted fresh10 1 -> 3, fresh20 0 -> 2, fresh22 1 -> 2, fresh24 1 -> 2;
+    # refused fresh11 4 -> 2, fresh13 6 -> 5, fresh15, fresh21, fresh9 1 fewer each,
+    # fresh23 4 -> 2, fresh26 3 -> 1, the original set 4 -> 2, probe9 1 -> 0)
+    # then "Not in [E1] or [E2]." a blanket claim, "nothing else here gives" a claim, a
+    # restated question the asked thing (tests/test_absence_structure27.py): 21, 37 with that
+    # head (fresh26 accepted 5 -> 3; no set the wrong way); the head retrained on the new
+    # readings (python -m evals.absence_train: stack, l2 10, threshold 0.4 chosen; held out
+    # writer by writer 25/54 -> 23/55 accepted/refused, fresh26 held out 5/3 -> 3/3): 15, 51
+    # (accepted fresh10 3 -> 1, fresh20 2 -> 0, fresh22 2 -> 1, fresh24 2 -> 1; refused
+    # fresh11 2 -> 4, fresh13 5 -> 6, fresh15, fresh16, fresh19, fresh21, fresh4, fresh9 one
+    # more each, fresh23 2 -> 4, fresh26 1 -> 2, the original set 2 -> 4, probe9 0 -> 1; against
+    # the lead's head of 4fdc1af, 17/49: fresh26 5/3 -> 3/2, fresh4, fresh16, fresh19 one
+    # more refused each)
+    assert wrong.get(("tune", True), 0) <= 15 and wrong.get(("tune", False), 0) <= 51, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)

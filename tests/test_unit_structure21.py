@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.unit_names import rival, unit_name
+from controller.unit_names import rival, share, unit_name
 from controller.units import stated_instead, states_unit
 from helix.core.negation import read
 
@@ -51,7 +51,9 @@ def test_a_level_is_denied_against_a_dimensionless_factor(line: str, unit: str,
 def test_the_names_of_a_decibel_and_of_a_factor_are_data() -> None:
     assert unit_name("decibels") == unit_name("Dezibel") == unit_name("décibels") == "dB"
     assert unit_name("multiplier") == unit_name("V/V") == "linear"
-    assert rival("factor", "dB") and rival("counts", "dB")
+    # (meaning27) raw counts are a count a quantity of any dimension is given in instead, a
+    # share of a level as of a voltage (controller/units.toml `count`), no rival of dB alone
+    assert rival("factor", "dB") and share("counts", "dB") and share("counts", "mV")
     assert not rival("factor", "GPa")  # a factor rivals a level only
     assert not states_unit("The boost is in GPa, a factor of the base pressure.", "dB",
                            QUANTITY)

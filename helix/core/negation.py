@@ -60,8 +60,12 @@ from helix.core.negation_tokens import (
     OPEN,
     Reading,
     Token,
+    aside,
+    condition,
+    coordinated,
     in_code,
     past_time,
+    raises_error,
     replied_no,
     superseded,
     tokenize,
@@ -407,7 +411,7 @@ def read(text: str) -> Reading:
         if (n := _match(tokens, i, c.forward)) or _negative(token):
             n = n or 1
             scope = _forward_scope(cl, i, n)
-            if _coordinated(tokens, i, c):
+            if coordinated(tokens, i, c):
                 deny(scope)
             for j in scope:
                 reaches[j] += 1
@@ -424,7 +428,7 @@ def read(text: str) -> Reading:
         deny(_postpositive(cl, i))
         if _match(tokens, i, c.past):  # "originally mph, then km/h in 1.3, since 2.0 m/s"
             deny(cl.clause(i) + (_sequels(cl, i) if token.sentence in now else []))
-        if _match(tokens, i, c.past_tense) and token.sentence in now:
+        if _match(tokens, i, c.past_tense) and (token.sentence in now or aside(tokens, i)):
             deny(cl.clause(i))
             deny(_sequels(cl, i))
         if token.lower in c.past_subjects and _subject_of(cl, i) and token.sentence in present:
@@ -438,9 +442,12 @@ def read(text: str) -> Reading:
                 deny(_change_scope(cl, i))
         if (n := _match(tokens, i, c.elliptical)) and _alone(cl, i, n):
             deny(_previous_clause(cl, i))
-        if _match(tokens, i, c.harmful) or _raises_error(tokens, i, c):
+        if _match(tokens, i, c.suppositions) and i > 0 and tokens[i - 1].sentence == \
+                token.sentence:  # "write `512Mi` if you mean mebibytes"
+            deny(cl.forward(i, i + 1))
+        if _match(tokens, i, c.harmful) or raises_error(tokens, i, c):
             deny(cl.backward(i))
-            deny(_condition(tokens, i, c))
+            deny(condition(tokens, i, c))
         if _match(tokens, i, c.manner_anaphora) and reaches[i] % 2 == 1:
             deny([j for j in range(i) if tokens[j].sentence == token.sentence])
     return Reading(tokens=tokens, denied=tuple(d or r % 2 == 1 for d, r in zip(denied, reaches,
@@ -448,15 +455,24 @@ def read(text: str) -> Reading:
                    reaches=tuple(reaches))
 
 
+
 def _sequels(cl: _Clauses, at: int) -> list[int]:
     """The clauses after the past clause of token `at` that a sequel opens ("..., then kW in
-    2.0"), each up to one saying what holds now ("since", "now")."""
+    2.0"; with no verb, "in bytes in 2.0"), each up to one saying what holds now ("since",
+    "now"); a clause saying when the past ended ("until 1.4") is passed over."""
     tokens, out = cl.tokens, []
     end = max(cl.clause(at))
     while end + 2 < len(tokens) and tokens[end + 1].sentence == tokens[at].sentence:
         clause = cl.clause(end + 2)
         words = [j for j in clause if tokens[j].lower not in cl.c.coordinators]
-        if not words or tokens[words[0]].lower not in cl.c.sequels or any(
+        verbless = not any(tokens[j].lower in cl.c.copulas | cl.c.predicate_starts
+                           for j in words)
+        first = tokens[words[0]].lower if words else ""
+        if verbless and tokens[end + 1].lower in cl.c.past_ends:  # "KiB until 1.4": its end
+            end = max(clause)
+            continue
+        if not words or (first not in cl.c.sequels and not (
+                verbless and first in cl.c.elided_sequels)) or any(
                 _match(tokens, j, cl.c.superseded_by) for j in clause):
             break
         out += clause
@@ -471,28 +487,3 @@ def _subject_of(cl: _Clauses, at: int) -> bool:
     return all(cl.tokens[j].lower in cl.c.determiners for j in before) and bool(after) \
         and cl.tokens[after[0]].text[:1].isalpha() and cl.tokens[after[0]].lower not in (
             cl.c.fillers | cl.c.copulas)
-
-
-def _condition(tokens: tuple[Token, ...], at: int, c: Cues) -> list[int]:
-    """The conditional clause that opens the sentence of a predicate of harm at `at`: what it
-    supposes is what does the harm ("If you enter 20 expecting °C, the chiller ... faults")."""
-    sentence = tokens[at].sentence
-    first = next(j for j in range(at, -1, -1) if j == 0 or tokens[j - 1].sentence != sentence)
-    if tokens[first].lower not in c.conditions:
-        return []
-    end = next((j for j in range(first, at) if tokens[j].text == ","), None)
-    return list(range(first, end)) if end is not None else []
-
-
-def _raises_error(tokens: tuple[Token, ...], at: int, c: Cues) -> bool:
-    """"raises a ValueError": an error verb, then an error's name within two words."""
-    return tokens[at].lower in c.error_verbs and any(
-        t.lower.endswith(c.error_endings) for t in tokens[at + 1:at + 3])
-
-
-def _coordinated(tokens: tuple[Token, ...], at: int, c: Cues) -> bool:
-    """A forward cue that joins a list ("never GPa and not MPa", "neither GPa nor kPa")
-    denies what follows even inside another cue's scope; any other cue inside one negates the
-    negation ("never stopped using GPa", "not ... anything other than GPa": GPa is stated)."""
-    return tokens[at].lower in c.coordinating or (
-        at > 0 and tokens[at - 1].lower in c.coordinators | c.coordinating)

@@ -33,6 +33,8 @@ class Cues:
     past_tense: Phrases
     superseded_by: Phrases
     sequels: frozenset[str]  # "was mW, then kW in 2.0, now W": a clause going on in the past
+    elided_sequels: frozenset[str]  # "was KiB until 1.4, in bytes in 2.0": no verb of its own
+    past_ends: frozenset[str]  # "until 1.4": when the past clause before it ended
     past_subjects: frozenset[str]
     present_subjects: frozenset[str]
     change_verbs: frozenset[str]
@@ -50,6 +52,7 @@ class Cues:
     elliptical: Phrases
     harmful: Phrases
     conditions: frozenset[str]
+    suppositions: Phrases  # "... if you mean mebibytes": a condition after its clause
     error_verbs: frozenset[str]
     error_endings: tuple[str, ...]
     manner_anaphora: Phrases
@@ -91,7 +94,8 @@ def cues() -> Cues:
         evaluative=_phrases(cue["evaluative"]),
         past=_phrases(cue["past"]), past_tense=_phrases(cue["past_tense"]),
         superseded_by=_phrases(cue["superseded_by"]),
-        sequels=frozenset(cue["sequels"]),
+        sequels=frozenset(cue["sequels"]), elided_sequels=frozenset(cue["elided_sequels"]),
+        past_ends=frozenset(cue["past_ends"]),
         past_subjects=frozenset(cue["past_subjects"]),
         present_subjects=frozenset(cue["present_subjects"]),
         change_verbs=frozenset(cue["change_verbs"]), change_from=frozenset(cue["change_from"]),
@@ -104,7 +108,8 @@ def cues() -> Cues:
         postpositive=tuple(cue["postpositive"]),
         postpositive_stops=tuple(cue["postpositive_stops"]),
         elliptical=_phrases(cue["elliptical"]), harmful=_phrases(cue["harmful"]),
-        conditions=frozenset(cue["conditions"]), error_verbs=frozenset(cue["error_verbs"]),
+        conditions=frozenset(cue["conditions"]),
+        suppositions=_phrases(cue["suppositions"]), error_verbs=frozenset(cue["error_verbs"]),
         error_endings=tuple(cue["error_endings"]),
         manner_anaphora=_phrases(cue["manner_anaphora"]),
         relatives=frozenset(cue["relatives"]), relatives_after=_phrases(cue["relatives_after"]),

@@ -5,6 +5,8 @@
     match(tokens, at, phrases) -> the length of the longest phrase at token `at`
     replied_no(tokens, cues) -> sentences that ask a question the next one answers no
     superseded(tokens, cues) -> sentences that say what holds now or when it changed
+    aside(tokens, at), condition(tokens, at, cues), raises_error(tokens, at, cues),
+    coordinated(tokens, at, cues) -> what a token's neighbours make of it (negation.read)
 """
 
 from __future__ import annotations
@@ -14,9 +16,14 @@ from dataclasses import dataclass
 
 from helix.core.negation_cues import Cues, Phrases
 
+# the letters of Chinese, Japanese and Korean text (Han, kana, hangul), written with no space
+# before or after a Latin name ("単位はMiBです", "m/s²가"): a change of script ends a word
+CJK = ("\u1100-\u11ff\u3005\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
+       "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff")
 # a decimal number is one token ("3.0 GPa": its point never ends a sentence)
 # and a degree sign is part of the unit it marks ("°C")
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)+|°?\w+(?:['’]\w+)*|!=|[^\w\s]")
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)+|[" + CJK + r"]+|°?[^\W" + CJK + r"]+(?:['’][^\W" + CJK
+                    + r"]+)*|!=|[^\w\s]")
 _SENTENCE_END = frozenset({".", "!", "?"})
 # marks that close an emphasis or a quotation right after a sentence's end ("**Is it kPa?**
 # No.", '"Use kPa." Then'): the sentence ends after them
@@ -144,3 +151,35 @@ def past_time(tokens: tuple[Token, ...], at: int, times: Phrases,
         if tokens[mark].lower in marks:
             return mark
     return at
+
+
+def aside(tokens: tuple[Token, ...], at: int) -> bool:
+    """Token `at` opens a parenthesis after words of its sentence ("... in MiB (was bytes)"):
+    an aside set against what the sentence says."""
+    return at > 1 and tokens[at - 1].text == OPEN and tokens[at - 2].sentence == \
+        tokens[at].sentence and tokens[at - 2].text[:1].isalnum()
+
+
+def condition(tokens: tuple[Token, ...], at: int, c: Cues) -> list[int]:
+    """The conditional clause that opens the sentence of a predicate of harm at `at`: what it
+    supposes is what does the harm ("If you enter 20 expecting °C, the chiller ... faults")."""
+    sentence = tokens[at].sentence
+    first = next(j for j in range(at, -1, -1) if j == 0 or tokens[j - 1].sentence != sentence)
+    if tokens[first].lower not in c.conditions:
+        return []
+    end = next((j for j in range(first, at) if tokens[j].text == ","), None)
+    return list(range(first, end)) if end is not None else []
+
+
+def raises_error(tokens: tuple[Token, ...], at: int, c: Cues) -> bool:
+    """"raises a ValueError": an error verb, then an error's name within two words."""
+    return tokens[at].lower in c.error_verbs and any(
+        t.lower.endswith(c.error_endings) for t in tokens[at + 1:at + 3])
+
+
+def coordinated(tokens: tuple[Token, ...], at: int, c: Cues) -> bool:
+    """A forward cue that joins a list ("never GPa and not MPa", "neither GPa nor kPa")
+    denies what follows even inside another cue's scope; any other cue inside one negates the
+    negation ("never stopped using GPa", "not ... anything other than GPa": GPa is stated)."""
+    return tokens[at].lower in c.coordinating or (
+        at > 0 and tokens[at - 1].lower in c.coordinators | c.coordinating)

@@ -87,8 +87,12 @@ NO_EVIDENCE_PATTERNS: tuple[str, ...] = (
     + r")(?: \w+)? (?:from|with|given) (?:" + word_alternation(FROM_MATERIAL) + r")\b",
     r"\binsufficient (?:information|evidence|context|details)\b",
     # nothing here says it, no way to tell, not enough to say: an inability by what is missing
-    r"\bnothing (?:" + word_alternation(HERE_WORDS) + r") (?:that |which )?(?:"
-    + word_alternation(SAYING_VERBS) + r")\b",
+    # ("nothing else here gives the limits": what was found is set aside, the rest is silent)
+    r"\bnothing (?:else )?(?:" + word_alternation(HERE_WORDS) + r") (?:that |which )?(?:"
+    + word_alternation((*SAYING_VERBS, "gives", "give", "lists", "list")) + r")\b",
+    # a sentence that is only "not in" the cited excerpts ("Not in [E1] or [E2].")
+    r"(?:^|[.!?]\s+)not (?:in|within) " + _CITED + r"(?:\s*(?:,|or|and|nor)\s*" + _CITED
+    + r")*\s*(?:[.!?]|$)",
     r"\bno way to (?:" + word_alternation((*ANSWERING_VERBS, "know")) + r")\b",
     r"\b(?:" + word_alternation(NOT_HAVING) + r") have enough(?: \w+){0,3} to (?:"
     + word_alternation(ANSWERING_VERBS) + r")\b",

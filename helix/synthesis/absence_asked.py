@@ -67,6 +67,9 @@ class _Asked:
     antecedent: re.Pattern[str]
     clause: re.Pattern[str]
     measures: frozenset[str]  # "how long": what follows is its subject, not the asked noun
+    nothing_about: re.Pattern[str]  # "there's nothing about <subject>"
+    wh: frozenset[str]  # a subject opening with one restates a question
+    restated: int  # the question's content words such a subject names, at least
 
 
 @lru_cache(maxsize=1)
@@ -95,7 +98,9 @@ def _data() -> _Asked:
         re.compile(r"[\s,]+(?:" + _spaced(data["relatives"]) + r")\s*$", re.I),
         re.compile(r"(?<![\w'’-])(?:(?:" + _spaced(data["antecedent_determiners"])
                    + r")\s+)?((?:[\w'’-]+\s+){0,2}[\w'’-]+)\s*$", re.I),
-        re.compile(r"[.!;:\n]|" + clause_words), frozenset(data["asked_measures"]))
+        re.compile(r"[.!;:\n]|" + clause_words), frozenset(data["asked_measures"]),
+        re.compile(r"\b(?:" + _spaced(data["nothing_about"]) + r")\s+", re.I),
+        frozenset(data["wh_subjects"]), int(data["restated_terms"]))
 
 
 def _nouns(text: str) -> list[str]:
@@ -170,6 +175,9 @@ def missing_subjects(text: str) -> list[tuple[int, str]]:
     for m in _BUT_NOT.finditer(text):
         _, tail = _clause(text, m.end(), m.end())
         subjects.append((m.start(), text[m.end():tail]))
+    for m in _data().nothing_about.finditer(text):
+        _, tail = _clause(text, m.end(), m.end())
+        subjects.append((m.start(), text[m.end():tail]))
     for m in _data().not_in.finditer(text):
         before = [s for s in _SENTENCE.finditer(text[:m.start()]) if s.group().strip()]
         if before and before[-1].group().rstrip().endswith("?"):
@@ -222,10 +230,24 @@ def asked_missing(text: str, question: str | None, words: frozenset[str]) -> boo
     for start, subject in missing_subjects(text):
         if set(_nouns(subject)) & _CONDITIONS:  # "if the count isn't given, 6 applies"
             continue
-        named = _head_terms(subject) & asked
+        named = (_head_terms(subject) & asked) or _restated(subject, question)
         if named and not _given_before(text, start, named, words):
             return True
     return False
+
+
+def _restated(subject: str, question: str) -> set[str]:
+    """The forms of the question's content words a subject names where it is the question
+    restated: it opens with a wh-word ("how long the indicator stays", "who can unlock it")
+    and names `restated_terms` of them or more; else none."""
+    data = _data()
+    said = _WORDS.findall(data.leads.sub("", subject).lower())
+    if not said or said[0] not in data.wh:
+        return set()
+    asked = {f for t in content_terms(question) for f in _forms(t)}
+    named = {f for t in content_terms(subject) for f in _forms(t) if _forms(t) & asked}
+    shared = sum(1 for t in set(content_terms(subject)) if _forms(t) & asked)
+    return named & asked if shared >= data.restated else set()
 
 
 def side_note(text: str, question: str | None, words: frozenset[str]) -> bool:
