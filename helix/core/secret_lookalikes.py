@@ -125,6 +125,23 @@ def id_named(before: str) -> bool:
     return parts[-1] in _ID_WORDS or (len(parts) > 2 and (parts[0], parts[-1]) == _HEADER_ID)
 
 
+# a name that calls its value a message's or a cipher's data (`"payload": "<base64>"`, a Chef
+# encrypted data bag's `encrypted_data` and `auth_tag`): bytes carried, not a key
+_DATA_WORDS = frozenset({"payload", "ciphertext", "encrypted", "cipher", "encoded"})
+_DATA_LAST = frozenset({"payload", "data", "tag", "body"})  # (an IV issued with a key: none)
+
+
+def data_named(before: str) -> bool:
+    """The value's name (just before it) calls it data carried, and names no secret (nor a
+    key: a kubeconfig's `client-key-data`)."""
+    named = _NAME_BEFORE.search(before[-100:])
+    if named is None:
+        return False
+    parts = segments(named.group(1))
+    return (bool(parts) and (parts[-1] in _DATA_LAST or not _DATA_WORDS.isdisjoint(parts))
+            and "key" not in parts and name_strength(named.group(1)) is None)  # `key_data`
+
+
 def own_word(value: str, name: str) -> bool:
     """The value is a word of the name it is given to, in any case (`POSTGRES_PASSWORD=postgres`,
     `admin_password: admin`): a default, not a secret."""
