@@ -126,6 +126,8 @@ def test_an_idempotency_key_or_carried_data_stays_unfound(text: str) -> None:
     ("client-key-data: Zq8Tn2LwP5vRk7XmC4yHb9JdG3sF6aE1uQ0oN8iVtW2rY5eK7pL3zM9x\n",
      "Zq8Tn2LwP5vRk7XmC4yHb9JdG3sF6aE1uQ0oN8iVtW2rY5eK7pL3zM9x"),
     ('  signing_iv: "b3e9d1f70a5c28e46d0b9f3a7c1e5d82"\n', "b3e9d1f70a5c28e46d0b9f3a7c1e5d82"),
+    ('LICENSE_IV = bytes.fromhex("c84f1e09b7a3d265e0f9c3b718d4a62e")\n',
+     "c84f1e09b7a3d265e0f9c3b718d4a62e"),
 ])
 def test_a_key_or_an_issued_iv_stays_found(text: str, value: str) -> None:
     assert agreed_texts(text) == [value]
@@ -186,4 +188,43 @@ def test_a_vendor_prefix_or_a_command_line_password_is_found(text: str, value: s
     "./rcon -H 10.0.0.5 -p 27015 -P \"$RCON_PASSWORD\" status\n",
 ])
 def test_a_sentinel_or_rcon_without_a_password_stays_unfound(text: str) -> None:
+    assert agreed_texts(text) == []
+
+
+# --- a header's scheme joined to a name: the literal assigned to it above
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ('_t = ("Hq4Lz9WmX2RvPk7TcN8b"\n      "Yd3Fs6Gj1Ka5Ue0Wo_Zx")\n'
+     'HEADERS = {"Authorization": "Bearer " + _t}\n',
+     "Hq4Lz9WmX2RvPk7TcN8bYd3Fs6Gj1Ka5Ue0Wo_Zx"),
+    ('const tk = "r7Qm2XwL9vKp4TzN8cHb3Ys6";\n'
+     'fetch(u, {headers: {Authorization: "Token " + tk}});\n',
+     "r7Qm2XwL9vKp4TzN8cHb3Ys6"),
+])
+def test_a_scheme_joined_to_a_name_masks_its_literal(text: str, value: str) -> None:
+    from helix.core.secrets import redact_text
+
+    masked, _ = redact_text(text)
+    assert value not in masked.replace('"\n      "', "")
+    assert agreed_texts(text)
+
+
+@pytest.mark.parametrize("text", [
+    'name = "Alice"\nmsg = "Token " + name\n',
+    'kind = "refresh_token_v2"\nlabel = "Bearer " + kind\n',
+])
+def test_a_scheme_joined_to_a_word_stays_unfound(text: str) -> None:
+    assert agreed_texts(text) == []
+
+
+# --- lookalikes: a jasypt-encrypted value, identifiers a name calls ULID, KSUID or UMID
+
+
+@pytest.mark.parametrize("text", [
+    "crm.db.password=ENC(Wq8Lm3Tz7Xp2Vk9Rn4Bc6Hd1Jf5Gs0Ya)\n",
+    'SAMPLE_ORDER_ULID = "01HZX4K7QW9M2T8VRB6N3CJD5F"\n',
+    '{"umid": "060A2B340101010501010D4313000000B2C9E4F17A3D58E06F1B9C2E7A4D8F3B"}\n',
+])
+def test_an_encrypted_value_or_a_named_identifier_stays_unfound(text: str) -> None:
     assert agreed_texts(text) == []

@@ -104,11 +104,6 @@ HEX_NAMED = re.compile(r"(?i)(?:sha\d*|md5|commit|rev|revision|hash|digest|check
                         r"(?:^|[^a-z])id)s?\b[^=:\n]{0,30}[=:(\[]?[^\n]{0,12}$")
 
 
-# hex decoded to bytes where it stands (`raw = bytes.fromhex("6996de82...")`: a test's payload):
-# a secret only when the name it is assigned to says so (the structure detector reads that)
-HEX_CONVERTED = re.compile(r"(?:fromhex|unhexlify)\([ \t]*[bu]?[\"']$")
-
-
 # webpack's runtime sets the build's hash right after its public path (`__webpack_require__.h`,
 # minified `n.p="/static/",n.h="b69e0616..."`): a compilation's digest in every bundle
 WEBPACK_HASH = re.compile(r"(?:__webpack_require__|\.p=[\"'][^\"'\n]{0,200}[\"'],[\w$]{1,3})"

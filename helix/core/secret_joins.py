@@ -2,9 +2,12 @@
 `KEY = [part1, part2].join("")` with `const part1 = "..."` above it, `GEO_KEY =
 parts.join("")` with `const parts = ["...", "..."]`, Python's `TOKEN = "".join([...])`.
 The name must say secret (`name_strength`) and the joined value read as its value would
-(`quoted_ok`); each literal is then a part of the secret, masked where it stands.
+(`quoted_ok`); each literal is then a part of the secret, masked where it stands. Or a
+header's scheme joined to a name (`"Bearer " + _k`): the literal assigned to that name above,
+when it reads as an issued token (`random_token`).
 
     join_findings(text) -> [Found]
+    reads_above(line) -> bool   (the prefilter reads JOIN_BEFORE lines above such a line)
 """
 
 from __future__ import annotations
@@ -13,9 +16,9 @@ import re
 from collections.abc import Iterator
 
 from helix.core.secret_names import name_strength
-from helix.core.secret_structure import Found, quoted_ok
+from helix.core.secret_structure import Found, quoted_ok, random_token
 
-__all__ = ["JOIN_BEFORE", "join_findings"]
+__all__ = ["JOIN_BEFORE", "join_findings", "reads_above"]
 
 # (no trigger of its own: the secret's name wakes the detector, the prefilter reads the lines
 # above a line holding `.join(`)
@@ -26,8 +29,14 @@ _JOINED = re.compile(
     + r"\.join\([ \t]*([\"'])\3[ \t]*\)|([\"'])\4\.join\([ \t]*" + _PARTS + r"[ \t]*\))")
 _ELEMENT = re.compile(r"[ \t\r\n]*(?:([\"'])([^\"'\n]{1,200})\1|([A-Za-z_$][\w$]{0,60}))"
                       r"[ \t\r\n]*,?")
+# a header's scheme literal joined to a name (`"Bearer " + _k`, `'Token ' + API_KEY`)
+_SCHEMED = re.compile(r"(?i)[\"'](?:bearer|token|basic)[ \t]+[\"'][ \t]*\+[ \t]*"
+                      r"([A-Za-z_$][\w$]{0,60})\b")
+_SCHEMES = ("Bearer ", "bearer ", "Token ", "token ", "Basic ", "basic ")  # found by `in`
 _REACH = 800  # characters above the join read for a part's definition
 _MAX_PARTS = 8
+_ASSIGNED_LITERAL = re.compile(r"\(?[ \t]*([\"'])([^\"'\n]{1,200})\1[ \t]*\)?[ \t]*[;,]?[ \t]*\r?$",
+                               re.M)
 
 
 def _definition(text: str, name: str, before: int) -> re.Match[str] | None:
@@ -60,11 +69,11 @@ def _elements(text: str, start: int, end: int) -> list[tuple[int, int]] | None:
 
 
 def _literal_of(text: str, name: str, before: int) -> tuple[int, int] | None:
+    """The literal assigned to `name` above `before` (parenthesized or not), a line's last."""
     defined = _definition(text, name, before)
     if defined is None:
         return None
-    literal = re.compile(r"([\"'])([^\"'\n]{1,200})\1[ \t]*[;,]?[ \t]*\r?$", re.M).match(
-        text, defined.end())
+    literal = _ASSIGNED_LITERAL.match(text, defined.end())
     return None if literal is None else (literal.start(2), literal.end(2))
 
 
@@ -106,3 +115,17 @@ def join_findings(text: str) -> Iterator[Found]:
             continue
         if quoted_ok("".join(text[s:e] for s, e in spans), strength):
             yield from (Found(s, e, "assignment") for s, e in spans)
+    if any(scheme in text for scheme in _SCHEMES):
+        yield from _schemed(text)
+
+
+def _schemed(text: str) -> Iterator[Found]:
+    for match in _SCHEMED.finditer(text):
+        literal = _literal_of(text, match.group(1), match.start())
+        if literal is not None and random_token(text[literal[0]:literal[1]]):
+            yield Found(literal[0], literal[1], "assignment")
+
+
+def reads_above(line: str) -> bool:
+    """A line whose rule reads the lines above it: a join, a scheme joined to a name."""
+    return ".join(" in line or ("+" in line and any(s in line for s in _SCHEMES))

@@ -37,7 +37,7 @@ from helix.core.secret_gates import (
     KEY_BLOCK_LINES,
     SEPARATOR,
 )
-from helix.core.secret_joins import JOIN_BEFORE
+from helix.core.secret_joins import JOIN_BEFORE, reads_above
 from helix.core.secret_names import BARE_KEY, FOREIGN_NAME_FORMS, LOGIN_WORDS, VENDOR_KEY_NAMES
 from helix.core.secret_places import AT_TRIGGER
 from helix.core.secret_re2 import line_spans
@@ -349,7 +349,7 @@ def _context(line: str) -> tuple[int, int]:
     """Lines a trigger line's rules may read before and after it: none for most lines; the
     rules' reach for a line that opens a value below it or names a pair (a join: its parts
     above it)."""
-    if ".join(" in line:
+    if reads_above(line):
         return JOIN_BEFORE, 0
     last = line.rstrip()[-1:]
     lowered = line.lower()

@@ -477,6 +477,6 @@ def shape_findings(text: str) -> list[Found]:
         found += _prose_values(text, lowered)
     if " / " in text:
         found += _used_pairs(text)
-    if ".join(" in text:
+    if ".join(" in text or "+" in text:
         found += join_findings(text)
     return found
