@@ -86,7 +86,15 @@ _RESOURCE = re.compile(r"(?:\(|^)[ \t\r\n]*([\"'])(?:(jdbc:)[^\"'\n]{1,300}|"
                        r"[^\"'\n]{1,300}\.(?:p12|pfx|jks|keystore|bks))\1", re.M)
 _RESOURCE_LITERALS = {"jdbc:": 3, "": 2}  # (url, user, password); (file, [alias,] password)
 _CALL_CLOSE = re.compile(r"[ \t\r\n]*\)")
-# The prefilter's trigger for it (RE2): the resource literal's own marks
+# or a service's URL (`GIS("https://...", "user", "<password>")`, `Cluster.connect(
+# "couchbases://...", "user", "<password>")`): then exactly three literals, the last reading
+# as a password (`_password_like`); found from its `://` (a literal the search skips to), its
+# scheme and its call's parenthesis (or its line's start) read back by hand
+_URL_ARGUMENT = re.compile(r"://[^\"'\s]{1,300}([\"'])[ \t]*,")
+_SCHEME = re.compile(r"[a-z][a-z0-9+.\-]{1,20}")
+_URL_LITERALS = 3  # (service URL, user, password)
+# The prefilter's trigger for them (RE2): the resource literal's own marks (a URL's call is
+# woken by its callee's words, CALL_TRIGGER and BUILD_TRIGGER: `NewClient(`, `connect(`)
 RESOURCE_TRIGGER = r"jdbc:|\.(?:p12|pfx|jks|keystore|bks)[\"']"
 _RESOURCE_MARKS = ("jdbc:", ".p12", ".pfx", ".jks", ".keystore", ".bks")  # found by `in`
 _LOGIN_COMMAND = re.compile(
@@ -298,11 +306,32 @@ def _resource_passwords(text: str) -> Iterator[Found]:
         literals = list(_literals(text, opened, lines=True))
         if len(literals) < _RESOURCE_LITERALS[match.group(2) or ""]:
             continue
-        start, end = literals[-1]
-        value = text[start:end]
-        if (_CALL_CLOSE.match(text, end + 1) is not None
-                and len(value) >= MIN_SECRET_LEN and not placeholder(value, quoted=True)):
-            yield Found(start, end, "assignment")
+        yield from _closing_password(text, literals[-1], url=False)
+
+
+def _url_passwords(text: str) -> Iterator[Found]:
+    """The password closing a call whose arguments are a service's URL, a user and it."""
+    for match in _URL_ARGUMENT.finditer(text):
+        quote = text.rfind(match.group(1), max(0, match.start() - 24), match.start())
+        if quote == -1 or _SCHEME.fullmatch(text, quote + 1, match.start()) is None:
+            continue
+        at = quote - 1
+        while at >= 0 and text[at] in " \t":
+            at -= 1
+        if at >= 0 and text[at] not in "(\n":
+            continue
+        literals = list(_literals(text, at + 1, lines=True))
+        if len(literals) == _URL_LITERALS:
+            yield from _closing_password(text, literals[-1], url=True)
+
+
+def _closing_password(text: str, literal: tuple[int, int], url: bool) -> Iterator[Found]:
+    start, end = literal
+    value = text[start:end]
+    if (_CALL_CLOSE.match(text, end + 1) is not None
+            and len(value) >= MIN_SECRET_LEN and not placeholder(value, quoted=True)
+            and (not url or _password_like(value))):
+        yield Found(start, end, "assignment")
 
 
 def _login_calls(text: str) -> Iterator[Found]:
@@ -319,13 +348,18 @@ def _login_calls(text: str) -> Iterator[Found]:
         if close is None or _ARGUMENT_REST.fullmatch(_without(text, match.end(), end + 1,
                                                               literals)) is None:
             continue
-        value = text[start:end]
-        if (looks_password(value) and _HOST_OR_FILE.search(value) is None
-                and any(c.isdigit() for c in value) and sum(c.isalpha() for c in value) >= 3
-                and (not value.islower() or any(c not in _NAME_CHARS for c in value))
-                and _VERSION.fullmatch(value) is None and _NUMBERED.fullmatch(value) is None
-                and not placeholder(value, quoted=True)):
+        if _password_like(text[start:end]):
             yield Found(start, end, "assignment")
+
+
+def _password_like(value: str) -> bool:
+    """A literal reading as a password: digits, letters of both cases or a symbol (no name,
+    host, file, path, version)."""
+    return (looks_password(value) and _HOST_OR_FILE.search(value) is None
+            and any(c.isdigit() for c in value) and sum(c.isalpha() for c in value) >= 3
+            and (not value.islower() or any(c not in _NAME_CHARS for c in value))
+            and _VERSION.fullmatch(value) is None and _NUMBERED.fullmatch(value) is None
+            and not placeholder(value, quoted=True))
 
 
 def _without(text: str, start: int, end: int, literals: list[tuple[int, int]]) -> str:
@@ -345,6 +379,8 @@ def call_findings(text: str) -> list[Found]:
         found += _open_calls(text)
     if ")" in text and any(mark in text for mark in _RESOURCE_MARKS):
         found += _resource_passwords(text)
+    if "://" in text and ")" in text:
+        found += _url_passwords(text)
     if ".new " in text:
         found += (Found(m.start(2), m.end(2), "assignment") for m in _RUBY_NEW.finditer(text)
                   if _issued(m.group(2)) and not placeholder(m.group(2), quoted=True))

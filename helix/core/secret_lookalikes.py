@@ -50,7 +50,7 @@ _SECRET_WORDS = (b"private", b"secret", b"password", b"token", b"credential", b"
                  b"api_key", b"passwd")
 # a name's last word that calls its value an identifier (`PersistentGuid`, `device_uuid`), a
 # header's (`x-request-id`), and the words that make such an ID a secret's own
-_ID_WORDS = frozenset({"guid", "uuid"})
+_ID_WORDS = frozenset({"guid", "uuid", "ulid", "ksuid", "umid"})
 _HEADER_ID = ("x", "id")  # `x-amz-cf-id`: its first and last segments
 _SECRET_ID_WORDS = frozenset({"key", "secret", "token", "pass", "password", "pwd", "session",
                               "auth", "private", "cred", "creds", "credential", "credentials",
@@ -113,16 +113,53 @@ def encoded_text(value: str) -> bool:
 
 def id_named(before: str) -> bool:
     """The value's name (just before it) calls it an identifier and names no secret:
-    `"PersistentGuid": "..."`, `x-amz-cf-id: ...`."""
+    `"PersistentGuid": "..."`, `x-amz-cf-id: ...`, a ULID, KSUID or SMPTE UMID."""
     named = _NAME_BEFORE.search(before[-100:])
     if named is None:
         return False
     parts = segments(named.group(1))
     while len(parts) > 1 and parts[-1].isdigit():
         parts.pop()  # `x-amz-id-2`: a numbered name is the name
-    if len(parts) < 2 or _SECRET_ID_WORDS.intersection(parts[:-1]):
+    if ((len(parts) < 2 and _ID_WORDS.isdisjoint(parts))  # (`"umid": ...`: a name of its own)
+            or _SECRET_ID_WORDS.intersection(parts[:-1])):
         return False
     return parts[-1] in _ID_WORDS or (len(parts) > 2 and (parts[0], parts[-1]) == _HEADER_ID)
+
+
+# a name that calls its value a message's or a cipher's data (`"payload": "<base64>"`, a Chef
+# encrypted data bag's `encrypted_data` and `auth_tag`): bytes carried, not a key
+_DATA_WORDS = frozenset({"payload", "ciphertext", "encrypted", "cipher", "encoded"})
+_DATA_LAST = frozenset({"payload", "data", "tag", "body"})  # (an IV issued with a key: none)
+
+
+def data_named(before: str) -> bool:
+    """The value's name (just before it) calls it data carried, and names no secret (nor a
+    key: a kubeconfig's `client-key-data`)."""
+    named = _NAME_BEFORE.search(before[-100:])
+    if named is None:
+        return False
+    parts = segments(named.group(1))
+    return (bool(parts) and (parts[-1] in _DATA_LAST or not _DATA_WORDS.isdisjoint(parts))
+            and "key" not in parts and name_strength(named.group(1)) is None)  # `key_data`
+
+
+# hex decoded to bytes where it stands, and the name it is assigned to
+_CONVERTED = re.compile(r"(?:([A-Za-z_][\w\-]{0,79})[ \t]*[:=][ \t]*)?(?:[A-Za-z_][\w.]{0,40}\.)?"
+                        r"(?:fromhex|unhexlify)\([ \t]*[bu]?[\"']$")
+_KEY_MATERIAL = frozenset({"iv", "key", "nonce", "salt", "seed"})
+CONVERTED_REACH = 160  # characters before a hex value read for its conversion
+
+
+def converted_data(before: str) -> bool:
+    """Hex decoded to bytes where it stands (`raw = bytes.fromhex("...")`: a test's payload)
+    under no name of a secret or of key material (`SIGNING_IV`, `key`: found; the structure
+    detector reads a secret's name)."""
+    match = _CONVERTED.search(before[-CONVERTED_REACH:])
+    if match is None:
+        return False
+    name = match.group(1)
+    return name is None or (name_strength(name) is None
+                            and _KEY_MATERIAL.isdisjoint(segments(name)))
 
 
 def own_word(value: str, name: str) -> bool:

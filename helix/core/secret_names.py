@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["FOREIGN_NAME_FORMS", "LOGIN_WORDS", "META_SUFFIXES", "VENDOR_KEY_NAMES",
+__all__ = ["BARE_KEY", "FOREIGN_NAME_FORMS", "LOGIN_WORDS", "META_SUFFIXES", "VENDOR_KEY_NAMES",
            "name_strength", "segments"]
 
 # Normalised (lower case, no separators) names that say "secret" whatever surrounds them.
@@ -28,6 +28,11 @@ _KEYED_ENDINGS = ("keystring", "honeycombteam")
 # for the structure detector (secret_prefilter.TRIGGERS)
 VENDOR_KEY_NAMES = ("erlang_cookie", "erlang.cookie", "erlang-cookie", "erlangcookie",
                     "honeycomb-team", "keystring")
+# the prefilter's trigger for a bare `key`: only before a long run of token characters (its
+# value must read like an issued key: secret_values.random_token; PHP's `'key' => '...'`; or a
+# literal joined with `+` to the next: secret_views); apart from its KEYWORDS (no counted runs)
+BARE_KEY = (r"(?i)\bkey[0-9]*[\"']?[ \t]*(?::=|=>|[:=])[ \t]*[\"']?"
+            r"(?:[A-Za-z0-9+/=_.~\-]{16}|[A-Za-z0-9+/=_.~\-]*[\"'][ \t]*\+[ \t]*[\"'])")
 # a login's word in other languages' prose and comments, and Windows' `logon`: the prefilter's
 # trigger for the shapes detector
 LOGIN_WORDS = ("logon", "zugang", "anmeldung", "identifiant", "acceso", "acesso")
@@ -42,7 +47,7 @@ FOREIGN_SECRET_WORDS = ("kennwort", "motdepasse", "contrasena", "contraseña", "
                         "lösenord", "salasana",
                         "heslo", "jelszo", "jelszó", "sifre", "şifre", "matkhau", "mậtkhẩu",
                         "пароль", "κωδικός", "パスワード", "비밀번호", "암호", "密码", "密碼",
-                        "口令")
+                        "口令", "paroladordine")  # Italian `parola_d_ordine`
 FOREIGN_TOKEN_WORDS = ("токен", "トークン", "토큰", "令牌")
 # "Key" in other languages (`chave_api`, `clave`, `Schluessel`, `ключ`): a key when the value
 # reads random, as an English `<vendor>_key` is (a short ASCII word as a whole segment only:
@@ -50,12 +55,15 @@ FOREIGN_TOKEN_WORDS = ("токен", "トークン", "토큰", "令牌")
 # (the languages' words a name is most often written in; each costs the prefilter's word set
 # a pass's share: benchmarks/scan_cost_bench.py)
 FOREIGN_KEY_WORDS = ("chave", "clave", "chiave", "schluessel", "schlüssel", "ключ", "密钥",
-                     "密鑰")
+                     "密鑰", "sleutel", "klucz", "cle", "clé", "apiキー")  # Dutch, Polish, French,
+# Japanese (`APIキー`: katakana's "key" alone runs in many words, `キーボード`)
 # how those names are written in a text: the prefilter's trigger for the structure detector
 # (`mot_de_passe`, `mot-de-passe`, `motDePasse`: the separated forms of the compound)
-FOREIGN_NAME_FORMS = (*FOREIGN_SECRET_WORDS, *FOREIGN_TOKEN_WORDS, *FOREIGN_KEY_WORDS,
+# (French `cle` only as an API's: the three letters run through English words, `article`)
+FOREIGN_NAME_FORMS = (*FOREIGN_SECRET_WORDS, *FOREIGN_TOKEN_WORDS,
+                      *(w for w in FOREIGN_KEY_WORDS if w != "cle"), "cle_api", "cleapi",
                       "mot_de_passe",
-                      "mot-de-passe", "mot.de.passe", "motdepasse")
+                      "mot-de-passe", "mot.de.passe", "motdepasse", "parola_d_ordine")
 _SEPARATORS = str.maketrans("", "", "_-. ")
 # Whole segments that say so (a segment is a snake/kebab/dotted/camel part of the name).
 _STRONG_SEGMENTS = frozenset({"pwd", "pass", "pw", "passwd", "password", "passwords",
@@ -73,7 +81,8 @@ _KEY_NOT_SECRET = frozenset({
     "prev", "old", "new", "this", "that", "other", "lang", "locale", "translation", "i18n",
     "message", "msg", "label", "name", "type", "kind", "id", "uid", "uuid", "s3", "bucket",
     "storage_account", "module", "data", "value", "values", "query", "search", "filter", "order",
-    "event", "metric", "tag", "publishable"})
+    "event", "metric", "tag", "publishable",
+    "idempotency"})  # a request's idempotency key: the client's own UUID for a retry
 # English words ending in `pass` that name no password (`_glued_pass`)
 _PASS_WORDS = frozenset({"bypass", "compass", "encompass", "surpass", "trespass", "overpass",
                          "underpass", "impass", "multipass", "subpass", "firstpass", "onepass",

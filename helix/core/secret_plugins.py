@@ -42,7 +42,14 @@ from helix.core.secret_gates import (
     shannon_entropy,
 )
 from helix.core.secret_keys import encoded_pem
-from helix.core.secret_lookalikes import encoded_text, id_named, media_base64, typed_id
+from helix.core.secret_lookalikes import (
+    converted_data,
+    data_named,
+    encoded_text,
+    id_named,
+    media_base64,
+    typed_id,
+)
 from helix.core.secret_names import META_SUFFIXES, segments
 from helix.core.secret_shapes import lines_with
 from helix.core.secret_tokens import filler
@@ -348,9 +355,10 @@ def public_value(value: str, before: str) -> bool:
             or (before[-1:] in (">", "\"", "'")
                 and _PUBLIC_ELEMENT.search(before[-PUBLIC_BEFORE_REACH * 3:]) is not None)
             or ("ENC[" in before and _ENVELOPE.search(before) is not None)
+            or before.endswith("ENC(")  # jasypt's encrypted value
             or media_base64(value) or typed_id(value, before)
             or _BECH32_PUBLIC.fullmatch(value) is not None or encoded_text(value)
-            or id_named(before)
+            or id_named(before) or data_named(before)
             or _CONTENT_ID.fullmatch(value) is not None):
         return True
     if value.startswith("LS0tLS1CRUdJTi"):  # a PEM block in base64: a certificate's is public
@@ -394,6 +402,7 @@ def _entropy_findings(line: str) -> Iterator[Finding]:
             for start in _occurrences(line, value):
                 if kind == "high_entropy_hex" and (
                         HEX_NAMED.search(line[:start])
+                        or converted_data(line[:start])
                         or WEBPACK_HASH.search(line, max(0, start - WEBPACK_REACH), start)):
                     continue  # a hash, id or revision the line names as such
                 if public_value(value, line[:start]):

@@ -37,7 +37,8 @@ from helix.core.secret_gates import (
     KEY_BLOCK_LINES,
     SEPARATOR,
 )
-from helix.core.secret_names import FOREIGN_NAME_FORMS, LOGIN_WORDS, VENDOR_KEY_NAMES
+from helix.core.secret_joins import JOIN_BEFORE, reads_above
+from helix.core.secret_names import BARE_KEY, FOREIGN_NAME_FORMS, LOGIN_WORDS, VENDOR_KEY_NAMES
 from helix.core.secret_places import AT_TRIGGER
 from helix.core.secret_re2 import line_spans
 from helix.core.secret_rules import rules
@@ -60,9 +61,6 @@ KEYWORDS = (r"(?i)pass(?:w|phrase|code|[_\-:.])|[a-z0-9_.\-]pass\b|"
             r"signing|license|master|session|encryption|cloudant|clou|cl|softlayer|sl|ibm|iam|"
             r"cloud|storage|shared|x)[_.\- ]?key|key[_.\-]?pass|[?&;]key=|"
             r"(?:^|[^a-z])sig(?:[^a-z]|$)|signature|[a-z0-9][_.\-]?keys?[0-9]?\b")
-# a bare `key` only before a long run of token characters (its value must read like an issued
-# key: secret_values.random_token; PHP's `'key' => '...'`); apart from KEYWORDS (no counted runs)
-BARE_KEY = r"(?i)\bkey[0-9]*[\"']?[ \t]*(?::=|=>|[:=])[ \t]*[\"']?[A-Za-z0-9+/=_.~\-]{16}"
 NAMED = ("structure", "blocks", "shapes", "lines", "regex")
 # (trigger, the detectors it can wake): see each detector's module for what it reads
 _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -349,7 +347,10 @@ def _pair_marked(line: str, lowered: str) -> bool:
 
 def _context(line: str) -> tuple[int, int]:
     """Lines a trigger line's rules may read before and after it: none for most lines; the
-    rules' reach for a line that opens a value below it or names a pair."""
+    rules' reach for a line that opens a value below it or names a pair (a join: its parts
+    above it)."""
+    if reads_above(line):
+        return JOIN_BEFORE, 0
     last = line.rstrip()[-1:]
     lowered = line.lower()
     if (last.isalnum() or last in ")];}.!?%*`&$@~^_") and not _pair_hint(line, lowered):

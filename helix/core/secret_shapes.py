@@ -28,6 +28,7 @@ from helix.core.secret_calls import call_findings
 from helix.core.secret_consoles import printed_keys, server_keys
 from helix.core.secret_defaults import default_findings
 from helix.core.secret_gates import MIN_PASSWORD_LEN, MIN_VALUE, looks_password
+from helix.core.secret_joins import join_findings
 from helix.core.secret_rules import rules
 from helix.core.secret_structure import (
     Found,
@@ -413,27 +414,34 @@ def _device_secrets(text: str) -> Iterator[Found]:
 # the prefilter's triggers for the rules here that no secret word wakes: a chain's accounts
 # (their private keys), a device's SNMP community and RADIUS/TACACS+ key, a Perforce ticket
 # file's line
-# A login pasted in a chat or a note as `use <user> / <password>`: the password with a
-# symbol of a password's among digits and letters of both cases (`use ledger_ro / Neb*31x`; not
-# `use tabs / spaces`, `use python3 / Python3.11`, a path)
-USED_PAIR_TRIGGER = r"\b[Uu]se[ \t]+[A-Za-z][\w.\-]* / [^\s/]"  # (no count: a small DFA)
-# (`se` first: a literal the search skips to; the `U`/`u` and the word's start checked after)
-_USED_PAIR = re.compile(r"se[ \t]+[A-Za-z][\w.\-]{1,40} / ([^\s/]{8,64})")
+# A login pasted in a chat, a note or a comment as `<user> / <password>` (`use ledger_ro /
+# Neb*31x`, `admin / Nv9k-Rout3r#MCR`, a table's `` `ops@x.de` / `0nfl33t-B4ckup!HH` ``): the
+# password with a symbol of a password's among digits and letters of both cases (not `use tabs
+# / spaces`, `use python3 / Python3.11`, a path, a division)
+# (the password: a capital before or after a symbol, no call's parenthesis: `1 / m**2`, `1.0 /
+# math.hypot(*x)` are none)
+USED_PAIR_TRIGGER = (r" / `?[^\s/`(]*(?:[A-Z][^\s/`(]*[!@#$%^&*+=?~]|"
+                     r"[!@#$%^&*+=?~][^\s/`(]*[A-Z])")
+# (` / ` first: a literal the search skips to; the user before it read back by hand)
+_USED_PAIR = re.compile(r" / `?([^\s/`'\"]{8,64})")
+_PAIR_USER = re.compile(r"(?:^|[\s(:|])`?[A-Za-z][\w.\-@+]{1,60}`?$")
 _PASSWORD_SYMBOLS = frozenset("!@#$%^&*+=?~")
+_LINKED_FILE = re.compile(r"\.[a-z]{2,4}(?:[#?]|$)")  # `README.md#setup-2024`: a link
 SHAPE_TRIGGERS = (ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER, P4TICKET_TRIGGER, USED_PAIR_TRIGGER)
 
 
 def _used_pairs(text: str) -> Iterator[Found]:
     for match in _USED_PAIR.finditer(text):
         at = match.start()
-        if text[at - 1:at] not in ("u", "U") or (at > 1 and (text[at - 2].isalnum()
-                                                             or text[at - 2] == "_")):
-            continue
+        line_start = text.rfind("\n", 0, at) + 1
+        if (_PAIR_USER.search(text, max(line_start, at - 64), at) is None
+                or "=" in text[line_start:at]):
+            continue  # (`x = total / Rate#2`: code dividing)
         value = match.group(1).rstrip(".,;:)")
         if (_PASSWORD_SYMBOLS.intersection(value) and any(c.isdigit() for c in value)
                 and sum(c.isalpha() for c in value) >= 3 and not value.islower()
                 and not value.isupper() and looks_password(value)
-                and not placeholder(value)):
+                and _LINKED_FILE.search(value) is None and not placeholder(value)):
             yield Found(match.start(1), match.start(1) + len(value), "assignment")
 
 
@@ -467,6 +475,8 @@ def shape_findings(text: str) -> list[Found]:
         found += _paired_users(text)
     if any(name in lowered for name in _prose_words()):
         found += _prose_values(text, lowered)
-    if " / " in text and ("use " in text or "Use " in text):
+    if " / " in text:
         found += _used_pairs(text)
+    if ".join(" in text or "+" in text:
+        found += join_findings(text)
     return found

@@ -94,7 +94,9 @@ _XML_PAIR = re.compile(r"(?i)\b(?:key|name|id)[ \t]*=[ \t]*([\"'])([^\"'<>\n]{1,
                        r"(?:[\w\-]{1,20}:)?(?:value|content)[ \t]*=[ \t]*"  # (android:value)
                        r"([\"'])([^\"'\n]{1,4096})\3")
 # a literal converted to bytes or a string where it is assigned (Go, Node, Python, C#, Java)
-_WRAPPER = re.compile(r"(?:\[\]byte|Buffer\.from|bytes|bytearray|Encoding\.\w{1,20}\.GetBytes|"
+# (or decoded from hex: Python's `bytes.fromhex("...")`, `binascii.unhexlify("...")`)
+_WRAPPER = re.compile(r"(?:\[\]byte|Buffer\.from|(?:bytes|bytearray)(?:\.fromhex)?|"
+                      r"(?:binascii\.)?unhexlify|Encoding\.\w{1,20}\.GetBytes|"
                       r"str|String|new[ \t]+String|SecretStr|Secret)\(")
 # a key's bytes as a list of numbers under its name (Zigbee's `network_key`, a C array)
 _BYTE_LIST = re.compile(r"[ \t]*((?:(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3})[ \t]*,[ \t]*){15,}"

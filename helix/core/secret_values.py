@@ -55,8 +55,8 @@ _NEVER_VALUES = frozenset({
     # HTTP/1.1` in an access log)
     "http/1.0", "http/1.1", "http/2", "http/2.0", "http/3",
 })
-# a value that is encrypted (SOPS, ansible-vault): safe to keep in a repository
-_SEALED = re.compile(r"ENC\[[A-Z0-9_]+,|\$ANSIBLE_VAULT;")
+# a value that is encrypted (SOPS, ansible-vault, jasypt's ENC(...)): safe to keep in a repository
+_SEALED = re.compile(r"ENC\[[A-Z0-9_]+,|\$ANSIBLE_VAULT;|ENC\([A-Za-z0-9+/=]+\)")
 _PARAMETER = re.compile(r"[A-Za-z_]\w{0,20}=")
 _PLACEHOLDER_WORDS = ("changeme", "change_me", "change-me", "replaceme", "replace_me",
                       "replace-me", "placeholder", "your_", "your-",

@@ -20,6 +20,12 @@ _CONTINUED = re.compile(r"\\\r?\n[ \t]*")
 # a string literal closed at the end of a line and another opened on the next: the closing
 # quote, an optional `+`, the line break and indentation, and the opening quote
 _SPLIT_STRING = re.compile(r"([\"'])[ \t]*\+?[ \t]*\r?\n[ \t]*\+?[ \t]*\1")
+# literals joined with `+` on one line (`key: "a7c2" + "4b3d-" + "f5a9..."`): the closing
+# quote, the `+`, the opening quote
+# quote, the `+`, the opening quote (`+` first: a literal the search skips to; the quote before
+# it read back by hand, `_joined_strings`)
+_JOINED_STRING = re.compile(r"\+[ \t]*([\"'])")
+_JOINED_REACH = 400  # characters of the line before the closing quote
 # an assignment's `=` ending a line, its literal opening the next (`API_SECRET =\n "abc" +`):
 # the line break and indentation before the literal (`=` first: a literal the search skips to;
 # `==`, `!=`, `<=` ... are no assignment's: `_assigning`)
@@ -45,8 +51,36 @@ def _closes(text: str, at: int) -> bool:
     return count % 2 == 0
 
 
-def _cuts(text: str) -> list[tuple[int, int]]:
-    cuts = [(m.start(), m.end()) for m in _CONTINUED.finditer(text)]
+def _joined_strings(text: str) -> list[tuple[int, int]]:
+    """From each closing quote to the next literal's opening quote, a `+` between them."""
+    cuts = []
+    for match in _JOINED_STRING.finditer(text):
+        quote = match.group(1)
+        before = match.start() - 1
+        while before >= 0 and text[before] in " \t":
+            before -= 1
+        if (before >= 0 and text[before] == quote
+                and before - text.rfind("\n", 0, before) <= _JOINED_REACH
+                and _closes(text, before)  # (a minified line's: too long to count quotes)
+                and not _operated(text, match.end(), quote)):
+            cuts.append((before, match.end()))
+    return cuts
+
+
+def _operated(text: str, at: int, quote: str) -> bool:
+    """The literal opening at `at` is an operand of an operator binding before `+` (`"0" * 36`,
+    `"a" % x`) or a method's (`"x".join(...)`): the sum is no literal's text."""
+    close = text.find(quote, at)
+    if close == -1:
+        return True
+    after = close + 1
+    while after < len(text) and text[after] in " \t":
+        after += 1
+    return text[after:after + 1] in ("*", "%", ".", "[", "(")
+
+
+def _cuts(text: str, joined: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    cuts = [(m.start(), m.end()) for m in _CONTINUED.finditer(text)] + joined
     if "\n" in text and ("\"" in text or "'" in text):
         cuts += [(m.start(), m.end()) for m in _SPLIT_STRING.finditer(text)
                  if _closes(text, m.start())]
@@ -70,10 +104,11 @@ def joined_view(text: str) -> tuple[str, list[int]] | None:
 
 def joined_changes(text: str) -> tuple[str, list[int], list[int]] | None:
     """`joined_view`, and the view positions where lines were joined."""
+    joined = _joined_strings(text) if "+" in text else []
     if ("\\\n" not in text and "\\\r\n" not in text and not _SPLIT_STRING.search(text)
-            and not _ASSIGNED_BELOW.search(text)):
+            and not _ASSIGNED_BELOW.search(text) and not joined):
         return None
-    cuts = _cuts(text)
+    cuts = _cuts(text, joined)
     if not cuts:
         return None
     parts: list[str] = []
