@@ -25,6 +25,9 @@ from helix.core.policy import RankerPolicy
 from helix.core.ports import FakeClock
 
 ROOT = Path(__file__).resolve().parents[1]
+# process files listed after the (off) question model was trained (round 23)
+ROUND_23 = frozenset({"uvicorn_process", "tablib_process", "pyparsing_process",
+                      "commons_text_process", "packaging_process", "dateutil_process"})
 FILES = {
     "client/backoff.py": "def compute_backoff(attempt):\n    \"\"\"Seconds to wait before "
                          "retry number `attempt`.\"\"\"\n    return 2 ** attempt\n\n\n"
@@ -145,17 +148,18 @@ def test_the_shipped_question_model_is_whole_and_pinned() -> None:
     assert manifest["questions"] is True
     assert digest((base / manifest["model"]).read_bytes()) == manifest["model_digest"]
     listed = ROOT / "data" / "evals" / "qa_train" / "manifest.json"
-    # the (off) model was trained on the list before round 19's report-style files were added
-    # (writer65): the list less them, written as qa-add writes it, is the one it pins
+    # the (off) model was trained on the list before round 19's report-style files and round
+    # 23's process files (writer87-89) were added: the list less them, written as qa-add
+    # writes it, is the one it pins
     trained = json.loads(listed.read_text(encoding="utf-8"))
     trained["projects"] = {k: v for k, v in trained["projects"].items()
-                           if v.get("style") != "report"}
+                           if v.get("style") != "report" and k not in ROUND_23}
     assert manifest["questions_digest"] == digest(
         (json.dumps(trained, indent=1, sort_keys=True) + "\n").encode("utf-8"))
     from evals.corpus.qa_cases import load_question_list
 
     entries = [e for e in load_question_list(listed)  # every file it pins trained it
-               if e.style != "report"]
+               if e.style != "report" and e.name not in ROUND_23]
     assert manifest["projects"] == {e.name: e.questions for e in entries}
     if manifest["metrics"]:  # chosen by leave one project out: its measure of every style
         assert set(manifest["metrics"]["by_style"]) == {e.style for e in entries}
