@@ -35,7 +35,8 @@ CONVERTED = {"ask_model_bench": 2, "baseline_bm25_files": 2, "controller_bench":
              "absence_head_latency": 1, "qa_gate": 1, "qa_ranker": 1,
              "router_routes": 1, "exemplar_vectors_bench": 1, "router_lowo_audit": 1,
              "router_cost": 1, "secret_heldapart": 2, "qa_validation": 1,
-             "ranker_orders": 1, "ranker_stages_ab": 1, "qa_cost": 1}
+             "ranker_orders": 1, "ranker_stages_ab": 1, "qa_cost": 1,
+             "router_head_variants": 1}
 # The converted scripts whose files escape non-ASCII as json.dumps does by default
 # (`ensure_ascii=True`), and the committed files each wrote that need it to keep their bytes.
 ENSURE_ASCII = {"stale_docs_eval": ("data/evals/stale_docs/judgments_v2.json",
