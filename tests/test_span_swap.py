@@ -144,3 +144,29 @@ def test_the_model_is_read_only_under_its_pinned_digest(tmp_path: Path) -> None:
     pinned = _manifest(tmp_path, "tree\n", swaps="two")
     with pytest.raises(RankerModelError, match="malformed"):
         span_swap_step.load(pinned, tmp_path / "manifest.json")
+
+
+def test_the_shipped_model_loads_under_its_manifest_digest_and_scores_the_columns() -> None:
+    from controller import span_swap_step
+
+    raw = span_swap_step.MANIFEST.read_bytes()
+    manifest = json.loads(raw)
+    assert manifest["features"] == list(FEATURES)
+    size = sum((span_swap_step.MANIFEST.parent / n).stat().st_size
+               for n in ("manifest.json", manifest["model"]))
+    assert size < 10 << 20
+    loaded = span_swap_step.load(digest(raw))
+    assert loaded.model.trees == manifest["point"]["trees"]
+    assert (loaded.margin, loaded.swaps) == (manifest["margin"], manifest["swaps"])
+    table = rows(WORDS, ITEMS, [2, 3, 4, 5, 7], POLICY)
+    scores = loaded.model.scores(table)
+    assert len(scores) == 5 and scores == loaded.model.scores(table)  # the same every time
+
+
+def test_the_candidate_config_pins_the_shipped_model() -> None:
+    from controller import span_swap_step
+    from evals.cli.run_common import candidate_overrides
+
+    toml = Path(__file__).resolve().parents[1] / "evals" / "configs" / "span_swap.toml"
+    pinned = candidate_overrides(str(toml))["retrieval.file_defs.swap_model_digest"]
+    assert pinned == digest(span_swap_step.MANIFEST.read_bytes())
