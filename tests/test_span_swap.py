@@ -170,3 +170,49 @@ def test_the_candidate_config_pins_the_shipped_model() -> None:
     toml = Path(__file__).resolve().parents[1] / "evals" / "configs" / "span_swap.toml"
     pinned = candidate_overrides(str(toml))["retrieval.file_defs.swap_model_digest"]
     assert pinned == digest(span_swap_step.MANIFEST.read_bytes())
+
+
+def _driver_run(reads_as_question: bool, pinned: str) -> list[str]:
+    """`controller.driver._with_file_definitions` with the other in-file steps off: the
+    evidence repeats merge.py at place 2, and merge.py's `merge_values` sits at place 6."""
+    from types import SimpleNamespace
+    from typing import Any, cast
+
+    from controller.driver import _with_file_definitions
+    from helix.core.config import HelixConfig
+
+    chunks = [c for c, _ in ITEMS]
+    order = [chunks[0], chunks[2], chunks[1], chunks[8],
+             _chunk("pkg/four.py", "four", "def four(): pass\n"), chunks[7]]
+    ranked = [Candidate(chunk=c, score=1.0, reasons=(), step=0) for c in order]
+    index = SimpleNamespace(chunks_for_path=lambda path: [c for c in chunks if c.path == path])
+    plan = SimpleNamespace(term_words=WORDS, intent=SimpleNamespace(route="explanation"),
+                           asked=SimpleNamespace(reads_as_question=reads_as_question))
+    config = HelixConfig().model_copy(deep=True)
+    policy = config.retrieval.file_defs.model_copy(update={
+        "files": 0, "reach": 0, "depth": 0, "depth_lead": 0, "lead_files": 1, "callees": 0,
+        "recut": False, "swap_model_digest": pinned})
+    config = config.model_copy(update={"retrieval": config.retrieval.model_copy(
+        update={"file_defs": policy})})
+    out = _with_file_definitions(cast(Any, plan), ranked, cast(Any, index), config)
+    return [c.chunk.symbol or "" for c in out]
+
+
+def test_the_driver_trades_for_a_question_with_a_model_pinned_and_never_for_a_report() -> None:
+    from controller import span_swap_step
+
+    class Later:  # every later item scores 5 above the first five's
+        def scores(self, rows: list[list[float]]) -> list[float]:
+            return [0.0 if r[FEATURES.index("in_top")] else 5.0 for r in rows]
+
+    pinned = "sha256:toy-span-swap-driver"
+    span_swap_step._LOADED[pinned] = span_swap_step.SwapModel(
+        model=Later(), margin=0.5, swaps=1)  # type: ignore[arg-type]
+    try:
+        before = ["Config", "Config.copy", "load_file", "merge", "four", "merge_values"]
+        assert _driver_run(True, "") == before
+        assert _driver_run(False, pinned) == before
+        assert _driver_run(True, pinned) == [
+            "Config", "merge_values", "load_file", "merge", "four", "Config.copy"]
+    finally:
+        span_swap_step._LOADED.pop(pinned, None)
