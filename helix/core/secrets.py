@@ -120,7 +120,9 @@ _REGEX_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ("bearer_token", re.compile(r"(?i)\bbearer[ \t]+([A-Za-z0-9\-._~+/]{16,}=*)"), 1),
     ("aws_secret_key", re.compile(
         r"(?i)aws_?secret_?access_?key[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9/+=]{40})"), 1),
-    ("url_password", re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://([^\s:/@\"'`]+:[^\s/@\"'`]+)@"), 1),
+    # (a password may hold an unescaped `@`: the user info ends at the authority's last `@`)
+    ("url_password", re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://([^\s:/@\"'`]+:[^\s/@\"'`]+"
+                                r"(?:@[^\s/@\"'`]+)*)@"), 1),
     ("command_password", re.compile(  # -pSECRET: attached, a password whatever it reads like
         r"\b(?:mysql\w*|mariadb\w*|sshpass|mongo\w*|redis-cli)\b[^\n|;&]*?"
         r"[ \t]-[pa]([^\s\-'\"`][^\s'\"`]*[^\s'\"`,;.)])"), 1),
