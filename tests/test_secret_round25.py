@@ -145,3 +145,35 @@ def test_a_log_message_or_an_example_cookie_stays_unfound(text: str) -> None:
 ])
 def test_a_header_token_stays_found(text: str, value: str) -> None:
     assert agreed_texts(text) == [value]
+
+
+# --- a delimited export's secret column (CSV, TSV, `;`): the header names the column, each row
+# below with the header's count of cells holds one, when the cell reads as one
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("site,login,password,notes\nnorth barn,feeder01,Gr8n!Bin-44,co-op\n"
+     "south barn,feeder02,Hay#Loft-719,co-op\n", ["Gr8n!Bin-44", "Hay#Loft-719"]),
+    ("device\tapi_key\tzone\nsilo-3\tb71e4c09d2a85f3e6c1d7a90e4b28f56\tF4\n",
+     ["b71e4c09d2a85f3e6c1d7a90e4b28f56"]),
+    ('"crew_id";"Credential"\n"FO-2291";"Rw4!kTm9zQx2"\n', ["Rw4!kTm9zQx2"]),
+])
+def test_a_secret_column_of_a_delimited_export_is_found(text: str, values: list[str]) -> None:
+    assert agreed_texts(text) == values
+
+
+@pytest.mark.parametrize("text", [
+    "id,password_hash,created\n7,$2b$12$Qm4nWp8rTz2vXc6bLk9dHe3sJf7gAy1u0oR5tN,2026-01-04\n",
+    "user,has_password,role\nmlee,true,admin\n",
+    "name,token,count\nwheat,none,3\nbarley,abc,4\n",
+    "for key, value in pairs:\n    total, count = value, 1\n",
+    "dev_eui,join_eui,field\n70B3D57ED0051A2B,0000000000000000,F9\n",
+])
+def test_a_table_without_a_secret_cell_stays_unfound(text: str) -> None:
+    assert agreed_texts(text) == []
+
+
+def test_rows_below_a_header_are_found_far_below_it() -> None:
+    rows = "".join(f"bay{i},pump{i},Tq{i}!Wx{i}Lm-Rz\n" for i in range(40))
+    found = agreed_texts("bay,user,password\n" + rows)
+    assert len(found) == 40 and found[-1] == "Tq39!Wx39Lm-Rz"

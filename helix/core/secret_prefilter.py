@@ -43,6 +43,7 @@ from helix.core.secret_places import AT_TRIGGER
 from helix.core.secret_re2 import line_spans
 from helix.core.secret_rules import rules
 from helix.core.secret_shapes import SHAPE_TRIGGERS
+from helix.core.secret_tables import rows_end
 from helix.core.secret_tokens import prefixes
 
 # The words of secret names, narrowed to the forms a rule can use: `pass` as a name's part
@@ -144,8 +145,7 @@ _KEY_LINE = re.compile(r"[ \t]*(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z][A-Za-z\-]*: [^\n
 _OPENS = re.compile(r"(?:[\[(+\\>=]|\"\"\"|\'\'\')[ \t]*\r?$")
 _PAIR_MARKER = re.compile(r"(?i)\b(?:name|key|variable|id|env)[\"']?[ \t]*[:=]|<(?:name|key)>|"
                           r"\bvariable[ \t]+\"")
-# what `_PAIR_MARKER` or a key body needs (`_pair_hint`: words found by `in`, cheaper than
-# one case-blind alternation tried at each character)
+# what `_PAIR_MARKER` or a key body needs (`_pair_hint`: `in` is cheaper than an alternation)
 _HINT_WORDS = ("name", "key", "variable", "env", "begin")
 _MARKER_WORDS = ("name", "key", "variable", "id", "env")  # one in each `_PAIR_MARKER` match
 _ID_WORD = re.compile(r"(?i)\bid\b")
@@ -299,7 +299,7 @@ def _extend(text: str, line_start: int, line_end: int, end: int) -> int:
             return depth is None or depth > indent or (
                 depth == indent and ln.lstrip().startswith("- "))
         end = max(end, _grow(text, line_end, BLOCK_LINES, deeper))
-    return _continued(text, end)
+    return _continued(text, max(end, rows_end(text, line_start, line_end) or 0))  # a table's
 
 
 def _grow(text: str, end: int, cap: int, keep: object) -> int:

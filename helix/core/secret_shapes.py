@@ -38,6 +38,7 @@ from helix.core.secret_structure import (
     random_token,
     unquoted_ok,
 )
+from helix.core.secret_tables import TABLE_WORDS, table_findings
 from helix.core.secret_values import WORD_PATH
 
 _NETRC = re.compile(r"\bmachine[ \t]+\S+[ \t]+(?:login|account)[ \t]+\S+[ \t]+password[ \t]+"
@@ -486,6 +487,8 @@ def shape_findings(text: str) -> list[Found]:
         found += _prose_values(text, lowered)
     if " / " in text:
         found += _used_pairs(text)
+    if "," in text or "\t" in text or ";" in text:  # a delimited export's secret column
+        found += table_findings(text, lines_with(text, lowered, TABLE_WORDS))
     if ".join(" in text or "+" in text:
         found += join_findings(text)
     return found
