@@ -177,3 +177,31 @@ def test_rows_below_a_header_are_found_far_below_it() -> None:
     rows = "".join(f"bay{i},pump{i},Tq{i}!Wx{i}Lm-Rz\n" for i in range(40))
     found = agreed_texts("bay,user,password\n" + rows)
     assert len(found) == 40 and found[-1] == "Tq39!Wx39Lm-Rz"
+
+
+# --- an interchange segment's credential by position: X12's ISA02/ISA04 (when their qualifier
+# says one is there), EDIFACT's UNB password, HL7's MSH-8 security field
+
+_ISA_TAIL = "*ZZ*GROWERSCOOP   *ZZ*MILLINGCO      *261104*0615*^*00501*000000417*0*P*:~\n"
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("ISA*00*          *01*Wq5!Rn8zKc" + _ISA_TAIL, ["Wq5!Rn8zKc"]),
+    ("ISA*03*COOPSHIP07*01*Lm3#Tv6pXa" + _ISA_TAIL, ["COOPSHIP07", "Lm3#Tv6pXa"]),
+    ("UNB+UNOC:3+4012345000016:14+4098765000025:14+261104:0615+ICR0093+Pz7$kW2qNe:AA'\n",
+     ["Pz7$kW2qNe"]),
+    ("MSH|^~\\&|SEQLAB|UNIV|LIMS|UNIV|20261104061500|Hb6!Jt3wQz9R|ORU^R01|A0093|P|2.5\n",
+     ["Hb6!Jt3wQz9R"]),
+])
+def test_an_interchange_segments_credential_is_found(text: str, values: list[str]) -> None:
+    assert agreed_texts(text) == values
+
+
+@pytest.mark.parametrize("text", [
+    "ISA*00*          *00*          " + _ISA_TAIL,
+    "UNB+UNOC:3+4012345000016:14+4098765000025:14+261104:0615+ICR0093'\n",
+    "MSH|^~\\&|SEQLAB|UNIV|LIMS|UNIV|20261104061500||ORU^R01|A0093|P|2.5\n",
+    "card = VISA*1234 exp 04/29\n",
+])
+def test_a_segment_without_a_credential_stays_unfound(text: str) -> None:
+    assert agreed_texts(text) == []

@@ -38,7 +38,7 @@ from helix.core.secret_structure import (
     random_token,
     unquoted_ok,
 )
-from helix.core.secret_tables import TABLE_WORDS, table_findings
+from helix.core.secret_tables import SEGMENT_TRIGGER, TABLE_WORDS, segment_findings, table_findings
 from helix.core.secret_values import WORD_PATH
 
 _NETRC = re.compile(r"\bmachine[ \t]+\S+[ \t]+(?:login|account)[ \t]+\S+[ \t]+password[ \t]+"
@@ -435,7 +435,7 @@ _PAIR_USER = re.compile(r"(?:^|[\s(:|])`?[A-Za-z][\w.\-@+]{1,60}`?$")
 _PASSWORD_SYMBOLS = frozenset("!@#$%^&*+=?~")
 _LINKED_FILE = re.compile(r"\.[a-z]{2,4}(?:[#?]|$)")  # `README.md#setup-2024`: a link
 SHAPE_TRIGGERS = (ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER, P4TICKET_TRIGGER, USED_PAIR_TRIGGER,
-                  IPSEC_TRIGGER)
+                  IPSEC_TRIGGER, SEGMENT_TRIGGER)
 
 
 def _used_pairs(text: str) -> Iterator[Found]:
@@ -489,6 +489,8 @@ def shape_findings(text: str) -> list[Found]:
         found += _used_pairs(text)
     if "," in text or "\t" in text or ";" in text:  # a delimited export's secret column
         found += table_findings(text, lines_with(text, lowered, TABLE_WORDS))
+    if "ISA" in text or "UNB+" in text or "MSH|" in text:  # an interchange's segments
+        found += segment_findings(text)
     if ".join(" in text or "+" in text:
         found += join_findings(text)
     return found

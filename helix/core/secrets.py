@@ -19,7 +19,9 @@ The detectors, each in its module:
   `SET PASSWORD`, calls taking a secret, passwords in prose and questions, a lookup's
   literal default (`secret_defaults`: `ENV.fetch('API_KEY') { 'X' }`, `|| 'X'`, `${T:-X}`);
 - `secret_consoles`: a RADIUS/TACACS+ server's key in a device's config, a key file printed
-  in a terminal's transcript (`$ cat config/master.key`);
+  in a terminal's transcript (`$ cat config/master.key`), an IPsec secrets file's PSK;
+- `secret_tables`: a delimited export's secret column (CSV, TSV), an interchange segment's
+  credential by position (X12 ISA, EDIFACT UNB, HL7 MSH);
 - `secret_commands`: a table of programs and the flags that take a password;
 - `secret_tokens`: a table of token prefixes (`hf_`, `dop_v1_`, `shpat_`, ...);
 - `secret_keys`: private key blocks and bare runs of key-body lines;
