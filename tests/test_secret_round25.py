@@ -205,3 +205,21 @@ def test_an_interchange_segments_credential_is_found(text: str, values: list[str
 ])
 def test_a_segment_without_a_credential_stays_unfound(text: str) -> None:
     assert agreed_texts(text) == []
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("| host | user | password |\n|---|---|---|\n| grain-db | etl | Wn3!pZq8Kt |\n"
+     "| yard-db | ro | `Lc6#rTm2Vx` |\n", ["Wn3!pZq8Kt", "Lc6#rTm2Vx"]),
+    ("sensor | api_key\n--- | ---\nsilo-2 | 5c8e1a4f7b2d9e06c3a8f5b1d7e4a92c\n",
+     ["5c8e1a4f7b2d9e06c3a8f5b1d7e4a92c"]),
+])
+def test_a_secret_column_of_a_markdown_table_is_found(text: str, values: list[str]) -> None:
+    assert agreed_texts(text) == values
+
+
+@pytest.mark.parametrize("text", [
+    "| name | key | default |\n|---|---|---|\n| retries | max_retries | 5 |\n",
+    "| field | type | secret |\n|---|---|---|\n| api_key | string | yes |\n",
+])
+def test_a_markdown_table_naming_secrets_without_one_stays_unfound(text: str) -> None:
+    assert agreed_texts(text) == []

@@ -487,7 +487,7 @@ def shape_findings(text: str) -> list[Found]:
         found += _prose_values(text, lowered)
     if " / " in text:
         found += _used_pairs(text)
-    if "," in text or "\t" in text or ";" in text:  # a delimited export's secret column
+    if "," in text or "\t" in text or ";" in text or "|" in text:  # a table's secret column
         found += table_findings(text, lines_with(text, lowered, TABLE_WORDS))
     if "ISA" in text or "UNB+" in text or "MSH|" in text:  # an interchange's segments
         found += segment_findings(text)

@@ -1,4 +1,5 @@
-"""Secrets in a table exported as delimited text (a CSV or TSV export, a `;`-separated sheet):
+"""Secrets in a table written as delimited text (a CSV or TSV export, a `;`-separated sheet, a
+Markdown table):
 a header row names the columns, and a column whose name says secret (`password`, `api_key`,
 `credential`: `name_strength`) holds one in each row below that has as many cells, when the
 cell reads as one (the name's strength decides, as for `name = value`).
@@ -31,10 +32,10 @@ __all__ = ["MAX_ROWS", "SEGMENT_TRIGGER", "TABLE_WORDS", "rows_end", "segment_fi
            "table_findings"]
 
 MAX_ROWS = 1000  # rows read below a header (a long export: its first thousand)
-_DELIMITERS = (",", "\t", ";")
+_DELIMITERS = (",", "\t", ";", "|")  # (`|`: a Markdown table's, its edges' bars empty cells)
 _INDENTS = frozenset({" ", "\t", ""})
 # a header's characters only, a delimiter among them
-HEADER_LINE = re.compile(r"[\w .\-\"]*[,;\t][\w .\-\"\t,;\r]*")
+HEADER_LINE = re.compile(r"[\w .\-\"|]*[,;\t|][\w .\-\"\t,;|\r]*")
 _HEADER_CELL = re.compile(r"[ \t]*(\"?)([A-Za-z_][\w .\-]{0,60}?)\1[ \t]*\r?")
 # the words one of a secret column's names holds (a line without any is no such header)
 TABLE_WORDS = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "auth", "pin")
@@ -46,11 +47,16 @@ def _header(line: str) -> tuple[str, list[str | None]] | None:
     for delimiter in _DELIMITERS:
         if delimiter not in line:
             continue
-        cells = [_HEADER_CELL.fullmatch(cell) for cell in line.split(delimiter)]
+        parts = line.split(delimiter)
+        edges = delimiter == "|" and not parts[0].strip() and not parts[-1].strip()
+        cells = [_HEADER_CELL.fullmatch(cell) for cell in parts[1:-1] if edges] or [
+            _HEADER_CELL.fullmatch(cell) for cell in parts]
         if any(cell is None for cell in cells):
             continue
         strengths = [name_strength(cell.group(2).strip().replace(" ", "_"))
                      for cell in cells if cell is not None]
+        if edges:  # `| a | b |`: the bars' empty cells at the edges
+            strengths = [None, *strengths, None]
         if any(strength in _USABLE for strength in strengths):
             return delimiter, [s if s in _USABLE else None for s in strengths]
     return None
@@ -94,7 +100,7 @@ def _cell_found(text: str, start: int, end: int, strength: str) -> Found | None:
         start += 1
     while end > start and text[end - 1] in " \t\r":
         end -= 1
-    if end - start >= 2 and text[start] == text[end - 1] == '"':
+    if end - start >= 2 and text[start] == text[end - 1] and text[start] in "\"`":
         if quoted_ok(text[start + 1:end - 1], strength):
             return Found(start + 1, end - 1, "assignment")
         return None
