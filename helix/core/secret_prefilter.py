@@ -43,13 +43,12 @@ from helix.core.secret_places import AT_TRIGGER
 from helix.core.secret_re2 import line_spans
 from helix.core.secret_rules import rules
 from helix.core.secret_shapes import SHAPE_TRIGGERS
-from helix.core.secret_tables import rows_end
+from helix.core.secret_tables import INDENTS, rows_end
 from helix.core.secret_tokens import prefixes
 
-# The words of secret names, narrowed to the forms a rule can use: `pass` as a name's part
-# (db_pass, --pass, passwd, passphrase; not the `pass` statement), `key` after the words that
-# make it a secret (api_key, private key) or ending a name (stripe_key: a vendor's key when its
-# value reads random), `sig` as a word (not assign, design).
+# The words of secret names, as a rule can use them: `pass` as a name's part (db_pass, passwd;
+# not the `pass` statement), `key` after the words making it a secret (api_key, private key)
+# or ending a name (stripe_key: a vendor's key when its value reads random), `sig` a word.
 KEYWORDS = (r"(?i)pass(?:w|phrase|code|[_\-:.])|[a-z0-9_.\-]pass\b|"
             r"\bpass\b(?:\[[0-9]*\])?[\"'\]]?[ \t]*[:=>]|"
             r"pwd|pw\b|secret|token|auth|cred|salt|bearer|contras|"
@@ -299,7 +298,8 @@ def _extend(text: str, line_start: int, line_end: int, end: int) -> int:
             return depth is None or depth > indent or (
                 depth == indent and ln.lstrip().startswith("- "))
         end = max(end, _grow(text, line_end, BLOCK_LINES, deeper))
-    return _continued(text, max(end, rows_end(text, line_start, line_end) or 0))  # a table's
+    end = max(end, rows_end(text, line_start, line_end) or 0) if line[:1] not in INDENTS else end
+    return _continued(text, end)  # (a table's header, flush left: its rows below)
 
 
 def _grow(text: str, end: int, cap: int, keep: object) -> int:

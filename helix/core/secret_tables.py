@@ -28,12 +28,12 @@ from helix.core.secret_gates import MIN_VALUE
 from helix.core.secret_names import name_strength
 from helix.core.secret_structure import Found, placeholder, quoted_ok, unquoted_ok
 
-__all__ = ["MAX_ROWS", "SEGMENT_TRIGGER", "TABLE_WORDS", "rows_end", "segment_findings",
+__all__ = ["INDENTS", "MAX_ROWS", "SEGMENT_TRIGGER", "TABLE_WORDS", "rows_end", "segment_findings",
            "table_findings"]
 
 MAX_ROWS = 1000  # rows read below a header (a long export: its first thousand)
 _DELIMITERS = (",", "\t", ";", "|")  # (`|`: a Markdown table's, its edges' bars empty cells)
-_INDENTS = frozenset({" ", "\t", ""})
+INDENTS = frozenset({" ", "\t", ""})
 # a header's characters only, a delimiter among them
 HEADER_LINE = re.compile(r"[\w .\-\"|]*[,;\t|][\w .\-\"\t,;|\r]*")
 _HEADER_CELL = re.compile(r"[ \t]*(\"?)([A-Za-z_][\w .\-]{0,60}?)\1[ \t]*\r?")
@@ -86,7 +86,7 @@ def _header_at(text: str, line_start: int, line_end: int) -> tuple[str, list[str
 
 
 def rows_end(text: str, line_start: int, line_end: int) -> int | None:
-    if text[line_start:line_start + 1] in _INDENTS:
+    if text[line_start:line_start + 1] in INDENTS:
         return None  # (most trigger lines)
     header = _header_at(text, line_start, line_end)
     if header is None:
