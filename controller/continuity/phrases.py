@@ -89,6 +89,7 @@ ENTITY_MEANING = _compiled("ENTITY_MEANING")
 ENTITY_REFERENT = _compiled("ENTITY_REFERENT", re.IGNORECASE)
 META = _compiled("META")
 RECAP = _compiled("RECAP")
+RECAP_ASKED = _compiled("RECAP_ASKED")  # whether a topic came up: "did we cover X"
 RECAP_CHANGED = _compiled("RECAP_CHANGED")  # a recap asking what changed under an answer
 BACK = _compiled("BACK")
 

@@ -406,8 +406,11 @@ def meta(t: Turn) -> TurnPlan | None:
 
 
 def recap(t: Turn) -> TurnPlan | None:
-    match = say.RECAP.match(t.core)
-    if not match:
+    """'did we talk about the tokenizer?': whether a topic came up (T9); 'we covered X' only
+    when it is asked ('?', 'or not')."""
+    match = say.RECAP.match(t.core) or say.RECAP_ASKED.match(t.core)
+    if not match or (match.re is say.RECAP_ASKED and match.group("topic3")
+                     and not (t.text.rstrip().endswith("?") or t.core.endswith("or not"))):
         return None
     topic = next((g for g in match.groups() if g), None)
     topic = re.sub(r"^(?:the|a|an)\s+", "", topic.strip(" ?")) if topic else None
