@@ -394,7 +394,7 @@ def semantic(t: Turn) -> TurnPlan | None:
 
 
 def meta(t: Turn) -> TurnPlan | None:
-    if not say.META.match(t.core):
+    if not (say.META.match(t.core) or say.META_ASKED.match(t.core)):
         return None
     if t.focus.source == "reply_anchor" and t.focus.anchor_turn_id is not None:
         return t.plan("meta_followup_over_answer", "meta", "meta_answer",
