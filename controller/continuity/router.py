@@ -182,6 +182,10 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading, *,
         plan = plan_for(meaning, t, reading)
     else:
         plan = _acted_on(t, reading, rules, exact)
+        if plan is None and rules == "new_question" and _continues(t):
+            # "and who creates the pool?" read as another follow-up, not surely enough to act
+            # on: the lead says it continues the conversation (the root question, T6)
+            plan = plan_for("pivot", t, reading)
     if plan is None:  # the meaning cannot be acted on here: the rules' reading stands
         plan = rules_plan
     kept = plan is rules_plan
