@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 
 from controller.continuity import phrases as say
-from controller.continuity.item_names import item_position, unshown_thing
+from controller.continuity.item_names import item_position, unmentioned_thing, unshown_thing
 from controller.continuity.pending import parse_ordinal
 from controller.continuity.state import OptionItem, OptionSet, OptionSetKind
 from controller.continuity.transitions import REGISTRY, missing_prior_state, prior_state_ok
@@ -214,6 +214,13 @@ def correction(t: Turn) -> TurnPlan | None:
                   selection_text=f"open {rest}" if rest else ("the other one" if other
                                                               else "open one"),
                   disabled=not t.settings.selection_lane)
+
+
+def never_shown(t: Turn) -> TurnPlan | None:
+    """'show me the plot you mentioned' when nothing said in the conversation names it."""
+    thing = unmentioned_thing(t)
+    return None if thing is None else t.boundary(
+        f"nothing shown in this conversation is '{thing}': ask for it as a question")
 
 
 def tell_me_more(t: Turn) -> TurnPlan | None:
@@ -455,6 +462,7 @@ RULES: tuple[tuple[str, Matcher], ...] = (
     ("scope_rerun", scope_rerun),
     ("other_sense", other_sense),
     ("correction", correction),
+    ("never_shown", never_shown),
     ("tell_me_more", tell_me_more),
     ("selection", selection),
     ("graph", graph),
