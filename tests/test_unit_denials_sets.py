@@ -167,11 +167,6 @@ CONFIRMED_LEFT |= {"`memory_target: 80` treated as 80 MiB instead of 80% of host
 # round 23's merges with 5 -> 5 statements missed and 7 -> 6 denials confirmed, now a tune set:
 # left as measured at the rotation (the commits after it read what they read)
 CONFIRMED_LEFT |= {
-    "ValueError: pour_size=350 looks like millilitres; this field expects US fluid ounces "
-    "(max 64).",
-    "The CSV header says `volume_ml`, the mobile app shows 'ml' next to the number, and the 2019 "
-    "support article repeats it, but none of those are right about the unit: the exporter has "
-    "always written US fluid ounces.",
     "Error 422: received 'mL' in the unit field; this endpoint only accepts 'L'.",
     "Millilitres are what most customers expect to see under 'Capacity' in Appendix B, and the "
     "column header even says 'ml', but for every model since the 2014 catalogue that simply is "
@@ -179,12 +174,11 @@ CONFIRMED_LEFT |= {
     "Is `water_ml` really millilitres? Looking at the values (8, 16, 24) it definitely isn't.",
     "Heads-up for EU users: serving sizes you type into the tracker are interpreted as ounces. "
     "Putting 250 there expecting millilitres gives you nearly 7.4 litres."}
-LEFT |= {"Die Füllmenge wird in Millilitern angegeben.",
-         "容量はミリリットル単位で指定します。",
-         "La capacidad se indica en mililitros, no en onzas.",
-         "The reading was microlitres in firmware 1.x; it is no longer microlitres, it is "
-         "millilitres.",
-         "O volume deve ser informado em mililitros."}
+LEFT |= {"The reading was microlitres in firmware 1.x; it is no longer microlitres, it is "
+         "millilitres."}
+# meaning28 reads the four statements in German, Japanese, Spanish and Portuguese (the metric
+# units in other languages and scripts, katakana a word of its own) and two denials (a
+# liquid's units in words, "US fluid ounces": tests/test_unit_languages28.py)
 
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:

@@ -20,10 +20,16 @@ from helix.core.negation_cues import Cues, Phrases
 # before or after a Latin name ("単位はMiBです", "m/s²가"): a change of script ends a word
 CJK = ("\u1100-\u11ff\u3005\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
        "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff")
+# katakana, in which Japanese writes borrowed words (units: "ミリリットル", "デシベル"): a run
+# of it inside kanji and hiragana is a word of its own ("単位はミリリットルではなく": the
+# particle "は" and the negation "ではなく" are words apart from the unit)
+KATAKANA = "\u30a0-\u30ff\u31f0-\u31ff"
+_OTHER_CJK = ("\u1100-\u11ff\u3005\u3040-\u309f\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
+              "\uac00-\ud7af\uf900-\ufaff")
 # a decimal number is one token ("3.0 GPa": its point never ends a sentence)
 # and a degree sign is part of the unit it marks ("°C")
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)+|[" + CJK + r"]+|°?[^\W" + CJK + r"]+(?:['’][^\W" + CJK
-                    + r"]+)*|!=|[^\w\s]")
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)+|[" + KATAKANA + r"]+|[" + _OTHER_CJK + r"]+|°?[^\W" + CJK
+                    + r"]+(?:['’][^\W" + CJK + r"]+)*|!=|[^\w\s]")
 _SENTENCE_END = frozenset({".", "!", "?"})
 # marks that close an emphasis or a quotation right after a sentence's end ("**Is it kPa?**
 # No.", '"Use kPa." Then'): the sentence ends after them
