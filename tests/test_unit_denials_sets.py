@@ -171,14 +171,15 @@ CONFIRMED_LEFT |= {
     "Millilitres are what most customers expect to see under 'Capacity' in Appendix B, and the "
     "column header even says 'ml', but for every model since the 2014 catalogue that simply is "
     "not the case.",
-    "Is `water_ml` really millilitres? Looking at the values (8, 16, 24) it definitely isn't.",
     "Heads-up for EU users: serving sizes you type into the tracker are interpreted as ounces. "
     "Putting 250 there expecting millilitres gives you nearly 7.4 litres."}
 LEFT |= {"The reading was microlitres in firmware 1.x; it is no longer microlitres, it is "
          "millilitres."}
 # meaning28 reads the four statements in German, Japanese, Spanish and Portuguese (the metric
 # units in other languages and scripts, katakana a word of its own) and two denials (a
-# liquid's units in words, "US fluid ounces": tests/test_unit_languages28.py)
+# liquid's units in words, "US fluid ounces": tests/test_unit_languages28.py) and a reply that
+# ends with a pronoun's negated auxiliary ("... it definitely isn't":
+# tests/test_unit_structure28.py)
 
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:

@@ -31,6 +31,8 @@ _OTHER_CJK = ("\u1100-\u11ff\u3005\u3040-\u309f\u3130-\u318f\u3400-\u4dbf\u4e00-
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)+|[" + KATAKANA + r"]+|[" + _OTHER_CJK + r"]+|°?[^\W" + CJK
                     + r"]+(?:['’][^\W" + CJK + r"]+)*|!=|[^\w\s]")
 _SENTENCE_END = frozenset({".", "!", "?"})
+# the subjects of a reply's negated auxiliary closing its sentence ("..., it definitely isn't")
+_PRONOUNS = frozenset({"it", "they", "that"})
 # marks that close an emphasis or a quotation right after a sentence's end ("**Is it kPa?**
 # No.", '"Use kPa." Then'): the sentence ends after them
 _CLOSING_MARKS = frozenset({"*", "_", "`", '"', "'", "”", "’", "»"})
@@ -122,9 +124,22 @@ def replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
             continue
         n = match(reply, 0, c.negative_replies)
         if (n and (n >= len(reply) or reply[n].sentence != reply[0].sentence
-                   or not reply[n].text[:1].isalnum())) or match(reply, 0, c.elliptical):
+                   or not reply[n].text[:1].isalnum())) or match(reply, 0, c.elliptical) \
+                or _ends_denying(reply, c):
             out.add(tokens[i].sentence)
     return out
+
+
+def _ends_denying(reply: tuple[Token, ...], c: Cues) -> bool:
+    """The reply's first sentence ends with a pronoun's negated auxiliary, whatever leads to it
+    and an adverb in "-ly" between them ("Looking at the values, it definitely isn't.")."""
+    said = [t for t in reply if t.sentence == reply[0].sentence]
+    while said and not said[-1].text[:1].isalnum():
+        said.pop()
+    kept = tuple(t for k, t in enumerate(said)
+                 if not (k and t.lower.endswith("ly") and said[k - 1].lower in _PRONOUNS))
+    return any(kept[at].lower in _PRONOUNS and at + match(kept, at, c.negative_replies)
+               == len(kept) for at in range(1, len(kept)))
 
 
 def superseded(tokens: tuple[Token, ...], c: Cues) -> set[int]:

@@ -1,0 +1,30 @@
+"""Negation scope by sentence structure (issue 32, meaning28): a question about the unit
+answered by a sentence that ends with a pronoun's negated auxiliary, whatever leads to it and an
+adverb between them ("Is `water_ml` really millilitres? Looking at the values it definitely
+isn't."), answers no, as a reply that opens with "It isn't." does
+(helix/core/negation_tokens.py `replied_no`). fresh27 (a liquid's volume in mL, now a tune set)
+had 6 of 65 denials confirmed, 4 after tests/test_unit_languages28.py and 3 after this. Every
+case is a wording of no data set; each denial fails on the code before it, the statements
+guard what the reading must leave alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.units import states_unit
+
+DOSE = ("dose",)
+
+
+@pytest.mark.parametrize(("text", "states"), [
+    ("Is the dose really in mL? Judging by the sample values (2, 4, 8), it clearly isn't.",
+     False),
+    ("Is the dose in mL? From the schema alone it is not.", False),
+    ("Does `dose` come in mL? After reading the driver twice, they don't.", False),
+    # the sentence goes on after the negation, or the reply says yes: it states
+    ("Is the dose in mL? Yes, and the log says it isn't rounded.", True),
+    ("Is the dose in mL? It is, though the legacy field it replaced was not.", True),
+    ("Is the dose in mL? Yes; the old field was not, but it is.", True),
+])
+def test_a_reply_ending_in_a_negated_auxiliary_answers_no(text: str, states: bool) -> None:
+    assert states_unit(text, "mL", DOSE) is states, text
