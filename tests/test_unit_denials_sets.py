@@ -162,7 +162,7 @@ LEFT |= {"It's not that `velocity` isn't in m/s -- it is; the confusion comes fr
 # what the reader means: tests/test_unit_structure27.py); left: a bug title's participle of
 # misreading, "`memory_target: 80` treated as 80 MiB instead of 80% of host RAM" ("X treated
 # as Y instead of Z" states Y where a sentence with a subject says it)
-CONFIRMED_LEFT |= {"`memory_target: 80` treated as 80 MiB instead of 80% of host RAM"}
+# meaning28 reads it (a headline of a misreading: tests/test_unit_structure28.py)
 # (meaning28) fresh27 (liquid volume in mL), measured held apart by the lead before and after
 # round 23's merges with 5 -> 5 statements missed and 7 -> 6 denials confirmed, now a tune set:
 # left as measured at the rotation (the commits after it read what they read)

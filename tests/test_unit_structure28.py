@@ -2,10 +2,15 @@
 answered by a sentence that ends with a pronoun's negated auxiliary, whatever leads to it and an
 adverb between them ("Is `water_ml` really millilitres? Looking at the values it definitely
 isn't."), answers no, as a reply that opens with "It isn't." does
-(helix/core/negation_tokens.py `replied_no`). fresh27 (a liquid's volume in mL, now a tune set)
-had 6 of 65 denials confirmed, 4 after tests/test_unit_languages28.py and 3 after this. Every
-case is a wording of no data set; each denial fails on the code before it, the statements
-guard what the reading must leave alone."""
+(helix/core/negation_tokens.py `replied_no`); and a headline reporting a misreading, a
+participle of construal after its subject and what it should have been after it, no finite
+verb ("`dose: 5` treated as 5 mL instead of 5 µL"), denies its sentence as a bug's title does
+(`misread_headlines`; helix/core/negation.toml `misreadings`, `misread_corrections`,
+`headline_finite`). fresh27 (a liquid's volume in mL, now a tune set) had 6 of 65 denials
+confirmed, 4 after tests/test_unit_languages28.py and 3 after the reply; fresh26 1 (its "X
+treated as 80 MiB instead of 80% of host RAM"), 0 after the headline. Every case is a wording
+of no data set; each denial fails on the code before it, the statements guard what the
+readings must leave alone."""
 
 from __future__ import annotations
 
@@ -27,4 +32,18 @@ DOSE = ("dose",)
     ("Is the dose in mL? Yes; the old field was not, but it is.", True),
 ])
 def test_a_reply_ending_in_a_negated_auxiliary_answers_no(text: str, states: bool) -> None:
+    assert states_unit(text, "mL", DOSE) is states, text
+
+
+@pytest.mark.parametrize(("text", "states"), [
+    ("`dose: 5` treated as 5 mL instead of 5 µL", False),
+    ("Pump dose interpreted as mL instead of microlitres on firmware 2.3", False),
+    ("Bolus misread as mL instead of units (#4821)", False),
+    # a finite verb, what holds now, no correction, a label's definition: it states
+    ("Doses are treated as mL instead of cL since 3.0.", True),
+    ("Dose now parsed as mL instead of cL.", True),
+    ('log.warn("dose %f treated as mL, not cL", d)', True),
+    ("Dose values: read as mL instead of the pump's raw counts.", True),
+])
+def test_a_headline_of_a_misreading_denies_its_sentence(text: str, states: bool) -> None:
     assert states_unit(text, "mL", DOSE) is states, text

@@ -64,6 +64,7 @@ from helix.core.negation_tokens import (
     condition,
     coordinated,
     in_code,
+    misread_headlines,
     past_time,
     raises_error,
     replied_no,
@@ -399,7 +400,7 @@ def read(text: str) -> Reading:
     now = superseded(tokens, c)
     present = {t.sentence for i, t in enumerate(tokens)
                if t.lower in c.present_subjects and _subject_of(cl, i)}
-    answered_no = replied_no(tokens, c)
+    answered_no = replied_no(tokens, c) | misread_headlines(tokens, c)  # "`x` treated as MiB"
     denied = [token.sentence in answered_no for token in tokens]
 
     def deny(indexes: list[int]) -> None:

@@ -47,6 +47,9 @@ class Cues:
     truths: Phrases
     negative_replies: Phrases
     indirect_questions: frozenset[str]  # "asked whether it is dB. It isn't."
+    misreadings: Phrases  # "`x` treated as MiB instead of %": a headline of a misreading
+    misread_corrections: Phrases  # "instead of": what the misread value should have been
+    headline_finite: frozenset[str]  # a sentence with one of these is no headline
     postpositive: tuple[str, ...]  # a negation after what it denies ("dB ではなく")
     postpositive_stops: tuple[str, ...]  # a particle ending the words it denies
     elliptical: Phrases
@@ -105,6 +108,9 @@ def cues() -> Cues:
         complementizers=frozenset(cue["complementizers"]), truths=_phrases(cue["truths"]),
         negative_replies=_phrases(cue["negative_replies"]),
         indirect_questions=frozenset(cue["indirect_questions"]),
+        misreadings=_phrases(cue["misreadings"]),
+        misread_corrections=_phrases(cue["misread_corrections"]),
+        headline_finite=frozenset(cue["headline_finite"]),
         postpositive=tuple(cue["postpositive"]),
         postpositive_stops=tuple(cue["postpositive_stops"]),
         elliptical=_phrases(cue["elliptical"]), harmful=_phrases(cue["harmful"]),

@@ -33,6 +33,9 @@ _TOKEN = re.compile(r"\d+(?:[.,]\d+)+|[" + KATAKANA + r"]+|[" + _OTHER_CJK + r"]
 _SENTENCE_END = frozenset({".", "!", "?"})
 # the subjects of a reply's negated auxiliary closing its sentence ("..., it definitely isn't")
 _PRONOUNS = frozenset({"it", "they", "that"})
+# the marks a headline's subject may end with ("`x: 80` treated as ..."); after another mark
+# ("Dose values: read as mL") the participle opens a label's definition
+_SUBJECT_ENDS = frozenset({"`", '"', "'", ")", "”", "’"})
 # marks that close an emphasis or a quotation right after a sentence's end ("**Is it kPa?**
 # No.", '"Use kPa." Then'): the sentence ends after them
 _CLOSING_MARKS = frozenset({"*", "_", "`", '"', "'", "”", "’", "»"})
@@ -140,6 +143,21 @@ def _ends_denying(reply: tuple[Token, ...], c: Cues) -> bool:
                  if not (k and t.lower.endswith("ly") and said[k - 1].lower in _PRONOUNS))
     return any(kept[at].lower in _PRONOUNS and at + match(kept, at, c.negative_replies)
                == len(kept) for at in range(1, len(kept)))
+
+
+def misread_headlines(tokens: tuple[Token, ...], c: Cues) -> set[int]:
+    """Sentences that are a headline of a misreading: a participle of construal after its
+    subject (`misreadings`: "`x` treated as MiB"), what it should have been after it
+    (`misread_corrections`: "instead of 80%"), no finite verb (`headline_finite`) and nothing
+    of what holds now in the sentence."""
+    finite = {t.sentence for t in tokens if t.lower in c.headline_finite}
+    now = superseded(tokens, c)
+    return {tokens[i].sentence for i in range(1, len(tokens))
+            if tokens[i].sentence not in finite | now and match(tokens, i, c.misreadings)
+            and tokens[i - 1].sentence == tokens[i].sentence
+            and (tokens[i - 1].text[:1].isalnum() or tokens[i - 1].text in _SUBJECT_ENDS)
+            and any(match(tokens, j, c.misread_corrections) for j in range(i, len(tokens))
+                    if tokens[j].sentence == tokens[i].sentence)}
 
 
 def superseded(tokens: tuple[Token, ...], c: Cues) -> set[int]:
