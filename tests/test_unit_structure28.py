@@ -1,22 +1,25 @@
-"""Negation scope by sentence structure (issue 32, meaning28): a question about the unit
-answered by a sentence that ends with a pronoun's negated auxiliary, whatever leads to it and an
-adverb between them ("Is `water_ml` really millilitres? Looking at the values it definitely
-isn't."), answers no, as a reply that opens with "It isn't." does
-(helix/core/negation_tokens.py `replied_no`); and a headline reporting a misreading, a
-participle of construal after its subject and what it should have been after it, no finite
-verb ("`dose: 5` treated as 5 mL instead of 5 µL"), denies its sentence as a bug's title does
-(`misread_headlines`; helix/core/negation.toml `misreadings`, `misread_corrections`,
-`headline_finite`). fresh27 (a liquid's volume in mL, now a tune set) had 6 of 65 denials
-confirmed, 4 after tests/test_unit_languages28.py and 3 after the reply; fresh26 1 (its "X
-treated as 80 MiB instead of 80% of host RAM"), 0 after the headline. Every case is a wording
-of no data set; each denial fails on the code before it, the statements guard what the
-readings must leave alone."""
+"""Negation scope by sentence structure (issue 32, meaning28): a question about the unit answered
+by a sentence that ends with a pronoun's negated auxiliary, whatever leads to it and an adverb
+between them ("Is `water_ml` really millilitres? Looking at the values it definitely isn't."),
+answers no, as a reply that opens with "It isn't." does (helix/core/negation_tokens.py
+`replied_no`); and a headline reporting a misreading, a participle of construal after its
+subject and what it should have been after it, no finite verb ("`dose: 5` treated as 5 mL
+instead of 5 µL"), denies its sentence as a bug's title does (`misread_headlines`;
+helix/core/negation.toml `misreadings`, `misread_corrections`, `headline_finite`); and a
+one-letter unit in quotes after a verb of taking or giving a unit is a unit as it is unquoted
+("the API only takes 'L'", "expected `L`": controller/units.py, the word before the quote is
+the one before the unit). fresh27 (a liquid's volume in mL, now a tune set) had 6 of 65 denials
+confirmed, 4 after tests/test_unit_languages28.py, 3 after the reply, 2 after the quote;
+fresh26 1 (its "X treated as 80 MiB instead of 80% of host RAM"), 0 after the headline. Every
+case is a wording of no data set; each denial fails on the code before it, the statements guard
+what the readings must leave alone."""
 
 from __future__ import annotations
 
 import pytest
 
-from controller.units import states_unit
+from controller.unit_names import unit_name
+from controller.units import stated_instead, states_unit
 
 DOSE = ("dose",)
 
@@ -47,3 +50,14 @@ def test_a_reply_ending_in_a_negated_auxiliary_answers_no(text: str, states: boo
 ])
 def test_a_headline_of_a_misreading_denies_its_sentence(text: str, states: bool) -> None:
     assert states_unit(text, "mL", DOSE) is states, text
+
+
+@pytest.mark.parametrize(("text", "instead"), [
+    ("HTTP 400: got 'mL' for `dose`; the pump API only takes 'L'.", "L"),
+    ("TypeError: dose unit 'mL' given, expected `L`", "L"),
+    ('Rejected "mL": this field accepts "L" and nothing else.', "L"),
+])
+def test_a_quoted_one_letter_unit_after_a_verb_of_taking_it(text: str, instead: str) -> None:
+    assert not states_unit(text, "mL", DOSE), text
+    found = stated_instead(text, "mL", DOSE)
+    assert found is not None and unit_name(found) == instead, (text, found)
