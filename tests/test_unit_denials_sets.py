@@ -172,13 +172,12 @@ CONFIRMED_LEFT |= {
     "not the case.",
     "Heads-up for EU users: serving sizes you type into the tracker are interpreted as ounces. "
     "Putting 250 there expecting millilitres gives you nearly 7.4 litres."}
-LEFT |= {"The reading was microlitres in firmware 1.x; it is no longer microlitres, it is "
-         "millilitres."}
 # meaning28 reads the four statements in German, Japanese, Spanish and Portuguese (the metric
 # units in other languages and scripts, katakana a word of its own) and two denials (a
 # liquid's units in words, "US fluid ounces": tests/test_unit_languages28.py) and a reply that
 # ends with a pronoun's negated auxiliary ("... it definitely isn't") and a quoted one-letter
-# unit after a verb of taking it ("only accepts 'L'": tests/test_unit_structure28.py)
+# unit after a verb of taking it ("only accepts 'L'"), and the last statement ("no longer"
+# says what holds now: tests/test_unit_structure28.py)
 
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:
