@@ -12,7 +12,9 @@ the one before the unit). fresh27 (a liquid's volume in mL, now a tune set) had 
 confirmed, 4 after tests/test_unit_languages28.py, 3 after the reply, 2 after the quote;
 fresh26 1 (its "X treated as 80 MiB instead of 80% of host RAM"), 0 after the headline;
 fresh27's 1 statement missed, 0 after "no longer" says what holds now (helix/core/negation.toml
-`superseded_by`: a past clause before it is over). Every
+`superseded_by`: a past clause before it is over); Italian "ma" ends a negation's scope as "but"
+does, only as written in lower case or capitalized ("mA" is the milliampere: helix/core/
+negation.toml `as_written`). Every
 case is a wording of no data set; each denial fails on the code before it, the statements guard
 what the readings must leave alone."""
 
@@ -73,3 +75,15 @@ def test_a_quoted_one_letter_unit_after_a_verb_of_taking_it(text: str, instead: 
 ])
 def test_no_longer_says_what_holds_now(text: str, unit: str, states: bool) -> None:
     assert states_unit(text, unit, DOSE) is states, text
+
+
+@pytest.mark.parametrize(("text", "unit", "states"), [
+    ("La dose non è in centilitri ma in millilitri.", "mL", True),
+    ("La dose non è espressa in litri ma in mL.", "mL", True),
+    # the milliampere is no "but", in any case
+    ("The pump current is in A, not mA.", "mA", False),
+    ("The pump current is not in mA but in A.", "mA", False),
+    ("PUMP CURRENT: NOT IN MA, IN A.", "mA", False),
+])
+def test_italian_ma_ends_a_negations_scope(text: str, unit: str, states: bool) -> None:
+    assert states_unit(text, unit, ("dose", "pump current")) is states, text

@@ -111,7 +111,9 @@ class _Clauses:
         if token.lower in c.boundary_words and i > 0 \
                 and _match(self.tokens, i - 1, c.forward) == 2:
             return False  # a word of a cue phrase: "anything but N·m" is an exception
-        if token.lower in c.punctuation or token.lower in c.boundary_words:
+        if token.lower in c.punctuation or (token.lower in c.boundary_words and (
+                token.lower not in c.boundary_as_written
+                or token.text in (token.lower, token.lower.capitalize()))):  # "ma", not "mA"
             return True
         if token.text == "-" and self._dash(i):
             return True

@@ -23,6 +23,7 @@ class Cues:
 
     punctuation: frozenset[str]
     boundary_words: frozenset[str]
+    boundary_as_written: frozenset[str]  # "ma" ends a clause, "mA" never
     coordinators: frozenset[str]
     predicate_starts: frozenset[str]
     factives: frozenset[str]
@@ -90,6 +91,7 @@ def cues() -> Cues:
     bounds, cue, pred = data["boundaries"], data["cues"], data["predicate"]
     return Cues(
         punctuation=frozenset(bounds["punctuation"]), boundary_words=frozenset(bounds["words"]),
+        boundary_as_written=frozenset(bounds["as_written"]),
         coordinators=frozenset(bounds["coordinators"]),
         predicate_starts=frozenset(bounds["predicate_starts"]),
         factives=frozenset(bounds["factives"]),
