@@ -29,7 +29,13 @@ from functools import lru_cache
 from typing import Any
 
 from controller.unit_ellipsis import ellipsis_pattern
-from controller.unit_powers import CUBED, INVERSE, POWER, join_inverse, superscripts
+from controller.unit_powers import (
+    CUBED,
+    NEGATIVE_MARKS,
+    POWER,
+    join_inverse,
+    superscripts,
+)
 from controller.unit_table import (
     DOT,
     EXACT_CASE_LEN,
@@ -268,7 +274,7 @@ def join_compounds(text: str) -> str:
     length): "5 MB/s" -> "5 MBˍs", "megabits per second" -> "megabitsˍperˍsecond"; and of a
     unit's name spelled in two words (`_join_spelled`)."""
     text = _join_spelled(superscripts(text, JOIN, lambda phrase: _named(phrase) is not None))
-    if INVERSE in text:  # "L·min⁻¹": litres per minute
+    if any(mark in text for mark in NEGATIVE_MARKS):  # "L·min⁻¹", "m·s⁻²": a quotient
         text = join_inverse(text, identity, JOIN, CUBED)
     if "/" not in text and not any(w in text.lower() for w in names().per):
         return text

@@ -14,7 +14,9 @@ fresh26 1 (its "X treated as 80 MiB instead of 80% of host RAM"), 0 after the he
 fresh27's 1 statement missed, 0 after "no longer" says what holds now (helix/core/negation.toml
 `superseded_by`: a past clause before it is over); Italian "ma" ends a negation's scope as "but"
 does, only as written in lower case or capitalized ("mA" is the milliampere: helix/core/
-negation.toml `as_written`). Every
+negation.toml `as_written`); a unit times a unit of time to the power minus two, as SI writes a
+quotient ("m·s⁻²", "m s^-2"), is the unit per that unit squared, as "L·min⁻¹" was a unit per
+minute (controller/unit_powers.py). Every
 case is a wording of no data set; each denial fails on the code before it, the statements guard
 what the readings must leave alone."""
 
@@ -87,3 +89,14 @@ def test_no_longer_says_what_holds_now(text: str, unit: str, states: bool) -> No
 ])
 def test_italian_ma_ends_a_negations_scope(text: str, unit: str, states: bool) -> None:
     assert states_unit(text, unit, ("dose", "pump current")) is states, text
+
+
+@pytest.mark.parametrize(("text", "unit", "states"), [
+    ("Pump acceleration is reported in m·s⁻².", "m/s²", True),
+    ("Pump acceleration: m s^-2 (SI), never g.", "m/s²", True),
+    ("Pump acceleration is in ft·s⁻², not m/s².", "m/s²", False),
+    ("Pump acceleration is in ft·s⁻², not m/s².", "ft/s²", True),
+])
+def test_a_negative_power_of_a_unit_of_time_is_a_quotient(text: str, unit: str,
+                                                          states: bool) -> None:
+    assert states_unit(text, unit, ("pump acceleration",)) is states, text
