@@ -256,7 +256,8 @@ def run_repo(name: str, questions: Path, repo: Path, rev: str, wide: int,
                     continue
                 env = context.helix.ask(case.question)
                 rows.append(_row(case, gold, env, recorder, context.index, wide))
-    return {"questions": len(rows), **_counts(rows), "misses": [r for r in rows if r["stage"]]}
+    return {"questions": len(rows), **_counts(rows),
+            "misses": [r for r in rows if r["stage"] or r["symbol_stage"]]}
 
 
 def _row(case: Any, gold: Any, env: Any, recorder: Recorder, index: Any, wide: int
@@ -273,6 +274,8 @@ def _row(case: Any, gold: Any, env: Any, recorder: Recorder, index: Any, wide: i
     verdict = classify(spans, hittable, pool, ranked, sent)
     kind = miss_class(verdict[0] if verdict else None, verdict[1] if verdict else {}, spans,
                       case.question, sent)
+    by_symbol = classify(symbols, _hittable(index, symbols), pool, ranked, sent) if symbols \
+        else None
     row: dict[str, Any] = {
         "id": case.id, "question_head": " ".join(case.question.split())[:100],
         "route": env.route, "stage": verdict[0] if verdict else None, "class": kind,
@@ -285,6 +288,8 @@ def _row(case: Any, gold: Any, env: Any, recorder: Recorder, index: Any, wide: i
         "detail": verdict[1] if verdict else {},
         "symbol_hit": bool(symbols) and first_hit(sent[:TOP], symbols) is not None,
         "with_symbols": bool(symbols),
+        "symbol_stage": by_symbol[0] if by_symbol else None,
+        "symbol_detail": by_symbol[1] if by_symbol else {},
         "recall_stage": recall_stage(spans, hittable, pool, ranked, sent),
         "gold_shapes": _shapes(index, gold, wide),
         "gold": [f"{p}:{s}-{e}" for p, s, e in spans[:8]],
@@ -309,10 +314,12 @@ def _counts(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     above = Counter(code for r in rows if r["stage"] in ("rank", "span_in_file")
                     for code in r.get("above", [])[:TOP])
     with_symbols = [r for r in rows if r["with_symbols"]]
+    by_symbol = Counter(r["symbol_stage"] for r in with_symbols if r["symbol_stage"])
     return {"span_hits": sum(1 for r in rows if not r["stage"]),
             "symbol_hits": sum(1 for r in with_symbols if r["symbol_hit"]),
             "with_symbols": len(with_symbols),
             "stages": {s: stages.get(s, 0) for s in STAGES},
+            "symbol_stages": {s: by_symbol.get(s, 0) for s in STAGES},
             "classes": {c: classes.get(c, 0) for c in CLASSES},
             "recall_stages": dict(sorted(recall.items())),
             "span_in_file": dict(sorted(in_file.items())),
@@ -366,6 +373,8 @@ def main() -> None:
               "symbol_hits": sum(r["symbol_hits"] for r in results.values()),
               "with_symbols": sum(r["with_symbols"] for r in results.values()),
               "stages": {s: sum(r["stages"][s] for r in results.values()) for s in STAGES},
+              "symbol_stages": {s: sum(r["symbol_stages"][s] for r in results.values())
+                                for s in STAGES},
               "classes": {c: sum(r["classes"][c] for r in results.values()) for c in CLASSES},
               "recall_stages": dict(sorted(sum((Counter(r["recall_stages"])
                                                 for r in results.values()), Counter()).items())),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from controller import callees, file_defs, file_lead_step
+from controller import callees, file_defs, file_lead_step, span_swap_step
 from controller.alignment import align
 from controller.answer import build_answer
 from controller.canonical import canonical_order
@@ -271,7 +271,7 @@ def _with_file_definitions(plan: RoutePlan, ranked: list[Candidate], index: Inde
                                     policy) if more else {}
     for place, chunk in places.items():
         out[place] = more[chunk.id]
-    return out
+    return span_swap_step.apply(question, out, limit, policy)
 
 
 def _calls_of(index: IndexReader, prefixes: tuple[str, ...] = ()

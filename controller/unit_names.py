@@ -26,9 +26,16 @@ import re
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from controller.unit_ellipsis import ellipsis_pattern
-from controller.unit_powers import CUBED, INVERSE, POWER, join_inverse, superscripts
+from controller.unit_powers import (
+    CUBED,
+    NEGATIVE_MARKS,
+    POWER,
+    join_inverse,
+    superscripts,
+)
 from controller.unit_table import (
     DOT,
     EXACT_CASE_LEN,
@@ -93,9 +100,26 @@ class Names:
     condition: re.Pattern[str]  # a line opening a code condition
     compound: re.Pattern[str]  # a unit, a separator, a unit of time
     products: re.Pattern[str] | None  # a product's spelled name in two words ("watt-hours")
+    spaced: re.Pattern[str] | None  # a unit the table names in words ("US fluid ounces")
     dotted: re.Pattern[str] | None  # a product the table names with a dot ("N·m", "lb-ft")
     prefixes: frozenset[str]  # the table's prefixes written out ("kilo", "milli")
     quotients: dict[str, str]  # "energy/time" -> power: a compound's dimension named
+
+
+def _spaced(data: dict[str, Any]) -> re.Pattern[str] | None:
+    """A unit the table names in words of three letters or more whose last word alone names
+    another unit or none ("US fluid ounces", "UK gallons", "fl oz"; not "raw counts", "counts"
+    alone; not a product's parts, "in lbf", nor the first unit of a quotient, "US gallons per
+    minute", which `compound` reads), as a text writes it."""
+    entries = [[entry] if isinstance(entry, str) else entry
+               for units in data["dimensions"].values() for entry in units]
+    found = sorted({n for entry in entries for n in entry
+                    if " " in n and DOT not in n and len(n.replace(" ", "")) > 3
+                    and n.split()[-1] not in entry}, key=lambda n: (-len(n), n))
+    per = "|".join(re.escape(w) for w in data["compounds"]["per"])
+    words = "|".join(re.escape(n).replace(r"\ ", r"[ \t]+") for n in found)
+    return re.compile(r"(?i)(?<![\w°" + JOIN + r"-])(?:" + words + r")(?![\w°-])"
+                      + r"(?![ \t]*/|[ \t]+(?:" + per + r")\b)") if found else None
 
 
 @lru_cache(maxsize=1)
@@ -119,7 +143,8 @@ def names() -> Names:
     return Names(
         products=re.compile(r"(?i)(?<![\w°" + JOIN + r"-])(?:" + "|".join(
             re.escape(w).replace(r"\ ", r"[ \t-]+") for w in two_words) + r")(?![\w°-])")
-        if two_words else None, dotted=dotted(data), prefixes=prefixes(data),
+        if two_words else None, spaced=_spaced(data), dotted=dotted(data),
+        prefixes=prefixes(data),
         quotients=quotients(data),
         exact=exact, folded=folded, recased=recased,
         spellings=tuple((a, b) for a, b in data["mentions"]["spellings"]),
@@ -228,6 +253,8 @@ def _join_spelled(text: str) -> str:
     n = names()
     if n.products is not None:
         text = n.products.sub(lambda m: re.sub(r"[ \t-]", JOIN, m.group()), text)
+    if n.spaced is not None:
+        text = n.spaced.sub(lambda m: re.sub(r"[ \t]", JOIN, m.group()), text)
     if n.dotted is not None:
         text = n.dotted.sub(lambda m: re.sub(r"[ \t·⋅-]", JOIN, m.group()), text)
     if "-" not in text:
@@ -247,7 +274,7 @@ def join_compounds(text: str) -> str:
     length): "5 MB/s" -> "5 MBˍs", "megabits per second" -> "megabitsˍperˍsecond"; and of a
     unit's name spelled in two words (`_join_spelled`)."""
     text = _join_spelled(superscripts(text, JOIN, lambda phrase: _named(phrase) is not None))
-    if INVERSE in text:  # "L·min⁻¹": litres per minute
+    if any(mark in text for mark in NEGATIVE_MARKS):  # "L·min⁻¹", "m·s⁻²": a quotient
         text = join_inverse(text, identity, JOIN, CUBED)
     if "/" not in text and not any(w in text.lower() for w in names().per):
         return text

@@ -1,6 +1,7 @@
 """A unit's power as a text writes it: "m³", "ft²" (a compound's first unit also with a plain
-digit, "m3/h", "ft3/min"); and a unit times a unit of time to the power minus one ("L·min⁻¹",
-"m³ h⁻¹", "kg·h⁻¹"), as SI writes a quotient, read as the compound it is
+digit, "m3/h", "ft3/min"); and a unit times a unit of time to the power minus one or two
+("L·min⁻¹", "m³ h⁻¹", "kg·h⁻¹", "m·s⁻²", "m s^-2"), as SI writes a quotient, read as the
+compound it is
 (`controller.unit_names.join_compounds`); and a power however a text writes it ("s^2",
 "s**2", "m/s2", "second squared", "seconde carrée", "square metres") as the superscript after
 the unit, same length. Pure.
@@ -23,6 +24,10 @@ from functools import lru_cache
 POWER = "²³"  # a unit's square or cube, written after it
 CUBED = "[" + POWER + "23]?"  # a compound's first unit, its power as written or a plain digit
 INVERSE = "⁻¹"  # to the power minus one
+# a negative power as a text writes it after a unit ("s⁻¹", "s⁻²", "s^-2"): the power it is of
+# the quotient's second unit ("m·s⁻²": metres per second squared)
+_NEGATIVE = {"⁻¹": "", "⁻²": "²", "^-1": "", "^-2": "²"}
+NEGATIVE_MARKS = ("⁻", "^-")
 _SUPER = {"2": "²", "3": "³"}
 # a word after a unit naming its square or cube ("metres per second squared", "mètres par
 # seconde carrée", "metri al secondo quadrato", "metros por segundo cuadrado")
@@ -65,16 +70,18 @@ def superscripts(text: str, join: str, named: Callable[[str], bool] = lambda _: 
 
 @lru_cache(maxsize=4)
 def _pattern(join: str, power: str) -> re.Pattern[str]:
-    return re.compile(r"(?<![A-Za-z_°" + join + r"])(°?[A-Za-zµ]+" + power + r")[·⋅ ]([A-Za-z]+)"
-                      + INVERSE + r"(?![\w°])")
+    return re.compile(r"(?<![A-Za-z_°" + join + r"])(°?[A-Za-zµ]+" + power + r")[·⋅ ]([A-Za-z]+)("
+                      + "|".join(map(re.escape, _NEGATIVE)) + r")(?![\w°])")
 
 
 def join_inverse(text: str, identity: Callable[[str], tuple[str, str] | None], join: str,
                  power: str) -> str:
     def joined(match: re.Match[str]) -> str:
-        found = identity(f"{match.group(1)} {match.group(2)}")
+        second = match.group(2) + _NEGATIVE[match.group(3)]  # "s⁻²": per second squared
+        found = identity(f"{match.group(1)} {second}")
         if found is None or "/" not in found[1]:  # "N·m⁻¹" is no unit per a unit of time
             return match.group()
-        return match.group(1) + join + match.group(2) + " " * len(INVERSE)
+        return match.group(1) + join + second + " " * (len(match.group(3))
+                                                        - len(second) + len(match.group(2)))
 
     return _pattern(join, power).sub(joined, text)

@@ -22,6 +22,9 @@ LIBRARY_FILE = Path(__file__).with_name("units_library.toml")
 # units of money (ISO 4217's currencies, CLDR's names, the minor units), generated once by
 # scripts/units_from_cldr.py: a dimension of its own; its codes are matched as written
 MONEY_FILE = Path(__file__).with_name("units_money.toml")
+# the metric prefixes and units as other languages write them: read after the library, whose
+# names ("microlitre") say which prefixed units there are
+LANGUAGES_FILE = Path(__file__).with_name("units_languages.toml")
 EXACT_CASE_LEN = 2  # "Pa", "ms", "A": a short unit name matches only as written
 DOT = "·"  # the table's product of two units ("N·m"); read joined as "N m"
 JOIN = "\u02cd"  # a letter (so a word character) no text uses: "MB/s" -> "MBˍs"
@@ -143,6 +146,7 @@ def named(data: dict[str, Any]) -> list[tuple[str, Identity]]:
         for aliases in units:
             if dim in data["dimensions"] and not any(n.lower() in held for n in aliases):
                 named += [(name, (dim, aliases[0])) for name in aliases]
+    named += translated(named)
     with MONEY_FILE.open("rb") as handle:
         money = tomllib.load(handle)
     for dim, units in money["dimensions"].items():
@@ -150,6 +154,26 @@ def named(data: dict[str, Any]) -> list[tuple[str, Identity]]:
             kept = [n for n in aliases if n.lower() not in held]
             named += [(name, (dim, kept[0])) for name in kept]
     return named
+
+
+def translated(named: list[tuple[str, Identity]]) -> list[tuple[str, Identity]]:
+    """The names other languages give the units `named` names in English with a metric prefix
+    and a base (`LANGUAGES_FILE`: "millilitre" -> "Millilitern", "mililitros", "ミリリットル"),
+    and the bases alone where a language's words stand apart; none a unit already has."""
+    with LANGUAGES_FILE.open("rb") as handle:
+        languages = tomllib.load(handle)["languages"]
+    english = {name.lower(): unit for name, unit in reversed(named)}  # the first name decides
+    held, out = set(english), []
+    for language in languages.values():
+        for base, forms in language["bases"].items():
+            found = [(forms, english.get(base))] if language["alone"] else []
+            found += [([prefix + form for form in forms], english.get(english_prefix + base))
+                      for english_prefix, prefix in language["prefixes"].items()]
+            for words, unit in found:
+                new = [w for w in words if unit is not None and w.lower() not in held]
+                out += [(w, unit) for w in new if unit is not None]
+                held.update(w.lower() for w in new)
+    return out
 
 
 def as_written() -> frozenset[str]:

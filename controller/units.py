@@ -72,6 +72,9 @@ _CORRECTIONS = frozenset({"but"})  # "not X but Y": Y corrects X
 _COUNT = "count"  # units.toml: a count of things a quantity is given in (a share)
 _COUNT_LINKS = frozenset({"in"})  # "counts in units of 25 mW": a verb
 _REPLY_WORDS = 3  # a reply alone ("A: No.") has at most this many words
+# marks quoting a unit after the word before it ("only accepts 'L'", "expected `L`"): the word
+# before the quote is the one before the unit
+_QUOTE_MARKS = frozenset({"'", '"', "`", "‘", "“"})
 
 
 def _other_stated(reading: Reading, unit: str, start: int, end: int,
@@ -91,7 +94,7 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int,
                 and not _qualifying(reading, at, unit) and not _sign_of_value(reading, at)
                 and not _reckoned(reading, at) and not _questioned(reading, at)):
             return shown(token.text)
-        previous = token.lower
+        previous = previous if token.text in _QUOTE_MARKS else token.lower
     return None
 
 
@@ -202,7 +205,7 @@ def _instead(reading: Reading, unit: str, sentence: int) -> str | None:
                     and (rival(token.text, unit, elliptic=True) or share(token.text, unit))
                     and not _code_name(reading, n) and not _counting(reading, n)):
                 return shown(token.text)
-            said.append(token.lower)
+            said += [] if token.text in _QUOTE_MARKS else [token.lower]
     return None
 
 

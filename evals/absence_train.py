@@ -89,10 +89,11 @@ def after_head(rows: list[dict[str, Any]]) -> np.ndarray:
     """Per answer, what `helix.synthesis.contract.check_answer` decides after the head:
     [abstains (never a claim refused), a side note or a plain answer in another language
     (clears a refusal), refused whatever the head says (a claim naming what was asked, a
-    reported question)]."""
+    reported question, a claim in another language naming what is not shown by an indirect
+    question)]."""
     from helix.synthesis.absence import evidence_words
     from helix.synthesis.absence_asked import asked_missing, side_note
-    from helix.synthesis.absence_language import plain_foreign
+    from helix.synthesis.absence_language import foreign_claim, plain_foreign
     from helix.synthesis.absence_report import reported_question
     from helix.synthesis.contract import is_abstention
 
@@ -103,7 +104,7 @@ def after_head(rows: list[dict[str, Any]]) -> np.ndarray:
         out.append((is_abstention(r["text"]), side_note(r["text"], r["question"], words)
                     or plain_foreign(r["text"]),
                     asked_missing(r["text"], r["question"], words)
-                    or reported_question(r["text"], words)))
+                    or reported_question(r["text"], words) or foreign_claim(r["text"])))
     return np.array(out, dtype=bool).reshape(len(rows), 3)
 
 

@@ -311,7 +311,18 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # more each, fresh23 2 -> 4, fresh26 1 -> 2, the original set 2 -> 4, probe9 0 -> 1; against
     # the lead's head of 4fdc1af, 17/49: fresh26 5/3 -> 3/2, fresh4, fresh16, fresh19 one
     # more refused each)
-    assert wrong.get(("tune", True), 0) <= 15 and wrong.get(("tune", False), 0) <= 51, wrong
+    # meaning28: fresh27 (writer85; 64 claims, 48 ordinary; held apart, measured by the lead
+    # before and after round 23's merges: 3 -> 3 accepted, 1 -> 1 refused) joined: 18, 52 with
+    # the head of main (7d175db); the head retrained with fresh27 as a twenty-fifth writer
+    # (python -m evals.absence_train: stack, l2 10, threshold 0.4 chosen again; in sample the
+    # cost is the same, 2 x 18 + 52 = 2 x 17 + 54): 17, 54
+    # then "neither" the subject of a passive of showing by the material, a "when" question
+    # asking a time, a subject opening with the question's wh-word, a claim in another language
+    # by an indirect question (tests/test_absence_structure28.py), the head retrained on them
+    # (python -m evals.absence_train: stack, l2 10, threshold 0.4 again; held out writer by
+    # writer 28/56 -> 23/56 accepted/refused): 12, 53 (accepted fresh27 3 -> 0, fresh23 4 -> 3,
+    # fresh24 1 -> 0; refused fresh3 1 -> 0; no set the wrong way)
+    assert wrong.get(("tune", True), 0) <= 12 and wrong.get(("tune", False), 0) <= 53, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)

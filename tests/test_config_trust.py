@@ -268,9 +268,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # items, on with reach 2: docs/ranker.md "Round 17"; then file_defs.depth_name_weight 1:
     # a question's next definitions of the first files ordered with a name part weighing a
     # body word, docs/ranker.md "Round 20"; then file_defs.lead_agreed (off) and
-    # lead_model_digest (none: the hand rule picks the first file), docs/ranker.md "Round 22")
+    # lead_model_digest (none: the hand rule picks the first file), docs/ranker.md "Round 22";
+    # then file_defs.swap_model_digest (none: no trades inside the first five), "Round 24")
     assert HelixConfig().evidence_hash == (
-        "sha256:6037039209f3631f7f01c45cc039ba826748cee9f1020714355c1f373b4afa25")
+        "sha256:f7a71cf91f07ff9ea3f27769539e091df6b9a82b3e68bb83df5c6673546c1699")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

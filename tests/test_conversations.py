@@ -406,7 +406,8 @@ def test_transitions_are_named_not_only_numbered(repo):
 def test_route_turn_selection_and_semantic_lanes_are_rule_tables():
     assert [name for name, _ in router.RULES] == [
         "start_over", "cancel", "continuity_off", "pending_answer", "small_talk",
-        "scope_rerun", "other_sense", "correction", "tell_me_more", "selection", "graph",
+        "scope_rerun", "other_sense", "correction", "never_shown", "tell_me_more", "selection",
+        "graph",
         "semantic", "meta", "recap", "back_to_list", "pivot", "root_question"]
     assert [name for name, _ in selection.LADDER] == [
         "hard_interrupt", "question_intent", "scoped_pool", "safe_winner", "lane_off",

@@ -109,3 +109,18 @@ def test_a_ranked_symbol_or_path_naming_a_reserved_project_is_not_written() -> N
         "span": "src/tracer.py:3-9", "kind": "code_def", "symbol": RESERVED_NAME, "why": "bm25"}
     assert ranked_item(item("src/templaters/jinja.py", None))["span"] == f"{RESERVED_PATH}:3-9"
     assert ranked_item(item("src/tracer.py", "Tracer.slice"))["symbol"] == "Tracer.slice"
+
+
+def test_symbol_misses_are_put_down_to_their_stage_too() -> None:
+    from qa_misses import _counts
+
+    def row(stage: str | None, symbol_stage: str | None, hit: bool) -> dict[str, object]:
+        return {"stage": stage, "class": None, "recall_stage": None, "gold_shapes": [],
+                "detail": {"file_in_pool": False}, "with_symbols": True, "symbol_hit": hit,
+                "symbol_stage": symbol_stage}
+
+    counts = _counts([row(None, None, True), row(None, "rank", False),
+                      row("pool", "pool", False)])
+    assert counts["symbol_hits"] == 1 and counts["with_symbols"] == 3
+    assert counts["symbol_stages"]["rank"] == 1 and counts["symbol_stages"]["pool"] == 1
+    assert counts["stages"]["pool"] == 1 and counts["stages"]["rank"] == 0

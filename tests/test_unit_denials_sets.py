@@ -162,7 +162,22 @@ LEFT |= {"It's not that `velocity` isn't in m/s -- it is; the confusion comes fr
 # what the reader means: tests/test_unit_structure27.py); left: a bug title's participle of
 # misreading, "`memory_target: 80` treated as 80 MiB instead of 80% of host RAM" ("X treated
 # as Y instead of Z" states Y where a sentence with a subject says it)
-CONFIRMED_LEFT |= {"`memory_target: 80` treated as 80 MiB instead of 80% of host RAM"}
+# meaning28 reads it (a headline of a misreading: tests/test_unit_structure28.py)
+# (meaning28) fresh27 (liquid volume in mL), measured held apart by the lead before and after
+# round 23's merges with 5 -> 5 statements missed and 7 -> 6 denials confirmed, now a tune set:
+# left as measured at the rotation (the commits after it read what they read)
+CONFIRMED_LEFT |= {
+    "Millilitres are what most customers expect to see under 'Capacity' in Appendix B, and the "
+    "column header even says 'ml', but for every model since the 2014 catalogue that simply is "
+    "not the case.",
+    "Heads-up for EU users: serving sizes you type into the tracker are interpreted as ounces. "
+    "Putting 250 there expecting millilitres gives you nearly 7.4 litres."}
+# meaning28 reads the four statements in German, Japanese, Spanish and Portuguese (the metric
+# units in other languages and scripts, katakana a word of its own) and two denials (a
+# liquid's units in words, "US fluid ounces": tests/test_unit_languages28.py) and a reply that
+# ends with a pronoun's negated auxiliary ("... it definitely isn't") and a quoted one-letter
+# unit after a verb of taking it ("only accepts 'L'"), and the last statement ("no longer"
+# says what holds now: tests/test_unit_structure28.py)
 
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:

@@ -19,7 +19,9 @@ from controller.units import stated_instead, states_unit, unit_name
     ("fathoms", "fathom"), ("angstroms", "angstrom"), ("ksi", "ksi"),
     ("nanograms", "nanogram"), ("hundredweight", "hundredweight"), ("kgf", "kgf"),
     ("tablespoons", "tablespoon"), ("hogsheads", "hogshead"), ("millennia", "millennium"),
-    ("gigajoules", "gigajoule"), ("microlitres", "microliter"),
+    ("gigajoules", "gigajoule"), ("nanolitres", "nanoliter"),
+    # (meaning28: the hand table names the microlitre by its label's symbol, "µL")
+    ("microlitres", "µL"),
     # a symbol pint gives another unit, given to the one a text means ("pt", "px", "mil")
     ("pt", "point"), ("px", "pixel"), ("mils", "thou"),
 ])

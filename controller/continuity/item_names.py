@@ -232,3 +232,30 @@ def unshown_thing(t: Turn, pool: OptionSet) -> str | None:
            for w in content):
         return None  # a word of a listed name, or a slip of one ("the resontor")
     return " ".join(thing)
+
+
+def unmentioned_thing(t: Turn) -> str | None:
+    """A thing the message says the assistant mentioned or showed ("the plot of the resonances
+    you mentioned", "the tokenizer benchmark plot you showed") whose head noun (the last word
+    before a function word: "plot") was never in the conversation: no list it showed, no answer
+    it gave, no question asked in it names it (T10: it was never shown). A kind or a part of an
+    item ("the carve code you showed", "the section you cited") is something listed."""
+    match = say.MENTIONED_THING.match(t.core)
+    if match is None or t.state.turn_count == 0:
+        return None
+    words = _WORD.findall(match.group("thing"))
+    while words and words[0] in FUNCTION_WORDS:
+        words = words[1:]
+    thing = words[:next((i for i, w in enumerate(words) if w in FUNCTION_WORDS), len(words))]
+    if not thing or len(thing[-1]) < MIN_THING_CHARS or not thing[-1].isalpha() or any(
+            w in say.SCOPE_KIND or stems(w)[0] in say.SCOPE_KIND or w in KIND_NOUNS
+            or w in say.ITEM_PARTS or w in say.LIST_NOUNS for w in thing):
+        return None
+    state = t.state
+    said = [f"{i.label} {i.sublabel} {i.target.path or ''} {i.target.symbol or ''}"
+            for pool in state.option_sets for i in pool.items]
+    said += [state.last_assistant_explanation, *state.investigation_state.root_questions]
+    if state.answer_context_state is not None:
+        said.append(state.answer_context_state.answer_excerpt)
+    seen = {stems(w)[0] for w in _WORD.findall(" ".join(said).lower())}
+    return None if stems(thing[-1])[0] in seen else " ".join(thing)

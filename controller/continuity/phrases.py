@@ -88,7 +88,10 @@ WHAT_HAPPENED = _compiled("WHAT_HAPPENED")
 ENTITY_MEANING = _compiled("ENTITY_MEANING")
 ENTITY_REFERENT = _compiled("ENTITY_REFERENT", re.IGNORECASE)
 META = _compiled("META")
+MENTIONED_THING = _compiled("MENTIONED_THING")  # "the plot you mentioned"
+META_ASKED = _compiled("META_ASKED")  # "how sure are you that ...", "where did you get that"
 RECAP = _compiled("RECAP")
+RECAP_ASKED = _compiled("RECAP_ASKED")  # whether a topic came up: "did we cover X"
 RECAP_CHANGED = _compiled("RECAP_CHANGED")  # a recap asking what changed under an answer
 BACK = _compiled("BACK")
 

@@ -31,6 +31,7 @@ a truthful boundary (T10) that says why.
     scope_rerun          "same question but only in tests/"          T2 root_followup_scope_change
     other_sense          "now the other meaning" (a sense chosen)     T2 root, the other sense
     correction           "no, the other one", "wrong one"            T3 (T2 for another sense)
+    never_shown          "the plot you mentioned" (never said)        T10 boundary
     tell_me_more         "tell me more about the first one"          T3 + retrieval around it
                          "explain it", "tell me more about that"     T4 (focus) / T3 (answer lead)
     selection            "open the second one", "the test one"       T3 explicit drilldown
@@ -182,6 +183,10 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading, *,
         plan = plan_for(meaning, t, reading)
     else:
         plan = _acted_on(t, reading, rules, exact)
+        if plan is None and rules == "new_question" and _continues(t):
+            # "and who creates the pool?" read as another follow-up, not surely enough to act
+            # on: the lead says it continues the conversation (the root question, T6)
+            plan = plan_for("pivot", t, reading)
     if plan is None:  # the meaning cannot be acted on here: the rules' reading stands
         plan = rules_plan
     kept = plan is rules_plan

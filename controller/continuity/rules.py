@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 
 from controller.continuity import phrases as say
-from controller.continuity.item_names import item_position, unshown_thing
+from controller.continuity.item_names import item_position, unmentioned_thing, unshown_thing
 from controller.continuity.pending import parse_ordinal
 from controller.continuity.state import OptionItem, OptionSet, OptionSetKind
 from controller.continuity.transitions import REGISTRY, missing_prior_state, prior_state_ok
@@ -216,6 +216,13 @@ def correction(t: Turn) -> TurnPlan | None:
                   disabled=not t.settings.selection_lane)
 
 
+def never_shown(t: Turn) -> TurnPlan | None:
+    """'show me the plot you mentioned' when nothing said in the conversation names it."""
+    thing = unmentioned_thing(t)
+    return None if thing is None else t.boundary(
+        f"nothing shown in this conversation is '{thing}': ask for it as a question")
+
+
 def tell_me_more(t: Turn) -> TurnPlan | None:
     """Bind "that" / "it" / "the first one" to an object, then retrieve around it."""
     match = say.TELL_MORE.match(t.core)
@@ -394,7 +401,7 @@ def semantic(t: Turn) -> TurnPlan | None:
 
 
 def meta(t: Turn) -> TurnPlan | None:
-    if not say.META.match(t.core):
+    if not (say.META.match(t.core) or say.META_ASKED.match(t.core)):
         return None
     if t.focus.source == "reply_anchor" and t.focus.anchor_turn_id is not None:
         return t.plan("meta_followup_over_answer", "meta", "meta_answer",
@@ -406,8 +413,11 @@ def meta(t: Turn) -> TurnPlan | None:
 
 
 def recap(t: Turn) -> TurnPlan | None:
-    match = say.RECAP.match(t.core)
-    if not match:
+    """'did we talk about the tokenizer?': whether a topic came up (T9); 'we covered X' only
+    when it is asked ('?', 'or not')."""
+    match = say.RECAP.match(t.core) or say.RECAP_ASKED.match(t.core)
+    if not match or (match.re is say.RECAP_ASKED and match.group("topic3")
+                     and not (t.text.rstrip().endswith("?") or t.core.endswith("or not"))):
         return None
     topic = next((g for g in match.groups() if g), None)
     topic = re.sub(r"^(?:the|a|an)\s+", "", topic.strip(" ?")) if topic else None
@@ -452,6 +462,7 @@ RULES: tuple[tuple[str, Matcher], ...] = (
     ("scope_rerun", scope_rerun),
     ("other_sense", other_sense),
     ("correction", correction),
+    ("never_shown", never_shown),
     ("tell_me_more", tell_me_more),
     ("selection", selection),
     ("graph", graph),

@@ -409,6 +409,11 @@ NEITHER_SUBJECTS: tuple[str, ...] = (
     "results", "piece", "pieces")
 NEITHER_ADVERBS: tuple[str, ...] = ("actually", "really", "explicitly", "clearly",
                                     "appears to", "seems to")
+# "neither" the subject of a passive of showing or answering, by or in the material ("Neither
+# is answered by a.py or b.md"): the participles besides SHOWN_PARTICIPLES, what comes before
+# the material
+NEITHER_ANSWERED: tuple[str, ...] = ("answered", "addressed", "explained", "defined")
+NEITHER_BY: tuple[str, ...] = ("by", "in", "within", "anywhere in")
 NEITHER_TELLING: tuple[str, ...] = (
     *SAYING_VERBS, "specify", "gives", "give", "lists", "list", "contains", "contain",
     "includes", "include", "discusses")

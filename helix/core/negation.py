@@ -64,6 +64,7 @@ from helix.core.negation_tokens import (
     condition,
     coordinated,
     in_code,
+    misread_headlines,
     past_time,
     raises_error,
     replied_no,
@@ -110,7 +111,9 @@ class _Clauses:
         if token.lower in c.boundary_words and i > 0 \
                 and _match(self.tokens, i - 1, c.forward) == 2:
             return False  # a word of a cue phrase: "anything but N·m" is an exception
-        if token.lower in c.punctuation or token.lower in c.boundary_words:
+        if token.lower in c.punctuation or (token.lower in c.boundary_words and (
+                token.lower not in c.boundary_as_written
+                or token.text in (token.lower, token.lower.capitalize()))):  # "ma", not "mA"
             return True
         if token.text == "-" and self._dash(i):
             return True
@@ -399,7 +402,7 @@ def read(text: str) -> Reading:
     now = superseded(tokens, c)
     present = {t.sentence for i, t in enumerate(tokens)
                if t.lower in c.present_subjects and _subject_of(cl, i)}
-    answered_no = replied_no(tokens, c)
+    answered_no = replied_no(tokens, c) | misread_headlines(tokens, c)  # "`x` treated as MiB"
     denied = [token.sentence in answered_no for token in tokens]
 
     def deny(indexes: list[int]) -> None:

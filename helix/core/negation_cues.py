@@ -23,6 +23,7 @@ class Cues:
 
     punctuation: frozenset[str]
     boundary_words: frozenset[str]
+    boundary_as_written: frozenset[str]  # "ma" ends a clause, "mA" never
     coordinators: frozenset[str]
     predicate_starts: frozenset[str]
     factives: frozenset[str]
@@ -47,6 +48,9 @@ class Cues:
     truths: Phrases
     negative_replies: Phrases
     indirect_questions: frozenset[str]  # "asked whether it is dB. It isn't."
+    misreadings: Phrases  # "`x` treated as MiB instead of %": a headline of a misreading
+    misread_corrections: Phrases  # "instead of": what the misread value should have been
+    headline_finite: frozenset[str]  # a sentence with one of these is no headline
     postpositive: tuple[str, ...]  # a negation after what it denies ("dB ではなく")
     postpositive_stops: tuple[str, ...]  # a particle ending the words it denies
     elliptical: Phrases
@@ -87,6 +91,7 @@ def cues() -> Cues:
     bounds, cue, pred = data["boundaries"], data["cues"], data["predicate"]
     return Cues(
         punctuation=frozenset(bounds["punctuation"]), boundary_words=frozenset(bounds["words"]),
+        boundary_as_written=frozenset(bounds["as_written"]),
         coordinators=frozenset(bounds["coordinators"]),
         predicate_starts=frozenset(bounds["predicate_starts"]),
         factives=frozenset(bounds["factives"]),
@@ -105,6 +110,9 @@ def cues() -> Cues:
         complementizers=frozenset(cue["complementizers"]), truths=_phrases(cue["truths"]),
         negative_replies=_phrases(cue["negative_replies"]),
         indirect_questions=frozenset(cue["indirect_questions"]),
+        misreadings=_phrases(cue["misreadings"]),
+        misread_corrections=_phrases(cue["misread_corrections"]),
+        headline_finite=frozenset(cue["headline_finite"]),
         postpositive=tuple(cue["postpositive"]),
         postpositive_stops=tuple(cue["postpositive_stops"]),
         elliptical=_phrases(cue["elliptical"]), harmful=_phrases(cue["harmful"]),

@@ -20,11 +20,22 @@ from helix.core.negation_cues import Cues, Phrases
 # before or after a Latin name ("単位はMiBです", "m/s²가"): a change of script ends a word
 CJK = ("\u1100-\u11ff\u3005\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
        "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff")
+# katakana, in which Japanese writes borrowed words (units: "ミリリットル", "デシベル"): a run
+# of it inside kanji and hiragana is a word of its own ("単位はミリリットルではなく": the
+# particle "は" and the negation "ではなく" are words apart from the unit)
+KATAKANA = "\u30a0-\u30ff\u31f0-\u31ff"
+_OTHER_CJK = ("\u1100-\u11ff\u3005\u3040-\u309f\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
+              "\uac00-\ud7af\uf900-\ufaff")
 # a decimal number is one token ("3.0 GPa": its point never ends a sentence)
 # and a degree sign is part of the unit it marks ("°C")
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)+|[" + CJK + r"]+|°?[^\W" + CJK + r"]+(?:['’][^\W" + CJK
-                    + r"]+)*|!=|[^\w\s]")
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)+|[" + KATAKANA + r"]+|[" + _OTHER_CJK + r"]+|°?[^\W" + CJK
+                    + r"]+(?:['’][^\W" + CJK + r"]+)*|!=|[^\w\s]")
 _SENTENCE_END = frozenset({".", "!", "?"})
+# the subjects of a reply's negated auxiliary closing its sentence ("..., it definitely isn't")
+_PRONOUNS = frozenset({"it", "they", "that"})
+# the marks a headline's subject may end with ("`x: 80` treated as ..."); after another mark
+# ("Dose values: read as mL") the participle opens a label's definition
+_SUBJECT_ENDS = frozenset({"`", '"', "'", ")", "”", "’"})
 # marks that close an emphasis or a quotation right after a sentence's end ("**Is it kPa?**
 # No.", '"Use kPa." Then'): the sentence ends after them
 _CLOSING_MARKS = frozenset({"*", "_", "`", '"', "'", "”", "’", "»"})
@@ -116,9 +127,37 @@ def replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
             continue
         n = match(reply, 0, c.negative_replies)
         if (n and (n >= len(reply) or reply[n].sentence != reply[0].sentence
-                   or not reply[n].text[:1].isalnum())) or match(reply, 0, c.elliptical):
+                   or not reply[n].text[:1].isalnum())) or match(reply, 0, c.elliptical) \
+                or _ends_denying(reply, c):
             out.add(tokens[i].sentence)
     return out
+
+
+def _ends_denying(reply: tuple[Token, ...], c: Cues) -> bool:
+    """The reply's first sentence ends with a pronoun's negated auxiliary, whatever leads to it
+    and an adverb in "-ly" between them ("Looking at the values, it definitely isn't.")."""
+    said = [t for t in reply if t.sentence == reply[0].sentence]
+    while said and not said[-1].text[:1].isalnum():
+        said.pop()
+    kept = tuple(t for k, t in enumerate(said)
+                 if not (k and t.lower.endswith("ly") and said[k - 1].lower in _PRONOUNS))
+    return any(kept[at].lower in _PRONOUNS and at + match(kept, at, c.negative_replies)
+               == len(kept) for at in range(1, len(kept)))
+
+
+def misread_headlines(tokens: tuple[Token, ...], c: Cues) -> set[int]:
+    """Sentences that are a headline of a misreading: a participle of construal after its
+    subject (`misreadings`: "`x` treated as MiB"), what it should have been after it
+    (`misread_corrections`: "instead of 80%"), no finite verb (`headline_finite`) and nothing
+    of what holds now in the sentence."""
+    finite = {t.sentence for t in tokens if t.lower in c.headline_finite}
+    now = superseded(tokens, c)
+    return {tokens[i].sentence for i in range(1, len(tokens))
+            if tokens[i].sentence not in finite | now and match(tokens, i, c.misreadings)
+            and tokens[i - 1].sentence == tokens[i].sentence
+            and (tokens[i - 1].text[:1].isalnum() or tokens[i - 1].text in _SUBJECT_ENDS)
+            and any(match(tokens, j, c.misread_corrections) for j in range(i, len(tokens))
+                    if tokens[j].sentence == tokens[i].sentence)}
 
 
 def superseded(tokens: tuple[Token, ...], c: Cues) -> set[int]:

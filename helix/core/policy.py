@@ -285,6 +285,12 @@ class FileDefsPolicy(_Frozen):
     # (`controller.file_lead`) instead of the hand rule, when this pins the digest of
     # data/file_lead/manifest.json ("": the hand rule). Round 22 (docs/ranker.md)
     lead_model_digest: str = ""
+    # for a question, a LightGBM model (`controller.span_swap`) lets a later definition of a
+    # file of the first five trade places with an item there that repeats a file shown above
+    # it, when this pins the digest of data/span_swap/manifest.json ("": no trades). Round 24
+    # (docs/ranker.md): validation span@5 143 -> 147, symbol@5 116 -> 120 of 200; SWE-QA dev
+    # span@5 95 -> 91, symbol@5 94 -> 91; off: the qa_gate did not promote it
+    swap_model_digest: str = ""
     # for a question (not a report), the first `depth_lead` of those next best definitions
     # (the first file's best, first) go to place `depth_at` + 1 instead of the tail, each
     # when it scores at least `depth_over` times the item it pushes out of that place and

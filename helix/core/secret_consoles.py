@@ -5,9 +5,12 @@ names them:
   X`, the `key X` line of a `radius server NAME` block, below its address and ports);
 - a key file printed in a transcript (`$ cat config/master.key`, `cat ~/.vault_pass`): the
   line below is the file's content, a secret when the file's name says so and it reads as an
-  issued key.
+  issued key;
+- an IPsec gateway's secrets file (strongSwan's and Libreswan's `ipsec.secrets`): after the
+  peers' IDs and a colon, the secret's type, then the secret (`<ids> : PSK "X"`, `user : EAP
+  "X"`, `: XAUTH X`), or a private key's file, then its passphrase (`: RSA key.pem "X"`).
 
-    server_keys(text), printed_keys(text) -> [(start, end, kind)]
+    server_keys(text), printed_keys(text), ipsec_secrets(text) -> [(start, end, kind)]
     reads_below(line) -> lines below a trigger line these rules read (the prefilter's window)
 """
 
@@ -17,11 +20,11 @@ import re
 from collections.abc import Iterator
 
 from helix.core.english import word_alternation
-from helix.core.secret_gates import CONTEXT_AFTER, MIN_PASSWORD_LEN
+from helix.core.secret_gates import CONTEXT_AFTER, MIN_PASSWORD_LEN, looks_password
 from helix.core.secret_names import name_strength
 from helix.core.secret_structure import Found, placeholder, random_token
 
-__all__ = ["printed_keys", "reads_below", "server_keys"]
+__all__ = ["IPSEC_TRIGGER", "ipsec_secrets", "printed_keys", "reads_below", "server_keys"]
 
 _PROTOCOLS = ("radius", "tacacs")
 _SERVER_KEY = re.compile(
@@ -76,3 +79,25 @@ def printed_keys(text: str) -> Iterator[Found]:
         value = match.group(2)
         if name_strength(stem) is not None and random_token(value) and not placeholder(value):
             yield Found(match.start(2), match.end(2), "assignment")
+
+
+_SECRET_TYPES = ("PSK", "EAP", "XAUTH", "NTLM")  # the secret itself follows
+_KEY_TYPES = ("RSA", "ECDSA", "P12", "PKCS8", "BLISS")  # a key's file, then its passphrase
+IPSEC_TRIGGER = r":[ \t]+(?:" + "|".join(_SECRET_TYPES + _KEY_TYPES) + r")[ \t]"
+_IPSEC_SECRET = re.compile(
+    r":[ \t]+(?:(?:" + "|".join(_SECRET_TYPES) + r")|(?:" + "|".join(_KEY_TYPES)
+    + r")[ \t]+[^\s\"']+)[ \t]+(?:\"([^\"\n]{1,4096})\"|'([^'\n]{1,4096})'|([^\s\"'#%]\S{0,4095}))")
+
+
+def ipsec_secrets(text: str) -> Iterator[Found]:
+    for match in _IPSEC_SECRET.finditer(text):
+        if match.start() > 0 and text[match.start() - 1] not in " \t\n":
+            continue  # the colon of a word (`host:PSK ...`), not the file's separator
+        group = next(g for g in (1, 2, 3) if match.group(g) is not None)
+        value = match.group(group)
+        line_end = text.find("\n", match.end())
+        rest = text[match.end():None if line_end == -1 else line_end].strip()
+        if group == 3 and (not looks_password(value) or rest[:1] not in ("", "#")):
+            continue  # unquoted: one word to the line's end, not a word (`: PSK required`)
+        if len(value) >= MIN_PASSWORD_LEN and not placeholder(value, quoted=group < 3):
+            yield Found(match.start(group), match.end(group), "assignment")

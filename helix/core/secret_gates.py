@@ -180,6 +180,17 @@ def looks_password(value: str) -> bool:
     return True
 
 
+# a passphrase of words (diceware's, a password manager's "memorable" one): four to eight
+# words of three to ten letters, one dash between them (`correct-horse-battery-staple`)
+_PASSPHRASE = re.compile(r"[A-Za-z][a-z]{2,9}(?:-[A-Za-z][a-z]{2,9}){3,7}")
+
+
+def word_passphrase(value: str) -> bool:
+    """Words joined by dashes, four or more, none repeated: a generated passphrase."""
+    parts = value.lower().split("-")
+    return _PASSPHRASE.fullmatch(value) is not None and len(set(parts)) == len(parts)
+
+
 # a URL's user and password written as the names of what goes there (`USER:PASSWORD`)
 _CAPITAL_NAMES = re.compile(r"[A-Z][A-Z_]*:[A-Z][A-Z_]*")
 _PASSWORD_NAMES = frozenset({"PASSWORD", "PASS", "PASSWD", "PWD", "PW", "SECRET", "TOKEN"})

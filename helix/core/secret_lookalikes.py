@@ -37,7 +37,7 @@ from helix.core.secret_gates import MIN_SECRET_LEN
 from helix.core.secret_names import name_strength, segments
 
 __all__ = ["PUBLISHABLE_PREFIXES", "empty_key_block", "encoded_text", "id_named", "media_base64",
-           "own_word", "typed_id"]
+           "own_word", "prose_after_scheme", "typed_id"]
 
 _MEDIA_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"RIFF", b"%PDF", b"OggS", b"wOFF",
                 b"wOF2")
@@ -166,3 +166,11 @@ def own_word(value: str, name: str) -> bool:
     """The value is a word of the name it is given to, in any case (`POSTGRES_PASSWORD=postgres`,
     `admin_password: admin`): a default, not a secret."""
     return value.isalpha() and value.lower() in segments(name)
+
+
+def prose_after_scheme(value: str, rest: str) -> bool:
+    """A word after an Authorization scheme's name, then more words: a log's message (`auth:
+    token refreshed for client_id=...`), not a header's credential (lower case letters only,
+    a space and a word after it: a token ends its header's line or its literal)."""
+    return (value.isalpha() and value.islower() and rest[:1] in (" ", "\t")
+            and rest.lstrip(" \t")[:1].isalpha())

@@ -428,8 +428,9 @@ def _bare_token_findings(line: str) -> Iterator[Finding]:
             continue  # part of a URL, or a path (`/StandaloneWindows64/group_assets_1a53...`)
         if not may_exceed(value, BASE64_LIMIT) or shannon_entropy(value) <= BASE64_LIMIT:
             continue
-        if p.filters["sequential"](value) or public_value(value, line[:match.start()]):
-            continue
+        if (p.filters["sequential"](value) or public_value(value, line[:match.start()])
+                or filler(_token_at(line, match.start(), match.end()))):
+            continue  # (... or part of a documentation's example: `s%3A<id>.EXAMPLE`)
         yield Finding(match.start(), match.end(), "high_entropy_base64")
 
 

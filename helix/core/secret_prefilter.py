@@ -43,12 +43,12 @@ from helix.core.secret_places import AT_TRIGGER
 from helix.core.secret_re2 import line_spans
 from helix.core.secret_rules import rules
 from helix.core.secret_shapes import SHAPE_TRIGGERS
+from helix.core.secret_tables import INDENTS, rows_end
 from helix.core.secret_tokens import prefixes
 
-# The words of secret names, narrowed to the forms a rule can use: `pass` as a name's part
-# (db_pass, --pass, passwd, passphrase; not the `pass` statement), `key` after the words that
-# make it a secret (api_key, private key) or ending a name (stripe_key: a vendor's key when its
-# value reads random), `sig` as a word (not assign, design).
+# The words of secret names, as a rule can use them: `pass` as a name's part (db_pass, passwd;
+# not the `pass` statement), `key` after the words making it a secret (api_key, private key)
+# or ending a name (stripe_key: a vendor's key when its value reads random), `sig` a word.
 KEYWORDS = (r"(?i)pass(?:w|phrase|code|[_\-:.])|[a-z0-9_.\-]pass\b|"
             r"\bpass\b(?:\[[0-9]*\])?[\"'\]]?[ \t]*[:=>]|"
             r"pwd|pw\b|secret|token|auth|cred|salt|bearer|contras|"
@@ -144,8 +144,7 @@ _KEY_LINE = re.compile(r"[ \t]*(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z][A-Za-z\-]*: [^\n
 _OPENS = re.compile(r"(?:[\[(+\\>=]|\"\"\"|\'\'\')[ \t]*\r?$")
 _PAIR_MARKER = re.compile(r"(?i)\b(?:name|key|variable|id|env)[\"']?[ \t]*[:=]|<(?:name|key)>|"
                           r"\bvariable[ \t]+\"")
-# what `_PAIR_MARKER` or a key body needs (`_pair_hint`: words found by `in`, cheaper than
-# one case-blind alternation tried at each character)
+# what `_PAIR_MARKER` or a key body needs (`_pair_hint`: `in` is cheaper than an alternation)
 _HINT_WORDS = ("name", "key", "variable", "env", "begin")
 _MARKER_WORDS = ("name", "key", "variable", "id", "env")  # one in each `_PAIR_MARKER` match
 _ID_WORD = re.compile(r"(?i)\bid\b")
@@ -299,7 +298,8 @@ def _extend(text: str, line_start: int, line_end: int, end: int) -> int:
             return depth is None or depth > indent or (
                 depth == indent and ln.lstrip().startswith("- "))
         end = max(end, _grow(text, line_end, BLOCK_LINES, deeper))
-    return _continued(text, end)
+    end = max(end, rows_end(text, line_start, line_end) or 0) if line[:1] not in INDENTS else end
+    return _continued(text, end)  # (a table's header, flush left: its rows below)
 
 
 def _grow(text: str, end: int, cap: int, keep: object) -> int:

@@ -25,9 +25,9 @@ from functools import cache
 
 from helix.core.english import word_alternation
 from helix.core.secret_calls import call_findings
-from helix.core.secret_consoles import printed_keys, server_keys
+from helix.core.secret_consoles import IPSEC_TRIGGER, ipsec_secrets, printed_keys, server_keys
 from helix.core.secret_defaults import default_findings
-from helix.core.secret_gates import MIN_PASSWORD_LEN, MIN_VALUE, looks_password
+from helix.core.secret_gates import MIN_PASSWORD_LEN, MIN_VALUE, looks_password, word_passphrase
 from helix.core.secret_joins import join_findings
 from helix.core.secret_rules import rules
 from helix.core.secret_structure import (
@@ -38,6 +38,7 @@ from helix.core.secret_structure import (
     random_token,
     unquoted_ok,
 )
+from helix.core.secret_tables import SEGMENT_TRIGGER, TABLE_WORDS, segment_findings, table_findings
 from helix.core.secret_values import WORD_PATH
 
 _NETRC = re.compile(r"\bmachine[ \t]+\S+[ \t]+(?:login|account)[ \t]+\S+[ \t]+password[ \t]+"
@@ -339,6 +340,10 @@ def _mixed(value: str) -> bool:
             and any(c.islower() for c in value) and any(c.isdigit() for c in value))
 
 
+# a login's user named before its password on the line (`user is admin, pw <passphrase>`)
+_USER_BEFORE = re.compile(r"(?i)\b(?:user(?:name)?|login|account)\b")
+
+
 def _prose_line(text: str, matches: Iterator[re.Match[str]]) -> Iterator[Found]:
     for match in matches:
         word = _CREDENTIAL_WORD.match(text, match.end())
@@ -350,11 +355,13 @@ def _prose_line(text: str, matches: Iterator[re.Match[str]]) -> Iterator[Found]:
             continue  # `the password for the guest network`: no value said
         if colon and _IDENTIFIER.fullmatch(value) and not _mixed(value):
             continue  # `token: token_v2`: a name in code, not a password in prose
-        if not said and not colon and not any(c.isdigit() for c in value):
+        passphrase = word_passphrase(value) and (said or colon or _USER_BEFORE.search(
+            text, text.rfind("\n", 0, match.start()) + 1, match.start()) is not None)
+        if not said and not colon and not passphrase and not any(c.isdigit() for c in value):
             continue  # `password and/or ...`: right after the word, only what has digits
         if WORD_PATH.fullmatch(value):
             continue  # `{{ with secret "secret/data/lab/nmr-600" }}`: where it is kept
-        if password_word(value):
+        if passphrase or password_word(value):
             yield Found(word.start(), word.start() + len(value), "keyword")
 
 
@@ -427,7 +434,8 @@ _USED_PAIR = re.compile(r" / `?([^\s/`'\"]{8,64})")
 _PAIR_USER = re.compile(r"(?:^|[\s(:|])`?[A-Za-z][\w.\-@+]{1,60}`?$")
 _PASSWORD_SYMBOLS = frozenset("!@#$%^&*+=?~")
 _LINKED_FILE = re.compile(r"\.[a-z]{2,4}(?:[#?]|$)")  # `README.md#setup-2024`: a link
-SHAPE_TRIGGERS = (ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER, P4TICKET_TRIGGER, USED_PAIR_TRIGGER)
+SHAPE_TRIGGERS = (ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER, P4TICKET_TRIGGER, USED_PAIR_TRIGGER,
+                  IPSEC_TRIGGER, SEGMENT_TRIGGER)
 
 
 def _used_pairs(text: str) -> Iterator[Found]:
@@ -469,6 +477,8 @@ def shape_findings(text: str) -> list[Found]:
         found += printed_keys(text)
     if "radius" in lowered or "tacacs" in lowered:
         found += server_keys(text)
+    if ": " in text or ":\t" in text:
+        found += ipsec_secrets(text)
     if "-value" in lowered:
         found += _name_value_flags(text)
     if "user" in lowered and ("password" in lowered or "secret" in lowered):
@@ -477,6 +487,10 @@ def shape_findings(text: str) -> list[Found]:
         found += _prose_values(text, lowered)
     if " / " in text:
         found += _used_pairs(text)
+    if "," in text or "\t" in text or ";" in text or "|" in text:  # a table's secret column
+        found += table_findings(text, lines_with(text, lowered, TABLE_WORDS))
+    if "ISA" in text or "UNB+" in text or "MSH|" in text:  # an interchange's segments
+        found += segment_findings(text)
     if ".join(" in text or "+" in text:
         found += join_findings(text)
     return found

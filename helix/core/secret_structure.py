@@ -30,7 +30,7 @@ import re2
 from helix.core.english import word_alternation
 from helix.core.secret_gates import MAX_NAME, MAX_VALUE, MIN_VALUE
 from helix.core.secret_held import held_literal
-from helix.core.secret_lookalikes import own_word
+from helix.core.secret_lookalikes import own_word, prose_after_scheme
 from helix.core.secret_names import FOREIGN_NAME_FORMS, META_SUFFIXES, name_strength
 from helix.core.secret_re2 import spans
 from helix.core.secret_values import (
@@ -97,16 +97,17 @@ _XML_PAIR = re.compile(r"(?i)\b(?:key|name|id)[ \t]*=[ \t]*([\"'])([^\"'<>\n]{1,
 # (or decoded from hex: Python's `bytes.fromhex("...")`, `binascii.unhexlify("...")`)
 _WRAPPER = re.compile(r"(?:\[\]byte|Buffer\.from|(?:bytes|bytearray)(?:\.fromhex)?|"
                       r"(?:binascii\.)?unhexlify|Encoding\.\w{1,20}\.GetBytes|"
-                      r"str|String|new[ \t]+String|SecretStr|Secret)\(")
+                      r"str|String(?:::from)?|new[ \t]+String|SecretStr|Secret|"
+                      r"Some|SecretString::(?:new|from))\(")
 # a key's bytes as a list of numbers under its name (Zigbee's `network_key`, a C array)
 _BYTE_LIST = re.compile(r"[ \t]*((?:(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3})[ \t]*,[ \t]*){15,}"
                         r"(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3}))[ \t]*,?[ \t]*[\]}]")
 MIN_KEY_BYTES = 16
 _QUERY_PAIR = re.compile(r"[A-Za-z_][\w.\-]{0,40}=")  # `&name=` after a value: a query's pair
 _LOGFMT_REST = re.compile(r"[A-Za-z_][\w.\-]*(?:=|[ \t]|$)")  # `user=42 ...`, `for user alice`
-# (Rust's borrowed `&str` and `&'static str` too)
-_TYPE_ANNOTATION = re.compile(r"[ \t]*(?:&(?:'[a-z]+[ \t]+)?)?[A-Za-z_][\w.\[\]<>|?, ]{0,60}?"
-                              r"[ \t]+=(?!=)")
+# (Rust's `&str`, `&'static str`, a slice, an array, a reference inside: `&[u8]`, `[u8; 32]`)
+_TYPE_ANNOTATION = re.compile(r"[ \t]*(?:&(?:'[a-z]+[ \t]+)?)?(?:[A-Za-z_]|\[(?=[\w&]))"
+                              r"[\w.\[\]<>|?, &';]{0,60}?[ \t]+=(?!=)")
 
 
 def _quote_at(text: str, at: int) -> bool:
@@ -266,6 +267,8 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
     parenthesized = text[at] == "(" and _quote_at(text, at + 1)
     if parenthesized:
         at += 1  # a parenthesized literal: ("abc"), not a tuple ("a", "b")
+    if text[at] in _LITERAL_PREFIXES and text[at + 1:at + 2] in _LITERAL_PREFIXES:
+        at += _quote_at(text, at + 2)  # br"..." rb"..." (Rust's and Python's raw bytes)
     if text[at] in _LITERAL_PREFIXES and _quote_at(text, at + 1):
         at += 1  # @"..." (Objective-C, C#), r"..." b"..." u"..." L"..." N'...'
     if text[at] in _QUOTES:
@@ -276,7 +279,8 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
             at = _skip_spaces(text, at + len(scheme), line_end)
             end = _unquoted_end(text, at, line_end, " \t\"',;")
             value = text[at:end]
-            if len(value) >= MIN_VALUE and not placeholder(value):
+            if len(value) >= MIN_VALUE and not placeholder(value) and not prose_after_scheme(
+                    value, text[end:line_end]):  # (`auth: token refreshed for ...`: a log's)
                 return Found(at, end, "assignment")
             return None
     if strength in ("phrase", "strong"):  # `mnemonic: word word ...` unquoted to the line's end

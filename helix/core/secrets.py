@@ -19,7 +19,9 @@ The detectors, each in its module:
   `SET PASSWORD`, calls taking a secret, passwords in prose and questions, a lookup's
   literal default (`secret_defaults`: `ENV.fetch('API_KEY') { 'X' }`, `|| 'X'`, `${T:-X}`);
 - `secret_consoles`: a RADIUS/TACACS+ server's key in a device's config, a key file printed
-  in a terminal's transcript (`$ cat config/master.key`);
+  in a terminal's transcript (`$ cat config/master.key`), an IPsec secrets file's PSK;
+- `secret_tables`: a delimited export's secret column (CSV, TSV), an interchange segment's
+  credential by position (X12 ISA, EDIFACT UNB, HL7 MSH);
 - `secret_commands`: a table of programs and the flags that take a password;
 - `secret_tokens`: a table of token prefixes (`hf_`, `dop_v1_`, `shpat_`, ...);
 - `secret_keys`: private key blocks and bare runs of key-body lines;
@@ -120,7 +122,9 @@ _REGEX_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ("bearer_token", re.compile(r"(?i)\bbearer[ \t]+([A-Za-z0-9\-._~+/]{16,}=*)"), 1),
     ("aws_secret_key", re.compile(
         r"(?i)aws_?secret_?access_?key[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9/+=]{40})"), 1),
-    ("url_password", re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://([^\s:/@\"'`]+:[^\s/@\"'`]+)@"), 1),
+    # (a password may hold an unescaped `@`: the user info ends at the authority's last `@`)
+    ("url_password", re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://([^\s:/@\"'`]+:[^\s/@\"'`]+"
+                                r"(?:@[^\s/@\"'`]+)*)@"), 1),
     ("command_password", re.compile(  # -pSECRET: attached, a password whatever it reads like
         r"\b(?:mysql\w*|mariadb\w*|sshpass|mongo\w*|redis-cli)\b[^\n|;&]*?"
         r"[ \t]-[pa]([^\s\-'\"`][^\s'\"`]*[^\s'\"`,;.)])"), 1),

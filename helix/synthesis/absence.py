@@ -38,6 +38,8 @@ from helix.core.english import (
     MATERIAL_WORDS,
     NEGATION_WORDS,
     NEITHER_ADVERBS,
+    NEITHER_ANSWERED,
+    NEITHER_BY,
     NEITHER_SUBJECTS,
     NEITHER_TELLING,
     NOT_HAVING,
@@ -112,6 +114,13 @@ NO_EVIDENCE_PATTERNS: tuple[str, ...] = (
     r"\bneither(?: (?:" + word_alternation(NEITHER_SUBJECTS) + r"))?(?: (?:"
     + word_alternation(NEITHER_ADVERBS) + r"))? (?:" + word_alternation(NEITHER_TELLING)
     + r")\b",
+    # "neither" the subject of a passive of showing or answering by or in the material ("You
+    # asked two things. Neither is answered by a.py or b.md", "neither is covered in [E1]")
+    r"\bneither(?: (?:" + word_alternation(NEITHER_SUBJECTS) + r"))? (?:"
+    + word_alternation(SHOWN_AUXILIARIES) + r")(?: (?:" + word_alternation(NEITHER_ADVERBS)
+    + r"))? (?:" + word_alternation((*SHOWN_PARTICIPLES, *NEITHER_ANSWERED)) + r") (?:"
+    + word_alternation(NEITHER_BY) + r") (?:(?:" + word_alternation(MATERIAL_POINTERS)
+    + r") )?(?:" + _SOURCES + r"|" + _CITED + r"|[\w/-]+\.\w+)",
     r"\b(?:appears|seems) (?:to be )?(?:absent|missing) (?:from|in) the " + _SOURCES,
     # the repository itself said to lack something, whatever the answer cites
     r"\bnone of (?:this|that|it|these|those|them)\b",

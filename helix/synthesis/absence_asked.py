@@ -122,9 +122,11 @@ def asked_nouns(question: str | None) -> frozenset[str]:
     nouns: list[str] = list(data.itself)
     for at, word in enumerate(said):
         phrase = " ".join(said[at:at + 2])
+        if at == 0 and phrase not in data.proxies and word in data.proxies:
+            phrase = word  # a question opening with a wh-word asking a measure ("when": a time)
         if word not in data.lead and phrase not in data.proxies:
             continue
-        rest = said[at + (2 if phrase in data.proxies else 1):]
+        rest = said[at + (len(phrase.split()) if phrase in data.proxies else 1):]
         nouns += list(data.proxies.get(phrase, ()))
         if phrase in data.measures:  # "how long is a reset token valid": no noun of it asked
             continue
@@ -247,7 +249,10 @@ def _restated(subject: str, question: str) -> set[str]:
     asked = {f for t in content_terms(question) for f in _forms(t)}
     named = {f for t in content_terms(subject) for f in _forms(t) if _forms(t) & asked}
     shared = sum(1 for t in set(content_terms(subject)) if _forms(t) & asked)
-    return named & asked if shared >= data.restated else set()
+    # opening with the wh-word the question opens with, one of its words is enough ("who can
+    # transfer ownership ...?" / "who is allowed to start it ... isn't described")
+    opens = _WORDS.findall(question.lower())[:1] == said[:1]
+    return named & asked if shared >= (1 if opens else data.restated) else set()
 
 
 def side_note(text: str, question: str | None, words: frozenset[str]) -> bool:

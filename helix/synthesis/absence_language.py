@@ -10,6 +10,8 @@ an answer in another language that negates nothing, and asks nothing, says what 
 words are data (absence_language.toml).
 
     plain_foreign(text) -> `text` is in another language, negates nothing and asks nothing
+    foreign_claim(text) -> `text` is in another language, and a sentence of it negates and then
+                           opens an indirect question: what is not shown ("no aparece cuánto")
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ class _Language:
     script_chars: int
     negations: frozenset[str]
     negation_marks: tuple[str, ...]
+    interrogatives: tuple[str, ...]
+    interrogative_marks: tuple[str, ...]
 
 
 @lru_cache(maxsize=1)
@@ -43,7 +47,9 @@ def _language() -> _Language:
     return _Language(english=frozenset(data["english"]), others=frozenset(data["others"]),
                      min_words=int(data["min_words"]), script_chars=int(data["script_chars"]),
                      negations=frozenset(data["negations"]),
-                     negation_marks=tuple(data["negation_marks"]))
+                     negation_marks=tuple(data["negation_marks"]),
+                     interrogatives=tuple(data["interrogatives"]),
+                     interrogative_marks=tuple(data["interrogative_marks"]))
 
 
 def _script(char: str) -> bool:
@@ -73,3 +79,31 @@ def negates(text: str) -> bool:
 
 def plain_foreign(text: str) -> bool:
     return foreign(text) and not negates(text) and not any(q in text for q in _QUESTION)
+
+
+_SENTENCES = re.compile(r"[^.!?。！？\n]+")
+
+
+def _negation_at(sentence: str) -> int | None:
+    """Where the first negation of `sentence` is, in any language the table names."""
+    lang = _language()
+    found = [m.start() for m in _WORD.finditer(sentence) if m.group().lower() in lang.negations]
+    found += [m.start() for m in _ELIDED.finditer(sentence)]
+    found += [i for mark in lang.negation_marks if (i := sentence.find(mark)) >= 0]
+    return min(found, default=None)
+
+
+def foreign_claim(text: str) -> bool:
+    lang = _language()
+    if not foreign(text) or any(q in text for q in _QUESTION):
+        return False
+    for sentence in _SENTENCES.findall(text):
+        at = _negation_at(sentence)
+        if at is None:
+            continue
+        after = sentence[at:]
+        lowered = " " + " ".join(w.lower() for w in _WORD.findall(after)) + " "
+        if any(f" {word} " in lowered for word in lang.interrogatives) or any(
+                mark in after for mark in lang.interrogative_marks):
+            return True
+    return False

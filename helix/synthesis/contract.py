@@ -33,7 +33,7 @@ from helix.synthesis.absence import (
 )
 from helix.synthesis.absence_asked import asked_missing, side_note
 from helix.synthesis.absence_head import AbsenceHead, answer_features
-from helix.synthesis.absence_language import plain_foreign
+from helix.synthesis.absence_language import foreign_claim, plain_foreign
 from helix.synthesis.absence_meaning import AbsenceMeaning
 from helix.synthesis.absence_report import reported_question
 from helix.synthesis.absence_verdict import absence_verdict, notes_of
@@ -112,7 +112,7 @@ def check_answer(text: str, refs: Sequence[CitationRef],
         if refused and (side_note(text, question, words) or plain_foreign(text)):
             refused, limits = False, limits or notes_of(text, absence_claims(text), refs)
         refused = refused or asked_missing(text, question, words) \
-            or reported_question(text, words)
+            or reported_question(text, words) or foreign_claim(text)
     if refused:
         return ContractResult(ok=False, reason=NO_EVIDENCE_CLAIM, answer=text.strip(),
                               citations=(), removed=())

@@ -34,6 +34,7 @@ from controller.continuity.lanes.objects import (
 )
 from controller.continuity.lanes.selection import run_selection
 from controller.continuity.lanes.semantic import run_semantic
+from controller.continuity.lead_subject import lead_shows_subject
 from controller.continuity.optionsets import (
     answer_context_of,
     clarify_options,
@@ -135,7 +136,7 @@ def run_root(ctx: TurnContext) -> Steps[LaneOutcome]:
         answer_text = envelope.clarify.question
         updates.update(_clarification_updates(ctx, envelope, frame, question, option_set))
     else:
-        updates.update(_lead_updates(ctx, updates, option_set))
+        updates.update(_lead_updates(ctx, updates, option_set, envelope))
     updates.update(_choice_updates(ctx))
     target = TargetRef(kind="question", id=frame.root_result_set_id, label=question)
     done = action(ctx, kind, target, scope=plan.scope or "repo",
@@ -178,7 +179,7 @@ def _root_updates(ctx: TurnContext, envelope: Envelope, frame: RootFrameState,
 
 
 def _lead_updates(ctx: TurnContext, updates: dict[StateSlot, Any],
-                  option_set: OptionSet | None) -> dict[StateSlot, Any]:
+                  option_set: OptionSet | None, envelope: Envelope) -> dict[StateSlot, Any]:
     """A grounded answer's lead (the one item it puts first, listed) is the selected object
     (focus-context-pending-state: "it" is what the last answer is about), so "who calls it?",
     "explain it", "show it again" act on it (T4 / T5). An answer that never showed what was
@@ -187,14 +188,16 @@ def _lead_updates(ctx: TurnContext, updates: dict[StateSlot, Any],
     gate found the thing the question looks for (no `missing:target`: "where is the BM25Index
     cache built?" finds no cache): then the object asked about is on screen, though what was
     asked of it (a topic, a mechanism) was not found, and the gate's `object_only` carryover
-    admits acting on it (T4 / T5), not the answer's claims."""
+    admits acting on it (T4 / T5), not the answer's claims. So does a lead that shows the
+    question's subject but for one word the code does not say or a slip of one
+    (`lead_subject.lead_shows_subject`: "the K1 and B values" led by `BM25Index.score`)."""
     gate, context = updates["coverage_gate"], updates["answer_context"]
     lead = context.lead_evidence_id
     item = next((i for i in option_set.items if i.id == lead), None) \
         if option_set is not None and lead else None
     if item is None or not (gate.carryover_eligibility == "full" or (
-            gate.carryover_eligibility == "object_only" and TARGET_MISSING not in gate.reason_codes
-            and _asked_of(item, ctx.plan.question or ctx.plan.text))):
+            gate.carryover_eligibility == "object_only" and _object_asked(ctx, item, envelope,
+                                                                          gate.reason_codes))):
         return {}
     frame = updates["root_frame"]
     selected = SelectedObjectFrameState(
@@ -207,6 +210,14 @@ def _lead_updates(ctx: TurnContext, updates: dict[StateSlot, Any],
 
 
 TARGET_MISSING = "missing:target"  # the coverage gate's reason: the thing looked for not found
+
+
+def _object_asked(ctx: TurnContext, item: OptionItem, envelope: Envelope,
+                  reasons: tuple[str, ...]) -> bool:
+    """The ungrounded answer's lead `item` is the object the question asked about."""
+    question = ctx.plan.question or ctx.plan.text
+    return (TARGET_MISSING not in reasons and _asked_of(item, question)) \
+        or lead_shows_subject(envelope, item.id, question)
 
 
 def _asked_of(item: OptionItem, question: str) -> bool:
