@@ -1,0 +1,120 @@
+"""`helix index` never waits without end: a dense worker lock whose holder makes no progress
+(a stuck worker), or that no live worker holds, ends the wait in one line with a non-zero exit.
+
+The bounds are lowered to zero here (the tests never sleep them out); pytest-timeout is only a
+safety net for code that would wait forever."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cli_helpers import run
+
+from helix.core.config import HelixConfig, IndexSettings
+from helix.core.errors import IndexLockedError
+from indexers import dense_worker
+from indexers.build import build_index
+from indexers.store import IndexStore
+from tests.index_fixtures import write_repo
+
+NO_EMBED = HelixConfig(index=IndexSettings(embed_enabled=False))
+SAFETY_NET_S = 120  # pytest-timeout: a failure of the old code, never a measured duration
+
+
+def _held_lock(store: IndexStore) -> int:
+    """A descriptor holding the index's worker lock, as `dense_worker.start` takes it."""
+    fd = os.open(store.directory / dense_worker.WORKER_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> IndexStore:
+    store = IndexStore(tmp_path / "idx")
+    store.claim()
+    return store
+
+
+@pytest.fixture()
+def stuck_worker(store: IndexStore) -> Iterator[int]:
+    """A live process that looks like a dense worker (its command line says so) and holds the
+    worker lock, but never writes its state again: a worker stuck mid-way."""
+    fd = _held_lock(store)
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(3600)", "indexers.dense_worker"],
+        pass_fds=(fd,), stdin=subprocess.DEVNULL)
+    os.close(fd)  # the child holds the lock now
+    dense_worker.write_state(store, {"pid": process.pid, "status": "embedding",
+                                     "vectors": 64, "total": 1984})
+    try:
+        yield process.pid
+    finally:
+        process.kill()
+        process.wait()
+
+
+@pytest.mark.timeout(SAFETY_NET_S)
+def test_a_stuck_worker_ends_the_wait_in_one_line(
+        tmp_path: Path, store: IndexStore, stuck_worker: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dense_worker, "WORKER_STALL_S", 0.0, raising=False)
+    repo = write_repo(tmp_path / "repo")
+    with pytest.raises(IndexLockedError, match=f"pid {stuck_worker}.*no progress.*stuck"):
+        build_index(repo, NO_EMBED, index_dir=store.directory)
+    assert dense_worker.running(store)  # told about, never killed behind the user's back
+
+
+@pytest.mark.timeout(SAFETY_NET_S)
+def test_helix_index_says_so_and_exits_non_zero(
+        tmp_path: Path, store: IndexStore, stuck_worker: int,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(dense_worker, "WORKER_STALL_S", 0.0, raising=False)
+    monkeypatch.setenv("HELIX_HOME", str(tmp_path / "home"))
+    repo = write_repo(tmp_path / "repo")
+    code, out, err = run(["index", "--json", "--no-embed", "--index-dir", str(store.directory),
+                          str(repo)], capsys)
+    assert code != 0 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "helix index --stop" in lines[0], err
+    assert "Traceback" not in err
+
+
+@pytest.mark.timeout(SAFETY_NET_S)
+def test_a_lock_no_live_worker_holds_ends_the_wait(
+        store: IndexStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lock held by another program (here this one: not a dense worker), the state naming
+    a worker that is gone."""
+    monkeypatch.setattr(dense_worker, "FOREIGN_HOLDER_S", 0.0, raising=False)
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    fd = _held_lock(store)
+    try:
+        dense_worker.write_state(store, {"pid": gone.pid, "status": "embedding"})
+        with pytest.raises(IndexLockedError, match="not by a running dense worker"):
+            dense_worker.wait_for(store, None)
+    finally:
+        os.close(fd)
+
+
+def test_a_worker_that_reports_progress_is_waited_for(
+        store: IndexStore, stuck_worker: int) -> None:
+    """With the real bounds: a wait begun a moment ago, or a state the worker wrote a moment
+    ago, is no reason to give up; silence past the bound is."""
+    now = time.time()
+    state = dense_worker.read_state(store)
+    state_file = store.directory / dense_worker.WORKER_STATE
+    os.utime(state_file, (now, now))
+    assert dense_worker.stuck_reason(store, state, now, since=now) is None
+    later = now + dense_worker.WORKER_STALL_S + 1
+    os.utime(state_file, (later - 1, later - 1))
+    assert dense_worker.stuck_reason(store, state, later, since=now) is None
+    os.utime(state_file, (now, now))
+    reason = dense_worker.stuck_reason(store, state, later, since=now)
+    assert reason is not None and f"pid {stuck_worker}" in reason
