@@ -44,6 +44,9 @@ from indexers.walked_file import WalkedFile, read_bytes
 # file would cost more in messages than small files cost to scan).
 BATCH_BYTES = 256 * 1024
 BATCH_FILES = 64
+# At the build's end a batch a worker is still on is waited for this long, then stopped.
+CLOSE_WAIT_S = 10.0
+KILL_WAIT_S = 5.0
 
 # (walk's content hash, resolved path, byte limit) -> (walk's hash, hash of what was read or
 # None when it could not be read as the walk did, spans)
@@ -85,6 +88,25 @@ def scan_batch(jobs: Sequence[Job]) -> list[Result]:
             continue
         out.append((expected, digest(raw), scan(raw.decode("utf-8", errors="replace"))))
     return out
+
+
+def stop_pool(pool: ProcessPoolExecutor, wait_s: float) -> None:
+    """Stop the workers: batches none began are dropped; one a worker is still on is waited
+    for at most `wait_s` seconds (its findings are not needed: every file the build read was
+    masked where it was read), then its process is terminated. A worker stuck on a file never
+    holds the build (it did: `shutdown(wait=True)` waited for it without end)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # CPython's own
+    pool.shutdown(wait=False, cancel_futures=True)
+    deadline = time.monotonic() + wait_s
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+            process.join(KILL_WAIT_S)
+        if process.is_alive():
+            process.kill()
+            process.join(KILL_WAIT_S)
 
 
 def worker_count(settings: IndexSettings) -> int:
@@ -203,7 +225,7 @@ class Scanner:
         """Stop the workers (what they had not done is dropped) and save the cache, pruned
         to `current` (the walk's content hashes) and as many older entries."""
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            stop_pool(self._pool, CLOSE_WAIT_S)
             self._pool = None
         self._pending.clear()
         self._batches.clear()

@@ -12,6 +12,8 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 
 import pytest
@@ -19,8 +21,10 @@ from cli_helpers import run
 
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.errors import IndexLockedError
-from indexers import dense_worker
+from helix.core.hashing import digest
+from indexers import dense_worker, secret_scan
 from indexers.build import build_index
+from indexers.scan_cache import SCAN_CACHE
 from indexers.store import IndexStore
 from tests.index_fixtures import write_repo
 
@@ -118,3 +122,22 @@ def test_a_worker_that_reports_progress_is_waited_for(
     os.utime(state_file, (now, now))
     reason = dense_worker.stuck_reason(store, state, later, since=now)
     assert reason is not None and f"pid {stuck_worker}" in reason
+
+
+@pytest.mark.timeout(SAFETY_NET_S)
+def test_a_scan_worker_stuck_on_a_batch_does_not_hold_the_build(
+        monkeypatch: pytest.MonkeyPatch, store: IndexStore) -> None:
+    """`Scanner.close` at the build's end: a worker still on a batch (here one that never
+    ends) is stopped, not waited for; the scan cache is saved all the same."""
+    monkeypatch.setattr(secret_scan, "CLOSE_WAIT_S", 0.0, raising=False)
+    scanner = secret_scan.Scanner(IndexSettings(mask_secrets=True), store.directory)
+    pool = ProcessPoolExecutor(1, mp_context=get_context("spawn"))
+    scanner._pool = pool
+    stuck = pool.submit(time.sleep, 3600)
+    while not stuck.running():  # handed to the worker's queue: no longer cancellable
+        time.sleep(0.01)
+    processes = list(pool._processes.values())
+    scanner.mask(digest(b"text"), "text")
+    scanner.close()
+    assert processes and not any(p.is_alive() for p in processes)
+    assert (store.directory / SCAN_CACHE).is_file()  # the cache was saved all the same
