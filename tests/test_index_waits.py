@@ -1,5 +1,6 @@
 """`helix index` never waits without end: a dense worker lock whose holder makes no progress
-(a stuck worker), or that no live worker holds, ends the wait in one line with a non-zero exit.
+(a stuck worker), or that no live worker holds, ends the wait in one line with a non-zero exit;
+a scan worker stuck on a batch, or a git that never prints, is stopped.
 
 The bounds are lowered to zero here (the tests never sleep them out); pytest-timeout is only a
 safety net for code that would wait forever."""
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import run
 
+from helix.core import git as safegit
 from helix.core.config import HelixConfig, IndexSettings
 from helix.core.errors import IndexLockedError
 from helix.core.hashing import digest
@@ -141,3 +143,18 @@ def test_a_scan_worker_stuck_on_a_batch_does_not_hold_the_build(
     scanner.close()
     assert processes and not any(p.is_alive() for p in processes)
     assert (store.directory / SCAN_CACHE).is_file()  # the cache was saved all the same
+
+
+@pytest.mark.timeout(SAFETY_NET_S)
+def test_a_git_that_hangs_without_printing_is_stopped_at_its_deadline(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The history's `git log` is read as it prints; one that prints nothing and never ends
+    (here a stand-in `git` that sleeps) is stopped at the timeout, never waited on."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "git"
+    fake.write_text("#!/bin/sh\nexec sleep 3600\n", encoding="utf-8")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(subprocess.TimeoutExpired):
+        list(safegit.stream_git(tmp_path, "log", max_bytes=1 << 20, timeout=0.2))
