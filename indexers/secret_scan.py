@@ -24,9 +24,12 @@ open them as the walk does (regular files, no link followed, at most `max_file_b
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import time
-from collections.abc import Sequence
+import types
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
@@ -88,6 +91,22 @@ def scan_batch(jobs: Sequence[Job]) -> list[Result]:
             continue
         out.append((expected, digest(raw), scan(raw.decode("utf-8", errors="replace"))))
     return out
+
+
+@contextlib.contextmanager
+def main_hidden() -> Iterator[None]:
+    """While workers start: `spawn` runs the parent's main script (or module) again in each
+    worker before its task. A script that imports Helix without a `__main__` guard would
+    index again there and wait for the writer lock its parent holds, while the parent waited
+    for the worker (a build that never ended); the workers need only this module, so they are
+    told of no main module at all."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
 
 
 def stop_pool(pool: ProcessPoolExecutor, wait_s: float) -> None:
@@ -171,11 +190,12 @@ class Scanner:
         batches = _group(jobs)
         self.workers = min(workers, len(batches))
         self._pool = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"))
-        for batch in batches:
-            future = self._pool.submit(scan_batch, batch)
-            self._batches[future] = [content_hash for content_hash, _, _ in batch]
-            for content_hash in self._batches[future]:
-                self._pending[content_hash] = future
+        with main_hidden():  # the workers start in `submit`
+            for batch in batches:
+                future = self._pool.submit(scan_batch, batch)
+                self._batches[future] = [content_hash for content_hash, _, _ in batch]
+                for content_hash in self._batches[future]:
+                    self._pending[content_hash] = future
 
     def mask(self, content_hash: str, text: str) -> str:
         """The text of the bytes whose hash is `content_hash`, its secrets masked."""

@@ -158,3 +158,43 @@ def test_a_git_that_hangs_without_printing_is_stopped_at_its_deadline(
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     with pytest.raises(subprocess.TimeoutExpired):
         list(safegit.stream_git(tmp_path, "log", max_bytes=1 << 20, timeout=0.2))
+
+
+NO_GUARD_SCRIPT = """\
+import os
+import sys
+from pathlib import Path
+
+from helix.core.config import HelixConfig, IndexSettings
+from indexers.build import build_index
+
+here = Path(sys.argv[1])
+with open(here / "runs.txt", "a", encoding="utf-8") as handle:
+    handle.write(f"{os.getpid()}\\n")
+settings = IndexSettings(embed_enabled=False, scan_workers=2, scan_parallel_min_bytes=0)
+report = build_index(here / "repo", HelixConfig(index=settings), index_dir=here / "idx")
+print(report.secret_scan["workers"], report.files_indexed)
+"""
+
+
+@pytest.mark.timeout(SAFETY_NET_S)
+def test_a_script_without_a_main_guard_indexes_once_with_scan_workers(tmp_path: Path) -> None:
+    """A script that builds an index at its top level (no `if __name__ == "__main__"`): the
+    scan workers, started by `spawn`, ran the script again, and each copy waited for the
+    writer lock its parent held while the parent waited for them. They run only the scan."""
+    write_repo(tmp_path / "repo")
+    for n in range(12):  # enough bytes in several files for the workers to get batches
+        body = "".join(f"def f_{n}_{k}(x):\n    return x + {k}\n\n" for k in range(300))
+        (tmp_path / "repo" / f"gen_{n}.py").write_text(body, encoding="utf-8")
+    script = tmp_path / "index_at_top_level.py"
+    script.write_text(NO_GUARD_SCRIPT, encoding="utf-8")
+    code_root = Path(dense_worker.__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(code_root), "HELIX_HOME": str(tmp_path / "home")}
+    done = subprocess.run([sys.executable, str(script), str(tmp_path)], env=env,
+                          capture_output=True, text=True, timeout=SAFETY_NET_S - 10,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    workers, files = done.stdout.split()
+    assert int(workers) >= 1 and int(files) >= 12  # the workers did start
+    runs = (tmp_path / "runs.txt").read_text("utf-8").split()
+    assert len(runs) == 1, done.stderr  # the top level ran in this process only
