@@ -122,7 +122,8 @@ def _by_rules(state: ContinuityState, text: str, reply_to: int | None,
 def _turn(state: ContinuityState, text: str, reply_to: int | None,
           settings: ContinuitySettings, turns: Sequence[TurnSummary], now_ms: int,
           last: str | None) -> Turn:
-    selected = state.selected_object.focus_object_ref if state.selected_object else None
+    chosen = state.selected_object
+    selected = chosen.focus_object_ref if chosen and not chosen.shown_only else None
     focus = resolve_focus(turns, session_id=state.session_id, text=text, reply_to=reply_to,
                           selected=selected, settings=settings)
     message = say.without_small_talk_lead(text)
