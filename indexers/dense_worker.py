@@ -65,6 +65,14 @@ LOCK_WAIT_S = 120.0
 NICENESS = 10  # the worker yields the CPU to what the user runs in the foreground
 STOP_WAIT_S = 60.0
 POLL_S = 0.25
+# A caller waiting for the worker gives up (a one-line error, never a wait without end) when
+# its state file has not changed for this long: the worker writes it after every batch of
+# WORKER_BATCH texts, and before its first batch only loads (or exports) the model.
+WORKER_STALL_S = 600.0
+# ... or sooner when the worker lock is held by no live worker (the state's pid is gone, or
+# another program's) and the state file is this old: `start` writes the pid just after the
+# child starts, so a younger file may still name the previous worker.
+FOREIGN_HOLDER_S = 30.0
 _SPAWNED: list[subprocess.Popen[bytes]] = []  # kept: reaped by the interpreter, no warning
 
 
@@ -195,13 +203,53 @@ def start(store: IndexStore, root: Path, config: HelixConfig) -> int | None:
     return process.pid
 
 
-def wait_for(store: IndexStore, progress: Callable[[str, int, int], None] | None) -> None:
-    """Block while a worker runs, reporting its progress as the "embed" stage."""
+def wait_for(store: IndexStore, progress: Callable[[str, int, int], None] | None,
+             now: Callable[[], float] = time.time) -> None:
+    """Block while a worker runs, reporting its progress as the "embed" stage. A worker that
+    stopped making progress, or a worker lock no live worker holds, is an IndexLockedError
+    (`stuck_reason`), never a wait without end."""
+    since = now()
     while running(store):
         state = read_state(store)
         if progress is not None and isinstance(state.get("total"), int):
             progress("embed", int(state.get("vectors") or 0), state["total"])
+        reason = stuck_reason(store, state, now(), since)
+        if reason is not None and running(store):
+            raise IndexLockedError(reason)
         time.sleep(POLL_S)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, PermissionError):  # gone, or another user's: not ours
+        return False
+    return True
+
+
+def stuck_reason(store: IndexStore, state: dict[str, Any], now: float,
+                 since: float) -> str | None:
+    """Why the holder of the worker lock is not waited for any longer, else None. `since`:
+    when the caller began waiting. Silence is the time since the later of that and the
+    state file's last change; past FOREIGN_HOLDER_S with no live dense worker behind the
+    lock, or past WORKER_STALL_S with one, the wait ends."""
+    try:
+        changed = _path(store, WORKER_STATE).stat().st_mtime
+    except OSError:
+        changed = since
+    silent = now - max(changed, since)
+    pid = state.get("pid")
+    lock = _path(store, WORKER_LOCK)
+    if not (isinstance(pid, int) and pid > 0 and _alive(pid) and _is_worker(pid)):
+        if silent < FOREIGN_HOLDER_S:
+            return None
+        return (f"the dense worker lock {lock} is held, but not by a running dense worker "
+                f"(pid {pid} is not one); end the process that holds it (`fuser {lock}`) "
+                "and run again")
+    if silent < WORKER_STALL_S:
+        return None
+    return (f"the dense worker (pid {pid}) has reported no progress for {silent:.0f} s: it "
+            f"looks stuck; stop it (`helix index --stop`, or kill {pid}) and run again")
 
 
 def _is_worker(pid: int) -> bool:

@@ -24,9 +24,12 @@ open them as the walk does (regular files, no link followed, at most `max_file_b
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import time
-from collections.abc import Sequence
+import types
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
@@ -44,6 +47,9 @@ from indexers.walked_file import WalkedFile, read_bytes
 # file would cost more in messages than small files cost to scan).
 BATCH_BYTES = 256 * 1024
 BATCH_FILES = 64
+# At the build's end a batch a worker is still on is waited for this long, then stopped.
+CLOSE_WAIT_S = 10.0
+KILL_WAIT_S = 5.0
 
 # (walk's content hash, resolved path, byte limit) -> (walk's hash, hash of what was read or
 # None when it could not be read as the walk did, spans)
@@ -85,6 +91,41 @@ def scan_batch(jobs: Sequence[Job]) -> list[Result]:
             continue
         out.append((expected, digest(raw), scan(raw.decode("utf-8", errors="replace"))))
     return out
+
+
+@contextlib.contextmanager
+def main_hidden() -> Iterator[None]:
+    """While workers start: `spawn` runs the parent's main script (or module) again in each
+    worker before its task. A script that imports Helix without a `__main__` guard would
+    index again there and wait for the writer lock its parent holds, while the parent waited
+    for the worker (a build that never ended); the workers need only this module, so they are
+    told of no main module at all."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+
+
+def stop_pool(pool: ProcessPoolExecutor, wait_s: float) -> None:
+    """Stop the workers: batches none began are dropped; one a worker is still on is waited
+    for at most `wait_s` seconds (its findings are not needed: every file the build read was
+    masked where it was read), then its process is terminated. A worker stuck on a file never
+    holds the build (it did: `shutdown(wait=True)` waited for it without end)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # CPython's own
+    pool.shutdown(wait=False, cancel_futures=True)
+    deadline = time.monotonic() + wait_s
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+            process.join(KILL_WAIT_S)
+        if process.is_alive():
+            process.kill()
+            process.join(KILL_WAIT_S)
 
 
 def worker_count(settings: IndexSettings) -> int:
@@ -149,11 +190,12 @@ class Scanner:
         batches = _group(jobs)
         self.workers = min(workers, len(batches))
         self._pool = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"))
-        for batch in batches:
-            future = self._pool.submit(scan_batch, batch)
-            self._batches[future] = [content_hash for content_hash, _, _ in batch]
-            for content_hash in self._batches[future]:
-                self._pending[content_hash] = future
+        with main_hidden():  # the workers start in `submit`
+            for batch in batches:
+                future = self._pool.submit(scan_batch, batch)
+                self._batches[future] = [content_hash for content_hash, _, _ in batch]
+                for content_hash in self._batches[future]:
+                    self._pending[content_hash] = future
 
     def mask(self, content_hash: str, text: str) -> str:
         """The text of the bytes whose hash is `content_hash`, its secrets masked."""
@@ -203,7 +245,7 @@ class Scanner:
         """Stop the workers (what they had not done is dropped) and save the cache, pruned
         to `current` (the walk's content hashes) and as many older entries."""
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            stop_pool(self._pool, CLOSE_WAIT_S)
             self._pool = None
         self._pending.clear()
         self._batches.clear()

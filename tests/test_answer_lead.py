@@ -37,12 +37,15 @@ def test_after_an_answer_open_it_opens_its_lead_and_show_it_again_reopens_it(rep
     assert (more.transition, more.lane) == ("T4", "explain")
 
 
-def test_an_ungrounded_answer_selects_nothing(repo):
-    """An answer that never showed what was asked leaves nothing selected: its closest match
-    is not what "it" means (the coverage gate decides, as before)."""
+def test_an_ungrounded_answer_selects_nothing_it_means(repo):
+    """An answer that never showed what was asked selects nothing "it" means: its closest
+    match is not what a capability is asked of (the coverage gate decides, as before). Since
+    router24b its lead is selected as shown only, what "show it again" reopens
+    (tests/test_reopen_shown_lead.py)."""
     talk = Talk(repo)
     talk(UNANSWERED)
-    assert talk.state().selected_object is None
+    selected = talk.state().selected_object
+    assert selected is not None and selected.shown_only
     assert talk("who calls it?").transition == "T10"
 
 

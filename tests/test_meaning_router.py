@@ -317,9 +317,12 @@ def test_a_source_cue_in_a_message_taken_for_a_new_question_is_read_not_exact(re
     talk(Q)
     turn = talk(text)
     assert (turn.transition, turn.lane) == ("T8", "meta")
-    unsure = ReaderTalk(repo, fixed("new_question", 0.6, "meta", 0.3, on=text))
+    # a source cue in a message the rules take for a new question (no question about the
+    # answer in it: since router24a the rules read "where is that documented?" as meta)
+    asked = "Where is the stop word list kept? Answer from tests."
+    unsure = ReaderTalk(repo, fixed("new_question", 0.6, "meta", 0.3, on=asked))
     unsure(Q)
-    turn = unsure(text)
+    turn = unsure(asked)
     assert _routed(turn) == "root_question"
     assert "reading_announced" in {e.name for e in turn.events}
 

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 
 GraphKind = Literal["callers", "tests"]
 Basis = Literal["definition", "enclosing definition", "documented by the section",
-                "named in the section", "named in the question", "file", "none"]
+                "documented under the section", "named in the section",
+                "named in the question", "file", "none"]
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _NAME_PART = re.compile(r"[A-Z]+\d*(?![a-z])|[A-Z]?[a-z]+\d*|\d+")
@@ -167,7 +168,13 @@ def resolve_focus_symbols(graph: nx.MultiDiGraph, target: TargetRef, *, context:
         named: list[str] = []
         for ident in code_names(section_text):
             named += [d for d in _order(graph, by_name.get(ident, ())) if d not in named]
-        return _bounded(named, (), "named in the section" if named else "none", max_symbols)
+        if named or node is None:
+            return _bounded(named, (), "named in the section" if named else "none",
+                            max_symbols)
+        # a heading over subsections (a document's title): what its subsections document
+        under = _documented_under(graph, node)
+        return _bounded(under, (), "documented under the section" if under else "none",
+                        max_symbols)
     path = target.path or (str(_attrs(graph, node).get("path", "")) if node else "")
     file_node = f"file:{path}"
     if not path or file_node not in graph:
@@ -184,6 +191,21 @@ def resolve_focus_symbols(graph: nx.MultiDiGraph, target: TargetRef, *, context:
     if named:
         return _bounded(named, (), "named in the question", max_symbols)
     return FocusSymbols(defs=(), files=(file_node,), basis="file", total=0)
+
+
+def _documented_under(graph: nx.MultiDiGraph, node: str) -> list[str]:
+    """The definitions the sections nested in `node` document (`documents` edges), the
+    nearest level that documents any, in a stable order."""
+    level = [str(v) for _, v, k in graph.out_edges(node, keys=True)
+             if k == "contains" and str(v).startswith("sec:")]
+    while level:
+        found = {str(v) for sec in level for _, v, k in graph.out_edges(sec, keys=True)
+                 if k == "documents" and _is_def(v)}
+        if found:
+            return _order(graph, found)
+        level = [str(v) for sec in level for _, v, k in graph.out_edges(sec, keys=True)
+                 if k == "contains" and str(v).startswith("sec:")]
+    return []
 
 
 _CONSTRUCTORS = ("__init__", "__new__", "constructor")
@@ -283,6 +305,7 @@ def graph_followup(graph: nx.MultiDiGraph, focus: FocusSymbols, kind: GraphKind,
 _BASIS_TEXT: dict[Basis, str] = {
     "definition": "", "enclosing definition": "the definition enclosing the focused span",
     "documented by the section": "the definitions the focused section documents",
+    "documented under the section": "the definitions its subsections document",
     "named in the section": "the definitions the focused section names",
     "named in the question": "the definitions of the focused file the question names",
     "file": "the focused file", "none": ""}

@@ -58,7 +58,7 @@ def names_focus(t: Turn) -> bool:
     """The message names the focused object by a listed item's name: the item itself ("show
     me the avg_length code again"), or the file the focused object is in ("show me cli.py
     again" while `main` of search/cli.py is focused). No number: a number picks."""
-    target = t.focused()
+    target = t.focused() or t.shown_lead()
     if target is None or number_named(t) is not None:
         return False
     named = named_item(t)
@@ -75,7 +75,7 @@ def shows_focus_again(t: Turn, plan: TurnPlan) -> bool:
     """A pick (T3) asking for the object in focus again (`AGAIN`): the item it picks is that
     object, its file, a part of it or what it is in, or it names no item, position or kind
     ("show that file again"). That object is selected already: shown again, it is T5."""
-    target = t.focused()
+    target = t.focused() or t.shown_lead()
     if target is None or (plan.transition, plan.intent) != ("T3", "select_item") \
             or plan.source_cue or not say.AGAIN.search(t.body):
         return False
@@ -248,7 +248,7 @@ def _unshown_noun(t: Turn, pool: OptionSet) -> str | None:
 
 def reopen(t: Turn, r: Reading) -> TurnPlan:
     explained = t.explained_item()
-    target = t.focused()
+    target = t.focused() or t.shown_lead()  # nothing chosen: what the answer showed first
     if explained is None and target is not None:
         return _gated(t, t.plan("pronoun_object_followup", "selection", "select_focused",
                                 f"read as showing {target.id} again", target=target,

@@ -75,6 +75,7 @@ CONTINUING_LEADS = ("and", "also", "what about", "how about")
 # by its meaning at a lower probability than `router_rescue` (leave-one-writer-out scored as
 # held-apart sets are, benchmarks/router_lowo_audit.py: see the commit adding it)
 RESCUE_NOT_ASKED = 0.35
+RESCUE_POINTED = 0.35
 
 
 def route_turn(state: ContinuityState, text: str, reply_to: int | None,
@@ -123,7 +124,8 @@ def _by_rules(state: ContinuityState, text: str, reply_to: int | None,
 def _turn(state: ContinuityState, text: str, reply_to: int | None,
           settings: ContinuitySettings, turns: Sequence[TurnSummary], now_ms: int,
           last: str | None) -> Turn:
-    selected = state.selected_object.focus_object_ref if state.selected_object else None
+    chosen = state.selected_object
+    selected = chosen.focus_object_ref if chosen and not chosen.shown_only else None
     focus = resolve_focus(turns, session_id=state.session_id, text=text, reply_to=reply_to,
                           selected=selected, settings=settings)
     message = say.without_small_talk_lead(text)
@@ -262,6 +264,8 @@ def _acted_on(t: Turn, reading: Reading, rules: str, exact: bool = True) -> Turn
     def bar(plan: TurnPlan) -> float:
         if rules == "new_question" and _unpointed_focus_action(t, plan):
             return max(base, s.router_phrase)
+        if rules in ("new_question", "boundary") and _pointed_focus_action(t, plan):
+            return min(base, RESCUE_POINTED)
         return base
 
     first = plan_for(reading.meaning, t, reading)
@@ -301,6 +305,16 @@ def _unpointed_focus_action(t: Turn, plan: TurnPlan | None) -> bool:
         return False
     route = route_question(t.text, routing=RoutingPolicy())
     return route.intent.route == "location" and route.action is None
+
+
+def _pointed_focus_action(t: Turn, plan: TurnPlan | None) -> bool:
+    """A plan acting on the object in focus (T4 / T5 on it) for a message that points back at
+    it with a pronoun or "that" ("is that tested anywhere?", "which test exercises that
+    code?"): the words asking about something shown, however long the question around them."""
+    target = t.focused()
+    return plan is not None and target is not None and plan.target is not None \
+        and plan.target.id == target.id and plan.transition in ("T4", "T5") \
+        and (t.focus.pronoun_hint is not None or bool(say.DEICTIC.search(t.body)))
 
 
 def _file_stem(target: TargetRef) -> str:

@@ -293,7 +293,7 @@ def selection(t: Turn) -> TurnPlan | None:
         lead = t.lead_item() if t.answer_lead() and not _AGAIN.search(rest) else None
         if lead is not None:  # "open it" after an answer: its lead, opened the first time
             return _open_item(t, *lead, "what the last answer led with")
-        target = t.focused()
+        target = t.focused() or (t.shown_lead() if _AGAIN.search(rest) else None)
         if target is not None:
             return t.plan("pronoun_object_followup", "selection", "select_focused",
                           f"pronoun -> focused {target.id}", target=target,

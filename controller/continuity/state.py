@@ -161,6 +161,10 @@ class RootFrameState(_Owned):
 # `compatible_route_family` of the object a grounded root answer led with: selected by the
 # answer (the one item it puts first), not yet chosen or opened by the user
 ANSWER_LEAD_FAMILY = "answer"
+# `compatible_route_family` of the lead of an answer the coverage gate admits `object_only`
+# and no more for it (the lead is not what was asked): shown first on screen, so "show it
+# again" reopens it (T5), but no capability ("who calls it?") is read as asked of it
+ANSWER_SHOWN_FAMILY = "answer_shown"
 
 
 class SelectedObjectFrameState(_Owned):
@@ -176,7 +180,13 @@ class SelectedObjectFrameState(_Owned):
     @property
     def from_answer(self) -> bool:
         """Selected by a root answer (its lead), not chosen or opened by the user."""
-        return self.compatible_route_family == ANSWER_LEAD_FAMILY
+        return self.compatible_route_family in (ANSWER_LEAD_FAMILY, ANSWER_SHOWN_FAMILY)
+
+    @property
+    def shown_only(self) -> bool:
+        """An answer's lead that was shown, not what the question asked (`ANSWER_SHOWN_FAMILY`):
+        what "again" shows, never what "it" means to a capability."""
+        return self.compatible_route_family == ANSWER_SHOWN_FAMILY
 
 
 class MetaFrameState(_Owned):

@@ -132,13 +132,21 @@ class Turn:
         if self.focus.source == "reply_anchor" and self.focus.object_ref is not None:
             return self.focus.object_ref
         selected = self.state.selected_object
-        return selected.focus_object_ref if selected else None
+        return selected.focus_object_ref if selected and not selected.shown_only else None
+
+    def shown_lead(self) -> TargetRef | None:
+        """With nothing in focus, the item the last answer showed first though it was not
+        what was asked (`SelectedObjectFrameState.shown_only`): what "show it again" shows."""
+        selected = self.state.selected_object
+        if self.focused() is not None or selected is None or not selected.shown_only:
+            return None
+        return selected.focus_object_ref
 
     def answer_lead(self) -> bool:
         """The object "it" means is the one the last answer led with (not chosen or opened)."""
         selected = self.state.selected_object
         return self.focus.source != "reply_anchor" and selected is not None \
-            and selected.from_answer
+            and selected.from_answer and not selected.shown_only
 
     def lead_item(self) -> tuple[OptionSet, int] | None:
         """(active list, index) of the item the last answer led with, when it is listed."""

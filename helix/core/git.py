@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -95,21 +96,26 @@ def stream_git(repo: Path, *args: str, max_bytes: int,
                             stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=git_env())
     assert proc.stdout is not None
     deadline = time.monotonic() + timeout
+    # a git that hangs without printing is stopped at the deadline, never waited on (the
+    # read below would block until it prints or ends)
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
     total = 0
     try:
         while True:
             chunk = proc.stdout.read1(STREAM_CHUNK)  # type: ignore[attr-defined]
+            if time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(list(args), timeout)
             if not chunk:
                 break
             total += len(chunk)
             if total > max_bytes:
                 raise GitOutputTooLarge(f"git {args[0]} printed more than {max_bytes:,} bytes")
-            if time.monotonic() > deadline:
-                raise subprocess.TimeoutExpired(list(args), timeout)
             yield chunk
         if proc.wait(timeout=max(0.1, deadline - time.monotonic())) != 0:
             raise subprocess.CalledProcessError(proc.returncode, list(args))
     finally:
+        timer.cancel()
         proc.stdout.close()
         if proc.poll() is None:
             proc.kill()

@@ -46,6 +46,7 @@ from controller.continuity.pending import make_pending, selection_expected_type
 from controller.continuity.requests import Retrieve, Steps
 from controller.continuity.state import (
     ANSWER_LEAD_FAMILY,
+    ANSWER_SHOWN_FAMILY,
     ActionOutcome,
     ActionType,
     ClarificationState,
@@ -190,21 +191,27 @@ def _lead_updates(ctx: TurnContext, updates: dict[StateSlot, Any],
     asked of it (a topic, a mechanism) was not found, and the gate's `object_only` carryover
     admits acting on it (T4 / T5), not the answer's claims. So does a lead that shows the
     question's subject but for one word the code does not say or a slip of one
-    (`lead_subject.lead_shows_subject`: "the K1 and B values" led by `BM25Index.score`)."""
+    (`lead_subject.lead_shows_subject`: "the K1 and B values" led by `BM25Index.score`). Any
+    other lead the gate admits `object_only` for is selected as shown only
+    (`ANSWER_SHOWN_FAMILY`): the item put first on screen is what "show it again" reopens
+    (T5), not what a capability is asked of."""
     gate, context = updates["coverage_gate"], updates["answer_context"]
     lead = context.lead_evidence_id
     item = next((i for i in option_set.items if i.id == lead), None) \
         if option_set is not None and lead else None
-    if item is None or not (gate.carryover_eligibility == "full" or (
-            gate.carryover_eligibility == "object_only" and _object_asked(ctx, item, envelope,
-                                                                          gate.reason_codes))):
+    if item is None or gate.carryover_eligibility not in ("full", "object_only"):
         return {}
+    meant = gate.carryover_eligibility == "full" or _object_asked(
+        ctx, item, envelope, gate.reason_codes)
     frame = updates["root_frame"]
     selected = SelectedObjectFrameState(
         focus_object_ref=item.target, focus_object_kind=item.target.kind,
         source_result_set_id=frame.root_result_set_id,
-        compatible_route_family=ANSWER_LEAD_FAMILY, provenance_bundle_ref=option_set.id
-        if option_set else None, temporal_ceiling=frame.revision)
+        compatible_route_family=ANSWER_LEAD_FAMILY if meant else ANSWER_SHOWN_FAMILY,
+        provenance_bundle_ref=option_set.id if option_set else None,
+        temporal_ceiling=frame.revision)
+    if not meant:
+        return {"selected_object": selected}
     return {"selected_object": selected,
             "focus": ctx.plan.focus.as_state().model_copy(update={"object_ref": item.target})}
 

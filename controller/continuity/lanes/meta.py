@@ -143,9 +143,11 @@ def run_interrupt(ctx: TurnContext) -> LaneOutcome:
             return boundary(ctx, "there is no earlier question to go back to", lane="root")
         answer = f"Back to \"{state.root_frame.question}\"."
     else:
-        dropped = [name for name, value in (("the pending question", state.pending),
-                                            ("the focused object", state.selected_object))
-                   if value is not None]
+        selected = state.selected_object
+        dropped = [name for name, value in (
+            ("the pending question", state.pending),
+            ("the focused object", None if selected and selected.shown_only else selected))
+            if value is not None]
         answer = "Stopped" + (f" ({', '.join(dropped)} dropped)" if dropped else "") + "."
         if state.root_frame is not None:
             answer += f" Still on \"{state.root_frame.question}\"."
