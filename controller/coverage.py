@@ -23,55 +23,18 @@ from functools import lru_cache
 from controller.channels import path_matches
 from controller.evidence import CODE_CHUNK_KINDS, Candidate, defines, definition_names, evidence_id
 from controller.reasons import has, is_site
-from controller.route import VOCABULARY, RoutePlan, with_bare_names
+from controller.route import RoutePlan, with_bare_names
+from controller.subject_words import subject_tokens
 from controller.text import TOKEN_CACHE, is_identifier, phrase_tokens, token_set
 from controller.units import text_states_unit
 from helix.core.english import (
     DEFINING_VERBS,
-    FUNCTION_WORDS,
-    QUESTION_WORDS,
     stems,
-    verb_form_of,
     word_alternation,
 )
 from helix.core.envelope import SlotCoverage
-from indexers.tokenize import expand, words
 
 _DEFINITIONAL = rf"\s*(?:\)|`|\*\*)?\s*(?:{word_alternation(DEFINING_VERBS)}|:|=|—|–|-)\s"
-
-
-# The words a question is asked with, in any inflection ("what does idf compute?" asks about idf:
-# "computed" is an asking word, so "compute" and "computes" are too).
-_ASKING = frozenset(QUESTION_WORDS - FUNCTION_WORDS)
-_ASKING_BASES = frozenset(b for w in _ASKING for b in stems(w, "inflection"))
-# Words of the question's frame, never of its subject: hedges ("exactly"), the nouns naming a
-# kind of code ("the rebuild method"), fillers ("now") (controller/route_phrases.toml).
-_FRAME_WORDS = frozenset(w for name in ("hedges", "kind_nouns", "fillers")
-                         for w in VOCABULARY.lists[name] if w.isalpha())
-
-
-def _frame_word(word: str) -> bool:
-    """An asking word in any verb form ("computes", "compute" for "computed"; an -ing form
-    is a noun as often as a verb: "setting"), a hedge, a kind noun, a filler."""
-    low = word.lower()
-    return (low in QUESTION_WORDS or low in _FRAME_WORDS or low in _ASKING_BASES
-            or verb_form_of(low, _ASKING_BASES))
-
-
-@lru_cache(maxsize=4096)
-def subject_tokens(phrase: str) -> tuple[str, ...]:
-    """The tokens an item must show to show a subject phrase, read the way the router reads a
-    question: each word stemmed as the index stems it, an identifier whole, without function
-    words and the question's own frame (asking verbs in any inflection, hedges, kind nouns):
-    "idf compute" (from "what does idf compute?") -> ("idf",); "rebuild method engine" ->
-    ("rebuild", "engine"). A phrase that is all frame keeps every token (`phrase_tokens`)."""
-    out: list[str] = []
-    for word in words(phrase.replace("`", " ")):
-        if is_identifier(word):
-            out.append(stems(word.lower())[0])
-        elif not _frame_word(word):
-            out += [stems(t)[0] for t in expand(word)]
-    return tuple(dict.fromkeys(out)) or phrase_tokens(phrase)
 
 
 @lru_cache(maxsize=TOKEN_CACHE)

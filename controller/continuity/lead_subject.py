@@ -15,8 +15,8 @@ about something the answer never showed.
 from __future__ import annotations
 
 from controller.continuity.spelling import one_edit
-from controller.coverage import subject_tokens
 from controller.route import VOCABULARY, route_question
+from controller.subject_words import subject_tokens
 from controller.text import token_set
 from helix.core.english import stems
 from helix.core.envelope import Envelope

@@ -98,7 +98,7 @@ _XML_PAIR = re.compile(r"(?i)\b(?:key|name|id)[ \t]*=[ \t]*([\"'])([^\"'<>\n]{1,
 _WRAPPER = re.compile(r"(?:\[\]byte|Buffer\.from|(?:bytes|bytearray)(?:\.fromhex)?|"
                       r"(?:binascii\.)?unhexlify|Encoding\.\w{1,20}\.GetBytes|"
                       r"str|String(?:::from)?|new[ \t]+String|SecretStr|Secret|"
-                      r"Some|SecretString::(?:new|from))\(")
+                      r"Some|SecretString::new|SecretString::from)\(")
 # a key's bytes as a list of numbers under its name (Zigbee's `network_key`, a C array)
 _BYTE_LIST = re.compile(r"[ \t]*((?:(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3})[ \t]*,[ \t]*){15,}"
                         r"(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3}))[ \t]*,?[ \t]*[\]}]")
