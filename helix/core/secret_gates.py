@@ -209,6 +209,8 @@ def gate(kind: str, value: str, line: str, quoted: bool) -> bool:
     if kind == "url_password" and (password.upper() in _PASSWORD_NAMES
                                    or not any(c.isalnum() for c in password)):
         return False  # `://user:PASSWORD@`, `://user:password@`: where it goes; `user:***@`
+    if kind == "command_password" and not any(c.isalnum() for c in value):
+        return False  # `| --password | the password to use |`: a table's cell border, no value
     if kind == "command_password" and value.lower() in FUNCTION_WORDS:
         return False  # `Using --password via the CLI is insecure`: prose about the flag
     if (kind == "command_password" and _METAVAR.fullmatch(value)
