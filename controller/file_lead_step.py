@@ -7,7 +7,6 @@ Off (an empty digest): `file_defs.lead_choice`, the hand rule, picks the lead.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,9 +14,8 @@ from pathlib import Path
 
 from controller import file_defs, file_lead
 from controller.evidence import Candidate
-from controller.learned_rank import TreeModel, parse_model, read_model_file
+from controller.learned_rank import TreeModel, parse_model, read_pinned_model
 from helix.core.errors import RankerModelError
-from helix.core.hashing import digest
 from helix.core.policy import FileDefsPolicy
 from indexers.api import IndexReader
 
@@ -35,35 +33,18 @@ _LOADED: dict[str, LeadModel] = {}
 _LOCK = threading.Lock()
 
 
-def _read(path: Path) -> bytes:
-    return read_model_file(path, "first-file model file", MAX_BYTES)
-
-
 def load(pinned: str, path: Path = MANIFEST) -> LeadModel:
     """The shipped first-file model whose manifest has digest `pinned` (read once per process);
     RankerModelError (one line) when it cannot be used."""
     cached = _LOADED.get(pinned)
     if cached is not None:
         return cached
-    raw = _read(path)
-    if digest(raw) != pinned:
-        raise RankerModelError(f"the first-file model manifest {path} has digest "
-                               f"{digest(raw)}, not retrieval.file_defs.lead_model_digest "
-                               f"{pinned}")
-    try:
-        manifest = json.loads(raw)
-        name, want, margin = manifest["model"], manifest["model_digest"], manifest["margin"]
-    except (ValueError, KeyError, TypeError):
-        raise RankerModelError(f"the first-file model manifest {path} is malformed") from None
-    if not isinstance(name, str) or "/" in name or name in ("", "..") or not isinstance(
-            margin, (int, float)) or isinstance(margin, bool):
+    manifest, text = read_pinned_model(path, pinned, "first-file model",
+                                       "retrieval.file_defs.lead_model_digest", MAX_BYTES)
+    margin = manifest.get("margin")
+    if not isinstance(margin, (int, float)) or isinstance(margin, bool):
         raise RankerModelError(f"the first-file model manifest {path} is malformed")
-    text = _read(path.parent / name)
-    if digest(text) != want:
-        raise RankerModelError(f"the first-file model {path.parent / name} does not match "
-                               "its manifest's digest")
-    loaded = LeadModel(model=parse_model(text.decode("utf-8", "replace"), file_lead.FEATURES),
-                       margin=float(margin))
+    loaded = LeadModel(model=parse_model(text, file_lead.FEATURES), margin=float(margin))
     with _LOCK:
         _LOADED[pinned] = loaded
     return loaded

@@ -13,11 +13,13 @@ The order: score descending, ties by the candidates' order (the hand order first
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -25,6 +27,7 @@ from controller.evidence import Candidate
 from controller.rank_features import Pooled
 from controller.reasons import Reason
 from helix.core.errors import RankerModelError
+from helix.core.hashing import digest
 
 _MISSING_NONE, _MISSING_ZERO, _MISSING_NAN = 0, 1, 2
 _ZERO = 1e-35  # LightGBM's kZeroThreshold
@@ -372,3 +375,29 @@ def read_model_file(path: Path, what: str, limit: int) -> bytes:
         return path.read_bytes()
     except OSError as exc:
         raise RankerModelError(f"cannot read the {what} {path}: {exc.strerror or exc}") from None
+
+
+def read_pinned_model(path: Path, pinned: str, what: str, setting: str,
+                      limit: int) -> tuple[dict[str, Any], str]:
+    """A shipped model pinned by its manifest's digest: the manifest (a JSON object naming the
+    model file beside it, `model`, and that file's digest, `model_digest`) and the model's
+    text. One-line RankerModelError when the manifest's digest is not `pinned` (the setting
+    `setting`), when either file is malformed, too large, unreadable, or the model file does
+    not match its digest; `what` names the model in the messages ("span swap model")."""
+    raw = read_model_file(path, f"{what} file", limit)
+    if digest(raw) != pinned:
+        raise RankerModelError(f"the {what} manifest {path} has digest {digest(raw)}, "
+                               f"not {setting} {pinned}")
+    try:
+        manifest = json.loads(raw)
+        name, want = manifest["model"], manifest["model_digest"]
+    except (ValueError, KeyError, TypeError):
+        raise RankerModelError(f"the {what} manifest {path} is malformed") from None
+    if not isinstance(name, str) or "/" in name or name in ("", "..") \
+            or not isinstance(want, str):
+        raise RankerModelError(f"the {what} manifest {path} is malformed")
+    text = read_model_file(path.parent / name, f"{what} file", limit)
+    if digest(text) != want:
+        raise RankerModelError(f"the {what} {path.parent / name} does not match its "
+                               "manifest's digest")
+    return manifest, text.decode("utf-8", "replace")

@@ -5,17 +5,16 @@ pinned by `retrieval.file_defs.swap_model_digest`). The columns and the swap are
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from controller import span_swap
 from controller.evidence import Candidate
-from controller.learned_rank import TreeModel, parse_model, read_model_file
+from controller.learned_rank import TreeModel, parse_model, read_pinned_model
 from helix.core.errors import RankerModelError
-from helix.core.hashing import digest
 from helix.core.policy import FileDefsPolicy
 
 MANIFEST = Path(__file__).resolve().parent.parent / "data" / "span_swap" / "manifest.json"
@@ -33,22 +32,12 @@ _LOADED: dict[str, SwapModel] = {}
 _LOCK = threading.Lock()
 
 
-def _read(path: Path) -> bytes:
-    return read_model_file(path, "span swap model file", MAX_BYTES)
-
-
-def _fields(raw: bytes, path: Path) -> tuple[str, str, float, int]:
-    try:
-        manifest = json.loads(raw)
-        name, want = manifest["model"], manifest["model_digest"]
-        margin, swaps = manifest["margin"], manifest["swaps"]
-    except (ValueError, KeyError, TypeError):
-        raise RankerModelError(f"the span swap model manifest {path} is malformed") from None
-    if not isinstance(name, str) or "/" in name or name in ("", "..") or not isinstance(
-            want, str) or not isinstance(margin, (int, float)) or isinstance(
-            margin, bool) or not isinstance(swaps, int) or isinstance(swaps, bool):
+def _fields(manifest: dict[str, Any], path: Path) -> tuple[float, int]:
+    margin, swaps = manifest.get("margin"), manifest.get("swaps")
+    if not isinstance(margin, (int, float)) or isinstance(margin, bool) \
+            or not isinstance(swaps, int) or isinstance(swaps, bool):
         raise RankerModelError(f"the span swap model manifest {path} is malformed")
-    return name, want, float(margin), swaps
+    return float(margin), swaps
 
 
 def load(pinned: str, path: Path = MANIFEST) -> SwapModel:
@@ -57,18 +46,10 @@ def load(pinned: str, path: Path = MANIFEST) -> SwapModel:
     cached = _LOADED.get(pinned)
     if cached is not None:
         return cached
-    raw = _read(path)
-    if digest(raw) != pinned:
-        raise RankerModelError(f"the span swap model manifest {path} has digest "
-                               f"{digest(raw)}, not retrieval.file_defs.swap_model_digest "
-                               f"{pinned}")
-    name, want, margin, swaps = _fields(raw, path)
-    text = _read(path.parent / name)
-    if digest(text) != want:
-        raise RankerModelError(f"the span swap model {path.parent / name} does not match "
-                               "its manifest's digest")
-    loaded = SwapModel(model=parse_model(text.decode("utf-8", "replace"), span_swap.FEATURES),
-                       margin=margin, swaps=swaps)
+    manifest, text = read_pinned_model(path, pinned, "span swap model",
+                                       "retrieval.file_defs.swap_model_digest", MAX_BYTES)
+    margin, swaps = _fields(manifest, path)
+    loaded = SwapModel(model=parse_model(text, span_swap.FEATURES), margin=margin, swaps=swaps)
     with _LOCK:
         _LOADED[pinned] = loaded
     return loaded
