@@ -322,7 +322,11 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # (python -m evals.absence_train: stack, l2 10, threshold 0.4 again; held out writer by
     # writer 28/56 -> 23/56 accepted/refused): 12, 53 (accepted fresh27 3 -> 0, fresh23 4 -> 3,
     # fresh24 1 -> 0; refused fresh3 1 -> 0; no set the wrong way)
-    assert wrong.get(("tune", True), 0) <= 12 and wrong.get(("tune", False), 0) <= 53, wrong
+    # fresh28 (8 new scenarios), held apart in round 24 (the lead: 8 -> 7 accepted, 0 -> 0
+    # refused) joined in round 25 with the head as it was: 19, 53; the head retrained with it
+    # as a twenty-sixth writer (python -m evals.absence_train: stack, l2 1, threshold 0.5 chosen
+    # by leave-one-writer-out; in sample 2 x 26 + 37 = 89 < 2 x 19 + 53 = 91): 26, 37
+    assert wrong.get(("tune", True), 0) <= 26 and wrong.get(("tune", False), 0) <= 37, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)
