@@ -83,6 +83,17 @@ _DUMMY_WORDS = ("test", "testing", "password", "passwd", "pass", "secret", "toke
                 "dummy", "fake", "sample", "demo", "changeme", "foo", "bar", "api")
 _DUMMY = re.compile(r"(?:" + "|".join(_DUMMY_WORDS) + r")(?:[-_]?(?:" + "|".join(_DUMMY_WORDS)
                     + r"))*[-_]?[0-9]{0,4}")
+# what stands in for a value until a build, a deploy or a command fills it: a build filter's
+# token (`__DB_PASS__`, Maven's and Ant's `@db.password@`), a file whose content a command
+# reads (`api_key=@new.key`, `curl -d @body.json`)
+_STAND_IN = re.compile(r"__[A-Za-z][A-Za-z0-9_]{0,60}__|@[A-Za-z_][\w.\-]{0,60}@|"
+                       r"@(?:[\w\-.]{1,80}/){0,20}[\w\-]{1,80}\.[a-z][a-z0-9]{0,5}")
+# a value that says where the secret is kept instead (`from-keyvault`, `in_vault`, `via-env`)
+_KEPT_IN = re.compile(r"(?:from|in|via)[-_ ](?:azure[-_ ]?)?(?:key[-_ ]?vault|vault|"
+                      r"secrets?(?:[-_ ]?manager)?|ssm|parameter[-_ ]?store|env|environment|ci|"
+                      r"kms|pipeline)")
+# a value that says it is none to use (`test-only-not-for-production`, `do-not-use`)
+_NOT_FOR_USE = ("not-for-prod", "not_for_prod", "do-not-use", "do_not_use")
 # A well-formed template in a value (`${DB_PASSWORD}`, `{{ vault_pw }}`, `$(cat f)`, `%(pw)s`,
 # `{0}`, `{password}`, `<your token>`, `<%= pw %>`, `#{pw}`): the value stands for a secret.
 _TEMPLATE = re.compile(
@@ -229,6 +240,9 @@ def placeholder(value: str, quoted: bool = False) -> bool:
             # `LoadCredential=mqtt-password:/etc/credstore/mqtt`)
             or WORD_PATH.fullmatch(value, int(value[:1] == "/")) is not None
             or _DUMMY.fullmatch(lowered) is not None  # `test-key`, `password123`
+            or _STAND_IN.fullmatch(value) is not None  # `__DB_PASS__`, `@new.key`
+            or _KEPT_IN.fullmatch(lowered) is not None  # `from-keyvault`
+            or any(word in lowered for word in _NOT_FOR_USE)  # `...-not-for-production`
             or _stub_token(value)
             or len(set(value)) == 1)  # "aaaaaaaa", "00000000": a dummy
 
