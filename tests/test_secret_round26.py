@@ -171,3 +171,20 @@ def test_a_basic_auth_pair_is_found(text: str, value: str) -> None:
 ])
 def test_a_basic_auth_pair_without_a_password_stays_unfound(text: str) -> None:
     assert agreed_texts(text) == []
+
+
+# --- a .pgpass line's password of joined words: the field says it is one
+
+
+def test_a_pgpass_password_of_joined_words_is_found() -> None:
+    text = ("db1.marina.test:5432:*:backup:Fathom-Pier-44\n"
+            "localhost:5432:*:postgres:slack-tide-night\n")
+    assert agreed_texts(text) == ["Fathom-Pier-44", "slack-tide-night"]
+
+
+@pytest.mark.parametrize("text", [
+    "hostname:port:database:username:password\n",
+    "localhost:5432:*:postgres:changeme\n",
+])
+def test_a_pgpass_template_line_stays_unfound(text: str) -> None:
+    assert agreed_texts(text) == []

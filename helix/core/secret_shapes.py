@@ -138,6 +138,9 @@ LOGIN_WORDS = ("login", "logon", "cred", "zugang", "anmeldung", "identifiant", "
 _LOGIN_PAIR = re.compile(r"(?i)(?:(?:" + "|".join(LOGIN_WORDS[:-1]) + r")[^\n:\uff1a]{0,60}"
                          r"[:\uff1a]|\b(?:log|sign)[ \t]in[ \t]as)[ \t]*`?[\w.@\-]{1,40}`?"
                          r"[ \t]+/[ \t]+`?([^\s\"'`]{1,200})")
+# a .pgpass line's password of three or more words joined (`harbor-night-shift`): its field
+# says it is one
+_JOINED_WORDS = re.compile(r"[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+){2,}")
 # (rule, its groups, kind, words one of which the text must hold for the rule to match)
 _LINE_RULES = ((_NETRC, (1, 2), "keyword", ("password",)),
                (_PGPASS, (1,), "keyword", (":",)),
@@ -164,7 +167,8 @@ def _lines_and_connections(text: str, lowered: str) -> Iterator[Found]:
                     quoted_ok(span[2], "strong") and len(span[2]) >= MIN_PASSWORD_LEN):
                 continue  # `login("user", "pass")`: a test's dummy
             if pattern in (_PGPASS, _NETRC, _LOGIN_PAIR, _DSN_CONNECT) and not password_word(
-                    span[2].rstrip(".,;:")):
+                    span[2].rstrip(".,;:")) and not (pattern is _PGPASS
+                                                     and _JOINED_WORDS.fullmatch(span[2])):
                 continue  # `password combination.` in prose, `01:00:5e:00:00:01`
             if pattern is _PGPASS and _HEX_PAIRS.search(match.group()):
                 continue  # `MD5:99:66:0a:c9:...`: a fingerprint, a MAC address
