@@ -8,7 +8,8 @@ the literal is what the code uses when the lookup finds nothing:
   `env::var("API_KEY").unwrap_or("X")` or `.unwrap_or_else(|_| "X".to_string())`, Java's
   `.orElse("X")`);
 - a keyword argument (`config("API_KEY", default="X")`);
-- a shell parameter's default (`${API_KEY:-X}`, `${API_KEY:=X}`).
+- a shell parameter's default (`${API_KEY:-X}`, `${API_KEY:=X}`), a Spring or Quarkus
+  placeholder's (`${DB_PASSWORD:X}`, `${db.password:X}`).
 
 The name must say it holds a secret (`secret_names.name_strength`) and the literal must pass
 the test a value assigned to that name passes (`secret_values.quoted_ok`/`unquoted_ok`).
@@ -48,7 +49,8 @@ _FALLBACK = re2.compile(
     r"(?:\"([^\"\n]+)\"|'([^'\n]+)'|`([^`\n]+)`)",
     options=_RE2_OPTIONS)
 _BLOCK_END = re.compile(r"[ \t]*\}")
-_SHELL_DEFAULT = re.compile(r"\$\{([A-Za-z_]\w{0,79}):?[-=]([^\s}\"'$`]{1,4096})\}")
+_SHELL_DEFAULT = re.compile(r"\$\{([A-Za-z_][\w.\-]{0,79})(:[-=]?|[-=])([^\s}\"'$`]{1,4096})\}")
+_SUBSTRING = re.compile(r"[0-9]+(?::[0-9]*)?")  # `${PASSWORD:0:3}`: a shell's substring
 # the words one of which a text must hold for a fallback to be read in it
 _FALLBACK_WORDS = ("||", "??", "?:", " or ", "{", "unwrap_or", "or_else", "orElse", ".or(",
                    "getOrElse", "value_or", "default")
@@ -70,8 +72,10 @@ def _fallbacks(text: str) -> Iterator[Found]:
 def _shell_defaults(text: str) -> Iterator[Found]:
     for match in _SHELL_DEFAULT.finditer(text):
         strength = name_strength(match.group(1))
-        if strength is not None and unquoted_ok(match.group(2), strength, True):
-            yield Found(match.start(2), match.end(2), "assignment")
+        if match.group(2) == ":" and _SUBSTRING.fullmatch(match.group(3)) is not None:
+            continue
+        if strength is not None and unquoted_ok(match.group(3), strength, True):
+            yield Found(match.start(3), match.end(3), "assignment")
 
 
 def default_findings(text: str) -> list[Found]:

@@ -35,7 +35,9 @@ BARE_KEY = (r"(?i)\bkey[0-9]*[\"']?[ \t]*(?::=|=>|[:=])[ \t]*[\"']?"
             r"(?:[A-Za-z0-9+/=_.~\-]{16}|[A-Za-z0-9+/=_.~\-]*[\"'][ \t]*\+[ \t]*[\"'])")
 # a login's word in other languages' prose and comments, and Windows' `logon`: the prefilter's
 # trigger for the shapes detector
-LOGIN_WORDS = ("logon", "zugang", "anmeldung", "identifiant", "acceso", "acesso")
+# (and English's `log in as`/`sign in as` before a `user / password` pair: secret_shapes)
+LOGIN_WORDS = ("logon", "zugang", "anmeldung", "identifiant", "acceso", "acesso", "log in as",
+               "sign in as")
 # "Password" and "token" in other languages, as a name is written (`kennwort`, `senha_db`,
 # `mot_de_passe`, `пароль`, `データベースパスワード`): a name holding one says secret (the
 # password's words) or may (the token's); the words as comments write them (secret_rules.toml
@@ -117,8 +119,8 @@ META_SUFFIXES = frozenset({
     "attribute", "id", "ids", "kind", "mode", "policy", "count", "min", "max", "format", "fmt",
     "class", "dir", "endpoint", "prefix", "suffix", "param", "parameter", "key_name", "ttl",
     "expiry", "expires", "expiration", "timeout", "lifetime", "age", "size", "bits", "hash",
-    "hashes", "hasher", "validator", "validators", "reset", "required", "enabled", "error",
-    "errors", "input", "widget", "form", "manager", "provider", "store", "cache", "helper",
+    "hashes", "hasher", "hashers", "validator", "validators", "reset", "required", "enabled",
+    "error", "errors", "input", "widget", "form", "manager", "provider", "store", "cache", "helper",
     "column", "col", "index", "idx", "option", "options", "setting", "settings", "desc",
     "description", "doc", "docs", "title", "placeholder", "example", "header_name", "location",
     "command", "cmd", "callback", "func", "fn", "handler", "method", "source", "sources",
@@ -134,6 +136,9 @@ META_SUFFIXES = frozenset({
 # dots as `__`), apart from its settings keyed by a gem or a URL the same way
 _BUNDLER_HOST = re.compile(r"BUNDLE_([A-Z0-9]+)(?:_[A-Z0-9]+)*__[A-Z0-9_]*[A-Z0-9]")
 _BUNDLER_SETTINGS = frozenset({"BUILD", "MIRROR", "LOCAL", "GEMFILE", "PATH", "WITH", "WITHOUT"})
+# a last word naming how the value is written, not what it is (`PACKET_KEY_HEX`,
+# `signing_secret_b64`): the name before it says that
+_ENCODING_WORDS = frozenset({"hex", "b64", "base64", "b32", "base32", "pem", "raw"})
 _SEGMENT = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 
 
@@ -170,8 +175,8 @@ def name_strength(name: str) -> str | None:
     if foreign is not None:
         return foreign
     parts = _segments(bare)
-    while len(parts) > 1 and parts[-1].isdigit():
-        parts.pop()  # token1, DB_PASSWORD_2: a numbered name is the name
+    while len(parts) > 1 and (parts[-1].isdigit() or parts[-1] in _ENCODING_WORDS):
+        parts.pop()  # token1, DB_PASSWORD_2, PACKET_KEY_HEX: a numbered or encoded name
     if parts and (parts[0] in _REFERENCE_QUALIFIERS or (
             len(parts) > 1 and parts[-2] in _REFERENCE_QUALIFIERS
             and parts[-1] in ("secret", "secrets"))):

@@ -53,14 +53,14 @@ KEYWORDS = (r"(?i)pass(?:w|phrase|code|[_\-:.])|[a-z0-9_.\-]pass\b|"
             r"\bpass\b(?:\[[0-9]*\])?[\"'\]]?[ \t]*[:=>]|"
             r"pwd|pw\b|secret|token|auth|cred|salt|bearer|contras|"
             r"login|identified|\bpins?\b|[_.\-]pin\b|hmac|[_.\-]cert(?:ificate)?\b|"
-            r"access[_.\-]?id|bundle_[a-z0-9_]*__|"
+            r"access[_.\-]?id|bundle_[a-z0-9_]*__|psk|sess(?:ion)?[_.\-]?id|appid|\bsid\b|[_.\-]pat\b|"
             r"(?:mnemonic|seed|phrase|words)[\"']?[ \t]*[:=][ \t]*[\"']?"
             r"[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]|"
-            r"psk|sess(?:ion)?[_.\-]?id|appid|\bsid\b|[_.\-]pat\b|"
             r"(?:api|auth|service|account|db|database|priv|private|client|access|secret|deploy|"
             r"signing|license|master|session|encryption|cloudant|clou|cl|softlayer|sl|ibm|iam|"
             r"cloud|storage|shared|x)[_.\- ]?key|key[_.\-]?pass|[?&;]key=|"
-            r"(?:^|[^a-z])sig(?:[^a-z]|$)|signature|[a-z0-9][_.\-]?keys?[0-9]?\b")
+            r"(?:^|[^a-z])sig(?:[^a-z]|$)|signature|[a-z0-9][_.\-]?keys?[0-9]?"
+            r"(?:[_.\-](?:hex|b64|base64|b32|base32|pem|raw))?\b")
 NAMED = ("structure", "blocks", "shapes", "lines", "regex")
 # (trigger, the detectors it can wake): see each detector's module for what it reads
 _STATIC: tuple[tuple[str, tuple[str, ...]], ...] = (

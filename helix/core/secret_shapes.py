@@ -27,8 +27,9 @@ from helix.core.english import word_alternation
 from helix.core.secret_calls import call_findings
 from helix.core.secret_consoles import IPSEC_TRIGGER, ipsec_secrets, printed_keys, server_keys
 from helix.core.secret_defaults import default_findings
-from helix.core.secret_gates import MIN_PASSWORD_LEN, MIN_VALUE, looks_password, word_passphrase
+from helix.core.secret_gates import MIN_PASSWORD_LEN, MIN_VALUE, word_passphrase
 from helix.core.secret_joins import join_findings
+from helix.core.secret_pairs import USED_PAIR_TRIGGER, basic_pairs, pin_digits, used_pairs
 from helix.core.secret_rules import rules
 from helix.core.secret_structure import (
     Found,
@@ -106,7 +107,7 @@ def _prose() -> re.Pattern[str]:
                       r"(?:[ \t]+[\w.\-]{1,30}){1,5}?)"
                       r"(?=[ \t]+(?:is|was)\b|[ \t]*:))?"
                       r"(?:[ \t]+(is|was)[ \t]*:?|[ \t]*([:\uff1a]))?(?:[ \t]+|(?<=\uff1a))"
-                      r"[\"'`]?(?=[^\s\"'`])")
+                      r"(?:[\"'`]|\*\*?)?(?=[^\s\"'`])")  # (Markdown's bold `**X**`)
 
 
 def password_word(word: str) -> bool:
@@ -131,10 +132,15 @@ def _group(match: re.Match[str], *groups: int) -> tuple[int, int, str] | None:
 
 # a login given as `user / password` after a word naming it and a colon, in a comment or a
 # note (`temp admin login for staging: admin / X`, `Zugang: admin / X`)
+# or after `log in as`/`sign in as` (`log in as `encadmin` / `X``), each maybe backticked
 LOGIN_WORDS = ("login", "logon", "cred", "zugang", "anmeldung", "identifiant", "acceso",
-               "acesso", "accès")
-_LOGIN_PAIR = re.compile(r"(?i)(?:" + "|".join(LOGIN_WORDS) + r")[^\n:\uff1a]{0,60}[:\uff1a]"
-                         r"[ \t]*[\w.@\-]{1,40}[ \t]+/[ \t]+([^\s\"'`]{1,200})")
+               "acesso", "accès", " in as")  # (`log in as`, `sign in as`: one search)
+_LOGIN_PAIR = re.compile(r"(?i)(?:(?:" + "|".join(LOGIN_WORDS[:-1]) + r")[^\n:\uff1a]{0,60}"
+                         r"[:\uff1a]|\b(?:log|sign)[ \t]in[ \t]as)[ \t]*`?[\w.@\-]{1,40}`?"
+                         r"[ \t]+/[ \t]+`?([^\s\"'`]{1,200})")
+# a .pgpass line's password of three or more words joined (`harbor-night-shift`): its field
+# says it is one
+_JOINED_WORDS = re.compile(r"[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+){2,}")
 # (rule, its groups, kind, words one of which the text must hold for the rule to match)
 _LINE_RULES = ((_NETRC, (1, 2), "keyword", ("password",)),
                (_PGPASS, (1,), "keyword", (":",)),
@@ -161,7 +167,8 @@ def _lines_and_connections(text: str, lowered: str) -> Iterator[Found]:
                     quoted_ok(span[2], "strong") and len(span[2]) >= MIN_PASSWORD_LEN):
                 continue  # `login("user", "pass")`: a test's dummy
             if pattern in (_PGPASS, _NETRC, _LOGIN_PAIR, _DSN_CONNECT) and not password_word(
-                    span[2].rstrip(".,;:")):
+                    span[2].rstrip(".,;:")) and not (pattern is _PGPASS
+                                                     and _JOINED_WORDS.fullmatch(span[2])):
                 continue  # `password combination.` in prose, `01:00:5e:00:00:01`
             if pattern is _PGPASS and _HEX_PAIRS.search(match.group()):
                 continue  # `MD5:99:66:0a:c9:...`: a fingerprint, a MAC address
@@ -350,7 +357,12 @@ def _prose_line(text: str, matches: Iterator[re.Match[str]]) -> Iterator[Found]:
         if word is None:
             continue
         value = word.group().rstrip(".,;:?")  # a final `!` may be the password's own
+        if text[match.end() - 1] == "*":
+            value = value.rstrip("*")  # `**X**`: the bold's stars around it
         qualified, said, colon = match.group(1), match.group(2), match.group(3)
+        if pin_digits(text, match, value, bool(said or colon)):
+            yield Found(word.start(), word.start() + len(value), "keyword")
+            continue
         if qualified and not (said or colon):
             continue  # `the password for the guest network`: no value said
         if colon and _IDENTIFIER.fullmatch(value) and not _mixed(value):
@@ -421,36 +433,8 @@ def _device_secrets(text: str) -> Iterator[Found]:
 # the prefilter's triggers for the rules here that no secret word wakes: a chain's accounts
 # (their private keys), a device's SNMP community and RADIUS/TACACS+ key, a Perforce ticket
 # file's line
-# A login pasted in a chat, a note or a comment as `<user> / <password>` (`use ledger_ro /
-# Neb*31x`, `admin / Nv9k-Rout3r#MCR`, a table's `` `ops@x.de` / `0nfl33t-B4ckup!HH` ``): the
-# password with a symbol of a password's among digits and letters of both cases (not `use tabs
-# / spaces`, `use python3 / Python3.11`, a path, a division)
-# (the password: a capital before or after a symbol, no call's parenthesis: `1 / m**2`, `1.0 /
-# math.hypot(*x)` are none)
-USED_PAIR_TRIGGER = (r" / `?[^\s/`(]*(?:[A-Z][^\s/`(]*[!@#$%^&*+=?~]|"
-                     r"[!@#$%^&*+=?~][^\s/`(]*[A-Z])")
-# (` / ` first: a literal the search skips to; the user before it read back by hand)
-_USED_PAIR = re.compile(r" / `?([^\s/`'\"]{8,64})")
-_PAIR_USER = re.compile(r"(?:^|[\s(:|])`?[A-Za-z][\w.\-@+]{1,60}`?$")
-_PASSWORD_SYMBOLS = frozenset("!@#$%^&*+=?~")
-_LINKED_FILE = re.compile(r"\.[a-z]{2,4}(?:[#?]|$)")  # `README.md#setup-2024`: a link
 SHAPE_TRIGGERS = (ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER, P4TICKET_TRIGGER, USED_PAIR_TRIGGER,
                   IPSEC_TRIGGER, SEGMENT_TRIGGER)
-
-
-def _used_pairs(text: str) -> Iterator[Found]:
-    for match in _USED_PAIR.finditer(text):
-        at = match.start()
-        line_start = text.rfind("\n", 0, at) + 1
-        if (_PAIR_USER.search(text, max(line_start, at - 64), at) is None
-                or "=" in text[line_start:at]):
-            continue  # (`x = total / Rate#2`: code dividing)
-        value = match.group(1).rstrip(".,;:)")
-        if (_PASSWORD_SYMBOLS.intersection(value) and any(c.isdigit() for c in value)
-                and sum(c.isalpha() for c in value) >= 3 and not value.islower()
-                and not value.isupper() and looks_password(value)
-                and _LINKED_FILE.search(value) is None and not placeholder(value)):
-            yield Found(match.start(1), match.start(1) + len(value), "assignment")
 
 
 def _accounts(text: str) -> Iterator[Found]:
@@ -479,6 +463,8 @@ def shape_findings(text: str) -> list[Found]:
         found += server_keys(text)
     if ": " in text or ":\t" in text:
         found += ipsec_secrets(text)
+    if "basic" in lowered:
+        found += basic_pairs(text, lowered)
     if "-value" in lowered:
         found += _name_value_flags(text)
     if "user" in lowered and ("password" in lowered or "secret" in lowered):
@@ -486,7 +472,7 @@ def shape_findings(text: str) -> list[Found]:
     if any(name in lowered for name in _prose_words()):
         found += _prose_values(text, lowered)
     if " / " in text:
-        found += _used_pairs(text)
+        found += used_pairs(text)
     if "," in text or "\t" in text or ";" in text or "|" in text:  # a table's secret column
         found += table_findings(text, lines_with(text, lowered, TABLE_WORDS))
     if "ISA" in text or "UNB+" in text or "MSH|" in text:  # an interchange's segments

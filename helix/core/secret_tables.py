@@ -5,6 +5,9 @@ a header row names the columns, and a column whose name says secret (`password`,
 cell reads as one (the name's strength decides, as for `name = value`).
 
     table_findings(text, lines) -> [(start, end, kind)]   (lines: those holding TABLE_WORDS)
+A Markdown row whose first cell names a secret (`| Pre-shared key | `X` |`, a settings
+table's rows) holds one in its second cell.
+
     rows_end(text, line_start, line_end) -> where the rows below a header line naming a secret
         column end (the prefilter's window reaches that far), or None
 
@@ -118,11 +121,36 @@ def _all_lines(text: str) -> Iterator[tuple[int, int]]:
         at = end + 1
 
 
+# a Markdown table's row naming a setting in its first cell (`| Pre-shared key | `X` |`, a
+# settings table's `| Setting | Value |`): the name, bold or backticked maybe
+_ROW_NAME = re.compile(r"[ \t]*[*`]{0,2}([A-Za-z][\w .\-]{0,60}?)[*`]{0,2}[ \t]*")
+
+
+def _row_pair(text: str, line_start: int, line_end: int) -> Found | None:
+    """The second cell of a Markdown row whose first cell names a secret, judged under it."""
+    first = text.find("|", line_start + 1, line_end)
+    if first == -1:
+        return None
+    second = text.find("|", first + 1, line_end)
+    name = _ROW_NAME.fullmatch(text, line_start + 1, first)
+    if second == -1 or name is None:
+        return None
+    strength = name_strength(name.group(1).replace(" ", "_"))
+    if strength not in _USABLE:
+        return None
+    return _cell_found(text, first + 1, second, strength)
+
+
 def table_findings(text: str, lines: list[tuple[int, int]]) -> Iterator[Found]:
-    """The secret columns' cells of the tables whose header is one of `lines`."""
+    """The secret columns' cells of the tables whose header is one of `lines`, and the value
+    cells of Markdown rows whose first cell names a secret."""
     if lines == [(0, len(text))]:  # (the text unsearched in lower case: its every line)
         lines = list(_all_lines(text))
     for line_start, line_end in lines:
+        if text[line_start:line_start + 1] == "|":
+            row = _row_pair(text, line_start, line_end)
+            if row is not None:
+                yield row
         header = _header_at(text, line_start, line_end)
         if header is None:
             continue

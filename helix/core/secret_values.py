@@ -13,7 +13,7 @@ import math
 import re
 from functools import cache
 
-from helix.core.english import FUNCTION_WORDS
+from helix.core.english import FUNCTION_WORDS, word_alternation
 from helix.core.secret_gates import (
     DIGEST_LENGTHS,
     HEX_LIMIT,
@@ -83,6 +83,18 @@ _DUMMY_WORDS = ("test", "testing", "password", "passwd", "pass", "secret", "toke
                 "dummy", "fake", "sample", "demo", "changeme", "foo", "bar", "api")
 _DUMMY = re.compile(r"(?:" + "|".join(_DUMMY_WORDS) + r")(?:[-_]?(?:" + "|".join(_DUMMY_WORDS)
                     + r"))*[-_]?[0-9]{0,4}")
+# what stands in for a value until a build, a deploy or a command fills it: a build filter's
+# token (`__DB_PASS__`, Maven's and Ant's `@db.password@`), a file whose content a command
+# reads (`api_key=@new.key`, `curl -d @body.json`)
+_STAND_IN = re.compile(r"__[A-Za-z][A-Za-z0-9_]{0,60}__|@[A-Za-z_][\w.\-]{0,60}@|"
+                       r"@(?:[\w\-.]{1,80}/){0,20}[\w\-]{1,80}\.[a-z][a-z0-9]{0,5}")
+# a value that says where the secret is kept instead (`from-keyvault`, `in_vault`, `via-env`)
+_STORES = ("keyvault", "vault", "secrets", "secret", "secretsmanager", "secretmanager", "ssm",
+           "parameterstore", "env", "environment", "ci", "kms", "pipeline", "azurekeyvault")
+_KEPT_IN = re.compile(r"(?:from|in|via)[-_ ](" + word_alternation(_STORES) + r"|[a-z]{2,20}"
+                      r"[-_ ][a-z]{2,20})")
+# a value that says it is none to use (`test-only-not-for-production`, `do-not-use`)
+_NOT_FOR_USE = ("not-for-prod", "not_for_prod", "do-not-use", "do_not_use")
 # A well-formed template in a value (`${DB_PASSWORD}`, `{{ vault_pw }}`, `$(cat f)`, `%(pw)s`,
 # `{0}`, `{password}`, `<your token>`, `<%= pw %>`, `#{pw}`): the value stands for a secret.
 _TEMPLATE = re.compile(
@@ -207,6 +219,12 @@ def _encoded_placeholder(value: str) -> bool:
     return bool(decoded) and placeholder(decoded)
 
 
+def _kept_in(lowered: str) -> bool:
+    """The value names the store the secret is kept in (`from-keyvault`, `via_secrets_manager`)."""
+    match = _KEPT_IN.fullmatch(lowered)
+    return match is not None and re.sub(r"[-_ ]", "", match.group(1)) in _STORES
+
+
 def placeholder(value: str, quoted: bool = False) -> bool:
     """A template, a dummy or a word that stands for the secret instead of being it. Unquoted,
     a YAML alias, anchor or tag (`*db_pw`, `&pw`, `!vault`) is none; quoted, `*`, `&` and `!`
@@ -229,6 +247,9 @@ def placeholder(value: str, quoted: bool = False) -> bool:
             # `LoadCredential=mqtt-password:/etc/credstore/mqtt`)
             or WORD_PATH.fullmatch(value, int(value[:1] == "/")) is not None
             or _DUMMY.fullmatch(lowered) is not None  # `test-key`, `password123`
+            or _STAND_IN.fullmatch(value) is not None  # `__DB_PASS__`, `@new.key`
+            or _kept_in(lowered)  # `from-keyvault`
+            or any(word in lowered for word in _NOT_FOR_USE)  # `...-not-for-production`
             or _stub_token(value)
             or len(set(value)) == 1)  # "aaaaaaaa", "00000000": a dummy
 

@@ -25,6 +25,9 @@ _SPLIT_STRING = re.compile(r"([\"'])[ \t]*\+?[ \t]*\r?\n[ \t]*\+?[ \t]*\1")
 # quote, the `+`, the opening quote (`+` first: a literal the search skips to; the quote before
 # it read back by hand, `_joined_strings`)
 _JOINED_STRING = re.compile(r"\+[ \t]*([\"'])")
+# literals joined with Perl's and PHP's ` . ` (`"StudentCard-" . "Sync-Q7w2"`): the spaced dot
+# first, the closing quote before it read back the same way (`"x".join(`, `'.'` are none)
+_DOT_JOINED = re.compile(r" \.[ \t]*([\"'])")
 _JOINED_REACH = 400  # characters of the line before the closing quote
 # an assignment's `=` ending a line, its literal opening the next (`API_SECRET =\n "abc" +`):
 # the line break and indentation before the literal (`=` first: a literal the search skips to;
@@ -51,10 +54,12 @@ def _closes(text: str, at: int) -> bool:
     return count % 2 == 0
 
 
-def _joined_strings(text: str) -> list[tuple[int, int]]:
-    """From each closing quote to the next literal's opening quote, a `+` between them."""
+def _joined_strings(text: str, pattern: re.Pattern[str] = _JOINED_STRING
+                    ) -> list[tuple[int, int]]:
+    """From each closing quote to the next literal's opening quote, a `+` (or the pattern's
+    operator) between them."""
     cuts = []
-    for match in _JOINED_STRING.finditer(text):
+    for match in pattern.finditer(text):
         quote = match.group(1)
         before = match.start() - 1
         while before >= 0 and text[before] in " \t":
@@ -76,7 +81,9 @@ def _operated(text: str, at: int, quote: str) -> bool:
     after = close + 1
     while after < len(text) and text[after] in " \t":
         after += 1
-    return text[after:after + 1] in ("*", "%", ".", "[", "(")
+    if text[after:after + 1] == ".":  # a method's (`"x".join`), not Perl's ` . ` joining on
+        return text[after + 1:after + 2] not in (" ", "\t")
+    return text[after:after + 1] in ("*", "%", "[", "(")
 
 
 def _cuts(text: str, joined: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -105,6 +112,8 @@ def joined_view(text: str) -> tuple[str, list[int]] | None:
 def joined_changes(text: str) -> tuple[str, list[int], list[int]] | None:
     """`joined_view`, and the view positions where lines were joined."""
     joined = _joined_strings(text) if "+" in text else []
+    if " . " in text:
+        joined = sorted(joined + _joined_strings(text, _DOT_JOINED))
     if ("\\\n" not in text and "\\\r\n" not in text and not _SPLIT_STRING.search(text)
             and not _ASSIGNED_BELOW.search(text) and not joined):
         return None

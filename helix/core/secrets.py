@@ -22,6 +22,8 @@ The detectors, each in its module:
   in a terminal's transcript (`$ cat config/master.key`), an IPsec secrets file's PSK;
 - `secret_tables`: a delimited export's secret column (CSV, TSV), an interchange segment's
   credential by position (X12 ISA, EDIFACT UNB, HL7 MSH);
+- `secret_pairs`: a login's `user / password` in a note, Basic auth's user and password
+  given together, a PIN said in prose;
 - `secret_commands`: a table of programs and the flags that take a password;
 - `secret_tokens`: a table of token prefixes (`hf_`, `dop_v1_`, `shpat_`, ...);
 - `secret_keys`: private key blocks and bare runs of key-body lines;
