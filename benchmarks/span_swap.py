@@ -45,7 +45,7 @@ from _result import cpu_seconds, load_1m, machine, write_result  # noqa: E402
 OUT = ROOT / "benchmarks" / "results" / "span_swap.json"
 LIMIT = 24  # retrieval.max_evidence's default: the evidence the swap reads
 GRID = {"num_leaves": (3, 7), "min_data_in_leaf": (10, 30), "trees": (50, 150)}
-MARGINS = (0.0, 0.25, 0.5, 1.0)
+MARGINS = (0.0, 0.25, 0.5, 1.0, 1.5, 2.0)
 SWAPS = (1, 2)
 PARAMS = {"objective": "lambdarank", "learning_rate": 0.05, "num_threads": 1,
           "deterministic": True, "seed": 1, "verbose": -1, "force_row_wise": True}
@@ -82,7 +82,10 @@ def record(which: str, mirrors: Path, out: Path) -> None:
         got = original(plan, ranked, index, config, prefixes)
         seen.append({"q": sorted(file_defs.question_tokens(plan)), "route": plan.intent.route,
                      "asks": plan.asked.reads_as_question,
-                     "out": [(c.chunk, tuple(r.code for r in c.reasons)) for c in got]})
+                     "out": [(c.chunk, tuple(r.code for r in c.reasons)) for c in got],
+                     "scores": [c.score for c in got],
+                     "ranks": [tuple((r.channel, r.rank) for r in c.reasons if r.code == "rank")
+                               for c in got]})
         return got
 
     driver._with_file_definitions = recorded
@@ -127,7 +130,9 @@ def prepare(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         if held and later:
             places = [*held, *later]
             item.update(items=items, held=held, later=later,
-                        X=np.array(span_swap.rows(frozenset(rec["q"]), items, places, policy)),
+                        X=np.array(span_swap.rows(frozenset(rec["q"]), items, places, policy,
+                                                  span_swap.signals_of(rec["scores"],
+                                                                       rec["ranks"]))),
                         y=np.array([int(_hit(item["base"][p], r["spans"])) for p in places]))
     return out
 
@@ -152,7 +157,7 @@ def replay(items: Sequence[dict[str, Any]], model: Any, margin: float, swaps: in
     (None: the recorded order)."""
     from controller.span_swap import swap
 
-    span = symbol = moved = 0
+    span = symbol = moved = lost = 0
     for g in items:
         order = list(g["base"])
         if model is not None and g["X"] is not None:
@@ -160,9 +165,12 @@ def replay(items: Sequence[dict[str, Any]], model: Any, margin: float, swaps: in
                        swaps)
             moved += new[:5] != list(range(5))
             order = [g["base"][i] for i in new]
-        span += any(_hit(t, g["spans"]) for t in order[:5])
-        symbol += bool(g["symbols"]) and any(_hit(t, g["symbols"]) for t in order[:5])
-    return {"span@5": span, "symbol@5": symbol, "moved": moved}
+        now = [any(_hit(t, gold) for t in order[:5]) for gold in (g["spans"], g["symbols"])]
+        was = [any(_hit(t, gold) for t in g["base"][:5]) for gold in (g["spans"], g["symbols"])]
+        span += now[0]
+        symbol += bool(g["symbols"]) and now[1]
+        lost += sum(w and not n for w, n in zip(was, now, strict=True))
+    return {"span@5": span, "symbol@5": symbol, "moved": moved, "lost": lost}
 
 
 def _add(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
@@ -187,7 +195,8 @@ def search(train: list[dict[str, Any]], validation: list[dict[str, Any]]
             points.append({"num_leaves": leaves, "min_data_in_leaf": per_leaf,
                            "trees": trees, "margin": margin, "swaps": swaps, "lopo": lopo,
                            "validation": val,
-                           "choice": sum(lopo[m] + val[m] for m in ("span@5", "symbol@5"))})
+                           "choice": sum(lopo[m] + val[m] for m in ("span@5", "symbol@5"))
+                           - lopo["lost"] - val["lost"]})
             print(json.dumps(points[-1]), flush=True)
     return points
 

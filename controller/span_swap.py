@@ -35,8 +35,13 @@ FEATURES: tuple[str, ...] = (
     "def3", "def1", "def0", "def3_gap", "def1_gap", "def1_file_rank", "def3_file_rank",
     "name_hits", "name_len", "name_share", "body_hits", "body_len", "lines",
     "header", "module", *(f"code_{c}" for c in CODES),
+    # round 25: how strongly retrieval itself backs the item and the hand order's repeats
+    "channels", "best_rank", "score_share", "channels_gap", "held_channels", "top_gap",
 )
 Item = tuple[Chunk, tuple[str, ...]]  # an evidence item and its reason codes
+# an item's fused score and its (channel, rank) reasons: what the hand order rests on
+Signal = tuple[float, tuple[tuple[str, int], ...]]
+NO_RANK = 100
 
 
 def _code(chunk: Chunk) -> bool:
@@ -67,9 +72,37 @@ def _file_rank(values: Sequence[float], paths: Sequence[str], p: int) -> int:
                if path == paths[p] and v > values[p])
 
 
+def _confidence(items: Sequence[Item], signals: Sequence[Signal], places: Sequence[int]
+                ) -> list[list[float]]:
+    """The round-25 columns: for each place, the channels ranking it, its best rank, its score
+    over the first item's, its channels over the best of its file's other items in the first
+    five; for the question, the most channels behind a repeat and the first item's lead."""
+    paths = [c.path for c, _ in items]
+    count = [len({ch for ch, _ in ranks}) for _, ranks in signals]
+    first = signals[0][0] if signals and signals[0][0] > 0 else 0.0
+    held, _ = slots(items, len(items))
+    backed = float(max((count[p] for p in held), default=0))
+    lead = (first - signals[1][0]) / first if first and len(signals) > 1 else 0.0
+    out = []
+    for p in places:
+        ranks = [r for _, r in signals[p][1]]
+        same = [count[i] for i in range(min(TOP, len(items))) if paths[i] == paths[p] and i != p]
+        out.append([float(count[p]), math.log1p(min(ranks, default=NO_RANK)),
+                    signals[p][0] / first if first else 0.0,
+                    float(count[p] - max(same, default=0)), backed, lead])
+    return out
+
+
+def signals_of(scores: Sequence[float], ranks: Sequence[Sequence[tuple[str, int]]]
+               ) -> list[Signal]:
+    return [(float(s), tuple((str(c), int(r)) for c, r in rk))
+            for s, rk in zip(scores, ranks, strict=True)]
+
+
 def rows(question: frozenset[str], items: Sequence[Item], places: Sequence[int],
-         policy: FileDefsPolicy) -> list[list[float]]:
-    """One row of `FEATURES` for each of `places` (indexes into `items`)."""
+         policy: FileDefsPolicy, signals: Sequence[Signal]) -> list[list[float]]:
+    """One row of `FEATURES` for each of `places` (indexes into `items`; `signals` in the
+    order of `items`)."""
     chunks = [c for c, _ in items]
     paths = [c.path for c in chunks]
     order = list(dict.fromkeys(paths))
@@ -94,7 +127,7 @@ def rows(question: frozenset[str], items: Sequence[Item], places: Sequence[int],
             math.log1p(chunk.end_line - chunk.start_line + 1),
             float(is_header(chunk)), float(chunk.kind == "code_module"),
             *(float(c in codes) for c in CODES)])
-    return out
+    return [r + c for r, c in zip(out, _confidence(items, signals, places), strict=True)]
 
 
 def swap(items: Sequence[Item], held: Sequence[int], later: Sequence[int],
