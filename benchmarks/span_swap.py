@@ -20,9 +20,11 @@ LightGBM lambdarank on the train questions (one thread, a fixed seed) over a sma
 replays the swap: span@5 and symbol@5 on the order before compaction (a question the swap does
 not run on keeps its recorded order). The grid point, the margin and the number of trades are
 chosen by leave-one-project-out (span@5 + symbol@5) on the training questions plus the same on
-validation by the model trained on every training question; ties: fewer trees, fewer leaves,
-more rows a leaf, the larger margin, fewer trades. Dev is never read here. Writes the model and
-its manifest (`--model-dir`) and the result.
+validation by the model trained on every training question, minus the questions that lose a hit
+they had (a loss counts twice; round 25), among the points that gain on both (none: nothing is
+shipped); ties: fewer trees, fewer leaves, more rows a leaf, the larger margin, fewer trades.
+`record` keeps each item's fused score and (channel, rank) reasons for the round-25 columns.
+Dev is never read here. Writes the model and its manifest (`--model-dir`) and the result.
 """
 
 from __future__ import annotations
@@ -201,9 +203,20 @@ def search(train: list[dict[str, Any]], validation: list[dict[str, Any]]
     return points
 
 
-def _best(points: list[dict[str, Any]]) -> dict[str, Any]:
-    return min(points, key=lambda p: (-p["choice"], p["trees"], p["num_leaves"],
-                                      -p["min_data_in_leaf"], -p["margin"], p["swaps"]))
+def _gains(point: dict[str, Any], base: dict[str, dict[str, int]]) -> bool:
+    """Whether the point has more hits than the recorded order left one project out and on
+    validation, each."""
+    return all(sum(point[where][m] - base[where][m] for m in ("span@5", "symbol@5")) > 0
+               for where in ("lopo", "validation"))
+
+
+def _best(points: list[dict[str, Any]], base: dict[str, dict[str, int]]
+          ) -> dict[str, Any] | None:
+    """The point of the highest choice among those that gain on both (None: no such point)."""
+    kept = [p for p in points if _gains(p, base)]
+    return min(kept, key=lambda p: (-p["choice"], p["trees"], p["num_leaves"],
+                                    -p["min_data_in_leaf"], -p["margin"], p["swaps"]),
+               default=None)
 
 
 def _ship(model: Any, point: dict[str, Any], model_dir: Path) -> str:
@@ -232,16 +245,19 @@ def train_cmd(args: argparse.Namespace) -> None:
     train = prepare(pickle.loads(args.train.read_bytes()))
     validation = prepare(pickle.loads(args.validation.read_bytes()))
     points = search(train, validation)
-    best = _best(points)
-    model = fit(train, best["num_leaves"], best["min_data_in_leaf"], best["trees"])
-    pinned = _ship(model, best, args.model_dir)
+    recorded = {"train": replay(train, None, 0.0, 0),
+                "validation": replay(validation, None, 0.0, 0)}
+    best = _best(points, {"lopo": recorded["train"], "validation": recorded["validation"]})
+    pinned = None
+    if best is not None:  # else no point gains on both: nothing is shipped
+        model = fit(train, best["num_leaves"], best["min_data_in_leaf"], best["trees"])
+        pinned = _ship(model, best, args.model_dir)
     write_result(args.out, {
         "command": "python benchmarks/span_swap.py train --train TRAIN --validation VAL",
         "questions": {"train": len(train), "validation": len(validation)},
         "decisions": {"train": sum(g["X"] is not None for g in train),
                       "validation": sum(g["X"] is not None for g in validation)},
-        "recorded": {"train": replay(train, None, 0.0, 0),
-                     "validation": replay(validation, None, 0.0, 0)},
+        "recorded": recorded,
         "chosen": best, "manifest_digest": pinned, "grid": points,
         "cpu_s": round(cpu_seconds() - started, 1), "load_1m": load_1m(),
         "machine": machine(with_platform=False)}, indent=1)

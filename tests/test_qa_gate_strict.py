@@ -8,7 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-from qa_gate import extended, per_repo, strict  # noqa: E402
+from qa_gate import extended, per_repo, strict
 
 
 def _case(i: int, file: int, span: int | None, symbol: int | None, recall: bool) -> dict:
