@@ -11,9 +11,12 @@ scores each item of the first five that repeats a file shown above it, and each 
 is a definition of a file among the first five (not a test's): the best later item trades
 places with the weakest repeat when it scores more than the manifest's margin above it, at most
 `swaps` times. The first item never moves, every file keeps a place in the first five, and the
-evidence holds the same items (recall and file@1 cannot change). Off by default
-(`file_defs.swap_model_digest` ""): validation span@5 143 -> 147 of 200, SWE-QA dev 95 -> 91 of
-131, so round 24's qa_gate did not promote it.
+evidence holds the same items (recall and file@1 cannot change). Round 25 added six columns
+that say how strongly retrieval itself backs an item and the first five's repeats (`_confidence`:
+channels, best rank, fused score share) and a choice that counts a lost question twice. Off by
+default (`file_defs.swap_model_digest` ""): round 25's model moves validation span@5 143 -> 150
+and symbol@5 116 -> 124 of 200, SWE-QA dev span@5 95 -> 95 and symbol@5 94 -> 93, so round
+25's qa_gate did not promote it (round 24's: 147 / 120 and 91 / 91).
 """
 
 from __future__ import annotations
