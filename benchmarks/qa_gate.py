@@ -15,6 +15,11 @@ With --validation (a `benchmarks/qa_validation.py` result holding the hand order
 candidate's configuration NAME), the extended gate of round 12 (docs/ranker.md, "The question
 model, round 12"): rule 1 on dev and again on the validation set, pooled, and per project of
 both sets no more than one question lost on span@5 and no more than two on file@1.
+
+With --strict (round 25, docs/ranker.md "Round 25", added before its dev run, never loosening
+the rules above): also (4) no pooled measure lower than the hand order's on either set, and
+(5) for a candidate that cannot move a question's file or what it sends (`--fixed file@1
+--fixed recall`), those measures the hand order's question for question on both sets.
 """
 
 from __future__ import annotations
@@ -76,6 +81,36 @@ def extended(dev_hand: dict[str, dict[str, int]], dev_cand: dict[str, dict[str, 
             "promote": dev["rule_1_whole"] and val["rule_1_whole"] and per_project}
 
 
+def _right(result: dict, measure: str) -> set[str]:
+    """The ids of the questions `measure` counts as right."""
+    field, k = {"file@1": ("helix_file_rank", 1), "span@5": ("helix_span_rank", 5),
+                "symbol@5": ("helix_symbol_rank", 5), "recall": ("helix_recall", 0)}[measure]
+    out = set()
+    for name, r in result["results"].items():
+        for i, c in enumerate(r["cases"]):
+            v = c.get(field)
+            if not c.get("error") and (bool(v) if k == 0 else v is not None and v <= k):
+                out.add(f"{name}:{c.get('id', i)}")
+    return out
+
+
+def strict(gate: dict, pairs: list[tuple[dict, dict, dict, dict]],
+           fixed: tuple[str, ...]) -> dict:
+    """Round 25's added rules over `gate` (`extended`'s result). `pairs`: (hand counts,
+    candidate counts, hand result, candidate result) per set (results may be {} when only the
+    counts are known: rule 5 then reads the counts)."""
+    lower = {m: [cand["pooled"][m] - hand["pooled"][m] for hand, cand, _, _ in pairs]
+             for m in MEASURES}
+    rule_4 = all(d >= 0 for v in lower.values() for d in v)
+    moved = {m: [(_right(hr, m) != _right(cr, m)) if hr and cr else
+                 hand["pooled"][m] != cand["pooled"][m] for hand, cand, hr, cr in pairs]
+             for m in fixed}
+    rule_5 = not any(any(v) for v in moved.values())
+    return {**gate, "pooled_delta_by_set": lower, "fixed_moved": moved,
+            "rule_4_no_measure_lower": rule_4, "rule_5_fixed_unchanged": rule_5,
+            "promote": bool(gate["promote"]) and rule_4 and rule_5}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hand", type=Path, required=True)
@@ -87,8 +122,14 @@ def main() -> None:
     parser.add_argument("--validation", type=Path, action="append", default=[],
                         metavar="VAL.json", help="a qa_validation.py result (repeatable)")
     parser.add_argument("--validation-config", default=None, metavar="NAME")
+    parser.add_argument("--strict", action="store_true",
+                        help="round 25's added rules (4, 5); needs --validation-config")
+    parser.add_argument("--fixed", action="append", default=[], choices=MEASURES,
+                        help="with --strict: a measure the candidate cannot move (repeatable)")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
+    if args.strict and args.validation_config is None:
+        parser.error("--strict needs --validation and --validation-config")
     hand = per_repo(json.loads(args.hand.read_text(encoding="utf-8")))
     cand = per_repo(json.loads(args.candidate.read_text(encoding="utf-8")))
     result: dict = {"measures": list(MEASURES), "hand": hand, "candidate": cand,
@@ -114,6 +155,12 @@ def main() -> None:
                                 "candidate": val[args.validation_config]["counts"]}
         result["extended_gate"] = extended(hand, cand, val["hand"]["counts"],
                                            val[args.validation_config]["counts"])
+        if args.strict:
+            result["extended_gate"] = strict(result["extended_gate"], [
+                (hand, cand, json.loads(args.hand.read_text(encoding="utf-8")),
+                 json.loads(args.candidate.read_text(encoding="utf-8"))),
+                (val["hand"]["counts"], val[args.validation_config]["counts"],
+                 val["hand"], val[args.validation_config])], tuple(args.fixed))
         print(json.dumps({k: v for k, v in sorted(result["extended_gate"].items())
                           if k.startswith(("rule", "promote", "sum"))}))
     print(json.dumps(dict(sorted(result["gate"].items()))))

@@ -20,9 +20,11 @@ LightGBM lambdarank on the train questions (one thread, a fixed seed) over a sma
 replays the swap: span@5 and symbol@5 on the order before compaction (a question the swap does
 not run on keeps its recorded order). The grid point, the margin and the number of trades are
 chosen by leave-one-project-out (span@5 + symbol@5) on the training questions plus the same on
-validation by the model trained on every training question; ties: fewer trees, fewer leaves,
-more rows a leaf, the larger margin, fewer trades. Dev is never read here. Writes the model and
-its manifest (`--model-dir`) and the result.
+validation by the model trained on every training question, minus the questions that lose a hit
+they had (a loss counts twice; round 25), among the points that gain on both (none: nothing is
+shipped); ties: fewer trees, fewer leaves, more rows a leaf, the larger margin, fewer trades.
+`record` keeps each item's fused score and (channel, rank) reasons for the round-25 columns.
+Dev is never read here. Writes the model and its manifest (`--model-dir`) and the result.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from _result import cpu_seconds, load_1m, machine, write_result  # noqa: E402
 OUT = ROOT / "benchmarks" / "results" / "span_swap.json"
 LIMIT = 24  # retrieval.max_evidence's default: the evidence the swap reads
 GRID = {"num_leaves": (3, 7), "min_data_in_leaf": (10, 30), "trees": (50, 150)}
-MARGINS = (0.0, 0.25, 0.5, 1.0)
+MARGINS = (0.0, 0.25, 0.5, 1.0, 1.5, 2.0)
 SWAPS = (1, 2)
 PARAMS = {"objective": "lambdarank", "learning_rate": 0.05, "num_threads": 1,
           "deterministic": True, "seed": 1, "verbose": -1, "force_row_wise": True}
@@ -82,7 +84,10 @@ def record(which: str, mirrors: Path, out: Path) -> None:
         got = original(plan, ranked, index, config, prefixes)
         seen.append({"q": sorted(file_defs.question_tokens(plan)), "route": plan.intent.route,
                      "asks": plan.asked.reads_as_question,
-                     "out": [(c.chunk, tuple(r.code for r in c.reasons)) for c in got]})
+                     "out": [(c.chunk, tuple(r.code for r in c.reasons)) for c in got],
+                     "scores": [c.score for c in got],
+                     "ranks": [tuple((r.channel, r.rank) for r in c.reasons if r.code == "rank")
+                               for c in got]})
         return got
 
     driver._with_file_definitions = recorded
@@ -127,7 +132,9 @@ def prepare(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         if held and later:
             places = [*held, *later]
             item.update(items=items, held=held, later=later,
-                        X=np.array(span_swap.rows(frozenset(rec["q"]), items, places, policy)),
+                        X=np.array(span_swap.rows(frozenset(rec["q"]), items, places, policy,
+                                                  span_swap.signals_of(rec["scores"],
+                                                                       rec["ranks"]))),
                         y=np.array([int(_hit(item["base"][p], r["spans"])) for p in places]))
     return out
 
@@ -152,7 +159,7 @@ def replay(items: Sequence[dict[str, Any]], model: Any, margin: float, swaps: in
     (None: the recorded order)."""
     from controller.span_swap import swap
 
-    span = symbol = moved = 0
+    span = symbol = moved = lost = 0
     for g in items:
         order = list(g["base"])
         if model is not None and g["X"] is not None:
@@ -160,9 +167,12 @@ def replay(items: Sequence[dict[str, Any]], model: Any, margin: float, swaps: in
                        swaps)
             moved += new[:5] != list(range(5))
             order = [g["base"][i] for i in new]
-        span += any(_hit(t, g["spans"]) for t in order[:5])
-        symbol += bool(g["symbols"]) and any(_hit(t, g["symbols"]) for t in order[:5])
-    return {"span@5": span, "symbol@5": symbol, "moved": moved}
+        now = [any(_hit(t, gold) for t in order[:5]) for gold in (g["spans"], g["symbols"])]
+        was = [any(_hit(t, gold) for t in g["base"][:5]) for gold in (g["spans"], g["symbols"])]
+        span += now[0]
+        symbol += bool(g["symbols"]) and now[1]
+        lost += sum(w and not n for w, n in zip(was, now, strict=True))
+    return {"span@5": span, "symbol@5": symbol, "moved": moved, "lost": lost}
 
 
 def _add(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
@@ -187,14 +197,26 @@ def search(train: list[dict[str, Any]], validation: list[dict[str, Any]]
             points.append({"num_leaves": leaves, "min_data_in_leaf": per_leaf,
                            "trees": trees, "margin": margin, "swaps": swaps, "lopo": lopo,
                            "validation": val,
-                           "choice": sum(lopo[m] + val[m] for m in ("span@5", "symbol@5"))})
+                           "choice": sum(lopo[m] + val[m] for m in ("span@5", "symbol@5"))
+                           - lopo["lost"] - val["lost"]})
             print(json.dumps(points[-1]), flush=True)
     return points
 
 
-def _best(points: list[dict[str, Any]]) -> dict[str, Any]:
-    return min(points, key=lambda p: (-p["choice"], p["trees"], p["num_leaves"],
-                                      -p["min_data_in_leaf"], -p["margin"], p["swaps"]))
+def _gains(point: dict[str, Any], base: dict[str, dict[str, int]]) -> bool:
+    """Whether the point has more hits than the recorded order left one project out and on
+    validation, each."""
+    return all(sum(point[where][m] - base[where][m] for m in ("span@5", "symbol@5")) > 0
+               for where in ("lopo", "validation"))
+
+
+def _best(points: list[dict[str, Any]], base: dict[str, dict[str, int]]
+          ) -> dict[str, Any] | None:
+    """The point of the highest choice among those that gain on both (None: no such point)."""
+    kept = [p for p in points if _gains(p, base)]
+    return min(kept, key=lambda p: (-p["choice"], p["trees"], p["num_leaves"],
+                                    -p["min_data_in_leaf"], -p["margin"], p["swaps"]),
+               default=None)
 
 
 def _ship(model: Any, point: dict[str, Any], model_dir: Path) -> str:
@@ -223,16 +245,19 @@ def train_cmd(args: argparse.Namespace) -> None:
     train = prepare(pickle.loads(args.train.read_bytes()))
     validation = prepare(pickle.loads(args.validation.read_bytes()))
     points = search(train, validation)
-    best = _best(points)
-    model = fit(train, best["num_leaves"], best["min_data_in_leaf"], best["trees"])
-    pinned = _ship(model, best, args.model_dir)
+    recorded = {"train": replay(train, None, 0.0, 0),
+                "validation": replay(validation, None, 0.0, 0)}
+    best = _best(points, {"lopo": recorded["train"], "validation": recorded["validation"]})
+    pinned = None
+    if best is not None:  # else no point gains on both: nothing is shipped
+        model = fit(train, best["num_leaves"], best["min_data_in_leaf"], best["trees"])
+        pinned = _ship(model, best, args.model_dir)
     write_result(args.out, {
         "command": "python benchmarks/span_swap.py train --train TRAIN --validation VAL",
         "questions": {"train": len(train), "validation": len(validation)},
         "decisions": {"train": sum(g["X"] is not None for g in train),
                       "validation": sum(g["X"] is not None for g in validation)},
-        "recorded": {"train": replay(train, None, 0.0, 0),
-                     "validation": replay(validation, None, 0.0, 0)},
+        "recorded": recorded,
         "chosen": best, "manifest_digest": pinned, "grid": points,
         "cpu_s": round(cpu_seconds() - started, 1), "load_1m": load_1m(),
         "machine": machine(with_platform=False)}, indent=1)

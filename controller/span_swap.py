@@ -11,9 +11,12 @@ scores each item of the first five that repeats a file shown above it, and each 
 is a definition of a file among the first five (not a test's): the best later item trades
 places with the weakest repeat when it scores more than the manifest's margin above it, at most
 `swaps` times. The first item never moves, every file keeps a place in the first five, and the
-evidence holds the same items (recall and file@1 cannot change). Off by default
-(`file_defs.swap_model_digest` ""): validation span@5 143 -> 147 of 200, SWE-QA dev 95 -> 91 of
-131, so round 24's qa_gate did not promote it.
+evidence holds the same items (recall and file@1 cannot change). Round 25 added six columns
+that say how strongly retrieval itself backs an item and the first five's repeats (`_confidence`:
+channels, best rank, fused score share) and a choice that counts a lost question twice. Off by
+default (`file_defs.swap_model_digest` ""): round 25's model moves validation span@5 143 -> 150
+and symbol@5 116 -> 124 of 200, SWE-QA dev span@5 95 -> 95 and symbol@5 94 -> 93, so round
+25's qa_gate did not promote it (round 24's: 147 / 120 and 91 / 91).
 """
 
 from __future__ import annotations
@@ -35,8 +38,13 @@ FEATURES: tuple[str, ...] = (
     "def3", "def1", "def0", "def3_gap", "def1_gap", "def1_file_rank", "def3_file_rank",
     "name_hits", "name_len", "name_share", "body_hits", "body_len", "lines",
     "header", "module", *(f"code_{c}" for c in CODES),
+    # round 25: how strongly retrieval itself backs the item and the hand order's repeats
+    "channels", "best_rank", "score_share", "channels_gap", "held_channels", "top_gap",
 )
 Item = tuple[Chunk, tuple[str, ...]]  # an evidence item and its reason codes
+# an item's fused score and its (channel, rank) reasons: what the hand order rests on
+Signal = tuple[float, tuple[tuple[str, int], ...]]
+NO_RANK = 100
 
 
 def _code(chunk: Chunk) -> bool:
@@ -67,9 +75,37 @@ def _file_rank(values: Sequence[float], paths: Sequence[str], p: int) -> int:
                if path == paths[p] and v > values[p])
 
 
+def _confidence(items: Sequence[Item], signals: Sequence[Signal], places: Sequence[int]
+                ) -> list[list[float]]:
+    """The round-25 columns: for each place, the channels ranking it, its best rank, its score
+    over the first item's, its channels over the best of its file's other items in the first
+    five; for the question, the most channels behind a repeat and the first item's lead."""
+    paths = [c.path for c, _ in items]
+    count = [len({ch for ch, _ in ranks}) for _, ranks in signals]
+    first = signals[0][0] if signals and signals[0][0] > 0 else 0.0
+    held, _ = slots(items, len(items))
+    backed = float(max((count[p] for p in held), default=0))
+    lead = (first - signals[1][0]) / first if first and len(signals) > 1 else 0.0
+    out = []
+    for p in places:
+        ranks = [r for _, r in signals[p][1]]
+        same = [count[i] for i in range(min(TOP, len(items))) if paths[i] == paths[p] and i != p]
+        out.append([float(count[p]), math.log1p(min(ranks, default=NO_RANK)),
+                    signals[p][0] / first if first else 0.0,
+                    float(count[p] - max(same, default=0)), backed, lead])
+    return out
+
+
+def signals_of(scores: Sequence[float], ranks: Sequence[Sequence[tuple[str, int]]]
+               ) -> list[Signal]:
+    return [(float(s), tuple((str(c), int(r)) for c, r in rk))
+            for s, rk in zip(scores, ranks, strict=True)]
+
+
 def rows(question: frozenset[str], items: Sequence[Item], places: Sequence[int],
-         policy: FileDefsPolicy) -> list[list[float]]:
-    """One row of `FEATURES` for each of `places` (indexes into `items`)."""
+         policy: FileDefsPolicy, signals: Sequence[Signal]) -> list[list[float]]:
+    """One row of `FEATURES` for each of `places` (indexes into `items`; `signals` in the
+    order of `items`)."""
     chunks = [c for c, _ in items]
     paths = [c.path for c in chunks]
     order = list(dict.fromkeys(paths))
@@ -94,7 +130,7 @@ def rows(question: frozenset[str], items: Sequence[Item], places: Sequence[int],
             math.log1p(chunk.end_line - chunk.start_line + 1),
             float(is_header(chunk)), float(chunk.kind == "code_module"),
             *(float(c in codes) for c in CODES)])
-    return out
+    return [r + c for r, c in zip(out, _confidence(items, signals, places), strict=True)]
 
 
 def swap(items: Sequence[Item], held: Sequence[int], later: Sequence[int],

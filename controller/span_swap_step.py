@@ -66,6 +66,10 @@ def apply(question: frozenset[str], ranked: Sequence[Candidate], limit: int,
     if not held or not later:
         return list(ranked)
     swap = load(policy.swap_model_digest)
-    scores = swap.model.scores(span_swap.rows(question, items, [*held, *later], policy))
+    signals = span_swap.signals_of(
+        [c.score for c in ranked],
+        [[(r.channel, r.rank) for r in c.reasons if r.code == "rank"] for c in ranked])
+    scores = swap.model.scores(span_swap.rows(question, items, [*held, *later], policy,
+                                              signals))
     order = span_swap.swap(items, held, later, scores, swap.margin, swap.swaps)
     return [ranked[i] for i in order]

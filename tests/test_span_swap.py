@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
 
 from controller.evidence import Candidate
 from controller.reasons import Reason
-from controller.span_swap import FEATURES, rows, slots, swap
+from controller.span_swap import FEATURES, rows, signals_of, slots, swap
 from helix.core.errors import RankerModelError
 from helix.core.hashing import digest
 from helix.core.policy import FileDefsPolicy
@@ -44,6 +45,13 @@ ITEMS = [
 ]
 
 
+# fused scores and (channel, rank) reasons of ITEMS: Config by three channels, load_file by one,
+# Config.copy (an in-file pick) by none, read_all by two, the rest by none
+SIGNALS = signals_of([4.0, 3.0, 4.0, 2.0, 0.0, 0.0, 1.0, 0.0, 1.0],
+                     [[("bm25", 1), ("files", 1), ("name_words", 2)], [("bm25", 2)], [],
+                      [("bm25", 4), ("file_bm25", 3)], [], [], [("bm25", 9)], [], [("bm25", 7)]])
+
+
 def test_the_places_are_the_first_fives_repeats_and_later_definitions_of_their_files() -> None:
     held, later = slots(ITEMS, 24)
     assert held == [2, 3, 4]
@@ -55,7 +63,7 @@ def test_the_places_are_the_first_fives_repeats_and_later_definitions_of_their_f
 
 
 def test_one_row_of_every_column_per_place() -> None:
-    out = rows(WORDS, ITEMS, [2, 7], POLICY)
+    out = rows(WORDS, ITEMS, [2, 7], POLICY, SIGNALS)
     assert [len(r) for r in out] == [len(FEATURES)] * 2
     col = {name: [r[i] for r in out] for i, name in enumerate(FEATURES)}
     assert col["place"] == [2.0, 7.0] and col["in_top"] == [1.0, 0.0]
@@ -63,6 +71,44 @@ def test_one_row_of_every_column_per_place() -> None:
     assert col["name_hits"] == [1.0, 2.0]  # Config.copy: config; merge_values: merge, value
     assert col["def1"][1] > col["def1"][0] and col["def1_gap"][1] > 0
     assert col["code_in_file"] == [1.0, 0.0] and col["code_in_file_more"] == [0.0, 1.0]
+
+
+def test_the_confidence_columns_read_the_channels_and_scores_behind_each_place() -> None:
+    out = rows(WORDS, ITEMS, [2, 3, 4, 7], POLICY, SIGNALS)
+    col = {name: [r[i] for r in out] for i, name in enumerate(FEATURES)}
+    assert col["channels"] == [0.0, 2.0, 0.0, 0.0]
+    assert col["best_rank"][1] == pytest.approx(math.log1p(3))
+    assert col["best_rank"][0] == pytest.approx(math.log1p(100))  # no channel ranked it
+    assert col["score_share"] == [1.0, 0.5, 0.0, 0.0]
+    # read_all (2 channels) against load_file (1); Config.copy (0) against Config (3)
+    assert col["channels_gap"] == [-3.0, 1.0, -3.0, -3.0]
+    assert col["held_channels"] == [2.0] * 4  # read_all, the best-backed repeat
+    assert col["top_gap"] == [0.25] * 4  # (4 - 3) / 4
+
+
+def test_the_step_hands_the_candidates_scores_and_channel_ranks_to_the_columns() -> None:
+    from controller import span_swap_step
+
+    seen: list[list[list[float]]] = []
+
+    class Spy:
+        def scores(self, rows: list[list[float]]) -> list[float]:
+            seen.append(rows)
+            return [0.0] * len(rows)
+
+    pinned = "sha256:toy-span-swap-signals"
+    span_swap_step._LOADED[pinned] = span_swap_step.SwapModel(
+        model=Spy(), margin=0.5, swaps=1)  # type: ignore[arg-type]
+    ranked = [Candidate(chunk=c, score=s, step=1, reasons=tuple(
+        Reason(code="rank", channel=ch, rank=r) for ch, r in ranks))
+        for (c, _), (s, ranks) in zip(ITEMS, SIGNALS, strict=True)]
+    try:
+        span_swap_step.apply(WORDS, ranked, 24, POLICY.model_copy(
+            update={"swap_model_digest": pinned}))
+    finally:
+        span_swap_step._LOADED.pop(pinned, None)
+    channels = FEATURES.index("channels")
+    assert [r[channels] for r in seen[0]] == [0.0, 2.0, 0.0, 0.0, 0.0]  # places 2, 3, 4, 5, 7
 
 
 def test_the_best_later_item_trades_with_the_weakest_repeat_beyond_the_margin() -> None:
@@ -158,7 +204,7 @@ def test_the_shipped_model_loads_under_its_manifest_digest_and_scores_the_column
     loaded = span_swap_step.load(digest(raw))
     assert loaded.model.trees == manifest["point"]["trees"]
     assert (loaded.margin, loaded.swaps) == (manifest["margin"], manifest["swaps"])
-    table = rows(WORDS, ITEMS, [2, 3, 4, 5, 7], POLICY)
+    table = rows(WORDS, ITEMS, [2, 3, 4, 5, 7], POLICY, SIGNALS)
     scores = loaded.model.scores(table)
     assert len(scores) == 5 and scores == loaded.model.scores(table)  # the same every time
 

@@ -287,9 +287,10 @@ class FileDefsPolicy(_Frozen):
     lead_model_digest: str = ""
     # for a question, a LightGBM model (`controller.span_swap`) lets a later definition of a
     # file of the first five trade places with an item there that repeats a file shown above
-    # it, when this pins the digest of data/span_swap/manifest.json ("": no trades). Round 24
-    # (docs/ranker.md): validation span@5 143 -> 147, symbol@5 116 -> 120 of 200; SWE-QA dev
-    # span@5 95 -> 91, symbol@5 94 -> 91; off: the qa_gate did not promote it
+    # it, when this pins the digest of data/span_swap/manifest.json ("": no trades). Round 25's
+    # model (docs/ranker.md, with the hand order's confidence columns): validation span@5
+    # 143 -> 150, symbol@5 116 -> 124 of 200; SWE-QA dev span@5 95 -> 95, symbol@5 94 -> 93
+    # (round 24's: 147 / 120, 91 / 91); off: the qa_gate did not promote it
     swap_model_digest: str = ""
     # for a question (not a report), the first `depth_lead` of those next best definitions
     # (the first file's best, first) go to place `depth_at` + 1 instead of the tail, each
