@@ -326,7 +326,13 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # refused) joined in round 25 with the head as it was: 19, 53; the head retrained with it
     # as a twenty-sixth writer (python -m evals.absence_train: stack, l2 1, threshold 0.5 chosen
     # by leave-one-writer-out; in sample 2 x 26 + 37 = 89 < 2 x 19 + 53 = 91): 26, 37
-    assert wrong.get(("tune", True), 0) <= 26 and wrong.get(("tune", False), 0) <= 37, wrong
+    # absence29: what the answer's clauses deny as features of the head (helix/synthesis/
+    # absence_denial.py: the asked words said missing, negated verbs of telling or words naming
+    # information, a statement turning to a denial after a contrast or a colon), the head
+    # retrained (python -m evals.absence_train: stack, l2 1, threshold 0.4 chosen; held out
+    # writer by writer 30/60 -> 18/53 accepted/refused, cost 120 -> 89; fresh28 held out 7/0
+    # -> 4/0): 14, 38 in sample (cost 89 -> 66; fresh28 7 -> 2 accepted)
+    assert wrong.get(("tune", True), 0) <= 14 and wrong.get(("tune", False), 0) <= 38, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)

@@ -12,7 +12,9 @@ reply, a claim naming what was asked, a blanket claim), the phrase rules' verdic
 encoder's best compared span (its similarity to the absence exemplars and margin over the
 answer exemplars, `absence_meaning`: already computed for the verdict, no other encoder call),
 and the answer's shape (citations, negations, hedges, words, sentences, the share of its words
-the evidence holds and of the question's words it names, the evidence's numbers it gives).
+the evidence holds and of the question's words it names, the evidence's numbers it gives),
+and what its clauses deny (`absence_denial`: the asked words it says are missing, negated
+verbs of telling, a statement turning to a denial after a contrast or a colon).
 With `mode` "stack" the head decides (the rules' verdict is one of its features); with "union"
 it only adds refusals.
 Deterministic: float64 products of the shipped weights, the probability rounded to `DECIMALS`.
@@ -32,6 +34,7 @@ from helix.core.english import NEGATION_WORDS
 from helix.core.envelope import EvidenceItem
 from helix.core.errors import ConfigError
 from helix.synthesis.absence import content_terms, evidence_words
+from helix.synthesis.absence_denial import DENIAL, denial
 from helix.synthesis.absence_meaning import AbsenceMeaning
 from helix.synthesis.absence_shape import SHAPE, shape
 from helix.synthesis.absence_verdict import Reading, _forms, _held_forms, absence_reading
@@ -44,7 +47,7 @@ HEAD_FILE = Path(__file__).with_name("absence_model") / "head.json"
 FEATURES = ("spans", "best_absence", "best_margin", "claims", "phrase_claims", "answered",
             "note", "targets", "blanket", "cites", "answers_from", "replies", "held_share",
             "question_share", "negations", "hedges", "words", "sentences", "verdict",
-            "rules_verdict", *SHAPE, "values")
+            "rules_verdict", *SHAPE, "values", *DENIAL)
 DECIMALS = 6
 NO_MARGIN = -0.5  # the margin of an answer with no compared span
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|(?=\n)|$)")
@@ -93,7 +96,8 @@ def answer_features(text: str, refs: Sequence[CitationRef],
         sum(1 for w in said if w in hedges), math.log1p(len(said)),
         math.log1p(sum(1 for s in _SENTENCE.finditer(text) if s.group().strip())),
         reading.refused, rules.refused,
-        *shape(text, reading.claims, words, question, said, hedges), _values(text, evidence))
+        *shape(text, reading.claims, words, question, said, hedges), _values(text, evidence),
+        *denial(text, question, held))
     return reading, tuple(float(v) for v in values)
 
 
