@@ -131,10 +131,15 @@ def scope_rerun(t: Turn) -> TurnPlan | None:
     return None
 
 
+def _label_words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]{4,}", text.lower()))
+
+
 def _other_sense_option(t: Turn, rejected: str, rest: str) -> OptionItem | None:
     """After a sense was chosen, the one other sense a correction means: "the other one",
     "the other meaning, of the light" (a word of sense), "the other cavity, the storage kind"
-    (a word of the other sense's description); None for another item of a list."""
+    (a word of the other sense's description), "other one, quick" (words naming nothing
+    listed); None for another item of a list (`_names_listed`)."""
     if not rejected.startswith(_SENSE_PREFIX) or t.state.root_frame is None:
         return None
     options = next((s for s in t.state.option_sets
@@ -143,15 +148,25 @@ def _other_sense_option(t: Turn, rejected: str, rest: str) -> OptionItem | None:
     others = [i for i in items if i.id != rejected]
     if len(others) != 1 or not others[0].sense:
         return None
-
-    def words(item: OptionItem) -> set[str]:
-        return set(re.findall(r"[a-z]{4,}", item.label.lower()))
-
     # the words that tell the other sense from the chosen one (never the term itself)
-    described = words(others[0]) - set().union(*(words(i) for i in items if i.id == rejected))
-    if rest and not say.SENSE_WORDS.search(rest) and not described & set(rest.split()):
+    described = _label_words(others[0].label) - set().union(
+        *(_label_words(i.label) for i in items if i.id == rejected))
+    term = set.intersection(*(_label_words(i.label) for i in items))
+    if rest and not say.SENSE_WORDS.search(rest) and not described & set(rest.split()) \
+            and _names_listed(t, _label_words(rest) - term):
         return None
     return others[0]
+
+
+def _names_listed(t: Turn, words: set[str]) -> bool:
+    """A word of a correction's rest is a word of an item the list on screen shows (its
+    label, path or symbol): "no, the other one, the tokenizer test" names an item."""
+    pool = t.pool()
+    shown: set[str] = set()
+    for item in pool.items if pool else ():
+        shown |= _label_words(" ".join((item.label, item.sublabel or "", item.target.path or "",
+                                        item.target.symbol or "")).replace("_", " "))
+    return bool(words & shown)
 
 
 def other_sense(t: Turn) -> TurnPlan | None:
@@ -159,16 +174,20 @@ def other_sense(t: Turn) -> TurnPlan | None:
     the root question was chosen, a message that speaks of a sense (`SENSE_WORDS`) and points
     away from the chosen one (the other, another, or a word only the other sense's option
     says) asks the root question in the other sense (T2), even when an item was opened since
-    (the last accepted choice is then that item, not the sense)."""
+    (the last accepted choice is then that item, not the sense); so does a message pointing
+    away that names a word only the other sense's option says ("other one. optics")."""
     root = t.state.root_frame
-    if root is None or root.sense is None or not say.SENSE_WORDS.search(t.body):
+    sensed = bool(say.SENSE_WORDS.search(t.body))
+    away = bool(say.AWAY_WORDS.search(t.body))
+    if root is None or root.sense is None or not (sensed or away):
         return None
     chosen = next((c for c in t.state.recent_accepted_choice_ids
                    if c.startswith(_SENSE_PREFIX)), None)
     if chosen is None or chosen[len(_SENSE_PREFIX):] != root.sense:
         return None
     other = _other_sense_option(t, chosen, t.body)
-    if other is None or not (say.AWAY_WORDS.search(t.body) or _described(t, chosen, other)):
+    described = other is not None and _described(t, chosen, other)
+    if other is None or not (described if not sensed else away or described):
         return None
     return t.plan("root_followup_scope_change", "root", "correct_choice",
                   f"the other sense {other.sense} instead of {root.sense}",
