@@ -12,13 +12,14 @@ from collections.abc import Callable
 from controller.continuity import phrases as say
 from controller.continuity.item_names import item_position, unmentioned_thing, unshown_thing
 from controller.continuity.pending import parse_ordinal
-from controller.continuity.state import OptionItem, OptionSet, OptionSetKind
+from controller.continuity.senses import SENSE_PREFIX as _SENSE_PREFIX
+from controller.continuity.senses import other_sense, other_sense_option
+from controller.continuity.state import OptionSet, OptionSetKind
 from controller.continuity.transitions import REGISTRY, missing_prior_state, prior_state_ok
 from controller.continuity.turn_plan import ORDINAL_SHAPE_MAX, Intent, Turn, TurnPlan
 from controller.continuity.wording import entity_in_scope, gate_sentence, pivot_question
 from helix.core.english import SCOPE_LIMITERS, SCOPE_PREPOSITIONS, word_alternation
 
-_SENSE_PREFIX = "sense:"
 _AGAIN = re.compile(r"\b(?:again|same)\b")  # "open it again": the object shown before
 Matcher = Callable[[Turn], TurnPlan | None]
 
@@ -131,80 +132,6 @@ def scope_rerun(t: Turn) -> TurnPlan | None:
     return None
 
 
-def _label_words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z]{4,}", text.lower()))
-
-
-def _other_sense_option(t: Turn, rejected: str, rest: str) -> OptionItem | None:
-    """After a sense was chosen, the one other sense a correction means: "the other one",
-    "the other meaning, of the light" (a word of sense), "the other cavity, the storage kind"
-    (a word of the other sense's description), "other one, quick" (words naming nothing
-    listed); None for another item of a list (`_names_listed`)."""
-    if not rejected.startswith(_SENSE_PREFIX) or t.state.root_frame is None:
-        return None
-    options = next((s for s in t.state.option_sets
-                    if any(i.id == rejected for i in s.items)), None)
-    items = options.items if options else ()
-    others = [i for i in items if i.id != rejected]
-    if len(others) != 1 or not others[0].sense:
-        return None
-    # the words that tell the other sense from the chosen one (never the term itself)
-    described = _label_words(others[0].label) - set().union(
-        *(_label_words(i.label) for i in items if i.id == rejected))
-    term = set.intersection(*(_label_words(i.label) for i in items))
-    if rest and not say.SENSE_WORDS.search(rest) and not described & set(rest.split()) \
-            and _names_listed(t, _label_words(rest) - term):
-        return None
-    return others[0]
-
-
-def _names_listed(t: Turn, words: set[str]) -> bool:
-    """A word of a correction's rest is a word of an item the list on screen shows (its
-    label, path or symbol): "no, the other one, the tokenizer test" names an item."""
-    pool = t.pool()
-    shown: set[str] = set()
-    for item in pool.items if pool else ():
-        shown |= _label_words(" ".join((item.label, item.sublabel or "", item.target.path or "",
-                                        item.target.symbol or "")).replace("_", " "))
-    return bool(words & shown)
-
-
-def other_sense(t: Turn) -> TurnPlan | None:
-    """ "now the other meaning", "could we look at the storage meaning now?": after a sense of
-    the root question was chosen, a message that speaks of a sense (`SENSE_WORDS`) and points
-    away from the chosen one (the other, another, or a word only the other sense's option
-    says) asks the root question in the other sense (T2), even when an item was opened since
-    (the last accepted choice is then that item, not the sense); so does a message pointing
-    away that names a word only the other sense's option says ("other one. optics")."""
-    root = t.state.root_frame
-    sensed = bool(say.SENSE_WORDS.search(t.body))
-    away = bool(say.AWAY_WORDS.search(t.body))
-    if root is None or root.sense is None or not (sensed or away):
-        return None
-    chosen = next((c for c in t.state.recent_accepted_choice_ids
-                   if c.startswith(_SENSE_PREFIX)), None)
-    if chosen is None or chosen[len(_SENSE_PREFIX):] != root.sense:
-        return None
-    other = _other_sense_option(t, chosen, t.body)
-    described = other is not None and _described(t, chosen, other)
-    if other is None or not (described if not sensed else away or described):
-        return None
-    return t.plan("root_followup_scope_change", "root", "correct_choice",
-                  f"the other sense {other.sense} instead of {root.sense}",
-                  question=root.question, scope=root.path_scope, sense=other.sense,
-                  rejected_choice_id=chosen)
-
-
-def _described(t: Turn, chosen: str, other: OptionItem) -> bool:
-    """The message names a word of the other sense's option that the chosen one's lacks."""
-    options = next((s for s in t.state.option_sets if any(i.id == chosen for i in s.items)),
-                   None)
-    mine = next((i for i in options.items if i.id == chosen), None) if options else None
-    words = set(re.findall(r"[a-z]{4,}", other.label.lower()))
-    words -= set(re.findall(r"[a-z]{4,}", mine.label.lower())) if mine else set()
-    return bool(words & set(re.findall(r"[a-z]+", t.body)))
-
-
 def correction(t: Turn) -> TurnPlan | None:
     """ "no, the other one": the last accepted choice is rejected, another one is wanted."""
     match = say.CORRECTION.match(t.body)
@@ -214,7 +141,7 @@ def correction(t: Turn) -> TurnPlan | None:
     rest = say.correction_rest(match.group("rest"))
     last = t.state.last_resolved_action
     source = t.state.option_set(last.option_set_id) if last and last.option_set_id else None
-    other_sense = _other_sense_option(t, rejected, rest)
+    other_sense = other_sense_option(t, rejected, rest)
     if other_sense is not None:
         root = t.state.root_frame
         return t.plan("root_followup_scope_change", "root", "correct_choice",
