@@ -76,6 +76,37 @@ def _swapped(token: str, name: str) -> bool:
         and token[diff[1]] == name[diff[0]]
 
 
+_NAME_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def spelt_as_words(name: str, text: str) -> bool:
+    """A code name of two parts or more written as its words in `text`, in order and side by
+    side ("optical cavity" for OpticalCavity, "free spectral range" for free_spectral_range,
+    "the cavity pools" for cavity_pool: a plural 's' on the last)."""
+    parts = [p.lower() for p in _NAME_PART.findall(name)]
+    if len(parts) < 2:
+        return False
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return any(words[i:i + len(parts) - 1] == parts[:-1]
+               and words[i + len(parts) - 1] in (parts[-1], parts[-1] + "s")
+               for i in range(len(words) - len(parts) + 1))
+
+
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+
+
+def own_name_parts(item: OptionItem) -> tuple[str, ...]:
+    """The item's own names as written, for `spelt_as_words`: its symbol's last part, for a
+    whole file its file name's stem ("cavity_pool" of storage/cavity_pool.py), for a section
+    its heading's own words ("cavity pool" of "The cavity pool")."""
+    symbol = (item.target.symbol or "").rsplit(".", 1)[-1]
+    path = item.target.path or ""
+    stem = path.rsplit("/", 1)[-1].split(".", 1)[0] if not symbol and item.label == path else ""
+    heading = _ARTICLE.sub("", item.label.rsplit(" > ", 1)[-1]) \
+        if item.target.kind == "section" else ""
+    return tuple(n for n in (symbol, stem, heading) if n)
+
+
 def message_tokens(text: str) -> set[str]:
     tokens = {m.strip(".,:;!?\"'`()").split(":")[0] for m in text.lower().split()}
     return tokens | set(_WORD.findall(text.lower()))
