@@ -187,6 +187,41 @@ def number_named(t: Turn) -> int | None:
     return found[0] if found else None
 
 
+# a kind of listed item a position may count among ("the 12th test", "test #3", "2nd doc");
+# "document" is left out: people call any listed file a document ("the first document you
+# listed")
+_KINDS_SAID = {"test": "test", "tests": "test", "doc": "doc", "docs": "doc"}
+_COUNTED_KIND = (re.compile(r"(?P<n>\w+)\s+(?P<k>tests?|docs?)\b"),
+                 re.compile(r"\b(?P<k>test|doc)\s*(?:#|number\s+|no\.?\s*)(?P<n>\w+)"))
+
+
+def kind_position(text: str, items: tuple[OptionItem, ...] | list[OptionItem],
+                  number: int) -> tuple[str, int, int | None] | None:
+    """When the message counts `number` among the listed items of one kind ("the 12th test",
+    "open test #3", "the second doc"): (the kind, how many of it the list shows, the list
+    position of that kind's `number`-th item, None when the list shows fewer). None when the
+    position counts over the whole list ("the 12th one", "the second")."""
+    for match in (m for pattern in _COUNTED_KIND for m in pattern.finditer(text.lower())):
+        said, kind = match.group("n"), _KINDS_SAID[match.group("k")]
+        if ordinal_value(said) != number:
+            continue
+        positions = [n for n, item in enumerate(items, start=1) if item_kind(item) == kind]
+        return kind, len(positions), positions[number - 1] if number <= len(positions) else None
+    return None
+
+
+def kind_counted(text: str, items: tuple[OptionItem, ...] | list[OptionItem],
+                 number: int | None) -> tuple[int | None, str | None]:
+    """A list position the message names (`number`) as a position in the whole list, and why
+    there is none when it counts among the items of a kind the list shows fewer of ("there is
+    no test 12: the list has 9 items, 4 of them tests"): `kind_position`."""
+    counted = kind_position(text, items, number) if number is not None else None
+    if counted is None or counted[2] is not None:
+        return (counted[2] if counted else number), None
+    return number, (f"there is no {counted[0]} {number}: the list has {len(items)} items, "
+                    f"{counted[1]} of them {counted[0]}s")
+
+
 def item_position(t: Turn) -> int | None:
     """The list position a question about an object names: a message that is only a position
     ("2", "the second"), a position with its ordinal form ("the second", "2nd", "the third

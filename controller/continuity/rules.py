@@ -10,7 +10,12 @@ import re
 from collections.abc import Callable
 
 from controller.continuity import phrases as say
-from controller.continuity.item_names import item_position, unmentioned_thing, unshown_thing
+from controller.continuity.item_names import (
+    item_position,
+    kind_counted,
+    unmentioned_thing,
+    unshown_thing,
+)
 from controller.continuity.pending import parse_ordinal
 from controller.continuity.senses import SENSE_PREFIX as _SENSE_PREFIX
 from controller.continuity.senses import other_sense, other_sense_option
@@ -248,7 +253,9 @@ def selection(t: Turn) -> TurnPlan | None:
             return t.boundary("nothing is focused and no list is active", "selection")
         t.reasons.append("pronoun with no focused object: resolve in the active list")
     if pool is not None:
-        position = parse_ordinal(rest, len(pool.items))
+        position, beyond_kind = _position(t, pool, rest)
+        if beyond_kind is not None:
+            return t.boundary(beyond_kind, "selection")
         beyond = _beyond(t, pool) if position is None else None
         if beyond is not None:  # "open item 40 from the results" over 24: nothing to open
             return t.boundary(f"there is no item {beyond}: the list has {len(pool.items)}",
@@ -268,6 +275,16 @@ def selection(t: Turn) -> TurnPlan | None:
         where = f"list {source.group(0)}" if source else "numbered list"
         return t.boundary(f"no {where} is active", "selection")
     return None
+
+
+def _position(t: Turn, pool: OptionSet, rest: str) -> tuple[int | None, str | None]:
+    """The list position the command names (an ordinal the rules parse exactly), counted among
+    the listed items of a kind when the message names one ("the 12th test", "test #3":
+    `item_names.kind_counted`), and why there is none when the list shows fewer of that kind."""
+    position = parse_ordinal(rest, len(pool.items))
+    said = position or item_position(t)
+    counted, beyond = kind_counted(t.text, pool.items, said)
+    return (counted if counted != said else position), beyond
 
 
 def _beyond(t: Turn, pool: OptionSet) -> int | None:
