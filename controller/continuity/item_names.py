@@ -76,6 +76,37 @@ def _swapped(token: str, name: str) -> bool:
         and token[diff[1]] == name[diff[0]]
 
 
+_NAME_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def spelt_as_words(name: str, text: str) -> bool:
+    """A code name of two parts or more written as its words in `text`, in order and side by
+    side ("optical cavity" for OpticalCavity, "free spectral range" for free_spectral_range,
+    "the cavity pools" for cavity_pool: a plural 's' on the last)."""
+    parts = [p.lower() for p in _NAME_PART.findall(name)]
+    if len(parts) < 2:
+        return False
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return any(words[i:i + len(parts) - 1] == parts[:-1]
+               and words[i + len(parts) - 1] in (parts[-1], parts[-1] + "s")
+               for i in range(len(words) - len(parts) + 1))
+
+
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+
+
+def own_name_parts(item: OptionItem) -> tuple[str, ...]:
+    """The item's own names as written, for `spelt_as_words`: its symbol's last part, for a
+    whole file its file name's stem ("cavity_pool" of storage/cavity_pool.py), for a section
+    its heading's own words ("cavity pool" of "The cavity pool")."""
+    symbol = (item.target.symbol or "").rsplit(".", 1)[-1]
+    path = item.target.path or ""
+    stem = path.rsplit("/", 1)[-1].split(".", 1)[0] if not symbol and item.label == path else ""
+    heading = _ARTICLE.sub("", item.label.rsplit(" > ", 1)[-1]) \
+        if item.target.kind == "section" else ""
+    return tuple(n for n in (symbol, stem, heading) if n)
+
+
 def message_tokens(text: str) -> set[str]:
     tokens = {m.strip(".,:;!?\"'`()").split(":")[0] for m in text.lower().split()}
     return tokens | set(_WORD.findall(text.lower()))
@@ -154,6 +185,41 @@ def number_named(t: Turn) -> int | None:
     text = _DECIMAL.sub(" ", t.text)
     found = [n for n in ordinals_in(text) or ordinals_in(respelled(text)[0]) if n > 0]
     return found[0] if found else None
+
+
+# a kind of listed item a position may count among ("the 12th test", "test #3", "2nd doc");
+# "document" is left out: people call any listed file a document ("the first document you
+# listed")
+_KINDS_SAID = {"test": "test", "tests": "test", "doc": "doc", "docs": "doc"}
+_COUNTED_KIND = (re.compile(r"(?P<n>\w+)\s+(?P<k>tests?|docs?)\b"),
+                 re.compile(r"\b(?P<k>test|doc)\s*(?:#|number\s+|no\.?\s*)(?P<n>\w+)"))
+
+
+def kind_position(text: str, items: tuple[OptionItem, ...] | list[OptionItem],
+                  number: int) -> tuple[str, int, int | None] | None:
+    """When the message counts `number` among the listed items of one kind ("the 12th test",
+    "open test #3", "the second doc"): (the kind, how many of it the list shows, the list
+    position of that kind's `number`-th item, None when the list shows fewer). None when the
+    position counts over the whole list ("the 12th one", "the second")."""
+    for match in (m for pattern in _COUNTED_KIND for m in pattern.finditer(text.lower())):
+        said, kind = match.group("n"), _KINDS_SAID[match.group("k")]
+        if ordinal_value(said) != number:
+            continue
+        positions = [n for n, item in enumerate(items, start=1) if item_kind(item) == kind]
+        return kind, len(positions), positions[number - 1] if number <= len(positions) else None
+    return None
+
+
+def kind_counted(text: str, items: tuple[OptionItem, ...] | list[OptionItem],
+                 number: int | None) -> tuple[int | None, str | None]:
+    """A list position the message names (`number`) as a position in the whole list, and why
+    there is none when it counts among the items of a kind the list shows fewer of ("there is
+    no test 12: the list has 9 items, 4 of them tests"): `kind_position`."""
+    counted = kind_position(text, items, number) if number is not None else None
+    if counted is None or counted[2] is not None:
+        return (counted[2] if counted else number), None
+    return number, (f"there is no {counted[0]} {number}: the list has {len(items)} items, "
+                    f"{counted[1]} of them {counted[0]}s")
 
 
 def item_position(t: Turn) -> int | None:

@@ -131,6 +131,32 @@ def without_channel_tag(text: str) -> str:
     return text[match.end():].strip() if match and match.end() < len(text.rstrip()) else text
 
 
+# dictated punctuation: a mark said as its name where the mark goes ("who calls it question
+# mark", "same question comma but only in docs period"); "question mark" after an article
+# is a thing asked about ("how is a question mark parsed"), "comma" after one or before
+# "separated" too ("split on the comma"), and "period" only in a message that says another
+# mark ("the retry period" is a word)
+_SAID_END = re.compile(r"(?P<before>\w+)\s+question mark\s*$", re.IGNORECASE)
+_ARTICLES = frozenset({"a", "an", "the", "one", "each", "every"})
+_SAID_MID = re.compile(r"(?<=\w)\s+(?:comma|colon)\s+(?!separated|delimited)(?=\w)",
+                       re.IGNORECASE)
+_SAID_PERIOD = re.compile(r"\s+(?:period|full stop)\s*$", re.IGNORECASE)
+_AFTER_ARTICLE = re.compile(r"\b(?:a|an|the|on|by|each|every|per)\s+(?:comma|colon)\b",
+                            re.IGNORECASE)
+
+
+def spoken_marks(text: str) -> str:
+    """`text` with its dictated punctuation written as the marks ("who calls it?")."""
+    if _AFTER_ARTICLE.search(text):
+        return text
+    said = _SAID_MID.sub(lambda m: ", " if "comma" in m.group(0).lower() else ": ", text)
+    said = _SAID_END.sub(lambda m: m.group(0) if m.group("before").lower() in _ARTICLES
+                         else m.group("before") + "?", said)
+    if said != text:
+        said = _SAID_PERIOD.sub(".", said)
+    return said
+
+
 def without_small_talk_lead(text: str) -> str:
     """`text` without a leading "thanks," / "ok so" / "hello," (the rest is the message)."""
     match = _SMALL_TALK_LEAD.match(text)

@@ -23,6 +23,7 @@ from controller.continuity.item_names import (
     focus_named,
     item_kind,
     item_position,
+    kind_counted,
     message_tokens,
     named_item,
     number_named,
@@ -179,18 +180,17 @@ def pick(t: Turn, r: Reading) -> TurnPlan | None:
 def _select(t: Turn, pool: OptionSet | None, where: str) -> TurnPlan | None:
     if pool is None:
         return t.boundary("no numbered list is active", "selection")
-    number = number_named(t)
+    number, beyond = kind_counted(t.text, pool.items, number_named(t))  # "the 12th test"
     if number is not None:
-        if number > len(pool.items):
-            return t.boundary(f"there is no item {number}: {where} has {len(pool.items)}",
-                              "selection")
+        if number > len(pool.items) or beyond:
+            return t.boundary(beyond or f"there is no item {number}: {where} has "
+                              f"{len(pool.items)}", "selection")
         unshown = _unshown_noun(t, pool)
         if unshown:
             return t.boundary(f"{where} shows no {unshown}", "selection")
-        return _gated(t, t.plan("explicit_selected_object_drilldown", "selection",
-                                "select_item", f"read as item {number} of {where}",
-                                option_set_id=pool.id, choice_index=number,
-                                selection_text=f"open {number}",
+        return _gated(t, t.plan("explicit_selected_object_drilldown", "selection", "select_item",
+                                f"read as item {number} of {where}", option_set_id=pool.id,
+                                choice_index=number, selection_text=f"open {number}",
                                 disabled=not t.settings.selection_lane))
     cues = parse_selection_input(t.core.rstrip("?"))
     words = [w for w in cues.remainder.split() if len(w) >= MIN_NAME_CHARS]

@@ -82,6 +82,7 @@ def route_turn(state: ContinuityState, text: str, reply_to: int | None,
                settings: ContinuitySettings, *, turns: Sequence[TurnSummary] = (),
                now_ms: int = 0, reader: Reader | None = None) -> TurnPlan:
     text = say.without_channel_tag(text)  # "[ci-bot] reopen: ...": the tag asks nothing
+    text = say.spoken_marks(text)  # "who calls it question mark": "who calls it?"
     last = turns[-1].transition if turns else None
     t, plan = _by_rules(state, text, reply_to, settings, turns, now_ms, last)
     if reader is None or not settings.grounding_continuity:

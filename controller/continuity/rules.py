@@ -10,15 +10,21 @@ import re
 from collections.abc import Callable
 
 from controller.continuity import phrases as say
-from controller.continuity.item_names import item_position, unmentioned_thing, unshown_thing
+from controller.continuity.item_names import (
+    item_position,
+    kind_counted,
+    unmentioned_thing,
+    unshown_thing,
+)
 from controller.continuity.pending import parse_ordinal
-from controller.continuity.state import OptionItem, OptionSet, OptionSetKind
+from controller.continuity.senses import SENSE_PREFIX as _SENSE_PREFIX
+from controller.continuity.senses import other_sense, other_sense_option
+from controller.continuity.state import OptionSet, OptionSetKind
 from controller.continuity.transitions import REGISTRY, missing_prior_state, prior_state_ok
 from controller.continuity.turn_plan import ORDINAL_SHAPE_MAX, Intent, Turn, TurnPlan
 from controller.continuity.wording import entity_in_scope, gate_sentence, pivot_question
 from helix.core.english import SCOPE_LIMITERS, SCOPE_PREPOSITIONS, word_alternation
 
-_SENSE_PREFIX = "sense:"
 _AGAIN = re.compile(r"\b(?:again|same)\b")  # "open it again": the object shown before
 Matcher = Callable[[Turn], TurnPlan | None]
 
@@ -131,61 +137,6 @@ def scope_rerun(t: Turn) -> TurnPlan | None:
     return None
 
 
-def _other_sense_option(t: Turn, rejected: str, rest: str) -> OptionItem | None:
-    """After a sense was chosen, the one other sense a correction means: "the other one",
-    "the other meaning, of the light" (a word of sense), "the other cavity, the storage kind"
-    (a word of the other sense's description); None for another item of a list."""
-    if not rejected.startswith(_SENSE_PREFIX) or t.state.root_frame is None:
-        return None
-    options = next((s for s in t.state.option_sets
-                    if any(i.id == rejected for i in s.items)), None)
-    items = options.items if options else ()
-    others = [i for i in items if i.id != rejected]
-    if len(others) != 1 or not others[0].sense:
-        return None
-
-    def words(item: OptionItem) -> set[str]:
-        return set(re.findall(r"[a-z]{4,}", item.label.lower()))
-
-    # the words that tell the other sense from the chosen one (never the term itself)
-    described = words(others[0]) - set().union(*(words(i) for i in items if i.id == rejected))
-    if rest and not say.SENSE_WORDS.search(rest) and not described & set(rest.split()):
-        return None
-    return others[0]
-
-
-def other_sense(t: Turn) -> TurnPlan | None:
-    """ "now the other meaning", "could we look at the storage meaning now?": after a sense of
-    the root question was chosen, a message that speaks of a sense (`SENSE_WORDS`) and points
-    away from the chosen one (the other, another, or a word only the other sense's option
-    says) asks the root question in the other sense (T2), even when an item was opened since
-    (the last accepted choice is then that item, not the sense)."""
-    root = t.state.root_frame
-    if root is None or root.sense is None or not say.SENSE_WORDS.search(t.body):
-        return None
-    chosen = next((c for c in t.state.recent_accepted_choice_ids
-                   if c.startswith(_SENSE_PREFIX)), None)
-    if chosen is None or chosen[len(_SENSE_PREFIX):] != root.sense:
-        return None
-    other = _other_sense_option(t, chosen, t.body)
-    if other is None or not (say.AWAY_WORDS.search(t.body) or _described(t, chosen, other)):
-        return None
-    return t.plan("root_followup_scope_change", "root", "correct_choice",
-                  f"the other sense {other.sense} instead of {root.sense}",
-                  question=root.question, scope=root.path_scope, sense=other.sense,
-                  rejected_choice_id=chosen)
-
-
-def _described(t: Turn, chosen: str, other: OptionItem) -> bool:
-    """The message names a word of the other sense's option that the chosen one's lacks."""
-    options = next((s for s in t.state.option_sets if any(i.id == chosen for i in s.items)),
-                   None)
-    mine = next((i for i in options.items if i.id == chosen), None) if options else None
-    words = set(re.findall(r"[a-z]{4,}", other.label.lower()))
-    words -= set(re.findall(r"[a-z]{4,}", mine.label.lower())) if mine else set()
-    return bool(words & set(re.findall(r"[a-z]+", t.body)))
-
-
 def correction(t: Turn) -> TurnPlan | None:
     """ "no, the other one": the last accepted choice is rejected, another one is wanted."""
     match = say.CORRECTION.match(t.body)
@@ -195,7 +146,7 @@ def correction(t: Turn) -> TurnPlan | None:
     rest = say.correction_rest(match.group("rest"))
     last = t.state.last_resolved_action
     source = t.state.option_set(last.option_set_id) if last and last.option_set_id else None
-    other_sense = _other_sense_option(t, rejected, rest)
+    other_sense = other_sense_option(t, rejected, rest)
     if other_sense is not None:
         root = t.state.root_frame
         return t.plan("root_followup_scope_change", "root", "correct_choice",
@@ -302,7 +253,9 @@ def selection(t: Turn) -> TurnPlan | None:
             return t.boundary("nothing is focused and no list is active", "selection")
         t.reasons.append("pronoun with no focused object: resolve in the active list")
     if pool is not None:
-        position = parse_ordinal(rest, len(pool.items))
+        position, beyond_kind = _position(t, pool, rest)
+        if beyond_kind is not None:
+            return t.boundary(beyond_kind, "selection")
         beyond = _beyond(t, pool) if position is None else None
         if beyond is not None:  # "open item 40 from the results" over 24: nothing to open
             return t.boundary(f"there is no item {beyond}: the list has {len(pool.items)}",
@@ -322,6 +275,16 @@ def selection(t: Turn) -> TurnPlan | None:
         where = f"list {source.group(0)}" if source else "numbered list"
         return t.boundary(f"no {where} is active", "selection")
     return None
+
+
+def _position(t: Turn, pool: OptionSet, rest: str) -> tuple[int | None, str | None]:
+    """The list position the command names (an ordinal the rules parse exactly), counted among
+    the listed items of a kind when the message names one ("the 12th test", "test #3":
+    `item_names.kind_counted`), and why there is none when the list shows fewer of that kind."""
+    position = parse_ordinal(rest, len(pool.items))
+    said = position or item_position(t)
+    counted, beyond = kind_counted(t.text, pool.items, said)
+    return (counted if counted != said else position), beyond
 
 
 def _beyond(t: Turn, pool: OptionSet) -> int | None:

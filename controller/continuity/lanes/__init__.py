@@ -14,7 +14,13 @@ from collections.abc import Callable
 from typing import Any
 
 from controller.continuity.events import ContinuityEvent
-from controller.continuity.item_names import item_names, message_tokens, name_like
+from controller.continuity.item_names import (
+    item_names,
+    message_tokens,
+    name_like,
+    own_name_parts,
+    spelt_as_words,
+)
 from controller.continuity.lanes.chat import run_chat, run_reading_clarifier
 from controller.continuity.lanes.context import (
     Executor,
@@ -231,9 +237,11 @@ def _asked_of(item: OptionItem, question: str) -> bool:
     """The question names the item by its own name (its symbol, the symbol's last part, its
     label; a typo of a long one: `item_names.name_like`), not by its file or a word of it
     ("SearchEngine.search tie breaking" names SearchEngine.search; "where is the tokenizer
-    cache configured?" names no part of Tokenizer.__init__)."""
+    cache configured?" names no part of Tokenizer.__init__), or writes that name as its words
+    ("is the optical cavity tested?" names OpticalCavity: `item_names.spelt_as_words`)."""
     own = item_names(item)[0]
-    return any(name_like(token, name) for token in message_tokens(question) for name in own)
+    return any(name_like(token, name) for token in message_tokens(question) for name in own) \
+        or any(spelt_as_words(name, question) for name in own_name_parts(item))
 
 
 def _clarification_updates(ctx: TurnContext, envelope: Envelope, frame: RootFrameState,

@@ -168,11 +168,9 @@ def clarified(ctx: TurnContext, decision: SelectionDecision,
                                      "option_sets": offered}
     if plan.rejected_choice_id:
         updates["choices"] = ChoiceUpdate(rejected=plan.rejected_choice_id)
-    selected = lane_state.selected_object
-    if selected is not None and selected.from_answer:
-        # a choice was started: "it" is no longer what the last answer led with
-        updates["selected_object"] = None
-        updates["focus"] = ctx.plan.focus.as_state().model_copy(update={"object_ref": None})
+    # the answer's lead stays selected: a message that answers none of the options drops the
+    # pending (focus-context-pending-state step 3: it must not hijack routing), and "it" is
+    # then what the last answer led with, as if the clarifier had not been asked
     if settings.pending_state:
         updates["pending"] = make_pending(
             kind="workflow_waiting",
