@@ -1,0 +1,46 @@
+"""(units29) Two general causes of fresh28's missed statements, in wordings of no data set;
+the first two cases of the
+first group and the first three of the second fail on main.
+
+- A history that ends in what holds now: a past tense is over when its sentence says from
+  which version or time the present holds ("from 3.0 on", "from release 2 onwards", "as of
+  3.1"), as it already was with "since" or "now".
+- What a label, a tooltip or a log line says is a unit for display, no second answer ("is in
+  ms but the log line says seconds"); a rebuttal opens a clause of its own, so a display in
+  the clause across it does not excuse the unit stated there ("the tooltip shows ms but the
+  timeout is in seconds": two answers, neither confirmed).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.units import states_unit
+
+
+@pytest.mark.parametrize(("text", "unit", "quantity", "states"), [
+    ("The delay was given in seconds in 1.x; from release 2 onwards it is milliseconds.", "ms",
+     "delay", True),
+    ("Lengths were inches in 1.x and feet in 2.x; from 3.0 on they are metres.", "m",
+     "length", True),
+    ("The cache size was in KiB before; as of 3.1 it is bytes.", "B", "cache size", True),
+    # the past unit is still denied
+    ("The delay was in ms in 1.x; from 2.0 on it is seconds.", "ms", "delay", False),
+    # what holds from a version on is stated as before
+    ("The delay is in ms from 3.0 on.", "ms", "delay", True),
+])
+def test_a_history_ending_in_the_present(text: str, unit: str, quantity: str,
+                                         states: bool) -> None:
+    assert states_unit(text, unit, (quantity,)) == states, text
+
+
+@pytest.mark.parametrize(("text", "unit", "quantity", "states"), [
+    ("The timeout is in ms but the log line says seconds.", "ms", "timeout", True),
+    ("The upload quota is in MB, yet the settings page says GiB.", "MB", "upload quota", True),
+    ("The tooltip shows ms but the timeout is in seconds.", "ms", "timeout", False),
+    # a display in the unit's own clause is read as before
+    ("The timeout is in ms; the dashboard shows seconds.", "ms", "timeout", True),
+])
+def test_what_a_label_says_and_a_rebuttal_clause(text: str, unit: str, quantity: str,
+                                                  states: bool) -> None:
+    assert states_unit(text, unit, (quantity,)) == states, text
