@@ -188,13 +188,13 @@ CONFIRMED_LEFT |= {
     "Note that the number you enter in the Size box, which most people "
     "assume works like the point sizes in Word, is not that: it is a "
     "percentage of the theme's base size.",
-    "fix(pdf): stop passing half-point values to the renderer as if they were points",
     'ConfigError: "body.size" = "12pt" - units are not allowed here, give a '
     "unitless multiplier of the base size",
     "Bug: `--size 12` produces 12 mm tall text, expected 12 pt",
     "def test_font_size_is_not_interpreted_as_points():",
 }
-# units29 reads two of the statements (a unit a tooltip says is for display; a history that
+# units29 reads one of the denials (a manner contrary to fact, "as if they were points") and
+# two of the statements (a unit a tooltip says is for display; a history that
 # ends in what holds "from 3.0 on": tests/test_unit_structure29.py)
 LEFT |= {
     "// Schriftgröße in Punkt, nicht in Pixel",

@@ -44,3 +44,18 @@ def test_a_history_ending_in_the_present(text: str, unit: str, quantity: str,
 def test_what_a_label_says_and_a_rebuttal_clause(text: str, unit: str, quantity: str,
                                                   states: bool) -> None:
     assert states_unit(text, unit, (quantity,)) == states, text
+
+
+# A manner contrary to fact: what follows "as if" / "as though" in a clause is only supposed
+# ("the renderer was passed half-points as if they were points"), as after "if you mean". The
+# first two fail on main.
+@pytest.mark.parametrize(("text", "unit", "quantity", "states"), [
+    ("Callers pass the quota as though it were MB.", "MB", "quota", False),
+    ("The retry delay behaves as if it were given in ms.", "ms", "retry delay", False),
+    ("Old clients sent tenths of a second as if they were milliseconds.", "ms", "delay", False),
+    # a supposition about something else leaves the unit stated
+    ("The uploader reads the quota as MB, as if it mattered.", "MB", "quota", True),
+    ("As if that were not enough, the quota is in MB.", "MB", "quota", True),
+])
+def test_a_manner_contrary_to_fact(text: str, unit: str, quantity: str, states: bool) -> None:
+    assert states_unit(text, unit, (quantity,)) == states, text

@@ -445,9 +445,9 @@ def read(text: str) -> Reading:
                 deny(_change_scope(cl, i))
         if (n := _match(tokens, i, c.elliptical)) and _alone(cl, i, n):
             deny(_previous_clause(cl, i))
-        if _match(tokens, i, c.suppositions) and i > 0 and tokens[i - 1].sentence == \
-                token.sentence:  # "write `512Mi` if you mean mebibytes"
-            deny(cl.forward(i, i + 1))
+        if (n := _match(tokens, i, c.suppositions)) and i > 0 and tokens[i - 1].sentence == \
+                token.sentence:  # "write `512Mi` if you mean mebibytes", "as if it were ms"
+            deny(cl.forward(i, i + n))
         if _match(tokens, i, c.harmful) or raises_error(tokens, i, c):
             deny(cl.backward(i))
             deny(condition(tokens, i, c))
