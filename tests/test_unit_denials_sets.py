@@ -183,8 +183,6 @@ CONFIRMED_LEFT |= {
 # round 24's merges with 4 -> 5 statements missed and 6 -> 6 denials confirmed, now a tune set:
 # left as measured at the rotation (the commits after it read what they read)
 CONFIRMED_LEFT |= {
-    "Despite the 'pt' suffix in the UI dropdown, the value sent to the "
-    "printer is in twips (1/20 pt).",
     "Note that the number you enter in the Size box, which most people "
     "assume works like the point sizes in Word, is not that: it is a "
     "percentage of the theme's base size.",
@@ -193,7 +191,8 @@ CONFIRMED_LEFT |= {
     "Bug: `--size 12` produces 12 mm tall text, expected 12 pt",
     "def test_font_size_is_not_interpreted_as_points():",
 }
-# units29 reads one of the denials (a manner contrary to fact, "as if they were points") and
+# units29 reads two of the denials (a manner contrary to fact, "as if they were points"; a unit
+# in a concession, "Despite the 'pt' suffix in the UI dropdown, ...") and
 # two of the statements (a unit a tooltip says is for display; a history that
 # ends in what holds "from 3.0 on": tests/test_unit_structure29.py)
 LEFT |= {
