@@ -193,13 +193,12 @@ CONFIRMED_LEFT |= {
 }
 # units29 reads two of the denials (a manner contrary to fact, "as if they were points"; a unit
 # in a concession, "Despite the 'pt' suffix in the UI dropdown, ...") and
-# two of the statements (a unit a tooltip says is for display; a history that
-# ends in what holds "from 3.0 on": tests/test_unit_structure29.py)
+# three of the statements (a unit a tooltip says is for display; a history that
+# ends in what holds "from 3.0 on"; an evaluative before a noun a negated verb takes, "do not
+# confuse it with the legacy pixel Size field": tests/test_unit_structure29.py)
 LEFT |= {
     "// Schriftgröße in Punkt, nicht in Pixel",
     "// フォントサイズはポイント(pt)単位です。ピクセルではありません。",
-    "// PointSize is the nominal size in pt (1/72 in). Do not confuse it "
-    "with the legacy pixel Size field.",
 }
 
 

@@ -76,3 +76,22 @@ def test_a_manner_contrary_to_fact(text: str, unit: str, quantity: str, states: 
 ])
 def test_a_unit_in_a_concession(text: str, unit: str, quantity: str, states: bool) -> None:
     assert states_unit(text, unit, (quantity,)) == states, text
+
+
+# An evaluative word before a noun ("the deprecated GPa field", "the legacy seconds setting")
+# that a negation reaches is no double negation: it qualifies what the negated verb takes, and
+# the unit stays denied ("don't use the deprecated GPa field"), as a rival there does ("do not
+# confuse it with the legacy seconds field"); a negated predicate is still one ("not wrong to
+# read it as GPa"). The first three fail on main.
+@pytest.mark.parametrize(("text", "unit", "quantity", "states"), [
+    ("Don't use the deprecated GPa field for the tile pressure.", "GPa", "tile pressure",
+     False),
+    ("The tile pressure is not in the deprecated GPa.", "GPa", "tile pressure", False),
+    ("The flush interval is in ms. Never mix it up with the obsolete seconds setting.", "ms",
+     "flush interval", True),
+    ("It is not wrong to read the tile pressure as GPa.", "GPa", "tile pressure", True),
+    ("GPa is not deprecated.", "GPa", "tile pressure", True),
+])
+def test_a_negated_verb_and_an_evaluative_before_a_noun(text: str, unit: str, quantity: str,
+                                                         states: bool) -> None:
+    assert states_unit(text, unit, (quantity,)) == states, text

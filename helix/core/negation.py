@@ -196,6 +196,12 @@ def _evaluative_scope(cl: _Clauses, at: int, length: int) -> list[int]:
     return scope
 
 
+def _attributive(cl: _Clauses, at: int) -> bool:
+    """A cue after a determiner, no "be" before it: "don't use the deprecated GPa field"."""
+    before = [t.lower for t in cl.tokens[max(0, at - 3):at]]
+    return bool(before) and before[-1] in cl.c.determiners and not set(before) & cl.c.copulas
+
+
 def _previous_clause(cl: _Clauses, first: int) -> list[int]:
     """The clause before the one starting at token `first`, in the same sentence (the
     boundary tokens between them skipped)."""
@@ -421,7 +427,8 @@ def read(text: str) -> Reading:
             deny(_subject(cl, i))
             deny(_label(cl, i))
             deny(_refuted(cl, i, n))
-        if (n := _match(tokens, i, c.evaluative)) and reaches[i] % 2 == 1:
+        if (n := _match(tokens, i, c.evaluative)) and reaches[i] % 2 == 1 \
+                and not _attributive(cl, i):
             for j in _evaluative_scope(cl, i, n):  # negated: "not wrong to read it as GPa"
                 reaches[j] += reaches[j] % 2
         elif n:
