@@ -92,6 +92,7 @@ class Names:
     contrast: dict[str, tuple[str, ...]]  # a word set against the unit ("tokens, not chars")
     shares: frozenset[str]  # dimensions a quantity of any dimension is given in as a share
     display: frozenset[str]  # words of a clause saying where a unit is shown
+    sayings: frozenset[str]  # "the tooltip says px": a unit right after one is for display
     concessions: tuple[tuple[str, ...], ...]  # phrases opening what is granted, set aside
     converts: frozenset[str]  # verbs whose object is a unit converted from
     reckonings: frozenset[str]  # "Multiply by 3.6 for km/h": arithmetic the reader does
@@ -169,7 +170,7 @@ def names() -> Names:
         contrast={key: tuple(words) for key, words in data["contrast"].items()},
         shares=frozenset(lines["shares"]),
         compound=compound,
-        display=frozenset(lines["display"]),
+        display=frozenset(lines["display"]), sayings=frozenset(lines["sayings"]),
         concessions=tuple(tuple(c.split()) for c in lines["concessions"]),
         converts=frozenset(lines["converts"]), reckonings=frozenset(lines["reckonings"]),
         affirmations=frozenset(lines["affirmations"]),

@@ -17,6 +17,10 @@ _TARGETS = frozenset({"to", "into"})  # what a value is converted to
 _ARTICLES = frozenset({"a", "an", "the"})
 _BREAKS = frozenset({*CLAUSE_MARKS, "-", "/", "(", ")"})  # marks ending a clause in a line
 _MARKUP = frozenset({"*", "_", "`"})  # marks of emphasis or code around a sentence's words
+# a rebuttal opens a clause of its own: a display in the clause across it is not the unit's
+# ("the tooltip says pt but the value is px", units29)
+_OPENING = frozenset({"but", "yet"})
+_QUOTES = frozenset({"'", '"', "`", "‘", "“"})  # a quote between a saying and its unit
 
 
 def complement(reading: Reading, at: int) -> bool:
@@ -140,12 +144,17 @@ def supposed(reading: Reading, at: int) -> bool:
 
 def displayed(reading: Reading, at: int) -> bool:
     """The clause of token `at` says where it is shown ("the dashboard shows MB/s", "MPa is
-    only used for display"): a unit for display, no second answer."""
+    only used for display"), a rebuttal ending the clause, or the unit is what a label says
+    ("the tooltip says px"): a unit for display, no second answer."""
     tokens, sentence = reading.tokens, reading.tokens[at].sentence
+    before = [t.lower for t in tokens[max(0, at - 3):at] if t.sentence == sentence
+              and t.lower not in _ARTICLES and t.text not in _QUOTES]
+    if before and before[-1] in names().sayings:  # "the tooltip says px"
+        return True
     for step in (-1, 1):
         n = at + step
         while 0 <= n < len(tokens) and tokens[n].sentence == sentence \
-                and tokens[n].text not in CLAUSE_MARKS:
+                and tokens[n].text not in CLAUSE_MARKS and tokens[n].lower not in _OPENING:
             if tokens[n].lower in names().display:
                 return True
             n += step

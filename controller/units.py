@@ -308,6 +308,14 @@ def _answered_otherwise(reading: Reading, index: int | None, unit: str) -> bool:
         for (n, t), before in zip(reply, previous, strict=True))
 
 
+def _set_aside(reading: Reading, index: int | None, unit: str) -> bool:
+    """The mention at token `index` is answered otherwise, or in a concession: granted and set
+    aside, stated no more than a rival there ("Despite the 'pt' suffix in the dropdown, the
+    value is in twips", units29)."""
+    return _answered_otherwise(reading, index, unit) or (
+        index is not None and _conceded(reading, index))
+
+
 def _unreached(reading: Reading, index: int | None) -> bool:
     return index is not None and bool(reading.reaches) and reading.reaches[index] == 0
 
@@ -362,7 +370,7 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
             if struck is not None:
                 replaced[line] = next((shown(w) for w in WORD.findall(struck)
                                        if rival(w, unit)), None)
-            held = held and not _answered_otherwise(reading, index, unit)
+            held = held and not _set_aside(reading, index, unit)
             stated = (held and line not in retracted | foreign
                       and not (sentence in elsewhere and _unreached(reading, index)
                                and not _anaphoric(reading, index, para)))

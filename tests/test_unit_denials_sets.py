@@ -116,8 +116,9 @@ LEFT |= {"#define MAX_CHARGE_CENTS 50000  /* $500.00 */"}
 # a history of rivals or beside a rival's conversion, and "anything but N·m"
 CONFIRMED_LEFT |= {
     "The servo listing says 20 kg-cm and people keep treating it as 20 Nm. It is not Nm; "
-    "20 kgf·cm is about 1.96 N·m.",
-    "Torque wrench profile shows an Nm label but the values are ft-lbs"}
+    "20 kgf·cm is about 1.96 N·m."}
+# units29 reads "Torque wrench profile shows an Nm label but the values are ft-lbs" (a
+# rebuttal ends the clause a display word excuses: tests/test_unit_structure29.py)
 LEFT |= {
     "/// Peak torque in newton-metres. Callers working in lbf·ft should use "
     "`Torque::from_lbft`.",
@@ -182,24 +183,22 @@ CONFIRMED_LEFT |= {
 # round 24's merges with 4 -> 5 statements missed and 6 -> 6 denials confirmed, now a tune set:
 # left as measured at the rotation (the commits after it read what they read)
 CONFIRMED_LEFT |= {
-    "Despite the 'pt' suffix in the UI dropdown, the value sent to the "
-    "printer is in twips (1/20 pt).",
     "Note that the number you enter in the Size box, which most people "
     "assume works like the point sizes in Word, is not that: it is a "
     "percentage of the theme's base size.",
-    "fix(pdf): stop passing half-point values to the renderer as if they were points",
     'ConfigError: "body.size" = "12pt" - units are not allowed here, give a '
     "unitless multiplier of the base size",
     "Bug: `--size 12` produces 12 mm tall text, expected 12 pt",
     "def test_font_size_is_not_interpreted_as_points():",
 }
+# units29 reads two of the denials (a manner contrary to fact, "as if they were points"; a unit
+# in a concession, "Despite the 'pt' suffix in the UI dropdown, ...") and
+# three of the statements (a unit a tooltip says is for display; a history that
+# ends in what holds "from 3.0 on"; an evaluative before a noun a negated verb takes, "do not
+# confuse it with the legacy pixel Size field": tests/test_unit_structure29.py)
 LEFT |= {
-    "Font size is in pt but the tooltip says px",
     "// Schriftgröße in Punkt, nicht in Pixel",
     "// フォントサイズはポイント(pt)単位です。ピクセルではありません。",
-    "Sizes were pixels in 1.x and em in 2.x; from 3.0 on they are points.",
-    "// PointSize is the nominal size in pt (1/72 in). Do not confuse it "
-    "with the legacy pixel Size field.",
 }
 
 

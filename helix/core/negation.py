@@ -196,6 +196,12 @@ def _evaluative_scope(cl: _Clauses, at: int, length: int) -> list[int]:
     return scope
 
 
+def _attributive(cl: _Clauses, at: int) -> bool:
+    """A cue after a determiner, no "be" before it: "don't use the deprecated GPa field"."""
+    before = [t.lower for t in cl.tokens[max(0, at - 3):at]]
+    return bool(before) and before[-1] in cl.c.determiners and not set(before) & cl.c.copulas
+
+
 def _previous_clause(cl: _Clauses, first: int) -> list[int]:
     """The clause before the one starting at token `first`, in the same sentence (the
     boundary tokens between them skipped)."""
@@ -421,7 +427,8 @@ def read(text: str) -> Reading:
             deny(_subject(cl, i))
             deny(_label(cl, i))
             deny(_refuted(cl, i, n))
-        if (n := _match(tokens, i, c.evaluative)) and reaches[i] % 2 == 1:
+        if (n := _match(tokens, i, c.evaluative)) and reaches[i] % 2 == 1 \
+                and not _attributive(cl, i):
             for j in _evaluative_scope(cl, i, n):  # negated: "not wrong to read it as GPa"
                 reaches[j] += reaches[j] % 2
         elif n:
@@ -445,9 +452,9 @@ def read(text: str) -> Reading:
                 deny(_change_scope(cl, i))
         if (n := _match(tokens, i, c.elliptical)) and _alone(cl, i, n):
             deny(_previous_clause(cl, i))
-        if _match(tokens, i, c.suppositions) and i > 0 and tokens[i - 1].sentence == \
-                token.sentence:  # "write `512Mi` if you mean mebibytes"
-            deny(cl.forward(i, i + 1))
+        if (n := _match(tokens, i, c.suppositions)) and i > 0 and tokens[i - 1].sentence == \
+                token.sentence:  # "write `512Mi` if you mean mebibytes", "as if it were ms"
+            deny(cl.forward(i, i + n))
         if _match(tokens, i, c.harmful) or raises_error(tokens, i, c):
             deny(cl.backward(i))
             deny(condition(tokens, i, c))

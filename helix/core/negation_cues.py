@@ -33,6 +33,8 @@ class Cues:
     past: Phrases
     past_tense: Phrases
     superseded_by: Phrases
+    held_from: frozenset[str]  # "from 3.0 on": a version from which something holds
+    held_on: frozenset[str]
     sequels: frozenset[str]  # "was mW, then kW in 2.0, now W": a clause going on in the past
     elided_sequels: frozenset[str]  # "was KiB until 1.4, in bytes in 2.0": no verb of its own
     past_ends: frozenset[str]  # "until 1.4": when the past clause before it ended
@@ -99,6 +101,7 @@ def cues() -> Cues:
         evaluative=_phrases(cue["evaluative"]),
         past=_phrases(cue["past"]), past_tense=_phrases(cue["past_tense"]),
         superseded_by=_phrases(cue["superseded_by"]),
+        held_from=frozenset(cue["held_from"]), held_on=frozenset(cue["held_on"]),
         sequels=frozenset(cue["sequels"]), elided_sequels=frozenset(cue["elided_sequels"]),
         past_ends=frozenset(cue["past_ends"]),
         past_subjects=frozenset(cue["past_subjects"]),

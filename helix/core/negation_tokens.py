@@ -161,8 +161,23 @@ def misread_headlines(tokens: tuple[Token, ...], c: Cues) -> set[int]:
 
 
 def superseded(tokens: tuple[Token, ...], c: Cues) -> set[int]:
-    """Sentences that say what holds now or when it changed."""
-    return {tokens[i].sentence for i in range(len(tokens)) if match(tokens, i, c.superseded_by)}
+    """Sentences that say what holds now or when it changed (a cue, or a version or a time
+    from which it holds: "from 3.0 on", "from v2 onwards")."""
+    return {tokens[i].sentence for i in range(len(tokens))
+            if match(tokens, i, c.superseded_by) or _held_from(tokens, i, c)}
+
+
+def _held_from(tokens: tuple[Token, ...], at: int, c: Cues) -> bool:
+    """Token `at` opens a version or a time from which something holds: a `held_from` word, a
+    number (a version, a year) within two words after it, then a `held_on` word ("from 3.0
+    on", "from release 2 onwards")."""
+    if tokens[at].lower not in c.held_from:
+        return False
+    after = [t for t in tokens[at + 1:at + 5] if t.sentence == tokens[at].sentence]
+    for n, token in enumerate(after[1:], start=1):
+        if token.lower in c.held_on:
+            return any(ch.isdigit() for t in after[:n] for ch in t.text)
+    return False
 
 
 def in_code(tokens: tuple[Token, ...]) -> frozenset[int]:
