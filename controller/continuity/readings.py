@@ -26,6 +26,7 @@ from controller.continuity.item_names import (
     message_tokens,
     named_item,
     number_named,
+    position_named,
     respelt_names,
     same_object,
     unshown_thing,
@@ -179,7 +180,7 @@ def pick(t: Turn, r: Reading) -> TurnPlan | None:
 def _select(t: Turn, pool: OptionSet | None, where: str) -> TurnPlan | None:
     if pool is None:
         return t.boundary("no numbered list is active", "selection")
-    number = number_named(t)
+    number = position_named(t, len(pool.items))
     if number is not None:
         if number > len(pool.items):
             return t.boundary(f"there is no item {number}: {where} has {len(pool.items)}",
@@ -468,8 +469,7 @@ def why(t: Turn, r: Reading) -> TurnPlan | None:
             "answer_root", "rerun_scoped", "pivot_root", "resume_clarified"):
         return meta(t, r)  # "why that file?" about an answer: the meta lane says its basis
     return t.plan("meta_followup_over_answer", "semantic", "explain_last_action",
-                  "read as why the last action was taken",
-                  disabled=not t.settings.semantic_lane)
+                  "read as why the last action was taken", disabled=not t.settings.semantic_lane)
 
 
 def meaning(t: Turn, r: Reading) -> TurnPlan:
