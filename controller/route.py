@@ -298,6 +298,10 @@ def sense_terms(body: str, terms: tuple[str, ...], knows: Knows | None = None
         return subject
     known = tuple(t for t in subject if " " in t or is_identifier(t)
                   or (knows(t.lower()) and not _counts(t)))
+    quoted = _quoted_word(body, knows)
+    if quoted is not None and any(t.lower() == quoted for t in known) \
+            and _ASKS_WHAT_A_WORD_IS.search(body):
+        return (quoted,)  # "I'm new to Python: what does 'cavity' mean here?": the word quoted
     if len(known) == 1 and known != subject and not _heads_phrase(known[0], body):
         return subject  # "where the program counts how often ...": no word asked about
     return known
@@ -305,7 +309,7 @@ def sense_terms(body: str, terms: tuple[str, ...], knows: Knows | None = None
 
 # a plain word quoted alone ("what does 'cavity' denote", 'ask "cavity"'); a plain word
 # standing alone before the rest of the message ("cavity. go", "cavity — which one, quick")
-_QUOTED_WORD = re.compile(r"(?<![\w'’])['\"‘“]([A-Za-z][a-z-]*)['\"’”](?![\w'’])")
+_QUOTED_WORD = re.compile(r"(?<![\w'’])['\"‘“]([a-z][a-z-]*)['\"’”](?![\w'’])")
 _LONE_LEAD = re.compile(r"^\W*([A-Za-z][a-z-]*)\s*(?:[.,;!?]+|\s[-—–]+)\s*\S")
 
 
@@ -314,14 +318,18 @@ def _asks_about_a_word(body: str, knows: Knows) -> bool:
     or means, or it mentions one plain word as a word (the one word quoted: 'cavity'), or a
     word of the repository stands alone before the rest of the message as its subject
     ("cavity. go"; a greeting, an aside or a label there is none: "hello, where is ...")."""
-    if _ASKS_WHAT_A_WORD_IS.search(body):
-        return True
-    quoted = [w.lower() for w in _QUOTED_WORD.findall(body)]
-    if len(quoted) == 1 and quoted[0] not in STOPWORDS and knows(quoted[0]):
+    if _ASKS_WHAT_A_WORD_IS.search(body) or _quoted_word(body, knows) is not None:
         return True
     lone = _LONE_LEAD.match(body)
     word = lone.group(1).lower() if lone else ""
     return bool(word) and not _SENSE_ASIDE.match(word) and word not in STOPWORDS and knows(word)
+
+
+def _quoted_word(body: str, knows: Knows) -> str | None:
+    """The one plain word of the repository the message quotes, alone ('cavity')."""
+    quoted = [w.lower() for w in _QUOTED_WORD.findall(body)]
+    one = len(quoted) == 1 and quoted[0] not in STOPWORDS and knows(quoted[0])
+    return quoted[0] if one else None
 
 
 def _counts(word: str) -> bool:

@@ -1,9 +1,11 @@
 """A word mentioned as a word is the word asked about (router25b, issue 32): the sense check
 reads the index's vocabulary not only for a message asking what a word is or means ('meanings'
 too), but for one that quotes a single plain word ("folks here keep saying 'cavity'") or sets
-a word of the repository alone before the rest ("cavity — spill it"); a number ("two senses",
-"5 lines") is never the subject; the quote around a word is no clitic, so a quoted word heads
-its phrase. Main searched these as asked (no two-option clarifier)."""
+a word of the repository alone before the rest ("cavity — spill it"); a quoted word asked
+about is that word whatever else the message names ("Python newbie, what does 'cavity'
+mean?"); a number ("two senses", "5 lines") is never the subject; the quote around a word is
+no clitic, so a quoted word heads its phrase. Main searched these as asked (no two-option
+clarifier)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from controller_helpers import ask, fixture_index
 from controller.route import RoutePlan, route_question
 from helix.core.policy import RoutingPolicy
 
-VOCABULARY = frozenset({"cavity", "pool", "carve", "two", "5", "tokenizer", "defined", "max"})
+VOCABULARY = frozenset({"cavity", "pool", "carve", "two", "5", "tokenizer", "defined", "max",
+                        "python"})
 
 
 def plan(question: str) -> RoutePlan:
@@ -29,6 +32,7 @@ def plan(question: str) -> RoutePlan:
     "what is a cavity? 5 lines max",
     "so cavity has two meanings? which are they",
     "wats a cavity around here",
+    "total Python newbie here, what does 'cavity' mean in this code?",  # the quoted word
 ])
 def test_a_word_mentioned_as_a_word_is_sense_checked(question: str) -> None:
     read = plan(question)
