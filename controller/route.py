@@ -32,7 +32,7 @@ from controller.issue_text import (
 )
 from controller.text import is_identifier, token_set
 from controller.vocabulary import load
-from helix.core.english import QUESTION_WORDS
+from helix.core.english import NUMBER_WORDS, QUESTION_WORDS
 from helix.core.envelope import Intent, Route
 from helix.core.policy import RouteName, RoutingPolicy
 from helix.core.schemas import Frozen
@@ -294,12 +294,47 @@ def sense_terms(body: str, terms: tuple[str, ...], knows: Knows | None = None
     words = (_one_word(t) for t in terms)  # a quoted "the cavity" is the word cavity
     subject = tuple(dict.fromkeys(t for t in words if not _SENSE_ASIDE.match(t)
                                   and (" " in t or t.lower() in kept)))
-    if knows is None or not _ASKS_WHAT_A_WORD_IS.search(body):
+    if knows is None or not _asks_about_a_word(body, knows):
         return subject
-    known = tuple(t for t in subject if " " in t or is_identifier(t) or knows(t.lower()))
+    known = tuple(t for t in subject if " " in t or is_identifier(t)
+                  or (knows(t.lower()) and not _counts(t)))
+    quoted = _quoted_word(body, knows)
+    if quoted is not None and any(t.lower() == quoted for t in known) \
+            and _ASKS_WHAT_A_WORD_IS.search(body):
+        return (quoted,)  # "I'm new to Python: what does 'cavity' mean here?": the word quoted
     if len(known) == 1 and known != subject and not _heads_phrase(known[0], body):
         return subject  # "where the program counts how often ...": no word asked about
     return known
+
+
+# a plain word quoted alone ("what does 'cavity' denote", 'ask "cavity"'); a plain word
+# standing alone before the rest of the message ("cavity. go", "cavity — which one, quick")
+_QUOTED_WORD = re.compile(r"(?<![\w'’])['\"‘“]([a-z][a-z-]*)['\"’”](?![\w'’])")
+_LONE_LEAD = re.compile(r"^\W*([A-Za-z][a-z-]*)\s*(?:[.,;!?]+|\s[-—–]+)\s*\S")
+
+
+def _asks_about_a_word(body: str, knows: Knows) -> bool:
+    """The message asks about a word, not about what the code does: it asks what a word is
+    or means, or it mentions one plain word as a word (the one word quoted: 'cavity'), or a
+    word of the repository stands alone before the rest of the message as its subject
+    ("cavity. go"; a greeting, an aside or a label there is none: "hello, where is ...")."""
+    if _ASKS_WHAT_A_WORD_IS.search(body) or _quoted_word(body, knows) is not None:
+        return True
+    lone = _LONE_LEAD.match(body)
+    word = lone.group(1).lower() if lone else ""
+    return bool(word) and not _SENSE_ASIDE.match(word) and word not in STOPWORDS and knows(word)
+
+
+def _quoted_word(body: str, knows: Knows) -> str | None:
+    """The one plain word of the repository the message quotes, alone ('cavity')."""
+    quoted = [w.lower() for w in _QUOTED_WORD.findall(body)]
+    one = len(quoted) == 1 and quoted[0] not in STOPWORDS and knows(quoted[0])
+    return quoted[0] if one else None
+
+
+def _counts(word: str) -> bool:
+    """A number ("10 words max", "two meanings"): how many, never what is asked about."""
+    return word.isdigit() or word.lower() in NUMBER_WORDS
 
 
 def _one_word(term: str) -> str:
@@ -315,7 +350,9 @@ def _heads_phrase(word: str, body: str) -> bool:
     """`word` stands where a word asked about stands: first in its clause, quoted, or after a
     function word or a word of asking about words ("what is a cavity", "cavity. go",
     "the term 'cavity'"), not after another content word ("the program counts")."""
-    found = re.search(rf"(?<![\w'’])({re.escape(word)})(?![\w'’])", body, re.IGNORECASE)
+    # a quote before or after the word is no clitic ("'cavity'" is the word quoted)
+    found = re.search(rf"(?<!\w)(?<!\w['’])({re.escape(word)})(?!\w)(?!['’]\w)", body,
+                      re.IGNORECASE)
     if found is None:
         return False
     before = body[:found.start()]

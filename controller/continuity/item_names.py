@@ -15,7 +15,17 @@ from controller.continuity.spelling import respelled
 from controller.continuity.state import OptionItem, OptionSet, TargetRef
 from controller.continuity.turn_plan import ORDINAL_SHAPE_MAX, Turn
 from controller.route import VOCABULARY
-from helix.core.english import FUNCTION_WORDS, LAST_WORD, ORDINAL_WORDS, ordinal_value, stems
+from helix.core.english import (
+    BEFORE_LAST_WORD,
+    ENTRY_NOUNS,
+    FUNCTION_WORDS,
+    LAST_WORD,
+    ORDINAL_WORDS,
+    from_end,
+    ordinal_value,
+    said_positions,
+    stems,
+)
 from indexers.graph import is_test_path
 
 _DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
@@ -178,6 +188,23 @@ _POSITION_FIRST = re.compile(r"^\s*#?(\d{1,3})\s*(?:[,:;\u2013\u2014]|-\s|\.\s)"
 _DECIMAL = re.compile(r"\d*[.,]\d+")
 
 
+# a position counted from the end of a list: "the last one", "the penultimate entry", "open
+# the last" (`said_positions` reads "the bottom one", "the final item", "second to last")
+_FROM_END = re.compile(rf"\b({LAST_WORD}|{BEFORE_LAST_WORD})\b(?=\s+(?:{'|'.join(ENTRY_NOUNS)})s?\b"
+                       r"|\W*$)", re.I)
+
+
+def position_named(t: Turn, count: int) -> int | None:
+    """The list position the message names (`number_named`), or one counted from the end of
+    a list of `count` ("the bottom one", "the second-to-last entry")."""
+    number = number_named(t)
+    if number is not None:
+        return number
+    found = _FROM_END.search(said_positions(t.text))
+    value = ordinal_value(found.group(1)) if found else None
+    return from_end(value, count) if value is not None and count + value >= 0 else None
+
+
 def number_named(t: Turn) -> int | None:
     """The first number or ordinal the message names, an ordinal word misspelt by one edit
     read as that word ("the seocnd one"), as the rules read it. A decimal ("why 0.75 for b?",
@@ -220,6 +247,17 @@ def kind_counted(text: str, items: tuple[OptionItem, ...] | list[OptionItem],
         return (counted[2] if counted else number), None
     return number, (f"there is no {counted[0]} {number}: the list has {len(items)} items, "
                     f"{counted[1]} of them {counted[0]}s")
+
+
+def list_position(t: Turn, items: tuple[OptionItem, ...] | list[OptionItem]
+                  ) -> tuple[int | None, str | None]:
+    """The position a pick names in a list of `items`, and why there is none: a number or
+    ordinal counted among the items of its kind when it names one ("the 12th test":
+    `kind_counted`), else a position counted from the end ("the bottom one": `position_named`)."""
+    named = number_named(t)
+    if named is not None:
+        return kind_counted(t.text, items, named)
+    return position_named(t, len(items)), None
 
 
 def item_position(t: Turn) -> int | None:
@@ -275,7 +313,8 @@ def unshown_thing(t: Turn, pool: OptionSet) -> str | None:
     listed name (or a slip of one), a kind or a part of an item ("the test one", "the section
     on carving") or a word for a list's entries ("the third result") is no such thing."""
     command = say.COMMAND.match(t.core)
-    if command is None or say.AGAIN.search(t.body) or number_named(t) is not None \
+    if command is None or say.AGAIN.search(t.body) \
+            or position_named(t, len(pool.items)) is not None \
             or parse_selection_input(t.core.rstrip("?")).kind_word is not None:
         return None
     words = _WORD.findall(command.group("rest"))

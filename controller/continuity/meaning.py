@@ -138,7 +138,8 @@ def ordinals_in(text: str) -> list[int]:
     for before, word in zip(["", *words], words, strict=False):
         if word.isdigit() or word not in ORDINAL_WORDS | say.SPOKEN_NUMBERS.keys():
             continue
-        listed = before in say.LIST_NOUNS
+        # "number to", "option won"; not "that one for me", "the storage one too"
+        listed = before in say.LIST_NOUNS and before not in ("one", "ones")
         value = ordinal_value(word)  # None for a dictated number ("to")
         if word in say.SPOKEN_NUMBERS and listed:  # "number to", "option won"
             found.append(say.SPOKEN_NUMBERS[word])

@@ -23,7 +23,7 @@ from controller.continuity.item_names import (
     focus_named,
     item_kind,
     item_position,
-    kind_counted,
+    list_position,
     message_tokens,
     named_item,
     number_named,
@@ -180,7 +180,7 @@ def pick(t: Turn, r: Reading) -> TurnPlan | None:
 def _select(t: Turn, pool: OptionSet | None, where: str) -> TurnPlan | None:
     if pool is None:
         return t.boundary("no numbered list is active", "selection")
-    number, beyond = kind_counted(t.text, pool.items, number_named(t))  # "the 12th test"
+    number, beyond = list_position(t, pool.items)  # "the 12th test", "the bottom one"
     if number is not None:
         if number > len(pool.items) or beyond:
             return t.boundary(beyond or f"there is no item {number}: {where} has "
@@ -468,8 +468,7 @@ def why(t: Turn, r: Reading) -> TurnPlan | None:
             "answer_root", "rerun_scoped", "pivot_root", "resume_clarified"):
         return meta(t, r)  # "why that file?" about an answer: the meta lane says its basis
     return t.plan("meta_followup_over_answer", "semantic", "explain_last_action",
-                  "read as why the last action was taken",
-                  disabled=not t.settings.semantic_lane)
+                  "read as why the last action was taken", disabled=not t.settings.semantic_lane)
 
 
 def meaning(t: Turn, r: Reading) -> TurnPlan:

@@ -58,6 +58,7 @@ from controller.continuity.item_names import MIN_NAME_CHARS, focus_named, messag
 from controller.continuity.meaning import MEANINGS, Reader, features, meaning_of, said
 from controller.continuity.pending import match_pending_turn, normalize, strip_filler
 from controller.continuity.readings import names_focus, plan_for, shows_focus_again
+from controller.continuity.reopen import shows_focus
 from controller.continuity.rules import RULES, gate
 from controller.continuity.spelling import misspelt_words, respelled
 from controller.continuity.state import ContinuityState, TargetRef
@@ -193,7 +194,8 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading, *,
     if plan is None:  # the meaning cannot be acted on here: the rules' reading stands
         plan = rules_plan
     kept = plan is rules_plan
-    if shows_focus_again(t, plan):  # "show that file again": the focused object (T5)
+    again = shows_focus(t, plan)  # "re-display the method source": the object in focus (T5)
+    if shows_focus_again(t, plan) or again:  # "show that file again": the focused object (T5)
         plan = plan_for("reopen", t, reading) or plan
     # a vocabulary pattern that matched is a sure reading (the classifier agreeing or not);
     # the rules' fallback (a new question) is no reading: an unsure one is said back, but
@@ -207,7 +209,7 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading, *,
         *plan.reasons[-1:])})
     if reading.forced:
         return plan
-    close = None if agreed or both_new or led else _close_reading(t, plan, reading)
+    close = None if agreed or both_new or led or again else _close_reading(t, plan, reading)
     if close is not None:
         return close
     return _announced(t, plan, reading, rules, agreed)

@@ -301,15 +301,25 @@ BEFORE_LAST = -2  # the position before the last
 ENTRY_NOUNS: tuple[str, ...] = ("one", "result", "hit", "item", "entry", "entrie", "match",
                                 "matche", "link", "file", "option", "choice")  # + "s"
 TOP_WORDS: tuple[str, ...] = ("top", "topmost", "uppermost")
-BOTTOM_WORDS: tuple[str, ...] = ("bottom", "bottommost")
+BOTTOM_WORDS: tuple[str, ...] = ("bottom", "bottommost", "final")
+END_WORDS: tuple[str, ...] = ("bottom", "end")  # "the one at the (very) bottom": the last
 BEFORE_LAST_PHRASES: tuple[str, ...] = ("second to last", "second-to-last", "next to last",
                                         "next-to-last", "last but one", "second last",
                                         "second-last")
 BEFORE_LAST_LEADS: tuple[str, ...] = ("right", "just")  # "the one right before last"
 _ENTRY = rf"(?:{'|'.join(ENTRY_NOUNS)})s?"
+# "the one at the (very) bottom", "the result on the top" (of the list, not of a file)
+PLACE_WORDS: tuple[str, ...] = ("at", "on")
+_AT_THE = rf"(?:{'|'.join(PLACE_WORDS)})\s+the\s+(?:very\s+)?"
+LIST_DETERMINERS: tuple[str, ...] = ("the", "that", "this")  # "at the end of the list"
+_OF_NO_LIST = rf"(?!\s+of\b(?!\s+(?:{'|'.join(LIST_DETERMINERS)})\s+list\b))"
 _POSITION_PHRASES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"\b(?:{'|'.join(TOP_WORDS)})(?=\s+{_ENTRY}\b)", re.I), "first"),
     (re.compile(rf"\b(?:{'|'.join(BOTTOM_WORDS)})(?=\s+{_ENTRY}\b)", re.I), LAST_WORD),
+    (re.compile(rf"\bthe\s+(?P<entry>{_ENTRY})\s+{_AT_THE}(?:{'|'.join(END_WORDS)})\b"
+                rf"{_OF_NO_LIST}", re.I), rf"the {LAST_WORD} \g<entry>"),
+    (re.compile(rf"\bthe\s+(?P<entry>{_ENTRY})\s+{_AT_THE}(?:{'|'.join(TOP_WORDS)})\b"
+                rf"{_OF_NO_LIST}", re.I), r"the first \g<entry>"),
     (re.compile(rf"\bone\s+(?:(?:{'|'.join(BEFORE_LAST_LEADS)})\s+)?befor(?:e)?\s+"
                 rf"(?:the\s+)?{LAST_WORD}(?:\s+one)?\b", re.I), f"{BEFORE_LAST_WORD} one"),
     (re.compile(rf"\b(?:{'|'.join(re.escape(p) for p in BEFORE_LAST_PHRASES)})\b", re.I),
@@ -332,8 +342,9 @@ def ordinal_alternation(*, numbers: bool) -> str:
 
 def said_positions(text: str) -> str:
     """`text` with each position said without an ordinal word written as its ordinal: "the
-    top one" / "top result" -> "the first one" / "first result", "the bottom one" -> "the
-    last one", "the one before last" / "second to last" -> "the penultimate one" /
+    top one" / "top result" -> "the first one" / "first result", "the bottom one" / "the
+    final item" / "the one at the very bottom" -> "the last one" / "the last item" / "the last
+    one", "the one before last" / "second to last" -> "the penultimate one" /
     "penultimate". A word of position before no list entry ("why is engine.py on top?") stays."""
     for pattern, ordinal in _POSITION_PHRASES:
         text = pattern.sub(ordinal, text)
