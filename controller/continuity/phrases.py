@@ -16,7 +16,7 @@ from typing import Literal
 from controller.continuity.pending import normalize, strip_filler
 from controller.continuity.state import OptionSetKind
 from controller.continuity.vocabulary_data import PATTERNS, VOCABULARY, filler
-from helix.core.english import said_positions
+from helix.core.english import said_positions, word_alternation
 
 SmallTalkKind = Literal["greeting", "thanks", "acknowledgement", "farewell", "capabilities",
                         "identity"]
@@ -141,7 +141,8 @@ _ARTICLES = frozenset({"a", "an", "the", "one", "each", "every"})
 _SAID_MID = re.compile(r"(?<=\w)\s+(?:comma|colon)\s+(?!separated|delimited)(?=\w)",
                        re.IGNORECASE)
 _SAID_PERIOD = re.compile(r"\s+(?:period|full stop)\s*$", re.IGNORECASE)
-_AFTER_ARTICLE = re.compile(r"\b(?:a|an|the|on|by|each|every|per)\s+(?:comma|colon)\b",
+_MARK_OWNERS = ("a", "an", "the", "on", "by", "each", "every", "per")
+_AFTER_ARTICLE = re.compile(rf"\b(?:{word_alternation(_MARK_OWNERS)})\s+(?:comma|colon)\b",
                             re.IGNORECASE)
 
 

@@ -31,6 +31,7 @@ from helix.core.english import (
     SAYING_VERBS,
     SHOWN_PARTICIPLES,
     stems,
+    word_alternation,
 )
 from helix.synthesis.absence import content_terms
 
@@ -38,7 +39,7 @@ __all__ = ["DENIAL", "clauses", "denial"]
 
 DENIAL = ("denied_asked", "telling", "partial")
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|(?=\n)|$)")
-_CONTRAST = r"but|however|though|although|yet|whereas|while"
+_CONTRAST = word_alternation(("but", "however", "though", "although", "yet", "whereas", "while"))
 _CUT = re.compile(rf"\s*[;:,—–()]\s*|\s+-\s+|\s+(?={_CONTRAST}\b)", re.I)
 _TURN = re.compile(rf"(?:^|[\s,;])(?:{_CONTRAST})\b|:\s", re.I)
 _SAID = re.compile(r"[a-z]+(?:['’]t)?")
