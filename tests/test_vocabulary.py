@@ -14,7 +14,7 @@ from controller.continuity.vocabulary_data import CUES, compiled
 
 PARTIAL = {"POLITE_LEAD", "MIXED", "PATH_CUE", "SOURCE_CUE", "QUESTION_LEAD",
            "ENTITY_REFERENT", "DEICTIC", "SCOPE_EXCLUDE",
-           "SENSE_WORDS", "AWAY_WORDS", "AGAIN", "CHANNEL_TAG"}
+           "SENSE_WORDS", "AWAY_WORDS", "AGAIN", "SHOW_AGAIN", "CHANNEL_TAG"}
 ROUTED = [(name, example, entry["intent"]) for name, entry in sorted(phrases.PATTERNS.items())
           if "intent" in entry for example in entry["examples"]]
 

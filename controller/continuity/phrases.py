@@ -77,6 +77,7 @@ SOURCE_KIND: dict[str, OptionSetKind] = dict(VOCABULARY["source_kind"])
 QUESTION_LEAD = _compiled("QUESTION_LEAD")
 DEICTIC = _compiled("DEICTIC")
 AGAIN = _compiled("AGAIN")
+SHOW_AGAIN = _compiled("SHOW_AGAIN")
 SENSE_WORDS = _compiled("SENSE_WORDS")
 AWAY_WORDS = _compiled("AWAY_WORDS")
 

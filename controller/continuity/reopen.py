@@ -24,10 +24,9 @@ from controller.continuity.item_names import (
 )
 from controller.continuity.spelling import respelled
 from controller.continuity.turn_plan import Turn, TurnPlan
-from controller.continuity.vocabulary_data import VOCABULARY, compiled
+from controller.continuity.vocabulary_data import VOCABULARY
 from helix.core.english import FUNCTION_WORDS
 
-_SHOW_AGAIN = compiled("SHOW_AGAIN")
 _WORD = re.compile(r"[a-z][a-z0-9_]*")
 _CLAUSE_END = re.compile(r"[,.;:!?]")
 _MIN_PART = 3  # a shorter word is never read as a part of the focused object's name
@@ -45,7 +44,7 @@ def shows_focus(t: Turn, plan: TurnPlan) -> bool:
     if target is None or (plan.transition, plan.intent) not in _OVERRIDDEN:
         return False
     text = respelled(t.body)[0].lower()
-    asked = _SHOW_AGAIN.search(text)
+    asked = say.SHOW_AGAIN.search(text)
     if asked is None or not say.AGAIN.search(text) or say.QUESTION_LEAD.match(text) \
             or number_named(t) is not None or named_item(t) not in (None, _listed(t)) \
             or unmentioned_thing(t) is not None:  # "reopen the screenshot you sent"
