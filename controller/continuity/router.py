@@ -54,7 +54,13 @@ from collections.abc import Sequence
 
 from controller.continuity import phrases as say
 from controller.continuity.focus import TurnSummary, resolve_focus
-from controller.continuity.item_names import MIN_NAME_CHARS, focus_named, message_tokens
+from controller.continuity.item_names import (
+    MIN_NAME_CHARS,
+    focus_named,
+    message_tokens,
+    own_name_parts,
+    spelt_as_words,
+)
 from controller.continuity.meaning import MEANINGS, Reader, features, meaning_of, said
 from controller.continuity.pending import match_pending_turn, normalize, strip_filler
 from controller.continuity.readings import names_focus, plan_for, shows_focus_again
@@ -292,10 +298,11 @@ def _acted_on(t: Turn, reading: Reading, rules: str, exact: bool = True) -> Turn
 
 def _unpointed_focus_action(t: Turn, plan: TurnPlan | None) -> bool:
     """A plan acting on the object in focus (T4 graph / explain, T5 show again) for a message
-    that asks in full (`_asks_in_full`) where something is defined or found (the controller's
-    `location` route, no action named) and never points at that object: no pronoun or "that"
-    (focus-context-pending-state, step 4), not its name nor its file's stem. Such a message
-    locates another thing: a new root question (T1: it "must not inherit stale
+    that asks in full (`_asks_in_full`) and never points at that object: no pronoun or "that"
+    (focus-context-pending-state, step 4), not its name nor its file's stem; and that names
+    another listed item in words ("the search engine" for SearchEngine) or asks where
+    something is defined or found (the controller's `location` route, no action named). Such
+    a message asks about another thing: a new root question (T1: it "must not inherit stale
     focus_object"), not a short action on the selected object (T4: its relations, its
     explanation) nor a pronoun follow-up (T5); read as one only when the reading is as sure
     as against a rule's phrase (`router_phrase`)."""
@@ -306,6 +313,12 @@ def _unpointed_focus_action(t: Turn, plan: TurnPlan | None) -> bool:
     if t.focus.pronoun_hint is not None or say.DEICTIC.search(t.body) or focus_named(t) \
             or names_focus(t) or _file_stem(target) in message_tokens(t.text):
         return False
+    pool = t.pool()
+    if pool is not None and any(  # "who constructs the search engine": another listed item
+            item.target.id != target.id and any(spelt_as_words(n, t.text)
+                                                 for n in own_name_parts(item))
+            for item in pool.items):
+        return True
     route = route_question(t.text, routing=RoutingPolicy())
     return route.intent.route == "location" and route.action is None
 
