@@ -42,7 +42,9 @@ from typing import Any
 
 import numpy as np
 
-from evals.absence_train import _atomic, fit, probability
+from evals.absence_train import fit, probability
+from helix.core.errors import UserError
+from helix.outfile import check_out_path, write_out
 
 ROOT = Path(__file__).resolve().parents[1]
 MEANING = ROOT / "data" / "evals" / "meaning"
@@ -238,9 +240,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=1, user_api="blas"):
-        result = measure()
-    _atomic(args.out, (json.dumps(result, indent=1, sort_keys=True) + "\n").encode())
+    try:
+        check_out_path(args.out)  # a bad --out fails before minutes of fitting, not after
+        with threadpool_limits(limits=1, user_api="blas"):
+            result = measure()
+        write_out(args.out, (json.dumps(result, indent=1, sort_keys=True) + "\n").encode())
+    except UserError as exc:
+        print(f"unit_train: {exc}", file=sys.stderr)
+        return 2
     loso_ = result["leave_one_set_out"]
     print(json.dumps({"head": result["head"], **{k: loso_[k] for k in (
         "cost_before", "cost_after", "cost_chosen_elsewhere")}}, sort_keys=True))
