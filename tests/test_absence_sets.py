@@ -339,7 +339,11 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # fresh14, fresh26 and fresh28 2 worse each (the chosen threshold rose 0.4 -> 0.5 and
     # partial answers came back); with a first-person "I can't confirm" feature too, 23/39,
     # cost 85, fresh28 +4 (branch absence30-candidate, 81f1d98)
-    assert wrong.get(("tune", True), 0) <= 14 and wrong.get(("tune", False), 0) <= 38, wrong
+    # fresh29 (8 new scenarios), held apart in round 25 (the lead: 5 -> 2 accepted, 1 -> 0
+    # refused) joined in round 26 with the head as it was: 16, 38; the head retrained with it
+    # as a twenty-seventh writer (python -m evals.absence_train: the same setting, stack, l2 1,
+    # threshold 0.4; left out writer by writer 22/56, fresh29 2/0): 16, 40 in sample
+    assert wrong.get(("tune", True), 0) <= 16 and wrong.get(("tune", False), 0) <= 40, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)

@@ -200,6 +200,38 @@ LEFT |= {
     "// Schriftgröße in Punkt, nicht in Pixel",
     "// フォントサイズはポイント(pt)単位です。ピクセルではありません。",
 }
+# (round 26) fresh29 (display luminance in nits), measured held apart by the lead before and
+# after round 25's merges with 3 -> 3 statements missed and 12 -> 12 denials confirmed, now a tune
+# set: left as measured at the rotation (the commits after it read what they read)
+CONFIRMED_LEFT |= {
+    "ValueError: max_cll=4000 looks like nits, but this field expects a fraction of the "
+    "mastering peak (0.0-1.0)",
+    "Brightness slider tooltip says 'nits' but the value is actually a 0-255 backlight "
+    "step",
+    "# 这里不是尼特（nits），而是背光等级 0-15",
+    "People keep telling me that the `glow` value in the LED strip config is how many "
+    "nits each pixel puts out. I measured it with a photometer, and that simply isn't "
+    "true.",
+    "422 Unprocessable Entity: \"max_brightness\" must be a percentage (0-100); got "
+    "1500, which looks like nits.",
+    "Fixed: the OSD showed 'nits' next to the brightness value, which is actually a 0-50 "
+    "step index.",
+    "# helderheid is een stapwaarde (0-7), geen nits",
+    "Somebody wrote in the wiki that the `lum` column of the calibration CSV holds nits. "
+    "I checked with the vendor: that's not the case, it's the raw sensor count.",
+    "self.assertNotEqual(profile.unit, \"nits\", \"stage lighting profiles are measured "
+    "in lux at 1 m\")",
+    "raise ValueError(f\"{value} nits? display.peak takes stops above SDR white, not "
+    "nits\")",
+    "Dashboard labels projector output as nits though the API returns lumens",
+    "Are you sure this is nits? I don't think `lum_raw` is in nits at all; please check "
+    "the sensor datasheet before we ship the conversion.",
+}
+LEFT |= {
+    "// ピーク輝度（単位：ニト）",
+    "// luminanza di picco espressa in nit",
+    "# пиковая яркость в нитах (кд/м²)",
+}
 
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:
