@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from controller import callees, file_defs, file_lead_step, span_swap_step
+from controller import callees, file_defs, file_lead_step, span_swap_step, weak_leads
 from controller.alignment import align
 from controller.answer import build_answer
 from controller.canonical import canonical_order
@@ -419,15 +419,15 @@ def _retrieved(plan: RoutePlan, index: IndexReader, config: HelixConfig,
 
 
 def _ranked(state: LoopState, index: IndexReader, config: HelixConfig) -> list[Candidate]:
-    """The evidence in the route's order, the canonical document, the file's definitions and
-    the callees placed where the route wants them."""
+    """The evidence in the route's order with the canonical document, file definitions and
+    callees placed where the route wants them, a weak lead yielding (`controller.weak_leads`)."""
     plan = state.plan
     policy = config.retrieval.route(plan.policy_name)
     ranked = rank_for_route(plan, state.evidence, policy.code_first, policy.source_first,
                             asks_tests(plan, config.retrieval, state.prefixes))
     ranked = _canonical_first(plan, ranked, index, config)
     ranked = _with_file_definitions(plan, ranked, index, config, state.prefixes)
-    return _with_callees(plan, ranked, index, config, state.prefixes)
+    return weak_leads.step(plan, _with_callees(plan, ranked, index, config, state.prefixes), config)
 
 
 def _walked(index: IndexReader, evidence: tuple[EvidenceItem, ...], config: HelixConfig,

@@ -269,9 +269,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # a question's next definitions of the first files ordered with a name part weighing a
     # body word, docs/ranker.md "Round 20"; then file_defs.lead_agreed (off) and
     # lead_model_digest (none: the hand rule picks the first file), docs/ranker.md "Round 22";
-    # then file_defs.swap_model_digest (none: no trades inside the first five), "Round 24")
+    # then file_defs.swap_model_digest (none: no trades inside the first five), "Round 24";
+    # then file_defs.weak_channels (0: off) and weak_trades, "Round 26")
     assert HelixConfig().evidence_hash == (
-        "sha256:f7a71cf91f07ff9ea3f27769539e091df6b9a82b3e68bb83df5c6673546c1699")
+        "sha256:d64bcbaff70309dba1a01a5993257adc8d493686005169e1c1eb04fdcc3442ca")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -333,6 +333,13 @@ class FileDefsPolicy(_Frozen):
     # 164 -> 175 of 200, file@1, span@5 and symbol@5 unchanged on both
     callees: int = Field(default=3, ge=0, le=50)
     recut: bool = True
+    # for a question, a file's only item in places 2 to 5 that at most `weak_channels`
+    # ranking channels back (not an in-file pick) trades places with the first later item of
+    # a file the first five show, at most `weak_trades` times (`controller.weak_leads`; 0:
+    # off). Round 26 (docs/ranker.md): validation span@5 143 -> 145, symbol@5 116 -> 118 of
+    # 200; SWE-QA dev span@5 95 -> 94, symbol@5 94 -> 93; off: the qa_gate did not promote it
+    weak_channels: int = Field(default=0, ge=0, le=20)
+    weak_trades: int = Field(default=1, ge=1, le=4)
 
 
 class CalleesPolicy(_Frozen):
