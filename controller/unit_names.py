@@ -93,6 +93,9 @@ class Names:
     shares: frozenset[str]  # dimensions a quantity of any dimension is given in as a share
     display: frozenset[str]  # words of a clause saying where a unit is shown
     sayings: frozenset[str]  # "the tooltip says px": a unit right after one is for display
+    appearances: tuple[tuple[str, ...], ...]  # "the tooltip says px but ...": shown, set aside
+    rebutting: frozenset[str]  # "... but the value is actually a step": what it is instead
+    expectations: frozenset[str]  # "expecting kPa": what someone expects, set aside
     concessions: tuple[tuple[str, ...], ...]  # phrases opening what is granted, set aside
     converts: frozenset[str]  # verbs whose object is a unit converted from
     reckonings: frozenset[str]  # "Multiply by 3.6 for km/h": arithmetic the reader does
@@ -171,6 +174,9 @@ def names() -> Names:
         shares=frozenset(lines["shares"]),
         compound=compound,
         display=frozenset(lines["display"]), sayings=frozenset(lines["sayings"]),
+        appearances=tuple(tuple(a.split()) for a in lines["appearances"]),
+        rebutting=frozenset(lines["rebutting"]),
+        expectations=frozenset(lines["expectations"]),
         concessions=tuple(tuple(c.split()) for c in lines["concessions"]),
         converts=frozenset(lines["converts"]), reckonings=frozenset(lines["reckonings"]),
         affirmations=frozenset(lines["affirmations"]),

@@ -184,3 +184,34 @@ def questioned(reading: Reading, at: int) -> bool:
         return False  # not asked, or another clause between it and the question's mark
     reply = [t for t in tokens if t.sentence == sentence + 1 and t.text not in _MARKUP]
     return not reply or reply[0].lower not in names().affirmations
+
+
+def shown_then_rebutted(reading: Reading, at: int) -> bool:
+    """Token `at` is in a clause saying what a label, a display or a look shows (`appearances`
+    before it: "the tooltip says 'kPa'", "labels the reading as kPa", "looks like kPa"), and a
+    later clause of its sentence opens with a rebuttal or says "actually" (`rebutting`: "...
+    but the value is a raw count", "..., which is actually a step index"): what is shown is
+    set aside, not stated (meaning30)."""
+    tokens, sentence, table = reading.tokens, reading.tokens[at].sentence, names()
+    words = [t.lower for t in tokens]
+    n, shown = at - 1, False
+    while n >= 0 and tokens[n].sentence == sentence and tokens[n].text not in CLAUSE_MARKS \
+            and words[n] not in _OPENING:
+        if any(tuple(words[n:n + len(a)]) == a for a in table.appearances):
+            shown = True
+            break
+        n -= 1
+    return shown and any(t.lower in table.rebutting for t in tokens[at + 1:]
+                         if t.sentence == sentence)
+
+
+def expected_by_someone(reading: Reading, at: int) -> bool:
+    """Token `at` follows a participle of expecting (`expectations`), a number, an article or a
+    quote between at most ("Putting 250 there expecting kPa gives ..."): what someone expected,
+    set aside, not stated (meaning30)."""
+    n = at - 1
+    while n >= 0 and (reading.tokens[n].lower in _ARTICLES or reading.tokens[n].text in _QUOTES
+                      or is_number(reading.tokens[n].text)):
+        n -= 1
+    return n >= 0 and reading.tokens[n].sentence == reading.tokens[at].sentence \
+        and reading.tokens[n].lower in names().expectations

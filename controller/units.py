@@ -60,10 +60,12 @@ from controller.unit_rivals import conceded as _conceded
 from controller.unit_rivals import contrasted as _contrasted
 from controller.unit_rivals import converted as _converted
 from controller.unit_rivals import displayed as _displayed
+from controller.unit_rivals import expected_by_someone as _expected
 from controller.unit_rivals import qualifying as _qualifying
 from controller.unit_rivals import questioned as _questioned
 from controller.unit_rivals import reckoned as _reckoned
 from controller.unit_rivals import set_against as _set_against
+from controller.unit_rivals import shown_then_rebutted as _shown_then_rebutted
 from controller.unit_rivals import sign_of_value as _sign_of_value
 from controller.unit_rivals import supposed as _supposed
 from helix.core.negation import Reading, read
@@ -294,7 +296,8 @@ def _elliptic(reading: Reading, text: str, quantity: tuple[str, ...]
 def _answered_otherwise(reading: Reading, index: int | None, unit: str) -> bool:
     """Token `index` is in a question whose reply, the next sentence, names another unit of
     its dimension and not `unit` ("Q: the gap between labels, mm?\nA: Points."): the reply
-    says no without the word."""
+    says no without the word; or names `unit` only where a negation reaches it ("Sure this is
+    kPa? I don't think the field is in kPa at all": meaning30)."""
     if index is None:
         return False
     tokens, sentence = reading.tokens, reading.tokens[index].sentence
@@ -302,8 +305,11 @@ def _answered_otherwise(reading: Reading, index: int | None, unit: str) -> bool:
     if not asked or asked[-1].text != "?":
         return False
     reply = [(n, t) for n, t in enumerate(tokens) if t.sentence == sentence + 1]
+    again = [n for n, t in reply if same_unit(t.text, unit)]
+    if again:  # the reply names the unit only where a negation reaches it: "... nits? Not nits"
+        return all(reading.denied[n] for n in again)
     previous = [tokens[n - 1].lower if n else "" for n, _ in reply]
-    return not any(same_unit(t.text, unit) for _, t in reply) and any(
+    return any(
         is_unit_name(t.text, before) and rival(t.text, unit) and not reading.denied[n]
         for (n, t), before in zip(reply, previous, strict=True))
 
@@ -313,7 +319,8 @@ def _set_aside(reading: Reading, index: int | None, unit: str) -> bool:
     aside, stated no more than a rival there ("Despite the 'pt' suffix in the dropdown, the
     value is in twips", units29)."""
     return _answered_otherwise(reading, index, unit) or (
-        index is not None and _conceded(reading, index))
+        index is not None and (_conceded(reading, index) or _expected(reading, index)
+                               or _shown_then_rebutted(reading, index)))
 
 
 def _unreached(reading: Reading, index: int | None) -> bool:

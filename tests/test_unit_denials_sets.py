@@ -167,12 +167,8 @@ LEFT |= {"It's not that `velocity` isn't in m/s -- it is; the confusion comes fr
 # (meaning28) fresh27 (liquid volume in mL), measured held apart by the lead before and after
 # round 23's merges with 5 -> 5 statements missed and 7 -> 6 denials confirmed, now a tune set:
 # left as measured at the rotation (the commits after it read what they read)
-CONFIRMED_LEFT |= {
-    "Millilitres are what most customers expect to see under 'Capacity' in Appendix B, and the "
-    "column header even says 'ml', but for every model since the 2014 catalogue that simply is "
-    "not the case.",
-    "Heads-up for EU users: serving sizes you type into the tracker are interpreted as ounces. "
-    "Putting 250 there expecting millilitres gives you nearly 7.4 litres."}
+# meaning30 reads both (a refuted report; a unit after "expecting":
+# tests/test_unit_structure30.py)
 # meaning28 reads the four statements in German, Japanese, Spanish and Portuguese (the metric
 # units in other languages and scripts, katakana a word of its own) and two denials (a
 # liquid's units in words, "US fluid ounces": tests/test_unit_languages28.py) and a reply that
@@ -189,8 +185,9 @@ CONFIRMED_LEFT |= {
     'ConfigError: "body.size" = "12pt" - units are not allowed here, give a '
     "unitless multiplier of the base size",
     "Bug: `--size 12` produces 12 mm tall text, expected 12 pt",
-    "def test_font_size_is_not_interpreted_as_points():",
 }
+# meaning30 reads "def test_font_size_is_not_interpreted_as_points():" (an identifier with a
+# negation among its words: tests/test_unit_structure30.py)
 # units29 reads two of the denials (a manner contrary to fact, "as if they were points"; a unit
 # in a concession, "Despite the 'pt' suffix in the UI dropdown, ...") and
 # three of the statements (a unit a tooltip says is for display; a history that
@@ -204,29 +201,15 @@ LEFT |= {
 # after round 25's merges with 3 -> 3 statements missed and 12 -> 12 denials confirmed, now a tune
 # set: left as measured at the rotation (the commits after it read what they read)
 CONFIRMED_LEFT |= {
-    "ValueError: max_cll=4000 looks like nits, but this field expects a fraction of the "
-    "mastering peak (0.0-1.0)",
-    "Brightness slider tooltip says 'nits' but the value is actually a 0-255 backlight "
-    "step",
-    "# 这里不是尼特（nits），而是背光等级 0-15",
-    "People keep telling me that the `glow` value in the LED strip config is how many "
-    "nits each pixel puts out. I measured it with a photometer, and that simply isn't "
-    "true.",
     "422 Unprocessable Entity: \"max_brightness\" must be a percentage (0-100); got "
     "1500, which looks like nits.",
-    "Fixed: the OSD showed 'nits' next to the brightness value, which is actually a 0-50 "
-    "step index.",
     "# helderheid is een stapwaarde (0-7), geen nits",
-    "Somebody wrote in the wiki that the `lum` column of the calibration CSV holds nits. "
-    "I checked with the vendor: that's not the case, it's the raw sensor count.",
-    "self.assertNotEqual(profile.unit, \"nits\", \"stage lighting profiles are measured "
-    "in lux at 1 m\")",
-    "raise ValueError(f\"{value} nits? display.peak takes stops above SDR white, not "
-    "nits\")",
-    "Dashboard labels projector output as nits though the API returns lumens",
-    "Are you sure this is nits? I don't think `lum_raw` is in nits at all; please check "
-    "the sensor datasheet before we ship the conversion.",
 }
+# meaning30 reads the other ten (a refuted report names back the report; a unit a label, a
+# display or a look shows, then a rebuttal; a question whose reply denies the same unit; a
+# negated comparison called; a Chinese negation inside a run of characters:
+# tests/test_unit_structure30.py); left: a look after the requirement it breaks, and Dutch
+# "geen" (one set)
 LEFT |= {
     "// ピーク輝度（単位：ニト）",
     "// luminanza di picco espressa in nit",

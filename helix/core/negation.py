@@ -55,6 +55,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from helix.core.negation_cues import Cues, cues
+from helix.core.negation_reports import negated_identifiers, report_before
 from helix.core.negation_tokens import (
     CLOSE,
     OPEN,
@@ -243,7 +244,7 @@ def _refuted(cl: _Clauses, at: int, length: int) -> list[int]:
     if i < 0 or tokens[i].sentence != tokens[at].sentence \
             or tokens[i].lower not in c.demonstratives:
         return []
-    return _named_back(cl, i)
+    return [*(named := _named_back(cl, i)), *report_before(tokens, c, cl.boundary, i, named)]
 
 
 def _forward_scope(cl: _Clauses, at: int, length: int) -> list[int]:
@@ -409,7 +410,8 @@ def read(text: str) -> Reading:
     present = {t.sentence for i, t in enumerate(tokens)
                if t.lower in c.present_subjects and _subject_of(cl, i)}
     answered_no = replied_no(tokens, c) | misread_headlines(tokens, c)  # "`x` treated as MiB"
-    denied = [token.sentence in answered_no for token in tokens]
+    negated = negated_identifiers(tokens)  # "assertNotEqual(cfg.unit, 'GPa')"
+    denied = [token.sentence in answered_no or i in negated for i, token in enumerate(tokens)]
 
     def deny(indexes: list[int]) -> None:
         for i in indexes:
@@ -463,7 +465,6 @@ def read(text: str) -> Reading:
     return Reading(tokens=tokens, denied=tuple(d or r % 2 == 1 for d, r in zip(denied, reaches,
                                                                                strict=True)),
                    reaches=tuple(reaches))
-
 
 
 def _sequels(cl: _Clauses, at: int) -> list[int]:

@@ -48,6 +48,7 @@ class Cues:
     demonstratives: frozenset[str]
     complementizers: frozenset[str]
     truths: Phrases
+    reports: frozenset[str]  # "people keep telling me ...; that isn't true"
     negative_replies: Phrases
     indirect_questions: frozenset[str]  # "asked whether it is dB. It isn't."
     misreadings: Phrases  # "`x` treated as MiB instead of %": a headline of a misreading
@@ -111,6 +112,7 @@ def cues() -> Cues:
         change_verb_words=int(cue["change_verb_words"]), anaphora=frozenset(cue["anaphora"]),
         demonstratives=frozenset(cue["demonstratives"]),
         complementizers=frozenset(cue["complementizers"]), truths=_phrases(cue["truths"]),
+        reports=frozenset(cue["reports"]),
         negative_replies=_phrases(cue["negative_replies"]),
         indirect_questions=frozenset(cue["indirect_questions"]),
         misreadings=_phrases(cue["misreadings"]),

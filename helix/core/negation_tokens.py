@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
-from helix.core.negation_cues import Cues, Phrases
+from helix.core.negation_cues import Cues, Phrases, cues
 
 # the letters of Chinese, Japanese and Korean text (Han, kana, hangul), written with no space
 # before or after a Latin name ("単位はMiBです", "m/s²가"): a change of script ends a word
@@ -28,8 +29,22 @@ _OTHER_CJK = ("\u1100-\u11ff\u3005\u3040-\u309f\u3130-\u318f\u3400-\u4dbf\u4e00-
               "\uac00-\ud7af\uf900-\ufaff")
 # a decimal number is one token ("3.0 GPa": its point never ends a sentence)
 # and a degree sign is part of the unit it marks ("°C")
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)+|[" + KATAKANA + r"]+|[" + _OTHER_CJK + r"]+|°?[^\W" + CJK
-                    + r"]+(?:['’][^\W" + CJK + r"]+)*|!=|[^\w\s]")
+_TOKEN = r"\d+(?:[.,]\d+)+|[" + KATAKANA + r"]+|{negations}[" + _OTHER_CJK + r"]+|°?[^\W" + CJK \
+    + r"]+(?:['’][^\W" + CJK + r"]+)*|!=|[^\w\s]"
+
+
+@lru_cache(maxsize=1)
+def _token_pattern() -> re.Pattern[str]:
+    """The token pattern, with a negation cue written in Chinese or Japanese characters a word
+    of its own inside a run of them ("这里不是尼特（nits）": "这里", "不是", "尼特"; meaning30):
+    the run stops before one."""
+    found = sorted((w for phrases in cues().forward.values() for p in phrases
+                    for w in [" ".join(p)] if re.fullmatch("[" + _OTHER_CJK + "]+", w)),
+                   key=lambda w: (-len(w), w))
+    alternation = "|".join(re.escape(w) for w in found)
+    return re.compile(_TOKEN.replace("{negations}", f"(?:{alternation})|(?:(?!{alternation})")
+                      .replace(r"[" + _OTHER_CJK + r"]+|°", r"[" + _OTHER_CJK + r"])+|°", 1)
+                      if found else _TOKEN.replace("{negations}", ""))
 _SENTENCE_END = frozenset({".", "!", "?"})
 # the subjects of a reply's negated auxiliary closing its sentence ("..., it definitely isn't")
 _PRONOUNS = frozenset({"it", "they", "that"})
@@ -80,7 +95,7 @@ def tokenize(text: str) -> tuple[Token, ...]:
     out: list[Token] = []
     depth = sentence = 0
     ended = False  # the last token ends a sentence, or closes a mark after its end
-    for match in _TOKEN.finditer(text):
+    for match in _token_pattern().finditer(text):
         word = _FULL_WIDTH.get(match.group(), match.group())
         gap = text[out[-1].end:match.start()] if out else ""
         if "\n" in gap or (ended and gap):
