@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 from helix.core.english import word_alternation
+from helix.core.secret_gates import hinted
 from helix.core.secret_names import name_strength
 
 # the words that may declare the name (`export const`, `private static final`)
@@ -24,6 +25,7 @@ _JOINED = re.compile(
     r"(?m)^[ \t]*" + _DECLARE + r"([A-Za-z_][\w.]*)[ \t]*[:=][ \t]*"
     r"(\"?(?:\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*){2,}\"?|"
     r"[A-Za-z_]\w*(?:[ \t]*\+[ \t]*[A-Za-z_]\w*)+)[ \t]*;?[ \t]*(?:(?://|#)[^\n]*)?$")
+_JOINED_HINT = re.compile(r"[+$]")  # in every _JOINED match (its joint), on its one line
 # a name given adjacent literals in parentheses, one a line (Python's implicit concatenation)
 _ADJACENT = re.compile(
     r"(?m)^[ \t]*([A-Za-z_][\w.]*)[ \t]*=[ \t]*\([ \t]*\n"
@@ -62,7 +64,7 @@ def _assigned(text: str, identifier: str, before: int) -> tuple[int, int] | None
 
 def _named(text: str, windows: Windows) -> Iterator[tuple[str, list[tuple[int, int]]]]:
     """The wholes assigned to a name that holds a secret, the name on a line of `windows`."""
-    matches = [m for start, end in windows for m in _JOINED.finditer(text, start, end)]
+    matches = [m for start, end in windows for m in hinted(_JOINED, _JOINED_HINT, text, start, end)]
     for match in matches:
         if name_strength(match.group(1)) is None:
             continue  # `total = a + b`: only a name that holds a secret is built so
