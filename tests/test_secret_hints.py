@@ -2,7 +2,8 @@
 (a literal, or a class of a few characters a search skips to) is read only on the lines holding
 the hint (`secret_gates.hinted`): the same matches, in the same order, as `finditer` over the
 whole text or window, for each rule read so (webhook URLs, a URL's user as a key, a triple-quoted
-or list value under a name, a name given joined identifiers)."""
+or list value under a name, a name given joined identifiers); and adjacent literals under a
+name, tried only at the starts of the lines ending in `(` (`secret_parts._adjacent`)."""
 
 from __future__ import annotations
 
@@ -27,10 +28,12 @@ RULES = {
 
 # pieces the rules' matches are made of, to put together at random (and across lines)
 PIECES = ["https://", "http://", "hooks.slack.com/services/", "discord.com/api/webhooks/123/",
-          "hc-ping.com/", "example.org/hooks/", "/api/push/", "T0AB12CD/B0EF34/", "Xq9vL2mK7pR4tZ8w",
+          "hc-ping.com/", "example.org/hooks/", "/api/push/", "T0AB12CD/B0EF34/",
+          "Xq9vL2mK7pR4tZ8w",
           "redis://", "AKIAXQ9VL2MK7PR4TZ8W", "@", "@host", ":", "=", ":=", " = ", "[", "]",
           '"""', "'''", '"', "'", "+", " + ", "$", "${A}", "${B}", "$X", "token", "api_keys",
-          "export ", "const ", "part1", "part_2", " ", "\t", "\n", "\r\n", "é", "# c", "//", ","]
+          "export ", "const ", "part1", "part_2", " ", "\t", "\n", "\r\n", "é", "# c", "//", ",",
+          "SECRET = (\n", "x=( \n", "(", ")", '  "abc"\n', "  'def'\n"]
 
 
 def _spans(matches: object) -> list[tuple[int, int, tuple[str | None, ...]]]:
@@ -82,3 +85,24 @@ def test_every_match_of_a_hinted_rule_holds_its_hint_on_one_line() -> None:
         match = pattern.search(example)
         assert match is not None and "\n" not in match.group()
         assert hint.search(match.group()) is not None
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_adjacent_literals_are_found_as_finditer_finds_them(data: st.DataObject) -> None:
+    text = "".join(data.draw(st.lists(st.sampled_from(PIECES), max_size=40)))
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    for low, high in ((0, len(text)), (start, end)):
+        assert (_spans(secret_parts._adjacent(text, low, high))
+                == _spans(secret_parts._ADJACENT.finditer(text, low, high)))
+
+
+def test_adjacent_literals_over_the_corpora_and_over_lines() -> None:
+    texts = [text for _, text, _ in CORPUS] + [f.text for f in FILES] + [
+        'SECRET = (\n    "abc"\n    "def"\n)\nTOKEN = (  \n "x"\n \'y\'\n  )\nz = (\n)\n',
+        'a = (\n"1"\n"2"\n) ; b = (\n"3"\n"4"\n)\n']
+    for text in texts:
+        assert (_spans(secret_parts._adjacent(text, 0, len(text)))
+                == _spans(secret_parts._ADJACENT.finditer(text)))
+    assert len(list(secret_parts._adjacent(texts[-2], 0, len(texts[-2])))) == 2

@@ -30,6 +30,8 @@ _JOINED_HINT = re.compile(r"[+$]")  # in every _JOINED match (its joint), on its
 _ADJACENT = re.compile(
     r"(?m)^[ \t]*([A-Za-z_][\w.]*)[ \t]*=[ \t]*\([ \t]*\n"
     r"((?:[ \t]*(?:\"[^\"\n]*\"|'[^'\n]*')[ \t]*\n){2,})[ \t]*\)")
+# what ends the line every _ADJACENT match starts on (a search skips to its literal)
+_ADJACENT_HINT = re.compile(r"\([ \t]*\n")
 # literals in a list joined with nothing between them
 _LISTED = re.compile(r"\[((?:[ \t]*(?:\"[^\"\n]*\"|'[^'\n]*')[ \t]*,)+[ \t]*"
                      r"(?:\"[^\"\n]*\"|'[^'\n]*'))[ \t]*,?[ \t]*\]"
@@ -62,6 +64,18 @@ def _assigned(text: str, identifier: str, before: int) -> tuple[int, int] | None
     return found
 
 
+def _adjacent(text: str, start: int, end: int) -> Iterator[re.Match[str]]:
+    """`_ADJACENT.finditer(text, start, end)`: a match starts only a line that ends in `(`,
+    so only those lines' starts are tried (each once, none inside a match before it)."""
+    at = start
+    for opening in _ADJACENT_HINT.finditer(text, start, end):
+        line_start = max(start, text.rfind("\n", 0, opening.start()) + 1)
+        match = _ADJACENT.match(text, line_start, end) if line_start >= at else None
+        if match is not None:
+            yield match
+            at = match.end()
+
+
 def _named(text: str, windows: Windows) -> Iterator[tuple[str, list[tuple[int, int]]]]:
     """The wholes assigned to a name that holds a secret, the name on a line of `windows`."""
     matches = [m for start, end in windows for m in hinted(_JOINED, _JOINED_HINT, text, start, end)]
@@ -76,7 +90,7 @@ def _named(text: str, windows: Windows) -> Iterator[tuple[str, list[tuple[int, i
             yield match.group(1), [span for span in spans if span is not None]
     if windows and "(\n" in text:
         for start, end in windows:
-            for match in _ADJACENT.finditer(text, start, end):
+            for match in _adjacent(text, start, end):
                 if name_strength(match.group(1)) is None:
                     continue  # a message over lines
                 yield match.group(1), _literals(text, match.start(2), match.end(2))
