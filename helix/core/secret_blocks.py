@@ -29,6 +29,7 @@ from helix.core.secret_gates import (
     MAX_VALUE,
     MIN_VALUE,
     PAIR_REACH,
+    hinted,
 )
 from helix.core.secret_structure import (
     Found,
@@ -47,6 +48,10 @@ _MAPPING = re.compile(r"[\"']?[\w.\-$]{1,80}[\"']?[ \t]*:(?:[ \t]|$)")
 _TRIPLE = re.compile(r"(?<![\w.\-$])([A-Za-z_$][\w.\-$]{0,79})[\"']?[ \t]*(?::=|=|:)[ \t]*"
                      r"(\"\"\"|''')")
 _ARRAY = re.compile(r"(?<![\w.\-$\"'])([\"']?)([A-Za-z_$][\w.\-$]{0,79})\1[ \t]*(?::=|=|:)[ \t]*\[")
+# what every match of _TRIPLE or _ARRAY holds on its one line: found first (a class of two
+# characters the search skips to), each rule then reads only the lines holding it
+_TRIPLE_HINT = re.compile(r"[:=][ \t]*(?:\"\"\"|''')")
+_ARRAY_HINT = re.compile(r"[:=][ \t]*\[")
 _STRING_LIST = re.compile(r"[\s,]*(?:(?:\"[^\"\\\n]*\"|'[^'\\\n]*')[\s,]*)*")
 _QUOTED = re.compile(r"\"([^\"\\\n]{1,4096})\"|'([^'\\\n]{1,4096})'")
 _OPEN_TAG = re.compile(r"<([A-Za-z_][\w:.\-]{0,79})(?:[ \t][^<>\n]{0,400})?>")
@@ -181,7 +186,7 @@ def _yaml(text: str) -> Iterator[Found]:
 
 
 def _triple_quoted(text: str) -> Iterator[Found]:
-    for match in _TRIPLE.finditer(text):
+    for match in hinted(_TRIPLE, _TRIPLE_HINT, text):
         strength = name_strength(match.group(1))
         if strength is None:
             continue
@@ -199,7 +204,7 @@ def _triple_quoted(text: str) -> Iterator[Found]:
 def _arrays(text: str) -> Iterator[Found]:
     """The string items of a list under a secret name (`api_keys = ["...", "..."]`, over at
     most CONTEXT_AFTER lines)."""
-    for match in _ARRAY.finditer(text):
+    for match in hinted(_ARRAY, _ARRAY_HINT, text):
         strength = name_strength(match.group(2))
         if strength is None:
             continue

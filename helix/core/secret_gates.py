@@ -13,10 +13,29 @@ import base64
 import math
 import re
 from collections import Counter
+from collections.abc import Iterator
 from functools import cache
 from typing import NamedTuple
 
 from helix.core.english import FUNCTION_WORDS, word_alternation
+
+
+def hinted(pattern: re.Pattern[str], hint: re.Pattern[str], text: str, start: int = 0,
+           end: int | None = None) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text, start, end)` for a pattern whose every match lies on one line
+    and holds a match of `hint` (a literal, or a class the search skips to): the pattern read
+    only on the lines holding one, each once (the same matches; a line's own search starts
+    at its start, where the whole text's does after a match on the line before)."""
+    end = len(text) if end is None else end
+    at = start
+    for found in hint.finditer(text, start, end):
+        if found.start() < at:
+            continue  # on a line read already
+        line_start = max(start, text.rfind("\n", 0, found.start()) + 1)
+        line_end = text.find("\n", found.end(), end)
+        line_end = end if line_end == -1 else line_end
+        yield from pattern.finditer(text, line_start, line_end)
+        at = line_end
 
 
 class Finding(NamedTuple):

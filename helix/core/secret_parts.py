@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 from helix.core.english import word_alternation
+from helix.core.secret_gates import hinted
 from helix.core.secret_names import name_strength
 
 # the words that may declare the name (`export const`, `private static final`)
@@ -24,10 +25,13 @@ _JOINED = re.compile(
     r"(?m)^[ \t]*" + _DECLARE + r"([A-Za-z_][\w.]*)[ \t]*[:=][ \t]*"
     r"(\"?(?:\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*){2,}\"?|"
     r"[A-Za-z_]\w*(?:[ \t]*\+[ \t]*[A-Za-z_]\w*)+)[ \t]*;?[ \t]*(?:(?://|#)[^\n]*)?$")
+_JOINED_HINT = re.compile(r"[+$]")  # in every _JOINED match (its joint), on its one line
 # a name given adjacent literals in parentheses, one a line (Python's implicit concatenation)
 _ADJACENT = re.compile(
     r"(?m)^[ \t]*([A-Za-z_][\w.]*)[ \t]*=[ \t]*\([ \t]*\n"
     r"((?:[ \t]*(?:\"[^\"\n]*\"|'[^'\n]*')[ \t]*\n){2,})[ \t]*\)")
+# what ends the line every _ADJACENT match starts on (a search skips to its literal)
+_ADJACENT_HINT = re.compile(r"\([ \t]*\n")
 # literals in a list joined with nothing between them
 _LISTED = re.compile(r"\[((?:[ \t]*(?:\"[^\"\n]*\"|'[^'\n]*')[ \t]*,)+[ \t]*"
                      r"(?:\"[^\"\n]*\"|'[^'\n]*'))[ \t]*,?[ \t]*\]"
@@ -60,9 +64,21 @@ def _assigned(text: str, identifier: str, before: int) -> tuple[int, int] | None
     return found
 
 
+def _adjacent(text: str, start: int, end: int) -> Iterator[re.Match[str]]:
+    """`_ADJACENT.finditer(text, start, end)`: a match starts only a line that ends in `(`,
+    so only those lines' starts are tried (each once, none inside a match before it)."""
+    at = start
+    for opening in _ADJACENT_HINT.finditer(text, start, end):
+        line_start = max(start, text.rfind("\n", 0, opening.start()) + 1)
+        match = _ADJACENT.match(text, line_start, end) if line_start >= at else None
+        if match is not None:
+            yield match
+            at = match.end()
+
+
 def _named(text: str, windows: Windows) -> Iterator[tuple[str, list[tuple[int, int]]]]:
     """The wholes assigned to a name that holds a secret, the name on a line of `windows`."""
-    matches = [m for start, end in windows for m in _JOINED.finditer(text, start, end)]
+    matches = [m for start, end in windows for m in hinted(_JOINED, _JOINED_HINT, text, start, end)]
     for match in matches:
         if name_strength(match.group(1)) is None:
             continue  # `total = a + b`: only a name that holds a secret is built so
@@ -74,7 +90,7 @@ def _named(text: str, windows: Windows) -> Iterator[tuple[str, list[tuple[int, i
             yield match.group(1), [span for span in spans if span is not None]
     if windows and "(\n" in text:
         for start, end in windows:
-            for match in _ADJACENT.finditer(text, start, end):
+            for match in _adjacent(text, start, end):
                 if name_strength(match.group(1)) is None:
                     continue  # a message over lines
                 yield match.group(1), _literals(text, match.start(2), match.end(2))

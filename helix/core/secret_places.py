@@ -18,6 +18,7 @@ from helix.core.secret_gates import (
     MIN_CAPABILITY,
     MIN_PASSWORD_LEN,
     MIN_VALUE,
+    hinted,
     looks_password,
 )
 from helix.core.secret_names import name_strength
@@ -53,6 +54,8 @@ _WEBHOOK = re.compile(
     r"(?:\?[A-Za-z0-9_\-/.%=+:@&]{1,4096})?)"
     r"|(?<![\w.])((?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/"
     r"[A-Za-z0-9_\-/]{8,4096})")
+# what every _WEBHOOK match holds, on its one line (searched first: a literal)
+_WEBHOOK_HINT = re.compile(r"https://|hooks\.slack\.com/")
 _CURL_USER = re.compile(r"(?:^|\s)(?:-u|--user|--proxy-user|-U)(?:[ \t]+|=)([\"']?)"
                         r"([^\s:\"']{1,200}):([^\s\"']{0,4096})\1")
 _SHORT_P = re.compile(r"(?:^|\s)-p(?:(?=[^\s\-])([^\s\"'`]{1,4096})|"
@@ -250,7 +253,7 @@ def _urls(text: str) -> Iterator[Found]:
         if (value and random_token(value) and _mixed_case(value) and not placeholder(value)
                 and not filler(value)):
             yield Found(long_url.start(), long_url.end(), "webhook_url")
-    for match in _WEBHOOK.finditer(text):
+    for match in hinted(_WEBHOOK, _WEBHOOK_HINT, text):
         group = 1 if match.group(1) is not None else 2
         if placeholder_body(match.group(group)) or filler(match.group(group)):
             continue  # `.../T00000000/B00000000/XXXXXXXX`: a documentation's shape

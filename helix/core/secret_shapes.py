@@ -27,7 +27,7 @@ from helix.core.english import word_alternation
 from helix.core.secret_calls import call_findings
 from helix.core.secret_consoles import IPSEC_TRIGGER, ipsec_secrets, printed_keys, server_keys
 from helix.core.secret_defaults import default_findings
-from helix.core.secret_gates import MIN_PASSWORD_LEN, MIN_VALUE, word_passphrase
+from helix.core.secret_gates import MIN_PASSWORD_LEN, MIN_VALUE, hinted, word_passphrase
 from helix.core.secret_joins import join_findings
 from helix.core.secret_pairs import USED_PAIR_TRIGGER, basic_pairs, pin_digits, used_pairs
 from helix.core.secret_rules import rules
@@ -59,6 +59,7 @@ _CONNECTION = re.compile(
 # a URL whose user part alone is a key (a Sentry DSN `https://<key>@o1.ingest.../1`, a git
 # remote `https://<token>@host/repo`): no password, the user name is the credential
 _USERINFO_KEY = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]{0,20}://([A-Za-z0-9_\-.~%]{20,256})@[\w\-]")
+_USERINFO_HINT = re.compile("://")  # in every _USERINFO_KEY match, on its one line
 # a (name, value) pair of literals: gRPC metadata, a header list, a tuple of settings
 _PAIR_TUPLE = re.compile(r"[(\[][ \t]*([\"'])([A-Za-z_][\w.\-]{0,79})\1[ \t]*,[ \t]*([\"'])"
                          r"([^\"'\n]{1,4096})\3[ \t]*[)\]]")
@@ -212,7 +213,7 @@ def _directives(text: str) -> Iterator[Found]:
 
 
 def _keys_as_users(text: str) -> Iterator[Found]:
-    for match in _USERINFO_KEY.finditer(text):
+    for match in hinted(_USERINFO_KEY, _USERINFO_HINT, text):
         value = match.group(1)
         if random_token(value) and not placeholder(value):
             yield Found(match.start(1), match.end(1), "url_password")

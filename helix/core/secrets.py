@@ -336,8 +336,8 @@ _ENCODINGS = ("base64:",)
 
 def _encoded(text: str, found: list[Finding]) -> list[Finding]:
     """The findings, each grown over an encoding's name right before it."""
-    if not any(encoding in text for encoding in _ENCODINGS):
-        return found
+    if not found or not any(encoding in text for encoding in _ENCODINGS):
+        return found  # (no finding first: `in` reads the whole text)
     out = []
     for start, end, kind in found:
         for encoding in _ENCODINGS:
@@ -365,9 +365,9 @@ def _public(text: str, found: list[Finding]) -> list[Finding]:
         found = [f for f in found if text[f.start:f.end] not in examples]
     if found and ("PRIVATE" in text or "pk." in text):
         found = [f for f in found if not _no_secret(text, f)]
-    if "SealedSecret" in text and found:  # a sealed secret's ciphertext: safe to commit
+    if found and "SealedSecret" in text:  # a sealed secret's ciphertext: safe to commit
         found = [f for f in found if not _SEALED_CIPHERTEXT.fullmatch(text, f.start, f.end)]
-    if "-----BEGIN" not in text or not found:
+    if not found or "-----BEGIN" not in text:  # (no finding first: `in` reads the text)
         return found
     blocks = [m.span() for m in _PUBLIC_BLOCK.finditer(text)
               if not any(word in m.group(1) for word in ("PRIVATE", "SEED", "SECRET"))]
