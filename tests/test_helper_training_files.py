@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 
-from evals.router_train import TRAIN_FILES, TRAIN_WRITERS, writer_order
+from evals.router_train import TRAIN_FILES, TRAIN_WRITERS
 from evals.scenarios import SUITE_DIR
+from evals.suites import writer_order
 
 
 def test_numbered_writers_sort_by_number_and_named_files_after_them():
