@@ -4,7 +4,8 @@ structure, not by its data).
 
     python benchmarks/router_misses.py [--files NAME[,NAME...]] [--out FILE]
 
-Training files only (evals.router_train.TRAIN_FILES; the held-apart files are refused). Every
+Training files (evals.router_train.TRAIN_FILES) and the tune_writer*.jsonl tune files only
+(the held-apart files are refused). Every
 session runs through the real session path (dry run) with the meaning router, as
 benchmarks/router_heldapart.py runs it; each follow-up is scored the same way (transition and
 lane, alt readings accepted). Its labelled class is the trainer's (`evals.router_train.label_of`,
@@ -31,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -163,7 +165,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     names = [n if n.endswith(".jsonl") else f"{n}.jsonl" for n in args.files.split(",") if n]
-    refused = [n for n in names if n in FORBIDDEN or n not in TRAIN_FILES]
+    refused = [n for n in names if n in FORBIDDEN
+               or not (n in TRAIN_FILES or re.fullmatch(r"tune_writer\d+\.jsonl", n))]
     if refused:
         sys.exit(f"router_misses: not a training file: {', '.join(refused)}")
     from evals.heldapart import fresh_home

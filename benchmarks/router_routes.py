@@ -43,11 +43,9 @@ SHOWN = 10  # differing turns listed in the result
 
 
 def training_files() -> list[str]:
-    from evals.heldapart import heldapart_path
+    from evals.router_train import TRAIN_WRITERS
 
-    names = sorted((p.stem for p in heldapart_path("x").parent.glob("train_writer*.jsonl")),
-                   key=lambda s: int(s.removeprefix("train_writer")))
-    return ["heldapart_tune", *names]
+    return ["heldapart_tune", *(name.removesuffix(".jsonl") for name in TRAIN_WRITERS)]
 
 
 def capture(out: Path, files: list[str]) -> None:

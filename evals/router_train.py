@@ -68,17 +68,16 @@ from evals.heldapart import fresh_home
 from evals.router_curves import best_settings, phrase_curve, routing_curve
 from evals.router_manifest import moved, write_model
 from evals.scenarios import SUITE_DIR, resolve_repo
-from evals.suites import DATA_DIR, read_jsonl
+from evals.suites import DATA_DIR, read_jsonl, writer_order
 from helix.core.hashing import digest, short_id
 
 ROUTER_DIR = DATA_DIR / "router"
 MODEL_DIR = Path(__file__).resolve().parents[1] / "controller" / "continuity" / "meaning_model"
 FORBIDDEN = frozenset({"heldapart_report.jsonl", "paraphrase_report.jsonl"})
-# follow-ups by other writers, written for training only (TRAIN_WRITER<n>.md): every
-# train_writer<n>.jsonl of the suite directory, in the order of n
+# follow-ups written for training only: every train_writer<n>.jsonl of the suite directory
+# (other writers, TRAIN_WRITER<n>.md) in the order of n, then train_writer_<helper>.jsonl
 TRAIN_WRITERS = tuple(sorted((p.name for p in SUITE_DIR.glob("train_writer*.jsonl")),
-                             key=lambda name: int(name.removeprefix("train_writer")
-                                                  .removesuffix(".jsonl"))))
+                             key=writer_order))
 TRAIN_FILES = ("heldapart_tune.jsonl", "conversations.jsonl", "paraphrase_tune.jsonl",
                *(f"T{n}.jsonl" for n in range(11)), *TRAIN_WRITERS)
 # the class a (transition, lane) label names when nothing says otherwise

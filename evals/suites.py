@@ -136,3 +136,10 @@ def list_suites(evals_dir: Path = EVALS_DIR) -> list[str]:
     names = sorted(p.stem for p in evals_dir.glob("*.jsonl"))
     names += sorted(f"continuity/{p.stem}" for p in (evals_dir / "continuity").glob("*.jsonl"))
     return names
+
+
+def writer_order(name: str) -> tuple[int, int, str]:
+    """train_writer<n>.jsonl in the order of n, then train_writer_<name>.jsonl (a helper's own
+    turns) by name: the router trainer's order of its writers' files."""
+    tag = name.removeprefix("train_writer").removesuffix(".jsonl")
+    return (0, int(tag), "") if tag.isdigit() else (1, 0, tag)

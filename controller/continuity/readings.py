@@ -34,6 +34,7 @@ from controller.continuity.item_names import (
 from controller.continuity.meaning import ordinals_in
 from controller.continuity.pending import PendingMatch, parse_choice, selection_labels
 from controller.continuity.selection_match import parse_selection_input
+from controller.continuity.senses import names_a_sense
 from controller.continuity.state import OptionSet
 from controller.continuity.turn_plan import Intent, Reading, Turn, TurnPlan
 from controller.continuity.wording import pivot_question
@@ -369,11 +370,11 @@ def narrow(t: Turn, r: Reading) -> TurnPlan | None:
     root = t.state.root_frame
     if root is None:
         return t.boundary("no earlier question to re-ask in a narrower scope")
+    sense = _other_sense(t) if names_a_sense(t) else None  # "the optics sense now"
+    if sense is not None:
+        return sense
     scope = scope_of_words(t)
-    if scope is None:
-        # no scope named after a sense was chosen: the same question in the other sense
-        # ("other sense now", "same question, but for the allocator sense"; HELDAPART.md: T2
-        # is a changed scope or the other sense)
+    if scope is None:  # no scope named after a sense was chosen: the other sense (T2)
         return _other_sense(t)
     return _gated(t, t.plan("root_followup_scope_change", "root", "scope_rerun",
                             f"read as the same question in {scope}", question=root.question,

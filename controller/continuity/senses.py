@@ -86,3 +86,19 @@ def _described(t: Turn, chosen: str, other: OptionItem) -> bool:
     words = set(re.findall(r"[a-z]{4,}", other.label.lower()))
     words -= set(re.findall(r"[a-z]{4,}", mine.label.lower())) if mine else set()
     return bool(words & set(re.findall(r"[a-z]+", t.body)))
+
+
+def names_a_sense(t: Turn) -> bool:
+    """After a sense of the root question was chosen, the message speaks of a sense
+    (`SENSE_WORDS`: "the optics sense now", "flip to the laser/mirror meaning") and names no
+    word only the chosen sense's option says: a word there names a sense, not a folder of the
+    same name, and the sense it names is the other one."""
+    state, root = t.state, t.state.root_frame
+    chosen = next((c for c in state.recent_accepted_choice_ids
+                   if c.startswith(_SENSE_PREFIX)), None)
+    if root is None or root.sense is None or chosen is None or not say.SENSE_WORDS.search(t.body):
+        return False
+    options = next((s for s in state.option_sets if any(i.id == chosen for i in s.items)), None)
+    labels = {i.id: _label_words(i.label) for i in (options.items if options else ())}
+    mine = labels.get(chosen, set()) - set().union(*(w for c, w in labels.items() if c != chosen))
+    return not mine & _label_words(t.body)

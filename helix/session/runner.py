@@ -18,10 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from controller.continuity.events import ContinuityEvent
-from controller.continuity.lanes import TurnContext, execute
+from controller.continuity.lanes import LaneOutcome, TurnContext, execute
 from controller.continuity.meaning import Reader
+from controller.continuity.reread import reread_nothing_found, reread_plan
 from controller.continuity.settle import before_lane, readmit_anchor_list, settle_turn
+from controller.continuity.state import ContinuityState
 from controller.continuity.turn import TurnResult, summaries
+from controller.continuity.turn_plan import TurnPlan
 from controller.question import Question, read_question
 from helix.core.config import HelixConfig
 from helix.core.envelope import Envelope
@@ -140,7 +143,6 @@ def _locked_turn(db: State, session_name: str, question: Question, *, root: Path
         reader = session_reader(config, root)
     plan = route_turn(state, text, reply_to, config.continuity, turns=summaries(turns),
                       now_ms=now_ms, reader=reader)
-    base, pre = before_lane(state, plan, readmitted)
     models = lane_models(config, llm)
     ports = LanePorts(
         root=root, models=models,
@@ -149,10 +151,23 @@ def _locked_turn(db: State, session_name: str, question: Question, *, root: Path
                                      on_text=on_text, turn=question),
         graph=graph or default_graph(root, config), drift=default_drift(root, config),
         max_file_bytes=config.index.max_file_bytes)
-    ctx = TurnContext(
-        plan=plan, state=base, turns=tuple(turns), turn_id=turn_id, now_ms=now_ms,
-        repo_name=root.name, config=config, session_id=record.id, lane_models=models.names())
-    out = ports.run(execute(ctx))
+
+    def run(plan: TurnPlan) -> tuple[TurnPlan, ContinuityState, list[ContinuityEvent],
+                                    LaneOutcome]:
+        base, pre = before_lane(state, plan, readmitted)
+        ctx = TurnContext(
+            plan=plan, state=base, turns=tuple(turns), turn_id=turn_id, now_ms=now_ms,
+            repo_name=root.name, config=config, session_id=record.id,
+            lane_models=models.names())
+        return plan, base, pre, ports.run(execute(ctx))
+
+    plan, base, pre, out = run(plan)
+    again = reread_nothing_found(plan, out.transition, out.reasons)
+    if again is not None:  # searched for its own words, found nothing: its follow-up reading
+        second = route_turn(state, text, reply_to, config.continuity, turns=summaries(turns),
+                            now_ms=now_ms, reader=lambda _features: again)
+        if second.intent != "root_question" and second.transition != "T10":
+            plan, base, pre, out = run(reread_plan(second, again, text))
     turn, new_state = settle_turn(
         state, base, plan, out, pre, session=record.name, session_id=record.id,
         turn_id=turn_id, text=text, reply_to=reply_to, now_ms=now_ms, created_at=clock.now(),
