@@ -44,9 +44,10 @@ SHOWN = 10  # differing turns listed in the result
 
 def training_files() -> list[str]:
     from evals.heldapart import heldapart_path
+    from evals.router_train import writer_order
 
     names = sorted((p.stem for p in heldapart_path("x").parent.glob("train_writer*.jsonl")),
-                   key=lambda s: int(s.removeprefix("train_writer")))
+                   key=writer_order)
     return ["heldapart_tune", *names]
 
 

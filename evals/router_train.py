@@ -74,11 +74,19 @@ from helix.core.hashing import digest, short_id
 ROUTER_DIR = DATA_DIR / "router"
 MODEL_DIR = Path(__file__).resolve().parents[1] / "controller" / "continuity" / "meaning_model"
 FORBIDDEN = frozenset({"heldapart_report.jsonl", "paraphrase_report.jsonl"})
+
+
+def writer_order(name: str) -> tuple[int, int, str]:
+    """A training writer's file in order: train_writer<n> by n, then any other name
+    (train_writer_<helper>.jsonl, turns a helper wrote) by name."""
+    tail = name.removeprefix("train_writer").removesuffix(".jsonl")
+    return (0, int(tail), "") if tail.isdigit() else (1, 0, tail)
+
+
 # follow-ups by other writers, written for training only (TRAIN_WRITER<n>.md): every
-# train_writer<n>.jsonl of the suite directory, in the order of n
+# train_writer*.jsonl of the suite directory, in `writer_order`
 TRAIN_WRITERS = tuple(sorted((p.name for p in SUITE_DIR.glob("train_writer*.jsonl")),
-                             key=lambda name: int(name.removeprefix("train_writer")
-                                                  .removesuffix(".jsonl"))))
+                             key=writer_order))
 TRAIN_FILES = ("heldapart_tune.jsonl", "conversations.jsonl", "paraphrase_tune.jsonl",
                *(f"T{n}.jsonl" for n in range(11)), *TRAIN_WRITERS)
 # the class a (transition, lane) label names when nothing says otherwise
