@@ -44,7 +44,7 @@ SHOWN = 10  # differing turns listed in the result
 
 def training_files() -> list[str]:
     from evals.heldapart import heldapart_path
-    from evals.router_train import writer_order
+    from evals.suites import writer_order
 
     names = sorted((p.stem for p in heldapart_path("x").parent.glob("train_writer*.jsonl")),
                    key=writer_order)

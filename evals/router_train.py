@@ -68,21 +68,12 @@ from evals.heldapart import fresh_home
 from evals.router_curves import best_settings, phrase_curve, routing_curve
 from evals.router_manifest import moved, write_model
 from evals.scenarios import SUITE_DIR, resolve_repo
-from evals.suites import DATA_DIR, read_jsonl
+from evals.suites import DATA_DIR, read_jsonl, writer_order
 from helix.core.hashing import digest, short_id
 
 ROUTER_DIR = DATA_DIR / "router"
 MODEL_DIR = Path(__file__).resolve().parents[1] / "controller" / "continuity" / "meaning_model"
 FORBIDDEN = frozenset({"heldapart_report.jsonl", "paraphrase_report.jsonl"})
-
-
-def writer_order(name: str) -> tuple[int, int, str]:
-    """A training writer's file in order: train_writer<n> by n, then any other name
-    (train_writer_<helper>.jsonl, turns a helper wrote) by name."""
-    tail = name.removeprefix("train_writer").removesuffix(".jsonl")
-    return (0, int(tail), "") if tail.isdigit() else (1, 0, tail)
-
-
 # follow-ups by other writers, written for training only (TRAIN_WRITER<n>.md): every
 # train_writer*.jsonl of the suite directory, in `writer_order`
 TRAIN_WRITERS = tuple(sorted((p.name for p in SUITE_DIR.glob("train_writer*.jsonl")),

@@ -136,3 +136,10 @@ def list_suites(evals_dir: Path = EVALS_DIR) -> list[str]:
     names = sorted(p.stem for p in evals_dir.glob("*.jsonl"))
     names += sorted(f"continuity/{p.stem}" for p in (evals_dir / "continuity").glob("*.jsonl"))
     return names
+
+
+def writer_order(name: str) -> tuple[int, int, str]:
+    """A training writer's file in order: train_writer<n> by n, then any other name
+    (train_writer_<helper>.jsonl, turns a helper wrote) by name."""
+    tail = name.removeprefix("train_writer").removesuffix(".jsonl")
+    return (0, int(tail), "") if tail.isdigit() else (1, 0, tail)

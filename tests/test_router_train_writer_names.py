@@ -4,8 +4,8 @@ number (`int("_router26b")` raised at import, so no file could be added under th
 
 from __future__ import annotations
 
-from evals.router_train import DEFAULT_CLASS, SUITE_DIR, TRAIN_FILES, TRAIN_WRITERS, writer_order
-from evals.suites import read_jsonl
+from evals.router_train import DEFAULT_CLASS, SUITE_DIR, TRAIN_FILES, TRAIN_WRITERS
+from evals.suites import read_jsonl, writer_order
 
 
 def test_numbered_writers_come_first_in_their_order_then_named_ones():
