@@ -134,9 +134,12 @@ def named_item(t: Turn) -> OptionItem | None:
 
 def respelt_names(t: Turn) -> str | None:
     """The message with a mistyped name of a listed item written right ("engien.py one" ->
-    "engine.py one"), for the selection lane's own matching; None when nothing was mistyped.
-    A path ("search/tokenizer.py") is exact: never read as another file."""
+    "engine.py one"; a listed file's stem of `MIN_FUZZY_CHARS` letters or more: "the
+    resinator file" -> "the resonator file"), for the selection lane's own matching; None when
+    nothing was mistyped. A path ("search/tokenizer.py") is exact: never read as another file."""
     known = {n for i in listed_items(t) for names in item_names(i) for n in names if "/" not in n}
+    known |= {n.split(".", 1)[0] for n in known if "." in n and len(n.split(".", 1)[0])
+              >= MIN_FUZZY_CHARS and not n.startswith("_")}  # a file's stem: "the resonator"
     words = t.text.split()
     fixed = []
     for word in words:
