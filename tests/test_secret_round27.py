@@ -22,9 +22,17 @@ def test_a_vendor_scheme_word_before_the_key_is_not_the_value(text: str, value: 
 
 @pytest.mark.parametrize("text", [
     "SMSGATE_API_KEY=App your-smsgate-key-here\n",
-    "SMSGATE_API_KEY=App <smsgate key>\n",
+    "SMSGATE_API_KEY=App <smsgate-key>\n",
 ])
 def test_a_vendor_scheme_word_before_a_stand_in_stays_unfound(text: str) -> None:
+    assert agreed_texts(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    'logger.debug("JWT Auth: Fetching OIDC discovery document from %s", url)\n',
+    '"expected token: PaliGemma uses \'<pad>\', Qwen2 uses \'<|endoftext|>\'"\n',
+])
+def test_a_capital_word_before_more_words_is_no_scheme(text: str) -> None:
     assert agreed_texts(text) == []
 
 
@@ -149,4 +157,10 @@ def test_a_fallback_opening_the_next_line_is_found(text: str, value: str) -> Non
 
 def test_a_fallback_to_another_lookup_on_the_next_line_stays_unfound() -> None:
     text = 'val dbPassword = System.getenv("LEDGER_DB_PASSWORD")\n    ?: readSecret("ledger")\n'
+    assert agreed_texts(text) == []
+
+
+def test_a_wrapped_condition_opening_its_line_with_or_stays_unfound() -> None:
+    text = ('        if (\n            "model_rpm_cap" in user_api_key_meta\n'
+            '            or "model_tpm_cap" in user_api_key_meta\n        ):\n')
     assert agreed_texts(text) == []

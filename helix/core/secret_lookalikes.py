@@ -197,6 +197,6 @@ def scheme_end(text: str, at: int, line_end: int) -> int | None:
     if vendor is None:
         return None
     rest = text[vendor.end():line_end].rstrip(" \t\r\"'`,;")
-    if not rest or not ((_TOKEN.fullmatch(rest) and random_token(rest)) or placeholder(rest)):
-        return None
+    if _TOKEN.fullmatch(rest) is None or not (random_token(rest) or placeholder(rest)):
+        return None  # (words after a capital: a message, `Fetching OIDC document from %s`)
     return vendor.end()
