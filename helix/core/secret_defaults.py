@@ -3,7 +3,8 @@ after its name: the name is looked up (an environment variable, a setting, an at
 the literal is what the code uses when the lookup finds nothing:
 
 - an operator choosing the literal when the lookup is empty (`process.env.API_KEY || 'X'`,
-  `?? 'X'`, PHP's `?: 'X'`, Python's `or 'X'`);
+  `?? 'X'`, PHP's and Kotlin's `?: 'X'`, Python's `or 'X'`), a symbol also opening the next
+  line;
 - a block or a method giving it (`ENV.fetch('API_KEY') { 'X' }`, Rust's
   `env::var("API_KEY").unwrap_or("X")` or `.unwrap_or_else(|_| "X".to_string())`, Java's
   `.orElse("X")`);
@@ -33,13 +34,15 @@ __all__ = ["default_findings"]
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
 _QUOTE = "[\"'`]"
-# a looked-up name (bare, quoted, or a lookup's argument), then the fallback: an operator, a
+# a looked-up name (bare, quoted, or a lookup's argument), then the fallback: an operator (a
+# symbol maybe opening the next line: Kotlin's `getenv("API_KEY")\n    ?: "X"`; not Python's
+# `or`, which opens the next line of any wrapped condition), a
 # block `{ 'X' }` after the lookup's call (Ruby; its `|key|` maybe), a method taking the
 # default (maybe through a closure: `|_|`, `() =>`, `() ->`), a `default=` argument; then
 # the literal (one RE2 pass: linear, and no backtracking from each name's every start)
 _FALLBACK = re2.compile(
     r"([A-Za-z_][\w.\-]*)"
-    r"(?:" + _QUOTE + r"?[ \t]*[\])]{0,2}[ \t]*(?:\|\||\?\?|\?:|\bor\b)[ \t]*"
+    r"(?:" + _QUOTE + r"?[ \t]*[\])]{0,2}[ \t]*(?:(?:\r?\n[ \t]*)?(?:\|\||\?\?|\?:)|\bor\b)[ \t]*"
     r"|" + _QUOTE + r"?[ \t]*\)[ \t]*(\{)[ \t]*(?:\|[\w, ]{0,40}\|[ \t]*)?"
     r"|" + _QUOTE + r"?[ \t]*[\])]{0,2}\.(?:unwrap_or(?:_else)?|or_else|orElse(?:Get)?|"
     r"getOrElse|or|value_or)\([ \t]*(?:\|[\w, ]{0,40}\|[ \t]*|\([\w, ]{0,40}\)[ \t]*"

@@ -115,6 +115,12 @@ _BASE64_WORD = re.compile(r"[A-Za-z0-9+/]{4,60}={0,2}")
 _CODE_CHARS = re.compile(r"[()\[\]{}<>\s]|\\[nrt\"']")
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _WORDISH = re.compile(r"[A-Za-z_\-]+")  # identifiers and words: no digit, no symbol
+# a lower case name ending in a secret's word (`hive-s3-secret`, `smtp_password`): the name of
+# a secret kept elsewhere (a store's key, a vault path's leaf), not one
+_SECRET_WORDS = ("secret", "password", "passwd", "passphrase", "token", "credential", "apikey",
+                 "api-key", "api_key")
+SECRET_NAME = re.compile(r"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*[-_.](?:"
+                         + word_alternation(_SECRET_WORDS) + r")s?")
 # names as people write them: snake_case, kebab-case, dotted, CONSTANT_CASE, camelCase
 _NAME = re.compile(r"[a-z]+(?:[_\-.][a-z0-9]+)*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*|"
                    r"[A-Za-z][a-z]+(?:[A-Z][a-z]+)*[A-Z]?")
@@ -192,7 +198,8 @@ def looks_password(value: str) -> bool:
     (`password: required`, `password = new_password`), `hunter2x` or `Tr0ub4dor&3` is."""
     if len(value) < MIN_PASSWORD_LEN or _is_placeholder(value):
         return False
-    if _CODE_CHARS.search(value) or _DOTTED.fullmatch(value) or _WORDISH.fullmatch(value):
+    if (_CODE_CHARS.search(value) or _DOTTED.fullmatch(value) or _WORDISH.fullmatch(value)
+            or SECRET_NAME.fullmatch(value)):
         return False
     if value.isdigit():
         return len(value) >= MIN_SECRET_LEN
@@ -226,8 +233,9 @@ def gate(kind: str, value: str, line: str, quoted: bool) -> bool:
         return False  # `postgres:postgres@`: the user's own name again; `USER:PASSWORD@`: names
     password = value.rpartition(":")[2]
     if kind == "url_password" and (password.upper() in _PASSWORD_NAMES
-                                   or not any(c.isalnum() for c in password)):
-        return False  # `://user:PASSWORD@`, `://user:password@`: where it goes; `user:***@`
+                                   or not any(c.isalnum() for c in password)
+                                   or password[:1] + password[-1:] == "<>"):
+        return False  # `://user:PASSWORD@`, `://u:<password>@`: where it goes; `user:***@`
     if kind == "command_password" and not any(c.isalnum() for c in value):
         return False  # `| --password | the password to use |`: a table's cell border, no value
     if kind == "command_password" and value.lower() in FUNCTION_WORDS:

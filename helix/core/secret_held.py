@@ -1,7 +1,8 @@
 """A literal a secret name holds with no assignment operator between them:
 
-- a config directive opening its line, `name "X";` (nginx, redis, Ruby and Chef DSLs), and
-  a C macro's value, `#define WIFI_PASS "X"` (the macro is a constant's declaration);
+- a config directive opening its line, `name "X";` (nginx, redis, Ruby and Chef DSLs), a
+  device CLI's `set psksecret X` (FortiOS, VyOS), and a C macro's value, `#define WIFI_PASS
+  "X"` (the macro is a constant's declaration);
 - a value set on the object the name is, `secret.assign("X", n)`, `password.set("X")`;
 - a getter returning it, `getApiToken() { return "X" }`, `def get_secret(self): return "X"`,
   Kotlin's `fun getToken() = "X"`;
@@ -22,6 +23,8 @@ from typing import NamedTuple
 
 _LITERAL = r"([\"'])([^\"'\n]{1,4096})\1"
 _DIRECTIVE = re.compile(rf"[ \t]+{_LITERAL}[ \t]*;?[ \t]*(?:(?:#|//)[^\n]*)?$", re.M)
+# a device CLI's setting (FortiOS, VyOS: `set psksecret X`), the value maybe quoted
+_SET = re.compile(r"[ \t]+([\"']?)([^\s\"']{1,4096})\1[ \t]*\r?$", re.M)
 _CALL = re.compile(rf"\([ \t]*{_LITERAL}[ \t]*(?:,[ \t]*\d{{1,6}}[ \t]*)?\)")
 _GETTER = re.compile(r"[ \t]*\([ \t]*(?:self|this)?[ \t]*\)[^\n{:=(]{0,60}?"
                      rf"(?:[{{:][ \t]*return[ \t]+|=[ \t]*){_LITERAL}")
@@ -96,8 +99,8 @@ def held_literal(text: str, name_start: int, name_end: int) -> Held | None:
                 return None  # `return secret("x");`: a call, not a declaration
     elif name.startswith(("get", "Get")) and text[name_end:name_end + 1] in " \t":
         match, form = _GETTER.match(text, name_end), "getter"
-    elif not _head(text, name_start).strip():
-        match, form = _DIRECTIVE.match(text, name_end), "directive"
+    elif not (head := _head(text, name_start).strip()) or head == "set":
+        match, form = (_SET if head else _DIRECTIVE).match(text, name_end), "directive"
     elif _DEFINE.fullmatch(_head(text, name_start)):
         match, form = _DIRECTIVE.match(text, name_end), "define"
     else:

@@ -35,9 +35,10 @@ import re
 
 from helix.core.secret_gates import MIN_SECRET_LEN
 from helix.core.secret_names import name_strength, segments
+from helix.core.secret_values import placeholder, random_token
 
 __all__ = ["PUBLISHABLE_PREFIXES", "empty_key_block", "encoded_text", "id_named", "media_base64",
-           "own_word", "prose_after_scheme", "typed_id"]
+           "own_word", "prose_after_scheme", "scheme_end", "typed_id"]
 
 _MEDIA_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"RIFF", b"%PDF", b"OggS", b"wOFF",
                 b"wOF2")
@@ -174,3 +175,28 @@ def prose_after_scheme(value: str, rest: str) -> bool:
     a space and a word after it: a token ends its header's line or its literal)."""
     return (value.isalpha() and value.islower() and rest[:1] in (" ", "\t")
             and rest.lstrip(" \t")[:1].isalpha())
+
+
+# an Authorization scheme's name before its credential: a standard one, or a vendor's word
+# (`App`, `SSWS`, `GenieKey`, `Klaviyo-API-Key`) before one token that ends the line, issued or
+# a stand-in (`INFOBIP_API_KEY=App <key>`): the token is the value, not the scheme's word
+HEADER_SCHEMES = ("basic ", "bearer ", "token ", "digest ", "negotiate ", "apikey ", "ntlm ",
+                  "hmac ", "key ")
+_VENDOR_SCHEME = re.compile(r"[A-Z][A-Za-z]{1,15}(?:-[A-Za-z]{1,15}){0,3}[ \t]+")
+_TOKEN = re.compile(r"[^ \t\"'`,;]{1,4096}")
+
+
+def scheme_end(text: str, at: int, line_end: int) -> int | None:
+    """Where the value after an Authorization scheme's name starts, None when none opens the
+    value at `at`."""
+    lowered = text[at:at + 12].lower()
+    known = next((s for s in HEADER_SCHEMES if lowered.startswith(s)), None)
+    if known is not None:
+        return at + len(known)
+    vendor = _VENDOR_SCHEME.match(text, at, line_end)
+    if vendor is None:
+        return None
+    rest = text[vendor.end():line_end].rstrip(" \t\r\"'`,;")
+    if _TOKEN.fullmatch(rest) is None or not (random_token(rest) or placeholder(rest)):
+        return None  # (words after a capital: a message, `Fetching OIDC document from %s`)
+    return vendor.end()

@@ -220,9 +220,10 @@ def name_strength(name: str) -> str | None:
 
 
 def _glued_pass(last: str) -> bool:
-    """A last word ending in `pass` glued to what it opens (`LDAP_ROOTPASS`, `adminpass`,
-    `CONFIGPASS`): a password's name, but a word that only ends so (`bypass`, `compass`)."""
-    return len(last) > len("pass") and last.endswith("pass") and last not in _PASS_WORDS
+    """A last word ending in `pass` or `pw` glued to what it opens (`LDAP_ROOTPASS`,
+    `adminpass`, `bindpw`): a password's name, but a word that only ends so (`bypass`)."""
+    return (len(last) > len("pass") and last.endswith("pass") and last not in _PASS_WORDS
+            ) or (len(last) > len("pw") and last.endswith("pw"))  # `BINDPW`, slapd's `rootpw`
 
 
 def _foreign_word(word: str, flat: str, parts: list[str]) -> bool:

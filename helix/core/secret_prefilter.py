@@ -57,8 +57,8 @@ KEYWORDS = (r"(?i)pass(?:w|phrase|code|[_\-:.])|[a-z0-9_.\-]pass\b|"
             r"(?:mnemonic|seed|phrase|words)[\"']?[ \t]*[:=][ \t]*[\"']?"
             r"[a-z]{3,8}[ \t,]+[a-z]{3,8}[ \t,]|"
             r"(?:api|auth|service|account|db|database|priv|private|client|access|secret|deploy|"
-            r"signing|license|master|session|encryption|cloudant|clou|cl|softlayer|sl|ibm|iam|"
-            r"cloud|storage|shared|x)[_.\- ]?key|key[_.\-]?pass|[?&;]key=|"
+            r"signing|licen[cs]e|recovery|master|session|encryption|cloudant|clou|cl|softlayer|"
+            r"sl|ibm|iam|cloud|storage|shared|x)[_.\- ]?key|key[_.\-]?pass|[?&;]key=|"
             r"(?:^|[^a-z])sig(?:[^a-z]|$)|signature|[a-z0-9][_.\-]?keys?[0-9]?"
             r"(?:[_.\-](?:hex|b64|base64|b32|base32|pem|raw))?\b")
 NAMED = ("structure", "blocks", "shapes", "lines", "regex")

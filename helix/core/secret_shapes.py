@@ -132,13 +132,14 @@ def _group(match: re.Match[str], *groups: int) -> tuple[int, int, str] | None:
 
 
 # a login given as `user / password` after a word naming it and a colon, in a comment or a
-# note (`temp admin login for staging: admin / X`, `Zugang: admin / X`)
-# or after `log in as`/`sign in as` (`log in as `encadmin` / `X``), each maybe backticked
+# note (`temp admin login for staging: admin / X`, `Zugang: admin / X`), after `log in as`/
+# `sign in as` (`log in as `encadmin` / `X``) or right after the word (`kiosk login kiosk /
+# X`), each maybe backticked, the user maybe a domain's (`CORP\ops`)
 LOGIN_WORDS = ("login", "logon", "cred", "zugang", "anmeldung", "identifiant", "acceso",
                "acesso", "accès", " in as")  # (`log in as`, `sign in as`: one search)
-_LOGIN_PAIR = re.compile(r"(?i)(?:(?:" + "|".join(LOGIN_WORDS[:-1]) + r")[^\n:\uff1a]{0,60}"
-                         r"[:\uff1a]|\b(?:log|sign)[ \t]in[ \t]as)[ \t]*`?[\w.@\-]{1,40}`?"
-                         r"[ \t]+/[ \t]+`?([^\s\"'`]{1,200})")
+_LOGIN_PAIR = re.compile(r"(?i)(?:(?:" + "|".join(LOGIN_WORDS[:-1]) + r")(?:[^\n:\uff1a]{0,60}"
+                         r"[:\uff1a]|(?=[ \t]))|\b(?:log|sign)[ \t]in[ \t]as)"
+                         r"[ \t]*`?[\w.@\\\-]{1,40}`?[ \t]+/[ \t]+`?([^\s\"'`]{1,200})")
 # a .pgpass line's password of three or more words joined (`harbor-night-shift`): its field
 # says it is one
 _JOINED_WORDS = re.compile(r"[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+){2,}")

@@ -29,8 +29,9 @@ import re2
 
 from helix.core.english import word_alternation
 from helix.core.secret_gates import MAX_NAME, MAX_VALUE, MIN_VALUE
+from helix.core.secret_grouped import licence_keys
 from helix.core.secret_held import held_literal
-from helix.core.secret_lookalikes import own_word, prose_after_scheme
+from helix.core.secret_lookalikes import own_word, prose_after_scheme, scheme_end
 from helix.core.secret_names import FOREIGN_NAME_FORMS, META_SUFFIXES, name_strength
 from helix.core.secret_re2 import spans
 from helix.core.secret_values import (
@@ -70,8 +71,6 @@ _WIDE_FORMS = tuple(f for n in FOREIGN_NAME_FORMS if not n.isascii()
                     for f in sorted({n, n.capitalize(), n.upper()}))  # cases spelled out
 _WIDE_TRIGGER = re2.compile(word_alternation(_WIDE_FORMS), options=_RE2_OPTIONS)
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
-_HEADER_SCHEMES = ("basic ", "bearer ", "token ", "digest ", "negotiate ", "apikey ", "ntlm ",
-                   "hmac ", "key ")
 _QUOTES = "\"'`"
 _AFTER_NAME = frozenset("\"'`] \t[0123456789")  # between a name and its operator
 _DECLARATOR = re.compile(r"\[[0-9]{0,6}\]")  # a C array's size after its name
@@ -273,16 +272,15 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
         at += 1  # @"..." (Objective-C, C#), r"..." b"..." u"..." L"..." N'...'
     if text[at] in _QUOTES:
         return _quoted_found(text, at, line_end, strength, parenthesized)
-    lowered = text[at:at + 12].lower()
-    for scheme in _HEADER_SCHEMES:  # Authorization: Basic <value>
-        if lowered.startswith(scheme):
-            at = _skip_spaces(text, at + len(scheme), line_end)
-            end = _unquoted_end(text, at, line_end, " \t\"',;")
-            value = text[at:end]
-            if len(value) >= MIN_VALUE and not placeholder(value) and not prose_after_scheme(
-                    value, text[end:line_end]):  # (`auth: token refreshed for ...`: a log's)
-                return Found(at, end, "assignment")
-            return None
+    scheme = scheme_end(text, at, line_end)  # Authorization: Basic <value>, `KEY=App <value>`
+    if scheme is not None:
+        at = _skip_spaces(text, scheme, line_end)
+        end = _unquoted_end(text, at, line_end, " \t\"',;")
+        value = text[at:end]
+        if len(value) >= MIN_VALUE and not placeholder(value) and not prose_after_scheme(
+                value, text[end:line_end]):  # (`auth: token refreshed for ...`: a log's)
+            return Found(at, end, "assignment")
+        return None
     if strength in ("phrase", "strong"):  # `mnemonic: word word ...` unquoted to the line's end
         phrase_end = len(text[at:line_end].rstrip(" \t\r"))
         if seed_phrase(text[at:at + phrase_end]):
@@ -453,7 +451,9 @@ def _in_resource_name(text: str, at: int) -> bool:
 
 def _held(text: str, name_start: int, name_end: int) -> Iterator[Found]:
     """A literal the name holds with no operator (`secret_held`): a directive's or an
-    initialisation's only under a name that says secret."""
+    initialisation's only under a name that says secret; a licence's key after `licence key`."""
+    if name_end - name_start == len("key"):
+        yield from map(Found._make, licence_keys(text, name_start, name_end))
     held = held_literal(text, name_start, name_end)
     if held is None:
         return

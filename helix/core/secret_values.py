@@ -35,6 +35,7 @@ from helix.core.secret_gates import (
     MIN_WEAK_VALUE,
     PUBLIC_TOKEN,
     RANDOM_LETTERS_SLACK,
+    SECRET_NAME,
     SEED_WORD_LENGTH,
     SEED_WORDS,
     decoded_word,
@@ -300,7 +301,8 @@ def is_label(value: str) -> bool:
         return True  # the secret's name itself in any language (`"Passwort"`)
     if not any(word in lowered for word in _LABEL_WORDS):
         return False
-    return any(c.isspace() for c in value) or not any(c.isdigit() for c in value)
+    return (any(c.isspace() for c in value) or not any(c.isdigit() for c in value)
+            or SECRET_NAME.fullmatch(value) is not None)  # `hive-s3-secret`: a store's key
 
 
 def quoted_ok(value: str, strength: str) -> bool:
