@@ -30,7 +30,9 @@ from controller.issue_text import (
     is_pasted,
     reads_as_question,
 )
+from controller.question_words import respelt_question_words
 from controller.text import is_identifier, token_set
+from controller.tool_call_text import quoted_question, syntax_words
 from controller.vocabulary import load
 from helix.core.english import NUMBER_WORDS, QUESTION_WORDS
 from helix.core.envelope import Intent, Route
@@ -150,7 +152,8 @@ def question_core(text: str) -> str:
     """The question a message asks, without what is said around it: "ok then, could you tell
     me where the index is built, please?" -> "where the index is built?". A message that is
     nothing but those words is kept whole."""
-    core = _AUX_TYPO.sub(r"\1 does", _RESPELT.sub(lambda m: _RESPELL[m.group(1).lower()], text))
+    core = respelt_question_words(_RESPELT.sub(lambda m: _RESPELL[m.group(1).lower()], text))[0]
+    core = _AUX_TYPO.sub(r"\1 does", core)
     while True:
         new = _CONVERSATIONAL_LEAD.sub("", core, count=1)
         new = _POLITE_REQUEST.sub("", _POLITE_FRAME.sub("", new, count=1), count=1)
@@ -290,7 +293,8 @@ def sense_terms(body: str, terms: tuple[str, ...], knows: Knows | None = None
     or means, less the plain words the repository never uses: they name nothing in it ("whats
     cavity lol", "so what even is a cavity, I keep seeing the word everywhere" -> "cavity"; a
     phrase or an identifier is kept; "where is the cavity pull defined" asks no meaning)."""
-    kept = {w.lower() for w in _WORD.findall(_REPOSITORY_SCOPE.sub(" ", body))}
+    kept = {w.lower() for w in _WORD.findall(_REPOSITORY_SCOPE.sub(" ", body))} \
+        - syntax_words(body)
     words = (_one_word(t) for t in terms)  # a quoted "the cavity" is the word cavity
     subject = tuple(dict.fromkeys(t for t in words if not _SENSE_ASIDE.match(t)
                                   and (" " in t or t.lower() in kept)))
@@ -373,11 +377,15 @@ def asked_clause(text: str) -> str | None:
     in two places.", "A user asks: what is a cavity?", a question quoted: 'relaying from
     @oncall: "what is a cavity?"'): the sentence ending in a question mark, or what follows a
     colon when that is the question, or what follows a label of a few words and a colon
-    when it reads as a question ("New query: define cavity.", "TASK: explain term 'cavity'").
+    when it reads as a question ("New query: define cavity.", "TASK: explain term 'cavity'"),
+    or the one quoted question of a message saying more ('ask(query="what is a cavity")').
     None for a message of one clause, or with no or several questions, or when the clause
     points back at the others ("The bar turns red when I interrupt it. Where does that
     happen?": a report whose sentences are part of what is asked; the repository named is no
     pointer)."""
+    quoted = quoted_question(text)
+    if quoted is not None:
+        return quoted
     parts = [p.strip() for p in _CLAUSE_END.split(text) if p.strip()]
     asks = [_QUOTE_ENDS.sub("", p) for p in parts if _QUOTE_ENDS.sub("", p).endswith("?")]
     if len(parts) < 2:

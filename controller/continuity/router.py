@@ -71,6 +71,7 @@ from controller.continuity.state import ContinuityState, TargetRef
 from controller.continuity.transitions import prior_state_ok
 from controller.continuity.turn_plan import Reading, Turn, TurnPlan
 from controller.continuity.wording import pivot_question
+from controller.question_words import respelt_question_words
 from controller.route import route_question
 from helix.core.config import ContinuitySettings
 from helix.core.policy import RoutingPolicy
@@ -94,6 +95,7 @@ def route_turn(state: ContinuityState, text: str, reply_to: int | None,
                now_ms: int = 0, reader: Reader | None = None) -> TurnPlan:
     text = say.without_channel_tag(text)  # "[ci-bot] reopen: ...": the tag asks nothing
     text = say.spoken_marks(text)  # "who calls it question mark": "who calls it?"
+    text = respelt_question_words(text)[0]  # "wot calls it": "what calls it"
     last = turns[-1].transition if turns else None
     t, plan = _by_rules(state, text, reply_to, settings, turns, now_ms, last)
     if reader is None or not settings.grounding_continuity:
