@@ -1,8 +1,8 @@
 """An answer the coverage gate leaves ungrounded for one word of its subject the code does not
 say, or a slip in it, still puts the object asked about first: its lead is selected (the gate's
 object_only carryover), so "who calls it?" acts on that object instead of being refused. A
-subject with a word shown and another missing is not what "it" means: its lead is shown only. Real sessions over the continuity
-fixture (dry run)."""
+subject with a word shown and another missing is not what "it" means: its lead is shown only.
+Real sessions over the continuity fixture (dry run)."""
 
 from __future__ import annotations
 
