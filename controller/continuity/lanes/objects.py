@@ -68,12 +68,13 @@ def _read_as(ctx: TurnContext, target: TargetRef, out: LaneOutcome, *,
     if selected is None or not selected.from_answer or selected.focus_object_ref.id != target.id \
             or not (grounded or selected.shown_only):
         return out
-    name = f"{target.symbol or target.label}{_where(target)}"
+    label = target.symbol or target.label
+    name = label if label == target.path else f"{label}{_where(target)}"
     if selected.shown_only:
-        said = _POINTER.search(ctx.plan.text)
+        said = _POINTER.findall(ctx.plan.text)  # the last: "a test that checks this?"
         answer = ctx.state.answer_context_state
         asked = f'"{answer.question}"' if answer else "the last question"
-        line = (f"Read '{said.group(1).lower() if said else 'it'}' as {name}, the closest match "
+        line = (f"Read '{said[-1].lower() if said else 'it'}' as {name}, the closest match "
                 f"shown: nothing found answers {asked}.")
     else:
         line = f"Taking {name}, the item the last answer led with."
