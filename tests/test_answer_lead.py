@@ -37,16 +37,17 @@ def test_after_an_answer_open_it_opens_its_lead_and_show_it_again_reopens_it(rep
     assert (more.transition, more.lane) == ("T4", "explain")
 
 
-def test_an_ungrounded_answer_selects_nothing_it_means(repo):
-    """An answer that never showed what was asked selects nothing "it" means: its closest
-    match is not what a capability is asked of (the coverage gate decides, as before). Since
-    router24b its lead is selected as shown only, what "show it again" reopens
-    (tests/test_reopen_shown_lead.py)."""
+def test_an_ungrounded_answer_selects_its_lead_as_shown_only(repo):
+    """An answer that never showed what was asked selects its lead as shown only (router24b:
+    what "show it again" reopens, tests/test_reopen_shown_lead.py). Since router26c a
+    capability pointed at "it" acts on that closest match, saying so in one line, while the
+    gate keeps the answer's claims from carrying (tests/test_pointing_after_ungrounded.py)."""
     talk = Talk(repo)
     talk(UNANSWERED)
     selected = talk.state().selected_object
     assert selected is not None and selected.shown_only
-    assert talk("who calls it?").transition == "T10"
+    callers = talk("who calls it?")
+    assert callers.transition == "T4" and callers.answer.startswith("Read 'it' as ")
 
 
 

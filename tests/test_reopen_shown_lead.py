@@ -1,8 +1,8 @@
 """Showing again what an ungrounded answer showed first (issue 32, router24b): an answer whose
 coverage gate admits `object_only` carryover, its lead not what the question asked, still put
 that item first on screen. "Show it again" then reopens that item (T5 on the answer's lead,
-selected as shown only), while a capability asked of "it" is refused as before (the lead is
-not what "it" means to "who calls it?"). On main nothing was selected, so "again" asked which
+selected as shown only); since router26c a capability asked of "it" acts on it too, the
+reply saying in one line how "it" was read. On main nothing was selected, so "again" asked which
 item of the list was meant (T3). Real sessions over the continuity fixture (dry run)."""
 
 from __future__ import annotations
@@ -38,10 +38,13 @@ def test_again_after_an_ungrounded_answer_reopens_what_it_showed_first(repo, aga
     assert shown.opened is not None and shown.opened.target.id == _lead(talk, first)
 
 
-def test_the_shown_lead_is_no_object_of_a_capability(repo):
-    """The lead shown first is not what "it" means to a graph question: refused as before."""
+def test_a_capability_on_the_shown_lead_says_how_it_was_read(repo):
+    """The lead shown first is what a graph question pointing at "it" acts on (router26c: the
+    gate's object_only carryover), the reply saying so first; it stays shown only."""
     talk = Talk(repo)
     talk(UNGROUNDED)
     selected = talk.state().selected_object
     assert selected is not None and selected.shown_only and talk.state().chosen_object is None
-    assert talk("who calls it?").transition == "T10"
+    callers = talk("who calls it?")
+    assert callers.transition == "T4" and callers.answer.startswith("Read 'it' as ")
+    assert talk.state().chosen_object is None

@@ -272,15 +272,14 @@ def reopen(t: Turn, r: Reading) -> TurnPlan:
 
 
 def _on_object(t: Turn, intent: Intent) -> TurnPlan | None:
-    """A graph question or "tell me more" on the object the message means: a numbered or
-    named item of the list, the focused object, the item the last answer led with."""
+    """A graph question or "tell me more" on the object the message means: a numbered or named
+    item of the list, the focused object, else what an ungrounded answer showed first."""
     explain = intent in ("explain_focused", "explain_item")
     item_intent: Intent = "explain_item" if explain else intent
     pool = t.pool()
     target = t.focused()
-    # with an object in focus (chosen, or the grounded answer's lead), a number in the
-    # sentence is a value of that object unless it is said as a position; with nothing in
-    # focus the list is all the question can be about
+    # with an object in focus (chosen, or the grounded answer's lead), a number is a value of
+    # it unless said as a position; with nothing in focus the list is all it can be about
     number = item_position(t) if target is not None else number_named(t)
     named = named_item(t) if not focus_named(t) else None
     if number is None and named is not None and target is not None \
@@ -297,6 +296,7 @@ def _on_object(t: Turn, intent: Intent) -> TurnPlan | None:
                                 f"read as item {index} of the list", option_set_id=pool.id,
                                 choice_index=index, selection_text=f"open {index}",
                                 retrieval=explain, disabled=not t.settings.selection_lane))
+    target = target or t.shown_lead()
     if target is not None:
         if explain:
             return _gated(t, t.plan("short_action_on_selected_object", "explain",

@@ -191,7 +191,7 @@ def tell_me_more(t: Turn) -> TurnPlan | None:
                       f"'{obj}' in the active list, retrieved around", option_set_id=pool.id,
                       selection_text=f"open {obj}", retrieval=True,
                       disabled=not t.settings.selection_lane)
-    target = t.focused()
+    target = t.focused() or t.shown_lead()  # an ungrounded answer's closest match: object_only
     if target is not None:
         return t.plan("short_action_on_selected_object", "explain", "explain_focused",
                       f"'{obj or 'more'}' -> focused {target.id}, retrieved around",
@@ -302,7 +302,7 @@ def graph(t: Turn) -> TurnPlan | None:
             obj = next((g for g in match.groups() if g), "it").strip()  # "callers?": focused
             if not say.FOCUS_WORDS.match(obj):
                 return _graph_on_item(t, intent, obj)  # type: ignore[arg-type]
-            target = t.focused()
+            target = t.focused() or t.shown_lead()
             if target is not None:
                 return t.plan("short_action_on_selected_object", "graph", intent,  # type: ignore[arg-type]
                               f"{intent} on focused {target.id}", target=target)

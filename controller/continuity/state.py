@@ -163,7 +163,8 @@ class RootFrameState(_Owned):
 ANSWER_LEAD_FAMILY = "answer"
 # `compatible_route_family` of the lead of an answer the coverage gate admits `object_only`
 # and no more for it (the lead is not what was asked): shown first on screen, so "show it
-# again" reopens it (T5), but no capability ("who calls it?") is read as asked of it
+# again" reopens it (T5), and a capability pointed at it ("who calls it?") acts on it (T4),
+# the reply saying first how "it" was read; it is never the focus the head sees (`has_focus`)
 ANSWER_SHOWN_FAMILY = "answer_shown"
 
 
@@ -185,7 +186,7 @@ class SelectedObjectFrameState(_Owned):
     @property
     def shown_only(self) -> bool:
         """An answer's lead that was shown, not what the question asked (`ANSWER_SHOWN_FAMILY`):
-        what "again" shows, never what "it" means to a capability."""
+        what "again" shows, and what a capability pointed at "it" acts on, said as read."""
         return self.compatible_route_family == ANSWER_SHOWN_FAMILY
 
 

@@ -136,7 +136,8 @@ class Turn:
 
     def shown_lead(self) -> TargetRef | None:
         """With nothing in focus, the item the last answer showed first though it was not
-        what was asked (`SelectedObjectFrameState.shown_only`): what "show it again" shows."""
+        what was asked (`SelectedObjectFrameState.shown_only`): what "show it again" shows,
+        and what "who calls it?" / "explain it" act on (the gate's `object_only` carryover)."""
         selected = self.state.selected_object
         if self.focused() is not None or selected is None or not selected.shown_only:
             return None

@@ -200,7 +200,8 @@ def _lead_updates(ctx: TurnContext, updates: dict[StateSlot, Any],
     (`lead_subject.lead_shows_subject`: "the K1 and B values" led by `BM25Index.score`). Any
     other lead the gate admits `object_only` for is selected as shown only
     (`ANSWER_SHOWN_FAMILY`): the item put first on screen is what "show it again" reopens
-    (T5), not what a capability is asked of."""
+    (T5) and what a capability pointed at "it" acts on (T4), the reply saying first that "it"
+    was read as that closest match (lanes/objects.py `_read_as`)."""
     gate, context = updates["coverage_gate"], updates["answer_context"]
     lead = context.lead_evidence_id
     item = next((i for i in option_set.items if i.id == lead), None) \

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -49,14 +50,35 @@ def run_graph(ctx: TurnContext) -> Steps[LaneOutcome]:
     target = ctx.plan.target
     assert target is not None
     out = yield from _graph_of(ctx, target)
-    selected = ctx.state.selected_object
-    if out.transition == "T10" or selected is None or not selected.from_answer \
-            or selected.focus_object_ref.id != target.id:
+    if out.transition == "T10":
         return out
-    # nothing was opened: say which object "it" was taken to be
-    taken = (f"Taking {target.symbol or target.label}{_where(target)}, the item the last "
-             "answer led with.")
-    return replace(out, answer=f"{taken}\n{out.answer}", reasons=(*out.reasons, taken))
+    return _read_as(ctx, target, out, grounded=True)
+
+
+_POINTER = re.compile(r"\b(it|that|this|them|these|those)\b", re.I)
+
+
+def _read_as(ctx: TurnContext, target: TargetRef, out: LaneOutcome, *,
+             grounded: bool) -> LaneOutcome:
+    """`out` with one line first saying which object a follow-up acted on when nothing was
+    chosen or opened: the last answer's lead (`grounded`: said for the graph only), or the
+    closest match an ungrounded answer showed first, which the gate's `object_only` carryover
+    lets the turn act on, not the answer's claims: "Read 'it' as X, the closest match shown"."""
+    selected = ctx.state.selected_object
+    if selected is None or not selected.from_answer or selected.focus_object_ref.id != target.id \
+            or not (grounded or selected.shown_only):
+        return out
+    label = target.symbol or target.label
+    name = label if label == target.path else f"{label}{_where(target)}"
+    if selected.shown_only:
+        said = _POINTER.findall(ctx.plan.text)  # the last: "a test that checks this?"
+        answer = ctx.state.answer_context_state
+        asked = f'"{answer.question}"' if answer else "the last question"
+        line = (f"Read '{said[-1].lower() if said else 'it'}' as {name}, the closest match "
+                f"shown: nothing found answers {asked}.")
+    else:
+        line = f"Taking {name}, the item the last answer led with."
+    return replace(out, answer=f"{line}\n{out.answer}", reasons=(*out.reasons, line))
 
 
 def _choose(ctx: TurnContext
@@ -189,9 +211,10 @@ def run_explain_focused(ctx: TurnContext) -> Steps[LaneOutcome]:
     done = action(ctx, "explain_object", target, scope=ctx.state.active_scope or "focus",
                   option_set_id=ctx.state.active_option_set_id, outcome="answered",
                   reason=f"'{plan.text}' refers to the focused {target.label}")
-    return LaneOutcome(lane="explain", transition="T4", intent=plan.intent, answer=answer,
-                       answer_mode=envelope.answer_mode, updates={"explanation": envelope.answer},
-                       action=done, envelope=envelope, events=events, reasons=(done.reason,))
+    out = LaneOutcome(lane="explain", transition="T4", intent=plan.intent, answer=answer,
+                      answer_mode=envelope.answer_mode, updates={"explanation": envelope.answer},
+                      action=done, envelope=envelope, events=events, reasons=(done.reason,))
+    return _read_as(ctx, target, out, grounded=False)
 
 
 def run_explain_item(ctx: TurnContext) -> Steps[LaneOutcome]:
