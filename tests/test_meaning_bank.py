@@ -4,6 +4,8 @@ widening them; anything it cannot trust falls back to the plain load."""
 
 from __future__ import annotations
 
+import json
+
 import mmap
 import os
 import shutil
@@ -53,8 +55,8 @@ def test_a_bank_that_does_not_read_back_whole_is_not_used(tmp_path: Path,
                                                           reference: MeaningModel) -> None:
     meaning_bank.shipped(models=tmp_path)
     (bank,) = tmp_path.iterdir()
-    texts = (bank / "texts.txt").read_text(encoding="utf-8").split("\n")
-    (bank / "texts.txt").write_text("\n".join(texts[:-1]), encoding="utf-8")
+    texts = json.loads((bank / "texts.json").read_text(encoding="utf-8"))
+    (bank / "texts.json").write_text(json.dumps(texts[:-1]), encoding="utf-8")
     got = meaning_bank.shipped(models=tmp_path)
     assert _same(got, reference) and not _mapped(got.vectors)
     (bank / "vectors.npy").write_bytes(b"not an array")

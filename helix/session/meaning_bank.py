@@ -33,7 +33,7 @@ from helix.core.errors import HelixError
 from helix.core.hashing import hash_obj
 from helix.core.home import models_dir
 
-BANK_FORMAT = 1
+BANK_FORMAT = 2  # 2: texts as a JSON list (texts.json), a text may span lines
 PREFIX = "meaning-bank-"
 MODEL_FILES = ("head.json", "exemplars.jsonl", "exemplars.npy")
 STALE_S = 24 * 3600
@@ -71,7 +71,7 @@ def _read(directory: Path) -> MeaningModel | None:
         meta = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
         vectors = np.asarray(np.load(directory / "vectors.npy", mmap_mode="r"))
         arrays = {n: np.load(directory / f"{n}.npy") for n in ("labels", "weights", "bias")}
-        texts = tuple((directory / "texts.txt").read_text(encoding="utf-8").split("\n"))
+        texts = tuple(json.loads((directory / "texts.json").read_text(encoding="utf-8")))
         details = tuple(json.loads((directory / "details.json").read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError):
         return None
@@ -84,10 +84,8 @@ def _read(directory: Path) -> MeaningModel | None:
 
 
 def _write(directory: Path, model: MeaningModel) -> None:
-    """The bank of `model` at `directory`, best effort (nothing when it cannot be written or
-    a text spans lines)."""
-    if any("\n" in t for t in model.texts):
-        return
+    """The bank of `model` at `directory`, best effort (nothing when it cannot be written;
+    the texts a JSON list: a training turn may span lines, an agent's YAML)."""
     with contextlib.suppress(OSError):
         directory.parent.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(dir=directory.parent, prefix=f".{directory.name}."))
@@ -95,7 +93,7 @@ def _write(directory: Path, model: MeaningModel) -> None:
             for name, array in (("vectors", model.vectors), ("labels", model.labels),
                                 ("weights", model.weights), ("bias", model.bias)):
                 np.save(work / f"{name}.npy", np.ascontiguousarray(array), allow_pickle=False)
-            (work / "texts.txt").write_text("\n".join(model.texts), encoding="utf-8")
+            (work / "texts.json").write_text(json.dumps(list(model.texts)), encoding="utf-8")
             (work / "details.json").write_text(json.dumps(list(model.details)),
                                                encoding="utf-8")
             (work / "meta.json").write_text(json.dumps(
