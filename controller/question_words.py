@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 
+from helix.core.english import AFTER_WHY, QUESTION_FOLLOWERS, looks_third_person
 from indexers.english_words import whole_words
 
 QUESTION_WORDS = ("what", "who", "where", "when", "why", "how", "which")
@@ -37,14 +38,6 @@ _SOUNDS: dict[str, tuple[str, str, frozenset[str]]] = {
     "how": ("h", "", frozenset({"ow", "ao", "au", "aw", "ou"})),
     "which": ("w", "ch", frozenset({"i", "hi", "e", "ii"})),
 }
-# what follows "why" said as the letter "y" ("y does it", "y not", "y the plus one"): a word
-# other languages open a clause with after a "y" ("y el", "y la": and the) is none of these
-_AFTER_WHY = frozenset({"not", "no", "the", "that", "this", "these", "those", "it", "its",
-                        "u", "you", "we", "they", "he", "she", "so"})
-# words that follow a question word and rarely anything else a clause opens with
-_FOLLOWERS = frozenset({
-    "is", "are", "was", "were", "am", "be", "does", "do", "did", "done", "doing", "can", "could",
-    "should", "would", "will", "has", "have", "had", "about", "if", "else"})
 _CLAUSE_WORD = re.compile(
     r"(?:^|(?<=[.,;:!?]\s)|(?<=\s[-—–]\s))\s*(?P<word>[A-Za-z]+)"
     r"(?=(?P<clitic>['’]s)?\s+(?P<next>[A-Za-z]+))")
@@ -84,11 +77,10 @@ def question_word(word: str, following: str = "") -> str | None:
     if found is None:
         return None
     if low == "y":  # one letter: read as "why" only before what follows "why"
-        return found if following in _FOLLOWERS or following in _AFTER_WHY else None
+        return found if following in QUESTION_FOLLOWERS or following in AFTER_WHY else None
     known = whole_words()
     if len(low) > 1 and (not known or low in known):
-        follows = following in _FOLLOWERS or (following.endswith("s") and len(following) > 3
-                                               and not following.endswith("ss"))
+        follows = following in QUESTION_FOLLOWERS or looks_third_person(following)
         return found if follows else None
     return found
 

@@ -442,3 +442,22 @@ SEERS: tuple[str, ...] = ("i", "we", "you", "can", "could")
 FROM_MATERIAL: tuple[str, ...] = ("this", "that", "these", "those", "what", "the provided",
                                   "the given", "the shown", "the available", "the retrieved",
                                   "the supplied")
+
+
+# the words a follow-up points back at an object with ("who calls it", "a test that checks this")
+POINTING_WORDS: tuple[str, ...] = ("it", "that", "this", "them", "these", "those")
+# words that follow a question word and rarely anything else a clause opens with
+# ("wen does it run", "wat about the pool"): controller.question_words
+QUESTION_FOLLOWERS = frozenset({
+    "is", "are", "was", "were", "am", "be", "does", "do", "did", "done", "doing", "can", "could",
+    "should", "would", "will", "has", "have", "had", "about", "if", "else"})
+# what follows "why" said as the letter "y" ("y does it", "y not", "y the plus one"): a word
+# other languages open a clause with after a "y" ("y el", "y la": and the) is none of these
+AFTER_WHY = frozenset({"not", "no", "the", "that", "this", "these", "those", "it", "its",
+                       "u", "you", "we", "they", "he", "she", "so"})
+
+
+def looks_third_person(word: str) -> bool:
+    """A lower-case word that may be a verb's third person singular ("calls", "opens"): more
+    than three letters ending in a single s."""
+    return len(word) > 3 and word.endswith("s") and not word.endswith("ss")

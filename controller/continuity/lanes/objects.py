@@ -28,6 +28,7 @@ from controller.continuity.selection import SelectionDecision
 from controller.continuity.state import OptionItem, OptionSet, TargetRef
 from controller.continuity.transitions import StateSlot
 from controller.continuity.turn import ShownList
+from helix.core.english import POINTING_WORDS, word_alternation
 from helix.core.envelope import Envelope
 from helix.core.errors import BadPathError, HelixError
 
@@ -55,7 +56,7 @@ def run_graph(ctx: TurnContext) -> Steps[LaneOutcome]:
     return _read_as(ctx, target, out, grounded=True)
 
 
-_POINTER = re.compile(r"\b(it|that|this|them|these|those)\b", re.I)
+_POINTER = re.compile(rf"\b({word_alternation(POINTING_WORDS)})\b", re.I)
 
 
 def _read_as(ctx: TurnContext, target: TargetRef, out: LaneOutcome, *,
