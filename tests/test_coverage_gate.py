@@ -60,8 +60,13 @@ def test_an_answer_that_never_shows_what_was_asked_stays_ungrounded(repo, questi
     assert first.envelope is not None and first.envelope.evidence
     gate = talk.state().coverage_gate_state
     assert (gate.grounding_status, gate.carryover_eligibility) == ("ungrounded", "object_only")
+    # round 26 (router26c): a pointing follow-up acts on the closest match the answer showed
+    # first (the gate's object_only carryover), said in one line; the answer stays ungrounded
     more = talk("tell me more about that")
-    assert more.transition == "T10" and "coverage gate" in more.answer
+    assert more.transition == "T4", more.answer
+    assert more.answer.startswith("Read 'that' as ") and "the closest match shown" in more.answer
+    gate = talk.state().coverage_gate_state
+    assert (gate.grounding_status, gate.carryover_eligibility) == ("ungrounded", "object_only")
 
 
 @pytest.mark.parametrize(("phrase", "tokens"), [

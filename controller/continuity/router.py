@@ -302,22 +302,32 @@ def _acted_on(t: Turn, reading: Reading, rules: str, exact: bool = True) -> Turn
     return None
 
 
+# a name as code writes it: snake_case or camelCase / CamelCase with an inner capital
+_CODE_NAME = re.compile(r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]\b"
+                        r"|\b[A-Za-z][a-z0-9]+[A-Z][A-Za-z0-9]*\b")
+
+
 def _unpointed_focus_action(t: Turn, plan: TurnPlan | None) -> bool:
     """A plan acting on the object in focus (T4 graph / explain, T5 show again) for a message
-    that asks in full (`_asks_in_full`) and never points at that object: no pronoun or "that"
+    that never points at that object: no pronoun or "that"
     (focus-context-pending-state, step 4), not its name nor its file's stem; and that names
     another listed item in words ("the search engine" for SearchEngine) or asks where
-    something is defined or found (the controller's `location` route, no action named). Such
+    something is defined or found (the controller's `location` route, no action named), or
+    names a thing as code writes its names (snake_case, camelCase) that is not it (at any
+    length; the other two only when it asks in full, `_asks_in_full`). Such
     a message asks about another thing: a new root question (T1: it "must not inherit stale
     focus_object"), not a short action on the selected object (T4: its relations, its
     explanation) nor a pronoun follow-up (T5); read as one only when the reading is as sure
     as against a rule's phrase (`router_phrase`)."""
     target = t.focused()
-    if plan is None or target is None or plan.target is None or plan.target.id != target.id \
-            or not _asks_in_full(t):
+    if plan is None or target is None or plan.target is None or plan.target.id != target.id:
         return False
     if t.focus.pronoun_hint is not None or say.DEICTIC.search(t.body) or focus_named(t) \
             or names_focus(t) or _file_stem(target) in message_tokens(t.text):
+        return False
+    if _CODE_NAME.search(t.body):  # "what does deploy_key_body return?": another by its name
+        return True
+    if not _asks_in_full(t):
         return False
     pool = t.pool()
     if pool is not None and any(  # "who constructs the search engine": another listed item
