@@ -5,7 +5,6 @@ widening them; anything it cannot trust falls back to the plain load."""
 from __future__ import annotations
 
 import json
-
 import mmap
 import os
 import shutil
