@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from evals.router_train import TRAIN_FILES, TRAIN_WRITERS
+from evals.router_train import DEFAULT_CLASS, TRAIN_FILES, TRAIN_WRITERS
 from evals.scenarios import SUITE_DIR
-from evals.suites import writer_order
+from evals.suites import read_jsonl, writer_order
 
 
 def test_numbered_writers_sort_by_number_and_named_files_after_them():
@@ -18,9 +18,14 @@ def test_numbered_writers_sort_by_number_and_named_files_after_them():
         "train_writer_alpha.jsonl", "train_writer_zeta.jsonl"]
 
 
-def test_every_training_file_in_the_suite_is_read_by_the_trainer():
+def test_every_training_file_in_the_suite_is_read_by_the_trainer_and_labelled_by_the_table():
     written = {p.name for p in SUITE_DIR.glob("train_writer*.jsonl")}
     assert written == set(TRAIN_WRITERS) and written <= set(TRAIN_FILES)
+    for name in sorted(written):  # (`int("_router26b")` once raised at the trainer's import)
+        for _, session in read_jsonl(SUITE_DIR / name):
+            for turn in session["turns"]:
+                label = (turn["expect"]["transition"], turn["expect"]["lane"])
+                assert label in DEFAULT_CLASS or label[0] == "T10", (name, turn["text"])
 
 
 def test_a_helpers_training_turns_keep_the_labelling_conventions():
