@@ -73,6 +73,7 @@ from controller.continuity.turn_plan import Reading, Turn, TurnPlan
 from controller.continuity.wording import pivot_question
 from controller.question_words import respelt_question_words
 from controller.route import route_question
+from controller.text import is_identifier
 from helix.core.config import ContinuitySettings
 from helix.core.policy import RoutingPolicy
 
@@ -302,9 +303,7 @@ def _acted_on(t: Turn, reading: Reading, rules: str, exact: bool = True) -> Turn
     return None
 
 
-# a name as code writes it: snake_case or camelCase / CamelCase with an inner capital
-_CODE_NAME = re.compile(r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]\b"
-                        r"|\b[A-Za-z][a-z0-9]+[A-Z][A-Za-z0-9]*\b")
+_PUNCT = ".,:;!?\"'`()[]{}"  # around a word of the message
 
 
 def _unpointed_focus_action(t: Turn, plan: TurnPlan | None) -> bool:
@@ -313,8 +312,8 @@ def _unpointed_focus_action(t: Turn, plan: TurnPlan | None) -> bool:
     (focus-context-pending-state, step 4), not its name nor its file's stem; and that names
     another listed item in words ("the search engine" for SearchEngine) or asks where
     something is defined or found (the controller's `location` route, no action named), or
-    names a thing as code writes its names (snake_case, camelCase) that is not it (at any
-    length; the other two only when it asks in full, `_asks_in_full`). Such
+    names a thing as code writes its names (`controller.text.is_identifier`) that is not it
+    (at any length; the other two only when it asks in full, `_asks_in_full`). Such
     a message asks about another thing: a new root question (T1: it "must not inherit stale
     focus_object"), not a short action on the selected object (T4: its relations, its
     explanation) nor a pronoun follow-up (T5); read as one only when the reading is as sure
@@ -325,8 +324,8 @@ def _unpointed_focus_action(t: Turn, plan: TurnPlan | None) -> bool:
     if t.focus.pronoun_hint is not None or say.DEICTIC.search(t.body) or focus_named(t) \
             or names_focus(t) or _file_stem(target) in message_tokens(t.text):
         return False
-    if _CODE_NAME.search(t.body):  # "what does deploy_key_body return?": another by its name
-        return True
+    if any(is_identifier(w.strip(_PUNCT)) for w in t.body.split()):  # "what does
+        return True  # deploy_key_body return?": another thing, by the name code gives it
     if not _asks_in_full(t):
         return False
     pool = t.pool()
