@@ -68,6 +68,7 @@ from controller.continuity.reopen import shows_focus
 from controller.continuity.rules import RULES, gate
 from controller.continuity.spelling import misspelt_words, respelled
 from controller.continuity.state import ContinuityState, TargetRef
+from controller.continuity.structured import plain_words
 from controller.continuity.transitions import prior_state_ok
 from controller.continuity.turn_plan import Reading, Turn, TurnPlan
 from controller.continuity.wording import pivot_question
@@ -94,6 +95,7 @@ RESCUE_POINTED = 0.25
 def route_turn(state: ContinuityState, text: str, reply_to: int | None,
                settings: ContinuitySettings, *, turns: Sequence[TurnSummary] = (),
                now_ms: int = 0, reader: Reader | None = None) -> TurnPlan:
+    text = plain_words(text)  # '{"action": "callers"}', "<followup>...</followup>": the words
     text = say.without_channel_tag(text)  # "[ci-bot] reopen: ...": the tag asks nothing
     text = say.spoken_marks(text)  # "who calls it question mark": "who calls it?"
     text = respelt_question_words(text)[0]  # "wot calls it": "what calls it"
