@@ -68,6 +68,7 @@ from controller.continuity.reopen import shows_focus
 from controller.continuity.rules import RULES, gate
 from controller.continuity.spelling import misspelt_words, respelled
 from controller.continuity.state import ContinuityState, TargetRef
+from controller.continuity.structured import plain_words
 from controller.continuity.transitions import prior_state_ok
 from controller.continuity.turn_plan import Reading, Turn, TurnPlan
 from controller.continuity.wording import pivot_question
@@ -80,6 +81,9 @@ from helix.core.policy import RoutingPolicy
 FOLLOW_UP_WORDS_MAX = 4  # a message this short after an answer looks like a follow-up
 # a message that opens with one of these continues the conversation ("and what about X?")
 CONTINUING_LEADS = ("and", "also", "what about", "how about")
+# ... or a later clause opening with these ("thanks! one more thing, what about the index?")
+CLAUSE_LEADS = ("what about", "how about")
+_CLAUSE_BREAK = re.compile(r"[,;:!?.]\s+|\s+[-\u2013\u2014]+\s+")
 # the rescue bar for a message that does not ask a question in full (`_asks_in_full`): read
 # by its meaning at a lower probability than `router_rescue` (leave-one-writer-out scored as
 # held-apart sets are, benchmarks/router_lowo_audit.py: see the commit adding it)
@@ -94,6 +98,7 @@ RESCUE_POINTED = 0.25
 def route_turn(state: ContinuityState, text: str, reply_to: int | None,
                settings: ContinuitySettings, *, turns: Sequence[TurnSummary] = (),
                now_ms: int = 0, reader: Reader | None = None) -> TurnPlan:
+    text = plain_words(text)  # '{"action": "callers"}', "<followup>...</followup>": the words
     text = say.without_channel_tag(text)  # "[ci-bot] reopen: ...": the tag asks nothing
     text = say.spoken_marks(text)  # "who calls it question mark": "who calls it?"
     text = respelt_question_words(text)[0]  # "wot calls it": "what calls it"
@@ -390,10 +395,14 @@ def _close_reading(t: Turn, plan: TurnPlan, reading: Reading) -> TurnPlan | None
 def _continues(t: Turn) -> bool:
     """A message after an answer that opens with a continuing lead ("and ...", "what about
     ...", `CONTINUING_LEADS`), also after an assent ("ok and where is it used?": the small
-    talk read off the message takes its "and" with it)."""
+    talk read off the message takes its "and" with it), or whose later clause opens with
+    "what about" (`CLAUSE_LEADS`)."""
     said = (t.plain.split(), strip_filler(normalize(t.text)).split())
-    return t.state.turn_count > 0 and any(
+    clauses = [normalize(c).split() for c in _CLAUSE_BREAK.split(t.text)[1:]]
+    return t.state.turn_count > 0 and (any(
         words[:len(lead.split())] == lead.split() for lead in CONTINUING_LEADS for words in said)
+        or any(words[:len(lead.split())] == lead.split()
+               for lead in CLAUSE_LEADS for words in clauses))
 
 
 def _follow_up_looking(t: Turn, reading: Reading, rules_meaning: str) -> bool:
