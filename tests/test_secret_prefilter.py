@@ -14,12 +14,11 @@ from hypothesis import strategies as st
 from helix.core.secret_prefilter import (
     _trigger_lines,
     _triggers,
-    compact,
-    map_back,
     plan,
 )
 from helix.core.secret_re2 import line_spans
 from helix.core.secret_rules import BODY_CHARS, rules
+from helix.core.secret_windows import compact, map_back
 from helix.core.secrets import find_secrets, redact_text
 from tests.secret_corpus import CORPUS
 from tests.secret_formats import FILES, QUESTIONS

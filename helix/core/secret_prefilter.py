@@ -4,7 +4,7 @@ only on those lines and the context their rules read (a few lines around, a YAML
 continued with `\\`, a private key's body).
 
     plan(text) -> Plan(detectors, windows) | None   (None: nothing can be found)
-    compact(text, windows) -> (joined window text, map back to `text`'s offsets)
+    (`secret_windows.compact` joins the windows, `map_back` maps a span back)
 
 Contract, checked by a property test over the corpora (find_secrets with and without the
 prefilter agree): every finding of a detector lies on a line matching one of its triggers, or
@@ -15,7 +15,6 @@ lines). A trigger is an RE2 pattern: linear in the text whatever it holds.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -35,13 +34,14 @@ from helix.core.secret_gates import (
     DENSE_FRACTION,
     DFA_MEMORY,
     KEY_BLOCK_LINES,
-    SEPARATOR,
 )
+from helix.core.secret_grouped import grouped_line
 from helix.core.secret_joins import JOIN_BEFORE, reads_above
 from helix.core.secret_names import BARE_KEY, FOREIGN_NAME_FORMS, LOGIN_WORDS, VENDOR_KEY_NAMES
 from helix.core.secret_places import AT_TRIGGER
 from helix.core.secret_re2 import line_spans
 from helix.core.secret_rules import rules
+from helix.core.secret_runs import runs_below
 from helix.core.secret_shapes import SHAPE_TRIGGERS
 from helix.core.secret_tables import INDENTS, rows_end
 from helix.core.secret_tokens import prefixes
@@ -348,7 +348,14 @@ def _pair_marked(line: str, lowered: str) -> bool:
 def _context(line: str) -> tuple[int, int]:
     """Lines a trigger line's rules may read before and after it: none for most lines; the
     rules' reach for a line that opens a value below it or names a pair (a join: its parts
-    above it)."""
+    above it, a grouped key: the line naming it)."""
+    before, after = _reach(line)
+    if before < CONTEXT_BEFORE and grouped_line(line):
+        return CONTEXT_BEFORE, after
+    return before, after
+
+
+def _reach(line: str) -> tuple[int, int]:
     if reads_above(line):
         return JOIN_BEFORE, 0
     last = line.rstrip()[-1:]
@@ -370,7 +377,9 @@ def _context(line: str) -> tuple[int, int]:
 
 def _below(line: str, lowered: str) -> int:
     """Lines below a line opening no value a rule reads: an INSERT's rows, a RADIUS key."""
-    return CONTEXT_AFTER if "insert" in lowered and "(" in line else reads_below(line)
+    if ("insert" in lowered and "(" in line) or runs_below(lowered):
+        return CONTEXT_AFTER  # an INSERT's rows, recovery codes under their heading
+    return reads_below(line)
 
 
 def _started(text: str, start: int) -> int:
@@ -474,27 +483,3 @@ def plan(text: str) -> Plan | None:
                                  if not (ascii_text and set(group) <= set(triggers.wide))
                                  for line in _trigger_lines(text, subject, group)}))
     return Plan(detectors, pieces.spans, pieces.whole, rules)
-
-
-def compact(text: str, windows: tuple[tuple[int, int], ...]) -> tuple[str, list[int], list[int]]:
-    """The windows' text joined by `separator`, the start of each window in it, and in
-    `text` (a span found in the joined text maps back window by window)."""
-    separator = SEPARATOR
-    pieces, compact_starts, starts = [], [], []
-    at = 0
-    for start, end in windows:
-        compact_starts.append(at)
-        starts.append(start)
-        pieces.append(text[start:end])
-        at += end - start + len(separator)
-    return separator.join(pieces), compact_starts, starts
-
-
-def map_back(span_start: int, span_end: int, compact_starts: list[int], starts: list[int],
-             windows: tuple[tuple[int, int], ...]) -> tuple[int, int]:
-    """A span of the joined text in the original's offsets (clipped to its window)."""
-    index = bisect.bisect_right(compact_starts, span_start) - 1
-    offset = starts[index] - compact_starts[index]
-    start = span_start + offset
-    end = min(span_end + offset, windows[index][1])
-    return start, end

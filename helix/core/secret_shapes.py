@@ -28,9 +28,11 @@ from helix.core.secret_calls import call_findings
 from helix.core.secret_consoles import IPSEC_TRIGGER, ipsec_secrets, printed_keys, server_keys
 from helix.core.secret_defaults import default_findings
 from helix.core.secret_gates import MIN_PASSWORD_LEN, MIN_VALUE, hinted, word_passphrase
+from helix.core.secret_grouped import GROUPED_TRIGGER, listed_keys
 from helix.core.secret_joins import join_findings
 from helix.core.secret_pairs import USED_PAIR_TRIGGER, basic_pairs, pin_digits, used_pairs
 from helix.core.secret_rules import rules
+from helix.core.secret_runs import RUN_TRIGGERS, run_findings
 from helix.core.secret_structure import (
     Found,
     name_strength,
@@ -436,7 +438,7 @@ def _device_secrets(text: str) -> Iterator[Found]:
 # (their private keys), a device's SNMP community and RADIUS/TACACS+ key, a Perforce ticket
 # file's line
 SHAPE_TRIGGERS = (ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER, P4TICKET_TRIGGER, USED_PAIR_TRIGGER,
-                  IPSEC_TRIGGER, SEGMENT_TRIGGER)
+                  IPSEC_TRIGGER, SEGMENT_TRIGGER, GROUPED_TRIGGER, *RUN_TRIGGERS)
 
 
 def _accounts(text: str) -> Iterator[Found]:
@@ -481,4 +483,6 @@ def shape_findings(text: str) -> list[Found]:
         found += segment_findings(text)
     if ".join(" in text or "+" in text:
         found += join_findings(text)
-    return found
+    if "-" in text:  # a list's or a table's grouped keys (a licence's)
+        found += map(Found._make, listed_keys(text))
+    return found + run_findings(text, lowered)

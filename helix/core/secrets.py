@@ -25,6 +25,8 @@ The detectors, each in its module:
 - `secret_pairs`: a login's `user / password` in a note, Basic auth's user and password
   given together, a PIN said in prose;
 - `secret_commands`: a table of programs and the flags that take a password;
+- `secret_runs`: recovery codes under their heading, SNMPv3 passphrases after protocols'
+  names, community strings under their names, `user:password` lines;
 - `secret_tokens`: a table of token prefixes (`hf_`, `dop_v1_`, `shpat_`, ...);
 - `secret_keys`: private key blocks and bare runs of key-body lines;
 - `secret_parts`: a secret written in parts and joined (`token = a + b`, `"${A}${B}"`).
@@ -67,13 +69,14 @@ from helix.core.secret_lookalikes import PUBLISHABLE_PREFIXES, empty_key_block
 from helix.core.secret_parts import part_findings
 from helix.core.secret_places import place_findings
 from helix.core.secret_plugins import format_findings, format_kinds, line_findings
-from helix.core.secret_prefilter import RULES, Windows, all_detectors, compact, map_back, plan
+from helix.core.secret_prefilter import RULES, Windows, all_detectors, plan
 from helix.core.secret_rules import rules
 from helix.core.secret_shapes import shape_findings
 from helix.core.secret_structure import structural_findings
 from helix.core.secret_tokens import filler, token_findings
 from helix.core.secret_values import lone_token, recurring_secret
 from helix.core.secret_views import joined_changes
+from helix.core.secret_windows import compact, map_back
 
 __all__ = [
     "REDACTED",

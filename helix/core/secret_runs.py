@@ -1,0 +1,193 @@
+"""Credentials written as runs of values where no `name = value` says so, by their format and
+place:
+
+- recovery codes: the lines under a line naming backup or recovery codes (or an
+  authenticator's seed) that hold nothing but codes, groups of letters and digits
+  (`5HQ3-W8KT   Z2RM-7VPA`, `3318 0472   9946 2751`, a seed in groups of four);
+- an SNMPv3 user's passphrases: the value after an auth or privacy protocol's name on a line
+  that creates or describes such a user (`createUser u SHA "X" AES "Y"`, `auth SHA: X priv AES:
+  Y`, `auth sha X priv aes 128 Y`);
+- an SNMP community string under a name that is a community's (`read_community: X`,
+  `snmp_community = "X"`, `community ro: X  rw: Y`): SNMP v1/v2c's password;
+- `user:password` lines: a line that is one login and its password, maybe a group after
+  (`sensor-12:R4tq8Lw2Zp0mXc1V`, `opsadmin:Harbour&Lamp1984:Admin`), the password with
+  letters and digits and a password's mix of cases or symbols.
+
+    run_findings(text) -> [(start, end, kind)]
+
+The prefilter wakes these by RUN_TRIGGERS (the codes' heading line: the codes lie within
+CONTEXT_AFTER lines of it; the protocol's line; the login's line).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from helix.core.secret_gates import CONTEXT_AFTER, hinted, looks_password
+from helix.core.secret_structure import Found
+from helix.core.secret_values import placeholder
+
+__all__ = ["RUN_TRIGGERS", "run_findings", "runs_below"]
+
+# --- recovery codes under their heading
+# (no `\b` in a trigger: each one adds a word-boundary flag to the set's DFA states)
+_CODES_HEADING = (r"(?i)(?:recovery|backup|scratch|emergency|one[- ]time|2fa|mfa|otp)[ \t]+code"
+                  r"|(?:authenticator|totp|2fa|mfa|otp)[ \t]+(?:seed|secret)")
+_HEADING = re.compile(r"(?i)(?:recovery|backup|scratch|emergency|one[- ]time|2fa|mfa|otp)[ \t]+"
+                      r"codes?\b|(?:authenticator|totp|2fa|mfa|otp)[ \t]+(?:seed|secret)\b")
+_HEADING_HINT = re.compile(r"[Cc]ode|[Ss]eed|[Ss]ecret|CODE|SEED|SECRET")
+_HEADING_WORDS = ("recovery", "backup", "scratch", "emergency", "one-time", "one time", "2fa",
+                  "mfa", "otp", "authenticator")  # one in each heading (lower case)
+# a code: groups of three to eight letters and digits joined by one dash or one space; codes
+# on a line set apart by two blanks or more, a tab, a comma; a list's bullet before them
+_CODE = r"`?[A-Za-z0-9]{3,8}(?:[- ][A-Za-z0-9]{3,8}){0,7}`?"
+_CODE_LINE = re.compile(rf"[ \t]*(?:[-*+][ \t]+|[0-9]{{1,2}}[.)][ \t]+)?({_CODE}"
+                        rf"(?:(?:[ \t]{{2,}}|\t|[ \t]*,[ \t]*){_CODE})*)[ \t]*,?[ \t]*\r?")
+_ONE_CODE = re.compile(_CODE)
+_SEED = re.compile(r"[A-Z2-7]{16,}")  # base32, an authenticator's seed (its groups joined)
+MIN_CODE = 6  # characters of a code, its separators not counted
+
+
+def runs_below(lowered: str) -> bool:
+    """The line (in lower case) names recovery codes or a seed: the codes lie below it."""
+    return (("code" in lowered or "seed" in lowered or "secret" in lowered)
+            and any(word in lowered for word in _HEADING_WORDS)
+            and _HEADING.search(lowered) is not None)
+
+
+def _code(value: str) -> bool:
+    chars = value.replace("-", "").replace(" ", "")
+    if len(chars) < MIN_CODE or len(set(chars)) < 4 or placeholder(chars):
+        return False
+    return (any(c.isdigit() for c in chars) and (
+        any(c.isalpha() for c in chars) or len(chars) >= 8 or " " in value or "-" in value
+    )) or _SEED.fullmatch(chars) is not None
+
+
+def _code_lines(text: str, at: int) -> Iterator[Found]:
+    """The codes on the lines after `at` (the heading's end) up to the first other line."""
+    start = text.find("\n", at) + 1
+    seen = False
+    for _ in range(CONTEXT_AFTER):
+        if start == 0 or start >= len(text):
+            return
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        if not text[start:end].strip():
+            if seen:
+                return
+            start = end + 1
+            continue
+        line = _CODE_LINE.fullmatch(text, start, end)
+        if line is None:
+            return
+        codes = [m for m in _ONE_CODE.finditer(text, line.start(1), line.end(1))]
+        values = [(m.start() + (text[m.start()] == "`"),
+                   m.end() - (text[m.end() - 1] == "`")) for m in codes]
+        if not all(_code(text[s:e]) for s, e in values):
+            return
+        seen = True
+        yield from (Found(s, e, "recovery_code") for s, e in values)
+        start = end + 1
+
+
+def _recovery_codes(text: str) -> Iterator[Found]:
+    for match in hinted(_HEADING, _HEADING_HINT, text):
+        yield from _code_lines(text, match.end())
+
+
+# --- an SNMPv3 user's auth and privacy passphrases after their protocols' names
+_USER_LINE = r"(?i)createuser|(?:auth|priv)[ \t]+(?:md5|sha|aes|3?des)"
+_USER = re.compile(_USER_LINE)
+_PROTOCOL_WORDS = (" sha", " md5", " aes", " des", "\tsha", "\tmd5", "\taes", "\tdes")
+_PROTOCOL_VALUE = re.compile(
+    r"(?i)(?<![\w\-])(?:md5|sha(?:-?(?:1|224|256|384|512))?|aes(?:-?(?:128|192|256))?|3?des)"
+    r"[ \t]*:?[ \t]+(?:(?:128|192|256)[ \t]+)?([\"']?)([^\s\"']{6,256})\1(?=[ \t]|\r?$)", re.M)
+_HEX = re.compile(r"(?:0x)?[0-9a-fA-F]+")
+
+
+def _protocol_passphrases(text: str) -> Iterator[Found]:
+    for match in _USER.finditer(text):
+        start = text.rfind("\n", 0, match.start()) + 1
+        end = text.find("\n", match.end())
+        end = len(text) if end == -1 else end
+        for value in _PROTOCOL_VALUE.finditer(text, start, end):
+            secret = value.group(2)
+            if (_HEX.fullmatch(secret) is None and looks_password(secret)
+                    and not placeholder(secret, bool(value.group(1)))):
+                yield Found(value.start(2), value.end(2), "assignment")
+
+
+# --- `user:password` lines (no `=` in the password: `port:x64-uwp=fail` is a build's setting)
+_LOGIN_LINE = r"(?m)^[ \t]*[A-Za-z][\w.@\-]*:[^\s:/\"'`=]+(?::[\w\-]+)?[ \t]*\r?$"
+_LOGIN = re.compile(r"^[ \t]*([A-Za-z][\w.@\-]{1,63}):([^\s:/\"'`=]{6,128})(?::[\w\-]{1,32})?"
+                    r"[ \t]*\r?$", re.M)
+_LOGIN_HINT = re.compile(r":[^\s:/\"'`=]{6}")  # (a literal first: the search skips to it)
+_SYMBOLS = frozenset("!@#$%^&*+=?~")
+_SCHEMES = frozenset({"http", "https", "data", "mailto", "file", "urn", "tel", "git", "ssh",
+                      "md5", "sha1", "sha256", "sha512", "base64", "hex"})
+
+
+def _login_password(user: str, value: str) -> bool:
+    """Letters and digits, both cases or a password's symbol; not a word, hex, a number."""
+    if (user.lower() in _SCHEMES or value == user or _HEX.fullmatch(value) is not None
+            or not any(c.isdigit() for c in value) or not any(c.isalpha() for c in value)):
+        return False
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    return ((mixed or bool(_SYMBOLS.intersection(value))) and looks_password(value)
+            and not placeholder(value))
+
+
+def _logins(text: str) -> Iterator[Found]:
+    for match in hinted(_LOGIN, _LOGIN_HINT, text):
+        if _login_password(match.group(1), match.group(2)):
+            yield Found(match.start(2), match.end(2), "assignment")
+
+
+# --- a community string under its name, and the access levels' values after it on the line
+_COMMUNITY_LINE = (r"(?i)community[\w.\-]*[\"']?[ \t]*(?:(?:ro|rw|read|write)[ \t]*)?[:=][ \t]*"
+                   r"[\"']?[^\s\"'(\[=]{6,}(?:[\s\"',;]|$)")
+_COMMUNITY_HINT = re.compile(r"[Cc]ommunity|COMMUNITY")
+_COMMUNITY = re.compile(
+    r"(?i)(?<![\w.\-])(?:snmp[_.\-]?)?(?:(?:ro|rw|read|write|read[_\-]?only|read[_\-]?write|"
+    r"trap)[_.\-]?)?community(?:[_.\-]?(?:string|name|str))?(?:[ \t]+(?:ro|rw|read|write))?"
+    r"[\"']?[ \t]*[:=][ \t]*([\"']?)([^\s\"',;]{6,128})\1(?=[\s,;]|$)")
+_ACCESS_VALUE = re.compile(r"(?i)(?<![\w.\-])(?:ro|rw|read|write)[ \t]*:[ \t]*([^\s\"',;]{6,128})"
+                           r"(?=[\s,;]|$)")
+_DEFAULT_COMMUNITIES = frozenset({"public", "private"})
+_CODE_NAME = re.compile(r"[A-Za-z_][\w.]*")  # an identifier, an attribute: code, no value
+
+
+def _community_value(value: str) -> bool:
+    """Not a default, a word, a reference (a path, a URL) or a stand-in."""
+    return (value.lower() not in _DEFAULT_COMMUNITIES and _CODE_NAME.fullmatch(value) is None
+            and not any(c in value for c in "/()[]") and not placeholder(value))
+
+
+def _communities(text: str) -> Iterator[Found]:
+    for match in hinted(_COMMUNITY, _COMMUNITY_HINT, text):
+        if _community_value(match.group(2)):
+            yield Found(match.start(2), match.end(2), "assignment")
+        end = text.find("\n", match.end())
+        for value in _ACCESS_VALUE.finditer(text, match.end(), len(text) if end == -1 else end):
+            if _community_value(value.group(1)):
+                yield Found(value.start(1), value.end(1), "assignment")
+
+
+RUN_TRIGGERS = (_CODES_HEADING, _USER_LINE, _LOGIN_LINE, _COMMUNITY_LINE)
+
+
+def run_findings(text: str, lowered: str) -> list[Found]:
+    """(`lowered`: the text in lower case; each rule read only where its words are)"""
+    found: list[Found] = []
+    if any(word in lowered for word in _HEADING_WORDS):
+        found += _recovery_codes(text)
+    if "createuser" in lowered or (("auth" in lowered or "priv" in lowered)
+                                   and any(word in lowered for word in _PROTOCOL_WORDS)):
+        found += _protocol_passphrases(text)
+    if ":" in text:
+        found += _logins(text)
+    if "community" in lowered:
+        found += _communities(text)
+    return found
