@@ -9,11 +9,12 @@ from difflib import SequenceMatcher
 
 from controller.continuity import phrases as say
 from controller.continuity.meaning import ordinals_in
-from controller.continuity.pending import parse_ordinal
+from controller.continuity.pending import normalize, parse_ordinal
 from controller.continuity.selection_match import parse_selection_input
 from controller.continuity.spelling import respelled
 from controller.continuity.state import OptionItem, OptionSet, TargetRef
 from controller.continuity.turn_plan import ORDINAL_SHAPE_MAX, Turn
+from controller.continuity.vocabulary_data import compiled
 from controller.route import VOCABULARY
 from helix.core.english import (
     BEFORE_LAST_WORD,
@@ -21,6 +22,7 @@ from helix.core.english import (
     FUNCTION_WORDS,
     LAST_WORD,
     ORDINAL_WORDS,
+    POINTING_WORDS,
     from_end,
     ordinal_value,
     said_positions,
@@ -298,6 +300,31 @@ def item_position(t: Turn) -> int | None:
                     return value  # "the second", "number two", "second one"
             elif listed:
                 return value  # a number word after a list noun: "option two"
+    return None
+
+
+_DESCRIBED = compiled("DESCRIBED_ITEM")
+_IN_IT = ("in", "inside", "there")  # "with read_text in it": where the words are, no pointer
+
+
+def described_item(t: Turn) -> str | None:
+    """What an entry of the list is picked by when the message says what it holds or does
+    instead of its name ("open the one that says 'retry after'", "the result with parse_args
+    in it", "the test that checks empty input", typed "teh one with ..." too): those words.
+    None for a clause that only points back ("the test that covers it": the object in focus)
+    or while a sense clarifier waits (its options are described so: the clarifier's answer)."""
+    if t.state.clarification_state is not None and t.state.pending is not None:
+        return None
+    for text in dict.fromkeys((t.text, respelled(t.text)[0])):
+        found = _DESCRIBED.search(normalize(text))
+        if found is None:
+            continue
+        words = _WORD.findall(found.group("what"))
+        while len(words) > 1 and words[-1] in POINTING_WORDS and words[-2] in _IN_IT:
+            words = words[:-2]
+        content = [w for w in words if w not in FUNCTION_WORDS]
+        if len(content) > 1 or (content and words[-1] not in POINTING_WORDS):
+            return " ".join(content)
     return None
 
 
