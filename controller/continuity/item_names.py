@@ -328,6 +328,21 @@ def described_item(t: Turn) -> str | None:
     return None
 
 
+_OPENS_ENTRY, _NARROWS = compiled("OPENS_ENTRY"), compiled("NARROWS")
+
+
+def opens_an_entry(t: Turn) -> bool:
+    """A message read as a narrowing that asks to open one entry of the list on screen ("the
+    doc file of storage, open it please", "the one in the search folder, open that"): an
+    open verb or one entry named by kind or place, no word of a narrowing (`NARROWS`: "only",
+    "leave out", "same"), and a list to pick from. A pick (T3), not the question re-asked.
+    Without the verb, once a sense was chosen, "the memory one" may ask for the other sense."""
+    found = list(_OPENS_ENTRY.finditer(t.text))
+    sensed = any(c.startswith("sense:") for c in t.state.recent_accepted_choice_ids)
+    return t.pool() is not None and not _NARROWS.search(t.text) \
+        and any(m.group("verb") or not sensed for m in found)
+
+
 MIN_THING_CHARS = 4  # a shorter word of a thing asked for says nothing of what it is
 # the kinds of code a command may name its thing by ("the tokenize function")
 KIND_NOUNS = frozenset(VOCABULARY.lists["kind_nouns"])
