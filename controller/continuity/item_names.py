@@ -9,11 +9,12 @@ from difflib import SequenceMatcher
 
 from controller.continuity import phrases as say
 from controller.continuity.meaning import ordinals_in
-from controller.continuity.pending import parse_ordinal
+from controller.continuity.pending import normalize, parse_ordinal
 from controller.continuity.selection_match import parse_selection_input
 from controller.continuity.spelling import respelled
 from controller.continuity.state import OptionItem, OptionSet, TargetRef
 from controller.continuity.turn_plan import ORDINAL_SHAPE_MAX, Turn
+from controller.continuity.vocabulary_data import compiled
 from controller.route import VOCABULARY
 from helix.core.english import (
     BEFORE_LAST_WORD,
@@ -21,6 +22,7 @@ from helix.core.english import (
     FUNCTION_WORDS,
     LAST_WORD,
     ORDINAL_WORDS,
+    POINTING_WORDS,
     from_end,
     ordinal_value,
     said_positions,
@@ -299,6 +301,46 @@ def item_position(t: Turn) -> int | None:
             elif listed:
                 return value  # a number word after a list noun: "option two"
     return None
+
+
+_DESCRIBED = compiled("DESCRIBED_ITEM")
+_IN_IT = ("in", "inside", "there")  # "with read_text in it": where the words are, no pointer
+
+
+def described_item(t: Turn) -> str | None:
+    """What an entry of the list is picked by when the message says what it holds or does
+    instead of its name ("open the one that says 'retry after'", "the result with parse_args
+    in it", "the test that checks empty input", typed "teh one with ..." too): those words.
+    None for a clause that only points back ("the test that covers it": the object in focus)
+    or while a sense clarifier waits (its options are described so: the clarifier's answer)."""
+    if t.state.clarification_state is not None and t.state.pending is not None:
+        return None
+    for text in dict.fromkeys((t.text, respelled(t.text)[0])):
+        found = _DESCRIBED.search(normalize(text))
+        if found is None:
+            continue
+        words = _WORD.findall(found.group("what"))
+        while len(words) > 1 and words[-1] in POINTING_WORDS and words[-2] in _IN_IT:
+            words = words[:-2]
+        content = [w for w in words if w not in FUNCTION_WORDS]
+        if len(content) > 1 or (content and words[-1] not in POINTING_WORDS):
+            return " ".join(content)
+    return None
+
+
+_OPENS_ENTRY, _NARROWS = compiled("OPENS_ENTRY"), compiled("NARROWS")
+
+
+def opens_an_entry(t: Turn) -> bool:
+    """A message read as a narrowing that asks to open one entry of the list on screen ("the
+    doc file of storage, open it please", "the one in the search folder, open that"): an
+    open verb or one entry named by kind or place, no word of a narrowing (`NARROWS`: "only",
+    "leave out", "same"), and a list to pick from. A pick (T3), not the question re-asked.
+    Without the verb, once a sense was chosen, "the memory one" may ask for the other sense."""
+    found = list(_OPENS_ENTRY.finditer(t.text))
+    sensed = any(c.startswith("sense:") for c in t.state.recent_accepted_choice_ids)
+    return t.pool() is not None and not _NARROWS.search(t.text) \
+        and any(m.group("verb") or not sensed for m in found)
 
 
 MIN_THING_CHARS = 4  # a shorter word of a thing asked for says nothing of what it is

@@ -27,6 +27,7 @@ from controller.continuity.item_names import (
     message_tokens,
     named_item,
     number_named,
+    opens_an_entry,
     respelt_names,
     same_object,
     unshown_thing,
@@ -364,11 +365,11 @@ def scope_of_words(t: Turn) -> str | None:
 
 
 def narrow(t: Turn, r: Reading) -> TurnPlan | None:
-    rule = rules.scope_rerun(t)
-    if rule is not None and rule.transition == "T2":
+    if opens_an_entry(t) and not names_a_sense(t):  # "the doc file of storage, open it" (T3)
+        return pick(t, r)
+    if (rule := rules.scope_rerun(t)) is not None and rule.transition == "T2":
         return _gated(t, rule)
-    root = t.state.root_frame
-    if root is None:
+    if (root := t.state.root_frame) is None:
         return t.boundary("no earlier question to re-ask in a narrower scope")
     sense = _other_sense(t) if names_a_sense(t) else None  # "the optics sense now"
     if sense is not None:
@@ -441,10 +442,9 @@ _CODE_NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9]*(?:_[A-Za-z0-9]+|[a-z][A-Z][A-Z
 
 
 def names_other_code(t: Turn) -> bool:
-    """The message names code that neither the last answer, its question nor a listed file
-    mentions ("what does deploy_key_body return?" after an answer about the billing
-    database): a question about that code, not about the answer. A listed file's name asks
-    what the answer rests on ("did you look at all the test files or just test_cavity_pool?")."""
+    """Code no listed file, nor the last answer or its question, mentions ("what does
+    deploy_key_body return?" after an answer about billing): a question about that code, not
+    the answer; a listed file's name asks what it rests on ("all tests or just test_pool?")."""
     context = t.state.answer_context_state
     if context is None:
         return False

@@ -56,6 +56,7 @@ from controller.continuity import phrases as say
 from controller.continuity.focus import TurnSummary, resolve_focus
 from controller.continuity.item_names import (
     MIN_NAME_CHARS,
+    described_item,
     focus_named,
     message_tokens,
     own_name_parts,
@@ -367,8 +368,9 @@ def _asks_in_full(t: Turn) -> bool:
 
 def _unplaced(t: Turn, plan: TurnPlan) -> bool:
     """A rules pick with no item placed: a pending sense clarifier's option described in
-    words, or a list item with no ordinal the rules could parse."""
-    if plan.source_cue or plan.followup_clause:
+    words, or a list item with no ordinal the rules could parse (not one picked by what it
+    holds, "the one that says X": the lane reads it)."""
+    if plan.source_cue or plan.followup_clause or described_item(t):
         return False
     sense_pending = t.state.clarification_state is not None and t.state.pending is not None \
         and (t.reply_to is None or t.reply_to == t.state.pending.anchor_turn_id)

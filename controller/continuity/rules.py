@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from controller.continuity import phrases as say
 from controller.continuity.item_names import (
+    described_item,
     item_position,
     kind_counted,
     unmentioned_thing,
@@ -233,7 +234,8 @@ def selection(t: Turn) -> TurnPlan | None:
     # ordinal-shaped even when out of range ("the 99th one"): a selection, never a new question
     ordinal_like = parse_ordinal(rest, ORDINAL_SHAPE_MAX) is not None
     labelled = bool(say.THE_X_ONE.match(rest)) and not command
-    if not (command or ordinal_like or cue is not None or labelled) \
+    described = described_item(t)  # "the one that says 'retry after'": by what it holds
+    if not (command or ordinal_like or cue is not None or labelled or described) \
             or say.QUESTION_LEAD.match(rest) or say.ENTITY_MEANING.match(body):
         return None  # a question, or "from the answer, explain what X means": not a command
     pool = t.pool(cue)
@@ -256,12 +258,11 @@ def selection(t: Turn) -> TurnPlan | None:
         position, beyond_kind = _position(t, pool, rest)
         if beyond_kind is not None:
             return t.boundary(beyond_kind, "selection")
-        beyond = _beyond(t, pool) if position is None else None
-        if beyond is not None:  # "open item 40 from the results" over 24: nothing to open
+        if (beyond := _beyond(t, pool) if position is None else None) is not None:
             return t.boundary(f"there is no item {beyond}: the list has {len(pool.items)}",
-                              "selection")
-        unseen = unshown_thing(t, pool) if position is None and cue is None else None
-        if unseen is not None:  # "show me the pie chart of cavity sizes": never shown
+                              "selection")  # "open item 40 from the results" over 24
+        if position is None and cue is None and not described \
+                and (unseen := unshown_thing(t, pool)) is not None:  # "the pie chart of X"
             return t.boundary(f"the list on screen shows no {unseen}", "selection")
         # a position the rules read exactly is handed to the lane as one ("open number three"
         # -> "open 3"); the lane's own reading takes names, kinds and source cues
