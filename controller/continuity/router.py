@@ -71,7 +71,7 @@ from controller.continuity.spelling import misspelt_words, respelled
 from controller.continuity.state import ContinuityState, TargetRef
 from controller.continuity.structured import plain_words
 from controller.continuity.transitions import prior_state_ok
-from controller.continuity.turn_plan import Reading, Turn, TurnPlan
+from controller.continuity.turn_plan import Reading, Turn, TurnPlan, hold_selection_pending
 from controller.continuity.wording import pivot_question
 from controller.question_words import respelt_question_words
 from controller.route import route_question
@@ -476,26 +476,13 @@ def _repaired(state: ContinuityState, t: Turn, reply_to: int | None,
         *plan.reasons, f"you chose reading {t.pending.choice}: {meaning}")})
 
 
-def hold_selection_pending(t: Turn, plan: TurnPlan) -> TurnPlan:
-    """A semantic follow-up while a selection clarifier waits keeps the pending: the semantic
-    lane must not enter then (its selection-first rung hands the turn to the selection ladder,
-    which owns the unresolved choice); dropping it first would let the lane answer."""
-    pending = t.state.pending
-    if plan.lane != "semantic" or pending is None or t.pending.status != "mismatch" \
-            or pending.clarifier_type != "selection_disambiguation":
-        return plan
-    held = t.pending.model_copy(update={"status": "held", "reason": (
-        "selection clarifier pending: the selection ladder answers")})
-    return plan.model_copy(update={"pending": held,
-                                   "reasons": (*plan.reasons, "selection pending held")})
-
-
 # re-exported for the session driver and tests
 __all__ = [
     "RULES",
     "Turn",
     "TurnPlan",
     "gate",
+    "hold_selection_pending",
     "pivot_question",
     "prior_state_ok",
     "route_turn",

@@ -178,3 +178,17 @@ class Turn:
         if self.focus.source == "reply_anchor" and self.focus.option_set_id:
             return self.state.option_set(self.focus.option_set_id)
         return self.state.active_option_set()
+
+
+def hold_selection_pending(t: Turn, plan: TurnPlan) -> TurnPlan:
+    """A semantic follow-up while a selection clarifier waits keeps the pending: the semantic
+    lane must not enter then (its selection-first rung hands the turn to the selection ladder,
+    which owns the unresolved choice); dropping it first would let the lane answer."""
+    pending = t.state.pending
+    if plan.lane != "semantic" or pending is None or t.pending.status != "mismatch" \
+            or pending.clarifier_type != "selection_disambiguation":
+        return plan
+    held = t.pending.model_copy(update={"status": "held", "reason": (
+        "selection clarifier pending: the selection ladder answers")})
+    return plan.model_copy(update={"pending": held,
+                                   "reasons": (*plan.reasons, "selection pending held")})
