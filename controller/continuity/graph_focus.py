@@ -22,16 +22,19 @@ focused file's definitions. Graph reads only: no root retrieval.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from controller.continuity import phrases as say
 from controller.continuity.optionsets import make_option_set
 from controller.continuity.state import OptionSet, TargetRef
 from indexers.graph import is_test_path
 
 if TYPE_CHECKING:
     import networkx as nx
+
+    from controller.continuity.turn_plan import Intent, TurnPlan
 
 GraphKind = Literal["callers", "tests"]
 Basis = Literal["definition", "enclosing definition", "documented by the section",
@@ -220,6 +223,23 @@ def _members(graph: nx.MultiDiGraph, node: str) -> list[str]:
         out += [str(u) for u, _, k in graph.in_edges(node, keys=True)
                 if k == "contains" and _is_def(u)]
     return out
+
+
+def graph_or_explain(build: Callable[[Intent], TurnPlan | None], intent: Intent,
+                     text: str) -> TurnPlan | None:
+    """`build(intent)`, a graph follow-up on the object the message means; an explanation of it
+    (`build("explain_focused")`) when that object is a test (a test file, or a test function
+    or method in one: its name starts with "test") and the words name no edge of the graph
+    (`GRAPH_EDGE`: "what does that test call?" asks what it calls). The test runner is all
+    that calls a test and nothing tests it: "what is this test checking?" with a test open,
+    read as a graph question (the word "test"), asks what the test does (T4 explain)."""
+    plan = build(intent)
+    target = plan.target if plan is not None and plan.transition == "T4" else None
+    if target is None or not target.path or not is_test_path(target.path) \
+            or say.GRAPH_EDGE.search(text):
+        return plan
+    name = (target.symbol or "").rsplit(".", 1)[-1]
+    return build("explain_focused") if not name or name.lower().startswith("test") else plan
 
 
 def _is_test(attrs: dict) -> bool:

@@ -2,13 +2,12 @@
 
     plan_for(meaning, t, reading) -> TurnPlan | None
 
-The meaning router's class says what the message means ("pick one of the list", "who calls
-it"); the state says what that does: a pick answers a pending sense clarifier (T7), else opens
-an item of the list on screen (T3), else is a boundary (no list; an item number the list does
-not have; a thing the list never showed). Each builder reuses the vocabulary router's rule when
-its pattern took the message, and otherwise reads what it needs from the exact rules (numbers,
-paths, names) and the state. None: the meaning cannot be acted on here (the caller keeps the
-vocabulary router's plan).
+The meaning router's class says what the message means ("pick one of the list", "who calls it");
+the state says what that does: a pick answers a pending sense clarifier (T7), else opens an item of
+the list on screen (T3), else is a boundary (no list; an item number the list does not have; a
+thing the list never showed). Each builder reuses the vocabulary router's rule when its pattern
+took the message, and otherwise reads what it needs from the exact rules (numbers, paths, names)
+and the state. None: the meaning cannot be acted on here (the vocabulary router's plan stands).
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from collections.abc import Callable
 
 from controller.continuity import phrases as say
 from controller.continuity import rules
+from controller.continuity.graph_focus import graph_or_explain
 from controller.continuity.item_names import (
     MIN_NAME_CHARS,
     focus_named,
@@ -318,11 +318,11 @@ def _on_object(t: Turn, intent: Intent) -> TurnPlan | None:
 
 
 def callers(t: Turn, r: Reading) -> TurnPlan | None:
-    return _on_object(t, "graph_callers")
+    return graph_or_explain(lambda i: _on_object(t, i), "graph_callers", t.body)
 
 
 def tests(t: Turn, r: Reading) -> TurnPlan | None:
-    return _on_object(t, "graph_tests")
+    return graph_or_explain(lambda i: _on_object(t, i), "graph_tests", t.body)
 
 
 def explain(t: Turn, r: Reading) -> TurnPlan | None:
