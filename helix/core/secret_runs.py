@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from helix.core.english import word_alternation
 from helix.core.secret_gates import CONTEXT_AFTER, hinted, looks_password
 from helix.core.secret_structure import Found
 from helix.core.secret_values import placeholder
@@ -32,10 +33,14 @@ __all__ = ["RUN_TRIGGERS", "run_findings", "runs_below"]
 
 # --- recovery codes under their heading
 # (no `\b` in a trigger: each one adds a word-boundary flag to the set's DFA states)
-_CODES_HEADING = (r"(?i)(?:recovery|backup|scratch|emergency|one[- ]time|2fa|mfa|otp)[ \t]+code"
-                  r"|(?:authenticator|totp|2fa|mfa|otp)[ \t]+(?:seed|secret)")
-_HEADING = re.compile(r"(?i)(?:recovery|backup|scratch|emergency|one[- ]time|2fa|mfa|otp)[ \t]+"
-                      r"codes?\b|(?:authenticator|totp|2fa|mfa|otp)[ \t]+(?:seed|secret)\b")
+_CODE_KINDS = word_alternation(("recovery", "backup", "scratch", "emergency", "2fa", "mfa",
+                                 "otp")) + r"|one[- ]time"
+_SEED_OWNERS = word_alternation(("authenticator", "totp", "2fa", "mfa", "otp"))
+_SEED_WORDS = word_alternation(("seed", "secret"))
+_CODES_HEADING = (rf"(?i)(?:{_CODE_KINDS})[ \t]+code"
+                  rf"|(?:{_SEED_OWNERS})[ \t]+(?:{_SEED_WORDS})")
+_HEADING = re.compile(rf"(?i)(?:{_CODE_KINDS})[ \t]+"
+                      rf"codes?\b|(?:{_SEED_OWNERS})[ \t]+(?:{_SEED_WORDS})\b")
 _HEADING_HINT = re.compile(r"[Cc]ode|[Ss]eed|[Ss]ecret|CODE|SEED|SECRET")
 _HEADING_WORDS = ("recovery", "backup", "scratch", "emergency", "one-time", "one time", "2fa",
                   "mfa", "otp", "authenticator")  # one in each heading (lower case)
@@ -98,7 +103,8 @@ def _recovery_codes(text: str) -> Iterator[Found]:
 
 
 # --- an SNMPv3 user's auth and privacy passphrases after their protocols' names
-_USER_LINE = r"(?i)createuser|(?:auth|priv)[ \t]+(?:md5|sha|aes|3?des)"
+_USER_LINE = (r"(?i)createuser|(?:auth|priv)[ \t]+(?:"
+              + word_alternation(("md5", "sha", "aes", "3des", "des")) + ")")
 _USER = re.compile(_USER_LINE)
 _PROTOCOL_WORDS = (" sha", " md5", " aes", " des", "\tsha", "\tmd5", "\taes", "\tdes")
 _PROTOCOL_VALUE = re.compile(
@@ -148,10 +154,12 @@ def _logins(text: str) -> Iterator[Found]:
 # --- a community string under its name, and the access levels' values after it on the line
 _COMMUNITY_LINE = (r"(?i)community[\w.\-]*[\"']?[ \t]*(?:(?:ro|rw|read|write)[ \t]*)?[:=][ \t]*"
                    r"[\"']?[^\s\"'(\[=]{6,}(?:[\s\"',;]|$)")
+_ACCESS = word_alternation(("ro", "rw", "read", "write"))
+_NAME_WORDS = word_alternation(("string", "name", "str"))
 _COMMUNITY_HINT = re.compile(r"[Cc]ommunity|COMMUNITY")
 _COMMUNITY = re.compile(
-    r"(?i)(?<![\w.\-])(?:snmp[_.\-]?)?(?:(?:ro|rw|read|write|read[_\-]?only|read[_\-]?write|"
-    r"trap)[_.\-]?)?community(?:[_.\-]?(?:string|name|str))?(?:[ \t]+(?:ro|rw|read|write))?"
+    rf"(?i)(?<![\w.\-])(?:snmp[_.\-]?)?(?:(?:{_ACCESS}|read[_\-]?only|read[_\-]?write|"
+    rf"trap)[_.\-]?)?community(?:[_.\-]?(?:{_NAME_WORDS}))?(?:[ \t]+(?:{_ACCESS}))?"
     r"[\"']?[ \t]*[:=][ \t]*([\"']?)([^\s\"',;]{6,128})\1(?=[\s,;]|$)")
 _ACCESS_VALUE = re.compile(r"(?i)(?<![\w.\-])(?:ro|rw|read|write)[ \t]*:[ \t]*([^\s\"',;]{6,128})"
                            r"(?=[\s,;]|$)")
