@@ -144,7 +144,7 @@ def named(data: dict[str, Any]) -> list[tuple[str, Identity]]:
         library = tomllib.load(handle)
     for dim, units in library["dimensions"].items():
         for aliases in units:
-            if dim in data["dimensions"] and not any(n.lower() in held for n in aliases):
+            if not any(n.lower() in held for n in aliases):
                 named += [(name, (dim, aliases[0])) for name in aliases]
     named += translated(named)
     with MONEY_FILE.open("rb") as handle:

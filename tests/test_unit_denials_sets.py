@@ -212,9 +212,11 @@ CONFIRMED_LEFT |= {
 # "geen" (one set)
 LEFT |= {
     "// ピーク輝度（単位：ニト）",
-    "// luminanza di picco espressa in nit",
     "# пиковая яркость в нитах (кд/м²)",
 }
+# meaning31 reads "luminanza di picco espressa in nit" (pint's nit, a luminance:
+# controller/units_library.toml) and fresh30's "Don't convert area to hectares: it's already m²"
+# (pint's hectare, an area: a conversion's unit, no second answer; tests/test_unit_library31.py)
 # (round 27) fresh30 (area in m²), measured held apart by the lead before and after round 26's
 # merges with 4 -> 4 statements missed and 4 -> 2 denials confirmed, now a tune set: left as
 # measured at the rotation (the commits after it read what they read)
@@ -227,7 +229,6 @@ LEFT |= {
     "# 床面積（平方メートル）。坪ではありません。",
     "// 建筑面积，单位：平方米",
     "# 전용면적 (제곱미터 단위, 평이 아님)",
-    "# Don't convert area to hectares: it's already m², and the report expects m².",
 }
 
 
