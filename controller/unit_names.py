@@ -258,9 +258,18 @@ def identity(word: str) -> Identity | None:
 
 def _per_unit(top_name: str, top: Identity, bottom_name: str, bottom: Identity) -> bool:
     """A unit per a unit of another dimension ("g/km", "euros per litre") where neither is
-    named in one letter: "N/A", "A/B" are no quotients of units, nor two units of one
-    dimension ("°C/°F", "pence/cents": alternatives) unless the library names it."""
-    return len(top_name.strip()) > 1 and len(bottom_name.strip()) > 1 and top[0] != bottom[0]
+    named in one letter: "N/A", "A/B" are no quotients of units; two units of one dimension
+    only where the tables name a unit of that quotient ("px/mm" as pint's dots per inch):
+    "°C/°F", "pence/cents" are alternatives."""
+    return len(top_name.strip()) > 1 and len(bottom_name.strip()) > 1 and (
+        top[0] != bottom[0] or f"{top[0]}/{bottom[0]}" in _dimensions())
+
+
+@lru_cache(maxsize=1)
+def _dimensions() -> frozenset[str]:
+    """Every dimension a unit of the tables is of."""
+    n = names()
+    return frozenset(unit[0] for table in (n.exact, n.folded) for unit in table.values())
 
 
 def _join_spelled(text: str) -> str:

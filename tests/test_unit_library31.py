@@ -19,6 +19,7 @@ DENIALS = [
     ("Do not read the dose column as Gy: it holds sieverts.", "Gy", "sievert"),
     ("The scanner never reports pixels per centimetre; its resolution is in dots per inch.",
      "pixels per centimetre", "dpi"),
+    ("The scan resolution is not in dpi but in dots per millimetre.", "dpi", "px/mm"),
 ]
 
 
@@ -35,7 +36,7 @@ def test_a_library_quotient_and_its_spelled_name_are_one_unit() -> None:
 
 
 def test_alternatives_and_letters_are_no_quotients() -> None:
-    for text in ("°C/°F", "pence/cents", "N/A", "A/B"):
+    for text in ("°C/°F", "pence/cents", "kg/lb", "N/A", "A/B"):
         assert identity(join_compounds(text)) is None, text
     assert identity(join_compounds("km/h")) is not None
 
@@ -46,3 +47,11 @@ def test_alternatives_and_letters_are_no_quotients() -> None:
 ])
 def test_a_unit_given_alongside_in_brackets_is_no_second_answer(line: str) -> None:
     assert states_unit(line, line.split(" in ")[1].split()[0].rstrip(",;"))
+
+
+def test_a_hyphenated_product_is_not_its_second_unit() -> None:
+    """A guard (passes on main, where lamberts were no unit): "foot-lamberts" is no lambert."""
+    assert stated_instead("Luminance is not in nits; the projector reports foot-lamberts.",
+                          "nits") is None
+    assert unit_name(stated_instead("Luminance is not in nits; the projector reports lamberts.",
+                                    "nits") or "") == unit_name("lambert") is not None
