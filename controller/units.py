@@ -59,9 +59,9 @@ from controller.unit_rivals import complement as _complement
 from controller.unit_rivals import conceded as _conceded
 from controller.unit_rivals import contrasted as _contrasted
 from controller.unit_rivals import converted as _converted
-from controller.unit_rivals import product_part as _product_part
 from controller.unit_rivals import displayed as _displayed
 from controller.unit_rivals import expected_by_someone as _expected
+from controller.unit_rivals import product_part as _product_part
 from controller.unit_rivals import qualifying as _qualifying
 from controller.unit_rivals import questioned as _questioned
 from controller.unit_rivals import reckoned as _reckoned
