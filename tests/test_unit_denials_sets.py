@@ -225,11 +225,9 @@ CONFIRMED_LEFT |= {
     "`area` has been documented as m² in the wiki, on the Swagger page and in two tutorials; "
     "none of them are right about the unit.",
 }
-LEFT |= {
-    "# 床面積（平方メートル）。坪ではありません。",
-    "// 建筑面积，单位：平方米",
-    "# 전용면적 (제곱미터 단위, 평이 아님)",
-}
+# meaning31 reads its three statements naming square metres in Japanese, Chinese and Korean
+# (a language's word for a unit's square bound to the unit's name: controller/units_languages.toml,
+# tests/test_unit_library31.py)
 
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:

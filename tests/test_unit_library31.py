@@ -50,8 +50,24 @@ def test_a_unit_given_alongside_in_brackets_is_no_second_answer(line: str) -> No
 
 
 def test_a_hyphenated_product_is_not_its_second_unit() -> None:
-    """A guard (passes on main, where lamberts were no unit): "foot-lamberts" is no lambert."""
+    """"foot-lamberts" is no lambert (on main neither was a unit: its first half a guard)."""
     assert stated_instead("Luminance is not in nits; the projector reports foot-lamberts.",
                           "nits") is None
     assert unit_name(stated_instead("Luminance is not in nits; the projector reports lamberts.",
                                     "nits") or "") == unit_name("lambert") is not None
+
+
+
+@pytest.mark.parametrize(("line", "unit"), [
+    ("# 断面積は平方ミリメートルで指定します", "mm²"),
+    ("// 截面积：单位为平方毫米", "mm²"),
+    ("// 단면적은 제곱밀리미터 단위입니다", "mm²"),
+    ("# 敷地面積（平方キロメートル）", "km²"),
+])
+def test_a_square_written_in_cjk_is_the_unit_squared(line: str, unit: str) -> None:
+    assert states_unit(line, unit)
+
+
+def test_a_han_unit_is_a_unit_only_squared() -> None:
+    assert identity("毫米") is None and identity("米") is None  # "大米" is rice
+    assert identity("平方米") == identity("m²") is not None
