@@ -93,6 +93,7 @@ class Names:
     shares: frozenset[str]  # dimensions a quantity of any dimension is given in as a share
     display: frozenset[str]  # words of a clause saying where a unit is shown
     sayings: frozenset[str]  # "the tooltip says px": a unit right after one is for display
+    labelling: frozenset[str]  # "the km/h label": a unit right before one is for display
     appearances: tuple[tuple[str, ...], ...]  # "the tooltip says px but ...": shown, set aside
     rebutting: frozenset[str]  # "... but the value is actually a step": what it is instead
     expectations: frozenset[str]  # "expecting kPa": what someone expects, set aside
@@ -174,6 +175,7 @@ def names() -> Names:
         shares=frozenset(lines["shares"]),
         compound=compound,
         display=frozenset(lines["display"]), sayings=frozenset(lines["sayings"]),
+        labelling=frozenset(lines["labelling"]),
         appearances=tuple(tuple(a.split()) for a in lines["appearances"]),
         rebutting=frozenset(lines["rebutting"]),
         expectations=frozenset(lines["expectations"]),

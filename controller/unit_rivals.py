@@ -161,6 +161,9 @@ def displayed(reading: Reading, at: int) -> bool:
               and t.lower not in _ARTICLES and t.text not in _QUOTES]
     if before and before[-1] in names().sayings:  # "the tooltip says px"
         return True
+    after = tokens[at + 1:at + 2]
+    if after and after[0].sentence == sentence and after[0].lower in names().labelling:
+        return True  # "the km/h label on the old chart"
     for step in (-1, 1):
         n = at + step
         while 0 <= n < len(tokens) and tokens[n].sentence == sentence \

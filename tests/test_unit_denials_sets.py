@@ -122,9 +122,10 @@ CONFIRMED_LEFT |= {
 LEFT |= {
     "/// Peak torque in newton-metres. Callers working in lbf·ft should use "
     "`Torque::from_lbft`.",
-    "History: 1.0 used kgf·cm, 2.0 switched to lbf·in, and since 3.0 every torque value is N·m.",
-    "> Torque shows 40 but the box says 29.5 ft-lb. That's expected: 40 is N·m, and 29.5 is "
-    "the ft-lb conversion printed on the box."}
+    "History: 1.0 used kgf·cm, 2.0 switched to lbf·in, and since 3.0 every torque value is N·m."}
+# meaning31 reads "... 29.5 is the ft-lb conversion printed on the box" and fresh24's "the km/h
+# label on the old chart" (a unit right before "label" or "conversion" names what is shown:
+# controller/units.toml labelling)
 # meaning23 reads "You can't set torque in anything but N·m; there is no unit option." (a
 # boundary word inside a cue phrase, "anything but", is no clause boundary: an exception
 # inside a negation states the unit; tests/test_negation.py)
@@ -144,9 +145,7 @@ LEFT |= {'Revert "treat flow as L/h": the firmware never stopped sending L/min'}
 # reader does and a question no one answers yes no second answer:
 # tests/test_unit_structure25.py); left: a double negation set beside a label in another unit
 # ("the km/h label on the old chart"), and a Russian line (the table has no Cyrillic names)
-LEFT |= {"It's not that `velocity` isn't in m/s -- it is; the confusion comes from the km/h "
-         "label on the old chart.",
-         "Скорость задаётся в м/с, а не в км/ч."}
+LEFT |= {"Скорость задаётся в м/с, а не в км/ч."}
 # (meaning26) fresh25 (acceleration in m/s²), measured held apart by the lead before 96a4152
 # and after 1d97432 with 13 -> 12 statements missed and 11 -> 9 denials confirmed (the table
 # read no power but "m³"/"ft³": "m/s^2", "m/s**2", "metres per second squared", "Meter pro

@@ -71,3 +71,12 @@ def test_a_square_written_in_cjk_is_the_unit_squared(line: str, unit: str) -> No
 def test_a_han_unit_is_a_unit_only_squared() -> None:
     assert identity("毫米") is None and identity("米") is None  # "大米" is rice
     assert identity("平方米") == identity("m²") is not None
+
+
+@pytest.mark.parametrize(("line", "unit"), [
+    ("The flow is reported in L/min; the gal/min label on the old gauge is just decoration.",
+     "L/min"),
+    ("Pressure is kPa; the psi conversion on the housing is for reference.", "kPa"),
+])
+def test_a_unit_naming_a_label_or_conversion_is_no_second_answer(line: str, unit: str) -> None:
+    assert states_unit(line, unit)
