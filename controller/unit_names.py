@@ -93,6 +93,7 @@ class Names:
     shares: frozenset[str]  # dimensions a quantity of any dimension is given in as a share
     display: frozenset[str]  # words of a clause saying where a unit is shown
     sayings: frozenset[str]  # "the tooltip says px": a unit right after one is for display
+    labelling: frozenset[str]  # "the km/h label": a unit right before one is for display
     appearances: tuple[tuple[str, ...], ...]  # "the tooltip says px but ...": shown, set aside
     rebutting: frozenset[str]  # "... but the value is actually a step": what it is instead
     expectations: frozenset[str]  # "expecting kPa": what someone expects, set aside
@@ -174,6 +175,7 @@ def names() -> Names:
         shares=frozenset(lines["shares"]),
         compound=compound,
         display=frozenset(lines["display"]), sayings=frozenset(lines["sayings"]),
+        labelling=frozenset(lines["labelling"]),
         appearances=tuple(tuple(a.split()) for a in lines["appearances"]),
         rebutting=frozenset(lines["rebutting"]),
         expectations=frozenset(lines["expectations"]),
@@ -246,11 +248,30 @@ def identity(word: str) -> Identity | None:
         [word.strip()[:m.start()], word.strip()[m.end():]] for m in spaces]
     for top_name, bottom_name in splits:
         top, bottom = _simple(top_name), _simple(bottom_name)
-        if top is not None and bottom is not None and bottom[0].rstrip(POWER) == n.over \
-                and "/" not in top[0]:
-            dim = f"{top[0]}/{bottom[0]}"
-            return (n.quotients.get(dim, dim), f"{top[1]}/{bottom[1]}")
+        if top is None or bottom is None or "/" in top[0] + bottom[0]:
+            continue
+        dim, first = f"{top[0]}/{bottom[0]}", f"{top[1]}/{bottom[1]}"
+        if _named(first) is not None:  # a unit the library names: "px/cm", "dots per inch"
+            return _named(first)
+        if bottom[0].rstrip(POWER) == n.over or _per_unit(top_name, top, bottom_name, bottom):
+            return (n.quotients.get(dim, dim), first)
     return None
+
+
+def _per_unit(top_name: str, top: Identity, bottom_name: str, bottom: Identity) -> bool:
+    """A unit per a unit of another dimension ("g/km", "euros per litre") where neither is
+    named in one letter: "N/A", "A/B" are no quotients of units; two units of one dimension
+    only where the tables name a unit of that quotient ("px/mm" as pint's dots per inch):
+    "°C/°F", "pence/cents" are alternatives."""
+    return len(top_name.strip()) > 1 and len(bottom_name.strip()) > 1 and (
+        top[0] != bottom[0] or f"{top[0]}/{bottom[0]}" in _dimensions())
+
+
+@lru_cache(maxsize=1)
+def _dimensions() -> frozenset[str]:
+    """Every dimension a unit of the tables is of."""
+    n = names()
+    return frozenset(unit[0] for table in (n.exact, n.folded) for unit in table.values())
 
 
 def _join_spelled(text: str) -> str:
@@ -290,7 +311,7 @@ def join_compounds(text: str) -> str:
         top, over = match.group(1), match.group(3)
         for cut in (0, *(m.end() for m in re.finditer(r"[ \t]+", top))):  # "imperial gallons"
             found = identity(f"{top[cut:]} {over}")
-            if found is not None and "/" in found[1]:  # "Pa/s" is no Pa·s
+            if found is not None and "/" in found[0] + found[1]:  # "Pa/s" no Pa·s; "px/cm"
                 return (top[:cut] + re.sub(r"[ \t]", JOIN, top[cut:])
                         + re.sub(r"[\s/]", JOIN, match.group(2)) + over)
         return match.group()

@@ -131,6 +131,16 @@ def code_name(reading: Reading, at: int) -> bool:
     return bool(after) and after[0].text == "(" and after[0].start == reading.tokens[at].end
 
 
+def product_part(reading: Reading, at: int) -> bool:
+    """Token `at` is the second part of a unit's name hyphenated to another unit's name
+    ("foot-lamberts", "pound-feet"): the unit named is the product, which the tables may not
+    hold, never the part alone."""
+    before = reading.tokens[max(0, at - 2):at]
+    return (len(before) == 2 and before[1].text == "-"
+            and before[1].end == reading.tokens[at].start and before[0].end == before[1].start
+            and identity(before[0].text) is not None)
+
+
 def supposed(reading: Reading, at: int) -> bool:
     """The clause of token `at` only supposes it: a modal of the unreal after it ("at these
     gaps, MPa would give unreadably large numbers")."""
@@ -151,6 +161,9 @@ def displayed(reading: Reading, at: int) -> bool:
               and t.lower not in _ARTICLES and t.text not in _QUOTES]
     if before and before[-1] in names().sayings:  # "the tooltip says px"
         return True
+    after = tokens[at + 1:at + 2]
+    if after and after[0].sentence == sentence and after[0].lower in names().labelling:
+        return True  # "the km/h label on the old chart"
     for step in (-1, 1):
         n = at + step
         while 0 <= n < len(tokens) and tokens[n].sentence == sentence \

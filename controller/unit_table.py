@@ -144,7 +144,7 @@ def named(data: dict[str, Any]) -> list[tuple[str, Identity]]:
         library = tomllib.load(handle)
     for dim, units in library["dimensions"].items():
         for aliases in units:
-            if dim in data["dimensions"] and not any(n.lower() in held for n in aliases):
+            if not any(n.lower() in held for n in aliases):
                 named += [(name, (dim, aliases[0])) for name in aliases]
     named += translated(named)
     with MONEY_FILE.open("rb") as handle:
@@ -169,11 +169,23 @@ def translated(named: list[tuple[str, Identity]]) -> list[tuple[str, Identity]]:
             found = [(forms, english.get(base))] if language["alone"] else []
             found += [([prefix + form for form in forms], english.get(english_prefix + base))
                       for english_prefix, prefix in language["prefixes"].items()]
+            square = language.get("square")
+            squares = [([square + w for w in words], _squared(english.get(name)))
+                       for words, name in [(forms, base), *(
+                           ([prefix + f for f in forms], english_prefix + base)
+                           for english_prefix, prefix in language["prefixes"].items())]
+                       ] if square else []
+            found = [*(found if language.get("plain", True) else []), *squares]
             for words, unit in found:
                 new = [w for w in words if unit is not None and w.lower() not in held]
                 out += [(w, unit) for w in new if unit is not None]
                 held.update(w.lower() for w in new)
     return out
+
+
+def _squared(unit: Identity | None) -> Identity | None:
+    """A unit's square ("m" -> m², a length²), as `controller.unit_names` reads "m²"."""
+    return None if unit is None else (unit[0] + "²", unit[1] + "²")
 
 
 def as_written() -> frozenset[str]:

@@ -61,6 +61,7 @@ from controller.unit_rivals import contrasted as _contrasted
 from controller.unit_rivals import converted as _converted
 from controller.unit_rivals import displayed as _displayed
 from controller.unit_rivals import expected_by_someone as _expected
+from controller.unit_rivals import product_part as _product_part
 from controller.unit_rivals import qualifying as _qualifying
 from controller.unit_rivals import questioned as _questioned
 from controller.unit_rivals import reckoned as _reckoned
@@ -89,7 +90,8 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int,
                 and (is_unit_name(token.text, previous) or _complement(reading, at))
                 and rival(token.text, unit) and not is_number(previous)
                 and not _counted(reading, at) and not _counting(reading, at)
-                and not _code_name(reading, at) and not _supposed(reading, at)
+                and not _code_name(reading, at) and not _product_part(reading, at)
+                and not _supposed(reading, at)
                 and not _contrasted(reading, at, quantity) and not _displayed(reading, at)
                 and not _set_against(reading, at, unit, quantity)
                 and not _conceded(reading, at) and not _converted(reading, at)
@@ -205,7 +207,8 @@ def _instead(reading: Reading, unit: str, sentence: int) -> str | None:
                                                       or _noted(said)))
             if (token.sentence == at and not denied and named
                     and (rival(token.text, unit, elliptic=True) or share(token.text, unit))
-                    and not _code_name(reading, n) and not _counting(reading, n)):
+                    and not _code_name(reading, n) and not _product_part(reading, n)
+                    and not _counting(reading, n)):
                 return shown(token.text)
             said += [] if token.text in _QUOTE_MARKS else [token.lower]
     return None

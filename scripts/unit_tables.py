@@ -23,3 +23,15 @@ def table_names() -> set[str]:
 def quote(name: str) -> str:
     """`name` as a TOML basic string."""
     return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def table_firsts() -> dict[str, str]:
+    """Every unit name of the units table, lower-cased, with the first name of its unit
+    ("centimeter" -> "cm", "inches" -> "inch")."""
+    data = tomllib.loads(TABLE.read_text(encoding="utf-8"))
+    out: dict[str, str] = {}
+    for units in data["dimensions"].values():
+        for entry in units:
+            names = [entry] if isinstance(entry, str) else entry
+            out.update((n.lower(), names[0]) for n in names)
+    return out

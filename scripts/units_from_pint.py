@@ -18,7 +18,7 @@ import re
 import sys
 
 import pint  # type: ignore[import-not-found]
-from unit_tables import ROOT, quote, table_names  # scripts/: the directory run from
+from unit_tables import ROOT, quote, table_firsts, table_names  # scripts/: the directory run from
 
 OUT = ROOT / "controller" / "units_library.toml"
 # the table's dimensions, each by one of pint's units of it: a unit of the same
@@ -30,14 +30,26 @@ DIMENSIONS = {
     # a printer's dot and a screen's pixel measure a layout's lengths (CSS defines its px as
     # 1/96 inch)
     "length ": "pixel",
+    # the table's light holds candela, lumen and lux: a luminance (pint's nit, lambert,
+    # stilb: a luminous intensity per area, as its lux) is one too
+    "light": "candela", "light ": "lux",
 }
+# any other dimensionality is named by its structure in the table's words (`structural`):
+# pint's area units "length²" as the table's ft², a printer's dots per inch "length/length" as
+# the table's px per cm, so a quantity no set used has its units, and their rivals, too
+BASES = {"[length]": "length", "[printing_unit]": "length", "[mass]": "mass",
+         "[time]": "time", "[temperature]": "temperature", "[current]": "current",
+         "[luminosity]": "light", "[substance]": "substance"}
+POWERS = {1: "", 2: "²", 3: "³"}
 # pint's bit and byte are dimensionless, as are its angles and counts: no dimension of pint's
 # tells these apart, so the table's data, angle and ratio units stay the table's alone
 # the typographic symbols where pint's is another unit's: "pt" is pint's pint, but a point in
 # typesetting (PostScript, TeX, CSS), where lengths are written in it; "px" (pint's CSS pixel)
 # is written for any pixel; "mil" (pint's mil_length, its "mil" an angle) a thousandth of an
 # inch in drawings and boards: each given to the unit named
-SYMBOLS = {"point": ["pt"], "pixel": ["px"], "thou": ["mil", "mils"]}
+# "dpi" (pint's dry pint) is written for dots per inch wherever a resolution is
+SYMBOLS = {"point": ["pt"], "pixel": ["px"], "thou": ["mil", "mils"],
+           "pixels_per_inch": ["dpi", "DPI"]}
 # everyday English words among pint's names: as a word of a sentence they are seldom the unit
 # ("at this point" is read; "a line", "a hand", "a span", "a second" are not)
 _COMMON_WORDS = """
@@ -51,6 +63,8 @@ decade decades fortnight fortnights eon eons gal gals pi tonne tonnes quarter qu
 lambdas blob blobs pond ponds jig
 th li rd pp bp fur au dr gr cp cc pk gi dpi spl cps rps sft smi perchs thous centurys
 millennias slinchs statfarad statfarads statf toe slpm slm slms
+gravity section sections particle particles molecule molecules den jute aberdeen gray grays
+rads rems fps mps kps ecc psh rkm lmh ne nec st sv ta tt tj kat molec molecs gamma eu
 """
 COMMON_WORDS = frozenset(_COMMON_WORDS.split())
 # SI prefixes written out on pint's SI units the table holds ("nanograms", "gigajoules"): a
@@ -61,17 +75,55 @@ SHORT_PREFIXES = frozenset("kMGmµn")
 PREFIXED = ("meter", "gram", "second", "liter", "pascal", "hertz", "joule", "watt", "volt",
             "ampere", "newton", "calorie")
 _WORD = re.compile(r"^[A-Za-zµÅå°]+$")
+_BARE = re.compile(r"^[A-Za-z0-9_-]+$")  # a TOML key written bare
+
+
+def structural(dimensionality: dict[str, float]) -> str | None:
+    """A dimensionality in the table's words, its numerator and denominator apart (never
+    cancelled: dots per inch is "length/length"): {length: 2} -> "length²", {printing_unit: 1,
+    length: -1} -> "length/length"; None for a base the table has no word for, a power it
+    does not write, or none at all (pint's dimensionless units)."""
+    top: list[str] = []
+    bottom: list[str] = []
+    for base, power in sorted(dimensionality.items()):
+        word, mark = BASES.get(base), POWERS.get(int(abs(power)))
+        if word is None or mark is None or power != int(power):
+            return None
+        (top if power > 0 else bottom).append(word + mark)
+    if not top:
+        return None
+    return "/".join(part for part in ("·".join(top), "·".join(bottom)) if part)
+
+
+def quotient(registry: object, definition: object, firsts: dict[str, str]) -> list[str]:
+    """A unit pint defines as one unit per another, by the table's first names of the two
+    ("pixel / inch" -> "pixel/inch"): `controller.unit_names.identity` reads "dots per inch"
+    as the table's pixel per inch, this name says it is the unit "dpi" names."""
+    parts = dict(getattr(definition, "reference", None) or {})
+    if sorted(parts.values()) != [-1, 1]:
+        return []
+    top, bottom = (next(u for u, p in parts.items() if p == sign) for sign in (1, -1))
+    found = []
+    for part in (top, bottom):
+        unit = registry._units[registry.get_name(part)]  # type: ignore[attr-defined]
+        found.append(next((firsts[n.lower()] for n in (part, unit.name, unit.symbol,
+                                                       *unit.aliases)
+                           if n and n.lower() in firsts), None))
+    return [f"{found[0]}/{found[1]}"] if None not in found else []
 
 
 def main() -> int:
     registry = pint.UnitRegistry()
 
     def dimension(name: str) -> str | None:
-        key = frozenset(dict(registry.get_dimensionality(name)).items())
+        found = dict(registry.get_dimensionality(name))
+        key = frozenset(found.items())
         return next((d.strip() for d, ref in DIMENSIONS.items()
-                     if frozenset(dict(registry.get_dimensionality(ref)).items()) == key), None)
+                     if frozenset(dict(registry.get_dimensionality(ref)).items()) == key),
+                    structural(found))
 
     known = table_names()
+    firsts = table_firsts()
     taken: set[str] = set()
     by_dim: dict[str, list[list[str]]] = {}
     taken.update(n for names in SYMBOLS.values() for n in names)
@@ -88,7 +140,8 @@ def main() -> int:
         spelt = [definition.name, definition.symbol, *definition.aliases,
                  *SYMBOLS.get(name, [])]
         plural = [f"{n}s" for n in (definition.name, *definition.aliases)
-                  if len(n) >= 3 and n.isalpha() and n.islower() and not n.endswith("s")]
+                  if len(n) >= 3 and n.isalpha() and n.islower() and not n.endswith("s")
+                  and n not in COMMON_WORDS]
         group: list[str] = []
         for n in (*spelt, *plural):
             given = n in SYMBOLS.get(name, [])
@@ -100,7 +153,10 @@ def main() -> int:
         if any(n.lower() in known for n in spelt if n):  # the table has this unit: its own
             continue
         if group:
+            group += [n for n in quotient(registry, definition, firsts)
+                      if n.lower() not in known and n not in taken]
             taken.update(group)
+            firsts.update((n.lower(), group[0]) for n in group)
             by_dim.setdefault(dim, []).append(group)
     for base in PREFIXED:
         dim = dimension(base)
@@ -126,10 +182,11 @@ def main() -> int:
     lines = [
         "# Generated by scripts/units_from_pint.py from pint's default unit registry "
         f"(pint {pint.__version__},",
-        "# pint/default_en.txt, BSD-3-Clause): every unit whose dimension is one of "
-        "units.toml's, with its",
-        "# symbol, aliases and plural; names units.toml has and everyday English words are "
-        "left out.",
+        "# pint/default_en.txt, BSD-3-Clause): every unit, its dimension one of units.toml's or "
+        "named by its",
+        "# structure (\"length²\", \"length/length\"), with its symbol, aliases and plural; "
+        "names units.toml",
+        "# has and everyday English words are left out.",
         "# Do not edit: regenerate. controller/unit_names.py reads it after units.toml.",
         "[source]",
         f'library = "pint {pint.__version__}"',
@@ -139,7 +196,7 @@ def main() -> int:
     ]
     for dim in sorted(by_dim):
         groups = sorted(by_dim[dim], key=lambda g: g[0])
-        lines.append(f"{dim} = [")
+        lines.append(f"{dim if _BARE.match(dim) else quote(dim)} = [")
         lines += ["    [" + ", ".join(quote(n) for n in g) + "]," for g in groups]
         lines.append("]")
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")

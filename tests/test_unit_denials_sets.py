@@ -122,9 +122,10 @@ CONFIRMED_LEFT |= {
 LEFT |= {
     "/// Peak torque in newton-metres. Callers working in lbf·ft should use "
     "`Torque::from_lbft`.",
-    "History: 1.0 used kgf·cm, 2.0 switched to lbf·in, and since 3.0 every torque value is N·m.",
-    "> Torque shows 40 but the box says 29.5 ft-lb. That's expected: 40 is N·m, and 29.5 is "
-    "the ft-lb conversion printed on the box."}
+    "History: 1.0 used kgf·cm, 2.0 switched to lbf·in, and since 3.0 every torque value is N·m."}
+# meaning31 reads "... 29.5 is the ft-lb conversion printed on the box" and fresh24's "the km/h
+# label on the old chart" (a unit right before "label" or "conversion" names what is shown:
+# controller/units.toml labelling)
 # meaning23 reads "You can't set torque in anything but N·m; there is no unit option." (a
 # boundary word inside a cue phrase, "anything but", is no clause boundary: an exception
 # inside a negation states the unit; tests/test_negation.py)
@@ -144,9 +145,7 @@ LEFT |= {'Revert "treat flow as L/h": the firmware never stopped sending L/min'}
 # reader does and a question no one answers yes no second answer:
 # tests/test_unit_structure25.py); left: a double negation set beside a label in another unit
 # ("the km/h label on the old chart"), and a Russian line (the table has no Cyrillic names)
-LEFT |= {"It's not that `velocity` isn't in m/s -- it is; the confusion comes from the km/h "
-         "label on the old chart.",
-         "Скорость задаётся в м/с, а не в км/ч."}
+LEFT |= {"Скорость задаётся в м/с, а не в км/ч."}
 # (meaning26) fresh25 (acceleration in m/s²), measured held apart by the lead before 96a4152
 # and after 1d97432 with 13 -> 12 statements missed and 11 -> 9 denials confirmed (the table
 # read no power but "m³"/"ft³": "m/s^2", "m/s**2", "metres per second squared", "Meter pro
@@ -212,9 +211,11 @@ CONFIRMED_LEFT |= {
 # "geen" (one set)
 LEFT |= {
     "// ピーク輝度（単位：ニト）",
-    "// luminanza di picco espressa in nit",
     "# пиковая яркость в нитах (кд/м²)",
 }
+# meaning31 reads "luminanza di picco espressa in nit" (pint's nit, a luminance:
+# controller/units_library.toml) and fresh30's "Don't convert area to hectares: it's already m²"
+# (pint's hectare, an area: a conversion's unit, no second answer; tests/test_unit_library31.py)
 # (round 27) fresh30 (area in m²), measured held apart by the lead before and after round 26's
 # merges with 4 -> 4 statements missed and 4 -> 2 denials confirmed, now a tune set: left as
 # measured at the rotation (the commits after it read what they read)
@@ -223,12 +224,9 @@ CONFIRMED_LEFT |= {
     "`area` has been documented as m² in the wiki, on the Swagger page and in two tutorials; "
     "none of them are right about the unit.",
 }
-LEFT |= {
-    "# 床面積（平方メートル）。坪ではありません。",
-    "// 建筑面积，单位：平方米",
-    "# 전용면적 (제곱미터 단위, 평이 아님)",
-    "# Don't convert area to hectares: it's already m², and the report expects m².",
-}
+# meaning31 reads its three statements naming square metres in Japanese, Chinese and Korean
+# (a language's word for a unit's square bound to the unit's name: controller/units_languages.toml,
+# tests/test_unit_library31.py)
 
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:
