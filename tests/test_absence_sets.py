@@ -353,11 +353,12 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # +2, fresh26 +3, orig +4; the first over the clauses after the answer's first only: 19/58,
     # cost 96, fresh26 +2
     # fresh30 (8 new scenarios), held apart in round 26 (the lead: 3 -> 3 accepted, 0 -> 0
-    # refused) joined in round 27 with the head as it was: 19, 40. The head retrained with it as
+    # refused) joined in round 27 with the head as it was: 19, 40; the head retrained with it as
     # a twenty-eighth writer (python -m evals.absence_train: the same setting, stack, l2 1,
-    # threshold 0.4) was not kept: 19, 42 in sample, left out 23/63 (cost 109) against the head
-    # as it was plus fresh30 as measured held apart, 25/56 (cost 106)
-    assert wrong.get(("tune", True), 0) <= 19 and wrong.get(("tune", False), 0) <= 40, wrong
+    # threshold 0.4; the shipped head must be trained on every set, tests/test_absence_head.py):
+    # 19, 42 in sample, left out 23/63 (cost 109; the head as it was with fresh30 as measured held
+    # apart: 25/56, cost 106)
+    assert wrong.get(("tune", True), 0) <= 19 and wrong.get(("tune", False), 0) <= 42, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)
