@@ -18,6 +18,7 @@ from controller import reasons as why
 from controller.evidence import is_test
 from controller.members import verb_members
 from controller.name_words import name_table
+from controller.prf import prf_chunks
 from controller.reasons import Reason
 from controller.revision_cache import PerRevision
 from controller.text import held_at_most, name_tokens, token_set
@@ -29,7 +30,7 @@ from indexers.api import IndexReader
 from indexers.tokenize import tokenize
 
 ChannelName = Literal["bm25", "dense", "symbol", "path", "graph", "refs", "files",
-                      "file_bm25", "path_words", "test_targets", "name_words"]
+                      "file_bm25", "path_words", "test_targets", "name_words", "prf"]
 REF_VERBS = {"call": "calls", "import": "imports", "attribute": "references",
              "name": "references", "type": "references"}
 Pair = tuple[Chunk, tuple[Reason, ...]]
@@ -456,6 +457,9 @@ def execute(index: IndexReader, request: Request, embedder: Embedder | None,
         pairs = _test_targets(index, request, pools)
     elif request.channel == "name_words":
         pairs = _name_words(index, request, pools)
+    elif request.channel == "prf":
+        pairs = [(c, ()) for c in prf_chunks(index, request.query, request.k, pools,
+                                             lambda h: _keep(h, request))]
     else:
         pairs = _graph(index, request)
     found = tuple(Found(chunk=c, rank=i, reasons=r) for i, (c, r) in enumerate(pairs, start=1))

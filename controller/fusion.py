@@ -36,11 +36,13 @@ def channel_weight(channel: str, settings: RetrievalSettings,
                "definition": settings.w_definition,
                "related": settings.w_graph,
                "tree": settings.w_bm25,
-               "sense": settings.w_bm25}
+               "sense": settings.w_bm25,
+               "prf": settings.pools.w_prf}
     return weights.get(channel, settings.w_bm25)
 
 
-FAMILIES = {"files": "bm25", "file_bm25": "bm25"}
+# the feedback pass (`prf`) is BM25 over chunks too: one lexical vote with it
+FAMILIES = {"files": "bm25", "file_bm25": "bm25", "prf": "bm25"}
 
 
 def _vote(best: Mapping[tuple[str, str], int], settings: RetrievalSettings,

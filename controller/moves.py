@@ -275,6 +275,14 @@ def _test_targets(ctx: MoveContext) -> list[Request]:
     return [req(ctx, "test_targets", _question_text(ctx))]
 
 
+def prf_requests(ctx: MoveContext) -> list[Request]:
+    """The feedback pass over code chunks on the whole question (`controller.prf`), for
+    every route's seed when `pools.prf_terms` > 0; none when it is 0 (the default)."""
+    if ctx.settings.pools.prf_terms <= 0:
+        return []
+    return [req(ctx, "prf", _question_text(ctx), CODE_CHUNK_KINDS)]
+
+
 MOVES: dict[Move, Callable[[MoveContext], list[Request]]] = {
     "doc_bm25": _doc_bm25, "doc_dense": _doc_dense, "files": _files, "file_bm25": _file_bm25,
     "action_code": _action_code, "symbols": _symbols, "refs": _refs,

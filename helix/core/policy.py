@@ -61,7 +61,7 @@ ROUTE_NAMES: tuple[RouteName, ...] = ("definition", "location", "explanation", "
 # Fusion channels a route may re-weight (the `w_*` settings are the defaults).
 Channel = Literal["bm25", "dense", "symbol", "path", "graph", "refs", "files", "file_bm25",
                   "path_words", "test_targets", "definition", "related", "tree", "sense",
-                  "name_words"]
+                  "name_words", "prf"]
 
 
 _Frozen = FrozenSettings
@@ -207,6 +207,15 @@ class Pools(_Frozen):
     # symbol, `Owner.verb` (a location question's action): also the owner's other members
     # named for the verb that product code calls, product callers first (`controller.members`)
     verb_members: bool = True
+    # prf: pseudo-relevance feedback on chunk BM25 (`indexers.feedback`, docs/ranker.md
+    # "Round 27"): the first pass's best `prf_docs` code chunks give up to `prf_terms`
+    # expansion terms (0 = off, the default) held by at least `prf_min_docs` of them; the
+    # second pass adds `prf_weight` times their scores; the list's fusion weight `w_prf`
+    prf_terms: int = Field(default=0, ge=0, le=100)
+    prf_docs: int = Field(default=5, ge=1, le=100)
+    prf_min_docs: int = Field(default=2, ge=1, le=100)
+    prf_weight: float = Field(default=0.3, ge=0, le=10)
+    w_prf: float = Field(default=1.0, ge=0, le=100)
 
 
 class RoutingPolicy(_Frozen):
