@@ -270,9 +270,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # body word, docs/ranker.md "Round 20"; then file_defs.lead_agreed (off) and
     # lead_model_digest (none: the hand rule picks the first file), docs/ranker.md "Round 22";
     # then file_defs.swap_model_digest (none: no trades inside the first five), "Round 24";
-    # then file_defs.weak_channels (0: off) and weak_trades, "Round 26")
+    # then file_defs.weak_channels (0: off) and weak_trades, "Round 26"; then pools.prf_terms
+    # (0: off) and its weight, "Round 27")
     assert HelixConfig().evidence_hash == (
-        "sha256:d64bcbaff70309dba1a01a5993257adc8d493686005169e1c1eb04fdcc3442ca")
+        "sha256:d05527696aa8b8333740c925772cf65538882aa98c1a30067a2fa52eb4bbc521")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

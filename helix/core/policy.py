@@ -207,7 +207,7 @@ class Pools(_Frozen):
     # symbol, `Owner.verb` (a location question's action): also the owner's other members
     # named for the verb that product code calls, product callers first (`controller.members`)
     verb_members: bool = True
-    # prf: pseudo-relevance feedback on chunk BM25 (`indexers.feedback`, docs/ranker.md
+    # prf: pseudo-relevance feedback on chunk BM25 (`controller.feedback`, docs/ranker.md
     # "Round 27"): the first pass's best `prf_docs` code chunks give up to `prf_terms`
     # expansion terms (0 = off, the default) held by at least `prf_min_docs` of them; the
     # second pass adds `prf_weight` times their scores; the list's fusion weight `w_prf`

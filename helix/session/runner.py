@@ -115,13 +115,17 @@ def run_turn(session_name: str, text: str, *, root: Path, config: HelixConfig,
     if llm is None and not dry_run:
         llm = client(config)  # LiteLLMClient when any model is configured (redacts every call)
     backend = as_backend(db, SCHEMAS) if db is not None else open_backend(SCHEMAS)
-    backend.ensure(SCHEMAS)
-    # a shared database: one turn of a session at a time across replicas, each on the state
-    # the one before committed (SQLite: commit_turn's turn-count guard, as before)
-    with turn_lock(backend, validate_name(session_name)):
-        return _locked_turn(backend, session_name, question, root=root, config=config,
-                            reply_to=reply_to, llm=llm, clock=clock, dry_run=dry_run,
-                            asker=asker, graph=graph, on_text=on_text, reader=reader)
+    try:
+        backend.ensure(SCHEMAS)
+        # a shared database: one turn of a session at a time across replicas, each on the
+        # state the one before committed (SQLite: commit_turn's turn-count guard, as before)
+        with turn_lock(backend, validate_name(session_name)):
+            return _locked_turn(backend, session_name, question, root=root, config=config,
+                                reply_to=reply_to, llm=llm, clock=clock, dry_run=dry_run,
+                                asker=asker, graph=graph, on_text=on_text, reader=reader)
+    finally:
+        if db is None:  # the store this turn opened is closed with it (a server runs many)
+            backend.close()
 
 
 def _locked_turn(db: State, session_name: str, question: Question, *, root: Path,
