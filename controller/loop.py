@@ -38,7 +38,7 @@ from controller.fusion import FAMILIES, Fused, Ranked, mmr, rrf, rrf_files
 from controller.moves import MoveContext, asks_tests, prf_requests, req, requests_for
 from controller.names import capitalised_only, question_names
 from controller.reasons import Reason
-from controller.route import RoutePlan
+from controller.route import RoutePlan, scoped
 from controller.text import phrase_tokens, token_set
 from helix.core.config import RetrievalSettings
 from helix.core.envelope import (
@@ -106,15 +106,8 @@ def route_settings(plan: RoutePlan, settings: RetrievalSettings) -> RetrievalSet
 
 
 def initial_state(plan: RoutePlan, settings: RetrievalSettings) -> LoopState:
-    settings = route_settings(plan, settings)
-    # a scope is one path prefix ("tests/") or several, comma-joined ("search/,tests/": a
-    # narrowed follow-up that left a folder out), like a chosen sense
-    prefixes = tuple(p for p in (plan.intent.scope or "").split(",") if p)
-    if plan.intent.sense and not prefixes:
-        from controller.dominance import sense_prefixes
-
-        prefixes = sense_prefixes(plan.intent.sense)
-    return LoopState(plan=plan, settings=settings, prefixes=prefixes)
+    plan, prefixes = scoped(plan)
+    return LoopState(plan=plan, settings=route_settings(plan, settings), prefixes=prefixes)
 
 
 def _ctx(state: LoopState) -> MoveContext:
