@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from controller.channels import Request, RequestResult
 from controller.coverage import states
@@ -22,6 +23,9 @@ from controller.text import contains_phrase, jaccard, phrase_tokens, symbol_vari
 from helix.core.config import RetrievalSettings
 from helix.core.english import stems
 from helix.core.schemas import Chunk, Frozen
+
+if TYPE_CHECKING:
+    from controller.route import RoutePlan
 
 LABEL_WORDS = 3  # distinctive words that name a sense
 # Words every code file shares: they never name a sense.
@@ -248,6 +252,20 @@ def sense_prefixes(sense: str, known: Mapping[str, Sense] | None = None) -> tupl
     if known and sense in known:
         return known[sense].prefixes
     return tuple(p.strip() for p in sense.split(",") if p.strip())
+
+
+def scoped(plan: RoutePlan) -> tuple[RoutePlan, tuple[str, ...]]:
+    """The plan as its scope runs it, and the scope's path prefixes. A scope is one path prefix
+    ("tests/") or several, comma-joined ("search/,tests/": a narrowed follow-up that left a
+    folder out), like a chosen sense. A report narrowed to a folder reads that folder's
+    documentation too (the policy of a long question: the report's own seed is source code
+    only, and "only in docs/" would search nothing)."""
+    prefixes = tuple(p for p in (plan.intent.scope or "").split(",") if p)
+    if plan.intent.sense and not prefixes:
+        prefixes = sense_prefixes(plan.intent.sense)
+    if prefixes and plan.policy_name == "issue":
+        plan = plan.model_copy(update={"policy_route": "long_question"})
+    return plan, prefixes
 
 
 def sense_requests(term: str, sense: Sense, budget: int) -> list[Request]:

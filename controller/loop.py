@@ -24,6 +24,7 @@ from controller.dominance import (
     decide,
     detect_senses,
     found_by_sense,
+    scoped,
     score_senses,
     sense_requests,
 )
@@ -38,7 +39,7 @@ from controller.fusion import FAMILIES, Fused, Ranked, mmr, rrf, rrf_files
 from controller.moves import MoveContext, asks_tests, prf_requests, req, requests_for
 from controller.names import capitalised_only, question_names
 from controller.reasons import Reason
-from controller.route import RoutePlan, scoped
+from controller.route import RoutePlan
 from controller.text import phrase_tokens, token_set
 from helix.core.config import RetrievalSettings
 from helix.core.envelope import (

@@ -140,22 +140,6 @@ class RoutePlan(Frozen):
 
 
 
-def scoped(plan: RoutePlan) -> tuple[RoutePlan, tuple[str, ...]]:
-    """The plan as its scope runs it, and the scope's path prefixes. A scope is one path prefix
-    ("tests/") or several, comma-joined ("search/,tests/": a narrowed follow-up that left a
-    folder out), like a chosen sense. A report narrowed to a folder reads that folder's
-    documentation too (the policy of a long question: the report's own seed is source code
-    only, and "only in docs/" would search nothing)."""
-    prefixes = tuple(p for p in (plan.intent.scope or "").split(",") if p)
-    if plan.intent.sense and not prefixes:
-        from controller.dominance import sense_prefixes
-
-        prefixes = sense_prefixes(plan.intent.sense)
-    if prefixes and plan.policy_name == "issue":
-        plan = plan.model_copy(update={"policy_route": "long_question"})
-    return plan, prefixes
-
-
 def with_bare_names(phrases: tuple[str, ...]) -> tuple[str, ...]:
     """A subject's phrases and each without a trailing code-kind noun: code names "the tokenize
     function" `def tokenize`, never "function" (the phrase as asked stays first: the answer

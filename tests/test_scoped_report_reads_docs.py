@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from cli_helpers import run
 
-from controller.route import route_question, scoped
+from controller.dominance import scoped
+from controller.route import route_question
 from helix.core.policy import RoutingPolicy
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "continuity_repo"
