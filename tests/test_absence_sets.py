@@ -358,7 +358,10 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # threshold 0.4; the shipped head must be trained on every set, tests/test_absence_head.py):
     # 19, 42 in sample, left out 23/63 (cost 109; the head as it was with fresh30 as measured held
     # apart: 25/56, cost 106)
-    assert wrong.get(("tune", True), 0) <= 19 and wrong.get(("tune", False), 0) <= 42, wrong
+    # fresh31 (8 new scenarios), held apart in round 27 (the lead: 2 -> 2 accepted, 1 -> 1
+    # refused) joined in round 28 and the head was retrained with it as a thirtieth set (the same
+    # grid; it chose threshold 0.35): 16, 51 in sample, left out 25/58 over 30 sets (cost 108)
+    assert wrong.get(("tune", True), 0) <= 16 and wrong.get(("tune", False), 0) <= 51, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)

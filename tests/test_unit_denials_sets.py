@@ -227,6 +227,30 @@ CONFIRMED_LEFT |= {
 # meaning31 reads its three statements naming square metres in Japanese, Chinese and Korean
 # (a language's word for a unit's square bound to the unit's name: controller/units_languages.toml,
 # tests/test_unit_library31.py)
+# (round 28) fresh31 (pixel density in dpi), measured held apart by the lead before and after
+# round 27's merges with 3 -> 5 statements missed and 6 -> 6 denials confirmed, now a tune set:
+# left as measured at the rotation (the commits after it read what they read)
+CONFIRMED_LEFT |= {
+    "Exported PDF says 300 dpi but the value is actually ppi",
+    "nit: this isn't dpi, it's the devicePixelRatio. Please rename `dpi` to `dpr` so nobody "
+    "multiplies it by 96 again.",
+    "People keep filing tickets assuming the number in the Scan Quality box is some kind of "
+    "dpi setting. It's a JPEG quality percentage, and that assumption simply isn't true.",
+    "`dpi` (deprecated since 2.3): the option is now interpreted as ppi; use `--ppi` explicitly.",
+    "Q: Is the Resolution slider in dpi?\nA: No. It sets the output width in pixels; the dpi "
+    "tag is left untouched.",
+    "The value you see next to 'Resolution' in the camera's EXIF panel is 72. Many users read "
+    "that as the photo's dpi. It is not: the camera writes a placeholder that nothing in our "
+    "app uses.",
+}
+LEFT |= {
+    "# scan_dpi: dots per inch, e.g. 300 for documents, 600 for photos",
+    "/// Resolution in dots per inch. Cannot be zero.",
+    "Not ppi, not dots/mm: the value is plain dpi.",
+    "Originally stored in dots per mm, then in ppi for a while, the resolution is now stored "
+    "in dpi.",
+    "#define DEFAULT_DPI 96  /* logical dots per inch on Windows at 100% */",
+}
 
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:
