@@ -21,7 +21,6 @@ from controller.continuity.router import route_turn
 from controller.continuity.state import (
     ClarificationState,
     ContinuityState,
-    CoverageGateState,
     OptionItem,
     OptionSet,
     RootFrameState,
@@ -32,12 +31,9 @@ from controller.continuity.state import (
 from controller.continuity.transitions import apply_transition
 from helix.core.config import ContinuitySettings
 from helix.core.errors import NotFoundError
+from tests.router_states import GROUNDED
 
 ON = ContinuitySettings()
-# the gate of an answer that found what was asked: its result carries into follow-ups
-GROUNDED = CoverageGateState(coverage_status="full", evidence_grade=1.0,
-                             grounding_status="grounded", truth_mode="confirmed",
-                             carryover_eligibility="full")
 
 
 def _target(n: int, kind: str = "symbol") -> TargetRef:

@@ -10,26 +10,16 @@ from __future__ import annotations
 
 import pytest
 
-from controller.continuity.caps import CAPS
 from controller.continuity.meaning import Features
 from controller.continuity.router import route_turn
 from controller.continuity.state import (
-    AnswerContextState,
-    CoverageGateState,
-    OptionItem,
-    OptionSet,
-    RootFrameState,
     TargetRef,
-    initial_state,
 )
-from controller.continuity.transitions import apply_transition
 from controller.continuity.turn_plan import Reading
 from helix.core.config import ContinuitySettings
+from tests.router_states import answered
 
 ON = ContinuitySettings()
-GROUNDED = CoverageGateState(coverage_status="full", evidence_grade=1.0,
-                             grounding_status="grounded", truth_mode="confirmed",
-                             carryover_eligibility="full")
 FILES = ("uploader/scheduler.py", "uploader/retrier.py", "docs/uploads.md")
 
 
@@ -37,20 +27,7 @@ def _state():
     targets = [TargetRef(kind="file", id=f"file:{p}", label=p, path=p) for p in FILES]
     targets.append(TargetRef(kind="symbol", id="def:uploader/scheduler.py::Slot",
                              label="Slot", path=FILES[0], symbol="Slot"))
-    items = tuple(OptionItem(id=f"e{i}", index=i, label=t.label, target=t)
-                  for i, t in enumerate(targets, start=1))
-    frame = RootFrameState(question="how are uploads retried?", domain_id="uploads",
-                           root_route_id="explanation", path_scope=None, revision="r",
-                           root_result_set_id="ev-1", root_answer_object_ref=1)
-    answer = AnswerContextState(turn_id=1, question=frame.question, answer_excerpt="...",
-                                answer_mode="dry_run", route="explanation",
-                                stop_reason="coverage_ok", evidence_ids=("e2",),
-                                evidence_paths=(FILES[1],), lane="root", transition="T1",
-                                lead_evidence_id="e2")
-    return apply_transition(initial_state("s1"), "T1", caps=CAPS, turn_id=1, updates={
-        "root_frame": frame, "answer_context": answer, "coverage_gate": GROUNDED,
-        "option_sets": OptionSet(id="os-1", kind="evidence", scope="evidence",
-                                 origin_turn_id=1, items=items)}).state
+    return answered("how are uploads retried?", "uploads", targets, 2, FILES[1])
 
 
 def _pick(f: Features) -> Reading:

@@ -12,23 +12,15 @@ from controller.continuity.item_names import item_position
 from controller.continuity.meaning import Features
 from controller.continuity.router import route_turn
 from controller.continuity.state import (
-    AnswerContextState,
-    CoverageGateState,
-    OptionItem,
-    OptionSet,
-    RootFrameState,
     SelectedObjectFrameState,
     TargetRef,
-    initial_state,
 )
 from controller.continuity.transitions import apply_transition
 from controller.continuity.turn_plan import Reading
 from helix.core.config import ContinuitySettings
+from tests.router_states import answered, focused
 
 ON = ContinuitySettings()
-GROUNDED = CoverageGateState(coverage_status="full", evidence_grade=1.0,
-                             grounding_status="grounded", truth_mode="confirmed",
-                             carryover_eligibility="full")
 PATH = "search/bm25.py"
 TARGETS = (
     TargetRef(kind="file", id=f"file:{PATH}", label=PATH, path=PATH),
@@ -44,29 +36,9 @@ TARGETS = (
 
 
 def _state(focus: int | None):
-    items = tuple(OptionItem(id=f"e{i}", index=i, label=t.label, target=t)
-                  for i, t in enumerate(TARGETS, start=1))
-    frame = RootFrameState(question="how is a document scored?", domain_id="search",
-                           root_route_id="explanation", path_scope=None, revision="r",
-                           root_result_set_id="ev-1", root_answer_object_ref=1)
-    answer = AnswerContextState(turn_id=1, question=frame.question, answer_excerpt="...",
-                                answer_mode="dry_run", route="explanation",
-                                stop_reason="coverage_ok", evidence_ids=("e4",),
-                                evidence_paths=(PATH,), lane="root", transition="T1",
-                                lead_evidence_id="e4")
-    state = apply_transition(initial_state("s1"), "T1", caps=CAPS, turn_id=1, updates={
-        "root_frame": frame, "answer_context": answer, "coverage_gate": GROUNDED,
-        "option_sets": OptionSet(id="os-1", kind="evidence", scope="evidence",
-                                 origin_turn_id=1, items=items)}).state
-    if focus is None:
-        return state
-    obj = SelectedObjectFrameState(focus_object_ref=TARGETS[focus - 1],
-                                   focus_object_kind=TARGETS[focus - 1].kind,
-                                   source_result_set_id="ev-1",
-                                   compatible_route_family="object",
-                                   provenance_bundle_ref="os-1", temporal_ceiling="r")
-    return apply_transition(state, "T3", caps=CAPS, turn_id=2,
-                            updates={"selected_object": obj}).state
+    state = answered("how is a document scored?", "search", TARGETS, 4, PATH)
+    return state if focus is None else focused(state, TARGETS[focus - 1])
+
 
 
 def _read(meaning: str):
