@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from controller import callees, file_defs, file_lead_step, span_swap_step, weak_leads
+from controller import callees, file_defs, file_lead_step, file_vote, span_swap_step, weak_leads
 from controller.alignment import align
 from controller.answer import build_answer
 from controller.canonical import canonical_order
@@ -27,6 +27,7 @@ from controller.evidence import (
     rank_for_route,
     to_item,
 )
+from controller.file_vote import ANCHORS
 from controller.loop import LoopState, ToolResults, initial_state, step
 from controller.moves import asks_tests
 from controller.question import Question, respell
@@ -59,9 +60,6 @@ from indexers.tokenize import tokenize
 
 CODE_EDGES = ("calls", "tests")  # imports are hubs (a shared constants module)
 DOC_EDGE = "documents"
-# reasons that tie the evidence's first file to the question's own words: an exact name it
-# asks for, a definition of it, a path it gives (`_file_lead` keeps such a file first)
-ANCHORS = frozenset({"symbol_exact", "defines", "path_hint"})
 DOMINANCE_STEPS = 2  # discovery + per-sense retrieval, outside the loop's step budget
 # The live trace: trace(event name, JSON-ready data), called as the run goes (`helix ask
 # --trace`): one "controller_step" per step, "stop", "tree_walk", then one "tree_walk_node"
@@ -420,14 +418,15 @@ def _retrieved(plan: RoutePlan, index: IndexReader, config: HelixConfig,
 
 def _ranked(state: LoopState, index: IndexReader, config: HelixConfig) -> list[Candidate]:
     """The evidence in the route's order with the canonical document, file definitions and
-    callees placed where the route wants them, a weak lead yielding (`controller.weak_leads`)."""
+    callees placed, a weak lead yielding, a voted lead (`weak_leads`, `file_vote`)."""
     plan = state.plan
     policy = config.retrieval.route(plan.policy_name)
     ranked = rank_for_route(plan, state.evidence, policy.code_first, policy.source_first,
                             asks_tests(plan, config.retrieval, state.prefixes))
     ranked = _canonical_first(plan, ranked, index, config)
     ranked = _with_file_definitions(plan, ranked, index, config, state.prefixes)
-    return weak_leads.step(plan, _with_callees(plan, ranked, index, config, state.prefixes), config)
+    ranked = _with_callees(plan, ranked, index, config, state.prefixes)
+    return file_vote.step(plan, weak_leads.step(plan, ranked, config), index, config)
 
 
 def _walked(index: IndexReader, evidence: tuple[EvidenceItem, ...], config: HelixConfig,

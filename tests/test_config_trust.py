@@ -271,9 +271,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # lead_model_digest (none: the hand rule picks the first file), docs/ranker.md "Round 22";
     # then file_defs.swap_model_digest (none: no trades inside the first five), "Round 24";
     # then file_defs.weak_channels (0: off) and weak_trades, "Round 26"; then pools.prf_terms
-    # (0: off) and its weight, "Round 27")
+    # (0: off) and its weight, "Round 27"; then file_defs.vote_terms (0: off), vote_prf_weight,
+    # vote_weight, vote_files and vote_k: the feedback pass's vote for the lead, "Round 28")
     assert HelixConfig().evidence_hash == (
-        "sha256:d05527696aa8b8333740c925772cf65538882aa98c1a30067a2fa52eb4bbc521")
+        "sha256:98104fb3521bf166e9394af6fd4b5d4520f3e481eb07e1f533a873c80f65940a")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -349,6 +349,15 @@ class FileDefsPolicy(_Frozen):
     # 200; SWE-QA dev span@5 95 -> 94, symbol@5 94 -> 93; off: the qa_gate did not promote it
     weak_channels: int = Field(default=0, ge=0, le=20)
     weak_trades: int = Field(default=1, ge=1, le=4)
+    # for a question, the feedback pass (`controller.prf`, `vote_terms` terms at weight
+    # `vote_prf_weight`; 0: off) votes which of the first `vote_files` files leads: each scores
+    # 1 / (vote_k + place) + vote_weight / (vote_k + its place in the pass's files), the best's
+    # first item moves to the front (`controller.file_vote`). Round 28 (docs/ranker.md)
+    vote_terms: int = Field(default=0, ge=0, le=100)
+    vote_prf_weight: float = Field(default=0.6, ge=0, le=10)
+    vote_weight: float = Field(default=0.5, ge=0, le=100)
+    vote_files: int = Field(default=5, ge=2, le=50)
+    vote_k: int = Field(default=5, ge=0, le=1000)
 
 
 class CalleesPolicy(_Frozen):
