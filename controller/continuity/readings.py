@@ -2,12 +2,11 @@
 
     plan_for(meaning, t, reading) -> TurnPlan | None
 
-The meaning router's class says what the message means ("pick one of the list", "who calls it");
-the state says what that does: a pick answers a pending sense clarifier (T7), else opens an item of
-the list on screen (T3), else is a boundary (no list; an item number the list does not have; a
-thing the list never showed). Each builder reuses the vocabulary router's rule when its pattern
-took the message, and otherwise reads what it needs from the exact rules (numbers, paths, names)
-and the state. None: the meaning cannot be acted on here (the vocabulary router's plan stands).
+The meaning router's class says what the message means ("pick one", "who calls it"); the state
+says what that does: a pick answers a pending sense clarifier (T7), else opens an item of the list
+on screen (T3), else (a sense chosen, nothing listed named) asks the other sense (T2), else is a
+boundary. Each builder reuses the vocabulary router's rule when its pattern took the message, else
+reads the exact rules (numbers, paths, names) and the state. None: the meaning cannot act here.
 """
 
 from __future__ import annotations
@@ -35,7 +34,7 @@ from controller.continuity.item_names import (
 from controller.continuity.meaning import ordinals_in
 from controller.continuity.pending import PendingMatch, parse_choice, selection_labels
 from controller.continuity.selection_match import parse_selection_input
-from controller.continuity.senses import names_a_sense
+from controller.continuity.senses import names_a_sense, other_sense_pick
 from controller.continuity.state import OptionSet
 from controller.continuity.turn_plan import Intent, Reading, Turn, TurnPlan
 from controller.continuity.wording import pivot_question
@@ -180,8 +179,8 @@ def pick(t: Turn, r: Reading) -> TurnPlan | None:
 
 
 def _select(t: Turn, pool: OptionSet | None, where: str) -> TurnPlan | None:
-    if pool is None:
-        return t.boundary("no numbered list is active", "selection")
+    if pool is None:  # nothing to pick from: after a sense was chosen, the other sense
+        return other_sense_pick(t) or t.boundary("no numbered list is active", "selection")
     number, beyond = list_position(t, pool.items)  # "the 12th test", "the bottom one"
     if number is not None:
         if number > len(pool.items) or beyond:
@@ -205,8 +204,9 @@ def _select(t: Turn, pool: OptionSet | None, where: str) -> TurnPlan | None:
     known = named is not None or cues.kind_word is not None or respelt is not None or any(
         w in item.label.lower() or w in (item.target.path or "").lower()
         for item in pool.items for w in words)
-    if not known:
-        return t.boundary(f"nothing like '{t.text.strip()}' is in {where}", "selection")
+    if not known:  # names nothing listed (after a sense was chosen: the other sense)
+        return other_sense_pick(t) or t.boundary(f"nothing like '{t.text.strip()}' is in "
+                                                 f"{where}", "selection")
     # the one listed item named by its own name, of the kind the message names if any ("the
     # SearchEngine class, open it" -> item N, not a clarifier between SearchEngine and
     # SearchEngine.search): handed to the lane as its position; else the lane reads the name

@@ -102,3 +102,27 @@ def names_a_sense(t: Turn) -> bool:
     labels = {i.id: _label_words(i.label) for i in (options.items if options else ())}
     mine = labels.get(chosen, set()) - set().union(*(w for c, w in labels.items() if c != chosen))
     return not mine & _label_words(t.body)
+
+
+def other_sense_pick(t: Turn) -> TurnPlan | None:
+    """A pick "the X one" with nothing listed by that name, or no list at all ("now the memory
+    one", "the laser one now"), after a sense of the root question was chosen: the choice the
+    message points back to is the sense, so one that names no number and no word only the
+    chosen sense's option says is the other sense (T2)."""
+    root, state = t.state.root_frame, t.state
+    chosen = next((c for c in state.recent_accepted_choice_ids if c.startswith(_SENSE_PREFIX)),
+                  None)
+    if root is None or root.sense is None or chosen is None \
+            or chosen[len(_SENSE_PREFIX):] != root.sense or re.search(r"\d", t.body) \
+            or not re.search(r"\bone\b", t.body):
+        return None
+    options = next((s for s in state.option_sets if any(i.id == chosen for i in s.items)), None)
+    labels = {i.id: _label_words(i.label) for i in (options.items if options else ())}
+    mine = labels.get(chosen, set()) - set().union(*(w for c, w in labels.items() if c != chosen))
+    other = other_sense_option(t, chosen, "")
+    if other is None or mine & _label_words(t.body):
+        return None
+    return t.plan("root_followup_scope_change", "root", "correct_choice",
+                  f"a pick naming nothing listed after the sense {root.sense} was chosen: the "
+                  f"other sense {other.sense}", question=root.question, scope=root.path_scope,
+                  sense=other.sense, rejected_choice_id=chosen)
