@@ -378,7 +378,7 @@ def unshown_thing(t: Turn, pool: OptionSet) -> str | None:
                                               if target else [])).lower()
     names = {n for i in pool.items for group in item_names(i) for n in group}
     if any(w[:MIN_THING_CHARS] in shown or any(name_like(w, n) for n in names)
-           for w in content):
+           for w in (*content, *respelled(" ".join(content))[0].split())):  # "the enigne one"
         return None  # a word of a listed name, or a slip of one ("the resontor")
     return " ".join(thing)
 
