@@ -14,7 +14,7 @@ from controller.continuity.selection_match import parse_selection_input
 from controller.continuity.spelling import respelled
 from controller.continuity.state import OptionItem, OptionSet, TargetRef
 from controller.continuity.turn_plan import ORDINAL_SHAPE_MAX, Turn
-from controller.continuity.vocabulary_data import compiled
+from controller.continuity.vocabulary_data import compiled, positions_said
 from controller.route import VOCABULARY
 from helix.core.english import (
     BEFORE_LAST_WORD,
@@ -25,7 +25,6 @@ from helix.core.english import (
     POINTING_WORDS,
     from_end,
     ordinal_value,
-    said_positions,
     stems,
 )
 from indexers.graph import is_test_path
@@ -205,7 +204,7 @@ def position_named(t: Turn, count: int) -> int | None:
     number = number_named(t)
     if number is not None:
         return number
-    found = _FROM_END.search(said_positions(t.text))
+    found = _FROM_END.search(positions_said(t.text))
     value = ordinal_value(found.group(1)) if found else None
     return from_end(value, count) if value is not None and count + value >= 0 else None
 
@@ -379,7 +378,7 @@ def unshown_thing(t: Turn, pool: OptionSet) -> str | None:
                                               if target else [])).lower()
     names = {n for i in pool.items for group in item_names(i) for n in group}
     if any(w[:MIN_THING_CHARS] in shown or any(name_like(w, n) for n in names)
-           for w in content):
+           for w in (*content, *respelled(" ".join(content))[0].split())):  # "the enigne one"
         return None  # a word of a listed name, or a slip of one ("the resontor")
     return " ".join(thing)
 

@@ -34,7 +34,8 @@ from controller.continuity import phrases as say
 from controller.continuity.pending import SLOT_PREFIX, parse_ordinal
 from controller.continuity.state import ContinuityState, OptionItem
 from controller.continuity.turn_plan import ORDINAL_SHAPE_MAX, Reading, Turn, TurnPlan
-from helix.core.english import NUMBER_WORDS, ORDINAL_SUFFIX, ordinal_value, said_positions
+from controller.continuity.vocabulary_data import positions_said
+from helix.core.english import NUMBER_WORDS, ORDINAL_SUFFIX, ordinal_value
 from helix.core.english import ORDINAL_WORDS as _ORDINALS
 from helix.core.errors import ConfigError
 
@@ -132,7 +133,7 @@ def ordinals_in(text: str) -> list[int]:
     """Every number or ordinal word the message names ("open result 40", "the third one",
     a dictated "number to"), in order; never a word of a hyphenated compound ("the third-party
     notices" names no position; "the top one" names the first: `said_positions`)."""
-    text = said_positions(text)
+    text = positions_said(text)
     words = _WORD.findall(_COMPOUND.sub(" ", text.lower()))
     found = [int(m.group(1)) for m in _NUMBER.finditer(text)]
     for before, word in zip(["", *words], words, strict=False):

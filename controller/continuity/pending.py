@@ -29,14 +29,13 @@ from controller.continuity.state import (
     PendingKind,
     PendingState,
 )
-from controller.continuity.vocabulary_data import VOCABULARY, compiled, filler
+from controller.continuity.vocabulary_data import VOCABULARY, compiled, filler, positions_said
 from helix.core.config import ContinuitySettings
 from helix.core.english import (
     ORDINAL_SUFFIX,
     from_end,
     ordinal_alternation,
     ordinal_value,
-    said_positions,
     word_alternation,
 )
 from helix.core.schemas import Frozen
@@ -88,7 +87,7 @@ def selection_labels(expected_type: str) -> tuple[str, ...]:
 def parse_ordinal(text: str, count: int) -> int | None:
     """1-based index when the whole (normalized, filler-free) text is an ordinal in 1..count
     (a position said without one read as one: "the top one", "the one before last")."""
-    body = _CHOICE_VERB.sub("", strip_filler(normalize(said_positions(text))))
+    body = _CHOICE_VERB.sub("", strip_filler(normalize(positions_said(text))))
     match = _ORDINAL.match(body)
     if not match:
         return None

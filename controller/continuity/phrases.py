@@ -15,8 +15,8 @@ from typing import Literal
 
 from controller.continuity.pending import normalize, strip_filler
 from controller.continuity.state import OptionSetKind
-from controller.continuity.vocabulary_data import PATTERNS, VOCABULARY, filler
-from helix.core.english import said_positions, word_alternation
+from controller.continuity.vocabulary_data import PATTERNS, VOCABULARY, filler, positions_said
+from helix.core.english import word_alternation
 
 SmallTalkKind = Literal["greeting", "thanks", "acknowledgement", "farewell", "capabilities",
                         "identity"]
@@ -102,7 +102,7 @@ def body(text: str) -> str:
     """The message as the router reads it: normalized, filler and polite lead-ins dropped, a
     position said without an ordinal written as one ("the one before last": the filler
     "the one" would take it apart otherwise)."""
-    return POLITE_LEAD.sub("", strip_filler(normalize(said_positions(text)))).strip()
+    return POLITE_LEAD.sub("", strip_filler(normalize(positions_said(text)))).strip()
 
 
 def small_talk(text: str) -> SmallTalkKind | None:

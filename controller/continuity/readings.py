@@ -32,7 +32,7 @@ from controller.continuity.item_names import (
     unshown_thing,
 )
 from controller.continuity.meaning import ordinals_in
-from controller.continuity.pending import PendingMatch, parse_choice, selection_labels
+from controller.continuity.pending import PendingMatch, parse_choice, selection_labels, strip_filler
 from controller.continuity.selection_match import parse_selection_input
 from controller.continuity.senses import names_a_sense, other_sense_pick
 from controller.continuity.state import OptionSet
@@ -232,7 +232,7 @@ _PARTICIPLE_ENDS = ("ed", "wn", "en")
 def _unshown_noun(t: Turn, pool: OptionSet) -> str | None:
     """The noun after the number when the list holds nothing by that name ("open the 3rd
     screenshot" over a list of code and docs): the thing was never shown."""
-    words = _WORD.findall(t.body)
+    words = re.findall(r"[a-z0-9_]+|[,;:!?]", strip_filler(t.text.lower()))  # "the 1st, open"
     at = next((i for i, w in enumerate(words) if ordinals_in(w)), None)
     if at is None or at == 0 or at + 1 >= len(words) or words[at - 1] != "the":
         return None  # "the 3rd screenshot", not "#2 already"

@@ -16,13 +16,12 @@ from typing import Literal
 
 from controller.continuity.fingerprint import normalize_label
 from controller.continuity.state import ContinuityState, OptionItem, OptionSet, OptionSetKind
-from controller.continuity.vocabulary_data import compiled, filler
+from controller.continuity.vocabulary_data import compiled, filler, positions_said
 from helix.core.english import (
     ORDINAL_SUFFIX,
     from_end,
     ordinal_alternation,
     ordinal_value,
-    said_positions,
 )
 from helix.core.schemas import Frozen
 from indexers.graph import is_test_path
@@ -101,7 +100,7 @@ def parse_selection_input(text: str) -> SelectionCues:
         path_scope = scoped.group(1)
         phrase = phrase or scoped.group(0)
         rest = rest[: scoped.start()] + " " + rest[scoped.end():]
-    rest = said_positions(_COMMAND.sub("", rest))  # "the top one": the first
+    rest = positions_said(_COMMAND.sub("", rest))  # "the top one": the first
     paths = tuple(m.group(1) for m in _PATH_TOKEN.finditer(rest))
     kind = _KIND_WORD.search(rest)
     kind_word = None
