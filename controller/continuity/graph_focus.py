@@ -233,25 +233,27 @@ def graph_or_explain(build: Callable[[Intent], TurnPlan | None], intent: Intent,
     """`build(intent)`, a graph follow-up on the object the message means; an explanation of it
     (`build("explain_focused")`) when that object is a test (a test file, or a test function
     or method in one: its name starts with "test") and the words name no edge of the graph
-    (`GRAPH_EDGE`: "what does that test call?" asks what it calls). The test runner is all
+    (`GRAPH_EDGE`: "what does that test call?" asks what it calls), or when the message points
+    at it as a test ("this test", `TEST_POINTER`), whatever it is. The test runner is all
     that calls a test and nothing tests it: "what is this test checking?" with a test open,
     read as a graph question (the word "test"), asks what the test does (T4 explain); where
     something is defined or found, with the test on screen, asks about another thing
     (a new question)."""
     plan, text = build(intent), t.body
     target = plan.target if plan is not None and plan.transition == "T4" else None
-    if target is None or not target.path or not is_test_path(target.path) \
-            or say.GRAPH_EDGE.search(text):
+    if target is None or say.GRAPH_EDGE.search(text):
         return plan
     name = (target.symbol or "").rsplit(".", 1)[-1]
-    if name and not name.lower().startswith("test"):
+    test = bool(target.path) and is_test_path(target.path or "") \
+        and (not name or name.lower().startswith("test"))
+    if not test and not say.TEST_POINTER.search(text.lower()):
         return plan
     # "where is it defined in the engine?" with a test open: the test is on screen, so where
     # something is defined or found asks about another thing (a new question),
     # neither the test's callers nor its explanation
     route = route_question(text, routing=RoutingPolicy())
     if route.intent.route == "location" and route.action is None:
-        return rules.root_question(t)
+        return rules.root_question(t) if test else plan
     return build("explain_focused")
 
 
