@@ -535,10 +535,9 @@ def test_a_scope_named_without_its_slash_reruns_the_question(repo, text):
     assert (turn.transition, turn.intent) == ("T2", "scope_rerun")
     assert talk.asked[-1] == (Q, "tests/", None)
     other = talk("where is it defined in the engine")
-    # a bare word stays a word: "engine" is never taken for a scope. (Round 27: after the
-    # retrain the model reads "where is it defined" as a question about the focused test, T4,
-    # where it read a new question, T1, before; left open, a misreading: see the closing note)
-    assert other.transition in ("T1", "T4") and other.intent != "scope_rerun"
+    # a new question (with a test in focus, where something is defined asks about another
+    # thing); a bare word stays a word: "engine" is never taken for a scope
+    assert (other.transition, other.intent) == ("T1", "root_question")
     assert all(scope != "engine" and scope != "engine/" for _, scope, _ in talk.asked)
 
 

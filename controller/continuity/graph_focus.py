@@ -27,14 +27,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from controller.continuity import phrases as say
+from controller.continuity import rules
 from controller.continuity.optionsets import make_option_set
 from controller.continuity.state import OptionSet, TargetRef
+from controller.route import route_question
+from helix.core.policy import RoutingPolicy
 from indexers.graph import is_test_path
 
 if TYPE_CHECKING:
     import networkx as nx
 
-    from controller.continuity.turn_plan import Intent, TurnPlan
+    from controller.continuity.turn_plan import Intent, Turn, TurnPlan
 
 GraphKind = Literal["callers", "tests"]
 Basis = Literal["definition", "enclosing definition", "documented by the section",
@@ -226,20 +229,32 @@ def _members(graph: nx.MultiDiGraph, node: str) -> list[str]:
 
 
 def graph_or_explain(build: Callable[[Intent], TurnPlan | None], intent: Intent,
-                     text: str) -> TurnPlan | None:
+                     t: Turn) -> TurnPlan | None:
     """`build(intent)`, a graph follow-up on the object the message means; an explanation of it
     (`build("explain_focused")`) when that object is a test (a test file, or a test function
     or method in one: its name starts with "test") and the words name no edge of the graph
-    (`GRAPH_EDGE`: "what does that test call?" asks what it calls). The test runner is all
+    (`GRAPH_EDGE`: "what does that test call?" asks what it calls), or when the message points
+    at it as a test ("this test", `TEST_POINTER`), whatever it is. The test runner is all
     that calls a test and nothing tests it: "what is this test checking?" with a test open,
-    read as a graph question (the word "test"), asks what the test does (T4 explain)."""
-    plan = build(intent)
+    read as a graph question (the word "test"), asks what the test does (T4 explain); where
+    something is defined or found, with the test on screen, asks about another thing
+    (a new question)."""
+    plan, text = build(intent), t.body
     target = plan.target if plan is not None and plan.transition == "T4" else None
-    if target is None or not target.path or not is_test_path(target.path) \
-            or say.GRAPH_EDGE.search(text):
+    if target is None or say.GRAPH_EDGE.search(text):
         return plan
     name = (target.symbol or "").rsplit(".", 1)[-1]
-    return build("explain_focused") if not name or name.lower().startswith("test") else plan
+    test = bool(target.path) and is_test_path(target.path or "") \
+        and (not name or name.lower().startswith("test"))
+    if not test and not say.TEST_POINTER.search(text.lower()):
+        return plan
+    # "where is it defined in the engine?" with a test open: the test is on screen, so where
+    # something is defined or found asks about another thing (a new question),
+    # neither the test's callers nor its explanation
+    route = route_question(text, routing=RoutingPolicy())
+    if route.intent.route == "location" and route.action is None:
+        return rules.root_question(t) if test else plan
+    return build("explain_focused")
 
 
 def _is_test(attrs: dict) -> bool:

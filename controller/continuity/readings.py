@@ -318,11 +318,11 @@ def _on_object(t: Turn, intent: Intent) -> TurnPlan | None:
 
 
 def callers(t: Turn, r: Reading) -> TurnPlan | None:
-    return graph_or_explain(lambda i: _on_object(t, i), "graph_callers", t.body)
+    return graph_or_explain(lambda i: _on_object(t, i), "graph_callers", t)
 
 
 def tests(t: Turn, r: Reading) -> TurnPlan | None:
-    return graph_or_explain(lambda i: _on_object(t, i), "graph_tests", t.body)
+    return graph_or_explain(lambda i: _on_object(t, i), "graph_tests", t)
 
 
 def explain(t: Turn, r: Reading) -> TurnPlan | None:

@@ -319,7 +319,9 @@ def _unpointed_focus_action(t: Turn, plan: TurnPlan | None) -> bool:
     another listed item in words ("the search engine" for SearchEngine) or asks where
     something is defined or found (the controller's `location` route, no action named), or
     names a thing as code writes its names (`controller.text.is_identifier`) that is not it
-    (at any length; the other two only when it asks in full, `_asks_in_full`). Such
+    and that the root question did not name (its answer's object is the focus: "who reads
+    doc_freqs" after "what is doc_freqs"), at any length; the other two only when it asks in
+    full, `_asks_in_full`. Such
     a message asks about another thing: a new root question (T1: it "must not inherit stale
     focus_object"), not a short action on the selected object (T4: its relations, its
     explanation) nor a pronoun follow-up (T5); read as one only when the reading is as sure
@@ -330,8 +332,10 @@ def _unpointed_focus_action(t: Turn, plan: TurnPlan | None) -> bool:
     if t.focus.pronoun_hint is not None or say.DEICTIC.search(t.body) or focus_named(t) \
             or names_focus(t) or _file_stem(target) in message_tokens(t.text):
         return False
-    if any(is_identifier(w.strip(_PUNCT)) for w in t.body.split()):  # "what does
-        return True  # deploy_key_body return?": another thing, by the name code gives it
+    asked = message_tokens(t.state.root_frame.question) if t.state.root_frame else set()
+    if any(is_identifier(w.strip(_PUNCT)) and w.strip(_PUNCT).lower() not in asked
+           for w in t.body.split()):  # "what does deploy_key_body return?": another thing,
+        return True  # by the name code gives it (not one the question answered asked about)
     if not _asks_in_full(t):
         return False
     pool = t.pool()
