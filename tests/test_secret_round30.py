@@ -98,6 +98,7 @@ def test_inline_code_after_a_secrets_word_is_found(text: str, values: list[str])
     "The key is read from `${VAULT_KEY_V2}` at start.\n",
     "The key id in the header is `kid-2024-03-rotation`.\n",
     "Store the token under `release_token_2025` in the vault.\n",
+    "Removes the tag with the key ``Owner`` from the volume ``vol-0a1b2c3d4e5f67890``.\n",
     "- Cipher key (test vector): `000102030405060708090A0B0C0D0E0F`\n",
     "Press the key combination `Ctrl-Shift-F12` to open the secret menu.\n",
     "Passwords must match `^[A-Za-z0-9]{12,}$`, see `validators.py:42`.\n",
