@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from helix.core.secret_gates import looks_password
 from helix.core.secret_structure import Found, placeholder, quoted_ok
 
-__all__ = ["USED_PAIR_TRIGGER", "basic_pairs", "pin_digits", "used_pairs"]
+__all__ = ["PLAIN_PAIR_TRIGGER", "USED_PAIR_TRIGGER", "basic_pairs", "pin_digits", "used_pairs"]
 
 # A login pasted in a chat, a note or a comment as `<user> / <password>` (`use ledger_ro /
 # Neb*31x`, `admin / Nv9k-Rout3r#MCR`, a table's `` `ops@x.de` / `0nfl33t-B4ckup!HH` ``): the
@@ -29,26 +29,61 @@ __all__ = ["USED_PAIR_TRIGGER", "basic_pairs", "pin_digits", "used_pairs"]
 # math.hypot(*x)` are none)
 USED_PAIR_TRIGGER = (r" / `?[^\s/`(]*(?:[A-Z][^\s/`(]*[!@#$%^&*+=?~]|"
                      r"[!@#$%^&*+=?~][^\s/`(]*[A-Z])")
+# ... or with letters, digits and dashes only when the pair ends its line after a label or a
+# login's word (`UniFi controller: admin / Unif1-Crag-Ctrl`, `wifi is Home / sunnyday4321`)
+PLAIN_PAIR_TRIGGER = (r"(?m) / `?(?:[A-Za-z][\w\-]*[0-9]|[0-9][\w\-]*[A-Za-z])[\w\-]*`?"
+                      r"[ \t]*[.)]?\r?$")  # (RE2's `$`: the text's end or a line's in the set)
 # (` / ` first: a literal the search skips to; the user before it read back by hand)
 _USED_PAIR = re.compile(r" / `?([^\s/`'\"]{8,64})")
-_PAIR_USER = re.compile(r"(?:^|[\s(:|])`?[A-Za-z][\w.\-@+]{1,60}`?$")
+# (a domain's or the machine's account before the user: `CORP\svc-share`, `.\admin`)
+_PAIR_USER = re.compile(r"(?:^|[\s(:|])`?(?:[A-Za-z][\w\-]{0,30}\\|\.\\)?"
+                        r"[A-Za-z][\w.\-@+]{1,60}`?$")
 _PASSWORD_SYMBOLS = frozenset("!@#$%^&*+=?~")
 _LINKED_FILE = re.compile(r"\.[a-z]{2,4}(?:[#?]|$)")  # `README.md#setup-2024`: a link
+_HEX = re.compile(r"[0-9a-fA-F]+")
+
+
+# a login's words on the pair's line before the user (or the user an account's: `x@y`, `D\u`)
+_LOGIN_WORDS = ("login", "log in", "logon", "sign in", "account", "acct", "admin", "user",
+                "wifi", "wi-fi", "wlan", "ssid", "network", "credential", "creds", "password",
+                "pw", "ftp", "vpn", "portal")
+_PLAIN = re.compile(r"[\w\-]{8,64}")
+_PAIR_END = re.compile(r"`?[ \t]*[.)]?[ \t]*\r?(?:\n|$)")
+
+
+def _symbol_password(value: str) -> bool:
+    return bool(_PASSWORD_SYMBOLS.intersection(value) and any(c.isdigit() for c in value)
+                and sum(c.isalpha() for c in value) >= 3 and not value.islower()
+                and not value.isupper() and looks_password(value)
+                and _LINKED_FILE.search(value) is None and not placeholder(value))
+
+
+def _plain_password(text: str, user: re.Match[str], value: str, end: int) -> bool:
+    """Letters, digits, dashes: the pair ends its line, a login's word before it or in the user
+    (or the user an account's and the password's letters of both cases)."""
+    if (_PLAIN.fullmatch(value) is None or _PAIR_END.match(text, end) is None
+            or sum(c.isalpha() for c in value) < 3 or not any(c.isdigit() for c in value)
+            or _HEX.fullmatch(value) is not None or not looks_password(value)
+            or placeholder(value)):
+        return False
+    before = text[text.rfind("\n", 0, user.start()) + 1:user.end()].lower()  # (the user too)
+    worded = any(word in before for word in _LOGIN_WORDS)
+    account = any(c in user.group() for c in "@\\")
+    mixed = not value.islower() and not value.isupper()
+    return worded or (account and mixed)
 
 
 def used_pairs(text: str) -> Iterator[Found]:
     for match in _USED_PAIR.finditer(text):
         at = match.start()
         line_start = text.rfind("\n", 0, at) + 1
-        if (_PAIR_USER.search(text, max(line_start, at - 64), at) is None
-                or "=" in text[line_start:at]):
+        user = _PAIR_USER.search(text, max(line_start, at - 64), at)
+        if user is None or "=" in text[line_start:at]:
             continue  # (`x = total / Rate#2`: code dividing)
         value = match.group(1).rstrip(".,;:)")
-        if (_PASSWORD_SYMBOLS.intersection(value) and any(c.isdigit() for c in value)
-                and sum(c.isalpha() for c in value) >= 3 and not value.islower()
-                and not value.isupper() and looks_password(value)
-                and _LINKED_FILE.search(value) is None and not placeholder(value)):
-            yield Found(match.start(1), match.start(1) + len(value), "assignment")
+        end = match.start(1) + len(value)
+        if _symbol_password(value) or _plain_password(text, user, value, end):
+            yield Found(match.start(1), end, "assignment")
 
 
 # a PIN said in prose (`the override PIN is 4471`, ``the crew PIN `551290` ``): four to eight

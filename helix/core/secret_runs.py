@@ -11,7 +11,9 @@ place:
   `snmp_community = "X"`, `community ro: X  rw: Y`): SNMP v1/v2c's password;
 - `user:password` lines: a line that is one login and its password, maybe a group after
   (`sensor-12:R4tq8Lw2Zp0mXc1V`, `opsadmin:Harbour&Lamp1984:Admin`), the password with
-  letters and digits and a password's mix of cases or symbols.
+  letters and digits and a password's mix of cases or symbols;
+- an app-specific password (`abcd-efgh-ijkl-mnop`, a group without a vowel) on a line naming a
+  password or after a `-p` flag.
 
     run_findings(text) -> [(start, end, kind)]
 
@@ -26,7 +28,7 @@ from collections.abc import Iterator
 
 from helix.core.english import word_alternation
 from helix.core.secret_gates import CONTEXT_AFTER, hinted, looks_password
-from helix.core.secret_structure import Found
+from helix.core.secret_structure import Found, quoted_ok
 from helix.core.secret_values import placeholder
 
 __all__ = ["RUN_TRIGGERS", "run_findings", "runs_below"]
@@ -183,7 +185,68 @@ def _communities(text: str) -> Iterator[Found]:
                 yield Found(value.start(1), value.end(1), "assignment")
 
 
-RUN_TRIGGERS = (_CODES_HEADING, _USER_LINE, _LOGIN_LINE, _COMMUNITY_LINE)
+# --- an app-specific password's format (four groups of four lower-case letters, `abcd-efgh-
+# ijkl-mnop`: Apple's, a mail client's) on a line naming a password or passing one with `-p`;
+# a group without a vowel (a slug's words, `make-sure-your-code`, all have one)
+# (a password's word wakes its line already: KEYWORDS; the trigger is the `-p` flag's)
+_APP_LINE = r"-p[ \t]+[\"']?[a-z]{4}-[a-z]{4}-[a-z]{4}-[a-z]{4}"
+_APP_PASSWORD = re.compile(r"(?<![\w\-])[a-z]{4}(?:-[a-z]{4}){3}(?![\w\-])")
+_APP_PLACE = re.compile(r"(?i)pass|\bpw|pwd|(?:^|\s)-p[ \t]", re.M)
+_VOWELS = frozenset("aeiouy")
+
+
+def _app_passwords(text: str) -> Iterator[Found]:
+    for match in _APP_PASSWORD.finditer(text):
+        if all(_VOWELS.intersection(group) for group in match.group().split("-")):
+            continue
+        if _APP_PLACE.search(text, text.rfind("\n", 0, match.start()) + 1, match.start()):
+            yield Found(match.start(), match.end(), "assignment")
+
+
+# --- inline code after a secret's word in a sentence (`pass `kst-Dcc-P12-4421``, `the signing
+# secret in prod is `X``, `new key deployed: `X` (was `Y`)`): the word within SAID_REACH
+# characters before the backticks, the value a key's (20 letters and digits or more) or, after
+# a password's word, a password's (digits, letters of both cases or a symbol); no path, call,
+# template, name or setting (`key combination `Ctrl-Alt-F12``: a key's word, no key's run)
+# (a secret's word then the backticks as one trigger, and the app password's bare format, grew
+# the trigger sets' DFA: the scan's cost +10.9% by cachegrind. The backticked value with two
+# digits wakes its line, KEYWORDS the lines with a password's word)
+_SAID_LINE = r"`[A-Za-z0-9_\-]*[0-9][A-Za-z0-9_\-]*[0-9][A-Za-z0-9_\-]*`"
+_SAID_WORDS = ("password", "passwd", "passphrase", "passcode", "pass", "pwd", "pw", "secret",
+               "credential", "key", "token")  # (a key's and a token's: a key's run only)
+_SAID_NAME = re.compile(r"(?i)(?<![a-z])(?:" + word_alternation(_SAID_WORDS) + r")s?(?![a-z])")
+_SAID_VALUE = re.compile(r"`([^\s`]{8,128})`")
+_SAID_NOT = frozenset("/.()=<>${}[]\\,;:'\"")
+# (a vendor's prefix, then 20 or more: a cloud resource's id, `vol-` and 17 hex, is none)
+_SAID_KEY = re.compile(r"(?:[A-Za-z]{2,8}[_\-])?([A-Za-z0-9]{20,128})")
+SAID_REACH = 80
+
+
+def _said_value(value: str, password: bool) -> bool:
+    """A key's run (any secret's word) or, after a password's word, a password's mix."""
+    if (_SAID_NOT.intersection(value) or sum(c.isdigit() for c in value) < 2
+            or sum(c.isalpha() for c in value) < 2 or placeholder(value, True)
+            or not looks_password(value)):
+        return False
+    key = _SAID_KEY.fullmatch(value)  # (a key: a long run of letters and digits, both)
+    if (key is not None and sum(c.isdigit() for c in key.group(1)) >= 4
+            and sum(c.isalpha() for c in key.group(1)) >= 4 and quoted_ok(value, "keyed")):
+        return True  # (`quoted_ok`: no counting run, `000102..0E0F`, a test vector's)
+    mixed = not value.islower() and not value.isupper()
+    symbol = any(not c.isalnum() and c not in "-_" for c in value)
+    return password and (symbol or mixed) and not value.isidentifier()
+
+
+def _said_values(text: str) -> Iterator[Found]:
+    for match in _SAID_VALUE.finditer(text):
+        start = max(text.rfind("\n", 0, match.start()) + 1, match.start() - SAID_REACH)
+        names = [m.group().lower() for m in _SAID_NAME.finditer(text, start, match.start())]
+        password = any(not name.startswith(("key", "token")) for name in names)
+        if names and _said_value(match.group(1), password):
+            yield Found(match.start(1), match.end(1), "keyword")
+
+
+RUN_TRIGGERS = (_CODES_HEADING, _USER_LINE, _LOGIN_LINE, _COMMUNITY_LINE, _APP_LINE, _SAID_LINE)
 
 
 def run_findings(text: str, lowered: str) -> list[Found]:
@@ -198,4 +261,8 @@ def run_findings(text: str, lowered: str) -> list[Found]:
         found += _logins(text)
     if "community" in lowered:
         found += _communities(text)
+    if "-p" in text or "pw" in lowered or "pass" in lowered:
+        found += _app_passwords(text)
+    if "`" in text:
+        found += _said_values(text)
     return found

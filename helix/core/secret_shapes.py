@@ -30,7 +30,13 @@ from helix.core.secret_defaults import default_findings
 from helix.core.secret_gates import MIN_PASSWORD_LEN, MIN_VALUE, hinted, word_passphrase
 from helix.core.secret_grouped import GROUPED_TRIGGER, listed_keys
 from helix.core.secret_joins import join_findings
-from helix.core.secret_pairs import USED_PAIR_TRIGGER, basic_pairs, pin_digits, used_pairs
+from helix.core.secret_pairs import (
+    PLAIN_PAIR_TRIGGER,
+    USED_PAIR_TRIGGER,
+    basic_pairs,
+    pin_digits,
+    used_pairs,
+)
 from helix.core.secret_rules import rules
 from helix.core.secret_runs import RUN_TRIGGERS, run_findings
 from helix.core.secret_structure import (
@@ -438,7 +444,8 @@ def _device_secrets(text: str) -> Iterator[Found]:
 # (their private keys), a device's SNMP community and RADIUS/TACACS+ key, a Perforce ticket
 # file's line
 SHAPE_TRIGGERS = (ACCOUNTS_TRIGGER, COMMUNITY_TRIGGER, P4TICKET_TRIGGER, USED_PAIR_TRIGGER,
-                  IPSEC_TRIGGER, SEGMENT_TRIGGER, GROUPED_TRIGGER, *RUN_TRIGGERS)
+                  PLAIN_PAIR_TRIGGER, IPSEC_TRIGGER, SEGMENT_TRIGGER, GROUPED_TRIGGER,
+                  *RUN_TRIGGERS)
 
 
 def _accounts(text: str) -> Iterator[Found]:

@@ -74,6 +74,7 @@ from helix.core.secret_rules import rules
 from helix.core.secret_shapes import shape_findings
 from helix.core.secret_structure import structural_findings
 from helix.core.secret_tokens import filler, token_findings
+from helix.core.secret_urls import key_urls
 from helix.core.secret_values import lone_token, recurring_secret
 from helix.core.secret_views import joined_changes
 from helix.core.secret_windows import compact, map_back
@@ -338,11 +339,11 @@ _ENCODINGS = ("base64:",)
 
 
 def _encoded(text: str, found: list[Finding]) -> list[Finding]:
-    """The findings, each grown over an encoding's name right before it."""
+    """The findings, each grown over an encoding's name before it (a URL's lone key: its URL)."""
     if not found or not any(encoding in text for encoding in _ENCODINGS):
-        return found  # (no finding first: `in` reads the whole text)
+        return _merge(key_urls(text, found)) if found else found
     out = []
-    for start, end, kind in found:
+    for start, end, kind in key_urls(text, found):
         for encoding in _ENCODINGS:
             if text.startswith(encoding, start - len(encoding)) and start >= len(encoding):
                 start -= len(encoding)

@@ -1,0 +1,50 @@
+"""A URL whose user part is one key and no password (an error tracker's DSN,
+`https://<key>@host/<project>`): the key alone is no credential without where it goes, and the
+whole URL is what a client is configured with. A finding that is exactly such a user part
+grows over the URL; a URL with `user:password` keeps its host in the clear (the password's
+finding, `url_password`, is the password's alone).
+
+    key_urls(text, found) -> found, each key's finding grown over its URL
+"""
+
+from __future__ import annotations
+
+from helix.core.secret_gates import Finding
+
+__all__ = ["key_urls"]
+
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
+_URL_ENDS = frozenset(" \t\r\n\"'`<>")
+_TRAILING = ".,;:)]}"
+_MAX_URL = 512
+
+
+def _scheme_start(text: str, at: int) -> int | None:
+    """Where the scheme ending at `at` (its `://` after) starts, None when there is none."""
+    start = at
+    while start > 0 and at - start < 32 and text[start - 1] in _SCHEME_CHARS:
+        start -= 1
+    return start if start < at and text[start].isalpha() else None
+
+
+def _url_end(text: str, at: int) -> int:
+    end = at
+    while end < len(text) and end - at < _MAX_URL and text[end] not in _URL_ENDS:
+        end += 1
+    while end > at and text[end - 1] in _TRAILING:
+        end -= 1
+    return end
+
+
+def key_urls(text: str, found: list[Finding]) -> list[Finding]:
+    """The findings, a URL's lone key (no `:` in it, `@` after it, `://` before) grown over
+    the URL; the others as they were (whether any grew: the caller merges)."""
+    out = []
+    for start, end, kind in found:
+        if (text.startswith("@", end) and start >= 4 and text.startswith("://", start - 3)
+                and ":" not in text[start:end]):
+            scheme = _scheme_start(text, start - 3)
+            if scheme is not None:
+                start, end = scheme, max(end, _url_end(text, end + 1))
+        out.append(Finding(start, end, kind))
+    return out
