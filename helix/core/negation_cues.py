@@ -49,6 +49,7 @@ class Cues:
     complementizers: frozenset[str]
     truths: Phrases
     reports: frozenset[str]  # "people keep telling me ...; that isn't true"
+    refuted_quantifiers: Phrases  # "none of them are right"
     negative_replies: Phrases
     indirect_questions: frozenset[str]  # "asked whether it is dB. It isn't."
     misreadings: Phrases  # "`x` treated as MiB instead of %": a headline of a misreading
@@ -113,6 +114,7 @@ def cues() -> Cues:
         demonstratives=frozenset(cue["demonstratives"]),
         complementizers=frozenset(cue["complementizers"]), truths=_phrases(cue["truths"]),
         reports=frozenset(cue["reports"]),
+        refuted_quantifiers=_phrases(cue["refuted_quantifiers"]),
         negative_replies=_phrases(cue["negative_replies"]),
         indirect_questions=frozenset(cue["indirect_questions"]),
         misreadings=_phrases(cue["misreadings"]),

@@ -125,7 +125,8 @@ def replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
     that reports a question (`indirect_questions`: "asked whether it is dB. It isn't.") asks
     one too."""
     out = set()
-    asking = {t.sentence for t in tokens if t.lower in c.indirect_questions}
+    asking = {t.sentence for i, t in enumerate(tokens) if t.lower in c.indirect_questions
+              or t.lower in c.reports or match(tokens, i, c.misreadings)}
     for i in range(len(tokens) - 1):
         reported = tokens[i].sentence in asking and tokens[i + 1].sentence != tokens[i].sentence
         if tokens[i].text != "?" and not reported:
@@ -142,10 +143,20 @@ def replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
             continue
         n = match(reply, 0, c.negative_replies)
         if (n and (n >= len(reply) or reply[n].sentence != reply[0].sentence
-                   or not reply[n].text[:1].isalnum())) or match(reply, 0, c.elliptical) \
-                or _ends_denying(reply, c):
+                   or not reply[n].text[:1].isalnum() or _repeats(reply, n, tokens, i, c))) \
+                or match(reply, 0, c.elliptical) or _ends_denying(reply, c):
             out.add(tokens[i].sentence)
     return out
+
+
+def _repeats(reply: tuple[Token, ...], n: int, tokens: tuple[Token, ...], last: int,
+             c: Cues) -> bool:
+    """The reply's negation is followed by one word of the sentence ending at token `last`,
+    alone in its clause ("people keep treating it as 20 Nm. It is not Nm; ...")."""
+    asked = {t.lower for t in tokens[:last + 1] if t.sentence == tokens[last].sentence}
+    ends = n + 1 >= len(reply) or reply[n + 1].sentence != reply[n].sentence \
+        or reply[n + 1].lower in c.punctuation
+    return ends and reply[n].lower in asked
 
 
 def _ends_denying(reply: tuple[Token, ...], c: Cues) -> bool:

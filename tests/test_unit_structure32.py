@@ -1,0 +1,47 @@
+"""Round 28's unit wordings (issue 32, meaning32), in wordings of no data set, each on a
+quantity other than the set's that shows it: a claim that a later clause or sentence refutes
+(fresh22, fresh28, fresh30, fresh31), and a unit named by a symbol of its own spelled out as a
+quotient in words (fresh31's "dots per inch"). The denials and statements fail on the code
+before meaning32; the guards pass on both."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.units import states_unit
+
+
+@pytest.mark.parametrize(("text", "unit", "quantity", "states"), [
+    # a sentence of construal, then a reply that denies it alone in its clause
+    ("Most testers read the spindle figure as rpm. It isn't: the display shows a duty cycle.",
+     "rpm", "spindle speed", False),
+    # ... or that denies one word of it
+    ("Reviewers keep treating the quota as 500 MB. It is not MB; the limit counts files.",
+     "MB", "quota", False),
+    # a refuted assumption named back by a demonstrative and its noun
+    ("Tickets keep arriving assuming the quota is counted in MB. It is a count of files, and "
+     "that assumption simply isn't true.", "MB", "quota", False),
+    # a quantifier over what the clause before names, refuted
+    ("The quota has been documented as MB in the README, the FAQ and the wiki; none of these "
+     "are correct.", "MB", "quota", False),
+    # a negated predicate whose complement is a demonstrative naming back a belief
+    ("The oven dial, which most cooks assume follows degrees Celsius, is not that: it is a "
+     "step from 1 to 9.", "°C", "oven temperature", False),
+    # guards: a claim the next sentence does not refute, or agrees with
+    ("The docs say the quota is in MB. It is not rounded.", "MB", "quota", True),
+    ("Users read the quota as MB, and they are right.", "MB", "quota", True),
+    ("Reviewers treat the quota as MB. It is not a soft limit.", "MB", "quota", True),
+])
+def test_a_claim_refuted_after_it(text: str, unit: str, quantity: str, states: bool) -> None:
+    assert states_unit(text, unit, (quantity,)) == states, text
+
+
+@pytest.mark.parametrize(("text", "unit", "quantity", "states"), [
+    ("The scan density is in pixels per centimetre.", "PPCM", "scan density", True),
+    ("# density: pixels per inch, e.g. 326 on a phone", "ppi", "screen density", True),
+    ("The scan density is in pixels per millimetre, not pixels per centimetre.", "PPCM",
+     "scan density", False),  # a guard: no mention on the code before
+])
+def test_a_named_quotient_spelled_out(text: str, unit: str, quantity: str,
+                                      states: bool) -> None:
+    assert states_unit(text, unit, (quantity,)) == states, text
