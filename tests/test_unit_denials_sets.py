@@ -217,9 +217,8 @@ LEFT |= {
 # (round 27) fresh30 (area in m²), measured held apart by the lead before and after round 26's
 # merges with 4 -> 4 statements missed and 4 -> 2 denials confirmed, now a tune set: left as
 # measured at the rotation (the commits after it read what they read)
-CONFIRMED_LEFT |= {
-    "// surface_habitable : en m² ? Non, c'est en pieds carrés pour le marché québécois",
-}
+# meaning32 reads "// surface_habitable : en m² ? Non, c'est en pieds carrés ..." (a question
+# answered no in French: tests/test_unit_structure32.py)
 # meaning32 reads "`area` has been documented as m² in the wiki, ...; none of them are right
 # about the unit." (a quantifier over what the clause before names, refuted:
 # tests/test_unit_structure32.py)
@@ -231,8 +230,6 @@ CONFIRMED_LEFT |= {
 # left as measured at the rotation (the commits after it read what they read)
 CONFIRMED_LEFT |= {
     "Exported PDF says 300 dpi but the value is actually ppi",
-    "nit: this isn't dpi, it's the devicePixelRatio. Please rename `dpi` to `dpr` so nobody "
-    "multiplies it by 96 again.",
     "`dpi` (deprecated since 2.3): the option is now interpreted as ppi; use `--ppi` explicitly.",
     "Q: Is the Resolution slider in dpi?\nA: No. It sets the output width in pixels; the dpi "
     "tag is left untouched.",
@@ -240,7 +237,8 @@ CONFIRMED_LEFT |= {
 # meaning32 reads two of the denials (a refuted assumption, "... assuming ... dpi setting. ...
 # that assumption simply isn't true"; a reading a reply denies, "Many users read that as the
 # photo's dpi. It is not: ...") and three statements (a unit with a symbol of its own spelled
-# out as a quotient, "dots per inch": tests/test_unit_structure32.py)
+# out as a quotient, "dots per inch") and "nit: this isn't dpi, ... Please rename `dpi` to `dpr`
+# ..." (a renamed name: tests/test_unit_structure32.py)
 LEFT |= {
     "Not ppi, not dots/mm: the value is plain dpi.",
     "Originally stored in dots per mm, then in ppi for a while, the resolution is now stored "

@@ -31,6 +31,19 @@ from controller.units import states_unit
     ("The docs say the quota is in MB. It is not rounded.", "MB", "quota", True),
     ("Users read the quota as MB, and they are right.", "MB", "quota", True),
     ("Reviewers treat the quota as MB. It is not a soft limit.", "MB", "quota", True),
+    # a question answered no in another language (fresh30: "en m² ? Non, ...")
+    ("Le quota en MB ? Non, en nombre de fichiers.", "MB", "quota", False),
+    ("Ofentemperatur in °C? Nein, das ist die Stufe des Drehknopfs.", "°C", "oven temperature",
+     False),
+    # a name renamed with no "from": the old name is no statement (fresh31: "Please rename
+    # `dpi` to `dpr`"; fresh18: "rename max_ma -> max_a")
+    ("The retry delay isn't ms. Please rename `ms` to `delay` before the release.", "ms",
+     "retry delay", False),
+    ("Please rename `ms` to `ticks`: the retry delay counts scheduler ticks.", "ms",
+     "retry delay", False),
+    ("The retry delay is not in ms. TODO: rename ms -> s in the help text.", "ms",
+     "retry delay", False),
+    ("We renamed the column to `size_mb`; the quota is in MB.", "MB", "quota", True),
 ])
 def test_a_claim_refuted_after_it(text: str, unit: str, quantity: str, states: bool) -> None:
     assert states_unit(text, unit, (quantity,)) == states, text

@@ -255,6 +255,20 @@ def _change_scope(cl: _Clauses, at: int) -> list[int]:
     return scope
 
 
+def _renamed(cl: _Clauses, at: int) -> list[int]:
+    """"rename `dpi` to `dpr`", "rename max_ma -> max_a": the old name, the words after the
+    verb at token `at` up to "to" or an arrow in its clause."""
+    tokens, c = cl.tokens, cl.c
+    scope: list[int] = []
+    for i in cl.forward(at, at + 1):
+        joined = tokens[i].text + (tokens[i + 1].text if i + 1 < len(tokens)
+                                   and tokens[i + 1].start == tokens[i].end else "")
+        if tokens[i].lower in c.change_to or c.rename_arrows & {tokens[i].text, joined}:
+            return scope
+        scope.append(i)
+    return []
+
+
 def _subject(cl: _Clauses, negator: int) -> list[int]:
     """The subject a negated predicate denies: "GPa is not the unit", "GPa isn't" -> GPa; a
     verb stands between them (never "pascal not GPa")."""
@@ -404,6 +418,8 @@ def read(text: str) -> Reading:
             deny(_sequels(cl, i))
         if token.lower in c.past_subjects and _subject_of(cl, i) and token.sentence in present:
             deny(cl.clause(i))
+        if token.lower in c.renames:
+            deny(_renamed(cl, i))
         if token.lower in c.change_from:
             verb = _change_verb(cl, i)
             if verb is not None and reaches[verb] % 2 == 1:  # "never switched away from GPa"

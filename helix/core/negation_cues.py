@@ -43,6 +43,8 @@ class Cues:
     change_verbs: frozenset[str]
     change_from: frozenset[str]
     change_to: frozenset[str]
+    renames: frozenset[str]  # "rename `dpi` to `dpr`": the old name is denied
+    rename_arrows: frozenset[str]  # "rename max_ma -> max_a"
     change_verb_words: int
     anaphora: frozenset[str]
     demonstratives: frozenset[str]
@@ -110,6 +112,7 @@ def cues() -> Cues:
         present_subjects=frozenset(cue["present_subjects"]),
         change_verbs=frozenset(cue["change_verbs"]), change_from=frozenset(cue["change_from"]),
         change_to=frozenset(cue["change_to"]),
+        renames=frozenset(cue["renames"]), rename_arrows=frozenset(cue["rename_arrows"]),
         change_verb_words=int(cue["change_verb_words"]), anaphora=frozenset(cue["anaphora"]),
         demonstratives=frozenset(cue["demonstratives"]),
         complementizers=frozenset(cue["complementizers"]), truths=_phrases(cue["truths"]),
