@@ -190,10 +190,10 @@ CONFIRMED_LEFT |= {
 # three of the statements (a unit a tooltip says is for display; a history that
 # ends in what holds "from 3.0 on"; an evaluative before a noun a negated verb takes, "do not
 # confuse it with the legacy pixel Size field": tests/test_unit_structure29.py)
-LEFT |= {
-    "// Schriftgröße in Punkt, nicht in Pixel",
-    "// フォントサイズはポイント(pt)単位です。ピクセルではありません。",
-}
+# meaning32 reads the two statements left here, "// Schriftgröße in Punkt, nicht in Pixel"
+# and "// フォントサイズはポイント(pt)単位です。ピクセルではありません。" (the point and
+# the pixel in other languages; a full-width full stop ends a sentence:
+# tests/test_unit_structure32.py)
 # (round 26) fresh29 (display luminance in nits), measured held apart by the lead before and
 # after round 25's merges with 3 -> 3 statements missed and 12 -> 12 denials confirmed, now a tune
 # set: left as measured at the rotation (the commits after it read what they read)

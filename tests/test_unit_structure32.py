@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.units import states_unit
+from controller.units import stated_instead, states_unit
 
 
 @pytest.mark.parametrize(("text", "unit", "quantity", "states"), [
@@ -58,3 +58,26 @@ def test_a_claim_refuted_after_it(text: str, unit: str, quantity: str, states: b
 def test_a_named_quotient_spelled_out(text: str, unit: str, quantity: str,
                                       states: bool) -> None:
     assert states_unit(text, unit, (quantity,)) == states, text
+
+
+# the typographic point and the pixel named in other languages (fresh16's "in Punkt, nicht in
+# mm", fresh28's "in Punkt, nicht in Pixel" and "píxeles"), and a full-width full stop ending
+# a sentence with no space after it (fresh24, fresh25, fresh28: "...です。ピクセルではありません。")
+@pytest.mark.parametrize(("text", "unit", "quantity", "states"), [
+    ("Die Linienbreite wird in Punkt angegeben, nicht in Pixel.", "pt", "line width", True),
+    ("Die Linienbreite wird in Pixel angegeben, nicht in Punkt.", "pt", "line width", False),
+    ("O traço é medido em pontos, não em milímetros.", "pt", "stroke width", True),
+    ("線幅の単位はピクセルです。ポイントではありません。", "px", "line width", True),
+    ("描画幅はmm単位です。cmではありません。", "mm", "stroke width", True),
+    ("描画幅はmm単位です。cmではありません。", "cm", "stroke width", False),  # a guard
+])
+def test_points_and_pixels_in_other_languages(text: str, unit: str, quantity: str,
+                                              states: bool) -> None:
+    assert states_unit(text, unit, (quantity,)) == states, text
+
+
+def test_the_unit_named_instead_in_another_language() -> None:
+    assert stated_instead("El grosor de línea está en píxeles, no en puntos.", "pt",
+                          ("line width",)) == "píxeles"
+    assert stated_instead("Die Ränder sind in Punkt, nicht in Millimetern.", "mm",
+                          ("margin",)) == "Punkt"

@@ -95,12 +95,14 @@ def tokenize(text: str) -> tuple[Token, ...]:
     out: list[Token] = []
     depth = sentence = 0
     ended = False  # the last token ends a sentence, or closes a mark after its end
+    wide = False  # ... with a full-width mark ("。"): no space follows it in CJK text
     for match in _token_pattern().finditer(text):
         word = _FULL_WIDTH.get(match.group(), match.group())
         gap = text[out[-1].end:match.start()] if out else ""
-        if "\n" in gap or (ended and gap):
+        if "\n" in gap or (ended and (gap or wide)):
             sentence, depth = sentence + 1, 0
         ended = word in _SENTENCE_END or (ended and not gap and word in _CLOSING_MARKS)
+        wide = ended and match.group() in _FULL_WIDTH
         if word == CLOSE:
             depth = max(0, depth - 1)
         out.append(Token(word, word.lower().replace("’", "'"), match.start(), match.end(),
