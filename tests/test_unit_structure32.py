@@ -81,3 +81,13 @@ def test_the_unit_named_instead_in_another_language() -> None:
                           ("line width",)) == "píxeles"
     assert stated_instead("Die Ränder sind in Punkt, nicht in Millimetern.", "mm",
                           ("margin",)) == "Punkt"
+
+
+def test_a_percentage_after_a_space_is_no_format_specifier() -> None:
+    """"100 % of peak" (fresh22; fresh26 and fresh28 write "% of" too) is a percentage, no
+    printf "% o" blanked away: it is what the line gives instead."""
+    assert stated_instead("The fan speed goes from 0 to 100 % of the maximum. It is never rpm.",
+                          "rpm", ("fan speed",)) == "%"
+    from controller.unit_markup import blanked
+
+    assert "%" not in blanked("printf('% d', n); printf('%5.1f', x)")  # a guard: specifiers
