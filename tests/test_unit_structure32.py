@@ -91,3 +91,11 @@ def test_a_percentage_after_a_space_is_no_format_specifier() -> None:
     from controller.unit_markup import blanked
 
     assert "%" not in blanked("printf('% d', n); printf('%5.1f', x)")  # a guard: specifiers
+
+
+def test_dutch_writes_the_hour_u() -> None:
+    """"km/u", "m³/u" (fresh23, fresh24): a rate per hour in Dutch names the unit instead."""
+    assert stated_instead("Het verbruik staat in l/u, niet in l/min.", "L/min",
+                          ("fuel use",)) == "l/u"
+    assert states_unit("Wat doe je als u de pomp start? Het debiet is in L/min.", "L/min",
+                       ("flow rate",))  # a guard: "u" a pronoun, no rival unit
