@@ -45,7 +45,9 @@ _MIN_ROWS = 2  # a list or a table has two rows at least
 # precision or a number's type) reads as a number (a value's unit after)
 _FORMAT_NUMBER = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?[dfeEgGiu](?![A-Za-z])"
                             r"|\{[^{}\n:]*:[^{}\s]*?(?:\.\d+[A-Za-z%]?|[dfeEgGn%])\}")
-_NOT_UNITS = re.compile(r"(?<=[A-Za-z])\((?:s|es)\)|%[-+ #0]*\d*(?:\.\d+)?[A-Za-z]"
+# (a space flag only before a specifier that ends there: "100 % of peak" is a percentage)
+_NOT_UNITS = re.compile(r"(?<=[A-Za-z])\((?:s|es)\)|%[-+#0]*\d*(?:\.\d+)?[A-Za-z]"
+                        r"|% [-+ #0]*\d*(?:\.\d+)?[A-Za-z](?![A-Za-z])"
                         r"|\{[^{}\s]*:[^{}\s]*\}")
 _QUOTE_MARKS = re.compile(r"(?m)^[ \t]*>[> \t]*")  # a quote's marks opening a line: markup
 

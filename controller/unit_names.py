@@ -430,7 +430,9 @@ def unit_pattern(unit: str) -> re.Pattern[str]:
     if found is not None and found[1][-1:] in POWER and found[1][:-1]:  # "metres²", "feet³"
         parts += ["(?i:" + re.escape(n) + ")" + found[1][-1] for n in aliases(found[1][:-1])
                   if n.isalpha()]
-    if found is not None and "/" in found[1]:  # a quotient, named or not ("m/s²")
+    # a quotient, named or not ("m/s²"), or named by a symbol of its own and spelled out as
+    # one ("PPCM": "pixels per centimetre")
+    if found is not None and "/" in found[0] + found[1]:
         parts.insert(0, r"[A-Za-zµ°" + LATIN + r"]+" + CUBED + JOIN + r"+(?:[A-Za-z]+" + JOIN
                      + r"+)?[A-Za-z]+[" + POWER + "]?")
     return re.compile(r"(?<![A-Za-z_°" + LATIN + JOIN + r"])(?:" + "|".join(parts)

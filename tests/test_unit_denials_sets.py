@@ -114,9 +114,8 @@ LEFT |= {"#define MAX_CHARGE_CENTS 50000  /* $500.00 */"}
 # tests/test_unit_products.py); left: a label set against the values ("shows an Nm label but
 # the values are ft-lbs"), a denial ending in a conversion to the unit, a statement set after
 # a history of rivals or beside a rival's conversion, and "anything but N·m"
-CONFIRMED_LEFT |= {
-    "The servo listing says 20 kg-cm and people keep treating it as 20 Nm. It is not Nm; "
-    "20 kgf·cm is about 1.96 N·m."}
+# meaning32 reads "The servo listing says 20 kg-cm and people keep treating it as 20 Nm. It is
+# not Nm; ..." (a construal a reply denies: tests/test_unit_structure32.py)
 # units29 reads "Torque wrench profile shows an Nm label but the values are ft-lbs" (a
 # rebuttal ends the clause a display word excuses: tests/test_unit_structure29.py)
 LEFT |= {
@@ -177,10 +176,9 @@ LEFT |= {"Скорость задаётся в м/с, а не в км/ч."}
 # (round 25) fresh28 (font size in pt), measured held apart by the lead before and after
 # round 24's merges with 4 -> 5 statements missed and 6 -> 6 denials confirmed, now a tune set:
 # left as measured at the rotation (the commits after it read what they read)
+# meaning32 reads "Note that the number you enter in the Size box, which most people assume
+# works like the point sizes in Word, is not that: ..." (tests/test_unit_structure32.py)
 CONFIRMED_LEFT |= {
-    "Note that the number you enter in the Size box, which most people "
-    "assume works like the point sizes in Word, is not that: it is a "
-    "percentage of the theme's base size.",
     'ConfigError: "body.size" = "12pt" - units are not allowed here, give a '
     "unitless multiplier of the base size",
     "Bug: `--size 12` produces 12 mm tall text, expected 12 pt",
@@ -192,10 +190,10 @@ CONFIRMED_LEFT |= {
 # three of the statements (a unit a tooltip says is for display; a history that
 # ends in what holds "from 3.0 on"; an evaluative before a noun a negated verb takes, "do not
 # confuse it with the legacy pixel Size field": tests/test_unit_structure29.py)
-LEFT |= {
-    "// Schriftgröße in Punkt, nicht in Pixel",
-    "// フォントサイズはポイント(pt)単位です。ピクセルではありません。",
-}
+# meaning32 reads the two statements left here, "// Schriftgröße in Punkt, nicht in Pixel"
+# and "// フォントサイズはポイント(pt)単位です。ピクセルではありません。" (the point and
+# the pixel in other languages; a full-width full stop ends a sentence:
+# tests/test_unit_structure32.py)
 # (round 26) fresh29 (display luminance in nits), measured held apart by the lead before and
 # after round 25's merges with 3 -> 3 statements missed and 12 -> 12 denials confirmed, now a tune
 # set: left as measured at the rotation (the commits after it read what they read)
@@ -219,11 +217,11 @@ LEFT |= {
 # (round 27) fresh30 (area in m²), measured held apart by the lead before and after round 26's
 # merges with 4 -> 4 statements missed and 4 -> 2 denials confirmed, now a tune set: left as
 # measured at the rotation (the commits after it read what they read)
-CONFIRMED_LEFT |= {
-    "// surface_habitable : en m² ? Non, c'est en pieds carrés pour le marché québécois",
-    "`area` has been documented as m² in the wiki, on the Swagger page and in two tutorials; "
-    "none of them are right about the unit.",
-}
+# meaning32 reads "// surface_habitable : en m² ? Non, c'est en pieds carrés ..." (a question
+# answered no in French: tests/test_unit_structure32.py)
+# meaning32 reads "`area` has been documented as m² in the wiki, ...; none of them are right
+# about the unit." (a quantifier over what the clause before names, refuted:
+# tests/test_unit_structure32.py)
 # meaning31 reads its three statements naming square metres in Japanese, Chinese and Korean
 # (a language's word for a unit's square bound to the unit's name: controller/units_languages.toml,
 # tests/test_unit_library31.py)
@@ -232,24 +230,19 @@ CONFIRMED_LEFT |= {
 # left as measured at the rotation (the commits after it read what they read)
 CONFIRMED_LEFT |= {
     "Exported PDF says 300 dpi but the value is actually ppi",
-    "nit: this isn't dpi, it's the devicePixelRatio. Please rename `dpi` to `dpr` so nobody "
-    "multiplies it by 96 again.",
-    "People keep filing tickets assuming the number in the Scan Quality box is some kind of "
-    "dpi setting. It's a JPEG quality percentage, and that assumption simply isn't true.",
     "`dpi` (deprecated since 2.3): the option is now interpreted as ppi; use `--ppi` explicitly.",
     "Q: Is the Resolution slider in dpi?\nA: No. It sets the output width in pixels; the dpi "
     "tag is left untouched.",
-    "The value you see next to 'Resolution' in the camera's EXIF panel is 72. Many users read "
-    "that as the photo's dpi. It is not: the camera writes a placeholder that nothing in our "
-    "app uses.",
 }
+# meaning32 reads two of the denials (a refuted assumption, "... assuming ... dpi setting. ...
+# that assumption simply isn't true"; a reading a reply denies, "Many users read that as the
+# photo's dpi. It is not: ...") and three statements (a unit with a symbol of its own spelled
+# out as a quotient, "dots per inch") and "nit: this isn't dpi, ... Please rename `dpi` to `dpr`
+# ..." (a renamed name: tests/test_unit_structure32.py)
 LEFT |= {
-    "# scan_dpi: dots per inch, e.g. 300 for documents, 600 for photos",
-    "/// Resolution in dots per inch. Cannot be zero.",
     "Not ppi, not dots/mm: the value is plain dpi.",
     "Originally stored in dots per mm, then in ppi for a while, the resolution is now stored "
     "in dpi.",
-    "#define DEFAULT_DPI 96  /* logical dots per inch on Windows at 100% */",
 }
 
 

@@ -55,7 +55,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 from helix.core.negation_cues import Cues, cues
-from helix.core.negation_reports import negated_identifiers, report_before
+from helix.core.negation_reports import named_back as _named_back
+from helix.core.negation_reports import negated_identifiers
+from helix.core.negation_reports import previous_clause as _previous_clause
+from helix.core.negation_reports import refuted as _refuted
 from helix.core.negation_tokens import (
     CLOSE,
     OPEN,
@@ -203,50 +206,6 @@ def _attributive(cl: _Clauses, at: int) -> bool:
     return bool(before) and before[-1] in cl.c.determiners and not set(before) & cl.c.copulas
 
 
-def _previous_clause(cl: _Clauses, first: int) -> list[int]:
-    """The clause before the one starting at token `first`, in the same sentence (the
-    boundary tokens between them skipped)."""
-    i = first - 1
-    while i >= 0 and cl.boundary[i] and cl.tokens[i].sentence == cl.tokens[first].sentence:
-        i -= 1
-    if i < 0 or cl.tokens[i].sentence != cl.tokens[first].sentence:
-        return []
-    return [i, *cl.backward(i)]
-
-
-def _named_back(cl: _Clauses, at: int) -> list[int]:
-    """What the demonstrative at token `at` names back: the clause before it in its sentence,
-    or the sentence before when it opens its sentence or a complement ("Old posts say GPa.
-    That stopped being true."; "... we agreed that this is not what it means")."""
-    tokens, sentence = cl.tokens, cl.tokens[at].sentence
-    if at > 0 and tokens[at - 1].sentence == sentence \
-            and tokens[at - 1].lower not in cl.c.complementizers:
-        return _previous_clause(cl, at)
-    return [j for j in range(at) if tokens[j].sentence == sentence - 1]
-
-
-def _refuted(cl: _Clauses, at: int, length: int) -> list[int]:
-    """A negated truth whose subject is a demonstrative ("That stopped being true", "that is
-    no longer the case", "this is not what the field means"): what the demonstrative names
-    back (`_named_back`)."""
-    tokens, c = cl.tokens, cl.c
-    after = at + length
-    while after < len(tokens) and tokens[after].lower in c.fillers:
-        after += 1
-    if after >= len(tokens) or not _match(tokens, after, c.truths):
-        return []
-    i = at - 1
-    while i > 0 and tokens[i].lower in c.fillers:
-        i -= 1
-    if i > 0 and tokens[i].lower not in c.demonstratives \
-            and tokens[i - 1].lower in c.demonstratives and tokens[i].text[:1].isalpha():
-        i -= 1  # "that page isn't right"
-    if i < 0 or tokens[i].sentence != tokens[at].sentence \
-            or tokens[i].lower not in c.demonstratives:
-        return []
-    return [*(named := _named_back(cl, i)), *report_before(tokens, c, cl.boundary, i, named)]
-
-
 def _forward_scope(cl: _Clauses, at: int, length: int) -> list[int]:
     """What a forward cue at token `at` denies: the rest of its clause; past an interjection
     right after it ("not, as some comments say, in MPa"); through a relative clause right
@@ -294,6 +253,20 @@ def _change_scope(cl: _Clauses, at: int) -> list[int]:
             break
         scope.append(i)
     return scope
+
+
+def _renamed(cl: _Clauses, at: int) -> list[int]:
+    """"rename `dpi` to `dpr`", "rename max_ma -> max_a": the old name, the words after the
+    verb at token `at` up to "to" or an arrow in its clause."""
+    tokens, c = cl.tokens, cl.c
+    scope: list[int] = []
+    for i in cl.forward(at, at + 1):
+        joined = tokens[i].text + (tokens[i + 1].text if i + 1 < len(tokens)
+                                   and tokens[i + 1].start == tokens[i].end else "")
+        if tokens[i].lower in c.change_to or c.rename_arrows & {tokens[i].text, joined}:
+            return scope
+        scope.append(i)
+    return []
 
 
 def _subject(cl: _Clauses, negator: int) -> list[int]:
@@ -445,6 +418,8 @@ def read(text: str) -> Reading:
             deny(_sequels(cl, i))
         if token.lower in c.past_subjects and _subject_of(cl, i) and token.sentence in present:
             deny(cl.clause(i))
+        if token.lower in c.renames:
+            deny(_renamed(cl, i))
         if token.lower in c.change_from:
             verb = _change_verb(cl, i)
             if verb is not None and reaches[verb] % 2 == 1:  # "never switched away from GPa"

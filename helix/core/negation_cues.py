@@ -43,12 +43,15 @@ class Cues:
     change_verbs: frozenset[str]
     change_from: frozenset[str]
     change_to: frozenset[str]
+    renames: frozenset[str]  # "rename `dpi` to `dpr`": the old name is denied
+    rename_arrows: frozenset[str]  # "rename max_ma -> max_a"
     change_verb_words: int
     anaphora: frozenset[str]
     demonstratives: frozenset[str]
     complementizers: frozenset[str]
     truths: Phrases
     reports: frozenset[str]  # "people keep telling me ...; that isn't true"
+    refuted_quantifiers: Phrases  # "none of them are right"
     negative_replies: Phrases
     indirect_questions: frozenset[str]  # "asked whether it is dB. It isn't."
     misreadings: Phrases  # "`x` treated as MiB instead of %": a headline of a misreading
@@ -109,10 +112,12 @@ def cues() -> Cues:
         present_subjects=frozenset(cue["present_subjects"]),
         change_verbs=frozenset(cue["change_verbs"]), change_from=frozenset(cue["change_from"]),
         change_to=frozenset(cue["change_to"]),
+        renames=frozenset(cue["renames"]), rename_arrows=frozenset(cue["rename_arrows"]),
         change_verb_words=int(cue["change_verb_words"]), anaphora=frozenset(cue["anaphora"]),
         demonstratives=frozenset(cue["demonstratives"]),
         complementizers=frozenset(cue["complementizers"]), truths=_phrases(cue["truths"]),
         reports=frozenset(cue["reports"]),
+        refuted_quantifiers=_phrases(cue["refuted_quantifiers"]),
         negative_replies=_phrases(cue["negative_replies"]),
         indirect_questions=frozenset(cue["indirect_questions"]),
         misreadings=_phrases(cue["misreadings"]),

@@ -1,5 +1,7 @@
-"""Two negations `helix.core.negation.read` finds beyond its cue words (pure, meaning30):
+"""Negations `helix.core.negation.read` finds beyond its cue words (pure, meaning30):
 
+    refuted(clauses, at, length) -> what a negated truth refutes ("that isn't true", "none of
+        them are right", "... is not that:"), with `named_back` and `previous_clause`
     report_before(tokens, cues, boundary, at, named) -> the report a refuted demonstrative names
         back when the clause before it reports nothing ("People keep telling me it is in kPa. I
         measured it, and that isn't true.")
@@ -12,9 +14,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Protocol
 
 from helix.core.negation_cues import Cues
-from helix.core.negation_tokens import CLOSE, OPEN, Token
+from helix.core.negation_tokens import CLOSE, OPEN, Token, match
+
+
+class ClauseReader(Protocol):
+    """What `helix.core.negation` knows of a sentence's clauses."""
+
+    tokens: tuple[Token, ...]
+    c: Cues
+    boundary: list[bool]
+
+    def backward(self, origin: int) -> list[int]: ...
 
 # an identifier's words: snake_case, SCREAMING_CASE, camelCase ("assertNotEqual")
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
@@ -65,3 +78,62 @@ def negated_identifiers(tokens: Sequence[Token]) -> set[int]:
                     break
                 out.add(j)
     return out
+
+
+def previous_clause(cl: ClauseReader, first: int) -> list[int]:
+    """The clause before the one starting at token `first`, in the same sentence (the
+    boundary tokens between them skipped)."""
+    i = first - 1
+    while i >= 0 and cl.boundary[i] and cl.tokens[i].sentence == cl.tokens[first].sentence:
+        i -= 1
+    if i < 0 or cl.tokens[i].sentence != cl.tokens[first].sentence:
+        return []
+    return [i, *cl.backward(i)]
+
+
+def named_back(cl: ClauseReader, at: int) -> list[int]:
+    """What the demonstrative at token `at` names back: the clause before it in its sentence,
+    or the sentence before when it opens its sentence or a complement ("Old posts say GPa.
+    That stopped being true."; "... we agreed that this is not what it means")."""
+    tokens, sentence = cl.tokens, cl.tokens[at].sentence
+    if at > 0 and tokens[at - 1].sentence == sentence \
+            and tokens[at - 1].lower not in cl.c.complementizers:
+        return previous_clause(cl, at)
+    return [j for j in range(at) if tokens[j].sentence == sentence - 1]
+
+
+def refuted(cl: ClauseReader, at: int, length: int) -> list[int]:
+    """A negated truth whose subject is a demonstrative ("That stopped being true", "that is
+    no longer the case", "this is not what the field means") or a quantifier over what the
+    clause before names ("none of them are right"): what it names back (`named_back`); a
+    negated predicate whose complement is a demonstrative ending its clause ("..., which most
+    people assume works like points, is not that:"), the report before it."""
+    tokens, c = cl.tokens, cl.c
+    after = at + length
+    while after < len(tokens) and tokens[after].lower in c.fillers:
+        after += 1
+    if after < len(tokens) and tokens[after].lower in c.demonstratives \
+            and tokens[after].sentence == tokens[at].sentence and (
+            after + 1 == len(tokens) or cl.boundary[after + 1]
+            or tokens[after + 1].sentence != tokens[at].sentence):
+        return report_before(tokens, c, cl.boundary, at, [])
+    if n := match(tokens, at, c.refuted_quantifiers):  # "none of them are right"
+        after = at + n
+        while after < len(tokens) and tokens[after].lower in c.fillers:
+            after += 1
+        if after >= len(tokens) or not match(tokens, after, c.truths):
+            return []
+        named = previous_clause(cl, at)
+        return [*named, *report_before(tokens, c, cl.boundary, at, named)]
+    if after >= len(tokens) or not match(tokens, after, c.truths):
+        return []
+    i = at - 1
+    while i > 0 and tokens[i].lower in c.fillers:
+        i -= 1
+    if i > 0 and tokens[i].lower not in c.demonstratives \
+            and tokens[i - 1].lower in c.demonstratives and tokens[i].text[:1].isalpha():
+        i -= 1  # "that page isn't right"
+    if i < 0 or tokens[i].sentence != tokens[at].sentence \
+            or tokens[i].lower not in c.demonstratives:
+        return []
+    return [*(named := named_back(cl, i)), *report_before(tokens, c, cl.boundary, i, named)]

@@ -95,12 +95,14 @@ def tokenize(text: str) -> tuple[Token, ...]:
     out: list[Token] = []
     depth = sentence = 0
     ended = False  # the last token ends a sentence, or closes a mark after its end
+    wide = False  # ... with a full-width mark ("。"): no space follows it in CJK text
     for match in _token_pattern().finditer(text):
         word = _FULL_WIDTH.get(match.group(), match.group())
         gap = text[out[-1].end:match.start()] if out else ""
-        if "\n" in gap or (ended and gap):
+        if "\n" in gap or (ended and (gap or wide)):
             sentence, depth = sentence + 1, 0
         ended = word in _SENTENCE_END or (ended and not gap and word in _CLOSING_MARKS)
+        wide = ended and match.group() in _FULL_WIDTH
         if word == CLOSE:
             depth = max(0, depth - 1)
         out.append(Token(word, word.lower().replace("’", "'"), match.start(), match.end(),
@@ -125,7 +127,8 @@ def replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
     that reports a question (`indirect_questions`: "asked whether it is dB. It isn't.") asks
     one too."""
     out = set()
-    asking = {t.sentence for t in tokens if t.lower in c.indirect_questions}
+    asking = {t.sentence for i, t in enumerate(tokens) if t.lower in c.indirect_questions
+              or t.lower in c.reports or match(tokens, i, c.misreadings)}
     for i in range(len(tokens) - 1):
         reported = tokens[i].sentence in asking and tokens[i + 1].sentence != tokens[i].sentence
         if tokens[i].text != "?" and not reported:
@@ -142,10 +145,20 @@ def replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
             continue
         n = match(reply, 0, c.negative_replies)
         if (n and (n >= len(reply) or reply[n].sentence != reply[0].sentence
-                   or not reply[n].text[:1].isalnum())) or match(reply, 0, c.elliptical) \
-                or _ends_denying(reply, c):
+                   or not reply[n].text[:1].isalnum() or _repeats(reply, n, tokens, i, c))) \
+                or match(reply, 0, c.elliptical) or _ends_denying(reply, c):
             out.add(tokens[i].sentence)
     return out
+
+
+def _repeats(reply: tuple[Token, ...], n: int, tokens: tuple[Token, ...], last: int,
+             c: Cues) -> bool:
+    """The reply's negation is followed by one word of the sentence ending at token `last`,
+    alone in its clause ("people keep treating it as 20 Nm. It is not Nm; ...")."""
+    asked = {t.lower for t in tokens[:last + 1] if t.sentence == tokens[last].sentence}
+    ends = n + 1 >= len(reply) or reply[n + 1].sentence != reply[n].sentence \
+        or reply[n + 1].lower in c.punctuation
+    return ends and reply[n].lower in asked
 
 
 def _ends_denying(reply: tuple[Token, ...], c: Cues) -> bool:
