@@ -39,3 +39,13 @@ def test_close_graph_and_explain_readings_of_it_ask_nothing():
 def test_a_question_naming_a_graph_edge_stays_a_graph_question(text):
     plan = route_turn(_state(4), text, None, ON, reader=_reader("callers", 0.75, "explain", 0.2))
     assert (plan.transition, plan.lane) == ("T4", "graph")
+
+
+@pytest.mark.parametrize("text", ["anything that tests this?", "is there code that tests it",
+                                  "whatever tests the cache, show me"])
+def test_that_as_a_relative_pronoun_before_the_verb_tests_is_no_pointer(text):
+    """'that tests X' is a relative clause ('anything that tests this'): a graph question about
+    the focus's tests (found by the lead: tests/test_pointing_after_ungrounded.py failed after
+    the merge), not a pointer at the focus as a test."""
+    plan = route_turn(_state(4), text, None, ON, reader=_reader("tests", 0.75, "explain", 0.2))
+    assert (plan.transition, plan.lane) == ("T4", "graph")
