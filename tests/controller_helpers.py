@@ -11,9 +11,12 @@ from pathlib import Path
 from golden_files import real_index
 
 from controller.driver import run_controller
+from controller.evidence import Candidate
 from controller.question import read_question
+from controller.reasons import Reason
 from helix.core.config import HelixConfig
 from helix.core.envelope import Envelope
+from helix.core.hashing import digest
 from helix.core.ports import FakeClock, FakeEmbedder
 from helix.core.schemas import Chunk
 from indexers.api import IndexReader
@@ -58,3 +61,14 @@ def def_chunk(path: str, symbol: str, text: str, start: int, kind: str = "code_d
                  start_line=start, end_line=start + text.count("\n"), text=text,
                  content_hash="sha256:0", symbol=symbol, def_kind="method",
                  node_id=f"def:{path}::{symbol}")
+
+
+def function_candidate(path: str, symbol: str, *reasons: Reason, line: int = 1) -> Candidate:
+    """A one-line function's candidate with the channel reasons that found it (no index behind
+    it), for the tests of steps that reorder the evidence by file."""
+    text = f"def {symbol}(): pass\n"
+    chunk = Chunk(id=f"{path}:{symbol}", path=path, kind="code_def", lang="python",
+                  start_line=line, end_line=line + 2, text=text,
+                  content_hash=digest(text.encode()), symbol=symbol, def_kind="function",
+                  node_id=f"def:{path}:{symbol}")
+    return Candidate(chunk=chunk, score=1.0, reasons=reasons, step=1)

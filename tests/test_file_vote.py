@@ -5,33 +5,24 @@ the question is a report."""
 
 from __future__ import annotations
 
-from controller_helpers import files_index
+from controller_helpers import files_index, function_candidate
 from test_prf import FILES, QUESTION
 
 from controller.evidence import Candidate
 from controller.file_vote import apply, voted_files, winner
 from controller.reasons import Reason
-from helix.core.hashing import digest
 from helix.core.policy import FileDefsPolicy
-from helix.core.schemas import Chunk
 
 ON = FileDefsPolicy(vote_terms=10, vote_weight=0.5, vote_k=5, vote_files=5)
 A, B, C = "pkg/a.py", "pkg/b.py", "pkg/c.py"
 
 
-def _item(path: str, symbol: str, *reasons: Reason, line: int = 1) -> Candidate:
-    text = f"def {symbol}(): pass\n"
-    chunk = Chunk(id=f"{path}:{symbol}", path=path, kind="code_def", lang="python",
-                  start_line=line, end_line=line + 2, text=text,
-                  content_hash=digest(text.encode()), symbol=symbol, def_kind="function",
-                  node_id=f"def:{path}:{symbol}")
-    return Candidate(chunk=chunk, score=1.0, reasons=reasons, step=1)
-
 
 RANK = Reason(code="rank", channel="bm25", rank=1)
 # places 1-6: A, A's repeat, B, C, B's repeat, A's third
-ORDER = [_item(A, "lead", RANK), _item(A, "again", line=10), _item(B, "other", RANK),
-         _item(C, "third", RANK), _item(B, "more", line=20), _item(A, "last", line=30)]
+ORDER = [function_candidate(A, "lead", RANK), function_candidate(A, "again", line=10),
+         function_candidate(B, "other", RANK), function_candidate(C, "third", RANK),
+         function_candidate(B, "more", line=20), function_candidate(A, "last", line=30)]
 
 
 def _names(ranked: list[Candidate]) -> list[str]:
@@ -56,7 +47,7 @@ def test_only_the_winners_first_item_moves_to_the_front() -> None:
 
 
 def test_an_anchored_lead_off_or_one_file_keeps_the_order() -> None:
-    anchored = [_item(A, "lead", Reason(code="symbol_exact", name="lead")), *ORDER[1:]]
+    anchored = [function_candidate(A, "lead", Reason(code="symbol_exact", name="lead")), *ORDER[1:]]
     assert apply(anchored, [B, C], ON) == anchored
     assert apply(ORDER, [B, C], FileDefsPolicy()) == ORDER  # the default: off
     assert FileDefsPolicy().vote_terms == 0
@@ -92,7 +83,7 @@ def test_the_step_runs_the_feedback_pass_for_questions_only() -> None:
     votes = voted_files([c.path for c in prf_chunks(index, asked.text, 60, pools,
                                                    lambda h: True)])
     assert "pkg/retry.py" in votes
-    order = [_item(p, f"f{n}", RANK) for n, p in enumerate(
+    order = [function_candidate(p, f"f{n}", RANK) for n, p in enumerate(
         ["pkg/extra1.py", *(p for p in votes if p != "pkg/extra1.py")][:4])]
     out = step(asked, order, index, on)
     assert out[0].chunk.path == votes[0] != order[0].chunk.path

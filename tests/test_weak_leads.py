@@ -4,23 +4,15 @@ and that nothing moves when it is off or the question is a report."""
 
 from __future__ import annotations
 
+from controller_helpers import function_candidate
+
 from controller.evidence import Candidate
 from controller.reasons import Reason
 from controller.weak_leads import apply, channels, weak
-from helix.core.hashing import digest
 from helix.core.policy import FileDefsPolicy
-from helix.core.schemas import Chunk
 
 ON = FileDefsPolicy(weak_channels=2)
 
-
-def _item(path: str, symbol: str, *reasons: Reason, line: int = 1) -> Candidate:
-    text = f"def {symbol}(): pass\n"
-    chunk = Chunk(id=f"{path}:{symbol}", path=path, kind="code_def", lang="python",
-                  start_line=line, end_line=line + 2, text=text,
-                  content_hash=digest(text.encode()), symbol=symbol, def_kind="function",
-                  node_id=f"def:{path}:{symbol}")
-    return Candidate(chunk=chunk, score=1.0, reasons=reasons, step=1)
 
 
 def _rank(*names: str) -> tuple[Reason, ...]:
@@ -33,15 +25,15 @@ A, B, C, D = "pkg/a.py", "pkg/b.py", "pkg/c.py", "pkg/d.py"
 # places 1-5: A (strong), A's in-file pick, B (strong), C (files + file_bm25 only: weak), B's
 # repeat; 6: D (a file not shown); 7: A's next definition; 8: C's; 9: A's next again
 ORDER = [
-    _item(A, "lead", *_rank("bm25", "files", "file_bm25")),
-    _item(A, "pick", PICK, line=10),
-    _item(B, "other", *_rank("bm25", "files", "file_bm25", "name_words")),
-    _item(C, "weak", *_rank("files", "file_bm25")),
-    _item(B, "again", *_rank("bm25"), line=20),
-    _item(D, "elsewhere", *_rank("bm25", "files", "file_bm25")),
-    _item(A, "deeper", MORE, line=30),
-    _item(C, "more", MORE, line=40),
-    _item(A, "deepest", MORE, line=50),
+    function_candidate(A, "lead", *_rank("bm25", "files", "file_bm25")),
+    function_candidate(A, "pick", PICK, line=10),
+    function_candidate(B, "other", *_rank("bm25", "files", "file_bm25", "name_words")),
+    function_candidate(C, "weak", *_rank("files", "file_bm25")),
+    function_candidate(B, "again", *_rank("bm25"), line=20),
+    function_candidate(D, "elsewhere", *_rank("bm25", "files", "file_bm25")),
+    function_candidate(A, "deeper", MORE, line=30),
+    function_candidate(C, "more", MORE, line=40),
+    function_candidate(A, "deepest", MORE, line=50),
 ]
 
 
@@ -76,7 +68,7 @@ def test_the_weakest_place_goes_first_and_trades_are_counted() -> None:
     assert _names(one) == _names(apply(ORDER, ON, 24))
 
 
-def test_nothing_moves_when_off_or_when_no_shown_file_has_a_later_item() -> None:
+def test_nothing_moves_when_off_or_when_no_shown_file_has_a_laterfunction_candidate() -> None:
     assert apply(ORDER, FileDefsPolicy(), 24) == ORDER  # the default: off
     assert FileDefsPolicy().weak_channels == 0
     assert apply(ORDER, ON, 6) == ORDER  # the search stops before A's next definition
