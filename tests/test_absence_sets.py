@@ -361,7 +361,11 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # fresh31 (8 new scenarios), held apart in round 27 (the lead: 2 -> 2 accepted, 1 -> 1
     # refused) joined in round 28 and the head was retrained with it as a thirtieth set (the same
     # grid; it chose threshold 0.35): 16, 51 in sample, left out 25/58 over 30 sets (cost 108)
-    assert wrong.get(("tune", True), 0) <= 16 and wrong.get(("tune", False), 0) <= 51, wrong
+    # fresh32 (8 new scenarios), held apart in rounds 27-28 (the lead: 0 -> 0 -> 0 accepted, 0
+    # -> 0 -> 0 refused) joined in round 29 and the head was retrained with it as a thirty-first
+    # set (the same grid; threshold 0.35 again): 18, 52 in sample, left out 25/61 over 31 sets
+    # (cost 111; fresh32 left out 0/0)
+    assert wrong.get(("tune", True), 0) <= 18 and wrong.get(("tune", False), 0) <= 52, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)

@@ -245,6 +245,30 @@ LEFT |= {
     "in dpi.",
 }
 
+# (round 29) fresh32 (CO2 concentration in ppm), measured held apart by the lead at round 27's
+# start and after rounds 27 and 28 with 5 -> 5 -> 5 denials confirmed and 4 -> 4 -> 4 statements
+# missed, now a tune set: left as measured at the rotation
+CONFIRMED_LEFT |= {
+    "CO2 value shown as 'ppm' in the app is actually the sensor's millivolt output",
+    "People keep reading the 412 in the `co2` field as ppm. It looks right, the magnitude is "
+    "plausible for outdoor air, and the v1 docs said so. None of that holds any more: the field "
+    "is a 10-bit ADC count.",
+    'throw new IllegalArgumentException("co2Limit must be given in mg/m3, got a ppm-sized value: '
+    '" + co2Limit);',
+    "  co2_target: 0.08   # vol-% (so 800 ppm is written 0.08; do not put 800 here)",
+    "ppm is what most people expect for indoor CO2, and the label in the mobile app even says so. "
+    "The API, though, has always sent something else: percent by volume, since the first release. "
+    "The app label was simply never correct.",
+}
+LEFT |= {
+    "/// CO2 concentration in parts per million. Not calibrated until ABC has run for 7 days.",
+    "def test_co2_reported_in_ppm_not_percent():",
+    "The old greenhouse panel showed percent, and nobody could read it. That is no longer an "
+    "issue: every CO2 value we store and display is in ppm.",
+    "If the sensor reports percent, the driver converts it, so `co2` is always ppm by the time it "
+    "reaches the API.",
+}
+
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:
     tune7 = json.loads((MEANING / "unit_lines_tune7.json").read_text(encoding="utf-8"))
