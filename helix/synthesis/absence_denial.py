@@ -15,13 +15,6 @@ about a failed sensor", "Hold at peak: not stated."), each a class of sentence s
     partial        sentences that state something and, after a contrast word or a colon,
                    negate ("the assigner shows the bounds, but doesn't say ...", "Timeout:
                    not stated"): a partial answer's denial of the rest
-    behaviour      the share of the negating clauses that deny something of the system, not
-                   of the material nor of the speaker's knowing: no word naming the material
-                   or a search, no verb of telling, showing or finding, no first person
-                   singular, no verb of knowing or saying for sure, and no question denied
-                   ("not whether ...", "nothing on how ..."): "Not possible: the states have
-                   no shipped -> cancelled edge", "Drafts never appear" state the code's
-                   negatives, an answer; a claim's negations are about what is shown
 
 A clause is a piece of a sentence cut at clause marks (";", a dash, a colon, a comma) and at
 contrast words. Deterministic, no encoder call; word lists are helix.core.english's.
@@ -34,9 +27,6 @@ import re
 from collections.abc import Sequence
 
 from helix.core.english import (
-    FINDING_WORDS,
-    MATERIAL_OR_CODE_WORDS,
-    MATERIAL_WORDS,
     NEGATION_WORDS,
     SAYING_VERBS,
     SHOWN_PARTICIPLES,
@@ -47,7 +37,7 @@ from helix.synthesis.absence import content_terms
 
 __all__ = ["DENIAL", "clauses", "denial"]
 
-DENIAL = ("denied_asked", "telling", "partial", "behaviour")
+DENIAL = ("denied_asked", "telling", "partial")
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|(?=\n)|$)")
 _CONTRAST = word_alternation(("but", "however", "though", "although", "yet", "whereas", "while"))
 _CUT = re.compile(rf"\s*[;:,—–()]\s*|\s+-\s+|\s+(?={_CONTRAST}\b)", re.I)
@@ -59,19 +49,6 @@ _TELLING = frozenset(SAYING_VERBS) | frozenset(SHOWN_PARTICIPLES) | frozenset(
     ("said", "told", "explained", "indicated", "addressed", "answered", "defined", "detailed",
      "clear", "known", "specify", "spelled", "spelt", "noted", "discussed", "about",
      "information", "info", "details", "detail", "word"))
-
-# a negation about the material, the search or the speaker's knowing, not about the system: the
-# material's or a search's words, telling, showing or finding, the speaker ("I"), knowing
-_SPEAKER = frozenset(("i", "me", "my"))
-_KNOWING = frozenset(("say", "tell", "confirm", "determine", "know", "sure", "unclear",
-                      "unsure", "guess", "answer", "here", "visible", "evident", "certain"))
-_ABOUT_MATERIAL = (MATERIAL_WORDS | MATERIAL_OR_CODE_WORDS | FINDING_WORDS | _TELLING
-                   | _SPEAKER | _KNOWING)
-# a question denied: a negation right before a question word ("but not whether ...", "nothing
-# on how ..."), the verb of telling left out
-_DENIED_QUESTION = re.compile(
-    r"\b(?:not|no|nothing|none)\s+(?:(?:on|about|as\s+to|to\s+say)\s+)?"
-    r"(?:whether|how|what|when|where|which|who|why|if)\b", re.I)
 
 
 def _negates(words: Sequence[str]) -> bool:
@@ -118,14 +95,4 @@ def denial(text: str, question: str | None, held: frozenset[str]) -> tuple[float
     share = sum(1 for t in asked if _forms(t) & denied) / len(asked) if asked else 0.0
     telling = sum(1 for c in negated if set(_SAID.findall(c.lower())) & _TELLING)
     partial = sum(1 for s in _SENTENCE.finditer(text) if _partial(s.group()))
-    return round(share, 6), math.log1p(telling), math.log1p(partial), _behaviour(negated)
-
-
-def _behaviour(negated: Sequence[str]) -> float:
-    """The share of the negating clauses `negated` that deny something of the system: no word
-    about the material, a search, telling, the speaker or knowing, no question denied."""
-    if not negated:
-        return 0.0
-    system = sum(1 for c in negated if not _DENIED_QUESTION.search(c)
-                 and not set(_SAID.findall(c.lower().replace("’", "'"))) & _ABOUT_MATERIAL)
-    return round(system / len(negated), 6)
+    return round(share, 6), math.log1p(telling), math.log1p(partial)
