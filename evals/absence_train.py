@@ -28,6 +28,13 @@ fewest claims under the bound 7/68 (meaning21's trainer and features: 10/62).
 The manifest holds the training data's digests, the features, the per-writer table before
 and after, and the in-sample table. `--check` trains into a temporary directory and fails
 unless the result equals the shipped head byte for byte.
+
+Judging a change of features (absence29): `--at-settings MANIFEST` also scores the
+leave-one-writer-out table with each held writer's setting fixed to the one MANIFEST records
+for it (main's shipped manifest, say), so a variant is judged by its features, not by a
+different nested choice of ridge and threshold; the manifest gains that table
+(`at_settings`), and both tables are printed against MANIFEST's (`compare`: the summed cost
+and every writer whose cost moved).
 """
 
 from __future__ import annotations
@@ -198,13 +205,16 @@ def apply(setting: dict[str, Any], x_train: np.ndarray, y_train: np.ndarray,
 
 
 def leave_one_writer_out(x: np.ndarray, y: np.ndarray, verdict: np.ndarray,
-                         writers: np.ndarray, post: np.ndarray) -> dict[str, Any]:
-    """Per held writer: the setting chosen on the others, the contract's [accepted, refused]
-    before (without the head, in-sample: its rules were written with every set) and after."""
+                         writers: np.ndarray, post: np.ndarray,
+                         settings: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Per held writer: the setting chosen on the others (or `settings`' for it, fixed), the
+    contract's [accepted, refused] before (without the head, in-sample: its rules were written
+    with every set) and after."""
     out: dict[str, Any] = {}
     for held in sorted(set(writers)):
         rest = writers != held
-        setting = choose(x[rest], y[rest], verdict[rest], writers[rest], post[rest])
+        setting = (choose(x[rest], y[rest], verdict[rest], writers[rest], post[rest])
+                   if settings is None else settings[held])
         refused = contract(apply(setting, x[rest], y[rest], x[~rest], verdict[~rest]),
                            post[~rest])
         out[held] = {"setting": setting,
@@ -214,21 +224,54 @@ def leave_one_writer_out(x: np.ndarray, y: np.ndarray, verdict: np.ndarray,
     return out
 
 
+class SettingsError(ValueError):
+    """A manifest given to --at-settings records no setting for some writer."""
+
+
+def recorded_settings(manifest: Path, writers: set[str]) -> dict[str, dict[str, Any]]:
+    """Per writer, the setting `manifest`'s leave-one-writer-out table records for it held out;
+    SettingsError (one line) when the file is no manifest or misses one of `writers`."""
+    try:
+        table = json.loads(manifest.read_text(encoding="utf-8"))["leave_one_writer_out"]
+        out = {wr: dict(table[wr]["setting"]) for wr in sorted(writers)}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SettingsError(f"{manifest}: no recorded setting for every writer ({exc!r})") from None
+    return out
+
+
+def table_cost(table: dict[str, Any]) -> dict[str, int]:
+    """Per writer, the left-out cost of the contract with the head: CLAIM_COST x accepted +
+    refused."""
+    return {wr: CLAIM_COST * row["after"][0] + row["after"][1] for wr, row in table.items()}
+
+
+def compare(base: dict[str, Any], table: dict[str, Any]) -> dict[str, Any]:
+    """A leave-one-writer-out `table` against `base` (same writers): the summed [accepted,
+    refused] and cost of each, every writer whose cost moved [base, table], and the largest
+    rise (a variant is kept only if the cost falls and no writer's cost rises by more than 1)."""
+    was, now = table_cost(base), table_cost(table)
+    moved = {wr: [was[wr], now[wr]] for wr in sorted(was) if now[wr] != was[wr]}
+    total = [[sum(row["after"][i] for row in t.values()) for i in (0, 1)] for t in (base, table)]
+    return {"before": [*total[0], sum(was.values())], "after": [*total[1], sum(now.values())],
+            "moved": moved, "largest_rise": max([n - b for b, n in moved.values()] + [0])}
+
+
 def _atomic(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_bytes(data)
     os.replace(tmp, path)
 
 
-def train(out: Path) -> dict[str, Any]:
+def train(out: Path, at_settings: Path | None = None) -> dict[str, Any]:
     from helix.core.hashing import digest, digest_file
     from helix.synthesis.absence_head import FEATURES
 
     rows = cases()
+    writers = np.array([r["writer"] for r in rows])
+    fixed = None if at_settings is None else recorded_settings(at_settings, set(writers))
     x = features(rows)
     y = np.array([r["absence"] for r in rows], dtype=np.float64)
     verdict = x[:, FEATURES.index("verdict")] > 0
-    writers = np.array([r["writer"] for r in rows])
     post = after_head(rows)
     lowo = leave_one_writer_out(x, y, verdict, writers, post)
     setting = choose(x, y, verdict, writers, post)
@@ -259,6 +302,10 @@ def train(out: Path) -> dict[str, Any]:
         "columns": "[claims accepted, ordinary answers refused] by the contract (the head, "
                    "then the rules after it), without the head (before) and with it (after)",
         "leave_one_writer_out": lowo, "in_sample": in_sample}
+    if fixed is not None:
+        manifest["at_settings"] = {
+            "settings_from": str(at_settings),
+            "leave_one_writer_out": leave_one_writer_out(x, y, verdict, writers, post, fixed)}
     _atomic(out / "manifest.json", (json.dumps(manifest, indent=1, sort_keys=True)
                                     + "\n").encode())
     return manifest
@@ -269,14 +316,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true",
                         help="fail unless training reproduces the shipped head")
     parser.add_argument("--out", type=Path, default=MODEL_DIR)
+    parser.add_argument("--at-settings", type=Path, metavar="MANIFEST",
+                        help="also score leave-one-writer-out at MANIFEST's per-writer settings")
     args = parser.parse_args(argv)
+    if args.at_settings is not None and (args.check or args.out.resolve() == MODEL_DIR):
+        parser.error("--at-settings judges a variant: give --out elsewhere, without --check")
     out = Path(tempfile.mkdtemp(prefix="helix-absence-head-")) if args.check else args.out
     from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=1, user_api="blas"):
-        manifest = train(out)
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):
+            manifest = train(out, args.at_settings)
+    except SettingsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     print(json.dumps({k: manifest[k] for k in ("head", "leave_one_writer_out")},
                      sort_keys=True))
+    if args.at_settings is not None:
+        base = json.loads(args.at_settings.read_text(encoding="utf-8"))["leave_one_writer_out"]
+        print(json.dumps({"nested": compare(base, manifest["leave_one_writer_out"]),
+                          "at_settings": compare(
+                              base, manifest["at_settings"]["leave_one_writer_out"])},
+                         sort_keys=True))
     if args.check:
         differ = [p.name for p in sorted(MODEL_DIR.iterdir()) if p.is_file()
                   and (out / p.name).read_bytes() != p.read_bytes()]
