@@ -16,12 +16,14 @@ import re
 from collections.abc import Iterator
 
 from helix.core.secret_names import name_strength
+from helix.core.secret_passed import PASSED_TRIGGER
 from helix.core.secret_structure import Found, quoted_ok, random_token
 
 __all__ = ["JOIN_BEFORE", "join_findings", "reads_above"]
 
 # (no trigger of its own: the secret's name wakes the detector, the prefilter reads the lines
 # above a line holding `.join(`)
+_PASSED = re.compile(PASSED_TRIGGER)
 JOIN_BEFORE = 8  # lines above a join its parts' definitions may stand on
 _PARTS = r"(\[[^\]\n]{1,400}\]|[A-Za-z_$][\w$]{0,60})"
 _JOINED = re.compile(
@@ -127,5 +129,7 @@ def _schemed(text: str) -> Iterator[Found]:
 
 
 def reads_above(line: str) -> bool:
-    """A line whose rule reads the lines above it: a join, a scheme joined to a name."""
-    return ".join(" in line or ("+" in line and any(s in line for s in _SCHEMES))
+    """A line whose rule reads the lines above it: a join, a scheme joined to a name, a
+    client's constructor given names (`secret_passed`: their literals above)."""
+    return (".join(" in line or ("+" in line and any(s in line for s in _SCHEMES))
+            or ("Client" in line and _PASSED.search(line) is not None))

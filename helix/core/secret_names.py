@@ -84,6 +84,7 @@ _KEY_NOT_SECRET = frozenset({
     "message", "msg", "label", "name", "type", "kind", "id", "uid", "uuid", "s3", "bucket",
     "storage_account", "module", "data", "value", "values", "query", "search", "filter", "order",
     "event", "metric", "tag", "publishable",
+    "site",  # a captcha's site key (`RECAPTCHA_SITE_KEY`): the page's public half
     "idempotency"})  # a request's idempotency key: the client's own UUID for a retry
 # English words ending in `pass` that name no password (`_glued_pass`)
 _PASS_WORDS = frozenset({"bypass", "compass", "encompass", "surpass", "trespass", "overpass",

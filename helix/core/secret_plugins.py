@@ -69,7 +69,8 @@ _EXTENDED_PUBLIC = re.compile(r"[xyzt]pub[1-9A-HJ-NP-Za-km-z]{100,}")
 _JWK_PUBLIC = re.compile(r"[\"'](?:n|e|x|y|x5c|x5t(?:#S256)?)[\"'][ \t]*:[ \t]*\[?[ \t]*[\"']$")
 _PUBLIC_NAMES = ("public", "pub", "fingerprint", "checksum", "integrity", "digest", "hash", "etag",
                  "sitekey", "site_key", "site-key", "plaintext", "ciphertext", "expected",
-                 "pssh")  # a DRM system's header in a DASH manifest: a player's public data
+                 "pssh",  # a DRM system's header in a DASH manifest: a player's public data
+                 "site-verification", "domain-verification")  # a DNS TXT record's: published
 _BECH32_PREFIXES = ("age", "npub", "bc", "tb", "ltc")
 # what stands just before a value that is no secret: a data URI's payload, a password hash's
 # algorithm and salt (`$2b$12$`, `$6$salt$`), a name saying the value is public or a digest

@@ -3,19 +3,21 @@ place:
 
 - recovery codes: the lines under a line naming backup or recovery codes (or an
   authenticator's seed) that hold nothing but codes, groups of letters and digits
-  (`5HQ3-W8KT   Z2RM-7VPA`, `3318 0472   9946 2751`, a seed in groups of four);
+  (`5HQ3-W8KT   Z2RM-7VPA`, `3318 0472   9946 2751`, a seed in groups of four, a seed whole);
+  a seed after a colon on its heading's own line (`MFA TOTP seed: `X``);
 - an SNMPv3 user's passphrases: the value after an auth or privacy protocol's name on a line
   that creates or describes such a user (`createUser u SHA "X" AES "Y"`, `auth SHA: X priv AES:
   Y`, `auth sha X priv aes 128 Y`);
 - an SNMP community string under a name that is a community's (`read_community: X`,
-  `snmp_community = "X"`, `community ro: X  rw: Y`): SNMP v1/v2c's password;
+  `snmp_community = "X"`, `community ro: X  rw: Y`): SNMP v1/v2c's password; and on a
+  device's trap host line (`snmp-server host A version 2c X`);
 - `user:password` lines: a line that is one login and its password, maybe a group after
   (`sensor-12:R4tq8Lw2Zp0mXc1V`, `opsadmin:Harbour&Lamp1984:Admin`), the password with
   letters and digits and a password's mix of cases or symbols;
 - an app-specific password (`abcd-efgh-ijkl-mnop`, a group without a vowel) on a line naming a
   password or after a `-p` flag.
 
-    run_findings(text) -> [(start, end, kind)]
+    run_findings(text) -> [(start, end, kind)]   (and `secret_linked`'s, `secret_passed`'s)
 
 The prefilter wakes these by RUN_TRIGGERS (the codes' heading line: the codes lie within
 CONTEXT_AFTER lines of it; the protocol's line; the login's line).
@@ -28,6 +30,8 @@ from collections.abc import Iterator
 
 from helix.core.english import word_alternation
 from helix.core.secret_gates import CONTEXT_AFTER, hinted, looks_password
+from helix.core.secret_linked import linked_findings
+from helix.core.secret_passed import PASSED_TRIGGER, passed_findings
 from helix.core.secret_structure import Found, quoted_ok
 from helix.core.secret_values import placeholder
 
@@ -53,6 +57,11 @@ _CODE_LINE = re.compile(rf"[ \t]*(?:[-*+][ \t]+|[0-9]{{1,2}}[.)][ \t]+)?({_CODE}
                         rf"(?:(?:[ \t]{{2,}}|\t|[ \t]*,[ \t]*){_CODE})*)[ \t]*,?[ \t]*\r?")
 _ONE_CODE = re.compile(_CODE)
 _SEED = re.compile(r"[A-Z2-7]{16,}")  # base32, an authenticator's seed (its groups joined)
+# a seed alone on a line below the heading, or on the heading's line after a colon (whole or
+# in groups of four: `TOTP secret (app): ABCD EFGH ...`, `- MFA TOTP seed: `X``)
+_SEED_LINE = re.compile(r"[ \t]*(?:[-*+][ \t]+)?`?([A-Z2-7]{16,128})`?[ \t]*\r?")
+_SAID_SEED = re.compile(r"[^\n:]*:[ \t]+`?([A-Z2-7]{16,128}|[A-Z2-7]{4}(?: [A-Z2-7]{4}){3,31})`?"
+                        r"[ \t]*\r?(?:\n|$)")
 MIN_CODE = 6  # characters of a code, its separators not counted
 
 
@@ -88,7 +97,12 @@ def _code_lines(text: str, at: int) -> Iterator[Found]:
             continue
         line = _CODE_LINE.fullmatch(text, start, end)
         if line is None:
-            return
+            seed = _SEED_LINE.fullmatch(text, start, end)
+            if seed is None or not _code(seed.group(1)):
+                return
+            yield Found(seed.start(1), seed.end(1), "recovery_code")
+            seen, start = True, end + 1
+            continue
         codes = [m for m in _ONE_CODE.finditer(text, line.start(1), line.end(1))]
         values = [(m.start() + (text[m.start()] == "`"),
                    m.end() - (text[m.end() - 1] == "`")) for m in codes]
@@ -101,6 +115,10 @@ def _code_lines(text: str, at: int) -> Iterator[Found]:
 
 def _recovery_codes(text: str) -> Iterator[Found]:
     for match in hinted(_HEADING, _HEADING_HINT, text):
+        said = _SAID_SEED.match(text, match.end())
+        if said is not None and _code(said.group(1)):
+            yield Found(said.start(1), said.end(1), "recovery_code")
+            continue
         yield from _code_lines(text, match.end())
 
 
@@ -185,6 +203,25 @@ def _communities(text: str) -> Iterator[Found]:
                 yield Found(value.start(1), value.end(1), "assignment")
 
 
+# a community again on a device's trap host line, v1's or v2c's (`snmp-server host A version 2c
+# C`), when its community line named it too or it holds a digit
+_HOST_LINE = r"snmp-server[ \t]+host[ \t]"
+_HOST = re.compile(r"(?m)^[ \t]*snmp-server[ \t]+host[ \t]+\S+(?:[ \t]+(?:traps|informs))?"
+                   r"(?:[ \t]+version[ \t]+(?:1|2c))?[ \t]+([^\s\"']{4,128})(?=[ \t]|\r?$)")
+_HOST_WORDS = frozenset({"version", "traps", "informs", "vrf"})
+
+
+def _host_communities(text: str) -> Iterator[Found]:
+    for match in _HOST.finditer(text):
+        value = match.group(1)
+        if (value.lower() in _DEFAULT_COMMUNITIES or value.lower() in _HOST_WORDS
+                or placeholder(value)):
+            continue
+        named = re.search(rf"(?i)community[ \t]+{re.escape(value)}(?![^\s])", text)
+        if named is not None or (any(c.isdigit() for c in value) and looks_password(value)):
+            yield Found(match.start(1), match.end(1), "assignment")
+
+
 # --- an app-specific password's format (four groups of four lower-case letters, `abcd-efgh-
 # ijkl-mnop`: Apple's, a mail client's) on a line naming a password or passing one with `-p`;
 # a group without a vowel (a slug's words, `make-sure-your-code`, all have one)
@@ -246,7 +283,8 @@ def _said_values(text: str) -> Iterator[Found]:
             yield Found(match.start(1), match.end(1), "keyword")
 
 
-RUN_TRIGGERS = (_CODES_HEADING, _USER_LINE, _LOGIN_LINE, _COMMUNITY_LINE, _APP_LINE, _SAID_LINE)
+RUN_TRIGGERS = (_CODES_HEADING, _USER_LINE, _LOGIN_LINE, _COMMUNITY_LINE, _APP_LINE, _SAID_LINE,
+                _HOST_LINE, PASSED_TRIGGER)
 
 
 def run_findings(text: str, lowered: str) -> list[Found]:
@@ -265,4 +303,6 @@ def run_findings(text: str, lowered: str) -> list[Found]:
         found += _app_passwords(text)
     if "`" in text:
         found += _said_values(text)
-    return found
+    if "snmp-server" in lowered:
+        found += _host_communities(text)
+    return found + linked_findings(text, lowered) + passed_findings(text)
