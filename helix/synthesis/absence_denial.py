@@ -61,7 +61,9 @@ _TELLING = frozenset(SAYING_VERBS) | frozenset(SHOWN_PARTICIPLES) | frozenset(
 _SHOWING = frozenset(SAYING_VERBS) | frozenset(SHOWN_PARTICIPLES) | frozenset(
     ("see", "sees", "saw", "seen", "showed", "lists", "list", "gives", "give"))
 # a negation with no verb of its own right after a contrast word or a comma
-_BARE = re.compile(rf"(?:\s+(?:{_CONTRAST})\b,?|,)\s+(?:not|nothing|none|neither|nor)\b", re.I)
+_BARE_NEGATIONS = ("not", "nothing", "none", "neither", "nor")
+_BARE = re.compile(rf"(?:\s+(?:{_CONTRAST})\b,?|,)\s+(?:{word_alternation(_BARE_NEGATIONS)})\b",
+                   re.I)
 _CONCEDE = re.compile(rf"(?:^|[\s,;])(?:{_CONTRAST})\b", re.I)
 _SPEAKER = frozenset(("i", "i'm", "i'd", "i've", "me", "my"))
 
