@@ -55,7 +55,7 @@ def test_a_label_followed_by_a_denial_is_a_partial_answer() -> None:
 def test_an_answer_that_negates_nothing_denies_nothing() -> None:
     assert _features("Fourteen days [E1]. A full disk aborts the run and pages on-call, "
                      "but the snapshots already taken stay.") == {
-        "denied_asked": 0.0, "telling": 0.0, "partial": 0.0}
+        "denied_asked": 0.0, "telling": 0.0, "partial": 0.0, "elided": 0.0, "conceded": 0.0}
     # a negation of behaviour is no telling, and one opening the sentence no partial answer
     got = _features("Nothing is kept past fourteen days, and a full disk aborts the run.")
     assert got["telling"] == 0.0 and got["partial"] == 0.0

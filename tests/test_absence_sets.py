@@ -375,7 +375,18 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # fresh32 +3, orig +3, fresh14 +2. Each rise over 1 at fixed settings holds one claim more
     # accepted in that set (fresh32's and orig's +3 one refusal more too): with the setting
     # fixed they follow the features, not the nested choice
-    assert wrong.get(("tune", True), 0) <= 18 and wrong.get(("tune", False), 0) <= 52, wrong
+    # absence30 (kept under the criterion stated first: at main's per-set settings the cost
+    # falls by 4 or more and no set's rises by more than 2; three variants): which clause a
+    # negation scopes, two head features (helix/synthesis/absence_denial.py): `elided`, a bare
+    # negation after a contrast word or a comma denying an affirmative verb of showing or seeing
+    # before it ("shows A, but not B"), and `conceded`, a negated verb of telling before a
+    # contrast word with a statement in the answer's own voice after it ("the docs don't say X,
+    # but Y"). At main's settings (python -m evals.absence_train --at-settings): elided alone
+    # 22/58, cost 102; conceded alone 20/56, cost 96; both 17/52, cost 86 (fresh7 2 -> 4, the
+    # largest rise), kept; nested 22/41, cost 85. The head retrained (python -m
+    # evals.absence_train: stack, l2 1, threshold 0.35 -> 0.4): 18, 52 -> 15, 37 in sample
+    # (refused fresh7 2 -> 4, accepted fresh30 1 -> 2; fresh31 2/1 -> 1/2; 16 more sets better)
+    assert wrong.get(("tune", True), 0) <= 15 and wrong.get(("tune", False), 0) <= 37, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)

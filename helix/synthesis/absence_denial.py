@@ -15,6 +15,14 @@ about a failed sensor", "Hold at peak: not stated."), each a class of sentence s
     partial        sentences that state something and, after a contrast word or a colon,
                    negate ("the assigner shows the bounds, but doesn't say ...", "Timeout:
                    not stated"): a partial answer's denial of the rest
+    elided         sentences whose negation after a contrast word or a comma has no verb of
+                   its own and so denies the verb of showing or seeing before it ("the
+                   firmware shows the pause, but not how many attempts", "I see the gust
+                   limit, but nothing about the restart"): the material said to lack the rest
+    conceded       sentences that deny a verb of telling before a contrast word and state
+                   something after it in their own voice ("the docs don't say whether it can
+                   be changed, but the default is 90 seconds"): a side note conceded on the
+                   way to an answer, not a claim that the answer is missing
 
 A clause is a piece of a sentence cut at clause marks (";", a dash, a colon, a comma) and at
 contrast words. Deterministic, no encoder call; word lists are helix.core.english's.
@@ -37,7 +45,7 @@ from helix.synthesis.absence import content_terms
 
 __all__ = ["DENIAL", "clauses", "denial"]
 
-DENIAL = ("denied_asked", "telling", "partial")
+DENIAL = ("denied_asked", "telling", "partial", "elided", "conceded")
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|(?=\n)|$)")
 _CONTRAST = word_alternation(("but", "however", "though", "although", "yet", "whereas", "while"))
 _CUT = re.compile(rf"\s*[;:,—–()]\s*|\s+-\s+|\s+(?={_CONTRAST}\b)", re.I)
@@ -49,6 +57,15 @@ _TELLING = frozenset(SAYING_VERBS) | frozenset(SHOWN_PARTICIPLES) | frozenset(
     ("said", "told", "explained", "indicated", "addressed", "answered", "defined", "detailed",
      "clear", "known", "specify", "spelled", "spelt", "noted", "discussed", "about",
      "information", "info", "details", "detail", "word"))
+# a verb of showing or seeing that an elided negation after it denies ("shows A, but not B")
+_SHOWING = frozenset(SAYING_VERBS) | frozenset(SHOWN_PARTICIPLES) | frozenset(
+    ("see", "sees", "saw", "seen", "showed", "lists", "list", "gives", "give"))
+# a negation with no verb of its own right after a contrast word or a comma
+_BARE_NEGATIONS = ("not", "nothing", "none", "neither", "nor")
+_BARE = re.compile(rf"(?:\s+(?:{_CONTRAST})\b,?|,)\s+(?:{word_alternation(_BARE_NEGATIONS)})\b",
+                   re.I)
+_CONCEDE = re.compile(rf"(?:^|[\s,;])(?:{_CONTRAST})\b", re.I)
+_SPEAKER = frozenset(("i", "i'm", "i'd", "i've", "me", "my"))
 
 
 def _negates(words: Sequence[str]) -> bool:
@@ -87,6 +104,29 @@ def _partial(sentence: str) -> bool:
     return bool(before) and not _negates(before) and _negates(after)
 
 
+def _elided(sentence: str) -> bool:
+    """A negation with no verb of its own after a contrast or a comma (`_BARE`), a verb of
+    showing or seeing before it, not negated."""
+    bare = _BARE.search(sentence)
+    if bare is None:
+        return False
+    before = _SAID.findall(sentence[:bare.start()].lower())
+    return bool(set(before) & _SHOWING) and not _negates(before)
+
+
+def _conceded(sentence: str) -> bool:
+    """A negated verb of telling before a contrast word, a statement after it with no negated
+    telling and no first person singular."""
+    turn = _CONCEDE.search(sentence)
+    if turn is None or turn.start() == 0:
+        return False
+    before = _SAID.findall(sentence[:turn.start()].lower().replace("’", "'"))
+    after = _SAID.findall(sentence[turn.end():].lower().replace("’", "'"))
+    told = _negates(before) and bool(set(before) & _TELLING)
+    return told and bool(after) and not set(after) & _SPEAKER \
+        and not (_negates(after) and set(after) & _TELLING)
+
+
 def denial(text: str, question: str | None, held: frozenset[str]) -> tuple[float, ...]:
     """The `DENIAL` features of `text` (`held`: the forms of the evidence's words)."""
     negated = [c for c in clauses(text) if _negates(_SAID.findall(c.lower()))]
@@ -94,5 +134,9 @@ def denial(text: str, question: str | None, held: frozenset[str]) -> tuple[float
     asked = [t for t in content_terms(question or "") if _forms(t) & held]
     share = sum(1 for t in asked if _forms(t) & denied) / len(asked) if asked else 0.0
     telling = sum(1 for c in negated if set(_SAID.findall(c.lower())) & _TELLING)
-    partial = sum(1 for s in _SENTENCE.finditer(text) if _partial(s.group()))
-    return round(share, 6), math.log1p(telling), math.log1p(partial)
+    sentences = [s.group() for s in _SENTENCE.finditer(text)]
+    partial = sum(1 for s in sentences if _partial(s))
+    elided = sum(1 for s in sentences if _elided(s))
+    conceded = sum(1 for s in sentences if _conceded(s))
+    return (round(share, 6), math.log1p(telling), math.log1p(partial), math.log1p(elided),
+            math.log1p(conceded))

@@ -14,7 +14,8 @@ answer exemplars, `absence_meaning`: already computed for the verdict, no other 
 and the answer's shape (citations, negations, hedges, words, sentences, the share of its words
 the evidence holds and of the question's words it names, the evidence's numbers it gives),
 and what its clauses deny (`absence_denial`: the asked words it says are missing, negated
-verbs of telling, a statement turning to a denial after a contrast or a colon).
+verbs of telling, a statement turning to a denial after a contrast or a colon, a bare
+negation denying the verb of showing before it, a denied telling conceded before a statement).
 With `mode` "stack" the head decides (the rules' verdict is one of its features); with "union"
 it only adds refusals.
 Deterministic: float64 products of the shipped weights, the probability rounded to `DECIMALS`.
