@@ -198,8 +198,6 @@ CONFIRMED_LEFT |= {
 # after round 25's merges with 3 -> 3 statements missed and 12 -> 12 denials confirmed, now a tune
 # set: left as measured at the rotation (the commits after it read what they read)
 CONFIRMED_LEFT |= {
-    "422 Unprocessable Entity: \"max_brightness\" must be a percentage (0-100); got "
-    "1500, which looks like nits.",
     "# helderheid is een stapwaarde (0-7), geen nits",
 }
 # meaning30 reads the other ten (a refuted report names back the report; a unit a label, a
@@ -253,13 +251,14 @@ CONFIRMED_LEFT |= {
     "People keep reading the 412 in the `co2` field as ppm. It looks right, the magnitude is "
     "plausible for outdoor air, and the v1 docs said so. None of that holds any more: the field "
     "is a 10-bit ADC count.",
-    'throw new IllegalArgumentException("co2Limit must be given in mg/m3, got a ppm-sized value: '
-    '" + co2Limit);',
     "  co2_target: 0.08   # vol-% (so 800 ppm is written 0.08; do not put 800 here)",
     "ppm is what most people expect for indoor CO2, and the label in the mobile app even says so. "
     "The API, though, has always sent something else: percent by volume, since the first release. "
     "The app label was simply never correct.",
 }
+# meaning33 reads "... must be given in mg/m3, got a ppm-sized value" and fresh29's "... must be
+# a percentage (0-100); got 1500, which looks like nits." (an error message's report of the input
+# it rejects, after a requirement: tests/test_unit_structure33.py)
 LEFT |= {
     "/// CO2 concentration in parts per million. Not calibrated until ABC has run for 7 days.",
     "def test_co2_reported_in_ppm_not_percent():",

@@ -66,6 +66,8 @@ class Cues:
     error_verbs: frozenset[str]
     error_endings: tuple[str, ...]
     manner_anaphora: Phrases
+    received: frozenset[str]  # "...; got 270, which looks like degrees": the rejected input
+    requirements: frozenset[str]  # "must", "expects": what an error message requires
     relatives: frozenset[str]
     relatives_after: Phrases
     negators: Phrases
@@ -130,6 +132,7 @@ def cues() -> Cues:
         suppositions=_phrases(cue["suppositions"]), error_verbs=frozenset(cue["error_verbs"]),
         error_endings=tuple(cue["error_endings"]),
         manner_anaphora=_phrases(cue["manner_anaphora"]),
+        received=frozenset(cue["received"]), requirements=frozenset(cue["requirements"]),
         relatives=frozenset(cue["relatives"]), relatives_after=_phrases(cue["relatives_after"]),
         negators=_phrases(pred["negators"]),
         fillers=frozenset(pred["fillers"]),

@@ -1,0 +1,32 @@
+"""Round 29's unit wordings (issue 32, meaning33), in wordings of no data set, each on a
+quantity and a unit other than the sets' that show it. Each structure is in the leftovers of
+two tune sets at least: an error message's report of the input it rejects, after a requirement
+("must be a percentage (0-100); got 1500, which looks like nits", fresh29; "must be given in
+mg/m3, got a ppm-sized value", fresh32). The denials fail on the code before meaning33; the
+guards pass on both."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.units import states_unit
+
+
+@pytest.mark.parametrize(("text", "unit", "quantity", "states"), [
+    # the rejected input in the clause "got" opens after a requirement, and the relative
+    # clause that says what it looks like
+    ('HTTP 400: "heading" must be a compass step (0-15); got 270, which looks like degrees.',
+     "deg", "heading", False),
+    ('raise ConfigError("quota must be a share of the disk, got an MB-sized number: " + v)',
+     "MB", "quota", False),
+    ("error: --quota expects a fraction, received 512 which looks like MB", "MB", "quota",
+     False),
+    # guards: a value the error reports is the value's, the requirement's unit stated; a "got"
+    # with no requirement before it; a name interpolated in braces is a variable's
+    ("ValueError: quota must be between 1 and 500 MB, got 900 MB", "MB", "quota", True),
+    ("We got the quota readings in MB from the old server.", "MB", "quota", True),
+    ('raise ValueError(f"quota in MB must be positive, got {MB!r}")', "MB", "quota", True),
+])
+def test_an_error_message_rejects_what_it_got(text: str, unit: str, quantity: str,
+                                              states: bool) -> None:
+    assert states_unit(text, unit, (quantity,)) == states, text
