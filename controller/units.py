@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from controller.unit_contrast import contrast_instead
+from controller.unit_history import superseded as _superseded
 from controller.unit_identifiers import suffixed as _suffixed
 from controller.unit_identifiers import suffixed_rival as _suffixed_rival
 from controller.unit_letters import stands
@@ -96,7 +97,8 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int,
                 and not _set_against(reading, at, unit, quantity)
                 and not _conceded(reading, at) and not _converted(reading, at)
                 and not _qualifying(reading, at, unit) and not _sign_of_value(reading, at)
-                and not _reckoned(reading, at) and not _questioned(reading, at)):
+                and not _reckoned(reading, at) and not _questioned(reading, at)
+                and not _superseded(reading, at, unit)):
             return shown(token.text)
         previous = previous if token.text in _QUOTE_MARKS else token.lower
     return None

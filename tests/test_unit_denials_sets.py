@@ -120,8 +120,10 @@ LEFT |= {"#define MAX_CHARGE_CENTS 50000  /* $500.00 */"}
 # rebuttal ends the clause a display word excuses: tests/test_unit_structure29.py)
 LEFT |= {
     "/// Peak torque in newton-metres. Callers working in lbf·ft should use "
-    "`Torque::from_lbft`.",
-    "History: 1.0 used kgf·cm, 2.0 switched to lbf·in, and since 3.0 every torque value is N·m."}
+    "`Torque::from_lbft`."}
+# meaning33 reads "History: 1.0 used kgf·cm, 2.0 switched to lbf·in, and since 3.0 every torque
+# value is N·m." (a rival in a clause of the past before a cue of what holds now:
+# controller/unit_history.py, tests/test_unit_structure33.py)
 # meaning31 reads "... 29.5 is the ft-lb conversion printed on the box" and fresh24's "the km/h
 # label on the old chart" (a unit right before "label" or "conversion" names what is shown:
 # controller/units.toml labelling)
@@ -258,12 +260,12 @@ CONFIRMED_LEFT |= {
 }
 # meaning33 reads "... must be given in mg/m3, got a ppm-sized value" and fresh29's "... must be
 # a percentage (0-100); got 1500, which looks like nits." (an error message's report of the input
-# it rejects, after a requirement: tests/test_unit_structure33.py)
+# it rejects, after a requirement: tests/test_unit_structure33.py) and "The old greenhouse panel
+# showed percent, ... That is no longer an issue: every CO2 value ... is in ppm." (a history
+# before what holds now: controller/unit_history.py)
 LEFT |= {
     "/// CO2 concentration in parts per million. Not calibrated until ABC has run for 7 days.",
     "def test_co2_reported_in_ppm_not_percent():",
-    "The old greenhouse panel showed percent, and nobody could read it. That is no longer an "
-    "issue: every CO2 value we store and display is in ppm.",
     "If the sensor reports percent, the driver converts it, so `co2` is always ppm by the time it "
     "reaches the API.",
 }

@@ -30,3 +30,26 @@ from controller.units import states_unit
 def test_an_error_message_rejects_what_it_got(text: str, unit: str, quantity: str,
                                               states: bool) -> None:
     assert states_unit(text, unit, (quantity,)) == states, text
+
+
+@pytest.mark.parametrize(("text", "unit", "quantity", "states"), [
+    # a rival in a clause of the past (a verb in the past tense), then a cue of what holds now
+    # and the asked unit: a history the line ends with what holds, no second answer (fresh22:
+    # "1.0 used kgf·cm, 2.0 switched to lbf·in, and since 3.0 every torque value is N·m";
+    # fresh32: "The old ... panel showed percent, ... That is no longer an issue: ... ppm")
+    ("Changelog: v1 logged the quota in kilobytes, v2 moved it to GiB, and since v3 the quota "
+     "is MB.", "MB", "quota", True),
+    ("Release 1 stored the heading in radians; today it is kept in degrees.", "deg", "heading",
+     True),
+    ("The first plotter sent radians, and nobody could read it. That is no longer a problem: "
+     "every heading we keep is in degrees.", "deg", "heading", True),
+    # guards: the asked unit in the past clause; "since" of cause; what a report says now; a
+    # rival after the asked unit
+    ("Release 1 sent degrees; today it is kept in radians.", "deg", "heading", False),
+    ("The plotter always sent radians, and since the manual says degrees, people misread it.",
+     "deg", "heading", False),
+    ("We measured it: the sensor reported GiB. The docs now say MB.", "MB", "quota", False),
+])
+def test_a_rival_in_a_history_before_what_holds_now(text: str, unit: str, quantity: str,
+                                                    states: bool) -> None:
+    assert states_unit(text, unit, (quantity,)) == states, text

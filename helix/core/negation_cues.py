@@ -32,6 +32,7 @@ class Cues:
     evaluative: Phrases
     past: Phrases
     past_tense: Phrases
+    past_forms: frozenset[str]  # "sent", "gave": past tenses not in "-ed"
     superseded_by: Phrases
     held_from: frozenset[str]  # "from 3.0 on": a version from which something holds
     held_on: frozenset[str]
@@ -106,6 +107,7 @@ def cues() -> Cues:
         forward=_phrases(cue["forward"]), coordinating=frozenset(cue["coordinating"]),
         evaluative=_phrases(cue["evaluative"]),
         past=_phrases(cue["past"]), past_tense=_phrases(cue["past_tense"]),
+        past_forms=frozenset(cue["past_forms"]),
         superseded_by=_phrases(cue["superseded_by"]),
         held_from=frozenset(cue["held_from"]), held_on=frozenset(cue["held_on"]),
         sequels=frozenset(cue["sequels"]), elided_sequels=frozenset(cue["elided_sequels"]),
