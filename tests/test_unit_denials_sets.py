@@ -249,7 +249,6 @@ LEFT |= {
 # start and after rounds 27 and 28 with 5 -> 5 -> 5 denials confirmed and 4 -> 4 -> 4 statements
 # missed, now a tune set: left as measured at the rotation
 CONFIRMED_LEFT |= {
-    "CO2 value shown as 'ppm' in the app is actually the sensor's millivolt output",
     "People keep reading the 412 in the `co2` field as ppm. It looks right, the magnitude is "
     "plausible for outdoor air, and the v1 docs said so. None of that holds any more: the field "
     "is a 10-bit ADC count.",
@@ -262,7 +261,9 @@ CONFIRMED_LEFT |= {
 # a percentage (0-100); got 1500, which looks like nits." (an error message's report of the input
 # it rejects, after a requirement: tests/test_unit_structure33.py) and "The old greenhouse panel
 # showed percent, ... That is no longer an issue: every CO2 value ... is in ppm." (a history
-# before what holds now: controller/unit_history.py)
+# before what holds now: controller/unit_history.py) and "CO2 value shown as 'ppm' in the app is
+# actually the sensor's millivolt output" (a display's participle, then "actually":
+# controller/units.toml appearances)
 LEFT |= {
     "/// CO2 concentration in parts per million. Not calibrated until ABC has run for 7 days.",
     "def test_co2_reported_in_ppm_not_percent():",

@@ -53,3 +53,19 @@ def test_an_error_message_rejects_what_it_got(text: str, unit: str, quantity: st
 def test_a_rival_in_a_history_before_what_holds_now(text: str, unit: str, quantity: str,
                                                     states: bool) -> None:
     assert states_unit(text, unit, (quantity,)) == states, text
+
+
+@pytest.mark.parametrize(("text", "unit", "quantity", "states"), [
+    # what a display's participle shows, then "actually" says what the value is (fresh32: "CO2
+    # value shown as 'ppm' in the app is actually the sensor's millivolt output"; fresh31: "says
+    # 300 dpi but the value is actually ppi")
+    ("The heading printed as degrees on the chart is actually a raw encoder count.", "deg",
+     "heading", False),
+    ("Quota shown as 'MB' on the settings page is actually a count of files.", "MB", "quota",
+     False),
+    # guard: a display stated with no construal
+    ("The quota is shown in MB on the settings page, but rounded.", "MB", "quota", True),
+])
+def test_what_a_display_shows_then_actually(text: str, unit: str, quantity: str,
+                                            states: bool) -> None:
+    assert states_unit(text, unit, (quantity,)) == states, text
