@@ -21,7 +21,6 @@ from helix.core.negation_cues import cues
 from helix.core.negation_tokens import match
 
 _CLAUSE_MARKS = frozenset(",;:—–|()")
-_PRESENT_AUXILIARIES = frozenset({"is", "are", "be", "been", "being", "has", "have", "am"})
 _REGULAR_PAST = "ed"
 _NOT_PAST = "eed"  # "speed", "need": no past tense
 _CONJUNCTIONS = frozenset({"since", "once", "before", "until"})  # of time, cause or order
@@ -53,7 +52,7 @@ def _past_verb(reading: Reading, n: int) -> bool:
     word = tokens[n].lower
     if match(tokens, n, c.past_tense) or word in c.past_forms:
         return True
-    governed = n > 0 and tokens[n - 1].lower in _PRESENT_AUXILIARIES
+    governed = n > 0 and tokens[n - 1].lower in c.present_auxiliaries
     return (word.endswith(_REGULAR_PAST) and not word.endswith(_NOT_PAST)
             and len(word) >= _SHORTEST_PAST and word.isalpha() and not governed)
 

@@ -71,6 +71,7 @@ from controller.unit_rivals import shown_then_rebutted as _shown_then_rebutted
 from controller.unit_rivals import sign_of_value as _sign_of_value
 from controller.unit_rivals import supposed as _supposed
 from helix.core.negation import Reading, read
+from helix.core.negation_cues import cues
 
 _CORRECTIONS = frozenset({"but"})  # "not X but Y": Y corrects X
 _COUNT = "count"  # units.toml: a count of things a quantity is given in (a share)
@@ -191,10 +192,12 @@ class UnitLine:
     instead: str | None  # the unit the line's sentence states, where the line only denies
 
 
-def _instead(reading: Reading, unit: str, sentence: int) -> str | None:
+def _instead(reading: Reading, unit: str, sentence: int, *, same: bool = True) -> str | None:
     """The first unit of `unit`'s dimension that sentence `sentence` states, else the next
     sentence (the answer to a question, "Is it in MB? No, it's in GB."; "It isn't in Celsius.
-    It's in millikelvin."), or the one after a reply alone ("Q: ... in MB?\nA: No. It's GB.")."""
+    It's in millikelvin."), or the one after a reply alone ("Q: ... in MB?\nA: No. It's GB.");
+    not `same`: a unit of another dimension, where nothing else names one (`unit_lines`:
+    "`tx_power` is expressed in dBm. It is not a wattage.", meaning33)."""
     reply = sum(1 for t in reading.tokens if t.sentence == sentence + 1 and t.text[:1].isalnum())
     for at in (sentence, sentence + 1, sentence + 2, sentence - 1):
         if at == sentence + 2 and reply > _REPLY_WORDS:  # past a reply alone ("A: No.")
@@ -207,13 +210,36 @@ def _instead(reading: Reading, unit: str, sentence: int) -> str | None:
             named = is_unit_name(token.text, previous) or (
                 identity(token.text) is not None and (previous in _CORRECTIONS
                                                       or _noted(said)))
-            if (token.sentence == at and not denied and named
-                    and (rival(token.text, unit, elliptic=True) or share(token.text, unit))
+            kin = (rival(token.text, unit, elliptic=True) or share(token.text, unit)) if same \
+                else _other_dimension(reading, n, unit)
+            if (token.sentence == at and not denied and named and kin
                     and not _code_name(reading, n) and not _product_part(reading, n)
                     and not _counting(reading, n)):
                 return shown(token.text)
             said += [] if token.text in _QUOTE_MARKS else [token.lower]
     return None
+
+
+def _contrast_or_other(reading: Reading, unit: str, sentence: int) -> str | None:
+    """The unit a contrast names instead, else one of another dimension (meaning33)."""
+    return contrast_instead(reading, unit, sentence) or _instead(reading, unit, sentence,
+                                                                 same=False)
+
+
+def _other_dimension(reading: Reading, at: int, unit: str) -> bool:
+    """Token `at` names a unit of a dimension other than `unit`'s, standing alone: not half of
+    a hyphenated word ("foot-lamberts") nor a noun's modifier ("the meter reading")."""
+    tokens, c = reading.tokens, cues()
+    found, asked = identity(tokens[at].text), identity(join_compounds(unit))
+    if found is None or asked is None or found[0] == asked[0]:
+        return False
+    after = tokens[at + 1] if at + 1 < len(tokens) else None
+    if after is None or after.sentence != tokens[at].sentence:
+        return True
+    joined = after.start == tokens[at].end and after.text == "-"
+    modifies = after.text.isalpha() and after.lower not in (
+        c.prepositions | c.coordinators | c.boundary_words | c.fillers)
+    return not (joined or modifies)
 
 
 def _counting(reading: Reading, at: int) -> bool:
@@ -410,7 +436,7 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
                     struck=None if states else replaced.get(line), retracted=retracted,
                     denied=bool(denied) and not states, foreign=foreign, own_rows=own_rows)
             if instead is None and denied and not states:
-                instead = contrast_instead(reading, unit, denied[0])
+                instead = _contrast_or_other(reading, unit, denied[0])
             out.append(UnitLine(offset=line, states=states, instead=instead))
     return out
 

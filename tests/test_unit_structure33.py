@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.units import states_unit
+from controller.units import stated_instead, states_unit
 
 
 @pytest.mark.parametrize(("text", "unit", "quantity", "states"), [
@@ -69,3 +69,21 @@ def test_a_rival_in_a_history_before_what_holds_now(text: str, unit: str, quanti
 def test_what_a_display_shows_then_actually(text: str, unit: str, quantity: str,
                                             states: bool) -> None:
     assert states_unit(text, unit, (quantity,)) == states, text
+
+
+@pytest.mark.parametrize(("text", "unit", "quantity", "instead"), [
+    # a line that denies the unit and names no unit of its dimension names one of another
+    # dimension instead (ten tune sets: "`tx_power` is expressed in dBm. It is not a wattage.",
+    # fresh20; "percent by volume, NOT ppm", fresh32; "rate here is kg/h of fuel, not L/min",
+    # fresh23)
+    ("The heading field is not in degrees. It holds metres of cross-track error.", "deg",
+     "heading", "metres"),
+    ("The quota isn't MB; it is measured in hours of upload time.", "MB", "quota", "hours"),
+    ("oven_temp is never °C -- the controller reports watts of heater power here", "°C",
+     "oven temperature", "watts"),
+    # guard: a unit of the dimension comes first
+    ("The quota is not in MB, it is in GiB of which hours are logged.", "MB", "quota", "GiB"),
+])
+def test_the_unit_named_instead_may_be_of_another_dimension(text: str, unit: str, quantity: str,
+                                                            instead: str) -> None:
+    assert stated_instead(text, unit, (quantity,)) == instead, text

@@ -33,6 +33,7 @@ class Cues:
     past: Phrases
     past_tense: Phrases
     past_forms: frozenset[str]  # "sent", "gave": past tenses not in "-ed"
+    present_auxiliaries: frozenset[str]  # "is stored": a participle of the present
     superseded_by: Phrases
     held_from: frozenset[str]  # "from 3.0 on": a version from which something holds
     held_on: frozenset[str]
@@ -108,6 +109,7 @@ def cues() -> Cues:
         evaluative=_phrases(cue["evaluative"]),
         past=_phrases(cue["past"]), past_tense=_phrases(cue["past_tense"]),
         past_forms=frozenset(cue["past_forms"]),
+        present_auxiliaries=frozenset(cue["present_auxiliaries"]),
         superseded_by=_phrases(cue["superseded_by"]),
         held_from=frozenset(cue["held_from"]), held_on=frozenset(cue["held_on"]),
         sequels=frozenset(cue["sequels"]), elided_sequels=frozenset(cue["elided_sequels"]),
