@@ -29,6 +29,7 @@ from functools import lru_cache
 
 from controller.unit_contrast import contrast_instead
 from controller.unit_history import superseded as _superseded
+from controller.unit_identifiers import renamed_rival as _renamed_rival
 from controller.unit_identifiers import suffixed as _suffixed
 from controller.unit_identifiers import suffixed_rival as _suffixed_rival
 from controller.unit_letters import stands
@@ -464,7 +465,7 @@ def _fallback_instead(line: int, unit: str, quantity: tuple[str, ...], *, text: 
     if instead is None and line in retracted:
         instead = _replacement(text, line, unit)
     if instead is None and denied:
-        instead = _suffixed_rival(reading, para, unit, quantity)
+        instead = _suffixed_rival(reading, para, unit, quantity) or _renamed_rival(reading, unit)
     if instead is None and line in foreign:
         instead = next((shown(w) for row in own_rows for w in WORD.findall(row)
                         if rival(w, unit)), None)

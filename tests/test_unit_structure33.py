@@ -87,3 +87,18 @@ def test_what_a_display_shows_then_actually(text: str, unit: str, quantity: str,
 def test_the_unit_named_instead_may_be_of_another_dimension(text: str, unit: str, quantity: str,
                                                             instead: str) -> None:
     assert stated_instead(text, unit, (quantity,)) == instead, text
+
+
+@pytest.mark.parametrize(("text", "unit", "quantity", "instead"), [
+    # the new name of a rename ends with the unit the line names instead (fresh18: "rename
+    # max_ma -> max_a, the value hasn't been milliamps ..."; fresh20: "`max_draw_w` was renamed
+    # to `max_draw_mw` because the values were never really watts")
+    ("Please rename `ang_deg` to `ang_rad`; the field was never in degrees.", "deg", "heading",
+     "rad"),
+    ("cap_mb was renamed to cap_GiB, because the values were never MB.", "MB", "quota", "GiB"),
+    ("TODO: rename tmo_s -> tmo_ms, the value hasn't been seconds for years", "s",
+     "flush interval", "ms"),
+])
+def test_a_renamed_name_names_the_unit_instead(text: str, unit: str, quantity: str,
+                                               instead: str) -> None:
+    assert stated_instead(text, unit, (quantity,)) == instead, text
