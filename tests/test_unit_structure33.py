@@ -1,9 +1,10 @@
 """Round 29's unit wordings (issue 32, meaning33), in wordings of no data set, each on a
-quantity and a unit other than the sets' that show it. Each structure is in the leftovers of
-two tune sets at least: an error message's report of the input it rejects, after a requirement
-("must be a percentage (0-100); got 1500, which looks like nits", fresh29; "must be given in
-mg/m3, got a ppm-sized value", fresh32). The denials fail on the code before meaning33; the
-guards pass on both."""
+quantity and a unit other than the sets' that show it; each structure is in the leftovers of two
+tune sets at least: an error message's report of the input it rejects, after a requirement
+(fresh29, fresh32); a rival in a clause of the past before what holds now (fresh22, fresh32); a
+display's participle, then "actually" (fresh31, fresh32); and for the unit named instead, one of
+another dimension (ten sets) and the new name of a rename (fresh18, fresh20). Every case but the
+guards fails on the code before meaning33; the guards pass on both."""
 
 from __future__ import annotations
 
