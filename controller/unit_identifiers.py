@@ -7,6 +7,8 @@ controller/units.py): a name made of the quantity's words and a unit (`cutoff_mV
     suffixed(text, unit, quantity) -> identifiers named after the quantity ending in `unit`
     suffixed_rival(reading, text, unit, quantity) -> the other unit such an identifier ends with
     names_quantity(text, quantity) -> `text` names one of the quantity's phrases
+    renamed_rival(reading, unit)  -> the other unit of `unit`'s dimension the new name of a
+                                     rename ends with ("rename max_ma -> max_a": A)
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import re
 from controller.unit_names import aliases as _aliases
 from controller.unit_names import identity, names, rival
 from helix.core.negation import Reading
+from helix.core.negation_cues import cues
 
 _SHORT_WORD = 3  # a word cut short still has three letters ("max", "temp")
 
@@ -88,3 +91,32 @@ def names_quantity(text: str, quantity: tuple[str, ...]) -> bool:
                              for w, t in zip(words, found[at:at + len(words)], strict=True)):
                 return True
     return False
+
+
+def _as_unit(word: str) -> str | None:
+    """An identifier's last word as a unit's name, in the cases a name is typed in ("a" -> A,
+    "mw" -> mW)."""
+    for spelt in (word, word[:1] + word[1:].upper(), word.upper()):
+        if identity(spelt) is not None:
+            return spelt
+    return None
+
+
+def renamed_rival(reading: Reading, unit: str) -> str | None:
+    """The new name of a rename (`renames`, then "to" or an arrow: "rename max_ma -> max_a",
+    "`max_draw_w` was renamed to `max_draw_mw`") whose last word is another unit of `unit`'s
+    dimension: the unit the line names instead (meaning33, as fresh18 and fresh20 write it)."""
+    tokens, c = reading.tokens, cues()
+    for i, token in enumerate(tokens):
+        if token.lower not in c.renames:
+            continue
+        after = [j for j in range(i + 1, len(tokens)) if tokens[j].sentence == token.sentence]
+        target = next((j for j in after if tokens[j].lower in c.change_to
+                       or tokens[j].text in c.rename_arrows or tokens[j].text == ">"), None)
+        name = next((tokens[j].text for j in after if target is not None and j > target
+                     and _IDENTIFIER.fullmatch(tokens[j].text)), None)
+        words = identifier_words(name) if name else []
+        spelt = _as_unit(words[-1]) if len(words) > 1 else None
+        if spelt is not None and rival(spelt, unit, elliptic=True):
+            return spelt
+    return None

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from controller.unit_contrast import contrast_instead
+from controller.unit_history import superseded as _superseded
+from controller.unit_identifiers import renamed_rival as _renamed_rival
 from controller.unit_identifiers import suffixed as _suffixed
 from controller.unit_identifiers import suffixed_rival as _suffixed_rival
 from controller.unit_letters import stands
@@ -70,6 +72,7 @@ from controller.unit_rivals import shown_then_rebutted as _shown_then_rebutted
 from controller.unit_rivals import sign_of_value as _sign_of_value
 from controller.unit_rivals import supposed as _supposed
 from helix.core.negation import Reading, read
+from helix.core.negation_cues import cues
 
 _CORRECTIONS = frozenset({"but"})  # "not X but Y": Y corrects X
 _COUNT = "count"  # units.toml: a count of things a quantity is given in (a share)
@@ -96,7 +99,8 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int,
                 and not _set_against(reading, at, unit, quantity)
                 and not _conceded(reading, at) and not _converted(reading, at)
                 and not _qualifying(reading, at, unit) and not _sign_of_value(reading, at)
-                and not _reckoned(reading, at) and not _questioned(reading, at)):
+                and not _reckoned(reading, at) and not _questioned(reading, at)
+                and not _superseded(reading, at, unit)):
             return shown(token.text)
         previous = previous if token.text in _QUOTE_MARKS else token.lower
     return None
@@ -189,10 +193,12 @@ class UnitLine:
     instead: str | None  # the unit the line's sentence states, where the line only denies
 
 
-def _instead(reading: Reading, unit: str, sentence: int) -> str | None:
+def _instead(reading: Reading, unit: str, sentence: int, *, same: bool = True) -> str | None:
     """The first unit of `unit`'s dimension that sentence `sentence` states, else the next
     sentence (the answer to a question, "Is it in MB? No, it's in GB."; "It isn't in Celsius.
-    It's in millikelvin."), or the one after a reply alone ("Q: ... in MB?\nA: No. It's GB.")."""
+    It's in millikelvin."), or the one after a reply alone ("Q: ... in MB?\nA: No. It's GB.");
+    not `same`: a unit of another dimension, where nothing else names one (`unit_lines`:
+    "`tx_power` is expressed in dBm. It is not a wattage.", meaning33)."""
     reply = sum(1 for t in reading.tokens if t.sentence == sentence + 1 and t.text[:1].isalnum())
     for at in (sentence, sentence + 1, sentence + 2, sentence - 1):
         if at == sentence + 2 and reply > _REPLY_WORDS:  # past a reply alone ("A: No.")
@@ -205,13 +211,36 @@ def _instead(reading: Reading, unit: str, sentence: int) -> str | None:
             named = is_unit_name(token.text, previous) or (
                 identity(token.text) is not None and (previous in _CORRECTIONS
                                                       or _noted(said)))
-            if (token.sentence == at and not denied and named
-                    and (rival(token.text, unit, elliptic=True) or share(token.text, unit))
+            kin = (rival(token.text, unit, elliptic=True) or share(token.text, unit)) if same \
+                else _other_dimension(reading, n, unit)
+            if (token.sentence == at and not denied and named and kin
                     and not _code_name(reading, n) and not _product_part(reading, n)
                     and not _counting(reading, n)):
                 return shown(token.text)
             said += [] if token.text in _QUOTE_MARKS else [token.lower]
     return None
+
+
+def _contrast_or_other(reading: Reading, unit: str, sentence: int) -> str | None:
+    """The unit a contrast names instead, else one of another dimension (meaning33)."""
+    return contrast_instead(reading, unit, sentence) or _instead(reading, unit, sentence,
+                                                                 same=False)
+
+
+def _other_dimension(reading: Reading, at: int, unit: str) -> bool:
+    """Token `at` names a unit of a dimension other than `unit`'s, standing alone: not half of
+    a hyphenated word ("foot-lamberts") nor a noun's modifier ("the meter reading")."""
+    tokens, c = reading.tokens, cues()
+    found, asked = identity(tokens[at].text), identity(join_compounds(unit))
+    if found is None or asked is None or found[0] == asked[0]:
+        return False
+    after = tokens[at + 1] if at + 1 < len(tokens) else None
+    if after is None or after.sentence != tokens[at].sentence:
+        return True
+    joined = after.start == tokens[at].end and after.text == "-"
+    modifies = after.text.isalpha() and after.lower not in (
+        c.prepositions | c.coordinators | c.boundary_words | c.fillers)
+    return not (joined or modifies)
 
 
 def _counting(reading: Reading, at: int) -> bool:
@@ -408,7 +437,7 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
                     struck=None if states else replaced.get(line), retracted=retracted,
                     denied=bool(denied) and not states, foreign=foreign, own_rows=own_rows)
             if instead is None and denied and not states:
-                instead = contrast_instead(reading, unit, denied[0])
+                instead = _contrast_or_other(reading, unit, denied[0])
             out.append(UnitLine(offset=line, states=states, instead=instead))
     return out
 
@@ -436,7 +465,7 @@ def _fallback_instead(line: int, unit: str, quantity: tuple[str, ...], *, text: 
     if instead is None and line in retracted:
         instead = _replacement(text, line, unit)
     if instead is None and denied:
-        instead = _suffixed_rival(reading, para, unit, quantity)
+        instead = _suffixed_rival(reading, para, unit, quantity) or _renamed_rival(reading, unit)
     if instead is None and line in foreign:
         instead = next((shown(w) for row in own_rows for w in WORD.findall(row)
                         if rival(w, unit)), None)

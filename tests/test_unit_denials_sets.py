@@ -120,8 +120,10 @@ LEFT |= {"#define MAX_CHARGE_CENTS 50000  /* $500.00 */"}
 # rebuttal ends the clause a display word excuses: tests/test_unit_structure29.py)
 LEFT |= {
     "/// Peak torque in newton-metres. Callers working in lbf·ft should use "
-    "`Torque::from_lbft`.",
-    "History: 1.0 used kgf·cm, 2.0 switched to lbf·in, and since 3.0 every torque value is N·m."}
+    "`Torque::from_lbft`."}
+# meaning33 reads "History: 1.0 used kgf·cm, 2.0 switched to lbf·in, and since 3.0 every torque
+# value is N·m." (a rival in a clause of the past before a cue of what holds now:
+# controller/unit_history.py, tests/test_unit_structure33.py)
 # meaning31 reads "... 29.5 is the ft-lb conversion printed on the box" and fresh24's "the km/h
 # label on the old chart" (a unit right before "label" or "conversion" names what is shown:
 # controller/units.toml labelling)
@@ -198,8 +200,6 @@ CONFIRMED_LEFT |= {
 # after round 25's merges with 3 -> 3 statements missed and 12 -> 12 denials confirmed, now a tune
 # set: left as measured at the rotation (the commits after it read what they read)
 CONFIRMED_LEFT |= {
-    "422 Unprocessable Entity: \"max_brightness\" must be a percentage (0-100); got "
-    "1500, which looks like nits.",
     "# helderheid is een stapwaarde (0-7), geen nits",
 }
 # meaning30 reads the other ten (a refuted report names back the report; a unit a label, a
@@ -249,22 +249,24 @@ LEFT |= {
 # start and after rounds 27 and 28 with 5 -> 5 -> 5 denials confirmed and 4 -> 4 -> 4 statements
 # missed, now a tune set: left as measured at the rotation
 CONFIRMED_LEFT |= {
-    "CO2 value shown as 'ppm' in the app is actually the sensor's millivolt output",
     "People keep reading the 412 in the `co2` field as ppm. It looks right, the magnitude is "
     "plausible for outdoor air, and the v1 docs said so. None of that holds any more: the field "
     "is a 10-bit ADC count.",
-    'throw new IllegalArgumentException("co2Limit must be given in mg/m3, got a ppm-sized value: '
-    '" + co2Limit);',
     "  co2_target: 0.08   # vol-% (so 800 ppm is written 0.08; do not put 800 here)",
     "ppm is what most people expect for indoor CO2, and the label in the mobile app even says so. "
     "The API, though, has always sent something else: percent by volume, since the first release. "
     "The app label was simply never correct.",
 }
+# meaning33 reads "... must be given in mg/m3, got a ppm-sized value" and fresh29's "... must be
+# a percentage (0-100); got 1500, which looks like nits." (an error message's report of the input
+# it rejects, after a requirement: tests/test_unit_structure33.py) and "The old greenhouse panel
+# showed percent, ... That is no longer an issue: every CO2 value ... is in ppm." (a history
+# before what holds now: controller/unit_history.py) and "CO2 value shown as 'ppm' in the app is
+# actually the sensor's millivolt output" (a display's participle, then "actually":
+# controller/units.toml appearances)
 LEFT |= {
     "/// CO2 concentration in parts per million. Not calibrated until ABC has run for 7 days.",
     "def test_co2_reported_in_ppm_not_percent():",
-    "The old greenhouse panel showed percent, and nobody could read it. That is no longer an "
-    "issue: every CO2 value we store and display is in ppm.",
     "If the sensor reports percent, the driver converts it, so `co2` is always ppm by the time it "
     "reaches the API.",
 }

@@ -33,6 +33,8 @@ The cues (data: helix/core/negation.toml) reach:
     postpositive a negation after what it denies ("dB ではなく"): its clause's words before it
     elliptical  a clause that is only a negation denies the clause before: "bar in the beta,
                 not anymore"; as the reply to a question, the question ("GPa? Not since 2.0.")
+    received    an error message's report of the input, after a requirement: "must be a
+                step index; got 270, which looks like degrees" (the clause and a relative one)
     harmful     a predicate of harm, the clause before it: "assuming GPa will break it", and
                 a conditional clause opening its sentence ("if you pass GPa, it will fail")
     manner      a negated manner that names back what came before denies the sentence up to
@@ -58,6 +60,7 @@ from helix.core.negation_cues import Cues, cues
 from helix.core.negation_reports import named_back as _named_back
 from helix.core.negation_reports import negated_identifiers
 from helix.core.negation_reports import previous_clause as _previous_clause
+from helix.core.negation_reports import received as _received
 from helix.core.negation_reports import refuted as _refuted
 from helix.core.negation_tokens import (
     CLOSE,
@@ -435,6 +438,7 @@ def read(text: str) -> Reading:
         if _match(tokens, i, c.harmful) or raises_error(tokens, i, c):
             deny(cl.backward(i))
             deny(condition(tokens, i, c))
+        deny(_received(cl, i))  # "must be a share; got 512, which looks like MB"
         if _match(tokens, i, c.manner_anaphora) and reaches[i] % 2 == 1:
             deny([j for j in range(i) if tokens[j].sentence == token.sentence])
     return Reading(tokens=tokens, denied=tuple(d or r % 2 == 1 for d, r in zip(denied, reaches,

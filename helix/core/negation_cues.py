@@ -32,6 +32,8 @@ class Cues:
     evaluative: Phrases
     past: Phrases
     past_tense: Phrases
+    past_forms: frozenset[str]  # "sent", "gave": past tenses not in "-ed"
+    present_auxiliaries: frozenset[str]  # "is stored": a participle of the present
     superseded_by: Phrases
     held_from: frozenset[str]  # "from 3.0 on": a version from which something holds
     held_on: frozenset[str]
@@ -66,6 +68,8 @@ class Cues:
     error_verbs: frozenset[str]
     error_endings: tuple[str, ...]
     manner_anaphora: Phrases
+    received: frozenset[str]  # "...; got 270, which looks like degrees": the rejected input
+    requirements: frozenset[str]  # "must", "expects": what an error message requires
     relatives: frozenset[str]
     relatives_after: Phrases
     negators: Phrases
@@ -104,6 +108,8 @@ def cues() -> Cues:
         forward=_phrases(cue["forward"]), coordinating=frozenset(cue["coordinating"]),
         evaluative=_phrases(cue["evaluative"]),
         past=_phrases(cue["past"]), past_tense=_phrases(cue["past_tense"]),
+        past_forms=frozenset(cue["past_forms"]),
+        present_auxiliaries=frozenset(cue["present_auxiliaries"]),
         superseded_by=_phrases(cue["superseded_by"]),
         held_from=frozenset(cue["held_from"]), held_on=frozenset(cue["held_on"]),
         sequels=frozenset(cue["sequels"]), elided_sequels=frozenset(cue["elided_sequels"]),
@@ -130,6 +136,7 @@ def cues() -> Cues:
         suppositions=_phrases(cue["suppositions"]), error_verbs=frozenset(cue["error_verbs"]),
         error_endings=tuple(cue["error_endings"]),
         manner_anaphora=_phrases(cue["manner_anaphora"]),
+        received=frozenset(cue["received"]), requirements=frozenset(cue["requirements"]),
         relatives=frozenset(cue["relatives"]), relatives_after=_phrases(cue["relatives_after"]),
         negators=_phrases(pred["negators"]),
         fillers=frozenset(pred["fillers"]),

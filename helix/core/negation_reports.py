@@ -5,6 +5,8 @@
     report_before(tokens, cues, boundary, at, named) -> the report a refuted demonstrative names
         back when the clause before it reports nothing ("People keep telling me it is in kPa. I
         measured it, and that isn't true.")
+    received(clauses, at) -> an error message's report of the input it rejects: the clause "got"
+        opens after a requirement ("must be a percentage; got 1500, which looks like nits")
     negated_identifiers(tokens) -> the tokens an identifier made of words with a negation
         among them denies: itself ("test_size_is_not_in_points") and, called, its arguments
         ("assertNotEqual(cfg.unit, 'kPa')": a negated comparison)
@@ -28,6 +30,8 @@ class ClauseReader(Protocol):
     boundary: list[bool]
 
     def backward(self, origin: int) -> list[int]: ...
+
+    def forward(self, origin: int, start: int) -> list[int]: ...
 
 # an identifier's words: snake_case, SCREAMING_CASE, camelCase ("assertNotEqual")
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
@@ -137,3 +141,36 @@ def refuted(cl: ClauseReader, at: int, length: int) -> list[int]:
             or tokens[i].lower not in c.demonstratives:
         return []
     return [*(named := named_back(cl, i)), *report_before(tokens, c, cl.boundary, i, named)]
+
+
+def received(cl: ClauseReader, at: int) -> list[int]:
+    """A clause opened by a report of the input (`received`: "got") at token `at`, after a
+    requirement earlier in its sentence (`requirements`: "must", "expects"), is what an error
+    message rejects: its words, and a relative clause right after it that says what the input
+    looks like ("must be a compass step; got 270, which looks like degrees", meaning33). A
+    "got" with no requirement before it reports nothing rejected ("we got the readings in ppm");
+    a name interpolated in braces is a variable's, no unit ("got {dpi!r}")."""
+    tokens, c = cl.tokens, cl.c
+    opens = at == 0 or cl.boundary[at - 1] or tokens[at - 1].sentence != tokens[at].sentence
+    if tokens[at].lower not in c.received or not opens or not any(
+            tokens[j].lower in c.requirements for j in range(at)
+            if tokens[j].sentence == tokens[at].sentence):
+        return []
+    scope = cl.forward(at, at + 1)
+    end = max(scope, default=at) + 1
+    if end < len(tokens) and tokens[end].lower == ",":
+        end += 1
+    if end < len(tokens) and tokens[end].sentence == tokens[at].sentence \
+            and tokens[end].lower in c.relatives:
+        scope += [end, *cl.forward(end, end + 1)]
+    return _outside_braces(tokens, scope)
+
+
+def _outside_braces(tokens: Sequence[Token], scope: list[int]) -> list[int]:
+    """The tokens of `scope` outside an interpolation ("{dpi!r}", up to its "}")."""
+    out, inside = [], False
+    for j in scope:
+        inside = (inside or tokens[j].text == "{") and tokens[j].text != "}"
+        if not inside and tokens[j].text != "}":
+            out.append(j)
+    return out
