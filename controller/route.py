@@ -470,7 +470,10 @@ def route_question(question: str, *, routing: RoutingPolicy, scope: str | None =
     check_only = ambiguous is None and _one_plain_word(route, subject, hints, scope, pasted)
     if check_only:
         ambiguous = subject[0].lower()
-    clause = None if ambiguous or pasted or scope else asked_clause(text)
+    # a message of several lines with no traceback asks the one question it quotes, if any
+    # (a tool's call: 'query = "what does cavity mean in this repo"'); else it is a report
+    clause = None if ambiguous or scope or (pasted and frame_paths(question)) else (
+        quoted_question(text) if pasted else asked_clause(text))
     if clause is not None:  # "A user asks: what is a cavity?": the word it asks about
         ambiguous = route_question(clause, routing=routing, knows=knows).ambiguous_term
         check_only = ambiguous is not None
