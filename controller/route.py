@@ -298,10 +298,12 @@ def sense_terms(body: str, terms: tuple[str, ...], knows: Knows | None = None
     words = (_one_word(t) for t in terms)  # a quoted "the cavity" is the word cavity
     subject = tuple(dict.fromkeys(t for t in words if not _SENSE_ASIDE.match(t)
                                   and (" " in t or t.lower() in kept)))
-    if knows is None or not _asks_about_a_word(body, knows):
+    if knows is None:
         return subject
     known = tuple(t for t in subject if " " in t or is_identifier(t)
                   or (knows(t.lower()) and not _counts(t)))
+    if not _asks_about_a_word(body, knows):
+        return _named_in_repository(subject, known, body, knows)
     quoted = _quoted_word(body, knows)
     if quoted is not None and any(t.lower() == quoted for t in known) \
             and _ASKS_WHAT_A_WORD_IS.search(body):
@@ -309,6 +311,18 @@ def sense_terms(body: str, terms: tuple[str, ...], knows: Knows | None = None
     if len(known) == 1 and known != subject and not _heads_phrase(known[0], body):
         return subject  # "where the program counts how often ...": no word asked about
     return known
+
+
+def _named_in_repository(subject: tuple[str, ...], known: tuple[str, ...], body: str,
+                         knows: Knows) -> tuple[str, ...]:
+    """What a question in any wording or language is about in the repository: its words the
+    repository never uses name nothing in it ("wetin be cavity for dis code?", "cavity ka
+    matlab kya hai is code mein?" -> "cavity"). One plain word left, standing where a subject
+    stands (`_heads_phrase`, an unknown word before it counting as no content word here),
+    is the subject; otherwise the question's terms as they are."""
+    if len(known) != 1 or known == subject or " " in known[0] or is_identifier(known[0]):
+        return subject
+    return known if _heads_phrase(known[0], body, knows) else subject
 
 
 # a plain word quoted alone ("what does 'cavity' denote", 'ask "cavity"'); a plain word
@@ -350,7 +364,7 @@ def _one_word(term: str) -> str:
 _PRECEDING = re.compile(r"([\w'’]+)?[^\w'’]*$")
 
 
-def _heads_phrase(word: str, body: str) -> bool:
+def _heads_phrase(word: str, body: str, knows: Knows | None = None) -> bool:
     """`word` stands where a word asked about stands: first in its clause, quoted, or after a
     function word or a word of asking about words ("what is a cavity", "cavity. go",
     "the term 'cavity'"), not after another content word ("the program counts")."""
@@ -365,7 +379,9 @@ def _heads_phrase(word: str, body: str) -> bool:
     previous = _PRECEDING.search(before)
     lead = (previous.group(1) or "").lower() if previous else ""
     clitic = re.sub(r"['’]?s$", "", lead)  # "whats", "what's": a question word and its 's
-    return lead in STOPWORDS or clitic in STOPWORDS or bool(_SENSE_ASIDE.match(lead))
+    unknown = knows is not None and lead.isalpha() and not knows(lead)
+    return (lead in STOPWORDS or clitic in STOPWORDS or bool(_SENSE_ASIDE.match(lead))
+            or unknown)
 
 
 _CLAUSE_END = re.compile(r"(?<=[.?!:])\s+")
@@ -454,7 +470,10 @@ def route_question(question: str, *, routing: RoutingPolicy, scope: str | None =
     check_only = ambiguous is None and _one_plain_word(route, subject, hints, scope, pasted)
     if check_only:
         ambiguous = subject[0].lower()
-    clause = None if ambiguous or pasted or scope else asked_clause(text)
+    # a message of several lines with no traceback asks the one question it quotes, if any
+    # (a tool's call: 'query = "what does cavity mean in this repo"'); else it is a report
+    clause = None if ambiguous or scope or (pasted and frame_paths(question)) else (
+        quoted_question(text) if pasted else asked_clause(text))
     if clause is not None:  # "A user asks: what is a cavity?": the word it asks about
         ambiguous = route_question(clause, routing=routing, knows=knows).ambiguous_term
         check_only = ambiguous is not None
