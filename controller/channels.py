@@ -30,7 +30,8 @@ from indexers.api import IndexReader
 from indexers.tokenize import tokenize
 
 ChannelName = Literal["bm25", "dense", "symbol", "path", "graph", "refs", "files",
-                      "file_bm25", "path_words", "test_targets", "name_words", "prf"]
+                      "file_bm25", "path_words", "test_targets", "name_words", "prf",
+                      "test_files"]
 REF_VERBS = {"call": "calls", "import": "imports", "attribute": "references",
              "name": "references", "type": "references"}
 Pair = tuple[Chunk, tuple[Reason, ...]]
@@ -276,9 +277,12 @@ def _refs(index: IndexReader, request: Request) -> list[Pair]:
 def _files(index: IndexReader, request: Request, pools: Pools) -> list[Pair]:
     """Files ranked by their pooled BM25 mass, each represented by its best chunk."""
     per_file: dict[str, list[tuple[float, ChunkHead]]] = {}
-    hits = index.search_bm25_scores(request.query, pools.file_pool)
+    only_tests = request.channel == "test_files"  # test files only, looked for deeper
+    hits = index.search_bm25_scores(request.query,
+                                    pools.file_pool * (pools.overfetch if only_tests else 1))
     for (_, score), head in zip(hits, index.chunk_heads([cid for cid, _ in hits]), strict=True):
-        if not _keep(head, request) or (request.no_tests and is_test(head)):
+        if (not _keep(head, request) or (request.no_tests and is_test(head))
+                or (only_tests and not is_test(head))):
             continue
         per_file.setdefault(head.path, []).append((score, head))
     ranked: list[tuple[float, str, ChunkHead]] = []
@@ -447,7 +451,7 @@ def execute(index: IndexReader, request: Request, embedder: Embedder | None,
         pairs = _path(index, request)
     elif request.channel == "refs":
         pairs = _refs(index, request)
-    elif request.channel == "files":
+    elif request.channel in ("files", "test_files"):
         pairs = _files(index, request, pools)
     elif request.channel == "file_bm25":
         pairs = _file_bm25(index, request, pools)

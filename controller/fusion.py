@@ -37,12 +37,14 @@ def channel_weight(channel: str, settings: RetrievalSettings,
                "related": settings.w_graph,
                "tree": settings.w_bm25,
                "sense": settings.w_bm25,
-               "prf": settings.pools.w_prf}
+               "prf": settings.pools.w_prf,
+               "test_files": settings.pools.w_test_files}
     return weights.get(channel, settings.w_bm25)
 
 
-# the feedback pass (`prf`) is BM25 over chunks too: one lexical vote with it
-FAMILIES = {"files": "bm25", "file_bm25": "bm25", "prf": "bm25"}
+# the feedback pass (`prf`) and the test files' list (`test_files`) are BM25 over chunks
+# too: one lexical vote with it
+FAMILIES = {"files": "bm25", "file_bm25": "bm25", "prf": "bm25", "test_files": "bm25"}
 
 
 def _vote(best: Mapping[tuple[str, str], int], settings: RetrievalSettings,

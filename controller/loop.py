@@ -36,7 +36,7 @@ from controller.evidence import (
     rank,
 )
 from controller.fusion import FAMILIES, Fused, Ranked, mmr, rrf, rrf_files
-from controller.moves import MoveContext, asks_tests, prf_requests, req, requests_for
+from controller.moves import MoveContext, asks_tests, req, requests_for, seed_extras
 from controller.names import capitalised_only, question_names
 from controller.reasons import Reason
 from controller.route import RoutePlan
@@ -150,7 +150,7 @@ def _fresh(state: LoopState, requests: Sequence[Request]) -> tuple[Request, ...]
 
 
 def _seed(state: LoopState) -> Action:
-    reqs = [*requests_for(_ctx(state), _policy(state).seed), *prf_requests(_ctx(state))]
+    reqs = [*requests_for(_ctx(state), _policy(state).seed), *seed_extras(_ctx(state))]
     return Action(phase="seed", requests=_fresh(state, reqs), note="docs-first")
 
 

@@ -283,6 +283,22 @@ def prf_requests(ctx: MoveContext) -> list[Request]:
     return [req(ctx, "prf", _question_text(ctx), CODE_CHUNK_KINDS)]
 
 
+def test_files_requests(ctx: MoveContext) -> list[Request]:
+    """For a question that asks about tests, the `files` list over test files only: its
+    best `pools.test_files` (none when 0, the default), so a test the question describes
+    competes with the code it tests (docs/ranker.md "Round 29")."""
+    k = ctx.settings.pools.test_files
+    if k <= 0 or not asks_tests(ctx.plan, ctx.settings, ctx.prefixes):
+        return []
+    return [Request(channel="test_files", query=_question_text(ctx), k=k,
+                    prefixes=ctx.prefixes)]
+
+
+def seed_extras(ctx: MoveContext) -> list[Request]:
+    """The lists every route's seed adds when their settings are on."""
+    return [*prf_requests(ctx), *test_files_requests(ctx)]
+
+
 MOVES: dict[Move, Callable[[MoveContext], list[Request]]] = {
     "doc_bm25": _doc_bm25, "doc_dense": _doc_dense, "files": _files, "file_bm25": _file_bm25,
     "action_code": _action_code, "symbols": _symbols, "refs": _refs,

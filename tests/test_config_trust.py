@@ -272,9 +272,11 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # then file_defs.swap_model_digest (none: no trades inside the first five), "Round 24";
     # then file_defs.weak_channels (0: off) and weak_trades, "Round 26"; then pools.prf_terms
     # (0: off) and its weight, "Round 27"; then file_defs.vote_terms (0: off), vote_prf_weight,
-    # vote_weight, vote_files and vote_k: the feedback pass's vote for the lead, "Round 28")
+    # vote_weight, vote_files and vote_k: the feedback pass's vote for the lead, "Round 28";
+    # then pools.test_files (0: off) and w_test_files: the test files' own list for a question
+    # that asks about tests, "Round 29")
     assert HelixConfig().evidence_hash == (
-        "sha256:98104fb3521bf166e9394af6fd4b5d4520f3e481eb07e1f533a873c80f65940a")
+        "sha256:4700b1979ad0fd7e3a0f5dca87b2f888c33b896faf40d1e9544242d909f45191")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

@@ -61,7 +61,7 @@ ROUTE_NAMES: tuple[RouteName, ...] = ("definition", "location", "explanation", "
 # Fusion channels a route may re-weight (the `w_*` settings are the defaults).
 Channel = Literal["bm25", "dense", "symbol", "path", "graph", "refs", "files", "file_bm25",
                   "path_words", "test_targets", "definition", "related", "tree", "sense",
-                  "name_words", "prf"]
+                  "name_words", "prf", "test_files"]
 
 
 _Frozen = FrozenSettings
@@ -216,6 +216,11 @@ class Pools(_Frozen):
     prf_min_docs: int = Field(default=2, ge=1, le=100)
     prf_weight: float = Field(default=0.3, ge=0, le=10)
     w_prf: float = Field(default=1.0, ge=0, le=100)
+    # test_files: for a question that asks about tests (`controller.moves.asks_tests`), the
+    # `files` list over test files only, its best `test_files` (0 = off, the default), one
+    # lexical vote with BM25 at weight `w_test_files` (docs/ranker.md "Round 29")
+    test_files: int = Field(default=0, ge=0, le=1000)
+    w_test_files: float = Field(default=1.0, ge=0, le=100)
 
 
 class RoutingPolicy(_Frozen):
