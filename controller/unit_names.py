@@ -297,6 +297,7 @@ def _join_spelled(text: str) -> str:
                   text)
 
 
+@lru_cache(maxsize=4096)
 def join_compounds(text: str) -> str:
     """`text` with the separator of every unit per a unit of time written as `JOIN` (same
     length): "5 MB/s" -> "5 MBˍs", "megabits per second" -> "megabitsˍperˍsecond"; and of a
@@ -395,6 +396,7 @@ def share(word: str, unit: str) -> bool:
             and asked[0] not in names().shares)
 
 
+@lru_cache(maxsize=1024)
 def aliases(unit: str) -> tuple[str, ...]:
     """Every single-word name of the unit `unit` names ("MB" -> MB, megabyte, megabytes), and
     for a data rate its named forms and its quantity of data's ("Mbps", "Mbit", "megabits"),
