@@ -1,0 +1,21 @@
+"""Long adversarial lines a repository may hold: each detector and reader changed in round 29
+returns on them (review29). A backtracking pattern or a scan per match took seconds to minutes
+on these lines; the timeout is only a safety net, the fixed code takes milliseconds."""
+
+from __future__ import annotations
+
+import pytest
+
+from helix.core.secrets import find_secrets
+
+LINE = 100_000  # characters of one adversarial line
+
+
+@pytest.mark.timeout(10)
+def test_a_long_word_before_a_client_call_is_read_once() -> None:
+    # `[\w.$:]*` before `[Cc]lient` tried every start in the run: 2.5 s at 20 KB, ~1 min at 100 KB
+    text = "a" * LINE + " Client("
+    assert find_secrets(text) == []
+    key = 'authToken = "Zq8Lm2Xv7Rt4Kp9Wn3Bd"\n'
+    found = find_secrets(key + "x" * LINE + "NewClient(authToken)\n")
+    assert [(f.start, f.end) for f in found] == [(13, 33)]
