@@ -19,3 +19,16 @@ def test_a_long_word_before_a_client_call_is_read_once() -> None:
     key = 'authToken = "Zq8Lm2Xv7Rt4Kp9Wn3Bd"\n'
     found = find_secrets(key + "x" * LINE + "NewClient(authToken)\n")
     assert [(f.start, f.end) for f in found] == [(13, 33)]
+
+
+@pytest.mark.timeout(10)
+def test_a_segment_line_of_many_password_labels_is_read_once() -> None:
+    # each label walked its line and its element again: 6.8 s at 20 KB, minutes at 100 KB
+    from helix.core.secret_linked import linked_findings
+
+    text = "UNB+" + "pw?:" * (LINE // 4)
+    assert linked_findings(text, text.lower()) == []
+    segment = "FTX+AAI+++AUTH?:depotsync/Tallow-Gate-82'"
+    text = segment + "pw?:" * (LINE // 4) + "\n" + segment + "\n"
+    assert linked_findings(text, text.lower()) == [(10, 40, "assignment"),
+                                                   (len(text) - 32, len(text) - 2, "assignment")]
