@@ -32,3 +32,14 @@ def test_a_segment_line_of_many_password_labels_is_read_once() -> None:
     text = segment + "pw?:" * (LINE // 4) + "\n" + segment + "\n"
     assert linked_findings(text, text.lower()) == [(10, 40, "assignment"),
                                                    (len(text) - 32, len(text) - 2, "assignment")]
+
+
+@pytest.mark.timeout(5)
+def test_a_long_line_of_code_headings_without_a_colon_is_read_once() -> None:
+    # each heading read the rest of its line for a colon: 2.9 s at 100 KB, ~25 s at 300 KB
+    from helix.core.secret_runs import run_findings
+
+    text = "recovery codes " * (3 * LINE // 15)
+    assert run_findings(text, text.lower()) == []
+    text += "\nTOTP secret (app): JBSWY3DPEHPK3PXPQ4\n"
+    assert run_findings(text, text.lower()) == [(len(text) - 19, len(text) - 1, "recovery_code")]

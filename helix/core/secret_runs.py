@@ -58,9 +58,11 @@ _CODE_LINE = re.compile(rf"[ \t]*(?:[-*+][ \t]+|[0-9]{{1,2}}[.)][ \t]+)?({_CODE}
 _ONE_CODE = re.compile(_CODE)
 _SEED = re.compile(r"[A-Z2-7]{16,}")  # base32, an authenticator's seed (its groups joined)
 # a seed alone on a line below the heading, or on the heading's line after a colon (whole or
-# in groups of four: `TOTP secret (app): ABCD EFGH ...`, `- MFA TOTP seed: `X``)
+# in groups of four: `TOTP secret (app): ABCD EFGH ...`, `- MFA TOTP seed: `X``); the colon
+# within 200 characters (read from each heading, an unbounded run was quadratic on a long line)
 _SEED_LINE = re.compile(r"[ \t]*(?:[-*+][ \t]+)?`?([A-Z2-7]{16,128})`?[ \t]*\r?")
-_SAID_SEED = re.compile(r"[^\n:]*:[ \t]+`?([A-Z2-7]{16,128}|[A-Z2-7]{4}(?: [A-Z2-7]{4}){3,31})`?"
+_SAID_SEED = re.compile(r"[^\n:]{0,200}:[ \t]+`?"
+                        r"([A-Z2-7]{16,128}|[A-Z2-7]{4}(?: [A-Z2-7]{4}){3,31})`?"
                         r"[ \t]*\r?(?:\n|$)")
 MIN_CODE = 6  # characters of a code, its separators not counted
 
