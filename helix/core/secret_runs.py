@@ -211,16 +211,20 @@ _HOST_LINE = r"snmp-server[ \t]+host[ \t]"
 _HOST = re.compile(r"(?m)^[ \t]*snmp-server[ \t]+host[ \t]+\S+(?:[ \t]+(?:traps|informs))?"
                    r"(?:[ \t]+version[ \t]+(?:1|2c))?[ \t]+([^\s\"']{4,128})(?=[ \t]|\r?$)")
 _HOST_WORDS = frozenset({"version", "traps", "informs", "vrf"})
+# the word after `community` anywhere in the text (read once, not once per host line)
+_NAMED_COMMUNITY = re.compile(r"(?i)community(?=[ \t]+(\S+))")
 
 
 def _host_communities(text: str) -> Iterator[Found]:
+    named: set[str] | None = None
     for match in _HOST.finditer(text):
         value = match.group(1)
         if (value.lower() in _DEFAULT_COMMUNITIES or value.lower() in _HOST_WORDS
                 or placeholder(value)):
             continue
-        named = re.search(rf"(?i)community[ \t]+{re.escape(value)}(?![^\s])", text)
-        if named is not None or (any(c.isdigit() for c in value) and looks_password(value)):
+        if named is None:
+            named = {m.group(1).lower() for m in _NAMED_COMMUNITY.finditer(text)}
+        if value.lower() in named or (any(c.isdigit() for c in value) and looks_password(value)):
             yield Found(match.start(1), match.end(1), "assignment")
 
 
