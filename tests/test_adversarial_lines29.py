@@ -97,3 +97,18 @@ def test_a_long_history_of_rival_units_is_read_once() -> None:
     text = ("The heading is in degrees. " + "Release 1 stored radians, " * (LINE // 26)
             + "today it is kept in degrees.")
     assert [(u.states, u.instead) for u in unit_lines(text, "degrees")] == [(True, None)]
+
+
+@pytest.mark.timeout(10)
+def test_a_long_run_of_symbols_before_the_one_word_asked_is_read_once() -> None:
+    # the word before it was searched for ending at `$` from every symbol of the run: 4.8 s at
+    # 20 KB, minutes at 100 KB
+    from controller.route import route_question
+    from helix.core.policy import RoutingPolicy
+
+    def knows(word: str) -> bool:
+        return word in {"bucket", "refill", "tokens"}
+
+    question = "yaar " + "~" * LINE + "q bucket ka scene"
+    assert route_question(question, routing=RoutingPolicy(), knows=knows).ambiguous_term == \
+        "bucket"
