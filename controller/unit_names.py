@@ -297,8 +297,18 @@ def _join_spelled(text: str) -> str:
                   text)
 
 
-@lru_cache(maxsize=4096)
+CACHED_TEXT = 512  # join_compounds remembers texts up to this long (a unit, a word, a line)
+
+
 def join_compounds(text: str) -> str:
+    """`text` with the separator of every unit per a unit of time written as `JOIN`, remembered
+    for short texts only: a long-running server reads whole evidence texts, which would fill a
+    cache of 4,096 entries with megabytes."""
+    return _join_compounds(text) if len(text) <= CACHED_TEXT else _join_compounds.__wrapped__(text)
+
+
+@lru_cache(maxsize=4096)
+def _join_compounds(text: str) -> str:
     """`text` with the separator of every unit per a unit of time written as `JOIN` (same
     length): "5 MB/s" -> "5 MBˍs", "megabits per second" -> "megabitsˍperˍsecond"; and of a
     unit's name spelled in two words (`_join_spelled`)."""

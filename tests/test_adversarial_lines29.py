@@ -112,3 +112,17 @@ def test_a_long_run_of_symbols_before_the_one_word_asked_is_read_once() -> None:
     question = "yaar " + "~" * LINE + "q bucket ka scene"
     assert route_question(question, routing=RoutingPolicy(), knows=knows).ambiguous_term == \
         "bucket"
+
+
+def test_a_long_evidence_text_is_not_kept_in_the_unit_joins_cache() -> None:
+    """A server reads whole evidence texts: only short ones (a unit, a word, a line) are
+    remembered, so 4,096 cached entries stay small; a long text is joined all the same."""
+    from controller.unit_names import CACHED_TEXT, _join_compounds, join_compounds
+
+    before = _join_compounds.cache_info().currsize
+    long_text = "the rate is 5 MB/s here. " * (CACHED_TEXT // 10)
+    assert join_compounds(long_text).count("MBˍs") == long_text.count("MB/s")
+    assert _join_compounds.cache_info().currsize == before
+    short = "a unique 7 MB/s line for the cache test"
+    assert join_compounds(short) == join_compounds(short) == short.replace("MB/s", "MBˍs")
+    assert _join_compounds.cache_info().currsize == before + 1
