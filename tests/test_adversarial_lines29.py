@@ -126,3 +126,21 @@ def test_a_long_evidence_text_is_not_kept_in_the_unit_joins_cache() -> None:
     short = "a unique 7 MB/s line for the cache test"
     assert join_compounds(short) == join_compounds(short) == short.replace("MB/s", "MBˍs")
     assert _join_compounds.cache_info().currsize == before + 1
+
+
+@pytest.mark.timeout(10)
+def test_a_line_of_many_unit_mentions_reads_each_mention_near_it() -> None:
+    # each mention rebuilt the line's word list and walked back to its sentence's start for a
+    # concession or an appearance, and on to the sentence's end for a rebuttal: the line below
+    # took ~17 s; both walks now stop at REACH tokens or the clause, and the index of a token
+    # is a binary search
+    from controller.unit_rivals import conceded, shown_then_rebutted
+    from helix.core.negation import read
+
+    reading = read("The size is in MB. " + "MB " * 3000)
+    for at in range(len(reading.tokens)):
+        assert not shown_then_rebutted(reading, at) and not conceded(reading, at)
+        assert reading.index_at(reading.tokens[at].start) == at
+    shown = read("The tooltip says MB " + "x " * 50 + "but the value is actually a count.")
+    assert shown_then_rebutted(shown, 3)  # an appearance, rebutted later in its sentence
+    assert not shown_then_rebutted(read("The tooltip says MB. The value is a count."), 3)
