@@ -361,7 +361,9 @@ def _one_word(term: str) -> str:
     return content[0] if len(content) == 1 and not is_identifier(content[0]) else term
 
 
-_PRECEDING = re.compile(r"([\w'’]+)?[^\w'’]*$")
+# the last word before the text's trailing non-word characters, read on the text reversed (a
+# search for it ending at `$` tried every start of a long run of them: quadratic)
+_PRECEDING = re.compile(r"[^\w'’]*([\w'’]*)")
 
 
 def _heads_phrase(word: str, body: str, knows: Knows | None = None) -> bool:
@@ -376,8 +378,8 @@ def _heads_phrase(word: str, body: str, knows: Knows | None = None) -> bool:
     before = body[:found.start()]
     if not before.strip() or re.search(r"[.,:;!?\"'“‘(\[]\s*$", before):
         return True
-    previous = _PRECEDING.search(before)
-    lead = (previous.group(1) or "").lower() if previous else ""
+    previous = _PRECEDING.match(before[::-1])
+    lead = previous.group(1)[::-1].lower() if previous else ""
     clitic = re.sub(r"['’]?s$", "", lead)  # "whats", "what's": a question word and its 's
     unknown = knows is not None and lead.isalpha() and not knows(lead)
     return (lead in STOPWORDS or clitic in STOPWORDS or bool(_SENSE_ASIDE.match(lead))

@@ -28,25 +28,6 @@ _VERSION_WORDS = 3  # "since 3.0", "since release 3", "since v3"
 _SHORTEST_PAST = 5  # "moved"; shorter words in "-ed" are no verbs ("red", "bed")
 
 
-def _clause(reading: Reading, at: int) -> range:
-    """The tokens of token `at`'s clause: its sentence, between clause marks and the words that
-    open a clause."""
-    tokens, c = reading.tokens, cues()
-    sentence = tokens[at].sentence
-
-    def edge(n: int) -> bool:
-        return (tokens[n].sentence != sentence or tokens[n].text in _CLAUSE_MARKS
-                or tokens[n].lower in c.boundary_words)
-
-    first = at
-    while first > 0 and not edge(first - 1):
-        first -= 1
-    last = at
-    while last + 1 < len(tokens) and not edge(last + 1):
-        last += 1
-    return range(first, last + 1)
-
-
 def _past_verb(reading: Reading, n: int) -> bool:
     tokens, c = reading.tokens, cues()
     word = tokens[n].lower
@@ -69,22 +50,82 @@ def _now(reading: Reading, n: int) -> bool:
         ch.isdigit() for t in after for ch in t.text)
 
 
-def _held(reading: Reading, n: int) -> bool:
-    """The mention at token `n` is no report's ("the docs now say ppm") and no negation
-    reaches it."""
-    return not reading.denied[n] and not any(
-        reading.tokens[j].lower in cues().reports for j in _clause(reading, n))
+def _sums(flags: list[bool]) -> list[int]:
+    """Prefix counts: `sums[n]`, the flags set among the first n tokens."""
+    sums = [0]
+    for flag in flags:
+        sums.append(sums[-1] + flag)
+    return sums
+
+
+class _History:
+    """What `superseded` asks of one reading, found once for all its tokens (a scan per rival
+    unit was quadratic on a long line of them): each token's clause (its sentence, between clause
+    marks and the words that open a clause), the counts of
+    cues of what holds now, past verbs and reports, the next cue of what holds now after each
+    token, and per unit the last mention no report holds (in its clause) and no negation
+    reaches."""
+
+    def __init__(self, reading: Reading) -> None:
+        tokens, c, count = reading.tokens, cues(), len(reading.tokens)
+        self.reading = reading
+        edge = [t.text in _CLAUSE_MARKS or t.lower in c.boundary_words for t in tokens]
+
+        def joined(n: int) -> bool:  # tokens n - 1 and n: one clause, walking from either
+            return tokens[n - 1].sentence == tokens[n].sentence
+
+        self.first, self.last = list(range(count)), list(range(count))
+        for n in range(1, count):
+            if not edge[n - 1] and joined(n):
+                self.first[n] = self.first[n - 1]
+        for n in range(count - 2, -1, -1):
+            if not edge[n + 1] and joined(n + 1):
+                self.last[n] = self.last[n + 1]
+        now = [_now(reading, n) for n in range(count)]
+        self.now, self.past = _sums(now), _sums([_past_verb(reading, n) for n in range(count)])
+        self.reports = _sums([t.lower in c.reports for t in tokens])
+        self.next_now: list[int | None] = [None] * (count + 1)
+        for n in range(count - 1, -1, -1):
+            self.next_now[n] = n if now[n] else self.next_now[n + 1]
+        self.held: dict[str, int] = {}
+
+    def clause(self, at: int) -> range:
+        return range(self.first[at], self.last[at] + 1)
+
+    @staticmethod
+    def among(sums: list[int], span: range) -> int:
+        return sums[span.stop] - sums[span.start]
+
+    def last_held(self, unit: str) -> int:
+        """The last mention of `unit` that no report holds and no negation reaches, else -1."""
+        if unit not in self.held:
+            tokens, denied = self.reading.tokens, self.reading.denied
+            self.held[unit] = next(
+                (n for n in range(len(tokens) - 1, -1, -1) if not denied[n]
+                 and same_unit(tokens[n].text, unit)
+                 and not self.among(self.reports, self.clause(n))), -1)
+        return self.held[unit]
+
+
+_LAST: list[_History] = []  # the last reading's (`unit_lines` asks of one reading at a time)
+
+
+def _history(reading: Reading) -> _History:
+    last = _LAST[0] if _LAST else None
+    if last is None or last.reading is not reading:
+        last = _History(reading)
+        _LAST[:] = [last]
+    return last
 
 
 def superseded(reading: Reading, at: int, unit: str) -> bool:
     """Token `at` is in a clause of the past; after that clause a cue of what holds now
     precedes a mention of `unit` that no report holds and no negation reaches: the history is
     over, no second answer."""
-    tokens = reading.tokens
-    clause = _clause(reading, at)
-    if any(_now(reading, n) for n in clause) \
-            or not any(_past_verb(reading, n) for n in clause if n != at):
+    history = _history(reading)
+    clause = history.clause(at)
+    past = history.among(history.past, clause) - (history.among(history.past, range(at, at + 1)))
+    if history.among(history.now, clause) or not past:
         return False
-    now = next((n for n in range(clause.stop, len(tokens)) if _now(reading, n)), None)
-    return now is not None and any(same_unit(tokens[n].text, unit) and _held(reading, n)
-                                   for n in range(now + 1, len(tokens)))
+    now = history.next_now[clause.stop]
+    return now is not None and history.last_held(unit) > now

@@ -297,7 +297,18 @@ def _join_spelled(text: str) -> str:
                   text)
 
 
+CACHED_TEXT = 512  # join_compounds remembers texts up to this long (a unit, a word, a line)
+
+
 def join_compounds(text: str) -> str:
+    """`text` with the separator of every unit per a unit of time written as `JOIN`, remembered
+    for short texts only: a long-running server reads whole evidence texts, which would fill a
+    cache of 4,096 entries with megabytes."""
+    return _join_compounds(text) if len(text) <= CACHED_TEXT else _join_compounds.__wrapped__(text)
+
+
+@lru_cache(maxsize=4096)
+def _join_compounds(text: str) -> str:
     """`text` with the separator of every unit per a unit of time written as `JOIN` (same
     length): "5 MB/s" -> "5 MBˍs", "megabits per second" -> "megabitsˍperˍsecond"; and of a
     unit's name spelled in two words (`_join_spelled`)."""
@@ -395,6 +406,7 @@ def share(word: str, unit: str) -> bool:
             and asked[0] not in names().shares)
 
 
+@lru_cache(maxsize=1024)
 def aliases(unit: str) -> tuple[str, ...]:
     """Every single-word name of the unit `unit` names ("MB" -> MB, megabyte, megabytes), and
     for a data rate its named forms and its quantity of data's ("Mbps", "Mbit", "megabits"),

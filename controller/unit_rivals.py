@@ -7,6 +7,8 @@ complement of "is" ("cfg value is A;"), a unit there though no "in" stands befor
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from controller.unit_identifiers import names_quantity as _names_quantity
 from controller.unit_names import identity, is_number, names, same_unit
 from helix.core.negation import Reading
@@ -21,6 +23,26 @@ _MARKUP = frozenset({"*", "_", "`"})  # marks of emphasis or code around a sente
 # ("the tooltip says pt but the value is px", units29)
 _OPENING = frozenset({"but", "yet"})
 _QUOTES = frozenset({"'", '"', "`", "‘", "“"})  # a quote between a saying and its unit
+# how far back a concession or an appearance is looked for from a unit's mention, in tokens: a
+# clause ends sooner in any text people write; a line of thousands of unit words (untrusted
+# input) is then read in linear time, not quadratic (review29)
+REACH = 64
+
+
+def _opens_at(reading: Reading, start: int, phrases: tuple[tuple[str, ...], ...]) -> bool:
+    """One of `phrases` (word tuples) opens at token `start`."""
+    tokens = reading.tokens
+    return any(tuple(t.lower for t in tokens[start:start + len(phrase)]) == phrase
+               for phrase in _by_first(phrases).get(tokens[start].lower, ()))
+
+
+@lru_cache(maxsize=16)
+def _by_first(phrases: tuple[tuple[str, ...], ...]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """`phrases` by their first word: a token is compared with the few that start with it."""
+    out: dict[str, list[tuple[str, ...]]] = {}
+    for phrase in phrases:
+        out.setdefault(phrase[0], []).append(phrase)
+    return {word: tuple(group) for word, group in out.items()}
 
 
 def complement(reading: Reading, at: int) -> bool:
@@ -102,12 +124,12 @@ def set_against(reading: Reading, at: int, unit: str, quantity: tuple[str, ...])
 def conceded(reading: Reading, at: int) -> bool:
     """Token `at` is in a phrase a concession opens ("despite what the wiki said about grams"),
     which runs to its clause's end: what is granted and set aside, no second answer."""
-    words = [t.lower for t in reading.tokens]
-    for n in range(at - 1, -1, -1):
-        token = reading.tokens[n]
-        if token.sentence != reading.tokens[at].sentence or token.text in CLAUSE_MARKS:
+    tokens = reading.tokens
+    for n in range(at - 1, max(at - REACH, 0) - 1, -1):
+        token = tokens[n]
+        if token.sentence != tokens[at].sentence or token.text in CLAUSE_MARKS:
             return False
-        if any(tuple(words[n:n + len(c)]) == c for c in names().concessions):
+        if _opens_at(reading, n, names().concessions):
             return True
     return False
 
@@ -206,16 +228,21 @@ def shown_then_rebutted(reading: Reading, at: int) -> bool:
     but the value is a raw count", "..., which is actually a step index"): what is shown is
     set aside, not stated (meaning30)."""
     tokens, sentence, table = reading.tokens, reading.tokens[at].sentence, names()
-    words = [t.lower for t in tokens]
     n, shown = at - 1, False
-    while n >= 0 and tokens[n].sentence == sentence and tokens[n].text not in CLAUSE_MARKS \
-            and words[n] not in _OPENING:
-        if any(tuple(words[n:n + len(a)]) == a for a in table.appearances):
+    while n >= max(at - REACH, 0) and tokens[n].sentence == sentence \
+            and tokens[n].text not in CLAUSE_MARKS and tokens[n].lower not in _OPENING:
+        if _opens_at(reading, n, table.appearances):
             shown = True
             break
         n -= 1
-    return shown and any(t.lower in table.rebutting for t in tokens[at + 1:]
-                         if t.sentence == sentence)
+    if not shown:
+        return False
+    for token in tokens[at + 1:]:  # the rest of its sentence (tokens come in sentence order)
+        if token.sentence != sentence:
+            return False
+        if token.lower in table.rebutting:
+            return True
+    return False
 
 
 def expected_by_someone(reading: Reading, at: int) -> bool:

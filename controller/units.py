@@ -92,6 +92,7 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int,
         if (start <= token.start < end and not denied
                 and (is_unit_name(token.text, previous) or _complement(reading, at))
                 and rival(token.text, unit) and not is_number(previous)
+                and not _superseded(reading, at, unit)  # (first: the checks below scan the text)
                 and not _counted(reading, at) and not _counting(reading, at)
                 and not _code_name(reading, at) and not _product_part(reading, at)
                 and not _supposed(reading, at)
@@ -99,8 +100,7 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int,
                 and not _set_against(reading, at, unit, quantity)
                 and not _conceded(reading, at) and not _converted(reading, at)
                 and not _qualifying(reading, at, unit) and not _sign_of_value(reading, at)
-                and not _reckoned(reading, at) and not _questioned(reading, at)
-                and not _superseded(reading, at, unit)):
+                and not _reckoned(reading, at) and not _questioned(reading, at)):
             return shown(token.text)
         previous = previous if token.text in _QUOTE_MARKS else token.lower
     return None

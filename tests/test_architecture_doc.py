@@ -130,25 +130,17 @@ def _check_dotted(dotted: str) -> str | None:
 
 
 @functools.cache
-def _all_code_names() -> frozenset[str]:
+def _code_names() -> tuple[frozenset[str], frozenset[str]]:
+    """The names the code defines (functions, classes), and every name the code spells:
+    definitions, fields, variables, attributes, and string constants shaped like a name (route
+    names, stop reasons, report keys); each module parsed and walked once for both."""
+    defined: set[str] = set()
     names: set[str] = set()
     for package in PACKAGES:
         for path in (ROOT / package).rglob("*.py"):
             for node in ast.walk(_module(path)):
                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                    names.add(node.name)
-    return frozenset(names)
-
-
-@functools.cache
-def _all_identifiers() -> frozenset[str]:
-    """Every name the code spells: definitions, fields, variables, attributes, and string
-    constants shaped like a name (route names, stop reasons, report keys)."""
-    names: set[str] = set()
-    for package in PACKAGES:
-        for path in (ROOT / package).rglob("*.py"):
-            for node in ast.walk(_module(path)):
-                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    defined.add(node.name)
                     names.add(node.name)
                 elif isinstance(node, ast.Name):
                     names.add(node.id)
@@ -159,7 +151,15 @@ def _all_identifiers() -> frozenset[str]:
                 elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
                         and node.value.isidentifier():
                     names.add(node.value)
-    return frozenset(names)
+    return frozenset(defined), frozenset(names)
+
+
+def _all_code_names() -> frozenset[str]:
+    return _code_names()[0]
+
+
+def _all_identifiers() -> frozenset[str]:
+    return _code_names()[1]
 
 
 @functools.cache

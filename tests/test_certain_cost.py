@@ -53,12 +53,17 @@ def _several_unsure(model: Any, seed: int) -> np.ndarray:
 def _plain_unsure(model: Any, low: np.ndarray, high: np.ndarray) -> list[int]:
     """The definition, exemplar by exemplar: unsure, and its class has fewer than TOP_K
     exemplars, or fewer than TOP_K surely at least its highest; or, among its class's
-    exemplars with a detail, none surely above it."""
+    exemplars with a detail, none surely above it. (A class's TOP_K-th highest low bound is
+    the same for each of its exemplars: sorted once per class, not once per exemplar.)"""
     out = []
+    kth: dict[int, float] = {}
     for i in np.flatnonzero(low != high).tolist():
-        lo, hi = model.bounds[int(model.labels[i])]
-        detailed = model.detailed[int(model.labels[i])]
-        if hi - lo <= TOP_K or np.sort(low[lo:hi])[-TOP_K] < high[i] or (
+        label = int(model.labels[i])
+        lo, hi = model.bounds[label]
+        detailed = model.detailed[label]
+        if hi - lo > TOP_K and label not in kth:
+            kth[label] = np.sort(low[lo:hi])[-TOP_K]
+        if hi - lo <= TOP_K or kth[label] < high[i] or (
                 i in detailed.tolist() and high[i] >= low[detailed].max()):
             out.append(i)
     return out

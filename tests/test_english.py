@@ -15,6 +15,12 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("helix", "indexers", "controller", "evals")
 
 
+def _walk(tree: ast.AST | list[ast.AST]) -> list[ast.AST]:
+    """The tree's nodes (`ast.walk`'s order), or the list of them already walked: each module
+    is walked once for the three guards below."""
+    return tree if isinstance(tree, list) else list(ast.walk(tree))
+
+
 class _Found(NamedTuple):
     path: Path
     word_sets: list[int]
@@ -30,9 +36,9 @@ def _modules() -> tuple[_Found, ...]:
     found = []
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            found.append(_Found(path, _word_sets(tree), _alternation_sites(tree),
-                                _suffix_cuts(tree)))
+            nodes = list(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+            found.append(_Found(path, _word_sets(nodes), _alternation_sites(nodes),
+                                _suffix_cuts(nodes)))
     return tuple(found)
 
 
@@ -101,20 +107,20 @@ def test_one_ordinal_parser() -> None:
     assert parse_selection_input("open that one").ordinal is None  # "one" is not a position
 
 
-def _word_sets(tree: ast.AST) -> list[int]:
+def _word_sets(tree: ast.AST | list[ast.AST]) -> list[int]:
     """Line numbers of word lists holding eight or more function words: a text of at least
     20 bare lowercase words (a list written as text), or a set / list / tuple literal."""
     found = []
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             words = node.value.split()  # a list written as text: bare lowercase words only
             if (len(words) >= 20 and all(w.isalpha() and w.islower() for w in words)
                     and len(set(words) & english.FUNCTION_WORDS) >= 8):
                 found.append(node.lineno)
         elif isinstance(node, ast.Set | ast.List | ast.Tuple):
-            words = {e.value for e in node.elts if isinstance(e, ast.Constant)
-                     and isinstance(e.value, str)}
-            if len(words & english.FUNCTION_WORDS) >= 8:
+            listed = {e.value for e in node.elts if isinstance(e, ast.Constant)
+                      and isinstance(e.value, str)}
+            if len(listed & english.FUNCTION_WORDS) >= 8:
                 found.append(node.lineno)
     return found
 
@@ -131,16 +137,16 @@ _REGEX_MARKS = re.compile(r"\?[aiLmsux]+\)?|\\[bsS][*+?]?|\?:|\?<?[=!]|[?^$*+]|\
 # (an inline flag, `(?i)`, is no word)
 
 
-def _alternation_sites(tree: ast.AST) -> list[int]:
+def _alternation_sites(tree: ast.AST | list[ast.AST]) -> list[int]:
     """Line numbers of regex alternations of five or more English words or phrases: a string
     whose parts between `|` and group marks are, once `\\b`, `\\s`, `?:` and the like are
     dropped, bare lowercase words (a word list written as a regex)."""
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+    docstrings = {id(node.body[0].value) for node in _walk(tree)
                   if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef
                                 | ast.AsyncFunctionDef)
                   and node.body and isinstance(node.body[0], ast.Expr)}
     found = []
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         if (isinstance(node, ast.Constant) and isinstance(node.value, str) and "|" in node.value
                 and id(node) not in docstrings):
             parts = (" ".join(_REGEX_MARKS.sub(" ", part).split())
@@ -200,10 +206,10 @@ def test_the_alternation_guard_counts_words_not_inline_flags() -> None:
 _INFLECTIONS = frozenset({"s", "es", "ies", "ed", "ied", "ing", "er", "ers"})
 
 
-def _suffix_cuts(tree: ast.AST) -> list[int]:
+def _suffix_cuts(tree: ast.AST | list[ast.AST]) -> list[int]:
     """Line numbers of a stemmer's working: `.rstrip`, `.removesuffix` or `.endswith` of an
     English inflection ("s", "es", "ed", "ing", ...)."""
-    return sorted({node.lineno for node in ast.walk(tree)
+    return sorted({node.lineno for node in _walk(tree)
                    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                    and node.func.attr in {"rstrip", "removesuffix", "endswith"} and node.args
                    and isinstance(node.args[0], ast.Constant)

@@ -155,6 +155,11 @@ def test_reserved_names_match_a_words_start_and_a_path() -> None:
     assert names_reserved("Add type hints to Jinja2Templates()")
     assert names_reserved("src/pkg/templaters/jinja.py")
     assert not names_reserved("the ninja build", "requests and click")
+    # the test runner itself is used everywhere (`@pytest.fixture`), its project's own names
+    # (organisation, plugins) are not: "copied from pytest-asyncio", github.com/pytest-dev/...
+    assert not names_reserved("@pytest.fixture\ndef port(): ...", "with pytest.raises(E):")
+    assert names_reserved("# This was copied from pytest-asyncio.")
+    assert names_reserved("https://github.com/pytest-dev/pytest-asyncio/blob/main/plugin.py")
 
 
 def test_a_name_naming_a_reserved_project_is_shown_as_a_placeholder() -> None:

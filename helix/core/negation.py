@@ -57,8 +57,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from helix.core.negation_cues import Cues, cues
+from helix.core.negation_reports import first_requirements, negated_identifiers
 from helix.core.negation_reports import named_back as _named_back
-from helix.core.negation_reports import negated_identifiers
 from helix.core.negation_reports import previous_clause as _previous_clause
 from helix.core.negation_reports import received as _received
 from helix.core.negation_reports import refuted as _refuted
@@ -387,6 +387,7 @@ def read(text: str) -> Reading:
                if t.lower in c.present_subjects and _subject_of(cl, i)}
     answered_no = replied_no(tokens, c) | misread_headlines(tokens, c)  # "`x` treated as MiB"
     negated = negated_identifiers(tokens)  # "assertNotEqual(cfg.unit, 'GPa')"
+    required = first_requirements(tokens, c)  # "must": what an error message requires
     denied = [token.sentence in answered_no or i in negated for i, token in enumerate(tokens)]
 
     def deny(indexes: list[int]) -> None:
@@ -438,7 +439,7 @@ def read(text: str) -> Reading:
         if _match(tokens, i, c.harmful) or raises_error(tokens, i, c):
             deny(cl.backward(i))
             deny(condition(tokens, i, c))
-        deny(_received(cl, i))  # "must be a share; got 512, which looks like MB"
+        deny(_received(cl, i, required))  # "must be a share; got 512, which looks like MB"
         if _match(tokens, i, c.manner_anaphora) and reaches[i] % 2 == 1:
             deny([j for j in range(i) if tokens[j].sentence == token.sentence])
     return Reading(tokens=tokens, denied=tuple(d or r % 2 == 1 for d, r in zip(denied, reaches,

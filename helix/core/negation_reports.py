@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from helix.core.negation_cues import Cues
@@ -143,18 +143,28 @@ def refuted(cl: ClauseReader, at: int, length: int) -> list[int]:
     return [*(named := named_back(cl, i)), *report_before(tokens, c, cl.boundary, i, named)]
 
 
-def received(cl: ClauseReader, at: int) -> list[int]:
+def first_requirements(tokens: Sequence[Token], c: Cues) -> dict[int, int]:
+    """Per sentence, the index of its first requirement (`requirements`: "must"), for
+    `received` (found once per text: a scan per "got" was quadratic on a long line of them)."""
+    first: dict[int, int] = {}
+    for j, token in enumerate(tokens):
+        if token.lower in c.requirements:
+            first.setdefault(token.sentence, j)
+    return first
+
+
+def received(cl: ClauseReader, at: int, required: Mapping[int, int]) -> list[int]:
     """A clause opened by a report of the input (`received`: "got") at token `at`, after a
     requirement earlier in its sentence (`requirements`: "must", "expects"), is what an error
     message rejects: its words, and a relative clause right after it that says what the input
     looks like ("must be a compass step; got 270, which looks like degrees", meaning33). A
     "got" with no requirement before it reports nothing rejected ("we got the readings in ppm");
-    a name interpolated in braces is a variable's, no unit ("got {dpi!r}")."""
+    a name interpolated in braces is a variable's, no unit ("got {dpi!r}"). (`required`:
+    `first_requirements`' of the tokens.)"""
     tokens, c = cl.tokens, cl.c
     opens = at == 0 or cl.boundary[at - 1] or tokens[at - 1].sentence != tokens[at].sentence
-    if tokens[at].lower not in c.received or not opens or not any(
-            tokens[j].lower in c.requirements for j in range(at)
-            if tokens[j].sentence == tokens[at].sentence):
+    if tokens[at].lower not in c.received or not opens \
+            or required.get(tokens[at].sentence, at) >= at:
         return []
     scope = cl.forward(at, at + 1)
     end = max(scope, default=at) + 1

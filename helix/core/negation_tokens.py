@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -81,14 +82,20 @@ class Reading:
     reaches: tuple[int, ...] = ()
 
     def index_at(self, offset: int) -> int | None:
-        for index, token in enumerate(self.tokens):
-            if token.start <= offset < token.end:
-                return index
+        """The token covering `offset` (tokens come in text order: a binary search, so a line of
+        thousands of mentions is not read once per mention)."""
+        index = bisect_right(self.tokens, offset, key=_start) - 1
+        if index >= 0 and self.tokens[index].start <= offset < self.tokens[index].end:
+            return index
         return None
 
     def denied_at(self, offset: int) -> bool:
         index = self.index_at(offset)
         return index is not None and self.denied[index]
+
+
+def _start(token: Token) -> int:
+    return token.start
 
 
 def tokenize(text: str) -> tuple[Token, ...]:

@@ -17,6 +17,7 @@ No trigger of their own: a password's word wakes its line (the prefilter's KEYWO
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 
 from helix.core.english import word_alternation
@@ -84,25 +85,43 @@ _EDI_LABEL = re.compile(r"(?i)(?<![a-z])(?:" + word_alternation(_EDI_LABELS) + r
 _EDI_SEGMENT = re.compile(r"[A-Z]{3}\+")
 
 
-def _element(text: str, start: int, end: int, at: int) -> tuple[int, int]:
+# an unescaped `+` (an element starts after it) and an element's end (`+` or the segment's `'`)
+_ELEMENT_START = re.compile(r"(?<!\?)\+")
+_ELEMENT_END = re.compile(r"(?<!\?)[+']")
+MAX_EDI_VALUE = 512  # characters of an element's value after its label (EDIFACT's an..512)
+
+
+def _edi_lines(text: str) -> Iterator[tuple[re.Match[str], int, int, list[int], list[int]]]:
+    """Each label on a segment's line, with the line [start, end) and its elements' starts and
+    ends, found once per line (a long line of labels is read once, not once per label)."""
+    line: tuple[int, int, list[int], list[int]] | None = None
+    line_end = -1
+    for label in _EDI_LABEL.finditer(text):
+        if label.start() >= line_end:
+            start = text.rfind("\n", 0, label.start()) + 1
+            line_end = text.find("\n", label.end())
+            line_end = len(text) if line_end == -1 else line_end
+            line = None if _EDI_SEGMENT.match(text, start) is None else (  # a segment's line
+                start, line_end,
+                [m.end() for m in _ELEMENT_START.finditer(text, start, line_end)],
+                [m.start() for m in _ELEMENT_END.finditer(text, start, line_end)])
+        if line is not None:
+            yield (label, *line)
+
+
+def _element(start: int, end: int, starts: list[int], ends: list[int], at: int) -> tuple[int, int]:
     """The element around `at` in the segment line [start, end): between unescaped `+`s or
     the segment's `'`."""
-    left = at
-    while left > start and not (text[left - 1] == "+" and text[left - 2:left - 1] != "?"):
-        left -= 1
-    right = at
-    while right < end and not (text[right] in "+'" and text[right - 1] != "?"):
-        right += 1
-    return left, right
+    before = bisect_right(starts, at)
+    after = bisect_left(ends, at)
+    return (starts[before - 1] if before else start), (ends[after] if after < len(ends) else end)
 
 
 def _edi_elements(text: str) -> Iterator[Found]:
-    for label in _EDI_LABEL.finditer(text):
-        start = text.rfind("\n", 0, label.start()) + 1
-        if _EDI_SEGMENT.match(text, start) is None:
-            continue  # not a segment's line
-        end = text.find("\n", label.end())
-        left, right = _element(text, start, len(text) if end == -1 else end, label.start())
+    for label, start, end, starts, ends in _edi_lines(text):
+        left, right = _element(start, end, starts, ends, label.start())
+        if right - label.end() > MAX_EDI_VALUE:
+            continue
         value = text[label.end():right].replace("?:", ":")
         if (len(value) >= 6 and " " not in value and any(c.isdigit() for c in value)
                 and sum(c.isalpha() for c in value) >= 3 and not placeholder(value)):

@@ -58,9 +58,11 @@ _CODE_LINE = re.compile(rf"[ \t]*(?:[-*+][ \t]+|[0-9]{{1,2}}[.)][ \t]+)?({_CODE}
 _ONE_CODE = re.compile(_CODE)
 _SEED = re.compile(r"[A-Z2-7]{16,}")  # base32, an authenticator's seed (its groups joined)
 # a seed alone on a line below the heading, or on the heading's line after a colon (whole or
-# in groups of four: `TOTP secret (app): ABCD EFGH ...`, `- MFA TOTP seed: `X``)
+# in groups of four: `TOTP secret (app): ABCD EFGH ...`, `- MFA TOTP seed: `X``); the colon
+# within 200 characters (read from each heading, an unbounded run was quadratic on a long line)
 _SEED_LINE = re.compile(r"[ \t]*(?:[-*+][ \t]+)?`?([A-Z2-7]{16,128})`?[ \t]*\r?")
-_SAID_SEED = re.compile(r"[^\n:]*:[ \t]+`?([A-Z2-7]{16,128}|[A-Z2-7]{4}(?: [A-Z2-7]{4}){3,31})`?"
+_SAID_SEED = re.compile(r"[^\n:]{0,200}:[ \t]+`?"
+                        r"([A-Z2-7]{16,128}|[A-Z2-7]{4}(?: [A-Z2-7]{4}){3,31})`?"
                         r"[ \t]*\r?(?:\n|$)")
 MIN_CODE = 6  # characters of a code, its separators not counted
 
@@ -209,16 +211,20 @@ _HOST_LINE = r"snmp-server[ \t]+host[ \t]"
 _HOST = re.compile(r"(?m)^[ \t]*snmp-server[ \t]+host[ \t]+\S+(?:[ \t]+(?:traps|informs))?"
                    r"(?:[ \t]+version[ \t]+(?:1|2c))?[ \t]+([^\s\"']{4,128})(?=[ \t]|\r?$)")
 _HOST_WORDS = frozenset({"version", "traps", "informs", "vrf"})
+# the word after `community` anywhere in the text (read once, not once per host line)
+_NAMED_COMMUNITY = re.compile(r"(?i)community(?=[ \t]+(\S+))")
 
 
 def _host_communities(text: str) -> Iterator[Found]:
+    named: set[str] | None = None
     for match in _HOST.finditer(text):
         value = match.group(1)
         if (value.lower() in _DEFAULT_COMMUNITIES or value.lower() in _HOST_WORDS
                 or placeholder(value)):
             continue
-        named = re.search(rf"(?i)community[ \t]+{re.escape(value)}(?![^\s])", text)
-        if named is not None or (any(c.isdigit() for c in value) and looks_password(value)):
+        if named is None:
+            named = {m.group(1).lower() for m in _NAMED_COMMUNITY.finditer(text)}
+        if value.lower() in named or (any(c.isdigit() for c in value) and looks_password(value)):
             yield Found(match.start(1), match.end(1), "assignment")
 
 
