@@ -94,3 +94,14 @@ def test_a_credential_url_ending_in_an_account_name_is_masked_whole() -> None:
 def test_a_credential_url_with_a_host_keeps_it() -> None:
     text = "BROKER_URL=amqp://relay:Wq8vTz3LpR6n@mq.example.org:5672/jobs\n"
     assert agreed_texts(text) == ["relay:Wq8vTz3LpR6n"]
+
+
+# --- a flagged lookalike's format (writer126's lookalikes, and writer108's secrets snippet
+# beside its password): a `$7$` password hash (scrypt's modular crypt id, Mosquitto's password
+# file) is no secret
+
+
+def test_a_dollar_seven_password_hash_stays_unfound() -> None:
+    text = ("gate-02:$7$101$Hb5nW2qT8xLm3Zr6$Pq7mV3xN9cK2sR8tW4yL6bD1fH5jG0aE9uI2oT7rY3wQ8kZ4nB6h"
+            "M1cS5vF8dX2zA7lP9gU3iO6yT1eR5w==\n")
+    assert agreed_texts(text) == []

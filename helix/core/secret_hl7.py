@@ -25,7 +25,8 @@ __all__ = ["HL7_LINES", "hl7_logins"]
 
 HL7_LINES = 12  # segments read below the MSH line
 _SEGMENT = re.compile(r"[A-Z][A-Z0-9]{2}\|")
-_LOGIN = re.compile(r"[a-z][a-z0-9]*(?:[_.\-][a-z0-9]+)+|[a-z]+[0-9]+[a-z0-9]*")
+_LOGIN = re.compile(r"[a-z][a-z0-9]*(?:[_.\-][a-z0-9]+)+|[a-z]+[0-9][a-z0-9]*")
+MAX_LOGIN = 64
 _PASSWORD = re.compile(r"[A-Za-z0-9!@#$%*+=?_.\-]{8,64}")
 _SYMBOLS = frozenset("!@#$%*+=?")
 MAX_FIELDS = 32
@@ -60,11 +61,12 @@ def hl7_logins(text: str, at: int) -> Iterator[Found]:
         end = text.find("\n", start)
         end = len(text) if end == -1 else end
         line_end = end - (text[end - 1:end] == "\r")
-        if _SEGMENT.match(text, start) is None:
-            return  # (the message ends at a line that is no segment)
+        if _SEGMENT.match(text, start) is None or text.startswith("MSH|", start):
+            return  # (the message ends at a line that is no segment, or the next message's)
         fields = _fields(text, start + 4, line_end)
         for (login_start, login_end), (value_start, value_end) in pairwise(fields):
-            if (_LOGIN.fullmatch(text, login_start, login_end) is not None
+            if (login_end - login_start <= MAX_LOGIN and value_end - value_start <= 64
+                    and _LOGIN.fullmatch(text, login_start, login_end) is not None
                     and _password(text[value_start:value_end])):
                 yield Found(value_start, value_end, "assignment")
         start = end + 1
