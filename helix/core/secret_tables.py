@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterator
 
 from helix.core.secret_gates import MIN_VALUE
+from helix.core.secret_hl7 import hl7_logins
 from helix.core.secret_names import name_strength
 from helix.core.secret_structure import Found, placeholder, quoted_ok, unquoted_ok
 
@@ -201,6 +202,8 @@ def segment_findings(text: str) -> Iterator[Found]:
             continue  # inside a word (`VISA*`, `RMSH|`)
         separator = match.group(1) or match.group(2) or match.group(3)
         name = text[match.start():match.start() + 3]
+        if name == "MSH":  # (a login and its password in a segment below: secret_hl7)
+            yield from hl7_logins(text, match.end())
         elements = [(0, 0), *_elements(text, match.end(), separator, _SEGMENT_ENDS[name])]
         for index, qualifier, none in _POSITIONS[name]:
             if index >= len(elements):
