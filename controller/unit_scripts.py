@@ -29,6 +29,7 @@ _SHORT = 2  # a word this long spells a unit only where a unit stands
 _ENDINGS = ("ами", "ями", "ах", "ях", "ов", "ев", "ам", "ям", "ом", "ем", "ой", "ей",
             "а", "я", "у", "ю", "е", "ы", "и")  # Russian case endings, longest first
 _STEM = 3  # letters a word keeps without its ending
+_LONGEST = 24  # no unit's name is longer ("миллиметрами"): a longer word is left unread
 
 
 def _latin(word: str, looks: bool = False) -> str:
@@ -59,7 +60,8 @@ def latin_units(text: str, known: Callable[[str], bool]) -> str:
 
     def spelt(match: re.Match[str]) -> str:
         word = match.group()
-        if len(word) <= _SHORT and not _unit_stands(text, match.start(), match.end()):
+        if len(word) > _LONGEST or (len(word) <= _SHORT
+                                    and not _unit_stands(text, match.start(), match.end())):
             return word
         for latin in (_latin(word), _latin(word, looks=True)):
             if known(latin):

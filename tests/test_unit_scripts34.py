@@ -40,3 +40,12 @@ def test_a_short_word_spells_a_unit_only_where_a_unit_stands(text: str) -> None:
 def test_a_case_ending_is_read_off_a_longer_word() -> None:
     assert latin_units("# яркость в нитах", lambda w: identity(w) is not None) == \
         "# яркость в nit"
+
+
+@pytest.mark.timeout(10)
+def test_a_long_word_is_left_unread() -> None:
+    """A line of one Cyrillic word of 100,000 letters (an untrusted file) is read in linear time:
+    unbounded, each word's transliteration was looked up letter-swap by letter-swap (25 s)."""
+    word = "я" * 100_000
+    assert latin_units(word, lambda w: identity(w) is not None) == word
+    assert not states_unit(word + " в мм", "cm", ("length",))
