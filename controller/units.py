@@ -71,6 +71,7 @@ from controller.unit_rivals import set_against as _set_against
 from controller.unit_rivals import shown_then_rebutted as _shown_then_rebutted
 from controller.unit_rivals import sign_of_value as _sign_of_value
 from controller.unit_rivals import supposed as _supposed
+from controller.unit_scripts import latin_units
 from helix.core.negation import Reading, read
 from helix.core.negation_cues import cues
 
@@ -104,6 +105,10 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int,
             return shown(token.text)
         previous = previous if token.text in _QUOTE_MARKS else token.lower
     return None
+
+
+def _spells_unit(word: str) -> bool:
+    return identity(word) is not None
 
 
 def _counted(reading: Reading, at: int) -> bool:
@@ -386,7 +391,7 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
     paragraphs naming the unit are read. A mention in a sentence that names the asked
     `quantity` only as what a negation reaches is not stated for it."""
     out: list[UnitLine] = []
-    text = join_compounds(_blanked(text))
+    text = join_compounds(latin_units(_blanked(text), _spells_unit))
     retracted = _retracted(text)
     foreign, own_rows = _foreign_rows(text, quantity)
     for first, _, para in _paragraphs(text):

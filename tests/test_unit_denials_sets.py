@@ -146,7 +146,7 @@ LEFT |= {'Revert "treat flow as L/h": the firmware never stopped sending L/min'}
 # reader does and a question no one answers yes no second answer:
 # tests/test_unit_structure25.py); left: a double negation set beside a label in another unit
 # ("the km/h label on the old chart"), and a Russian line (the table has no Cyrillic names)
-LEFT |= {"Скорость задаётся в м/с, а не в км/ч."}
+# meaning34 reads it (a unit in Cyrillic letters: tests/test_unit_scripts34.py)
 # (meaning26) fresh25 (acceleration in m/s²), measured held apart by the lead before 96a4152
 # and after 1d97432 with 13 -> 12 statements missed and 11 -> 9 denials confirmed (the table
 # read no power but "m³"/"ft³": "m/s^2", "m/s**2", "metres per second squared", "Meter pro
@@ -209,8 +209,9 @@ CONFIRMED_LEFT |= {
 # "geen" (one set)
 LEFT |= {
     "// ピーク輝度（単位：ニト）",
-    "# пиковая яркость в нитах (кд/м²)",
 }
+# meaning34 reads "# пиковая яркость в нитах (кд/м²)" (a unit in Cyrillic letters with a case
+# ending: tests/test_unit_scripts34.py)
 # meaning31 reads "luminanza di picco espressa in nit" (pint's nit, a luminance:
 # controller/units_library.toml) and fresh30's "Don't convert area to hectares: it's already m²"
 # (pint's hectare, an area: a conversion's unit, no second answer; tests/test_unit_library31.py)
