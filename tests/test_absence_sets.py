@@ -386,7 +386,11 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # largest rise), kept; nested 22/41, cost 85. The head retrained (python -m
     # evals.absence_train: stack, l2 1, threshold 0.35 -> 0.4): 18, 52 -> 15, 37 in sample
     # (refused fresh7 2 -> 4, accepted fresh30 1 -> 2; fresh31 2/1 -> 1/2; 16 more sets better)
-    assert wrong.get(("tune", True), 0) <= 15 and wrong.get(("tune", False), 0) <= 37, wrong
+    # fresh33 (8 new scenarios), held apart in rounds 28-29 (the lead: 1 -> 1 accepted, 1 -> 1
+    # refused) joined in round 30 and the head was retrained with it as a thirty-second set (the
+    # same grid; threshold 0.4 again): 15, 37 -> 16, 37 in sample (fresh33 1, 0), left out 22/41
+    # over 31 sets -> 22/49 over 32 (cost 85 -> 93; fresh33 left out 1/1)
+    assert wrong.get(("tune", True), 0) <= 16 and wrong.get(("tune", False), 0) <= 37, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)
