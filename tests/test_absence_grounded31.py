@@ -66,3 +66,34 @@ def test_no_evidence_or_no_negating_line_gives_nothing() -> None:
     assert grounded("Wintering hives are never flagged.", None) == (0.0,)
     plain = (_item("a.py", 1, "definition", "GAP = 9\n"),)
     assert grounded("The gap is never changed.", plain) == (0.0,)
+
+
+# With the shipped head (trained with `grounded`) the contract accepts an answer that concedes
+# an unasked detail and then states the code's own negatives, lines the evidence negates too;
+# main's head (0cf75dd) refused the two ordinary answers as claims (probability 0.64 and 0.52
+# > 0.4). The two claims are guards main refused as well.
+QUESTION = ("how often are hives inspected, and are wintering or queenless hives flagged as "
+            "overdue?")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("text", "refused"), [
+    ("The excerpts don't show how the season is set, but a wintering hive is never flagged "
+     "and queenless ones are not treated differently.", False),
+    ("The snippets don't say who inspects, but wintering hives are never flagged and a "
+     "queenless hive is not handled differently.", False),
+    ("The snippets show the 9-day gap but not whether wintering hives are flagged.", True),
+    ("The excerpts don't show whether wintering or queenless hives are flagged.", True),
+])
+def test_the_shipped_head_accepts_the_codes_own_negatives(text: str, refused: bool) -> None:
+    from helix.core.config import HelixConfig, IndexSettings
+    from helix.synthesis.absence_head import AbsenceHead
+    from helix.synthesis.absence_meaning import AbsenceMeaning
+    from helix.synthesis.contract import NO_EVIDENCE_CLAIM, check_answer
+    from helix.synthesis.prompt import citation_refs
+    from indexers.encoder import query_embedder
+
+    meaning = AbsenceMeaning(query_embedder(IndexSettings()), HelixConfig().synthesis.absence)
+    result = check_answer(text, citation_refs(EVIDENCE), evidence=EVIDENCE, meaning=meaning,
+                          question=QUESTION, head=AbsenceHead.load())
+    assert (result.reason == NO_EVIDENCE_CLAIM) is refused

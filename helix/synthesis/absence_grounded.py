@@ -31,6 +31,7 @@ from helix.core.english import (
     SAYING_VERBS,
     SHOWN_PARTICIPLES,
     stems,
+    word_alternation,
 )
 from helix.core.envelope import EvidenceItem
 from helix.synthesis.absence import content_terms, evidence_words
@@ -58,9 +59,12 @@ _ABOUT_FINDING = (MATERIAL_WORDS | MATERIAL_OR_CODE_WORDS | frozenset(SAYING_VER
 # a clause that places what it denies in the material ("isn't in there", "in what was
 # returned", "in these files"), or a bare negation continuing a sentence about the material
 # ("the evidence shows X, but not Y")
-_IN_MATERIAL = re.compile(r"\bin\s+(?:these|them|there|what|those)\b", re.I)
-_BARE = re.compile(r"^\W*(?:(?:but|and|yet|though|although|however|while|whereas)\s+)?"
-                   r"(?:not|nothing|none|no)\b", re.I)
+_POINTERS = ("these", "them", "there", "what", "those")
+_IN_MATERIAL = re.compile(rf"\bin\s+(?:{word_alternation(_POINTERS)})\b", re.I)
+_JOINS = ("but", "and", "yet", "though", "although", "however", "while", "whereas")
+_BARE_NEGATIONS = ("not", "nothing", "none", "no")
+_BARE = re.compile(rf"^\W*(?:(?:{word_alternation(_JOINS)})\s+)?"
+                   rf"(?:{word_alternation(_BARE_NEGATIONS)})\b", re.I)
 # a path or file name the answer cites or names ("docs/x.md", "retry.py:4-8"): not a word of
 # the clause ("docs" names the material only as a word of its own)
 _PATH = re.compile(r"[^\s(\[]*/\S*|[^\s(\[]+\.[A-Za-z]{1,5}\b(?::[\d\-–]+)?")
