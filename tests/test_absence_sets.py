@@ -390,7 +390,12 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # refused) joined in round 30 and the head was retrained with it as a thirty-second set (the
     # same grid; threshold 0.4 again): 15, 37 -> 16, 37 in sample (fresh33 1, 0), left out 22/41
     # over 31 sets -> 22/49 over 32 (cost 85 -> 93; fresh33 left out 1/1)
-    assert wrong.get(("tune", True), 0) <= 16 and wrong.get(("tune", False), 0) <= 37, wrong
+    # absence31: the head feature `grounded` (helix/synthesis/absence_grounded.py: negating
+    # clauses about the code that repeat a negating line of the evidence), judged at main's
+    # per-set settings: left out 22/49 cost 93 -> 20/44 cost 84, largest rise 2; kept. The
+    # head retrained (stack, l2 1, threshold 0.4 -> 0.45): left out 22/49 -> 21/43 (cost 93 ->
+    # 85); in sample 16, 37 -> 18, 33 (2 more claims accepted, 4 fewer ordinary answers refused)
+    assert wrong.get(("tune", True), 0) <= 18 and wrong.get(("tune", False), 0) <= 33, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)
