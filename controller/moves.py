@@ -15,6 +15,7 @@ from controller.channels import Request
 from controller.evidence import CODE_CHUNK_KINDS, DOC_CHUNK_KINDS, Candidate
 from controller.names import capitalised_only, question_names, spelled_identifiers
 from controller.route import RoutePlan
+from controller.test_subject import subject_is_test
 from controller.text import is_identifier, phrase_tokens, token_set
 from helix.core.config import RetrievalSettings
 from helix.core.policy import Move, RoutePolicy
@@ -286,10 +287,13 @@ def prf_requests(ctx: MoveContext) -> list[Request]:
 def test_files_requests(ctx: MoveContext) -> list[Request]:
     """For a question that asks about tests, the `files` list over test files only: its
     best `pools.test_files` (none when 0, the default), so a test the question describes
-    competes with the code it tests (docs/ranker.md "Round 29")."""
+    competes with the code it tests (docs/ranker.md "Round 29"); with
+    `pools.test_files_subject`, only when a test heads the question's subject ("Round 30")."""
     k = ctx.settings.pools.test_files
     if k <= 0 or not asks_tests(ctx.plan, ctx.settings, ctx.prefixes):
         return []
+    if ctx.settings.pools.test_files_subject and not subject_is_test(_question_text(ctx)):
+        return []  # a test word that does not head the question's subject (round 30)
     return [Request(channel="test_files", query=_question_text(ctx), k=k,
                     prefixes=ctx.prefixes)]
 
