@@ -50,12 +50,11 @@ def fires(question: str) -> bool:
     """The list runs for `question` under the rule (the default settings' routing)."""
     from controller.moves import asks_tests
     from controller.question import read_question
-    from controller.test_subject import subject_is_test
     from helix.core.config import HelixConfig
 
     settings = HelixConfig().retrieval
-    return (asks_tests(read_question(question, settings).plan, settings)
-            and subject_is_test(question))
+    plan = read_question(question, settings).plan
+    return asks_tests(plan, settings) and plan.asked.test_subject
 
 
 def _cases(result: dict[str, Any], config: str) -> dict[str, dict[str, Any]]:

@@ -15,7 +15,6 @@ from controller.channels import Request
 from controller.evidence import CODE_CHUNK_KINDS, DOC_CHUNK_KINDS, Candidate
 from controller.names import capitalised_only, question_names, spelled_identifiers
 from controller.route import RoutePlan
-from controller.test_subject import subject_is_test
 from controller.text import is_identifier, phrase_tokens, token_set
 from helix.core.config import RetrievalSettings
 from helix.core.policy import Move, RoutePolicy
@@ -292,7 +291,7 @@ def test_files_requests(ctx: MoveContext) -> list[Request]:
     k = ctx.settings.pools.test_files
     if k <= 0 or not asks_tests(ctx.plan, ctx.settings, ctx.prefixes):
         return []
-    if ctx.settings.pools.test_files_subject and not subject_is_test(_question_text(ctx)):
+    if ctx.settings.pools.test_files_subject and not ctx.plan.asked.test_subject:
         return []  # a test word that does not head the question's subject (round 30)
     return [Request(channel="test_files", query=_question_text(ctx), k=k,
                     prefixes=ctx.prefixes)]

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from controller_helpers import ask, files_index
+from test_test_files import FILES, QUESTION
 
 from controller.test_subject import first_clause, subject_is_test
 from helix.core.config import HelixConfig, RetrievalSettings
 from helix.core.policy import Pools
-from test_test_files import FILES, QUESTION
 
 
 def test_a_test_word_heading_the_wh_phrase_or_the_subject() -> None:
@@ -62,3 +62,15 @@ def test_the_list_runs_only_for_a_test_subject_when_restricted() -> None:
     assert not lists(about_code, _on(True))
     assert lists(QUESTION, _on(True))  # "which test checks ..."
     assert Pools().test_files_subject is False  # off by default
+
+
+def test_the_rule_reads_the_question_with_its_punctuation() -> None:
+    """The routed text drops commas: read there, "the cache test listener, after a load, sets"
+    would take "listener" for the verb (round 30's first end-to-end run did so)."""
+    index = files_index(FILES)
+    question = "Why does the cache test listener, after a load, set the modified flag?"
+    assert not subject_is_test(question)
+    assert all("test_files" not in s.channels
+               for s in ask(index, question, _on(True)).controller_steps)
+    assert any("test_files" in s.channels
+               for s in ask(index, question, _on(False)).controller_steps)
