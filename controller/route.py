@@ -495,4 +495,4 @@ def route_question(question: str, *, routing: RoutingPolicy, scope: str | None =
                      policy_route="long_question" if long_question else None,
                      groups=groups if matched else {},
                      asked=read_asked(route, subjects, SLOTS[route][0], words, terms,
-                                      reads_as_question(words)))
+                                      reads_as_question(words), body))
