@@ -283,8 +283,6 @@ CONFIRMED_LEFT |= {
 }
 LEFT |= {
     "Hypo alarm doesn't fire at 3.8 mmol/L",
-    # (meaning35) read once mmol/L is a unit: a value's validity is judged, as "0.0 kPa" is
-    "ValueError: glucose 0.0 mmol/L is not a valid reading",
     "Bug: glucose in mmol/L is shown with a dot instead of a comma in the German locale",
 }
 

@@ -70,3 +70,19 @@ def test_a_long_line_of_prefixed_units_is_read_word_by_word_from_tables() -> Non
     found = [identity(w.strip(",;")) for w in words]
     assert sum(f is not None for f in found) == 5 * 1_750
     assert time.perf_counter() - start < 5
+
+
+@pytest.mark.parametrize(("text", "unit", "quantity"), [
+    ("ValueError: pressure 0.0 kPa is not a valid reading", "kPa", "pressure"),
+    ("Warning: 16 GB is not enough for the build cache", "GB", "cache size"),
+])
+def test_a_negated_predicate_of_a_value_does_not_deny_its_unit(text: str, unit: str,
+                                                                quantity: str) -> None:
+    """The number before the unit makes the subject a value: what is not valid is it."""
+    assert states_unit(text, unit, (quantity,)), text
+
+
+@pytest.mark.parametrize("text", ["Pressure in kPa is no longer supported.",
+                                  "kPa is not the unit of the pressure."])
+def test_a_negated_predicate_of_the_unit_alone_still_denies_it(text: str) -> None:
+    assert denies_unit(text, "kPa", ("pressure",)), text
