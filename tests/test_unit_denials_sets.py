@@ -274,16 +274,15 @@ LEFT |= {
 
 # (round 30) fresh33 (blood glucose in mmol/L), measured held apart by the lead at round 28's
 # start and after rounds 28 and 29 with 4 -> 3 -> 3 denials confirmed and 4 -> 3 -> 3 statements
-# missed, now a tune set: left as measured at the rotation
+# missed, now a tune set: left as measured at the rotation (meaning35: the HTTP 422 denial and
+# the "ммоль/л" statement read right once SI prefixes make "mmol/L" a unit, unit_prefixed.py)
 CONFIRMED_LEFT |= {
-    'HTTP 422: "glucose" must be in mg/dL; mmol/L values are not accepted by this endpoint.',
     "We briefly thought the sensor firmware reports mmol/L, and two issues were filed on that "
     "premise, but after checking with the vendor: no, it doesn't.",
     "Export writes mg/dL numbers into a column headed mmol/L",
 }
 LEFT |= {
     "Hypo alarm doesn't fire at 3.8 mmol/L",
-    "# уровень глюкозы в ммоль/л",
     "Bug: glucose in mmol/L is shown with a dot instead of a comma in the German locale",
 }
 

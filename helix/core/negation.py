@@ -284,7 +284,8 @@ def _subject(cl: _Clauses, negator: int) -> list[int]:
         i -= 1
     validity = _validity_after(cl, negator)  # "GPa not accepted": no verb needed
     verb = _negative(tokens[negator]) or i < negator - 1 or validity
-    if not verb or i < 0 or cl.boundary[i] or not tokens[i].text[:1].isalnum():
+    if not verb or i < 0 or cl.boundary[i] or not tokens[i].text[:1].isalnum() \
+            or (i > 0 and tokens[i - 1].text[-1:].isdigit()):  # "0.0 kPa is not valid": a value
         return []
     return _noun_phrase(cl, i, whole=validity)
 
