@@ -138,7 +138,7 @@ class Recorded:
     """An embedder that records the texts asked of it (and keeps the inner's each-alone)."""
 
     def __init__(self, inner: Any) -> None:
-        self.inner, self.texts = inner, []
+        self.inner, self.texts = inner, list[str]()
         self.model_key, self.dim = inner.model_key, inner.dim
         self.embeds_each_alone = getattr(inner, "embeds_each_alone", False)
 
