@@ -47,3 +47,18 @@ def test_a_long_hyphenated_word_is_read_once_for_an_argument_name() -> None:
     assert syntax_words("a-" * (LINE // 2) + "b=x") == {"a-" * (LINE // 2) + "b"}
     assert syntax_words("9-" * (LINE // 2) + "b=x") == {"b"}
     assert syntax_words('LOOKUP term=cavity, {"query": "x"}') == {"lookup", "term", "query"}
+
+
+@pytest.mark.timeout(10)
+def test_a_long_run_of_dashes_is_read_once_for_paths() -> None:
+    # a path's pattern was tried from every dash of the run and read the rest of it each time:
+    # `_path_hints` took 19 s at 20 KB, minutes at 100 KB
+    from controller.route import _path_hints, _terms
+
+    assert _path_hints("-" * LINE) == () and _terms("-" * LINE) == ()
+    text = "see " + "-" * LINE + "x/y.py and a.md-b/c, `docs/x.rst`"
+    assert _path_hints(text) == ("-" * LINE + "x/y.py", "a.md-b/c", "docs/x.rst")
+    from controller.route_paths import PATHLIKE, pathlike_spans
+
+    short = "in .-a.py-b.c--x/y, ./z.md/ and q.py."
+    assert pathlike_spans(short) == [m.span() for m in PATHLIKE.finditer(short)]
