@@ -62,3 +62,17 @@ def test_a_long_run_of_dashes_is_read_once_for_paths() -> None:
 
     short = "in .-a.py-b.c--x/y, ./z.md/ and q.py."
     assert pathlike_spans(short) == [m.span() for m in PATHLIKE.finditer(short)]
+
+
+@pytest.mark.timeout(10)
+def test_a_line_of_many_unit_mentions_reads_the_text_before_each_once() -> None:
+    # each mention re-read the line before it (its tokens, an equation ending there, the
+    # strike-outs of the paragraph) and listed its sentence and the next: 8,000 mentions
+    # (24 KB) took ~22 s
+    from controller.units import unit_lines
+
+    lines = unit_lines("The size is in MB. " + "MB " * 8000, "MB")
+    assert [(u.offset, u.states, u.instead) for u in lines] == [(0, True, None)]
+    text = "1 mm = 36000 EMU\nThe size is ~~MB~~ GB.\nIs it in MB?\nNo, GB.\n" + "5 MB " * 8000
+    assert [(u.offset, u.states, u.instead) for u in unit_lines(text, "MB")] == [
+        (1, False, "GB"), (2, False, "GB"), (4, True, None)]
