@@ -139,8 +139,11 @@ def retracted(text: str) -> set[int]:
            if _DIFF_REMOVED.match(line) and _DIFF_ADDED.match(nxt)}
     rejects = names().rejects
     for n, line in enumerate(lines):
-        body = next((b.split() for b in lines[n + 1:] if b.strip()), [""])
-        if names().condition.match(line) and re.split(r"\W", body[0])[0].lower() in rejects:
+        if not names().condition.match(line):
+            continue  # (the next line with words is looked for after a condition only)
+        body = next((lines[k].split() for k in range(n + 1, len(lines)) if lines[k].strip()),
+                    [""])
+        if re.split(r"\W", body[0])[0].lower() in rejects:
             out.add(n)
     return out
 

@@ -76,3 +76,15 @@ def test_a_line_of_many_unit_mentions_reads_the_text_before_each_once() -> None:
     text = "1 mm = 36000 EMU\nThe size is ~~MB~~ GB.\nIs it in MB?\nNo, GB.\n" + "5 MB " * 8000
     assert [(u.offset, u.states, u.instead) for u in unit_lines(text, "MB")] == [
         (1, False, "GB"), (2, False, "GB"), (4, True, None)]
+
+
+@pytest.mark.timeout(10)
+def test_a_text_of_many_blank_lines_is_read_once_for_retracted_conditions() -> None:
+    # every line looked through all the lines after it for the next one with words (a
+    # condition's body): 20,000 blank lines took over a minute
+    from controller.unit_markup import retracted
+    from controller.units import unit_lines
+
+    assert unit_lines("\n" * LINE + "The size is in MB.", "MB")[0].offset == LINE
+    text = 'if unit == "GPa":\n' + "\n" * LINE + "    raise ValueError\nx = 1 # GPa\n"
+    assert retracted(text) == {0}
