@@ -88,3 +88,14 @@ def test_a_text_of_many_blank_lines_is_read_once_for_retracted_conditions() -> N
     assert unit_lines("\n" * LINE + "The size is in MB.", "MB")[0].offset == LINE
     text = 'if unit == "GPa":\n' + "\n" * LINE + "    raise ValueError\nx = 1 # GPa\n"
     assert retracted(text) == {0}
+
+
+@pytest.mark.timeout(10)
+def test_a_question_of_many_blank_lines_is_read_once_for_a_traceback() -> None:
+    # a frame's `^\s*` read the rest of the blank run from every line start of it: 2.3 s at
+    # 30,000 newlines, about a minute at 100,000
+    from controller.issue_text import _TRACEBACK
+
+    assert _TRACEBACK.search("\n" * LINE) is None
+    assert _TRACEBACK.search("\n" * LINE + "  File \"a.py\", line 3") is not None
+    assert _TRACEBACK.search("x\n\nat f (") is not None and _TRACEBACK.search("at f (") is None
