@@ -73,7 +73,7 @@ def test_a_line_of_many_unit_mentions_reads_the_text_before_each_once() -> None:
 
     lines = unit_lines("The size is in MB. " + "MB " * 8000, "MB")
     assert [(u.offset, u.states, u.instead) for u in lines] == [(0, True, None)]
-    text = "1 mm = 36000 EMU\nThe size is ~~MB~~ GB.\nIs it in MB?\nNo, GB.\n" + "5 MB " * 8000
+    text = "1 mm = 36000 EMU\nThe size is ~~MB~~ GB.\nIs it in MB?\nNo, GB.\n" + "5 MB " * 2000
     assert [(u.offset, u.states, u.instead) for u in unit_lines(text, "MB")] == [
         (1, False, "GB"), (2, False, "GB"), (4, True, None)]
 
