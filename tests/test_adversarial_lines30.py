@@ -99,3 +99,15 @@ def test_a_question_of_many_blank_lines_is_read_once_for_a_traceback() -> None:
     assert _TRACEBACK.search("\n" * LINE) is None
     assert _TRACEBACK.search("\n" * LINE + "  File \"a.py\", line 3") is not None
     assert _TRACEBACK.search("x\n\nat f (") is not None and _TRACEBACK.search("at f (") is None
+
+
+@pytest.mark.timeout(10)
+def test_an_answer_holding_a_long_word_is_read_once_for_citations() -> None:
+    # `\S+:\d+` was tried from every character of the word and read the rest of it each time:
+    # absence_claims took 1.1 s at 30 KB, about 12 s at 100 KB
+    from helix.synthesis.absence import _CITATION, absence_claims
+
+    assert absence_claims("a" * LINE) == []
+    text = "See " + "a" * LINE + " and pkg/x.py:12-30 [E1, E2] at 08:00."
+    assert [m.group() for m in _CITATION.finditer(text)] == ["pkg/x.py:12-30", "[E1, E2]"]
+    assert _CITATION.sub(" ", "no [E3] here x.py:4") == "no   here  "
