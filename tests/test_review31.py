@@ -14,3 +14,13 @@ def test_an_hl7_message_below_many_msh_on_one_line_is_read_once() -> None:
     assert len(found) == len(set(found)), len(found)
     values = {text[start:end] for start, end, _ in found}
     assert "Ortho9Ward!7" in values
+
+
+def test_a_code_name_called_below_a_password_word_is_no_password() -> None:
+    # secret_recalled read the next line's called identifier as a password said later
+    from tests.secret_helpers import agreed_texts
+    assert agreed_texts("def check(password):\n    return validate_Password2(password)\n") == []
+    assert agreed_texts("// the password is in the vault.\n"
+                        "@Test void resetPassword_Expired2() {\n") == []
+    assert "Saltmarsh_Reed82" in agreed_texts(  # (a chosen one with `_` still found)
+        "- the kiosk password was wiped,\n  we put it back to `Saltmarsh_Reed82` (Friday)\n")

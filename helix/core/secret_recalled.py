@@ -43,6 +43,12 @@ def _chosen(word: str) -> bool:
             and any(c.isdigit() for c in word) and any(not c.isalnum() for c in word))
 
 
+def _called(text: str, start: int, end: int) -> bool:
+    """An identifier called or defined (`validate_Password2(`, `resetPassword_Expired2()`):
+    code's name, no password (a password's only symbol is never `_` before a `(`)."""
+    return text.startswith("(", end) and text[start:end].replace("_", "").isalnum()
+
+
 def _reach(text: str, at: int) -> tuple[int, int]:
     """The end of the line holding `at`, and of the next line when that one is not blank (the
     line's end again when it is)."""
@@ -68,5 +74,5 @@ def recalled_values(text: str, lowered: str) -> Iterator[Found]:
             continue  # (the value right after the name: the prose rule's)
         for word in _WORD.finditer(text, max(cut.end(), last_before), last):
             value = word.group().rstrip(".,;:?")
-            if _chosen(value):
+            if _chosen(value) and not _called(text, word.start(), word.start() + len(value)):
                 yield Found(word.start(), word.start() + len(value), "keyword")
