@@ -24,3 +24,13 @@ def test_a_code_name_called_below_a_password_word_is_no_password() -> None:
                         "@Test void resetPassword_Expired2() {\n") == []
     assert "Saltmarsh_Reed82" in agreed_texts(  # (a chosen one with `_` still found)
         "- the kiosk password was wiped,\n  we put it back to `Saltmarsh_Reed82` (Friday)\n")
+
+
+def test_a_tag_name_below_a_password_word_is_no_password() -> None:
+    from tests.secret_helpers import agreed_texts
+    assert agreed_texts("<!-- the admin password -->\n"
+                        "<ServiceAccount_Login2>svc</ServiceAccount_Login2>\n") == []
+    assert agreed_texts("<Password>x</Password><AuthMode_Version2>basic</AuthMode_Version2>\n"
+                        ) == []
+    assert "Copper-Kettle-9031" in agreed_texts(  # (a field's value still found)
+        "<Item><Name>Password</Name><Data>Copper-Kettle-9031</Data></Item>\n")

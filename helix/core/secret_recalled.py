@@ -43,10 +43,11 @@ def _chosen(word: str) -> bool:
             and any(c.isdigit() for c in word) and any(not c.isalnum() for c in word))
 
 
-def _called(text: str, start: int, end: int) -> bool:
-    """An identifier called or defined (`validate_Password2(`, `resetPassword_Expired2()`):
-    code's name, no password (a password's only symbol is never `_` before a `(`)."""
-    return text.startswith("(", end) and text[start:end].replace("_", "").isalnum()
+def _code_name(text: str, start: int, end: int) -> bool:
+    """A name code gives, no password: an identifier called or defined (`validate_Password2(`,
+    `resetPassword_Expired2()`), a tag's name (`<ServiceAccount_Login2>`)."""
+    return (start > 0 and text[start - 1] == "<") or (
+        text.startswith("(", end) and text[start:end].replace("_", "").isalnum())
 
 
 def _reach(text: str, at: int) -> tuple[int, int]:
@@ -74,5 +75,5 @@ def recalled_values(text: str, lowered: str) -> Iterator[Found]:
             continue  # (the value right after the name: the prose rule's)
         for word in _WORD.finditer(text, max(cut.end(), last_before), last):
             value = word.group().rstrip(".,;:?")
-            if _chosen(value) and not _called(text, word.start(), word.start() + len(value)):
+            if _chosen(value) and not _code_name(text, word.start(), word.start() + len(value)):
                 yield Found(word.start(), word.start() + len(value), "keyword")
