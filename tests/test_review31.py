@@ -34,3 +34,11 @@ def test_a_tag_name_below_a_password_word_is_no_password() -> None:
                         ) == []
     assert "Copper-Kettle-9031" in agreed_texts(  # (a field's value still found)
         "<Item><Name>Password</Name><Data>Copper-Kettle-9031</Data></Item>\n")
+
+
+def test_a_word_longer_than_a_password_is_not_cut_to_one() -> None:
+    # the recalled rule's word pattern stopped at 200 characters: a longer token was masked
+    # in part, its tail left in the clear
+    from helix.core.secret_recalled import recalled_values
+    text = "The password was reset. New one Kx9-" + "q" * 196 + "-Tail9 ok\n"
+    assert list(recalled_values(text, text.lower())) == []
