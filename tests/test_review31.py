@@ -42,3 +42,11 @@ def test_a_word_longer_than_a_password_is_not_cut_to_one() -> None:
     from helix.core.secret_recalled import recalled_values
     text = "The password was reset. New one Kx9-" + "q" * 196 + "-Tail9 ok\n"
     assert list(recalled_values(text, text.lower())) == []
+
+
+def test_russian_unit_words_spelling_another_unit_are_not_read_as_it() -> None:
+    # "12 га" is twelve hectares, not gigaamperes; "45 кв. м" square metres, not kilovolts
+    from controller.units import states_unit
+    assert not states_unit("Площадь участка 12 га.", "GA", ("current",))
+    assert not states_unit("Квартира 45 кв. м.", "kV", ("voltage",))
+    assert states_unit("Напряжение 10 кВ.", "kV", ("voltage",))  # (the kilovolt is "кВ")
