@@ -50,3 +50,13 @@ def test_russian_unit_words_spelling_another_unit_are_not_read_as_it() -> None:
     assert not states_unit("Площадь участка 12 га.", "GA", ("current",))
     assert not states_unit("Квартира 45 кв. м.", "kV", ("voltage",))
     assert states_unit("Напряжение 10 кВ.", "kV", ("voltage",))  # (the kilovolt is "кВ")
+
+
+def test_an_hl7_message_in_a_literal_is_read_with_the_prefilter() -> None:
+    # the prefilter read the segments below an MSH line only when the line started with it
+    from tests.secret_helpers import agreed_texts
+    pad = "".join(f"x_{i} = compute({i})\n" for i in range(400))
+    text = (pad + 'MSG = """MSH|^~\\&|APP|SITE|RECV|SITE|20250301101500||ORU^R01|M7|P|2.5.1\n'
+            "PID|1||MRN5500213^^^SITE^MR||ROE^ANN||19700101|F\n"
+            'ZAU|1|LABIF|lab_if_user|Ortho9Ward!7|x\n"""\n' + pad)
+    assert "Ortho9Ward!7" in agreed_texts(text)

@@ -380,7 +380,7 @@ def _below(line: str, lowered: str) -> int:
     """Lines below a line opening no value a rule reads: an INSERT's rows, a RADIUS key."""
     if runs_below(lowered):
         return CODES_BELOW  # recovery codes under their heading (a note between)
-    if line.startswith("MSH|"):
+    if "MSH|" in line:  # (where it starts a line or a literal: `MSG = """MSH|...`)
         return HL7_LINES  # an HL7 message's segments (a login and its password: secret_hl7)
     if "insert" in lowered and "(" in line:
         return CONTEXT_AFTER  # an INSERT's rows
