@@ -60,3 +60,12 @@ def test_an_hl7_message_in_a_literal_is_read_with_the_prefilter() -> None:
             "PID|1||MRN5500213^^^SITE^MR||ROE^ANN||19700101|F\n"
             'ZAU|1|LABIF|lab_if_user|Ortho9Ward!7|x\n"""\n' + pad)
     assert "Ortho9Ward!7" in agreed_texts(text)
+
+
+def test_a_password_on_the_line_below_its_name_is_read_with_the_prefilter() -> None:
+    # secret_recalled reads the line after the one naming a password; the prefilter's window
+    # stopped at the naming line (found in a short text, missed in a long one)
+    from tests.secret_helpers import agreed_texts
+    pad = "".join(f"x_{i} = compute({i})\n" for i in range(400))
+    text = pad + "Passphrase rotated on the depot router; new one below\nOrchard!Gate2025x\n" + pad
+    assert "Orchard!Gate2025x" in agreed_texts(text)
