@@ -69,3 +69,11 @@ def test_a_password_on_the_line_below_its_name_is_read_with_the_prefilter() -> N
     pad = "".join(f"x_{i} = compute({i})\n" for i in range(400))
     text = pad + "Passphrase rotated on the depot router; new one below\nOrchard!Gate2025x\n" + pad
     assert "Orchard!Gate2025x" in agreed_texts(text)
+
+
+def test_a_path_in_an_answer_is_matched_from_a_word_start_only() -> None:
+    # tried at every position of a long word, absence_grounded's path pattern was quadratic
+    # (a 20,000-character word: 4.1 s); from a word's start only, the same paths are found
+    from helix.synthesis.absence_grounded import _PATH
+    assert _PATH.match("ab/c", 1) is None
+    assert _PATH.sub(" ", "see docs/x.md and retry.py:4-8 (lib/a.py) now") == "see   and   (  now"
