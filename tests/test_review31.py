@@ -3,6 +3,8 @@ its fix."""
 
 from __future__ import annotations
 
+import pytest
+
 from helix.core.secret_tables import segment_findings
 
 
@@ -77,3 +79,18 @@ def test_a_path_in_an_answer_is_matched_from_a_word_start_only() -> None:
     from helix.synthesis.absence_grounded import _PATH
     assert _PATH.match("ab/c", 1) is None
     assert _PATH.sub(" ", "see docs/x.md and retry.py:4-8 (lib/a.py) now") == "see   and   (  now"
+
+
+def test_a_run_of_test_words_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # each test word of a run of suite-part words read the run again: quadratic in a long
+    # question ('which ' + 'suite ' * 16,000 + 'cat': 11.9 s); now the verb after it is read
+    # once a run
+    import controller.test_subject as ts
+    calls: list[str] = []
+
+    def counted(word: str, shape: str, last: bool, to_end: bool) -> bool:
+        calls.append(word)
+        return False
+    monkeypatch.setattr(ts, "_is_verb", counted)
+    assert not ts.subject_is_test("which " + "suite " * 50 + "cat")
+    assert len(calls) == 1
