@@ -86,14 +86,17 @@ def _is_verb(word: str, shape: str, last: bool, to_end: bool) -> bool:
 
 
 def _headed_by_test(phrase: list[str], shape: str, to_end: bool) -> bool:
-    for j, word in enumerate(phrase):
-        if word not in TEST_WORDS:
+    j = 0
+    while j < len(phrase):
+        if phrase[j] not in TEST_WORDS:
+            j += 1
             continue
         k = j + 1
         while k < len(phrase) and phrase[k] in TEST_PARTS:
             k += 1
         if k == len(phrase) or _is_verb(phrase[k], shape, k == len(phrase) - 1, to_end):
             return True
+        j = k  # (a test word before `k` is followed by the same parts and word: once a run)
     return False
 
 

@@ -30,6 +30,10 @@ _ENDINGS = ("ами", "ями", "ах", "ях", "ов", "ев", "ам", "ям", 
             "а", "я", "у", "ю", "е", "ы", "и")  # Russian case endings, longest first
 _STEM = 3  # letters a word keeps without its ending
 _LONGEST = 24  # no unit's name is longer ("миллиметрами"): a longer word is left unread
+# Russian unit words whose letters spell another unit, never read: "га" the hectare (not the
+# gigaampere "ga"), "кв" square ("45 кв. м", not the kilovolt: that is "кВ"), "ст" of "мм рт.
+# ст." and "ст. л." (not the cent "ct")
+_OTHER_UNITS = frozenset({"га", "кв", "ст"})
 
 
 def _latin(word: str, looks: bool = False) -> str:
@@ -60,7 +64,7 @@ def latin_units(text: str, known: Callable[[str], bool]) -> str:
 
     def spelt(match: re.Match[str]) -> str:
         word = match.group()
-        if len(word) > _LONGEST or (len(word) <= _SHORT
+        if word in _OTHER_UNITS or len(word) > _LONGEST or (len(word) <= _SHORT
                                     and not _unit_stands(text, match.start(), match.end())):
             return word
         for latin in (_latin(word), _latin(word, looks=True)):

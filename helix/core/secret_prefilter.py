@@ -41,6 +41,7 @@ from helix.core.secret_joins import JOIN_BEFORE, reads_above
 from helix.core.secret_names import BARE_KEY, FOREIGN_NAME_FORMS, LOGIN_WORDS, VENDOR_KEY_NAMES
 from helix.core.secret_places import AT_TRIGGER
 from helix.core.secret_re2 import line_spans
+from helix.core.secret_recalled import RECALLED_WORDS
 from helix.core.secret_rules import rules
 from helix.core.secret_runs import CODES_BELOW, runs_below
 from helix.core.secret_shapes import SHAPE_TRIGGERS
@@ -380,10 +381,12 @@ def _below(line: str, lowered: str) -> int:
     """Lines below a line opening no value a rule reads: an INSERT's rows, a RADIUS key."""
     if runs_below(lowered):
         return CODES_BELOW  # recovery codes under their heading (a note between)
-    if line.startswith("MSH|"):
+    if "MSH|" in line:  # (where it starts a line or a literal: `MSG = """MSH|...`)
         return HL7_LINES  # an HL7 message's segments (a login and its password: secret_hl7)
     if "insert" in lowered and "(" in line:
         return CONTEXT_AFTER  # an INSERT's rows
+    if any(word in lowered for word in RECALLED_WORDS):
+        return max(1, reads_below(line))  # a password said on the next line (secret_recalled)
     return reads_below(line)
 
 

@@ -28,7 +28,8 @@ __all__ = ["RECALLED_LEN", "RECALLED_WORDS", "recalled_values"]
 RECALLED_LEN = 12  # (a chosen password's length: `Booster-03`, a site's name, is shorter)
 RECALLED_WORDS = ("password", "passphrase", "passwort")  # what a line must hold (lower case)
 _NAME = re.compile(rf"(?i)\b(?:{word_alternation(RECALLED_WORDS)})s?\b")
-_WORD = re.compile(r"[^\s\"'`,;()<>\[\]{}*|]{12,200}")
+_WORD = re.compile(r"[^\s\"'`,;()<>\[\]{}*|]{12,}")
+_LONGEST = 200  # a longer word is no chosen password (and is never cut to this length)
 _NOT_IN = frozenset("/.@:=\\$%{}")
 # where the name's own clause ends: a sentence's end, a field's (a tag, a cell), the line's
 _BREAK = re.compile(r"[.!?][ \t]+|</?[A-Za-z]|\||\r?\n")
@@ -41,6 +42,13 @@ def _chosen(word: str) -> bool:
         return False
     return (any(c.isupper() for c in word) and any(c.islower() for c in word)
             and any(c.isdigit() for c in word) and any(not c.isalnum() for c in word))
+
+
+def _code_name(text: str, start: int, end: int) -> bool:
+    """A name code gives, no password: an identifier called or defined (`validate_Password2(`,
+    `resetPassword_Expired2()`), a tag's name (`<ServiceAccount_Login2>`)."""
+    return (start > 0 and text[start - 1] == "<") or (
+        text.startswith("(", end) and text[start:end].replace("_", "").isalnum())
 
 
 def _reach(text: str, at: int) -> tuple[int, int]:
@@ -67,6 +75,8 @@ def recalled_values(text: str, lowered: str) -> Iterator[Found]:
         if cut is None:
             continue  # (the value right after the name: the prose rule's)
         for word in _WORD.finditer(text, max(cut.end(), last_before), last):
+            if word.end() - word.start() > _LONGEST:
+                continue
             value = word.group().rstrip(".,;:?")
-            if _chosen(value):
+            if _chosen(value) and not _code_name(text, word.start(), word.start() + len(value)):
                 yield Found(word.start(), word.start() + len(value), "keyword")

@@ -67,7 +67,8 @@ _BARE = re.compile(rf"^\W*(?:(?:{word_alternation(_JOINS)})\s+)?"
                    rf"(?:{word_alternation(_BARE_NEGATIONS)})\b", re.I)
 # a path or file name the answer cites or names ("docs/x.md", "retry.py:4-8"): not a word of
 # the clause ("docs" names the material only as a word of its own)
-_PATH = re.compile(r"[^\s(\[]*/\S*|[^\s(\[]+\.[A-Za-z]{1,5}\b(?::[\d\-–]+)?")
+# (only from a word's start: tried inside a long word, the pattern was quadratic in its length)
+_PATH = re.compile(r"(?<![^\s(\[])(?:[^\s(\[]*/\S*|[^\s(\[]+\.[A-Za-z]{1,5}\b(?::[\d\-–]+)?)")
 
 
 def _negates(words: Sequence[str]) -> bool:
