@@ -395,7 +395,14 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # per-set settings: left out 22/49 cost 93 -> 20/44 cost 84, largest rise 2; kept. The
     # head retrained (stack, l2 1, threshold 0.4 -> 0.45): left out 22/49 -> 21/43 (cost 93 ->
     # 85); in sample 16, 37 -> 18, 33 (2 more claims accepted, 4 fewer ordinary answers refused)
-    assert wrong.get(("tune", True), 0) <= 18 and wrong.get(("tune", False), 0) <= 33, wrong
+    # absence32: the head feature `held_denied` (helix/synthesis/absence_held.py: negating
+    # clauses denying an asked thing whose words one plain line of the evidence states), judged
+    # at main's per-set settings: left out 21/43 cost 85 -> 21/38 cost 80, largest rise 2; kept
+    # (its learned weight is negative: it mostly clears ordinary answers). The head retrained
+    # (stack, l2 1, threshold 0.45 again): left out 21/43 -> 22/40 (cost 85 -> 84); in sample
+    # 18, 33 -> 19, 32 (fresh14, fresh15, fresh25 one more claim accepted, fresh23, fresh30 one
+    # fewer; refused fresh11, fresh13, fresh7, fresh25 one fewer, fresh9, orig, fresh26 one more)
+    assert wrong.get(("tune", True), 0) <= 19 and wrong.get(("tune", False), 0) <= 32, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)
