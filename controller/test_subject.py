@@ -23,24 +23,15 @@ from __future__ import annotations
 
 import re
 
-WH = frozenset(("how", "why", "where", "what", "which", "when", "who", "whose", "whom"))
+from helix.core import english
+
+WH = english.WH_WORDS
 WH_DETERMINERS = frozenset(("which", "what", "whose"))
-DO_AUX = frozenset(("does", "do", "did", "can", "could", "should", "would", "will", "may",
-                    "might", "must", "shall"))
-BE_AUX = frozenset(("is", "are", "was", "were", "has", "have", "had", "be", "been"))
+DO_AUX = english.DO_AUXILIARIES
+BE_AUX = english.BE_AUXILIARIES
 AUX = DO_AUX | BE_AUX
-DETERMINERS = frozenset(("the", "a", "an", "this", "that", "these", "those", "its", "their",
-                         "each", "every", "some", "any", "our", "my", "your", "his", "her"))
-ENDS_PHRASE = frozenset((
-    # prepositions
-    "of", "for", "in", "on", "at", "by", "with", "from", "to", "into", "onto", "about",
-    "across", "against", "over", "under", "between", "through", "throughout", "during",
-    "without", "within", "via", "as", "than", "since", "until", "per", "after", "before",
-    "behind", "beyond", "upon", "around", "like", "among",
-    # relative words, conjunctions, subordinators
-    "that", "which", "who", "whom", "whose", "where", "when", "while", "whether", "if",
-    "because", "so", "and", "or", "but", "nor", "not", "once", "unless", "although",
-)) | AUX | DETERMINERS
+DETERMINERS = english.DETERMINERS
+ENDS_PHRASE = english.PHRASE_CLOSERS | AUX | DETERMINERS
 TEST_WORDS = frozenset(("test", "tests", "testing", "unittest", "unittests", "pytest",
                         "fixture", "fixtures", "suite", "suites"))
 # nouns that name a part of a test suite, so "test class" or "test helpers" is still a test
@@ -82,7 +73,7 @@ def _is_verb(word: str, shape: str, last: bool, to_end: bool) -> bool:
         return not (last and to_end)
     if shape == "be":
         return word.endswith(("ed", "en", "ing"))
-    return word.endswith("ed") or (word.endswith("s") and not word.endswith("ss"))
+    return english.looks_finite_verb(word)
 
 
 def _headed_by_test(phrase: list[str], shape: str, to_end: bool) -> bool:
