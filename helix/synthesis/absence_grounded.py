@@ -85,9 +85,10 @@ def _unit_forms(unit: str) -> frozenset[str]:
     return frozenset(f for w in evidence_words((unit,)) for f in _forms(w))
 
 
-def _negating_units(evidence: Sequence[EvidenceItem]) -> list[frozenset[str]]:
-    """The forms of the words of every line or sentence of the evidence that negates: a word
-    of negation, a contraction in n't, or a code negative."""
+def sentence_units(evidence: Sequence[EvidenceItem]) -> list[tuple[frozenset[str], bool]]:
+    """The forms of the words of every line or sentence of the evidence, and whether it
+    negates: a word of negation, a contraction in n't, or a code negative (absence_held reads
+    the ones that do not)."""
     out = []
     for item in evidence:
         for line in item.text.splitlines():
@@ -95,10 +96,14 @@ def _negating_units(evidence: Sequence[EvidenceItem]) -> list[frozenset[str]]:
                 unit = s.group()
                 said = set(_SAID.findall(unit.lower()))
                 codes = {t.lower() for t in _CODE_TOKEN.findall(unit)}
-                if said & _LINE_NEGATIONS or any(w.endswith(("'t", "’t")) for w in said) \
-                        or codes & _CODE_NEGATIVES:
-                    out.append(_unit_forms(unit))
+                negates = bool(said & _LINE_NEGATIONS or codes & _CODE_NEGATIVES
+                               or any(w.endswith(("'t", "’t")) for w in said))
+                out.append((_unit_forms(unit), negates))
     return out
+
+
+def _negating_units(evidence: Sequence[EvidenceItem]) -> list[frozenset[str]]:
+    return [forms for forms, negates in sentence_units(evidence) if negates]
 
 
 def _about_finding(clause: str, before: str) -> bool:

@@ -29,14 +29,11 @@ from helix.synthesis.absence import content_terms, evidence_words
 from helix.synthesis.absence_grounded import (
     _ABOUT_FINDING,
     _CLAUSE_CUT,
-    _CODE_NEGATIVES,
-    _CODE_TOKEN,
-    _LINE_NEGATIONS,
     _PATH,
     _SAID,
     _SENTENCE,
     _forms,
-    _unit_forms,
+    sentence_units,
 )
 
 __all__ = ["HELD", "held"]
@@ -47,17 +44,7 @@ HELD = ("held_denied",)
 def _plain_units(evidence: Sequence[EvidenceItem]) -> list[frozenset[str]]:
     """The forms of the words of every line or sentence of the evidence that negates nothing
     (no word of negation, no n't, no code negative)."""
-    out = []
-    for item in evidence:
-        for line in item.text.splitlines():
-            for s in _SENTENCE.finditer(line):
-                unit = s.group()
-                said = set(_SAID.findall(unit.lower()))
-                codes = {t.lower() for t in _CODE_TOKEN.findall(unit)}
-                if not (said & _LINE_NEGATIONS or codes & _CODE_NEGATIVES
-                        or any(w.endswith(("'t", "’t")) for w in said)):
-                    out.append(_unit_forms(unit))
-    return [u for u in out if u]
+    return [forms for forms, negates in sentence_units(evidence) if forms and not negates]
 
 
 def _negated(clause: str) -> list[str] | None:
