@@ -276,6 +276,9 @@ def main() -> None:
     parser.add_argument("--swe-qa", type=Path, help="SWE-QA's snapshot (the dev set)")
     parser.add_argument("--mirrors", type=Path, help="the validation set's snapshots")
     parser.add_argument("--repo", action="append", default=[], metavar="NAME=DIR")
+    parser.add_argument("--list", type=Path, metavar="MANIFEST",
+                        help="another list with --mirrors (data/evals/qa_train)")
+    parser.add_argument("--only", nargs="*", default=None, metavar="NAME")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--candidate-config", metavar="TOML",
                         help="settings to try (as `helix eval qa --candidate-config`)")

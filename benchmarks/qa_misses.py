@@ -330,14 +330,18 @@ def _counts(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def _sets(args: argparse.Namespace, repos: dict[str, str], tmp: Path
           ) -> Iterator[tuple[str, Path, Path, str]]:
-    """(name, questions file, repository, revision) of the dev set or the validation set."""
+    """(name, questions file, repository, revision) of the dev set or the validation set
+    (or, with `--list`, another question list such as data/evals/qa_train's; `--only` its sets)."""
     if args.mirrors is not None:
         from evals.corpus.qa_cases import load_question_list
         from evals.corpus.repos import mirror_dir
 
-        for entry in load_question_list(VALIDATION):
-            yield (entry.name, VALIDATION.parent / entry.file,
-                   mirror_dir(args.mirrors, entry.source), entry.revision)
+        manifest = getattr(args, "list", None) or VALIDATION
+        only = getattr(args, "only", None)
+        for entry in load_question_list(manifest):
+            if only is None or entry.name in only:
+                yield (entry.name, manifest.parent / entry.file,
+                       mirror_dir(args.mirrors, entry.source), entry.revision)
         return
     for name, (file, rev) in DEV.items():
         if name in repos:
@@ -350,6 +354,9 @@ def main() -> None:
     parser.add_argument("--mirrors", type=Path, help="the validation set's snapshots "
                         "(data/evals/qa_validation, as benchmarks/qa_validation.py)")
     parser.add_argument("--repo", action="append", default=[], metavar="NAME=DIR")
+    parser.add_argument("--list", type=Path, metavar="MANIFEST",
+                        help="another list with --mirrors (data/evals/qa_train)")
+    parser.add_argument("--only", nargs="*", default=None, metavar="NAME")
     parser.add_argument("--wide-lines", type=int, default=150)
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--candidate-config", metavar="TOML",

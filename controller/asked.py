@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import Field
 
+from controller.test_subject import subject_is_test
 from controller.text import contains_phrase, is_identifier, token_set
 from controller.vocabulary import load
 from helix.core.english import looks_past_tense
@@ -41,6 +42,9 @@ class Asked(Frozen):
     noun_topic: str | None = None  # "explain X" / "how does X work": X as a noun phrase
     calls_only: bool = False  # a usage question asks who calls (not every reference)
     names_tests: bool = False  # the question says test, tests, tested or testing
+    # a test word heads its first clause's subject, read with the question's punctuation
+    # (`controller.test_subject`; the routed text drops it)
+    test_subject: bool = False
     reads_as_question: bool = False  # a question word first or a question mark last
 
     def shown_as(self, phrase: str | None) -> str | None:
@@ -120,9 +124,10 @@ def noun_topic(text: str, main: Sequence[str]) -> str | None:
 
 
 def read_asked(route: str, subjects: Mapping[str, Sequence[str]], slot: str, text: str,
-               terms: Sequence[str], reads_as_question: bool) -> Asked:
+               terms: Sequence[str], reads_as_question: bool, as_said: str = "") -> Asked:
     """The facts of `Asked` for a routed question: `text` is its words as asked (scope clause
-    removed), `slot` its route's main slot, `terms` its terms."""
+    removed), `as_said` the same with its punctuation, `slot` its route's main slot, `terms` its
+    terms."""
     main = main_subject(route, tuple(subjects.get(slot, ())), text)
     subject = subject_phrase(main[0] if main else None, text)
     phrases = dict.fromkeys((*main, *terms, *(p for values in subjects.values() for p in values)))
@@ -133,4 +138,4 @@ def read_asked(route: str, subjects: Mapping[str, Sequence[str]], slot: str, tex
         noun_topic=noun_topic(text, main or terms) if route == "explanation" else None,
         calls_only=route == "usage" and bool(VOCABULARY["CALLERS"].search(text)),
         names_tests=bool(VOCABULARY["TESTS"].search(text)),
-        reads_as_question=reads_as_question)
+        reads_as_question=reads_as_question, test_subject=subject_is_test(as_said or text))

@@ -22,8 +22,11 @@ _AT_FRAME = re.compile(r"^\s*at (?:(?P<func>[\w.$<>]+) ?\()?(?P<path>[^\s():]+\.
                        re.M)  # JavaScript `at f (path:1)`, Java `at a.B.f(B.java:1)`
 _GO_FRAME = re.compile(r"^\s*(?P<path>[^\s:]+\.go):(?P<line>\d+)", re.M)
 _ERROR_NAME = re.compile(r"\b(?P<name>[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt))\b")
-_TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\s*File \"[^\"]+\", line \d+|"
-                        r"^\s+at [\w.$<>]+ \(|^\w+(?:\.\w+)*(?:Error|Exception): ", re.M)
+# (searched, never iterated: a blank run before a frame's line is read from the frame's line
+# or the blank line before it, not from every line start of a long run of blank lines)
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^[^\S\n]*File \"[^\"]+\", line \d+|"
+                        r"^[^\S\n]*\n[^\S\n]*at [\w.$<>]+ \(|^[^\S\n]+at [\w.$<>]+ \(|"
+                        r"^\w+(?:\.\w+)*(?:Error|Exception): ", re.M)
 # The words of a change description, a problem report and a question's opening are
 # vocabulary (controller/route_phrases.toml: CHANGE_LEAD, TROUBLE, QUESTION_LEAD).
 _CHANGE_LEAD = VOCABULARY["CHANGE_LEAD"]

@@ -286,10 +286,13 @@ def prf_requests(ctx: MoveContext) -> list[Request]:
 def test_files_requests(ctx: MoveContext) -> list[Request]:
     """For a question that asks about tests, the `files` list over test files only: its
     best `pools.test_files` (none when 0, the default), so a test the question describes
-    competes with the code it tests (docs/ranker.md "Round 29")."""
+    competes with the code it tests (docs/ranker.md "Round 29"); with
+    `pools.test_files_subject`, only when a test heads the question's subject ("Round 30")."""
     k = ctx.settings.pools.test_files
     if k <= 0 or not asks_tests(ctx.plan, ctx.settings, ctx.prefixes):
         return []
+    if ctx.settings.pools.test_files_subject and not ctx.plan.asked.test_subject:
+        return []  # a test word that does not head the question's subject (round 30)
     return [Request(channel="test_files", query=_question_text(ctx), k=k,
                     prefixes=ctx.prefixes)]
 

@@ -31,6 +31,7 @@ from controller.issue_text import (
     reads_as_question,
 )
 from controller.question_words import respelt_question_words
+from controller.route_paths import pathlike_spans, without_pathlike
 from controller.text import is_identifier, token_set
 from controller.tool_call_text import quoted_question, syntax_words
 from controller.vocabulary import load
@@ -59,10 +60,6 @@ _PATTERNS: tuple[tuple[Route, re.Pattern[str]], ...] = tuple(
     (phrase.route, phrase.regex) for phrase in VOCABULARY.routes)  # type: ignore[misc]
 # Words naming what kind of thing a document is; dropped from a document's name words.
 DOC_NOUNS = frozenset(VOCABULARY.lists["doc_nouns"])
-KNOWN_EXTENSIONS = (
-    "py", "md", "rst", "txt", "json", "toml", "yaml", "yml", "js", "ts", "tsx", "go", "rs", "java",
-    "c", "h", "cc", "cpp", "hpp", "sh", "cfg", "ini", "scm", "sql", "html", "css",
-)
 BARE_FILENAMES = ("README", "CHANGELOG", "LICENSE", "CONTRIBUTING", "Makefile", "Dockerfile",
                   "pyproject")
 # "in tests/", "under indexers/": a directory (the slash ends the name: "in HTTP/1.1" is not one)
@@ -72,8 +69,6 @@ _BACKTICK = re.compile(r"`([^`]+)`")
 # dependency on the protocol's parser" quote nothing
 _QUOTED = re.compile(r"\"([^\"]+)\"|(?<![\w'])'([^']{2,})'(?![\w'])")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*|\d+(?:\.\d+)?")
-_PATHLIKE = re.compile(
-    r"(?<![\w/.])([\w.-]+(?:/[\w.-]+)+|[\w-]+\.(?:" + "|".join(KNOWN_EXTENSIONS) + r"))(?![\w/])")
 _LEAD_VERB = VOCABULARY["LEAD_VERB"]
 _ARTICLE = VOCABULARY["ARTICLE"]
 # Trailing verbs of a location question that name an action code performs, by base form.
@@ -193,7 +188,7 @@ def _terms(question: str) -> tuple[str, ...]:
         add(match.group(1).strip())
     for match in _QUOTED.finditer(question):
         add((match.group(1) or match.group(2)).strip())
-    stripped = _PATHLIKE.sub(" ", _BACKTICK.sub(" ", question))
+    stripped = without_pathlike(_BACKTICK.sub(" ", question))
     for word in _WORD.findall(stripped):
         if is_identifier(word) or (word.lower() not in STOPWORDS and len(word) > 1):
             add(word)
@@ -202,8 +197,9 @@ def _terms(question: str) -> tuple[str, ...]:
 
 def _path_hints(question: str) -> tuple[str, ...]:
     hints: list[str] = []
-    for match in _PATHLIKE.finditer(_BACKTICK.sub(lambda m: f" {m.group(1)} ", question)):
-        hint = match.group(1).strip(".")
+    unquoted = _BACKTICK.sub(lambda m: f" {m.group(1)} ", question)
+    for start, end in pathlike_spans(unquoted):
+        hint = unquoted[start:end].strip(".")
         if hint.endswith("/") or "." in hint.rsplit("/", 1)[-1] or "/" in hint:
             hints.append(hint)
     words = set(words_of(question.lower()))
@@ -495,4 +491,4 @@ def route_question(question: str, *, routing: RoutingPolicy, scope: str | None =
                      policy_route="long_question" if long_question else None,
                      groups=groups if matched else {},
                      asked=read_asked(route, subjects, SLOTS[route][0], words, terms,
-                                      reads_as_question(words)))
+                                      reads_as_question(words), body))

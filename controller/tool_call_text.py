@@ -14,13 +14,21 @@ from controller.issue_text import reads_as_question
 
 # an argument's name in a tool's syntax ('term=cavity', '"query": ...'), and a command word
 # in capitals opening such a call ("LOOKUP term=cavity"): the call's form, never its subject
-_ARGUMENT_NAME = re.compile(r"\b([A-Za-z_][\w-]*)=(?![=\s])|(?<=[{,])\s*\"([A-Za-z_][\w-]*)\"\s*:")
+# (a name runs to its run's end, so each run of `[\w-]` is read once, from its start: `\b` and
+# a search from every dash of "a-a-a-..." read the rest of the run again and again)
+_ARGUMENT_RUN = re.compile(r"(?<![\w-])[\w-]+=(?![=\s])")
+_RUN_NAME = re.compile(r"(?:^|(?<=-))[A-Za-z_][\w-]*=")
+_KEY_NAME = re.compile(r"(?<=[{,])\s*\"([A-Za-z_][\w-]*)\"\s*:")
 _COMMAND_WORD = re.compile(r"^\W*([A-Z][A-Z_-]+)\s+(?=[A-Za-z_][\w-]*\s*=)")
 
 
 def syntax_words(body: str) -> set[str]:
     """The words of a tool call's form in `body`: its arguments' names and its command."""
-    names = {a or b for a, b in _ARGUMENT_NAME.findall(body)}
+    names = set(_KEY_NAME.findall(body))
+    for run in _ARGUMENT_RUN.findall(body):
+        name = _RUN_NAME.search(run)
+        if name is not None:
+            names.add(name.group()[:-1])
     command = _COMMAND_WORD.match(body)
     return {w.lower() for w in names | ({command.group(1)} if command else set())}
 

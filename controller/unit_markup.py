@@ -17,6 +17,8 @@ sentence).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from functools import lru_cache
 from itertools import pairwise
 
 from controller.unit_identifiers import names_quantity
@@ -114,10 +116,18 @@ def replacement(text: str, line: int, unit: str) -> str | None:
 def struck(para: str, at: int) -> str | None:
     """Where the mention at `at` is struck out by markup: what follows the strike on its line
     (what replaces it, "~~mV~~ V (fixed)" -> " V (fixed)"), else None."""
-    for match in _STRUCK.finditer(para):
-        if match.start() <= at < match.end():
-            return para[match.end():].split("\n", 1)[0]
-    return None
+    starts, ends = _strikes(para)
+    found = bisect_right(starts, at) - 1  # (strikes do not overlap: the last opened before it)
+    if found < 0 or at >= ends[found]:
+        return None
+    line_end = para.find("\n", ends[found])
+    return para[ends[found]:line_end if line_end >= 0 else len(para)]
+
+
+@lru_cache(maxsize=4)  # a paragraph's strikes, read once for all its mentions
+def _strikes(para: str) -> tuple[list[int], list[int]]:
+    spans = [match.span() for match in _STRUCK.finditer(para)]
+    return [start for start, _ in spans], [end for _, end in spans]
 
 
 def retracted(text: str) -> set[int]:
@@ -129,8 +139,11 @@ def retracted(text: str) -> set[int]:
            if _DIFF_REMOVED.match(line) and _DIFF_ADDED.match(nxt)}
     rejects = names().rejects
     for n, line in enumerate(lines):
-        body = next((b.split() for b in lines[n + 1:] if b.strip()), [""])
-        if names().condition.match(line) and re.split(r"\W", body[0])[0].lower() in rejects:
+        if not names().condition.match(line):
+            continue  # (the next line with words is looked for after a condition only)
+        body = next((lines[k].split() for k in range(n + 1, len(lines)) if lines[k].strip()),
+                    [""])
+        if re.split(r"\W", body[0])[0].lower() in rejects:
             out.add(n)
     return out
 

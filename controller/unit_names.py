@@ -36,6 +36,7 @@ from controller.unit_powers import (
     join_inverse,
     superscripts,
 )
+from controller.unit_prefixed import one_base, prefixed, written_as
 from controller.unit_table import (
     DOT,
     EXACT_CASE_LEN,
@@ -189,7 +190,8 @@ def names() -> Names:
 
 @lru_cache(maxsize=4096)
 def _simple(word: str) -> Identity | None:
-    found = _named(word)
+    found = _exact(word) or prefixed(word, _exact, _folded, True) or _named(word) or \
+        prefixed(word, _exact, _folded, False)
     if found is None and len(word) > 1 and word[-1] in POWER:  # "s²", "ft²": any unit's power
         found = _power(_named(word[:-1]), word[-1])
     low = word.lower()
@@ -198,6 +200,14 @@ def _simple(word: str) -> Identity | None:
         if found is None and before is not None:  # "square feet", "Kubikmeter"
             found = _power(_named(word[len(before):].strip()), power)
     return found
+
+
+def _exact(word: str) -> Identity | None:
+    return names().exact.get(word)
+
+
+def _folded(word: str) -> Identity | None:
+    return names().folded.get(word.lower())
 
 
 def _power(base: Identity | None, power: str) -> Identity | None:
@@ -248,11 +258,15 @@ def identity(word: str) -> Identity | None:
         [word.strip()[:m.start()], word.strip()[m.end():]] for m in spaces]
     for top_name, bottom_name in splits:
         top, bottom = _simple(top_name), _simple(bottom_name)
-        if top is None or bottom is None or "/" in top[0] + bottom[0]:
+        if top is None or bottom is None or "/" in bottom[0]:
             continue
-        dim, first = f"{top[0]}/{bottom[0]}", f"{top[1]}/{bottom[1]}"
+        # a compound's own quotient in brackets ("µS/cm": (current²·time³/length²·mass)/length)
+        dim = f"({top[0]})/{bottom[0]}" if "/" in top[0] else f"{top[0]}/{bottom[0]}"
+        first = f"{top[1]}/{bottom[1]}"
         if _named(first) is not None:  # a unit the library names: "px/cm", "dots per inch"
             return _named(first)
+        if one_base(top_name.strip(), bottom_name.strip()):  # "mmol/mol", "mg/kg": a ratio
+            return ((_named("%") or ("ratio", ""))[0], first)
         if bottom[0].rstrip(POWER) == n.over or _per_unit(top_name, top, bottom_name, bottom):
             return (n.quotients.get(dim, dim), first)
     return None
@@ -263,7 +277,8 @@ def _per_unit(top_name: str, top: Identity, bottom_name: str, bottom: Identity) 
     named in one letter: "N/A", "A/B" are no quotients of units; two units of one dimension
     only where the tables name a unit of that quotient ("px/mm" as pint's dots per inch):
     "°C/°F", "pence/cents" are alternatives."""
-    return len(top_name.strip()) > 1 and len(bottom_name.strip()) > 1 and (
+    top_name, bottom_name = top_name.strip(), bottom_name.strip()
+    return len(top_name) > 1 and (len(bottom_name) > 1 or len(top_name) > 2) and (
         top[0] != bottom[0] or f"{top[0]}/{bottom[0]}" in _dimensions())
 
 
@@ -418,6 +433,7 @@ def aliases(unit: str) -> tuple[str, ...]:
     top = _numerator(found)
     same = [name for table in (n.exact, n.folded, n.recased) for name, of in table.items()
             if of == found or (top is not None and of == top)]
+    same += written_as(found, _exact, _folded)  # "microfarads", "uF" (unit_prefixed)
     respelt = [name.replace(b, a) for name in same if len(name) > EXACT_CASE_LEN
                for a, b in n.spellings if b in name]  # "kilograms" -> "kilogrammes"
     same += [name for name in respelt if identity(name) in (found, top)]

@@ -124,12 +124,13 @@ def set_against(reading: Reading, at: int, unit: str, quantity: tuple[str, ...])
 def conceded(reading: Reading, at: int) -> bool:
     """Token `at` is in a phrase a concession opens ("despite what the wiki said about grams"),
     which runs to its clause's end: what is granted and set aside, no second answer."""
-    tokens = reading.tokens
+    tokens, concessions = reading.tokens, names().concessions
+    firsts = _by_first(concessions)  # (a token no concession opens with is passed at once)
     for n in range(at - 1, max(at - REACH, 0) - 1, -1):
         token = tokens[n]
         if token.sentence != tokens[at].sentence or token.text in CLAUSE_MARKS:
             return False
-        if _opens_at(reading, n, names().concessions):
+        if token.lower in firsts and _opens_at(reading, n, concessions):
             return True
     return False
 
@@ -228,10 +229,10 @@ def shown_then_rebutted(reading: Reading, at: int) -> bool:
     but the value is a raw count", "..., which is actually a step index"): what is shown is
     set aside, not stated (meaning30)."""
     tokens, sentence, table = reading.tokens, reading.tokens[at].sentence, names()
-    n, shown = at - 1, False
+    n, shown, firsts = at - 1, False, _by_first(table.appearances)
     while n >= max(at - REACH, 0) and tokens[n].sentence == sentence \
             and tokens[n].text not in CLAUSE_MARKS and tokens[n].lower not in _OPENING:
-        if _opens_at(reading, n, table.appearances):
+        if tokens[n].lower in firsts and _opens_at(reading, n, table.appearances):
             shown = True
             break
         n -= 1

@@ -24,9 +24,13 @@ unit it states ("in pascal"), if any (unit names by dimension: controller/units.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 
+from controller.unit_before import WORD as WORDS
+from controller.unit_before import Before, defined
 from controller.unit_contrast import contrast_instead
 from controller.unit_history import superseded as _superseded
 from controller.unit_identifiers import renamed_rival as _renamed_rival
@@ -71,6 +75,7 @@ from controller.unit_rivals import set_against as _set_against
 from controller.unit_rivals import shown_then_rebutted as _shown_then_rebutted
 from controller.unit_rivals import sign_of_value as _sign_of_value
 from controller.unit_rivals import supposed as _supposed
+from controller.unit_scripts import latin_units
 from helix.core.negation import Reading, read
 from helix.core.negation_cues import cues
 
@@ -104,6 +109,10 @@ def _other_stated(reading: Reading, unit: str, start: int, end: int,
             return shown(token.text)
         previous = previous if token.text in _QUOTE_MARKS else token.lower
     return None
+
+
+def _spells_unit(word: str) -> bool:
+    return identity(word) is not None
 
 
 def _counted(reading: Reading, at: int) -> bool:
@@ -142,11 +151,11 @@ def _mentions(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[re.M
     letter it also is ("C code", "plan C") nor a count of dimensions ("a 2d array"); and the
     last word of an identifier named after the quantity (`_suffixed`)."""
     out = []
-    table = names()
+    table, tokens = names(), Before(text)
     for match in unit_pattern(unit).finditer(text):
         if not same_unit(match.group(), unit, elliptic=True):
             continue
-        before = re.findall(r"[\w.,]+|[^\w\s]", text[:match.start()])
+        before = tokens.marked(match.start())  # the tokens before it that the checks read
         previous = before[-1].lower() if before else ""
         noted = _noted([t.lower() for t in before])
         if (len(match.group()) == 1 or match.group() in table.recased) and not (
@@ -158,23 +167,12 @@ def _mentions(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[re.M
         if len(match.group()) == 1 and match.start() and text[match.start() - 1].isdigit() \
                 and after and after.group(1).lower() in table.dimension_nouns:
             continue
-        if _defined(text, match):
+        if defined(text, match.start(), match.end()):
             continue
         out.append(match)
     taken = {m.start() for m in out}
     out += [m for m in _suffixed(text, unit, quantity) if m.start() not in taken]
     return sorted(out, key=lambda m: m.start())
-
-
-def _defined(text: str, match: re.Match[str]) -> bool:
-    """`match` is one of the unit in a definition of a unit by another ("1 mm = 36000 EMU",
-    "1000 mA = 1 A"): an equation of one unit, which says what a unit is worth, not which the
-    quantity is given in."""
-    one = r"(?<![\w.,])1\s*"
-    return bool(re.search(one + r"$", text[:match.start()])
-                and re.match(r"\s*[=≈]\s*[\d.,]+\s*[^\W\d_]", text[match.end():])) or bool(
-        re.search(r"(?<![\w.,])[\d.,]*\d\s*[^\W\d_][^\s=≈]*\s*[=≈]\s*1\s*$",
-                  text[:match.start()]))
 
 
 def _called_unit(text: str, match: re.Match[str]) -> bool:
@@ -333,10 +331,12 @@ def _answered_otherwise(reading: Reading, index: int | None, unit: str) -> bool:
     if index is None:
         return False
     tokens, sentence = reading.tokens, reading.tokens[index].sentence
-    asked = [t for t in tokens if t.sentence == sentence]
+    first, start, end = (bisect_left(tokens, n, key=attrgetter("sentence"))
+                         for n in range(sentence, sentence + 3))
+    asked = tokens[first:start]  # (tokens come in sentence order)
     if not asked or asked[-1].text != "?":
         return False
-    reply = [(n, t) for n, t in enumerate(tokens) if t.sentence == sentence + 1]
+    reply = list(enumerate(tokens[start:end], start))
     again = [n for n, t in reply if same_unit(t.text, unit)]
     if again:  # the reply names the unit only where a negation reaches it: "... nits? Not nits"
         return all(reading.denied[n] for n in again)
@@ -386,14 +386,14 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
     paragraphs naming the unit are read. A mention in a sentence that names the asked
     `quantity` only as what a negation reaches is not stated for it."""
     out: list[UnitLine] = []
-    text = join_compounds(_blanked(text))
+    text = join_compounds(latin_units(_blanked(text), _spells_unit))
     retracted = _retracted(text)
     foreign, own_rows = _foreign_rows(text, quantity)
     for first, _, para in _paragraphs(text):
         mentions = _mentions(para, unit, quantity)
         if not mentions:
             continue
-        reading = read(para.replace("\n", " "))
+        reading, words = read(para.replace("\n", " ")), Before(para, WORDS)
         elsewhere = _elsewhere(reading, para, quantity)
         ellipses = _elliptic(reading, para, quantity)
         by_line: dict[int, list[tuple[bool, int | None]]] = {}
@@ -417,7 +417,7 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
             # the mention's predicate holds for the quantity
             stated = next((holds for at, s, holds in ellipses
                            if at >= mention.end() and s == sentence), stated)
-            before = re.findall(r"[\w.,]+", para[:mention.start()])
+            before = words.last(mention.start(), 4)  # a number and the bound before it
             value = not stated and bool(before) and is_number(before[-1])
             if value and _bounded(before[:-1]) and line not in retracted | foreign:
                 stated, value = True, False

@@ -386,7 +386,23 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # largest rise), kept; nested 22/41, cost 85. The head retrained (python -m
     # evals.absence_train: stack, l2 1, threshold 0.35 -> 0.4): 18, 52 -> 15, 37 in sample
     # (refused fresh7 2 -> 4, accepted fresh30 1 -> 2; fresh31 2/1 -> 1/2; 16 more sets better)
-    assert wrong.get(("tune", True), 0) <= 15 and wrong.get(("tune", False), 0) <= 37, wrong
+    # fresh33 (8 new scenarios), held apart in rounds 28-29 (the lead: 1 -> 1 accepted, 1 -> 1
+    # refused) joined in round 30 and the head was retrained with it as a thirty-second set (the
+    # same grid; threshold 0.4 again): 15, 37 -> 16, 37 in sample (fresh33 1, 0), left out 22/41
+    # over 31 sets -> 22/49 over 32 (cost 85 -> 93; fresh33 left out 1/1)
+    # absence31: the head feature `grounded` (helix/synthesis/absence_grounded.py: negating
+    # clauses about the code that repeat a negating line of the evidence), judged at main's
+    # per-set settings: left out 22/49 cost 93 -> 20/44 cost 84, largest rise 2; kept. The
+    # head retrained (stack, l2 1, threshold 0.4 -> 0.45): left out 22/49 -> 21/43 (cost 93 ->
+    # 85); in sample 16, 37 -> 18, 33 (2 more claims accepted, 4 fewer ordinary answers refused)
+    # absence32: the head feature `held_denied` (helix/synthesis/absence_held.py: negating
+    # clauses denying an asked thing whose words one plain line of the evidence states), judged
+    # at main's per-set settings: left out 21/43 cost 85 -> 21/38 cost 80, largest rise 2; kept
+    # (its learned weight is negative: it mostly clears ordinary answers). The head retrained
+    # (stack, l2 1, threshold 0.45 again): left out 21/43 -> 22/40 (cost 85 -> 84); in sample
+    # 18, 33 -> 19, 32 (fresh14, fresh15, fresh25 one more claim accepted, fresh23, fresh30 one
+    # fewer; refused fresh11, fresh13, fresh7, fresh25 one fewer, fresh9, orig, fresh26 one more)
+    assert wrong.get(("tune", True), 0) <= 19 and wrong.get(("tune", False), 0) <= 32, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)

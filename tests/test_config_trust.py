@@ -274,9 +274,10 @@ def test_defaults_are_unchanged_and_valid() -> None:
     # (0: off) and its weight, "Round 27"; then file_defs.vote_terms (0: off), vote_prf_weight,
     # vote_weight, vote_files and vote_k: the feedback pass's vote for the lead, "Round 28";
     # then pools.test_files (0: off) and w_test_files: the test files' own list for a question
-    # that asks about tests, "Round 29")
+    # that asks about tests, "Round 29"; then pools.test_files_subject (off): that list only
+    # when a test heads the question's subject, "Round 30")
     assert HelixConfig().evidence_hash == (
-        "sha256:4700b1979ad0fd7e3a0f5dca87b2f888c33b896faf40d1e9544242d909f45191")
+        "sha256:9faed5dc6270654372fcf0eb8ea0f845ee83ca4a816e0c960466ad689cf91f0d")
 
 
 def test_a_notice_quoting_repository_text_is_terminal_safe(

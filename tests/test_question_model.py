@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # test-led files, writer132, too)
 ROUND_23 = frozenset({"uvicorn_process", "tablib_process", "pyparsing_process",
                       "commons_text_process", "packaging_process", "dateutil_process",
-                      "uvicorn_tests", "toolz_tests", "commons_text_tests"})
+                      "uvicorn_tests", "toolz_tests", "commons_text_tests",
+                      "precommit_roles", "flake8_roles", "beets_roles"})
 FILES = {
     "client/backoff.py": "def compute_backoff(attempt):\n    \"\"\"Seconds to wait before "
                          "retry number `attempt`.\"\"\"\n    return 2 ** attempt\n\n\n"

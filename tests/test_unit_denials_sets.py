@@ -146,7 +146,7 @@ LEFT |= {'Revert "treat flow as L/h": the firmware never stopped sending L/min'}
 # reader does and a question no one answers yes no second answer:
 # tests/test_unit_structure25.py); left: a double negation set beside a label in another unit
 # ("the km/h label on the old chart"), and a Russian line (the table has no Cyrillic names)
-LEFT |= {"Скорость задаётся в м/с, а не в км/ч."}
+# meaning34 reads it (a unit in Cyrillic letters: tests/test_unit_scripts34.py)
 # (meaning26) fresh25 (acceleration in m/s²), measured held apart by the lead before 96a4152
 # and after 1d97432 with 13 -> 12 statements missed and 11 -> 9 denials confirmed (the table
 # read no power but "m³"/"ft³": "m/s^2", "m/s**2", "metres per second squared", "Meter pro
@@ -209,8 +209,9 @@ CONFIRMED_LEFT |= {
 # "geen" (one set)
 LEFT |= {
     "// ピーク輝度（単位：ニト）",
-    "# пиковая яркость в нитах (кд/м²)",
 }
+# meaning34 reads "# пиковая яркость в нитах (кд/м²)" (a unit in Cyrillic letters with a case
+# ending: tests/test_unit_scripts34.py)
 # meaning31 reads "luminanza di picco espressa in nit" (pint's nit, a luminance:
 # controller/units_library.toml) and fresh30's "Don't convert area to hectares: it's already m²"
 # (pint's hectare, an area: a conversion's unit, no second answer; tests/test_unit_library31.py)
@@ -269,6 +270,20 @@ LEFT |= {
     "def test_co2_reported_in_ppm_not_percent():",
     "If the sensor reports percent, the driver converts it, so `co2` is always ppm by the time it "
     "reaches the API.",
+}
+
+# (round 30) fresh33 (blood glucose in mmol/L), measured held apart by the lead at round 28's
+# start and after rounds 28 and 29 with 4 -> 3 -> 3 denials confirmed and 4 -> 3 -> 3 statements
+# missed, now a tune set: left as measured at the rotation (meaning35: the HTTP 422 denial and
+# the "ммоль/л" statement read right once SI prefixes make "mmol/L" a unit, unit_prefixed.py)
+CONFIRMED_LEFT |= {
+    "We briefly thought the sensor firmware reports mmol/L, and two issues were filed on that "
+    "premise, but after checking with the vendor: no, it doesn't.",
+    "Export writes mg/dL numbers into a column headed mmol/L",
+}
+LEFT |= {
+    "Hypo alarm doesn't fire at 3.8 mmol/L",
+    "Bug: glucose in mmol/L is shown with a dot instead of a comma in the German locale",
 }
 
 

@@ -461,3 +461,30 @@ def looks_third_person(word: str) -> bool:
     """A lower-case word that may be a verb's third person singular ("calls", "opens"): more
     than three letters ending in a single s."""
     return len(word) > 3 and word.endswith("s") and not word.endswith("ss")
+
+
+def looks_finite_verb(word: str) -> bool:
+    """A word that may be a finite verb after a noun phrase ("which test verifies ...", "the
+    test failed"): a regular past form or a single final s (not "ss")."""
+    return word.endswith("ed") or (word.endswith("s") and not word.endswith("ss"))
+
+
+# words that close a noun phrase (controller.test_subject): prepositions, relative words,
+# conjunctions and subordinators, then determiners
+_PHRASE_CLOSERS_TEXT = """
+    of for in on at by with from to into onto about across against over under between through
+    throughout during without within via as than since until per after before behind beyond
+    upon around like among that which who whom whose where when while whether if because so and
+    or but nor not once unless although
+"""
+PHRASE_CLOSERS: frozenset[str] = frozenset(_PHRASE_CLOSERS_TEXT.split())
+_DETERMINERS_TEXT = """
+    the a an this that these those its their each every some any our my your his her
+"""
+DETERMINERS: frozenset[str] = frozenset(_DETERMINERS_TEXT.split())
+_WH_TEXT = "how why where what which when who whose whom"
+WH_WORDS: frozenset[str] = frozenset(_WH_TEXT.split())
+_DO_TEXT = "does do did can could should would will may might must shall"
+DO_AUXILIARIES: frozenset[str] = frozenset(_DO_TEXT.split())
+_BE_TEXT = "is are was were has have had be been"
+BE_AUXILIARIES: frozenset[str] = frozenset(_BE_TEXT.split())

@@ -91,6 +91,7 @@ class _Clauses:
         self.tokens, self.c = tokens, c
         self.code = in_code(tokens)
         self.boundary = [self._is_boundary(i) for i in range(len(tokens))]
+        self.rename_ends: dict[tuple[tuple[int, int], int], int | None] = {}  # `_renamed`'s
 
     def _dash(self, i: int) -> bool:
         """A hyphen written as a dash, " - " or " -- ", not one joining words ("e-mail") or a
@@ -262,14 +263,20 @@ def _renamed(cl: _Clauses, at: int) -> list[int]:
     """"rename `dpi` to `dpr`", "rename max_ma -> max_a": the old name, the words after the
     verb at token `at` up to "to" or an arrow in its clause."""
     tokens, c = cl.tokens, cl.c
-    scope: list[int] = []
-    for i in cl.forward(at, at + 1):
+    key, walked = (tokens[at].sentence, tokens[at].depth), []
+    end = None  # the walk's end is the same from every token it passes under the same key
+    for i in range(at + 1, len(tokens)):
+        if (key, i) in cl.rename_ends or cl._stops(i, at):
+            end = cl.rename_ends.get((key, i))
+            break
         joined = tokens[i].text + (tokens[i + 1].text if i + 1 < len(tokens)
                                    and tokens[i + 1].start == tokens[i].end else "")
         if tokens[i].lower in c.change_to or c.rename_arrows & {tokens[i].text, joined}:
-            return scope
-        scope.append(i)
-    return []
+            end = i
+            break
+        walked.append(i)
+    cl.rename_ends.update(((key, i), end) for i in walked)
+    return list(range(at + 1, end)) if end is not None else []
 
 
 def _subject(cl: _Clauses, negator: int) -> list[int]:
@@ -284,7 +291,8 @@ def _subject(cl: _Clauses, negator: int) -> list[int]:
         i -= 1
     validity = _validity_after(cl, negator)  # "GPa not accepted": no verb needed
     verb = _negative(tokens[negator]) or i < negator - 1 or validity
-    if not verb or i < 0 or cl.boundary[i] or not tokens[i].text[:1].isalnum():
+    if not verb or i < 0 or cl.boundary[i] or not tokens[i].text[:1].isalnum() \
+            or (i > 0 and tokens[i - 1].text[-1:].isdigit()):  # "0.0 kPa is not valid": a value
         return []
     return _noun_phrase(cl, i, whole=validity)
 

@@ -221,6 +221,9 @@ class Pools(_Frozen):
     # lexical vote with BM25 at weight `w_test_files` (docs/ranker.md "Round 29")
     test_files: int = Field(default=0, ge=0, le=1000)
     w_test_files: float = Field(default=1.0, ge=0, le=100)
+    # ... and only when a test word heads the question's wh-phrase or its first clause's
+    # subject (`controller.test_subject`, docs/ranker.md "Round 30"); off: any test word
+    test_files_subject: bool = False
 
 
 class RoutingPolicy(_Frozen):

@@ -112,6 +112,9 @@ _TOKEN_NOT_CREDENTIAL = frozenset({
     "expected", "actual", "all", "extra", "result", "results", "source", "valid", "invalid",
     "test", "sample", "dummy", "fake", "mock", "unicode", "ascii", "byte", "bytes", "char",
     "authenticity"})
+# A word that makes a name ending in `tokens` a count of them (a language model's or a
+# parser's budget: `max_new_tokens`, `min_excerpt_tokens`, `total_tokens`), wherever it stands
+_COUNT_WORDS = frozenset({"max", "min", "num", "total", "count", "limit", "budget", "n"})
 # A last segment that makes the name describe the secret rather than hold it.
 META_SUFFIXES = frozenset({
     "field", "fields", "name", "names", "label", "labels", "prompt", "url", "uri", "urls", "type",
@@ -201,6 +204,8 @@ def name_strength(name: str) -> str | None:
         return "strong"
     if parts[-1] in _STRONG_SEGMENTS or _glued_pass(parts[-1]):
         return "strong"
+    if parts[-1] == "tokens" and _COUNT_WORDS.intersection(parts[:-1]):
+        return None  # min_excerpt_tokens, max_completion_tokens: a count of tokens, no token
     if (parts[-1] in ("token", "tokens") and len(parts) > 1
             and parts[-2] not in _TOKEN_NOT_CREDENTIAL):
         return "strong"  # github_token, DEPLOY_TOKEN, authToken: a qualified token is one

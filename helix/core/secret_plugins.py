@@ -74,11 +74,12 @@ _PUBLIC_NAMES = ("public", "pub", "fingerprint", "checksum", "integrity", "diges
 _BECH32_PREFIXES = ("age", "npub", "bc", "tb", "ltc")
 # what stands just before a value that is no secret: a data URI's payload, a password hash's
 # algorithm and salt (`$2b$12$`, `$6$salt$`), a name saying the value is public or a digest
-# the modular crypt formats' ids (`$2b$`, `$6$`, `$apr1$`, `$argon2id$` ...)
+# the modular crypt formats' ids (`$2b$`, `$6$`, `$apr1$`, `$argon2id$`, `$7$`: scrypt's,
+# Mosquitto's PBKDF2 password file ...)
 # (how far back: argon2's `$argon2id$v=19$m=65536,t=3,p=4$<22 salt>$` is 53 characters)
 PUBLIC_BEFORE_REACH = 96
 WEBPACK_REACH = 240  # characters before a hex value read for webpack's runtime
-_CRYPT_IDS = ("2", "2a", "2b", "2x", "2y", "1", "5", "6", "y", "apr1", "scrypt", "argon2id",
+_CRYPT_IDS = ("2", "2a", "2b", "2x", "2y", "1", "5", "6", "7", "y", "apr1", "scrypt", "argon2id",
               "argon2i", "argon2d")
 _PUBLIC_BEFORE = re.compile(
     r"(?i)(?:;base64,|\$(?:" + word_alternation(_CRYPT_IDS) + r"|pbkdf2[-\w]*)\$[^\s'\"]*|"

@@ -36,12 +36,14 @@ from helix.core.secret_gates import (
     KEY_BLOCK_LINES,
 )
 from helix.core.secret_grouped import grouped_line
+from helix.core.secret_hl7 import HL7_LINES
 from helix.core.secret_joins import JOIN_BEFORE, reads_above
 from helix.core.secret_names import BARE_KEY, FOREIGN_NAME_FORMS, LOGIN_WORDS, VENDOR_KEY_NAMES
 from helix.core.secret_places import AT_TRIGGER
 from helix.core.secret_re2 import line_spans
+from helix.core.secret_recalled import RECALLED_WORDS
 from helix.core.secret_rules import rules
-from helix.core.secret_runs import runs_below
+from helix.core.secret_runs import CODES_BELOW, runs_below
 from helix.core.secret_shapes import SHAPE_TRIGGERS
 from helix.core.secret_tables import INDENTS, rows_end
 from helix.core.secret_tokens import prefixes
@@ -377,8 +379,14 @@ def _reach(line: str) -> tuple[int, int]:
 
 def _below(line: str, lowered: str) -> int:
     """Lines below a line opening no value a rule reads: an INSERT's rows, a RADIUS key."""
-    if ("insert" in lowered and "(" in line) or runs_below(lowered):
-        return CONTEXT_AFTER  # an INSERT's rows, recovery codes under their heading
+    if runs_below(lowered):
+        return CODES_BELOW  # recovery codes under their heading (a note between)
+    if "MSH|" in line:  # (where it starts a line or a literal: `MSG = """MSH|...`)
+        return HL7_LINES  # an HL7 message's segments (a login and its password: secret_hl7)
+    if "insert" in lowered and "(" in line:
+        return CONTEXT_AFTER  # an INSERT's rows
+    if any(word in lowered for word in RECALLED_WORDS):
+        return max(1, reads_below(line))  # a password said on the next line (secret_recalled)
     return reads_below(line)
 
 

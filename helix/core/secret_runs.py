@@ -3,13 +3,15 @@ place:
 
 - recovery codes: the lines under a line naming backup or recovery codes (or an
   authenticator's seed) that hold nothing but codes, groups of letters and digits
-  (`5HQ3-W8KT   Z2RM-7VPA`, `3318 0472   9946 2751`, a seed in groups of four, a seed whole);
+  (`5HQ3-W8KT   Z2RM-7VPA`, `3318 0472   9946 2751`, a seed in groups of four, a seed whole),
+  up to NOTES lines of prose between (`Keep these somewhere safe.`: then a digit in each group);
   a seed after a colon on its heading's own line (`MFA TOTP seed: `X``);
 - an SNMPv3 user's passphrases: the value after an auth or privacy protocol's name on a line
   that creates or describes such a user (`createUser u SHA "X" AES "Y"`, `auth SHA: X priv AES:
   Y`, `auth sha X priv aes 128 Y`);
 - an SNMP community string under a name that is a community's (`read_community: X`,
-  `snmp_community = "X"`, `community ro: X  rw: Y`): SNMP v1/v2c's password; and on a
+  `snmp_community = "X"`, `community ro: X  rw: Y`, `community_rw: X`): SNMP v1/v2c's
+  password (an identifier's shape only with a digit and both cases: `rwPumpMon7`); and on a
   device's trap host line (`snmp-server host A version 2c X`);
 - `user:password` lines: a line that is one login and its password, maybe a group after
   (`sensor-12:R4tq8Lw2Zp0mXc1V`, `opsadmin:Harbour&Lamp1984:Admin`), the password with
@@ -20,7 +22,7 @@ place:
     run_findings(text) -> [(start, end, kind)]   (and `secret_linked`'s, `secret_passed`'s)
 
 The prefilter wakes these by RUN_TRIGGERS (the codes' heading line: the codes lie within
-CONTEXT_AFTER lines of it; the protocol's line; the login's line).
+CODES_BELOW lines of it, a note or two between; the protocol's line; the login's line).
 """
 
 from __future__ import annotations
@@ -29,13 +31,13 @@ import re
 from collections.abc import Iterator
 
 from helix.core.english import word_alternation
-from helix.core.secret_gates import CONTEXT_AFTER, hinted, looks_password
+from helix.core.secret_gates import hinted, looks_password
 from helix.core.secret_linked import linked_findings
 from helix.core.secret_passed import PASSED_TRIGGER, passed_findings
 from helix.core.secret_structure import Found, quoted_ok
 from helix.core.secret_values import placeholder
 
-__all__ = ["RUN_TRIGGERS", "run_findings", "runs_below"]
+__all__ = ["CODES_BELOW", "RUN_TRIGGERS", "run_findings", "runs_below"]
 
 # --- recovery codes under their heading
 # (no `\b` in a trigger: each one adds a word-boundary flag to the set's DFA states)
@@ -65,6 +67,10 @@ _SAID_SEED = re.compile(r"[^\n:]{0,200}:[ \t]+`?"
                         r"([A-Z2-7]{16,128}|[A-Z2-7]{4}(?: [A-Z2-7]{4}){3,31})`?"
                         r"[ \t]*\r?(?:\n|$)")
 MIN_CODE = 6  # characters of a code, its separators not counted
+# lines read below a codes' heading: a note or two (`Keep these somewhere safe.`, `(generated
+# 2024-03-02)`), a blank, then up to ten lines of codes (the prefilter's window reaches as far)
+CODES_BELOW = 14
+NOTES = 2  # lines that are no codes read past before the first codes
 
 
 def runs_below(lowered: str) -> bool:
@@ -83,11 +89,16 @@ def _code(value: str) -> bool:
     )) or _SEED.fullmatch(chars) is not None
 
 
+def _digits_each(value: str) -> bool:
+    return all(any(c.isdigit() for c in group) for group in re.split(r"[- ]", value))
+
+
 def _code_lines(text: str, at: int) -> Iterator[Found]:
-    """The codes on the lines after `at` (the heading's end) up to the first other line."""
+    """The codes on the lines after `at` (the heading's end) up to the first other line; up to
+    NOTES lines of prose (no code's shape: words, punctuation) before the first codes."""
     start = text.find("\n", at) + 1
-    seen = False
-    for _ in range(CONTEXT_AFTER):
+    seen, notes = False, 0
+    for _ in range(CODES_BELOW):
         if start == 0 or start >= len(text):
             return
         end = text.find("\n", start)
@@ -101,15 +112,20 @@ def _code_lines(text: str, at: int) -> Iterator[Found]:
         if line is None:
             seed = _SEED_LINE.fullmatch(text, start, end)
             if seed is None or not _code(seed.group(1)):
-                return
+                notes += 1
+                if seen or notes > NOTES:
+                    return
+                start = end + 1
+                continue
             yield Found(seed.start(1), seed.end(1), "recovery_code")
             seen, start = True, end + 1
             continue
         codes = [m for m in _ONE_CODE.finditer(text, line.start(1), line.end(1))]
         values = [(m.start() + (text[m.start()] == "`"),
                    m.end() - (text[m.end() - 1] == "`")) for m in codes]
-        if not all(_code(text[s:e]) for s, e in values):
-            return
+        if not all(_code(text[s:e]) and (not notes or _digits_each(text[s:e]))
+                   for s, e in values):
+            return  # (after a note, a digit in each group: `See ticket OPS 4411` is prose)
         seen = True
         yield from (Found(s, e, "recovery_code") for s, e in values)
         start = end + 1
@@ -181,7 +197,7 @@ _NAME_WORDS = word_alternation(("string", "name", "str"))
 _COMMUNITY_HINT = re.compile(r"[Cc]ommunity|COMMUNITY")
 _COMMUNITY = re.compile(
     rf"(?i)(?<![\w.\-])(?:snmp[_.\-]?)?(?:(?:{_ACCESS}|read[_\-]?only|read[_\-]?write|"
-    rf"trap)[_.\-]?)?community(?:[_.\-]?(?:{_NAME_WORDS}))?(?:[ \t]+(?:{_ACCESS}))?"
+    rf"trap)[_.\-]?)?community(?:[_.\-]?(?:{_NAME_WORDS}))?(?:[ \t_.\-]+(?:{_ACCESS}))?"
     r"[\"']?[ \t]*[:=][ \t]*([\"']?)([^\s\"',;]{6,128})\1(?=[\s,;]|$)")
 _ACCESS_VALUE = re.compile(r"(?i)(?<![\w.\-])(?:ro|rw|read|write)[ \t]*:[ \t]*([^\s\"',;]{6,128})"
                            r"(?=[\s,;]|$)")
@@ -190,9 +206,16 @@ _CODE_NAME = re.compile(r"[A-Za-z_][\w.]*")  # an identifier, an attribute: code
 
 
 def _community_value(value: str) -> bool:
-    """Not a default, a word, a reference (a path, a URL) or a stand-in."""
-    return (value.lower() not in _DEFAULT_COMMUNITIES and _CODE_NAME.fullmatch(value) is None
+    """Not a default, a word, a reference (a path, a URL) or a stand-in; an identifier's
+    shape only with a digit and both cases in it (`rwPumpMon7`, not `community_name`)."""
+    return (value.lower() not in _DEFAULT_COMMUNITIES
+            and (_CODE_NAME.fullmatch(value) is None or _mixed_with_digit(value))
             and not any(c in value for c in "/()[]") and not placeholder(value))
+
+
+def _mixed_with_digit(value: str) -> bool:
+    return ("." not in value and any(c.isdigit() for c in value) and not value.islower()
+            and not value.isupper() and looks_password(value))
 
 
 def _communities(text: str) -> Iterator[Found]:

@@ -37,6 +37,7 @@ from helix.core.secret_pairs import (
     pin_digits,
     used_pairs,
 )
+from helix.core.secret_recalled import recalled_values
 from helix.core.secret_rules import rules
 from helix.core.secret_runs import RUN_TRIGGERS, run_findings
 from helix.core.secret_structure import (
@@ -482,6 +483,7 @@ def shape_findings(text: str) -> list[Found]:
         found += _paired_users(text)
     if any(name in lowered for name in _prose_words()):
         found += _prose_values(text, lowered)
+        found += recalled_values(text, lowered)  # (a password said later than its name's slot)
     if " / " in text:
         found += used_pairs(text)
     if "," in text or "\t" in text or ";" in text or "|" in text:  # a table's secret column

@@ -160,11 +160,9 @@ def _stripped(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _unquoted_end(text: str, at: int, line_end: int, stops: str) -> int:
-    index = at
-    limit = min(line_end, at + MAX_VALUE)
-    while index < limit and text[index] not in stops:
-        index += 1
-    return index
+    limit = min(line_end, at + MAX_VALUE)  # the first stop before it (C scans, not a walk)
+    return min((i for stop in stops if (i := text.find(stop, at, limit)) >= 0),
+               default=max(at, limit))
 
 
 def _after_operator(text: str, at: int, before_op: int, name_start: int, line_start: int,
@@ -439,13 +437,13 @@ def _named_values(text: str) -> Iterator[Found]:
 
 
 _RESOURCE_SCHEMES = ("arn:", "urn:")
+_NAME_STOPS = " \t\n\"'`=(,[{<"
 
 
 def _in_resource_name(text: str, at: int) -> bool:
     """`at` stands inside an ARN or URN (its parts are separated by `:`) or a URL."""
-    start = at
-    while start > 0 and at - start < MAX_VALUE and text[start - 1] not in " \t\n\"'`=(,[{<":
-        start -= 1
+    low = max(0, at - MAX_VALUE)  # back to the nearest separator (a C scan, not a walk)
+    start = max(low, *(text.rfind(stop, low, at) + 1 for stop in _NAME_STOPS))
     return text.startswith(_RESOURCE_SCHEMES, start) or "://" in text[start:at]  # a URL's
 
 

@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterator
 
 from helix.core.secret_gates import MIN_VALUE
+from helix.core.secret_hl7 import hl7_logins
 from helix.core.secret_names import name_strength
 from helix.core.secret_structure import Found, placeholder, quoted_ok, unquoted_ok
 
@@ -196,11 +197,15 @@ def _elements(text: str, start: int, separator: str, ends: str) -> list[tuple[in
 
 
 def segment_findings(text: str) -> Iterator[Found]:
+    line_end = -1  # the end of the line below which `secret_hl7` read (once a line)
     for match in _SEGMENT.finditer(text):
         if match.start() > 0 and text[match.start() - 1] not in _BEFORE_SEGMENT:
             continue  # inside a word (`VISA*`, `RMSH|`)
         separator = match.group(1) or match.group(2) or match.group(3)
         name = text[match.start():match.start() + 3]
+        if name == "MSH" and match.end() > line_end:  # (a login and its password below)
+            line_end = text.find("\n", match.end()) % (len(text) + 1)  # (-1: the text's end)
+            yield from hl7_logins(text, match.end())
         elements = [(0, 0), *_elements(text, match.end(), separator, _SEGMENT_ENDS[name])]
         for index, qualifier, none in _POSITIONS[name]:
             if index >= len(elements):

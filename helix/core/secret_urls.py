@@ -2,7 +2,8 @@
 `https://<key>@host/<project>`): the key alone is no credential without where it goes, and the
 whole URL is what a client is configured with. A finding that is exactly such a user part
 grows over the URL; a URL with `user:password` keeps its host in the clear (the password's
-finding, `url_password`, is the password's alone).
+finding, `url_password`, is the password's alone) unless no host is there: the part after `@`
+one bare name (an account's: `cloudinary://key:secret@account`), the whole URL is masked.
 
     key_urls(text, found) -> found, each key's finding grown over its URL
 """
@@ -36,15 +37,23 @@ def _url_end(text: str, at: int) -> int:
     return end
 
 
+def _bare_name(text: str, start: int, end: int) -> bool:
+    """The URL's part after `@` is one name: no dot, port or path (an account's, not a host's)."""
+    return end > start and all(c.isalnum() or c in "_-" for c in text[start:end])
+
+
 def key_urls(text: str, found: list[Finding]) -> list[Finding]:
     """The findings, a URL's lone key (no `:` in it, `@` after it, `://` before) grown over
-    the URL; the others as they were (whether any grew: the caller merges)."""
+    the URL, and a `user:password` whose URL ends in a bare name (`cloudinary://key:secret@
+    account`: the whole URL is the credential, no address in it); the others as they were
+    (whether any grew: the caller merges)."""
     out = []
     for start, end, kind in found:
-        if (text.startswith("@", end) and start >= 4 and text.startswith("://", start - 3)
-                and ":" not in text[start:end]):
+        if text.startswith("@", end) and start >= 4 and text.startswith("://", start - 3):
             scheme = _scheme_start(text, start - 3)
-            if scheme is not None:
-                start, end = scheme, max(end, _url_end(text, end + 1))
+            url_end = _url_end(text, end + 1)
+            if scheme is not None and (":" not in text[start:end]
+                                       or _bare_name(text, end + 1, url_end)):
+                start, end = scheme, max(end, url_end)
         out.append(Finding(start, end, kind))
     return out

@@ -294,14 +294,14 @@ def is_label(value: str) -> bool:
     holds a secret word (`"Enter your password"`, `"api_token"`), or a prompt. A word with
     digits in it (`Password123!`, `lsToken9Oriole85`) is a credential that holds one."""
     lowered = value.lower()
-    if lowered.endswith((":", "?")) and (any(c.isspace() for c in value)
-                                        or not any(c.isdigit() for c in value)):
+    if lowered.endswith((":", "?")) and (any(map(str.isspace, value))
+                                        or not any(map(str.isdigit, value))):
         return True  # a prompt (words; one word with digits, `Saffron*6510fjord?`, is none)
     if names_secret(value):
         return True  # the secret's name itself in any language (`"Passwort"`)
     if not any(word in lowered for word in _LABEL_WORDS):
         return False
-    return (any(c.isspace() for c in value) or not any(c.isdigit() for c in value)
+    return (any(map(str.isspace, value)) or not any(map(str.isdigit, value))
             or SECRET_NAME.fullmatch(value) is not None)  # `hive-s3-secret`: a store's key
 
 

@@ -70,6 +70,7 @@ from helix.core.secret_parts import part_findings
 from helix.core.secret_places import place_findings
 from helix.core.secret_plugins import format_findings, format_kinds, line_findings
 from helix.core.secret_prefilter import RULES, Windows, all_detectors, plan
+from helix.core.secret_refs import referenced
 from helix.core.secret_rules import rules
 from helix.core.secret_shapes import shape_findings
 from helix.core.secret_structure import structural_findings
@@ -361,9 +362,8 @@ _SEALED_CIPHERTEXT = re.compile(r"Ag[A-Za-z0-9+/]{100,}={0,2}")
 
 
 def _public(text: str, found: list[Finding]) -> list[Finding]:
-    """The findings without documented example values (`secret_rules.toml` [examples]) and
-    without the guesses (entropy, a bare run of key-body lines) that lie inside a block of
-    public material."""
+    """The findings less documented examples, references (`secret_refs`), public guesses."""
+    found = referenced(text, found)
     examples = rules().examples
     if found and any(text[f.start:f.end] in examples for f in found):
         found = [f for f in found if text[f.start:f.end] not in examples]

@@ -51,6 +51,7 @@ from helix.core.english import (
     plural_forms,
     word_alternation,
 )
+from helix.synthesis.absence_citations import Citations
 
 _SOURCES = (r"(?:provided|given|available|supplied|retrieved|tool|search|context|evidence|"
             r"results|documents?|code|codebase|code base|files?|snippets?|excerpts?|repository|"
@@ -145,8 +146,7 @@ _CLAIM_RE = tuple(re.compile(_contracted(p), re.I | re.S) for p in NO_EVIDENCE_P
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
 # a path:line citation; a number written with a colon is no path ("08:00", "16:9": a time, a
 # ratio, which an answer may report from the evidence)
-_CITATION = re.compile(r"\[\s*E\d+(?:\s*[,;\-–]\s*E\d+)*\s*\]|(?![\d:]+\b)\S+:\d+(?:-\d+)?",
-                       re.I)
+_CITATION = Citations()  # (absence_citations.PATTERN, each run of a long line read once)
 _WORD = re.compile(r"`[^`\n]+`|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 MIN_TERM = 3
 CONTRADICTED_SHARE = 0.5  # more than this share of a claim's terms in the evidence

@@ -15,7 +15,9 @@ and the answer's shape (citations, negations, hedges, words, sentences, the shar
 the evidence holds and of the question's words it names, the evidence's numbers it gives),
 and what its clauses deny (`absence_denial`: the asked words it says are missing, negated
 verbs of telling, a statement turning to a denial after a contrast or a colon, a bare
-negation denying the verb of showing before it, a denied telling conceded before a statement).
+negation denying the verb of showing before it, a denied telling conceded before a statement),
+and whether its negations repeat a negating line of the evidence (`absence_grounded`) or deny
+an asked thing a plain line of the evidence states (`absence_held`).
 With `mode` "stack" the head decides (the rules' verdict is one of its features); with "union"
 it only adds refusals.
 Deterministic: float64 products of the shipped weights, the probability rounded to `DECIMALS`.
@@ -36,6 +38,9 @@ from helix.core.envelope import EvidenceItem
 from helix.core.errors import ConfigError
 from helix.synthesis.absence import content_terms, evidence_words
 from helix.synthesis.absence_denial import DENIAL, denial
+from helix.synthesis.absence_grounded import GROUNDED, grounded
+from helix.synthesis.absence_held import HELD
+from helix.synthesis.absence_held import held as held_denied
 from helix.synthesis.absence_meaning import AbsenceMeaning
 from helix.synthesis.absence_shape import SHAPE, shape
 from helix.synthesis.absence_verdict import Reading, _forms, _held_forms, absence_reading
@@ -48,7 +53,8 @@ HEAD_FILE = Path(__file__).with_name("absence_model") / "head.json"
 FEATURES = ("spans", "best_absence", "best_margin", "claims", "phrase_claims", "answered",
             "note", "targets", "blanket", "cites", "answers_from", "replies", "held_share",
             "question_share", "negations", "hedges", "words", "sentences", "verdict",
-            "rules_verdict", *SHAPE, "values", *DENIAL)
+            "rules_verdict", *SHAPE, "values", *DENIAL, *GROUNDED,
+            *HELD)
 DECIMALS = 6
 NO_MARGIN = -0.5  # the margin of an answer with no compared span
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|(?=\n)|$)")
@@ -98,7 +104,8 @@ def answer_features(text: str, refs: Sequence[CitationRef],
         math.log1p(sum(1 for s in _SENTENCE.finditer(text) if s.group().strip())),
         reading.refused, rules.refused,
         *shape(text, reading.claims, words, question, said, hedges), _values(text, evidence),
-        *denial(text, question, held))
+        *denial(text, question, held), *grounded(text, evidence),
+        *held_denied(text, question, evidence))
     return reading, tuple(float(v) for v in values)
 
 
