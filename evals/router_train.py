@@ -495,5 +495,6 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # `-m`: the imported module's main, whose FITTED prefit fills
+    from evals import router_train as _module
+    sys.exit(_module.main())
