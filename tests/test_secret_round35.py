@@ -19,6 +19,7 @@ from tests.secret_helpers import agreed_texts
     ("- supplier portal: user `depot.south`, pass `Harbour-Crane-Lift4`\n",
      "Harbour-Crane-Lift4"),
     ("1. kiosk root => `Tq4-Mossy-Fern`.\n", "Tq4-Mossy-Fern"),
+    ("- cameras: user `viewer`, PASS `Lq8-Otter-Reef`\n", "Lq8-Otter-Reef"),
 ])
 def test_a_list_items_backticked_password_is_found(text: str, value: str) -> None:
     assert value in agreed_texts(text)
@@ -33,6 +34,8 @@ def test_a_list_items_backticked_password_is_found(text: str, value: str) -> Non
     "- build -> `Release2Fast`\n",              # no login's word
     "Set admin -> `wPx7Rtq3` in prose\n",       # no list item, not the line's end
     "- admin -> `--verbose2x`\n",               # a flag
+    "- portal: user `ops`, pass is `Harbour-Crane-Lift4`\n",   # `pass` linked by `is`
+    "- admin ->   `wPx7Rtq3`\n",                # (the arrow's one space only)
 ])
 def test_a_list_items_name_or_identifier_is_no_password(text: str) -> None:
     assert agreed_texts(text) == []
