@@ -301,9 +301,8 @@ CONFIRMED_LEFT |= {
 }
 # meaning36 reads "Older firmware reported viscosity in centipoise; since 2.0 the `VISC` register
 # holds poise instead." (pint's poise a dynamic viscosity, a rival of cP:
-# tests/test_unit_library36.py)
+# tests/test_unit_library36.py) and "# viscosité dynamique en centipoises" (the plural)
 LEFT |= {
-    "# viscosité dynamique en centipoises",
     "The gauge shows centipoise; the secondary readout in Pa·s is just a conversion for SI "
     "users.",
 }
