@@ -291,8 +291,6 @@ LEFT |= {
 # measured at the rotation (python benchmarks/unit_denials.py --data
 # data/evals/meaning/unit_lines_fresh34.json)
 CONFIRMED_LEFT |= {
-    "Older firmware reported viscosity in centipoise; since 2.0 the `VISC` register holds poise "
-    "instead.",
     "// viscosityMilliPas holds mPa·s. We deliberately don't treat it as cP anywhere.",
     "Revert \"treat slurry viscosity as cP\": it isn't, see #231",
     "Far from being centipoise, as the old README suggested, the `vis` field on every oil record "
@@ -301,8 +299,10 @@ CONFIRMED_LEFT |= {
     "or fix the label.",
     "Hydraulic fluid picker labels kinematic viscosity (cSt) as cP",
 }
+# meaning36 reads "Older firmware reported viscosity in centipoise; since 2.0 the `VISC` register
+# holds poise instead." (pint's poise a dynamic viscosity, a rival of cP:
+# tests/test_unit_library36.py) and "# viscosité dynamique en centipoises" (the plural)
 LEFT |= {
-    "# viscosité dynamique en centipoises",
     "The gauge shows centipoise; the secondary readout in Pa·s is just a conversion for SI "
     "users.",
 }
