@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -45,36 +46,36 @@ def adapter_matrix(u: np.ndarray, v: np.ndarray) -> np.ndarray:
             ).astype(np.float32)
 
 
-def _repo_loss(torch: object, mat: object, data: Mapping[str, object]) -> object:
-    t = torch  # type: ignore[assignment]
-    q = data["queries"] @ mat  # type: ignore[operator]
-    q = q / q.norm(dim=1, keepdim=True).clamp_min(1e-6)  # type: ignore[attr-defined]
-    logits = (q @ data["cards"].T) / TEMPERATURE  # type: ignore[attr-defined,operator]
-    log_p = t.log_softmax(logits, dim=1)  # type: ignore[attr-defined]
-    masked = log_p.masked_fill(~data["mask"], float("-inf"))  # type: ignore[attr-defined]
-    return -t.logsumexp(masked, dim=1).mean()  # type: ignore[attr-defined]
+def _repo_loss(torch: Any, mat: Any, data: Mapping[str, Any]) -> Any:
+    q = data["queries"] @ mat
+    q = q / q.norm(dim=1, keepdim=True).clamp_min(1e-6)
+    log_p = torch.log_softmax((q @ data["cards"].T) / TEMPERATURE, dim=1)
+    masked = log_p.masked_fill(~data["mask"], float("-inf"))
+    return -torch.logsumexp(masked, dim=1).mean()
 
 
-def _tensors(torch: object, sets: Sequence[RepoSet]) -> list[dict[str, object]]:
-    t = torch  # type: ignore[assignment]
+def _tensors(torch: Any, sets: Sequence[RepoSet]) -> list[dict[str, Any]]:
     out = []
     for s in sets:
         mask = np.zeros((len(s.queries), len(s.cards)), dtype=bool)
         for i, rows in enumerate(s.gold):
             mask[i, [r for r in rows if r >= 0]] = True
-        out.append({"queries": t.from_numpy(s.queries.astype(np.float32)),  # type: ignore
-                    "cards": t.from_numpy(s.cards.astype(np.float32)),  # type: ignore
-                    "mask": t.from_numpy(mask)})  # type: ignore[attr-defined]
+        out.append({"queries": torch.from_numpy(s.queries.astype(np.float32)),
+                    "cards": torch.from_numpy(s.cards.astype(np.float32)),
+                    "mask": torch.from_numpy(mask)})
     return out
 
 
-def fit(sets: Sequence[RepoSet], config: FitConfig) -> tuple[np.ndarray, np.ndarray]:
-    """(U, V), each (d, rank): the adapter I + U V^T fitted on `sets` in their order."""
+def fit(sets: Sequence[RepoSet], config: FitConfig, at: Sequence[int] = ()
+        ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """{step: (U, V)}, each (d, rank), after `config.steps` full-batch steps and after each
+    step count in `at`: the adapter I + U V^T fitted on `sets` in their order."""
     import torch
 
     d = int(sets[0].cards.shape[1])
     if config.rank <= 0:
-        return np.zeros((d, 0), np.float32), np.zeros((d, 0), np.float32)
+        zero = np.zeros((d, 0), np.float32)
+        return {step: (zero, zero) for step in {*at, config.steps}}
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
     gen = torch.Generator().manual_seed(config.seed)
@@ -83,16 +84,21 @@ def fit(sets: Sequence[RepoSet], config: FitConfig) -> tuple[np.ndarray, np.ndar
     opt = torch.optim.Adam([u, v], lr=config.lr)
     data = _tensors(torch, sets)
     eye = torch.eye(d)
-    weights = [len(s.queries) / sum(len(x.queries) for x in sets) for s in sets]
-    for _ in range(config.steps):
+    total = sum(len(s.queries) for s in sets)
+    weights = [len(s.queries) / total for s in sets]
+    out: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    for step in range(1, config.steps + 1):
         opt.zero_grad()
         delta = u @ v.T
         loss = config.l2 * (delta ** 2).sum()
         for w, repo in zip(weights, data, strict=True):
-            loss = loss + w * _repo_loss(torch, eye + delta, repo)  # type: ignore[operator]
-        loss.backward()  # type: ignore[union-attr]
+            loss = loss + w * _repo_loss(torch, eye + delta, repo)
+        loss.backward()
         opt.step()
-    return u.detach().numpy().astype(np.float32), v.detach().numpy().astype(np.float32)
+        if step in at or step == config.steps:
+            out[step] = (u.detach().numpy().astype(np.float32).copy(),
+                         v.detach().numpy().astype(np.float32).copy())
+    return out
 
 
 def apply(queries: np.ndarray, matrix: np.ndarray | None) -> np.ndarray:

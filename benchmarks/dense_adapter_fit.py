@@ -1,0 +1,125 @@
+"""Fit the dense channel's query-side adapter on the corpus's train split and choose it on
+validation by the rule in docs/ranker.md ("Round 31"); measure the choice once on test.
+
+    python benchmarks/dense_adapter_fit.py grid \
+        --out benchmarks/results/dense_adapter_round31.json
+    python benchmarks/dense_adapter_fit.py test \
+        --result benchmarks/results/dense_adapter_round31.json
+
+Reads the sets `benchmarks/dense_corpus.py embed` wrote under /work/tmp/rank31. `grid` fits
+every point on train, reads validation at the checkpoint steps, applies the choice rule and
+writes the chosen adapter (U, V) to /work/tmp/rank31/chosen.npz. `test` adds the corpus test
+split's figures for the identity and the chosen adapter (nothing is chosen there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "evals"), str(ROOT / "benchmarks")]
+
+from dense_corpus import WORK, dense_ranks, load_set, split_names  # noqa: E402
+
+from evals.corpus.dense_adapter import FitConfig, RepoSet, adapter_matrix, fit  # noqa: E402
+from evals.corpus.dense_cards import rank_summary  # noqa: E402
+
+RANKS = (16, 64)
+L2S = (0.01, 0.1)
+STEPS = (50, 100, 200, 400)
+MIN_ACC5_GAIN = 0.03
+
+
+def repo_sets(split: str) -> dict[str, dict[str, np.ndarray]]:
+    return {name: load_set(name) for name in split_names(split)}
+
+
+def measure(sets: dict[str, dict[str, np.ndarray]], matrix: np.ndarray | None
+            ) -> dict[str, Any]:
+    pooled: list[int] = []
+    per_repo: dict[str, Any] = {}
+    for name, data in sets.items():
+        ranks = dense_ranks(data, matrix)
+        per_repo[name] = rank_summary(ranks)
+        pooled += ranks
+    return {"pooled": rank_summary(pooled), "per_repo": per_repo}
+
+
+def _key(point: dict[str, Any]) -> tuple[float, int, float, int]:
+    return (-point["validation"]["pooled"]["mrr"], point["rank"], -point["l2"], point["steps"])
+
+
+def clearly(base: dict[str, Any], point: dict[str, Any]) -> bool:
+    b, p = base["pooled"], point["pooled"]
+    losing = sum(1 for name, row in point["per_repo"].items()
+                 if row["mrr"] < base["per_repo"][name]["mrr"])
+    return (p["acc@5"] - b["acc@5"] >= MIN_ACC5_GAIN and p["mrr"] > b["mrr"]
+            and losing <= len(point["per_repo"]) / 3)
+
+
+def cmd_grid(args: argparse.Namespace) -> None:
+    train = repo_sets("train")
+    val = repo_sets("validation")
+    train_sets = [RepoSet(d["cards"], d["queries"], d["gold"]) for d in train.values()]
+    base = {"train": measure(train, None), "validation": measure(val, None)}
+    points: list[dict[str, Any]] = []
+    chosen_uv: dict[tuple[int, float, int], tuple[np.ndarray, np.ndarray]] = {}
+    for rank in RANKS:
+        for l2 in L2S:
+            started = time.monotonic()
+            fitted = fit(train_sets, FitConfig(rank=rank, l2=l2, steps=max(STEPS)), at=STEPS)
+            for steps, (u, v) in sorted(fitted.items()):
+                mat = adapter_matrix(u, v)
+                points.append({"rank": rank, "l2": l2, "steps": steps,
+                               "train": measure(train, mat)["pooled"],
+                               "validation": measure(val, mat)})
+                chosen_uv[(rank, l2, steps)] = (u, v)
+            print(json.dumps({"rank": rank, "l2": l2, "seconds":
+                              round(time.monotonic() - started, 1),
+                              "val": [p["validation"]["pooled"] for p in points[-len(STEPS):]]}),
+                  flush=True)
+    best = min(points, key=_key)
+    u, v = chosen_uv[(best["rank"], best["l2"], best["steps"])]
+    np.savez(WORK / "chosen.npz", u=u, v=v)
+    out = {"train_repos": sorted(train), "validation_repos": sorted(val), "identity": base,
+           "points": points, "chosen": {k: best[k] for k in ("rank", "l2", "steps")},
+           "gains_clearly": clearly(base["validation"], best["validation"])}
+    Path(args.out).write_text(json.dumps(out, indent=1, sort_keys=True) + "\n", "utf-8")
+    print(json.dumps({"chosen": out["chosen"], "gains_clearly": out["gains_clearly"],
+                      "identity": base["validation"]["pooled"],
+                      "adapter": best["validation"]["pooled"]}))
+
+
+def cmd_test(args: argparse.Namespace) -> None:
+    result = json.loads(Path(args.result).read_text("utf-8"))
+    with np.load(WORK / "chosen.npz") as data:
+        mat = adapter_matrix(data["u"], data["v"])
+    test = repo_sets("test")
+    bm25 = [int(r) for d in test.values() for r in d["bm25_ranks"]]
+    result["test"] = {"repos": sorted(test), "identity": measure(test, None),
+                      "adapter": measure(test, mat), "bm25": rank_summary(bm25)}
+    Path(args.result).write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", "utf-8")
+    print(json.dumps({k: result["test"][k]["pooled"] for k in ("identity", "adapter")}
+                     | {"bm25": result["test"]["bm25"]}))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    grid = sub.add_parser("grid")
+    grid.add_argument("--out", required=True)
+    test = sub.add_parser("test")
+    test.add_argument("--result", required=True)
+    args = parser.parse_args()
+    {"grid": cmd_grid, "test": cmd_test}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()
