@@ -33,7 +33,8 @@ from evals.corpus.dense_cards import rank_summary  # noqa: E402
 
 RANKS = (16, 64)
 L2S = (0.01, 0.1)
-STEPS = (50, 100, 200, 400)
+STEPS = (25, 50, 100, 200)
+LR = 2e-3
 MIN_ACC5_GAIN = 0.03
 
 
@@ -74,7 +75,7 @@ def cmd_grid(args: argparse.Namespace) -> None:
     for rank in RANKS:
         for l2 in L2S:
             started = time.monotonic()
-            fitted = fit(train_sets, FitConfig(rank=rank, l2=l2, steps=max(STEPS)), at=STEPS)
+            fitted = fit(train_sets, FitConfig(rank=rank, l2=l2, steps=max(STEPS), lr=LR), at=STEPS)
             for steps, (u, v) in sorted(fitted.items()):
                 mat = adapter_matrix(u, v)
                 points.append({"rank": rank, "l2": l2, "steps": steps,

@@ -107,12 +107,15 @@ def embed_repo(entry: Any, cases: list[Any], cap: int, embedder: Any) -> dict[st
 
 
 def cmd_embed(args: argparse.Namespace) -> None:
-    from indexers.encoder import query_embedder
+    from helix.core.config import helix_home
+    from indexers.encoder import default_model_path
+    from indexers.onnx_encoder import shared_encoder
 
     WORK.mkdir(parents=True, exist_ok=True)
     listing = load_repo_list(ROOT / "data/evals/corpus_repos.json")
     cases = load_cases(ROOT / "data/corpus/cases.jsonl")
-    embedder = query_embedder(IndexSettings())
+    # the build's ONNX fp32 encoder: the query encoder's vectors and key, ~6x its texts per s
+    embedder = shared_encoder(default_model_path(IndexSettings()), helix_home())
     only = set(args.repos.split(",")) if args.repos else None
     for entry in listing.repos:
         if entry.split != args.split or (only and entry.name not in only):

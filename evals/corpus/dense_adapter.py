@@ -46,10 +46,13 @@ def adapter_matrix(u: np.ndarray, v: np.ndarray) -> np.ndarray:
             ).astype(np.float32)
 
 
-def _repo_loss(torch: Any, mat: Any, data: Mapping[str, Any]) -> Any:
-    q = data["queries"] @ mat
-    q = q / q.norm(dim=1, keepdim=True).clamp_min(1e-6)
-    log_p = torch.log_softmax((q @ data["cards"].T) / TEMPERATURE, dim=1)
+def _repo_loss(torch: Any, u: Any, v: Any, data: Mapping[str, Any]) -> Any:
+    """Mean -log(gold mass) of the repository's cases; q (I + U V^T) c^T is computed as the
+    fixed q c^T plus (q U)(c V)^T, r/d of the full product's cost."""
+    qu = data["queries"] @ u
+    norms = (data["queries"] + qu @ v.T).norm(dim=1, keepdim=True).clamp_min(1e-6)
+    raw = data["base"] + qu @ (data["cards"] @ v).T
+    log_p = torch.log_softmax(raw / norms / TEMPERATURE, dim=1)
     masked = log_p.masked_fill(~data["mask"], float("-inf"))
     return -torch.logsumexp(masked, dim=1).mean()
 
@@ -60,9 +63,10 @@ def _tensors(torch: Any, sets: Sequence[RepoSet]) -> list[dict[str, Any]]:
         mask = np.zeros((len(s.queries), len(s.cards)), dtype=bool)
         for i, rows in enumerate(s.gold):
             mask[i, [r for r in rows if r >= 0]] = True
-        out.append({"queries": torch.from_numpy(s.queries.astype(np.float32)),
-                    "cards": torch.from_numpy(s.cards.astype(np.float32)),
-                    "mask": torch.from_numpy(mask)})
+        queries = s.queries.astype(np.float32)
+        cards = s.cards.astype(np.float32)
+        out.append({"queries": torch.from_numpy(queries), "cards": torch.from_numpy(cards),
+                    "base": torch.from_numpy(queries @ cards.T), "mask": torch.from_numpy(mask)})
     return out
 
 
@@ -83,16 +87,14 @@ def fit(sets: Sequence[RepoSet], config: FitConfig, at: Sequence[int] = ()
     v = torch.nn.Parameter(torch.zeros(d, config.rank))
     opt = torch.optim.Adam([u, v], lr=config.lr)
     data = _tensors(torch, sets)
-    eye = torch.eye(d)
     total = sum(len(s.queries) for s in sets)
     weights = [len(s.queries) / total for s in sets]
     out: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     for step in range(1, config.steps + 1):
         opt.zero_grad()
-        delta = u @ v.T
-        loss = config.l2 * (delta ** 2).sum()
+        loss = config.l2 * ((u.T @ u) * (v.T @ v)).sum()  # ||U V^T||_F^2
         for w, repo in zip(weights, data, strict=True):
-            loss = loss + w * _repo_loss(torch, eye + delta, repo)
+            loss = loss + w * _repo_loss(torch, u, v, repo)
         loss.backward()
         opt.step()
         if step in at or step == config.steps:
