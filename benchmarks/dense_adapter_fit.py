@@ -1,15 +1,17 @@
 """Fit the dense channel's query-side adapter on the corpus's train split and choose it on
 validation by the rule in docs/ranker.md ("Round 31"); measure the choice once on test.
 
-    python benchmarks/dense_adapter_fit.py grid \
+    python benchmarks/dense_adapter_fit.py point --rank 16 --l2 0.01   # each grid point
+    python benchmarks/dense_adapter_fit.py choose \
         --out benchmarks/results/dense_adapter_round31.json
     python benchmarks/dense_adapter_fit.py test \
         --result benchmarks/results/dense_adapter_round31.json
 
-Reads the sets `benchmarks/dense_corpus.py embed` wrote under /work/tmp/rank31. `grid` fits
-every point on train, reads validation at the checkpoint steps, applies the choice rule and
-writes the chosen adapter (U, V) to /work/tmp/rank31/chosen.npz. `test` adds the corpus test
-split's figures for the identity and the chosen adapter (nothing is chosen there).
+Reads the sets `benchmarks/dense_corpus.py embed` wrote under /work/tmp/rank31. `point` fits
+one grid point on train and reads validation at the checkpoint steps; `choose` applies the
+choice rule over the points and writes the chosen adapter (U, V) to
+/work/tmp/rank31/chosen.npz. `test` adds the corpus test split's figures for the identity
+and the chosen adapter (nothing is chosen there).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ RANKS = (16, 64)
 L2S = (0.01, 0.1)
 STEPS = (25, 50, 100, 200)
 LR = 2e-3
+OTHERS = 100  # sampled other cards per case, besides its gold and BM25's top 30 cards
 MIN_ACC5_GAIN = 0.03
 
 
@@ -65,33 +68,48 @@ def clearly(base: dict[str, Any], point: dict[str, Any]) -> bool:
             and losing <= len(point["per_repo"]) / 3)
 
 
-def cmd_grid(args: argparse.Namespace) -> None:
+def _uv_path(rank: int, l2: float, steps: int) -> Path:
+    return WORK / f"uv_r{rank}_l{l2}_s{steps}.npz"
+
+
+def cmd_point(args: argparse.Namespace) -> None:
+    """Fit one (rank, l2) on train; validation at each checkpoint, to WORK/point_*.json."""
     train = repo_sets("train")
     val = repo_sets("validation")
-    train_sets = [RepoSet(d["cards"], d["queries"], d["gold"]) for d in train.values()]
+    train_sets = [RepoSet(d["cards"], d["queries"], d["gold"], d["hard"])
+                  for d in train.values()]
+    started = time.monotonic()
+    config = FitConfig(rank=args.rank, l2=args.l2, steps=max(STEPS), lr=LR, others=OTHERS)
+    points = []
+    for steps, (u, v) in sorted(fit(train_sets, config, at=STEPS).items()):
+        mat = adapter_matrix(u, v)
+        np.savez(_uv_path(args.rank, args.l2, steps), u=u, v=v)
+        points.append({"rank": args.rank, "l2": args.l2, "steps": steps,
+                       "train": measure(train, mat)["pooled"],
+                       "validation": measure(val, mat)})
+    out = WORK / f"point_r{args.rank}_l{args.l2}.json"
+    out.write_text(json.dumps(points, sort_keys=True) + "\n", "utf-8")
+    print(json.dumps({"rank": args.rank, "l2": args.l2, "seconds":
+                      round(time.monotonic() - started, 1),
+                      "val": [p["validation"]["pooled"] for p in points]}), flush=True)
+
+
+def cmd_choose(args: argparse.Namespace) -> None:
+    """The rule over every grid point's file; the chosen (U, V) to WORK/chosen.npz."""
+    train = repo_sets("train")
+    val = repo_sets("validation")
     base = {"train": measure(train, None), "validation": measure(val, None)}
     points: list[dict[str, Any]] = []
-    chosen_uv: dict[tuple[int, float, int], tuple[np.ndarray, np.ndarray]] = {}
     for rank in RANKS:
         for l2 in L2S:
-            started = time.monotonic()
-            fitted = fit(train_sets, FitConfig(rank=rank, l2=l2, steps=max(STEPS), lr=LR), at=STEPS)
-            for steps, (u, v) in sorted(fitted.items()):
-                mat = adapter_matrix(u, v)
-                points.append({"rank": rank, "l2": l2, "steps": steps,
-                               "train": measure(train, mat)["pooled"],
-                               "validation": measure(val, mat)})
-                chosen_uv[(rank, l2, steps)] = (u, v)
-            print(json.dumps({"rank": rank, "l2": l2, "seconds":
-                              round(time.monotonic() - started, 1),
-                              "val": [p["validation"]["pooled"] for p in points[-len(STEPS):]]}),
-                  flush=True)
+            points += json.loads((WORK / f"point_r{rank}_l{l2}.json").read_text("utf-8"))
     best = min(points, key=_key)
-    u, v = chosen_uv[(best["rank"], best["l2"], best["steps"])]
-    np.savez(WORK / "chosen.npz", u=u, v=v)
+    with np.load(_uv_path(best["rank"], best["l2"], best["steps"])) as data:
+        np.savez(WORK / "chosen.npz", u=data["u"], v=data["v"])
     out = {"train_repos": sorted(train), "validation_repos": sorted(val), "identity": base,
            "points": points, "chosen": {k: best[k] for k in ("rank", "l2", "steps")},
-           "gains_clearly": clearly(base["validation"], best["validation"])}
+           "gains_clearly": clearly(base["validation"], best["validation"]),
+           "fit": {"lr": LR, "others": OTHERS, "steps": list(STEPS)}}
     Path(args.out).write_text(json.dumps(out, indent=1, sort_keys=True) + "\n", "utf-8")
     print(json.dumps({"chosen": out["chosen"], "gains_clearly": out["gains_clearly"],
                       "identity": base["validation"]["pooled"],
@@ -114,12 +132,15 @@ def cmd_test(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
-    grid = sub.add_parser("grid")
-    grid.add_argument("--out", required=True)
+    point = sub.add_parser("point")
+    point.add_argument("--rank", type=int, required=True)
+    point.add_argument("--l2", type=float, required=True)
+    choose = sub.add_parser("choose")
+    choose.add_argument("--out", required=True)
     test = sub.add_parser("test")
     test.add_argument("--result", required=True)
     args = parser.parse_args()
-    {"grid": cmd_grid, "test": cmd_test}[args.cmd](args)
+    {"point": cmd_point, "choose": cmd_choose, "test": cmd_test}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -2,9 +2,9 @@
 
 The question's vector q becomes q (I + U V^T) (rank r; r = 0 is the identity) before the
 search; the cards' vectors do not change, so an index needs no re-embedding. Fitting: for each
-case, softmax over its repository's whole card set (InfoNCE; every other card of the
-repository is a negative, BM25's top cards among them), loss = -log of the probability mass on
-the gold cards, plus `l2` * ||U V^T||^2. Full-batch Adam per repository in a fixed order,
+case, softmax over its candidate set (InfoNCE): its gold cards, BM25's top cards of its
+repository (hard negatives) and a seeded sample of the repository's other cards (or all);
+loss = -log of the probability mass on the gold cards, plus `l2` * ||U V^T||^2. Full-batch Adam per repository in a fixed order,
 torch on CPU with one thread and deterministic algorithms, a fixed seed: the same data gives
 the same bytes.
 """
@@ -27,6 +27,7 @@ class FitConfig:
     steps: int  # passes over the training repositories
     lr: float = 1e-3
     seed: int = 31
+    others: int = -1  # sampled other cards per case (< 0: all of the repository's)
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,33 @@ class RepoSet:
     cards: np.ndarray
     queries: np.ndarray
     gold: np.ndarray
+    hard: np.ndarray | None = None  # (m, h) rows of BM25's top cards per case
+
+
+def candidates(data: RepoSet, others: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rows (m, K), is_gold (m, K)) of each case's softmax set: its gold cards, its hard
+    negatives and `others` of the repository's other cards drawn with `seed`; rows padded
+    with -1. `others` < 0: every card of the repository (the set's full softmax)."""
+    n = len(data.cards)
+    rng = np.random.default_rng(seed)
+    sets: list[list[int]] = []
+    for i, gold in enumerate(data.gold):
+        rows = {int(r) for r in gold if r >= 0}
+        if others < 0:
+            rows = set(range(n))
+        else:
+            if data.hard is not None:
+                rows |= {int(r) for r in data.hard[i]}
+            rows |= {int(r) for r in rng.choice(n, size=min(others, n), replace=False)}
+        sets.append(sorted(rows))
+    width = max(len(r) for r in sets)
+    out = np.full((len(sets), width), -1, dtype=np.int64)
+    gold_mask = np.zeros((len(sets), width), dtype=bool)
+    for i, chosen in enumerate(sets):
+        out[i, :len(chosen)] = chosen
+        wanted = {int(r) for r in data.gold[i] if r >= 0}
+        gold_mask[i, :len(chosen)] = [r in wanted for r in chosen]
+    return out, gold_mask
 
 
 def adapter_matrix(u: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -47,26 +75,30 @@ def adapter_matrix(u: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 def _repo_loss(torch: Any, u: Any, v: Any, data: Mapping[str, Any]) -> Any:
-    """Mean -log(gold mass) of the repository's cases; q (I + U V^T) c^T is computed as the
-    fixed q c^T plus (q U)(c V)^T, r/d of the full product's cost."""
+    """Mean -log(gold mass) of the repository's cases over their candidate sets;
+    q (I + U V^T) c^T is computed as the fixed q c^T plus (q U)(c V)^T (r/d of the cost)."""
     qu = data["queries"] @ u
     norms = (data["queries"] + qu @ v.T).norm(dim=1, keepdim=True).clamp_min(1e-6)
-    raw = data["base"] + qu @ (data["cards"] @ v).T
-    log_p = torch.log_softmax(raw / norms / TEMPERATURE, dim=1)
-    masked = log_p.masked_fill(~data["mask"], float("-inf"))
+    cv = (data["cards"] @ v)[data["rows"]]  # (m, K, r)
+    raw = data["base"] + (qu.unsqueeze(1) * cv).sum(dim=2)
+    logits = (raw / norms / TEMPERATURE).masked_fill(~data["valid"], float("-inf"))
+    log_p = torch.log_softmax(logits, dim=1)
+    masked = log_p.masked_fill(~data["gold"], float("-inf"))
     return -torch.logsumexp(masked, dim=1).mean()
 
 
-def _tensors(torch: Any, sets: Sequence[RepoSet]) -> list[dict[str, Any]]:
+def _tensors(torch: Any, sets: Sequence[RepoSet], others: int, seed: int
+             ) -> list[dict[str, Any]]:
     out = []
-    for s in sets:
-        mask = np.zeros((len(s.queries), len(s.cards)), dtype=bool)
-        for i, rows in enumerate(s.gold):
-            mask[i, [r for r in rows if r >= 0]] = True
+    for number, s in enumerate(sets):
+        rows, gold = candidates(s, others, seed + number)
         queries = s.queries.astype(np.float32)
         cards = s.cards.astype(np.float32)
+        safe = np.maximum(rows, 0)
+        base = np.einsum("md,mkd->mk", queries, cards[safe])
         out.append({"queries": torch.from_numpy(queries), "cards": torch.from_numpy(cards),
-                    "base": torch.from_numpy(queries @ cards.T), "mask": torch.from_numpy(mask)})
+                    "rows": torch.from_numpy(safe), "valid": torch.from_numpy(rows >= 0),
+                    "gold": torch.from_numpy(gold), "base": torch.from_numpy(base)})
     return out
 
 
@@ -86,7 +118,7 @@ def fit(sets: Sequence[RepoSet], config: FitConfig, at: Sequence[int] = ()
     u = torch.nn.Parameter(torch.randn(d, config.rank, generator=gen) * 0.01)
     v = torch.nn.Parameter(torch.zeros(d, config.rank))
     opt = torch.optim.Adam([u, v], lr=config.lr)
-    data = _tensors(torch, sets)
+    data = _tensors(torch, sets, config.others, config.seed)
     total = sum(len(s.queries) for s in sets)
     weights = [len(s.queries) / total for s in sets]
     out: dict[int, tuple[np.ndarray, np.ndarray]] = {}
