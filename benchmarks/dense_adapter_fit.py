@@ -100,16 +100,21 @@ def cmd_choose(args: argparse.Namespace) -> None:
     val = repo_sets("validation")
     base = {"train": measure(train, None), "validation": measure(val, None)}
     points: list[dict[str, Any]] = []
+    missing = []
     for rank in RANKS:
         for l2 in L2S:
-            points += json.loads((WORK / f"point_r{rank}_l{l2}.json").read_text("utf-8"))
+            path = WORK / f"point_r{rank}_l{l2}.json"
+            if path.is_file():
+                points += json.loads(path.read_text("utf-8"))
+            else:
+                missing.append({"rank": rank, "l2": l2})
     best = min(points, key=_key)
     with np.load(_uv_path(best["rank"], best["l2"], best["steps"])) as data:
         np.savez(WORK / "chosen.npz", u=data["u"], v=data["v"])
     out = {"train_repos": sorted(train), "validation_repos": sorted(val), "identity": base,
            "points": points, "chosen": {k: best[k] for k in ("rank", "l2", "steps")},
            "gains_clearly": clearly(base["validation"], best["validation"]),
-           "fit": {"lr": LR, "others": OTHERS, "steps": list(STEPS)}}
+           "fit": {"lr": LR, "others": OTHERS, "steps": list(STEPS)}, "not_run": missing}
     Path(args.out).write_text(json.dumps(out, indent=1, sort_keys=True) + "\n", "utf-8")
     print(json.dumps({"chosen": out["chosen"], "gains_clearly": out["gains_clearly"],
                       "identity": base["validation"]["pooled"],

@@ -4,7 +4,8 @@ The question's vector q becomes q (I + U V^T) (rank r; r = 0 is the identity) be
 search; the cards' vectors do not change, so an index needs no re-embedding. Fitting: for each
 case, softmax over its candidate set (InfoNCE): its gold cards, BM25's top cards of its
 repository (hard negatives) and a seeded sample of the repository's other cards (or all);
-loss = -log of the probability mass on the gold cards, plus `l2` * ||U V^T||^2. Full-batch Adam per repository in a fixed order,
+loss = -log of the probability mass on the gold cards, plus `l2` * ||U V^T||^2. Full-batch
+Adam per repository in a fixed order,
 torch on CPU with one thread and deterministic algorithms, a fixed seed: the same data gives
 the same bytes.
 """
