@@ -134,6 +134,51 @@ def cmd_test(args: argparse.Namespace) -> None:
                      | {"bm25": result["test"]["bm25"]}))
 
 
+FIT_FILES = ("evals/corpus/dense_adapter.py", "evals/corpus/dense_cards.py",
+             "benchmarks/dense_adapter_fit.py", "benchmarks/dense_corpus.py", "indexers/dense.py")
+
+
+def cmd_ship(args: argparse.Namespace) -> None:
+    """data/dense_adapter/: the chosen (U, V) as one .npy (2, d, r) and its manifest (corpus
+    hash, the fitting code's digest, the choice, metrics per split)."""
+    from helix.core.hashing import digest
+
+    result = json.loads(Path(args.result).read_text("utf-8"))
+    with np.load(WORK / "chosen.npz") as data:
+        stacked = np.stack([data["u"], data["v"]]).astype("<f4")
+    out = ROOT / "data" / "dense_adapter"
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = out / "adapter.npy.tmp"
+    with tmp.open("wb") as handle:
+        np.save(handle, stacked, allow_pickle=False)
+    tmp.replace(out / "adapter.npy")
+    corpus = json.loads((ROOT / "data/corpus/manifest.json").read_text("utf-8"))
+    chosen = result["chosen"]
+    best = next(p for p in result["points"] if all(p[k] == chosen[k] for k in chosen))
+    manifest = {
+        "description": "Query-side adapter of the dense channel: q -> q (I + U V^T), "
+                       "renormalised; fitted on the history corpus's train split "
+                       "(docs/ranker.md, Round 31).",
+        "file": "adapter.npy", "file_digest": digest((out / "adapter.npy").read_bytes()),
+        "corpus_hash": corpus["corpus_hash"],
+        "code_digest": digest(b"".join(n.encode() + b"\0" + (ROOT / n).read_bytes()
+                                       for n in FIT_FILES)),
+        "chosen": chosen, "fit": result["fit"], "gains_clearly": result["gains_clearly"],
+        "metrics": {"train": {"identity": result["identity"]["train"]["pooled"],
+                              "adapter": best["train"]},
+                    "validation": {"identity": result["identity"]["validation"]["pooled"],
+                                   "adapter": best["validation"]["pooled"]},
+                    "test": {k: result["test"][k]["pooled"] for k in ("identity", "adapter")}
+                    if "test" in result else None},
+        "repositories": {"train": result["train_repos"],
+                         "validation": result["validation_repos"],
+                         "test": result.get("test", {}).get("repos", [])},
+    }
+    text = json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    (out / "manifest.json").write_text(text, "utf-8")
+    print(json.dumps({"manifest_digest": digest(text.encode()), "bytes": stacked.nbytes}))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -144,8 +189,11 @@ def main() -> None:
     choose.add_argument("--out", required=True)
     test = sub.add_parser("test")
     test.add_argument("--result", required=True)
+    ship = sub.add_parser("ship")
+    ship.add_argument("--result", required=True)
     args = parser.parse_args()
-    {"point": cmd_point, "choose": cmd_choose, "test": cmd_test}[args.cmd](args)
+    {"point": cmd_point, "choose": cmd_choose, "test": cmd_test,
+     "ship": cmd_ship}[args.cmd](args)
 
 
 if __name__ == "__main__":
