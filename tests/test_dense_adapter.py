@@ -73,3 +73,17 @@ def test_card_bm25_prefers_the_card_holding_the_words() -> None:
     bm25 = CardBM25(["src/retry.py :: retry_policy (function)", "src/io.py :: read (function)"])
     scores = bm25.scores("where is the retry policy decided")
     assert scores[0] > scores[1] == 0.0
+
+
+def test_candidates_hold_the_gold_the_hard_ones_and_a_seeded_sample() -> None:
+    from evals.corpus.dense_adapter import candidates
+
+    cards = np.eye(40, dtype=np.float32)[:, :8]
+    data = RepoSet(cards, cards[:2], np.array([[5, -1], [7, 9]]), np.array([[1, 2], [3, 4]]))
+    rows, gold = candidates(data, 6, seed=3)
+    again, _ = candidates(data, 6, seed=3)
+    assert np.array_equal(rows, again)
+    for i, (want, hard) in enumerate([({5}, {1, 2}), ({7, 9}, {3, 4})]):
+        kept = {int(r) for r in rows[i] if r >= 0}
+        assert want | hard <= kept and len(kept) <= len(want | hard) + 6
+        assert {int(r) for r, g in zip(rows[i], gold[i], strict=True) if g} == want
