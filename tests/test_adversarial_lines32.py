@@ -21,3 +21,35 @@ def test_a_long_clause_of_negations_finds_each_scope_end_without_walking_it() ->
     reading = read("it is (not GPa, but) not " + "x " * (LINE // 2) + ". never MB")
     assert [t.text for t, d in zip(reading.tokens, reading.denied, strict=True) if d][:3] == [
         "GPa", "x", "x"] and reading.denied[-1]
+
+
+@pytest.mark.timeout(10)
+def test_a_long_line_of_password_names_judges_each_value_window_once() -> None:
+    # every name's value (4,096 characters of the names after it) was judged again, its seed
+    # phrase read to the line's end, and the one finding (the whole line) searched for by RE2
+    # as one 100 KB literal, which its DFA cannot hold: 8.5 s at 50 KB, over 20 s at 100 KB
+    from helix.core.secrets import find_secrets
+
+    line = "password=" * (LINE // 9)
+    assert [(f.start, f.end) for f in find_secrets(line)] == [(0, len(line) - 9)]
+    phrase = "mnemonic: " + " ".join(["abandon", "ability", "able"] * 4)
+    assert [(f.start, f.end) for f in find_secrets(phrase)] == [(10, len(phrase))]
+
+
+def test_long_literals_are_found_where_the_re2_alternation_finds_them() -> None:
+    # past DFA_LITERALS characters of values, `str.find` stands in for RE2's alternation
+    import random
+
+    import helix.core.secret_literals as literals
+
+    rng = random.Random(5)
+    for _ in range(2000):
+        text = "".join(rng.choice("abé ") for _ in range(rng.randint(0, 60)))
+        values = sorted({"".join(rng.choice("abé ") for _ in range(rng.randint(1, 5)))
+                         for _ in range(rng.randint(1, 4))}, key=lambda v: (-len(v), v))
+        by_re2 = literals.literal_spans(text, values)
+        limit, literals.DFA_LITERALS = literals.DFA_LITERALS, 0
+        try:
+            assert literals.literal_spans(text, values) == by_re2, (text, values)
+        finally:
+            literals.DFA_LITERALS = limit
