@@ -28,8 +28,8 @@ def test_a_long_clause_of_negations_finds_each_scope_end_without_walking_it() ->
 def test_a_long_line_of_password_names_judges_each_value_window_once() -> None:
     # every name's value (4,096 characters of the names after it) was judged again, its seed
     # phrase read to the line's end, and the one finding (the whole line) searched for by RE2
-    # as one 100 KB literal, which its DFA cannot hold: 8.5 s at 50 KB, 17 s at 100 KB, about
-    # 90 s at 300 KB (2.4 s now)
+    # as one 100 KB literal, which its DFA cannot hold: 8.5 s at 50 KB, 17 s at 100 KB, over
+    # 250 s at 300 KB (2.4 s now)
     from helix.core.secrets import find_secrets
 
     line = "password=" * (3 * LINE // 9)
@@ -103,8 +103,8 @@ def test_a_line_of_struck_mentions_reads_each_replacement_once() -> None:
 
 @pytest.mark.timeout(60)
 def test_a_line_of_questions_answered_no_reads_each_reply_once() -> None:
-    # each question read the whole rest of the text as its reply: 4.8 s at 48 KB, over a
-    # minute at 200 KB
+    # each question read the whole rest of the text as its reply: 5.6 s at 48 KB, 22 s at
+    # 100 KB, about four times that at 200 KB
     from helix.core.negation import read
 
     reading = read("MB? No. " * (2 * LINE // 8))
