@@ -95,7 +95,8 @@ def capped(cards: Mapping[tuple[str, str], tuple[str, str]], keep: Iterable[tupl
            cap: int) -> Cards:
     """Every card in `keep`, then the others by their seeded digest, up to `cap` in all."""
     kept = {key for key in keep if key in cards}
-    others = sorted((hash_obj([CAP_SPREAD, cards[key][0]]), key) for key in cards if key not in kept)
+    others = sorted((hash_obj([CAP_SPREAD, cards[key][0]]), key)
+                    for key in cards if key not in kept)
     room = max(cap - len(kept), 0)
     chosen = sorted(kept | {key for _, key in others[:room]})
     return Cards(keys=tuple(chosen), texts=tuple(cards[key][1] for key in chosen),
