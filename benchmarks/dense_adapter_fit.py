@@ -139,14 +139,15 @@ FIT_FILES = ("evals/corpus/dense_adapter.py", "evals/corpus/dense_cards.py",
 
 
 def cmd_ship(args: argparse.Namespace) -> None:
-    """data/dense_adapter/: the chosen (U, V) as one .npy (2, d, r) and its manifest (corpus
-    hash, the fitting code's digest, the choice, metrics per split)."""
+    """controller/dense_adapter_model/ (shipped with Helix, read by controller.dense_adapter):
+    the chosen (U, V) as one .npy (2, d, r) and its manifest (corpus hash, the fitting code's
+    digest, the choice, metrics per split)."""
     from helix.core.hashing import digest
 
     result = json.loads(Path(args.result).read_text("utf-8"))
     with np.load(WORK / "chosen.npz") as data:
         stacked = np.stack([data["u"], data["v"]]).astype("<f4")
-    out = ROOT / "data" / "dense_adapter"
+    out = ROOT / "controller" / "dense_adapter_model"
     out.mkdir(parents=True, exist_ok=True)
     tmp = out / "adapter.npy.tmp"
     with tmp.open("wb") as handle:
