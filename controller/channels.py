@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Literal
 
 from controller import reasons as why
+from controller.dense_adapter import shipped as shipped_adapter
 from controller.evidence import is_test
 from controller.members import verb_members
 from controller.name_words import name_table
@@ -23,6 +24,7 @@ from controller.reasons import Reason
 from controller.revision_cache import PerRevision
 from controller.text import held_at_most, name_tokens, token_set
 from helix.core.english import QUESTION_LEADS, stems
+from helix.core.errors import ConfigError
 from helix.core.policy import Pools
 from helix.core.ports import Embedder
 from helix.core.schemas import Chunk, ChunkHead, Frozen, Hit, SymbolDef
@@ -102,14 +104,21 @@ def _from_hits(index: IndexReader, hits: list[Hit], request: Request) -> list[Ch
 
 
 def _dense(index: IndexReader, request: Request, embedder: Embedder | None,
-           pools: Pools) -> list[Hit]:
+           pools: Pools, adapter: bool = False) -> list[Hit]:
+    """The dense hits; with `adapter` (retrieval.dense_adapter) the question's vector is
+    embedded here, passed through the shipped adapter (`controller.dense_adapter`), then
+    searched; without it the index embeds the question itself, as before."""
     if embedder is None or not request.query.strip():
         return []
     k = request.k * pools.overfetch if _restricted(request) else request.k
-    search_vector = getattr(index, "search_vector", None)
-    if callable(search_vector):
-        return list(search_vector(embedder.embed([request.query])[0], k))
-    return index.search_dense(request.query, k)
+    if not adapter:
+        return index.search_dense(request.query, k)
+    turn = shipped_adapter()
+    vector = embedder.embed([request.query])[0]
+    if vector.shape[-1] != turn.dim:
+        raise ConfigError(f"dense adapter fitted for {turn.dim}-dimensional vectors; the "
+                          f"query embedder gives {vector.shape[-1]} (retrieval.dense_adapter)")
+    return index.search_vector(turn.apply(vector), embedder.model_key, k)
 
 
 
@@ -435,15 +444,16 @@ def _name_words(index: IndexReader, request: Request, pools: Pools) -> list[Pair
 
 
 def execute(index: IndexReader, request: Request, embedder: Embedder | None,
-            pools: Pools | None = None) -> RequestResult:
-    """Run one request against the index; the result's ranks are 1..n in list order."""
+            pools: Pools | None = None, dense_adapter: bool = False) -> RequestResult:
+    """Run one request against the index; the result's ranks are 1..n in list order.
+    `dense_adapter`: the dense channel's question vector through the shipped adapter."""
     pools = pools or Pools()
     pairs: list[Pair]
     if request.channel == "bm25":
         k = request.k * pools.overfetch if _restricted(request) else request.k
         pairs = [(c, ()) for c in _from_hits(index, index.search_bm25(request.query, k), request)]
     elif request.channel == "dense":
-        hits = _dense(index, request, embedder, pools)
+        hits = _dense(index, request, embedder, pools, dense_adapter)
         pairs = [(c, ()) for c in _from_hits(index, hits, request)]
     elif request.channel == "symbol":
         pairs = _symbol(index, request, pools)

@@ -114,8 +114,8 @@ def _run_loop(state: LoopState, index: IndexReader, embedder: Embedder | None, c
     while action is not None and guard > 0:
         guard -= 1
         t = clock.monotonic()
-        results = tuple(execute(index, request, embedder, state.settings.pools)
-                        for request in action.requests)
+        results = tuple(execute(index, request, embedder, state.settings.pools,
+                                state.settings.dense_adapter) for request in action.requests)
         timings[action.phase] = round(timings.get(action.phase, 0.0) + _ms(clock, t), 3)
         links = file_links(index, results) if action.phase == "dominance" else ()
         tools = ToolResults(action=action, results=results, elapsed_ms=_ms(clock, started),

@@ -24,7 +24,7 @@ unit it states ("in pascal"), if any (unit names by dimension: controller/units.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import attrgetter
@@ -381,6 +381,13 @@ def _anaphoric(reading: Reading, index: int | None, text: str = "") -> bool:
     return bool(opening) and opening[0] in table.instructions
 
 
+def _replacements(para: str, last_struck: dict[int, int], unit: str) -> dict[int, str | None]:
+    """Per line with a struck-out mention, the unit after the last strike on it (read once a
+    line, not once a mention: a line of strikes read the rest of itself for each)."""
+    return {line: next((shown(w) for w in WORD.findall(_struck(para, at) or "")
+                        if rival(w, unit)), None) for line, at in last_struck.items()}
+
+
 def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[UnitLine]:
     """Every line of `text` that names `unit`, read in its sentence, in order. Only the
     paragraphs naming the unit are read. A mention in a sentence that names the asked
@@ -397,18 +404,18 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
         elsewhere = _elsewhere(reading, para, quantity)
         ellipses = _elliptic(reading, para, quantity)
         by_line: dict[int, list[tuple[bool, int | None]]] = {}
-        replaced: dict[int, str | None] = {}  # lines with a struck-out mention: its replacement
+        starts = [0, *(i + 1 for i, c in enumerate(para) if c == "\n"), len(para) + 1]
+        last_struck: dict[int, int] = {}  # lines with a struck-out mention: the last one's
         values: dict[int, list[tuple[bool, int | None]]] = {}  # denied values: "below one hour"
         for mention in mentions:
             index = reading.index_at(mention.start())
             sentence = reading.tokens[index].sentence if index is not None else None
-            line = first + para.count("\n", 0, mention.start())
+            line = first + bisect_right(starts, mention.start()) - 1  # (not a count each)
             struck = _struck(para, mention.start())
             held = struck is None and (_annotated(para, mention.start(), mention.end(), quantity)
                                        or not reading.denied_at(mention.start()))
-            if struck is not None:
-                replaced[line] = next((shown(w) for w in WORD.findall(struck)
-                                       if rival(w, unit)), None)
+            if struck is not None:  # (the line's last strike replaces: read after the loop)
+                last_struck[line] = mention.start()
             held = held and not _set_aside(reading, index, unit)
             stated = (held and line not in retracted | foreign
                       and not (sentence in elsewhere and _unreached(reading, index)
@@ -422,8 +429,8 @@ def unit_lines(text: str, unit: str, quantity: tuple[str, ...] = ()) -> list[Uni
             if value and _bounded(before[:-1]) and line not in retracted | foreign:
                 stated, value = True, False
             (values if value else by_line).setdefault(line, []).append((stated, sentence))
+        replaced = _replacements(para, last_struck, unit)
         by_line = _settled(by_line, values)
-        starts = [0, *(i + 1 for i, c in enumerate(para) if c == "\n"), len(para) + 1]
         for line, found in sorted(by_line.items()):
             at = line - first
             other = _other_stated(reading, unit, starts[at], starts[at + 1] - 1, quantity)

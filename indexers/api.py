@@ -33,6 +33,7 @@ from indexers.formats import DefRow
 
 if TYPE_CHECKING:
     import networkx as nx
+    import numpy as np
 
 EDGE_KINDS = ("contains", "imports", "calls", "documents", "tests")
 
@@ -113,6 +114,12 @@ class IndexReader(Protocol):
 
     def search_dense(self, query: str, k: int) -> list[Hit]:
         """Exact inner-product search over embedded chunks; [] when nothing is embedded."""
+        ...
+
+    def search_vector(self, vector: np.ndarray, model_key: str, k: int) -> list[Hit]:
+        """`search_dense` with the question's vector already made (by the model `model_key`,
+        perhaps through the dense adapter); [] when nothing is embedded or the index's vectors
+        come from another model."""
         ...
 
     def find_definitions(self, name: str, *, fuzzy: bool = False, limit: int = 20,

@@ -53,6 +53,8 @@ from indexers.token_cache import DIR_TOKENS, TokenTable
 from indexers.trees import TreeNode
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from indexers.bm25 import BM25Index
     from indexers.dense import DenseIndex
     from indexers.lazy_graph import LazyGraph
@@ -388,6 +390,12 @@ class Index:
         if self._query_embedder.model_key != self.manifest.embed_model_key:
             return []  # vectors of another model are not comparable
         vector = self._query_embedder.embed([query])[0]
+        return self.search_vector(vector, self._query_embedder.model_key, k)
+
+    def search_vector(self, vector: np.ndarray, model_key: str, k: int) -> list[Hit]:
+        dense = self._dense()
+        if dense is None or len(dense) == 0 or k <= 0 or model_key != self.manifest.embed_model_key:
+            return []  # nothing embedded, or vectors of another model (not comparable)
         return [Hit(chunk_id=cid, score=score, channel="dense", rank=rank)
                 for rank, (cid, score) in enumerate(dense.search(vector, k), start=1)]
 

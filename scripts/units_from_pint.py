@@ -33,6 +33,9 @@ DIMENSIONS = {
     # the table's light holds candela, lumen and lux: a luminance (pint's nit, lambert,
     # stilb: a luminous intensity per area, as its lux) is one too
     "light": "candela", "light ": "lux",
+    # the table's dynamic viscosity (Pa·s, cP): pint's poise and reyn are one too, not a
+    # dimension of their own named by structure (meaning36)
+    "viscosity": "pascal * second",
 }
 # any other dimensionality is named by its structure in the table's words (`structural`):
 # pint's area units "length²" as the table's ft², a printer's dots per inch "length/length" as

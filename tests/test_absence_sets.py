@@ -402,7 +402,11 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # (stack, l2 1, threshold 0.45 again): left out 21/43 -> 22/40 (cost 85 -> 84); in sample
     # 18, 33 -> 19, 32 (fresh14, fresh15, fresh25 one more claim accepted, fresh23, fresh30 one
     # fewer; refused fresh11, fresh13, fresh7, fresh25 one fewer, fresh9, orig, fresh26 one more)
-    assert wrong.get(("tune", True), 0) <= 19 and wrong.get(("tune", False), 0) <= 32, wrong
+    # fresh34 (8 new scenarios), held apart in rounds 29-30 (the lead: 1 -> 0 -> 0 accepted, 1 ->
+    # 0 -> 0 refused) joined in round 31 and the head was retrained with it as a thirty-third set
+    # (the same grid; threshold 0.45 again): in sample 19, 32 -> 19, 33 (fresh34 0, 0), left out
+    # 22/40 over 32 sets -> 24/43 over 33 (cost 84 -> 91; fresh34 left out 0/0)
+    assert wrong.get(("tune", True), 0) <= 19 and wrong.get(("tune", False), 0) <= 33, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)

@@ -286,6 +286,27 @@ LEFT |= {
     "Bug: glucose in mmol/L is shown with a dot instead of a comma in the German locale",
 }
 
+# (round 31) fresh34 (dynamic viscosity in cP), measured held apart by the lead in rounds 29-30
+# with 6 -> 6 -> 6 denials confirmed and 2 -> 2 -> 2 statements missed, now a tune set: left as
+# measured at the rotation (python benchmarks/unit_denials.py --data
+# data/evals/meaning/unit_lines_fresh34.json)
+CONFIRMED_LEFT |= {
+    "// viscosityMilliPas holds mPa·s. We deliberately don't treat it as cP anywhere.",
+    "Revert \"treat slurry viscosity as cP\": it isn't, see #231",
+    "Far from being centipoise, as the old README suggested, the `vis` field on every oil record "
+    "holds kinematic viscosity in cSt.",
+    "RheologyError: `eta0` is in poise, but the value you passed is labelled \"cP\"; convert it "
+    "or fix the label.",
+    "Hydraulic fluid picker labels kinematic viscosity (cSt) as cP",
+}
+# meaning36 reads "Older firmware reported viscosity in centipoise; since 2.0 the `VISC` register
+# holds poise instead." (pint's poise a dynamic viscosity, a rival of cP:
+# tests/test_unit_library36.py) and "# viscosité dynamique en centipoises" (the plural)
+LEFT |= {
+    "The gauge shows centipoise; the secondary readout in Pa·s is just a conversion for SI "
+    "users.",
+}
+
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:
     tune7 = json.loads((MEANING / "unit_lines_tune7.json").read_text(encoding="utf-8"))

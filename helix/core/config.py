@@ -87,7 +87,7 @@ class HelixConfig(_Frozen):
     def evidence_hash(self) -> str:
         """What the evidence and the checks of its answer depend on (goes into every envelope
         as `config_hash`): the index and retrieval settings, and the contract's absence check."""
-        return hash_obj({"index": self._index_content(), "retrieval": self.retrieval,
+        return hash_obj({"index": self._index_content(), "retrieval": self.retrieval.hashed(),
                          "absence": self.synthesis.absence})
 
 

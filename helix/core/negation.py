@@ -54,9 +54,10 @@ The cues (data: helix/core/negation.toml) reach:
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from helix.core.negation_cues import Cues, cues
+from helix.core.negation_reach import Counts, Levels
 from helix.core.negation_reports import first_requirements, negated_identifiers
 from helix.core.negation_reports import named_back as _named_back
 from helix.core.negation_reports import previous_clause as _previous_clause
@@ -141,21 +142,15 @@ class _Clauses:
             return here.depth < there.depth
         return here.depth == there.depth and self.boundary[i]
 
+    @cached_property
+    def levels(self) -> Levels:  # where a scope stops, found without walking it (`_stops`)
+        return Levels(self.tokens, self.boundary)
+
     def forward(self, origin: int, start: int) -> list[int]:
-        out = []
-        for i in range(start, len(self.tokens)):
-            if self._stops(i, origin):
-                break
-            out.append(i)
-        return out
+        return list(range(start, self.levels.forward_end(origin, start)))
 
     def backward(self, origin: int) -> list[int]:
-        out = []
-        for i in range(origin - 1, -1, -1):
-            if self._stops(i, origin):
-                break
-            out.append(i)
-        return out
+        return list(range(origin - 1, self.levels.backward_end(origin), -1))
 
     def clause(self, origin: int) -> list[int]:
         return [*self.backward(origin), origin, *self.forward(origin, origin + 1)]
@@ -210,10 +205,11 @@ def _attributive(cl: _Clauses, at: int) -> bool:
     return bool(before) and before[-1] in cl.c.determiners and not set(before) & cl.c.copulas
 
 
-def _forward_scope(cl: _Clauses, at: int, length: int) -> list[int]:
+def _forward_scope(cl: _Clauses, at: int, length: int) -> list[range]:
     """What a forward cue at token `at` denies: the rest of its clause; past an interjection
     right after it ("not, as some comments say, in MPa"); through a relative clause right
-    after a contrasted phrase ("unlike the gauge readings, which use bar, ...")."""
+    after a contrasted phrase ("unlike the gauge readings, which use bar, ..."). As ranges of
+    token indexes, never listed: a clause of thousands of cues is not read once per cue."""
     tokens, c = cl.tokens, cl.c
     start = at + length
     opens_clause = at == 0 or cl.boundary[at - 1] or tokens[at - 1].sentence != tokens[at].sentence
@@ -222,12 +218,12 @@ def _forward_scope(cl: _Clauses, at: int, length: int) -> list[int]:
                       if tokens[j].sentence != tokens[at].sentence or tokens[j].lower == ","),
                      None)
         if close is not None and tokens[close].sentence == tokens[at].sentence:
-            return cl.forward(at, close + 1)
-    scope = cl.forward(at, start)
-    end = max(scope, default=at) + 1
+            return [range(close + 1, cl.levels.forward_end(at, close + 1))]
+    scope = [range(start, cl.levels.forward_end(at, start))]
+    end = (scope[0][-1] if scope[0] else at) + 1
     if (_match(tokens, at, c.relatives_after) and end + 1 < len(tokens)
             and tokens[end].lower == "," and tokens[end + 1].lower in c.relatives):
-        scope += [end + 1, *cl.forward(end + 1, end + 2)]
+        scope.append(range(end + 1, cl.levels.forward_end(end + 1, end + 2)))
     return scope
 
 
@@ -402,22 +398,21 @@ def read(text: str) -> Reading:
         for i in indexes:
             denied[i] = True
 
-    reaches = [0] * len(tokens)  # the forward cues reaching each token
+    reaches, spans = Counts(len(tokens)), Counts(len(tokens))  # forward cues reaching, denying
     for i, token in enumerate(tokens):
         if (n := _match(tokens, i, c.forward)) or _negative(token):
             n = n or 1
-            scope = _forward_scope(cl, i, n)
-            if coordinated(tokens, i, c):
-                deny(scope)
-            for j in scope:
-                reaches[j] += 1
+            joins = coordinated(tokens, i, c)
+            for scope in _forward_scope(cl, i, n):
+                reaches.add(scope.start, scope.stop)
+                spans.add(scope.start, scope.stop, 1 if joins else 0)
             deny(_subject(cl, i))
             deny(_label(cl, i))
             deny(_refuted(cl, i, n))
-        if (n := _match(tokens, i, c.evaluative)) and reaches[i] % 2 == 1 \
+        if (n := _match(tokens, i, c.evaluative)) and reaches.get(i) % 2 == 1 \
                 and not _attributive(cl, i):
             for j in _evaluative_scope(cl, i, n):  # negated: "not wrong to read it as GPa"
-                reaches[j] += reaches[j] % 2
+                reaches.add(j, j + 1, reaches.get(j) % 2)
         elif n:
             deny(_evaluative_scope(cl, i, n))
             deny(_label(cl, i, evaluative=True))
@@ -434,9 +429,9 @@ def read(text: str) -> Reading:
             deny(_renamed(cl, i))
         if token.lower in c.change_from:
             verb = _change_verb(cl, i)
-            if verb is not None and reaches[verb] % 2 == 1:  # "never switched away from GPa"
+            if verb is not None and reaches.get(verb) % 2 == 1:  # "never switched away from GPa"
                 for j in _change_scope(cl, i):
-                    reaches[j] += reaches[j] % 2
+                    reaches.add(j, j + 1, reaches.get(j) % 2)
             else:
                 deny(_change_scope(cl, i))
         if (n := _match(tokens, i, c.elliptical)) and _alone(cl, i, n):
@@ -448,11 +443,12 @@ def read(text: str) -> Reading:
             deny(cl.backward(i))
             deny(condition(tokens, i, c))
         deny(_received(cl, i, required))  # "must be a share; got 512, which looks like MB"
-        if _match(tokens, i, c.manner_anaphora) and reaches[i] % 2 == 1:
+        if _match(tokens, i, c.manner_anaphora) and reaches.get(i) % 2 == 1:
             deny([j for j in range(i) if tokens[j].sentence == token.sentence])
-    return Reading(tokens=tokens, denied=tuple(d or r % 2 == 1 for d, r in zip(denied, reaches,
-                                                                               strict=True)),
-                   reaches=tuple(reaches))
+    counts = reaches.values()
+    return Reading(tokens=tokens, denied=tuple(
+        d or s > 0 or r % 2 == 1 for d, s, r in zip(denied, spans.values(), counts, strict=True)),
+                   reaches=tuple(counts))
 
 
 def _sequels(cl: _Clauses, at: int) -> list[int]:

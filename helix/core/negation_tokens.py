@@ -147,7 +147,7 @@ def replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
         if tokens[first].sentence == tokens[i].sentence:
             continue
         # the reply read past the marks of an emphasis around it or its label ("**A:** No.")
-        reply = tuple(t for t in tokens[first:] if t.text not in _EMPHASIS)
+        reply = _reply(tokens, first, c)
         if not reply or reply[0].sentence != tokens[first].sentence:
             continue
         n = match(reply, 0, c.negative_replies)
@@ -158,11 +158,31 @@ def replied_no(tokens: tuple[Token, ...], c: Cues) -> set[int]:
     return out
 
 
+def _reply(tokens: tuple[Token, ...], first: int, c: Cues) -> tuple[Token, ...]:
+    """The tokens from `first` on but the marks of an emphasis: its first sentence and as many
+    more as a reply's phrase and the word after it read (not the rest of the text, once per
+    question: a line of questions and replies was quadratic)."""
+    extra = 2 + max(len(p) for phrases in (c.negative_replies, c.elliptical)
+                    for group in phrases.values() for p in group)
+    out: list[Token] = []
+    for at in range(first, len(tokens)):
+        if tokens[at].text in _EMPHASIS:
+            continue
+        extra -= bool(out) and tokens[at].sentence != out[0].sentence
+        if extra < 0:
+            break
+        out.append(tokens[at])
+    return tuple(out)
+
+
 def _repeats(reply: tuple[Token, ...], n: int, tokens: tuple[Token, ...], last: int,
              c: Cues) -> bool:
     """The reply's negation is followed by one word of the sentence ending at token `last`,
     alone in its clause ("people keep treating it as 20 Nm. It is not Nm; ...")."""
-    asked = {t.lower for t in tokens[:last + 1] if t.sentence == tokens[last].sentence}
+    start = last  # the sentence's first token (a walk back over it, not over the text)
+    while start > 0 and tokens[start - 1].sentence == tokens[last].sentence:
+        start -= 1
+    asked = {t.lower for t in tokens[start:last + 1]}
     ends = n + 1 >= len(reply) or reply[n + 1].sentence != reply[n].sentence \
         or reply[n + 1].lower in c.punctuation
     return ends and reply[n].lower in asked

@@ -80,6 +80,9 @@ NOT_LIMITS: dict[str, str] = {
     "retrieval.sense_proof_weight": "a weight",
     "retrieval.sense_merge_jaccard": "a similarity threshold",
     "retrieval.canonical_first": "an order among the evidence already found",
+    "retrieval.dense_adapter": "the question's vector turned before the same search: no more hits "
+                               "(per_channel_k bounds them), a file shipped with Helix, not the "
+                               "repository's",
     "retrieval.routes.*.rrf_k": "the fusion's rank constant: smoothing, no count",
     "retrieval.routes.*.weights.*": "a channel's fusion weight",
     "retrieval.routes.*.definition_list": "a fusion list of the names already looked up",

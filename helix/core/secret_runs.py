@@ -32,6 +32,7 @@ from collections.abc import Iterator
 
 from helix.core.english import word_alternation
 from helix.core.secret_gates import hinted, looks_password
+from helix.core.secret_items import ITEM_TRIGGER, item_values
 from helix.core.secret_linked import linked_findings
 from helix.core.secret_passed import PASSED_TRIGGER, passed_findings
 from helix.core.secret_structure import Found, quoted_ok
@@ -313,7 +314,7 @@ def _said_values(text: str) -> Iterator[Found]:
 
 
 RUN_TRIGGERS = (_CODES_HEADING, _USER_LINE, _LOGIN_LINE, _COMMUNITY_LINE, _APP_LINE, _SAID_LINE,
-                _HOST_LINE, PASSED_TRIGGER)
+                _HOST_LINE, PASSED_TRIGGER, ITEM_TRIGGER)
 
 
 def run_findings(text: str, lowered: str) -> list[Found]:
@@ -332,6 +333,7 @@ def run_findings(text: str, lowered: str) -> list[Found]:
         found += _app_passwords(text)
     if "`" in text:
         found += _said_values(text)
+        found += item_values(text, lowered)  # (a list item's backticked password: secret_items)
     if "snmp-server" in lowered:
         found += _host_communities(text)
     return found + linked_findings(text, lowered) + passed_findings(text)

@@ -28,7 +28,7 @@ from typing import NamedTuple
 import re2
 
 from helix.core.english import word_alternation
-from helix.core.secret_gates import MAX_NAME, MAX_VALUE, MIN_VALUE
+from helix.core.secret_gates import MAX_NAME, MAX_VALUE, MIN_VALUE, SEED_WORD_LENGTH, SEED_WORDS
 from helix.core.secret_grouped import licence_keys
 from helix.core.secret_held import held_literal
 from helix.core.secret_lookalikes import own_word, prose_after_scheme, scheme_end
@@ -74,6 +74,8 @@ _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 _QUOTES = "\"'`"
 _AFTER_NAME = frozenset("\"'`] \t[0123456789")  # between a name and its operator
 _DECLARATOR = re.compile(r"\[[0-9]{0,6}\]")  # a C array's size after its name
+_SEED_SHAPED = re.compile(  # a line's rest that may be a recovery phrase (`seed_phrase`'s words)
+    rf"(?:[\s,]*+[^\s,]{{1,{SEED_WORD_LENGTH[1]}}}+(?![^\s,])){{0,{SEED_WORDS[-1]}}}+[\s,]*+")
 _LITERAL_PREFIXES = frozenset("@rbuLN")  # before a string literal's quote (N: T-SQL's Unicode)
 _OPERATOR_START = frozenset("=:{?+-.|")
 # a note in parentheses between a label and its colon (`API key (sandbox):`, `Password
@@ -279,9 +281,9 @@ def _assignment(text: str, name_start: int, name_end: int, line_start: int,
                 value, text[end:line_end]):  # (`auth: token refreshed for ...`: a log's)
             return Found(at, end, "assignment")
         return None
-    if strength in ("phrase", "strong"):  # `mnemonic: word word ...` unquoted to the line's end
-        phrase_end = len(text[at:line_end].rstrip(" \t\r"))
-        if seed_phrase(text[at:at + phrase_end]):
+    if strength in ("phrase", "strong") and _SEED_SHAPED.fullmatch(text, at, line_end):
+        phrase_end = len(text[at:line_end].rstrip(" \t\r"))  # `mnemonic: word word ...` to the
+        if seed_phrase(text[at:at + phrase_end]):  # line's end (`_SEED_SHAPED`: read once a name)
             return Found(at, at + phrase_end, "assignment")
     head = text[line_start:name_start].strip()
     name = text[name_start:name_end]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 from helix.core.english import FUNCTION_WORDS, word_alternation
 from helix.core.secret_gates import (
@@ -158,10 +158,10 @@ def recurring_secret(value: str) -> bool:
     return True  # characters no identifier holds: `Tr0ub4dor&3`, `4nXYKv]mHD...`
 
 
+@lru_cache(maxsize=512)  # a long line of names: the same value window, judged once
 def random_token(value: str) -> bool:
     """A value under a `<vendor>_key` name that reads like an issued key, not a cache or sort
-    key: long, one run of token characters with letters and digits (or random letters),
-    varied."""
+    key: long, one run of token characters with letters and digits (or random letters), varied."""
     return (len(value) >= MIN_KEYED_VALUE and _TOKEN_CHARS.fullmatch(value) is not None
             and ((any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
                  or random_letters(value))
@@ -405,6 +405,7 @@ def _dashed_password(value: str) -> bool:
             and any(not c.isalnum() and c != "-" for c in rest))
 
 
+@lru_cache(maxsize=512)  # (`password=` repeated: every name's 4,096-character value alike)
 def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
     """An unquoted value: a literal in config and `.env` files, an expression in code."""
     if strength == "phrase":

@@ -47,15 +47,12 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
-import re2
-
 from helix.core.escapes import unescaped_changes
 from helix.core.secret_blocks import block_findings
 from helix.core.secret_commands import command_findings
 from helix.core.secret_gates import (
     CONTEXT_AFTER,
     CONTEXT_BEFORE,
-    DFA_MEMORY,
     GATED,
     MIN_KNOWN_VALUE,
     Finding,
@@ -65,6 +62,7 @@ from helix.core.secret_gates import (
     shannon_entropy,
 )
 from helix.core.secret_keys import key_findings
+from helix.core.secret_literals import literal_spans
 from helix.core.secret_lookalikes import PUBLISHABLE_PREFIXES, empty_key_block
 from helix.core.secret_parts import part_findings
 from helix.core.secret_places import place_findings
@@ -95,9 +93,6 @@ __all__ = [
 
 REDACTED = "[REDACTED:{kind}]"
 _GUESSED = "high_entropy"  # the kinds found by shape alone
-_RE2_OPTIONS = re2.Options()
-_RE2_OPTIONS.max_mem = DFA_MEMORY
-_RE2_OPTIONS.log_errors = False
 
 # (kind, pattern, group): specific formats first, so a token in `token = "ghp_..."` is counted
 _REGEX_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
@@ -395,7 +390,7 @@ def _recurrences(text: str, found: list[Finding]) -> list[Finding]:
     secret wherever it recurs (a log line repeating a key, a value quoted twice), though only
     one place said so; not a value found by its entropy alone (a guess, not a place), nor one
     that reads as an identifier (`secret_values.recurring_secret`).
-    One RE2 pass over the text for all the values (longest first)."""
+    One RE2 pass over the text for all the values (longest first; `secret_literals`)."""
     kinds: dict[str, str] = {}
     for start, end, kind in found:
         value = text[start:end]
@@ -405,11 +400,9 @@ def _recurrences(text: str, found: list[Finding]) -> list[Finding]:
     if not kinds:
         return found
     values = sorted(kinds, key=lambda v: (-len(v), v))
-    subject: str | bytes = text.encode("ascii") if text.isascii() else text
-    pattern = re2.compile("|".join(re2.escape(v) for v in values), options=_RE2_OPTIONS)
     known = {(start, end) for start, end, _ in found}
-    extra = [Finding(m.start(), m.end(), kinds[text[m.start():m.end()]])
-             for m in pattern.finditer(subject) if (m.start(), m.end()) not in known]
+    extra = [Finding(start, end, kinds[text[start:end]])
+             for start, end in literal_spans(text, values) if (start, end) not in known]
     return _merge([*found, *extra]) if extra else found
 
 

@@ -104,6 +104,11 @@ RUNTIME_INDEX_SETTINGS = frozenset({"max_files", "background_dense", "dense_inli
                                     "scan_parallel_min_bytes"})
 
 
+# Retrieval settings added after evidence hashes were pinned, hashed only when on: off, the
+# configuration hash is the one before them (an envelope or a baseline of before still matches).
+HASHED_WHEN_ON = frozenset({"dense_adapter"})
+
+
 class RetrievalSettings(_Frozen):
     w_bm25: float = Field(default=1.0, ge=0)
     w_dense: float = Field(default=0.8, ge=0)
@@ -166,6 +171,9 @@ class RetrievalSettings(_Frozen):
     # a misspelt plain word of the question is read as the repository's word one edit away
     # (`controller.question_spelling`), and the answer says so
     respell: bool = True
+    # the dense channel's question vector through the query-side adapter shipped with Helix
+    # (`controller.dense_adapter`, docs/ranker.md "Round 31"); off until the end-to-end runs say
+    dense_adapter: bool = False
 
     @field_validator("routes", mode="before")
     @classmethod
@@ -187,6 +195,11 @@ class RetrievalSettings(_Frozen):
 
     def route(self, name: str) -> RoutePolicy:
         return self.routes[name]  # type: ignore[index]
+
+    def hashed(self) -> dict[str, Any]:
+        """The settings as hashed: those of `HASHED_WHEN_ON` left out while off."""
+        off = {name for name in HASHED_WHEN_ON if not getattr(self, name)}
+        return self.model_dump(mode="json", exclude=off)
 
 
 class AbsencePolicy(_Frozen):
