@@ -406,7 +406,11 @@ def test_the_shipped_encoder_on_every_written_set(sweep: Sweep) -> None:
     # 0 -> 0 refused) joined in round 31 and the head was retrained with it as a thirty-third set
     # (the same grid; threshold 0.45 again): in sample 19, 32 -> 19, 33 (fresh34 0, 0), left out
     # 22/40 over 32 sets -> 24/43 over 33 (cost 84 -> 91; fresh34 left out 0/0)
-    assert wrong.get(("tune", True), 0) <= 19 and wrong.get(("tune", False), 0) <= 33, wrong
+    # fresh35 (8 new scenarios), held apart in rounds 30-31 (the lead: 0 -> 0 -> 0 accepted, 2 ->
+    # 0 -> 0 refused) joined in round 32 and the head was retrained with it as a thirty-fourth
+    # set (the same grid; threshold 0.45 again): in sample 19, 33 -> 18, 33, left out 24/43 over
+    # 33 sets -> 22/44 over 34 (cost 91 -> 88; fresh35 left out 0/0)
+    assert wrong.get(("tune", True), 0) <= 18 and wrong.get(("tune", False), 0) <= 33, wrong
     # absence5's probe3: 3 of 20 accepted (the old code too), 0 of 10 refused; 0 and 0 with
     # the head (which was trained on it), 1 and 0 retrained with fresh12, 0 and 0 with shape
     # (and with meaning12's head)

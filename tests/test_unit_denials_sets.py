@@ -307,6 +307,22 @@ LEFT |= {
     "users.",
 }
 
+# (round 32) fresh35 (air pressure in hPa), measured held apart by the lead in rounds 30-31 with
+# 1 -> 1 -> 1 denials confirmed and 5 -> 5 -> 5 statements missed, now a tune set: left as
+# measured at the rotation (python benchmarks/unit_denials.py --data
+# data/evals/meaning/unit_lines_fresh35.json)
+CONFIRMED_LEFT |= {
+    "Q: Is the `baro` value in hPa? A: No - it's tenths of a hectopascal, so 10132 means 1013.2 "
+    "hPa.",
+}
+LEFT |= {
+    "La presión se muestra en hectopascales.",
+    "The feed used inHg until 2019, then kPa for a few months, and has been hPa ever since.",
+    "/// Pressure in hPa. CoreMotion gives kPa, so we multiply by 10 first.",
+    "// la pressione è espressa in ettopascal",
+    "Давление указано в гПа.",
+}
+
 
 def test_the_sets_hold_thirty_denials_of_the_new_wordings() -> None:
     tune7 = json.loads((MEANING / "unit_lines_tune7.json").read_text(encoding="utf-8"))
