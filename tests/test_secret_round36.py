@@ -69,3 +69,21 @@ def test_a_split_documented_example_jwt_is_no_secret(text: str) -> None:
 ])
 def test_a_tokens_part_not_of_an_example_stays_found(text: str, value: str) -> None:
     assert any(value in found for found in agreed_texts(text))
+
+
+# --- a `user:password` URL to the loopback's bare name keeps the host (secret_urls)
+
+
+@pytest.mark.parametrize(("text", "masked"), [
+    ("DATABASE_URL=postgres://app:Kx8-Lm2q-Zt7@localhost\n", "Kx8-Lm2q-Zt7"),
+    ('cache = "redis://worker:Qw7Er-Ty2Ui9@LOCALHOST"\n', "Qw7Er-Ty2Ui9"),
+])
+def test_a_url_to_localhost_keeps_its_host(text: str, masked: str) -> None:
+    found = agreed_texts(text)
+    assert any(masked in value for value in found)
+    assert not any("localhost" in value.lower() for value in found)
+
+
+def test_a_url_to_an_account_is_still_masked_whole() -> None:
+    text = "CLOUDINARY_URL=cloudinary://418273645091827:Kx8Lm2qZt7QwErTy@acme-media\n"
+    assert agreed_texts(text) == ["cloudinary://418273645091827:Kx8Lm2qZt7QwErTy@acme-media"]
