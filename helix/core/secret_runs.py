@@ -19,6 +19,9 @@ place:
 - an app-specific password (`abcd-efgh-ijkl-mnop`, a group without a vowel) on a line naming a
   password or after a `-p` flag.
 
+- a PIN's, a PUK's or a keypad's code after its name (`secret_codes`: `sim_pin = 6174`,
+  `door code: 8153#`).
+
     run_findings(text) -> [(start, end, kind)]   (and `secret_linked`'s, `secret_passed`'s)
 
 The prefilter wakes these by RUN_TRIGGERS (the codes' heading line: the codes lie within
@@ -31,6 +34,7 @@ import re
 from collections.abc import Iterator
 
 from helix.core.english import word_alternation
+from helix.core.secret_codes import CODE_TRIGGERS, code_values
 from helix.core.secret_gates import hinted, looks_password
 from helix.core.secret_items import ITEM_TRIGGER, item_values
 from helix.core.secret_linked import linked_findings
@@ -314,7 +318,7 @@ def _said_values(text: str) -> Iterator[Found]:
 
 
 RUN_TRIGGERS = (_CODES_HEADING, _USER_LINE, _LOGIN_LINE, _COMMUNITY_LINE, _APP_LINE, _SAID_LINE,
-                _HOST_LINE, PASSED_TRIGGER, ITEM_TRIGGER)
+                _HOST_LINE, PASSED_TRIGGER, ITEM_TRIGGER, *CODE_TRIGGERS)
 
 
 def run_findings(text: str, lowered: str) -> list[Found]:
@@ -336,4 +340,5 @@ def run_findings(text: str, lowered: str) -> list[Found]:
         found += item_values(text, lowered)  # (a list item's backticked password: secret_items)
     if "snmp-server" in lowered:
         found += _host_communities(text)
+    found += code_values(text, lowered)  # (a PIN's, a PUK's, a keypad's digits: secret_codes)
     return found + linked_findings(text, lowered) + passed_findings(text)

@@ -3,7 +3,8 @@
 whole URL is what a client is configured with. A finding that is exactly such a user part
 grows over the URL; a URL with `user:password` keeps its host in the clear (the password's
 finding, `url_password`, is the password's alone) unless no host is there: the part after `@`
-one bare name (an account's: `cloudinary://key:secret@account`), the whole URL is masked.
+one bare name (an account's: `cloudinary://key:secret@account`; not `localhost`, a host), the
+whole URL is masked.
 
     key_urls(text, found) -> found, each key's finding grown over its URL
 """
@@ -38,8 +39,11 @@ def _url_end(text: str, at: int) -> int:
 
 
 def _bare_name(text: str, start: int, end: int) -> bool:
-    """The URL's part after `@` is one name: no dot, port or path (an account's, not a host's)."""
-    return end > start and all(c.isalnum() or c in "_-" for c in text[start:end])
+    """The URL's part after `@` is one name: no dot, port or path (an account's, not a host's);
+    `localhost`, the loopback's name, is a host's (`postgres://app:X@localhost`: its password
+    masked as any URL's, the host in the clear)."""
+    return (end > start and all(c.isalnum() or c in "_-" for c in text[start:end])
+            and text[start:end].lower() != "localhost")
 
 
 def key_urls(text: str, found: list[Finding]) -> list[Finding]:

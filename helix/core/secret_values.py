@@ -200,7 +200,7 @@ def seed_phrase(value: str) -> bool:
 def random_symbols(value: str) -> bool:
     """A generated literal of printable symbols (`q8#Lm2!Xp7@Kv4$Rt6`, a CMS's salts): long, no
     space, letters of both cases, digits and symbols, varied."""
-    if len(value) < MIN_KEYED_VALUE or any(c.isspace() for c in value) or not value.isascii():
+    if len(value) < MIN_KEYED_VALUE or any(map(str.isspace, value)) or not value.isascii():
         return False
     classes = (any(c.isupper() for c in value) + any(c.islower() for c in value)
                + any(c.isdigit() for c in value) + any(not c.isalnum() for c in value))
@@ -269,7 +269,7 @@ def _variable_opening(value: str) -> bool:
 
 def credential_like(value: str) -> bool:
     """A value under a weak name: one token, long enough, with digits or mixed case."""
-    if (len(value) < MIN_WEAK_VALUE or any(c.isspace() for c in value)
+    if (len(value) < MIN_WEAK_VALUE or any(map(str.isspace, value))
             or _ADDRESS.fullmatch(value) is not None):
         return False
     digits = any(c.isdigit() for c in value)
@@ -414,7 +414,7 @@ def unquoted_ok(value: str, strength: str, env_style: bool) -> bool:
         return not placeholder(value, quoted=True)  # `NAME=!x#...`: no YAML tag after `=`
     if len(value) < MIN_VALUE or placeholder(value) or is_label(value):
         return False
-    if any(c.isspace() for c in value):
+    if any(map(str.isspace, value)):
         return False
     if _code_expression(value) and not (strength == "strong" and _dashed_password(value)):
         return False
@@ -443,14 +443,14 @@ def _env_literal(value: str) -> bool:
     (`LOSENORD=!*L8hMXo!wsH`, `db.wachtwoord=#BXMruN*UC2-`): after `=` no tag, alias or
     comment opens; a credential's length, no space, letters and digits."""
     return (value[:1] in "!*&#" and len(value) >= MIN_WEAK_VALUE
-            and not any(c.isspace() for c in value) and credential_like(value[1:]))
+            and not any(map(str.isspace, value)) and credential_like(value[1:]))
 
 
 def generated_key(value: str) -> bool:
     """A framework's generated key of printable symbols (Django's `SECRET_KEY`: lower case
     letters, digits and punctuation, 50 long): long, varied, letters, digits and symbols."""
     return (len(value) >= MIN_GENERATED_KEY and value.isascii()
-            and not any(c.isspace() for c in value)
+            and not any(map(str.isspace, value))
             and any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
             and any(not c.isalnum() for c in value)
             and shannon_entropy(value) >= MIN_SYMBOL_ENTROPY)

@@ -50,6 +50,7 @@ from collections.abc import Callable, Iterable, Iterator
 from helix.core.escapes import unescaped_changes
 from helix.core.secret_blocks import block_findings
 from helix.core.secret_commands import command_findings
+from helix.core.secret_examples import without_examples
 from helix.core.secret_gates import (
     CONTEXT_AFTER,
     CONTEXT_BEFORE,
@@ -69,7 +70,6 @@ from helix.core.secret_places import place_findings
 from helix.core.secret_plugins import format_findings, format_kinds, line_findings
 from helix.core.secret_prefilter import RULES, Windows, all_detectors, plan
 from helix.core.secret_refs import referenced
-from helix.core.secret_rules import rules
 from helix.core.secret_shapes import shape_findings
 from helix.core.secret_structure import structural_findings
 from helix.core.secret_tokens import filler, token_findings
@@ -359,9 +359,7 @@ _SEALED_CIPHERTEXT = re.compile(r"Ag[A-Za-z0-9+/]{100,}={0,2}")
 def _public(text: str, found: list[Finding]) -> list[Finding]:
     """The findings less documented examples, references (`secret_refs`), public guesses."""
     found = referenced(text, found)
-    examples = rules().examples
-    if found and any(text[f.start:f.end] in examples for f in found):
-        found = [f for f in found if text[f.start:f.end] not in examples]
+    found = without_examples(text, found) if found else found
     if found and ("PRIVATE" in text or "pk." in text):
         found = [f for f in found if not _no_secret(text, f)]
     if found and "SealedSecret" in text:  # a sealed secret's ciphertext: safe to commit
