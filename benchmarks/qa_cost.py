@@ -3,14 +3,15 @@ set's trees: each question asked under the baseline and the candidate configurat
 alternating which goes first, `--repeat` times.
 
     python benchmarks/qa_cost.py --mirrors DIR --candidate-config TOML
-        [--baseline-config TOML] [--only NAME ...] [--repeat 3] [--out FILE]
+        [--baseline-config TOML] [--only NAME ...] [--repeat 3] [--embed] [--out FILE]
 
-(DIR holds the snapshots, as benchmarks/qa_validation.py's.) Each project's tree is written at
-the commit its answers cite and indexed before any timing; every ask is the dry run `helix ask`
-makes (`evals.history.run.HelixSide`). Reported per project and pooled: the median and p95 of
-each side's CPU ms per question (the process's CPU time, the fastest of the repeats) and the
-median of the per-question differences (candidate - baseline), with the load average before and
-after. Writes benchmarks/results/qa_cost.json.
+(DIR holds the snapshots, as benchmarks/qa_validation.py's.) Each project's tree is written at the
+commit its answers cite and indexed before any timing (lexical; with --embed the default
+embeddings, every vector embedded before the first timed ask, as `helix ask --wait`); every ask is
+the dry run `helix ask` makes (`evals.history.run.HelixSide`). Reported per project and pooled: the
+median and p95 of each side's CPU ms per question (the process's CPU time, the fastest of the
+repeats) and the median of the per-question differences (candidate - baseline), with the load
+average before and after. Writes benchmarks/results/qa_cost.json.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ def main() -> None:
     parser.add_argument("--baseline-config", default=None, metavar="TOML")
     parser.add_argument("--only", nargs="*", default=None, metavar="NAME")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--embed", action="store_true",
+                        help="index with the default embeddings (the dense channel on)")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     from evals.cli.run_common import candidate_overrides
@@ -65,7 +68,8 @@ def main() -> None:
             continue
         cases, _ = load_cases(MANIFEST.parent / entry.file)
         root, _ = tree_for(mirror_dir(args.mirrors, entry.source), entry.revision)
-        helix = {name: HelixSide(root, ovr, no_embed=True) for name, ovr in sides.items()}
+        helix = {name: HelixSide(root, ovr, no_embed=not args.embed)
+                 for name, ovr in sides.items()}
         helix["baseline"].refresh()  # indexed before any timing
         best: list[dict[str, float]] = [{} for _ in cases]
         for turn in range(args.repeat):
@@ -88,6 +92,7 @@ def main() -> None:
 
     result = {"benchmark": "qa_cost", "candidate": dict(sorted(sides["candidate"].items())),
               "baseline": dict(sorted(sides["baseline"].items())), "repeat": args.repeat,
+              "embed": args.embed,
               "load_average": {"before": before, "after": load_average()},
               "projects": {name: summary(items) for name, items in rows.items()},
               "pooled": summary([r for items in rows.values() for r in items])}

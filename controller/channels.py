@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Literal
 
 from controller import reasons as why
+from controller.dense_adapter import DenseMode, union_hits
 from controller.dense_adapter import shipped as shipped_adapter
 from controller.evidence import is_test
 from controller.members import verb_members
@@ -104,23 +105,25 @@ def _from_hits(index: IndexReader, hits: list[Hit], request: Request) -> list[Ch
 
 
 def _dense(index: IndexReader, request: Request, embedder: Embedder | None,
-           pools: Pools, adapter: bool = False) -> list[Hit]:
+           pools: Pools, adapter: bool | DenseMode = False) -> list[Hit]:
     """The dense hits; with `adapter` (retrieval.dense_adapter) the question's vector is
     embedded here, passed through the shipped adapter (`controller.dense_adapter`), then
-    searched; without it the index embeds the question itself, as before."""
+    searched; without it the index embeds the question itself, as before. `union`: the plain
+    vector's and the adapted vector's lists as one (`union_hits`)."""
     if embedder is None or not request.query.strip():
         return []
     k = request.k * pools.overfetch if _restricted(request) else request.k
-    if not adapter:
+    if adapter in (False, "off"):
         return index.search_dense(request.query, k)
     turn = shipped_adapter()
     vector = embedder.embed([request.query])[0]
     if vector.shape[-1] != turn.dim:
         raise ConfigError(f"dense adapter fitted for {turn.dim}-dimensional vectors; the "
                           f"query embedder gives {vector.shape[-1]} (retrieval.dense_adapter)")
-    return index.search_vector(turn.apply(vector), embedder.model_key, k)
-
-
+    adapted = index.search_vector(turn.apply(vector), embedder.model_key, k)
+    if adapter != "union":
+        return adapted
+    return union_hits(index.search_vector(vector, embedder.model_key, k), adapted, k)
 
 
 def module_of(path: str) -> str:
@@ -444,9 +447,11 @@ def _name_words(index: IndexReader, request: Request, pools: Pools) -> list[Pair
 
 
 def execute(index: IndexReader, request: Request, embedder: Embedder | None,
-            pools: Pools | None = None, dense_adapter: bool = False) -> RequestResult:
+            pools: Pools | None = None,
+            dense_adapter: bool | DenseMode = False) -> RequestResult:
     """Run one request against the index; the result's ranks are 1..n in list order.
-    `dense_adapter`: the dense channel's question vector through the shipped adapter."""
+    `dense_adapter`: the dense channel's question vector through the shipped adapter (True
+    or `adapted`), or both lists as one (`union`; see `dense_mode`)."""
     pools = pools or Pools()
     pairs: list[Pair]
     if request.channel == "bm25":

@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
 from helix.core.errors import ConfigError
 from helix.core.hashing import digest
+from helix.core.schemas import Hit
+from helix.core.section_settings import RetrievalSettings
 
 MODEL_DIR = Path(__file__).resolve().parent / "dense_adapter_model"
 
@@ -86,3 +90,29 @@ def load(folder: Path) -> DenseAdapter:
 def shipped() -> DenseAdapter:
     """The adapter shipped with Helix, read once per process."""
     return load(MODEL_DIR)
+
+
+DenseMode = Literal["off", "adapted", "union"]
+
+
+def dense_mode(settings: RetrievalSettings) -> DenseMode:
+    """How the dense channel searches: the index's own question vector (`off`), the vector
+    through the shipped adapter (`adapted`, retrieval.dense_adapter), or both lists as one
+    (`union`, retrieval.dense_adapter_union with dense_adapter)."""
+    if not settings.dense_adapter:
+        return "off"
+    return "union" if settings.dense_adapter_union else "adapted"
+
+
+def union_hits(plain: Sequence[Hit], adapted: Sequence[Hit], k: int) -> list[Hit]:
+    """Two dense lists as one: each chunk at its better rank of the two, ties to the plain
+    list's, in that order, ranked 1..k again (pure)."""
+    best: dict[str, tuple[int, int, float]] = {}
+    for which, hits in enumerate((plain, adapted)):
+        for hit in hits:
+            key = (hit.rank, which, hit.score)
+            if hit.chunk_id not in best or key[:2] < best[hit.chunk_id][:2]:
+                best[hit.chunk_id] = key
+    order = sorted(best, key=lambda cid: (best[cid][0], best[cid][1], cid))[:k]
+    return [Hit(chunk_id=cid, score=best[cid][2], channel="dense", rank=rank)
+            for rank, cid in enumerate(order, start=1)]

@@ -16,6 +16,7 @@ from controller.canonical import canonical_order
 from controller.channels import RequestResult, execute
 from controller.compaction import compact
 from controller.coverage import measure
+from controller.dense_adapter import dense_mode
 from controller.evidence import (
     DOC_CHUNK_KINDS,
     Candidate,
@@ -115,7 +116,7 @@ def _run_loop(state: LoopState, index: IndexReader, embedder: Embedder | None, c
         guard -= 1
         t = clock.monotonic()
         results = tuple(execute(index, request, embedder, state.settings.pools,
-                                state.settings.dense_adapter) for request in action.requests)
+                                dense_mode(state.settings)) for request in action.requests)
         timings[action.phase] = round(timings.get(action.phase, 0.0) + _ms(clock, t), 3)
         links = file_links(index, results) if action.phase == "dominance" else ()
         tools = ToolResults(action=action, results=results, elapsed_ms=_ms(clock, started),

@@ -1,9 +1,11 @@
 """Helix's policy on the corpus: each case's message asked of Helix's index of the tree at R.
 
 Each repository's tree at its revision R (`helix eval corpus trees`) is indexed once (lexical:
-`index.embed_enabled = false`), then every case's message goes through `helix.service.ask`
-with `dry_run=True`, the entry point `helix ask --dry-run` uses. Scored from the envelope's
-evidence, in order (every item counts, whatever its kind):
+`index.embed_enabled = false`; with `embed`, the default embeddings, every vector embedded before
+the first case as `helix ask --wait` does), then every case's message goes through
+`helix.service.ask` with `dry_run=True`, the entry point `helix ask --dry-run` uses. `capped` takes
+a seeded, order-free share of a repository's cases when a run cannot afford them all. Scored from
+the envelope's evidence, in order (every item counts, whatever its kind):
 
 - function rank: the position of the last target definition to appear (all targets within
   the top k: the LocAgent / SweRank unit); an item is a target when its path and symbol are
@@ -22,8 +24,10 @@ from typing import Any
 
 from evals.corpus.mine import CorpusCase, Target
 from helix.core.envelope import EvidenceItem
+from helix.core.hashing import hash_obj
 
 KS = (1, 5, 10)
+CAP_SEED = "adapt32-cap"
 Progress = Callable[[str], None]
 
 
@@ -60,26 +64,47 @@ def summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def index_tree(root: Path, overrides: Mapping[str, Any]) -> tuple[Any, Any, float]:
-    """(index, config, seconds): Helix's lexical index of `root`, built or refreshed."""
+def capped(cases: Sequence[CorpusCase], cap: int | None,
+           seed: str = CAP_SEED) -> list[CorpusCase]:
+    """At most `cap` of one repository's cases: the first by `hash_obj([seed, case id])`, then
+    back in their given order (None: all of them). The same cases whatever their order."""
+    if cap is None or len(cases) <= cap:
+        return list(cases)
+    chosen = {c.id for c in sorted(cases, key=lambda c: (hash_obj([seed, c.id]), c.id))[:cap]}
+    return [c for c in cases if c.id in chosen]
+
+
+def index_flags(overrides: Mapping[str, Any], embed: bool = False) -> dict[str, Any]:
+    """The settings the tree is indexed and asked with: lexical, or with `embed` the default
+    embeddings, all embedded before the first ask (no background worker); then `overrides`."""
+    base: dict[str, Any] = ({"index.background_dense": False} if embed
+                            else {"index.embed_enabled": False})
+    return {**base, **overrides}
+
+
+def index_tree(root: Path, overrides: Mapping[str, Any],
+               embed: bool = False) -> tuple[Any, Any, float]:
+    """(index, config, seconds): Helix's index of `root` (lexical unless `embed`), built or
+    refreshed."""
     from helix.core.config import load_config
     from indexers.build import ensure_index
 
-    config = load_config(root, flags={"index.embed_enabled": False, **overrides})
+    config = load_config(root, flags=index_flags(overrides, embed))
     started = time.perf_counter()
     index, _report = ensure_index(root, config)
     return index, config, time.perf_counter() - started
 
 
 def run_repo(root: Path, cases: Sequence[CorpusCase], overrides: Mapping[str, Any],
-             progress: Progress | None = None) -> tuple[list[dict[str, Any]], float]:
+             progress: Progress | None = None,
+             embed: bool = False) -> tuple[list[dict[str, Any]], float]:
     """(one row per case, index seconds): every case asked through `helix.service.ask`."""
     import sqlite_utils
 
     from helix.runlog import RunLog
     from helix.service import ask
 
-    _index, config, index_s = index_tree(root, overrides)
+    _index, config, index_s = index_tree(root, overrides, embed)
     runlog = RunLog(sqlite_utils.Database(memory=True))  # thousands of runs: not kept
     rows: list[dict[str, Any]] = []
     for number, case in enumerate(cases, start=1):

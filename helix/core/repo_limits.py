@@ -83,6 +83,8 @@ NOT_LIMITS: dict[str, str] = {
     "retrieval.dense_adapter": "the question's vector turned before the same search: no more hits "
                                "(per_channel_k bounds them), a file shipped with Helix, not the "
                                "repository's",
+    "retrieval.dense_adapter_union": "the plain and the turned question vector's lists as one, "
+                                     "cut to the same k: no more hits",
     "retrieval.routes.*.rrf_k": "the fusion's rank constant: smoothing, no count",
     "retrieval.routes.*.weights.*": "a channel's fusion weight",
     "retrieval.routes.*.definition_list": "a fusion list of the names already looked up",

@@ -106,7 +106,7 @@ RUNTIME_INDEX_SETTINGS = frozenset({"max_files", "background_dense", "dense_inli
 
 # Retrieval settings added after evidence hashes were pinned, hashed only when on: off, the
 # configuration hash is the one before them (an envelope or a baseline of before still matches).
-HASHED_WHEN_ON = frozenset({"dense_adapter"})
+HASHED_WHEN_ON = frozenset({"dense_adapter", "dense_adapter_union"})
 
 
 class RetrievalSettings(_Frozen):
@@ -174,6 +174,9 @@ class RetrievalSettings(_Frozen):
     # the dense channel's question vector through the query-side adapter shipped with Helix
     # (`controller.dense_adapter`, docs/ranker.md "Round 31"); off until the end-to-end runs say
     dense_adapter: bool = False
+    # with dense_adapter: the dense list is the plain and the adapted question vector's lists
+    # as one, each chunk at its better rank (`controller.channels.union_hits`, round 32)
+    dense_adapter_union: bool = False
 
     @field_validator("routes", mode="before")
     @classmethod
