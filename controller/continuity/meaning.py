@@ -32,6 +32,7 @@ import numpy as np
 
 from controller.continuity import phrases as say
 from controller.continuity.pending import SLOT_PREFIX, parse_ordinal
+from controller.continuity.senses import sense_options
 from controller.continuity.state import ContinuityState, OptionItem
 from controller.continuity.turn_plan import ORDINAL_SHAPE_MAX, Reading, Turn, TurnPlan
 from controller.continuity.vocabulary_data import positions_said
@@ -111,6 +112,9 @@ class Features:
     flags: tuple[float, ...]  # FLAG_NAMES, in order
     rules: str  # the vocabulary router's reading (`meaning_of`)
     options: tuple[OptionItem, ...] = ()  # a pending clarifier's options (their texts embedded)
+    # after a sense was chosen, the two senses a message speaking of one is compared with
+    # (`senses.sense_options`: their texts embedded; never features of the head)
+    senses: tuple[OptionItem, ...] = ()
 
     def flag(self, name: str) -> float:
         return self.flags[FLAG_NAMES.index(name)]
@@ -232,7 +236,7 @@ def features(t: Turn, rules_plan: TurnPlan) -> Features:
     named = {**_state_flags(t), **_exact_flags(t),
              **{f"rule_{c}": rules == c for c in (*CLASSES, "boundary")}}
     return Features(text=t.text, flags=tuple(float(named[n]) for n in FLAG_NAMES), rules=rules,
-                    options=pending_options(t))
+                    options=pending_options(t), senses=sense_options(t))
 
 
 # --- the model ---------------------------------------------------------------------------------

@@ -67,6 +67,7 @@ from controller.continuity.pending import match_pending_turn, normalize, strip_f
 from controller.continuity.readings import names_focus, plan_for, shows_focus_again
 from controller.continuity.reopen import shows_focus
 from controller.continuity.rules import RULES, gate
+from controller.continuity.senses import sense_by_meaning
 from controller.continuity.spelling import misspelt_words, respelled
 from controller.continuity.state import ContinuityState, TargetRef
 from controller.continuity.structured import plain_words
@@ -212,6 +213,9 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading, *,
             plan = plan_for("pivot", t, reading)
     if plan is None:  # the meaning cannot be acted on here: the rules' reading stands
         plan = rules_plan
+    # a sense spoken of in words of no label, nearer the sense not chosen: read by its meaning
+    sensed = sense_by_meaning(t, reading.sense_scores, rules)
+    plan = gate(t, sensed) if sensed is not None else plan
     kept = plan is rules_plan
     again = shows_focus(t, plan)  # "re-display the method source": the object in focus (T5)
     if shows_focus_again(t, plan) or again:  # "show that file again": the focused object (T5)
@@ -228,7 +232,8 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading, *,
         *plan.reasons[-1:])})
     if reading.forced:
         return plan
-    close = None if agreed or both_new or led or again else _close_reading(t, plan, reading)
+    close = None if agreed or both_new or led or again or sensed \
+        else _close_reading(t, plan, reading)
     if close is not None:
         return close
     return _announced(t, plan, reading, rules, agreed)

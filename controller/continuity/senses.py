@@ -1,6 +1,8 @@
 """The other sense of the root question after one was chosen: what a correction or a message
 pointing away means when a sense clarifier's choice stands (the rules `other_sense` and
-`correction` read it). Pure."""
+`correction` read it), and which sense a message that speaks of a sense in words neither
+option's label says describes (`sense_options`, `sense_by_meaning`: by the sentence encoder's
+vectors, which the reader computes). Pure."""
 
 from __future__ import annotations
 
@@ -126,3 +128,65 @@ def other_sense_pick(t: Turn) -> TurnPlan | None:
                   f"a pick naming nothing listed after the sense {root.sense} was chosen: the "
                   f"other sense {other.sense}", question=root.question, scope=root.path_scope,
                   sense=other.sense, rejected_choice_id=chosen)
+
+
+# how much closer (cosine, rounded as the classifier rounds) the message must be to the other
+# sense's description than to the chosen one's for `sense_by_meaning` to take the other sense
+SENSE_MARGIN = 0.1
+
+
+def _chosen_senses(t: Turn) -> tuple[str, tuple[OptionItem, ...]] | None:
+    """The sense of the root question the user chose (the last accepted sense choice, also
+    when an item was opened since) and its clarifier's options, when there were two senses."""
+    root = t.state.root_frame
+    chosen = next((c for c in t.state.recent_accepted_choice_ids
+                   if c.startswith(_SENSE_PREFIX)), None)
+    if root is None or root.sense is None or chosen is None \
+            or chosen[len(_SENSE_PREFIX):] != root.sense:
+        return None
+    options = next((s for s in t.state.option_sets if any(i.id == chosen for i in s.items)),
+                   None)
+    items = options.items if options else ()
+    if len(items) != 2 or not all(i.sense for i in items):
+        return None
+    return chosen, items
+
+
+def sense_options(t: Turn) -> tuple[OptionItem, ...]:
+    """The two senses to tell apart by meaning: after a sense of the root question was chosen,
+    a message that speaks of a sense (`SENSE_WORDS`: "same question but for the allocator
+    sense") and says no word that only one option's label says (the rules read those:
+    `other_sense`, `names_a_sense`). The reader embeds their descriptions (`Features.senses`);
+    () otherwise (nothing is embedded)."""
+    found = _chosen_senses(t)
+    if found is None or not say.SENSE_WORDS.search(t.body):
+        return ()
+    _, items = found
+    first, second = (_label_words(i.label) for i in items)
+    said = set(re.findall(r"[a-z]+", t.body.lower()))
+    return () if said & (first ^ second) else items
+
+
+def sense_by_meaning(t: Turn, scores: tuple[float, ...], rules: str) -> TurnPlan | None:
+    """The root question in the other sense (T2) when the message (`sense_options`) is closer
+    to the other sense's description than to the chosen one's by `SENSE_MARGIN` (`scores`:
+    its cosine to each option's description, in the options' order): it describes the other
+    sense in words of its own. None when it is not clearly closer, nothing was scored, or the
+    vocabulary's rules read the message as something other than a new question (`rules`: their
+    reading, `meaning.meaning_of`; a boundary is no reading)."""
+    found = _chosen_senses(t)
+    options = sense_options(t)
+    if rules not in ("new_question", "boundary") or found is None or not options \
+            or len(scores) != len(options):
+        return None
+    chosen, _ = found
+    mine = next(s for o, s in zip(options, scores, strict=True) if o.id == chosen)
+    other, theirs = next((o, s) for o, s in zip(options, scores, strict=True) if o.id != chosen)
+    root = t.state.root_frame
+    if root is None or round(theirs - mine, 4) < SENSE_MARGIN:
+        return None
+    return t.plan("root_followup_scope_change", "root", "correct_choice",
+                  f"the other sense {other.sense} by meaning: the message is closer to its "
+                  f"description ({theirs:.2f}) than to the chosen one's ({mine:.2f})",
+                  question=root.question, scope=root.path_scope, sense=other.sense,
+                  rejected_choice_id=chosen)

@@ -39,6 +39,8 @@ class Reading(Frozen):
     confidence: float
     alternatives: tuple[tuple[str, float], ...] = ()
     option_scores: tuple[float, ...] = ()  # the message against each pending option
+    # the message against each sense of the root question (`Features.senses`)
+    sense_scores: tuple[float, ...] = ()
     detail: str | None = None  # the nearest exemplar's detail (a small-talk kind)
     forced: bool = False  # given, not classified (the trainer's teacher-forced runs)
 

@@ -14,7 +14,10 @@ with ONNX Runtime instead wherever that is certain to give the same reading
 embedded by itself, once. None (the vocabulary rules alone) when `continuity.router` is
 "rules"; the model and encoder are loaded by the first read (`session_reader`). In a warm
 process the turn that asks a sense clarifier embeds its options (`prepare_options`): the
-turn answering it does not.
+turn answering it does not. After a sense was chosen, a message speaking of a sense in words no
+option's label says is scored against both senses' descriptions (`Features.senses`,
+`sense_scores`; read by the numpy encoder: `senses.sense_by_meaning` compares the scores with a
+margin).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from controller.continuity.meaning import (
     Reader,
     classify,
     products,
+    similarities,
     state_options,
 )
 from controller.continuity.spelling import respelt_against
@@ -135,10 +139,16 @@ def session_reader(config: HelixConfig, root: Path,
             texts = [describe(root, o, config.index.max_file_bytes) for o in f.options]
             options = option_vectors(encoder, texts) if texts else None
             answer = answer_vector(encoder, f.text, texts)
-            return classify(model, f, vector, options, answer)
+            reading = classify(model, f, vector, options, answer)
+            senses = [describe(root, o, config.index.max_file_bytes) for o in f.senses]
+            return reading.model_copy(update={
+                "sense_scores": sense_scores(encoder, f.text, vector, senses)}) \
+                if senses else reading
 
         note_read()
-        warm = warm_encoder(encoder, model) if embedder is None else None
+        # a message compared with the senses of the question (rare) is read exactly: its
+        # scores decide against a margin, with no rounding boundary to be unsure of
+        warm = warm_encoder(encoder, model) if embedder is None and not f.senses else None
         if warm is None:
             return exact(f)
         found = warm_readings(warm, model, f, [describe(root, o, config.index.max_file_bytes)
@@ -162,6 +172,15 @@ def warm_readings(warm: Embedder, model: MeaningModel, f: Features,
     options = products(option_vectors(warm, texts), vector if answer is None else answer) \
         if texts else None
     return candidate_readings(model, f, products(model.vectors, vector), options)
+
+
+def sense_scores(encoder: Embedder, text: str, vector: np.ndarray,
+                 texts: list[str]) -> tuple[float, ...]:
+    """The message's cosine to each sense's description (`texts`), rounded as the classifier
+    rounds; a slip of a description's word read as that word (`answer_vector`)."""
+    answer = answer_vector(encoder, text, texts)
+    scored = vector if answer is None else answer
+    return tuple(float(s) for s in similarities(option_vectors(encoder, texts), scored))
 
 
 def answer_vector(encoder: Embedder, text: str, texts: list[str]) -> np.ndarray | None:
