@@ -3,7 +3,8 @@ held-apart sessions (data/evals/continuity/heldapart_tune.jsonl, heldapart_repor
 through the real session path and scored per follow-up (`evals.heldapart`).
 
     python benchmarks/router_heldapart.py [--out FILE] [--routers rules,meaning] [--timing-only]
-                                          [--files PATH[,PATH...]] [--before-model DIR]
+                                          [--files PATH[,PATH...]] [--only-files]
+                                          [--before-model DIR]
 
 Each router configuration runs both files in the same run: `rules` is the vocabulary router
 alone (`continuity.router = "rules"`: the router before the meaning classifier), `meaning` the
@@ -12,7 +13,8 @@ expected class and per writing style, silent new searches (a follow-up searched 
 question with no announcement of how it was read), announcements. The misses of the reported
 file are listed without their texts. `--files` scores further held-apart files of the same format
 (sessions written by someone else, measured once) in the same run, each under its file name, their
-misses listed without texts like the reported file's. `--before-model DIR` adds the router
+misses listed without texts like the reported file's; with `--only-files` they are the only files
+scored (tune files: heldapart_report is never read). `--before-model DIR` adds the router
 `meaning_before`: the meaning router with the model files of DIR (an earlier
 controller/continuity/meaning_model/, e.g. main's; a feature it predates weighs nothing) and the
 rescue/override settings its manifest records (`continuity_settings`, else the defaults of main
@@ -99,11 +101,12 @@ class WarmTimer:
         self.runner.route_turn = self.route  # type: ignore[assignment]
 
 
-def run_router(name: str, extra: tuple[Path, ...] = ()) -> dict[str, Any]:
+def run_router(name: str, extra: tuple[Path, ...] = (),
+               defaults: tuple[str, ...] = FILES) -> dict[str, Any]:
     from evals.heldapart import heldapart_path, run_file, summarize
 
     out: dict[str, Any] = {}
-    paths = {**{file: heldapart_path(file) for file in FILES},
+    paths = {**{file: heldapart_path(file) for file in defaults},
              **{path.stem: path for path in extra}}
     for file, path in paths.items():
         started = time.perf_counter()
@@ -216,6 +219,9 @@ def main() -> None:
     parser.add_argument("--timing-only", action="store_true")
     parser.add_argument("--files", default="",
                         help="further held-apart files (comma-separated paths) scored once")
+    parser.add_argument("--only-files", action="store_true",
+                        help="score the --files alone (tune files: the default files include "
+                             "the reported heldapart_report)")
     parser.add_argument("--before-model", type=Path, default=None,
                         help="a directory of earlier meaning-model files, run as meaning_before")
     args = parser.parse_args()
@@ -232,12 +238,13 @@ def main() -> None:
         timing_only(args.out)
         return
     result: dict[str, Any] = {"routers": {}}
+    defaults = () if args.only_files else FILES
     if args.before_model is not None:
         ROUTERS["meaning_before"] = before_flags(args.before_model)
         with BeforeModel(args.before_model):
-            result["routers"]["meaning_before"] = run_router("meaning_before", extra)
+            result["routers"]["meaning_before"] = run_router("meaning_before", extra, defaults)
     for name in args.routers.split(","):
-        result["routers"][name] = run_router(name, extra)
+        result["routers"][name] = run_router(name, extra, defaults)
     meaning = result["routers"].get("meaning", {})
     result["timing"] = {"warm_added_ms": meaning.get("warm_added_ms"),
                         "warm_added_cpu_ms": meaning.get("warm_added_cpu_ms"),

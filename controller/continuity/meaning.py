@@ -153,7 +153,7 @@ def ordinals_in(text: str) -> list[int]:
     return found
 
 
-def _state_flags(t: Turn) -> dict[str, bool]:
+def state_flags(t: Turn) -> dict[str, bool]:
     state, pending = t.state, t.state.pending
     active = state.active_option_set()
     expected = pending.expected_type if pending else ""
@@ -233,7 +233,7 @@ def state_options(state: ContinuityState) -> tuple[OptionItem, ...]:
 
 def features(t: Turn, rules_plan: TurnPlan) -> Features:
     rules = meaning_of(rules_plan)
-    named = {**_state_flags(t), **_exact_flags(t),
+    named = {**state_flags(t), **_exact_flags(t),
              **{f"rule_{c}": rules == c for c in (*CLASSES, "boundary")}}
     return Features(text=t.text, flags=tuple(float(named[n]) for n in FLAG_NAMES), rules=rules,
                     options=pending_options(t), senses=sense_options(t))

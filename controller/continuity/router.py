@@ -11,7 +11,8 @@ features; `readings.plan_for` turns its class into a plan. A hard interrupt ("st
 decide those alone. When the meaning router is unsure, the plan carries one line saying how the
 turn was read (`announce`); when two readings are close, both are offered as a two-option
 clarifier (`clarify_reading`, a `repair` pending whose answer re-reads the message); a
-follow-up-looking message never becomes a silent search for its own words. Without a reader
+follow-up-looking message, or one read below a bar chosen on data (`announce.py`), never
+becomes a silent search for its own words. Without a reader
 (`continuity.router = "rules"`, or no encoder) the rules decide alone.
 
 `RULES` is the precedence, top to bottom, first match wins (each rule: a matcher that returns a
@@ -53,6 +54,7 @@ import re
 from collections.abc import Sequence
 
 from controller.continuity import phrases as say
+from controller.continuity.announce import unsure_new_search
 from controller.continuity.focus import TurnSummary, resolve_focus
 from controller.continuity.item_names import (
     MIN_NAME_CHARS,
@@ -451,12 +453,15 @@ def _misspelt(t: Turn) -> bool:
 def _announced(t: Turn, plan: TurnPlan, reading: Reading, rules_meaning: str,
                agreed: bool) -> TurnPlan:
     """One line saying how the turn was read: when unsure (the rules did not read it the same
-    way and the reading is below `router_announce_below`), and always before a message that
-    looks like a follow-up becomes a search for its own words."""
+    way and the reading is below `router_announce_below`), before a message that looks like a
+    follow-up becomes a search for its own words, and before a new search in a session with
+    state whose reading of a new question is below `router_announce_new_below` (a bar chosen
+    on data: `announce.unsure_new_search`, docs/announce.md)."""
     s = t.settings
     searching = plan.intent == "root_question"
     unsure = not agreed and reading.confidence < s.router_announce_below
-    if not (unsure or (searching and _follow_up_looking(t, reading, rules_meaning))):
+    if not (unsure or (searching and _follow_up_looking(t, reading, rules_meaning))
+            or unsure_new_search(t, plan, reading)):
         return plan
     meaning = "new_question" if searching else meaning_of(plan)
     if meaning not in MEANINGS:
