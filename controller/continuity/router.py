@@ -12,8 +12,7 @@ decide those alone. When the meaning router is unsure, the plan carries one line
 turn was read (`announce`); when two readings are close, both are offered as a two-option
 clarifier (`clarify_reading`, a `repair` pending whose answer re-reads the message); a
 follow-up-looking message, or one read below a bar chosen on data (`announce.py`), never
-becomes a silent search for its own words. Without a reader
-(`continuity.router = "rules"`, or no encoder) the rules decide alone.
+becomes a silent search. Without a reader (`continuity.router = "rules"`, no encoder) the rules.
 
 `RULES` is the precedence, top to bottom, first match wins (each rule: a matcher that returns a
 plan or None). After a rule matched, the coverage gate decides whether a gated transition may
@@ -215,8 +214,7 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading, *,
             plan = plan_for("pivot", t, reading)
     if plan is None:  # the meaning cannot be acted on here: the rules' reading stands
         plan = rules_plan
-    # a sense spoken of in words of no label, nearer the sense not chosen: read by its meaning
-    sensed = sense_by_meaning(t, reading.sense_scores, rules)
+    sensed = sense_by_meaning(t, reading.sense_scores, rules)  # a sense in no label's words
     plan = gate(t, sensed) if sensed is not None else plan
     kept = plan is rules_plan
     again = shows_focus(t, plan)  # "re-display the method source": the object in focus (T5)
@@ -234,8 +232,8 @@ def read_plan(t: Turn, rules_plan: TurnPlan, reading: Reading, *,
         *plan.reasons[-1:])})
     if reading.forced:
         return plan
-    close = None if agreed or both_new or led or again or sensed \
-        else _close_reading(t, plan, reading)
+    skip = agreed or both_new or led or again or sensed
+    close = None if skip else _close_reading(t, plan, reading)
     if close is not None:
         return close
     return _announced(t, plan, reading, rules, agreed)
@@ -453,10 +451,9 @@ def _misspelt(t: Turn) -> bool:
 def _announced(t: Turn, plan: TurnPlan, reading: Reading, rules_meaning: str,
                agreed: bool) -> TurnPlan:
     """One line saying how the turn was read: when unsure (the rules did not read it the same
-    way and the reading is below `router_announce_below`), before a message that looks like a
-    follow-up becomes a search for its own words, and before a new search in a session with
-    state whose reading of a new question is below `router_announce_new_below` (a bar chosen
-    on data: `announce.unsure_new_search`, docs/announce.md)."""
+    way, the reading below `router_announce_below`), before a follow-up-looking message or a
+    new search with state read below `router_announce_new_below` (docs/announce.md) becomes a
+    search for its own words."""
     s = t.settings
     searching = plan.intent == "root_question"
     unsure = not agreed and reading.confidence < s.router_announce_below
