@@ -39,19 +39,31 @@ _hypothesis_profile()
 
 # The longest modules start first, so the two workers end together (scripts/test runs
 # `--dist loadfile --no-loadscope-reorder`: xdist would order modules by their number of tests,
-# and start a 600-test module of pure logic first). CPU seconds per module (self + children),
-# measured on main at the start of round 11 (/work/tmp/suite11); the order of the rest is
-# kept. The three modules that use a Ray cluster are one unit, the first (RAY_UNIT, below).
+# and start a 600-test module of pure logic first). The 60 modules of most CPU seconds (self +
+# children), longest first, measured in a whole run on rot32 in round 32 (/work/tmp/suite32:
+# replayed, the two workers' sums came 221.1 / 223.9 s apart by the order of round 11, 222.3 /
+# 222.7 by this one; the last module started was test_unit_denials_sets.py, 8.7 s, on one
+# worker while the other idled); the rest follow in name order. The three modules that use a
+# Ray cluster are one unit, the first (RAY_UNIT, below).
 FIRST = (
-    "test_cluster_index.py", "test_absence_sets.py", "test_readme_platform.py",
-    "test_encoder_onnx.py", "test_cluster_evals.py", "test_http_api.py", "test_replicas_mcp.py",
-    "test_eval_runner.py",
-    "test_conversations.py", "test_html_report.py", "test_encoder.py",
-    "test_model_helper.py", "test_verb_members.py", "test_named_concept.py",
-    "test_secrets_at_rest.py", "test_server_reach.py", "test_large_repo.py",
-    "test_stale_docs.py", "test_model_helper_early.py", "test_meaning_router.py",
-    "test_build.py", "test_secret_formats.py", "test_parse.py", "test_continuity_cli.py",
-    "test_vocabulary.py", "test_drift.py", "test_hash_seed_determinism.py", "test_replicas.py",
+    "test_cluster_index.py", "test_readme_platform.py", "test_cluster_evals.py",
+    "test_absence_sets.py", "test_verb_members.py", "test_encoder_onnx.py",
+    "test_model_helper.py", "test_conversations.py", "test_model_helper_early.py",
+    "test_http_api.py", "test_replicas_mcp.py", "test_html_report.py",
+    "test_unit_denials_sets.py", "test_eval_runner.py", "test_adversarial_lines32.py",
+    "test_large_repo.py", "test_mcp_server.py", "test_named_concept.py", "test_replicas.py",
+    "test_continuity_cli.py", "test_hash_seed_determinism.py", "test_vocabulary.py",
+    "test_meaning_router.py", "test_router_parallel.py", "test_scan_cost.py", "test_session.py",
+    "test_stale_docs.py", "test_parse.py", "test_dense_adapter.py", "test_first_hour_messages.py",
+    "test_ranker_same_order.py", "test_tree_bounds.py", "test_docs.py", "test_change_servers.py",
+    "test_server_limits.py", "test_architecture_doc.py", "test_live_answer.py",
+    "test_secret_hints.py", "test_bad_input.py", "test_readers_unlocked.py",
+    "test_encoder_onnx_query.py", "test_corpus.py", "test_build.py", "test_stale_classes.py",
+    "test_bm25.py", "test_ask_cli.py", "test_secret_scan_speedups.py", "test_ask_e2e.py",
+    "test_history_copies.py", "test_meaning_cost.py", "test_secrets_at_rest.py",
+    "test_server_reach.py", "test_adversarial_lines30.py", "test_index_waits.py",
+    "test_wordpiece.py", "test_eval_path.py", "test_stale_evidence.py", "test_stale_classes5.py",
+    "test_continuity_scenarios.py", "test_english.py",
 )
 
 

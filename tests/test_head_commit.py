@@ -52,3 +52,25 @@ def test_no_commit_outside_a_work_tree_or_before_the_first_commit(tmp_path: Path
     assert head_commit(plain) is None
     assert head_commit(unborn) is None
     assert head_commit(repo / ".git") is None  # a git directory is not a work tree
+
+
+def test_a_directory_with_no_git_entry_above_it_starts_no_git(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No `.git` in the directory nor above it: no work tree, and no git process asked (every
+    refresh of an index of a plain directory asked one); a linked work tree's `.git` file and
+    a repository's subdirectory still ask git."""
+    plain = tmp_path / "plain" / "deep"
+    plain.mkdir(parents=True)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    sha = commit(repo, "first", {"a.py": "x = 1\n"}, EPOCH)
+    git(repo, "worktree", "add", "-q", str(tmp_path / "linked"))
+    (repo / "sub").mkdir()
+    calls = _counted(monkeypatch)
+    assert head_commit(plain) is None
+    assert head_commit(tmp_path) is None
+    assert calls == []
+    assert head_commit(tmp_path / "linked") == sha and (tmp_path / "linked" / ".git").is_file()
+    assert head_commit(repo / "sub") == sha
+    assert len(calls) == 2, calls

@@ -126,9 +126,24 @@ def head_commit(root: Path) -> str | None:
     """HEAD's commit id when `root` is in a git work tree, else None. One git process (every
     refresh of an index with the history field asks): `true` then the id; it fails outside a
     repository and before the first commit."""
+    if not _under_a_git_entry(root):
+        return None
     out = run_git(root, "rev-parse", "--is-inside-work-tree", "--verify", "-q", "HEAD^{commit}")
     words = out.decode("ascii", "replace").split() if out else []
     return words[1] if len(words) == 2 and words[0] == "true" else None
+
+
+def _under_a_git_entry(root: Path) -> bool:
+    """Whether `root` or a directory above it holds a `.git` (a directory, or the file of a
+    linked work tree or submodule): git finds a work tree nowhere else (GIT_DIR and
+    GIT_WORK_TREE are never passed on), so elsewhere no process is started (the tests' and
+    many users' repositories are plain directories: ~2 ms of CPU a refresh). Unsure (a
+    directory that cannot be read): git decides."""
+    try:
+        here = root.resolve()
+        return any((d / ".git").exists() for d in (here, *here.parents))
+    except OSError:
+        return True
 
 
 def tracked_blobs(root: Path, rev: str = "HEAD") -> dict[str, tuple[str, str]] | None:

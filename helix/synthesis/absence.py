@@ -252,14 +252,19 @@ def absence_claims(text: str, cues: bool = True) -> list[AbsenceClaim]:
     return claims
 
 
+_EVIDENCE_WORD = re.compile(r"[A-Za-z0-9_.]+")
+_WORD_JOINS = re.compile(r"[_.]")
+
+
 def evidence_words(texts: Iterable[str]) -> frozenset[str]:
     """The lowercased words of the evidence, identifiers also split at `_` and `.`."""
     words: set[str] = set()
     for text in texts:
-        for token in re.findall(r"[A-Za-z0-9_.]+", text.lower()):
+        for token in _EVIDENCE_WORD.findall(text.lower()):
             token = token.strip(".")
             words.add(token)
-            words.update(part for part in re.split(r"[_.]", token) if part)
+            if "_" in token or "." in token:  # (else its one part is the token)
+                words.update(part for part in _WORD_JOINS.split(token) if part)
     return frozenset(words)
 
 

@@ -38,6 +38,8 @@ class Citations:
     """`PATTERN`'s `finditer`, `search` and `sub`, reading each run once."""
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        if "[" not in text and _COLON_DIGIT.search(text) is None:
+            return  # neither form can open (most prose): no run read
         pos = 0
         for run in _RUN.finditer(text):
             if run.end() <= pos:

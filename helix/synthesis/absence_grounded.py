@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from helix.core.english import (
     MATERIAL_OR_CODE_WORDS,
@@ -90,9 +91,16 @@ def sentence_units(evidence: Sequence[EvidenceItem]) -> list[tuple[frozenset[str
     """The forms of the words of every line or sentence of the evidence, and whether it
     negates: a word of negation, a contraction in n't, or a code negative (absence_held reads
     the ones that do not)."""
+    return list(_text_units(tuple(item.text for item in evidence)))
+
+
+# the same evidence's units are read twice for every answer checked (grounded, then
+# absence_held.held): the last few evidence lists' units remembered
+@lru_cache(maxsize=16)
+def _text_units(texts: tuple[str, ...]) -> tuple[tuple[frozenset[str], bool], ...]:
     out = []
-    for item in evidence:
-        for line in item.text.splitlines():
+    for text in texts:
+        for line in text.splitlines():
             for s in _SENTENCE.finditer(line):
                 unit = s.group()
                 said = set(_SAID.findall(unit.lower()))
@@ -100,7 +108,7 @@ def sentence_units(evidence: Sequence[EvidenceItem]) -> list[tuple[frozenset[str
                 negates = bool(said & _LINE_NEGATIONS or codes & _CODE_NEGATIVES
                                or any(w.endswith(("'t", "’t")) for w in said))
                 out.append((_unit_forms(unit), negates))
-    return out
+    return tuple(out)
 
 
 def _negating_units(evidence: Sequence[EvidenceItem]) -> list[frozenset[str]]:
