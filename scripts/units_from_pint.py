@@ -18,7 +18,16 @@ import re
 import sys
 
 import pint  # type: ignore[import-not-found]
-from unit_tables import ROOT, quote, table_firsts, table_names  # scripts/: the directory run from
+from pathlib import Path
+
+from unit_tables import (  # scripts/: the directory run from
+    ROOT,
+    TABLE,
+    quote,
+    table_dimensions,
+    table_firsts,
+    table_names,
+)
 
 OUT = ROOT / "controller" / "units_library.toml"
 # the table's dimensions, each by one of pint's units of it: a unit of the same
@@ -115,18 +124,23 @@ def quotient(registry: object, definition: object, firsts: dict[str, str]) -> li
     return [f"{found[0]}/{found[1]}"] if None not in found else []
 
 
-def main() -> int:
+def generate(table: Path = TABLE) -> str:
+    """The library's text for the units table at `table` (the committed one by default; a
+    table with a dimension left out, `benchmarks/unit_ablation.py`, has that dimension's units
+    named by their structure or pint's dimension instead)."""
     registry = pint.UnitRegistry()
+    ours = table_dimensions(table)
+    dimensions = {d: ref for d, ref in DIMENSIONS.items() if d.strip() in ours}
 
     def dimension(name: str) -> str | None:
         found = dict(registry.get_dimensionality(name))
         key = frozenset(found.items())
-        return next((d.strip() for d, ref in DIMENSIONS.items()
+        return next((d.strip() for d, ref in dimensions.items()
                      if frozenset(dict(registry.get_dimensionality(ref)).items()) == key),
                     structural(found))
 
-    known = table_names()
-    firsts = table_firsts()
+    known = table_names(table)
+    firsts = table_firsts(table)
     taken: set[str] = set()
     by_dim: dict[str, list[list[str]]] = {}
     taken.update(n for names in SYMBOLS.values() for n in names)
@@ -202,8 +216,13 @@ def main() -> int:
         lines.append(f"{dim if _BARE.match(dim) else quote(dim)} = [")
         lines += ["    [" + ", ".join(quote(n) for n in g) + "]," for g in groups]
         lines.append("]")
-    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"{OUT.relative_to(ROOT)}: {sum(map(len, by_dim.values()))} units")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    text = generate()
+    OUT.write_text(text, encoding="utf-8")
+    print(f"{OUT.relative_to(ROOT)}: {text.count('    [')} units")
     return 0
 
 
