@@ -142,9 +142,10 @@ def named(data: dict[str, Any]) -> list[tuple[str, Identity]]:
     held = {name.lower() for name, _ in named}
     with LIBRARY_FILE.open("rb") as handle:
         library = tomllib.load(handle)
+    as_named = {name for name, _ in named}  # a one-letter name is matched as written
     for dim, units in library["dimensions"].items():
         for aliases in units:
-            if not any(n.lower() in held for n in aliases):
+            if not any(n in as_named if len(n) == 1 else n.lower() in held for n in aliases):
                 named += [(name, (dim, aliases[0])) for name in aliases]
     named += translated(named)
     with MONEY_FILE.open("rb") as handle:

@@ -10,13 +10,15 @@ ROOT = Path(__file__).resolve().parents[1]
 TABLE = ROOT / "controller" / "units.toml"
 
 
-def table_names(table: Path = TABLE) -> set[str]:
-    """Every unit name of the units table (`controller/units.toml`), lower-cased."""
+def table_names(table: Path = TABLE, fold: bool = True) -> set[str]:
+    """Every unit name of the units table (`controller/units.toml`), lower-cased (`fold`) or
+    as written."""
     data = tomllib.loads(table.read_text(encoding="utf-8"))
     out: set[str] = set()
     for units in data["dimensions"].values():
         for entry in units:
-            out.update(n.lower() for n in ([entry] if isinstance(entry, str) else entry))
+            out.update(n.lower() if fold else n
+                       for n in ([entry] if isinstance(entry, str) else entry))
     return out
 
 

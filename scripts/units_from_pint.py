@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import re
 import sys
-
-import pint  # type: ignore[import-not-found]
 from pathlib import Path
 
+import pint  # type: ignore[import-not-found]
 from unit_tables import (  # scripts/: the directory run from
     ROOT,
     TABLE,
@@ -52,7 +51,7 @@ DIMENSIONS = {
 BASES = {"[length]": "length", "[printing_unit]": "length", "[mass]": "mass",
          "[time]": "time", "[temperature]": "temperature", "[current]": "current",
          "[luminosity]": "light", "[substance]": "substance"}
-POWERS = {1: "", 2: "²", 3: "³"}
+POWERS = {1: "", 2: "²", 3: "³", 4: "⁴"}
 # pint's bit and byte are dimensionless, as are its angles and counts: no dimension of pint's
 # tells these apart, so the table's data, angle and ratio units stay the table's alone
 # the typographic symbols where pint's is another unit's: "pt" is pint's pint, but a point in
@@ -84,9 +83,17 @@ COMMON_WORDS = frozenset(_COMMON_WORDS.split())
 PREFIXES = {"kilo": "k", "mega": "M", "giga": "G", "tera": "T", "milli": "m", "micro": "µ",
             "nano": "n", "pico": "p", "centi": "c", "deci": "d", "hecto": "h"}
 SHORT_PREFIXES = frozenset("kMGmµn")
+# micro as ASCII writes it ("uT", "uSv"), beside "µ", on every prefixed unit with a symbol
+ASCII_MICRO = "u"
 PREFIXED = ("meter", "gram", "second", "liter", "pascal", "hertz", "joule", "watt", "volt",
             "ampere", "newton", "calorie")
-_WORD = re.compile(r"^[A-Za-zµÅå°]+$")
+_WORD = re.compile(r"^[A-Za-zµÅå°Ω]+$")
+# pint's contexts that say which SI unit a Gaussian or electrostatic unit measures ("gauss":
+# a tesla's quantity, its dimensionality in half powers of the bases)
+CONTEXTS = ("Gaussian", "ESU")
+# a one-letter symbol: a capital, or the ohm's sign ("T", "H", "Ω"); `controller.unit_names`
+# reads one only where a unit stands (after a number or "in")
+_ONE_LETTER = re.compile(r"^[A-ZΩ]$")
 _BARE = re.compile(r"^[A-Za-z0-9_-]+$")  # a TOML key written bare
 
 
@@ -102,9 +109,49 @@ def structural(dimensionality: dict[str, float]) -> str | None:
         if word is None or mark is None or power != int(power):
             return None
         (top if power > 0 else bottom).append(word + mark)
-    if not top:
+    if not top and not bottom:
         return None
-    return "/".join(part for part in ("·".join(top), "·".join(bottom)) if part)
+    # a unit per a unit alone ("1/time": pint's becquerel where no dimension names it)
+    return "/".join(part for part in ("·".join(top) or "1", "·".join(bottom)) if part)
+
+
+def coherent(registry: object) -> list[str]:
+    """Pint's SI units a prefix is written on: a base unit, or one of one base unit's worth
+    of them (pint's factor 1: newton, tesla, sievert, katal, ohm), named in one word with a
+    symbol of its own ("T", "Sv", "Ω")."""
+    out = []
+    for name in sorted(registry._units):  # type: ignore[attr-defined]
+        unit = registry._units[name]  # type: ignore[attr-defined]
+        if name != unit.name or not re.match(r"^[a-z]+$", name) or not unit.symbol \
+                or unit.symbol == name or len(unit.symbol) > 3 or not _WORD.match(unit.symbol):
+            continue
+        try:
+            factor, _ = registry.get_base_units(name)  # type: ignore[attr-defined]
+            dimensional = bool(dict(registry.get_dimensionality(name)))  # type: ignore[attr-defined]
+        except Exception:  # a definition pint cannot reduce: not ours
+            continue
+        if dimensional and (unit.is_base or factor == 1) and not name.startswith(
+                tuple(PREFIXES)):  # "kilogram" is prefixed already
+            out.append(name)
+    return out
+
+
+def equivalent(registry: object, name: str, units: list[str]) -> str | None:
+    """The SI unit (of `units`) whose quantity a Gaussian or electrostatic unit measures, by
+    pint's contexts ("gauss" -> tesla, "statvolt" -> volt); None if none converts, or more
+    than one does (pint's maxwell converts to a coulomb and a weber alike)."""
+    one = registry.Quantity(1, name)  # type: ignore[attr-defined]
+    for context in CONTEXTS:
+        found = []
+        for unit in units:
+            try:
+                one.to(unit, context)
+            except Exception:  # no conversion in this context: another quantity
+                continue
+            found.append(unit)
+        if found:
+            return found[0] if len(found) == 1 else None
+    return None
 
 
 def quotient(registry: object, definition: object, firsts: dict[str, str]) -> list[str]:
@@ -131,15 +178,20 @@ def generate(table: Path = TABLE) -> str:
     registry = pint.UnitRegistry()
     ours = table_dimensions(table)
     dimensions = {d: ref for d, ref in DIMENSIONS.items() if d.strip() in ours}
+    si = coherent(registry)
 
     def dimension(name: str) -> str | None:
         found = dict(registry.get_dimensionality(name))
+        if any(power != int(power) for power in found.values()):  # a Gaussian unit
+            same = equivalent(registry, name, si)
+            found = dict(registry.get_dimensionality(same)) if same else found
         key = frozenset(found.items())
         return next((d.strip() for d, ref in dimensions.items()
                      if frozenset(dict(registry.get_dimensionality(ref)).items()) == key),
                     structural(found))
 
     known = table_names(table)
+    written = table_names(table, fold=False)  # a one-letter name is matched as written
     firsts = table_firsts(table)
     taken: set[str] = set()
     by_dim: dict[str, list[list[str]]] = {}
@@ -162,12 +214,16 @@ def generate(table: Path = TABLE) -> str:
         group: list[str] = []
         for n in (*spelt, *plural):
             given = n in SYMBOLS.get(name, [])
+            one = n == definition.symbol and bool(_ONE_LETTER.match(n)) \
+                and "constant" not in name
             if n in group or (not given and (
-                    not n or not _WORD.match(n) or len(n) < 2 or n.lower() in known
+                    not n or not _WORD.match(n) or (len(n) < 2 and not one)
+                    or (n in written if one else n.lower() in known)
                     or n.lower() in COMMON_WORDS or n in taken)):
                 continue
             group.append(n)
-        if any(n.lower() in known for n in spelt if n):  # the table has this unit: its own
+        if any(n in written if len(n) == 1 else n.lower() in known
+               for n in spelt if n):  # the table has this unit: its own
             continue
         if group:
             group += [n for n in quotient(registry, definition, firsts)
@@ -175,7 +231,7 @@ def generate(table: Path = TABLE) -> str:
             taken.update(group)
             firsts.update((n.lower(), group[0]) for n in group)
             by_dim.setdefault(dim, []).append(group)
-    for base in PREFIXED:
+    for base in [*PREFIXED, *(u for u in si if u not in PREFIXED)]:
         dim = dimension(base)
         if dim is None:
             continue
@@ -184,10 +240,15 @@ def generate(table: Path = TABLE) -> str:
             long = prefix + base
             spelt = [long, *([long.replace("meter", "metre").replace("liter", "litre")]
                             if "eter" in long or "iter" in long else [])]
-            spelt += [n + "s" for n in spelt if not n.endswith(("s", "z"))]
+            spelt += [n + "s" for n in spelt if not n.endswith(("s", "z", "x"))]
             if short in SHORT_PREFIXES or len(symbol) > 1:
                 spelt.insert(1, short + symbol)
-            registry.get_dimensionality(long)  # pint knows the prefixed unit
+                if prefix == "micro":
+                    spelt.insert(2, ASCII_MICRO + symbol)
+            try:
+                registry.get_dimensionality(long)  # pint knows the prefixed unit
+            except Exception:  # an offset unit pint does not prefix ("kilodegree_Celsius")
+                continue
             group = [n for n in spelt if n.lower() not in known and n not in taken
                      and n.lower() not in COMMON_WORDS]
             defined = next((g for g in by_dim.get(dim, []) if long in g), None)
