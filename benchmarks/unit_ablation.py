@@ -116,7 +116,7 @@ def measure_one(path: Path, ablated: bool) -> dict[str, Any]:
         work = Path(tempfile.mkdtemp(prefix="unit_ablation_"))
         (work / "units.toml").write_text(dumps_toml(table), encoding="utf-8")
         sys.path.insert(0, str(ROOT / "scripts"))
-        from units_from_pint import generate  # type: ignore[import-not-found]
+        from units_from_pint import generate
 
         (work / "units_library.toml").write_text(generate(work / "units.toml"),
                                                  encoding="utf-8")
@@ -144,7 +144,7 @@ def run(path: Path, ablated: bool) -> dict[str, Any]:
     done = subprocess.run([sys.executable, __file__, "--one", str(path),
                            *(["--full"] if not ablated else [])],
                           capture_output=True, text=True, check=False, cwd=ROOT)
-    if done.returncode != 0:
+    if done.returncode != 0 or not done.stdout.strip():
         raise SystemExit(f"{path.name}: {done.stderr.strip().splitlines()[-1:]}")
     result: dict[str, Any] = json.loads(done.stdout)
     return result

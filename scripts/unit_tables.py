@@ -42,3 +42,14 @@ def table_firsts(table: Path = TABLE) -> dict[str, str]:
 def table_dimensions(table: Path = TABLE) -> set[str]:
     """The dimensions the units table names (its [dimensions] keys)."""
     return set(tomllib.loads(table.read_text(encoding="utf-8"))["dimensions"])
+
+
+def table_dimension_of(table: Path = TABLE) -> dict[str, str]:
+    """Every unit name of the units table, lower-cased, with its dimension ("radian" ->
+    angle)."""
+    data = tomllib.loads(table.read_text(encoding="utf-8"))
+    out: dict[str, str] = {}
+    for dim, units in data["dimensions"].items():
+        for entry in units:
+            out.update((n.lower(), dim) for n in ([entry] if isinstance(entry, str) else entry))
+    return out

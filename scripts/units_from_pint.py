@@ -23,6 +23,7 @@ from unit_tables import (  # scripts/: the directory run from
     ROOT,
     TABLE,
     quote,
+    table_dimension_of,
     table_dimensions,
     table_firsts,
     table_names,
@@ -76,6 +77,7 @@ th li rd pp bp fur au dr gr cp cc pk gi dpi spl cps rps sft smi perchs thous cen
 millennias slinchs statfarad statfarads statf toe slpm slm slms
 gravity section sections particle particles molecule molecules den jute aberdeen gray grays
 rads rems fps mps kps ecc psh rkm lmh ne nec st sv ta tt tj kat molec molecs gamma eu
+count counts mas
 """
 COMMON_WORDS = frozenset(_COMMON_WORDS.split())
 # SI prefixes written out on pint's SI units the table holds ("nanograms", "gigajoules"): a
@@ -136,6 +138,22 @@ def coherent(registry: object) -> list[str]:
     return out
 
 
+def rooted(registry: object, name: str, tables: dict[str, str]) -> str | None:
+    """A dimensionless unit's dimension by the unit pint reduces it to (its root: "degree",
+    "turn" -> radian; "byte" -> bit), the table's dimension of that root where the table names
+    it ("angle", "data"), else the root's own name; None for a pure number (percent, decibel:
+    pint's root "dimensionless", where no root tells a ratio from a level)."""
+    _, root = registry.get_root_units(name)  # type: ignore[attr-defined]
+    parts = dict(root._units)  # pint's UnitsContainer: {"radian": 1}
+    if len(parts) != 1:
+        return None
+    (unit, power), = parts.items()
+    mark = POWERS.get(int(power)) if power == int(power) and power > 0 else None
+    if mark is None:
+        return None
+    return (tables.get(unit, unit) if power == 1 else None) or unit + mark
+
+
 def equivalent(registry: object, name: str, units: list[str]) -> str | None:
     """The SI unit (of `units`) whose quantity a Gaussian or electrostatic unit measures, by
     pint's contexts ("gauss" -> tesla, "statvolt" -> volt); None if none converts, or more
@@ -182,6 +200,8 @@ def generate(table: Path = TABLE) -> str:
 
     def dimension(name: str) -> str | None:
         found = dict(registry.get_dimensionality(name))
+        if not found:  # an angle, a quantity of data: by the unit pint reduces it to
+            return rooted(registry, name, table_dimension_of(table))
         if any(power != int(power) for power in found.values()):  # a Gaussian unit
             same = equivalent(registry, name, si)
             found = dict(registry.get_dimensionality(same)) if same else found
@@ -241,7 +261,10 @@ def generate(table: Path = TABLE) -> str:
             spelt = [long, *([long.replace("meter", "metre").replace("liter", "litre")]
                             if "eter" in long or "iter" in long else [])]
             spelt += [n + "s" for n in spelt if not n.endswith(("s", "z", "x"))]
-            if short in SHORT_PREFIXES or len(symbol) > 1:
+            # a symbol after a person (SI's capital: "mSv", "µF", "kΩ") on pint's other SI
+            # units; a prefix on a lower-case one makes a word ("mcd", "klm", "mlx")
+            if (short in SHORT_PREFIXES or len(symbol) > 1) and (
+                    base in PREFIXED or symbol[0].isupper() or symbol[0] == "Ω"):
                 spelt.insert(1, short + symbol)
                 if prefix == "micro":
                     spelt.insert(2, ASCII_MICRO + symbol)
