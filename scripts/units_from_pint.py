@@ -5,11 +5,18 @@
 The units table (`controller/units.toml`) is written by hand from the sets; a quantity no set
 used names units it does not know ("points", "picas", "angstroms"), which are then neither the
 unit named instead nor a competing unit. This writes every unit of pint's default registry
-(pint's own definitions, not ours) whose dimension is one of the table's, with its symbol,
-aliases and plural, as a data file `controller.unit_names` reads after the table: a name the
-table has (in any case) or a name that is an everyday English word (`COMMON_WORDS`) is left
-out, so the table decides every name it holds. Pint is not a dependency of Helix: the file is
-committed with its source recorded.
+(pint's own definitions, not ours), with its symbol, aliases and plural, as a data file
+`controller.unit_names` reads after the table: its dimension the table's where pint's
+dimensionality is one of the table's dimensions (`DIMENSIONS`, kept to those the table has),
+else named by its structure ("length²", "current²·time⁴/length²·mass", "1/time"), a Gaussian
+unit by the SI unit pint's context converts it to (gauss: tesla's), a dimensionless one by the
+unit pint reduces it to (degree: radian, the table's angle). SI prefixes are written on the
+table's prefixed bases and on pint's SI units (a symbol after a person's: "mSv", "µF", "uF",
+"kΩ"), one-letter capital symbols ("H", "S") kept, as written. A name the table has (in any
+case; a one-letter one as written) or an everyday English word (`COMMON_WORDS`) is left out,
+so the table decides every name it holds. Pint is not a dependency of Helix: the file is
+committed with its source recorded. `generate(table)` writes it for another table
+(benchmarks/unit_ablation.py: a table with a quantity left out).
 """
 
 from __future__ import annotations
@@ -53,8 +60,8 @@ BASES = {"[length]": "length", "[printing_unit]": "length", "[mass]": "mass",
          "[time]": "time", "[temperature]": "temperature", "[current]": "current",
          "[luminosity]": "light", "[substance]": "substance"}
 POWERS = {1: "", 2: "²", 3: "³", 4: "⁴"}
-# pint's bit and byte are dimensionless, as are its angles and counts: no dimension of pint's
-# tells these apart, so the table's data, angle and ratio units stay the table's alone
+# pint's bit and byte are dimensionless, as are its angles and counts: the unit pint reduces
+# each to tells them apart (`rooted`: radian, bit); a pure number (percent, decibel) stays out
 # the typographic symbols where pint's is another unit's: "pt" is pint's pint, but a point in
 # typesetting (PostScript, TeX, CSS), where lengths are written in it; "px" (pint's CSS pixel)
 # is written for any pixel; "mil" (pint's mil_length, its "mil" an angle) a thousandth of an
@@ -285,9 +292,10 @@ def generate(table: Path = TABLE) -> str:
         f"(pint {pint.__version__},",
         "# pint/default_en.txt, BSD-3-Clause): every unit, its dimension one of units.toml's or "
         "named by its",
-        "# structure (\"length²\", \"length/length\"), with its symbol, aliases and plural; "
-        "names units.toml",
-        "# has and everyday English words are left out.",
+        "# structure (\"length²\", \"length/length\"), pint's context or root unit, with its "
+        "symbol, aliases,",
+        "# plural and SI prefixes; names units.toml has and everyday English words are left "
+        "out.",
         "# Do not edit: regenerate. controller/unit_names.py reads it after units.toml.",
         "[source]",
         f'library = "pint {pint.__version__}"',
