@@ -100,7 +100,8 @@ _WORD = re.compile(r"^[A-Za-zµÅå°Ω]+$")
 # pint's contexts that say which SI unit a Gaussian or electrostatic unit measures ("gauss":
 # a tesla's quantity, its dimensionality in half powers of the bases)
 CONTEXTS = ("Gaussian", "ESU")
-# a one-letter symbol: a capital, or the ohm's sign ("T", "H", "Ω"); `controller.unit_names`
+# a one-letter symbol: a capital, or the ohm's sign ("T", "H", "Ω"), compared with the table's
+# and the everyday words as written ("A" is pint's ampere, "a" a word); `controller.unit_names`
 # reads one only where a unit stands (after a number or "in")
 _ONE_LETTER = re.compile(r"^[A-ZΩ]$")
 _BARE = re.compile(r"^[A-Za-z0-9_-]+$")  # a TOML key written bare
@@ -204,6 +205,7 @@ def generate(table: Path = TABLE) -> str:
     ours = table_dimensions(table)
     dimensions = {d: ref for d, ref in DIMENSIONS.items() if d.strip() in ours}
     si = coherent(registry)
+    bases = {*PREFIXED, *si}
 
     def dimension(name: str) -> str | None:
         found = dict(registry.get_dimensionality(name))
@@ -241,12 +243,14 @@ def generate(table: Path = TABLE) -> str:
         group: list[str] = []
         for n in (*spelt, *plural):
             given = n in SYMBOLS.get(name, [])
-            one = n == definition.symbol and bool(_ONE_LETTER.match(n)) \
-                and "constant" not in name
+            # a lower-case letter only as the symbol of a unit prefixes are written on (pint's
+            # gram "g", second "s", litre "l"; not its barn "b" or metric ton "t")
+            one = n == definition.symbol and "constant" not in name and (
+                bool(_ONE_LETTER.match(n)) or (len(n) == 1 and n.isalpha() and name in bases))
             if n in group or (not given and (
                     not n or not _WORD.match(n) or (len(n) < 2 and not one)
                     or (n in written if one else n.lower() in known)
-                    or n.lower() in COMMON_WORDS or n in taken)):
+                    or (n if one else n.lower()) in COMMON_WORDS or n in taken)):
                 continue
             group.append(n)
         if any(n in written if len(n) == 1 else n.lower() in known
@@ -258,7 +262,7 @@ def generate(table: Path = TABLE) -> str:
             taken.update(group)
             firsts.update((n.lower(), group[0]) for n in group)
             by_dim.setdefault(dim, []).append(group)
-    for base in [*PREFIXED, *(u for u in si if u not in PREFIXED)]:
+    for base in [*PREFIXED, *(u for u in si if u not in PREFIXED)]:  # `bases`, in order
         dim = dimension(base)
         if dim is None:
             continue
