@@ -1,7 +1,7 @@
 """The table of unit names read from its files (pure; split from controller/unit_names.py):
 `controller/units.toml` (the hand-kept table: dimensions, named compounds, products),
-`units_library.toml` (pint's units of the table's dimensions) and `units_money.toml`
-(currencies). What a name names, by case, for `controller.unit_names.names`.
+`units_library.toml` (pint's units of every dimension, scripts/units_from_pint.py) and
+`units_money.toml` (currencies). What a name names, by case, for `controller.unit_names.names`.
 
     named(data)    -> every name of the tables with the unit (dimension, first name) it names
     by_case(named) -> the names matched as written, folded to lower case, typed in one case
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 UNITS_FILE = Path(__file__).with_name("units.toml")
-# every unit of a library's registry (pint's) of the table's dimensions, generated once by
+# every unit of a library's registry (pint's) of every dimension, generated once by
 # scripts/units_from_pint.py: read after the table, whose names decide
 LIBRARY_FILE = Path(__file__).with_name("units_library.toml")
 # units of money (ISO 4217's currencies, CLDR's names, the minor units), generated once by
@@ -142,9 +142,10 @@ def named(data: dict[str, Any]) -> list[tuple[str, Identity]]:
     held = {name.lower() for name, _ in named}
     with LIBRARY_FILE.open("rb") as handle:
         library = tomllib.load(handle)
+    as_named = {name for name, _ in named}  # a one-letter name is matched as written
     for dim, units in library["dimensions"].items():
         for aliases in units:
-            if not any(n.lower() in held for n in aliases):
+            if not any(n in as_named if len(n) == 1 else n.lower() in held for n in aliases):
                 named += [(name, (dim, aliases[0])) for name in aliases]
     named += translated(named)
     with MONEY_FILE.open("rb") as handle:

@@ -10,13 +10,15 @@ ROOT = Path(__file__).resolve().parents[1]
 TABLE = ROOT / "controller" / "units.toml"
 
 
-def table_names() -> set[str]:
-    """Every unit name of the units table (`controller/units.toml`), lower-cased."""
-    data = tomllib.loads(TABLE.read_text(encoding="utf-8"))
+def table_names(table: Path = TABLE, fold: bool = True) -> set[str]:
+    """Every unit name of the units table (`controller/units.toml`), lower-cased (`fold`) or
+    as written."""
+    data = tomllib.loads(table.read_text(encoding="utf-8"))
     out: set[str] = set()
     for units in data["dimensions"].values():
         for entry in units:
-            out.update(n.lower() for n in ([entry] if isinstance(entry, str) else entry))
+            out.update(n.lower() if fold else n
+                       for n in ([entry] if isinstance(entry, str) else entry))
     return out
 
 
@@ -25,13 +27,29 @@ def quote(name: str) -> str:
     return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def table_firsts() -> dict[str, str]:
+def table_firsts(table: Path = TABLE) -> dict[str, str]:
     """Every unit name of the units table, lower-cased, with the first name of its unit
     ("centimeter" -> "cm", "inches" -> "inch")."""
-    data = tomllib.loads(TABLE.read_text(encoding="utf-8"))
+    data = tomllib.loads(table.read_text(encoding="utf-8"))
     out: dict[str, str] = {}
     for units in data["dimensions"].values():
         for entry in units:
             names = [entry] if isinstance(entry, str) else entry
             out.update((n.lower(), names[0]) for n in names)
+    return out
+
+
+def table_dimensions(table: Path = TABLE) -> set[str]:
+    """The dimensions the units table names (its [dimensions] keys)."""
+    return set(tomllib.loads(table.read_text(encoding="utf-8"))["dimensions"])
+
+
+def table_dimension_of(table: Path = TABLE) -> dict[str, str]:
+    """Every unit name of the units table, lower-cased, with its dimension ("radian" ->
+    angle)."""
+    data = tomllib.loads(table.read_text(encoding="utf-8"))
+    out: dict[str, str] = {}
+    for dim, units in data["dimensions"].items():
+        for entry in units:
+            out.update((n.lower(), dim) for n in ([entry] if isinstance(entry, str) else entry))
     return out

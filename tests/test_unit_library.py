@@ -59,11 +59,14 @@ def test_the_table_decides_the_names_it_holds() -> None:
         table = tomllib.load(handle)
     with unit_names.LIBRARY_FILE.open("rb") as handle:
         library = tomllib.load(handle)
-    held = {n.lower() for units in table["dimensions"].values() for entry in units
-            for n in ([entry] if isinstance(entry, str) else entry)}
+    names = {n for units in table["dimensions"].values() for entry in units
+             for n in ([entry] if isinstance(entry, str) else entry)}
+    held = {n.lower() for n in names}
     assert library["source"]["library"].startswith("pint ")
     added = [n for units in library["dimensions"].values() for group in units for n in group]
-    assert len(added) >= 300 and not held & {n.lower() for n in added}
+    # a one-letter name is matched as written (meaning37: pint's henry "H" beside the hour "h")
+    assert len(added) >= 300 and not held & {n.lower() for n in added if len(n) > 1}
+    assert not names & {n for n in added if len(n) == 1}
     assert unit_name("minutes") == "minute" and unit_name("point") == "point"
 
 
