@@ -93,3 +93,44 @@ def test_the_probability_of_a_new_question_is_read_from_the_top_readings():
     assert p_new(Reading(meaning="pick", confidence=0.5,
                          alternatives=(("explain", 0.3), ("new_question", 0.1)))) == 0.1
     assert p_new(Reading(meaning="pick", confidence=0.5, alternatives=(("explain", 0.3),))) == 0.0
+
+
+# --- round 33: the bar on every turn after the first, with state or without --------------------
+
+BOUNDARY = "tell me more about that"  # nothing to bind in a new session: a boundary (T10)
+
+
+def _after_a_boundary(repo: Path, p: float, name: str) -> ReaderTalk:
+    talk = ReaderTalk(repo, fixed("new_question", p, "explain", 0.05, on=TEXT), name=name)
+    boundary = talk(BOUNDARY)
+    assert (boundary.transition, boundary.retrieval) == ("T10", False)
+    return talk
+
+
+def test_a_new_search_below_the_bar_right_after_a_boundary_is_announced(repo):
+    """No state (the boundary kept no root question, no answer, no list): the follow-up it may
+    be is searched for its own words, so the bar says so (docs/announce.md, round 33)."""
+    turn = _after_a_boundary(repo, round(BAR - 0.03, 2), "bare")(TEXT)
+    assert turn.intent == "root_question"
+    assert _announced(turn)
+    assert turn.answer.startswith(f"Read as a new question: searching for '{TEXT}'.")
+
+
+def test_a_sure_new_search_right_after_a_boundary_is_not_announced(repo):
+    turn = _after_a_boundary(repo, min(1.0, round(BAR + 0.02, 2)), "bare_sure")(TEXT)
+    assert turn.intent == "root_question"
+    assert not _announced(turn)
+
+
+def test_the_bar_after_a_boundary_changes_the_line_never_the_route(repo):
+    below = round(BAR - 0.03, 2)
+    said = _after_a_boundary(repo, below, "bare_said")(TEXT)
+    sure = _after_a_boundary(repo, 1.0, "bare_silent")(TEXT)
+    assert _announced(said) and not _announced(sure)
+    assert _route(said) == _route(sure) == ("T1", "root", "root_question")
+    assert said.answer.split("\n", 1)[1] == sure.answer
+
+
+def test_the_shipped_bar_is_the_round_33_choice():
+    """Chosen for the widened scope over the grid on tuning data (docs/announce.md)."""
+    assert BAR == 0.92

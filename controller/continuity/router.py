@@ -452,7 +452,7 @@ def _announced(t: Turn, plan: TurnPlan, reading: Reading, rules_meaning: str,
                agreed: bool) -> TurnPlan:
     """One line saying how the turn was read: when unsure (the rules did not read it the same
     way, the reading below `router_announce_below`), before a follow-up-looking message or a
-    new search with state read below `router_announce_new_below` (docs/announce.md) becomes a
+    new search after the first turn read below `router_announce_new_below` (docs/announce.md) is a
     search for its own words."""
     s = t.settings
     searching = plan.intent == "root_question"

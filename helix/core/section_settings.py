@@ -295,11 +295,11 @@ class ContinuitySettings(_Frozen):
     router_phrase: float = Field(default=0.8, ge=0.0, le=1.0)
     # a new search is said back when a follow-up reading had at least this probability
     router_follow_up_floor: float = Field(default=0.15, ge=0.0, le=1.0)
-    # ... and when the reading's probability of a new question is below this, in a session
-    # with state (a root question, an answer, a list, a focus, a pending question): chosen on
-    # out-of-fold readings of training turns and the tune files, the fewest silent follow-ups
-    # at a stated cost in announced new questions (docs/announce.md)
-    router_announce_new_below: float = Field(default=0.85, ge=0.0, le=1.0)
+    # ... and when the reading's probability of a new question is below this, on any turn
+    # after the first (with state or without): chosen on out-of-fold readings of training
+    # turns and the tune files, the fewest silent follow-ups at a stated cost in announced
+    # new questions (docs/announce.md, round 33)
+    router_announce_new_below: float = Field(default=0.92, ge=0.0, le=1.0)
     # two readings closer than this, the second at least `router_clarify_floor`: both are
     # offered as a two-option clarifier instead of acting on either
     router_clarify_margin: float = Field(default=0.1, ge=0.0, le=1.0)
