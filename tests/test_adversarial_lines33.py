@@ -46,3 +46,55 @@ def test_a_path_word_read_piece_by_piece_reads_as_the_whole_word() -> None:
         path = _PathWord(word, 0)
         for end in sorted({rng.randint(0, len(word)) for _ in range(6)}):
             assert path.about(end) == _words_about_finding(word[:end]), (word, end)
+
+
+@pytest.mark.timeout(60)
+def test_a_long_clause_of_past_and_evaluative_cues_denies_each_scope_as_a_range() -> None:
+    # each "formerly", "used to be" and "wrong" listed its whole clause (or the rest of it) and
+    # denied it token by token: at 200 KB 'wrong ' about 50 s, 'used to be ' 40 s,
+    # 'formerly ' 15 s; well under a second each now
+    from helix.core.negation import read
+
+    reading = read("wrong " * (2 * LINE // 6))
+    assert not reading.denied[0] and all(reading.denied[1:]) and not any(reading.reaches)
+    for cue in ("used to be ", "formerly "):
+        reading = read(cue * (2 * LINE // len(cue)))
+        assert all(reading.denied) and not any(reading.reaches)
+    words = "GPa was wrong , the deprecated GPa field is kept , formerly GPa ; now pascal"
+    reading = read(words)
+    assert [t.text for t, d in zip(reading.tokens, reading.denied, strict=True) if d] == [
+        "GPa", "was", "wrong", "GPa", "field", "formerly", "GPa"]
+
+
+@pytest.mark.timeout(60)
+def test_a_long_line_of_negated_evaluations_makes_each_scope_even_run_by_run() -> None:
+    # each negated "wrong" (and a negated change, "never switched from") made the count of every
+    # token of the rest of its clause even one token at a time: 1.6 s at 10 KB, 40 s at 50 KB,
+    # minutes at 100 KB
+    from helix.core.negation import read
+
+    reading = read("not wrong " * (LINE // 10))
+    assert reading.reaches[:5] == (0, 1, 2, 3, 4) and all(reading.denied[1::2])
+    assert not any(reading.denied[::2])
+    reading = read("never switched from " * (LINE // 20))
+    assert reading.reaches[:7] == (0, 1, 1, 2, 3, 3, 4) and sum(reading.denied) == LINE // 10
+
+
+def test_counts_made_even_run_by_run_are_the_counts_made_even_one_by_one() -> None:
+    from helix.core.negation_reach import Parities
+
+    rng = random.Random(7)
+    for _ in range(3000):
+        n = rng.randint(1, 20)
+        counts, naive = Parities(n), [0] * n
+        for _ in range(rng.randint(1, 30)):
+            lo = rng.randint(0, n)
+            hi = rng.randint(lo, n)
+            if rng.random() < 0.5:
+                value = rng.randint(0, 3)
+                counts.add(lo, hi, value)
+                naive[lo:hi] = [v + value for v in naive[lo:hi]]
+            else:
+                counts.make_even(range(lo, hi))
+                naive[lo:hi] = [v + v % 2 for v in naive[lo:hi]]
+            assert counts.values() == naive and [counts.get(i) for i in range(n)] == naive
