@@ -113,3 +113,14 @@ def test_claims_in_a_long_text_find_their_sentence_by_bisection() -> None:
     subjects = missing_subjects("nothing about drafts. " * (3 * LINE // 22))
     assert len(subjects) == 3 * LINE // 22 and subjects[1] == (22, "drafts.")
     assert _sentence("a. b c.\nd", 4, 5) == (3, 7) and _sentence("a.  b", 3, 3) == (3, 5)
+
+
+@pytest.mark.timeout(60)
+def test_a_long_word_of_letters_is_not_read_for_swapped_letters_of_a_name() -> None:
+    # a word no unit name is read with each two neighbouring letters swapped, each swap a new
+    # copy of the word looked up: 3.2 s at 100 KB, over a minute at 500 KB
+    from controller.unit_names import _named
+    from controller.units import unit_lines
+
+    assert unit_lines("kPa" * (5 * LINE // 3), "MB") == []
+    assert _named("kilometres") is not None and _named("kilomteres") == _named("kilometres")
