@@ -232,12 +232,24 @@ def _named(word: str) -> Identity | None:
         found = n.folded.get(respelt) if respelt != low else None
     if found is None and len(word) >= _MIN_SWAPPED and word.isalpha():
         low = word.lower()
+        if len(low) > _longest(n):  # no name that long: a 100 KB word built 100,000 swaps
+            return None
         for at in range(len(low) - 1):
             found = n.folded.get(low[:at] + low[at + 1] + low[at] + low[at + 2:])
             if found is not None and low[at] != low[at + 1]:
                 return found
         return None
     return found
+
+
+_LONGEST: dict[int, tuple[Names, int]] = {}  # a table's longest folded name
+
+
+def _longest(n: Names) -> int:
+    if id(n) not in _LONGEST:
+        _LONGEST.clear()
+        _LONGEST[id(n)] = (n, max(map(len, n.folded), default=0))
+    return _LONGEST[id(n)][1]
 
 
 @lru_cache(maxsize=4096)

@@ -54,10 +54,12 @@ The cues (data: helix/core/negation.toml) reach:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property, lru_cache
+from itertools import accumulate
 
 from helix.core.negation_cues import Cues, cues
-from helix.core.negation_reach import Counts, Levels
+from helix.core.negation_reach import Counts, Levels, Parities
 from helix.core.negation_reports import first_requirements, negated_identifiers
 from helix.core.negation_reports import named_back as _named_back
 from helix.core.negation_reports import previous_clause as _previous_clause
@@ -93,6 +95,7 @@ class _Clauses:
         self.code = in_code(tokens)
         self.boundary = [self._is_boundary(i) for i in range(len(tokens))]
         self.rename_ends: dict[tuple[tuple[int, int], int], int | None] = {}  # `_renamed`'s
+        self.nexts: dict[frozenset[str], list[int]] = {}  # `next_of`'s
 
     def _dash(self, i: int) -> bool:
         """A hyphen written as a dash, " - " or " -- ", not one joining words ("e-mail") or a
@@ -147,13 +150,29 @@ class _Clauses:
         return Levels(self.tokens, self.boundary)
 
     def forward(self, origin: int, start: int) -> list[int]:
-        return list(range(start, self.levels.forward_end(origin, start)))
+        return list(self.forward_span(origin, start))
 
     def backward(self, origin: int) -> list[int]:
         return list(range(origin - 1, self.levels.backward_end(origin), -1))
 
     def clause(self, origin: int) -> list[int]:
         return [*self.backward(origin), origin, *self.forward(origin, origin + 1)]
+
+    def forward_span(self, origin: int, start: int) -> range:
+        return range(start, self.levels.forward_end(origin, start))
+
+    def backward_span(self, origin: int) -> range:
+        return range(self.levels.backward_end(origin) + 1, origin)
+
+    def next_of(self, words: frozenset[str]) -> list[int]:
+        """The first token from each on (or len) that is one of `words` in lower case."""
+        if words not in self.nexts:
+            at = [i if t.lower in words else len(self.tokens) for i, t in enumerate(self.tokens)]
+            self.nexts[words] = [*accumulate(reversed(at), min, initial=len(self.tokens))][::-1]
+        return self.nexts[words]
+
+    def clause_span(self, origin: int) -> range:
+        return range(self.backward_span(origin).start, self.forward_span(origin, origin + 1).stop)
 
 
 def _postpositive(cl: _Clauses, at: int) -> list[int]:
@@ -173,30 +192,26 @@ def _negative(token: Token) -> bool:
     return token.lower.endswith(_NEGATIVE_ENDING)
 
 
-def _evaluative_scope(cl: _Clauses, at: int, length: int) -> list[int]:
+def _evaluative_scope(cl: _Clauses, at: int, length: int) -> list[Sequence[int]]:
     tokens, c = cl.tokens, cl.c
     after = at + length
     if tokens[at].lower.endswith("ly"):  # "wrongly", "mistakenly": the whole clause
-        return cl.clause(at)
+        return [cl.clause_span(at)]
     if after + 1 < len(tokens) and tokens[after].lower in c.infinitive \
             and tokens[after + 1].lower not in c.determiners:  # "a mistake to read ..."
-        return cl.forward(at, after)  # ("unrelated to the pressure": a preposition)
+        return [cl.forward_span(at, after)]  # ("unrelated to the pressure": a preposition)
     before = [t.lower for t in tokens[max(0, at - 3):at]]
     if any(w in c.copulas for w in before):  # "GPa is wrong", "would be wrong", "was dropped"
-        scope = cl.backward(at)
-        first = min(scope, default=at)
+        scope = cl.backward_span(at)
+        first = scope.start if scope else at
         if tokens[first].lower in c.demonstratives:  # "That page is wrong."
-            scope += _named_back(cl, first)
-        elif tokens[first].lower in c.anaphora or (
+            return [scope, _named_back(cl, first)]
+        if tokens[first].lower in c.anaphora or (
                 first > 0 and tokens[first - 1].lower in c.anaphora):  # "that label is wrong"
-            scope += _previous_clause(cl, first)
-        return scope
-    scope = []  # "the deprecated GPa field": up to the next verb
-    for i in cl.forward(at, after):
-        if tokens[i].lower in c.fillers:
-            break
-        scope.append(i)
-    return scope
+            return [scope, _previous_clause(cl, first)]
+        return [scope]
+    span = cl.forward_span(at, after)  # "the deprecated GPa field": up to the next verb
+    return [span[:cl.next_of(c.fillers)[after] - after]]
 
 
 def _attributive(cl: _Clauses, at: int) -> bool:
@@ -238,21 +253,15 @@ def _alone(cl: _Clauses, at: int, length: int) -> bool:
 
 def _change_verb(cl: _Clauses, at: int) -> int | None:
     """The change verb before "from" at token `at`, in its clause ("switched ... from")."""
-    before = cl.backward(at)[:cl.c.change_verb_words]
+    before = range(at - 1, max(cl.levels.backward_end(at), at - 1 - cl.c.change_verb_words), -1)
     return next((i for i in before if cl.tokens[i].lower in cl.c.change_verbs), None)
 
 
-def _change_scope(cl: _Clauses, at: int) -> list[int]:
+def _change_scope(cl: _Clauses, at: int) -> range:
     """"switched from GPa to pascal": the words after "from", up to "to"."""
-    tokens, c = cl.tokens, cl.c
     if _change_verb(cl, at) is None:
-        return []
-    scope = []
-    for i in cl.forward(at, at + 1):
-        if tokens[i].lower in c.change_to:
-            break
-        scope.append(i)
-    return scope
+        return range(0)
+    return cl.forward_span(at, at + 1)[:cl.next_of(cl.c.change_to)[at + 1] - at - 1]
 
 
 def _renamed(cl: _Clauses, at: int) -> list[int]:
@@ -393,12 +402,16 @@ def read(text: str) -> Reading:
     negated = negated_identifiers(tokens)  # "assertNotEqual(cfg.unit, 'GPa')"
     required = first_requirements(tokens, c)  # "must": what an error message requires
     denied = [token.sentence in answered_no or i in negated for i, token in enumerate(tokens)]
+    denials = Counts(len(tokens))  # the ranges denied (a clause's), never listed
 
-    def deny(indexes: list[int]) -> None:
-        for i in indexes:
-            denied[i] = True
+    def deny(indexes: Sequence[int]) -> None:
+        if isinstance(indexes, range):  # ascending, by 1
+            denials.add(indexes.start, indexes.stop)
+        else:
+            for i in indexes:
+                denied[i] = True
 
-    reaches, spans = Counts(len(tokens)), Counts(len(tokens))  # forward cues reaching, denying
+    reaches, spans = Parities(len(tokens)), Counts(len(tokens))  # forward cues reaching, denying
     for i, token in enumerate(tokens):
         if (n := _match(tokens, i, c.forward)) or _negative(token):
             n = n or 1
@@ -411,43 +424,44 @@ def read(text: str) -> Reading:
             deny(_refuted(cl, i, n))
         if (n := _match(tokens, i, c.evaluative)) and reaches.get(i) % 2 == 1 \
                 and not _attributive(cl, i):
-            for j in _evaluative_scope(cl, i, n):  # negated: "not wrong to read it as GPa"
-                reaches.add(j, j + 1, reaches.get(j) % 2)
+            for part in _evaluative_scope(cl, i, n):  # negated: "not wrong to read it as GPa"
+                reaches.make_even(part)
         elif n:
-            deny(_evaluative_scope(cl, i, n))
+            for part in _evaluative_scope(cl, i, n):
+                deny(part)
             deny(_label(cl, i, evaluative=True))
             deny(_heading(cl, i, n))
         deny(_postpositive(cl, i))
         if _match(tokens, i, c.past):  # "originally mph, then km/h in 1.3, since 2.0 m/s"
-            deny(cl.clause(i) + (_sequels(cl, i) if token.sentence in now else []))
+            deny(cl.clause_span(i))
+            deny(_sequels(cl, i) if token.sentence in now else [])
         if _match(tokens, i, c.past_tense) and (token.sentence in now or aside(tokens, i)):
-            deny(cl.clause(i))
+            deny(cl.clause_span(i))
             deny(_sequels(cl, i))
         if token.lower in c.past_subjects and _subject_of(cl, i) and token.sentence in present:
-            deny(cl.clause(i))
+            deny(cl.clause_span(i))
         if token.lower in c.renames:
             deny(_renamed(cl, i))
         if token.lower in c.change_from:
             verb = _change_verb(cl, i)
             if verb is not None and reaches.get(verb) % 2 == 1:  # "never switched away from GPa"
-                for j in _change_scope(cl, i):
-                    reaches.add(j, j + 1, reaches.get(j) % 2)
+                reaches.make_even(_change_scope(cl, i))
             else:
                 deny(_change_scope(cl, i))
         if (n := _match(tokens, i, c.elliptical)) and _alone(cl, i, n):
             deny(_previous_clause(cl, i))
         if (n := _match(tokens, i, c.suppositions)) and i > 0 and tokens[i - 1].sentence == \
                 token.sentence:  # "write `512Mi` if you mean mebibytes", "as if it were ms"
-            deny(cl.forward(i, i + n))
+            deny(cl.forward_span(i, i + n))
         if _match(tokens, i, c.harmful) or raises_error(tokens, i, c):
-            deny(cl.backward(i))
+            deny(cl.backward_span(i))
             deny(condition(tokens, i, c))
         deny(_received(cl, i, required))  # "must be a share; got 512, which looks like MB"
         if _match(tokens, i, c.manner_anaphora) and reaches.get(i) % 2 == 1:
             deny([j for j in range(i) if tokens[j].sentence == token.sentence])
-    counts = reaches.values()
-    return Reading(tokens=tokens, denied=tuple(
-        d or s > 0 or r % 2 == 1 for d, s, r in zip(denied, spans.values(), counts, strict=True)),
+    counts, values = reaches.values(), zip(denials.values(), spans.values(), strict=True)
+    return Reading(tokens=tokens, denied=tuple(d or x > 0 or s > 0 or r % 2 == 1 for d, (x, s), r
+                                               in zip(denied, values, counts, strict=True)),
                    reaches=tuple(counts))
 
 
@@ -456,7 +470,7 @@ def _sequels(cl: _Clauses, at: int) -> list[int]:
     2.0"; with no verb, "in bytes in 2.0"), each up to one saying what holds now ("since",
     "now"); a clause saying when the past ended ("until 1.4") is passed over."""
     tokens, out = cl.tokens, []
-    end = max(cl.clause(at))
+    end = cl.clause_span(at)[-1]
     while end + 2 < len(tokens) and tokens[end + 1].sentence == tokens[at].sentence:
         clause = cl.clause(end + 2)
         words = [j for j in clause if tokens[j].lower not in cl.c.coordinators]
@@ -478,7 +492,7 @@ def _sequels(cl: _Clauses, at: int) -> list[int]:
 def _subject_of(cl: _Clauses, at: int) -> bool:
     """Token `at` opens its clause, after a determiner at most, and a noun follows it
     ("older firmware sent ...", "; the current one does not"): it qualifies the subject."""
-    before, after = cl.backward(at), cl.forward(at, at + 1)
+    before, after = cl.backward_span(at), cl.forward_span(at, at + 1)
     return all(cl.tokens[j].lower in cl.c.determiners for j in before) and bool(after) \
         and cl.tokens[after[0]].text[:1].isalpha() and cl.tokens[after[0]].lower not in (
             cl.c.fillers | cl.c.copulas)

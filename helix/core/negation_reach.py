@@ -4,11 +4,14 @@ read in about linear time, not once per cue.
 
     Levels(tokens, boundary) -> .forward_end(origin, start), .backward_end(origin)
     Counts(n) -> .add(lo, hi, value), .get(i), .values(): a Fenwick tree of range additions
+    Parities(n) -> Counts that .make_even(indexes) too, run by run of one parity
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Protocol
 
 _PARENS = frozenset({"(", ")"})
@@ -102,3 +105,45 @@ class Counts:
             running += self.diff[i]
             out.append(running)
         return out
+
+
+class Parities(Counts):
+    """Counts that can also be made even over indexes (a double negation: every odd count one
+    more), kept with the places where the parity changes (from index i - 1 to i), so a range is
+    made even run by run of one parity, not index by index (a line of "not wrong" repeated made
+    each of its thousands of cues walk the rest of the line)."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__(n)
+        self.changes: list[int] = []  # sorted
+
+    def _toggle(self, i: int) -> None:
+        if 0 < i < self.n:
+            k = bisect_left(self.changes, i)
+            if k < len(self.changes) and self.changes[k] == i:
+                del self.changes[k]
+            else:
+                self.changes.insert(k, i)
+
+    def add(self, lo: int, hi: int, value: int = 1) -> None:
+        super().add(lo, hi, value)
+        if lo < hi and value % 2:
+            self._toggle(lo)
+            self._toggle(hi)
+
+    def make_even(self, indexes: Sequence[int]) -> None:
+        spans = [(indexes.start, indexes.stop)] if isinstance(indexes, range) and \
+            indexes.step == 1 else [(j, j + 1) for j in indexes]
+        for lo, hi in spans:
+            if lo >= hi:
+                continue
+            a, b = bisect_right(self.changes, lo), bisect_left(self.changes, hi)
+            cuts, odd = [lo, *self.changes[a:b], hi], self.get(lo) % 2 == 1
+            for k, (start, stop) in enumerate(pairwise(cuts)):
+                if odd != (k % 2 == 1):
+                    super().add(start, stop, 1)
+            del self.changes[a:b]
+            if odd:
+                self._toggle(lo)
+            if odd != ((b - a) % 2 == 1):
+                self._toggle(hi)

@@ -20,7 +20,9 @@ the answer's limits.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import NamedTuple
 
 from helix.core.english import (
@@ -144,6 +146,7 @@ def _contracted(pattern: str) -> str:
 
 _CLAIM_RE = tuple(re.compile(_contracted(p), re.I | re.S) for p in NO_EVIDENCE_PATTERNS)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
+_SENTENCE_END_AT = re.compile(r"(?<=[.!?])(?=\s)|(?=\n)")  # where _SENTENCE_END can start
 # a path:line citation; a number written with a colon is no path ("08:00", "16:9": a time, a
 # ratio, which an answer may report from the evidence)
 _CITATION = Citations()  # (absence_citations.PATTERN, each run of a long line read once)
@@ -167,12 +170,21 @@ class AbsenceClaim(NamedTuple):
         return not self.terms
 
 
+@lru_cache(maxsize=8)
+def _sentence_ends(text: str) -> tuple[list[int], list[int], list[int]]:
+    """Where the sentence ends of `text` start and end, and where one can start."""
+    ends = [m.span() for m in _SENTENCE_END.finditer(text)]
+    return ([a for a, _ in ends], [b for _, b in ends],
+            [m.start() for m in _SENTENCE_END_AT.finditer(text)])
+
+
 def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
-    head = 0
-    for match in _SENTENCE_END.finditer(text, 0, start):
-        head = match.end()
-    tail = _SENTENCE_END.search(text, end)
-    return head, tail.start() if tail else len(text)
+    """The sentence around text[start:end]: from the end of the last sentence end starting
+    before `start` (cut at `start`) to the first one starting from `end` on, found by
+    bisection (every claim read the text before it and searched the rest: quadratic)."""
+    starts, ends, can_start = _sentence_ends(text)
+    k, j = bisect_left(starts, start), bisect_left(can_start, end)
+    return min(ends[k - 1], start) if k else 0, can_start[j] if j < len(can_start) else len(text)
 
 
 # "this one", "that one": the question itself, as "this" or "it" is ("can't answer this one")

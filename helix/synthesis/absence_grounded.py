@@ -70,7 +70,10 @@ _BARE = re.compile(rf"^\W*(?:(?:{word_alternation(_JOINS)})\s+)?"
 # a path or file name the answer cites or names ("docs/x.md", "retry.py:4-8"): not a word of
 # the clause ("docs" names the material only as a word of its own)
 # (only from a word's start: tried inside a long word, the pattern was quadratic in its length)
-_PATH = re.compile(r"(?<![^\s(\[])(?:[^\s(\[]*/\S*|[^\s(\[]+\.[A-Za-z]{1,5}\b(?::[\d\-–]+)?)")
+_EXTENSION = r"\.[A-Za-z]{1,5}\b(?::[\d\-–]+)?"  # a file name's end from its dot (":4-8" too)
+_PATH = re.compile(rf"(?<![^\s(\[])(?:[^\s(\[]*/\S*|[^\s(\[]+{_EXTENSION})")
+_EXTENSION_AT = re.compile(_EXTENSION)
+_PIECE_END = re.compile(r"[(\[]")  # where _PATH may start again inside a blank-free word
 
 
 def _negates(words: Sequence[str]) -> bool:
@@ -128,6 +131,82 @@ def _words_about_finding(text: str) -> bool:
     return bool(set(_SAID.findall(_PATH.sub(" ", text).lower())) & _ABOUT_FINDING)
 
 
+def _said_about_finding(text: str) -> bool:
+    return bool(set(_SAID.findall(text.lower())) & _ABOUT_FINDING)
+
+
+def _apart(char: str) -> bool:
+    """A character no word of _SAID holds (lowered): the words on either side are read apart."""
+    return not any(c in "'’" or "a" <= c <= "z" for c in char.lower())
+
+
+class _Piece:
+    """`_words_about_finding` of one piece of a blank-free word (from its start or a `(` or `[`,
+    where _PATH may start, to the next), read to ever later ends: _PATH there takes the piece
+    up to the end of the file name at its rightmost dot (its run is greedy), so what is read
+    is what follows that end. A dot once 6 characters before the end is judged for good
+    and its words are read on from where they were (every clause re-read the word: 7 s at
+    24 KB of 'no.,')."""
+
+    def __init__(self, text: str, start: int) -> None:
+        self.text, self.start = text, start
+        self.judged, self.dot = start + 1, -1  # dots before `judged` judged; the rightmost one
+        self.name = (-1, 0, 0)  # a dot, the end it was read to, where its file name ends
+        self.read: dict[int, tuple[int, bool]] = {}  # from a name's end: read to, about
+
+    def about(self, end: int) -> bool:
+        text, name_end = self.text, self._name_end(end)
+        upto, about = self.read.get(name_end, (name_end, False))
+        if upto > end or (upto > name_end and not _apart(text[upto - 1])):
+            upto, about = name_end, False
+        about = about or _said_about_finding(text[upto:end])
+        self.read[name_end] = (end, about)
+        return about
+
+    def _name_end(self, end: int) -> int:
+        text, settled = self.text, max(self.judged, end - 6)
+        for dot in range(end - 1, settled - 1, -1):  # dots a later character may judge again
+            if text[dot] == "." and _EXTENSION_AT.match(text, dot, end):
+                return self._ends_at(dot, end)
+        dot = text.rfind(".", self.judged, settled)
+        while dot >= 0 and not _EXTENSION_AT.match(text, dot, end):
+            dot = text.rfind(".", self.judged, dot)
+        self.dot, self.judged = self.dot if dot < 0 else dot, settled
+        return self.start if self.dot < 0 else self._ends_at(self.dot, end)
+
+    def _ends_at(self, dot: int, end: int) -> int:
+        """The file name's end: the same at any later end once it stops 2 before one."""
+        last, read_to, name_end = self.name
+        if last != dot or name_end + 1 >= read_to:
+            match = _EXTENSION_AT.match(self.text, dot, end)
+            assert match is not None
+            self.name = (dot, end, match.end())
+        return self.name[2]
+
+
+class _PathWord:
+    """`_words_about_finding(text[start:end])` of a blank-free word holding a `/` or `.`, for
+    ever later ends: piece by piece, a piece's words read once; from a piece holding a `/`
+    (_PATH takes the rest of the word) only the pieces before it count."""
+
+    def __init__(self, text: str, start: int) -> None:
+        self.text, self.upto, self.slashed, self.before = text, start, False, False
+        self.piece = _Piece(text, start)
+
+    def about(self, end: int) -> bool:
+        text = self.text
+        while not self.slashed:
+            cut = _PIECE_END.search(text, self.upto, end)
+            stop = end if cut is None else cut.start()
+            self.slashed = text.find("/", self.upto, stop) >= 0
+            if self.slashed or cut is None:
+                self.upto = stop
+                break
+            self.before = self.before or self.piece.about(stop + 1)
+            self.upto, self.piece = stop + 1, _Piece(text, stop + 1)
+        return self.before or (not self.slashed and self.piece.about(end))
+
+
 class _Before:
     """Whether a sentence's words before a point, paths taken out, are about the material: the
     part up to the last blank before it read once (a path never holds a blank, so what a blank
@@ -137,7 +216,8 @@ class _Before:
     def __init__(self, sentence: str) -> None:
         self.sentence, self.upto, self.about = sentence, 0, False
         self.scanned = self.cut = 0  # blanks looked for up to `scanned`; the last ends at `cut`
-        self.word = (0, False, False)  # the last word: read how far, its finding, a `/` or `.`
+        # the last word: read how far, its finding, and how it is read once it holds a / or .
+        self.word: tuple[int, bool, _PathWord | None] = (0, False, None)
 
     def about_finding(self, start: int) -> bool:
         blank = _TO_LAST_BLANK.match(self.sentence, self.scanned, start)
@@ -145,20 +225,18 @@ class _Before:
         if blank is not None:
             self.cut = blank.end()
             self.about = self.about or _words_about_finding(self.sentence[self.upto:self.cut])
-            self.upto, self.word = self.cut, (self.cut, False, False)
+            self.upto, self.word = self.cut, (self.cut, False, None)
         return self.about or self._word_about_finding(start)
 
     def _word_about_finding(self, start: int) -> bool:
         """The word from the last blank to `start`: what it adds to the same word read to an
         earlier clause, while it holds no `/` or `.` (no path: its words are its parts')."""
-        upto, about, pathlike = self.word
+        upto, about, path = self.word
         part = self.sentence[upto:start]
-        pathlike = pathlike or "/" in part or "." in part
-        if pathlike:
-            about = _words_about_finding(self.sentence[self.cut:start])
-        else:
-            about = about or _words_about_finding(part)
-        self.word = (start, about, pathlike)
+        if path is None and ("/" in part or "." in part):
+            path = _PathWord(self.sentence, self.cut)
+        about = path.about(start) if path is not None else about or _words_about_finding(part)
+        self.word = (start, about, path)
         return about
 
 
