@@ -12,8 +12,9 @@ from pathlib import Path
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCHMARK_ONLY = {"plotly", "bm25s", "pint"}  # imported by evals/, benchmarks/ and scripts/ only (pint:
-# scripts/units_from_pint.py, whose output controller/units_library.toml the product reads as data)
+# imported by evals/, benchmarks/ and scripts/ only (pint: scripts/units_from_pint.py, whose
+# output controller/units_library.toml the product reads as data)
+BENCHMARK_ONLY = {"plotly", "bm25s", "pint"}
 
 
 def _project(path: Path) -> dict:
