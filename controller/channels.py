@@ -105,15 +105,15 @@ def _from_hits(index: IndexReader, hits: list[Hit], request: Request) -> list[Ch
 
 
 def _dense(index: IndexReader, request: Request, embedder: Embedder | None,
-           pools: Pools, adapter: bool | DenseMode = False) -> list[Hit]:
-    """The dense hits; with `adapter` (retrieval.dense_adapter) the question's vector is
-    embedded here, passed through the shipped adapter (`controller.dense_adapter`), then
-    searched; without it the index embeds the question itself, as before. `union`: the plain
+           pools: Pools, adapter: DenseMode = "off") -> list[Hit]:
+    """The dense hits; with `adapter` (`dense_mode`: retrieval.dense_adapter) the question's
+    vector is embedded here, passed through the shipped adapter (`controller.dense_adapter`),
+    then searched; without it the index embeds the question itself, as before. `union`: the plain
     vector's and the adapted vector's lists as one (`union_hits`)."""
     if embedder is None or not request.query.strip():
         return []
     k = request.k * pools.overfetch if _restricted(request) else request.k
-    if adapter in (False, "off"):
+    if adapter == "off":
         return index.search_dense(request.query, k)
     turn = shipped_adapter()
     vector = embedder.embed([request.query])[0]
@@ -448,10 +448,10 @@ def _name_words(index: IndexReader, request: Request, pools: Pools) -> list[Pair
 
 def execute(index: IndexReader, request: Request, embedder: Embedder | None,
             pools: Pools | None = None,
-            dense_adapter: bool | DenseMode = False) -> RequestResult:
+            dense_adapter: DenseMode = "off") -> RequestResult:
     """Run one request against the index; the result's ranks are 1..n in list order.
-    `dense_adapter`: the dense channel's question vector through the shipped adapter (True
-    or `adapted`), or both lists as one (`union`; see `dense_mode`)."""
+    `dense_adapter`: the dense channel's question vector through the shipped adapter
+    (`adapted`), or both lists as one (`union`; see `dense_mode`)."""
     pools = pools or Pools()
     pairs: list[Pair]
     if request.channel == "bm25":

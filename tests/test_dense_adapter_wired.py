@@ -16,7 +16,14 @@ from controller_helpers import files_index
 
 from controller import channels
 from controller.channels import Request, execute
-from controller.dense_adapter import MODEL_DIR, DenseAdapter, load, shipped
+from controller.dense_adapter import (
+    MODEL_DIR,
+    DenseAdapter,
+    DenseMode,
+    dense_mode,
+    load,
+    shipped,
+)
 from helix.core.config import HelixConfig, RetrievalSettings, resolve_config
 from helix.core.errors import ConfigError
 from helix.core.hashing import digest
@@ -60,7 +67,8 @@ def _cards(index: IndexReader) -> dict[str, np.ndarray]:
 
 def _hits(index: IndexReader, on: bool) -> list[Hit]:
     request = Request(channel="dense", query=QUESTION, k=10)
-    return list(channels._dense(index, request, FakeEmbedder(), RetrievalSettings().pools, on))
+    mode: DenseMode = "adapted" if on else "off"
+    return list(channels._dense(index, request, FakeEmbedder(), RetrievalSettings().pools, mode))
 
 
 def test_on_the_hits_come_in_the_adapted_order_and_off_as_today(
@@ -80,9 +88,9 @@ def test_on_the_hits_come_in_the_adapted_order_and_off_as_today(
         round(float(turned @ cards[h.chunk_id]), 4) for h in adapted]
     assert [h.score for h in adapted] == sorted((h.score for h in adapted), reverse=True)
     assert _hits(index, on=False) == today
-    # through execute, the setting's flag as the controller's loop passes it
+    # through execute, the setting's mode as the controller's loop passes it
     found = execute(index, Request(channel="dense", query=QUESTION, k=10), FakeEmbedder(),
-                    None, True)
+                    None, dense_mode(RetrievalSettings(dense_adapter=True)))
     assert [f.chunk.id for f in found.found][:1] == [last]
 
 

@@ -492,3 +492,6 @@ _DO_TEXT = "does do did can could should would will may might must shall"
 DO_AUXILIARIES: frozenset[str] = frozenset(_DO_TEXT.split())
 _BE_TEXT = "is are was were has have had be been"
 BE_AUXILIARIES: frozenset[str] = frozenset(_BE_TEXT.split())
+# prepositions saying what a named thing is for before its value ("the password for the guest
+# network is: ...", "code for the side door: 4411#"): the secret rules' qualifiers
+PURPOSE_PREPOSITIONS = ("for", "to", "of", "on", "at")

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from helix.core.english import word_alternation
+from helix.core.english import PURPOSE_PREPOSITIONS, word_alternation
 from helix.core.secret_structure import Found
 
 __all__ = ["CODE_TRIGGERS", "code_values"]
@@ -42,9 +42,8 @@ _SAID = r"[\"']?[ \t]*(?:[:=]|[ \t]is\b)[ \t]*"
 _PIN = re.compile(r"(?i)(?:pin|puk|passcode)(?![A-Za-z0-9])([\"']?)[ \t]*"
                   r"(?:[:=]|[ \t]is\b)[ \t]*(\*\*|[\"'`])?([0-9]{4,8})(?![\w\-/:#]|\.[0-9])")
 # `<word> code`, then a few words naming what it opens (`for the side door`), then the value
-_QUALIFIERS = ("for", "to", "of", "on", "at")  # (secret_shapes' prose rule's)
 _KEYED = re.compile(r"(?i)codes?(?![A-Za-z0-9])"
-                    r"(?:[ \t]+(?:" + word_alternation(_QUALIFIERS) + r")"
+                    r"(?:[ \t]+(?:" + word_alternation(PURPOSE_PREPOSITIONS) + r")"
                     r"(?:[ \t]+[\w.\-]{1,30}){1,5}?)?"
                     + _SAID + r"(\*\*|`)?(\*?[0-9]{4,8}#?)(?![\w\-/:#]|\.[0-9])")
 _WORD_BEFORE = re.compile(r"[A-Za-z]{2,20}[ \t_\-]$")  # the word naming the code, its joint

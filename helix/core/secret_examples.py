@@ -40,8 +40,8 @@ def _example_part(text: str, value: str) -> bool:
 
 def without_examples(text: str, found: list[Finding]) -> list[Finding]:
     examples = rules().examples
-    if not any(text[f.start:f.end] in examples or _example_part(text, text[f.start:f.end])
-               for f in found):
-        return found
-    return [f for f in found
-            if text[f.start:f.end] not in examples and not _example_part(text, text[f.start:f.end])]
+
+    def published(value: str) -> bool:
+        return value in examples or _example_part(text, value)
+
+    return [f for f in found if not published(text[f.start:f.end])]

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
-from helix.core.english import word_alternation
+from helix.core.english import PURPOSE_PREPOSITIONS, word_alternation
 from helix.core.secret_calls import call_findings
 from helix.core.secret_consoles import IPSEC_TRIGGER, ipsec_secrets, printed_keys, server_keys
 from helix.core.secret_defaults import default_findings
@@ -102,18 +102,13 @@ _CREDENTIAL_WORD = re.compile(r"[^\s\"'`,;()<>\[\]{}]+")
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*(?:(?:::|->)[A-Za-z_][\w.]*)*\(?")
 
 
-# words that say what a secret is for before it is said (`the password for the guest network
-# is: ...`)
-_QUALIFIERS = ("for", "to", "of", "on", "at")
-
-
 @cache
 def _prose() -> re.Pattern[str]:
     # a name in a script without spaces between words (パスワード, 密码) may follow a word
     names = "|".join((r"\b" if n[0].isascii() else "") + re.escape(n).replace(r"\ ", "[ \t]+")
                      for n in rules().prose_names)
     return re.compile(rf"(?i)(?:{names})s?\b"
-                      r"((?:[ \t]+(?:" + word_alternation(_QUALIFIERS) + r")"
+                      r"((?:[ \t]+(?:" + word_alternation(PURPOSE_PREPOSITIONS) + r")"
                       r"(?:[ \t]+[\w.\-]{1,30}){1,5}?)"
                       r"(?=[ \t]+(?:is|was)\b|[ \t]*:))?"
                       r"(?:[ \t]+(is|was)[ \t]*:?|[ \t]*([:\uff1a]))?(?:[ \t]+|(?<=\uff1a))"
